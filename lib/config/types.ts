@@ -1,0 +1,166 @@
+/**
+ * The validated, normalised form of a scenario file: what `lib/config` hands to `lib/compile`.
+ * Durations are milliseconds, defaults are applied, every optional list is present.
+ */
+
+export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
+export type OnSinkError = 'warn' | 'fail';
+export type Severity = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/** `start_time`: `now`, an absolute RFC 3339 instant, or a signed offset from the entry start. */
+export type StartTime =
+  | { readonly kind: 'now' }
+  | { readonly kind: 'absolute'; readonly epochMs: number }
+  | { readonly kind: 'relative'; readonly offsetMs: number };
+
+export type GeneratorConfig =
+  | { readonly type: 'constant'; readonly value: number }
+  | { readonly type: 'sine'; readonly amplitude: number; readonly period_secs: number; readonly offset: number }
+  | { readonly type: 'step'; readonly start: number; readonly step_size: number }
+  | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean };
+
+export interface LogTemplate {
+  readonly message: string;
+  readonly field_pools?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface LogGeneratorConfig {
+  readonly type: 'template';
+  readonly templates: readonly LogTemplate[];
+  readonly field_pools: Readonly<Record<string, readonly string[]>>;
+  readonly severity_weights?: Readonly<Partial<Record<Severity, number>>>;
+  readonly seed: number;
+}
+
+export type DistributionConfig =
+  | { readonly type: 'exponential'; readonly rate: number }
+  | { readonly type: 'normal'; readonly mean: number; readonly stddev: number }
+  | { readonly type: 'uniform'; readonly min: number; readonly max: number };
+
+export type EncoderConfig =
+  | { readonly type: 'metrics_text'; readonly precision?: number }
+  | { readonly type: 'json_lines'; readonly precision?: number }
+  | { readonly type: 'syslog'; readonly hostname?: string; readonly app_name?: string; readonly facility?: string }
+  | { readonly type: 'remote_write' }
+  | { readonly type: 'otlp' };
+
+export interface RetryConfig {
+  readonly max_attempts: number;
+  readonly initial_backoff?: number;
+  readonly max_backoff?: number;
+}
+
+export type SinkConfig =
+  | { readonly type: 'stdout' }
+  | { readonly type: 'file'; readonly path: string }
+  | { readonly type: 'tcp'; readonly address: string; readonly retry?: RetryConfig }
+  | { readonly type: 'udp'; readonly address: string }
+  | {
+      readonly type: 'http_push';
+      readonly url: string;
+      readonly content_type?: string;
+      readonly batch_size?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly retry?: RetryConfig;
+    }
+  | {
+      readonly type: 'logstore';
+      readonly url: string;
+      readonly max_streams_per_push?: number;
+      readonly batch_size?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly retry?: RetryConfig;
+    }
+  | {
+      readonly type: 'remote_write';
+      readonly url: string;
+      readonly batch_size?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly retry?: RetryConfig;
+    }
+  | {
+      readonly type: 'otlp_grpc';
+      readonly endpoint: string;
+      readonly signal_type: 'metrics' | 'logs';
+      readonly batch_size?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  | {
+      readonly type: 'broker';
+      readonly brokers: readonly string[];
+      readonly topic: string;
+      readonly sasl?: { readonly mechanism: string; readonly username: string; readonly password: string };
+      readonly tls?: { readonly enabled: boolean; readonly ca_cert?: string };
+    };
+
+/** A recurring window: the cycle length and the window length, in milliseconds. */
+export interface Window {
+  readonly every: number;
+  readonly for: number;
+}
+
+export interface BurstWindow extends Window {
+  readonly multiplier: number;
+}
+
+export interface CardinalitySpike extends Window {
+  readonly label: string;
+  readonly cardinality: number;
+  readonly strategy: 'counter' | 'random';
+  readonly prefix: string;
+  readonly seed: number;
+}
+
+/** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
+export type DynamicLabel =
+  | { readonly key: string; readonly form: 'counter'; readonly prefix: string; readonly cardinality: number }
+  | { readonly key: string; readonly form: 'list'; readonly values: readonly string[] };
+
+export interface After {
+  readonly ref: string;
+  readonly op: '<' | '>';
+  readonly value: number;
+  readonly delay?: number;
+}
+
+/** One entry after defaults were applied. */
+export interface Entry {
+  readonly id: string;
+  readonly signal_type: SignalType;
+  /** Absent only on a `pack` entry. */
+  readonly name?: string;
+  readonly rate: number;
+  /** Milliseconds; absent means run until stopped. */
+  readonly duration?: number;
+  readonly start_time: StartTime;
+  readonly generator?: GeneratorConfig;
+  readonly log_generator?: LogGeneratorConfig;
+  readonly distribution?: DistributionConfig;
+  readonly buckets?: readonly number[];
+  readonly quantiles?: readonly number[];
+  readonly observations_per_tick?: number;
+  readonly seed?: number;
+  readonly encoder: EncoderConfig;
+  readonly sink: SinkConfig;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly dynamic_labels: readonly DynamicLabel[];
+  readonly jitter?: number;
+  readonly jitter_seed: number;
+  readonly on_sink_error: OnSinkError;
+  readonly metric_type: MetricType;
+  readonly help?: string;
+  readonly gaps?: Window;
+  readonly bursts?: BurstWindow;
+  readonly cardinality_spikes: readonly CardinalitySpike[];
+  readonly phase_offset?: number;
+  readonly clock_group?: string;
+  readonly after?: After;
+  readonly pack?: string;
+}
+
+export interface ScenarioFile {
+  readonly version: 2;
+  readonly kind: 'runnable' | 'composable';
+  readonly scenarios: readonly Entry[];
+}

@@ -1,0 +1,24 @@
+import { createWriteStream } from 'node:fs';
+import type { Sink } from './sink.js';
+import { streamSink } from './stream.js';
+
+export interface FileSinkOptions {
+  readonly path: string;
+  /** Append to an existing file instead of truncating it. */
+  readonly append?: boolean;
+}
+
+/** Buffer up to this many bytes before `write` makes the chain wait. */
+const HIGH_WATER_MARK = 1 << 20;
+
+/**
+ * Sink writing to a file, truncated on open unless `append` is set. Up to about 1 MiB is
+ * buffered in memory; past that `write` returns a promise resolving once the buffer drained.
+ * `flush` resolves when every byte written so far was written to the file descriptor; `close`
+ * flushes and closes the file. Failures to open or write (a missing directory, a full disk)
+ * surface as a `SinkError` naming the path, from the next `write`, `flush` or `close`.
+ */
+export function fileSink({ path, append = false }: FileSinkOptions): Sink {
+  const stream = createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
+  return streamSink({ name: 'file', target: path, stream, end: true });
+}

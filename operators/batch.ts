@@ -1,0 +1,76 @@
+/**
+ * The elements that flow through an entry's chain.
+ *
+ * Every element is a *batch*: all ticks that fell due at one wake-up of the timer, stored
+ * column-wise. Operators keep a per-event meaning ("drop the ticks inside a gap") but do
+ * their work on whole batches, so RxJS overhead is paid once per wake-up, not per event.
+ *
+ * Convention: every array-valued own property of a batch is a per-tick column of length
+ * `size`; everything else is batch-wide. {@link selectTicks} relies on it.
+ */
+
+/** Ticks of one wake-up. */
+export interface TickBatch {
+  /** Number of ticks in the batch. */
+  readonly size: number;
+  /** Epoch milliseconds written on an event scheduled at offset 0 (the `start_time` anchor). */
+  readonly anchor: number;
+  /** Slot number of each tick, counted from 0 at the entry start (gap slots are counted too). */
+  readonly index: Float64Array;
+  /** Scheduled time of each tick, in milliseconds since the entry start. */
+  readonly offset: Float64Array;
+}
+
+/** Ticks carrying one generated number each. */
+export interface SampleBatch extends TickBatch {
+  readonly value: Float64Array;
+}
+
+/**
+ * A label set, interned: every tick that carries the same labels shares one object, so
+ * encoders can build and cache a series' text prefix once.
+ */
+export interface Series {
+  /** Labels sorted by key. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Canonical form `k1="v1",k2="v2"` (sorted, values escaped as in the text exposition format). */
+  readonly key: string;
+}
+
+/** A batch whose ticks carry their label set. */
+export type Labelled<B extends TickBatch> = B & { readonly series: readonly Series[] };
+
+/** What an encoder made of one batch. */
+export interface EncodedBatch {
+  /** Number of events encoded. */
+  readonly size: number;
+  /** The encoded bytes of every event, ready for the sink. */
+  readonly data: string;
+}
+
+/** Epoch-millisecond timestamp of tick `i` of a batch. */
+export function timestampOf(batch: TickBatch, i: number): number {
+  return Math.floor(batch.anchor + batch.offset[i]!);
+}
+
+/** Copy of `batch` keeping only the ticks whose positions are listed in `keep` (ascending). */
+export function selectTicks<B extends TickBatch>(batch: B, keep: ArrayLike<number>): B {
+  const out: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(batch)) {
+    out[field] = isColumn(column) ? pick(column, keep) : column;
+  }
+  out.size = keep.length;
+  return out as unknown as B;
+}
+
+type Column = Float64Array | unknown[];
+
+function isColumn(value: unknown): value is Column {
+  return Array.isArray(value) || value instanceof Float64Array;
+}
+
+function pick(column: Column, keep: ArrayLike<number>): Column {
+  const out = column instanceof Float64Array ? new Float64Array(keep.length) : new Array<unknown>(keep.length);
+  for (let i = 0; i < keep.length; i++) out[i] = column[keep[i]!];
+  return out;
+}

@@ -1,0 +1,20 @@
+/**
+ * svc's public RxJS operators: the chain of one scenario entry,
+ *
+ *   of(RateSchedule.constant(rate)).pipe(bursts(…), ticks(…), generate(…), jitter(…), gaps(…),
+ *     labels(…), encode(…), deliver(…))
+ *
+ * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
+ */
+export * from './batch.js';
+export * from './window.js';
+export * from './rate-schedule.js';
+export * from './ticks.js';
+export * from './generate.js';
+export * from './jitter.js';
+export * from './gaps.js';
+export * from './bursts.js';
+export * from './labels.js';
+export * from './series.js';
+export * from './encode.js';
+export * from './deliver.js';

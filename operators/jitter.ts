@@ -1,0 +1,25 @@
+import { map, type MonoTypeOperatorFunction } from 'rxjs';
+import type { SampleBatch } from './batch.js';
+import { SplitMix64 } from '../lib/random.js';
+
+/**
+ * Adds uniform noise in `[-amount, +amount)` to every value. The noise of tick n is drawn from
+ * SplitMix64 output n of `seed`: the same seed gives the same noise on every run and machine,
+ * however the ticks are batched.
+ *
+ * ```
+ * values:  10--10--10--10--|
+ *          jitter(1, 42)
+ * values:  a---b---c---d---|   each within [9, 11)
+ * ```
+ */
+export function jitter<B extends SampleBatch>(amount: number, seed = 0): MonoTypeOperatorFunction<B> {
+  const random = new SplitMix64(seed);
+  return map((batch) => {
+    const value = new Float64Array(batch.size);
+    for (let i = 0; i < batch.size; i++) {
+      value[i] = batch.value[i]! + (2 * random.unit(batch.index[i]!) - 1) * amount;
+    }
+    return { ...batch, value };
+  });
+}

@@ -1,0 +1,116 @@
+import { map, type OperatorFunction } from 'rxjs';
+import type { Labelled, Series, TickBatch } from './batch.js';
+import { seriesOf } from './series.js';
+import { inHead, type Window } from './window.js';
+import { SplitMix64 } from '../lib/random.js';
+
+/** A rotating label present on every event: `prefix` + (n mod cardinality), or `values` cycled. */
+export type RotatingLabel =
+  | { readonly key: string; readonly values: readonly string[] }
+  | { readonly key: string; readonly cardinality: number; readonly prefix?: string };
+
+/** A label injected only in the head `[0, for)` of every cycle, with `cardinality` distinct values. */
+export interface CardinalitySpike extends Window {
+  readonly label: string;
+  readonly cardinality: number;
+  /** `counter`: prefix + (n mod cardinality); `random`: prefix + SplitMix64 hex of (seed, n mod cardinality). */
+  readonly strategy?: 'counter' | 'random';
+  readonly prefix?: string;
+  readonly seed?: number;
+}
+
+export interface LabelOptions {
+  readonly static?: Readonly<Record<string, string>>;
+  readonly dynamic?: readonly RotatingLabel[];
+  readonly spikes?: readonly CardinalitySpike[];
+}
+
+/** One varying label: which of its values tick n carries (0 = absent), and the value's text. */
+interface Dimension {
+  readonly key: string;
+  /** Number of distinct digits, absence included. */
+  readonly radix: number;
+  digit(index: number, offset: number): number;
+  text(digit: number): string;
+}
+
+/**
+ * Label injection: gives every tick its label set as an interned {@link Series}. Static labels
+ * are on every event; each rotating label takes value n mod cardinality on tick n; a spike
+ * label is present only inside its window. On a key collision a rotating label beats a static
+ * one and a spike beats both.
+ *
+ * ```
+ * ticks:   0---1---2---3---|
+ *          labels({ static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 2 }] })
+ * series:  a---b---a---b---|   a = {env="ci",pod="pod_0"}, b = {env="ci",pod="pod_1"}
+ * ```
+ */
+export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
+  const fixed = options.static ?? {};
+  const dimensions = [...(options.dynamic ?? []).map(rotating), ...(options.spikes ?? []).map(spike)];
+  if (dimensions.length === 0) {
+    const only = seriesOf(fixed);
+    return map((batch) => ({ ...batch, series: new Array<Series>(batch.size).fill(only) }));
+  }
+
+  // A tick's label set is named by its digits, read as one mixed-radix number while that
+  // stays exact, else as a string.
+  const exact = dimensions.reduce((product, d) => product * d.radix, 1) <= Number.MAX_SAFE_INTEGER;
+  const interned = new Map<number | string, Series>();
+  const build = (digits: readonly number[]): Series => {
+    const set: Record<string, string> = { ...fixed };
+    dimensions.forEach((d, i) => {
+      if (digits[i] !== 0) set[d.key] = d.text(digits[i]!);
+    });
+    return seriesOf(set);
+  };
+
+  const digits = new Array<number>(dimensions.length);
+  return map((batch) => {
+    const series = new Array<Series>(batch.size);
+    for (let i = 0; i < batch.size; i++) {
+      let code: number | string = exact ? 0 : '';
+      for (let d = 0; d < dimensions.length; d++) {
+        const dimension = dimensions[d]!;
+        const digit = dimension.digit(batch.index[i]!, batch.offset[i]!);
+        digits[d] = digit;
+        code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
+      }
+      let found = interned.get(code);
+      if (!found) interned.set(code, (found = build(digits)));
+      series[i] = found;
+    }
+    return { ...batch, series };
+  });
+}
+
+function rotating(label: RotatingLabel): Dimension {
+  if ('values' in label) {
+    const values = label.values;
+    return {
+      key: label.key,
+      radix: values.length + 1,
+      digit: (index) => (index % values.length) + 1,
+      text: (digit) => values[digit - 1]!,
+    };
+  }
+  const prefix = label.prefix ?? `${label.key}_`;
+  return {
+    key: label.key,
+    radix: label.cardinality + 1,
+    digit: (index) => (index % label.cardinality) + 1,
+    text: (digit) => prefix + (digit - 1),
+  };
+}
+
+function spike(spike: CardinalitySpike): Dimension {
+  const prefix = spike.prefix ?? `${spike.label}_`;
+  const random = spike.strategy === 'random' ? new SplitMix64(spike.seed ?? 0) : undefined;
+  return {
+    key: spike.label,
+    radix: spike.cardinality + 1,
+    digit: (index, offset) => (inHead(spike, offset) ? (index % spike.cardinality) + 1 : 0),
+    text: (digit) => prefix + (random ? random.hex(digit - 1) : String(digit - 1)),
+  };
+}

@@ -1,0 +1,97 @@
+import type { Window } from './window.js';
+
+/** A window during which the rate is multiplied. */
+export interface Burst extends Window {
+  readonly multiplier: number;
+}
+
+/**
+ * When each emission slot of an entry is due. Slot n is due at `timeOf(n)` milliseconds after
+ * the entry start, an absolute deadline: however late a wake-up is, no drift accumulates.
+ *
+ * The rate is `rate` events per second, multiplied by `burst.multiplier` in the head
+ * `[0, for)` of every burst cycle. Slots are the points where the integral of that rate
+ * crosses a whole number, so a burst shortens the spacing only inside its window.
+ */
+export class RateSchedule {
+  private readonly perMs: number;
+  /** Slots in one burst cycle, and in its burst head. */
+  private readonly cycleSlots: number;
+  private readonly headSlots: number;
+
+  private constructor(
+    /** Base rate, events per second. */
+    readonly rate: number,
+    readonly burst?: Burst,
+  ) {
+    if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`rate must be a positive finite number, got ${rate}`);
+    this.perMs = rate / 1000;
+    this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
+    this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
+  }
+
+  /** A schedule of `rate` events per second. */
+  static constant(rate: number): RateSchedule {
+    return new RateSchedule(rate);
+  }
+
+  /** This schedule with a burst window. A schedule holds at most one burst window. */
+  withBurst(burst: Burst): RateSchedule {
+    if (this.burst) throw new Error('a rate schedule holds at most one burst window');
+    if (!(burst.multiplier > 0)) throw new RangeError(`burst multiplier must be greater than 0, got ${burst.multiplier}`);
+    if (!(burst.for > 0 && burst.for < burst.every)) {
+      throw new RangeError(`burst window must satisfy 0 < for < every, got for ${burst.for} ms, every ${burst.every} ms`);
+    }
+    return new RateSchedule(this.rate, burst);
+  }
+
+  /** Offset in ms from the entry start at which slot n is due. */
+  timeOf(n: number): number {
+    const burst = this.burst;
+    if (!burst) return n / this.perMs;
+    const cycle = Math.floor(n / this.cycleSlots);
+    const rest = n - cycle * this.cycleSlots;
+    const start = cycle * burst.every;
+    return rest < this.headSlots
+      ? start + rest / (this.perMs * burst.multiplier)
+      : start + burst.for + (rest - this.headSlots) / this.perMs;
+  }
+
+  /** Events per second in force at `offset` ms from the entry start. */
+  rateAt(offset: number): number {
+    const burst = this.burst;
+    return burst && offset % burst.every < burst.for ? this.rate * burst.multiplier : this.rate;
+  }
+
+  /** Number of slots due strictly before `offset` ms. */
+  slotsBefore(offset: number): number {
+    return this.countSlots(offset, false);
+  }
+
+  /** Number of slots due at or before `offset` ms. */
+  slotsDueBy(offset: number): number {
+    return this.countSlots(offset, true);
+  }
+
+  private countSlots(offset: number, inclusive: boolean): number {
+    if (offset < 0 || (offset === 0 && !inclusive)) return 0;
+    if (offset === Infinity) return Infinity;
+    const due = (n: number) => (inclusive ? this.timeOf(n) <= offset : this.timeOf(n) < offset);
+    // Start from the integral of the rate, then settle with timeOf itself so that counting
+    // and scheduling agree to the last floating-point bit.
+    let n = Math.max(0, Math.ceil(this.integral(offset)));
+    while (n > 0 && !due(n - 1)) n--;
+    while (due(n)) n++;
+    return n;
+  }
+
+  /** Slots scheduled in [0, offset), as a real number. */
+  private integral(offset: number): number {
+    const burst = this.burst;
+    if (!burst) return offset * this.perMs;
+    const cycle = Math.floor(offset / burst.every);
+    const within = offset - cycle * burst.every;
+    const head = Math.min(within, burst.for);
+    return cycle * this.cycleSlots + head * this.perMs * burst.multiplier + (within - head) * this.perMs;
+  }
+}

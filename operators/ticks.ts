@@ -1,0 +1,132 @@
+import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import type { TickBatch } from './batch.js';
+import type { RateSchedule } from './rate-schedule.js';
+
+export interface TicksOptions {
+  scheduler?: SchedulerLike;
+  /** Run time in ms from the entry start: no tick at or after it, and the stream completes then. */
+  duration?: number;
+  /** Epoch ms written on tick 0, given the entry start as read from the scheduler. Default: the start itself. */
+  anchor?: (start: number) => number;
+  /** Most ticks in one batch. */
+  maxBatch?: number;
+  /** Most batches emitted in one wake-up while catching up, before yielding to the event loop. */
+  maxBatchesPerWake?: number;
+  /** While the latest value is true nothing is emitted; ticks that fell due meanwhile are caught up. */
+  paused?: Observable<boolean>;
+}
+
+/** Node clamps longer timer delays to 1 ms; a longer wait is taken in several wake-ups. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/**
+ * The timer of an entry: turns rate schedules into batches of due ticks.
+ *
+ * The entry starts when the first schedule arrives (delay that arrival for a phase offset
+ * or an `after` trigger). Slot n is due at the absolute deadline `start + timeOf(n)`: each
+ * wake-up emits, as one batch, every tick due by then, so late wake-ups are caught up and no
+ * drift accumulates. Timer delays are whole milliseconds, so at high rates a wake-up carries
+ * many ticks. A later schedule replaces the current one from the moment it arrives.
+ *
+ * ```
+ * schedules: a---------------------
+ *            ticks({ duration: 40 }), a = 100/s (one tick every 10 ms)
+ * batches:   0-(1)-(2)-(3)-|            each batch holds the ticks due at that frame
+ * ```
+ */
+export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
+  const {
+    scheduler = asyncScheduler,
+    duration = Infinity,
+    anchor: anchorOf = (start: number) => start,
+    maxBatch = 4096,
+    maxBatchesPerWake = 8,
+    paused: paused$,
+  } = options;
+
+  return (source) =>
+    new Observable<TickBatch>((subscriber) => {
+      let schedule: RateSchedule | undefined;
+      let start = 0;
+      let anchor = 0;
+      let next = 0;
+      let endSlot = 0;
+      let paused = false;
+      let pending: Subscription | undefined;
+
+      const elapsed = () => scheduler.now() - start;
+
+      const emitDue = (dueBy: number): boolean => {
+        const current = schedule!;
+        const last = Math.min(current.slotsDueBy(dueBy), endSlot, next + maxBatch);
+        const size = Math.max(0, last - next);
+        if (size === 0) return false;
+        const index = new Float64Array(size);
+        const offset = new Float64Array(size);
+        for (let i = 0; i < size; i++) {
+          index[i] = next + i;
+          offset[i] = current.timeOf(next + i);
+        }
+        next = last;
+        subscriber.next({ size, anchor, index, offset });
+        return size === maxBatch;
+      };
+
+      const wake = () => {
+        pending = undefined;
+        if (paused || subscriber.closed) return;
+        const now = elapsed();
+        let behind = emitDue(now);
+        for (let batches = 1; behind && batches < maxBatchesPerWake && !paused && !subscriber.closed; batches++) {
+          behind = emitDue(now);
+        }
+        if (subscriber.closed) return;
+        if (next >= endSlot || now >= duration) {
+          // Every slot before the end was emitted, or the run time is over and a shortfall
+          // the rate could not sustain is dropped: either way the entry ends at its duration.
+          if (now >= duration) subscriber.complete();
+          else pending = scheduler.schedule(() => subscriber.complete(), duration - now);
+          return;
+        }
+        if (paused) return;
+        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(next) - now), MAX_DELAY);
+        pending = scheduler.schedule(wake, Math.max(0, delay));
+      };
+
+      const wakeSoon = () => {
+        if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
+      };
+
+      const pauses = paused$?.subscribe({
+        next: (value) => {
+          paused = value;
+          if (!paused) wakeSoon();
+        },
+        error: (err) => subscriber.error(err),
+      });
+
+      const schedules = source.subscribe({
+        next: (value) => {
+          if (!schedule) {
+            start = scheduler.now();
+            anchor = anchorOf(start);
+          } else {
+            emitDue(elapsed());
+            next = value.slotsBefore(elapsed());
+          }
+          schedule = value;
+          endSlot = value.slotsBefore(duration);
+          pending?.unsubscribe();
+          pending = undefined;
+          wake();
+        },
+        error: (err) => subscriber.error(err),
+      });
+
+      return () => {
+        pending?.unsubscribe();
+        pauses?.unsubscribe();
+        schedules.unsubscribe();
+      };
+    });
+}

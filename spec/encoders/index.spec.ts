@@ -1,0 +1,23 @@
+import { expect } from 'chai';
+import { createMetricEncoder } from '../../lib/encoders/index.js';
+import { sampleBatch } from '../support/batches.js';
+
+describe('createMetricEncoder', () => {
+  const batch = sampleBatch({ values: [0.25] });
+
+  it('builds metrics_text with its precision', () => {
+    expect(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch)).to.equal('m 0.3 0\n');
+  });
+
+  it('builds json_lines', () => {
+    expect(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch)).to.equal(
+      '{"name":"m","value":0.25,"labels":{},"timestamp":"1970-01-01T00:00:00.000Z"}\n',
+    );
+  });
+
+  for (const type of ['syslog', 'remote_write', 'otlp'] as const) {
+    it(`says plainly that ${type} is not available yet`, () => {
+      expect(() => createMetricEncoder({ type }, { name: 'm' })).to.throw(Error, `encoder "${type}" is not available in this build yet`);
+    });
+  }
+});

@@ -1,0 +1,88 @@
+import { expect } from 'chai';
+import { BehaviorSubject, of } from 'rxjs';
+import { RateSchedule } from '../../operators/rate-schedule.js';
+import { ticks } from '../../operators/ticks.js';
+import { timestampOf, type TickBatch } from '../../operators/batch.js';
+import { collect, perTick, virtualTime } from '../support/marbles.js';
+
+const slot = (b: TickBatch, i: number) => b.index[i]!;
+
+describe('ticks', () => {
+  it('emits one tick per deadline and completes at the duration', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 40 }), perTick(slot));
+      expectObservable(source).toBe('a 9ms b 9ms c 9ms d 9ms |', { a: 0, b: 1, c: 2, d: 3 });
+    });
+  });
+
+  it('wakes at whole milliseconds but keeps exact scheduled offsets', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(3)).pipe(ticks({ duration: 1000 }), perTick((b, i) => b.offset[i]));
+      expectObservable(source).toBe('a 333ms b 332ms c 332ms |', { a: 0, b: 1000 / 3, c: 2000 / 3 });
+    });
+  });
+
+  it('emits the ticks at 0, 1/rate, … before the duration', () => {
+    for (const [rate, duration] of [[7, 1000], [0.5, 5000], [0.3, 10_000], [1000, 2500], [3, 3_600_000]] as const) {
+      const offsets = collect(of(RateSchedule.constant(rate)).pipe(ticks({ duration })), (b, i) => b.offset[i]!);
+      expect(offsets, `rate ${rate}`).to.have.length(Math.ceil((duration * rate) / 1000));
+      expect(offsets.at(-1)!, `rate ${rate}`).to.be.below(duration);
+    }
+  });
+
+  it('has no cumulative drift: tick n is due at n / rate', () => {
+    const offsets = collect(of(RateSchedule.constant(3)).pipe(ticks({ duration: 3_600_000 })), (b, i) => b.offset[i]!);
+    expect(offsets[10_799]).to.equal(10_799 * (1000 / 3));
+  });
+
+  it('splits a high rate into bounded batches, one wake-up per millisecond', () => {
+    const sizes: number[] = [];
+    virtualTime().run(({ flush }) => {
+      of(RateSchedule.constant(1_000_000))
+        .pipe(ticks({ duration: 5, maxBatch: 300 }))
+        .subscribe((batch) => sizes.push(batch.size));
+      flush();
+    });
+    expect(sizes.reduce((a, b) => a + b, 0)).to.equal(5000);
+    expect(Math.max(...sizes)).to.equal(300);
+  });
+
+  it('catches up the ticks that fell due while paused, in one batch', () => {
+    virtualTime().run(({ expectObservable, cold }) => {
+      const paused = new BehaviorSubject(false);
+      cold('5ms a 44ms b', { a: true, b: false }).subscribe(paused);
+      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 80, paused }), perTick(slot));
+      expectObservable(source).toBe('a 49ms (bcdef) 3ms g 9ms h 9ms |', { a: 0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7 });
+    });
+  });
+
+  it('drops the shortfall it could not emit once the duration is over', () => {
+    virtualTime().run(({ expectObservable, cold }) => {
+      const paused = new BehaviorSubject(false);
+      cold('5ms a', { a: true }).subscribe(paused);
+      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 30, paused }), perTick(slot));
+      expectObservable(source).toBe('a', { a: 0 });
+    });
+  });
+
+  it('starts when the first schedule arrives and stamps events from the anchor', () => {
+    virtualTime().run(({ expectObservable, cold }) => {
+      const schedules = cold('20ms a', { a: RateSchedule.constant(100) });
+      const source = schedules.pipe(
+        ticks({ duration: 20, anchor: (start) => 1_700_000_000_000 + start }),
+        perTick((b, i) => timestampOf(b, i)),
+      );
+      expectObservable(source).toBe('20ms a 9ms b 9ms |', { a: 1_700_000_000_020, b: 1_700_000_000_030 });
+    });
+  });
+
+  it('switches to a new schedule from the moment it arrives', () => {
+    virtualTime().run(({ expectObservable, cold }) => {
+      const schedules = cold('a 11ms b', { a: RateSchedule.constant(100), b: RateSchedule.constant(200) });
+      const source = schedules.pipe(ticks({ duration: 40 }), perTick((b, i) => b.offset[i]));
+      expectObservable(source).toBe('a 9ms b 4ms c 4ms d 4ms e 4ms f 4ms g 4ms |', {
+        a: 0, b: 10, c: 15, d: 20, e: 25, f: 30, g: 35,
+      });
+    });
+  });
+});

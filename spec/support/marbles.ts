@@ -1,0 +1,24 @@
+import { expect } from 'chai';
+import { mergeMap, type Observable, type OperatorFunction } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import type { TickBatch } from '../../operators/batch.js';
+
+/** A TestScheduler whose assertions are chai deep equality. */
+export function virtualTime(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+}
+
+/** Flattens batches into one notification per tick, carrying what `pick` reads of it. */
+export function perTick<B extends TickBatch, T>(pick: (batch: B, i: number) => T): OperatorFunction<B, T> {
+  return mergeMap((batch: B) => Array.from({ length: batch.size }, (_, i) => pick(batch, i)));
+}
+
+/** Runs `source` to completion in virtual time and returns every tick it emitted, in order. */
+export function collect<B extends TickBatch, T>(source: Observable<B>, pick: (batch: B, i: number) => T): T[] {
+  const out: T[] = [];
+  virtualTime().run(({ flush }) => {
+    source.pipe(perTick(pick)).subscribe((value) => out.push(value));
+    flush();
+  });
+  return out;
+}
