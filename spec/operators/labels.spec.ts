@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { of } from 'rxjs';
+import { RateSchedule } from '../../operators/rate-schedule.js';
+import { ticks } from '../../operators/ticks.js';
+import { gaps } from '../../operators/gaps.js';
+import { labels, type LabelOptions } from '../../operators/labels.js';
+import type { Labelled, TickBatch } from '../../operators/batch.js';
+import { collect, perTick, virtualTime } from '../support/marbles.js';
+
+const run = (options: LabelOptions, rate = 10, duration = 1000) =>
+  collect(of(RateSchedule.constant(rate)).pipe(ticks({ duration }), labels(options)), (b, i) => b.series[i]!);
+
+describe('labels', () => {
+  it('puts static labels on every event, sorted, one shared series', () => {
+    const series = run({ static: { zone: 'b', app: 'api' } }, 10, 300);
+    expect(series.map((s) => s.key)).to.deep.equal(Array(3).fill('app="api",zone="b"'));
+    expect(new Set(series).size).to.equal(1);
+  });
+
+  it('rotates dynamic labels by tick, independently, counter and list forms', () => {
+    const series = run({ dynamic: [{ key: 'pod', cardinality: 3 }, { key: 'dc', values: ['east', 'west'] }] }, 10, 600);
+    expect(series.map((s) => s.labels)).to.deep.equal([
+      { dc: 'east', pod: 'pod_0' },
+      { dc: 'west', pod: 'pod_1' },
+      { dc: 'east', pod: 'pod_2' },
+      { dc: 'west', pod: 'pod_0' },
+      { dc: 'east', pod: 'pod_1' },
+      { dc: 'west', pod: 'pod_2' },
+    ]);
+  });
+
+  it('interns series: equal label sets are one object', () => {
+    const series = run({ dynamic: [{ key: 'pod', cardinality: 2, prefix: 'p-' }] }, 10, 600);
+    expect(series[0]).to.equal(series[2]);
+    expect(series[0]).to.not.equal(series[1]);
+    expect(series[1]!.labels).to.deep.equal({ pod: 'p-1' });
+  });
+
+  it('lets a dynamic value win over a static label with the same key', () => {
+    const series = run({ static: { pod: 'fixed', env: 'ci' }, dynamic: [{ key: 'pod', values: ['x'] }] }, 10, 100);
+    expect(series[0]!.labels).to.deep.equal({ env: 'ci', pod: 'x' });
+  });
+
+  it('injects a spike label only in the head of its window, cycling its values', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 80 }),
+        labels({ static: { a: '1' }, spikes: [{ label: 'user', every: 40, for: 20, cardinality: 3 }] }),
+        perTick((b: Labelled<TickBatch>, i) => b.series[i]!.key),
+      );
+      expectObservable(source).toBe('a 9ms b 9ms c 9ms c 9ms d 9ms e 9ms c 9ms c 9ms |', {
+        a: 'a="1",user="user_0"',
+        b: 'a="1",user="user_1"',
+        c: 'a="1"',
+        d: 'a="1",user="user_1"',
+        e: 'a="1",user="user_2"',
+      });
+    });
+  });
+
+  it('random spikes draw exactly `cardinality` distinct hex values, reproducibly', () => {
+    const spike = { label: 'id', every: 10_000, for: 5_000, cardinality: 50, strategy: 'random' as const, prefix: 'u', seed: 9 };
+    const values = run({ spikes: [spike] }, 100, 5000).map((s) => s.labels.id!);
+    expect(new Set(values).size).to.equal(50);
+    for (const v of values) expect(v).to.match(/^u[0-9a-f]{16}$/);
+    expect(run({ spikes: [spike] }, 100, 5000).map((s) => s.labels.id)).to.deep.equal(values);
+    expect(run({ spikes: [{ ...spike, seed: 10 }] }, 100, 100).map((s) => s.labels.id)).to.not.deep.equal(values.slice(0, 10));
+  });
+
+  it('a gap overlapping a spike suppresses all output', () => {
+    const keys = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        gaps({ every: 1000, for: 500 }),
+        labels({ spikes: [{ label: 's', every: 1000, for: 800, cardinality: 100 }] }),
+      ),
+      (b, i) => b.series[i]!.key,
+    );
+    expect(keys).to.deep.equal(['s="s_0"', 's="s_1"', 's="s_2"', 's="s_3"', 's="s_4"']);
+  });
+
+  it('escapes label values in the series key', () => {
+    const series = run({ static: { q: 'say "hi"\\\n' } }, 10, 100);
+    expect(series[0]!.key).to.equal('q="say \\"hi\\"\\\\\\n"');
+  });
+});
