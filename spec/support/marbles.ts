@@ -5,7 +5,9 @@ import type { TickBatch } from '../../operators/batch.js';
 
 /** A TestScheduler whose assertions are chai deep equality. */
 export function virtualTime(): TestScheduler {
-  return new TestScheduler((actual, expected) => expect(actual).to.deep.equal(expected));
+  return new TestScheduler((actual, expected) => {
+    expect(actual).to.deep.equal(expected);
+  });
 }
 
 /** Flattens batches into one notification per tick, carrying what `pick` reads of it. */

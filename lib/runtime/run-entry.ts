@@ -1,0 +1,67 @@
+import { asyncScheduler, BehaviorSubject, Subject, type SchedulerLike } from 'rxjs';
+import type { Sink } from '../../operators/deliver.js';
+import type { Entry } from '../config/types.js';
+import { createSink } from '../sinks/index.js';
+import { entryChain } from './chain.js';
+import { EntryStats } from './stats.js';
+
+export interface RunEntryOptions {
+  readonly scheduler?: SchedulerLike;
+  /** Where the `stdout` sink writes. */
+  readonly stdout?: NodeJS.WritableStream;
+  /** Builds the entry's sink (tests inject failing or slow ones). */
+  readonly createSink?: (entry: Entry) => Sink;
+}
+
+/** How an entry ended: cleanly, or with the error that stopped it. */
+export interface EntryOutcome {
+  readonly error?: Error;
+}
+
+/** One running entry: its live statistics, a way to stop it, and its end. */
+export interface EntryRun {
+  readonly entry: Entry;
+  readonly stats: EntryStats;
+  /** Settles once the entry ended and its sink flushed and closed; never rejects. */
+  readonly done: Promise<EntryOutcome>;
+  /** Stops ticking, delivers and flushes what was produced, closes the sink; resolves as `done`. */
+  stop(): Promise<EntryOutcome>;
+}
+
+/** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
+export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout });
+  const stop = new Subject<void>();
+  const stats = new EntryStats(scheduler.now());
+  const chain = entryChain(entry, { scheduler, sink, stop, backpressure: new BehaviorSubject(false) });
+
+  const ended = new Promise<Error | undefined>((resolve) => {
+    chain.subscribe({
+      next: (delivery) => stats.record(delivery, scheduler.now()),
+      error: (error: Error) => {
+        stats.record({ size: 0, bytes: 0, error }, scheduler.now());
+        resolve(error);
+      },
+      complete: () => resolve(undefined),
+    });
+  });
+  const done = ended.then(async (error) => {
+    try {
+      await sink.close();
+    } catch (closeError) {
+      error ??= closeError as Error;
+    }
+    return error ? { error } : {};
+  });
+
+  return {
+    entry,
+    stats,
+    done,
+    stop() {
+      stop.next();
+      return done;
+    },
+  };
+}

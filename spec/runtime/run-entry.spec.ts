@@ -1,0 +1,86 @@
+import { expect } from 'chai';
+import { TestScheduler } from 'rxjs/testing';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { MemorySink } from '../support/sinks.js';
+import { metricEntry } from '../support/entries.js';
+
+const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
+
+function virtualRun(fields: Parameters<typeof metricEntry>[0], sink = new MemorySink()) {
+  const scheduler = new TestScheduler(() => undefined);
+  scheduler.maxFrames = Infinity;
+  const run = runEntry(metricEntry(fields), { scheduler, createSink: () => sink });
+  return { scheduler, run, sink };
+}
+
+describe('runEntry', () => {
+  it('runs the whole chain: timestamps from start_time, labels, text exposition', async () => {
+    const { scheduler, run, sink } = virtualRun({
+      name: 'cpu',
+      duration: 300,
+      start_time: { kind: 'absolute', epochMs: JAN_1 },
+      generator: { type: 'step', start: 5, step_size: 1 },
+      labels: { host: 'a' },
+    });
+    scheduler.flush();
+    expect(await run.done).to.deep.equal({});
+    expect(sink.text).to.equal(
+      `cpu{host="a"} 5 ${JAN_1}\ncpu{host="a"} 6 ${JAN_1 + 100}\ncpu{host="a"} 7 ${JAN_1 + 200}\n`,
+    );
+    expect(sink.flushes).to.be.at.least(1);
+    expect(sink.closed).to.equal(true);
+    expect(run.stats.snapshot(scheduler.now())).to.include({ total_events: 3, bytes_emitted: sink.text.length, errors: 0 });
+  });
+
+  it('stamps relative start times from the entry start', async () => {
+    const { scheduler, run, sink } = virtualRun({ duration: 100, start_time: { kind: 'relative', offsetMs: -3_600_000 } });
+    scheduler.flush();
+    await run.done;
+    expect(sink.text).to.equal(`up 1 ${-3_600_000}\n`);
+  });
+
+  it('starts after its phase offset', async () => {
+    const { scheduler, run, sink } = virtualRun({ duration: 200, phase_offset: 500 });
+    scheduler.flush();
+    await run.done;
+    expect(sink.text).to.equal('up 1 500\nup 1 600\n');
+  });
+
+  it('stop delivers what was produced, flushes and closes', async () => {
+    const { scheduler, run, sink } = virtualRun({});
+    scheduler.schedule(() => void run.stop(), 450);
+    scheduler.flush();
+    expect(await run.done).to.deep.equal({});
+    expect(sink.chunks.join('').split('\n').filter(Boolean)).to.have.length(5);
+    expect(sink.closed).to.equal(true);
+  });
+
+  it('under on_sink_error fail ends with the sink error and counts it', async () => {
+    const sink = new MemorySink();
+    sink.failWith = new Error('file sink: cannot write');
+    const { scheduler, run } = virtualRun({ on_sink_error: 'fail' }, sink);
+    scheduler.flush();
+    const outcome = await run.done;
+    expect(outcome.error?.message).to.equal('file sink: cannot write');
+    expect(run.stats.snapshot(scheduler.now())).to.include({ total_sink_failures: 1, last_sink_error: 'file sink: cannot write' });
+    expect(sink.closed).to.equal(true);
+  });
+
+  it('under warn keeps running, counts failures and resets them on success', async () => {
+    const sink = new MemorySink();
+    sink.failWith = new Error('down');
+    const { scheduler, run } = virtualRun({ duration: 1000 }, sink);
+    scheduler.schedule(() => (sink.failWith = undefined), 250);
+    scheduler.flush();
+    await run.done;
+    const stats = run.stats.snapshot(scheduler.now());
+    expect(stats).to.include({ total_sink_failures: 3, consecutive_failures: 0, total_events: 7, last_sink_error: 'down' });
+    expect(stats.last_successful_write_at).to.equal(new Date(900).toISOString());
+  });
+
+  it('refuses signal types this version cannot run yet, plainly', () => {
+    expect(() => runEntry(metricEntry({ signal_type: 'logs' }), { createSink: () => new MemorySink() })).to.throw(
+      /signal_type logs is not supported/,
+    );
+  });
+});

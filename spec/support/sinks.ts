@@ -1,0 +1,38 @@
+import type { Sink } from '../../operators/deliver.js';
+
+/** A sink that keeps what it is given; `hold()` makes the next writes wait until `release()`. */
+export class MemorySink implements Sink {
+  readonly chunks: string[] = [];
+  flushes = 0;
+  closed = false;
+  failWith: Error | undefined;
+  private holding = false;
+  private waiting: (() => void)[] = [];
+
+  get text(): string {
+    return this.chunks.join('');
+  }
+
+  hold(): void {
+    this.holding = true;
+  }
+
+  release(): void {
+    this.holding = false;
+    for (const resume of this.waiting.splice(0)) resume();
+  }
+
+  write(data: string): void | Promise<void> {
+    if (this.failWith) throw this.failWith;
+    this.chunks.push(data);
+    if (this.holding) return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  async flush(): Promise<void> {
+    this.flushes++;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
