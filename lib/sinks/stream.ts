@@ -25,33 +25,29 @@ interface Waiter {
  */
 export function streamSink({ name, target, stream, end }: StreamSinkOptions): Sink {
   let failure: SinkError | undefined;
-  // Writes whose callback has not run yet, i.e. not yet handed to the OS.
-  let pending = 0;
+  // Writes handed to the stream, and those whose callback ran (handed to the OS). A stream
+  // runs write callbacks in write order, so `done` tells which writes are through.
+  let issued = 0;
+  let done = 0;
   let drain: { promise: Promise<void>; waiter: Waiter } | undefined;
-  let flushes: Waiter[] = [];
+  // Each flush waits for the writes issued before it only, in issue order.
+  let flushes: (Waiter & { readonly upTo: number })[] = [];
   let closing: Promise<void> | undefined;
 
-  const settleFlushes = (): void => {
-    const waiting = flushes;
-    flushes = [];
-    for (const w of waiting) {
-      if (failure) w.reject(failure);
-      else w.resolve();
-    }
-  };
   const fail = (error: Error): void => {
     if (failure) return;
     failure = new SinkError(name, `cannot write ${target}: ${error.message}`, { cause: error });
     stream.removeListener('drain', onDrain);
     drain?.waiter.reject(failure);
     drain = undefined;
-    settleFlushes();
+    for (const w of flushes) w.reject(failure);
+    flushes = [];
   };
   // One shared callback for every write: no closure per batch.
   const onWritten = (error?: Error | null): void => {
-    pending--;
-    if (error) fail(error);
-    else if (pending === 0) settleFlushes();
+    done++;
+    if (error) return fail(error);
+    while (flushes.length > 0 && flushes[0]!.upTo <= done) flushes.shift()!.resolve();
   };
   const onDrain = (): void => {
     const waiter = drain?.waiter;
@@ -62,8 +58,8 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
 
   const flush = (): Promise<void> => {
     if (failure) return Promise.reject(failure);
-    if (pending === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => flushes.push({ resolve, reject }));
+    if (done === issued) return Promise.resolve();
+    return new Promise((resolve, reject) => flushes.push({ resolve, reject, upTo: issued }));
   };
 
   const release = async (): Promise<void> => {
@@ -82,7 +78,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
     write(data: string): void | Promise<void> {
       if (failure) throw failure;
       if (closing) throw new SinkError(name, `cannot write ${target}: the sink is closed`);
-      pending++;
+      issued++;
       if (stream.write(data, onWritten)) return undefined;
       if (!drain) {
         let waiter!: Waiter;

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SinkConfig } from '../../lib/config/types.js';
+import { createSink } from '../../lib/sinks/index.js';
+import { slowWritable } from '../support/streams.js';
+
+describe('createSink', () => {
+  it('builds a stdout sink over the given stream', async () => {
+    const { stream, received } = slowWritable(0, 1024);
+    const sink = createSink({ type: 'stdout' }, { stdout: stream });
+    sink.write('hello\n');
+    await sink.close();
+    expect(received).to.deep.equal(['hello\n']);
+  });
+
+  it('builds a file sink', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-create-sink-'));
+    try {
+      const path = join(dir, 'out.txt');
+      const sink = createSink({ type: 'file', path });
+      sink.write('hello\n');
+      await sink.close();
+      expect(await readFile(path, 'utf8')).to.equal('hello\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  const later: SinkConfig[] = [
+    { type: 'tcp', address: 'localhost:9000' },
+    { type: 'udp', address: 'localhost:9000' },
+    { type: 'http_push', url: 'http://localhost' },
+    { type: 'logstore', url: 'http://localhost' },
+    { type: 'remote_write', url: 'http://localhost' },
+    { type: 'otlp_grpc', endpoint: 'localhost:4317', signal_type: 'metrics' },
+    { type: 'broker', brokers: ['localhost:9092'], topic: 't' },
+  ];
+  for (const config of later) {
+    it(`says plainly that ${config.type} is not available yet`, () => {
+      expect(() => createSink(config)).to.throw(Error, `sink "${config.type}" is not available in this build yet`);
+    });
+  }
+});
