@@ -50,7 +50,9 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     try {
       await sink.close();
     } catch (closeError) {
-      error ??= closeError as Error;
+      // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only.
+      if (!error) stats.record({ size: 0, bytes: 0, error: closeError as Error }, scheduler.now());
+      if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
     return error ? { error } : {};
   });

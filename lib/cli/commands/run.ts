@@ -1,0 +1,28 @@
+import { Command, Option, UsageError } from 'clipanion';
+import type { CliOverrides } from '../../config/overrides.js';
+import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
+
+/** `svc run <scenario-file>` (also `svc run --scenario <file>`). */
+export class RunCommand extends ScenarioCommand {
+  static override paths = [['run']];
+  static override usage = Command.Usage({
+    description: 'Run every entry of a scenario file',
+    details: 'Runs until every entry reached its duration, or until SIGINT/SIGTERM, then flushes and prints a STOPPED line per entry.',
+    examples: [
+      ['Run the quick-start scenario', '$0 run examples/quickstart.yaml'],
+      ['Validate only', '$0 run --dry-run examples/quickstart.yaml'],
+      ['Override rate and sink', '$0 run examples/quickstart.yaml --rate 100 --sink file --endpoint /tmp/out.prom'],
+    ],
+  });
+
+  file = Option.String({ required: false, name: 'scenario-file' });
+  scenario = Option.String('--scenario', { description: 'Scenario file (instead of the positional argument)' });
+
+  protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
+    const { loadScenarioFile } = await import('../../config/load.js');
+    if (this.file && this.scenario) throw new UsageError('give the scenario file either as an argument or with --scenario, not both');
+    const path = this.file ?? this.scenario;
+    if (!path) throw new UsageError('missing scenario file: svc run <scenario-file>');
+    return { file: await loadScenarioFile(path, { overrides }), origin: path };
+  }
+}

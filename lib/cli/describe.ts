@@ -1,0 +1,70 @@
+import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig, ScenarioFile } from '../config/types.js';
+import { formatDuration, formatRate } from './format.js';
+
+/** The resolved settings of every entry, as `--dry-run` and `--verbose` print them. */
+export function describeScenario(file: ScenarioFile, origin: string): string {
+  const lines = [`scenario: ${origin} (version ${file.version}, kind ${file.kind})`];
+  file.scenarios.forEach((entry, i) => lines.push(...describeEntry(entry, i)));
+  return lines.join('\n') + '\n';
+}
+
+function describeEntry(entry: Entry, i: number): string[] {
+  const rows: [string, string][] = [
+    ['name', entry.name ?? `(pack ${entry.pack})`],
+    ['signal', entry.signal_type],
+    ['rate', formatRate(entry.rate)],
+    ['duration', entry.duration === undefined ? 'until stopped' : formatDuration(entry.duration)],
+    ['generator', describeGenerator(entry)],
+    ['encoder', describeEncoder(entry.encoder)],
+    ['sink', describeSink(entry.sink)],
+    ['labels', describeLabels(entry)],
+    ['phase offset', entry.phase_offset === undefined ? 'none' : formatDuration(entry.phase_offset)],
+    ['clock group', entry.clock_group ?? 'none'],
+  ];
+  const schedules = describeSchedules(entry);
+  if (schedules) rows.push(['schedules', schedules]);
+  if (entry.after) rows.push(['after', `${entry.after.ref} ${entry.after.op} ${entry.after.value}`]);
+  return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];
+}
+
+function describeGenerator(entry: Entry): string {
+  const generator: GeneratorConfig | undefined = entry.generator;
+  const base = generator ? `${generator.type} ${params(generator)}`.trim() : entry.log_generator ? 'log template' : entry.distribution?.type ?? 'none';
+  return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
+}
+
+function describeEncoder(encoder: EncoderConfig): string {
+  return `${encoder.type} ${params(encoder)}`.trim();
+}
+
+function describeSink(sink: SinkConfig): string {
+  return `${sink.type} ${params(sink)}`.trim();
+}
+
+function describeLabels(entry: Entry): string {
+  const parts = Object.entries(entry.labels).map(([k, v]) => `${k}=${v}`);
+  for (const label of entry.dynamic_labels) {
+    parts.push(label.form === 'list' ? `${label.key}=[${label.values.join('|')}]` : `${label.key}=${label.prefix}0..${label.cardinality - 1}`);
+  }
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+function describeSchedules(entry: Entry): string {
+  const parts: string[] = [];
+  if (entry.gaps) parts.push(`gap ${formatDuration(entry.gaps.for)} every ${formatDuration(entry.gaps.every)}`);
+  if (entry.bursts) {
+    parts.push(`burst ×${entry.bursts.multiplier} for ${formatDuration(entry.bursts.for)} every ${formatDuration(entry.bursts.every)}`);
+  }
+  for (const spike of entry.cardinality_spikes) {
+    parts.push(`spike ${spike.label}×${spike.cardinality} for ${formatDuration(spike.for)} every ${formatDuration(spike.every)}`);
+  }
+  return parts.join('; ');
+}
+
+/** `key=value` pairs of a config object's fields other than its type. */
+function params(config: object): string {
+  return Object.entries(config)
+    .filter(([key, value]) => key !== 'type' && value !== undefined)
+    .map(([key, value]) => `${key}=${typeof value === 'object' ? JSON.stringify(value) : value}`)
+    .join(' ');
+}

@@ -1,0 +1,42 @@
+import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
+import { formatBytes, formatDuration, formatRate } from './format.js';
+
+/** `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>` */
+export function progressLine(run: EntryRun, now: number): string {
+  const { stats } = run;
+  return (
+    `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${formatRate(stats.currentRate(now))}` +
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
+  );
+}
+
+/**
+ * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`;
+ * the parenthetical names the error that stopped the entry, else the last sink error, and is
+ * absent after a clean run.
+ */
+export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): string {
+  const { stats } = run;
+  const error = outcome.error?.message ?? stats.lastSinkError;
+  return (
+    `[progress] ${run.entry.id}  STOPPED${error ? ` (sink: ${error})` : ''} | events: ${stats.totalEvents}` +
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
+  );
+}
+
+/** A sink-failure warning, at most one per entry per interval however often the sink fails. */
+export class FailureWarnings {
+  private readonly seen = new Map<EntryRun, { failures: number; at: number }>();
+
+  constructor(private readonly intervalMs: number) {}
+
+  /** The warning to print for `run` now, if any; `final` ignores the interval (the run ended). */
+  check(run: EntryRun, now: number, final = false): string | undefined {
+    const { totalSinkFailures, lastSinkError } = run.stats;
+    const last = this.seen.get(run) ?? { failures: 0, at: -Infinity };
+    if (totalSinkFailures === last.failures || (!final && now - last.at < this.intervalMs)) return undefined;
+    this.seen.set(run, { failures: totalSinkFailures, at: now });
+    const dropped = totalSinkFailures - last.failures;
+    return `[warn] ${run.entry.id}: ${lastSinkError} (${dropped} batch${dropped === 1 ? '' : 'es'} dropped, ${totalSinkFailures} in all)`;
+  }
+}

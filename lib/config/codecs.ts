@@ -1,0 +1,370 @@
+/**
+ * io-ts codecs of the scenario language: the v2 file and every entry field. Field-local rules
+ * (ranges, patterns, `for` < `every`, increasing buckets) live here; rules that relate several
+ * entry fields live in entry.ts, rules across entries in references.ts.
+ */
+import * as t from 'io-ts';
+import { parseDuration } from './duration.js';
+import { parseStartTime } from './start-time.js';
+import { isMapping, show } from './problems.js';
+import {
+  Codec,
+  andThen,
+  boolean,
+  errorAt,
+  failAt,
+  integer,
+  invalidType,
+  list,
+  matching,
+  nonEmptyString,
+  nonNegative,
+  number,
+  numberWhere,
+  oneOf,
+  positive,
+  positiveInteger,
+  record,
+  string,
+  stringWhere,
+  strict,
+  tagged,
+  type Decoded,
+} from './combinators.js';
+import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalType, StartTime } from './types.js';
+
+export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+export const LABEL_KEY_PATTERN = '[a-zA-Z_][a-zA-Z0-9_]*';
+export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
+export const SEVERITIES: readonly Severity[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
+/** RFC 5424 facility names in code order (0-23). */
+export const SYSLOG_FACILITIES = [
+  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp',
+  'ntp', 'audit', 'alert', 'clock', 'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+] as const;
+
+// ---- scalars -------------------------------------------------------------------------------
+
+/** Grammar errors of the parsers become the failure message. */
+function parsed<A>(name: string, expected: string, parse: (text: string) => A): Codec<A> {
+  return new Codec<A>(name, (u, c) => {
+    if (typeof u !== 'string') return invalidType(u, c, expected);
+    try {
+      return t.success(parse(u));
+    } catch (error) {
+      return t.failure(u, c, (error as Error).message);
+    }
+  });
+}
+
+/** Milliseconds. */
+export const duration = parsed('duration', 'a duration string such as "30s"', parseDuration);
+export const startTime: Codec<StartTime> = parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime);
+
+export const metricName = matching(NAME_PATTERN, 'a name');
+export const labelKey = matching(LABEL_KEY_PATTERN, 'a label key');
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+function isHostPort(s: string): boolean {
+  const match = HOST_PORT.exec(s);
+  return match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 65_535;
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+export const hostPort = stringWhere(isHostPort, 'host:port (port 1-65535)');
+export const httpUrl = stringWhere(isHttpUrl, 'an http:// or https:// URL');
+export const grpcEndpoint = stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'host:port or an http:// or https:// URL');
+
+// ---- labels and schedules ------------------------------------------------------------------
+
+export const labels = record(labelKey, string);
+
+function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unknown, c: t.Context): t.Validation<W> {
+  const raw = u as Record<string, unknown>;
+  return w.for < w.every ? t.success(w) : failAt(u, c, 'for', `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}`);
+}
+
+export const gaps = andThen(strict('gaps', { every: duration, for: duration }), shorterThanEvery);
+export const bursts = andThen(strict('bursts', { every: duration, for: duration, multiplier: positive }), shorterThanEvery);
+
+export const cardinalitySpike = andThen(
+  andThen(
+    strict(
+      'cardinality spike',
+      { label: labelKey, every: duration, for: duration, cardinality: positiveInteger },
+      { strategy: oneOf(['counter', 'random']), prefix: string, seed: integer },
+    ),
+    shorterThanEvery,
+  ),
+  (s) =>
+    t.success({
+      label: s.label,
+      every: s.every,
+      for: s.for,
+      cardinality: s.cardinality,
+      strategy: s.strategy ?? 'counter',
+      prefix: s.prefix ?? `${s.label}_`,
+      seed: s.seed ?? 0,
+    }),
+);
+
+export const dynamicLabel = andThen(
+  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality: positiveInteger, values: list(string, { nonEmpty: true }) }),
+  (d, u, c): t.Validation<DynamicLabel> => {
+    if (d.cardinality !== undefined && d.values !== undefined) {
+      return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
+    }
+    if (d.values !== undefined) {
+      return d.prefix === undefined
+        ? t.success({ key: d.key, form: 'list', values: d.values })
+        : failAt(u, c, 'prefix', 'only allowed with cardinality (the counter form); the list form uses its values as written');
+    }
+    if (d.cardinality === undefined) return t.failure(u, c, 'expected cardinality (counter form) or values (list form)');
+    return t.success({ key: d.key, form: 'counter', prefix: d.prefix ?? `${d.key}_`, cardinality: d.cardinality });
+  },
+);
+
+export const dynamicLabels = andThen(list(dynamicLabel), (all, u, c) => {
+  const first = new Map<string, number>();
+  for (const [i, label] of all.entries()) {
+    const seen = first.get(label.key);
+    if (seen !== undefined) return failAt(u, c, [i, 'key'], `duplicate key ${show(label.key)} (also dynamic_labels[${seen}])`);
+    first.set(label.key, i);
+  }
+  return t.success(all);
+});
+
+// ---- value, log and observation generators ------------------------------------------------
+
+export const generator: Codec<GeneratorConfig> = tagged('generator', {
+  constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
+  sine: andThen(
+    strict('sine generator', { type: oneOf(['sine']), amplitude: number, period_secs: positive }, { offset: number }),
+    (g) => t.success({ type: 'sine' as const, amplitude: g.amplitude, period_secs: g.period_secs, offset: g.offset ?? 0 }),
+  ),
+  step: andThen(strict('step generator', { type: oneOf(['step']), step_size: number }, { start: number }), (g) =>
+    t.success({ type: 'step' as const, start: g.start ?? 0, step_size: g.step_size }),
+  ),
+  sequence: andThen(
+    strict('sequence generator', { type: oneOf(['sequence']), values: list(number, { nonEmpty: true }) }, { repeat: boolean }),
+    (g): t.Validation<GeneratorConfig> => t.success({ type: 'sequence', values: g.values, repeat: g.repeat ?? true }),
+  ),
+});
+
+const PLACEHOLDER = new RegExp(`\\{(${LABEL_KEY_PATTERN})\\}`, 'g');
+const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true }));
+const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools });
+
+const severityWeights = andThen(
+  strict('severity weights', {}, Object.fromEntries(SEVERITIES.map((s) => [s, nonNegative])) as Record<Severity, typeof nonNegative>),
+  (weights, u, c) =>
+    Object.values(weights).some((w) => w > 0) ? t.success(weights) : t.failure(u, c, 'expected at least one weight greater than 0'),
+);
+
+export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
+  template: andThen(
+    strict(
+      'template log generator',
+      { type: oneOf(['template']), templates: list(logTemplate, { nonEmpty: true }) },
+      { field_pools: fieldPools, severity_weights: severityWeights, seed: integer },
+    ),
+    (g, u, c): t.Validation<LogGeneratorConfig> => {
+      const shared = g.field_pools ?? {};
+      // Every placeholder needs values, from the template's own pools or the shared ones.
+      const errors = g.templates.flatMap((template, i) =>
+        [...template.message.matchAll(PLACEHOLDER)]
+          .map((m) => m[1]!)
+          .filter((name) => !Object.hasOwn(template.field_pools ?? {}, name) && !Object.hasOwn(shared, name))
+          .map((name) => ({ i, name })),
+      );
+      if (errors.length) {
+        return t.failures(errors.map(({ i, name }) => errorAt(u, c, ['templates', i, 'message'], `placeholder {${name}} has no values: add field_pools.${name}`)));
+      }
+      return t.success({
+        type: 'template',
+        templates: g.templates,
+        field_pools: shared,
+        ...(g.severity_weights ? { severity_weights: g.severity_weights } : {}),
+        seed: g.seed ?? 0,
+      });
+    },
+  ),
+});
+
+export const distribution = tagged('distribution', {
+  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive }),
+  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number, stddev: nonNegative }),
+  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number, max: number }), (d, u, c) =>
+    d.min < d.max ? t.success(d) : failAt(u, c, 'max', `expected a number greater than min (${d.min}), got ${d.max}`),
+  ),
+});
+
+function increasing(what: string) {
+  return (values: number[], u: unknown, c: t.Context): t.Validation<number[]> => {
+    const i = values.findIndex((v, j) => j > 0 && v <= values[j - 1]!);
+    return i < 0 ? t.success(values) : failAt(u, c, [i], `expected a number greater than the previous ${what} (${values[i - 1]}), got ${values[i]}`);
+  };
+}
+
+export const buckets = andThen(list(number, { nonEmpty: true }), increasing('bucket'));
+export const quantiles = andThen(
+  list(numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'), { nonEmpty: true }),
+  increasing('quantile'),
+);
+
+// ---- encoders and sinks ---------------------------------------------------------------------
+
+const precision = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 100, 'an integer from 0 to 100');
+
+/** RFC 5424 header fields: printable US-ASCII, no spaces. */
+function printable(max: number): Codec<string> {
+  return stringWhere((s) => /^[\x21-\x7e]+$/.test(s) && s.length <= max, `printable ASCII without spaces, 1 to ${max} characters`);
+}
+
+export const encoder = tagged('encoder', {
+  metrics_text: strict('metrics_text encoder', { type: oneOf(['metrics_text']) }, { precision }),
+  json_lines: strict('json_lines encoder', { type: oneOf(['json_lines']) }, { precision }),
+  syslog: strict(
+    'syslog encoder',
+    { type: oneOf(['syslog']) },
+    { hostname: printable(255), app_name: printable(48), facility: oneOf(SYSLOG_FACILITIES) },
+  ),
+  remote_write: strict('remote_write encoder', { type: oneOf(['remote_write']) }),
+  otlp: strict('otlp encoder', { type: oneOf(['otlp']) }),
+});
+
+const retry = andThen(
+  strict('retry', { max_attempts: positiveInteger }, { initial_backoff: duration, max_backoff: duration }),
+  (r, u, c) =>
+    r.initial_backoff !== undefined && r.max_backoff !== undefined && r.max_backoff < r.initial_backoff
+      ? failAt(u, c, 'max_backoff', `expected a duration no shorter than initial_backoff (${show((u as Record<string, unknown>).initial_backoff)}), got ${show((u as Record<string, unknown>).max_backoff)}`)
+      : t.success(r),
+);
+
+const headers = record(
+  matching("[!#$%&'*+.^_`|~0-9A-Za-z-]+", 'a header name'),
+  stringWhere((s) => !/[\r\n\0]/.test(s), 'a header value without line breaks'),
+);
+
+/** A list of `host:port`, or one string of them separated by commas. */
+const brokers = new Codec<string[]>('brokers', (u, c) => {
+  if (Array.isArray(u)) return list(hostPort, { nonEmpty: true }).validate(u, c);
+  if (typeof u !== 'string') return invalidType(u, c, 'a list of host:port addresses or a comma-separated string');
+  const addresses = u.split(',').map((s) => s.trim());
+  const bad = addresses.find((a) => !isHostPort(a));
+  return bad === undefined ? t.success(addresses) : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
+});
+
+/** Mechanisms are matched case-insensitively (Kafka writes them in capitals) and normalised to lower case. */
+const saslMechanism = new Codec<'plain' | 'scram-sha-256' | 'scram-sha-512'>(
+  'sasl mechanism',
+  (u, c) => oneOf(['plain', 'scram-sha-256', 'scram-sha-512']).validate(typeof u === 'string' ? u.toLowerCase() : u, c),
+  'allowed: plain, scram-sha-256, scram-sha-512',
+);
+
+const batchSize = positiveInteger;
+
+export const sink = tagged('sink', {
+  stdout: strict('stdout sink', { type: oneOf(['stdout']) }),
+  file: strict('file sink', { type: oneOf(['file']), path: nonEmptyString }),
+  tcp: strict('tcp sink', { type: oneOf(['tcp']), address: hostPort }, { retry }),
+  udp: strict('udp sink', { type: oneOf(['udp']), address: hostPort }),
+  http_push: strict(
+    'http_push sink',
+    { type: oneOf(['http_push']), url: httpUrl },
+    { content_type: nonEmptyString, batch_size: batchSize, headers, retry },
+  ),
+  logstore: strict(
+    'logstore sink',
+    { type: oneOf(['logstore']), url: httpUrl },
+    { max_streams_per_push: positiveInteger, batch_size: batchSize, headers, retry },
+  ),
+  remote_write: strict('remote_write sink', { type: oneOf(['remote_write']), url: httpUrl }, { batch_size: batchSize, headers, retry }),
+  // signal_type may be left out: the entry's signal decides it (entry.ts).
+  otlp_grpc: strict(
+    'otlp_grpc sink',
+    { type: oneOf(['otlp_grpc']), endpoint: grpcEndpoint },
+    { signal_type: oneOf(['metrics', 'logs']), batch_size: batchSize, headers },
+  ),
+  broker: strict(
+    'broker sink',
+    { type: oneOf(['broker']), brokers, topic: nonEmptyString },
+    {
+      sasl: strict('sasl', { mechanism: saslMechanism, username: string, password: string }),
+      tls: strict('tls', { enabled: boolean }, { ca_cert: nonEmptyString }),
+    },
+  ),
+});
+
+// ---- entry and file -------------------------------------------------------------------------
+
+export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']), value: number }, { delay: duration });
+
+/** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
+export const entryFields = {
+  id: nonEmptyString,
+  signal_type: oneOf(SIGNAL_TYPES),
+  name: metricName,
+  rate: positive,
+  duration,
+  start_time: startTime,
+  generator,
+  log_generator: logGenerator,
+  distribution,
+  buckets,
+  quantiles,
+  observations_per_tick: positiveInteger,
+  seed: integer,
+  encoder,
+  sink,
+  labels,
+  dynamic_labels: dynamicLabels,
+  jitter: nonNegative,
+  jitter_seed: integer,
+  on_sink_error: oneOf(['warn', 'fail']),
+  metric_type: oneOf(['gauge', 'counter', 'histogram', 'summary', 'untyped']),
+  help: string,
+  gaps,
+  bursts,
+  cardinality_spikes: list(cardinalitySpike),
+  phase_offset: duration,
+  clock_group: nonEmptyString,
+  after,
+  pack: nonEmptyString,
+};
+
+export type EntryField = keyof typeof entryFields;
+export type EntryFields = Partial<Decoded<typeof entryFields>>;
+
+/** Fields that name one entry and therefore cannot be shared through `defaults`. */
+export const ENTRY_ONLY_FIELDS: readonly EntryField[] = ['id', 'name', 'pack'];
+
+export const defaultsFields = Object.fromEntries(
+  Object.entries(entryFields).filter(([key]) => !(ENTRY_ONLY_FIELDS as readonly string[]).includes(key)),
+) as Omit<typeof entryFields, 'id' | 'name' | 'pack'>;
+
+export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
+
+/** Entries are kept raw here: each one is validated on its own, after defaults and overrides. */
+export const fileFields = {
+  version: new Codec<2>(
+    'version',
+    (u, c) => (typeof u !== 'number' ? invalidType(u, c, 'the number 2') : u === 2 ? t.success(2) : t.failure(u, c, `expected 2, got ${show(u)}`)),
+    'expected 2',
+  ),
+  kind: oneOf(['runnable', 'composable']),
+  defaults: mapping,
+  scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
+    if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
+    return u.length ? t.success(u) : t.failure(u, c, 'expected at least one entry, got an empty list');
+  }),
+};

@@ -1,0 +1,189 @@
+/**
+ * Decode-only io-ts building blocks whose every failure carries a user-facing message.
+ * io-ts' own `type`/`exact` ignore or strip unknown fields and its unions report one error per
+ * branch; the scenario language needs unknown fields rejected and one precise message per fault.
+ */
+import * as t from 'io-ts';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { describe, isMapping, show } from './problems.js';
+
+/** A decoder from unknown input; `hint` completes "missing required field" (for example the allowed values). */
+export class Codec<A> extends t.Type<A, unknown, unknown> {
+  constructor(
+    name: string,
+    validate: t.Validate<unknown, A>,
+    readonly hint?: string,
+  ) {
+    super(name, (u): u is A => isRight(validate(u, [])), validate, (a) => a);
+  }
+}
+
+export type AnyCodec = t.Type<any, unknown, unknown>;
+export type Props = Record<string, AnyCodec>;
+export type Decoded<P extends Props> = { [K in keyof P]: t.TypeOf<P[K]> };
+
+export function invalidType<A>(u: unknown, c: t.Context, expected: string): t.Validation<A> {
+  return t.failure(u, c, `invalid type: expected ${expected}, got ${describe(u)}`);
+}
+
+/** An error located at `path` (field names, list indexes) inside the value `u` decoded under context `c`. */
+export function errorAt(u: unknown, c: t.Context, path: string | readonly (string | number)[], message: string): t.ValidationError {
+  let value = u;
+  let context = c;
+  for (const key of typeof path === 'string' ? [path] : path) {
+    value = (value as Record<string | number, unknown> | undefined)?.[key];
+    context = t.appendContext(context, String(key), t.unknown, value);
+  }
+  return { value, context, message };
+}
+
+/** Always a failure, so it fits any validation type. */
+export function failAt(u: unknown, c: t.Context, path: string | readonly (string | number)[], message: string): t.Validation<never> {
+  return t.failures([errorAt(u, c, path, message)]);
+}
+
+export const string = new Codec<string>('string', (u, c) => (typeof u === 'string' ? t.success(u) : invalidType(u, c, 'a string')));
+
+export function stringWhere(test: (s: string) => boolean, expected: string): Codec<string> {
+  return andThen(string, (s, u, c) => (test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`)));
+}
+
+export const nonEmptyString = stringWhere((s) => s.length > 0, 'a non-empty string');
+
+/** A string matching `pattern` (written without anchors, as it appears in messages). */
+export function matching(pattern: string, what: string): Codec<string> {
+  const re = new RegExp(`^(?:${pattern})$`);
+  return stringWhere((s) => re.test(s), `${what} matching ${pattern}`);
+}
+
+export const number = new Codec<number>('number', (u, c) => {
+  if (typeof u !== 'number') return invalidType(u, c, 'a number');
+  return Number.isFinite(u) ? t.success(u) : t.failure(u, c, `expected a finite number, got ${show(u)}`);
+});
+
+export function numberWhere(test: (n: number) => boolean, expected: string): Codec<number> {
+  return andThen(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`)));
+}
+
+export const positive = numberWhere((n) => n > 0, 'a number greater than 0');
+export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0');
+export const integer = numberWhere(Number.isSafeInteger, 'an integer');
+export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0');
+
+export const boolean = new Codec<boolean>('boolean', (u, c) => (typeof u === 'boolean' ? t.success(u) : invalidType(u, c, 'a boolean')));
+
+export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
+  const allowed = values.join(', ');
+  return new Codec<V>(
+    allowed,
+    (u, c) => {
+      if (typeof u !== 'string') return invalidType(u, c, `one of ${allowed}`);
+      return (values as readonly string[]).includes(u) ? t.success(u as V) : t.failure(u, c, `expected one of ${allowed}, got ${show(u)}`);
+    },
+    `allowed: ${allowed}`,
+  );
+}
+
+/** Feeds a successful decode to `next`, which may refine, check across fields or fill defaults. */
+export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u: unknown, c: t.Context) => t.Validation<B>): Codec<B> {
+  return new Codec<B>(
+    codec.name,
+    (u, c) => {
+      const decoded = codec.validate(u, c);
+      return isRight(decoded) ? next(decoded.right, u, c) : decoded;
+    },
+    codec instanceof Codec ? codec.hint : undefined,
+  );
+}
+
+export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean } = {}): Codec<A[]> {
+  return new Codec<A[]>(`list of ${item.name}`, (u, c) => {
+    if (!Array.isArray(u)) return invalidType(u, c, 'a list');
+    if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
+    const values: A[] = [];
+    const errors: t.Errors = [];
+    u.forEach((element, i) => {
+      const decoded = item.validate(element, t.appendContext(c, String(i), item, element));
+      if (isRight(decoded)) values.push(decoded.right);
+      else errors.push(...decoded.left);
+    });
+    return errors.length ? t.failures(errors) : t.success(values);
+  });
+}
+
+/** A mapping with free keys checked by `key` (errors land on the key's path) and values by `value`. */
+export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A, unknown, unknown>): Codec<Record<string, A>> {
+  return new Codec<Record<string, A>>(`mapping of ${value.name}`, (u, c) => {
+    if (!isMapping(u)) return invalidType(u, c, 'a mapping');
+    const entries: [string, A][] = [];
+    const errors: t.Errors = [];
+    for (const [k, v] of Object.entries(u)) {
+      const checkedKey = key.validate(k, t.appendContext(c, k, key, k));
+      const decoded = value.validate(v, t.appendContext(c, k, value, v));
+      if (!isRight(checkedKey)) errors.push(...checkedKey.left);
+      if (isRight(decoded)) entries.push([k, decoded.right]);
+      else errors.push(...decoded.left);
+    }
+    // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+    return errors.length ? t.failures(errors) : t.success(Object.fromEntries(entries));
+  });
+}
+
+/**
+ * Decodes the fields of mapping `u` one by one: unknown fields and missing `required` ones are
+ * errors; `value` holds every field that decoded, so callers can go on checking the others.
+ */
+export function decodeFields<P extends Props>(
+  props: P,
+  required: readonly (keyof P & string)[],
+  u: Record<string, unknown>,
+  c: t.Context,
+): { value: Partial<Decoded<P>>; errors: t.Errors } {
+  const entries: [string, unknown][] = [];
+  const errors: t.Errors = [];
+  for (const [key, raw] of Object.entries(u)) {
+    const codec = Object.hasOwn(props, key) ? props[key] : undefined;
+    if (!codec) {
+      errors.push(errorAt(u, c, key, 'unknown field'));
+      continue;
+    }
+    const decoded = codec.validate(raw, t.appendContext(c, key, codec, raw));
+    if (isRight(decoded)) entries.push([key, decoded.right]);
+    else errors.push(...decoded.left);
+  }
+  for (const key of required) {
+    if (Object.hasOwn(u, key)) continue;
+    const hint = props[key] instanceof Codec ? props[key].hint : undefined;
+    errors.push(errorAt(u, c, key, `missing required field${hint ? ` (${hint})` : ''}`));
+  }
+  return { value: Object.fromEntries(entries) as Partial<Decoded<P>>, errors };
+}
+
+/** A mapping with exactly these fields: unknown fields are errors, not stripped. */
+export function strict<R extends Props, O extends Props = {}>(
+  name: string,
+  required: R,
+  optional: O = {} as O,
+): Codec<Decoded<R> & Partial<Decoded<O>>> {
+  const props: Props = { ...required, ...optional };
+  return new Codec(name, (u, c) => {
+    if (!isMapping(u)) return invalidType(u, c, 'a mapping');
+    const { value, errors } = decodeFields(props, Object.keys(required), u, c);
+    return errors.length ? t.failures(errors) : t.success(value as Decoded<R> & Partial<Decoded<O>>);
+  });
+}
+
+/** A mapping whose `type` field picks the variant codec; each variant lists `type` among its own fields. */
+export function tagged<V extends Record<string, AnyCodec>>(what: string, variants: V): Codec<t.TypeOf<V[keyof V]>> {
+  const type = oneOf(Object.keys(variants));
+  return new Codec(what, (u, c) => {
+    if (!isMapping(u)) {
+      return typeof u === 'string' && Object.hasOwn(variants, u)
+        ? t.failure(u, c, `invalid type: expected a mapping such as {type: ${u}}, got ${describe(u)}`)
+        : invalidType(u, c, 'a mapping');
+    }
+    if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
+    const decodedType = type.validate(u.type, t.appendContext(c, 'type', type, u.type));
+    return isRight(decodedType) ? variants[decodedType.right]!.validate(u, c) : decodedType;
+  });
+}

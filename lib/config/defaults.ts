@@ -1,0 +1,55 @@
+/**
+ * `defaults`: validated once on their own (so a bad default is reported once, under `defaults`),
+ * then merged raw into each entry before the entry is validated. An entry value wins; `labels`
+ * merge key by key (the entry's key wins); every other field, objects included, is replaced whole.
+ */
+import * as t from 'io-ts';
+import { decodeFields } from './combinators.js';
+import { ENTRY_ONLY_FIELDS, defaultsFields, type EntryField } from './codecs.js';
+import { FIELD_SIGNALS } from './entry.js';
+import { isMapping, issuesOf, type Issue } from './problems.js';
+
+export interface Defaults {
+  /** The raw values of the fields that passed validation. */
+  readonly fields: Readonly<Record<string, unknown>>;
+  /** Fields that failed: entries lacking them are not blamed for their absence. */
+  readonly broken: ReadonlySet<string>;
+  readonly issues: readonly Issue[];
+}
+
+export const NO_DEFAULTS: Defaults = { fields: {}, broken: new Set(), issues: [] };
+
+/** A default that an entry's own field rules out. */
+const EXCLUDED_BY: Partial<Record<EntryField, EntryField>> = { phase_offset: 'after', after: 'phase_offset', generator: 'pack' };
+
+export function decodeDefaults(raw: Record<string, unknown>): Defaults {
+  const entryOnly = ENTRY_ONLY_FIELDS.filter((key) => Object.hasOwn(raw, key));
+  const shared = Object.fromEntries(Object.entries(raw).filter(([key]) => !entryOnly.includes(key as EntryField)));
+  const { value, errors } = decodeFields(defaultsFields, [], shared, [{ key: '', type: t.unknown, actual: shared }]);
+  const fieldIssues = issuesOf(errors);
+  return {
+    fields: Object.fromEntries(Object.entries(shared).filter(([key]) => Object.hasOwn(value, key))),
+    broken: new Set(fieldIssues.map((issue) => String(issue.path[0]))),
+    issues: [...entryOnly.map((key) => ({ path: [key], message: 'not allowed in defaults (it identifies one entry: set it on each entry)' })), ...fieldIssues],
+  };
+}
+
+/** The entry with the defaults it lacks, and which fields came from the defaults (for messages). */
+export function mergeDefaults(defaults: Defaults, entry: Record<string, unknown>): { raw: Record<string, unknown>; fromDefaults: Set<string> } {
+  const raw = { ...entry };
+  const fromDefaults = new Set<string>();
+  const signal = Object.hasOwn(entry, 'signal_type') ? entry.signal_type : defaults.fields.signal_type;
+  for (const [key, value] of Object.entries(defaults.fields)) {
+    if (Object.hasOwn(entry, key)) {
+      if (key === 'labels' && isMapping(value) && isMapping(entry.labels)) raw.labels = { ...value, ...entry.labels };
+      continue;
+    }
+    const signals = FIELD_SIGNALS[key as EntryField];
+    if (signals && !signals.includes(signal as never)) continue;
+    const excludedBy = EXCLUDED_BY[key as EntryField];
+    if (excludedBy && Object.hasOwn(entry, excludedBy)) continue;
+    raw[key] = value;
+    fromDefaults.add(key);
+  }
+  return { raw, fromDefaults };
+}

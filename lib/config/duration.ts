@@ -1,0 +1,21 @@
+/** Duration grammar shared by `duration`, windows, `phase_offset`, `after.delay` and retry backoffs. */
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+
+/**
+ * Parses `<number><unit>` (units ms, s, m, h; fractions allowed, `1.5s` = 1500) into milliseconds.
+ * Throws a RangeError saying what was expected. The result is rounded to the microsecond so that
+ * decimal inputs such as `1.1s` give 1100, not 1100.0000000000002.
+ */
+export function parseDuration(text: string): number {
+  const match = DURATION.exec(text);
+  if (!match) {
+    throw new RangeError(`expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(text)}`);
+  }
+  const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
+  if (!(ms > 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`expected a positive, finite duration, got ${JSON.stringify(text)}`);
+  }
+  return ms;
+}

@@ -1,0 +1,157 @@
+/** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
+import * as t from 'io-ts';
+import { decodeFields } from './combinators.js';
+import { entryFields, type EntryField, type EntryFields } from './codecs.js';
+import { issuesOf, show, type Issue } from './problems.js';
+import type { EncoderConfig, Entry, MetricType, SignalType, SinkConfig } from './types.js';
+
+/** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
+export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
+  generator: ['metrics'],
+  log_generator: ['logs'],
+  distribution: ['histogram', 'summary'],
+  buckets: ['histogram'],
+  quantiles: ['summary'],
+  observations_per_tick: ['histogram', 'summary'],
+  seed: ['histogram', 'summary'],
+};
+
+/** What produces the values of each signal type. */
+const SOURCE_FIELD: Record<SignalType, EntryField> = {
+  metrics: 'generator',
+  logs: 'log_generator',
+  histogram: 'distribution',
+  summary: 'distribution',
+};
+
+/** Encoders that speak one sink's protocol only, and that sink. */
+const PAIRED_SINK: Partial<Record<EncoderConfig['type'], SinkConfig['type']>> = { remote_write: 'remote_write', otlp: 'otlp_grpc' };
+const PAIRED_ENCODER: Partial<Record<SinkConfig['type'], EncoderConfig['type']>> = { remote_write: 'remote_write', otlp_grpc: 'otlp' };
+
+/** The default Prometheus client buckets. */
+export const DEFAULT_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
+export const DEFAULT_QUANTILES: readonly number[] = Object.freeze([0.5, 0.9, 0.99]);
+export const DEFAULT_OBSERVATIONS_PER_TICK = 100;
+
+export interface DecodedEntry {
+  /** Every field that decoded, even when others did not: file-level checks look at them. */
+  readonly fields: EntryFields;
+  /** Present when there are no issues. */
+  readonly entry?: Entry;
+  readonly issues: readonly Issue[];
+}
+
+/** `id`, else `name`, else `pack`. */
+export function entryId(fields: EntryFields): string | undefined {
+  return fields.id ?? fields.name ?? fields.pack;
+}
+
+export function decodeEntry(raw: Record<string, unknown>): DecodedEntry {
+  const { value: fields, errors } = decodeFields(entryFields, ['signal_type', 'rate'], raw, [{ key: '', type: t.unknown, actual: raw }]);
+  const issues = [...issuesOf(errors), ...crossFieldIssues(fields, raw)];
+  return issues.length ? { fields, issues } : { fields, issues, entry: normalise(fields) };
+}
+
+/** Rules between fields; a field that failed to decode is left out of the rules that need its value. */
+function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  const has = (key: EntryField): boolean => Object.hasOwn(raw, key);
+  const add = (path: Issue['path'], message: string): void => void issues.push({ path, message });
+
+  if (has('pack')) {
+    if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
+    if (has('generator')) add(['generator'], 'not allowed with pack (the pack supplies the generators)');
+  } else if (!has('name')) {
+    add(['name'], 'missing required field');
+  }
+  if (has('phase_offset') && has('after')) add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
+
+  const signal = fields.signal_type;
+  if (!signal) return issues;
+  for (const [field, signals] of Object.entries(FIELD_SIGNALS)) {
+    if (has(field as EntryField) && !signals.includes(signal)) add([field], `not allowed on a ${signal} entry (only on ${signals.join(' and ')} entries)`);
+  }
+  const source = SOURCE_FIELD[signal];
+  if (!has(source) && !(source === 'generator' && has('pack'))) add([source], `missing required field (a ${signal} entry needs it)`);
+
+  // Pairing needs both types; a broken encoder or sink was reported already.
+  if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
+  const sinkType = fields.sink?.type ?? 'stdout';
+  const encoderType = fields.encoder?.type ?? defaultEncoder(signal, sinkType);
+  const pairedSink = PAIRED_SINK[encoderType];
+  const pairedEncoder = PAIRED_ENCODER[sinkType];
+  if (pairedSink && pairedSink !== sinkType) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${pairedSink} sink, got sink ${sinkType}`);
+  if (pairedEncoder && pairedEncoder !== encoderType) add(['sink', 'type'], `the ${sinkType} sink needs the ${pairedEncoder} encoder, got encoder ${encoderType}`);
+  if (signal === 'logs') {
+    if (encoderType === 'metrics_text') add(['encoder', 'type'], 'metrics_text cannot encode a logs entry (use json_lines or syslog)');
+    if (sinkType === 'remote_write') add(['sink', 'type'], 'remote_write carries metrics only, not a logs entry');
+  } else if (encoderType === 'syslog') {
+    add(['encoder', 'type'], `syslog encodes logs only, not a ${signal} entry (use metrics_text or json_lines)`);
+  }
+  const otlpSignal = fields.sink?.type === 'otlp_grpc' ? fields.sink.signal_type : undefined;
+  if (otlpSignal && otlpSignal !== otlpSignalOf(signal)) {
+    add(['sink', 'signal_type'], `expected ${otlpSignalOf(signal)} for a ${signal} entry, got ${show(otlpSignal)}`);
+  }
+  return issues;
+}
+
+/** `json_lines` for logs, `metrics_text` otherwise, unless the sink speaks one protocol only. */
+function defaultEncoder(signal: SignalType, sinkType: SinkConfig['type']): EncoderConfig['type'] {
+  return PAIRED_ENCODER[sinkType] ?? (signal === 'logs' ? 'json_lines' : 'metrics_text');
+}
+
+function otlpSignalOf(signal: SignalType): 'metrics' | 'logs' {
+  return signal === 'logs' ? 'logs' : 'metrics';
+}
+
+function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
+  if (signal === 'logs') return 'untyped';
+  if (fields.metric_type) return fields.metric_type;
+  if (signal === 'metrics') return fields.generator?.type === 'step' ? 'counter' : 'gauge';
+  return signal;
+}
+
+/** Only called when every rule passed, so the required fields are present. */
+function normalise(fields: EntryFields): Entry {
+  const signal = fields.signal_type!;
+  const sink = fields.sink ?? { type: 'stdout' as const };
+  const histogram = signal === 'histogram';
+  const summary = signal === 'summary';
+  return withoutUndefined({
+    id: entryId(fields)!,
+    signal_type: signal,
+    name: fields.name,
+    rate: fields.rate!,
+    duration: fields.duration,
+    start_time: fields.start_time ?? { kind: 'now' },
+    generator: fields.generator,
+    log_generator: fields.log_generator,
+    distribution: fields.distribution,
+    buckets: histogram ? (fields.buckets ?? DEFAULT_BUCKETS) : undefined,
+    quantiles: summary ? (fields.quantiles ?? DEFAULT_QUANTILES) : undefined,
+    observations_per_tick: histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
+    seed: histogram || summary ? (fields.seed ?? 0) : undefined,
+    encoder: fields.encoder ?? { type: defaultEncoder(signal, sink.type) },
+    sink: sink.type === 'otlp_grpc' ? { ...sink, signal_type: sink.signal_type ?? otlpSignalOf(signal) } : sink,
+    labels: fields.labels ?? {},
+    dynamic_labels: fields.dynamic_labels ?? [],
+    jitter: fields.jitter,
+    jitter_seed: fields.jitter_seed ?? 0,
+    on_sink_error: fields.on_sink_error ?? 'warn',
+    metric_type: defaultMetricType(fields, signal),
+    // Log entries ignore annotations (specification).
+    help: signal === 'logs' ? undefined : fields.help,
+    gaps: fields.gaps,
+    bursts: fields.bursts,
+    cardinality_spikes: fields.cardinality_spikes ?? [],
+    phase_offset: fields.phase_offset,
+    clock_group: fields.clock_group,
+    after: fields.after,
+    pack: fields.pack,
+  });
+}
+
+/** Drops absent optional fields, so a normalised entry carries no `key: undefined`. */
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

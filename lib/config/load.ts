@@ -1,0 +1,119 @@
+/**
+ * Scenario text -> validated `ScenarioFile`. Accepts a v2 file or a single flat entry (entry fields
+ * at the top level, no version/kind/defaults/scenarios), which becomes a one-entry runnable file.
+ * Every problem of the document is collected before a ConfigError is thrown.
+ */
+import { readFile } from 'node:fs/promises';
+import * as t from 'io-ts';
+import { decodeFields } from './combinators.js';
+import { entryFields, fileFields, type EntryFields } from './codecs.js';
+import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
+import { decodeEntry } from './entry.js';
+import { applyOverrides, type CliOverrides } from './overrides.js';
+import { parseText, type Format } from './parse.js';
+import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
+import { referenceIssues } from './references.js';
+import type { Entry, ScenarioFile } from './types.js';
+
+export interface LoadOptions {
+  /** Names the text in messages: a file path, `request body`, ... */
+  readonly origin: string;
+  /** Default: `json` when origin ends in `.json`, else `yaml` (which also reads JSON). */
+  readonly format?: Format;
+  readonly overrides?: CliOverrides;
+}
+
+const FILE_FIELDS = Object.keys(fileFields);
+
+export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
+  const document = parseText(text, options.format ?? formatOf(options.origin), options.origin);
+  const result = isMapping(document)
+    ? validateDocument(document, options.overrides ?? {})
+    : { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a v2 scenario file or a single entry), got ${describe(document)}` })] };
+  if (!result.file) throw new ConfigError('invalid', options.origin, result.problems);
+  return result.file;
+}
+
+/** Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its extension names. */
+export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new ConfigError('unreadable', path, [{ path: '', message: `cannot read the scenario file (${reason})` }]);
+  }
+  return loadScenario(text, { ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
+}
+
+function formatOf(origin: string): Format {
+  return /\.json$/i.test(origin) ? 'json' : 'yaml';
+}
+
+type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };
+
+function validateDocument(document: Record<string, unknown>, overrides: CliOverrides): Validated {
+  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
+    return validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
+  }
+  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, [{ key: '', type: t.unknown, actual: document }]);
+  const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
+  const top = [
+    ...issuesOf(errors).map((issue) => problemAt(TOP, withEntryFieldHint(issue))),
+    ...defaults.issues.map((issue) => problemAt({ path: ['defaults'], label: 'defaults' }, issue)),
+  ];
+  const entries = validateEntries(value.scenarios ?? [], defaults, overrides, value.kind ?? 'runnable', (i) => ({
+    path: ['scenarios', i],
+    prefix: `scenarios[${i}]`,
+  }));
+  const problems = [...top, ...entries.problems];
+  return problems.length ? { problems } : entries;
+}
+
+/** An entry field at the top of a v2 file is misplaced: say where it belongs. */
+function withEntryFieldHint(issue: Issue): Issue {
+  const [field] = issue.path;
+  return issue.message === 'unknown field' && issue.path.length === 1 && Object.hasOwn(entryFields, field!)
+    ? { ...issue, message: 'unknown field (an entry field: set it in a scenarios entry or in defaults)' }
+    : issue;
+}
+
+function validateEntries(
+  raws: readonly unknown[],
+  defaults: Defaults,
+  overrides: CliOverrides,
+  kind: ScenarioFile['kind'],
+  placeOf: (index: number) => { path: Place['path']; prefix: string },
+): Validated {
+  const results = raws.map((raw, i): { place: Place; fields: EntryFields; entry?: Entry; issues: Issue[] } => {
+    const { path, prefix } = placeOf(i);
+    if (!isMapping(raw)) {
+      const issue: Issue = { path: [], message: `invalid type: expected a mapping (an entry), got ${describe(raw)}` };
+      return { place: { path, label: prefix }, fields: {}, issues: [issue] };
+    }
+    const merged = mergeDefaults(defaults, raw);
+    const overridden = applyOverrides(merged.raw, overrides);
+    const decoded = decodeEntry(overridden.raw);
+    const fromDefaults = new Set([...merged.fromDefaults].filter((key) => !overridden.fields.includes(key)));
+    const issues = [...overridden.issues, ...decoded.issues]
+      // A field whose default was broken is reported once, under defaults.
+      .filter((issue) => !(defaults.broken.has(String(issue.path[0])) && !Object.hasOwn(overridden.raw, issue.path[0]!)))
+      .map((issue) => (fromDefaults.has(String(issue.path[0])) ? { ...issue, message: `${issue.message} (value from defaults)` } : issue));
+    return { place: { path, label: labelOf(prefix, overridden.raw) }, fields: decoded.fields, ...(decoded.entry && { entry: decoded.entry }), issues };
+  });
+  for (const { index, issue } of referenceIssues(
+    results.map((r) => r.fields),
+    results.map((_, i) => placeOf(i).prefix),
+  )) {
+    results[index]!.issues.push(issue);
+  }
+  const problems = results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)));
+  if (problems.length) return { problems };
+  return { file: { version: 2, kind, scenarios: results.map((r) => r.entry as Entry) }, problems: [] };
+}
+
+/** `scenarios[0] (cpu_usage)`: the entry's id, else name, else pack, when it is a string. */
+function labelOf(prefix: string, raw: Record<string, unknown>): string {
+  const name = [raw.id, raw.name, raw.pack].find((v): v is string => typeof v === 'string' && v !== '');
+  return name === undefined ? prefix : `${prefix} (${name})`;
+}

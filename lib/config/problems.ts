@@ -1,0 +1,100 @@
+import type * as t from 'io-ts';
+
+/** One step of a path into the document: a field name or a list index. */
+export type Segment = string | number;
+
+/** A problem found while validating one part of the document, with a path relative to that part. */
+export interface Issue {
+  readonly path: readonly Segment[];
+  readonly message: string;
+}
+
+/** A problem as reported to the user: `path` from the document root, `message` complete and self-contained. */
+export interface Problem {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Where an issue was found: the path of the part and the label that names it in messages. */
+export interface Place {
+  readonly path: readonly Segment[];
+  /** `scenarios[0] (cpu_usage)`, `entry (cpu_usage)`, `defaults`; absent at the top level. */
+  readonly label?: string;
+}
+
+export const TOP: Place = { path: [] };
+
+/** `syntax`: not YAML/JSON (HTTP 400); `invalid`: fails validation (HTTP 422); `unreadable`: the file cannot be read. */
+export type ConfigErrorKind = 'syntax' | 'invalid' | 'unreadable';
+
+/** Messages listed in `ConfigError.message`; `problems` always holds all of them. */
+const LISTED = 100;
+
+/** A scenario file that cannot be used; `message` lists every problem, one a line, prefixed by the origin. */
+export class ConfigError extends Error {
+  constructor(
+    readonly kind: ConfigErrorKind,
+    readonly origin: string,
+    readonly problems: readonly Problem[],
+  ) {
+    const lines = problems.slice(0, LISTED).map((p) => `${origin}: ${p.message}`);
+    if (problems.length > LISTED) lines.push(`${origin}: ... and ${problems.length - LISTED} more problems`);
+    super(lines.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+/** io-ts errors as issues; every codec of this module sets a message, the fallback is for safety only. */
+export function issuesOf(errors: t.Errors): Issue[] {
+  return errors.map((error) => ({
+    // context[0] is the root; an entry's parent (context[i]) tells whether its key is a list index.
+    path: error.context.slice(1).map((entry, i) => (Array.isArray(error.context[i]!.actual) ? Number(entry.key) : entry.key)),
+    message: error.message ?? `invalid value ${show(error.value)}`,
+  }));
+}
+
+export function problemAt(place: Place, issue: Issue): Problem {
+  const field = formatPath(issue.path);
+  return {
+    path: formatPath([...place.path, ...issue.path]),
+    message: [place.label, field, issue.message].filter((part) => part).join(': '),
+  };
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `scenarios[0].labels["bad-key"]`: dotted names, bracketed indexes, quoted odd keys. */
+export function formatPath(path: readonly Segment[]): string {
+  return path
+    .map((segment, i) =>
+      typeof segment === 'number' ? `[${segment}]` : IDENTIFIER.test(segment) ? `${i ? '.' : ''}${segment}` : `[${JSON.stringify(segment)}]`,
+    )
+    .join('');
+}
+
+const SHOWN_CHARS = 60;
+
+/** A value as written in messages: `0`, `"run"`, `a list`. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') {
+    return JSON.stringify(value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS - 3)}...` : value);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value === null) return 'null';
+  if (value === undefined) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (isMapping(value)) return 'a mapping';
+  return value instanceof Uint8Array ? 'binary data' : `a ${typeof value}`;
+}
+
+/** A value with its type, for invalid-type messages: `string "5"`, `number 30`, `a list`. */
+export function describe(value: unknown): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? `${typeof value} ${show(value)}` : show(value);
+}
+
+/** A plain object as produced by YAML and JSON parsers (not a list, not binary data). */
+export function isMapping(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

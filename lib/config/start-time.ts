@@ -1,0 +1,57 @@
+import type { StartTime } from './types.js';
+
+const OFFSET_UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const RELATIVE = /^([+-])(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNSIGNED = /^\d+(?:\.\d+)?(?:ms|s|m|h|d)$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
+
+const EXPECTED = 'expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d)';
+
+/**
+ * Parses `start_time`: `now`, an RFC 3339 instant (`Z` or `±hh:mm`, optional fraction; digits
+ * below the millisecond are dropped), or a signed offset with unit ms, s, m, h or d.
+ * Throws a RangeError saying what was expected.
+ */
+export function parseStartTime(text: string): StartTime {
+  if (text === 'now') return { kind: 'now' };
+  const relative = RELATIVE.exec(text);
+  if (relative) {
+    // Rounded to the microsecond, as durations are.
+    const magnitude = Math.round(Number(relative[2]) * OFFSET_UNIT_MS[relative[3] as keyof typeof OFFSET_UNIT_MS] * 1000) / 1000;
+    if (!Number.isFinite(magnitude)) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (offset too large)`);
+    // `0 * -1` is -0; keep offsets free of negative zero.
+    return { kind: 'relative', offsetMs: relative[1] === '-' && magnitude !== 0 ? -magnitude : magnitude };
+  }
+  if (UNSIGNED.test(text)) {
+    throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (a relative offset needs a sign: +${text} or -${text})`);
+  }
+  const absolute = RFC3339.exec(text);
+  if (!absolute) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)}`);
+  if (absolute[8] === undefined) {
+    throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (an instant needs a time zone: Z or ±hh:mm)`);
+  }
+  const epochMs = instantMs(absolute);
+  if (epochMs === undefined) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (no such date or time)`);
+  return { kind: 'absolute', epochMs };
+}
+
+/** Milliseconds since the epoch of a matched RFC 3339 instant, or undefined when a field is out of range. */
+function instantMs(match: RegExpExecArray): number | undefined {
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const zone = match[8]!;
+  const [zoneSign, zoneHour, zoneMinute] =
+    zone === 'Z' || zone === 'z' ? [1, 0, 0] : [zone[0] === '-' ? -1 : 1, Number(zone.slice(1, 3)), Number(zone.slice(4, 6))];
+  // RFC 3339 allows second 60 (a leap second); it rolls into the next minute.
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60 || zoneHour > 23 || zoneMinute > 59) return undefined;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number((match[7] ?? '').slice(0, 3).padEnd(3, '0')));
+  return date.getTime() - zoneSign * (zoneHour * 60 + zoneMinute) * 60_000;
+}
+
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+}

@@ -1,0 +1,13 @@
+/**
+ * svc as a library: load scenario files, run entries, and the encoders, sinks and value
+ * generators the entry chains are built from. The RxJS operators are in `svc/operators`.
+ */
+export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartTime } from './config/index.js';
+export type * from './config/types.js';
+export { valueGenerator } from './generators/value.js';
+export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
+export { createSink, stdoutSink, fileSink, SinkError } from './sinks/index.js';
+export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
+export { entryChain, anchorOf } from './runtime/chain.js';
+export { EntryStats, type StatsRecord } from './runtime/stats.js';
+export { SplitMix64 } from './random.js';

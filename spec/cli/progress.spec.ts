@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { formatBytes, formatDuration, formatRate } from '../../lib/cli/format.js';
+import { FailureWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
+import { EntryStats } from '../../lib/runtime/stats.js';
+import type { EntryRun } from '../../lib/runtime/run-entry.js';
+import { metricEntry } from '../support/entries.js';
+
+function fakeRun(stats: EntryStats): EntryRun {
+  return { entry: metricEntry({ id: 'cpu' }), stats, done: Promise.resolve({}), stop: () => Promise.resolve({}) };
+}
+
+describe('progress lines', () => {
+  it('formats durations, bytes and rates for people', () => {
+    expect([850, 1500, 59_940, 125_000, 3_723_000].map(formatDuration)).to.deep.equal(['850ms', '1.5s', '59.9s', '2m05s', '1h02m03s']);
+    expect([512, 1536, 12.34 * 1024 * 1024].map(formatBytes)).to.deep.equal(['512 B', '1.5 KiB', '12.3 MiB']);
+    expect([10, 0.5, 1234.56].map(formatRate)).to.deep.equal(['10/s', '0.5/s', '1234.6/s']);
+  });
+
+  it('reports events, rate, bytes and elapsed time', () => {
+    const stats = new EntryStats(0);
+    stats.record({ size: 20, bytes: 2048 }, 2000);
+    expect(progressLine(fakeRun(stats), 2000)).to.equal('[progress] cpu  events: 20 | rate: 10/s | bytes: 2 KiB | elapsed: 2s');
+  });
+
+  it('STOPPED names the sink error only when there was one', () => {
+    const stats = new EntryStats(0);
+    stats.record({ size: 5, bytes: 100 }, 500);
+    const run = fakeRun(stats);
+    expect(stoppedLine(run, {}, 1000)).to.equal('[progress] cpu  STOPPED | events: 5 | bytes: 100 B | elapsed: 1s');
+    expect(stoppedLine(run, { error: new Error('tcp sink: connection refused') }, 1000)).to.equal(
+      '[progress] cpu  STOPPED (sink: tcp sink: connection refused) | events: 5 | bytes: 100 B | elapsed: 1s',
+    );
+  });
+
+  it('warns about sink failures at most once per interval, with the count dropped', () => {
+    const stats = new EntryStats(0);
+    const run = fakeRun(stats);
+    const warnings = new FailureWarnings(5000);
+    const fail = (at: number) => stats.record({ size: 1, bytes: 1, error: new Error('down') }, at);
+    expect(warnings.check(run, 0)).to.equal(undefined);
+    fail(100);
+    expect(warnings.check(run, 100)).to.equal('[warn] cpu: down (1 batch dropped, 1 in all)');
+    fail(200);
+    fail(300);
+    expect(warnings.check(run, 300)).to.equal(undefined);
+    expect(warnings.check(run, 5100)).to.equal('[warn] cpu: down (2 batches dropped, 3 in all)');
+    expect(warnings.check(run, 10_200)).to.equal(undefined);
+  });
+});

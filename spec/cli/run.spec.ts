@@ -1,0 +1,182 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Subject } from 'rxjs';
+import { svc } from '../support/cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+const scenario = (name: string, text: string) => {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
+};
+const lines = (text: string) => text.split('\n').filter(Boolean);
+const STOPPED = /^\[progress\] (\S+)  STOPPED( \(sink: .+\))? \| events: (\d+) \| bytes: .+ \| elapsed: .+$/;
+
+const gauge = scenario(
+  'gauge.yaml',
+  `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: temp
+    rate: 20
+    duration: 300ms
+    generator: { type: constant, value: 21.5 }
+    labels: { room: lab }
+`,
+);
+
+describe('svc run', () => {
+  it('runs a file: metric lines on stdout, a STOPPED line per entry on stderr, exit 0', async () => {
+    const result = await svc(['run', gauge]);
+    expect(result.code).to.equal(0);
+    const out = lines(result.stdout);
+    expect(out).to.have.length(6);
+    for (const line of out) expect(line).to.match(/^temp\{room="lab"\} 21\.5 \d{13}$/);
+    const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
+    expect(stopped).to.deep.equal([`[progress] temp  STOPPED | events: 6 | bytes: ${result.stdout.length} B | elapsed: ${stopped[0]!.split('elapsed: ')[1]}`]);
+  });
+
+  it('takes the file as --scenario too', async () => {
+    const result = await svc(['run', '--scenario', gauge]);
+    expect(result.code).to.equal(0);
+    expect(lines(result.stdout)).to.have.length(6);
+  });
+
+  it('lets flags override every entry: rate, duration, labels, encoder, sink and endpoint', async () => {
+    const out = join(tmp, 'override.jsonl');
+    const result = await svc(['run', gauge, '--rate', '10', '--duration', '0.5s', '--label', 'team=obs', '--label', 'room=hall',
+      '--encoder', 'json_lines', '--sink', 'file', '--endpoint', out]);
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.equal('');
+    const written = lines(readFileSync(out, 'utf8')).map((l) => JSON.parse(l));
+    expect(written).to.have.length(5);
+    expect(written[0]).to.include({ name: 'temp', value: 21.5 });
+    expect(written[0].labels).to.deep.equal({ room: 'hall', team: 'obs' });
+  });
+
+  it('--dry-run validates, prints the resolved settings on stderr and emits nothing', async () => {
+    const result = await svc(['run', '--dry-run', 'examples/quickstart.yaml']);
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.equal('');
+    expect(result.stderr).to.include('entry 1: cpu_usage_percent');
+    expect(result.stderr).to.match(/rate: +2\/s/);
+    expect(result.stderr).to.match(/generator: +sine amplitude=30 period_secs=10 offset=50, jitter ±2/);
+    expect(result.stderr).to.match(/labels: +env=demo, route=\[\/\|\/login\|\/api\]/);
+    expect(result.stderr).to.match(/phase offset: +none/);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal('Validation: OK (2 scenarios)');
+  });
+
+  it('--verbose prints the resolved settings, then runs', async () => {
+    const result = await svc(['run', '--verbose', gauge]);
+    expect(result.code).to.equal(0);
+    expect(result.stderr).to.match(/entry 1: temp[\s\S]*STOPPED/);
+    expect(lines(result.stdout)).to.have.length(6);
+  });
+
+  it('exits 1 naming the field when the file is invalid, also under --dry-run', async () => {
+    const bad = scenario('bad.yaml', readFileSync(gauge, 'utf8').replace('rate: 20', 'rate: "20"'));
+    for (const argv of [['run', bad], ['run', '--dry-run', bad]]) {
+      const result = await svc(argv);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.include('scenarios[0] (temp): rate: invalid type: expected a number, got string "20"');
+      expect(result.stdout).to.equal('');
+    }
+    expect((await svc(['run', '--dry-run', bad])).stderr).to.include('Validation: FAILED');
+  });
+
+  it('exits 1 when a flag override makes the file invalid', async () => {
+    const result = await svc(['run', gauge, '--rate', '0']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('rate: expected a number greater than 0, got 0');
+  });
+
+  it('exits 1 naming the path of a missing file', async () => {
+    const result = await svc(['run', join(tmp, 'nope.yaml')]);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include(join(tmp, 'nope.yaml'));
+  });
+
+  it('exits 2 on usage errors, with the message on stderr', async () => {
+    for (const argv of [['run', gauge, '--nope'], ['frobnicate'], ['run'], ['run', gauge, '--scenario', gauge], ['run', gauge, '--rate', 'fast'], ['run', gauge, '--label', 'novalue']]) {
+      const result = await svc(argv);
+      expect(result.code, argv.join(' ')).to.equal(2);
+      expect(result.stdout, argv.join(' ')).to.equal('');
+      expect(result.stderr, argv.join(' ')).to.not.equal('');
+    }
+  });
+
+  it('stops on a signal: flushes everything it counted, prints STOPPED, exits 0', async () => {
+    const forever = scenario('forever.yaml', readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 2000'));
+    const signals = new Subject<string>();
+    setTimeout(() => signals.next('SIGTERM'), 300);
+    const result = await svc(['run', forever], { signals });
+    expect(result.code).to.equal(0);
+    const [, , , counted] = STOPPED.exec(lines(result.stderr).at(-1)!)!;
+    expect(Number(counted)).to.be.greaterThan(100);
+    expect(lines(result.stdout)).to.have.length(Number(counted));
+  });
+
+  it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line', async () => {
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'dir', 'out.prom'), '--on-sink-error', 'fail']);
+    expect(result.code).to.equal(1);
+    const last = lines(result.stderr).at(-1)!;
+    expect(last).to.match(STOPPED);
+    expect(last).to.include('(sink: file sink: cannot write');
+    expect(last).to.include('ENOENT');
+  });
+
+  it('under warn keeps running into a failing sink, warns once and exits 0', async () => {
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'out.prom')]);
+    expect(result.code).to.equal(0);
+    const err = lines(result.stderr);
+    expect(err.at(-1)).to.include('STOPPED (sink: file sink: cannot write');
+    expect(err.filter((l) => l.startsWith('[warn] temp: file sink: cannot write'))).to.have.length(1);
+  });
+});
+
+describe('svc metrics', () => {
+  it('emits a constant gauge defined by flags', async () => {
+    const result = await svc(['metrics', '--name', 'up', '--rate', '10', '--duration', '0.3s', '--label', 'job=demo']);
+    expect(result.code).to.equal(0);
+    const out = lines(result.stdout);
+    expect(out).to.have.length(3);
+    for (const line of out) expect(line).to.match(/^up\{job="demo"\} 1 \d{13}$/);
+  });
+
+  it('takes --value, and validates the name like a file entry', async () => {
+    const ok = await svc(['metrics', '--name', 'temp', '--value=-3.25', '--rate', '10', '--duration', '100ms']);
+    expect(lines(ok.stdout)[0]).to.match(/^temp -3\.25 \d{13}$/);
+    const bad = await svc(['metrics', '--name', '1bad', '--rate', '10']);
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/name: .*\[a-zA-Z_:\]\[a-zA-Z0-9_:\]\*/);
+  });
+
+  it('runs a file with --scenario and overrides', async () => {
+    const result = await svc(['metrics', '--scenario', gauge, '--rate', '10']);
+    expect(result.code).to.equal(0);
+    expect(lines(result.stdout)).to.have.length(3);
+  });
+
+  it('exits 2 when the metric is not defined', async () => {
+    for (const argv of [['metrics', '--rate', '1'], ['metrics', '--name', 'x'], ['metrics', '--name', 'x', '--rate', '1', '--value', 'abc'], ['metrics', '--scenario', gauge, '--name', 'x']]) {
+      expect((await svc(argv)).code, argv.join(' ')).to.equal(2);
+    }
+  });
+});
+
+describe('examples', () => {
+  for (const file of readdirSync('examples').filter((f) => f.endsWith('.yaml'))) {
+    it(`examples/${file} runs`, async () => {
+      const result = await svc(['run', `examples/${file}`, '--duration', '1s']);
+      expect(result.code, result.stderr).to.equal(0);
+      const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
+      expect(stopped.length).to.be.greaterThan(0);
+      for (const line of stopped) expect(line).to.not.include('(sink:');
+      const events = stopped.reduce((sum, line) => sum + Number(STOPPED.exec(line)![3]), 0);
+      expect(events).to.be.greaterThan(0);
+    });
+  }
+});

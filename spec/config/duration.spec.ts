@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { parseDuration } from '../../lib/config/index.js';
+
+describe('parseDuration', () => {
+  const cases: [string, number][] = [
+    ['250ms', 250],
+    ['1s', 1_000],
+    ['1.5s', 1_500],
+    ['1.1s', 1_100],
+    ['2m', 120_000],
+    ['0.5m', 30_000],
+    ['1h', 3_600_000],
+    ['0.25h', 900_000],
+    ['1.5ms', 1.5],
+  ];
+  for (const [text, ms] of cases) {
+    it(`reads ${text} as ${ms} ms`, () => expect(parseDuration(text)).to.equal(ms));
+  }
+
+  it('reads every whole number with every unit exactly', () => {
+    const units = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])), (n, unit) => {
+        expect(parseDuration(`${n}${unit}`)).to.equal(n * units[unit]);
+      }),
+    );
+  });
+
+  for (const bad of ['', '5', 's', '5x', '1d', '-1s', '+1s', '1 s', ' 1s', '1s ', '1.s', '.5s', '1e3ms', '1h30m', '1S', 'NaNs']) {
+    it(`rejects ${JSON.stringify(bad)} naming the units`, () => {
+      expect(() => parseDuration(bad)).to.throw(
+        RangeError,
+        `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(bad)}`,
+      );
+    });
+  }
+
+  for (const zero of ['0s', '0ms', '0.0h', '0.0000001ms']) {
+    it(`rejects the non-positive ${zero}`, () => {
+      expect(() => parseDuration(zero)).to.throw(RangeError, `expected a positive, finite duration, got "${zero}"`);
+    });
+  }
+
+  it('rejects a duration too large to represent', () => {
+    expect(() => parseDuration(`${'9'.repeat(400)}h`)).to.throw(RangeError, 'expected a positive, finite duration');
+  });
+});

@@ -1,0 +1,203 @@
+import { expect } from 'chai';
+import { entryOf, entryProblems, histogram, logs, metric, summary } from './helpers.js';
+
+describe('encoder', () => {
+  it('defaults to metrics_text, json_lines for logs', () => {
+    expect(entryOf(metric()).encoder).to.deep.equal({ type: 'metrics_text' });
+    expect(entryOf(histogram()).encoder).to.deep.equal({ type: 'metrics_text' });
+    expect(entryOf(logs()).encoder).to.deep.equal({ type: 'json_lines' });
+  });
+
+  it('defaults to the only encoder a remote_write or otlp_grpc sink speaks', () => {
+    expect(entryOf(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } })).encoder).to.deep.equal({ type: 'remote_write' });
+    expect(entryOf(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } })).encoder).to.deep.equal({ type: 'otlp' });
+  });
+
+  it('keeps the parameters of each encoder', () => {
+    expect(entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } })).encoder).to.deep.equal({ type: 'metrics_text', precision: 2 });
+    expect(entryOf(metric({ encoder: { type: 'json_lines', precision: 0 } })).encoder).to.deep.equal({ type: 'json_lines', precision: 0 });
+    const syslog = { type: 'syslog', hostname: 'web-1', app_name: 'svc', facility: 'local3' };
+    expect(entryOf(logs({ encoder: syslog })).encoder).to.deep.equal(syslog);
+  });
+
+  it('checks encoder parameters', () => {
+    expect(entryProblems(metric({ encoder: { type: 'metrics_text', precision: -1 } }))).to.deep.equal([
+      'scenarios[0] (cpu): encoder.precision: expected an integer from 0 to 100, got -1',
+    ]);
+    expect(entryProblems(logs({ encoder: { type: 'syslog', facility: 'local9', app_name: 'my app' } }))).to.deep.equal([
+      'scenarios[0] (app): encoder.facility: expected one of kern, user, mail, daemon, auth, syslog, lpr, news, uucp, cron, authpriv, ftp, ntp, audit, alert, clock, local0, local1, local2, local3, local4, local5, local6, local7, got "local9"',
+      'scenarios[0] (app): encoder.app_name: expected printable ASCII without spaces, 1 to 48 characters, got "my app"',
+    ]);
+    expect(entryProblems(metric({ encoder: { type: 'remote_write', precision: 1 }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+      'scenarios[0] (cpu): encoder.precision: unknown field',
+    ]);
+  });
+
+  it('names the allowed types', () => {
+    expect(entryProblems(metric({ encoder: { type: 'prometheus' } }))).to.deep.equal([
+      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, got "prometheus"',
+    ]);
+  });
+
+  describe('pairing with the sink and the signal', () => {
+    it('remote_write encoder only with the remote_write sink, and back', () => {
+      expect(entryProblems(metric({ encoder: { type: 'remote_write' } }))).to.deep.equal([
+        'scenarios[0] (cpu): encoder.type: the remote_write encoder needs the remote_write sink, got sink stdout',
+      ]);
+      expect(entryProblems(metric({ encoder: { type: 'metrics_text' }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+        'scenarios[0] (cpu): sink.type: the remote_write sink needs the remote_write encoder, got encoder metrics_text',
+      ]);
+    });
+
+    it('otlp encoder only with the otlp_grpc sink, and back', () => {
+      expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'file', path: '/tmp/x' } }))).to.deep.equal([
+        'scenarios[0] (cpu): encoder.type: the otlp encoder needs the otlp_grpc sink, got sink file',
+      ]);
+      expect(entryProblems(logs({ encoder: { type: 'json_lines' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
+        'scenarios[0] (app): sink.type: the otlp_grpc sink needs the otlp encoder, got encoder json_lines',
+      ]);
+    });
+
+    it('metrics_text cannot encode logs', () => {
+      expect(entryProblems(logs({ encoder: { type: 'metrics_text' } }))).to.deep.equal([
+        'scenarios[0] (app): encoder.type: metrics_text cannot encode a logs entry (use json_lines or syslog)',
+      ]);
+    });
+
+    for (const make of [metric, histogram, summary]) {
+      const signal = make().signal_type as string;
+      it(`syslog cannot encode a ${signal} entry`, () => {
+        expect(entryProblems(make({ id: 'e', encoder: { type: 'syslog' } }))).to.deep.equal([
+          `scenarios[0] (e): encoder.type: syslog encodes logs only, not a ${signal} entry (use metrics_text or json_lines)`,
+        ]);
+      });
+    }
+
+    it('remote_write does not carry logs', () => {
+      expect(entryProblems(logs({ sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+        'scenarios[0] (app): sink.type: remote_write carries metrics only, not a logs entry',
+      ]);
+    });
+  });
+});
+
+describe('sink', () => {
+  const sinkOf = (sink: unknown, base = metric) => entryOf(base({ sink })).sink;
+  const sinkProblems = (sink: unknown) => entryProblems(metric({ sink }));
+
+  it('defaults to stdout', () => expect(entryOf(metric()).sink).to.deep.equal({ type: 'stdout' }));
+
+  it('keeps the fields of each sink type', () => {
+    const sinks = [
+      { type: 'stdout' },
+      { type: 'file', path: '/tmp/out.prom' },
+      { type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 3 } },
+      { type: 'udp', address: '[::1]:514' },
+      { type: 'http_push', url: 'https://x/api', content_type: 'text/plain', batch_size: 512, headers: { 'X-Scope-OrgID': 't1' } },
+      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10 },
+      { type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 'metrics', tls: { enabled: true, ca_cert: '/ca.pem' } },
+    ];
+    for (const sink of sinks) expect(sinkOf(sink)).to.deep.equal(sink);
+    const logstore = { type: 'logstore', url: 'http://loki:3100', max_streams_per_push: 64, batch_size: 1000 };
+    expect(sinkOf(logstore, logs)).to.deep.equal(logstore);
+    const remoteWrite = { type: 'remote_write', url: 'http://prom:9090/api/v1/write', batch_size: 100, retry: { max_attempts: 2 } };
+    expect(sinkOf(remoteWrite)).to.deep.equal(remoteWrite);
+  });
+
+  it('reads retry backoffs as milliseconds and orders them', () => {
+    expect(sinkOf({ type: 'tcp', address: 'h:1', retry: { max_attempts: 5, initial_backoff: '100ms', max_backoff: '2s' } })).to.deep.equal({
+      type: 'tcp',
+      address: 'h:1',
+      retry: { max_attempts: 5, initial_backoff: 100, max_backoff: 2_000 },
+    });
+    expect(sinkProblems({ type: 'tcp', address: 'h:1', retry: { max_attempts: 5, initial_backoff: '2s', max_backoff: '1s' } })).to.deep.equal([
+      'scenarios[0] (cpu): sink.retry.max_backoff: expected a duration no shorter than initial_backoff ("2s"), got "1s"',
+    ]);
+  });
+
+  it('rejects tcp retry max_attempts 0', () => {
+    expect(sinkProblems({ type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 0 } })).to.deep.equal([
+      'scenarios[0] (cpu): sink.retry.max_attempts: expected an integer greater than 0, got 0',
+    ]);
+  });
+
+  it('splits a comma-separated broker list and normalises the SASL mechanism', () => {
+    expect(
+      sinkOf({ type: 'broker', brokers: 'k1:9092, k2:9092', topic: 't', sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } }),
+    ).to.deep.equal({ type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 't', sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } });
+  });
+
+  it('derives the otlp_grpc signal_type from the entry, and checks a given one', () => {
+    expect(sinkOf({ type: 'otlp_grpc', endpoint: 'c:4317' }, histogram)).to.include({ signal_type: 'metrics' });
+    expect(sinkOf({ type: 'otlp_grpc', endpoint: 'c:4317' }, logs)).to.include({ signal_type: 'logs' });
+    expect(entryProblems(summary({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'logs' } }))).to.deep.equal([
+      'scenarios[0] (latency): sink.signal_type: expected metrics for a summary entry, got "logs"',
+    ]);
+    expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'metrics' } }))).to.deep.equal([
+      'scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"',
+    ]);
+  });
+
+  it('checks addresses', () => {
+    expect(sinkProblems({ type: 'tcp', address: 'localhost' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.address: expected host:port (port 1-65535), got "localhost"',
+    ]);
+    expect(sinkProblems({ type: 'udp', address: 'h:70000' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.address: expected host:port (port 1-65535), got "h:70000"',
+    ]);
+    expect(sinkProblems({ type: 'http_push', url: 'ftp://x' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.url: expected an http:// or https:// URL, got "ftp://x"',
+    ]);
+    expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'collector' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.endpoint: expected host:port or an http:// or https:// URL, got "collector"',
+    ]);
+    expect(sinkProblems({ type: 'broker', brokers: 'k1:9092,k2', topic: 't' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "k2" in "k1:9092,k2"',
+    ]);
+    expect(sinkProblems({ type: 'broker', brokers: [], topic: 't' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.brokers: expected a non-empty list, got an empty list',
+    ]);
+  });
+
+  it('requires the address field of each sink', () => {
+    const cases: [string, string][] = [
+      ['file', 'path'],
+      ['tcp', 'address'],
+      ['udp', 'address'],
+      ['http_push', 'url'],
+      ['remote_write', 'url'],
+      ['otlp_grpc', 'endpoint'],
+    ];
+    for (const [type, field] of cases) {
+      expect(sinkProblems({ type }), type).to.include(`scenarios[0] (cpu): sink.${field}: missing required field`);
+    }
+    expect(sinkProblems({ type: 'broker' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.brokers: missing required field',
+      'scenarios[0] (cpu): sink.topic: missing required field',
+    ]);
+  });
+
+  it('checks headers, batch sizes and TLS', () => {
+    expect(
+      sinkProblems({ type: 'http_push', url: 'http://x', batch_size: 0, headers: { 'Bad Header': 'v', Ok: 'a\nb' } }),
+    ).to.deep.equal([
+      'scenarios[0] (cpu): sink.batch_size: expected an integer greater than 0, got 0',
+      `scenarios[0] (cpu): sink.headers["Bad Header"]: expected a header name matching [!#$%&'*+.^_\`|~0-9A-Za-z-]+, got "Bad Header"`,
+      'scenarios[0] (cpu): sink.headers.Ok: expected a header value without line breaks, got "a\\nb"',
+    ]);
+    expect(sinkProblems({ type: 'broker', brokers: ['k:1'], topic: 't', tls: { enabled: 'yes' } })).to.deep.equal([
+      'scenarios[0] (cpu): sink.tls.enabled: invalid type: expected a boolean, got string "yes"',
+    ]);
+  });
+
+  it('rejects a field of another sink type', () => {
+    expect(sinkProblems({ type: 'udp', address: 'h:1', retry: { max_attempts: 1 } })).to.deep.equal(['scenarios[0] (cpu): sink.retry: unknown field']);
+    expect(sinkProblems({ type: 'stdout', path: '/tmp/x' })).to.deep.equal(['scenarios[0] (cpu): sink.path: unknown field']);
+  });
+
+  it('names the allowed types', () => {
+    expect(sinkProblems({ type: 'kafka' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker, got "kafka"',
+    ]);
+  });
+});

@@ -1,0 +1,262 @@
+import { expect } from 'chai';
+import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from './helpers.js';
+
+describe('entry: common fields', () => {
+  describe('rate', () => {
+    it('accepts a fractional rate', () => expect(entryOf(metric({ rate: 0.25 })).rate).to.equal(0.25));
+
+    for (const rate of [0, -1]) {
+      it(`rejects ${rate}`, () => {
+        expect(entryProblems(metric({ rate }))).to.deep.equal([`scenarios[0] (cpu): rate: expected a number greater than 0, got ${rate}`]);
+      });
+    }
+
+    it('rejects a quoted number as an invalid type (no coercion)', () => {
+      expect(entryProblems(metric({ rate: '5' }))).to.deep.equal(['scenarios[0] (cpu): rate: invalid type: expected a number, got string "5"']);
+    });
+
+    it('is required', () => {
+      const { rate: _, ...entry } = metric();
+      expect(entryProblems(entry)).to.deep.equal(['scenarios[0] (cpu): rate: missing required field']);
+    });
+  });
+
+  describe('name and id', () => {
+    for (const name of ['cpu', 'node:cpu_seconds:rate5m', '_x', 'a1']) {
+      it(`accepts the name ${name}`, () => expect(entryOf(metric({ name })).name).to.equal(name));
+    }
+    for (const name of ['1cpu', 'cpu-usage', 'cpu usage', '']) {
+      it(`rejects the name ${JSON.stringify(name)}`, () => {
+        expect(entryProblems(metric({ name, id: 'e' }))).to.deep.equal([
+          `scenarios[0] (e): name: expected a name matching [a-zA-Z_:][a-zA-Z0-9_:]*, got ${JSON.stringify(name)}`,
+        ]);
+      });
+    }
+
+    it('requires a name without pack', () => {
+      const { name: _, ...entry } = metric();
+      expect(entryProblems(entry)).to.deep.equal(['scenarios[0]: name: missing required field']);
+    });
+
+    it('defaults id to the name', () => expect(entryOf(metric({ name: 'up' })).id).to.equal('up'));
+    it('keeps an explicit id', () => expect(entryOf(metric({ id: 'first' })).id).to.equal('first'));
+    it('rejects an empty id', () => {
+      expect(entryProblems(metric({ id: '' }))).to.deep.equal(['scenarios[0] (cpu): id: expected a non-empty string, got ""']);
+    });
+  });
+
+  describe('pack', () => {
+    const packed = { signal_type: 'metrics', pack: 'node_basics', rate: 1 };
+
+    it('replaces name and generator; id defaults to the pack name', () => {
+      const entry = entryOf(packed);
+      expect(entry).to.include({ id: 'node_basics', pack: 'node_basics', metric_type: 'gauge' });
+      expect(entry).not.to.have.property('name');
+      expect(entry).not.to.have.property('generator');
+    });
+
+    it('excludes name and generator', () => {
+      expect(entryProblems({ ...packed, name: 'x', generator: { type: 'constant', value: 1 } })).to.deep.equal([
+        'scenarios[0] (x): name: not allowed with pack (the pack names its metrics)',
+        'scenarios[0] (x): generator: not allowed with pack (the pack supplies the generators)',
+      ]);
+    });
+  });
+
+  describe('signal_type', () => {
+    it('is required, naming the allowed values', () => {
+      const { signal_type: _, ...entry } = metric();
+      expect(entryProblems(entry)).to.deep.equal([
+        'scenarios[0] (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)',
+      ]);
+    });
+
+    it('rejects other values', () => {
+      expect(entryProblems(metric({ signal_type: 'traces' }))).to.deep.equal([
+        'scenarios[0] (cpu): signal_type: expected one of metrics, logs, histogram, summary, got "traces"',
+      ]);
+    });
+  });
+
+  describe('what produces the values', () => {
+    it('requires generator for metrics', () => {
+      const { generator: _, ...entry } = metric();
+      expect(entryProblems(entry)).to.deep.equal(['scenarios[0] (cpu): generator: missing required field (a metrics entry needs it)']);
+    });
+
+    it('requires log_generator for logs', () => {
+      const { log_generator: _, ...entry } = logs();
+      expect(entryProblems(entry)).to.deep.equal(['scenarios[0] (app): log_generator: missing required field (a logs entry needs it)']);
+    });
+
+    for (const make of [histogram, summary]) {
+      const signal = make().signal_type as string;
+      it(`requires distribution for ${signal}`, () => {
+        const { distribution: _, ...entry } = make();
+        expect(entryProblems(entry)).to.deep.equal([`scenarios[0] (latency): distribution: missing required field (a ${signal} entry needs it)`]);
+      });
+    }
+
+    const foreign: [string, Record<string, unknown>, string, unknown, string][] = [
+      ['generator', logs(), 'app', { type: 'constant', value: 1 }, 'metrics'],
+      ['generator', histogram(), 'latency', { type: 'constant', value: 1 }, 'metrics'],
+      ['log_generator', metric(), 'cpu', { type: 'template', templates: [{ message: 'x' }] }, 'logs'],
+      ['distribution', metric(), 'cpu', { type: 'exponential', rate: 1 }, 'histogram and summary'],
+      ['distribution', logs(), 'app', { type: 'exponential', rate: 1 }, 'histogram and summary'],
+      ['buckets', summary(), 'latency', [1, 2], 'histogram'],
+      ['quantiles', histogram(), 'latency', [0.5], 'summary'],
+      ['observations_per_tick', metric(), 'cpu', 10, 'histogram and summary'],
+      ['seed', metric(), 'cpu', 1, 'histogram and summary'],
+    ];
+    for (const [field, base, id, value, allowed] of foreign) {
+      it(`rejects ${field} on a ${base.signal_type} entry`, () => {
+        expect(entryProblems({ ...base, [field]: value })).to.deep.equal([
+          `scenarios[0] (${id}): ${field}: not allowed on a ${base.signal_type} entry (only on ${allowed} entries)`,
+        ]);
+      });
+    }
+  });
+
+  describe('metric_type and help', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['metrics with step', metric({ generator: { type: 'step', step_size: 1 } }), 'counter'],
+      ['metrics with sine', metric({ generator: { type: 'sine', amplitude: 1, period_secs: 10 } }), 'gauge'],
+      ['metrics with constant', metric(), 'gauge'],
+      ['metrics with sequence', metric({ generator: { type: 'sequence', values: [1] } }), 'gauge'],
+      ['histogram', histogram(), 'histogram'],
+      ['summary', summary(), 'summary'],
+      ['logs', logs(), 'untyped'],
+    ];
+    for (const [what, fields, type] of cases) {
+      it(`defaults to ${type} for ${what}`, () => expect(entryOf(fields).metric_type).to.equal(type));
+    }
+
+    it('keeps an explicit metric_type and help', () => {
+      expect(entryOf(metric({ metric_type: 'counter', help: 'CPU' }))).to.include({ metric_type: 'counter', help: 'CPU' });
+    });
+
+    it('rejects an unknown metric_type', () => {
+      expect(entryProblems(metric({ metric_type: 'meter' }))).to.deep.equal([
+        'scenarios[0] (cpu): metric_type: expected one of gauge, counter, histogram, summary, untyped, got "meter"',
+      ]);
+    });
+
+    it('accepts and ignores metric_type and help on a logs entry', () => {
+      const entry = entryOf(logs({ metric_type: 'gauge', help: 'ignored' }));
+      expect(entry.metric_type).to.equal('untyped');
+      expect(entry).not.to.have.property('help');
+    });
+  });
+
+  describe('time fields', () => {
+    it('reads duration and phase_offset as milliseconds', () => {
+      expect(entryOf(metric({ duration: '1.5s', phase_offset: '250ms' }))).to.include({ duration: 1_500, phase_offset: 250 });
+    });
+
+    it('leaves duration out when absent (run until stopped)', () => expect(entryOf(metric())).not.to.have.property('duration'));
+
+    it('names the field of a bad duration', () => {
+      expect(entryProblems(metric({ duration: '10 minutes' }))).to.deep.equal([
+        'scenarios[0] (cpu): duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "10 minutes"',
+      ]);
+      expect(entryProblems(metric({ duration: 60 }))).to.deep.equal([
+        'scenarios[0] (cpu): duration: invalid type: expected a duration string such as "30s", got number 60',
+      ]);
+      expect(entryProblems(metric({ phase_offset: '0s' }))).to.deep.equal(['scenarios[0] (cpu): phase_offset: expected a positive, finite duration, got "0s"']);
+    });
+
+    it('reads start_time, default now', () => {
+      expect(entryOf(metric()).start_time).to.deep.equal({ kind: 'now' });
+      expect(entryOf(metric({ start_time: '-2d' })).start_time).to.deep.equal({ kind: 'relative', offsetMs: -172_800_000 });
+      expect(entryProblems(metric({ start_time: 'yesterday' }))).to.deep.equal([
+        'scenarios[0] (cpu): start_time: expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d), got "yesterday"',
+      ]);
+    });
+
+    it('makes phase_offset and after mutually exclusive', () => {
+      const file = v2([metric({ id: 'a' }), metric({ id: 'b', phase_offset: '1s', after: { ref: 'a', op: '>', value: 1 } })]);
+      expect(problems(file)).to.deep.equal([
+        'scenarios[1] (b): after: not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)',
+      ]);
+    });
+
+    it('reads clock_group as given', () => expect(entryOf(metric({ clock_group: 'g1' })).clock_group).to.equal('g1'));
+  });
+
+  describe('jitter, on_sink_error', () => {
+    it('defaults jitter_seed to 0 and on_sink_error to warn, leaves jitter out', () => {
+      const entry = entryOf(metric());
+      expect(entry).to.include({ jitter_seed: 0, on_sink_error: 'warn' });
+      expect(entry).not.to.have.property('jitter');
+    });
+
+    it('keeps jitter, jitter_seed and on_sink_error', () => {
+      expect(entryOf(metric({ jitter: 0.5, jitter_seed: 7, on_sink_error: 'fail' }))).to.include({ jitter: 0.5, jitter_seed: 7, on_sink_error: 'fail' });
+    });
+
+    it('rejects a negative jitter, a fractional seed, an unknown policy', () => {
+      expect(entryProblems(metric({ jitter: -1, jitter_seed: 1.5, on_sink_error: 'ignore' }))).to.deep.equal([
+        'scenarios[0] (cpu): jitter: expected a number greater than or equal to 0, got -1',
+        'scenarios[0] (cpu): jitter_seed: expected an integer, got 1.5',
+        'scenarios[0] (cpu): on_sink_error: expected one of warn, fail, got "ignore"',
+      ]);
+    });
+  });
+
+  describe('histogram and summary fields', () => {
+    it('defaults buckets, observations_per_tick and seed on a histogram', () => {
+      expect(entryOf(histogram())).to.deep.include({
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        observations_per_tick: 100,
+        seed: 0,
+      });
+    });
+
+    it('defaults quantiles, observations_per_tick and seed on a summary', () => {
+      expect(entryOf(summary())).to.deep.include({ quantiles: [0.5, 0.9, 0.99], observations_per_tick: 100, seed: 0 });
+    });
+
+    it('keeps the values given', () => {
+      expect(entryOf(histogram({ buckets: [-1, 0, 2.5], observations_per_tick: 3, seed: 9 }))).to.deep.include({
+        buckets: [-1, 0, 2.5],
+        observations_per_tick: 3,
+        seed: 9,
+      });
+      expect(entryOf(summary({ quantiles: [0.1, 0.999] })).quantiles).to.deep.equal([0.1, 0.999]);
+    });
+
+    it('leaves them out of a metrics entry', () => {
+      const entry = entryOf(metric());
+      for (const field of ['buckets', 'quantiles', 'observations_per_tick', 'seed']) expect(entry).not.to.have.property(field);
+    });
+
+    it('requires strictly increasing, finite buckets', () => {
+      expect(entryProblems(histogram({ buckets: [1, 2, 2] }))).to.deep.equal([
+        'scenarios[0] (latency): buckets[2]: expected a number greater than the previous bucket (2), got 2',
+      ]);
+      expect(entryProblems(histogram({ buckets: [] }))).to.deep.equal(['scenarios[0] (latency): buckets: expected a non-empty list, got an empty list']);
+      expect(entryProblems(histogram({ buckets: [1, '+Inf'] }))).to.deep.equal([
+        'scenarios[0] (latency): buckets[1]: invalid type: expected a number, got string "+Inf"',
+      ]);
+    });
+
+    it('requires strictly increasing quantiles between 0 and 1', () => {
+      expect(entryProblems(summary({ quantiles: [0.9, 0.5] }))).to.deep.equal([
+        'scenarios[0] (latency): quantiles[1]: expected a number greater than the previous quantile (0.9), got 0.5',
+      ]);
+      for (const q of [0, 1, 1.5]) {
+        expect(entryProblems(summary({ quantiles: [q] }))).to.deep.equal([
+          `scenarios[0] (latency): quantiles[0]: expected a number between 0 and 1 (both excluded), got ${q}`,
+        ]);
+      }
+    });
+
+    it('requires observations_per_tick to be an integer of at least 1', () => {
+      for (const n of [0, 2.5]) {
+        expect(entryProblems(histogram({ observations_per_tick: n }))).to.deep.equal([
+          `scenarios[0] (latency): observations_per_tick: expected an integer greater than 0, got ${n}`,
+        ]);
+      }
+    });
+  });
+});

@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { entryOf, entryProblems, histogram, logs, metric } from './helpers.js';
+
+const generatorOf = (generator: unknown) => entryOf(metric({ generator })).generator;
+const generatorProblems = (generator: unknown) => entryProblems(metric({ generator }));
+
+describe('generator', () => {
+  it('constant {value}', () => expect(generatorOf({ type: 'constant', value: -2.5 })).to.deep.equal({ type: 'constant', value: -2.5 }));
+
+  it('sine {amplitude, period_secs, offset = 0}', () => {
+    expect(generatorOf({ type: 'sine', amplitude: 5, period_secs: 30 })).to.deep.equal({ type: 'sine', amplitude: 5, period_secs: 30, offset: 0 });
+    expect(generatorOf({ type: 'sine', amplitude: 5, period_secs: 0.5, offset: 50 })).to.deep.equal({
+      type: 'sine',
+      amplitude: 5,
+      period_secs: 0.5,
+      offset: 50,
+    });
+  });
+
+  it('sine needs a period greater than 0', () => {
+    expect(generatorProblems({ type: 'sine', amplitude: 5, period_secs: 0 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.period_secs: expected a number greater than 0, got 0',
+    ]);
+  });
+
+  it('step {start = 0, step_size}', () => {
+    expect(generatorOf({ type: 'step', step_size: 2 })).to.deep.equal({ type: 'step', start: 0, step_size: 2 });
+    expect(generatorOf({ type: 'step', start: 10, step_size: -1 })).to.deep.equal({ type: 'step', start: 10, step_size: -1 });
+    expect(generatorProblems({ type: 'step', start: 1 })).to.deep.equal(['scenarios[0] (cpu): generator.step_size: missing required field']);
+  });
+
+  it('sequence {values, repeat = true}', () => {
+    expect(generatorOf({ type: 'sequence', values: [1, 2, 3] })).to.deep.equal({ type: 'sequence', values: [1, 2, 3], repeat: true });
+    expect(generatorOf({ type: 'sequence', values: [1], repeat: false })).to.deep.equal({ type: 'sequence', values: [1], repeat: false });
+  });
+
+  it('sequence needs at least one number', () => {
+    expect(generatorProblems({ type: 'sequence', values: [] })).to.deep.equal([
+      'scenarios[0] (cpu): generator.values: expected a non-empty list, got an empty list',
+    ]);
+    expect(generatorProblems({ type: 'sequence', values: [1, '2'] })).to.deep.equal([
+      'scenarios[0] (cpu): generator.values[1]: invalid type: expected a number, got string "2"',
+    ]);
+  });
+
+  it('names the allowed types when type is missing or unknown', () => {
+    expect(generatorProblems({ value: 1 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence)',
+    ]);
+    expect(generatorProblems({ type: 'random_walk' })).to.deep.equal([
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, got "random_walk"',
+    ]);
+  });
+
+  it('rejects a field of another generator type', () => {
+    expect(generatorProblems({ type: 'constant', value: 1, amplitude: 2 })).to.deep.equal(['scenarios[0] (cpu): generator.amplitude: unknown field']);
+  });
+
+  it('rejects the bare type name, showing the mapping form', () => {
+    expect(generatorProblems('constant')).to.deep.equal([
+      'scenarios[0] (cpu): generator: invalid type: expected a mapping such as {type: constant}, got string "constant"',
+    ]);
+  });
+});
+
+describe('log_generator', () => {
+  const logGeneratorOf = (log_generator: unknown) => entryOf(logs({ log_generator })).log_generator;
+  const logProblems = (log_generator: unknown) => entryProblems(logs({ log_generator }));
+
+  it('defaults field_pools to {} and seed to 0', () => {
+    expect(logGeneratorOf({ type: 'template', templates: [{ message: 'started' }] })).to.deep.equal({
+      type: 'template',
+      templates: [{ message: 'started' }],
+      field_pools: {},
+      seed: 0,
+    });
+  });
+
+  it('keeps pools, per-template pools, severity weights and seed', () => {
+    const generator = {
+      type: 'template',
+      templates: [{ message: 'login {user} from {ip}', field_pools: { ip: ['10.0.0.1'] } }, { message: 'logout {user}' }],
+      field_pools: { user: ['ann', 'bob'] },
+      severity_weights: { info: 8, warn: 1.5, error: 0 },
+      seed: 3,
+    };
+    expect(logGeneratorOf(generator)).to.deep.equal(generator);
+  });
+
+  it('requires a pool for every placeholder', () => {
+    expect(logProblems({ type: 'template', templates: [{ message: '{user} did {action}' }], field_pools: { user: ['a'] } })).to.deep.equal([
+      'scenarios[0] (app): log_generator.templates[0].message: placeholder {action} has no values: add field_pools.action',
+    ]);
+  });
+
+  it('requires at least one template and non-empty pools', () => {
+    expect(logProblems({ type: 'template', templates: [] })).to.deep.equal([
+      'scenarios[0] (app): log_generator.templates: expected a non-empty list, got an empty list',
+    ]);
+    expect(logProblems({ type: 'template', templates: [{ message: 'x' }], field_pools: { user: [] } })).to.deep.equal([
+      'scenarios[0] (app): log_generator.field_pools.user: expected a non-empty list, got an empty list',
+    ]);
+  });
+
+  it('accepts only known severities with non-negative weights, one of them positive', () => {
+    const base = { type: 'template', templates: [{ message: 'x' }] };
+    expect(logProblems({ ...base, severity_weights: { critical: 1 } })).to.deep.equal([
+      'scenarios[0] (app): log_generator.severity_weights.critical: unknown field',
+    ]);
+    expect(logProblems({ ...base, severity_weights: { info: -1 } })).to.deep.equal([
+      'scenarios[0] (app): log_generator.severity_weights.info: expected a number greater than or equal to 0, got -1',
+    ]);
+    expect(logProblems({ ...base, severity_weights: { info: 0 } })).to.deep.equal([
+      'scenarios[0] (app): log_generator.severity_weights: expected at least one weight greater than 0',
+    ]);
+  });
+
+  it('names the allowed types', () => {
+    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, got "replay"']);
+  });
+});
+
+describe('distribution', () => {
+  const distributionOf = (distribution: unknown) => entryOf(histogram({ distribution })).distribution;
+  const distributionProblems = (distribution: unknown) => entryProblems(histogram({ distribution }));
+
+  it('exponential {rate > 0}', () => {
+    expect(distributionOf({ type: 'exponential', rate: 0.5 })).to.deep.equal({ type: 'exponential', rate: 0.5 });
+    expect(distributionProblems({ type: 'exponential', rate: 0 })).to.deep.equal([
+      'scenarios[0] (latency): distribution.rate: expected a number greater than 0, got 0',
+    ]);
+  });
+
+  it('normal {mean, stddev >= 0}', () => {
+    expect(distributionOf({ type: 'normal', mean: 0.2, stddev: 0.05 })).to.deep.equal({ type: 'normal', mean: 0.2, stddev: 0.05 });
+    expect(distributionProblems({ type: 'normal', mean: 0.2, stddev: -1 })).to.deep.equal([
+      'scenarios[0] (latency): distribution.stddev: expected a number greater than or equal to 0, got -1',
+    ]);
+    expect(distributionProblems({ type: 'normal', mean: 0.2 })).to.deep.equal(['scenarios[0] (latency): distribution.stddev: missing required field']);
+  });
+
+  it('uniform {min < max}', () => {
+    expect(distributionOf({ type: 'uniform', min: 1, max: 2 })).to.deep.equal({ type: 'uniform', min: 1, max: 2 });
+    expect(distributionProblems({ type: 'uniform', min: 2, max: 2 })).to.deep.equal([
+      'scenarios[0] (latency): distribution.max: expected a number greater than min (2), got 2',
+    ]);
+  });
+
+  it('keeps buckets beside distribution, not inside it', () => {
+    expect(distributionProblems({ type: 'exponential', rate: 1, buckets: [1] })).to.deep.equal([
+      'scenarios[0] (latency): distribution.buckets: unknown field',
+    ]);
+  });
+
+  it('names the allowed types', () => {
+    expect(distributionProblems({ type: 'pareto' })).to.deep.equal([
+      'scenarios[0] (latency): distribution.type: expected one of exponential, normal, uniform, got "pareto"',
+    ]);
+  });
+});

@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { entryOf, entryProblems, logs, metric } from './helpers.js';
+
+describe('labels', () => {
+  it('keeps static labels, default {}', () => {
+    expect(entryOf(metric()).labels).to.deep.equal({});
+    expect(entryOf(metric({ labels: { host: 'a', _x: '' } })).labels).to.deep.equal({ host: 'a', _x: '' });
+  });
+
+  it('requires label keys matching [a-zA-Z_][a-zA-Z0-9_]*', () => {
+    expect(entryProblems(metric({ labels: { 'bad-key': 'x', 'a:b': 'y', '1a': 'z' } }))).to.deep.equal([
+      'scenarios[0] (cpu): labels["bad-key"]: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "bad-key"',
+      'scenarios[0] (cpu): labels["a:b"]: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "a:b"',
+      'scenarios[0] (cpu): labels["1a"]: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "1a"',
+    ]);
+  });
+
+  it('requires string values (quote numbers)', () => {
+    expect(entryProblems(metric({ labels: { port: 8080 } }))).to.deep.equal([
+      'scenarios[0] (cpu): labels.port: invalid type: expected a string, got number 8080',
+    ]);
+  });
+});
+
+describe('dynamic_labels', () => {
+  it('default to an empty list', () => expect(entryOf(metric()).dynamic_labels).to.deep.equal([]));
+
+  it('counter form: cardinality, prefix defaults to <key>_', () => {
+    expect(entryOf(metric({ dynamic_labels: [{ key: 'pod', cardinality: 3 }] })).dynamic_labels).to.deep.equal([
+      { key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 3 },
+    ]);
+    expect(entryOf(metric({ dynamic_labels: [{ key: 'pod', cardinality: 3, prefix: 'web-' }] })).dynamic_labels).to.deep.equal([
+      { key: 'pod', form: 'counter', prefix: 'web-', cardinality: 3 },
+    ]);
+  });
+
+  it('list form: values', () => {
+    expect(entryOf(logs({ dynamic_labels: [{ key: 'region', values: ['eu', 'us'] }] })).dynamic_labels).to.deep.equal([
+      { key: 'region', form: 'list', values: ['eu', 'us'] },
+    ]);
+  });
+
+  it('requires exactly one form', () => {
+    expect(entryProblems(metric({ dynamic_labels: [{ key: 'pod', cardinality: 2, values: ['a'] }] }))).to.deep.equal([
+      'scenarios[0] (cpu): dynamic_labels[0]: expected either cardinality (counter form) or values (list form), not both',
+    ]);
+    expect(entryProblems(metric({ dynamic_labels: [{ key: 'pod' }] }))).to.deep.equal([
+      'scenarios[0] (cpu): dynamic_labels[0]: expected cardinality (counter form) or values (list form)',
+    ]);
+    expect(entryProblems(metric({ dynamic_labels: [{ key: 'pod', values: ['a'], prefix: 'p_' }] }))).to.deep.equal([
+      'scenarios[0] (cpu): dynamic_labels[0].prefix: only allowed with cardinality (the counter form); the list form uses its values as written',
+    ]);
+  });
+
+  it('checks key, cardinality and values', () => {
+    expect(
+      entryProblems(
+        metric({
+          dynamic_labels: [
+            { key: 'bad-key', cardinality: 1 },
+            { key: 'a', cardinality: 0 },
+            { key: 'b', cardinality: 1.5 },
+            { key: 'c', values: [] },
+          ],
+        }),
+      ),
+    ).to.deep.equal([
+      'scenarios[0] (cpu): dynamic_labels[0].key: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "bad-key"',
+      'scenarios[0] (cpu): dynamic_labels[1].cardinality: expected an integer greater than 0, got 0',
+      'scenarios[0] (cpu): dynamic_labels[2].cardinality: expected an integer greater than 0, got 1.5',
+      'scenarios[0] (cpu): dynamic_labels[3].values: expected a non-empty list, got an empty list',
+    ]);
+  });
+
+  it('rejects two dynamic labels with the same key', () => {
+    expect(entryProblems(metric({ dynamic_labels: [{ key: 'pod', cardinality: 1 }, { key: 'pod', values: ['x'] }] }))).to.deep.equal([
+      'scenarios[0] (cpu): dynamic_labels[1].key: duplicate key "pod" (also dynamic_labels[0])',
+    ]);
+  });
+});
+
+describe('gaps', () => {
+  it('reads every and for as milliseconds', () => {
+    expect(entryOf(metric({ gaps: { every: '1m', for: '15s' } })).gaps).to.deep.equal({ every: 60_000, for: 15_000 });
+  });
+
+  it('needs for shorter than every', () => {
+    for (const span of ['2m', '1m']) {
+      expect(entryProblems(metric({ gaps: { every: '1m', for: span } }))).to.deep.equal([
+        `scenarios[0] (cpu): gaps.for: expected a duration shorter than every ("1m"), got "${span}"`,
+      ]);
+    }
+  });
+
+  it('needs both fields', () => {
+    expect(entryProblems(metric({ gaps: { every: '1m' } }))).to.deep.equal(['scenarios[0] (cpu): gaps.for: missing required field']);
+    expect(entryProblems(metric({ gaps: { for: '1s' } }))).to.deep.equal(['scenarios[0] (cpu): gaps.every: missing required field']);
+  });
+});
+
+describe('bursts', () => {
+  it('reads every, for and multiplier', () => {
+    expect(entryOf(metric({ bursts: { every: '10s', for: '2s', multiplier: 0.5 } })).bursts).to.deep.equal({ every: 10_000, for: 2_000, multiplier: 0.5 });
+  });
+
+  it('needs all three fields', () => {
+    expect(entryProblems(metric({ bursts: { every: '10s', for: '2s' } }))).to.deep.equal(['scenarios[0] (cpu): bursts.multiplier: missing required field']);
+    expect(entryProblems(metric({ bursts: { multiplier: 2 } }))).to.deep.equal([
+      'scenarios[0] (cpu): bursts.every: missing required field',
+      'scenarios[0] (cpu): bursts.for: missing required field',
+    ]);
+  });
+
+  it('needs a positive multiplier and for shorter than every', () => {
+    expect(entryProblems(metric({ bursts: { every: '10s', for: '10s', multiplier: 0 } }))).to.deep.equal([
+      'scenarios[0] (cpu): bursts.multiplier: expected a number greater than 0, got 0',
+    ]);
+    expect(entryProblems(metric({ bursts: { every: '10s', for: '10s', multiplier: 2 } }))).to.deep.equal([
+      'scenarios[0] (cpu): bursts.for: expected a duration shorter than every ("10s"), got "10s"',
+    ]);
+  });
+});
+
+describe('cardinality_spikes', () => {
+  const spike = (extra: Record<string, unknown> = {}) => ({ label: 'pod', every: '1m', for: '10s', cardinality: 5, ...extra });
+
+  it('default to an empty list', () => expect(entryOf(metric()).cardinality_spikes).to.deep.equal([]));
+
+  it('default strategy counter, prefix <label>_, seed 0', () => {
+    expect(entryOf(metric({ cardinality_spikes: [spike()] })).cardinality_spikes).to.deep.equal([
+      { label: 'pod', every: 60_000, for: 10_000, cardinality: 5, strategy: 'counter', prefix: 'pod_', seed: 0 },
+    ]);
+  });
+
+  it('keeps strategy, prefix and seed', () => {
+    expect(entryOf(metric({ cardinality_spikes: [spike({ strategy: 'random', prefix: 'p', seed: 42 })] })).cardinality_spikes[0]).to.include({
+      strategy: 'random',
+      prefix: 'p',
+      seed: 42,
+    });
+  });
+
+  it('checks every field', () => {
+    expect(
+      entryProblems(metric({ cardinality_spikes: [spike({ label: 'a.b', cardinality: 0, strategy: 'hash', for: '2m' })] })),
+    ).to.deep.equal([
+      'scenarios[0] (cpu): cardinality_spikes[0].label: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "a.b"',
+      'scenarios[0] (cpu): cardinality_spikes[0].cardinality: expected an integer greater than 0, got 0',
+      'scenarios[0] (cpu): cardinality_spikes[0].strategy: expected one of counter, random, got "hash"',
+    ]);
+    expect(entryProblems(metric({ cardinality_spikes: [spike({ for: '2m' })] }))).to.deep.equal([
+      'scenarios[0] (cpu): cardinality_spikes[0].for: expected a duration shorter than every ("1m"), got "2m"',
+    ]);
+    expect(entryProblems(metric({ cardinality_spikes: [{ label: 'pod' }] }))).to.deep.equal([
+      'scenarios[0] (cpu): cardinality_spikes[0].every: missing required field',
+      'scenarios[0] (cpu): cardinality_spikes[0].for: missing required field',
+      'scenarios[0] (cpu): cardinality_spikes[0].cardinality: missing required field',
+    ]);
+  });
+});

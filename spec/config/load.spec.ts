@@ -1,0 +1,285 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadScenario, loadScenarioFile } from '../../lib/config/index.js';
+import { configError, load, metric, problems, v2 } from './helpers.js';
+
+describe('loadScenario: the file', () => {
+  it('loads a v2 YAML file into normalised entries', () => {
+    const file = load(`
+version: 2
+kind: runnable
+scenarios:
+  - name: cpu_usage
+    signal_type: metrics
+    rate: 2.5
+    duration: 1.5m
+    generator: {type: sine, amplitude: 10, period_secs: 60}
+`);
+    expect(file).to.deep.equal({
+      version: 2,
+      kind: 'runnable',
+      scenarios: [
+        {
+          id: 'cpu_usage',
+          signal_type: 'metrics',
+          name: 'cpu_usage',
+          rate: 2.5,
+          duration: 90_000,
+          start_time: { kind: 'now' },
+          generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 0 },
+          encoder: { type: 'metrics_text' },
+          sink: { type: 'stdout' },
+          labels: {},
+          dynamic_labels: [],
+          jitter_seed: 0,
+          on_sink_error: 'warn',
+          metric_type: 'gauge',
+          cardinality_spikes: [],
+        },
+      ],
+    });
+  });
+
+  it('loads a composable file with the same entry shape and keeps its kind', () => {
+    expect(load(v2([metric()], { kind: 'composable' })).kind).to.equal('composable');
+  });
+
+  it('rejects a file without kind, naming the allowed values', () => {
+    expect(problems({ version: 2, scenarios: [metric()] })).to.deep.equal(['kind: missing required field (allowed: runnable, composable)']);
+  });
+
+  it('rejects an unknown kind, naming the allowed values', () => {
+    expect(problems(v2([metric()], { kind: 'run' }))).to.deep.equal(['kind: expected one of runnable, composable, got "run"']);
+  });
+
+  it('requires version 2', () => {
+    expect(problems({ kind: 'runnable', scenarios: [metric()] })).to.deep.equal(['version: missing required field (expected 2)']);
+    expect(problems(v2([metric()], { version: 1 }))).to.deep.equal(['version: expected 2, got 1']);
+    expect(problems(v2([metric()], { version: '2' }))).to.deep.equal(['version: invalid type: expected the number 2, got string "2"']);
+  });
+
+  it('requires a non-empty scenarios list of mappings', () => {
+    expect(problems({ version: 2, kind: 'runnable' })).to.deep.equal(['scenarios: missing required field']);
+    expect(problems(v2([]))).to.deep.equal(['scenarios: expected at least one entry, got an empty list']);
+    expect(problems({ version: 2, kind: 'runnable', scenarios: { a: 1 } })).to.deep.equal([
+      'scenarios: invalid type: expected a list of entries, got a mapping',
+    ]);
+    expect(problems(v2([metric(), 'cpu']))).to.deep.equal(['scenarios[1]: invalid type: expected a mapping (an entry), got string "cpu"']);
+  });
+
+  it('rejects unknown top-level fields, and says where a misplaced entry field belongs', () => {
+    expect(problems(v2([metric()], { metadata: {} }))).to.deep.equal(['metadata: unknown field']);
+    expect(problems(v2([metric()], { rate: 5 }))).to.deep.equal([
+      'rate: unknown field (an entry field: set it in a scenarios entry or in defaults)',
+    ]);
+  });
+
+  it('rejects a document that is not a mapping', () => {
+    expect(problems('- a\n- b\n')).to.deep.equal(['invalid type: expected a mapping (a v2 scenario file or a single entry), got a list']);
+    expect(problems('42\n')).to.deep.equal(['invalid type: expected a mapping (a v2 scenario file or a single entry), got number 42']);
+  });
+
+  it('reports every problem of every entry, not only the first', () => {
+    const found = problems(
+      v2([
+        metric({ name: 'cpu_usage', rate: 0 }),
+        metric({ name: 'mem', ratee: 5 }),
+        { signal_type: 'metrics', rate: 1, generator: { type: 'constant', value: 1 } },
+      ]),
+    );
+    expect(found).to.deep.equal([
+      'scenarios[0] (cpu_usage): rate: expected a number greater than 0, got 0',
+      'scenarios[1] (mem): ratee: unknown field',
+      'scenarios[2]: name: missing required field',
+    ]);
+  });
+
+  it('gives each problem its path from the document root', () => {
+    const error = configError(v2([metric(), metric({ id: 'b', gaps: { every: '1m', for: '2m' } })]));
+    expect(error.problems).to.deep.equal([
+      { path: 'scenarios[1].gaps.for', message: 'scenarios[1] (b): gaps.for: expected a duration shorter than every ("1m"), got "2m"' },
+    ]);
+  });
+});
+
+describe('loadScenario: single flat entry', () => {
+  it('turns a flat YAML entry into a one-entry runnable file', () => {
+    const file = load('signal_type: metrics\nname: up\nrate: 1\ngenerator: {type: constant, value: 1}\n');
+    expect(file.version).to.equal(2);
+    expect(file.kind).to.equal('runnable');
+    expect(file.scenarios.map((e) => e.id)).to.deep.equal(['up']);
+  });
+
+  it('turns a flat JSON entry into a one-entry runnable file', () => {
+    const text = JSON.stringify(metric({ name: 'up' }));
+    expect(loadScenario(text, { origin: 'request body', format: 'json' }).scenarios[0]!.name).to.equal('up');
+  });
+
+  it('requires signal_type in a flat entry', () => {
+    const { signal_type: _, ...entry } = metric();
+    expect(problems(entry)).to.deep.equal(['entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)']);
+  });
+
+  it('names the flat entry in messages without a list index', () => {
+    const error = configError(metric({ rate: '5' }));
+    expect(error.problems).to.deep.equal([{ path: 'rate', message: 'entry (cpu): rate: invalid type: expected a number, got string "5"' }]);
+  });
+
+  it('treats a document with any v2 key as a v2 file', () => {
+    expect(problems({ ...metric(), version: 2 })).to.include('kind: missing required field (allowed: runnable, composable)');
+  });
+});
+
+describe('loadScenario: text', () => {
+  it('reports malformed YAML as a syntax error with its position', () => {
+    const error = configError('scenarios: [1, 2\nversion: 2\n');
+    expect(error.kind).to.equal('syntax');
+    expect(error.problems[0]!.message).to.match(/^invalid YAML: .*at line 2, column 1$/);
+  });
+
+  it('reports malformed JSON as a syntax error', () => {
+    const error = configError('{"version": 2,', { format: 'json' });
+    expect(error.kind).to.equal('syntax');
+    expect(error.problems[0]!.message).to.match(/^invalid JSON: /);
+  });
+
+  it('reads JSON text through the YAML parser when no format is given', () => {
+    expect(loadScenario(JSON.stringify(metric()), { origin: 'body' }).scenarios).to.have.length(1);
+  });
+
+  it('chooses JSON from a .json origin', () => {
+    expect(() => loadScenario("{'a': 1}", { origin: 'x.json' })).to.throw(ConfigError, 'x.json: invalid JSON');
+  });
+
+  it('rejects duplicate keys', () => {
+    const error = configError('signal_type: metrics\nname: a\nname: b\n');
+    expect(error.kind).to.equal('syntax');
+    expect(error.problems[0]!.message).to.equal('invalid YAML: Map keys must be unique at line 3, column 1');
+  });
+
+  it('rejects several documents in one text', () => {
+    expect(configError('signal_type: metrics\n---\nname: a\n').kind).to.equal('syntax');
+  });
+
+  it('ignores a leading byte-order mark', () => {
+    expect(loadScenario(`\uFEFF${JSON.stringify(metric())}`, { origin: 'x.json' }).scenarios).to.have.length(1);
+  });
+
+  it('treats an explicit null as a value of the wrong type, not as absent', () => {
+    expect(problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nduration:\n')).to.deep.equal([
+      'entry (a): duration: invalid type: expected a duration string such as "30s", got null',
+    ]);
+  });
+
+  it('rejects an empty document as a syntax error', () => {
+    expect(configError('  \n').problems[0]!.message).to.equal('the document is empty');
+  });
+
+  it('bounds alias expansion (a billion-laughs document is a syntax error)', () => {
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]',
+    ].join('\n');
+    const error = configError(bomb);
+    expect(error.kind).to.equal('syntax');
+    expect(error.problems[0]!.message).to.equal('invalid YAML: aliases expand too much (more than 100 expansions)');
+  });
+
+  it('accepts anchors, aliases and merge keys within the bound', () => {
+    const file = load(`
+version: 2
+kind: runnable
+scenarios:
+  - &base
+    name: a
+    signal_type: metrics
+    rate: 1
+    generator: {type: constant, value: 1}
+  - <<: *base
+    name: b
+`);
+    expect(file.scenarios.map((e) => e.id)).to.deep.equal(['a', 'b']);
+  });
+
+  it('keeps YAML 1.2 scalars: yes is a string, a timestamp stays text', () => {
+    expect(problems(metric({ generator: { type: 'sequence', values: [1], repeat: 'yes' } }))).to.deep.equal([
+      'entry (cpu): generator.repeat: invalid type: expected a boolean, got string "yes"',
+    ]);
+    expect(load('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nstart_time: 2024-05-01T12:00:00Z\n').scenarios[0]!.start_time).to.deep.equal({
+      kind: 'absolute',
+      epochMs: Date.parse('2024-05-01T12:00:00Z'),
+    });
+  });
+
+  it('rejects non-finite YAML numbers', () => {
+    expect(problems('signal_type: metrics\nname: a\nrate: .inf\ngenerator: {type: constant, value: 1}\n')).to.deep.equal([
+      'entry (a): rate: expected a finite number, got Infinity',
+    ]);
+  });
+
+  it('keeps a __proto__ key as a plain (unknown) field', () => {
+    expect(problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\n__proto__: {x: 1}\n')).to.deep.equal([
+      'entry (a): __proto__: unknown field',
+    ]);
+    expect(({} as Record<string, unknown>).x).to.equal(undefined);
+  });
+
+  it('prefixes every line of the error message with the origin', () => {
+    expect(() => loadScenario(v2([metric({ rate: 0, help: 1 })]), { origin: 'cpu.yaml' })).to.throw(
+      ConfigError,
+      'cpu.yaml: scenarios[0] (cpu): rate: expected a number greater than 0, got 0\ncpu.yaml: scenarios[0] (cpu): help: invalid type: expected a string, got number 1',
+    );
+  });
+
+  it('keeps every problem but lists at most 100 in the message', () => {
+    const error = configError(v2(Array.from({ length: 150 }, (_, i) => metric({ id: `e${i}`, rate: 0 }))));
+    expect(error.problems).to.have.length(150);
+    const lines = error.message.split('\n');
+    expect(lines).to.have.length(101);
+    expect(lines[100]).to.equal('test.yaml: ... and 50 more problems');
+  });
+
+  it('marks validation failures with kind invalid', () => {
+    expect(configError(v2([metric({ rate: 0 })])).kind).to.equal('invalid');
+  });
+});
+
+describe('loadScenarioFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+
+  it('reads and loads a file, naming it in messages', async () => {
+    const path = join(dir, 'ok.yaml');
+    writeFileSync(path, 'signal_type: metrics\nname: up\nrate: 1\ngenerator: {type: constant, value: 1}\n');
+    expect((await loadScenarioFile(path)).scenarios[0]!.id).to.equal('up');
+    writeFileSync(path, 'signal_type: metrics\nname: up\nrate: 0\ngenerator: {type: constant, value: 1}\n');
+    const error = await loadScenarioFile(path).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigError);
+    expect((error as Error).message).to.equal(`${path}: entry (up): rate: expected a number greater than 0, got 0`);
+  });
+
+  it('reads .json files as JSON', async () => {
+    const path = join(dir, 'entry.json');
+    writeFileSync(path, "{signal_type: 'metrics'}");
+    const error = (await loadScenarioFile(path).catch((e: unknown) => e)) as ConfigError;
+    expect(error.kind).to.equal('syntax');
+  });
+
+  it('names the path of a missing file', async () => {
+    const path = join(dir, 'missing.yaml');
+    const error = (await loadScenarioFile(path).catch((e: unknown) => e)) as ConfigError;
+    expect(error).to.be.instanceOf(ConfigError);
+    expect(error.kind).to.equal('unreadable');
+    expect(error.message).to.equal(`${path}: cannot read the scenario file (no such file)`);
+  });
+
+  it('applies overrides', async () => {
+    const path = join(dir, 'over.yaml');
+    writeFileSync(path, 'signal_type: metrics\nname: up\nrate: 1\ngenerator: {type: constant, value: 1}\n');
+    expect((await loadScenarioFile(path, { overrides: { rate: 7 } })).scenarios[0]!.rate).to.equal(7);
+  });
+});

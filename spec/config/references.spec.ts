@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { histogram, load, logs, metric, problems, v2 } from './helpers.js';
+
+describe('ids and references between entries', () => {
+  it('rejects duplicate ids, pointing at the first entry', () => {
+    expect(problems(v2([metric({ id: 'x', name: 'a' }), metric({ id: 'x', name: 'b' })]))).to.deep.equal([
+      'scenarios[1] (x): id: duplicate id "x" (also scenarios[0])',
+    ]);
+  });
+
+  it('rejects duplicate ids derived from names, suggesting an id', () => {
+    expect(problems(v2([metric(), metric({ rate: 2 })]))).to.deep.equal([
+      'scenarios[1] (cpu): id: duplicate id "cpu" (also scenarios[0]); set id to tell the entries apart',
+    ]);
+  });
+
+  it('accepts entries that share a name with distinct ids', () => {
+    expect(load(v2([metric({ id: 'a' }), metric({ id: 'b' })])).scenarios.map((e) => e.id)).to.deep.equal(['a', 'b']);
+  });
+
+  describe('after', () => {
+    const trigger = (ref: string, extra: Record<string, unknown> = {}) => ({ ref, op: '>', value: 80, ...extra });
+
+    it('keeps ref, op, value and delay (ms)', () => {
+      const file = load(v2([metric({ id: 'cpu' }), metric({ id: 'alert', after: trigger('cpu', { delay: '5s' }) })]));
+      expect(file.scenarios[1]!.after).to.deep.equal({ ref: 'cpu', op: '>', value: 80, delay: 5_000 });
+    });
+
+    it('checks op, value and the required fields', () => {
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: { ref: 'a', op: '>=', value: '1' } })]))).to.deep.equal([
+        'scenarios[1] (b): after.op: expected one of <, >, got ">="',
+        'scenarios[1] (b): after.value: invalid type: expected a number, got string "1"',
+      ]);
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: { ref: 'a' } })]))).to.deep.equal([
+        'scenarios[1] (b): after.op: missing required field (allowed: <, >)',
+        'scenarios[1] (b): after.value: missing required field',
+      ]);
+    });
+
+    it('must name another entry', () => {
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: trigger('nope') })]))).to.deep.equal([
+        'scenarios[1] (b): after.ref: no entry has id "nope"',
+      ]);
+      expect(problems(v2([metric({ id: 'a', after: trigger('a') })]))).to.deep.equal(['scenarios[0] (a): after.ref: an entry cannot wait for itself']);
+    });
+
+    it('must name an entry with a generator', () => {
+      expect(problems(v2([logs({ id: 'l' }), histogram({ id: 'h' }), metric({ after: trigger('l') }), metric({ id: 'm2', after: trigger('h') })]))).to.deep.equal([
+        'scenarios[2] (cpu): after.ref: "l" has no generator to watch (after needs a metrics entry with a generator)',
+        'scenarios[3] (m2): after.ref: "h" has no generator to watch (after needs a metrics entry with a generator)',
+      ]);
+    });
+
+    it('rejects a circular wait once', () => {
+      expect(problems(v2([metric({ id: 'a', after: trigger('b') }), metric({ id: 'b', after: trigger('c') }), metric({ id: 'c', after: trigger('a') })]))).to.deep.equal([
+        'scenarios[0] (a): after.ref: circular wait: a -> b -> c -> a',
+      ]);
+    });
+
+    it('in a flat entry can only fail', () => {
+      expect(problems(metric({ after: trigger('x') }))).to.deep.equal(['entry (cpu): after.ref: no entry has id "x"']);
+    });
+  });
+});
