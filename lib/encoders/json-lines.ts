@@ -1,6 +1,6 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/batch.js';
 import type { MetricEncoder } from './encoder.js';
 import { jsonValueFormat } from './number.js';
+import { sampleLines } from './sample-lines.js';
 
 export interface JsonLinesOptions {
   /** Metric name. */
@@ -18,43 +18,13 @@ export interface JsonLinesOptions {
  * `"+Inf"` or `"-Inf"`.
  */
 export function jsonLines({ name, precision }: JsonLinesOptions): MetricEncoder {
-  const format = jsonValueFormat(precision);
   const head = `{"name":${JSON.stringify(name)},"value":`;
-  // Everything between the value and the timestamp, once per series (weak: see metricsText).
-  const middles = new WeakMap<Series, string>();
-  const middleOf = (series: Series): string => {
-    let middle = middles.get(series);
-    if (middle === undefined) {
-      middle = `,"labels":${labelsJson(series.labels)},"timestamp":"`;
-      middles.set(series, middle);
-    }
-    return middle;
-  };
-  let lastSeries: Series | undefined;
-  let middle = '';
-  let lastMs = NaN;
-  let tail = '';
-
-  return {
-    encode(batch: Labelled<SampleBatch>): string {
-      const { size, value, series } = batch;
-      let out = '';
-      for (let i = 0; i < size; i++) {
-        const s = series[i]!;
-        if (s !== lastSeries) {
-          lastSeries = s;
-          middle = middleOf(s);
-        }
-        const ms = timestampOf(batch, i);
-        if (ms !== lastMs) {
-          lastMs = ms;
-          tail = `${new Date(ms).toISOString()}"}\n`;
-        }
-        out += head + format(value[i]!) + middle + tail;
-      }
-      return out;
-    },
-  };
+  return sampleLines({
+    lead: () => head,
+    middle: (series) => `,"labels":${labelsJson(series.labels)},"timestamp":"`,
+    stamp: (ms) => `${new Date(ms).toISOString()}"}\n`,
+    value: jsonValueFormat(precision),
+  });
 }
 
 function labelsJson(labels: Readonly<Record<string, string>>): string {
