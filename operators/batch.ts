@@ -44,8 +44,19 @@ export type Labelled<B extends TickBatch> = B & { readonly series: readonly Seri
 export interface EncodedBatch {
   /** Number of events encoded. */
   readonly size: number;
-  /** The encoded bytes of every event, ready for the sink. */
-  readonly data: string;
+  /** The encoded bytes of every event, ready for the sink: text, or binary (protobuf) bytes. */
+  readonly data: string | Uint8Array;
+  /**
+   * The batch the bytes were encoded from. Sinks that group events (log streams by label set,
+   * message keys) read labels and timestamps here; line-based encoders write the same number
+   * of lines for every event of a batch, so `data` splits evenly into per-event lines.
+   */
+  readonly source: TickBatch & { readonly series?: readonly Series[] };
+}
+
+/** Size of an encoded chunk in bytes (UTF-8 for text). */
+export function byteLength(data: string | Uint8Array): number {
+  return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 }
 
 /** Epoch-millisecond timestamp of tick `i` of a batch. */

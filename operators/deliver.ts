@@ -1,8 +1,8 @@
 import { Observable, type Observer, type OperatorFunction } from 'rxjs';
-import type { EncodedBatch } from './batch.js';
+import { byteLength, type EncodedBatch } from './batch.js';
 
 /**
- * A destination for encoded bytes.
+ * A destination for encoded chunks (the bytes, and the batch they were encoded from).
  *
  * `write` returns `undefined` when the chunk was taken at once, or a promise when the caller
  * must wait before writing more: that promise is how a slow destination applies backpressure
@@ -10,12 +10,14 @@ import type { EncodedBatch } from './batch.js';
  * message tells the user what to fix.
  */
 export interface Sink {
-  write(data: string): void | Promise<void>;
+  write(chunk: EncodedBatch): void | Promise<void>;
   /** Resolves once everything written so far has reached the destination. */
   flush(): Promise<void>;
   /** Flushes, then releases the destination. Idempotent. */
   close(): Promise<void>;
 }
+
+const EMPTY_BATCH = { size: 0, anchor: 0, index: new Float64Array(0), offset: new Float64Array(0) };
 
 /** The outcome of writing one chunk. */
 export interface Delivery {
@@ -67,7 +69,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         sink.flush().then(
           () => subscriber.complete(),
           (cause) => {
-            failed({ size: 0, data: '' }, 0, cause);
+            failed({ size: 0, data: '', source: EMPTY_BATCH }, 0, cause);
             subscriber.complete();
           },
         );
@@ -76,10 +78,10 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       const pump = () => {
         while (!waiting && queue.length > 0 && !subscriber.closed) {
           const chunk = queue.shift()!;
-          const bytes = Buffer.byteLength(chunk.data);
+          const bytes = byteLength(chunk.data);
           let pending: void | Promise<void>;
           try {
-            pending = sink.write(chunk.data);
+            pending = sink.write(chunk);
           } catch (cause) {
             failed(chunk, bytes, cause);
             continue;

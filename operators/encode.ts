@@ -1,9 +1,9 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, TickBatch } from './batch.js';
 
-/** Turns one batch of events into the bytes a sink writes, one string per batch. */
-export interface Encoder<B> {
-  encode(batch: B): string;
+/** Turns one batch of events into the bytes a sink writes: one string (or byte array) per batch. */
+export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array> {
+  encode(batch: B): D;
 }
 
 /**
@@ -16,5 +16,5 @@ export interface Encoder<B> {
  * ```
  */
 export function encode<B extends TickBatch>(encoder: Encoder<B>): OperatorFunction<B, EncodedBatch> {
-  return map((batch) => ({ size: batch.size, data: encoder.encode(batch) }));
+  return map((batch) => ({ size: batch.size, data: encoder.encode(batch), source: batch }));
 }

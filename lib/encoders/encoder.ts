@@ -5,3 +5,6 @@ export type { Encoder };
 
 /** Encoder of metric samples (a `metrics` entry). */
 export type MetricEncoder = Encoder<Labelled<SampleBatch>>;
+
+/** A metric encoder that writes text lines. */
+export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;

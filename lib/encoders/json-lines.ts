@@ -1,4 +1,4 @@
-import type { MetricEncoder } from './encoder.js';
+import type { TextMetricEncoder } from './encoder.js';
 import { jsonValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
@@ -17,7 +17,7 @@ export interface JsonLinesOptions {
  * `NaN`, `+Inf` and `-Inf` have no JSON number form: `value` is then the string `"NaN"`,
  * `"+Inf"` or `"-Inf"`.
  */
-export function jsonLines({ name, precision }: JsonLinesOptions): MetricEncoder {
+export function jsonLines({ name, precision }: JsonLinesOptions): TextMetricEncoder {
   const head = `{"name":${JSON.stringify(name)},"value":`;
   return sampleLines({
     lead: () => head,

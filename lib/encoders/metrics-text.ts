@@ -1,4 +1,4 @@
-import type { MetricEncoder } from './encoder.js';
+import type { TextMetricEncoder } from './encoder.js';
 import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
@@ -13,7 +13,7 @@ export interface MetricsTextOptions {
  * Text exposition encoder: one line `name{k="v",…} value timestamp_ms` per sample, no braces
  * when the series has no labels. Label text comes from `Series.key` (sorted and escaped).
  */
-export function metricsText({ name, precision }: MetricsTextOptions): MetricEncoder {
+export function metricsText({ name, precision }: MetricsTextOptions): TextMetricEncoder {
   return sampleLines({
     lead: (series) => (series.key === '' ? `${name} ` : `${name}{${series.key}} `),
     middle: () => '',

@@ -1,5 +1,5 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/batch.js';
-import type { MetricEncoder } from './encoder.js';
+import type { TextMetricEncoder } from './encoder.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -17,7 +17,7 @@ export interface SampleLineFormat {
  * cached per Series object (weakly: a series the label operator dropped costs nothing here),
  * and reused while consecutive samples share their series and millisecond, as they usually do.
  */
-export function sampleLines(format: SampleLineFormat): MetricEncoder {
+export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const fragments = new WeakMap<Series, readonly [string, string]>();
   const fragmentsOf = (series: Series) => {
     let found = fragments.get(series);

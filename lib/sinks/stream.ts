@@ -1,4 +1,5 @@
 import { finished } from 'node:stream/promises';
+import type { EncodedBatch } from '../../operators/batch.js';
 import { SinkError, type Sink } from './sink.js';
 
 export interface StreamSinkOptions {
@@ -75,7 +76,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
   };
 
   return {
-    write(data: string): void | Promise<void> {
+    write({ data }: EncodedBatch): void | Promise<void> {
       if (failure) throw failure;
       if (closing) throw new SinkError(name, `cannot write ${target}: the sink is closed`);
       issued++;

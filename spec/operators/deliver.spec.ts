@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { Subject } from 'rxjs';
 import { deliver, type Delivery } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/batch.js';
+import { chunk } from '../support/batches.js';
 import { MemorySink } from '../support/sinks.js';
 
-const chunk = (data: string, size = 1): EncodedBatch => ({ size, data });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function harness(sink: MemorySink, onError: 'warn' | 'fail' = 'warn') {

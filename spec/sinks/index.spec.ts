@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { chunk } from '../support/batches.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ describe('createSink', () => {
   it('builds a stdout sink over the given stream', async () => {
     const { stream, received } = slowWritable(0, 1024);
     const sink = createSink({ type: 'stdout' }, { stdout: stream });
-    sink.write('hello\n');
+    sink.write(chunk('hello\n'));
     await sink.close();
     expect(received).to.deep.equal(['hello\n']);
   });
@@ -20,7 +21,7 @@ describe('createSink', () => {
     try {
       const path = join(dir, 'out.txt');
       const sink = createSink({ type: 'file', path });
-      sink.write('hello\n');
+      sink.write(chunk('hello\n'));
       await sink.close();
       expect(await readFile(path, 'utf8')).to.equal('hello\n');
     } finally {

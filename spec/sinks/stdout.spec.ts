@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { chunk } from '../support/batches.js';
 import { stdoutSink } from '../../lib/sinks/stdout.js';
 import { SinkError } from '../../lib/sinks/sink.js';
 import { failingWritable, isSettled, slowWritable } from '../support/streams.js';
@@ -7,8 +8,8 @@ describe('stdoutSink', () => {
   it('takes writes at once while the stream buffer has room', async () => {
     const { stream, received } = slowWritable(1, 1024);
     const sink = stdoutSink({ stream });
-    expect(sink.write('a\n')).to.equal(undefined);
-    expect(sink.write('b\n')).to.equal(undefined);
+    expect(sink.write(chunk('a\n'))).to.equal(undefined);
+    expect(sink.write(chunk('b\n'))).to.equal(undefined);
     await sink.flush();
     expect(received.join('')).to.equal('a\nb\n');
   });
@@ -16,8 +17,8 @@ describe('stdoutSink', () => {
   it('returns a promise that resolves after drain when the stream is over its high-water mark', async () => {
     const { stream, received } = slowWritable(20, 8);
     const sink = stdoutSink({ stream });
-    expect(sink.write('1234')).to.equal(undefined);
-    const wait = sink.write('56789');
+    expect(sink.write(chunk('1234'))).to.equal(undefined);
+    const wait = sink.write(chunk('56789'));
     expect(wait).to.be.instanceOf(Promise);
     expect(await isSettled(wait as Promise<void>)).to.equal(false);
     await wait;
@@ -28,8 +29,8 @@ describe('stdoutSink', () => {
   it('flush resolves only once the stream buffer is empty', async () => {
     const { stream, received } = slowWritable(10, 1 << 20);
     const sink = stdoutSink({ stream });
-    sink.write('x');
-    sink.write('y');
+    sink.write(chunk('x'));
+    sink.write(chunk('y'));
     const flushed = sink.flush();
     expect(await isSettled(flushed)).to.equal(false);
     await flushed;
@@ -39,9 +40,9 @@ describe('stdoutSink', () => {
   it('flush waits for the writes made before it, not for later ones', async () => {
     const { stream, received } = slowWritable(10, 1 << 20);
     const sink = stdoutSink({ stream });
-    sink.write('before');
+    sink.write(chunk('before'));
     const flushed = sink.flush();
-    sink.write('after');
+    sink.write(chunk('after'));
     await flushed;
     expect(received).to.deep.equal(['before']);
     await sink.flush();
@@ -51,24 +52,24 @@ describe('stdoutSink', () => {
   it('close flushes but leaves the stream open, and is idempotent', async () => {
     const { stream, received } = slowWritable(5, 1 << 20);
     const sink = stdoutSink({ stream });
-    sink.write('last\n');
+    sink.write(chunk('last\n'));
     const closing = sink.close();
     expect(sink.close()).to.equal(closing);
     await closing;
     expect(received).to.deep.equal(['last\n']);
     expect(stream.writableEnded).to.equal(false);
     expect(stream.listenerCount('error')).to.equal(0);
-    expect(() => sink.write('more')).to.throw(SinkError, /closed/);
+    expect(() => sink.write(chunk('more'))).to.throw(SinkError, /closed/);
   });
 
   it('turns a stream error into a SinkError, thrown by the next write and flush', async () => {
     const sink = stdoutSink({ stream: failingWritable('EPIPE: broken pipe') });
-    expect(sink.write('a')).to.equal(undefined);
+    expect(sink.write(chunk('a'))).to.equal(undefined);
     const err: unknown = await sink.flush().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(SinkError);
     expect((err as SinkError).message).to.equal('stdout sink: cannot write to stdout: EPIPE: broken pipe');
     expect((err as SinkError).sink).to.equal('stdout');
-    expect(() => sink.write('b')).to.throw(SinkError, /EPIPE/);
+    expect(() => sink.write(chunk('b'))).to.throw(SinkError, /EPIPE/);
     await sink.flush().then(
       () => expect.fail('flush should reject'),
       (e: unknown) => expect(e).to.equal(err),
@@ -77,7 +78,7 @@ describe('stdoutSink', () => {
 
   it('rejects a pending drain wait when the stream fails', async () => {
     const sink = stdoutSink({ stream: failingWritable('EPIPE: broken pipe', 10) });
-    const wait = sink.write('more than sixteen bytes');
+    const wait = sink.write(chunk('more than sixteen bytes'));
     expect(wait).to.be.instanceOf(Promise);
     await (wait as Promise<void>).then(
       () => expect.fail('the drain wait should reject'),
@@ -87,7 +88,7 @@ describe('stdoutSink', () => {
 
   it('close rejects with the error when the stream failed', async () => {
     const sink = stdoutSink({ stream: failingWritable('EIO: i/o error') });
-    sink.write('a');
+    sink.write(chunk('a'));
     const err = await sink.close().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(SinkError).with.property('message').that.contains('EIO');
     expect(await sink.close().catch((e: unknown) => e)).to.equal(err);

@@ -1,4 +1,4 @@
-import type { Labelled, SampleBatch, Series } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, Series } from '../../operators/batch.js';
 import { seriesOf } from '../../operators/series.js';
 
 export interface SampleBatchInit {
@@ -34,4 +34,9 @@ export function sampleBatch(init: SampleBatchInit): Labelled<SampleBatch> {
 
 function isSeriesList(s: Series | readonly Series[]): s is readonly Series[] {
   return Array.isArray(s);
+}
+
+/** An encoded chunk of `data`, as the encode operator hands it to a sink. */
+export function chunk(data: string | Uint8Array, size = 1): EncodedBatch {
+  return { size, data, source: { size: 0, anchor: 0, index: new Float64Array(0), offset: new Float64Array(0) } };
 }

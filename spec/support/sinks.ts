@@ -1,4 +1,5 @@
 import type { Sink } from '../../operators/deliver.js';
+import type { EncodedBatch } from '../../operators/batch.js';
 
 /** A sink that keeps what it is given; `hold()` makes the next writes wait until `release()`. */
 export class MemorySink implements Sink {
@@ -22,9 +23,9 @@ export class MemorySink implements Sink {
     for (const resume of this.waiting.splice(0)) resume();
   }
 
-  write(data: string): void | Promise<void> {
+  write({ data }: EncodedBatch): void | Promise<void> {
     if (this.failWith) throw this.failWith;
-    this.chunks.push(data);
+    this.chunks.push(typeof data === 'string' ? data : Buffer.from(data).toString());
     if (this.holding) return new Promise((resolve) => this.waiting.push(resolve));
   }
 
