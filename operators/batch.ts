@@ -24,6 +24,24 @@ export interface TickBatch {
 /** Ticks carrying one generated number each. */
 export interface SampleBatch extends TickBatch {
   readonly value: Float64Array;
+  /**
+   * Events the batch stands for when one event is written as several samples (a histogram or
+   * summary series set: one row per bucket or quantile, `_sum`, `_count`); absent: one per row.
+   */
+  readonly events?: number;
+}
+
+/** Ticks carrying one log record each. */
+export interface LogBatch extends TickBatch {
+  readonly severity: string[];
+  readonly message: string[];
+  /** Placeholder values picked for each record. */
+  readonly fields: Readonly<Record<string, string>>[];
+}
+
+/** Ticks carrying the observations a histogram or summary records on that tick. */
+export interface ObservationBatch extends TickBatch {
+  readonly observations: Float64Array[];
 }
 
 /**
@@ -35,6 +53,8 @@ export interface Series {
   readonly labels: Readonly<Record<string, string>>;
   /** Canonical form `k1="v1",k2="v2"` (sorted, values escaped as in the text exposition format). */
   readonly key: string;
+  /** Appended to the metric name for this series (`_bucket`, `_sum`, `_count`). */
+  readonly suffix?: string;
 }
 
 /** A batch whose ticks carry their label set. */

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Builtins, Cli } from 'clipanion';
 import type { SvcContext } from './context.js';
+import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { RunCommand } from './commands/run.js';
 import { ScenarioCommand } from './commands/scenario-command.js';
@@ -12,6 +13,7 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   const cli = new Cli<SvcContext>({ binaryName: 'svc', binaryLabel: 'svc, synthetic telemetry generator', binaryVersion: version, enableColors: false });
   cli.register(RunCommand);
   cli.register(MetricsCommand);
+  cli.register(LogsCommand);
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
 

@@ -11,7 +11,6 @@ import {
   Codec,
   andThen,
   boolean,
-  errorAt,
   failAt,
   integer,
   invalidType,
@@ -160,7 +159,6 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
   ),
 });
 
-const PLACEHOLDER = new RegExp(`\\{(${LABEL_KEY_PATTERN})\\}`, 'g');
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true }));
 const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools });
 
@@ -177,18 +175,9 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
       { type: oneOf(['template']), templates: list(logTemplate, { nonEmpty: true }) },
       { field_pools: fieldPools, severity_weights: severityWeights, seed: integer },
     ),
-    (g, u, c): t.Validation<LogGeneratorConfig> => {
+    // A placeholder without a pool stays literal in the message (issue 3): no check here.
+    (g): t.Validation<LogGeneratorConfig> => {
       const shared = g.field_pools ?? {};
-      // Every placeholder needs values, from the template's own pools or the shared ones.
-      const errors = g.templates.flatMap((template, i) =>
-        [...template.message.matchAll(PLACEHOLDER)]
-          .map((m) => m[1]!)
-          .filter((name) => !Object.hasOwn(template.field_pools ?? {}, name) && !Object.hasOwn(shared, name))
-          .map((name) => ({ i, name })),
-      );
-      if (errors.length) {
-        return t.failures(errors.map(({ i, name }) => errorAt(u, c, ['templates', i, 'message'], `placeholder {${name}} has no values: add field_pools.${name}`)));
-      }
       return t.success({
         type: 'template',
         templates: g.templates,

@@ -29,8 +29,10 @@ const PAIRED_SINK: Partial<Record<EncoderConfig['type'], SinkConfig['type']>> = 
 const PAIRED_ENCODER: Partial<Record<SinkConfig['type'], EncoderConfig['type']>> = { remote_write: 'remote_write', otlp_grpc: 'otlp' };
 
 /** The default Prometheus client buckets. */
-export const DEFAULT_BUCKETS: readonly number[] = Object.freeze([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
-export const DEFAULT_QUANTILES: readonly number[] = Object.freeze([0.5, 0.9, 0.99]);
+import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
+import { DEFAULT_QUANTILES } from '../../operators/summary.js';
+
+export { DEFAULT_BUCKETS, DEFAULT_QUANTILES };
 export const DEFAULT_OBSERVATIONS_PER_TICK = 100;
 
 export interface DecodedEntry {

@@ -18,16 +18,16 @@ export interface JsonLinesOptions {
  * `"+Inf"` or `"-Inf"`.
  */
 export function jsonLines({ name, precision }: JsonLinesOptions): TextMetricEncoder {
-  const head = `{"name":${JSON.stringify(name)},"value":`;
   return sampleLines({
-    lead: () => head,
+    lead: (series) => `{"name":${JSON.stringify(name + (series.suffix ?? ''))},"value":`,
     middle: (series) => `,"labels":${labelsJson(series.labels)},"timestamp":"`,
     stamp: (ms) => `${new Date(ms).toISOString()}"}\n`,
     value: jsonValueFormat(precision),
   });
 }
 
-function labelsJson(labels: Readonly<Record<string, string>>): string {
+/** `{"k":"v",…}` with keys sorted. */
+export function labelsJson(labels: Readonly<Record<string, string>>): string {
   // Sorted here too: integer-like keys would not keep insertion order in a plain object.
   const pairs = Object.keys(labels)
     .sort()

@@ -15,7 +15,10 @@ export interface MetricsTextOptions {
  */
 export function metricsText({ name, precision }: MetricsTextOptions): TextMetricEncoder {
   return sampleLines({
-    lead: (series) => (series.key === '' ? `${name} ` : `${name}{${series.key}} `),
+    lead: (series) => {
+      const metric = name + (series.suffix ?? '');
+      return series.key === '' ? `${metric} ` : `${metric}{${series.key}} `;
+    },
     middle: () => '',
     stamp: (ms) => ` ${ms}\n`,
     value: textValueFormat(precision),

@@ -1,13 +1,19 @@
 import { tap, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, SampleBatch, TickBatch } from '../../operators/batch.js';
 import { generate } from '../../operators/generate.js';
+import { generateLogs } from '../../operators/generate-logs.js';
+import { observe } from '../../operators/observe.js';
+import { histogram } from '../../operators/histogram.js';
+import { summary } from '../../operators/summary.js';
 import { jitter } from '../../operators/jitter.js';
 import { gaps } from '../../operators/gaps.js';
-import { labels } from '../../operators/labels.js';
+import { labels, type LabelOptions } from '../../operators/labels.js';
 import { encode } from '../../operators/encode.js';
 import type { Entry } from '../config/types.js';
 import { valueGenerator } from '../generators/value.js';
-import { createMetricEncoder } from '../encoders/index.js';
+import { logGenerator } from '../generators/log.js';
+import { distributionSampler } from '../generators/distribution.js';
+import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { optional } from './schedule.js';
 
 export interface SignalHooks {
@@ -15,24 +21,56 @@ export interface SignalHooks {
   readonly onValues?: (batch: SampleBatch) => void;
 }
 
-/** Unsupported here until the signal's generator exists: said plainly rather than faked. */
+/** An entry the runtime cannot run (a configuration the validator let through by mistake). */
 export class UnsupportedEntryError extends Error {}
 
 /**
- * The signal-specific middle of an entry's chain, from due ticks to encoded chunks:
- * generator map → jitter → gap filter → label injection → encoder map.
+ * The signal-specific middle of an entry's chain, from due ticks to encoded chunks. Every
+ * signal type shares the same shape and the same schedule and label operators:
+ *
+ * - metrics:   generate → jitter → gaps → labels → encode
+ * - logs:      generateLogs → gaps → labels → encode
+ * - histogram: observe → gaps → labels → histogram (cumulative per label set) → encode
+ * - summary:   observe → gaps → labels → summary → encode
+ *
+ * Histogram and summary state is kept per label set, after the labels are known, and only
+ * from ticks that survive the gaps: silence records nothing.
  */
 export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorFunction<TickBatch, EncodedBatch> {
-  if (entry.signal_type !== 'metrics' || !entry.generator || !entry.name) {
-    throw new UnsupportedEntryError(`${entry.id}: signal_type ${entry.signal_type} is not supported in this version yet`);
+  const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes };
+  const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
+  const name = required(entry, 'name', entry.name);
+
+  switch (entry.signal_type) {
+    case 'metrics': {
+      const generator = valueGenerator(required(entry, 'generator', entry.generator));
+      return (ticks) =>
+        ticks.pipe(
+          generate(generator),
+          optional(entry.jitter !== undefined && jitter<SampleBatch>(entry.jitter, entry.jitter_seed)),
+          optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
+          silence<SampleBatch>(),
+          labels<SampleBatch>(labelled),
+          encode(createMetricEncoder(entry.encoder, { name })),
+        );
+    }
+    case 'logs': {
+      const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
+      const encoder = createLogEncoder(entry.encoder);
+      return (ticks) => ticks.pipe(generateLogs(generator), silence(), labels(labelled), encode(encoder));
+    }
+    case 'histogram':
+    case 'summary': {
+      const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
+      const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
+      const encoder = createMetricEncoder(entry.encoder, { name });
+      return (ticks) =>
+        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), silence(), labels(labelled), series, encode(encoder));
+    }
   }
-  return (ticks) =>
-    ticks.pipe(
-      generate(valueGenerator(entry.generator!)),
-      optional(entry.jitter !== undefined && jitter<SampleBatch>(entry.jitter, entry.jitter_seed)),
-      optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
-      optional(entry.gaps && gaps<SampleBatch>(entry.gaps)),
-      labels<SampleBatch>({ static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes }),
-      encode(createMetricEncoder(entry.encoder, { name: entry.name! })),
-    );
+}
+
+function required<T>(entry: Entry, field: string, value: T | undefined): T {
+  if (value === undefined) throw new UnsupportedEntryError(`${entry.id}: ${field} is required for signal_type ${entry.signal_type}`);
+  return value;
 }

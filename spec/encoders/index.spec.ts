@@ -15,7 +15,11 @@ describe('createMetricEncoder', () => {
     );
   });
 
-  for (const type of ['syslog', 'remote_write', 'otlp'] as const) {
+  it('refuses syslog, a log encoder', () => {
+    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes log records, not metrics');
+  });
+
+  for (const type of ['remote_write', 'otlp'] as const) {
     it(`says plainly that ${type} is not available yet`, () => {
       expect(() => createMetricEncoder({ type }, { name: 'm' })).to.throw(Error, `encoder "${type}" is not available in this build yet`);
     });

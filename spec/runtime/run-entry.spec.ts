@@ -78,9 +78,9 @@ describe('runEntry', () => {
     expect(stats.last_successful_write_at).to.equal(new Date(900).toISOString());
   });
 
-  it('refuses signal types this version cannot run yet, plainly', () => {
+  it('names the missing field of an entry the validator would have refused', () => {
     expect(() => runEntry(metricEntry({ signal_type: 'logs' }), { createSink: () => new MemorySink() })).to.throw(
-      /signal_type logs is not supported/,
+      /up: log_generator is required for signal_type logs/,
     );
   });
 });

@@ -1,0 +1,56 @@
+import { map, type OperatorFunction } from 'rxjs';
+import type { Labelled, ObservationBatch, SampleBatch } from './batch.js';
+import { boundText, expandRows, type SeriesTotals } from './series-rows.js';
+
+/** The Prometheus client libraries' default buckets. */
+export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+/**
+ * Histogram: records every tick's observations into cumulative buckets, per label set, and
+ * writes the tick as its series set — one `_bucket{le="b"}` row per bound (cumulative over
+ * bounds), `le="+Inf"`, `_sum` and `_count`, all cumulative since the entry start.
+ *
+ * ```
+ * observations:  [0.2, 3]---[0.7]--------|
+ *                histogram([1])
+ * rows:          (abcd)-----(efgh)-------|   a = _bucket{le="1"} 1, b = le="+Inf" 2, c = _sum 3.2, d = _count 2,
+ *                                            e = le="1" 2, f = le="+Inf" 3, g = _sum 3.9, h = _count 3
+ * ```
+ */
+export function histogram(buckets: readonly number[] = DEFAULT_BUCKETS): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  const bounds = [...buckets, Infinity];
+  const rows = [
+    ...bounds.map((bound) => ({ suffix: '_bucket', label: ['le', boundText(bound)] as const })),
+    { suffix: '_sum' },
+    { suffix: '_count' },
+  ];
+  return map(
+    expandRows<SeriesTotals & { perBucket: Float64Array }>({
+      rows,
+      initial: () => ({ sum: 0, count: 0, perBucket: new Float64Array(bounds.length) }),
+      record: (state, observations, out, at) => {
+        for (const observation of observations) {
+          state.perBucket[bucketOf(bounds, observation)]!++;
+          state.sum += observation;
+        }
+        state.count += observations.length;
+        let cumulative = 0;
+        for (let b = 0; b < bounds.length; b++) out[at + b] = cumulative += state.perBucket[b]!;
+        out[at + bounds.length] = state.sum;
+        out[at + bounds.length + 1] = state.count;
+      },
+    }),
+  );
+}
+
+/** Index of the first bound ≥ the observation (bounds ascending, last +Inf). */
+function bucketOf(bounds: readonly number[], observation: number): number {
+  let low = 0;
+  let high = bounds.length - 1;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (observation <= bounds[mid]!) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}

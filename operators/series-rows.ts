@@ -1,0 +1,57 @@
+import type { Labelled, ObservationBatch, SampleBatch, Series } from './batch.js';
+import { seriesOf } from './series.js';
+
+/** The running totals of one series of a histogram or summary. */
+export interface SeriesTotals {
+  sum: number;
+  count: number;
+}
+
+/**
+ * Expands every event (tick) of a labelled observation batch into the fixed rows of its series
+ * set — one sample per row — keeping running state per label set. Shared by `histogram` and
+ * `summary`: they differ only in the rows and in how a tick's observations update the state.
+ */
+export function expandRows<S extends SeriesTotals>(options: {
+  /** Label and name suffix of each row, built once per label set. */
+  readonly rows: readonly { readonly suffix: string; readonly label?: readonly [string, string] }[];
+  readonly initial: () => S;
+  /** Records one tick's observations into the state and writes its row values into `out`. */
+  readonly record: (state: S, observations: Float64Array, out: Float64Array, at: number) => void;
+}): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
+  const { rows, initial, record } = options;
+  const perEvent = rows.length;
+  const states = new Map<Series, { state: S; rowSeries: Series[] }>();
+  const stateOf = (series: Series) => {
+    let found = states.get(series);
+    if (!found) {
+      const rowSeries = rows.map(({ suffix, label }) => seriesOf(label ? { ...series.labels, [label[0]]: label[1] } : series.labels, suffix));
+      states.set(series, (found = { state: initial(), rowSeries }));
+    }
+    return found;
+  };
+
+  return (batch) => {
+    const size = batch.size * perEvent;
+    const index = new Float64Array(size);
+    const offset = new Float64Array(size);
+    const value = new Float64Array(size);
+    const series = new Array<Series>(size);
+    for (let i = 0; i < batch.size; i++) {
+      const { state, rowSeries } = stateOf(batch.series[i]!);
+      const at = i * perEvent;
+      record(state, batch.observations[i]!, value, at);
+      for (let r = 0; r < perEvent; r++) {
+        index[at + r] = batch.index[i]!;
+        offset[at + r] = batch.offset[i]!;
+        series[at + r] = rowSeries[r]!;
+      }
+    }
+    return { size, anchor: batch.anchor, index, offset, value, series, events: batch.size };
+  };
+}
+
+/** Prometheus' text form of a bucket bound or quantile: shortest round trip, `+Inf`. */
+export function boundText(bound: number): string {
+  return bound === Infinity ? '+Inf' : String(bound);
+}

@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { distributionSampler } from '../../lib/generators/distribution.js';
+import type { DistributionConfig } from '../../lib/config/types.js';
+
+function moments(config: DistributionConfig, seed = 3, count = 50_000) {
+  const sample = distributionSampler(config, seed);
+  const values = Array.from({ length: count }, (_, i) => sample(i));
+  const mean = values.reduce((a, b) => a + b, 0) / count;
+  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / count;
+  return { values, mean, stddev: Math.sqrt(variance) };
+}
+
+describe('distributions', () => {
+  it('exponential has mean 1/rate and only non-negative values', () => {
+    const { values, mean, stddev } = moments({ type: 'exponential', rate: 4 });
+    expect(mean).to.be.closeTo(0.25, 0.005);
+    expect(stddev).to.be.closeTo(0.25, 0.01);
+    expect(Math.min(...values)).to.be.at.least(0);
+  });
+
+  it('normal has its mean and standard deviation', () => {
+    const { mean, stddev } = moments({ type: 'normal', mean: 100, stddev: 15 });
+    expect(mean).to.be.closeTo(100, 0.3);
+    expect(stddev).to.be.closeTo(15, 0.3);
+  });
+
+  it('uniform stays in [min, max) with the middle as mean', () => {
+    const { values, mean } = moments({ type: 'uniform', min: -2, max: 6 });
+    expect(mean).to.be.closeTo(2, 0.05);
+    expect(Math.min(...values)).to.be.at.least(-2);
+    expect(Math.max(...values)).to.be.below(6);
+  });
+
+  it('is reproducible per seed and differs between seeds', () => {
+    const config: DistributionConfig = { type: 'normal', mean: 0, stddev: 1 };
+    expect(moments(config, 5, 100).values).to.deep.equal(moments(config, 5, 100).values);
+    expect(moments(config, 6, 100).values).to.not.deep.equal(moments(config, 5, 100).values);
+  });
+});
