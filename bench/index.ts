@@ -3,7 +3,7 @@
  * same bytes, then rate accuracy at 10, 1,000 and 100,000 events/s. Prints figures; asserts
  * nothing (speed goals live here, not in tests).
  */
-import { closeSync, openSync, writeSync, rmSync, mkdtempSync } from 'node:fs';
+import { closeSync, openSync, writeSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEntry } from '../lib/runtime/run-entry.js';
@@ -34,12 +34,15 @@ function gauge(fields: Partial<Entry>): Entry {
   };
 }
 
-async function pipeline(): Promise<number> {
+/** Events/s and lines/s of one entry run at an unbounded rate into a file. */
+async function pipeline(fields: Partial<Entry> = {}): Promise<{ events: number; lines: number }> {
   const started = performance.now();
-  const run = runEntry(gauge({ duration: THROUGHPUT_MS }));
+  const run = runEntry(gauge({ duration: THROUGHPUT_MS, ...fields }));
   const outcome = await run.done;
   if (outcome.error) throw outcome.error;
-  return run.stats.totalEvents / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const lines = readFileSync(join(dir, 'pipeline.prom'), 'utf8').split('\n').length - 1;
+  return { events: run.stats.totalEvents / seconds, lines: lines / seconds };
 }
 
 /** The same lines, built and written in 4096-line chunks by the plainest loop. */
@@ -73,11 +76,33 @@ async function accuracy(): Promise<{ rate: number; expected: number; achieved: n
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 try {
   console.log(`throughput: constant gauge, 3 labels, metrics_text -> file, ${THROUGHPUT_MS / 1000} s each`);
-  const ours = await pipeline();
+  const ours = (await pipeline()).events;
   const loop = handWritten();
   console.log(`  pipeline      ${fmt(ours)} events/s`);
   console.log(`  hand-written  ${fmt(loop)} events/s`);
   console.log(`  ratio         ${(ours / loop).toFixed(2)} (goal: >= 0.5, and >= 1,000,000 events/s)`);
+  const histogram = await pipeline({
+    signal_type: 'histogram',
+    generator: undefined,
+    distribution: { type: 'exponential', rate: 10 },
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    observations_per_tick: 10,
+    metric_type: 'histogram',
+  });
+  console.log(`histogram (11 buckets, 10 observations a tick): ${fmt(histogram.events)} events/s, ${fmt(histogram.lines)} lines/s`);
+  const logs = await pipeline({
+    signal_type: 'logs',
+    generator: undefined,
+    encoder: { type: 'json_lines' },
+    log_generator: {
+      type: 'template',
+      templates: [{ message: 'user {user} logged in from {ip}' }, { message: 'GET {path} took {ms}ms' }],
+      field_pools: { user: ['ann', 'bob', 'chen'], ip: ['10.0.0.1', '10.0.0.2'], path: ['/', '/api'], ms: ['3', '12', '48'] },
+      severity_weights: { info: 7, warn: 2, error: 1 },
+      seed: 1,
+    },
+  });
+  console.log(`logs (2 templates, json_lines): ${fmt(logs.events)} events/s`);
   console.log(`rate accuracy: ${ACCURACY_MS / 1000} s per rate, all three at once (goal: within 1 %)`);
   for (const r of await accuracy()) {
     console.log(`  ${String(r.rate).padStart(7)}/s  expected ${fmt(r.expected)}  achieved ${fmt(r.achieved)}  error ${(r.error * 100).toFixed(3)} %`);

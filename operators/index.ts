@@ -4,6 +4,9 @@
  *   of(RateSchedule.constant(rate)).pipe(bursts(…), ticks(…), generate(…), jitter(…), gaps(…),
  *     labels(…), encode(…), deliver(…))
  *
+ * with `generateLogs` for log records, and `observe` then `histogram` or `summary` (after
+ * `labels`) for histograms and summaries.
+ *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
 export * from './batch.js';
@@ -11,6 +14,10 @@ export * from './window.js';
 export * from './rate-schedule.js';
 export * from './ticks.js';
 export * from './generate.js';
+export * from './generate-logs.js';
+export * from './observe.js';
+export * from './histogram.js';
+export * from './summary.js';
 export * from './jitter.js';
 export * from './gaps.js';
 export * from './bursts.js';

@@ -1,4 +1,4 @@
-import type { EncodedBatch, Labelled, SampleBatch, Series } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, LogBatch, SampleBatch, Series } from '../../operators/batch.js';
 import { seriesOf } from '../../operators/series.js';
 
 export interface SampleBatchInit {
@@ -39,4 +39,22 @@ function isSeriesList(s: Series | readonly Series[]): s is readonly Series[] {
 /** An encoded chunk of `data`, as the encode operator hands it to a sink. */
 export function chunk(data: string | Uint8Array, size = 1): EncodedBatch {
   return { size, data, source: { size: 0, anchor: 0, index: new Float64Array(0), offset: new Float64Array(0) } };
+}
+
+/** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms. */
+export function logBatch(
+  records: readonly { severity: string; message: string; fields?: Record<string, string>; labels?: Record<string, string> }[],
+  anchor = 0,
+): Labelled<LogBatch> {
+  const size = records.length;
+  return {
+    size,
+    anchor,
+    index: Float64Array.from({ length: size }, (_, i) => i),
+    offset: Float64Array.from({ length: size }, (_, i) => i),
+    severity: records.map((r) => r.severity),
+    message: records.map((r) => r.message),
+    fields: records.map((r) => r.fields ?? {}),
+    series: records.map((r) => seriesOf(r.labels ?? {})),
+  };
 }

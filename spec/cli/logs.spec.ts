@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { svc } from '../support/cli.js';
+
+const lines = (text: string) => text.split('\n').filter(Boolean);
+
+describe('svc logs', () => {
+  it('emits seeded records from flag templates and pools, with labels, as json_lines', async () => {
+    const argv = ['logs', '--message', 'user {user} did {thing}', '--field', 'user=ann,bob', '--rate', '20', '--duration', '250ms', '--label', 'app=shop'];
+    const result = await svc(argv);
+    expect(result.code, result.stderr).to.equal(0);
+    const records = lines(result.stdout).map((l) => JSON.parse(l));
+    expect(records).to.have.length(5);
+    for (const r of records) {
+      expect(r.message).to.match(/^user (ann|bob) did \{thing\}$/);
+      expect(r.fields).to.deep.equal({ user: r.message.split(' ')[1] });
+      expect(r.labels).to.deep.equal({ app: 'shop' });
+      expect(r.severity).to.equal('info');
+    }
+    const again = await svc(argv);
+    expect(lines(again.stdout).map((l) => JSON.parse(l).message)).to.deep.equal(records.map((r) => r.message));
+  });
+
+  it('takes severity weights and the syslog encoder', async () => {
+    const result = await svc(['logs', '--message', 'boom', '--severity', 'error=1', '--rate', '10', '--duration', '200ms', '--encoder', 'syslog']);
+    expect(result.code, result.stderr).to.equal(0);
+    for (const line of lines(result.stdout)) expect(line).to.match(/^<11>1 \S+ \S+ svc - - - boom$/);
+  });
+
+  it('refuses metrics_text on a log entry with a message naming the entry', async () => {
+    const result = await svc(['logs', '--message', 'x', '--rate', '1', '--encoder', 'metrics_text']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.match(/\(logs\): encoder.*metrics_text/);
+  });
+
+  it('exits 2 on usage mistakes', async () => {
+    for (const argv of [['logs', '--rate', '1'], ['logs', '--message', 'x'], ['logs', '--message', 'x', '--rate', '1', '--field', 'nopool'], ['logs', '--message', 'x', '--rate', '1', '--severity', 'info=lots']]) {
+      expect((await svc(argv)).code, argv.join(' ')).to.equal(2);
+    }
+  });
+});

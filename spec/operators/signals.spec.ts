@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { map, of } from 'rxjs';
+import { RateSchedule } from '../../operators/rate-schedule.js';
+import { ticks } from '../../operators/ticks.js';
+import { bursts } from '../../operators/bursts.js';
+import { gaps } from '../../operators/gaps.js';
+import { labels } from '../../operators/labels.js';
+import { observe } from '../../operators/observe.js';
+import { histogram } from '../../operators/histogram.js';
+import { quantileOf, summary } from '../../operators/summary.js';
+import { generateLogs } from '../../operators/generate-logs.js';
+import type { Labelled, LogBatch, SampleBatch } from '../../operators/batch.js';
+import { collect, perTick, virtualTime } from '../support/marbles.js';
+
+/** Rows as `name-suffix{labels} value` strings, in emission order. */
+const row = (b: Labelled<SampleBatch>, i: number) => `${b.series[i]!.suffix ?? ''}{${b.series[i]!.key}} ${b.value[i]}`;
+
+describe('histogram', () => {
+  it('writes cumulative buckets, +Inf, _sum and _count per tick, cumulative since start', () => {
+    const out = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 200 }),
+        // Two observations a tick: [0.2, 3] on tick 0, [0.7, NaN] on tick 1.
+        observe((i) => [0.2, 3, 0.7, NaN][i]!, 2),
+        labels(),
+        histogram([1]),
+      ),
+      row,
+    );
+    // Tick 1 observes [0.7, NaN]: NaN lands in +Inf like any value above every bound.
+    expect(out.slice(0, 4)).to.deep.equal(['_bucket{le="1"} 1', '_bucket{le="+Inf"} 2', '_sum{} 3.2', '_count{} 2']);
+    expect(out.slice(4, 6)).to.deep.equal(['_bucket{le="1"} 2', '_bucket{le="+Inf"} 4']);
+  });
+
+  it('keeps one cumulative state per label set and counts only ticks outside gaps', () => {
+    const out = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        observe(() => 0.5, 10),
+        gaps({ every: 1000, for: 400 }),
+        labels({ dynamic: [{ key: 'pod', cardinality: 2 }] }),
+        histogram([1]),
+      ),
+      (b, i) => (b.series[i]!.suffix === '_count' ? `${b.series[i]!.labels.pod} ${b.value[i]}` : undefined),
+    ).filter(Boolean);
+    // Six ticks survive the gap [600, 1000): pods alternate, each gaining 10 observations a tick.
+    expect(out).to.deep.equal(['pod_0 10', 'pod_1 10', 'pod_0 20', 'pod_1 20', 'pod_0 30', 'pod_1 30']);
+  });
+
+  it('emits each tick as one event of bucket, sum and count rows at the tick frame', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        bursts({ every: 40, for: 20, multiplier: 2 }),
+        ticks({ duration: 40 }),
+        observe(() => 1, 1),
+        labels(),
+        histogram([0.5, 2]),
+        map((b) => `${b.events}/${b.size}`),
+      );
+      // 200/s in [0, 20): ticks at 0, 5, 10, 15; 100/s after: 20, 30. Each is one event of 5 rows.
+      expectObservable(source).toBe('a 4ms a 4ms a 4ms a 4ms a 9ms a 9ms |', { a: '1/5' });
+    });
+  });
+
+  it('holds its invariants for any observations and buckets', () => {
+    const bucketsArb = fc.uniqueArray(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 1, maxLength: 6 }).map((b) => b.sort((x, y) => x - y));
+    fc.assert(
+      fc.property(bucketsArb, fc.array(fc.double({ min: -200, max: 200, noNaN: true }), { minLength: 1, maxLength: 50 }), fc.integer({ min: 1, max: 5 }), (buckets, pool, perTick) => {
+        const rowsPerTick = buckets.length + 3;
+        const values = collect(
+          of(RateSchedule.constant(10)).pipe(ticks({ duration: 500 }), observe((i) => pool[i % pool.length]!, perTick), labels(), histogram(buckets)),
+          (b, i) => b.value[i]!,
+        );
+        let previous: number[] | undefined;
+        for (let t = 0; t * rowsPerTick < values.length; t++) {
+          const tick = values.slice(t * rowsPerTick, (t + 1) * rowsPerTick);
+          const counts = tick.slice(0, buckets.length + 1);
+          const count = tick[rowsPerTick - 1]!;
+          expect(counts.at(-1), '+Inf equals _count').to.equal(count);
+          expect(count, '_count grows by observations_per_tick').to.equal((t + 1) * perTick);
+          for (let b = 1; b < counts.length; b++) expect(counts[b]!, 'monotone in le').to.be.at.least(counts[b - 1]!);
+          if (previous) tick.forEach((v, r) => r !== rowsPerTick - 2 && expect(v, 'never decreases').to.be.at.least(previous![r]!));
+          previous = tick;
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('summary', () => {
+  it('takes quantiles over the tick alone and sums and counts since start', () => {
+    const out = collect(
+      of(RateSchedule.constant(10)).pipe(ticks({ duration: 200 }), observe((i) => i + 1, 4), labels({ static: { a: 'b' } }), summary([0.5, 0.9])),
+      row,
+    );
+    expect(out).to.deep.equal([
+      '{a="b",quantile="0.5"} 2.5', '{a="b",quantile="0.9"} 3.7', '_sum{a="b"} 10', '_count{a="b"} 4',
+      '{a="b",quantile="0.5"} 6.5', '{a="b",quantile="0.9"} 7.7', '_sum{a="b"} 36', '_count{a="b"} 8',
+    ]);
+  });
+
+  it('interpolates quantiles linearly between order statistics', () => {
+    const sorted = Float64Array.from([10, 20, 30, 40, 50]);
+    expect([0, 0.25, 0.5, 0.99, 1].map((q) => quantileOf(sorted, q))).to.deep.equal([10, 20, 30, 49.6, 50]);
+    expect(quantileOf(new Float64Array(0), 0.5)).to.be.NaN;
+  });
+});
+
+describe('generateLogs', () => {
+  it('gives every tick a record and carries labels and gaps like metrics', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 60 }),
+        generateLogs((n) => ({ severity: n % 2 ? 'warn' : 'info', message: `tick ${n}`, fields: { n: String(n) } })),
+        gaps({ every: 30, for: 10 }),
+        labels({ dynamic: [{ key: 'pod', values: ['a', 'b'] }] }),
+        perTick((b: Labelled<LogBatch>, i) => `${b.severity[i]} ${b.message[i]} ${b.series[i]!.labels.pod} ${b.fields[i]!.n}`),
+      );
+      expectObservable(source).toBe('a 9ms b 19ms c 9ms d 19ms |', {
+        a: 'info tick 0 a 0',
+        b: 'warn tick 1 b 1',
+        c: 'warn tick 3 b 3',
+        d: 'info tick 4 a 4',
+      });
+    });
+  });
+});
