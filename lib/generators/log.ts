@@ -1,0 +1,73 @@
+import type { LogGeneratorConfig, Severity } from '../config/types.js';
+import { SplitMix64 } from '../random.js';
+
+/** One generated log record. */
+export interface LogRecord {
+  readonly severity: Severity;
+  readonly message: string;
+  /** Every placeholder value picked for the message. */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** A template split once into literal text and the placeholders that have a pool. */
+interface CompiledTemplate {
+  /** Literal text, and pool indexes (into `pools`) where a value goes. */
+  readonly parts: readonly (string | number)[];
+  /** Distinct placeholders with a pool, in order of first appearance. */
+  readonly names: readonly string[];
+  readonly pools: readonly (readonly string[])[];
+}
+
+const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+
+/**
+ * The record of tick n, a pure function of (seed, n): draw 0 picks the template, draw 1 the
+ * severity, draw 2 + k the value of the template's k-th placeholder, each from SplitMix64
+ * output `n × stride + draw`. The same file gives the same records on every run.
+ */
+export function logGenerator(config: LogGeneratorConfig): (n: number) => LogRecord {
+  const templates = config.templates.map((template) => compile(template.message, { ...config.field_pools, ...template.field_pools }));
+  const stride = 2 + Math.max(...templates.map((t) => t.names.length));
+  const pickSeverity = severityPicker(config.severity_weights);
+  const random = new SplitMix64(config.seed);
+
+  return (n) => {
+    const draw = n * stride;
+    const template = templates[Math.floor(random.unit(draw) * templates.length)]!;
+    const values = template.pools.map((pool, k) => pool[Math.floor(random.unit(draw + 2 + k) * pool.length)]!);
+    const fields: Record<string, string> = {};
+    template.names.forEach((name, k) => (fields[name] = values[k]!));
+    let message = '';
+    for (const part of template.parts) message += typeof part === 'string' ? part : values[part];
+    return { severity: pickSeverity(random.unit(draw + 1)), message, fields };
+  };
+}
+
+function compile(message: string, pools: Readonly<Record<string, readonly string[]>>): CompiledTemplate {
+  const parts: (string | number)[] = [];
+  const names: string[] = [];
+  let last = 0;
+  for (const match of message.matchAll(PLACEHOLDER)) {
+    const name = match[1]!;
+    if (!Object.hasOwn(pools, name)) continue; // no pool: the text stays literal
+    if (!names.includes(name)) names.push(name);
+    parts.push(message.slice(last, match.index), names.indexOf(name));
+    last = match.index + match[0].length;
+  }
+  parts.push(message.slice(last));
+  return { parts: parts.filter((p) => p !== ''), names, pools: names.map((name) => pools[name]!) };
+}
+
+/** Picks a severity from a unit draw, in proportion to the weights; `info` when none are given. */
+function severityPicker(weights: LogGeneratorConfig['severity_weights']): (u: number) => Severity {
+  const entries = Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
+  const total = entries.reduce((sum, [, w]) => sum + w, 0);
+  return (u) => {
+    let left = u * total;
+    for (const [severity, weight] of entries) {
+      if (left < weight) return severity;
+      left -= weight;
+    }
+    return entries[entries.length - 1]![0];
+  };
+}
