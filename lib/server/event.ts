@@ -1,0 +1,94 @@
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/batch.js';
+import { seriesOf } from '../../operators/series.js';
+import * as codecs from '../config/codecs.js';
+import { number, oneOf, record, strict, string } from '../config/combinators.js';
+import { formatPath, issuesOf } from '../config/problems.js';
+import type { EncoderConfig, SinkConfig } from '../config/types.js';
+import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
+import { HttpError } from './http-error.js';
+import { featureOf } from './features.js';
+
+/** The body of `POST /events`, validated. */
+export type SingleEvent =
+  | { signal_type: 'logs'; labels: Record<string, string>; log: { severity: string; message: string; fields: Record<string, string> }; encoder: EncoderConfig; sink: SinkConfig }
+  | { signal_type: 'metrics'; labels: Record<string, string>; metric: { name: string; value: number }; encoder: EncoderConfig; sink: SinkConfig };
+
+const ENCODER_TYPES = ['metrics_text', 'json_lines', 'syslog', 'remote_write', 'otlp'];
+const SINK_TYPES = ['stdout', 'file', 'tcp', 'udp', 'http_push', 'logstore', 'remote_write', 'otlp_grpc', 'broker'];
+
+const logCodec = strict('log', { severity: oneOf(codecs.SEVERITIES), message: string }, { fields: record(string, string) });
+const metricCodec = strict('metric', { name: codecs.metricName, value: number });
+
+/**
+ * Validates a `POST /events` body with the spec's split of statuses: 400 for a body of the
+ * wrong shape (unknown signal_type, missing field or branch, unknown encoder or sink type),
+ * 422 for values that fail validation (metric name, sink settings, a feature not built in).
+ */
+export function decodeEvent(body: unknown): SingleEvent {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw shape('expected a JSON object');
+  const raw = body as Record<string, unknown>;
+  const known = ['signal_type', 'labels', 'log', 'metric', 'encoder', 'sink'];
+  const unknown = Object.keys(raw).filter((key) => !known.includes(key));
+  if (unknown.length) throw shape(`${unknown[0]}: unknown field (allowed: ${known.join(', ')})`);
+  if (raw.signal_type !== 'logs' && raw.signal_type !== 'metrics') {
+    throw new HttpError(400, 'unknown_signal_type', `signal_type: expected logs or metrics, got ${JSON.stringify(raw.signal_type)}`);
+  }
+  const branch = raw.signal_type === 'logs' ? 'log' : 'metric';
+  for (const field of ['labels', branch, 'encoder', 'sink']) {
+    if (raw[field] === undefined) throw shape(`${field}: missing required field`);
+  }
+  const other = branch === 'log' ? 'metric' : 'log';
+  if (raw[other] !== undefined) throw shape(`${other}: not allowed with signal_type ${raw.signal_type}`);
+  for (const [field, types] of [['encoder', ENCODER_TYPES], ['sink', SINK_TYPES]] as const) {
+    const type = (raw[field] as { type?: unknown })?.type;
+    if (typeof type !== 'string' || !types.includes(type)) {
+      throw new HttpError(400, `unknown_${field}`, `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`);
+    }
+  }
+
+  const labels = valid('labels', codecs.labels, raw.labels);
+  const encoder = valid('encoder', codecs.encoder, raw.encoder);
+  // Only otlp_grpc decodes without a field the entry derives (signal_type); it is refused just below.
+  const sink = valid('sink', codecs.sink, raw.sink) as SinkConfig;
+  for (const [field, type] of [['encoder', encoder.type], ['sink', sink.type]] as const) {
+    const feature = featureOf(type);
+    if (feature) throw new HttpError(422, 'feature_not_built', `${field}.type: ${type} ${feature}`);
+  }
+  if (branch === 'log') {
+    if (encoder.type === 'metrics_text') throw new HttpError(422, 'validation_failed', 'encoder.type: metrics_text cannot encode a log record (use json_lines or syslog)');
+    const log = valid('log', logCodec, raw.log);
+    return { signal_type: 'logs', labels, log: { ...log, fields: log.fields ?? {} }, encoder, sink };
+  }
+  if (encoder.type === 'syslog') throw new HttpError(422, 'validation_failed', 'encoder.type: syslog encodes log records, not metrics');
+  return { signal_type: 'metrics', labels, metric: valid('metric', metricCodec, raw.metric), encoder, sink };
+}
+
+/** The event encoded as its sink receives it: one tick at `now`. */
+export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
+  const base = { size: 1, anchor: now, index: Float64Array.of(0), offset: Float64Array.of(0), series: [seriesOf(event.labels)] };
+  if (event.signal_type === 'logs') {
+    const batch: Labelled<LogBatch> = { ...base, severity: [event.log.severity], message: [event.log.message], fields: [event.log.fields] };
+    return { size: 1, data: createLogEncoder(event.encoder).encode(batch), source: batch };
+  }
+  const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };
+  return { size: 1, data: createMetricEncoder(event.encoder, { name: event.metric.name }).encode(batch), source: batch };
+}
+
+function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unknown): A {
+  const decoded = codec.validate(value, [{ key: '', type: codec, actual: value }]);
+  if (!isLeft(decoded)) return decoded.right;
+  const detail = issuesOf(decoded.left)
+    .map((issue) => [formatPath([field, ...issue.path]), issue.message].join(': '))
+    .join('; ');
+  return failValidation(detail);
+}
+
+function failValidation(detail: string): never {
+  throw new HttpError(422, 'validation_failed', detail);
+}
+
+function shape(detail: string): HttpError {
+  return new HttpError(400, 'invalid_event', detail);
+}

@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { HttpError } from '../http-error.js';
+
+/**
+ * First middleware: every failure becomes the `{error, detail}` envelope with its status, and an
+ * unexpected one a logged 500 — a bad request never takes the server down. Unknown routes get a
+ * 404 in the same envelope.
+ */
+export function errors(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.status === 404) throw new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+      if (ctx.body === undefined && ctx.status === 405) {
+        throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`);
+      }
+    } catch (error) {
+      const known = asHttpError(error);
+      if (!known) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected error');
+      const { status, code, detail, hint } = known ?? new HttpError(500, 'internal_error', 'unexpected server error; see the server log');
+      ctx.status = status;
+      ctx.body = hint ? { error: code, detail, hint } : { error: code, detail };
+      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+    }
+  };
+}
+
+/** Our own errors, and the status errors koa and its body parser throw (413, 400, 415). */
+function asHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const status = (error as { status?: number }).status;
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const message = (error as Error).message;
+  if (status === 413) return new HttpError(413, 'payload_too_large', 'request body over 1 MiB');
+  if (status === 415) return new HttpError(415, 'unsupported_media_type', message);
+  return new HttpError(status, status === 400 ? 'malformed_body' : 'bad_request', status === 400 ? `request body is not valid: ${message}` : message);
+}

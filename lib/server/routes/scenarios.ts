@@ -1,0 +1,145 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { asyncScheduler } from 'rxjs';
+import { ConfigError } from '../../config/problems.js';
+import { loadScenario } from '../../config/load.js';
+import type { Entry, ScenarioFile } from '../../config/types.js';
+import type { ServerDeps } from '../deps.js';
+import { HttpError, notFound } from '../http-error.js';
+import { featureOf } from '../features.js';
+import { statusOf, type Scenario } from '../registry.js';
+import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
+import { sinkWarnings } from '../warnings.js';
+import { inHead, inTail } from '../../../operators/window.js';
+
+const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
+export const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml', 'text/plain'];
+
+/**
+ * The scenarios resource: start (`POST`), list, inspect, live stats, scrape (drain one, or the
+ * latest of all), stop and forget (`DELETE`).
+ */
+export function scenarioRoutes(deps: ServerDeps): Router {
+  const { registry, logger } = deps;
+  const now = () => (deps.scheduler ?? asyncScheduler).now();
+  const find = (ctx: Context): Scenario => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
+
+  return (
+    new Router({ prefix: '/scenarios' })
+      .post('/', async (ctx) => {
+        const file = parseScenario(ctx);
+        const warnings = file.scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink));
+        for (const warning of warnings) logger.warn(warning);
+        let started: Scenario[];
+        try {
+          started = await registry.start(file);
+        } catch (error) {
+          logger.error({ err: error }, 'could not start scenario');
+          throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
+        }
+        logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
+        const summaries = started.map((scenario) => ({ id: scenario.id, name: scenario.name, status: statusOf(scenario) }));
+        ctx.status = 201;
+        ctx.body = { ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }), ...(warnings.length && { warnings }) };
+      })
+      .get('/', (ctx) => {
+        ctx.body = {
+          scenarios: registry.list().map((scenario) => ({
+            id: scenario.id,
+            name: scenario.name,
+            status: statusOf(scenario),
+            degraded: scenario.run.stats.degraded(now()),
+            signal_type: scenario.run.entry.signal_type,
+            total_events: scenario.run.stats.totalEvents,
+          })),
+        };
+      })
+      // Before /:id, which would take "metrics" for an id.
+      .get('/metrics', (ctx) => {
+        const text = aggregate(
+          registry.list().map((scenario) => scenario.scrape),
+          (name, types) => logger.warn({ metric: name, types }, `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`),
+        );
+        if (!text) return void (ctx.status = 204);
+        ctx.type = EXPOSITION;
+        ctx.body = text;
+      })
+      .get('/:id', (ctx) => {
+        const scenario = find(ctx);
+        ctx.body = {
+          id: scenario.id,
+          name: scenario.name,
+          status: statusOf(scenario),
+          config: scenario.run.entry,
+          stats: statsOf(scenario, now()),
+          elapsed_ms: now() - scenario.startedAt,
+        };
+      })
+      .get('/:id/stats', (ctx) => {
+        ctx.body = statsOf(find(ctx), now());
+      })
+      .get('/:id/metrics', (ctx) => {
+        const scenario = find(ctx);
+        const text = scenario.scrape.drain(limitOf(ctx.query.limit));
+        if (text === undefined) return void (ctx.status = 204);
+        ctx.type = EXPOSITION;
+        ctx.body = text;
+      })
+      .delete('/:id', async (ctx) => {
+        const scenario = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
+        logger.info({ id: scenario.id, name: scenario.name }, 'scenario stopped');
+        ctx.body = { id: scenario.id, status: 'stopped', total_events: scenario.run.stats.totalEvents };
+      })
+  );
+}
+
+/** A v2 file or a flat entry, as YAML or JSON by Content-Type: 400 when unparseable, 422 when invalid. */
+function parseScenario(ctx: Context): ScenarioFile {
+  if (ctx.request.length && !ctx.is(['application/json', ...YAML_TYPES])) {
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
+  }
+  const text = (ctx.request as { rawBody?: string }).rawBody;
+  if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
+  const format = ctx.is('application/json') ? 'json' : 'yaml';
+  let file: ScenarioFile;
+  try {
+    file = loadScenario(text, { origin: 'request body', format });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const detail = error.problems.map((p) => p.message).join('; ') || error.message;
+    throw error.kind === 'syntax' ? new HttpError(400, 'unparseable_body', detail) : new HttpError(422, 'validation_failed', detail);
+  }
+  for (const entry of file.scenarios) refuseUnbuiltFeatures(entry);
+  return file;
+}
+
+function refuseUnbuiltFeatures(entry: Entry): void {
+  for (const [field, type] of [['encoder', entry.encoder.type], ['sink', entry.sink.type]] as const) {
+    const feature = featureOf(type);
+    if (feature) throw new HttpError(422, 'feature_not_built', `${entry.id}: ${field}.type: ${type} ${feature}`);
+  }
+}
+
+/** The statistics record, with gap and burst state at this moment of the entry's clock. */
+function statsOf(scenario: Scenario, now: number) {
+  const { entry, stats } = scenario.run;
+  const elapsed = now - stats.startedAt - (entry.phase_offset ?? 0);
+  return {
+    ...stats.snapshot(now),
+    in_gap: entry.gaps !== undefined && elapsed >= 0 && inTail(entry.gaps, elapsed),
+    in_burst: entry.bursts !== undefined && elapsed >= 0 && inHead(entry.bursts, elapsed) && !(entry.gaps && inTail(entry.gaps, elapsed)),
+  };
+}
+
+function limitOf(raw: unknown): number {
+  if (raw === undefined) return 100;
+  const limit = Number(raw);
+  if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SCRAPE_EVENTS) {
+    throw new HttpError(400, 'invalid_query', `limit: expected an integer from 1 to ${MAX_SCRAPE_EVENTS}, got ${JSON.stringify(raw)}`);
+  }
+  return limit;
+}
+
+function notFoundScenario(id: string): never {
+  throw notFound(`scenario ${id}`);
+}

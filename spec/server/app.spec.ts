@@ -1,0 +1,208 @@
+import { expect } from 'chai';
+import { testServer } from '../support/server.js';
+
+const gauge = (fields = '') => `signal_type: metrics
+name: temp_celsius
+rate: 10
+generator: { type: constant, value: 21.5 }
+labels: { room: lab }
+help: Room temperature.
+${fields}`;
+
+const post = (server: ReturnType<typeof testServer>, body: string, type = 'text/yaml') =>
+  server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': type }, payload: body });
+const get = (server: ReturnType<typeof testServer>, url: string) => server.request({ method: 'GET', url });
+
+function expectError(res: { statusCode: number; json(): any }, status: number, code: string, detail?: RegExp) {
+  expect(res.statusCode, JSON.stringify(res.json())).to.equal(status);
+  expect(res.json().error).to.equal(code);
+  expect(res.json().detail).to.be.a('string').that.is.not.empty;
+  if (detail) expect(res.json().detail).to.match(detail);
+}
+
+describe('HTTP API', () => {
+  describe('GET /health', () => {
+    it('answers ok', async () => {
+      const res = await get(testServer(), '/health');
+      expect(res.statusCode).to.equal(200);
+      expect(res.json()).to.deep.equal({ status: 'ok' });
+    });
+  });
+
+  describe('POST /scenarios', () => {
+    it('starts a flat YAML entry: 201 with id, name, status and no warnings key', async () => {
+      const server = testServer();
+      const res = await post(server, gauge());
+      expect(res.statusCode).to.equal(201);
+      const body = res.json();
+      expect(body).to.have.keys('id', 'name', 'status');
+      expect(body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(body).to.include({ name: 'temp_celsius', status: 'running' });
+    });
+
+    it('starts a JSON v2 file with several entries: one scenario each', async () => {
+      const file = {
+        version: 2,
+        kind: 'runnable',
+        scenarios: ['a_total', 'b_total'].map((name) => ({ signal_type: 'metrics', name, rate: 1, generator: { type: 'step', start: 0, step_size: 1 } })),
+      };
+      const res = await post(testServer(), JSON.stringify(file), 'application/json');
+      expect(res.statusCode).to.equal(201);
+      expect(res.json().scenarios.map((s: { name: string; status: string }) => `${s.name} ${s.status}`)).to.deep.equal(['a_total running', 'b_total running']);
+    });
+
+    it('warns, without blocking, about loopback sink addresses', async () => {
+      const res = await post(testServer(), gauge('sink: { type: http_push, url: "http://127.0.0.1:8428/api/v1/import/prometheus" }'));
+      expect(res.statusCode).to.equal(201);
+      expect(res.json().warnings).to.have.length(1);
+      expect(res.json().warnings[0]).to.match(/127\.0\.0\.1.*loopback.*svc-server host/);
+    });
+
+    it('400 for a body that is not YAML or JSON, or empty', async () => {
+      expectError(await post(testServer(), 'name: [unclosed'), 400, 'unparseable_body');
+      expectError(await post(testServer(), '{"name": ', 'application/json'), 400, 'malformed_body');
+      expectError(await post(testServer(), ''), 400, 'empty_body');
+    });
+
+    it('422 naming the field for a body that fails validation', async () => {
+      expectError(await post(testServer(), gauge().replace('rate: 10', 'rate: 0')), 422, 'validation_failed', /rate: expected a number greater than 0, got 0/);
+      expectError(await post(testServer(), gauge().replace('temp_celsius', '1bad')), 422, 'validation_failed', /name:/);
+    });
+
+    it('422 naming the build feature for a transport this build lacks', async () => {
+      const res = await post(testServer(), gauge('sink: { type: remote_write, url: "http://prom:9090/api/v1/write" }'));
+      expectError(res, 422, 'feature_not_built', /remote_write needs the build feature "remote-write"/);
+    });
+
+    it('413 for a body over 1 MiB, 415 for another content type', async () => {
+      expectError(await post(testServer(), `# ${'x'.repeat(1024 * 1024)}\n${gauge()}`), 413, 'payload_too_large');
+      expectError(await post(testServer(), gauge(), 'application/xml'), 415, 'unsupported_media_type');
+    });
+
+    it('500 when the worker cannot start, and nothing is left running', async () => {
+      const server = testServer();
+      const res = await post(server, gauge('encoder: { type: metrics_text, precision: 2 }').replace('generator', 'signal_type_x: 1\ngenerator'));
+      expect(res.statusCode).to.equal(422); // sanity: unknown field is a validation error
+      (server.registry as unknown as { startEntry: () => never }).startEntry = () => {
+        throw new Error('no worker');
+      };
+      expectError(await post(server, gauge()), 500, 'worker_failed', /no worker/);
+      expect(server.registry.list()).to.deep.equal([]);
+    });
+  });
+
+  describe('reading scenarios', () => {
+    it('lists scenarios with status and degraded, inspects config, stats and elapsed time', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge('gaps: { every: 10s, for: 2s }\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
+      server.advance(500);
+      const list = (await get(server, '/scenarios')).json();
+      expect(list.scenarios).to.deep.equal([{ id, name: 'temp_celsius', status: 'running', degraded: false, signal_type: 'metrics', total_events: 11 }]);
+      const one = (await get(server, `/scenarios/${id}`)).json();
+      expect(one).to.include({ id, name: 'temp_celsius', status: 'running', elapsed_ms: 500 });
+      expect(one.config).to.include({ name: 'temp_celsius', rate: 10 });
+      const stats = (await get(server, `/scenarios/${id}/stats`)).json();
+      expect(stats).to.include({ total_events: 11, errors: 0, consecutive_failures: 0, total_sink_failures: 0, last_sink_error: null, degraded: false, in_gap: false, in_burst: true });
+      expect(stats).to.have.property('bytes_emitted').above(0);
+      expect(stats).to.have.property('current_rate').above(0);
+      expect(stats).to.have.property('uptime_ms', 500);
+      expect(stats.last_successful_write_at).to.be.a('string');
+      server.advance(8000);
+      expect((await get(server, `/scenarios/${id}/stats`)).json()).to.include({ in_gap: true, in_burst: false });
+    });
+
+    it('404 in the envelope for an unknown id on every read route, and for unknown routes', async () => {
+      const server = testServer();
+      for (const url of ['/scenarios/nope', '/scenarios/nope/stats', '/scenarios/nope/metrics']) expectError(await get(server, url), 404, 'not_found');
+      expectError(await server.request({ method: 'DELETE', url: '/scenarios/nope' }), 404, 'not_found');
+      expectError(await get(server, '/nowhere'), 404, 'not_found', /GET \/nowhere/);
+    });
+  });
+
+  describe('scraping', () => {
+    it('drains recent events with timestamps under one HELP/TYPE block, 204 when empty', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge('phase_offset: 1s'))).json();
+      expect((await get(server, `/scenarios/${id}/metrics`)).statusCode).to.equal(204);
+      server.advance(1250);
+      const res = await get(server, `/scenarios/${id}/metrics?limit=2`);
+      expect(res.statusCode).to.equal(200);
+      expect(res.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/);
+      expect(res.body).to.equal('# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5 1100\ntemp_celsius{room="lab"} 21.5 1200\n');
+      expect((await get(server, `/scenarios/${id}/metrics`)).statusCode).to.equal(204);
+    });
+
+    it('rejects a limit outside 1..1000', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge())).json();
+      for (const limit of ['0', '1001', 'x', '2.5']) expectError(await get(server, `/scenarios/${id}/metrics?limit=${limit}`), 400, 'invalid_query', /limit/);
+    });
+
+    it('aggregates the latest value of every series, idempotently, without timestamps', async () => {
+      const server = testServer();
+      await post(server, gauge());
+      await post(server, gauge().replace('room: lab', 'room: hall').replace('21.5', '19'));
+      server.advance(300);
+      const first = await get(server, '/scenarios/metrics');
+      expect(first.body).to.equal('# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5\ntemp_celsius{room="hall"} 19\n');
+      expect((await get(server, '/scenarios/metrics')).body).to.equal(first.body);
+    });
+
+    it('writes one untyped block when scenarios share a name but not a type, and logs a warning', async () => {
+      const server = testServer();
+      await post(server, gauge('metric_type: gauge'));
+      await post(server, gauge('metric_type: counter').replace('room: lab', 'room: hall'));
+      server.advance(100);
+      const text = (await get(server, '/scenarios/metrics')).body;
+      expect(text.match(/^# TYPE .*/gm)).to.deep.equal(['# TYPE temp_celsius untyped']);
+      expect(text).to.include('room="lab"').and.include('room="hall"');
+      expect(server.logs.some((l) => l.level === 40 && /different types/.test(String(l.msg)))).to.equal(true);
+    });
+
+    it('scrapes histograms as one family with bucket, sum and count rows', async () => {
+      const server = testServer();
+      await post(server, 'signal_type: histogram\nname: latency_seconds\nrate: 1\ndistribution: { type: uniform, min: 0, max: 1 }\nbuckets: [0.5]\nobservations_per_tick: 10\n');
+      server.advance(10);
+      expect((await get(server, '/scenarios/metrics')).body).to.match(
+        /^# TYPE latency_seconds histogram\nlatency_seconds_bucket\{le="0\.5"\} \d+\nlatency_seconds_bucket\{le="\+Inf"\} 10\nlatency_seconds_sum [\d.]+\nlatency_seconds_count 10\n$/,
+      );
+    });
+  });
+
+  describe('DELETE /scenarios/{id}', () => {
+    it('stops, flushes and forgets: then 404, and a second DELETE is 404', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge())).json();
+      server.advance(450);
+      const res = await server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      expect(res.statusCode).to.equal(200);
+      expect(res.json()).to.deep.equal({ id, status: 'stopped', total_events: 5 });
+      expect(server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(5);
+      expect(server.sinks[0]!.closed).to.equal(true);
+      expect((await get(server, `/scenarios/${id}`)).statusCode).to.equal(404);
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(404);
+      expect(server.registry.list()).to.deep.equal([]);
+    });
+
+    it('keeps an entry whose duration ended listed as stopped until deleted', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge('duration: 200ms'))).json();
+      server.advance(500);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await get(server, `/scenarios/${id}`)).json()).to.include({ status: 'stopped' });
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).json()).to.deep.equal({ id, status: 'stopped', total_events: 2 });
+    });
+  });
+
+  describe('errors nobody expected', () => {
+    it('become a logged 500 in the envelope, and the server keeps serving', async () => {
+      const server = testServer();
+      server.registry.list = () => {
+        throw new Error('boom');
+      };
+      expectError(await get(server, '/scenarios'), 500, 'internal_error');
+      expect(server.logs.some((l) => l.level === 50)).to.equal(true);
+      expect((await get(server, '/health')).statusCode).to.equal(200);
+    });
+  });
+});

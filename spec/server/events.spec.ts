@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSink } from '../../lib/sinks/index.js';
+import { testServer } from '../support/server.js';
+
+const logEvent = (fields: Record<string, unknown> = {}) => ({
+  signal_type: 'logs',
+  labels: { app: 'shop' },
+  log: { severity: 'warn', message: 'disk almost full', fields: { disk: 'sda' } },
+  encoder: { type: 'json_lines' },
+  sink: { type: 'stdout' },
+  ...fields,
+});
+const metricEvent = (fields: Record<string, unknown> = {}) => ({
+  signal_type: 'metrics',
+  labels: {},
+  metric: { name: 'deploys_total', value: 3 },
+  encoder: { type: 'metrics_text' },
+  sink: { type: 'stdout' },
+  ...fields,
+});
+
+async function send(body: unknown, server = testServer(), raw?: string) {
+  return server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: raw ?? JSON.stringify(body) });
+}
+
+function expectError(res: { statusCode: number; json(): any }, status: number, code: string, detail: RegExp) {
+  expect(res.statusCode, res.body as unknown as string).to.equal(status);
+  expect(Object.keys(res.json()).sort()).to.deep.equal(['detail', 'error']);
+  expect(res.json().error).to.equal(code);
+  expect(res.json().detail).to.match(detail);
+}
+
+describe('POST /events', () => {
+  it('encodes a log record, pushes it through its sink, flushes, answers sent', async () => {
+    const server = testServer();
+    const res = await send(logEvent(), server);
+    expect(res.statusCode).to.equal(200);
+    expect(res.json()).to.have.keys('sent', 'signal_type', 'latency_ms');
+    expect(res.json()).to.include({ sent: true, signal_type: 'logs' });
+    expect(res.json().latency_ms).to.be.a('number');
+    expect(JSON.parse(server.sinks[0]!.text)).to.deep.equal({
+      timestamp: '1970-01-01T00:00:00.000Z',
+      severity: 'warn',
+      message: 'disk almost full',
+      labels: { app: 'shop' },
+      fields: { disk: 'sda' },
+    });
+    expect(server.sinks[0]!.closed).to.equal(true);
+  });
+
+  it('writes a metric sample in the wire shape of its encoder, into a real file sink', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'svc-events-')), 'out.prom');
+    const server = testServer({ deps: { createSink: (config) => createSink(config) } });
+    const res = await send(metricEvent({ sink: { type: 'file', path }, labels: { env: 'prod' } }), server);
+    expect(res.statusCode).to.equal(200);
+    expect(readFileSync(path, 'utf8')).to.equal('deploys_total{env="prod"} 3 0\n');
+  });
+
+  it('adds warnings for loopback sink addresses, and only then', async () => {
+    const res = await send(logEvent({ sink: { type: 'tcp', address: 'localhost:514' } }));
+    expect(res.json().warnings[0]).to.match(/localhost:514.*loopback/);
+  });
+
+  it('400: malformed JSON, unknown signal_type, missing branch or field, unknown encoder or sink type', async () => {
+    expectError(await send(undefined, testServer(), '{"signal_type": "logs",'), 400, 'malformed_body', /not valid/);
+    expectError(await send(logEvent({ signal_type: 'traces' })), 400, 'unknown_signal_type', /signal_type: expected logs or metrics, got "traces"/);
+    expectError(await send(logEvent({ log: undefined })), 400, 'invalid_event', /log: missing required field/);
+    expectError(await send(metricEvent({ labels: undefined })), 400, 'invalid_event', /labels: missing required field/);
+    expectError(await send(logEvent({ encoder: { type: 'yaml' } })), 400, 'unknown_encoder', /encoder\.type: expected one of/);
+    expectError(await send(logEvent({ sink: { type: 'carrier_pigeon' } })), 400, 'unknown_sink', /sink\.type: expected one of/);
+  });
+
+  it('422: invalid metric name, severity, sink settings, pairings and features not built in', async () => {
+    expectError(await send(metricEvent({ metric: { name: '9lives', value: 1 } })), 422, 'validation_failed', /metric\.name: expected a name matching/);
+    expectError(await send(logEvent({ log: { severity: 'WARN', message: 'x' } })), 422, 'validation_failed', /log\.severity/);
+    expectError(await send(logEvent({ sink: { type: 'tcp', address: 'syslog:514', retry: { max_attempts: 0 } } })), 422, 'validation_failed', /sink\.retry\.max_attempts/);
+    expectError(await send(logEvent({ encoder: { type: 'metrics_text' } })), 422, 'validation_failed', /metrics_text cannot encode a log record/);
+    expectError(await send(metricEvent({ sink: { type: 'broker', brokers: ['k:9092'], topic: 't' } })), 422, 'feature_not_built', /broker needs the build feature "kafka"/);
+    expectError(await send(metricEvent({ encoder: { type: 'otlp' } })), 422, 'feature_not_built', /"otlp"/);
+  });
+
+  it('502 when the destination fails', async () => {
+    const server = testServer({ failingSink: new Error('tcp sink: connection refused by 127.0.0.1:9') });
+    expectError(await send(logEvent(), server), 502, 'sink_failed', /connection refused/);
+  });
+
+  it('500 when the encoder fails unexpectedly', async () => {
+    // A number that cannot be written is not a validation error: only a broken encoder fails here.
+    const server = testServer({ deps: { scheduler: { now: () => 8.64e15 + 1, schedule: () => undefined as never } } });
+    expectError(await send(logEvent(), server), 500, 'encoder_failed', /json_lines/);
+  });
+});

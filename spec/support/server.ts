@@ -1,0 +1,49 @@
+import { Writable } from 'node:stream';
+import inject, { type InjectOptions } from 'light-my-request';
+import { pino } from 'pino';
+import { TestScheduler } from 'rxjs/testing';
+import { createApp } from '../../lib/server/app.js';
+import { ScenarioRegistry } from '../../lib/server/registry.js';
+import type { ServerDeps } from '../../lib/server/deps.js';
+import { MemorySink } from './sinks.js';
+
+/** An app on a virtual clock with in-memory sinks and a captured log, driven without listening. */
+export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps>; failingSink?: Error } = {}) {
+  const scheduler = new TestScheduler(() => undefined);
+  scheduler.maxFrames = 0;
+  const sinks: MemorySink[] = [];
+  const createSink = () => {
+    const sink = new MemorySink();
+    sink.failWith = options.failingSink;
+    sinks.push(sink);
+    return sink;
+  };
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  const registry = new ScenarioRegistry({ scheduler, createSink });
+  const app = createApp({ registry, logger, apiKey: options.apiKey, scheduler, createSink, ...options.deps });
+  const handler = app.callback();
+  return {
+    scheduler,
+    sinks,
+    logs,
+    registry,
+    request: (opts: InjectOptions) => inject(handler, opts),
+    /** Moves virtual time forward by `ms`, running everything due. */
+    advance(ms: number) {
+      scheduler.maxFrames = scheduler.now() + ms;
+      scheduler.flush();
+      scheduler.frame = scheduler.maxFrames;
+    },
+  };
+}
+
+export const yaml = (body: string) => ({ 'content-type': 'text/yaml' as const, body });
