@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
+import { waitFor } from '../support/backends/ports.js';
+import { promtoolCheck } from '../support/promtool.js';
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns bin/svc-server --port 0 and reads the port from its start-up line. */
+async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn('bin/svc-server', ['--port', '0', '--bind', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await waitFor('the start-up line', () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1], 10_000);
+  return { child, base: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
+}
+
+const KEY = 'integration-key';
+const auth = { authorization: `Bearer ${KEY}` };
+
+describe('svc-server as a process, scraped by a real Prometheus', function () {
+  this.timeout(60_000);
+  let server: Server;
+  let prometheus: Prometheus | undefined;
+  const sinkFile = join(mkdtempSync(join(tmpdir(), 'svc-server-')), 'events.prom');
+
+  before(async () => {
+    server = await startServer({ SVC_API_KEY: KEY });
+  });
+
+  after(async () => {
+    await prometheus?.stop();
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+
+  it('prints only the start-up line on stdout and logs JSON on stderr', () => {
+    expect(server.stdout()).to.match(/^\{"svc_server":\{"port":\d+\}\}\n$/);
+    expect(JSON.parse(server.stderr().split('\n')[0]!)).to.include({ msg: 'svc-server listening' });
+  });
+
+  it('runs scenarios whose scrape output passes promtool and a real Prometheus records', async () => {
+    const body = `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: svc_room_temperature_celsius
+    help: Temperature of a room.
+    rate: 20
+    generator: { type: sine, amplitude: 2, period_secs: 60, offset: 21 }
+    dynamic_labels: [{ key: room, values: [lab, hall] }]
+    sink: { type: file, path: ${sinkFile} }
+  - signal_type: histogram
+    name: svc_request_duration_seconds
+    help: Request latency.
+    rate: 2
+    distribution: { type: exponential, rate: 10 }
+    buckets: [0.05, 0.1, 0.5]
+    observations_per_tick: 20
+    sink: { type: file, path: ${sinkFile}.h }
+`;
+    const res = await fetch(`${server.base}/scenarios`, { method: 'POST', headers: { ...auth, 'content-type': 'text/yaml' }, body });
+    expect(res.status, await res.clone().text()).to.equal(201);
+    const { scenarios } = (await res.json()) as { scenarios: { id: string }[] };
+
+    const aggregate = await waitFor('metrics to scrape', async () => {
+      const r = await fetch(`${server.base}/scenarios/metrics`, { headers: auth });
+      return r.status === 200 ? r.text() : undefined;
+    });
+    expect(promtoolCheck(aggregate)).to.deep.equal({ code: 0, problems: [] });
+    const drained = await (await fetch(`${server.base}/scenarios/${scenarios[1]!.id}/metrics?limit=5`, { headers: auth })).text();
+    expect(promtoolCheck(drained)).to.deep.equal({ code: 0, problems: [] });
+
+    prometheus = await startPrometheus({ host: server.base.slice('http://'.length), path: '/scenarios/metrics', bearer: KEY });
+    const series = await waitFor(
+      'Prometheus to record the series',
+      async () => {
+        const result = await prometheus!.query('svc_room_temperature_celsius');
+        return result.length === 2 ? result : undefined;
+      },
+      20_000,
+      250,
+    );
+    expect(series.map((s) => s.metric.room).sort()).to.deep.equal(['hall', 'lab']);
+    for (const s of series) expect(Number(s.value[1])).to.be.within(18.9, 23.1);
+    const [up] = await prometheus.query('up{job="svc"}');
+    expect(up!.value[1]).to.equal('1');
+    const count = await prometheus.query('svc_request_duration_seconds_count');
+    expect(Number(count[0]!.value[1])).to.be.a('number').and.above(0);
+    const scraped = await prometheus.query('scrape_samples_post_metric_relabeling{job="svc"}');
+    // Two room series, and the histogram's 3 + 1 buckets, _sum and _count.
+    expect(Number(scraped[0]!.value[1])).to.equal(2 + (3 + 1) + 2);
+  });
+
+  it('on SIGTERM stops every scenario, flushes every sink and exits 0', async () => {
+    const listed = (await (await fetch(`${server.base}/scenarios`, { headers: auth })).json()) as { scenarios: { id: string }[] };
+    server.child.kill('SIGTERM');
+    expect(await server.exited).to.equal(0);
+    const written = readFileSync(sinkFile, 'utf8').split('\n').filter(Boolean);
+    expect(written.length).to.be.above(0);
+    for (const line of written) expect(line).to.match(/^svc_room_temperature_celsius\{room="(lab|hall)"\} [\d.]+ \d{13}$/);
+    expect(listed.scenarios).to.have.length(2);
+    expect(server.stderr()).to.include('stopping: flushing every scenario');
+  });
+});

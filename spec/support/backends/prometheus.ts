@@ -1,0 +1,52 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { requireBinary } from './binaries.js';
+import { startBackend } from './child.js';
+import { freeTcpPort, waitFor } from './ports.js';
+
+/** A private Prometheus (Debian `prometheus`) scraping one target every second. */
+export interface Prometheus {
+  readonly url: string;
+  /** Result vector of an instant query. */
+  query(expression: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  stop(): Promise<void>;
+}
+
+export async function startPrometheus(target: { host: string; path: string; bearer?: string }): Promise<Prometheus> {
+  const binary = requireBinary('prometheus', 'prometheus');
+  const dir = await mkdtemp(join(tmpdir(), 'svc-prom-'));
+  const port = await freeTcpPort();
+  const url = `http://127.0.0.1:${port}`;
+  const config = [
+    'global: { scrape_interval: 1s, scrape_timeout: 1s }',
+    'scrape_configs:',
+    '  - job_name: svc',
+    `    metrics_path: ${target.path}`,
+    ...(target.bearer ? [`    authorization: { credentials: ${JSON.stringify(target.bearer)} }`] : []),
+    `    static_configs: [{ targets: ["${target.host}"] }]`,
+  ].join('\n');
+  await writeFile(join(dir, 'prometheus.yml'), config);
+  const backend = startBackend(binary, [
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ]);
+  await waitFor('Prometheus ready', async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined), 15_000).catch((error) => {
+    throw new Error(`${error.message}\n${backend.output()}`);
+  });
+  return {
+    url,
+    async query(expression) {
+      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
+      const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
+      if (body.status !== 'success') throw new Error(`query ${expression}: ${body.error}`);
+      return body.data.result;
+    },
+    async stop() {
+      await backend.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
