@@ -26,8 +26,8 @@ async function send(body: unknown, server = testServer(), raw?: string) {
   return server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: raw ?? JSON.stringify(body) });
 }
 
-function expectError(res: { statusCode: number; json(): any }, status: number, code: string, detail: RegExp) {
-  expect(res.statusCode, res.body as unknown as string).to.equal(status);
+function expectError(res: { statusCode: number; body: string; json(): any }, status: number, code: string, detail: RegExp) {
+  expect(res.statusCode, res.body).to.equal(status);
   expect(Object.keys(res.json()).sort()).to.deep.equal(['detail', 'error']);
   expect(res.json().error).to.equal(code);
   expect(res.json().detail).to.match(detail);
