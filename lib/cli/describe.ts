@@ -1,14 +1,24 @@
-import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig, ScenarioFile } from '../config/types.js';
+import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig } from '../config/types.js';
+import { describeStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
+import { formatStartTime } from '../compile/format.js';
 import { formatDuration, formatRate } from './format.js';
 
-/** The resolved settings of every entry, as `--dry-run` and `--verbose` print them. */
-export function describeScenario(file: ScenarioFile, origin: string): string {
-  const lines = [`scenario: ${origin} (version ${file.version}, kind ${file.kind})`];
-  file.scenarios.forEach((entry, i) => lines.push(...describeEntry(entry, i)));
+/** The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as `--dry-run` and `--verbose` print them. */
+export function describeScenario(plan: ScenarioPlan, origin: string): string {
+  const lines = [`scenario: ${origin} (version ${plan.version}, kind ${plan.kind})`];
+  const groups = new Map(plan.groups.map((group) => [group.name, group]));
+  plan.plans.forEach((entryPlan, i) => lines.push(...describeEntry(entryPlan, i, groups)));
+  if (plan.groups.length) {
+    lines.push('clock groups:');
+    for (const group of plan.groups) {
+      lines.push(`  ${group.name}${group.automatic ? ' (automatic: linked by after)' : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`);
+    }
+  }
   return lines.join('\n') + '\n';
 }
 
-function describeEntry(entry: Entry, i: number): string[] {
+function describeEntry({ entry, pack, start }: EntryPlan, i: number, groups: ReadonlyMap<string, ClockGroup>): string[] {
+  const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
     ['signal', entry.signal_type],
@@ -19,11 +29,16 @@ function describeEntry(entry: Entry, i: number): string[] {
     ['sink', describeSink(entry.sink)],
     ['labels', describeLabels(entry)],
     ['phase offset', entry.phase_offset === undefined ? 'none' : formatDuration(entry.phase_offset)],
-    ['clock group', entry.clock_group ?? 'none'],
+    ['clock group', group ? `${group.name}${group.automatic ? ' (automatic)' : ''}` : 'none'],
+    ['starts', describeStart(entry, start)],
   ];
+  if (pack) rows.splice(1, 0, ['pack', `${pack.pack} (${pack.source}), metric ${pack.metric} of entry ${pack.entry}`]);
   const schedules = describeSchedules(entry);
   if (schedules) rows.push(['schedules', schedules]);
-  if (entry.after) rows.push(['after', `${entry.after.ref} ${entry.after.op} ${entry.after.value}`]);
+  if (entry.after) {
+    const { ref, op, value, delay } = entry.after;
+    rows.push(['after', `${ref} ${op} ${value}${delay === undefined ? '' : `, delay ${formatDuration(delay)}`}`]);
+  }
   return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];
 }
 

@@ -1,32 +1,24 @@
-import { createRequire } from 'node:module';
 import { Builtins, Cli } from 'clipanion';
 import type { SvcContext } from './context.js';
+import { CatalogListCommand } from './commands/catalog-list.js';
+import { CatalogShowCommand } from './commands/catalog-show.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { RunCommand } from './commands/run.js';
-import { ScenarioCommand } from './commands/scenario-command.js';
-
-const { version } = createRequire(import.meta.url)('svc/package.json') as { version: string };
+import { program, runProgram } from './program.js';
 
 /** Runs the `svc` command line on `argv` and resolves to its exit code (0 ok, 1 runtime or validation error, 2 usage error). */
 export async function main(argv: readonly string[], context: SvcContext): Promise<number> {
-  const cli = new Cli<SvcContext>({ binaryName: 'svc', binaryLabel: 'svc, synthetic telemetry generator', binaryVersion: version, enableColors: false });
+  const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator');
   cli.register(RunCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
+  cli.register(CatalogListCommand);
+  cli.register(CatalogShowCommand);
   cli.register(Builtins.HelpCommand);
   cli.register(Builtins.VersionCommand);
 
-  let command;
-  try {
-    command = cli.process([...argv], context);
-  } catch (error) {
-    // Clipanion would print parse errors on stdout; stdout carries event data, so use stderr.
-    context.stderr.write(cli.error(error, { colored: false }));
-    return 2;
-  }
-  const code = await cli.run(command, context);
-  return command instanceof ScenarioCommand && command.failure !== undefined ? command.failure : code;
+  return runProgram(cli, argv, context);
 }
 
 /** Entry point of `bin/svc`. */

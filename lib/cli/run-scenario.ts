@@ -1,6 +1,7 @@
 import { asyncScheduler, fromEvent, interval, map, merge, take, type Observable, type Subscription } from 'rxjs';
-import type { ScenarioFile } from '../config/types.js';
-import { runEntry, type EntryOutcome, type EntryRun } from '../runtime/run-entry.js';
+import type { Entry, ScenarioFile } from '../config/types.js';
+import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
+import { startScenario } from '../runtime/scenario.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
 
@@ -9,12 +10,21 @@ const PROGRESS_MS = 5000;
 const TTY_PROGRESS_MS = 1000;
 
 /**
- * Runs every entry of a file until each ends or a stop signal arrives, with progress and
- * STOPPED lines on stderr. Resolves to the exit code: 1 when an entry ended with an error.
+ * Runs every entry of a compiled file (lib/compile: packs expanded, clock groups assigned) until
+ * each ends or a stop signal arrives, with progress and STOPPED lines on stderr. An entry that
+ * never started (its `after` condition never held, or the run stopped during its phase offset)
+ * gets an `[info]` line before the STOPPED lines. Resolves to the exit code: 1 when an entry ended
+ * with an error.
  */
 export async function runScenario(file: ScenarioFile, context: SvcContext): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
-  const runs = await startAll(file, context);
+  // Each entry's stdout sink listens for errors on the one stdout stream: a pack of a dozen
+  // metrics is not a listener leak.
+  const onStdout = file.scenarios.filter((entry) => entry.sink.type === 'stdout').length;
+  const out = context.stdout as Partial<Pick<NodeJS.EventEmitter, 'getMaxListeners' | 'setMaxListeners'>>;
+  if (out.getMaxListeners && out.setMaxListeners && onStdout) out.setMaxListeners(out.getMaxListeners() + onStdout);
+  const scenario = startScenario(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
+  const runs = scenario.runs;
   const stderr = context.stderr;
   const tty = (stderr as { isTTY?: boolean }).isTTY === true;
   const warnings = new FailureWarnings(PROGRESS_MS);
@@ -46,20 +56,19 @@ export async function runScenario(file: ScenarioFile, context: SvcContext): Prom
     const warning = warnings.check(run, now, true);
     if (warning) stderr.write(`${tty ? '\r\x1b[2K' : ''}${warning}\n`);
   }
+  for (const run of runs) {
+    if (scenario.startedAt(run.entry.id) === undefined) stderr.write(`${tty ? '\r\x1b[2K' : ''}${neverStartedLine(run.entry)}\n`);
+  }
   runs.forEach((run: EntryRun, i) => stderr.write(`${tty ? '\r\x1b[2K' : ''}${stoppedLine(run, outcomes[i]!, now)}\n`));
   return outcomes.some((outcome: EntryOutcome) => outcome.error) ? 1 : 0;
 }
 
-/** Starts every entry, or none: when one cannot start, those already started are stopped. */
-async function startAll(file: ScenarioFile, context: SvcContext): Promise<EntryRun[]> {
-  const runs: EntryRun[] = [];
-  try {
-    for (const entry of file.scenarios) runs.push(runEntry(entry, { scheduler: context.scheduler, stdout: context.stdout }));
-    return runs;
-  } catch (error) {
-    await Promise.all(runs.map((run) => run.stop()));
-    throw error;
-  }
+/** `[info] <id>: never started (…)`: why an entry wrote nothing. */
+export function neverStartedLine(entry: Entry): string {
+  const why = entry.after
+    ? `${entry.after.ref} ${entry.after.op} ${entry.after.value} did not happen before the run ended`
+    : 'the run stopped during its phase offset';
+  return `[info] ${entry.id}: never started (${why})`;
 }
 
 /** SIGINT and SIGTERM of this process, as a stream of signal names. */

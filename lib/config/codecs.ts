@@ -33,6 +33,8 @@ import {
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalType, StartTime } from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+/** Names of catalog files and packs (`@name`, `pack: name`). */
+export const CATALOG_NAME_PATTERN = '[a-zA-Z0-9_][a-zA-Z0-9_.-]*';
 export const LABEL_KEY_PATTERN = '[a-zA-Z_][a-zA-Z0-9_]*';
 export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
 export const SEVERITIES: readonly Severity[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
@@ -61,6 +63,9 @@ export const duration = parsed('duration', 'a duration string such as "30s"', pa
 export const startTime: Codec<StartTime> = parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime);
 
 export const metricName = matching(NAME_PATTERN, 'a name');
+export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
+export const METRIC_TYPES = ['gauge', 'counter', 'histogram', 'summary', 'untyped'] as const;
+export const metricType = oneOf(METRIC_TYPES);
 export const labelKey = matching(LABEL_KEY_PATTERN, 'a label key');
 
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
@@ -298,6 +303,9 @@ export const sink = tagged('sink', {
 
 export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']), value: number }, { delay: duration });
 
+/** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
+export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator, labels }));
+
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {
   id: nonEmptyString,
@@ -320,7 +328,7 @@ export const entryFields = {
   jitter: nonNegative,
   jitter_seed: integer,
   on_sink_error: oneOf(['warn', 'fail']),
-  metric_type: oneOf(['gauge', 'counter', 'histogram', 'summary', 'untyped']),
+  metric_type: metricType,
   help: string,
   gaps,
   bursts,
@@ -329,6 +337,7 @@ export const entryFields = {
   clock_group: nonEmptyString,
   after,
   pack: nonEmptyString,
+  overrides,
 };
 
 export type EntryField = keyof typeof entryFields;
@@ -351,6 +360,9 @@ export const fileFields = {
     'expected 2',
   ),
   kind: oneOf(['runnable', 'composable']),
+  // Catalog metadata: `svc run @name` finds a file by its name (else by its file name).
+  name: catalogName,
+  description: string,
   defaults: mapping,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');

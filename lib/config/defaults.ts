@@ -20,7 +20,16 @@ export interface Defaults {
 export const NO_DEFAULTS: Defaults = { fields: {}, broken: new Set(), issues: [] };
 
 /** A default that an entry's own field rules out. */
-const EXCLUDED_BY: Partial<Record<EntryField, EntryField>> = { phase_offset: 'after', after: 'phase_offset', generator: 'pack' };
+const EXCLUDED_BY: Partial<Record<EntryField, EntryField>> = {
+  phase_offset: 'after',
+  after: 'phase_offset',
+  generator: 'pack',
+  metric_type: 'pack',
+  help: 'pack',
+};
+
+/** A default that only reaches entries having this field. */
+const ONLY_WITH: Partial<Record<EntryField, EntryField>> = { overrides: 'pack' };
 
 export function decodeDefaults(raw: Record<string, unknown>): Defaults {
   const entryOnly = ENTRY_ONLY_FIELDS.filter((key) => Object.hasOwn(raw, key));
@@ -48,6 +57,8 @@ export function mergeDefaults(defaults: Defaults, entry: Record<string, unknown>
     if (signals && !signals.includes(signal as never)) continue;
     const excludedBy = EXCLUDED_BY[key as EntryField];
     if (excludedBy && Object.hasOwn(entry, excludedBy)) continue;
+    const onlyWith = ONLY_WITH[key as EntryField];
+    if (onlyWith && !Object.hasOwn(entry, onlyWith)) continue;
     raw[key] = value;
     fromDefaults.add(key);
   }

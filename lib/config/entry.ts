@@ -14,6 +14,8 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   quantiles: ['summary'],
   observations_per_tick: ['histogram', 'summary'],
   seed: ['histogram', 'summary'],
+  pack: ['metrics'],
+  overrides: ['metrics'],
 };
 
 /** What produces the values of each signal type. */
@@ -63,8 +65,11 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (has('pack')) {
     if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
     if (has('generator')) add(['generator'], 'not allowed with pack (the pack supplies the generators)');
-  } else if (!has('name')) {
-    add(['name'], 'missing required field');
+    if (has('metric_type')) add(['metric_type'], 'not allowed with pack (the pack sets the type of each metric)');
+    if (has('help')) add(['help'], 'not allowed with pack (the pack sets the help of each metric)');
+  } else {
+    if (!has('name')) add(['name'], 'missing required field');
+    if (has('overrides')) add(['overrides'], 'only allowed with pack (it changes metrics of the pack)');
   }
   if (has('phase_offset') && has('after')) add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
 
@@ -150,6 +155,7 @@ function normalise(fields: EntryFields): Entry {
     clock_group: fields.clock_group,
     after: fields.after,
     pack: fields.pack,
+    overrides: fields.overrides,
   });
 }
 

@@ -7,3 +7,4 @@ export { MAX_ALIAS_COUNT, type Format } from './parse.js';
 export { DEFAULT_BUCKETS, DEFAULT_OBSERVATIONS_PER_TICK, DEFAULT_QUANTILES } from './entry.js';
 export * as codecs from './codecs.js';
 export type * from './types.js';
+export { decodePack, isPackDocument, loadPack, loadPackFile, type LoadPackOptions } from './pack.js';

@@ -23,7 +23,11 @@ export interface LoadOptions {
   readonly overrides?: CliOverrides;
 }
 
-const FILE_FIELDS = Object.keys(fileFields);
+/** A document with any of these keys is a v2 file; without them it is a single flat entry. */
+const FILE_FIELDS = ['version', 'kind', 'defaults', 'scenarios'];
+
+/** Top-level fields of a pack file (pack.ts), misplaced in a scenario file. */
+const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
   const document = parseText(text, options.format ?? formatOf(options.origin), options.origin);
@@ -54,7 +58,8 @@ type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefi
 
 function validateDocument(document: Record<string, unknown>, overrides: CliOverrides): Validated {
   if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
-    return validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
+    const flat = validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
+    return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
   }
   const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, [{ key: '', type: t.unknown, actual: document }]);
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
@@ -67,15 +72,21 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     prefix: `scenarios[${i}]`,
   }));
   const problems = [...top, ...entries.problems];
-  return problems.length ? { problems } : entries;
+  if (problems.length || !entries.file) return { problems };
+  const { version, kind, scenarios } = entries.file;
+  const { name, description } = value;
+  return { file: { version, kind, ...(name !== undefined && { name }), ...(description !== undefined && { description }), scenarios }, problems: [] };
 }
 
 /** An entry field at the top of a v2 file is misplaced: say where it belongs. */
 function withEntryFieldHint(issue: Issue): Issue {
   const [field] = issue.path;
-  return issue.message === 'unknown field' && issue.path.length === 1 && Object.hasOwn(entryFields, field!)
-    ? { ...issue, message: 'unknown field (an entry field: set it in a scenarios entry or in defaults)' }
-    : issue;
+  if (issue.message !== 'unknown field' || issue.path.length !== 1) return issue;
+  if (Object.hasOwn(entryFields, field!)) return { ...issue, message: 'unknown field (an entry field: set it in a scenarios entry or in defaults)' };
+  if (PACK_FIELDS.includes(String(field))) {
+    return { ...issue, message: 'unknown field (a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>)' };
+  }
+  return issue;
 }
 
 function validateEntries(

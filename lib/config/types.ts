@@ -117,6 +117,13 @@ export type DynamicLabel =
   | { readonly key: string; readonly form: 'counter'; readonly prefix: string; readonly cardinality: number }
   | { readonly key: string; readonly form: 'list'; readonly values: readonly string[] };
 
+/** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>`. */
+export interface MetricOverride {
+  readonly generator?: GeneratorConfig;
+  /** Merged over the metric's labels (pack and entry labels included); the override wins. */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
 export interface After {
   readonly ref: string;
   readonly op: '<' | '>';
@@ -157,10 +164,38 @@ export interface Entry {
   readonly clock_group?: string;
   readonly after?: After;
   readonly pack?: string;
+  /** Only with `pack`: changes to single metrics of the pack, by metric name. */
+  readonly overrides?: Readonly<Record<string, MetricOverride>>;
 }
 
 export interface ScenarioFile {
   readonly version: 2;
   readonly kind: 'runnable' | 'composable';
+  /** Catalog metadata: the name `@name` finds the file by (default: its file name). */
+  readonly name?: string;
+  readonly description?: string;
+  /** Set when the document was a single flat entry (messages then name it `entry`). */
+  readonly flat?: true;
   readonly scenarios: readonly Entry[];
+}
+
+/** One metric of a pack: what an entry with `pack` expands into, one entry per metric. */
+export interface PackMetric {
+  readonly name: string;
+  /** `constant 0` when the pack file gives none. */
+  readonly generator: GeneratorConfig;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly metric_type?: MetricType;
+  readonly help?: string;
+}
+
+/** A pack file: `version: 2`, `kind: composable`, a `name`, and the `metrics` it stands for. */
+export interface PackFile {
+  readonly version: 2;
+  readonly kind: 'composable';
+  readonly name: string;
+  readonly description: string;
+  /** Labels on every metric of the pack; a metric's own labels win. */
+  readonly shared_labels: Readonly<Record<string, string>>;
+  readonly metrics: readonly PackMetric[];
 }

@@ -2,8 +2,9 @@ import { asyncScheduler, BehaviorSubject, Subject, type SchedulerLike } from 'rx
 import type { Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { createSink } from '../sinks/index.js';
-import { entryChain } from './chain.js';
+import { entryChain, type ChainDeps } from './chain.js';
 import { EntryStats } from './stats.js';
+import type { SignalHooks } from './signals.js';
 
 export interface RunEntryOptions {
   readonly scheduler?: SchedulerLike;
@@ -11,6 +12,10 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
+  /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
+  readonly hooks?: SignalHooks;
+  /** When the entry starts (its clock group or `after` trigger, scenario.ts); default: at once or after its phase offset. */
+  readonly start?: ChainDeps['start'];
 }
 
 /** How an entry ended: cleanly, or with the error that stopped it. */
@@ -31,16 +36,16 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
-  const chain = entryChain(entry, { scheduler, sink, stop, backpressure: new BehaviorSubject(false) });
+  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({
       next: (delivery) => stats.record(delivery, scheduler.now()),
       error: (error: Error) => {
-        stats.record({ size: 0, bytes: 0, error }, scheduler.now());
+        stats.record({ kind: 'failed', size: 0, bytes: 0, error }, scheduler.now());
         resolve(error);
       },
       complete: () => resolve(undefined),
@@ -51,7 +56,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       await sink.close();
     } catch (closeError) {
       // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only.
-      if (!error) stats.record({ size: 0, bytes: 0, error: closeError as Error }, scheduler.now());
+      if (!error) stats.record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error }, scheduler.now());
       if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
     return error ? { error } : {};

@@ -1,17 +1,38 @@
 import { delay, identity, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
 import { RateSchedule } from '../../operators/rate-schedule.js';
 import { bursts } from '../../operators/bursts.js';
-import type { Entry } from '../config/types.js';
+import type { Entry, StartTime } from '../config/types.js';
+
+/** The timestamp written on tick 0, given the entry's start as read from its scheduler. */
+export type Anchor = (start: number) => number;
 
 /**
- * The schedule stream of an entry: its rate (with its burst window) arriving when the entry
- * starts — at once, or after its phase offset. The timer starts when the schedule arrives.
+ * When a lone entry starts: at once, or after its phase offset, with its timestamps anchored by
+ * its own `start_time`. Entries run together start from their clock group's stream instead, or
+ * from their `after` trigger (scenario.ts). The stream emits once, when the entry starts.
  */
-export function entrySchedule(entry: Entry, scheduler: SchedulerLike): Observable<RateSchedule> {
-  return of(RateSchedule.constant(entry.rate)).pipe(
-    optional(entry.phase_offset !== undefined && delay<RateSchedule>(entry.phase_offset, scheduler)),
-    optional(entry.bursts && bursts(entry.bursts)),
-  );
+export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<Anchor> {
+  return of(anchorOf(entry.start_time)).pipe(optional(entry.phase_offset !== undefined && delay<Anchor>(entry.phase_offset, scheduler)));
+}
+
+/**
+ * The schedule stream of an entry that has started: its rate, with its burst window. The timer
+ * starts when the schedule arrives.
+ */
+export function entrySchedule(entry: Entry): Observable<RateSchedule> {
+  return of(RateSchedule.constant(entry.rate)).pipe(optional(entry.bursts && bursts(entry.bursts)));
+}
+
+/** The anchor of an entry's own `start_time`: its start for `now`, the instant, or its start plus the offset. */
+export function anchorOf(startTime: StartTime): Anchor {
+  switch (startTime.kind) {
+    case 'now':
+      return (start) => start;
+    case 'absolute':
+      return () => startTime.epochMs;
+    case 'relative':
+      return (start) => start + startTime.offsetMs;
+  }
 }
 
 /** An operator the entry asks for, or the identity when it does not. */

@@ -1,5 +1,5 @@
 import { tap, type OperatorFunction } from 'rxjs';
-import type { EncodedBatch, SampleBatch, TickBatch } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/batch.js';
 import { generate } from '../../operators/generate.js';
 import { generateLogs } from '../../operators/generate-logs.js';
 import { observe } from '../../operators/observe.js';
@@ -19,6 +19,8 @@ import { optional } from './schedule.js';
 export interface SignalHooks {
   /** Sees every value batch of a metrics entry after jitter, before gaps (for `after` triggers). */
   readonly onValues?: (batch: SampleBatch) => void;
+  /** Sees every labelled sample batch of a metrics, histogram or summary entry, as encoded (for scrape buffers). */
+  readonly onSamples?: (batch: Labelled<SampleBatch>) => void;
 }
 
 /** An entry the runtime cannot run (a configuration the validator let through by mistake). */
@@ -40,6 +42,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
   const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes };
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
   const name = required(entry, 'name', entry.name);
+  const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
 
   switch (entry.signal_type) {
     case 'metrics': {
@@ -51,6 +54,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
           optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
           silence<SampleBatch>(),
           labels<SampleBatch>(labelled),
+          samplesSeen,
           encode(createMetricEncoder(entry.encoder, { name })),
         );
     }
@@ -65,7 +69,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
       const encoder = createMetricEncoder(entry.encoder, { name });
       return (ticks) =>
-        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), silence(), labels(labelled), series, encode(encoder));
+        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), silence(), labels(labelled), series, samplesSeen, encode(encoder));
     }
   }
 }

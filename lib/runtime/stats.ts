@@ -11,7 +11,14 @@ export interface StatsRecord {
   total_sink_failures: number;
   last_sink_error: string | null;
   last_successful_write_at: string | null;
+  /** Had sink failures and delivered nothing in the last {@link DEGRADED_AFTER_MS}. */
+  degraded: boolean;
+  /** Attempts the sink retried (a reconnect, a resent batch); nothing was lost by them yet. */
+  sink_retries: number;
 }
+
+/** No delivery for this long after sink failures makes an entry `degraded` (spec: 30 s). */
+export const DEGRADED_AFTER_MS = 30_000;
 
 /** How far back `current_rate` looks. */
 const RATE_WINDOW_MS = 5000;
@@ -28,6 +35,7 @@ export class EntryStats {
   totalSinkFailures = 0;
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
+  sinkRetries = 0;
   /** (time, total events) samples of the last rate window, oldest first. */
   private readonly recent: [number, number][] = [];
 
@@ -35,19 +43,41 @@ export class EntryStats {
     this.recent.push([startedAt, 0]);
   }
 
+  /**
+   * Counts one outcome of the sink subscriber: written chunks add events and bytes (buffered
+   * ones included), acknowledgements reset `consecutive_failures` and move
+   * `last_successful_write_at`, failures are counted.
+   */
   record(delivery: Delivery, now: number): void {
-    if (delivery.error) {
-      this.errors++;
-      this.consecutiveFailures++;
-      this.totalSinkFailures++;
-      this.lastSinkError = delivery.error.message;
-      return;
+    switch (delivery.kind) {
+      case 'written':
+        this.totalEvents += delivery.size;
+        this.bytes += delivery.bytes;
+        this.sample(now);
+        return;
+      case 'delivered':
+        this.consecutiveFailures = 0;
+        this.lastSuccessfulWriteAt = now;
+        return;
+      case 'failed':
+        this.errors++;
+        this.consecutiveFailures++;
+        this.totalSinkFailures++;
+        this.lastSinkError = delivery.error.message;
+        return;
+      case 'retrying':
+        this.sinkRetries++;
+        return;
     }
-    this.totalEvents += delivery.size;
-    this.bytes += delivery.bytes;
-    this.consecutiveFailures = 0;
-    this.lastSuccessfulWriteAt = now;
-    this.sample(now);
+  }
+
+  /**
+   * True when the entry had sink failures and nothing was delivered for
+   * {@link DEGRADED_AFTER_MS}, counted from the last delivery (or from the start when nothing
+   * was ever delivered). `now` is passed in: the rule never reads the clock itself.
+   */
+  degraded(now: number): boolean {
+    return this.totalSinkFailures > 0 && now - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
   }
 
   /** Events per second over the last few seconds. */
@@ -70,6 +100,8 @@ export class EntryStats {
       last_sink_error: this.lastSinkError ?? null,
       last_successful_write_at:
         this.lastSuccessfulWriteAt === undefined ? null : new Date(this.lastSuccessfulWriteAt).toISOString(),
+      degraded: this.degraded(now),
+      sink_retries: this.sinkRetries,
     };
   }
 

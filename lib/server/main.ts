@@ -1,12 +1,10 @@
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino } from 'pino';
 import { createApp } from './app.js';
 import { logLevelOf } from './log-level.js';
 import { ScenarioRegistry } from './registry.js';
-
-const { version } = createRequire(import.meta.url)('svc/package.json') as { version: string };
+import { program, runProgram } from '../cli/program.js';
 
 /** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY]`. */
 class ServeCommand extends Command {
@@ -52,16 +50,8 @@ class ServeCommand extends Command {
 
 /** Entry point of `bin/svc-server`. */
 export async function runServer(argv: readonly string[] = process.argv.slice(2), context: BaseContext = Cli.defaultContext): Promise<void> {
-  const cli = new Cli({ binaryName: 'svc-server', binaryLabel: 'svc-server, the svc HTTP API', binaryVersion: version, enableColors: false });
+  const cli = program('svc-server', 'svc-server, the svc HTTP API');
   cli.register(ServeCommand);
   cli.register(Builtins.VersionCommand);
-  let command;
-  try {
-    command = cli.process([...argv], context);
-  } catch (error) {
-    context.stderr.write(cli.error(error, { colored: false }));
-    process.exitCode = 2;
-    return;
-  }
-  process.exitCode = await cli.run(command, context);
+  process.exitCode = await runProgram(cli, argv, context);
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SchedulerLike } from 'rxjs';
-import type { Entry, ScenarioFile } from '../config/types.js';
-import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from '../runtime/run-entry.js';
+import type { ScenarioFile } from '../config/types.js';
+import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
+import { startScenario } from '../runtime/scenario.js';
 import { ScrapeBuffer } from './scrape.js';
 
 /** A scenario the server runs: one entry of a posted file, with its id and scrape buffer. */
@@ -21,7 +22,7 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
 
 /**
  * The scenarios of a server: started from a posted file (one scenario per entry, all started
- * together), listed, stopped and forgotten. An entry whose duration ends stays listed as
+ * together as one scenario run), listed, stopped and forgotten. An entry whose duration ends stays listed as
  * `stopped`, with its final statistics, until it is deleted.
  */
 export class ScenarioRegistry {
@@ -29,16 +30,19 @@ export class ScenarioRegistry {
 
   constructor(private readonly options: RegistryOptions = {}) {}
 
-  /** Starts every entry of `file`; when one cannot start, those already started are stopped and the error rethrown. */
-  async start(file: ScenarioFile): Promise<Scenario[]> {
-    const started: Scenario[] = [];
-    try {
-      for (const entry of file.scenarios) started.push(this.startEntry(entry));
-    } catch (error) {
-      await Promise.all(started.map((scenario) => this.remove(scenario.id)));
-      throw error;
-    }
-    return started;
+  /**
+   * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
+   * triggers wired by the scenario runner); throws, with nothing left running, when one cannot start.
+   */
+  start(file: ScenarioFile): Scenario[] {
+    const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
+    const { runs } = startScenario(file.scenarios, { ...this.options, hooks: (entry) => ({ onSamples: (batch) => scrapes.get(entry.id)!.record(batch) }) });
+    return runs.map((run) => {
+      const scenario: Scenario = { id: randomUUID(), name: run.entry.name ?? run.entry.id, run, scrape: scrapes.get(run.entry.id)!, startedAt: run.stats.startedAt };
+      void run.done.then((outcome) => (scenario.outcome = outcome));
+      this.scenarios.set(scenario.id, scenario);
+      return scenario;
+    });
   }
 
   get(id: string): Scenario | undefined {
@@ -61,16 +65,6 @@ export class ScenarioRegistry {
   /** Stops every scenario and waits until every sink flushed. */
   async stopAll(): Promise<void> {
     await Promise.all([...this.scenarios.keys()].map((id) => this.remove(id)));
-  }
-
-  private startEntry(entry: Entry): Scenario {
-    const name = entry.name ?? entry.id;
-    const scrape = new ScrapeBuffer({ name, type: entry.metric_type, help: entry.help });
-    const run = runEntry(entry, { ...this.options, hooks: { onSamples: (batch) => scrape.record(batch) } });
-    const scenario: Scenario = { id: randomUUID(), name, run, scrape, startedAt: run.stats.startedAt };
-    void run.done.then((outcome) => (scenario.outcome = outcome));
-    this.scenarios.set(scenario.id, scenario);
-    return scenario;
   }
 }
 

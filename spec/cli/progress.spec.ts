@@ -18,13 +18,13 @@ describe('progress lines', () => {
 
   it('reports events, rate, bytes and elapsed time', () => {
     const stats = new EntryStats(0);
-    stats.record({ size: 20, bytes: 2048 }, 2000);
+    stats.record({ kind: 'written', size: 20, bytes: 2048 }, 2000);
     expect(progressLine(fakeRun(stats), 2000)).to.equal('[progress] cpu  events: 20 | rate: 10/s | bytes: 2 KiB | elapsed: 2s');
   });
 
   it('STOPPED names the sink error only when there was one', () => {
     const stats = new EntryStats(0);
-    stats.record({ size: 5, bytes: 100 }, 500);
+    stats.record({ kind: 'written', size: 5, bytes: 100 }, 500);
     const run = fakeRun(stats);
     expect(stoppedLine(run, {}, 1000)).to.equal('[progress] cpu  STOPPED | events: 5 | bytes: 100 B | elapsed: 1s');
     expect(stoppedLine(run, { error: new Error('tcp sink: connection refused') }, 1000)).to.equal(
@@ -36,7 +36,7 @@ describe('progress lines', () => {
     const stats = new EntryStats(0);
     const run = fakeRun(stats);
     const warnings = new FailureWarnings(5000);
-    const fail = (at: number) => stats.record({ size: 1, bytes: 1, error: new Error('down') }, at);
+    const fail = (at: number) => stats.record({ kind: 'failed', size: 1, bytes: 1, error: new Error('down') }, at);
     expect(warnings.check(run, 0)).to.equal(undefined);
     fail(100);
     expect(warnings.check(run, 100)).to.equal('[warn] cpu: down (1 batch dropped, 1 in all)');

@@ -53,7 +53,7 @@ describe('ids and references between entries', () => {
 
     it('rejects a circular wait once', () => {
       expect(problems(v2([metric({ id: 'a', after: trigger('b') }), metric({ id: 'b', after: trigger('c') }), metric({ id: 'c', after: trigger('a') })]))).to.deep.equal([
-        'scenarios[0] (a): after.ref: circular wait: a -> b -> c -> a',
+        'scenarios[0] (a): after.ref: circular wait: a → b → c → a',
       ]);
     });
 

@@ -79,15 +79,35 @@ describe('HTTP API', () => {
       expectError(await post(testServer(), gauge(), 'application/xml'), 415, 'unsupported_media_type');
     });
 
-    it('500 when the worker cannot start, and nothing is left running', async () => {
-      const server = testServer();
-      const res = await post(server, gauge('encoder: { type: metrics_text, precision: 2 }').replace('generator', 'signal_type_x: 1\ngenerator'));
-      expect(res.statusCode).to.equal(422); // sanity: unknown field is a validation error
-      (server.registry as unknown as { startEntry: () => never }).startEntry = () => {
-        throw new Error('no worker');
-      };
-      expectError(await post(server, gauge()), 500, 'worker_failed', /no worker/);
+    it('500 when a worker cannot start, and nothing of the file is left running', async () => {
+      const server = testServer({ unbuildableSink: '/broken' });
+      const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: /broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
+      expectError(await post(server, file), 500, 'worker_failed', /cannot open \/broken/);
       expect(server.registry.list()).to.deep.equal([]);
+      expect(server.sinks).to.have.length(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(server.sinks[0]!.closed).to.equal(true);
+    });
+    it('expands built-in packs and wires after triggers like the CLI', async () => {
+      const server = testServer();
+      const file = {
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          { id: 'load', signal_type: 'metrics', name: 'load_ratio', rate: 10, generator: { type: 'step', start: 0, step_size: 1 } },
+          { signal_type: 'metrics', name: 'alerts_total', rate: 10, generator: { type: 'constant', value: 1 }, after: { ref: 'load', op: '>', value: 4 } },
+          { id: 'node', signal_type: 'metrics', pack: 'node_memory', rate: 1 },
+        ],
+      };
+      const res = await post(server, JSON.stringify(file), 'application/json');
+      expect(res.statusCode).to.equal(201);
+      const names = res.json().scenarios.map((s: { name: string }) => s.name);
+      expect(names.slice(0, 2)).to.deep.equal(['load_ratio', 'alerts_total']);
+      expect(names.length).to.be.above(3);
+      server.advance(1000);
+      const stats = (name: string) => server.registry.list().find((s) => s.name === name)!.run.stats.totalEvents;
+      // load crosses 4 at tick 5 (500 ms): alerts ticks at 500, 600, … 1000.
+      expect([stats('load_ratio'), stats('alerts_total')]).to.deep.equal([11, 6]);
     });
   });
 

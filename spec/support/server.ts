@@ -5,14 +5,16 @@ import { TestScheduler } from 'rxjs/testing';
 import { createApp } from '../../lib/server/app.js';
 import { ScenarioRegistry } from '../../lib/server/registry.js';
 import type { ServerDeps } from '../../lib/server/deps.js';
+import type { SinkConfig } from '../../lib/config/types.js';
 import { MemorySink } from './sinks.js';
 
 /** An app on a virtual clock with in-memory sinks and a captured log, driven without listening. */
-export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps>; failingSink?: Error } = {}) {
+export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps>; failingSink?: Error; unbuildableSink?: string } = {}) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = 0;
   const sinks: MemorySink[] = [];
-  const createSink = () => {
+  const createSink = (config: SinkConfig) => {
+    if ('path' in config && config.path === options.unbuildableSink) throw new Error(`cannot open ${config.path}`);
     const sink = new MemorySink();
     sink.failWith = options.failingSink;
     sinks.push(sink);
@@ -28,7 +30,7 @@ export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps
       },
     }),
   );
-  const registry = new ScenarioRegistry({ scheduler, createSink });
+  const registry = new ScenarioRegistry({ scheduler, createSink: (entry) => createSink(entry.sink) });
   const app = createApp({ registry, logger, apiKey: options.apiKey, scheduler, createSink, ...options.deps });
   const handler = app.callback();
   return {

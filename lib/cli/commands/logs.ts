@@ -23,11 +23,11 @@ export class LogsCommand extends ScenarioCommand {
   scenario = Option.String('--scenario', { description: 'Scenario file to run instead of flag-defined records' });
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
-    const { loadScenario, loadScenarioFile } = await import('../../config/load.js');
+    const { loadScenario } = await import('../../config/load.js');
     const flagDefined = [this.name, this.message, this.field, this.severity, this.seed].some((v) => v !== undefined);
     if (this.scenario) {
       if (flagDefined) throw new UsageError('--name, --message, --field, --severity and --seed define records from flags; they cannot be combined with --scenario');
-      return { file: await loadScenarioFile(this.scenario, { overrides }), origin: this.scenario };
+      return this.loadScenarioArg(this.scenario, overrides);
     }
     if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');

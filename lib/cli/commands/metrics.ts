@@ -19,10 +19,10 @@ export class MetricsCommand extends ScenarioCommand {
   scenario = Option.String('--scenario', { description: 'Scenario file to run instead of a flag-defined metric' });
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
-    const { loadScenario, loadScenarioFile } = await import('../../config/load.js');
+    const { loadScenario } = await import('../../config/load.js');
     if (this.scenario) {
       if (this.name !== undefined || this.value !== undefined) throw new UsageError('--name and --value define a metric from flags; they cannot be combined with --scenario');
-      return { file: await loadScenarioFile(this.scenario, { overrides }), origin: this.scenario };
+      return this.loadScenarioArg(this.scenario, overrides);
     }
     if (this.name === undefined) throw new UsageError('missing --name (or give --scenario <file>)');
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');

@@ -12,17 +12,17 @@ export class RunCommand extends ScenarioCommand {
       ['Run the quick-start scenario', '$0 run examples/quickstart.yaml'],
       ['Validate only', '$0 run --dry-run examples/quickstart.yaml'],
       ['Override rate and sink', '$0 run examples/quickstart.yaml --rate 100 --sink file --endpoint /tmp/out.prom'],
+      ['A scenario of a catalog, by name', '$0 run @checkout-incident --catalog examples/catalog'],
     ],
   });
 
   file = Option.String({ required: false, name: 'scenario-file' });
-  scenario = Option.String('--scenario', { description: 'Scenario file (instead of the positional argument)' });
+  scenario = Option.String('--scenario', { description: 'Scenario file, or @name from --catalog (instead of the positional argument)' });
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
-    const { loadScenarioFile } = await import('../../config/load.js');
     if (this.file && this.scenario) throw new UsageError('give the scenario file either as an argument or with --scenario, not both');
     const path = this.file ?? this.scenario;
     if (!path) throw new UsageError('missing scenario file: svc run <scenario-file>');
-    return { file: await loadScenarioFile(path, { overrides }), origin: path };
+    return this.loadScenarioArg(path, overrides);
   }
 }

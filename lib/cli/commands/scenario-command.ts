@@ -1,6 +1,7 @@
 import { Command, Option, UsageError } from 'clipanion';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
+import type { Catalog } from '../../compile/catalog.js';
 import type { SvcContext } from '../context.js';
 
 /** A scenario to run, and where it came from (for messages). */
@@ -26,26 +27,52 @@ export abstract class ScenarioCommand extends Command<SvcContext> {
   encoder = Option.String('--encoder', { description: 'Encoder type: metrics_text, json_lines, …' });
   label = Option.Array('--label', { description: 'Static label key=value, repeatable (merged over file labels)' });
   onSinkError = Option.String('--on-sink-error', { description: 'warn (default) or fail' });
+  catalog = Option.String('--catalog', { description: 'Catalog directory: scenario files run as @name, pack files used as pack: <name>' });
 
   /** Exit code decided by {@link catch}; clipanion itself would answer 0 after a caught error. */
   failure: number | undefined;
+
+  private opened: Promise<Catalog | undefined> | undefined;
 
   /** The scenario the command runs, with the CLI overrides applied before validation. */
   protected abstract load(overrides: CliOverrides): Promise<LoadedScenario>;
 
   async execute(): Promise<number> {
     const { file, origin } = await this.load(this.overrides());
+    // Packs, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
+    const { compileScenario } = await import('../../compile/index.js');
+    const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
     if (this.dryRun || this.verbose) {
       const { describeScenario } = await import('../describe.js');
-      this.context.stderr.write(describeScenario(file, origin));
+      this.context.stderr.write(describeScenario(plan, origin));
     }
     if (this.dryRun) {
-      const n = file.scenarios.length;
+      const n = plan.scenarios.length;
       this.context.stderr.write(`Validation: OK (${n} scenario${n === 1 ? '' : 's'})\n`);
       return 0;
     }
     const { runScenario } = await import('../run-scenario.js');
-    return runScenario(file, this.context);
+    return runScenario(plan, this.context);
+  }
+
+  /** A scenario file path, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
+  protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
+    const { catalogRef, noCatalogError } = await import('../../compile/catalog.js');
+    const name = catalogRef(arg);
+    if (name === undefined) {
+      const { loadScenarioFile } = await import('../../config/load.js');
+      return { file: await loadScenarioFile(arg, { overrides }), origin: arg };
+    }
+    const catalog = await this.openCatalog();
+    if (!catalog) throw noCatalogError(arg);
+    const { file, path } = catalog.scenario(name, overrides);
+    return { file, origin: path };
+  }
+
+  /** The `--catalog` directory, read once; undefined without the flag. */
+  private openCatalog(): Promise<Catalog | undefined> {
+    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../compile/catalog.js').then(({ Catalog }) => Catalog.open(this.catalog!));
+    return this.opened;
   }
 
   override async catch(error: unknown): Promise<void> {

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../../config/problems.js';
 import { loadScenario } from '../../config/load.js';
+import { compileScenario } from '../../compile/index.js';
 import type { Entry, ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
@@ -32,7 +33,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         for (const warning of warnings) logger.warn(warning);
         let started: Scenario[];
         try {
-          started = await registry.start(file);
+          started = registry.start(file);
         } catch (error) {
           logger.error({ err: error }, 'could not start scenario');
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
@@ -109,8 +110,15 @@ function parseScenario(ctx: Context): ScenarioFile {
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
     throw error.kind === 'syntax' ? new HttpError(400, 'unparseable_body', detail) : new HttpError(422, 'validation_failed', detail);
   }
-  for (const entry of file.scenarios) refuseUnbuiltFeatures(entry);
-  return file;
+  let plan: ScenarioFile;
+  try {
+    plan = compileScenario(file, { origin: 'request body' });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new HttpError(422, 'validation_failed', error.problems.map((p) => p.message).join('; ') || error.message);
+  }
+  for (const entry of plan.scenarios) refuseUnbuiltFeatures(entry);
+  return plan;
 }
 
 function refuseUnbuiltFeatures(entry: Entry): void {

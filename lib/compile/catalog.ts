@@ -1,0 +1,184 @@
+/**
+ * A catalog: a directory (and everything below it) of scenario files and pack files, each named
+ * by its top-level `name`, else by its file name without the extension. `svc run @name` and
+ * `pack: <name>` resolve through it (packs: after the built-in ones).
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import type { CliOverrides } from '../config/overrides.js';
+import { decodePack, isPackDocument } from '../config/pack.js';
+import { loadScenario } from '../config/load.js';
+import { parseText } from '../config/parse.js';
+import { ConfigError, isMapping } from '../config/problems.js';
+import type { PackFile, ScenarioFile } from '../config/types.js';
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+/** Keys of a v2 scenario file or a pack file, as opposed to a single flat entry. */
+const FILE_KEYS = ['version', 'kind', 'defaults', 'scenarios', 'metrics'];
+
+export interface CatalogItem {
+  readonly name: string;
+  /** A scenario file's kind, `pack` for a pack file, `invalid` for a file that cannot be used. */
+  readonly kind: 'runnable' | 'composable' | 'pack' | 'invalid';
+  /** The file, as found below the catalog directory. */
+  readonly path: string;
+  readonly description?: string;
+  /** Entries of a scenario file, metrics of a pack. */
+  readonly size?: number;
+  /** Why an `invalid` file cannot be used: its validation messages. */
+  readonly problems?: readonly string[];
+}
+
+interface Loaded {
+  readonly item: CatalogItem;
+  readonly text: string;
+  readonly pack?: PackFile;
+  readonly error?: ConfigError;
+}
+
+/** `@name` on the command line: a catalog reference rather than a file path. */
+export function catalogRef(arg: string): string | undefined {
+  return arg.startsWith('@') && arg.length > 1 ? arg.slice(1) : undefined;
+}
+
+/** The error for `@name` (or `pack: name`) when no `--catalog` was given. */
+export function noCatalogError(ref: string): ConfigError {
+  return new ConfigError('unreadable', ref, [
+    { path: '', message: 'a catalog reference needs a catalog: give --catalog <dir> (the directory of scenario and pack files)' },
+  ]);
+}
+
+export class Catalog {
+  private constructor(
+    /** The directory, as given. */
+    readonly dir: string,
+    private readonly loaded: readonly Loaded[],
+  ) {}
+
+  /** Reads and validates every scenario and pack file below `dir`. */
+  static async open(dir: string): Promise<Catalog> {
+    let isDirectory = false;
+    try {
+      isDirectory = (await stat(dir)).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDirectory) {
+      throw new ConfigError('unreadable', dir, [
+        { path: '', message: 'catalog directory not found: give --catalog <dir> with a directory of scenario and pack files' },
+      ]);
+    }
+    const files = await listFiles(dir);
+    const loaded = await Promise.all(files.map((path) => loadItem(path)));
+    loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
+    return new Catalog(dir, loaded);
+  }
+
+  get items(): readonly CatalogItem[] {
+    return this.loaded.map((l) => l.item);
+  }
+
+  /** The item named `name`; undefined when there is none; an error when several files share it. */
+  find(name: string): CatalogItem | undefined {
+    return this.only(name)?.item;
+  }
+
+  /** The text of the file named `name` (for `svc catalog show`). */
+  text(name: string): string | undefined {
+    return this.only(name)?.text;
+  }
+
+  /**
+   * The pack named `name`, undefined when the catalog has none (the caller reports it, listing the
+   * built-in packs too); a ConfigError when the file named so is invalid or not a pack.
+   */
+  pack(name: string): { pack: PackFile; path: string } | undefined {
+    const found = this.only(name);
+    if (!found) return undefined;
+    if (found.error) throw found.error;
+    if (!found.pack) {
+      throw new ConfigError('invalid', found.item.path, [
+        { path: '', message: `"${name}" is a ${found.item.kind} scenario file, not a pack (a pack has kind composable and metrics)` },
+      ]);
+    }
+    return { pack: found.pack, path: found.item.path };
+  }
+
+  /** Loads the scenario file named `name` with the CLI overrides, as `svc run <file>` would. */
+  scenario(name: string, overrides: CliOverrides = {}): { file: ScenarioFile; path: string } {
+    const found = this.only(name);
+    if (!found) {
+      const names = this.loaded.filter((l) => l.item.kind === 'runnable' || l.item.kind === 'composable').map((l) => l.item.name);
+      throw new ConfigError('unreadable', `@${name}`, [
+        {
+          path: '',
+          message:
+            `no scenario named "${name}" in the catalog ${this.dir}` +
+            ` (${names.length ? `it has: ${names.join(', ')}` : 'it has no scenario files'}); check the name, or give --catalog <dir> with the right directory`,
+        },
+      ]);
+    }
+    if (found.error) throw found.error;
+    if (found.pack) {
+      throw new ConfigError('invalid', `@${name}`, [
+        { path: '', message: `"${name}" is a pack (${found.item.path}), not a scenario: use it from an entry with pack: ${name}` },
+      ]);
+    }
+    return { file: loadScenario(found.text, { origin: found.item.path, overrides }), path: found.item.path };
+  }
+
+  private only(name: string): Loaded | undefined {
+    const matches = this.loaded.filter((l) => l.item.name === name);
+    if (matches.length > 1) {
+      throw new ConfigError('invalid', this.dir, [
+        { path: '', message: `the catalog has several files named "${name}": ${matches.map((m) => m.item.path).join(', ')}; give each its own name` },
+      ]);
+    }
+    return matches[0];
+  }
+}
+
+/** Scenario and pack files below `dir`, skipping hidden entries and not following directory links. */
+async function listFiles(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await listFiles(path)));
+    else if ((entry.isFile() || entry.isSymbolicLink()) && EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
+  }
+  return found;
+}
+
+async function loadItem(path: string): Promise<Loaded> {
+  const fileName = basename(path, extname(path));
+  let text = '';
+  let document: unknown;
+  try {
+    text = await readFile(path, 'utf8');
+    document = parseText(text, /\.json$/i.test(path) ? 'json' : 'yaml', path);
+  } catch (error) {
+    return invalid({ name: fileName, path }, text, error);
+  }
+  // A v2 scenario file or a pack may name itself; in a single flat entry, `name` is the metric's.
+  const file = isMapping(document) && FILE_KEYS.some((key) => Object.hasOwn(document, key)) ? document : undefined;
+  const named = typeof file?.name === 'string' && file.name !== '' ? file.name : fileName;
+  const description = typeof file?.description === 'string' ? file.description : undefined;
+  const base = { name: named, path, ...(description !== undefined && { description }) };
+  try {
+    if (isPackDocument(document)) {
+      const pack = decodePack(document, path);
+      return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
+    }
+    const file = loadScenario(text, { origin: path });
+    return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text };
+  } catch (error) {
+    return invalid(base, text, error);
+  }
+}
+
+function invalid(base: { name: string; path: string; description?: string }, text: string, error: unknown): Loaded {
+  const configError =
+    error instanceof ConfigError ? error : new ConfigError('unreadable', base.path, [{ path: '', message: `cannot read the file (${(error as Error).message})` }]);
+  return { item: { ...base, kind: 'invalid', problems: configError.message.split('\n') }, text, error: configError };
+}

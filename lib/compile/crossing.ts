@@ -1,0 +1,99 @@
+/**
+ * When does an `after` trigger fire? The first tick of the watched entry whose value satisfies
+ * the strict comparison, computed from its generator where that is possible: constant, sequence,
+ * step, and sine without jitter. Ticks are the same slots the runtime emits (`RateSchedule`, bursts
+ * included, none at or after `duration`), and values the same generator function, so the answer
+ * is the tick the runtime trigger will see. Gaps do not matter: the trigger watches generated
+ * values, also those a gap keeps from being emitted (docs/timing.md).
+ */
+import { RateSchedule } from '../../operators/rate-schedule.js';
+import type { After, Entry } from '../config/types.js';
+import { valueGenerator } from '../generators/value.js';
+import { formatMs } from './format.js';
+
+export type Crossing =
+  /** The first tick satisfying the condition, `offset` ms after the watched entry's start. */
+  | { readonly kind: 'tick'; readonly tick: number; readonly offset: number; readonly value: number }
+  /** No tick ever satisfies it: `reason` completes "<ref> never goes above <value> …". */
+  | { readonly kind: 'never'; readonly reason: string }
+  /** Only the running entry can tell (jitter, or ticks landing rarely in a narrow sine window). */
+  | { readonly kind: 'runtime'; readonly reason: string };
+
+/** Sine windows looked at before giving the question to the runtime. */
+const MAX_WINDOWS = 10_000;
+/** Tick numbers stay exact integers below this. */
+const MAX_TICK = 2 ** 52;
+/** Ticks a step estimate may move while settling on the generator's own values. */
+const MAX_SETTLE = 1000;
+
+export function firstCrossing(watched: Entry, after: After): Crossing {
+  if (watched.jitter) return { kind: 'runtime', reason: `${watched.id} has jitter ±${watched.jitter}` };
+  const config = watched.generator;
+  if (!config) return { kind: 'runtime', reason: `${watched.id} has no value generator` };
+
+  const schedule = watched.bursts ? RateSchedule.constant(watched.rate).withBurst(watched.bursts) : RateSchedule.constant(watched.rate);
+  const end = watched.duration === undefined ? Infinity : schedule.slotsBefore(watched.duration);
+  const generate = valueGenerator(config);
+  const valueAt = (n: number) => generate(n, schedule.timeOf(n));
+  const holds = after.op === '>' ? (v: number) => v > after.value : (v: number) => v < after.value;
+  const direction = after.op === '>' ? 'above' : 'below';
+
+  const found = (tick: number): Crossing => {
+    if (tick >= end) {
+      return {
+        kind: 'never',
+        reason: `before it stops (duration ${formatMs(watched.duration!)}; it would first be ${direction} ${after.value} at its tick ${tick}, ${formatMs(schedule.timeOf(tick))} after it starts)`,
+      };
+    }
+    return { kind: 'tick', tick, offset: schedule.timeOf(tick), value: valueAt(tick) };
+  };
+  const never = (reason: string): Crossing => ({ kind: 'never', reason });
+
+  if (holds(valueAt(0))) return found(0);
+  switch (config.type) {
+    case 'constant':
+      return never(`(constant ${config.value})`);
+    case 'sequence': {
+      const i = config.values.findIndex(holds);
+      return i < 0 ? never(`(sequence values from ${Math.min(...config.values)} to ${Math.max(...config.values)})`) : found(i);
+    }
+    case 'step': {
+      const { start, step_size: step } = config;
+      if (step === 0) return never(`(step_size 0: constant ${start})`);
+      if ((after.op === '>') !== step > 0) return never(`(step from ${start} by ${step}: moving away from ${after.value})`);
+      // start + n·step crosses the threshold once, near this estimate.
+      const estimate = Math.max(1, Math.floor((after.value - start) / step) + 1);
+      // Where tick numbers stop being exact integers, no run gets: 2^52 ticks at 1000/s is 142 000 years.
+      if (!(estimate < MAX_TICK)) return never(`(step from ${start} by ${step}: not within ${MAX_TICK} ticks)`);
+      // Settle the estimate on the generator itself: floating-point rounding moves it a tick or two.
+      let n = estimate;
+      for (let moves = 0; moves < MAX_SETTLE && n > 1 && holds(valueAt(n - 1)); moves++) n--;
+      for (let moves = 0; moves < MAX_SETTLE && !holds(valueAt(n)); moves++) n++;
+      return holds(valueAt(n)) ? found(n) : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
+    }
+    case 'sine': {
+      const { amplitude, offset } = config;
+      const low = offset - Math.abs(amplitude);
+      const high = offset + Math.abs(amplitude);
+      const range = `(sine between ${low} and ${high})`;
+      // Tick 0 (value = offset) does not hold, so the phases where it does form one window per period.
+      const c = amplitude === 0 ? NaN : (after.value - offset) / amplitude;
+      const above = (after.op === '>') === amplitude > 0; // want sin(φ) > c, else sin(φ) < c
+      if (amplitude === 0 || (above ? c >= 1 : c <= -1)) return never(range);
+      const [lo, hi] = above ? [Math.asin(c), Math.PI - Math.asin(c)] : [Math.PI - Math.asin(c), 2 * Math.PI + Math.asin(c)];
+      const period = config.period_secs * 1000;
+      const msPerRadian = period / (2 * Math.PI);
+      const limit = watched.duration ?? Infinity;
+      for (let k = 0; k < MAX_WINDOWS; k++) {
+        const from = lo * msPerRadian + k * period;
+        const to = hi * msPerRadian + k * period;
+        if (from >= limit) return never(`before it stops (duration ${formatMs(limit)}) ${range}`);
+        // The first slot after the window opens; one before it too, in case rounding put it inside.
+        for (let n = Math.max(0, schedule.slotsDueBy(from) - 1); schedule.timeOf(n) <= to; n++) {
+          if (holds(valueAt(n))) return found(n);
+        }
+      }
+      return { kind: 'runtime', reason: `${watched.id}'s ticks rarely fall where it is ${direction} ${after.value} ${range}` };
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Clock groups: entries in one group share one start reference. Entries linked by `after` (in
+ * either direction, transitively) form a linked set that always lies in one group: the group one
+ * of them names, else `chain_<lowest id>`. Two different groups named in one linked set, and
+ * entries of one group with different `start_time`s, are errors.
+ */
+import type { Issue } from '../config/problems.js';
+import type { Entry, StartTime } from '../config/types.js';
+import { formatStartTime } from './format.js';
+
+export interface ClockGroup {
+  readonly name: string;
+  /** True when svc named it (`chain_<lowest id>`) because entries are linked by `after`. */
+  readonly automatic: boolean;
+  /** Ids of its entries, in file order. */
+  readonly members: readonly string[];
+  /** The start_time every member has: the group's timestamps reference. */
+  readonly start_time: StartTime;
+}
+
+export interface GroupedEntries {
+  /** The entries, with `clock_group` set on every member of a linked set. */
+  readonly entries: readonly Entry[];
+  readonly groups: readonly ClockGroup[];
+  readonly issues: readonly { readonly index: number; readonly issue: Issue }[];
+}
+
+/** `labels[i]` names entry i in messages (`scenarios[0] (cpu)`). Every `after.ref` must name an entry. */
+export function assignClockGroups(entries: readonly Entry[], labels: readonly string[]): GroupedEntries {
+  const issues: { index: number; issue: Issue }[] = [];
+  const byId = new Map(entries.map((entry, i) => [entry.id, i]));
+
+  // Linked sets: union-find over the after edges.
+  const parent = entries.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  entries.forEach((entry, i) => {
+    const target = entry.after && byId.get(entry.after.ref);
+    if (target !== undefined) parent[root(i)] = root(target);
+  });
+  const watched = new Set(entries.map((entry) => entry.after?.ref));
+  const sets = new Map<number, number[]>();
+  entries.forEach((entry, i) => {
+    if (entry.after || watched.has(entry.id)) {
+      const r = root(i);
+      sets.set(r, [...(sets.get(r) ?? []), i]);
+    }
+  });
+
+  const groupOf = entries.map((entry) => entry.clock_group);
+  const automatic = new Set<string>();
+  for (const members of sets.values()) {
+    const named = members.filter((i) => entries[i]!.clock_group !== undefined);
+    const first = named[0];
+    for (const i of named) {
+      if (entries[i]!.clock_group !== entries[first!]!.clock_group) {
+        issues.push({
+          index: i,
+          issue: {
+            path: ['clock_group'],
+            message:
+              `entries linked by after share one clock group, but this one names "${entries[i]!.clock_group}"` +
+              ` and ${labels[first!]} names "${entries[first!]!.clock_group}"`,
+          },
+        });
+      }
+    }
+    const name = first === undefined ? `chain_${members.map((i) => entries[i]!.id).sort()[0]}` : entries[first]!.clock_group!;
+    if (first === undefined) automatic.add(name);
+    for (const i of members) groupOf[i] = name;
+  }
+
+  const members = new Map<string, number[]>();
+  groupOf.forEach((group, i) => group !== undefined && members.set(group, [...(members.get(group) ?? []), i]));
+  const groups: ClockGroup[] = [];
+  for (const [name, indexes] of members) {
+    const reference = entries[indexes[0]!]!.start_time;
+    for (const i of indexes.slice(1)) {
+      if (!sameStartTime(entries[i]!.start_time, reference)) {
+        issues.push({
+          index: i,
+          issue: {
+            path: ['start_time'],
+            message:
+              `the entries of clock group "${name}" share one start-time reference: expected ${formatStartTime(reference)}` +
+              ` as on ${labels[indexes[0]!]}, got ${formatStartTime(entries[i]!.start_time)}`,
+          },
+        });
+      }
+    }
+    groups.push({ name, automatic: automatic.has(name) && indexes.every((i) => entries[i]!.clock_group === undefined), members: indexes.map((i) => entries[i]!.id), start_time: reference });
+  }
+
+  return {
+    entries: entries.map((entry, i) => (groupOf[i] === entry.clock_group ? entry : { ...entry, clock_group: groupOf[i]! })),
+    groups,
+    issues,
+  };
+}
+
+function sameStartTime(a: StartTime, b: StartTime): boolean {
+  if (a.kind === 'absolute' && b.kind === 'absolute') return a.epochMs === b.epochMs;
+  if (a.kind === 'relative' && b.kind === 'relative') return a.offsetMs === b.offsetMs;
+  return a.kind === b.kind && a.kind === 'now';
+}

@@ -1,0 +1,125 @@
+/**
+ * A validated scenario file -> the plan the runtime runs: packs expanded (built-in packs first,
+ * then the catalog), `after` references checked on the expanded entries, clock groups assigned
+ * (automatic ones for entries linked by `after`), and each entry's start computed where the
+ * generators allow it. Every problem is reported in the style of lib/config, as a ConfigError.
+ */
+import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../config/problems.js';
+import { referenceIssues } from '../config/references.js';
+import type { Entry, ScenarioFile } from '../config/types.js';
+import type { Catalog } from './catalog.js';
+import { firstCrossing, type Crossing } from './crossing.js';
+import { formatMs } from './format.js';
+import { assignClockGroups, type ClockGroup } from './groups.js';
+import { expandPacks, type PackOrigin } from './packs.js';
+
+export type { ClockGroup } from './groups.js';
+export type { Crossing } from './crossing.js';
+export type { PackOrigin } from './packs.js';
+
+/** When an entry starts, relative to the file's start. */
+export type StartTiming =
+  /** At once (`at` 0) or after its phase offset. */
+  | { readonly kind: 'offset'; readonly at: number }
+  /** On its `after` trigger; `at` (ms after the file start) when it can be computed before running. */
+  | { readonly kind: 'after'; readonly crossing: Crossing; readonly at?: number };
+
+export interface EntryPlan {
+  readonly entry: Entry;
+  /** Names the entry in messages: `scenarios[0] (node.node_load1)`. */
+  readonly label: string;
+  /** Set on an entry expanded from a pack. */
+  readonly pack?: PackOrigin;
+  readonly start: StartTiming;
+}
+
+/** A runnable file: its `scenarios` are the expanded entries, in file order. */
+export interface ScenarioPlan extends ScenarioFile {
+  readonly plans: readonly EntryPlan[];
+  readonly groups: readonly ClockGroup[];
+}
+
+export interface CompileOptions {
+  /** Names the file in messages. */
+  readonly origin: string;
+  /** Where packs that are not built in are looked up. */
+  readonly catalog?: Catalog;
+}
+
+export function compileScenario(file: ScenarioFile, options: CompileOptions): ScenarioPlan {
+  const prefix = (i: number) => (file.flat ? 'entry' : `scenarios[${i}]`);
+  const place = (i: number, id: string): Place => ({ path: file.flat ? [] : ['scenarios', i], label: `${prefix(i)} (${id})` });
+  const fail = (problems: Problem[]) => {
+    if (problems.length) throw new ConfigError('invalid', options.origin, problems);
+  };
+
+  const expansion = expandPacks(file.scenarios, options.catalog);
+  fail(expansion.issues.map(({ index, issue }) => problemAt(place(index, file.scenarios[index]!.id), issue)));
+  const { origins, sources } = expansion;
+  const placeOf = (i: number) => place(sources[i]!, expansion.entries[i]!.id);
+  const labels = expansion.entries.map((_, i) => placeOf(i).label!);
+  const report = (issues: readonly { index: number; issue: Issue }[]) => fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
+
+  // The checks of lib/config once more, now that the ids inside packs exist.
+  report(
+    referenceIssues(
+      expansion.entries.map(({ id, signal_type, generator, after }) => ({ id, signal_type, generator, after })),
+      expansion.entries.map((_, i) => prefix(sources[i]!)),
+    ),
+  );
+  const grouped = assignClockGroups(expansion.entries, labels);
+  report(grouped.issues);
+  const { entries, groups } = grouped;
+
+  const timing = startTimings(entries);
+  report(timing.issues);
+  const plans = entries.map((entry, i) => ({ entry, label: labels[i]!, ...(origins[i] && { pack: origins[i] }), start: timing.starts[i]! }));
+  return { ...file, scenarios: entries, plans, groups };
+}
+
+/** Each entry's start, in dependency order; an `after` that can never fire, or fires at once, is an issue. */
+function startTimings(entries: readonly Entry[]): { starts: StartTiming[]; issues: { index: number; issue: Issue }[] } {
+  const byId = new Map(entries.map((entry, i) => [entry.id, i]));
+  const starts: StartTiming[] = [];
+  const issues: { index: number; issue: Issue }[] = [];
+  const startOf = (i: number): StartTiming => {
+    const known = starts[i];
+    if (known) return known;
+    const entry = entries[i]!;
+    if (!entry.after) return (starts[i] = { kind: 'offset', at: entry.phase_offset ?? 0 });
+    // References are acyclic here (checked before), so the recursion ends.
+    const watchedIndex = byId.get(entry.after.ref)!;
+    const watched = entries[watchedIndex]!;
+    const crossing = firstCrossing(watched, entry.after);
+    const watchedAt = startOf(watchedIndex).at;
+    const { ref, op, value } = entry.after;
+    const condition = `${ref} ${op} ${value}`;
+    if (crossing.kind === 'never') {
+      issues.push({ index: i, issue: { path: ['after'], message: `${ref} never goes ${op === '>' ? 'above' : 'below'} ${value} ${crossing.reason}, so this entry would never start` } });
+    } else if (crossing.kind === 'tick' && crossing.tick === 0) {
+      issues.push({
+        index: i,
+        issue: {
+          path: ['after'],
+          message: `${condition} already holds at the first tick of ${ref} (value ${crossing.value}): the condition must become true later; to start at a fixed time use phase_offset`,
+        },
+      });
+    }
+    const at = crossing.kind === 'tick' && watchedAt !== undefined ? watchedAt + crossing.offset + (entry.after.delay ?? 0) : undefined;
+    return (starts[i] = { kind: 'after', crossing, ...(at !== undefined && { at }) });
+  };
+  entries.forEach((_, i) => startOf(i));
+  return { starts, issues };
+}
+
+/** One line saying when an entry starts, for `--dry-run`. */
+export function describeStart(entry: Entry, start: StartTiming): string {
+  if (start.kind === 'offset') return start.at ? `${formatMs(start.at)} after the file start (phase offset)` : 'at the file start';
+  const { ref, op, value, delay } = entry.after!;
+  const when = `when ${ref} ${op} ${value}${delay ? ` (+ ${formatMs(delay)} delay)` : ''}`;
+  const { crossing } = start;
+  if (crossing.kind === 'runtime') return `${when}: decided at run time (${crossing.reason})`;
+  if (crossing.kind === 'never') return `${when}: never`;
+  const first = `${ref}'s tick ${crossing.tick} (value ${crossing.value}) ${formatMs(crossing.offset)} after it starts`;
+  return start.at === undefined ? `${when}: ${first}; ${ref}'s own start is decided at run time` : `${when}: ${first} → ${formatMs(start.at)} after the file start`;
+}

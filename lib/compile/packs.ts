@@ -1,0 +1,106 @@
+/**
+ * Pack expansion: an entry with `pack: <name>` becomes one entry per metric of the pack, with id
+ * `<entry id>.<metric name>`. Every other field of the entry (rate, duration, encoder, sink,
+ * labels, schedules, phase_offset, clock_group, after, …) applies to each expanded metric.
+ *
+ * Labels, later ones winning: the pack's `shared_labels`, the metric's `labels`, the entry's
+ * `labels`, the metric's `overrides.<name>.labels`. Generator: the override's, else the metric's.
+ */
+import type { Issue } from '../config/problems.js';
+import type { Entry, PackFile, PackMetric } from '../config/types.js';
+import { builtinPack, builtinPackNames } from './builtin-packs.js';
+import type { Catalog } from './catalog.js';
+
+/** Where a pack was found: `built-in`, or the path of its catalog file. */
+export interface FoundPack {
+  readonly pack: PackFile;
+  readonly source: string;
+}
+
+/** Built-in packs first, then the catalog's. */
+export function findPack(name: string, catalog?: Catalog): FoundPack | undefined {
+  const builtin = builtinPack(name);
+  if (builtin) return { pack: builtin, source: 'built-in' };
+  const found = catalog?.pack(name);
+  return found && { pack: found.pack, source: found.path };
+}
+
+/** What an expanded entry came from. */
+export interface PackOrigin {
+  /** The id of the `pack` entry. */
+  readonly entry: string;
+  readonly pack: string;
+  readonly metric: string;
+  readonly source: string;
+}
+
+export interface Expansion {
+  readonly entries: readonly Entry[];
+  readonly origins: readonly (PackOrigin | undefined)[];
+  /** Index of the file entry each expanded entry came from. */
+  readonly sources: readonly number[];
+  readonly issues: readonly { readonly index: number; readonly issue: Issue }[];
+}
+
+/** Expands every `pack` entry of `entries`; issues are indexed by file entry. */
+export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expansion {
+  const out: Entry[] = [];
+  const origins: (PackOrigin | undefined)[] = [];
+  const sources: number[] = [];
+  const issues: { index: number; issue: Issue }[] = [];
+
+  entries.forEach((entry, index) => {
+    if (entry.pack === undefined) {
+      out.push(entry);
+      origins.push(undefined);
+      sources.push(index);
+      return;
+    }
+    const found = findPack(entry.pack, catalog);
+    if (!found) {
+      issues.push({ index, issue: { path: ['pack'], message: unknownPack(entry.pack, catalog) } });
+      return;
+    }
+    const { pack, source } = found;
+    const known = new Set(pack.metrics.map((m) => m.name));
+    for (const name of Object.keys(entry.overrides ?? {})) {
+      if (!known.has(name)) {
+        issues.push({
+          index,
+          issue: { path: ['overrides', name], message: `the pack "${pack.name}" has no metric "${name}" (its metrics: ${[...known].join(', ')})` },
+        });
+      }
+    }
+    for (const metric of pack.metrics) {
+      out.push(expandMetric(entry, pack, metric));
+      origins.push({ entry: entry.id, pack: pack.name, metric: metric.name, source });
+      sources.push(index);
+    }
+  });
+  return { entries: out, origins, sources, issues };
+}
+
+function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
+  const override = entry.overrides?.[metric.name];
+  const { pack: _pack, overrides: _overrides, help: _help, ...common } = entry;
+  const generator = override?.generator ?? metric.generator;
+  return {
+    ...common,
+    id: `${entry.id}.${metric.name}`,
+    name: metric.name,
+    generator,
+    labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },
+    metric_type: metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge'),
+    ...(metric.help !== undefined && { help: metric.help }),
+  };
+}
+
+function unknownPack(name: string, catalog?: Catalog): string {
+  const builtins = `built-in packs: ${builtinPackNames().join(', ')}`;
+  if (!catalog) return `no pack named "${name}" (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
+  const packs = catalog.items.filter((item) => item.kind === 'pack').map((item) => item.name);
+  return (
+    `no pack named "${name}" (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +
+    ' check the name, or give --catalog <dir> with the directory holding it'
+  );
+}

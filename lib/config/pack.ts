@@ -1,0 +1,125 @@
+/**
+ * Pack files: `version: 2`, `kind: composable`, a `name`, a `description`, optional
+ * `shared_labels`, and the `metrics` an entry with `pack: <name>` expands into (lib/compile).
+ * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
+ */
+import { readFile } from 'node:fs/promises';
+import * as t from 'io-ts';
+import { Codec, decodeFields, invalidType, string, strict } from './combinators.js';
+import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
+import { parseText, type Format } from './parse.js';
+import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from './problems.js';
+import type { PackFile, PackMetric } from './types.js';
+
+const kind = new Codec<'composable'>(
+  'kind',
+  (u, c) =>
+    typeof u !== 'string'
+      ? invalidType(u, c, 'the string composable')
+      : u === 'composable'
+        ? t.success('composable')
+        : t.failure(u, c, `expected composable (a pack file), got ${show(u)}`),
+  'a pack file has kind composable',
+);
+
+const packMetric = strict('pack metric', { name: metricName }, { generator, labels, metric_type: metricType, help: string });
+
+export const packFields = {
+  version: fileFields.version,
+  kind,
+  name: catalogName,
+  description: string,
+  shared_labels: labels,
+  metrics: new Codec<unknown[]>('metrics', (u, c) => {
+    if (!Array.isArray(u)) return invalidType(u, c, 'a list of metrics');
+    return u.length ? t.success(u) : t.failure(u, c, 'expected at least one metric, got an empty list');
+  }),
+};
+
+/** A parsed document that is a pack file rather than a scenario file: it has `metrics` and no `scenarios`. */
+export function isPackDocument(document: unknown): document is Record<string, unknown> {
+  return isMapping(document) && Object.hasOwn(document, 'metrics') && !Object.hasOwn(document, 'scenarios');
+}
+
+export interface LoadPackOptions {
+  /** Names the text in messages: a file path, `built-in pack node_cpu`, ... */
+  readonly origin: string;
+  readonly format?: Format;
+}
+
+/** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
+export function loadPack(text: string, options: LoadPackOptions): PackFile {
+  return decodePack(parseText(text, options.format ?? (/\.json$/i.test(options.origin) ? 'json' : 'yaml'), options.origin), options.origin);
+}
+
+export async function loadPackFile(path: string): Promise<PackFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new ConfigError('unreadable', path, [{ path: '', message: `cannot read the pack file (${reason})` }]);
+  }
+  return loadPack(text, { origin: path });
+}
+
+/** A parsed document -> validated `PackFile`. */
+export function decodePack(document: unknown, origin: string): PackFile {
+  const result = validatePack(document);
+  if (!result.pack) throw new ConfigError('invalid', origin, result.problems);
+  return result.pack;
+}
+
+function validatePack(document: unknown): { pack?: PackFile; problems: Problem[] } {
+  if (!isMapping(document)) {
+    return { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a pack file), got ${describe(document)}` })] };
+  }
+  const context = [{ key: '', type: t.unknown, actual: document }];
+  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context);
+  const problems = issuesOf(errors).map((issue) =>
+    problemAt(TOP, issue.path[0] === 'scenarios' && issue.path.length === 1 ? { ...issue, message: 'unknown field (a pack file lists metrics, not scenarios)' } : issue),
+  );
+
+  const metrics: PackMetric[] = [];
+  const seen = new Map<string, number>();
+  (value.metrics ?? []).forEach((raw, i) => {
+    const named = isMapping(raw) && typeof raw.name === 'string' && raw.name !== '' ? ` (${raw.name})` : '';
+    const place = { path: ['metrics', i], label: `metrics[${i}]${named}` };
+    if (!isMapping(raw)) {
+      problems.push(problemAt(place, { path: [], message: `invalid type: expected a mapping (a metric), got ${describe(raw)}` }));
+      return;
+    }
+    const decoded = packMetric.validate(raw, [{ key: '', type: t.unknown, actual: raw }]);
+    if (decoded._tag === 'Left') {
+      problems.push(...issuesOf(decoded.left).map((issue) => problemAt(place, issue)));
+      return;
+    }
+    const metric = decoded.right;
+    const first = seen.get(metric.name);
+    if (first !== undefined) {
+      problems.push(problemAt(place, { path: ['name'], message: `duplicate metric name ${show(metric.name)} (also metrics[${first}]); names identify the metrics of a pack` }));
+      return;
+    }
+    seen.set(metric.name, i);
+    metrics.push({
+      name: metric.name,
+      generator: metric.generator ?? { type: 'constant', value: 0 },
+      labels: metric.labels ?? {},
+      ...(metric.metric_type !== undefined && { metric_type: metric.metric_type }),
+      ...(metric.help !== undefined && { help: metric.help }),
+    });
+  });
+
+  if (problems.length) return { problems };
+  return {
+    pack: {
+      version: 2,
+      kind: 'composable',
+      name: value.name!,
+      description: value.description!,
+      shared_labels: value.shared_labels ?? {},
+      metrics,
+    },
+    problems: [],
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Runs the entries of one file together, their starts wired as streams:
+ *
+ *   file start ──► clock of each group (shared, replayed) ──delay(phase_offset)──► entry start
+ *   values of the watched entry (after jitter) ──first tick that crosses──► timer(delay) ──► entry start
+ *
+ * The file's start is one instant, read from the scheduler once every entry is subscribed. A
+ * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
+ * entries of a group write timestamps on that one timeline (reference + time since t0). An entry
+ * without a group anchors its timestamps by its own `start_time` at its own start. An `after`
+ * entry starts `delay` after the scheduled time of the watched entry's first tick whose value
+ * satisfies the comparison; if the watched entry ends without one, it never starts (and ends).
+ */
+import {
+  ReplaySubject,
+  Subject,
+  asyncScheduler,
+  delay,
+  filter,
+  map,
+  mergeMap,
+  of,
+  shareReplay,
+  switchMap,
+  take,
+  tap,
+  timer,
+  withLatestFrom,
+  type Observable,
+} from 'rxjs';
+import type { SampleBatch } from '../../operators/batch.js';
+import type { After, Entry } from '../config/types.js';
+import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
+import { anchorOf, optional, type Anchor } from './schedule.js';
+import type { SignalHooks } from './signals.js';
+
+export interface ScenarioRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
+  /** Taps into each entry's chain (scrape buffers); the runner adds its own `onValues` for triggers. */
+  readonly hooks?: (entry: Entry) => SignalHooks | undefined;
+}
+
+export interface ScenarioRun {
+  /** One per entry, in file order. */
+  readonly runs: readonly EntryRun[];
+  /** Settles once every entry ended; never rejects. */
+  readonly done: Promise<EntryOutcome[]>;
+  /** Scheduler time at which entry `id` started; undefined while it has not (or never did). */
+  startedAt(id: string): number | undefined;
+  /** Stops every entry (also those still waiting to start); resolves as `done`. */
+  stop(): Promise<EntryOutcome[]>;
+}
+
+/** A clock group's start reference: the scheduler time t0 and the timestamp written for it. */
+interface Clock {
+  readonly t0: number;
+  readonly reference: number;
+}
+
+/**
+ * Starts every entry of a file (packs expanded, clock groups assigned: lib/compile). Throws at
+ * once, having stopped the entries already started, when one cannot be built.
+ */
+export function startScenario(entries: readonly Entry[], options: ScenarioRunOptions = {}): ScenarioRun {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  for (const entry of entries) {
+    if (entry.after && !byId.has(entry.after.ref)) throw new Error(`${entry.id}: after.ref names no entry of the file: "${entry.after.ref}"`);
+  }
+
+  const fileStart = new ReplaySubject<number>(1);
+  const clocks = new Map<string, Observable<Clock>>();
+  const clockOf = (entry: Entry): Observable<Clock> | undefined => {
+    const group = entry.clock_group;
+    if (group === undefined) return undefined;
+    let clock = clocks.get(group);
+    if (!clock) {
+      // The group's start_time is its members' (lib/compile checks they agree).
+      const reference = anchorOf(entry.start_time);
+      clocks.set(group, (clock = fileStart.pipe(take(1), map((t0) => ({ t0, reference: reference(t0) })), shareReplay(1))));
+    }
+    return clock;
+  };
+
+  // Of every watched entry: its value batches, and when it started (scheduler time).
+  const values = new Map<string, Subject<SampleBatch>>();
+  const starts = new Map<string, ReplaySubject<number>>();
+  for (const { after } of entries) {
+    if (after && !values.has(after.ref)) {
+      values.set(after.ref, new Subject());
+      starts.set(after.ref, new ReplaySubject(1));
+    }
+  }
+  const startedAt = new Map<string, number>();
+
+  const trigger = (after: After): Observable<unknown> => {
+    const holds = after.op === '>' ? (v: number) => v > after.value : (v: number) => v < after.value;
+    return values.get(after.ref)!.pipe(
+      map((batch) => firstOffset(batch, holds)),
+      filter((offset): offset is number => offset !== undefined),
+      take(1),
+      withLatestFrom(starts.get(after.ref)!),
+      // Due `delay` after the crossing tick's scheduled time (not the wake-up that carried it).
+      mergeMap(([offset, watchedStart]) => timer(Math.max(0, watchedStart + offset + (after.delay ?? 0) - scheduler.now()), scheduler)),
+    );
+  };
+
+  const startOf = (entry: Entry): Observable<Anchor> => {
+    const clock = clockOf(entry);
+    const reference: Observable<unknown> = clock ?? fileStart;
+    const begin = entry.after
+      ? trigger(entry.after)
+      : reference.pipe(take(1), optional(entry.phase_offset !== undefined && delay<unknown>(entry.phase_offset, scheduler)));
+    const anchor: Observable<Anchor> = clock ? clock.pipe(map((c): Anchor => (start) => c.reference + (start - c.t0))) : of(anchorOf(entry.start_time));
+    return begin.pipe(
+      take(1),
+      switchMap(() => anchor.pipe(take(1))),
+      tap(() => {
+        const now = scheduler.now();
+        startedAt.set(entry.id, now);
+        starts.get(entry.id)?.next(now);
+      }),
+    );
+  };
+
+  const runs: EntryRun[] = [];
+  try {
+    for (const entry of entries) {
+      const own = options.hooks?.(entry);
+      const watched = values.get(entry.id);
+      const onValues = watched
+        ? (batch: SampleBatch) => {
+            own?.onValues?.(batch);
+            watched.next(batch);
+          }
+        : own?.onValues;
+      const run = runEntry(entry, { ...options, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry) });
+      runs.push(run);
+      // An entry that ended stops being watched: entries still waiting for it never start.
+      if (watched) void run.done.then(() => watched.complete());
+    }
+  } catch (error) {
+    runs.forEach((run) => void run.stop());
+    throw error;
+  }
+  // Every entry is subscribed: the file starts now.
+  fileStart.next(scheduler.now());
+
+  const done = Promise.all(runs.map((run) => run.done));
+  return {
+    runs,
+    done,
+    startedAt: (id) => startedAt.get(id),
+    stop() {
+      runs.forEach((run) => void run.stop());
+      return done;
+    },
+  };
+}
+
+/** Scheduled offset of the first tick of `batch` whose value holds, if any. */
+function firstOffset(batch: SampleBatch, holds: (value: number) => boolean): number | undefined {
+  for (let i = 0; i < batch.size; i++) if (holds(batch.value[i]!)) return batch.offset[i];
+  return undefined;
+}

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { svc } from '../support/cli.js';
+import { startHttpReceiver } from '../support/backends/http-receiver.js';
+import { startLokiReceiver } from '../support/backends/loki-receiver.js';
+import { freeTcpPort } from '../support/backends/ports.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'svc-net-cli-'));
+const scenario = (name: string, text: string) => {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+/** A file whose one entry writes to a tcp port where nothing listens. */
+function downTcp(port: number, extra = '', defaults = ''): string {
+  return scenario(
+    `down-${port}-${Math.random().toString(36).slice(2)}.yaml`,
+    `version: 2
+kind: runnable
+${defaults}scenarios:
+  - signal_type: metrics
+    name: beat
+    rate: 50
+    duration: 400ms
+    generator: { type: constant, value: 1 }
+    sink: { type: tcp, address: "127.0.0.1:${port}", retry: { max_attempts: 2, initial_backoff: 10ms, max_backoff: 10ms } }
+${extra}`,
+  );
+}
+
+const refused = (port: number) =>
+  `tcp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port? (gave up after 2 attempts)`;
+
+describe('svc run with a network sink whose destination is down', () => {
+  it('under on_sink_error: fail exits 1, the STOPPED line naming the sink error', async () => {
+    const port = await freeTcpPort();
+    const result = await svc(['run', downTcp(port, '    on_sink_error: fail\n')]);
+    expect(result.code, result.stderr).to.equal(1);
+    expect(result.stderr).to.match(new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escape(refused(port))}\\) \\| events: \\d+`));
+  });
+
+  it('takes fail from defaults and from --on-sink-error too', async () => {
+    const port = await freeTcpPort();
+    const fromDefaults = await svc(['run', downTcp(port, '', 'defaults: { on_sink_error: fail }\n')]);
+    const fromFlag = await svc(['run', downTcp(port), '--on-sink-error', 'fail']);
+    expect([fromDefaults.code, fromFlag.code]).to.deep.equal([1, 1]);
+    expect(fromFlag.stderr).to.include(`STOPPED (sink: ${refused(port)})`);
+  });
+
+  it('under warn runs to the end, warns with the reason, exits 0', async () => {
+    const port = await freeTcpPort();
+    const result = await svc(['run', downTcp(port)]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include(`[warn] beat: ${refused(port)}`);
+    expect(result.stderr).to.match(/STOPPED \(sink: .+\) \| events: 20 \|/);
+  });
+});
+
+/** Runs bin/svc on `file`, sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
+function runUntilTerm(file: string, started: () => boolean): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+    const poll = setInterval(() => {
+      if (started()) {
+        clearInterval(poll);
+        child.kill('SIGTERM');
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+const stoppedEvents = (stderr: string): number => {
+  const match = /\[progress\] beat  STOPPED \| events: (\d+) \|/.exec(stderr);
+  expect(match, stderr).to.not.equal(null);
+  return Number(match![1]);
+};
+
+describe('SIGTERM during a run into a batching sink (bin/svc as a process)', function () {
+  this.timeout(20_000);
+
+  const forever = (sink: string) =>
+    scenario(
+      `forever-${Math.random().toString(36).slice(2)}.yaml`,
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: beat
+    rate: 5000
+    generator: { type: step, start: 0, step_size: 1 }
+    labels: { job: svc }
+    dynamic_labels: [{ key: pod, cardinality: 3 }]
+    sink: ${sink}
+`,
+    );
+
+  it('http_push: every event counted as written is received', async () => {
+    const receiver = await startHttpReceiver();
+    try {
+      const file = forever(`{ type: http_push, url: "${receiver.url}/import", batch_size: 2048 }`);
+      const { code, stderr } = await runUntilTerm(file, () => receiver.accepted.length >= 5);
+      expect(code, stderr).to.equal(0);
+      const lines = receiver.text().split('\n').filter(Boolean);
+      expect(lines).to.have.length(stoppedEvents(stderr));
+      lines.forEach((line, n) => expect(line).to.match(new RegExp(`^beat\\{job="svc",pod="pod_${n % 3}"\\} ${n} \\d+$`)));
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('logstore: every event counted as written is received', async () => {
+    const receiver = await startLokiReceiver();
+    try {
+      const file = forever(`{ type: logstore, url: "${receiver.url}" }`);
+      const { code, stderr } = await runUntilTerm(file, () => receiver.pushes.length >= 5);
+      expect(code, stderr).to.equal(0);
+      expect(receiver.entries).to.have.length(stoppedEvents(stderr));
+      const values = receiver.entries.map((e) => Number(e.line.split(' ')[1])).sort((a, b) => a - b);
+      values.forEach((value, n) => expect(value).to.equal(n));
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,177 @@
+import { expect } from 'chai';
+import { Catalog } from '../../lib/compile/catalog.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import { loadScenario } from '../../lib/config/index.js';
+import { compile, compileProblems, directory, metric, stepEntry } from './helpers.js';
+
+const packed = (extra: Record<string, unknown> = {}) => ({ signal_type: 'metrics', pack: 'http_server', rate: 2, ...extra });
+
+const REDIS = `version: 2
+kind: composable
+name: redis
+description: redis basics
+shared_labels: { job: redis }
+metrics:
+  - name: redis_up
+    generator: { type: constant, value: 1 }
+  - name: redis_connected_clients
+`;
+
+describe('compile: packs', () => {
+  it('expands a pack entry into one entry per metric, ids <entry id>.<metric>', () => {
+    const plan = compile([packed({ id: 'web' })]);
+    expect(plan.scenarios.map((e) => e.id)).to.deep.equal([
+      'web.http_requests_total',
+      'web.http_request_errors_total',
+      'web.http_request_duration_p50_seconds',
+      'web.http_request_duration_p99_seconds',
+      'web.http_requests_in_flight',
+    ]);
+    expect(plan.scenarios.map((e) => e.name)).to.deep.equal(plan.scenarios.map((e) => e.id.slice('web.'.length)));
+    expect(plan.plans[0]).to.deep.include({ label: 'scenarios[0] (web.http_requests_total)' });
+    expect(plan.plans[0]!.pack).to.deep.equal({ entry: 'web', pack: 'http_server', metric: 'http_requests_total', source: 'built-in' });
+    for (const entry of plan.scenarios) {
+      expect(entry).not.to.have.property('pack');
+      expect(entry).not.to.have.property('overrides');
+    }
+  });
+
+  it('gives every metric the entry fields: rate, duration, encoder, sink, schedules, phase_offset', () => {
+    const plan = compile([
+      packed({
+        duration: '5s',
+        encoder: { type: 'json_lines' },
+        sink: { type: 'file', path: '/tmp/x' },
+        phase_offset: '2s',
+        gaps: { every: '10s', for: '1s' },
+        jitter: 0.5,
+      }),
+    ]);
+    for (const entry of plan.scenarios) {
+      expect(entry).to.deep.include({
+        rate: 2,
+        duration: 5000,
+        encoder: { type: 'json_lines' },
+        sink: { type: 'file', path: '/tmp/x' },
+        phase_offset: 2000,
+        gaps: { every: 10_000, for: 1000 },
+        jitter: 0.5,
+      });
+    }
+  });
+
+  it('takes generator, metric_type and help from the pack', () => {
+    const [requests, , p50] = compile([packed()]).scenarios;
+    expect(requests).to.deep.include({ generator: { type: 'step', start: 0, step_size: 25 }, metric_type: 'counter', help: 'Total HTTP requests served.' });
+    expect(p50).to.deep.include({ metric_type: 'gauge', help: 'Median request latency.' });
+  });
+
+  it('merges labels: shared_labels, then the metric, then the entry, then the override', () => {
+    const [requests, errors] = compile([
+      packed({
+        labels: { job: 'web', code: '201', team: 'shop' },
+        overrides: { http_request_errors_total: { labels: { code: '503', slo: 'breached' } } },
+      }),
+    ]).scenarios;
+    expect(requests!.labels).to.deep.equal({ job: 'web', code: '201', team: 'shop' });
+    expect(errors!.labels).to.deep.equal({ job: 'web', code: '503', team: 'shop', slo: 'breached' });
+  });
+
+  it('replaces the generator of one metric by its override', () => {
+    const plan = compile([packed({ overrides: { http_requests_in_flight: { generator: { type: 'constant', value: 99 } } } })]);
+    expect(plan.scenarios.find((e) => e.id === 'http_server.http_requests_in_flight')).to.deep.include({
+      generator: { type: 'constant', value: 99 },
+      metric_type: 'gauge',
+    });
+    expect(plan.scenarios.find((e) => e.id === 'http_server.http_requests_total')!.generator).to.deep.equal({ type: 'step', start: 0, step_size: 25 });
+  });
+
+  it('rejects an override naming a metric the pack does not have', () => {
+    expect(compileProblems([packed({ id: 'web', overrides: { http_latency: { labels: { a: 'b' } } } })])).to.deep.equal([
+      'scenarios[0] (web): overrides.http_latency: the pack "http_server" has no metric "http_latency" (its metrics: http_requests_total, http_request_errors_total, http_request_duration_p50_seconds, http_request_duration_p99_seconds, http_requests_in_flight)',
+    ]);
+  });
+
+  it('names a single flat entry `entry` in messages, as lib/config does', () => {
+    const file = loadScenario(JSON.stringify(packed({ id: 'web', overrides: { nope: {} } })), { origin: 'body', format: 'json' });
+    expect(() => compileScenario(file, { origin: 'body' })).to.throw('body: entry (web): overrides.nope: the pack "http_server" has no metric "nope"');
+    const ok = compileScenario(loadScenario(JSON.stringify(packed({ id: 'web' })), { origin: 'body', format: 'json' }), { origin: 'body' });
+    expect(ok.plans[0]!.label).to.equal('entry (web.http_requests_total)');
+  });
+
+  it('rejects an unknown pack, suggesting --catalog', () => {
+    expect(compileProblems([packed({ pack: 'redis' })])).to.deep.equal([
+      'scenarios[0] (redis): pack: no pack named "redis" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give --catalog <dir> with the directory holding it',
+    ]);
+  });
+
+  describe('with a catalog', () => {
+    it('expands a catalog pack; a metric without generator is constant 0', async () => {
+      const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
+      const plan = compile([packed({ pack: 'redis', id: 'cache' })], { catalog });
+      expect(plan.scenarios.map((e) => [e.id, e.generator, e.labels])).to.deep.equal([
+        ['cache.redis_up', { type: 'constant', value: 1 }, { job: 'redis' }],
+        ['cache.redis_connected_clients', { type: 'constant', value: 0 }, { job: 'redis' }],
+      ]);
+      expect(plan.plans[0]!.pack!.source).to.match(/packs\/redis\.yaml$/);
+    });
+
+    it('derives the type of a metric the pack leaves untyped from its generator, override included', async () => {
+      const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
+      const plan = compile([packed({ pack: 'redis', overrides: { redis_connected_clients: { generator: { type: 'step', step_size: 1 } } } })], { catalog });
+      expect(plan.scenarios.map((e) => e.metric_type)).to.deep.equal(['gauge', 'counter']);
+    });
+
+    it('finds built-in packs first', async () => {
+      const catalog = await Catalog.open(directory({ 'http_server.yaml': REDIS.replace('name: redis', 'name: http_server') }));
+      expect(compile([packed()], { catalog }).plans[0]!.pack!.source).to.equal('built-in');
+    });
+
+    it('lists the packs of the catalog when the name is unknown', async () => {
+      const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
+      expect(compileProblems([packed({ pack: 'mysql' })], { catalog })[0]).to.match(
+        /^scenarios\[0\] \(mysql\): pack: no pack named "mysql" \(built-in packs: .*; the catalog .* has redis\); check the name, or give --catalog <dir>/,
+      );
+    });
+
+    it('reports an invalid pack file with its own problems', async () => {
+      const catalog = await Catalog.open(directory({ 'redis.yaml': REDIS.replace('  - name: redis_up\n', '  - name: redis-up\n') }));
+      expect(() => compile([packed({ pack: 'redis' })], { catalog })).to.throw(/redis\.yaml: metrics\[0\] \(redis-up\): name: expected a name matching/);
+    });
+  });
+
+  describe('after and packs', () => {
+    it('lets after name an expanded metric by its id', () => {
+      const plan = compile([packed({ id: 'web' }), metric({ id: 'alert', after: { ref: 'web.http_request_errors_total', op: '>', value: 1 } })]);
+      expect(plan.scenarios.at(-1)!.clock_group).to.equal('chain_alert');
+      // 0.25 a tick at 2/s: above 1 at tick 5 (1.25), 2.5 s after the file start.
+      expect(plan.plans.at(-1)!.start).to.deep.include({ kind: 'after', at: 2500 });
+    });
+
+    it('makes every metric of a pack entry with after wait for the trigger', () => {
+      const plan = compile([stepEntry('cpu'), packed({ id: 'web', after: { ref: 'cpu', op: '>', value: 2 } })]);
+      for (const { entry, start } of plan.plans.slice(1)) {
+        expect(entry.after).to.deep.equal({ ref: 'cpu', op: '>', value: 2 });
+        expect(start).to.deep.include({ kind: 'after', at: 300 });
+      }
+    });
+
+    it('rejects a ref to a metric the pack does not have', () => {
+      expect(compileProblems([packed({ id: 'web' }), metric({ after: { ref: 'web.nope', op: '>', value: 1 } })])).to.deep.equal([
+        'scenarios[1] (cpu): after.ref: no entry has id "web.nope"',
+      ]);
+    });
+
+    it('rejects a circular wait through a pack, naming the path', () => {
+      expect(
+        compileProblems([packed({ id: 'web', after: { ref: 'alert', op: '>', value: 1 } }), metric({ id: 'alert', after: { ref: 'web.http_requests_total', op: '>', value: 1 } })]),
+      ).to.deep.equal(['scenarios[0] (web.http_requests_total): after.ref: circular wait: web.http_requests_total → alert → web.http_requests_total']);
+    });
+
+    it('rejects an expanded id that another entry already has', () => {
+      expect(compileProblems([packed({ id: 'web' }), metric({ id: 'web.http_requests_in_flight' })])).to.deep.equal([
+        'scenarios[1] (web.http_requests_in_flight): id: duplicate id "web.http_requests_in_flight" (also scenarios[0])',
+      ]);
+    });
+  });
+});

@@ -1,0 +1,221 @@
+import { expect } from 'chai';
+import { TestScheduler } from 'rxjs/testing';
+import type { Entry } from '../../lib/config/types.js';
+import { startScenario } from '../../lib/runtime/scenario.js';
+import { firstCrossing } from '../../lib/compile/crossing.js';
+import { SplitMix64 } from '../../lib/random.js';
+import { MemorySink } from '../support/sinks.js';
+import { metricEntry } from '../support/entries.js';
+
+const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
+
+/** Runs `entries` together in virtual time to the end; each entry writes to its own MemorySink. */
+async function runTogether(entries: Entry[], until?: number) {
+  const scheduler = new TestScheduler(() => undefined);
+  scheduler.maxFrames = Infinity;
+  const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
+  const scenario = startScenario(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
+  if (until !== undefined) scheduler.schedule(() => void scenario.stop(), until);
+  scheduler.flush();
+  const outcomes = await scenario.done;
+  // Settle what the end of watched entries set off, in case it scheduled more virtual time.
+  scheduler.flush();
+  /** `[value, timestamp]` of every line an entry wrote. */
+  const lines = (id: string) =>
+    sinks
+      .get(id)!
+      .text.split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ').slice(-2).map(Number));
+  return { scenario, outcomes, sinks, lines, times: (id: string) => lines(id).map(([, t]) => t) };
+}
+
+const step = (id: string, fields: Partial<Entry> = {}) =>
+  metricEntry({ id, name: id, generator: { type: 'step', start: 0, step_size: 1 }, duration: 1000, ...fields });
+
+describe('startScenario: several entries together', () => {
+  describe('phase_offset', () => {
+    it('starts each entry that long after the file start; its windows and duration count from there', async () => {
+      const { times } = await runTogether([
+        step('a', { duration: 200 }),
+        step('b', { duration: 200, phase_offset: 300 }),
+        step('c', { duration: 400, phase_offset: 250, gaps: { every: 200, for: 100 } }),
+      ]);
+      expect(times('a')).to.deep.equal([0, 100]);
+      expect(times('b')).to.deep.equal([300, 400]);
+      // c's gap is the tail [100, 200) of each 200 ms cycle of its own clock: 350 and 550 are silent.
+      expect(times('c')).to.deep.equal([250, 450]);
+    });
+
+    it('numbers ticks from 0 at the entry start', async () => {
+      const { lines } = await runTogether([step('a', { duration: 300, phase_offset: 700 })]);
+      expect(lines('a')).to.deep.equal([
+        [0, 700],
+        [1, 800],
+        [2, 900],
+      ]);
+    });
+  });
+
+  describe('after', () => {
+    it('starts an entry at the first tick where the watched value crosses', async () => {
+      // cpu: 0, 1, 2, … every 100 ms; > 4 first at tick 5 (500 ms).
+      const { times, scenario } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4 } })]);
+      expect(times('alert')).to.deep.equal([500, 600]);
+      expect(scenario.startedAt('alert')).to.equal(500);
+    });
+
+    it('waits delay after the crossing', async () => {
+      const { times } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4, delay: 250 } })]);
+      expect(times('alert')).to.deep.equal([750, 850]);
+    });
+
+    it('counts the delay from the crossing tick scheduled time, not from the wake-up that carried it', async () => {
+      // At 3/s tick 2 is due at 666.67 ms and emitted by the wake-up at 667 ms.
+      const { times, scenario } = await runTogether([
+        step('cpu', { rate: 3, duration: 2000 }),
+        step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 1, delay: 1000 } }),
+      ]);
+      expect(scenario.startedAt('alert')).to.be.closeTo(1666.667, 0.001);
+      expect(times('alert')).to.deep.equal([1666]);
+    });
+
+    it('sees the first tick of the watched entry, emitted as the file starts', async () => {
+      const { times } = await runTogether([step('cpu'), step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: -1 } })]);
+      expect(times('alert')).to.deep.equal([0]);
+    });
+
+    it('compares strictly, in both directions', async () => {
+      const { times } = await runTogether([
+        step('down', { generator: { type: 'step', start: 10, step_size: -1 } }),
+        step('below', { duration: 100, after: { ref: 'down', op: '<', value: 7 } }),
+        step('equal', { duration: 100, after: { ref: 'down', op: '<', value: 8 } }),
+      ]);
+      expect(times('below')).to.deep.equal([400]);
+      expect(times('equal')).to.deep.equal([300]);
+    });
+
+    it('chains two and three entries, each counting from its own start', async () => {
+      const { times, lines } = await runTogether([
+        step('cpu'),
+        step('alert', { duration: 500, after: { ref: 'cpu', op: '>', value: 4, delay: 100 } }),
+        step('page', { duration: 200, after: { ref: 'alert', op: '>', value: 1 } }),
+      ]);
+      expect(times('alert')).to.deep.equal([600, 700, 800, 900, 1000]);
+      expect(lines('alert').map(([v]) => v)).to.deep.equal([0, 1, 2, 3, 4]);
+      // alert > 1 at its tick 2 (800 ms).
+      expect(times('page')).to.deep.equal([800, 900]);
+    });
+
+    it('lets several entries wait for the same one', async () => {
+      const { times } = await runTogether([
+        step('cpu'),
+        step('warn', { duration: 100, after: { ref: 'cpu', op: '>', value: 2 } }),
+        step('crit', { duration: 100, after: { ref: 'cpu', op: '>', value: 8 } }),
+      ]);
+      expect(times('warn')).to.deep.equal([300]);
+      expect(times('crit')).to.deep.equal([900]);
+    });
+
+    it('fires on the watched entry from its first tick, also when that entry starts late', async () => {
+      const { times } = await runTogether([
+        step('cpu', { phase_offset: 1000 }),
+        step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 0 } }),
+      ]);
+      expect(times('alert')).to.deep.equal([1100]);
+    });
+
+    it('works on a sine, and agrees with the crossing lib/compile computes', async () => {
+      const cpu = metricEntry({ id: 'cpu', rate: 100, duration: 2000, generator: { type: 'sine', amplitude: 10, period_secs: 1, offset: 0 } });
+      const after = { ref: 'cpu', op: '>' as const, value: 5 };
+      const computed = firstCrossing(cpu, after);
+      expect(computed).to.include({ kind: 'tick', tick: 9, offset: 90 });
+      const { times } = await runTogether([cpu, step('alert', { duration: 100, after })]);
+      expect(times('alert')).to.deep.equal([90]);
+    });
+
+    it('works on jittered values: the value after jitter crosses', async () => {
+      const cpu = metricEntry({ id: 'cpu', rate: 10, duration: 5000, generator: { type: 'constant', value: 0 }, jitter: 10, jitter_seed: 7 });
+      const random = new SplitMix64(7);
+      let tick = 0;
+      while (!((2 * random.unit(tick) - 1) * 10 > 8)) tick++;
+      expect(tick, 'the seed should cross after a few ticks').to.be.within(1, 40);
+      expect(firstCrossing(cpu, { ref: 'cpu', op: '>', value: 8 }).kind).to.equal('runtime');
+      const { times } = await runTogether([cpu, step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 8 } })]);
+      expect(times('alert')).to.deep.equal([tick * 100]);
+    });
+
+    it('counts a crossing inside a gap of the watched entry: the value was generated, only not emitted', async () => {
+      const { times } = await runTogether([
+        step('cpu', { gaps: { every: 1000, for: 600 } }),
+        step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 5 } }),
+      ]);
+      expect(times('cpu')).to.deep.equal([0, 100, 200, 300]);
+      expect(times('alert')).to.deep.equal([600]);
+    });
+
+    it('never starts an entry whose watched entry ends without crossing; the run still ends', async () => {
+      const { times, scenario, outcomes, sinks } = await runTogether([
+        step('cpu', { duration: 300 }),
+        step('alert', { after: { ref: 'cpu', op: '>', value: 50 } }),
+        step('page', { after: { ref: 'alert', op: '>', value: 0 } }),
+      ]);
+      expect(outcomes).to.deep.equal([{}, {}, {}]);
+      expect(times('alert')).to.deep.equal([]);
+      expect(times('page')).to.deep.equal([]);
+      expect(scenario.startedAt('cpu')).to.equal(0);
+      expect(scenario.startedAt('alert')).to.equal(undefined);
+      expect(sinks.get('alert')!.closed).to.equal(true);
+      expect(scenario.runs[1]!.stats.totalEvents).to.equal(0);
+    });
+
+    it('stop ends entries still waiting to start', async () => {
+      const { times, outcomes } = await runTogether([step('cpu', { duration: undefined }), step('alert', { after: { ref: 'cpu', op: '>', value: 1e9 } })], 450);
+      expect(times('cpu')).to.have.length(5);
+      expect(times('alert')).to.deep.equal([]);
+      expect(outcomes).to.deep.equal([{}, {}]);
+    });
+  });
+
+  describe('clock_group', () => {
+    it('puts the entries of a group on one timeline: an absolute start_time stamps the group start', async () => {
+      const start_time = { kind: 'absolute' as const, epochMs: JAN_1 };
+      const { times } = await runTogether([
+        step('a', { duration: 200, start_time, clock_group: 'g' }),
+        step('b', { duration: 200, start_time, clock_group: 'g', phase_offset: 500 }),
+        step('solo', { duration: 200, start_time, phase_offset: 500 }),
+      ]);
+      expect(times('a')).to.deep.equal([JAN_1, JAN_1 + 100]);
+      expect(times('b')).to.deep.equal([JAN_1 + 500, JAN_1 + 600]);
+      // Without a group, an absolute start_time stamps the entry's own start.
+      expect(times('solo')).to.deep.equal([JAN_1, JAN_1 + 100]);
+    });
+
+    it('keeps an after entry on its group timeline', async () => {
+      const start_time = { kind: 'absolute' as const, epochMs: JAN_1 };
+      const { times } = await runTogether([
+        step('cpu', { start_time, clock_group: 'chain_alert' }),
+        step('alert', { duration: 100, start_time, clock_group: 'chain_alert', after: { ref: 'cpu', op: '>', value: 2 } }),
+      ]);
+      expect(times('alert')).to.deep.equal([JAN_1 + 300]);
+    });
+
+    it('shifts the group timeline by a relative start_time, and with now stamps the wall clock', async () => {
+      const start_time = { kind: 'relative' as const, offsetMs: -3_600_000 };
+      const { times } = await runTogether([
+        step('a', { duration: 100, start_time, clock_group: 'g' }),
+        step('b', { duration: 100, start_time, clock_group: 'g', phase_offset: 200 }),
+        step('c', { duration: 100, clock_group: 'h', phase_offset: 300 }),
+      ]);
+      expect(times('a')).to.deep.equal([-3_600_000]);
+      expect(times('b')).to.deep.equal([200 - 3_600_000]);
+      expect(times('c')).to.deep.equal([300]);
+    });
+  });
+
+  it('refuses an after naming no entry of the file', () => {
+    expect(() => startScenario([step('a', { after: { ref: 'nope', op: '>', value: 1 } })], { createSink: () => new MemorySink() })).to.throw(
+      'a: after.ref names no entry of the file: "nope"',
+    );
+  });
+});
