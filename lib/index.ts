@@ -6,8 +6,12 @@ export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartT
 export type * from './config/types.js';
 export { valueGenerator } from './generators/value.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
-export { createSink, stdoutSink, fileSink, SinkError } from './sinks/index.js';
+export { createSink, stdoutSink, fileSink, tcpSink, udpSink, httpPushSink, logstoreSink, SinkError, type SinkReport } from './sinks/index.js';
+export { loadPack, loadPackFile } from './config/pack.js';
+export { compileScenario, type ScenarioPlan, type EntryPlan, type StartTiming, type ClockGroup } from './compile/index.js';
+export { Catalog, type CatalogItem } from './compile/catalog.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
+export { startScenario, type ScenarioRun, type ScenarioRunOptions } from './runtime/scenario.js';
 export { entryChain, anchorOf } from './runtime/chain.js';
 export { EntryStats, type StatsRecord } from './runtime/stats.js';
 export { SplitMix64 } from './random.js';

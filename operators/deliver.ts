@@ -6,28 +6,45 @@ import { byteLength, type EncodedBatch } from './batch.js';
  *
  * `write` returns `undefined` when the chunk was taken at once, or a promise when the caller
  * must wait before writing more: that promise is how a slow destination applies backpressure
- * to the chain. A failed write throws, or rejects the returned promise, with an error whose
- * message tells the user what to fix.
+ * to the chain. A write the sink refuses throws, or rejects the returned promise, with an
+ * error whose message tells the user what to fix.
+ *
+ * A sink that delivers later than `write` (a buffer, a socket, a batch sent over HTTP) tells
+ * what became of the data on {@link Sink.reports}: acknowledgements and failures that happen
+ * after `write` returned, and retries. A failure reported there is never also thrown by
+ * `write`; `flush` and `close` may reject with that same error object, which {@link deliver}
+ * counts once.
  */
 export interface Sink {
   write(chunk: EncodedBatch): void | Promise<void>;
-  /** Resolves once everything written so far has reached the destination. */
+  /**
+   * Resolves once everything written so far has reached the destination; rejects when some of
+   * it was given up (with the error that was reported for it).
+   */
   flush(): Promise<void>;
   /** Flushes, then releases the destination. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Outcomes that happen after `write` returned. Without it, a write that returned (or whose
+   * promise resolved) counts as delivered at once.
+   */
+  readonly reports?: Observable<SinkReport>;
 }
 
-const EMPTY_BATCH = { size: 0, anchor: 0, index: new Float64Array(0), offset: new Float64Array(0) };
+/** What a sink tells about data it took earlier. */
+export type SinkReport =
+  /** The destination acknowledged `size` events (`bytes` bytes sent): moves `last_successful_write_at`. */
+  | { readonly kind: 'delivered'; readonly size: number; readonly bytes: number }
+  /** `size` events were given up (`warn` drops them): a sink failure. */
+  | { readonly kind: 'failed'; readonly size: number; readonly bytes: number; readonly error: Error }
+  /** Attempt `attempt` failed with `error`; the next one follows in `delay` ms. Nothing is lost yet. */
+  | { readonly kind: 'retrying'; readonly attempt: number; readonly delay: number; readonly error: Error };
 
-/** The outcome of writing one chunk. */
-export interface Delivery {
-  /** Events in the chunk. */
-  readonly size: number;
-  /** Bytes in the chunk (UTF-8). */
-  readonly bytes: number;
-  /** Set when the sink failed and the chunk was dropped (`onError: 'warn'`). */
-  readonly error?: Error;
-}
+/**
+ * One outcome of the sink subscriber: a chunk `written` (taken by the sink, counted in
+ * `total_events` even while still buffered), or a {@link SinkReport}.
+ */
+export type Delivery = { readonly kind: 'written'; readonly size: number; readonly bytes: number } | SinkReport;
 
 export interface DeliverOptions {
   /** `warn`: report the failure as a {@link Delivery} and keep going; `fail`: error the stream. */
@@ -41,35 +58,52 @@ export interface DeliverOptions {
 }
 
 /**
- * Sink subscriber: writes every chunk to `sink` in order and reports each outcome. When the
- * source completes, it waits for pending writes, flushes the sink, then completes: stop
- * means flush.
+ * Sink subscriber: writes every chunk to `sink` in order and reports each outcome: `written`
+ * per chunk taken, then whatever the sink reports later (`delivered`, `failed`, `retrying`);
+ * a sink without `reports` counts as `delivered` as soon as a write returns. When the source
+ * completes, it waits for pending writes, flushes the sink, then completes: stop means flush.
+ * Under `fail`, the first failure (thrown, rejected or reported) errors the stream.
  *
  * ```
  * chunks:      a---b---c---|
  *              deliver(sink)
- * deliveries:  a---b---c---(f|)   f: flush done (nothing emitted for it)
+ * deliveries:  a---b---c---(f|)   a: written a (then delivered a, now or later); f: flush done
  * ```
  */
 export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunction<EncodedBatch, Delivery> {
   const { onError = 'warn', backpressure } = options;
+  const acknowledges = sink.reports !== undefined;
   return (source) =>
     new Observable<Delivery>((subscriber) => {
       const queue: EncodedBatch[] = [];
+      // Failures the sink reported: when flush or close reject with one of them, it is not new.
+      const reported = new WeakSet<Error>();
       let waiting = false;
       let sourceDone = false;
 
-      const failed = (chunk: EncodedBatch, bytes: number, cause: unknown) => {
+      // A sink may throw the same error for every chunk it drops: each throw is a failure.
+      const failed = (size: number, bytes: number, cause: unknown) => {
         const error = cause instanceof Error ? cause : new Error(String(cause));
+        if (reported.has(error)) return;
         if (onError === 'fail') subscriber.error(error);
-        else subscriber.next({ size: chunk.size, bytes, error });
+        else subscriber.next({ kind: 'failed', size, bytes, error });
       };
+      const written = (size: number, bytes: number) => {
+        subscriber.next({ kind: 'written', size, bytes });
+        if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
+      };
+
+      const reports = sink.reports?.subscribe((report) => {
+        if (report.kind !== 'failed') return subscriber.next(report);
+        failed(report.size, report.bytes, report.error);
+        reported.add(report.error);
+      });
 
       const finish = () => {
         sink.flush().then(
           () => subscriber.complete(),
           (cause) => {
-            failed({ size: 0, data: '', source: EMPTY_BATCH }, 0, cause);
+            failed(0, 0, cause);
             subscriber.complete();
           },
         );
@@ -83,18 +117,18 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           try {
             pending = sink.write(chunk);
           } catch (cause) {
-            failed(chunk, bytes, cause);
+            failed(chunk.size, bytes, cause);
             continue;
           }
           if (!pending) {
-            subscriber.next({ size: chunk.size, bytes });
+            written(chunk.size, bytes);
             continue;
           }
           waiting = true;
           backpressure?.next(true);
           pending.then(
-            () => subscriber.next({ size: chunk.size, bytes }),
-            (cause) => failed(chunk, bytes, cause),
+            () => written(chunk.size, bytes),
+            (cause) => failed(chunk.size, bytes, cause),
           ).finally(() => {
             waiting = false;
             backpressure?.next(false);
@@ -112,9 +146,15 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         error: (err) => subscriber.error(err),
         complete: () => {
           sourceDone = true;
+          // A stop while the sink holds the chain back: flush now, so a stalled destination's
+          // flush timeout starts at once. The final flush below reports the outcome.
+          if (waiting) sink.flush().catch(() => undefined);
           pump();
         },
       });
-      return () => subscription.unsubscribe();
+      return () => {
+        subscription.unsubscribe();
+        reports?.unsubscribe();
+      };
     });
 }

@@ -26,7 +26,8 @@ const MAX_DELAY = 2 ** 31 - 1;
  * or an `after` trigger). Slot n is due at the absolute deadline `start + timeOf(n)`: each
  * wake-up emits, as one batch, every tick due by then, so late wake-ups are caught up and no
  * drift accumulates. Timer delays are whole milliseconds, so at high rates a wake-up carries
- * many ticks. A later schedule replaces the current one from the moment it arrives.
+ * many ticks. A later schedule replaces the current one from the moment it arrives. The run
+ * ends at its duration whatever happens, even while paused.
  *
  * ```
  * schedules: a---------------------
@@ -53,6 +54,8 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       let endSlot = 0;
       let paused = false;
       let pending: Subscription | undefined;
+      // Ends the run at its duration even while paused by a destination that never frees up.
+      let deadline: Subscription | undefined;
 
       const elapsed = () => scheduler.now() - start;
 
@@ -110,6 +113,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           if (!schedule) {
             start = scheduler.now();
             anchor = anchorOf(start);
+            if (duration !== Infinity) deadline = scheduler.schedule(() => (paused ? subscriber.complete() : wake()), duration);
           } else {
             emitDue(elapsed());
             next = value.slotsBefore(elapsed());
@@ -125,6 +129,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
       return () => {
         pending?.unsubscribe();
+        deadline?.unsubscribe();
         pauses?.unsubscribe();
         schedules.unsubscribe();
       };

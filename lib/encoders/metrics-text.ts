@@ -1,3 +1,4 @@
+import type { Series } from '../../operators/batch.js';
 import type { TextMetricEncoder } from './encoder.js';
 import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
@@ -15,12 +16,15 @@ export interface MetricsTextOptions {
  */
 export function metricsText({ name, precision }: MetricsTextOptions): TextMetricEncoder {
   return sampleLines({
-    lead: (series) => {
-      const metric = name + (series.suffix ?? '');
-      return series.key === '' ? `${metric} ` : `${metric}{${series.key}} `;
-    },
+    lead: (series) => `${sampleName(name, series)} `,
     middle: () => '',
     stamp: (ms) => ` ${ms}\n`,
     value: textValueFormat(precision),
   });
+}
+
+/** `name{k="v",…}` of a series of metric `name` (its suffix appended, no braces without labels). */
+export function sampleName(name: string, series: Series): string {
+  const metric = name + (series.suffix ?? '');
+  return series.key === '' ? metric : `${metric}{${series.key}}`;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import type { Sink } from '../../operators/deliver.js';
-import type { SinkConfig } from '../config/types.js';
+import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import type { ScenarioRegistry } from './registry.js';
 
 /** What the HTTP app runs on: injected, so tests drive it through `app.callback()` without listening. */
@@ -11,6 +11,6 @@ export interface ServerDeps {
   /** Bearer key required on every route but `GET /health`; none: open. */
   readonly apiKey?: string;
   readonly scheduler?: SchedulerLike;
-  /** Builds the sink of a single event (`POST /events`). */
-  readonly createSink?: (config: SinkConfig) => Sink;
+  /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
+  readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;
 }

@@ -1,13 +1,17 @@
-export type { Sink } from '../../operators/deliver.js';
+export type { Sink, SinkReport } from '../../operators/deliver.js';
 
 /** A delivery failure, named after the sink that failed. */
 export class SinkError extends Error {
+  /** Whether trying again may succeed (network errors, 429, 5xx), as opposed to a refusal. */
+  readonly retryable: boolean;
+
   constructor(
     readonly sink: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryable?: boolean },
   ) {
     super(`${sink} sink: ${message}`, options);
     this.name = 'SinkError';
+    this.retryable = options?.retryable ?? false;
   }
 }

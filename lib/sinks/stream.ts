@@ -1,6 +1,8 @@
 import { finished } from 'node:stream/promises';
-import type { EncodedBatch } from '../../operators/batch.js';
-import { SinkError, type Sink } from './sink.js';
+import { Subject } from 'rxjs';
+import { byteLength, type EncodedBatch } from '../../operators/batch.js';
+import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { Settlement } from './settlement.js';
 
 export interface StreamSinkOptions {
   /** Sink name used in error messages (`file`, `stdout`). */
@@ -20,19 +22,22 @@ interface Waiter {
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer
  * is under its high-water mark; past it, `write` returns a promise settled by `'drain'`, so the
- * chain waits for the destination. The first stream error becomes a {@link SinkError}: it
- * rejects the pending drain and flush waits and is thrown by every later `write` and `flush`.
- * `close` flushes, ends the stream when `end` is set, and rejects if anything failed.
+ * chain waits for the destination. A write counts as delivered (reported on `reports`) when the
+ * stream hands it to the OS, i.e. when its write callback runs.
+ *
+ * The first stream error becomes a {@link SinkError}: it rejects the pending drain and flush
+ * waits and is thrown by every later `write` and `flush`, so each dropped chunk counts as a
+ * failure. `close` flushes, ends the stream when `end` is set, and rejects if anything failed.
  */
 export function streamSink({ name, target, stream, end }: StreamSinkOptions): Sink {
+  const reports = new Subject<SinkReport>();
+  const settlement = new Settlement();
   let failure: SinkError | undefined;
-  // Writes handed to the stream, and those whose callback ran (handed to the OS). A stream
-  // runs write callbacks in write order, so `done` tells which writes are through.
-  let issued = 0;
-  let done = 0;
+  // Events and bytes of each write still in the stream, in write order (the stream runs
+  // write callbacks in that order): what the next callback acknowledges.
+  const inFlight: number[] = [];
+  let head = 0;
   let drain: { promise: Promise<void>; waiter: Waiter } | undefined;
-  // Each flush waits for the writes issued before it only, in issue order.
-  let flushes: (Waiter & { readonly upTo: number })[] = [];
   let closing: Promise<void> | undefined;
 
   const fail = (error: Error): void => {
@@ -41,14 +46,18 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
     stream.removeListener('drain', onDrain);
     drain?.waiter.reject(failure);
     drain = undefined;
-    for (const w of flushes) w.reject(failure);
-    flushes = [];
+    settlement.abandon(failure);
   };
   // One shared callback for every write: no closure per batch.
   const onWritten = (error?: Error | null): void => {
-    done++;
+    const size = inFlight[head]!;
+    const bytes = inFlight[head + 1]!;
+    head += 2;
+    if (head === inFlight.length) inFlight.length = head = 0;
     if (error) return fail(error);
-    while (flushes.length > 0 && flushes[0]!.upTo <= done) flushes.shift()!.resolve();
+    if (failure) return;
+    reports.next({ kind: 'delivered', size, bytes });
+    settlement.settle(1);
   };
   const onDrain = (): void => {
     const waiter = drain?.waiter;
@@ -57,11 +66,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
   };
   stream.on('error', fail);
 
-  const flush = (): Promise<void> => {
-    if (failure) return Promise.reject(failure);
-    if (done === issued) return Promise.resolve();
-    return new Promise((resolve, reject) => flushes.push({ resolve, reject, upTo: issued }));
-  };
+  const flush = (): Promise<void> => (failure ? Promise.reject(failure) : settlement.flush());
 
   const release = async (): Promise<void> => {
     try {
@@ -71,15 +76,18 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
       }
     } finally {
       stream.removeListener('error', fail);
+      reports.complete();
     }
     if (failure) throw failure;
   };
 
   return {
-    write({ data }: EncodedBatch): void | Promise<void> {
+    reports,
+    write({ size, data }: EncodedBatch): void | Promise<void> {
       if (failure) throw failure;
       if (closing) throw new SinkError(name, `cannot write ${target}: the sink is closed`);
-      issued++;
+      settlement.issue();
+      inFlight.push(size, byteLength(data));
       if (stream.write(data, onWritten)) return undefined;
       if (!drain) {
         let waiter!: Waiter;

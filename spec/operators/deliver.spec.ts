@@ -3,7 +3,7 @@ import { Subject } from 'rxjs';
 import { deliver, type Delivery } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/batch.js';
 import { chunk } from '../support/batches.js';
-import { MemorySink } from '../support/sinks.js';
+import { MemorySink, ReportingSink } from '../support/sinks.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -27,7 +27,13 @@ describe('deliver', () => {
     source.next(chunk('a\n', 1));
     source.next(chunk('é\n', 2));
     expect(sink.text).to.equal('a\né\n');
-    expect(out).to.deep.equal([{ size: 1, bytes: 2 }, { size: 2, bytes: 3 }]);
+    // A sink without reports counts as delivered as soon as the write returned.
+    expect(out).to.deep.equal([
+      { kind: 'written', size: 1, bytes: 2 },
+      { kind: 'delivered', size: 1, bytes: 2 },
+      { kind: 'written', size: 2, bytes: 3 },
+      { kind: 'delivered', size: 2, bytes: 3 },
+    ]);
   });
 
   it('holds the source back while the sink is slow and keeps order', async () => {
@@ -42,21 +48,34 @@ describe('deliver', () => {
     await settle();
     expect(sink.chunks).to.deep.equal(['1', '2']);
     expect(pressure).to.deep.equal([true, false]);
-    expect(out).to.have.length(2);
+    expect(out.filter((d) => d.kind === 'written')).to.have.length(2);
   });
 
   it('flushes after the last pending write, then completes', async () => {
     const sink = new MemorySink();
     const { source, end } = harness(sink);
-    sink.hold();
     source.next(chunk('1'));
     source.complete();
     await settle();
-    expect(sink.flushes).to.equal(0);
+    expect(sink.flushes).to.equal(1);
+    expect(end.completed).to.equal(true);
+  });
+
+  it('on completion while the sink holds the chain back, flushes at once too, then again after the last write', async () => {
+    const sink = new MemorySink();
+    const { source, end } = harness(sink);
+    sink.hold();
+    source.next(chunk('1'));
+    source.next(chunk('2'));
+    source.complete();
+    await settle();
+    // The early flush starts a stalled destination's flush timeout without waiting for it.
+    expect(sink.flushes).to.equal(1);
     expect(end.completed).to.equal(undefined);
     sink.release();
     await settle();
-    expect(sink.flushes).to.equal(1);
+    expect(sink.chunks).to.deep.equal(['1', '2']);
+    expect(sink.flushes).to.equal(2);
     expect(end.completed).to.equal(true);
   });
 
@@ -67,9 +86,9 @@ describe('deliver', () => {
     source.next(chunk('1', 5));
     sink.failWith = undefined;
     source.next(chunk('2'));
-    expect(out[0]!.error!.message).to.equal('connection refused');
-    expect(out[0]!.size).to.equal(5);
-    expect(out[1]).to.deep.equal({ size: 1, bytes: 1 });
+    expect(out[0]).to.deep.include({ kind: 'failed', size: 5 });
+    expect((out[0] as { error: Error }).error.message).to.equal('connection refused');
+    expect(out[1]).to.deep.equal({ kind: 'written', size: 1, bytes: 1 });
     expect(end.error).to.equal(undefined);
   });
 
@@ -80,5 +99,48 @@ describe('deliver', () => {
     source.next(chunk('1'));
     expect(out).to.deep.equal([]);
     expect((end.error as Error).message).to.equal('connection refused');
+  });
+
+  describe('with a sink that reports later', () => {
+    it('counts a write as written only, and forwards acknowledgements and retries', () => {
+      const sink = new ReportingSink();
+      const { source, out } = harness(sink);
+      source.next(chunk('a\n', 1));
+      expect(out).to.deep.equal([{ kind: 'written', size: 1, bytes: 2 }]);
+      const retry = { kind: 'retrying', attempt: 1, delay: 50, error: new Error('503') } as const;
+      sink.reports.next(retry);
+      sink.reports.next({ kind: 'delivered', size: 1, bytes: 2 });
+      expect(out.slice(1)).to.deep.equal([retry, { kind: 'delivered', size: 1, bytes: 2 }]);
+    });
+
+    it('under warn reports a later failure once, even when flush rejects with it again', async () => {
+      const sink = new ReportingSink();
+      const { source, out, end } = harness(sink, 'warn');
+      const lost = new Error('tcp sink: connection refused');
+      source.next(chunk('a\n', 3));
+      sink.reports.next({ kind: 'failed', size: 3, bytes: 2, error: lost });
+      sink.flushError = lost;
+      source.complete();
+      await settle();
+      expect(out.filter((d) => d.kind === 'failed')).to.deep.equal([{ kind: 'failed', size: 3, bytes: 2, error: lost }]);
+      expect(end.completed).to.equal(true);
+    });
+
+    it('under fail errors the stream on a reported failure, without waiting for another write', () => {
+      const sink = new ReportingSink();
+      const { source, end } = harness(sink, 'fail');
+      source.next(chunk('a\n'));
+      sink.reports.next({ kind: 'failed', size: 1, bytes: 2, error: new Error('http_push sink: 400') });
+      expect((end.error as Error).message).to.equal('http_push sink: 400');
+    });
+
+    it('stops listening to the sink once it completed', async () => {
+      const sink = new ReportingSink();
+      const { source } = harness(sink);
+      expect(sink.reports.observed).to.equal(true);
+      source.complete();
+      await settle();
+      expect(sink.reports.observed).to.equal(false);
+    });
   });
 });

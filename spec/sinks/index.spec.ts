@@ -29,11 +29,21 @@ describe('createSink', () => {
     }
   });
 
-  const later: SinkConfig[] = [
-    { type: 'tcp', address: 'localhost:9000' },
+  const network: SinkConfig[] = [
+    { type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 1 } },
     { type: 'udp', address: 'localhost:9000' },
-    { type: 'http_push', url: 'http://localhost' },
-    { type: 'logstore', url: 'http://localhost' },
+    { type: 'http_push', url: 'http://localhost', content_type: 'text/plain', batch_size: 512, headers: { 'X-Scope-OrgID': 'a' } },
+    { type: 'logstore', url: 'http://localhost', max_streams_per_push: 4 },
+  ];
+  for (const config of network) {
+    it(`builds a ${config.type} sink that reports deliveries, without connecting before the first write`, async () => {
+      const sink = createSink(config);
+      expect(sink.reports).to.not.equal(undefined);
+      await sink.close();
+    });
+  }
+
+  const later: SinkConfig[] = [
     { type: 'remote_write', url: 'http://localhost' },
     { type: 'otlp_grpc', endpoint: 'localhost:4317', signal_type: 'metrics' },
     { type: 'broker', brokers: ['localhost:9092'], topic: 't' },

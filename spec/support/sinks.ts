@@ -1,4 +1,5 @@
-import type { Sink } from '../../operators/deliver.js';
+import { Subject } from 'rxjs';
+import type { Sink, SinkReport } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/batch.js';
 
 /** A sink that keeps what it is given; `hold()` makes the next writes wait until `release()`. */
@@ -35,5 +36,17 @@ export class MemorySink implements Sink {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+}
+
+/** A {@link MemorySink} that acknowledges later, through `reports`, as a network sink does. */
+export class ReportingSink extends MemorySink {
+  readonly reports = new Subject<SinkReport>();
+  /** When set, `flush` rejects with it (as a sink does after giving up data). */
+  flushError: Error | undefined;
+
+  override async flush(): Promise<void> {
+    this.flushes++;
+    if (this.flushError) throw this.flushError;
   }
 }

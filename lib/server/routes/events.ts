@@ -11,7 +11,7 @@ import { createSink } from '../../sinks/index.js';
  * destination acknowledged. Sink failures answer 502; an encoder failure 500.
  */
 export function eventRoutes(deps: ServerDeps): Router {
-  const build = deps.createSink ?? ((config) => createSink(config));
+  const build = deps.createSink ?? ((config, encoder) => createSink(config, { encoder }));
   return new Router().post('/events', async (ctx) => {
     const started = performance.now();
     const event = decodeEvent(ctx.request.body);
@@ -25,7 +25,7 @@ export function eventRoutes(deps: ServerDeps): Router {
       deps.logger.error({ err: error }, 'encoder failed on a single event');
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
-    const sink = build(event.sink);
+    const sink = build(event.sink, event.encoder.type);
     try {
       await sink.write(chunk);
       await sink.flush();

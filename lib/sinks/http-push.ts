@@ -1,0 +1,108 @@
+import type { SchedulerLike } from 'rxjs';
+import type { EncodedBatch } from '../../operators/batch.js';
+import { byteLength } from '../../operators/batch.js';
+import { batchingSink, type Request } from './batching.js';
+import { httpTarget } from './http.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { Sink } from './sink.js';
+
+export interface HttpPushSinkOptions {
+  readonly url: string;
+  /** `Content-Type` of every request; default `text/plain` (see {@link defaultContentType}). */
+  readonly contentType?: string;
+  /** Buffered bytes that make a batch go out; default 4 KiB. */
+  readonly batchSize?: number;
+  /** Extra request headers (a tenant header, `Authorization: Bearer …`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered data, ms; default 1 s. */
+  readonly maxAge?: number;
+  /** Per-request timeout, ms; default 10 s. */
+  readonly timeout?: number;
+  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  readonly random?: () => number;
+}
+
+export const HTTP_PUSH_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
+
+/** The body type an encoder's output is sent as when `content_type` is not given. */
+export function defaultContentType(encoder: string | undefined): string {
+  return encoder === 'json_lines' ? 'application/x-ndjson' : 'text/plain';
+}
+
+interface Body extends Request {
+  readonly body: string | Uint8Array;
+}
+
+/**
+ * Sink that POSTs the encoded bytes to `url` in batches (see {@link batchingSink}): the body of
+ * a request is the chunks of one batch, concatenated as the encoder wrote them. 2xx is
+ * delivered; 408, 429, 5xx and network errors are retried; another 4xx fails the batch with
+ * the status, the start of the answer and what to check (`content_type` for a 400).
+ */
+export function httpPushSink(options: HttpPushSinkOptions): Sink {
+  const { headers: extra = {} } = options;
+  const contentType = options.contentType ?? headerValue(extra, 'content-type') ?? defaultContentType(undefined);
+  const headers: Record<string, string> = { 'Content-Type': contentType };
+  for (const [name, value] of Object.entries(extra)) if (name.toLowerCase() !== 'content-type') headers[name] = value;
+  const target = httpTarget({
+    sink: 'http_push',
+    url: new URL(options.url),
+    headers,
+    timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout,
+    hint: (status) => refusalHint(status, contentType),
+  });
+  return batchingSink<Body>(
+    {
+      prepare: (chunks) => {
+        const body = concat(chunks);
+        return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
+      },
+      send: (request) => target.post(request.body),
+      abort: () => target.abort(),
+      release: () => target.release(),
+    },
+    {
+      name: 'http_push',
+      batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
+      maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
+      retry: options.retry ?? DEFAULT_RETRY,
+      flushTimeout: options.flushTimeout,
+      scheduler: options.scheduler,
+      random: options.random,
+    },
+  );
+}
+
+/** What to check when an endpoint refuses a push with a 4xx. */
+function refusalHint(status: number, contentType: string): string | undefined {
+  switch (status) {
+    case 400:
+    case 415:
+    case 422:
+      return `check that content_type ("${contentType}") is what the endpoint imports (text/plain for the text exposition format) and that the encoder matches the endpoint`;
+    case 401:
+    case 403:
+      return 'check the credentials in headers (Authorization, tenant header)';
+    case 404:
+    case 405:
+      return 'check the URL: it must be the import endpoint itself';
+    case 413:
+      return 'the request is too large: lower batch_size';
+    default:
+      return undefined;
+  }
+}
+
+function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+/** The chunks' bytes as one body: a string when all are text. */
+function concat(chunks: readonly EncodedBatch[]): string | Uint8Array {
+  if (chunks.every((c) => typeof c.data === 'string')) return chunks.map((c) => c.data).join('');
+  return Buffer.concat(chunks.map((c) => (typeof c.data === 'string' ? Buffer.from(c.data) : c.data)));
+}

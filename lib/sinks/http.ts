@@ -1,0 +1,95 @@
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { networkError } from './errors.js';
+import { SinkError } from './sink.js';
+
+export interface HttpTargetOptions {
+  /** Sink name for messages. */
+  readonly sink: string;
+  readonly url: URL;
+  /** Request headers, `Content-Type` included. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** No answer within this many ms is a (retryable) failure. */
+  readonly timeout: number;
+  /** What to tell the user when the destination refuses a request with `status` (a 4xx other than 408 and 429). */
+  readonly hint?: (status: number) => string | undefined;
+}
+
+/** One destination URL that takes POST requests over a kept-alive connection. */
+export interface HttpTarget {
+  /** Resolves on a 2xx answer; rejects with a {@link SinkError} saying what went wrong. */
+  post(body: string | Uint8Array): Promise<void>;
+  /** Cuts the requests in flight; later posts open a new connection. */
+  abort(): void;
+  /** Closes the kept-alive connections. */
+  release(): void;
+}
+
+/** How much of an error answer's body goes into the message. */
+const EXCERPT_CHARS = 200;
+
+/**
+ * POSTs to one URL with Node's own http/https client: no dependency, error codes such as
+ * ECONNREFUSED available as they are for precise messages, a per-request timeout, and an agent
+ * whose sockets `release` destroys so the process can exit at once.
+ *
+ * Outcomes: 2xx resolves; 408, 429 and 5xx reject with a retryable {@link SinkError}; other
+ * statuses reject with a final one carrying the status, an excerpt of the body and the hint;
+ * network errors and timeouts are retryable. Messages show the URL without credentials.
+ */
+export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOptions): HttpTarget {
+  const secure = url.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const request = secure ? httpsRequest : httpRequest;
+  const shown = `${url.origin}${url.pathname}`;
+
+  const refused = (response: IncomingMessage, body: string): SinkError => {
+    const status = response.statusCode ?? 0;
+    const retryable = status === 408 || status === 429 || status >= 500;
+    const advice = retryable ? undefined : hint?.(status);
+    const message = `POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + `${excerpt(body)}${advice ? `; ${advice}` : ''}`;
+    return new SinkError(sink, message, { retryable });
+  };
+
+  return {
+    post(body) {
+      const payload = typeof body === 'string' ? Buffer.from(body) : body;
+      return new Promise<void>((resolve, reject) => {
+        const req = request(url, {
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'Content-Length': String(payload.byteLength) },
+        });
+        req.setTimeout(timeout, () => {
+          req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
+        });
+        req.on('error', (error) => reject(networkError(sink, url.host, url.hostname, error)));
+        req.on('response', (response) => {
+          const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
+          let text = '';
+          response.setEncoding('utf8');
+          // Keep only the head of an error body; drain the rest so the connection can be reused.
+          response.on('data', (part: string) => {
+            if (!ok && text.length < EXCERPT_CHARS * 4) text += part;
+          });
+          response.on('end', () => (ok ? resolve() : reject(refused(response, text))));
+          response.on('error', (error) => reject(networkError(sink, url.host, url.hostname, error)));
+        });
+        req.end(payload);
+      });
+    },
+    abort() {
+      agent.destroy();
+    },
+    release() {
+      agent.destroy();
+    },
+  };
+}
+
+/** `: <first characters of the body>`, whitespace collapsed, or nothing for an empty body. */
+function excerpt(body: string): string {
+  const text = body.replace(/\s+/g, ' ').trim();
+  if (!text) return '';
+  return `: "${text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text}"`;
+}

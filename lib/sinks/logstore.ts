@@ -1,0 +1,90 @@
+import type { SchedulerLike } from 'rxjs';
+import { LABEL_KEY_PATTERN } from '../config/codecs.js';
+import { batchingSink } from './batching.js';
+import { HTTP_PUSH_DEFAULTS } from './http-push.js';
+import { httpTarget } from './http.js';
+import { lokiPushes, type LokiPush } from './loki-push.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { Sink } from './sink.js';
+
+export interface LogstoreSinkOptions {
+  /** Base address of the log store; the sink appends {@link PUSH_PATH}. */
+  readonly url: string;
+  /** Streams per push request; default 128. */
+  readonly maxStreamsPerPush?: number;
+  /** Buffered bytes that make a batch go out; default 4 KiB, as http_push. */
+  readonly batchSize?: number;
+  /** Extra request headers, e.g. `X-Scope-OrgID` for a tenant. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered data, ms; default 1 s. */
+  readonly maxAge?: number;
+  /** Per-request timeout, ms; default 10 s. */
+  readonly timeout?: number;
+  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  readonly random?: () => number;
+}
+
+/** The push endpoint of the Loki API, appended to the sink's base `url`. */
+export const PUSH_PATH = '/loki/api/v1/push';
+export const DEFAULT_MAX_STREAMS_PER_PUSH = 128;
+
+/** The push URL of a base address; a URL that already ends with the push path is kept. */
+export function pushUrl(base: string): URL {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith(PUSH_PATH) ? path : `${path}${PUSH_PATH}`;
+  return url;
+}
+
+/**
+ * Sink for a log store that speaks the Loki push API: batches (as http_push) become JSON
+ * pushes with one stream per distinct label set (see {@link lokiPushes}); a flush with more
+ * than `maxStreamsPerPush` streams is split into several pushes. A 400 names the usual cause,
+ * a label name or a missing label; 401 the tenant header.
+ */
+export function logstoreSink(options: LogstoreSinkOptions): Sink {
+  const target = httpTarget({
+    sink: 'logstore',
+    url: pushUrl(options.url),
+    headers: { ...options.headers, 'Content-Type': 'application/json' },
+    timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout,
+    hint: refusalHint,
+  });
+  return batchingSink<LokiPush>(
+    {
+      prepare: lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH),
+      send: (push) => target.post(push.body),
+      abort: () => target.abort(),
+      release: () => target.release(),
+    },
+    {
+      name: 'logstore',
+      batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
+      maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
+      retry: options.retry ?? DEFAULT_RETRY,
+      flushTimeout: options.flushTimeout,
+      scheduler: options.scheduler,
+      random: options.random,
+    },
+  );
+}
+
+function refusalHint(status: number): string | undefined {
+  switch (status) {
+    case 400:
+      return `label names must match ${LABEL_KEY_PATTERN} and every stream needs at least one label; timestamps too old or too far ahead (start_time) are refused as well`;
+    case 401:
+    case 403:
+      return 'set the tenant header (X-Scope-OrgID) or the credentials in headers';
+    case 404:
+    case 405:
+      return `url must be the base address of the log store (the sink appends ${PUSH_PATH})`;
+    case 413:
+      return 'the push is too large: lower batch_size or max_streams_per_push';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,160 @@
+import { createSocket, type Socket } from 'node:dgram';
+import { isIPv6 } from 'node:net';
+import { Subject } from 'rxjs';
+import { byteLength, type EncodedBatch } from '../../operators/batch.js';
+import { parseHostPort } from './address.js';
+import { networkError } from './errors.js';
+import { splitLines } from './lines.js';
+import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { Settlement } from './settlement.js';
+
+export interface UdpSinkOptions {
+  /** `host:port`; an IPv6 literal (`[::1]:514`) sends over IPv6. */
+  readonly address: string;
+  /** Bytes sent but not yet handed to the OS past which `write` makes the chain wait; default 1 MiB. */
+  readonly highWaterMark?: number;
+}
+
+/** Largest UDP payload: 65 535 minus the IP and UDP headers. */
+export const MAX_DATAGRAM = { ipv4: 65_507, ipv6: 65_527 } as const;
+
+/** A chunk whose datagrams are on their way. */
+interface Sending {
+  readonly size: number;
+  readonly bytes: number;
+  /** Datagrams whose send callback has not run yet. */
+  remaining: number;
+  /** Why the chunk was lost. */
+  error?: SinkError;
+  /** Why some of its events were lost (too large for a datagram), already reported. */
+  partial?: SinkError;
+}
+
+/**
+ * Sink sending one datagram per line, without its line feed (the datagram frames it, as RFC
+ * 5426 does for syslog): one datagram per event, or per line of a multi-line event. A line
+ * larger than the datagram limit is never sent: its event is reported `failed` with a message
+ * that says so, and the rest of the chunk goes out.
+ *
+ * UDP acknowledges nothing: a chunk is delivered (reported) once the OS took all its
+ * datagrams. The socket is connected, so an ICMP "port unreachable" answer from the host
+ * surfaces as a `failed` report (connection refused) for the data that was lost.
+ */
+export function udpSink(options: UdpSinkOptions): Sink {
+  const { host, port, text: target } = parseHostPort(options.address);
+  const v6 = isIPv6(host);
+  const maxDatagram = v6 ? MAX_DATAGRAM.ipv6 : MAX_DATAGRAM.ipv4;
+  const highWaterMark = options.highWaterMark ?? 1 << 20;
+  const reports = new Subject<SinkReport>();
+  const settlement = new Settlement();
+
+  let socket: Socket | undefined;
+  let connected = false;
+  /** Chunks written before the socket was connected. */
+  let waiting: EncodedBatch[] = [];
+  const sending: Sending[] = [];
+  let outstanding = 0;
+  let space: { promise: Promise<void>; resolve: () => void } | undefined;
+  let closing: Promise<void> | undefined;
+
+  const onSent = (error: Error | null): void => {
+    const chunk = sending[0]!;
+    if (error) chunk.error ??= networkError('udp', target, host, error);
+    if (--chunk.remaining > 0) return;
+    sending.shift();
+    settled(chunk);
+  };
+
+  const settled = (chunk: Sending): void => {
+    outstanding -= chunk.bytes;
+    if (chunk.error) reports.next({ kind: 'failed', size: chunk.size, bytes: chunk.bytes, error: chunk.error });
+    else reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
+    settlement.settle(1, chunk.error ?? chunk.partial);
+    if (space && outstanding < highWaterMark) {
+      const { resolve } = space;
+      space = undefined;
+      resolve();
+    }
+  };
+
+  const sendChunk = (s: Socket, { size, data }: EncodedBatch): void => {
+    const lines = splitLines(data);
+    const chunk: Sending = { size, bytes: byteLength(data), remaining: 0 };
+    let tooLarge = 0;
+    for (const line of lines) {
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only long lines need measuring.
+      const bytes = line.length * 3 <= maxDatagram ? 0 : Buffer.byteLength(line);
+      if (bytes > maxDatagram) {
+        tooLarge++;
+        chunk.error ??= new SinkError(
+          'udp',
+          `an event line of ${bytes} bytes does not fit in one datagram (at most ${maxDatagram} bytes over IPv${v6 ? 6 : 4}): shorten the events or use the tcp sink`,
+        );
+        continue;
+      }
+      chunk.remaining++;
+      s.send(line, onSent);
+    }
+    if (tooLarge > 0 && tooLarge < lines.length) {
+      // Report the lost events now; the chunk's other events are delivered normally.
+      reports.next({ kind: 'failed', size: (size * tooLarge) / lines.length, bytes: 0, error: chunk.error! });
+      chunk.partial = chunk.error;
+      chunk.error = undefined;
+    }
+    if (chunk.remaining === 0) settled(chunk);
+    else sending.push(chunk);
+  };
+
+  const open = (): Socket => {
+    const s = createSocket(v6 ? 'udp6' : 'udp4');
+    s.on('error', (error) => {
+      const failure = networkError('udp', target, host, error);
+      if (!connected) {
+        // Connecting failed (an unknown host): what waited is lost; the next write tries again.
+        socket = undefined;
+        s.close();
+        const lost = waiting;
+        waiting = [];
+        for (const { size, data } of lost) settled({ size, bytes: byteLength(data), remaining: 0, error: failure });
+        return;
+      }
+      // An ICMP answer to an earlier datagram: it was lost, though the OS took it.
+      reports.next({ kind: 'failed', size: 0, bytes: 0, error: failure });
+    });
+    s.connect(port, host, () => {
+      connected = true;
+      const ready = waiting;
+      waiting = [];
+      for (const chunk of ready) sendChunk(s, chunk);
+    });
+    return s;
+  };
+
+  return {
+    reports,
+    write(chunk: EncodedBatch): void | Promise<void> {
+      if (closing) throw new SinkError('udp', `cannot send to ${target}: the sink is closed`);
+      settlement.issue();
+      outstanding += byteLength(chunk.data);
+      socket ??= open();
+      if (connected) sendChunk(socket, chunk);
+      else waiting.push(chunk);
+      if (outstanding < highWaterMark) return undefined;
+      if (!space) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        space = { promise, resolve };
+      }
+      return space.promise;
+    },
+    flush: () => settlement.flush(),
+    close(): Promise<void> {
+      closing ??= settlement.flush().finally(() => {
+        socket?.close();
+        socket = undefined;
+        reports.complete();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import { expect } from 'chai';
+import type { EncodedBatch } from '../../operators/batch.js';
+import type { SinkReport } from '../../operators/deliver.js';
+import { batchingSink, type BatchingOptions, type Request } from '../../lib/sinks/batching.js';
+import { SinkError } from '../../lib/sinks/sink.js';
+import { chunk } from '../support/batches.js';
+import { ManualScheduler, settle } from '../support/clock.js';
+import { isSettled } from '../support/streams.js';
+
+interface Body extends Request {
+  readonly body: string;
+}
+
+/** A transport whose sends are answered by `answer` (default: at once, successfully). */
+function fakeTransport() {
+  const sent: string[] = [];
+  const pending: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  let answer: (body: string, attempt: number) => 'ok' | 'hang' | Error = () => 'ok';
+  let attempts = 0;
+  let released = false;
+  return {
+    sent,
+    pending,
+    get released() {
+      return released;
+    },
+    answerWith(next: typeof answer) {
+      answer = next;
+    },
+    transport: {
+      prepare: (chunks: readonly EncodedBatch[]): Body[] => {
+        const body = chunks.map((c) => c.data as string).join('');
+        if (body.includes('unframable')) throw new Error('cannot frame this');
+        return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: body.length }];
+      },
+      send: (request: Body): Promise<void> => {
+        const outcome = answer(request.body, ++attempts);
+        if (outcome === 'hang') return new Promise((resolve, reject) => pending.push({ resolve, reject }));
+        if (outcome instanceof Error) return Promise.reject(outcome);
+        sent.push(request.body);
+        return Promise.resolve();
+      },
+      release: () => (released = true),
+    },
+  };
+}
+
+function setup(options: Partial<BatchingOptions> = {}) {
+  const scheduler = new ManualScheduler();
+  const fake = fakeTransport();
+  const sink = batchingSink(fake.transport, {
+    name: 'http_push',
+    batchSize: 16,
+    maxAge: 1000,
+    retry: { maxAttempts: 3, initialBackoff: 100, maxBackoff: 1000 },
+    scheduler,
+    random: () => 0.5,
+    ...options,
+  });
+  const reports: SinkReport[] = [];
+  sink.reports!.subscribe((r) => reports.push(r));
+  return { scheduler, fake, sink, reports };
+}
+
+const retryable = (status: number) => new SinkError('http_push', `answered ${status}`, { retryable: true });
+
+describe('batchingSink (the batching core of http_push and logstore)', () => {
+  it('holds a small batch until the oldest chunk is max-age old, then sends it', async () => {
+    const { scheduler, fake, sink, reports } = setup();
+    expect(sink.write(chunk('a 1\n'))).to.equal(undefined);
+    await scheduler.advance(500);
+    sink.write(chunk('b 2\n'));
+    await scheduler.advance(499);
+    expect(fake.sent).to.deep.equal([]);
+    await scheduler.advance(1);
+    expect(fake.sent).to.deep.equal(['a 1\nb 2\n']);
+    expect(reports).to.deep.equal([{ kind: 'delivered', size: 2, bytes: 8 }]);
+  });
+
+  it('sends at once when batch_size bytes are buffered', async () => {
+    const { fake, sink } = setup({ batchSize: 16 });
+    sink.write(chunk('0123456789\n'));
+    await settle();
+    expect(fake.sent).to.deep.equal([]);
+    sink.write(chunk('abcdef\n'));
+    await settle();
+    expect(fake.sent).to.deep.equal(['0123456789\nabcdef\n']);
+  });
+
+  it('sends one request at a time; what arrives meanwhile goes out together in the next one', async () => {
+    const { fake, sink } = setup({ batchSize: 4 });
+    fake.answerWith((_, n) => (n === 1 ? 'hang' : 'ok'));
+    sink.write(chunk('first\n'));
+    await settle();
+    sink.write(chunk('second\n'));
+    sink.write(chunk('third\n'));
+    await settle();
+    expect(fake.pending).to.have.length(1);
+    fake.pending[0]!.resolve();
+    await settle();
+    expect(fake.sent).to.deep.equal(['second\nthird\n']);
+  });
+
+  it('caps a request at max_request_bytes of whole chunks; the rest follows at once', async () => {
+    const { fake, sink } = setup({ batchSize: 4, maxRequestBytes: 12 });
+    fake.answerWith((_, n) => (n === 1 ? 'hang' : 'ok'));
+    sink.write(chunk('xxxx\n'));
+    await settle();
+    for (const c of ['aaaa\n', 'bbbb\n', 'cccc\n', 'dddd\n']) sink.write(chunk(c));
+    fake.pending[0]!.resolve();
+    await settle();
+    expect(fake.sent).to.deep.equal(['aaaa\nbbbb\n', 'cccc\ndddd\n']);
+  });
+
+  it('retries a retryable failure with exponential backoff and full jitter, then delivers', async () => {
+    const { scheduler, fake, sink, reports } = setup();
+    fake.answerWith((_, n) => (n <= 2 ? retryable(503) : 'ok'));
+    sink.write(chunk('0123456789abcdef\n'));
+    await settle();
+    // random 0.5: waits 0.5 × 100 ms, then 0.5 × 200 ms.
+    expect(reports.map((r) => r.kind === 'retrying' && [r.attempt, r.delay])).to.deep.equal([[1, 50]]);
+    await scheduler.advance(49);
+    expect(reports).to.have.length(1);
+    await scheduler.advance(1);
+    expect(reports.map((r) => r.kind === 'retrying' && [r.attempt, r.delay])).to.deep.equal([[1, 50], [2, 100]]);
+    await scheduler.advance(100);
+    expect(fake.sent).to.deep.equal(['0123456789abcdef\n']);
+    expect(reports[2]).to.deep.equal({ kind: 'delivered', size: 1, bytes: 17 });
+  });
+
+  it('gives up after max_attempts: the batch is reported failed and flush rejects with that error', async () => {
+    const { scheduler, fake, sink, reports } = setup({ retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 10 } });
+    fake.answerWith(() => retryable(500));
+    sink.write(chunk('a\n', 3));
+    const flushed = sink.flush().catch((e: unknown) => e);
+    await scheduler.advance(10);
+    const failed = reports.find((r) => r.kind === 'failed');
+    expect(failed).to.deep.include({ kind: 'failed', size: 3 });
+    const error = (failed as { error: Error }).error;
+    expect(error.message).to.equal('http_push sink: answered 500 (gave up after 2 attempts)');
+    expect(await flushed).to.equal(error);
+    // The next batch starts over.
+    fake.answerWith(() => 'ok');
+    sink.write(chunk('b\n'));
+    await sink.flush();
+    expect(fake.sent).to.deep.equal(['b\n']);
+  });
+
+  it('does not retry a refusal (a 4xx other than 408/429)', async () => {
+    const { fake, sink, reports } = setup();
+    const refusal = new SinkError('http_push', 'answered 400: check content_type');
+    fake.answerWith(() => refusal);
+    sink.write(chunk('0123456789abcdef\n'));
+    await settle();
+    expect(reports).to.deep.equal([{ kind: 'failed', size: 1, bytes: 17, error: refusal }]);
+  });
+
+  it('fails only the batch the transport cannot frame', async () => {
+    const { fake, sink, reports } = setup();
+    sink.write(chunk('unframable\n'));
+    expect(await sink.flush().catch((e: Error) => e.message)).to.equal('http_push sink: cannot build a request: cannot frame this');
+    sink.write(chunk('fine\n'));
+    await sink.flush();
+    expect(fake.sent).to.deep.equal(['fine\n']);
+    expect(reports.map((r) => r.kind)).to.deep.equal(['failed', 'delivered']);
+  });
+
+  it('applies backpressure: with a stalled destination it holds at most max_buffered_bytes', async () => {
+    const { fake, sink } = setup({ batchSize: 10, maxRequestBytes: 100, maxBufferedBytes: 300 });
+    fake.answerWith(() => 'hang');
+    let accepted = 0;
+    let wait: void | Promise<void>;
+    for (;;) {
+      wait = sink.write(chunk('x'.repeat(49) + '\n'));
+      accepted++;
+      if (wait) break;
+      await settle();
+    }
+    expect(accepted).to.equal(6); // 6 × 50 bytes = 300: the write that reaches the bound waits
+    expect(await isSettled(wait)).to.equal(false);
+    fake.answerWith(() => 'ok');
+    fake.pending[0]!.resolve(); // the request in flight (the first chunk) is delivered: room again
+    await wait;
+    await sink.flush();
+    expect(fake.sent.join('').length).to.equal(5 * 50); // the rest, besides the chunk that hung
+  });
+
+  it('flush sends what is buffered at once and resolves when it was delivered', async () => {
+    const { fake, sink } = setup();
+    sink.write(chunk('a\n'));
+    const flushed = sink.flush();
+    sink.write(chunk('b\n'));
+    await flushed;
+    expect(fake.sent).to.deep.equal(['a\n']);
+  });
+
+  it('close flushes every buffered byte, then releases the transport; later writes are refused', async () => {
+    const { fake, sink } = setup();
+    sink.write(chunk('a\n'));
+    sink.write(chunk('b\n'));
+    const closing = sink.close();
+    expect(sink.close()).to.equal(closing);
+    await closing;
+    expect(fake.sent).to.deep.equal(['a\nb\n']);
+    expect(fake.released).to.equal(true);
+    expect(() => sink.write(chunk('c\n'))).to.throw(SinkError, /closed/);
+  });
+
+  it('a flush gives up what a stalled destination has not acknowledged after flush_timeout', async () => {
+    const { scheduler, fake, sink, reports } = setup({ flushTimeout: 10_000 });
+    fake.answerWith(() => 'hang');
+    sink.write(chunk('a\n', 2));
+    sink.write(chunk('b\n', 3));
+    const flushed = sink.flush().catch((e: Error) => e);
+    await scheduler.advance(9_999);
+    expect(await isSettled(flushed)).to.equal(false);
+    await scheduler.advance(1);
+    const error = (await flushed) as Error;
+    expect(error.message).to.equal('http_push sink: nothing acknowledged within 10 s of the flush; the data still held was dropped');
+    expect(reports).to.deep.equal([{ kind: 'failed', size: 5, bytes: 4, error }]);
+    // The sink goes on with what is written next.
+    fake.answerWith(() => 'ok');
+    sink.write(chunk('c\n'));
+    await sink.flush();
+    expect(fake.sent).to.deep.equal(['c\n']);
+  });
+
+  it('a flush timeout cuts a backoff wait short and names the last error', async () => {
+    const { scheduler, fake, sink, reports } = setup({ flushTimeout: 1000, retry: { maxAttempts: 10, initialBackoff: 60_000, maxBackoff: 60_000 } });
+    fake.answerWith(() => retryable(503));
+    sink.write(chunk('a\n'));
+    const flushed = sink.flush().catch((e: Error) => e);
+    await scheduler.advance(1000);
+    expect(((await flushed) as Error).message).to.equal(
+      'http_push sink: nothing acknowledged within 1 s of the flush; the data still held was dropped (last error: answered 503)',
+    );
+    expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'failed']);
+  });
+});

@@ -1,0 +1,135 @@
+import { expect } from 'chai';
+import pinoLoki from 'pino-loki';
+import type { EncodedBatch } from '../../operators/batch.js';
+import type { SinkReport } from '../../operators/deliver.js';
+import { seriesOf } from '../../operators/series.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { logstoreSink, pushUrl } from '../../lib/sinks/logstore.js';
+import { sampleBatch } from '../support/batches.js';
+import { startLokiReceiver, type LokiReceiver } from '../support/backends/loki-receiver.js';
+import { freeTcpPort, waitFor } from '../support/backends/ports.js';
+import { metricEntry } from '../support/entries.js';
+
+const QUICK_RETRY = { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 };
+
+function lineChunk(labels: Record<string, string>, line: string, at = Date.now()): EncodedBatch {
+  const batch = sampleBatch({ values: [1], anchor: at, series: seriesOf(labels) });
+  return { size: 1, data: `${line}\n`, source: batch };
+}
+
+describe('logstore sink (Loki push API)', () => {
+  let receiver: LokiReceiver;
+  afterEach(async () => receiver?.stop());
+
+  describe('the test receiver', () => {
+    it('accepts what a real Loki client (pino-loki) sends, tenant header included', async () => {
+      receiver = await startLokiReceiver({ requireTenant: true });
+      const transport = await pinoLoki({
+        host: receiver.url,
+        labels: { app: 'svc-spec' },
+        propsToLabels: ['component'],
+        headers: { 'X-Scope-OrgID': 'tenant-a' },
+        batching: false,
+      });
+      const time = Date.now();
+      transport.write(`${JSON.stringify({ level: 30, time, hostname: 'box', component: 'api', msg: 'hello' })}\n`);
+      transport.write(`${JSON.stringify({ level: 50, time: time + 1, hostname: 'box', component: 'db', msg: 'boom' })}\n`);
+      transport.end();
+      const entries = await waitFor('two entries from pino-loki', () => (receiver.entries.length >= 2 ? receiver.entries : undefined));
+      const byMessage = Object.fromEntries(entries.map((e) => [JSON.parse(e.line).msg as string, e]));
+      expect(byMessage.hello!.labels).to.deep.equal({ level: 'info', hostname: 'box', app: 'svc-spec', component: 'api' });
+      expect(byMessage.boom!.labels).to.deep.include({ level: 'error', component: 'db' });
+      expect(byMessage.hello!.ts).to.equal(`${time}000000`);
+      expect(entries.every((e) => e.tenant === 'tenant-a')).to.equal(true);
+      expect(receiver.pushes.every((p) => p.status === 204)).to.equal(true);
+    });
+
+    it('refuses what Loki refuses: a bad label name from the same client gets 400', async () => {
+      receiver = await startLokiReceiver();
+      const transport = await pinoLoki({ host: receiver.url, labels: { 'bad-name': 'x' }, batching: false, silenceErrors: true });
+      transport.write(`${JSON.stringify({ level: 30, time: Date.now(), hostname: 'box', msg: 'hello' })}\n`);
+      transport.end();
+      const push = await waitFor('a push', () => receiver.pushes[0]);
+      expect(push.status).to.equal(400);
+      expect(push.error).to.match(/invalid label name "bad-name"/);
+      expect(receiver.entries).to.deep.equal([]);
+    });
+  });
+
+  it('appends the push path to the base address', () => {
+    expect(pushUrl('http://loki:3100').href).to.equal('http://loki:3100/loki/api/v1/push');
+    expect(pushUrl('http://gw/tenant-x/').href).to.equal('http://gw/tenant-x/loki/api/v1/push');
+    expect(pushUrl('http://loki:3100/loki/api/v1/push').href).to.equal('http://loki:3100/loki/api/v1/push');
+  });
+
+  it('delivers a running entry: one stream per label set, ns timestamps, max_streams_per_push and the tenant header respected', async () => {
+    receiver = await startLokiReceiver({ requireTenant: true });
+    const entry = metricEntry({
+      name: 'queue_depth',
+      rate: 200,
+      duration: 400,
+      generator: { type: 'step', start: 0, step_size: 1 },
+      labels: { job: 'svc' },
+      dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 3 }],
+      sink: { type: 'logstore', url: receiver.url, max_streams_per_push: 2, headers: { 'X-Scope-OrgID': 'team-a' } },
+    });
+    const run = runEntry(entry);
+    expect(await run.done).to.deep.equal({});
+    const stats = run.stats.snapshot(Date.now());
+    expect(stats).to.include({ total_events: 80, total_sink_failures: 0, degraded: false });
+    expect(stats.last_successful_write_at).to.not.equal(null);
+
+    expect(receiver.entries).to.have.length(80);
+    expect(receiver.pushes.every((p) => p.status === 204 && p.streams <= 2 && p.headers['x-scope-orgid'] === 'team-a')).to.equal(true);
+    expect(receiver.pushes.some((p) => p.streams === 2), 'a flush of 3 streams was split').to.equal(true);
+    for (const e of receiver.entries) {
+      const [, pod, value, ms] = /^queue_depth\{job="svc",pod="(pod_\d)"\} (\d+) (\d+)$/.exec(e.line)!;
+      expect(e.labels).to.deep.equal({ job: 'svc', pod });
+      expect(Number(value) % 3).to.equal(Number(pod!.slice(4)));
+      expect(e.ts).to.equal(`${ms}000000`);
+    }
+    const values = receiver.entries.map((e) => Number(e.line.split(' ')[1])).sort((x, y) => x - y);
+    expect(values).to.deep.equal(Array.from({ length: 80 }, (_, i) => i));
+  });
+
+  it('retries 429 and 5xx answers, then delivers', async () => {
+    receiver = await startLokiReceiver();
+    receiver.failNext(429, 2);
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(lineChunk({ app: 'a' }, 'hello'));
+    await sink.close();
+    expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'retrying', 'delivered']);
+    expect((reports[0] as { error: Error }).error.message).to.match(/answered 429 Too Many Requests: "Ingestion rate limit exceeded"/);
+    expect(receiver.entries.map((e) => e.line)).to.deep.equal(['hello']);
+  });
+
+  it('a 400 names the label-name rule, with the store\'s own words', async () => {
+    receiver = await startLokiReceiver();
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    sink.write(lineChunk({ 'bad-name': 'x' }, 'hello'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.match(/^logstore sink: POST http:\/\/127\.0\.0\.1:\d+\/loki\/api\/v1\/push answered 400 Bad Request: "error parsing labels '\{bad-name="x"\}': invalid label name "bad-name""; /);
+    expect(error.message).to.include('label names must match [a-zA-Z_][a-zA-Z0-9_]*');
+    expect(receiver.pushes).to.have.length(1); // a refusal is not retried
+  });
+
+  it('a 401 from a multi-tenant store points at the tenant header', async () => {
+    receiver = await startLokiReceiver({ requireTenant: true });
+    const sink = logstoreSink({ url: receiver.url });
+    sink.write(lineChunk({ app: 'a' }, 'hello'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.match(/answered 401 Unauthorized: "no org id"; set the tenant header \(X-Scope-OrgID\)/);
+  });
+
+  it('connection refused says to check that the backend runs on that port', async () => {
+    const port = await freeTcpPort();
+    const sink = logstoreSink({ url: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 } });
+    sink.write(lineChunk({ app: 'a' }, 'hello'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(
+      `logstore sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port? (gave up after 2 attempts)`,
+    );
+  });
+});

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import type { EncodedBatch } from '../../operators/batch.js';
+import { seriesOf } from '../../operators/series.js';
+import { metricsText } from '../../lib/encoders/metrics-text.js';
+import { lokiPushes } from '../../lib/sinks/loki-push.js';
+import { sampleBatch } from '../support/batches.js';
+
+const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
+const encoder = metricsText({ name: 'm' });
+const a = seriesOf({ pod: 'a', team: 'x' });
+const b = seriesOf({ pod: 'b', team: 'x' });
+const c = seriesOf({ pod: 'c', team: 'x' });
+
+/** A chunk of metrics_text lines for values 0, 1, 2, … with the given series, 1 ms apart. */
+function linesChunk(series: (typeof a)[], first = 0): EncodedBatch {
+  const batch = sampleBatch({ values: series.map((_, i) => first + i), anchor: JAN_1, offsets: series.map((_, i) => first + i), series });
+  return { size: batch.size, data: encoder.encode(batch), source: batch };
+}
+
+interface Body {
+  streams: { stream: Record<string, string>; values: [string, string][] }[];
+}
+const parse = (body: string) => JSON.parse(body) as Body;
+
+describe('lokiPushes (logstore push bodies)', () => {
+  it('puts every line in the stream of its label set, stamped with its event time in ns', () => {
+    const [push, ...more] = lokiPushes(128)([linesChunk([a, b, a])]);
+    expect(more).to.deep.equal([]);
+    expect(parse(push!.body)).to.deep.equal({
+      streams: [
+        { stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, `m{pod="a",team="x"} 0 ${JAN_1}`], [`${JAN_1 + 2}000000`, `m{pod="a",team="x"} 2 ${JAN_1 + 2}`]] },
+        { stream: { pod: 'b', team: 'x' }, values: [[`${JAN_1 + 1}000000`, `m{pod="b",team="x"} 1 ${JAN_1 + 1}`]] },
+      ],
+    });
+    expect(push).to.include({ streams: 2, size: 3, bytes: Buffer.byteLength(push!.body) });
+  });
+
+  it('groups across the chunks of one batch', () => {
+    const [push] = lokiPushes(128)([linesChunk([a]), linesChunk([a, b], 1)]);
+    const streams = parse(push!.body).streams;
+    expect(streams.map((s) => [s.stream.pod, s.values.length])).to.deep.equal([['a', 2], ['b', 1]]);
+  });
+
+  it('splits a flush with more streams than max_streams_per_push into several pushes', () => {
+    const pushes = lokiPushes(2)([linesChunk([a, b, c, a, b, c])]);
+    expect(pushes.map((p) => p.streams)).to.deep.equal([2, 1]);
+    const all = pushes.flatMap((p) => parse(p.body).streams);
+    expect(all.map((s) => s.stream.pod)).to.deep.equal(['a', 'b', 'c']);
+    expect(all.flatMap((s) => s.values)).to.have.length(6);
+    expect(pushes.reduce((n, p) => n + p.size, 0)).to.equal(6);
+  });
+
+  it('keeps the lines of a multi-line event together, with its labels and time', () => {
+    const batch = sampleBatch({ values: [1, 2], anchor: JAN_1, series: [a, b] });
+    const data = 'a-line-1\na-line-2\nb-line-1\nb-line-2\n';
+    const [push] = lokiPushes(128)([{ size: 2, data, source: batch }]);
+    const streams = parse(push!.body).streams;
+    expect(streams[0]).to.deep.equal({ stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, 'a-line-1'], [`${JAN_1}000000`, 'a-line-2']] });
+    expect(streams[1]!.values.map((v) => v[1])).to.deep.equal(['b-line-1', 'b-line-2']);
+  });
+
+  it('escapes lines and label values as JSON', () => {
+    const odd = seriesOf({ msg: 'say "hi"\\n' });
+    const batch = sampleBatch({ values: [1], anchor: JAN_1, series: [odd] });
+    const [push] = lokiPushes(128)([{ size: 1, data: 'tab\there "quoted" é\n', source: batch }]);
+    expect(parse(push!.body).streams[0]).to.deep.equal({ stream: { msg: 'say "hi"\\n' }, values: [[`${JAN_1}000000`, 'tab\there "quoted" é']] });
+  });
+
+  it('refuses lines that do not split evenly among the events', () => {
+    const batch = sampleBatch({ values: [1, 2], series: [a, b] });
+    expect(() => lokiPushes(128)([{ size: 2, data: 'one\ntwo\nthree\n', source: batch }])).to.throw(/3 lines cannot be split evenly among the 2 events/);
+  });
+});

@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { createSocket, type Socket } from 'node:dgram';
+import type { SinkReport } from '../../operators/deliver.js';
+import { MAX_DATAGRAM, udpSink } from '../../lib/sinks/udp.js';
+import { chunk } from '../support/batches.js';
+import { freeUdpPort, waitFor } from '../support/backends/ports.js';
+
+/** A UDP socket on 127.0.0.1 that keeps every datagram it receives. */
+async function datagramReceiver(): Promise<{ port: number; datagrams: Buffer[]; socket: Socket }> {
+  const socket = createSocket('udp4');
+  const datagrams: Buffer[] = [];
+  socket.on('message', (message) => datagrams.push(message));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { port: socket.address().port, datagrams, socket };
+}
+
+describe('udp sink', () => {
+  it('sends one datagram per line, without the line feed, and reports each chunk delivered', async () => {
+    const receiver = await datagramReceiver();
+    try {
+      const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      sink.write(chunk('<14>1 - h app - - - one\n<14>1 - h app - - - two\n', 2));
+      sink.write(chunk('h_bucket{le="1"} 3 0\nh_sum 2 0\nh_count 3 0\n', 1)); // one event of three lines
+      await sink.close();
+      await waitFor('5 datagrams', () => (receiver.datagrams.length === 5 ? true : undefined));
+      expect(receiver.datagrams.map(String)).to.deep.equal([
+        '<14>1 - h app - - - one',
+        '<14>1 - h app - - - two',
+        'h_bucket{le="1"} 3 0',
+        'h_sum 2 0',
+        'h_count 3 0',
+      ]);
+      expect(reports).to.deep.equal([
+        { kind: 'delivered', size: 2, bytes: 48 },
+        { kind: 'delivered', size: 1, bytes: 43 },
+      ]);
+    } finally {
+      receiver.socket.close();
+    }
+  });
+
+  it('never sends a datagram above the limit: an event that cannot fit fails with a clear error, the others go out', async () => {
+    const receiver = await datagramReceiver();
+    try {
+      const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      const fits = 'f'.repeat(MAX_DATAGRAM.ipv4);
+      sink.write(chunk(`small\n${'x'.repeat(70_000)}\n${fits}\n`, 3));
+      const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.equal(
+        'udp sink: an event line of 70000 bytes does not fit in one datagram (at most 65507 bytes over IPv4): shorten the events or use the tcp sink',
+      );
+      expect(reports[0]).to.deep.equal({ kind: 'failed', size: 1, bytes: 0, error });
+      await waitFor('2 datagrams', () => (receiver.datagrams.length === 2 ? true : undefined));
+      expect(receiver.datagrams.map((d) => d.length)).to.deep.equal([5, MAX_DATAGRAM.ipv4]);
+      await sink.close().catch(() => undefined);
+    } finally {
+      receiver.socket.close();
+    }
+  });
+
+  it('reports the ICMP refusal of a closed port as connection refused, saying what to check', async () => {
+    const port = await freeUdpPort();
+    const sink = udpSink({ address: `127.0.0.1:${port}` });
+    const failures: Error[] = [];
+    sink.reports!.subscribe((r) => r.kind === 'failed' && failures.push(r.error));
+    const message = await waitFor('an ICMP refusal', async () => {
+      sink.write(chunk('ping\n'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return failures[0]?.message;
+    }, 3000);
+    expect(message).to.equal(`udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
+    await sink.close();
+  });
+});
