@@ -3,6 +3,7 @@ import { byteLength, type EncodedBatch } from '../../operators/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { backoff, type RetryPolicy } from './retry.js';
 import { Settlement } from './settlement.js';
+import { SpaceWait } from './space.js';
 
 /** One request to the destination: what it carries, for reports. */
 export interface Request {
@@ -93,7 +94,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
   let flushUpTo = 0;
   let taken = 0;
   let sending = false;
-  let space: { promise: Promise<void>; resolve: () => void } | undefined;
+  const space = new SpaceWait();
   let closing: Promise<void> | undefined;
   /** Set when a flush timed out: the chunks up to `dropUpTo` are given up with this error. */
   let dropping: SinkError | undefined;
@@ -227,11 +228,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
   const stripName = (message: string): string => message.slice(name.length + ' sink: '.length);
 
   const wakeWriter = (): void => {
-    if (space && bufferedBytes + inFlightBytes < maxBufferedBytes) {
-      const { resolve } = space;
-      space = undefined;
-      resolve();
-    }
+    space.release(bufferedBytes + inFlightBytes < maxBufferedBytes);
   };
 
   const flush = (): Promise<void> => {
@@ -258,12 +255,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
       if (!ageTimer && !aged) ageTimer = scheduler.schedule(onAge, maxAge);
       kick();
       if (bufferedBytes + inFlightBytes < maxBufferedBytes) return undefined;
-      if (!space) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => (resolve = r));
-        space = { promise, resolve };
-      }
-      return space.promise;
+      return space.wait();
     },
     flush,
     close(): Promise<void> {

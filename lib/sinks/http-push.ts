@@ -1,31 +1,13 @@
-import type { SchedulerLike } from 'rxjs';
 import type { EncodedBatch } from '../../operators/batch.js';
 import { byteLength } from '../../operators/batch.js';
-import { batchingSink, type Request } from './batching.js';
-import { httpTarget } from './http.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { Request } from './batching.js';
+import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
 import type { Sink } from './sink.js';
 
-export interface HttpPushSinkOptions {
-  readonly url: string;
+export interface HttpPushSinkOptions extends HttpBatchOptions {
   /** `Content-Type` of every request; default `text/plain` (see {@link defaultContentType}). */
   readonly contentType?: string;
-  /** Buffered bytes that make a batch go out; default 4 KiB. */
-  readonly batchSize?: number;
-  /** Extra request headers (a tenant header, `Authorization: Bearer …`). */
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly retry?: RetryPolicy;
-  /** Longest wait of buffered data, ms; default 1 s. */
-  readonly maxAge?: number;
-  /** Per-request timeout, ms; default 10 s. */
-  readonly timeout?: number;
-  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
-  readonly flushTimeout?: number;
-  readonly scheduler?: SchedulerLike;
-  readonly random?: () => number;
 }
-
-export const HTTP_PUSH_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
 
 /** The body type an encoder's output is sent as when `content_type` is not given. */
 export function defaultContentType(encoder: string | undefined): string {
@@ -47,33 +29,10 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
   const contentType = options.contentType ?? headerValue(extra, 'content-type') ?? defaultContentType(undefined);
   const headers: Record<string, string> = { 'Content-Type': contentType };
   for (const [name, value] of Object.entries(extra)) if (name.toLowerCase() !== 'content-type') headers[name] = value;
-  const target = httpTarget({
-    sink: 'http_push',
-    url: new URL(options.url),
-    headers,
-    timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout,
-    hint: (status) => refusalHint(status, contentType),
+  return httpBatchingSink<Body>(options, { sink: 'http_push', url: new URL(options.url), headers, hint: (status) => refusalHint(status, contentType) }, (chunks) => {
+    const body = concat(chunks);
+    return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
   });
-  return batchingSink<Body>(
-    {
-      prepare: (chunks) => {
-        const body = concat(chunks);
-        return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
-      },
-      send: (request) => target.post(request.body),
-      abort: () => target.abort(),
-      release: () => target.release(),
-    },
-    {
-      name: 'http_push',
-      batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
-      maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
-      retry: options.retry ?? DEFAULT_RETRY,
-      flushTimeout: options.flushTimeout,
-      scheduler: options.scheduler,
-      random: options.random,
-    },
-  );
 }
 
 /** What to check when an endpoint refuses a push with a 4xx. */

@@ -1,30 +1,13 @@
-import type { SchedulerLike } from 'rxjs';
 import { LABEL_KEY_PATTERN } from '../config/codecs.js';
-import { batchingSink } from './batching.js';
-import { HTTP_PUSH_DEFAULTS } from './http-push.js';
-import { httpTarget } from './http.js';
+import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
 import { lokiPushes, type LokiPush } from './loki-push.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink } from './sink.js';
 
-export interface LogstoreSinkOptions {
+export interface LogstoreSinkOptions extends HttpBatchOptions {
   /** Base address of the log store; the sink appends {@link PUSH_PATH}. */
   readonly url: string;
   /** Streams per push request; default 128. */
   readonly maxStreamsPerPush?: number;
-  /** Buffered bytes that make a batch go out; default 4 KiB, as http_push. */
-  readonly batchSize?: number;
-  /** Extra request headers, e.g. `X-Scope-OrgID` for a tenant. */
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly retry?: RetryPolicy;
-  /** Longest wait of buffered data, ms; default 1 s. */
-  readonly maxAge?: number;
-  /** Per-request timeout, ms; default 10 s. */
-  readonly timeout?: number;
-  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
-  readonly flushTimeout?: number;
-  readonly scheduler?: SchedulerLike;
-  readonly random?: () => number;
 }
 
 /** The push endpoint of the Loki API, appended to the sink's base `url`. */
@@ -46,29 +29,10 @@ export function pushUrl(base: string): URL {
  * a label name or a missing label; 401 the tenant header.
  */
 export function logstoreSink(options: LogstoreSinkOptions): Sink {
-  const target = httpTarget({
-    sink: 'logstore',
-    url: pushUrl(options.url),
-    headers: { ...options.headers, 'Content-Type': 'application/json' },
-    timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout,
-    hint: refusalHint,
-  });
-  return batchingSink<LokiPush>(
-    {
-      prepare: lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH),
-      send: (push) => target.post(push.body),
-      abort: () => target.abort(),
-      release: () => target.release(),
-    },
-    {
-      name: 'logstore',
-      batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
-      maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
-      retry: options.retry ?? DEFAULT_RETRY,
-      flushTimeout: options.flushTimeout,
-      scheduler: options.scheduler,
-      random: options.random,
-    },
+  return httpBatchingSink<LokiPush>(
+    options,
+    { sink: 'logstore', url: pushUrl(options.url), headers: { ...options.headers, 'Content-Type': 'application/json' }, hint: refusalHint },
+    lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH),
   );
 }
 

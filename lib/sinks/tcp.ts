@@ -6,6 +6,7 @@ import { networkError } from './errors.js';
 import { backoff, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
+import { SpaceWait } from './space.js';
 
 export interface TcpSinkOptions {
   /** `host:port`. */
@@ -66,7 +67,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
   let failures = 0;
   let lastError: SinkError | undefined;
   let reconnect: Subscription | undefined;
-  let space: { promise: Promise<void>; resolve: () => void } | undefined;
+  const space = new SpaceWait();
   let closing: Promise<void> | undefined;
   let closed = false;
 
@@ -158,11 +159,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
   const stripName = (message: string): string => message.slice('tcp sink: '.length);
 
   const wakeWriter = (): void => {
-    if (space && heldBytes < highWaterMark) {
-      const { resolve } = space;
-      space = undefined;
-      resolve();
-    }
+    space.release(heldBytes < highWaterMark);
   };
 
   return {
@@ -176,12 +173,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
       if (send) send(chunk);
       else if (!socket && !reconnect) connect();
       if (heldBytes < highWaterMark) return undefined;
-      if (!space) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => (resolve = r));
-        space = { promise, resolve };
-      }
-      return space.promise;
+      return space.wait();
     },
     flush,
     close(): Promise<void> {

@@ -7,6 +7,7 @@ import { networkError } from './errors.js';
 import { splitLines } from './lines.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
+import { SpaceWait } from './space.js';
 
 export interface UdpSinkOptions {
   /** `host:port`; an IPv6 literal (`[::1]:514`) sends over IPv6. */
@@ -54,7 +55,7 @@ export function udpSink(options: UdpSinkOptions): Sink {
   let waiting: EncodedBatch[] = [];
   const sending: Sending[] = [];
   let outstanding = 0;
-  let space: { promise: Promise<void>; resolve: () => void } | undefined;
+  const space = new SpaceWait();
   let closing: Promise<void> | undefined;
 
   const onSent = (error: Error | null): void => {
@@ -70,11 +71,7 @@ export function udpSink(options: UdpSinkOptions): Sink {
     if (chunk.error) reports.next({ kind: 'failed', size: chunk.size, bytes: chunk.bytes, error: chunk.error });
     else reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
     settlement.settle(1, chunk.error ?? chunk.partial);
-    if (space && outstanding < highWaterMark) {
-      const { resolve } = space;
-      space = undefined;
-      resolve();
-    }
+    space.release(outstanding < highWaterMark);
   };
 
   const sendChunk = (s: Socket, { size, data }: EncodedBatch): void => {
@@ -140,12 +137,7 @@ export function udpSink(options: UdpSinkOptions): Sink {
       if (connected) sendChunk(socket, chunk);
       else waiting.push(chunk);
       if (outstanding < highWaterMark) return undefined;
-      if (!space) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => (resolve = r));
-        space = { promise, resolve };
-      }
-      return space.promise;
+      return space.wait();
     },
     flush: () => settlement.flush(),
     close(): Promise<void> {

@@ -1,0 +1,51 @@
+import type { SchedulerLike } from 'rxjs';
+import type { EncodedBatch } from '../../operators/batch.js';
+import { batchingSink, type Request } from './batching.js';
+import { httpTarget, type HttpTargetOptions } from './http.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { Sink } from './sink.js';
+
+/** The settings every HTTP batching sink takes (http_push, logstore). */
+export interface HttpBatchOptions {
+  readonly url: string;
+  /** Buffered bytes that make a batch go out; default 4 KiB. */
+  readonly batchSize?: number;
+  /** Extra request headers (a tenant header, `Authorization: Bearer …`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered data, ms; default 1 s. */
+  readonly maxAge?: number;
+  /** Per-request timeout, ms; default 10 s. */
+  readonly timeout?: number;
+  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  readonly random?: () => number;
+}
+
+export const HTTP_PUSH_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
+
+/**
+ * A batching sink that POSTs each prepared request body to one HTTP target: the shared shape of
+ * http_push and logstore, which differ only in their target (URL, headers, refusal hints) and
+ * in how a batch of chunks becomes request bodies.
+ */
+export function httpBatchingSink<R extends Request & { readonly body: string | Uint8Array }>(
+  options: HttpBatchOptions,
+  target: Omit<HttpTargetOptions, 'timeout'>,
+  prepare: (chunks: readonly EncodedBatch[]) => R[],
+): Sink {
+  const http = httpTarget({ ...target, timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout });
+  return batchingSink<R>(
+    { prepare, send: (request) => http.post(request.body), abort: () => http.abort(), release: () => http.release() },
+    {
+      name: target.sink,
+      batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
+      maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
+      retry: options.retry ?? DEFAULT_RETRY,
+      flushTimeout: options.flushTimeout,
+      scheduler: options.scheduler,
+      random: options.random,
+    },
+  );
+}
