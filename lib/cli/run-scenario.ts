@@ -18,11 +18,6 @@ const TTY_PROGRESS_MS = 1000;
  */
 export async function runScenario(file: ScenarioFile, context: SvcContext): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
-  // Each entry's stdout sink listens for errors on the one stdout stream: a pack of a dozen
-  // metrics is not a listener leak.
-  const onStdout = file.scenarios.filter((entry) => entry.sink.type === 'stdout').length;
-  const out = context.stdout as Partial<Pick<NodeJS.EventEmitter, 'getMaxListeners' | 'setMaxListeners'>>;
-  if (out.getMaxListeners && out.setMaxListeners && onStdout) out.setMaxListeners(out.getMaxListeners() + onStdout);
   const scenario = startScenario(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
   const runs = scenario.runs;
   const stderr = context.stderr;

@@ -3,6 +3,7 @@ import { Subject } from 'rxjs';
 import { byteLength, type EncodedBatch } from '../../operators/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
+import { streamEvents } from './stream-events.js';
 
 export interface StreamSinkOptions {
   /** Sink name used in error messages (`file`, `stdout`). */
@@ -37,13 +38,14 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
   // write callbacks in that order): what the next callback acknowledges.
   const inFlight: number[] = [];
   let head = 0;
-  let drain: { promise: Promise<void>; waiter: Waiter } | undefined;
+  let drain: { promise: Promise<void>; waiter: Waiter; cancel: () => void } | undefined;
+  const events = streamEvents(stream);
   let closing: Promise<void> | undefined;
 
   const fail = (error: Error): void => {
     if (failure) return;
     failure = new SinkError(name, `cannot write ${target}: ${error.message}`, { cause: error });
-    stream.removeListener('drain', onDrain);
+    drain?.cancel();
     drain?.waiter.reject(failure);
     drain = undefined;
     settlement.abandon(failure);
@@ -64,7 +66,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
     drain = undefined;
     waiter?.resolve();
   };
-  stream.on('error', fail);
+  const stopListening = events.onError(fail);
 
   const flush = (): Promise<void> => (failure ? Promise.reject(failure) : settlement.flush());
 
@@ -75,7 +77,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
         await finished(stream).catch(fail);
       }
     } finally {
-      stream.removeListener('error', fail);
+      stopListening();
       reports.complete();
     }
     if (failure) throw failure;
@@ -92,8 +94,7 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
       if (!drain) {
         let waiter!: Waiter;
         const promise = new Promise<void>((resolve, reject) => (waiter = { resolve, reject }));
-        drain = { promise, waiter };
-        stream.once('drain', onDrain);
+        drain = { promise, waiter, cancel: events.onceDrain(onDrain) };
       }
       return drain.promise;
     },

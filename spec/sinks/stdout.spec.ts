@@ -58,8 +58,17 @@ describe('stdoutSink', () => {
     await closing;
     expect(received).to.deep.equal(['last\n']);
     expect(stream.writableEnded).to.equal(false);
-    expect(stream.listenerCount('error')).to.equal(0);
     expect(() => sink.write(chunk('more'))).to.throw(SinkError, /closed/);
+  });
+
+  it('shares one error and one drain listener among every sink on a stream', async () => {
+    const { stream } = slowWritable(5, 4);
+    const sinks = Array.from({ length: 20 }, () => stdoutSink({ stream }));
+    const waits = sinks.map((sink) => sink.write(chunk('more than four bytes')));
+    expect(waits.every((w) => w instanceof Promise)).to.equal(true);
+    expect(stream.listenerCount('error')).to.equal(1);
+    expect(stream.listenerCount('drain')).to.equal(1);
+    await Promise.all(waits);
   });
 
   it('turns a stream error into a SinkError, thrown by the next write and flush', async () => {

@@ -1,0 +1,40 @@
+type Listener<T extends unknown[]> = (...args: T) => void;
+
+interface Hub {
+  readonly errors: Set<Listener<[Error]>>;
+  readonly drains: Set<Listener<[]>>;
+}
+
+const hubs = new WeakMap<NodeJS.WritableStream, Hub>();
+
+/**
+ * The `error` and `drain` events of a stream, with one listener of each on the stream however
+ * many sinks share it (every stdout entry of a pack, every stdout scenario of the server, write
+ * to process.stdout): no listener leak, no MaxListenersExceededWarning.
+ */
+export function streamEvents(stream: NodeJS.WritableStream) {
+  let hub = hubs.get(stream);
+  if (!hub) {
+    const created: Hub = { errors: new Set(), drains: new Set() };
+    stream.on('error', (error: Error) => created.errors.forEach((listener) => listener(error)));
+    stream.on('drain', () => {
+      const waiting = [...created.drains];
+      created.drains.clear();
+      waiting.forEach((listener) => listener());
+    });
+    hubs.set(stream, (hub = created));
+  }
+  const { errors, drains } = hub;
+  return {
+    /** Calls `listener` on every error until the returned function is called. */
+    onError(listener: Listener<[Error]>): () => void {
+      errors.add(listener);
+      return () => errors.delete(listener);
+    },
+    /** Calls `listener` on the next drain, unless the returned function is called first. */
+    onceDrain(listener: Listener<[]>): () => void {
+      drains.add(listener);
+      return () => drains.delete(listener);
+    },
+  };
+}
