@@ -12,6 +12,8 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
+  /** Open a file sink for appending: its run truncated the file already (several entries may share it). */
+  readonly appendFiles?: boolean;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** When the entry starts (its clock group or `after` trigger, scenario.ts); default: at once or after its phase offset. */
@@ -36,7 +38,7 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type, appendFiles: options.appendFiles });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start });

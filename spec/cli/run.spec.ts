@@ -57,6 +57,24 @@ describe('svc run', () => {
     expect(written[0].labels).to.deep.equal({ room: 'hall', team: 'obs' });
   });
 
+  it('lets several entries write one file: it starts empty and keeps every line of every entry', async () => {
+    const out = join(tmp, 'shared.prom');
+    writeFileSync(out, 'stale line from an earlier run\n');
+    const file = scenario('shared.yaml', `version: 2
+kind: runnable
+defaults: { rate: 20, duration: 300ms, sink: { type: file, path: ${out} } }
+scenarios:
+  - { signal_type: metrics, name: a_gauge, generator: { type: constant, value: 1 } }
+  - { signal_type: metrics, name: b_gauge, generator: { type: constant, value: 2 } }
+`);
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    const written = lines(readFileSync(out, 'utf8'));
+    expect(written.filter((l) => l.startsWith('a_gauge 1 '))).to.have.length(6);
+    expect(written.filter((l) => l.startsWith('b_gauge 2 '))).to.have.length(6);
+    expect(written).to.have.length(12);
+  });
+
   it('--dry-run validates, prints the resolved settings on stderr and emits nothing', async () => {
     const result = await svc(['run', '--dry-run', 'examples/quickstart.yaml']);
     expect(result.code).to.equal(0);
