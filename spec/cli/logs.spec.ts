@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { svc } from '../support/cli.js';
+import { svc, lines } from '../support/cli.js';
 
-const lines = (text: string) => text.split('\n').filter(Boolean);
 
 describe('svc logs', () => {
   it('emits seeded records from flag templates and pools, with labels, as json_lines', async () => {

@@ -3,16 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
-import { svc } from '../support/cli.js';
+import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'svc-multi-'));
-const scenario = (name: string, text: string) => {
-  const path = join(tmp, name);
-  writeFileSync(path, text);
-  return path;
-};
-const lines = (text: string) => text.split('\n').filter(Boolean);
-const STOPPED = /^\[progress\] (\S+)  STOPPED( \(sink: .+\))? \| events: (\d+) \| bytes: .+ \| elapsed: .+$/;
+const { scenario } = scenarioDir('svc-multi-');
 const CATALOG = 'examples/catalog';
 
 describe('svc run: several entries', () => {

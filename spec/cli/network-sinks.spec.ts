@@ -1,19 +1,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { svc } from '../support/cli.js';
+import { svc, scenarioDir } from '../support/cli.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { startLokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort } from '../support/backends/ports.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'svc-net-cli-'));
-const scenario = (name: string, text: string) => {
-  const path = join(tmp, name);
-  writeFileSync(path, text);
-  return path;
-};
+const { scenario } = scenarioDir('svc-net-cli-');
 
 /** A file whose one entry writes to a tcp port where nothing listens. */
 function downTcp(port: number, extra = '', defaults = ''): string {

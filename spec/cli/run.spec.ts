@@ -1,18 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
-import { svc } from '../support/cli.js';
+import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 
-const tmp = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-const scenario = (name: string, text: string) => {
-  const path = join(tmp, name);
-  writeFileSync(path, text);
-  return path;
-};
-const lines = (text: string) => text.split('\n').filter(Boolean);
-const STOPPED = /^\[progress\] (\S+)  STOPPED( \(sink: .+\))? \| events: (\d+) \| bytes: .+ \| elapsed: .+$/;
+const { dir: tmp, scenario } = scenarioDir('svc-cli-');
 
 const gauge = scenario(
   'gauge.yaml',
