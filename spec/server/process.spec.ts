@@ -45,9 +45,11 @@ describe('svc-server as a process, scraped by a real Prometheus', function () {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
   });
 
-  it('prints only the start-up line on stdout and logs JSON on stderr', () => {
+  it('prints only the start-up line on stdout and logs JSON on stderr', async () => {
     expect(server.stdout()).to.match(/^\{"svc_server":\{"port":\d+\}\}\n$/);
-    expect(JSON.parse(server.stderr().split('\n')[0]!)).to.include({ msg: 'svc-server listening' });
+    // The log line may reach us a moment after the start-up line: they travel on different pipes.
+    const first = await waitFor('the first log line', () => (server.stderr().includes('\n') ? server.stderr().split('\n')[0] : undefined));
+    expect(JSON.parse(first!)).to.include({ msg: 'svc-server listening' });
   });
 
   it('runs scenarios whose scrape output passes promtool and a real Prometheus records', async () => {
