@@ -5,6 +5,7 @@ import { metricsText } from './metrics-text.js';
 import { jsonLinesLogs } from './json-lines-logs.js';
 import type { LogEncoder } from './log-lines.js';
 import { syslog } from './syslog.js';
+import { featureOf } from '../features.js';
 
 export type { Encoder, MetricEncoder } from './encoder.js';
 export { jsonLines, type JsonLinesOptions } from './json-lines.js';
@@ -25,7 +26,7 @@ export function createMetricEncoder(config: EncoderConfig, meta: { readonly name
       return jsonLines({ name: meta.name, precision: config.precision });
     case 'remote_write':
     case 'otlp':
-      throw new Error(`encoder "${config.type}" is not available in this build yet`);
+      throw new Error(`encoder "${config.type}" ${featureOf(config.type)}`);
     case 'syslog':
       throw new Error('encoder "syslog" encodes log records, not metrics');
   }

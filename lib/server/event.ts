@@ -8,7 +8,7 @@ import { formatPath, issuesOf } from '../config/problems.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { HttpError } from './http-error.js';
-import { featureOf } from './features.js';
+import { featureOf } from '../features.js';
 
 /** The body of `POST /events`, validated. */
 export type SingleEvent =

@@ -9,6 +9,7 @@ import type { Sink } from './sink.js';
 import { stdoutSink } from './stdout.js';
 import { tcpSink } from './tcp.js';
 import { udpSink } from './udp.js';
+import { featureOf } from '../features.js';
 
 export { SinkError, type Sink, type SinkReport } from './sink.js';
 export { fileSink, type FileSinkOptions } from './file.js';
@@ -67,7 +68,7 @@ export function createSink(config: SinkConfig, deps: SinkDeps = {}): Sink {
     case 'remote_write':
     case 'otlp_grpc':
     case 'broker':
-      throw new Error(`sink "${config.type}" is not available in this build yet`);
+      throw new Error(`sink "${config.type}" ${featureOf(config.type)}`);
   }
 }
 

@@ -21,7 +21,7 @@ describe('createMetricEncoder', () => {
 
   for (const type of ['remote_write', 'otlp'] as const) {
     it(`says plainly that ${type} is not available yet`, () => {
-      expect(() => createMetricEncoder({ type }, { name: 'm' })).to.throw(Error, `encoder "${type}" is not available in this build yet`);
+      expect(() => createMetricEncoder({ type }, { name: 'm' })).to.throw(Error, `encoder "${type}" needs the build feature`);
     });
   }
 });

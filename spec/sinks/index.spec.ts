@@ -50,7 +50,7 @@ describe('createSink', () => {
   ];
   for (const config of later) {
     it(`says plainly that ${config.type} is not available yet`, () => {
-      expect(() => createSink(config)).to.throw(Error, `sink "${config.type}" is not available in this build yet`);
+      expect(() => createSink(config)).to.throw(Error, `sink "${config.type}" needs the build feature`);
     });
   }
 });

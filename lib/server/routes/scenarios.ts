@@ -7,7 +7,7 @@ import { compileScenario } from '../../compile/index.js';
 import type { Entry, ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
-import { featureOf } from '../features.js';
+import { featureOf } from '../../features.js';
 import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { sinkWarnings } from '../warnings.js';
