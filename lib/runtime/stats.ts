@@ -6,7 +6,8 @@ export interface StatsRecord {
   bytes_emitted: number;
   current_rate: number;
   errors: number;
-  uptime_ms: number;
+  /** Seconds since the entry started. */
+  uptime: number;
   consecutive_failures: number;
   total_sink_failures: number;
   last_sink_error: string | null;
@@ -94,7 +95,7 @@ export class EntryStats {
       bytes_emitted: this.bytes,
       current_rate: this.currentRate(now),
       errors: this.errors,
-      uptime_ms: now - this.startedAt,
+      uptime: (now - this.startedAt) / 1000,
       consecutive_failures: this.consecutiveFailures,
       total_sink_failures: this.totalSinkFailures,
       last_sink_error: this.lastSinkError ?? null,

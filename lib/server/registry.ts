@@ -11,7 +11,10 @@ export interface Scenario {
   readonly name: string;
   readonly run: EntryRun;
   readonly scrape: ScrapeBuffer;
+  /** When the scenario was posted (scheduler time). */
   readonly startedAt: number;
+  /** When its entry began ticking, after its phase offset or `after` trigger; undefined until then. */
+  readonly tickingSince: () => number | undefined;
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
   outcome?: EntryOutcome;
 }
@@ -36,9 +39,16 @@ export class ScenarioRegistry {
    */
   start(file: ScenarioFile): Scenario[] {
     const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
-    const { runs } = startScenario(file.scenarios, { ...this.options, hooks: (entry) => ({ onSamples: (batch) => scrapes.get(entry.id)!.record(batch) }) });
-    return runs.map((run) => {
-      const scenario: Scenario = { id: randomUUID(), name: run.entry.name ?? run.entry.id, run, scrape: scrapes.get(run.entry.id)!, startedAt: run.stats.startedAt };
+    const scenarioRun = startScenario(file.scenarios, { ...this.options, hooks: (entry) => ({ onSamples: (batch) => scrapes.get(entry.id)!.record(batch) }) });
+    return scenarioRun.runs.map((run) => {
+      const scenario: Scenario = {
+        id: randomUUID(),
+        name: run.entry.name ?? run.entry.id,
+        run,
+        scrape: scrapes.get(run.entry.id)!,
+        startedAt: run.stats.startedAt,
+        tickingSince: () => scenarioRun.startedAt(run.entry.id),
+      };
       void run.done.then((outcome) => (scenario.outcome = outcome));
       this.scenarios.set(scenario.id, scenario);
       return scenario;

@@ -125,10 +125,25 @@ describe('HTTP API', () => {
       expect(stats).to.include({ total_events: 11, errors: 0, consecutive_failures: 0, total_sink_failures: 0, last_sink_error: null, degraded: false, in_gap: false, in_burst: true });
       expect(stats).to.have.property('bytes_emitted').above(0);
       expect(stats).to.have.property('current_rate').above(0);
-      expect(stats).to.have.property('uptime_ms', 500);
+      expect(stats).to.have.property('uptime', 0.5);
       expect(stats.last_successful_write_at).to.be.a('string');
       server.advance(8000);
       expect((await get(server, `/scenarios/${id}/stats`)).json()).to.include({ in_gap: true, in_burst: false });
+    });
+
+    it('reports gap and burst state on the entry's own clock, which starts after its phase offset', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge('phase_offset: 1s\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
+      const state = async () => {
+        const { in_gap, in_burst } = (await get(server, `/scenarios/${id}/stats`)).json();
+        return { in_gap, in_burst };
+      };
+      server.advance(500);
+      expect(await state()).to.deep.equal({ in_gap: false, in_burst: false });
+      server.advance(700);
+      expect(await state()).to.deep.equal({ in_gap: false, in_burst: true });
+      server.advance(1000);
+      expect(await state()).to.deep.equal({ in_gap: false, in_burst: false });
     });
 
     it('404 in the envelope for an unknown id on every read route, and for unknown routes', async () => {

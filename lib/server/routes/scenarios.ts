@@ -131,11 +131,14 @@ function refuseUnbuiltFeatures(entry: Entry): void {
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
 function statsOf(scenario: Scenario, now: number) {
   const { entry, stats } = scenario.run;
-  const elapsed = now - stats.startedAt - (entry.phase_offset ?? 0);
+  const since = scenario.tickingSince();
+  // Windows count from the entry's own start: before it, neither applies.
+  const elapsed = since === undefined ? undefined : now - since;
+  const inGap = elapsed !== undefined && entry.gaps !== undefined && inTail(entry.gaps, elapsed);
   return {
     ...stats.snapshot(now),
-    in_gap: entry.gaps !== undefined && elapsed >= 0 && inTail(entry.gaps, elapsed),
-    in_burst: entry.bursts !== undefined && elapsed >= 0 && inHead(entry.bursts, elapsed) && !(entry.gaps && inTail(entry.gaps, elapsed)),
+    in_gap: inGap,
+    in_burst: elapsed !== undefined && entry.bursts !== undefined && inHead(entry.bursts, elapsed) && !inGap,
   };
 }
 
