@@ -131,7 +131,7 @@ describe('HTTP API', () => {
       expect((await get(server, `/scenarios/${id}/stats`)).json()).to.include({ in_gap: true, in_burst: false });
     });
 
-    it('reports gap and burst state on the entry's own clock, which starts after its phase offset', async () => {
+    it('reports gap and burst state on the entry clock, which starts after its phase offset', async () => {
       const server = testServer();
       const { id } = (await post(server, gauge('phase_offset: 1s\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
       const state = async () => {
