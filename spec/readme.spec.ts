@@ -1,0 +1,25 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+describe('README', () => {
+  it('starts with the two commands a newcomer needs', () => {
+    const top = readFileSync('README.md', 'utf8').split('\n').slice(0, 6).join('\n');
+    expect(top).to.include('npm ci && bin/svc run examples/quickstart.yaml');
+    expect(top).to.include('npm ci && npm test');
+  });
+
+  it('has an operator harness example that runs and passes its own assertion', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## Using the operators in your own harness'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+    // Inside the package, so that `svc` and `svc/operators` resolve to this build (self-reference).
+    const dir = join('.cache', 'readme');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'harness-example.mts');
+    writeFileSync(file, code);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8' });
+    expect(run.status, run.stderr).to.equal(0);
+  });
+});
