@@ -12,6 +12,7 @@ export { compileScenario, type ScenarioPlan, type EntryPlan, type StartTiming, t
 export { Catalog, type CatalogItem } from './compile/catalog.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
 export { startScenario, type ScenarioRun, type ScenarioRunOptions } from './runtime/scenario.js';
-export { entryChain, anchorOf } from './runtime/chain.js';
+export { entryChain } from './runtime/chain.js';
+export { anchorOf } from './runtime/schedule.js';
 export { EntryStats, type StatsRecord } from './runtime/stats.js';
 export { SplitMix64 } from './random.js';

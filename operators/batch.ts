@@ -19,16 +19,16 @@ export interface TickBatch {
   readonly index: Float64Array;
   /** Scheduled time of each tick, in milliseconds since the entry start. */
   readonly offset: Float64Array;
+  /**
+   * Events the batch stands for when one event is written as several rows (a histogram or
+   * summary series set: one row per bucket or quantile, `_sum`, `_count`); absent: one per row.
+   */
+  readonly events?: number;
 }
 
 /** Ticks carrying one generated number each. */
 export interface SampleBatch extends TickBatch {
   readonly value: Float64Array;
-  /**
-   * Events the batch stands for when one event is written as several samples (a histogram or
-   * summary series set: one row per bucket or quantile, `_sum`, `_count`); absent: one per row.
-   */
-  readonly events?: number;
 }
 
 /** Ticks carrying one log record each. */

@@ -16,5 +16,5 @@ export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array>
  * ```
  */
 export function encode<B extends TickBatch>(encoder: Encoder<B>): OperatorFunction<B, EncodedBatch> {
-  return map((batch) => ({ size: (batch as { events?: number }).events ?? batch.size, data: encoder.encode(batch), source: batch }));
+  return map((batch) => ({ size: batch.events ?? batch.size, data: encoder.encode(batch), source: batch }));
 }

@@ -5,8 +5,6 @@ import type { Entry } from '../config/types.js';
 import { entrySchedule, entryStart, type Anchor } from './schedule.js';
 import { signalPipeline, UnsupportedEntryError, type SignalHooks } from './signals.js';
 
-export { UnsupportedEntryError };
-export { anchorOf, type Anchor } from './schedule.js';
 
 export interface ChainDeps extends SignalHooks {
   readonly scheduler: SchedulerLike;

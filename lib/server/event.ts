@@ -82,10 +82,6 @@ function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unkn
   const detail = issuesOf(decoded.left)
     .map((issue) => [formatPath([field, ...issue.path]), issue.message].join(': '))
     .join('; ');
-  return failValidation(detail);
-}
-
-function failValidation(detail: string): never {
   throw new HttpError(422, 'validation_failed', detail);
 }
 

@@ -34,8 +34,8 @@ export class ScrapeBuffer {
 
   /** Records a labelled sample batch (the `onSamples` hook of the entry's chain). */
   record(batch: Labelled<SampleBatch>): void {
-    const rowsPerEvent = batch.size / (batch.events ?? batch.size);
-    const events = batch.size / rowsPerEvent;
+    const events = batch.events ?? batch.size;
+    const rowsPerEvent = batch.size / events;
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
     for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) {
       const rows: Row[] = [];

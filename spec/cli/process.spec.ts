@@ -1,12 +1,9 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { scenarioDir } from '../support/cli.js';
 
-const forever = join(mkdtempSync(join(tmpdir(), 'svc-proc-')), 'forever.yaml');
-writeFileSync(
-  forever,
+const forever = scenarioDir('svc-proc-').scenario(
+  'forever.yaml',
   `version: 2
 kind: runnable
 scenarios:

@@ -37,14 +37,20 @@ describe('ticks', () => {
 
   it('splits a high rate into bounded batches, one wake-up per millisecond', () => {
     const sizes: number[] = [];
-    virtualTime().run(({ flush }) => {
+    const frames = new Set<number>();
+    const scheduler = virtualTime();
+    scheduler.run(({ flush }) => {
       of(RateSchedule.constant(1_000_000))
         .pipe(ticks({ duration: 5, maxBatch: 300 }))
-        .subscribe((batch) => sizes.push(batch.size));
+        .subscribe((batch) => {
+          sizes.push(batch.size);
+          frames.add(scheduler.now());
+        });
       flush();
     });
     expect(sizes.reduce((a, b) => a + b, 0)).to.equal(5000);
     expect(Math.max(...sizes)).to.equal(300);
+    expect([...frames]).to.deep.equal([0, 1, 2, 3, 4, 5]);
   });
 
   it('catches up the ticks that fell due while paused, in one batch', () => {

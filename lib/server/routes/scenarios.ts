@@ -102,20 +102,13 @@ function parseScenario(ctx: Context): ScenarioFile {
   const text = (ctx.request as { rawBody?: string }).rawBody;
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
   const format = ctx.is('application/json') ? 'json' : 'yaml';
-  let file: ScenarioFile;
+  let plan: ScenarioFile;
   try {
-    file = loadScenario(text, { origin: 'request body', format });
+    plan = compileScenario(loadScenario(text, { origin: 'request body', format }), { origin: 'request body' });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
     throw error.kind === 'syntax' ? new HttpError(400, 'unparseable_body', detail) : new HttpError(422, 'validation_failed', detail);
-  }
-  let plan: ScenarioFile;
-  try {
-    plan = compileScenario(file, { origin: 'request body' });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new HttpError(422, 'validation_failed', error.problems.map((p) => p.message).join('; ') || error.message);
   }
   for (const entry of plan.scenarios) refuseUnbuiltFeatures(entry);
   return plan;
