@@ -1,8 +1,9 @@
 /** What `svc catalog list` and `svc catalog show` print (loaded lazily by those commands). */
-import { stringify } from 'yaml';
+import { isPair, isScalar, parseDocument, stringify, visit } from 'yaml';
 import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../compile/builtin-packs.js';
 import { Catalog, catalogRef, type CatalogItem } from '../compile/catalog.js';
 import { ConfigError } from '../config/problems.js';
+import { isSecretField, MASK, redactText } from '../redact.js';
 
 /** One row of `svc catalog list`. */
 export interface ListedItem {
@@ -78,8 +79,25 @@ export async function showCatalogItem(ref: string, dir: string | undefined): Pro
     throw new ConfigError('unreadable', `@${name}`, [{ path: '', message: `nothing named "${name}" ${where}; check the name, or give --catalog <dir>` }]);
   }
   const header = `# ${item.path}: ${item.kind}${item.description ? `, ${item.description}` : ''}\n`;
-  const text = catalog.text(name)!;
+  const text = redactYaml(catalog.text(name)!);
   const body = text.endsWith('\n') ? text : `${text}\n`;
   if (item.kind === 'invalid') return { stdout: header + body, stderr: `${item.problems!.join('\n')}\n`, failed: true };
   return { stdout: header + body };
+}
+
+/** A catalog file as written (comments kept), with its secrets masked: passwords, secret headers, URL credentials. */
+function redactYaml(text: string): string {
+  const document = parseDocument(text);
+  if (document.errors.length) return redactText(text);
+  visit(document, {
+    Pair(_, pair, path) {
+      const parent = path.at(-2);
+      const parentKey = isPair(parent) && isScalar(parent.key) ? String(parent.key.value) : undefined;
+      if (isScalar(pair.key) && isScalar(pair.value) && isSecretField(String(pair.key.value), parentKey)) pair.value.value = MASK;
+    },
+    Scalar(_, scalar) {
+      if (typeof scalar.value === 'string') scalar.value = redactText(scalar.value);
+    },
+  });
+  return document.toString();
 }

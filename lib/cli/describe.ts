@@ -1,6 +1,7 @@
 import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig } from '../config/types.js';
 import { describeStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
+import { redactConfig } from '../redact.js';
 import { formatDuration, formatRate } from './format.js';
 
 /** The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as `--dry-run` and `--verbose` print them. */
@@ -53,7 +54,7 @@ function describeEncoder(encoder: EncoderConfig): string {
 }
 
 function describeSink(sink: SinkConfig): string {
-  return `${sink.type} ${params(sink)}`.trim();
+  return `${sink.type} ${params(redactConfig(sink))}`.trim();
 }
 
 function describeLabels(entry: Entry): string {

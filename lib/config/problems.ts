@@ -1,4 +1,5 @@
 import type * as t from 'io-ts';
+import { redactText } from '../redact.js';
 
 /** One step of a path into the document: a field name or a list index. */
 export type Segment = string | number;
@@ -77,7 +78,8 @@ const SHOWN_CHARS = 60;
 /** A value as written in messages: `0`, `"run"`, `a list`. */
 export function show(value: unknown): string {
   if (typeof value === 'string') {
-    return JSON.stringify(value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS - 3)}...` : value);
+    const shown = redactText(value);
+    return JSON.stringify(shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS - 3)}...` : shown);
   }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null) return 'null';

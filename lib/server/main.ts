@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino } from 'pino';
+import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { logLevelOf } from './log-level.js';
 import { ScenarioRegistry } from './registry.js';
@@ -25,7 +26,7 @@ class ServeCommand extends Command {
       this.context.stderr.write(this.cli.error(new UsageError(`--port: expected a port from 0 to 65535, got "${this.port}"`)));
       return 2;
     }
-    const logger = pino({ level: logLevelOf(process.env) }, pino.destination(2));
+    const logger = createLogger(logLevelOf(process.env), pino.destination(2));
     const registry = new ScenarioRegistry();
     const app = createApp({ registry, logger, apiKey: this.apiKey ?? process.env.SVC_API_KEY });
     const server = app.listen(port, this.bind);

@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import inject, { type InjectOptions } from 'light-my-request';
-import { pino } from 'pino';
 import { TestScheduler } from 'rxjs/testing';
 import { createApp } from '../../lib/server/app.js';
+import { createLogger } from '../../lib/server/logger.js';
 import { ScenarioRegistry } from '../../lib/server/registry.js';
 import type { ServerDeps } from '../../lib/server/deps.js';
 import type { SinkConfig } from '../../lib/config/types.js';
@@ -21,8 +21,8 @@ export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps
     return sink;
   };
   const logs: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'debug' },
+  const logger = createLogger(
+    'debug',
     new Writable({
       write(chunk, _encoding, done) {
         logs.push(JSON.parse(String(chunk)));

@@ -8,6 +8,7 @@ import type { Entry, ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { featureOf } from '../../features.js';
+import { redactConfig } from '../../redact.js';
 import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { sinkWarnings } from '../warnings.js';
@@ -71,7 +72,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           id: scenario.id,
           name: scenario.name,
           status: statusOf(scenario),
-          config: scenario.run.entry,
+          config: redactConfig(scenario.run.entry),
           stats: statsOf(scenario, now()),
           elapsed_ms: now() - scenario.startedAt,
         };

@@ -1,0 +1,54 @@
+/**
+ * Secrets masked wherever a configuration or a message about one is shown: dry-run and verbose
+ * output, warnings, logs, API responses, validation messages (design.md §4). What counts as a
+ * secret: the userinfo of a URL (the password, or a lone user name, which is often a token), the
+ * values of secret-bearing headers, and fields named `password` (SASL).
+ */
+
+/** What a secret is shown as. */
+export const MASK = '***';
+
+/** Header names whose values are credentials: `Authorization` and anything naming a token, key, secret or password. */
+const SECRET_HEADER = /^(proxy-)?authorization$|token|key|secret|passw/i;
+
+/** `scheme://userinfo@`: the userinfo ends at the last `@` before the path. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s@]*)@/gi;
+
+/** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
+const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
+
+/** True for a header whose value must never be shown. */
+export function isSecretHeader(name: string): boolean {
+  return SECRET_HEADER.test(name);
+}
+
+/** True for the field `key` of a mapping whose parent field is `parent`, when its value is a secret (`password`, secret headers). */
+export function isSecretField(key: string, parent: string | undefined): boolean {
+  return /passw/i.test(key) || (parent === 'headers' && isSecretHeader(key));
+}
+
+/** `text` with URL credentials and `Bearer`/`Basic` credentials masked: `http://admin:***@host`, `Bearer ***`. */
+export function redactText(text: string): string {
+  return text
+    .replace(URL_USERINFO, (_, scheme: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':');
+      return `${scheme}${colon < 0 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
+    })
+    .replace(AUTH_SCHEME, (_, scheme: string) => `${scheme} ${MASK}`);
+}
+
+/**
+ * A copy of `config` fit to show: every string with its URL credentials masked, the values of
+ * secret-bearing headers (under a `headers` key) and of `password` fields replaced by {@link MASK}.
+ */
+export function redactConfig<T>(config: T): T {
+  return redactValue(config, undefined) as T;
+}
+
+function redactValue(value: unknown, key: string | undefined): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined));
+  // Errors keep their identity for their own serializer (see the server's logger), which masks their text.
+  if (value === null || typeof value !== 'object' || value instanceof Error) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, isSecretField(name, key) ? MASK : redactValue(field, name)]));
+}

@@ -1,0 +1,80 @@
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { createLogger } from '../../lib/server/logger.js';
+import { isSecretHeader, MASK, redactConfig, redactText } from '../../lib/redact.js';
+
+describe('redact', () => {
+  describe('redactText', () => {
+    it('masks the password of URL userinfo and keeps the user, host and path', () => {
+      expect(redactText('http://admin:hunter2@vm:8428/api/v1/import')).to.equal(`http://admin:${MASK}@vm:8428/api/v1/import`);
+    });
+
+    it('masks a lone user name, which is often a token', () => {
+      expect(redactText('https://ghp_abc123@example.com/x')).to.equal(`https://${MASK}@example.com/x`);
+    });
+
+    it('masks every URL of a message, and Bearer and Basic credentials', () => {
+      const text = 'POST http://a:b@h1/x failed, then https://c:d@h2 (header Authorization: Bearer s3cr3t.tok-en, Basic dXNlcjpw)';
+      const shown = redactText(text);
+      for (const secret of [':b@', ':d@', 's3cr3t', 'dXNlcjpw']) expect(shown).not.to.include(secret);
+      expect(shown).to.include('http://a:***@h1/x').and.include('Bearer ***').and.include('Basic ***');
+    });
+
+    it('leaves text without credentials as it is, including an @ in a path or query', () => {
+      for (const text of ['http://host:9090/api', 'tcp 127.0.0.1:514', 'mail me at ann@example.com', 'http://h/a?x=@b']) {
+        expect(redactText(text)).to.equal(text);
+      }
+    });
+  });
+
+  describe('isSecretHeader', () => {
+    it('is true for Authorization and names with token, key, secret or password, in any case', () => {
+      for (const name of ['Authorization', 'proxy-authorization', 'X-Api-Key', 'x-auth-token', 'Client-Secret', 'X-Password']) {
+        expect(isSecretHeader(name), name).to.equal(true);
+      }
+    });
+
+    it('is false for ordinary headers', () => {
+      for (const name of ['Content-Type', 'X-Scope-OrgID', 'Accept']) expect(isSecretHeader(name), name).to.equal(false);
+    });
+  });
+
+  describe('redactConfig', () => {
+    it('masks secret headers, passwords and URL credentials in a copy, leaving the rest and the original intact', () => {
+      const sink = {
+        type: 'http_push',
+        url: 'http://admin:hunter2@vm:8428/x',
+        headers: { Authorization: 'Bearer t0k', 'X-Scope-OrgID': 'team-a', 'X-Api-Key': 'k3y' },
+        sasl: { mechanism: 'plain', username: 'svc', password: 'pw' },
+        brokers: ['kafka://u:p@b1:9092', 'b2:9092'],
+        key: 'host',
+        batch_size: 512,
+      };
+      const original = structuredClone(sink);
+      expect(redactConfig(sink)).to.deep.equal({
+        type: 'http_push',
+        url: 'http://admin:***@vm:8428/x',
+        headers: { Authorization: MASK, 'X-Scope-OrgID': 'team-a', 'X-Api-Key': MASK },
+        sasl: { mechanism: 'plain', username: 'svc', password: MASK },
+        brokers: ['kafka://u:***@b1:9092', 'b2:9092'],
+        key: 'host',
+        batch_size: 512,
+      });
+      expect(sink).to.deep.equal(original);
+    });
+  });
+
+  describe('the server logger', () => {
+    it('masks secrets in messages, fields and serialized errors', () => {
+      const out: string[] = [];
+      const logger = createLogger('info', new Writable({ write: (chunk, _, done) => (out.push(String(chunk)), done()) }));
+      logger.warn('sink http://a:pw1@h is slow');
+      logger.info({ sink: { url: 'http://b:pw2@h', headers: { authorization: 'Bearer pw3' } } }, 'started');
+      logger.error({ err: new Error('POST http://c:pw4@h failed') }, 'sink failed');
+      const text = out.join('');
+      for (const secret of ['pw1', 'pw2', 'pw3', 'pw4']) expect(text).not.to.include(secret);
+      expect(out).to.have.length(3);
+      expect(JSON.parse(out[2]!).err.message).to.equal('POST http://c:***@h failed');
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { scenarioDir, svc } from './support/cli.js';
+import { testServer } from './support/server.js';
+
+/** Every secret a sink configuration can carry, each a distinct word so a leak names itself. */
+const SECRETS = ['hunter2', 'tok3n-value', 'k3y-value', 'pw-value'];
+const sink = `sink:
+      type: http_push
+      url: http://admin:hunter2@127.0.0.1:1/api/v1/import
+      headers: { Authorization: Bearer tok3n-value, X-Api-Key: k3y-value, X-Scope-OrgID: team-a }`;
+const file = `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: up
+    rate: 1
+    duration: 1ms
+    generator: { type: constant, value: 1 }
+    ${sink}
+`;
+
+function expectMasked(text: string) {
+  for (const secret of SECRETS) expect(text, `"${secret}" shown`).not.to.include(secret);
+}
+
+describe('secrets are never shown', () => {
+  const { dir, scenario } = scenarioDir('svc-secrets-');
+
+  it('by --dry-run and --verbose, which still show the rest of the sink', async () => {
+    const path = scenario('secrets.yaml', file);
+    for (const flag of ['--dry-run', '--verbose']) {
+      const result = await svc(['run', path, flag]);
+      expectMasked(result.stdout + result.stderr);
+      expect(result.stderr, flag).to.include('http://admin:***@127.0.0.1:1/api/v1/import').and.include('team-a');
+    }
+  });
+
+  it('by a validation message that quotes a URL', async () => {
+    const path = scenario('bad-url.yaml', file.replace('http://admin', 'ftp://admin'));
+    const result = await svc(['run', path, '--dry-run']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('sink.url');
+    expectMasked(result.stderr);
+  });
+
+  it('by svc catalog show, which keeps the file as written otherwise', async () => {
+    const catalog = join(dir, 'catalog');
+    mkdirSync(join(catalog, 'scenarios'), { recursive: true });
+    writeFileSync(join(catalog, 'scenarios', 'pushed.yaml'), `# pushes to the shared VictoriaMetrics\n${file}    sasl: { mechanism: plain, username: svc, password: pw-value }\n`.replace('kind: runnable', 'kind: runnable\nmetadata: { description: pushed }'));
+    const result = await svc(['catalog', 'show', '@pushed', '--catalog', catalog]);
+    expectMasked(result.stdout + result.stderr);
+    expect(result.stdout).to.include('# pushes to the shared VictoriaMetrics').and.include('X-Scope-OrgID: team-a').and.include('Authorization: "***"');
+  });
+
+  it('by the server: the answer and warnings of POST /scenarios, GET /scenarios/{id} and the log', async () => {
+    const server = testServer();
+    const posted = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: file.replace('duration: 1ms', 'duration: 1h') });
+    expect(posted.statusCode, posted.body).to.equal(201);
+    expect(posted.json().warnings.join('\n')).to.include('http://admin:***@127.0.0.1:1');
+    const shown = await server.request({ method: 'GET', url: `/scenarios/${posted.json().id}` });
+    expect(shown.json().config.sink).to.deep.include({ url: 'http://admin:***@127.0.0.1:1/api/v1/import' });
+    expect(shown.json().config.sink.headers).to.deep.equal({ Authorization: '***', 'X-Api-Key': '***', 'X-Scope-OrgID': 'team-a' });
+    expectMasked(posted.body + shown.body + JSON.stringify(server.logs));
+  });
+});
