@@ -1,4 +1,4 @@
-import { map, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './batch.js';
 import { boundText, expandRows, type SeriesTotals } from './series-rows.js';
 
@@ -24,23 +24,21 @@ export function histogram(buckets: readonly number[] = DEFAULT_BUCKETS): Operato
     { suffix: '_sum' },
     { suffix: '_count' },
   ];
-  return map(
-    expandRows<SeriesTotals & { perBucket: Float64Array }>({
-      rows,
-      initial: () => ({ sum: 0, count: 0, perBucket: new Float64Array(bounds.length) }),
-      record: (state, observations, out, at) => {
-        for (const observation of observations) {
-          state.perBucket[bucketOf(bounds, observation)]!++;
-          state.sum += observation;
-        }
-        state.count += observations.length;
-        let cumulative = 0;
-        for (let b = 0; b < bounds.length; b++) out[at + b] = cumulative += state.perBucket[b]!;
-        out[at + bounds.length] = state.sum;
-        out[at + bounds.length + 1] = state.count;
-      },
-    }),
-  );
+  return expandRows<SeriesTotals & { perBucket: Float64Array }>({
+    rows,
+    initial: () => ({ sum: 0, count: 0, perBucket: new Float64Array(bounds.length) }),
+    record: (state, observations, out, at) => {
+      for (const observation of observations) {
+        state.perBucket[bucketOf(bounds, observation)]!++;
+        state.sum += observation;
+      }
+      state.count += observations.length;
+      let cumulative = 0;
+      for (let b = 0; b < bounds.length; b++) out[at + b] = cumulative += state.perBucket[b]!;
+      out[at + bounds.length] = state.sum;
+      out[at + bounds.length + 1] = state.count;
+    },
+  });
 }
 
 /** Index of the first bound ≥ the observation (bounds ascending, last +Inf). */

@@ -1,4 +1,4 @@
-import { map, type OperatorFunction } from 'rxjs';
+import { defer, map, type OperatorFunction } from 'rxjs';
 import type { Labelled, Series, TickBatch } from './batch.js';
 import { seriesOf } from './series.js';
 import { inHead, type Window } from './window.js';
@@ -57,7 +57,6 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   // A tick's label set is named by its digits, read as one mixed-radix number while that
   // stays exact, else as a string.
   const exact = dimensions.reduce((product, d) => product * d.radix, 1) <= Number.MAX_SAFE_INTEGER;
-  const interned = new Map<number | string, Series>();
   const build = (digits: readonly number[]): Series => {
     const set: Record<string, string> = { ...fixed };
     dimensions.forEach((d, i) => {
@@ -66,23 +65,30 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
     return seriesOf(set);
   };
 
-  const digits = new Array<number>(dimensions.length);
-  return map((batch) => {
-    const series = new Array<Series>(batch.size);
-    for (let i = 0; i < batch.size; i++) {
-      let code: number | string = exact ? 0 : '';
-      for (let d = 0; d < dimensions.length; d++) {
-        const dimension = dimensions[d]!;
-        const digit = dimension.digit(batch.index[i]!, batch.offset[i]!);
-        digits[d] = digit;
-        code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
-      }
-      let found = interned.get(code);
-      if (!found) interned.set(code, (found = build(digits)));
-      series[i] = found;
-    }
-    return { ...batch, series };
-  });
+  // The interned label sets live as long as one subscription: a finished run frees them.
+  return (source) =>
+    defer(() => {
+      const interned = new Map<number | string, Series>();
+      const digits = new Array<number>(dimensions.length);
+      return source.pipe(
+        map((batch) => {
+          const series = new Array<Series>(batch.size);
+          for (let i = 0; i < batch.size; i++) {
+            let code: number | string = exact ? 0 : '';
+            for (let d = 0; d < dimensions.length; d++) {
+              const dimension = dimensions[d]!;
+              const digit = dimension.digit(batch.index[i]!, batch.offset[i]!);
+              digits[d] = digit;
+              code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
+            }
+            let found = interned.get(code);
+            if (!found) interned.set(code, (found = build(digits)));
+            series[i] = found;
+          }
+          return { ...batch, series };
+        }),
+      );
+    });
 }
 
 function rotating(label: RotatingLabel): Dimension {

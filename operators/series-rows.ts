@@ -1,3 +1,4 @@
+import { defer, map, type OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch, Series } from './batch.js';
 import { seriesOf } from './series.js';
 
@@ -7,19 +8,27 @@ export interface SeriesTotals {
   count: number;
 }
 
-/**
- * Expands every event (tick) of a labelled observation batch into the fixed rows of its series
- * set — one sample per row — keeping running state per label set. Shared by `histogram` and
- * `summary`: they differ only in the rows and in how a tick's observations update the state.
- */
-export function expandRows<S extends SeriesTotals>(options: {
+export interface RowsOptions<S extends SeriesTotals> {
   /** Label and name suffix of each row, built once per label set. */
   readonly rows: readonly { readonly suffix: string; readonly label?: readonly [string, string] }[];
   readonly initial: () => S;
   /** Records one tick's observations into the state and writes its row values into `out`. */
   readonly record: (state: S, observations: Float64Array, out: Float64Array, at: number) => void;
-}): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
-  const { rows, initial, record } = options;
+}
+
+/**
+ * Expands every event (tick) of a labelled observation batch into the fixed rows of its series
+ * set — one sample per row — keeping running state per label set, created afresh for each
+ * subscription (as `scan` does), so a chain subscribed again starts from zero. Shared by
+ * `histogram` and `summary`: they differ only in the rows and in how a tick's observations
+ * update the state.
+ */
+export function expandRows<S extends SeriesTotals>(options: RowsOptions<S>): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  return (source) => defer(() => source.pipe(map(rowsExpander(options))));
+}
+
+/** One subscription's expansion: its own state per label set. */
+function rowsExpander<S extends SeriesTotals>({ rows, initial, record }: RowsOptions<S>): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
   const perEvent = rows.length;
   const states = new Map<Series, { state: S; rowSeries: Series[] }>();
   const stateOf = (series: Series) => {

@@ -1,4 +1,4 @@
-import { map, type OperatorFunction } from 'rxjs';
+import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './batch.js';
 import { boundText, expandRows, type SeriesTotals } from './series-rows.js';
 
@@ -22,20 +22,18 @@ export function summary(quantiles: readonly number[] = DEFAULT_QUANTILES): Opera
     { suffix: '_sum' },
     { suffix: '_count' },
   ];
-  return map(
-    expandRows<SeriesTotals>({
-      rows,
-      initial: () => ({ sum: 0, count: 0 }),
-      record: (state, observations, out, at) => {
-        const sorted = Float64Array.from(observations).sort();
-        quantiles.forEach((q, k) => (out[at + k] = quantileOf(sorted, q)));
-        for (const observation of observations) state.sum += observation;
-        state.count += observations.length;
-        out[at + quantiles.length] = state.sum;
-        out[at + quantiles.length + 1] = state.count;
-      },
-    }),
-  );
+  return expandRows<SeriesTotals>({
+    rows,
+    initial: () => ({ sum: 0, count: 0 }),
+    record: (state, observations, out, at) => {
+      const sorted = Float64Array.from(observations).sort();
+      quantiles.forEach((q, k) => (out[at + k] = quantileOf(sorted, q)));
+      for (const observation of observations) state.sum += observation;
+      state.count += observations.length;
+      out[at + quantiles.length] = state.sum;
+      out[at + quantiles.length + 1] = state.count;
+    },
+  });
 }
 
 /** Quantile q of sorted values, interpolating linearly between ranks; NaN when empty. */

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { concat, map, of, type Observable, type OperatorFunction } from 'rxjs';
+import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/batch.js';
+import { histogram } from '../../operators/histogram.js';
+import { labels } from '../../operators/labels.js';
+import { summary } from '../../operators/summary.js';
+import { seriesOf } from '../../operators/series.js';
+import { virtualTime } from '../support/marbles.js';
+
+/** The empty label set, interned as `labels()` interns: state is kept per series object. */
+const NO_LABELS = seriesOf({});
+
+/** One tick at slot `index` observing `observations`, without labels. */
+function observed(index: number, observations: number[]): Labelled<ObservationBatch> {
+  return {
+    size: 1,
+    anchor: 0,
+    index: Float64Array.of(index),
+    offset: Float64Array.of(index * 100),
+    observations: [Float64Array.from(observations)],
+    series: [NO_LABELS],
+  };
+}
+
+/** One tick at slot `index`. */
+function tick(index: number): TickBatch {
+  return { size: 1, anchor: 0, index: Float64Array.of(index), offset: Float64Array.of(index * 100) };
+}
+
+/** The `_count` row of a series-set batch. */
+const countOf = (batch: Labelled<SampleBatch>) => batch.value[batch.size - 1];
+
+/** Stateful operators: each subscription starts afresh, and unsubscribing reaches the source. */
+const stateful: [string, OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>>][] = [
+  ['histogram', histogram([1])],
+  ['summary', summary([0.5])],
+];
+
+describe('operators keep their state per subscription', () => {
+  for (const [name, operator] of stateful) {
+    describe(name, () => {
+      it('subscribes to the source once and unsubscribes when it completes', () => {
+        virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+          const source = cold('-a-b|', { a: observed(0, [0.5]), b: observed(1, [2, 3]) });
+          expectObservable(source.pipe(operator, map(countOf))).toBe('-x-y|', { x: 1, y: 3 });
+          expectSubscriptions(source.subscriptions).toBe('^---!');
+        });
+      });
+
+      it('starts from zero when the same chain is subscribed again', () => {
+        virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+          const source = cold('-a-b|', { a: observed(0, [0.5]), b: observed(1, [2, 3]) });
+          const chain: Observable<number | undefined> = source.pipe(operator, map(countOf));
+          expectObservable(concat(chain, chain)).toBe('-x-y-x-y|', { x: 1, y: 3 });
+          expectSubscriptions(source.subscriptions).toBe(['^---!', '----^---!']);
+        });
+      });
+
+      it('tears the source down when the subscriber leaves early, and routes a source error', () => {
+        virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+          const source = cold('-a-b-c|', { a: observed(0, [1]), b: observed(1, [1]), c: observed(2, [1]) });
+          expectObservable(source.pipe(operator, map(countOf)), '^--!').toBe('-x-', { x: 1 });
+          expectSubscriptions(source.subscriptions).toBe('^--!');
+          const failing = cold('-a-#', { a: observed(0, [1]) }, new Error('upstream'));
+          expectObservable(failing.pipe(operator, map(countOf))).toBe('-x-#', { x: 1 }, new Error('upstream'));
+        });
+      });
+    });
+  }
+
+  describe('labels', () => {
+    it('gives two subscriptions the same label sets, interned afresh for each', () => {
+      const operator = labels({ dynamic: [{ key: 'pod', cardinality: 2 }] });
+      virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const source = cold('-a-b|', { a: tick(0), b: tick(1) });
+        const chain = source.pipe(operator, map((batch) => batch.series[0]!.key));
+        expectObservable(concat(chain, chain)).toBe('-x-y-x-y|', { x: 'pod="pod_0"', y: 'pod="pod_1"' });
+        expectSubscriptions(source.subscriptions).toBe(['^---!', '----^---!']);
+      });
+      const seen: object[] = [];
+      const source = of(tick(0));
+      source.pipe(operator).subscribe((batch) => seen.push(batch.series[0]!));
+      source.pipe(operator).subscribe((batch) => seen.push(batch.series[0]!));
+      expect(seen).to.have.length(2);
+      expect(seen[0]).to.deep.equal(seen[1]);
+      expect(seen[0]).not.to.equal(seen[1]);
+    });
+  });
+});
