@@ -67,6 +67,8 @@ function explainFile(code: string | undefined, path: string): string | undefined
       return 'the disk is full';
     case 'EDQUOT':
       return 'the disk quota is used up';
+    case 'ERR_INVALID_ARG_VALUE':
+      return 'the path contains a NUL byte, which no file name can hold';
     default:
       return undefined;
   }
@@ -75,6 +77,6 @@ function explainFile(code: string | undefined, path: string): string | undefined
 /** A failure to open or write the file at `path`, in words: `cannot open <path>: the directory <dir> does not exist`. */
 export function fileError(path: string, cause: unknown): SinkError {
   const error = cause as NodeJS.ErrnoException | undefined;
-  const action = error?.syscall === 'open' ? 'open' : 'write';
+  const action = error?.syscall === 'write' ? 'write' : 'open';
   return new SinkError('file', `cannot ${action} ${path}: ${explainFile(error?.code, path) ?? describeError(cause)}`, { cause });
 }

@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import { Writable } from 'node:stream';
 import { fileError } from './errors.js';
 import type { Sink } from './sink.js';
 import { streamSink } from './stream.js';
@@ -20,6 +21,15 @@ const HIGH_WATER_MARK = 1 << 20;
  * are sink failures naming the path and saying what is wrong, in words (see {@link fileError}).
  */
 export function fileSink({ path, append = false }: FileSinkOptions): Sink {
-  const stream = createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
+  const stream = open(path, append);
   return streamSink({ name: 'file', target: path, stream, end: true, explain: (cause) => fileError(path, cause) });
+}
+
+/** The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would. */
+function open(path: string, append: boolean): Writable {
+  try {
+    return createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
+  } catch (cause) {
+    return new Writable().destroy(cause as Error);
+  }
 }

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, validateHeaderName, validateHeaderValue, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { describeError, networkError } from './errors.js';
+import { networkError } from './errors.js';
 import { SinkError } from './sink.js';
 
 export interface HttpTargetOptions {
@@ -45,7 +45,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   const request = secure ? httpsRequest : httpRequest;
   const shown = `${url.origin}${url.pathname}`;
   const networkFailure = (error: unknown): SinkError => networkError(sink, url.host, url.hostname, error);
-  const badHeader = unsendableHeader(headers);
+  const unsendable = headerProblem(headers);
 
   const refused = (response: IncomingMessage, body: string): SinkError => {
     const status = response.statusCode ?? 0;
@@ -58,15 +58,15 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   return {
     address: shown,
     post(body) {
+      // Node would throw for such a header: a refusal of every request, not worth retrying.
+      if (unsendable) return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
       const payload = typeof body === 'string' ? Buffer.from(body) : body;
       return new Promise<void>((resolve, reject) => {
-        let req: ReturnType<typeof request>;
-        try {
-          req = request(url, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(payload.byteLength) } });
-        } catch (error) {
-          // Node checks the request before sending anything: a header it cannot send is a refusal.
-          return reject(requestError(sink, shown, badHeader, error));
-        }
+        const req = request(url, {
+          method: 'POST',
+          agent,
+          headers: { ...headers, 'Content-Length': String(payload.byteLength) },
+        });
         req.setTimeout(timeout, () => {
           req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
         });
@@ -94,25 +94,21 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   };
 }
 
-/** The name of the first header Node refuses to send, if any. */
-function unsendableHeader(headers: Readonly<Record<string, string>>): string | undefined {
+/** Why Node would refuse to send `headers`, naming the header but never its value (it may be a secret). */
+function headerProblem(headers: Readonly<Record<string, string>>): string | undefined {
   for (const [name, value] of Object.entries(headers)) {
     try {
       validateHeaderName(name);
+    } catch {
+      return `the header name "${name}" is not a valid HTTP token`;
+    }
+    try {
       validateHeaderValue(name, value);
     } catch {
-      return name;
+      return `the value of header "${name}" has characters HTTP headers cannot carry`;
     }
   }
   return undefined;
-}
-
-/** A request Node refused to build: names the header at fault, never its value (it may be a secret). */
-function requestError(sink: string, shown: string, header: string | undefined, cause: unknown): SinkError {
-  const detail = header
-    ? `the value of header "${header}" has characters HTTP headers cannot carry; check headers`
-    : `the request cannot be built (${describeError(cause)}); check url and headers`;
-  return new SinkError(sink, `cannot send to ${shown}: ${detail}`, { cause });
 }
 
 /** `: <first characters of the body>`, whitespace collapsed, or nothing for an empty body. */

@@ -92,6 +92,14 @@ describe('fileSink', () => {
     await sink.close().catch(() => undefined);
   });
 
+  it('a path no file can have (a NUL byte) is a sink failure, not an exception from the constructor', async () => {
+    const sink = fileSink({ path: 'out\0.prom' });
+    sink.write(chunk('lost\n'));
+    const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal('file sink: cannot open out\0.prom: the path contains a NUL byte, which no file name can hold');
+    await sink.close().catch(() => undefined);
+  });
+
   it('an entry writing into a missing directory records the sink failure and no delivery, and stops under fail', async () => {
     const path = join(dir, 'missing', 'out.prom');
     const run = runEntry(metricEntry({ rate: 50, duration: 200, sink: { type: 'file', path } }));
