@@ -1,6 +1,7 @@
 import { asyncScheduler, Subject, type SchedulerLike, type Subscription } from 'rxjs';
 import { byteLength, type EncodedBatch } from '../../operators/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { describeError } from './errors.js';
 import { backoff, type RetryPolicy } from './retry.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space.js';
@@ -31,6 +32,8 @@ export interface BatchTransport<R extends Request> {
 export interface BatchingOptions {
   /** Sink name for messages. */
   readonly name: string;
+  /** The destination as messages show it (a URL without credentials). */
+  readonly target: string;
   /** Bytes of buffered data that make a batch go out at once. */
   readonly batchSize: number;
   /** The oldest buffered chunk waits at most this long (ms) before its batch goes out. */
@@ -43,9 +46,12 @@ export interface BatchingOptions {
   readonly maxRequestBytes?: number;
   /** Bytes held (buffered and in flight) past which `write` makes the chain wait; default 4 × maxRequestBytes. */
   readonly maxBufferedBytes?: number;
-  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
+  /**
+   * What a flush (a stop) has not got acknowledged after this long (ms) is given up; default
+   * 10 s. A destination that acknowledges nothing for this long while data waits is stalled.
+   */
   readonly flushTimeout?: number;
-  /** Timers of the age rule, retry backoff and flush timeout; `asyncScheduler` unless a spec injects one. */
+  /** Timers of the age rule, retry backoff, flush timeout and stall watch; `asyncScheduler` unless a spec injects one. */
   readonly scheduler?: SchedulerLike;
   /** Jitter source of the backoff. */
   readonly random?: () => number;
@@ -75,14 +81,21 @@ export const DEFAULT_FLUSH_TIMEOUT = 10_000;
  *   reported failure when some was given up). What is still unacknowledged `flushTimeout`
  *   after a flush is given up, so a stalled destination cannot hold a stop for long. `close`
  *   flushes, then releases the transport.
+ * - Stall: when the destination settles nothing for `flushTimeout` while data waits (it does
+ *   not answer, or every retry of a request fails), the writer is let go and every chunk
+ *   written from then on is dropped and reported `failed` at once, until a request settles.
+ *   So the chain is held back at most `flushTimeout`, and once the destination answers again
+ *   it gets what was held (at most `maxBufferedBytes`), then new data at the entry's rate.
  */
 export function batchingSink<R extends Request>(transport: BatchTransport<R>, options: BatchingOptions): Sink {
-  const { name, batchSize, maxAge, retry, scheduler = asyncScheduler, random = Math.random } = options;
+  const { name, target, batchSize, maxAge, retry, scheduler = asyncScheduler, random = Math.random } = options;
   const maxRequestBytes = options.maxRequestBytes ?? Math.max(batchSize, MIN_REQUEST_BYTES);
   const maxBufferedBytes = options.maxBufferedBytes ?? 4 * maxRequestBytes;
   const flushTimeout = options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT;
   const reports = new Subject<SinkReport>();
-  const settlement = new Settlement();
+  const space = new SpaceWait();
+  // Stalled: let the writer held back by backpressure go; write drops from then on.
+  const settlement = new Settlement({ after: flushTimeout, scheduler, onStall: () => space.release(true) });
 
   const buffer: EncodedBatch[] = [];
   const sizes: number[] = [];
@@ -94,7 +107,6 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
   let flushUpTo = 0;
   let taken = 0;
   let sending = false;
-  const space = new SpaceWait();
   let closing: Promise<void> | undefined;
   /** Set when a flush timed out: the chunks up to `dropUpTo` are given up with this error. */
   let dropping: SinkError | undefined;
@@ -160,7 +172,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
       requests = transport.prepare(chunks);
     } catch (cause) {
       // A batch the transport cannot frame fails alone.
-      const error = cause instanceof SinkError ? cause : new SinkError(name, `cannot build a request: ${(cause as Error).message}`, { cause });
+      const error = cause instanceof SinkError ? cause : new SinkError(name, `cannot build a request: ${describeError(cause)}`, { cause });
       return failed(eventsOf(chunks), 0, error);
     }
     let failure: Error | undefined;
@@ -183,11 +195,11 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
         return undefined;
       } catch (cause) {
         cut = undefined;
-        const error = cause instanceof SinkError ? cause : new SinkError(name, String((cause as Error)?.message ?? cause), { cause, retryable: true });
+        const error = cause instanceof SinkError ? cause : new SinkError(name, `cannot send to ${target}: ${describeError(cause)}`, { cause, retryable: true });
         if (dropping) return failed(request.size, request.bytes, dropping);
         lastError = error;
         if (!error.retryable || n >= retry.maxAttempts) {
-          const gaveUp = n > 1 ? new SinkError(name, `${stripName(error.message)} (gave up after ${n} attempts)`, { cause: error }) : error;
+          const gaveUp = n > 1 ? new SinkError(name, `${error.detail} (gave up after ${n} attempts)`, { cause: error }) : error;
           return failed(request.size, request.bytes, gaveUp);
         }
         const delay = backoff(retry, n, random);
@@ -215,8 +227,8 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
   /** A flush ran out of time: give up everything held now, the request in flight included. */
   const expire = (): void => {
     if (settlement.pending === 0) return;
-    const last = lastError ? ` (last error: ${stripName(lastError.message)})` : '';
-    dropping = new SinkError(name, `nothing acknowledged within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`, { cause: lastError });
+    const last = lastError ? ` (last error: ${lastError.detail})` : '';
+    dropping = new SinkError(name, `${target} acknowledged nothing within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`, { cause: lastError });
     dropUpTo = taken + buffer.length;
     flushUpTo = Math.max(flushUpTo, dropUpTo);
     wake?.();
@@ -225,7 +237,11 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
     kick();
   };
 
-  const stripName = (message: string): string => message.slice(name.length + ' sink: '.length);
+  /** The failure of a chunk written while stalled (one error object per report: each counts). */
+  const stalledError = (): SinkError => {
+    const why = lastError ? `last error: ${lastError.detail}` : 'is the endpoint overloaded or stuck?';
+    return new SinkError(name, `${target} acknowledged nothing for ${flushTimeout / 1000} s (${why}): new events are dropped until it answers again`, { cause: lastError });
+  };
 
   const wakeWriter = (): void => {
     space.release(bufferedBytes + inFlightBytes < maxBufferedBytes);
@@ -246,8 +262,12 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
   return {
     reports,
     write(chunk: EncodedBatch): void | Promise<void> {
-      if (closing) throw new SinkError(name, 'cannot write: the sink is closed');
+      if (closing) throw new SinkError(name, `cannot write to ${target}: the sink is closed`);
       const bytes = byteLength(chunk.data);
+      if (settlement.stalled) {
+        reports.next({ kind: 'failed', size: chunk.size, bytes, error: stalledError() });
+        return undefined;
+      }
       buffer.push(chunk);
       sizes.push(bytes);
       bufferedBytes += bytes;

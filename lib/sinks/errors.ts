@@ -1,12 +1,26 @@
+import { dirname } from 'node:path';
+import { getSystemErrorMap } from 'node:util';
 import { SinkError } from './sink.js';
 
+/**
+ * The words of an error for a person: a system error's description ("no such file or
+ * directory") without its code and system call, the message of any other error.
+ */
+export function describeError(cause: unknown): string {
+  const error = cause as NodeJS.ErrnoException | undefined;
+  const system = typeof error?.errno === 'number' ? getSystemErrorMap().get(error.errno) : undefined;
+  return system?.[1] ?? error?.message ?? String(cause);
+}
+
 /** What a network error code means for the user, and what to check. */
-function explain(code: string | undefined, target: string, host: string): string | undefined {
+function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
   switch (code) {
     case 'ECONNREFUSED':
       return `connection refused by ${target}: is the backend running, and is ${target} the right port?`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
       return `cannot resolve host "${host}": check the host name in the address`;
     case 'ETIMEDOUT':
       return `no answer from ${target} in time: is the address reachable (firewall, wrong host)?`;
@@ -14,21 +28,55 @@ function explain(code: string | undefined, target: string, host: string): string
     case 'ENETUNREACH':
       return `${target} is unreachable from this machine: check the host and the network`;
     case 'ECONNRESET':
+      return `the connection to ${target} was reset: ${RESTART_OR_REFUSAL}`;
     case 'EPIPE':
-      return `${target} closed the connection (${code})`;
+      return `${target} closed the connection: ${RESTART_OR_REFUSAL}`;
     default:
       return undefined;
   }
 }
 
+const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse the data?)";
+
 /**
  * A network failure of `sink` reaching `target` (`host:port` or a URL origin) as a retryable
  * {@link SinkError} whose message says what to check, e.g. for connection refused: "is the
- * backend running, and is <host:port> the right port?".
+ * backend running, and is <host:port> the right port?". `target` must not carry credentials.
  */
 export function networkError(sink: string, target: string, host: string, cause: unknown): SinkError {
-  const error = cause as NodeJS.ErrnoException;
-  const code = typeof error?.code === 'string' ? error.code : undefined;
-  const message = explain(code, target, host) ?? `cannot reach ${target}: ${error?.message ?? String(cause)}`;
-  return new SinkError(sink, message, { cause, retryable: true });
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const detail = explainNetwork(code, target, host) ?? `cannot reach ${target}: ${describeError(cause)}`;
+  return new SinkError(sink, detail, { cause, retryable: true });
+}
+
+/** What a file system error code means for a file sink writing `path`. */
+function explainFile(code: string | undefined, path: string): string | undefined {
+  switch (code) {
+    case 'ENOENT':
+      return `the directory ${dirname(path)} does not exist`;
+    case 'ENOTDIR':
+      return `a part of ${dirname(path)} is a file, not a directory`;
+    case 'EISDIR':
+      return 'it is a directory; path must name a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied: check that this user may write there';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'EDQUOT':
+      return 'the disk quota is used up';
+    case 'ERR_INVALID_ARG_VALUE':
+      return 'the path contains a NUL byte, which no file name can hold';
+    default:
+      return undefined;
+  }
+}
+
+/** A failure to open or write the file at `path`, in words: `cannot open <path>: the directory <dir> does not exist`. */
+export function fileError(path: string, cause: unknown): SinkError {
+  const error = cause as NodeJS.ErrnoException | undefined;
+  const action = error?.syscall === 'write' ? 'write' : 'open';
+  return new SinkError('file', `cannot ${action} ${path}: ${explainFile(error?.code, path) ?? describeError(cause)}`, { cause });
 }

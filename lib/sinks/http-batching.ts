@@ -40,6 +40,7 @@ export function httpBatchingSink<R extends Request & { readonly body: string | U
     { prepare, send: (request) => http.post(request.body), abort: () => http.abort(), release: () => http.release() },
     {
       name: target.sink,
+      target: http.address,
       batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
       maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
       retry: options.retry ?? DEFAULT_RETRY,

@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, validateHeaderName, validateHeaderValue, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { networkError } from './errors.js';
 import { SinkError } from './sink.js';
@@ -17,6 +17,8 @@ export interface HttpTargetOptions {
 
 /** One destination URL that takes POST requests over a kept-alive connection. */
 export interface HttpTarget {
+  /** The URL as messages show it: no credentials, no query. */
+  readonly address: string;
   /** Resolves on a 2xx answer; rejects with a {@link SinkError} saying what went wrong. */
   post(body: string | Uint8Array): Promise<void>;
   /** Cuts the requests in flight; later posts open a new connection. */
@@ -42,6 +44,8 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
   const shown = `${url.origin}${url.pathname}`;
+  const networkFailure = (error: unknown): SinkError => networkError(sink, url.host, url.hostname, error);
+  const unsendable = headerProblem(headers);
 
   const refused = (response: IncomingMessage, body: string): SinkError => {
     const status = response.statusCode ?? 0;
@@ -52,7 +56,10 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   };
 
   return {
+    address: shown,
     post(body) {
+      // Node would throw for such a header: a refusal of every request, not worth retrying.
+      if (unsendable) return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
       const payload = typeof body === 'string' ? Buffer.from(body) : body;
       return new Promise<void>((resolve, reject) => {
         const req = request(url, {
@@ -63,7 +70,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
         req.setTimeout(timeout, () => {
           req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
         });
-        req.on('error', (error) => reject(networkError(sink, url.host, url.hostname, error)));
+        req.on('error', (error) => reject(networkFailure(error)));
         req.on('response', (response) => {
           const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
           let text = '';
@@ -73,7 +80,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
             if (!ok && text.length < EXCERPT_CHARS * 4) text += part;
           });
           response.on('end', () => (ok ? resolve() : reject(refused(response, text))));
-          response.on('error', (error) => reject(networkError(sink, url.host, url.hostname, error)));
+          response.on('error', (error) => reject(networkFailure(error)));
         });
         req.end(payload);
       });
@@ -85,6 +92,23 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
       agent.destroy();
     },
   };
+}
+
+/** Why Node would refuse to send `headers`, naming the header but never its value (it may be a secret). */
+function headerProblem(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name);
+    } catch {
+      return `the header name "${name}" is not a valid HTTP token`;
+    }
+    try {
+      validateHeaderValue(name, value);
+    } catch {
+      return `the value of header "${name}" has characters HTTP headers cannot carry`;
+    }
+  }
+  return undefined;
 }
 
 /** `: <first characters of the body>`, whitespace collapsed, or nothing for an empty body. */

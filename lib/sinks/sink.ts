@@ -7,10 +7,11 @@ export class SinkError extends Error {
 
   constructor(
     readonly sink: string,
-    message: string,
+    /** What went wrong, without the `<sink> sink: ` prefix of the message. */
+    readonly detail: string,
     options?: { cause?: unknown; retryable?: boolean },
   ) {
-    super(`${sink} sink: ${message}`, options);
+    super(`${sink} sink: ${detail}`, options);
     this.name = 'SinkError';
     this.retryable = options?.retryable ?? false;
   }

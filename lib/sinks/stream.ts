@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import { Subject } from 'rxjs';
 import { byteLength, type EncodedBatch } from '../../operators/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { describeError } from './errors.js';
 import { Settlement } from './settlement.js';
 import { streamEvents } from './stream-events.js';
 
@@ -13,6 +14,8 @@ export interface StreamSinkOptions {
   readonly stream: NodeJS.WritableStream;
   /** Whether `close` ends the stream (never for process.stdout). */
   readonly end: boolean;
+  /** The failure a stream error means, in words; default `cannot write <target>: <what the OS said>`. */
+  readonly explain?: (cause: Error) => SinkError;
 }
 
 interface Waiter {
@@ -26,11 +29,13 @@ interface Waiter {
  * chain waits for the destination. A write counts as delivered (reported on `reports`) when the
  * stream hands it to the OS, i.e. when its write callback runs.
  *
- * The first stream error becomes a {@link SinkError}: it rejects the pending drain and flush
- * waits and is thrown by every later `write` and `flush`, so each dropped chunk counts as a
- * failure. `close` flushes, ends the stream when `end` is set, and rejects if anything failed.
+ * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
+ * reported `failed` with it, it rejects the pending drain and flush waits and `flush` rejects
+ * with it from then on; every later `write` throws an error with the same words, so each
+ * dropped chunk counts as a failure. `close` flushes, ends the stream when `end` is set, and
+ * rejects if anything failed.
  */
-export function streamSink({ name, target, stream, end }: StreamSinkOptions): Sink {
+export function streamSink({ name, target, stream, end, explain }: StreamSinkOptions): Sink {
   const reports = new Subject<SinkReport>();
   const settlement = new Settlement();
   let failure: SinkError | undefined;
@@ -44,7 +49,15 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
 
   const fail = (error: Error): void => {
     if (failure) return;
-    failure = new SinkError(name, `cannot write ${target}: ${error.message}`, { cause: error });
+    failure = explain?.(error) ?? new SinkError(name, `cannot write ${target}: ${describeError(error)}`, { cause: error });
+    let size = 0;
+    let bytes = 0;
+    for (let i = head; i < inFlight.length; i += 2) {
+      size += inFlight[i]!;
+      bytes += inFlight[i + 1]!;
+    }
+    if (inFlight.length > head) reports.next({ kind: 'failed', size, bytes, error: failure });
+    inFlight.length = head = 0;
     drain?.cancel();
     drain?.waiter.reject(failure);
     drain = undefined;
@@ -52,12 +65,12 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
   };
   // One shared callback for every write: no closure per batch.
   const onWritten = (error?: Error | null): void => {
+    if (failure) return; // already reported with the chunks still in the stream
+    if (error) return fail(error);
     const size = inFlight[head]!;
     const bytes = inFlight[head + 1]!;
     head += 2;
     if (head === inFlight.length) inFlight.length = head = 0;
-    if (error) return fail(error);
-    if (failure) return;
     reports.next({ kind: 'delivered', size, bytes });
     settlement.settle(1);
   };
@@ -86,7 +99,8 @@ export function streamSink({ name, target, stream, end }: StreamSinkOptions): Si
   return {
     reports,
     write({ size, data }: EncodedBatch): void | Promise<void> {
-      if (failure) throw failure;
+      // A new error object each time: the reported one is counted once, each dropped chunk once more.
+      if (failure) throw new SinkError(name, failure.detail, { cause: failure.cause });
       if (closing) throw new SinkError(name, `cannot write ${target}: the sink is closed`);
       settlement.issue();
       inFlight.push(size, byteLength(data));

@@ -17,9 +17,12 @@ export interface TcpSinkOptions {
   readonly highWaterMark?: number;
   /** A connection attempt with no answer for this long fails (ms); default 5 s. */
   readonly connectTimeout?: number;
-  /** What a flush (a stop) could not hand over after this long (ms) is given up; default 10 s. */
+  /**
+   * What a flush (a stop) could not hand over after this long (ms) is given up; default 10 s.
+   * A destination that takes nothing for this long while data waits is stalled.
+   */
   readonly flushTimeout?: number;
-  /** Timers of the retry backoff. */
+  /** Timers of the retry backoff, the flush timeout and the stall watch. */
   readonly scheduler?: SchedulerLike;
   readonly random?: () => number;
 }
@@ -46,6 +49,13 @@ interface Held {
  *
  * Backpressure: once `highWaterMark` bytes are held (in the socket buffer or waiting for a
  * connection), `write` returns a promise that resolves when they drop below it.
+ *
+ * Stall: when the destination takes none of the held data for `flushTimeout` (it accepted the
+ * connection but does not read, or it stays unreachable), the writer is let go and every
+ * chunk written from then on is dropped and reported `failed` at once, until the destination
+ * takes data again. So the chain is held back at most `flushTimeout`, what falls due while
+ * stalled is counted as lost rather than queued, and once the destination reads again it gets
+ * what was held (at most about `highWaterMark`), then new data at the entry's rate.
  */
 export function tcpSink(options: TcpSinkOptions): Sink {
   const { host, port, text: target } = parseHostPort(options.address);
@@ -56,7 +66,9 @@ export function tcpSink(options: TcpSinkOptions): Sink {
   const scheduler = options.scheduler ?? asyncScheduler;
   const random = options.random ?? Math.random;
   const reports = new Subject<SinkReport>();
-  const settlement = new Settlement();
+  const space = new SpaceWait();
+  // Stalled: let the writer held back by backpressure go; write drops from then on.
+  const settlement = new Settlement({ after: flushTimeout, scheduler, onStall: () => space.release(true) });
 
   /** Chunks not handed to the OS yet, oldest first. */
   let held: Held[] = [];
@@ -67,7 +79,6 @@ export function tcpSink(options: TcpSinkOptions): Sink {
   let failures = 0;
   let lastError: SinkError | undefined;
   let reconnect: Subscription | undefined;
-  const space = new SpaceWait();
   let closing: Promise<void> | undefined;
   let closed = false;
 
@@ -82,6 +93,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
       const chunk = held.shift()!;
       heldBytes -= chunk.bytes;
       failures = 0;
+      lastError = undefined;
       reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
       settlement.settle(1);
       wakeWriter();
@@ -99,8 +111,9 @@ export function tcpSink(options: TcpSinkOptions): Sink {
     s.resume(); // discard whatever the peer sends, so closing never leaves unread data behind
     s.on('error', (error) => lost(s, error));
     // The peer closing its side ends the connection for us too: reconnect for what is held.
-    s.on('end', () => lost(s, Object.assign(new Error('peer closed the connection'), { code: 'ECONNRESET' })));
-    s.on('close', () => lost(s, Object.assign(new Error('connection closed'), { code: 'ECONNRESET' })));
+    const peerClosed = (): Error => Object.assign(new Error('the peer closed the connection'), { code: 'EPIPE' });
+    s.on('end', () => lost(s, peerClosed()));
+    s.on('close', () => lost(s, peerClosed()));
   };
 
   /** The connection `s` failed: hold everything not handed over, and retry or give up. */
@@ -120,7 +133,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
   };
 
   const giveUp = (cause: SinkError): void => {
-    dropHeld(failures > 1 ? new SinkError('tcp', `${stripName(cause.message)} (gave up after ${failures} attempts)`, { cause }) : cause);
+    dropHeld(failures > 1 ? new SinkError('tcp', `${cause.detail} (gave up after ${failures} attempts)`, { cause }) : cause);
   };
 
   /** A flush ran out of time: drop the connection and everything held. */
@@ -132,7 +145,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
     s?.destroy();
     reconnect?.unsubscribe();
     reconnect = undefined;
-    const last = lastError ? ` (last error: ${stripName(lastError.message)})` : '';
+    const last = lastError ? ` (last error: ${lastError.detail})` : '';
     dropHeld(new SinkError('tcp', `${target} took nothing within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`, { cause: lastError }));
   };
 
@@ -156,7 +169,11 @@ export function tcpSink(options: TcpSinkOptions): Sink {
     return done;
   };
 
-  const stripName = (message: string): string => message.slice('tcp sink: '.length);
+  /** The failure of a chunk written while stalled (one error object per report: each counts). */
+  const stalledError = (): SinkError => {
+    const why = lastError ? `last error: ${lastError.detail}` : 'it accepted the connection but does not read: is the backend overloaded or stuck?';
+    return new SinkError('tcp', `${target} has taken no data for ${flushTimeout / 1000} s (${why}): new events are dropped until it takes data again`, { cause: lastError });
+  };
 
   const wakeWriter = (): void => {
     space.release(heldBytes < highWaterMark);
@@ -167,6 +184,10 @@ export function tcpSink(options: TcpSinkOptions): Sink {
     write({ size, data }: EncodedBatch): void | Promise<void> {
       if (closing) throw new SinkError('tcp', `cannot write to ${target}: the sink is closed`);
       const chunk = { data, size, bytes: byteLength(data) };
+      if (settlement.stalled) {
+        reports.next({ kind: 'failed', size, bytes: chunk.bytes, error: stalledError() });
+        return undefined;
+      }
       held.push(chunk);
       heldBytes += chunk.bytes;
       settlement.issue();

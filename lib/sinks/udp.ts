@@ -40,6 +40,10 @@ interface Sending {
  * UDP acknowledges nothing: a chunk is delivered (reported) once the OS took all its
  * datagrams. The socket is connected, so an ICMP "port unreachable" answer from the host
  * surfaces as a `failed` report (connection refused) for the data that was lost.
+ *
+ * Every failure of the socket arrives as its `error` event (the connect call takes no
+ * callback, so a host that does not resolve is one too), and every failure of a send through
+ * its callback: both become `failed` reports, never exceptions.
  */
 export function udpSink(options: UdpSinkOptions): Sink {
   const { host, port, text: target } = parseHostPort(options.address);
@@ -53,80 +57,85 @@ export function udpSink(options: UdpSinkOptions): Sink {
   let connected = false;
   /** Chunks written before the socket was connected. */
   let waiting: EncodedBatch[] = [];
-  const sending: Sending[] = [];
   let outstanding = 0;
   const space = new SpaceWait();
   let closing: Promise<void> | undefined;
 
-  const onSent = (error: Error | null): void => {
-    const chunk = sending[0]!;
-    if (error) chunk.error ??= networkError('udp', target, host, error);
-    if (--chunk.remaining > 0) return;
-    sending.shift();
-    settled(chunk);
-  };
-
-  const settled = (chunk: Sending): void => {
+  /** `chunk` (`units` chunks written, reported as one) left: delivered, or lost with its error. */
+  const settled = (chunk: Sending, units = 1): void => {
     outstanding -= chunk.bytes;
     if (chunk.error) reports.next({ kind: 'failed', size: chunk.size, bytes: chunk.bytes, error: chunk.error });
     else reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
-    settlement.settle(1, chunk.error ?? chunk.partial);
+    settlement.settle(units, chunk.error ?? chunk.partial);
     space.release(outstanding < highWaterMark);
   };
 
   const sendChunk = (s: Socket, { size, data }: EncodedBatch): void => {
     const lines = splitLines(data);
     const chunk: Sending = { size, bytes: byteLength(data), remaining: 0 };
-    let tooLarge = 0;
+    const datagrams: string[] = [];
     for (const line of lines) {
       // A UTF-16 unit is at most 3 UTF-8 bytes: only long lines need measuring.
       const bytes = line.length * 3 <= maxDatagram ? 0 : Buffer.byteLength(line);
-      if (bytes > maxDatagram) {
-        tooLarge++;
+      if (bytes <= maxDatagram) datagrams.push(line);
+      else {
         chunk.error ??= new SinkError(
           'udp',
           `an event line of ${bytes} bytes does not fit in one datagram (at most ${maxDatagram} bytes over IPv${v6 ? 6 : 4}): shorten the events or use the tcp sink`,
         );
-        continue;
       }
-      chunk.remaining++;
-      s.send(line, onSent);
     }
+    const tooLarge = lines.length - datagrams.length;
     if (tooLarge > 0 && tooLarge < lines.length) {
       // Report the lost events now; the chunk's other events are delivered normally.
       reports.next({ kind: 'failed', size: (size * tooLarge) / lines.length, bytes: 0, error: chunk.error! });
       chunk.partial = chunk.error;
       chunk.error = undefined;
     }
-    if (chunk.remaining === 0) settled(chunk);
-    else sending.push(chunk);
+    chunk.remaining = datagrams.length;
+    if (chunk.remaining === 0) return settled(chunk);
+    // One callback per chunk; a send that throws fails its datagram the same way.
+    const onSent = (error?: Error | null): void => {
+      if (error) chunk.error ??= networkError('udp', target, host, error);
+      if (--chunk.remaining === 0) settled(chunk);
+    };
+    for (const datagram of datagrams) {
+      try {
+        s.send(datagram, onSent);
+      } catch (error) {
+        onSent(error as Error);
+      }
+    }
   };
 
   const open = (): Socket => {
     const s = createSocket(v6 ? 'udp6' : 'udp4');
     s.on('error', (error) => {
+      if (s !== socket) return; // a socket given up earlier
       const failure = networkError('udp', target, host, error);
-      if (!connected) {
-        // Connecting failed (an unknown host): what waited is lost; the next write tries again.
-        socket = undefined;
-        s.close();
-        const lost = waiting;
-        waiting = [];
-        for (const { size, data } of lost) settled({ size, bytes: byteLength(data), remaining: 0, error: failure });
+      if (connected) {
+        // An ICMP answer to an earlier datagram: it was lost, though the OS took it.
+        reports.next({ kind: 'failed', size: 0, bytes: 0, error: failure });
         return;
       }
-      // An ICMP answer to an earlier datagram: it was lost, though the OS took it.
-      reports.next({ kind: 'failed', size: 0, bytes: 0, error: failure });
+      // Connecting failed (a host that does not resolve): what waited is lost; the next write tries again.
+      socket = undefined;
+      s.close();
+      const lost = waiting;
+      waiting = [];
+      if (lost.length === 0) return;
+      const bytes = lost.reduce((n, c) => n + byteLength(c.data), 0);
+      settled({ size: lost.reduce((n, c) => n + c.size, 0), bytes, remaining: 0, error: failure }, lost.length);
     });
-    s.connect(port, host, () => {
+    s.once('connect', () => {
       connected = true;
       const ready = waiting;
       waiting = [];
       for (const chunk of ready) sendChunk(s, chunk);
     });
+    s.connect(port, host);
     return s;
   };
-
   return {
     reports,
     write(chunk: EncodedBatch): void | Promise<void> {

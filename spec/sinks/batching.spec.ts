@@ -5,6 +5,8 @@ import { batchingSink, type BatchingOptions, type Request } from '../../lib/sink
 import { SinkError } from '../../lib/sinks/sink.js';
 import { chunk } from '../support/batches.js';
 import { ManualScheduler, settle } from '../support/clock.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { metricEntry } from '../support/entries.js';
 import { isSettled } from '../support/streams.js';
 
 interface Body extends Request {
@@ -50,6 +52,7 @@ function setup(options: Partial<BatchingOptions> = {}) {
   const fake = fakeTransport();
   const sink = batchingSink(fake.transport, {
     name: 'http_push',
+    target: 'http://receiver/push',
     batchSize: 16,
     maxAge: 1000,
     retry: { maxAttempts: 3, initialBackoff: 100, maxBackoff: 1000 },
@@ -216,7 +219,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(await isSettled(flushed)).to.equal(false);
     await scheduler.advance(1);
     const error = (await flushed) as Error;
-    expect(error.message).to.equal('http_push sink: nothing acknowledged within 10 s of the flush; the data still held was dropped');
+    expect(error.message).to.equal('http_push sink: http://receiver/push acknowledged nothing within 10 s of the flush; the data still held was dropped');
     expect(reports).to.deep.equal([{ kind: 'failed', size: 5, bytes: 4, error }]);
     // The sink goes on with what is written next.
     fake.answerWith(() => 'ok');
@@ -232,8 +235,68 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     const flushed = sink.flush().catch((e: Error) => e);
     await scheduler.advance(1000);
     expect(((await flushed) as Error).message).to.equal(
-      'http_push sink: nothing acknowledged within 1 s of the flush; the data still held was dropped (last error: answered 503)',
+      'http_push sink: http://receiver/push acknowledged nothing within 1 s of the flush; the data still held was dropped (last error: answered 503)',
     );
     expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'failed']);
+  });
+
+  it('a destination that acknowledges nothing for flush_timeout is a failure: new events are dropped until it answers again', async () => {
+    const { scheduler, fake, sink, reports } = setup({ batchSize: 10, maxBufferedBytes: 100, flushTimeout: 10_000 });
+    fake.answerWith(() => 'hang');
+    let wait: void | Promise<void>;
+    while (!(wait = sink.write(chunk('x'.repeat(19) + '\n')))) await settle();
+    await scheduler.advance(9_999);
+    expect(await isSettled(wait)).to.equal(false);
+    expect(reports).to.deep.equal([]);
+    await scheduler.advance(1);
+    expect(await isSettled(wait), 'the writer is not held back past the stall').to.equal(true);
+
+    expect(sink.write(chunk('dropped\n', 2))).to.equal(undefined);
+    expect(reports).to.have.length(1);
+    expect(reports[0]).to.deep.include({ kind: 'failed', size: 2, bytes: 8 });
+    expect((reports[0] as { error: Error }).error.message).to.equal(
+      'http_push sink: http://receiver/push acknowledged nothing for 10 s (is the endpoint overloaded or stuck?): new events are dropped until it answers again',
+    );
+    expect(sink.write(chunk('dropped\n')), 'every event while stalled').to.equal(undefined);
+    expect(reports.map((r) => r.kind)).to.deep.equal(['failed', 'failed']);
+
+    fake.answerWith(() => 'ok');
+    fake.pending[0]!.resolve(); // it answers again
+    await settle();
+    expect(sink.write(chunk('after\n'))).to.equal(undefined);
+    await sink.flush();
+    expect(fake.sent.join('')).to.not.contain('dropped');
+    expect(fake.sent.join('')).to.match(/after\n$/);
+  });
+
+  it('the catch-up after a stall is bounded: the timer is held back at most flush_timeout and what falls due while stalled is dropped and counted', async () => {
+    const scheduler = new ManualScheduler();
+    const fake = fakeTransport();
+    const shortestLine = 'up 1 0\n'.length; // the entry writes "up 1 <ms>\n" per event
+    fake.answerWith(() => 'hang');
+    const sink = batchingSink(fake.transport, {
+      name: 'http_push',
+      target: 'http://receiver/push',
+      batchSize: 200,
+      maxAge: 100,
+      retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 },
+      maxBufferedBytes: 400,
+      flushTimeout: 10_000,
+      scheduler,
+    });
+    const run = runEntry(metricEntry({ rate: 100, duration: 40_000 }), { scheduler, createSink: () => sink });
+    await scheduler.advance(30_000); // the destination hangs for 30 s
+    fake.answerWith(() => 'ok');
+    fake.pending.splice(0).forEach((request) => request.resolve());
+    const sentBefore = fake.sent.join('').length;
+    await scheduler.advance(1_000);
+    const burst = fake.sent.join('').slice(sentBefore).split('\n').length - 1;
+    // What went out in the second after the stall: the buffer (400 bytes) and one second at the entry's rate, not 30 s of backlog.
+    expect(burst).to.be.at.most(Math.ceil(400 / shortestLine) + 100 + 1);
+    await scheduler.advance(10_000);
+    await run.done;
+    const stats = run.stats.snapshot(scheduler.now());
+    expect(stats.total_sink_failures, 'events dropped while stalled are failures').to.be.greaterThan(0);
+    expect(stats.last_sink_error).to.match(/acknowledged nothing for 10 s/);
   });
 });

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileSink } from '../../lib/sinks/file.js';
 import { SinkError } from '../../lib/sinks/sink.js';
+import type { SinkReport } from '../../operators/deliver.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { metricEntry } from '../support/entries.js';
 
 describe('fileSink', () => {
   let dir: string;
@@ -65,18 +68,48 @@ describe('fileSink', () => {
     expect((await readFile(path, 'utf8')).length).to.equal(64 * line.length);
   });
 
-  it('reports a path in a missing directory as a SinkError naming the path and the OS error', async () => {
-    const path = join(dir, 'missing', 'out.txt');
+  it('a path in a missing directory is a sink failure naming the directory, reported for the events it lost', async () => {
+    const path = join(dir, 'missing', 'out.prom');
     const sink = fileSink({ path });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(chunk('lost 1\n'));
+    sink.write(chunk('lost 2\nlost 3\n', 2));
+    const error: unknown = await sink.flush().catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(SinkError);
+    expect((error as SinkError).message).to.equal(`file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    expect(reports).to.deep.equal([{ kind: 'failed', size: 3, bytes: 21, error }]);
+    // Every later chunk is a failure of its own, with the same words.
+    expect(() => sink.write(chunk('more\n'))).to.throw(SinkError, `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    await sink.close().catch(() => undefined);
+  });
+
+  it('a path that is a directory is a sink failure that says so', async () => {
+    const sink = fileSink({ path: dir });
     sink.write(chunk('lost\n'));
-    const err: unknown = await sink.flush().catch((e: unknown) => e);
-    expect(err).to.be.instanceOf(SinkError);
-    expect((err as SinkError).message).to.match(/^file sink: cannot write .*out\.txt: ENOENT/);
-    expect((err as SinkError).message).to.contain(path);
-    expect(() => sink.write(chunk('more\n'))).to.throw(SinkError, 'ENOENT');
-    const closing = sink.close();
-    expect(await closing.catch((e: unknown) => e)).to.equal(err);
-    expect(sink.close()).to.equal(closing);
+    const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(`file sink: cannot open ${dir}: it is a directory; path must name a file`);
+    await sink.close().catch(() => undefined);
+  });
+
+  it('a path no file can have (a NUL byte) is a sink failure, not an exception from the constructor', async () => {
+    const sink = fileSink({ path: 'out\0.prom' });
+    sink.write(chunk('lost\n'));
+    const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal('file sink: cannot open out\0.prom: the path contains a NUL byte, which no file name can hold');
+    await sink.close().catch(() => undefined);
+  });
+
+  it('an entry writing into a missing directory records the sink failure and no delivery, and stops under fail', async () => {
+    const path = join(dir, 'missing', 'out.prom');
+    const run = runEntry(metricEntry({ rate: 50, duration: 200, sink: { type: 'file', path } }));
+    expect(await run.done).to.deep.equal({});
+    const stats = run.stats.snapshot(Date.now());
+    expect(stats.total_events).to.be.at.least(1);
+    expect(stats.last_successful_write_at).to.equal(null);
+    expect(stats.last_sink_error).to.equal(`file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    const failed = await runEntry(metricEntry({ rate: 50, on_sink_error: 'fail', sink: { type: 'file', path } })).done;
+    expect(failed.error?.message).to.equal(stats.last_sink_error);
   });
 
   it('close is idempotent and refuses later writes', async () => {

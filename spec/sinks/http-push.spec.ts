@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createServer } from 'node:net';
 import type { SinkReport } from '../../operators/deliver.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { httpPushSink } from '../../lib/sinks/http-push.js';
@@ -121,6 +122,43 @@ describe('http_push sink', () => {
     const started = Date.now();
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(Date.now() - started).to.be.within(150, 1000);
-    expect(error.message).to.equal('http_push sink: nothing acknowledged within 0.2 s of the flush; the data still held was dropped');
+    expect(error.message).to.equal(`http_push sink: ${receiver.url}/ acknowledged nothing within 0.2 s of the flush; the data still held was dropped`);
+  });
+
+  it('a host that does not resolve is a sink failure saying what to check', async () => {
+    const sink = httpPushSink({ url: 'http://no-such-host.invalid:8428/api/v1/import', retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 } });
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal('http_push sink: cannot resolve host "no-such-host.invalid": check the host name in the address');
+  });
+
+  it('a peer that resets the connection is a retryable failure that says so in words, without raw error codes', async () => {
+    const resetting = createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = resetting.address() as { port: number };
+      const sink = httpPushSink({ url: `http://127.0.0.1:${port}/push`, retry: { maxAttempts: 2, initialBackoff: 1, maxBackoff: 1 } });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      sink.write(chunk('a 1 1\n'));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'failed']);
+      expect(error.message).to.equal(
+        `http_push sink: the connection to 127.0.0.1:${port} was reset: check the backend's log (did it restart, or refuse the data?) (gave up after 2 attempts)`,
+      );
+    } finally {
+      resetting.close();
+    }
+  });
+
+  it('a header value HTTP cannot carry fails at once with a message naming the header, never its value', async () => {
+    const sink = httpPushSink({ url: receiver.url, headers: { Authorization: 'Bearer s3cr€t' }, retry: QUICK_RETRY });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(reports.map((r) => r.kind)).to.deep.equal(['failed']);
+    expect(error.message).to.equal(`http_push sink: cannot send to ${receiver.url}/: the value of header "Authorization" has characters HTTP headers cannot carry; check headers`);
+    expect(receiver.requests).to.have.length(0);
   });
 });

@@ -1,14 +1,36 @@
 import { expect } from 'chai';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { tcpSink } from '../../lib/sinks/tcp.js';
 import { chunk } from '../support/batches.js';
+import { ManualScheduler } from '../support/clock.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { startTcpPeer, type TcpPeer } from '../support/backends/tcp-peer.js';
 import { metricEntry } from '../support/entries.js';
 import { isSettled } from '../support/streams.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A TCP server on 127.0.0.1 whose connections are handled by `onConnection`. */
+async function server(onConnection: (socket: Socket) => void): Promise<{ port: number; server: Server; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const s = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    onConnection(socket);
+  });
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (s.address() as { port: number }).port,
+    server: s,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        s.close(() => resolve());
+      }),
+  };
+}
 
 describe('tcp sink', () => {
   let peer: TcpPeer | undefined;
@@ -134,5 +156,87 @@ describe('tcp sink', () => {
       `tcp sink: 127.0.0.1:${port} took nothing within 0.2 s of the flush; the data still held was dropped ` +
         `(last error: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?)`,
     );
+  });
+
+  it('a host that does not resolve is a sink failure saying what to check', async () => {
+    const sink = tcpSink({ address: 'no-such-host.invalid:514', retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 } });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal('tcp sink: cannot resolve host "no-such-host.invalid": check the host name in the address');
+    expect(reports).to.deep.equal([{ kind: 'failed', size: 1, bytes: 6, error }]);
+    await sink.close();
+  });
+
+  it('a peer that resets every connection is a sink failure that says so in words, without raw error codes', async () => {
+    const resetting = await server((socket) => socket.resetAndDestroy());
+    try {
+      const sink = tcpSink({ address: `127.0.0.1:${resetting.port}`, retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 } });
+      sink.write(chunk('a 1 1\n'));
+      const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.match(
+        new RegExp(`^tcp sink: (the connection to 127\\.0\\.0\\.1:${resetting.port} was reset|127\\.0\\.0\\.1:${resetting.port} closed the connection): check the backend's log \\(did it restart, or refuse the data\\?\\) \\(gave up after 2 attempts\\)$`),
+      );
+      await sink.close();
+    } finally {
+      await resetting.close();
+    }
+  });
+
+  it('a destination that accepts but stops reading is a failure after flush_timeout: new events are dropped until it reads again, so the catch-up is bounded', async () => {
+    const stalled: Socket[] = [];
+    let received = '';
+    const peer = await server((socket) => {
+      stalled.push(socket);
+      socket.setEncoding('utf8');
+      socket.on('data', (part: string) => (received += part));
+      socket.pause();
+    });
+    try {
+      const scheduler = new ManualScheduler();
+      const sink = tcpSink({ address: `127.0.0.1:${peer.port}`, highWaterMark: 256 * 1024, flushTimeout: 10_000, scheduler });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      sink.write(chunk('first 1\n'));
+      await sink.flush(); // connected
+      let taken = 'first 1\n'.length;
+      const line = `${'x'.repeat(64 * 1024 - 1)}\n`;
+      // Fill the socket buffers until a write has to wait, and keeps waiting (real I/O, not time rules).
+      const { wait } = await waitFor('the destination to stop taking data', async () => {
+        const pending = sink.write(chunk(line));
+        taken += line.length;
+        if (!pending) return undefined;
+        await sleep(50);
+        return (await isSettled(pending)) ? undefined : { wait: pending };
+      }, 15_000, 0);
+
+      await scheduler.advance(9_999);
+      expect(sink.write(chunk('kept 1\n')), 'no stall yet: the write waits').to.be.instanceOf(Promise);
+      taken += 'kept 1\n'.length;
+      expect(reports.some((r) => r.kind === 'failed')).to.equal(false);
+      await scheduler.advance(1);
+      expect(await isSettled(wait), 'the writer is not held back past the stall').to.equal(true);
+
+      expect(sink.write(chunk('dropped 1\n'))).to.equal(undefined);
+      const failure = reports.at(-1)!;
+      expect(failure).to.deep.include({ kind: 'failed', size: 1, bytes: 10 });
+      expect((failure as { error: Error }).error.message).to.equal(
+        `tcp sink: 127.0.0.1:${peer.port} has taken no data for 10 s (it accepted the connection but does not read: is the backend overloaded or stuck?): ` +
+          'new events are dropped until it takes data again',
+      );
+
+      stalled.forEach((socket) => socket.resume());
+      await waitFor('the held data to go out', () => (received.length === taken ? true : undefined));
+      expect(sink.write(chunk('after 1\n')), 'reading again: no more drops').to.equal(undefined);
+      const closing = sink.close();
+      await scheduler.advance(1000);
+      await closing;
+      await waitFor('the last line', () => (received.endsWith('after 1\n') ? true : undefined));
+      expect(received.length, 'what was held when the stall began, then new events; nothing dropped arrives').to.equal(taken + 'after 1\n'.length);
+      expect(received).to.not.contain('dropped');
+    } finally {
+      await peer.close();
+    }
   });
 });

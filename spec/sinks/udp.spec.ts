@@ -2,8 +2,12 @@ import { expect } from 'chai';
 import { createSocket, type Socket } from 'node:dgram';
 import type { SinkReport } from '../../operators/deliver.js';
 import { MAX_DATAGRAM, udpSink } from '../../lib/sinks/udp.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
 import { chunk } from '../support/batches.js';
 import { freeUdpPort, waitFor } from '../support/backends/ports.js';
+import { metricEntry } from '../support/entries.js';
+
+const UNRESOLVED = 'udp sink: cannot resolve host "no-such-host.invalid": check the host name in the address';
 
 /** A UDP socket on 127.0.0.1 that keeps every datagram it receives. */
 async function datagramReceiver(): Promise<{ port: number; datagrams: Buffer[]; socket: Socket }> {
@@ -74,5 +78,35 @@ describe('udp sink', () => {
     }, 3000);
     expect(message).to.equal(`udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
     await sink.close();
+  });
+
+  it('reports a host that does not resolve as a sink failure, never as an uncaught exception, and tries again on the next write', async () => {
+    const sink = udpSink({ address: 'no-such-host.invalid:9' });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(chunk('a 1\n'));
+    sink.write(chunk('b 2\nc 3\n', 2));
+    const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(UNRESOLVED);
+    expect(reports).to.deep.equal([{ kind: 'failed', size: 3, bytes: 12, error }]);
+
+    sink.write(chunk('d 4\n'));
+    const again = (await sink.flush().catch((e: unknown) => e)) as Error;
+    expect(again.message).to.equal(UNRESOLVED);
+    expect(reports.map((r) => r.kind)).to.deep.equal(['failed', 'failed']);
+    await sink.close();
+  });
+
+  it('an entry whose udp host does not resolve counts the failures under warn and stops with the error under fail', async () => {
+    const sink = { type: 'udp' as const, address: 'no-such-host.invalid:9' };
+    const warned = runEntry(metricEntry({ rate: 20, duration: 300, sink }));
+    expect(await warned.done).to.deep.equal({});
+    const stats = warned.stats.snapshot(Date.now());
+    expect(stats.total_sink_failures).to.be.at.least(1);
+    expect(stats.last_sink_error).to.equal(UNRESOLVED);
+    expect(stats.last_successful_write_at).to.equal(null);
+
+    const failed = await runEntry(metricEntry({ rate: 20, on_sink_error: 'fail', sink })).done;
+    expect(failed.error?.message).to.equal(UNRESOLVED);
   });
 });

@@ -11,7 +11,8 @@ import { createSink } from '../../sinks/index.js';
  * destination acknowledged. Sink failures answer 502; an encoder failure 500.
  */
 export function eventRoutes(deps: ServerDeps): Router {
-  const build = deps.createSink ?? ((config, encoder) => createSink(config, { encoder }));
+  // A single event adds to a file sink's file; only a run empties its files (once, at its start).
+  const build = deps.createSink ?? ((config, encoder) => createSink(config, { encoder, appendFiles: true }));
   return new Router().post('/events', async (ctx) => {
     const started = performance.now();
     const event = decodeEvent(ctx.request.body);
