@@ -5,7 +5,7 @@ import { startScenario } from '../runtime/scenario.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
-import { isTerminal, sameTerminal } from './terminal.js';
+import { isTerminal, mayReachTerminal } from './terminal.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -81,13 +81,16 @@ function failureOf(run: EntryRun, outcome: EntryOutcome): string | undefined {
 }
 
 /**
- * Redrawn rows on a terminal of their own; printed lines elsewhere, and on a terminal that event
- * data from a `stdout` sink shares (a redraw would move the cursor over event lines).
+ * Rows redrawn in place on a terminal that nothing else prints on meanwhile, and tall enough for
+ * them; printed lines otherwise: a redraw moves the cursor up over whatever is above the rows,
+ * such as event lines of a `stdout` sink that reach the same terminal.
  */
 function progressDisplay({ stdout, stderr }: SvcContext, file: ScenarioFile, quiet: boolean): ProgressDisplay {
   if (quiet) return warningsOnly(stderr);
-  const dataOnStderrTerminal = file.scenarios.some((entry) => entry.sink.type === 'stdout') && sameTerminal(stdout, stderr);
-  return isTerminal(stderr) && !dataOnStderrTerminal ? redrawnRows(stderr, file.scenarios.length) : printedLines(stderr);
+  const count = file.scenarios.length;
+  const fits = count < ((stderr as { rows?: number }).rows ?? Infinity);
+  const eventsOnScreen = file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
+  return isTerminal(stderr) && fits && !eventsOnScreen ? redrawnRows(stderr, count) : printedLines(stderr);
 }
 
 /** `[info] <id>: never started (…)`: why an entry wrote nothing. */

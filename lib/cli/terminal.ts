@@ -8,20 +8,20 @@ export function isTerminal(stream: NodeJS.WritableStream): boolean {
 }
 
 /**
- * Whether two streams draw on one terminal: both terminals, and the same stream or the same
- * device (fstat of their descriptors: device and inode of the tty). When that cannot be told (a
- * terminal stream without a descriptor), they are taken to be one: redrawing over data is the
- * mistake to avoid.
+ * Whether what is written to `out` may show up on `terminal`: the same stream or the same tty
+ * device (fstat), or a pipe or socket, whose reader may well print it there (`svc … | grep`), or
+ * a stream whose descriptor cannot be looked at. Not for a regular file, `/dev/null` or another
+ * terminal. When in doubt, yes: redrawing over data is the mistake to avoid.
  */
-export function sameTerminal(a: NodeJS.WritableStream, b: NodeJS.WritableStream): boolean {
-  if (!isTerminal(a) || !isTerminal(b)) return false;
-  if (a === b) return true;
-  const fa = (a as Stream).fd;
-  const fb = (b as Stream).fd;
-  if (typeof fa !== 'number' || typeof fb !== 'number') return true;
+export function mayReachTerminal(out: NodeJS.WritableStream, terminal: NodeJS.WritableStream): boolean {
+  if (out === terminal) return true;
+  const fd = (out as Stream).fd;
+  const terminalFd = (terminal as Stream).fd;
+  if (typeof fd !== 'number') return true;
   try {
-    const [sa, sb] = [fstatSync(fa), fstatSync(fb)];
-    return sa.dev === sb.dev && sa.ino === sb.ino && sa.rdev === sb.rdev;
+    const stat = fstatSync(fd);
+    if (isTerminal(out)) return typeof terminalFd !== 'number' || stat.rdev === fstatSync(terminalFd).rdev;
+    return !(stat.isFile() || stat.isCharacterDevice());
   } catch {
     return true;
   }

@@ -1,9 +1,13 @@
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { mayReachTerminal } from '../../lib/cli/terminal.js';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 
-const { scenario } = scenarioDir('svc-tty-');
+const { dir, scenario } = scenarioDir('svc-tty-');
 
 /** Sum of the `events:` figures of the STOPPED lines among `rows`. */
 const stoppedEvents = (rows: string[]) =>
@@ -34,11 +38,14 @@ scenarios:
   - { signal_type: metrics, name: long_running_entry_with_a_long_name, duration: 2.5s }
 `,
     );
-    const stdout = new PassThrough().resume();
+    // svc run two.yaml > out.prom
+    const stdout = createWriteStream('', { fd: openSync(join(dir, 'out.prom'), 'w') });
     const frames: string[][] = [];
     const watching = setInterval(() => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))), 100);
     const result = await svc(['run', file], { stdout, stderr: terminal.stream }).finally(() => clearInterval(watching));
     expect(result.code).to.equal(0);
+    await new Promise((resolve) => stdout.end(resolve));
+    expect(lines(readFileSync(join(dir, 'out.prom'), 'utf8'))).to.have.length(6 + 50);
 
     // While the long entry runs: a row per entry, the short one with its final figures, none wider than the terminal.
     const during = frames.filter((rows) => rows.some((row) => row.startsWith('[progress] long_running_entry_with_a_long_name  events:')));
@@ -56,6 +63,53 @@ scenarios:
     const screen = await terminal.screen();
     expect(screen.map((row) => STOPPED.exec(row)?.[1])).to.deep.equal(['short', 'long_running_entry_with_a_long_name']);
     expect(screen[0]).to.match(/elapsed: \d+ms$/);
+  });
+
+  it('stdout a pipe, whose reader may print on the terminal (svc run f.yaml | grep …): printed lines, no cursor movement', async () => {
+    const terminal = fakeTerminal(120);
+    const stdout = new PassThrough();
+    stdout.on('data', (chunk: Buffer) => terminal.stream.write(chunk));
+    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '1.2s'], { stdout, stderr: terminal.stream });
+    expect(result.code).to.equal(0);
+    expect(terminal.raw()).to.not.include('\x1b[');
+    const screen = await terminal.screen();
+    expect(screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row))).to.have.length(stoppedEvents(screen));
+  });
+
+  it('more entries than the terminal has rows: printed lines', async () => {
+    const terminal = fakeTerminal(80, 3);
+    const file = scenario(
+      'many.yaml',
+      `version: 2
+kind: runnable
+defaults: { rate: 10, duration: 1.2s, generator: { type: constant, value: 1 }, sink: { type: file, path: ${join(dir, 'many.prom')} } }
+scenarios:
+${['a', 'b', 'c'].map((name) => `  - { signal_type: metrics, name: ${name} }`).join('\n')}
+`,
+    );
+    expect((await svc(['run', file], { stderr: terminal.stream })).code).to.equal(0);
+    expect(terminal.raw()).to.not.include('\x1b[');
+    expect(lines(terminal.raw()).filter((line) => STOPPED.test(line))).to.have.length(3);
+  });
+});
+
+describe('mayReachTerminal', () => {
+  const terminal = fakeTerminal().stream;
+  const fd = (path: string, flags = 'w') => createWriteStream('', { fd: openSync(path, flags) });
+
+  it('no for a regular file or /dev/null', () => {
+    for (const out of [fd(join(dir, 'plain.txt')), fd('/dev/null')]) {
+      expect(mayReachTerminal(out, terminal)).to.equal(false);
+      out.destroy();
+    }
+  });
+
+  it('yes for the terminal itself, a pipe, and a stream without a descriptor', () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = fd(fifo, 'r+');
+    expect([mayReachTerminal(terminal, terminal), mayReachTerminal(pipe, terminal), mayReachTerminal(new PassThrough(), terminal)]).to.deep.equal([true, true, true]);
+    pipe.destroy();
   });
 });
 

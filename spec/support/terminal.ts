@@ -29,7 +29,9 @@ export function fakeTerminal(columns = 80, rows = 40): FakeTerminal {
       write(chunk: string | Buffer, _encoding, done) {
         const text = chunk.toString();
         chunks.push(text);
-        term.write(text, () => done());
+        // The terminal parses in order, later: screen() waits for it.
+        term.write(text);
+        done();
       },
     }),
     { isTTY: true as const, columns, rows },
