@@ -25,11 +25,12 @@ export interface Refusal<C = unknown> {
  * none, an argument too many or missing. Undefined when none of these is found.
  */
 export function explainRefusal<C>(commands: readonly CommandShape<C>[], argv: readonly string[], binaryName: string): Refusal<C> | undefined {
-  const named = commands.filter(({ path }) => path.length > 0 && !path[0]!.startsWith('-'));
-  const shape = named
+  // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
+  const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
+  const shape = candidates
     .filter(({ path }) => path.every((word, i) => argv[i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
-  if (!shape) return unknownCommand(named, argv, binaryName);
+  if (!shape) return unknownCommand(candidates.filter(({ path }) => path.length > 0), argv, binaryName);
   const message = explainArguments(shape, argv.slice(shape.path.length), [binaryName, ...shape.path].join(' '));
   return message === undefined ? undefined : { message, command: shape.command };
 }

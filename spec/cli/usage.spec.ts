@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { svc, scenarioDir } from '../support/cli.js';
 import { VERSION } from '../../lib/cli/program.js';
+import { explainRefusal } from '../../lib/cli/usage-errors.js';
 
 const { scenario } = scenarioDir('svc-usage-');
 const file = scenario('f.yaml', 'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 1, duration: 1s, generator: { type: constant, value: 1 } }\n');
@@ -48,6 +49,18 @@ describe('svc usage errors', () => {
 
   it('exit 2 for a flag value that is not a number', async () => {
     expect(await usageError(['run', file, '--rate=fast'])).to.match(/--rate: expected a number, got "fast"/);
+  });
+});
+
+describe('explainRefusal', () => {
+  it('explains against the default command of a program that has one (svc-server)', () => {
+    const serve = { command: 'serve', path: [], options: [{ names: ['--port'], arity: 1 }, { names: ['--bind'], arity: 1 }], positionals: [] };
+    const version = { command: 'version', path: ['-v'], options: [], positionals: [] };
+    expect(explainRefusal([serve, version], ['--prot', '80'], 'svc-server')).to.deep.equal({
+      message: 'unknown flag --prot for svc-server; did you mean --port?',
+      command: 'serve',
+    });
+    expect(explainRefusal([serve, version], ['extra'], 'svc-server')?.message).to.equal('unexpected argument "extra": svc-server takes no argument');
   });
 });
 
