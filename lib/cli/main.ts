@@ -1,22 +1,24 @@
-import { Builtins, Cli } from 'clipanion';
+import { Cli } from 'clipanion';
 import type { SvcContext } from './context.js';
 import { CatalogListCommand } from './commands/catalog-list.js';
 import { CatalogShowCommand } from './commands/catalog-show.js';
+import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { RunCommand } from './commands/run.js';
+import { VersionCommand } from './commands/version.js';
 import { program, runProgram } from './program.js';
 
 /** Runs the `svc` command line on `argv` and resolves to its exit code (0 ok, 1 runtime or validation error, 2 usage error). */
 export async function main(argv: readonly string[], context: SvcContext): Promise<number> {
-  const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator');
+  const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator', context);
   cli.register(RunCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
   cli.register(CatalogListCommand);
   cli.register(CatalogShowCommand);
-  cli.register(Builtins.HelpCommand);
-  cli.register(Builtins.VersionCommand);
+  cli.register(HelpCommand);
+  cli.register(VersionCommand);
 
   return runProgram(cli, argv, context);
 }

@@ -1,25 +1,57 @@
 import { createRequire } from 'node:module';
-import { Cli, type BaseContext } from 'clipanion';
+import { Cli, type BaseContext, type CommandClass } from 'clipanion';
+import { withValues } from './flags.js';
+import { coloursAllowed } from './terminal.js';
+import { explainRefusal, type CommandShape } from './usage-errors.js';
 
 /** svc's version, from its package.json. */
 export const VERSION = (createRequire(import.meta.url)('svc/package.json') as { version: string }).version;
 
-/** A clipanion program of svc's (`svc`, `svc-server`): no colours, svc's version. */
-export function program<C extends BaseContext>(binaryName: string, binaryLabel: string): Cli<C> {
-  return new Cli<C>({ binaryName, binaryLabel, binaryVersion: VERSION, enableColors: false });
+/**
+ * A clipanion program of svc's (`svc`, `svc-server`): svc's version; colours only where
+ * {@link coloursAllowed} says so (never without `context`); help that writes what each flag takes
+ * (`--rate <n>`, where clipanion writes `--rate #0`); usage errors that name the mistake.
+ */
+export function program<C extends BaseContext>(binaryName: string, binaryLabel: string, context?: BaseContext): SvcCli<C> {
+  return new SvcCli<C>({ binaryName, binaryLabel, binaryVersion: VERSION, enableColors: context !== undefined && coloursAllowed(context) });
+}
+
+export class SvcCli<C extends BaseContext> extends Cli<C> {
+  /** Why `argv` was refused, naming the mistake, then the usage of the command meant; clipanion's own message when the mistake is not found. */
+  refusal(argv: readonly string[], error: unknown): string {
+    const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].map(([command, { builder }]) => ({
+      command,
+      path: builder.paths[0] ?? [],
+      options: builder.options,
+      positionals: [
+        ...builder.arity.leading.map((name) => `<${name}>`),
+        ...(Array.isArray(builder.arity.extra) ? builder.arity.extra.map((name) => `[${name}]`) : ['...']),
+        ...builder.arity.trailing.map((name) => `<${name}>`),
+      ],
+    }));
+    const refusal = explainRefusal(shapes, argv, this.binaryName);
+    if (!refusal) return this.error(error);
+    return `${this.format().error('Usage Error')}: ${refusal.message}\n${refusal.command ? `\n${this.usage(refusal.command)}` : ''}`;
+  }
+
+  protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }) {
+    const { usage, options } = super.getUsageByIndex(n, opts);
+    return { usage: withValues(usage), options: options.map((option) => ({ ...option, definition: withValues(option.definition) })) };
+  }
 }
 
 /**
- * Runs `argv` through `cli` and resolves to the exit code: 2 for a parse error (printed on stderr:
- * clipanion would use stdout, which carries event data), else the command's own — a command that
- * caught its failure sets `failure`, since clipanion answers 0 after a caught error.
+ * Runs `argv` through `cli` and resolves to the exit code: 2 for a usage error, printed on stderr
+ * (clipanion would use stdout, which carries event data) with the usage of the command meant, else
+ * the command's own — a command that caught its failure sets `failure`, since clipanion answers 0
+ * after a caught error.
  */
-export async function runProgram<C extends BaseContext>(cli: Cli<C>, argv: readonly string[], context: C): Promise<number> {
+export async function runProgram<C extends BaseContext>(cli: SvcCli<C>, argv: readonly string[], context: C): Promise<number> {
   let command;
   try {
     command = cli.process([...argv], context);
   } catch (error) {
-    context.stderr.write(cli.error(error, { colored: false }));
+    context.stderr.write(cli.refusal(argv, error));
     return 2;
   }
   const code = await cli.run(command, context);

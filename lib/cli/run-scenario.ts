@@ -1,61 +1,96 @@
-import { asyncScheduler, fromEvent, interval, map, merge, take, type Observable, type Subscription } from 'rxjs';
+import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Observable } from 'rxjs';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startScenario } from '../runtime/scenario.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
+import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
+import { isTerminal, mayReachTerminal } from './terminal.js';
 
-/** Non-TTY progress period (design.md §3); a TTY line is redrawn every second. */
-const PROGRESS_MS = 5000;
-const TTY_PROGRESS_MS = 1000;
+export interface RunOptions {
+  /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
+  readonly quiet?: boolean;
+}
+
+/** Sink-failure warnings: at most one per entry per interval. */
+const WARNING_INTERVAL_MS = 5000;
 
 /**
  * Runs every entry of a compiled file (lib/compile: packs expanded, clock groups assigned) until
- * each ends or a stop signal arrives, with progress and STOPPED lines on stderr. An entry that
- * never started (its `after` condition never held, or the run stopped during its phase offset)
- * gets an `[info]` line before the STOPPED lines. Resolves to the exit code: 1 when an entry ended
- * with an error.
+ * each ends, a stop signal arrives, or the reader of stdout goes away, with progress and STOPPED
+ * lines on stderr. An entry that never started (its `after` condition never held, or the run
+ * stopped during its phase offset) gets an `[info]` line before the STOPPED lines. Resolves to the
+ * exit code: 1 when an entry ended with an error or its sink never delivered anything because of
+ * sink errors (each gets an `error:` line, last), else 0.
  */
-export async function runScenario(file: ScenarioFile, context: SvcContext): Promise<number> {
+export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false }: RunOptions = {}): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
   const scenario = startScenario(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
   const runs = scenario.runs;
   const stderr = context.stderr;
-  const tty = (stderr as { isTTY?: boolean }).isTTY === true;
-  const warnings = new FailureWarnings(PROGRESS_MS);
-  let drawn = 0;
-
-  const report = (): void => {
-    const now = scheduler.now();
-    const warned = runs.map((run) => warnings.check(run, now)).filter(Boolean);
-    if (tty) {
-      // Redraw the block of progress lines in place: move up over the previous one first.
-      if (drawn) stderr.write(`\x1b[${drawn}A`);
-      for (const line of warned) stderr.write(`\r\x1b[2K${line}\n`);
-      for (const run of runs) stderr.write(`\r\x1b[2K${progressLine(run, now)}\n`);
-      drawn = runs.length;
-    } else {
-      for (const line of [...warned, ...runs.map((run) => progressLine(run, now))]) stderr.write(`${line}\n`);
-    }
+  const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
+  // An entry that ended shows its final figures: elapsed time stops at its end.
+  const ended = new Map<EntryRun, { at: number; outcome: EntryOutcome }>();
+  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: scheduler.now(), outcome })));
+  const row = (run: EntryRun, now: number): string => {
+    const end = ended.get(run);
+    return end ? stoppedLine(run, end.outcome, end.at) : progressLine(run, now);
   };
 
-  const ticker: Subscription = interval(tty ? TTY_PROGRESS_MS : PROGRESS_MS, scheduler).subscribe(report);
-  const stopping: Subscription = (context.signals ?? processSignals()).pipe(take(1)).subscribe(() => runs.forEach((run) => void run.stop()));
-  const outcomes = await Promise.all(runs.map((run) => run.done));
+  const display = progressDisplay(context, file, quiet);
+  const report = (): void => {
+    const now = scheduler.now();
+    display.show(
+      runs.map((run) => warnings.check(run, now)).filter((warning): warning is string => warning !== undefined),
+      runs.map((run) => row(run, now)),
+    );
+  };
+  const ticker = interval(display.periodMs, scheduler).subscribe(report);
+  const stopping = merge(context.signals ?? processSignals(), readerGone(context.stdout))
+    .pipe(take(1))
+    .subscribe(() => void scenario.stop());
+  const outcomes = await scenario.done;
   ticker.unsubscribe();
   stopping.unsubscribe();
+  display.stop();
 
   const now = scheduler.now();
-  if (tty && drawn) stderr.write(`\x1b[${drawn}A`);
-  for (const run of runs) {
+  const write = (line: string): void => void stderr.write(`${line}\n`);
+  runs.forEach((run) => {
     const warning = warnings.check(run, now, true);
-    if (warning) stderr.write(`${tty ? '\r\x1b[2K' : ''}${warning}\n`);
+    if (warning) write(warning);
+  });
+  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
+  if (!quiet) {
+    for (const run of runs) if (scenario.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
+    runs.forEach((run, i) => write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now)));
   }
-  for (const run of runs) {
-    if (scenario.startedAt(run.entry.id) === undefined) stderr.write(`${tty ? '\r\x1b[2K' : ''}${neverStartedLine(run.entry)}\n`);
-  }
-  runs.forEach((run: EntryRun, i) => stderr.write(`${tty ? '\r\x1b[2K' : ''}${stoppedLine(run, outcomes[i]!, now)}\n`));
-  return outcomes.some((outcome: EntryOutcome) => outcome.error) ? 1 : 0;
+  runs.forEach((run, i) => failures[i] && write(`error: ${run.entry.id}: ${failures[i]}`));
+  return failures.some(Boolean) ? 1 : 0;
+}
+
+/**
+ * Why an entry fails the run, if it does: the error that stopped it (under `fail`), or sink errors
+ * that let nothing through, whatever `on_sink_error` says (the spec: an unreachable sink is a
+ * runtime error). An entry that delivered and later lost batches under `warn` does not.
+ */
+function failureOf(run: EntryRun, outcome: EntryOutcome): string | undefined {
+  if (outcome.error) return outcome.error.message;
+  if (run.stats.neverDelivered()) return `nothing was delivered (${run.stats.lastSinkError})`;
+  return undefined;
+}
+
+/**
+ * Rows redrawn in place on a terminal that nothing else prints on meanwhile, and tall enough for
+ * them; printed lines otherwise: a redraw moves the cursor up over whatever is above the rows,
+ * such as event lines of a `stdout` sink that reach the same terminal.
+ */
+function progressDisplay({ stdout, stderr }: SvcContext, file: ScenarioFile, quiet: boolean): ProgressDisplay {
+  if (quiet) return warningsOnly(stderr);
+  const count = file.scenarios.length;
+  const fits = count < ((stderr as { rows?: number }).rows ?? Infinity);
+  const eventsOnScreen = file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
+  return isTerminal(stderr) && fits && !eventsOnScreen ? redrawnRows(stderr, count) : printedLines(stderr);
 }
 
 /** `[info] <id>: never started (…)`: why an entry wrote nothing. */
@@ -70,4 +105,12 @@ export function neverStartedLine(entry: Entry): string {
 export function processSignals(): Observable<string> {
   const signal = (name: NodeJS.Signals) => fromEvent(process, name).pipe(map(() => name));
   return merge(signal('SIGINT'), signal('SIGTERM'));
+}
+
+/** Emits when writing to `stdout` fails with EPIPE: its reader went away (`svc … | head`), and the run ends as Unix tools do. */
+function readerGone(stdout: NodeJS.WritableStream): Observable<string> {
+  return fromEvent(stdout, 'error').pipe(
+    filter((error) => (error as NodeJS.ErrnoException).code === 'EPIPE'),
+    map(() => 'EPIPE'),
+  );
 }

@@ -37,12 +37,15 @@ export class EntryStats {
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
   sinkRetries = 0;
-  /** (time, total events) samples of the last rate window, oldest first. */
+  /**
+   * (time, total events as of that time) samples of the last rate window, oldest first; the first
+   * one taken at the first write. A rate counts the events after its oldest sample: events written
+   * at the instant it was taken are before the window (2 ticks per second are 2/s, not 3/s over
+   * the first second).
+   */
   private readonly recent: [number, number][] = [];
 
-  constructor(readonly startedAt: number) {
-    this.recent.push([startedAt, 0]);
-  }
+  constructor(readonly startedAt: number) {}
 
   /**
    * Counts one outcome of the sink subscriber: written chunks add events and bytes (buffered
@@ -81,8 +84,17 @@ export class EntryStats {
     return this.totalSinkFailures > 0 && now - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
   }
 
-  /** Events per second over the last few seconds. */
+  /**
+   * True when sink errors let nothing through: failures, and no delivery ever. A CLI run with
+   * such an entry exits 1 whatever `on_sink_error` says (design.md §4).
+   */
+  neverDelivered(): boolean {
+    return this.totalSinkFailures > 0 && this.lastSuccessfulWriteAt === undefined;
+  }
+
+  /** Events per second over the last few seconds; 0 until two writes (or a write and a later reading) span some time. */
   currentRate(now: number): number {
+    if (!this.recent.length) return 0;
     this.sample(now);
     const [since, eventsThen] = this.recent[0]!;
     const span = now - since;
@@ -107,8 +119,9 @@ export class EntryStats {
   }
 
   private sample(now: number): void {
-    const last = this.recent[this.recent.length - 1]!;
-    if (now - last[0] >= RATE_WINDOW_MS / 20) this.recent.push([now, this.totalEvents]);
+    const last = this.recent.at(-1);
+    if (last?.[0] === now) last[1] = this.totalEvents;
+    else if (!last || now - last[0] >= RATE_WINDOW_MS / 20) this.recent.push([now, this.totalEvents]);
     while (this.recent.length > 2 && now - this.recent[1]![0] >= RATE_WINDOW_MS) this.recent.shift();
   }
 }

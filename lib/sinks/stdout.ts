@@ -1,4 +1,5 @@
-import type { Sink } from './sink.js';
+import { filter } from 'rxjs';
+import { SinkError, type Sink } from './sink.js';
 import { streamSink } from './stream.js';
 
 export interface StdoutSinkOptions {
@@ -10,7 +11,32 @@ export interface StdoutSinkOptions {
  * Sink writing to standard output. `write` waits (returns a promise) when the stream asks for
  * it by returning false; `flush` resolves once the stream's buffer is empty; `close` flushes
  * but never ends the stream, which the process still owns.
+ *
+ * EPIPE is not a failure: the reader went away (`svc … | head`), nobody is left to miss the
+ * data, and the run ends (lib/cli/run-scenario.ts), as Unix tools do. From then on what is
+ * written is dropped: taken, never acknowledged, never counted as a sink failure.
  */
 export function stdoutSink({ stream = process.stdout }: StdoutSinkOptions = {}): Sink {
-  return streamSink({ name: 'stdout', target: 'to stdout', stream, end: false });
+  const sink = streamSink({ name: 'stdout', target: 'to stdout', stream, end: false });
+  let closing: Promise<void> | undefined;
+  return {
+    reports: sink.reports?.pipe(filter((report) => !(report.kind === 'failed' && readerGone(report.error)))),
+    write(chunk) {
+      try {
+        return sink.write(chunk)?.catch(unlessReaderGone);
+      } catch (error) {
+        return unlessReaderGone(error);
+      }
+    },
+    flush: () => sink.flush().catch(unlessReaderGone),
+    close: () => (closing ??= sink.close().catch(unlessReaderGone)),
+  };
+}
+
+function unlessReaderGone(error: unknown): void {
+  if (!readerGone(error)) throw error;
+}
+
+function readerGone(error: unknown): boolean {
+  return error instanceof SinkError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
 }

@@ -4,6 +4,7 @@ import { svc, scenarioDir } from '../support/cli.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { startLokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort } from '../support/backends/ports.js';
+import { startTcpPeer } from '../support/backends/tcp-peer.js';
 
 const { scenario } = scenarioDir('svc-net-cli-');
 
@@ -43,12 +44,46 @@ describe('svc run with a network sink whose destination is down', () => {
     expect(fromFlag.stderr).to.include(`STOPPED (sink: ${refused(port)})`);
   });
 
-  it('under warn runs to the end, warns with the reason, exits 0', async () => {
+  it('under warn runs to the end and warns with the reason, but exits 1: the sink never delivered anything', async () => {
     const port = await freeTcpPort();
     const result = await svc(['run', downTcp(port)]);
-    expect(result.code, result.stderr).to.equal(0);
+    expect(result.code, result.stderr).to.equal(1);
     expect(result.stderr).to.include(`[warn] beat: ${refused(port)}`);
     expect(result.stderr).to.match(/STOPPED \(sink: .+\) \| events: 20 \|/);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal(`error: beat: nothing was delivered (${refused(port)})`);
+  });
+
+  it('under warn exits 0 when the sink delivered before it failed, the STOPPED line naming the failure', async () => {
+    const peer = await startTcpPeer();
+    const file = scenario(
+      `flaky-${peer.port}.yaml`,
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: beat
+    rate: 50
+    duration: 600ms
+    generator: { type: constant, value: 1 }
+    sink: { type: tcp, address: "127.0.0.1:${peer.port}", retry: { max_attempts: 2, initial_backoff: 10ms, max_backoff: 10ms } }
+`,
+    );
+    const poll = setInterval(() => {
+      if (peer.connections[0]?.includes('\n')) {
+        clearInterval(poll);
+        void peer.down();
+      }
+    }, 10);
+    try {
+      const result = await svc(['run', file]);
+      expect(peer.connections[0], 'delivered before the peer went down').to.include('beat 1 ');
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/\[progress\] beat {2}STOPPED \(sink: tcp sink: .+\) \| events: 30 \|/);
+      expect(result.stderr).to.not.include('error:');
+    } finally {
+      clearInterval(poll);
+      await peer.stop();
+    }
   });
 });
 

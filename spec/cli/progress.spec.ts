@@ -18,8 +18,8 @@ describe('progress lines', () => {
 
   it('reports events, rate, bytes and elapsed time', () => {
     const stats = new EntryStats(0);
-    stats.record({ kind: 'written', size: 20, bytes: 2048 }, 2000);
-    expect(progressLine(fakeRun(stats), 2000)).to.equal('[progress] cpu  events: 20 | rate: 10/s | bytes: 2 KiB | elapsed: 2s');
+    for (const at of [0, 1000, 2000]) stats.record({ kind: 'written', size: 10, bytes: 1024 }, at);
+    expect(progressLine(fakeRun(stats), 2000)).to.equal('[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s');
   });
 
   it('STOPPED names the sink error only when there was one', () => {

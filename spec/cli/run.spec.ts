@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
+import { Readable, Writable } from 'node:stream';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 
 const { dir: tmp, scenario } = scenarioDir('svc-cli-');
@@ -35,6 +36,18 @@ describe('svc run', () => {
     const result = await svc(['run', '--scenario', gauge]);
     expect(result.code).to.equal(0);
     expect(lines(result.stdout)).to.have.length(6);
+  });
+
+  it('reads the file from standard input as -', async () => {
+    const stdin = () => Readable.from([readFileSync(gauge, 'utf8')]);
+    const result = await svc(['run', '-'], { stdin: stdin() });
+    expect(result.code, result.stderr).to.equal(0);
+    expect(lines(result.stdout)).to.have.length(6);
+    const dry = await svc(['run', '--dry-run', '-', '--rate', '5'], { stdin: stdin() });
+    expect(dry.stderr).to.include('scenario: standard input').and.match(/rate: +5\/s/);
+    const bad = await svc(['run', '-'], { stdin: Readable.from(['version: 2\nkind: runnable\nscenarios: 3\n']) });
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/^error: standard input: /);
   });
 
   it('lets flags override every entry: rate, duration, labels, encoder, sink and endpoint', async () => {
@@ -129,20 +142,41 @@ scenarios:
     expect(lines(result.stdout)).to.have.length(Number(counted));
   });
 
-  it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line', async () => {
-    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'dir', 'out.prom'), '--on-sink-error', 'fail']);
-    expect(result.code).to.equal(1);
-    const last = lines(result.stderr).at(-1)!;
-    expect(last).to.match(STOPPED);
-    expect(last).to.include(`(sink: file sink: cannot open ${join(tmp, 'missing', 'dir', 'out.prom')}: the directory ${join(tmp, 'missing', 'dir')} does not exist)`);
+  it('stops quietly and exits 0 when the reader of stdout goes away (EPIPE)', async () => {
+    const forever = scenario('endless.yaml', readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 200'));
+    let written = 0;
+    const stdout = new Writable({
+      write(_chunk, _encoding, done) {
+        done(++written > 3 ? Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }) : undefined);
+      },
+    });
+    // Bounded: a run that does not stop on its own is stopped after 5 s, and the spec fails.
+    const signals = new Subject<string>();
+    const bound = setTimeout(() => signals.next('SIGTERM'), 5000);
+    const started = Date.now();
+    const result = await svc(['run', forever], { stdout, signals }).finally(() => clearTimeout(bound));
+    expect(Date.now() - started, 'stopped by the bound, not by EPIPE').to.be.lessThan(5000);
+    const { code, stderr } = result;
+    expect(code, stderr).to.equal(0);
+    expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
+    expect(lines(stderr).filter((l) => STOPPED.test(l))).to.have.length(1);
   });
 
-  it('under warn keeps running into a failing sink, warns once and exits 0', async () => {
+  it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'dir', 'out.prom'), '--on-sink-error', 'fail']);
+    expect(result.code).to.equal(1);
+    const stopped = lines(result.stderr).find((l) => STOPPED.test(l))!;
+    expect(stopped).to.include(`(sink: file sink: cannot open ${join(tmp, 'missing', 'dir', 'out.prom')}: the directory ${join(tmp, 'missing', 'dir')} does not exist)`);
+    expect(lines(result.stderr).at(-1)).to.match(/^error: temp: file sink: cannot open .* does not exist$/);
+  });
+
+  it('under warn keeps running into a failing sink and warns once; exits 1 as nothing was delivered', async () => {
     const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'out.prom')]);
-    expect(result.code).to.equal(0);
+    expect(result.code).to.equal(1);
     const err = lines(result.stderr);
-    expect(err.at(-1)).to.include('STOPPED (sink: file sink: cannot open');
+    expect(err.find((l) => STOPPED.test(l))).to.include('STOPPED (sink: file sink: cannot open');
     expect(err.filter((l) => l.startsWith('[warn] temp: file sink: cannot open'))).to.have.length(1);
+    expect(err.at(-1)).to.match(/^error: temp: nothing was delivered \(file sink: cannot open .* does not exist\)/);
   });
 });
 

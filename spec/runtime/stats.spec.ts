@@ -36,3 +36,30 @@ describe('EntryStats: delivery health', () => {
     expect(stats.snapshot(T0 + 70_000).degraded).to.equal(true);
   });
 });
+
+describe('EntryStats: current_rate', () => {
+  /** The stats of an entry writing one event every 1000/`perSecond` ms from T0 (its first tick at once), read at `at`. */
+  function steady(perSecond: number, until: number): EntryStats {
+    const stats = new EntryStats(T0);
+    for (let at = 0; at <= until; at += 1000 / perSecond) stats.record({ kind: 'written', size: 1, bytes: 10 }, T0 + at);
+    return stats;
+  }
+
+  it('reads the rate of a steady entry from its first second on: 2/s reads 2/s at 1 s', () => {
+    expect(steady(2, 1000).currentRate(T0 + 1000)).to.equal(2);
+    expect(steady(2, 1500).currentRate(T0 + 1500)).to.equal(2);
+    expect(steady(10, 3000).currentRate(T0 + 3000)).to.equal(10);
+    expect(steady(0.5, 10_000).currentRate(T0 + 10_000)).to.equal(0.5);
+  });
+
+  it('is 0 before a second write shows a rate, and falls to 0 once writes stop', () => {
+    const stats = new EntryStats(T0);
+    expect(stats.currentRate(T0 + 500)).to.equal(0);
+    stats.record({ kind: 'written', size: 1, bytes: 10 }, T0 + 500);
+    expect(stats.currentRate(T0 + 600)).to.equal(0);
+    const stopped = steady(4, 2000);
+    expect(stopped.currentRate(T0 + 2000)).to.equal(4);
+    expect(stopped.currentRate(T0 + 4000)).to.be.within(0, 4);
+    expect(stopped.currentRate(T0 + 10_000)).to.equal(0);
+  });
+});

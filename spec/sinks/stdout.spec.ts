@@ -72,13 +72,13 @@ describe('stdoutSink', () => {
   });
 
   it('turns a stream error into a SinkError, thrown by the next write and flush', async () => {
-    const sink = stdoutSink({ stream: failingWritable('EPIPE: broken pipe') });
+    const sink = stdoutSink({ stream: failingWritable('EIO: i/o error') });
     expect(sink.write(chunk('a'))).to.equal(undefined);
     const err: unknown = await sink.flush().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(SinkError);
-    expect((err as SinkError).message).to.equal('stdout sink: cannot write to stdout: EPIPE: broken pipe');
+    expect((err as SinkError).message).to.equal('stdout sink: cannot write to stdout: EIO: i/o error');
     expect((err as SinkError).sink).to.equal('stdout');
-    expect(() => sink.write(chunk('b'))).to.throw(SinkError, /EPIPE/);
+    expect(() => sink.write(chunk('b'))).to.throw(SinkError, /EIO/);
     await sink.flush().then(
       () => expect.fail('flush should reject'),
       (e: unknown) => expect(e).to.equal(err),
@@ -86,13 +86,25 @@ describe('stdoutSink', () => {
   });
 
   it('rejects a pending drain wait when the stream fails', async () => {
-    const sink = stdoutSink({ stream: failingWritable('EPIPE: broken pipe', 10) });
+    const sink = stdoutSink({ stream: failingWritable('EIO: i/o error', 10) });
     const wait = sink.write(chunk('more than sixteen bytes'));
     expect(wait).to.be.instanceOf(Promise);
     await (wait as Promise<void>).then(
       () => expect.fail('the drain wait should reject'),
-      (e: unknown) => expect(e).to.be.instanceOf(SinkError).with.property('message').that.contains('EPIPE'),
+      (e: unknown) => expect(e).to.be.instanceOf(SinkError).with.property('message').that.contains('EIO'),
     );
+  });
+
+  it('takes EPIPE as its reader gone, not as a failure: what follows is dropped, flush and close resolve', async () => {
+    const sink = stdoutSink({ stream: failingWritable('EPIPE: broken pipe', 10) });
+    const failures: unknown[] = [];
+    sink.reports!.subscribe((report) => report.kind === 'failed' && failures.push(report));
+    const wait = sink.write(chunk('more than sixteen bytes'));
+    await wait;
+    expect(sink.write(chunk('later'))).to.equal(undefined);
+    await sink.flush();
+    await sink.close();
+    expect(failures).to.deep.equal([]);
   });
 
   it('close rejects with the error when the stream failed', async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { main } from '../../lib/cli/main.js';
 
@@ -11,23 +11,37 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `svc <argv>` in-process on captured streams. */
-export async function svc(argv: string[], options: { signals?: Observable<string> } = {}): Promise<CliResult> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  stdout.on('data', (chunk: Buffer) => out.push(chunk));
-  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+export interface SvcOptions {
+  readonly signals?: Observable<string>;
+  /** Streams to run on instead of captured ones (a fake terminal); what they receive is not in the result. */
+  readonly stdout?: Writable;
+  readonly stderr?: Writable;
+  readonly stdin?: Readable;
+  /** Default: process.env. */
+  readonly env?: Record<string, string | undefined>;
+  /** Default: 1 (no colours). */
+  readonly colorDepth?: number;
+}
+
+/** Runs `svc <argv>` in-process on captured streams (or on the streams given). */
+export async function svc(argv: string[], options: SvcOptions = {}): Promise<CliResult> {
+  const capture = () => {
+    const stream = new PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    return { stream, text: () => Buffer.concat(chunks).toString() };
+  };
+  const stdout = capture();
+  const stderr = capture();
   const code = await main(argv, {
-    stdin: process.stdin,
-    stdout,
-    stderr,
-    env: process.env,
-    colorDepth: 1,
+    stdin: options.stdin ?? process.stdin,
+    stdout: options.stdout ?? stdout.stream,
+    stderr: options.stderr ?? stderr.stream,
+    env: options.env ?? process.env,
+    colorDepth: options.colorDepth ?? 1,
     signals: options.signals,
   });
-  return { code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** The non-empty lines of a text. */

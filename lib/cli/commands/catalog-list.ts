@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import type { SvcContext } from '../context.js';
+import { valueFlag } from '../flags.js';
 
 /** `svc catalog list [--catalog <dir>] [--json]`: the scenario and pack files of a catalog, and the built-in packs. */
 export class CatalogListCommand extends Command<SvcContext> {
@@ -15,7 +16,7 @@ export class CatalogListCommand extends Command<SvcContext> {
     ],
   });
 
-  catalog = Option.String('--catalog', { description: 'Catalog directory (without it: the built-in packs only)' });
+  catalog = valueFlag('--catalog', '<dir>', 'Catalog directory (without it: the built-in packs only)');
   json = Option.Boolean('--json', false, { description: 'Print JSON: {catalog, items: [{name, kind, source, description, size, shadowed, problems}]}' });
 
   async execute(): Promise<number> {

@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import type { SvcContext } from '../context.js';
+import { valueFlag } from '../flags.js';
 
 /** `svc catalog show @name [--catalog <dir>]`: a catalog file or built-in pack, as written. */
 export class CatalogShowCommand extends Command<SvcContext> {
@@ -15,7 +16,7 @@ export class CatalogShowCommand extends Command<SvcContext> {
   });
 
   name = Option.String({ name: '@name' });
-  catalog = Option.String('--catalog', { description: 'Catalog directory' });
+  catalog = valueFlag('--catalog', '<dir>', 'Catalog directory');
 
   async execute(): Promise<number> {
     try {

@@ -1,4 +1,5 @@
-import { Command, Option, UsageError } from 'clipanion';
+import { Command, UsageError } from 'clipanion';
+import { listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
 
@@ -15,12 +16,12 @@ export class LogsCommand extends ScenarioCommand {
     ],
   });
 
-  name = Option.String('--name', { description: 'Entry name (default logs)' });
-  message = Option.Array('--message', { description: 'Message template, repeatable' });
-  field = Option.Array('--field', { description: 'Placeholder pool: name=value1,value2,… (repeatable)' });
-  severity = Option.String('--severity', { description: 'Severity weights: info=7,warn=2,error=1 (default: all info)' });
-  seed = Option.String('--seed', { description: 'Seed of the record choice (default 0)' });
-  scenario = Option.String('--scenario', { description: 'Scenario file to run instead of flag-defined records' });
+  name = valueFlag('--name', '<name>', 'Entry name (default: logs)');
+  message = listFlag('--message', '<template>', 'Message template, repeatable');
+  field = listFlag('--field', '<name=v1,v2,…>', 'Placeholder pool, repeatable');
+  severity = valueFlag('--severity', '<level=weight,…>', 'Severity weights: info=7,warn=2,error=1 (default: all info)');
+  seed = valueFlag('--seed', '<n>', 'Seed of the record choice (default: 0)');
+  scenario = valueFlag('--scenario', '<file>', 'Scenario file (- for standard input) to run instead of flag-defined records');
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     const { loadScenario } = await import('../../config/load.js');

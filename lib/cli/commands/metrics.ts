@@ -1,4 +1,5 @@
-import { Command, Option, UsageError } from 'clipanion';
+import { Command, UsageError } from 'clipanion';
+import { valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
 
@@ -14,9 +15,9 @@ export class MetricsCommand extends ScenarioCommand {
     ],
   });
 
-  name = Option.String('--name', { description: 'Metric name' });
-  value = Option.String('--value', { description: 'Constant value (default 1)' });
-  scenario = Option.String('--scenario', { description: 'Scenario file to run instead of a flag-defined metric' });
+  name = valueFlag('--name', '<name>', 'Metric name');
+  value = valueFlag('--value', '<n>', 'Constant value (default: 1); a negative one is written --value=-3');
+  scenario = valueFlag('--scenario', '<file>', 'Scenario file (- for standard input) to run instead of a flag-defined metric');
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     const { loadScenario } = await import('../../config/load.js');

@@ -1,8 +1,9 @@
 import { Command, Option, UsageError } from 'clipanion';
+import { valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
 
-/** `svc run <scenario-file>` (also `svc run --scenario <file>`). */
+/** `svc run <scenario-file>` (also `svc run --scenario <file>`; `-` reads standard input). */
 export class RunCommand extends ScenarioCommand {
   static override paths = [['run']];
   static override usage = Command.Usage({
@@ -11,13 +12,14 @@ export class RunCommand extends ScenarioCommand {
     examples: [
       ['Run the quick-start scenario', '$0 run examples/quickstart.yaml'],
       ['Validate only', '$0 run --dry-run examples/quickstart.yaml'],
+      ['A file from standard input', 'cat examples/quickstart.yaml | $0 run -'],
       ['Override rate and sink', '$0 run examples/quickstart.yaml --rate 100 --sink file --endpoint /tmp/out.prom'],
       ['A scenario of a catalog, by name', '$0 run @checkout-incident --catalog examples/catalog'],
     ],
   });
 
   file = Option.String({ required: false, name: 'scenario-file' });
-  scenario = Option.String('--scenario', { description: 'Scenario file, or @name from --catalog (instead of the positional argument)' });
+  scenario = valueFlag('--scenario', '<file>', 'Scenario file, - for standard input, or @name from --catalog (instead of the argument)');
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     if (this.file && this.scenario) throw new UsageError('give the scenario file either as an argument or with --scenario, not both');

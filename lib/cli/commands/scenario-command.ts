@@ -1,8 +1,9 @@
-import { Command, Option, UsageError } from 'clipanion';
+import { Option, UsageError } from 'clipanion';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../compile/catalog.js';
-import type { SvcContext } from '../context.js';
+import { listFlag, valueFlag } from '../flags.js';
+import { SvcCommand } from './svc-command.js';
 
 /** A scenario to run, and where it came from (for messages). */
 export interface LoadedScenario {
@@ -13,24 +14,22 @@ export interface LoadedScenario {
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
 
 /**
- * What every scenario-running command shares: the global `--dry-run` and `--verbose` flags,
- * the flags that override file values, and the mapping of failures to exit codes
+ * What every scenario-running command shares: the global `--dry-run`, `--verbose` and `--quiet`
+ * flags, the flags that override file values, and the mapping of failures to exit codes
  * (2 for a usage mistake, 1 for invalid configuration or a runtime error).
  */
-export abstract class ScenarioCommand extends Command<SvcContext> {
+export abstract class ScenarioCommand extends SvcCommand {
   dryRun = Option.Boolean('--dry-run', false, { description: 'Parse and validate, print the resolved settings, emit nothing' });
   verbose = Option.Boolean('--verbose', false, { description: 'Print the resolved settings, then run' });
-  rate = Option.String('--rate', { description: 'Events per second (overrides every entry)' });
-  duration = Option.String('--duration', { description: 'Run time, e.g. 30s, 1.5m (overrides every entry)' });
-  sink = Option.String('--sink', { description: 'Sink type: stdout, file, … (overrides every entry)' });
-  endpoint = Option.String('--endpoint', { description: "Sink address: the file path, host:port or URL" });
-  encoder = Option.String('--encoder', { description: 'Encoder type: metrics_text, json_lines, …' });
-  label = Option.Array('--label', { description: 'Static label key=value, repeatable (merged over file labels)' });
-  onSinkError = Option.String('--on-sink-error', { description: 'warn (default) or fail' });
-  catalog = Option.String('--catalog', { description: 'Catalog directory: scenario files run as @name, pack files used as pack: <name>' });
-
-  /** Exit code decided by {@link catch}; clipanion itself would answer 0 after a caught error. */
-  failure: number | undefined;
+  quiet = Option.Boolean('-q,--quiet', false, { description: 'Print no progress, settings or STOPPED lines: events, warnings and errors only' });
+  rate = valueFlag('--rate', '<n>', "Events per second, fractions allowed (default: the file's)");
+  duration = valueFlag('--duration', '<time>', "Run time: 500ms, 30s, 1.5m, 2h (default: the file's, else until stopped)");
+  sink = valueFlag('--sink', '<type>', "Sink type: stdout, file, tcp, … (docs/sinks.md; default: the file's, else stdout)");
+  endpoint = valueFlag('--endpoint', '<address>', 'Sink address: the file path, host:port or URL');
+  encoder = valueFlag('--encoder', '<type>', "Encoder type: metrics_text, json_lines, … (default: the file's)");
+  label = listFlag('--label', '<key=value>', 'Static label, repeatable; merged over the file\'s labels, the flag wins');
+  onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
+  catalog = valueFlag('--catalog', '<dir>', 'Catalog directory: scenario files run as @name, pack files used as pack: <name>');
 
   private opened: Promise<Catalog | undefined> | undefined;
 
@@ -38,25 +37,31 @@ export abstract class ScenarioCommand extends Command<SvcContext> {
   protected abstract load(overrides: CliOverrides): Promise<LoadedScenario>;
 
   async execute(): Promise<number> {
+    if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
     const { file, origin } = await this.load(this.overrides());
     // Packs, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
     const { compileScenario } = await import('../../compile/index.js');
     const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
-    if (this.dryRun || this.verbose) {
+    if ((this.dryRun && !this.quiet) || this.verbose) {
       const { describeScenario } = await import('../describe.js');
       this.context.stderr.write(describeScenario(plan, origin));
     }
     if (this.dryRun) {
       const n = plan.scenarios.length;
-      this.context.stderr.write(`Validation: OK (${n} scenario${n === 1 ? '' : 's'})\n`);
+      if (!this.quiet) this.context.stderr.write(`Validation: OK (${n} scenario${n === 1 ? '' : 's'})\n`);
       return 0;
     }
     const { runScenario } = await import('../run-scenario.js');
-    return runScenario(plan, this.context);
+    return runScenario(plan, this.context, { quiet: this.quiet });
   }
 
-  /** A scenario file path, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
+  /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
   protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
+    if (arg === '-') {
+      const [{ loadScenario }, { readStdin }] = await Promise.all([import('../../config/load.js'), import('../stdin.js')]);
+      const origin = 'standard input';
+      return { file: loadScenario(await readStdin(this.context.stdin, origin), { origin, overrides }), origin };
+    }
     const { catalogRef, noCatalogError } = await import('../../compile/catalog.js');
     const name = catalogRef(arg);
     if (name === undefined) {
@@ -76,14 +81,7 @@ export abstract class ScenarioCommand extends Command<SvcContext> {
   }
 
   override async catch(error: unknown): Promise<void> {
-    if (error instanceof UsageError) {
-      this.failure = 2;
-      this.context.stderr.write(this.cli.error(error, { command: this }));
-      return;
-    }
-    this.failure = 1;
-    const message = error instanceof Error ? error.message : String(error);
-    this.context.stderr.write(`error: ${message}\n`);
+    await super.catch(error);
     if (this.dryRun && (error as { name?: string }).name === 'ConfigError') this.context.stderr.write('Validation: FAILED\n');
   }
 

@@ -1,0 +1,22 @@
+import { Command, UsageError } from 'clipanion';
+import type { SvcContext } from '../context.js';
+
+/**
+ * What every svc command shares: a failure is printed on stderr (clipanion would print it on
+ * stdout, which carries event data) and decides the exit code: 2 for a usage mistake, with the
+ * command's usage, 1 for anything else, as `error: <message>`.
+ */
+export abstract class SvcCommand extends Command<SvcContext> {
+  /** Exit code decided by {@link catch}; clipanion itself would answer 0 after a caught error. */
+  failure: number | undefined;
+
+  override async catch(error: unknown): Promise<void> {
+    if (error instanceof UsageError) {
+      this.failure = 2;
+      this.context.stderr.write(this.cli.error(error, { command: this }));
+      return;
+    }
+    this.failure = 1;
+    this.context.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+}

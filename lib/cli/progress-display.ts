@@ -1,0 +1,60 @@
+import cliProgress from 'cli-progress';
+
+/** Where the progress of a run goes while its entries run (its final lines are printed after {@link ProgressDisplay.stop}). */
+export interface ProgressDisplay {
+  /** How often {@link show} is due. */
+  readonly periodMs: number;
+  /** Shows each warning once, then one row per entry (in entry order). */
+  show(warnings: readonly string[], rows: readonly string[]): void;
+  /** Ends the display: what follows on the stream starts on a line of its own. */
+  stop(): void;
+}
+
+/** Redrawn rows are due every second; printed lines every 5 s (design.md §3). */
+const REDRAW_MS = 1000;
+const LINES_MS = 5000;
+
+/**
+ * One row per entry, redrawn in place by cli-progress below the warnings, each cut to the
+ * terminal's width (a wrapped row would break the redraw). Only for a terminal that nothing else
+ * writes to meanwhile: on a terminal shared with event data, use {@link printedLines}.
+ */
+export function redrawnRows(stream: NodeJS.WritableStream, count: number): ProgressDisplay {
+  const bars = new cliProgress.MultiBar({
+    stream,
+    // One column spare: a row that fills the last column leaves the cursor waiting to wrap.
+    format: (_options, { maxWidth }, { row }: { row: string }) => row.slice(0, Math.max(1, maxWidth - 1)),
+    // Rows are cut above: leave the terminal's own wrapping on (warnings above the rows wrap as usual).
+    linewrap: true,
+    // Rows change when show() is called; cli-progress' own timer only repeats the drawing.
+    fps: 1,
+    clearOnComplete: true,
+  });
+  const rows = Array.from({ length: count }, () => bars.create(0, 0, { row: '' }));
+  return {
+    periodMs: REDRAW_MS,
+    show(warnings, lines) {
+      for (const warning of warnings) bars.log(`${warning}\n`);
+      rows.forEach((bar, i) => bar.update({ row: lines[i] ?? '' }));
+      bars.update();
+    },
+    stop: () => bars.stop(),
+  };
+}
+
+/** Warnings and rows as plain lines, every 5 s: for a pipe, a file, or a terminal that event data shares. */
+export function printedLines(stream: NodeJS.WritableStream): ProgressDisplay {
+  return {
+    periodMs: LINES_MS,
+    show(warnings, rows) {
+      for (const line of [...warnings, ...rows]) stream.write(`${line}\n`);
+    },
+    stop() {},
+  };
+}
+
+/** `--quiet`: warnings only. */
+export function warningsOnly(stream: NodeJS.WritableStream): ProgressDisplay {
+  const lines = printedLines(stream);
+  return { ...lines, show: (warnings) => lines.show(warnings, []) };
+}

@@ -1,0 +1,107 @@
+import { distance } from 'fastest-levenshtein';
+import { valueOf } from './flags.js';
+
+/** What a command accepts, from its clipanion definition. */
+export interface CommandShape<C = unknown> {
+  readonly command: C;
+  readonly path: readonly string[];
+  readonly options: readonly { readonly names: readonly string[]; readonly arity: number }[];
+  /** Positional arguments as usage writes them: `<required>`, `[optional]`, or `...` for any number. */
+  readonly positionals: readonly string[];
+}
+
+/** Why a command line was refused, in words, and the command it was meant for (whose usage follows). */
+export interface Refusal<C = unknown> {
+  readonly message: string;
+  readonly command?: C;
+}
+
+/**
+ * Explains a command line that clipanion refused. Clipanion's own error lists every candidate
+ * usage without naming the mistake once the candidates disagree (a flag after the file: "Command
+ * not found; did you mean one of: 0. svc run … 1. svc run …"), so the mistake is found again here,
+ * from the commands' definitions: an unknown command or flag (with the closest valid one), a flag
+ * without its value (a negative number is written `--value=-3`), a value for a flag that takes
+ * none, an argument too many or missing. Undefined when none of these is found.
+ */
+export function explainRefusal<C>(commands: readonly CommandShape<C>[], argv: readonly string[], binaryName: string): Refusal<C> | undefined {
+  // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
+  const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
+  const shape = candidates
+    .filter(({ path }) => path.every((word, i) => argv[i] === word))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (!shape) return unknownCommand(candidates.filter(({ path }) => path.length > 0), argv, binaryName);
+  const message = explainArguments(shape, argv.slice(shape.path.length), [binaryName, ...shape.path].join(' '));
+  return message === undefined ? undefined : { message, command: shape.command };
+}
+
+function unknownCommand<C>(commands: readonly CommandShape<C>[], argv: readonly string[], binaryName: string): Refusal<C> | undefined {
+  const first = argv[0];
+  if (first === undefined) return undefined;
+  if (isFlag(first)) return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
+  const words = argv.filter((arg) => !isFlag(arg));
+  const tried = (length: number) => words.slice(0, length).join(' ');
+  const suggestion = nearest(
+    commands.map(({ path }) => path.join(' ')),
+    (candidate) => tried(candidate.split(' ').length),
+  );
+  const given = suggestion ? tried(suggestion.split(' ').length) : first;
+  return { message: `unknown command "${given}"${suggestion ? `; did you mean ${binaryName} ${suggestion}?` : ` (${binaryName} help lists the commands)`}` };
+}
+
+function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], command: string): string | undefined {
+  const positionals: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!isFlag(arg)) {
+      positionals.push(arg);
+      continue;
+    }
+    const bound = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = bound > 0 ? arg.slice(0, bound) : arg;
+    const option = shape.options.find(({ names }) => names.includes(name));
+    if (!option) {
+      if (isBatch(shape, arg)) continue;
+      const suggestion = nearest(shape.options.flatMap(({ names }) => names), () => name);
+      return `unknown flag ${name} for ${command}${suggestion ? `; did you mean ${suggestion}?` : ` (${command} --help lists its flags)`}`;
+    }
+    if (option.arity === 0) {
+      if (bound > 0) return `${name} takes no value (got "${arg.slice(bound + 1)}")`;
+      continue;
+    }
+    if (bound > 0) continue;
+    const value = args[i + 1];
+    if (value !== undefined && /^-\.?\d/.test(value)) return `${name} needs a value; a negative number is written ${name}=${value}`;
+    if (value === undefined || isFlag(value)) return `${name} needs a value: ${name} ${valueOf(name)}`;
+    i++;
+  }
+  const required = shape.positionals.filter((p) => p.startsWith('<'));
+  const limit = shape.positionals.includes('...') ? Infinity : shape.positionals.length;
+  if (positionals.length > limit) {
+    const takes = limit === 0 ? 'no argument' : `${limit === 1 ? 'one' : limit} ${shape.positionals.join(' ')}`;
+    return `unexpected argument "${positionals[limit]}": ${command} takes ${takes}`;
+  }
+  if (positionals.length < required.length) return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
+  return undefined;
+}
+
+/** `-` alone is an argument (standard input), not a flag. */
+function isFlag(arg: string): boolean {
+  return arg.startsWith('-') && arg !== '-';
+}
+
+/** `-ab`: short boolean flags written together, as clipanion accepts them. */
+function isBatch(shape: CommandShape, arg: string): boolean {
+  return /^-[a-zA-Z]{2,}$/.test(arg) && [...arg.slice(1)].every((c) => shape.options.some(({ names, arity }) => arity === 0 && names.includes(`-${c}`)));
+}
+
+/** The candidate closest to what was typed for it, if it is close enough to be a typo (a third of its length, at least 2 edits). */
+function nearest(candidates: readonly string[], typed: (candidate: string) => string): string | undefined {
+  const scored = candidates.map((candidate) => ({ candidate, edits: distance(typed(candidate), candidate) }));
+  const best = scored.sort((a, b) => a.edits - b.edits)[0];
+  return best && best.edits <= Math.max(2, Math.floor(best.candidate.length / 3)) ? best.candidate : undefined;
+}

@@ -1,0 +1,170 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { mayReachTerminal } from '../../lib/cli/terminal.js';
+import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
+import { fakeTerminal } from '../support/terminal.js';
+
+const { dir, scenario } = scenarioDir('svc-tty-');
+
+/** Sum of the `events:` figures of the STOPPED lines among `rows`. */
+const stoppedEvents = (rows: string[]) =>
+  rows.filter((row) => STOPPED.test(row)).reduce((sum, row) => sum + Number(STOPPED.exec(row)![3]), 0);
+
+describe('svc run on a terminal', () => {
+  it('stdout and stderr on one terminal: progress never erases an event line', async () => {
+    const terminal = fakeTerminal(120);
+    // Progress is due every second on a terminal: two redraws happen while events are printed.
+    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '2.2s'], { stdout: terminal.stream, stderr: terminal.stream });
+    expect(result.code).to.equal(0);
+    const screen = await terminal.screen();
+    const samples = screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row));
+    expect(screen.filter((row) => STOPPED.test(row)), screen.join('\n')).to.have.length(2);
+    expect(samples, screen.join('\n')).to.have.length(stoppedEvents(screen));
+    expect(samples.length).to.be.greaterThan(5);
+  });
+
+  it('stderr a terminal of its own: one progress row per entry, redrawn in place and cut to the width; a stopped entry shows its final figures', async () => {
+    const terminal = fakeTerminal(60);
+    const file = scenario(
+      'two.yaml',
+      `version: 2
+kind: runnable
+defaults: { rate: 20, generator: { type: constant, value: 1 } }
+scenarios:
+  - { signal_type: metrics, name: short, duration: 300ms }
+  - { signal_type: metrics, name: long_running_entry_with_a_long_name, duration: 2.5s }
+`,
+    );
+    // svc run two.yaml > out.prom
+    const stdout = createWriteStream('', { fd: openSync(join(dir, 'out.prom'), 'w') });
+    const frames: string[][] = [];
+    const watching = setInterval(() => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))), 100);
+    const result = await svc(['run', file], { stdout, stderr: terminal.stream }).finally(() => clearInterval(watching));
+    expect(result.code).to.equal(0);
+    await new Promise((resolve) => stdout.end(resolve));
+    expect(lines(readFileSync(join(dir, 'out.prom'), 'utf8'))).to.have.length(6 + 50);
+
+    // While the long entry runs: a row per entry, the short one with its final figures, none wider than the terminal.
+    const during = frames.filter((rows) => rows.some((row) => row.startsWith('[progress] long_running_entry_with_a_long_name  events:')));
+    expect(during, frames.map((rows) => rows.join('\n')).join('\n--\n')).to.not.be.empty;
+    for (const rows of during) {
+      expect(rows).to.not.include('(wrapped)');
+      expect(rows.filter((row) => row.startsWith('[progress] '))).to.have.length(2);
+    }
+    const late = during.at(-1)!;
+    expect(late.find((row) => row.startsWith('[progress] short'))).to.match(/^\[progress\] short {2}STOPPED \| events: 6 \| bytes: /);
+    // One column spare: a row filling the last column would leave the cursor waiting to wrap.
+    expect(late.find((row) => row.startsWith('[progress] long'))).to.have.length(59);
+
+    // At the end: the STOPPED lines in full, where the progress rows were.
+    const screen = await terminal.screen();
+    expect(screen.map((row) => STOPPED.exec(row)?.[1])).to.deep.equal(['short', 'long_running_entry_with_a_long_name']);
+    expect(screen[0]).to.match(/elapsed: \d+ms$/);
+  });
+
+  it('stdout a pipe, whose reader may print on the terminal (svc run f.yaml | grep …): printed lines, no cursor movement', async () => {
+    const terminal = fakeTerminal(120);
+    const stdout = new PassThrough();
+    stdout.on('data', (chunk: Buffer) => terminal.stream.write(chunk));
+    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '1.2s'], { stdout, stderr: terminal.stream });
+    expect(result.code).to.equal(0);
+    expect(terminal.raw()).to.not.include('\x1b[');
+    const screen = await terminal.screen();
+    expect(screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row))).to.have.length(stoppedEvents(screen));
+  });
+
+  it('more entries than the terminal has rows: printed lines', async () => {
+    const terminal = fakeTerminal(80, 3);
+    const file = scenario(
+      'many.yaml',
+      `version: 2
+kind: runnable
+defaults: { rate: 10, duration: 1.2s, generator: { type: constant, value: 1 }, sink: { type: file, path: ${join(dir, 'many.prom')} } }
+scenarios:
+${['a', 'b', 'c'].map((name) => `  - { signal_type: metrics, name: ${name} }`).join('\n')}
+`,
+    );
+    expect((await svc(['run', file], { stderr: terminal.stream })).code).to.equal(0);
+    expect(terminal.raw()).to.not.include('\x1b[');
+    expect(lines(terminal.raw()).filter((line) => STOPPED.test(line))).to.have.length(3);
+  });
+});
+
+describe('mayReachTerminal', () => {
+  const terminal = fakeTerminal().stream;
+  const fd = (path: string, flags = 'w') => createWriteStream('', { fd: openSync(path, flags) });
+
+  it('no for a regular file or /dev/null', () => {
+    for (const out of [fd(join(dir, 'plain.txt')), fd('/dev/null')]) {
+      expect(mayReachTerminal(out, terminal)).to.equal(false);
+      out.destroy();
+    }
+  });
+
+  it('yes for the terminal itself, a pipe, and a stream without a descriptor', () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = fd(fifo, 'r+');
+    expect([mayReachTerminal(terminal, terminal), mayReachTerminal(pipe, terminal), mayReachTerminal(new PassThrough(), terminal)]).to.deep.equal([true, true, true]);
+    pipe.destroy();
+  });
+});
+
+describe('svc run --quiet', () => {
+  const gauge = scenario(
+    'quiet.yaml',
+    `version: 2
+kind: runnable
+scenarios:
+  - { signal_type: metrics, name: temp, rate: 20, duration: 200ms, generator: { type: constant, value: 1 } }
+`,
+  );
+
+  it('prints the events and nothing else', async () => {
+    for (const flag of ['--quiet', '-q']) {
+      const result = await svc(['run', gauge, flag]);
+      expect(result.code, flag).to.equal(0);
+      expect(result.stderr, flag).to.equal('');
+      expect(lines(result.stdout), flag).to.have.length(4);
+    }
+  });
+
+  it('still shows errors', async () => {
+    const invalid = await svc(['run', scenario('bad-quiet.yaml', 'version: 2\nkind: runnable\nscenarios: 3\n'), '-q']);
+    expect(invalid.code).to.equal(1);
+    expect(invalid.stderr).to.match(/^error: .*scenarios/);
+    const failing = await svc(['run', gauge, '-q', '--sink', 'file', '--endpoint', '/nonexistent-dir/out.prom', '--on-sink-error', 'fail']);
+    expect(failing.code).to.equal(1);
+    expect(failing.stderr).to.include('file sink: cannot open /nonexistent-dir/out.prom: the directory /nonexistent-dir does not exist');
+  });
+
+  it('says nothing on a valid --dry-run', async () => {
+    expect(await svc(['run', gauge, '--dry-run', '-q'])).to.include({ code: 0, stderr: '' });
+  });
+});
+
+describe('colours', () => {
+  const onTerminal = async (argv: string[], env: Record<string, string>) => {
+    const terminal = fakeTerminal();
+    await svc(argv, { stdout: terminal.stream, stderr: terminal.stream, colorDepth: 8, env });
+    return terminal.raw();
+  };
+
+  it('help and usage errors are coloured on a colour terminal, and plain under NO_COLOR', async () => {
+    for (const argv of [['--help'], ['run', '--nope']]) {
+      expect(await onTerminal(argv, {}), argv.join(' ')).to.match(/\x1b\[[0-9;]*m/);
+      expect(await onTerminal(argv, { NO_COLOR: '1' }), argv.join(' ')).to.include('svc run').and.not.match(/\x1b\[/);
+    }
+  });
+
+  it('are never written into a pipe, nor when stdout or stderr is not a terminal', async () => {
+    const piped = await svc(['--help'], { colorDepth: 8, env: {} });
+    expect(piped.stdout).to.include('svc run').and.not.match(/\x1b\[/);
+    const terminal = fakeTerminal();
+    const halfPiped = await svc(['run', '--nope'], { stdout: terminal.stream, colorDepth: 8, env: {} });
+    expect(halfPiped.stderr).to.include('--nope').and.not.match(/\x1b\[/);
+  });
+});

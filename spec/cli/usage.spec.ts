@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import { svc, scenarioDir } from '../support/cli.js';
+import { VERSION } from '../../lib/cli/program.js';
+import { explainRefusal } from '../../lib/cli/usage-errors.js';
+
+const { scenario } = scenarioDir('svc-usage-');
+const file = scenario('f.yaml', 'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 1, duration: 1s, generator: { type: constant, value: 1 } }\n');
+
+/** Runs `svc <argv>`, expects a usage error (exit 2, nothing on stdout) and returns its first stderr line. */
+async function usageError(argv: string[]): Promise<string> {
+  const result = await svc(argv);
+  expect(result.code, `${argv.join(' ')}\n${result.stderr}`).to.equal(2);
+  expect(result.stdout).to.equal('');
+  return result.stderr.split('\n')[0]!;
+}
+
+describe('svc usage errors', () => {
+  it('name an unknown flag and suggest the closest one, wherever it stands', async () => {
+    expect(await usageError(['run', file, '--duraton', '2s'])).to.equal('Usage Error: unknown flag --duraton for svc run; did you mean --duration?');
+    expect(await usageError(['run', '--duraton', '2s', file])).to.equal('Usage Error: unknown flag --duraton for svc run; did you mean --duration?');
+    expect(await usageError(['metrics', '--nmae', 'x', '--rate', '1'])).to.equal('Usage Error: unknown flag --nmae for svc metrics; did you mean --name?');
+    expect(await usageError(['run', file, '--frobnicate'])).to.equal('Usage Error: unknown flag --frobnicate for svc run (svc run --help lists its flags)');
+  });
+
+  it('name a flag whose value is missing', async () => {
+    expect(await usageError(['run', file, '--rate'])).to.equal('Usage Error: --rate needs a value: --rate <n>');
+    expect(await usageError(['run', file, '--sink', '--dry-run'])).to.equal('Usage Error: --sink needs a value: --sink <type>');
+  });
+
+  it('tell how to write a negative value', async () => {
+    expect(await usageError(['metrics', '--name', 'x', '--rate', '1', '--value', '-3'])).to.equal(
+      'Usage Error: --value needs a value; a negative number is written --value=-3',
+    );
+  });
+
+  it('name a value given to a flag that takes none', async () => {
+    expect(await usageError(['run', file, '--dry-run=yes'])).to.equal('Usage Error: --dry-run takes no value (got "yes")');
+  });
+
+  it('name the argument too many', async () => {
+    expect(await usageError(['run', file, 'second.yaml'])).to.equal('Usage Error: unexpected argument "second.yaml": svc run takes one [scenario-file]');
+    expect(await usageError(['metrics', 'up'])).to.equal('Usage Error: unexpected argument "up": svc metrics takes no argument');
+  });
+
+  it('name an unknown command and suggest the closest one', async () => {
+    expect(await usageError(['rnu', file])).to.equal('Usage Error: unknown command "rnu"; did you mean svc run?');
+    expect(await usageError(['frobnicate'])).to.equal('Usage Error: unknown command "frobnicate" (svc help lists the commands)');
+  });
+
+  it('exit 2 for a flag value that is not a number', async () => {
+    expect(await usageError(['run', file, '--rate=fast'])).to.match(/--rate: expected a number, got "fast"/);
+  });
+});
+
+describe('explainRefusal', () => {
+  it('explains against the default command of a program that has one (svc-server)', () => {
+    const serve = { command: 'serve', path: [], options: [{ names: ['--port'], arity: 1 }, { names: ['--bind'], arity: 1 }], positionals: [] };
+    const version = { command: 'version', path: ['-v'], options: [], positionals: [] };
+    expect(explainRefusal([serve, version], ['--prot', '80'], 'svc-server')).to.deep.equal({
+      message: 'unknown flag --prot for svc-server; did you mean --port?',
+      command: 'serve',
+    });
+    expect(explainRefusal([serve, version], ['extra'], 'svc-server')?.message).to.equal('unexpected argument "extra": svc-server takes no argument');
+  });
+});
+
+describe('svc help and version', () => {
+  it('help shows what each flag takes and its default, not placeholders', async () => {
+    const result = await svc(['run', '--help']);
+    expect(result.code).to.equal(0);
+    expect(result.stdout).to.not.include('#0');
+    expect(result.stdout).to.match(/--rate <n> +Events per second/);
+    expect(result.stdout).to.match(/--on-sink-error <warn\|fail> +.*\(default: the file's, else warn\)/);
+    expect(result.stdout).to.match(/-q,--quiet +/);
+  });
+
+  it('svc help lists the commands; svc help <command> shows its help', async () => {
+    const all = await svc(['help']);
+    expect(all.code).to.equal(0);
+    expect(all.stdout).to.include('svc run').and.include('svc metrics').and.include('svc catalog list');
+    const run = await svc(['help', 'run']);
+    expect(run.code).to.equal(0);
+    expect(run.stdout).to.equal((await svc(['run', '--help'])).stdout);
+  });
+
+  it('svc version, svc -V, svc --version print the version', async () => {
+    for (const argv of [['version'], ['-V'], ['--version'], ['-v']]) {
+      expect(await svc(argv), argv[0]).to.deep.equal({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    }
+  });
+});
