@@ -28,18 +28,22 @@ const formatValue = textValueFormat();
  *
  * The ring is allocated once, at the first samples, and then only overwritten: recording an
  * event copies its numbers into place (the oldest event gives way when the ring is full), so a
- * scenario's buffer costs the same memory and no garbage however long it runs.
+ * scenario's buffer costs the same memory and no garbage however long it runs. Rows name their
+ * series by its index in the buffer's table of series seen, which also holds the latest values.
  */
 export class ScrapeBuffer {
   /** Rows of one event: 1 for a sample; a histogram or summary writes a fixed series set per event. */
   private width = 0;
-  private series: Series[] = [];
-  private values = new Float64Array(0);
+  private rowSeries = new Uint32Array(0);
+  private rowValues = new Float64Array(0);
   private stamps = new Float64Array(0);
   /** Slot of the oldest event kept, and how many are kept. */
   private first = 0;
   private kept = 0;
-  private readonly latest = new Map<Series, number>();
+  /** Every series seen, in order of appearance, with its latest value. */
+  private readonly indexOf = new Map<Series, number>();
+  private readonly series: Series[] = [];
+  private readonly latest: number[] = [];
 
   constructor(readonly family: Family) {}
 
@@ -48,9 +52,18 @@ export class ScrapeBuffer {
     const events = batch.events ?? batch.size;
     if (events === 0) return;
     if (this.width === 0) this.allocate(batch.size / events);
-    for (let r = 0; r < batch.size; r++) this.latest.set(batch.series[r]!, batch.value[r]!);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
-    for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) this.push(batch, e * this.width);
+    const firstKept = Math.max(0, events - MAX_SCRAPE_EVENTS);
+    for (let e = 0; e < events; e++) {
+      const at = e < firstKept ? -1 : this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
+      for (let r = 0; r < this.width; r++) {
+        const row = e * this.width + r;
+        const index = this.seen(batch.series[row]!, batch.value[row]!);
+        if (at < 0) continue;
+        this.rowSeries[at + r] = index;
+        this.rowValues[at + r] = batch.value[row]!;
+      }
+    }
   }
 
   /** The most recent `limit` events as text exposition with timestamps; empties the buffer. `undefined` when empty. */
@@ -62,7 +75,7 @@ export class ScrapeBuffer {
       const slot = (this.first + k) % MAX_SCRAPE_EVENTS;
       const ms = this.stamps[slot]!;
       for (let row = slot * this.width; row < (slot + 1) * this.width; row++) {
-        text += `${sampleName(this.family.name, this.series[row]!)} ${formatValue(this.values[row]!)} ${ms}\n`;
+        text += `${sampleName(this.family.name, this.series[this.rowSeries[row]!]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
       }
     }
     this.first = this.kept = 0;
@@ -71,27 +84,34 @@ export class ScrapeBuffer {
 
   /** The latest value of every series, without timestamps. */
   latestRows(): readonly Row[] {
-    return [...this.latest].map(([series, value]) => ({ series, value }));
+    return this.series.map((series, i) => ({ series, value: this.latest[i]! }));
   }
 
   private allocate(width: number): void {
     this.width = width;
-    this.series = new Array<Series>(MAX_SCRAPE_EVENTS * width);
-    this.values = new Float64Array(MAX_SCRAPE_EVENTS * width);
+    this.rowSeries = new Uint32Array(MAX_SCRAPE_EVENTS * width);
+    this.rowValues = new Float64Array(MAX_SCRAPE_EVENTS * width);
     this.stamps = new Float64Array(MAX_SCRAPE_EVENTS);
   }
 
-  /** Copies the event whose rows start at `row` of the batch into the next slot, over the oldest when full. */
-  private push(batch: Labelled<SampleBatch>, row: number): void {
+  /** Takes the slot after the newest event, over the oldest when full, stamped `ms`; returns it. */
+  private nextSlot(ms: number): number {
     const slot = (this.first + this.kept) % MAX_SCRAPE_EVENTS;
     if (this.kept < MAX_SCRAPE_EVENTS) this.kept++;
     else this.first = (this.first + 1) % MAX_SCRAPE_EVENTS;
-    this.stamps[slot] = timestampOf(batch, row);
-    const at = slot * this.width;
-    for (let r = 0; r < this.width; r++) {
-      this.series[at + r] = batch.series[row + r]!;
-      this.values[at + r] = batch.value[row + r]!;
+    this.stamps[slot] = ms;
+    return slot;
+  }
+
+  /** Records `value` as the latest of `series`; returns the series' index in the table. */
+  private seen(series: Series, value: number): number {
+    let index = this.indexOf.get(series);
+    if (index === undefined) {
+      index = this.series.push(series) - 1;
+      this.indexOf.set(series, index);
     }
+    this.latest[index] = value;
+    return index;
   }
 }
 
