@@ -229,6 +229,22 @@ describe('HTTP API', () => {
     });
   });
 
+  describe('methods', () => {
+    it('405 in the envelope, with Allow, for a method no route takes, also one the router does not know', async () => {
+      const server = testServer();
+      for (const method of ['PUT', 'PATCH', 'PROPFIND', 'MKCOL']) {
+        const res = await server.request({ method: method as 'GET', url: '/scenarios' });
+        expectError(res, 405, 'method_not_allowed', new RegExp(`${method} is not allowed on /scenarios \\(allowed: POST, HEAD, GET\\)`));
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        expect(res.headers.allow).to.equal('POST, HEAD, GET');
+      }
+    });
+
+    it('404 for any method on a path no route takes', async () => {
+      for (const method of ['GET', 'PROPFIND']) expectError(await testServer().request({ method: method as 'GET', url: '/nowhere' }), 404, 'not_found', /no route/);
+    });
+  });
+
   describe('errors nobody expected', () => {
     it('become a logged 500 in the envelope, and the server keeps serving', async () => {
       const server = testServer();
