@@ -39,16 +39,14 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
         logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
-        const summaries = started.map((scenario) => ({ id: scenario.id, name: scenario.name, status: statusOf(scenario) }));
+        const summaries = started.map(identityOf);
         ctx.status = 201;
         ctx.body = { ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }), ...(warnings.length && { warnings }) };
       })
       .get('/', (ctx) => {
         ctx.body = {
           scenarios: registry.list().map((scenario) => ({
-            id: scenario.id,
-            name: scenario.name,
-            status: statusOf(scenario),
+            ...identityOf(scenario),
             degraded: scenario.run.stats.degraded(now()),
             signal_type: scenario.run.entry.signal_type,
             total_events: scenario.run.stats.totalEvents,
@@ -68,9 +66,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .get('/:id', (ctx) => {
         const scenario = find(ctx);
         ctx.body = {
-          id: scenario.id,
-          name: scenario.name,
-          status: statusOf(scenario),
+          ...identityOf(scenario),
           config: scenario.run.entry,
           stats: statsOf(scenario, now()),
           elapsed_ms: now() - scenario.startedAt,
@@ -119,6 +115,14 @@ function refuseUnbuiltFeatures(entry: Entry): void {
     const feature = featureOf(type);
     if (feature) throw new HttpError(422, 'feature_not_built', `${entry.id}: ${field}.type: ${type} ${feature}`);
   }
+}
+
+/**
+ * How every answer names a scenario: its UUID, the `id` of its entry in the posted file (entries
+ * of one metric differ by it), the metric name and its status.
+ */
+function identityOf(scenario: Scenario) {
+  return { id: scenario.id, entry: scenario.run.entry.id, name: scenario.name, status: statusOf(scenario) };
 }
 
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
