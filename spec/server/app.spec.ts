@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testServer } from '../support/server.js';
 
 const gauge = (fields = '') => `signal_type: metrics
@@ -100,9 +103,10 @@ describe('HTTP API', () => {
     });
 
     it('500 when a worker cannot start, and nothing of the file is left running', async () => {
-      const server = testServer({ unbuildableSink: '/broken' });
-      const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: /broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
-      expectError(await post(server, file), 500, 'worker_failed', /cannot open \/broken/);
+      const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-app-')));
+      const server = testServer({ unbuildableSink: join(fileRoot, 'broken'), deps: { fileRoot } });
+      const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
+      expectError(await post(server, file), 500, 'worker_failed', /cannot open .*\/broken/);
       expect(server.registry.list()).to.deep.equal([]);
       expect(server.sinks).to.have.length(1);
       await new Promise((resolve) => setImmediate(resolve));

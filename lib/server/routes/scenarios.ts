@@ -10,6 +10,7 @@ import { HttpError, notFound } from '../http-error.js';
 import { featureOf } from '../../features.js';
 import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
+import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
 import { inHead, inTail } from '../../../operators/window.js';
 
@@ -28,7 +29,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   return (
     new Router({ prefix: '/scenarios' })
       .post('/', async (ctx) => {
-        const file = parseScenario(ctx);
+        const file = await confineFiles(parseScenario(ctx), deps.fileRoot);
         const warnings = file.scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink));
         for (const warning of warnings) logger.warn(warning);
         let started: Scenario[];
@@ -108,6 +109,12 @@ function parseScenario(ctx: Context): ScenarioFile {
   }
   for (const entry of plan.scenarios) refuseUnbuiltFeatures(entry);
   return plan;
+}
+
+/** The file with every `file` sink confined below the server's file root (422 otherwise). */
+async function confineFiles(file: ScenarioFile, root: string | undefined): Promise<ScenarioFile> {
+  const scenarios = await Promise.all(file.scenarios.map(async (entry) => ({ ...entry, sink: await confineFileSink(entry.sink, root, `${entry.id}: `) })));
+  return { ...file, scenarios };
 }
 
 function refuseUnbuiltFeatures(entry: Entry): void {
