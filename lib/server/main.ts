@@ -47,7 +47,7 @@ class ServeCommand extends Command {
       return 2;
     }
     const logger = pino({ level: logLevelOf(process.env) }, pino.destination(2));
-    const registry = new ScenarioRegistry();
+    const registry = new ScenarioRegistry({ logger });
     const app = createApp({ registry, logger, apiKey, fileRoot });
     const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

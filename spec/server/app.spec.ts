@@ -141,7 +141,9 @@ describe('HTTP API', () => {
       const { id } = (await post(server, gauge('gaps: { every: 10s, for: 2s }\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
       server.advance(500);
       const list = (await get(server, '/scenarios')).json();
-      expect(list.scenarios).to.deep.equal([{ id, entry: 'temp_celsius', name: 'temp_celsius', status: 'running', degraded: false, signal_type: 'metrics', total_events: 11 }]);
+      expect(list.scenarios).to.deep.equal([
+        { id, entry: 'temp_celsius', name: 'temp_celsius', status: 'running', degraded: false, last_sink_error: null, signal_type: 'metrics', total_events: 11 },
+      ]);
       const one = (await get(server, `/scenarios/${id}`)).json();
       expect(one).to.include({ id, name: 'temp_celsius', status: 'running', elapsed_ms: 500 });
       expect(one.config).to.include({ name: 'temp_celsius', rate: 10 });

@@ -49,6 +49,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           scenarios: registry.list().map((scenario) => ({
             ...identityOf(scenario),
             degraded: scenario.run.stats.degraded(now()),
+            last_sink_error: scenario.run.stats.lastSinkError ?? null,
             signal_type: scenario.run.entry.signal_type,
             total_events: scenario.run.stats.totalEvents,
           })),
