@@ -55,11 +55,12 @@ export class ScrapeBuffer {
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
     const firstKept = Math.max(0, events - MAX_SCRAPE_EVENTS);
     for (let e = 0; e < events; e++) {
-      const at = e < firstKept ? -1 : this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
+      const kept = e >= firstKept;
+      const at = kept ? this.nextSlot(timestampOf(batch, e * this.width)) * this.width : 0;
       for (let r = 0; r < this.width; r++) {
         const row = e * this.width + r;
         const index = this.seen(batch.series[row]!, batch.value[row]!);
-        if (at < 0) continue;
+        if (!kept) continue;
         this.rowSeries[at + r] = index;
         this.rowValues[at + r] = batch.value[row]!;
       }
