@@ -34,15 +34,17 @@ export async function realFileRoot(dir: string): Promise<string> {
 
 /**
  * `path` with its existing part replaced by its real path (symlinks followed) and the rest
- * appended as written; undefined when a part of it is a symlink that leads nowhere (opening it
- * would create its target, wherever that is).
+ * appended as written. Undefined when it cannot be resolved that way: a part of it is a symlink
+ * that leads nowhere (opening it would create its target, wherever that is), or is not a
+ * directory, or the path is not one the system takes.
  */
 async function realPathOf(path: string): Promise<string | undefined> {
   const missing: string[] = [];
   for (let existing = path; ; existing = dirname(existing)) {
     try {
       return join(await realpath(existing), ...missing);
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
       if (await lstat(existing).then(() => true, () => false)) return undefined;
     }
     if (dirname(existing) === existing) return undefined;

@@ -53,7 +53,7 @@ describe('file sinks on the server (design: server safety)', () => {
   it('refuse with 422 file_sink_outside_root any path that leaves the root, by .. or by a symlink', async () => {
     const { root, outside } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    const escapes = ['../outside/x.prom', '/etc/passwd', join(outside, 'x.prom'), 'out-dir/x.prom', 'out-file', 'dangling', 'sub/../../outside/x', '.', root];
+    const escapes = ['../outside/x.prom', '/etc/passwd', join(outside, 'x.prom'), 'out-dir/x.prom', 'out-file', 'out-file/x', 'dangling', 'sub/../../outside/x', '.', root, 'sub/nul\u0000.prom'];
     for (const path of escapes) {
       for (const res of [await postScenario(server, path), await postEvent(server, path)]) {
         expect(res.statusCode, `${path}: ${res.body}`).to.equal(422);
