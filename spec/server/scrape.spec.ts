@@ -86,7 +86,7 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     expect(values.slice(-3)).to.deep.equal([10000, 10001, 10002]);
   });
 
-  it('holds a full ring in fixed memory: about 24 bytes an event for a single-sample entry', () => {
+  it('holds a full ring in fixed memory: about 20 bytes an event for a single-sample entry', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     // Typed arrays keep their numbers outside the heap.
@@ -99,7 +99,7 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     const before = used();
     for (const buffer of buffers) recordEvents(buffer, 0, 3 * MAX_SCRAPE_EVENTS);
     const perEvent = (used() - before) / (buffers.length * MAX_SCRAPE_EVENTS);
-    // Two numbers and a shared series reference an event; objects per event would take several times more.
+    // Two numbers and a series index an event; objects per event would take several times more.
     expect(perEvent).to.be.below(40);
     expect(buffers.every((buffer) => drained(buffer, 1)!.length === 1)).to.equal(true);
   });
