@@ -1,5 +1,5 @@
 import { asyncScheduler, BehaviorSubject, Subject, type SchedulerLike } from 'rxjs';
-import type { Sink } from '../../operators/deliver.js';
+import type { Delivery, Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { createSink } from '../sinks/index.js';
 import { entryChain, type ChainDeps } from './chain.js';
@@ -41,13 +41,17 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type, appendFiles: options.appendFiles });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
+  const record = (delivery: Delivery) => {
+    stats.record(delivery, scheduler.now());
+    options.hooks?.onDelivery?.(delivery);
+  };
   const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({
-      next: (delivery) => stats.record(delivery, scheduler.now()),
+      next: record,
       error: (error: Error) => {
-        stats.record({ kind: 'failed', size: 0, bytes: 0, error }, scheduler.now());
+        record({ kind: 'failed', size: 0, bytes: 0, error });
         resolve(error);
       },
       complete: () => resolve(undefined),
@@ -58,7 +62,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       await sink.close();
     } catch (closeError) {
       // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only.
-      if (!error) stats.record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error }, scheduler.now());
+      if (!error) record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
       if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
     return error ? { error } : {};

@@ -1,5 +1,6 @@
 import { tap, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/batch.js';
+import type { Delivery } from '../../operators/deliver.js';
 import { generate } from '../../operators/generate.js';
 import { generateLogs } from '../../operators/generate-logs.js';
 import { observe } from '../../operators/observe.js';
@@ -21,6 +22,8 @@ export interface SignalHooks {
   readonly onValues?: (batch: SampleBatch) => void;
   /** Sees every labelled sample batch of a metrics, histogram or summary entry, as encoded (for scrape buffers). */
   readonly onSamples?: (batch: Labelled<SampleBatch>) => void;
+  /** Sees every outcome of the entry's sink after the statistics counted it (for sink health logs). */
+  readonly onDelivery?: (delivery: Delivery) => void;
 }
 
 /** An entry the runtime cannot run (a configuration the validator let through by mistake). */

@@ -10,6 +10,8 @@ export interface ServerDeps {
   readonly logger: Logger;
   /** Bearer key required on every route but `GET /health`; none: open. */
   readonly apiKey?: string;
+  /** Real path of the directory `file` sinks of requests must write below; none: they are refused. */
+  readonly fileRoot?: string;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
   readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;

@@ -1,23 +1,34 @@
-import type { AddressInfo } from 'node:net';
+import { BlockList, type AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino } from 'pino';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
+import { realFileRoot } from './file-root.js';
 import { logLevelOf } from './log-level.js';
 import { ScenarioRegistry } from './registry.js';
 import { program, runProgram } from '../cli/program.js';
 
-/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY]`. */
+/** Addresses only this machine can reach. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR]`. */
 class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
     details: 'Prints {"svc_server":{"port":N}} on stdout once listening; logs (pino JSON) go to stderr. SIGTERM/SIGINT stop every scenario, flush every sink, then exit 0.',
-    examples: [['Listen on a free port, with a key', 'SVC_API_KEY=secret $0 --port 0']],
+    examples: [
+      ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
+      ['Listen on every interface; file sinks may write below /var/lib/svc', 'SVC_API_KEY=secret $0 --bind 0.0.0.0 --file-root /var/lib/svc'],
+    ],
   });
 
   port = Option.String('--port', '8080', { description: 'Port (0: any free port)' });
-  bind = Option.String('--bind', '0.0.0.0', { description: 'Bind address' });
+  bind = Option.String('--bind', { description: 'Bind address (also SVC_BIND; default 127.0.0.1)' });
   apiKey = Option.String('--api-key', { description: 'Require Authorization: Bearer <key> (also SVC_API_KEY)' });
+  fileRoot = Option.String('--file-root', { description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)' });
 
   async execute(): Promise<number> {
     const port = Number(this.port);
@@ -26,14 +37,30 @@ class ServeCommand extends Command {
       this.context.stderr.write(this.cli.error(new UsageError(`--port: expected a port from 0 to 65535, got "${this.port}"`)));
       return 2;
     }
+    const bind = this.bind ?? process.env.SVC_BIND ?? '127.0.0.1';
+    const apiKey = this.apiKey ?? process.env.SVC_API_KEY;
+    const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
+    let fileRoot: string | undefined;
+    try {
+      fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
+    } catch (error) {
+      this.context.stderr.write(this.cli.error(new UsageError((error as Error).message)));
+      return 2;
+    }
     const logger = createLogger(logLevelOf(process.env), pino.destination(2));
-    const registry = new ScenarioRegistry();
-    const app = createApp({ registry, logger, apiKey: this.apiKey ?? process.env.SVC_API_KEY });
-    const server = app.listen(port, this.bind);
+    const registry = new ScenarioRegistry({ logger });
+    const app = createApp({ registry, logger, apiKey, fileRoot });
+    const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-    const bound = (server.address() as AddressInfo).port;
-    this.context.stdout.write(`${JSON.stringify({ svc_server: { port: bound } })}\n`);
-    logger.info({ port: bound, bind: this.bind, auth: Boolean(this.apiKey ?? process.env.SVC_API_KEY) }, 'svc-server listening');
+    const address = server.address() as AddressInfo;
+    this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
+    logger.info({ port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null }, 'svc-server listening');
+    if (!apiKey && !LOOPBACK.check(address.address, address.family === 'IPv6' ? 'ipv6' : 'ipv4')) {
+      logger.warn(
+        { bind },
+        `UNPROTECTED: svc-server listens on ${bind}, reachable from other machines, without an API key: anyone who reaches it can start scenarios and send data through its sinks. Set --api-key (or SVC_API_KEY), or bind 127.0.0.1.`,
+      );
+    }
 
     const signal = await new Promise<string>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
-import type { ScenarioFile } from '../config/types.js';
+import type { Delivery } from '../../operators/deliver.js';
+import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
 import { startScenario } from '../runtime/scenario.js';
 import { ScrapeBuffer } from './scrape.js';
@@ -21,7 +23,12 @@ export interface Scenario {
 
 export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 'stdout'> {
   readonly scheduler?: SchedulerLike;
+  /** Where sink failures and failed scenarios are logged, with the scenario id. */
+  readonly logger?: Logger;
 }
+
+/** A scenario's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
+export type Status = 'running' | 'stopped' | 'failed';
 
 /**
  * The scenarios of a server: started from a posted file (one scenario per entry, all started
@@ -38,18 +45,31 @@ export class ScenarioRegistry {
    * triggers wired by the scenario runner); throws, with nothing left running, when one cannot start.
    */
   start(file: ScenarioFile): Scenario[] {
+    const ids = new Map(file.scenarios.map((entry) => [entry.id, randomUUID()]));
     const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
-    const scenarioRun = startScenario(file.scenarios, { ...this.options, hooks: (entry) => ({ onSamples: (batch) => scrapes.get(entry.id)!.record(batch) }) });
+    const scenarioRun = startScenario(file.scenarios, {
+      ...this.options,
+      hooks: (entry) => ({
+        onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
+        ...(this.options.logger && { onDelivery: sinkHealthLog(this.options.logger.child(logFields(ids.get(entry.id)!, entry))) }),
+      }),
+    });
     return scenarioRun.runs.map((run) => {
       const scenario: Scenario = {
-        id: randomUUID(),
+        id: ids.get(run.entry.id)!,
         name: run.entry.name ?? run.entry.id,
         run,
         scrape: scrapes.get(run.entry.id)!,
         startedAt: run.stats.startedAt,
         tickingSince: () => scenarioRun.startedAt(run.entry.id),
       };
-      void run.done.then((outcome) => (scenario.outcome = outcome));
+      void run.done.then((outcome) => {
+        scenario.outcome = outcome;
+        if (statusOf(scenario) === 'failed') {
+          const error = outcome.error?.message ?? run.stats.lastSinkError;
+          this.options.logger?.error({ ...logFields(scenario.id, run.entry), sink_error: error }, `scenario failed: ${outcome.error ? '' : 'its sink delivered nothing: '}${error}`);
+        }
+      });
       this.scenarios.set(scenario.id, scenario);
       return scenario;
     });
@@ -78,7 +98,33 @@ export class ScenarioRegistry {
   }
 }
 
-/** `running` until the entry ended, `stopped` after. */
-export function statusOf(scenario: Scenario): 'running' | 'stopped' {
-  return scenario.outcome ? 'stopped' : 'running';
+/**
+ * `running` until the entry ended; then `failed` when an error stopped it (a sink error under
+ * `on_sink_error: fail`) or when its sink failed and never delivered anything (the rule that
+ * makes a CLI run exit 1), else `stopped`.
+ */
+export function statusOf(scenario: Scenario): Status {
+  if (!scenario.outcome) return 'running';
+  return scenario.outcome.error || scenario.run.stats.neverDelivered() ? 'failed' : 'stopped';
+}
+
+/** What every log line about a scenario carries. */
+function logFields(id: string, entry: Entry) {
+  return { scenario: id, entry: entry.id, name: entry.name ?? entry.id };
+}
+
+/**
+ * Logs a scenario's sink health as it changes, not per batch: a warning at the first failure of
+ * a streak, a line when deliveries resume.
+ */
+function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
+  let failures = 0;
+  return (delivery) => {
+    if (delivery.kind === 'failed') {
+      if (failures++ === 0) logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
+    } else if (delivery.kind === 'delivered' && failures > 0) {
+      logger.info(`sink delivering again after ${failures} failures`);
+      failures = 0;
+    }
+  };
 }

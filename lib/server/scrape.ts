@@ -25,41 +25,94 @@ const formatValue = textValueFormat();
  * one tick: a sample, or a histogram's series set) with their timestamps, drained by
  * `GET /scenarios/{id}/metrics`, and the latest value of every series, read without draining
  * by `GET /scenarios/metrics`.
+ *
+ * The ring is allocated once, at the first samples, and then only overwritten: recording an
+ * event copies its numbers into place (the oldest event gives way when the ring is full), so a
+ * scenario's buffer costs the same memory and no garbage however long it runs. Rows name their
+ * series by its index in the buffer's table of series seen, which also holds the latest values.
  */
 export class ScrapeBuffer {
-  private recent: { rows: Row[]; ms: number }[] = [];
-  private readonly latest = new Map<Series, number>();
+  /** Rows of one event: 1 for a sample; a histogram or summary writes a fixed series set per event. */
+  private width = 0;
+  private rowSeries = new Uint32Array(0);
+  private rowValues = new Float64Array(0);
+  private stamps = new Float64Array(0);
+  /** Slot of the oldest event kept, and how many are kept. */
+  private first = 0;
+  private kept = 0;
+  /** Every series seen, in order of appearance, with its latest value. */
+  private readonly indexOf = new Map<Series, number>();
+  private readonly series: Series[] = [];
+  private readonly latest: number[] = [];
 
   constructor(readonly family: Family) {}
 
   /** Records a labelled sample batch (the `onSamples` hook of the entry's chain). */
   record(batch: Labelled<SampleBatch>): void {
     const events = batch.events ?? batch.size;
-    const rowsPerEvent = batch.size / events;
+    if (events === 0) return;
+    if (this.width === 0) this.allocate(batch.size / events);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
-    for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) {
-      const rows: Row[] = [];
-      for (let r = e * rowsPerEvent; r < (e + 1) * rowsPerEvent; r++) {
-        rows.push({ series: batch.series[r]!, value: batch.value[r]! });
-        this.latest.set(batch.series[r]!, batch.value[r]!);
+    const firstKept = Math.max(0, events - MAX_SCRAPE_EVENTS);
+    for (let e = 0; e < events; e++) {
+      const kept = e >= firstKept;
+      const at = kept ? this.nextSlot(timestampOf(batch, e * this.width)) * this.width : 0;
+      for (let r = 0; r < this.width; r++) {
+        const row = e * this.width + r;
+        const index = this.seen(batch.series[row]!, batch.value[row]!);
+        if (!kept) continue;
+        this.rowSeries[at + r] = index;
+        this.rowValues[at + r] = batch.value[row]!;
       }
-      this.recent.push({ rows, ms: timestampOf(batch, e * rowsPerEvent) });
     }
-    if (this.recent.length > MAX_SCRAPE_EVENTS) this.recent = this.recent.slice(-MAX_SCRAPE_EVENTS);
   }
 
   /** The most recent `limit` events as text exposition with timestamps; empties the buffer. `undefined` when empty. */
   drain(limit: number): string | undefined {
-    if (this.recent.length === 0) return undefined;
-    const events = this.recent.slice(-limit);
-    this.recent = [];
-    const lines = events.flatMap(({ rows, ms }) => rows.map((row) => `${sampleName(this.family.name, row.series)} ${formatValue(row.value)} ${ms}\n`));
-    return header(this.family) + lines.join('');
+    if (this.kept === 0) return undefined;
+    const count = Math.min(limit, this.kept);
+    let text = header(this.family);
+    for (let k = this.kept - count; k < this.kept; k++) {
+      const slot = (this.first + k) % MAX_SCRAPE_EVENTS;
+      const ms = this.stamps[slot]!;
+      for (let row = slot * this.width; row < (slot + 1) * this.width; row++) {
+        text += `${sampleName(this.family.name, this.series[this.rowSeries[row]!]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
+      }
+    }
+    this.first = this.kept = 0;
+    return text;
   }
 
   /** The latest value of every series, without timestamps. */
   latestRows(): readonly Row[] {
-    return [...this.latest].map(([series, value]) => ({ series, value }));
+    return this.series.map((series, i) => ({ series, value: this.latest[i]! }));
+  }
+
+  private allocate(width: number): void {
+    this.width = width;
+    this.rowSeries = new Uint32Array(MAX_SCRAPE_EVENTS * width);
+    this.rowValues = new Float64Array(MAX_SCRAPE_EVENTS * width);
+    this.stamps = new Float64Array(MAX_SCRAPE_EVENTS);
+  }
+
+  /** Takes the slot after the newest event, over the oldest when full, stamped `ms`; returns it. */
+  private nextSlot(ms: number): number {
+    const slot = (this.first + this.kept) % MAX_SCRAPE_EVENTS;
+    if (this.kept < MAX_SCRAPE_EVENTS) this.kept++;
+    else this.first = (this.first + 1) % MAX_SCRAPE_EVENTS;
+    this.stamps[slot] = ms;
+    return slot;
+  }
+
+  /** Records `value` as the latest of `series`; returns the series' index in the table. */
+  private seen(series: Series, value: number): number {
+    let index = this.indexOf.get(series);
+    if (index === undefined) {
+      index = this.series.push(series) - 1;
+      this.indexOf.set(series, index);
+    }
+    this.latest[index] = value;
+    return index;
   }
 }
 
@@ -70,7 +123,11 @@ export class ScrapeBuffer {
  */
 export function aggregate(buffers: readonly ScrapeBuffer[], onConflict: (name: string, types: MetricType[]) => void): string {
   const byName = new Map<string, ScrapeBuffer[]>();
-  for (const buffer of buffers) byName.set(buffer.family.name, [...(byName.get(buffer.family.name) ?? []), buffer]);
+  for (const buffer of buffers) {
+    const group = byName.get(buffer.family.name);
+    if (group) group.push(buffer);
+    else byName.set(buffer.family.name, [buffer]);
+  }
   let out = '';
   for (const [name, group] of byName) {
     const rows = group.flatMap((buffer) => buffer.latestRows());

@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { testServer } from '../support/server.js';
 
 const gauge = (fields = '') => `signal_type: metrics
@@ -30,14 +33,34 @@ describe('HTTP API', () => {
   });
 
   describe('POST /scenarios', () => {
-    it('starts a flat YAML entry: 201 with id, name, status and no warnings key', async () => {
+    it('starts a flat YAML entry: 201 with id, entry, name, status and no warnings key', async () => {
       const server = testServer();
       const res = await post(server, gauge());
       expect(res.statusCode).to.equal(201);
       const body = res.json();
-      expect(body).to.have.keys('id', 'name', 'status');
+      expect(body).to.have.keys('id', 'entry', 'name', 'status');
       expect(body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      expect(body).to.include({ name: 'temp_celsius', status: 'running' });
+      // An entry without an id is known by its name.
+      expect(body).to.include({ entry: 'temp_celsius', name: 'temp_celsius', status: 'running' });
+    });
+
+    it('tells entries of one metric apart by the entry id of the file: answer, list and detail', async () => {
+      const server = testServer();
+      const file = {
+        version: 2,
+        kind: 'runnable',
+        scenarios: ['checkout', 'search', 'login', 'cart'].map((id) => ({ id, signal_type: 'metrics', name: 'http_requests_total', rate: 1, generator: { type: 'step', start: 0, step_size: 1 } })),
+      };
+      const started = (await post(server, JSON.stringify(file), 'application/json')).json().scenarios;
+      expect(started.map((s: { entry: string; name: string }) => `${s.entry} ${s.name}`)).to.deep.equal([
+        'checkout http_requests_total',
+        'search http_requests_total',
+        'login http_requests_total',
+        'cart http_requests_total',
+      ]);
+      const listed = (await get(server, '/scenarios')).json().scenarios;
+      expect(listed.map((s: { id: string; entry: string }) => [s.id, s.entry])).to.deep.equal(started.map((s: { id: string; entry: string }) => [s.id, s.entry]));
+      expect((await get(server, `/scenarios/${started[2].id}`)).json()).to.include({ entry: 'login', name: 'http_requests_total' });
     });
 
     it('starts a JSON v2 file with several entries: one scenario each', async () => {
@@ -80,9 +103,10 @@ describe('HTTP API', () => {
     });
 
     it('500 when a worker cannot start, and nothing of the file is left running', async () => {
-      const server = testServer({ unbuildableSink: '/broken' });
-      const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: /broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
-      expectError(await post(server, file), 500, 'worker_failed', /cannot open \/broken/);
+      const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-app-')));
+      const server = testServer({ unbuildableSink: join(fileRoot, 'broken'), deps: { fileRoot } });
+      const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
+      expectError(await post(server, file), 500, 'worker_failed', /cannot open .*\/broken/);
       expect(server.registry.list()).to.deep.equal([]);
       expect(server.sinks).to.have.length(1);
       await new Promise((resolve) => setImmediate(resolve));
@@ -117,7 +141,9 @@ describe('HTTP API', () => {
       const { id } = (await post(server, gauge('gaps: { every: 10s, for: 2s }\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
       server.advance(500);
       const list = (await get(server, '/scenarios')).json();
-      expect(list.scenarios).to.deep.equal([{ id, name: 'temp_celsius', status: 'running', degraded: false, signal_type: 'metrics', total_events: 11 }]);
+      expect(list.scenarios).to.deep.equal([
+        { id, entry: 'temp_celsius', name: 'temp_celsius', status: 'running', degraded: false, last_sink_error: null, signal_type: 'metrics', total_events: 11 },
+      ]);
       const one = (await get(server, `/scenarios/${id}`)).json();
       expect(one).to.include({ id, name: 'temp_celsius', status: 'running', elapsed_ms: 500 });
       expect(one.config).to.include({ name: 'temp_celsius', rate: 10 });
@@ -226,6 +252,22 @@ describe('HTTP API', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect((await get(server, `/scenarios/${id}`)).json()).to.include({ status: 'stopped' });
       expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).json()).to.deep.equal({ id, status: 'stopped', total_events: 2 });
+    });
+  });
+
+  describe('methods', () => {
+    it('405 in the envelope, with Allow, for a method no route takes, also one the router does not know', async () => {
+      const server = testServer();
+      for (const method of ['PUT', 'PATCH', 'PROPFIND', 'MKCOL']) {
+        const res = await server.request({ method: method as 'GET', url: '/scenarios' });
+        expectError(res, 405, 'method_not_allowed', new RegExp(`${method} is not allowed on /scenarios \\(allowed: POST, HEAD, GET\\)`));
+        expect(res.headers['content-type']).to.match(/^application\/json/);
+        expect(res.headers.allow).to.equal('POST, HEAD, GET');
+      }
+    });
+
+    it('404 for any method on a path no route takes', async () => {
+      for (const method of ['GET', 'PROPFIND']) expectError(await testServer().request({ method: method as 'GET', url: '/nowhere' }), 404, 'not_found', /no route/);
     });
   });
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
@@ -52,8 +52,9 @@ describe('POST /events', () => {
   });
 
   it('writes a metric sample in the wire shape of its encoder, into a real file sink', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'svc-events-')), 'out.prom');
-    const server = testServer({ deps: { createSink: (config) => createSink(config) } });
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-events-')));
+    const path = join(root, 'out.prom');
+    const server = testServer({ deps: { createSink: (config) => createSink(config), fileRoot: root } });
     const res = await send(metricEvent({ sink: { type: 'file', path }, labels: { env: 'prod' } }), server);
     expect(res.statusCode).to.equal(200);
     expect(readFileSync(path, 'utf8')).to.equal('deploys_total{env="prod"} 3 0\n');

@@ -15,9 +15,9 @@ interface Server {
   exited: Promise<number | null>;
 }
 
-/** Spawns bin/svc-server --port 0 and reads the port from its start-up line. */
-async function startServer(env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn('bin/svc-server', ['--port', '0', '--bind', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+/** Spawns bin/svc-server --port 0 (and `args`) and reads the port from its start-up line. */
+async function startServer(env: Record<string, string> = {}, args: string[] = []): Promise<Server> {
+  const child = spawnServer(env, args);
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -27,6 +27,25 @@ async function startServer(env: Record<string, string> = {}): Promise<Server> {
   return { child, base: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
 }
 
+function spawnServer(env: Record<string, string>, args: string[]): ChildProcess {
+  const clean = { ...process.env };
+  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT']) delete clean[name];
+  return spawn('bin/svc-server', ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, ...env } });
+}
+
+/** The complete pino lines a server wrote on stderr so far. */
+const logLines = (server: Server) =>
+  server
+    .stderr()
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as { level: number; msg: string; bind?: string });
+
+async function stop(server: Server): Promise<void> {
+  server.child.kill('SIGTERM');
+  await server.exited;
+}
+
 const KEY = 'integration-key';
 const auth = { authorization: `Bearer ${KEY}` };
 
@@ -34,10 +53,11 @@ describe('svc-server as a process, scraped by a real Prometheus', function () {
   this.timeout(60_000);
   let server: Server;
   let prometheus: Prometheus | undefined;
-  const sinkFile = join(mkdtempSync(join(tmpdir(), 'svc-server-')), 'events.prom');
+  const fileRoot = mkdtempSync(join(tmpdir(), 'svc-server-'));
+  const sinkFile = join(fileRoot, 'events.prom');
 
   before(async () => {
-    server = await startServer({ SVC_API_KEY: KEY });
+    server = await startServer({ SVC_API_KEY: KEY, SVC_FILE_ROOT: fileRoot });
   });
 
   after(async () => {
@@ -114,5 +134,43 @@ scenarios:
     for (const line of written) expect(line).to.match(/^svc_room_temperature_celsius\{room="(lab|hall)"\} [\d.]+ \d{13}$/);
     expect(listed.scenarios).to.have.length(2);
     expect(server.stderr()).to.include('stopping: flushing every scenario');
+  });
+});
+
+describe('svc-server start-up safety (design: server safety)', function () {
+  this.timeout(30_000);
+
+  it('binds 127.0.0.1 by default, and says nothing alarming there', async () => {
+    const server = await startServer();
+    try {
+      await waitFor('the listening line', () => (logLines(server).length ? true : undefined));
+      expect(logLines(server)[0]).to.include({ msg: 'svc-server listening', bind: '127.0.0.1' });
+      expect((await fetch(`${server.base}/health`)).status).to.equal(200);
+      expect(logLines(server).filter((line) => line.level >= 40)).to.deep.equal([]);
+    } finally {
+      await stop(server);
+    }
+  });
+
+  it('warns prominently when bound to every interface without an API key, and not with one', async () => {
+    const open = await startServer({ SVC_BIND: '0.0.0.0' });
+    const keyed = await startServer({ SVC_API_KEY: KEY }, ['--bind', '0.0.0.0']);
+    try {
+      const warning = await waitFor('the warning', () => logLines(open).find((line) => line.level === 40));
+      expect(warning.msg).to.match(/^UNPROTECTED: svc-server listens on 0\.0\.0\.0.*without an API key.*--api-key/);
+      await waitFor('the listening line', () => (logLines(keyed).length ? true : undefined));
+      expect(logLines(keyed).filter((line) => line.level >= 40)).to.deep.equal([]);
+    } finally {
+      await Promise.all([stop(open), stop(keyed)]);
+    }
+  });
+
+  it('exits 2 naming --file-root when it is not a directory', async () => {
+    const child = spawnServer({}, ['--file-root', '/no/such/dir']);
+    let err = '';
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).to.equal(2);
+    expect(err).to.match(/--file-root: \/no\/such\/dir is not a directory/);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testServer } from '../support/server.js';
@@ -14,8 +14,9 @@ describe('POST /events with real sinks', () => {
   let dir: string;
   let server: ReturnType<typeof testServer>;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-events-route-'));
-    server = testServer({ deps: { createSink: undefined } });
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-events-route-')));
+    // File sinks of requests write only below the server's file root.
+    server = testServer({ deps: { createSink: undefined, fileRoot: dir } });
   });
   afterEach(async () => rm(dir, { recursive: true, force: true }));
 

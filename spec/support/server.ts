@@ -3,13 +3,15 @@ import inject, { type InjectOptions } from 'light-my-request';
 import { TestScheduler } from 'rxjs/testing';
 import { createApp } from '../../lib/server/app.js';
 import { createLogger } from '../../lib/server/logger.js';
-import { ScenarioRegistry } from '../../lib/server/registry.js';
+import { ScenarioRegistry, type RegistryOptions } from '../../lib/server/registry.js';
 import type { ServerDeps } from '../../lib/server/deps.js';
 import type { SinkConfig } from '../../lib/config/types.js';
 import { MemorySink } from './sinks.js';
 
 /** An app on a virtual clock with in-memory sinks and a captured log, driven without listening. */
-export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps>; failingSink?: Error; unbuildableSink?: string } = {}) {
+export function testServer(
+  options: { apiKey?: string; deps?: Partial<ServerDeps>; registry?: Partial<RegistryOptions>; failingSink?: Error; unbuildableSink?: string } = {},
+) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = 0;
   const sinks: MemorySink[] = [];
@@ -30,7 +32,7 @@ export function testServer(options: { apiKey?: string; deps?: Partial<ServerDeps
       },
     }),
   );
-  const registry = new ScenarioRegistry({ scheduler, createSink: (entry) => createSink(entry.sink) });
+  const registry = new ScenarioRegistry({ scheduler, createSink: (entry) => createSink(entry.sink), logger, ...options.registry });
   const app = createApp({ registry, logger, apiKey: options.apiKey, scheduler, createSink, ...options.deps });
   const handler = app.callback();
   return {

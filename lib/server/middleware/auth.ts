@@ -2,20 +2,21 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { HttpError } from '../http-error.js';
 
+/** The one 401 detail: a caller cannot tell a wrong key from a missing or malformed header. */
+const UNAUTHORIZED = 'this server requires an API key: send Authorization: Bearer <API key>';
+
 /**
- * With an API key configured, every route but `GET /health` needs `Authorization: Bearer <key>`.
- * Keys are compared as SHA-256 digests with `timingSafeEqual`: constant time, whatever the length.
+ * With an API key configured, every route and method but `GET` and `HEAD /health` needs
+ * `Authorization: Bearer <key>`, the scheme in any case (RFC 7235). Keys are compared as SHA-256
+ * digests with `timingSafeEqual`: constant time, whatever the length.
  */
 export function auth(apiKey: string | undefined): Middleware {
   if (!apiKey) return (_ctx, next) => next();
   const expected = digest(apiKey);
   return async (ctx, next) => {
-    if (ctx.method === 'GET' && ctx.path === '/health') return next();
-    const header = ctx.get('Authorization');
-    const match = /^Bearer ([^\s]+)$/.exec(header);
-    if (!header) throw new HttpError(401, 'unauthorized', 'missing Authorization header: send Authorization: Bearer <API key>');
-    if (!match) throw new HttpError(401, 'unauthorized', 'malformed Authorization header: expected Bearer <API key>');
-    if (!timingSafeEqual(digest(match[1]!), expected)) throw new HttpError(401, 'unauthorized', 'wrong API key');
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/health') return next();
+    const key = /^bearer +(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
+    if (key === undefined || !timingSafeEqual(digest(key), expected)) throw new HttpError(401, 'unauthorized', UNAUTHORIZED);
     await next();
   };
 }

@@ -1,20 +1,17 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from '../http-error.js';
 
 /**
  * First middleware: every failure becomes the `{error, detail}` envelope with its status, and an
  * unexpected one a logged 500 — a bad request never takes the server down. Unknown routes get a
- * 404 in the same envelope.
+ * 404 in the same envelope, methods no route takes a 405.
  */
 export function errors(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.body === undefined && ctx.status === 404) throw new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
-      if (ctx.body === undefined && ctx.status === 405) {
-        throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`);
-      }
+      if (ctx.body === undefined && [404, 405, 501].includes(ctx.status)) unrouted(ctx);
     } catch (error) {
       const known = asHttpError(error);
       if (!known) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected error');
@@ -24,6 +21,20 @@ export function errors(logger: Logger): Middleware {
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     }
   };
+}
+
+/**
+ * Nothing answered: no route takes this path (404), or none takes this method on it (405). The
+ * router answers 501 for a method it does not know at all (PROPFIND): to a client that is a
+ * method not allowed here too.
+ */
+function unrouted(ctx: Context): never {
+  const allowed = ctx.response.get('Allow');
+  if (ctx.status === 404 || !allowed) {
+    ctx.remove('Allow');
+    throw new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+  }
+  throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed})`);
 }
 
 /** Our own errors, and the status errors koa and its body parser throw (413, 400, 415). */

@@ -11,6 +11,7 @@ import { featureOf } from '../../features.js';
 import { redactConfig } from '../../redact.js';
 import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
+import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
 import { inHead, inTail } from '../../../operators/window.js';
 
@@ -29,7 +30,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   return (
     new Router({ prefix: '/scenarios' })
       .post('/', async (ctx) => {
-        const file = parseScenario(ctx);
+        const file = await confineFiles(parseScenario(ctx), deps.fileRoot);
         const warnings = file.scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink));
         for (const warning of warnings) logger.warn(warning);
         let started: Scenario[];
@@ -40,17 +41,16 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
         logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
-        const summaries = started.map((scenario) => ({ id: scenario.id, name: scenario.name, status: statusOf(scenario) }));
+        const summaries = started.map(identityOf);
         ctx.status = 201;
         ctx.body = { ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }), ...(warnings.length && { warnings }) };
       })
       .get('/', (ctx) => {
         ctx.body = {
           scenarios: registry.list().map((scenario) => ({
-            id: scenario.id,
-            name: scenario.name,
-            status: statusOf(scenario),
+            ...identityOf(scenario),
             degraded: scenario.run.stats.degraded(now()),
+            last_sink_error: scenario.run.stats.lastSinkError ?? null,
             signal_type: scenario.run.entry.signal_type,
             total_events: scenario.run.stats.totalEvents,
           })),
@@ -69,9 +69,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .get('/:id', (ctx) => {
         const scenario = find(ctx);
         ctx.body = {
-          id: scenario.id,
-          name: scenario.name,
-          status: statusOf(scenario),
+          ...identityOf(scenario),
           config: redactConfig(scenario.run.entry),
           stats: statsOf(scenario, now()),
           elapsed_ms: now() - scenario.startedAt,
@@ -115,11 +113,25 @@ function parseScenario(ctx: Context): ScenarioFile {
   return plan;
 }
 
+/** The file with every `file` sink confined below the server's file root (422 otherwise). */
+async function confineFiles(file: ScenarioFile, root: string | undefined): Promise<ScenarioFile> {
+  const scenarios = await Promise.all(file.scenarios.map(async (entry) => ({ ...entry, sink: await confineFileSink(entry.sink, root, `${entry.id}: `) })));
+  return { ...file, scenarios };
+}
+
 function refuseUnbuiltFeatures(entry: Entry): void {
   for (const [field, type] of [['encoder', entry.encoder.type], ['sink', entry.sink.type]] as const) {
     const feature = featureOf(type);
     if (feature) throw new HttpError(422, 'feature_not_built', `${entry.id}: ${field}.type: ${type} ${feature}`);
   }
+}
+
+/**
+ * How every answer names a scenario: its UUID, the `id` of its entry in the posted file (entries
+ * of one metric differ by it), the metric name and its status.
+ */
+function identityOf(scenario: Scenario) {
+  return { id: scenario.id, entry: scenario.run.entry.id, name: scenario.name, status: statusOf(scenario) };
 }
 
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSink } from '../../lib/sinks/index.js';
+import { testServer } from '../support/server.js';
+
+const entry = (path: string) => ({ signal_type: 'metrics', name: 'depth', rate: 10, generator: { type: 'constant', value: 1 }, sink: { type: 'file', path } });
+const event = (path: string) => ({ signal_type: 'metrics', labels: {}, metric: { name: 'deploys_total', value: 3 }, encoder: { type: 'metrics_text' }, sink: { type: 'file', path } });
+
+type Server = ReturnType<typeof testServer>;
+const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+const postScenario = (server: Server, path: string) => server.request({ method: 'POST', url: '/scenarios', ...json(entry(path)) });
+const postEvent = (server: Server, path: string) => server.request({ method: 'POST', url: '/events', ...json(event(path)) });
+
+/** A file root with a subdirectory, and next to it a directory outside the root. */
+function layout() {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'svc-root-')));
+  const root = join(base, 'root');
+  const outside = join(base, 'outside');
+  mkdirSync(join(root, 'sub'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
+  symlinkSync(outside, join(root, 'out-dir'));
+  symlinkSync(join(outside, 'precious.txt'), join(root, 'out-file'));
+  symlinkSync(join(outside, 'not-yet'), join(root, 'dangling'));
+  symlinkSync(join(root, 'sub'), join(root, 'in-dir'));
+  return { root, outside };
+}
+
+describe('file sinks on the server (design: server safety)', () => {
+  it('are refused with 422 file_sink_disabled, naming --file-root, when the server has no file root', async () => {
+    const server = testServer();
+    for (const res of [await postScenario(server, '/tmp/x.prom'), await postEvent(server, '/tmp/x.prom')]) {
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json().error).to.equal('file_sink_disabled');
+      expect(res.json().detail).to.match(/sink\.path: .*--file-root DIR.*SVC_FILE_ROOT/);
+    }
+    expect(server.registry.list()).to.deep.equal([]);
+    expect(server.sinks).to.deep.equal([]);
+  });
+
+  it('write below the file root: relative paths land there, absolute ones and symlinks that stay inside are taken', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const path of ['sub/a.prom', join(root, 'b.prom'), 'in-dir/c.prom', `${root}/sub/../d.prom`]) {
+      expect((await postScenario(server, path)).statusCode, path).to.equal(201);
+    }
+    const paths = server.registry.list().map((scenario) => (scenario.run.entry.sink as { path: string }).path);
+    expect(paths).to.deep.equal([join(root, 'sub/a.prom'), join(root, 'b.prom'), join(root, 'sub/c.prom'), join(root, 'd.prom')]);
+  });
+
+  it('refuse with 422 file_sink_outside_root any path that leaves the root, by .. or by a symlink', async () => {
+    const { root, outside } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const escapes = ['../outside/x.prom', '/etc/passwd', join(outside, 'x.prom'), 'out-dir/x.prom', 'out-file', 'out-file/x', 'dangling', 'sub/../../outside/x', '.', root, 'sub/nul\u0000.prom'];
+    for (const path of escapes) {
+      for (const res of [await postScenario(server, path), await postEvent(server, path)]) {
+        expect(res.statusCode, `${path}: ${res.body}`).to.equal(422);
+        expect(res.json().error, path).to.equal('file_sink_outside_root');
+        expect(res.json().detail, path).to.match(/sink\.path: .* is not a file below the file root/);
+      }
+    }
+    expect(server.registry.list()).to.deep.equal([]);
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).to.equal('keep me\n');
+  });
+
+  it('POST /events writes the checked path through a real file sink', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root, createSink: (config) => createSink(config) } });
+    const res = await postEvent(server, 'sub/event.prom');
+    expect(res.statusCode, res.body).to.equal(200);
+    expect(readFileSync(join(root, 'sub/event.prom'), 'utf8')).to.equal('deploys_total 3 0\n');
+  });
+});

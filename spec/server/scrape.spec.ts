@@ -1,0 +1,106 @@
+import { expect } from 'chai';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MAX_SCRAPE_EVENTS, ScrapeBuffer } from '../../lib/server/scrape.js';
+import { seriesOf } from '../../operators/series.js';
+import type { Labelled, SampleBatch } from '../../operators/batch.js';
+import { sampleBatch } from '../support/batches.js';
+
+const gauge = () => new ScrapeBuffer({ name: 'depth', type: 'gauge' });
+/** One interned label set, as the labels operator hands every tick of a series. */
+const queue = seriesOf({ queue: 'jobs' });
+
+/** Records events `from`..`to - 1` as single-sample batches of `per` events; event n has value n at n ms. */
+function recordEvents(buffer: ScrapeBuffer, from: number, to: number, per = 1): void {
+  for (let n = from; n < to; n += per) {
+    const values = Array.from({ length: Math.min(per, to - n) }, (_, k) => n + k);
+    buffer.record(sampleBatch({ values, offsets: values, series: queue }));
+  }
+}
+
+/** The values of the drained samples, in order; for gauges recorded by `recordEvents`, checks each timestamp is its value. */
+function drained(buffer: ScrapeBuffer, limit: number, stampedByValue = true): number[] | undefined {
+  const text = buffer.drain(limit);
+  return text
+    ?.split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => {
+      const [, value, ms] = line.split(' ');
+      if (stampedByValue) expect(ms, line).to.equal(value);
+      return Number(value);
+    });
+}
+
+/** A histogram-like batch: each event is a set of three rows (le="1", _sum, _count), values 10n, 10n+1, 10n+2. */
+function seriesSets(events: readonly number[]): Labelled<SampleBatch> {
+  const rows = [seriesOf({ le: '1' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
+  const batch = sampleBatch({
+    values: events.flatMap((n) => [10 * n, 10 * n + 1, 10 * n + 2]),
+    offsets: events.flatMap((n) => [n, n, n]),
+    series: events.flatMap(() => rows),
+  });
+  return { ...batch, events: events.length };
+}
+
+describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/metrics', () => {
+  it('drains the most recent `limit` events oldest first, then is empty', () => {
+    const buffer = gauge();
+    expect(buffer.drain(10)).to.equal(undefined);
+    recordEvents(buffer, 0, 5);
+    expect(drained(buffer, 3)).to.deep.equal([2, 3, 4]);
+    expect(drained(buffer, 3)).to.equal(undefined);
+    recordEvents(buffer, 5, 7);
+    expect(drained(buffer, 10)).to.deep.equal([5, 6]);
+  });
+
+  it(`keeps the most recent ${MAX_SCRAPE_EVENTS} events, overwriting the oldest, in order across the wrap`, () => {
+    const buffer = gauge();
+    recordEvents(buffer, 0, 2500);
+    expect(drained(buffer, MAX_SCRAPE_EVENTS)).to.deep.equal(Array.from({ length: MAX_SCRAPE_EVENTS }, (_, k) => 1500 + k));
+    // Refilled after a drain that left the ring mid-way: still oldest first.
+    recordEvents(buffer, 2500, 2503);
+    expect(drained(buffer, 2)).to.deep.equal([2501, 2502]);
+  });
+
+  it('takes batches larger than the ring, and batches that wrap around it', () => {
+    const buffer = gauge();
+    recordEvents(buffer, 0, 2300, 2300);
+    expect(drained(buffer, 2)).to.deep.equal([2298, 2299]);
+    recordEvents(buffer, 0, 990);
+    recordEvents(buffer, 990, 1030, 40);
+    const kept = drained(buffer, MAX_SCRAPE_EVENTS)!;
+    expect(kept).to.have.length(MAX_SCRAPE_EVENTS);
+    expect([kept[0], kept.at(-1)]).to.deep.equal([30, 1029]);
+  });
+
+  it('counts a histogram series set as one event: limit and overwrite keep its rows together', () => {
+    const buffer = new ScrapeBuffer({ name: 'latency_seconds', type: 'histogram' });
+    buffer.record(seriesSets([0, 1]));
+    expect(buffer.drain(1)).to.equal(
+      '# TYPE latency_seconds histogram\nlatency_seconds_bucket{le="1"} 10 1\nlatency_seconds_sum 11 1\nlatency_seconds_count 12 1\n',
+    );
+    buffer.record(seriesSets(Array.from({ length: MAX_SCRAPE_EVENTS + 1 }, (_, n) => n)));
+    const values = drained(buffer, MAX_SCRAPE_EVENTS, false)!;
+    expect(values).to.have.length(3 * MAX_SCRAPE_EVENTS);
+    expect(values.slice(0, 3)).to.deep.equal([10, 11, 12]);
+    expect(values.slice(-3)).to.deep.equal([10000, 10001, 10002]);
+  });
+
+  it('holds a full ring in fixed memory: about 20 bytes an event for a single-sample entry', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // Typed arrays keep their numbers outside the heap.
+    const used = () => {
+      gc();
+      const { heapUsed, arrayBuffers } = process.memoryUsage();
+      return heapUsed + arrayBuffers;
+    };
+    const buffers = Array.from({ length: 100 }, gauge);
+    const before = used();
+    for (const buffer of buffers) recordEvents(buffer, 0, 3 * MAX_SCRAPE_EVENTS);
+    const perEvent = (used() - before) / (buffers.length * MAX_SCRAPE_EVENTS);
+    // Two numbers and a series index an event; objects per event would take several times more.
+    expect(perEvent).to.be.below(40);
+    expect(buffers.every((buffer) => drained(buffer, 1)!.length === 1)).to.equal(true);
+  });
+});

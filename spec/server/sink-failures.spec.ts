@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { asyncScheduler } from 'rxjs';
+import { createSink } from '../../lib/sinks/index.js';
+import { freeTcpPort, waitFor } from '../support/backends/ports.js';
+import { testServer } from '../support/server.js';
+
+const REFUSED = 'tcp sink: connection refused by 127.0.0.1:9';
+const gauge = (fields: Record<string, unknown> = {}) => ({ signal_type: 'metrics', id: 'room', name: 'temp_celsius', rate: 10, generator: { type: 'constant', value: 21.5 }, ...fields });
+
+type Server = ReturnType<typeof testServer>;
+async function start(server: Server, fields: Record<string, unknown> = {}): Promise<string> {
+  const res = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(gauge(fields)) });
+  expect(res.statusCode, res.body).to.equal(201);
+  return res.json().id;
+}
+const listed = async (server: Server, id: string) => (await server.request({ method: 'GET', url: '/scenarios' })).json().scenarios.find((s: { id: string }) => s.id === id);
+const detail = async (server: Server, id: string) => (await server.request({ method: 'GET', url: `/scenarios/${id}` })).json();
+/** Log lines about scenario `id` at `level` (pino: 30 info, 40 warn, 50 error). */
+const logsOf = (server: Server, id: string, level: number) => server.logs.filter((line) => line.scenario === id && line.level === level);
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('sink failures of server scenarios: status, list and log', () => {
+  it('a scenario whose sink never delivered ends failed, with the sink error in the list and the detail', async () => {
+    const server = testServer({ failingSink: new Error(REFUSED) });
+    const id = await start(server, { duration: '300ms' });
+    server.advance(500);
+    await settle();
+    expect(await listed(server, id)).to.include({ status: 'failed', last_sink_error: REFUSED });
+    const one = await detail(server, id);
+    expect([one.status, one.stats.last_sink_error, one.stats.last_successful_write_at]).to.deep.equal(['failed', REFUSED, null]);
+    const [ended] = logsOf(server, id, 50);
+    expect(ended).to.include({ entry: 'room', name: 'temp_celsius', sink_error: REFUSED });
+    expect(ended!.msg).to.match(/scenario failed: its sink delivered nothing/);
+  });
+
+  it('under on_sink_error: fail, the first sink error ends the scenario failed', async () => {
+    const server = testServer({ failingSink: new Error(REFUSED) });
+    const id = await start(server, { on_sink_error: 'fail' });
+    server.advance(100);
+    await settle();
+    expect(await listed(server, id)).to.include({ status: 'failed', last_sink_error: REFUSED });
+    expect(logsOf(server, id, 50)).to.have.length(1);
+  });
+
+  it('a running scenario shows the sink error at once and logs each failing streak once, and the recovery', async () => {
+    const server = testServer({ failingSink: new Error(REFUSED) });
+    const id = await start(server);
+    server.advance(450);
+    expect(await listed(server, id)).to.include({ status: 'running', last_sink_error: REFUSED });
+    const warnings = logsOf(server, id, 40);
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.include({ entry: 'room', name: 'temp_celsius', sink_error: REFUSED });
+    expect(warnings[0]!.msg).to.match(/sink failing/);
+
+    server.sinks[0]!.failWith = undefined;
+    server.advance(200);
+    expect(logsOf(server, id, 30).filter((line) => /sink delivering again after 5 failures/.test(String(line.msg)))).to.have.length(1);
+    server.sinks[0]!.failWith = new Error(REFUSED);
+    server.advance(300);
+    expect(logsOf(server, id, 40)).to.have.length(2);
+  });
+
+  it('a scenario that delivered, then lost batches under warn, ends stopped and keeps the error to read', async () => {
+    const server = testServer();
+    const id = await start(server, { duration: '500ms' });
+    server.advance(150);
+    server.sinks[0]!.failWith = new Error(REFUSED);
+    server.advance(500);
+    await settle();
+    expect(await listed(server, id)).to.include({ status: 'stopped', last_sink_error: REFUSED });
+    expect(logsOf(server, id, 50)).to.deep.equal([]);
+  });
+
+  const realSinks = [
+    ['an http_push sink to a port that refuses', async () => ({ type: 'http_push', url: `http://127.0.0.1:${await freeTcpPort()}/ingest`, retry: { max_attempts: 1 } }), /connection refused by 127\.0\.0\.1/],
+    ['a file sink into a directory that does not exist', async () => ({ type: 'file', path: 'missing/events.prom' }), /missing\/events\.prom/],
+  ] as const;
+  for (const [what, sink, error] of realSinks) {
+    it(`with ${what}: failed, and the log names the scenario and the error`, async () => {
+      const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-failing-')));
+      const server = testServer({ deps: { scheduler: asyncScheduler, fileRoot }, registry: { scheduler: asyncScheduler, createSink: (entry) => createSink(entry.sink) } });
+      const id = await start(server, { duration: '200ms', sink: await sink() });
+      const ended = await waitFor('the scenario to end', async () => ((await listed(server, id)).status === 'running' ? undefined : listed(server, id)));
+      expect(ended).to.include({ status: 'failed' });
+      expect(ended.last_sink_error).to.match(error);
+      expect(logsOf(server, id, 40)[0]!.sink_error).to.equal(ended.last_sink_error);
+      expect(logsOf(server, id, 50)[0]!.msg).to.equal(`scenario failed: its sink delivered nothing: ${ended.last_sink_error}`);
+    });
+  }
+});
