@@ -23,6 +23,8 @@ export type Crossing =
 const MAX_WINDOWS = 10_000;
 /** Tick numbers stay exact integers below this. */
 const MAX_TICK = 2 ** 52;
+/** Ticks looked at in one sine window: the first inside it holds unless rounding sits on its edge. */
+const MAX_WINDOW_TICKS = 1000;
 /** Ticks a step estimate may move while settling on the generator's own values. */
 const MAX_SETTLE = 1000;
 
@@ -84,12 +86,16 @@ export function firstCrossing(watched: Entry, after: After): Crossing {
       const period = config.period_secs * 1000;
       const msPerRadian = period / (2 * Math.PI);
       const limit = watched.duration ?? Infinity;
+      // Beyond tick 2^52 slot numbers stop being exact: leave such a far crossing to the runtime.
+      const horizon = schedule.timeOf(MAX_TICK);
       for (let k = 0; k < MAX_WINDOWS; k++) {
         const from = lo * msPerRadian + k * period;
         const to = hi * msPerRadian + k * period;
         if (from >= limit) return never(`before it stops (duration ${formatMs(limit)}) ${range}`);
+        if (from >= horizon) break;
         // The first slot after the window opens; one before it too, in case rounding put it inside.
-        for (let n = Math.max(0, schedule.slotsDueBy(from) - 1); schedule.timeOf(n) <= to; n++) {
+        const first = Math.max(0, schedule.slotsDueBy(from) - 1);
+        for (let n = first; n < first + MAX_WINDOW_TICKS && schedule.timeOf(n) <= to; n++) {
           if (holds(valueAt(n))) return found(n);
         }
       }

@@ -65,6 +65,16 @@ export function numberWhere(test: (n: number) => boolean, expected: string): Cod
   return andThen(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`)));
 }
 
+/** `codec`, no greater than `max` (`unit` follows the number in the message). */
+export function atMost(codec: Codec<number>, max: number, unit = ''): Codec<number> {
+  return andThen(codec, (n, u, c) => (n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`)));
+}
+
+/** `codec`, no less than `min`. */
+export function atLeast(codec: Codec<number>, min: number, unit = ''): Codec<number> {
+  return andThen(codec, (n, u, c) => (n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`)));
+}
+
 export const positive = numberWhere((n) => n > 0, 'a number greater than 0');
 export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0');
 export const integer = numberWhere(Number.isSafeInteger, 'an integer');
@@ -96,10 +106,12 @@ export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u
   );
 }
 
-export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean } = {}): Codec<A[]> {
+/** A list of `item`; `max` bounds its length, checked before any item is. */
+export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean; max?: number } = {}): Codec<A[]> {
   return new Codec<A[]>(`list of ${item.name}`, (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list');
     if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
+    if (options.max !== undefined && u.length > options.max) return t.failure(u, c, `expected at most ${options.max} items, got ${u.length}`);
     const values: A[] = [];
     const errors: t.Errors = [];
     u.forEach((element, i) => {

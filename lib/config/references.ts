@@ -60,11 +60,11 @@ function packEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<string, 
 
 /** The entries visited from `start` following `after.ref` back to `start`, or undefined when the chain ends. */
 function waitCycle(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>, start: number): number[] | undefined {
-  const chain = [start];
+  const chain = new Set([start]);
   for (let next = byId.get(entries[start]!.after!.ref); next !== undefined; next = byId.get(entries[next]!.after?.ref ?? '')) {
-    if (next === start) return chain;
-    if (chain.includes(next)) return undefined;
-    chain.push(next);
+    if (next === start) return [...chain];
+    if (chain.has(next)) return undefined;
+    chain.add(next);
   }
   return undefined;
 }
