@@ -394,6 +394,7 @@ export const fileFields = {
   defaults: mapping,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
+    if (u.length > limits.MAX_ENTRIES) return t.failure(u, c, `expected at most ${limits.MAX_ENTRIES} entries, got ${u.length}`);
     return u.length ? t.success(u) : t.failure(u, c, 'expected at least one entry, got an empty list');
   }),
 };

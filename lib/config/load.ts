@@ -3,7 +3,6 @@
  * at the top level, no version/kind/defaults/scenarios), which becomes a one-entry runnable file.
  * Every problem of the document is collected before a ConfigError is thrown.
  */
-import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
 import { decodeFields } from './combinators.js';
 import { entryFields, fileFields, type EntryFields } from './codecs.js';
@@ -11,6 +10,7 @@ import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './def
 import { decodeEntry } from './entry.js';
 import { applyOverrides, type CliOverrides } from './overrides.js';
 import { parseText, type Format } from './parse.js';
+import { readTextFile } from './read.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
 import { referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
@@ -40,13 +40,7 @@ export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
 
 /** Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its extension names. */
 export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new ConfigError('unreadable', path, [{ path: '', message: `cannot read the scenario file (${reason})` }]);
-  }
+  const text = await readTextFile(path, 'scenario file');
   return loadScenario(text, { ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
 }
 
