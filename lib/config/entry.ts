@@ -2,8 +2,9 @@
 import * as t from 'io-ts';
 import { decodeFields } from './combinators.js';
 import { entryFields, type EntryField, type EntryFields } from './codecs.js';
+import { featureOf } from '../features.js';
 import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesPerEvent } from './limits.js';
-import { issuesOf, show, type Issue } from './problems.js';
+import { isMapping, issuesOf, show, type Issue } from './problems.js';
 import type { CardinalitySpike, DynamicLabel, EncoderConfig, Entry, MetricType, SignalType, SinkConfig } from './types.js';
 
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
@@ -61,7 +62,7 @@ export function decodeEntry(raw: Record<string, unknown>): DecodedEntry {
 function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   const has = (key: EntryField): boolean => Object.hasOwn(raw, key);
-  const add = (path: Issue['path'], message: string): void => void issues.push({ path, message });
+  const add = (path: Issue['path'], message: string, code?: Issue['code']): void => void issues.push({ path, message, ...(code && { code }) });
 
   if (has('pack')) {
     if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
@@ -82,6 +83,14 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const source = SOURCE_FIELD[signal];
   if (!has(source) && !(source === 'generator' && has('pack'))) add([source], `missing required field (a ${signal} entry needs it)`);
   issues.push(...costIssues(fields, signal));
+
+  // Where a run would fail first: validation refuses what this build cannot run (whatever else
+  // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
+  for (const field of ['encoder', 'sink'] as const) {
+    const type = isMapping(raw[field]) ? raw[field].type : undefined;
+    const missing = typeof type === 'string' && featureOf(type);
+    if (missing) add([field, 'type'], `${type} ${missing}`, 'feature_not_built');
+  }
 
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;

@@ -1,5 +1,5 @@
 export { loadScenario, loadScenarioFile, type LoadOptions } from './load.js';
-export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, type Issue, type Place, type Problem } from './problems.js';
+export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, type Issue, type Place, type Problem, type ProblemCode } from './problems.js';
 export { ADDRESS_FIELDS, applyOverrides, type CliOverrides } from './overrides.js';
 export { parseDuration } from './duration.js';
 export { parseStartTime } from './start-time.js';

@@ -7,12 +7,17 @@ export type Segment = string | number;
 export interface Issue {
   readonly path: readonly Segment[];
   readonly message: string;
+  readonly code?: ProblemCode;
 }
+
+/** What kind of problem, where a caller answers some differently (the server's `feature_not_built`). */
+export type ProblemCode = 'feature_not_built';
 
 /** A problem as reported to the user: `path` from the document root, `message` complete and self-contained. */
 export interface Problem {
   readonly path: string;
   readonly message: string;
+  readonly code?: ProblemCode;
 }
 
 /** Where an issue was found: the path of the part and the label that names it in messages. */
@@ -58,6 +63,7 @@ export function problemAt(place: Place, issue: Issue): Problem {
   return {
     path: formatPath([...place.path, ...issue.path]),
     message: [place.label, field, issue.message].filter((part) => part).join(': '),
+    ...(issue.code && { code: issue.code }),
   };
 }
 

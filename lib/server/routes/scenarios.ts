@@ -4,10 +4,9 @@ import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../../config/problems.js';
 import { loadScenario } from '../../config/load.js';
 import { compileScenario } from '../../compile/index.js';
-import type { Entry, ScenarioFile } from '../../config/types.js';
+import type { ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
-import { featureOf } from '../../features.js';
 import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { sinkWarnings } from '../warnings.js';
@@ -108,17 +107,12 @@ function parseScenario(ctx: Context): ScenarioFile {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
-    throw error.kind === 'syntax' ? new HttpError(400, 'unparseable_body', detail) : new HttpError(422, 'validation_failed', detail);
+    if (error.kind === 'syntax') throw new HttpError(400, 'unparseable_body', detail);
+    // Validation refuses the transports this build lacks (lib/config/entry.ts), with the same message as the CLI.
+    const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
+    throw new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
   }
-  for (const entry of plan.scenarios) refuseUnbuiltFeatures(entry);
   return plan;
-}
-
-function refuseUnbuiltFeatures(entry: Entry): void {
-  for (const [field, type] of [['encoder', entry.encoder.type], ['sink', entry.sink.type]] as const) {
-    const feature = featureOf(type);
-    if (feature) throw new HttpError(422, 'feature_not_built', `${entry.id}: ${field}.type: ${type} ${feature}`);
-  }
 }
 
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
