@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { describe, isMapping, show } from './problems.js';
+import { closest, describe, isMapping, show } from './problems.js';
 
 /** A decoder from unknown input; `hint` completes "missing required field" (for example the allowed values). */
 export class Codec<A> extends t.Type<A, unknown, unknown> {
@@ -141,6 +141,14 @@ export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A
   });
 }
 
+/** Completes "unknown field" for a key: by default, the closest field that is known there. */
+export type UnknownFieldHint = (key: string, known: readonly string[]) => string | undefined;
+
+export const didYouMean: UnknownFieldHint = (key, known) => {
+  const near = closest(key, known);
+  return near && `did you mean ${near}?`;
+};
+
 /**
  * Decodes the fields of mapping `u` one by one: unknown fields and missing `required` ones are
  * errors; `value` holds every field that decoded, so callers can go on checking the others.
@@ -150,13 +158,15 @@ export function decodeFields<P extends Props>(
   required: readonly (keyof P & string)[],
   u: Record<string, unknown>,
   c: t.Context,
+  hint: UnknownFieldHint = didYouMean,
 ): { value: Partial<Decoded<P>>; errors: t.Errors } {
   const entries: [string, unknown][] = [];
   const errors: t.Errors = [];
   for (const [key, raw] of Object.entries(u)) {
     const codec = Object.hasOwn(props, key) ? props[key] : undefined;
     if (!codec) {
-      errors.push(errorAt(u, c, key, 'unknown field'));
+      const more = hint(key, Object.keys(props));
+      errors.push(errorAt(u, c, key, `unknown field${more ? ` (${more})` : ''}`));
       continue;
     }
     const decoded = codec.validate(raw, t.appendContext(c, key, codec, raw));

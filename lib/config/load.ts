@@ -4,7 +4,7 @@
  * Every problem of the document is collected before a ConfigError is thrown.
  */
 import * as t from 'io-ts';
-import { decodeFields } from './combinators.js';
+import { decodeFields, didYouMean, type UnknownFieldHint } from './combinators.js';
 import { entryFields, fileFields, type EntryFields } from './codecs.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry } from './entry.js';
@@ -55,10 +55,11 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     const flat = validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
     return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
   }
-  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, [{ key: '', type: t.unknown, actual: document }]);
+  const context = [{ key: '', type: t.unknown, actual: document }];
+  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, context, misplacedField);
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
   const top = [
-    ...issuesOf(errors).map((issue) => problemAt(TOP, withEntryFieldHint(issue))),
+    ...issuesOf(errors).map((issue) => problemAt(TOP, issue)),
     ...defaults.issues.map((issue) => problemAt({ path: ['defaults'], label: 'defaults' }, issue)),
   ];
   const entries = validateEntries(value.scenarios ?? [], defaults, overrides, value.kind ?? 'runnable', (i) => ({
@@ -72,16 +73,14 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   return { file: { version, kind, ...(name !== undefined && { name }), ...(description !== undefined && { description }), scenarios }, problems: [] };
 }
 
-/** An entry field at the top of a v2 file is misplaced: say where it belongs. */
-function withEntryFieldHint(issue: Issue): Issue {
-  const [field] = issue.path;
-  if (issue.message !== 'unknown field' || issue.path.length !== 1) return issue;
-  if (Object.hasOwn(entryFields, field!)) return { ...issue, message: 'unknown field (an entry field: set it in a scenarios entry or in defaults)' };
-  if (PACK_FIELDS.includes(String(field))) {
-    return { ...issue, message: 'unknown field (a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>)' };
+/** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */
+const misplacedField: UnknownFieldHint = (key, known) => {
+  if (Object.hasOwn(entryFields, key)) return 'an entry field: set it in a scenarios entry or in defaults';
+  if (PACK_FIELDS.includes(key)) {
+    return 'a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>';
   }
-  return issue;
-}
+  return didYouMean(key, known);
+};
 
 function validateEntries(
   raws: readonly unknown[],

@@ -4,7 +4,7 @@
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
 import * as t from 'io-ts';
-import { Codec, decodeFields, invalidType, string, strict } from './combinators.js';
+import { Codec, decodeFields, didYouMean, invalidType, string, strict } from './combinators.js';
 import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
 import { parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
@@ -68,10 +68,10 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
     return { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a pack file), got ${describe(document)}` })] };
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
-  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context);
-  const problems = issuesOf(errors).map((issue) =>
-    problemAt(TOP, issue.path[0] === 'scenarios' && issue.path.length === 1 ? { ...issue, message: 'unknown field (a pack file lists metrics, not scenarios)' } : issue),
+  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context, (key, known) =>
+    key === 'scenarios' ? 'a pack file lists metrics, not scenarios' : didYouMean(key, known),
   );
+  const problems = issuesOf(errors).map((issue) => problemAt(TOP, issue));
 
   const metrics: PackMetric[] = [];
   const seen = new Map<string, number>();

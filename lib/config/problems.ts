@@ -104,3 +104,33 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
+
+/**
+ * The candidate closest to `word` (Damerau–Levenshtein distance, case ignored), when it is close
+ * enough to be a typo: one edit for names up to 5 characters, two beyond.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const allowed = candidate.length <= 5 ? 1 : 2;
+    // The distance is at least the difference in length: long keys cost nothing here.
+    if (Math.abs(candidate.length - word.length) > allowed) continue;
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= allowed && distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) turning `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      rows[i]![j] = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) rows[i]![j] = Math.min(rows[i]![j]!, rows[i - 2]![j - 2]! + 1);
+    }
+  }
+  return rows[a.length]![b.length]!;
+}

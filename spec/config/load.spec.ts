@@ -91,7 +91,7 @@ scenarios:
     );
     expect(found).to.deep.equal([
       'scenarios[0] (cpu_usage): rate: expected a number greater than 0, got 0',
-      'scenarios[1] (mem): ratee: unknown field',
+      'scenarios[1] (mem): ratee: unknown field (did you mean rate?)',
       'scenarios[2]: name: missing required field',
     ]);
   });
