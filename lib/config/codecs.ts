@@ -192,7 +192,7 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
 });
 
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));
-const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools });
+const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools, severity: oneOf(SEVERITIES) });
 
 const severityWeight = atMost(nonNegative, limits.MAX_SEVERITY_WEIGHT);
 const severityWeights = andThen(
