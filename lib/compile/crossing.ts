@@ -25,7 +25,7 @@ const MAX_WINDOWS = 10_000;
  * Steps (values computed, sine windows opened) the searches of one file may take together, so
  * that compiling a file of many `after` entries stays quick; beyond them the runtime decides.
  */
-export const CROSSING_STEPS = 10_000;
+export const CROSSING_STEPS = 5000;
 
 /** What is left of the steps the searches of one file may take. */
 export interface SearchBudget {

@@ -141,6 +141,9 @@ export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A
   });
 }
 
+/** Unknown fields of one mapping that get a hint. */
+const HINTED_UNKNOWN_FIELDS = 20;
+
 /** Completes "unknown field" for a key: by default, the closest field that is known there. */
 export type UnknownFieldHint = (key: string, known: readonly string[]) => string | undefined;
 
@@ -162,10 +165,12 @@ export function decodeFields<P extends Props>(
 ): { value: Partial<Decoded<P>>; errors: t.Errors } {
   const entries: [string, unknown][] = [];
   const errors: t.Errors = [];
+  let unknown = 0;
   for (const [key, raw] of Object.entries(u)) {
     const codec = Object.hasOwn(props, key) ? props[key] : undefined;
     if (!codec) {
-      const more = hint(key, Object.keys(props));
+      // A mapping full of unknown fields is the wrong document, not a typo: hints for the first few only.
+      const more = unknown++ < HINTED_UNKNOWN_FIELDS ? hint(key, Object.keys(props)) : undefined;
       errors.push(errorAt(u, c, key, `unknown field${more ? ` (${more})` : ''}`));
       continue;
     }

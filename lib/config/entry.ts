@@ -247,5 +247,7 @@ function normalise(fields: EntryFields): Entry {
 
 /** Drops absent optional fields, so a normalised entry carries no `key: undefined`. */
 function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const defined: Partial<T> = {};
+  for (const key in value) if (value[key] !== undefined) defined[key] = value[key];
+  return defined as T;
 }

@@ -20,7 +20,7 @@ export const MAX_TEXT_BYTES = 1024 * 1024;
  * has the whole 1 MiB.
  */
 export const MAX_YAML_BYTES = 128 * 1024;
-export const MAX_YAML_TOKENS = 10_000;
+export const MAX_YAML_TOKENS = 5000;
 /** Mappings and lists nested in one document. */
 export const MAX_DEPTH = 64;
 /** Alias expansions in one YAML document: enough for anchors shared by entries, too few for an alias bomb. */

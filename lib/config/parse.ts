@@ -4,7 +4,7 @@
  * `syntax` ConfigError, found before the cost is paid: a hostile body can neither block the
  * event loop for long nor exhaust memory, and no parser internals reach the message.
  */
-import { CST, Composer, Lexer, LineCounter, Parser, isScalar, visit, type Document } from 'yaml';
+import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, MAX_YAML_BYTES, MAX_YAML_TOKENS } from './limits.js';
 import { ConfigError, show } from './problems.js';
 
@@ -103,16 +103,24 @@ function* boundedTokens(source: string, lines: LineCounter, origin: string): Gen
 /** Keys repeated in one mapping (merge keys `<<` may repeat), with their positions. */
 function duplicateKeys(document: Document.Parsed, source: string, lines: LineCounter): string[] {
   const found: string[] = [];
-  visit(document, {
-    Map(_, map) {
+  // Nesting is at most MAX_DEPTH deep here: the recursion is bounded.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
       const seen = new Set<unknown>();
-      for (const { key } of map.items) {
-        if (!isScalar(key) || typeof key.value === 'symbol') continue;
-        if (seen.has(key.value)) found.push(`duplicate key ${show(key.value)} at ${position(source, key.range?.[0] ?? 0, lines)}`);
-        seen.add(key.value);
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && typeof key.value !== 'symbol') {
+          if (seen.has(key.value)) found.push(`duplicate key ${show(key.value)} at ${position(source, key.range?.[0] ?? 0, lines)}`);
+          seen.add(key.value);
+        } else {
+          walk(key);
+        }
+        walk(value);
       }
-    },
-  });
+    } else if (isSeq(node)) {
+      node.items.forEach(walk);
+    }
+  };
+  walk(document.contents);
   return found;
 }
 
