@@ -22,7 +22,6 @@ import {
   shareReplay,
   switchMap,
   take,
-  tap,
   withLatestFrom,
   type Observable,
 } from 'rxjs';
@@ -114,10 +113,12 @@ export function startScenario(entries: readonly Entry[], options: ScenarioRunOpt
     return begin.pipe(
       take(1),
       switchMap(() => anchor.pipe(take(1))),
-      tap(() => {
-        const now = scheduler.now();
-        startedAt.set(entry.id, now);
-        starts.get(entry.id)?.next(now);
+      // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
+      // its tick 0, and what entries waiting for it count from, are the same instant.
+      map((stamp): Anchor => (start) => {
+        startedAt.set(entry.id, start);
+        starts.get(entry.id)?.next(start);
+        return stamp(start);
       }),
     );
   };
