@@ -33,8 +33,8 @@ const heavy = (i: number) =>
     name: 'm',
     rate: 1,
     generator: { type: 'constant', value: 1 },
-    labels: labels(20),
-    dynamic_labels: Array.from({ length: 16 }, (_, k) => ({ key: `d${k}`, cardinality: 1 })),
+    labels: labels(2),
+    dynamic_labels: Array.from({ length: 16 }, (_, k) => ({ key: `d${k}`, cardinality: 2 })),
     cardinality_spikes: Array.from({ length: 8 }, (_, k) => ({ label: `s${k}`, every: '1m', for: '1s', cardinality: 1 })),
   });
 
@@ -51,15 +51,15 @@ const cases: Record<string, [string, 'yaml' | 'json']> = {
   'YAML 128 KiB of double-quoted text': [`a: "${'x'.repeat(128 * 1024 - 10)}"`, 'yaml'],
   'YAML entries at 5000 tokens': [fill('version: 2\nkind: runnable\nscenarios:\n', (i) => `- ${entry(i)}\n`, '', 15_000), 'yaml'],
   'JSON nesting past 64 levels (1 MiB)': ['['.repeat(MiB / 2) + ']'.repeat(MiB / 2), 'json'],
-  'JSON 1000 entries': [json(Array.from({ length: 1000 }, (_, i) => entry(i))), 'json'],
-  'JSON 1000 entries, labels, 16 dynamic labels, 8 spikes': [json(Array.from({ length: 1000 }, (_, i) => heavy(i))), 'json'],
-  'JSON 1 MiB of entries (past 1000)': [fill('{"version":2,"kind":"runnable","scenarios":[', (i) => `${entry(i)},`, `${entry(-1)}]}`), 'json'],
+  'JSON 500 entries': [json(Array.from({ length: 500 }, (_, i) => entry(i))), 'json'],
+  'JSON 500 entries, 16 dynamic labels, 8 spikes each': [json(Array.from({ length: 500 }, (_, i) => heavy(i))), 'json'],
+  'JSON 1 MiB of entries (past 500)': [fill('{"version":2,"kind":"runnable","scenarios":[', (i) => `${entry(i)},`, `${entry(-1)}]}`), 'json'],
   'JSON 1 MiB sequence values': [`{"signal_type":"metrics","name":"m","rate":1,"generator":{"type":"sequence","values":[${'1,'.repeat(MiB / 2 - 100)}1]}}`, 'json'],
-  'JSON 500 sine crossings (after)': [json(Array.from({ length: 500 }, (_, i) => sineAfter(i))), 'json'],
-  'JSON after chain of 1000': [
+  'JSON 250 sine crossings (after)': [json(Array.from({ length: 250 }, (_, i) => sineAfter(i))), 'json'],
+  'JSON after chain of 500': [
     json(
       Array.from(
-        { length: 1000 },
+        { length: 500 },
         (_, i) => `{"id":"c${i}","signal_type":"metrics","name":"m","rate":1,"generator":{"type":"step","step_size":1}${i ? `,"after":{"ref":"c${i - 1}","op":">","value":1}` : ''}}`,
       ),
     ),

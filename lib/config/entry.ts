@@ -166,16 +166,28 @@ function samplesExplained(shape: { signal_type: SignalType; buckets: readonly nu
 /**
  * Distinct label sets the labels operator makes (operators/labels.ts): tick n takes value
  * n mod cardinality of every rotating label and of every spike inside its window, so with the
- * spikes of S present the sets repeat every lcm of those cardinalities. Stops counting past
- * the limit.
+ * spikes of S present the sets repeat every lcm of those cardinalities; the count is the sum of
+ * those periods over every S, counted spike by spike as how many subsets give each period (at
+ * most 2^8 periods: cardinality_spikes holds at most 8).
  */
 function labelSets(dynamic: readonly DynamicLabel[], spikes: readonly CardinalitySpike[]): number {
   const rotating = dynamic.reduce((period, d) => lcm(period, d.form === 'list' ? d.values.length : d.cardinality), 1);
-  let total = 0;
-  for (let present = 0; present < 2 ** spikes.length && total <= MAX_SERIES; present++) {
-    total += spikes.reduce((period, spike, i) => (present & (1 << i) ? lcm(period, spike.cardinality) : period), rotating);
+  let subsets = new Map([[rotating, 1]]);
+  for (const spike of spikes) {
+    const next = new Map(subsets);
+    for (const [period, count] of subsets) {
+      const present = lcm(period, spike.cardinality);
+      next.set(present, (next.get(present) ?? 0) + count);
+    }
+    subsets = next;
   }
-  return Math.min(total, COUNTED);
+  return Math.min(total(subsets), COUNTED);
+}
+
+function total(subsets: ReadonlyMap<number, number>): number {
+  let sum = 0;
+  for (const [period, count] of subsets) sum += period * count;
+  return sum;
 }
 
 /** Label sets are counted exactly up to here. */

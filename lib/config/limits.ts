@@ -25,8 +25,8 @@ export const MAX_YAML_TOKENS = 5000;
 export const MAX_DEPTH = 64;
 /** Alias expansions in one YAML document: enough for anchors shared by entries, too few for an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
-/** Entries of one file, and entries once packs are expanded. */
-export const MAX_ENTRIES = 1000;
+/** Entries of one file, and entries once packs are expanded: validating them stays quick. */
+export const MAX_ENTRIES = 500;
 /** Scenario and pack files below one catalog directory. */
 export const MAX_CATALOG_FILES = 1000;
 

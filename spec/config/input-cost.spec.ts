@@ -72,9 +72,9 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       expect(refusal([...keys, 'k899: 2'].join('\n'))).to.deep.equal({ kind: 'syntax', message: 'invalid YAML: duplicate key "k899" at line 901, column 1' });
     });
 
-    it('refuses more than 1000 entries before validating any of them', () => {
+    it('refuses more than 500 entries before validating any of them', () => {
       const entries = Array.from({ length: 372_000 }, () => 0);
-      expect(refusal(v2(entries), 'json')).to.deep.equal({ kind: 'invalid', message: 'scenarios: expected at most 1000 entries, got 372000' });
+      expect(refusal(v2(entries), 'json')).to.deep.equal({ kind: 'invalid', message: 'scenarios: expected at most 500 entries, got 372000' });
     });
   });
 
