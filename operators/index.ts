@@ -13,6 +13,7 @@ export * from './batch.js';
 export * from './window.js';
 export * from './rate-schedule.js';
 export * from './ticks.js';
+export * from './long-timer.js';
 export * from './generate.js';
 export * from './generate-logs.js';
 export * from './observe.js';

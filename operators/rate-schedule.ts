@@ -5,6 +5,16 @@ export interface Burst extends Window {
   readonly multiplier: number;
 }
 
+/** The integral of the rate is within a slot or two of the count: settling never takes more steps. */
+const MAX_SETTLE = 1024;
+/** Slot numbers stay exact integers up to here, settling included. */
+const MAX_SLOT = Number.MAX_SAFE_INTEGER - MAX_SETTLE;
+
+/** Throws once settling takes more steps than rounding can explain. */
+function settling(step: number): void {
+  if (step >= MAX_SETTLE) throw new RangeError('slot counting did not settle: the schedule disagrees with itself');
+}
+
 /**
  * When each emission slot of an entry is due. Slot n is due at `timeOf(n)` milliseconds after
  * the entry start, an absolute deadline: however late a wake-up is, no drift accumulates.
@@ -26,6 +36,10 @@ export class RateSchedule {
   ) {
     if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`rate must be a positive finite number, got ${rate}`);
     this.perMs = rate / 1000;
+    // A rate so small that its per-millisecond figure underflows would put every slot at infinity.
+    if (!(this.perMs > 0) || (burst && !(this.perMs * burst.multiplier > 0 && Number.isFinite(this.perMs * burst.multiplier)))) {
+      throw new RangeError(`rate ${rate}${burst ? ` × ${burst.multiplier}` : ''} is outside the range a schedule can represent`);
+    }
     this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
     this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
   }
@@ -78,10 +92,14 @@ export class RateSchedule {
     if (offset === Infinity) return Infinity;
     const due = (n: number) => (inclusive ? this.timeOf(n) <= offset : this.timeOf(n) < offset);
     // Start from the integral of the rate, then settle with timeOf itself so that counting
-    // and scheduling agree to the last floating-point bit.
-    let n = Math.max(0, Math.ceil(this.integral(offset)));
-    while (n > 0 && !due(n - 1)) n--;
-    while (due(n)) n++;
+    // and scheduling agree to the last floating-point bit. Past 2^53, n + 1 === n: stop there.
+    const estimate = Math.max(0, Math.ceil(this.integral(offset)));
+    if (!(estimate <= MAX_SLOT)) {
+      throw new RangeError(`more than 2^53 slots fall due within ${offset} ms at ${this.rate} events/s: slot numbers would no longer be exact`);
+    }
+    let n = estimate;
+    for (let step = 0; n > 0 && !due(n - 1); step++, n--) settling(step);
+    for (let step = 0; due(n); step++, n++) settling(step);
     return n;
   }
 

@@ -1,5 +1,6 @@
 import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { TickBatch } from './batch.js';
+import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
 import type { RateSchedule } from './rate-schedule.js';
 
 export interface TicksOptions {
@@ -15,9 +16,6 @@ export interface TicksOptions {
   /** While the latest value is true nothing is emitted; ticks that fell due meanwhile are caught up. */
   paused?: Observable<boolean>;
 }
-
-/** Node clamps longer timer delays to 1 ms; a longer wait is taken in several wake-ups. */
-const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * The timer of an entry: turns rate schedules into batches of due ticks.
@@ -75,7 +73,18 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         return size === maxBatch;
       };
 
-      const wake = () => {
+      // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
+      const guarded =
+        <A extends unknown[]>(work: (...args: A) => void) =>
+        (...args: A): void => {
+          try {
+            work(...args);
+          } catch (error) {
+            subscriber.error(error);
+          }
+        };
+
+      const wake = guarded(() => {
         pending = undefined;
         if (paused || subscriber.closed) return;
         const now = elapsed();
@@ -88,13 +97,13 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           // Every slot before the end was emitted, or the run time is over and a shortfall
           // the rate could not sustain is dropped: either way the entry ends at its duration.
           if (now >= duration) subscriber.complete();
-          else pending = scheduler.schedule(() => subscriber.complete(), duration - now);
+          else pending = longTimer(duration - now, scheduler).subscribe(() => subscriber.complete());
           return;
         }
         if (paused) return;
-        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(next) - now), MAX_DELAY);
+        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(next) - now), MAX_TIMER_DELAY);
         pending = scheduler.schedule(wake, Math.max(0, delay));
-      };
+      });
 
       const wakeSoon = () => {
         if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
@@ -109,11 +118,11 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       });
 
       const schedules = source.subscribe({
-        next: (value) => {
+        next: guarded((value: RateSchedule) => {
           if (!schedule) {
             start = scheduler.now();
             anchor = anchorOf(start);
-            if (duration !== Infinity) deadline = scheduler.schedule(() => (paused ? subscriber.complete() : wake()), duration);
+            if (duration !== Infinity) deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
           } else {
             emitDue(elapsed());
             next = value.slotsBefore(elapsed());
@@ -123,7 +132,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           pending?.unsubscribe();
           pending = undefined;
           wake();
-        },
+        }),
         error: (err) => subscriber.error(err),
       });
 

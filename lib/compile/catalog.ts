@@ -3,12 +3,14 @@
  * by its top-level `name`, else by its file name without the extension. `svc run @name` and
  * `pack: <name>` resolve through it (packs: after the built-in ones).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
+import { MAX_CATALOG_FILES } from '../config/limits.js';
 import { loadScenario } from '../config/load.js';
 import { parseText } from '../config/parse.js';
+import { readTextFile } from '../config/read.js';
 import { ConfigError, isMapping } from '../config/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
 
@@ -69,6 +71,11 @@ export class Catalog {
       ]);
     }
     const files = await listFiles(dir);
+    if (files.length > MAX_CATALOG_FILES) {
+      throw new ConfigError('invalid', dir, [
+        { path: '', message: `the catalog holds more than ${MAX_CATALOG_FILES} scenario and pack files, the limit; split it into several directories` },
+      ]);
+    }
     const loaded = await Promise.all(files.map((path) => loadItem(path)));
     loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
     return new Catalog(dir, loaded);
@@ -138,13 +145,16 @@ export class Catalog {
   }
 }
 
-/** Scenario and pack files below `dir`, skipping hidden entries and not following directory links. */
-async function listFiles(dir: string): Promise<string[]> {
-  const found: string[] = [];
+/**
+ * Scenario and pack files below `dir`, skipping hidden entries and not following directory links;
+ * the listing stops one file past the limit.
+ */
+async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (found.length > MAX_CATALOG_FILES) break;
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...(await listFiles(path)));
+    if (entry.isDirectory()) await listFiles(path, found);
     else if ((entry.isFile() || entry.isSymbolicLink()) && EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
   }
   return found;
@@ -155,7 +165,7 @@ async function loadItem(path: string): Promise<Loaded> {
   let text = '';
   let document: unknown;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readTextFile(path, 'catalog file');
     document = parseText(text, /\.json$/i.test(path) ? 'json' : 'yaml', path);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);

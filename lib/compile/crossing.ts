@@ -21,12 +21,24 @@ export type Crossing =
 
 /** Sine windows looked at before giving the question to the runtime. */
 const MAX_WINDOWS = 10_000;
+/**
+ * Steps (values computed, sine windows opened) the searches of one file may take together, so
+ * that compiling a file of many `after` entries stays quick; beyond them the runtime decides.
+ */
+export const CROSSING_STEPS = 5000;
+
+/** What is left of the steps the searches of one file may take. */
+export interface SearchBudget {
+  left: number;
+}
 /** Tick numbers stay exact integers below this. */
 const MAX_TICK = 2 ** 52;
+/** Ticks looked at in one sine window: the first inside it holds unless rounding sits on its edge. */
+const MAX_WINDOW_TICKS = 1000;
 /** Ticks a step estimate may move while settling on the generator's own values. */
 const MAX_SETTLE = 1000;
 
-export function firstCrossing(watched: Entry, after: After): Crossing {
+export function firstCrossing(watched: Entry, after: After, budget: SearchBudget = { left: CROSSING_STEPS }): Crossing {
   if (watched.jitter) return { kind: 'runtime', reason: `${watched.id} has jitter ±${watched.jitter}` };
   const config = watched.generator;
   if (!config) return { kind: 'runtime', reason: `${watched.id} has no value generator` };
@@ -48,12 +60,20 @@ export function firstCrossing(watched: Entry, after: After): Crossing {
     return { kind: 'tick', tick, offset: schedule.timeOf(tick), value: valueAt(tick) };
   };
   const never = (reason: string): Crossing => ({ kind: 'never', reason });
+  const spent: Crossing = { kind: 'runtime', reason: 'svc stopped looking for the crossing before running (the file has many after entries to work out)' };
+  /** Takes `steps` from the budget; false when it has not got them. */
+  const spend = (steps: number): boolean => {
+    if (steps > budget.left) return false;
+    budget.left -= steps;
+    return true;
+  };
 
   if (holds(valueAt(0))) return found(0);
   switch (config.type) {
     case 'constant':
       return never(`(constant ${config.value})`);
     case 'sequence': {
+      if (!spend(config.values.length)) return spent;
       const i = config.values.findIndex(holds);
       return i < 0 ? never(`(sequence values from ${Math.min(...config.values)} to ${Math.max(...config.values)})`) : found(i);
     }
@@ -69,6 +89,7 @@ export function firstCrossing(watched: Entry, after: After): Crossing {
       let n = estimate;
       for (let moves = 0; moves < MAX_SETTLE && n > 1 && holds(valueAt(n - 1)); moves++) n--;
       for (let moves = 0; moves < MAX_SETTLE && !holds(valueAt(n)); moves++) n++;
+      if (!spend(Math.abs(n - estimate))) return spent;
       return holds(valueAt(n)) ? found(n) : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
     }
     case 'sine': {
@@ -84,14 +105,20 @@ export function firstCrossing(watched: Entry, after: After): Crossing {
       const period = config.period_secs * 1000;
       const msPerRadian = period / (2 * Math.PI);
       const limit = watched.duration ?? Infinity;
+      // Beyond tick 2^52 slot numbers stop being exact: leave such a far crossing to the runtime.
+      const horizon = schedule.timeOf(MAX_TICK);
       for (let k = 0; k < MAX_WINDOWS; k++) {
         const from = lo * msPerRadian + k * period;
         const to = hi * msPerRadian + k * period;
         if (from >= limit) return never(`before it stops (duration ${formatMs(limit)}) ${range}`);
+        if (from >= horizon) break;
         // The first slot after the window opens; one before it too, in case rounding put it inside.
-        for (let n = Math.max(0, schedule.slotsDueBy(from) - 1); schedule.timeOf(n) <= to; n++) {
+        const first = Math.max(0, schedule.slotsDueBy(from) - 1);
+        for (let n = first; n < first + MAX_WINDOW_TICKS && schedule.timeOf(n) <= to; n++) {
+          if (!spend(1)) return spent;
           if (holds(valueAt(n))) return found(n);
         }
+        if (!spend(1)) return spent;
       }
       return { kind: 'runtime', reason: `${watched.id}'s ticks rarely fall where it is ${direction} ${after.value} ${range}` };
     }

@@ -42,7 +42,9 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   entries.forEach((entry, i) => {
     if (entry.after || watched.has(entry.id)) {
       const r = root(i);
-      sets.set(r, [...(sets.get(r) ?? []), i]);
+      const set = sets.get(r);
+      if (set) set.push(i);
+      else sets.set(r, [i]);
     }
   });
 
@@ -70,7 +72,12 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   }
 
   const members = new Map<string, number[]>();
-  groupOf.forEach((group, i) => group !== undefined && members.set(group, [...(members.get(group) ?? []), i]));
+  groupOf.forEach((group, i) => {
+    if (group === undefined) return;
+    const indexes = members.get(group);
+    if (indexes) indexes.push(i);
+    else members.set(group, [i]);
+  });
   const groups: ClockGroup[] = [];
   for (const [name, indexes] of members) {
     const reference = entries[indexes[0]!]!.start_time;

@@ -8,7 +8,7 @@ import { ConfigError, problemAt, type Issue, type Place, type Problem } from '..
 import { referenceIssues } from '../config/references.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from './catalog.js';
-import { firstCrossing, type Crossing } from './crossing.js';
+import { CROSSING_STEPS, firstCrossing, type Crossing } from './crossing.js';
 import { formatMs } from './format.js';
 import { assignClockGroups, type ClockGroup } from './groups.js';
 import { expandPacks, type PackOrigin } from './packs.js';
@@ -82,6 +82,8 @@ function startTimings(entries: readonly Entry[]): { starts: StartTiming[]; issue
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
   const starts: StartTiming[] = [];
   const issues: { index: number; issue: Issue }[] = [];
+  // One budget for the crossing searches of the whole file.
+  const budget = { left: CROSSING_STEPS };
   const startOf = (i: number): StartTiming => {
     const known = starts[i];
     if (known) return known;
@@ -90,7 +92,7 @@ function startTimings(entries: readonly Entry[]): { starts: StartTiming[]; issue
     // References are acyclic here (checked before), so the recursion ends.
     const watchedIndex = byId.get(entry.after.ref)!;
     const watched = entries[watchedIndex]!;
-    const crossing = firstCrossing(watched, entry.after);
+    const crossing = firstCrossing(watched, entry.after, budget);
     const watchedAt = startOf(watchedIndex).at;
     const { ref, op, value } = entry.after;
     const condition = `${ref} ${op} ${value}`;

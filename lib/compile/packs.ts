@@ -6,6 +6,7 @@
  * Labels, later ones winning: the pack's `shared_labels`, the metric's `labels`, the entry's
  * `labels`, the metric's `overrides.<name>.labels`. Generator: the override's, else the metric's.
  */
+import { MAX_ENTRIES } from '../config/limits.js';
 import type { Issue } from '../config/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
@@ -49,19 +50,29 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
   const sources: number[] = [];
   const issues: { index: number; issue: Issue }[] = [];
 
-  entries.forEach((entry, index) => {
+  /** False, with an issue, when `size` more entries would pass the limit: expansion stops there. */
+  const room = (index: number, size: number, what: string): boolean => {
+    if (out.length + size <= MAX_ENTRIES) return true;
+    const message = `${what} brings this file to more than ${MAX_ENTRIES} entries once packs are expanded; the limit is ${MAX_ENTRIES}`;
+    issues.push({ index, issue: { path: what === 'this entry' ? [] : ['pack'], message } });
+    return false;
+  };
+
+  for (const [index, entry] of entries.entries()) {
     if (entry.pack === undefined) {
+      if (!room(index, 1, 'this entry')) break;
       out.push(entry);
       origins.push(undefined);
       sources.push(index);
-      return;
+      continue;
     }
     const found = findPack(entry.pack, catalog);
     if (!found) {
       issues.push({ index, issue: { path: ['pack'], message: unknownPack(entry.pack, catalog) } });
-      return;
+      continue;
     }
     const { pack, source } = found;
+    if (!room(index, pack.metrics.length, `the pack "${pack.name}"`)) break;
     const known = new Set(pack.metrics.map((m) => m.name));
     for (const name of Object.keys(entry.overrides ?? {})) {
       if (!known.has(name)) {
@@ -76,7 +87,7 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
       origins.push({ entry: entry.id, pack: pack.name, metric: metric.name, source });
       sources.push(index);
     }
-  });
+  }
   return { entries: out, origins, sources, issues };
 }
 

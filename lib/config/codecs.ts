@@ -10,6 +10,8 @@ import { isMapping, show } from './problems.js';
 import {
   Codec,
   andThen,
+  atLeast,
+  atMost,
   boolean,
   failAt,
   integer,
@@ -30,6 +32,7 @@ import {
   tagged,
   type Decoded,
 } from './combinators.js';
+import * as limits from './limits.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalType, StartTime } from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
@@ -58,9 +61,27 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A): 
   });
 }
 
-/** Milliseconds. */
-export const duration = parsed('duration', 'a duration string such as "30s"', parseDuration);
-export const startTime: Codec<StartTime> = parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime);
+/** Milliseconds, at most `max` (written `shown` in messages). */
+function durationUpTo(max: number, shown: string): Codec<number> {
+  return andThen(parsed('duration', 'a duration string such as "30s"', parseDuration), (ms, u, c) =>
+    ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${shown}, got ${show(u)}`),
+  );
+}
+
+/** `duration`, `phase_offset`, `after.delay` and window lengths. */
+export const duration = durationUpTo(limits.MAX_DURATION_MS, '8760h (365 days)');
+const backoff = durationUpTo(limits.MAX_BACKOFF_MS, '1h');
+
+export const startTime: Codec<StartTime> = andThen(
+  parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime),
+  (start, u, c) =>
+    start.kind === 'relative' && Math.abs(start.offsetMs) > limits.MAX_START_OFFSET_MS
+      ? t.failure(u, c, `expected an offset up to 36500d (100 years) either way, got ${show(u)}`)
+      : t.success(start),
+);
+
+/** An integer from 1 to `max`. */
+const countUpTo = (max: number) => atMost(positiveInteger, max);
 
 export const metricName = matching(NAME_PATTERN, 'a name');
 export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
@@ -98,13 +119,15 @@ function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unk
 }
 
 export const gaps = andThen(strict('gaps', { every: duration, for: duration }), shorterThanEvery);
-export const bursts = andThen(strict('bursts', { every: duration, for: duration, multiplier: positive }), shorterThanEvery);
+const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER);
+export const bursts = andThen(strict('bursts', { every: duration, for: duration, multiplier }), shorterThanEvery);
+const cardinality = countUpTo(limits.MAX_CARDINALITY);
 
 export const cardinalitySpike = andThen(
   andThen(
     strict(
       'cardinality spike',
-      { label: labelKey, every: duration, for: duration, cardinality: positiveInteger },
+      { label: labelKey, every: duration, for: duration, cardinality },
       { strategy: oneOf(['counter', 'random']), prefix: string, seed: integer },
     ),
     shorterThanEvery,
@@ -122,7 +145,7 @@ export const cardinalitySpike = andThen(
 );
 
 export const dynamicLabel = andThen(
-  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality: positiveInteger, values: list(string, { nonEmpty: true }) }),
+  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
   (d, u, c): t.Validation<DynamicLabel> => {
     if (d.cardinality !== undefined && d.values !== undefined) {
       return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
@@ -137,7 +160,7 @@ export const dynamicLabel = andThen(
   },
 );
 
-export const dynamicLabels = andThen(list(dynamicLabel), (all, u, c) => {
+export const dynamicLabels = andThen(list(dynamicLabel, { max: limits.MAX_DYNAMIC_LABELS }), (all, u, c) => {
   const first = new Map<string, number>();
   for (const [i, label] of all.entries()) {
     const seen = first.get(label.key);
@@ -152,23 +175,28 @@ export const dynamicLabels = andThen(list(dynamicLabel), (all, u, c) => {
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
   sine: andThen(
-    strict('sine generator', { type: oneOf(['sine']), amplitude: number, period_secs: positive }, { offset: number }),
+    strict(
+      'sine generator',
+      { type: oneOf(['sine']), amplitude: number, period_secs: atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS) },
+      { offset: number },
+    ),
     (g) => t.success({ type: 'sine' as const, amplitude: g.amplitude, period_secs: g.period_secs, offset: g.offset ?? 0 }),
   ),
   step: andThen(strict('step generator', { type: oneOf(['step']), step_size: number }, { start: number }), (g) =>
     t.success({ type: 'step' as const, start: g.start ?? 0, step_size: g.step_size }),
   ),
   sequence: andThen(
-    strict('sequence generator', { type: oneOf(['sequence']), values: list(number, { nonEmpty: true }) }, { repeat: boolean }),
+    strict('sequence generator', { type: oneOf(['sequence']), values: list(number, { nonEmpty: true, max: limits.MAX_SEQUENCE_VALUES }) }, { repeat: boolean }),
     (g): t.Validation<GeneratorConfig> => t.success({ type: 'sequence', values: g.values, repeat: g.repeat ?? true }),
   ),
 });
 
-const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true }));
-const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools });
+const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));
+const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools, severity: oneOf(SEVERITIES) });
 
+const severityWeight = atMost(nonNegative, limits.MAX_SEVERITY_WEIGHT);
 const severityWeights = andThen(
-  strict('severity weights', {}, Object.fromEntries(SEVERITIES.map((s) => [s, nonNegative])) as Record<Severity, typeof nonNegative>),
+  strict('severity weights', {}, Object.fromEntries(SEVERITIES.map((s) => [s, severityWeight])) as Record<Severity, typeof severityWeight>),
   (weights, u, c) =>
     Object.values(weights).some((w) => w > 0) ? t.success(weights) : t.failure(u, c, 'expected at least one weight greater than 0'),
 );
@@ -177,7 +205,7 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   template: andThen(
     strict(
       'template log generator',
-      { type: oneOf(['template']), templates: list(logTemplate, { nonEmpty: true }) },
+      { type: oneOf(['template']), templates: list(logTemplate, { nonEmpty: true, max: limits.MAX_TEMPLATES }) },
       { field_pools: fieldPools, severity_weights: severityWeights, seed: integer },
     ),
     // A placeholder without a pool stays literal in the message (issue 3): no check here.
@@ -209,9 +237,9 @@ function increasing(what: string) {
   };
 }
 
-export const buckets = andThen(list(number, { nonEmpty: true }), increasing('bucket'));
+export const buckets = andThen(list(number, { nonEmpty: true, max: limits.MAX_BUCKETS }), increasing('bucket'));
 export const quantiles = andThen(
-  list(numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'), { nonEmpty: true }),
+  list(numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'), { nonEmpty: true, max: limits.MAX_QUANTILES }),
   increasing('quantile'),
 );
 
@@ -237,7 +265,7 @@ export const encoder = tagged('encoder', {
 });
 
 const retry = andThen(
-  strict('retry', { max_attempts: positiveInteger }, { initial_backoff: duration, max_backoff: duration }),
+  strict('retry', { max_attempts: countUpTo(limits.MAX_RETRY_ATTEMPTS) }, { initial_backoff: backoff, max_backoff: backoff }),
   (r, u, c) =>
     r.initial_backoff !== undefined && r.max_backoff !== undefined && r.max_backoff < r.initial_backoff
       ? failAt(u, c, 'max_backoff', `expected a duration no shorter than initial_backoff (${show((u as Record<string, unknown>).initial_backoff)}), got ${show((u as Record<string, unknown>).max_backoff)}`)
@@ -265,7 +293,7 @@ const saslMechanism = new Codec<'plain' | 'scram-sha-256' | 'scram-sha-512'>(
   'allowed: plain, scram-sha-256, scram-sha-512',
 );
 
-const batchSize = positiveInteger;
+const batchSize = countUpTo(limits.MAX_BATCH_SIZE);
 
 export const sink = tagged('sink', {
   stdout: strict('stdout sink', { type: oneOf(['stdout']) }),
@@ -280,7 +308,7 @@ export const sink = tagged('sink', {
   logstore: strict(
     'logstore sink',
     { type: oneOf(['logstore']), url: httpUrl },
-    { max_streams_per_push: positiveInteger, batch_size: batchSize, headers, retry },
+    { max_streams_per_push: countUpTo(limits.MAX_STREAMS_PER_PUSH), batch_size: batchSize, headers, retry },
   ),
   remote_write: strict('remote_write sink', { type: oneOf(['remote_write']), url: httpUrl }, { batch_size: batchSize, headers, retry }),
   // signal_type may be left out: the entry's signal decides it (entry.ts).
@@ -311,7 +339,7 @@ export const entryFields = {
   id: nonEmptyString,
   signal_type: oneOf(SIGNAL_TYPES),
   name: metricName,
-  rate: positive,
+  rate: atMost(atLeast(positive, limits.MIN_RATE, ' events per second'), limits.MAX_RATE, ' events per second'),
   duration,
   start_time: startTime,
   generator,
@@ -319,7 +347,7 @@ export const entryFields = {
   distribution,
   buckets,
   quantiles,
-  observations_per_tick: positiveInteger,
+  observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK),
   seed: integer,
   encoder,
   sink,
@@ -332,7 +360,7 @@ export const entryFields = {
   help: string,
   gaps,
   bursts,
-  cardinality_spikes: list(cardinalitySpike),
+  cardinality_spikes: list(cardinalitySpike, { max: limits.MAX_CARDINALITY_SPIKES }),
   phase_offset: duration,
   clock_group: nonEmptyString,
   after,
@@ -366,6 +394,7 @@ export const fileFields = {
   defaults: mapping,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
+    if (u.length > limits.MAX_ENTRIES) return t.failure(u, c, `expected at most ${limits.MAX_ENTRIES} entries, got ${u.length}`);
     return u.length ? t.success(u) : t.failure(u, c, 'expected at least one entry, got an empty list');
   }),
 };

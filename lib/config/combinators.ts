@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { describe, isMapping, show } from './problems.js';
+import { closest, describe, isMapping, show } from './problems.js';
 
 /** A decoder from unknown input; `hint` completes "missing required field" (for example the allowed values). */
 export class Codec<A> extends t.Type<A, unknown, unknown> {
@@ -65,6 +65,16 @@ export function numberWhere(test: (n: number) => boolean, expected: string): Cod
   return andThen(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`)));
 }
 
+/** `codec`, no greater than `max` (`unit` follows the number in the message). */
+export function atMost(codec: Codec<number>, max: number, unit = ''): Codec<number> {
+  return andThen(codec, (n, u, c) => (n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`)));
+}
+
+/** `codec`, no less than `min`. */
+export function atLeast(codec: Codec<number>, min: number, unit = ''): Codec<number> {
+  return andThen(codec, (n, u, c) => (n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`)));
+}
+
 export const positive = numberWhere((n) => n > 0, 'a number greater than 0');
 export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0');
 export const integer = numberWhere(Number.isSafeInteger, 'an integer');
@@ -96,10 +106,12 @@ export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u
   );
 }
 
-export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean } = {}): Codec<A[]> {
+/** A list of `item`; `max` bounds its length, checked before any item is. */
+export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean; max?: number } = {}): Codec<A[]> {
   return new Codec<A[]>(`list of ${item.name}`, (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list');
     if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
+    if (options.max !== undefined && u.length > options.max) return t.failure(u, c, `expected at most ${options.max} items, got ${u.length}`);
     const values: A[] = [];
     const errors: t.Errors = [];
     u.forEach((element, i) => {
@@ -129,6 +141,17 @@ export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A
   });
 }
 
+/** Unknown fields of one mapping that get a hint. */
+const HINTED_UNKNOWN_FIELDS = 20;
+
+/** Completes "unknown field" for a key: by default, the closest field that is known there. */
+export type UnknownFieldHint = (key: string, known: readonly string[]) => string | undefined;
+
+export const didYouMean: UnknownFieldHint = (key, known) => {
+  const near = closest(key, known);
+  return near && `did you mean ${near}?`;
+};
+
 /**
  * Decodes the fields of mapping `u` one by one: unknown fields and missing `required` ones are
  * errors; `value` holds every field that decoded, so callers can go on checking the others.
@@ -138,13 +161,17 @@ export function decodeFields<P extends Props>(
   required: readonly (keyof P & string)[],
   u: Record<string, unknown>,
   c: t.Context,
+  hint: UnknownFieldHint = didYouMean,
 ): { value: Partial<Decoded<P>>; errors: t.Errors } {
   const entries: [string, unknown][] = [];
   const errors: t.Errors = [];
+  let unknown = 0;
   for (const [key, raw] of Object.entries(u)) {
     const codec = Object.hasOwn(props, key) ? props[key] : undefined;
     if (!codec) {
-      errors.push(errorAt(u, c, key, 'unknown field'));
+      // A mapping full of unknown fields is the wrong document, not a typo: hints for the first few only.
+      const more = unknown++ < HINTED_UNKNOWN_FIELDS ? hint(key, Object.keys(props)) : undefined;
+      errors.push(errorAt(u, c, key, `unknown field${more ? ` (${more})` : ''}`));
       continue;
     }
     const decoded = codec.validate(raw, t.appendContext(c, key, codec, raw));

@@ -2,8 +2,10 @@
 import * as t from 'io-ts';
 import { decodeFields } from './combinators.js';
 import { entryFields, type EntryField, type EntryFields } from './codecs.js';
-import { issuesOf, show, type Issue } from './problems.js';
-import type { EncoderConfig, Entry, MetricType, SignalType, SinkConfig } from './types.js';
+import { featureOf } from '../features.js';
+import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesPerEvent } from './limits.js';
+import { isMapping, issuesOf, show, type Issue } from './problems.js';
+import type { CardinalitySpike, DynamicLabel, EncoderConfig, Entry, MetricType, SignalType, SinkConfig } from './types.js';
 
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
@@ -60,7 +62,7 @@ export function decodeEntry(raw: Record<string, unknown>): DecodedEntry {
 function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   const has = (key: EntryField): boolean => Object.hasOwn(raw, key);
-  const add = (path: Issue['path'], message: string): void => void issues.push({ path, message });
+  const add = (path: Issue['path'], message: string, code?: Issue['code']): void => void issues.push({ path, message, ...(code && { code }) });
 
   if (has('pack')) {
     if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
@@ -80,6 +82,15 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   }
   const source = SOURCE_FIELD[signal];
   if (!has(source) && !(source === 'generator' && has('pack'))) add([source], `missing required field (a ${signal} entry needs it)`);
+  issues.push(...costIssues(fields, signal));
+
+  // Where a run would fail first: validation refuses what this build cannot run (whatever else
+  // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
+  for (const field of ['encoder', 'sink'] as const) {
+    const type = isMapping(raw[field]) ? raw[field].type : undefined;
+    const missing = typeof type === 'string' && featureOf(type);
+    if (missing) add([field, 'type'], `${type} ${missing}`, 'feature_not_built');
+  }
 
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
@@ -100,6 +111,93 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     add(['sink', 'signal_type'], `expected ${otlpSignalOf(signal)} for a ${signal} entry, got ${show(otlpSignal)}`);
   }
   return issues;
+}
+
+/**
+ * What the entry asks of the runtime each second, and the series it keeps in memory, against the
+ * limits (lib/config/limits.ts). Fields that failed to decode are left out; absent ones take
+ * their defaults.
+ */
+function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
+  const issues: Issue[] = [];
+  if (fields.rate === undefined) return issues;
+  const shape = { signal_type: signal, buckets: fields.buckets ?? DEFAULT_BUCKETS, quantiles: fields.quantiles ?? DEFAULT_QUANTILES };
+  const samples = samplesPerEvent(shape);
+  const multiplier = Math.max(1, fields.bursts?.multiplier ?? 1);
+  const peak = fields.rate * multiplier;
+  const atPeak = multiplier > 1 ? ' at the burst peak' : '';
+  const factors = [`rate ${fields.rate}`, ...(multiplier > 1 ? [`× multiplier ${multiplier}`] : [])];
+
+  if (peak * samples > MAX_RATE) {
+    const perEvent = samples > 1 ? [`× ${samples} samples per event (${samplesExplained(shape)})`] : [];
+    issues.push({
+      path: multiplier > 1 && samples === 1 ? ['bursts', 'multiplier'] : ['rate'],
+      message: `${[...factors, ...perEvent].join(' ')} is ${peak * samples} samples per second${atPeak}; the limit is ${MAX_RATE}`,
+    });
+  }
+  if (signal === 'histogram' || signal === 'summary') {
+    const perTick = fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK;
+    if (peak * perTick > MAX_OBSERVATIONS_PER_SECOND) {
+      issues.push({
+        path: ['observations_per_tick'],
+        message: `${factors.join(' ')} × ${perTick} observations per tick is ${peak * perTick} observations per second${atPeak}; the limit is ${MAX_OBSERVATIONS_PER_SECOND}`,
+      });
+    }
+  }
+  const dynamic = fields.dynamic_labels ?? [];
+  const spikes = fields.cardinality_spikes ?? [];
+  const sets = labelSets(dynamic, spikes);
+  if (sets * samples > MAX_SERIES) {
+    const [count, series] = sets < COUNTED ? [`up to ${sets}`, `${sets * samples}`] : [`more than ${COUNTED}`, `more than ${COUNTED}`];
+    issues.push({
+      path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
+      message:
+        `the dynamic labels and cardinality spikes make ${count} label sets × ${samples} sample${samples === 1 ? '' : 's'} per event` +
+        ` = ${series} series; the limit is ${MAX_SERIES}`,
+    });
+  }
+  return issues;
+}
+
+function samplesExplained(shape: { signal_type: SignalType; buckets: readonly number[]; quantiles: readonly number[] }): string {
+  return shape.signal_type === 'histogram' ? `${shape.buckets.length} buckets, le="+Inf", _sum, _count` : `${shape.quantiles.length} quantiles, _sum, _count`;
+}
+
+/**
+ * Distinct label sets the labels operator makes (operators/labels.ts): tick n takes value
+ * n mod cardinality of every rotating label and of every spike inside its window, so with the
+ * spikes of S present the sets repeat every lcm of those cardinalities; the count is the sum of
+ * those periods over every S, counted spike by spike as how many subsets give each period (at
+ * most 2^8 periods: cardinality_spikes holds at most 8).
+ */
+function labelSets(dynamic: readonly DynamicLabel[], spikes: readonly CardinalitySpike[]): number {
+  const rotating = dynamic.reduce((period, d) => lcm(period, d.form === 'list' ? d.values.length : d.cardinality), 1);
+  let subsets = new Map([[rotating, 1]]);
+  for (const spike of spikes) {
+    const next = new Map(subsets);
+    for (const [period, count] of subsets) {
+      const present = lcm(period, spike.cardinality);
+      next.set(present, (next.get(present) ?? 0) + count);
+    }
+    subsets = next;
+  }
+  return Math.min(total(subsets), COUNTED);
+}
+
+function total(subsets: ReadonlyMap<number, number>): number {
+  let sum = 0;
+  for (const [period, count] of subsets) sum += period * count;
+  return sum;
+}
+
+/** Label sets are counted exactly up to here. */
+const COUNTED = 1e15;
+
+/** The least common multiple, capped at {@link COUNTED}. */
+function lcm(a: number, b: number): number {
+  let [x, y] = [a, b];
+  while (y) [x, y] = [y, x % y];
+  return Math.min((a / x) * b, COUNTED);
 }
 
 /** `json_lines` for logs, `metrics_text` otherwise, unless the sink speaks one protocol only. */
@@ -161,5 +259,7 @@ function normalise(fields: EntryFields): Entry {
 
 /** Drops absent optional fields, so a normalised entry carries no `key: undefined`. */
 function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const defined: Partial<T> = {};
+  for (const key in value) if (value[key] !== undefined) defined[key] = value[key];
+  return defined as T;
 }

@@ -3,15 +3,15 @@
  * at the top level, no version/kind/defaults/scenarios), which becomes a one-entry runnable file.
  * Every problem of the document is collected before a ConfigError is thrown.
  */
-import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
-import { decodeFields } from './combinators.js';
+import { decodeFields, didYouMean, type UnknownFieldHint } from './combinators.js';
 import { entryFields, fileFields, type EntryFields } from './codecs.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry } from './entry.js';
-import { applyOverrides, type CliOverrides } from './overrides.js';
+import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { parseText, type Format } from './parse.js';
-import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
+import { readTextFile } from './read.js';
+import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
 import { referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
@@ -40,13 +40,7 @@ export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
 
 /** Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its extension names. */
 export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new ConfigError('unreadable', path, [{ path: '', message: `cannot read the scenario file (${reason})` }]);
-  }
+  const text = await readTextFile(path, 'scenario file');
   return loadScenario(text, { ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
 }
 
@@ -61,10 +55,11 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     const flat = validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
     return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
   }
-  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, [{ key: '', type: t.unknown, actual: document }]);
+  const context = [{ key: '', type: t.unknown, actual: document }];
+  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, context, misplacedField);
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
   const top = [
-    ...issuesOf(errors).map((issue) => problemAt(TOP, withEntryFieldHint(issue))),
+    ...issuesOf(errors).map((issue) => problemAt(TOP, issue)),
     ...defaults.issues.map((issue) => problemAt({ path: ['defaults'], label: 'defaults' }, issue)),
   ];
   const entries = validateEntries(value.scenarios ?? [], defaults, overrides, value.kind ?? 'runnable', (i) => ({
@@ -78,16 +73,14 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   return { file: { version, kind, ...(name !== undefined && { name }), ...(description !== undefined && { description }), scenarios }, problems: [] };
 }
 
-/** An entry field at the top of a v2 file is misplaced: say where it belongs. */
-function withEntryFieldHint(issue: Issue): Issue {
-  const [field] = issue.path;
-  if (issue.message !== 'unknown field' || issue.path.length !== 1) return issue;
-  if (Object.hasOwn(entryFields, field!)) return { ...issue, message: 'unknown field (an entry field: set it in a scenarios entry or in defaults)' };
-  if (PACK_FIELDS.includes(String(field))) {
-    return { ...issue, message: 'unknown field (a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>)' };
+/** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */
+const misplacedField: UnknownFieldHint = (key, known) => {
+  if (Object.hasOwn(entryFields, key)) return 'an entry field: set it in a scenarios entry or in defaults';
+  if (PACK_FIELDS.includes(key)) {
+    return 'a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>';
   }
-  return issue;
-}
+  return didYouMean(key, known);
+};
 
 function validateEntries(
   raws: readonly unknown[],
@@ -96,21 +89,30 @@ function validateEntries(
   kind: ScenarioFile['kind'],
   placeOf: (index: number) => { path: Place['path']; prefix: string },
 ): Validated {
-  const results = raws.map((raw, i): { place: Place; fields: EntryFields; entry?: Entry; issues: Issue[] } => {
+  type Result = { place: Place; fields: EntryFields; entry?: Entry; issues: Issue[]; flagIssues: readonly FlagIssue[] };
+  const results = raws.map((raw, i): Result => {
     const { path, prefix } = placeOf(i);
     if (!isMapping(raw)) {
       const issue: Issue = { path: [], message: `invalid type: expected a mapping (an entry), got ${describe(raw)}` };
-      return { place: { path, label: prefix }, fields: {}, issues: [issue] };
+      return { place: { path, label: prefix }, fields: {}, issues: [issue], flagIssues: [] };
     }
     const merged = mergeDefaults(defaults, raw);
     const overridden = applyOverrides(merged.raw, overrides);
     const decoded = decodeEntry(overridden.raw);
+    const flagIssues = [...overridden.issues];
+    const own: Issue[] = [];
+    for (const issue of decoded.issues) {
+      const byFlag = flagIssue(issue, overridden);
+      if (byFlag) flagIssues.push(byFlag);
+      else own.push(issue);
+    }
     const fromDefaults = new Set([...merged.fromDefaults].filter((key) => !overridden.fields.includes(key)));
-    const issues = [...overridden.issues, ...decoded.issues]
+    const issues = own
       // A field whose default was broken is reported once, under defaults.
       .filter((issue) => !(defaults.broken.has(String(issue.path[0])) && !Object.hasOwn(overridden.raw, issue.path[0]!)))
       .map((issue) => (fromDefaults.has(String(issue.path[0])) ? { ...issue, message: `${issue.message} (value from defaults)` } : issue));
-    return { place: { path, label: labelOf(prefix, overridden.raw) }, fields: decoded.fields, ...(decoded.entry && { entry: decoded.entry }), issues };
+    const place = { path, label: labelOf(prefix, overridden.raw) };
+    return { place, fields: decoded.fields, ...(decoded.entry && { entry: decoded.entry }), issues, flagIssues };
   });
   for (const { index, issue } of referenceIssues(
     results.map((r) => r.fields),
@@ -118,9 +120,29 @@ function validateEntries(
   )) {
     results[index]!.issues.push(issue);
   }
-  const problems = results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)));
+  const problems = [...flagProblems(results), ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)))];
   if (problems.length) return { problems };
   return { file: { version: 2, kind, scenarios: results.map((r) => r.entry as Entry) }, problems: [] };
+}
+
+/**
+ * The problems of the flags, each once for the whole file; one that only some entries of the
+ * file have names them.
+ */
+function flagProblems(results: readonly { place: Place; flagIssues: readonly FlagIssue[] }[]): Problem[] {
+  const found = new Map<string, { path: string; code?: Issue['code']; entries: string[] }>();
+  for (const { place, flagIssues } of results) {
+    for (const flagged of flagIssues) {
+      const message = flagMessage(flagged);
+      const seen = found.get(message);
+      if (seen) seen.entries.push(place.label!);
+      else found.set(message, { path: formatPath([...place.path, ...flagged.field]), ...(flagged.issue.code && { code: flagged.issue.code }), entries: [place.label!] });
+    }
+  }
+  return [...found].map(([message, { entries, ...problem }]) => ({
+    ...problem,
+    message: entries.length < results.length ? `${message} (on ${entries.join(', ')})` : message,
+  }));
 }
 
 /** `scenarios[0] (cpu_usage)`: the entry's id, else name, else pack, when it is a string. */

@@ -1,8 +1,10 @@
 /**
  * CLI flags that override file values. They are written into each raw entry before validation,
- * so a bad override gets the same message as the same mistake in the file.
+ * so a bad override gets the same check as the same mistake in the file; the override layer
+ * remembers which flag set which field, so that the message names the flag rather than a field
+ * the user never wrote (`--sink file: missing --endpoint`), once for the whole file.
  */
-import { isMapping, type Issue } from './problems.js';
+import { formatPath, isMapping, type Issue, type Segment } from './problems.js';
 
 export interface CliOverrides {
   readonly rate?: number;
@@ -11,7 +13,7 @@ export interface CliOverrides {
   readonly sink?: string;
   /** The sink's address field (see ADDRESS_FIELDS); alone, it re-addresses the entry's own sink. */
   readonly endpoint?: string;
-  /** Encoder type; a different type replaces the entry's encoder, the same type keeps its fields. */
+  /** Encoder type; a different type replaces the encoder, the same type keeps its fields. */
   readonly encoder?: string;
   /** Merged key by key over the entry's labels; the override wins. */
   readonly labels?: Readonly<Record<string, string>>;
@@ -30,39 +32,105 @@ export const ADDRESS_FIELDS: Readonly<Record<string, string>> = {
   broker: 'brokers',
 };
 
+/** A field an override wrote, and the flag that wrote it as messages show it (`--sink file`). */
+interface FlagField {
+  readonly path: readonly Segment[];
+  readonly flag: string;
+  /** The flag made this mapping whole (`--sink file` on an entry with another sink): its missing fields are the flags'. */
+  readonly made?: true;
+}
+
+/** A problem that belongs to a flag: `issue.path` is below the field the flag set, `field` the path within the entry. */
+export interface FlagIssue {
+  readonly flag: string;
+  readonly issue: Issue;
+  readonly field: readonly Segment[];
+}
+
 export interface Overridden {
   readonly raw: Record<string, unknown>;
   /** Entry fields whose value the overrides changed. */
   readonly fields: readonly string[];
-  readonly issues: readonly Issue[];
+  /** Which flag wrote which field. */
+  readonly flags: readonly FlagField[];
+  /** Problems of the overrides themselves. */
+  readonly issues: readonly FlagIssue[];
 }
 
 export function applyOverrides(entry: Record<string, unknown>, overrides: CliOverrides): Overridden {
   const raw = { ...entry };
-  const issues: Issue[] = [];
-  if (overrides.rate !== undefined) raw.rate = overrides.rate;
-  if (overrides.duration !== undefined) raw.duration = overrides.duration;
-  if (overrides.on_sink_error !== undefined) raw.on_sink_error = overrides.on_sink_error;
+  const flags: FlagField[] = [];
+  const issues: FlagIssue[] = [];
+  const set = (field: 'rate' | 'duration' | 'on_sink_error', flag: string, value: unknown): void => {
+    if (value === undefined) return;
+    raw[field] = value;
+    flags.push({ path: [field], flag });
+  };
+  set('rate', '--rate', overrides.rate);
+  set('duration', '--duration', overrides.duration);
+  set('on_sink_error', '--on-sink-error', overrides.on_sink_error);
   // A malformed `labels` stays as written, so that its own error is reported.
   if (overrides.labels !== undefined && (isMapping(raw.labels) || !Object.hasOwn(raw, 'labels'))) {
     raw.labels = { ...(raw.labels as Record<string, unknown> | undefined), ...overrides.labels };
+    for (const key of Object.keys(overrides.labels)) flags.push({ path: ['labels', key], flag: `--label ${key}` });
   }
   if (overrides.encoder !== undefined) {
-    raw.encoder = isMapping(raw.encoder) && raw.encoder.type === overrides.encoder ? raw.encoder : { type: overrides.encoder };
+    const kept = isMapping(raw.encoder) && raw.encoder.type === overrides.encoder;
+    raw.encoder = kept ? raw.encoder : { type: overrides.encoder };
+    flags.push(...typeSet('encoder', `--encoder ${overrides.encoder}`, kept));
   }
   if (overrides.sink !== undefined || overrides.endpoint !== undefined) {
     const current = isMapping(raw.sink) ? raw.sink : { type: 'stdout' };
-    const sink: Record<string, unknown> = overrides.sink === undefined || overrides.sink === current.type ? { ...current } : { type: overrides.sink };
+    const kept = overrides.sink === undefined || overrides.sink === current.type;
+    const sink: Record<string, unknown> = kept ? { ...current } : { type: overrides.sink };
+    if (overrides.sink !== undefined) flags.push(...typeSet('sink', `--sink ${overrides.sink}`, kept));
     if (overrides.endpoint !== undefined) {
       const field = typeof sink.type === 'string' && Object.hasOwn(ADDRESS_FIELDS, sink.type) ? ADDRESS_FIELDS[sink.type] : undefined;
-      if (field) sink[field] = overrides.endpoint;
-      // An unknown sink type is reported by validation; stdout is known and has no address.
-      else if (sink.type === 'stdout') {
-        issues.push({ path: ['sink'], message: `the endpoint override needs a sink with an address (${Object.keys(ADDRESS_FIELDS).join(', ')}), got stdout` });
+      if (field) {
+        sink[field] = overrides.endpoint;
+        flags.push({ path: ['sink', field], flag: '--endpoint' });
+      } else if (sink.type === 'stdout') {
+        // An unknown sink type is reported by validation; stdout is known and has no address.
+        const message = `the entry's sink is stdout, which has no address: give --sink too (${Object.keys(ADDRESS_FIELDS).join(', ')})`;
+        issues.push({ flag: '--endpoint', issue: { path: [], message }, field: ['sink'] });
       }
     }
     raw.sink = sink;
   }
   const fields = Object.keys(raw).filter((key) => raw[key] !== entry[key]);
-  return { raw, fields, issues };
+  return { raw, fields, flags, issues };
+}
+
+/** What `--sink T` or `--encoder T` wrote: the type, and the whole mapping unless the entry's own was kept. */
+function typeSet(field: 'sink' | 'encoder', flag: string, kept: boolean): FlagField[] {
+  return kept ? [{ path: [field, 'type'], flag }] : [{ path: [field, 'type'], flag }, { path: [field], flag, made: true }];
+}
+
+/**
+ * The flag an entry's validation issue belongs to, with the issue restated for the flag, or
+ * undefined when the file's own values are at fault.
+ */
+export function flagIssue(issue: Issue, overridden: Overridden): FlagIssue | undefined {
+  const owner = overridden.flags
+    .filter((f) => f.path.length <= issue.path.length && f.path.every((segment, i) => issue.path[i] === segment))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+  if (!owner) return undefined;
+  const below = issue.path.slice(owner.path.length);
+  const parent = owner.path.reduce<unknown>((value, key) => (isMapping(value) ? value[key] : undefined), overridden.raw);
+  const [field] = below;
+  if (owner.made && below.length === 1 && isMapping(parent) && !Object.hasOwn(parent, field!)) {
+    // A field the flag's mapping lacks: the flag that gives it, or none.
+    const type = String(parent.type);
+    const message =
+      owner.path[0] === 'sink' && ADDRESS_FIELDS[type] === field
+        ? `missing --endpoint (the sink's ${field})`
+        : `the ${type} ${owner.path[0]} needs ${field}, which no flag sets: write the ${owner.path[0]} in the scenario file`;
+    return { flag: owner.flag, issue: { path: [], message }, field: issue.path };
+  }
+  return { flag: owner.flag, issue: { ...issue, path: below }, field: issue.path };
+}
+
+/** `--sink file: missing --endpoint (the sink's path)`. */
+export function flagMessage({ flag, issue }: FlagIssue): string {
+  return [flag, formatPath(issue.path), issue.message].filter((part) => part).join(': ');
 }

@@ -3,11 +3,11 @@
  * `shared_labels`, and the `metrics` an entry with `pack: <name>` expands into (lib/compile).
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
-import { readFile } from 'node:fs/promises';
 import * as t from 'io-ts';
-import { Codec, decodeFields, invalidType, string, strict } from './combinators.js';
+import { Codec, decodeFields, didYouMean, invalidType, string, strict } from './combinators.js';
 import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
 import { parseText, type Format } from './parse.js';
+import { readTextFile } from './read.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from './problems.js';
 import type { PackFile, PackMetric } from './types.js';
 
@@ -53,14 +53,7 @@ export function loadPack(text: string, options: LoadPackOptions): PackFile {
 }
 
 export async function loadPackFile(path: string): Promise<PackFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new ConfigError('unreadable', path, [{ path: '', message: `cannot read the pack file (${reason})` }]);
-  }
-  return loadPack(text, { origin: path });
+  return loadPack(await readTextFile(path, 'pack file'), { origin: path });
 }
 
 /** A parsed document -> validated `PackFile`. */
@@ -75,10 +68,10 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
     return { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a pack file), got ${describe(document)}` })] };
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
-  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context);
-  const problems = issuesOf(errors).map((issue) =>
-    problemAt(TOP, issue.path[0] === 'scenarios' && issue.path.length === 1 ? { ...issue, message: 'unknown field (a pack file lists metrics, not scenarios)' } : issue),
+  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context, (key, known) =>
+    key === 'scenarios' ? 'a pack file lists metrics, not scenarios' : didYouMean(key, known),
   );
+  const problems = issuesOf(errors).map((issue) => problemAt(TOP, issue));
 
   const metrics: PackMetric[] = [];
   const seen = new Map<string, number>();

@@ -1,19 +1,34 @@
-/** Scenario text to plain data; anything that is not well-formed YAML or JSON is a `syntax` ConfigError. */
-import { parseDocument } from 'yaml';
-import { ConfigError } from './problems.js';
+/**
+ * Scenario text to plain data. Anything that is not well-formed YAML or JSON, or that would cost
+ * more than the limits allow (size, nesting depth, YAML tokens: lib/config/limits.ts), is a
+ * `syntax` ConfigError, found before the cost is paid: a hostile body can neither block the
+ * event loop for long nor exhaust memory, and no parser internals reach the message.
+ */
+import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
+import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, MAX_YAML_BYTES, MAX_YAML_TOKENS } from './limits.js';
+import { ConfigError, show } from './problems.js';
 
 export type Format = 'yaml' | 'json';
-
-/** Alias expansions allowed in one YAML document: enough for anchors shared by entries, too few for an alias bomb. */
-export const MAX_ALIAS_COUNT = 100;
+export { MAX_ALIAS_COUNT };
 
 export function parseText(text: string, format: Format, origin: string): unknown {
   const source = text.replace(/^\uFEFF/, '');
+  const bytes = Buffer.byteLength(source);
+  if (bytes > MAX_TEXT_BYTES) throw syntaxError(origin, `the document is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES} bytes (1 MiB)`);
+  // YAML and JSON allow no control characters but tab and line breaks: such text is binary data.
+  const control = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.exec(source);
+  if (control) throw syntaxError(origin, `not a YAML or JSON text: it holds binary data (a control character at ${position(source, control.index)})`);
   if (source.trim() === '') throw syntaxError(origin, 'the document is empty');
-  return format === 'json' ? parseJson(source, origin) : parseYaml(source, origin);
+  if (format === 'json') return parseJson(source, origin);
+  if (bytes > MAX_YAML_BYTES) {
+    throw syntaxError(origin, `the document is ${bytes} bytes; the limit for YAML is ${MAX_YAML_BYTES} bytes (128 KiB): split it into several files, or send it as JSON (up to 1 MiB)`);
+  }
+  return parseYaml(source, origin);
 }
 
 function parseJson(source: string, origin: string): unknown {
+  const tooDeep = jsonDepthExceeded(source);
+  if (tooDeep !== undefined) throw syntaxError(origin, deepMessage(position(source, tooDeep)));
   try {
     return JSON.parse(source);
   } catch (error) {
@@ -21,17 +36,36 @@ function parseJson(source: string, origin: string): unknown {
   }
 }
 
-function parseYaml(source: string, origin: string): unknown {
-  // `merge` enables `<<: *anchor`, the usual way to share fragments between entries.
-  const document = parseDocument(source, { uniqueKeys: true, merge: true, prettyErrors: true });
-  if (document.errors.length) {
-    // The first line names the fault and its position; the rest is a code frame.
-    throw new ConfigError(
-      'syntax',
-      origin,
-      document.errors.map((error) => ({ path: '', message: `invalid YAML: ${error.message.split('\n')[0]!.replace(/:$/, '')}` })),
-    );
+/** Offset of the first bracket that opens level MAX_DEPTH + 1, if any (strings skipped). */
+function jsonDepthExceeded(source: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < source.length && source.charCodeAt(i) !== 0x22; i++) if (source.charCodeAt(i) === 0x5c /* \ */) i++;
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > MAX_DEPTH) return i;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
   }
+  return undefined;
+}
+
+/**
+ * The YAML pipeline of `parseDocument` (lexer → CST parser → composer), fed one token at a
+ * time so that the token count and the nesting depth are checked as the text is read: the
+ * composer and `toJS` recurse per level, and their cost grows with the tokens.
+ */
+function parseYaml(source: string, origin: string): unknown {
+  const lines = new LineCounter();
+  // Duplicate keys are found below in one pass: the composer's own check compares every pair of keys.
+  const composer = new Composer({ uniqueKeys: false, merge: true });
+  const documents = [...composer.compose(boundedTokens(source, lines, origin), true, source.length)];
+  const document = documents[0]!;
+  const errors = documents.length > 1 ? [{ message: 'more than one document (a line --- starts a second one)', pos: documents[1]!.range }] : document.errors;
+  const problems = errors.length ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`) : duplicateKeys(document, source, lines);
+  if (problems.length) throw new ConfigError('syntax', origin, problems.map((message) => ({ path: '', message: `invalid YAML: ${message}` })));
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
@@ -40,6 +74,69 @@ function parseYaml(source: string, origin: string): unknown {
       error instanceof ReferenceError ? `invalid YAML: aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions)` : `invalid YAML: ${(error as Error).message}`,
     );
   }
+}
+
+const COLLECTIONS = new Set(['block-map', 'block-seq', 'flow-collection']);
+/** Lexemes the YAML lexer adds to mark a document, a scalar or the end of a flow, not text of the source. */
+const CONTROL = new Set([CST.BOM, CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
+
+/** The CST tokens of `source`, refusing more than MAX_YAML_TOKENS lexemes or more than MAX_DEPTH nested collections. */
+function* boundedTokens(source: string, lines: LineCounter, origin: string): Generator<CST.Token> {
+  const parser = new Parser(lines.addNewLine);
+  lines.addNewLine(0);
+  let count = 0;
+  for (const lexeme of new Lexer().lex(source)) {
+    if (!CONTROL.has(lexeme) && ++count > MAX_YAML_TOKENS) {
+      throw syntaxError(
+        origin,
+        `the document has more than ${MAX_YAML_TOKENS} YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON`,
+      );
+    }
+    yield* parser.next(lexeme);
+    if (parser.stack.length > MAX_DEPTH && parser.stack.filter((token) => COLLECTIONS.has(token.type)).length > MAX_DEPTH) {
+      throw syntaxError(origin, deepMessage(position(source, parser.offset - lexeme.length, lines)));
+    }
+  }
+  yield* parser.end();
+}
+
+/** Keys repeated in one mapping (merge keys `<<` may repeat), with their positions. */
+function duplicateKeys(document: Document.Parsed, source: string, lines: LineCounter): string[] {
+  const found: string[] = [];
+  // Nesting is at most MAX_DEPTH deep here: the recursion is bounded.
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && typeof key.value !== 'symbol') {
+          if (seen.has(key.value)) found.push(`duplicate key ${show(key.value)} at ${position(source, key.range?.[0] ?? 0, lines)}`);
+          seen.add(key.value);
+        } else {
+          walk(key);
+        }
+        walk(value);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach(walk);
+    }
+  };
+  walk(document.contents);
+  return found;
+}
+
+function deepMessage(where: string): string {
+  return `the document nests mappings and lists deeper than ${MAX_DEPTH} levels (at ${where})`;
+}
+
+/** `line 3, column 7` of an offset into `source`. */
+function position(source: string, offset: number, lines?: LineCounter): string {
+  if (lines) {
+    const { line, col } = lines.linePos(offset);
+    return `line ${line}, column ${col}`;
+  }
+  const before = source.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return `line ${before.split('\n').length}, column ${offset - lineStart + 1}`;
 }
 
 function syntaxError(origin: string, message: string): ConfigError {

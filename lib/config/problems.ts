@@ -8,12 +8,17 @@ export type Segment = string | number;
 export interface Issue {
   readonly path: readonly Segment[];
   readonly message: string;
+  readonly code?: ProblemCode;
 }
+
+/** What kind of problem, where a caller answers some differently (the server's `feature_not_built`). */
+export type ProblemCode = 'feature_not_built';
 
 /** A problem as reported to the user: `path` from the document root, `message` complete and self-contained. */
 export interface Problem {
   readonly path: string;
   readonly message: string;
+  readonly code?: ProblemCode;
 }
 
 /** Where an issue was found: the path of the part and the label that names it in messages. */
@@ -59,6 +64,7 @@ export function problemAt(place: Place, issue: Issue): Problem {
   return {
     path: formatPath([...place.path, ...issue.path]),
     message: [place.label, field, issue.message].filter((part) => part).join(': '),
+    ...(issue.code && { code: issue.code }),
   };
 }
 
@@ -99,4 +105,38 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/**
+ * The candidate closest to `word` (Damerau–Levenshtein distance, case ignored), when it is close
+ * enough to be a typo: one edit for names up to 5 characters, two beyond.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const allowed = candidate.length <= 5 ? 1 : 2;
+    // The distance is at least the difference in length: long keys cost nothing here.
+    if (Math.abs(candidate.length - word.length) > allowed) continue;
+    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (distance <= allowed && distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) turning `a` into `b`; three rows of the table at a time. */
+function editDistance(a: string, b: string): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j]!, before[j - 2]! + 1);
+    }
+    [before, previous, current] = [previous, current, before];
+  }
+  return previous[b.length]!;
 }

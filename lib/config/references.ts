@@ -25,6 +25,8 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
     else add(i, ['id'], `duplicate id ${show(id)} (also ${places[first]})${fields.id === undefined ? '; set id to tell the entries apart' : ''}`);
   });
 
+  // Reported once, on the first entry of each cycle.
+  const cycles = new Map(waitCycles(entries, byId).map((cycle) => [cycle[0]!, cycle]));
   entries.forEach((fields, i) => {
     if (!fields.after) return;
     const ref = fields.after.ref;
@@ -40,11 +42,8 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
     } else if (watched.signal_type !== undefined && (watched.signal_type !== 'metrics' || !watched.generator)) {
       add(i, ['after', 'ref'], `${show(ref)} has no generator to watch (after needs a metrics entry with a generator)`);
     }
-    const cycle = waitCycle(entries, byId, i);
-    // Reported once, on the first entry of the cycle.
-    if (cycle && Math.min(...cycle) === i) {
-      add(i, ['after', 'ref'], `circular wait: ${[...cycle, i].map((j) => entryId(entries[j]!)).join(' → ')}`);
-    }
+    const cycle = cycles.get(i);
+    if (cycle) add(i, ['after', 'ref'], `circular wait: ${[...cycle, i].map((j) => entryId(entries[j]!)).join(' → ')}`);
   });
   return found;
 }
@@ -58,13 +57,29 @@ function packEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<string, 
   return undefined;
 }
 
-/** The entries visited from `start` following `after.ref` back to `start`, or undefined when the chain ends. */
-function waitCycle(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>, start: number): number[] | undefined {
-  const chain = [start];
-  for (let next = byId.get(entries[start]!.after!.ref); next !== undefined; next = byId.get(entries[next]!.after?.ref ?? '')) {
-    if (next === start) return chain;
-    if (chain.includes(next)) return undefined;
-    chain.push(next);
-  }
-  return undefined;
+/**
+ * Every circular wait of two entries or more, each from its lowest index in `after` order. Each
+ * entry waits for at most one other, so one walk over the entries finds them all.
+ */
+function waitCycles(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>): number[][] {
+  const UNSEEN = 0;
+  const ON_PATH = 1;
+  const DONE = 2;
+  const state = new Array<number>(entries.length).fill(UNSEEN);
+  const cycles: number[][] = [];
+  entries.forEach((_, start) => {
+    const path: number[] = [];
+    let next: number | undefined = start;
+    for (; next !== undefined && state[next] === UNSEEN; next = byId.get(entries[next]!.after?.ref ?? '')) {
+      state[next] = ON_PATH;
+      path.push(next);
+    }
+    const cycle = next !== undefined && state[next] === ON_PATH ? path.slice(path.indexOf(next)) : [];
+    if (cycle.length > 1) {
+      const first = cycle.indexOf(Math.min(...cycle));
+      cycles.push([...cycle.slice(first), ...cycle.slice(0, first)]);
+    }
+    for (const i of path) state[i] = DONE;
+  });
+  return cycles;
 }

@@ -23,6 +23,8 @@ export type GeneratorConfig =
 export interface LogTemplate {
   readonly message: string;
   readonly field_pools?: Readonly<Record<string, readonly string[]>>;
+  /** Every record of this template has it; without it, `severity_weights` decide. */
+  readonly severity?: Severity;
 }
 
 export interface LogGeneratorConfig {

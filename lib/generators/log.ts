@@ -11,6 +11,8 @@ export interface LogRecord {
 
 /** A template split once into literal text and the placeholders that have a pool. */
 interface CompiledTemplate {
+  /** The template's own severity, if it has one. */
+  readonly severity?: Severity;
   /** Literal text, and pool indexes (into `pools`) where a value goes. */
   readonly parts: readonly (string | number)[];
   /** Distinct placeholders with a pool, in order of first appearance. */
@@ -22,11 +24,15 @@ const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /**
  * The record of tick n, a pure function of (seed, n): draw 0 picks the template, draw 1 the
- * severity, draw 2 + k the value of the template's k-th placeholder, each from SplitMix64
- * output `n × stride + draw`. The same file gives the same records on every run.
+ * severity (unless the template has its own), draw 2 + k the value of the template's k-th
+ * placeholder, each from SplitMix64 output `n × stride + draw`. The same file gives the same
+ * records on every run.
  */
 export function logGenerator(config: LogGeneratorConfig): (n: number) => LogRecord {
-  const templates = config.templates.map((template) => compile(template.message, { ...config.field_pools, ...template.field_pools }));
+  const templates = config.templates.map((template) => ({
+    ...compile(template.message, { ...config.field_pools, ...template.field_pools }),
+    ...(template.severity && { severity: template.severity }),
+  }));
   const stride = 2 + Math.max(...templates.map((t) => t.names.length));
   const pickSeverity = severityPicker(config.severity_weights);
   const random = new SplitMix64(config.seed);
@@ -39,7 +45,7 @@ export function logGenerator(config: LogGeneratorConfig): (n: number) => LogReco
     template.names.forEach((name, k) => (fields[name] = values[k]!));
     let message = '';
     for (const part of template.parts) message += typeof part === 'string' ? part : values[part];
-    return { severity: pickSeverity(random.unit(draw + 1)), message, fields };
+    return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields };
   };
 }
 

@@ -1,10 +1,13 @@
 import { switchMap, take, takeUntil, type Observable, type Observer, type SchedulerLike } from 'rxjs';
 import { ticks } from '../../operators/ticks.js';
 import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
+import { samplesPerEvent } from '../config/limits.js';
 import type { Entry } from '../config/types.js';
 import { entrySchedule, entryStart, type Anchor } from './schedule.js';
 import { signalPipeline, UnsupportedEntryError, type SignalHooks } from './signals.js';
 
+/** Samples and observations one batch of ticks may carry (a tick more than that goes alone). */
+const BATCH_COST = 4096;
 
 export interface ChainDeps extends SignalHooks {
   readonly scheduler: SchedulerLike;
@@ -22,6 +25,14 @@ export interface ChainDeps extends SignalHooks {
 }
 
 /**
+ * Ticks per batch: what one batch costs (observations drawn, samples written) stays bounded, so
+ * a catch-up after backpressure allocates and blocks no more than a batch of plain metrics.
+ */
+function ticksPerBatch(entry: Entry): number {
+  return Math.max(1, Math.floor(BATCH_COST / (samplesPerEvent(entry) + (entry.observations_per_tick ?? 0))));
+}
+
+/**
  * The observable chain of one entry: start → schedule → timer → the signal's pipeline (generator map,
  * jitter, gap filter, label injection, encoder map) → sink subscriber. It emits one
  * {@link Delivery} per chunk written and completes after the sink flushed.
@@ -34,7 +45,7 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
   const pipeline = signalPipeline(entry, deps);
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
-    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure }))),
+    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry) }))),
     takeUntil(stop),
     pipeline,
     deliver(sink, { onError: entry.on_sink_error, backpressure }),

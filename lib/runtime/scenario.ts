@@ -1,8 +1,8 @@
 /**
  * Runs the entries of one file together, their starts wired as streams:
  *
- *   file start ──► clock of each group (shared, replayed) ──delay(phase_offset)──► entry start
- *   values of the watched entry (after jitter) ──first tick that crosses──► timer(delay) ──► entry start
+ *   file start ──► clock of each group (shared, replayed) ──delayed(phase_offset)──► entry start
+ *   values of the watched entry (after jitter) ──first tick that crosses──► longTimer(delay) ──► entry start
  *
  * The file's start is one instant, read from the scheduler once every entry is subscribed. A
  * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
@@ -15,7 +15,6 @@ import {
   ReplaySubject,
   Subject,
   asyncScheduler,
-  delay,
   filter,
   map,
   mergeMap,
@@ -23,8 +22,6 @@ import {
   shareReplay,
   switchMap,
   take,
-  tap,
-  timer,
   withLatestFrom,
   type Observable,
 } from 'rxjs';
@@ -32,7 +29,8 @@ import type { SampleBatch } from '../../operators/batch.js';
 import type { After, Entry } from '../config/types.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
 import { truncateFiles } from '../sinks/index.js';
-import { anchorOf, optional, type Anchor } from './schedule.js';
+import { longTimer } from '../../operators/long-timer.js';
+import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
 import type { SignalHooks } from './signals.js';
 
 export interface ScenarioRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
@@ -101,7 +99,7 @@ export function startScenario(entries: readonly Entry[], options: ScenarioRunOpt
       take(1),
       withLatestFrom(starts.get(after.ref)!),
       // Due `delay` after the crossing tick's scheduled time (not the wake-up that carried it).
-      mergeMap(([offset, watchedStart]) => timer(Math.max(0, watchedStart + offset + (after.delay ?? 0) - scheduler.now()), scheduler)),
+      mergeMap(([offset, watchedStart]) => longTimer(watchedStart + offset + (after.delay ?? 0) - scheduler.now(), scheduler)),
     );
   };
 
@@ -110,15 +108,17 @@ export function startScenario(entries: readonly Entry[], options: ScenarioRunOpt
     const reference: Observable<unknown> = clock ?? fileStart;
     const begin = entry.after
       ? trigger(entry.after)
-      : reference.pipe(take(1), optional(entry.phase_offset !== undefined && delay<unknown>(entry.phase_offset, scheduler)));
+      : reference.pipe(take(1), optional(entry.phase_offset !== undefined && delayed<unknown>(entry.phase_offset, scheduler)));
     const anchor: Observable<Anchor> = clock ? clock.pipe(map((c): Anchor => (start) => c.reference + (start - c.t0))) : of(anchorOf(entry.start_time));
     return begin.pipe(
       take(1),
       switchMap(() => anchor.pipe(take(1))),
-      tap(() => {
-        const now = scheduler.now();
-        startedAt.set(entry.id, now);
-        starts.get(entry.id)?.next(now);
+      // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
+      // its tick 0, and what entries waiting for it count from, are the same instant.
+      map((stamp): Anchor => (start) => {
+        startedAt.set(entry.id, start);
+        starts.get(entry.id)?.next(start);
+        return stamp(start);
       }),
     );
   };

@@ -1,4 +1,5 @@
-import { delay, identity, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
+import { delayWhen, identity, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
+import { longTimer } from '../../operators/long-timer.js';
 import { RateSchedule } from '../../operators/rate-schedule.js';
 import { bursts } from '../../operators/bursts.js';
 import type { Entry, StartTime } from '../config/types.js';
@@ -12,7 +13,12 @@ export type Anchor = (start: number) => number;
  * from their `after` trigger (scenario.ts). The stream emits once, when the entry starts.
  */
 export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<Anchor> {
-  return of(anchorOf(entry.start_time)).pipe(optional(entry.phase_offset !== undefined && delay<Anchor>(entry.phase_offset, scheduler)));
+  return of(anchorOf(entry.start_time)).pipe(optional(entry.phase_offset !== undefined && delayed<Anchor>(entry.phase_offset, scheduler)));
+}
+
+/** RxJS `delay` for waits of any length (phase offsets may exceed Node's timer range). */
+export function delayed<T>(ms: number, scheduler: SchedulerLike): MonoTypeOperatorFunction<T> {
+  return delayWhen<T>(() => longTimer(ms, scheduler));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { Catalog, catalogRef } from '../../lib/compile/catalog.js';
@@ -86,6 +87,21 @@ describe('catalog', () => {
     await Catalog.open(missing).catch((e) => (error = e));
     expect(error).to.be.instanceOf(ConfigError);
     expect((error as Error).message).to.equal(`${missing}: catalog directory not found: give --catalog <dir> with a directory of scenario and pack files`);
+  });
+
+  it('lists a binary file as invalid, saying it is not text', async () => {
+    const dir = directory({});
+    writeFileSync(join(dir, 'blob.yaml'), Buffer.from([0x00, 0xff, 0xfe, 0x01]));
+    const catalog = await Catalog.open(dir);
+    expect(catalog.find('blob')!.problems).to.deep.equal([`${join(dir, 'blob.yaml')}: not a text file (it holds binary data): give a YAML or JSON catalog file`]);
+  });
+
+  it('refuses a directory of more than 1000 scenario and pack files', async () => {
+    const dir = directory({});
+    for (let i = 0; i <= 1000; i++) writeFileSync(join(dir, `s${i}.yaml`), SCENARIO);
+    const error = await Catalog.open(dir).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigError);
+    expect((error as Error).message).to.equal(`${dir}: the catalog holds more than 1000 scenario and pack files, the limit; split it into several directories`);
   });
 
   it('reads @name as a catalog reference', () => {

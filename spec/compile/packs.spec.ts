@@ -175,3 +175,14 @@ describe('compile: packs', () => {
     });
   });
 });
+
+describe('compile: the entry limit holds once packs are expanded', () => {
+  it('refuses a file whose packs expand it past 500 entries, naming the entry that crosses the limit', () => {
+    // http_server has 5 metrics: 100 pack entries are 500 entries, one more crosses the limit.
+    const entries = Array.from({ length: 101 }, (_, i) => packed({ id: `web${i}` }));
+    expect(compile(entries.slice(0, 100)).scenarios).to.have.length(500);
+    expect(compileProblems(entries)).to.deep.equal([
+      'scenarios[100] (web100): pack: the pack "http_server" brings this file to more than 500 entries once packs are expanded; the limit is 500',
+    ]);
+  });
+});

@@ -186,3 +186,20 @@ describe('compile and runtime agree on when an after entry starts', () => {
     );
   });
 });
+
+describe('compile: the crossing searches of one file share a budget', () => {
+  it('leaves the crossings it has no steps left for to the runtime', () => {
+    // Ticks every 1000 s land at phase 0 of a 1 s sine: no window ever holds a tick, so each
+    // search would open 10 000 windows. The first spends the file's budget; the rest are not searched.
+    const pairs = Array.from({ length: 3 }, (_, i) => [
+      metric({ id: `s${i}`, rate: 0.001, generator: { type: 'sine', amplitude: 1, period_secs: 1 } }),
+      metric({ id: `a${i}`, after: { ref: `s${i}`, op: '>', value: 0.5 } }),
+    ]).flat();
+    const reasons = compile(pairs).plans.flatMap(({ start }) => (start.kind === 'after' && start.crossing.kind === 'runtime' ? [start.crossing.reason] : []));
+    expect(reasons).to.have.length(3);
+    expect(reasons.slice(1)).to.deep.equal([
+      'svc stopped looking for the crossing before running (the file has many after entries to work out)',
+      'svc stopped looking for the crossing before running (the file has many after entries to work out)',
+    ]);
+  });
+});

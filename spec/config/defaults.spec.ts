@@ -73,7 +73,7 @@ describe('defaults', () => {
     const { rate: _b, ...b } = metric({ name: 'b' });
     expect(problems(v2([a, b], { defaults: { rate: '5', ratee: 1 } }))).to.deep.equal([
       'defaults: rate: invalid type: expected a number, got string "5"',
-      'defaults: ratee: unknown field',
+      'defaults: ratee: unknown field (did you mean rate?)',
     ]);
   });
 

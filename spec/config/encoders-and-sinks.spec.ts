@@ -1,5 +1,18 @@
 import { expect } from 'chai';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { codecs } from '../../lib/config/index.js';
 import { entryOf, entryProblems, histogram, logs, metric, summary } from './helpers.js';
+
+/** The problem a transport of this build lacks (lib/features.ts) brings on its own. */
+const unbuilt = (entry: string, field: string, type: string, feature: string) =>
+  `scenarios[0] (${entry}): ${field}.type: ${type} needs the build feature "${feature}", which this build does not include`;
+
+/** A sink as its codec decodes it, for the transports this build lacks (their entries are refused). */
+function decodedSink(sink: unknown): unknown {
+  const decoded = codecs.sink.validate(sink, []);
+  if (!isRight(decoded)) expect.fail(`sink did not decode: ${JSON.stringify(decoded.left.map((e) => e.message))}`);
+  return decoded.right;
+}
 
 describe('encoder', () => {
   it('defaults to metrics_text, json_lines for logs', () => {
@@ -8,9 +21,11 @@ describe('encoder', () => {
     expect(entryOf(logs()).encoder).to.deep.equal({ type: 'json_lines' });
   });
 
-  it('defaults to the only encoder a remote_write or otlp_grpc sink speaks', () => {
-    expect(entryOf(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } })).encoder).to.deep.equal({ type: 'remote_write' });
-    expect(entryOf(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } })).encoder).to.deep.equal({ type: 'otlp' });
+  it('defaults to the only encoder a remote_write or otlp_grpc sink speaks (no pairing problem, only the missing feature)', () => {
+    expect(entryProblems(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } }))).to.deep.equal([
+      unbuilt('cpu', 'sink', 'remote_write', 'remote-write'),
+    ]);
+    expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } }))).to.deep.equal([unbuilt('app', 'sink', 'otlp_grpc', 'otlp')]);
   });
 
   it('keeps the parameters of each encoder', () => {
@@ -30,6 +45,8 @@ describe('encoder', () => {
     ]);
     expect(entryProblems(metric({ encoder: { type: 'remote_write', precision: 1 }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
       'scenarios[0] (cpu): encoder.precision: unknown field',
+      unbuilt('cpu', 'encoder', 'remote_write', 'remote-write'),
+      unbuilt('cpu', 'sink', 'remote_write', 'remote-write'),
     ]);
   });
 
@@ -42,18 +59,22 @@ describe('encoder', () => {
   describe('pairing with the sink and the signal', () => {
     it('remote_write encoder only with the remote_write sink, and back', () => {
       expect(entryProblems(metric({ encoder: { type: 'remote_write' } }))).to.deep.equal([
+        unbuilt('cpu', 'encoder', 'remote_write', 'remote-write'),
         'scenarios[0] (cpu): encoder.type: the remote_write encoder needs the remote_write sink, got sink stdout',
       ]);
       expect(entryProblems(metric({ encoder: { type: 'metrics_text' }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+        unbuilt('cpu', 'sink', 'remote_write', 'remote-write'),
         'scenarios[0] (cpu): sink.type: the remote_write sink needs the remote_write encoder, got encoder metrics_text',
       ]);
     });
 
     it('otlp encoder only with the otlp_grpc sink, and back', () => {
       expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'file', path: '/tmp/x' } }))).to.deep.equal([
+        unbuilt('cpu', 'encoder', 'otlp', 'otlp'),
         'scenarios[0] (cpu): encoder.type: the otlp encoder needs the otlp_grpc sink, got sink file',
       ]);
       expect(entryProblems(logs({ encoder: { type: 'json_lines' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
+        unbuilt('app', 'sink', 'otlp_grpc', 'otlp'),
         'scenarios[0] (app): sink.type: the otlp_grpc sink needs the otlp encoder, got encoder json_lines',
       ]);
     });
@@ -75,6 +96,7 @@ describe('encoder', () => {
 
     it('remote_write does not carry logs', () => {
       expect(entryProblems(logs({ sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+        unbuilt('app', 'sink', 'remote_write', 'remote-write'),
         'scenarios[0] (app): sink.type: remote_write carries metrics only, not a logs entry',
       ]);
     });
@@ -94,14 +116,24 @@ describe('sink', () => {
       { type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 3 } },
       { type: 'udp', address: '[::1]:514' },
       { type: 'http_push', url: 'https://x/api', content_type: 'text/plain', batch_size: 512, headers: { 'X-Scope-OrgID': 't1' } },
-      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10 },
-      { type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 'metrics', tls: { enabled: true, ca_cert: '/ca.pem' } },
     ];
     for (const sink of sinks) expect(sinkOf(sink)).to.deep.equal(sink);
     const logstore = { type: 'logstore', url: 'http://loki:3100', max_streams_per_push: 64, batch_size: 1000 };
     expect(sinkOf(logstore, logs)).to.deep.equal(logstore);
-    const remoteWrite = { type: 'remote_write', url: 'http://prom:9090/api/v1/write', batch_size: 100, retry: { max_attempts: 2 } };
-    expect(sinkOf(remoteWrite)).to.deep.equal(remoteWrite);
+    const unbuiltSinks = [
+      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10 },
+      { type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 'metrics', tls: { enabled: true, ca_cert: '/ca.pem' } },
+      { type: 'remote_write', url: 'http://prom:9090/api/v1/write', batch_size: 100, retry: { max_attempts: 2 } },
+    ];
+    for (const sink of unbuiltSinks) expect(decodedSink(sink)).to.deep.equal(sink);
+  });
+
+  it('refuses, as a run would, the transports this build lacks, naming the feature', () => {
+    expect(entryProblems(metric({ sink: { type: 'broker', brokers: ['k:9092'], topic: 't' } }))).to.deep.equal([unbuilt('cpu', 'sink', 'broker', 'kafka')]);
+    expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
+      unbuilt('cpu', 'encoder', 'otlp', 'otlp'),
+      unbuilt('cpu', 'sink', 'otlp_grpc', 'otlp'),
+    ]);
   });
 
   it('reads retry backoffs as milliseconds and orders them', () => {
@@ -123,17 +155,17 @@ describe('sink', () => {
 
   it('splits a comma-separated broker list and normalises the SASL mechanism', () => {
     expect(
-      sinkOf({ type: 'broker', brokers: 'k1:9092, k2:9092', topic: 't', sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } }),
+      decodedSink({ type: 'broker', brokers: 'k1:9092, k2:9092', topic: 't', sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } }),
     ).to.deep.equal({ type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 't', sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } });
   });
 
-  it('derives the otlp_grpc signal_type from the entry, and checks a given one', () => {
-    expect(sinkOf({ type: 'otlp_grpc', endpoint: 'c:4317' }, histogram)).to.include({ signal_type: 'metrics' });
-    expect(sinkOf({ type: 'otlp_grpc', endpoint: 'c:4317' }, logs)).to.include({ signal_type: 'logs' });
+  it('checks a given otlp_grpc signal_type against the entry', () => {
     expect(entryProblems(summary({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'logs' } }))).to.deep.equal([
+      unbuilt('latency', 'sink', 'otlp_grpc', 'otlp'),
       'scenarios[0] (latency): sink.signal_type: expected metrics for a summary entry, got "logs"',
     ]);
     expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'metrics' } }))).to.deep.equal([
+      unbuilt('app', 'sink', 'otlp_grpc', 'otlp'),
       'scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"',
     ]);
   });
@@ -150,12 +182,15 @@ describe('sink', () => {
     ]);
     expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'collector' })).to.deep.equal([
       'scenarios[0] (cpu): sink.endpoint: expected host:port or an http:// or https:// URL, got "collector"',
+      unbuilt('cpu', 'sink', 'otlp_grpc', 'otlp'),
     ]);
     expect(sinkProblems({ type: 'broker', brokers: 'k1:9092,k2', topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "k2" in "k1:9092,k2"',
+      unbuilt('cpu', 'sink', 'broker', 'kafka'),
     ]);
     expect(sinkProblems({ type: 'broker', brokers: [], topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected a non-empty list, got an empty list',
+      unbuilt('cpu', 'sink', 'broker', 'kafka'),
     ]);
   });
 
@@ -174,6 +209,7 @@ describe('sink', () => {
     expect(sinkProblems({ type: 'broker' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: missing required field',
       'scenarios[0] (cpu): sink.topic: missing required field',
+      unbuilt('cpu', 'sink', 'broker', 'kafka'),
     ]);
   });
 
@@ -187,6 +223,7 @@ describe('sink', () => {
     ]);
     expect(sinkProblems({ type: 'broker', brokers: ['k:1'], topic: 't', tls: { enabled: 'yes' } })).to.deep.equal([
       'scenarios[0] (cpu): sink.tls.enabled: invalid type: expected a boolean, got string "yes"',
+      unbuilt('cpu', 'sink', 'broker', 'kafka'),
     ]);
   });
 

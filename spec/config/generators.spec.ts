@@ -157,3 +157,13 @@ describe('distribution', () => {
     ]);
   });
 });
+
+describe('log templates: severity', () => {
+  it('a template may carry its own severity', () => {
+    const entry = entryOf(logs({ log_generator: { type: 'template', templates: [{ message: 'charge accepted', severity: 'info' }, { message: 'x' }] } }));
+    expect(entry.log_generator!.templates).to.deep.equal([{ message: 'charge accepted', severity: 'info' }, { message: 'x' }]);
+    expect(entryProblems(logs({ log_generator: { type: 'template', templates: [{ message: 'm', severity: 'critical' }] } }))).to.deep.equal([
+      'scenarios[0] (app): log_generator.templates[0].severity: expected one of trace, debug, info, warn, error, fatal, got "critical"',
+    ]);
+  });
+});

@@ -91,7 +91,7 @@ scenarios:
     );
     expect(found).to.deep.equal([
       'scenarios[0] (cpu_usage): rate: expected a number greater than 0, got 0',
-      'scenarios[1] (mem): ratee: unknown field',
+      'scenarios[1] (mem): ratee: unknown field (did you mean rate?)',
       'scenarios[2]: name: missing required field',
     ]);
   });
@@ -156,7 +156,7 @@ describe('loadScenario: text', () => {
   it('rejects duplicate keys', () => {
     const error = configError('signal_type: metrics\nname: a\nname: b\n');
     expect(error.kind).to.equal('syntax');
-    expect(error.problems[0]!.message).to.equal('invalid YAML: Map keys must be unique at line 3, column 1');
+    expect(error.problems[0]!.message).to.equal('invalid YAML: duplicate key "name" at line 3, column 1');
   });
 
   it('rejects several documents in one text', () => {

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { applyOverrides } from '../../lib/config/index.js';
 import { entryOf, load, logs, metric, problems, v2 } from './helpers.js';
+
+const unbuilt = (flag: string, type: string, feature: string) => `${flag}: ${type} needs the build feature "${feature}", which this build does not include`;
 
 describe('CLI overrides', () => {
   it('rate, duration and on_sink_error override every entry', () => {
@@ -16,11 +19,17 @@ describe('CLI overrides', () => {
     expect(load(v2([metric()], { defaults: { rate: 3 } }), { overrides: { rate: 4 } }).scenarios[0]!.rate).to.equal(4);
   });
 
-  it('get the same messages as file values', () => {
-    expect(problems(v2([metric()]), { overrides: { rate: 0, duration: '5x', on_sink_error: 'retry' } })).to.deep.equal([
-      'scenarios[0] (cpu): rate: expected a number greater than 0, got 0',
-      'scenarios[0] (cpu): duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "5x"',
-      'scenarios[0] (cpu): on_sink_error: expected one of warn, fail, got "retry"',
+  it('name the flag in their messages, once for the whole file', () => {
+    expect(problems(v2([metric(), logs()]), { overrides: { rate: 0, duration: '5x', on_sink_error: 'retry' } })).to.deep.equal([
+      '--rate: expected a number greater than 0, got 0',
+      '--duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "5x"',
+      '--on-sink-error: expected one of warn, fail, got "retry"',
+    ]);
+  });
+
+  it('say which entries a flag does not fit when it fits the others', () => {
+    expect(problems(v2([metric(), logs(), logs({ name: 'b' })]), { overrides: { encoder: 'metrics_text' } })).to.deep.equal([
+      '--encoder metrics_text: metrics_text cannot encode a logs entry (use json_lines or syslog) (on scenarios[1] (app), scenarios[2] (b))',
     ]);
   });
 
@@ -32,35 +41,34 @@ describe('CLI overrides', () => {
     });
     expect(entryOf(metric(), { overrides: { labels: { env: 'ci' } } }).labels).to.deep.equal({ env: 'ci' });
     expect(problems(v2([metric()]), { overrides: { labels: { 'bad-key': 'x' } } })).to.deep.equal([
-      'scenarios[0] (cpu): labels["bad-key"]: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "bad-key"',
+      '--label bad-key: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "bad-key"',
     ]);
   });
 
   describe('sink and endpoint', () => {
-    const cases: [string, string, string, unknown][] = [
-      ['file', '/tmp/out.prom', 'path', '/tmp/out.prom'],
-      ['tcp', 'h:9000', 'address', 'h:9000'],
-      ['udp', 'h:514', 'address', 'h:514'],
-      ['http_push', 'http://h/push', 'url', 'http://h/push'],
-      ['remote_write', 'http://h/api/v1/write', 'url', 'http://h/api/v1/write'],
-      ['otlp_grpc', 'h:4317', 'endpoint', 'h:4317'],
+    const cases: [string, string, string][] = [
+      ['file', '/tmp/out.prom', 'path'],
+      ['tcp', 'h:9000', 'address'],
+      ['udp', 'h:514', 'address'],
+      ['http_push', 'http://h/push', 'url'],
+      ['remote_write', 'http://h/api/v1/write', 'url'],
+      ['otlp_grpc', 'h:4317', 'endpoint'],
+      ['broker', 'k1:9092,k2:9092', 'brokers'],
     ];
-    for (const [sink, endpoint, field, value] of cases) {
+    for (const [sink, endpoint, field] of cases) {
       it(`--sink ${sink} --endpoint fills ${field}`, () => {
-        expect(entryOf(metric(), { overrides: { sink, endpoint } }).sink).to.deep.include({ type: sink, [field]: value });
+        expect(applyOverrides(metric(), { sink, endpoint }).raw.sink).to.deep.equal({ type: sink, [field]: endpoint });
       });
     }
 
-    it('--endpoint fills brokers of a broker sink (a comma-separated list)', () => {
-      const entry = entryOf(metric({ sink: { type: 'broker', brokers: ['old:9092'], topic: 't' } }), {
-        overrides: { sink: 'broker', endpoint: 'k1:9092,k2:9092' },
-      });
-      expect(entry.sink).to.deep.equal({ type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 't' });
+    it('--sink file --endpoint makes a runnable file sink', () => {
+      expect(entryOf(metric(), { overrides: { sink: 'file', endpoint: '/tmp/out.prom' } }).sink).to.deep.equal({ type: 'file', path: '/tmp/out.prom' });
     });
 
-    it('--sink broker alone still needs a topic', () => {
-      expect(problems(v2([metric()]), { overrides: { sink: 'broker', endpoint: 'k:9092' } })).to.deep.equal([
-        'scenarios[0] (cpu): sink.topic: missing required field',
+    it('--sink broker alone needs a topic, which no flag gives', () => {
+      expect(problems(v2([metric(), metric({ id: 'b' })]), { overrides: { sink: 'broker', endpoint: 'k:9092' } })).to.deep.equal([
+        '--sink broker: the broker sink needs topic, which no flag sets: write the sink in the scenario file',
+        unbuilt('--sink broker', 'broker', 'kafka'),
       ]);
     });
 
@@ -97,28 +105,47 @@ describe('CLI overrides', () => {
 
     it('--endpoint without a sink that has an address is an error', () => {
       expect(problems(v2([metric()]), { overrides: { endpoint: 'h:1' } })).to.deep.equal([
-        'scenarios[0] (cpu): sink: the endpoint override needs a sink with an address (file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker), got stdout',
+        "--endpoint: the entry's sink is stdout, which has no address: give --sink too (file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker)",
       ]);
     });
 
-    it('--sink without the address it needs is reported like a file would be', () => {
-      expect(problems(v2([metric()]), { overrides: { sink: 'file' } })).to.deep.equal(['scenarios[0] (cpu): sink.path: missing required field']);
+    it('--sink without --endpoint names the missing flag, once for the file', () => {
+      expect(problems(v2([metric(), metric({ id: 'b' }), logs()]), { overrides: { sink: 'file' } })).to.deep.equal([
+        "--sink file: missing --endpoint (the sink's path)",
+      ]);
+    });
+
+    it('--sink without --endpoint keeps the address of an entry sink of that type, and names the entries without one', () => {
+      expect(load(v2([metric({ sink: { type: 'file', path: '/a' } })]), { overrides: { sink: 'file' } }).scenarios[0]!.sink).to.deep.equal({
+        type: 'file',
+        path: '/a',
+      });
+      expect(problems(v2([metric({ sink: { type: 'file', path: '/a' } }), metric({ id: 'b' })]), { overrides: { sink: 'file' } })).to.deep.equal([
+        "--sink file: missing --endpoint (the sink's path) (on scenarios[1] (b))",
+      ]);
+    });
+
+    it('a flag-made entry (svc metrics) names the missing flag', () => {
+      const entry = JSON.stringify({ signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'constant', value: 1 } });
+      expect(problems(entry, { format: 'json', overrides: { rate: 1, sink: 'file' } })).to.deep.equal(["--sink file: missing --endpoint (the sink's path)"]);
     });
 
     it('an unknown sink type is reported with the allowed values', () => {
       expect(problems(v2([metric()]), { overrides: { sink: 'kafka', endpoint: 'k:1' } })).to.deep.equal([
-        'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker, got "kafka"',
+        '--sink kafka: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker, got "kafka"',
       ]);
     });
 
-    it('a bad endpoint is reported on the address field', () => {
+    it('a bad endpoint is reported on the flag', () => {
       expect(problems(v2([metric()]), { overrides: { sink: 'tcp', endpoint: 'nohost' } })).to.deep.equal([
-        'scenarios[0] (cpu): sink.address: expected host:port (port 1-65535), got "nohost"',
+        '--endpoint: expected host:port (port 1-65535), got "nohost"',
       ]);
     });
 
-    it('--sink remote_write brings its own encoder unless one is set', () => {
-      expect(entryOf(metric(), { overrides: { sink: 'remote_write', endpoint: 'http://p/w' } }).encoder).to.deep.equal({ type: 'remote_write' });
+    it('--sink remote_write brings its own encoder unless one is set, and is refused in this build', () => {
+      expect(problems(v2([metric()]), { overrides: { sink: 'remote_write', endpoint: 'http://p/w' } })).to.deep.equal([
+        unbuilt('--sink remote_write', 'remote_write', 'remote-write'),
+      ]);
     });
   });
 
@@ -139,7 +166,7 @@ describe('CLI overrides', () => {
 
     it('is checked against the entry like a file value', () => {
       expect(problems(v2([logs()]), { overrides: { encoder: 'metrics_text' } })).to.deep.equal([
-        'scenarios[0] (app): encoder.type: metrics_text cannot encode a logs entry (use json_lines or syslog)',
+        '--encoder metrics_text: metrics_text cannot encode a logs entry (use json_lines or syslog)',
       ]);
     });
   });

@@ -53,3 +53,18 @@ describe('log generator', () => {
     expect(new Set(records(config(), 100).map((r) => r.severity))).to.deep.equal(new Set(['info']));
   });
 });
+
+describe('log generator: a template with its own severity', () => {
+  it('always uses it, whatever the weights; the other templates follow the weights', () => {
+    const generator = logGenerator(
+      config({
+        templates: [{ message: 'charge accepted', severity: 'info' }, { message: 'charge declined' }],
+        field_pools: {},
+        severity_weights: { error: 1 },
+      }),
+    );
+    const all = Array.from({ length: 200 }, (_, n) => generator(n));
+    expect(new Set(all.filter((r) => r.message === 'charge accepted').map((r) => r.severity))).to.deep.equal(new Set(['info']));
+    expect(new Set(all.filter((r) => r.message === 'charge declined').map((r) => r.severity))).to.deep.equal(new Set(['error']));
+  });
+});

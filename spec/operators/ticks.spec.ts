@@ -92,3 +92,18 @@ describe('ticks', () => {
     });
   });
 });
+
+describe('slot counting past the exact integers', () => {
+  it('refuses to count beyond 2^53 slots instead of looping on n + 1 === n', () => {
+    expect(() => RateSchedule.constant(1e300).slotsBefore(1000)).to.throw(RangeError, /more than 2\^53 slots/);
+    expect(() => RateSchedule.constant(3e15).slotsDueBy(4000)).to.throw(RangeError, /more than 2\^53 slots/);
+    expect(RateSchedule.constant(1e6).slotsBefore(365 * 86_400_000)).to.equal(31_536_000_000_000);
+  });
+
+  it('sends that error down the stream of ticks', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(1e300)).pipe(ticks({ duration: 1000 }));
+      expectObservable(source).toBe('#', undefined, new RangeError('more than 2^53 slots fall due within 1000 ms at 1e+300 events/s: slot numbers would no longer be exact'));
+    });
+  });
+});

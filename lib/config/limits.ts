@@ -1,0 +1,85 @@
+/**
+ * Bounds on every number and size of the scenario language: what the runtime can represent and
+ * sustain. Validation refuses anything beyond them with a message naming the limit, so no user
+ * number reaches a loop, an allocation or a timer unbounded. The table in
+ * docs/scenario-fields.md#limits lists them; keep the two in step.
+ */
+
+const SECOND = 1000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+// ---- documents ------------------------------------------------------------------------------
+
+/** Bytes of one scenario or pack text (the server's request body limit is the same 1 MiB). */
+export const MAX_TEXT_BYTES = 1024 * 1024;
+/**
+ * Bytes of one YAML text, and its tokens (scalars, indicators, line breaks, indentation): the
+ * YAML parser takes some microseconds per token and per 10 characters of a quoted string, so
+ * these bound the time a parse blocks the event loop (`bench/parse.ts`). JSON, parsed natively,
+ * has the whole 1 MiB.
+ */
+export const MAX_YAML_BYTES = 128 * 1024;
+export const MAX_YAML_TOKENS = 5000;
+/** Mappings and lists nested in one document. */
+export const MAX_DEPTH = 64;
+/** Alias expansions in one YAML document: enough for anchors shared by entries, too few for an alias bomb. */
+export const MAX_ALIAS_COUNT = 100;
+/** Entries of one file, and entries once packs are expanded: validating them stays quick. */
+export const MAX_ENTRIES = 500;
+/** Scenario and pack files below one catalog directory. */
+export const MAX_CATALOG_FILES = 1000;
+
+// ---- rates and costs ------------------------------------------------------------------------
+
+/** Events per second: the least rate (one event per 11.6 days). */
+export const MIN_RATE = 0.000001;
+/**
+ * Samples (output lines) per second of one entry at its burst peak: rate × multiplier × samples
+ * per event. The pipeline writes about 2.5 million plain metric samples a second on one core
+ * (`npm run bench`); this leaves room for labels, encoders and sinks.
+ */
+export const MAX_RATE = 1_000_000;
+/** Observations per second of a histogram or summary entry at its burst peak. */
+export const MAX_OBSERVATIONS_PER_SECOND = 1_000_000;
+export const MAX_OBSERVATIONS_PER_TICK = 10_000;
+/** Series of one entry: label sets × samples per event. Memory grows with them. */
+export const MAX_SERIES = 100_000;
+export const MAX_CARDINALITY = 100_000;
+export const MIN_BURST_MULTIPLIER = 0.001;
+export const MAX_BURST_MULTIPLIER = 1000;
+
+// ---- times ------------------------------------------------------------------------------------
+
+/** `duration`, `phase_offset`, `after.delay` and the `every`/`for` of windows: 365 days. */
+export const MAX_DURATION_MS = 365 * DAY;
+/** Retry backoffs. */
+export const MAX_BACKOFF_MS = HOUR;
+/** A relative `start_time`, either way: 100 years. */
+export const MAX_START_OFFSET_MS = 36_500 * DAY;
+/** `period_secs` of a sine, in seconds. */
+export const MIN_PERIOD_SECS = 1 / SECOND;
+export const MAX_PERIOD_SECS = MAX_DURATION_MS / SECOND;
+
+// ---- lists and other counts -------------------------------------------------------------------
+
+export const MAX_BUCKETS = 256;
+export const MAX_QUANTILES = 64;
+export const MAX_SEQUENCE_VALUES = 10_000;
+export const MAX_TEMPLATES = 1000;
+/** Values of one placeholder pool, and of one list-form dynamic label. */
+export const MAX_LIST_VALUES = 100_000;
+export const MAX_DYNAMIC_LABELS = 16;
+export const MAX_CARDINALITY_SPIKES = 8;
+export const MAX_SEVERITY_WEIGHT = 1_000_000;
+export const MAX_RETRY_ATTEMPTS = 100;
+/** `batch_size` of the batching sinks (bytes for http_push and logstore). */
+export const MAX_BATCH_SIZE = 16 * 1024 * 1024;
+export const MAX_STREAMS_PER_PUSH = 10_000;
+
+/** Samples one event of an entry writes: one, or a histogram's or summary's series set. */
+export function samplesPerEvent(entry: { readonly signal_type?: string; readonly buckets?: readonly number[]; readonly quantiles?: readonly number[] }): number {
+  if (entry.signal_type === 'histogram') return (entry.buckets?.length ?? 0) + 3; // le="+Inf", _sum, _count
+  if (entry.signal_type === 'summary') return (entry.quantiles?.length ?? 0) + 2; // _sum, _count
+  return 1;
+}

@@ -1,0 +1,35 @@
+import { Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+
+/**
+ * Longest delay one timer takes: Node clamps a longer one to 1 ms (with a TimeoutOverflowWarning),
+ * so it would fire at once.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * Like RxJS `timer(delay)`, for any finite delay: a wait beyond {@link MAX_TIMER_DELAY} is taken
+ * in several wake-ups of the scheduler, each re-reading `scheduler.now()`, so it ends at the due
+ * time itself rather than early.
+ *
+ * ```
+ * longTimer(30 days)
+ * 0: -----(2^31 - 1 ms)-----(2^31 - 1 ms)-----…-----(0|)   at exactly 30 days
+ * ```
+ */
+export function longTimer(delay: number, scheduler: SchedulerLike = asyncScheduler): Observable<0> {
+  return new Observable<0>((subscriber) => {
+    const due = scheduler.now() + Math.max(0, delay);
+    let pending: Subscription | undefined;
+    const wait = (): void => {
+      const left = due - scheduler.now();
+      if (left > 0) {
+        pending = scheduler.schedule(wait, Math.min(left, MAX_TIMER_DELAY));
+        return;
+      }
+      subscriber.next(0);
+      subscriber.complete();
+    };
+    pending = scheduler.schedule(wait, Math.min(Math.max(0, delay), MAX_TIMER_DELAY));
+    return () => pending?.unsubscribe();
+  });
+}

@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
+import { loadPackFile } from '../../lib/config/pack.js';
+import { configError, metric, problems, v2 } from './helpers.js';
+
+const MiB = 1024 * 1024;
+
+/** The one message of a document refused before (or while) it is parsed. */
+function refusal(text: string, format?: 'yaml' | 'json'): { kind: string; message: string } {
+  const error = configError(text, format && { format });
+  expect(error.problems, error.message).to.have.length(1);
+  return { kind: error.kind, message: error.problems[0]!.message };
+}
+
+describe('input cost: documents are bounded before they cost time or memory', () => {
+  describe('nesting depth (64 levels)', () => {
+    it('refuses deeply nested YAML flow lists without reaching the parser recursion', () => {
+      expect(refusal('['.repeat(50_000) + ']'.repeat(50_000))).to.deep.equal({
+        kind: 'syntax',
+        message: 'the document nests mappings and lists deeper than 64 levels (at line 1, column 65)',
+      });
+    });
+
+    it('refuses deeply nested YAML block lists and mappings', () => {
+      expect(refusal(`${'- '.repeat(50_000)}x\n`).message).to.match(/^the document nests mappings and lists deeper than 64 levels \(at line 1, column \d+\)$/);
+      let indented = '';
+      for (let i = 0; i < 100; i++) indented += `${' '.repeat(i)}k${i}:\n`;
+      expect(refusal(`${indented}${' '.repeat(100)}x`).message).to.equal('the document nests mappings and lists deeper than 64 levels (at line 65, column 68)');
+    });
+
+    it('refuses deeply nested JSON', () => {
+      expect(refusal('['.repeat(500_000) + ']'.repeat(500_000), 'json')).to.deep.equal({
+        kind: 'syntax',
+        message: 'the document nests mappings and lists deeper than 64 levels (at line 1, column 65)',
+      });
+    });
+
+    it('accepts 64 levels', () => {
+      const nested = (open: string, close: string) => `{"labels": ${open.repeat(63)}1${close.repeat(63)}}`;
+      for (const format of ['yaml', 'json'] as const) {
+        expect(problems(nested('[', ']'), { format })[0]).to.match(/^entry: labels: invalid type/);
+      }
+    });
+  });
+
+  describe('size', () => {
+    it('refuses a text over 1 MiB', () => {
+      const big = JSON.stringify({ ...metric(), help: 'x'.repeat(MiB) });
+      expect(refusal(big, 'json')).to.deep.equal({ kind: 'syntax', message: `the document is ${big.length} bytes; the limit is 1048576 bytes (1 MiB)` });
+    });
+
+    it('refuses a YAML text over 128 KiB, pointing to JSON', () => {
+      const big = `# ${'x'.repeat(128 * 1024)}\n${JSON.stringify(metric())}`;
+      expect(refusal(big)).to.deep.equal({
+        kind: 'syntax',
+        message: `the document is ${big.length} bytes; the limit for YAML is 131072 bytes (128 KiB): split it into several files, or send it as JSON (up to 1 MiB)`,
+      });
+    });
+
+    it('refuses a YAML document of more than 5000 tokens', () => {
+      expect(refusal(`a: [${'1,'.repeat(20_000)}1]`)).to.deep.equal({
+        kind: 'syntax',
+        message: 'the document has more than 5000 YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON',
+      });
+    });
+
+    it('finds duplicate keys among many', () => {
+      const keys = Array.from({ length: 900 }, (_, i) => `k${i}: 1`);
+      expect(refusal([...keys, 'k899: 2'].join('\n'))).to.deep.equal({ kind: 'syntax', message: 'invalid YAML: duplicate key "k899" at line 901, column 1' });
+    });
+
+    it('refuses more than 500 entries before validating any of them', () => {
+      const entries = Array.from({ length: 372_000 }, () => 0);
+      expect(refusal(v2(entries), 'json')).to.deep.equal({ kind: 'invalid', message: 'scenarios: expected at most 500 entries, got 372000' });
+    });
+  });
+
+  describe('text that is not YAML or JSON', () => {
+    it('names binary data without echoing it', () => {
+      for (const format of ['yaml', 'json'] as const) {
+        expect(refusal('signal_type: metrics\nna\u0000\u0001\u0002me: x\n', format)).to.deep.equal({
+          kind: 'syntax',
+          message: 'not a YAML or JSON text: it holds binary data (a control character at line 2, column 3)',
+        });
+      }
+    });
+
+    it('does not leak parser internals such as a stack overflow', () => {
+      for (const text of ['['.repeat(5000), '{a: '.repeat(5000), `${'- '.repeat(5000)}x`]) {
+        expect(configError(text).message).not.to.match(/call stack|RangeError|Maximum/);
+      }
+    });
+  });
+
+  describe('files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-input-cost-'));
+    const failure = async (load: Promise<unknown>): Promise<ConfigError> => {
+      const error = await load.catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(ConfigError);
+      return error as ConfigError;
+    };
+
+    it('refuses a file over 1 MiB without reading all of it', async () => {
+      const path = join(dir, 'huge.yaml');
+      writeFileSync(path, `scenarios:\n${'  - {signal_type: metrics}\n'.repeat(50_000)}`);
+      const error = await failure(loadScenarioFile(path));
+      expect(error.message).to.equal(`${path}: the file is larger than 1048576 bytes (1 MiB), the limit for a scenario file`);
+    });
+
+    it('says that a binary file is not a text file', async () => {
+      const path = join(dir, 'program.yaml');
+      writeFileSync(path, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff, 0xfe, 0x00]));
+      const error = await failure(loadScenarioFile(path));
+      expect(error.message).to.equal(`${path}: not a text file (it holds binary data): give a YAML or JSON scenario file`);
+    });
+
+    it('says that a directory is not a file', async () => {
+      const path = join(dir, 'a-directory.yaml');
+      mkdirSync(path);
+      expect((await failure(loadScenarioFile(path))).message).to.equal(`${path}: cannot read the scenario file (it is a directory)`);
+      expect((await failure(loadPackFile(path))).message).to.equal(`${path}: cannot read the pack file (it is a directory)`);
+    });
+  });
+});
