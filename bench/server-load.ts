@@ -15,8 +15,9 @@
  *
  *   SCENARIOS=1000 RATE=10 SECONDS=150 [HEAP_MB=256] node --import tsx bench/server-load.ts
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { percentile } from '../spec/support/percentile.js';
+import { startServerProcess } from '../spec/support/server-process.js';
 
 const SCENARIOS = Number(process.env.SCENARIOS ?? 1000);
 const RATE = Number(process.env.RATE ?? 10);
@@ -27,27 +28,11 @@ const HEAP_MB = process.env.HEAP_MB;
 /** Entries per POST: one file each (a body stays far below the 1 MiB limit). */
 const PER_POST = 100;
 
-const server = spawn(process.execPath, [...(HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : []), 'bin/svc-server', '--port', '0', '--bind', '127.0.0.1'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: { ...process.env, SVC_LOG_LEVEL: 'warn' },
-});
-const exited = new Promise<number | null>((resolve) => server.once('exit', resolve));
-const base = await new Promise<string>((resolve, reject) => {
-  let head = '';
-  const onData = (part: Buffer) => {
-    head += part.toString();
-    const port = /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(head)?.[1];
-    if (!port) return;
-    // From here on stdout carries the event lines of the stdout sinks: read and dropped.
-    server.stdout!.off('data', onData).resume();
-    resolve(`http://127.0.0.1:${port}`);
-  };
-  server.stdout!.on('data', onData);
-  server.once('exit', (code) => reject(new Error(`svc-server exited with ${code} before listening`)));
-});
+const server = await startServerProcess({ nodeFlags: HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : [], env: { SVC_LOG_LEVEL: 'warn' }, quiet: true });
+const { base } = server;
 
 function rssMiB(): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1];
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
   return Number(kib) / 1024;
 }
 
@@ -108,15 +93,14 @@ const list = (await (await fetch(`${base}/scenarios`)).json()) as { scenarios: {
 sampling = false;
 await sampler;
 const finalRss = rssMiB();
-server.kill('SIGTERM');
-const code = await exited;
+server.child.kill('SIGTERM');
+const code = await server.exited;
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 const total = list.scenarios.reduce((sum, s) => sum + s.total_events, 0);
 const heap = HEAP_MB ? `heap sized for a ${HEAP_MB} MiB container` : 'heap sized from this machine';
 console.log(`svc-server load: ${SCENARIOS} scenarios × ${RATE}/s for ${SECONDS} s, ${heap}, /scenarios/metrics scraped every ${SCRAPE_SECONDS} s (${scrapedBytes.toLocaleString('en')} B)`);
 console.log(`  RSS          max ${Math.max(...rss).toFixed(1)} MiB, final ${finalRss.toFixed(1)} MiB (${rss.length} samples)  goal: < 256 MiB`);
-console.log(`  GET /health  p50 ${percentile(health.run, 50).toFixed(1)} ms, p99 ${percentile(health.run, 99).toFixed(1)} ms, max ${Math.max(...health.run).toFixed(1)} ms over the run (${health.run.length} samples)  goal: p99 < 50 ms`);
+console.log(`  GET /health  p50 ${percentile(health.run, 0.5).toFixed(1)} ms, p99 ${percentile(health.run, 0.99).toFixed(1)} ms, max ${Math.max(...health.run).toFixed(1)} ms over the run (${health.run.length} samples)  goal: p99 < 50 ms`);
 console.log(`               max ${Math.max(...health.startUp).toFixed(1)} ms while the scenarios were posted (${health.startUp.length} samples)`);
 console.log(`  events       ${total.toLocaleString('en')} (scheduled ≈ ${(SCENARIOS * RATE * SECONDS).toLocaleString('en')} over the measured span), ${list.scenarios.filter((s) => s.status === 'running').length} running`);
 console.log(`  exit         ${code} after SIGTERM`);

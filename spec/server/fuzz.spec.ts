@@ -14,7 +14,7 @@ describe('svc-server under fuzzed request bodies', function () {
   let server: ServerProcess;
 
   before(async () => {
-    server = await startServerProcess(['--file-root', mkdtempSync(join(tmpdir(), 'svc-fuzz-'))], {}, { quiet: true });
+    server = await startServerProcess({ args: ['--file-root', mkdtempSync(join(tmpdir(), 'svc-fuzz-'))], quiet: true });
   });
   after(() => server.kill());
 

@@ -1,47 +1,21 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
+import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { promtoolCheck } from '../support/promtool.js';
 
-interface Server {
-  child: ChildProcess;
-  base: string;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Spawns bin/svc-server --port 0 (and `args`) and reads the port from its start-up line. */
-async function startServer(env: Record<string, string> = {}, args: string[] = []): Promise<Server> {
-  const child = spawnServer(env, args);
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await waitFor('the start-up line', () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1], 10_000);
-  return { child, base: `http://127.0.0.1:${port}`, stdout: () => out, stderr: () => err, exited };
-}
-
-function spawnServer(env: Record<string, string>, args: string[]): ChildProcess {
-  const clean = { ...process.env };
-  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT']) delete clean[name];
-  return spawn('bin/svc-server', ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, ...env } });
-}
-
 /** The complete pino lines a server wrote on stderr so far. */
-const logLines = (server: Server) =>
+const logLines = (server: ServerProcess) =>
   server
     .stderr()
     .split('\n')
     .slice(0, -1)
     .map((line) => JSON.parse(line) as { level: number; msg: string; bind?: string });
 
-async function stop(server: Server): Promise<void> {
+async function stop(server: ServerProcess): Promise<void> {
   server.child.kill('SIGTERM');
   await server.exited;
 }
@@ -51,13 +25,13 @@ const auth = { authorization: `Bearer ${KEY}` };
 
 describe('svc-server as a process, scraped by a real Prometheus', function () {
   this.timeout(60_000);
-  let server: Server;
+  let server: ServerProcess;
   let prometheus: Prometheus | undefined;
   const fileRoot = mkdtempSync(join(tmpdir(), 'svc-server-'));
   const sinkFile = join(fileRoot, 'events.prom');
 
   before(async () => {
-    server = await startServer({ SVC_API_KEY: KEY, SVC_FILE_ROOT: fileRoot });
+    server = await startServerProcess({ env: { SVC_API_KEY: KEY, SVC_FILE_ROOT: fileRoot } });
   });
 
   after(async () => {
@@ -141,7 +115,7 @@ describe('svc-server start-up safety (design: server safety)', function () {
   this.timeout(30_000);
 
   it('binds 127.0.0.1 by default, and says nothing alarming there', async () => {
-    const server = await startServer();
+    const server = await startServerProcess();
     try {
       await waitFor('the listening line', () => (logLines(server).length ? true : undefined));
       expect(logLines(server)[0]).to.include({ msg: 'svc-server listening', bind: '127.0.0.1' });
@@ -153,8 +127,8 @@ describe('svc-server start-up safety (design: server safety)', function () {
   });
 
   it('warns prominently when bound to every interface without an API key, and not with one', async () => {
-    const open = await startServer({ SVC_BIND: '0.0.0.0' });
-    const keyed = await startServer({ SVC_API_KEY: KEY }, ['--bind', '0.0.0.0']);
+    const open = await startServerProcess({ env: { SVC_BIND: '0.0.0.0' } });
+    const keyed = await startServerProcess({ env: { SVC_API_KEY: KEY }, args: ['--bind', '0.0.0.0'] });
     try {
       const warning = await waitFor('the warning', () => logLines(open).find((line) => line.level === 40));
       expect(warning.msg).to.match(/^UNPROTECTED: svc-server listens on 0\.0\.0\.0.*without an API key.*--api-key/);
@@ -166,7 +140,7 @@ describe('svc-server start-up safety (design: server safety)', function () {
   });
 
   it('exits 2 naming --file-root when it is not a directory', async () => {
-    const child = spawnServer({}, ['--file-root', '/no/such/dir']);
+    const child = spawnServerProcess({ args: ['--file-root', '/no/such/dir'] });
     let err = '';
     child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

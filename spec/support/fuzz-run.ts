@@ -19,7 +19,7 @@ export interface FuzzOutcome {
   readonly unexpected: { request: FuzzRequest; answer: string }[];
   /** Slowest answer to a fuzzed request, ms. */
   readonly slowestMs: number;
-  /** `/health` latencies meanwhile, ms, sorted. */
+  /** `/health` latencies meanwhile, ms. */
   readonly health: number[];
 }
 
@@ -88,7 +88,7 @@ export async function fuzzServer(server: ServerProcess, runs: number, options: F
   await probe;
   // A crash may come a moment after the answer that caused it.
   await new Promise((resolve) => setTimeout(resolve, 100));
-  return { sent, statuses, crashed: exited, frozen, unexpected, slowestMs, health: health.sort((a, b) => a - b) };
+  return { sent, statuses, crashed: exited, frozen, unexpected, slowestMs, health };
 }
 
 /** Deletes the scenarios of a 201 answer. */
@@ -96,9 +96,4 @@ async function deleteStarted(server: ServerProcess, text: string, timeoutMs: num
   const body = JSON.parse(text) as { id?: string; scenarios?: { id: string }[] };
   const ids = body.id ? [body.id] : (body.scenarios ?? []).map((scenario) => scenario.id);
   for (const id of ids) await fetch(`${server.base}/scenarios/${id}`, { method: 'DELETE', signal: AbortSignal.timeout(timeoutMs) }).then((res) => res.arrayBuffer());
-}
-
-/** The value below which `share` of sorted `values` lie. */
-export function percentile(values: readonly number[], share: number): number {
-  return values.length ? values[Math.min(values.length - 1, Math.floor(share * values.length))]! : NaN;
 }

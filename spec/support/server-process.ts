@@ -11,13 +11,32 @@ export interface ServerProcess {
   kill(): void;
 }
 
-/**
- * Spawns `bin/svc-server --port 0` (built `dist/`) with `args`, and reads the port from its
- * start-up line. Its stdout is kept only up to the start-up line when `quiet` (scenarios on a
- * stdout sink would fill memory otherwise).
- */
-export async function startServerProcess(args: readonly string[] = [], env: Record<string, string> = {}, options: { quiet?: boolean } = {}): Promise<ServerProcess> {
-  const child = spawn('bin/svc-server', ['--port', '0', '--bind', '127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+export interface ServerProcessOptions {
+  /** Flags after `--port 0`. */
+  readonly args?: readonly string[];
+  /** Added to this process's environment, from which SVC_BIND, SVC_API_KEY and SVC_FILE_ROOT are removed. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Flags of node itself, e.g. `--max-old-space-size=256`. */
+  readonly nodeFlags?: readonly string[];
+  /** Keep stdout only up to the start-up line (scenarios on a stdout sink would fill memory), and at most 1 MiB of stderr. */
+  readonly quiet?: boolean;
+}
+
+/** Spawns `bin/svc-server --port 0` (built `dist/`); it is killed when this process exits. */
+export function spawnServerProcess({ args = [], env = {}, nodeFlags = [] }: ServerProcessOptions = {}): ChildProcess {
+  const inherited = { ...process.env };
+  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT']) delete inherited[name];
+  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
+  // A server must not outlive whoever started it (a frozen one would spin on unseen).
+  const killOnExit = () => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  return child;
+}
+
+/** {@link spawnServerProcess}, then reads the port from the start-up line. */
+export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const child = spawnServerProcess(options);
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => {
@@ -26,15 +45,7 @@ export async function startServerProcess(args: readonly string[] = [], env: Reco
   child.stderr!.setEncoding('utf8').on('data', (s: string) => {
     if (!options.quiet || err.length < 1 << 20) err += s;
   });
-  // A server must not outlive whoever started it (a frozen one would spin on unseen).
-  const killOnExit = () => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      process.off('exit', killOnExit);
-      resolve(code);
-    }),
-  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await waitFor('the start-up line', () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1], 10_000);
   return {
     child,
