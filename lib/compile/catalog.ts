@@ -7,7 +7,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
-import { MAX_CATALOG_FILES } from '../config/limits.js';
+import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../config/limits.js';
 import { loadScenario } from '../config/load.js';
 import { parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
@@ -131,7 +131,7 @@ export class Catalog {
         { path: '', message: `"${name}" is a pack (${found.item.path}), not a scenario: use it from an entry with pack: ${name}` },
       ]);
     }
-    return { file: loadScenario(found.text, { origin: found.item.path, overrides }), path: found.item.path };
+    return { file: loadScenario(found.text, { origin: found.item.path, overrides, yamlBudget: LOCAL_YAML_BUDGET }), path: found.item.path };
   }
 
   private only(name: string): Loaded | undefined {
@@ -166,7 +166,7 @@ async function loadItem(path: string): Promise<Loaded> {
   let document: unknown;
   try {
     text = await readTextFile(path, 'catalog file');
-    document = parseText(text, /\.json$/i.test(path) ? 'json' : 'yaml', path);
+    document = parseText(text, /\.json$/i.test(path) ? 'json' : 'yaml', path, LOCAL_YAML_BUDGET);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);
   }
@@ -180,7 +180,7 @@ async function loadItem(path: string): Promise<Loaded> {
       const pack = decodePack(document, path);
       return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
     }
-    const file = loadScenario(text, { origin: path });
+    const file = loadScenario(text, { origin: path, yamlBudget: LOCAL_YAML_BUDGET });
     return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text };
   } catch (error) {
     return invalid(base, text, error);

@@ -14,13 +14,20 @@ const DAY = 86_400_000;
 /** Bytes of one scenario or pack text (the server's request body limit is the same 1 MiB). */
 export const MAX_TEXT_BYTES = 1024 * 1024;
 /**
- * Bytes of one YAML text, and its tokens (scalars, indicators, line breaks, indentation): the
- * YAML parser takes some microseconds per token and per 10 characters of a quoted string, so
- * these bound the time a parse blocks the event loop (`bench/parse.ts`). JSON, parsed natively,
- * has the whole 1 MiB.
+ * What one YAML parse may cost: the bytes of the text and its tokens (scalars, indicators, line
+ * breaks, indentation). The YAML parser takes some microseconds per token and per 10 characters
+ * of a quoted string (`bench/parse.ts`). JSON, parsed natively, always has the whole 1 MiB.
  */
-export const MAX_YAML_BYTES = 128 * 1024;
-export const MAX_YAML_TOKENS = 5000;
+export interface YamlBudget {
+  readonly bytes: number;
+  readonly tokens: number;
+}
+
+/** In svc-server, whose event loop every request shares: one parse blocks it for tens of milliseconds at most. */
+export const SHARED_YAML_BUDGET: YamlBudget = { bytes: 128 * 1024, tokens: 5000 };
+
+/** In a process of its own (`svc` reading a file or standard input): the whole 1 MiB text, a few seconds at most. */
+export const LOCAL_YAML_BUDGET: YamlBudget = { bytes: MAX_TEXT_BYTES, tokens: 250_000 };
 /** Mappings and lists nested in one document. */
 export const MAX_DEPTH = 64;
 /** Alias expansions in one YAML document: enough for anchors shared by entries, too few for an alias bomb. */

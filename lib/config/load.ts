@@ -10,6 +10,7 @@ import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './def
 import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { parseText, type Format } from './parse.js';
+import { LOCAL_YAML_BUDGET, type YamlBudget } from './limits.js';
 import { readTextFile } from './read.js';
 import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
 import { referenceIssues } from './references.js';
@@ -21,6 +22,8 @@ export interface LoadOptions {
   /** Default: `json` when origin ends in `.json`, else `yaml` (which also reads JSON). */
   readonly format?: Format;
   readonly overrides?: CliOverrides;
+  /** What a YAML parse may cost; default: the tight budget of svc-server (limits.ts). */
+  readonly yamlBudget?: YamlBudget;
 }
 
 /** A document with any of these keys is a v2 file; without them it is a single flat entry. */
@@ -30,7 +33,7 @@ const FILE_FIELDS = ['version', 'kind', 'defaults', 'scenarios'];
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
-  const document = parseText(text, options.format ?? formatOf(options.origin), options.origin);
+  const document = parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget);
   const result = isMapping(document)
     ? validateDocument(document, options.overrides ?? {})
     : { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a v2 scenario file or a single entry), got ${describe(document)}` })] };
@@ -38,10 +41,13 @@ export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
   return result.file;
 }
 
-/** Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its extension names. */
+/**
+ * Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its
+ * extension names. A file is the operator's own: it has the local YAML budget.
+ */
 export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
   const text = await readTextFile(path, 'scenario file');
-  return loadScenario(text, { ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
+  return loadScenario(text, { yamlBudget: LOCAL_YAML_BUDGET, ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
 }
 
 function formatOf(origin: string): Format {

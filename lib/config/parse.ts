@@ -5,13 +5,14 @@
  * event loop for long nor exhaust memory, and no parser internals reach the message.
  */
 import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
-import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, MAX_YAML_BYTES, MAX_YAML_TOKENS } from './limits.js';
+import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from './limits.js';
 import { ConfigError, show } from './problems.js';
 
 export type Format = 'yaml' | 'json';
 export { MAX_ALIAS_COUNT };
 
-export function parseText(text: string, format: Format, origin: string): unknown {
+/** `budget` bounds a YAML parse; the default suits a process that serves others (svc-server). */
+export function parseText(text: string, format: Format, origin: string, budget: YamlBudget = SHARED_YAML_BUDGET): unknown {
   const source = text.replace(/^\uFEFF/, '');
   const bytes = Buffer.byteLength(source);
   if (bytes > MAX_TEXT_BYTES) throw syntaxError(origin, `the document is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES} bytes (1 MiB)`);
@@ -20,10 +21,10 @@ export function parseText(text: string, format: Format, origin: string): unknown
   if (control) throw syntaxError(origin, `not a YAML or JSON text: it holds binary data (a control character at ${position(source, control.index)})`);
   if (source.trim() === '') throw syntaxError(origin, 'the document is empty');
   if (format === 'json') return parseJson(source, origin);
-  if (bytes > MAX_YAML_BYTES) {
-    throw syntaxError(origin, `the document is ${bytes} bytes; the limit for YAML is ${MAX_YAML_BYTES} bytes (128 KiB): split it into several files, or send it as JSON (up to 1 MiB)`);
+  if (bytes > budget.bytes) {
+    throw syntaxError(origin, `the document is ${bytes} bytes; the limit for YAML here is ${budget.bytes} bytes: split it into several files, or send it as JSON (up to 1 MiB)`);
   }
-  return parseYaml(source, origin);
+  return parseYaml(source, origin, budget.tokens);
 }
 
 function parseJson(source: string, origin: string): unknown {
@@ -57,11 +58,11 @@ function jsonDepthExceeded(source: string): number | undefined {
  * time so that the token count and the nesting depth are checked as the text is read: the
  * composer and `toJS` recurse per level, and their cost grows with the tokens.
  */
-function parseYaml(source: string, origin: string): unknown {
+function parseYaml(source: string, origin: string, maxTokens: number): unknown {
   const lines = new LineCounter();
   // Duplicate keys are found below in one pass: the composer's own check compares every pair of keys.
   const composer = new Composer({ uniqueKeys: false, merge: true });
-  const documents = [...composer.compose(boundedTokens(source, lines, origin), true, source.length)];
+  const documents = [...composer.compose(boundedTokens(source, lines, origin, maxTokens), true, source.length)];
   const document = documents[0]!;
   const errors = documents.length > 1 ? [{ message: 'more than one document (a line --- starts a second one)', pos: documents[1]!.range }] : document.errors;
   const problems = errors.length ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`) : duplicateKeys(document, source, lines);
@@ -80,16 +81,16 @@ const COLLECTIONS = new Set(['block-map', 'block-seq', 'flow-collection']);
 /** Lexemes the YAML lexer adds to mark a document, a scalar or the end of a flow, not text of the source. */
 const CONTROL = new Set([CST.BOM, CST.DOCUMENT, CST.FLOW_END, CST.SCALAR]);
 
-/** The CST tokens of `source`, refusing more than MAX_YAML_TOKENS lexemes or more than MAX_DEPTH nested collections. */
-function* boundedTokens(source: string, lines: LineCounter, origin: string): Generator<CST.Token> {
+/** The CST tokens of `source`, refusing more than `maxTokens` lexemes or more than MAX_DEPTH nested collections. */
+function* boundedTokens(source: string, lines: LineCounter, origin: string, maxTokens: number): Generator<CST.Token> {
   const parser = new Parser(lines.addNewLine);
   lines.addNewLine(0);
   let count = 0;
   for (const lexeme of new Lexer().lex(source)) {
-    if (!CONTROL.has(lexeme) && ++count > MAX_YAML_TOKENS) {
+    if (!CONTROL.has(lexeme) && ++count > maxTokens) {
       throw syntaxError(
         origin,
-        `the document has more than ${MAX_YAML_TOKENS} YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON`,
+        `the document has more than ${maxTokens} YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON`,
       );
     }
     yield* parser.next(lexeme);

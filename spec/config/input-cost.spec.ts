@@ -56,7 +56,7 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       const big = `# ${'x'.repeat(128 * 1024)}\n${JSON.stringify(metric())}`;
       expect(refusal(big)).to.deep.equal({
         kind: 'syntax',
-        message: `the document is ${big.length} bytes; the limit for YAML is 131072 bytes (128 KiB): split it into several files, or send it as JSON (up to 1 MiB)`,
+        message: `the document is ${big.length} bytes; the limit for YAML here is 131072 bytes: split it into several files, or send it as JSON (up to 1 MiB)`,
       });
     });
 
@@ -102,6 +102,15 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       expect(error).to.be.instanceOf(ConfigError);
       return error as ConfigError;
     };
+
+    it('reads a file with the larger budget of a process of its own: 500 entries of YAML load, the same text as a request body does not', async () => {
+      const entry = (i: number) => `  - { signal_type: metrics, name: m_${i}, rate: 1, labels: { host: web-${i}, region: eu }, generator: { type: sine, amplitude: 3, period_secs: 60, offset: 5 } }\n`;
+      const text = `version: 2\nkind: runnable\nscenarios:\n${Array.from({ length: 500 }, (_, i) => entry(i)).join('')}`;
+      const path = join(dir, 'five-hundred.yaml');
+      writeFileSync(path, text);
+      expect((await loadScenarioFile(path)).scenarios).to.have.length(500);
+      expect(refusal(text).message).to.match(/^the document has more than 5000 YAML tokens .* or send it as JSON$/);
+    });
 
     it('refuses a file over 1 MiB without reading all of it', async () => {
       const path = join(dir, 'huge.yaml');
