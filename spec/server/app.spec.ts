@@ -82,9 +82,17 @@ describe('HTTP API', () => {
     });
 
     it('400 for a body that is not YAML or JSON, or empty', async () => {
-      expectError(await post(testServer(), 'name: [unclosed'), 400, 'unparseable_body');
+      expectError(await post(testServer(), 'name: [unclosed'), 400, 'malformed_body');
       expectError(await post(testServer(), '{"name": ', 'application/json'), 400, 'malformed_body');
       expectError(await post(testServer(), ''), 400, 'empty_body');
+    });
+
+    it('400 naming the nesting limit for deeply nested JSON, on both routes: JSON is parsed with the bounds of lib/config, never unbounded', async () => {
+      const nested = `${'['.repeat(400_000)}${']'.repeat(400_000)}`;
+      for (const url of ['/scenarios', '/events']) {
+        const res = await testServer().request({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: nested });
+        expectError(res, 400, 'malformed_body', /nests mappings and lists deeper than 64 levels/);
+      }
     });
 
     it('422 naming the field for a body that fails validation', async () => {

@@ -3,6 +3,7 @@ import { asyncScheduler } from 'rxjs';
 import type { ServerDeps } from '../deps.js';
 import { decodeEvent, encodeEvent } from '../event.js';
 import { HttpError } from '../http-error.js';
+import { jsonBody } from '../body.js';
 import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
 import { createSink } from '../../sinks/index.js';
@@ -16,7 +17,7 @@ export function eventRoutes(deps: ServerDeps): Router {
   const build = deps.createSink ?? ((config, encoder) => createSink(config, { encoder, appendFiles: true }));
   return new Router().post('/events', async (ctx) => {
     const started = performance.now();
-    const decoded = decodeEvent(ctx.request.body);
+    const decoded = decodeEvent(jsonBody(ctx));
     const event = { ...decoded, sink: await confineFileSink(decoded.sink, deps.fileRoot, '') };
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);

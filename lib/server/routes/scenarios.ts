@@ -12,10 +12,10 @@ import { statusOf, type Scenario } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
+import { bodyText, JSON_TYPES, YAML_TYPES } from '../body.js';
 import { inHead, inTail } from '../../../operators/window.js';
 
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
-export const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml', 'text/plain'];
 
 /**
  * The scenarios resource: start (`POST`), list, inspect, live stats, scrape (drain one, or the
@@ -94,19 +94,19 @@ export function scenarioRoutes(deps: ServerDeps): Router {
 
 /** A v2 file or a flat entry, as YAML or JSON by Content-Type: 400 when unparseable, 422 when invalid. */
 function parseScenario(ctx: Context): ScenarioFile {
-  if (ctx.request.length && !ctx.is(['application/json', ...YAML_TYPES])) {
+  if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
   }
-  const text = (ctx.request as { rawBody?: string }).rawBody;
+  const text = bodyText(ctx);
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
-  const format = ctx.is('application/json') ? 'json' : 'yaml';
+  const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
   let plan: ScenarioFile;
   try {
     plan = compileScenario(loadScenario(text, { origin: 'request body', format }), { origin: 'request body' });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
-    if (error.kind === 'syntax') throw new HttpError(400, 'unparseable_body', detail);
+    if (error.kind === 'syntax') throw new HttpError(400, 'malformed_body', detail);
     // Validation refuses the transports this build lacks (lib/config/entry.ts), with the same message as the CLI.
     const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
     throw new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
