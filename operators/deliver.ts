@@ -1,5 +1,6 @@
 import { Observable, type Observer, type OperatorFunction } from 'rxjs';
 import { byteLength, type EncodedBatch } from './batch.js';
+import { guarded } from './guarded.js';
 
 /**
  * A destination for encoded chunks (the bytes, and the batch they were encoded from).
@@ -93,11 +94,13 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
       };
 
-      const reports = sink.reports?.subscribe((report) => {
-        if (report.kind !== 'failed') return subscriber.next(report);
-        failed(report.size, report.bytes, report.error);
-        reported.add(report.error);
-      });
+      const reports = sink.reports?.subscribe(
+        guarded(subscriber, (report: SinkReport) => {
+          if (report.kind !== 'failed') return subscriber.next(report);
+          failed(report.size, report.bytes, report.error);
+          reported.add(report.error);
+        }),
+      );
 
       const finish = () => {
         sink.flush().then(
@@ -109,7 +112,9 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         );
       };
 
-      const pump = () => {
+      // Every entry into the sink goes through here: a sink that throws where it should reject
+      // (flush) errors the stream instead of escaping it.
+      const pump = guarded(subscriber, () => {
         while (!waiting && queue.length > 0 && !subscriber.closed) {
           const chunk = queue.shift()!;
           const bytes = byteLength(chunk.data);
@@ -136,7 +141,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           });
         }
         if (!waiting && queue.length === 0 && sourceDone && !subscriber.closed) finish();
-      };
+      });
 
       const subscription = source.subscribe({
         next: (chunk) => {
@@ -148,7 +153,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           sourceDone = true;
           // A stop while the sink holds the chain back: flush now, so a stalled destination's
           // flush timeout starts at once. The final flush below reports the outcome.
-          if (waiting) sink.flush().catch(() => undefined);
+          if (waiting) guarded(subscriber, () => void sink.flush().catch(() => undefined))();
           pump();
         },
       });

@@ -1,5 +1,6 @@
 import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { TickBatch } from './batch.js';
+import { guarded } from './guarded.js';
 import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
 import type { RateSchedule } from './rate-schedule.js';
 
@@ -73,18 +74,9 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         return size === maxBatch;
       };
 
-      // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
-      const guarded =
-        <A extends unknown[]>(work: (...args: A) => void) =>
-        (...args: A): void => {
-          try {
-            work(...args);
-          } catch (error) {
-            subscriber.error(error);
-          }
-        };
 
-      const wake = guarded(() => {
+      // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
+      const wake = guarded(subscriber, () => {
         pending = undefined;
         if (paused || subscriber.closed) return;
         const now = elapsed();
@@ -118,7 +110,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       });
 
       const schedules = source.subscribe({
-        next: guarded((value: RateSchedule) => {
+        next: guarded(subscriber, (value: RateSchedule) => {
           if (!schedule) {
             start = scheduler.now();
             anchor = anchorOf(start);

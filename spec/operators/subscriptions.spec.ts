@@ -1,10 +1,15 @@
 import { expect } from 'chai';
-import { concat, map, of, type Observable, type OperatorFunction } from 'rxjs';
+import { concat, defer, lastValueFrom, map, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/batch.js';
 import { histogram } from '../../operators/histogram.js';
 import { labels } from '../../operators/labels.js';
 import { summary } from '../../operators/summary.js';
 import { seriesOf } from '../../operators/series.js';
+import { deliver, type Delivery } from '../../operators/deliver.js';
+import { RateSchedule } from '../../operators/rate-schedule.js';
+import { ticks } from '../../operators/ticks.js';
+import { chunk } from '../support/batches.js';
+import { MemorySink } from '../support/sinks.js';
 import { virtualTime } from '../support/marbles.js';
 
 /** The empty label set, interned as `labels()` interns: state is kept per series object. */
@@ -84,6 +89,44 @@ describe('operators keep their state per subscription', () => {
       expect(seen).to.have.length(2);
       expect(seen[0]).to.deep.equal(seen[1]);
       expect(seen[0]).not.to.equal(seen[1]);
+    });
+  });
+
+  describe('ticks', () => {
+    it('subscribes to its schedules once, unsubscribes at its duration, and starts its clock afresh on each subscription', () => {
+      virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const schedules = cold('a', { a: RateSchedule.constant(1000) });
+        const chain = schedules.pipe(ticks({ duration: 3 }), map((batch) => batch.index[0]));
+        expectObservable(concat(chain, chain)).toBe('abcabc|', { a: 0, b: 1, c: 2 });
+        expectSubscriptions(schedules.subscriptions).toBe(['^--!', '---^--!']);
+      });
+    });
+  });
+
+  describe('deliver', () => {
+    it('subscribes to its chunks once per subscription, and each subscription writes and flushes the same way', async () => {
+      const sink = new MemorySink();
+      let subscriptions = 0;
+      const chunks = defer(() => (subscriptions++, of(chunk('a\n'), chunk('b\n'))));
+      const chain = chunks.pipe(deliver(sink), map((delivery: Delivery) => delivery.kind), toArray());
+      const first = await lastValueFrom(chain);
+      const second = await lastValueFrom(chain);
+      expect(first).to.deep.equal(['written', 'delivered', 'written', 'delivered']);
+      expect(second).to.deep.equal(first);
+      expect(subscriptions).to.equal(2);
+      expect(sink.text).to.equal('a\nb\na\nb\n');
+      expect(sink.flushes).to.equal(2);
+    });
+
+    it('errors the stream when the sink throws instead of rejecting: nothing escapes as an uncaught exception', () => {
+      const sink = Object.assign(new MemorySink(), {
+        flush(): Promise<void> {
+          throw new Error('flush threw');
+        },
+      });
+      const seen: string[] = [];
+      of(chunk('a\n')).pipe(deliver(sink)).subscribe({ next: (d) => seen.push(d.kind), error: (e: Error) => seen.push(`error: ${e.message}`), complete: () => seen.push('complete') });
+      expect(seen).to.deep.equal(['written', 'delivered', 'error: flush threw']);
     });
   });
 });
