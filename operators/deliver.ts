@@ -63,7 +63,8 @@ export interface DeliverOptions {
  * per chunk taken, then whatever the sink reports later (`delivered`, `failed`, `retrying`);
  * a sink without `reports` counts as `delivered` as soon as a write returns. When the source
  * completes, it waits for pending writes, flushes the sink, then completes: stop means flush.
- * Under `fail`, the first failure (thrown, rejected or reported) errors the stream.
+ * Under `fail`, the first failure (thrown, rejected or reported) is reported, then errors the
+ * stream: an error that arrives without a `failed` before it came from upstream, not the sink.
  *
  * ```
  * chunks:      a---b---c---|
@@ -86,8 +87,8 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       const failed = (size: number, bytes: number, cause: unknown) => {
         const error = cause instanceof Error ? cause : new Error(String(cause));
         if (reported.has(error)) return;
+        subscriber.next({ kind: 'failed', size, bytes, error });
         if (onError === 'fail') subscriber.error(error);
-        else subscriber.next({ kind: 'failed', size, bytes, error });
       };
       const written = (size: number, bytes: number) => {
         subscriber.next({ kind: 'written', size, bytes });

@@ -12,14 +12,14 @@ export function progressLine(run: EntryRun, now: number): string {
 
 /**
  * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`;
- * the parenthetical names the error that stopped the entry, else the last sink error, and is
- * absent after a clean run.
+ * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
+ * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.
  */
 export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): string {
   const { stats } = run;
-  const error = outcome.error?.message ?? stats.lastSinkError;
+  const error = outcome.error ? `${outcome.inSink ? 'sink' : 'error'}: ${outcome.error.message}` : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
-    `[progress] ${run.entry.id}  STOPPED${error ? ` (sink: ${error})` : ''} | events: ${stats.totalEvents}` +
+    `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
   );
 }

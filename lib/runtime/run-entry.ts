@@ -23,6 +23,8 @@ export interface RunEntryOptions {
 /** How an entry ended: cleanly, or with the error that stopped it. */
 export interface EntryOutcome {
   readonly error?: Error;
+  /** The error is the sink's (`on_sink_error: fail`), not one of the entry's own chain. */
+  readonly inSink?: boolean;
 }
 
 /** One running entry: its live statistics, a way to stop it, and its end. */
@@ -41,7 +43,10 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type, appendFiles: options.appendFiles });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
+  // The failure deliver reported last: a chain error that is this one is the sink's.
+  let lastFailure: Error | undefined;
   const record = (delivery: Delivery) => {
+    if (delivery.kind === 'failed') lastFailure = delivery.error;
     stats.record(delivery, scheduler.now());
     options.hooks?.onDelivery?.(delivery);
   };
@@ -50,14 +55,12 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({
       next: record,
-      error: (error: Error) => {
-        record({ kind: 'failed', size: 0, bytes: 0, error });
-        resolve(error);
-      },
+      // Sink failures were counted as deliver reported them; any other error is the entry's own.
+      error: (error: Error) => resolve(error),
       complete: () => resolve(undefined),
     });
   });
-  const done = ended.then(async (error) => {
+  const done = ended.then(async (error): Promise<EntryOutcome> => {
     try {
       await sink.close();
     } catch (closeError) {
@@ -65,7 +68,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       if (!error) record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
       if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
-    return error ? { error } : {};
+    return error ? { error, inSink: error === lastFailure } : {};
   });
 
   return {

@@ -27,8 +27,15 @@ describe('progress lines', () => {
     stats.record({ kind: 'written', size: 5, bytes: 100 }, 500);
     const run = fakeRun(stats);
     expect(stoppedLine(run, {}, 1000)).to.equal('[progress] cpu  STOPPED | events: 5 | bytes: 100 B | elapsed: 1s');
-    expect(stoppedLine(run, { error: new Error('tcp sink: connection refused') }, 1000)).to.equal(
+    expect(stoppedLine(run, { error: new Error('tcp sink: connection refused'), inSink: true }, 1000)).to.equal(
       '[progress] cpu  STOPPED (sink: tcp sink: connection refused) | events: 5 | bytes: 100 B | elapsed: 1s',
+    );
+  });
+
+  it('STOPPED says error, not sink, for an error of the entry itself', () => {
+    const run = fakeRun(new EntryStats(0));
+    expect(stoppedLine(run, { error: new RangeError('slot 9007199254740992 cannot be counted exactly') }, 1000)).to.equal(
+      '[progress] cpu  STOPPED (error: slot 9007199254740992 cannot be counted exactly) | events: 0 | bytes: 0 B | elapsed: 1s',
     );
   });
 

@@ -97,8 +97,8 @@ describe('deliver', () => {
     const { source, out, end } = harness(sink, 'fail');
     sink.failWith = new Error('connection refused');
     source.next(chunk('1'));
-    expect(out).to.deep.equal([]);
-    expect((end.error as Error).message).to.equal('connection refused');
+    expect(out).to.deep.equal([{ kind: 'failed', size: 1, bytes: 1, error: sink.failWith }]);
+    expect(end.error).to.equal(sink.failWith);
   });
 
   describe('with a sink that reports later', () => {

@@ -83,4 +83,30 @@ describe('runEntry', () => {
       /up: log_generator is required for signal_type logs/,
     );
   });
+
+  it('counts a sink error under fail once, as the sink error; an error of the chain itself is no sink failure', async () => {
+    const failing = new MemorySink();
+    failing.failWith = new Error('tcp sink: connection refused');
+    const sinkSide = virtualRun({ duration: 300, on_sink_error: 'fail' }, failing);
+    sinkSide.scheduler.flush();
+    expect(await sinkSide.run.done).to.deep.equal({ error: failing.failWith, inSink: true });
+    expect(sinkSide.run.stats.totalSinkFailures).to.equal(1);
+
+    const scheduler = new TestScheduler(() => undefined);
+    scheduler.maxFrames = Infinity;
+    const broken = new Error('a hook broke');
+    const run = runEntry(metricEntry({ duration: 300 }), {
+      scheduler,
+      createSink: () => new MemorySink(),
+      hooks: {
+        onValues: () => {
+          throw broken;
+        },
+      },
+    });
+    scheduler.flush();
+    expect(await run.done).to.deep.equal({ error: broken, inSink: false });
+    expect(run.stats.totalSinkFailures).to.equal(0);
+    expect(run.stats.lastSinkError).to.equal(undefined);
+  });
 });
