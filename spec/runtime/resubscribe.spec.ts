@@ -4,22 +4,13 @@ import { TestScheduler } from 'rxjs/testing';
 import { entryChain } from '../../lib/runtime/chain.js';
 import type { Entry } from '../../lib/config/types.js';
 import { MemorySink } from '../support/sinks.js';
-import { metricEntry } from '../support/entries.js';
+import { histogramEntry, metricEntry } from '../support/entries.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 
 /** Entries of every signal whose pipeline keeps state across ticks (cumulative series, interned labels). */
 const entries: Record<string, Partial<Entry>> = {
-  histogram: {
-    signal_type: 'histogram',
-    name: 'latency_seconds',
-    generator: undefined,
-    distribution: { type: 'exponential', rate: 10 },
-    buckets: [0.05, 0.1, 0.5],
-    observations_per_tick: 5,
-    seed: 4,
-    metric_type: 'histogram',
-  },
+  histogram: histogramEntry,
   summary: { signal_type: 'summary', name: 'size_bytes', generator: undefined, distribution: { type: 'normal', mean: 100, stddev: 10 }, quantiles: [0.5, 0.9], observations_per_tick: 5, seed: 1, metric_type: 'summary' },
   'counter with rotating labels': { generator: { type: 'step', start: 0, step_size: 1 }, dynamic_labels: [{ form: 'counter', key: 'pod', prefix: 'pod_', cardinality: 3 }] },
 };

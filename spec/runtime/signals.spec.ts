@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import type { Entry } from '../../lib/config/types.js';
 import { MemorySink } from '../support/sinks.js';
-import { metricEntry } from '../support/entries.js';
+import { histogramEntry, metricEntry } from '../support/entries.js';
 import { promtoolCheck } from '../support/promtool.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
@@ -17,18 +17,6 @@ async function output(fields: Partial<Entry>) {
   expect(await run.done).to.deep.equal({});
   return { text: sink.text, stats: run.stats.snapshot(scheduler.now()) };
 }
-
-const histogramEntry: Partial<Entry> = {
-  signal_type: 'histogram',
-  name: 'latency_seconds',
-  generator: undefined,
-  distribution: { type: 'exponential', rate: 10 },
-  buckets: [0.05, 0.1, 0.5],
-  observations_per_tick: 20,
-  seed: 4,
-  metric_type: 'histogram',
-  labels: { svc: 'api' },
-};
 
 describe('entries of every signal type', () => {
   it('logs: seeded template records as json_lines, one per tick, counted as events', async () => {

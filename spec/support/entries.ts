@@ -20,3 +20,16 @@ export function metricEntry(fields: Partial<Entry> = {}): Entry {
     ...fields,
   };
 }
+
+/** The fields that make {@link metricEntry} a seeded histogram entry (exponential observations, three buckets). */
+export const histogramEntry: Partial<Entry> = {
+  signal_type: 'histogram',
+  name: 'latency_seconds',
+  generator: undefined,
+  distribution: { type: 'exponential', rate: 10 },
+  buckets: [0.05, 0.1, 0.5],
+  observations_per_tick: 20,
+  seed: 4,
+  metric_type: 'histogram',
+  labels: { svc: 'api' },
+};
