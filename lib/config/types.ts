@@ -4,6 +4,8 @@
  */
 
 export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
+/** What transports and encoders tell apart: histograms and summaries are metrics. */
+export type SignalFamily = 'metrics' | 'logs';
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
 export type OnSinkError = 'warn' | 'fail';
 export type Severity = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -40,61 +42,15 @@ export type DistributionConfig =
   | { readonly type: 'normal'; readonly mean: number; readonly stddev: number }
   | { readonly type: 'uniform'; readonly min: number; readonly max: number };
 
-export type EncoderConfig =
-  | { readonly type: 'metrics_text'; readonly precision?: number }
-  | { readonly type: 'json_lines'; readonly precision?: number }
-  | { readonly type: 'syslog'; readonly hostname?: string; readonly app_name?: string; readonly facility?: string }
-  | { readonly type: 'remote_write' }
-  | { readonly type: 'otlp' };
+/** Sink and encoder configurations are derived from the codecs of their kinds (one module per kind). */
+export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
+export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
+import type { SinkConfig } from '../sinks/kinds/index.js';
+import type { TypeOf } from 'io-ts';
+import type { retry } from './codecs.js';
 
-export interface RetryConfig {
-  readonly max_attempts: number;
-  readonly initial_backoff?: number;
-  readonly max_backoff?: number;
-}
-
-export type SinkConfig =
-  | { readonly type: 'stdout' }
-  | { readonly type: 'file'; readonly path: string }
-  | { readonly type: 'tcp'; readonly address: string; readonly retry?: RetryConfig }
-  | { readonly type: 'udp'; readonly address: string }
-  | {
-      readonly type: 'http_push';
-      readonly url: string;
-      readonly content_type?: string;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'logstore';
-      readonly url: string;
-      readonly max_streams_per_push?: number;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'remote_write';
-      readonly url: string;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'otlp_grpc';
-      readonly endpoint: string;
-      readonly signal_type: 'metrics' | 'logs';
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly type: 'broker';
-      readonly brokers: readonly string[];
-      readonly topic: string;
-      readonly sasl?: { readonly mechanism: string; readonly username: string; readonly password: string };
-      readonly tls?: { readonly enabled: boolean; readonly ca_cert?: string };
-    };
+export type RetryConfig = TypeOf<typeof retry>;
+import type { EncoderConfig } from '../encoders/kinds/index.js';
 
 /** A recurring window: the cycle length and the window length, in milliseconds. */
 export interface Window {
