@@ -1,7 +1,7 @@
 import { nonEmptyString, oneOf, strict } from '../../config/combinators.js';
 import { batchSize, headers, httpUrl, retry } from '../../config/codecs.js';
 import { defaultContentType, httpPushSink } from '../http-push.js';
-import { retryPolicy } from '../retry.js';
+import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';
 
 export const httpPushKind = defineSink({
@@ -9,12 +9,8 @@ export const httpPushKind = defineSink({
   codec: strict('http_push sink', { type: oneOf(['http_push']), url: httpUrl }, { content_type: nonEmptyString, batch_size: batchSize, headers, retry }),
   create: (config, deps) =>
     httpPushSink({
-      url: config.url,
+      ...httpBatchOptions(config, deps),
       contentType: config.content_type ?? (hasContentType(config.headers) ? undefined : defaultContentType(deps.encoder)),
-      batchSize: config.batch_size,
-      headers: config.headers,
-      retry: retryPolicy(config.retry),
-      scheduler: deps.scheduler,
     }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },
