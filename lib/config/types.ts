@@ -1,7 +1,13 @@
 /**
  * The validated, normalised form of a scenario file: what `lib/config` hands to `lib/compile`.
- * Durations are milliseconds, defaults are applied, every optional list is present.
+ * Durations are milliseconds, defaults are applied, every optional list is present. Shapes a
+ * codec states on its own are derived from it (`TypeOf`); the sink and encoder configurations
+ * from the codecs of their kinds (lib/sinks/kinds, lib/encoders/kinds).
  */
+import type { TypeOf } from 'io-ts';
+import type { EncoderConfig } from '../encoders/kinds/index.js';
+import type { SinkConfig } from '../sinks/kinds/index.js';
+import type { after, bursts, cardinalitySpike, distribution, gaps, retry } from './codecs.js';
 
 export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
 /** What transports and encoders tell apart: histograms and summaries are metrics. */
@@ -37,38 +43,17 @@ export interface LogGeneratorConfig {
   readonly seed: number;
 }
 
-export type DistributionConfig =
-  | { readonly type: 'exponential'; readonly rate: number }
-  | { readonly type: 'normal'; readonly mean: number; readonly stddev: number }
-  | { readonly type: 'uniform'; readonly min: number; readonly max: number };
+export type DistributionConfig = TypeOf<typeof distribution>;
 
-/** Sink and encoder configurations are derived from the codecs of their kinds (one module per kind). */
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
-import type { SinkConfig } from '../sinks/kinds/index.js';
-import type { TypeOf } from 'io-ts';
-import type { retry } from './codecs.js';
 
 export type RetryConfig = TypeOf<typeof retry>;
-import type { EncoderConfig } from '../encoders/kinds/index.js';
 
 /** A recurring window: the cycle length and the window length, in milliseconds. */
-export interface Window {
-  readonly every: number;
-  readonly for: number;
-}
-
-export interface BurstWindow extends Window {
-  readonly multiplier: number;
-}
-
-export interface CardinalitySpike extends Window {
-  readonly label: string;
-  readonly cardinality: number;
-  readonly strategy: 'counter' | 'random';
-  readonly prefix: string;
-  readonly seed: number;
-}
+export type Window = TypeOf<typeof gaps>;
+export type BurstWindow = TypeOf<typeof bursts>;
+export type CardinalitySpike = TypeOf<typeof cardinalitySpike>;
 
 /** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
 export type DynamicLabel =
@@ -82,12 +67,7 @@ export interface MetricOverride {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-export interface After {
-  readonly ref: string;
-  readonly op: '<' | '>';
-  readonly value: number;
-  readonly delay?: number;
-}
+export type After = TypeOf<typeof after>;
 
 /** One entry after defaults were applied. */
 export interface Entry {
