@@ -1,17 +1,8 @@
 /**
- * Encoders and sinks that need a build feature (spec: `remote-write`, `otlp`, `kafka`). Their
- * transports are not part of this build yet, so referencing one is refused up front with the
- * feature's name rather than failing later.
+ * Build features (spec: `remote-write`, `otlp`, `kafka`). A sink or encoder kind that needs
+ * one declares it (lib/sinks/kinds, lib/encoders/kinds); while its transport is not part of the
+ * build, referencing the kind is refused up front with the feature's name rather than failing later.
  */
-const FEATURES: Readonly<Record<string, string>> = {
-  remote_write: 'remote-write',
-  otlp: 'otlp',
-  otlp_grpc: 'otlp',
-  broker: 'kafka',
-};
-
-/** Why `type` cannot be used in this build, or undefined when it can. */
-export function featureOf(type: string): string | undefined {
-  const feature = FEATURES[type];
-  return feature && `needs the build feature "${feature}", which this build does not include`;
+export function featureRefusal(feature: string): string {
+  return `needs the build feature "${feature}", which this build does not include`;
 }

@@ -30,16 +30,21 @@ import {
   stringWhere,
   strict,
   tagged,
-  type Decoded,
 } from './combinators.js';
 import * as limits from './limits.js';
-import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalType, StartTime } from './types.js';
+import { splitHostPort } from '../sinks/address.js';
+import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalFamily, SignalType, StartTime } from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 /** Names of catalog files and packs (`@name`, `pack: name`). */
 export const CATALOG_NAME_PATTERN = '[a-zA-Z0-9_][a-zA-Z0-9_.-]*';
 export const LABEL_KEY_PATTERN = '[a-zA-Z_][a-zA-Z0-9_]*';
 export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
+
+/** What a transport or encoder carries: histograms and summaries are metrics. */
+export function familyOf(signal: SignalType): SignalFamily {
+  return signal === 'logs' ? 'logs' : 'metrics';
+}
 export const SEVERITIES: readonly Severity[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 /** RFC 5424 facility names in code order (0-23). */
 export const SYSLOG_FACILITIES = [
@@ -81,7 +86,7 @@ export const startTime: Codec<StartTime> = andThen(
 );
 
 /** An integer from 1 to `max`. */
-const countUpTo = (max: number) => atMost(positiveInteger, max);
+export const countUpTo = (max: number) => atMost(positiveInteger, max);
 
 export const metricName = matching(NAME_PATTERN, 'a name');
 export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
@@ -89,11 +94,8 @@ export const METRIC_TYPES = ['gauge', 'counter', 'histogram', 'summary', 'untype
 export const metricType = oneOf(METRIC_TYPES);
 export const labelKey = matching(LABEL_KEY_PATTERN, 'a label key');
 
-const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
-
 function isHostPort(s: string): boolean {
-  const match = HOST_PORT.exec(s);
-  return match !== null && Number(match[2]) >= 1 && Number(match[2]) <= 65_535;
+  return splitHostPort(s) !== undefined;
 }
 
 function isHttpUrl(s: string): boolean {
@@ -243,28 +245,12 @@ export const quantiles = andThen(
   increasing('quantile'),
 );
 
-// ---- encoders and sinks ---------------------------------------------------------------------
+// ---- fields shared by encoder and sink kinds (each kind's codec: lib/sinks/kinds, lib/encoders/kinds) ----
 
-const precision = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 100, 'an integer from 0 to 100');
+/** Digits after the decimal point. */
+export const precision = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 100, 'an integer from 0 to 100');
 
-/** RFC 5424 header fields: printable US-ASCII, no spaces. */
-function printable(max: number): Codec<string> {
-  return stringWhere((s) => /^[\x21-\x7e]+$/.test(s) && s.length <= max, `printable ASCII without spaces, 1 to ${max} characters`);
-}
-
-export const encoder = tagged('encoder', {
-  metrics_text: strict('metrics_text encoder', { type: oneOf(['metrics_text']) }, { precision }),
-  json_lines: strict('json_lines encoder', { type: oneOf(['json_lines']) }, { precision }),
-  syslog: strict(
-    'syslog encoder',
-    { type: oneOf(['syslog']) },
-    { hostname: printable(255), app_name: printable(48), facility: oneOf(SYSLOG_FACILITIES) },
-  ),
-  remote_write: strict('remote_write encoder', { type: oneOf(['remote_write']) }),
-  otlp: strict('otlp encoder', { type: oneOf(['otlp']) }),
-});
-
-const retry = andThen(
+export const retry = andThen(
   strict('retry', { max_attempts: countUpTo(limits.MAX_RETRY_ATTEMPTS) }, { initial_backoff: backoff, max_backoff: backoff }),
   (r, u, c) =>
     r.initial_backoff !== undefined && r.max_backoff !== undefined && r.max_backoff < r.initial_backoff
@@ -272,60 +258,12 @@ const retry = andThen(
       : t.success(r),
 );
 
-const headers = record(
+export const headers = record(
   matching("[!#$%&'*+.^_`|~0-9A-Za-z-]+", 'a header name'),
   stringWhere((s) => !/[\r\n\0]/.test(s), 'a header value without line breaks'),
 );
 
-/** A list of `host:port`, or one string of them separated by commas. */
-const brokers = new Codec<string[]>('brokers', (u, c) => {
-  if (Array.isArray(u)) return list(hostPort, { nonEmpty: true }).validate(u, c);
-  if (typeof u !== 'string') return invalidType(u, c, 'a list of host:port addresses or a comma-separated string');
-  const addresses = u.split(',').map((s) => s.trim());
-  const bad = addresses.find((a) => !isHostPort(a));
-  return bad === undefined ? t.success(addresses) : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
-});
-
-/** Mechanisms are matched case-insensitively (Kafka writes them in capitals) and normalised to lower case. */
-const saslMechanism = new Codec<'plain' | 'scram-sha-256' | 'scram-sha-512'>(
-  'sasl mechanism',
-  (u, c) => oneOf(['plain', 'scram-sha-256', 'scram-sha-512']).validate(typeof u === 'string' ? u.toLowerCase() : u, c),
-  'allowed: plain, scram-sha-256, scram-sha-512',
-);
-
-const batchSize = countUpTo(limits.MAX_BATCH_SIZE);
-
-export const sink = tagged('sink', {
-  stdout: strict('stdout sink', { type: oneOf(['stdout']) }),
-  file: strict('file sink', { type: oneOf(['file']), path: nonEmptyString }),
-  tcp: strict('tcp sink', { type: oneOf(['tcp']), address: hostPort }, { retry }),
-  udp: strict('udp sink', { type: oneOf(['udp']), address: hostPort }),
-  http_push: strict(
-    'http_push sink',
-    { type: oneOf(['http_push']), url: httpUrl },
-    { content_type: nonEmptyString, batch_size: batchSize, headers, retry },
-  ),
-  logstore: strict(
-    'logstore sink',
-    { type: oneOf(['logstore']), url: httpUrl },
-    { max_streams_per_push: countUpTo(limits.MAX_STREAMS_PER_PUSH), batch_size: batchSize, headers, retry },
-  ),
-  remote_write: strict('remote_write sink', { type: oneOf(['remote_write']), url: httpUrl }, { batch_size: batchSize, headers, retry }),
-  // signal_type may be left out: the entry's signal decides it (entry.ts).
-  otlp_grpc: strict(
-    'otlp_grpc sink',
-    { type: oneOf(['otlp_grpc']), endpoint: grpcEndpoint },
-    { signal_type: oneOf(['metrics', 'logs']), batch_size: batchSize, headers },
-  ),
-  broker: strict(
-    'broker sink',
-    { type: oneOf(['broker']), brokers, topic: nonEmptyString },
-    {
-      sasl: strict('sasl', { mechanism: saslMechanism, username: string, password: string }),
-      tls: strict('tls', { enabled: boolean }, { ca_cert: nonEmptyString }),
-    },
-  ),
-});
+export const batchSize = countUpTo(limits.MAX_BATCH_SIZE);
 
 // ---- entry and file -------------------------------------------------------------------------
 
@@ -333,50 +271,6 @@ export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']
 
 /** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
 export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator, labels }));
-
-/** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
-export const entryFields = {
-  id: nonEmptyString,
-  signal_type: oneOf(SIGNAL_TYPES),
-  name: metricName,
-  rate: atMost(atLeast(positive, limits.MIN_RATE, ' events per second'), limits.MAX_RATE, ' events per second'),
-  duration,
-  start_time: startTime,
-  generator,
-  log_generator: logGenerator,
-  distribution,
-  buckets,
-  quantiles,
-  observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK),
-  seed: integer,
-  encoder,
-  sink,
-  labels,
-  dynamic_labels: dynamicLabels,
-  jitter: nonNegative,
-  jitter_seed: integer,
-  on_sink_error: oneOf(['warn', 'fail']),
-  metric_type: metricType,
-  help: string,
-  gaps,
-  bursts,
-  cardinality_spikes: list(cardinalitySpike, { max: limits.MAX_CARDINALITY_SPIKES }),
-  phase_offset: duration,
-  clock_group: nonEmptyString,
-  after,
-  pack: nonEmptyString,
-  overrides,
-};
-
-export type EntryField = keyof typeof entryFields;
-export type EntryFields = Partial<Decoded<typeof entryFields>>;
-
-/** Fields that name one entry and therefore cannot be shared through `defaults`. */
-export const ENTRY_ONLY_FIELDS: readonly EntryField[] = ['id', 'name', 'pack'];
-
-export const defaultsFields = Object.fromEntries(
-  Object.entries(entryFields).filter(([key]) => !(ENTRY_ONLY_FIELDS as readonly string[]).includes(key)),
-) as Omit<typeof entryFields, 'id' | 'name' | 'pack'>;
 
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { decodeFields } from './combinators.js';
-import { ENTRY_ONLY_FIELDS, defaultsFields, type EntryField } from './codecs.js';
+import { ENTRY_ONLY_FIELDS, defaultsFields, type EntryField } from './entry-fields.js';
 import { FIELD_SIGNALS } from './entry.js';
 import { isMapping, issuesOf, type Issue } from './problems.js';
 

@@ -1,11 +1,14 @@
 /** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
 import * as t from 'io-ts';
 import { decodeFields } from './combinators.js';
-import { entryFields, type EntryField, type EntryFields } from './codecs.js';
-import { featureOf } from '../features.js';
+import { entryFields, type EntryField, type EntryFields } from './entry-fields.js';
+import { featureRefusal } from '../features.js';
+import { familyOf } from './codecs.js';
+import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
+import { sinkKindOf } from '../sinks/kinds/index.js';
 import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesPerEvent } from './limits.js';
-import { isMapping, issuesOf, show, type Issue } from './problems.js';
-import type { CardinalitySpike, DynamicLabel, EncoderConfig, Entry, MetricType, SignalType, SinkConfig } from './types.js';
+import { isMapping, issuesOf, type Issue } from './problems.js';
+import type { CardinalitySpike, DynamicLabel, EncoderType, Entry, MetricType, SignalType, SinkConfig } from './types.js';
 
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
@@ -27,10 +30,6 @@ const SOURCE_FIELD: Record<SignalType, EntryField> = {
   histogram: 'distribution',
   summary: 'distribution',
 };
-
-/** Encoders that speak one sink's protocol only, and that sink. */
-const PAIRED_SINK: Partial<Record<EncoderConfig['type'], SinkConfig['type']>> = { remote_write: 'remote_write', otlp: 'otlp_grpc' };
-const PAIRED_ENCODER: Partial<Record<SinkConfig['type'], EncoderConfig['type']>> = { remote_write: 'remote_write', otlp_grpc: 'otlp' };
 
 /** The default Prometheus client buckets. */
 import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
@@ -86,30 +85,25 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   // Where a run would fail first: validation refuses what this build cannot run (whatever else
   // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
-  for (const field of ['encoder', 'sink'] as const) {
+  for (const [field, kindOf] of [['encoder', encoderKindOf], ['sink', sinkKindOf]] as const) {
     const type = isMapping(raw[field]) ? raw[field].type : undefined;
-    const missing = typeof type === 'string' && featureOf(type);
-    if (missing) add([field, 'type'], `${type} ${missing}`, 'feature_not_built');
+    const feature = kindOf(type)?.feature;
+    if (feature) add([field, 'type'], `${type} ${featureRefusal(feature)}`, 'feature_not_built');
   }
 
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
-  const sinkType = fields.sink?.type ?? 'stdout';
-  const encoderType = fields.encoder?.type ?? defaultEncoder(signal, sinkType);
-  const pairedSink = PAIRED_SINK[encoderType];
-  const pairedEncoder = PAIRED_ENCODER[sinkType];
-  if (pairedSink && pairedSink !== sinkType) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${pairedSink} sink, got sink ${sinkType}`);
-  if (pairedEncoder && pairedEncoder !== encoderType) add(['sink', 'type'], `the ${sinkType} sink needs the ${pairedEncoder} encoder, got encoder ${encoderType}`);
-  if (signal === 'logs') {
-    if (encoderType === 'metrics_text') add(['encoder', 'type'], 'metrics_text cannot encode a logs entry (use json_lines or syslog)');
-    if (sinkType === 'remote_write') add(['sink', 'type'], 'remote_write carries metrics only, not a logs entry');
-  } else if (encoderType === 'syslog') {
-    add(['encoder', 'type'], `syslog encodes logs only, not a ${signal} entry (use metrics_text or json_lines)`);
-  }
-  const otlpSignal = fields.sink?.type === 'otlp_grpc' ? fields.sink.signal_type : undefined;
-  if (otlpSignal && otlpSignal !== otlpSignalOf(signal)) {
-    add(['sink', 'signal_type'], `expected ${otlpSignalOf(signal)} for a ${signal} entry, got ${show(otlpSignal)}`);
-  }
+  const sink = sinkKindOf(fields.sink?.type ?? 'stdout')!;
+  const encoderType = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
+  const encoder = encoderKindOf(encoderType)!;
+  if (encoder.sink && encoder.sink !== sink.type) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${encoder.sink} sink, got sink ${sink.type}`);
+  if (sink.encoders && !sink.encoders.includes(encoderType)) add(['sink', 'type'], `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}`);
+  const family = familyOf(signal);
+  const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);
+  if (refusal) add(['encoder', 'type'], `${encoderType} ${refusal}`);
+  if (!sink.carries.includes(family)) add(['sink', 'type'], `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry`);
+  const fitted = fields.sink && sink.fit?.(fields.sink, signal);
+  if (fitted && 'message' in fitted) add(['sink', ...fitted.path], fitted.message);
   return issues;
 }
 
@@ -200,13 +194,9 @@ function lcm(a: number, b: number): number {
   return Math.min((a / x) * b, COUNTED);
 }
 
-/** `json_lines` for logs, `metrics_text` otherwise, unless the sink speaks one protocol only. */
-function defaultEncoder(signal: SignalType, sinkType: SinkConfig['type']): EncoderConfig['type'] {
-  return PAIRED_ENCODER[sinkType] ?? (signal === 'logs' ? 'json_lines' : 'metrics_text');
-}
-
-function otlpSignalOf(signal: SignalType): 'metrics' | 'logs' {
-  return signal === 'logs' ? 'logs' : 'metrics';
+/** `json_lines` for logs, `metrics_text` otherwise, unless the sink takes only some encoders. */
+function defaultEncoder(signal: SignalType, sinkType: string): EncoderType {
+  return (sinkKindOf(sinkType)!.encoders?.[0] as EncoderType | undefined) ?? (signal === 'logs' ? 'json_lines' : 'metrics_text');
 }
 
 function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
@@ -237,7 +227,7 @@ function normalise(fields: EntryFields): Entry {
     observations_per_tick: histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
     seed: histogram || summary ? (fields.seed ?? 0) : undefined,
     encoder: fields.encoder ?? { type: defaultEncoder(signal, sink.type) },
-    sink: sink.type === 'otlp_grpc' ? { ...sink, signal_type: sink.signal_type ?? otlpSignalOf(signal) } : sink,
+    sink: (sinkKindOf(sink.type)!.fit?.(sink, signal) as SinkConfig | undefined) ?? sink,
     labels: fields.labels ?? {},
     dynamic_labels: fields.dynamic_labels ?? [],
     jitter: fields.jitter,

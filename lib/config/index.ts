@@ -7,6 +7,10 @@ export { MAX_ALIAS_COUNT, parseText, type Format } from './parse.js';
 export * as limits from './limits.js';
 export { readTextFile } from './read.js';
 export { DEFAULT_BUCKETS, DEFAULT_OBSERVATIONS_PER_TICK, DEFAULT_QUANTILES } from './entry.js';
-export * as codecs from './codecs.js';
+import * as languageCodecs from './codecs.js';
+import { encoderCodec } from '../encoders/kinds/index.js';
+import { sinkCodec } from '../sinks/kinds/index.js';
+/** The codecs of the scenario language, with the sink and encoder unions of the kind registries. */
+export const codecs = { ...languageCodecs, encoder: encoderCodec, sink: sinkCodec };
 export type * from './types.js';
 export { decodePack, isPackDocument, loadPack, loadPackFile, type LoadPackOptions } from './pack.js';

@@ -5,7 +5,8 @@
  */
 import * as t from 'io-ts';
 import { decodeFields, didYouMean, type UnknownFieldHint } from './combinators.js';
-import { entryFields, fileFields, type EntryFields } from './codecs.js';
+import { fileFields } from './codecs.js';
+import { entryFields, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';

@@ -5,6 +5,7 @@
  * the user never wrote (`--sink file: missing --endpoint`), once for the whole file.
  */
 import { formatPath, isMapping, type Issue, type Segment } from './problems.js';
+import { SINK_KINDS } from '../sinks/kinds/index.js';
 
 export interface CliOverrides {
   readonly rate?: number;
@@ -20,17 +21,10 @@ export interface CliOverrides {
   readonly on_sink_error?: string;
 }
 
-/** The field that holds each sink type's destination. */
-export const ADDRESS_FIELDS: Readonly<Record<string, string>> = {
-  file: 'path',
-  tcp: 'address',
-  udp: 'address',
-  http_push: 'url',
-  logstore: 'url',
-  remote_write: 'url',
-  otlp_grpc: 'endpoint',
-  broker: 'brokers',
-};
+/** The field that holds each sink type's destination, as its kind declares it. */
+export const ADDRESS_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
+  SINK_KINDS.flatMap((kind) => (kind.address ? [[kind.type, kind.address.field]] : [])),
+);
 
 /** A field an override wrote, and the flag that wrote it as messages show it (`--sink file`). */
 interface FlagField {

@@ -1,9 +1,17 @@
 /**
  * The validated, normalised form of a scenario file: what `lib/config` hands to `lib/compile`.
- * Durations are milliseconds, defaults are applied, every optional list is present.
+ * Durations are milliseconds, defaults are applied, every optional list is present. Shapes a
+ * codec states on its own are derived from it (`TypeOf`); the sink and encoder configurations
+ * from the codecs of their kinds (lib/sinks/kinds, lib/encoders/kinds).
  */
+import type { TypeOf } from 'io-ts';
+import type { EncoderConfig } from '../encoders/kinds/index.js';
+import type { SinkConfig } from '../sinks/kinds/index.js';
+import type { after, bursts, cardinalitySpike, distribution, gaps, retry } from './codecs.js';
 
 export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
+/** What transports and encoders tell apart: histograms and summaries are metrics. */
+export type SignalFamily = 'metrics' | 'logs';
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
 export type OnSinkError = 'warn' | 'fail';
 export type Severity = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
@@ -35,84 +43,17 @@ export interface LogGeneratorConfig {
   readonly seed: number;
 }
 
-export type DistributionConfig =
-  | { readonly type: 'exponential'; readonly rate: number }
-  | { readonly type: 'normal'; readonly mean: number; readonly stddev: number }
-  | { readonly type: 'uniform'; readonly min: number; readonly max: number };
+export type DistributionConfig = TypeOf<typeof distribution>;
 
-export type EncoderConfig =
-  | { readonly type: 'metrics_text'; readonly precision?: number }
-  | { readonly type: 'json_lines'; readonly precision?: number }
-  | { readonly type: 'syslog'; readonly hostname?: string; readonly app_name?: string; readonly facility?: string }
-  | { readonly type: 'remote_write' }
-  | { readonly type: 'otlp' };
+export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
+export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
 
-export interface RetryConfig {
-  readonly max_attempts: number;
-  readonly initial_backoff?: number;
-  readonly max_backoff?: number;
-}
-
-export type SinkConfig =
-  | { readonly type: 'stdout' }
-  | { readonly type: 'file'; readonly path: string }
-  | { readonly type: 'tcp'; readonly address: string; readonly retry?: RetryConfig }
-  | { readonly type: 'udp'; readonly address: string }
-  | {
-      readonly type: 'http_push';
-      readonly url: string;
-      readonly content_type?: string;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'logstore';
-      readonly url: string;
-      readonly max_streams_per_push?: number;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'remote_write';
-      readonly url: string;
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly retry?: RetryConfig;
-    }
-  | {
-      readonly type: 'otlp_grpc';
-      readonly endpoint: string;
-      readonly signal_type: 'metrics' | 'logs';
-      readonly batch_size?: number;
-      readonly headers?: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly type: 'broker';
-      readonly brokers: readonly string[];
-      readonly topic: string;
-      readonly sasl?: { readonly mechanism: string; readonly username: string; readonly password: string };
-      readonly tls?: { readonly enabled: boolean; readonly ca_cert?: string };
-    };
+export type RetryConfig = TypeOf<typeof retry>;
 
 /** A recurring window: the cycle length and the window length, in milliseconds. */
-export interface Window {
-  readonly every: number;
-  readonly for: number;
-}
-
-export interface BurstWindow extends Window {
-  readonly multiplier: number;
-}
-
-export interface CardinalitySpike extends Window {
-  readonly label: string;
-  readonly cardinality: number;
-  readonly strategy: 'counter' | 'random';
-  readonly prefix: string;
-  readonly seed: number;
-}
+export type Window = TypeOf<typeof gaps>;
+export type BurstWindow = TypeOf<typeof bursts>;
+export type CardinalitySpike = TypeOf<typeof cardinalitySpike>;
 
 /** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
 export type DynamicLabel =
@@ -126,12 +67,7 @@ export interface MetricOverride {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-export interface After {
-  readonly ref: string;
-  readonly op: '<' | '>';
-  readonly value: number;
-  readonly delay?: number;
-}
+export type After = TypeOf<typeof after>;
 
 /** One entry after defaults were applied. */
 export interface Entry {

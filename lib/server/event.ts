@@ -7,16 +7,15 @@ import { number, oneOf, record, strict, string } from '../config/combinators.js'
 import { formatPath, issuesOf } from '../config/problems.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
+import { ENCODER_TYPES, encoderCodec, encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
+import { SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
-import { featureOf } from '../features.js';
+import { featureRefusal } from '../features.js';
 
 /** The body of `POST /events`, validated. */
 export type SingleEvent =
   | { signal_type: 'logs'; labels: Record<string, string>; log: { severity: string; message: string; fields: Record<string, string> }; encoder: EncoderConfig; sink: SinkConfig }
   | { signal_type: 'metrics'; labels: Record<string, string>; metric: { name: string; value: number }; encoder: EncoderConfig; sink: SinkConfig };
-
-const ENCODER_TYPES = ['metrics_text', 'json_lines', 'syslog', 'remote_write', 'otlp'];
-const SINK_TYPES = ['stdout', 'file', 'tcp', 'udp', 'http_push', 'logstore', 'remote_write', 'otlp_grpc', 'broker'];
 
 const logCodec = strict('log', { severity: oneOf(codecs.SEVERITIES), message: string }, { fields: record(string, string) });
 const metricCodec = strict('metric', { name: codecs.metricName, value: number });
@@ -43,25 +42,24 @@ export function decodeEvent(body: unknown): SingleEvent {
   if (raw[other] !== undefined) throw shape(`${other}: not allowed with signal_type ${raw.signal_type}`);
   for (const [field, types] of [['encoder', ENCODER_TYPES], ['sink', SINK_TYPES]] as const) {
     const type = (raw[field] as { type?: unknown })?.type;
-    if (typeof type !== 'string' || !types.includes(type)) {
+    if (typeof type !== 'string' || !(types as readonly string[]).includes(type)) {
       throw new HttpError(400, `unknown_${field}`, `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`);
     }
   }
 
   const labels = valid('labels', codecs.labels, raw.labels);
-  const encoder = valid('encoder', codecs.encoder, raw.encoder);
+  const encoder = valid('encoder', encoderCodec, raw.encoder);
   // Only otlp_grpc decodes without a field the entry derives (signal_type); it is refused just below.
-  const sink = valid('sink', codecs.sink, raw.sink) as SinkConfig;
-  for (const [field, type] of [['encoder', encoder.type], ['sink', sink.type]] as const) {
-    const feature = featureOf(type);
-    if (feature) throw new HttpError(422, 'feature_not_built', `${field}.type: ${type} ${feature}`);
+  const sink = valid('sink', sinkCodec, raw.sink);
+  for (const [field, type, feature] of [['encoder', encoder.type, encoderKindOf(encoder.type)!.feature], ['sink', sink.type, sinkKindOf(sink.type)!.feature]]) {
+    if (feature) throw new HttpError(422, 'feature_not_built', `${field}.type: ${type} ${featureRefusal(feature)}`);
   }
+  const refusal = encodingRefusal(encoder.type, raw.signal_type, branch === 'log' ? 'a log record' : 'a metric');
+  if (refusal) throw new HttpError(422, 'validation_failed', `encoder.type: ${encoder.type} ${refusal}`);
   if (branch === 'log') {
-    if (encoder.type === 'metrics_text') throw new HttpError(422, 'validation_failed', 'encoder.type: metrics_text cannot encode a log record (use json_lines or syslog)');
     const log = valid('log', logCodec, raw.log);
     return { signal_type: 'logs', labels, log: { ...log, fields: log.fields ?? {} }, encoder, sink };
   }
-  if (encoder.type === 'syslog') throw new HttpError(422, 'validation_failed', 'encoder.type: syslog encodes log records, not metrics');
   return { signal_type: 'metrics', labels, metric: valid('metric', metricCodec, raw.metric), encoder, sink };
 }
 

@@ -16,7 +16,7 @@ describe('createMetricEncoder', () => {
   });
 
   it('refuses syslog, a log encoder', () => {
-    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes log records, not metrics');
+    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines)');
   });
 
   for (const type of ['remote_write', 'otlp'] as const) {

@@ -1,0 +1,49 @@
+/**
+ * The encoder registry: every encoder kind svc knows, in the order messages list them. A new
+ * kind is one module beside this one and one line here.
+ */
+import type * as t from 'io-ts';
+import { tagged, type Codec } from '../../config/combinators.js';
+import type { SignalFamily } from '../../config/types.js';
+import { jsonLinesKind } from './json-lines.js';
+import type { EncoderKind } from './kind.js';
+import { metricsTextKind } from './metrics-text.js';
+import { otlpKind } from './otlp.js';
+import { remoteWriteKind } from './remote-write.js';
+import { syslogKind } from './syslog.js';
+
+export type { EncoderKind } from './kind.js';
+
+export const ENCODER_KINDS = [metricsTextKind, jsonLinesKind, syslogKind, remoteWriteKind, otlpKind] as const;
+
+/** A decoded `encoder`: the union of every kind's configuration. */
+export type EncoderConfig = t.TypeOf<(typeof ENCODER_KINDS)[number]['codec']>;
+export type EncoderType = EncoderConfig['type'];
+
+export const ENCODER_TYPES: readonly EncoderType[] = ENCODER_KINDS.map((kind) => kind.type);
+
+/** `encoder:`, decoded by its `type`. */
+export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec]))) as Codec<EncoderConfig>;
+
+const byType = new Map<string, EncoderKind<string, EncoderConfig>>(
+  ENCODER_KINDS.map((kind) => [kind.type, kind as unknown as EncoderKind<string, EncoderConfig>]),
+);
+
+/** The kind named `type`, or undefined for a type svc does not know. */
+export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig> | undefined {
+  return typeof type === 'string' ? byType.get(type) : undefined;
+}
+
+/**
+ * Why encoder `type` cannot encode `family`, or undefined when it can: the one rule of which
+ * signals an encoder carries. `what` names the refused thing ("a logs entry", "log records");
+ * the advice lists the encoders that can, leaving out those bound to one sink. An encoder bound
+ * to one sink is refused through that sink's `carries`, once for the pair.
+ */
+export function encodingRefusal(type: EncoderType, family: SignalFamily, what: string): string | undefined {
+  const kind = encoderKindOf(type)!;
+  if (kind.sink || kind.carries.includes(family)) return undefined;
+  const able = ENCODER_KINDS.filter((k) => !k.sink && k.carries.includes(family)).map((k) => k.type);
+  const refusal = family === 'logs' ? `cannot encode ${what}` : `encodes ${kind.carries.join(' and ')} only, not ${what}`;
+  return `${refusal} (use ${able.join(' or ')})`;
+}

@@ -1,0 +1,13 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { precision } from '../../config/codecs.js';
+import { jsonLines } from '../json-lines.js';
+import { jsonLinesLogs } from '../json-lines-logs.js';
+import { defineEncoder } from './kind.js';
+
+export const jsonLinesKind = defineEncoder({
+  type: 'json_lines',
+  codec: strict('json_lines encoder', { type: oneOf(['json_lines']) }, { precision }),
+  carries: ['metrics', 'logs'],
+  metrics: (config, meta) => jsonLines({ name: meta.name, precision: config.precision }),
+  logs: () => jsonLinesLogs(),
+});

@@ -1,0 +1,30 @@
+import type { Codec } from '../../config/combinators.js';
+import type { SignalFamily } from '../../config/types.js';
+import type { MetricEncoder } from '../encoder.js';
+import type { LogEncoder } from '../log-lines.js';
+
+/**
+ * Everything svc knows about one encoder kind; the registry (./index.ts) lists them and
+ * validation, POST /events and createMetricEncoder/createLogEncoder ask it.
+ */
+export interface EncoderKind<Type extends string = string, Config extends { type: Type } = { type: Type }> {
+  readonly type: Type;
+  /** Fields, defaults and validation of `encoder: {type: <Type>, ...}`. */
+  readonly codec: Codec<Config>;
+  /** The build feature it needs (spec: `remote-write`, `otlp`): refused until built. */
+  readonly feature?: string;
+  /** The signals it encodes; one factory per family below, unless a feature is missing. */
+  readonly carries: readonly SignalFamily[];
+  /** The only sink it works with (an encoder of one protocol); absent: any sink. */
+  readonly sink?: string;
+  /** Its encoder of metric samples (metrics, histogram and summary entries), for the metric `meta.name`. */
+  readonly metrics?: (config: Config, meta: { readonly name: string }) => MetricEncoder;
+  readonly logs?: (config: Config) => LogEncoder;
+}
+
+/** Declares an encoder kind, keeping its type and config precise for the registry's union. */
+export function defineEncoder<const Type extends string, Config extends { type: Type }>(
+  kind: EncoderKind<Type, Config>,
+): EncoderKind<Type, Config> {
+  return kind;
+}

@@ -1,0 +1,10 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { defineEncoder } from './kind.js';
+
+export const otlpKind = defineEncoder({
+  type: 'otlp',
+  codec: strict('otlp encoder', { type: oneOf(['otlp']) }),
+  feature: 'otlp',
+  carries: ['metrics', 'logs'],
+  sink: 'otlp_grpc',
+});

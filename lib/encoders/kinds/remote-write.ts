@@ -1,0 +1,10 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { defineEncoder } from './kind.js';
+
+export const remoteWriteKind = defineEncoder({
+  type: 'remote_write',
+  codec: strict('remote_write encoder', { type: oneOf(['remote_write']) }),
+  feature: 'remote-write',
+  carries: ['metrics'],
+  sink: 'remote_write',
+});

@@ -1,0 +1,11 @@
+import { nonEmptyString, oneOf, strict } from '../../config/combinators.js';
+import { fileSink } from '../file.js';
+import { defineSink } from './kind.js';
+
+export const fileKind = defineSink({
+  type: 'file',
+  codec: strict('file sink', { type: oneOf(['file']), path: nonEmptyString }),
+  create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles }),
+  carries: ['metrics', 'logs'],
+  address: { field: 'path', network: false },
+});

@@ -1,0 +1,36 @@
+/**
+ * The sink registry: every sink kind svc knows, in the order messages list them. A new kind is
+ * one module beside this one and one line here.
+ */
+import type * as t from 'io-ts';
+import { tagged, type Codec } from '../../config/combinators.js';
+import { brokerKind } from './broker.js';
+import { fileKind } from './file.js';
+import { httpPushKind } from './http-push.js';
+import type { SinkKind } from './kind.js';
+import { logstoreKind } from './logstore.js';
+import { otlpGrpcKind } from './otlp-grpc.js';
+import { remoteWriteKind } from './remote-write.js';
+import { stdoutKind } from './stdout.js';
+import { tcpKind } from './tcp.js';
+import { udpKind } from './udp.js';
+
+export type { SinkDeps, SinkIssue, SinkKind } from './kind.js';
+
+export const SINK_KINDS = [stdoutKind, fileKind, tcpKind, udpKind, httpPushKind, logstoreKind, remoteWriteKind, otlpGrpcKind, brokerKind] as const;
+
+/** A decoded `sink`: the union of every kind's configuration. */
+export type SinkConfig = t.TypeOf<(typeof SINK_KINDS)[number]['codec']>;
+export type SinkType = SinkConfig['type'];
+
+export const SINK_TYPES: readonly SinkType[] = SINK_KINDS.map((kind) => kind.type);
+
+/** `sink:`, decoded by its `type`. */
+export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec]))) as Codec<SinkConfig>;
+
+const byType = new Map<string, SinkKind<string, SinkConfig>>(SINK_KINDS.map((kind) => [kind.type, kind as unknown as SinkKind<string, SinkConfig>]));
+
+/** The kind named `type`, or undefined for a type svc does not know. */
+export function sinkKindOf(type: unknown): SinkKind<string, SinkConfig> | undefined {
+  return typeof type === 'string' ? byType.get(type) : undefined;
+}

@@ -1,0 +1,52 @@
+import type { SchedulerLike } from 'rxjs';
+import type { Codec } from '../../config/combinators.js';
+import type { SignalFamily, SignalType } from '../../config/types.js';
+import type { Sink } from '../sink.js';
+
+/** What a sink factory gets besides its configuration. */
+export interface SinkDeps {
+  /** Replaces process.stdout (tests, embedding). */
+  readonly stdout?: NodeJS.WritableStream;
+  /** Timers of buffer age and retry backoff; `asyncScheduler` by default. */
+  readonly scheduler?: SchedulerLike;
+  /** The entry's encoder type: the http_push body type follows it when `content_type` is absent. */
+  readonly encoder?: string;
+  /** Open `file` sinks for appending (their run truncated them once: see `truncateFiles`). */
+  readonly appendFiles?: boolean;
+}
+
+/** A field of the sink, at a path below `sink`, and what is wrong with it. */
+export interface SinkIssue {
+  readonly path: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * Everything svc knows about one sink kind; the registry (./index.ts) lists them and every
+ * reader (validation, CLI overrides, POST /events, server warnings, createSink) asks it.
+ */
+export interface SinkKind<Type extends string = string, Config extends { type: Type } = { type: Type }> {
+  readonly type: Type;
+  /** Fields, defaults and validation of `sink: {type: <Type>, ...}`. */
+  readonly codec: Codec<Config>;
+  /** Absent while the kind needs a build `feature`. */
+  readonly create?: (config: Config, deps: SinkDeps) => Sink;
+  /** The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): refused until built. */
+  readonly feature?: string;
+  /** The signals it carries; entries of another signal are refused. */
+  readonly carries: readonly SignalFamily[];
+  /** The only encoders it takes, the first being its default; absent: any encoder not bound to another sink. */
+  readonly encoders?: readonly string[];
+  /**
+   * The field holding its destination, which CLI `--endpoint` sets; the server's loopback warning
+   * reads it when it is a network address (a host:port, URL or list of host:port).
+   */
+  readonly address?: { readonly field: keyof Config & string; readonly network: boolean };
+  /** Adapts a decoded sink to the entry's signal (a field the entry decides), or says why it cannot. */
+  readonly fit?: (config: Config, signal: SignalType) => Config | SinkIssue;
+}
+
+/** Declares a sink kind, keeping its type and config precise for the registry's union. */
+export function defineSink<const Type extends string, Config extends { type: Type }>(kind: SinkKind<Type, Config>): SinkKind<Type, Config> {
+  return kind;
+}

@@ -1,0 +1,18 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { batchSize, countUpTo, headers, httpUrl, retry } from '../../config/codecs.js';
+import { MAX_STREAMS_PER_PUSH } from '../../config/limits.js';
+import { logstoreSink } from '../logstore.js';
+import { httpBatchOptions } from './http-batch.js';
+import { defineSink } from './kind.js';
+
+export const logstoreKind = defineSink({
+  type: 'logstore',
+  codec: strict(
+    'logstore sink',
+    { type: oneOf(['logstore']), url: httpUrl },
+    { max_streams_per_push: countUpTo(MAX_STREAMS_PER_PUSH), batch_size: batchSize, headers, retry },
+  ),
+  create: (config, deps) => logstoreSink({ ...httpBatchOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
+  carries: ['metrics', 'logs'],
+  address: { field: 'url', network: true },
+});

@@ -1,0 +1,10 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { stdoutSink } from '../stdout.js';
+import { defineSink } from './kind.js';
+
+export const stdoutKind = defineSink({
+  type: 'stdout',
+  codec: strict('stdout sink', { type: oneOf(['stdout']) }),
+  create: (_config, deps) => stdoutSink({ stream: deps.stdout }),
+  carries: ['metrics', 'logs'],
+});

@@ -1,0 +1,13 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { hostPort, retry } from '../../config/codecs.js';
+import { retryPolicy } from '../retry.js';
+import { tcpSink } from '../tcp.js';
+import { defineSink } from './kind.js';
+
+export const tcpKind = defineSink({
+  type: 'tcp',
+  codec: strict('tcp sink', { type: oneOf(['tcp']), address: hostPort }, { retry }),
+  create: (config, deps) => tcpSink({ address: config.address, retry: retryPolicy(config.retry), scheduler: deps.scheduler }),
+  carries: ['metrics', 'logs'],
+  address: { field: 'address', network: true },
+});

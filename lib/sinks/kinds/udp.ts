@@ -1,0 +1,12 @@
+import { oneOf, strict } from '../../config/combinators.js';
+import { hostPort } from '../../config/codecs.js';
+import { udpSink } from '../udp.js';
+import { defineSink } from './kind.js';
+
+export const udpKind = defineSink({
+  type: 'udp',
+  codec: strict('udp sink', { type: oneOf(['udp']), address: hostPort }),
+  create: (config) => udpSink({ address: config.address }),
+  carries: ['metrics', 'logs'],
+  address: { field: 'address', network: true },
+});

@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import { expect } from 'chai';
+import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
+import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
+
+/** The rows of the table under `## <heading>` in docs/scenario-fields.md: type, fields, rules. */
+function table(heading: string): string[][] {
+  const text = readFileSync(new URL('../docs/scenario-fields.md', import.meta.url), 'utf8');
+  const section = text.split(`\n## ${heading}\n`)[1]!.split('\n## ')[0]!;
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+}
+
+const openapi = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
+const eventField = (field: string): string[] => openapi.components.schemas.Event.properties[field].properties.type.enum;
+
+describe('the kind registries and the docs', () => {
+  it('docs/scenario-fields.md lists every sink kind, its address field and its build feature', () => {
+    const rows = table('Sinks');
+    expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map((kind) => `\`${kind.type}\``));
+    for (const [[, fields, rules], kind] of rows.map((row, i) => [row, SINK_KINDS[i]!] as const)) {
+      if (kind.address) expect(fields, kind.type).to.include(`**\`${kind.address.field}\`**`);
+      expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
+    }
+  });
+
+  it('docs/scenario-fields.md lists every encoder kind and its build feature', () => {
+    const rows = table('Encoders');
+    expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map((kind) => `\`${kind.type}\``));
+    for (const [[, , rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
+      expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
+    }
+  });
+
+  it('docs/openapi.json names the sink and encoder types of POST /events', () => {
+    expect(eventField('sink')).to.deep.equal(SINK_KINDS.map((kind) => kind.type));
+    expect(eventField('encoder')).to.deep.equal(ENCODER_KINDS.map((kind) => kind.type));
+  });
+});
