@@ -1,4 +1,3 @@
-import { closeSync, openSync } from 'node:fs';
 import type { SchedulerLike } from 'rxjs';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { fileSink } from './file.js';
@@ -28,7 +27,7 @@ export interface SinkDeps {
   readonly scheduler?: SchedulerLike;
   /** The entry's encoder type: the http_push body type follows it when `content_type` is absent. */
   readonly encoder?: EncoderConfig['type'];
-  /** Open `file` sinks for appending (their run truncated them once: see {@link truncateFiles}). */
+  /** Open `file` sinks for appending (an event adds to the file) instead of truncating it. */
   readonly appendFiles?: boolean;
 }
 
@@ -74,19 +73,4 @@ export function createSink(config: SinkConfig, deps: SinkDeps = {}): Sink {
 
 function hasContentType(headers: Readonly<Record<string, string>> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
-}
-
-/**
- * Empties, once, every file the entries of one run write to, so that their file sinks can all
- * open for appending: entries sharing a path (a pack's metrics) then add to one file instead of
- * truncating each other's output. A path that cannot be opened is left for its sink to report.
- */
-export function truncateFiles(sinks: readonly SinkConfig[]): void {
-  for (const path of new Set(sinks.flatMap((sink) => (sink.type === 'file' ? [sink.path] : [])))) {
-    try {
-      closeSync(openSync(path, 'w'));
-    } catch {
-      // The sink's own open fails the same way and says so in its error.
-    }
-  }
 }

@@ -1,4 +1,3 @@
-import { finished } from 'node:stream/promises';
 import type { EncodedBatch } from '../../operators/batch.js';
 import type { Sink } from './sink.js';
 import { SinkCore, type Transport } from './core.js';
@@ -12,8 +11,11 @@ export interface StreamSinkOptions {
   /** What is written to, as error messages say it after "cannot write " (a path, "to stdout"). */
   readonly target: string;
   readonly stream: NodeJS.WritableStream;
-  /** Whether `close` ends the stream (never for process.stdout). */
-  readonly end: boolean;
+  /**
+   * Called once the sink is closed and flushed, to end the stream (never for process.stdout);
+   * rejects with the stream's failure.
+   */
+  readonly finish?: () => Promise<void>;
   /** The failure a stream error means, in words; default `cannot write <target>: <what the OS said>`. */
   readonly explain?: (cause: Error) => SinkError;
 }
@@ -27,8 +29,8 @@ export interface StreamSinkOptions {
  * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
  * reported `failed` with it, it rejects the pending drain and flush waits and `flush` rejects
  * with it from then on; every later `write` throws an error with the same words, so each
- * dropped chunk counts as a failure. `close` flushes, ends the stream when `end` is set, and
- * rejects if anything failed.
+ * dropped chunk counts as a failure. `close` flushes, calls `finish` (which ends the stream),
+ * and rejects if anything failed.
  */
 export function streamSink(options: StreamSinkOptions): Sink {
   const { name, target } = options;
@@ -68,10 +70,7 @@ class StreamTransport implements Transport {
 
   async release(): Promise<void> {
     try {
-      if (this.options.end && !this.core.failedWith) {
-        this.options.stream.end();
-        await finished(this.options.stream).catch(this.fail);
-      }
+      await this.options.finish?.().catch(this.fail);
     } finally {
       this.stopListening();
     }
