@@ -1,10 +1,9 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import type { EncodedBatch } from '../../operators/batch.js';
+import { recordOf, type EncodedBatch } from '../../operators/batch.js';
 import { parseHostPort } from './address.js';
 import { SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
-import { splitLines } from './lines.js';
 import type { Sink, SinkError } from './sink.js';
 
 export interface UdpSinkOptions {
@@ -32,10 +31,11 @@ interface Sending {
 }
 
 /**
- * Sink sending one datagram per line, without its line feed (the datagram frames it, as RFC
- * 5426 does for syslog): one datagram per event, or per line of a multi-line event. A line
- * larger than the datagram limit is never sent: its event is reported `failed` with a message
- * that says so, and the rest of the chunk goes out.
+ * Sink sending one datagram per record (`EncodedBatch.frames`: a line, without its line feed; the
+ * datagram frames it, as RFC 5426 does for syslog): one datagram per event, or per line of a
+ * multi-line event. A record larger than the datagram limit is never sent: its event is
+ * reported `failed` (once, however many of its records are too large) with a message that says
+ * so, and the rest of the chunk goes out.
  *
  * UDP acknowledges nothing: a chunk is delivered (reported) once the OS took all its
  * datagrams. The socket is connected, so an ICMP "port unreachable" answer from the host
@@ -90,24 +90,31 @@ class UdpTransport implements Transport {
     this.core.settle(chunk.units, chunk.bytes, chunk.error ?? chunk.partial);
   }
 
-  private sendChunk(s: Socket, { size, data }: EncodedBatch, bytes: number): void {
-    const lines = splitLines(data);
-    const chunk: Sending = { units: 1, size, bytes, remaining: 0 };
-    const datagrams: string[] = [];
-    for (const line of lines) {
-      // A UTF-16 unit is at most 3 UTF-8 bytes: only long lines need measuring.
-      const length = line.length * 3 <= this.maxDatagram ? 0 : Buffer.byteLength(line);
-      if (length <= this.maxDatagram) datagrams.push(line);
-      else {
-        chunk.error ??= this.core.error(
-          `an event line of ${length} bytes does not fit in one datagram (at most ${this.maxDatagram} bytes over IPv${this.v6 ? 6 : 4}): shorten the events or use the tcp sink`,
-        );
+  private sendChunk(s: Socket, encoded: EncodedBatch, bytes: number): void {
+    const { ends, perEvent } = encoded.frames;
+    const chunk: Sending = { units: 1, size: encoded.size, bytes, remaining: 0 };
+    const datagrams: (string | Uint8Array)[] = [];
+    /** Events with a record too large to send, and the last of them. */
+    let lost = 0;
+    let lastLost = -1;
+    for (let i = 0; i < ends.length; i++) {
+      const record = recordOf(encoded, i);
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only long records need measuring.
+      const length = typeof record !== 'string' ? record.byteLength : record.length * 3 <= this.maxDatagram ? 0 : Buffer.byteLength(record);
+      if (length <= this.maxDatagram) {
+        datagrams.push(record);
+        continue;
       }
+      chunk.error ??= this.core.error(
+        `an event line of ${length} bytes does not fit in one datagram (at most ${this.maxDatagram} bytes over IPv${this.v6 ? 6 : 4}): shorten the events or use the tcp sink`,
+      );
+      const event = Math.floor(i / perEvent);
+      if (event !== lastLost) lost++;
+      lastLost = event;
     }
-    const tooLarge = lines.length - datagrams.length;
-    if (tooLarge > 0 && tooLarge < lines.length) {
+    if (lost > 0 && datagrams.length > 0) {
       // Report the lost events now; the chunk's other events are delivered normally.
-      this.core.failed((size * tooLarge) / lines.length, 0, chunk.error!);
+      this.core.failed(lost, 0, chunk.error!);
       chunk.partial = chunk.error;
       chunk.error = undefined;
     }

@@ -66,6 +66,23 @@ describe('udp sink', () => {
     }
   });
 
+  it('counts an event of several lines that cannot all fit as one failed event, never a fraction', async () => {
+    const receiver = await datagramReceiver();
+    try {
+      const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      const large = 'x'.repeat(70_000);
+      sink.write(chunk(`a_sum 1 0\na_count 1 0\nb_sum 2 0\n${large}\n`, 2)); // two events of two lines
+      await sink.flush().catch(() => undefined);
+      expect(reports[0]).to.include({ kind: 'failed', size: 1, bytes: 0 });
+      await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
+      await sink.close().catch(() => undefined);
+    } finally {
+      receiver.socket.close();
+    }
+  });
+
   it('reports the ICMP refusal of a closed port as connection refused, saying what to check', async () => {
     const port = await freeUdpPort();
     const sink = udpSink({ address: `127.0.0.1:${port}` });
