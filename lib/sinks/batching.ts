@@ -1,6 +1,8 @@
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EncodedBatch } from '../../operators/batch.js';
-import { SinkCore, type Transport } from './core.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
+
+export { DEFAULT_FLUSH_TIMEOUT };
 import { describeError } from './errors.js';
 import { backoff, type RetryPolicy } from './retry.js';
 import { SinkError, type Sink } from './sink.js';
@@ -58,7 +60,6 @@ export interface BatchingOptions {
 
 /** Default ceiling of one request's chunk bytes: big enough that a slow round trip is not the bottleneck. */
 const MIN_REQUEST_BYTES = 1 << 20;
-export const DEFAULT_FLUSH_TIMEOUT = 10_000;
 
 /**
  * The batching core of `http_push` and `logstore`: a {@link Sink} that buffers chunks and sends

@@ -34,6 +34,9 @@ export interface SilenceWording {
   readonly resumes: string;
 }
 
+/** What a flush has not got settled after this long (ms) is given up (docs/sinks.md "Stalls"). */
+export const DEFAULT_FLUSH_TIMEOUT = 10_000;
+
 export interface SinkCoreOptions {
   /** Sink name: the prefix of every message. */
   readonly name: string;

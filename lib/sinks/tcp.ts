@@ -1,8 +1,8 @@
 import { createConnection, type Socket } from 'node:net';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EncodedBatch } from '../../operators/batch.js';
-import { parseHostPort } from './address.js';
-import { SinkCore, type Transport } from './core.js';
+import { parseHostPort, type HostPort } from './address.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
 import { backoff, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink, SinkError } from './sink.js';
@@ -57,14 +57,15 @@ interface Held {
  * what was held (at most about `highWaterMark`), then new data at the entry's rate.
  */
 export function tcpSink(options: TcpSinkOptions): Sink {
-  const { text: target } = parseHostPort(options.address);
+  const address = parseHostPort(options.address);
+  const target = address.text;
   const core = new SinkCore({
     name: 'tcp',
     target,
     closedDetail: `cannot write to ${target}: the sink is closed`,
     highWaterMark: options.highWaterMark ?? 1 << 20,
     silence: {
-      flushTimeout: options.flushTimeout ?? 10_000,
+      flushTimeout: options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT,
       scheduler: options.scheduler ?? asyncScheduler,
       wording: {
         expired: 'took nothing',
@@ -74,14 +75,11 @@ export function tcpSink(options: TcpSinkOptions): Sink {
       },
     },
   });
-  return core.attach(new TcpTransport(core, options));
+  return core.attach(new TcpTransport(core, address, options));
 }
 
 /** One persistent connection at a time, and the chunks it has not handed to the OS yet. */
 class TcpTransport implements Transport {
-  private readonly host: string;
-  private readonly port: number;
-  private readonly target: string;
   private readonly retry: RetryPolicy;
   private readonly scheduler: SchedulerLike;
   /** Chunks not handed to the OS yet, oldest first: written again on a new connection. */
@@ -96,9 +94,9 @@ class TcpTransport implements Transport {
 
   constructor(
     private readonly core: SinkCore,
+    private readonly address: HostPort,
     private readonly options: TcpSinkOptions,
   ) {
-    ({ host: this.host, port: this.port, text: this.target } = parseHostPort(options.address));
     this.retry = options.retry ?? DEFAULT_RETRY;
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
@@ -140,7 +138,7 @@ class TcpTransport implements Transport {
   private readonly connect = (): void => {
     this.reconnect = undefined;
     if (this.released) return;
-    const s = createConnection({ host: this.host, port: this.port });
+    const s = createConnection({ host: this.address.host, port: this.address.port });
     this.socket = s;
     // One callback per connection, not per write; a dead connection's callbacks are ignored.
     const onWritten = (error?: Error | null): void => {
@@ -173,7 +171,7 @@ class TcpTransport implements Transport {
     if (this.socket !== s) return;
     this.drop(s);
     if (this.held.length === 0 || this.released) return;
-    const error = networkError('tcp', this.target, this.host, cause);
+    const error = networkError('tcp', this.address.text, this.address.host, cause);
     this.core.lastError = error;
     this.failures++;
     if (this.failures >= this.retry.maxAttempts) return this.dropHeld(this.core.gaveUp(error, this.failures));

@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { recordOf, type EncodedBatch } from '../../operators/batch.js';
-import { parseHostPort } from './address.js';
+import { parseHostPort, type HostPort } from './address.js';
 import { SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
 import type { Sink, SinkError } from './sink.js';
@@ -46,16 +46,14 @@ interface Sending {
  * its callback: both become `failed` reports, never exceptions.
  */
 export function udpSink(options: UdpSinkOptions): Sink {
-  const { text: target } = parseHostPort(options.address);
+  const address = parseHostPort(options.address);
+  const target = address.text;
   const core = new SinkCore({ name: 'udp', target, closedDetail: `cannot send to ${target}: the sink is closed`, highWaterMark: options.highWaterMark ?? 1 << 20 });
-  return core.attach(new UdpTransport(core, options.address));
+  return core.attach(new UdpTransport(core, address));
 }
 
 /** A connected datagram socket, opened on the first write (and again after connecting failed). */
 class UdpTransport implements Transport {
-  private readonly host: string;
-  private readonly port: number;
-  private readonly target: string;
   private readonly v6: boolean;
   private readonly maxDatagram: number;
   private socket: Socket | undefined;
@@ -65,10 +63,9 @@ class UdpTransport implements Transport {
 
   constructor(
     private readonly core: SinkCore,
-    address: string,
+    private readonly address: HostPort,
   ) {
-    ({ host: this.host, port: this.port, text: this.target } = parseHostPort(address));
-    this.v6 = isIPv6(this.host);
+    this.v6 = isIPv6(address.host);
     this.maxDatagram = this.v6 ? MAX_DATAGRAM.ipv6 : MAX_DATAGRAM.ipv4;
   }
 
@@ -122,7 +119,7 @@ class UdpTransport implements Transport {
     if (chunk.remaining === 0) return this.settled(chunk);
     // One callback per chunk; a send that throws fails its datagram the same way.
     const onSent = (error?: Error | null): void => {
-      if (error) chunk.error ??= networkError('udp', this.target, this.host, error);
+      if (error) chunk.error ??= networkError('udp', this.address.text, this.address.host, error);
       if (--chunk.remaining === 0) this.settled(chunk);
     };
     for (const datagram of datagrams) {
@@ -138,7 +135,7 @@ class UdpTransport implements Transport {
     const s = createSocket(this.v6 ? 'udp6' : 'udp4');
     s.on('error', (error) => {
       if (s !== this.socket) return; // a socket given up earlier
-      const failure = networkError('udp', this.target, this.host, error);
+      const failure = networkError('udp', this.address.text, this.address.host, error);
       if (this.connected) {
         // An ICMP answer to an earlier datagram: it was lost, though the OS took it.
         this.core.failed(0, 0, failure);
@@ -160,7 +157,7 @@ class UdpTransport implements Transport {
       this.waiting = [];
       for (const { chunk, bytes } of ready) this.sendChunk(s, chunk, bytes);
     });
-    s.connect(this.port, this.host);
+    s.connect(this.address.port, this.address.host);
     return s;
   }
 }
