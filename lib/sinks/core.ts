@@ -86,21 +86,6 @@ export class SinkCore implements Sink {
     return this;
   }
 
-  /** Units taken and not settled. */
-  get pending(): number {
-    return this.settlement.pending;
-  }
-
-  /** Bytes taken and not settled. */
-  get heldBytes(): number {
-    return this.held;
-  }
-
-  /** Whether `close` was called: the transport must not reconnect. */
-  get closed(): boolean {
-    return this.closing !== undefined;
-  }
-
   /** A {@link SinkError} of this sink. */
   error(detail: string, options?: { cause?: unknown; retryable?: boolean }): SinkError {
     return new SinkError(this.options.name, detail, options);
