@@ -61,17 +61,40 @@ export interface Series {
 export type Labelled<B extends TickBatch> = B & { readonly series: readonly Series[] };
 
 /** What an encoder made of one batch. */
-export interface EncodedBatch {
+export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Array> {
   /** Number of events encoded. */
   readonly size: number;
   /** The encoded bytes of every event, ready for the sink: text, or binary (protobuf) bytes. */
-  readonly data: string | Uint8Array;
-  /**
-   * The batch the bytes were encoded from. Sinks that group events (log streams by label set,
-   * message keys) read labels and timestamps here; line-based encoders write the same number
-   * of lines for every event of a batch, so `data` splits evenly into per-event lines.
-   */
-  readonly source: TickBatch & { readonly series?: readonly Series[] };
+  readonly data: D;
+  /** Where each record lies in `data` and what it belongs to, for sinks that move records one by one. */
+  readonly frames: Frames;
+}
+
+/**
+ * The records of an encoded chunk, as its encoder wrote them: one per row of the batch (a text
+ * line, a protobuf message). Sinks that send or group records one by one (a datagram each, a
+ * log-store stream per label set) read them here instead of parsing `data`; the others ignore
+ * them. Record `i` spans `[ends[i - 1] ?? 0, ends[i])` of `data`: UTF-16 code units of text,
+ * bytes of binary data; read it with {@link recordOf}.
+ */
+export interface Frames {
+  /** Where each record ends (exclusive), its separator included. */
+  readonly ends: readonly number[];
+  /** Code units (bytes) at the end of every record that only separate records: 1 for a line feed, 0 for binary. */
+  readonly separator: number;
+  /** Consecutive records that make one event: 1, or the rows of a histogram or summary series set. */
+  readonly perEvent: number;
+  /** Label set of each record: a log store's stream. */
+  readonly series: readonly Series[];
+  /** Epoch-millisecond timestamp of each record. */
+  readonly times: readonly number[];
+}
+
+/** Record `i` of a chunk without its separator: a string of text data, a view of binary data. */
+export function recordOf<D extends string | Uint8Array>({ data, frames }: EncodedBatch<D>, i: number): D {
+  const start = i === 0 ? 0 : frames.ends[i - 1]!;
+  const end = frames.ends[i]! - frames.separator;
+  return (typeof data === 'string' ? data.slice(start, end) : data.subarray(start, end)) as D;
 }
 
 /** Size of an encoded chunk in bytes (UTF-8 for text). */

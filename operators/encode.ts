@@ -1,20 +1,23 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, TickBatch } from './batch.js';
 
-/** Turns one batch of events into the bytes a sink writes: one string (or byte array) per batch. */
+/**
+ * Turns one batch of events into the bytes a sink writes (one string or byte array per batch)
+ * and the frames of its records.
+ */
 export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array> {
-  encode(batch: B): D;
+  encode(batch: B): EncodedBatch<D>;
 }
 
 /**
- * Encoder map: one encoded string per batch. An encoder that throws errors the stream.
+ * Encoder map: one encoded chunk per batch. An encoder that throws errors the stream.
  *
  * ```
  * batches:  a-----b-----|
  *           encode(metricsText({ name: 'up' }))
- * chunks:   A-----B-----|   A = 'up 1 1700000000000\n…'
+ * chunks:   A-----B-----|   A.data = 'up 1 1700000000000\n…'
  * ```
  */
 export function encode<B extends TickBatch>(encoder: Encoder<B>): OperatorFunction<B, EncodedBatch> {
-  return map((batch) => ({ size: batch.events ?? batch.size, data: encoder.encode(batch), source: batch }));
+  return map((batch) => encoder.encode(batch));
 }

@@ -1,5 +1,5 @@
 import type { Encoder } from '../../operators/encode.js';
-import type { Labelled, SampleBatch } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/batch.js';
 
 export type { Encoder };
 
@@ -8,3 +8,12 @@ export type MetricEncoder = Encoder<Labelled<SampleBatch>>;
 
 /** A metric encoder that writes text lines. */
 export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
+
+/**
+ * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
+ * `ends[i]` and stamped `times[i]`.
+ */
+export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[], times: number[]): EncodedBatch<string> {
+  const perEvent = batch.events ? batch.size / batch.events : 1;
+  return { size: batch.events ?? batch.size, data, frames: { ends, separator: 1, perEvent, series: batch.series, times } };
+}

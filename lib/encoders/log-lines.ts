@@ -1,5 +1,5 @@
 import { timestampOf, type Labelled, type LogBatch, type Series } from '../../operators/batch.js';
-import type { Encoder } from './encoder.js';
+import { encodedLines, type Encoder } from './encoder.js';
 
 /** Encoder of log records (a `logs` entry). */
 export type LogEncoder = Encoder<Labelled<LogBatch>, string>;
@@ -26,6 +26,8 @@ export function logLines(format: LogLineFormat): LogEncoder {
   return {
     encode(batch) {
       let out = '';
+      const ends = new Array<number>(batch.size);
+      const times = new Array<number>(batch.size);
       for (let i = 0; i < batch.size; i++) {
         const s = batch.series[i]!;
         if (s !== lastSeries) {
@@ -39,8 +41,10 @@ export function logLines(format: LogLineFormat): LogEncoder {
           stamp = format.stamp(ms);
         }
         out += format.line(stamp, labels, batch.severity[i]!, batch.message[i]!, batch.fields[i]!);
+        ends[i] = out.length;
+        times[i] = ms;
       }
-      return out;
+      return encodedLines(batch, out, ends, times);
     },
   };
 }

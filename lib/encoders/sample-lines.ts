@@ -1,5 +1,5 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/batch.js';
-import type { TextMetricEncoder } from './encoder.js';
+import { encodedLines, type TextMetricEncoder } from './encoder.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -31,9 +31,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let stamp = '';
 
   return {
-    encode(batch: Labelled<SampleBatch>): string {
+    encode(batch: Labelled<SampleBatch>) {
       const { size, value, series } = batch;
       let out = '';
+      const ends = new Array<number>(size);
+      const times = new Array<number>(size);
       for (let i = 0; i < size; i++) {
         const s = series[i]!;
         if (s !== lastSeries) {
@@ -46,8 +48,10 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           stamp = format.stamp(ms);
         }
         out += lead + format.value(value[i]!) + middle + stamp;
+        ends[i] = out.length;
+        times[i] = ms;
       }
-      return out;
+      return encodedLines(batch, out, ends, times);
     },
   };
 }

@@ -12,8 +12,6 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
-  /** Open a file sink for appending: its run truncated the file already (several entries may share it). */
-  readonly appendFiles?: boolean;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** When the entry starts (its clock group or `after` trigger, scenario.ts); default: at once or after its phase offset. */
@@ -40,7 +38,7 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type, appendFiles: options.appendFiles });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.

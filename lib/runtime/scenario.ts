@@ -28,7 +28,6 @@ import {
 import type { SampleBatch } from '../../operators/batch.js';
 import type { After, Entry } from '../config/types.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
-import { truncateFiles } from '../sinks/index.js';
 import { longTimer } from '../../operators/long-timer.js';
 import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
 import type { SignalHooks } from './signals.js';
@@ -124,8 +123,6 @@ export function startScenario(entries: readonly Entry[], options: ScenarioRunOpt
   };
 
   const runs: EntryRun[] = [];
-  // Injected sinks open (or fake) their own files.
-  if (!options.createSink) truncateFiles(entries.map((entry) => entry.sink));
   try {
     for (const entry of entries) {
       const own = options.hooks?.(entry);
@@ -136,7 +133,7 @@ export function startScenario(entries: readonly Entry[], options: ScenarioRunOpt
             watched.next(batch);
           }
         : own?.onValues;
-      const run = runEntry(entry, { ...options, appendFiles: true, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry) });
+      const run = runEntry(entry, { ...options, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry) });
       runs.push(run);
       // An entry that ended stops being watched: entries still waiting for it never start.
       if (watched) void run.done.then(() => watched.complete());

@@ -68,10 +68,10 @@ export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
   const base = { size: 1, anchor: now, index: Float64Array.of(0), offset: Float64Array.of(0), series: [seriesOf(event.labels)] };
   if (event.signal_type === 'logs') {
     const batch: Labelled<LogBatch> = { ...base, severity: [event.log.severity], message: [event.log.message], fields: [event.log.fields] };
-    return { size: 1, data: createLogEncoder(event.encoder).encode(batch), source: batch };
+    return createLogEncoder(event.encoder).encode(batch);
   }
   const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };
-  return { size: 1, data: createMetricEncoder(event.encoder, { name: event.metric.name }).encode(batch), source: batch };
+  return createMetricEncoder(event.encoder, { name: event.metric.name }).encode(batch);
 }
 
 function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unknown): A {

@@ -1,10 +1,11 @@
-import { asyncScheduler, Subject, type SchedulerLike, type Subscription } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/batch.js';
-import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import type { EncodedBatch } from '../../operators/batch.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
+
+export { DEFAULT_FLUSH_TIMEOUT };
 import { describeError } from './errors.js';
 import { backoff, type RetryPolicy } from './retry.js';
-import { Settlement } from './settlement.js';
-import { SpaceWait } from './space.js';
+import { SinkError, type Sink } from './sink.js';
 
 /** One request to the destination: what it carries, for reports. */
 export interface Request {
@@ -59,7 +60,6 @@ export interface BatchingOptions {
 
 /** Default ceiling of one request's chunk bytes: big enough that a slow round trip is not the bottleneck. */
 const MIN_REQUEST_BYTES = 1 << 20;
-export const DEFAULT_FLUSH_TIMEOUT = 10_000;
 
 /**
  * The batching core of `http_push` and `logstore`: a {@link Sink} that buffers chunks and sends
@@ -88,206 +88,181 @@ export const DEFAULT_FLUSH_TIMEOUT = 10_000;
  *   it gets what was held (at most `maxBufferedBytes`), then new data at the entry's rate.
  */
 export function batchingSink<R extends Request>(transport: BatchTransport<R>, options: BatchingOptions): Sink {
-  const { name, target, batchSize, maxAge, retry, scheduler = asyncScheduler, random = Math.random } = options;
+  const { name, target, batchSize, scheduler = asyncScheduler } = options;
   const maxRequestBytes = options.maxRequestBytes ?? Math.max(batchSize, MIN_REQUEST_BYTES);
-  const maxBufferedBytes = options.maxBufferedBytes ?? 4 * maxRequestBytes;
-  const flushTimeout = options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT;
-  const reports = new Subject<SinkReport>();
-  const space = new SpaceWait();
-  // Stalled: let the writer held back by backpressure go; write drops from then on.
-  const settlement = new Settlement({ after: flushTimeout, scheduler, onStall: () => space.release(true) });
+  const core = new SinkCore({
+    name,
+    target,
+    closedDetail: `cannot write to ${target}: the sink is closed`,
+    highWaterMark: options.maxBufferedBytes ?? 4 * maxRequestBytes,
+    silence: {
+      flushTimeout: options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT,
+      scheduler,
+      wording: { expired: 'acknowledged nothing', stalled: 'acknowledged nothing', quiet: 'is the endpoint overloaded or stuck?', resumes: 'answers again' },
+    },
+  });
+  return core.attach(new Batcher(core, transport, { ...options, scheduler, maxRequestBytes }));
+}
 
-  const buffer: EncodedBatch[] = [];
-  const sizes: number[] = [];
-  let bufferedBytes = 0;
-  let inFlightBytes = 0;
-  let ageTimer: Subscription | undefined;
-  let aged = false;
-  /** Chunks that `flush` wants out: everything written before the latest flush. */
-  let flushUpTo = 0;
-  let taken = 0;
-  let sending = false;
-  let closing: Promise<void> | undefined;
+/**
+ * Buffers chunks and sends them as batches, one request at a time. Chunks are counted from the
+ * sink's start: `taken` left the buffer for a request, `flushUpTo` are wanted out by a flush,
+ * `dropUpTo` are given up by an expired flush.
+ */
+class Batcher<R extends Request> implements Transport {
+  private readonly buffer: EncodedBatch[] = [];
+  /** Bytes of each buffered chunk. */
+  private readonly sizes: number[] = [];
+  private bufferedBytes = 0;
+  private ageTimer: Subscription | undefined;
+  /** The oldest buffered chunk is `maxAge` old: the buffer is due. */
+  private aged = false;
+  private flushUpTo = 0;
+  private taken = 0;
+  private sending = false;
   /** Set when a flush timed out: the chunks up to `dropUpTo` are given up with this error. */
-  let dropping: SinkError | undefined;
-  let dropUpTo = 0;
-  let lastError: SinkError | undefined;
+  private dropping: SinkError | undefined;
+  private dropUpTo = 0;
   /** Ends the current backoff wait early. */
-  let wake: (() => void) | undefined;
+  private wake: (() => void) | undefined;
   /** Rejects the wait for the request in flight (a flush timed out). */
-  let cut: ((error: Error) => void) | undefined;
+  private cut: ((error: Error) => void) | undefined;
 
-  const due = (): boolean => buffer.length > 0 && (bufferedBytes >= batchSize || aged || flushUpTo > taken);
+  constructor(
+    private readonly core: SinkCore,
+    private readonly transport: BatchTransport<R>,
+    private readonly options: BatchingOptions & { readonly scheduler: SchedulerLike; readonly maxRequestBytes: number },
+  ) {}
 
-  const onAge = (): void => {
-    ageTimer = undefined;
-    aged = true;
-    kick();
+  send(chunk: EncodedBatch, bytes: number): void {
+    this.buffer.push(chunk);
+    this.sizes.push(bytes);
+    this.bufferedBytes += bytes;
+    if (!this.ageTimer && !this.aged) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
+    this.kick();
+  }
+
+  flush(): void {
+    this.flushUpTo = this.taken + this.buffer.length;
+    this.kick();
+  }
+
+  /** A flush ran out of time: give up everything held now, the request in flight included. */
+  expire(error: SinkError): void {
+    this.dropping = error;
+    this.dropUpTo = this.taken + this.buffer.length;
+    this.flushUpTo = Math.max(this.flushUpTo, this.dropUpTo);
+    this.wake?.();
+    this.cut?.(error);
+    this.transport.abort?.();
+    this.kick();
+  }
+
+  release(): void {
+    this.ageTimer?.unsubscribe();
+    this.ageTimer = undefined;
+    this.transport.release?.();
+  }
+
+  private due(): boolean {
+    return this.buffer.length > 0 && (this.bufferedBytes >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
+  }
+
+  private readonly onAge = (): void => {
+    this.ageTimer = undefined;
+    this.aged = true;
+    this.kick();
   };
 
-  const kick = (): void => {
-    if (!sending && due()) void sendLoop();
-  };
+  private kick(): void {
+    if (!this.sending && this.due()) void this.sendLoop();
+  }
 
   /** Removes the next batch from the buffer: whole chunks, up to maxRequestBytes (or all to drop). */
-  const takeBatch = (): { chunks: EncodedBatch[]; bytes: number } => {
+  private takeBatch(): { chunks: EncodedBatch[]; bytes: number } {
+    const { buffer, sizes } = this;
     let n = 0;
     let bytes = 0;
-    if (dropping) while (n < buffer.length && taken + n < dropUpTo) bytes += sizes[n++]!;
-    else while (n < buffer.length && (n === 0 || bytes + sizes[n]! <= maxRequestBytes)) bytes += sizes[n++]!;
+    if (this.dropping) while (n < buffer.length && this.taken + n < this.dropUpTo) bytes += sizes[n++]!;
+    else while (n < buffer.length && (n === 0 || bytes + sizes[n]! <= this.options.maxRequestBytes)) bytes += sizes[n++]!;
     const chunks = buffer.splice(0, n);
     sizes.splice(0, n);
-    bufferedBytes -= bytes;
-    inFlightBytes += bytes;
-    taken += n;
+    this.bufferedBytes -= bytes;
+    this.taken += n;
     // A remainder left by the size cap is as old as what just left: it is due at once.
-    ageTimer?.unsubscribe();
-    ageTimer = undefined;
-    aged = buffer.length > 0;
+    this.ageTimer?.unsubscribe();
+    this.ageTimer = undefined;
+    this.aged = buffer.length > 0;
     return { chunks, bytes };
-  };
+  }
 
-  const sendLoop = async (): Promise<void> => {
-    sending = true;
+  private async sendLoop(): Promise<void> {
+    this.sending = true;
     try {
-      while (due()) {
-        const { chunks, bytes } = takeBatch();
-        const failure = await sendBatch(chunks);
-        inFlightBytes -= bytes;
-        settlement.settle(chunks.length, failure);
-        if (dropping && taken >= dropUpTo) dropping = undefined;
-        wakeWriter();
+      while (this.due()) {
+        const { chunks, bytes } = this.takeBatch();
+        const failure = await this.sendBatch(chunks);
+        if (this.dropping && this.taken >= this.dropUpTo) this.dropping = undefined;
+        this.core.settle(chunks.length, bytes, failure);
       }
     } finally {
-      sending = false;
-      if (buffer.length > 0 && !ageTimer && !aged) ageTimer = scheduler.schedule(onAge, maxAge);
+      this.sending = false;
+      if (this.buffer.length > 0 && !this.ageTimer && !this.aged) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
     }
-  };
+  }
 
   /** Delivers one batch; resolves to the error part of it was given up with, if any. */
-  const sendBatch = async (chunks: readonly EncodedBatch[]): Promise<Error | undefined> => {
-    if (dropping) return failed(eventsOf(chunks), 0, dropping);
+  private async sendBatch(chunks: readonly EncodedBatch[]): Promise<Error | undefined> {
+    if (this.dropping) return this.core.failed(eventsOf(chunks), 0, this.dropping);
     let requests: R[];
     try {
-      requests = transport.prepare(chunks);
+      requests = this.transport.prepare(chunks);
     } catch (cause) {
       // A batch the transport cannot frame fails alone.
-      const error = cause instanceof SinkError ? cause : new SinkError(name, `cannot build a request: ${describeError(cause)}`, { cause });
-      return failed(eventsOf(chunks), 0, error);
+      const error = cause instanceof SinkError ? cause : this.core.error(`cannot build a request: ${describeError(cause)}`, { cause });
+      return this.core.failed(eventsOf(chunks), 0, error);
     }
     let failure: Error | undefined;
-    for (const request of requests) failure = (await attempt(request)) ?? failure;
+    for (const request of requests) failure = (await this.attempt(request)) ?? failure;
     return failure;
-  };
+  }
 
   /** Sends one request with retries; resolves to the error it was given up with, if any. */
-  const attempt = async (request: R): Promise<Error | undefined> => {
+  private async attempt(request: R): Promise<Error | undefined> {
+    const { core } = this;
     for (let n = 1; ; n++) {
-      if (dropping) return failed(request.size, request.bytes, dropping);
+      if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
       try {
         await new Promise<void>((resolve, reject) => {
-          cut = reject;
-          transport.send(request).then(resolve, reject);
+          this.cut = reject;
+          this.transport.send(request).then(resolve, reject);
         });
-        cut = undefined;
-        lastError = undefined;
-        reports.next({ kind: 'delivered', size: request.size, bytes: request.bytes });
+        this.cut = undefined;
+        core.delivered(request.size, request.bytes);
         return undefined;
       } catch (cause) {
-        cut = undefined;
-        const error = cause instanceof SinkError ? cause : new SinkError(name, `cannot send to ${target}: ${describeError(cause)}`, { cause, retryable: true });
-        if (dropping) return failed(request.size, request.bytes, dropping);
-        lastError = error;
-        if (!error.retryable || n >= retry.maxAttempts) {
-          const gaveUp = n > 1 ? new SinkError(name, `${error.detail} (gave up after ${n} attempts)`, { cause: error }) : error;
-          return failed(request.size, request.bytes, gaveUp);
-        }
-        const delay = backoff(retry, n, random);
-        reports.next({ kind: 'retrying', attempt: n, delay, error });
-        await pause(delay);
+        this.cut = undefined;
+        const error = cause instanceof SinkError ? cause : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
+        if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
+        core.lastError = error;
+        if (!error.retryable || n >= this.options.retry.maxAttempts) return core.failed(request.size, request.bytes, core.gaveUp(error, n));
+        const delay = backoff(this.options.retry, n, this.options.random ?? Math.random);
+        core.retrying(n, delay, error);
+        await this.pause(delay);
       }
     }
-  };
+  }
 
-  const failed = (size: number, bytes: number, error: Error): Error => {
-    reports.next({ kind: 'failed', size, bytes, error });
-    return error;
-  };
-
-  const pause = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const timer = scheduler.schedule(() => wake?.(), ms);
-      wake = () => {
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.options.scheduler.schedule(() => this.wake?.(), ms);
+      this.wake = () => {
         timer.unsubscribe();
-        wake = undefined;
+        this.wake = undefined;
         resolve();
       };
     });
-
-  /** A flush ran out of time: give up everything held now, the request in flight included. */
-  const expire = (): void => {
-    if (settlement.pending === 0) return;
-    const last = lastError ? ` (last error: ${lastError.detail})` : '';
-    dropping = new SinkError(name, `${target} acknowledged nothing within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`, { cause: lastError });
-    dropUpTo = taken + buffer.length;
-    flushUpTo = Math.max(flushUpTo, dropUpTo);
-    wake?.();
-    cut?.(dropping);
-    transport.abort?.();
-    kick();
-  };
-
-  /** The failure of a chunk written while stalled (one error object per report: each counts). */
-  const stalledError = (): SinkError => {
-    const why = lastError ? `last error: ${lastError.detail}` : 'is the endpoint overloaded or stuck?';
-    return new SinkError(name, `${target} acknowledged nothing for ${flushTimeout / 1000} s (${why}): new events are dropped until it answers again`, { cause: lastError });
-  };
-
-  const wakeWriter = (): void => {
-    space.release(bufferedBytes + inFlightBytes < maxBufferedBytes);
-  };
-
-  const flush = (): Promise<void> => {
-    flushUpTo = taken + buffer.length;
-    const done = settlement.flush(); // before kick: a batch can settle synchronously
-    kick();
-    if (settlement.pending > 0) {
-      const timer = scheduler.schedule(expire, flushTimeout);
-      const stop = () => timer.unsubscribe();
-      done.then(stop, stop);
-    }
-    return done;
-  };
-
-  return {
-    reports,
-    write(chunk: EncodedBatch): void | Promise<void> {
-      if (closing) throw new SinkError(name, `cannot write to ${target}: the sink is closed`);
-      const bytes = byteLength(chunk.data);
-      if (settlement.stalled) {
-        reports.next({ kind: 'failed', size: chunk.size, bytes, error: stalledError() });
-        return undefined;
-      }
-      buffer.push(chunk);
-      sizes.push(bytes);
-      bufferedBytes += bytes;
-      settlement.issue();
-      if (!ageTimer && !aged) ageTimer = scheduler.schedule(onAge, maxAge);
-      kick();
-      if (bufferedBytes + inFlightBytes < maxBufferedBytes) return undefined;
-      return space.wait();
-    },
-    flush,
-    close(): Promise<void> {
-      closing ??= flush().finally(() => {
-        ageTimer?.unsubscribe();
-        ageTimer = undefined;
-        transport.release?.();
-        reports.complete();
-      });
-      return closing;
-    },
-  };
+  }
 }
 
 function eventsOf(chunks: readonly EncodedBatch[]): number {

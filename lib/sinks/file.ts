@@ -1,5 +1,7 @@
 import { createWriteStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { fileError } from './errors.js';
 import type { Sink } from './sink.js';
 import { streamSink } from './stream.js';
@@ -19,14 +21,45 @@ const HIGH_WATER_MARK = 1 << 20;
  * `flush` resolves when every byte written so far was written to the file descriptor; `close`
  * flushes and closes the file. Failures to open or write (a missing directory, a full disk)
  * are sink failures naming the path and saying what is wrong, in words (see {@link fileError}).
+ *
+ * File sinks open at the same time on one path (the entries of a run, a pack's metrics) share
+ * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
+ * `append`), and the last to close closes it.
  */
 export function fileSink({ path, append = false }: FileSinkOptions): Sink {
-  const stream = open(path, append);
-  return streamSink({ name: 'file', target: path, stream, end: true, explain: (cause) => fileError(path, cause) });
+  const file = share(path, append);
+  return streamSink({ name: 'file', target: path, stream: file.stream, finish: file.release, explain: (cause) => fileError(path, cause) });
+}
+
+interface SharedFile {
+  readonly stream: Writable;
+  users: number;
+}
+
+/** Open write streams by absolute path. */
+const open = new Map<string, SharedFile>();
+
+/** The write stream of `path`, shared with every sink using it now; `release` when done with it. */
+function share(path: string, append: boolean): { stream: Writable; release: () => Promise<void> } {
+  const key = resolve(path);
+  let file = open.get(key);
+  if (!file) open.set(key, (file = { stream: openStream(path, append), users: 0 }));
+  file.users++;
+  const shared = file;
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released || --shared.users > 0) return;
+    released = true;
+    open.delete(key);
+    if (shared.stream.destroyed) return;
+    shared.stream.end();
+    await finished(shared.stream);
+  };
+  return { stream: file.stream, release };
 }
 
 /** The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would. */
-function open(path: string, append: boolean): Writable {
+function openStream(path: string, append: boolean): Writable {
   try {
     return createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
   } catch (cause) {

@@ -1,4 +1,3 @@
-import { closeSync, openSync } from 'node:fs';
 import { sinkKindOf, type SinkConfig, type SinkDeps } from './kinds/index.js';
 import type { Sink } from './sink.js';
 import { featureRefusal } from '../features.js';
@@ -22,19 +21,4 @@ export function createSink(config: SinkConfig, deps: SinkDeps = {}): Sink {
   const kind = sinkKindOf(config.type)!;
   if (!kind.create) throw new Error(`sink "${config.type}" ${featureRefusal(kind.feature!)}`);
   return kind.create(config, deps);
-}
-
-/**
- * Empties, once, every file the entries of one run write to, so that their file sinks can all
- * open for appending: entries sharing a path (a pack's metrics) then add to one file instead of
- * truncating each other's output. A path that cannot be opened is left for its sink to report.
- */
-export function truncateFiles(sinks: readonly SinkConfig[]): void {
-  for (const path of new Set(sinks.flatMap((sink) => (sink.type === 'file' ? [sink.path] : [])))) {
-    try {
-      closeSync(openSync(path, 'w'));
-    } catch {
-      // The sink's own open fails the same way and says so in its error.
-    }
-  }
 }

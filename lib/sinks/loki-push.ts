@@ -1,5 +1,4 @@
-import { timestampOf, type EncodedBatch, type Series } from '../../operators/batch.js';
-import { splitLines } from './lines.js';
+import { recordOf, type EncodedBatch, type Frames, type Series } from '../../operators/batch.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {
@@ -7,7 +6,7 @@ export interface LokiPush {
   readonly body: string;
   /** Streams in the push (≤ the limit it was built with). */
   readonly streams: number;
-  /** Events whose lines the push carries (fractional when a multi-line event spans pushes). */
+  /** Events whose records the push carries (fractional when the rows of one event span pushes). */
   readonly size: number;
   readonly bytes: number;
 }
@@ -22,11 +21,10 @@ interface Stream {
 const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Series;
 
 /**
- * Builds Loki push bodies from encoded chunks: every line goes into the stream of its event's
- * label set (static, dynamic and spike labels, i.e. `source.series[i].labels`), stamped
- * `[<epoch ns as a string>, <line>]` with the event's time. Lines are mapped to events by
- * position: encoders write the same number of lines for every row of a batch. A flush with more
- * than `maxStreams` streams becomes several pushes, none above the limit.
+ * Builds Loki push bodies from encoded chunks: every record (see {@link Frames}) goes into the
+ * stream of its label set (static, dynamic and spike labels: `frames.series[i].labels`),
+ * stamped `[<epoch ns as a string>, <record>]` with its time, its separator left out. A flush
+ * with more than `maxStreams` streams becomes several pushes, none above the limit.
  *
  * Fragments are precomputed: a stream's `{"stream":{…}` head once per label set, a timestamp
  * string once per millisecond.
@@ -54,21 +52,14 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
   return (chunks) => {
     const streams = new Map<string, Stream>();
     for (const chunk of chunks) {
-      const lines = splitLines(chunk.data);
-      if (lines.length === 0) continue;
-      const { source } = chunk;
-      if (source.size === 0 || lines.length % source.size !== 0) {
-        throw new Error(`${lines.length} lines cannot be split evenly among the ${source.size} events they were encoded from`);
-      }
-      const perRow = lines.length / source.size;
-      const eventsPerLine = chunk.size / lines.length;
-      for (let row = 0, j = 0; row < source.size; row++) {
-        const series = source.series?.[row] ?? EMPTY_LABELS;
+      const { frames } = chunk;
+      const weight = 1 / frames.perEvent;
+      for (let i = 0; i < frames.ends.length; i++) {
+        const series = frames.series[i] ?? EMPTY_LABELS;
         let stream = streams.get(series.key);
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
-        const stamp = ns(timestampOf(source, row));
-        for (let k = 0; k < perRow; k++, j++) stream.values.push(`["${stamp}",${JSON.stringify(lines[j])}]`);
-        stream.size += perRow * eventsPerLine;
+        stream.values.push(`["${ns(frames.times[i]!)}",${JSON.stringify(text(recordOf(chunk, i)))}]`);
+        stream.size += weight;
       }
     }
     const all = [...streams.values()];
@@ -80,4 +71,9 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
     }
     return pushes;
   };
+}
+
+/** A record as text: binary records are read as UTF-8. */
+function text(record: string | Uint8Array): string {
+  return typeof record === 'string' ? record : Buffer.from(record.buffer, record.byteOffset, record.byteLength).toString('utf8');
 }

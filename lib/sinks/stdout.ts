@@ -17,7 +17,7 @@ export interface StdoutSinkOptions {
  * written is dropped: taken, never acknowledged, never counted as a sink failure.
  */
 export function stdoutSink({ stream = process.stdout }: StdoutSinkOptions = {}): Sink {
-  const sink = streamSink({ name: 'stdout', target: 'to stdout', stream, end: false });
+  const sink = streamSink({ name: 'stdout', target: 'to stdout', stream });
   let closing: Promise<void> | undefined;
   return {
     reports: sink.reports?.pipe(filter((report) => !(report.kind === 'failed' && readerGone(report.error)))),

@@ -1,9 +1,8 @@
-import { finished } from 'node:stream/promises';
-import { Subject } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/batch.js';
-import { SinkError, type Sink, type SinkReport } from './sink.js';
+import type { EncodedBatch } from '../../operators/batch.js';
+import type { Sink } from './sink.js';
+import { SinkCore, type Transport } from './core.js';
 import { describeError } from './errors.js';
-import { Settlement } from './settlement.js';
+import type { SinkError } from './sink.js';
 import { streamEvents } from './stream-events.js';
 
 export interface StreamSinkOptions {
@@ -12,15 +11,13 @@ export interface StreamSinkOptions {
   /** What is written to, as error messages say it after "cannot write " (a path, "to stdout"). */
   readonly target: string;
   readonly stream: NodeJS.WritableStream;
-  /** Whether `close` ends the stream (never for process.stdout). */
-  readonly end: boolean;
+  /**
+   * Called once the sink is closed and flushed, to end the stream (never for process.stdout);
+   * rejects with the stream's failure.
+   */
+  readonly finish?: () => Promise<void>;
   /** The failure a stream error means, in words; default `cannot write <target>: <what the OS said>`. */
   readonly explain?: (cause: Error) => SinkError;
-}
-
-interface Waiter {
-  resolve(): void;
-  reject(error: SinkError): void;
 }
 
 /**
@@ -32,91 +29,84 @@ interface Waiter {
  * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
  * reported `failed` with it, it rejects the pending drain and flush waits and `flush` rejects
  * with it from then on; every later `write` throws an error with the same words, so each
- * dropped chunk counts as a failure. `close` flushes, ends the stream when `end` is set, and
- * rejects if anything failed.
+ * dropped chunk counts as a failure. `close` flushes, calls `finish` (which ends the stream),
+ * and rejects if anything failed.
  */
-export function streamSink({ name, target, stream, end, explain }: StreamSinkOptions): Sink {
-  const reports = new Subject<SinkReport>();
-  const settlement = new Settlement();
-  let failure: SinkError | undefined;
-  // Events and bytes of each write still in the stream, in write order (the stream runs
-  // write callbacks in that order): what the next callback acknowledges.
-  const inFlight: number[] = [];
-  let head = 0;
-  let drain: { promise: Promise<void>; waiter: Waiter; cancel: () => void } | undefined;
-  const events = streamEvents(stream);
-  let closing: Promise<void> | undefined;
+export function streamSink(options: StreamSinkOptions): Sink {
+  const { name, target } = options;
+  const core = new SinkCore({ name, target, closedDetail: `cannot write ${target}: the sink is closed`, highWaterMark: Infinity });
+  return core.attach(new StreamTransport(core, options));
+}
 
-  const fail = (error: Error): void => {
-    if (failure) return;
-    failure = explain?.(error) ?? new SinkError(name, `cannot write ${target}: ${describeError(error)}`, { cause: error });
+/** Writes chunks to the stream; the stream's own buffer is the backpressure. */
+class StreamTransport implements Transport {
+  /**
+   * Events and bytes of each write still in the stream, in write order (the stream runs write
+   * callbacks in that order): what the next callback acknowledges. From `head` on.
+   */
+  private readonly inFlight: number[] = [];
+  private head = 0;
+  /** Whether the stream asked to wait for `'drain'`; cancels the drain listener. */
+  private drainWait: (() => void) | undefined;
+  private readonly events: ReturnType<typeof streamEvents>;
+  private readonly stopListening: () => void;
+
+  constructor(
+    private readonly core: SinkCore,
+    private readonly options: StreamSinkOptions,
+  ) {
+    this.events = streamEvents(options.stream);
+    this.stopListening = this.events.onError(this.fail);
+  }
+
+  send({ size, data }: EncodedBatch, bytes: number): void {
+    this.inFlight.push(size, bytes);
+    if (!this.options.stream.write(data, this.onWritten) && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
+  }
+
+  hasRoom(): boolean {
+    return this.drainWait === undefined;
+  }
+
+  async release(): Promise<void> {
+    try {
+      await this.options.finish?.().catch(this.fail);
+    } finally {
+      this.stopListening();
+    }
+  }
+
+  // One shared callback for every write: no closure per batch.
+  private readonly onWritten = (error?: Error | null): void => {
+    if (this.core.failedWith) return; // already reported with the chunks still in the stream
+    if (error) return this.fail(error);
+    const { inFlight } = this;
+    const size = inFlight[this.head]!;
+    const bytes = inFlight[this.head + 1]!;
+    this.head += 2;
+    if (this.head === inFlight.length) inFlight.length = this.head = 0;
+    this.core.delivered(size, bytes);
+    this.core.settle(1, bytes);
+  };
+
+  private readonly onDrain = (): void => {
+    this.drainWait = undefined;
+    this.core.wakeWriter();
+  };
+
+  private readonly fail = (cause: Error): void => {
+    if (this.core.failedWith) return;
+    const { target, explain } = this.options;
+    const error = explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause });
     let size = 0;
     let bytes = 0;
-    for (let i = head; i < inFlight.length; i += 2) {
-      size += inFlight[i]!;
-      bytes += inFlight[i + 1]!;
+    for (let i = this.head; i < this.inFlight.length; i += 2) {
+      size += this.inFlight[i]!;
+      bytes += this.inFlight[i + 1]!;
     }
-    if (inFlight.length > head) reports.next({ kind: 'failed', size, bytes, error: failure });
-    inFlight.length = head = 0;
-    drain?.cancel();
-    drain?.waiter.reject(failure);
-    drain = undefined;
-    settlement.abandon(failure);
-  };
-  // One shared callback for every write: no closure per batch.
-  const onWritten = (error?: Error | null): void => {
-    if (failure) return; // already reported with the chunks still in the stream
-    if (error) return fail(error);
-    const size = inFlight[head]!;
-    const bytes = inFlight[head + 1]!;
-    head += 2;
-    if (head === inFlight.length) inFlight.length = head = 0;
-    reports.next({ kind: 'delivered', size, bytes });
-    settlement.settle(1);
-  };
-  const onDrain = (): void => {
-    const waiter = drain?.waiter;
-    drain = undefined;
-    waiter?.resolve();
-  };
-  const stopListening = events.onError(fail);
-
-  const flush = (): Promise<void> => (failure ? Promise.reject(failure) : settlement.flush());
-
-  const release = async (): Promise<void> => {
-    try {
-      if (end && !failure) {
-        stream.end();
-        await finished(stream).catch(fail);
-      }
-    } finally {
-      stopListening();
-      reports.complete();
-    }
-    if (failure) throw failure;
-  };
-
-  return {
-    reports,
-    write({ size, data }: EncodedBatch): void | Promise<void> {
-      // A new error object each time: the reported one is counted once, each dropped chunk once more.
-      if (failure) throw new SinkError(name, failure.detail, { cause: failure.cause });
-      if (closing) throw new SinkError(name, `cannot write ${target}: the sink is closed`);
-      settlement.issue();
-      inFlight.push(size, byteLength(data));
-      if (stream.write(data, onWritten)) return undefined;
-      if (!drain) {
-        let waiter!: Waiter;
-        const promise = new Promise<void>((resolve, reject) => (waiter = { resolve, reject }));
-        drain = { promise, waiter, cancel: events.onceDrain(onDrain) };
-      }
-      return drain.promise;
-    },
-    flush,
-    close(): Promise<void> {
-      // A failed flush leaves `failure` set: release skips ending the stream and rethrows it.
-      closing ??= flush().then(release, release);
-      return closing;
-    },
+    this.inFlight.length = this.head = 0;
+    this.drainWait?.();
+    this.drainWait = undefined;
+    this.core.fail(error, size, bytes);
   };
 }

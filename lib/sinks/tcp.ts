@@ -1,12 +1,11 @@
 import { createConnection, type Socket } from 'node:net';
-import { asyncScheduler, Subject, type SchedulerLike, type Subscription } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/batch.js';
-import { parseHostPort } from './address.js';
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import type { EncodedBatch } from '../../operators/batch.js';
+import { parseHostPort, type HostPort } from './address.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
 import { backoff, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-import { SinkError, type Sink, type SinkReport } from './sink.js';
-import { Settlement } from './settlement.js';
-import { SpaceWait } from './space.js';
+import type { Sink, SinkError } from './sink.js';
 
 export interface TcpSinkOptions {
   /** `host:port`. */
@@ -58,168 +57,147 @@ interface Held {
  * what was held (at most about `highWaterMark`), then new data at the entry's rate.
  */
 export function tcpSink(options: TcpSinkOptions): Sink {
-  const { host, port, text: target } = parseHostPort(options.address);
-  const retry = options.retry ?? DEFAULT_RETRY;
-  const highWaterMark = options.highWaterMark ?? 1 << 20;
-  const connectTimeout = options.connectTimeout ?? 5000;
-  const flushTimeout = options.flushTimeout ?? 10_000;
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const random = options.random ?? Math.random;
-  const reports = new Subject<SinkReport>();
-  const space = new SpaceWait();
-  // Stalled: let the writer held back by backpressure go; write drops from then on.
-  const settlement = new Settlement({ after: flushTimeout, scheduler, onStall: () => space.release(true) });
+  const address = parseHostPort(options.address);
+  const target = address.text;
+  const core = new SinkCore({
+    name: 'tcp',
+    target,
+    closedDetail: `cannot write to ${target}: the sink is closed`,
+    highWaterMark: options.highWaterMark ?? 1 << 20,
+    silence: {
+      flushTimeout: options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT,
+      scheduler: options.scheduler ?? asyncScheduler,
+      wording: {
+        expired: 'took nothing',
+        stalled: 'has taken no data',
+        quiet: 'it accepted the connection but does not read: is the backend overloaded or stuck?',
+        resumes: 'takes data again',
+      },
+    },
+  });
+  return core.attach(new TcpTransport(core, address, options));
+}
 
-  /** Chunks not handed to the OS yet, oldest first. */
-  let held: Held[] = [];
-  let heldBytes = 0;
-  let socket: Socket | undefined;
-  /** Writes a chunk to the open connection; absent while there is none. */
-  let send: ((chunk: Held) => void) | undefined;
-  let failures = 0;
-  let lastError: SinkError | undefined;
-  let reconnect: Subscription | undefined;
-  let closing: Promise<void> | undefined;
-  let closed = false;
+/** One persistent connection at a time, and the chunks it has not handed to the OS yet. */
+class TcpTransport implements Transport {
+  private readonly retry: RetryPolicy;
+  private readonly scheduler: SchedulerLike;
+  /** Chunks not handed to the OS yet, oldest first: written again on a new connection. */
+  private held: Held[] = [];
+  private socket: Socket | undefined;
+  /** Writes to the connected `socket`; absent while there is none. */
+  private writeOut: ((data: string | Uint8Array) => void) | undefined;
+  /** Failed attempts in the current outage. */
+  private failures = 0;
+  private reconnect: Subscription | undefined;
+  private released = false;
 
-  const connect = (): void => {
-    reconnect = undefined;
-    if (closed) return;
-    const s = createConnection({ host, port });
-    socket = s;
+  constructor(
+    private readonly core: SinkCore,
+    private readonly address: HostPort,
+    private readonly options: TcpSinkOptions,
+  ) {
+    this.retry = options.retry ?? DEFAULT_RETRY;
+    this.scheduler = options.scheduler ?? asyncScheduler;
+  }
+
+  send({ size, data }: EncodedBatch, bytes: number): void {
+    const chunk = { data, size, bytes };
+    this.held.push(chunk);
+    if (this.writeOut) this.writeOut(data);
+    else if (!this.socket && !this.reconnect) this.connect();
+  }
+
+  /** A flush ran out of time: drop the connection and everything held. */
+  expire(error: SinkError): void {
+    this.drop(this.socket);
+    this.reconnect?.unsubscribe();
+    this.reconnect = undefined;
+    this.dropHeld(error);
+  }
+
+  async release(): Promise<void> {
+    this.released = true;
+    this.reconnect?.unsubscribe();
+    const s = this.socket;
+    this.socket = undefined;
+    this.writeOut = undefined;
+    // Send FIN after the last bytes and give the peer a moment to take them, then let go.
+    if (s && !s.destroyed) {
+      await new Promise<void>((resolve) => {
+        const timer = this.scheduler.schedule(resolve, CLOSE_GRACE_MS);
+        s.end(() => {
+          timer.unsubscribe();
+          resolve();
+        });
+      });
+    }
+    s?.destroy();
+  }
+
+  private readonly connect = (): void => {
+    this.reconnect = undefined;
+    if (this.released) return;
+    const s = createConnection({ host: this.address.host, port: this.address.port });
+    this.socket = s;
     // One callback per connection, not per write; a dead connection's callbacks are ignored.
     const onWritten = (error?: Error | null): void => {
-      if (socket !== s || error) return;
-      const chunk = held.shift()!;
-      heldBytes -= chunk.bytes;
-      failures = 0;
-      lastError = undefined;
-      reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
-      settlement.settle(1);
-      wakeWriter();
+      if (this.socket !== s || error) return;
+      const chunk = this.held.shift()!;
+      this.failures = 0;
+      this.core.delivered(chunk.size, chunk.bytes);
+      this.core.settle(1, chunk.bytes);
     };
     s.setNoDelay(true);
-    s.setTimeout(connectTimeout, () => s.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+    s.setTimeout(this.options.connectTimeout ?? 5000, () => s.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
     s.once('connect', () => {
-      if (socket !== s) return;
+      if (this.socket !== s) return;
       s.setTimeout(0);
       s.setKeepAlive(true);
-      send = (chunk) => s.write(chunk.data, onWritten);
+      this.writeOut = (data) => s.write(data, onWritten);
       // Everything held goes out from its first byte: the new connection starts on a line boundary.
-      for (const chunk of held) send(chunk);
+      for (const chunk of this.held) this.writeOut(chunk.data);
     });
     s.resume(); // discard whatever the peer sends, so closing never leaves unread data behind
-    s.on('error', (error) => lost(s, error));
+    s.on('error', (error) => this.lost(s, error));
     // The peer closing its side ends the connection for us too: reconnect for what is held.
     const peerClosed = (): Error => Object.assign(new Error('the peer closed the connection'), { code: 'EPIPE' });
-    s.on('end', () => lost(s, peerClosed()));
-    s.on('close', () => lost(s, peerClosed()));
+    s.on('end', () => this.lost(s, peerClosed()));
+    s.on('close', () => this.lost(s, peerClosed()));
   };
 
   /** The connection `s` failed: hold everything not handed over, and retry or give up. */
-  const lost = (s: Socket, cause: Error): void => {
-    if (socket !== s) return;
-    socket = undefined;
-    send = undefined;
-    s.destroy();
-    if (held.length === 0 || closed) return;
-    const error = networkError('tcp', target, host, cause);
-    lastError = error;
-    failures++;
-    if (failures >= retry.maxAttempts) return giveUp(error);
-    const delay = backoff(retry, failures, random);
-    reports.next({ kind: 'retrying', attempt: failures, delay, error });
-    reconnect = scheduler.schedule(connect, delay);
-  };
+  private lost(s: Socket, cause: Error): void {
+    if (this.socket !== s) return;
+    this.drop(s);
+    if (this.held.length === 0 || this.released) return;
+    const error = networkError('tcp', this.address.text, this.address.host, cause);
+    this.core.lastError = error;
+    this.failures++;
+    if (this.failures >= this.retry.maxAttempts) return this.dropHeld(this.core.gaveUp(error, this.failures));
+    const delay = backoff(this.retry, this.failures, this.options.random ?? Math.random);
+    this.core.retrying(this.failures, delay, error);
+    this.reconnect = this.scheduler.schedule(this.connect, delay);
+  }
 
-  const giveUp = (cause: SinkError): void => {
-    dropHeld(failures > 1 ? new SinkError('tcp', `${cause.detail} (gave up after ${failures} attempts)`, { cause }) : cause);
-  };
-
-  /** A flush ran out of time: drop the connection and everything held. */
-  const expire = (): void => {
-    if (held.length === 0) return;
-    const s = socket;
-    socket = undefined;
-    send = undefined;
-    s?.destroy();
-    reconnect?.unsubscribe();
-    reconnect = undefined;
-    const last = lastError ? ` (last error: ${lastError.detail})` : '';
-    dropHeld(new SinkError('tcp', `${target} took nothing within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`, { cause: lastError }));
-  };
-
-  const dropHeld = (error: SinkError): void => {
-    const dropped = held;
-    held = [];
-    heldBytes = 0;
-    failures = 0;
-    reports.next({ kind: 'failed', size: sum(dropped, 'size'), bytes: sum(dropped, 'bytes'), error });
-    settlement.settle(dropped.length, error);
-    wakeWriter();
-  };
-
-  const flush = (): Promise<void> => {
-    const done = settlement.flush();
-    if (settlement.pending > 0) {
-      const timer = scheduler.schedule(expire, flushTimeout);
-      const stop = () => timer.unsubscribe();
-      done.then(stop, stop);
+  /** Forgets connection `s`: its write callbacks that still run are ignored. */
+  private drop(s: Socket | undefined): void {
+    if (this.socket === s) {
+      this.socket = undefined;
+      this.writeOut = undefined;
     }
-    return done;
-  };
+    s?.destroy();
+  }
 
-  /** The failure of a chunk written while stalled (one error object per report: each counts). */
-  const stalledError = (): SinkError => {
-    const why = lastError ? `last error: ${lastError.detail}` : 'it accepted the connection but does not read: is the backend overloaded or stuck?';
-    return new SinkError('tcp', `${target} has taken no data for ${flushTimeout / 1000} s (${why}): new events are dropped until it takes data again`, { cause: lastError });
-  };
-
-  const wakeWriter = (): void => {
-    space.release(heldBytes < highWaterMark);
-  };
-
-  return {
-    reports,
-    write({ size, data }: EncodedBatch): void | Promise<void> {
-      if (closing) throw new SinkError('tcp', `cannot write to ${target}: the sink is closed`);
-      const chunk = { data, size, bytes: byteLength(data) };
-      if (settlement.stalled) {
-        reports.next({ kind: 'failed', size, bytes: chunk.bytes, error: stalledError() });
-        return undefined;
-      }
-      held.push(chunk);
-      heldBytes += chunk.bytes;
-      settlement.issue();
-      if (send) send(chunk);
-      else if (!socket && !reconnect) connect();
-      if (heldBytes < highWaterMark) return undefined;
-      return space.wait();
-    },
-    flush,
-    close(): Promise<void> {
-      closing ??= flush().finally(async () => {
-        closed = true;
-        reconnect?.unsubscribe();
-        const s = socket;
-        socket = undefined;
-        send = undefined;
-        // Send FIN after the last bytes and give the peer a moment to take them, then let go.
-        if (s && !s.destroyed) {
-          await new Promise<void>((resolve) => {
-            const timer = scheduler.schedule(resolve, CLOSE_GRACE_MS);
-            s.end(() => {
-              timer.unsubscribe();
-              resolve();
-            });
-          });
-        }
-        s?.destroy();
-        reports.complete();
-      });
-      return closing;
-    },
-  };
+  /** Gives up every chunk held, with `error`; the next write starts over. */
+  private dropHeld(error: SinkError): void {
+    const dropped = this.held;
+    this.held = [];
+    this.failures = 0;
+    const bytes = sum(dropped, 'bytes');
+    this.core.failed(sum(dropped, 'size'), bytes, error);
+    this.core.settle(dropped.length, bytes, error);
+  }
 }
 
 function sum(chunks: readonly Held[], field: 'size' | 'bytes'): number {

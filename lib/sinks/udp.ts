@@ -1,13 +1,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import { Subject } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/batch.js';
-import { parseHostPort } from './address.js';
+import { recordOf, type EncodedBatch } from '../../operators/batch.js';
+import { parseHostPort, type HostPort } from './address.js';
+import { SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
-import { splitLines } from './lines.js';
-import { SinkError, type Sink, type SinkReport } from './sink.js';
-import { Settlement } from './settlement.js';
-import { SpaceWait } from './space.js';
+import type { Sink, SinkError } from './sink.js';
 
 export interface UdpSinkOptions {
   /** `host:port`; an IPv6 literal (`[::1]:514`) sends over IPv6. */
@@ -21,6 +18,8 @@ export const MAX_DATAGRAM = { ipv4: 65_507, ipv6: 65_527 } as const;
 
 /** A chunk whose datagrams are on their way. */
 interface Sending {
+  /** Chunks written that it stands for (all that waited for a connection that failed). */
+  readonly units: number;
   readonly size: number;
   readonly bytes: number;
   /** Datagrams whose send callback has not run yet. */
@@ -32,10 +31,11 @@ interface Sending {
 }
 
 /**
- * Sink sending one datagram per line, without its line feed (the datagram frames it, as RFC
- * 5426 does for syslog): one datagram per event, or per line of a multi-line event. A line
- * larger than the datagram limit is never sent: its event is reported `failed` with a message
- * that says so, and the rest of the chunk goes out.
+ * Sink sending one datagram per record (`EncodedBatch.frames`: a line, without its line feed; the
+ * datagram frames it, as RFC 5426 does for syslog): one datagram per event, or per line of a
+ * multi-line event. A record larger than the datagram limit is never sent: its event is
+ * reported `failed` (once, however many of its records are too large) with a message that says
+ * so, and the rest of the chunk goes out.
  *
  * UDP acknowledges nothing: a chunk is delivered (reported) once the OS took all its
  * datagrams. The socket is connected, so an ICMP "port unreachable" answer from the host
@@ -46,58 +46,81 @@ interface Sending {
  * its callback: both become `failed` reports, never exceptions.
  */
 export function udpSink(options: UdpSinkOptions): Sink {
-  const { host, port, text: target } = parseHostPort(options.address);
-  const v6 = isIPv6(host);
-  const maxDatagram = v6 ? MAX_DATAGRAM.ipv6 : MAX_DATAGRAM.ipv4;
-  const highWaterMark = options.highWaterMark ?? 1 << 20;
-  const reports = new Subject<SinkReport>();
-  const settlement = new Settlement();
+  const address = parseHostPort(options.address);
+  const target = address.text;
+  const core = new SinkCore({ name: 'udp', target, closedDetail: `cannot send to ${target}: the sink is closed`, highWaterMark: options.highWaterMark ?? 1 << 20 });
+  return core.attach(new UdpTransport(core, address));
+}
 
-  let socket: Socket | undefined;
-  let connected = false;
+/** A connected datagram socket, opened on the first write (and again after connecting failed). */
+class UdpTransport implements Transport {
+  private readonly v6: boolean;
+  private readonly maxDatagram: number;
+  private socket: Socket | undefined;
+  private connected = false;
   /** Chunks written before the socket was connected. */
-  let waiting: EncodedBatch[] = [];
-  let outstanding = 0;
-  const space = new SpaceWait();
-  let closing: Promise<void> | undefined;
+  private waiting: { chunk: EncodedBatch; bytes: number }[] = [];
 
-  /** `chunk` (`units` chunks written, reported as one) left: delivered, or lost with its error. */
-  const settled = (chunk: Sending, units = 1): void => {
-    outstanding -= chunk.bytes;
-    if (chunk.error) reports.next({ kind: 'failed', size: chunk.size, bytes: chunk.bytes, error: chunk.error });
-    else reports.next({ kind: 'delivered', size: chunk.size, bytes: chunk.bytes });
-    settlement.settle(units, chunk.error ?? chunk.partial);
-    space.release(outstanding < highWaterMark);
-  };
+  constructor(
+    private readonly core: SinkCore,
+    private readonly address: HostPort,
+  ) {
+    this.v6 = isIPv6(address.host);
+    this.maxDatagram = this.v6 ? MAX_DATAGRAM.ipv6 : MAX_DATAGRAM.ipv4;
+  }
 
-  const sendChunk = (s: Socket, { size, data }: EncodedBatch): void => {
-    const lines = splitLines(data);
-    const chunk: Sending = { size, bytes: byteLength(data), remaining: 0 };
-    const datagrams: string[] = [];
-    for (const line of lines) {
-      // A UTF-16 unit is at most 3 UTF-8 bytes: only long lines need measuring.
-      const bytes = line.length * 3 <= maxDatagram ? 0 : Buffer.byteLength(line);
-      if (bytes <= maxDatagram) datagrams.push(line);
-      else {
-        chunk.error ??= new SinkError(
-          'udp',
-          `an event line of ${bytes} bytes does not fit in one datagram (at most ${maxDatagram} bytes over IPv${v6 ? 6 : 4}): shorten the events or use the tcp sink`,
-        );
+  send(chunk: EncodedBatch, bytes: number): void {
+    this.socket ??= this.open();
+    if (this.connected) this.sendChunk(this.socket, chunk, bytes);
+    else this.waiting.push({ chunk, bytes });
+  }
+
+  release(): void {
+    this.socket?.close();
+    this.socket = undefined;
+  }
+
+  /** `chunk` left: delivered, or lost with its error. */
+  private settled(chunk: Sending): void {
+    if (chunk.error) this.core.failed(chunk.size, chunk.bytes, chunk.error);
+    else this.core.delivered(chunk.size, chunk.bytes);
+    this.core.settle(chunk.units, chunk.bytes, chunk.error ?? chunk.partial);
+  }
+
+  private sendChunk(s: Socket, encoded: EncodedBatch, bytes: number): void {
+    const { ends, perEvent } = encoded.frames;
+    const chunk: Sending = { units: 1, size: encoded.size, bytes, remaining: 0 };
+    const datagrams: (string | Uint8Array)[] = [];
+    /** Events with a record too large to send, and the last of them. */
+    let lost = 0;
+    let lastLost = -1;
+    for (let i = 0; i < ends.length; i++) {
+      const record = recordOf(encoded, i);
+      // A UTF-16 unit is at most 3 UTF-8 bytes: only long records need measuring.
+      const length = typeof record !== 'string' ? record.byteLength : record.length * 3 <= this.maxDatagram ? 0 : Buffer.byteLength(record);
+      if (length <= this.maxDatagram) {
+        datagrams.push(record);
+        continue;
       }
+      chunk.error ??= this.core.error(
+        `an event line of ${length} bytes does not fit in one datagram (at most ${this.maxDatagram} bytes over IPv${this.v6 ? 6 : 4}): shorten the events or use the tcp sink`,
+      );
+      const event = Math.floor(i / perEvent);
+      if (event !== lastLost) lost++;
+      lastLost = event;
     }
-    const tooLarge = lines.length - datagrams.length;
-    if (tooLarge > 0 && tooLarge < lines.length) {
+    if (lost > 0 && datagrams.length > 0) {
       // Report the lost events now; the chunk's other events are delivered normally.
-      reports.next({ kind: 'failed', size: (size * tooLarge) / lines.length, bytes: 0, error: chunk.error! });
+      this.core.failed(lost, 0, chunk.error!);
       chunk.partial = chunk.error;
       chunk.error = undefined;
     }
     chunk.remaining = datagrams.length;
-    if (chunk.remaining === 0) return settled(chunk);
+    if (chunk.remaining === 0) return this.settled(chunk);
     // One callback per chunk; a send that throws fails its datagram the same way.
     const onSent = (error?: Error | null): void => {
-      if (error) chunk.error ??= networkError('udp', target, host, error);
-      if (--chunk.remaining === 0) settled(chunk);
+      if (error) chunk.error ??= networkError('udp', this.address.text, this.address.host, error);
+      if (--chunk.remaining === 0) this.settled(chunk);
     };
     for (const datagram of datagrams) {
       try {
@@ -106,56 +129,35 @@ export function udpSink(options: UdpSinkOptions): Sink {
         onSent(error as Error);
       }
     }
-  };
+  }
 
-  const open = (): Socket => {
-    const s = createSocket(v6 ? 'udp6' : 'udp4');
+  private open(): Socket {
+    const s = createSocket(this.v6 ? 'udp6' : 'udp4');
     s.on('error', (error) => {
-      if (s !== socket) return; // a socket given up earlier
-      const failure = networkError('udp', target, host, error);
-      if (connected) {
+      if (s !== this.socket) return; // a socket given up earlier
+      const failure = networkError('udp', this.address.text, this.address.host, error);
+      if (this.connected) {
         // An ICMP answer to an earlier datagram: it was lost, though the OS took it.
-        reports.next({ kind: 'failed', size: 0, bytes: 0, error: failure });
+        this.core.failed(0, 0, failure);
         return;
       }
       // Connecting failed (a host that does not resolve): what waited is lost; the next write tries again.
-      socket = undefined;
+      this.socket = undefined;
       s.close();
-      const lost = waiting;
-      waiting = [];
+      const lost = this.waiting;
+      this.waiting = [];
       if (lost.length === 0) return;
-      const bytes = lost.reduce((n, c) => n + byteLength(c.data), 0);
-      settled({ size: lost.reduce((n, c) => n + c.size, 0), bytes, remaining: 0, error: failure }, lost.length);
+      const size = lost.reduce((n, w) => n + w.chunk.size, 0);
+      const bytes = lost.reduce((n, w) => n + w.bytes, 0);
+      this.settled({ units: lost.length, size, bytes, remaining: 0, error: failure });
     });
     s.once('connect', () => {
-      connected = true;
-      const ready = waiting;
-      waiting = [];
-      for (const chunk of ready) sendChunk(s, chunk);
+      this.connected = true;
+      const ready = this.waiting;
+      this.waiting = [];
+      for (const { chunk, bytes } of ready) this.sendChunk(s, chunk, bytes);
     });
-    s.connect(port, host);
+    s.connect(this.address.port, this.address.host);
     return s;
-  };
-  return {
-    reports,
-    write(chunk: EncodedBatch): void | Promise<void> {
-      if (closing) throw new SinkError('udp', `cannot send to ${target}: the sink is closed`);
-      settlement.issue();
-      outstanding += byteLength(chunk.data);
-      socket ??= open();
-      if (connected) sendChunk(socket, chunk);
-      else waiting.push(chunk);
-      if (outstanding < highWaterMark) return undefined;
-      return space.wait();
-    },
-    flush: () => settlement.flush(),
-    close(): Promise<void> {
-      closing ??= settlement.flush().finally(() => {
-        socket?.close();
-        socket = undefined;
-        reports.complete();
-      });
-      return closing;
-    },
-  };
+  }
 }

@@ -6,11 +6,11 @@ describe('createMetricEncoder', () => {
   const batch = sampleBatch({ values: [0.25] });
 
   it('builds metrics_text with its precision', () => {
-    expect(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch)).to.equal('m 0.3 0\n');
+    expect(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch).data).to.equal('m 0.3 0\n');
   });
 
   it('builds json_lines', () => {
-    expect(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch)).to.equal(
+    expect(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch).data).to.equal(
       '{"name":"m","value":0.25,"labels":{},"timestamp":"1970-01-01T00:00:00.000Z"}\n',
     );
   });

@@ -50,6 +50,23 @@ describe('fileSink', () => {
     expect(await readFile(path, 'utf8')).to.equal('new\nmore\n');
   });
 
+  it('sinks open together on one path share one stream: the file is truncated once, every write lands, the last close closes it', async () => {
+    const path = join(dir, 'shared.txt');
+    await writeFile(path, 'old contents that must go\n');
+    const first = fileSink({ path });
+    const second = fileSink({ path });
+    first.write(chunk('a 1\n'));
+    second.write(chunk('b 1\n'));
+    await first.close();
+    second.write(chunk('b 2\n'));
+    await second.close();
+    expect(await readFile(path, 'utf8')).to.equal('a 1\nb 1\nb 2\n');
+    const later = fileSink({ path });
+    later.write(chunk('c 1\n'));
+    await later.close();
+    expect(await readFile(path, 'utf8')).to.equal('c 1\n');
+  });
+
   it('makes the chain wait past about 1 MiB buffered, and delivers everything', async () => {
     const path = join(dir, 'big.txt');
     const sink = fileSink({ path });

@@ -5,7 +5,7 @@ import type { SinkReport } from '../../operators/deliver.js';
 import { seriesOf } from '../../operators/series.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { logstoreSink, pushUrl } from '../../lib/sinks/logstore.js';
-import { sampleBatch } from '../support/batches.js';
+import { chunk } from '../support/batches.js';
 import { startLokiReceiver, type LokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { metricEntry } from '../support/entries.js';
@@ -13,8 +13,7 @@ import { metricEntry } from '../support/entries.js';
 const QUICK_RETRY = { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 };
 
 function lineChunk(labels: Record<string, string>, line: string, at = Date.now()): EncodedBatch {
-  const batch = sampleBatch({ values: [1], anchor: at, series: seriesOf(labels) });
-  return { size: 1, data: `${line}\n`, source: batch };
+  return chunk(`${line}\n`, 1, { series: [seriesOf(labels)], times: [at] });
 }
 
 describe('logstore sink (Loki push API)', () => {

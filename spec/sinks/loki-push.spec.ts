@@ -3,7 +3,7 @@ import type { EncodedBatch } from '../../operators/batch.js';
 import { seriesOf } from '../../operators/series.js';
 import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { lokiPushes } from '../../lib/sinks/loki-push.js';
-import { sampleBatch } from '../support/batches.js';
+import { chunk, sampleBatch } from '../support/batches.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 const encoder = metricsText({ name: 'm' });
@@ -14,7 +14,7 @@ const c = seriesOf({ pod: 'c', team: 'x' });
 /** A chunk of metrics_text lines for values 0, 1, 2, … with the given series, 1 ms apart. */
 function linesChunk(series: (typeof a)[], first = 0): EncodedBatch {
   const batch = sampleBatch({ values: series.map((_, i) => first + i), anchor: JAN_1, offsets: series.map((_, i) => first + i), series });
-  return { size: batch.size, data: encoder.encode(batch), source: batch };
+  return encoder.encode(batch);
 }
 
 interface Body {
@@ -51,9 +51,8 @@ describe('lokiPushes (logstore push bodies)', () => {
   });
 
   it('keeps the lines of a multi-line event together, with its labels and time', () => {
-    const batch = sampleBatch({ values: [1, 2], anchor: JAN_1, series: [a, b] });
     const data = 'a-line-1\na-line-2\nb-line-1\nb-line-2\n';
-    const [push] = lokiPushes(128)([{ size: 2, data, source: batch }]);
+    const [push] = lokiPushes(128)([chunk(data, 2, { series: [a, a, b, b], times: [JAN_1, JAN_1, JAN_1, JAN_1] })]);
     const streams = parse(push!.body).streams;
     expect(streams[0]).to.deep.equal({ stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, 'a-line-1'], [`${JAN_1}000000`, 'a-line-2']] });
     expect(streams[1]!.values.map((v) => v[1])).to.deep.equal(['b-line-1', 'b-line-2']);
@@ -61,13 +60,19 @@ describe('lokiPushes (logstore push bodies)', () => {
 
   it('escapes lines and label values as JSON', () => {
     const odd = seriesOf({ msg: 'say "hi"\\n' });
-    const batch = sampleBatch({ values: [1], anchor: JAN_1, series: [odd] });
-    const [push] = lokiPushes(128)([{ size: 1, data: 'tab\there "quoted" é\n', source: batch }]);
+    const [push] = lokiPushes(128)([chunk('tab\there "quoted" é\n', 1, { series: [odd], times: [JAN_1] })]);
     expect(parse(push!.body).streams[0]).to.deep.equal({ stream: { msg: 'say "hi"\\n' }, values: [[`${JAN_1}000000`, 'tab\there "quoted" é']] });
   });
 
-  it('refuses lines that do not split evenly among the events', () => {
-    const batch = sampleBatch({ values: [1, 2], series: [a, b] });
-    expect(() => lokiPushes(128)([{ size: 2, data: 'one\ntwo\nthree\n', source: batch }])).to.throw(/3 lines cannot be split evenly among the 2 events/);
+  it('takes records from the frames, not from line feeds: a record spanning lines stays one value of its stream', () => {
+    const trace = 'Error: boom\n    at run (job.js:1:1)';
+    const data = `${trace}\nnext\n`;
+    const frames = { ends: [trace.length + 1, data.length], separator: 1, perEvent: 1, series: [a, b], times: [JAN_1, JAN_1 + 1] };
+    const [push] = lokiPushes(128)([{ size: 2, data, frames }]);
+    expect(parse(push!.body).streams).to.deep.equal([
+      { stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, trace]] },
+      { stream: { pod: 'b', team: 'x' }, values: [[`${JAN_1 + 1}000000`, 'next']] },
+    ]);
+    expect(push!.size).to.equal(2);
   });
 });

@@ -39,8 +39,7 @@ const SD = [
 /** Sends the records through `sink` as the syslog encoder writes them (one chunk). */
 async function send(sink: Sink): Promise<void> {
   const batch = logBatch(RECORDS, AT);
-  const data = syslog({ hostname: 'bastion-1', app_name: 'sshd', facility: 'auth' }).encode(batch);
-  await sink.write({ size: batch.size, data, source: batch });
+  await sink.write(syslog({ hostname: 'bastion-1', app_name: 'sshd', facility: 'auth' }).encode(batch));
   await sink.close();
 }
 

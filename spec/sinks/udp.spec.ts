@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createSocket, type Socket } from 'node:dgram';
-import type { SinkReport } from '../../operators/deliver.js';
+import type { Sink, SinkReport } from '../../operators/deliver.js';
 import { MAX_DATAGRAM, udpSink } from '../../lib/sinks/udp.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { chunk } from '../support/batches.js';
@@ -18,13 +18,22 @@ async function datagramReceiver(): Promise<{ port: number; datagrams: Buffer[]; 
   return { port: socket.address().port, datagrams, socket };
 }
 
+/** Runs `test` with a udp sink sending to a fresh receiver, and the sink's reports; closes the receiver after. */
+async function withReceiver(test: (sink: Sink, reports: SinkReport[], receiver: { datagrams: Buffer[] }) => Promise<void>): Promise<void> {
+  const receiver = await datagramReceiver();
+  try {
+    const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    await test(sink, reports, receiver);
+  } finally {
+    receiver.socket.close();
+  }
+}
+
 describe('udp sink', () => {
-  it('sends one datagram per line, without the line feed, and reports each chunk delivered', async () => {
-    const receiver = await datagramReceiver();
-    try {
-      const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
-      const reports: SinkReport[] = [];
-      sink.reports!.subscribe((r) => reports.push(r));
+  it('sends one datagram per line, without the line feed, and reports each chunk delivered', () =>
+    withReceiver(async (sink, reports, receiver) => {
       sink.write(chunk('<14>1 - h app - - - one\n<14>1 - h app - - - two\n', 2));
       sink.write(chunk('h_bucket{le="1"} 3 0\nh_sum 2 0\nh_count 3 0\n', 1)); // one event of three lines
       await sink.close();
@@ -40,17 +49,10 @@ describe('udp sink', () => {
         { kind: 'delivered', size: 2, bytes: 48 },
         { kind: 'delivered', size: 1, bytes: 43 },
       ]);
-    } finally {
-      receiver.socket.close();
-    }
-  });
+    }));
 
-  it('never sends a datagram above the limit: an event that cannot fit fails with a clear error, the others go out', async () => {
-    const receiver = await datagramReceiver();
-    try {
-      const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
-      const reports: SinkReport[] = [];
-      sink.reports!.subscribe((r) => reports.push(r));
+  it('never sends a datagram above the limit: an event that cannot fit fails with a clear error, the others go out', () =>
+    withReceiver(async (sink, reports, receiver) => {
       const fits = 'f'.repeat(MAX_DATAGRAM.ipv4);
       sink.write(chunk(`small\n${'x'.repeat(70_000)}\n${fits}\n`, 3));
       const error = (await sink.flush().catch((e: unknown) => e)) as Error;
@@ -61,10 +63,17 @@ describe('udp sink', () => {
       await waitFor('2 datagrams', () => (receiver.datagrams.length === 2 ? true : undefined));
       expect(receiver.datagrams.map((d) => d.length)).to.deep.equal([5, MAX_DATAGRAM.ipv4]);
       await sink.close().catch(() => undefined);
-    } finally {
-      receiver.socket.close();
-    }
-  });
+    }));
+
+  it('counts an event of several lines that cannot all fit as one failed event, never a fraction', () =>
+    withReceiver(async (sink, reports, receiver) => {
+      const large = 'x'.repeat(70_000);
+      sink.write(chunk(`a_sum 1 0\na_count 1 0\nb_sum 2 0\n${large}\n`, 2)); // two events of two lines
+      await sink.flush().catch(() => undefined);
+      expect(reports[0]).to.include({ kind: 'failed', size: 1, bytes: 0 });
+      await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
+      await sink.close().catch(() => undefined);
+    }));
 
   it('reports the ICMP refusal of a closed port as connection refused, saying what to check', async () => {
     const port = await freeUdpPort();

@@ -1,4 +1,4 @@
-import type { EncodedBatch, Labelled, LogBatch, SampleBatch, Series } from '../../operators/batch.js';
+import type { EncodedBatch, Frames, Labelled, LogBatch, SampleBatch, Series } from '../../operators/batch.js';
 import { seriesOf } from '../../operators/series.js';
 
 export interface SampleBatchInit {
@@ -36,9 +36,26 @@ function isSeriesList(s: Series | readonly Series[]): s is readonly Series[] {
   return Array.isArray(s);
 }
 
-/** An encoded chunk of `data`, as the encode operator hands it to a sink. */
-export function chunk(data: string | Uint8Array, size = 1): EncodedBatch {
-  return { size, data, source: { size: 0, anchor: 0, index: new Float64Array(0), offset: new Float64Array(0) } };
+/**
+ * An encoded chunk of `data` as a line encoder hands it to a sink: one record per line (binary
+ * data: one record), `size` events of as many lines each; labels and times default to none and 0.
+ */
+export function chunk(data: string | Uint8Array, size = 1, frames: Partial<Pick<Frames, 'series' | 'times'>> = {}): EncodedBatch {
+  const ends: number[] = [];
+  if (typeof data !== 'string') ends.push(data.byteLength);
+  else for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) ends.push(at + 1);
+  const records = ends.length;
+  return {
+    size,
+    data,
+    frames: {
+      ends,
+      separator: typeof data === 'string' ? 1 : 0,
+      perEvent: size > 0 ? records / size : 1,
+      series: frames.series ?? new Array<Series>(records).fill(seriesOf({})),
+      times: frames.times ?? new Array<number>(records).fill(0),
+    },
+  };
 }
 
 /** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms. */

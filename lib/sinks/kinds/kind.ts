@@ -11,7 +11,7 @@ export interface SinkDeps {
   readonly scheduler?: SchedulerLike;
   /** The entry's encoder type: the http_push body type follows it when `content_type` is absent. */
   readonly encoder?: string;
-  /** Open `file` sinks for appending (their run truncated them once: see `truncateFiles`). */
+  /** Open `file` sinks for appending (an event adds to the file) instead of truncating it. */
   readonly appendFiles?: boolean;
 }
 

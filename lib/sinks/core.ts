@@ -1,0 +1,214 @@
+import { Subject, type SchedulerLike } from 'rxjs';
+import { byteLength, type EncodedBatch } from '../../operators/batch.js';
+import { SinkError, type Sink, type SinkReport } from './sink.js';
+import { Settlement } from './settlement.js';
+import { SpaceWait } from './space.js';
+
+/**
+ * What a sink kind supplies to {@link SinkCore}: how chunks reach its destination. The core has
+ * counted a chunk as held before `send` sees it; the transport tells the core when chunks
+ * settled ({@link SinkCore.delivered}, {@link SinkCore.failed}, {@link SinkCore.settle}).
+ */
+export interface Transport {
+  /** Hands one chunk of `bytes` bytes on towards the destination (connecting if need be). */
+  send(chunk: EncodedBatch, bytes: number): void;
+  /** Whether the chain may write more; default: fewer held bytes than the core's `highWaterMark`. */
+  hasRoom?(): boolean;
+  /** A flush began: push out what is buffered. */
+  flush?(): void;
+  /** A flush ran out of time with data held: give it all up with `error` (cut what is in flight). */
+  expire?(error: SinkError): void;
+  /** Lets the destination go once the sink is closed and flushed (its rejection is the close's). */
+  release(): void | Promise<void>;
+}
+
+/** How a destination that answers nothing is described (tcp "takes data", HTTP "acknowledges"). */
+export interface SilenceWording {
+  /** `<target> <expired> within N s of the flush`: "took nothing". */
+  readonly expired: string;
+  /** `<target> <stalled> for N s (…)`: "has taken no data". */
+  readonly stalled: string;
+  /** Why, when no error was seen: "is the endpoint overloaded or stuck?". */
+  readonly quiet: string;
+  /** `new events are dropped until it <resumes>`: "takes data again". */
+  readonly resumes: string;
+}
+
+/** What a flush has not got settled after this long (ms) is given up (docs/sinks.md "Stalls"). */
+export const DEFAULT_FLUSH_TIMEOUT = 10_000;
+
+export interface SinkCoreOptions {
+  /** Sink name: the prefix of every message. */
+  readonly name: string;
+  /** The destination as messages say it (a path, `host:port`, a URL without credentials). */
+  readonly target: string;
+  /** Detail of the error a write after `close` throws: "cannot write to <target>: the sink is closed". */
+  readonly closedDetail: string;
+  /** Held bytes past which `write` makes the chain wait (unless the transport says `hasRoom`). */
+  readonly highWaterMark: number;
+  /**
+   * Flush deadline and stall rule (docs/sinks.md "Stalls: bounded catch-up"): what a flush has
+   * not got settled after `flushTimeout` ms is given up, and a destination that settles nothing
+   * for that long while data waits is stalled. Absent: no deadline, no stall watch.
+   */
+  readonly silence?: { readonly flushTimeout: number; readonly scheduler: SchedulerLike; readonly wording: SilenceWording };
+}
+
+/**
+ * The lifecycle every sink shares, written once: the `reports` subject, the {@link Settlement}
+ * of the chunks taken (flush waits for exactly those), the backpressure wait, the guard against
+ * writes after `close`, the flush deadline and stall rule, the wording of give-ups, and the
+ * error policy (a {@link fail}ed sink refuses every later write). Each sink kind supplies only its
+ * {@link Transport}.
+ */
+export class SinkCore implements Sink {
+  readonly reports = new Subject<SinkReport>();
+  /** The last failure seen since data was last settled, for the stall and give-up messages. */
+  lastError: SinkError | undefined;
+  /** Bytes taken and not settled yet. */
+  private held = 0;
+  private readonly settlement: Settlement;
+  private readonly space = new SpaceWait();
+  private transport!: Transport;
+  private closing: Promise<void> | undefined;
+  /** Set by {@link fail}: every later write and flush fails with it. */
+  private failure: SinkError | undefined;
+
+  constructor(private readonly options: SinkCoreOptions) {
+    const silence = options.silence;
+    // Stalled: let the writer held back by backpressure go; write drops from then on.
+    this.settlement = new Settlement(silence && { after: silence.flushTimeout, scheduler: silence.scheduler, onStall: () => this.space.release(true) });
+  }
+
+  /** Connects the core to its transport (once, before the first write). */
+  attach(transport: Transport): this {
+    this.transport = transport;
+    return this;
+  }
+
+  /** A {@link SinkError} of this sink. */
+  error(detail: string, options?: { cause?: unknown; retryable?: boolean }): SinkError {
+    return new SinkError(this.options.name, detail, options);
+  }
+
+  write = (chunk: EncodedBatch): void | Promise<void> => {
+    // A new error object each time: the reported one is counted once, each dropped chunk once more.
+    if (this.failure) throw this.error(this.failure.detail, { cause: this.failure.cause });
+    if (this.closing) throw this.error(this.options.closedDetail);
+    const bytes = byteLength(chunk.data);
+    if (this.settlement.stalled) {
+      this.reports.next({ kind: 'failed', size: chunk.size, bytes, error: this.stalledError() });
+      return undefined;
+    }
+    this.held += bytes;
+    this.settlement.issue();
+    this.transport.send(chunk, bytes);
+    return this.hasRoom() ? undefined : this.space.wait();
+  };
+
+  /** The destination acknowledged `size` events in `bytes` bytes. */
+  delivered(size: number, bytes: number): void {
+    this.lastError = undefined;
+    this.reports.next({ kind: 'delivered', size, bytes });
+  }
+
+  /** `size` events in `bytes` bytes were given up with `error`. */
+  failed(size: number, bytes: number, error: Error): Error {
+    this.reports.next({ kind: 'failed', size, bytes, error });
+    return error;
+  }
+
+  /** Attempt `attempt` failed with `error`; the next follows in `delay` ms. */
+  retrying(attempt: number, delay: number, error: SinkError): void {
+    this.lastError = error;
+    this.reports.next({ kind: 'retrying', attempt, delay, error });
+  }
+
+  /** The failure of data given up after `attempts` attempts that ended with `error`. */
+  gaveUp(error: SinkError, attempts: number): SinkError {
+    return attempts > 1 ? this.error(`${error.detail} (gave up after ${attempts} attempts)`, { cause: error }) : error;
+  }
+
+  /** The next `units` chunks taken (`bytes` bytes) settled; `error` marks them given up. */
+  settle(units: number, bytes: number, error?: Error): void {
+    this.held -= bytes;
+    this.settlement.settle(units, error);
+    this.wakeWriter();
+  }
+
+  /** Lets a writer held back by backpressure go once there is room again. */
+  wakeWriter(): void {
+    this.space.release(this.hasRoom());
+  }
+
+  /**
+   * The destination failed for good: `error` is reported for the `size` events (`bytes` bytes)
+   * still held, rejects the backpressure and flush waits, and every later write and flush.
+   */
+  fail(error: SinkError, size: number, bytes: number): void {
+    if (this.failure) return;
+    this.failure = error;
+    if (this.settlement.pending > 0) this.failed(size, bytes, error);
+    this.held = 0;
+    this.space.fail(error);
+    this.settlement.abandon(error);
+  }
+
+  /** The error the sink failed with ({@link fail}), if any. */
+  get failedWith(): SinkError | undefined {
+    return this.failure;
+  }
+
+  flush = (): Promise<void> => {
+    if (this.failure) return Promise.reject(this.failure);
+    const done = this.settlement.flush(); // before the transport's flush: a batch can settle synchronously
+    this.transport.flush?.();
+    const silence = this.options.silence;
+    if (silence && this.settlement.pending > 0) {
+      const timer = silence.scheduler.schedule(() => this.expire(silence.flushTimeout), silence.flushTimeout);
+      const stop = () => timer.unsubscribe();
+      done.then(stop, stop);
+    }
+    return done;
+  };
+
+  close = (): Promise<void> => {
+    this.closing ??= this.flush().then(
+      () => this.release(undefined),
+      (error: unknown) => this.release(error),
+    );
+    return this.closing;
+  };
+
+  private async release(flushError: unknown): Promise<void> {
+    try {
+      await this.transport.release();
+    } finally {
+      this.reports.complete();
+    }
+    const error = flushError ?? this.failure;
+    if (error) throw error;
+  }
+
+  private hasRoom(): boolean {
+    return this.transport.hasRoom?.() ?? this.held < this.options.highWaterMark;
+  }
+
+  private expire(flushTimeout: number): void {
+    if (this.settlement.pending === 0) return;
+    const { target, silence } = this.options;
+    const last = this.lastError ? ` (last error: ${this.lastError.detail})` : '';
+    const detail = `${target} ${silence!.wording.expired} within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`;
+    this.transport.expire?.(this.error(detail, { cause: this.lastError }));
+  }
+
+  /** The failure of a chunk written while stalled (one error object per report: each counts). */
+  private stalledError(): SinkError {
+    const { target, silence } = this.options;
+    const { flushTimeout, wording } = silence!;
+    const why = this.lastError ? `last error: ${this.lastError.detail}` : wording.quiet;
+    return this.error(`${target} ${wording.stalled} for ${flushTimeout / 1000} s (${why}): new events are dropped until it ${wording.resumes}`, {
+      cause: this.lastError,
+    });
+  }
+}
