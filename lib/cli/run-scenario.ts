@@ -2,6 +2,7 @@ import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Obs
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startScenario } from '../runtime/scenario.js';
+import { stopSignals } from '../runtime/stop-signals.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
@@ -46,7 +47,7 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
     );
   };
   const ticker = interval(display.periodMs, scheduler).subscribe(report);
-  const stopping = merge(context.signals ?? processSignals(), readerGone(context.stdout))
+  const stopping = merge(context.signals ?? stopSignals(), readerGone(context.stdout))
     .pipe(take(1))
     .subscribe(() => void scenario.stop());
   const outcomes = await scenario.done;
@@ -99,12 +100,6 @@ export function neverStartedLine(entry: Entry): string {
     ? `${entry.after.ref} ${entry.after.op} ${entry.after.value} did not happen before the run ended`
     : 'the run stopped during its phase offset';
   return `[info] ${entry.id}: never started (${why})`;
-}
-
-/** SIGINT and SIGTERM of this process, as a stream of signal names. */
-export function processSignals(): Observable<string> {
-  const signal = (name: NodeJS.Signals) => fromEvent(process, name).pipe(map(() => name));
-  return merge(signal('SIGINT'), signal('SIGTERM'));
 }
 
 /** Emits when writing to `stdout` fails with EPIPE: its reader went away (`svc … | head`), and the run ends as Unix tools do. */

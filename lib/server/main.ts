@@ -1,6 +1,8 @@
 import { BlockList, type AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino } from 'pino';
+import { firstValueFrom } from 'rxjs';
+import { stopSignals } from '../runtime/stop-signals.js';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
@@ -62,10 +64,7 @@ class ServeCommand extends Command {
       );
     }
 
-    const signal = await new Promise<string>((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('SIGINT', () => resolve('SIGINT'));
-    });
+    const signal = await firstValueFrom(stopSignals());
     logger.info({ signal }, 'stopping: flushing every scenario');
     await registry.stopAll();
     await new Promise((resolve) => server.close(resolve));
