@@ -1,4 +1,4 @@
-import { Option } from 'clipanion';
+import { Option, UsageError } from 'clipanion';
 
 /**
  * The value each flag takes, as help and usage errors write it (`--rate <n>`): clipanion itself
@@ -26,4 +26,21 @@ export function valueOf(flag: string): string {
 /** `text` (a usage line or option definition of clipanion's) with each `#0` replaced by the value its flag takes. */
 export function withValues(text: string): string {
   return text.replace(/(-[\w-]+) #0/g, (_, flag: string) => `${flag} ${valueOf(flag)}`);
+}
+
+/** What a number flag accepts beyond a number: a whole number, a range, and how to say so. */
+export interface NumberRange {
+  readonly integer?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+  /** Replaces "a number" in the message, e.g. "a port from 0 to 65535". */
+  readonly expected?: string;
+}
+
+/** The number `flag`'s `text` gives, or a UsageError naming the flag: the one parser of every number flag. */
+export function flagNumber(flag: string, text: string, range: NumberRange = {}): number {
+  const n = Number(text);
+  const fits = text.trim() !== '' && !Number.isNaN(n) && (!range.integer || Number.isInteger(n)) && !(n < (range.min ?? -Infinity)) && !(n > (range.max ?? Infinity));
+  if (!fits) throw new UsageError(`${flag}: expected ${range.expected ?? 'a number'}, got "${text}"`);
+  return n;
 }

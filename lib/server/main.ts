@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { logLevelOf } from './log-level.js';
 import { ScenarioRegistry } from './registry.js';
+import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
 
 /** Addresses only this machine can reach. */
@@ -33,10 +34,12 @@ class ServeCommand extends Command {
   fileRoot = Option.String('--file-root', { description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)' });
 
   async execute(): Promise<number> {
-    const port = Number(this.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    let port: number;
+    try {
+      port = flagNumber('--port', this.port, { integer: true, min: 0, max: 65535, expected: 'a port from 0 to 65535' });
+    } catch (error) {
       // On stderr: stdout carries only the start-up line.
-      this.context.stderr.write(this.cli.error(new UsageError(`--port: expected a port from 0 to 65535, got "${this.port}"`)));
+      this.context.stderr.write(this.cli.error(error as Error));
       return 2;
     }
     const bind = this.bind ?? process.env.SVC_BIND ?? '127.0.0.1';

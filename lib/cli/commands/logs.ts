@@ -1,5 +1,5 @@
 import { Command, UsageError } from 'clipanion';
-import { listFlag, valueFlag } from '../flags.js';
+import { flagNumber, listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
 
@@ -37,9 +37,9 @@ export class LogsCommand extends ScenarioCommand {
       templates: this.message.map((message) => ({ message })),
       field_pools: Object.fromEntries((this.field ?? []).map((pool) => this.pair('--field', pool, (values) => values.split(',')))),
       ...(this.severity && {
-        severity_weights: Object.fromEntries(this.severity.split(',').map((weight) => this.pair('--severity', weight, (w) => this.number('--severity', w)))),
+        severity_weights: Object.fromEntries(this.severity.split(',').map((weight) => this.pair('--severity', weight, (w) => flagNumber('--severity', w)))),
       }),
-      seed: this.seed === undefined ? 0 : this.number('--seed', this.seed),
+      seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
     };
     const entry = { signal_type: 'logs', name: this.name ?? 'logs', rate: overrides.rate, log_generator };
     const origin = 'svc logs flags';
@@ -50,11 +50,5 @@ export class LogsCommand extends ScenarioCommand {
     const at = text.indexOf('=');
     if (at <= 0) throw new UsageError(`${flag}: expected name=value, got "${text}"`);
     return [text.slice(0, at), value(text.slice(at + 1))];
-  }
-
-  private number(flag: string, text: string): number {
-    const n = Number(text);
-    if (text.trim() === '' || Number.isNaN(n)) throw new UsageError(`${flag}: expected a number, got "${text}"`);
-    return n;
   }
 }

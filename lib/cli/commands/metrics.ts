@@ -1,5 +1,5 @@
 import { Command, UsageError } from 'clipanion';
-import { valueFlag } from '../flags.js';
+import { flagNumber, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
 
@@ -27,10 +27,7 @@ export class MetricsCommand extends ScenarioCommand {
     }
     if (this.name === undefined) throw new UsageError('missing --name (or give --scenario <file>)');
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');
-    const value = this.value === undefined ? 1 : Number(this.value);
-    if (this.value !== undefined && (this.value.trim() === '' || Number.isNaN(value))) {
-      throw new UsageError(`--value: expected a number, got "${this.value}"`);
-    }
+    const value = this.value === undefined ? 1 : flagNumber('--value', this.value);
     const entry = { signal_type: 'metrics', name: this.name, rate: overrides.rate, generator: { type: 'constant', value } };
     const origin = 'svc metrics flags';
     return { file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides }), origin };

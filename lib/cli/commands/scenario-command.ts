@@ -2,7 +2,7 @@ import { Option, UsageError } from 'clipanion';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../compile/catalog.js';
-import { listFlag, valueFlag } from '../flags.js';
+import { flagNumber, listFlag, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /** A scenario to run, and where it came from (for messages). */
@@ -87,11 +87,7 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   private overrides(): CliOverrides {
     const overrides: { -readonly [K in keyof CliOverrides]: CliOverrides[K] } = {};
-    if (this.rate !== undefined) {
-      const rate = Number(this.rate);
-      if (this.rate.trim() === '' || Number.isNaN(rate)) throw new UsageError(`--rate: expected a number, got "${this.rate}"`);
-      overrides.rate = rate;
-    }
+    if (this.rate !== undefined) overrides.rate = flagNumber('--rate', this.rate);
     if (this.duration !== undefined) overrides.duration = this.duration;
     if (this.sink !== undefined) overrides.sink = this.sink;
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;
