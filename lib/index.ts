@@ -11,7 +11,7 @@ export { loadPack, loadPackFile } from './config/pack.js';
 export { compileScenario, type ScenarioPlan, type EntryPlan, type StartTiming, type ClockGroup } from './compile/index.js';
 export { Catalog, type CatalogItem } from './compile/catalog.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
-export { startScenario, type ScenarioRun, type ScenarioRunOptions } from './runtime/scenario.js';
+export { startEntries, type FileRun, type FileRunOptions } from './runtime/file-run.js';
 export { entryChain } from './runtime/chain.js';
 export { anchorOf } from './runtime/schedule.js';
 export { EntryStats, type StatsRecord } from './runtime/stats.js';

@@ -4,7 +4,7 @@ import { TestScheduler } from 'rxjs/testing';
 import type { After, Entry, GeneratorConfig } from '../../lib/config/types.js';
 import { describeStart } from '../../lib/compile/index.js';
 import { firstCrossing } from '../../lib/compile/crossing.js';
-import { startScenario } from '../../lib/runtime/scenario.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
 import { metricEntry } from '../support/entries.js';
 import { MemorySink } from '../support/sinks.js';
 import { compile, compileProblems, metric, stepEntry } from './helpers.js';
@@ -174,10 +174,10 @@ describe('compile and runtime agree on when an after entry starts', () => {
           const scheduler = new TestScheduler(() => undefined);
           scheduler.maxFrames = Infinity;
           const alert = metricEntry({ id: 'alert', duration: 10, after: condition });
-          const scenario = startScenario([cpu, alert], { scheduler, createSink: () => new MemorySink() });
+          const fileRun = startEntries([cpu, alert], { scheduler, createSink: () => new MemorySink() });
           scheduler.flush();
-          await scenario.done;
-          const started = scenario.startedAt('alert');
+          await fileRun.done;
+          const started = fileRun.startedAt('alert');
           if (crossing.kind === 'never') expect(started).to.equal(undefined);
           else expect(started).to.be.closeTo(crossing.offset + 50, 1e-6);
         },
