@@ -8,7 +8,7 @@ export { valueGenerator } from './generators/value.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
 export { createSink, stdoutSink, fileSink, tcpSink, udpSink, httpPushSink, logstoreSink, SinkError, type SinkReport } from './sinks/index.js';
 export { loadPack, loadPackFile } from './config/pack.js';
-export { compileScenario, type ScenarioPlan, type EntryPlan, type StartTiming, type ClockGroup } from './compile/index.js';
+export { compileScenario, type ScenarioPlan, type EntryPlan, type PredictedStart, type ClockGroup } from './compile/index.js';
 export { Catalog, type CatalogItem } from './compile/catalog.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
 export { startEntries, type FileRun, type FileRunOptions } from './runtime/file-run.js';

@@ -18,7 +18,7 @@ export interface StartedEntry {
   readonly scrape: ScrapeBuffer;
   /** When its file was posted (scheduler time). */
   readonly startedAt: number;
-  /** When its entry began ticking, after its phase offset or `after` trigger; undefined until then. */
+  /** When it began ticking, after its phase offset or `after` trigger; undefined until then. */
   readonly tickingSince: () => number | undefined;
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
   outcome?: EntryOutcome;
