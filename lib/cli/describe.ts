@@ -1,5 +1,5 @@
 import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig } from '../config/types.js';
-import { describeStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
+import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
 import { formatDuration, formatRate } from './format.js';
@@ -18,7 +18,7 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
   return lines.join('\n') + '\n';
 }
 
-function describeEntry({ entry, pack, start }: EntryPlan, i: number, groups: ReadonlyMap<string, ClockGroup>): string[] {
+function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, groups: ReadonlyMap<string, ClockGroup>): string[] {
   const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
@@ -31,7 +31,7 @@ function describeEntry({ entry, pack, start }: EntryPlan, i: number, groups: Rea
     ['labels', describeLabels(entry)],
     ['phase offset', entry.phase_offset === undefined ? 'none' : formatDuration(entry.phase_offset)],
     ['clock group', group ? `${group.name}${group.automatic ? ' (automatic)' : ''}` : 'none'],
-    ['starts', describeStart(entry, start)],
+    ['starts', describePredictedStart(entry, predictedStart)],
   ];
   if (pack) rows.splice(1, 0, ['pack', `${pack.pack} (${pack.source}), metric ${pack.metric} of entry ${pack.entry}`]);
   const schedules = describeSchedules(entry);

@@ -1,7 +1,7 @@
 import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Observable } from 'rxjs';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
-import { startScenario } from '../runtime/scenario.js';
+import { startEntries } from '../runtime/file-run.js';
 import { stopSignals } from '../runtime/stop-signals.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
@@ -26,8 +26,8 @@ const WARNING_INTERVAL_MS = 5000;
  */
 export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false }: RunOptions = {}): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
-  const scenario = startScenario(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
-  const runs = scenario.runs;
+  const fileRun = startEntries(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
+  const runs = fileRun.runs;
   const stderr = context.stderr;
   const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
   // An entry that ended shows its final figures: elapsed time stops at its end.
@@ -49,8 +49,8 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   const ticker = interval(display.periodMs, scheduler).subscribe(report);
   const stopping = merge(context.signals ?? stopSignals(), readerGone(context.stdout))
     .pipe(take(1))
-    .subscribe(() => void scenario.stop());
-  const outcomes = await scenario.done;
+    .subscribe(() => void fileRun.stop());
+  const outcomes = await fileRun.done;
   ticker.unsubscribe();
   stopping.unsubscribe();
   display.stop();
@@ -63,7 +63,7 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   });
   const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
   if (!quiet) {
-    for (const run of runs) if (scenario.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
+    for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
     runs.forEach((run, i) => write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now)));
   }
   runs.forEach((run, i) => failures[i] && write(`error: ${run.entry.id}: ${failures[i]}`));

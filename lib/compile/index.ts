@@ -1,8 +1,8 @@
 /**
  * A validated scenario file -> the plan the runtime runs: packs expanded (built-in packs first,
  * then the catalog), `after` references checked on the expanded entries, clock groups assigned
- * (automatic ones for entries linked by `after`), and each entry's start computed where the
- * generators allow it. Every problem is reported in the style of lib/config, as a ConfigError.
+ * (automatic ones for entries linked by `after`), and each entry's start predicted where the
+ * generators allow it (for `--dry-run`; the runtime decides the real starts as it runs). Every problem is reported in the style of lib/config, as a ConfigError.
  */
 import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../config/problems.js';
 import { referenceIssues } from '../config/references.js';
@@ -17,8 +17,11 @@ export type { ClockGroup } from './groups.js';
 export type { Crossing } from './crossing.js';
 export type { PackOrigin } from './packs.js';
 
-/** When an entry starts, relative to the file's start. */
-export type StartTiming =
+/**
+ * When an entry is predicted to start, relative to the file's start, for `--dry-run` to show. A
+ * prediction only: the runtime never reads it and wires the real starts itself (lib/runtime/file-run.ts).
+ */
+export type PredictedStart =
   /** At once (`at` 0) or after its phase offset. */
   | { readonly kind: 'offset'; readonly at: number }
   /** On its `after` trigger; `at` (ms after the file start) when it can be computed before running. */
@@ -30,7 +33,7 @@ export interface EntryPlan {
   readonly label: string;
   /** Set on an entry expanded from a pack. */
   readonly pack?: PackOrigin;
-  readonly start: StartTiming;
+  readonly predictedStart: PredictedStart;
 }
 
 /** A runnable file: its `scenarios` are the expanded entries, in file order. */
@@ -71,20 +74,20 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   report(grouped.issues);
   const { entries, groups } = grouped;
 
-  const timing = startTimings(entries);
-  report(timing.issues);
-  const plans = entries.map((entry, i) => ({ entry, label: labels[i]!, ...(origins[i] && { pack: origins[i] }), start: timing.starts[i]! }));
+  const predicted = predictStarts(entries);
+  report(predicted.issues);
+  const plans = entries.map((entry, i) => ({ entry, label: labels[i]!, ...(origins[i] && { pack: origins[i] }), predictedStart: predicted.starts[i]! }));
   return { ...file, scenarios: entries, plans, groups };
 }
 
-/** Each entry's start, in dependency order; an `after` that can never fire, or fires at once, is an issue. */
-function startTimings(entries: readonly Entry[]): { starts: StartTiming[]; issues: { index: number; issue: Issue }[] } {
+/** Each entry's predicted start, in dependency order; an `after` that can never fire, or fires at once, is an issue. */
+function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; issues: { index: number; issue: Issue }[] } {
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
-  const starts: StartTiming[] = [];
+  const starts: PredictedStart[] = [];
   const issues: { index: number; issue: Issue }[] = [];
   // One budget for the crossing searches of the whole file.
   const budget = { left: CROSSING_STEPS };
-  const startOf = (i: number): StartTiming => {
+  const startOf = (i: number): PredictedStart => {
     const known = starts[i];
     if (known) return known;
     const entry = entries[i]!;
@@ -114,8 +117,8 @@ function startTimings(entries: readonly Entry[]): { starts: StartTiming[]; issue
   return { starts, issues };
 }
 
-/** One line saying when an entry starts, for `--dry-run`. */
-export function describeStart(entry: Entry, start: StartTiming): string {
+/** One line saying when an entry is predicted to start, for `--dry-run`. */
+export function describePredictedStart(entry: Entry, start: PredictedStart): string {
   if (start.kind === 'offset') return start.at ? `${formatMs(start.at)} after the file start (phase offset)` : 'at the file start';
   const { ref, op, value, delay } = entry.after!;
   const when = `when ${ref} ${op} ${value}${delay ? ` (+ ${formatMs(delay)} delay)` : ''}`;

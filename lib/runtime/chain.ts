@@ -19,7 +19,7 @@ export interface ChainDeps extends SignalHooks {
   /**
    * Emits once, when the entry starts, the anchor of its timestamps; completing without a value
    * means it never starts (an `after` trigger that never fired). Default: {@link entryStart}.
-   * An entry with `after` needs it: only the entries run together can fire it (scenario.ts).
+   * An entry with `after` needs it: only the entries run together can fire it (file-run.ts).
    */
   readonly start?: Observable<Anchor>;
 }
@@ -40,7 +40,7 @@ function ticksPerBatch(entry: Entry): number {
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
   const { scheduler, sink, stop, backpressure } = deps;
   if (entry.after && !deps.start) {
-    throw new UnsupportedEntryError(`${entry.id}: an after trigger watches another entry; run the entries of its file together (startScenario)`);
+    throw new UnsupportedEntryError(`${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`);
   }
   const pipeline = signalPipeline(entry, deps);
   return (deps.start ?? entryStart(entry, scheduler)).pipe(

@@ -14,7 +14,7 @@ export interface RunEntryOptions {
   readonly createSink?: (entry: Entry) => Sink;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
-  /** When the entry starts (its clock group or `after` trigger, scenario.ts); default: at once or after its phase offset. */
+  /** When the entry starts (its clock group or `after` trigger, file-run.ts); default: at once or after its phase offset. */
   readonly start?: ChainDeps['start'];
 }
 

@@ -10,7 +10,7 @@ export type Anchor = (start: number) => number;
 /**
  * When a lone entry starts: at once, or after its phase offset, with its timestamps anchored by
  * its own `start_time`. Entries run together start from their clock group's stream instead, or
- * from their `after` trigger (scenario.ts). The stream emits once, when the entry starts.
+ * from their `after` trigger (file-run.ts). The stream emits once, when the entry starts.
  */
 export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<Anchor> {
   return of(anchorOf(entry.start_time)).pipe(optional(entry.phase_offset !== undefined && delayed<Anchor>(entry.phase_offset, scheduler)));

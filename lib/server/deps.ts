@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import type { Sink } from '../../operators/deliver.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
-import type { ScenarioRegistry } from './registry.js';
+import type { EntryRegistry } from './registry.js';
 
 /** What the HTTP app runs on: injected, so tests drive it through `app.callback()` without listening. */
 export interface ServerDeps {
-  readonly registry: ScenarioRegistry;
+  readonly registry: EntryRegistry;
   readonly logger: Logger;
   /** Bearer key required on every route but `GET /health`; none: open. */
   readonly apiKey?: string;

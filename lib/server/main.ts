@@ -7,7 +7,7 @@ import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { logLevelOf } from './log-level.js';
-import { ScenarioRegistry } from './registry.js';
+import { EntryRegistry } from './registry.js';
 import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
 
@@ -53,7 +53,7 @@ class ServeCommand extends Command {
       return 2;
     }
     const logger = createLogger(logLevelOf(process.env), pino.destination(2));
-    const registry = new ScenarioRegistry({ logger });
+    const registry = new EntryRegistry({ logger });
     const app = createApp({ registry, logger, apiKey, fileRoot });
     const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

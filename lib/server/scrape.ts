@@ -3,7 +3,7 @@ import type { MetricType } from '../config/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';
 
-/** Most events a scenario's drain buffer holds (the `limit` query maximum). */
+/** Most events an entry's drain buffer holds (the `limit` query maximum). */
 export const MAX_SCRAPE_EVENTS = 1000;
 
 /** One metric family as a scrape shows it. */
@@ -21,14 +21,14 @@ interface Row {
 const formatValue = textValueFormat();
 
 /**
- * What the scrape endpoints read of one scenario: a ring of its most recent events (rows of
+ * What the scrape endpoints read of one started entry: a ring of its most recent events (rows of
  * one tick: a sample, or a histogram's series set) with their timestamps, drained by
  * `GET /scenarios/{id}/metrics`, and the latest value of every series, read without draining
  * by `GET /scenarios/metrics`.
  *
  * The ring is allocated once, at the first samples, and then only overwritten: recording an
- * event copies its numbers into place (the oldest event gives way when the ring is full), so a
- * scenario's buffer costs the same memory and no garbage however long it runs. Rows name their
+ * event copies its numbers into place (the oldest event gives way when the ring is full), so an
+ * entry's buffer costs the same memory and no garbage however long it runs. Rows name their
  * series by its index in the buffer's table of series seen, which also holds the latest values.
  */
 export class ScrapeBuffer {
@@ -117,8 +117,8 @@ export class ScrapeBuffer {
 }
 
 /**
- * Text exposition of the latest value of every series of every scenario, one `# HELP`/`# TYPE`
- * block per metric name. Scenarios that share a name but not a type are written as one
+ * Text exposition of the latest value of every series of every entry, one `# HELP`/`# TYPE`
+ * block per metric name. Entries that share a name but not a type are written as one
  * `untyped` family; `onConflict` is told so it can log a warning.
  */
 export function aggregate(buffers: readonly ScrapeBuffer[], onConflict: (name: string, types: MetricType[]) => void): string {
@@ -139,7 +139,7 @@ export function aggregate(buffers: readonly ScrapeBuffer[], onConflict: (name: s
     const seen = new Set<string>();
     for (const { series, value } of rows) {
       const sample = sampleName(name, series);
-      // Two scenarios writing the very same series: one sample per series in a scrape.
+      // Two entries writing the very same series: one sample per series in a scrape.
       if (seen.has(sample)) continue;
       seen.add(sample);
       out += `${sample} ${formatValue(value)}\n`;

@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { ConfigError, loadPack } from '../../lib/config/index.js';
 import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../../lib/compile/builtin-packs.js';
 import { codecs } from '../../lib/config/index.js';
-import { startScenario } from '../../lib/runtime/scenario.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
 import { MemorySink } from '../support/sinks.js';
 import { schemaErrors } from '../support/json-schema.js';
 import { compile } from './helpers.js';
@@ -46,9 +46,9 @@ describe('built-in packs', () => {
         const scheduler = new TestScheduler(() => undefined);
         scheduler.maxFrames = Infinity;
         const sinks = new Map(plan.scenarios.map((entry) => [entry.id, new MemorySink()]));
-        const scenario = startScenario(plan.scenarios, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
+        const fileRun = startEntries(plan.scenarios, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
         scheduler.flush();
-        expect(await scenario.done).to.deep.equal(pack.metrics.map(() => ({})));
+        expect(await fileRun.done).to.deep.equal(pack.metrics.map(() => ({})));
         for (const metric of pack.metrics) {
           const lines = sinks.get(`p.${metric.name}`)!.text.trimEnd().split('\n');
           expect(lines, metric.name).to.have.length(2);

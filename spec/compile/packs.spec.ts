@@ -145,14 +145,14 @@ describe('compile: packs', () => {
       const plan = compile([packed({ id: 'web' }), metric({ id: 'alert', after: { ref: 'web.http_request_errors_total', op: '>', value: 1 } })]);
       expect(plan.scenarios.at(-1)!.clock_group).to.equal('chain_alert');
       // 0.25 a tick at 2/s: above 1 at tick 5 (1.25), 2.5 s after the file start.
-      expect(plan.plans.at(-1)!.start).to.deep.include({ kind: 'after', at: 2500 });
+      expect(plan.plans.at(-1)!.predictedStart).to.deep.include({ kind: 'after', at: 2500 });
     });
 
     it('makes every metric of a pack entry with after wait for the trigger', () => {
       const plan = compile([stepEntry('cpu'), packed({ id: 'web', after: { ref: 'cpu', op: '>', value: 2 } })]);
-      for (const { entry, start } of plan.plans.slice(1)) {
+      for (const { entry, predictedStart } of plan.plans.slice(1)) {
         expect(entry.after).to.deep.equal({ ref: 'cpu', op: '>', value: 2 });
-        expect(start).to.deep.include({ kind: 'after', at: 300 });
+        expect(predictedStart).to.deep.include({ kind: 'after', at: 300 });
       }
     });
 

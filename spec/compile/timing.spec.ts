@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
 import type { After, Entry, GeneratorConfig } from '../../lib/config/types.js';
-import { describeStart } from '../../lib/compile/index.js';
+import { describePredictedStart } from '../../lib/compile/index.js';
 import { firstCrossing } from '../../lib/compile/crossing.js';
-import { startScenario } from '../../lib/runtime/scenario.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
 import { metricEntry } from '../support/entries.js';
 import { MemorySink } from '../support/sinks.js';
 import { compile, compileProblems, metric, stepEntry } from './helpers.js';
@@ -56,7 +56,7 @@ describe('compile: clock groups', () => {
 describe('compile: after', () => {
   /** When the entry `alert` starts, as compile sees it. */
   const startOf = (upstream: Record<string, unknown>, condition: ReturnType<typeof after>) =>
-    compile([{ ...stepEntry('cpu'), ...upstream }, stepEntry('alert', condition)]).plans[1]!.start;
+    compile([{ ...stepEntry('cpu'), ...upstream }, stepEntry('alert', condition)]).plans[1]!.predictedStart;
 
   it('computes the crossing of a step, a sequence and a sine', () => {
     expect(startOf({}, after('cpu', '>', 4))).to.deep.equal({ kind: 'after', crossing: { kind: 'tick', tick: 5, offset: 500, value: 5 }, at: 500 });
@@ -74,12 +74,12 @@ describe('compile: after', () => {
       stepEntry('alert', after('cpu', '>', 4, { delay: '250ms' })),
       stepEntry('page', after('alert', '>', 1)),
     ]);
-    expect(plan.plans.map((p) => p.start)).to.deep.equal([
+    expect(plan.plans.map((p) => p.predictedStart)).to.deep.equal([
       { kind: 'offset', at: 1000 },
       { kind: 'after', crossing: { kind: 'tick', tick: 5, offset: 500, value: 5 }, at: 1750 },
       { kind: 'after', crossing: { kind: 'tick', tick: 2, offset: 200, value: 2 }, at: 1950 },
     ]);
-    expect(describeStart(plan.scenarios[1]!, plan.plans[1]!.start)).to.equal(
+    expect(describePredictedStart(plan.scenarios[1]!, plan.plans[1]!.predictedStart)).to.equal(
       "when cpu > 4 (+ 250ms delay): cpu's tick 5 (value 5) 500ms after it starts → 1.75s after the file start",
     );
   });
@@ -91,10 +91,10 @@ describe('compile: after', () => {
 
   it('leaves a jittered watched entry to the runtime, and what depends on it', () => {
     const plan = compile([stepEntry('cpu', { jitter: 1 }), stepEntry('alert', after('cpu', '>', 4)), stepEntry('page', after('alert', '>', 1))]);
-    expect(plan.plans[1]!.start).to.deep.equal({ kind: 'after', crossing: { kind: 'runtime', reason: 'cpu has jitter ±1' } });
-    expect(describeStart(plan.scenarios[1]!, plan.plans[1]!.start)).to.equal('when cpu > 4: decided at run time (cpu has jitter ±1)');
-    expect(plan.plans[2]!.start).to.not.have.property('at');
-    expect(describeStart(plan.scenarios[2]!, plan.plans[2]!.start)).to.equal(
+    expect(plan.plans[1]!.predictedStart).to.deep.equal({ kind: 'after', crossing: { kind: 'runtime', reason: 'cpu has jitter ±1' } });
+    expect(describePredictedStart(plan.scenarios[1]!, plan.plans[1]!.predictedStart)).to.equal('when cpu > 4: decided at run time (cpu has jitter ±1)');
+    expect(plan.plans[2]!.predictedStart).to.not.have.property('at');
+    expect(describePredictedStart(plan.scenarios[2]!, plan.plans[2]!.predictedStart)).to.equal(
       "when alert > 1: alert's tick 2 (value 2) 200ms after it starts; alert's own start is decided at run time",
     );
   });
@@ -174,10 +174,10 @@ describe('compile and runtime agree on when an after entry starts', () => {
           const scheduler = new TestScheduler(() => undefined);
           scheduler.maxFrames = Infinity;
           const alert = metricEntry({ id: 'alert', duration: 10, after: condition });
-          const scenario = startScenario([cpu, alert], { scheduler, createSink: () => new MemorySink() });
+          const fileRun = startEntries([cpu, alert], { scheduler, createSink: () => new MemorySink() });
           scheduler.flush();
-          await scenario.done;
-          const started = scenario.startedAt('alert');
+          await fileRun.done;
+          const started = fileRun.startedAt('alert');
           if (crossing.kind === 'never') expect(started).to.equal(undefined);
           else expect(started).to.be.closeTo(crossing.offset + 50, 1e-6);
         },
@@ -195,7 +195,7 @@ describe('compile: the crossing searches of one file share a budget', () => {
       metric({ id: `s${i}`, rate: 0.001, generator: { type: 'sine', amplitude: 1, period_secs: 1 } }),
       metric({ id: `a${i}`, after: { ref: `s${i}`, op: '>', value: 0.5 } }),
     ]).flat();
-    const reasons = compile(pairs).plans.flatMap(({ start }) => (start.kind === 'after' && start.crossing.kind === 'runtime' ? [start.crossing.reason] : []));
+    const reasons = compile(pairs).plans.flatMap(({ predictedStart: start }) => (start.kind === 'after' && start.crossing.kind === 'runtime' ? [start.crossing.reason] : []));
     expect(reasons).to.have.length(3);
     expect(reasons.slice(1)).to.deep.equal([
       'svc stopped looking for the crossing before running (the file has many after entries to work out)',

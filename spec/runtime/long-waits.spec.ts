@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import type { Entry } from '../../lib/config/types.js';
-import { startScenario } from '../../lib/runtime/scenario.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { MAX_TIMER_DELAY } from '../../operators/long-timer.js';
 import { recordingDelays } from '../support/delays.js';
@@ -15,11 +15,11 @@ async function runTogether(entries: Entry[]) {
   const test = new TestScheduler(() => undefined);
   test.maxFrames = Infinity;
   const { scheduler, delays } = recordingDelays(test);
-  const scenario = startScenario(entries, { scheduler, createSink: () => new MemorySink() });
+  const fileRun = startEntries(entries, { scheduler, createSink: () => new MemorySink() });
   test.flush();
-  await scenario.done;
+  await fileRun.done;
   test.flush();
-  return { startedAt: (id: string) => scenario.startedAt(id), delays };
+  return { startedAt: (id: string) => fileRun.startedAt(id), delays };
 }
 
 describe('waits beyond the timer range (2^31 - 1 ms)', () => {

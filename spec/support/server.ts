@@ -3,7 +3,7 @@ import inject, { type InjectOptions } from 'light-my-request';
 import { TestScheduler } from 'rxjs/testing';
 import { createApp } from '../../lib/server/app.js';
 import { createLogger } from '../../lib/server/logger.js';
-import { ScenarioRegistry, type RegistryOptions } from '../../lib/server/registry.js';
+import { EntryRegistry, type RegistryOptions } from '../../lib/server/registry.js';
 import type { ServerDeps } from '../../lib/server/deps.js';
 import type { SinkConfig } from '../../lib/config/types.js';
 import { MemorySink } from './sinks.js';
@@ -32,7 +32,7 @@ export function testServer(
       },
     }),
   );
-  const registry = new ScenarioRegistry({ scheduler, createSink: (entry) => createSink(entry.sink), logger, ...options.registry });
+  const registry = new EntryRegistry({ scheduler, createSink: (entry) => createSink(entry.sink), logger, ...options.registry });
   const app = createApp({ registry, logger, apiKey: options.apiKey, scheduler, createSink, ...options.deps });
   const handler = app.callback();
   return {

@@ -8,7 +8,7 @@ import type { ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
-import { statusOf, type Scenario } from '../registry.js';
+import { statusOf, type StartedEntry } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
@@ -24,7 +24,7 @@ const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 export function scenarioRoutes(deps: ServerDeps): Router {
   const { registry, logger } = deps;
   const now = () => (deps.scheduler ?? asyncScheduler).now();
-  const find = (ctx: Context): Scenario => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
+  const find = (ctx: Context): StartedEntry => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
 
   return (
     new Router({ prefix: '/scenarios' })
@@ -32,7 +32,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const file = await confineFiles(parseScenario(ctx), deps.fileRoot);
         const warnings = file.scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink));
         for (const warning of warnings) logger.warn(warning);
-        let started: Scenario[];
+        let started: StartedEntry[];
         try {
           started = registry.start(file);
         } catch (error) {
@@ -46,19 +46,19 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .get('/', (ctx) => {
         ctx.body = {
-          scenarios: registry.list().map((scenario) => ({
-            ...identityOf(scenario),
-            degraded: scenario.run.stats.degraded(now()),
-            last_sink_error: scenario.run.stats.lastSinkError ?? null,
-            signal_type: scenario.run.entry.signal_type,
-            total_events: scenario.run.stats.totalEvents,
+          scenarios: registry.list().map((started) => ({
+            ...identityOf(started),
+            degraded: started.run.stats.degraded(now()),
+            last_sink_error: started.run.stats.lastSinkError ?? null,
+            signal_type: started.run.entry.signal_type,
+            total_events: started.run.stats.totalEvents,
           })),
         };
       })
       // Before /:id, which would take "metrics" for an id.
       .get('/metrics', (ctx) => {
         const text = aggregate(
-          registry.list().map((scenario) => scenario.scrape),
+          registry.list().map((started) => started.scrape),
           (name, types) => logger.warn({ metric: name, types }, `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`),
         );
         if (!text) return void (ctx.status = 204);
@@ -66,28 +66,28 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         ctx.body = text;
       })
       .get('/:id', (ctx) => {
-        const scenario = find(ctx);
+        const started = find(ctx);
         ctx.body = {
-          ...identityOf(scenario),
-          config: redactConfig(scenario.run.entry),
-          stats: statsOf(scenario, now()),
-          elapsed_ms: now() - scenario.startedAt,
+          ...identityOf(started),
+          config: redactConfig(started.run.entry),
+          stats: statsOf(started, now()),
+          elapsed_ms: now() - started.startedAt,
         };
       })
       .get('/:id/stats', (ctx) => {
         ctx.body = statsOf(find(ctx), now());
       })
       .get('/:id/metrics', (ctx) => {
-        const scenario = find(ctx);
-        const text = scenario.scrape.drain(limitOf(ctx.query.limit));
+        const started = find(ctx);
+        const text = started.scrape.drain(limitOf(ctx.query.limit));
         if (text === undefined) return void (ctx.status = 204);
         ctx.type = EXPOSITION;
         ctx.body = text;
       })
       .delete('/:id', async (ctx) => {
-        const scenario = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
-        logger.info({ id: scenario.id, name: scenario.name }, 'scenario stopped');
-        ctx.body = { id: scenario.id, status: 'stopped', total_events: scenario.run.stats.totalEvents };
+        const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
+        logger.info({ id: started.id, name: started.name }, 'scenario stopped');
+        ctx.body = { id: started.id, status: 'stopped', total_events: started.run.stats.totalEvents };
       })
   );
 }
@@ -121,17 +121,17 @@ async function confineFiles(file: ScenarioFile, root: string | undefined): Promi
 }
 
 /**
- * How every answer names a scenario: its UUID, the `id` of its entry in the posted file (entries
- * of one metric differ by it), the metric name and its status.
+ * How every answer names a started entry (a scenario, to the API): its UUID, its `id` in the
+ * posted file (entries of one metric differ by it), the metric name and its status.
  */
-function identityOf(scenario: Scenario) {
-  return { id: scenario.id, entry: scenario.run.entry.id, name: scenario.name, status: statusOf(scenario) };
+function identityOf(started: StartedEntry) {
+  return { id: started.id, entry: started.run.entry.id, name: started.name, status: statusOf(started) };
 }
 
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
-function statsOf(scenario: Scenario, now: number) {
-  const { entry, stats } = scenario.run;
-  const since = scenario.tickingSince();
+function statsOf(started: StartedEntry, now: number) {
+  const { entry, stats } = started.run;
+  const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
   const elapsed = since === undefined ? undefined : now - since;
   const inGap = elapsed !== undefined && entry.gaps !== undefined && inTail(entry.gaps, elapsed);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import type { Entry } from '../../lib/config/types.js';
-import { startScenario } from '../../lib/runtime/scenario.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
 import { firstCrossing } from '../../lib/compile/crossing.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { MemorySink } from '../support/sinks.js';
@@ -14,10 +14,10 @@ async function runTogether(entries: Entry[], until?: number) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
-  const scenario = startScenario(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
-  if (until !== undefined) scheduler.schedule(() => void scenario.stop(), until);
+  const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
+  if (until !== undefined) scheduler.schedule(() => void fileRun.stop(), until);
   scheduler.flush();
-  const outcomes = await scenario.done;
+  const outcomes = await fileRun.done;
   // Settle what the end of watched entries set off, in case it scheduled more virtual time.
   scheduler.flush();
   /** `[value, timestamp]` of every line an entry wrote. */
@@ -27,13 +27,13 @@ async function runTogether(entries: Entry[], until?: number) {
       .text.split('\n')
       .filter(Boolean)
       .map((line) => line.split(' ').slice(-2).map(Number));
-  return { scenario, outcomes, sinks, lines, times: (id: string) => lines(id).map(([, t]) => t) };
+  return { fileRun, outcomes, sinks, lines, times: (id: string) => lines(id).map(([, t]) => t) };
 }
 
 const step = (id: string, fields: Partial<Entry> = {}) =>
   metricEntry({ id, name: id, generator: { type: 'step', start: 0, step_size: 1 }, duration: 1000, ...fields });
 
-describe('startScenario: several entries together', () => {
+describe('startEntries: several entries together', () => {
   describe('phase_offset', () => {
     it('starts each entry that long after the file start; its windows and duration count from there', async () => {
       const { times } = await runTogether([
@@ -60,9 +60,9 @@ describe('startScenario: several entries together', () => {
   describe('after', () => {
     it('starts an entry at the first tick where the watched value crosses', async () => {
       // cpu: 0, 1, 2, … every 100 ms; > 4 first at tick 5 (500 ms).
-      const { times, scenario } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4 } })]);
+      const { times, fileRun } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4 } })]);
       expect(times('alert')).to.deep.equal([500, 600]);
-      expect(scenario.startedAt('alert')).to.equal(500);
+      expect(fileRun.startedAt('alert')).to.equal(500);
     });
 
     it('waits delay after the crossing', async () => {
@@ -72,11 +72,11 @@ describe('startScenario: several entries together', () => {
 
     it('counts the delay from the crossing tick scheduled time, not from the wake-up that carried it', async () => {
       // At 3/s tick 2 is due at 666.67 ms and emitted by the wake-up at 667 ms.
-      const { times, scenario } = await runTogether([
+      const { times, fileRun } = await runTogether([
         step('cpu', { rate: 3, duration: 2000 }),
         step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 1, delay: 1000 } }),
       ]);
-      expect(scenario.startedAt('alert')).to.be.closeTo(1666.667, 0.001);
+      expect(fileRun.startedAt('alert')).to.be.closeTo(1666.667, 0.001);
       expect(times('alert')).to.deep.equal([1666]);
     });
 
@@ -155,7 +155,7 @@ describe('startScenario: several entries together', () => {
     });
 
     it('never starts an entry whose watched entry ends without crossing; the run still ends', async () => {
-      const { times, scenario, outcomes, sinks } = await runTogether([
+      const { times, fileRun, outcomes, sinks } = await runTogether([
         step('cpu', { duration: 300 }),
         step('alert', { after: { ref: 'cpu', op: '>', value: 50 } }),
         step('page', { after: { ref: 'alert', op: '>', value: 0 } }),
@@ -163,10 +163,10 @@ describe('startScenario: several entries together', () => {
       expect(outcomes).to.deep.equal([{}, {}, {}]);
       expect(times('alert')).to.deep.equal([]);
       expect(times('page')).to.deep.equal([]);
-      expect(scenario.startedAt('cpu')).to.equal(0);
-      expect(scenario.startedAt('alert')).to.equal(undefined);
+      expect(fileRun.startedAt('cpu')).to.equal(0);
+      expect(fileRun.startedAt('alert')).to.equal(undefined);
       expect(sinks.get('alert')!.closed).to.equal(true);
-      expect(scenario.runs[1]!.stats.totalEvents).to.equal(0);
+      expect(fileRun.runs[1]!.stats.totalEvents).to.equal(0);
     });
 
     it('stop ends entries still waiting to start', async () => {
@@ -214,7 +214,7 @@ describe('startScenario: several entries together', () => {
   });
 
   it('refuses an after naming no entry of the file', () => {
-    expect(() => startScenario([step('a', { after: { ref: 'nope', op: '>', value: 1 } })], { createSink: () => new MemorySink() })).to.throw(
+    expect(() => startEntries([step('a', { after: { ref: 'nope', op: '>', value: 1 } })], { createSink: () => new MemorySink() })).to.throw(
       'a: after.ref names no entry of the file: "nope"',
     );
   });

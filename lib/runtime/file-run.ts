@@ -32,12 +32,12 @@ import { longTimer } from '../../operators/long-timer.js';
 import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
 import type { SignalHooks } from './signals.js';
 
-export interface ScenarioRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
+export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
   /** Taps into each entry's chain (scrape buffers); the runner adds its own `onValues` for triggers. */
   readonly hooks?: (entry: Entry) => SignalHooks | undefined;
 }
 
-export interface ScenarioRun {
+export interface FileRun {
   /** One per entry, in file order. */
   readonly runs: readonly EntryRun[];
   /** Settles once every entry ended; never rejects. */
@@ -58,7 +58,7 @@ interface Clock {
  * Starts every entry of a file (packs expanded, clock groups assigned: lib/compile). Throws at
  * once, having stopped the entries already started, when one cannot be built.
  */
-export function startScenario(entries: readonly Entry[], options: ScenarioRunOptions = {}): ScenarioRun {
+export function startEntries(entries: readonly Entry[], options: FileRunOptions = {}): FileRun {
   const scheduler = options.scheduler ?? asyncScheduler;
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
   for (const entry of entries) {
