@@ -9,7 +9,7 @@
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import type { After, Entry } from '../config/types.js';
 import { valueGenerator } from '../generators/value.js';
-import { formatMs } from './format.js';
+import { formatMs } from '../format.js';
 
 export type Crossing =
   /** The first tick satisfying the condition, `offset` ms after the watched entry's start. */
