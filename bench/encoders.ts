@@ -3,8 +3,8 @@
  * three static labels, ticks 1 µs apart (1,000,000 events/s, so a millisecond spans 1000 lines).
  * Run: node --import tsx bench/encoders.ts
  */
-import type { Labelled, SampleBatch } from '../operators/batch.js';
-import { seriesOf } from '../operators/series.js';
+import type { Labelled, SampleBatch } from '../operators/model/batch.js';
+import { seriesOf } from '../operators/model/series.js';
 import type { MetricEncoder } from '../lib/encoders/encoder.js';
 import { jsonLines } from '../lib/encoders/json-lines.js';
 import { metricsText } from '../lib/encoders/metrics-text.js';

@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction } from 'rxjs';
-import type { Burst, RateSchedule } from './rate-schedule.js';
+import type { Burst, RateSchedule } from './model/rate-schedule.js';
 
 /**
  * Burst rate switch: multiplies the rate of a schedule by `multiplier` in the head

@@ -1,6 +1,6 @@
 import { Observable, type Observer, type OperatorFunction } from 'rxjs';
-import { byteLength, type EncodedBatch } from './batch.js';
-import { guarded } from './guarded.js';
+import { byteLength, type EncodedBatch } from './model/batch.js';
+import { guarded } from './internal/guarded.js';
 
 /**
  * A destination for encoded chunks (the bytes, and the batch they were encoded from).

@@ -1,5 +1,5 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { EncodedBatch, TickBatch } from './batch.js';
+import type { EncodedBatch, TickBatch } from './model/batch.js';
 
 /**
  * Turns one batch of events into the bytes a sink writes (one string or byte array per batch)

@@ -1,6 +1,6 @@
 import { filter, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
-import { selectTicks, type TickBatch } from './batch.js';
-import { inTail, type Window } from './window.js';
+import { selectTicks, type TickBatch } from './model/batch.js';
+import { inTail, type Window } from './model/window.js';
 
 /**
  * Gap filter: drops every tick scheduled in the tail `[every - for, every)` of a cycle,

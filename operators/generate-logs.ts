@@ -1,5 +1,5 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { LogBatch, TickBatch } from './batch.js';
+import type { LogBatch, TickBatch } from './model/batch.js';
 
 /** The log record of tick `index`, scheduled `offset` ms after the entry start. Pure. */
 export type LogRecordGenerator = (index: number, offset: number) => {

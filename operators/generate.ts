@@ -1,5 +1,5 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { TickBatch } from './batch.js';
+import type { TickBatch } from './model/batch.js';
 
 /** The value of tick `index`, scheduled `offset` ms after the entry start. Pure. */
 export type ValueGenerator = (index: number, offset: number) => number;

@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
-import type { Labelled, ObservationBatch, SampleBatch } from './batch.js';
-import { boundText, expandRows, type SeriesTotals } from './series-rows.js';
+import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
+import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
 
 /** The Prometheus client libraries' default buckets. */
 export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;

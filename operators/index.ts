@@ -9,9 +9,9 @@
  *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
-export * from './batch.js';
-export * from './window.js';
-export * from './rate-schedule.js';
+export * from './model/batch.js';
+export * from './model/window.js';
+export * from './model/rate-schedule.js';
 export * from './ticks.js';
 export * from './long-timer.js';
 export * from './generate.js';
@@ -23,6 +23,6 @@ export * from './jitter.js';
 export * from './gaps.js';
 export * from './bursts.js';
 export * from './labels.js';
-export * from './series.js';
+export * from './model/series.js';
 export * from './encode.js';
 export * from './deliver.js';

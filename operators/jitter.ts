@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction } from 'rxjs';
-import type { SampleBatch } from './batch.js';
+import type { SampleBatch } from './model/batch.js';
 import { SplitMix64 } from '../lib/random.js';
 
 /**

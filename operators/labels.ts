@@ -1,7 +1,7 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
-import type { Labelled, Series, TickBatch } from './batch.js';
-import { seriesOf } from './series.js';
-import { inHead, type Window } from './window.js';
+import type { Labelled, Series, TickBatch } from './model/batch.js';
+import { seriesOf } from './model/series.js';
+import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
 
 /** A rotating label present on every event: `prefix` + (n mod cardinality), or `values` cycled. */

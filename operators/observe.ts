@@ -1,5 +1,5 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { ObservationBatch, TickBatch } from './batch.js';
+import type { ObservationBatch, TickBatch } from './model/batch.js';
 
 /**
  * Generator map for histogram and summary entries: gives tick n the observations

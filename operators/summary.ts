@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
-import type { Labelled, ObservationBatch, SampleBatch } from './batch.js';
-import { boundText, expandRows, type SeriesTotals } from './series-rows.js';
+import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
+import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
 
 export const DEFAULT_QUANTILES = [0.5, 0.9, 0.99] as const;
 

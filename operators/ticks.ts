@@ -1,8 +1,8 @@
 import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import type { TickBatch } from './batch.js';
-import { guarded } from './guarded.js';
+import type { TickBatch } from './model/batch.js';
+import { guarded } from './internal/guarded.js';
 import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
-import type { RateSchedule } from './rate-schedule.js';
+import type { RateSchedule } from './model/rate-schedule.js';
 
 export interface TicksOptions {
   scheduler?: SchedulerLike;

@@ -1,7 +1,7 @@
 /** What `svc catalog list` and `svc catalog show` print (loaded lazily by those commands). */
 import { isPair, isScalar, parseDocument, stringify, visit } from 'yaml';
 import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../compile/builtin-packs.js';
-import { Catalog, catalogRef, type CatalogItem } from '../compile/catalog.js';
+import { Catalog, catalogRef, type CatalogItem } from '../catalog/index.js';
 import { ConfigError } from '../config/problems.js';
 import { isSecretField, MASK, redactText } from '../redact.js';
 

@@ -2,7 +2,7 @@ import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig } from '../confi
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
-import { formatDuration, formatRate } from './format.js';
+import { formatDuration, formatRate } from '../format.js';
 
 /** The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as `--dry-run` and `--verbose` print them. */
 export function describeScenario(plan: ScenarioPlan, origin: string): string {

@@ -1,5 +1,5 @@
 import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
-import { formatBytes, formatDuration, formatRate } from './format.js';
+import { formatBytes, formatDuration, formatRate } from '../format.js';
 
 /** `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>` */
 export function progressLine(run: EntryRun, now: number): string {

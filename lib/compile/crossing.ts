@@ -6,10 +6,10 @@
  * is the tick the runtime trigger will see. Gaps do not matter: the trigger watches generated
  * values, also those a gap keeps from being emitted (docs/timing.md).
  */
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import type { After, Entry } from '../config/types.js';
 import { valueGenerator } from '../generators/value.js';
-import { formatMs } from './format.js';
+import { formatMs } from '../format.js';
 
 export type Crossing =
   /** The first tick satisfying the condition, `offset` ms after the watched entry's start. */

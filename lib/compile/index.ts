@@ -7,9 +7,9 @@
 import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../config/problems.js';
 import { referenceIssues } from '../config/references.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../catalog/index.js';
 import { CROSSING_STEPS, firstCrossing, type Crossing } from './crossing.js';
-import { formatMs } from './format.js';
+import { formatMs } from '../format.js';
 import { assignClockGroups, type ClockGroup } from './groups.js';
 import { expandPacks, type PackOrigin } from './packs.js';
 

@@ -10,7 +10,7 @@ import { MAX_ENTRIES } from '../config/limits.js';
 import type { Issue } from '../config/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../catalog/index.js';
 
 /** Where a pack was found: `built-in`, or the path of its catalog file. */
 export interface FoundPack {

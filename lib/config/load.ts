@@ -10,7 +10,7 @@ import { entryFields, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
-import { parseText, type Format } from './parse.js';
+import { formatOf, parseText, type Format } from './parse.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from './limits.js';
 import { readTextFile } from './read.js';
 import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
@@ -49,10 +49,6 @@ export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
 export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
   const text = await readTextFile(path, 'scenario file');
   return loadScenario(text, { yamlBudget: LOCAL_YAML_BUDGET, ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
-}
-
-function formatOf(origin: string): Format {
-  return /\.json$/i.test(origin) ? 'json' : 'yaml';
 }
 
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };

@@ -6,7 +6,7 @@
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from './combinators.js';
 import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
-import { parseText, type Format } from './parse.js';
+import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from './problems.js';
 import type { PackFile, PackMetric } from './types.js';
@@ -49,7 +49,7 @@ export interface LoadPackOptions {
 
 /** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
 export function loadPack(text: string, options: LoadPackOptions): PackFile {
-  return decodePack(parseText(text, options.format ?? (/\.json$/i.test(options.origin) ? 'json' : 'yaml'), options.origin), options.origin);
+  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin), options.origin);
 }
 
 export async function loadPackFile(path: string): Promise<PackFile> {

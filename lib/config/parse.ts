@@ -11,6 +11,11 @@ import { ConfigError, show } from './problems.js';
 export type Format = 'yaml' | 'json';
 export { MAX_ALIAS_COUNT };
 
+/** The format a file name (or another origin) names by its extension: JSON for `.json`, else YAML. */
+export function formatOf(origin: string): Format {
+  return /\.json$/i.test(origin) ? 'json' : 'yaml';
+}
+
 /** `budget` bounds a YAML parse; the default suits a process that serves others (svc-server). */
 export function parseText(text: string, format: Format, origin: string, budget: YamlBudget = SHARED_YAML_BUDGET): unknown {
   const source = text.replace(/^\uFEFF/, '');

@@ -1,5 +1,5 @@
 import type { Encoder } from '../../operators/encode.js';
-import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 
 export type { Encoder };
 

@@ -1,4 +1,4 @@
-import { timestampOf, type Labelled, type LogBatch, type Series } from '../../operators/batch.js';
+import { timestampOf, type Labelled, type LogBatch, type Series } from '../../operators/model/batch.js';
 import { encodedLines, type Encoder } from './encoder.js';
 
 /** Encoder of log records (a `logs` entry). */

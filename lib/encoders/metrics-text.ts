@@ -1,4 +1,4 @@
-import type { Series } from '../../operators/batch.js';
+import type { Series } from '../../operators/model/batch.js';
 import type { TextMetricEncoder } from './encoder.js';
 import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';

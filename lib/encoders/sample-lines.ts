@@ -1,4 +1,4 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/batch.js';
+import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */

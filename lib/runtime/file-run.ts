@@ -25,7 +25,7 @@ import {
   withLatestFrom,
   type Observable,
 } from 'rxjs';
-import type { SampleBatch } from '../../operators/batch.js';
+import type { SampleBatch } from '../../operators/model/batch.js';
 import type { After, Entry } from '../config/types.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
 import { longTimer } from '../../operators/long-timer.js';

@@ -1,6 +1,6 @@
 import { delayWhen, identity, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
 import { longTimer } from '../../operators/long-timer.js';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { bursts } from '../../operators/bursts.js';
 import type { Entry, StartTime } from '../config/types.js';
 

@@ -1,5 +1,5 @@
 import { tap, type OperatorFunction } from 'rxjs';
-import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import type { Delivery } from '../../operators/deliver.js';
 import { generate } from '../../operators/generate.js';
 import { generateLogs } from '../../operators/generate-logs.js';

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/batch.js';
-import { seriesOf } from '../../operators/series.js';
+import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../config/codecs.js';
 import { number, oneOf, record, strict, string } from '../config/combinators.js';
 import { formatPath, issuesOf } from '../config/problems.js';

@@ -1,4 +1,4 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/batch.js';
+import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import type { MetricType } from '../config/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';

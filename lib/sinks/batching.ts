@@ -1,5 +1,5 @@
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 
 export { DEFAULT_FLUSH_TIMEOUT };

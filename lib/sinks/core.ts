@@ -1,5 +1,5 @@
 import { Subject, type SchedulerLike } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/batch.js';
+import { byteLength, type EncodedBatch } from '../../operators/model/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space.js';

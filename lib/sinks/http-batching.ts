@@ -1,5 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { batchingSink, type Request } from './batching.js';
 import { httpTarget, type HttpTargetOptions } from './http.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';

@@ -1,5 +1,5 @@
-import type { EncodedBatch } from '../../operators/batch.js';
-import { byteLength } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
+import { byteLength } from '../../operators/model/batch.js';
 import type { Request } from './batching.js';
 import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
 import type { Sink } from './sink.js';

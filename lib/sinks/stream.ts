@@ -1,4 +1,4 @@
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { Sink } from './sink.js';
 import { SinkCore, type Transport } from './core.js';
 import { describeError } from './errors.js';

@@ -1,6 +1,6 @@
 import { createConnection, type Socket } from 'node:net';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { parseHostPort, type HostPort } from './address.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';

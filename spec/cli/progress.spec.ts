@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatBytes, formatDuration, formatRate } from '../../lib/cli/format.js';
+import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
 import { FailureWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';

@@ -1,10 +1,7 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { compileScenario, type ScenarioPlan } from '../../lib/compile/index.js';
-import { Catalog } from '../../lib/compile/catalog.js';
+import type { Catalog } from '../../lib/catalog/index.js';
 import { load, v2 } from '../config/helpers.js';
 
 export { metric } from '../config/helpers.js';
@@ -25,16 +22,6 @@ export function compileProblems(scenarios: Fields[], options: { top?: Fields; ca
     return (error as ConfigError).problems.map((p) => p.message);
   }
   return expect.fail('expected a ConfigError');
-}
-
-/** A fresh directory holding `files` (path relative to it → text). */
-export function directory(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-catalog-'));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
 }
 
 /** A metrics entry with a step generator 0, 1, 2, … */

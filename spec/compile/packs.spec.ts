@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { Catalog } from '../../lib/compile/catalog.js';
+import { Catalog } from '../../lib/catalog/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { loadScenario } from '../../lib/config/index.js';
-import { compile, compileProblems, directory, metric, stepEntry } from './helpers.js';
+import { directory } from '../catalog/helpers.js';
+import { compile, compileProblems, metric, stepEntry } from './helpers.js';
 
 const packed = (extra: Record<string, unknown> = {}) => ({ signal_type: 'metrics', pack: 'http_server', rate: 2, ...extra });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { jsonLines } from '../../lib/encoders/json-lines.js';
-import { seriesOf } from '../../operators/series.js';
+import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 
 const T0 = Date.UTC(2024, 0, 1);

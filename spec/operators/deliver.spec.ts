@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Subject } from 'rxjs';
 import { deliver, type Delivery } from '../../operators/deliver.js';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { chunk } from '../support/batches.js';
 import { MemorySink, ReportingSink } from '../support/sinks.js';
 

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { gaps } from '../../operators/gaps.js';
 import { labels, type LabelOptions } from '../../operators/labels.js';
-import type { Labelled, TickBatch } from '../../operators/batch.js';
+import type { Labelled, TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 const run = (options: LabelOptions, rate = 10, duration = 1000) =>

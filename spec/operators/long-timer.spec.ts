@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
 import { longTimer, MAX_TIMER_DELAY } from '../../operators/long-timer.js';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { recordingDelays as recording } from '../support/delays.js';
 import { virtualTime } from '../support/marbles.js';

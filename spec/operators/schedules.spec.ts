@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { bursts } from '../../operators/bursts.js';
 import { gaps } from '../../operators/gaps.js';
 import { generate } from '../../operators/generate.js';
-import type { TickBatch } from '../../operators/batch.js';
+import type { TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 const tick = (b: TickBatch, i: number) => ({ n: b.index[i]!, at: b.offset[i]! });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { map, of } from 'rxjs';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { bursts } from '../../operators/bursts.js';
 import { gaps } from '../../operators/gaps.js';
@@ -10,7 +10,7 @@ import { observe } from '../../operators/observe.js';
 import { histogram } from '../../operators/histogram.js';
 import { quantileOf, summary } from '../../operators/summary.js';
 import { generateLogs } from '../../operators/generate-logs.js';
-import type { Labelled, LogBatch, SampleBatch } from '../../operators/batch.js';
+import type { Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 /** Rows as `name-suffix{labels} value` strings, in emission order. */

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { concat, defer, lastValueFrom, map, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
-import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/batch.js';
+import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import { histogram } from '../../operators/histogram.js';
 import { labels } from '../../operators/labels.js';
 import { summary } from '../../operators/summary.js';
-import { seriesOf } from '../../operators/series.js';
+import { seriesOf } from '../../operators/model/series.js';
 import { deliver, type Delivery } from '../../operators/deliver.js';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { chunk } from '../support/batches.js';
 import { MemorySink } from '../support/sinks.js';

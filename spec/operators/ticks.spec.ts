@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BehaviorSubject, of } from 'rxjs';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
-import { timestampOf, type TickBatch } from '../../operators/batch.js';
+import { timestampOf, type TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 const slot = (b: TickBatch, i: number) => b.index[i]!;

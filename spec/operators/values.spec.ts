@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { of } from 'rxjs';
-import { RateSchedule } from '../../operators/rate-schedule.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { generate } from '../../operators/generate.js';
 import { jitter } from '../../operators/jitter.js';

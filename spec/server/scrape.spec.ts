@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MAX_SCRAPE_EVENTS, ScrapeBuffer } from '../../lib/server/scrape.js';
-import { seriesOf } from '../../operators/series.js';
-import type { Labelled, SampleBatch } from '../../operators/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
+import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
 
 const gauge = () => new ScrapeBuffer({ name: 'depth', type: 'gauge' });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { batchingSink, type BatchingOptions, type Request } from '../../lib/sinks/batching.js';
 import { SinkError } from '../../lib/sinks/sink.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import pinoLoki from 'pino-loki';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { SinkReport } from '../../operators/deliver.js';
-import { seriesOf } from '../../operators/series.js';
+import { seriesOf } from '../../operators/model/series.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { logstoreSink, pushUrl } from '../../lib/sinks/logstore.js';
 import { chunk } from '../support/batches.js';

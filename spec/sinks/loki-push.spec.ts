@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { EncodedBatch } from '../../operators/batch.js';
-import { seriesOf } from '../../operators/series.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
 import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { lokiPushes } from '../../lib/sinks/loki-push.js';
 import { chunk, sampleBatch } from '../support/batches.js';

@@ -1,5 +1,5 @@
-import type { EncodedBatch, Frames, Labelled, LogBatch, SampleBatch, Series } from '../../operators/batch.js';
-import { seriesOf } from '../../operators/series.js';
+import type { EncodedBatch, Frames, Labelled, LogBatch, SampleBatch, Series } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
   /** One value per tick. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mergeMap, type Observable, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { TickBatch } from '../../operators/batch.js';
+import type { TickBatch } from '../../operators/model/batch.js';
 
 /** A TestScheduler whose assertions are chai deep equality. */
 export function virtualTime(): TestScheduler {

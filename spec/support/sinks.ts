@@ -1,6 +1,6 @@
 import { Subject } from 'rxjs';
 import type { Sink, SinkReport } from '../../operators/deliver.js';
-import type { EncodedBatch } from '../../operators/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 
 /** A sink that keeps what it is given; `hold()` makes the next writes wait until `release()`. */
 export class MemorySink implements Sink {

@@ -1,7 +1,7 @@
 import { Option, UsageError } from 'clipanion';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
-import type { Catalog } from '../../compile/catalog.js';
+import type { Catalog } from '../../catalog/index.js';
 import { flagNumber, listFlag, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
@@ -62,7 +62,7 @@ export abstract class ScenarioCommand extends SvcCommand {
       const origin = 'standard input';
       return { file: loadScenario(await readStdin(this.context.stdin, origin), { origin, overrides, yamlBudget: LOCAL_YAML_BUDGET }), origin };
     }
-    const { catalogRef, noCatalogError } = await import('../../compile/catalog.js');
+    const { catalogRef, noCatalogError } = await import('../../catalog/index.js');
     const name = catalogRef(arg);
     if (name === undefined) {
       const { loadScenarioFile } = await import('../../config/load.js');
@@ -76,7 +76,7 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   /** The `--catalog` directory, read once; undefined without the flag. */
   private openCatalog(): Promise<Catalog | undefined> {
-    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../compile/catalog.js').then(({ Catalog }) => Catalog.open(this.catalog!));
+    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!));
     return this.opened;
   }
 

@@ -13,7 +13,7 @@ import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { confineFileSink } from '../file-root.js';
 import { sinkWarnings } from '../warnings.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from '../body.js';
-import { inHead, inTail } from '../../../operators/window.js';
+import { inHead, inTail } from '../../../operators/model/window.js';
 
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 

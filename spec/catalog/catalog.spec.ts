@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
-import { Catalog, catalogRef } from '../../lib/compile/catalog.js';
+import { Catalog, catalogRef } from '../../lib/catalog/index.js';
 import { directory } from './helpers.js';
 
 const SCENARIO = `version: 2

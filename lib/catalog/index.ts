@@ -9,7 +9,7 @@ import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../config/limits.js';
 import { loadScenario } from '../config/load.js';
-import { parseText } from '../config/parse.js';
+import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
 import { ConfigError, isMapping } from '../config/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
@@ -166,7 +166,7 @@ async function loadItem(path: string): Promise<Loaded> {
   let document: unknown;
   try {
     text = await readTextFile(path, 'catalog file');
-    document = parseText(text, /\.json$/i.test(path) ? 'json' : 'yaml', path, LOCAL_YAML_BUDGET);
+    document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);
   }

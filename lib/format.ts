@@ -1,6 +1,12 @@
-/** Human-readable figures for progress lines and dry-run output. */
+/**
+ * Figures as text: durations (the one duration formatter, in two precisions), byte counts and rates,
+ * for compile messages, dry-run output and progress lines.
+ */
 
-/** `850ms`, `1.5s`, `2m05s`, `1h02m03s`. */
+/**
+ * Rounded, for progress lines and the dry-run summary: `850ms`, `1.5s`, `2m05s`, `1h02m03s`
+ * (whole seconds past a minute, in fixed width, so a ticking progress line keeps its shape).
+ */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   const totalSeconds = ms / 1000;
@@ -10,6 +16,20 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor(totalSeconds / 3600);
   const mmss = `${String(minutes).padStart(hours ? 2 : 1, '0')}m${String(seconds).padStart(2, '0')}s`;
   return hours ? `${hours}h${mmss}` : mmss;
+}
+
+/**
+ * Exact, for compile messages and dry-run timing: `250ms`, `1.25s`, `1m30s`, `1h`, `1h2m3.5s`,
+ * `333.333ms`: milliseconds to at most three decimals, zero parts left out.
+ */
+export function formatMs(ms: number): string {
+  const exact = (n: number) => String(Math.round(n * 1000) / 1000);
+  if (ms < 1000) return `${exact(ms)}ms`;
+  if (ms < 60_000) return `${exact(ms / 1000)}s`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor(ms / 60_000) % 60;
+  const seconds = Math.round((ms % 60_000)) / 1000;
+  return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${exact(seconds)}s` : ''}`;
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
