@@ -1,4 +1,4 @@
-import { BlockList, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino } from 'pino';
 import { firstValueFrom } from 'rxjs';
@@ -6,16 +6,11 @@ import { stopSignals } from '../runtime/stop-signals.js';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
+import { isLoopback } from './loopback.js';
 import { logLevelOf } from './log-level.js';
 import { EntryRegistry } from './registry.js';
 import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
-
-/** Addresses only this machine can reach. */
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
 
 /** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR]`. */
 class ServeCommand extends Command {
@@ -60,7 +55,7 @@ class ServeCommand extends Command {
     const address = server.address() as AddressInfo;
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
     logger.info({ port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null }, 'svc-server listening');
-    if (!apiKey && !LOOPBACK.check(address.address, address.family === 'IPv6' ? 'ipv6' : 'ipv4')) {
+    if (!apiKey && !isLoopback(address.address)) {
       logger.warn(
         { bind },
         `UNPROTECTED: svc-server listens on ${bind}, reachable from other machines, without an API key: anyone who reaches it can start scenarios and send data through its sinks. Set --api-key (or SVC_API_KEY), or bind 127.0.0.1.`,

@@ -2,8 +2,7 @@ import type { SinkConfig } from '../config/types.js';
 import { redactText } from '../redact.js';
 import { hostOf } from '../sinks/address.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
-
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|::1|0\.0\.0\.0)$/i;
+import { isLoopback } from './loopback.js';
 
 /**
  * Advisory warnings about a sink: an address on a loopback host means the *server's* loopback,
@@ -14,6 +13,7 @@ export function sinkWarnings(where: string, sink: SinkConfig): string[] {
   const addresses = address?.network ? (sink as unknown as Record<string, string | readonly string[]>)[address.field]! : [];
   return [addresses]
     .flat()
-    .filter((one) => LOOPBACK.test(hostOf(one)))
+    // 0.0.0.0 as a destination is this host too.
+    .filter((one) => isLoopback(hostOf(one)) || hostOf(one) === '0.0.0.0')
     .map((one) => `${where}: sink address ${redactText(one)} is a loopback address: it reaches the svc-server host itself, not the caller's machine`);
 }
