@@ -87,9 +87,9 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         if (subscriber.closed) return;
         if (next >= endSlot || now >= duration) {
           // Every slot before the end was emitted, or the run time is over and a shortfall
-          // the rate could not sustain is dropped: either way the entry ends at its duration.
+          // the rate could not sustain is dropped: either way the entry ends at its duration,
+          // when the deadline timer (set at the first schedule) wakes it, if not now.
           if (now >= duration) subscriber.complete();
-          else pending = longTimer(duration - now, scheduler).subscribe(() => subscriber.complete());
           return;
         }
         if (paused) return;

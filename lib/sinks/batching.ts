@@ -2,7 +2,6 @@ import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 
-export { DEFAULT_FLUSH_TIMEOUT };
 import { describeError } from './errors.js';
 import { backoff, type RetryPolicy } from './retry.js';
 import { SinkError, type Sink } from './sink.js';

@@ -46,10 +46,9 @@ function share(path: string, append: boolean): { stream: Writable; release: () =
   if (!file) open.set(key, (file = { stream: openStream(path, append), users: 0 }));
   file.users++;
   const shared = file;
-  let released = false;
+  // Called once per sink: SinkCore's close runs its transport's release once.
   const release = async (): Promise<void> => {
-    if (released || --shared.users > 0) return;
-    released = true;
+    if (--shared.users > 0) return;
     open.delete(key);
     if (shared.stream.destroyed) return;
     shared.stream.end();

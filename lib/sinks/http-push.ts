@@ -55,7 +55,8 @@ function refusalHint(status: number, contentType: string): string | undefined {
   }
 }
 
-function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+/** The value of header `name` (lower case) among `headers`, whatever case they are written in. */
+export function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
 }

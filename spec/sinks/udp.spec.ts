@@ -68,10 +68,12 @@ describe('udp sink', () => {
   it('counts an event of several lines that cannot all fit as one failed event, never a fraction', () =>
     withReceiver(async (sink, reports, receiver) => {
       const large = 'x'.repeat(70_000);
-      sink.write(chunk(`a_sum 1 0\na_count 1 0\nb_sum 2 0\n${large}\n`, 2)); // two events of two lines
+      // Two events of three lines; two lines of the second are too large: it fails once, as one event.
+      sink.write(chunk(`a_sum 1 0\na_count 1 0\na_x 1 0\nb_sum 2 0\n${large}\n${large}\n`, 2));
       await sink.flush().catch(() => undefined);
+      expect(reports.filter((r) => r.kind === 'failed')).to.have.length(1);
       expect(reports[0]).to.include({ kind: 'failed', size: 1, bytes: 0 });
-      await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
+      await waitFor('4 datagrams', () => (receiver.datagrams.length === 4 ? true : undefined));
       await sink.close().catch(() => undefined);
     }));
 

@@ -1,6 +1,6 @@
 import { nonEmptyString, oneOf, strict } from '../../config/combinators.js';
 import { batchSize, headers, httpUrl, retry } from '../../config/codecs.js';
-import { defaultContentType, httpPushSink } from '../http-push.js';
+import { defaultContentType, headerValue, httpPushSink } from '../http-push.js';
 import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';
 
@@ -10,12 +10,8 @@ export const httpPushKind = defineSink({
   create: (config, deps) =>
     httpPushSink({
       ...httpBatchOptions(config, deps),
-      contentType: config.content_type ?? (hasContentType(config.headers) ? undefined : defaultContentType(deps.encoder)),
+      contentType: config.content_type ?? (headerValue(config.headers ?? {}, 'content-type') === undefined ? defaultContentType(deps.encoder) : undefined),
     }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },
 });
-
-function hasContentType(headers: Readonly<Record<string, string>> | undefined): boolean {
-  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === 'content-type');
-}
