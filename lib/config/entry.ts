@@ -85,10 +85,9 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   // Where a run would fail first: validation refuses what this build cannot run (whatever else
   // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
-  for (const [field, kindOf] of [['encoder', encoderKindOf], ['sink', sinkKindOf]] as const) {
-    const type = isMapping(raw[field]) ? raw[field].type : undefined;
-    const feature = kindOf(type)?.feature;
-    if (feature) add([field, 'type'], `${type} ${featureRefusal(feature)}`, 'feature_not_built');
+  for (const field of ['encoder', 'sink'] as const) {
+    const refusal = unbuiltRefusal(field, isMapping(raw[field]) ? raw[field].type : undefined);
+    if (refusal) add([field, 'type'], refusal, 'feature_not_built');
   }
 
   // Pairing needs both types; a broken encoder or sink was reported already.
@@ -252,4 +251,10 @@ function withoutUndefined<T extends object>(value: T): T {
   const defined: Partial<T> = {};
   for (const key in value) if (value[key] !== undefined) defined[key] = value[key];
   return defined as T;
+}
+
+/** Why an `encoder` or `sink` of `type` cannot run in this build (its kind needs a build feature); undefined when it can. */
+export function unbuiltRefusal(field: 'encoder' | 'sink', type: unknown): string | undefined {
+  const feature = (field === 'encoder' ? encoderKindOf(type) : sinkKindOf(type))?.feature;
+  return feature && `${type} ${featureRefusal(feature)}`;
 }

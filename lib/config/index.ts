@@ -3,9 +3,7 @@ export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, typ
 export { ADDRESS_FIELDS, applyOverrides, type CliOverrides } from './overrides.js';
 export { parseDuration } from './duration.js';
 export { parseStartTime } from './start-time.js';
-export { MAX_ALIAS_COUNT, parseText, type Format } from './parse.js';
-export * as limits from './limits.js';
-export { readTextFile } from './read.js';
+export type { Format } from './parse.js';
 export { DEFAULT_BUCKETS, DEFAULT_OBSERVATIONS_PER_TICK, DEFAULT_QUANTILES } from './entry.js';
 import * as languageCodecs from './codecs.js';
 import { encoderCodec } from '../encoders/kinds/index.js';

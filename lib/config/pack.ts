@@ -8,6 +8,7 @@ import { Codec, decodeFields, didYouMean, invalidType, string, strict } from './
 import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
+import { LOCAL_YAML_BUDGET, type YamlBudget } from './limits.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from './problems.js';
 import type { PackFile, PackMetric } from './types.js';
 
@@ -45,15 +46,18 @@ export interface LoadPackOptions {
   /** Names the text in messages: a file path, `built-in pack node_cpu`, ... */
   readonly origin: string;
   readonly format?: Format;
+  /** What a YAML parse may cost; default: the tight budget of svc-server (limits.ts). */
+  readonly yamlBudget?: YamlBudget;
 }
 
 /** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
 export function loadPack(text: string, options: LoadPackOptions): PackFile {
-  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin), options.origin);
+  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget), options.origin);
 }
 
+/** Reads and loads a pack file: the operator's own, with the local YAML budget (as {@link loadScenarioFile}). */
 export async function loadPackFile(path: string): Promise<PackFile> {
-  return loadPack(await readTextFile(path, 'pack file'), { origin: path });
+  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET });
 }
 
 /** A parsed document -> validated `PackFile`. */

@@ -9,7 +9,6 @@ import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type Ya
 import { ConfigError, show } from './problems.js';
 
 export type Format = 'yaml' | 'json';
-export { MAX_ALIAS_COUNT };
 
 /** The format a file name (or another origin) names by its extension: JSON for `.json`, else YAML. */
 export function formatOf(origin: string): Format {

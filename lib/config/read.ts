@@ -14,11 +14,17 @@ export async function readTextFile(path: string, what: string): Promise<string> 
   try {
     const file = await open(path, 'r');
     try {
-      if ((await file.stat()).isDirectory()) throw unreadable(`cannot read the ${what} (it is a directory)`);
-      const buffer = Buffer.alloc(MAX_TEXT_BYTES + 1);
+      const stat = await file.stat();
+      if (stat.isDirectory()) throw unreadable(`cannot read the ${what} (it is a directory)`);
+      // Sized by the file, grown only when a read fills it (a file that grows meanwhile, or one
+      // whose size reads 0), never past one byte over the limit: a small file costs a small buffer.
+      let buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_TEXT_BYTES) + 1);
       let length = 0;
-      for (let read = -1; read !== 0 && length < buffer.length; length += read) {
-        ({ bytesRead: read } = await file.read(buffer, length, buffer.length - length));
+      for (;;) {
+        const { bytesRead } = await file.read(buffer, length, buffer.length - length);
+        length += bytesRead;
+        if (bytesRead === 0 || length > MAX_TEXT_BYTES) break;
+        if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, MAX_TEXT_BYTES + 1 - buffer.length))]);
       }
       bytes = buffer.subarray(0, length);
     } finally {

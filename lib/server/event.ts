@@ -5,12 +5,12 @@ import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../config/codecs.js';
 import { number, oneOf, record, strict, string } from '../config/combinators.js';
 import { formatPath, issuesOf } from '../config/problems.js';
+import { unbuiltRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
-import { ENCODER_TYPES, encoderCodec, encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
-import { SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
+import { ENCODER_TYPES, encoderCodec, encodingRefusal } from '../encoders/kinds/index.js';
+import { SINK_TYPES, sinkCodec } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
-import { featureRefusal } from '../features.js';
 
 /** The body of `POST /events`, validated. */
 export type SingleEvent =
@@ -51,8 +51,9 @@ export function decodeEvent(body: unknown): SingleEvent {
   const encoder = valid('encoder', encoderCodec, raw.encoder);
   // Only otlp_grpc decodes without a field the entry derives (signal_type); it is refused just below.
   const sink = valid('sink', sinkCodec, raw.sink);
-  for (const [field, type, feature] of [['encoder', encoder.type, encoderKindOf(encoder.type)!.feature], ['sink', sink.type, sinkKindOf(sink.type)!.feature]]) {
-    if (feature) throw new HttpError(422, 'feature_not_built', `${field}.type: ${type} ${featureRefusal(feature)}`);
+  for (const [field, type] of [['encoder', encoder.type], ['sink', sink.type]] as const) {
+    const refusal = unbuiltRefusal(field, type);
+    if (refusal) throw new HttpError(422, 'feature_not_built', `${field}.type: ${refusal}`);
   }
   const refusal = encodingRefusal(encoder.type, raw.signal_type, branch === 'log' ? 'a log record' : 'a metric');
   if (refusal) throw new HttpError(422, 'validation_failed', `encoder.type: ${encoder.type} ${refusal}`);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
@@ -113,10 +113,22 @@ describe('input cost: documents are bounded before they cost time or memory', ()
     });
 
     it('refuses a file over 1 MiB without reading all of it', async () => {
+      // A sparse file of 3 GiB: reading it whole would fail (past Node's 2 GiB buffer limit) or take long.
       const path = join(dir, 'huge.yaml');
-      writeFileSync(path, `scenarios:\n${'  - {signal_type: metrics}\n'.repeat(50_000)}`);
+      writeFileSync(path, 'scenarios:\n');
+      truncateSync(path, 3 * 2 ** 30);
       const error = await failure(loadScenarioFile(path));
       expect(error.message).to.equal(`${path}: the file is larger than 1048576 bytes (1 MiB), the limit for a scenario file`);
+    });
+
+    it('reads a file of any size below the limit whole, and one past it as too large', async () => {
+      const text = `version: 2\nkind: runnable\nscenarios:\n${Array.from({ length: 300 }, (_, i) => `  - {signal_type: metrics, name: up_${i}, rate: 1, generator: {type: constant, value: 1}}\n`).join('')}`;
+      const path = join(dir, 'three-hundred.yaml');
+      writeFileSync(path, text);
+      expect((await loadScenarioFile(path)).scenarios).to.have.length(300);
+      const over = join(dir, 'just-over.json');
+      writeFileSync(over, `${JSON.stringify(metric())}${' '.repeat(MiB)}`);
+      expect((await failure(loadScenarioFile(over))).message).to.match(/the file is larger than 1048576 bytes/);
     });
 
     it('says that a binary file is not a text file', async () => {
