@@ -11,9 +11,10 @@ export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
 
 /**
  * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
- * `ends[i]` and stamped `times[i]`.
+ * `ends[i]`, stamped with the time of row `i`.
  */
-export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[], times: number[]): EncodedBatch<string> {
+export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[]): EncodedBatch<string> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
-  return { size: batch.events ?? batch.size, data, frames: { ends, separator: 1, perEvent, series: batch.series, times } };
+  const { anchor, offset, series } = batch;
+  return { size: batch.events ?? batch.size, data, frames: { ends, separator: 1, perEvent, series, anchor, offset } };
 }

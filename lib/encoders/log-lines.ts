@@ -27,7 +27,6 @@ export function logLines(format: LogLineFormat): LogEncoder {
     encode(batch) {
       let out = '';
       const ends = new Array<number>(batch.size);
-      const times = new Array<number>(batch.size);
       for (let i = 0; i < batch.size; i++) {
         const s = batch.series[i]!;
         if (s !== lastSeries) {
@@ -42,9 +41,8 @@ export function logLines(format: LogLineFormat): LogEncoder {
         }
         out += format.line(stamp, labels, batch.severity[i]!, batch.message[i]!, batch.fields[i]!);
         ends[i] = out.length;
-        times[i] = ms;
       }
-      return encodedLines(batch, out, ends, times);
+      return encodedLines(batch, out, ends);
     },
   };
 }

@@ -35,7 +35,6 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       const { size, value, series } = batch;
       let out = '';
       const ends = new Array<number>(size);
-      const times = new Array<number>(size);
       for (let i = 0; i < size; i++) {
         const s = series[i]!;
         if (s !== lastSeries) {
@@ -49,9 +48,8 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
         out += lead + format.value(value[i]!) + middle + stamp;
         ends[i] = out.length;
-        times[i] = ms;
       }
-      return encodedLines(batch, out, ends, times);
+      return encodedLines(batch, out, ends);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { recordOf, type EncodedBatch, type Frames, type Series } from '../../operators/model/batch.js';
+import { recordOf, timestampOf, type EncodedBatch, type Frames, type Series } from '../../operators/model/batch.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {
@@ -58,7 +58,7 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
         const series = frames.series[i] ?? EMPTY_LABELS;
         let stream = streams.get(series.key);
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
-        stream.values.push(`["${ns(frames.times[i]!)}",${JSON.stringify(text(recordOf(chunk, i)))}]`);
+        stream.values.push(`["${ns(timestampOf(frames, i))}",${JSON.stringify(text(recordOf(chunk, i)))}]`);
         stream.size += weight;
       }
     }

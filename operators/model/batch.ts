@@ -86,8 +86,9 @@ export interface Frames {
   readonly perEvent: number;
   /** Label set of each record: a log store's stream. */
   readonly series: readonly Series[];
-  /** Epoch-millisecond timestamp of each record. */
-  readonly times: readonly number[];
+  /** The batch's time columns, shared, not copied: record `i` is stamped {@link timestampOf}`(frames, i)`. */
+  readonly anchor: number;
+  readonly offset: Float64Array;
 }
 
 /** Record `i` of a chunk without its separator: a string of text data, a view of binary data. */
@@ -102,8 +103,8 @@ export function byteLength(data: string | Uint8Array): number {
   return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 }
 
-/** Epoch-millisecond timestamp of tick `i` of a batch. */
-export function timestampOf(batch: TickBatch, i: number): number {
+/** Epoch-millisecond timestamp of tick `i` of a batch (or of record `i` of its {@link Frames}). */
+export function timestampOf(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number): number {
   return Math.floor(batch.anchor + batch.offset[i]!);
 }
 

@@ -1,4 +1,4 @@
-import type { EncodedBatch, Frames, Labelled, LogBatch, SampleBatch, Series } from '../../operators/model/batch.js';
+import type { EncodedBatch, Labelled, LogBatch, SampleBatch, Series } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
@@ -40,7 +40,7 @@ function isSeriesList(s: Series | readonly Series[]): s is readonly Series[] {
  * An encoded chunk of `data` as a line encoder hands it to a sink: one record per line (binary
  * data: one record), `size` events of as many lines each; labels and times default to none and 0.
  */
-export function chunk(data: string | Uint8Array, size = 1, frames: Partial<Pick<Frames, 'series' | 'times'>> = {}): EncodedBatch {
+export function chunk(data: string | Uint8Array, size = 1, frames: { series?: readonly Series[]; times?: readonly number[] } = {}): EncodedBatch {
   const ends: number[] = [];
   if (typeof data !== 'string') ends.push(data.byteLength);
   else for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) ends.push(at + 1);
@@ -53,7 +53,8 @@ export function chunk(data: string | Uint8Array, size = 1, frames: Partial<Pick<
       separator: typeof data === 'string' ? 1 : 0,
       perEvent: size > 0 ? records / size : 1,
       series: frames.series ?? new Array<Series>(records).fill(seriesOf({})),
-      times: frames.times ?? new Array<number>(records).fill(0),
+      anchor: 0,
+      offset: Float64Array.from(frames.times ?? new Array<number>(records).fill(0)),
     },
   };
 }
