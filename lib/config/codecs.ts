@@ -32,6 +32,7 @@ import {
   tagged,
 } from './combinators.js';
 import * as limits from './limits.js';
+import { formatMs } from '../format.js';
 import { splitHostPort } from '../sinks/address.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalFamily, SignalType, StartTime } from './types.js';
 
@@ -67,15 +68,16 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A): 
 }
 
 /** Milliseconds, at most `max` (written `shown` in messages). */
-function durationUpTo(max: number, shown: string): Codec<number> {
+/** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
+function durationUpTo(max: number, note = ''): Codec<number> {
   return andThen(parsed('duration', 'a duration string such as "30s"', parseDuration), (ms, u, c) =>
-    ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${shown}, got ${show(u)}`),
+    ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${formatMs(max)}${note}, got ${show(u)}`),
   );
 }
 
 /** `duration`, `phase_offset`, `after.delay` and window lengths. */
-export const duration = durationUpTo(limits.MAX_DURATION_MS, '8760h (365 days)');
-const backoff = durationUpTo(limits.MAX_BACKOFF_MS, '1h');
+export const duration = durationUpTo(limits.MAX_DURATION_MS, ' (365 days)');
+const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
 
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime),
