@@ -8,7 +8,7 @@ import { basename, extname, join } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../config/limits.js';
-import { loadScenario } from '../config/load.js';
+import { loadScenario, scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
 import { ConfigError, isMapping } from '../config/problems.js';
@@ -180,7 +180,7 @@ async function loadItem(path: string): Promise<Loaded> {
       const pack = decodePack(document, path);
       return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
     }
-    const file = loadScenario(text, { origin: path, yamlBudget: LOCAL_YAML_BUDGET });
+    const file = scenarioFromDocument(document, { origin: path });
     return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text };
   } catch (error) {
     return invalid(base, text, error);

@@ -34,7 +34,11 @@ const FILE_FIELDS = ['version', 'kind', 'defaults', 'scenarios'];
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
-  const document = parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget);
+  return scenarioFromDocument(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget), options);
+}
+
+/** A parsed document (YAML or JSON data) -> validated `ScenarioFile`: {@link loadScenario} after its parse. */
+export function scenarioFromDocument(document: unknown, options: Pick<LoadOptions, 'origin' | 'overrides'>): ScenarioFile {
   const result = isMapping(document)
     ? validateDocument(document, options.overrides ?? {})
     : { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a v2 scenario file or a single entry), got ${describe(document)}` })] };
