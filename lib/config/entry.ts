@@ -6,7 +6,7 @@ import { featureRefusal } from '../features.js';
 import { familyOf } from './codecs.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
-import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesPerEvent } from './limits.js';
+import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from './limits.js';
 import { isMapping, issuesOf, type Issue } from './problems.js';
 import type { CardinalitySpike, DynamicLabel, EncoderType, Entry, MetricType, SignalType, SinkConfig } from './types.js';
 
@@ -150,10 +150,6 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
     });
   }
   return issues;
-}
-
-function samplesExplained(shape: { signal_type: SignalType; buckets: readonly number[]; quantiles: readonly number[] }): string {
-  return shape.signal_type === 'histogram' ? `${shape.buckets.length} buckets, le="+Inf", _sum, _count` : `${shape.quantiles.length} quantiles, _sum, _count`;
 }
 
 /**

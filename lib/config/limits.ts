@@ -84,9 +84,22 @@ export const MAX_RETRY_ATTEMPTS = 100;
 export const MAX_BATCH_SIZE = 16 * 1024 * 1024;
 export const MAX_STREAMS_PER_PUSH = 10_000;
 
+type SeriesSetShape = { readonly signal_type?: string; readonly buckets?: readonly number[]; readonly quantiles?: readonly number[] };
+
+/** The rows of a histogram's or summary's series set: one per bucket or quantile, then these. */
+const SERIES_SETS: Readonly<Record<string, { readonly own: 'buckets' | 'quantiles'; readonly extra: readonly string[] }>> = {
+  histogram: { own: 'buckets', extra: ['le="+Inf"', '_sum', '_count'] },
+  summary: { own: 'quantiles', extra: ['_sum', '_count'] },
+};
+
 /** Samples one event of an entry writes: one, or a histogram's or summary's series set. */
-export function samplesPerEvent(entry: { readonly signal_type?: string; readonly buckets?: readonly number[]; readonly quantiles?: readonly number[] }): number {
-  if (entry.signal_type === 'histogram') return (entry.buckets?.length ?? 0) + 3; // le="+Inf", _sum, _count
-  if (entry.signal_type === 'summary') return (entry.quantiles?.length ?? 0) + 2; // _sum, _count
-  return 1;
+export function samplesPerEvent(entry: SeriesSetShape): number {
+  const set = SERIES_SETS[entry.signal_type ?? ''];
+  return set ? (entry[set.own]?.length ?? 0) + set.extra.length : 1;
+}
+
+/** The rows of an event's series set in words (`11 buckets, le="+Inf", _sum, _count`); undefined for one sample. */
+export function samplesExplained(entry: SeriesSetShape): string | undefined {
+  const set = SERIES_SETS[entry.signal_type ?? ''];
+  return set && [`${entry[set.own]?.length ?? 0} ${set.own}`, ...set.extra].join(', ');
 }
