@@ -3,7 +3,7 @@ import type { EncodedBatch } from '../../operators/model/batch.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 
 import { describeError } from './errors.js';
-import { backoff, type RetryPolicy } from './retry.js';
+import type { RetryPolicy } from './retry.js';
 import { SinkError, type Sink } from './sink.js';
 
 /** One request to the destination: what it carries, for reports. */
@@ -243,11 +243,9 @@ class Batcher<R extends Request> implements Transport {
         this.cut = undefined;
         const error = cause instanceof SinkError ? cause : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
         if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
-        core.lastError = error;
-        if (!error.retryable || n >= this.options.retry.maxAttempts) return core.failed(request.size, request.bytes, core.gaveUp(error, n));
-        const delay = backoff(this.options.retry, n, this.options.random ?? Math.random);
-        core.retrying(n, delay, error);
-        await this.pause(delay);
+        const next = core.nextAttempt(error, n, this.options.retry, this.options.random);
+        if (typeof next !== 'number') return core.failed(request.size, request.bytes, next);
+        await this.pause(next);
       }
     }
   }

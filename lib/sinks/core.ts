@@ -3,6 +3,7 @@ import { byteLength, type EncodedBatch } from '../../operators/model/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space.js';
+import { backoff, type RetryPolicy } from './retry.js';
 
 /**
  * What a sink kind supplies to {@link SinkCore}: how chunks reach its destination. The core has
@@ -119,14 +120,18 @@ export class SinkCore implements Sink {
   }
 
   /** Attempt `attempt` failed with `error`; the next follows in `delay` ms. */
-  retrying(attempt: number, delay: number, error: SinkError): void {
+  /**
+   * After attempt `attempt` failed with `error`: the delay before the next one, reported as
+   * `retrying`; or, when the error is final or no attempt is left, the error to give up with.
+   */
+  nextAttempt(error: SinkError, attempt: number, retry: RetryPolicy, random: () => number = Math.random): number | SinkError {
     this.lastError = error;
+    if (!error.retryable || attempt >= retry.maxAttempts) {
+      return attempt > 1 ? this.error(`${error.detail} (gave up after ${attempt} attempts)`, { cause: error }) : error;
+    }
+    const delay = backoff(retry, attempt, random);
     this.reports.next({ kind: 'retrying', attempt, delay, error });
-  }
-
-  /** The failure of data given up after `attempts` attempts that ended with `error`. */
-  gaveUp(error: SinkError, attempts: number): SinkError {
-    return attempts > 1 ? this.error(`${error.detail} (gave up after ${attempts} attempts)`, { cause: error }) : error;
+    return delay;
   }
 
   /** The next `units` chunks taken (`bytes` bytes) settled; `error` marks them given up. */

@@ -4,7 +4,7 @@ import type { EncodedBatch } from '../../operators/model/batch.js';
 import { parseHostPort, type HostPort } from './address.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
-import { backoff, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink, SinkError } from './sink.js';
 
 export interface TcpSinkOptions {
@@ -172,12 +172,10 @@ class TcpTransport implements Transport {
     this.drop(s);
     if (this.held.length === 0 || this.released) return;
     const error = networkError('tcp', this.address.text, this.address.host, cause);
-    this.core.lastError = error;
     this.failures++;
-    if (this.failures >= this.retry.maxAttempts) return this.dropHeld(this.core.gaveUp(error, this.failures));
-    const delay = backoff(this.retry, this.failures, this.options.random ?? Math.random);
-    this.core.retrying(this.failures, delay, error);
-    this.reconnect = this.scheduler.schedule(this.connect, delay);
+    const next = this.core.nextAttempt(error, this.failures, this.retry, this.options.random);
+    if (typeof next !== 'number') return this.dropHeld(next);
+    this.reconnect = this.scheduler.schedule(this.connect, next);
   }
 
   /** Forgets connection `s`: its write callbacks that still run are ignored. */
