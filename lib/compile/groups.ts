@@ -41,10 +41,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   const sets = new Map<number, number[]>();
   entries.forEach((entry, i) => {
     if (entry.after || watched.has(entry.id)) {
-      const r = root(i);
-      const set = sets.get(r);
-      if (set) set.push(i);
-      else sets.set(r, [i]);
+      append(sets, root(i), i);
     }
   });
 
@@ -73,10 +70,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
 
   const members = new Map<string, number[]>();
   groupOf.forEach((group, i) => {
-    if (group === undefined) return;
-    const indexes = members.get(group);
-    if (indexes) indexes.push(i);
-    else members.set(group, [i]);
+    if (group !== undefined) append(members, group, i);
   });
   const groups: ClockGroup[] = [];
   for (const [name, indexes] of members) {
@@ -108,4 +102,11 @@ function sameStartTime(a: StartTime, b: StartTime): boolean {
   if (a.kind === 'absolute' && b.kind === 'absolute') return a.epochMs === b.epochMs;
   if (a.kind === 'relative' && b.kind === 'relative') return a.offsetMs === b.offsetMs;
   return a.kind === b.kind && a.kind === 'now';
+}
+
+/** Adds `value` to the list of `key` in `lists`, starting the list if there is none. */
+function append<K>(lists: Map<K, number[]>, key: K, value: number): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
 }

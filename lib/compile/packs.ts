@@ -50,17 +50,17 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
   const sources: number[] = [];
   const issues: { index: number; issue: Issue }[] = [];
 
-  /** False, with an issue, when `size` more entries would pass the limit: expansion stops there. */
-  const room = (index: number, size: number, what: string): boolean => {
+  /** False, with an issue at `path` of entry `index`, when `size` more entries would pass the limit: expansion stops there. */
+  const room = (index: number, size: number, what: string, path: Issue['path']): boolean => {
     if (out.length + size <= MAX_ENTRIES) return true;
     const message = `${what} brings this file to more than ${MAX_ENTRIES} entries once packs are expanded; the limit is ${MAX_ENTRIES}`;
-    issues.push({ index, issue: { path: what === 'this entry' ? [] : ['pack'], message } });
+    issues.push({ index, issue: { path, message } });
     return false;
   };
 
   for (const [index, entry] of entries.entries()) {
     if (entry.pack === undefined) {
-      if (!room(index, 1, 'this entry')) break;
+      if (!room(index, 1, 'this entry', [])) break;
       out.push(entry);
       origins.push(undefined);
       sources.push(index);
@@ -72,7 +72,7 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
       continue;
     }
     const { pack, source } = found;
-    if (!room(index, pack.metrics.length, `the pack "${pack.name}"`)) break;
+    if (!room(index, pack.metrics.length, `the pack "${pack.name}"`, ['pack'])) break;
     const known = new Set(pack.metrics.map((m) => m.name));
     for (const name of Object.keys(entry.overrides ?? {})) {
       if (!known.has(name)) {
