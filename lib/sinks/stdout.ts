@@ -1,5 +1,4 @@
-import { filter } from 'rxjs';
-import { SinkError, type Sink } from './sink.js';
+import type { Sink } from './sink.js';
 import { streamSink } from './stream.js';
 
 export interface StdoutSinkOptions {
@@ -17,26 +16,5 @@ export interface StdoutSinkOptions {
  * written is dropped: taken, never acknowledged, never counted as a sink failure.
  */
 export function stdoutSink({ stream = process.stdout }: StdoutSinkOptions = {}): Sink {
-  const sink = streamSink({ name: 'stdout', target: 'to stdout', stream });
-  let closing: Promise<void> | undefined;
-  return {
-    reports: sink.reports?.pipe(filter((report) => !(report.kind === 'failed' && readerGone(report.error)))),
-    write(chunk) {
-      try {
-        return sink.write(chunk)?.catch(unlessReaderGone);
-      } catch (error) {
-        return unlessReaderGone(error);
-      }
-    },
-    flush: () => sink.flush().catch(unlessReaderGone),
-    close: () => (closing ??= sink.close().catch(unlessReaderGone)),
-  };
-}
-
-function unlessReaderGone(error: unknown): void {
-  if (!readerGone(error)) throw error;
-}
-
-function readerGone(error: unknown): boolean {
-  return error instanceof SinkError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+  return streamSink({ name: 'stdout', target: 'to stdout', stream, readerGone: (cause) => (cause as NodeJS.ErrnoException).code === 'EPIPE' });
 }

@@ -18,6 +18,11 @@ export interface StreamSinkOptions {
   readonly finish?: () => Promise<void>;
   /** The failure a stream error means, in words; default `cannot write <target>: <what the OS said>`. */
   readonly explain?: (cause: Error) => SinkError;
+  /**
+   * True for a stream error that means nobody reads any more (EPIPE on stdout): no failure, but
+   * what is in the stream and everything written after it is taken and dropped, never reported.
+   */
+  readonly readerGone?: (cause: Error) => boolean;
 }
 
 /**
@@ -50,6 +55,8 @@ class StreamTransport implements Transport {
   private drainWait: (() => void) | undefined;
   private readonly events: ReturnType<typeof streamEvents>;
   private readonly stopListening: () => void;
+  /** Nobody reads the stream any more (see {@link StreamSinkOptions.readerGone}). */
+  private gone = false;
 
   constructor(
     private readonly core: SinkCore,
@@ -60,6 +67,7 @@ class StreamTransport implements Transport {
   }
 
   send({ size, data }: EncodedBatch, bytes: number): void {
+    if (this.gone) return this.core.settle(1, bytes);
     this.inFlight.push(size, bytes);
     if (!this.options.stream.write(data, this.onWritten) && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
   }
@@ -78,7 +86,7 @@ class StreamTransport implements Transport {
 
   // One shared callback for every write: no closure per batch.
   private readonly onWritten = (error?: Error | null): void => {
-    if (this.core.failedWith) return; // already reported with the chunks still in the stream
+    if (this.core.failedWith || this.gone) return; // already settled with the chunks still in the stream
     if (error) return this.fail(error);
     const { inFlight } = this;
     const size = inFlight[this.head]!;
@@ -95,18 +103,28 @@ class StreamTransport implements Transport {
   };
 
   private readonly fail = (cause: Error): void => {
-    if (this.core.failedWith) return;
-    const { target, explain } = this.options;
-    const error = explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause });
+    if (this.core.failedWith || this.gone) return;
+    const { target, explain, readerGone } = this.options;
+    const { writes, size, bytes } = this.takeInFlight();
+    if (readerGone?.(cause)) {
+      this.gone = true;
+      return this.core.settle(writes, bytes);
+    }
+    this.core.fail(explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause }), size, bytes);
+  };
+
+  /** Forgets the writes still in the stream (and any drain wait): how many, their events and bytes. */
+  private takeInFlight(): { writes: number; size: number; bytes: number } {
     let size = 0;
     let bytes = 0;
     for (let i = this.head; i < this.inFlight.length; i += 2) {
       size += this.inFlight[i]!;
       bytes += this.inFlight[i + 1]!;
     }
+    const writes = (this.inFlight.length - this.head) / 2;
     this.inFlight.length = this.head = 0;
     this.drainWait?.();
     this.drainWait = undefined;
-    this.core.fail(error, size, bytes);
-  };
+    return { writes, size, bytes };
+  }
 }
