@@ -5,7 +5,7 @@
  */
 import { loadScenario } from '../lib/config/load.js';
 import { compileScenario } from '../lib/compile/index.js';
-import { MAX_TEXT_BYTES } from '../lib/config/limits.js';
+import { MAX_TEXT_BYTES } from '../lib/language/limits.js';
 
 const MiB = MAX_TEXT_BYTES;
 const fill = (head: string, unit: (i: number) => string, tail = '', limit = MiB) => {

@@ -4,6 +4,8 @@
  */
 export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartTime } from './config/index.js';
 export type * from './config/types.js';
+export type * from './language/types.js';
+export type { After, BurstWindow, CardinalitySpike, DistributionConfig, RetryConfig, Window } from './language/fields.js';
 export { valueGenerator } from './generators/value.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
 export { createSink, stdoutSink, fileSink, tcpSink, udpSink, httpPushSink, logstoreSink, SinkError, type SinkReport } from './sinks/index.js';

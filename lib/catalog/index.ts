@@ -7,11 +7,11 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
-import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../config/limits.js';
+import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
 import { loadScenario, scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
-import { ConfigError, isMapping } from '../config/problems.js';
+import { ConfigError, isMapping } from '../language/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);

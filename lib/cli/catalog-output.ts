@@ -2,7 +2,7 @@
 import { isPair, isScalar, parseDocument, stringify, visit } from 'yaml';
 import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../compile/builtin-packs.js';
 import { Catalog, catalogRef, type CatalogItem } from '../catalog/index.js';
-import { ConfigError } from '../config/problems.js';
+import { ConfigError } from '../language/problems.js';
 import { isSecretField, MASK, redactText } from '../redact.js';
 
 /** One row of `svc catalog list`. */

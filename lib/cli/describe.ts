@@ -1,4 +1,5 @@
-import type { Entry, EncoderConfig, GeneratorConfig, SinkConfig } from '../config/types.js';
+import type { Entry, EncoderConfig, SinkConfig } from '../config/types.js';
+import type { GeneratorConfig } from '../language/types.js';
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';

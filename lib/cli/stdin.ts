@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { ConfigError } from '../config/problems.js';
+import { ConfigError } from '../language/problems.js';
 
 /** The most a scenario read from standard input may hold: the text is parsed whole. */
 export const MAX_STDIN_BYTES = 16 * 1024 * 1024;

@@ -7,7 +7,8 @@
  * values, also those a gap keeps from being emitted (docs/timing.md).
  */
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import type { After, Entry } from '../config/types.js';
+import type { Entry } from '../config/types.js';
+import type { After } from '../language/fields.js';
 import { valueGenerator } from '../generators/value.js';
 import { formatMs } from '../format.js';
 

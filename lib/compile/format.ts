@@ -1,5 +1,5 @@
 /** Start times as text, for compile messages and dry-run timing. */
-import type { StartTime } from '../config/types.js';
+import type { StartTime } from '../language/types.js';
 import { formatMs } from '../format.js';
 
 /** `now`, `2024-05-01T12:00:00.000Z`, `-1h`. */

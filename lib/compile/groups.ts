@@ -4,8 +4,9 @@
  * of them names, else `chain_<lowest id>`. Two different groups named in one linked set, and
  * entries of one group with different `start_time`s, are errors.
  */
-import type { Issue } from '../config/problems.js';
-import type { Entry, StartTime } from '../config/types.js';
+import type { Issue } from '../language/problems.js';
+import type { Entry } from '../config/types.js';
+import type { StartTime } from '../language/types.js';
 import { formatStartTime } from './format.js';
 
 export interface ClockGroup {

@@ -4,7 +4,7 @@
  * (automatic ones for entries linked by `after`), and each entry's start predicted where the
  * generators allow it (for `--dry-run`; the runtime decides the real starts as it runs). Every problem is reported in the style of lib/config, as a ConfigError.
  */
-import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../config/problems.js';
+import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from '../config/references.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from '../catalog/index.js';

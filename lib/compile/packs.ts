@@ -6,8 +6,8 @@
  * Labels, later ones winning: the pack's `shared_labels`, the metric's `labels`, the entry's
  * `labels`, the metric's `overrides.<name>.labels`. Generator: the override's, else the metric's.
  */
-import { MAX_ENTRIES } from '../config/limits.js';
-import type { Issue } from '../config/problems.js';
+import { MAX_ENTRIES } from '../language/limits.js';
+import type { Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
 import type { Catalog } from '../catalog/index.js';

@@ -4,10 +4,10 @@
  * merge key by key (the entry's key wins); every other field, objects included, is replaced whole.
  */
 import * as t from 'io-ts';
-import { decodeFields } from './combinators.js';
+import { decodeFields } from '../language/combinators.js';
 import { ENTRY_ONLY_FIELDS, defaultsFields, type EntryField } from './entry-fields.js';
 import { FIELD_SIGNALS } from './entry.js';
-import { isMapping, issuesOf, type Issue } from './problems.js';
+import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 
 export interface Defaults {
   /** The raw values of the fields that passed validation. */

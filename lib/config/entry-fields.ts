@@ -1,9 +1,9 @@
 /**
- * The fields of an entry: the scenario language's codecs (codecs.ts) with the sink and encoder
- * unions of the kind registries. Apart from codecs.ts so that kind modules can use its codecs.
+ * The fields of an entry: the scenario language's field codecs (lib/language/fields.ts) with the
+ * sink and encoder unions of the kind registries, which build on the same field codecs.
  */
-import { atLeast, atMost, integer, list, nonEmptyString, nonNegative, oneOf, positive, string, type Decoded } from './combinators.js';
-import * as limits from './limits.js';
+import { atLeast, atMost, integer, list, nonEmptyString, nonNegative, oneOf, positive, string, type Decoded } from '../language/combinators.js';
+import * as limits from '../language/limits.js';
 import { encoderCodec } from '../encoders/kinds/index.js';
 import { sinkCodec } from '../sinks/kinds/index.js';
 import {
@@ -25,7 +25,7 @@ import {
   quantiles,
   SIGNAL_TYPES,
   startTime,
-} from './codecs.js';
+} from '../language/fields.js';
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {

@@ -1,14 +1,16 @@
 /** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
 import * as t from 'io-ts';
-import { decodeFields } from './combinators.js';
+import { decodeFields } from '../language/combinators.js';
 import { entryFields, type EntryField, type EntryFields } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
-import { familyOf } from './codecs.js';
+import { familyOf } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
-import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from './limits.js';
-import { isMapping, issuesOf, type Issue } from './problems.js';
-import type { CardinalitySpike, DynamicLabel, EncoderType, Entry, MetricType, SignalType, SinkConfig } from './types.js';
+import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from '../language/limits.js';
+import { isMapping, issuesOf, type Issue } from '../language/problems.js';
+import type { EncoderType, Entry, SinkConfig } from './types.js';
+import type { DynamicLabel, MetricType, SignalType } from '../language/types.js';
+import type { CardinalitySpike } from '../language/fields.js';
 
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
@@ -108,7 +110,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
 /**
  * What the entry asks of the runtime each second, and the series it keeps in memory, against the
- * limits (lib/config/limits.ts). Fields that failed to decode are left out; absent ones take
+ * limits (lib/language/limits.ts). Fields that failed to decode are left out; absent ones take
  * their defaults.
  */
 function costIssues(fields: EntryFields, signal: SignalType): Issue[] {

@@ -1,11 +1,11 @@
 export { loadScenario, loadScenarioFile, type LoadOptions } from './load.js';
-export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, type Issue, type Place, type Problem, type ProblemCode } from './problems.js';
+export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, type Issue, type Place, type Problem, type ProblemCode } from '../language/problems.js';
 export { ADDRESS_FIELDS, applyOverrides, type CliOverrides } from './overrides.js';
-export { parseDuration } from './duration.js';
-export { parseStartTime } from './start-time.js';
+export { parseDuration } from '../language/duration.js';
+export { parseStartTime } from '../language/start-time.js';
 export type { Format } from './parse.js';
 export { DEFAULT_BUCKETS, DEFAULT_OBSERVATIONS_PER_TICK, DEFAULT_QUANTILES } from './entry.js';
-import * as languageCodecs from './codecs.js';
+import * as languageCodecs from '../language/fields.js';
 import { encoderCodec } from '../encoders/kinds/index.js';
 import { sinkCodec } from '../sinks/kinds/index.js';
 /** The codecs of the scenario language, with the sink and encoder unions of the kind registries. */

@@ -4,16 +4,16 @@
  * Every problem of the document is collected before a ConfigError is thrown.
  */
 import * as t from 'io-ts';
-import { decodeFields, didYouMean, type UnknownFieldHint } from './combinators.js';
-import { fileFields } from './codecs.js';
+import { decodeFields, didYouMean, type UnknownFieldHint } from '../language/combinators.js';
+import { fileFields } from '../language/fields.js';
 import { entryFields, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
-import { LOCAL_YAML_BUDGET, type YamlBudget } from './limits.js';
+import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { readTextFile } from './read.js';
-import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from './problems.js';
+import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
@@ -23,7 +23,7 @@ export interface LoadOptions {
   /** Default: `json` when origin ends in `.json`, else `yaml` (which also reads JSON). */
   readonly format?: Format;
   readonly overrides?: CliOverrides;
-  /** What a YAML parse may cost; default: the tight budget of svc-server (limits.ts). */
+  /** What a YAML parse may cost; default: the tight budget of svc-server (lib/language/limits.ts). */
   readonly yamlBudget?: YamlBudget;
 }
 

@@ -4,7 +4,7 @@
  * remembers which flag set which field, so that the message names the flag rather than a field
  * the user never wrote (`--sink file: missing --endpoint`), once for the whole file.
  */
-import { formatPath, isMapping, type Issue, type Segment } from './problems.js';
+import { formatPath, isMapping, type Issue, type Segment } from '../language/problems.js';
 import { SINK_KINDS } from '../sinks/kinds/index.js';
 
 export interface CliOverrides {

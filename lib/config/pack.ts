@@ -4,12 +4,12 @@
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
 import * as t from 'io-ts';
-import { Codec, decodeFields, didYouMean, invalidType, string, strict } from './combinators.js';
-import { catalogName, fileFields, generator, labels, metricName, metricType } from './codecs.js';
+import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
+import { catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
-import { LOCAL_YAML_BUDGET, type YamlBudget } from './limits.js';
-import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from './problems.js';
+import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
+import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from '../language/problems.js';
 import type { PackFile, PackMetric } from './types.js';
 
 const kind = new Codec<'composable'>(
@@ -46,7 +46,7 @@ export interface LoadPackOptions {
   /** Names the text in messages: a file path, `built-in pack node_cpu`, ... */
   readonly origin: string;
   readonly format?: Format;
-  /** What a YAML parse may cost; default: the tight budget of svc-server (limits.ts). */
+  /** What a YAML parse may cost; default: the tight budget of svc-server (lib/language/limits.ts). */
   readonly yamlBudget?: YamlBudget;
 }
 

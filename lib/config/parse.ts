@@ -1,12 +1,12 @@
 /**
  * Scenario text to plain data. Anything that is not well-formed YAML or JSON, or that would cost
- * more than the limits allow (size, nesting depth, YAML tokens: lib/config/limits.ts), is a
+ * more than the limits allow (size, nesting depth, YAML tokens: lib/language/limits.ts), is a
  * `syntax` ConfigError, found before the cost is paid: a hostile body can neither block the
  * event loop for long nor exhaust memory, and no parser internals reach the message.
  */
 import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
-import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from './limits.js';
-import { ConfigError, show } from './problems.js';
+import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
+import { ConfigError, show } from '../language/problems.js';
 
 export type Format = 'yaml' | 'json';
 

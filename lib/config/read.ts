@@ -1,8 +1,8 @@
 /** Reading scenario and pack files: bounded in size, and refused when they are not UTF-8 text. */
 import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MAX_TEXT_BYTES } from './limits.js';
-import { ConfigError } from './problems.js';
+import { MAX_TEXT_BYTES } from '../language/limits.js';
+import { ConfigError } from '../language/problems.js';
 
 /**
  * The text of the file at `path`, read up to {@link MAX_TEXT_BYTES} (a larger file is refused

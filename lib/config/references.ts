@@ -1,7 +1,7 @@
 /** Rules across the entries of one file: unique ids, and `after` pointing at another entry's generator. */
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
-import { show, type Issue } from './problems.js';
+import { show, type Issue } from '../language/problems.js';
 
 export interface EntryIssue {
   readonly index: number;

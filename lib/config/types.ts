@@ -1,64 +1,16 @@
 /**
  * The validated, normalised form of a scenario file: what `lib/config` hands to `lib/compile`.
- * Durations are milliseconds, defaults are applied, every optional list is present. Shapes a
- * codec states on its own are derived from it (`TypeOf`); the sink and encoder configurations
+ * Durations are milliseconds, defaults are applied, every optional list is present. The words
+ * an entry is made of are lib/language/types.ts; the sink and encoder configurations are derived
  * from the codecs of their kinds (lib/sinks/kinds, lib/encoders/kinds).
  */
-import type { TypeOf } from 'io-ts';
 import type { EncoderConfig } from '../encoders/kinds/index.js';
 import type { SinkConfig } from '../sinks/kinds/index.js';
-import type { after, bursts, cardinalitySpike, distribution, gaps, retry } from './codecs.js';
-
-export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
-/** What transports and encoders tell apart: histograms and summaries are metrics. */
-export type SignalFamily = 'metrics' | 'logs';
-export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
-export type OnSinkError = 'warn' | 'fail';
-export type Severity = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
-
-/** `start_time`: `now`, an absolute RFC 3339 instant, or a signed offset from the entry start. */
-export type StartTime =
-  | { readonly kind: 'now' }
-  | { readonly kind: 'absolute'; readonly epochMs: number }
-  | { readonly kind: 'relative'; readonly offsetMs: number };
-
-export type GeneratorConfig =
-  | { readonly type: 'constant'; readonly value: number }
-  | { readonly type: 'sine'; readonly amplitude: number; readonly period_secs: number; readonly offset: number }
-  | { readonly type: 'step'; readonly start: number; readonly step_size: number }
-  | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean };
-
-export interface LogTemplate {
-  readonly message: string;
-  readonly field_pools?: Readonly<Record<string, readonly string[]>>;
-  /** Every record of this template has it; without it, `severity_weights` decide. */
-  readonly severity?: Severity;
-}
-
-export interface LogGeneratorConfig {
-  readonly type: 'template';
-  readonly templates: readonly LogTemplate[];
-  readonly field_pools: Readonly<Record<string, readonly string[]>>;
-  readonly severity_weights?: Readonly<Partial<Record<Severity, number>>>;
-  readonly seed: number;
-}
-
-export type DistributionConfig = TypeOf<typeof distribution>;
+import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, MetricType, OnSinkError, SignalType, StartTime } from '../language/types.js';
+import type { After, BurstWindow, CardinalitySpike, DistributionConfig, Window } from '../language/fields.js';
 
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
-
-export type RetryConfig = TypeOf<typeof retry>;
-
-/** A recurring window: the cycle length and the window length, in milliseconds. */
-export type Window = TypeOf<typeof gaps>;
-export type BurstWindow = TypeOf<typeof bursts>;
-export type CardinalitySpike = TypeOf<typeof cardinalitySpike>;
-
-/** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
-export type DynamicLabel =
-  | { readonly key: string; readonly form: 'counter'; readonly prefix: string; readonly cardinality: number }
-  | { readonly key: string; readonly form: 'list'; readonly values: readonly string[] };
 
 /** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>`. */
 export interface MetricOverride {
@@ -66,8 +18,6 @@ export interface MetricOverride {
   /** Merged over the metric's labels (pack and entry labels included); the override wins. */
   readonly labels?: Readonly<Record<string, string>>;
 }
-
-export type After = TypeOf<typeof after>;
 
 /** One entry after defaults were applied. */
 export interface Entry {

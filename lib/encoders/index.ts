@@ -1,5 +1,5 @@
 import { encodingRefusal, encoderKindOf, type EncoderConfig, type EncoderKind } from './kinds/index.js';
-import type { SignalFamily } from '../config/types.js';
+import type { SignalFamily } from '../language/types.js';
 import type { MetricEncoder } from './encoder.js';
 import type { LogEncoder } from './log-lines.js';
 import { featureRefusal } from '../features.js';

@@ -1,5 +1,5 @@
 import { hostname as osHostname } from 'node:os';
-import { SYSLOG_FACILITIES } from '../config/codecs.js';
+import { SYSLOG_FACILITIES } from '../language/fields.js';
 import { logLines, type LogEncoder } from './log-lines.js';
 
 export interface SyslogOptions {

@@ -1,4 +1,4 @@
-import type { DistributionConfig } from '../config/types.js';
+import type { DistributionConfig } from '../language/fields.js';
 import { SplitMix64 } from '../random.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LogGeneratorConfig, Severity } from '../config/types.js';
+import type { LogGeneratorConfig, Severity } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
 
 /** One generated log record. */

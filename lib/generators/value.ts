@@ -1,5 +1,5 @@
 import type { ValueGenerator } from '../../operators/generate.js';
-import type { GeneratorConfig } from '../config/types.js';
+import type { GeneratorConfig } from '../language/types.js';
 
 /**
  * The value generator of a `generator` block: a pure function of the tick (slot number n,

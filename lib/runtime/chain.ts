@@ -1,7 +1,7 @@
 import { switchMap, take, takeUntil, type Observable, type Observer, type SchedulerLike } from 'rxjs';
 import { ticks } from '../../operators/ticks.js';
 import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
-import { samplesPerEvent } from '../config/limits.js';
+import { samplesPerEvent } from '../language/limits.js';
 import type { Entry } from '../config/types.js';
 import { entrySchedule, entryStart, type Anchor } from './schedule.js';
 import { signalPipeline, UnsupportedEntryError, type SignalHooks } from './signals.js';

@@ -26,7 +26,8 @@ import {
   type Observable,
 } from 'rxjs';
 import type { SampleBatch } from '../../operators/model/batch.js';
-import type { After, Entry } from '../config/types.js';
+import type { Entry } from '../config/types.js';
+import type { After } from '../language/fields.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
 import { longTimer } from '../../operators/long-timer.js';
 import { anchorOf, delayed, optional, type Anchor } from './schedule.js';

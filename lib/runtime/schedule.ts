@@ -2,7 +2,8 @@ import { delayWhen, identity, of, type MonoTypeOperatorFunction, type Observable
 import { longTimer } from '../../operators/long-timer.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { bursts } from '../../operators/bursts.js';
-import type { Entry, StartTime } from '../config/types.js';
+import type { Entry } from '../config/types.js';
+import type { StartTime } from '../language/types.js';
 
 /** The timestamp written on tick 0, given the entry's start as read from its scheduler. */
 export type Anchor = (start: number) => number;

@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { MAX_TEXT_BYTES } from '../config/limits.js';
+import { MAX_TEXT_BYTES } from '../language/limits.js';
 import type { ServerDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { ConfigError } from '../config/problems.js';
+import { ConfigError } from '../language/problems.js';
 import { parseText } from '../config/parse.js';
 import { HttpError } from './http-error.js';
 

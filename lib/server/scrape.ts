@@ -1,5 +1,5 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
-import type { MetricType } from '../config/types.js';
+import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';
 

@@ -1,6 +1,6 @@
 import type { SinkConfig } from '../config/types.js';
 import { redactText } from '../redact.js';
-import { hostOf } from '../sinks/address.js';
+import { hostOf } from '../language/address.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
 import { isLoopback } from './loopback.js';
 

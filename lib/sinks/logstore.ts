@@ -1,4 +1,4 @@
-import { LABEL_KEY_PATTERN } from '../config/codecs.js';
+import { LABEL_KEY_PATTERN } from '../language/fields.js';
 import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
 import { lokiPushes, type LokiPush } from './loki-push.js';
 import type { Sink } from './sink.js';

@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EncodedBatch } from '../../operators/model/batch.js';
-import { parseHostPort, type HostPort } from './address.js';
+import { parseHostPort, type HostPort } from '../language/address.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';

@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
-import { parseHostPort, type HostPort } from './address.js';
+import { parseHostPort, type HostPort } from '../language/address.js';
 import { SinkCore, type Transport } from './core.js';
 import { networkError } from './errors.js';
 import type { Sink, SinkError } from './sink.js';

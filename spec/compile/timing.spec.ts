@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
-import type { After, Entry, GeneratorConfig } from '../../lib/config/types.js';
+import type { Entry } from '../../lib/config/types.js';
+import type { GeneratorConfig } from '../../lib/language/types.js';
+import type { After } from '../../lib/language/fields.js';
 import { describePredictedStart } from '../../lib/compile/index.js';
 import { firstCrossing } from '../../lib/compile/crossing.js';
 import { startEntries } from '../../lib/runtime/file-run.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { distributionSampler } from '../../lib/generators/distribution.js';
-import type { DistributionConfig } from '../../lib/config/types.js';
+import type { DistributionConfig } from '../../lib/language/fields.js';
 
 function moments(config: DistributionConfig, seed = 3, count = 50_000) {
   const sample = distributionSampler(config, seed);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { logGenerator } from '../../lib/generators/log.js';
-import type { LogGeneratorConfig } from '../../lib/config/types.js';
+import type { LogGeneratorConfig } from '../../lib/language/types.js';
 
 const config = (fields: Partial<LogGeneratorConfig> = {}): LogGeneratorConfig => ({
   type: 'template',

@@ -58,7 +58,7 @@ export abstract class ScenarioCommand extends SvcCommand {
   /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
   protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
     if (arg === '-') {
-      const [{ loadScenario }, { LOCAL_YAML_BUDGET }, { readStdin }] = await Promise.all([import('../../config/load.js'), import('../../config/limits.js'), import('../stdin.js')]);
+      const [{ loadScenario }, { LOCAL_YAML_BUDGET }, { readStdin }] = await Promise.all([import('../../config/load.js'), import('../../language/limits.js'), import('../stdin.js')]);
       const origin = 'standard input';
       return { file: loadScenario(await readStdin(this.context.stdin, origin), { origin, overrides, yamlBudget: LOCAL_YAML_BUDGET }), origin };
     }

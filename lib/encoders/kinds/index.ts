@@ -3,8 +3,8 @@
  * kind is one module beside this one and one line here.
  */
 import type * as t from 'io-ts';
-import { tagged, type Codec } from '../../config/combinators.js';
-import type { SignalFamily } from '../../config/types.js';
+import { tagged, type Codec } from '../../language/combinators.js';
+import type { SignalFamily } from '../../language/types.js';
 import { jsonLinesKind } from './json-lines.js';
 import type { EncoderKind } from './kind.js';
 import { metricsTextKind } from './metrics-text.js';

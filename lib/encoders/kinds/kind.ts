@@ -1,5 +1,5 @@
-import type { Codec } from '../../config/combinators.js';
-import type { SignalFamily } from '../../config/types.js';
+import type { Codec } from '../../language/combinators.js';
+import type { SignalFamily } from '../../language/types.js';
 import type { MetricEncoder } from '../encoder.js';
 import type { LogEncoder } from '../log-lines.js';
 

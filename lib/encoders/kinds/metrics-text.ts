@@ -1,5 +1,5 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { precision } from '../../config/codecs.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { precision } from '../../language/fields.js';
 import { metricsText } from '../metrics-text.js';
 import { defineEncoder } from './kind.js';
 

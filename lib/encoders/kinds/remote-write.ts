@@ -1,4 +1,4 @@
-import { oneOf, strict } from '../../config/combinators.js';
+import { oneOf, strict } from '../../language/combinators.js';
 import { defineEncoder } from './kind.js';
 
 export const remoteWriteKind = defineEncoder({

@@ -1,5 +1,5 @@
-import { oneOf, stringWhere, strict, type Codec } from '../../config/combinators.js';
-import { SYSLOG_FACILITIES } from '../../config/codecs.js';
+import { oneOf, stringWhere, strict, type Codec } from '../../language/combinators.js';
+import { SYSLOG_FACILITIES } from '../../language/fields.js';
 import { syslog } from '../syslog.js';
 import { defineEncoder } from './kind.js';
 

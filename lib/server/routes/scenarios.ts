@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { asyncScheduler } from 'rxjs';
-import { ConfigError } from '../../config/problems.js';
+import { ConfigError } from '../../language/problems.js';
 import { loadScenario } from '../../config/load.js';
 import { compileScenario } from '../../compile/index.js';
 import type { ScenarioFile } from '../../config/types.js';

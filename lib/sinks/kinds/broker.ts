@@ -1,8 +1,8 @@
 import * as t from 'io-ts';
-import { Codec, boolean, invalidType, list, nonEmptyString, oneOf, strict, string } from '../../config/combinators.js';
-import { hostPort } from '../../config/codecs.js';
-import { show } from '../../config/problems.js';
-import { splitHostPort } from '../address.js';
+import { Codec, boolean, invalidType, list, nonEmptyString, oneOf, strict, string } from '../../language/combinators.js';
+import { hostPort } from '../../language/fields.js';
+import { show } from '../../language/problems.js';
+import { splitHostPort } from '../../language/address.js';
 import { defineSink } from './kind.js';
 
 /** A list of `host:port`, or one string of them separated by commas. */

@@ -1,4 +1,4 @@
-import { nonEmptyString, oneOf, strict } from '../../config/combinators.js';
+import { nonEmptyString, oneOf, strict } from '../../language/combinators.js';
 import { fileSink } from '../file.js';
 import { defineSink } from './kind.js';
 

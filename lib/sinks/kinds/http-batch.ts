@@ -1,4 +1,4 @@
-import type { RetryConfig } from '../../config/types.js';
+import type { RetryConfig } from '../../language/fields.js';
 import { retryPolicy } from '../retry.js';
 import type { SinkDeps } from './kind.js';
 

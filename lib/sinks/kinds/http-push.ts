@@ -1,5 +1,5 @@
-import { nonEmptyString, oneOf, strict } from '../../config/combinators.js';
-import { batchSize, headers, httpUrl, retry } from '../../config/codecs.js';
+import { nonEmptyString, oneOf, strict } from '../../language/combinators.js';
+import { batchSize, headers, httpUrl, retry } from '../../language/fields.js';
 import { defaultContentType, headerValue, httpPushSink } from '../http-push.js';
 import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';

@@ -3,7 +3,7 @@
  * one module beside this one and one line here.
  */
 import type * as t from 'io-ts';
-import { tagged, type Codec } from '../../config/combinators.js';
+import { tagged, type Codec } from '../../language/combinators.js';
 import { brokerKind } from './broker.js';
 import { fileKind } from './file.js';
 import { httpPushKind } from './http-push.js';

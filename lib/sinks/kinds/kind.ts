@@ -1,6 +1,6 @@
 import type { SchedulerLike } from 'rxjs';
-import type { Codec } from '../../config/combinators.js';
-import type { SignalFamily, SignalType } from '../../config/types.js';
+import type { Codec } from '../../language/combinators.js';
+import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Sink } from '../sink.js';
 
 /** What a sink factory gets besides its configuration. */

@@ -1,6 +1,6 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { batchSize, countUpTo, headers, httpUrl, retry } from '../../config/codecs.js';
-import { MAX_STREAMS_PER_PUSH } from '../../config/limits.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { batchSize, countUpTo, headers, httpUrl, retry } from '../../language/fields.js';
+import { MAX_STREAMS_PER_PUSH } from '../../language/limits.js';
 import { logstoreSink } from '../logstore.js';
 import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';

@@ -1,6 +1,6 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { batchSize, familyOf, grpcEndpoint, headers } from '../../config/codecs.js';
-import { show } from '../../config/problems.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { batchSize, familyOf, grpcEndpoint, headers } from '../../language/fields.js';
+import { show } from '../../language/problems.js';
 import { defineSink } from './kind.js';
 
 export const otlpGrpcKind = defineSink({

@@ -1,5 +1,5 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { batchSize, headers, httpUrl, retry } from '../../config/codecs.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { batchSize, headers, httpUrl, retry } from '../../language/fields.js';
 import { defineSink } from './kind.js';
 
 export const remoteWriteKind = defineSink({

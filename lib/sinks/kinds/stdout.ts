@@ -1,4 +1,4 @@
-import { oneOf, strict } from '../../config/combinators.js';
+import { oneOf, strict } from '../../language/combinators.js';
 import { stdoutSink } from '../stdout.js';
 import { defineSink } from './kind.js';
 

@@ -1,5 +1,5 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { hostPort, retry } from '../../config/codecs.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { hostPort, retry } from '../../language/fields.js';
 import { retryPolicy } from '../retry.js';
 import { tcpSink } from '../tcp.js';
 import { defineSink } from './kind.js';

@@ -1,5 +1,5 @@
-import { oneOf, strict } from '../../config/combinators.js';
-import { hostPort } from '../../config/codecs.js';
+import { oneOf, strict } from '../../language/combinators.js';
+import { hostPort } from '../../language/fields.js';
 import { udpSink } from '../udp.js';
 import { defineSink } from './kind.js';
 

@@ -33,7 +33,7 @@ import {
 } from './combinators.js';
 import * as limits from './limits.js';
 import { formatMs } from '../format.js';
-import { splitHostPort } from '../sinks/address.js';
+import { splitHostPort } from './address.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalFamily, SignalType, StartTime } from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
@@ -125,6 +125,9 @@ function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unk
 export const gaps = andThen(strict('gaps', { every: duration, for: duration }), shorterThanEvery);
 const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER);
 export const bursts = andThen(strict('bursts', { every: duration, for: duration, multiplier }), shorterThanEvery);
+/** A recurring window: the cycle length and the window length, in milliseconds. */
+export type Window = t.TypeOf<typeof gaps>;
+export type BurstWindow = t.TypeOf<typeof bursts>;
 const cardinality = countUpTo(limits.MAX_CARDINALITY);
 
 export const cardinalitySpike = andThen(
@@ -147,6 +150,7 @@ export const cardinalitySpike = andThen(
       seed: s.seed ?? 0,
     }),
 );
+export type CardinalitySpike = t.TypeOf<typeof cardinalitySpike>;
 
 export const dynamicLabel = andThen(
   strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
@@ -233,6 +237,7 @@ export const distribution = tagged('distribution', {
     d.min < d.max ? t.success(d) : failAt(u, c, 'max', `expected a number greater than min (${d.min}), got ${d.max}`),
   ),
 });
+export type DistributionConfig = t.TypeOf<typeof distribution>;
 
 function increasing(what: string) {
   return (values: number[], u: unknown, c: t.Context): t.Validation<number[]> => {
@@ -259,6 +264,7 @@ export const retry = andThen(
       ? failAt(u, c, 'max_backoff', `expected a duration no shorter than initial_backoff (${show((u as Record<string, unknown>).initial_backoff)}), got ${show((u as Record<string, unknown>).max_backoff)}`)
       : t.success(r),
 );
+export type RetryConfig = t.TypeOf<typeof retry>;
 
 export const headers = record(
   matching("[!#$%&'*+.^_`|~0-9A-Za-z-]+", 'a header name'),
@@ -270,6 +276,7 @@ export const batchSize = countUpTo(limits.MAX_BATCH_SIZE);
 // ---- entry and file -------------------------------------------------------------------------
 
 export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']), value: number }, { delay: duration });
+export type After = t.TypeOf<typeof after>;
 
 /** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
 export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator, labels }));

@@ -1,0 +1,45 @@
+/**
+ * The words of the scenario language, as svc holds them after validation: signal types,
+ * generators, start times, rotating labels. The codecs in fields.ts produce them (shapes a codec
+ * states on its own are exported beside it there, `t.TypeOf`); the sink and encoder kinds, the
+ * generators and the operators read them. An entry as a whole is lib/config/types.ts.
+ */
+export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
+/** What transports and encoders tell apart: histograms and summaries are metrics. */
+export type SignalFamily = 'metrics' | 'logs';
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
+export type OnSinkError = 'warn' | 'fail';
+export type Severity = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+
+/** `start_time`: `now`, an absolute RFC 3339 instant, or a signed offset from the entry start. */
+export type StartTime =
+  | { readonly kind: 'now' }
+  | { readonly kind: 'absolute'; readonly epochMs: number }
+  | { readonly kind: 'relative'; readonly offsetMs: number };
+
+export type GeneratorConfig =
+  | { readonly type: 'constant'; readonly value: number }
+  | { readonly type: 'sine'; readonly amplitude: number; readonly period_secs: number; readonly offset: number }
+  | { readonly type: 'step'; readonly start: number; readonly step_size: number }
+  | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean };
+
+export interface LogTemplate {
+  readonly message: string;
+  readonly field_pools?: Readonly<Record<string, readonly string[]>>;
+  /** Every record of this template has it; without it, `severity_weights` decide. */
+  readonly severity?: Severity;
+}
+
+export interface LogGeneratorConfig {
+  readonly type: 'template';
+  readonly templates: readonly LogTemplate[];
+  readonly field_pools: Readonly<Record<string, readonly string[]>>;
+  readonly severity_weights?: Readonly<Partial<Record<Severity, number>>>;
+  readonly seed: number;
+}
+
+/** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
+export type DynamicLabel =
+  | { readonly key: string; readonly form: 'counter'; readonly prefix: string; readonly cardinality: number }
+  | { readonly key: string; readonly form: 'list'; readonly values: readonly string[] };
+
