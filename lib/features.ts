@@ -1,8 +1,57 @@
 /**
- * Build features (spec: `remote-write`, `otlp`, `kafka`). A sink or encoder kind that needs
- * one declares it (lib/sinks/kinds, lib/encoders/kinds); while its transport is not part of the
- * build, referencing the kind is refused up front with the feature's name rather than failing later.
+ * Build features (spec: `remote-write`, `otlp`, `kafka`): transports that need heavy packages.
+ * Those packages are `optionalDependencies`, loaded only when a kind needs them, so an install
+ * with `--omit=optional` lacks them. A sink or encoder kind that needs one declares it
+ * (lib/sinks/kinds, lib/encoders/kinds); referencing the kind is then refused up front, with the
+ * feature's name and what to install, rather than failing later.
  */
-export function featureRefusal(feature: string): string {
-  return `needs the build feature "${feature}", which this build does not include`;
+import { createRequire } from 'node:module';
+
+/** The optional packages each feature loads. */
+export const FEATURE_PACKAGES = {
+  'remote-write': ['protobufjs', 'snappy'],
+  otlp: ['protobufjs', '@grpc/grpc-js'],
+  kafka: ['kafkajs'],
+} as const;
+
+export type Feature = keyof typeof FEATURE_PACKAGES;
+
+const require = createRequire(import.meta.url);
+const missing = new Map<Feature, readonly string[]>();
+
+/** The packages of `feature` that this installation cannot load (checked once). */
+function missingPackages(feature: Feature): readonly string[] {
+  let found = missing.get(feature);
+  if (!found) {
+    found = FEATURE_PACKAGES[feature].filter((name) => !resolves(name));
+    missing.set(feature, found);
+  }
+  return found;
+}
+
+function resolves(name: string): boolean {
+  try {
+    require.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a kind that needs `feature` cannot run here, or undefined when it can: its transport is
+ * not `built` yet, or its packages are not installed.
+ */
+export function featureRefusal(feature: Feature | undefined, built: boolean): string | undefined {
+  if (!feature) return undefined;
+  if (!built) return `needs the build feature "${feature}", which this build does not include`;
+  const absent = missingPackages(feature);
+  if (!absent.length) return undefined;
+  return `needs the build feature "${feature}", whose packages this installation lacks (${absent.join(', ')}; an install with --omit=optional leaves them out): run npm install ${absent.join(' ')}`;
+}
+
+/** An optional package of a feature, loaded on first use (validation refused the kind when it is missing). */
+export function featurePackage<T>(feature: Feature, name: (typeof FEATURE_PACKAGES)[Feature][number]): T {
+  if (!(FEATURE_PACKAGES[feature] as readonly string[]).includes(name)) throw new Error(`${name} is not a package of the build feature "${feature}"`);
+  return require(name) as T;
 }

@@ -251,8 +251,15 @@ function withoutUndefined<T extends object>(value: T): T {
   return defined as T;
 }
 
-/** Why an `encoder` or `sink` of `type` cannot run in this build (its kind needs a build feature); undefined when it can. */
+/**
+ * Why an `encoder` or `sink` of `type` cannot run here (its kind needs a build feature that is not
+ * built, or whose packages are not installed); undefined when it can.
+ */
 export function unbuiltRefusal(field: 'encoder' | 'sink', type: unknown): string | undefined {
-  const feature = (field === 'encoder' ? encoderKindOf(type) : sinkKindOf(type))?.feature;
-  return feature && `${type} ${featureRefusal(feature)}`;
+  const sink = field === 'sink' ? sinkKindOf(type) : undefined;
+  const encoder = field === 'encoder' ? encoderKindOf(type) : undefined;
+  const refusal = sink
+    ? featureRefusal(sink.feature, sink.create !== undefined)
+    : encoder && featureRefusal(encoder.feature, encoder.metrics !== undefined || encoder.logs !== undefined);
+  return refusal && `${type} ${refusal}`;
 }

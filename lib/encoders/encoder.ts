@@ -1,7 +1,16 @@
 import type { Encoder } from '../../operators/encode.js';
+import type { MetricType } from '../language/types.js';
 import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 
 export type { Encoder };
+
+/** What a metric encoder knows of its metric. */
+export interface MetricMeta {
+  readonly name: string;
+  /** The entry's `metric_type`, for encoders that send it (remote write metadata). */
+  readonly metricType?: MetricType;
+  readonly help?: string;
+}
 
 /** Encoder of metric samples (a `metrics` entry). */
 export type MetricEncoder = Encoder<Labelled<SampleBatch>>;

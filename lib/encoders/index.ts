@@ -1,10 +1,11 @@
 import { encodingRefusal, encoderKindOf, type EncoderConfig, type EncoderKind } from './kinds/index.js';
 import type { SignalFamily } from '../language/types.js';
-import type { MetricEncoder } from './encoder.js';
+import type { MetricEncoder, MetricMeta } from './encoder.js';
 import type { LogEncoder } from './log-lines.js';
 import { featureRefusal } from '../features.js';
 
-export type { Encoder, MetricEncoder } from './encoder.js';
+export type { Encoder, MetricEncoder, MetricMeta } from './encoder.js';
+export { remoteWrite, type RemoteWriteEncoder } from './remote-write.js';
 export { jsonLines, type JsonLinesOptions } from './json-lines.js';
 export { metricsText, type MetricsTextOptions } from './metrics-text.js';
 export { jsonLinesLogs } from './json-lines-logs.js';
@@ -13,10 +14,10 @@ export type { LogEncoder } from './log-lines.js';
 export { ENCODER_KINDS, ENCODER_TYPES, encoderCodec, encoderKindOf, encodingRefusal, type EncoderConfig, type EncoderKind, type EncoderType } from './kinds/index.js';
 
 /**
- * The metric encoder an entry's `encoder` configuration names, for the metric `meta.name`.
+ * The metric encoder an entry's `encoder` configuration names, for the metric `meta`.
  * Throws for encoders this build does not provide yet and for log-only encoders.
  */
-export function createMetricEncoder(config: EncoderConfig, meta: { readonly name: string }): MetricEncoder {
+export function createMetricEncoder(config: EncoderConfig, meta: MetricMeta): MetricEncoder {
   return factoryOf(config, 'metrics', 'metrics')(config, meta);
 }
 
@@ -28,7 +29,7 @@ export function createLogEncoder(config: EncoderConfig): LogEncoder {
 function factoryOf<F extends SignalFamily>(config: EncoderConfig, family: F, what: string): NonNullable<EncoderKind<string, EncoderConfig>[F]> {
   const kind = encoderKindOf(config.type)!;
   const factory = kind[family];
-  const refusal = encodingRefusal(config.type, family, what) ?? (factory ? undefined : featureRefusal(kind.feature!));
+  const refusal = encodingRefusal(config.type, family, what) ?? featureRefusal(kind.feature, factory !== undefined);
   if (refusal) throw new Error(`encoder "${config.type}" ${refusal}`);
   return factory!;
 }

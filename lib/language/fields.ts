@@ -67,7 +67,6 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A): 
   });
 }
 
-/** Milliseconds, at most `max` (written `shown` in messages). */
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
 function durationUpTo(max: number, note = ''): Codec<number> {
   return andThen(parsed('duration', 'a duration string such as "30s"', parseDuration), (ms, u, c) =>
@@ -78,6 +77,8 @@ function durationUpTo(max: number, note = ''): Codec<number> {
 /** `duration`, `phase_offset`, `after.delay` and window lengths. */
 export const duration = durationUpTo(limits.MAX_DURATION_MS, ' (365 days)');
 const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
+/** `max_buffer_age` of a batching sink: `0s` turns the age rule off. */
+export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS);
 
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime),

@@ -45,6 +45,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
   const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes };
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
   const name = required(entry, 'name', entry.name);
+  const meta = { name, metricType: entry.metric_type, help: entry.help };
   const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
 
   switch (entry.signal_type) {
@@ -58,7 +59,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
           silence<SampleBatch>(),
           labels<SampleBatch>(labelled),
           samplesSeen,
-          encode(createMetricEncoder(entry.encoder, { name })),
+          encode(createMetricEncoder(entry.encoder, meta)),
         );
     }
     case 'logs': {
@@ -70,7 +71,7 @@ export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorF
     case 'summary': {
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
-      const encoder = createMetricEncoder(entry.encoder, { name });
+      const encoder = createMetricEncoder(entry.encoder, meta);
       return (ticks) =>
         ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), silence(), labels(labelled), series, samplesSeen, encode(encoder));
     }

@@ -34,9 +34,11 @@ export interface BatchingOptions {
   readonly name: string;
   /** The destination as messages show it (a URL without credentials). */
   readonly target: string;
-  /** Bytes of buffered data that make a batch go out at once. */
+  /** Buffered data that makes a batch go out at once: bytes, or records with `batchUnit: 'records'`. */
   readonly batchSize: number;
-  /** The oldest buffered chunk waits at most this long (ms) before its batch goes out. */
+  /** What `batchSize` counts: bytes of chunks (default), or their records (a remote-write series each). */
+  readonly batchUnit?: 'bytes' | 'records';
+  /** The oldest buffered chunk waits at most this long (ms) before its batch goes out; 0: no age rule (size and flush only). */
   readonly maxAge: number;
   readonly retry: RetryPolicy;
   /**
@@ -61,11 +63,11 @@ export interface BatchingOptions {
 const MIN_REQUEST_BYTES = 1 << 20;
 
 /**
- * The batching core of `http_push` and `logstore`: a {@link Sink} that buffers chunks and sends
+ * The batching core of `http_push`, `logstore` and `remote_write`: a {@link Sink} that buffers chunks and sends
  * them as batches through `transport`, one request at a time (so the destination sees the
  * data in order).
  *
- * - A batch goes out when `batchSize` bytes are buffered, when the oldest chunk is `maxAge`
+ * - A batch goes out when `batchSize` bytes (or records) are buffered, when the oldest chunk is `maxAge`
  *   old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
  *   in the next one (up to `maxRequestBytes`): a slow round trip gives bigger requests, not a
  *   growing queue.
@@ -113,6 +115,8 @@ class Batcher<R extends Request> implements Transport {
   /** Bytes of each buffered chunk. */
   private readonly sizes: number[] = [];
   private bufferedBytes = 0;
+  /** Records of the buffered chunks, when `batchSize` counts them. */
+  private bufferedRecords = 0;
   private ageTimer: Subscription | undefined;
   /** The oldest buffered chunk is `maxAge` old: the buffer is due. */
   private aged = false;
@@ -137,7 +141,8 @@ class Batcher<R extends Request> implements Transport {
     this.buffer.push(chunk);
     this.sizes.push(bytes);
     this.bufferedBytes += bytes;
-    if (!this.ageTimer && !this.aged) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
+    this.bufferedRecords += chunk.frames.ends.length;
+    this.armAge();
     this.kick();
   }
 
@@ -164,7 +169,13 @@ class Batcher<R extends Request> implements Transport {
   }
 
   private due(): boolean {
-    return this.buffer.length > 0 && (this.bufferedBytes >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
+    const buffered = this.options.batchUnit === 'records' ? this.bufferedRecords : this.bufferedBytes;
+    return this.buffer.length > 0 && (buffered >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
+  }
+
+  /** Starts the age rule's timer for the oldest buffered chunk, unless it runs or is off. */
+  private armAge(): void {
+    if (!this.ageTimer && !this.aged && this.options.maxAge > 0) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
   }
 
   private readonly onAge = (): void => {
@@ -187,6 +198,7 @@ class Batcher<R extends Request> implements Transport {
     const chunks = buffer.splice(0, n);
     sizes.splice(0, n);
     this.bufferedBytes -= bytes;
+    for (const chunk of chunks) this.bufferedRecords -= chunk.frames.ends.length;
     this.taken += n;
     // A remainder left by the size cap is as old as what just left: it is due at once.
     this.ageTimer?.unsubscribe();
@@ -206,7 +218,7 @@ class Batcher<R extends Request> implements Transport {
       }
     } finally {
       this.sending = false;
-      if (this.buffer.length > 0 && !this.ageTimer && !this.aged) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
+      if (this.buffer.length > 0) this.armAge();
     }
   }
 

@@ -5,15 +5,17 @@ import { httpTarget, type HttpTargetOptions } from './http.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink } from './sink.js';
 
-/** The settings every HTTP batching sink takes (http_push, logstore). */
+/** The settings every HTTP batching sink takes (http_push, logstore, remote_write). */
 export interface HttpBatchOptions {
   readonly url: string;
-  /** Buffered bytes that make a batch go out; default 4 KiB. */
+  /** Buffered bytes (or records, by `batchUnit`) that make a batch go out; default 4 KiB. */
   readonly batchSize?: number;
+  /** What `batchSize` counts; bytes unless the protocol counts records (remote write: series). */
+  readonly batchUnit?: 'bytes' | 'records';
   /** Extra request headers (a tenant header, `Authorization: Bearer …`). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly retry?: RetryPolicy;
-  /** Longest wait of buffered data, ms; default 1 s. */
+  /** Longest wait of buffered data, ms; default 1 s; 0: no age rule. */
   readonly maxAge?: number;
   /** Per-request timeout, ms; default 10 s. */
   readonly timeout?: number;
@@ -27,7 +29,7 @@ export const HTTP_PUSH_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_0
 
 /**
  * A batching sink that POSTs each prepared request body to one HTTP target: the shared shape of
- * http_push and logstore, which differ only in their target (URL, headers, refusal hints) and
+ * http_push, logstore and remote_write, which differ only in their target (URL, headers, refusal hints) and
  * in how a batch of chunks becomes request bodies.
  */
 export function httpBatchingSink<R extends Request & { readonly body: string | Uint8Array }>(
@@ -42,6 +44,7 @@ export function httpBatchingSink<R extends Request & { readonly body: string | U
       name: target.sink,
       target: http.address,
       batchSize: options.batchSize ?? HTTP_PUSH_DEFAULTS.batchSize,
+      batchUnit: options.batchUnit,
       maxAge: options.maxAge ?? HTTP_PUSH_DEFAULTS.maxAge,
       retry: options.retry ?? DEFAULT_RETRY,
       flushTimeout: options.flushTimeout,

@@ -11,8 +11,11 @@ export interface HttpTargetOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** No answer within this many ms is a (retryable) failure. */
   readonly timeout: number;
-  /** What to tell the user when the destination refuses a request with `status` (a 4xx other than 408 and 429). */
-  readonly hint?: (status: number) => string | undefined;
+  /**
+   * What to tell the user when the destination refuses a request with `status` (a 4xx other than
+   * 408 and 429); `body` is the head of its answer.
+   */
+  readonly hint?: (status: number, body: string) => string | undefined;
 }
 
 /** One destination URL that takes POST requests over a kept-alive connection. */
@@ -50,7 +53,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
   const refused = (response: IncomingMessage, body: string): SinkError => {
     const status = response.statusCode ?? 0;
     const retryable = status === 408 || status === 429 || status >= 500;
-    const advice = retryable ? undefined : hint?.(status);
+    const advice = retryable ? undefined : hint?.(status, body);
     const message = `POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + `${excerpt(body)}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, { retryable });
   };

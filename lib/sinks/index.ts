@@ -19,6 +19,7 @@ export { SINK_KINDS, SINK_TYPES, sinkCodec, sinkKindOf, type SinkConfig, type Si
  */
 export function createSink(config: SinkConfig, deps: SinkDeps = {}): Sink {
   const kind = sinkKindOf(config.type)!;
-  if (!kind.create) throw new Error(`sink "${config.type}" ${featureRefusal(kind.feature!)}`);
+  const refusal = featureRefusal(kind.feature, kind.create !== undefined);
+  if (refusal || !kind.create) throw new Error(`sink "${config.type}" ${refusal}`);
   return kind.create(config, deps);
 }

@@ -68,6 +68,12 @@ export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Arra
   readonly data: D;
   /** Where each record lies in `data` and what it belongs to, for sinks that move records one by one. */
   readonly frames: Frames;
+  /**
+   * Bytes a request carrying any record of this chunk must carry once, before the records (remote
+   * write: the metric's metadata); the same object for every chunk of one encoder, so a sink
+   * writes it once per request.
+   */
+  readonly preamble?: D;
 }
 
 /**

@@ -142,9 +142,11 @@ describe('CLI overrides', () => {
       ]);
     });
 
-    it('--sink remote_write brings its own encoder unless one is set, and is refused in this build', () => {
-      expect(problems(v2([metric()]), { overrides: { sink: 'remote_write', endpoint: 'http://p/w' } })).to.deep.equal([
-        unbuilt('--sink remote_write', 'remote_write', 'remote-write'),
+    it('--sink remote_write brings its own encoder unless one is set', () => {
+      const entry = entryOf(metric(), { overrides: { sink: 'remote_write', endpoint: 'http://p/w' } });
+      expect([entry.sink, entry.encoder]).to.deep.equal([{ type: 'remote_write', url: 'http://p/w' }, { type: 'remote_write' }]);
+      expect(problems(v2([metric()]), { overrides: { sink: 'remote_write', endpoint: 'http://p/w', encoder: 'json_lines' } })).to.deep.equal([
+        '--sink remote_write: the remote_write sink needs the remote_write encoder, got encoder json_lines',
       ]);
     });
   });

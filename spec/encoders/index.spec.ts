@@ -19,9 +19,7 @@ describe('createMetricEncoder', () => {
     expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines)');
   });
 
-  for (const type of ['remote_write', 'otlp'] as const) {
-    it(`says plainly that ${type} is not available yet`, () => {
-      expect(() => createMetricEncoder({ type }, { name: 'm' })).to.throw(Error, `encoder "${type}" needs the build feature`);
-    });
-  }
+  it('says plainly that otlp is not available yet', () => {
+    expect(() => createMetricEncoder({ type: 'otlp' }, { name: 'm' })).to.throw(Error, 'encoder "otlp" needs the build feature "otlp"');
+  });
 });

@@ -78,7 +78,7 @@ scenarios:
     const drained = await (await fetch(`${server.base}/scenarios/${scenarios[1]!.id}/metrics?limit=5`, { headers: auth })).text();
     expect(promtoolCheck(drained)).to.deep.equal({ code: 0, problems: [] });
 
-    prometheus = await startPrometheus({ host: server.base.slice('http://'.length), path: '/scenarios/metrics', bearer: KEY });
+    prometheus = await startPrometheus({ scrape: { host: server.base.slice('http://'.length), path: '/scenarios/metrics', bearer: KEY } });
     const series = await waitFor(
       'Prometheus to record the series',
       async () => {

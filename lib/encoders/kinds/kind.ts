@@ -1,6 +1,7 @@
 import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily } from '../../language/types.js';
-import type { MetricEncoder } from '../encoder.js';
+import type { Feature } from '../../features.js';
+import type { MetricEncoder, MetricMeta } from '../encoder.js';
 import type { LogEncoder } from '../log-lines.js';
 
 /**
@@ -12,13 +13,13 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   /** Fields, defaults and validation of `encoder: {type: <Type>, ...}`. */
   readonly codec: Codec<Config>;
   /** The build feature it needs (spec: `remote-write`, `otlp`): refused until built. */
-  readonly feature?: string;
+  readonly feature?: Feature;
   /** The signals it encodes; one factory per family below, unless a feature is missing. */
   readonly carries: readonly SignalFamily[];
   /** The only sink it works with (an encoder of one protocol); absent: any sink. */
   readonly sink?: string;
-  /** Its encoder of metric samples (metrics, histogram and summary entries), for the metric `meta.name`. */
-  readonly metrics?: (config: Config, meta: { readonly name: string }) => MetricEncoder;
+  /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
+  readonly metrics?: (config: Config, meta: MetricMeta) => MetricEncoder;
   readonly logs?: (config: Config) => LogEncoder;
 }
 

@@ -1,4 +1,5 @@
 import { oneOf, strict } from '../../language/combinators.js';
+import { remoteWrite } from '../remote-write.js';
 import { defineEncoder } from './kind.js';
 
 export const remoteWriteKind = defineEncoder({
@@ -7,4 +8,5 @@ export const remoteWriteKind = defineEncoder({
   feature: 'remote-write',
   carries: ['metrics'],
   sink: 'remote_write',
+  metrics: (_config, meta) => remoteWrite(meta),
 });

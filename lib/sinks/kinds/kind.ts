@@ -1,6 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
+import type { Feature } from '../../features.js';
 import type { Sink } from '../sink.js';
 
 /** What a sink factory gets besides its configuration. */
@@ -32,7 +33,7 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
   /** Absent while the kind needs a build `feature`. */
   readonly create?: (config: Config, deps: SinkDeps) => Sink;
   /** The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): refused until built. */
-  readonly feature?: string;
+  readonly feature?: Feature;
   /** The signals it carries; entries of another signal are refused. */
   readonly carries: readonly SignalFamily[];
   /** The only encoders it takes, the first being its default; absent: any encoder not bound to another sink. */

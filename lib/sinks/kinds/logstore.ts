@@ -1,5 +1,5 @@
 import { oneOf, strict } from '../../language/combinators.js';
-import { batchSize, countUpTo, headers, httpUrl, retry } from '../../language/fields.js';
+import { batchSize, maxBufferAge, countUpTo, headers, httpUrl, retry } from '../../language/fields.js';
 import { MAX_STREAMS_PER_PUSH } from '../../language/limits.js';
 import { logstoreSink } from '../logstore.js';
 import { httpBatchOptions } from './http-batch.js';
@@ -10,7 +10,7 @@ export const logstoreKind = defineSink({
   codec: strict(
     'logstore sink',
     { type: oneOf(['logstore']), url: httpUrl },
-    { max_streams_per_push: countUpTo(MAX_STREAMS_PER_PUSH), batch_size: batchSize, headers, retry },
+    { max_streams_per_push: countUpTo(MAX_STREAMS_PER_PUSH), batch_size: batchSize, headers, retry, max_buffer_age: maxBufferAge },
   ),
   create: (config, deps) => logstoreSink({ ...httpBatchOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
   carries: ['metrics', 'logs'],

@@ -1,10 +1,18 @@
 import { oneOf, strict } from '../../language/combinators.js';
-import { batchSize, headers, httpUrl, retry } from '../../language/fields.js';
+import { countUpTo, headers, httpUrl, maxBufferAge, retry } from '../../language/fields.js';
+import { MAX_SERIES_PER_REQUEST } from '../../language/limits.js';
+import { remoteWriteSink } from '../remote-write.js';
+import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';
 
 export const remoteWriteKind = defineSink({
   type: 'remote_write',
-  codec: strict('remote_write sink', { type: oneOf(['remote_write']), url: httpUrl }, { batch_size: batchSize, headers, retry }),
+  codec: strict(
+    'remote_write sink',
+    { type: oneOf(['remote_write']), url: httpUrl },
+    { batch_size: countUpTo(MAX_SERIES_PER_REQUEST), headers, retry, max_buffer_age: maxBufferAge },
+  ),
+  create: (config, deps) => remoteWriteSink(httpBatchOptions(config, deps)),
   feature: 'remote-write',
   carries: ['metrics'],
   encoders: ['remote_write'],

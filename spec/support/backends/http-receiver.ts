@@ -4,7 +4,10 @@ export interface ReceivedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
+  /** The body as UTF-8 text. */
   readonly body: string;
+  /** The body's bytes (binary protocols). */
+  readonly raw: Buffer;
 }
 
 /** How to answer a request: a status and body, or `stall` to never answer. */
@@ -31,7 +34,8 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
   const server = createServer(async (req, res) => {
     const parts: Buffer[] = [];
     for await (const part of req) parts.push(part as Buffer);
-    const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(parts).toString('utf8') };
+    const raw = Buffer.concat(parts);
+    const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw.toString('utf8'), raw };
     requests.push(request);
     const answer = decide(request);
     if (answer === 'stall') return;

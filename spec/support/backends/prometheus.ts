@@ -5,26 +5,42 @@ import { requireBinary } from './binaries.js';
 import { startBackend } from './child.js';
 import { freeTcpPort, waitFor } from './ports.js';
 
-/** A private Prometheus (Debian `prometheus`) scraping one target every second. */
+/** A private Prometheus (Debian `prometheus`): a scraper of one target, a remote-write receiver, or both. */
 export interface Prometheus {
   readonly url: string;
   /** Result vector of an instant query. */
   query(expression: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  /** Every sample of the matching series within the last `window` (a range query), series sorted by labels. */
+  samples(selector: string, window?: string): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
   stop(): Promise<void>;
 }
 
-export async function startPrometheus(target: { host: string; path: string; bearer?: string }): Promise<Prometheus> {
+export interface PrometheusOptions {
+  /** Scraped every second. */
+  readonly scrape?: { host: string; path: string; bearer?: string };
+  /** Accept remote write on `/api/v1/write` (`--web.enable-remote-write-receiver`). */
+  readonly receiver?: boolean;
+  /** `storage.tsdb.out_of_order_time_window`: without it, samples older than the head block are refused. */
+  readonly outOfOrderWindow?: string;
+}
+
+export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow }: PrometheusOptions): Promise<Prometheus> {
   const binary = requireBinary('prometheus', 'prometheus');
   const dir = await mkdtemp(join(tmpdir(), 'svc-prom-'));
   const port = await freeTcpPort();
   const url = `http://127.0.0.1:${port}`;
   const config = [
     'global: { scrape_interval: 1s, scrape_timeout: 1s }',
-    'scrape_configs:',
-    '  - job_name: svc',
-    `    metrics_path: ${target.path}`,
-    ...(target.bearer ? [`    authorization: { credentials: ${JSON.stringify(target.bearer)} }`] : []),
-    `    static_configs: [{ targets: ["${target.host}"] }]`,
+    ...(outOfOrderWindow ? [`storage: { tsdb: { out_of_order_time_window: ${outOfOrderWindow} } }`] : []),
+    ...(target
+      ? [
+          'scrape_configs:',
+          '  - job_name: svc',
+          `    metrics_path: ${target.path}`,
+          ...(target.bearer ? [`    authorization: { credentials: ${JSON.stringify(target.bearer)} }`] : []),
+          `    static_configs: [{ targets: ["${target.host}"] }]`,
+        ]
+      : []),
   ].join('\n');
   await writeFile(join(dir, 'prometheus.yml'), config);
   const backend = startBackend(binary, [
@@ -32,17 +48,23 @@ export async function startPrometheus(target: { host: string; path: string; bear
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
     '--log.level=warn',
+    ...(receiver ? ['--web.enable-remote-write-receiver'] : []),
   ]);
   await waitFor('Prometheus ready', async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined), 15_000).catch((error) => {
     throw new Error(`${error.message}\n${backend.output()}`);
   });
+  const query = async (expression: string) => {
+    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
+    const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
+    if (body.status !== 'success') throw new Error(`query ${expression}: ${body.error}`);
+    return body.data.result;
+  };
   return {
     url,
-    async query(expression) {
-      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
-      const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
-      if (body.status !== 'success') throw new Error(`query ${expression}: ${body.error}`);
-      return body.data.result;
+    query,
+    async samples(selector, window = '1d') {
+      const found: { metric: Record<string, string>; values: [number, string][] }[] = await query(`${selector}[${window}]`);
+      return found.sort((a, b) => JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)));
     },
     async stop() {
       await backend.stop();

@@ -1,0 +1,72 @@
+/**
+ * The messages of Prometheus remote write 1.0 (`prometheus.WriteRequest` and what it holds, as
+ * the protocol's specification lists them: prometheus/prompb remote.proto and types.proto),
+ * declared for protobufjs by their field numbers. protobufjs is an optional package of the
+ * `remote-write` feature, loaded on first use.
+ */
+import type * as Protobuf from 'protobufjs';
+import { featurePackage } from '../features.js';
+
+const DESCRIPTOR = {
+  nested: {
+    prometheus: {
+      nested: {
+        WriteRequest: {
+          fields: {
+            timeseries: { rule: 'repeated', type: 'TimeSeries', id: 1 },
+            metadata: { rule: 'repeated', type: 'MetricMetadata', id: 3 },
+          },
+        },
+        TimeSeries: {
+          fields: {
+            labels: { rule: 'repeated', type: 'Label', id: 1 },
+            samples: { rule: 'repeated', type: 'Sample', id: 2 },
+          },
+        },
+        Label: { fields: { name: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
+        Sample: { fields: { value: { type: 'double', id: 1 }, timestamp: { type: 'int64', id: 2 } } },
+        MetricMetadata: {
+          fields: {
+            type: { type: 'MetricType', id: 1 },
+            metricFamilyName: { type: 'string', id: 2 },
+            help: { type: 'string', id: 4 },
+            unit: { type: 'string', id: 5 },
+          },
+          nested: {
+            MetricType: { values: { UNKNOWN: 0, COUNTER: 1, GAUGE: 2, HISTOGRAM: 3, GAUGEHISTOGRAM: 4, SUMMARY: 5, INFO: 6, STATESET: 7 } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** Wire tags (field number << 3 | wire type) the encoder writes itself, record by record. */
+export const TAG = {
+  /** `WriteRequest.timeseries`, `TimeSeries.labels`: field 1, length-delimited. */
+  first: (1 << 3) | 2,
+  /** `TimeSeries.samples`: field 2, length-delimited. */
+  samples: (2 << 3) | 2,
+  /** `Sample.value`: field 1, 64-bit. */
+  value: (1 << 3) | 1,
+  /** `Sample.timestamp`: field 2, varint. */
+  timestamp: (2 << 3) | 0,
+} as const;
+
+export interface WriteRequestMessages {
+  readonly protobuf: typeof Protobuf;
+  readonly WriteRequest: Protobuf.Type;
+  readonly Label: Protobuf.Type;
+}
+
+let messages: WriteRequestMessages | undefined;
+
+/** The remote-write messages, built once. */
+export function writeRequestMessages(): WriteRequestMessages {
+  if (!messages) {
+    const protobuf = featurePackage<typeof Protobuf>('remote-write', 'protobufjs');
+    const root = protobuf.Root.fromJSON(DESCRIPTOR);
+    messages = { protobuf, WriteRequest: root.lookupType('prometheus.WriteRequest'), Label: root.lookupType('prometheus.Label') };
+  }
+  return messages;
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { remoteWrite } from '../../lib/encoders/remote-write.js';
+import { writeRequestMessages } from '../../lib/encoders/write-request.js';
+import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
+import { sampleBatch } from '../support/batches.js';
+
+const T0 = Date.UTC(2024, 0, 1); // 1704067200000
+
+interface Decoded {
+  timeseries: { labels: { name: string; value: string }[]; samples: { value: number; timestamp: { toString(): string } }[] }[];
+  metadata: { type: number; metricFamilyName: string; help: string }[];
+}
+
+function decode(bytes: Uint8Array): Decoded {
+  const { WriteRequest } = writeRequestMessages();
+  return WriteRequest.toObject(WriteRequest.decode(bytes), { defaults: true, arrays: true }) as unknown as Decoded;
+}
+
+/** Each time series as `name{labels…} value @timestamp`, labels in their wire order. */
+function rows(bytes: Uint8Array): string[] {
+  return decode(bytes).timeseries.map(
+    (ts) => `${ts.labels.map((l) => `${l.name}=${l.value}`).join(',')} ${ts.samples.map((s) => `${s.value}@${s.timestamp.toString()}`).join(' ')}`,
+  );
+}
+
+describe('remoteWrite encoder', () => {
+  it('writes one TimeSeries per sample: labels sorted by name with __name__, the value, the millisecond timestamp', () => {
+    const series = seriesOf({ zone: 'b', app: 'api' });
+    const chunk = remoteWrite({ name: 'queue_depth' }).encode(sampleBatch({ anchor: T0, offsets: [0, 250.7], values: [1, -0.5], series }));
+    expect(rows(chunk.data as Uint8Array)).to.deep.equal([
+      '__name__=queue_depth,app=api,zone=b 1@1704067200000',
+      '__name__=queue_depth,app=api,zone=b -0.5@1704067200250',
+    ]);
+    expect(chunk.size).to.equal(2);
+  });
+
+  it('sorts by byte order, as the protocol requires: a capitalised label name comes before __name__', () => {
+    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [1], series: seriesOf({ Host: 'a', env: 'p' }) }));
+    expect(rows(chunk.data as Uint8Array)).to.deep.equal(['Host=a,__name__=m,env=p 1@0']);
+  });
+
+  it('carries NaN and infinities as doubles', () => {
+    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [Infinity, -Infinity, NaN] }));
+    expect(decode(chunk.data as Uint8Array).timeseries.map((ts) => ts.samples[0]!.value)).to.deep.equal([Infinity, -Infinity, NaN]);
+  });
+
+  it('frames every row as a record that is a WriteRequest of its own, so a sink may cut requests at any row', () => {
+    const a = seriesOf({ pod: 'a' });
+    const b = seriesOf({ pod: 'b' });
+    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ anchor: T0, values: [1, 2, 3], series: [a, b, a] })) as EncodedBatch<Uint8Array>;
+    expect(chunk.frames.ends).to.have.length(3);
+    expect(chunk.frames.separator).to.equal(0);
+    expect(chunk.frames.ends[2]).to.equal(chunk.data.byteLength);
+    expect([0, 1, 2].map((i) => rows(recordOf(chunk, i))[0])).to.deep.equal(rows(chunk.data));
+    expect(chunk.frames.series).to.deep.equal([a, b, a]);
+  });
+
+  it('names each row of a histogram series set by its suffix and keeps the set as one event', () => {
+    const base = { svc: 'api' };
+    const set = [seriesOf({ ...base, le: '0.1' }, '_bucket'), seriesOf({ ...base, le: '+Inf' }, '_bucket'), seriesOf(base, '_sum'), seriesOf(base, '_count')];
+    const batch = { ...sampleBatch({ anchor: T0, offsets: [0, 0, 0, 0], values: [3, 5, 0.4, 5], series: set }), events: 1 };
+    const chunk = remoteWrite({ name: 'latency_seconds', metricType: 'histogram' }).encode(batch);
+    expect(rows(chunk.data as Uint8Array)).to.deep.equal([
+      '__name__=latency_seconds_bucket,le=0.1,svc=api 3@1704067200000',
+      '__name__=latency_seconds_bucket,le=+Inf,svc=api 5@1704067200000',
+      '__name__=latency_seconds_sum,svc=api 0.4@1704067200000',
+      '__name__=latency_seconds_count,svc=api 5@1704067200000',
+    ]);
+    expect([chunk.size, chunk.frames.perEvent]).to.deep.equal([1, 4]);
+  });
+
+  it('hands the metric metadata (type from metric_type, help) as the preamble, one object for every chunk', () => {
+    const encoder = remoteWrite({ name: 'jobs_total', metricType: 'counter', help: 'Jobs done.' });
+    const first = encoder.encode(sampleBatch({ values: [1] }));
+    const second = encoder.encode(sampleBatch({ values: [2] }));
+    expect(second.preamble).to.equal(first.preamble);
+    expect(decode(first.preamble as Uint8Array)).to.deep.equal({ timeseries: [], metadata: [{ type: 1, metricFamilyName: 'jobs_total', help: 'Jobs done.', unit: '' }] });
+    const types = (['gauge', 'histogram', 'summary', 'untyped'] as const).map(
+      (metricType) => decode(remoteWrite({ name: 'm', metricType }).encode(sampleBatch({ values: [1] })).preamble as Uint8Array).metadata[0]!.type,
+    );
+    expect(types).to.deep.equal([2, 3, 5, 0]);
+  });
+
+  it('gives a chunk without rows no records', () => {
+    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [] }));
+    expect([chunk.size, chunk.frames.ends.length, (chunk.data as Uint8Array).byteLength]).to.deep.equal([0, 0, 0]);
+  });
+});
