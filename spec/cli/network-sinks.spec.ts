@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
-import { svc, scenarioDir } from '../support/cli.js';
+import { runUntilTerm, stoppedEvents, svc, scenarioDir } from '../support/cli.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { startLokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort } from '../support/backends/ports.js';
@@ -86,32 +85,6 @@ scenarios:
     }
   });
 });
-
-/** Runs bin/svc on `file`, sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
-function runUntilTerm(file: string, started: () => boolean): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
-    const poll = setInterval(() => {
-      if (started()) {
-        clearInterval(poll);
-        child.kill('SIGTERM');
-      }
-    }, 20);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(poll);
-      resolve({ code, stderr });
-    });
-  });
-}
-
-const stoppedEvents = (stderr: string): number => {
-  const match = /\[progress\] beat  STOPPED \| events: (\d+) \|/.exec(stderr);
-  expect(match, stderr).to.not.equal(null);
-  return Number(match![1]);
-};
 
 describe('SIGTERM during a run into a batching sink (bin/svc as a process)', function () {
   this.timeout(20_000);

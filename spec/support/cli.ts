@@ -1,3 +1,5 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,3 +64,30 @@ export function scenarioDir(prefix: string): { dir: string; scenario: (name: str
     },
   };
 }
+
+/** Runs bin/svc on `file`, sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
+export function runUntilTerm(file: string, started: () => boolean): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+    const poll = setInterval(() => {
+      if (started()) {
+        clearInterval(poll);
+        child.kill('SIGTERM');
+      }
+    }, 20);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+/** Events of an entry's STOPPED line (default: the entry `beat`). */
+export const stoppedEvents = (stderr: string, entry = 'beat'): number => {
+  const match = new RegExp(`\\[progress\\] ${entry}  STOPPED(?: \\(sink: .+\\))? \\| events: (\\d+) \\|`).exec(stderr);
+  expect(match, stderr).to.not.equal(null);
+  return Number(match![1]);
+};

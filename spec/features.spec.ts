@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * Build features (design §4): the protocol packages are optionalDependencies. An install with
+ * `--omit=optional` lacks them, and a scenario that needs one is refused before it runs, naming
+ * the feature and what to install. Checked on a real such install of the built tree.
+ */
+describe('an install without the optional packages (npm ci --omit=optional)', function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-omit-optional-'));
+    for (const item of ['package.json', 'package-lock.json', 'dist', 'bin']) await cp(item, join(dir, item), { recursive: true });
+    await run('npm', ['ci', '--omit=optional', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir });
+    await writeFile(
+      join(dir, 'rw.yaml'),
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: up
+    rate: 1
+    duration: 1s
+    generator: { type: constant, value: 1 }
+    sink: { type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }
+`,
+    );
+  });
+  after(async () => dir && rm(dir, { recursive: true, force: true }));
+
+  it('refuses a remote_write sink with exit 1, naming the feature and the packages to install', async () => {
+    const failure = await run('node', ['bin/svc', 'run', 'rw.yaml', '--dry-run'], { cwd: dir }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).to.include({ code: 1 });
+    expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
+      'error: rw.yaml: scenarios[0] (up): sink.type: remote_write needs the build feature "remote-write", whose packages this installation lacks ' +
+        '(protobufjs, snappy; an install with --omit=optional leaves them out): run npm install protobufjs snappy',
+    );
+  });
+
+  it('still runs what needs no feature', async () => {
+    const { stdout } = await run('node', ['bin/svc', 'metrics', '--name', 'up', '--rate', '10', '--duration', '200ms'], { cwd: dir });
+    expect(stdout).to.match(/^up 1 \d{13}\n/);
+  });
+});
