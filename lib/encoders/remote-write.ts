@@ -1,4 +1,3 @@
-import type { Writer } from 'protobufjs';
 import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
@@ -18,38 +17,73 @@ const METADATA_TYPE: Readonly<Record<MetricType, number>> = { untyped: 0, counte
  * cuts requests at any row. The chunk's `preamble` is the metric's `metadata` field (type from
  * `metric_type`, `help`), which a request carries once.
  *
- * Label messages are encoded once per series (weakly cached, as the text encoders cache their
- * prefixes); a row costs its sample and the length prefixes.
+ * Precomputed bytes on the hot path, all of them encoded by protobufjs: per series the row's
+ * head (field tag and length, the label messages, the sample's tags), weakly cached as the text
+ * encoders cache their prefixes; per millisecond the timestamp field. A row is its head, the
+ * value as the little-endian double protobuf's `double` is, and the timestamp field, copied into
+ * one buffer per batch.
  */
 export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
-  const { protobuf, WriteRequest, Label } = writeRequestMessages();
+  const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
   const preamble = WriteRequest.encode({ metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }] }).finish();
-  const labelMessages = new WeakMap<Series, readonly Uint8Array[]>();
-  const labelsOf = (series: Series): readonly Uint8Array[] => {
-    let found = labelMessages.get(series);
-    if (!found) {
-      const labels = Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      found = labels.map(([key, value]) => Label.encode({ name: key, value }).finish());
-      labelMessages.set(series, found);
-    }
-    return found;
+  const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly stampLength: number }>();
+  /** Everything of a row before its value, for a timestamp field of `stampLength` bytes (6 bytes for any time from 1971 to 2109). */
+  const headOf = (series: Series, stampLength: number): Buffer => {
+    const found = heads.get(series);
+    if (found?.stampLength === stampLength) return found.bytes;
+    const labels = Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => ({ name: key, value }));
+    const labelBytes = TimeSeries.encode({ labels }).finish();
+    const sampleLength = SAMPLE_LENGTH + stampLength;
+    const tail = protobuf.Writer.create().uint32(TAG.samples).uint32(sampleLength).uint32(TAG.value).finish();
+    const lead = protobuf.Writer.create()
+      .uint32(TAG.first)
+      .uint32(labelBytes.length + tail.length - 1 + sampleLength)
+      .finish();
+    const bytes = Buffer.concat([lead, labelBytes, tail]);
+    heads.set(series, { bytes, stampLength });
+    return bytes;
   };
+  let lastMs = NaN;
+  let stamp: Uint8Array = new Uint8Array(0);
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
       const { size, value, series } = batch;
-      const writer: Writer = protobuf.Writer.create();
+      let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
+      let at = 0;
       const ends = new Array<number>(size);
       for (let i = 0; i < size; i++) {
-        writer.uint32(TAG.first).fork();
-        for (const label of labelsOf(series[i]!)) writer.uint32(TAG.first).bytes(label);
-        writer.uint32(TAG.samples).fork().uint32(TAG.value).double(value[i]!).uint32(TAG.timestamp).int64(timestampOf(batch, i)).ldelim();
-        writer.ldelim();
-        ends[i] = writer.len;
+        const ms = timestampOf(batch, i);
+        if (ms !== lastMs) {
+          lastMs = ms;
+          stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();
+        }
+        const head = headOf(series[i]!, stamp.length);
+        const rowLength = head.length + 8 + stamp.length;
+        if (at + rowLength > out.length) out = grown(out, at, rowLength * (size - i));
+        out.set(head, at);
+        at = out.writeDoubleLE(value[i]!, at + head.length);
+        out.set(stamp, at);
+        at += stamp.length;
+        ends[i] = at;
       }
       const perEvent = batch.events ? size / batch.events : 1;
       const frames = { ends, separator: 0, perEvent, series, anchor: batch.anchor, offset: batch.offset };
-      return { size: batch.events ?? size, data: writer.finish(), frames, preamble };
+      return { size: batch.events ?? size, data: out.subarray(0, at), frames, preamble };
     },
   };
+}
+
+/** Bytes of a sample message without its timestamp field: the value's tag and 8 bytes. */
+const SAMPLE_LENGTH = 9;
+/** First guess of a row's bytes; a batch of longer rows grows its buffer. */
+const ROW_ESTIMATE = 128;
+
+/** `out` with room for `more` bytes after its first `used`. */
+function grown(out: Buffer, used: number, more: number): Buffer {
+  const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, used + more));
+  out.copy(bigger, 0, 0, used);
+  return bigger;
 }

@@ -56,7 +56,7 @@ export const TAG = {
 export interface WriteRequestMessages {
   readonly protobuf: typeof Protobuf;
   readonly WriteRequest: Protobuf.Type;
-  readonly Label: Protobuf.Type;
+  readonly TimeSeries: Protobuf.Type;
 }
 
 let messages: WriteRequestMessages | undefined;
@@ -66,7 +66,7 @@ export function writeRequestMessages(): WriteRequestMessages {
   if (!messages) {
     const protobuf = featurePackage<typeof Protobuf>('remote-write', 'protobufjs');
     const root = protobuf.Root.fromJSON(DESCRIPTOR);
-    messages = { protobuf, WriteRequest: root.lookupType('prometheus.WriteRequest'), Label: root.lookupType('prometheus.Label') };
+    messages = { protobuf, WriteRequest: root.lookupType('prometheus.WriteRequest'), TimeSeries: root.lookupType('prometheus.TimeSeries') };
   }
   return messages;
 }

@@ -40,6 +40,20 @@ describe('remoteWrite encoder', () => {
     expect(rows(chunk.data as Uint8Array)).to.deep.equal(['Host=a,__name__=m,env=p 1@0']);
   });
 
+  it('writes any timestamp, whatever its varint length: the epoch, today, before 1970, one series through all of them', () => {
+    const encoder = remoteWrite({ name: 'm' });
+    const series = seriesOf({ pod: 'a' });
+    const times = [0, 5, T0, -1_000, T0 + 1];
+    const out = times.map((anchor) => rows(encoder.encode(sampleBatch({ anchor, values: [anchor], series })).data as Uint8Array)[0]);
+    expect(out).to.deep.equal(times.map((t) => `__name__=m,pod=a ${t}@${t}`));
+  });
+
+  it('grows its buffer for rows longer than it guessed', () => {
+    const series = seriesOf({ long: 'x'.repeat(500) });
+    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [1, 2, 3], series }));
+    expect(rows(chunk.data as Uint8Array).map((row) => row.slice(-3))).to.deep.equal(['1@0', '2@1', '3@2']);
+  });
+
   it('carries NaN and infinities as doubles', () => {
     const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [Infinity, -Infinity, NaN] }));
     expect(decode(chunk.data as Uint8Array).timeseries.map((ts) => ts.samples[0]!.value)).to.deep.equal([Infinity, -Infinity, NaN]);
