@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import { Cli, type BaseContext, type CommandClass } from 'clipanion';
 import { withValues } from './flags.js';
 import { coloursAllowed } from './terminal.js';
 import { explainRefusal, type CommandShape } from './usage-errors.js';
 
-/** svc's version, from its package.json. */
-export const VERSION = (createRequire(import.meta.url)('svc/package.json') as { version: string }).version;
+import { VERSION } from '../version.js';
 
 /**
  * A clipanion program of svc's (`svc`, `svc-server`): svc's version; colours only where

@@ -97,7 +97,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const sink = sinkKindOf(fields.sink?.type ?? 'stdout')!;
   const encoderType = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   const encoder = encoderKindOf(encoderType)!;
-  if (encoder.sink && encoder.sink !== sink.type) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${encoder.sink} sink, got sink ${sink.type}`);
+  if (encoder.sinks && !encoder.sinks.includes(sink.type)) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${encoder.sinks.join(' or ')} sink, got sink ${sink.type}`);
   if (sink.encoders && !sink.encoders.includes(encoderType)) add(['sink', 'type'], `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}`);
   const family = familyOf(signal);
   const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);

@@ -2,7 +2,10 @@ import { timestampOf, type Labelled, type LogBatch, type Series } from '../../op
 import { encodedLines, type Encoder } from './encoder.js';
 
 /** Encoder of log records (a `logs` entry). */
-export type LogEncoder = Encoder<Labelled<LogBatch>, string>;
+export type LogEncoder = Encoder<Labelled<LogBatch>>;
+
+/** A log encoder that writes text lines. */
+export type TextLogEncoder = Encoder<Labelled<LogBatch>, string>;
 
 /** How one log line is put together from fragments built once per series and per millisecond. */
 export interface LogLineFormat {
@@ -17,7 +20,7 @@ export interface LogLineFormat {
  * A line-per-record encoder whose label and timestamp fragments are cached (per Series object,
  * weakly, and while the millisecond is unchanged), as `sampleLines` does for metrics.
  */
-export function logLines(format: LogLineFormat): LogEncoder {
+export function logLines(format: LogLineFormat): TextLogEncoder {
   const fragments = new WeakMap<Series, string>();
   let lastSeries: Series | undefined;
   let labels = '';

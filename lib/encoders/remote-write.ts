@@ -1,6 +1,7 @@
 import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
+import { grown } from './grow.js';
 import { TAG, writeRequestMessages } from './write-request.js';
 
 /** A metric encoder whose chunks are remote-write protobuf. */
@@ -80,10 +81,3 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
 const SAMPLE_LENGTH = 9;
 /** First guess of a row's bytes; a batch of longer rows grows its buffer. */
 const ROW_ESTIMATE = 128;
-
-/** `out` with room for `more` bytes after its first `used`. */
-function grown(out: Buffer, used: number, more: number): Buffer {
-  const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, used + more));
-  out.copy(bigger, 0, 0, used);
-  return bigger;
-}

@@ -1,6 +1,6 @@
 import { hostname as osHostname } from 'node:os';
 import { SYSLOG_FACILITIES } from '../language/fields.js';
-import { logLines, type LogEncoder } from './log-lines.js';
+import { logLines, type TextLogEncoder } from './log-lines.js';
 
 export interface SyslogOptions {
   /** HOSTNAME field; default: this machine's host name. */
@@ -24,7 +24,7 @@ export const ENTERPRISE_NUMBER = 32473;
  * (values escape `"`, `\` and `]`); an empty element is left out, and `-` stands for none.
  * A line feed inside the message is written as `\n` so one record stays one line.
  */
-export function syslog(options: SyslogOptions = {}): LogEncoder {
+export function syslog(options: SyslogOptions = {}): TextLogEncoder {
   const facility = SYSLOG_FACILITIES.indexOf((options.facility ?? 'user') as (typeof SYSLOG_FACILITIES)[number]);
   if (facility < 0) throw new RangeError(`unknown syslog facility "${options.facility}"`);
   const header = ` ${nil(options.hostname ?? osHostname())} ${nil(options.app_name ?? 'svc')} - - `;

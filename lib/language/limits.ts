@@ -82,8 +82,8 @@ export const MAX_SEVERITY_WEIGHT = 1_000_000;
 export const MAX_RETRY_ATTEMPTS = 100;
 /** `batch_size` of the batching sinks (bytes for http_push and logstore). */
 export const MAX_BATCH_SIZE = 16 * 1024 * 1024;
-/** Series in one remote-write request (`batch_size` of a remote_write sink). */
-export const MAX_SERIES_PER_REQUEST = 100_000;
+/** Records in one request of a protocol sink (`batch_size`: remote-write series, OTLP data points or log records). */
+export const MAX_RECORDS_PER_REQUEST = 100_000;
 /** `max_buffer_age` of a batching sink. */
 export const MAX_BUFFER_AGE_MS = HOUR;
 export const MAX_STREAMS_PER_PUSH = 10_000;

@@ -14,15 +14,22 @@ export interface Request {
   readonly bytes: number;
 }
 
+/** The destination accepted a request but refused `rejected` of its events, saying why. */
+export interface PartialRefusal {
+  readonly rejected: number;
+  readonly error: SinkError;
+}
+
 /** A destination that takes batches of chunks as one or several requests. */
 export interface BatchTransport<R extends Request> {
   /** The requests that deliver `chunks` (the buffered chunks of one batch, in write order). */
   prepare(chunks: readonly EncodedBatch[]): R[];
   /**
    * Sends one request; rejects with a {@link SinkError} whose `retryable` says whether trying
-   * again may help.
+   * again may help. Resolves to a {@link PartialRefusal} when the destination took the request
+   * but refused some of its events (OTLP partial success).
    */
-  send(request: R): Promise<void>;
+  send(request: R): Promise<PartialRefusal | void>;
   /** Cuts the request in flight (a flush ran out of time); later sends must still work. */
   abort?(): void;
   /** Releases connections once the sink closed. */
@@ -244,13 +251,20 @@ class Batcher<R extends Request> implements Transport {
     for (let n = 1; ; n++) {
       if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
       try {
-        await new Promise<void>((resolve, reject) => {
+        const refusal = await new Promise<PartialRefusal | void>((resolve, reject) => {
           this.cut = reject;
           this.transport.send(request).then(resolve, reject);
         });
         this.cut = undefined;
-        core.delivered(request.size, request.bytes);
-        return undefined;
+        if (!refusal || refusal.rejected <= 0) {
+          core.delivered(request.size, request.bytes);
+          return undefined;
+        }
+        // The refused events fail, the others are delivered; bytes are shared out by events.
+        const rejected = Math.min(refusal.rejected, request.size);
+        const refusedBytes = Math.round((request.bytes * rejected) / request.size);
+        if (rejected < request.size) core.delivered(request.size - rejected, request.bytes - refusedBytes);
+        return core.failed(rejected, refusedBytes, refusal.error);
       } catch (cause) {
         this.cut = undefined;
         const error = cause instanceof SinkError ? cause : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });

@@ -4,6 +4,7 @@ import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space.js';
 import { backoff, type RetryPolicy } from './retry.js';
+import { MAX_BACKOFF_MS } from '../language/limits.js';
 
 /**
  * What a sink kind supplies to {@link SinkCore}: how chunks reach its destination. The core has
@@ -129,7 +130,8 @@ export class SinkCore implements Sink {
     if (!error.retryable || attempt >= retry.maxAttempts) {
       return attempt > 1 ? this.error(`${error.detail} (gave up after ${attempt} attempts)`, { cause: error }) : error;
     }
-    const delay = backoff(retry, attempt, random);
+    // A wait the destination asked for is honoured, up to the longest backoff svc allows.
+    const delay = Math.max(backoff(retry, attempt, random), Math.min(error.retryAfter ?? 0, MAX_BACKOFF_MS));
     this.reports.next({ kind: 'retrying', attempt, delay, error });
     return delay;
   }

@@ -1,6 +1,6 @@
 import type { SchedulerLike } from 'rxjs';
 import type { EncodedBatch } from '../../operators/model/batch.js';
-import { batchingSink, type Request } from './batching.js';
+import { batchingSink, type PartialRefusal, type Request } from './batching.js';
 import { httpTarget, type HttpTargetOptions } from './http.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink } from './sink.js';
@@ -36,10 +36,16 @@ export function httpBatchingSink<R extends Request & { readonly body: string | U
   options: HttpBatchOptions,
   target: Omit<HttpTargetOptions, 'timeout'>,
   prepare: (chunks: readonly EncodedBatch[]) => R[],
+  /** What a 2xx answer's body says about the request (a partial refusal); default: nothing. */
+  answer?: (body: Buffer, request: R) => PartialRefusal | void,
 ): Sink {
   const http = httpTarget({ ...target, timeout: options.timeout ?? HTTP_PUSH_DEFAULTS.timeout });
+  const send = async (request: R) => {
+    const body = await http.post(request.body);
+    return answer?.(body, request);
+  };
   return batchingSink<R>(
-    { prepare, send: (request) => http.post(request.body), abort: () => http.abort(), release: () => http.release() },
+    { prepare, send, abort: () => http.abort(), release: () => http.release() },
     {
       name: target.sink,
       target: http.address,

@@ -22,8 +22,12 @@ export interface HttpTargetOptions {
 export interface HttpTarget {
   /** The URL as messages show it: no credentials, no query. */
   readonly address: string;
-  /** Resolves on a 2xx answer; rejects with a {@link SinkError} saying what went wrong. */
-  post(body: string | Uint8Array): Promise<void>;
+  /**
+   * Resolves on a 2xx answer, with its body (at most {@link MAX_ANSWER_BYTES}: protocols that
+   * answer with a message, such as OTLP's partial success); rejects with a {@link SinkError}
+   * saying what went wrong.
+   */
+  post(body: string | Uint8Array): Promise<Buffer>;
   /** Cuts the requests in flight; later posts open a new connection. */
   abort(): void;
   /** Closes the kept-alive connections. */
@@ -32,6 +36,8 @@ export interface HttpTarget {
 
 /** How much of an error answer's body goes into the message. */
 const EXCERPT_CHARS = 200;
+/** How much of a 2xx answer's body is kept for the caller; the rest is drained. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * POSTs to one URL with Node's own http/https client: no dependency, error codes such as
@@ -55,7 +61,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
     const retryable = status === 408 || status === 429 || status >= 500;
     const advice = retryable ? undefined : hint?.(status, body);
     const message = `POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + `${excerpt(body)}${advice ? `; ${advice}` : ''}`;
-    return new SinkError(sink, message, { retryable });
+    return new SinkError(sink, message, { retryable, retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined });
   };
 
   return {
@@ -64,7 +70,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
       // Node would throw for such a header: a refusal of every request, not worth retrying.
       if (unsendable) return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
       const payload = typeof body === 'string' ? Buffer.from(body) : body;
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<Buffer>((resolve, reject) => {
         const req = request(url, {
           method: 'POST',
           agent,
@@ -76,13 +82,20 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
         req.on('error', (error) => reject(networkFailure(error)));
         req.on('response', (response) => {
           const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
-          let text = '';
-          response.setEncoding('utf8');
-          // Keep only the head of an error body; drain the rest so the connection can be reused.
-          response.on('data', (part: string) => {
-            if (!ok && text.length < EXCERPT_CHARS * 4) text += part;
+          const parts: Buffer[] = [];
+          let kept = 0;
+          // Keep only the head of the body; drain the rest so the connection can be reused.
+          const keep = ok ? MAX_ANSWER_BYTES : EXCERPT_CHARS * 4;
+          response.on('data', (part: Buffer) => {
+            if (kept >= keep) return;
+            parts.push(part);
+            kept += part.length;
           });
-          response.on('end', () => (ok ? resolve() : reject(refused(response, text))));
+          response.on('end', () => {
+            const answer = Buffer.concat(parts).subarray(0, keep);
+            if (ok) resolve(answer);
+            else reject(refused(response, answer.toString('utf8')));
+          });
           response.on('error', (error) => reject(networkFailure(error)));
         });
         req.end(payload);
@@ -119,4 +132,13 @@ function excerpt(body: string): string {
   const text = body.replace(/\s+/g, ' ').trim();
   if (!text) return '';
   return `: "${text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text}"`;
+}
+
+/** A `Retry-After` header in ms: delay seconds or an HTTP date; undefined when absent or unreadable. */
+function retryAfterOf(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -1,8 +1,7 @@
 import type * as Snappy from 'snappy';
-import type { EncodedBatch } from '../../operators/model/batch.js';
 import { featurePackage } from '../features.js';
-import type { Request } from './batching.js';
 import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
+import { recordRequests, type RecordRequest } from './record-requests.js';
 import type { Sink } from './sink.js';
 
 export interface RemoteWriteSinkOptions extends HttpBatchOptions {
@@ -22,11 +21,6 @@ const PROTOCOL_HEADERS = {
   'X-Prometheus-Remote-Write-Version': '0.1.0',
 } as const;
 
-/** One POST: a snappy-compressed WriteRequest. */
-interface WriteRequestBody extends Request {
-  readonly body: Uint8Array;
-}
-
 /**
  * Sink for Prometheus remote write 1.0 (Prometheus with `--web.enable-remote-write-receiver`,
  * VictoriaMetrics, Mimir, Cortex, Thanos receive): a batching HTTP sink whose requests are
@@ -39,50 +33,11 @@ interface WriteRequestBody extends Request {
 export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   const snappy = featurePackage<typeof Snappy>('remote-write', 'snappy');
   const batchSize = options.batchSize ?? REMOTE_WRITE_DEFAULTS.batchSize;
-  return httpBatchingSink<WriteRequestBody>(
+  return httpBatchingSink<RecordRequest>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? REMOTE_WRITE_DEFAULTS.maxAge },
     { sink: 'remote_write', url: new URL(options.url), headers: { ...options.headers, ...PROTOCOL_HEADERS }, hint: refusalHint },
-    writeRequests(batchSize, (data) => snappy.compressSync(data)),
+    recordRequests(batchSize, (preambles, records) => snappy.compressSync(Buffer.concat([...preambles, ...records]))),
   );
-}
-
-/**
- * Cuts buffered chunks into requests of at most `limit` records, at event boundaries (at least
- * one event each); a request's body is the distinct preambles of its chunks, then its records.
- */
-export function writeRequests(limit: number, compress: (data: Uint8Array) => Uint8Array): (chunks: readonly EncodedBatch[]) => WriteRequestBody[] {
-  return (chunks) => {
-    const requests: WriteRequestBody[] = [];
-    let preambles = new Set<Uint8Array>();
-    let parts: Uint8Array[] = [];
-    let records = 0;
-    let events = 0;
-    let bytes = 0;
-    const close = () => {
-      requests.push({ size: events, bytes, body: compress(Buffer.concat([...preambles, ...parts])) });
-      preambles = new Set();
-      parts = [];
-      records = events = bytes = 0;
-    };
-    for (const chunk of chunks) {
-      const data = chunk.data as Uint8Array;
-      const { ends, perEvent } = chunk.frames;
-      for (let row = 0; row < ends.length; ) {
-        if (records > 0 && records + perEvent > limit) close();
-        const take = Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent));
-        const start = row === 0 ? 0 : ends[row - 1]!;
-        const end = ends[row + take - 1]!;
-        if (chunk.preamble) preambles.add(chunk.preamble as Uint8Array);
-        parts.push(data.subarray(start, end));
-        records += take;
-        events += take / perEvent;
-        bytes += end - start;
-        row += take;
-      }
-    }
-    if (records > 0) close();
-    return requests;
-  };
 }
 
 /** What the usual refusals of a remote-write receiver mean and how to fix them. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { svc, scenarioDir } from '../support/cli.js';
-import { VERSION } from '../../lib/cli/program.js';
+import { VERSION } from '../../lib/version.js';
 import { explainRefusal } from '../../lib/cli/usage-errors.js';
 
 const { scenario } = scenarioDir('svc-usage-');

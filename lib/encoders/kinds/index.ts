@@ -42,8 +42,8 @@ export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig>
  */
 export function encodingRefusal(type: EncoderType, family: SignalFamily, what: string): string | undefined {
   const kind = encoderKindOf(type)!;
-  if (kind.sink || kind.carries.includes(family)) return undefined;
-  const able = ENCODER_KINDS.filter((k) => !k.sink && k.carries.includes(family)).map((k) => k.type);
+  if (kind.sinks || kind.carries.includes(family)) return undefined;
+  const able = ENCODER_KINDS.filter((k) => !k.sinks && k.carries.includes(family)).map((k) => k.type);
   const refusal = family === 'logs' ? `cannot encode ${what}` : `encodes ${kind.carries.join(' and ')} only, not ${what}`;
   return `${refusal} (use ${able.join(' or ')})`;
 }

@@ -16,8 +16,8 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   readonly feature?: Feature;
   /** The signals it encodes; one factory per family below, unless a feature is missing. */
   readonly carries: readonly SignalFamily[];
-  /** The only sink it works with (an encoder of one protocol); absent: any sink. */
-  readonly sink?: string;
+  /** The only sinks it works with (an encoder of one protocol); absent: any sink. */
+  readonly sinks?: readonly string[];
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
   readonly metrics?: (config: Config, meta: MetricMeta) => MetricEncoder;
   readonly logs?: (config: Config) => LogEncoder;

@@ -1,4 +1,5 @@
 import { oneOf, strict } from '../../language/combinators.js';
+import { otlpLogs, otlpMetrics } from '../otlp.js';
 import { defineEncoder } from './kind.js';
 
 export const otlpKind = defineEncoder({
@@ -6,5 +7,7 @@ export const otlpKind = defineEncoder({
   codec: strict('otlp encoder', { type: oneOf(['otlp']) }),
   feature: 'otlp',
   carries: ['metrics', 'logs'],
-  sink: 'otlp_grpc',
+  sinks: ['otlp_grpc', 'otlp_http'],
+  metrics: (_config, meta) => otlpMetrics(meta),
+  logs: () => otlpLogs(),
 });

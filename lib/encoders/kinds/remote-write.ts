@@ -7,6 +7,6 @@ export const remoteWriteKind = defineEncoder({
   codec: strict('remote_write encoder', { type: oneOf(['remote_write']) }),
   feature: 'remote-write',
   carries: ['metrics'],
-  sink: 'remote_write',
+  sinks: ['remote_write'],
   metrics: (_config, meta) => remoteWrite(meta),
 });

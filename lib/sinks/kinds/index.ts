@@ -10,6 +10,7 @@ import { httpPushKind } from './http-push.js';
 import type { SinkKind } from './kind.js';
 import { logstoreKind } from './logstore.js';
 import { otlpGrpcKind } from './otlp-grpc.js';
+import { otlpHttpKind } from './otlp-http.js';
 import { remoteWriteKind } from './remote-write.js';
 import { stdoutKind } from './stdout.js';
 import { tcpKind } from './tcp.js';
@@ -17,7 +18,7 @@ import { udpKind } from './udp.js';
 
 export type { SinkDeps, SinkIssue, SinkKind } from './kind.js';
 
-export const SINK_KINDS = [stdoutKind, fileKind, tcpKind, udpKind, httpPushKind, logstoreKind, remoteWriteKind, otlpGrpcKind, brokerKind] as const;
+export const SINK_KINDS = [stdoutKind, fileKind, tcpKind, udpKind, httpPushKind, logstoreKind, remoteWriteKind, otlpGrpcKind, otlpHttpKind, brokerKind] as const;
 
 /** A decoded `sink`: the union of every kind's configuration. */
 export type SinkConfig = t.TypeOf<(typeof SINK_KINDS)[number]['codec']>;

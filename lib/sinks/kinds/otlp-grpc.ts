@@ -1,23 +1,17 @@
 import { oneOf, strict } from '../../language/combinators.js';
-import { batchSize, familyOf, grpcEndpoint, headers } from '../../language/fields.js';
-import { show } from '../../language/problems.js';
+import { grpcEndpoint } from '../../language/fields.js';
+import { otlpGrpcSink } from '../otlp-grpc.js';
 import { defineSink } from './kind.js';
+import { fitSignal, otlpFields, otlpOptions } from './otlp.js';
 
 export const otlpGrpcKind = defineSink({
   type: 'otlp_grpc',
   // signal_type may be left out: the entry's signal decides it (`fit`).
-  codec: strict(
-    'otlp_grpc sink',
-    { type: oneOf(['otlp_grpc']), endpoint: grpcEndpoint },
-    { signal_type: oneOf(['metrics', 'logs']), batch_size: batchSize, headers },
-  ),
+  codec: strict('otlp_grpc sink', { type: oneOf(['otlp_grpc']), endpoint: grpcEndpoint }, otlpFields),
+  create: (config, deps) => otlpGrpcSink({ endpoint: config.endpoint, ...otlpOptions(config, deps) }),
   feature: 'otlp',
   carries: ['metrics', 'logs'],
   encoders: ['otlp'],
   address: { field: 'endpoint', network: true },
-  fit: (config, signal) => {
-    const family = familyOf(signal);
-    if (config.signal_type === undefined) return { ...config, signal_type: family };
-    return config.signal_type === family ? config : { path: ['signal_type'], message: `expected ${family} for a ${signal} entry, got ${show(config.signal_type)}` };
-  },
+  fit: fitSignal,
 });

@@ -1,6 +1,6 @@
 import { oneOf, strict } from '../../language/combinators.js';
 import { countUpTo, headers, httpUrl, maxBufferAge, retry } from '../../language/fields.js';
-import { MAX_SERIES_PER_REQUEST } from '../../language/limits.js';
+import { MAX_RECORDS_PER_REQUEST } from '../../language/limits.js';
 import { remoteWriteSink } from '../remote-write.js';
 import { httpBatchOptions } from './http-batch.js';
 import { defineSink } from './kind.js';
@@ -10,7 +10,7 @@ export const remoteWriteKind = defineSink({
   codec: strict(
     'remote_write sink',
     { type: oneOf(['remote_write']), url: httpUrl },
-    { batch_size: countUpTo(MAX_SERIES_PER_REQUEST), headers, retry, max_buffer_age: maxBufferAge },
+    { batch_size: countUpTo(MAX_RECORDS_PER_REQUEST), headers, retry, max_buffer_age: maxBufferAge },
   ),
   create: (config, deps) => remoteWriteSink(httpBatchOptions(config, deps)),
   feature: 'remote-write',

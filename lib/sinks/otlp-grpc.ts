@@ -1,0 +1,165 @@
+import type * as Grpc from '@grpc/grpc-js';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { otlpMessages } from '../encoders/otlp-messages.js';
+import { featurePackage } from '../features.js';
+import { batchingSink } from './batching.js';
+import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';
+import type { RecordRequest } from './record-requests.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { SinkError, type Sink } from './sink.js';
+
+export interface OtlpGrpcSinkOptions {
+  /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
+  readonly endpoint: string;
+  /** The service the requests go to; must match the entry's signal. */
+  readonly signal: OtlpSignal;
+  /** Data points or log records per request; default {@link OTLP_DEFAULTS}. */
+  readonly batchSize?: number;
+  /** gRPC metadata of every call (credentials, a tenant). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly compression?: 'none' | 'gzip';
+  /** Resource attributes over `service.name: svc`. */
+  readonly resource?: Readonly<Record<string, string>>;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered data, ms; 0: no age rule. */
+  readonly maxAge?: number;
+  /** Deadline of each call, ms; default 10 s. */
+  readonly timeout?: number;
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  readonly random?: () => number;
+}
+
+/** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */
+export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
+
+/** Codes the OTLP specification calls retryable (RESOURCE_EXHAUSTED: a server under load, waiting as it asks). */
+const RETRYABLE = new Set(['CANCELLED', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED', 'OUT_OF_RANGE', 'UNAVAILABLE', 'DATA_LOSS']);
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * Sink for an OpenTelemetry collector over gRPC: unary `Export` calls to the metrics or logs
+ * service of `endpoint`, one per request of at most `batchSize` records (see otlpRequests), on
+ * the batching core (buffer age, one call in flight, retries, backpressure, flush on stop).
+ * Errors by status: UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (and the other codes OTLP
+ * calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
+ * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
+ * an OTLP/gRPC endpoint of that signal). A partial success fails the refused records only.
+ */
+export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
+  const grpc = featurePackage<typeof Grpc>('otlp', '@grpc/grpc-js');
+  const { signal } = options;
+  const { address, secure } = grpcAddress(options.endpoint);
+  const path = `/${OTLP_SIGNALS[signal].service}/Export`;
+  const timeout = options.timeout ?? OTLP_DEFAULTS.timeout;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const { metadata, problem } = metadataOf(grpc, options.headers ?? {});
+  let client: Grpc.Client | undefined;
+  const calls = new Set<Grpc.ClientUnaryCall>();
+
+  const failure = (error: Grpc.ServiceError): SinkError => {
+    const code = grpc.status[error.code] ?? String(error.code);
+    const said = `${address} answered ${code}${error.details ? `: "${error.details}"` : ''}`;
+    const retryable = RETRYABLE.has(code);
+    return new SinkError('otlp_grpc', `${said}${advice(code, signal, address)}`, { retryable, retryAfter: retryable ? retryDelayOf(error.metadata) : undefined });
+  };
+
+  const send = (request: RecordRequest) =>
+    new Promise<ReturnType<typeof partialRefusal>>((resolve, reject) => {
+      if (problem) return reject(new SinkError('otlp_grpc', `cannot call ${address}: ${problem}; check headers`));
+      client ??= new grpc.Client(address, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(), channelOptions(options.compression));
+      const call = client.makeUnaryRequest(
+        path,
+        (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        (answer: Buffer) => answer,
+        request.body,
+        metadata,
+        // gRPC takes a wall-clock deadline.
+        { deadline: Date.now() + timeout },
+        (error, answer) => {
+          calls.delete(call);
+          if (error) reject(failure(error));
+          else resolve(partialRefusal('otlp_grpc', signal, answer ?? Buffer.alloc(0), request));
+        },
+      );
+      calls.add(call);
+    });
+
+  return batchingSink<RecordRequest>(
+    {
+      prepare: otlpRequests(options.batchSize ?? OTLP_DEFAULTS.batchSize, options.resource),
+      send,
+      abort: () => calls.forEach((call) => call.cancel()),
+      release: () => client?.close(),
+    },
+    {
+      name: 'otlp_grpc',
+      target: `${secure ? 'https://' : ''}${address}`,
+      batchSize: options.batchSize ?? OTLP_DEFAULTS.batchSize,
+      batchUnit: 'records',
+      maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge,
+      retry: options.retry ?? DEFAULT_RETRY,
+      flushTimeout: options.flushTimeout,
+      scheduler,
+      random: options.random,
+    },
+  );
+}
+
+/** `host:port` of an endpoint, and whether it asks for TLS (`https://`). */
+export function grpcAddress(endpoint: string): { address: string; secure: boolean } {
+  if (!/^https?:\/\//.test(endpoint)) return { address: endpoint, secure: false };
+  const url = new URL(endpoint);
+  return { address: `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`, secure: url.protocol === 'https:' };
+}
+
+function channelOptions(compression: OtlpGrpcSinkOptions['compression']): Grpc.ChannelOptions {
+  // grpc-js: 2 is gzip. Keep-alive pings keep a long run's channel from going stale unnoticed.
+  return { ...(compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}), 'grpc.keepalive_time_ms': 60_000 };
+}
+
+/** The headers as gRPC metadata, or why gRPC cannot carry one of them (naming it, never its value). */
+function metadataOf(grpc: typeof Grpc, headers: Readonly<Record<string, string>>): { metadata: Grpc.Metadata; problem?: string } {
+  const metadata = new grpc.Metadata();
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      metadata.set(name.toLowerCase(), name.toLowerCase().endsWith('-bin') ? Buffer.from(value) : value);
+    } catch {
+      return { metadata, problem: `the header "${name}" cannot be sent as gRPC metadata` };
+    }
+  }
+  return { metadata };
+}
+
+/** The wait a refusal's google.rpc.RetryInfo asks for, in ms. */
+function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
+  const details = metadata?.get('grpc-status-details-bin')[0];
+  if (!Buffer.isBuffer(details)) return undefined;
+  try {
+    const { type } = otlpMessages();
+    const status = type('Status').toObject(type('Status').decode(details)) as { details?: { typeUrl: string; value: Uint8Array }[] };
+    const info = status.details?.find((detail) => detail.typeUrl === RETRY_INFO);
+    if (!info) return undefined;
+    const { retryDelay } = type('RetryInfo').toObject(type('RetryInfo').decode(info.value), { longs: Number }) as { retryDelay?: { seconds?: number; nanos?: number } };
+    return retryDelay ? (retryDelay.seconds ?? 0) * 1000 + (retryDelay.nanos ?? 0) / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What to check after a final status. */
+function advice(code: string, signal: OtlpSignal, address: string): string {
+  switch (code) {
+    case 'INVALID_ARGUMENT':
+      return `; the collector refused the data as invalid: check that the sink's signal_type (${signal}) is what this endpoint expects and that the entry is a ${signal} entry`;
+    case 'UNIMPLEMENTED':
+      return `; ${address} does not serve OTLP ${signal} over gRPC: is it the collector's OTLP/gRPC port (usually 4317; OTLP/HTTP on 4318 takes the otlp_http sink)?`;
+    case 'UNAUTHENTICATED':
+    case 'PERMISSION_DENIED':
+      return '; set the credentials or the tenant in headers';
+    case 'UNAVAILABLE':
+      return `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`;
+    default:
+      return '';
+  }
+}

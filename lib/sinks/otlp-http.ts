@@ -1,0 +1,67 @@
+import { gzipSync } from 'node:zlib';
+import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
+import { OTLP_DEFAULTS } from './otlp-grpc.js';
+import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';
+import type { RecordRequest } from './record-requests.js';
+import type { Sink } from './sink.js';
+
+export interface OtlpHttpSinkOptions extends HttpBatchOptions {
+  /** The collector's base address; the sink appends `/v1/metrics` or `/v1/logs`. */
+  readonly url: string;
+  readonly signal: OtlpSignal;
+  readonly compression?: 'none' | 'gzip';
+  readonly resource?: Readonly<Record<string, string>>;
+}
+
+/** The export URL of a base address; a URL that already ends with the signal's path is kept. */
+export function exportUrl(base: string, signal: OtlpSignal): URL {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/+$/, '');
+  const wanted = OTLP_SIGNALS[signal].path;
+  url.pathname = path.endsWith(wanted) ? path : `${path}${wanted}`;
+  return url;
+}
+
+/**
+ * Sink for OTLP over HTTP with protobuf bodies (the collector's port 4318; Prometheus,
+ * VictoriaMetrics, Loki and Grafana Cloud accept only this form): the requests of the gRPC sink
+ * POSTed to `<url>/v1/metrics` or `<url>/v1/logs`, `Content-Type: application/x-protobuf`,
+ * gzip-compressed when asked. Retries 408, 429 (after its Retry-After), 5xx and network errors;
+ * a partial success in the answer fails the refused records only.
+ */
+export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
+  const { signal } = options;
+  const gzip = options.compression === 'gzip';
+  const batchSize = options.batchSize ?? OTLP_DEFAULTS.batchSize;
+  const requests = otlpRequests(batchSize, options.resource);
+  return httpBatchingSink<RecordRequest>(
+    { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge },
+    {
+      sink: 'otlp_http',
+      url: exportUrl(options.url, signal),
+      headers: { ...options.headers, 'Content-Type': 'application/x-protobuf', ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) },
+      hint: (status) => refusalHint(status, signal),
+    },
+    gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
+    (answer, request) => partialRefusal('otlp_http', signal, answer, request),
+  );
+}
+
+function refusalHint(status: number, signal: OtlpSignal): string | undefined {
+  switch (status) {
+    case 400:
+      return `the collector refused the data as invalid: check that the sink's signal_type (${signal}) matches the entry`;
+    case 401:
+    case 403:
+      return 'set the credentials or the tenant in headers';
+    case 404:
+    case 405:
+      return `url must be the collector's base address (the sink appends ${OTLP_SIGNALS[signal].path}; OTLP/HTTP is usually port 4318)`;
+    case 413:
+      return 'the request is too large: lower batch_size';
+    case 415:
+      return 'the endpoint does not take OTLP protobuf bodies';
+    default:
+      return undefined;
+  }
+}
