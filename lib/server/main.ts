@@ -13,6 +13,8 @@ import { EntryRegistry } from './registry.js';
 import { autostartNames, prepareAutostart } from './autostart.js';
 import { launchScenario, type PreparedScenario } from './launch.js';
 import { Catalog } from '../catalog/index.js';
+import { parseShard } from './shard.js';
+import type { Shard } from '../../operators/labels.js';
 import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
 
@@ -24,9 +26,10 @@ interface Settings {
   readonly fileRoot?: string;
   readonly catalog?: Catalog;
   readonly autostart: readonly string[];
+  readonly shard?: Shard;
 }
 
-/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b]`. */
+/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`. */
 class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
@@ -36,6 +39,7 @@ class ServeCommand extends Command {
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
       ['Listen on every interface; file sinks may write below /var/lib/svc', 'SVC_API_KEY=secret $0 --bind 0.0.0.0 --file-root /var/lib/svc'],
       ['Start two catalog scenarios at boot', '$0 --catalog /scenarios --autostart @checkout,@search'],
+      ['Emit the second third of their series (three servers emit the whole)', '$0 --catalog /scenarios --autostart @checkout --shard 1/3'],
     ],
   });
 
@@ -45,6 +49,7 @@ class ServeCommand extends Command {
   fileRoot = Option.String('--file-root', { description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)' });
   catalog = Option.String('--catalog', { description: 'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)' });
   autostart = Option.String('--autostart', { description: 'Catalog scenarios to start at boot: @a,@b (also SVC_AUTOSTART; needs --catalog)' });
+  shard = Option.String('--shard', { description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)" });
 
   async execute(): Promise<number> {
     let settings: Settings;
@@ -62,9 +67,9 @@ class ServeCommand extends Command {
       this.context.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;
     }
-    const { port, bind, apiKey, fileRoot, catalog } = settings;
+    const { port, bind, apiKey, fileRoot, catalog, shard } = settings;
     const logger = createLogger(logLevelOf(process.env), pino.destination(2));
-    const registry = new EntryRegistry({ logger });
+    const registry = new EntryRegistry({ logger, shard });
     const app = createApp({ registry, logger, apiKey, fileRoot, catalog });
     const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -78,7 +83,10 @@ class ServeCommand extends Command {
       await this.shutDown(registry, server, logger);
       return 1;
     }
-    logger.info({ port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null, catalog: catalog?.dir ?? null }, 'svc-server listening');
+    logger.info(
+      { port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null, catalog: catalog?.dir ?? null, shard: shard ? `${shard.index}/${shard.count}` : null },
+      'svc-server listening',
+    );
     if (!apiKey && !isLoopback(address.address)) {
       logger.warn(
         { bind },
@@ -107,6 +115,7 @@ class ServeCommand extends Command {
     const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
     const catalogDir = this.catalog ?? process.env.SVC_CATALOG;
     const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
+    const shard = this.shard ?? process.env.SVC_SHARD;
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
       const catalog = catalogDir === undefined ? undefined : await Catalog.open(catalogDir);
@@ -117,6 +126,7 @@ class ServeCommand extends Command {
         fileRoot,
         catalog,
         autostart: autostart === undefined || autostart.trim() === '' ? [] : autostartNames(autostart, catalog),
+        ...(shard !== undefined && { shard: parseShard(shard) }),
       };
     } catch (error) {
       throw new UsageError((error as Error).message);

@@ -4,7 +4,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { Delivery } from '../../operators/deliver.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
-import { startEntries } from '../runtime/file-run.js';
+import { startEntries, type FileRunOptions } from '../runtime/file-run.js';
 import { ScrapeBuffer } from './scrape.js';
 
 /**
@@ -24,7 +24,7 @@ export interface StartedEntry {
   outcome?: EntryOutcome;
 }
 
-export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 'stdout'> {
+export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 'stdout'>, Pick<FileRunOptions, 'shard'> {
   readonly scheduler?: SchedulerLike;
   /** Where sink failures and failed entries are logged, with the entry's id. */
   readonly logger?: Logger;

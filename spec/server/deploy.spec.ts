@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { directory } from '../catalog/helpers.js';
+import { waitFor } from '../support/backends/ports.js';
 import { spawnServerProcess, startServerProcess } from '../support/server-process.js';
 import { testServer } from '../support/server.js';
 
@@ -144,6 +145,41 @@ describe('svc-server in a deployment', () => {
       expect(cases[1]!.err).to.match(/--autostart: expected catalog references @name separated by commas, got "search"/);
       expect(cases[2]!.err).to.match(/catalog directory not found/);
       for (const c of cases) expect(c.out).to.equal('');
+    });
+
+    it('--shard i/N (SVC_SHARD): N servers running the same scenario together expose every series exactly once', async () => {
+      const catalog = directory({
+        'fleet.yaml': `${gaugeFile('fleet')}  - signal_type: metrics\n    name: fleet_info\n    rate: 10\n    generator: { type: constant, value: 1 }\n`,
+      });
+      const start = (args: string[], env: Record<string, string> = {}) => startServerProcess({ args: ['--catalog', catalog, '--autostart', '@fleet', ...args], env, quiet: true });
+      // Whole; shard 0 of 2 by flag; shard 1 of 2 by environment.
+      const servers = await Promise.all([start([]), start(['--shard', '0/2']), start([], { SVC_SHARD: '1/2' })]);
+      try {
+        // Each server's series, once all of its share has appeared (rate 10, three pods: 300 ms).
+        const series = (base: string, count: number) =>
+          waitFor(`${count} series`, async () => {
+            const res = await fetch(`${base}/scenarios/metrics`);
+            const names = res.status === 200 ? (await res.text()).split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(' ')[0]!) : [];
+            return names.length >= count ? names : undefined;
+          });
+        const [whole, first, second] = await Promise.all([series(servers[0]!.base, 4), series(servers[1]!.base, 2), series(servers[2]!.base, 2)]);
+        expect(whole!.sort()).to.deep.equal(['fleet_info', 'fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_1"}', 'fleet_ratio{pod="pod_2"}']);
+        // fleet_ratio (position 0): pods 0 and 2 on shard 0, pod 1 on shard 1; fleet_info (position 1): shard 1.
+        expect([first!.sort(), second!.sort()]).to.deep.equal([
+          ['fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_2"}'],
+          ['fleet_info', 'fleet_ratio{pod="pod_1"}'],
+        ]);
+      } finally {
+        for (const server of servers) server.kill();
+      }
+    });
+
+    it('exits 2 naming --shard for a shard that is not ORDINAL/COUNT, as when the pod index label is missing', async () => {
+      const cases = await Promise.all([exitOf([], { SVC_SHARD: '$(SVC_POD_INDEX)/3' }), exitOf(['--shard', '3/3']), exitOf(['--shard', '0/1001'])]);
+      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
+      expect(cases[0]!.err).to.match(/--shard: expected ORDINAL\/COUNT.*got "\$\(SVC_POD_INDEX\)\/3"/);
+      expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
+      expect(cases[2]!.err).to.match(/COUNT from 1 to 1000/);
     });
 
     it('exits 1 before listening, naming the reference, when an autostart scenario is unknown or refused', async () => {
