@@ -24,6 +24,22 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
 const container = (workload: Manifest) => workload.spec.template.spec.containers[0];
 const envOf = (workload: Manifest) => Object.fromEntries((container(workload).env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [e.name, e.value ?? e.valueFrom]));
 
+/** Whether a Kubernetes label selector (matchLabels, matchExpressions with In, NotIn, Exists, DoesNotExist) selects `labels`. */
+function selects(selector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }, labels: Record<string, string>): boolean {
+  const matched = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
+  return (
+    matched &&
+    (selector.matchExpressions ?? []).every(({ key, operator, values = [] }) => {
+      const has = Object.hasOwn(labels, key);
+      if (operator === 'In') return has && values.includes(labels[key]!);
+      if (operator === 'NotIn') return !has || !values.includes(labels[key]!);
+      if (operator === 'Exists') return has;
+      if (operator === 'DoesNotExist') return !has;
+      throw new Error(`unknown selector operator ${operator}`);
+    })
+  );
+}
+
 const SCENARIO = `version: 2
 kind: runnable
 name: checkout
@@ -302,7 +318,15 @@ describe('Helm chart (chart/)', function () {
       expect(monitor.apiVersion).to.equal('monitoring.coreos.com/v1');
       expect(monitor.metadata.labels).to.include({ release: 'prometheus' });
       expect(monitor.spec.endpoints).to.deep.equal([{ port: 'http', path: '/scenarios/metrics', interval: '30s', scrapeTimeout: '10s' }]);
-      expect(monitor.spec.selector.matchLabels).to.deep.equal(rendered.one('Service').spec.selector);
+      expect(rendered.objects.filter((o) => o.kind === 'Service' && selects(monitor.spec.selector, o.metadata.labels!)).map((o) => o.metadata.name)).to.deep.equal(['demo-svc']);
+    });
+
+    it('serviceMonitor in shard mode selects the main Service only, not the headless one: each pod is scraped once', async () => {
+      const rendered = await renderChart({ shard: { enabled: true }, replicaCount: 2, serviceMonitor: { enabled: true } });
+      const services = rendered.objects.filter((o) => o.kind === 'Service');
+      expect(services).to.have.length(2);
+      const selector = rendered.one('ServiceMonitor').spec.selector;
+      expect(services.filter((o) => selects(selector, o.metadata.labels!)).map((o) => o.metadata.name)).to.deep.equal(['demo-svc']);
     });
 
     it('shard: a StatefulSet of replicaCount pods, each told its share from its pod index, and a headless Service', async () => {
