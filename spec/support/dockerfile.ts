@@ -123,7 +123,8 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
     const expose: string[] = [];
     let entrypoint: string[] | undefined;
     let cmd: string[] | undefined;
-    const hostEnv = () => ({ ...process.env, ...env, PATH: hostPath(env.PATH, inStage) });
+    // A build knows nothing of this test run (c8's coverage directory least of all: tsc would fill it).
+    const hostEnv = () => ({ ...withoutCoverage(process.env), ...env, PATH: hostPath(env.PATH, inStage) });
     for (const instruction of stage.instructions) {
       const where = `Dockerfile:${instruction.line}: ${instruction.keyword}`;
       switch (instruction.keyword) {
@@ -199,6 +200,11 @@ export function which(command: string, path: string): string {
 /** Entries of a directory, sorted. */
 export function listing(dir: string): string[] {
   return readdirSync(dir).sort();
+}
+
+function withoutCoverage(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_V8_COVERAGE: _, ...rest } = env;
+  return rest;
 }
 
 function substitute(text: string, args: Readonly<Record<string, string>>): string {
