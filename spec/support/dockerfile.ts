@@ -123,8 +123,7 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
     const expose: string[] = [];
     let entrypoint: string[] | undefined;
     let cmd: string[] | undefined;
-    // A build knows nothing of this test run (c8's coverage directory least of all: tsc would fill it).
-    const hostEnv = () => ({ ...withoutCoverage(process.env), ...env, PATH: hostPath(env.PATH, inStage) });
+    const hostEnv = () => ({ ...buildEnv(), ...env, PATH: hostPath(env.PATH, inStage) });
     for (const instruction of stage.instructions) {
       const where = `Dockerfile:${instruction.line}: ${instruction.keyword}`;
       switch (instruction.keyword) {
@@ -202,9 +201,13 @@ export function listing(dir: string): string[] {
   return readdirSync(dir).sort();
 }
 
-function withoutCoverage(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { NODE_V8_COVERAGE: _, ...rest } = env;
-  return rest;
+/**
+ * This machine's environment without what the test run put there: a build knows nothing of it
+ * (npm's settings of the running `npm test`, such as its project directory; c8's coverage
+ * directory, which tsc would fill). npm reads its own configuration files again.
+ */
+function buildEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_') && name !== 'NODE_V8_COVERAGE'));
 }
 
 function substitute(text: string, args: Readonly<Record<string, string>>): string {
