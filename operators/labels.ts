@@ -1,5 +1,5 @@
-import { defer, map, type OperatorFunction } from 'rxjs';
-import type { Labelled, Series, TickBatch } from './model/batch.js';
+import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
+import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
 import { seriesOf } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
@@ -19,10 +19,18 @@ export interface CardinalitySpike extends Window {
   readonly seed?: number;
 }
 
+/** One of `count` shards that split the series between them: this one emits series `index`, `index + count`, …. */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
 export interface LabelOptions {
   readonly static?: Readonly<Record<string, string>>;
   readonly dynamic?: readonly RotatingLabel[];
   readonly spikes?: readonly CardinalitySpike[];
+  /** Keep only the ticks of this shard's series; default: every tick. */
+  readonly shard?: Shard;
 }
 
 /** One varying label: which of its values tick n carries (0 = absent), and the value's text. */
@@ -45,11 +53,24 @@ interface Dimension {
  *          labels({ static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 2 }] })
  * series:  a---b---a---b---|   a = {env="ci",pod="pod_0"}, b = {env="ci",pod="pod_1"}
  * ```
+ *
+ * With a `shard`, series are numbered in the order they first appear (0, 1, 2, …: the same on
+ * every shard, which all see the same ticks) and only the ticks of series `n` with
+ * `n mod count = index` pass, at their own times: N shards together emit each event once.
+ *
+ * ```
+ * ticks:   0---1---2---3---|
+ *          labels({ dynamic: [{ key: 'pod', cardinality: 2 }], shard: { index: 1, count: 2 } })
+ * series:  ----b-------b---|
+ * ```
  */
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
   const fixed = options.static ?? {};
+  const shard = options.shard;
   const dimensions = [...(options.dynamic ?? []).map(rotating), ...(options.spikes ?? []).map(spike)];
   if (dimensions.length === 0) {
+    // One series, number 0: another shard runs along, emitting nothing.
+    if (shard && shard.index !== 0) return ignoreElements();
     const only = seriesOf(fixed);
     return map((batch) => ({ ...batch, series: new Array<Series>(batch.size).fill(only) }));
   }
@@ -66,13 +87,23 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   };
 
   // The interned label sets live as long as one subscription: a finished run frees them.
-  return (source) =>
+  const labelled: OperatorFunction<B, Labelled<B>> = (source) =>
     defer(() => {
-      const interned = new Map<number | string, Series>();
+      const interned = new Map<number | string, Interned>();
+      // Shard: the number of each label set, by its key (digits of several dimensions may spell one set).
+      const numbers = new Map<string, number>();
+      const intern = (digits: readonly number[]): Interned => {
+        const series = build(digits);
+        if (!shard) return { series, mine: true };
+        let n = numbers.get(series.key);
+        if (n === undefined) numbers.set(series.key, (n = numbers.size));
+        return { series, mine: n % shard.count === shard.index };
+      };
       const digits = new Array<number>(dimensions.length);
       return source.pipe(
         map((batch) => {
           const series = new Array<Series>(batch.size);
+          let kept: number[] | undefined;
           for (let i = 0; i < batch.size; i++) {
             let code: number | string = exact ? 0 : '';
             for (let d = 0; d < dimensions.length; d++) {
@@ -82,13 +113,23 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
               code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
             }
             let found = interned.get(code);
-            if (!found) interned.set(code, (found = build(digits)));
-            series[i] = found;
+            if (!found) interned.set(code, (found = intern(digits)));
+            series[i] = found.series;
+            if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
+            else if (found.mine && kept) kept.push(i);
           }
-          return { ...batch, series };
+          const all = { ...batch, series };
+          return kept ? selectTicks(all, kept) : all;
         }),
       );
     });
+  return shard ? pipe(labelled, filter((batch) => batch.size > 0)) : labelled;
+}
+
+/** An interned label set, and whether this shard emits it. */
+interface Interned {
+  readonly series: Series;
+  readonly mine: boolean;
 }
 
 function rotating(label: RotatingLabel): Dimension {

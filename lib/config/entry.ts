@@ -94,18 +94,30 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
-  const sink = sinkKindOf(fields.sink?.type ?? 'stdout')!;
-  const encoderType = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
+  const sink = fields.sink ?? { type: 'stdout' as const };
+  for (const problem of pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).problems) add(problem.path, problem.message);
+  return issues;
+}
+
+/**
+ * An encoder and a sink on an entry (or event) of `signal`: what is wrong with them together
+ * (an encoder of one protocol on another sink and the reverse, a signal the encoder or the sink
+ * does not carry, a sink field the signal decides), and the sink fitted to the signal. Validation
+ * and POST /events both ask this.
+ */
+export function pairing(signal: SignalType, encoderType: EncoderType, config: SinkConfig): { problems: { path: string[]; message: string }[]; sink: SinkConfig } {
+  const problems: { path: string[]; message: string }[] = [];
+  const sink = sinkKindOf(config.type)!;
   const encoder = encoderKindOf(encoderType)!;
-  if (encoder.sinks && !encoder.sinks.includes(sink.type)) add(['encoder', 'type'], `the ${encoderType} encoder needs the ${encoder.sinks.join(' or ')} sink, got sink ${sink.type}`);
-  if (sink.encoders && !sink.encoders.includes(encoderType)) add(['sink', 'type'], `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}`);
+  if (encoder.sinks && !encoder.sinks.includes(sink.type)) problems.push({ path: ['encoder', 'type'], message: `the ${encoderType} encoder needs the ${encoder.sinks.join(' or ')} sink, got sink ${sink.type}` });
+  if (sink.encoders && !sink.encoders.includes(encoderType)) problems.push({ path: ['sink', 'type'], message: `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}` });
   const family = familyOf(signal);
   const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);
-  if (refusal) add(['encoder', 'type'], `${encoderType} ${refusal}`);
-  if (!sink.carries.includes(family)) add(['sink', 'type'], `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry`);
-  const fitted = fields.sink && sink.fit?.(fields.sink, signal);
-  if (fitted && 'message' in fitted) add(['sink', ...fitted.path], fitted.message);
-  return issues;
+  if (refusal) problems.push({ path: ['encoder', 'type'], message: `${encoderType} ${refusal}` });
+  if (!sink.carries.includes(family)) problems.push({ path: ['sink', 'type'], message: `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry` });
+  const fitted = sink.fit?.(config, signal) ?? config;
+  if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
+  return { problems, sink: 'message' in fitted ? config : fitted };
 }
 
 /**
@@ -224,7 +236,7 @@ function normalise(fields: EntryFields): Entry {
     observations_per_tick: histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
     seed: histogram || summary ? (fields.seed ?? 0) : undefined,
     encoder: fields.encoder ?? { type: defaultEncoder(signal, sink.type) },
-    sink: (sinkKindOf(sink.type)!.fit?.(sink, signal) as SinkConfig | undefined) ?? sink,
+    sink: pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).sink,
     labels: fields.labels ?? {},
     dynamic_labels: fields.dynamic_labels ?? [],
     jitter: fields.jitter,

@@ -11,7 +11,7 @@ import {
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
-import { OTLP_TAG, attributes, nanos, nanoseconds, otlpMessages } from './otlp-messages.js';
+import { OTLP_TAG, attributes, nanos, nanoseconds, otlpMessages } from '../protocols/otlp.js';
 
 /** An OTLP encoder: its records are `metrics` or `log_records` fields of a scope (see {@link otlpMetrics}). */
 export type OtlpEncoder<B> = Encoder<B, Uint8Array>;

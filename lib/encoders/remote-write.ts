@@ -2,7 +2,7 @@ import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch, type S
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
-import { TAG, writeRequestMessages } from './write-request.js';
+import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 
 /** A metric encoder whose chunks are remote-write protobuf. */
 export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;

@@ -4,12 +4,12 @@ import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
 import { samplesPerEvent } from '../language/limits.js';
 import type { Entry } from '../config/types.js';
 import { entrySchedule, entryStart, type Anchor } from './schedule.js';
-import { signalPipeline, UnsupportedEntryError, type SignalHooks } from './signals.js';
+import { signalPipeline, UnsupportedEntryError, type PipelineOptions } from './signals.js';
 
 /** Samples and observations one batch of ticks may carry (a tick more than that goes alone). */
 const BATCH_COST = 4096;
 
-export interface ChainDeps extends SignalHooks {
+export interface ChainDeps extends PipelineOptions {
   readonly scheduler: SchedulerLike;
   readonly sink: Sink;
   /** Emits once to stop the entry: it stops ticking, delivers what it has, flushes, completes. */

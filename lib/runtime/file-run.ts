@@ -32,8 +32,14 @@ import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from
 import { longTimer } from '../../operators/long-timer.js';
 import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
 import type { SignalHooks } from './signals.js';
+import type { Shard } from '../../operators/labels.js';
 
 export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
+  /**
+   * This process's shard of the file's series: series s of the entry at position p of the file is
+   * emitted by shard (p + s) mod count, so entries of a single series spread over the shards too.
+   */
+  readonly shard?: Shard;
   /** Taps into each entry's chain (scrape buffers); the runner adds its own `onValues` for triggers. */
   readonly hooks?: (entry: Entry) => SignalHooks | undefined;
 }
@@ -125,7 +131,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
 
   const runs: EntryRun[] = [];
   try {
-    for (const entry of entries) {
+    for (const [position, entry] of entries.entries()) {
       const own = options.hooks?.(entry);
       const watched = values.get(entry.id);
       const onValues = watched
@@ -134,7 +140,8 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
             watched.next(batch);
           }
         : own?.onValues;
-      const run = runEntry(entry, { ...options, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry) });
+      const shard = options.shard && entryShard(options.shard, position);
+      const run = runEntry(entry, { ...options, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry), shard });
       runs.push(run);
       // An entry that ended stops being watched: entries still waiting for it never start.
       if (watched) void run.done.then(() => watched.complete());
@@ -156,6 +163,11 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       return done;
     },
   };
+}
+
+/** The shard of the entry at `position`'s own series (numbered from 0) that gives the file's series (p + s) mod count to `shard`. */
+function entryShard({ index, count }: Shard, position: number): Shard {
+  return { count, index: (((index - position) % count) + count) % count };
 }
 
 /** Scheduled offset of the first tick of `batch` whose value holds, if any. */

@@ -4,6 +4,7 @@ import type { Entry } from '../config/types.js';
 import { createSink } from '../sinks/index.js';
 import { entryChain, type ChainDeps } from './chain.js';
 import { EntryStats } from './stats.js';
+import type { Shard } from '../../operators/labels.js';
 import type { SignalHooks } from './signals.js';
 
 export interface RunEntryOptions {
@@ -14,6 +15,8 @@ export interface RunEntryOptions {
   readonly createSink?: (entry: Entry) => Sink;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
+  /** Emit only this shard of the entry's series; default: all of them. */
+  readonly shard?: Shard;
   /** When the entry starts (its clock group or `after` trigger, file-run.ts); default: at once or after its phase offset. */
   readonly start?: ChainDeps['start'];
 }
@@ -48,7 +51,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     stats.record(delivery, scheduler.now());
     options.hooks?.onDelivery?.(delivery);
   };
-  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start });
+  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start, shard: options.shard });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({

@@ -8,7 +8,7 @@ import { histogram } from '../../operators/histogram.js';
 import { summary } from '../../operators/summary.js';
 import { jitter } from '../../operators/jitter.js';
 import { gaps } from '../../operators/gaps.js';
-import { labels, type LabelOptions } from '../../operators/labels.js';
+import { labels, type LabelOptions, type Shard } from '../../operators/labels.js';
 import { encode } from '../../operators/encode.js';
 import type { Entry } from '../config/types.js';
 import { valueGenerator } from '../generators/value.js';
@@ -26,6 +26,12 @@ export interface SignalHooks {
   readonly onDelivery?: (delivery: Delivery) => void;
 }
 
+/** How an entry's pipeline is built: its hooks, and the shard of its series it emits. */
+export interface PipelineOptions extends SignalHooks {
+  /** Emit only this shard's series (svc-server --shard); default: all of them. */
+  readonly shard?: Shard;
+}
+
 /** An entry the runtime cannot run (a configuration the validator let through by mistake). */
 export class UnsupportedEntryError extends Error {}
 
@@ -41,8 +47,8 @@ export class UnsupportedEntryError extends Error {}
  * Histogram and summary state is kept per label set, after the labels are known, and only
  * from ticks that survive the gaps: silence records nothing.
  */
-export function signalPipeline(entry: Entry, hooks: SignalHooks = {}): OperatorFunction<TickBatch, EncodedBatch> {
-  const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes };
+export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, EncodedBatch> {
+  const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard: hooks.shard };
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
   const name = required(entry, 'name', entry.name);
   const meta = { name, metricType: entry.metric_type, help: entry.help };

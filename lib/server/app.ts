@@ -23,7 +23,7 @@ export function createApp(deps: ServerDeps): Koa {
   app.use(errors(deps.logger));
   app.use(auth(deps.apiKey));
   app.use(bodyParser({ enableTypes: ['text'], extendTypes: { text: [...YAML_TYPES, ...JSON_TYPES] }, textLimit: `${MAX_TEXT_BYTES}b` }));
-  for (const router of [healthRoutes(), scenarioRoutes(deps), eventRoutes(deps), openapiRoutes()]) {
+  for (const router of [healthRoutes(deps), scenarioRoutes(deps), eventRoutes(deps), openapiRoutes()]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import type { Sink } from '../../operators/deliver.js';
+import type { Catalog } from '../catalog/index.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import type { EntryRegistry } from './registry.js';
 
@@ -12,6 +13,8 @@ export interface ServerDeps {
   readonly apiKey?: string;
   /** Real path of the directory `file` sinks of requests must write below; none: they are refused. */
   readonly fileRoot?: string;
+  /** Where `pack: <name>` and bodies of `@name` resolve (`--catalog`); none: built-in packs only. */
+  readonly catalog?: Catalog;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
   readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;

@@ -5,10 +5,10 @@ import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
 import { number, oneOf, record, strict, string } from '../language/combinators.js';
 import { formatPath, issuesOf } from '../language/problems.js';
-import { unbuiltRefusal } from '../config/entry.js';
+import { pairing, unbuiltRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
-import { ENCODER_TYPES, encoderCodec, encodingRefusal } from '../encoders/kinds/index.js';
+import { ENCODER_TYPES, encoderCodec } from '../encoders/kinds/index.js';
 import { SINK_TYPES, sinkCodec } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
 
@@ -49,14 +49,14 @@ export function decodeEvent(body: unknown): SingleEvent {
 
   const labels = valid('labels', codecs.labels, raw.labels);
   const encoder = valid('encoder', encoderCodec, raw.encoder);
-  // Only otlp_grpc decodes without a field the entry derives (signal_type); it is refused just below.
-  const sink = valid('sink', sinkCodec, raw.sink);
-  for (const [field, type] of [['encoder', encoder.type], ['sink', sink.type]] as const) {
+  const decodedSink = valid('sink', sinkCodec, raw.sink);
+  for (const [field, type] of [['encoder', encoder.type], ['sink', decodedSink.type]] as const) {
     const refusal = unbuiltRefusal(field, type);
     if (refusal) throw new HttpError(422, 'feature_not_built', `${field}.type: ${refusal}`);
   }
-  const refusal = encodingRefusal(encoder.type, raw.signal_type, branch === 'log' ? 'a log record' : 'a metric');
-  if (refusal) throw new HttpError(422, 'validation_failed', `encoder.type: ${encoder.type} ${refusal}`);
+  // The rules of an entry's encoder and sink, and the sink fitted to the signal (an OTLP sink's signal_type).
+  const { problems, sink } = pairing(raw.signal_type, encoder.type, decodedSink);
+  if (problems.length) throw new HttpError(422, 'validation_failed', problems.map((p) => `${formatPath(p.path)}: ${p.message}`).join('; '));
   if (branch === 'log') {
     const log = valid('log', logCodec, raw.log);
     return { signal_type: 'logs', labels, log: { ...log, fields: log.fields ?? {} }, encoder, sink };

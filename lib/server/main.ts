@@ -1,6 +1,7 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { firstValueFrom } from 'rxjs';
 import { stopSignals } from '../runtime/stop-signals.js';
 import { createLogger } from './logger.js';
@@ -9,17 +10,36 @@ import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
 import { logLevelOf } from './log-level.js';
 import { EntryRegistry } from './registry.js';
+import { autostartNames, prepareAutostart } from './autostart.js';
+import { launchScenario, type PreparedScenario } from './launch.js';
+import { Catalog } from '../catalog/index.js';
+import { parseShard } from './shard.js';
+import type { Shard } from '../../operators/labels.js';
 import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
 
-/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR]`. */
+/** What svc-server runs with, from its flags and `SVC_` environment variables. */
+interface Settings {
+  readonly port: number;
+  readonly bind: string;
+  readonly apiKey?: string;
+  readonly fileRoot?: string;
+  readonly catalog?: Catalog;
+  readonly autostart: readonly string[];
+  readonly shard?: Shard;
+}
+
+/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`. */
 class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
-    details: 'Prints {"svc_server":{"port":N}} on stdout once listening; logs (pino JSON) go to stderr. SIGTERM/SIGINT stop every scenario, flush every sink, then exit 0.',
+    details:
+      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 once draining). SIGTERM/SIGINT stop every scenario, flush every sink, then exit 0.',
     examples: [
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
       ['Listen on every interface; file sinks may write below /var/lib/svc', 'SVC_API_KEY=secret $0 --bind 0.0.0.0 --file-root /var/lib/svc'],
+      ['Start two catalog scenarios at boot', '$0 --catalog /scenarios --autostart @checkout,@search'],
+      ['Emit the second third of their series (three servers emit the whole)', '$0 --catalog /scenarios --autostart @checkout --shard 1/3'],
     ],
   });
 
@@ -27,34 +47,46 @@ class ServeCommand extends Command {
   bind = Option.String('--bind', { description: 'Bind address (also SVC_BIND; default 127.0.0.1)' });
   apiKey = Option.String('--api-key', { description: 'Require Authorization: Bearer <key> (also SVC_API_KEY)' });
   fileRoot = Option.String('--file-root', { description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)' });
+  catalog = Option.String('--catalog', { description: 'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)' });
+  autostart = Option.String('--autostart', { description: 'Catalog scenarios to start at boot: @a,@b (also SVC_AUTOSTART; needs --catalog)' });
+  shard = Option.String('--shard', { description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)" });
 
   async execute(): Promise<number> {
-    let port: number;
+    let settings: Settings;
+    let autostarts: PreparedScenario[];
     try {
-      port = flagNumber('--port', this.port, { integer: true, min: 0, max: 65535, expected: 'a port from 0 to 65535' });
+      settings = await this.settings();
     } catch (error) {
       // On stderr: stdout carries only the start-up line.
       this.context.stderr.write(this.cli.error(error as Error));
       return 2;
     }
-    const bind = this.bind ?? process.env.SVC_BIND ?? '127.0.0.1';
-    const apiKey = this.apiKey ?? process.env.SVC_API_KEY;
-    const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
-    let fileRoot: string | undefined;
     try {
-      fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
+      autostarts = settings.catalog ? await prepareAutostart(settings.autostart, settings.catalog, settings.fileRoot) : [];
     } catch (error) {
-      this.context.stderr.write(this.cli.error(new UsageError((error as Error).message)));
-      return 2;
+      this.context.stderr.write(`error: ${(error as Error).message}\n`);
+      return 1;
     }
+    const { port, bind, apiKey, fileRoot, catalog, shard } = settings;
     const logger = createLogger(logLevelOf(process.env), pino.destination(2));
-    const registry = new EntryRegistry({ logger });
-    const app = createApp({ registry, logger, apiKey, fileRoot });
+    const registry = new EntryRegistry({ logger, shard });
+    const app = createApp({ registry, logger, apiKey, fileRoot, catalog });
     const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     const address = server.address() as AddressInfo;
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
-    logger.info({ port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null }, 'svc-server listening');
+    // After the start-up line (a stdout sink writes there too), before any request is read.
+    try {
+      for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
+    } catch (error) {
+      logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
+      await this.shutDown(registry, server, logger);
+      return 1;
+    }
+    logger.info(
+      { port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null, catalog: catalog?.dir ?? null, shard: shard ? `${shard.index}/${shard.count}` : null },
+      'svc-server listening',
+    );
     if (!apiKey && !isLoopback(address.address)) {
       logger.warn(
         { bind },
@@ -64,12 +96,41 @@ class ServeCommand extends Command {
 
     const signal = await firstValueFrom(stopSignals());
     logger.info({ signal }, 'stopping: flushing every scenario');
+    await this.shutDown(registry, server, logger);
+    return 0;
+  }
+
+  /** Drains (readiness turns 503), stops and flushes every scenario, then closes the server. */
+  private async shutDown(registry: EntryRegistry, server: Server, logger: Logger): Promise<void> {
     await registry.stopAll();
     await new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
     logger.info('stopped');
     logger.flush();
-    return 0;
+  }
+
+  /** The flags, each falling back on its environment variable; a UsageError naming the flag when one is wrong. */
+  private async settings(): Promise<Settings> {
+    const port = flagNumber('--port', this.port, { integer: true, min: 0, max: 65535, expected: 'a port from 0 to 65535' });
+    const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
+    const catalogDir = this.catalog ?? process.env.SVC_CATALOG;
+    const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
+    const shard = this.shard ?? process.env.SVC_SHARD;
+    try {
+      const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
+      const catalog = catalogDir === undefined ? undefined : await Catalog.open(catalogDir);
+      return {
+        port,
+        bind: this.bind ?? process.env.SVC_BIND ?? '127.0.0.1',
+        apiKey: this.apiKey ?? process.env.SVC_API_KEY,
+        fileRoot,
+        catalog,
+        autostart: autostart === undefined || autostart.trim() === '' ? [] : autostartNames(autostart, catalog),
+        ...(shard !== undefined && { shard: parseShard(shard) }),
+      };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
   }
 }
 

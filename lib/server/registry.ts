@@ -4,7 +4,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { Delivery } from '../../operators/deliver.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
-import { startEntries } from '../runtime/file-run.js';
+import { startEntries, type FileRunOptions } from '../runtime/file-run.js';
 import { ScrapeBuffer } from './scrape.js';
 
 /**
@@ -24,7 +24,7 @@ export interface StartedEntry {
   outcome?: EntryOutcome;
 }
 
-export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 'stdout'> {
+export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 'stdout'>, Pick<FileRunOptions, 'shard'> {
   readonly scheduler?: SchedulerLike;
   /** Where sink failures and failed entries are logged, with the entry's id. */
   readonly logger?: Logger;
@@ -33,21 +33,38 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
 export type Status = 'running' | 'stopped' | 'failed';
 
+/** Thrown by {@link EntryRegistry.start} once the registry drains: the server is going away. */
+export class DrainingError extends Error {
+  constructor() {
+    super('svc-server is shutting down: it flushes its scenarios and takes no new ones');
+    this.name = 'DrainingError';
+  }
+}
+
 /**
  * The entries a server runs: started from a posted file (all its entries together, as one file
  * run), listed, stopped and forgotten. An entry whose duration ends stays listed as `stopped`,
- * with its final statistics, until it is deleted.
+ * with its final statistics, until it is deleted. Once {@link stopAll} began it drains: it
+ * starts nothing more (an entry started then would outlive the flush), and readiness says so.
  */
 export class EntryRegistry {
   private readonly entries = new Map<string, StartedEntry>();
+  private stopping = false;
 
   constructor(private readonly options: RegistryOptions = {}) {}
 
+  /** True from the moment {@link stopAll} is called: the server stops taking work. */
+  get draining(): boolean {
+    return this.stopping;
+  }
+
   /**
    * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
-   * triggers wired by startEntries); throws, with nothing left running, when one cannot start.
+   * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
+   * and a {@link DrainingError} once the registry drains.
    */
   start(file: ScenarioFile): StartedEntry[] {
+    if (this.stopping) throw new DrainingError();
     const ids = new Map(file.scenarios.map((entry) => [entry.id, randomUUID()]));
     const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
     const fileRun = startEntries(file.scenarios, {
@@ -95,8 +112,9 @@ export class EntryRegistry {
     return started;
   }
 
-  /** Stops every entry and waits until every sink flushed. */
+  /** Starts draining, stops every entry and waits until every sink flushed. */
   async stopAll(): Promise<void> {
+    this.stopping = true;
     await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
   }
 }

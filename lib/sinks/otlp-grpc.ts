@@ -1,6 +1,6 @@
 import type * as Grpc from '@grpc/grpc-js';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { otlpMessages } from '../encoders/otlp-messages.js';
+import { otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
 import { batchingSink } from './batching.js';
 import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';

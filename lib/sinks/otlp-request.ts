@@ -1,4 +1,4 @@
-import { OTLP_TAG, attributes, otlpMessages } from '../encoders/otlp-messages.js';
+import { OTLP_TAG, attributes, otlpMessages } from '../protocols/otlp.js';
 import { VERSION } from '../version.js';
 import type { PartialRefusal } from './batching.js';
 import { recordRequests, type RecordRequest } from './record-requests.js';

@@ -21,9 +21,10 @@ describe('encoder', () => {
     expect(entryOf(logs()).encoder).to.deep.equal({ type: 'json_lines' });
   });
 
-  it('defaults to the only encoder a remote_write or otlp_grpc sink speaks (no pairing problem; otlp_grpc is refused for its missing feature)', () => {
+  it('defaults to the only encoder a remote_write, otlp_grpc or otlp_http sink speaks', () => {
     expect(entryOf(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } })).encoder).to.deep.equal({ type: 'remote_write' });
-    expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } }))).to.deep.equal([unbuilt('app', 'sink', 'otlp_grpc', 'otlp')]);
+    expect(entryOf(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } })).encoder).to.deep.equal({ type: 'otlp' });
+    expect(entryOf(metric({ sink: { type: 'otlp_http', url: 'http://collector:4318' } })).encoder).to.deep.equal({ type: 'otlp' });
   });
 
   it('keeps the parameters of each encoder', () => {
@@ -62,13 +63,11 @@ describe('encoder', () => {
       ]);
     });
 
-    it('otlp encoder only with the otlp_grpc sink, and back', () => {
+    it('otlp encoder only with the otlp_grpc or otlp_http sink, and back', () => {
       expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'file', path: '/tmp/x' } }))).to.deep.equal([
-        unbuilt('cpu', 'encoder', 'otlp', 'otlp'),
-        'scenarios[0] (cpu): encoder.type: the otlp encoder needs the otlp_grpc sink, got sink file',
+        'scenarios[0] (cpu): encoder.type: the otlp encoder needs the otlp_grpc or otlp_http sink, got sink file',
       ]);
       expect(entryProblems(logs({ encoder: { type: 'json_lines' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
-        unbuilt('app', 'sink', 'otlp_grpc', 'otlp'),
         'scenarios[0] (app): sink.type: the otlp_grpc sink needs the otlp encoder, got encoder json_lines',
       ]);
     });
@@ -113,20 +112,17 @@ describe('sink', () => {
     for (const sink of sinks) expect(sinkOf(sink)).to.deep.equal(sink);
     const logstore = { type: 'logstore', url: 'http://loki:3100', max_streams_per_push: 64, batch_size: 1000 };
     expect(sinkOf(logstore, logs)).to.deep.equal(logstore);
-    const unbuiltSinks = [
-      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10 },
+    const protocolSinks = [
+      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10, compression: 'gzip', resource: { 'service.name': 'checkout' } },
+      { type: 'otlp_http', url: 'http://collector:4318', signal_type: 'logs' },
       { type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 'metrics', tls: { enabled: true, ca_cert: '/ca.pem' } },
       { type: 'remote_write', url: 'http://prom:9090/api/v1/write', batch_size: 100, retry: { max_attempts: 2 } },
     ];
-    for (const sink of unbuiltSinks) expect(decodedSink(sink)).to.deep.equal(sink);
+    for (const sink of protocolSinks) expect(decodedSink(sink)).to.deep.equal(sink);
   });
 
   it('refuses, as a run would, the transports this build lacks, naming the feature', () => {
     expect(entryProblems(metric({ sink: { type: 'broker', brokers: ['k:9092'], topic: 't' } }))).to.deep.equal([unbuilt('cpu', 'sink', 'broker', 'kafka')]);
-    expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
-      unbuilt('cpu', 'encoder', 'otlp', 'otlp'),
-      unbuilt('cpu', 'sink', 'otlp_grpc', 'otlp'),
-    ]);
   });
 
   it('reads retry backoffs as milliseconds and orders them', () => {
@@ -154,11 +150,9 @@ describe('sink', () => {
 
   it('checks a given otlp_grpc signal_type against the entry', () => {
     expect(entryProblems(summary({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'logs' } }))).to.deep.equal([
-      unbuilt('latency', 'sink', 'otlp_grpc', 'otlp'),
       'scenarios[0] (latency): sink.signal_type: expected metrics for a summary entry, got "logs"',
     ]);
     expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'metrics' } }))).to.deep.equal([
-      unbuilt('app', 'sink', 'otlp_grpc', 'otlp'),
       'scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"',
     ]);
   });
@@ -175,7 +169,6 @@ describe('sink', () => {
     ]);
     expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'collector' })).to.deep.equal([
       'scenarios[0] (cpu): sink.endpoint: expected host:port or an http:// or https:// URL, got "collector"',
-      unbuilt('cpu', 'sink', 'otlp_grpc', 'otlp'),
     ]);
     expect(sinkProblems({ type: 'broker', brokers: 'k1:9092,k2', topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "k2" in "k1:9092,k2"',
@@ -227,7 +220,7 @@ describe('sink', () => {
 
   it('names the allowed types', () => {
     expect(sinkProblems({ type: 'kafka' })).to.deep.equal([
-      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker, got "kafka"',
+      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafka"',
     ]);
   });
 });

@@ -105,7 +105,7 @@ describe('CLI overrides', () => {
 
     it('--endpoint without a sink that has an address is an error', () => {
       expect(problems(v2([metric()]), { overrides: { endpoint: 'h:1' } })).to.deep.equal([
-        "--endpoint: the entry's sink is stdout, which has no address: give --sink too (file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker)",
+        "--endpoint: the entry's sink is stdout, which has no address: give --sink too (file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker)",
       ]);
     });
 
@@ -132,7 +132,7 @@ describe('CLI overrides', () => {
 
     it('an unknown sink type is reported with the allowed values', () => {
       expect(problems(v2([metric()]), { overrides: { sink: 'kafka', endpoint: 'k:1' } })).to.deep.equal([
-        '--sink kafka: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, broker, got "kafka"',
+        '--sink kafka: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafka"',
       ]);
     });
 

@@ -19,7 +19,10 @@ describe('createMetricEncoder', () => {
     expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines)');
   });
 
-  it('says plainly that otlp is not available yet', () => {
-    expect(() => createMetricEncoder({ type: 'otlp' }, { name: 'm' })).to.throw(Error, 'encoder "otlp" needs the build feature "otlp"');
+  it('builds the binary encoders of the protocol sinks', () => {
+    for (const type of ['remote_write', 'otlp'] as const) {
+      const chunk = createMetricEncoder({ type }, { name: 'm' }).encode(sampleBatch({ values: [1] }));
+      expect(chunk.data, type).to.be.instanceOf(Uint8Array);
+    }
   });
 });

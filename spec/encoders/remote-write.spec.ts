@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
-import { writeRequestMessages } from '../../lib/encoders/write-request.js';
+import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';

@@ -101,8 +101,8 @@ describe('HTTP API', () => {
     });
 
     it('422 naming the build feature for a transport this build lacks', async () => {
-      const res = await post(testServer(), gauge('sink: { type: otlp_grpc, endpoint: "collector:4317", signal_type: metrics }'));
-      expectError(res, 422, 'feature_not_built', /otlp_grpc needs the build feature "otlp"/);
+      const res = await post(testServer(), gauge('sink: { type: broker, brokers: "kafka:9092", topic: metrics }'));
+      expectError(res, 422, 'feature_not_built', /broker needs the build feature "kafka"/);
     });
 
     it('413 for a body over 1 MiB, 415 for another content type', async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { uncompress } from 'snappyjs';
-import { writeRequestMessages } from '../../lib/encoders/write-request.js';
+import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { testServer } from '../support/server.js';
 

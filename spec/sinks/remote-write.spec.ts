@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { uncompress } from 'snappyjs';
 import type { SinkReport } from '../../operators/deliver.js';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
-import { writeRequestMessages } from '../../lib/encoders/write-request.js';
+import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';

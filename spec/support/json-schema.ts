@@ -1,12 +1,12 @@
 /**
- * A small JSON Schema (2020-12) checker for the keywords svc's schemas use: type, const, enum,
- * required, properties, additionalProperties, propertyNames, pattern, minItems, items, oneOf,
- * exclusiveMinimum and local $ref. It returns the paths that fail, enough to keep a published
+ * A small JSON Schema (2020-12, and draft-07 as Helm charts write it) checker for the keywords
+ * svc's schemas use: type, const, enum, required, properties, additionalProperties,
+ * propertyNames, pattern, minItems, items, oneOf, minimum, maximum, exclusiveMinimum and local $ref. It returns the paths that fail, enough to keep a published
  * schema and the validator in lib/config from drifting apart. Unknown keywords throw.
  */
 type Schema = Record<string, unknown>;
 
-const ANNOTATIONS = new Set(['$schema', '$id', '$defs', 'title', 'description', 'default']);
+const ANNOTATIONS = new Set(['$schema', '$id', '$defs', 'definitions', 'title', 'description', 'default']);
 
 export function schemaErrors(schema: Schema, value: unknown, root: Schema = schema, path = '$'): string[] {
   const errors: string[] = [];
@@ -30,6 +30,12 @@ export function schemaErrors(schema: Schema, value: unknown, root: Schema = sche
         break;
       case 'pattern':
         if (typeof value === 'string' && !new RegExp(rule as string, 'u').test(value)) fail(`does not match ${rule}`);
+        break;
+      case 'minimum':
+        if (typeof value === 'number' && !(value >= (rule as number))) fail(`expected at least ${rule}`);
+        break;
+      case 'maximum':
+        if (typeof value === 'number' && !(value <= (rule as number))) fail(`expected at most ${rule}`);
         break;
       case 'exclusiveMinimum':
         if (typeof value === 'number' && !(value > (rule as number))) fail(`expected more than ${rule}`);

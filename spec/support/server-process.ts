@@ -14,7 +14,7 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Flags after `--port 0`. */
   readonly args?: readonly string[];
-  /** Added to this process's environment, from which SVC_BIND, SVC_API_KEY and SVC_FILE_ROOT are removed. */
+  /** Added to this process's environment, from which the SVC_ settings of svc-server are removed. */
   readonly env?: Readonly<Record<string, string>>;
   /** Flags of node itself, e.g. `--max-old-space-size=256`. */
   readonly nodeFlags?: readonly string[];
@@ -25,7 +25,7 @@ export interface ServerProcessOptions {
 /** Spawns `bin/svc-server --port 0` (built `dist/`); it is killed when this process exits. */
 export function spawnServerProcess({ args = [], env = {}, nodeFlags = [] }: ServerProcessOptions = {}): ChildProcess {
   const inherited = { ...process.env };
-  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT']) delete inherited[name];
+  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT', 'SVC_CATALOG', 'SVC_AUTOSTART', 'SVC_SHARD']) delete inherited[name];
   const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
   // A server must not outlive whoever started it (a frozen one would spin on unseen).
   const killOnExit = () => void child.kill('SIGKILL');

@@ -8,10 +8,10 @@ import type { ScenarioFile } from '../../config/types.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
-import { statusOf, type StartedEntry } from '../registry.js';
+import { DrainingError, statusOf, type StartedEntry } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
-import { confineFileSink } from '../file-root.js';
-import { sinkWarnings } from '../warnings.js';
+import { launchScenario, prepareScenario } from '../launch.js';
+import { catalogRef, noCatalogError, type Catalog } from '../../catalog/index.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from '../body.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 
@@ -29,18 +29,17 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   return (
     new Router({ prefix: '/scenarios' })
       .post('/', async (ctx) => {
-        const file = await confineFiles(parseScenario(ctx), deps.fileRoot);
-        const warnings = file.scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink));
-        for (const warning of warnings) logger.warn(warning);
+        const prepared = await prepareScenario(parseScenario(ctx, deps.catalog), deps.fileRoot);
         let started: StartedEntry[];
         try {
-          started = registry.start(file);
+          started = launchScenario(deps, prepared);
         } catch (error) {
+          if (error instanceof DrainingError) throw error;
           logger.error({ err: error }, 'could not start scenario');
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
-        logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
         const summaries = started.map(identityOf);
+        const { warnings } = prepared;
         ctx.status = 201;
         ctx.body = { ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }), ...(warnings.length && { warnings }) };
       })
@@ -92,17 +91,20 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   );
 }
 
-/** A v2 file or a flat entry, as YAML or JSON by Content-Type: 400 when unparseable, 422 when invalid. */
-function parseScenario(ctx: Context): ScenarioFile {
+/**
+ * A v2 file or a flat entry, as YAML or JSON by Content-Type, or `@name` of a scenario of the
+ * server's catalog; packs resolve in the catalog too. 400 when unparseable, 422 when invalid.
+ */
+function parseScenario(ctx: Context, catalog: Catalog | undefined): ScenarioFile {
   if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
   }
   const text = bodyText(ctx);
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
-  let plan: ScenarioFile;
   try {
-    plan = compileScenario(loadScenario(text, { origin: 'request body', format }), { origin: 'request body' });
+    const { file, origin } = loadBody(text, format, catalog);
+    return compileScenario(file, { origin, catalog });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
@@ -111,13 +113,16 @@ function parseScenario(ctx: Context): ScenarioFile {
     const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
     throw new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
   }
-  return plan;
 }
 
-/** The file with every `file` sink confined below the server's file root (422 otherwise). */
-async function confineFiles(file: ScenarioFile, root: string | undefined): Promise<ScenarioFile> {
-  const scenarios = await Promise.all(file.scenarios.map(async (entry) => ({ ...entry, sink: await confineFileSink(entry.sink, root, `${entry.id}: `) })));
-  return { ...file, scenarios };
+/** The scenario a body holds, or the catalog's that a body of `@name` names. */
+function loadBody(text: string, format: 'json' | 'yaml', catalog: Catalog | undefined): { file: ScenarioFile; origin: string } {
+  const reference = text.trim();
+  const name = catalogRef(reference);
+  if (name === undefined) return { file: loadScenario(text, { origin: 'request body', format }), origin: 'request body' };
+  if (!catalog) throw noCatalogError(reference);
+  const { file, path } = catalog.scenario(name);
+  return { file, origin: path };
 }
 
 /**

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
-import { otlpMessages } from '../../../lib/encoders/otlp-messages.js';
+import { otlpMessages } from '../../../lib/protocols/otlp.js';
 
 /**
  * A stand-in for an OpenTelemetry collector (none installs here): OTLP/gRPC `Export` of the

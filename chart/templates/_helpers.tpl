@@ -1,0 +1,178 @@
+{{/* Names and labels, as every chart writes them. */}}
+{{- define "svc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "svc.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "svc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "svc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "svc.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "svc.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{/* The headless service that names the pods of the sharded StatefulSet. */}}
+{{- define "svc.headless" -}}
+{{- printf "%s-headless" (include "svc.fullname" . | trunc 54) }}
+{{- end }}
+
+{{/* Settings that cannot go together, refused at render time with the fix. */}}
+{{- define "svc.validate" -}}
+{{- if and .Values.shard.enabled .Values.autoscaling.enabled }}
+{{- fail "shard.enabled and autoscaling.enabled cannot go together: each shard's share is fixed by replicaCount; turn one off" }}
+{{- end }}
+{{- if and .Values.server.autostart (not .Values.scenarios) }}
+{{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The pod template of the Deployment and of the sharded StatefulSet. The checksum of the rendered
+scenarios ConfigMap rolls the pods when scenarios change.
+*/}}
+{{- define "svc.podTemplate" -}}
+metadata:
+  annotations:
+    checksum/scenarios: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+  labels:
+    {{- include "svc.selectorLabels" . | nindent 4 }}
+spec:
+  {{- with .Values.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  securityContext:
+    {{- toYaml .Values.podSecurityContext | nindent 4 }}
+  containers:
+    - name: svc
+      image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+      imagePullPolicy: {{ .Values.image.pullPolicy }}
+      securityContext:
+        {{- toYaml .Values.securityContext | nindent 8 }}
+      command: ["svc-server"]
+      args:
+        - --port
+        - {{ .Values.server.port | quote }}
+        - --bind
+        - {{ .Values.server.bind | quote }}
+        {{- if .Values.scenarios }}
+        - --catalog
+        - /scenarios
+        {{- end }}
+        {{- with .Values.server.autostart }}
+        - --autostart
+        - {{ include "svc.autostart" . | quote }}
+        {{- end }}
+        {{- if .Values.server.fileRoot.enabled }}
+        - --file-root
+        - {{ .Values.server.fileRoot.path | quote }}
+        {{- end }}
+      env:
+        - name: SVC_LOG_LEVEL
+          value: {{ .Values.server.logLevel | quote }}
+        {{- with .Values.server.apiKey.existingSecret }}
+        - name: SVC_API_KEY
+          valueFrom:
+            secretKeyRef:
+              name: {{ . }}
+              key: {{ required "server.apiKey.secretKey: name the key of the Secret that holds the API key" $.Values.server.apiKey.secretKey }}
+        {{- end }}
+        {{- if .Values.shard.enabled }}
+        # The pod's ordinal in its StatefulSet (label set by Kubernetes 1.28 and later).
+        - name: SVC_POD_INDEX
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.labels['apps.kubernetes.io/pod-index']
+        - name: SVC_SHARD
+          value: "$(SVC_POD_INDEX)/{{ .Values.replicaCount }}"
+        {{- end }}
+      ports:
+        - name: http
+          containerPort: {{ .Values.server.port }}
+          protocol: TCP
+      livenessProbe:
+        httpGet:
+          path: /health
+          port: http
+        initialDelaySeconds: 5
+        periodSeconds: 10
+        timeoutSeconds: 3
+        failureThreshold: 3
+      # 503 once the server drains on SIGTERM: traffic stops before the scenarios flush.
+      readinessProbe:
+        httpGet:
+          path: /health?ready
+          port: http
+        initialDelaySeconds: 2
+        periodSeconds: 5
+        timeoutSeconds: 3
+        failureThreshold: 3
+      resources:
+        {{- toYaml .Values.resources | nindent 8 }}
+      {{- if or .Values.scenarios .Values.server.fileRoot.enabled }}
+      volumeMounts:
+        {{- if .Values.scenarios }}
+        - name: scenarios
+          mountPath: /scenarios
+          readOnly: true
+        {{- end }}
+        {{- if .Values.server.fileRoot.enabled }}
+        - name: file-root
+          mountPath: {{ .Values.server.fileRoot.path }}
+        {{- end }}
+      {{- end }}
+  {{- if or .Values.scenarios .Values.server.fileRoot.enabled }}
+  volumes:
+    {{- if .Values.scenarios }}
+    - name: scenarios
+      configMap:
+        name: {{ include "svc.fullname" . }}-scenarios
+    {{- end }}
+    {{- if .Values.server.fileRoot.enabled }}
+    - name: file-root
+      {{- with .Values.server.fileRoot.volume }}
+      {{- toYaml . | nindent 6 }}
+      {{- else }}
+      emptyDir: {}
+      {{- end }}
+    {{- end }}
+  {{- end }}
+  {{- with .Values.nodeSelector }}
+  nodeSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.affinity }}
+  affinity:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.tolerations }}
+  tolerations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+
+{{/* server.autostart as --autostart takes it: @a,@b (a leading @ in values is optional). */}}
+{{- define "svc.autostart" -}}
+{{- $refs := list }}
+{{- range . }}
+{{- $refs = append $refs (printf "@%s" (trimPrefix "@" .)) }}
+{{- end }}
+{{- join "," $refs }}
+{{- end }}

@@ -1,0 +1,40 @@
+import { catalogRef, type Catalog } from '../catalog/index.js';
+import { compileScenario } from '../compile/index.js';
+import { ConfigError } from '../config/index.js';
+import { HttpError } from './http-error.js';
+import { prepareScenario, type PreparedScenario } from './launch.js';
+
+/**
+ * The catalog scenarios `--autostart @a,@b` (`SVC_AUTOSTART`) names, each once; an Error naming
+ * the mistake otherwise. Each must be in the catalog, so the list is as bounded as the catalog.
+ */
+export function autostartNames(list: string, catalog: Catalog | undefined): string[] {
+  const refs = list.split(',').map((ref) => ref.trim());
+  const names = refs.map(catalogRef);
+  const wrong = refs.find((_, i) => names[i] === undefined);
+  if (wrong !== undefined) throw new Error(`--autostart: expected catalog references @name separated by commas, got "${wrong}"`);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw new Error(`--autostart: @${twice} is named twice: name each scenario once`);
+  if (!catalog) throw new Error(`--autostart: @${names[0]} needs a catalog: give --catalog <dir> (or SVC_CATALOG) with the scenario files`);
+  return names as string[];
+}
+
+/**
+ * Each named catalog scenario compiled and prepared as a posted one would be (packs resolved in
+ * the catalog, `file` sinks confined below the file root); an Error naming the scenario and its
+ * problem when one cannot run.
+ */
+export async function prepareAutostart(names: readonly string[], catalog: Catalog, fileRoot: string | undefined): Promise<PreparedScenario[]> {
+  return Promise.all(
+    names.map(async (name) => {
+      try {
+        const { file, path } = catalog.scenario(name);
+        return await prepareScenario(compileScenario(file, { origin: path, catalog }), fileRoot);
+      } catch (error) {
+        const detail = error instanceof ConfigError ? error.problems.map((p) => p.message).join('; ') || error.message : error instanceof HttpError ? error.detail : undefined;
+        if (detail === undefined) throw error;
+        throw new Error(`--autostart @${name}: ${detail}`);
+      }
+    }),
+  );
+}

@@ -1,0 +1,28 @@
+import type { ScenarioFile } from '../config/types.js';
+import type { ServerDeps } from './deps.js';
+import { confineFileSink } from './file-root.js';
+import type { StartedEntry } from './registry.js';
+import { sinkWarnings } from './warnings.js';
+
+/** A compiled file as this server runs it: its `file` sinks confined below the file root, with the advisory warnings about its sinks. */
+export interface PreparedScenario {
+  readonly file: ScenarioFile;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Readies a compiled file, posted or autostarted, for this server: every `file` sink confined
+ * below the file root (422 otherwise), every sink checked for advisory warnings.
+ */
+export async function prepareScenario(file: ScenarioFile, fileRoot: string | undefined): Promise<PreparedScenario> {
+  const scenarios = await Promise.all(file.scenarios.map(async (entry) => ({ ...entry, sink: await confineFileSink(entry.sink, fileRoot, `${entry.id}: `) })));
+  return { file: { ...file, scenarios }, warnings: scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink)) };
+}
+
+/** Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does. */
+export function launchScenario({ registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>, { file, warnings }: PreparedScenario): StartedEntry[] {
+  for (const warning of warnings) logger.warn(warning);
+  const started = registry.start(file);
+  logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
+  return started;
+}

@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { TestScheduler } from 'rxjs/testing';
+import type { Entry } from '../../lib/config/types.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
+import type { Shard } from '../../operators/labels.js';
+import { MemorySink } from '../support/sinks.js';
+import { histogramEntry, metricEntry } from '../support/entries.js';
+
+/** The lines each entry of `entries` writes in one virtual second, run together as shard `shard` (or whole). */
+async function linesOf(entries: Entry[], shard?: Shard): Promise<Map<string, string[]>> {
+  const scheduler = new TestScheduler(() => undefined);
+  scheduler.maxFrames = Infinity;
+  const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
+  const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)!, ...(shard && { shard }) });
+  scheduler.flush();
+  await fileRun.done;
+  return new Map([...sinks].map(([id, sink]) => [id, sink.text.split('\n').filter(Boolean)]));
+}
+
+const FILE: Entry[] = [
+  metricEntry({ id: 'pods', name: 'pods_up', duration: 1000, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }] }),
+  metricEntry({ id: 'one', name: 'one_up', duration: 1000 }),
+  metricEntry({ id: 'two', name: 'two_up', duration: 1000, labels: { job: 'x' } }),
+  metricEntry({ ...histogramEntry, id: 'latency', duration: 1000, dynamic_labels: [{ key: 'route', form: 'list', values: ['/a', '/b'] }] }),
+];
+
+describe('startEntries with a shard (svc-server --shard, the chart shard mode)', () => {
+  it('N shards of one file together write every line of the whole run exactly once', async () => {
+    const whole = await linesOf(FILE);
+    for (const count of [2, 3, 5]) {
+      const parts = await Promise.all(Array.from({ length: count }, (_, index) => linesOf(FILE, { index, count })));
+      for (const { id } of FILE) {
+        expect(parts.flatMap((part) => part.get(id)!).sort(), `${id}, ${count} shards`).to.deep.equal([...whole.get(id)!].sort());
+      }
+    }
+  });
+
+  it('series s of the entry at position p goes to shard (p + s) mod N: single-series entries spread over the shards', async () => {
+    const parts = await Promise.all([0, 1, 2].map((index) => linesOf(FILE, { index, count: 3 })));
+    const owners = (id: string) => parts.map((part, shard) => (part.get(id)!.length ? shard : undefined)).filter((shard) => shard !== undefined);
+    expect([owners('one'), owners('two')]).to.deep.equal([[1], [2]]);
+    // pods (position 0): pod_0 and pod_3 on shard 0, pod_1 on 1, pod_2 on 2.
+    const pods = (shard: number) => [...new Set(parts[shard]!.get('pods')!.map((line) => /pod="(\w+)"/.exec(line)![1]))].sort();
+    expect([pods(0), pods(1), pods(2)]).to.deep.equal([['pod_0', 'pod_3'], ['pod_1'], ['pod_2']]);
+    // A histogram's bucket, _sum and _count lines stay with their series' shard: latency (position 3) route /a on shard 0, /b on 1.
+    const routes = (shard: number) => [...new Set(parts[shard]!.get('latency')!.map((line) => /route="([^"]+)"/.exec(line)![1]))];
+    expect([routes(0), routes(1), routes(2)]).to.deep.equal([['/a'], ['/b'], []]);
+  });
+});

@@ -1,0 +1,194 @@
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Catalog } from '../../lib/catalog/index.js';
+import { directory } from '../catalog/helpers.js';
+import { waitFor } from '../support/backends/ports.js';
+import { spawnServerProcess, startServerProcess } from '../support/server-process.js';
+import { testServer } from '../support/server.js';
+
+/** What a cluster deployment needs of svc-server (docs/deploy.md): readiness while draining, a catalog, autostart. */
+
+const gaugeFile = (name: string, sink = '') => `version: 2
+kind: runnable
+name: ${name}
+scenarios:
+  - signal_type: metrics
+    name: ${name.replace(/-/g, '_')}_ratio
+    rate: 10
+    generator: { type: constant, value: 1 }
+    dynamic_labels: [{ key: pod, cardinality: 3 }]
+${sink}`;
+
+const post = (server: ReturnType<typeof testServer>, body: string, type = 'text/yaml') =>
+  server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': type }, payload: body });
+
+describe('svc-server in a deployment', () => {
+  describe('GET /health?ready (readiness) while the server drains', () => {
+    it('answers 200 until draining starts, then 503 draining, while GET /health (liveness) stays 200; open with an API key', async () => {
+      const server = testServer({ apiKey: 'k' });
+      const ready = () => server.request({ method: 'GET', url: '/health?ready' });
+      expect((await ready()).statusCode).to.equal(200);
+      expect((await ready()).json()).to.deep.equal({ status: 'ok' });
+
+      await server.registry.stopAll();
+      const draining = await ready();
+      expect(draining.statusCode).to.equal(503);
+      expect(draining.json().error).to.equal('draining');
+      expect(draining.json().detail).to.match(/shutting down/);
+      const live = await server.request({ method: 'GET', url: '/health' });
+      expect([live.statusCode, live.json()]).to.deep.equal([200, { status: 'ok' }]);
+    });
+
+    it('refuses new scenarios with 503 once draining started, so nothing starts that the flush would miss', async () => {
+      const server = testServer();
+      await server.registry.stopAll();
+      const res = await post(server, gaugeFile('late'));
+      expect(res.statusCode).to.equal(503);
+      expect(res.json().error).to.equal('draining');
+      expect(server.registry.list()).to.deep.equal([]);
+    });
+  });
+
+  describe('a catalog (--catalog)', () => {
+    const dir = directory({
+      'scenarios/checkout.yaml': gaugeFile('checkout'),
+      'packs/tiny.yaml': 'version: 2\nkind: composable\nname: tiny\ndescription: two gauges\nmetrics:\n  - name: tiny_up\n  - name: tiny_load\n',
+    });
+
+    it('resolves pack: <name> of a posted body in the catalog', async () => {
+      const server = testServer({ deps: { catalog: await Catalog.open(dir) } });
+      const res = await post(server, 'signal_type: metrics\npack: tiny\nrate: 1\n');
+      expect(res.statusCode, res.body).to.equal(201);
+      expect(res.json().scenarios.map((s: { name: string }) => s.name)).to.deep.equal(['tiny_up', 'tiny_load']);
+    });
+
+    it('starts the catalog scenario a body of @name names', async () => {
+      const server = testServer({ deps: { catalog: await Catalog.open(dir) } });
+      const res = await post(server, '@checkout\n', 'text/plain');
+      expect(res.statusCode, res.body).to.equal(201);
+      expect(res.json()).to.include({ name: 'checkout_ratio', status: 'running' });
+    });
+
+    it('422 naming the catalog for an unknown @name, and naming --catalog when the server has none', async () => {
+      const withCatalog = await post(testServer({ deps: { catalog: await Catalog.open(dir) } }), '@nope');
+      expect(withCatalog.statusCode).to.equal(422);
+      expect(withCatalog.json().detail).to.match(/no scenario named "nope" in the catalog .*it has: checkout/);
+      const without = await post(testServer(), '@checkout');
+      expect(without.statusCode).to.equal(422);
+      expect(without.json().detail).to.match(/needs a catalog: give --catalog <dir>/);
+    });
+  });
+
+  describe('svc-server --catalog DIR --autostart @name,… (and SVC_CATALOG, SVC_AUTOSTART)', function () {
+    this.timeout(30_000);
+
+    /** A directory laid out as Kubernetes mounts a ConfigMap: each file a link into a hidden, timestamped directory. */
+    function configMapDir(files: Record<string, string>): string {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-configmap-'));
+      mkdirSync(join(dir, '..2024_01_01_00_00_00.1'));
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, '..2024_01_01_00_00_00.1', name), text);
+      symlinkSync('..2024_01_01_00_00_00.1', join(dir, '..data'));
+      for (const name of Object.keys(files)) symlinkSync(join('..data', name), join(dir, name));
+      return dir;
+    }
+
+    it('starts the named scenarios at boot from a ConfigMap-shaped directory, file sinks below the file root', async () => {
+      const root = mkdtempSync(join(tmpdir(), 'svc-root-'));
+      const catalog = configMapDir({
+        'checkout.yaml': gaugeFile('checkout', `    sink: { type: file, path: checkout.prom }\n`),
+        'search.yaml': gaugeFile('search'),
+      });
+      const server = await startServerProcess({ args: ['--autostart', '@checkout,@search'], env: { SVC_CATALOG: catalog, SVC_FILE_ROOT: root }, quiet: true });
+      try {
+        const listed = (await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: { name: string; status: string }[] };
+        expect(listed.scenarios.map((s) => `${s.name} ${s.status}`).sort()).to.deep.equal(['checkout_ratio running', 'search_ratio running']);
+        server.child.kill('SIGTERM');
+        expect(await server.exited).to.equal(0);
+        expect(readFileSync(join(root, 'checkout.prom'), 'utf8')).to.match(/^checkout_ratio\{pod="pod_0"\} 1 \d{13}\n/);
+      } finally {
+        server.kill();
+      }
+    });
+
+    it('reads SVC_AUTOSTART too', async () => {
+      const catalog = directory({ 'search.yaml': gaugeFile('search') });
+      const server = await startServerProcess({ args: ['--catalog', catalog], env: { SVC_AUTOSTART: '@search' }, quiet: true });
+      try {
+        const listed = (await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: { name: string }[] };
+        expect(listed.scenarios.map((s) => s.name)).to.deep.equal(['search_ratio']);
+      } finally {
+        server.kill();
+      }
+    });
+
+    const exitOf = async (args: string[], env: Record<string, string> = {}) => {
+      const child = spawnServerProcess({ args, env });
+      let out = '';
+      let err = '';
+      child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, out, err };
+    };
+
+    it('exits 2 for --autostart without a catalog, a name without @, or a catalog that is not a directory', async () => {
+      const catalog = directory({ 'search.yaml': gaugeFile('search') });
+      const cases = await Promise.all([
+        exitOf(['--autostart', '@search']),
+        exitOf(['--catalog', catalog, '--autostart', 'search']),
+        exitOf(['--catalog', '/no/such/dir']),
+      ]);
+      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
+      expect(cases[0]!.err).to.match(/--autostart: .*needs a catalog: give --catalog <dir>/);
+      expect(cases[1]!.err).to.match(/--autostart: expected catalog references @name separated by commas, got "search"/);
+      expect(cases[2]!.err).to.match(/catalog directory not found/);
+      for (const c of cases) expect(c.out).to.equal('');
+    });
+
+    it('--shard i/N (SVC_SHARD): N servers running the same scenario together expose every series exactly once', async () => {
+      const catalog = directory({
+        'fleet.yaml': `${gaugeFile('fleet')}  - signal_type: metrics\n    name: fleet_info\n    rate: 10\n    generator: { type: constant, value: 1 }\n`,
+      });
+      const start = (args: string[], env: Record<string, string> = {}) => startServerProcess({ args: ['--catalog', catalog, '--autostart', '@fleet', ...args], env, quiet: true });
+      // Whole; shard 0 of 2 by flag; shard 1 of 2 by environment.
+      const servers = await Promise.all([start([]), start(['--shard', '0/2']), start([], { SVC_SHARD: '1/2' })]);
+      try {
+        // Each server's series, once all of its share has appeared (rate 10, three pods: 300 ms).
+        const series = (base: string, count: number) =>
+          waitFor(`${count} series`, async () => {
+            const res = await fetch(`${base}/scenarios/metrics`);
+            const names = res.status === 200 ? (await res.text()).split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(' ')[0]!) : [];
+            return names.length >= count ? names : undefined;
+          });
+        const [whole, first, second] = await Promise.all([series(servers[0]!.base, 4), series(servers[1]!.base, 2), series(servers[2]!.base, 2)]);
+        expect(whole!.sort()).to.deep.equal(['fleet_info', 'fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_1"}', 'fleet_ratio{pod="pod_2"}']);
+        // fleet_ratio (position 0): pods 0 and 2 on shard 0, pod 1 on shard 1; fleet_info (position 1): shard 1.
+        expect([first!.sort(), second!.sort()]).to.deep.equal([
+          ['fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_2"}'],
+          ['fleet_info', 'fleet_ratio{pod="pod_1"}'],
+        ]);
+      } finally {
+        for (const server of servers) server.kill();
+      }
+    });
+
+    it('exits 2 naming --shard for a shard that is not ORDINAL/COUNT, as when the pod index label is missing', async () => {
+      const cases = await Promise.all([exitOf([], { SVC_SHARD: '$(SVC_POD_INDEX)/3' }), exitOf(['--shard', '3/3']), exitOf(['--shard', '0/1001'])]);
+      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
+      expect(cases[0]!.err).to.match(/--shard: expected ORDINAL\/COUNT.*got "\$\(SVC_POD_INDEX\)\/3"/);
+      expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
+      expect(cases[2]!.err).to.match(/COUNT from 1 to 1000/);
+    });
+
+    it('exits 1 before listening, naming the reference, when an autostart scenario is unknown or refused', async () => {
+      const catalog = directory({ 'search.yaml': gaugeFile('search'), 'filed.yaml': gaugeFile('filed', `    sink: { type: file, path: out.prom }\n`) });
+      const [unknown, refused] = await Promise.all([exitOf(['--catalog', catalog, '--autostart', '@search,@nope']), exitOf(['--catalog', catalog, '--autostart', '@filed'])]);
+      expect([unknown.code, refused.code]).to.deep.equal([1, 1]);
+      expect(unknown.err).to.match(/^error: --autostart @nope: .*no scenario named "nope"/m);
+      expect(refused.err).to.match(/^error: --autostart @filed: .*file sinks are disabled on this server/m);
+      expect(unknown.out + refused.out).to.equal('');
+    });
+  });
+});
