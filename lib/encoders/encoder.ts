@@ -1,5 +1,5 @@
 import type { Encoder } from '../../operators/encode.js';
-import { byteLength, type EncodedBatch, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
+import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 
 export type { Encoder };
 
@@ -16,5 +16,5 @@ export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
 export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[]): EncodedBatch<string> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
   const { anchor, offset, series } = batch;
-  return { size: batch.events ?? batch.size, data, bytes: byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
+  return { size: batch.events ?? batch.size, data, bytes: Buffer.byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
 }
