@@ -1,5 +1,5 @@
 import { Observable, type Observer, type OperatorFunction } from 'rxjs';
-import { byteLength, type EncodedBatch } from './model/batch.js';
+import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 
 /**
@@ -118,7 +118,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       const pump = guarded(subscriber, () => {
         while (!waiting && queue.length > 0 && !subscriber.closed) {
           const chunk = queue.shift()!;
-          const bytes = byteLength(chunk.data);
+          const { bytes } = chunk;
           let pending: void | Promise<void>;
           try {
             pending = sink.write(chunk);

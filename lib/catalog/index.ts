@@ -8,7 +8,7 @@ import { basename, extname, join } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
-import { loadScenario, scenarioFromDocument } from '../config/load.js';
+import { scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
 import { ConfigError, isMapping } from '../language/problems.js';
@@ -31,9 +31,15 @@ export interface CatalogItem {
   readonly problems?: readonly string[];
 }
 
+/**
+ * A file as the catalog read it, parsed once: its text (for `svc catalog show`), and what a use
+ * needs: a scenario file's document, a pack, or why the file cannot be used. Held for every file:
+ * at most {@link MAX_CATALOG_FILES}, each within the text and YAML bounds of a file.
+ */
 interface Loaded {
   readonly item: CatalogItem;
   readonly text: string;
+  readonly document?: unknown;
   readonly pack?: PackFile;
   readonly error?: ConfigError;
 }
@@ -131,7 +137,9 @@ export class Catalog {
         { path: '', message: `"${name}" is a pack (${found.item.path}), not a scenario: use it from an entry with pack: ${name}` },
       ]);
     }
-    return { file: loadScenario(found.text, { origin: found.item.path, overrides, yamlBudget: LOCAL_YAML_BUDGET }), path: found.item.path };
+    // The overrides are applied before validation (a flag gets the checks of a file value), so each
+    // use validates the document again with its own; the text is not parsed again.
+    return { file: scenarioFromDocument(found.document, { origin: found.item.path, overrides }), path: found.item.path };
   }
 
   private only(name: string): Loaded | undefined {
@@ -181,7 +189,7 @@ async function loadItem(path: string): Promise<Loaded> {
       return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
     }
     const file = scenarioFromDocument(document, { origin: path });
-    return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text };
+    return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text, document };
   } catch (error) {
     return invalid(base, text, error);
   }

@@ -1,4 +1,4 @@
-import { distance } from 'fastest-levenshtein';
+import { closest } from '../language/problems.js';
 import { valueOf } from './flags.js';
 
 /** What a command accepts, from its clipanion definition. */
@@ -41,9 +41,9 @@ function unknownCommand<C>(commands: readonly CommandShape<C>[], argv: readonly 
   if (isFlag(first)) return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
   const words = argv.filter((arg) => !isFlag(arg));
   const tried = (length: number) => words.slice(0, length).join(' ');
-  const suggestion = nearest(
-    commands.map(({ path }) => path.join(' ')),
+  const suggestion = closest(
     (candidate) => tried(candidate.split(' ').length),
+    commands.map(({ path }) => path.join(' ')),
   );
   const given = suggestion ? tried(suggestion.split(' ').length) : first;
   return { message: `unknown command "${given}"${suggestion ? `; did you mean ${binaryName} ${suggestion}?` : ` (${binaryName} help lists the commands)`}` };
@@ -66,7 +66,7 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     const option = shape.options.find(({ names }) => names.includes(name));
     if (!option) {
       if (isBatch(shape, arg)) continue;
-      const suggestion = nearest(shape.options.flatMap(({ names }) => names), () => name);
+      const suggestion = closest(name, shape.options.flatMap(({ names }) => names));
       return `unknown flag ${name} for ${command}${suggestion ? `; did you mean ${suggestion}?` : ` (${command} --help lists its flags)`}`;
     }
     if (option.arity === 0) {
@@ -97,11 +97,4 @@ function isFlag(arg: string): boolean {
 /** `-ab`: short boolean flags written together, as clipanion accepts them. */
 function isBatch(shape: CommandShape, arg: string): boolean {
   return /^-[a-zA-Z]{2,}$/.test(arg) && [...arg.slice(1)].every((c) => shape.options.some(({ names, arity }) => arity === 0 && names.includes(`-${c}`)));
-}
-
-/** The candidate closest to what was typed for it, if it is close enough to be a typo (a third of its length, at least 2 edits). */
-function nearest(candidates: readonly string[], typed: (candidate: string) => string): string | undefined {
-  const scored = candidates.map((candidate) => ({ candidate, edits: distance(typed(candidate), candidate) }));
-  const best = scored.sort((a, b) => a.edits - b.edits)[0];
-  return best && best.edits <= Math.max(2, Math.floor(best.candidate.length / 3)) ? best.candidate : undefined;
 }

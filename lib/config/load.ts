@@ -12,7 +12,7 @@ import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
-import { readTextFile } from './read.js';
+import { originOf, readTextFile, type TextSource } from './read.js';
 import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
@@ -47,12 +47,14 @@ export function scenarioFromDocument(document: unknown, options: Pick<LoadOption
 }
 
 /**
- * Reads and loads a scenario file; `origin` defaults to the path, `format` to the one its
- * extension names. A file is the operator's own: it has the local YAML budget.
+ * Reads and loads a scenario file, from its path or from a stream (standard input); `origin`
+ * defaults to the path (the stream's name), `format` to the one its extension names. A file is
+ * the operator's own: it has the local YAML budget.
  */
-export async function loadScenarioFile(path: string, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
-  const text = await readTextFile(path, 'scenario file');
-  return loadScenario(text, { yamlBudget: LOCAL_YAML_BUDGET, ...options, origin: options.origin ?? path, format: options.format ?? formatOf(path) });
+export async function loadScenarioFile(source: TextSource, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
+  const text = await readTextFile(source, 'scenario file');
+  const origin = options.origin ?? originOf(source);
+  return loadScenario(text, { yamlBudget: LOCAL_YAML_BUDGET, ...options, origin, format: options.format ?? formatOf(origin) });
 }
 
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };

@@ -1,40 +1,45 @@
-/** Reading scenario and pack files: bounded in size, and refused when they are not UTF-8 text. */
-import { open } from 'node:fs/promises';
+/**
+ * Reading scenario and pack texts, from a file or from standard input (`svc run -`): one reader,
+ * bounded in size, that refuses what is not UTF-8 text.
+ */
+import { createReadStream } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
 import { MAX_TEXT_BYTES } from '../language/limits.js';
 import { ConfigError } from '../language/problems.js';
 
+/** Where a text is read from: a file path, or a stream (standard input) and its name in messages. */
+export type TextSource = string | { readonly stream: Readable; readonly origin: string };
+
+/** Names the source in messages: the path, or the stream's name. */
+export function originOf(source: TextSource): string {
+  return typeof source === 'string' ? source : source.origin;
+}
+
 /**
- * The text of the file at `path`, read up to {@link MAX_TEXT_BYTES} (a larger file is refused
- * without being read whole). `what` names the file in messages: `scenario file`, `pack file`.
+ * The text of the file `source`, from its path or a stream, read up to {@link MAX_TEXT_BYTES}: a
+ * larger one is refused as soon as it is past the limit, without being read whole. `what` names
+ * the file in messages: `scenario file`, `pack file`.
  */
-export async function readTextFile(path: string, what: string): Promise<string> {
-  const unreadable = (message: string) => new ConfigError('unreadable', path, [{ path: '', message }]);
-  let bytes: Buffer;
+export async function readTextFile(source: TextSource, what: string): Promise<string> {
+  const origin = originOf(source);
+  const stream = typeof source === 'string' ? createReadStream(source) : source.stream;
+  const unreadable = (message: string) => new ConfigError('unreadable', origin, [{ path: '', message }]);
+  const chunks: Buffer[] = [];
+  let length = 0;
   try {
-    const file = await open(path, 'r');
-    try {
-      const stat = await file.stat();
-      if (stat.isDirectory()) throw unreadable(`cannot read the ${what} (it is a directory)`);
-      // Sized by the file, grown only when a read fills it (a file that grows meanwhile, or one
-      // whose size reads 0), never past one byte over the limit: a small file costs a small buffer.
-      let buffer = Buffer.allocUnsafe(Math.min(stat.size, MAX_TEXT_BYTES) + 1);
-      let length = 0;
-      for (;;) {
-        const { bytesRead } = await file.read(buffer, length, buffer.length - length);
-        length += bytesRead;
-        if (bytesRead === 0 || length > MAX_TEXT_BYTES) break;
-        if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, MAX_TEXT_BYTES + 1 - buffer.length))]);
-      }
-      bytes = buffer.subarray(0, length);
-    } finally {
-      await file.close();
+    // Leaving the loop early destroys the stream (and closes a file).
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      length += bytes.length;
+      if (length > MAX_TEXT_BYTES) throw unreadable(`the text is larger than ${MAX_TEXT_BYTES} bytes (1 MiB), the limit for a ${what}`);
+      chunks.push(bytes);
     }
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw unreadable(`cannot read the ${what} (${reasonOf(error as NodeJS.ErrnoException)})`);
   }
-  if (bytes.length > MAX_TEXT_BYTES) throw unreadable(`the file is larger than ${MAX_TEXT_BYTES} bytes (1 MiB), the limit for a ${what}`);
+  const bytes = Buffer.concat(chunks, length);
   if (!isUtf8(bytes) || bytes.includes(0)) throw unreadable(`not a text file (it holds binary data): give a YAML or JSON ${what}`);
   return bytes.toString('utf8');
 }

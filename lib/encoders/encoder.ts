@@ -25,5 +25,5 @@ export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
 export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[]): EncodedBatch<string> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
   const { anchor, offset, series } = batch;
-  return { size: batch.events ?? batch.size, data, frames: { ends, separator: 1, perEvent, series, anchor, offset } };
+  return { size: batch.events ?? batch.size, data, bytes: Buffer.byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
 }

@@ -64,7 +64,8 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
           writer.ldelim();
           ends[e] = writer.len;
         }
-        return { size: events, data: writer.finish(), frames: recordFrames(ends, series, batch.anchor, offset) };
+        const data = writer.finish();
+        return { size: events, data, bytes: data.byteLength, frames: recordFrames(ends, series, batch.anchor, offset) };
       },
     };
   }
@@ -111,7 +112,7 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
         at = out.writeDoubleLE(value[i]!, at + 1);
         ends[i] = at;
       }
-      return { size, data: out.subarray(0, at), frames: recordFrames(ends, series, batch.anchor, batch.offset) };
+      return { size, data: out.subarray(0, at), bytes: at, frames: recordFrames(ends, series, batch.anchor, batch.offset) };
     },
   };
 }
@@ -176,7 +177,8 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
         writer.ldelim();
         ends[i] = writer.len;
       }
-      return { size: batch.size, data: writer.finish(), frames: recordFrames(ends, batch.series, batch.anchor, batch.offset) };
+      const data = writer.finish();
+      return { size: batch.size, data, bytes: data.byteLength, frames: recordFrames(ends, batch.series, batch.anchor, batch.offset) };
     },
   };
 }

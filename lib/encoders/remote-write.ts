@@ -72,7 +72,7 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
       }
       const perEvent = batch.events ? size / batch.events : 1;
       const frames = { ends, separator: 0, perEvent, series, anchor: batch.anchor, offset: batch.offset };
-      return { size: batch.events ?? size, data: out.subarray(0, at), frames, preamble };
+      return { size: batch.events ?? size, data: out.subarray(0, at), bytes: at, frames, preamble };
     },
   };
 }

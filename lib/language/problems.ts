@@ -108,13 +108,16 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The candidate closest to `word` (Damerau–Levenshtein distance, case ignored), when it is close
- * enough to be a typo: one edit for names up to 5 characters, two beyond.
+ * The candidate closest to what was typed (Damerau–Levenshtein distance, case ignored), when it is
+ * close enough to be a typo: one edit for names up to 5 characters, two beyond. The one rule of
+ * every "did you mean" (unknown fields, flags and commands). `typed` is the word, or what was typed
+ * for each candidate (a command of two words is compared with the first two words given).
  */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
+export function closest(typed: string | ((candidate: string) => string), candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
+    const word = typeof typed === 'string' ? typed : typed(candidate);
     const allowed = candidate.length <= 5 ? 1 : 2;
     // The distance is at least the difference in length: long keys cost nothing here.
     if (Math.abs(candidate.length - word.length) > allowed) continue;

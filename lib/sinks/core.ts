@@ -1,5 +1,5 @@
 import { Subject, type SchedulerLike } from 'rxjs';
-import { byteLength, type EncodedBatch } from '../../operators/model/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { SinkError, type Sink, type SinkReport } from './sink.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space.js';
@@ -97,7 +97,7 @@ export class SinkCore implements Sink {
     // A new error object each time: the reported one is counted once, each dropped chunk once more.
     if (this.failure) throw this.error(this.failure.detail, { cause: this.failure.cause });
     if (this.closing) throw this.error(this.options.closedDetail);
-    const bytes = byteLength(chunk.data);
+    const { bytes } = chunk;
     if (this.settlement.stalled) {
       this.reports.next({ kind: 'failed', size: chunk.size, bytes, error: this.stalledError() });
       return undefined;

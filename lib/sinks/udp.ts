@@ -20,8 +20,11 @@ export const MAX_DATAGRAM = { ipv4: 65_507, ipv6: 65_527 } as const;
 interface Sending {
   /** Chunks written that it stands for (all that waited for a connection that failed). */
   readonly units: number;
-  readonly size: number;
-  readonly bytes: number;
+  /** Bytes the core holds for it: all of the chunk's. */
+  readonly held: number;
+  /** Events (and their bytes) still to report: the chunk's, less those already reported lost as too large. */
+  size: number;
+  bytes: number;
   /** Datagrams whose send callback has not run yet. */
   remaining: number;
   /** Why the chunk was lost. */
@@ -35,7 +38,7 @@ interface Sending {
  * datagram frames it, as RFC 5426 does for syslog): one datagram per event, or per line of a
  * multi-line event. A record larger than the datagram limit is never sent: its event is
  * reported `failed` (once, however many of its records are too large) with a message that says
- * so, and the rest of the chunk goes out.
+ * so, and the rest of the chunk goes out, reported on its own: each event is counted once.
  *
  * UDP acknowledges nothing: a chunk is delivered (reported) once the OS took all its
  * datagrams. The socket is connected, so an ICMP "port unreachable" answer from the host
@@ -84,16 +87,17 @@ class UdpTransport implements Transport {
   private settled(chunk: Sending): void {
     if (chunk.error) this.core.failed(chunk.size, chunk.bytes, chunk.error);
     else this.core.delivered(chunk.size, chunk.bytes);
-    this.core.settle(chunk.units, chunk.bytes, chunk.error ?? chunk.partial);
+    this.core.settle(chunk.units, chunk.held, chunk.error ?? chunk.partial);
   }
 
   private sendChunk(s: Socket, encoded: EncodedBatch, bytes: number): void {
-    const { ends, perEvent } = encoded.frames;
-    const chunk: Sending = { units: 1, size: encoded.size, bytes, remaining: 0 };
+    const { ends, perEvent, separator } = encoded.frames;
+    const chunk: Sending = { units: 1, held: bytes, size: encoded.size, bytes, remaining: 0 };
     const datagrams: (string | Uint8Array)[] = [];
-    /** Events with a record too large to send, and the last of them. */
+    /** Events with a record too large to send, the last of them, and the bytes not sent. */
     let lost = 0;
     let lastLost = -1;
+    let lostBytes = 0;
     for (let i = 0; i < ends.length; i++) {
       const record = recordOf(encoded, i);
       // A UTF-16 unit is at most 3 UTF-8 bytes: only long records need measuring.
@@ -108,10 +112,13 @@ class UdpTransport implements Transport {
       const event = Math.floor(i / perEvent);
       if (event !== lastLost) lost++;
       lastLost = event;
+      lostBytes += length + separator;
     }
     if (lost > 0 && datagrams.length > 0) {
-      // Report the lost events now; the chunk's other events are delivered normally.
-      this.core.failed(lost, 0, chunk.error!);
+      // Report the lost events now, and only the others when the chunk settles: each event counts once.
+      this.core.failed(lost, lostBytes, chunk.error!);
+      chunk.size -= lost;
+      chunk.bytes -= lostBytes;
       chunk.partial = chunk.error;
       chunk.error = undefined;
     }
@@ -149,7 +156,7 @@ class UdpTransport implements Transport {
       if (lost.length === 0) return;
       const size = lost.reduce((n, w) => n + w.chunk.size, 0);
       const bytes = lost.reduce((n, w) => n + w.bytes, 0);
-      this.settled({ units: lost.length, size, bytes, remaining: 0, error: failure });
+      this.settled({ units: lost.length, held: bytes, size, bytes, remaining: 0, error: failure });
     });
     s.once('connect', () => {
       this.connected = true;

@@ -66,6 +66,8 @@ export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Arra
   readonly size: number;
   /** The encoded bytes of every event, ready for the sink: text, or binary (protobuf) bytes. */
   readonly data: D;
+  /** Size of `data` in bytes (UTF-8 for text), measured once by the encoder: sinks and stats read it here. */
+  readonly bytes: number;
   /** Where each record lies in `data` and what it belongs to, for sinks that move records one by one. */
   readonly frames: Frames;
   /**

@@ -59,6 +59,15 @@ describe('catalog', () => {
     expect(path).to.match(/cpu-spike\.yaml$/);
   });
 
+  it('runs a scenario as it was read and listed, each use with its own overrides', async () => {
+    const { dir, catalog } = await sample();
+    writeFileSync(join(dir, 'scenarios', 'cpu-spike.yaml'), 'changed on disk after the catalog was opened');
+    expect(catalog.scenario('spike', { rate: 5, labels: { team: 'a' } }).file.scenarios[0]).to.include({ rate: 5 });
+    const plain = catalog.scenario('spike').file.scenarios[0]!;
+    expect(plain.rate).to.equal(1);
+    expect(plain.labels).to.deep.equal({});
+  });
+
   it('gives clear errors: unknown name (listing the scenarios), a pack, an invalid file', async () => {
     const { dir, catalog } = await sample();
     expect(() => catalog.scenario('nope')).to.throw(

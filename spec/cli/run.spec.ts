@@ -50,6 +50,24 @@ describe('svc run', () => {
     expect(bad.stderr).to.match(/^error: standard input: /);
   });
 
+  it('reads standard input with the bound and checks of a file: over 1 MiB, or binary, it is refused the same way', async () => {
+    const big = `${readFileSync(gauge, 'utf8')}# ${'x'.repeat(1024 * 1024)}\n`;
+    const binary = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff, 0xfe, 0x00]);
+    for (const [name, data, message] of [
+      ['big.yaml', big, 'the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file'],
+      ['binary.yaml', binary, 'not a text file (it holds binary data): give a YAML or JSON scenario file'],
+    ] as const) {
+      const path = join(tmp, name);
+      writeFileSync(path, data);
+      const fromFile = await svc(['run', path]);
+      const fromStdin = await svc(['run', '-'], { stdin: Readable.from([data]) });
+      expect(fromFile.code, fromFile.stderr).to.equal(1);
+      expect(fromFile.stderr).to.equal(`error: ${path}: ${message}\n`);
+      expect(fromStdin.code, fromStdin.stderr).to.equal(1);
+      expect(fromStdin.stderr).to.equal(`error: standard input: ${message}\n`);
+    }
+  });
+
   it('lets flags override every entry: rate, duration, labels, encoder, sink and endpoint', async () => {
     const out = join(tmp, 'override.jsonl');
     const result = await svc(['run', gauge, '--rate', '10', '--duration', '0.5s', '--label', 'team=obs', '--label', 'room=hall',

@@ -47,6 +47,11 @@ describe('svc usage errors', () => {
     expect(await usageError(['frobnicate'])).to.equal('Usage Error: unknown command "frobnicate" (svc help lists the commands)');
   });
 
+  it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {
+    expect(await usageError(['run', file, '--DURATION', '2s'])).to.equal('Usage Error: unknown flag --DURATION for svc run; did you mean --duration?');
+    expect(await usageError(['rm', file])).to.equal('Usage Error: unknown command "rm" (svc help lists the commands)');
+  });
+
   it('exit 2 for a flag value that is not a number', async () => {
     expect(await usageError(['run', file, '--rate=fast'])).to.match(/--rate: expected a number, got "fast"/);
   });

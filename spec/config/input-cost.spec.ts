@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
 import { loadPackFile } from '../../lib/config/pack.js';
+import { readTextFile } from '../../lib/config/read.js';
 import { configError, metric, problems, v2 } from './helpers.js';
 
 const MiB = 1024 * 1024;
@@ -118,7 +120,7 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       writeFileSync(path, 'scenarios:\n');
       truncateSync(path, 3 * 2 ** 30);
       const error = await failure(loadScenarioFile(path));
-      expect(error.message).to.equal(`${path}: the file is larger than 1048576 bytes (1 MiB), the limit for a scenario file`);
+      expect(error.message).to.equal(`${path}: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file`);
     });
 
     it('reads a file of any size below the limit whole, and one past it as too large', async () => {
@@ -128,7 +130,23 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       expect((await loadScenarioFile(path)).scenarios).to.have.length(300);
       const over = join(dir, 'just-over.json');
       writeFileSync(over, `${JSON.stringify(metric())}${' '.repeat(MiB)}`);
-      expect((await failure(loadScenarioFile(over))).message).to.match(/the file is larger than 1048576 bytes/);
+      expect((await failure(loadScenarioFile(over))).message).to.match(/the text is larger than 1048576 bytes/);
+    });
+
+    it('reads a stream (standard input) with the same bound: an endless one is refused once past 1 MiB, and is read no further', async () => {
+      let pulled = 0;
+      const endless = Readable.from(
+        (function* () {
+          for (;;) {
+            pulled += 64 * 1024;
+            yield Buffer.alloc(64 * 1024, 'a');
+          }
+        })(),
+      );
+      const error = await failure(readTextFile({ stream: endless, origin: 'standard input' }, 'scenario file'));
+      expect(error.message).to.equal('standard input: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file');
+      expect(pulled).to.be.at.most(MiB + 2 * 64 * 1024);
+      expect(endless.destroyed).to.equal(true);
     });
 
     it('says that a binary file is not a text file', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createMetricEncoder } from '../../lib/encoders/index.js';
+import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 
 describe('createMetricEncoder', () => {
@@ -13,6 +14,14 @@ describe('createMetricEncoder', () => {
     expect(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch).data).to.equal(
       '{"name":"m","value":0.25,"labels":{},"timestamp":"1970-01-01T00:00:00.000Z"}\n',
     );
+  });
+
+  it('measures the chunk once, in UTF-8 bytes, for every sink to read', () => {
+    const labelled = sampleBatch({ values: [1, 2], series: seriesOf({ city: 'Zürich' }) });
+    for (const type of ['metrics_text', 'json_lines'] as const) {
+      const encoded = createMetricEncoder({ type }, { name: 'm' }).encode(labelled);
+      expect(encoded.bytes, type).to.equal(Buffer.byteLength(encoded.data)).and.to.be.greaterThan(encoded.data.length);
+    }
   });
 
   it('refuses syslog, a log encoder', () => {

@@ -68,7 +68,7 @@ describe('lokiPushes (logstore push bodies)', () => {
     const trace = 'Error: boom\n    at run (job.js:1:1)';
     const data = `${trace}\nnext\n`;
     const frames = { ends: [trace.length + 1, data.length], separator: 1, perEvent: 1, series: [a, b], anchor: JAN_1, offset: Float64Array.of(0, 1) };
-    const [push] = lokiPushes(128)([{ size: 2, data, frames }]);
+    const [push] = lokiPushes(128)([{ size: 2, data, bytes: data.length, frames }]);
     expect(parse(push!.body).streams).to.deep.equal([
       { stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, trace]] },
       { stream: { pod: 'b', team: 'x' }, values: [[`${JAN_1 + 1}000000`, 'next']] },

@@ -59,7 +59,7 @@ describe('udp sink', () => {
       expect(error.message).to.equal(
         'udp sink: an event line of 70000 bytes does not fit in one datagram (at most 65507 bytes over IPv4): shorten the events or use the tcp sink',
       );
-      expect(reports[0]).to.deep.equal({ kind: 'failed', size: 1, bytes: 0, error });
+      expect(reports[0]).to.deep.equal({ kind: 'failed', size: 1, bytes: 70_001, error });
       await waitFor('2 datagrams', () => (receiver.datagrams.length === 2 ? true : undefined));
       expect(receiver.datagrams.map((d) => d.length)).to.deep.equal([5, MAX_DATAGRAM.ipv4]);
       await sink.close().catch(() => undefined);
@@ -72,8 +72,22 @@ describe('udp sink', () => {
       sink.write(chunk(`a_sum 1 0\na_count 1 0\na_x 1 0\nb_sum 2 0\n${large}\n${large}\n`, 2));
       await sink.flush().catch(() => undefined);
       expect(reports.filter((r) => r.kind === 'failed')).to.have.length(1);
-      expect(reports[0]).to.include({ kind: 'failed', size: 1, bytes: 0 });
+      expect(reports[0]).to.include({ kind: 'failed', size: 1, bytes: 2 * 70_001 });
       await waitFor('4 datagrams', () => (receiver.datagrams.length === 4 ? true : undefined));
+      await sink.close().catch(() => undefined);
+    }));
+
+  it('counts each event of a chunk that mixes oversize and normal events once: delivered and failed add up to what was written', () =>
+    withReceiver(async (sink, reports, receiver) => {
+      const large = 'x'.repeat(70_000);
+      const data = `a 1 0\n${large}\nb 2 0\n${large}\nc 3 0\n`;
+      sink.write(chunk(data, 5));
+      await sink.flush().catch(() => undefined);
+      await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
+      const total = (kind: SinkReport['kind']) =>
+        reports.reduce((sum, r) => (r.kind === kind && r.kind !== 'retrying' ? { size: sum.size + r.size, bytes: sum.bytes + r.bytes } : sum), { size: 0, bytes: 0 });
+      expect(total('failed')).to.deep.equal({ size: 2, bytes: 2 * (large.length + 1) });
+      expect(total('delivered')).to.deep.equal({ size: 3, bytes: 3 * 'a 1 0\n'.length });
       await sink.close().catch(() => undefined);
     }));
 

@@ -48,6 +48,7 @@ export function chunk(data: string | Uint8Array, size = 1, frames: { series?: re
   return {
     size,
     data,
+    bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength,
     frames: {
       ends,
       separator: typeof data === 'string' ? 1 : 0,

@@ -57,16 +57,12 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
   protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
-    if (arg === '-') {
-      const [{ loadScenario }, { LOCAL_YAML_BUDGET }, { readStdin }] = await Promise.all([import('../../config/load.js'), import('../../language/limits.js'), import('../stdin.js')]);
-      const origin = 'standard input';
-      return { file: loadScenario(await readStdin(this.context.stdin, origin), { origin, overrides, yamlBudget: LOCAL_YAML_BUDGET }), origin };
-    }
     const { catalogRef, noCatalogError } = await import('../../catalog/index.js');
     const name = catalogRef(arg);
     if (name === undefined) {
       const { loadScenarioFile } = await import('../../config/load.js');
-      return { file: await loadScenarioFile(arg, { overrides }), origin: arg };
+      const origin = arg === '-' ? 'standard input' : arg;
+      return { file: await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides }), origin };
     }
     const catalog = await this.openCatalog();
     if (!catalog) throw noCatalogError(arg);
