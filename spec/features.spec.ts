@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -43,6 +43,13 @@ scenarios:
       'error: rw.yaml: scenarios[0] (up): sink.type: remote_write needs the build feature "remote-write", whose packages this installation lacks ' +
         '(protobufjs, snappy; an install with --omit=optional leaves them out): run npm install protobufjs snappy',
     );
+  });
+
+  it('refuses the OTLP sinks the same way, naming their packages', async () => {
+    await writeFile(join(dir, 'otlp.yaml'), (await readFile(join(dir, 'rw.yaml'), 'utf8')).replace('{ type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }', '{ type: otlp_http, url: "http://127.0.0.1:9" }'));
+    const failure = (await run('node', ['bin/svc', 'run', 'otlp.yaml'], { cwd: dir }).catch((error: unknown) => error)) as { code: number; stderr: string };
+    expect(failure.code).to.equal(1);
+    expect(failure.stderr).to.include('sink.type: otlp_http needs the build feature "otlp", whose packages this installation lacks (protobufjs, @grpc/grpc-js;');
   });
 
   it('still runs what needs no feature', async () => {

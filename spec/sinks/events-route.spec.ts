@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { uncompress } from 'snappyjs';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
+import { startOtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { testServer } from '../support/server.js';
 
 /** `POST /events` through the app with the sinks the route builds itself (no injected sink). */
@@ -61,6 +62,19 @@ describe('POST /events with real sinks', () => {
       const refused = await post(server, sink, 8, 'remote_write');
       expect(refused.statusCode).to.equal(502);
       expect(refused.json().detail).to.match(/^remote_write sink: POST .* answered 400 Bad Request: "out of order sample"; the receiver refuses samples older/);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('an otlp_grpc sink delivers the event before answering, as a LogRecord of a logs event', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const body = { signal_type: 'logs', labels: { app: 'api' }, log: { severity: 'error', message: 'payment failed' }, encoder: { type: 'otlp' }, sink: { type: 'otlp_grpc', endpoint: receiver.grpcAddress } };
+      const res = await server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      expect(res.statusCode, res.body).to.equal(200);
+      const [record] = receiver.received[0]!.request.resource_logs[0].scope_logs[0].log_records;
+      expect(record).to.deep.include({ severity_number: 'SEVERITY_NUMBER_ERROR', severity_text: 'error', body: { string_value: 'payment failed' } });
     } finally {
       await receiver.stop();
     }

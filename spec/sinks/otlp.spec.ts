@@ -1,0 +1,248 @@
+import { expect } from 'chai';
+import * as grpc from '@grpc/grpc-js';
+import type { SinkReport } from '../../operators/deliver.js';
+import type { Entry } from '../../lib/config/types.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { createSink } from '../../lib/sinks/index.js';
+import { otlpMetrics } from '../../lib/encoders/otlp.js';
+import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
+import { sampleBatch } from '../support/batches.js';
+import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
+import { histogramEntry, metricEntry } from '../support/entries.js';
+import { runUntilTerm, scenarioDir, stoppedEvents, svc } from '../support/cli.js';
+
+const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
+const { scenario } = scenarioDir('svc-otlp-');
+
+/** Every metric of every accepted request, in order. */
+const metricsOf = (receiver: OtlpReceiver): ExportRequest[] =>
+  receiver.received.filter((r) => r.signal === 'metrics').flatMap((r) => r.request.resource_metrics.flatMap((rm: ExportRequest) => rm.scope_metrics.flatMap((sm: ExportRequest) => sm.metrics)));
+const logsOf = (receiver: OtlpReceiver): ExportRequest[] =>
+  receiver.received.filter((r) => r.signal === 'logs').flatMap((r) => r.request.resource_logs.flatMap((rl: ExportRequest) => rl.scope_logs.flatMap((sl: ExportRequest) => sl.log_records)));
+const nanos = (ms: number) => String(BigInt(ms) * 1_000_000n);
+const attribute = (key: string, value: string) => ({ key, value: { string_value: value } });
+
+async function run(entry: Entry): Promise<{ started: number; events: number }> {
+  const started = Date.now();
+  const entryRun = runEntry(entry);
+  expect(await entryRun.done).to.deep.equal({});
+  return { started, events: entryRun.stats.snapshot(Date.now()).total_events };
+}
+
+describe('OTLP sinks', function () {
+  this.timeout(20_000);
+  let receiver: OtlpReceiver;
+  beforeEach(async () => (receiver = await startOtlpReceiver()));
+  afterEach(async () => receiver.stop());
+
+  const sinks = () => ({
+    grpc: { type: 'otlp_grpc' as const, endpoint: receiver.grpcAddress, max_buffer_age: 100 },
+    http: { type: 'otlp_http' as const, url: receiver.httpUrl, max_buffer_age: 100 },
+  });
+
+  for (const via of ['grpc', 'http'] as const) {
+    describe(`otlp_${via}`, () => {
+      it('a gauge arrives as a Gauge: one data point a tick, its value, attributes from the labels, the entry clock in nanoseconds', async () => {
+        const startTime = { kind: 'absolute' as const, epochMs: Date.UTC(2026, 10, 22, 12) };
+        await run(metricEntry({ name: 'room_temp', help: 'Room temperature.', rate: 10, duration: 300, start_time: startTime, generator: { type: 'constant', value: 21.5 }, labels: { room: 'lab' }, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        const metrics = metricsOf(receiver);
+        expect(metrics.map((m) => [m.name, m.description])).to.deep.equal(Array(3).fill(['room_temp', 'Room temperature.']));
+        expect(metrics.map((m) => m.gauge.data_points[0])).to.deep.equal(
+          [0, 100, 200].map((offset) => ({ attributes: [attribute('room', 'lab')], start_time_unix_nano: '0', time_unix_nano: nanos(startTime.epochMs + offset), as_double: 21.5, exemplars: [], flags: 0 })),
+        );
+        const [request] = receiver.received;
+        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([attribute('service.name', 'svc')]);
+        expect(request!.request.resource_metrics[0].scope_metrics[0].scope).to.deep.include({ name: 'svc' });
+      });
+
+      it('a counter (step) arrives as a monotonic cumulative Sum whose start time is the entry start, the same on every point', async () => {
+        const { started } = await run(metricEntry({ name: 'jobs_total', rate: 20, duration: 200, metric_type: 'counter', generator: { type: 'step', start: 0, step_size: 2 }, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        const sums = metricsOf(receiver).map((m) => m.sum);
+        expect(sums.map((s) => [s.is_monotonic, s.aggregation_temporality])).to.deep.equal(Array(4).fill([true, 'AGGREGATION_TEMPORALITY_CUMULATIVE']));
+        expect(sums.map((s) => s.data_points[0].as_double)).to.deep.equal([0, 2, 4, 6]);
+        const starts = new Set(sums.map((s) => s.data_points[0].start_time_unix_nano));
+        expect(starts.size).to.equal(1);
+        expect(Number(BigInt([...starts][0]) / 1_000_000n)).to.be.within(started - 1000, started + 1000);
+        expect(sums[3].data_points[0].time_unix_nano).to.equal(String(BigInt([...starts][0]) + 150_000_000n));
+      });
+
+      it('a histogram arrives as a Histogram: the entry buckets as bounds, counts per bucket, sum and count as the text form has them', async () => {
+        await run(metricEntry({ ...histogramEntry, rate: 10, duration: 200, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        const points = metricsOf(receiver).map((m) => m.histogram.data_points[0]);
+        expect(points).to.have.length(2);
+        for (const point of points) {
+          expect(point.explicit_bounds).to.deep.equal([0.05, 0.1, 0.5]);
+          expect(point.bucket_counts.map(Number).reduce((a: number, b: number) => a + b)).to.equal(Number(point.count));
+          expect(point.attributes).to.deep.equal([attribute('svc', 'api')]);
+        }
+        // 20 observations a tick, cumulative over the run.
+        expect(points.map((p) => p.count)).to.deep.equal(['20', '40']);
+        expect(metricsOf(receiver)[0].histogram.aggregation_temporality).to.equal('AGGREGATION_TEMPORALITY_CUMULATIVE');
+      });
+
+      it('a summary arrives as a Summary with its quantile values, sum and count', async () => {
+        const summary = { signal_type: 'summary' as const, name: 'size_bytes', generator: undefined, distribution: { type: 'normal' as const, mean: 100, stddev: 10 }, quantiles: [0.5, 0.9], observations_per_tick: 50, seed: 1, metric_type: 'summary' as const };
+        await run(metricEntry({ ...summary, rate: 10, duration: 100, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        const [point] = metricsOf(receiver).map((m) => m.summary.data_points[0]);
+        expect(point.count).to.equal('50');
+        expect(point.quantile_values.map((q: { quantile: number }) => q.quantile)).to.deep.equal([0.5, 0.9]);
+        expect(point.quantile_values[0].value).to.be.within(90, 110);
+        expect(point.sum / 50).to.be.within(95, 105);
+      });
+
+      it('logs arrive as LogRecords: severity number and text, the message as body, labels and fields as attributes, start_time honoured', async () => {
+        const before = Date.now();
+        await run(
+          metricEntry({
+            signal_type: 'logs',
+            name: 'app',
+            generator: undefined,
+            rate: 10,
+            duration: 200,
+            start_time: { kind: 'relative', offsetMs: -3_600_000 },
+            log_generator: { type: 'template', templates: [{ message: 'disk {disk} almost full', severity: 'warn' }], field_pools: { disk: ['sda'] }, seed: 1 },
+            labels: { app: 'api' },
+            metric_type: 'untyped',
+            encoder: { type: 'otlp' },
+            // Validation fills signal_type in from the entry; this entry is built by hand.
+            sink: { ...sinks()[via], signal_type: 'logs' },
+          }),
+        );
+        const records = logsOf(receiver);
+        expect(records).to.have.length(2);
+        expect(records[0]).to.deep.include({ severity_number: 'SEVERITY_NUMBER_WARN', severity_text: 'warn', body: { string_value: 'disk sda almost full' } });
+        expect(records[0].attributes).to.deep.equal([attribute('app', 'api'), attribute('disk', 'sda')]);
+        const time = Number(BigInt(records[0].time_unix_nano) / 1_000_000n);
+        expect(time).to.be.within(before - 3_600_000 - 1000, before - 3_600_000 + 1000);
+        expect(Number(BigInt(records[0].observed_time_unix_nano) / 1_000_000n)).to.be.within(before, Date.now());
+        expect(receiver.received[0]!.signal).to.equal('logs');
+      });
+
+      it('sends the resource of the sink, its headers, and gzip when asked', async () => {
+        const sink = { ...sinks()[via], resource: { 'service.name': 'checkout', 'deployment.environment': 'test' }, headers: { 'X-Scope-OrgID': 'team-a' }, compression: 'gzip' as const };
+        await run(metricEntry({ name: 'up', rate: 10, duration: 100, encoder: { type: 'otlp' }, sink }));
+        const [request] = receiver.received;
+        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([attribute('deployment.environment', 'test'), attribute('service.name', 'checkout')]);
+        expect(request!.headers['x-scope-orgid']).to.equal('team-a');
+        if (via === 'http') expect(request!.headers['content-encoding']).to.equal('gzip');
+      });
+
+      it('retries a collector that is unavailable, waiting as long as it asks, then delivers', async () => {
+        let n = 0;
+        receiver.answer(() => (++n <= 2 ? { grpc: grpc.status.UNAVAILABLE, details: 'overloaded', retryAfterMs: 60, http: 503 } : { accept: true }));
+        const sink = via === 'grpc' ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 }) : otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 });
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2] })));
+        await sink.close();
+        expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'retrying', 'delivered']);
+        // The backoff of random() = 0 is 0 ms: the wait is the collector's RetryInfo (grpc) or Retry-After (http).
+        expect(reports.slice(0, 2).map((r) => (r as { delay: number }).delay)).to.deep.equal([60, 60]);
+        expect(metricsOf(receiver)).to.have.length(2);
+      });
+
+      it('a partial success fails the refused points only, with the collector\'s reason', async () => {
+        receiver.answer(() => ({ accept: true, rejected: 2, message: 'value out of range' }));
+        const sink = createSink({ type: `otlp_${via}`, ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }), signal_type: 'metrics' } as never);
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2, 3, 4, 5] })));
+        const error = (await sink.close().catch((e: unknown) => e)) as Error;
+        expect(reports.map((r) => [r.kind, (r as { size: number }).size])).to.deep.equal([
+          ['delivered', 3],
+          ['failed', 2],
+        ]);
+        expect(error.message).to.equal(`otlp_${via} sink: the collector refused 2 of 5 data points: "value out of range"`);
+      });
+    });
+  }
+
+  it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {
+    receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data' }));
+    const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(receiver.calls).to.equal(1);
+    expect(error.message).to.equal(
+      `otlp_grpc sink: ${receiver.grpcAddress} answered INVALID_ARGUMENT: "unexpected data"; the collector refused the data as invalid: check that the sink's signal_type (metrics) is what this endpoint expects and that the entry is a metrics entry`,
+    );
+  });
+
+  it('otlp_grpc: a gRPC server without the OTLP service answers UNIMPLEMENTED, and the message names the ports', async () => {
+    const bare = new grpc.Server();
+    const port = await new Promise<number>((resolve, reject) => bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    try {
+      const sink = otlpGrpcSink({ endpoint: `127.0.0.1:${port}`, signal: 'logs', retry: QUICK_RETRY });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.match(/answered UNIMPLEMENTED.*does not serve OTLP logs over gRPC: is it the collector's OTLP\/gRPC port \(usually 4317; OTLP\/HTTP on 4318 takes the otlp_http sink\)\?$/);
+    } finally {
+      bare.forceShutdown();
+    }
+  });
+
+  it('otlp_http: a 404 says the url is the base address', async () => {
+    const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(
+      `otlp_http sink: POST ${receiver.httpUrl}/wrong/v1/metrics answered 404 Not Found: "404 page not found"; url must be the collector's base address (the sink appends /v1/metrics; OTLP/HTTP is usually port 4318)`,
+    );
+  });
+
+  it('bin/svc runs examples/otlp.yaml: a Sum, a Histogram and LogRecords under the resource it names', async () => {
+    const result = await svc(['run', 'examples/otlp.yaml', '--endpoint', receiver.grpcAddress, '--duration', '1s']);
+    expect(result.code, result.stderr).to.equal(0);
+    const kinds = metricsOf(receiver).map((m) => `${m.name} ${m.sum ? 'sum' : m.histogram ? 'histogram' : 'other'}`);
+    expect(new Set(kinds)).to.deep.equal(new Set(['http_requests_total sum', 'http_request_duration_seconds histogram']));
+    expect(logsOf(receiver).length).to.be.greaterThan(0);
+    for (const { request } of receiver.received) {
+      const [resource] = request.resource_metrics ?? request.resource_logs;
+      expect(resource.resource.attributes).to.deep.include(attribute('service.name', 'checkout'));
+    }
+  });
+
+  it('bin/svc: INVALID_ARGUMENT under on_sink_error fail exits 1 with the collector\'s words', async () => {
+    receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'bad data' }));
+    const file = scenario(
+      'invalid.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: up
+    rate: 10
+    duration: 200ms
+    on_sink_error: fail
+    generator: { type: constant, value: 1 }
+    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}" }
+`,
+    );
+    const result = await svc(['run', file]);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('answered INVALID_ARGUMENT: "bad data"; the collector refused the data as invalid');
+  });
+
+  it('bin/svc: SIGTERM mid-run, every data point counted as written has arrived', async () => {
+    const file = scenario(
+      'forever.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: beat
+    rate: 2000
+    generator: { type: step, start: 0, step_size: 1 }
+    dynamic_labels: [{ key: pod, cardinality: 3 }]
+    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", batch_size: 100, max_buffer_age: 100ms }
+`,
+    );
+    const { code, stderr } = await runUntilTerm(file, () => receiver.received.length >= 3);
+    expect(code, stderr).to.equal(0);
+    // A step generator is a counter: a Sum.
+    const values = metricsOf(receiver).map((m) => m.sum.data_points[0].as_double);
+    expect(values).to.have.length(stoppedEvents(stderr));
+    expect(values).to.deep.equal(values.map((_: number, i: number) => i));
+  });
+});
