@@ -26,7 +26,7 @@ export interface BatchTransport<R extends Request> {
   /** Cuts the request in flight (a flush ran out of time); later sends must still work. */
   abort?(): void;
   /** Releases connections once the sink closed. */
-  release?(): void;
+  release?(): void | Promise<void>;
 }
 
 export interface BatchingOptions {
@@ -34,10 +34,10 @@ export interface BatchingOptions {
   readonly name: string;
   /** The destination as messages show it (a URL without credentials). */
   readonly target: string;
-  /** Buffered data that makes a batch go out at once: bytes, or records with `batchUnit: 'records'`. */
+  /** Buffered data that makes a batch go out at once: bytes, or records or events by `batchUnit`. */
   readonly batchSize: number;
-  /** What `batchSize` counts: bytes of chunks (default), or their records (a remote-write series each). */
-  readonly batchUnit?: 'bytes' | 'records';
+  /** What `batchSize` counts: bytes of chunks (default), their records (a remote-write series each), or their events (a Kafka message each). */
+  readonly batchUnit?: 'bytes' | 'records' | 'events';
   /** The oldest buffered chunk waits at most this long (ms) before its batch goes out; 0: no age rule (size and flush only). */
   readonly maxAge: number;
   readonly retry: RetryPolicy;
@@ -63,7 +63,7 @@ export interface BatchingOptions {
 const MIN_REQUEST_BYTES = 1 << 20;
 
 /**
- * The batching core of `http_push`, `logstore` and `remote_write`: a {@link Sink} that buffers chunks and sends
+ * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers chunks and sends
  * them as batches through `transport`, one request at a time (so the destination sees the
  * data in order).
  *
@@ -115,8 +115,8 @@ class Batcher<R extends Request> implements Transport {
   /** Bytes of each buffered chunk. */
   private readonly sizes: number[] = [];
   private bufferedBytes = 0;
-  /** Records of the buffered chunks, when `batchSize` counts them. */
-  private bufferedRecords = 0;
+  /** Records or events of the buffered chunks, when `batchSize` counts them. */
+  private bufferedUnits = 0;
   private ageTimer: Subscription | undefined;
   /** The oldest buffered chunk is `maxAge` old: the buffer is due. */
   private aged = false;
@@ -141,7 +141,7 @@ class Batcher<R extends Request> implements Transport {
     this.buffer.push(chunk);
     this.sizes.push(bytes);
     this.bufferedBytes += bytes;
-    this.bufferedRecords += chunk.frames.ends.length;
+    this.bufferedUnits += this.unitsOf(chunk);
     this.armAge();
     this.kick();
   }
@@ -162,14 +162,18 @@ class Batcher<R extends Request> implements Transport {
     this.kick();
   }
 
-  release(): void {
+  release(): void | Promise<void> {
     this.ageTimer?.unsubscribe();
     this.ageTimer = undefined;
-    this.transport.release?.();
+    return this.transport.release?.();
+  }
+
+  private unitsOf(chunk: EncodedBatch): number {
+    return this.options.batchUnit === 'events' ? chunk.size : chunk.frames.ends.length;
   }
 
   private due(): boolean {
-    const buffered = this.options.batchUnit === 'records' ? this.bufferedRecords : this.bufferedBytes;
+    const buffered = this.options.batchUnit === 'records' || this.options.batchUnit === 'events' ? this.bufferedUnits : this.bufferedBytes;
     return this.buffer.length > 0 && (buffered >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
   }
 
@@ -198,7 +202,7 @@ class Batcher<R extends Request> implements Transport {
     const chunks = buffer.splice(0, n);
     sizes.splice(0, n);
     this.bufferedBytes -= bytes;
-    for (const chunk of chunks) this.bufferedRecords -= chunk.frames.ends.length;
+    for (const chunk of chunks) this.bufferedUnits -= this.unitsOf(chunk);
     this.taken += n;
     // A remainder left by the size cap is as old as what just left: it is due at once.
     this.ageTimer?.unsubscribe();

@@ -42,7 +42,7 @@ function fakeTransport() {
         sent.push(request.body);
         return Promise.resolve();
       },
-      release: () => (released = true),
+      release: () => void (released = true),
     },
   };
 }
