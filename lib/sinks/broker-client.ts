@@ -64,6 +64,7 @@ interface KafkajsError extends Error {
   readonly retriable?: boolean;
   readonly broker?: string;
   readonly code?: string;
+  readonly apiName?: string;
 }
 
 function rootOf(cause: unknown): KafkajsError {
@@ -72,15 +73,28 @@ function rootOf(cause: unknown): KafkajsError {
   return error;
 }
 
+/** Node's codes for a certificate the client does not trust. */
+const UNTRUSTED_CERTIFICATE = /CERT|SIGNATURE|ISSUER|ALTNAME/;
+
+/** Where the failure happened: the sink's topic and brokers, and whether it speaks TLS. */
+export interface ErrorContext {
+  readonly topic: string;
+  /** The brokers as messages name them. */
+  readonly target: string;
+  readonly tls: boolean;
+}
+
 /**
  * A failure of the producer in words, with what to do: a missing topic, refused credentials or
- * authorisation and oversized messages are final; connection failures, timeouts and the errors
- * Kafka marks retriable (no leader yet, not the leader) are retried under `retry`.
+ * authorisation, a listener without SASL and oversized messages are final; connection failures,
+ * timeouts and the errors Kafka marks retriable (no leader yet, not the leader) are retried under
+ * `retry`.
  */
-export function brokerError(cause: unknown, topic: string, target: string): SinkError {
+export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
   const final = (detail: string) => new SinkError('broker', detail, { cause });
+  const saslRefused = () => final(`${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`);
   switch (error.type) {
     case 'UNKNOWN_TOPIC_OR_PARTITION':
       return final(
@@ -92,20 +106,28 @@ export function brokerError(cause: unknown, topic: string, target: string): Sink
     case 'SASL_AUTHENTICATION_FAILED':
     case 'UNSUPPORTED_SASL_MECHANISM':
     case 'ILLEGAL_SASL_STATE':
-      return final(`${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`);
+      return saslRefused();
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
       return final(`${target} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`);
     default:
       break;
   }
-  if (error.name === 'KafkaJSSASLAuthenticationError') {
-    return final(`${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`);
+  if (error.name === 'KafkaJSSASLAuthenticationError') return saslRefused();
+  if (error.name === 'KafkaJSServerDoesNotSupportApiKey' && error.apiName?.startsWith('Sasl')) {
+    return final(`${target} does not offer SASL on this listener (no ${error.apiName}): remove sasl, or give the address of the brokers' SASL listener`);
   }
   const broker = error.broker ?? target;
   if (error.name === 'KafkaJSConnectionError' || error.name === 'KafkaJSConnectionClosedError') {
-    if (error.code) return networkError('broker', broker, hostOf(broker), error);
-    return new SinkError('broker', `cannot reach ${broker}: ${error.message}: is the broker running, and is ${broker} its address?`, { cause, retryable: true });
+    if (error.code && UNTRUSTED_CERTIFICATE.test(error.code)) {
+      return final(`the certificate of ${broker} is not trusted (${error.message}): set tls.ca_cert to the PEM file of the authority that signed it`);
+    }
+    // A listener of the other kind (TLS or not) drops the connection at its first bytes.
+    const kind = tls ? 'tls.enabled is true: is it a TLS listener?' : 'if it is a TLS listener, set tls: {enabled: true}';
+    if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !error.code) {
+      return new SinkError('broker', `${broker} dropped the connection (${error.message}): did it restart? ${kind}`, { cause, retryable: true });
+    }
+    return networkError('broker', broker, hostOf(broker), error);
   }
   if (error.name === 'KafkaJSRequestTimeoutError') {
     return new SinkError('broker', `${broker} did not answer within ${REQUEST_TIMEOUT / 1000} s: is the broker overloaded?`, { cause, retryable: true });

@@ -2,7 +2,7 @@ import type { SchedulerLike } from 'rxjs';
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
 import { batchingSink } from './batching.js';
-import { brokerError, kafkaConfig, REQUEST_TIMEOUT, type BrokerConnection } from './broker-client.js';
+import { brokerError, kafkaConfig, REQUEST_TIMEOUT, type BrokerConnection, type ErrorContext } from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './broker-messages.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { Sink } from './sink.js';
@@ -47,7 +47,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
   const kafkajs = featurePackage<typeof Kafkajs>('kafka', 'kafkajs');
   const target = options.brokers.join(',');
   const batchSize = options.batchSize ?? BROKER_DEFAULTS.batchSize;
-  const producer = new Producer(kafkajs, options, target);
+  const producer = new Producer(kafkajs, options, { topic: options.topic, target, tls: options.tls?.enabled ?? false });
   return batchingSink<ProduceRequest>(
     {
       prepare: produceRequests({ messagePer: options.messagePer ?? 'event', keyLabel: options.keyLabel, batchSize, maxBytes: BROKER_DEFAULTS.maxSendBytes }),
@@ -77,7 +77,7 @@ class Producer {
   constructor(
     private readonly kafkajs: typeof Kafkajs,
     private readonly options: BrokerSinkOptions,
-    private readonly target: string,
+    private readonly context: ErrorContext,
   ) {
     this.record = {
       topic: options.topic,
@@ -92,7 +92,7 @@ class Producer {
     try {
       await producer.send({ ...this.record, messages });
     } catch (cause) {
-      throw brokerError(cause, this.options.topic, this.target);
+      throw brokerError(cause, this.context);
     }
   }
 
@@ -106,7 +106,7 @@ class Producer {
   private connect(): Promise<Kafkajs.Producer> {
     this.connecting ??= this.open().catch(async (cause: unknown) => {
       await this.disconnect();
-      throw brokerError(cause, this.options.topic, this.target);
+      throw brokerError(cause, this.context);
     });
     return this.connecting;
   }

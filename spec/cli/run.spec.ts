@@ -211,7 +211,7 @@ describe('svc metrics', () => {
 });
 
 /** Examples that write to a backend; the backend's spec runs them (spec/backends/remote-write.spec.ts). */
-const BACKEND_EXAMPLES = new Set(['remote-write.yaml']);
+const BACKEND_EXAMPLES = new Set(['remote-write.yaml', 'kafka.yaml']);
 
 describe('examples', () => {
   for (const file of readdirSync('examples').filter((f) => f.endsWith('.yaml') && !BACKEND_EXAMPLES.has(f))) {

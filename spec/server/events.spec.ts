@@ -79,7 +79,6 @@ describe('POST /events', () => {
     expectError(await send(logEvent({ log: { severity: 'WARN', message: 'x' } })), 422, 'validation_failed', /log\.severity/);
     expectError(await send(logEvent({ sink: { type: 'tcp', address: 'syslog:514', retry: { max_attempts: 0 } } })), 422, 'validation_failed', /sink\.retry\.max_attempts/);
     expectError(await send(logEvent({ encoder: { type: 'metrics_text' } })), 422, 'validation_failed', /metrics_text cannot encode a log record/);
-    expectError(await send(metricEvent({ sink: { type: 'broker', brokers: ['k:9092'], topic: 't' } })), 422, 'feature_not_built', /broker needs the build feature "kafka"/);
     expectError(await send(metricEvent({ encoder: { type: 'otlp' } })), 422, 'feature_not_built', /"otlp"/);
   });
 
