@@ -33,6 +33,19 @@ scenarios:
     sink: { type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }
 `,
     );
+    await writeFile(
+      join(dir, 'kafka.yaml'),
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: logs
+    name: app
+    rate: 1
+    duration: 1s
+    log_generator: { type: template, templates: [{ message: hello }] }
+    sink: { type: broker, brokers: "127.0.0.1:9", topic: logs }
+`,
+    );
   });
   after(async () => dir && rm(dir, { recursive: true, force: true }));
 
@@ -42,6 +55,15 @@ scenarios:
     expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
       'error: rw.yaml: scenarios[0] (up): sink.type: remote_write needs the build feature "remote-write", whose packages this installation lacks ' +
         '(protobufjs, snappy; an install with --omit=optional leaves them out): run npm install protobufjs snappy',
+    );
+  });
+
+  it('refuses a broker sink with exit 1, naming the feature and the package to install', async () => {
+    const failure = await run('node', ['bin/svc', 'run', 'kafka.yaml'], { cwd: dir }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).to.include({ code: 1 });
+    expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
+      'error: kafka.yaml: scenarios[0] (app): sink.type: broker needs the build feature "kafka", whose packages this installation lacks ' +
+        '(kafkajs; an install with --omit=optional leaves them out): run npm install kafkajs',
     );
   });
 
