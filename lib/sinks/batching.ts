@@ -67,8 +67,8 @@ const MIN_REQUEST_BYTES = 1 << 20;
  * them as batches through `transport`, one request at a time (so the destination sees the
  * data in order).
  *
- * - A batch goes out when `batchSize` bytes (or records) are buffered, when the oldest chunk is `maxAge`
- *   old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
+ * - A batch goes out when `batchSize` bytes (or records, or events) are buffered, or a request's
+ *   `maxRequestBytes`, when the oldest chunk is `maxAge` old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
  *   in the next one (up to `maxRequestBytes`): a slow round trip gives bigger requests, not a
  *   growing queue.
  * - Each request is tried up to `retry.maxAttempts` times when the failure is retryable (a
@@ -174,7 +174,10 @@ class Batcher<R extends Request> implements Transport {
 
   private due(): boolean {
     const buffered = this.options.batchUnit === 'records' || this.options.batchUnit === 'events' ? this.bufferedUnits : this.bufferedBytes;
-    return this.buffer.length > 0 && (buffered >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
+    // A request's worth of bytes waits for nothing more; waiting on would let the high-water
+    // mark hold the writer back until the age rule fired.
+    const full = buffered >= this.options.batchSize || this.bufferedBytes >= this.options.maxRequestBytes;
+    return this.buffer.length > 0 && (full || this.aged || this.flushUpTo > this.taken);
   }
 
   /** Starts the age rule's timer for the oldest buffered chunk, unless it runs or is off. */
