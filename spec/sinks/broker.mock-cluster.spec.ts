@@ -229,6 +229,22 @@ scenarios:
     expect(error.message).to.equal('broker sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port? (gave up after 2 attempts)');
   });
 
+  it('the client speaks SASL and TLS as configured: the PLAINTEXT-only mock cluster refuses both, and the messages say why', async () => {
+    const refusal = async (fields: Partial<Parameters<typeof brokerSink>[0]>) => {
+      const sink = brokerSink({ brokers: [kafka.bootstrap], topic: 't', retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 }, ...fields });
+      sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+    };
+    for (const mechanism of ['plain', 'scram-sha-256', 'scram-sha-512'] as const) {
+      expect(await refusal({ sasl: { mechanism, username: 'svc', password: 'hunter2' } })).to.equal(
+        `broker sink: ${kafka.bootstrap} does not offer SASL on this listener (no SaslHandshake): remove sasl, or give the address of the brokers' SASL listener`,
+      );
+    }
+    expect(await refusal({ tls: { enabled: true } })).to.match(
+      new RegExp(`^broker sink: ${kafka.bootstrap} dropped the connection \\(.+\\): did it restart\\? tls\\.enabled is true: is it a TLS listener\\?$`),
+    );
+  });
+
   describe('bin/svc', () => {
     it('runs examples/kafka.yaml: every counted event is in its topic', async () => {
       const result = await svc(['run', 'examples/kafka.yaml', '--endpoint', kafka.bootstrap, '--duration', '1s']);
