@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -46,11 +46,15 @@ let built: Promise<string> | undefined;
 /** Compiles the fixture once per process (about 0.1 s). */
 function buildFixture(): Promise<string> {
   built ??= (async () => {
-    const gcc = requireBinary('gcc', 'gcc librdkafka-dev');
-    const binary = join(mkdtempSync(join(tmpdir(), 'svc-kafka-mock-')), 'kafka-mock');
+    const gcc = requireBinary('gcc', 'gcc libc6-dev librdkafka-dev');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-kafka-mock-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const binary = join(dir, 'kafka-mock');
     const source = join(import.meta.dirname, 'kafka-mock.c');
     await run(gcc, ['-O1', '-o', binary, source, '-lrdkafka']).catch((error: { stderr?: string }) => {
-      throw new Error(`cannot build the Kafka mock cluster (needs librdkafka-dev: apt-get install -y --no-install-recommends librdkafka-dev): ${error.stderr ?? String(error)}`);
+      throw new Error(
+        `cannot build the Kafka mock cluster (apt-get install -y --no-install-recommends gcc libc6-dev librdkafka-dev; .ci/run does so on CI): ${error.stderr ?? String(error)}`,
+      );
     });
     return binary;
   })();
