@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: throughput of the metric pipeline against a hand-written loop producing the
  * same bytes, then rate accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts),
- * OTLP (bench/otlp.ts) and the HTTP client (bench/http-clients.ts). Prints figures; asserts nothing (speed goals live
+ * OTLP (bench/otlp.ts), the HTTP client (bench/http-clients.ts) and Kafka (bench/kafka.ts). Prints figures; asserts nothing (speed goals live
  * here, not in tests).
  */
 import { closeSync, openSync, writeSync, rmSync, mkdtempSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { runEntry } from '../lib/runtime/run-entry.js';
 import type { Entry } from '../lib/config/types.js';
 import { httpClientBench } from './http-clients.js';
 import { otlpBench } from './otlp.js';
+import { kafkaBench } from './kafka.js';
 import { remoteWriteBench } from './remote-write.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
@@ -114,6 +115,7 @@ try {
   await remoteWriteBench(THROUGHPUT_MS / 1000);
   await otlpBench(THROUGHPUT_MS / 1000);
   await httpClientBench(THROUGHPUT_MS / 1000);
+  await kafkaBench(THROUGHPUT_MS / 1000);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -2,8 +2,8 @@
  * Build features (spec: `remote-write`, `otlp`, `kafka`): transports that need heavy packages.
  * Those packages are `optionalDependencies`, loaded only when a kind needs them, so an install
  * with `--omit=optional` lacks them. A sink or encoder kind that needs one declares it
- * (lib/sinks/kinds, lib/encoders/kinds); referencing the kind is then refused up front, with the
- * feature's name and what to install, rather than failing later.
+ * (lib/sinks/kinds, lib/encoders/kinds); where the packages are missing, referencing the kind is
+ * refused up front, with the feature's name and what to install, rather than failing later.
  */
 import { createRequire } from 'node:module';
 
@@ -38,13 +38,9 @@ function resolves(name: string): boolean {
   }
 }
 
-/**
- * Why a kind that needs `feature` cannot run here, or undefined when it can: its transport is
- * not `built` yet, or its packages are not installed.
- */
-export function featureRefusal(feature: Feature | undefined, built: boolean): string | undefined {
+/** Why a kind that needs `feature` cannot run here (its packages are not installed), or undefined when it can. */
+export function featureRefusal(feature: Feature | undefined): string | undefined {
   if (!feature) return undefined;
-  if (!built) return `needs the build feature "${feature}", which this build does not include`;
   const absent = missingPackages(feature);
   if (!absent.length) return undefined;
   return `needs the build feature "${feature}", whose packages this installation lacks (${absent.join(', ')}; an install with --omit=optional leaves them out): run npm install ${absent.join(' ')}`;

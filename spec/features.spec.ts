@@ -4,6 +4,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startServerProcess } from './support/server-process.js';
 
 const run = promisify(execFile);
 
@@ -18,7 +19,8 @@ describe('an install without the optional packages (npm ci --omit=optional)', fu
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-omit-optional-'));
-    for (const item of ['package.json', 'package-lock.json', 'dist', 'bin']) await cp(item, join(dir, item), { recursive: true });
+    // What the image holds (Dockerfile): the server reads its OpenAPI document.
+    for (const item of ['package.json', 'package-lock.json', 'dist', 'bin', 'docs/openapi.json']) await cp(item, join(dir, item), { recursive: true });
     await run('npm', ['ci', '--omit=optional', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir });
     await writeFile(
       join(dir, 'rw.yaml'),
@@ -31,6 +33,19 @@ scenarios:
     duration: 1s
     generator: { type: constant, value: 1 }
     sink: { type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }
+`,
+    );
+    await writeFile(
+      join(dir, 'kafka.yaml'),
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: logs
+    name: app
+    rate: 1
+    duration: 1s
+    log_generator: { type: template, templates: [{ message: hello }] }
+    sink: { type: broker, brokers: "127.0.0.1:9", topic: logs }
 `,
     );
   });
@@ -50,6 +65,29 @@ scenarios:
     const failure = (await run('node', ['bin/svc', 'run', 'otlp.yaml'], { cwd: dir }).catch((error: unknown) => error)) as { code: number; stderr: string };
     expect(failure.code).to.equal(1);
     expect(failure.stderr).to.include('sink.type: otlp_http needs the build feature "otlp", whose packages this installation lacks (protobufjs, @grpc/grpc-js;');
+  });
+
+  it('refuses a broker sink with exit 1, naming the feature and the package to install', async () => {
+    const failure = await run('node', ['bin/svc', 'run', 'kafka.yaml'], { cwd: dir }).catch((error: { code: number; stderr: string }) => error);
+    expect(failure).to.include({ code: 1 });
+    expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
+      'error: kafka.yaml: scenarios[0] (app): sink.type: broker needs the build feature "kafka", whose packages this installation lacks ' +
+        '(kafkajs; an install with --omit=optional leaves them out): run npm install kafkajs',
+    );
+  });
+
+  it('svc-server answers 422 feature_not_built for such a scenario, naming the feature and the packages', async () => {
+    const server = await startServerProcess({ cwd: dir });
+    try {
+      const body = await readFile(join(dir, 'rw.yaml'), 'utf8');
+      const res = await fetch(`${server.base}/scenarios`, { method: 'POST', headers: { 'content-type': 'text/yaml' }, body });
+      expect(res.status).to.equal(422);
+      const answer = (await res.json()) as { error: string; detail: string };
+      expect(answer.error).to.equal('feature_not_built');
+      expect(answer.detail).to.include('remote_write needs the build feature "remote-write", whose packages this installation lacks (protobufjs, snappy;');
+    } finally {
+      server.kill();
+    }
   });
 
   it('still runs what needs no feature', async () => {

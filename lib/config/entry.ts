@@ -263,15 +263,8 @@ function withoutUndefined<T extends object>(value: T): T {
   return defined as T;
 }
 
-/**
- * Why an `encoder` or `sink` of `type` cannot run here (its kind needs a build feature that is not
- * built, or whose packages are not installed); undefined when it can.
- */
+/** Why an `encoder` or `sink` of `type` cannot run here (its build feature's packages are not installed); undefined when it can. */
 export function unbuiltRefusal(field: 'encoder' | 'sink', type: unknown): string | undefined {
-  const sink = field === 'sink' ? sinkKindOf(type) : undefined;
-  const encoder = field === 'encoder' ? encoderKindOf(type) : undefined;
-  const refusal = sink
-    ? featureRefusal(sink.feature, sink.create !== undefined)
-    : encoder && featureRefusal(encoder.feature, encoder.metrics !== undefined || encoder.logs !== undefined);
+  const refusal = featureRefusal((field === 'sink' ? sinkKindOf(type) : encoderKindOf(type))?.feature);
   return refusal && `${type} ${refusal}`;
 }

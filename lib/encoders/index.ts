@@ -29,7 +29,7 @@ export function createLogEncoder(config: EncoderConfig): LogEncoder {
 function factoryOf<F extends SignalFamily>(config: EncoderConfig, family: F, what: string): NonNullable<EncoderKind<string, EncoderConfig>[F]> {
   const kind = encoderKindOf(config.type)!;
   const factory = kind[family];
-  const refusal = encodingRefusal(config.type, family, what) ?? featureRefusal(kind.feature, factory !== undefined);
+  const refusal = encodingRefusal(config.type, family, what) ?? featureRefusal(kind.feature);
   if (refusal) throw new Error(`encoder "${config.type}" ${refusal}`);
   return factory!;
 }

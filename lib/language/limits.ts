@@ -87,6 +87,11 @@ export const MAX_RECORDS_PER_REQUEST = 100_000;
 /** `max_buffer_age` of a batching sink. */
 export const MAX_BUFFER_AGE_MS = HOUR;
 export const MAX_STREAMS_PER_PUSH = 10_000;
+/** Events in one send of a broker sink (`batch_size`): Kafka messages, or events of one batch message. */
+export const MAX_EVENTS_PER_SEND = 100_000;
+/** Kafka's own limits on names: a topic (249 characters), and `client_id` (an int16-length string, kept short). */
+export const MAX_TOPIC_LENGTH = 249;
+export const MAX_CLIENT_ID_LENGTH = 255;
 
 type SeriesSetShape = { readonly signal_type?: string; readonly buckets?: readonly number[]; readonly quantiles?: readonly number[] };
 

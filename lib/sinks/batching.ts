@@ -33,7 +33,7 @@ export interface BatchTransport<R extends Request> {
   /** Cuts the request in flight (a flush ran out of time); later sends must still work. */
   abort?(): void;
   /** Releases connections once the sink closed. */
-  release?(): void;
+  release?(): void | Promise<void>;
 }
 
 export interface BatchingOptions {
@@ -41,10 +41,10 @@ export interface BatchingOptions {
   readonly name: string;
   /** The destination as messages show it (a URL without credentials). */
   readonly target: string;
-  /** Buffered data that makes a batch go out at once: bytes, or records with `batchUnit: 'records'`. */
+  /** Buffered data that makes a batch go out at once: bytes, or records or events by `batchUnit`. */
   readonly batchSize: number;
-  /** What `batchSize` counts: bytes of chunks (default), or their records (a remote-write series each). */
-  readonly batchUnit?: 'bytes' | 'records';
+  /** What `batchSize` counts: bytes of chunks (default), their records (a remote-write series each), or their events (a Kafka message each). */
+  readonly batchUnit?: 'bytes' | 'records' | 'events';
   /** The oldest buffered chunk waits at most this long (ms) before its batch goes out; 0: no age rule (size and flush only). */
   readonly maxAge: number;
   readonly retry: RetryPolicy;
@@ -70,12 +70,12 @@ export interface BatchingOptions {
 const MIN_REQUEST_BYTES = 1 << 20;
 
 /**
- * The batching core of `http_push`, `logstore` and `remote_write`: a {@link Sink} that buffers chunks and sends
+ * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers chunks and sends
  * them as batches through `transport`, one request at a time (so the destination sees the
  * data in order).
  *
- * - A batch goes out when `batchSize` bytes (or records) are buffered, when the oldest chunk is `maxAge`
- *   old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
+ * - A batch goes out when `batchSize` bytes (or records, or events) are buffered, or a request's
+ *   `maxRequestBytes`, when the oldest chunk is `maxAge` old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
  *   in the next one (up to `maxRequestBytes`): a slow round trip gives bigger requests, not a
  *   growing queue.
  * - Each request is tried up to `retry.maxAttempts` times when the failure is retryable (a
@@ -122,8 +122,8 @@ class Batcher<R extends Request> implements Transport {
   /** Bytes of each buffered chunk. */
   private readonly sizes: number[] = [];
   private bufferedBytes = 0;
-  /** Records of the buffered chunks, when `batchSize` counts them. */
-  private bufferedRecords = 0;
+  /** Records or events of the buffered chunks, when `batchSize` counts them. */
+  private bufferedUnits = 0;
   private ageTimer: Subscription | undefined;
   /** The oldest buffered chunk is `maxAge` old: the buffer is due. */
   private aged = false;
@@ -148,7 +148,7 @@ class Batcher<R extends Request> implements Transport {
     this.buffer.push(chunk);
     this.sizes.push(bytes);
     this.bufferedBytes += bytes;
-    this.bufferedRecords += chunk.frames.ends.length;
+    this.bufferedUnits += this.unitsOf(chunk);
     this.armAge();
     this.kick();
   }
@@ -169,15 +169,22 @@ class Batcher<R extends Request> implements Transport {
     this.kick();
   }
 
-  release(): void {
+  release(): void | Promise<void> {
     this.ageTimer?.unsubscribe();
     this.ageTimer = undefined;
-    this.transport.release?.();
+    return this.transport.release?.();
+  }
+
+  private unitsOf(chunk: EncodedBatch): number {
+    return this.options.batchUnit === 'events' ? chunk.size : chunk.frames.ends.length;
   }
 
   private due(): boolean {
-    const buffered = this.options.batchUnit === 'records' ? this.bufferedRecords : this.bufferedBytes;
-    return this.buffer.length > 0 && (buffered >= this.options.batchSize || this.aged || this.flushUpTo > this.taken);
+    const buffered = this.options.batchUnit === 'records' || this.options.batchUnit === 'events' ? this.bufferedUnits : this.bufferedBytes;
+    // A request's worth of bytes waits for nothing more; waiting on would let the high-water
+    // mark hold the writer back until the age rule fired.
+    const full = buffered >= this.options.batchSize || this.bufferedBytes >= this.options.maxRequestBytes;
+    return this.buffer.length > 0 && (full || this.aged || this.flushUpTo > this.taken);
   }
 
   /** Starts the age rule's timer for the oldest buffered chunk, unless it runs or is off. */
@@ -205,7 +212,7 @@ class Batcher<R extends Request> implements Transport {
     const chunks = buffer.splice(0, n);
     sizes.splice(0, n);
     this.bufferedBytes -= bytes;
-    for (const chunk of chunks) this.bufferedRecords -= chunk.frames.ends.length;
+    for (const chunk of chunks) this.bufferedUnits -= this.unitsOf(chunk);
     this.taken += n;
     // A remainder left by the size cap is as old as what just left: it is due at once.
     this.ageTimer?.unsubscribe();

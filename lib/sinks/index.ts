@@ -19,7 +19,7 @@ export { SINK_KINDS, SINK_TYPES, sinkCodec, sinkKindOf, type SinkConfig, type Si
  */
 export function createSink(config: SinkConfig, deps: SinkDeps = {}): Sink {
   const kind = sinkKindOf(config.type)!;
-  const refusal = featureRefusal(kind.feature, kind.create !== undefined);
-  if (refusal || !kind.create) throw new Error(`sink "${config.type}" ${refusal}`);
+  const refusal = featureRefusal(kind.feature);
+  if (refusal) throw new Error(`sink "${config.type}" ${refusal}`);
   return kind.create(config, deps);
 }

@@ -100,10 +100,6 @@ describe('HTTP API', () => {
       expectError(await post(testServer(), gauge().replace('temp_celsius', '1bad')), 422, 'validation_failed', /name:/);
     });
 
-    it('422 naming the build feature for a transport this build lacks', async () => {
-      const res = await post(testServer(), gauge('sink: { type: broker, brokers: "kafka:9092", topic: metrics }'));
-      expectError(res, 422, 'feature_not_built', /broker needs the build feature "kafka"/);
-    });
 
     it('413 for a body over 1 MiB, 415 for another content type', async () => {
       expectError(await post(testServer(), `# ${'x'.repeat(1024 * 1024)}\n${gauge()}`), 413, 'payload_too_large');

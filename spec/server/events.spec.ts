@@ -79,7 +79,6 @@ describe('POST /events', () => {
     expectError(await send(logEvent({ log: { severity: 'WARN', message: 'x' } })), 422, 'validation_failed', /log\.severity/);
     expectError(await send(logEvent({ sink: { type: 'tcp', address: 'syslog:514', retry: { max_attempts: 0 } } })), 422, 'validation_failed', /sink\.retry\.max_attempts/);
     expectError(await send(logEvent({ encoder: { type: 'metrics_text' } })), 422, 'validation_failed', /encoder\.type: metrics_text cannot encode a logs entry/);
-    expectError(await send(metricEvent({ sink: { type: 'broker', brokers: ['k:9092'], topic: 't' } })), 422, 'feature_not_built', /broker needs the build feature "kafka"/);
     expectError(await send(metricEvent({ encoder: { type: 'otlp' } })), 422, 'validation_failed', /encoder\.type: the otlp encoder needs the otlp_grpc or otlp_http sink, got sink/);
     expectError(await send(metricEvent({ encoder: { type: 'otlp' }, sink: { type: 'otlp_http', url: 'http://c:4318', signal_type: 'logs' } })), 422, 'validation_failed', /sink\.signal_type: expected metrics/);
   });

@@ -42,7 +42,7 @@ function fakeTransport() {
         sent.push(request.body);
         return Promise.resolve();
       },
-      release: () => (released = true),
+      release: () => void (released = true),
     },
   };
 }
@@ -113,6 +113,20 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     fake.pending[0]!.resolve();
     await settle();
     expect(fake.sent).to.deep.equal(['aaaa\nbbbb\n', 'cccc\ndddd\n']);
+  });
+
+  it('counting records or events, sends at once when a request\'s bytes are buffered, short of batch_size: the writer is never held back waiting for max_age', async () => {
+    for (const batchUnit of ['records', 'events'] as const) {
+      const { fake, sink } = setup({ batchSize: 1000, batchUnit, maxRequestBytes: 13 });
+      sink.write(chunk('aaaa\n'));
+      sink.write(chunk('bbbb\n'));
+      await settle();
+      expect(fake.sent, batchUnit).to.deep.equal([]);
+      // Thirteen bytes fill a request; the high-water mark (4 requests) is not reached yet.
+      expect(sink.write(chunk('cc\n'))).to.equal(undefined);
+      await settle();
+      expect(fake.sent, batchUnit).to.deep.equal(['aaaa\nbbbb\ncc\n']);
+    }
   });
 
   it('retries a retryable failure with exponential backoff and full jitter, then delivers', async () => {

@@ -18,15 +18,17 @@ export interface ServerProcessOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Flags of node itself, e.g. `--max-old-space-size=256`. */
   readonly nodeFlags?: readonly string[];
+  /** The installation to run `bin/svc-server` of; default this checkout. */
+  readonly cwd?: string;
   /** Keep stdout only up to the start-up line (scenarios on a stdout sink would fill memory), and at most 1 MiB of stderr. */
   readonly quiet?: boolean;
 }
 
 /** Spawns `bin/svc-server --port 0` (built `dist/`); it is killed when this process exits. */
-export function spawnServerProcess({ args = [], env = {}, nodeFlags = [] }: ServerProcessOptions = {}): ChildProcess {
+export function spawnServerProcess({ args = [], env = {}, nodeFlags = [], cwd }: ServerProcessOptions = {}): ChildProcess {
   const inherited = { ...process.env };
   for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT', 'SVC_CATALOG', 'SVC_AUTOSTART', 'SVC_SHARD']) delete inherited[name];
-  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env } });
+  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env }, cwd });
   // A server must not outlive whoever started it (a frozen one would spin on unseen).
   const killOnExit = () => void child.kill('SIGKILL');
   process.once('exit', killOnExit);

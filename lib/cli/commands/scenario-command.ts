@@ -42,6 +42,10 @@ export abstract class ScenarioCommand extends SvcCommand {
     // Packs, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
     const { compileScenario } = await import('../../compile/index.js');
     const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
+    const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
+    for (const entry of plan.scenarios) {
+      for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
+    }
     if ((this.dryRun && !this.quiet) || this.verbose) {
       const { describeScenario } = await import('../describe.js');
       this.context.stderr.write(describeScenario(plan, origin));

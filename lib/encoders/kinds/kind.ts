@@ -12,9 +12,9 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   readonly type: Type;
   /** Fields, defaults and validation of `encoder: {type: <Type>, ...}`. */
   readonly codec: Codec<Config>;
-  /** The build feature it needs (spec: `remote-write`, `otlp`): refused until built. */
+  /** The build feature it needs (spec: `remote-write`, `otlp`): its optional packages must be installed. */
   readonly feature?: Feature;
-  /** The signals it encodes; one factory per family below, unless a feature is missing. */
+  /** The signals it encodes; one factory per family below. */
   readonly carries: readonly SignalFamily[];
   /** The only sinks it works with (an encoder of one protocol); absent: any sink. */
   readonly sinks?: readonly string[];

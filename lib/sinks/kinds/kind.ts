@@ -30,9 +30,9 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
   readonly type: Type;
   /** Fields, defaults and validation of `sink: {type: <Type>, ...}`. */
   readonly codec: Codec<Config>;
-  /** Absent while the kind needs a build `feature`. */
-  readonly create?: (config: Config, deps: SinkDeps) => Sink;
-  /** The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): refused until built. */
+  /** Builds the sink (after validation refused a `feature` whose packages are missing). */
+  readonly create: (config: Config, deps: SinkDeps) => Sink;
+  /** The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): its optional packages must be installed. */
   readonly feature?: Feature;
   /** The signals it carries; entries of another signal are refused. */
   readonly carries: readonly SignalFamily[];
@@ -43,6 +43,11 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
    * reads it when it is a network address (a host:port, URL or list of host:port).
    */
   readonly address?: { readonly field: keyof Config & string; readonly network: boolean };
+  /**
+   * What is risky about a configuration that runs all the same (SASL credentials over plaintext):
+   * the CLI and the server print it when an entry starts, and never block on it.
+   */
+  readonly warnings?: (config: Config) => readonly string[];
   /** Adapts a decoded sink to the entry's signal (a field the entry decides), or says why it cannot. */
   readonly fit?: (config: Config, signal: SignalType) => Config | SinkIssue;
 }

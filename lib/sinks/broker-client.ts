@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import type * as Kafkajs from 'kafkajs';
+import { hostOf } from '../language/address.js';
+import { describeError, networkError } from './errors.js';
+import { SinkError } from './sink.js';
+
+/** How the sink reaches the cluster: the fields of a `broker` sink that make the client. */
+export interface BrokerConnection {
+  readonly brokers: readonly string[];
+  /** Default {@link DEFAULT_CLIENT_ID}. */
+  readonly clientId?: string;
+  readonly sasl?: { readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; readonly username: string; readonly password: string };
+  /** `caCert`: a PEM file of the authorities to trust instead of the system's. */
+  readonly tls?: { readonly enabled: boolean; readonly caCert?: string };
+}
+
+export const DEFAULT_CLIENT_ID = 'svc';
+/** A broker that does not accept the connection within this long (ms) counts as unreachable. */
+export const CONNECTION_TIMEOUT = 5000;
+/** A produce request unanswered after this long (ms) is a failed, retryable attempt (as for the HTTP sinks). */
+export const REQUEST_TIMEOUT = 10_000;
+
+/**
+ * The kafkajs client configuration of a sink. kafkajs's own retries are off: the sink's `retry`
+ * is the only retry policy, so it says exactly how long a batch is tried. kafkajs logs nothing:
+ * every failure reaches the sink as an error of its send. `ca_cert` is read here, when the sink
+ * first connects.
+ */
+export function kafkaConfig(connection: BrokerConnection, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): Kafkajs.KafkaConfig {
+  const { tls, sasl } = connection;
+  return {
+    clientId: connection.clientId ?? DEFAULT_CLIENT_ID,
+    brokers: [...connection.brokers],
+    ssl: tls?.enabled ? (tls.caCert === undefined ? true : { ca: [readCa(tls.caCert, readFile)] }) : false,
+    ...(sasl && { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as Kafkajs.SASLOptions }),
+    connectionTimeout: CONNECTION_TIMEOUT,
+    requestTimeout: REQUEST_TIMEOUT,
+    retry: { retries: 0 },
+    logLevel: 0 satisfies Kafkajs.logLevel.NOTHING,
+  };
+}
+
+function readCa(path: string, readFile: (path: string) => string): string {
+  try {
+    return readFile(path);
+  } catch (cause) {
+    throw new SinkError('broker', `cannot read tls.ca_cert ${path}: ${describeError(cause)}`, { cause });
+  }
+}
+
+/**
+ * What is risky in a connection that works: SASL without TLS (spec: the credentials are sent in
+ * plaintext unless `tls.enabled` is true; the service warns about this at startup).
+ */
+export function brokerWarnings(connection: BrokerConnection): string[] {
+  if (!connection.sasl || connection.tls?.enabled) return [];
+  const what = connection.sasl.mechanism === 'plain' ? 'the SASL password itself' : `the SASL user name (${connection.sasl.mechanism} sends no password)`;
+  return [`broker sink: sasl without tls.enabled: ${what} and every message travel unencrypted to ${connection.brokers.join(',')}; set tls: {enabled: true} unless the network is trusted`];
+}
+
+/** A kafkajs error as it arrived, and what it wraps: an exhausted retrier carries the real one as its cause. */
+interface KafkajsError extends Error {
+  readonly type?: string;
+  readonly retriable?: boolean;
+  readonly broker?: string;
+  readonly code?: string;
+  readonly apiName?: string;
+}
+
+function rootOf(cause: unknown): KafkajsError {
+  let error = cause as KafkajsError;
+  while ((error.name === 'KafkaJSNumberOfRetriesExceeded' || error.name === 'KafkaJSNonRetriableError') && error.cause instanceof Error) error = error.cause as KafkajsError;
+  return error;
+}
+
+/** Node's codes for a certificate the client does not trust. */
+const UNTRUSTED_CERTIFICATE = /CERT|SIGNATURE|ISSUER|ALTNAME/;
+
+/** Where the failure happened: the sink's topic and brokers, and whether it speaks TLS. */
+export interface ErrorContext {
+  readonly topic: string;
+  /** The brokers as messages name them. */
+  readonly target: string;
+  readonly tls: boolean;
+}
+
+/**
+ * A failure of the producer in words, with what to do: a missing topic, refused credentials or
+ * authorisation, a listener without SASL and oversized messages are final; connection failures,
+ * timeouts and the errors Kafka marks retriable (no leader yet, not the leader) are retried under
+ * `retry`.
+ */
+export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext): SinkError {
+  if (cause instanceof SinkError) return cause;
+  const error = rootOf(cause);
+  const final = (detail: string) => new SinkError('broker', detail, { cause });
+  const saslRefused = () => final(`${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`);
+  switch (error.type) {
+    case 'UNKNOWN_TOPIC_OR_PARTITION':
+      return final(
+        `topic "${topic}" does not exist on ${target} (UnknownTopicOrPartition) and the cluster does not create topics automatically: ` +
+          `create it (kafka-topics.sh --create --topic ${topic}), or enable auto.create.topics.enable on the brokers`,
+      );
+    case 'TOPIC_AUTHORIZATION_FAILED':
+      return final(`not allowed to write to topic "${topic}" (TopicAuthorizationFailed): grant the sasl.username Write on the topic`);
+    case 'SASL_AUTHENTICATION_FAILED':
+    case 'UNSUPPORTED_SASL_MECHANISM':
+    case 'ILLEGAL_SASL_STATE':
+      return saslRefused();
+    case 'MESSAGE_TOO_LARGE':
+    case 'RECORD_LIST_TOO_LARGE':
+      return final(`${target} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`);
+    default:
+      break;
+  }
+  if (error.name === 'KafkaJSSASLAuthenticationError') return saslRefused();
+  if (error.name === 'KafkaJSServerDoesNotSupportApiKey' && error.apiName?.startsWith('Sasl')) {
+    return final(`${target} does not offer SASL on this listener (no ${error.apiName}): remove sasl, or give the address of the brokers' SASL listener`);
+  }
+  const broker = error.broker ?? target;
+  if (error.name === 'KafkaJSConnectionError' || error.name === 'KafkaJSConnectionClosedError') {
+    if (error.code && UNTRUSTED_CERTIFICATE.test(error.code)) {
+      return final(`the certificate of ${broker} is not trusted (${error.message}): set tls.ca_cert to the PEM file of the authority that signed it`);
+    }
+    // A listener of the other kind (TLS or not) drops the connection at its first bytes.
+    const kind = tls ? 'tls.enabled is true: is it a TLS listener?' : 'if it is a TLS listener, set tls: {enabled: true}';
+    if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !error.code) {
+      return new SinkError('broker', `${broker} dropped the connection (${error.message}): did it restart? ${kind}`, { cause, retryable: true });
+    }
+    return networkError('broker', broker, hostOf(broker), error);
+  }
+  if (error.name === 'KafkaJSRequestTimeoutError') {
+    return new SinkError('broker', `${broker} did not answer within ${REQUEST_TIMEOUT / 1000} s: is the broker overloaded?`, { cause, retryable: true });
+  }
+  const answered = error.type ? `answered ${error.type}: ` : '';
+  return new SinkError('broker', `cannot send to ${target}: ${answered}${error.message}`, { cause, retryable: error.retriable !== false });
+}

@@ -1,0 +1,148 @@
+import { timestampOf, type EncodedBatch } from '../../operators/model/batch.js';
+import type { Request } from './batching.js';
+
+/** A Kafka message as the producer takes it. */
+export interface BrokerMessage {
+  /** The value of the key label; null: no key (the producer spreads such messages over the partitions). */
+  readonly key: string | null;
+  readonly value: Buffer;
+  /** Epoch ms from the entry's clock (Kafka's CreateTime), as a string. */
+  readonly timestamp: string;
+}
+
+/** One send of the producer. */
+export interface ProduceRequest extends Request {
+  readonly messages: BrokerMessage[];
+}
+
+export interface MessageOptions {
+  /** One message per event, or one per batch (per key value when there is a key label). */
+  readonly messagePer: 'event' | 'batch';
+  /** The label whose value keys each message, so that one series stays in one partition. */
+  readonly keyLabel?: string;
+  /** Events in one send at most. */
+  readonly batchSize: number;
+  /** Bytes of message values in one send at most (at least one event goes). */
+  readonly maxBytes: number;
+}
+
+/** Where one event lies in a chunk's data. */
+interface EventSpan {
+  readonly chunk: EncodedBatch;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Gathers the events of one send into its messages. */
+interface SendBuilder {
+  readonly events: number;
+  readonly bytes: number;
+  add(span: EventSpan, key: string | null, timestamp: string, bytes: number): void;
+  close(): ProduceRequest;
+}
+
+/**
+ * Cuts buffered chunks into producer sends of at most `batchSize` events and about `maxBytes`
+ * bytes, at event boundaries (a histogram's series set is one event). Records come from the
+ * encoder's frames: an event spans its rows, and is stamped with its first row's time.
+ *
+ * - `event`: each event is one message, its rows without the final line feed (a histogram
+ *   event's rows stay together, separated by line feeds).
+ * - `batch`: the events of one send become one message per key value (one in all without a key
+ *   label), their rows exactly as the encoder wrote them, line feeds included; the message is
+ *   stamped with its first event's time.
+ */
+export function produceRequests(options: MessageOptions): (chunks: readonly EncodedBatch[]) => ProduceRequest[] {
+  const { keyLabel, batchSize, maxBytes } = options;
+  const builder = options.messagePer === 'event' ? perEvent : perBatch;
+  let lastMs = NaN;
+  let lastStamp = '';
+  const stamp = (ms: number): string => {
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastStamp = String(ms);
+    }
+    return lastStamp;
+  };
+
+  return (chunks) => {
+    const requests: ProduceRequest[] = [];
+    let send = builder();
+    for (const chunk of chunks) {
+      const { data, frames } = chunk;
+      const { ends, perEvent: rows } = frames;
+      // Ends count UTF-16 code units of text: the chunk's bytes per unit turn them into bytes.
+      const bytesPerUnit = typeof data === 'string' && data.length > 0 ? chunk.bytes / data.length : 1;
+      for (let row = 0; row < ends.length; row += rows) {
+        const start = row === 0 ? 0 : ends[row - 1]!;
+        const end = ends[row + rows - 1]!;
+        const bytes = (end - start) * bytesPerUnit;
+        if (send.events > 0 && (send.events >= batchSize || send.bytes + bytes > maxBytes)) {
+          requests.push(send.close());
+          send = builder();
+        }
+        const key = keyLabel === undefined ? null : (frames.series[row]?.labels[keyLabel] ?? null);
+        send.add({ chunk, start, end }, key, stamp(timestampOf(frames, row)), bytes);
+      }
+    }
+    if (send.events > 0) requests.push(send.close());
+    return requests;
+  };
+}
+
+/** A message per event. */
+function perEvent(): SendBuilder {
+  const messages: BrokerMessage[] = [];
+  let bytes = 0;
+  return {
+    get events() {
+      return messages.length;
+    },
+    get bytes() {
+      return bytes;
+    },
+    add({ chunk, start, end }, key, timestamp) {
+      const value = slice(chunk.data, start, end - chunk.frames.separator);
+      bytes += value.byteLength;
+      messages.push({ key, value, timestamp });
+    },
+    close: () => ({ size: messages.length, bytes, messages }),
+  };
+}
+
+/** A message per key value: its events' spans, adjacent ones merged. */
+function perBatch(): SendBuilder {
+  const groups = new Map<string | null, { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string }>();
+  let events = 0;
+  let bytes = 0;
+  return {
+    get events() {
+      return events;
+    },
+    get bytes() {
+      return bytes;
+    },
+    add({ chunk, start, end }, key, timestamp, size) {
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { spans: [], timestamp }));
+      const last = group.spans.at(-1);
+      if (last && last.data === chunk.data && last.end === start) last.end = end;
+      else group.spans.push({ data: chunk.data, start, end });
+      events++;
+      bytes += size;
+    },
+    close() {
+      const messages = [...groups].map(([key, { spans, timestamp }]) => ({ key, timestamp, value: joined(spans) }));
+      return { size: events, bytes: messages.reduce((n, m) => n + m.value.byteLength, 0), messages };
+    },
+  };
+}
+
+function slice(data: string | Uint8Array, start: number, end: number): Buffer {
+  return typeof data === 'string' ? Buffer.from(data.slice(start, end)) : Buffer.from(data.buffer, data.byteOffset + start, end - start);
+}
+
+function joined(spans: readonly { data: string | Uint8Array; start: number; end: number }[]): Buffer {
+  if (spans.every((s) => typeof s.data === 'string')) return Buffer.from(spans.map((s) => (s.data as string).slice(s.start, s.end)).join(''));
+  return Buffer.concat(spans.map((s) => slice(s.data, s.start, s.end)));
+}

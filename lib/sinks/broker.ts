@@ -1,0 +1,121 @@
+import type { SchedulerLike } from 'rxjs';
+import type * as Kafkajs from 'kafkajs';
+import { featurePackage } from '../features.js';
+import { batchingSink } from './batching.js';
+import { brokerError, kafkaConfig, REQUEST_TIMEOUT, type BrokerConnection, type ErrorContext } from './broker-client.js';
+import { produceRequests, type BrokerMessage, type ProduceRequest } from './broker-messages.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import type { Sink } from './sink.js';
+
+export interface BrokerSinkOptions extends BrokerConnection {
+  readonly topic: string;
+  /** Acknowledgement the producer waits for: every in-sync replica (default), the leader, or none. */
+  readonly acks?: 'all' | 'leader' | 'none';
+  readonly compression?: 'none' | 'gzip';
+  /** The label whose value keys each message; absent: no key. */
+  readonly keyLabel?: string;
+  /** One Kafka message per event (default), or per batch. */
+  readonly messagePer?: 'event' | 'batch';
+  /** Events per send; default {@link BROKER_DEFAULTS}. */
+  readonly batchSize?: number;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered events, ms; 0: no age rule. */
+  readonly maxAge?: number;
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  readonly random?: () => number;
+}
+
+/**
+ * A send carries up to 1,000 events and 5 s of waiting (design §4: the protocol sinks' 5 s), and
+ * at most 1,000,000 bytes of message values, so that no message or record batch exceeds the
+ * brokers' default `message.max.bytes` (1 MiB).
+ */
+export const BROKER_DEFAULTS = { batchSize: 1000, maxAge: 5000, maxSendBytes: 1_000_000 } as const;
+
+const ACKS = { all: -1, leader: 1, none: 0 } as const;
+
+/**
+ * Sink for Kafka (kafkajs, build feature `kafka`): a batching sink whose sends are
+ * `producer.send`s of the buffered events as messages (see {@link produceRequests}) to `topic`,
+ * with the record timestamps of the entry's clock. A send is delivered when the brokers
+ * acknowledged it as `acks` asks; connection failures, timeouts and retriable Kafka errors are
+ * retried under `retry`, a missing topic, refused credentials and oversized messages are final.
+ * The producer connects on the first send and disconnects when the sink closes, after its flush.
+ */
+export function brokerSink(options: BrokerSinkOptions): Sink {
+  const kafkajs = featurePackage<typeof Kafkajs>('kafka', 'kafkajs');
+  const target = options.brokers.join(',');
+  const batchSize = options.batchSize ?? BROKER_DEFAULTS.batchSize;
+  const producer = new Producer(kafkajs, options, { topic: options.topic, target, tls: options.tls?.enabled ?? false });
+  return batchingSink<ProduceRequest>(
+    {
+      prepare: produceRequests({ messagePer: options.messagePer ?? 'event', keyLabel: options.keyLabel, batchSize, maxBytes: BROKER_DEFAULTS.maxSendBytes }),
+      send: (request) => producer.send(request.messages),
+      release: () => producer.disconnect(),
+    },
+    {
+      name: 'broker',
+      target: `${target} (topic ${options.topic})`,
+      batchSize,
+      batchUnit: 'events',
+      maxAge: options.maxAge ?? BROKER_DEFAULTS.maxAge,
+      retry: options.retry ?? DEFAULT_RETRY,
+      flushTimeout: options.flushTimeout,
+      scheduler: options.scheduler,
+      random: options.random,
+    },
+  );
+}
+
+/** A kafkajs producer, connected on first use and again after a failed connection. */
+class Producer {
+  private producer: Kafkajs.Producer | undefined;
+  private connecting: Promise<Kafkajs.Producer> | undefined;
+  private readonly record: Omit<Kafkajs.ProducerRecord, 'messages'>;
+
+  constructor(
+    private readonly kafkajs: typeof Kafkajs,
+    private readonly options: BrokerSinkOptions,
+    private readonly context: ErrorContext,
+  ) {
+    this.record = {
+      topic: options.topic,
+      acks: ACKS[options.acks ?? 'all'],
+      compression: options.compression === 'gzip' ? kafkajs.CompressionTypes.GZIP : kafkajs.CompressionTypes.None,
+      timeout: REQUEST_TIMEOUT,
+    };
+  }
+
+  async send(messages: BrokerMessage[]): Promise<void> {
+    const producer = await this.connect();
+    try {
+      await producer.send({ ...this.record, messages });
+    } catch (cause) {
+      throw brokerError(cause, this.context);
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    const producer = this.producer;
+    this.producer = this.connecting = undefined;
+    // Closing sockets cannot lose data: every send has settled when the sink releases.
+    await producer?.disconnect().catch(() => undefined);
+  }
+
+  private connect(): Promise<Kafkajs.Producer> {
+    this.connecting ??= this.open().catch(async (cause: unknown) => {
+      await this.disconnect();
+      throw brokerError(cause, this.context);
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<Kafkajs.Producer> {
+    const kafka = new this.kafkajs.Kafka(kafkaConfig(this.options));
+    // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
+    this.producer = kafka.producer({ createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner, retry: { retries: 0 } });
+    await this.producer.connect();
+    return this.producer;
+  }
+}

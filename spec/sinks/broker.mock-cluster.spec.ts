@@ -1,0 +1,289 @@
+import { expect } from 'chai';
+import type { Entry } from '../../lib/config/types.js';
+import { metricsText } from '../../lib/encoders/metrics-text.js';
+import { runEntry } from '../../lib/runtime/run-entry.js';
+import { brokerSink } from '../../lib/sinks/broker.js';
+import { createSink } from '../../lib/sinks/index.js';
+import { seriesOf } from '../../operators/model/series.js';
+import { sampleBatch } from '../support/batches.js';
+import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
+import { waitFor } from '../support/backends/ports.js';
+import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc } from '../support/cli.js';
+import { metricEntry } from '../support/entries.js';
+import { testServer } from '../support/server.js';
+
+const { scenario } = scenarioDir('svc-broker-');
+const QUICK_RETRY = { max_attempts: 2, initial_backoff: '10ms', max_backoff: '20ms' };
+
+const logEntry = (fields: Partial<Entry>): Entry =>
+  metricEntry({
+    signal_type: 'logs',
+    name: 'app',
+    generator: undefined,
+    metric_type: undefined,
+    log_generator: { type: 'template', templates: [{ message: 'user {user} logged in' }], field_pools: { user: ['ann', 'bob'] }, seed: 1 },
+    encoder: { type: 'json_lines' },
+    ...fields,
+  });
+
+/**
+ * The broker sink against librdkafka's mock cluster (a Kafka protocol implementation; no Kafka
+ * broker installs here), read back with kcat, the C client. SASL and TLS cannot be exercised
+ * against it (it speaks PLAINTEXT only): broker.spec.ts checks the client configuration.
+ */
+describe('broker sink into a Kafka mock cluster', function () {
+  this.timeout(60_000);
+  let kafka: KafkaMock;
+  beforeEach(async () => (kafka = await startKafkaMock()));
+  afterEach(async () => kafka?.stop());
+
+  /** Runs `entry` to its end; asserts a clean run and returns its statistics. */
+  const run = async (entry: Entry) => {
+    const entryRun = runEntry(entry);
+    expect(await entryRun.done).to.deep.equal({});
+    const stats = entryRun.stats.snapshot(Date.now());
+    expect(stats).to.include({ total_sink_failures: 0 });
+    return stats;
+  };
+  const broker = (topic: string, fields: Record<string, unknown> = {}) => ({ type: 'broker' as const, brokers: [kafka.bootstrap], topic, max_buffer_age: 100, ...fields });
+
+  it('metrics_text: one message per event, keyed by the key label, stamped with the entry clock; kcat reads exactly the events svc counted', async () => {
+    const stats = await run(
+      metricEntry({
+        name: 'jobs_total',
+        rate: 200,
+        duration: 1000,
+        generator: { type: 'step', start: 0, step_size: 1 },
+        dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 3 }],
+        sink: broker('svc-metrics', { key: 'pod' }),
+      }),
+    );
+    const messages = await kafka.consume('svc-metrics');
+    expect(messages).to.have.length(stats.total_events);
+    expect(stats.total_events).to.equal(200);
+    const values = messages.map((m) => {
+      const [, pod, value, stamp] = /^jobs_total\{pod="(pod_\d)"\} (\d+) (\d+)$/.exec(m.payload)!;
+      expect(m.key).to.equal(pod);
+      expect(m.ts).to.equal(Number(stamp));
+      return Number(value);
+    });
+    expect(values.sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 200 }, (_, i) => i));
+    // One series, one partition: each key's messages are in one partition, in order.
+    for (const pod of ['pod_0', 'pod_1', 'pod_2']) {
+      const own = messages.filter((m) => m.key === pod);
+      expect(new Set(own.map((m) => m.partition)).size, pod).to.equal(1);
+      const mine = own.map((m) => Number(m.payload.split(' ')[1]));
+      expect(mine).to.deep.equal([...mine].sort((a, b) => a - b));
+    }
+  });
+
+  it('logs as json_lines and syslog, a histogram as one message of its rows', async () => {
+    const json = await run(logEntry({ rate: 50, duration: 400, labels: { app: 'shop' }, sink: broker('svc-logs') }));
+    const logs = await kafka.consume('svc-logs');
+    expect(logs).to.have.length(json.total_events);
+    for (const m of logs) expect(JSON.parse(m.payload)).to.deep.include({ labels: { app: 'shop' } }).and.have.property('message').that.matches(/^user (ann|bob) logged in$/);
+
+    const syslog = await run(logEntry({ rate: 50, duration: 400, encoder: { type: 'syslog', app_name: 'shop' }, sink: broker('svc-syslog') }));
+    const records = await kafka.consume('svc-syslog');
+    expect(records).to.have.length(syslog.total_events);
+    for (const m of records) expect(m.payload).to.match(/^<\d+>1 \S+ \S+ shop - - .*user (ann|bob) logged in$/);
+
+    const histogram = await run(
+      metricEntry({
+        signal_type: 'histogram',
+        name: 'latency_seconds',
+        rate: 20,
+        duration: 300,
+        generator: undefined,
+        distribution: { type: 'exponential', rate: 10 },
+        buckets: [0.1, 0.5],
+        observations_per_tick: 5,
+        seed: 1,
+        metric_type: 'histogram',
+        sink: broker('svc-histogram'),
+      }),
+    );
+    const sets = await kafka.consume('svc-histogram');
+    expect(sets).to.have.length(histogram.total_events);
+    for (const m of sets) expect(m.payload.split('\n').map((l) => l.split(/[{ ]/)[0])).to.deep.equal(['latency_seconds_bucket', 'latency_seconds_bucket', 'latency_seconds_bucket', 'latency_seconds_sum', 'latency_seconds_count']);
+  });
+
+  it('message_per batch with gzip and acks leader: each message holds the lines of a batch, every counted event once', async () => {
+    const stats = await run(
+      metricEntry({ name: 'beat', rate: 500, duration: 600, generator: { type: 'step', start: 0, step_size: 1 }, sink: broker('svc-batches', { message_per: 'batch', compression: 'gzip', acks: 'leader', batch_size: 100 }) }),
+    );
+    const messages = await kafka.consume('svc-batches');
+    const rows = messages.flatMap((m) => lines(m.payload));
+    expect(messages.length).to.be.lessThan(rows.length);
+    for (const m of messages) expect(lines(m.payload).length).to.be.at.most(100);
+    expect(rows.map((row) => Number(row.split(' ')[1])).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: stats.total_events }, (_, i) => i));
+  });
+
+  it('acks none delivers too', async () => {
+    const stats = await run(metricEntry({ name: 'fire_and_forget', rate: 100, duration: 200, sink: broker('svc-acks-none', { acks: 'none' }) }));
+    expect(await waitFor('every message', async () => ((await kafka.consume('svc-acks-none')).length === stats.total_events ? true : undefined))).to.equal(true);
+  });
+
+  it('a topic the cluster refuses with UnknownTopicOrPartition: the run exits 1 with a message saying the topic does not exist', async () => {
+    await kafka.createTopic('absent', 1);
+    await kafka.topicError('absent', KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION);
+    const file = scenario(
+      'absent.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: up
+    rate: 10
+    duration: 300ms
+    on_sink_error: fail
+    generator: { type: constant, value: 1 }
+    sink: { type: broker, brokers: "${kafka.bootstrap}", topic: absent, max_buffer_age: 50ms }
+`,
+    );
+    const result = await svc(['run', file]);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include(
+      `(sink: broker sink: topic "absent" does not exist on ${kafka.bootstrap} (UnknownTopicOrPartition) and the cluster does not create topics automatically: ` +
+        'create it (kafka-topics.sh --create --topic absent), or enable auto.create.topics.enable on the brokers)',
+    );
+  });
+
+  it('a broker set down mid-run, then up: retries, last_successful_write_at waits for acknowledgements, no counted event lost', async () => {
+    const entryRun = runEntry(
+      metricEntry({
+        name: 'beat',
+        rate: 200,
+        duration: 3000,
+        generator: { type: 'step', start: 0, step_size: 1 },
+        sink: broker('svc-outage', { retry: { max_attempts: 100, initial_backoff: 50, max_backoff: 200 } }),
+      }),
+    );
+    const snapshot = () => entryRun.stats.snapshot(Date.now());
+    await waitFor('a first acknowledgement', () => snapshot().last_successful_write_at ?? undefined);
+    await kafka.down(-1);
+    const downAt = Date.now();
+    await waitFor('retries', () => (snapshot().sink_retries > 0 ? true : undefined));
+    const early = snapshot();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const during = snapshot();
+    // Nothing acknowledged while the broker is down, though events keep being written.
+    expect(during.last_successful_write_at).to.equal(early.last_successful_write_at);
+    expect(during.total_events).to.be.greaterThan(early.total_events);
+    await kafka.up(-1);
+    expect(await entryRun.done).to.deep.equal({});
+    const after = snapshot();
+    expect(Date.parse(after.last_successful_write_at!)).to.be.greaterThan(downAt + 700);
+    expect(after, after.last_sink_error ?? '').to.include({ total_sink_failures: 0, consecutive_failures: 0 });
+    expect(after.sink_retries).to.be.greaterThan(0);
+    // At least once: a send cut by the outage may arrive twice, but every counted event arrives.
+    const values = new Set((await kafka.consume('svc-outage')).map((m) => Number(m.payload.split(' ')[1])));
+    expect(values.size).to.equal(after.total_events);
+    expect(Math.max(...values)).to.equal(after.total_events - 1);
+  });
+
+  it('backpressure: while the cluster is down the sink holds at most its bound, then delivers it all', async () => {
+    await kafka.down(-1);
+    const sink = createSink(broker('svc-held', { retry: { max_attempts: 100, initial_backoff: 50, max_backoff: 100 } }));
+    const encoder = metricsText({ name: 'load' });
+    const series = seriesOf({ pod: 'x'.repeat(200) });
+    let written = 0;
+    let held: Promise<void> | void;
+    do {
+      held = sink.write(encoder.encode(sampleBatch({ values: Array.from({ length: 500 }, (_, i) => i), series })));
+      written++;
+    } while (!held && written < 1000);
+    // 500 lines of about 230 bytes a chunk: the chain waits once 4 MiB are held.
+    expect(written).to.be.within(30, 40);
+    await kafka.up(-1);
+    await held;
+    await sink.close();
+    expect(await kafka.consume('svc-held')).to.have.length(500 * written);
+  });
+
+  it('POST /events with a broker sink answers once the broker acknowledged; a refusal answers 502', async () => {
+    const server = testServer({ deps: { createSink: undefined } });
+    const post = (topic: string) =>
+      server.request({
+        method: 'POST',
+        url: '/events',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ signal_type: 'metrics', labels: { env: 'ci' }, metric: { name: 'deploys_total', value: 7 }, encoder: { type: 'metrics_text' }, sink: { type: 'broker', brokers: kafka.bootstrap, topic, key: 'env', retry: QUICK_RETRY } }),
+      });
+    const sent = await post('svc-events');
+    expect(sent.statusCode, sent.body).to.equal(200);
+    const [message] = await kafka.consume('svc-events');
+    expect(message).to.deep.include({ key: 'ci' });
+    expect(message!.payload).to.match(/^deploys_total\{env="ci"\} 7 \d+$/);
+
+    await kafka.createTopic('svc-refused', 1);
+    await kafka.topicError('svc-refused', KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION);
+    const refused = await post('svc-refused');
+    expect(refused.statusCode).to.equal(502);
+    expect(refused.json()).to.deep.include({ error: 'sink_failed' });
+    expect(refused.json().detail).to.match(/^broker sink: topic "svc-refused" does not exist on /);
+  });
+
+  it('a cluster nobody listens on: connection refused, retried, then given up with the policy', async () => {
+    const sink = brokerSink({ brokers: ['127.0.0.1:1'], topic: 't', retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 20 } });
+    sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal('broker sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port? (gave up after 2 attempts)');
+  });
+
+  it('the client speaks SASL and TLS as configured: the PLAINTEXT-only mock cluster refuses both, and the messages say why', async () => {
+    const refusal = async (fields: Partial<Parameters<typeof brokerSink>[0]>) => {
+      const sink = brokerSink({ brokers: [kafka.bootstrap], topic: 't', retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 }, ...fields });
+      sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+    };
+    for (const mechanism of ['plain', 'scram-sha-256', 'scram-sha-512'] as const) {
+      expect(await refusal({ sasl: { mechanism, username: 'svc', password: 'hunter2' } })).to.equal(
+        `broker sink: ${kafka.bootstrap} does not offer SASL on this listener (no SaslHandshake): remove sasl, or give the address of the brokers' SASL listener`,
+      );
+    }
+    expect(await refusal({ tls: { enabled: true } })).to.match(
+      new RegExp(`^broker sink: ${kafka.bootstrap} dropped the connection \\(.+\\): did it restart\\? tls\\.enabled is true: is it a TLS listener\\?$`),
+    );
+  });
+
+  describe('bin/svc', () => {
+    it('runs examples/kafka.yaml: every counted event is in its topic', async () => {
+      const result = await svc(['run', 'examples/kafka.yaml', '--endpoint', kafka.bootstrap, '--duration', '1s']);
+      expect(result.code, result.stderr).to.equal(0);
+      const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
+      expect(stopped).to.have.length(2);
+      for (const line of stopped) expect(line).to.not.include('(sink:');
+      const metrics = await kafka.consume('svc-metrics');
+      expect(metrics).to.have.length(stoppedEvents(result.stderr, 'svc_queue_depth'));
+      expect(new Set(metrics.map((m) => m.key))).to.deep.equal(new Set(['worker-0', 'worker-1', 'worker-2']));
+      expect(await kafka.consume('svc-logs')).to.have.length(stoppedEvents(result.stderr, 'checkout'));
+    });
+
+    it('SIGTERM mid-run: kcat reads exactly the events counted as written', async () => {
+      const file = scenario(
+        'forever.yaml',
+        `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: beat
+    rate: 2000
+    generator: { type: step, start: 0, step_size: 1 }
+    dynamic_labels: [{ key: pod, cardinality: 4 }]
+    sink: { type: broker, brokers: "${kafka.bootstrap}", topic: svc-term, key: pod, batch_size: 100, max_buffer_age: 100ms }
+`,
+      );
+      let seen: ConsumedMessage[] = [];
+      const poll = setInterval(() => void kafka.consume('svc-term').then((found) => (seen = found), () => undefined), 200);
+      const { code, stderr } = await runUntilTerm(file, () => seen.length > 0);
+      clearInterval(poll);
+      expect(code, stderr).to.equal(0);
+      const written = stoppedEvents(stderr);
+      expect(written).to.be.greaterThan(100);
+      const messages = await kafka.consume('svc-term');
+      expect(messages).to.have.length(written);
+      expect(new Set(messages.map((m) => Number(m.payload.split(' ')[1]))).size).to.equal(written);
+    });
+  });
+});

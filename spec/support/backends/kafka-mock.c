@@ -1,0 +1,73 @@
+/*
+ * A Kafka cluster for specs: librdkafka's mock cluster (rdkafka_mock.h), which speaks the Kafka
+ * protocol on 127.0.0.1, driven by commands on standard input so a spec can create topics and
+ * inject the faults of a real cluster. Built by spec/support/backends/kafka.ts with
+ * `gcc -O1 -o kafka-mock kafka-mock.c -lrdkafka` (Debian librdkafka-dev).
+ *
+ * Usage: kafka-mock BROKERS
+ * Prints `bootstrap <host:port,...>` once listening, then for each command line `ok` or
+ * `error <reason>`. Exits at the end of standard input or on SIGTERM.
+ *
+ * Commands:
+ *   topic NAME PARTITIONS          create a topic (topics a producer names are auto-created too)
+ *   topic-error NAME ERRCODE       every request about the topic fails with ERRCODE (0 clears it)
+ *   down BROKER | up BROKER        a broker (1..BROKERS, or -1 for all) refuses connections, or takes them again
+ */
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reply(rd_kafka_resp_err_t err) {
+    if (err) printf("error %s\n", rd_kafka_err2str(err));
+    else printf("ok\n");
+    fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+    int brokers = argc > 1 ? atoi(argv[1]) : 1;
+    if (brokers < 1 || brokers > 16) {
+        fprintf(stderr, "usage: kafka-mock BROKERS (1 to 16)\n");
+        return 2;
+    }
+    char errstr[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    /* The handle only hosts the cluster: it connects to nothing itself. */
+    rd_kafka_conf_set(conf, "log_level", "0", errstr, sizeof(errstr));
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof(errstr));
+    if (!rk) {
+        fprintf(stderr, "rd_kafka_new: %s\n", errstr);
+        return 1;
+    }
+    rd_kafka_mock_cluster_t *cluster = rd_kafka_mock_cluster_new(rk, brokers);
+    if (!cluster) {
+        fprintf(stderr, "rd_kafka_mock_cluster_new failed\n");
+        return 1;
+    }
+    printf("bootstrap %s\n", rd_kafka_mock_cluster_bootstraps(cluster));
+    fflush(stdout);
+
+    char line[1024];
+    while (fgets(line, sizeof(line), stdin)) {
+        char name[512];
+        int number;
+        if (sscanf(line, "topic-error %511s %d", name, &number) == 2) {
+            rd_kafka_mock_topic_set_error(cluster, name, (rd_kafka_resp_err_t)number);
+            reply(RD_KAFKA_RESP_ERR_NO_ERROR);
+        } else if (sscanf(line, "topic %511s %d", name, &number) == 2) {
+            reply(rd_kafka_mock_topic_create(cluster, name, number, 1));
+        } else if (sscanf(line, "down %d", &number) == 1) {
+            reply(rd_kafka_mock_broker_set_down(cluster, number));
+        } else if (sscanf(line, "up %d", &number) == 1) {
+            reply(rd_kafka_mock_broker_set_up(cluster, number));
+        } else {
+            printf("error unknown command: %s", line);
+            fflush(stdout);
+        }
+    }
+    rd_kafka_mock_cluster_destroy(cluster);
+    rd_kafka_destroy(rk);
+    return 0;
+}
