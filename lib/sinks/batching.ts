@@ -119,8 +119,6 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
  */
 class Batcher<R extends Request> implements Transport {
   private readonly buffer: EncodedBatch[] = [];
-  /** Bytes of each buffered chunk. */
-  private readonly sizes: number[] = [];
   private bufferedBytes = 0;
   /** Records or events of the buffered chunks, when `batchSize` counts them. */
   private bufferedUnits = 0;
@@ -144,10 +142,9 @@ class Batcher<R extends Request> implements Transport {
     private readonly options: BatchingOptions & { readonly scheduler: SchedulerLike; readonly maxRequestBytes: number },
   ) {}
 
-  send(chunk: EncodedBatch, bytes: number): void {
+  send(chunk: EncodedBatch): void {
     this.buffer.push(chunk);
-    this.sizes.push(bytes);
-    this.bufferedBytes += bytes;
+    this.bufferedBytes += chunk.bytes;
     this.bufferedUnits += this.unitsOf(chunk);
     this.armAge();
     this.kick();
@@ -204,13 +201,12 @@ class Batcher<R extends Request> implements Transport {
 
   /** Removes the next batch from the buffer: whole chunks, up to maxRequestBytes (or all to drop). */
   private takeBatch(): { chunks: EncodedBatch[]; bytes: number } {
-    const { buffer, sizes } = this;
+    const { buffer } = this;
     let n = 0;
     let bytes = 0;
-    if (this.dropping) while (n < buffer.length && this.taken + n < this.dropUpTo) bytes += sizes[n++]!;
-    else while (n < buffer.length && (n === 0 || bytes + sizes[n]! <= this.options.maxRequestBytes)) bytes += sizes[n++]!;
+    if (this.dropping) while (n < buffer.length && this.taken + n < this.dropUpTo) bytes += buffer[n++]!.bytes;
+    else while (n < buffer.length && (n === 0 || bytes + buffer[n]!.bytes <= this.options.maxRequestBytes)) bytes += buffer[n++]!.bytes;
     const chunks = buffer.splice(0, n);
-    sizes.splice(0, n);
     this.bufferedBytes -= bytes;
     for (const chunk of chunks) this.bufferedUnits -= this.unitsOf(chunk);
     this.taken += n;

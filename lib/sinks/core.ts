@@ -12,8 +12,8 @@ import { MAX_BACKOFF_MS } from '../language/limits.js';
  * settled ({@link SinkCore.delivered}, {@link SinkCore.failed}, {@link SinkCore.settle}).
  */
 export interface Transport {
-  /** Hands one chunk of `bytes` bytes on towards the destination (connecting if need be). */
-  send(chunk: EncodedBatch, bytes: number): void;
+  /** Hands one chunk (`chunk.bytes` bytes) on towards the destination (connecting if need be). */
+  send(chunk: EncodedBatch): void;
   /** Whether the chain may write more; default: fewer held bytes than the core's `highWaterMark`. */
   hasRoom?(): boolean;
   /** A flush began: push out what is buffered. */
@@ -104,7 +104,7 @@ export class SinkCore implements Sink {
     }
     this.held += bytes;
     this.settlement.issue();
-    this.transport.send(chunk, bytes);
+    this.transport.send(chunk);
     return this.hasRoom() ? undefined : this.space.wait();
   };
 

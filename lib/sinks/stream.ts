@@ -66,7 +66,7 @@ class StreamTransport implements Transport {
     this.stopListening = this.events.onError(this.fail);
   }
 
-  send({ size, data }: EncodedBatch, bytes: number): void {
+  send({ size, data, bytes }: EncodedBatch): void {
     if (this.gone) return this.core.settle(1, bytes);
     this.inFlight.push(size, bytes);
     if (!this.options.stream.write(data, this.onWritten) && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);

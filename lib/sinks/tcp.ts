@@ -101,7 +101,7 @@ class TcpTransport implements Transport {
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
 
-  send({ size, data }: EncodedBatch, bytes: number): void {
+  send({ size, data, bytes }: EncodedBatch): void {
     const chunk = { data, size, bytes };
     this.held.push(chunk);
     if (this.writeOut) this.writeOut(data);

@@ -72,7 +72,8 @@ class UdpTransport implements Transport {
     this.maxDatagram = this.v6 ? MAX_DATAGRAM.ipv6 : MAX_DATAGRAM.ipv4;
   }
 
-  send(chunk: EncodedBatch, bytes: number): void {
+  send(chunk: EncodedBatch): void {
+    const { bytes } = chunk;
     this.socket ??= this.open();
     if (this.connected) this.sendChunk(this.socket, chunk, bytes);
     else this.waiting.push({ chunk, bytes });

@@ -32,9 +32,11 @@ describe('svc run: several entries', () => {
     const result = await svc(['run', 'examples/after-chain.yaml', '--duration', '1s']);
     expect(result.code, result.stderr).to.equal(0);
     const first = (name: string) => Number(lines(result.stdout).find((l) => l.startsWith(`${name} `))!.split(' ')[2]);
-    expect(first('alert') - first('cpu')).to.be.within(700, 730);
+    // A triggered entry starts when the event loop gets to its trigger: on a loaded machine that is
+    // late by tens of ms (the exact times are pinned in virtual time, spec/compile and spec/runtime).
+    expect(first('alert') - first('cpu')).to.be.within(700, 800);
     // page counts from alert's own start: alert's tick 3 is 300 ms after alert's tick 0.
-    expect(first('page') - first('alert')).to.be.within(300, 330);
+    expect(first('page') - first('alert')).to.be.within(300, 400);
     const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
     expect(stopped.map((l) => STOPPED.exec(l)![1])).to.deep.equal(['cpu', 'alert', 'page', 'latency_seconds', 'rollback']);
     for (const line of stopped) expect(Number(STOPPED.exec(line)![3]), line).to.equal(10);
