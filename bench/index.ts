@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runEntry } from '../lib/runtime/run-entry.js';
 import type { Entry } from '../lib/config/types.js';
+import { BENCH_LABELS as LABELS } from './entry.js';
 import { httpClientBench } from './http-clients.js';
 import { otlpBench } from './otlp.js';
 import { kafkaBench } from './kafka.js';
@@ -16,7 +17,6 @@ import { remoteWriteBench } from './remote-write.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
-const LABELS = { host: 'bench-1', region: 'eu-west', service: 'api' };
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 
 function gauge(fields: Partial<Entry>): Entry {

@@ -9,30 +9,15 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Entry } from '../lib/config/types.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
+import { benchGauge } from './entry.js';
 import { requireBinary } from '../spec/support/backends/binaries.js';
 import { startKafkaMock } from '../spec/support/backends/kafka.js';
 
 const SERIES = 1000;
-const LABELS = { host: 'bench-1', region: 'eu-west', service: 'api' };
 
 function gauge(bootstrap: string, topic: string, seconds: number, sink: Record<string, unknown>): Entry {
-  return {
-    id: 'bench_kafka',
-    signal_type: 'metrics',
-    name: 'bench_kafka',
-    rate: 1e9,
-    duration: seconds * 1000,
-    start_time: { kind: 'now' },
-    generator: { type: 'step', start: 0, step_size: 1 },
-    encoder: { type: 'metrics_text' },
-    sink: { type: 'broker', brokers: [bootstrap], topic, ...sink } as Entry['sink'],
-    labels: LABELS,
-    dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: SERIES }],
-    jitter_seed: 0,
-    on_sink_error: 'fail',
-    metric_type: 'gauge',
-    cardinality_spikes: [],
-  };
+  const broker = { type: 'broker', brokers: [bootstrap], topic, ...sink } as Entry['sink'];
+  return benchGauge({ name: 'bench_kafka', sink: broker, encoder: { type: 'metrics_text' }, seconds, series: SERIES });
 }
 
 /** Messages stored in `topic`: the offset after the last message of each partition, added up (kcat). */

@@ -10,32 +10,16 @@ import type * as Snappy from 'snappy';
 import { remoteWrite } from '../lib/encoders/remote-write.js';
 import { featurePackage } from '../lib/features.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
+import { BENCH_LABELS, benchGauge } from './entry.js';
 import type { Entry } from '../lib/config/types.js';
 import type { Labelled, SampleBatch } from '../operators/model/batch.js';
 import { seriesOf } from '../operators/model/series.js';
 import { startVictoriaMetrics } from '../spec/support/backends/victoria-metrics.js';
 
 const SERIES = 1000;
-const LABELS = { host: 'bench-1', region: 'eu-west', service: 'api' };
 
 function gauge(url: string, seconds: number): Entry {
-  return {
-    id: 'bench_remote_write',
-    signal_type: 'metrics',
-    name: 'bench_remote_write',
-    rate: 1e9,
-    duration: seconds * 1000,
-    start_time: { kind: 'now' },
-    generator: { type: 'step', start: 0, step_size: 1 },
-    encoder: { type: 'remote_write' },
-    sink: { type: 'remote_write', url },
-    labels: LABELS,
-    dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: SERIES }],
-    jitter_seed: 0,
-    on_sink_error: 'fail',
-    metric_type: 'gauge',
-    cardinality_spikes: [],
-  };
+  return benchGauge({ name: 'bench_remote_write', sink: { type: 'remote_write', url }, encoder: { type: 'remote_write' }, seconds, series: SERIES });
 }
 
 /** Samples/s of the whole pipeline into `url`. */
@@ -50,7 +34,7 @@ async function pipeline(url: string, seconds: number): Promise<number> {
 /** Samples/s of `work` on batches of 4,096 rows over the 1,000 series, for `seconds`. */
 function alone(seconds: number, work: (batch: Labelled<SampleBatch>) => void): number {
   const size = 4096;
-  const series = Array.from({ length: SERIES }, (_, i) => seriesOf({ ...LABELS, pod: `pod_${i}` }));
+  const series = Array.from({ length: SERIES }, (_, i) => seriesOf({ ...BENCH_LABELS, pod: `pod_${i}` }));
   const batch: Labelled<SampleBatch> = {
     size,
     anchor: Date.now(),

@@ -7,29 +7,12 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { createSocket } from 'node:dgram';
 import { runEntry } from '../lib/runtime/run-entry.js';
-import type { Entry, SinkConfig } from '../lib/config/types.js';
+import type { SinkConfig } from '../lib/config/types.js';
+import { benchGauge } from './entry.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
-function entry(sink: SinkConfig): Entry {
-  return {
-    id: 'bench_sink',
-    signal_type: 'metrics',
-    name: 'bench_sink',
-    rate: 1e9,
-    duration: SECONDS * 1000,
-    start_time: { kind: 'now' },
-    generator: { type: 'step', start: 0, step_size: 1 },
-    encoder: { type: 'metrics_text' },
-    sink,
-    labels: { host: 'bench-1', region: 'eu-west', service: 'api' },
-    dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 10 }],
-    jitter_seed: 0,
-    on_sink_error: 'fail',
-    metric_type: 'gauge',
-    cardinality_spikes: [],
-  };
-}
+const entry = (sink: SinkConfig) => benchGauge({ name: 'bench_sink', sink, encoder: { type: 'metrics_text' }, seconds: SECONDS, series: 10 });
 
 async function measure(name: string, sink: SinkConfig, received: () => number): Promise<void> {
   const started = performance.now();

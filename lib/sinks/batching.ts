@@ -6,6 +6,20 @@ import { describeError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
 import { SinkError, type Sink } from './sink.js';
 
+/** What a user may set on any batching sink (each sink documents its own defaults). */
+export interface BatchingSinkOptions {
+  /** Buffered data that makes a batch go out (bytes, records or events, as the sink counts). */
+  readonly batchSize?: number;
+  readonly retry?: RetryPolicy;
+  /** Longest wait of buffered data, ms; 0: no age rule. */
+  readonly maxAge?: number;
+  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
+  readonly flushTimeout?: number;
+  readonly scheduler?: SchedulerLike;
+  /** Jitter source of the backoff. */
+  readonly random?: () => number;
+}
+
 /** One request to the destination: what it carries, for reports. */
 export interface Request {
   /** Events whose data the request carries (fractional when a multi-line event is split). */

@@ -1,13 +1,12 @@
-import type { SchedulerLike } from 'rxjs';
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
-import { batchingSink } from './batching.js';
+import { batchingSink, type BatchingSinkOptions } from './batching.js';
 import { brokerError, kafkaConfig, REQUEST_TIMEOUT, type BrokerConnection, type ErrorContext } from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './broker-messages.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY } from './retry.js';
 import type { Sink } from './sink.js';
 
-export interface BrokerSinkOptions extends BrokerConnection {
+export interface BrokerSinkOptions extends BrokerConnection, BatchingSinkOptions {
   readonly topic: string;
   /** Acknowledgement the producer waits for: every in-sync replica (default), the leader, or none. */
   readonly acks?: 'all' | 'leader' | 'none';
@@ -16,14 +15,6 @@ export interface BrokerSinkOptions extends BrokerConnection {
   readonly keyLabel?: string;
   /** One Kafka message per event (default), or per batch. */
   readonly messagePer?: 'event' | 'batch';
-  /** Events per send; default {@link BROKER_DEFAULTS}. */
-  readonly batchSize?: number;
-  readonly retry?: RetryPolicy;
-  /** Longest wait of buffered events, ms; 0: no age rule. */
-  readonly maxAge?: number;
-  readonly flushTimeout?: number;
-  readonly scheduler?: SchedulerLike;
-  readonly random?: () => number;
 }
 
 /**

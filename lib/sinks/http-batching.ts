@@ -1,28 +1,18 @@
-import type { SchedulerLike } from 'rxjs';
 import type { EncodedBatch } from '../../operators/model/batch.js';
-import { batchingSink, type PartialRefusal, type Request } from './batching.js';
+import { batchingSink, type BatchingSinkOptions, type PartialRefusal, type Request } from './batching.js';
 import { httpTarget, type HttpTargetOptions } from './http.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY } from './retry.js';
 import type { Sink } from './sink.js';
 
-/** The settings every HTTP batching sink takes (http_push, logstore, remote_write). */
-export interface HttpBatchOptions {
+/** The settings every HTTP batching sink takes (http_push, logstore, remote_write, otlp_http); `batchSize` 4 KiB and `maxAge` 1 s unless the sink says otherwise. */
+export interface HttpBatchOptions extends BatchingSinkOptions {
   readonly url: string;
-  /** Buffered bytes (or records, by `batchUnit`) that make a batch go out; default 4 KiB. */
-  readonly batchSize?: number;
   /** What `batchSize` counts; bytes unless the protocol counts records (remote write: series). */
   readonly batchUnit?: 'bytes' | 'records';
   /** Extra request headers (a tenant header, `Authorization: Bearer …`). */
   readonly headers?: Readonly<Record<string, string>>;
-  readonly retry?: RetryPolicy;
-  /** Longest wait of buffered data, ms; default 1 s; 0: no age rule. */
-  readonly maxAge?: number;
   /** Per-request timeout, ms; default 10 s. */
   readonly timeout?: number;
-  /** What a flush (a stop) has not got acknowledged after this long (ms) is given up; default 10 s. */
-  readonly flushTimeout?: number;
-  readonly scheduler?: SchedulerLike;
-  readonly random?: () => number;
 }
 
 export const HTTP_PUSH_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;

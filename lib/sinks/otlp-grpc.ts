@@ -1,33 +1,25 @@
 import type * as Grpc from '@grpc/grpc-js';
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { asyncScheduler } from 'rxjs';
 import { otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
-import { batchingSink } from './batching.js';
+import { batchingSink, type BatchingSinkOptions } from './batching.js';
 import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';
 import type { RecordRequest } from './record-requests.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY } from './retry.js';
 import { SinkError, type Sink } from './sink.js';
 
-export interface OtlpGrpcSinkOptions {
+export interface OtlpGrpcSinkOptions extends BatchingSinkOptions {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
   readonly endpoint: string;
   /** The service the requests go to; must match the entry's signal. */
   readonly signal: OtlpSignal;
-  /** Data points or log records per request; default {@link OTLP_DEFAULTS}. */
-  readonly batchSize?: number;
   /** gRPC metadata of every call (credentials, a tenant). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly compression?: 'none' | 'gzip';
   /** Resource attributes over `service.name: svc`. */
   readonly resource?: Readonly<Record<string, string>>;
-  readonly retry?: RetryPolicy;
-  /** Longest wait of buffered data, ms; 0: no age rule. */
-  readonly maxAge?: number;
   /** Deadline of each call, ms; default 10 s. */
   readonly timeout?: number;
-  readonly flushTimeout?: number;
-  readonly scheduler?: SchedulerLike;
-  readonly random?: () => number;
 }
 
 /** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { runUntilTerm, stoppedEvents, svc, scenarioDir } from '../support/cli.js';
+import { runUntilTerm, stoppedEvents, svc, scenarioDir, foreverScenario } from '../support/cli.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { startLokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort } from '../support/backends/ports.js';
@@ -89,21 +89,7 @@ scenarios:
 describe('SIGTERM during a run into a batching sink (bin/svc as a process)', function () {
   this.timeout(20_000);
 
-  const forever = (sink: string) =>
-    scenario(
-      `forever-${Math.random().toString(36).slice(2)}.yaml`,
-      `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: beat
-    rate: 5000
-    generator: { type: step, start: 0, step_size: 1 }
-    labels: { job: svc }
-    dynamic_labels: [{ key: pod, cardinality: 3 }]
-    sink: ${sink}
-`,
-    );
+  const forever = (sink: string) => foreverScenario(scenario, sink, { rate: 5000, pods: 3, extra: ['labels: { job: svc }'] });
 
   it('http_push: every event counted as written is received', async () => {
     const receiver = await startHttpReceiver();

@@ -8,7 +8,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
 import { waitFor } from '../support/backends/ports.js';
-import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc } from '../support/cli.js';
+import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc, foreverScenario } from '../support/cli.js';
 import { metricEntry } from '../support/entries.js';
 import { testServer } from '../support/server.js';
 
@@ -261,19 +261,7 @@ scenarios:
     });
 
     it('SIGTERM mid-run: kcat reads exactly the events counted as written', async () => {
-      const file = scenario(
-        'forever.yaml',
-        `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: beat
-    rate: 2000
-    generator: { type: step, start: 0, step_size: 1 }
-    dynamic_labels: [{ key: pod, cardinality: 4 }]
-    sink: { type: broker, brokers: "${kafka.bootstrap}", topic: svc-term, key: pod, batch_size: 100, max_buffer_age: 100ms }
-`,
-      );
+      const file = foreverScenario(scenario, `{ type: broker, brokers: "${kafka.bootstrap}", topic: svc-term, key: pod, batch_size: 100, max_buffer_age: 100ms }`);
       let seen: ConsumedMessage[] = [];
       const poll = setInterval(() => void kafka.consume('svc-term').then((found) => (seen = found), () => undefined), 200);
       const { code, stderr } = await runUntilTerm(file, () => seen.length > 0);

@@ -10,7 +10,7 @@ import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { sampleBatch } from '../support/batches.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
-import { runUntilTerm, scenarioDir, stoppedEvents, svc } from '../support/cli.js';
+import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario } from '../support/cli.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const { scenario } = scenarioDir('svc-otlp-');
@@ -225,19 +225,7 @@ scenarios:
   });
 
   it('bin/svc: SIGTERM mid-run, every data point counted as written has arrived', async () => {
-    const file = scenario(
-      'forever.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: beat
-    rate: 2000
-    generator: { type: step, start: 0, step_size: 1 }
-    dynamic_labels: [{ key: pod, cardinality: 3 }]
-    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", batch_size: 100, max_buffer_age: 100ms }
-`,
-    );
+    const file = foreverScenario(scenario, `{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}", batch_size: 100, max_buffer_age: 100ms }`, { pods: 3 });
     const { code, stderr } = await runUntilTerm(file, () => receiver.received.length >= 3);
     expect(code, stderr).to.equal(0);
     // A step generator is a counter: a Sum.

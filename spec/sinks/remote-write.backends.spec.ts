@@ -4,7 +4,7 @@ import { runEntry } from '../../lib/runtime/run-entry.js';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { startVictoriaMetrics, type VictoriaMetrics } from '../support/backends/victoria-metrics.js';
 import { waitFor } from '../support/backends/ports.js';
-import { runUntilTerm, scenarioDir, stoppedEvents, svc, STOPPED, lines } from '../support/cli.js';
+import { runUntilTerm, scenarioDir, stoppedEvents, svc, STOPPED, lines, foreverScenario } from '../support/cli.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 
 const { scenario } = scenarioDir('svc-remote-write-');
@@ -211,21 +211,9 @@ scenarios:
     });
 
     it('SIGTERM mid-run: every sample counted as written is queryable', async () => {
-      const file = scenario(
-        'forever.yaml',
-        `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: beat
-    rate: 2000
-    generator: { type: step, start: 0, step_size: 1 }
-    labels: { job: svc_rw_term }
-    dynamic_labels: [{ key: pod, cardinality: 4 }]
-    encoder: { type: remote_write }
-    sink: { type: remote_write, url: "${prometheus.url}/api/v1/write", batch_size: 100, max_buffer_age: 100ms }
-  `,
-      );
+      const file = foreverScenario(scenario, `{ type: remote_write, url: "${prometheus.url}/api/v1/write", batch_size: 100, max_buffer_age: 100ms }`, {
+        extra: ['labels: { job: svc_rw_term }', 'encoder: { type: remote_write }'],
+      });
       let seen = 0;
       const poll = setInterval(async () => (seen = Number((await prometheus.query('count_over_time(beat{job="svc_rw_term"}[1h])')).length)), 50);
       const { code, stderr } = await runUntilTerm(file, () => seen > 0);

@@ -91,3 +91,27 @@ export const stoppedEvents = (stderr: string, entry = 'beat'): number => {
   expect(match, stderr).to.not.equal(null);
   return Number(match![1]);
 };
+
+/**
+ * A scenario file (written with `scenario`) whose one metrics entry `beat` counts up by one a
+ * tick (a step generator, so tick n writes n) over `pods` pod labels, at `rate`, until stopped,
+ * into `sink` (YAML flow text); `extra` lines (two-space indent under the entry) add fields.
+ */
+export function foreverScenario(scenario: (name: string, text: string) => string, sink: string, { rate = 2000, pods = 4, extra = [] as string[] } = {}): string {
+  return scenario(
+    `forever-${Math.random().toString(36).slice(2)}.yaml`,
+    [
+      'version: 2',
+      'kind: runnable',
+      'scenarios:',
+      '  - signal_type: metrics',
+      '    name: beat',
+      `    rate: ${rate}`,
+      '    generator: { type: step, start: 0, step_size: 1 }',
+      `    dynamic_labels: [{ key: pod, cardinality: ${pods} }]`,
+      ...extra.map((line) => `    ${line}`),
+      `    sink: ${sink}`,
+      '',
+    ].join('\n'),
+  );
+}
