@@ -199,6 +199,17 @@ function wrappingStep(g: { start: number; step_size: number; max: number }, u: u
   return t.success({ type: 'step', ...g });
 }
 
+/**
+ * The operational aliases (lib/language/aliases.ts). Entries and `defaults` have them rewritten
+ * into a generator before validation; the generator codec meets one only where it cannot stand
+ * (a pack metric, `overrides`), and says so.
+ */
+export const GENERATOR_ALIASES = ['flap', 'saturation', 'leak', 'degradation', 'steady', 'spike_event'] as const;
+export type GeneratorAlias = (typeof GENERATOR_ALIASES)[number];
+const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
+  failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
+);
+
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
   sine: andThen(
@@ -225,6 +236,7 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
         ? t.success(g)
         : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
   ),
+  ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
 });
 
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));

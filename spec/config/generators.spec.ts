@@ -90,10 +90,10 @@ describe('generator', () => {
 
   it('names the allowed types when type is missing or unknown', () => {
     expect(generatorProblems({ value: 1 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike)',
+      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event)',
     ]);
     expect(generatorProblems({ type: 'random_walk' })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, got "random_walk"',
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
     ]);
   });
 
