@@ -270,10 +270,13 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   ),
 });
 
+/** Moves every observation by this × the tick time in seconds: latency that degrades. */
+const drift = { mean_shift_per_sec: number };
+
 export const distribution = tagged('distribution', {
-  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive }),
-  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number, stddev: nonNegative }),
-  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number, max: number }), minBelowMax),
+  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive }, drift),
+  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number, stddev: nonNegative }, drift),
+  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number, max: number }, drift), minBelowMax),
 });
 export type DistributionConfig = t.TypeOf<typeof distribution>;
 

@@ -190,6 +190,15 @@ describe('distribution', () => {
     ]);
   });
 
+  it('mean_shift_per_sec on every distribution: a finite number, kept as written, absent by default', () => {
+    for (const d of [{ type: 'exponential', rate: 2 }, { type: 'normal', mean: 0.2, stddev: 0.05 }, { type: 'uniform', min: 0, max: 1 }]) {
+      expect(distributionOf({ ...d, mean_shift_per_sec: 0.01 })).to.deep.equal({ ...d, mean_shift_per_sec: 0.01 });
+    }
+    expect(distributionProblems({ type: 'normal', mean: 1, stddev: 1, mean_shift_per_sec: '1' })).to.deep.equal([
+      'scenarios[0] (latency): distribution.mean_shift_per_sec: invalid type: expected a number, got string "1"',
+    ]);
+  });
+
   it('keeps buckets beside distribution, not inside it', () => {
     expect(distributionProblems({ type: 'exponential', rate: 1, buckets: [1] })).to.deep.equal([
       'scenarios[0] (latency): distribution.buckets: unknown field',
