@@ -46,7 +46,8 @@ function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, gr
 
 function describeGenerator(entry: Entry): string {
   const generator: GeneratorConfig | undefined = entry.generator;
-  const base = generator ? `${generator.type} ${params(generator)}`.trim() : entry.log_generator ? 'log template' : entry.distribution?.type ?? 'none';
+  const source = generator ?? entry.distribution;
+  const base = source ? `${source.type} ${params(source)}`.trim() : entry.log_generator ? 'log template' : 'none';
   return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
 }
 

@@ -1,7 +1,8 @@
 /**
  * When does an `after` trigger fire? The first tick of the watched entry whose value satisfies
- * the strict comparison, computed from its generator where that is possible: constant, sequence,
- * step, and sine without jitter. Ticks are the same slots the runtime emits (`RateSchedule`, bursts
+ * the strict comparison, computed from its generator where that is possible (no jitter): constant,
+ * sequence, step and sine by their shape; the others by their range, then by looking at their
+ * first ticks. Ticks are the same slots the runtime emits (`RateSchedule`, bursts
  * included, none at or after `duration`), and values the same generator function, so the answer
  * is the tick the runtime trigger will see. Gaps do not matter: the trigger watches generated
  * values, also those a gap keeps from being emitted (docs/timing.md).
@@ -11,6 +12,7 @@ import type { Entry } from '../config/types.js';
 import type { After } from '../language/fields.js';
 import { valueGenerator } from '../generators/value.js';
 import { formatMs } from '../format.js';
+import type { GeneratorConfig } from '../language/types.js';
 
 export type Crossing =
   /** The first tick satisfying the condition, `offset` ms after the watched entry's start. */
@@ -38,6 +40,27 @@ const MAX_TICK = 2 ** 52;
 const MAX_WINDOW_TICKS = 1000;
 /** Ticks a step estimate may move while settling on the generator's own values. */
 const MAX_SETTLE = 1000;
+/** Ticks looked at one by one for a generator known only by its range. */
+const MAX_SCANNED_TICKS = 1000;
+
+/** The least and greatest value of the generators searched tick by tick. */
+function rangeOf(config: GeneratorConfig): { low: number; high: number; shape: string } {
+  switch (config.type) {
+    case 'step': {
+      // Only a wrapping step (with max) is searched this way.
+      const top = config.max!;
+      return { low: config.start, high: top, shape: `step from ${config.start} by ${config.step_size}, wrapping at ${top}` };
+    }
+    case 'spike': {
+      const [a, b] = [config.baseline, config.baseline + config.magnitude];
+      return { low: Math.min(a, b), high: Math.max(a, b), shape: `spike between ${a} and ${b}` };
+    }
+    default: {
+      const { min, max } = config as { min: number; max: number };
+      return { low: min, high: max, shape: `${config.type} from ${min} to below ${max}` };
+    }
+  }
+}
 
 export function firstCrossing(watched: Entry, after: After, budget: SearchBudget = { left: CROSSING_STEPS }): Crossing {
   if (watched.jitter) return { kind: 'runtime', reason: `${watched.id} has jitter ±${watched.jitter}` };
@@ -69,6 +92,33 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
     return true;
   };
 
+  /** start + n·step crosses the threshold once, near an estimate of the tick. */
+  const stepCrossing = (start: number, step: number): Crossing => {
+    if (step === 0) return never(`(step_size 0: constant ${start})`);
+    if ((after.op === '>') !== step > 0) return never(`(step from ${start} by ${step}: moving away from ${after.value})`);
+    const estimate = Math.max(1, Math.floor((after.value - start) / step) + 1);
+    // Where tick numbers stop being exact integers, no run gets: 2^52 ticks at 1000/s is 142 000 years.
+    if (!(estimate < MAX_TICK)) return never(`(step from ${start} by ${step}: not within ${MAX_TICK} ticks)`);
+    // Settle the estimate on the generator itself: floating-point rounding moves it a tick or two.
+    let n = estimate;
+    for (let moves = 0; moves < MAX_SETTLE && n > 1 && holds(valueAt(n - 1)); moves++) n--;
+    for (let moves = 0; moves < MAX_SETTLE && !holds(valueAt(n)); moves++) n++;
+    if (!spend(Math.abs(n - estimate))) return spent;
+    return holds(valueAt(n)) ? found(n) : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
+  };
+  /** A generator known by its range: never, when the range rules the value out; else its first ticks. */
+  const scan = (): Crossing => {
+    const { low, high, shape } = rangeOf(config);
+    if (after.op === '>' ? high <= after.value : low >= after.value) return never(`(${shape})`);
+    const last = Math.min(end, MAX_SCANNED_TICKS);
+    for (let n = 1; n < last; n++) {
+      if (!spend(1)) return spent;
+      if (holds(valueAt(n))) return found(n);
+    }
+    if (last === end) return never(`before it stops (duration ${formatMs(watched.duration!)}) (${shape})`);
+    return { kind: 'runtime', reason: `${watched.id} is not ${direction} ${after.value} in its first ${MAX_SCANNED_TICKS} ticks (${shape})` };
+  };
+
   if (holds(valueAt(0))) return found(0);
   switch (config.type) {
     case 'constant':
@@ -78,21 +128,13 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
       const i = config.values.findIndex(holds);
       return i < 0 ? never(`(sequence values from ${Math.min(...config.values)} to ${Math.max(...config.values)})`) : found(i);
     }
-    case 'step': {
-      const { start, step_size: step } = config;
-      if (step === 0) return never(`(step_size 0: constant ${start})`);
-      if ((after.op === '>') !== step > 0) return never(`(step from ${start} by ${step}: moving away from ${after.value})`);
-      // start + n·step crosses the threshold once, near this estimate.
-      const estimate = Math.max(1, Math.floor((after.value - start) / step) + 1);
-      // Where tick numbers stop being exact integers, no run gets: 2^52 ticks at 1000/s is 142 000 years.
-      if (!(estimate < MAX_TICK)) return never(`(step from ${start} by ${step}: not within ${MAX_TICK} ticks)`);
-      // Settle the estimate on the generator itself: floating-point rounding moves it a tick or two.
-      let n = estimate;
-      for (let moves = 0; moves < MAX_SETTLE && n > 1 && holds(valueAt(n - 1)); moves++) n--;
-      for (let moves = 0; moves < MAX_SETTLE && !holds(valueAt(n)); moves++) n++;
-      if (!spend(Math.abs(n - estimate))) return spent;
-      return holds(valueAt(n)) ? found(n) : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
-    }
+    case 'step':
+      if (config.max === undefined) return stepCrossing(config.start, config.step_size);
+      return scan();
+    case 'uniform':
+    case 'sawtooth':
+    case 'spike':
+      return scan();
     case 'sine': {
       const { amplitude, offset } = config;
       const low = offset - Math.abs(amplitude);

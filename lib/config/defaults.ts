@@ -8,6 +8,7 @@ import { decodeFields } from '../language/combinators.js';
 import { ENTRY_ONLY_FIELDS, defaultsFields, type EntryField } from './entry-fields.js';
 import { FIELD_SIGNALS } from './entry.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
+import { desugarAlias } from '../language/aliases.js';
 
 export interface Defaults {
   /** The raw values of the fields that passed validation. */
@@ -33,9 +34,11 @@ const ONLY_WITH: Partial<Record<EntryField, EntryField>> = { overrides: 'pack' }
 
 export function decodeDefaults(raw: Record<string, unknown>): Defaults {
   const entryOnly = ENTRY_ONLY_FIELDS.filter((key) => Object.hasOwn(raw, key));
-  const shared = Object.fromEntries(Object.entries(raw).filter(([key]) => !entryOnly.includes(key as EntryField)));
+  const desugared = desugarAlias(Object.fromEntries(Object.entries(raw).filter(([key]) => !entryOnly.includes(key as EntryField))));
+  const shared = desugared.fields;
   const { value, errors } = decodeFields(defaultsFields, [], shared, [{ key: '', type: t.unknown, actual: shared }]);
-  const fieldIssues = issuesOf(errors);
+  // An alias that failed is still the generator: its problems replace the generator codec's.
+  const fieldIssues = [...desugared.issues, ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator'))];
   return {
     fields: Object.fromEntries(Object.entries(shared).filter(([key]) => Object.hasOwn(value, key))),
     broken: new Set(fieldIssues.map((issue) => String(issue.path[0]))),

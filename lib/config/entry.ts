@@ -8,6 +8,7 @@ import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
 import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
+import { desugarAlias } from '../language/aliases.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { DynamicLabel, MetricType, SignalType } from '../language/types.js';
 import type { CardinalitySpike } from '../language/fields.js';
@@ -53,9 +54,12 @@ export function entryId(fields: EntryFields): string | undefined {
   return fields.id ?? fields.name ?? fields.pack;
 }
 
-export function decodeEntry(raw: Record<string, unknown>): DecodedEntry {
+export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
+  const desugared = desugarAlias(written);
+  const raw = desugared.fields;
   const { value: fields, errors } = decodeFields(entryFields, ['signal_type', 'rate'], raw, [{ key: '', type: t.unknown, actual: raw }]);
-  const issues = [...issuesOf(errors), ...crossFieldIssues(fields, raw)];
+  // An alias that failed is still the generator: its problems replace the generator codec's.
+  const issues = [...desugared.issues, ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator')), ...crossFieldIssues(fields, raw)];
   return issues.length ? { fields, issues } : { fields, issues, entry: normalise(fields) };
 }
 

@@ -1,10 +1,12 @@
 import type { ValueGenerator } from '../../operators/generate.js';
 import type { GeneratorConfig } from '../language/types.js';
+import { SplitMix64 } from '../random.js';
 
 /**
  * The value generator of a `generator` block: a pure function of the tick (slot number n,
- * scheduled offset in ms). `sine` reads time, the others the slot number, so counters and
- * sequences continue across gaps.
+ * scheduled offset in ms). The periodic shapes of time (`sine`, `sawtooth`, `spike`) read time,
+ * so bursts do not change their period; the others the slot number, so counters and sequences
+ * continue across gaps.
  */
 export function valueGenerator(config: GeneratorConfig): ValueGenerator {
   switch (config.type) {
@@ -18,13 +20,42 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
       return (_n, at) => offset + amplitude * Math.sin(radiansPerMs * at);
     }
     case 'step': {
-      const { start, step_size } = config;
-      return (n) => start + n * step_size;
+      const { start, step_size, max } = config;
+      if (max === undefined) return (n) => start + n * step_size;
+      // Values per cycle: start … the last one not above max. The tolerance keeps a max that
+      // start + k·step_size reaches exactly from being lost to rounding of the quotient.
+      const cycle = Math.floor(((max - start) / step_size) * (1 + 1e-12)) + 1;
+      return (n) => start + (n % cycle) * step_size;
     }
     case 'sequence': {
       const { values, repeat } = config;
       const last = values.length - 1;
       return repeat ? (n) => values[n % values.length]! : (n) => values[Math.min(n, last)]!;
     }
+    case 'uniform': {
+      const { min, max } = config;
+      const random = new SplitMix64(config.seed);
+      return (n) => min + random.unit(n) * (max - min);
+    }
+    case 'sawtooth': {
+      const { min, max } = config;
+      const period = config.period_secs * 1000;
+      // The fraction of the period is below 1, but min + 1·(max − min) may round to max: keep below it.
+      return (_n, at) => Math.min(min + ((at % period) / period) * (max - min), previousDouble(max));
+    }
+    case 'spike': {
+      const { baseline, magnitude } = config;
+      const [length, every] = [config.duration_secs * 1000, config.interval_secs * 1000];
+      return (_n, at) => (at % every < length ? baseline + magnitude : baseline);
+    }
   }
+}
+
+/** The largest double below `x` (finite x). */
+function previousDouble(x: number): number {
+  if (x === 0) return -Number.MIN_VALUE;
+  const bits = new Float64Array([x]);
+  const word = new BigInt64Array(bits.buffer);
+  word[0] = word[0]! + (x > 0 ? -1n : 1n);
+  return bits[0]!;
 }

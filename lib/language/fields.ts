@@ -181,23 +181,62 @@ export const dynamicLabels = andThen(list(dynamicLabel, { max: limits.MAX_DYNAMI
 
 // ---- value, log and observation generators ------------------------------------------------
 
+/** A period of a periodic generator, in seconds: from 1 ms to 365 days. */
+const periodSecs = atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS);
+
+/** `max` above `min`, reported on `max`. */
+function minBelowMax<G extends { min: number; max: number }>(g: G, u: unknown, c: t.Context): t.Validation<G> {
+  return g.min < g.max ? t.success(g) : failAt(u, c, 'max', `expected a number greater than min (${g.min}), got ${g.max}`);
+}
+
+/** A wrapping step: climbing by step_size from start to max, in at most 2^53 − 1 steps a cycle. */
+function wrappingStep(g: { start: number; step_size: number; max: number }, u: unknown, c: t.Context): t.Validation<GeneratorConfig> {
+  if (!(g.step_size > 0)) return failAt(u, c, 'step_size', `expected a number greater than 0 with max (the values climb to max, then wrap), got ${g.step_size}`);
+  if (!(g.max > g.start)) return failAt(u, c, 'max', `expected a number greater than start (${g.start}), got ${g.max}`);
+  // Written so that neither quotient overflows: max − start may exceed the double range.
+  const least = g.max / Number.MAX_SAFE_INTEGER - g.start / Number.MAX_SAFE_INTEGER;
+  if (g.step_size < least) return failAt(u, c, 'step_size', `expected at least ${least} with max (at most 2^53 − 1 steps from start to max), got ${g.step_size}`);
+  return t.success({ type: 'step', ...g });
+}
+
+/**
+ * The operational aliases (lib/language/aliases.ts). Entries and `defaults` have them rewritten
+ * into a generator before validation; the generator codec meets one only where it cannot stand
+ * (a pack metric, `overrides`), and says so.
+ */
+export const GENERATOR_ALIASES = ['flap', 'saturation', 'leak', 'degradation', 'steady', 'spike_event'] as const;
+export type GeneratorAlias = (typeof GENERATOR_ALIASES)[number];
+const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
+  failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
+);
+
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
   sine: andThen(
-    strict(
-      'sine generator',
-      { type: oneOf(['sine']), amplitude: number, period_secs: atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS) },
-      { offset: number },
-    ),
+    strict('sine generator', { type: oneOf(['sine']), amplitude: number, period_secs: periodSecs }, { offset: number }),
     (g) => t.success({ type: 'sine' as const, amplitude: g.amplitude, period_secs: g.period_secs, offset: g.offset ?? 0 }),
   ),
-  step: andThen(strict('step generator', { type: oneOf(['step']), step_size: number }, { start: number }), (g) =>
-    t.success({ type: 'step' as const, start: g.start ?? 0, step_size: g.step_size }),
-  ),
+  step: andThen(strict('step generator', { type: oneOf(['step']), step_size: number }, { start: number, max: number }), (g, u, c) => {
+    const start = g.start ?? 0;
+    return g.max === undefined ? t.success({ type: 'step' as const, start, step_size: g.step_size }) : wrappingStep({ start, step_size: g.step_size, max: g.max }, u, c);
+  }),
   sequence: andThen(
     strict('sequence generator', { type: oneOf(['sequence']), values: list(number, { nonEmpty: true, max: limits.MAX_SEQUENCE_VALUES }) }, { repeat: boolean }),
     (g): t.Validation<GeneratorConfig> => t.success({ type: 'sequence', values: g.values, repeat: g.repeat ?? true }),
   ),
+  uniform: andThen(
+    andThen(strict('uniform generator', { type: oneOf(['uniform']), min: number, max: number }, { seed: integer }), minBelowMax),
+    (g) => t.success({ type: 'uniform' as const, min: g.min, max: g.max, seed: g.seed ?? 0 }),
+  ),
+  sawtooth: andThen(strict('sawtooth generator', { type: oneOf(['sawtooth']), min: number, max: number, period_secs: periodSecs }), minBelowMax),
+  spike: andThen(
+    strict('spike generator', { type: oneOf(['spike']), baseline: number, magnitude: number, duration_secs: periodSecs, interval_secs: periodSecs }),
+    (g, u, c) =>
+      g.duration_secs < g.interval_secs
+        ? t.success(g)
+        : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
+  ),
+  ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
 });
 
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));
@@ -231,12 +270,13 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   ),
 });
 
+/** Moves every observation by this × the tick time in seconds: latency that degrades. */
+const drift = { mean_shift_per_sec: number };
+
 export const distribution = tagged('distribution', {
-  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive }),
-  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number, stddev: nonNegative }),
-  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number, max: number }), (d, u, c) =>
-    d.min < d.max ? t.success(d) : failAt(u, c, 'max', `expected a number greater than min (${d.min}), got ${d.max}`),
-  ),
+  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive }, drift),
+  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number, stddev: nonNegative }, drift),
+  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number, max: number }, drift), minBelowMax),
 });
 export type DistributionConfig = t.TypeOf<typeof distribution>;
 

@@ -64,7 +64,7 @@ export const MAX_DURATION_MS = 365 * DAY;
 export const MAX_BACKOFF_MS = HOUR;
 /** A relative `start_time`, either way: 100 years. */
 export const MAX_START_OFFSET_MS = 36_500 * DAY;
-/** `period_secs` of a sine, in seconds. */
+/** `period_secs` of a sine or sawtooth, `duration_secs` and `interval_secs` of a spike, in seconds. */
 export const MIN_PERIOD_SECS = 1 / SECOND;
 export const MAX_PERIOD_SECS = MAX_DURATION_MS / SECOND;
 

@@ -20,8 +20,12 @@ export type StartTime =
 export type GeneratorConfig =
   | { readonly type: 'constant'; readonly value: number }
   | { readonly type: 'sine'; readonly amplitude: number; readonly period_secs: number; readonly offset: number }
-  | { readonly type: 'step'; readonly start: number; readonly step_size: number }
-  | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean };
+  /** With `max`, the values climb to max and wrap back to start. */
+  | { readonly type: 'step'; readonly start: number; readonly step_size: number; readonly max?: number }
+  | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean }
+  | { readonly type: 'uniform'; readonly min: number; readonly max: number; readonly seed: number }
+  | { readonly type: 'sawtooth'; readonly min: number; readonly max: number; readonly period_secs: number }
+  | { readonly type: 'spike'; readonly baseline: number; readonly magnitude: number; readonly duration_secs: number; readonly interval_secs: number };
 
 export interface LogTemplate {
   readonly message: string;

@@ -98,6 +98,14 @@ scenarios:
     expect(written).to.have.length(12);
   });
 
+  it('--dry-run shows the generator (and jitter) each operational alias became', async () => {
+    const result = await svc(['run', '--dry-run', 'examples/operational-aliases.yaml']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.match(/generator: +spike baseline=2 magnitude=-1 duration_secs=20 interval_secs=30\n/);
+    expect(result.stderr).to.match(/generator: +sawtooth min=0.05 max=1.5 period_secs=120, jitter ±0.02 \(seed 1\)\n/);
+    expect(result.stderr).to.match(/generator: +sine amplitude=5 period_secs=30 offset=40, jitter ±1 \(seed 0\)\n/);
+  });
+
   it('--dry-run validates, prints the resolved settings on stderr and emits nothing', async () => {
     const result = await svc(['run', '--dry-run', 'examples/quickstart.yaml']);
     expect(result.code).to.equal(0);

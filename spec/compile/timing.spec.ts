@@ -6,6 +6,7 @@ import type { GeneratorConfig } from '../../lib/language/types.js';
 import type { After } from '../../lib/language/fields.js';
 import { describePredictedStart } from '../../lib/compile/index.js';
 import { firstCrossing } from '../../lib/compile/crossing.js';
+import { valueGenerator } from '../../lib/generators/value.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import { metricEntry } from '../support/entries.js';
 import { MemorySink } from '../support/sinks.js';
@@ -70,6 +71,18 @@ describe('compile: after', () => {
     expect(startOf({ generator: { type: 'sine', amplitude: 40, period_secs: 10, offset: 50 } }, after('cpu', '<', 20))).to.deep.include({ at: 6400 });
   });
 
+  it('finds the crossing of a sawtooth, a spike, a wrapping step and a uniform from their first ticks', () => {
+    // 0 + 100·(t mod 10 s)/10 s > 42 first at t = 4.3 s (ticks every 100 ms).
+    expect(startOf({ generator: { type: 'sawtooth', min: 0, max: 100, period_secs: 10 } }, after('cpu', '>', 42))).to.deep.include({ at: 4300 });
+    // The spike (1 + 9) comes first; the baseline 1 from 2 s.
+    expect(startOf({ generator: { type: 'spike', baseline: 1, magnitude: 9, duration_secs: 2, interval_secs: 30 } }, after('cpu', '<', 5))).to.deep.include({ at: 2000 });
+    // 0, 3, 6, 9, 0, …: above 8 at tick 3.
+    expect(startOf({ generator: { type: 'step', start: 0, step_size: 3, max: 10 } }, after('cpu', '>', 8))).to.deep.include({ at: 300 });
+    const uniform = { type: 'uniform', min: 0, max: 1, seed: 3 } as const;
+    const values = Array.from({ length: 50 }, (_, n) => valueGenerator(uniform)(n, n * 100));
+    expect(startOf({ generator: uniform }, after('cpu', '>', 0.9))).to.deep.include({ at: values.findIndex((v) => v > 0.9) * 100 });
+  });
+
   it('adds the delay, the watched entry phase offset, and the starts up a chain', () => {
     const plan = compile([
       stepEntry('cpu', { phase_offset: '1s' }),
@@ -119,6 +132,12 @@ describe('compile: after', () => {
       expect(problem({ generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 50 } }, after('cpu', '>', 60))).to.deep.equal([
         'scenarios[1] (alert): after: cpu never goes above 60 (sine between 40 and 60), so this entry would never start',
       ]);
+      expect(problem({ generator: { type: 'sawtooth', min: 0, max: 100, period_secs: 60 } }, after('cpu', '>', 100))).to.deep.equal([
+        'scenarios[1] (alert): after: cpu never goes above 100 (sawtooth from 0 to below 100), so this entry would never start',
+      ]);
+      expect(problem({ generator: { type: 'spike', baseline: 1, magnitude: 9, duration_secs: 1, interval_secs: 60 } }, after('cpu', '>', 10))).to.deep.equal([
+        'scenarios[1] (alert): after: cpu never goes above 10 (spike between 1 and 10), so this entry would never start',
+      ]);
     });
 
     it('when the watched entry stops first', () => {
@@ -157,9 +176,19 @@ describe('compile and runtime agree on when an after entry starts', () => {
       period_secs: fc.double({ min: 0.05, max: 3, noNaN: true }),
       offset: fc.double({ min: -5, max: 5, noNaN: true }),
     }),
+    fc.record({ type: fc.constant('uniform' as const), min: fc.integer({ min: -10, max: 0 }), max: fc.integer({ min: 1, max: 10 }), seed: fc.integer() }),
+    fc.record({ type: fc.constant('sawtooth' as const), min: fc.integer({ min: -10, max: 0 }), max: fc.integer({ min: 1, max: 10 }), period_secs: fc.double({ min: 0.05, max: 3, noNaN: true }) }),
+    fc.record({
+      type: fc.constant('spike' as const),
+      baseline: fc.integer({ min: -5, max: 5 }),
+      magnitude: fc.integer({ min: -10, max: 10 }),
+      duration_secs: fc.constantFrom(0.2, 0.5),
+      interval_secs: fc.constantFrom(1, 2.5),
+    }),
+    fc.record({ type: fc.constant('step' as const), start: fc.integer({ min: -5, max: 5 }), step_size: fc.constantFrom(0.5, 1, 2), max: fc.integer({ min: 6, max: 12 }) }),
   );
 
-  it('for steps, sequences and sines, with rates, bursts and durations', async () => {
+  it('for every generator, with rates, bursts and durations', async () => {
     await fc.assert(
       fc.asyncProperty(
         generators,

@@ -43,12 +43,57 @@ describe('generator', () => {
     ]);
   });
 
+  it('step {max}: wraps back to start; needs step_size > 0 and max > start', () => {
+    expect(generatorOf({ type: 'step', start: 1, step_size: 2, max: 9 })).to.deep.equal({ type: 'step', start: 1, step_size: 2, max: 9 });
+    expect(generatorProblems({ type: 'step', start: 5, step_size: 1, max: 5 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.max: expected a number greater than start (5), got 5',
+    ]);
+    expect(generatorProblems({ type: 'step', step_size: -1, max: 5 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.step_size: expected a number greater than 0 with max (the values climb to max, then wrap), got -1',
+    ]);
+    expect(generatorProblems({ type: 'step', step_size: 1e-300, max: 1e300 })).to.deep.equal([
+      `scenarios[0] (cpu): generator.step_size: expected at least ${1e300 / Number.MAX_SAFE_INTEGER} with max (at most 2^53 − 1 steps from start to max), got 1e-300`,
+    ]);
+  });
+
+  it('uniform {min, max, seed = 0}: min less than max', () => {
+    expect(generatorOf({ type: 'uniform', min: 1, max: 2 })).to.deep.equal({ type: 'uniform', min: 1, max: 2, seed: 0 });
+    expect(generatorOf({ type: 'uniform', min: 1, max: 2, seed: 9 })).to.deep.equal({ type: 'uniform', min: 1, max: 2, seed: 9 });
+    expect(generatorProblems({ type: 'uniform', min: 2, max: 2 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.max: expected a number greater than min (2), got 2',
+    ]);
+    expect(generatorProblems({ type: 'uniform', min: 0, max: 1, seed: 0.5 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.seed: expected an integer, got 0.5',
+    ]);
+  });
+
+  it('sawtooth {min, max, period_secs}: min less than max, period bounded like sine', () => {
+    expect(generatorOf({ type: 'sawtooth', min: 0, max: 100, period_secs: 60 })).to.deep.equal({ type: 'sawtooth', min: 0, max: 100, period_secs: 60 });
+    expect(generatorProblems({ type: 'sawtooth', min: 0, max: 100, period_secs: 1e9 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.period_secs: expected at most 31536000, got 1000000000',
+    ]);
+    expect(generatorProblems({ type: 'sawtooth', min: 5, max: 1, period_secs: 1 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.max: expected a number greater than min (5), got 1',
+    ]);
+  });
+
+  it('spike {baseline, magnitude, duration_secs, interval_secs}: the spike shorter than its interval', () => {
+    const spike = { type: 'spike', baseline: 1, magnitude: 9, duration_secs: 5, interval_secs: 60 };
+    expect(generatorOf(spike)).to.deep.equal(spike);
+    expect(generatorProblems({ ...spike, duration_secs: 60 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.duration_secs: expected a number less than interval_secs (60), got 60',
+    ]);
+    expect(generatorProblems({ ...spike, interval_secs: 0 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.interval_secs: expected a number greater than 0, got 0',
+    ]);
+  });
+
   it('names the allowed types when type is missing or unknown', () => {
     expect(generatorProblems({ value: 1 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence)',
+      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event)',
     ]);
     expect(generatorProblems({ type: 'random_walk' })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, got "random_walk"',
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
     ]);
   });
 
@@ -142,6 +187,15 @@ describe('distribution', () => {
     expect(distributionOf({ type: 'uniform', min: 1, max: 2 })).to.deep.equal({ type: 'uniform', min: 1, max: 2 });
     expect(distributionProblems({ type: 'uniform', min: 2, max: 2 })).to.deep.equal([
       'scenarios[0] (latency): distribution.max: expected a number greater than min (2), got 2',
+    ]);
+  });
+
+  it('mean_shift_per_sec on every distribution: a finite number, kept as written, absent by default', () => {
+    for (const d of [{ type: 'exponential', rate: 2 }, { type: 'normal', mean: 0.2, stddev: 0.05 }, { type: 'uniform', min: 0, max: 1 }]) {
+      expect(distributionOf({ ...d, mean_shift_per_sec: 0.01 })).to.deep.equal({ ...d, mean_shift_per_sec: 0.01 });
+    }
+    expect(distributionProblems({ type: 'normal', mean: 1, stddev: 1, mean_shift_per_sec: '1' })).to.deep.equal([
+      'scenarios[0] (latency): distribution.mean_shift_per_sec: invalid type: expected a number, got string "1"',
     ]);
   });
 

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { distributionSampler } from '../../lib/generators/distribution.js';
 import type { DistributionConfig } from '../../lib/language/fields.js';
 
 function moments(config: DistributionConfig, seed = 3, count = 50_000) {
   const sample = distributionSampler(config, seed);
-  const values = Array.from({ length: count }, (_, i) => sample(i));
+  const values = Array.from({ length: count }, (_, i) => sample(i, 0));
   const mean = values.reduce((a, b) => a + b, 0) / count;
   const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / count;
   return { values, mean, stddev: Math.sqrt(variance) };
@@ -35,5 +36,24 @@ describe('distributions', () => {
     const config: DistributionConfig = { type: 'normal', mean: 0, stddev: 1 };
     expect(moments(config, 5, 100).values).to.deep.equal(moments(config, 5, 100).values);
     expect(moments(config, 6, 100).values).to.not.deep.equal(moments(config, 5, 100).values);
+  });
+
+  it('mean_shift_per_sec moves every observation by shift × the tick time in seconds', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<DistributionConfig>({ type: 'exponential', rate: 3 }, { type: 'normal', mean: 1, stddev: 0.2 }, { type: 'uniform', min: 0, max: 2 }),
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.nat({ max: 1e6 }),
+        fc.double({ min: 0, max: 1e9, noNaN: true }),
+        (config, shift, i, at) => {
+          const drifting = distributionSampler({ ...config, mean_shift_per_sec: shift }, 5)(i, at);
+          expect(drifting).to.be.closeTo(distributionSampler(config, 5)(i, at) + (shift * at) / 1000, 1e-6 * (1 + Math.abs((shift * at) / 1000)));
+        },
+      ),
+    );
+    const { mean } = moments({ type: 'normal', mean: 0.2, stddev: 0.01 });
+    const later = distributionSampler({ type: 'normal', mean: 0.2, stddev: 0.01, mean_shift_per_sec: 0.05 }, 3);
+    const shifted = Array.from({ length: 50_000 }, (_, i) => later(i, 60_000)).reduce((a, b) => a + b, 0) / 50_000;
+    expect(shifted).to.be.closeTo(mean + 3, 1e-9);
   });
 });

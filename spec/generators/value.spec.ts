@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { valueGenerator } from '../../lib/generators/value.js';
+import { SplitMix64 } from '../../lib/random.js';
 
 const first = (gen: ReturnType<typeof valueGenerator>, count: number, spacingMs = 1000) =>
   Array.from({ length: count }, (_, n) => gen(n, n * spacingMs));
@@ -23,5 +25,55 @@ describe('value generators', () => {
     const quarter = first(gen, 5).map((v) => Math.round(v * 1e9) / 1e9);
     expect(quarter).to.deep.equal([50, 60, 50, 40, 50]);
     expect(gen(0, 500)).to.be.closeTo(50 + 10 * Math.sin(Math.PI / 4), 1e-12);
+  });
+});
+
+describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
+  const finite = fc.double({ min: -1e6, max: 1e6, noNaN: true });
+  const tick = fc.nat({ max: 1e9 });
+  const at = fc.double({ min: 0, max: 1e12, noNaN: true });
+
+  it('uniform is min + (max − min)·u(seed, n), u from SplitMix64: within [min, max), the same for the same seed', () => {
+    fc.assert(
+      fc.property(finite, fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.integer(), tick, (min, width, seed, n) => {
+        const max = min + width;
+        const value = valueGenerator({ type: 'uniform', min, max, seed })(n, 0);
+        expect(value).to.equal(min + new SplitMix64(seed).unit(n) * (max - min));
+        expect(value).to.be.at.least(min).and.below(max);
+      }),
+    );
+    const draws = first(valueGenerator({ type: 'uniform', min: 0, max: 1, seed: 7 }), 1000);
+    expect(new Set(draws).size).to.equal(1000);
+    expect(draws.reduce((a, b) => a + b) / draws.length).to.be.closeTo(0.5, 0.05);
+  });
+
+  it('sawtooth ramps from min toward max over period_secs of the tick time, then resets to min', () => {
+    const gen = valueGenerator({ type: 'sawtooth', min: 10, max: 20, period_secs: 4 });
+    expect(first(gen, 9)).to.deep.equal([10, 12.5, 15, 17.5, 10, 12.5, 15, 17.5, 10]);
+    fc.assert(
+      fc.property(at, (t) => {
+        const value = gen(0, t);
+        expect(value).to.be.closeTo(10 + 10 * ((t % 4000) / 4000), 1e-9);
+        expect(value).to.be.at.least(10).and.below(20);
+      }),
+    );
+  });
+
+  it('spike is baseline + magnitude for the first duration_secs of every interval_secs, else baseline', () => {
+    const gen = valueGenerator({ type: 'spike', baseline: 5, magnitude: 90, duration_secs: 2, interval_secs: 5 });
+    expect(first(gen, 11)).to.deep.equal([95, 95, 5, 5, 5, 95, 95, 5, 5, 5, 95]);
+    fc.assert(fc.property(at, (t) => void expect(gen(0, t)).to.equal(t % 5000 < 2000 ? 95 : 5)));
+  });
+
+  it('step with max counts start, start + step_size, … up to max, then wraps back to start', () => {
+    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 25, max: 100 }), 7)).to.deep.equal([0, 25, 50, 75, 100, 0, 25]);
+    expect(first(valueGenerator({ type: 'step', start: 1, step_size: 2, max: 6 }), 5)).to.deep.equal([1, 3, 5, 1, 3]);
+    fc.assert(
+      fc.property(finite, fc.double({ min: 1e-3, max: 1e3, noNaN: true }), fc.integer({ min: 1, max: 1000 }), tick, (start, step, steps, n) => {
+        const max = start + step * steps;
+        const value = valueGenerator({ type: 'step', start, step_size: step, max })(n, 0);
+        expect(value).to.be.at.least(start).and.at.most(max + 1e-6 * Math.abs(max));
+      }),
+    );
   });
 });

@@ -16,6 +16,17 @@ import { collect, perTick, virtualTime } from '../support/marbles.js';
 /** Rows as `name-suffix{labels} value` strings, in emission order. */
 const row = (b: Labelled<SampleBatch>, i: number) => `${b.series[i]!.suffix ?? ''}{${b.series[i]!.key}} ${b.value[i]}`;
 
+describe('observe', () => {
+  it('gives the sampler each observation number and the tick time, so observations can drift', () => {
+    const out = collect(of(RateSchedule.constant(10)).pipe(ticks({ duration: 300 }), observe((i, at) => i + at / 1000, 2)), (b, i) => [...b.observations[i]!]);
+    expect(out).to.deep.equal([
+      [0, 1],
+      [2.1, 3.1],
+      [4.2, 5.2],
+    ]);
+  });
+});
+
 describe('histogram', () => {
   it('writes cumulative buckets, +Inf, _sum and _count per tick, cumulative since start', () => {
     const out = collect(

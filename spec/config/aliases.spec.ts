@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { valueGenerator } from '../../lib/generators/value.js';
+import { entryOf, entryProblems, load, metric, problems, v2 } from './helpers.js';
+
+const aliasOf = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+  const { generator: desugared, jitter, jitter_seed } = entryOf(metric({ generator, ...extra }));
+  return { generator: desugared, jitter, jitter_seed };
+};
+const aliasProblems = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) => entryProblems(metric({ generator, ...extra }));
+
+describe('operational aliases desugar into generators before validation', () => {
+  it('flap: up for up_duration, down for down_duration, as a spike starting up', () => {
+    expect(aliasOf({ type: 'flap', up_duration: '30s', down_duration: '10s' }).generator).to.deep.equal({
+      type: 'spike',
+      baseline: 0,
+      magnitude: 1,
+      duration_secs: 30,
+      interval_secs: 40,
+    });
+    expect(aliasOf({ type: 'flap', up_duration: '1m', down_duration: '15s', enum: 'oper_status' }).generator).to.include({ baseline: 2, magnitude: -1 });
+    expect(aliasOf({ type: 'flap', up_duration: '1s', down_duration: '1s', up_value: 100, down_value: 5 }).generator).to.include({ baseline: 5, magnitude: 95 });
+    const gen = valueGenerator(aliasOf({ type: 'flap', up_duration: '3s', down_duration: '2s', up_value: 7, down_value: 3 }).generator!);
+    fc.assert(fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), (t) => void expect(gen(0, t)).to.equal(t % 5000 < 3000 ? 7 : 3)));
+  });
+
+  it('saturation and leak: a sawtooth from baseline to ceiling over the time given', () => {
+    const sawtooth = { type: 'sawtooth', min: 20, max: 95, period_secs: 300 };
+    expect(aliasOf({ type: 'saturation', baseline: 20, ceiling: 95, time_to_saturate: '5m' }).generator).to.deep.equal(sawtooth);
+    expect(aliasOf({ type: 'leak', baseline: 20, ceiling: 95, time_to_ceiling: '5m' }).generator).to.deep.equal(sawtooth);
+  });
+
+  it('degradation: a sawtooth, with noise as the entry jitter', () => {
+    expect(aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m', noise: 0.05, noise_seed: 4 })).to.deep.equal({
+      generator: { type: 'sawtooth', min: 0.1, max: 2, period_secs: 600 },
+      jitter: 0.05,
+      jitter_seed: 4,
+    });
+    expect(aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m' })).to.deep.equal({
+      generator: { type: 'sawtooth', min: 0.1, max: 2, period_secs: 600 },
+      jitter: undefined,
+      jitter_seed: 0,
+    });
+  });
+
+  it('steady: a sine around center, with noise as the entry jitter', () => {
+    expect(aliasOf({ type: 'steady', center: 50, amplitude: 10, period: '1m', noise: 2 })).to.deep.equal({
+      generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 50 },
+      jitter: 2,
+      jitter_seed: 0,
+    });
+  });
+
+  it('spike_event: a spike of spike_height for spike_duration every spike_interval', () => {
+    expect(aliasOf({ type: 'spike_event', baseline: 1, spike_height: 50, spike_duration: '10s', spike_interval: '2m' }).generator).to.deep.equal({
+      type: 'spike',
+      baseline: 1,
+      magnitude: 50,
+      duration_secs: 10,
+      interval_secs: 120,
+    });
+  });
+
+  it('names the alias own fields in its errors', () => {
+    expect(aliasProblems({ type: 'flap', up_duration: 5 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.up_duration: invalid type: expected a duration string such as "30s", got number 5',
+      'scenarios[0] (cpu): generator.down_duration: missing required field',
+    ]);
+    expect(aliasProblems({ type: 'saturation', baseline: 90, ceiling: 10, time_to_saturate: '1m' })).to.deep.equal([
+      'scenarios[0] (cpu): generator.ceiling: expected a number greater than baseline (90), got 10',
+    ]);
+    expect(aliasProblems({ type: 'spike_event', baseline: 0, spike_height: 1, spike_duration: '1m', spike_interval: '1m' })).to.deep.equal([
+      'scenarios[0] (cpu): generator.spike_duration: expected a duration shorter than spike_interval ("1m"), got "1m"',
+    ]);
+    expect(aliasProblems({ type: 'flap', up_duration: '200d', down_duration: '200d' })[0]).to.include('generator.up_duration');
+    expect(aliasProblems({ type: 'flap', up_duration: '5000h', down_duration: '5000h' })).to.deep.equal([
+      'scenarios[0] (cpu): generator.down_duration: expected up_duration + down_duration up to 8760h (365 days), got 10000h',
+    ]);
+    expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: -1 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.noise: expected a number greater than or equal to 0, got -1',
+    ]);
+    expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: 1 }, { jitter: 2 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.noise: not allowed with jitter (noise becomes the entry jitter)',
+    ]);
+    expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise_seed: 1 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.noise_seed: only allowed with noise',
+    ]);
+    expect(aliasProblems({ type: 'leak', baseline: 1, ceiling: 2, time_to_ceiling: '1m', amplitude: 3 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.amplitude: unknown field',
+    ]);
+  });
+
+  it('lists the aliases among the allowed types', () => {
+    expect(aliasProblems({ type: 'wobble' })).to.deep.equal([
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "wobble"',
+    ]);
+  });
+
+  it('desugars an alias in defaults once, for every entry', () => {
+    const file = load(
+      JSON.stringify({ version: 2, kind: 'runnable', defaults: { generator: { type: 'steady', center: 5, amplitude: 1, period: '10s', noise: 0.5 } }, scenarios: [metric({ generator: undefined }), metric({ name: 'b', generator: undefined })] }),
+      { format: 'json' },
+    );
+    for (const entry of file.scenarios) expect(entry).to.deep.include({ generator: { type: 'sine', amplitude: 1, period_secs: 10, offset: 5 }, jitter: 0.5 });
+    expect(problems(v2([metric({ generator: undefined })], { defaults: { generator: { type: 'leak', baseline: 1 } } }))).to.deep.equal([
+      'defaults: generator.ceiling: missing required field',
+      'defaults: generator.time_to_ceiling: missing required field',
+    ]);
+  });
+
+  it('refuses an alias where it cannot stand (a pack override), saying what it is', () => {
+    const problems = entryProblems({ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides: { node_cpu_seconds_total: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } } } });
+    expect(problems).to.deep.equal([
+      'scenarios[0] (node_cpu): overrides.node_cpu_seconds_total.generator.type: "leak" is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)',
+    ]);
+  });
+});
