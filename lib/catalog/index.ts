@@ -11,6 +11,7 @@ import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
 import { scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
+import type { Variables } from '../config/interpolate.js';
 import { ConfigError, isMapping } from '../language/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
 
@@ -64,7 +65,7 @@ export class Catalog {
   ) {}
 
   /** Reads and validates every scenario and pack file below `dir`. */
-  static async open(dir: string): Promise<Catalog> {
+  static async open(dir: string, variables?: Variables): Promise<Catalog> {
     let isDirectory = false;
     try {
       isDirectory = (await stat(dir)).isDirectory();
@@ -82,7 +83,7 @@ export class Catalog {
         { path: '', message: `the catalog holds more than ${MAX_CATALOG_FILES} scenario and pack files, the limit; split it into several directories` },
       ]);
     }
-    const loaded = await Promise.all(files.map((path) => loadItem(path)));
+    const loaded = await Promise.all(files.map((path) => loadItem(path, variables)));
     loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
     return new Catalog(dir, loaded);
   }
@@ -168,13 +169,13 @@ async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   return found;
 }
 
-async function loadItem(path: string): Promise<Loaded> {
+async function loadItem(path: string, variables: Variables | undefined): Promise<Loaded> {
   const fileName = basename(path, extname(path));
   let text = '';
   let document: unknown;
   try {
     text = await readTextFile(path, 'catalog file');
-    document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET);
+    document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET, variables);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);
   }

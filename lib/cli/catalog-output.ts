@@ -4,6 +4,7 @@ import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../compil
 import { Catalog, catalogRef, type CatalogItem } from '../catalog/index.js';
 import { ConfigError } from '../language/problems.js';
 import { isSecretField, MASK, redactText } from '../redact.js';
+import type { Variables } from '../config/interpolate.js';
 
 /** One row of `svc catalog list`. */
 export interface ListedItem {
@@ -28,8 +29,8 @@ export interface Output {
 }
 
 /** The built-in packs and every file of the catalog, as a table or as JSON. */
-export async function listCatalog(dir: string | undefined, json: boolean): Promise<Output> {
-  const catalog = dir === undefined ? undefined : await Catalog.open(dir);
+export async function listCatalog(dir: string | undefined, json: boolean, variables?: Variables): Promise<Output> {
+  const catalog = dir === undefined ? undefined : await Catalog.open(dir, variables);
   const builtins = builtinPackNames();
   const items: ListedItem[] = [
     ...(catalog?.items ?? []).map((item) => ({
@@ -65,12 +66,12 @@ export async function listCatalog(dir: string | undefined, json: boolean): Promi
 }
 
 /** The definition of a catalog file or built-in pack, `@name` or `name`: a header, then the file as written. */
-export async function showCatalogItem(ref: string, dir: string | undefined): Promise<Output> {
+export async function showCatalogItem(ref: string, dir: string | undefined, variables?: Variables): Promise<Output> {
   const name = catalogRef(ref) ?? ref;
   if (Object.hasOwn(BUILTIN_PACK_DOCUMENTS, name)) {
     return { stdout: `# built-in pack ${name} (svc catalog list shows every pack)\n${stringify(BUILTIN_PACK_DOCUMENTS[name])}` };
   }
-  const catalog = dir === undefined ? undefined : await Catalog.open(dir);
+  const catalog = dir === undefined ? undefined : await Catalog.open(dir, variables);
   const item = catalog?.find(name);
   if (!catalog || !item) {
     const where = catalog

@@ -8,6 +8,7 @@ import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '..
 import { catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
+import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from '../language/problems.js';
 import type { PackFile, PackMetric } from './types.js';
@@ -48,16 +49,18 @@ export interface LoadPackOptions {
   readonly format?: Format;
   /** What a YAML parse may cost; default: the tight budget of svc-server (lib/language/limits.ts). */
   readonly yamlBudget?: YamlBudget;
+  /** The variables `${NAME}` of the text names (lib/config/interpolate.ts); none: the text is taken as written. */
+  readonly variables?: Variables;
 }
 
 /** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
 export function loadPack(text: string, options: LoadPackOptions): PackFile {
-  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget), options.origin);
+  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables), options.origin);
 }
 
 /** Reads and loads a pack file: the operator's own, with the local YAML budget (as {@link loadScenarioFile}). */
-export async function loadPackFile(path: string): Promise<PackFile> {
-  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET });
+export async function loadPackFile(path: string, variables?: Variables): Promise<PackFile> {
+  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET, ...(variables && { variables }) });
 }
 
 /** A parsed document -> validated `PackFile`. */

@@ -22,7 +22,7 @@ export class CatalogListCommand extends Command<SvcContext> {
   async execute(): Promise<number> {
     try {
       const { listCatalog } = await import('../catalog-output.js');
-      const output = await listCatalog(this.catalog, this.json);
+      const output = await listCatalog(this.catalog, this.json, this.context.env);
       this.context.stdout.write(output.stdout);
       if (output.stderr) this.context.stderr.write(output.stderr);
       return 0;
