@@ -116,7 +116,14 @@ export const grpcEndpoint = stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'h
 
 // ---- labels and schedules ------------------------------------------------------------------
 
-export const labels = record(labelKey, string);
+/** A label value: text; a YAML number or boolean (`status: 200`) is taken as its text, as the number reads (`1.50` is `"1.5"`). */
+export const labelValue = new Codec<string>('label value', (u, c) => {
+  if (typeof u === 'string') return t.success(u);
+  if (typeof u === 'boolean' || (typeof u === 'number' && Number.isFinite(u))) return t.success(String(u));
+  return invalidType(u, c, 'a string, a number or a boolean');
+});
+
+export const labels = record(labelKey, labelValue);
 
 function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unknown, c: t.Context): t.Validation<W> {
   const raw = u as Record<string, unknown>;
@@ -154,7 +161,7 @@ export const cardinalitySpike = andThen(
 export type CardinalitySpike = t.TypeOf<typeof cardinalitySpike>;
 
 export const dynamicLabel = andThen(
-  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
+  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
   (d, u, c): t.Validation<DynamicLabel> => {
     if (d.cardinality !== undefined && d.values !== undefined) {
       return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
