@@ -15,7 +15,7 @@ import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
 import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
-import { referenceIssues } from './references.js';
+import { assignIds, referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
 export interface LoadOptions {
@@ -135,7 +135,8 @@ function validateEntries(
   }
   const problems = [...flagProblems(results), ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)))];
   if (problems.length) return { problems };
-  return { file: { version: 2, kind, scenarios: results.map((r) => r.entry as Entry) }, problems: [] };
+  const ids = assignIds(results.map((r) => r.fields));
+  return { file: { version: 2, kind, scenarios: results.map((r, i) => ({ ...(r.entry as Entry), id: ids[i]! })) }, problems: [] };
 }
 
 /**

@@ -81,7 +81,6 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
   const problems = issuesOf(errors).map((issue) => problemAt(TOP, issue));
 
   const metrics: PackMetric[] = [];
-  const seen = new Map<string, number>();
   (value.metrics ?? []).forEach((raw, i) => {
     const named = isMapping(raw) && typeof raw.name === 'string' && raw.name !== '' ? ` (${raw.name})` : '';
     const place = { path: ['metrics', i], label: `metrics[${i}]${named}` };
@@ -95,12 +94,6 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
       return;
     }
     const metric = decoded.right;
-    const first = seen.get(metric.name);
-    if (first !== undefined) {
-      problems.push(problemAt(place, { path: ['name'], message: `duplicate metric name ${show(metric.name)} (also metrics[${first}]); names identify the metrics of a pack` }));
-      return;
-    }
-    seen.set(metric.name, i);
     metrics.push({
       name: metric.name,
       generator: metric.generator ?? { type: 'constant', value: 0 },

@@ -87,12 +87,6 @@ metrics:
     ]);
   });
 
-  it('reject two metrics with one name: names identify the metrics of a pack', () => {
-    expect(packProblems(pack({ metrics: [{ name: 'up' }, { name: 'up' }] }))).to.deep.equal([
-      'metrics[1] (up): name: duplicate metric name "up" (also metrics[0]); names identify the metrics of a pack',
-    ]);
-  });
-
   it('are told apart from scenario files by metrics without scenarios', () => {
     expect(isPackDocument(pack())).to.equal(true);
     expect(isPackDocument({ version: 2, kind: 'composable', scenarios: [] })).to.equal(false);
