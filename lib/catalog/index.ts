@@ -26,6 +26,8 @@ export interface CatalogItem {
   /** The file, as found below the catalog directory. */
   readonly path: string;
   readonly description?: string;
+  readonly category?: string;
+  readonly tags?: readonly string[];
   /** Entries of a scenario file, metrics of a pack. */
   readonly size?: number;
   /** Why an `invalid` file cannot be used: its validation messages. */
@@ -181,19 +183,25 @@ async function loadItem(path: string, variables: Variables | undefined): Promise
   }
   // A v2 scenario file or a pack may name itself; in a single flat entry, `name` is the metric's.
   const file = isMapping(document) && FILE_KEYS.some((key) => Object.hasOwn(document, key)) ? document : undefined;
-  const named = typeof file?.name === 'string' && file.name !== '' ? file.name : fileName;
+  const own = [file?.name, file?.scenario_name].find((name): name is string => typeof name === 'string' && name !== '');
+  const named = own ?? fileName;
   const description = typeof file?.description === 'string' ? file.description : undefined;
   const base = { name: named, path, ...(description !== undefined && { description }) };
   try {
     if (isPackDocument(document)) {
       const pack = decodePack(document, path);
-      return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
+      return { item: { ...base, ...metadataOf(pack), kind: 'pack', size: pack.metrics.length }, text, pack };
     }
     const file = scenarioFromDocument(document, { origin: path });
-    return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text, document };
+    return { item: { ...base, ...metadataOf(file), kind: file.kind, size: file.scenarios.length }, text, document };
   } catch (error) {
     return invalid(base, text, error);
   }
+}
+
+/** The category and tags a valid file gives itself. */
+function metadataOf({ category, tags }: { category?: string; tags?: readonly string[] }): Pick<CatalogItem, 'category' | 'tags'> {
+  return { ...(category !== undefined && { category }), ...(tags !== undefined && { tags }) };
 }
 
 function invalid(base: { name: string; path: string; description?: string }, text: string, error: unknown): Loaded {

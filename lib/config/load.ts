@@ -79,11 +79,17 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     path: ['scenarios', i],
     prefix: `scenarios[${i}]`,
   }));
+  if (value.name !== undefined && value.scenario_name !== undefined) {
+    top.push(problemAt(TOP, { path: ['scenario_name'], message: 'the same as name (the reference tool calls it scenario_name): give one of them' }));
+  }
   const problems = [...top, ...entries.problems];
   if (problems.length || !entries.file) return { problems };
   const { version, kind, scenarios } = entries.file;
-  const { name, description } = value;
-  return { file: { version, kind, ...(name !== undefined && { name }), ...(description !== undefined && { description }), scenarios }, problems: [] };
+  const { description, category, tags } = value;
+  const name = value.name ?? value.scenario_name;
+  const metadata = { name, description, category, tags };
+  const given = Object.fromEntries(Object.entries(metadata).filter(([, field]) => field !== undefined));
+  return { file: { version, kind, ...given, scenarios }, problems: [] };
 }
 
 /** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */

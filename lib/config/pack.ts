@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import { catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
+import { catalogMetadata, catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
@@ -30,7 +30,7 @@ export const packFields = {
   version: fileFields.version,
   kind,
   name: catalogName,
-  description: string,
+  ...catalogMetadata(),
   shared_labels: labels,
   metrics: new Codec<unknown[]>('metrics', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of metrics');
@@ -110,6 +110,8 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
       kind: 'composable',
       name: value.name!,
       description: value.description!,
+      ...(value.category !== undefined && { category: value.category }),
+      ...(value.tags !== undefined && { tags: value.tags }),
       shared_labels: value.shared_labels ?? {},
       metrics,
     },

@@ -292,6 +292,15 @@ export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict(
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 
 /** Entries are kept raw here: each one is validated on its own, after defaults and overrides. */
+/** Catalog metadata of scenario and pack files: shown and filtered by `svc catalog list`. */
+export function catalogMetadata() {
+  return {
+    description: string,
+    category: nonEmptyString,
+    tags: list(matching(CATALOG_NAME_PATTERN, 'a tag'), { max: limits.MAX_TAGS }),
+  };
+}
+
 export const fileFields = {
   version: new Codec<2>(
     'version',
@@ -301,7 +310,9 @@ export const fileFields = {
   kind: oneOf(['runnable', 'composable']),
   // Catalog metadata: `svc run @name` finds a file by its name (else by its file name).
   name: catalogName,
-  description: string,
+  ...catalogMetadata(),
+  // The reference tool's word for `name`.
+  scenario_name: catalogName,
   defaults: mapping,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
