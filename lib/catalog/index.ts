@@ -11,6 +11,7 @@ import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
 import { scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
 import { readTextFile } from '../config/read.js';
+import type { Variables } from '../config/interpolate.js';
 import { ConfigError, isMapping } from '../language/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
 
@@ -25,6 +26,8 @@ export interface CatalogItem {
   /** The file, as found below the catalog directory. */
   readonly path: string;
   readonly description?: string;
+  readonly category?: string;
+  readonly tags?: readonly string[];
   /** Entries of a scenario file, metrics of a pack. */
   readonly size?: number;
   /** Why an `invalid` file cannot be used: its validation messages. */
@@ -64,7 +67,7 @@ export class Catalog {
   ) {}
 
   /** Reads and validates every scenario and pack file below `dir`. */
-  static async open(dir: string): Promise<Catalog> {
+  static async open(dir: string, variables?: Variables): Promise<Catalog> {
     let isDirectory = false;
     try {
       isDirectory = (await stat(dir)).isDirectory();
@@ -82,7 +85,7 @@ export class Catalog {
         { path: '', message: `the catalog holds more than ${MAX_CATALOG_FILES} scenario and pack files, the limit; split it into several directories` },
       ]);
     }
-    const loaded = await Promise.all(files.map((path) => loadItem(path)));
+    const loaded = await Promise.all(files.map((path) => loadItem(path, variables)));
     loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
     return new Catalog(dir, loaded);
   }
@@ -168,31 +171,37 @@ async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   return found;
 }
 
-async function loadItem(path: string): Promise<Loaded> {
+async function loadItem(path: string, variables: Variables | undefined): Promise<Loaded> {
   const fileName = basename(path, extname(path));
   let text = '';
   let document: unknown;
   try {
     text = await readTextFile(path, 'catalog file');
-    document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET);
+    document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET, variables);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);
   }
   // A v2 scenario file or a pack may name itself; in a single flat entry, `name` is the metric's.
   const file = isMapping(document) && FILE_KEYS.some((key) => Object.hasOwn(document, key)) ? document : undefined;
-  const named = typeof file?.name === 'string' && file.name !== '' ? file.name : fileName;
+  const own = [file?.name, file?.scenario_name].find((name): name is string => typeof name === 'string' && name !== '');
+  const named = own ?? fileName;
   const description = typeof file?.description === 'string' ? file.description : undefined;
   const base = { name: named, path, ...(description !== undefined && { description }) };
   try {
     if (isPackDocument(document)) {
       const pack = decodePack(document, path);
-      return { item: { ...base, kind: 'pack', size: pack.metrics.length }, text, pack };
+      return { item: { ...base, ...metadataOf(pack), kind: 'pack', size: pack.metrics.length }, text, pack };
     }
     const file = scenarioFromDocument(document, { origin: path });
-    return { item: { ...base, kind: file.kind, size: file.scenarios.length }, text, document };
+    return { item: { ...base, ...metadataOf(file), kind: file.kind, size: file.scenarios.length }, text, document };
   } catch (error) {
     return invalid(base, text, error);
   }
+}
+
+/** The category and tags a valid file gives itself. */
+function metadataOf({ category, tags }: { category?: string; tags?: readonly string[] }): Pick<CatalogItem, 'category' | 'tags'> {
+  return { ...(category !== undefined && { category }), ...(tags !== undefined && { tags }) };
 }
 
 function invalid(base: { name: string; path: string; description?: string }, text: string, error: unknown): Loaded {

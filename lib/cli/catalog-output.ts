@@ -4,6 +4,7 @@ import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../compil
 import { Catalog, catalogRef, type CatalogItem } from '../catalog/index.js';
 import { ConfigError } from '../language/problems.js';
 import { isSecretField, MASK, redactText } from '../redact.js';
+import type { Variables } from '../config/interpolate.js';
 
 /** One row of `svc catalog list`. */
 export interface ListedItem {
@@ -12,6 +13,8 @@ export interface ListedItem {
   /** The file, or `built-in`. */
   readonly source: string;
   readonly description: string | null;
+  readonly category: string | null;
+  readonly tags: readonly string[];
   /** Entries of a scenario file, metrics of a pack; null for an invalid file. */
   readonly size: number | null;
   /** True for a catalog pack that a built-in pack of the same name hides (built-in packs are looked up first). */
@@ -28,8 +31,20 @@ export interface Output {
 }
 
 /** The built-in packs and every file of the catalog, as a table or as JSON. */
-export async function listCatalog(dir: string | undefined, json: boolean): Promise<Output> {
-  const catalog = dir === undefined ? undefined : await Catalog.open(dir);
+/** What `svc catalog list` shows: JSON or a table, only items of `kind` and carrying every tag of `tags` when given. */
+export interface ListOptions {
+  readonly json: boolean;
+  readonly variables?: Variables;
+  readonly kind?: CatalogItem['kind'];
+  readonly tags?: readonly string[];
+}
+
+/** The kinds of catalog items, as `--kind` takes them. */
+export const ITEM_KINDS: readonly CatalogItem['kind'][] = ['runnable', 'composable', 'pack', 'invalid'];
+
+export async function listCatalog(dir: string | undefined, options: ListOptions): Promise<Output> {
+  const { json, variables, kind, tags = [] } = options;
+  const catalog = dir === undefined ? undefined : await Catalog.open(dir, variables);
   const builtins = builtinPackNames();
   const items: ListedItem[] = [
     ...(catalog?.items ?? []).map((item) => ({
@@ -37,15 +52,18 @@ export async function listCatalog(dir: string | undefined, json: boolean): Promi
       kind: item.kind,
       source: item.path,
       description: item.description ?? null,
+      category: item.category ?? null,
+      tags: item.tags ?? [],
       size: item.size ?? null,
       shadowed: item.kind === 'pack' && builtins.includes(item.name),
       problems: item.problems ?? [],
     })),
     ...builtins.map((name) => {
       const pack = builtinPack(name)!;
-      return { name, kind: 'pack' as const, source: 'built-in', description: pack.description, size: pack.metrics.length, shadowed: false, problems: [] };
+      const metadata = { category: pack.category ?? null, tags: pack.tags ?? [] };
+      return { name, kind: 'pack' as const, source: 'built-in', description: pack.description, ...metadata, size: pack.metrics.length, shadowed: false, problems: [] };
     }),
-  ];
+  ].filter((item) => (kind === undefined || item.kind === kind) && tags.every((tag) => item.tags.includes(tag)));
   const note = catalog ? undefined : 'no --catalog given: built-in packs only (give --catalog <dir> to list a catalog)\n';
   if (json) return { stdout: `${JSON.stringify({ catalog: dir ?? null, items }, null, 2)}\n`, ...(note && { stderr: note }) };
 
@@ -65,12 +83,12 @@ export async function listCatalog(dir: string | undefined, json: boolean): Promi
 }
 
 /** The definition of a catalog file or built-in pack, `@name` or `name`: a header, then the file as written. */
-export async function showCatalogItem(ref: string, dir: string | undefined): Promise<Output> {
+export async function showCatalogItem(ref: string, dir: string | undefined, variables?: Variables): Promise<Output> {
   const name = catalogRef(ref) ?? ref;
   if (Object.hasOwn(BUILTIN_PACK_DOCUMENTS, name)) {
     return { stdout: `# built-in pack ${name} (svc catalog list shows every pack)\n${stringify(BUILTIN_PACK_DOCUMENTS[name])}` };
   }
-  const catalog = dir === undefined ? undefined : await Catalog.open(dir);
+  const catalog = dir === undefined ? undefined : await Catalog.open(dir, variables);
   const item = catalog?.find(name);
   if (!catalog || !item) {
     const where = catalog

@@ -44,3 +44,9 @@ export function flagNumber(flag: string, text: string, range: NumberRange = {}):
   if (!fits) throw new UsageError(`${flag}: expected ${range.expected ?? 'a number'}, got "${text}"`);
   return n;
 }
+
+/** `text` of `flag` when it is one of `choices`, else a UsageError naming the flag and the choices. */
+export function flagChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(text)) return text as T;
+  throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got "${text}"`);
+}

@@ -1,6 +1,6 @@
 /**
  * Pack expansion: an entry with `pack: <name>` becomes one entry per metric of the pack, with id
- * `<entry id>.<metric name>`. Every other field of the entry (rate, duration, encoder, sink,
+ * `<entry id>.<metric name>` (metrics that share a name: `<entry id>.<metric name>#2`, ...). Every other field of the entry (rate, duration, encoder, sink,
  * labels, schedules, phase_offset, clock_group, after, …) applies to each expanded metric.
  *
  * Labels, later ones winning: the pack's `shared_labels`, the metric's `labels`, the entry's
@@ -10,6 +10,7 @@ import { MAX_ENTRIES } from '../language/limits.js';
 import type { Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
+import { claim } from '../config/references.js';
 import type { Catalog } from '../catalog/index.js';
 
 /** Where a pack was found: `built-in`, or the path of its catalog file. */
@@ -82,8 +83,10 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
         });
       }
     }
+    // Metrics of one name (one metric, several label sets) get ids <entry>.<metric>, <entry>.<metric>#2, ...
+    const taken = new Set<string>();
     for (const metric of pack.metrics) {
-      out.push(expandMetric(entry, pack, metric));
+      out.push({ ...expandMetric(entry, pack, metric), id: claim(`${entry.id}.${metric.name}`, taken) });
       origins.push({ entry: entry.id, pack: pack.name, metric: metric.name, source });
       sources.push(index);
     }
@@ -97,7 +100,6 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
   const generator = override?.generator ?? metric.generator;
   return {
     ...common,
-    id: `${entry.id}.${metric.name}`,
     name: metric.name,
     generator,
     labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },

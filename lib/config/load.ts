@@ -11,10 +11,11 @@ import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './def
 import { decodeEntry } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
+import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
 import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
-import { referenceIssues } from './references.js';
+import { assignIds, referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
 export interface LoadOptions {
@@ -25,6 +26,8 @@ export interface LoadOptions {
   readonly overrides?: CliOverrides;
   /** What a YAML parse may cost; default: the tight budget of svc-server (lib/language/limits.ts). */
   readonly yamlBudget?: YamlBudget;
+  /** The variables `${NAME}` of the text names (lib/config/interpolate.ts); none: the text is taken as written. */
+  readonly variables?: Variables;
 }
 
 /** A document with any of these keys is a v2 file; without them it is a single flat entry. */
@@ -34,7 +37,7 @@ const FILE_FIELDS = ['version', 'kind', 'defaults', 'scenarios'];
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
-  return scenarioFromDocument(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget), options);
+  return scenarioFromDocument(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables), options);
 }
 
 /** A parsed document (YAML or JSON data) -> validated `ScenarioFile`: {@link loadScenario} after its parse. */
@@ -49,7 +52,8 @@ export function scenarioFromDocument(document: unknown, options: Pick<LoadOption
 /**
  * Reads and loads a scenario file, from its path or from a stream (standard input); `origin`
  * defaults to the path (the stream's name), `format` to the one its extension names. A file is
- * the operator's own: it has the local YAML budget.
+ * the operator's own: it has the local YAML budget, and its `${NAME}` expand from `variables`
+ * (svc passes its environment).
  */
 export async function loadScenarioFile(source: TextSource, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
   const text = await readTextFile(source, 'scenario file');
@@ -75,11 +79,17 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     path: ['scenarios', i],
     prefix: `scenarios[${i}]`,
   }));
+  if (value.name !== undefined && value.scenario_name !== undefined) {
+    top.push(problemAt(TOP, { path: ['scenario_name'], message: 'the same as name (the reference tool calls it scenario_name): give one of them' }));
+  }
   const problems = [...top, ...entries.problems];
   if (problems.length || !entries.file) return { problems };
   const { version, kind, scenarios } = entries.file;
-  const { name, description } = value;
-  return { file: { version, kind, ...(name !== undefined && { name }), ...(description !== undefined && { description }), scenarios }, problems: [] };
+  const { description, category, tags } = value;
+  const name = value.name ?? value.scenario_name;
+  const metadata = { name, description, category, tags };
+  const given = Object.fromEntries(Object.entries(metadata).filter(([, field]) => field !== undefined));
+  return { file: { version, kind, ...given, scenarios }, problems: [] };
 }
 
 /** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */
@@ -131,7 +141,8 @@ function validateEntries(
   }
   const problems = [...flagProblems(results), ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)))];
   if (problems.length) return { problems };
-  return { file: { version: 2, kind, scenarios: results.map((r) => r.entry as Entry) }, problems: [] };
+  const ids = assignIds(results.map((r) => r.fields));
+  return { file: { version: 2, kind, scenarios: results.map((r, i) => ({ ...(r.entry as Entry), id: ids[i]! })) }, problems: [] };
 }
 
 /**

@@ -5,9 +5,10 @@
  */
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import { catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
+import { catalogMetadata, catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
+import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from '../language/problems.js';
 import type { PackFile, PackMetric } from './types.js';
@@ -29,7 +30,7 @@ export const packFields = {
   version: fileFields.version,
   kind,
   name: catalogName,
-  description: string,
+  ...catalogMetadata(),
   shared_labels: labels,
   metrics: new Codec<unknown[]>('metrics', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of metrics');
@@ -48,16 +49,18 @@ export interface LoadPackOptions {
   readonly format?: Format;
   /** What a YAML parse may cost; default: the tight budget of svc-server (lib/language/limits.ts). */
   readonly yamlBudget?: YamlBudget;
+  /** The variables `${NAME}` of the text names (lib/config/interpolate.ts); none: the text is taken as written. */
+  readonly variables?: Variables;
 }
 
 /** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
 export function loadPack(text: string, options: LoadPackOptions): PackFile {
-  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget), options.origin);
+  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables), options.origin);
 }
 
 /** Reads and loads a pack file: the operator's own, with the local YAML budget (as {@link loadScenarioFile}). */
-export async function loadPackFile(path: string): Promise<PackFile> {
-  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET });
+export async function loadPackFile(path: string, variables?: Variables): Promise<PackFile> {
+  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET, ...(variables && { variables }) });
 }
 
 /** A parsed document -> validated `PackFile`. */
@@ -78,7 +81,6 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
   const problems = issuesOf(errors).map((issue) => problemAt(TOP, issue));
 
   const metrics: PackMetric[] = [];
-  const seen = new Map<string, number>();
   (value.metrics ?? []).forEach((raw, i) => {
     const named = isMapping(raw) && typeof raw.name === 'string' && raw.name !== '' ? ` (${raw.name})` : '';
     const place = { path: ['metrics', i], label: `metrics[${i}]${named}` };
@@ -92,12 +94,6 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
       return;
     }
     const metric = decoded.right;
-    const first = seen.get(metric.name);
-    if (first !== undefined) {
-      problems.push(problemAt(place, { path: ['name'], message: `duplicate metric name ${show(metric.name)} (also metrics[${first}]); names identify the metrics of a pack` }));
-      return;
-    }
-    seen.set(metric.name, i);
     metrics.push({
       name: metric.name,
       generator: metric.generator ?? { type: 'constant', value: 0 },
@@ -114,6 +110,8 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
       kind: 'composable',
       name: value.name!,
       description: value.description!,
+      ...(value.category !== undefined && { category: value.category }),
+      ...(value.tags !== undefined && { tags: value.tags }),
       shared_labels: value.shared_labels ?? {},
       metrics,
     },

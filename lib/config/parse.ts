@@ -7,6 +7,7 @@
 import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
+import { interpolate, type Variables } from './interpolate.js';
 
 export type Format = 'yaml' | 'json';
 
@@ -15,9 +16,13 @@ export function formatOf(origin: string): Format {
   return /\.json$/i.test(origin) ? 'json' : 'yaml';
 }
 
-/** `budget` bounds a YAML parse; the default suits a process that serves others (svc-server). */
-export function parseText(text: string, format: Format, origin: string, budget: YamlBudget = SHARED_YAML_BUDGET): unknown {
-  const source = text.replace(/^\uFEFF/, '');
+/**
+ * `budget` bounds a YAML parse; the default suits a process that serves others (svc-server).
+ * With `variables`, the text's `${NAME}` are expanded first (lib/config/interpolate.ts), and the
+ * limits apply to the expanded text.
+ */
+export function parseText(text: string, format: Format, origin: string, budget: YamlBudget = SHARED_YAML_BUDGET, variables?: Variables): unknown {
+  const source = (variables ? interpolate(text, variables, origin) : text).replace(/^\uFEFF/, '');
   const bytes = Buffer.byteLength(source);
   if (bytes > MAX_TEXT_BYTES) throw syntaxError(origin, `the document is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES} bytes (1 MiB)`);
   // YAML and JSON allow no control characters but tab and line breaks: such text is binary data.

@@ -1,4 +1,4 @@
-/** Rules across the entries of one file: unique ids, and `after` pointing at another entry's generator. */
+/** Rules across the entries of one file: their ids (explicit ones unique), and `after` pointing at another entry's generator. */
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
@@ -18,18 +18,32 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
   const add = (index: number, path: Issue['path'], message: string): void => void found.push({ index, issue: { path, message } });
   const byId = new Map<string, number>();
   entries.forEach((fields, i) => {
-    const id = entryId(fields);
-    if (id === undefined) return;
-    const first = byId.get(id);
-    if (first === undefined) byId.set(id, i);
-    else add(i, ['id'], `duplicate id ${show(id)} (also ${places[first]})${fields.id === undefined ? '; set id to tell the entries apart' : ''}`);
+    if (fields.id === undefined) return;
+    const first = byId.get(fields.id);
+    if (first === undefined) byId.set(fields.id, i);
+    else add(i, ['id'], `duplicate id ${show(fields.id)} (also ${places[first]})`);
   });
+  const ids = assignIds(entries);
+  ids.forEach((id, i) => {
+    if (id !== undefined && entries[i]!.id === undefined) byId.set(id, i);
+  });
+  const unnamed = entriesByName(entries);
 
   // Reported once, on the first entry of each cycle.
   const cycles = new Map(waitCycles(entries, byId).map((cycle) => [cycle[0]!, cycle]));
   entries.forEach((fields, i) => {
     if (!fields.after) return;
     const ref = fields.after.ref;
+    const sharing = unnamed.get(ref) ?? [];
+    const named = byId.get(ref);
+    if (sharing.length > 1 && named !== undefined && entries[named]!.id === undefined) {
+      const generated = sharing.map((j) => show(ids[j]!)).join(', ');
+      return add(
+        i,
+        ['after', 'ref'],
+        `${show(ref)} is the name of ${sharing.length} entries without an id (${sharing.map((j) => places[j]).join(', ')}): give the entry to wait for an id, or use its generated id (${generated})`,
+      );
+    }
     const target = byId.get(ref);
     if (target === undefined) {
       if (packEntryOf(entries, byId, ref) !== undefined) return;
@@ -43,7 +57,40 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
       add(i, ['after', 'ref'], `${show(ref)} has no generator to watch (after needs a metrics entry with a generator)`);
     }
     const cycle = cycles.get(i);
-    if (cycle) add(i, ['after', 'ref'], `circular wait: ${[...cycle, i].map((j) => entryId(entries[j]!)).join(' → ')}`);
+    if (cycle) add(i, ['after', 'ref'], `circular wait: ${[...cycle, i].map((j) => ids[j]).join(' → ')}`);
+  });
+  return found;
+}
+
+/**
+ * The id of each entry: its explicit `id`, else one generated from its `name` (or `pack`), made
+ * unique in file order around the explicit ids: `cpu`, `cpu#2`, `cpu#3`. The same file always
+ * gets the same ids.
+ */
+export function assignIds(entries: readonly EntryFields[]): (string | undefined)[] {
+  const taken = new Set(entries.flatMap((fields) => (fields.id === undefined ? [] : [fields.id])));
+  return entries.map((fields) => {
+    if (fields.id !== undefined) return fields.id;
+    const base = entryId(fields);
+    if (base === undefined) return undefined;
+    return claim(base, taken);
+  });
+}
+
+/** `base`, else the first free `base#2`, `base#3`, ...; marked taken. */
+export function claim(base: string, taken: Set<string>): string {
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}#${n}`;
+  taken.add(id);
+  return id;
+}
+
+/** The entries without an id under each name (or pack) they go by. */
+function entriesByName(entries: readonly EntryFields[]): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  entries.forEach((fields, i) => {
+    const name = fields.id === undefined ? entryId(fields) : undefined;
+    if (name !== undefined) found.set(name, [...(found.get(name) ?? []), i]);
   });
   return found;
 }

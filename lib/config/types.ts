@@ -62,6 +62,8 @@ export interface ScenarioFile {
   /** Catalog metadata: the name `@name` finds the file by (default: its file name). */
   readonly name?: string;
   readonly description?: string;
+  readonly category?: string;
+  readonly tags?: readonly string[];
   /** Set when the document was a single flat entry (messages then name it `entry`). */
   readonly flat?: true;
   readonly scenarios: readonly Entry[];
@@ -83,6 +85,8 @@ export interface PackFile {
   readonly kind: 'composable';
   readonly name: string;
   readonly description: string;
+  readonly category?: string;
+  readonly tags?: readonly string[];
   /** Labels on every metric of the pack; a metric's own labels win. */
   readonly shared_labels: Readonly<Record<string, string>>;
   readonly metrics: readonly PackMetric[];

@@ -116,7 +116,14 @@ export const grpcEndpoint = stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'h
 
 // ---- labels and schedules ------------------------------------------------------------------
 
-export const labels = record(labelKey, string);
+/** A label value: text; a YAML number or boolean (`status: 200`) is taken as its text, as the number reads (`1.50` is `"1.5"`). */
+export const labelValue = new Codec<string>('label value', (u, c) => {
+  if (typeof u === 'string') return t.success(u);
+  if (typeof u === 'boolean' || (typeof u === 'number' && Number.isFinite(u))) return t.success(String(u));
+  return invalidType(u, c, 'a string, a number or a boolean');
+});
+
+export const labels = record(labelKey, labelValue);
 
 function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unknown, c: t.Context): t.Validation<W> {
   const raw = u as Record<string, unknown>;
@@ -154,7 +161,7 @@ export const cardinalitySpike = andThen(
 export type CardinalitySpike = t.TypeOf<typeof cardinalitySpike>;
 
 export const dynamicLabel = andThen(
-  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
+  strict('dynamic label', { key: labelKey }, { prefix: string, cardinality, values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }) }),
   (d, u, c): t.Validation<DynamicLabel> => {
     if (d.cardinality !== undefined && d.values !== undefined) {
       return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
@@ -325,6 +332,15 @@ export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict(
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 
 /** Entries are kept raw here: each one is validated on its own, after defaults and overrides. */
+/** Catalog metadata of scenario and pack files: shown and filtered by `svc catalog list`. */
+export function catalogMetadata() {
+  return {
+    description: string,
+    category: nonEmptyString,
+    tags: list(matching(CATALOG_NAME_PATTERN, 'a tag'), { max: limits.MAX_TAGS }),
+  };
+}
+
 export const fileFields = {
   version: new Codec<2>(
     'version',
@@ -334,7 +350,9 @@ export const fileFields = {
   kind: oneOf(['runnable', 'composable']),
   // Catalog metadata: `svc run @name` finds a file by its name (else by its file name).
   name: catalogName,
-  description: string,
+  ...catalogMetadata(),
+  // The reference tool's word for `name`.
+  scenario_name: catalogName,
   defaults: mapping,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');

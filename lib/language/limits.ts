@@ -76,6 +76,8 @@ export const MAX_SEQUENCE_VALUES = 10_000;
 export const MAX_TEMPLATES = 1000;
 /** Values of one placeholder pool, and of one list-form dynamic label. */
 export const MAX_LIST_VALUES = 100_000;
+/** Tags of one scenario or pack file (catalog metadata). */
+export const MAX_TAGS = 50;
 export const MAX_DYNAMIC_LABELS = 16;
 export const MAX_CARDINALITY_SPIKES = 8;
 export const MAX_SEVERITY_WEIGHT = 1_000_000;

@@ -2,6 +2,18 @@ import type { Context } from 'koa';
 import { ConfigError } from '../language/problems.js';
 import { parseText } from '../config/parse.js';
 import { HttpError } from './http-error.js';
+import type { Variables } from '../config/interpolate.js';
+
+/** Variables of svc-server that a request body may name: `SVC_ENV_REGION` is `${REGION}`; the rest of its environment stays private. */
+const BODY_VARIABLE = /^SVC_ENV_(.+)$/;
+
+/** The variables of posted scenarios, from svc-server's environment. */
+export function bodyVariables(env: Variables): Variables {
+  return Object.fromEntries(Object.entries(env).flatMap(([name, value]) => {
+    const match = BODY_VARIABLE.exec(name);
+    return match ? [[match[1]!, value]] : [];
+  }));
+}
 
 /** Media types of YAML bodies (text/plain too: curl's `--data-binary` default is not one of them, but people send it). */
 export const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml', 'text/plain'];

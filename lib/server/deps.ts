@@ -4,6 +4,7 @@ import type { Sink } from '../../operators/deliver.js';
 import type { Catalog } from '../catalog/index.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import type { EntryRegistry } from './registry.js';
+import type { Variables } from '../config/interpolate.js';
 
 /** What the HTTP app runs on: injected, so tests drive it through `app.callback()` without listening. */
 export interface ServerDeps {
@@ -15,6 +16,8 @@ export interface ServerDeps {
   readonly fileRoot?: string;
   /** Where `pack: <name>` and bodies of `@name` resolve (`--catalog`); none: built-in packs only. */
   readonly catalog?: Catalog;
+  /** What `${NAME}` in a posted scenario expands to (from the `SVC_ENV_NAME` variables: `bodyVariables`); none: no variable is set. */
+  readonly variables?: Variables;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
   readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;

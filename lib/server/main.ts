@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { bodyVariables } from './body.js';
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
 import { pino, type Logger } from 'pino';
@@ -70,7 +71,7 @@ class ServeCommand extends Command {
     const { port, bind, apiKey, fileRoot, catalog, shard } = settings;
     const logger = createLogger(logLevelOf(process.env), pino.destination(2));
     const registry = new EntryRegistry({ logger, shard });
-    const app = createApp({ registry, logger, apiKey, fileRoot, catalog });
+    const app = createApp({ registry, logger, apiKey, fileRoot, catalog, variables: bodyVariables(process.env) });
     const server = app.listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     const address = server.address() as AddressInfo;
@@ -118,7 +119,7 @@ class ServeCommand extends Command {
     const shard = this.shard ?? process.env.SVC_SHARD;
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
-      const catalog = catalogDir === undefined ? undefined : await Catalog.open(catalogDir);
+      const catalog = catalogDir === undefined ? undefined : await Catalog.open(catalogDir, process.env);
       return {
         port,
         bind: this.bind ?? process.env.SVC_BIND ?? '127.0.0.1',

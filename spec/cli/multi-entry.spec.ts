@@ -21,6 +21,23 @@ describe('svc run: several entries', () => {
     expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal('Validation: OK (5 scenarios)');
   });
 
+  it('--dry-run shows the generated ids of entries that share a name', async () => {
+    const path = scenario(
+      'shared-name.yaml',
+      `version: 2
+kind: runnable
+defaults: { signal_type: metrics, rate: 1, generator: { type: constant, value: 1 } }
+scenarios:
+  - { name: up, labels: { instance: a } }
+  - { name: up, labels: { instance: b } }
+`,
+    );
+    const result = await svc(['run', '--dry-run', path]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include('entry 1: up\n');
+    expect(result.stderr).to.include('entry 2: up#2\n');
+  });
+
   it('--dry-run shows phase offsets and explicit groups', async () => {
     const result = await svc(['run', '--dry-run', 'examples/phase-offsets.yaml']);
     expect(result.code).to.equal(0);

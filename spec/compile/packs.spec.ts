@@ -177,6 +177,26 @@ describe('compile: packs', () => {
   });
 });
 
+describe('compile: pack metrics that share a name', () => {
+  const CODES = `version: 2
+kind: composable
+name: codes
+description: one metric, two label sets
+metrics:
+  - { name: http_requests_total, labels: { status: 200 }, generator: { type: constant, value: 1 } }
+  - { name: http_requests_total, labels: { status: 500 }, generator: { type: constant, value: 2 } }
+`;
+
+  it('loads them, and gives each expansion its own id: <entry>.<metric>, <entry>.<metric>#2', async () => {
+    const catalog = await Catalog.open(directory({ 'codes.yaml': CODES }));
+    const plan = compile([packed({ id: 'web', pack: 'codes', overrides: { http_requests_total: { labels: { env: 'prod' } } } })], { catalog });
+    expect(plan.scenarios.map((e) => [e.id, e.labels])).to.deep.equal([
+      ['web.http_requests_total', { status: '200', env: 'prod' }],
+      ['web.http_requests_total#2', { status: '500', env: 'prod' }],
+    ]);
+  });
+});
+
 describe('compile: the entry limit holds once packs are expanded', () => {
   it('refuses a file whose packs expand it past 500 entries, naming the entry that crosses the limit', () => {
     // http_server has 5 metrics: 100 pack entries are 500 entries, one more crosses the limit.

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, logs, metric } from './helpers.js';
+import { entryOf, entryProblems, load, logs, metric } from './helpers.js';
 
 describe('labels', () => {
   it('keeps static labels, default {}', () => {
@@ -15,9 +15,24 @@ describe('labels', () => {
     ]);
   });
 
-  it('requires string values (quote numbers)', () => {
-    expect(entryProblems(metric({ labels: { port: 8080 } }))).to.deep.equal([
-      'scenarios[0] (cpu): labels.port: invalid type: expected a string, got number 8080',
+  it('takes YAML numbers and booleans as their text (status: 200)', () => {
+    const file = load(`
+version: 2
+kind: runnable
+defaults: { rate: 1, labels: { canary: false } }
+scenarios:
+  - { name: cpu, signal_type: metrics, generator: { type: constant, value: 1 }, labels: { status: 200, ratio: 0.25, big: 1e21, on: true } }
+  - { name: up, signal_type: metrics, generator: { type: constant, value: 1 }, dynamic_labels: [{ key: code, values: [200, 404, true] }] }
+`);
+    expect(file.scenarios[0]!.labels).to.deep.equal({ canary: 'false', status: '200', ratio: '0.25', big: '1e+21', on: 'true' });
+    expect(file.scenarios[1]!.dynamic_labels).to.deep.equal([{ key: 'code', form: 'list', values: ['200', '404', 'true'] }]);
+  });
+
+  it('refuses other values: null, lists, mappings', () => {
+    expect(entryProblems(metric({ labels: { a: null, b: [1], c: { d: 1 } } }))).to.deep.equal([
+      'scenarios[0] (cpu): labels.a: invalid type: expected a string, a number or a boolean, got null',
+      'scenarios[0] (cpu): labels.b: invalid type: expected a string, a number or a boolean, got a list',
+      'scenarios[0] (cpu): labels.c: invalid type: expected a string, a number or a boolean, got a mapping',
     ]);
   });
 });

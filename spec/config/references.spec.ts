@@ -8,10 +8,23 @@ describe('ids and references between entries', () => {
     ]);
   });
 
-  it('rejects duplicate ids derived from names, suggesting an id', () => {
-    expect(problems(v2([metric(), metric({ rate: 2 })]))).to.deep.equal([
-      'scenarios[1] (cpu): id: duplicate id "cpu" (also scenarios[0]); set id to tell the entries apart',
+  it('gives entries without an id that share a name distinct, stable ids: name, name#2, name#3', () => {
+    const ids = () => load(v2([metric(), metric({ rate: 2 }), metric({ rate: 3 })])).scenarios.map((e) => e.id);
+    expect(ids()).to.deep.equal(['cpu', 'cpu#2', 'cpu#3']);
+    expect(ids()).to.deep.equal(['cpu', 'cpu#2', 'cpu#3']);
+  });
+
+  it('keeps explicit ids as written; a generated id steps around them', () => {
+    expect(load(v2([metric(), metric({ id: 'cpu' })])).scenarios.map((e) => e.id)).to.deep.equal(['cpu#2', 'cpu']);
+    expect(load(v2([metric({ id: 'cpu#2' }), metric(), metric()])).scenarios.map((e) => e.id)).to.deep.equal(['cpu#2', 'cpu', 'cpu#3']);
+  });
+
+  it('refuses an after.ref naming a name that several entries without an id share; their generated ids work', () => {
+    const trigger = (ref: string) => ({ ref, op: '>', value: 0 });
+    expect(problems(v2([metric(), metric(), metric({ id: 'alert', after: trigger('cpu') })]))).to.deep.equal([
+      'scenarios[2] (alert): after.ref: "cpu" is the name of 2 entries without an id (scenarios[0], scenarios[1]): give the entry to wait for an id, or use its generated id ("cpu", "cpu#2")',
     ]);
+    expect(load(v2([metric(), metric(), metric({ id: 'alert', after: trigger('cpu#2') })])).scenarios[2]!.after!.ref).to.equal('cpu#2');
   });
 
   it('accepts entries that share a name with distinct ids', () => {

@@ -63,6 +63,20 @@ describe('HTTP API', () => {
       expect((await get(server, `/scenarios/${started[2].id}`)).json()).to.include({ entry: 'login', name: 'http_requests_total' });
     });
 
+    it('starts entries that share a name without ids, each known by its generated id', async () => {
+      const server = testServer();
+      const body = `version: 2
+kind: runnable
+scenarios:
+  - { signal_type: metrics, name: http_requests_total, rate: 1, generator: { type: constant, value: 1 }, labels: { status: 200 } }
+  - { signal_type: metrics, name: http_requests_total, rate: 1, generator: { type: constant, value: 1 }, labels: { status: 500 } }
+`;
+      const res = await post(server, body);
+      expect(res.statusCode, res.body).to.equal(201);
+      expect(res.json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal(['http_requests_total', 'http_requests_total#2']);
+      expect((await get(server, '/scenarios')).json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal(['http_requests_total', 'http_requests_total#2']);
+    });
+
     it('starts a JSON v2 file with several entries: one scenario each', async () => {
       const file = {
         version: 2,

@@ -1,9 +1,9 @@
 import { Command, Option } from 'clipanion';
-import type { SvcContext } from '../context.js';
-import { valueFlag } from '../flags.js';
+import { SvcCommand } from './svc-command.js';
+import { flagChoice, listFlag, valueFlag } from '../flags.js';
 
 /** `svc catalog list [--catalog <dir>] [--json]`: the scenario and pack files of a catalog, and the built-in packs. */
-export class CatalogListCommand extends Command<SvcContext> {
+export class CatalogListCommand extends SvcCommand {
   static override paths = [['catalog', 'list']];
   static override usage = Command.Usage({
     category: 'Catalog',
@@ -13,22 +13,21 @@ export class CatalogListCommand extends Command<SvcContext> {
     examples: [
       ['The catalog of the examples', '$0 catalog list --catalog examples/catalog'],
       ['As JSON', '$0 catalog list --catalog examples/catalog --json'],
+      ['Only the runnable scenarios tagged network', '$0 catalog list --catalog examples/catalog --kind runnable --tag network'],
     ],
   });
 
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory (without it: the built-in packs only)');
-  json = Option.Boolean('--json', false, { description: 'Print JSON: {catalog, items: [{name, kind, source, description, size, shadowed, problems}]}' });
+  json = Option.Boolean('--json', false, { description: 'Print JSON: {catalog, items: [{name, kind, source, description, category, tags, size, shadowed, problems}]}' });
+  kind = valueFlag('--kind', '<kind>', 'Only items of this kind: runnable, composable, pack or invalid');
+  tag = listFlag('--tag', '<tag>', 'Only items with this tag; repeatable, every tag given must be there');
 
   async execute(): Promise<number> {
-    try {
-      const { listCatalog } = await import('../catalog-output.js');
-      const output = await listCatalog(this.catalog, this.json);
-      this.context.stdout.write(output.stdout);
-      if (output.stderr) this.context.stderr.write(output.stderr);
-      return 0;
-    } catch (error) {
-      this.context.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-      return 1;
-    }
+    const { listCatalog, ITEM_KINDS } = await import('../catalog-output.js');
+    const kind = this.kind === undefined ? undefined : flagChoice('--kind', this.kind, ITEM_KINDS);
+    const output = await listCatalog(this.catalog, { json: this.json, variables: this.context.env, ...(kind && { kind }), ...(this.tag && { tags: this.tag }) });
+    this.context.stdout.write(output.stdout);
+    if (output.stderr) this.context.stderr.write(output.stderr);
+    return 0;
   }
 }

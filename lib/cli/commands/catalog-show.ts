@@ -21,7 +21,7 @@ export class CatalogShowCommand extends Command<SvcContext> {
   async execute(): Promise<number> {
     try {
       const { showCatalogItem } = await import('../catalog-output.js');
-      const output = await showCatalogItem(this.name, this.catalog);
+      const output = await showCatalogItem(this.name, this.catalog, this.context.env);
       this.context.stdout.write(output.stdout);
       if (output.stderr) this.context.stderr.write(output.stderr);
       return output.failed ? 1 : 0;

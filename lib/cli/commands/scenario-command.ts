@@ -66,7 +66,7 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (name === undefined) {
       const { loadScenarioFile } = await import('../../config/load.js');
       const origin = arg === '-' ? 'standard input' : arg;
-      return { file: await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides }), origin };
+      return { file: await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides, variables: this.context.env }), origin };
     }
     const catalog = await this.openCatalog();
     if (!catalog) throw noCatalogError(arg);
@@ -76,7 +76,7 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   /** The `--catalog` directory, read once; undefined without the flag. */
   private openCatalog(): Promise<Catalog | undefined> {
-    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!));
+    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!, this.context.env));
     return this.opened;
   }
 

@@ -12,6 +12,7 @@ import { DrainingError, statusOf, type StartedEntry } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { launchScenario, prepareScenario } from '../launch.js';
 import { catalogRef, noCatalogError, type Catalog } from '../../catalog/index.js';
+import type { Variables } from '../../config/interpolate.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from '../body.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 
@@ -29,7 +30,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   return (
     new Router({ prefix: '/scenarios' })
       .post('/', async (ctx) => {
-        const prepared = await prepareScenario(parseScenario(ctx, deps.catalog), deps.fileRoot);
+        const prepared = await prepareScenario(parseScenario(ctx, deps.catalog, deps.variables ?? {}), deps.fileRoot);
         let started: StartedEntry[];
         try {
           started = launchScenario(deps, prepared);
@@ -95,7 +96,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
  * A v2 file or a flat entry, as YAML or JSON by Content-Type, or `@name` of a scenario of the
  * server's catalog; packs resolve in the catalog too. 400 when unparseable, 422 when invalid.
  */
-function parseScenario(ctx: Context, catalog: Catalog | undefined): ScenarioFile {
+function parseScenario(ctx: Context, catalog: Catalog | undefined, variables: Variables): ScenarioFile {
   if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
   }
@@ -103,7 +104,7 @@ function parseScenario(ctx: Context, catalog: Catalog | undefined): ScenarioFile
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
   try {
-    const { file, origin } = loadBody(text, format, catalog);
+    const { file, origin } = loadBody(text, format, catalog, variables);
     return compileScenario(file, { origin, catalog });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -116,10 +117,10 @@ function parseScenario(ctx: Context, catalog: Catalog | undefined): ScenarioFile
 }
 
 /** The scenario a body holds, or the catalog's that a body of `@name` names. */
-function loadBody(text: string, format: 'json' | 'yaml', catalog: Catalog | undefined): { file: ScenarioFile; origin: string } {
+function loadBody(text: string, format: 'json' | 'yaml', catalog: Catalog | undefined, variables: Variables): { file: ScenarioFile; origin: string } {
   const reference = text.trim();
   const name = catalogRef(reference);
-  if (name === undefined) return { file: loadScenario(text, { origin: 'request body', format }), origin: 'request body' };
+  if (name === undefined) return { file: loadScenario(text, { origin: 'request body', format, variables }), origin: 'request body' };
   if (!catalog) throw noCatalogError(reference);
   const { file, path } = catalog.scenario(name);
   return { file, origin: path };

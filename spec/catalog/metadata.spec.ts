@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadPack } from '../../lib/config/index.js';
+import { load, problems } from '../config/helpers.js';
+import { lines, svc } from '../support/cli.js';
+
+const ENTRY = '  - { signal_type: metrics, name: up, rate: 1, generator: { type: constant, value: 1 } }';
+
+describe('metadata of scenario and pack files', () => {
+  it('keeps scenario_name, description, category and tags of a scenario file', () => {
+    const file = load(`version: 2
+kind: runnable
+scenario_name: link-flap
+description: an interface flaps
+category: network
+tags: [snmp, flap]
+scenarios:
+${ENTRY}
+`);
+    expect(file).to.include({ name: 'link-flap', description: 'an interface flaps', category: 'network' });
+    expect(file.tags).to.deep.equal(['snmp', 'flap']);
+  });
+
+  it('checks them: scenario_name is name, tags are names', () => {
+    expect(problems(`version: 2\nkind: runnable\nname: a\nscenario_name: b\ntags: [ok, "not ok"]\ncategory: ""\nscenarios:\n${ENTRY}\n`)).to.deep.equal([
+      'tags[1]: expected a tag matching [a-zA-Z0-9_][a-zA-Z0-9_.-]*, got "not ok"',
+      'category: expected a non-empty string, got ""',
+      'scenario_name: the same as name (the reference tool calls it scenario_name): give one of them',
+    ]);
+  });
+
+  it('keeps category and tags of a pack file', () => {
+    const pack = loadPack('version: 2\nkind: composable\nname: p\ndescription: d\ncategory: infrastructure\ntags: [linux]\nmetrics: [{ name: up }]\n', { origin: 'p.yaml' });
+    expect(pack).to.include({ category: 'infrastructure' });
+    expect(pack.tags).to.deep.equal(['linux']);
+  });
+});
+
+describe('svc catalog list --kind and --tag', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-meta-'));
+  writeFileSync(join(dir, 'flap.yaml'), `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`);
+  writeFileSync(join(dir, 'leak.yaml'), `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`);
+  writeFileSync(join(dir, 'snmp.yaml'), 'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n');
+
+  const names = async (...flags: string[]) => {
+    const result = await svc(['catalog', 'list', '--catalog', dir, '--json', ...flags]);
+    expect(result.code, result.stderr).to.equal(0);
+    return (JSON.parse(result.stdout).items as { name: string }[]).map((item) => item.name);
+  };
+
+  it('lists category and tags in --json', async () => {
+    const result = await svc(['catalog', 'list', '--catalog', dir, '--json']);
+    const flap = JSON.parse(result.stdout).items.find((item: { name: string }) => item.name === 'link-flap');
+    expect(flap).to.include({ category: 'network', kind: 'runnable' });
+    expect(flap.tags).to.deep.equal(['snmp', 'flap']);
+  });
+
+  it('filters by kind, by tag (every --tag given), and by both', async () => {
+    expect(await names('--kind', 'runnable')).to.deep.equal(['leak', 'link-flap']);
+    expect(await names('--tag', 'snmp')).to.deep.equal(['link-flap', 'snmp_extra']);
+    expect(await names('--tag', 'snmp', '--tag', 'flap')).to.deep.equal(['link-flap']);
+    expect(await names('--kind', 'pack', '--tag', 'snmp')).to.deep.equal(['snmp_extra']);
+    const table = await svc(['catalog', 'list', '--catalog', dir, '--kind', 'pack']);
+    expect(lines(table.stdout).slice(1).map((row) => row.split(/ +/)[0])).to.deep.equal(['snmp_extra', 'node_cpu', 'node_memory', 'snmp_interface', 'http_server']);
+  });
+
+  it('refuses an unknown kind, exit 2', async () => {
+    const result = await svc(['catalog', 'list', '--catalog', dir, '--kind', 'scenario']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('--kind: expected one of runnable, composable, pack, invalid, got "scenario"');
+  });
+});
