@@ -8,7 +8,14 @@ import type { Entry } from '../config/types.js';
 import { BackfillScheduler } from './backfill-scheduler.js';
 import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
 
-export interface BackfillOptions extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure'> {
+/**
+ * How far ahead of the virtual clock a timer emits slots: a wake-up per slot would cost more than
+ * the slot, and emitting early changes nothing a slot's scheduled time decides (timestamps,
+ * windows, when an `after` entry starts). Batches stay bounded by the timer's own limits.
+ */
+const AHEAD_MS = 60_000;
+
+export interface BackfillOptions extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {
   /** Real time: where the virtual clock starts, and the sinks' own timers. Default: asyncScheduler. */
   readonly scheduler?: SchedulerLike;
 }
@@ -25,18 +32,24 @@ export function unboundedEntries(entries: readonly Entry[]): string[] {
   return entries.filter((entry) => entry.duration === undefined || !Number.isFinite(entry.duration)).map((entry) => entry.id);
 }
 
+/** Why `entries` cannot be backfilled, naming the entries without a finite `duration`; undefined when they can. */
+export function backfillRefusal(entries: readonly Entry[]): string | undefined {
+  const unbounded = unboundedEntries(entries);
+  return unbounded.length > 0 ? `a backfill needs a finite duration on every entry; none on: ${unbounded.join(', ')}` : undefined;
+}
+
 /**
  * Starts a backfill of `entries` (compiled: packs expanded, clock groups assigned). Throws when an
  * entry has no finite `duration`, or (as {@link startEntries}) when one cannot be built. `done`
  * settles once every entry ended; it rejects only when an action of the clock throws.
  */
 export function backfillEntries(entries: readonly Entry[], options: BackfillOptions = {}): Backfill {
-  const unbounded = unboundedEntries(entries);
-  if (unbounded.length > 0) throw new Error(`a backfill needs a finite duration on every entry; none on: ${unbounded.join(', ')}`);
+  const refusal = backfillRefusal(entries);
+  if (refusal) throw new Error(refusal);
   const real = options.scheduler ?? asyncScheduler;
   const start = real.now();
   const clock = new BackfillScheduler(start);
-  const fileRun = startEntries(entries, { ...options, scheduler: clock, sinkScheduler: real, onBackpressure: (held) => void clock.holdWhile(held) });
+  const fileRun = startEntries(entries, { ...options, scheduler: clock, sinkScheduler: real, onBackpressure: (held) => void clock.holdWhile(held), ahead: AHEAD_MS });
   const driven = clock.run(fileRun.done);
   return {
     ...fileRun,

@@ -16,6 +16,8 @@ export interface RunEntryOptions {
   readonly sinkScheduler?: SchedulerLike;
   /** Told of the entry's backpressure (true while its sink holds the timer back): a virtual clock waits meanwhile. */
   readonly onBackpressure?: (held: Observable<boolean>) => void;
+  /** How far ahead of the clock (ms) the timer may emit slots: on virtual time only (a backfill). */
+  readonly ahead?: number;
   /** Where the `stdout` sink writes. */
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
@@ -60,7 +62,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   };
   const backpressure = new BehaviorSubject(false);
   options.onBackpressure?.(backpressure);
-  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, shard: options.shard });
+  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, shard: options.shard, ahead: options.ahead });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({

@@ -89,14 +89,14 @@ describe('backfillEntries: a file on virtual time', () => {
       }
     }
     const sinks: SlowSink[] = [];
-    const entries = [step('a', { rate: 10, duration: 60_000, gaps: { every: 10_000, for: 5000 } }), step('b', { rate: 7, duration: 30_000, phase_offset: 500 })];
+    const entries = [step('a', { rate: 10, duration: HOURS, gaps: { every: 10_000, for: 5000 } }), step('b', { rate: 7, duration: HOURS / 2, phase_offset: 500 })];
     const { text } = await backfill(entries, () => {
       const sink = new SlowSink();
       sinks.push(sink);
       return sink;
     });
     const reference = await referenceRun(entries);
-    expect(text.get('a')!.split('\n').filter(Boolean)).to.have.length(300);
+    expect(text.get('a')!.split('\n').filter(Boolean)).to.have.length(18_000);
     expect(text.get('a')).to.equal(reference.get('a'));
     expect(text.get('b')).to.equal(reference.get('b'));
     // One chunk at a time reaches each sink: the backfill waited for every write before the next.
@@ -106,20 +106,21 @@ describe('backfillEntries: a file on virtual time', () => {
   it('holds the clock while a sink holds its chain back, and moves on when it lets go', async () => {
     const held = new MemorySink();
     held.hold();
-    const entries = [step('held', { rate: 10, duration: 10_000 }), step('free', { rate: 10, duration: 10_000 })];
+    const entries = [step('held', { rate: 10, duration: 300_000 }), step('free', { rate: 10, duration: 300_000 })];
     const sinks = new Map([
       ['held', held],
       ['free', new MemorySink()],
     ]);
     const run = backfillEntries(entries, { scheduler: realTime(), createSink: (entry) => sinks.get(entry.id)! });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    // The first write of `held` waits: virtual time stays at the file start, for `free` too.
+    // The first write of `held` waits: virtual time stays at the file start, for `free` too,
+    // which wrote only what its first wake-up carries (the slots of the first minute).
     expect(run.clock.now()).to.equal(JAN_1);
-    expect(sinks.get('free')!.text.split('\n').filter(Boolean)).to.have.length(1);
+    expect(sinks.get('free')!.text.split('\n').filter(Boolean)).to.have.length(601);
     held.release();
     await run.done;
-    expect(held.text.split('\n').filter(Boolean)).to.have.length(100);
-    expect(run.clock.now()).to.equal(JAN_1 + 10_000);
+    expect(held.text.split('\n').filter(Boolean)).to.have.length(3000);
+    expect(run.clock.now()).to.equal(JAN_1 + 300_000);
   });
 
   it('stops at once when stopped, flushing what was produced', async () => {
