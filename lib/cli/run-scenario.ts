@@ -39,7 +39,7 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
   // An entry that ended shows its final figures: elapsed time stops at its end.
   const ended = new Map<EntryRun, { at: number; outcome: EntryOutcome }>();
-  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: clock.now(), outcome })));
+  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: backfill?.endedAt(run.entry.id) ?? clock.now(), outcome })));
   const row = (run: EntryRun, now: number): string => {
     const end = ended.get(run);
     if (end) return stoppedLine(run, end.outcome, end.at);

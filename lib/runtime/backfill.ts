@@ -25,6 +25,12 @@ export interface Backfill extends FileRun {
   readonly clock: SchedulerLike;
   /** Where the virtual clock started: the real time the backfill was started at. */
   readonly start: number;
+  /**
+   * The virtual instant an entry that has ended ended at: the end of its duration, or now when it
+   * was stopped before (or never started). Its sink's flush takes real time, while the clock moves
+   * on with the other entries.
+   */
+  endedAt(id: string): number;
 }
 
 /** The ids of the entries without a finite `duration`: a backfill of them would never end. */
@@ -55,6 +61,11 @@ export function backfillEntries(entries: readonly Entry[], options: BackfillOpti
     ...fileRun,
     clock,
     start,
+    endedAt(id) {
+      const started = fileRun.startedAt(id);
+      const duration = entries.find((entry) => entry.id === id)?.duration ?? Infinity;
+      return Math.min(clock.now(), started === undefined ? Infinity : started + duration);
+    },
     done: driven.then(() => fileRun.done),
   };
 }
