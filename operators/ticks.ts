@@ -16,6 +16,13 @@ export interface TicksOptions {
   maxBatchesPerWake?: number;
   /** While the latest value is true nothing is emitted; ticks that fell due meanwhile are caught up. */
   paused?: Observable<boolean>;
+  /**
+   * How far ahead of the clock (ms) a wake-up emits slots; default 0. On virtual time nothing
+   * waits for a slot's instant, so one wake-up may carry the slots of the next `ahead` ms (a
+   * backfill). Slots are never emitted late for it: whatever reads a tick's scheduled time (an
+   * `after` trigger) can still wait for it.
+   */
+  ahead?: number;
 }
 
 /**
@@ -42,6 +49,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     maxBatch = 4096,
     maxBatchesPerWake = 8,
     paused: paused$,
+    ahead = 0,
   } = options;
 
   return (source) =>
@@ -80,9 +88,9 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         pending = undefined;
         if (paused || subscriber.closed) return;
         const now = elapsed();
-        let behind = emitDue(now);
+        let behind = emitDue(now + ahead);
         for (let batches = 1; behind && batches < maxBatchesPerWake && !paused && !subscriber.closed; batches++) {
-          behind = emitDue(now);
+          behind = emitDue(now + ahead);
         }
         if (subscriber.closed) return;
         if (next >= endSlot || now >= duration) {

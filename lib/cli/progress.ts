@@ -11,6 +11,29 @@ export function progressLine(run: EntryRun, now: number): string {
 }
 
 /**
+ * `[progress] <name>  events: <n> | bytes: <size> | backfilled: <time> of <duration> | <n>× real time`:
+ * the entry's virtual time covered so far, and how much faster than real time the backfill runs.
+ */
+export function backfillLine(run: EntryRun, covered: number, speedUp: number): string {
+  const { stats, entry } = run;
+  return (
+    `[progress] ${entry.id}  events: ${stats.totalEvents} | bytes: ${formatBytes(stats.bytes)}` +
+    ` | backfilled: ${formatDuration(covered)} of ${formatDuration(entry.duration ?? Infinity)} | ${formatSpeedUp(speedUp)} real time`
+  );
+}
+
+/** `[info] backfilled <virtual time> in <real time> (<n>× real time)`: the figures of a finished backfill. */
+export function backfilledLine(virtual: number, real: number): string {
+  return `[info] backfilled ${formatDuration(virtual)} in ${formatDuration(real)} (${formatSpeedUp(virtual / real)} real time)`;
+}
+
+/** `1520×`, `2.5×`; `-×` before any real time passed. */
+function formatSpeedUp(speedUp: number): string {
+  if (!Number.isFinite(speedUp)) return '-×';
+  return `${speedUp >= 10 ? Math.round(speedUp) : speedUp.toFixed(1)}×`;
+}
+
+/**
  * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`;
  * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
  * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.

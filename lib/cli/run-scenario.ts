@@ -2,15 +2,18 @@ import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Obs
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
+import { backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
 import type { SvcContext } from './context.js';
-import { FailureWarnings, progressLine, stoppedLine } from './progress.js';
+import { FailureWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
   readonly quiet?: boolean;
+  /** `--backfill`: every entry on virtual time, its whole duration as fast as its sink takes it (lib/runtime/backfill.ts). */
+  readonly backfill?: boolean;
 }
 
 /** Sink-failure warnings: at most one per entry per interval. */
@@ -22,20 +25,25 @@ const WARNING_INTERVAL_MS = 5000;
  * lines on stderr. An entry that never started (its `after` condition never held, or the run
  * stopped during its phase offset) gets an `[info]` line before the STOPPED lines. Resolves to the
  * exit code: 1 when an entry ended with an error or its sink never delivered anything because of
- * sink errors (each gets an `error:` line, last), else 0.
+ * sink errors (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
+ * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
  */
-export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false }: RunOptions = {}): Promise<number> {
+export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false, backfill: virtual = false }: RunOptions = {}): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
-  const fileRun = startEntries(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
+  const backfill = virtual ? backfillEntries(file.scenarios, { scheduler, stdout: context.stdout }) : undefined;
+  const fileRun = backfill ?? startEntries(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
+  // The entries' own time: virtual in a backfill.
+  const clock = backfill?.clock ?? scheduler;
   const runs = fileRun.runs;
   const stderr = context.stderr;
   const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
   // An entry that ended shows its final figures: elapsed time stops at its end.
   const ended = new Map<EntryRun, { at: number; outcome: EntryOutcome }>();
-  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: scheduler.now(), outcome })));
+  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: backfill?.endedAt(run.entry.id) ?? clock.now(), outcome })));
   const row = (run: EntryRun, now: number): string => {
     const end = ended.get(run);
-    return end ? stoppedLine(run, end.outcome, end.at) : progressLine(run, now);
+    if (end) return stoppedLine(run, end.outcome, end.at);
+    return backfill ? backfillRow(backfill, run, now) : progressLine(run, now);
   };
 
   const display = progressDisplay(context, file, quiet);
@@ -55,7 +63,7 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   stopping.unsubscribe();
   display.stop();
 
-  const now = scheduler.now();
+  const now = clock.now();
   const write = (line: string): void => void stderr.write(`${line}\n`);
   runs.forEach((run) => {
     const warning = warnings.check(run, now, true);
@@ -65,9 +73,17 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
     runs.forEach((run, i) => write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now)));
+    if (backfill) write(backfilledLine(now - backfill.start, scheduler.now() - backfill.start));
   }
   runs.forEach((run, i) => failures[i] && write(`error: ${run.entry.id}: ${failures[i]}`));
   return failures.some(Boolean) ? 1 : 0;
+}
+
+/** A backfill's row of an entry still running: its virtual time covered, and the backfill's speed-up (`real` is the real time now). */
+function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
+  const started = backfill.startedAt(run.entry.id);
+  const covered = started === undefined ? 0 : Math.min(backfill.clock.now() - started, run.entry.duration!);
+  return backfillLine(run, covered, (backfill.clock.now() - backfill.start) / (real - backfill.start));
 }
 
 /**

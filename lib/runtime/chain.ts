@@ -22,6 +22,8 @@ export interface ChainDeps extends PipelineOptions {
    * An entry with `after` needs it: only the entries run together can fire it (file-run.ts).
    */
   readonly start?: Observable<Anchor>;
+  /** How far ahead of the clock the timer may emit slots (ms; `ticks`' `ahead`): on virtual time only. */
+  readonly ahead?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
   const pipeline = signalPipeline(entry, deps);
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
-    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry) }))),
+    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry), ahead: deps.ahead }))),
     takeUntil(stop),
     pipeline,
     deliver(sink, { onError: entry.on_sink_error, backpressure }),

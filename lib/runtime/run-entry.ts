@@ -1,4 +1,4 @@
-import { asyncScheduler, BehaviorSubject, Subject, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, Subject, type Observable, type SchedulerLike } from 'rxjs';
 import type { Delivery, Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { createSink } from '../sinks/index.js';
@@ -9,6 +9,15 @@ import type { SignalHooks } from './signals.js';
 
 export interface RunEntryOptions {
   readonly scheduler?: SchedulerLike;
+  /**
+   * The sink's own timers (buffer age, retries, flush deadlines): the destination lives in real
+   * time even when the chain runs on virtual time (a backfill). Default: `scheduler`.
+   */
+  readonly sinkScheduler?: SchedulerLike;
+  /** Told of the entry's backpressure (true while its sink holds the timer back): a virtual clock waits meanwhile. */
+  readonly onBackpressure?: (held: Observable<boolean>) => void;
+  /** How far ahead of the clock (ms) the timer may emit slots: on virtual time only (a backfill). */
+  readonly ahead?: number;
   /** Where the `stdout` sink writes. */
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
@@ -41,7 +50,7 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? asyncScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler, encoder: entry.encoder.type });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.
@@ -51,7 +60,9 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     stats.record(delivery, scheduler.now());
     options.hooks?.onDelivery?.(delivery);
   };
-  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure: new BehaviorSubject(false), start: options.start, shard: options.shard });
+  const backpressure = new BehaviorSubject(false);
+  options.onBackpressure?.(backpressure);
+  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, shard: options.shard, ahead: options.ahead });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({

@@ -71,6 +71,13 @@ describe('ticks', () => {
     });
   });
 
+  it('emits the slots of the next `ahead` ms at each wake-up, never late, and still ends at its duration', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 80, ahead: 25 }), perTick((b, i) => b.offset[i]));
+      expectObservable(source).toBe('(abc) 25ms (def) 25ms (gh) 16ms |', { a: 0, b: 10, c: 20, d: 30, e: 40, f: 50, g: 60, h: 70 });
+    });
+  });
+
   it('starts when the first schedule arrives and stamps events from the anchor', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       const schedules = cold('20ms a', { a: RateSchedule.constant(100) });

@@ -31,6 +31,9 @@ export abstract class ScenarioCommand extends SvcCommand {
   onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory: scenario files run as @name, pack files used as pack: <name>');
 
+  /** Runs on virtual time (`svc run --backfill`, the flag of RunCommand). */
+  protected backfill = false;
+
   private opened: Promise<Catalog | undefined> | undefined;
 
   /** The scenario the command runs, with the CLI overrides applied before validation. */
@@ -42,6 +45,11 @@ export abstract class ScenarioCommand extends SvcCommand {
     // Packs, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
     const { compileScenario } = await import('../../compile/index.js');
     const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
+    if (this.backfill) {
+      const { backfillRefusal } = await import('../../runtime/backfill.js');
+      const refusal = backfillRefusal(plan.scenarios);
+      if (refusal) throw new UsageError(`--backfill: ${refusal} (give each a duration, or --duration)`);
+    }
     const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
     for (const entry of plan.scenarios) {
       for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
@@ -56,7 +64,7 @@ export abstract class ScenarioCommand extends SvcCommand {
       return 0;
     }
     const { runScenario } = await import('../run-scenario.js');
-    return runScenario(plan, this.context, { quiet: this.quiet });
+    return runScenario(plan, this.context, { quiet: this.quiet, backfill: this.backfill });
   }
 
   /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { createReadStream, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { lines, scenarioDir, STOPPED, svc } from '../support/cli.js';
+import { backfilledLine, backfillLine } from '../../lib/cli/progress.js';
+import type { EntryRun } from '../../lib/runtime/run-entry.js';
+import { EntryStats } from '../../lib/runtime/stats.js';
+import { metricEntry } from '../support/entries.js';
+
+const sorted = (text: string) => lines(text).sort();
+
+/** Newlines in the file at `path`, read as a stream (the file may be large). */
+async function lineCount(path: string): Promise<number> {
+  let count = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) count++;
+  }
+  return count;
+}
+
+describe('svc run --backfill', () => {
+  const { dir, scenario } = scenarioDir('svc-backfill-');
+
+  // Windows, jitter, spikes, seeded histograms and a phase offset: what decides the samples, and
+  // none of it depends on when real timers fire. (Entries started by `after` or in a clock group
+  // stamp their own start, which a real timer may give a few ms late: spec/runtime/backfill.spec.ts
+  // checks them against a run on the TestScheduler.)
+  const shortScenario = (out: string) => `
+version: 2
+kind: runnable
+defaults:
+  duration: 1500ms
+  start_time: 2026-01-01T00:00:00Z
+  sink: {type: file, path: ${out}}
+scenarios:
+  - signal_type: metrics
+    name: cpu
+    rate: 40
+    generator: {type: sine, amplitude: 30, period_secs: 1, offset: 50}
+    jitter: 3
+    jitter_seed: 11
+    dynamic_labels: [{key: pod, cardinality: 3}]
+    gaps: {every: 400ms, for: 100ms}
+    bursts: {every: 500ms, for: 200ms, multiplier: 3}
+    cardinality_spikes: [{label: user, every: 600ms, for: 200ms, cardinality: 5, strategy: random, seed: 7}]
+  - signal_type: histogram
+    name: latency_seconds
+    rate: 10
+    phase_offset: 300ms
+    distribution: {type: exponential, rate: 8}
+    observations_per_tick: 20
+    seed: 3
+    buckets: [0.05, 0.1, 0.5]
+`;
+
+  it('writes the samples a real-time run writes, byte for byte', async () => {
+    const live = join(dir, 'live.prom');
+    const backfilled = join(dir, 'backfilled.prom');
+    const realTime = await svc(['run', '-q', scenario('live.yaml', shortScenario(live))]);
+    const backfill = await svc(['run', '--backfill', scenario('backfill.yaml', shortScenario(backfilled))]);
+    expect(realTime.code, realTime.stderr).to.equal(0);
+    expect(backfill.code, backfill.stderr).to.equal(0);
+    const samples = sorted(readFileSync(live, 'utf8'));
+    expect(samples.length).to.be.greaterThan(60);
+    expect(sorted(readFileSync(backfilled, 'utf8'))).to.deep.equal(samples);
+    // Entries end at their duration in virtual time; the closing line gives the real time it took.
+    const stderr = lines(backfill.stderr);
+    expect(stderr.filter((line) => STOPPED.test(line)).map((line) => line.split(' | ').at(-1))).to.deep.equal(['elapsed: 1.5s', 'elapsed: 1.8s']);
+    expect(stderr.at(-1)).to.match(/^\[info\] backfilled 1\.8s in \S+ \(\S+× real time\)$/);
+  });
+
+  it('refuses an entry without a duration, naming it, with exit code 2', async () => {
+    const file = scenario('unbounded.yaml', `
+version: 2
+kind: runnable
+scenarios:
+  - {signal_type: metrics, name: a, rate: 1, duration: 1h, generator: {type: constant, value: 1}}
+  - {signal_type: metrics, name: b, rate: 1, generator: {type: constant, value: 1}}
+  - {signal_type: metrics, name: c, rate: 1, generator: {type: constant, value: 1}}
+`);
+    for (const argv of [['run', '--backfill', file], ['run', '--backfill', '--dry-run', file]]) {
+      const { code, stdout, stderr } = await svc(argv);
+      expect(code).to.equal(2);
+      expect(stdout).to.equal('');
+      expect(stderr).to.contain('--backfill: a backfill needs a finite duration on every entry; none on: b, c (give each a duration, or --duration)');
+    }
+    // --duration gives every entry one.
+    const { code, stderr } = await svc(['run', '--backfill', '-q', '--duration', '2s', '--sink', 'file', '--endpoint', join(dir, 'bounded.prom'), file]);
+    expect(code, stderr).to.equal(0);
+    expect(lines(readFileSync(join(dir, 'bounded.prom'), 'utf8'))).to.have.length(6);
+  });
+
+  it('backfills hours into a file with bounded memory', async function () {
+    this.timeout(60_000);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // Live memory: what a full collection leaves.
+    const live = () => {
+      gc();
+      const { heapUsed, external, arrayBuffers } = process.memoryUsage();
+      return heapUsed + external + arrayBuffers;
+    };
+    const out = join(dir, 'hours.prom');
+    // 6 hours of 1,000 series at one sample per 15 s: 1,440,001 lines, about 70 MiB.
+    const file = scenario('hours.yaml', `
+version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: cpu
+    rate: 66.6667
+    duration: 6h
+    start_time: -6h
+    generator: {type: sine, amplitude: 30, period_secs: 600, offset: 50}
+    dynamic_labels: [{key: pod, cardinality: 1000}]
+    sink: {type: file, path: ${out}}
+`);
+    const before = live();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, live())), 200);
+    const { code, stderr } = await svc(['run', '--backfill', '-q', file]);
+    clearInterval(sampler);
+    expect(code, stderr).to.equal(0);
+    expect(await lineCount(out)).to.equal(1_440_001);
+    // The sink's buffer (1 MiB) and a few batches are live at a time, not the 70 MiB written.
+    expect((peak - before) / 2 ** 20).to.be.below(32);
+  });
+
+  it('shows the virtual time covered and the speed-up in its progress rows', () => {
+    const stats = new EntryStats(0);
+    stats.record({ kind: 'written', size: 1200, bytes: 40_000 }, 0);
+    const run = { entry: metricEntry({ id: 'cpu', duration: 24 * 3_600_000 }), stats } as unknown as EntryRun;
+    expect(backfillLine(run, 5_445_000, 1519.6)).to.equal('[progress] cpu  events: 1200 | bytes: 39.1 KiB | backfilled: 1h30m45s of 24h00m00s | 1520× real time');
+    expect(backfillLine(run, 0, Infinity)).to.contain('| backfilled: 0ms of 24h00m00s | -× real time');
+    expect(backfilledLine(6 * 3_600_000, 2500)).to.equal('[info] backfilled 6h00m00s in 2.5s (8640× real time)');
+  });
+});
