@@ -51,9 +51,12 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
 
   const failure = (error: Grpc.ServiceError): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
-    const said = `${address} answered ${code}${error.details ? `: "${error.details}"` : ''}`;
+    const details = error.details?.replace(/\s+/g, ' ').trim();
+    const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryable = RETRYABLE.has(code);
-    return new SinkError('otlp_grpc', `${said}${advice(code, signal, address)}`, { retryable, retryAfter: retryable ? retryDelayOf(error.metadata) : undefined });
+    const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
+    const hint = tls ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port' : advice(code, signal, address);
+    return new SinkError('otlp_grpc', `${said}${hint}`, { retryable, retryAfter: retryable ? retryDelayOf(error.metadata) : undefined });
   };
 
   const send = (request: RecordRequest) =>

@@ -182,6 +182,14 @@ describe('OTLP sinks', function () {
     }
   });
 
+  it('otlp_grpc: an https:// endpoint speaks TLS (here to a plaintext server, which fails the handshake)', async () => {
+    const sink = otlpGrpcSink({ endpoint: `https://${receiver.grpcAddress}`, signal: 'metrics', retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 } });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(receiver.received).to.have.length(0);
+    expect(error.message).to.match(/^otlp_grpc sink: 127\.0\.0\.1:\d+ answered UNAVAILABLE: ".*SSL.*"; TLS failed \(an https:\/\/ endpoint\): does the collector serve TLS on this port/);
+  });
+
   it('otlp_http: a 404 says the url is the base address', async () => {
     const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
