@@ -3,7 +3,8 @@
  * each entry's whole `duration` are produced as fast as the sinks take them, with the timestamps a
  * real-time run started now would write (`start_time: -24h` backfills the last day).
  */
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { liveScheduler } from './live-scheduler.js';
+import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
 import { BackfillScheduler } from './backfill-scheduler.js';
 import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
@@ -16,7 +17,7 @@ import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
 const AHEAD_MS = 60_000;
 
 export interface BackfillOptions extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {
-  /** Real time: where the virtual clock starts, and the sinks' own timers. Default: asyncScheduler. */
+  /** Real time: where the virtual clock starts, and the sinks' own timers. Default: liveScheduler. */
   readonly scheduler?: SchedulerLike;
 }
 
@@ -52,7 +53,7 @@ export function backfillRefusal(entries: readonly Entry[]): string | undefined {
 export function backfillEntries(entries: readonly Entry[], options: BackfillOptions = {}): Backfill {
   const refusal = backfillRefusal(entries);
   if (refusal) throw new Error(refusal);
-  const real = options.scheduler ?? asyncScheduler;
+  const real = options.scheduler ?? liveScheduler;
   const start = real.now();
   const clock = new BackfillScheduler(start);
   const fileRun = startEntries(entries, { ...options, scheduler: clock, sinkScheduler: real, onBackpressure: (held) => void clock.holdWhile(held), ahead: AHEAD_MS });

@@ -11,10 +11,10 @@
  * entry starts `delay` after the scheduled time of the watched entry's first tick whose value
  * satisfies the comparison; if the watched entry ends without one, it never starts (and ends).
  */
+import { liveScheduler } from './live-scheduler.js';
 import {
   ReplaySubject,
   Subject,
-  asyncScheduler,
   filter,
   map,
   mergeMap,
@@ -66,7 +66,7 @@ interface Clock {
  * once, having stopped the entries already started, when one cannot be built.
  */
 export function startEntries(entries: readonly Entry[], options: FileRunOptions = {}): FileRun {
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const scheduler = options.scheduler ?? liveScheduler;
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
   for (const entry of entries) {
     if (entry.after && !byId.has(entry.after.ref)) throw new Error(`${entry.id}: after.ref names no entry of the file: "${entry.after.ref}"`);

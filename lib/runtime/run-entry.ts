@@ -1,4 +1,5 @@
-import { asyncScheduler, BehaviorSubject, Subject, type Observable, type SchedulerLike } from 'rxjs';
+import { liveScheduler } from './live-scheduler.js';
+import { BehaviorSubject, Subject, type Observable, type SchedulerLike } from 'rxjs';
 import type { Delivery, Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { createSink } from '../sinks/index.js';
@@ -49,7 +50,7 @@ export interface EntryRun {
 
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
-  const scheduler = options.scheduler ?? asyncScheduler;
+  const scheduler = options.scheduler ?? liveScheduler;
   const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
