@@ -16,6 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/catalog'],
   ['lib/compile'],
   ['lib/runtime'],
+  ['lib/alert-test'],
   ['lib/cli'],
   ['lib/server'],
   ['lib/index.ts'],

@@ -6,6 +6,7 @@ import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { RunCommand } from './commands/run.js';
+import { TestCommand } from './commands/test.js';
 import { VersionCommand } from './commands/version.js';
 import { program, runProgram } from './program.js';
 
@@ -13,6 +14,7 @@ import { program, runProgram } from './program.js';
 export async function main(argv: readonly string[], context: SvcContext): Promise<number> {
   const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator', context);
   cli.register(RunCommand);
+  cli.register(TestCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
   cli.register(CatalogListCommand);

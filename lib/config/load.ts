@@ -87,7 +87,7 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   const { version, kind, scenarios } = entries.file;
   const { description, category, tags } = value;
   const name = value.name ?? value.scenario_name;
-  const metadata = { name, description, category, tags };
+  const metadata = { name, description, category, tags, expect: value.expect };
   const given = Object.fromEntries(Object.entries(metadata).filter(([, field]) => field !== undefined));
   return { file: { version, kind, ...given, scenarios }, problems: [] };
 }

@@ -7,7 +7,7 @@
 import type { EncoderConfig } from '../encoders/kinds/index.js';
 import type { SinkConfig } from '../sinks/kinds/index.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, MetricType, OnSinkError, SignalType, StartTime } from '../language/types.js';
-import type { After, BurstWindow, CardinalitySpike, DistributionConfig, Window } from '../language/fields.js';
+import type { After, BurstWindow, CardinalitySpike, DistributionConfig, Expectations, Window } from '../language/fields.js';
 
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
@@ -66,6 +66,8 @@ export interface ScenarioFile {
   readonly tags?: readonly string[];
   /** Set when the document was a single flat entry (messages then name it `entry`). */
   readonly flat?: true;
+  /** Alert expectations, checked by `svc test` (lib/alert-test); `svc run` ignores them. */
+  readonly expect?: Expectations;
   readonly scenarios: readonly Entry[];
 }
 

@@ -341,6 +341,18 @@ export function catalogMetadata() {
   };
 }
 
+/** One alert expectation of `svc test` (the reference tool's shape): the alert, a subset of its labels, how soon it fires and then resolves. */
+export const alertExpectation = strict(
+  'alert expectation',
+  { alert: nonEmptyString, firing_within: duration },
+  { labels, resolves_within: duration },
+);
+export type AlertExpectation = t.TypeOf<typeof alertExpectation>;
+
+/** The file's `expect`: what `svc test` checks; `svc run` ignores it. */
+export const expectations = strict('expect', { alerts: list(alertExpectation, { nonEmpty: true, max: limits.MAX_ALERT_EXPECTATIONS }) });
+export type Expectations = t.TypeOf<typeof expectations>;
+
 export const fileFields = {
   version: new Codec<2>(
     'version',
@@ -354,6 +366,7 @@ export const fileFields = {
   // The reference tool's word for `name`.
   scenario_name: catalogName,
   defaults: mapping,
+  expect: expectations,
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
     if (u.length > limits.MAX_ENTRIES) return t.failure(u, c, `expected at most ${limits.MAX_ENTRIES} entries, got ${u.length}`);

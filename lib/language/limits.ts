@@ -86,6 +86,8 @@ export const MAX_RETRY_ATTEMPTS = 100;
 export const MAX_BATCH_SIZE = 16 * 1024 * 1024;
 /** Records in one request of a protocol sink (`batch_size`: remote-write series, OTLP data points or log records). */
 export const MAX_RECORDS_PER_REQUEST = 100_000;
+/** Alert expectations of one file (`expect.alerts`): each costs `svc test` a few promtool runs. */
+export const MAX_ALERT_EXPECTATIONS = 100;
 /** `max_buffer_age` of a batching sink. */
 export const MAX_BUFFER_AGE_MS = HOUR;
 export const MAX_STREAMS_PER_PUSH = 10_000;

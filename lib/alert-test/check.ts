@@ -1,0 +1,100 @@
+/**
+ * Checks a file's alert expectations with promtool: when each alert first fires (and resolves)
+ * is found by bisection, each probe a promtool run of the unit test with one PromQL check; the
+ * final unit test states the expectations themselves, and its promtool run gives the verdict.
+ */
+import type { AlertExpectation } from '../language/fields.js';
+import { formatMs } from '../format.js';
+import type { PromtoolResult } from './promtool.js';
+import type { Sampling } from './sampling.js';
+import { overSteps, type Check } from './unit-test.js';
+
+/** Prometheus's lookback: a series is read this long after its last sample, so an alert can still change after the data ends. */
+const LOOKBACK_MS = 5 * 60_000;
+
+/** Runs promtool on the unit test of the sampling with these checks (and no other). */
+export type RunChecks = (checks: readonly Check[]) => Promise<PromtoolResult>;
+
+/** What was found of one expectation. */
+export interface Finding {
+  readonly expectation: AlertExpectation;
+  /** When the alert first fired, from the file's start; undefined when it never did. */
+  readonly firedAtMs?: number;
+  /** How long after firing it first stopped (when `resolves_within` is given); undefined when it did not. */
+  readonly resolvedAfterMs?: number;
+  readonly passed: boolean;
+}
+
+export interface Outcome {
+  readonly findings: readonly Finding[];
+  /** The checks of the expectations, as the unit test left for inspection states them. */
+  readonly checks: readonly Check[];
+  /** promtool's verdict on them. */
+  readonly result: PromtoolResult;
+}
+
+/**
+ * Checks every expectation. Firing is searched over the steps from 0 to the last one that could
+ * matter (the end of `firing_within`, or of the data and the lookback after it); "has fired by
+ * step k" only turns from false to true as k grows, so bisection finds the first step in
+ * log2(steps) runs. Resolving is searched the same way from the step after the first firing.
+ * Throws when promtool refuses the unit test itself (a bad rules file), with its output.
+ */
+export async function checkExpectations(sampling: Sampling, expectations: readonly AlertExpectation[], run: RunChecks): Promise<Outcome> {
+  const refused = await run([]);
+  if (!refused.passed) throw new Error(`promtool refused the unit test:\n${refused.output.trim()}`);
+  const { intervalMs } = sampling;
+  const steps = (ms: number) => Math.floor(ms / intervalMs);
+  const lastStep = sampling.steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
+  const holds = async (check: Check) => (await run([check])).passed;
+
+  const findings: Finding[] = [];
+  const checks: Check[] = [];
+  for (const expectation of expectations) {
+    const fired = await firstStep(0, Math.max(lastStep, steps(expectation.firing_within)), (k) => holds(overSteps(expectation, intervalMs, 0, k, 1)));
+    checks.push(overSteps(expectation, intervalMs, 0, steps(expectation.firing_within), 1));
+    const firedAtMs = fired === undefined ? undefined : fired * intervalMs;
+    const firedInTime = firedAtMs !== undefined && firedAtMs <= expectation.firing_within;
+    const within = expectation.resolves_within;
+    if (within === undefined || fired === undefined) {
+      findings.push({ expectation, firedAtMs, passed: firedInTime });
+      continue;
+    }
+    const resolved = await firstStep(fired + 1, Math.max(lastStep, fired + steps(within)), (k) => holds(overSteps(expectation, intervalMs, fired + 1, k, 0)));
+    const resolvedAfterMs = resolved === undefined ? undefined : (resolved - fired) * intervalMs;
+    if (firedInTime) checks.push(overSteps(expectation, intervalMs, fired + 1, fired + steps(within), 0));
+    findings.push({ expectation, firedAtMs, resolvedAfterMs, passed: firedInTime && resolvedAfterMs !== undefined && resolvedAfterMs <= within });
+  }
+  return { findings, checks, result: await run(checks) };
+}
+
+/** The first k of [from, to] where `holds` (false, then true from some k on), or undefined when it never does. */
+async function firstStep(from: number, to: number, holds: (k: number) => Promise<boolean>): Promise<number | undefined> {
+  if (!(await holds(to))) return undefined;
+  let [low, high] = [from, to];
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (await holds(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** `PASS <alert> firing after <t> (within <d>)`, or `FAIL …` saying what did not happen in time. */
+export function findingLine({ expectation, firedAtMs, resolvedAfterMs, passed }: Finding): string {
+  const labels = Object.entries(expectation.labels ?? {});
+  const alert = `${expectation.alert}${labels.length ? `{${labels.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(',')}}` : ''}`;
+  const within = formatMs(expectation.firing_within);
+  let text =
+    firedAtMs === undefined
+      ? `${alert} not firing within ${within}`
+      : `${alert} firing after ${formatMs(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
+  const resolveWithin = expectation.resolves_within;
+  if (firedAtMs !== undefined && resolveWithin !== undefined) {
+    text +=
+      resolvedAfterMs === undefined
+        ? `, not resolved within ${formatMs(resolveWithin)}`
+        : `, resolved ${formatMs(resolvedAfterMs)} later (${resolvedAfterMs <= resolveWithin ? 'within' : 'not within'} ${formatMs(resolveWithin)})`;
+  }
+  return `${passed ? 'PASS' : 'FAIL'} ${text}`;
+}

@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+
+/** What one `promtool test rules` run said: its verdict, and its output for a failure that is not a check's. */
+export interface PromtoolResult {
+  readonly passed: boolean;
+  readonly output: string;
+}
+
+/** Runs `promtool test rules` on a unit test file. */
+export type Promtool = (testFile: string) => Promise<PromtoolResult>;
+
+/** A run that takes longer is stopped: promtool evaluates a few thousand steps in well under a second. */
+const PROMTOOL_TIMEOUT_MS = 60_000;
+
+/** `promtool test rules`, run from `command` (a path, or a name looked up on PATH). */
+export function promtool(command: string): Promtool {
+  return (testFile) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(command, ['test', 'rules', testFile], { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROMTOOL_TIMEOUT_MS });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new Error(
+            error.code === 'ENOENT'
+              ? `promtool not found ("${command}"): install Prometheus's promtool (Debian: apt install prometheus) or set PROMTOOL to its path`
+              : `promtool: ${error.message}`,
+          ),
+        ),
+      );
+      child.on('close', (code, signal) => {
+        if (signal) reject(new Error(`promtool stopped by ${signal}${signal === 'SIGTERM' ? ` (no answer within ${PROMTOOL_TIMEOUT_MS / 1000}s)` : ''}`));
+        else resolve({ passed: code === 0, output });
+      });
+    });
+}

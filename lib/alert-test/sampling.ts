@@ -1,0 +1,84 @@
+/**
+ * A scenario as Prometheus would see it at one rule evaluation interval: the file is backfilled
+ * on virtual time (lib/runtime/backfill.ts) into sinks that discard, and every labelled sample
+ * is placed on the step grid 0, I, 2I, … counted from the file's start.
+ */
+import type { SchedulerLike } from 'rxjs';
+import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
+import type { Sink } from '../../operators/deliver.js';
+import type { Entry } from '../config/types.js';
+import { sampleName } from '../encoders/metrics-text.js';
+import { backfillEntries, type Backfill } from '../runtime/backfill.js';
+
+/** Most values (series × steps) a sampling holds: 8 bytes each, so about 40 MB. */
+export const MAX_SAMPLED_VALUES = 5_000_000;
+
+/** One series on the step grid: `values[k]` is its sample at step k, NaN where it has none. */
+export interface SampledSeries {
+  /** The series as PromQL and promtool write it: `name{label="value",…}`. */
+  readonly series: string;
+  readonly values: Float64Array;
+}
+
+export interface Sampling {
+  readonly intervalMs: number;
+  /** Steps 0 … steps − 1 cover every entry's duration. */
+  readonly steps: number;
+  readonly series: readonly SampledSeries[];
+}
+
+/** Takes every write and keeps nothing: the samples are read from the chain's `onSamples` hook. */
+const discard: Sink = { write: () => undefined, flush: () => Promise.resolve(), close: () => Promise.resolve() };
+
+/**
+ * Samples `entries` (compiled, each with a finite duration) at `intervalMs`. Step k holds the last
+ * sample written in ((k − 1)·I, k·I] after the file's start, as a scrape at k·I would show it; a
+ * step without one is left empty (a gap, as in pushed data: queries look back over it). Rejects
+ * when an entry fails, or when the series times the steps would exceed {@link MAX_SAMPLED_VALUES}.
+ */
+export async function sampleScenario(entries: readonly Entry[], intervalMs: number, options: { scheduler?: SchedulerLike } = {}): Promise<Sampling> {
+  // Per series, its values from step 0 on (NaN where it has none), grown as the run goes.
+  const table = new Map<string, number[]>();
+  let held = 0;
+  let tooMany = false;
+  const place = (backfill: Backfill, entry: Entry, batch: Labelled<SampleBatch>): void => {
+    // The instant the entry started, on the file's timeline; set before its first tick.
+    const began = backfill.startedAt(entry.id)! - backfill.start;
+    for (let row = 0; row < batch.size && !tooMany; row++) {
+      const step = Math.ceil((began + batch.offset[row]!) / intervalMs);
+      const name = sampleName(entry.name!, batch.series[row]!);
+      let values = table.get(name);
+      if (!values) table.set(name, (values = []));
+      const grown = Math.max(0, step + 1 - values.length);
+      if ((held += grown) > MAX_SAMPLED_VALUES) tooMany = true;
+      else {
+        while (values.length <= step) values.push(NaN);
+        values[step] = batch.value[row]!;
+      }
+    }
+  };
+
+  // Batches of the first instants arrive before backfillEntries returns: they wait for its handle.
+  let backfill: Backfill | undefined;
+  const early: [Entry, Labelled<SampleBatch>][] = [];
+  backfill = backfillEntries(entries, {
+    scheduler: options.scheduler,
+    createSink: () => discard,
+    hooks: (entry) => ({ onSamples: (batch) => (backfill ? place(backfill, entry, batch) : early.push([entry, batch])) }),
+  });
+  for (const [entry, batch] of early.splice(0)) place(backfill, entry, batch);
+  const outcomes = await backfill.done;
+  const failed = outcomes.findIndex((outcome) => outcome.error);
+  if (failed >= 0) throw new Error(`${entries[failed]!.id}: ${outcomes[failed]!.error!.message}`);
+  const end = Math.max(...entries.map((entry) => backfill.endedAt(entry.id) - backfill.start));
+  const steps = Math.max(Math.floor(end / intervalMs) + 1, ...[...table.values()].map((values) => values.length));
+  if (tooMany || table.size * steps > MAX_SAMPLED_VALUES) {
+    throw new Error(`the scenario is too long or has too many series for svc test: at most ${MAX_SAMPLED_VALUES} values (series × steps) are sampled; give a longer --interval or a shorter duration`);
+  }
+  const series = [...table].map(([name, values]) => {
+    const padded = new Float64Array(steps).fill(NaN);
+    padded.set(values);
+    return { series: name, values: padded };
+  });
+  return { intervalMs, steps, series };
+}

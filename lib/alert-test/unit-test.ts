@@ -1,0 +1,108 @@
+/**
+ * The `promtool test rules` unit test of a sampled scenario: its series as input (promtool's
+ * expanding notation), the rules file, and PromQL checks of the `ALERTS` series the rules write.
+ */
+import { stringify } from 'yaml';
+import type { AlertExpectation } from '../language/fields.js';
+import type { Sampling } from './sampling.js';
+
+/** One check of a unit test: `expr` evaluated at `atMs` gives the single sample `{} value`. */
+export interface Check {
+  readonly expr: string;
+  readonly atMs: number;
+  readonly value: 0 | 1;
+}
+
+/**
+ * 1 at an evaluation where an alert matching `expectation` (its name, state firing, and every
+ * label given) is firing, else 0. `ALERTS` is written by the rule evaluations of the test itself.
+ */
+export function firingExpr({ alert, labels = {} }: Pick<AlertExpectation, 'alert' | 'labels'>): string {
+  const matchers = [`alertname=${quote(alert)}`, 'alertstate="firing"', ...Object.entries(labels).map(([key, value]) => `${key}=${quote(value)}`)];
+  return `(count(ALERTS{${matchers.join(',')}}) > bool 0 or vector(0))`;
+}
+
+/**
+ * Whether the alert fired at some evaluation from step `from` to step `to` (`value` 1), or stopped
+ * firing at one of them (`value` 0, with `min_over_time`): a subquery over exactly those steps.
+ * The range reaches half a step past the first one, so whether promtool's subquery range is
+ * closed or left-open, its first point is step `from`.
+ */
+export function overSteps(expectation: AlertExpectation, intervalMs: number, from: number, to: number, value: 0 | 1): Check {
+  const over = value === 1 ? 'max_over_time' : 'min_over_time';
+  const range = (to - from) * intervalMs + intervalMs / 2;
+  return { expr: `${over}(${firingExpr(expectation)}[${promDuration(range)}:${promDuration(intervalMs)}])`, atMs: to * intervalMs, value };
+}
+
+/** The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file) and the checks. */
+export function unitTest(sampling: Sampling, rulesFile: string, checks: readonly Check[]): string {
+  const interval = promDuration(sampling.intervalMs);
+  return stringify(
+    {
+      rule_files: [rulesFile],
+      evaluation_interval: interval,
+      tests: [
+        {
+          interval,
+          input_series: sampling.series.map(({ series, values }) => ({ series, values: expandingNotation(values) })),
+          promql_expr_test: checks.map(({ expr, atMs, value }) => ({ expr, eval_time: promDuration(atMs), exp_samples: [{ labels: '{}', value }] })),
+        },
+      ],
+    },
+    { lineWidth: 0 },
+  );
+}
+
+/**
+ * `values` (NaN: no sample) in promtool's notation: `_` for a missing sample (`_xn` for n), `v+0xn`
+ * for a value repeated n more times, `a+dxn` for a run of whole numbers rising by a whole `d`
+ * (exact in floating point, as promtool computes it), else the value itself.
+ */
+export function expandingNotation(values: ArrayLike<number>): string {
+  const parts: string[] = [];
+  for (let i = 0; i < values.length; ) {
+    const v = values[i]!;
+    if (Number.isNaN(v)) {
+      let n = 1;
+      while (i + n < values.length && Number.isNaN(values[i + n]!)) n++;
+      parts.push(n === 1 ? '_' : `_x${n}`);
+      i += n;
+      continue;
+    }
+    const next = values[i + 1];
+    const d = next === undefined ? NaN : next - v;
+    const wholeSteps = Number.isSafeInteger(v) && Number.isSafeInteger(d);
+    let n = 0;
+    if (d === 0 || wholeSteps) while (i + n + 1 < values.length && values[i + n + 1] === v + (n + 1) * d) n++;
+    if (n >= 2 || (n === 1 && d === 0)) {
+      parts.push(`${number(v)}${d < 0 ? '-' : '+'}${number(Math.abs(d))}x${n}`);
+      i += n + 1;
+    } else {
+      parts.push(number(v));
+      i++;
+    }
+  }
+  return parts.join(' ');
+}
+
+function number(v: number): string {
+  return Number.isFinite(v) ? String(v) : v > 0 ? 'Inf' : '-Inf';
+}
+
+/** A PromQL string literal (JSON's escapes are Go's). */
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** Milliseconds as a Prometheus duration: `1h30m`, `15s`, `7s500ms`. */
+export function promDuration(ms: number): string {
+  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  let rest = Math.round(ms);
+  let text = '';
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0) text += `${n}${unit}`;
+    rest -= n * size;
+  }
+  return text || '0s';
+}

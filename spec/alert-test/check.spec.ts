@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkExpectations, findingLine, type RunChecks } from '../../lib/alert-test/check.js';
+import { promtool } from '../../lib/alert-test/promtool.js';
+import type { Sampling } from '../../lib/alert-test/sampling.js';
+import { unitTest } from '../../lib/alert-test/unit-test.js';
+
+const MINUTE = 60_000;
+
+// m is 10 from step 4 (1m) to step 23, then 1: High (m > 5 for 1m) pends at 1m, fires at 2m, resolves at 6m.
+const sampling: Sampling = {
+  intervalMs: 15_000,
+  steps: 40,
+  series: [{ series: 'm{job="a"}', values: Float64Array.from({ length: 40 }, (_, k) => (k >= 4 && k < 24 ? 10 : 1)) }],
+};
+const RULES = `groups:
+  - name: g
+    rules:
+      - alert: High
+        expr: m > 5
+        for: 1m
+        labels: {severity: page}
+`;
+
+/** Runs the real promtool on each unit test; counts the runs. */
+function promtoolRuns(rules = RULES): { run: RunChecks; count: () => number } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
+  const rulesFile = join(dir, 'rules.yml');
+  writeFileSync(rulesFile, rules);
+  const testFile = join(dir, 'test.yml');
+  const promtoolRun = promtool('promtool');
+  let runs = 0;
+  return {
+    run: (checks) => {
+      runs++;
+      writeFileSync(testFile, unitTest(sampling, rulesFile, checks));
+      return promtoolRun(testFile);
+    },
+    count: () => runs,
+  };
+}
+
+describe('checkExpectations: alert expectations through promtool', () => {
+  it('finds when the alert first fires and resolves, in a logarithmic number of promtool runs', async () => {
+    const { run, count } = promtoolRuns();
+    const { findings, result } = await checkExpectations(sampling, [{ alert: 'High', labels: { severity: 'page' }, firing_within: 3 * MINUTE, resolves_within: 5 * MINUTE }], run);
+    expect(findings.map(findingLine)).to.deep.equal(['PASS High{severity="page"} firing after 2m (within 3m), resolved 4m later (within 5m)']);
+    expect(result.passed).to.equal(true);
+    expect(count()).to.be.at.most(2 + 2 * Math.ceil(Math.log2(60)) + 2);
+  });
+
+  it('fails an alert that fires late, never, with other labels, or resolves late', async () => {
+    const { run } = promtoolRuns();
+    const { findings, result } = await checkExpectations(
+      sampling,
+      [
+        { alert: 'High', firing_within: MINUTE },
+        { alert: 'Missing', firing_within: MINUTE },
+        { alert: 'High', labels: { severity: 'ticket' }, firing_within: 3 * MINUTE },
+        { alert: 'High', firing_within: 3 * MINUTE, resolves_within: 2 * MINUTE },
+      ],
+      run,
+    );
+    expect(findings.map(findingLine)).to.deep.equal([
+      'FAIL High firing after 2m (not within 1m)',
+      'FAIL Missing not firing within 1m',
+      'FAIL High{severity="ticket"} not firing within 3m',
+      'FAIL High firing after 2m (within 3m), resolved 4m later (not within 2m)',
+    ]);
+    expect(result.passed).to.equal(false);
+  });
+
+  it('reports a rules file promtool refuses, with its words', async () => {
+    const { run } = promtoolRuns('groups:\n  - name: g\n    rules:\n      - alert: Bad\n        expr: m >\n');
+    const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch((error: Error) => error);
+    expect(failure).to.be.instanceOf(Error);
+    expect((failure as Error).message).to.match(/^promtool refused the unit test:\n[\s\S]*parse error/);
+  });
+});

@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { loadScenario } from '../../lib/config/index.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import { sampleScenario } from '../../lib/alert-test/sampling.js';
+
+const plan = (yaml: string) => compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).scenarios;
+
+describe('sampleScenario: a scenario on the rule evaluation grid', () => {
+  it('holds at step k the last sample of ((k-1)I, kI], empty where a gap left none', async () => {
+    const sampling = await sampleScenario(
+      plan(`
+version: 2
+kind: runnable
+scenarios:
+  - name: m
+    signal_type: metrics
+    rate: 1
+    duration: 60s
+    labels: {job: a}
+    generator: {type: step, step_size: 1}
+    gaps: {every: 40s, for: 20s}
+`),
+      10_000,
+    );
+    expect(sampling.steps).to.equal(7);
+    expect(sampling.series.map(({ series }) => series)).to.deep.equal(['m{job="a"}']);
+    // Values 0, 1, 2, … at seconds 0, 1, 2, …; silent in [20s, 40s).
+    expect([...sampling.series[0]!.values]).to.deep.equal([0, 10, 19, NaN, 40, 50, 59]);
+  });
+
+  it('places an entry on the file timeline from its phase offset, and names histogram rows by suffix and le', async () => {
+    const sampling = await sampleScenario(
+      plan(`
+version: 2
+kind: runnable
+scenarios:
+  - name: lat
+    signal_type: histogram
+    rate: 1
+    duration: 30s
+    phase_offset: 30s
+    buckets: [1]
+    observations_per_tick: 1
+    distribution: {type: uniform, min: 0, max: 0.5}
+`),
+      15_000,
+    );
+    expect(sampling.steps).to.equal(5);
+    const count = sampling.series.find(({ series }) => series === 'lat_count')!;
+    expect([...count.values]).to.deep.equal([NaN, NaN, 1, 16, 30]);
+    expect(sampling.series.map(({ series }) => series)).to.include.members(['lat_bucket{le="1"}', 'lat_bucket{le="+Inf"}', 'lat_sum']);
+  });
+});

@@ -1,0 +1,74 @@
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { lines, scenarioDir, svc } from '../support/cli.js';
+
+const example = (name: string) => ['test', `examples/alerts/${name}.yaml`, '--rules', `examples/alerts/${name}.rules.yml`];
+
+describe('svc test: alert expectations checked with promtool on virtual time', () => {
+  it('passes HighErrorRate on a burst, firing and resolving in time', async () => {
+    const { code, stdout } = await svc(example('error-burst'));
+    expect(lines(stdout)).to.deep.equal(['PASS HighErrorRate{severity="page",job="checkout"} firing after 1m15s (within 20m), resolved 5m45s later (within 10m)']);
+    expect(code).to.equal(0);
+  });
+
+  it('passes a for: 5m latency alert on histogram drift', async () => {
+    const { code, stdout } = await svc(example('latency-drift'));
+    expect(lines(stdout)).to.deep.equal(['PASS HighLatency{handler="/api/checkout"} firing after 11m30s (within 15m)']);
+    expect(code).to.equal(0);
+  });
+
+  it('passes a link-flap alert on a flapping link', async () => {
+    const { code, stdout } = await svc(example('link-flap'));
+    expect(lines(stdout)).to.deep.equal(['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
+    expect(code).to.equal(0);
+  });
+
+  it('fails an expectation the alert misses, exit 1, and keeps a promtool test that fails the same way', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    const text = readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('firing_within: 10m', 'firing_within: 5m');
+    const { code, stdout, stderr } = await svc(['test', scenario('flap.yaml', text), '--rules', 'examples/alerts/link-flap.rules.yml', '--keep']);
+    expect(lines(stdout)).to.deep.equal(['FAIL LinkFlapping{ifName="eth0"} firing after 6m30s (not within 5m)']);
+    expect(code).to.equal(1);
+    const kept = /^kept the promtool unit test: (\S+) /.exec(stderr)![1]!;
+    expect(existsSync(kept)).to.equal(true);
+    expect(() => execFileSync('promtool', ['test', 'rules', kept], { stdio: 'pipe' })).to.throw();
+  });
+
+  it('samples at --interval', async () => {
+    const { code, stdout } = await svc([...example('link-flap'), '--interval', '30s']);
+    expect(lines(stdout)).to.deep.equal(['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
+    expect(code).to.equal(0);
+  });
+
+  it('refuses what it cannot test, naming the problem', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    const endless = scenario('endless.yaml', readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('duration: 20m', ''));
+    const noExpect = scenario('plain.yaml', readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''));
+    const cases: [string[], number, RegExp][] = [
+      [['test', 'examples/alerts/link-flap.yaml'], 2, /missing --rules/],
+      [[...example('link-flap'), '--interval', '10ms'], 2, /--interval: expected from 1s to 1h, got "10ms"/],
+      [[...example('link-flap'), '--interval', 'often'], 2, /--interval: /],
+      [['test', endless, '--rules', 'examples/alerts/link-flap.rules.yml'], 2, /a backfill needs a finite duration on every entry; none on: ifOperStatus/],
+      [['test', noExpect, '--rules', 'examples/alerts/link-flap.rules.yml'], 1, /^error: .*no expect\.alerts: nothing to test/],
+      [['test', 'examples/alerts/link-flap.yaml', '--rules', '/nonexistent/rules.yml'], 1, /^error: --rules: cannot read \/nonexistent\/rules\.yml/],
+    ];
+    for (const [argv, expectedCode, message] of cases) {
+      const { code, stderr } = await svc(argv);
+      expect(stderr, argv.join(' ')).to.match(message);
+      expect(code, argv.join(' ')).to.equal(expectedCode);
+    }
+  });
+
+  it('says how to get promtool when it is not found', async () => {
+    const { code, stderr } = await svc(example('link-flap'), { env: { ...process.env, PROMTOOL: '/nonexistent/promtool' } });
+    expect(stderr).to.match(/^error: promtool not found \("\/nonexistent\/promtool"\): install Prometheus's promtool/);
+    expect(code).to.equal(1);
+  });
+
+  it('is ignored by svc run', async () => {
+    const { code, stderr } = await svc(['run', '--dry-run', 'examples/alerts/error-burst.yaml']);
+    expect(stderr).to.contain('Validation: OK (2 scenarios)');
+    expect(code).to.equal(0);
+  });
+});
