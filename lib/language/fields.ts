@@ -217,6 +217,9 @@ const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
   failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
 );
 
+/** How a CSV is replayed (lib/generators/replay.ts): starting over at its end, and its time scaled. */
+const replayTiming = { repeat: boolean, timescale: atMost(atLeast(positive, limits.MIN_TIMESCALE), limits.MAX_TIMESCALE) };
+
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
   sine: andThen(
@@ -242,6 +245,10 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
       g.duration_secs < g.interval_secs
         ? t.success(g)
         : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
+  ),
+  csv_replay: andThen(
+    strict('csv_replay generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, { ...replayTiming, columns: list(nonEmptyString, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }) }),
+    (g) => t.success({ type: 'csv_replay' as const, file: g.file, ...(g.columns && { columns: g.columns }), repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
   ),
   ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
 });
@@ -274,6 +281,10 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
         seed: g.seed ?? 0,
       });
     },
+  ),
+  csv_replay: andThen(
+    strict('csv_replay log generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, replayTiming),
+    (g): t.Validation<LogGeneratorConfig> => t.success({ type: 'csv_replay', file: g.file, repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
   ),
 });
 
