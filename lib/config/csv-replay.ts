@@ -6,6 +6,7 @@
  * and message columns, found by their header names; its other columns become fields.
  * Every problem names the file, its line and column.
  */
+import { resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SEVERITIES } from '../language/fields.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
@@ -16,6 +17,11 @@ import type { Entry, ScenarioFile } from './types.js';
 
 /** Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal thrown. */
 export type LocateFile = (file: string) => Promise<string>;
+
+/** Relative paths from `dir`: the directory of the scenario file. */
+export function filesIn(dir: string): LocateFile {
+  return async (file) => resolve(dir, file);
+}
 
 /** `file` with the table of every csv_replay generator read, each CSV once. */
 export async function readReplays(file: ScenarioFile, locate: LocateFile): Promise<ScenarioFile> {

@@ -10,8 +10,8 @@ import { SvcCommand } from './svc-command.js';
 export interface LoadedScenario {
   readonly file: ScenarioFile;
   readonly origin: string;
-  /** The directory of the scenario file: where its relative csv_replay paths start (default: the working directory). */
-  readonly dir?: string;
+  /** The scenario file, where its relative csv_replay paths start; absent for standard input (they start at the working directory). */
+  readonly path?: string;
 }
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
@@ -47,8 +47,8 @@ export abstract class ScenarioCommand extends SvcCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
-    const [{ compileScenario }, { readReplays }, { resolve }] = await Promise.all([import('../../compile/index.js'), import('../../config/csv-replay.js'), import('node:path')]);
-    const file = await readReplays(loaded.file, async (path) => resolve(loaded.dir ?? '', path));
+    const [{ compileScenario }, { readReplays, filesIn }] = await Promise.all([import('../../compile/index.js'), import('../../config/csv-replay.js')]);
+    const file = await readReplays(loaded.file, filesIn(loaded.path === undefined ? process.cwd() : dirname(loaded.path)));
     // Packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
     const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
     if (this.backfill) {
@@ -81,12 +81,12 @@ export abstract class ScenarioCommand extends SvcCommand {
       const { loadScenarioFile } = await import('../../config/load.js');
       const origin = arg === '-' ? 'standard input' : arg;
       const file = await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides, variables: this.context.env });
-      return { file, origin, ...(arg !== '-' && { dir: dirname(arg) }) };
+      return { file, origin, ...(arg !== '-' && { path: arg }) };
     }
     const catalog = await this.openCatalog();
     if (!catalog) throw noCatalogError(arg);
     const { file, path } = catalog.scenario(name, overrides);
-    return { file, origin: path, dir: dirname(path) };
+    return { file, origin: path, path };
   }
 
   /** The `--catalog` directory, read once; undefined without the flag. */
