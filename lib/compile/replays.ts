@@ -13,8 +13,7 @@ import { claim } from '../config/references.js';
 /** The entries of a csv_replay entry, or the issue that stops it. */
 export function expandReplay(entry: Entry & { generator: CsvReplayGenerator }): { entries: Entry[] } | { issue: Issue } {
   const { table, columns: wanted, ...generator } = entry.generator;
-  // Only an entry's own generator has its file read: not a pack metric's, nor an override's.
-  if (!table) return { issue: { path: ['generator', 'type'], message: 'csv_replay is only allowed in the generator of an entry (not in a pack or its overrides)' } };
+  if (!table) return { issue: { path: ['generator', 'file'], message: `${entry.generator.file} was not read: read the csv_replay files (readReplays, lib/config/csv-replay.ts) before compiling` } };
   const chosen = wanted ? selected(table, wanted, entry.generator.file) : { columns: table.columns };
   if ('issue' in chosen) return chosen;
   const taken = new Set<string>();

@@ -253,6 +253,13 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
   ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
 });
 
+/** The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator has read. */
+export const packGenerator = new Codec<GeneratorConfig>('generator', (u, c) =>
+  isMapping(u) && u.type === 'csv_replay'
+    ? failAt(u, c, 'type', 'csv_replay is only allowed in the generator of an entry, not in a pack or its overrides')
+    : generator.validate(u, c),
+);
+
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));
 const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools, severity: oneOf(SEVERITIES) });
 
@@ -338,7 +345,7 @@ export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']
 export type After = t.TypeOf<typeof after>;
 
 /** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
-export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator, labels }));
+export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator: packGenerator, labels }));
 
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 
