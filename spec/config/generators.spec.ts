@@ -91,10 +91,10 @@ describe('generator', () => {
 
   it('names the allowed types when type is missing or unknown', () => {
     expect(generatorProblems({ value: 1 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event)',
+      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event)',
     ]);
     expect(generatorProblems({ type: 'random_walk' })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
     ]);
   });
 
@@ -161,7 +161,7 @@ describe('log_generator', () => {
   });
 
   it('names the allowed types', () => {
-    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, got "replay"']);
+    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, csv_replay, got "replay"']);
   });
 });
 
