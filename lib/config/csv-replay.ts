@@ -128,6 +128,7 @@ function seriesOf(header: string): { name?: string; labels: Record<string, strin
     if (pair[1] === '__name__') name = value;
     else labels[pair[1]!] = value;
   }
+  if (name !== undefined && !METRIC_NAME.test(name)) return undefined;
   return { ...(name !== undefined && { name }), labels };
 }
 
@@ -176,7 +177,8 @@ export function logTable(text: string, origin: string): LogTable {
   const records = rows.map(({ cells, line }) => {
     let level: Severity = 'info';
     if (severity >= 0 && cells[severity]!.trim() !== '') {
-      const found = SEVERITY_WORDS[cells[severity]!.trim().toLowerCase()];
+      const word = cells[severity]!.trim().toLowerCase();
+      const found = Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;
       if (!found) throw fail(`${at(line, severity, header[severity])}: expected one of ${SEVERITIES.join(', ')}, got ${show(cells[severity])}`);
       level = found;
     }

@@ -59,6 +59,12 @@ describe('csv_replay: one entry per column', () => {
     expect(byHeader.scenarios.map((e) => e.labels)).to.deep.equal([{ pod: 'b' }]);
   });
 
+  it('an after may wait for one column, as <entry id>.<metric name>', async () => {
+    const page = { signal_type: 'metrics', name: 'page', rate: 1, generator: { type: 'constant', value: 1 }, after: { ref: 'recorded.errors', op: '>', value: 1 } };
+    const plan = await compile([replay(), page]);
+    expect(plan.plans[3]!.predictedStart).to.deep.include({ kind: 'after', at: 10_000 });
+  });
+
   it('refuses a column the CSV does not have', async () => {
     expect(await compileProblems([replay({ columns: ['errors', 'latency'] })])).to.deep.equal([
       'scenarios[0] (recorded): generator.columns[1]: series.csv has no column "latency" (its columns: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors)',

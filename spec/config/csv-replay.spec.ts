@@ -50,6 +50,7 @@ describe('csv_replay: metric CSV files', () => {
       ['Time,x\n2,1\n1,2\n', 'bad.csv: line 3, column 1 (Time): expected a time later than the row before\'s (rows must be in time order), got "1"'],
       ['value,Time\n1,1\n', 'bad.csv: line 1, column 1: expected the time column first (headed Time or timestamp), got "value"'],
       ['Time,cpu usage\n1,1\n', 'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "cpu usage"'],
+      ['Time,"{__name__=""cpu usage""}"\n1,1\n', 'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "{__name__=\\"cpu usage\\"}"'],
       ['Time,x,y\n1,1,\n2,2,\n', 'bad.csv: line 1, column 3 (y): the column has no value in any row'],
       ['Time,x\n1,1\n2,2,3\n', 'bad.csv: not a CSV file: Invalid Record Length: expect 2, got 3 on line 3'],
       ['Time,x\n', 'bad.csv: expected a header line and at least one row'],
@@ -80,6 +81,9 @@ describe('csv_replay: log CSV files', () => {
   it('names the file, line and column of every problem', () => {
     expect(problems(() => logTable('time,severity\n1,info\n', 'app.csv'))).to.deep.equal(['app.csv: line 1: no message column (headed message, msg)']);
     expect(problems(() => logTable('severity,message\ninfo,x\n', 'app.csv'))).to.deep.equal(['app.csv: line 1: no timestamp column (headed time, timestamp, ts)']);
+    expect(problems(() => logTable('time,severity,message\n1,constructor,a\n', 'app.csv'))).to.deep.equal([
+      'app.csv: line 2, column 2 (severity): expected one of trace, debug, info, warn, error, fatal, got "constructor"',
+    ]);
     expect(problems(() => logTable('time,severity,message\n1,info,a\n2,loud,b\n', 'app.csv'))).to.deep.equal([
       'app.csv: line 3, column 2 (severity): expected one of trace, debug, info, warn, error, fatal, got "loud"',
     ]);
