@@ -47,7 +47,8 @@ function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, gr
 function describeGenerator(entry: Entry): string {
   const generator: GeneratorConfig | undefined = entry.generator;
   const source = generator ?? entry.distribution;
-  const base = source ? `${source.type} ${params(source)}`.trim() : entry.log_generator ? 'log template' : 'none';
+  const log = entry.log_generator;
+  const base = source ? `${source.type} ${params(source)}`.trim() : log ? (log.type === 'template' ? 'log template' : `log ${log.type} ${params(log)}`) : 'none';
   return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
 }
 

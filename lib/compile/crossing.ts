@@ -55,6 +55,11 @@ function rangeOf(config: GeneratorConfig): { low: number; high: number; shape: s
       const [a, b] = [config.baseline, config.baseline + config.magnitude];
       return { low: Math.min(a, b), high: Math.max(a, b), shape: `spike between ${a} and ${b}` };
     }
+    case 'csv_replay': {
+      const values = config.series?.values ?? [];
+      const [low, high] = values.reduce(([lo, hi], v) => [Math.min(lo, v), Math.max(hi, v)], [Infinity, -Infinity]);
+      return { low, high, shape: `csv_replay of ${config.file} (${config.series?.header}) between ${low} and ${high}` };
+    }
     default: {
       const { min, max } = config as { min: number; max: number };
       return { low: min, high: max, shape: `${config.type} from ${min} to below ${max}` };
@@ -134,6 +139,7 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
     case 'uniform':
     case 'sawtooth':
     case 'spike':
+    case 'csv_replay':
       return scan();
     case 'sine': {
       const { amplitude, offset } = config;

@@ -11,6 +11,7 @@ import type { Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
 import { claim } from '../config/references.js';
+import { expandReplay } from './replays.js';
 import type { Catalog } from '../catalog/index.js';
 
 /** Where a pack was found: `built-in`, or the path of its catalog file. */
@@ -44,7 +45,7 @@ export interface Expansion {
   readonly issues: readonly { readonly index: number; readonly issue: Issue }[];
 }
 
-/** Expands every `pack` entry of `entries`; issues are indexed by file entry. */
+/** Expands every `pack` and `csv_replay` entry of `entries`; issues are indexed by file entry. */
 export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expansion {
   const out: Entry[] = [];
   const origins: (PackOrigin | undefined)[] = [];
@@ -60,6 +61,20 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
   };
 
   for (const [index, entry] of entries.entries()) {
+    if (entry.generator?.type === 'csv_replay') {
+      const replay = expandReplay({ ...entry, generator: entry.generator });
+      if ('issue' in replay) {
+        issues.push({ index, issue: replay.issue });
+        continue;
+      }
+      if (!room(index, replay.entries.length, `the CSV ${entry.generator.file}`, ['generator', 'file'])) break;
+      for (const expanded of replay.entries) {
+        out.push(expanded);
+        origins.push(undefined);
+        sources.push(index);
+      }
+      continue;
+    }
     if (entry.pack === undefined) {
       if (!room(index, 1, 'this entry', [])) break;
       out.push(entry);

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import { catalogMetadata, catalogName, fileFields, generator, labels, metricName, metricType } from '../language/fields.js';
+import { catalogMetadata, catalogName, fileFields, packGenerator, labels, metricName, metricType } from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
@@ -24,7 +24,7 @@ const kind = new Codec<'composable'>(
   'a pack file has kind composable',
 );
 
-const packMetric = strict('pack metric', { name: metricName }, { generator, labels, metric_type: metricType, help: string });
+const packMetric = strict('pack metric', { name: metricName }, { generator: packGenerator, labels, metric_type: metricType, help: string });
 
 export const packFields = {
   version: fileFields.version,

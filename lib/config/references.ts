@@ -46,7 +46,7 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
     }
     const target = byId.get(ref);
     if (target === undefined) {
-      if (packEntryOf(entries, byId, ref) !== undefined) return;
+      if (expandingEntryOf(entries, byId, ref) !== undefined) return;
       return add(i, ['after', 'ref'], `no entry has id ${show(ref)}`);
     }
     if (target === i) return add(i, ['after', 'ref'], 'an entry cannot wait for itself');
@@ -95,11 +95,11 @@ function entriesByName(entries: readonly EntryFields[]): Map<string, number[]> {
   return found;
 }
 
-/** The pack entry whose expansion a ref such as `node.cpu` names, if any. */
-function packEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>, ref: string): number | undefined {
+/** The pack or csv_replay entry whose expansion a ref such as `node.cpu` names, if any (compiling checks it once expanded). */
+function expandingEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>, ref: string): number | undefined {
   for (let dot = ref.indexOf('.'); dot > 0; dot = ref.indexOf('.', dot + 1)) {
     const index = byId.get(ref.slice(0, dot));
-    if (index !== undefined && entries[index]!.pack !== undefined) return index;
+    if (index !== undefined && (entries[index]!.pack !== undefined || entries[index]!.generator?.type === 'csv_replay')) return index;
   }
   return undefined;
 }

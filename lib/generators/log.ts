@@ -1,5 +1,6 @@
-import type { LogGeneratorConfig, Severity } from '../language/types.js';
+import type { CsvReplayLogGenerator, LogGeneratorConfig, Severity, TemplateLogGenerator } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
+import { replayRow } from './replay.js';
 
 /** One generated log record. */
 export interface LogRecord {
@@ -22,13 +23,26 @@ interface CompiledTemplate {
 
 const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
+/** The record of the tick scheduled `at` ms after the entry start, its n-th. */
+export function logGenerator(config: LogGeneratorConfig): (n: number, at: number) => LogRecord {
+  return config.type === 'template' ? templateGenerator(config) : replayGenerator(config);
+}
+
+/** The CSV row in force at the tick's time, on the CSV's own spacing (lib/generators/replay.ts). */
+function replayGenerator(config: CsvReplayLogGenerator): (n: number, at: number) => LogRecord {
+  if (!config.table) throw new Error(`csv_replay of ${config.file}: the file was not read`);
+  const { times, records } = config.table;
+  const row = replayRow(times, config.repeat, config.timescale);
+  return (_n, at) => records[row(at)]!;
+}
+
 /**
  * The record of tick n, a pure function of (seed, n): draw 0 picks the template, draw 1 the
  * severity (unless the template has its own), draw 2 + k the value of the template's k-th
  * placeholder, each from SplitMix64 output `n × stride + draw`. The same file gives the same
  * records on every run.
  */
-export function logGenerator(config: LogGeneratorConfig): (n: number) => LogRecord {
+function templateGenerator(config: TemplateLogGenerator): (n: number) => LogRecord {
   const templates = config.templates.map((template) => ({
     ...compile(template.message, { ...config.field_pools, ...template.field_pools }),
     ...(template.severity && { severity: template.severity }),
@@ -65,7 +79,7 @@ function compile(message: string, pools: Readonly<Record<string, readonly string
 }
 
 /** Picks a severity from a unit draw, in proportion to the weights; `info` when none are given. */
-function severityPicker(weights: LogGeneratorConfig['severity_weights']): (u: number) => Severity {
+function severityPicker(weights: TemplateLogGenerator['severity_weights']): (u: number) => Severity {
   const entries = Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
   const total = entries.reduce((sum, [, w]) => sum + w, 0);
   return (u) => {

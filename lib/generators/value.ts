@@ -1,12 +1,13 @@
 import type { ValueGenerator } from '../../operators/generate.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
+import { replayRow } from './replay.js';
 
 /**
  * The value generator of a `generator` block: a pure function of the tick (slot number n,
  * scheduled offset in ms). The periodic shapes of time (`sine`, `sawtooth`, `spike`) read time,
  * so bursts do not change their period; the others the slot number, so counters and sequences
- * continue across gaps.
+ * continue across gaps. `csv_replay` reads time too: the CSV's own spacing.
  */
 export function valueGenerator(config: GeneratorConfig): ValueGenerator {
   switch (config.type) {
@@ -47,6 +48,13 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
       const { baseline, magnitude } = config;
       const [length, every] = [config.duration_secs * 1000, config.interval_secs * 1000];
       return (_n, at) => (at % every < length ? baseline + magnitude : baseline);
+    }
+    case 'csv_replay': {
+      // Compiling gives each column its own entry (lib/compile/replays.ts).
+      if (!config.series) throw new Error(`csv_replay of ${config.file}: the entry was not compiled`);
+      const { times, values } = config.series;
+      const row = replayRow(times, config.repeat, config.timescale);
+      return (_n, at) => values[row(at)]!;
     }
   }
 }

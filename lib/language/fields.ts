@@ -217,6 +217,9 @@ const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
   failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
 );
 
+/** How a CSV is replayed (lib/generators/replay.ts): starting over at its end, and its time scaled. */
+const replayTiming = { repeat: boolean, timescale: atMost(atLeast(positive, limits.MIN_TIMESCALE), limits.MAX_TIMESCALE) };
+
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
   sine: andThen(
@@ -243,8 +246,19 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
         ? t.success(g)
         : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
   ),
+  csv_replay: andThen(
+    strict('csv_replay generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, { ...replayTiming, columns: list(nonEmptyString, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }) }),
+    (g) => t.success({ type: 'csv_replay' as const, file: g.file, ...(g.columns && { columns: g.columns }), repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
+  ),
   ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
 });
+
+/** The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator has read. */
+export const packGenerator = new Codec<GeneratorConfig>('generator', (u, c) =>
+  isMapping(u) && u.type === 'csv_replay'
+    ? failAt(u, c, 'type', 'csv_replay is only allowed in the generator of an entry, not in a pack or its overrides')
+    : generator.validate(u, c),
+);
 
 const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }));
 const logTemplate = strict('log template', { message: string }, { field_pools: fieldPools, severity: oneOf(SEVERITIES) });
@@ -274,6 +288,10 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
         seed: g.seed ?? 0,
       });
     },
+  ),
+  csv_replay: andThen(
+    strict('csv_replay log generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, replayTiming),
+    (g): t.Validation<LogGeneratorConfig> => t.success({ type: 'csv_replay', file: g.file, repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
   ),
 });
 
@@ -327,7 +345,7 @@ export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']
 export type After = t.TypeOf<typeof after>;
 
 /** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
-export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator, labels }));
+export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator: packGenerator, labels }));
 
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 

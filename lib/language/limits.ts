@@ -68,6 +68,21 @@ export const MAX_START_OFFSET_MS = 36_500 * DAY;
 export const MIN_PERIOD_SECS = 1 / SECOND;
 export const MAX_PERIOD_SECS = MAX_DURATION_MS / SECOND;
 
+/** `timescale` of a csv_replay: how many seconds of the CSV's time pass in one second of the run. */
+export const MIN_TIMESCALE = 0.001;
+export const MAX_TIMESCALE = 1_000_000;
+
+// ---- replayed CSV files (csv_replay) ----------------------------------------------------------
+
+/** Bytes of one CSV file. */
+export const MAX_CSV_BYTES = 16 * 1024 * 1024;
+/** Data rows of one CSV file (the header line not counted). */
+export const MAX_CSV_ROWS = 100_000;
+/** Columns of one CSV file, the time column included: each replayed column becomes an entry. */
+export const MAX_CSV_COLUMNS = MAX_ENTRIES + 1;
+/** Characters of one CSV cell (a log message). */
+export const MAX_CSV_CELL = 64 * 1024;
+
 // ---- lists and other counts -------------------------------------------------------------------
 
 export const MAX_BUCKETS = 256;

@@ -25,7 +25,49 @@ export type GeneratorConfig =
   | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean }
   | { readonly type: 'uniform'; readonly min: number; readonly max: number; readonly seed: number }
   | { readonly type: 'sawtooth'; readonly min: number; readonly max: number; readonly period_secs: number }
-  | { readonly type: 'spike'; readonly baseline: number; readonly magnitude: number; readonly duration_secs: number; readonly interval_secs: number };
+  | { readonly type: 'spike'; readonly baseline: number; readonly magnitude: number; readonly duration_secs: number; readonly interval_secs: number }
+  | CsvReplayGenerator;
+
+/**
+ * `csv_replay`: the numeric columns of a CSV file replayed on the CSV's own time, scaled by
+ * `timescale`. `table` is the file as read (lib/config/csv-replay.ts, before compiling); `series`
+ * the one column an entry replays once compiling has given every column its own entry.
+ */
+export interface CsvReplayGenerator {
+  readonly type: 'csv_replay';
+  readonly file: string;
+  /** Header texts or metric names of the columns to replay; absent: every column. */
+  readonly columns?: readonly string[];
+  readonly repeat: boolean;
+  readonly timescale: number;
+  readonly table?: MetricTable;
+  readonly series?: ReplaySeries;
+}
+
+/** When each row of a replayed CSV holds: ms after its first row, and the length of one pass. */
+export interface ReplayTimes {
+  /** Increasing; the first is 0. */
+  readonly at: readonly number[];
+  /** Ms from the first row to the end of the last one (which holds for the spacing before it). */
+  readonly span: number;
+}
+
+/** A CSV of numeric columns (`Time` first): each column's header as written, its metric name and labels. */
+export interface MetricTable {
+  readonly times: ReplayTimes;
+  readonly columns: readonly { readonly header: string; readonly name?: string; readonly labels: Readonly<Record<string, string>>; readonly values: readonly number[] }[];
+  /** A summary, not the rows: what dry-run shows. */
+  toJSON(): object;
+}
+
+/** One column of a {@link MetricTable}, as one entry replays it. */
+export interface ReplaySeries {
+  readonly header: string;
+  readonly times: ReplayTimes;
+  readonly values: readonly number[];
+  /** A summary, not the rows: what dry-run shows. */
+  toJSON(): object;
+}
 
 export interface LogTemplate {
   readonly message: string;
@@ -34,7 +76,26 @@ export interface LogTemplate {
   readonly severity?: Severity;
 }
 
-export interface LogGeneratorConfig {
+export type LogGeneratorConfig = TemplateLogGenerator | CsvReplayLogGenerator;
+
+/** `csv_replay` logs: the rows of a CSV (timestamp, severity, message, other columns as fields), on the CSV's time scaled by `timescale`. */
+export interface CsvReplayLogGenerator {
+  readonly type: 'csv_replay';
+  readonly file: string;
+  readonly repeat: boolean;
+  readonly timescale: number;
+  /** The file as read (lib/config/csv-replay.ts), before compiling. */
+  readonly table?: LogTable;
+}
+
+export interface LogTable {
+  readonly times: ReplayTimes;
+  readonly records: readonly { readonly severity: Severity; readonly message: string; readonly fields: Readonly<Record<string, string>> }[];
+  /** A summary, not the rows: what dry-run shows. */
+  toJSON(): object;
+}
+
+export interface TemplateLogGenerator {
   readonly type: 'template';
   readonly templates: readonly LogTemplate[];
   readonly field_pools: Readonly<Record<string, readonly string[]>>;

@@ -1,5 +1,7 @@
+import { dirname } from 'node:path';
 import { catalogRef, type Catalog } from '../catalog/index.js';
 import { compileScenario } from '../compile/index.js';
+import { filesIn, readReplays } from '../config/csv-replay.js';
 import { ConfigError } from '../config/index.js';
 import { HttpError } from './http-error.js';
 import { prepareScenario, type PreparedScenario } from './launch.js';
@@ -27,11 +29,15 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
 export async function prepareAutostart(names: readonly string[], catalog: Catalog, fileRoot: string | undefined): Promise<PreparedScenario[]> {
   return Promise.all(
     names.map(async (name) => {
+      let path: string | undefined;
       try {
-        const { file, path } = catalog.scenario(name);
-        return await prepareScenario(compileScenario(file, { origin: path, catalog }), fileRoot);
+        const scenario = catalog.scenario(name);
+        path = scenario.path;
+        return await prepareScenario(compileScenario(await readReplays(scenario.file, filesIn(dirname(path))), { origin: path, catalog }), fileRoot);
       } catch (error) {
-        const detail = error instanceof ConfigError ? error.problems.map((p) => p.message).join('; ') || error.message : error instanceof HttpError ? error.detail : undefined;
+        // A CSV's problems need its path, the error's origin.
+        const detail =
+          error instanceof ConfigError ? (error.origin === path ? error.problems.map((p) => p.message).join('; ') || error.message : error.message) : error instanceof HttpError ? error.detail : undefined;
         if (detail === undefined) throw error;
         throw new Error(`--autostart @${name}: ${detail}`);
       }

@@ -17,12 +17,30 @@ export async function confineFileSink<S extends SinkConfig>(sink: S, root: strin
   if (root === undefined) {
     throw new HttpError(422, 'file_sink_disabled', `${where}sink.path: file sinks are disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow writing below DIR`);
   }
-  const path = await realPathOf(resolve(root, sink.path));
-  const below = path === undefined ? undefined : relative(root, path);
-  if (below === undefined || below === '' || below.startsWith('..') || isAbsolute(below)) {
-    throw new HttpError(422, 'file_sink_outside_root', `${where}sink.path: ${sink.path} is not a file below the file root ${root}`);
-  }
+  const path = await pathBelow(root, sink.path);
+  if (path === undefined) throw new HttpError(422, 'file_sink_outside_root', `${where}sink.path: ${sink.path} is not a file below the file root ${root}`);
   return { ...sink, path };
+}
+
+/**
+ * Where a `csv_replay` file named in a request may be read from: only below `--file-root`, as
+ * file sinks write (a client must not read what the process can read elsewhere); relative paths
+ * are taken below the root. Undefined `root`: refused.
+ */
+export async function confineReadFile(file: string, root: string | undefined): Promise<string> {
+  if (root === undefined) {
+    throw new HttpError(422, 'csv_replay_disabled', `csv_replay file ${file}: reading files is disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow reading below DIR`);
+  }
+  const path = await pathBelow(root, file);
+  if (path === undefined) throw new HttpError(422, 'csv_replay_outside_root', `csv_replay file ${file}: not a file below the file root ${root}`);
+  return path;
+}
+
+/** `path` (relative: below `root`) with symlinks and `..` resolved, when it is below `root`; else undefined. */
+async function pathBelow(root: string, path: string): Promise<string | undefined> {
+  const real = await realPathOf(resolve(root, path));
+  const below = real === undefined ? undefined : relative(root, real);
+  return below === undefined || below === '' || below.startsWith('..') || isAbsolute(below) ? undefined : real;
 }
 
 /** The real path of the `--file-root` directory; throws a message for the operator when it is not one. */

@@ -92,7 +92,7 @@ describe('operational aliases desugar into generators before validation', () => 
 
   it('lists the aliases among the allowed types', () => {
     expect(aliasProblems({ type: 'wobble' })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "wobble"',
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event, got "wobble"',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { entryOf, entryProblems, histogram, logs, metric } from './helpers.js';
+import type { TemplateLogGenerator } from '../../lib/language/types.js';
 
 const generatorOf = (generator: unknown) => entryOf(metric({ generator })).generator;
 const generatorProblems = (generator: unknown) => entryProblems(metric({ generator }));
@@ -90,10 +91,10 @@ describe('generator', () => {
 
   it('names the allowed types when type is missing or unknown', () => {
     expect(generatorProblems({ value: 1 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event)',
+      'scenarios[0] (cpu): generator.type: missing required field (allowed: constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event)',
     ]);
     expect(generatorProblems({ type: 'random_walk' })).to.deep.equal([
-      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
+      'scenarios[0] (cpu): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event, got "random_walk"',
     ]);
   });
 
@@ -160,7 +161,7 @@ describe('log_generator', () => {
   });
 
   it('names the allowed types', () => {
-    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, got "replay"']);
+    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, csv_replay, got "replay"']);
   });
 });
 
@@ -215,7 +216,8 @@ describe('distribution', () => {
 describe('log templates: severity', () => {
   it('a template may carry its own severity', () => {
     const entry = entryOf(logs({ log_generator: { type: 'template', templates: [{ message: 'charge accepted', severity: 'info' }, { message: 'x' }] } }));
-    expect(entry.log_generator!.templates).to.deep.equal([{ message: 'charge accepted', severity: 'info' }, { message: 'x' }]);
+    expect(entry.log_generator).to.include({ type: 'template' });
+    expect((entry.log_generator as TemplateLogGenerator).templates).to.deep.equal([{ message: 'charge accepted', severity: 'info' }, { message: 'x' }]);
     expect(entryProblems(logs({ log_generator: { type: 'template', templates: [{ message: 'm', severity: 'critical' }] } }))).to.deep.equal([
       'scenarios[0] (app): log_generator.templates[0].severity: expected one of trace, debug, info, warn, error, fatal, got "critical"',
     ]);

@@ -80,7 +80,7 @@ metrics:
       'shared_labels["bad-key"]: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "bad-key"',
       'scenarios: unknown field (a pack file lists metrics, not scenarios)',
       'metrics[0] (1up): name: expected a name matching [a-zA-Z_:][a-zA-Z0-9_:]*, got "1up"',
-      'metrics[1] (ok): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, flap, saturation, leak, degradation, steady, spike_event, got "noise"',
+      'metrics[1] (ok): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event, got "noise"',
       'metrics[1] (ok): labels.a: invalid type: expected a string, a number or a boolean, got null',
       'metrics[3]: invalid type: expected a mapping (a metric), got string "x"',
       'metrics[4] (up): rate: unknown field',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { logGenerator } from '../../lib/generators/log.js';
-import type { LogGeneratorConfig } from '../../lib/language/types.js';
+import type { TemplateLogGenerator as LogGeneratorConfig } from '../../lib/language/types.js';
 
 const config = (fields: Partial<LogGeneratorConfig> = {}): LogGeneratorConfig => ({
   type: 'template',
@@ -9,7 +9,7 @@ const config = (fields: Partial<LogGeneratorConfig> = {}): LogGeneratorConfig =>
   seed: 1,
   ...fields,
 });
-const records = (c: LogGeneratorConfig, count: number) => Array.from({ length: count }, (_, n) => logGenerator(c)(n));
+const records = (c: LogGeneratorConfig, count: number) => Array.from({ length: count }, (_, n) => logGenerator(c)(n, 0));
 
 describe('log generator', () => {
   it('fills placeholders from their pools and records every picked value as a field', () => {
@@ -23,7 +23,7 @@ describe('log generator', () => {
 
   it('is a pure function of (seed, tick): same seed same records, another seed others', () => {
     expect(records(config(), 100)).to.deep.equal(records(config(), 100));
-    expect(logGenerator(config())(57)).to.deep.equal(records(config(), 58)[57]);
+    expect(logGenerator(config())(57, 0)).to.deep.equal(records(config(), 58)[57]);
     expect(records(config({ seed: 2 }), 100)).to.not.deep.equal(records(config(), 100));
   });
 
@@ -63,7 +63,7 @@ describe('log generator: a template with its own severity', () => {
         severity_weights: { error: 1 },
       }),
     );
-    const all = Array.from({ length: 200 }, (_, n) => generator(n));
+    const all = Array.from({ length: 200 }, (_, n) => generator(n, 0));
     expect(new Set(all.filter((r) => r.message === 'charge accepted').map((r) => r.severity))).to.deep.equal(new Set(['info']));
     expect(new Set(all.filter((r) => r.message === 'charge declined').map((r) => r.severity))).to.deep.equal(new Set(['error']));
   });

@@ -1,4 +1,5 @@
 import { Option, UsageError } from 'clipanion';
+import { dirname } from 'node:path';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../catalog/index.js';
@@ -9,6 +10,8 @@ import { SvcCommand } from './svc-command.js';
 export interface LoadedScenario {
   readonly file: ScenarioFile;
   readonly origin: string;
+  /** The scenario file, where its relative csv_replay paths start; absent for standard input (they start at the working directory). */
+  readonly path?: string;
 }
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
@@ -41,9 +44,12 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   async execute(): Promise<number> {
     if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
-    const { file, origin } = await this.load(this.overrides());
-    // Packs, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
-    const { compileScenario } = await import('../../compile/index.js');
+    const loaded = await this.load(this.overrides());
+    const { origin } = loaded;
+    // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
+    const [{ compileScenario }, { readReplays, filesIn }] = await Promise.all([import('../../compile/index.js'), import('../../config/csv-replay.js')]);
+    const file = await readReplays(loaded.file, filesIn(loaded.path === undefined ? process.cwd() : dirname(loaded.path)));
+    // Packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
     const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
     if (this.backfill) {
       const { backfillRefusal } = await import('../../runtime/backfill.js');
@@ -74,12 +80,13 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (name === undefined) {
       const { loadScenarioFile } = await import('../../config/load.js');
       const origin = arg === '-' ? 'standard input' : arg;
-      return { file: await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides, variables: this.context.env }), origin };
+      const file = await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides, variables: this.context.env });
+      return { file, origin, ...(arg !== '-' && { path: arg }) };
     }
     const catalog = await this.openCatalog();
     if (!catalog) throw noCatalogError(arg);
     const { file, path } = catalog.scenario(name, overrides);
-    return { file, origin: path };
+    return { file, origin: path, path };
   }
 
   /** The `--catalog` directory, read once; undefined without the flag. */

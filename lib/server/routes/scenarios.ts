@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { dirname } from 'node:path';
 import type { Context } from 'koa';
 import { asyncScheduler } from 'rxjs';
 import { ConfigError } from '../../language/problems.js';
@@ -14,6 +15,8 @@ import { launchScenario, prepareScenario } from '../launch.js';
 import { catalogRef, noCatalogError, type Catalog } from '../../catalog/index.js';
 import type { Variables } from '../../config/interpolate.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from '../body.js';
+import { filesIn, readReplays, type LocateFile } from '../../config/csv-replay.js';
+import { confineReadFile } from '../file-root.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
@@ -30,7 +33,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   return (
     new Router({ prefix: '/scenarios' })
       .post('/', async (ctx) => {
-        const prepared = await prepareScenario(parseScenario(ctx, deps.catalog, deps.variables ?? {}), deps.fileRoot);
+        const prepared = await prepareScenario(await parseScenario(ctx, deps), deps.fileRoot);
         let started: StartedEntry[];
         try {
           started = launchScenario(deps, prepared);
@@ -94,18 +97,29 @@ export function scenarioRoutes(deps: ServerDeps): Router {
 
 /**
  * A v2 file or a flat entry, as YAML or JSON by Content-Type, or `@name` of a scenario of the
- * server's catalog; packs resolve in the catalog too. 400 when unparseable, 422 when invalid.
+ * server's catalog; packs resolve in the catalog too. The CSV files of csv_replay generators are
+ * read below the file root for a body, beside the file for a catalog scenario. 400 when
+ * unparseable, 422 when invalid.
  */
-function parseScenario(ctx: Context, catalog: Catalog | undefined, variables: Variables): ScenarioFile {
+async function parseScenario(ctx: Context, { catalog, variables, fileRoot }: ServerDeps): Promise<ScenarioFile> {
   if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
   }
   const text = bodyText(ctx);
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
+  const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
+  const read = await readReplays(file, locate).catch((error: unknown) => {
+    // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
+    throw error instanceof ConfigError ? new HttpError(422, 'validation_failed', error.message) : error;
+  });
+  return refusingInvalid(() => compileScenario(read, { origin, catalog }));
+}
+
+/** `run()`, with a ConfigError answered as 400 (unparseable) or 422 (invalid). */
+function refusingInvalid<T>(run: () => T): T {
   try {
-    const { file, origin } = loadBody(text, format, catalog, variables);
-    return compileScenario(file, { origin, catalog });
+    return run();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const detail = error.problems.map((p) => p.message).join('; ') || error.message;
@@ -116,14 +130,22 @@ function parseScenario(ctx: Context, catalog: Catalog | undefined, variables: Va
   }
 }
 
-/** The scenario a body holds, or the catalog's that a body of `@name` names. */
-function loadBody(text: string, format: 'json' | 'yaml', catalog: Catalog | undefined, variables: Variables): { file: ScenarioFile; origin: string } {
+/** The scenario a body holds, or the catalog's that a body of `@name` names, and where its csv_replay files are. */
+function loadBody(
+  text: string,
+  format: 'json' | 'yaml',
+  catalog: Catalog | undefined,
+  variables: Variables,
+  fileRoot: string | undefined,
+): { file: ScenarioFile; origin: string; locate: LocateFile } {
   const reference = text.trim();
   const name = catalogRef(reference);
-  if (name === undefined) return { file: loadScenario(text, { origin: 'request body', format, variables }), origin: 'request body' };
+  if (name === undefined) {
+    return { file: loadScenario(text, { origin: 'request body', format, variables }), origin: 'request body', locate: (file) => confineReadFile(file, fileRoot) };
+  }
   if (!catalog) throw noCatalogError(reference);
   const { file, path } = catalog.scenario(name);
-  return { file, origin: path };
+  return { file, origin: path, locate: filesIn(dirname(path)) };
 }
 
 /**

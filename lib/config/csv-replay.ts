@@ -1,0 +1,190 @@
+/**
+ * The CSV files of `csv_replay` generators (docs/scenario-fields.md#csv-replay): read, bounded
+ * and parsed before compiling, which does no file I/O. A metrics CSV is a Grafana "series joined
+ * by time" export: a time column first, then one numeric column per series, headed
+ * `{__name__="x", k="v"}` (or `x{k="v"}`, or a metric name). A logs CSV has timestamp, severity
+ * and message columns, found by their header names; its other columns become fields.
+ * Every problem names the file, its line and column.
+ */
+import { resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { SEVERITIES } from '../language/fields.js';
+import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
+import { ConfigError, show } from '../language/problems.js';
+import type { LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
+import { readTextFile } from './read.js';
+import type { Entry, ScenarioFile } from './types.js';
+
+/** Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal thrown. */
+export type LocateFile = (file: string) => Promise<string>;
+
+/** Relative paths from `dir`: the directory of the scenario file. */
+export function filesIn(dir: string): LocateFile {
+  return async (file) => resolve(dir, file);
+}
+
+/** `file` with the table of every csv_replay generator read, each CSV once. */
+export async function readReplays(file: ScenarioFile, locate: LocateFile): Promise<ScenarioFile> {
+  const texts = new Map<string, Promise<{ text: string; path: string }>>();
+  const read = (name: string) => {
+    let found = texts.get(name);
+    if (!found) {
+      found = locate(name).then(async (path) => ({ path, text: await readTextFile(path, 'csv_replay file', MAX_CSV_BYTES, 'CSV') }));
+      texts.set(name, found);
+    }
+    return found;
+  };
+  const scenarios = await Promise.all(
+    file.scenarios.map(async (entry): Promise<Entry> => {
+      const { generator, log_generator } = entry;
+      if (generator?.type === 'csv_replay') {
+        const { text, path } = await read(generator.file);
+        return { ...entry, generator: { ...generator, table: metricTable(text, path) } };
+      }
+      if (log_generator?.type === 'csv_replay') {
+        const { text, path } = await read(log_generator.file);
+        return { ...entry, log_generator: { ...log_generator, table: logTable(text, path) } };
+      }
+      return entry;
+    }),
+  );
+  return { ...file, scenarios };
+}
+
+interface Row {
+  readonly cells: readonly string[];
+  readonly line: number;
+}
+
+/** Header and rows of a CSV text, within the bounds. */
+function rowsOf(text: string, origin: string): { header: readonly string[]; rows: readonly Row[] } {
+  const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, { bom: true, info: true, skip_empty_lines: true, max_record_size: MAX_CSV_CELL, to: MAX_CSV_ROWS + 2 }) as unknown as typeof records;
+  } catch (error) {
+    throw fail(`not a CSV file: ${(error as Error).message}`);
+  }
+  const [header, ...rest] = records;
+  if (!header || rest.length === 0) throw fail('expected a header line and at least one row');
+  if (rest.length > MAX_CSV_ROWS) throw fail(`more than ${MAX_CSV_ROWS} rows, the limit for a csv_replay file`);
+  if (header.record.length > MAX_CSV_COLUMNS) throw fail(`${header.record.length} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`);
+  return { header: header.record.map((h) => h.trim()), rows: rest.map(({ record, info }) => ({ cells: record, line: info.lines })) };
+}
+
+/** Names the place of a cell in messages: `line 3, column 2 (cpu)`. */
+function at(line: number, column: number, header?: string): string {
+  return `line ${line}, column ${column + 1}${header ? ` (${header})` : ''}`;
+}
+
+/** Milliseconds of a timestamp cell: Unix seconds (10 digits) or milliseconds (13, Grafana's), or a date-time text. */
+function timeOf(cell: string): number {
+  const text = cell.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    const n = Number(text);
+    return n < 1e11 ? n * 1000 : n;
+  }
+  return /\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN;
+}
+
+/** The rows' times from their first, checked to increase; the last row holds for the spacing before it. */
+function replayTimes(rows: readonly Row[], column: number, header: string, origin: string): ReplayTimes {
+  const times = rows.map(({ cells, line }) => {
+    const ms = timeOf(cells[column] ?? '');
+    if (!Number.isFinite(ms)) {
+      throw new ConfigError('invalid', origin, [{ path: '', message: `${at(line, column, header)}: expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got ${show(cells[column])}` }]);
+    }
+    return ms;
+  });
+  times.forEach((ms, i) => {
+    if (i > 0 && ms <= times[i - 1]!) {
+      throw new ConfigError('invalid', origin, [{ path: '', message: `${at(rows[i]!.line, column, header)}: expected a time later than the row before's (rows must be in time order), got ${show(rows[i]!.cells[column])}` }]);
+    }
+  });
+  const first = times[0]!;
+  const last = times.length - 1;
+  const span = last === 0 ? 1 : times[last]! - first + (times[last]! - times[last - 1]!);
+  return { at: times.map((ms) => ms - first), span };
+}
+
+const TIME_HEADERS = ['time', 'timestamp', 'ts'];
+const SERIES_HEADER = /^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)?\s*\{(.*)\}\s*$/;
+const LABEL_PAIR = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)/y;
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+/** The metric name and labels of a column header; undefined when it is neither a series header nor a metric name. */
+function seriesOf(header: string): { name?: string; labels: Record<string, string> } | undefined {
+  if (METRIC_NAME.test(header)) return { name: header, labels: {} };
+  const match = SERIES_HEADER.exec(header);
+  if (!match) return undefined;
+  const labels: Record<string, string> = {};
+  let name = match[1];
+  const body = match[2]!.trim();
+  LABEL_PAIR.lastIndex = 0;
+  while (LABEL_PAIR.lastIndex < body.length) {
+    const pair = LABEL_PAIR.exec(body);
+    if (!pair) return undefined;
+    const value = pair[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    if (pair[1] === '__name__') name = value;
+    else labels[pair[1]!] = value;
+  }
+  if (name !== undefined && !METRIC_NAME.test(name)) return undefined;
+  return { ...(name !== undefined && { name }), labels };
+}
+
+export function metricTable(text: string, origin: string): MetricTable {
+  const { header, rows } = rowsOf(text, origin);
+  const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
+  if (!TIME_HEADERS.includes(header[0]!.toLowerCase())) throw fail(`${at(1, 0)}: expected the time column first (headed Time or timestamp), got ${show(header[0])}`);
+  if (header.length < 2) throw fail(`${at(1, 1)}: expected at least one column of values after the time column`);
+  const times = replayTimes(rows, 0, header[0]!, origin);
+  const columns = header.slice(1).map((text, k) => {
+    const column = k + 1;
+    const series = seriesOf(text);
+    if (!series) throw fail(`${at(1, column)}: expected a metric name or a series header such as {__name__="up", job="api"}, got ${show(text)}`);
+    const values: number[] = [];
+    let last: number | undefined;
+    for (const { cells, line } of rows) {
+      const cell = (cells[column] ?? '').trim();
+      // An empty cell (Grafana's null) holds the value before it.
+      if (cell !== '') {
+        last = Number(cell);
+        if (!Number.isFinite(last)) throw fail(`${at(line, column, text)}: expected a number, got ${show(cells[column])}`);
+      }
+      values.push(last ?? NaN);
+    }
+    const firstValue = values.find((v) => !Number.isNaN(v));
+    if (firstValue === undefined) throw fail(`${at(1, column, text)}: the column has no value in any row`);
+    // Empty cells before the first value take it.
+    return { header: text, ...series, values: values.map((v) => (Number.isNaN(v) ? firstValue : v)) };
+  });
+  return { times, columns, toJSON: () => ({ rows: rows.length, columns: columns.length }) };
+}
+
+const LOG_COLUMNS = { timestamp: TIME_HEADERS, severity: ['severity', 'level'], message: ['message', 'msg'] };
+const SEVERITY_WORDS: Readonly<Record<string, Severity>> = { ...Object.fromEntries(SEVERITIES.map((s) => [s, s])), warning: 'warn', critical: 'fatal' };
+
+export function logTable(text: string, origin: string): LogTable {
+  const { header, rows } = rowsOf(text, origin);
+  const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
+  const lower = header.map((h) => h.toLowerCase());
+  const find = (names: readonly string[]) => lower.findIndex((h) => names.includes(h));
+  const [time, severity, message] = [find(LOG_COLUMNS.timestamp), find(LOG_COLUMNS.severity), find(LOG_COLUMNS.message)];
+  if (time < 0) throw fail(`line 1: no timestamp column (headed ${LOG_COLUMNS.timestamp.join(', ')})`);
+  if (message < 0) throw fail(`line 1: no message column (headed ${LOG_COLUMNS.message.join(', ')})`);
+  const times = replayTimes(rows, time, header[time]!, origin);
+  const fieldColumns = header.map((_, k) => k).filter((k) => k !== time && k !== severity && k !== message);
+  const records = rows.map(({ cells, line }) => {
+    let level: Severity = 'info';
+    if (severity >= 0 && cells[severity]!.trim() !== '') {
+      const word = cells[severity]!.trim().toLowerCase();
+      const found = Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;
+      if (!found) throw fail(`${at(line, severity, header[severity])}: expected one of ${SEVERITIES.join(', ')}, got ${show(cells[severity])}`);
+      level = found;
+    }
+    const fields: Record<string, string> = {};
+    for (const k of fieldColumns) if (cells[k] !== '') fields[header[k]!] = cells[k]!;
+    return { severity: level, message: cells[message]!, fields };
+  });
+  return { times, records, toJSON: () => ({ rows: rows.length }) };
+}

@@ -1,0 +1,67 @@
+import { expect } from 'chai';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lines, scenarioDir, svc } from '../support/cli.js';
+
+/** A scenario in a fresh directory, its CSVs in data/ beside it. */
+function replayScenario(entries: string, csv: Record<string, string>): string {
+  const { dir, scenario } = scenarioDir('svc-csv-cli-');
+  mkdirSync(join(dir, 'data'));
+  for (const [name, text] of Object.entries(csv)) writeFileSync(join(dir, 'data', name), text);
+  return scenario('replay.yaml', `version: 2\nkind: runnable\nscenarios:\n${entries}`);
+}
+
+describe('svc run: csv_replay', () => {
+  it('replays a log CSV, its path relative to the scenario file, the rows on the CSV\'s own time', async () => {
+    const file = replayScenario(
+      `  - name: app
+    signal_type: logs
+    rate: 1
+    duration: 5s
+    start_time: 2024-05-01T10:00:00Z
+    log_generator: { type: csv_replay, file: data/app.csv }
+    encoder: { type: json_lines }
+`,
+      { 'app.csv': 'timestamp,severity,message,user\n100,info,login,ann\n102,error,denied,bob\n106,warn,retry,ann\n' },
+    );
+    const result = await svc(['run', file, '--backfill', '--quiet']);
+    expect(result.code, result.stderr).to.equal(0);
+    const records = lines(result.stdout).map((line) => JSON.parse(line) as { timestamp: string; severity: string; message: string; fields: object });
+    expect(records.map(({ timestamp, severity, message, fields }) => [timestamp.slice(17, 19), severity, message, fields])).to.deep.equal([
+      ['00', 'info', 'login', { user: 'ann' }],
+      ['01', 'info', 'login', { user: 'ann' }],
+      ['02', 'error', 'denied', { user: 'bob' }],
+      ['03', 'error', 'denied', { user: 'bob' }],
+      ['04', 'error', 'denied', { user: 'bob' }],
+    ]);
+  });
+
+  it('replays each column of a Grafana export as its own series', async () => {
+    const file = replayScenario(
+      `  - name: load
+    signal_type: metrics
+    rate: 1
+    duration: 3s
+    start_time: 2024-05-01T10:00:00Z
+    generator: { type: csv_replay, file: data/load.csv, timescale: 15 }
+`,
+      { 'load.csv': '"Time","{__name__=""node_load1"", instance=""a""}","{__name__=""node_load1"", instance=""b""}"\n1714557600000,0.5,1.5\n1714557615000,0.75,2\n1714557630000,1,2.5\n' },
+    );
+    const result = await svc(['run', file, '--backfill', '--quiet']);
+    expect(result.code, result.stderr).to.equal(0);
+    const at = Date.parse('2024-05-01T10:00:00Z');
+    expect(lines(result.stdout).sort()).to.deep.equal(
+      [`node_load1{instance="a"} 0.5 ${at}`, `node_load1{instance="a"} 0.75 ${at + 1000}`, `node_load1{instance="a"} 1 ${at + 2000}`, `node_load1{instance="b"} 1.5 ${at}`, `node_load1{instance="b"} 2 ${at + 1000}`, `node_load1{instance="b"} 2.5 ${at + 2000}`].sort(),
+    );
+  });
+
+  it('names the CSV, its line and column when a cell is wrong (exit 1)', async () => {
+    const file = replayScenario(
+      `  - { name: load, signal_type: metrics, rate: 1, generator: { type: csv_replay, file: data/load.csv } }\n`,
+      { 'load.csv': 'Time,load\n1,0.5\n2,high\n' },
+    );
+    const result = await svc(['run', file, '--dry-run']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include(`${join(file, '..', 'data', 'load.csv')}: line 3, column 2 (load): expected a number, got "high"`);
+  });
+});

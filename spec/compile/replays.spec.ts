@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../../lib/config/index.js';
+import { filesIn, readReplays } from '../../lib/config/csv-replay.js';
+import { compileScenario, type ScenarioPlan } from '../../lib/compile/index.js';
+import { valueGenerator } from '../../lib/generators/value.js';
+import { logGenerator } from '../../lib/generators/log.js';
+import type { Entry } from '../../lib/config/types.js';
+import { load, v2 } from '../config/helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+writeFileSync(
+  join(dir, 'series.csv'),
+  ['Time,"{__name__=""rps"", pod=""a""}","{__name__=""rps"", pod=""b""}",errors', '0,10,20,1', '10,11,21,2', '20,12,22,3', ''].join('\n'),
+);
+writeFileSync(join(dir, 'app.csv'), ['timestamp,severity,message,user', '100,info,login,ann', '102,error,denied,bob', '106,warn,retry,ann', ''].join('\n'));
+
+async function compile(scenarios: Record<string, unknown>[]): Promise<ScenarioPlan> {
+  const file = await readReplays(load(v2(scenarios), { format: 'json' }), filesIn(dir));
+  return compileScenario(file, { origin: 'test.yaml' });
+}
+
+async function compileProblems(scenarios: Record<string, unknown>[]): Promise<string[]> {
+  const error = await compile(scenarios).catch((e: unknown) => e);
+  expect(error).to.be.instanceOf(ConfigError);
+  return (error as ConfigError).problems.map((p) => p.message);
+}
+
+const replay = (extra: Record<string, unknown> = {}, entry: Record<string, unknown> = {}) => ({
+  signal_type: 'metrics',
+  name: 'recorded',
+  rate: 1,
+  generator: { type: 'csv_replay', file: 'series.csv', ...extra },
+  ...entry,
+});
+
+/** The values of an entry at its ticks 0..count-1 (rate 1: tick n at n seconds). */
+function valuesAt(entry: Entry, count: number): number[] {
+  const generate = valueGenerator(entry.generator!);
+  return Array.from({ length: count }, (_, n) => generate(n, (n * 1000) / entry.rate));
+}
+
+describe('csv_replay: one entry per column', () => {
+  it('without columns, every column is its own entry, named and labelled by its header; the entry\'s labels win', async () => {
+    const plan = await compile([replay({}, { id: 'rec', labels: { pod: 'override', env: 'test' } })]);
+    expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
+      { id: 'rec.rps', name: 'rps', labels: { pod: 'override', env: 'test' } },
+      { id: 'rec.rps#2', name: 'rps', labels: { pod: 'override', env: 'test' } },
+      { id: 'rec.errors', name: 'errors', labels: { pod: 'override', env: 'test' } },
+    ]);
+  });
+
+  it('columns picks columns by metric name or header text; one column keeps the entry\'s id', async () => {
+    const byName = await compile([replay({ columns: ['errors'] })]);
+    expect(byName.scenarios.map(({ id, name }) => ({ id, name }))).to.deep.equal([{ id: 'recorded', name: 'errors' }]);
+    const byHeader = await compile([replay({ columns: ['{__name__="rps", pod="b"}'] })]);
+    expect(byHeader.scenarios.map((e) => e.labels)).to.deep.equal([{ pod: 'b' }]);
+  });
+
+  it('an after may wait for one column, as <entry id>.<metric name>', async () => {
+    const page = { signal_type: 'metrics', name: 'page', rate: 1, generator: { type: 'constant', value: 1 }, after: { ref: 'recorded.errors', op: '>', value: 1 } };
+    const plan = await compile([replay(), page]);
+    expect(plan.plans[3]!.predictedStart).to.deep.include({ kind: 'after', at: 10_000 });
+  });
+
+  it('refuses a column the CSV does not have', async () => {
+    expect(await compileProblems([replay({ columns: ['errors', 'latency'] })])).to.deep.equal([
+      'scenarios[0] (recorded): generator.columns[1]: series.csv has no column "latency" (its columns: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors)',
+    ]);
+  });
+
+  it('refuses csv_replay in a pack override, whose file no one reads', () => {
+    const override = { signal_type: 'metrics', rate: 1, pack: 'node_cpu', overrides: { node_load1: { generator: { type: 'csv_replay', file: 'series.csv' } } } };
+    expect(() => load(v2([override]), { format: 'json' })).to.throw(
+      ConfigError,
+      'scenarios[0] (node_cpu): overrides.node_load1.generator.type: csv_replay is only allowed in the generator of an entry, not in a pack or its overrides',
+    );
+  });
+});
+
+describe('csv_replay: values at known ticks', () => {
+  it('equal the CSV rows on the CSV\'s own time (10 s rows at rate 1: each row for 10 ticks), then start over', async () => {
+    const [a] = (await compile([replay()])).scenarios;
+    const expected = [10, 11, 12].flatMap((v) => Array<number>(10).fill(v));
+    expect(valuesAt(a!, 60)).to.deep.equal([...expected, ...expected]);
+  });
+
+  it('timescale speeds the CSV\'s time up: 10 → one row a second', async () => {
+    const [, b] = (await compile([replay({ timescale: 10 })])).scenarios;
+    expect(valuesAt(b!, 7)).to.deep.equal([20, 21, 22, 20, 21, 22, 20]);
+  });
+
+  it('repeat: false holds the last row after the end', async () => {
+    const [, , errors] = (await compile([replay({ timescale: 10, repeat: false })])).scenarios;
+    expect(valuesAt(errors!, 6)).to.deep.equal([1, 2, 3, 3, 3, 3]);
+  });
+
+  it('a log replay gives each tick the row in force: severity, message, the other columns as fields', async () => {
+    const [entry] = (await compile([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file: 'app.csv' } }])).scenarios;
+    const generate = logGenerator(entry!.log_generator!);
+    // Rows at 0 s, 2 s, 6 s; the last holds for 4 s, so the CSV starts over at 10 s.
+    expect(Array.from({ length: 11 }, (_, n) => generate(n, n * 1000).message)).to.deep.equal(
+      ['login', 'login', 'denied', 'denied', 'denied', 'denied', 'retry', 'retry', 'retry', 'retry', 'login'],
+    );
+    expect(generate(2, 2000)).to.deep.equal({ severity: 'error', message: 'denied', fields: { user: 'bob' } });
+  });
+});

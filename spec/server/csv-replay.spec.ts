@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testServer } from '../support/server.js';
+
+const entry = (file: string) => ({ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } });
+type Server = ReturnType<typeof testServer>;
+const post = (server: Server, file: string) =>
+  server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(entry(file)) });
+
+/** A file root holding load.csv, a CSV outside it, and a symlink leading there. */
+function layout() {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'svc-csv-root-')));
+  const [root, outside] = [join(base, 'root'), join(base, 'outside')];
+  mkdirSync(join(root, 'sub'), { recursive: true });
+  mkdirSync(outside);
+  const csv = 'Time,load\n1,0.5\n2,0.75\n';
+  writeFileSync(join(root, 'sub', 'load.csv'), csv);
+  writeFileSync(join(outside, 'secret.csv'), csv);
+  symlinkSync(join(outside, 'secret.csv'), join(root, 'link.csv'));
+  return { root, outside };
+}
+
+describe('csv_replay on the server (files read only below --file-root)', () => {
+  it('is refused with 422 csv_replay_disabled, naming --file-root, when the server has no file root', async () => {
+    const { root } = layout();
+    const server = testServer();
+    const res = await post(server, join(root, 'sub', 'load.csv'));
+    expect(res.statusCode, res.body).to.equal(422);
+    expect(res.json().error).to.equal('csv_replay_disabled');
+    expect(res.json().detail).to.match(/csv_replay file .*load\.csv: .*--file-root DIR.*SVC_FILE_ROOT/);
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+
+  it('reads a CSV below the file root, relative paths from the root', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const file of ['sub/load.csv', join(root, 'sub', 'load.csv')]) expect((await post(server, file)).statusCode, file).to.equal(201);
+  });
+
+  it('refuses with 422 csv_replay_outside_root a path that leaves the root, by .. or by a symlink', async () => {
+    const { root, outside } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const file of ['../outside/secret.csv', join(outside, 'secret.csv'), 'link.csv', '/etc/passwd']) {
+      const res = await post(server, file);
+      expect(res.statusCode, file).to.equal(422);
+      expect(res.json().error, file).to.equal('csv_replay_outside_root');
+    }
+  });
+
+  it('answers a broken CSV with 422, naming the file, line and column', async () => {
+    const { root } = layout();
+    writeFileSync(join(root, 'bad.csv'), 'Time,load\n1,0.5\n2,x\n');
+    const res = await post(testServer({ deps: { fileRoot: root } }), 'bad.csv');
+    expect(res.statusCode).to.equal(422);
+    expect(res.json()).to.include({ error: 'validation_failed', detail: `${join(root, 'bad.csv')}: line 3, column 2 (load): expected a number, got "x"` });
+  });
+});
