@@ -6,6 +6,7 @@ import { featureRefusal } from '../features.js';
 
 export type { Encoder, MetricEncoder, MetricMeta } from './encoder.js';
 export { remoteWrite, type RemoteWriteEncoder } from './remote-write.js';
+export { influxLp, type InfluxLpOptions } from './influx-lp.js';
 export { jsonLines, type JsonLinesOptions } from './json-lines.js';
 export { metricsText, type MetricsTextOptions } from './metrics-text.js';
 export { jsonLinesLogs } from './json-lines-logs.js';
