@@ -19,6 +19,23 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * The same plan as JSON (`svc run --dry-run --format json`): per entry its id, its place in the
+ * file, the pack it came from, when it starts, and its resolved configuration (secrets redacted,
+ * durations in milliseconds, its `clock_group` there), then the clock groups.
+ */
+export function planJson(plan: ScenarioPlan, origin: string): string {
+  const entries = plan.plans.map(({ entry, label, pack, predictedStart }) => ({
+    id: entry.id,
+    label,
+    ...(pack && { pack }),
+    starts: { ...predictedStart, description: describePredictedStart(entry, predictedStart) },
+    config: redactConfig(entry),
+  }));
+  const clockGroups = plan.groups.map((group) => ({ ...group, start_time: formatStartTime(group.start_time) }));
+  return `${JSON.stringify({ scenario: origin, version: plan.version, kind: plan.kind, entries, clock_groups: clockGroups }, null, 2)}\n`;
+}
+
 function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, groups: ReadonlyMap<string, ClockGroup>): string[] {
   const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
   const rows: [string, string][] = [

@@ -8,7 +8,7 @@ const VALUES = new Map<string, string>();
 
 /** A flag taking one value, e.g. `valueFlag('--rate', '<n>', 'Events per second')`. */
 export function valueFlag(name: string, value: string, description: string) {
-  VALUES.set(name, value);
+  for (const alias of name.split(',')) VALUES.set(alias, value);
   return Option.String(name, { description });
 }
 

@@ -6,8 +6,10 @@ import { featureRefusal } from '../features.js';
 
 export type { Encoder, MetricEncoder, MetricMeta } from './encoder.js';
 export { remoteWrite, type RemoteWriteEncoder } from './remote-write.js';
+export { influxLp, type InfluxLpOptions } from './influx-lp.js';
 export { jsonLines, type JsonLinesOptions } from './json-lines.js';
 export { metricsText, type MetricsTextOptions } from './metrics-text.js';
+export { openMetrics, type OpenMetricsOptions } from './openmetrics.js';
 export { jsonLinesLogs } from './json-lines-logs.js';
 export { syslog, type SyslogOptions } from './syslog.js';
 export type { LogEncoder } from './log-lines.js';

@@ -2,6 +2,7 @@ import { liveScheduler } from './live-scheduler.js';
 import { BehaviorSubject, Subject, type Observable, type SchedulerLike } from 'rxjs';
 import type { Delivery, Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
+import { encoderKindOf } from '../encoders/index.js';
 import { createSink } from '../sinks/index.js';
 import { entryChain, type ChainDeps } from './chain.js';
 import { EntryStats } from './stats.js';
@@ -51,7 +52,7 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? liveScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type, trailer: encoderKindOf(entry.encoder.type)?.trailer });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.

@@ -10,6 +10,8 @@ export interface FileSinkOptions {
   readonly path: string;
   /** Append to an existing file instead of truncating it. */
   readonly append?: boolean;
+  /** Written once when the last sink on the file closes (see StreamSinkOptions). */
+  readonly trailer?: string;
 }
 
 /** Buffer up to this many bytes before `write` makes the chain wait. */
@@ -26,9 +28,9 @@ const HIGH_WATER_MARK = 1 << 20;
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
  * `append`), and the last to close closes it.
  */
-export function fileSink({ path, append = false }: FileSinkOptions): Sink {
+export function fileSink({ path, append = false, trailer }: FileSinkOptions): Sink {
   const file = share(path, append);
-  return streamSink({ name: 'file', target: path, stream: file.stream, finish: file.release, explain: (cause) => fileError(path, cause) });
+  return streamSink({ name: 'file', target: path, stream: file.stream, trailer, finish: file.release, explain: (cause) => fileError(path, cause) });
 }
 
 interface SharedFile {

@@ -4,6 +4,8 @@ import { streamSink } from './stream.js';
 export interface StdoutSinkOptions {
   /** Where "stdout" is; process.stdout unless a test or embedder passes another stream. */
   readonly stream?: NodeJS.WritableStream;
+  /** Written once when the last sink on the stream closes (see StreamSinkOptions). */
+  readonly trailer?: string;
 }
 
 /**
@@ -15,6 +17,6 @@ export interface StdoutSinkOptions {
  * data, and the run ends (lib/cli/run-scenario.ts), as Unix tools do. From then on what is
  * written is dropped: taken, never acknowledged, never counted as a sink failure.
  */
-export function stdoutSink({ stream = process.stdout }: StdoutSinkOptions = {}): Sink {
-  return streamSink({ name: 'stdout', target: 'to stdout', stream, readerGone: (cause) => (cause as NodeJS.ErrnoException).code === 'EPIPE' });
+export function stdoutSink({ stream = process.stdout, trailer }: StdoutSinkOptions = {}): Sink {
+  return streamSink({ name: 'stdout', target: 'to stdout', stream, trailer, readerGone: (cause) => (cause as NodeJS.ErrnoException).code === 'EPIPE' });
 }

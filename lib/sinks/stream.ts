@@ -23,7 +23,15 @@ export interface StreamSinkOptions {
    * what is in the stream and everything written after it is taken and dropped, never reported.
    */
   readonly readerGone?: (cause: Error) => boolean;
+  /**
+   * Text the stream ends with (openmetrics `# EOF`): written once, by the last of the sinks
+   * writing to this stream to close, if none of them failed.
+   */
+  readonly trailer?: string;
 }
+
+/** The stream sinks open on each stream (a file shared by entries, stdout) and the trailer it ends with. */
+const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: string; failed: boolean }>();
 
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer
@@ -64,6 +72,10 @@ class StreamTransport implements Transport {
   ) {
     this.events = streamEvents(options.stream);
     this.stopListening = this.events.onError(this.fail);
+    const writing = writers.get(options.stream) ?? { users: 0, failed: false };
+    writing.users++;
+    writing.trailer ??= options.trailer;
+    writers.set(options.stream, writing);
   }
 
   send({ size, data, bytes }: EncodedBatch): void {
@@ -78,10 +90,23 @@ class StreamTransport implements Transport {
 
   async release(): Promise<void> {
     try {
+      await this.writeTrailer();
       await this.options.finish?.().catch(this.fail);
     } finally {
       this.stopListening();
     }
+  }
+
+  /** The stream's trailer, when this is the last sink on the stream and no sink on it failed. */
+  private async writeTrailer(): Promise<void> {
+    const { stream } = this.options;
+    const writing = writers.get(stream)!;
+    writing.failed ||= this.core.failedWith !== undefined || this.gone;
+    if (--writing.users > 0) return;
+    writers.delete(stream);
+    const { trailer, failed } = writing;
+    if (trailer === undefined || failed) return;
+    await new Promise<void>((resolve) => stream.write(trailer, () => resolve()));
   }
 
   // One shared callback for every write: no closure per batch.

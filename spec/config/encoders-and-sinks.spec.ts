@@ -45,7 +45,7 @@ describe('encoder', () => {
 
   it('names the allowed types', () => {
     expect(entryProblems(metric({ encoder: { type: 'prometheus' } }))).to.deep.equal([
-      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, got "prometheus"',
+      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, got "prometheus"',
     ]);
   });
 
@@ -78,7 +78,7 @@ describe('encoder', () => {
       const signal = make().signal_type as string;
       it(`syslog cannot encode a ${signal} entry`, () => {
         expect(entryProblems(make({ id: 'e', encoder: { type: 'syslog' } }))).to.deep.equal([
-          `scenarios[0] (e): encoder.type: syslog encodes logs only, not a ${signal} entry (use metrics_text or json_lines)`,
+          `scenarios[0] (e): encoder.type: syslog encodes logs only, not a ${signal} entry (use metrics_text or json_lines or influx_lp or openmetrics)`,
         ]);
       });
     }

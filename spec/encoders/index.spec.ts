@@ -25,7 +25,7 @@ describe('createMetricEncoder', () => {
   });
 
   it('refuses syslog, a log encoder', () => {
-    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines)');
+    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines or influx_lp or openmetrics)');
   });
 
   it('builds the binary encoders of the protocol sinks', () => {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../catalog/index.js';
-import { flagNumber, listFlag, valueFlag } from '../flags.js';
+import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /** A scenario to run, and where it came from (for messages). */
@@ -23,6 +23,8 @@ export interface LoadedScenario {
  */
 export abstract class ScenarioCommand extends SvcCommand {
   dryRun = Option.Boolean('--dry-run', false, { description: 'Parse and validate, print the resolved settings, emit nothing' });
+  format = valueFlag('--format', '<text|json>', 'How --dry-run prints the resolved settings: text on stderr (default), or JSON on stdout');
+  output = valueFlag('-o,--output', '<path>', 'Write every entry to this file: short for --sink file --endpoint <path>');
   verbose = Option.Boolean('--verbose', false, { description: 'Print the resolved settings, then run' });
   quiet = Option.Boolean('-q,--quiet', false, { description: 'Print no progress, settings or STOPPED lines: events, warnings and errors only' });
   rate = valueFlag('--rate', '<n>', "Events per second, fractions allowed (default: the file's)");
@@ -44,6 +46,8 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   async execute(): Promise<number> {
     if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
+    const json = this.format !== undefined && flagChoice('--format', this.format, ['text', 'json']) === 'json';
+    if (json && !this.dryRun) throw new UsageError('--format json prints the plan of --dry-run: give --dry-run too');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
@@ -60,7 +64,10 @@ export abstract class ScenarioCommand extends SvcCommand {
     for (const entry of plan.scenarios) {
       for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
     }
-    if ((this.dryRun && !this.quiet) || this.verbose) {
+    if (json) {
+      const { planJson } = await import('../describe.js');
+      this.context.stdout.write(planJson(plan, origin));
+    } else if ((this.dryRun && !this.quiet) || this.verbose) {
       const { describeScenario } = await import('../describe.js');
       this.context.stderr.write(describeScenario(plan, origin));
     }
@@ -104,6 +111,11 @@ export abstract class ScenarioCommand extends SvcCommand {
     const overrides: { -readonly [K in keyof CliOverrides]: CliOverrides[K] } = {};
     if (this.rate !== undefined) overrides.rate = flagNumber('--rate', this.rate);
     if (this.duration !== undefined) overrides.duration = this.duration;
+    if (this.output !== undefined) {
+      if (this.sink !== undefined || this.endpoint !== undefined) throw new UsageError('-o/--output is short for --sink file --endpoint <path>: give either, not both');
+      overrides.sink = 'file';
+      overrides.endpoint = this.output;
+    }
     if (this.sink !== undefined) overrides.sink = this.sink;
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;
     if (this.encoder !== undefined) overrides.encoder = this.encoder;

@@ -5,16 +5,18 @@
 import type * as t from 'io-ts';
 import { tagged, type Codec } from '../../language/combinators.js';
 import type { SignalFamily } from '../../language/types.js';
+import { influxLpKind } from './influx-lp.js';
 import { jsonLinesKind } from './json-lines.js';
 import type { EncoderKind } from './kind.js';
 import { metricsTextKind } from './metrics-text.js';
+import { openMetricsKind } from './openmetrics.js';
 import { otlpKind } from './otlp.js';
 import { remoteWriteKind } from './remote-write.js';
 import { syslogKind } from './syslog.js';
 
 export type { EncoderKind } from './kind.js';
 
-export const ENCODER_KINDS = [metricsTextKind, jsonLinesKind, syslogKind, remoteWriteKind, otlpKind] as const;
+export const ENCODER_KINDS = [metricsTextKind, jsonLinesKind, syslogKind, remoteWriteKind, otlpKind, influxLpKind, openMetricsKind] as const;
 
 /** A decoded `encoder`: the union of every kind's configuration. */
 export type EncoderConfig = t.TypeOf<(typeof ENCODER_KINDS)[number]['codec']>;

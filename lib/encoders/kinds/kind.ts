@@ -21,6 +21,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
   readonly metrics?: (config: Config, meta: MetricMeta) => MetricEncoder;
   readonly logs?: (config: Config) => LogEncoder;
+  /**
+   * Text a stream of this encoding must end with, once (openmetrics `# EOF`): the stream sinks
+   * (`file`, `stdout`) write it when the last entry writing to the stream closes.
+   */
+  readonly trailer?: string;
 }
 
 /** Declares an encoder kind, keeping its type and config precise for the registry's union. */

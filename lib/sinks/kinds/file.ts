@@ -5,7 +5,7 @@ import { defineSink } from './kind.js';
 export const fileKind = defineSink({
   type: 'file',
   codec: strict('file sink', { type: oneOf(['file']), path: nonEmptyString }),
-  create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles }),
+  create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer }),
   carries: ['metrics', 'logs'],
   address: { field: 'path', network: false },
 });

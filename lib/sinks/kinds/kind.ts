@@ -14,6 +14,8 @@ export interface SinkDeps {
   readonly encoder?: string;
   /** Open `file` sinks for appending (an event adds to the file) instead of truncating it. */
   readonly appendFiles?: boolean;
+  /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
+  readonly trailer?: string;
 }
 
 /** A field of the sink, at a path below `sink`, and what is wrong with it. */

@@ -1,0 +1,47 @@
+import type { Series } from '../../operators/model/batch.js';
+import type { TextMetricEncoder } from './encoder.js';
+import { textValueFormat } from './number.js';
+import { sampleLines } from './sample-lines.js';
+
+export interface InfluxLpOptions {
+  /** Metric name: the measurement (with a histogram or summary row's suffix). */
+  readonly name: string;
+  /** The one field of every line; default `value`. */
+  readonly fieldKey?: string;
+  /** Exact number of decimals of the field value; absent means the shortest round-trip form. */
+  readonly precision?: number;
+}
+
+/**
+ * InfluxDB line protocol: one line `measurement,tag=v,… field_key=value timestamp_ns` per
+ * sample. The measurement is the metric name (with its row's suffix: `_bucket`, `_sum`,
+ * `_count`), the tags are the labels, sorted by key, the value is a float field, the timestamp
+ * nanoseconds since the epoch (the precision InfluxDB and VictoriaMetrics assume when the
+ * request names none). Labels with an empty value are left out: line protocol has no empty tag
+ * value, and an empty label means no label in Prometheus terms too.
+ */
+export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOptions): TextMetricEncoder {
+  const field = ` ${escapeKey(fieldKey)}=`;
+  return sampleLines({
+    lead: (series) => measurement(name, series) + field,
+    middle: () => '',
+    // Whole milliseconds (timestampOf), so nanoseconds are exact as text.
+    stamp: (ms) => ` ${ms}000000\n`,
+    value: textValueFormat(precision),
+  });
+}
+
+function measurement(name: string, series: Series): string {
+  // Metric names are validated ([a-zA-Z_:][a-zA-Z0-9_:]*): nothing to escape.
+  let out = name + (series.suffix ?? '');
+  for (const [key, value] of Object.entries(series.labels)) if (value !== '') out += `,${escapeKey(key)}=${escapeKey(value)}`;
+  return out;
+}
+
+/**
+ * Escapes a tag key, tag value or field key: commas, equals signs, spaces and the backslash;
+ * a line feed, which line protocol cannot carry, becomes the two characters `\n`.
+ */
+function escapeKey(text: string): string {
+  return text.replace(/[\\,= ]/g, '\\$&').replace(/\n/g, '\\n');
+}

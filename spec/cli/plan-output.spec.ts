@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lines, scenarioDir, svc } from '../support/cli.js';
+
+const twoOfOneName = `
+version: 2
+kind: runnable
+scenarios:
+  - {signal_type: metrics, name: up, rate: 10, duration: 300ms, generator: {type: constant, value: 1}, labels: {zone: a}}
+  - signal_type: metrics
+    name: up
+    rate: 10
+    duration: 300ms
+    phase_offset: 100ms
+    generator: {type: constant, value: 2}
+    labels: {zone: b}
+    sink: {type: http_push, url: "http://127.0.0.1:9/push", headers: {Authorization: Bearer s3cret-token}}
+`;
+
+describe('svc run --format json and -o', () => {
+  const { dir, scenario } = scenarioDir('svc-plan-output-');
+
+  it('--dry-run --format json prints the resolved plan as JSON on stdout: ids, starts, configuration, secrets redacted', async () => {
+    const result = await svc(['run', '--dry-run', '--format', 'json', scenario('two.yaml', twoOfOneName)]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.not.include('s3cret-token');
+    const plan = JSON.parse(result.stdout);
+    expect(plan).to.include({ version: 2, kind: 'runnable' });
+    expect(plan.entries.map((e: { id: string }) => e.id)).to.deep.equal(['up', 'up#2']);
+    expect(plan.entries[1].starts).to.deep.equal({ kind: 'offset', at: 100, description: '100ms after the file start (phase offset)' });
+    expect(plan.entries[0].config).to.deep.include({ name: 'up', rate: 10, duration: 300, labels: { zone: 'a' }, sink: { type: 'stdout' } });
+    expect(plan.entries[1].config.sink.url).to.equal('http://127.0.0.1:9/push');
+    expect(plan.clock_groups).to.deep.equal([]);
+    expect(lines(result.stderr)).to.deep.equal(['Validation: OK (2 scenarios)']);
+  });
+
+  it('refuses --format json without --dry-run, and an unknown format, with exit code 2', async () => {
+    const file = scenario('plain.yaml', twoOfOneName);
+    const withoutDryRun = await svc(['run', '--format', 'json', file]);
+    expect(withoutDryRun.code).to.equal(2);
+    expect(withoutDryRun.stderr).to.include('--format json prints the plan of --dry-run: give --dry-run too');
+    const unknown = await svc(['run', '--dry-run', '--format', 'yaml', file]);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.include('--format: expected one of text, json, got "yaml"');
+  });
+
+  it('-o PATH writes every entry to that file, as --sink file --endpoint PATH does', async () => {
+    const out = join(dir, 'out.prom');
+    const file = scenario('stdout.yaml', twoOfOneName.replace(/    sink: .*\n/, ''));
+    const result = await svc(['run', '-q', file, '-o', out]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stdout).to.equal('');
+    expect(lines(readFileSync(out, 'utf8')).map((line) => line.split(' ').slice(0, 2).join(' ')).sort()).to.deep.equal([
+      'up{zone="a"} 1', 'up{zone="a"} 1', 'up{zone="a"} 1', 'up{zone="b"} 2', 'up{zone="b"} 2', 'up{zone="b"} 2',
+    ]);
+    const both = await svc(['run', file, '--output', out, '--sink', 'stdout']);
+    expect(both.code).to.equal(2);
+    expect(both.stderr).to.include('-o/--output is short for --sink file --endpoint <path>: give either, not both');
+  });
+});
