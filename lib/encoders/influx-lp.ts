@@ -1,6 +1,6 @@
 import type { Series } from '../../operators/model/batch.js';
 import type { TextMetricEncoder } from './encoder.js';
-import { textValueFormat } from './number.js';
+import { millisecondsText, textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface InfluxLpOptions {
@@ -22,11 +22,12 @@ export interface InfluxLpOptions {
  */
 export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOptions): TextMetricEncoder {
   const field = ` ${escapeKey(fieldKey)}=`;
+  const millis = millisecondsText();
   return sampleLines({
     lead: (series) => measurement(name, series) + field,
     middle: () => '',
     // Whole milliseconds (timestampOf), so nanoseconds are exact as text.
-    stamp: (ms) => ` ${ms}000000\n`,
+    stamp: (ms) => ` ${millis(ms)}000000\n`,
     value: textValueFormat(precision),
   });
 }

@@ -1,6 +1,6 @@
 import type { Series } from '../../operators/model/batch.js';
 import type { TextMetricEncoder } from './encoder.js';
-import { textValueFormat } from './number.js';
+import { millisecondsText, textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface MetricsTextOptions {
@@ -15,10 +15,11 @@ export interface MetricsTextOptions {
  * when the series has no labels. Label text comes from `Series.key` (sorted and escaped).
  */
 export function metricsText({ name, precision }: MetricsTextOptions): TextMetricEncoder {
+  const millis = millisecondsText();
   return sampleLines({
     lead: (series) => `${sampleName(name, series)} `,
     middle: () => '',
-    stamp: (ms) => ` ${ms}\n`,
+    stamp: (ms) => ` ${millis(ms)}\n`,
     value: textValueFormat(precision),
   });
 }
