@@ -1,4 +1,3 @@
-import { expect } from 'chai';
 import { map } from 'rxjs';
 import { gate, snapTo } from '../../operators/gate.js';
 import type { SampleBatch } from '../../operators/model/batch.js';
