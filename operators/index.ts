@@ -21,6 +21,7 @@ export * from './histogram.js';
 export * from './summary.js';
 export * from './jitter.js';
 export * from './gaps.js';
+export * from './gate.js';
 export * from './bursts.js';
 export * from './labels.js';
 export * from './model/series.js';

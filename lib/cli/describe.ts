@@ -58,6 +58,11 @@ function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, gr
     const { ref, op, value, delay } = entry.after;
     rows.push(['after', `${ref} ${op} ${value}${delay === undefined ? '' : `, delay ${formatDuration(delay)}`}`]);
   }
+  if (entry.while) {
+    const { ref, op, value, delay, snap_to } = entry.while;
+    const delays = [delay?.open && `opens ${formatDuration(delay.open)} after it holds`, delay?.close && `closes ${formatDuration(delay.close)} after it stops`].filter(Boolean);
+    rows.push(['while', `${ref} ${op} ${value}${delays.length ? ` (${delays.join(', ')})` : ''}${snap_to === undefined ? '' : `, snap_to ${snap_to} on close`}`]);
+  }
   return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];
 }
 

@@ -66,7 +66,7 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   // The checks of lib/config once more, now that the ids inside packs exist.
   report(
     referenceIssues(
-      expansion.entries.map(({ id, signal_type, generator, after }) => ({ id, signal_type, generator, after })),
+      expansion.entries.map(({ id, signal_type, generator, after, while: gate }) => ({ id, signal_type, generator, after, while: gate })),
       expansion.entries.map((_, i) => prefix(sources[i]!)),
     ),
   );

@@ -25,6 +25,7 @@ import {
   quantiles,
   SIGNAL_TYPES,
   startTime,
+  whileGate,
 } from '../language/fields.js';
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
@@ -57,6 +58,7 @@ export const entryFields = {
   phase_offset: duration,
   clock_group: nonEmptyString,
   after,
+  while: whileGate,
   pack: nonEmptyString,
   overrides,
 };

@@ -78,6 +78,9 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (!has('name')) add(['name'], 'missing required field');
     if (has('overrides')) add(['overrides'], 'only allowed with pack (it changes metrics of the pack)');
   }
+  if (fields.while?.snap_to !== undefined && fields.signal_type !== undefined && fields.signal_type !== 'metrics') {
+    add(['while', 'snap_to'], `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`);
+  }
   if (has('phase_offset') && has('after')) add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
 
   const signal = fields.signal_type;
@@ -255,6 +258,7 @@ function normalise(fields: EntryFields): Entry {
     phase_offset: fields.phase_offset,
     clock_group: fields.clock_group,
     after: fields.after,
+    while: fields.while,
     pack: fields.pack,
     overrides: fields.overrides,
   });

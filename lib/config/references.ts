@@ -1,4 +1,4 @@
-/** Rules across the entries of one file: their ids (explicit ones unique), and `after` pointing at another entry's generator. */
+/** Rules across the entries of one file: their ids (explicit ones unique), and `after` and `while` pointing at another entry's generator. */
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
@@ -30,34 +30,45 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
   const unnamed = entriesByName(entries);
 
   // Reported once, on the first entry of each cycle.
-  const cycles = new Map(waitCycles(entries, byId).map((cycle) => [cycle[0]!, cycle]));
+  const cycles = new Map(referenceCycles(entries, byId).map((cycle) => [cycle[0]!, cycle]));
   entries.forEach((fields, i) => {
-    if (!fields.after) return;
-    const ref = fields.after.ref;
-    const sharing = unnamed.get(ref) ?? [];
-    const named = byId.get(ref);
-    if (sharing.length > 1 && named !== undefined && entries[named]!.id === undefined) {
-      const generated = sharing.map((j) => show(ids[j]!)).join(', ');
-      return add(
-        i,
-        ['after', 'ref'],
-        `${show(ref)} is the name of ${sharing.length} entries without an id (${sharing.map((j) => places[j]).join(', ')}): give the entry to wait for an id, or use its generated id (${generated})`,
-      );
-    }
-    const target = byId.get(ref);
-    if (target === undefined) {
-      if (expandingEntryOf(entries, byId, ref) !== undefined) return;
-      return add(i, ['after', 'ref'], `no entry has id ${show(ref)}`);
-    }
-    if (target === i) return add(i, ['after', 'ref'], 'an entry cannot wait for itself');
-    const watched = entries[target]!;
-    if (watched.pack !== undefined && !watched.generator) {
-      add(i, ['after', 'ref'], `${show(ref)} is a pack entry: name one of its metrics, as ${show(`${ref}.<metric name>`)}`);
-    } else if (watched.signal_type !== undefined && (watched.signal_type !== 'metrics' || !watched.generator)) {
-      add(i, ['after', 'ref'], `${show(ref)} has no generator to watch (after needs a metrics entry with a generator)`);
+    for (const link of LINKS) {
+      const ref = fields[link.field]?.ref;
+      if (ref === undefined) continue;
+      const at = [link.field, 'ref'];
+      const sharing = unnamed.get(ref) ?? [];
+      const named = byId.get(ref);
+      if (sharing.length > 1 && named !== undefined && entries[named]!.id === undefined) {
+        const generated = sharing.map((j) => show(ids[j]!)).join(', ');
+        add(
+          i,
+          at,
+          `${show(ref)} is the name of ${sharing.length} entries without an id (${sharing.map((j) => places[j]).join(', ')}): give the entry to ${link.verb} an id, or use its generated id (${generated})`,
+        );
+        continue;
+      }
+      const target = byId.get(ref);
+      if (target === undefined) {
+        if (expandingEntryOf(entries, byId, ref) === undefined) add(i, at, `no entry has id ${show(ref)}`);
+        continue;
+      }
+      if (target === i) {
+        add(i, at, link.self);
+        continue;
+      }
+      const watched = entries[target]!;
+      if (watched.pack !== undefined && !watched.generator) {
+        add(i, at, `${show(ref)} is a pack entry: name one of its metrics, as ${show(`${ref}.<metric name>`)}`);
+      } else if (watched.signal_type !== undefined && (watched.signal_type !== 'metrics' || !watched.generator)) {
+        add(i, at, `${show(ref)} has no generator to watch (${link.field} needs a metrics entry with a generator)`);
+      }
     }
     const cycle = cycles.get(i);
-    if (cycle) add(i, ['after', 'ref'], `circular wait: ${[...cycle, i].map((j) => ids[j]).join(' → ')}`);
+    if (cycle) {
+      const kinds = cycle.links.map((link) => link.field);
+      const what = kinds.every((field) => field === 'after') ? 'wait' : 'reference (through after and while)';
+      add(i, [cycle.links[0]!.field, 'ref'], `circular ${what}: ${[...cycle, i].map((j) => ids[j]).join(' → ')}`);
+    }
   });
   return found;
 }
@@ -104,29 +115,55 @@ function expandingEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<str
   return undefined;
 }
 
+/** The fields by which an entry watches another one's values. */
+interface Link {
+  readonly field: 'after' | 'while';
+  /** Completes "give the entry to … an id". */
+  readonly verb: string;
+  readonly self: string;
+}
+const LINKS: readonly Link[] = [
+  { field: 'after', verb: 'wait for', self: 'an entry cannot wait for itself' },
+  { field: 'while', verb: 'gate on', self: 'an entry cannot be gated on its own values' },
+];
+
+/** A cycle of entries (each watching the next, the last the first) and the link each one follows. */
+type Cycle = number[] & { links: Link[] };
+
 /**
- * Every circular wait of two entries or more, each from its lowest index in `after` order. Each
- * entry waits for at most one other, so one walk over the entries finds them all.
+ * Circular references of two entries or more through `after` and `while`, each from its lowest
+ * index: a depth-first walk reports each back edge it meets (every entry has at most two links).
  */
-function waitCycles(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>): number[][] {
+function referenceCycles(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>): Cycle[] {
   const UNSEEN = 0;
   const ON_PATH = 1;
   const DONE = 2;
   const state = new Array<number>(entries.length).fill(UNSEEN);
-  const cycles: number[][] = [];
-  entries.forEach((_, start) => {
-    const path: number[] = [];
-    let next: number | undefined = start;
-    for (; next !== undefined && state[next] === UNSEEN; next = byId.get(entries[next]!.after?.ref ?? '')) {
-      state[next] = ON_PATH;
-      path.push(next);
+  const cycles: Cycle[] = [];
+  const path: number[] = [];
+  const followed: Link[] = [];
+  const visit = (i: number): void => {
+    state[i] = ON_PATH;
+    path.push(i);
+    for (const link of LINKS) {
+      const next = byId.get(entries[i]![link.field]?.ref ?? '');
+      if (next === undefined || next === i) continue;
+      followed.push(link);
+      if (state[next] === UNSEEN) visit(next);
+      else if (state[next] === ON_PATH) {
+        const from = path.indexOf(next);
+        const members = path.slice(from);
+        const links = followed.slice(from);
+        const first = members.indexOf(Math.min(...members));
+        cycles.push(Object.assign([...members.slice(first), ...members.slice(0, first)], { links: [...links.slice(first), ...links.slice(0, first)] }));
+      }
+      followed.pop();
     }
-    const cycle = next !== undefined && state[next] === ON_PATH ? path.slice(path.indexOf(next)) : [];
-    if (cycle.length > 1) {
-      const first = cycle.indexOf(Math.min(...cycle));
-      cycles.push([...cycle.slice(first), ...cycle.slice(0, first)]);
-    }
-    for (const i of path) state[i] = DONE;
+    path.pop();
+    state[i] = DONE;
+  };
+  entries.forEach((_, i) => {
+    if (state[i] === UNSEEN) visit(i);
   });
   return cycles;
 }

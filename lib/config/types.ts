@@ -7,7 +7,7 @@
 import type { EncoderConfig } from '../encoders/kinds/index.js';
 import type { SinkConfig } from '../sinks/kinds/index.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, MetricType, OnSinkError, SignalType, StartTime } from '../language/types.js';
-import type { After, BurstWindow, CardinalitySpike, DistributionConfig, Expectations, Window } from '../language/fields.js';
+import type { After, While, BurstWindow, CardinalitySpike, DistributionConfig, Expectations, Window } from '../language/fields.js';
 
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
@@ -51,6 +51,7 @@ export interface Entry {
   readonly phase_offset?: number;
   readonly clock_group?: string;
   readonly after?: After;
+  readonly while?: While;
   readonly pack?: string;
   /** Only with `pack`: changes to single metrics of the pack, by metric name. */
   readonly overrides?: Readonly<Record<string, MetricOverride>>;

@@ -344,6 +344,14 @@ export const batchSize = countUpTo(limits.MAX_BATCH_SIZE);
 export const after = strict('after', { ref: nonEmptyString, op: oneOf(['<', '>']), value: number }, { delay: duration });
 export type After = t.TypeOf<typeof after>;
 
+/** `while`: the entry emits only while `ref`'s current value satisfies `op value`; `delay` debounces the edges; `snap_to` is the value of one last sample on close. */
+export const whileGate = strict(
+  'while',
+  { ref: nonEmptyString, op: oneOf(['<', '>']), value: number },
+  { delay: strict('while.delay', {}, { open: duration, close: duration }), snap_to: number },
+);
+export type While = t.TypeOf<typeof whileGate>;
+
 /** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
 export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator: packGenerator, labels }));
 

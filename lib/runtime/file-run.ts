@@ -3,6 +3,7 @@
  *
  *   file start ──► clock of each group (shared, replayed) ──delayed(phase_offset)──► entry start
  *   values of the watched entry (after jitter) ──first tick that crosses──► longTimer(delay) ──► entry start
+ *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
  *
  * The file's start is one instant, read from the scheduler once every entry is subscribed. A
  * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
@@ -27,7 +28,7 @@ import {
 } from 'rxjs';
 import type { SampleBatch } from '../../operators/model/batch.js';
 import type { Entry } from '../config/types.js';
-import type { After } from '../language/fields.js';
+import type { After, While } from '../language/fields.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
 import { longTimer } from '../../operators/long-timer.js';
 import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
@@ -69,7 +70,10 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   const scheduler = options.scheduler ?? liveScheduler;
   const byId = new Map(entries.map((entry) => [entry.id, entry]));
   for (const entry of entries) {
-    if (entry.after && !byId.has(entry.after.ref)) throw new Error(`${entry.id}: after.ref names no entry of the file: "${entry.after.ref}"`);
+    for (const field of ['after', 'while'] as const) {
+      const ref = entry[field]?.ref;
+      if (ref !== undefined && !byId.has(ref)) throw new Error(`${entry.id}: ${field}.ref names no entry of the file: "${ref}"`);
+    }
   }
 
   const fileStart = new ReplaySubject<number>(1);
@@ -89,12 +93,16 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   // Of every watched entry: its value batches, and when it started (scheduler time).
   const values = new Map<string, Subject<SampleBatch>>();
   const starts = new Map<string, ReplaySubject<number>>();
-  for (const { after } of entries) {
-    if (after && !values.has(after.ref)) {
-      values.set(after.ref, new Subject());
-      starts.set(after.ref, new ReplaySubject(1));
+  for (const { after, while: gate } of entries) {
+    for (const ref of [after?.ref, gate?.ref]) {
+      if (ref !== undefined && !values.has(ref)) {
+        values.set(ref, new Subject());
+        starts.set(ref, new ReplaySubject(1));
+      }
     }
   }
+  // Gates judge ticks as they arrive: gated entries and those they watch emit no slot ahead of the clock.
+  const gateLinked = new Set(entries.flatMap((entry) => (entry.while ? [entry.id, entry.while.ref] : [])));
   const startedAt = new Map<string, number>();
 
   const trigger = (after: After): Observable<unknown> => {
@@ -141,7 +149,9 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
           }
         : own?.onValues;
       const shard = options.shard && entryShard(options.shard, position);
-      const run = runEntry(entry, { ...options, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry), shard });
+      const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
+      const ahead = gateLinked.has(entry.id) ? undefined : options.ahead;
+      const run = runEntry(entry, { ...options, ahead, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry), condition, shard });
       runs.push(run);
       // An entry that ended stops being watched: entries still waiting for it never start.
       if (watched) void run.done.then(() => watched.complete());
@@ -168,6 +178,15 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
 /** The shard of the entry at `position`'s own series (numbered from 0) that gives the file's series (p + s) mod count to `shard`. */
 function entryShard({ index, count }: Shard, position: number): Shard {
   return { count, index: (((index - position) % count) + count) % count };
+}
+
+/** Whether the watched entry's latest value satisfies the `while` comparison, at each batch of its values. */
+function holding(values: Observable<SampleBatch>, gate: While): Observable<boolean> {
+  const holds = gate.op === '>' ? (v: number) => v > gate.value : (v: number) => v < gate.value;
+  return values.pipe(
+    filter((batch) => batch.size > 0),
+    map((batch) => holds(batch.value[batch.size - 1]!)),
+  );
 }
 
 /** Scheduled offset of the first tick of `batch` whose value holds, if any. */

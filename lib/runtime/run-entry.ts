@@ -30,6 +30,8 @@ export interface RunEntryOptions {
   readonly shard?: Shard;
   /** When the entry starts (its clock group or `after` trigger, file-run.ts); default: at once or after its phase offset. */
   readonly start?: ChainDeps['start'];
+  /** Whether the entry's `while` condition holds, as the watched entry's values arrive (file-run.ts). */
+  readonly condition?: ChainDeps['condition'];
 }
 
 /** How an entry ended: cleanly, or with the error that stopped it. */
@@ -64,7 +66,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   };
   const backpressure = new BehaviorSubject(false);
   options.onBackpressure?.(backpressure);
-  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, shard: options.shard, ahead: options.ahead });
+  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, condition: options.condition, shard: options.shard, ahead: options.ahead });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({

@@ -1,4 +1,4 @@
-import { tap, type OperatorFunction } from 'rxjs';
+import { tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import type { Delivery } from '../../operators/deliver.js';
 import { generate } from '../../operators/generate.js';
@@ -8,6 +8,7 @@ import { histogram } from '../../operators/histogram.js';
 import { summary } from '../../operators/summary.js';
 import { jitter } from '../../operators/jitter.js';
 import { gaps } from '../../operators/gaps.js';
+import { gate, snapTo } from '../../operators/gate.js';
 import { labels, type LabelOptions, type Shard } from '../../operators/labels.js';
 import { encode } from '../../operators/encode.js';
 import type { Entry } from '../config/types.js';
@@ -30,6 +31,10 @@ export interface SignalHooks {
 export interface PipelineOptions extends SignalHooks {
   /** Emit only this shard's series (svc-server --shard); default: all of them. */
   readonly shard?: Shard;
+  /** Whether a `while` entry's condition holds, as the watched entry's values arrive; required with `while`. */
+  readonly condition?: Observable<boolean>;
+  /** Times the `while` delays. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** An entry the runtime cannot run (a configuration the validator let through by mistake). */
@@ -39,10 +44,12 @@ export class UnsupportedEntryError extends Error {}
  * The signal-specific middle of an entry's chain, from due ticks to encoded chunks. Every
  * signal type shares the same shape and the same schedule and label operators:
  *
- * - metrics:   generate → jitter → gaps → labels → encode
- * - logs:      generateLogs → gaps → labels → encode
- * - histogram: observe → gaps → labels → histogram (cumulative per label set) → encode
- * - summary:   observe → gaps → labels → summary → encode
+ * - metrics:   generate → jitter → gate → gaps → labels → encode
+ * - logs:      generateLogs → gate → gaps → labels → encode
+ * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set) → encode
+ * - summary:   observe → gate → gaps → labels → summary → encode
+ *
+ * The gate (`while`) is there only on entries that have one.
  *
  * Histogram and summary state is kept per label set, after the labels are known, and only
  * from ticks that survive the gaps: silence records nothing.
@@ -50,6 +57,7 @@ export class UnsupportedEntryError extends Error {}
 export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, EncodedBatch> {
   const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard: hooks.shard };
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
+  const gated = <B extends TickBatch>(snap?: (batch: B) => B) => optional(entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }));
   const name = required(entry, 'name', entry.name);
   const meta = { name, metricType: entry.metric_type, help: entry.help };
   const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
@@ -62,6 +70,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
           generate(generator),
           optional(entry.jitter !== undefined && jitter<SampleBatch>(entry.jitter, entry.jitter_seed)),
           optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
+          gated<SampleBatch>(entry.while?.snap_to === undefined ? undefined : snapTo(entry.while.snap_to)),
           silence<SampleBatch>(),
           labels<SampleBatch>(labelled),
           samplesSeen,
@@ -71,7 +80,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     case 'logs': {
       const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
       const encoder = createLogEncoder(entry.encoder);
-      return (ticks) => ticks.pipe(generateLogs(generator), silence(), labels(labelled), encode(encoder));
+      return (ticks) => ticks.pipe(generateLogs(generator), gated(), silence(), labels(labelled), encode(encoder));
     }
     case 'histogram':
     case 'summary': {
@@ -79,9 +88,15 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
       const encoder = createMetricEncoder(entry.encoder, meta);
       return (ticks) =>
-        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), silence(), labels(labelled), series, samplesSeen, encode(encoder));
+        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), gated(), silence(), labels(labelled), series, samplesSeen, encode(encoder));
     }
   }
+}
+
+/** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */
+function whileCondition(entry: Entry, hooks: PipelineOptions): Observable<boolean> {
+  if (!hooks.condition) throw new UnsupportedEntryError(`${entry.id}: a while gate watches another entry; run the entries of its file together (startEntries)`);
+  return hooks.condition;
 }
 
 function required<T>(entry: Entry, field: string, value: T | undefined): T {

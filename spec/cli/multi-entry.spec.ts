@@ -21,6 +21,12 @@ describe('svc run: several entries', () => {
     expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal('Validation: OK (5 scenarios)');
   });
 
+  it('--dry-run describes a while gate: condition, delays and snap_to', async () => {
+    const result = await svc(['run', '--dry-run', 'examples/while-gate.yaml']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include('  while:        link_up < 1 (opens 5s after it holds, closes 10s after it stops), snap_to 0 on close\n');
+  });
+
   it('--dry-run shows the generated ids of entries that share a name', async () => {
     const path = scenario(
       'shared-name.yaml',

@@ -74,4 +74,46 @@ describe('ids and references between entries', () => {
       expect(problems(metric({ after: trigger('x') }))).to.deep.equal(['entry (cpu): after.ref: no entry has id "x"']);
     });
   });
+
+  describe('while', () => {
+    const gate = (ref: string, extra: Record<string, unknown> = {}) => ({ ref, op: '<', value: 1, ...extra });
+
+    it('keeps ref, op, value, delay (ms) and snap_to', () => {
+      const file = load(v2([metric({ id: 'link' }), metric({ id: 'drops', while: gate('link', { delay: { open: '5s', close: '1m' }, snap_to: 0 }) })]));
+      expect(file.scenarios[1]!.while).to.deep.equal({ ref: 'link', op: '<', value: 1, delay: { open: 5_000, close: 60_000 }, snap_to: 0 });
+    });
+
+    it('checks op, value, delay and snap_to', () => {
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', while: { ref: 'a', op: '=', value: 1, delay: { opening: '1s', close: 'x' }, snap_to: 'zero' } })]))).to.deep.equal([
+        'scenarios[1] (b): while.op: expected one of <, >, got "="',
+        'scenarios[1] (b): while.delay.opening: unknown field',
+        'scenarios[1] (b): while.delay.close: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "x"',
+        'scenarios[1] (b): while.snap_to: invalid type: expected a number, got string "zero"',
+      ]);
+    });
+
+    it('must name another metrics entry with a generator', () => {
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', while: gate('nope') })]))).to.deep.equal(['scenarios[1] (b): while.ref: no entry has id "nope"']);
+      expect(problems(v2([metric({ id: 'a', while: gate('a') })]))).to.deep.equal(['scenarios[0] (a): while.ref: an entry cannot be gated on its own values']);
+      expect(problems(v2([logs({ id: 'l' }), metric({ while: gate('l') })]))).to.deep.equal([
+        'scenarios[1] (cpu): while.ref: "l" has no generator to watch (while needs a metrics entry with a generator)',
+      ]);
+    });
+
+    it('may gate a logs entry, without snap_to', () => {
+      expect(load(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link') })])).scenarios[1]!.while!.ref).to.equal('link');
+      expect(problems(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link', { snap_to: 0 }) })]))).to.deep.equal([
+        'scenarios[1] (l): while.snap_to: not allowed on a logs entry (only metrics entries have a value to snap to)',
+      ]);
+    });
+
+    it('rejects a cycle through while and after once, naming the path', () => {
+      expect(problems(v2([metric({ id: 'a', while: gate('b') }), metric({ id: 'b', after: { ref: 'c', op: '>', value: 1 } }), metric({ id: 'c', while: gate('a') })]))).to.deep.equal([
+        'scenarios[0] (a): while.ref: circular reference (through after and while): a → b → c → a',
+      ]);
+      expect(problems(v2([metric({ id: 'a', while: gate('b') }), metric({ id: 'b', while: gate('a') })]))).to.deep.equal([
+        'scenarios[0] (a): while.ref: circular reference (through after and while): a → b → a',
+      ]);
+    });
+  });
 });

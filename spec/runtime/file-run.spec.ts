@@ -57,6 +57,36 @@ describe('startEntries: several entries together', () => {
     });
   });
 
+  describe('while', () => {
+    // link: sin(2π t / 2 s) at 10/s for 3 s: above 0.5 at its ticks 200…800 ms and 2200…2800 ms.
+    const link = metricEntry({ id: 'link', name: 'link', generator: { type: 'sine', amplitude: 1, offset: 0, period_secs: 2 }, duration: 3000 });
+    // The gated entry ticks at 50, 150, … ms (its phase offset keeps its ticks off link's instants).
+    const gated = (gate: Partial<NonNullable<Entry['while']>> = {}) => step('drops', { duration: 3000, phase_offset: 50, while: { ref: 'link', op: '>', value: 0.5, ...gate } });
+    const range = (from: number, to: number) => Array.from({ length: (to - from) / 100 + 1 }, (_, i) => from + 100 * i);
+
+    it('passes ticks exactly while the watched value satisfies the comparison', async () => {
+      const { times } = await runTogether([link, gated()]);
+      expect(times('drops')).to.deep.equal([...range(250, 850), ...range(2250, 2850)]);
+    });
+
+    it('shifts the opening edge by delay.open and the closing edge by delay.close', async () => {
+      const { times } = await runTogether([link, gated({ delay: { open: 300, close: 200 } })]);
+      // Holds from 200 → opens at 500; fails from 900 → closes at 1100. Again from 2200 → 2500, to the end.
+      expect(times('drops')).to.deep.equal([...range(550, 1050), ...range(2550, 2950)]);
+    });
+
+    it('with snap_to, writes one last sample of that value at the first tick after each close', async () => {
+      const { lines } = await runTogether([link, gated({ snap_to: 0 })]);
+      const written = lines('drops');
+      // Closes at 900 and 2900: the ticks at 950 and 2950 carry the snap value, once each.
+      expect(written.filter(([value]) => value === 0)).to.deep.equal([
+        [0, 950],
+        [0, 2950],
+      ]);
+      expect(written.map(([, t]) => t)).to.deep.equal([...range(250, 950), ...range(2250, 2950)]);
+    });
+  });
+
   describe('after', () => {
     it('starts an entry at the first tick where the watched value crosses', async () => {
       // cpu: 0, 1, 2, … every 100 ms; > 4 first at tick 5 (500 ms).

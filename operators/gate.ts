@@ -1,0 +1,72 @@
+import { Observable, asyncScheduler, distinctUntilChanged, map, of, switchMap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
+import { longTimer } from './long-timer.js';
+
+export interface GateOptions<B extends TickBatch> {
+  /** How long (ms) the condition must hold before the gate opens; default 0. */
+  readonly open?: number;
+  /** How long (ms) the condition must fail before the gate closes; default 0. */
+  readonly close?: number;
+  /** Makes the one last tick passed after a close from the first batch that arrives closed (see {@link snapTo}). */
+  readonly snap?: (batch: B) => B;
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * Passes batches only while the gate is open. `condition` says whether the watched entry's
+ * current value satisfies the comparison; the gate opens once it has held for `open` ms and
+ * closes once it has failed for `close` ms (scheduler time): a flip back within the delay cancels
+ * the pending edge. The gate is closed until the condition first holds, and keeps its state when
+ * `condition` completes. A batch is judged by the state when it arrives. With `snap`, the first
+ * batch that arrives after a close gives one last tick (its first, remade by `snap`). Each
+ * subscription has its own gate and watches `condition` anew.
+ *
+ * ```
+ * condition: f-t-------f-----t--f---|
+ * ticks:     a-b-c-d-e-f-g-h-i-j-k-l-m-|
+ *            gate(condition, { open: 2 ticks, close: 2 ticks, snap })
+ * ticks:     ------d-e-f-g-S------------|   S: g's slot, snapped; t..f shorter than `open` never opens
+ * ```
+ */
+export function gate<B extends TickBatch>(condition: Observable<boolean>, options: GateOptions<B> = {}): MonoTypeOperatorFunction<B> {
+  const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler } = options;
+  const settle = (holds: boolean, delay: number): Observable<boolean> => (delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds));
+  return (source) =>
+    new Observable<B>((subscriber) => {
+      let open = false;
+      let snapDue = false;
+      const edges = condition
+        .pipe(
+          distinctUntilChanged(),
+          switchMap((holds) => settle(holds, holds ? openDelay : closeDelay)),
+        )
+        .subscribe({
+          next: (next) => {
+            if (next === open) return;
+            open = next;
+            snapDue = !open && snap !== undefined;
+          },
+          error: (error: unknown) => subscriber.error(error),
+        });
+      const ticks = source.subscribe({
+        next: (batch) => {
+          if (open) subscriber.next(batch);
+          else if (snapDue) {
+            snapDue = false;
+            subscriber.next(snap!(batch));
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        edges.unsubscribe();
+        ticks.unsubscribe();
+      };
+    });
+}
+
+/** A `snap` for {@link gate}: the batch's first tick, carrying `value`. */
+export function snapTo<B extends SampleBatch>(value: number): (batch: B) => B {
+  return (batch) => ({ ...selectTicks(batch, [0]), value: Float64Array.of(value) });
+}

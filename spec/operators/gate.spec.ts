@@ -1,0 +1,82 @@
+import { map } from 'rxjs';
+import { gate, snapTo } from '../../operators/gate.js';
+import type { SampleBatch } from '../../operators/model/batch.js';
+import { sampleBatch } from '../support/batches.js';
+import { virtualTime } from '../support/marbles.js';
+
+/** Tick `x` carries the letter's position in the alphabet (a = 0) as its value and slot; S is a snapped sample (-1). */
+const letters = 'abcdefghijklmnopqrstuvwxyz';
+const ticks = Object.fromEntries([...letters].map((letter, n) => [letter, sampleBatch({ values: [n], offsets: [n] })]));
+const named = { ...Object.fromEntries([...letters].map((letter, n) => [letter, n])), S: -1 };
+const condition = { t: true, f: false };
+const valueOf = map((batch: SampleBatch) => batch.value[0]!);
+
+describe('gate', () => {
+  it('passes ticks exactly while the condition holds, without delays', () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const holds = hot('          -t---f---t------', condition);
+      const source = cold('        a-b-c-d-e-f-g-h|', ticks);
+      const expected = '           --b-c-----f-g-h|';
+      expectObservable(source.pipe(gate(holds), valueOf)).toBe(expected, named);
+      expectSubscriptions(holds.subscriptions).toBe('^--------------!');
+    });
+  });
+
+  it('opens `open` ms after the condition starts holding and closes `close` ms after it stops; a flip back cancels the pending edge', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      // t@1 opens at 3; f@5 would close at 9 but t@7 cancels it; f@13 closes at 17; t@19 opens at 21.
+      const holds = hot('          -t---f-t-----f-----t-----', condition);
+      const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
+      const expected = '           ----c-d-e-f-g-h-i-----l-m|';
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4 }), valueOf)).toBe(expected, named);
+    });
+  });
+
+  it('never opens on a flicker shorter than `open`', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const holds = hot('          -t-f-t-f---', condition);
+      const source = cold('        a-b-c-d-e-f|', ticks);
+      expectObservable(source.pipe(gate(holds, { open: 3 }), valueOf)).toBe('-----------|', named);
+    });
+  });
+
+  it('with snap, gives one last tick carrying the snap value at the first tick after the close', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const holds = hot('          -t---f-t-----f-----t-----', condition);
+      const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
+      const expected = '           ----c-d-e-f-g-h-i-S---l-m|';
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, snap: snapTo(-1) }), valueOf)).toBe(expected, named);
+    });
+  });
+
+  it('snaps a batch of several ticks to its first tick only, keeping its slot and offset', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const holds = hot('-t-f', condition);
+      const source = cold('--a-b|', { a: sampleBatch({ values: [1], offsets: [2] }), b: sampleBatch({ values: [5, 6, 7], offsets: [4, 5, 6], firstIndex: 4 }) });
+      const picked = source.pipe(
+        gate(holds, { snap: snapTo(0) }),
+        map((batch) => ({ size: batch.size, index: [...batch.index], offset: [...batch.offset], value: [...batch.value] })),
+      );
+      expectObservable(picked).toBe('--a-b|', { a: { size: 1, index: [0], offset: [2], value: [1] }, b: { size: 1, index: [4], offset: [4], value: [0] } });
+    });
+  });
+
+  it('keeps its state per subscription: a re-subscription watches the condition anew', () => {
+    virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const holds = cold('         -t---f-', condition);
+      const source = cold('        a-b-c-d|', ticks);
+      const gated = source.pipe(gate(holds), valueOf);
+      expectObservable(gated).toBe('--b-c--|', named);
+      expectObservable(gated, '     --------^').toBe('----------b-c--|', named);
+      expectSubscriptions(holds.subscriptions).toBe(['^------!', '--------^------!']);
+    });
+  });
+
+  it('keeps its last state when the condition completes, and routes a condition error into the stream', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(hot('-t|', condition)), valueOf)).toBe('--b-c|', named);
+      const failing = hot('-t-#', condition, new Error('watched entry failed'));
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(failing), valueOf)).toBe('--b#', named, new Error('watched entry failed'));
+    });
+  });
+});
