@@ -22,9 +22,11 @@ export interface PrometheusOptions {
   readonly receiver?: boolean;
   /** `storage.tsdb.out_of_order_time_window`: without it, samples older than the head block are refused. */
   readonly outOfOrderWindow?: string;
+  /** The TSDB directory to open (blocks made by `promtool tsdb create-blocks-from`); default a fresh one, removed on stop. */
+  readonly dataDir?: string;
 }
 
-export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow }: PrometheusOptions): Promise<Prometheus> {
+export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow, dataDir }: PrometheusOptions): Promise<Prometheus> {
   const binary = requireBinary('prometheus', 'prometheus');
   const dir = await mkdtemp(join(tmpdir(), 'svc-prom-'));
   const port = await freeTcpPort();
@@ -45,7 +47,7 @@ export async function startPrometheus({ scrape: target, receiver, outOfOrderWind
   await writeFile(join(dir, 'prometheus.yml'), config);
   const backend = startBackend(binary, [
     `--config.file=${join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--storage.tsdb.path=${dataDir ?? join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
     '--log.level=warn',
     ...(receiver ? ['--web.enable-remote-write-receiver'] : []),
