@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startServerProcess } from './support/server-process.js';
+import { upScenario } from './support/cli.js';
 
 const run = promisify(execFile);
 
@@ -24,16 +25,7 @@ describe('an install without the optional packages (npm ci --omit=optional)', fu
     await run('npm', ['ci', '--omit=optional', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir });
     await writeFile(
       join(dir, 'rw.yaml'),
-      `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: up
-    rate: 1
-    duration: 1s
-    generator: { type: constant, value: 1 }
-    sink: { type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }
-`,
+      upScenario('{ type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }', ['rate: 1', 'duration: 1s']),
     );
     await writeFile(
       join(dir, 'kafka.yaml'),

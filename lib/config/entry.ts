@@ -5,7 +5,7 @@ import { entryFields, type EntryField, type EntryFields } from './entry-fields.j
 import { featureRefusal } from '../features.js';
 import { familyOf } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
-import { sinkKindOf } from '../sinks/kinds/index.js';
+import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import { desugarAlias } from '../language/aliases.js';
@@ -122,9 +122,14 @@ export function pairing(signal: SignalType, encoderType: EncoderType, config: Si
   const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);
   if (refusal) problems.push({ path: ['encoder', 'type'], message: `${encoderType} ${refusal}` });
   if (!sink.carries.includes(family)) problems.push({ path: ['sink', 'type'], message: `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry` });
-  const fitted = sink.fit?.(config, signal) ?? config;
+  const fitted = fitSink(signal, config);
   if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
   return { problems, sink: 'message' in fitted ? config : fitted };
+}
+
+/** The sink with the fields its kind lets the entry's signal decide (an OTLP sink's signal_type), or why it cannot take them. */
+function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | SinkIssue {
+  return sinkKindOf(config.type)!.fit?.(config, signal) ?? config;
 }
 
 /**
@@ -243,7 +248,8 @@ function normalise(fields: EntryFields): Entry {
     observations_per_tick: histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
     seed: histogram || summary ? (fields.seed ?? 0) : undefined,
     encoder: fields.encoder ?? { type: defaultEncoder(signal, sink.type) },
-    sink: pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).sink,
+    // Validation passed, so the sink fits.
+    sink: fitSink(signal, sink) as SinkConfig,
     labels: fields.labels ?? {},
     dynamic_labels: fields.dynamic_labels ?? [],
     jitter: fields.jitter,

@@ -6,7 +6,6 @@ import {
   type LogBatch,
   type SampleBatch,
   type Series,
-  type TickBatch,
 } from '../../operators/model/batch.js';
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
@@ -185,5 +184,5 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
 
 /** Frames of binary records, one per event. */
 function recordFrames(ends: number[], series: readonly Series[], anchor: number, offset: Float64Array): Frames {
-  return { ends, separator: 0, perEvent: 1, series, anchor, offset } satisfies Pick<TickBatch, 'anchor'> & Frames;
+  return { ends, separator: 0, perEvent: 1, series, anchor, offset };
 }

@@ -107,7 +107,7 @@ export const OTLP_TAG = {
   asDouble: (4 << 3) | 1,
 } as const;
 
-export type OtlpType = 'Metric' | 'NumberDataPoint' | 'LogRecord' | 'Resource' | 'InstrumentationScope' | 'ExportResponse' | 'Status' | 'RetryInfo' | 'KeyValue';
+export type OtlpType = 'Metric' | 'NumberDataPoint' | 'LogRecord' | 'Resource' | 'InstrumentationScope' | 'ExportResponse' | 'Status' | 'RetryInfo';
 
 export interface OtlpMessages {
   readonly protobuf: typeof Protobuf;

@@ -8,7 +8,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
 import { waitFor } from '../support/backends/ports.js';
-import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc, foreverScenario } from '../support/cli.js';
+import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
 import { metricEntry } from '../support/entries.js';
 import { testServer } from '../support/server.js';
 
@@ -129,17 +129,7 @@ describe('broker sink into a Kafka mock cluster', function () {
     await kafka.topicError('absent', KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION);
     const file = scenario(
       'absent.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: up
-    rate: 10
-    duration: 300ms
-    on_sink_error: fail
-    generator: { type: constant, value: 1 }
-    sink: { type: broker, brokers: "${kafka.bootstrap}", topic: absent, max_buffer_age: 50ms }
-`,
+      upScenario(`{ type: broker, brokers: "${kafka.bootstrap}", topic: absent, max_buffer_age: 50ms }`, ['rate: 10', 'duration: 300ms', 'on_sink_error: fail']),
     );
     const result = await svc(['run', file]);
     expect(result.code).to.equal(1);

@@ -10,7 +10,7 @@ import { sinkWarnings } from '../../lib/server/warnings.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
-import { scenarioDir, svc } from '../support/cli.js';
+import { scenarioDir, svc, upScenario } from '../support/cli.js';
 import { entryOf, entryProblems, metric } from '../config/helpers.js';
 
 const T0 = Date.UTC(2024, 0, 1);
@@ -146,15 +146,7 @@ describe('broker sink', () => {
       const { scenario } = scenarioDir('svc-broker-warn-');
       const file = scenario(
         'sasl.yaml',
-        `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: up
-    rate: 1
-    generator: { type: constant, value: 1 }
-    sink: { type: broker, brokers: "k1:9092", topic: t, sasl: { mechanism: PLAIN, username: svc, password: hunter2 } }
-`,
+        upScenario('{ type: broker, brokers: "k1:9092", topic: t, sasl: { mechanism: PLAIN, username: svc, password: hunter2 } }'),
       );
       const result = await svc(['run', file, '--dry-run']);
       expect(result.code, result.stderr).to.equal(0);

@@ -10,7 +10,7 @@ import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { sampleBatch } from '../support/batches.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
-import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario } from '../support/cli.js';
+import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const { scenario } = scenarioDir('svc-otlp-');
@@ -119,7 +119,7 @@ describe('OTLP sinks', function () {
         expect(receiver.received[0]!.signal).to.equal('logs');
       });
 
-      it('sends the resource of the sink, its headers, and gzip when asked', async () => {
+      it('sends the resource of the sink and its headers, and still arrives with gzip on (over HTTP as Content-Encoding: gzip)', async () => {
         const sink = { ...sinks()[via], resource: { 'service.name': 'checkout', 'deployment.environment': 'test' }, headers: { 'X-Scope-OrgID': 'team-a' }, compression: 'gzip' as const };
         await run(metricEntry({ name: 'up', rate: 10, duration: 100, encoder: { type: 'otlp' }, sink }));
         const [request] = receiver.received;
@@ -215,17 +215,7 @@ describe('OTLP sinks', function () {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'bad data' }));
     const file = scenario(
       'invalid.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - signal_type: metrics
-    name: up
-    rate: 10
-    duration: 200ms
-    on_sink_error: fail
-    generator: { type: constant, value: 1 }
-    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}" }
-`,
+      upScenario(`{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}" }`, ['rate: 10', 'duration: 200ms', 'on_sink_error: fail']),
     );
     const result = await svc(['run', file]);
     expect(result.code).to.equal(1);

@@ -115,3 +115,8 @@ export function foreverScenario(scenario: (name: string, text: string) => string
     ].join('\n'),
   );
 }
+
+/** The text of a scenario file whose one entry `up` writes the constant 1 into `sink` (YAML flow text), with `fields` (e.g. `rate: 10`, `duration: 1s`). */
+export function upScenario(sink: string, fields: readonly string[] = ['rate: 1']): string {
+  return ['version: 2', 'kind: runnable', 'scenarios:', '  - signal_type: metrics', '    name: up', ...fields.map((f) => `    ${f}`), '    generator: { type: constant, value: 1 }', `    sink: ${sink}`, ''].join('\n');
+}
