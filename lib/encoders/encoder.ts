@@ -1,6 +1,6 @@
 import type { Encoder } from '../../operators/encode.js';
 import type { MetricType } from '../language/types.js';
-import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
+import { byteLength, type EncodedBatch, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
 
 export type { Encoder };
 
@@ -15,15 +15,15 @@ export interface MetricMeta {
 /** Encoder of metric samples (a `metrics` entry). */
 export type MetricEncoder = Encoder<Labelled<SampleBatch>>;
 
-/** A metric encoder that writes text lines. */
-export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
+/** A metric encoder that writes text lines, as UTF-8 bytes. */
+export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, Buffer>;
 
 /**
  * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
- * `ends[i]`, stamped with the time of row `i`.
+ * `ends[i]` (code units of a string, bytes of a byte array), stamped with the time of row `i`.
  */
-export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[]): EncodedBatch<string> {
+export function encodedLines<D extends string | Uint8Array>(batch: Labelled<TickBatch>, data: D, ends: number[]): EncodedBatch<D> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
   const { anchor, offset, series } = batch;
-  return { size: batch.events ?? batch.size, data, bytes: Buffer.byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
+  return { size: batch.events ?? batch.size, data, bytes: byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
 }

@@ -62,7 +62,9 @@ function familyHeader(family: string, metricType: MetricType = 'untyped', help: 
 }
 
 /** `chunk` with `text` before its first record. */
-function withPrefix(chunk: EncodedBatch<string>, text: string): EncodedBatch<string> {
-  const ends = chunk.frames.ends.map((end) => end + text.length);
-  return { ...chunk, data: text + chunk.data, bytes: chunk.bytes + Buffer.byteLength(text), frames: { ...chunk.frames, ends } };
+function withPrefix(chunk: EncodedBatch<Buffer>, text: string): EncodedBatch<Buffer> {
+  const data = Buffer.concat([Buffer.from(text), chunk.data]);
+  const added = data.length - chunk.data.length;
+  const ends = chunk.frames.ends.map((end) => end + added);
+  return { ...chunk, data, bytes: data.length, frames: { ...chunk.frames, ends } };
 }

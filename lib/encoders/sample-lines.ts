@@ -1,5 +1,6 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
+import { grown } from './grow.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -9,31 +10,41 @@ export interface SampleLineFormat {
   middle(series: Series): string;
   /** Text from the timestamp to the end of the line, once per millisecond. */
   stamp(ms: number): string;
+  /** Text of a value: ASCII only (digits, signs, `e`, `Inf`, `NaN`, quotes). */
   value(v: number): string;
 }
 
+/** Bytes of one line a batch starts from, before the encoder has seen a line. */
+const FIRST_LINE_GUESS = 96;
+
 /**
- * A line-per-sample encoder whose per-series and per-millisecond fragments are built once:
- * cached per Series object (weakly: a series the label operator dropped costs nothing here),
- * and reused while consecutive samples share their series and millisecond, as they usually do.
+ * A line-per-sample encoder writing each batch straight into one byte buffer. The per-series
+ * and per-millisecond fragments are encoded to bytes once — cached per Series object (weakly:
+ * a series the label operator dropped costs nothing here) and reused while consecutive samples
+ * share their series, value and millisecond, as they usually do — so a line costs a few copies
+ * and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
-  const fragments = new WeakMap<Series, readonly [string, string]>();
+  const fragments = new WeakMap<Series, readonly [Buffer, Buffer]>();
   const fragmentsOf = (series: Series) => {
     let found = fragments.get(series);
-    if (!found) fragments.set(series, (found = [format.lead(series), format.middle(series)]));
+    if (!found) fragments.set(series, (found = [Buffer.from(format.lead(series)), Buffer.from(format.middle(series))]));
     return found;
   };
   let lastSeries: Series | undefined;
-  let lead = '';
-  let middle = '';
+  let lead: Buffer = Buffer.alloc(0);
+  let middle: Buffer = lead;
   let lastMs = NaN;
-  let stamp = '';
+  let stamp: Buffer = lead;
+  let lastValue = NaN;
+  let valueText = '';
+  let lineGuess = FIRST_LINE_GUESS;
 
   return {
     encode(batch: Labelled<SampleBatch>) {
       const { size, value, series } = batch;
-      let out = '';
+      let out: Buffer = Buffer.allocUnsafe(size * lineGuess);
+      let at = 0;
       const ends = new Array<number>(size);
       for (let i = 0; i < size; i++) {
         const s = series[i]!;
@@ -44,12 +55,27 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {
           lastMs = ms;
-          stamp = format.stamp(ms);
+          stamp = Buffer.from(format.stamp(ms));
         }
-        out += lead + format.value(value[i]!) + middle + stamp;
-        ends[i] = out.length;
+        const v = value[i]!;
+        // NaN never equals itself: it is formatted again, which is correct, only slower.
+        if (v !== lastValue) {
+          lastValue = v;
+          valueText = format.value(v);
+        }
+        const length = lead.length + valueText.length + middle.length + stamp.length;
+        if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
+        out.set(lead, at);
+        at += lead.length;
+        for (let c = 0; c < valueText.length; c++) out[at++] = valueText.charCodeAt(c);
+        out.set(middle, at);
+        at += middle.length;
+        out.set(stamp, at);
+        at += stamp.length;
+        ends[i] = at;
       }
-      return encodedLines(batch, out, ends);
+      if (size > 0) lineGuess = Math.ceil(at / size) + 8;
+      return encodedLines(batch, out.subarray(0, at), ends);
     },
   };
 }

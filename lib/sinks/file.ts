@@ -14,11 +14,15 @@ export interface FileSinkOptions {
   readonly trailer?: string;
 }
 
-/** Buffer up to this many bytes before `write` makes the chain wait. */
-const HIGH_WATER_MARK = 1 << 20;
+/**
+ * Buffer up to this many bytes before `write` makes the chain wait. A stream writes its whole
+ * buffer in one `writev` and frees room only when that finishes, so a buffer of one wake-up's
+ * output (8 batches of 4096 lines, about 2 MiB) made the chain wait on every wake-up.
+ */
+const HIGH_WATER_MARK = 1 << 22;
 
 /**
- * Sink writing to a file, truncated on open unless `append` is set. Up to about 1 MiB is
+ * Sink writing to a file, truncated on open unless `append` is set. Up to about 4 MiB is
  * buffered in memory; past that `write` returns a promise resolving once the buffer drained.
  * `flush` resolves when every byte written so far was written to the file descriptor; `close`
  * flushes and closes the file. Failures to open or write (a missing directory, a full disk)

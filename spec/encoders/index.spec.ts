@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { createMetricEncoder } from '../../lib/encoders/index.js';
 import { seriesOf } from '../../operators/model/series.js';
-import { sampleBatch } from '../support/batches.js';
+import { sampleBatch, textOf } from '../support/batches.js';
 
 describe('createMetricEncoder', () => {
   const batch = sampleBatch({ values: [0.25] });
 
   it('builds metrics_text with its precision', () => {
-    expect(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch).data).to.equal('m 0.3 0\n');
+    expect(textOf(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch))).to.equal('m 0.3 0\n');
   });
 
   it('builds json_lines', () => {
-    expect(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch).data).to.equal(
+    expect(textOf(createMetricEncoder({ type: 'json_lines' }, { name: 'm' }).encode(batch))).to.equal(
       '{"name":"m","value":0.25,"labels":{},"timestamp":"1970-01-01T00:00:00.000Z"}\n',
     );
   });
@@ -20,7 +20,8 @@ describe('createMetricEncoder', () => {
     const labelled = sampleBatch({ values: [1, 2], series: seriesOf({ city: 'Zürich' }) });
     for (const type of ['metrics_text', 'json_lines'] as const) {
       const encoded = createMetricEncoder({ type }, { name: 'm' }).encode(labelled);
-      expect(encoded.bytes, type).to.equal(Buffer.byteLength(encoded.data)).and.to.be.greaterThan(encoded.data.length);
+      const text = textOf(encoded);
+      expect(encoded.bytes, type).to.equal(Buffer.byteLength(text)).and.to.be.greaterThan(text.length);
     }
   });
 

@@ -17,28 +17,28 @@ describe('openMetrics', () => {
     const series = seriesOf({ app: 'api' });
     const first = encoder.encode(sampleBatch({ anchor: T0, offsets: [0, 250], values: [1, 0.5], series }));
     const second = encoder.encode(sampleBatch({ anchor: T0, offsets: [1001], values: [2], series }));
-    expect(first.data).to.equal(
+    expect(first.data.toString()).to.equal(
       '# TYPE latency_seconds gauge\n# HELP latency_seconds Latency \\"p50\\".\\nIn s.\n# UNIT latency_seconds seconds\n' +
         'latency_seconds{app="api"} 1 1704067200\nlatency_seconds{app="api"} 0.5 1704067200.25\n',
     );
-    expect(second.data).to.equal('latency_seconds{app="api"} 2 1704067201.001\n');
+    expect(second.data.toString()).to.equal('latency_seconds{app="api"} 2 1704067201.001\n');
     // The header travels in the first record; bytes count it.
-    expect(recordOf(first, 0)).to.equal(first.data.split('\n').slice(0, 4).join('\n'));
-    expect(recordOf(first, 1)).to.equal('latency_seconds{app="api"} 0.5 1704067200.25');
-    expect(first.bytes).to.equal(Buffer.byteLength(first.data));
+    expect(recordOf(first, 0).toString()).to.equal(first.data.toString().split('\n').slice(0, 4).join('\n'));
+    expect(recordOf(first, 1).toString()).to.equal('latency_seconds{app="api"} 0.5 1704067200.25');
+    expect(first.bytes).to.equal(first.data.length);
   });
 
   it('names a counter family without _total and its samples with it, whether or not the entry name has it', () => {
     for (const name of ['requests', 'requests_total']) {
-      const out = openMetrics({ name, metricType: 'counter' }).encode(sampleBatch({ values: [3] })).data;
+      const out = openMetrics({ name, metricType: 'counter' }).encode(sampleBatch({ values: [3] })).data.toString();
       expect(out, name).to.equal('# TYPE requests counter\nrequests_total 3 0\n');
     }
   });
 
   it('writes untyped as unknown, histogram rows with their suffixes, and precision decimals', () => {
-    expect(openMetrics({ name: 'm', metricType: 'untyped', precision: 2 }).encode(sampleBatch({ values: [1 / 3] })).data).to.equal('# TYPE m unknown\nm 0.33 0\n');
+    expect(openMetrics({ name: 'm', metricType: 'untyped', precision: 2 }).encode(sampleBatch({ values: [1 / 3] })).data.toString()).to.equal('# TYPE m unknown\nm 0.33 0\n');
     const rows = [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
-    const out = openMetrics({ name: 'size_bytes', metricType: 'histogram' }).encode(sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows })).data;
+    const out = openMetrics({ name: 'size_bytes', metricType: 'histogram' }).encode(sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows })).data.toString();
     expect(out).to.equal('# TYPE size_bytes histogram\n# UNIT size_bytes bytes\nsize_bytes_bucket{le="+Inf"} 2 0\nsize_bytes_sum 7 0\nsize_bytes_count 2 0\n');
   });
 });
