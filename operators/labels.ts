@@ -1,6 +1,6 @@
 import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
 import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
-import { seriesOf } from './model/series.js';
+import { seriesOf, seriesOfSorted } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
 
@@ -43,7 +43,7 @@ interface Dimension {
 }
 
 /**
- * Label injection: gives every tick its label set as an interned {@link Series}. Static labels
+ * Label injection: gives every tick its label set as a {@link Series}. Static labels
  * are on every event; each rotating label takes value n mod cardinality on tick n; a spike
  * label is present only inside its window. On a key collision a rotating label beats a static
  * one and a spike beats both.
@@ -63,6 +63,12 @@ interface Dimension {
  *          labels({ dynamic: [{ key: 'pod', cardinality: 2 }], shard: { index: 1, count: 2 } })
  * series:  ----b-------b---|
  * ```
+ *
+ * Up to 65,536 possible label sets are interned: ticks of one label set share one `Series`
+ * object. Past that each tick gets its own, marked `transient`, so memory does not grow with
+ * cardinality (whatever keeps state per label set keys it by `Series.key`), and a shard takes
+ * the sets whose FNV-1a hash of their key is `index` modulo `count` (as Prometheus' `hashmod`
+ * spreads targets): decided by each shard alone, without a number per series.
  */
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
   const fixed = options.static ?? {};
@@ -75,29 +81,56 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
     return map((batch) => ({ ...batch, series: new Array<Series>(batch.size).fill(only) }));
   }
 
-  // A tick's label set is named by its digits, read as one mixed-radix number while that
-  // stays exact, else as a string.
-  const exact = dimensions.reduce((product, d) => product * d.radix, 1) <= Number.MAX_SAFE_INTEGER;
-  const build = (digits: readonly number[]): Series => {
-    const set: Record<string, string> = { ...fixed };
-    dimensions.forEach((d, i) => {
-      if (digits[i] !== 0) set[d.key] = d.text(digits[i]!);
-    });
-    return seriesOf(set);
+  // Every label name the entry can write, sorted once; per name its static value and the
+  // dimensions that may set it (the last one present wins: spikes beat rotating labels).
+  const names = [...new Set([...Object.keys(fixed), ...dimensions.map((d) => d.key)])].sort();
+  const fixedValues = names.map((name) => (Object.hasOwn(fixed, name) ? fixed[name] : undefined));
+  const setters = names.map((name) => dimensions.flatMap((d, i) => (d.key === name ? [i] : [])).reverse());
+  const values = new Array<string | undefined>(names.length);
+  const build = (digits: readonly number[], transient: boolean): Series => {
+    for (let n = 0; n < names.length; n++) {
+      let value = fixedValues[n];
+      for (const d of setters[n]!) {
+        if (digits[d] !== 0) {
+          value = dimensions[d]!.text(digits[d]!);
+          break;
+        }
+      }
+      values[n] = value;
+    }
+    return seriesOfSorted(names, values, transient);
   };
 
-  // The interned label sets live as long as one subscription: a finished run frees them.
+  // A tick's label set is named by its digits, read as one mixed-radix number while that
+  // stays exact, else as a string.
+  const codes = dimensions.reduce((product, d) => product * d.radix, 1);
+  const exact = codes <= Number.MAX_SAFE_INTEGER;
+  // Few enough label sets are interned, each built once; past that every tick builds its own,
+  // marked transient, and memory stays flat at any cardinality (rotating labels cycle through
+  // all their values, so a cache smaller than the cycle would never hit).
+  const interning = codes <= INTERNED;
   const labelled: OperatorFunction<B, Labelled<B>> = (source) =>
     defer(() => {
+      // The interned label sets live as long as one subscription: a finished run frees them.
       const interned = new Map<number | string, Interned>();
-      // Shard: the number of each label set, by its key (digits of several dimensions may spell one set).
+      // Shard: the number of each interned label set, by its key (digits of several dimensions may spell one set).
       const numbers = new Map<string, number>();
-      const intern = (digits: readonly number[]): Interned => {
-        const series = build(digits);
-        if (!shard) return { series, mine: true };
+      const isMine = (series: Series): boolean => {
+        if (!shard) return true;
+        if (!interning) return shardOf(series, shard.count) === shard.index;
         let n = numbers.get(series.key);
         if (n === undefined) numbers.set(series.key, (n = numbers.size));
-        return { series, mine: n % shard.count === shard.index };
+        return n % shard.count === shard.index;
+      };
+      let lastCode: number | string | undefined;
+      let last: Interned | undefined;
+      const made = (code: number | string, digits: readonly number[]): Interned => {
+        if (code === lastCode) return last!;
+        const series = build(digits, !interning);
+        const found = { series, mine: isMine(series) };
+        if (interning) interned.set(code, found);
+        lastCode = code;
+        return (last = found);
       };
       const digits = new Array<number>(dimensions.length);
       return source.pipe(
@@ -112,8 +145,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
               digits[d] = digit;
               code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
             }
-            let found = interned.get(code);
-            if (!found) interned.set(code, (found = intern(digits)));
+            const found = interned.get(code) ?? made(code, digits);
             series[i] = found.series;
             if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
             else if (found.mine && kept) kept.push(i);
@@ -126,10 +158,21 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   return shard ? pipe(labelled, filter((batch) => batch.size > 0)) : labelled;
 }
 
+/** Most label sets an entry interns (see `labels`). */
+const INTERNED = 1 << 16;
+
 /** An interned label set, and whether this shard emits it. */
 interface Interned {
   readonly series: Series;
   readonly mine: boolean;
+}
+
+/** The shard of a label set past interning: FNV-1a of its key, modulo the shard count. */
+function shardOf(series: Series, count: number): number {
+  let hash = 0x811c9dc5;
+  const { key } = series;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
 }
 
 function rotating(label: RotatingLabel): Dimension {

@@ -1,6 +1,6 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
-import { grown } from './grow.js';
+import { grown, writeText } from './grow.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -20,7 +20,8 @@ const FIRST_LINE_GUESS = 96;
 /**
  * A line-per-sample encoder writing each batch straight into one byte buffer. The per-series
  * and per-millisecond fragments are encoded to bytes once — cached per Series object (weakly:
- * a series the label operator dropped costs nothing here) and reused while consecutive samples
+ * a series the label operator dropped costs nothing here; a transient one is written as text,
+ * uncached) — and reused while consecutive samples
  * share their series, value and millisecond, as they usually do — so a line costs a few copies
  * and no string building.
  */
@@ -32,10 +33,13 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     return found;
   };
   let lastSeries: Series | undefined;
-  let lead: Buffer = Buffer.alloc(0);
-  let middle: Buffer = lead;
+  // The series' fragments as cached bytes, or, for a transient series, as text written in place.
+  let lead: Buffer | undefined;
+  let middle: Buffer | undefined;
+  let leadText = '';
+  let middleText = '';
   let lastMs = NaN;
-  let stamp: Buffer = lead;
+  let stamp: Buffer = Buffer.alloc(0);
   let lastValue = NaN;
   let valueText = '';
   let lineGuess = FIRST_LINE_GUESS;
@@ -50,7 +54,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         const s = series[i]!;
         if (s !== lastSeries) {
           lastSeries = s;
-          [lead, middle] = fragmentsOf(s);
+          if (s.transient) {
+            lead = middle = undefined;
+            leadText = format.lead(s);
+            middleText = format.middle(s);
+          } else [lead, middle] = fragmentsOf(s);
         }
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {
@@ -63,13 +71,19 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           lastValue = v;
           valueText = format.value(v);
         }
-        const length = lead.length + valueText.length + middle.length + stamp.length;
+        // A UTF-16 unit is at most 3 UTF-8 bytes.
+        const fragments = lead && middle ? lead.length + middle.length : (leadText.length + middleText.length) * 3;
+        const length = fragments + valueText.length + stamp.length;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
-        out.set(lead, at);
-        at += lead.length;
-        for (let c = 0; c < valueText.length; c++) out[at++] = valueText.charCodeAt(c);
-        out.set(middle, at);
-        at += middle.length;
+        if (lead) {
+          out.set(lead, at);
+          at += lead.length;
+        } else at = writeText(out, leadText, at);
+        at = writeText(out, valueText, at);
+        if (middle) {
+          out.set(middle, at);
+          at += middle.length;
+        } else at = writeText(out, middleText, at);
         out.set(stamp, at);
         at += stamp.length;
         ends[i] = at;

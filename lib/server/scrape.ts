@@ -41,7 +41,7 @@ export class ScrapeBuffer {
   private first = 0;
   private kept = 0;
   /** Every series seen, in order of appearance, with its latest value. */
-  private readonly indexOf = new Map<Series, number>();
+  private readonly indexOf = new Map<string, number>();
   private readonly series: Series[] = [];
   private readonly latest: number[] = [];
 
@@ -106,10 +106,12 @@ export class ScrapeBuffer {
 
   /** Records `value` as the latest of `series`; returns the series' index in the table. */
   private seen(series: Series, value: number): number {
-    let index = this.indexOf.get(series);
+    // By name suffix and labels: a label set may come as several objects (a transient Series).
+    const id = sampleName('', series);
+    let index = this.indexOf.get(id);
     if (index === undefined) {
       index = this.series.push(series) - 1;
-      this.indexOf.set(series, index);
+      this.indexOf.set(id, index);
     }
     this.latest[index] = value;
     return index;

@@ -30,14 +30,20 @@ export function expandRows<S extends SeriesTotals>(options: RowsOptions<S>): Ope
 /** One subscription's expansion: its own state per label set. */
 function rowsExpander<S extends SeriesTotals>({ rows, initial, record }: RowsOptions<S>): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
   const perEvent = rows.length;
-  const states = new Map<Series, { state: S; rowSeries: Series[] }>();
+  // By label set (its key: one set may come as several objects), for as long as the run: the
+  // totals are cumulative, so each series' state is the one memory that grows with cardinality.
+  const states = new Map<string, { state: S; rowSeries: Series[] }>();
+  let lastSeries: Series | undefined;
+  let lastFound: { state: S; rowSeries: Series[] } | undefined;
   const stateOf = (series: Series) => {
-    let found = states.get(series);
+    if (series === lastSeries) return lastFound!;
+    let found = states.get(series.key);
     if (!found) {
       const rowSeries = rows.map(({ suffix, label }) => seriesOf(label ? { ...series.labels, [label[0]]: label[1] } : series.labels, suffix));
-      states.set(series, (found = { state: initial(), rowSeries }));
+      states.set(series.key, (found = { state: initial(), rowSeries }));
     }
-    return found;
+    lastSeries = series;
+    return (lastFound = found);
   };
 
   return (batch) => {

@@ -45,8 +45,10 @@ export interface ObservationBatch extends TickBatch {
 }
 
 /**
- * A label set, interned: every tick that carries the same labels shares one object, so
- * encoders can build and cache a series' text prefix once.
+ * A label set. Ticks that carry the same labels share one object (the label operator interns
+ * them), so encoders can build and cache a series' text prefix once, weakly — unless the set is
+ * `transient`: at high cardinality each tick gets its own object. State kept per label set (a
+ * histogram's buckets) is therefore keyed by `key`, never by the object.
  */
 export interface Series {
   /** Labels sorted by key. */
@@ -55,6 +57,8 @@ export interface Series {
   readonly key: string;
   /** Appended to the metric name for this series (`_bucket`, `_sum`, `_count`). */
   readonly suffix?: string;
+  /** Built for one tick (too many label sets to intern): caching anything by this object is waste. */
+  readonly transient?: boolean;
 }
 
 /** A batch whose ticks carry their label set. */

@@ -36,6 +36,16 @@ describe('labels', () => {
     expect(series[1]!.labels).to.deep.equal({ pod: 'p-1' });
   });
 
+  it('past 65,536 possible label sets builds a transient series per tick, with the same labels, and keeps none', () => {
+    const wide = { static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 70_000 }] };
+    const series = run(wide, 1000, 3);
+    expect(series.map((s) => s.key)).to.deep.equal(['env="ci",pod="pod_0"', 'env="ci",pod="pod_1"', 'env="ci",pod="pod_2"']);
+    expect(series.every((s) => s.transient)).to.equal(true);
+    // Interned below the bound: no series is transient, equal label sets are one object.
+    const narrow = run({ static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 60_000 }] }, 1000, 3);
+    expect(narrow.some((s) => s.transient)).to.equal(false);
+  });
+
   it('lets a dynamic value win over a static label with the same key', () => {
     const series = run({ static: { pod: 'fixed', env: 'ci' }, dynamic: [{ key: 'pod', values: ['x'] }] }, 10, 100);
     expect(series[0]!.labels).to.deep.equal({ env: 'ci', pod: 'x' });

@@ -65,6 +65,15 @@ describe('labels with a shard: each of N shards emits its share of the series', 
     );
   });
 
+  it('past 65,536 possible label sets splits them by a hash of their labels, still each event once', () => {
+    const options: LabelOptions = { static: { job: 'svc' }, dynamic: [{ key: 'pod', cardinality: 70_000 }] };
+    const whole = events(options, 1000, 300);
+    const parts = shards(options, 3, 1000, 300);
+    expect(parts.flat().sort()).to.deep.equal([...whole].sort());
+    // 300 series over 3 shards: each gets a share, none all of them.
+    for (const part of parts) expect(part.length).to.be.within(50, 150);
+  });
+
   it('one shard of one is the whole run', () => {
     const options: LabelOptions = { dynamic: [{ key: 'pod', cardinality: 3 }] };
     expect(events({ ...options, shard: { index: 0, count: 1 } })).to.deep.equal(events(options));

@@ -59,6 +59,21 @@ describe('histogram', () => {
     expect(out).to.deep.equal(['pod_0 10', 'pod_1 10', 'pod_0 20', 'pod_1 20', 'pod_0 30', 'pod_1 30']);
   });
 
+  it('keeps the state of a label set whose series come as a new object every tick (past interning)', () => {
+    const out = collect(
+      of(RateSchedule.constant(1000)).pipe(
+        ticks({ duration: 6 }),
+        observe(() => 0.5, 1),
+        // 70,000 possible label sets, past interning: each tick carries a transient series.
+        labels({ dynamic: [{ key: 'pod', cardinality: 70_000 }, { key: 'dc', values: ['east', 'west'] }] }),
+        map((b) => ({ ...b, series: b.series.map((s) => ({ ...s, labels: { dc: s.labels.dc! }, key: `dc="${s.labels.dc}"` })) })),
+        histogram([1]),
+      ),
+      (b, i) => (b.series[i]!.suffix === '_count' ? `${b.series[i]!.labels.dc} ${b.value[i]}` : undefined),
+    ).filter(Boolean);
+    expect(out).to.deep.equal(['east 1', 'west 1', 'east 2', 'west 2', 'east 3', 'west 3']);
+  });
+
   it('emits each tick as one event of bucket, sum and count rows at the tick frame', () => {
     virtualTime().run(({ expectObservable }) => {
       const source = of(RateSchedule.constant(100)).pipe(
