@@ -32,17 +32,19 @@ function add(a: U64, b: U64, out: U64): U64 {
   return out;
 }
 
-/** Low 64 bits of a * b. */
+/** Low 64 bits of a * b: the high half from integer multiplies only (16-bit limbs for the carry). */
 function mul(a: U64, b: U64, out: U64): U64 {
   const a0 = a.lo & 0xffff;
   const a1 = a.lo >>> 16;
   const b0 = b.lo & 0xffff;
   const b1 = b.lo >>> 16;
-  const mid = a0 * b1 + a1 * b0;
-  const low = a0 * b0 + (mid % 0x10000) * 0x10000;
-  const carry = Math.floor(low / TWO_32);
-  out.hi = (a1 * b1 + Math.floor(mid / 0x10000) + carry + Math.imul(a.hi, b.lo) + Math.imul(a.lo, b.hi)) >>> 0;
-  out.lo = low >>> 0;
+  // High 32 bits of a.lo * b.lo, each partial product below 2^32.
+  const t = a0 * b0;
+  const m1 = a1 * b0 + (t >>> 16);
+  const m2 = a0 * b1 + (m1 & 0xffff);
+  const carry = a1 * b1 + (m1 >>> 16) + (m2 >>> 16);
+  out.hi = (carry + Math.imul(a.hi, b.lo) + Math.imul(a.lo, b.hi)) >>> 0;
+  out.lo = Math.imul(a.lo, b.lo) >>> 0;
   return out;
 }
 
