@@ -1,31 +1,26 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { map, timer } from 'rxjs';
 import { startAlertmanager, type Alertmanager } from '../support/backends/alertmanager.js';
 import { freeTcpPort } from '../support/backends/ports.js';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { STOPPED, lines, scenarioDir, svc } from '../support/cli.js';
 
-const RULES = `groups:
-  - name: svc-live
-    rules:
-      - alert: QueueBacklog
-        expr: svc_live_queue_depth > 5
-        for: 1s
-        labels: {severity: page}
-`;
+/** QueueBacklog: svc_queue_depth > 5 for 1s, evaluated every second. */
+const RULES = readFileSync('examples/alerts/queue-backlog.rules.yml', 'utf8');
 
 /**
- * A queue whose depth, written into Prometheus by remote write, is 1 for 2 s, 10 for 4 s, then 1
- * again: QueueBacklog (evaluated every second) fires some 3 to 5 s after the start and resolves
- * about 4 s later. `kase` labels the series, so that each spec has its own alert.
+ * The queue of examples/alerts/queue-backlog.yaml (its depth 1 for 2 s, 10 for 4 s, then 1 again:
+ * QueueBacklog fires some 3 to 5 s after the start and resolves about 4 s later), named `queue`,
+ * so that each spec has its own alert, with these expectations.
  */
-function scenario(prometheus: Prometheus, kase: string, expectation: string): string {
+function scenario(prometheus: Prometheus, queue: string, expectation: string): string {
   return `version: 2
 kind: runnable
 scenarios:
   - signal_type: metrics
-    name: svc_live_queue_depth
-    labels: {case: ${kase}}
+    name: svc_queue_depth
+    labels: {queue: ${queue}}
     rate: 2
     duration: 30s
     generator: {type: sequence, values: [1, 1, 1, 1, 10, 10, 10, 10, 10, 10, 10, 10, 1], repeat: false}
@@ -52,13 +47,13 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
 
   const live = (file: string, ...flags: string[]) => svc(['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s', ...flags]);
 
-  it('passes an alert that fires and resolves in time, and stops the run once it is decided', async function () {
+  it('passes an alert that fires and resolves in time, and stops the run once it is decided (examples/alerts/queue-backlog.yaml)', async function () {
     this.timeout(20_000);
-    const file = write('pass.yaml', scenario(prometheus, 'pass', '    - {alert: QueueBacklog, labels: {severity: page, case: pass}, firing_within: 10s, resolves_within: 10s}'));
     const began = Date.now();
-    const { code, stdout, stderr } = await live(file);
-    expect(lines(stdout)).to.have.length(1);
-    expect(stdout).to.match(/^PASS QueueBacklog\{severity="page",case="pass"\} firing after (\d)s \(within 10s\), resolved (\d)s later \(within 10s\)\n$/);
+    const { code, stdout, stderr } = await svc(['test', 'examples/alerts/queue-backlog.yaml', '--live', '--prometheus', prometheus.url, '--interval', '1s'], {
+      env: { ...process.env, PROMETHEUS_URL: prometheus.url },
+    });
+    expect(stdout).to.match(/^PASS QueueBacklog\{severity="page",queue="orders"\} firing after (\d)s \(within 10s\), resolved (\d)s later \(within 10s\)\n$/);
     const [, fired, resolved] = /after (\d)s .* resolved (\d)s/.exec(stdout)!.map(Number);
     expect(fired).to.be.within(2, 7);
     expect(resolved).to.be.within(3, 6);
@@ -70,28 +65,28 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
 
   it('fails an alert that does not fire in time, exit 1, deciding at the deadline', async function () {
     this.timeout(20_000);
-    const file = write('late.yaml', scenario(prometheus, 'late', '    - {alert: QueueBacklog, labels: {case: late}, firing_within: 2s}'));
+    const file = write('late.yaml', scenario(prometheus, 'late', '    - {alert: QueueBacklog, labels: {queue: late}, firing_within: 2s}'));
     const { code, stdout } = await live(file);
-    expect(lines(stdout)).to.deep.equal(['FAIL QueueBacklog{case="late"} not firing within 2s']);
+    expect(lines(stdout)).to.deep.equal(['FAIL QueueBacklog{queue="late"} not firing within 2s']);
     expect(code).to.equal(1);
   });
 
   it('with --alertmanager, passes an alert Prometheus hands on, fails one the Alertmanager never gets', async function () {
     this.timeout(20_000);
-    const reached = write('am.yaml', scenario(prometheus, 'am', '    - {alert: QueueBacklog, labels: {case: am}, firing_within: 8s}'));
-    const lost = write('am-lost.yaml', scenario(prometheus, 'lost', '    - {alert: QueueBacklog, labels: {case: lost}, firing_within: 8s}'));
+    const reached = write('am.yaml', scenario(prometheus, 'am', '    - {alert: QueueBacklog, labels: {queue: am}, firing_within: 8s}'));
+    const lost = write('am-lost.yaml', scenario(prometheus, 'lost', '    - {alert: QueueBacklog, labels: {queue: lost}, firing_within: 8s}'));
     const [pass, fail] = await Promise.all([live(reached, '--alertmanager', alertmanager.url), live(lost, '--alertmanager', idleAlertmanager.url)]);
-    expect(pass.stdout).to.match(/^PASS QueueBacklog\{case="am"\} firing after \ds \(within 8s\), in Alertmanager\n$/);
+    expect(pass.stdout).to.match(/^PASS QueueBacklog\{queue="am"\} firing after \ds \(within 8s\), in Alertmanager\n$/);
     expect(pass.code).to.equal(0);
-    expect((await alertmanager.alerts()).map((alert) => alert.labels.case)).to.include('am');
-    expect(fail.stdout).to.match(/^FAIL QueueBacklog\{case="lost"\} firing after \ds \(within 8s\), not seen in Alertmanager\n$/);
+    expect((await alertmanager.alerts()).map((alert) => alert.labels.queue)).to.include('am');
+    expect(fail.stdout).to.match(/^FAIL QueueBacklog\{queue="lost"\} firing after \ds \(within 8s\), not seen in Alertmanager\n$/);
     expect(fail.code).to.equal(1);
   });
 
   it('on a stop signal, stops the run and fails what is undecided', async () => {
-    const file = write('stopped.yaml', scenario(prometheus, 'stopped', '    - {alert: QueueBacklog, labels: {case: stopped}, firing_within: 10s}'));
+    const file = write('stopped.yaml', scenario(prometheus, 'stopped', '    - {alert: QueueBacklog, labels: {queue: stopped}, firing_within: 10s}'));
     const { code, stdout, stderr } = await svc(['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s'], { signals: timer(1500).pipe(map(() => 'SIGINT')) });
-    expect(stdout).to.match(/^FAIL QueueBacklog\{case="stopped"\} undecided: the test stopped after 1\.\ds\n$/);
+    expect(stdout).to.match(/^FAIL QueueBacklog\{queue="stopped"\} undecided: the test stopped after 1\.\ds\n$/);
     expect(lines(stderr).filter((line) => STOPPED.test(line))).to.have.length(1);
     expect(code).to.equal(1);
   });

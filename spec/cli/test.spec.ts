@@ -24,6 +24,12 @@ describe('svc test: alert expectations checked with promtool on virtual time', (
     expect(code).to.equal(0);
   });
 
+  it('passes QueueBacklog, the example of svc test --live, on virtual time too', async () => {
+    const { code, stdout } = await svc([...example('queue-backlog'), '--interval', '1s']);
+    expect(lines(stdout)).to.deep.equal(['PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)']);
+    expect(code).to.equal(0);
+  });
+
   it('fails an expectation the alert misses, exit 1, and keeps a promtool test that fails the same way', async () => {
     const { scenario } = scenarioDir('svc-test-');
     const text = readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('firing_within: 10m', 'firing_within: 5m');
