@@ -71,6 +71,14 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     expect(code).to.equal(1);
   });
 
+  it('watches on to the deadline when the scenario ends first (--duration)', async () => {
+    const file = write('short.yaml', scenario(prometheus, 'short', '    - {alert: QueueBacklog, labels: {queue: short}, firing_within: 3s}'));
+    const { code, stdout, stderr } = await live(file, '--duration', '1s');
+    expect(stderr).to.contain('[info] the scenario ended: still watching the alerts until each is decided\n');
+    expect(lines(stdout)).to.deep.equal(['FAIL QueueBacklog{queue="short"} not firing within 3s']);
+    expect(code).to.equal(1);
+  });
+
   it('with --alertmanager, passes an alert Prometheus hands on, fails one the Alertmanager never gets', async function () {
     this.timeout(20_000);
     const reached = write('am.yaml', scenario(prometheus, 'am', '    - {alert: QueueBacklog, labels: {queue: am}, firing_within: 8s}'));

@@ -3,6 +3,7 @@ import type { Entry, ScenarioFile } from '../../config/types.js';
 import type { AlertExpectation } from '../../language/fields.js';
 import type { Finding } from '../../alert-test/check.js';
 import type { WatchOptions } from '../../alert-test/live.js';
+import type { Subscription } from 'rxjs';
 import { valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
@@ -114,8 +115,9 @@ export class TestCommand extends SvcCommand {
     const signals = this.context.signals ?? stopSignals();
     const findings = new Map<AlertExpectation, Finding>();
     const start = scheduler.now();
-    const watching = new Promise<void>((resolve, reject) =>
-      watchAlerts(expectations, { ...backends, start, pollMs, scheduler })
+    let subscription: Subscription | undefined;
+    const watching = new Promise<void>((resolve, reject) => {
+      subscription = watchAlerts(expectations, { ...backends, start, pollMs, scheduler })
         .pipe(takeUntil(signals))
         .subscribe({
           next: (finding) => {
@@ -124,14 +126,22 @@ export class TestCommand extends SvcCommand {
           },
           complete: resolve,
           error: reject,
-        }),
-    );
-    const watched = watching.then(
+        });
+    });
+    let settled = false;
+    // Stops the run once the watch ends, decided or failed (its error is thrown below, after the run's flush).
+    const watched = watching.finally(() => (settled = true)).then(
       () => 'decided',
       () => 'failed',
     );
-    const runCode = await runScenario(plan, { ...this.context, signals: merge(signals, from(watched)) });
-    if (findings.size < expectations.length) this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
+    let runCode: number;
+    try {
+      runCode = await runScenario(plan, { ...this.context, signals: merge(signals, from(watched)) });
+    } catch (error) {
+      subscription?.unsubscribe();
+      throw error;
+    }
+    if (!settled) this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
     await watching;
     const stoppedAfter = formatDuration(scheduler.now() - start);
     for (const expectation of expectations) {
