@@ -6,7 +6,7 @@
  * after it, with one range query over the whole time, which also finds an alert that fired
  * between two polls.
  */
-import { EMPTY, concat, defer, exhaustMap, from, ignoreElements, lastValueFrom, mergeMap, of, take, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { EMPTY, concat, concatMap, defer, exhaustMap, from, ignoreElements, lastValueFrom, mergeMap, of, take, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
 import type { AlertExpectation } from '../language/fields.js';
 import { alertName, type Finding } from './check.js';
 import type { AlertInbox, AlertState, AlertStates } from './live-backends.js';
@@ -36,7 +36,7 @@ interface Watch {
   resolvedAfterMs?: number;
   /** True once resolution is decided: found, past its deadline, or not asked for. */
   resolutionKnown: boolean;
-  /** Whether Alertmanager holds it: undefined while not yet asked, or not yet seen before its deadline. */
+  /** Whether Alertmanager held it by its deadline: undefined until seen or past the deadline, then final. */
   inAlertmanager?: boolean;
 }
 
@@ -76,7 +76,7 @@ export function watchAlerts(expectations: readonly AlertExpectation[], options: 
 
   const askAlertmanager = (watch: Watch): Observable<never> =>
     defer(() => {
-      if (!alertmanager || watch.firedAtMs === undefined || watch.inAlertmanager) return EMPTY;
+      if (!alertmanager || watch.firedAtMs === undefined || watch.inAlertmanager !== undefined) return EMPTY;
       const due = elapsed() >= Math.max(watch.expectation.firing_within, watch.firedAtMs + pollMs);
       return from(alertmanager.received(watch.expectation)).pipe(
         tap((received) => {
@@ -117,7 +117,7 @@ export function watchAlerts(expectations: readonly AlertExpectation[], options: 
         }),
       );
     return timer(0, pollMs, scheduler).pipe(
-      exhaustMap(() => from([...pending]).pipe(mergeMap(poll, 1))),
+      exhaustMap(() => from([...pending]).pipe(concatMap(poll))),
       take(expectations.length),
     );
   });

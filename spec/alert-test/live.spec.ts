@@ -108,6 +108,11 @@ describe('watchAlerts: live alert expectations decided by polling, on virtual ti
     ]);
   });
 
+  it('keeps a missed Alertmanager deadline missed while the resolution is awaited', () => {
+    const { decided } = watch([{ alert: 'High', firing_within: 30 * S, resolves_within: 60 * S }], [[7 * S, 40 * S]], { alertmanagerFrom: 35 * S });
+    expect(decided).to.deep.equal([[40 * S, 'FAIL High firing after 7s (within 30s), not seen in Alertmanager, resolved 33s later (within 1m)']]);
+  });
+
   it('asks range queries of at most 10 000 points, in whole seconds', () => {
     const { ranges } = watch([{ alert: 'High', firing_within: 24 * 3600 * S }], [], { pollMs: 3600 * S });
     const [, , step] = ranges.at(-1)!;
