@@ -22,6 +22,8 @@ export interface Finding {
   readonly firedAtMs?: number;
   /** How long after firing it first stopped (when `resolves_within` is given); undefined when it did not. */
   readonly resolvedAfterMs?: number;
+  /** Whether the alert reached Alertmanager (`svc test --live --alertmanager`); undefined when not asked. */
+  readonly inAlertmanager?: boolean;
   readonly passed: boolean;
 }
 
@@ -81,14 +83,13 @@ async function firstStep(from: number, to: number, holds: (k: number) => Promise
 }
 
 /** `PASS <alert> firing after <t> (within <d>)`, or `FAIL …` saying what did not happen in time. */
-export function findingLine({ expectation, firedAtMs, resolvedAfterMs, passed }: Finding): string {
-  const labels = Object.entries(expectation.labels ?? {});
-  const alert = `${expectation.alert}${labels.length ? `{${labels.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(',')}}` : ''}`;
+export function findingLine({ expectation, firedAtMs, resolvedAfterMs, inAlertmanager, passed }: Finding): string {
   const within = formatMs(expectation.firing_within);
   let text =
     firedAtMs === undefined
-      ? `${alert} not firing within ${within}`
-      : `${alert} firing after ${formatMs(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
+      ? `${alertName(expectation)} not firing within ${within}`
+      : `${alertName(expectation)} firing after ${formatMs(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
+  if (firedAtMs !== undefined && inAlertmanager !== undefined) text += inAlertmanager ? ', in Alertmanager' : ', not seen in Alertmanager';
   const resolveWithin = expectation.resolves_within;
   if (firedAtMs !== undefined && resolveWithin !== undefined) {
     text +=
@@ -97,4 +98,15 @@ export function findingLine({ expectation, firedAtMs, resolvedAfterMs, passed }:
         : `, resolved ${formatMs(resolvedAfterMs)} later (${resolvedAfterMs <= resolveWithin ? 'within' : 'not within'} ${formatMs(resolveWithin)})`;
   }
   return `${passed ? 'PASS' : 'FAIL'} ${text}`;
+}
+
+/** `FAIL <alert> undecided: …`, for an expectation the test stopped before it could decide. */
+export function undecidedLine(expectation: AlertExpectation, why: string): string {
+  return `FAIL ${alertName(expectation)} undecided: ${why}`;
+}
+
+/** The alert as PASS and FAIL lines and messages name it: `HighErrorRate{severity="page"}`. */
+export function alertName({ alert, labels = {} }: Pick<AlertExpectation, 'alert' | 'labels'>): string {
+  const pairs = Object.entries(labels);
+  return `${alert}${pairs.length ? `{${pairs.map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(',')}}` : ''}`;
 }

@@ -24,6 +24,32 @@ describe('svc test: alert expectations checked with promtool on virtual time', (
     expect(code).to.equal(0);
   });
 
+  it('passes QueueBacklog, the example of svc test --live, on virtual time too', async () => {
+    const { code, stdout } = await svc([...example('queue-backlog'), '--interval', '1s']);
+    expect(lines(stdout)).to.deep.equal(['PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)']);
+    expect(code).to.equal(0);
+  });
+
+  it('samples csv_replay entries, their CSV read beside the scenario file', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    scenario('load.csv', 'Time,load\n0,0.5\n60,3\n120,0.5\n');
+    const file = scenario(
+      'replay.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {name: load, signal_type: metrics, rate: 1, duration: 3m, generator: {type: csv_replay, file: load.csv, repeat: false}}
+expect:
+  alerts: [{alert: HighLoad, firing_within: 2m}]
+`,
+    );
+    const rules = scenario('rules.yml', 'groups:\n  - name: g\n    rules:\n      - {alert: HighLoad, expr: load > 2}\n');
+    const { code, stdout, stderr } = await svc(['test', file, '--rules', rules]);
+    expect(stderr).to.equal('');
+    expect(lines(stdout)).to.deep.equal(['PASS HighLoad firing after 1m (within 2m)']);
+    expect(code).to.equal(0);
+  });
+
   it('fails an expectation the alert misses, exit 1, and keeps a promtool test that fails the same way', async () => {
     const { scenario } = scenarioDir('svc-test-');
     const text = readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('firing_within: 10m', 'firing_within: 5m');

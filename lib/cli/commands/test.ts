@@ -1,6 +1,9 @@
 import { Command, Option, UsageError } from 'clipanion';
-import type { Entry } from '../../config/types.js';
+import type { Entry, ScenarioFile } from '../../config/types.js';
 import type { AlertExpectation } from '../../language/fields.js';
+import type { Finding } from '../../alert-test/check.js';
+import type { WatchOptions } from '../../alert-test/live.js';
+import type { Subscription } from 'rxjs';
 import { valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
@@ -8,51 +11,144 @@ import { SvcCommand } from './svc-command.js';
 const MIN_INTERVAL_MS = 1000;
 const MAX_INTERVAL_MS = 3_600_000;
 
-/** `svc test <scenario-file> --rules <rules.yml>`: the file's alert expectations, checked with promtool on virtual time. */
+/**
+ * `svc test <scenario-file> --rules <rules.yml>`: the file's alert expectations, checked with promtool on virtual time;
+ * `svc test <scenario-file> --live --prometheus <url>`: the same, against running backends while the scenario runs.
+ */
 export class TestCommand extends SvcCommand {
   static override paths = [['test']];
   static override usage = Command.Usage({
-    description: "Check a scenario file's alert expectations against alerting rules, with promtool, in seconds",
+    description: "Check a scenario file's alert expectations against alerting rules: with promtool in seconds, or live against Prometheus",
     details: `
       Samples the scenario on virtual time at the rule evaluation interval, writes a \`promtool test rules\` unit test of it (the samples as input series, the file's \`expect.alerts\` as checks of the ALERTS series) and runs Prometheus's promtool on it (\`PROMTOOL\` names another binary).
+
+      With \`--live\`, runs the scenario for real instead (its own sinks, as \`svc run\` does), polls the \`ALERTS\` series of the Prometheus given by \`--prometheus\` every \`--interval\`, times each firing and resolution with a range query, and with \`--alertmanager\` also checks that the alert reaches Alertmanager; the run stops once every expectation is decided.
 
       Prints a PASS or FAIL line per expectation, with when the alert fired; exits 1 when any fails. See docs/testing-alerts.md.
     `,
     examples: [
       ['Test the HighErrorRate alert on a burst', '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml'],
       ['Keep the generated promtool test', '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml --keep'],
+      ['Against a running Prometheus and Alertmanager', '$0 test incident.yaml --live --prometheus http://localhost:9090 --alertmanager http://localhost:9093'],
     ],
   });
 
   file = Option.String({ name: 'scenario-file' });
   rules = valueFlag('--rules', '<rules.yml>', 'Prometheus rules file with the alerting rules under test');
-  interval = valueFlag('--interval', '<time>', 'Rule evaluation interval, also the sampling step (default: 15s)');
-  duration = valueFlag('--duration', '<time>', "Length of every entry (default: the file's; each needs one)");
+  interval = valueFlag('--interval', '<time>', 'Rule evaluation interval: the sampling step, or with --live how often Prometheus is polled (default: 15s)');
+  duration = valueFlag('--duration', '<time>', "Length of every entry (default: the file's; each needs one, except with --live)");
   keep = Option.Boolean('--keep', false, { description: 'Leave the generated promtool unit test in place and print its path' });
+  live = Option.Boolean('--live', false, { description: 'Run the scenario for real and check the alerts of a running Prometheus (--prometheus)' });
+  prometheus = valueFlag('--prometheus', '<url>', 'With --live: the Prometheus that evaluates the rules (base URL of its HTTP API)');
+  alertmanager = valueFlag('--alertmanager', '<url>', 'With --live: also check that each alert reaches this Alertmanager');
 
   async execute(): Promise<number> {
-    if (!this.rules) throw new UsageError('missing --rules: svc test <scenario-file> --rules <rules.yml>');
-    const [{ parseDuration }, { loadScenarioFile }, { compileScenario }, { backfillRefusal }] = await Promise.all([
+    if (this.live) {
+      if (this.prometheus === undefined) throw new UsageError('--live needs --prometheus <url>: the Prometheus that evaluates the rules');
+      if (this.rules !== undefined) throw new UsageError('--rules has no use with --live: the rules are those the Prometheus of --prometheus evaluates');
+      if (this.keep) throw new UsageError('--keep keeps the promtool test of a run on virtual time: --live writes none');
+    } else {
+      if (this.prometheus !== undefined || this.alertmanager !== undefined) throw new UsageError('--prometheus and --alertmanager go with --live');
+      if (!this.rules) throw new UsageError('missing --rules: svc test <scenario-file> --rules <rules.yml> (or --live --prometheus <url>)');
+    }
+    const [{ parseDuration }, { loadScenarioFile }, { compileScenario }, { backfillRefusal }, { readReplays, filesIn }, { dirname, resolve }] = await Promise.all([
       import('../../language/duration.js'),
       import('../../config/load.js'),
       import('../../compile/index.js'),
       import('../../runtime/backfill.js'),
+      import('../../config/csv-replay.js'),
+      import('node:path'),
     ]);
     const intervalMs = this.intervalMs(parseDuration);
-    const { resolve } = await import('node:path');
-    const rulesFile = resolve(this.rules);
-    const file = await loadScenarioFile(this.file, { overrides: this.duration === undefined ? {} : { duration: this.duration }, variables: this.context.env });
-    const expectations = file.expect?.alerts;
+    const backends = this.live ? await this.backends() : undefined;
+    const loaded = await loadScenarioFile(this.file, { overrides: this.duration === undefined ? {} : { duration: this.duration }, variables: this.context.env });
+    const expectations = loaded.expect?.alerts;
     if (!expectations) throw new Error(`${this.file}: no expect.alerts: nothing to test (docs/testing-alerts.md)`);
+    // The CSV files of csv_replay generators, read before compiling, as svc run does.
+    const file = await readReplays(loaded, filesIn(dirname(this.file)));
+    const plan = compileScenario(file, { origin: this.file });
+    if (backends) return this.checkLive(plan, intervalMs, expectations, backends);
+
     for (const [i, { resolves_within }] of expectations.entries()) {
       if (resolves_within !== undefined && resolves_within < intervalMs) {
         throw new Error(`${this.file}: expect.alerts[${i}].resolves_within: shorter than the evaluation interval (${this.interval ?? '15s'})`);
       }
     }
-    const plan = compileScenario(file, { origin: this.file });
     const refusal = backfillRefusal(plan.scenarios);
     if (refusal) throw new UsageError(`svc test: ${refusal} (give each a duration, or --duration)`);
-    return this.check(plan.scenarios, intervalMs, rulesFile, expectations);
+    return this.check(plan.scenarios, intervalMs, resolve(this.rules!), expectations);
+  }
+
+  /** The backends of --live, from their flags' URLs (a bad URL is a usage error naming the flag). */
+  private async backends(): Promise<Pick<WatchOptions, 'prometheus' | 'alertmanager'>> {
+    const [{ httpApi }, { prometheusStates, alertmanagerInbox }] = await Promise.all([import('../../alert-test/http-api.js'), import('../../alert-test/live-backends.js')]);
+    const api = (flag: string, what: string, url: string) => {
+      try {
+        return httpApi(what, url);
+      } catch (error) {
+        throw new UsageError(`${flag}: ${(error as Error).message}`);
+      }
+    };
+    return {
+      prometheus: prometheusStates(api('--prometheus', 'Prometheus', this.prometheus!)),
+      alertmanager: this.alertmanager === undefined ? undefined : alertmanagerInbox(api('--alertmanager', 'Alertmanager', this.alertmanager)),
+    };
+  }
+
+  /**
+   * Runs the scenario as svc run does (progress and STOPPED lines on stderr) while the alerts are
+   * watched; a PASS or FAIL line is printed as each expectation is decided. The run stops once
+   * all are (an entry without a duration runs until then); when it ends first, the watch goes on
+   * to the deadlines. A stop signal ends both, and what was not decided fails.
+   */
+  private async checkLive(plan: ScenarioFile, pollMs: number, expectations: readonly AlertExpectation[], backends: Pick<WatchOptions, 'prometheus' | 'alertmanager'>): Promise<number> {
+    const [{ asyncScheduler, from, merge, takeUntil }, { requireQuiet, watchAlerts }, { findingLine, undecidedLine }, { runScenario }, { stopSignals }, { formatDuration }] = await Promise.all([
+      import('rxjs'),
+      import('../../alert-test/live.js'),
+      import('../../alert-test/check.js'),
+      import('../run-scenario.js'),
+      import('../../runtime/stop-signals.js'),
+      import('../../format.js'),
+    ]);
+    await requireQuiet(expectations, backends);
+    const scheduler = this.context.scheduler ?? asyncScheduler;
+    const signals = this.context.signals ?? stopSignals();
+    const findings = new Map<AlertExpectation, Finding>();
+    const start = scheduler.now();
+    let subscription: Subscription | undefined;
+    const watching = new Promise<void>((resolve, reject) => {
+      subscription = watchAlerts(expectations, { ...backends, start, pollMs, scheduler })
+        .pipe(takeUntil(signals))
+        .subscribe({
+          next: (finding) => {
+            findings.set(finding.expectation, finding);
+            this.context.stdout.write(`${findingLine(finding)}\n`);
+          },
+          complete: resolve,
+          error: reject,
+        });
+    });
+    let settled = false;
+    // Stops the run once the watch ends, decided or failed (its error is thrown below, after the run's flush).
+    const watched = watching.finally(() => (settled = true)).then(
+      () => 'decided',
+      () => 'failed',
+    );
+    let runCode: number;
+    try {
+      runCode = await runScenario(plan, { ...this.context, signals: merge(signals, from(watched)) });
+    } catch (error) {
+      subscription?.unsubscribe();
+      throw error;
+    }
+    if (!settled) this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
+    await watching;
+    const stoppedAfter = formatDuration(scheduler.now() - start);
+    for (const expectation of expectations) {
+      if (!findings.has(expectation)) this.context.stdout.write(`${undecidedLine(expectation, `the test stopped after ${stoppedAfter}`)}\n`);
+    }
+    const passed = expectations.every((expectation) => findings.get(expectation)?.passed);
+    return passed && runCode === 0 ? 0 : 1;
   }
 
   private async check(entries: readonly Entry[], intervalMs: number, rulesFile: string, expectations: readonly AlertExpectation[]): Promise<number> {

@@ -5,7 +5,7 @@ import { requireBinary } from './binaries.js';
 import { startBackend } from './child.js';
 import { freeTcpPort, waitFor } from './ports.js';
 
-/** A private Prometheus (Debian `prometheus`): a scraper of one target, a remote-write receiver, or both. */
+/** A private Prometheus (Debian `prometheus`): a scraper of one target, a remote-write receiver, or both; a rule evaluator. */
 export interface Prometheus {
   readonly url: string;
   /** Result vector of an instant query. */
@@ -24,15 +24,22 @@ export interface PrometheusOptions {
   readonly outOfOrderWindow?: string;
   /** The TSDB directory to open (blocks made by `promtool tsdb create-blocks-from`); default a fresh one, removed on stop. */
   readonly dataDir?: string;
+  /** A rules file's text, evaluated every second (`evaluation_interval: 1s`). */
+  readonly rules?: string;
+  /** An Alertmanager's base URL (spec/support/backends/alertmanager.ts): firing alerts are sent there. */
+  readonly alertmanager?: string;
 }
 
-export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow, dataDir }: PrometheusOptions): Promise<Prometheus> {
+export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow, dataDir, rules, alertmanager }: PrometheusOptions): Promise<Prometheus> {
   const binary = requireBinary('prometheus', 'prometheus');
   const dir = await mkdtemp(join(tmpdir(), 'svc-prom-'));
   const port = await freeTcpPort();
   const url = `http://127.0.0.1:${port}`;
+  if (rules !== undefined) await writeFile(join(dir, 'rules.yml'), rules);
   const config = [
-    'global: { scrape_interval: 1s, scrape_timeout: 1s }',
+    'global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }',
+    ...(rules !== undefined ? [`rule_files: [${JSON.stringify(join(dir, 'rules.yml'))}]`] : []),
+    ...(alertmanager ? [`alerting: { alertmanagers: [{ static_configs: [{ targets: [${JSON.stringify(new URL(alertmanager).host)}] }] }] }`] : []),
     ...(outOfOrderWindow ? [`storage: { tsdb: { out_of_order_time_window: ${outOfOrderWindow} } }`] : []),
     ...(target
       ? [

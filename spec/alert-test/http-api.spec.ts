@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { httpApi } from '../../lib/alert-test/http-api.js';
+
+/** A fetch that records each request and answers with `status` and `body`. */
+function fakeFetch(status: number, body: string) {
+  const requests: { url: string; headers: Record<string, string> }[] = [];
+  const fetchImpl = (async (url: URL, init: RequestInit) => {
+    requests.push({ url: url.href, headers: init.headers as Record<string, string> });
+    return new Response(body, { status, statusText: status === 200 ? 'OK' : 'Bad Request' });
+  }) as typeof fetch;
+  return { fetchImpl, requests };
+}
+
+describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
+  it('sends the credentials of the URL as Basic authorization, never in the URL, and asks below its path', async () => {
+    const { fetchImpl, requests } = fakeFetch(200, '{"status":"success"}');
+    const api = httpApi('Prometheus', 'https://bob:s%40cret@prom.example/prometheus', fetchImpl);
+    expect(api.name).to.equal('Prometheus at https://bob:***@prom.example/prometheus');
+    expect(await api.get('/api/v1/query', { query: 'up', filter: ['a="1"', 'b="2"'] })).to.deep.equal({ status: 'success' });
+    expect(requests[0]!.url).to.equal('https://prom.example/prometheus/api/v1/query?query=up&filter=a%3D%221%22&filter=b%3D%222%22');
+    expect(requests[0]!.headers.authorization).to.equal(`Basic ${Buffer.from('bob:s@cret').toString('base64')}`);
+  });
+
+  it("names the backend's refusal with its own error, and an answer that is not JSON", async () => {
+    const refused = httpApi('Prometheus', 'http://bob:pw@prom:9090', fakeFetch(400, '{"status":"error","error":"parse error at char 3"}').fetchImpl);
+    expect(await refused.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
+      'Prometheus at http://bob:***@prom:9090 answered 400 Bad Request to GET /api/v1/query: parse error at char 3',
+    );
+    const html = httpApi('Alertmanager', 'http://am:9093', fakeFetch(200, '<html>login</html>').fetchImpl);
+    expect(await html.get('/api/v2/alerts', {}).catch((error: Error) => error.message)).to.equal(
+      'Alertmanager at http://am:9093 answered 200 OK with no JSON to GET /api/v2/alerts: <html>login</html>',
+    );
+  });
+
+  it('refuses a URL that is not http(s), with its credentials masked', () => {
+    expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/')).to.throw('expected an http(s) URL, got "ftp://bob:***@host/"');
+    expect(() => httpApi('Prometheus', 'localhost:9090')).to.throw('expected an http(s) URL, got "localhost:9090"');
+  });
+});
