@@ -6,7 +6,7 @@ import { featureRefusal } from '../features.js';
 import { familyOf } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
-import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, samplesExplained, samplesPerEvent } from '../language/limits.js';
+import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, MAX_SERIES_WITH_STATE, samplesExplained, samplesPerEvent } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import { desugarAlias } from '../language/aliases.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
@@ -166,13 +166,14 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   const dynamic = fields.dynamic_labels ?? [];
   const spikes = fields.cardinality_spikes ?? [];
   const sets = labelSets(dynamic, spikes);
-  if (sets * samples > MAX_SERIES) {
+  const maxSeries = signal === 'histogram' || signal === 'summary' ? MAX_SERIES_WITH_STATE : MAX_SERIES;
+  if (sets * samples > maxSeries) {
     const [count, series] = sets < COUNTED ? [`up to ${sets}`, `${sets * samples}`] : [`more than ${COUNTED}`, `more than ${COUNTED}`];
     issues.push({
       path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
       message:
         `the dynamic labels and cardinality spikes make ${count} label sets × ${samples} sample${samples === 1 ? '' : 's'} per event` +
-        ` = ${series} series; the limit is ${MAX_SERIES}`,
+        ` = ${series} series; the limit is ${maxSeries}`,
     });
   }
   return issues;

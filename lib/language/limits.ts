@@ -43,16 +43,21 @@ export const MAX_CATALOG_FILES = 1000;
 export const MIN_RATE = 0.000001;
 /**
  * Samples (output lines) per second of one entry at its burst peak: rate × multiplier × samples
- * per event. The pipeline writes about 2.5 million plain metric samples a second on one core
- * (`npm run bench`); this leaves room for labels, encoders and sinks.
+ * per event. More than one core writes (`npm run bench`): a rate this high means "flat out". It
+ * bounds no memory (batches are bounded), only keeps slot numbers exact for years of run time.
  */
-export const MAX_RATE = 1_000_000;
+export const MAX_RATE = 100_000_000;
 /** Observations per second of a histogram or summary entry at its burst peak. */
-export const MAX_OBSERVATIONS_PER_SECOND = 1_000_000;
+export const MAX_OBSERVATIONS_PER_SECOND = 100_000_000;
 export const MAX_OBSERVATIONS_PER_TICK = 10_000;
-/** Series of one entry: label sets × samples per event. Memory grows with them. */
-export const MAX_SERIES = 100_000;
-export const MAX_CARDINALITY = 100_000;
+/**
+ * Series of one entry: label sets × samples per event. Past 65,536 label sets a metrics or logs
+ * entry keeps nothing per series (operators/labels.ts); a histogram or summary keeps its running
+ * totals per series, so its memory grows with them: it has the lower bound.
+ */
+export const MAX_SERIES = 10_000_000;
+export const MAX_SERIES_WITH_STATE = 100_000;
+export const MAX_CARDINALITY = 10_000_000;
 export const MIN_BURST_MULTIPLIER = 0.001;
 export const MAX_BURST_MULTIPLIER = 1000;
 

@@ -5,6 +5,8 @@ import { sampleName } from '../encoders/metrics-text.js';
 
 /** Most events an entry's drain buffer holds (the `limit` query maximum). */
 export const MAX_SCRAPE_EVENTS = 1000;
+/** Most series whose latest value an entry keeps for `GET /scenarios/metrics`: the first ones seen. */
+export const MAX_LATEST_SERIES = 100_000;
 
 /** One metric family as a scrape shows it. */
 export interface Family {
@@ -28,19 +30,20 @@ const formatValue = textValueFormat();
  *
  * The ring is allocated once, at the first samples, and then only overwritten: recording an
  * event copies its numbers into place (the oldest event gives way when the ring is full), so an
- * entry's buffer costs the same memory and no garbage however long it runs. Rows name their
- * series by its index in the buffer's table of series seen, which also holds the latest values.
+ * entry's buffer costs the same memory and no garbage however long it runs. The table of latest
+ * values holds the first {@link MAX_LATEST_SERIES} series seen, so that memory is bounded at any
+ * cardinality too.
  */
 export class ScrapeBuffer {
   /** Rows of one event: 1 for a sample; a histogram or summary writes a fixed series set per event. */
   private width = 0;
-  private rowSeries = new Uint32Array(0);
+  private rowSeries: Series[] = [];
   private rowValues = new Float64Array(0);
   private stamps = new Float64Array(0);
   /** Slot of the oldest event kept, and how many are kept. */
   private first = 0;
   private kept = 0;
-  /** Every series seen, in order of appearance, with its latest value. */
+  /** The series seen, in order of appearance (up to MAX_LATEST_SERIES), with their latest values. */
   private readonly indexOf = new Map<string, number>();
   private readonly series: Series[] = [];
   private readonly latest: number[] = [];
@@ -59,9 +62,9 @@ export class ScrapeBuffer {
       const at = kept ? this.nextSlot(timestampOf(batch, e * this.width)) * this.width : 0;
       for (let r = 0; r < this.width; r++) {
         const row = e * this.width + r;
-        const index = this.seen(batch.series[row]!, batch.value[row]!);
+        this.seen(batch.series[row]!, batch.value[row]!);
         if (!kept) continue;
-        this.rowSeries[at + r] = index;
+        this.rowSeries[at + r] = batch.series[row]!;
         this.rowValues[at + r] = batch.value[row]!;
       }
     }
@@ -76,7 +79,7 @@ export class ScrapeBuffer {
       const slot = (this.first + k) % MAX_SCRAPE_EVENTS;
       const ms = this.stamps[slot]!;
       for (let row = slot * this.width; row < (slot + 1) * this.width; row++) {
-        text += `${sampleName(this.family.name, this.series[this.rowSeries[row]!]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
+        text += `${sampleName(this.family.name, this.rowSeries[row]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
       }
     }
     this.first = this.kept = 0;
@@ -90,7 +93,7 @@ export class ScrapeBuffer {
 
   private allocate(width: number): void {
     this.width = width;
-    this.rowSeries = new Uint32Array(MAX_SCRAPE_EVENTS * width);
+    this.rowSeries = new Array<Series>(MAX_SCRAPE_EVENTS * width);
     this.rowValues = new Float64Array(MAX_SCRAPE_EVENTS * width);
     this.stamps = new Float64Array(MAX_SCRAPE_EVENTS);
   }
@@ -104,17 +107,17 @@ export class ScrapeBuffer {
     return slot;
   }
 
-  /** Records `value` as the latest of `series`; returns the series' index in the table. */
-  private seen(series: Series, value: number): number {
+  /** Records `value` as the latest of `series`, if the table holds it or has room for it. */
+  private seen(series: Series, value: number): void {
     // By name suffix and labels: a label set may come as several objects (a transient Series).
     const id = sampleName('', series);
     let index = this.indexOf.get(id);
     if (index === undefined) {
+      if (this.series.length >= MAX_LATEST_SERIES) return;
       index = this.series.push(series) - 1;
       this.indexOf.set(id, index);
     }
     this.latest[index] = value;
-    return index;
   }
 }
 

@@ -6,8 +6,8 @@ const sink = (fields: Record<string, unknown>) => metric({ sink: fields });
 
 /** [what, entry, the one message expected]: every number of the language is bounded, and the message names the limit. */
 const beyond: [string, Record<string, unknown>, string][] = [
-  ['a rate of 1e300', metric({ rate: 1e300 }), 'scenarios[0] (cpu): rate: expected at most 1000000 events per second, got 1e+300'],
-  ['a rate of 3e15', metric({ rate: 3e15 }), 'scenarios[0] (cpu): rate: expected at most 1000000 events per second, got 3000000000000000'],
+  ['a rate of 1e300', metric({ rate: 1e300 }), 'scenarios[0] (cpu): rate: expected at most 100000000 events per second, got 1e+300'],
+  ['a rate of 3e15', metric({ rate: 3e15 }), 'scenarios[0] (cpu): rate: expected at most 100000000 events per second, got 3000000000000000'],
   ['a rate below one event per 11.6 days', metric({ rate: 1e-9 }), 'scenarios[0] (cpu): rate: expected at least 0.000001 events per second, got 1e-9'],
   [
     'a duration of 9999999999999h',
@@ -28,23 +28,28 @@ const beyond: [string, Record<string, unknown>, string][] = [
   ],
   [
     'a burst peak beyond the rate limit',
-    metric({ rate: 10_000, bursts: { every: '10s', for: '1s', multiplier: 1000 } }),
-    'scenarios[0] (cpu): bursts.multiplier: rate 10000 × multiplier 1000 is 10000000 samples per second at the burst peak; the limit is 1000000',
+    metric({ rate: 1_000_000, bursts: { every: '10s', for: '1s', multiplier: 1000 } }),
+    'scenarios[0] (cpu): bursts.multiplier: rate 1000000 × multiplier 1000 is 1000000000 samples per second at the burst peak; the limit is 100000000',
   ],
   [
     'a spike cardinality of 1e12',
     metric({ cardinality_spikes: [spike({ cardinality: 1e12 })] }),
-    'scenarios[0] (cpu): cardinality_spikes[0].cardinality: expected at most 100000, got 1000000000000',
+    'scenarios[0] (cpu): cardinality_spikes[0].cardinality: expected at most 10000000, got 1000000000000',
   ],
   [
-    'a dynamic label cardinality of 1e7',
-    metric({ dynamic_labels: [{ key: 'pod', cardinality: 1e7 }] }),
-    'scenarios[0] (cpu): dynamic_labels[0].cardinality: expected at most 100000, got 10000000',
+    'a dynamic label cardinality of 1e8',
+    metric({ dynamic_labels: [{ key: 'pod', cardinality: 1e8 }] }),
+    'scenarios[0] (cpu): dynamic_labels[0].cardinality: expected at most 10000000, got 100000000',
   ],
   [
     'label sets beyond the series limit',
-    metric({ dynamic_labels: [{ key: 'pod', cardinality: 1000 }, { key: 'node', cardinality: 999 }] }),
-    'scenarios[0] (cpu): dynamic_labels: the dynamic labels and cardinality spikes make up to 999000 label sets × 1 sample per event = 999000 series; the limit is 100000',
+    metric({ dynamic_labels: [{ key: 'pod', cardinality: 10_000 }, { key: 'node', cardinality: 9999 }] }),
+    'scenarios[0] (cpu): dynamic_labels: the dynamic labels and cardinality spikes make up to 99990000 label sets × 1 sample per event = 99990000 series; the limit is 10000000',
+  ],
+  [
+    'histogram series beyond the limit of series with running totals',
+    histogram({ dynamic_labels: [{ key: 'pod', cardinality: 10_000 }] }),
+    'scenarios[0] (latency): dynamic_labels: the dynamic labels and cardinality spikes make up to 10000 label sets × 14 samples per event = 140000 series; the limit is 100000',
   ],
   [
     'too many dynamic labels',
@@ -54,13 +59,13 @@ const beyond: [string, Record<string, unknown>, string][] = [
   ['observations_per_tick of 1e9', histogram({ observations_per_tick: 1e9 }), 'scenarios[0] (latency): observations_per_tick: expected at most 10000, got 1000000000'],
   [
     'observations per second beyond the limit',
-    histogram({ rate: 1000, observations_per_tick: 10_000 }),
-    'scenarios[0] (latency): observations_per_tick: rate 1000 × 10000 observations per tick is 10000000 observations per second; the limit is 1000000',
+    histogram({ rate: 100_000, observations_per_tick: 10_000 }),
+    'scenarios[0] (latency): observations_per_tick: rate 100000 × 10000 observations per tick is 1000000000 observations per second; the limit is 100000000',
   ],
   [
     'histogram samples per second beyond the limit',
-    histogram({ rate: 100_000, observations_per_tick: 1 }),
-    'scenarios[0] (latency): rate: rate 100000 × 14 samples per event (11 buckets, le="+Inf", _sum, _count) is 1400000 samples per second; the limit is 1000000',
+    histogram({ rate: 10_000_000, observations_per_tick: 1 }),
+    'scenarios[0] (latency): rate: rate 10000000 × 14 samples per event (11 buckets, le="+Inf", _sum, _count) is 140000000 samples per second; the limit is 100000000',
   ],
   [
     'more than 256 buckets',

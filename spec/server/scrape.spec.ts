@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { MAX_SCRAPE_EVENTS, ScrapeBuffer } from '../../lib/server/scrape.js';
+import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBuffer } from '../../lib/server/scrape.js';
 import { seriesOf } from '../../operators/model/series.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
@@ -102,5 +102,19 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     // Two numbers and a series index an event; objects per event would take several times more.
     expect(perEvent).to.be.below(40);
     expect(buffers.every((buffer) => drained(buffer, 1)!.length === 1)).to.equal(true);
+  });
+
+  it(`keeps the latest value of the first ${MAX_LATEST_SERIES} series only, by label text, whatever the cardinality`, () => {
+    const buffer = gauge();
+    const count = MAX_LATEST_SERIES + 10;
+    // A new object per sample, as a transient series past interning: the same labels are one series.
+    const pods = () => Array.from({ length: count }, (_, n) => seriesOf({ pod: `pod_${n}` }));
+    for (const round of [1, 2]) {
+      buffer.record(sampleBatch({ values: Array.from({ length: count }, (_, n) => round * n), offsets: Array(count).fill(0), series: pods() }));
+    }
+    const rows = buffer.latestRows();
+    expect(rows).to.have.length(MAX_LATEST_SERIES);
+    expect(rows.at(-1)).to.deep.include({ value: 2 * (MAX_LATEST_SERIES - 1) });
+    expect(rows.at(-1)!.series.labels).to.deep.equal({ pod: `pod_${MAX_LATEST_SERIES - 1}` });
   });
 });
