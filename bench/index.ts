@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: throughput of the metric pipeline against a hand-written loop producing the
  * same bytes, then rate accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts),
- * OTLP (bench/otlp.ts), the HTTP client (bench/http-clients.ts), Kafka (bench/kafka.ts) a backfill on virtual time (bench/backfill.ts) and `svc test` of a 1-hour incident (bench/alert-test.ts). Prints figures; asserts nothing (speed goals live
+ * OTLP (bench/otlp.ts), the HTTP client (bench/http-clients.ts), Kafka (bench/kafka.ts), a backfill on virtual time (bench/backfill.ts), `svc test` of a 1-hour incident (bench/alert-test.ts) and the idle memory of svc-server (bench/server-idle.ts). Prints figures; asserts nothing (speed goals live
  * here, not in tests).
  */
 import { closeSync, openSync, writeSync, rmSync, mkdtempSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { kafkaBench } from './kafka.js';
 import { remoteWriteBench } from './remote-write.js';
 import { backfillBench } from './backfill.js';
 import { alertTestBench } from './alert-test.js';
+import { serverIdleBench } from './server-idle.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
@@ -120,6 +121,7 @@ try {
   await kafkaBench(THROUGHPUT_MS / 1000);
   await backfillBench(dir);
   await alertTestBench();
+  await serverIdleBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
