@@ -78,7 +78,10 @@ class ServeCommand extends Command {
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
     // After the start-up line (a stdout sink writes there too), before any request is read.
     try {
-      for (const prepared of autostarts) (await import('./launch.js')).launchScenario({ registry, logger }, prepared);
+      if (autostarts.length) {
+        const { launchScenario } = await import('./launch.js');
+        for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
+      }
     } catch (error) {
       logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
       await this.shutDown(registry, server, logger);

@@ -6,7 +6,7 @@ import type KoaRouter from '@koa/router';
  * The CommonJS packages svc-server starts with, loaded with require rather than import. Node
  * scans every CommonJS module an ES module imports with its export lexer; scanning this start-up
  * set makes the lexer hot enough for V8 to optimise it, and that compilation stays resident:
- * about 6 MB of an idle server's memory (docs/performance.md).
+ * about 6 MiB of an idle server's memory (docs/performance.md).
  */
 const require = createRequire(import.meta.url);
 
