@@ -1,8 +1,11 @@
 /**
  * `npm run bench`: the speed and memory table of issue 15 on whole `svc run` processes
  * (bench/speed.ts: the pipeline against a hand-written loop producing the same bytes, sine,
- * histogram, cardinality 1,000,000 with its RSS, logs), then rate accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts),
- * OTLP (bench/otlp.ts), the HTTP client (bench/http-clients.ts), Kafka (bench/kafka.ts) a backfill on virtual time (bench/backfill.ts) and `svc test` of a 1-hour incident (bench/alert-test.ts). Prints figures; asserts nothing (speed goals live
+ * histogram, cardinality 1,000,000 with its RSS, logs), then rate accuracy at 10, 1,000 and
+ * 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
+ * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
+ * `svc test` of a 1-hour incident (bench/alert-test.ts) and the idle memory of svc-server
+ * (bench/server-idle.ts). Prints figures; asserts nothing (speed goals live
  * here, not in tests).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { kafkaBench } from './kafka.js';
 import { remoteWriteBench } from './remote-write.js';
 import { backfillBench } from './backfill.js';
 import { alertTestBench } from './alert-test.js';
+import { serverIdleBench } from './server-idle.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
@@ -67,6 +71,7 @@ try {
   await kafkaBench(THROUGHPUT_MS / 1000);
   await backfillBench(dir);
   await alertTestBench();
+  await serverIdleBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
-import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
+import { createRequire } from 'node:module';
+import type { Middleware } from 'koa';
+import { Koa } from './packages.js';
 import { MAX_TEXT_BYTES } from '../language/limits.js';
 import type { ServerDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
@@ -10,6 +11,7 @@ import { openapiRoutes } from './routes/openapi.js';
 import { JSON_TYPES, YAML_TYPES } from './body.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 
+const require = createRequire(import.meta.url);
 
 /**
  * The svc HTTP API as a koa app: error envelope first, then authentication, body parsing
@@ -22,10 +24,25 @@ export function createApp(deps: ServerDeps): Koa {
   app.silent = true; // the error middleware logs what deserves it
   app.use(errors(deps.logger));
   app.use(auth(deps.apiKey));
-  app.use(bodyParser({ enableTypes: ['text'], extendTypes: { text: [...YAML_TYPES, ...JSON_TYPES] }, textLimit: `${MAX_TEXT_BYTES}b` }));
+  app.use(textBodies());
   for (const router of [healthRoutes(deps), scenarioRoutes(deps), eventRoutes(deps), openapiRoutes()]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
   return app;
+}
+
+/**
+ * The body parser, keeping bodies of the YAML and JSON types as text. It is loaded by the first
+ * request with such a body: its decoders are of no use to an idle server. Other requests skip it:
+ * it would read nothing of theirs.
+ */
+function textBodies(): Middleware {
+  const types = [...YAML_TYPES, ...JSON_TYPES];
+  let parser: Middleware | undefined;
+  return (ctx, next) => {
+    if (!ctx.is(types)) return next();
+    parser ??= (require('koa-bodyparser') as typeof import('koa-bodyparser'))({ enableTypes: ['text'], extendTypes: { text: types }, textLimit: `${MAX_TEXT_BYTES}b` });
+    return parser(ctx, next);
+  };
 }

@@ -1,7 +1,4 @@
 import type { Context } from 'koa';
-import { ConfigError } from '../language/problems.js';
-import { parseText } from '../config/parse.js';
-import { HttpError } from './http-error.js';
 import type { Variables } from '../config/interpolate.js';
 
 /** Variables of svc-server that a request body may name: `SVC_ENV_REGION` is `${REGION}`; the rest of its environment stays private. */
@@ -22,15 +19,4 @@ export const JSON_TYPES = ['application/json', 'application/*+json'];
 /** The body as the body parser kept it: text of every type above, parsed by lib/config with its bounds. */
 export function bodyText(ctx: Context): string | undefined {
   return (ctx.request as { rawBody?: string }).rawBody;
-}
-
-/** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */
-export function jsonBody(ctx: Context): unknown {
-  if (!ctx.is(JSON_TYPES)) throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send application/json`);
-  try {
-    return parseText(bodyText(ctx) ?? '', 'json', 'request body');
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new HttpError(400, 'malformed_body', `request body is not valid: ${error.problems.map((problem) => problem.message).join('; ')}`);
-  }
 }

@@ -1,4 +1,5 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import { pino } from './packages.js';
 import { redactConfig, redactText } from '../redact.js';
 
 /**

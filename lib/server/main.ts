@@ -2,18 +2,17 @@ import type { Server } from 'node:http';
 import { bodyVariables } from './body.js';
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
-import { pino, type Logger } from 'pino';
-import { firstValueFrom } from 'rxjs';
-import { stopSignals } from '../runtime/stop-signals.js';
+import type { Logger } from 'pino';
+import { pino } from './packages.js';
+import { firstStopSignal } from '../runtime/first-stop-signal.js';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
 import { logLevelOf } from './log-level.js';
 import { EntryRegistry } from './registry.js';
-import { autostartNames, prepareAutostart } from './autostart.js';
-import { launchScenario, type PreparedScenario } from './launch.js';
-import { Catalog } from '../catalog/index.js';
+import type { PreparedScenario } from './launch.js';
+import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
 import type { Shard } from '../../operators/labels.js';
 import { flagNumber } from '../cli/flags.js';
@@ -63,7 +62,8 @@ class ServeCommand extends Command {
       return 2;
     }
     try {
-      autostarts = settings.catalog ? await prepareAutostart(settings.autostart, settings.catalog, settings.fileRoot) : [];
+      // Only a server with a catalog loads the parser at start-up; others load it with their first POST.
+      autostarts = settings.catalog ? await (await import('./autostart.js')).prepareAutostart(settings.autostart, settings.catalog, settings.fileRoot) : [];
     } catch (error) {
       this.context.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;
@@ -78,7 +78,10 @@ class ServeCommand extends Command {
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
     // After the start-up line (a stdout sink writes there too), before any request is read.
     try {
-      for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
+      if (autostarts.length) {
+        const { launchScenario } = await import('./launch.js');
+        for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
+      }
     } catch (error) {
       logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
       await this.shutDown(registry, server, logger);
@@ -95,7 +98,7 @@ class ServeCommand extends Command {
       );
     }
 
-    const signal = await firstValueFrom(stopSignals());
+    const signal = await firstStopSignal();
     logger.info({ signal }, 'stopping: flushing every scenario');
     await this.shutDown(registry, server, logger);
     return 0;
@@ -119,14 +122,15 @@ class ServeCommand extends Command {
     const shard = this.shard ?? process.env.SVC_SHARD;
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
-      const catalog = catalogDir === undefined ? undefined : await Catalog.open(catalogDir, process.env);
+      const catalog = catalogDir === undefined ? undefined : await (await import('../catalog/index.js')).Catalog.open(catalogDir, process.env);
+      const names = autostart === undefined || autostart.trim() === '' ? [] : (await import('./autostart.js')).autostartNames(autostart, catalog);
       return {
         port,
         bind: this.bind ?? process.env.SVC_BIND ?? '127.0.0.1',
         apiKey: this.apiKey ?? process.env.SVC_API_KEY,
         fileRoot,
         catalog,
-        autostart: autostart === undefined || autostart.trim() === '' ? [] : autostartNames(autostart, catalog),
+        autostart: names,
         ...(shard !== undefined && { shard: parseShard(shard) }),
       };
     } catch (error) {

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type { SchedulerLike } from 'rxjs';
 import type { Delivery } from '../../operators/deliver.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
-import { startEntries, type FileRunOptions } from '../runtime/file-run.js';
+import type { FileRunOptions } from '../runtime/file-run.js';
 import { ScrapeBuffer } from './scrape.js';
+
+// The runtime is loaded by the first start (docs/performance.md): an idle server does not carry the pipeline.
+const require = createRequire(import.meta.url);
 
 /**
  * An entry the server started: one entry of a posted file, with its id and scrape buffer (the
@@ -65,6 +69,7 @@ export class EntryRegistry {
    */
   start(file: ScenarioFile): StartedEntry[] {
     if (this.stopping) throw new DrainingError();
+    const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const ids = new Map(file.scenarios.map((entry) => [entry.id, randomUUID()]));
     const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
     const fileRun = startEntries(file.scenarios, {

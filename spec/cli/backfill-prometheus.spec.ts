@@ -44,9 +44,7 @@ scenarios:
 
     const prometheus = await startPrometheus({ dataDir: data });
     try {
-      const url = `${prometheus.url}/api/v1/query_range?query=${encodeURIComponent('svc_backfilled_jobs_total{job="backfill"}')}&start=${start / 1000}&end=${(end - 15_000) / 1000}&step=15`;
-      const body = (await (await fetch(url)).json()) as { data: { result: { metric: Record<string, string>; values: [number, string][] }[] } };
-      const [series] = body.data.result;
+      const [series] = await prometheus.range('svc_backfilled_jobs_total{job="backfill"}', start, end - 15_000, 15);
       expect(series!.metric).to.deep.equal({ __name__: 'svc_backfilled_jobs_total', job: 'backfill' });
       // One sample per 15 s for 6 h: tick n at start + 15 n s carries n.
       expect(series!.values).to.have.length(6 * 240);

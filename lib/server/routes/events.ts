@@ -1,21 +1,24 @@
-import Router from '@koa/router';
-import { asyncScheduler } from 'rxjs';
+import { createRequire } from 'node:module';
+import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
-import { decodeEvent, encodeEvent } from '../event.js';
 import { HttpError } from '../http-error.js';
-import { jsonBody } from '../body.js';
 import { confineFileSink } from '../file-root.js';
-import { sinkWarnings } from '../warnings.js';
-import { createSink } from '../../sinks/index.js';
+import { nowOf } from '../clock.js';
+
+// Codecs, encoders and sinks are loaded by the first event (docs/performance.md).
+const require = createRequire(import.meta.url);
 
 /**
  * `POST /events`: encode one event, push it through its sink, flush, and answer once the
  * destination acknowledged. Sink failures answer 502; an encoder failure 500.
  */
 export function eventRoutes(deps: ServerDeps): Router {
-  // A single event adds to a file sink's file; only a run empties its files (once, at its start).
-  const build = deps.createSink ?? ((config, encoder) => createSink(config, { encoder, appendFiles: true }));
+  const now = nowOf(deps);
   return new Router().post('/events', async (ctx) => {
+    const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
+    const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
+    const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
+    const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
     const event = { ...decoded, sink: await confineFileSink(decoded.sink, deps.fileRoot, '') };
@@ -24,12 +27,13 @@ export function eventRoutes(deps: ServerDeps): Router {
 
     let chunk;
     try {
-      chunk = encodeEvent(event, (deps.scheduler ?? asyncScheduler).now());
+      chunk = encodeEvent(event, now());
     } catch (error) {
       deps.logger.error({ err: error }, 'encoder failed on a single event');
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
-    const sink = build(event.sink, event.encoder.type);
+    // A single event adds to a file sink's file; only a run empties its files (once, at its start).
+    const sink = deps.createSink ? deps.createSink(event.sink, event.encoder.type) : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true });
     try {
       await sink.write(chunk);
       await sink.flush();

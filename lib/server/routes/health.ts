@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
 import { DrainingError } from '../registry.js';
 

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import Router from '@koa/router';
+import { Router } from '../packages.js';
 
 /** The API's OpenAPI 3 document, kept in docs/ and served as is. */
 export const OPENAPI = createRequire(import.meta.url)('svc/docs/openapi.json') as {

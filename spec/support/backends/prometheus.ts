@@ -12,6 +12,8 @@ export interface Prometheus {
   query(expression: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
   /** Every sample of the matching series within the last `window` (a range query), series sorted by labels. */
   samples(selector: string, window?: string): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
+  /** A range query from `start` to `end` (epoch ms) every `step` seconds: each series' values at each step. */
+  range(expression: string, start: number, end: number, step: number): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,12 @@ export async function startPrometheus({ scrape: target, receiver, outOfOrderWind
     async samples(selector, window = '1d') {
       const found: { metric: Record<string, string>; values: [number, string][] }[] = await query(`${selector}[${window}]`);
       return found.sort((a, b) => JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)));
+    },
+    async range(expression, start, end, step) {
+      const res = await fetch(`${url}/api/v1/query_range?query=${encodeURIComponent(expression)}&start=${start / 1000}&end=${end / 1000}&step=${step}`);
+      const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
+      if (body.status !== 'success') throw new Error(`range query ${expression}: ${body.error}`);
+      return body.data.result;
     },
     async stop() {
       await backend.stop();

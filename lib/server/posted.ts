@@ -1,0 +1,84 @@
+import { dirname } from 'node:path';
+import type { Context } from 'koa';
+import { ConfigError } from '../language/problems.js';
+import { loadScenario } from '../config/load.js';
+import { parseText } from '../config/parse.js';
+import { compileScenario } from '../compile/index.js';
+import type { ScenarioFile } from '../config/types.js';
+import type { Variables } from '../config/interpolate.js';
+import { filesIn, readReplays, type LocateFile } from '../config/csv-replay.js';
+import { catalogRef, noCatalogError, type Catalog } from '../catalog/index.js';
+import type { ServerDeps } from './deps.js';
+import { HttpError } from './http-error.js';
+import { bodyText, JSON_TYPES, YAML_TYPES } from './body.js';
+import { confineReadFile } from './file-root.js';
+
+/*
+ * What posted bodies become: a compiled scenario file, or the JSON document of an event. The
+ * routes import this module on the first request that posts one (it pulls in the parser, the
+ * codecs and the kind registries), so that an idle server does not carry them.
+ */
+
+/**
+ * A v2 file or a flat entry, as YAML or JSON by Content-Type, or `@name` of a scenario of the
+ * server's catalog; packs resolve in the catalog too. The CSV files of csv_replay generators are
+ * read below the file root for a body, beside the file for a catalog scenario. 400 when
+ * unparseable, 422 when invalid.
+ */
+export async function parseScenario(ctx: Context, { catalog, variables, fileRoot }: ServerDeps): Promise<ScenarioFile> {
+  if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
+  }
+  const text = bodyText(ctx);
+  if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
+  const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
+  const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
+  const read = await readReplays(file, locate).catch((error: unknown) => {
+    // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
+    throw error instanceof ConfigError ? new HttpError(422, 'validation_failed', error.message) : error;
+  });
+  return refusingInvalid(() => compileScenario(read, { origin, catalog }));
+}
+
+/** `run()`, with a ConfigError answered as 400 (unparseable) or 422 (invalid). */
+function refusingInvalid<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const detail = error.problems.map((p) => p.message).join('; ') || error.message;
+    if (error.kind === 'syntax') throw new HttpError(400, 'malformed_body', detail);
+    // Validation refuses the transports this build lacks (lib/config/entry.ts), with the same message as the CLI.
+    const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
+    throw new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
+  }
+}
+
+/** The scenario a body holds, or the catalog's that a body of `@name` names, and where its csv_replay files are. */
+function loadBody(
+  text: string,
+  format: 'json' | 'yaml',
+  catalog: Catalog | undefined,
+  variables: Variables,
+  fileRoot: string | undefined,
+): { file: ScenarioFile; origin: string; locate: LocateFile } {
+  const reference = text.trim();
+  const name = catalogRef(reference);
+  if (name === undefined) {
+    return { file: loadScenario(text, { origin: 'request body', format, variables }), origin: 'request body', locate: (file) => confineReadFile(file, fileRoot) };
+  }
+  if (!catalog) throw noCatalogError(reference);
+  const { file, path } = catalog.scenario(name);
+  return { file, origin: path, locate: filesIn(dirname(path)) };
+}
+
+/** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */
+export function jsonBody(ctx: Context): unknown {
+  if (!ctx.is(JSON_TYPES)) throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send application/json`);
+  try {
+    return parseText(bodyText(ctx) ?? '', 'json', 'request body');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new HttpError(400, 'malformed_body', `request body is not valid: ${error.problems.map((problem) => problem.message).join('; ')}`);
+  }
+}
