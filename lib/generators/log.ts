@@ -54,11 +54,19 @@ function templateGenerator(config: TemplateLogGenerator): (n: number) => LogReco
   return (n) => {
     const draw = n * stride;
     const template = templates[Math.floor(random.unit(draw) * templates.length)]!;
-    const values = template.pools.map((pool, k) => pool[Math.floor(random.unit(draw + 2 + k) * pool.length)]!);
+    const { parts, names, pools } = template;
+    // Plain loops, not map/forEach: this runs once per event.
+    const values = new Array<string>(pools.length);
     const fields: Record<string, string> = {};
-    template.names.forEach((name, k) => (fields[name] = values[k]!));
+    for (let k = 0; k < pools.length; k++) {
+      const pool = pools[k]!;
+      fields[names[k]!] = values[k] = pool[Math.floor(random.unit(draw + 2 + k) * pool.length)]!;
+    }
     let message = '';
-    for (const part of template.parts) message += typeof part === 'string' ? part : values[part];
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p]!;
+      message += typeof part === 'string' ? part : values[part];
+    }
     return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields };
   };
 }
