@@ -1,6 +1,6 @@
 import type { Encoder } from '../../operators/encode.js';
 import type { MetricType } from '../language/types.js';
-import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
+import { byteLength, type EncodedBatch, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
 
 export type { Encoder };
 
@@ -19,11 +19,11 @@ export type MetricEncoder = Encoder<Labelled<SampleBatch>>;
 export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
 
 /**
- * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
- * `ends[i]`, stamped with the time of row `i`.
+ * The chunk of a line encoder: `data` (text, or its UTF-8 bytes) holds one line per row of
+ * `batch`, line `i` ending at `ends[i]` (code units of text, bytes), stamped with the time of row `i`.
  */
-export function encodedLines(batch: Labelled<TickBatch>, data: string, ends: number[]): EncodedBatch<string> {
+export function encodedLines<D extends string | Uint8Array>(batch: Labelled<TickBatch>, data: D, ends: number[]): EncodedBatch<D> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
   const { anchor, offset, series } = batch;
-  return { size: batch.events ?? batch.size, data, bytes: Buffer.byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
+  return { size: batch.events ?? batch.size, data, bytes: byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
 }

@@ -1,3 +1,4 @@
+import type { LogTemplate } from '../../operators/model/batch.js';
 import type { CsvReplayLogGenerator, LogGeneratorConfig, Severity, TemplateLogGenerator } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
@@ -8,16 +9,18 @@ export interface LogRecord {
   readonly message: string;
   /** Every placeholder value picked for the message. */
   readonly fields: Readonly<Record<string, string>>;
+  /** The template the message was filled from (template generators). */
+  readonly template?: LogTemplate;
 }
 
-/** A template split once into literal text and the placeholders that have a pool. */
-interface CompiledTemplate {
+/**
+ * A template split once into literal text and the placeholders that have a pool: `parts` holds
+ * literal text and pool indexes (into `pools`, and `names`) where a value goes; `names` the
+ * distinct placeholders with a pool, in order of first appearance.
+ */
+interface CompiledTemplate extends LogTemplate {
   /** The template's own severity, if it has one. */
   readonly severity?: Severity;
-  /** Literal text, and pool indexes (into `pools`) where a value goes. */
-  readonly parts: readonly (string | number)[];
-  /** Distinct placeholders with a pool, in order of first appearance. */
-  readonly names: readonly string[];
   readonly pools: readonly (readonly string[])[];
 }
 
@@ -67,7 +70,7 @@ function templateGenerator(config: TemplateLogGenerator): (n: number) => LogReco
       const part = parts[p]!;
       message += typeof part === 'string' ? part : values[part];
     }
-    return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields };
+    return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields, template };
   };
 }
 
