@@ -57,11 +57,19 @@ interface FieldsLayout {
   readonly after: Uint8Array;
 }
 
-/** A template as one format writes it: its message's pieces (bytes, or the field whose value goes there), and its fields. */
+/** A template as one format writes it. */
 interface PreparedTemplate {
-  /** Undefined when some literal piece is refused (`messagePiece`): the template's records are written whole. */
-  readonly message?: readonly (Uint8Array | string)[];
+  /** Its message's pieces: bytes, or the index (in the template's `names`) of the field whose value goes there; none when a literal piece is refused (`messagePiece`). */
+  readonly message?: readonly (Uint8Array | number)[];
   readonly fields: FieldsLayout;
+  /** For each name of `fields` (sorted), its index in the template's `names`. */
+  readonly order: readonly number[];
+}
+
+/** A value as a message piece (null: refused) and as a field value. */
+interface ValueBytes {
+  readonly piece: Uint8Array | null;
+  readonly field: Uint8Array;
 }
 
 /** Distinct values (and recent field-name sets) kept per encoder; past that the cache starts over, so memory stays bounded. */
@@ -83,21 +91,16 @@ export function logLines(format: LogLineFormat): TextLogEncoder {
   return { encode: (batch) => writer.encode(batch) };
 }
 
-/** Bytes of `text`, cached in `cache` (cleared when full). */
-function cachedBytes<T extends Uint8Array | null>(cache: Map<string, T>, text: string, make: (text: string) => T): T {
-  let bytes = cache.get(text);
-  if (bytes === undefined) {
-    if (cache.size >= VALUES_KEPT) cache.clear();
-    cache.set(text, (bytes = make(text)));
-  }
-  return bytes;
-}
-
 class LineWriter implements LogLine {
   private out: Buffer = Buffer.allocUnsafe(0);
   private pos = 0;
+  private perRecord = FIRST_GUESS;
+
+  // The record being written: its batch and row, its template as prepared, and (templated) its values' bytes by name index.
   private batch!: Labelled<LogBatch>;
   private i = 0;
+  private template: PreparedTemplate | undefined;
+  private readonly valueBytes: ValueBytes[] = [];
 
   private readonly seriesBytes = new WeakMap<Series, Uint8Array>();
   private lastSeries: Series | undefined;
@@ -105,16 +108,14 @@ class LineWriter implements LogLine {
   private lastMs = NaN;
   private stampPart: Uint8Array = Buffer.alloc(0);
   private readonly severities = new Map<string, Uint8Array>();
-  private readonly valuePieces = new Map<string, Uint8Array | null>();
-  private readonly values = new Map<string, Uint8Array>();
+  private readonly values = new Map<string, ValueBytes>();
   private readonly templates = new WeakMap<LogTemplate, PreparedTemplate>();
   private readonly nameSets: { readonly keys: readonly string[]; readonly layout: FieldsLayout }[] = [];
-  private perRecord = FIRST_GUESS;
 
   constructor(private readonly format: LogLineFormat) {}
 
   encode(batch: Labelled<LogBatch>) {
-    const { size } = batch;
+    const { size, template: templates } = batch;
     this.batch = batch;
     this.out = Buffer.allocUnsafe(Math.ceil(size * this.perRecord * 1.25) + 64);
     this.pos = 0;
@@ -133,6 +134,8 @@ class LineWriter implements LogLine {
         this.lastMs = ms;
         this.stampPart = Buffer.from(this.format.stamp(ms));
       }
+      const template = templates?.[i];
+      this.template = template && this.prepared(template, batch.fields[i]!);
       this.format.line(this);
       ends[i] = this.pos;
     }
@@ -160,21 +163,27 @@ class LineWriter implements LogLine {
   }
 
   message(): void {
-    const { batch, i } = this;
-    const template = batch.template?.[i];
-    const pieces = template && this.prepared(template).message;
-    if (pieces && this.piecewise(pieces, batch.fields[i]!)) return;
-    this.text(this.format.message(batch.message[i]!));
+    const pieces = this.template?.message;
+    if (pieces && this.piecewise(pieces)) return;
+    this.text(this.format.message(this.batch.message[this.i]!));
   }
 
   fields(): void {
-    const { batch, i } = this;
-    const fields = batch.fields[i]!;
-    const template = batch.template?.[i];
-    const { names, before, after } = template ? this.prepared(template).fields : this.layoutOf(fields);
+    const { template } = this;
+    if (template) {
+      const { fields, order } = template;
+      for (let k = 0; k < order.length; k++) {
+        this.put(fields.before[k]!);
+        this.put(this.valueBytes[order[k]!]!.field);
+      }
+      this.put(fields.after);
+      return;
+    }
+    const values = this.batch.fields[this.i]!;
+    const { names, before, after } = this.layoutOf(values);
     for (let k = 0; k < names.length; k++) {
       this.put(before[k]!);
-      this.put(cachedBytes(this.values, fields[names[k]!]!, (v) => Buffer.from(this.format.fieldValue(v))));
+      this.put(this.bytesOf(values[names[k]!]!).field);
     }
     this.put(after);
   }
@@ -194,27 +203,16 @@ class LineWriter implements LogLine {
   }
 
   /** Writes a templated message piece by piece; false (and nothing written) when a value is refused. */
-  private piecewise(pieces: readonly (Uint8Array | string)[], fields: Readonly<Record<string, string>>): boolean {
-    const start = this.pos;
+  private piecewise(pieces: readonly (Uint8Array | number)[]): boolean {
     for (let p = 0; p < pieces.length; p++) {
       const piece = pieces[p]!;
-      if (typeof piece !== 'string') {
-        this.put(piece);
-        continue;
-      }
-      const bytes = cachedBytes(this.valuePieces, fields[piece]!, (v) => this.pieceBytes(v));
-      if (bytes === null) {
-        this.pos = start;
-        return false;
-      }
-      this.put(bytes);
+      if (typeof piece === 'number' && this.valueBytes[piece]!.piece === null) return false;
+    }
+    for (let p = 0; p < pieces.length; p++) {
+      const piece = pieces[p]!;
+      this.put(typeof piece === 'number' ? this.valueBytes[piece]!.piece! : piece);
     }
     return true;
-  }
-
-  private pieceBytes(text: string): Uint8Array | null {
-    const piece = this.format.messagePiece(text);
-    return piece === undefined ? null : Buffer.from(piece);
   }
 
   private text(text: string): void {
@@ -223,24 +221,42 @@ class LineWriter implements LogLine {
     this.pos += this.out.write(text, this.pos);
   }
 
-  private prepared(template: LogTemplate): PreparedTemplate {
+  /** The bytes of a value, cached (the cache starts over when full). */
+  private bytesOf(value: string): ValueBytes {
+    let bytes = this.values.get(value);
+    if (bytes === undefined) {
+      if (this.values.size >= VALUES_KEPT) this.values.clear();
+      const fieldText = this.format.fieldValue(value);
+      const pieceText = this.format.messagePiece(value);
+      const field = Buffer.from(fieldText);
+      const piece = pieceText === undefined ? null : pieceText === fieldText ? field : Buffer.from(pieceText);
+      this.values.set(value, (bytes = { piece, field }));
+    }
+    return bytes;
+  }
+
+  /** The template as prepared, with the bytes of this record's values put in `valueBytes`. */
+  private prepared(template: LogTemplate, fields: Readonly<Record<string, string>>): PreparedTemplate {
     let prepared = this.templates.get(template);
     if (!prepared) this.templates.set(template, (prepared = this.prepare(template)));
+    const { names } = template;
+    for (let k = 0; k < names.length; k++) this.valueBytes[k] = this.bytesOf(fields[names[k]!]!);
     return prepared;
   }
 
   private prepare({ parts, names }: LogTemplate): PreparedTemplate {
-    const fields = this.layout([...names].sort());
-    const message: (Uint8Array | string)[] = [];
+    const sorted = [...names].sort();
+    const prepared = { fields: this.layout(sorted), order: sorted.map((name) => names.indexOf(name)) };
+    const message: (Uint8Array | number)[] = [];
     for (const part of parts) {
-      if (typeof part === 'number') message.push(names[part]!);
+      if (typeof part === 'number') message.push(part);
       else {
-        const bytes = this.pieceBytes(part);
-        if (!bytes) return { fields };
-        message.push(bytes);
+        const piece = this.format.messagePiece(part);
+        if (piece === undefined) return prepared;
+        message.push(Buffer.from(piece));
       }
     }
-    return { message, fields };
+    return { ...prepared, message };
   }
 
   /** The layout of untemplated fields: records of one kind share their names, so the last few name sets are kept. */
