@@ -19,8 +19,8 @@ export type MetricEncoder = Encoder<Labelled<SampleBatch>>;
 export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, string>;
 
 /**
- * The chunk of a line encoder: `data` (text, or its UTF-8 bytes) holds one line per row of
- * `batch`, line `i` ending at `ends[i]` (code units of text, bytes), stamped with the time of row `i`.
+ * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
+ * `ends[i]` (code units of a string, bytes of a byte array), stamped with the time of row `i`.
  */
 export function encodedLines<D extends string | Uint8Array>(batch: Labelled<TickBatch>, data: D, ends: number[]): EncodedBatch<D> {
   const perEvent = batch.events ? batch.size / batch.events : 1;

@@ -6,7 +6,7 @@ import { grown } from './grow.js';
 export type LogEncoder = Encoder<Labelled<LogBatch>>;
 
 /** A log encoder that writes text lines, as UTF-8 bytes. */
-export type TextLogEncoder = Encoder<Labelled<LogBatch>, Uint8Array>;
+export type TextLogEncoder = Encoder<Labelled<LogBatch>, Buffer>;
 
 /**
  * How one log line is written: the text of its parts, each asked for once (per series, per

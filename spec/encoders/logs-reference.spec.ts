@@ -5,7 +5,7 @@ import { syslog, ENTERPRISE_NUMBER } from '../../lib/encoders/syslog.js';
 import { logGenerator } from '../../lib/generators/log.js';
 import type { TemplateLogGenerator } from '../../lib/language/types.js';
 import { SEVERITIES } from '../../lib/language/fields.js';
-import { logBatch } from '../support/batches.js';
+import { logBatch, textOf } from '../support/batches.js';
 
 /**
  * The log encoders against the plainest code that states their format, on random records whose
@@ -39,13 +39,8 @@ function jsonReference(r: LogRecord, ms: number): string {
   return `${head},"labels":${sortedJson(r.labels)},"fields":${sortedJson(r.fields)}}\n`;
 }
 
-/**
- * Text as a sink writes it: its UTF-8 bytes, read back (a lone surrogate becomes U+FFFD on the
- * way out; valid UTF-8 reads back to one string only, so equal text means equal bytes).
- */
-function utf8(data: string | Uint8Array): string {
-  return (typeof data === 'string' ? Buffer.from(data) : Buffer.from(data.buffer, data.byteOffset, data.byteLength)).toString();
-}
+/** Text as a sink writes it: its UTF-8 bytes (a lone surrogate becomes U+FFFD), read back; equal text, equal bytes. */
+const utf8 = (data: string | Uint8Array) => textOf(typeof data === 'string' ? Buffer.from(data) : data);
 
 const CODES: Record<string, number> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
 

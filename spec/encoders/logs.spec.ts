@@ -2,12 +2,9 @@ import { expect } from 'chai';
 import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
 import { syslog } from '../../lib/encoders/syslog.js';
 import { createLogEncoder } from '../../lib/encoders/index.js';
-import { logBatch } from '../support/batches.js';
+import { logBatch, textOf as text } from '../support/batches.js';
 
 const AT = Date.parse('2026-03-04T05:06:07.089Z');
-
-/** The text of an encoded chunk. */
-const text = ({ data }: { data: Uint8Array }) => Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString();
 
 describe('json_lines log encoder', () => {
   it('writes timestamp, severity, message, labels and fields in that order, sorted, escaped', () => {
@@ -67,7 +64,7 @@ describe('syslog encoder', () => {
   });
 
   it('is chosen by createLogEncoder, which refuses metric-only encoders', () => {
-    expect(Buffer.from(createLogEncoder({ type: 'syslog', hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'x' }])).data).toString()).to.match(/^<14>1 /);
+    expect(text(createLogEncoder({ type: 'syslog', hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'x' }])))).to.match(/^<14>1 /);
     expect(() => createLogEncoder({ type: 'metrics_text' })).to.throw(/cannot encode log records/);
   });
 });

@@ -78,3 +78,9 @@ export function logBatch(
     series: records.map((r) => seriesOf(r.labels ?? {})),
   };
 }
+
+/** The text of an encoded chunk or record, whether the encoder wrote a string or UTF-8 bytes. */
+export function textOf(data: string | Uint8Array | EncodedBatch): string {
+  if (typeof data !== 'string' && !(data instanceof Uint8Array)) return textOf(data.data);
+  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+}
