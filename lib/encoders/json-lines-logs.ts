@@ -15,9 +15,8 @@ export function jsonLinesLogs(): TextLogEncoder {
   const iso = isoMillisecondsText();
   return logLines({
     series: (series) => `","labels":${labelsJson(series.labels)},"fields":`,
-    stamp: (ms) => `{"timestamp":"${iso(ms)}","severity":"`,
-    // Each part also opens the next, and the fields end the line: fewer pieces to copy.
-    severity: (severity) => `${severity}","message":"`,
+    // The head also opens the message, and the fields end the line: fewer pieces to copy.
+    head: (ms, severity) => `{"timestamp":"${iso(ms)}","severity":"${severity}","message":"`,
     // JSON.stringify escapes a lone surrogate, not a pair: pieces with none escape one by one as the whole would.
     messagePiece: (text) => (LONE_SURROGATE.test(text) ? undefined : jsonContent(text)),
     message: jsonContent,
@@ -27,8 +26,7 @@ export function jsonLinesLogs(): TextLogEncoder {
       after: names.length === 0 ? '{}}\n' : '"}}\n',
     }),
     line(line) {
-      line.stamp();
-      line.severity();
+      line.head();
       line.message();
       line.series();
       line.fields();

@@ -10,16 +10,14 @@ export type TextLogEncoder = Encoder<Labelled<LogBatch>, Buffer>;
 
 /**
  * How one log line is written: the text of its parts, each asked for once (per series, per
- * millisecond, per severity, per distinct value, per template or set of field names) and kept
+ * millisecond and severity, per distinct value, per template or set of field names) and kept
  * as bytes, and the order `line` writes them in.
  */
 export interface LogLineFormat {
   /** The label part, once per series. */
   series(series: Series): string;
-  /** The timestamp part, once per millisecond. */
-  stamp(ms: number): string;
-  /** The severity part, once per severity. */
-  severity(severity: string): string;
+  /** The timestamp and severity part, once per millisecond and severity. */
+  head(ms: number, severity: string): string;
   /**
    * A piece of a templated message (literal text, or a value put in a placeholder) as it is
    * written; undefined when the pieces written one by one could differ from the whole message
@@ -39,9 +37,8 @@ export interface LogLineFormat {
 
 /** The parts of the line being written, in bytes: a format's `line` puts them in its order. */
 export interface LogLine {
-  stamp(): void;
+  head(): void;
   series(): void;
-  severity(): void;
   message(): void;
   fields(): void;
   /** Constant bytes. */
@@ -64,6 +61,8 @@ interface PreparedTemplate {
   readonly fields: FieldsLayout;
   /** For each name of `fields` (sorted), its index in the template's `names`. */
   readonly order: readonly number[];
+  /** For each of the template's `names`, the bytes of the values it took (pools are mostly small). */
+  readonly values: readonly FewKeys<string, ValueBytes>[];
 }
 
 /** A value as a message piece (null: refused) and as a field value. */
@@ -80,7 +79,7 @@ const FIRST_GUESS = 256;
 
 /**
  * A line-per-record encoder writing UTF-8 bytes into one buffer per batch. Everything a line is
- * made of is turned into bytes once and then copied: series, millisecond and severity parts,
+ * made of is turned into bytes once and then copied: series, millisecond-and-severity parts,
  * each distinct field value, a template's literal text and field names (per template object,
  * weakly), field names of untemplated records (the last few sets). Per record only bytes are
  * copied; a message is escaped as a whole only when it has no template, or when its pieces
@@ -89,6 +88,32 @@ const FIRST_GUESS = 256;
 export function logLines(format: LogLineFormat): TextLogEncoder {
   const writer = new LineWriter(format);
   return { encode: (batch) => writer.encode(batch) };
+}
+
+/**
+ * The values of a handful of keys, found by a scan comparing identity (===), which beats a hash
+ * lookup for the few severities, templates and pool values a log entry has. The first `size`
+ * keys are kept; the others go to `lookup` every time.
+ */
+class FewKeys<K, V> {
+  private readonly keys: K[] = [];
+  private readonly values: V[] = [];
+
+  constructor(
+    private readonly lookup: (key: K) => V,
+    private readonly size = 8,
+  ) {}
+
+  get(key: K): V {
+    const { keys } = this;
+    for (let k = 0; k < keys.length; k++) if (keys[k] === key) return this.values[k]!;
+    const value = this.lookup(key);
+    if (keys.length < this.size) {
+      keys.push(key);
+      this.values.push(value);
+    }
+    return value;
+  }
 }
 
 class LineWriter implements LogLine {
@@ -106,10 +131,10 @@ class LineWriter implements LogLine {
   private lastSeries: Series | undefined;
   private seriesPart: Uint8Array = Buffer.alloc(0);
   private lastMs = NaN;
-  private stampPart: Uint8Array = Buffer.alloc(0);
-  private readonly severities = new Map<string, Uint8Array>();
+  private heads = this.headsOf(NaN);
   private readonly values = new Map<string, ValueBytes>();
-  private readonly templates = new WeakMap<LogTemplate, PreparedTemplate>();
+  private readonly templates = new FewKeys<LogTemplate, PreparedTemplate>((t) => this.preparedOf(t), 16);
+  private readonly allTemplates = new WeakMap<LogTemplate, PreparedTemplate>();
   private readonly nameSets: { readonly keys: readonly string[]; readonly layout: FieldsLayout }[] = [];
 
   constructor(private readonly format: LogLineFormat) {}
@@ -132,7 +157,7 @@ class LineWriter implements LogLine {
       const ms = timestampOf(batch, i);
       if (ms !== this.lastMs) {
         this.lastMs = ms;
-        this.stampPart = Buffer.from(this.format.stamp(ms));
+        this.heads = this.headsOf(ms);
       }
       const template = templates?.[i];
       this.template = template && this.prepared(template, batch.fields[i]!);
@@ -147,19 +172,12 @@ class LineWriter implements LogLine {
     return this.pos;
   }
 
-  stamp(): void {
-    this.put(this.stampPart);
+  head(): void {
+    this.put(this.heads.get(this.batch.severity[this.i]!));
   }
 
   series(): void {
     this.put(this.seriesPart);
-  }
-
-  severity(): void {
-    const severity = this.batch.severity[this.i]!;
-    let bytes = this.severities.get(severity);
-    if (!bytes) this.severities.set(severity, (bytes = Buffer.from(this.format.severity(severity))));
-    this.put(bytes);
   }
 
   message(): void {
@@ -193,8 +211,8 @@ class LineWriter implements LogLine {
     if (this.pos + n > this.out.length) this.out = grown(this.out, this.pos, n);
     const out = this.out;
     let pos = this.pos;
-    // A loop beats the call into `set` for the short pieces a line is made of.
-    if (n < 48) for (let j = 0; j < n; j++) out[pos++] = bytes[j]!;
+    // A loop beats the call into `set` for the shortest pieces (values, severities); `set` wins from about 16 bytes.
+    if (n < 16) for (let j = 0; j < n; j++) out[pos++] = bytes[j]!;
     else {
       out.set(bytes, pos);
       pos += n;
@@ -204,13 +222,18 @@ class LineWriter implements LogLine {
 
   /** Writes a templated message piece by piece; false (and nothing written) when a value is refused. */
   private piecewise(pieces: readonly (Uint8Array | number)[]): boolean {
+    const start = this.pos;
     for (let p = 0; p < pieces.length; p++) {
       const piece = pieces[p]!;
-      if (typeof piece === 'number' && this.valueBytes[piece]!.piece === null) return false;
-    }
-    for (let p = 0; p < pieces.length; p++) {
-      const piece = pieces[p]!;
-      this.put(typeof piece === 'number' ? this.valueBytes[piece]!.piece! : piece);
+      if (typeof piece !== 'number') this.put(piece);
+      else {
+        const bytes = this.valueBytes[piece]!.piece;
+        if (bytes === null) {
+          this.pos = start;
+          return false;
+        }
+        this.put(bytes);
+      }
     }
     return true;
   }
@@ -235,18 +258,28 @@ class LineWriter implements LogLine {
     return bytes;
   }
 
+  private headsOf(ms: number): FewKeys<string, Uint8Array> {
+    return new FewKeys((severity) => Buffer.from(this.format.head(ms, severity)));
+  }
+
   /** The template as prepared, with the bytes of this record's values put in `valueBytes`. */
   private prepared(template: LogTemplate, fields: Readonly<Record<string, string>>): PreparedTemplate {
-    let prepared = this.templates.get(template);
-    if (!prepared) this.templates.set(template, (prepared = this.prepare(template)));
+    const prepared = this.templates.get(template);
     const { names } = template;
-    for (let k = 0; k < names.length; k++) this.valueBytes[k] = this.bytesOf(fields[names[k]!]!);
+    for (let k = 0; k < names.length; k++) this.valueBytes[k] = prepared.values[k]!.get(fields[names[k]!]!);
+    return prepared;
+  }
+
+  private preparedOf(template: LogTemplate): PreparedTemplate {
+    let prepared = this.allTemplates.get(template);
+    if (!prepared) this.allTemplates.set(template, (prepared = this.prepare(template)));
     return prepared;
   }
 
   private prepare({ parts, names }: LogTemplate): PreparedTemplate {
     const sorted = [...names].sort();
-    const prepared = { fields: this.layout(sorted), order: sorted.map((name) => names.indexOf(name)) };
+    const values = names.map(() => new FewKeys<string, ValueBytes>((value) => this.bytesOf(value)));
+    const prepared = { fields: this.layout(sorted), order: sorted.map((name) => names.indexOf(name)), values };
     const message: (Uint8Array | number)[] = [];
     for (const part of parts) {
       if (typeof part === 'number') message.push(part);
