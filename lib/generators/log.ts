@@ -54,12 +54,12 @@ function templateGenerator(config: TemplateLogGenerator): (n: number) => LogReco
   const pickSeverity = severityPicker(config.severity_weights);
   const random = new SplitMix64(config.seed);
 
+  // Plain loops, not map/forEach, and one scratch array of values: this runs once per event.
+  const values: string[] = [];
   return (n) => {
     const draw = n * stride;
     const template = templates[Math.floor(random.unit(draw) * templates.length)]!;
     const { parts, names, pools } = template;
-    // Plain loops, not map/forEach: this runs once per event.
-    const values = new Array<string>(pools.length);
     const fields: Record<string, string> = {};
     for (let k = 0; k < pools.length; k++) {
       const pool = pools[k]!;
@@ -92,13 +92,15 @@ function compile(message: string, pools: Readonly<Record<string, readonly string
 /** Picks a severity from a unit draw, in proportion to the weights; `info` when none are given. */
 function severityPicker(weights: TemplateLogGenerator['severity_weights']): (u: number) => Severity {
   const entries = Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
-  const total = entries.reduce((sum, [, w]) => sum + w, 0);
+  const severities = entries.map(([severity]) => severity);
+  const shares = entries.map(([, weight]) => weight);
+  const total = shares.reduce((sum, w) => sum + w, 0);
   return (u) => {
     let left = u * total;
-    for (const [severity, weight] of entries) {
-      if (left < weight) return severity;
-      left -= weight;
+    for (let k = 0; k < shares.length; k++) {
+      if (left < shares[k]!) return severities[k]!;
+      left -= shares[k]!;
     }
-    return entries[entries.length - 1]![0];
+    return severities[severities.length - 1]!;
   };
 }
