@@ -61,7 +61,8 @@ export function isoMillisecondsText(): (ms: number) => string {
   let second = NaN;
   let head = '';
   return (ms) => {
-    if (!Number.isInteger(ms)) return new Date(ms).toISOString();
+    // Past the Date range (±8.64e15) a millisecond can still fall in a valid second: toISOString refuses it.
+    if (!(Number.isInteger(ms) && Math.abs(ms) <= 8.64e15)) return new Date(ms).toISOString();
     const s = Math.floor(ms / 1000);
     if (s !== second) {
       head = new Date(s * 1000).toISOString().slice(0, -4);

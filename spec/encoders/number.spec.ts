@@ -28,4 +28,9 @@ describe('isoMillisecondsText', () => {
       }),
     );
   });
+
+  it('refuses a time outside the Date range as toISOString does, even within a valid second', () => {
+    const text = isoMillisecondsText();
+    for (const ms of [8.64e15 + 1, -8.64e15 - 1, NaN]) expect(() => text(ms), String(ms)).to.throw(RangeError);
+  });
 });
