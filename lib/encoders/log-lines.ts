@@ -21,8 +21,9 @@ export interface LogLineFormat {
   /**
    * A piece of a templated message (literal text, or a value put in a placeholder) as it is
    * written; undefined when the pieces written one by one could differ from the whole message
-   * written at once (a piece that ends a character, or an escape, the next piece continues):
-   * then records of that template, or with that value, are written by `message`.
+   * written at once (the piece may hold half of a character, or of a sequence escaped as one,
+   * whose other half is in the next piece): records of that template, or with that value, are
+   * then written by `message`.
    */
   messagePiece(text: string): string | undefined;
   /** A whole message as it is written. */
