@@ -1,11 +1,16 @@
 import { map, type OperatorFunction } from 'rxjs';
-import type { LogBatch, TickBatch } from './model/batch.js';
+import type { LogBatch, LogTemplate, TickBatch } from './model/batch.js';
 
-/** The log record of tick `index`, scheduled `offset` ms after the entry start. Pure. */
+/**
+ * The log record of tick `index`, scheduled `offset` ms after the entry start. Pure. A record
+ * whose message was filled from a template names it (the same object for every record of that
+ * template), so encoders prepare its literal text once.
+ */
 export type LogRecordGenerator = (index: number, offset: number) => {
   readonly severity: string;
   readonly message: string;
   readonly fields: Readonly<Record<string, string>>;
+  readonly template?: LogTemplate;
 };
 
 /**
@@ -22,12 +27,14 @@ export function generateLogs<B extends TickBatch>(generator: LogRecordGenerator)
     const severity = new Array<string>(batch.size);
     const message = new Array<string>(batch.size);
     const fields = new Array<Readonly<Record<string, string>>>(batch.size);
+    const template = new Array<LogTemplate | undefined>(batch.size);
     for (let i = 0; i < batch.size; i++) {
       const record = generator(batch.index[i]!, batch.offset[i]!);
       severity[i] = record.severity;
       message[i] = record.message;
       fields[i] = record.fields;
+      template[i] = record.template;
     }
-    return { ...batch, severity, message, fields };
+    return { ...batch, severity, message, fields, template };
   });
 }

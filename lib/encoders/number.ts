@@ -52,3 +52,22 @@ export function millisecondsText(): (ms: number) => string {
     return head + THREE_DIGITS[ms - s * 1000]!;
   };
 }
+
+/**
+ * `new Date(ms).toISOString()` of epoch milliseconds, built from the cached text of its second
+ * (`2026-03-04T05:06:07.`), as {@link millisecondsText} does for the digits. Each encoder keeps its own.
+ */
+export function isoMillisecondsText(): (ms: number) => string {
+  let second = NaN;
+  let head = '';
+  return (ms) => {
+    // Past the Date range (±8.64e15) a millisecond can still fall in a valid second: toISOString refuses it.
+    if (!(Number.isInteger(ms) && Math.abs(ms) <= 8.64e15)) return new Date(ms).toISOString();
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      head = new Date(s * 1000).toISOString().slice(0, -4);
+      second = s;
+    }
+    return `${head}${THREE_DIGITS[ms - s * 1000]!}Z`;
+  };
+}

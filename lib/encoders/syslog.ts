@@ -1,6 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { SYSLOG_FACILITIES } from '../language/fields.js';
 import { logLines, type TextLogEncoder } from './log-lines.js';
+import { isoMillisecondsText } from './number.js';
 
 export interface SyslogOptions {
   /** HOSTNAME field; default: this machine's host name. */
@@ -13,6 +14,12 @@ export interface SyslogOptions {
 
 /** RFC 5424 severity codes of svc's severities (trace has none of its own: debug). */
 const SEVERITY_CODES: Readonly<Record<string, number>> = { trace: 7, debug: 7, info: 6, warn: 4, error: 3, fatal: 2 };
+
+const NO_DATA = Buffer.from('- ');
+const SPACE = Buffer.from(' ');
+const LF = Buffer.from('\n');
+/** A lone surrogate (in a `u` regexp a pair is one character, not a surrogate). */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Private Enterprise Number used in SD-IDs (RFC 5424 §7.2.2 example number). */
 export const ENTERPRISE_NUMBER = 32473;
@@ -28,13 +35,26 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
   const facility = SYSLOG_FACILITIES.indexOf((options.facility ?? 'user') as (typeof SYSLOG_FACILITIES)[number]);
   if (facility < 0) throw new RangeError(`unknown syslog facility "${options.facility}"`);
   const header = ` ${nil(options.hostname ?? osHostname())} ${nil(options.app_name ?? 'svc')} - - `;
-  const priority = Object.fromEntries(Object.entries(SEVERITY_CODES).map(([name, code]) => [name, `<${facility * 8 + code}>1 `]));
+  const iso = isoMillisecondsText();
   return logLines({
     series: (series) => element('labels', series.labels),
-    stamp: (ms) => new Date(ms).toISOString() + header,
-    line: (stamp, labels, severity, message, fields) => {
-      const data = labels + element('fields', fields);
-      return `${priority[severity] ?? priority.info}${stamp}${data || '-'} ${message.replace(/\r?\n/g, '\\n')}\n`;
+    head: (ms, severity) => `<${facility * 8 + SEVERITY_CODES[Object.hasOwn(SEVERITY_CODES, severity) ? severity : 'info']!}>1 ${iso(ms)}${header}`,
+    // Whole messages only when a piece has a line feed (its CR may end the piece before) or a lone surrogate (that may pair across).
+    messagePiece: (text) => (text.includes('\n') || LONE_SURROGATE.test(text) ? undefined : text),
+    message: (text) => text.replace(/\r?\n/g, '\\n'),
+    fieldValue: escapeParam,
+    fields: (names) => ({
+      before: names.map((name, k) => `${k === 0 ? `[fields@${ENTERPRISE_NUMBER}` : '"'} ${name}="`),
+      after: names.length === 0 ? '' : '"]',
+    }),
+    line(line) {
+      line.head();
+      const data = line.written;
+      line.series();
+      line.fields();
+      line.put(line.written === data ? NO_DATA : SPACE);
+      line.message();
+      line.put(LF);
     },
   });
 }
@@ -43,7 +63,12 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
 function element(name: string, params: Readonly<Record<string, string>>): string {
   const keys = Object.keys(params).sort();
   if (keys.length === 0) return '';
-  return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${k}="${params[k]!.replace(/["\\\]]/g, '\\$&')}"`).join('')}]`;
+  return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${k}="${escapeParam(params[k]!)}"`).join('')}]`;
+}
+
+/** A PARAM-VALUE: `"`, `\` and `]` escaped. */
+function escapeParam(value: string): string {
+  return value.replace(/["\\\]]/g, '\\$&');
 }
 
 /** A header field, or the NILVALUE `-` when empty. */

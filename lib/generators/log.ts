@@ -1,3 +1,4 @@
+import type { LogTemplate } from '../../operators/model/batch.js';
 import type { CsvReplayLogGenerator, LogGeneratorConfig, Severity, TemplateLogGenerator } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
@@ -8,16 +9,18 @@ export interface LogRecord {
   readonly message: string;
   /** Every placeholder value picked for the message. */
   readonly fields: Readonly<Record<string, string>>;
+  /** The template the message was filled from (template generators). */
+  readonly template?: LogTemplate;
 }
 
-/** A template split once into literal text and the placeholders that have a pool. */
-interface CompiledTemplate {
+/**
+ * A template split once into literal text and the placeholders that have a pool: `parts` holds
+ * literal text and pool indexes (into `pools`, and `names`) where a value goes; `names` the
+ * distinct placeholders with a pool, in order of first appearance.
+ */
+interface CompiledTemplate extends LogTemplate {
   /** The template's own severity, if it has one. */
   readonly severity?: Severity;
-  /** Literal text, and pool indexes (into `pools`) where a value goes. */
-  readonly parts: readonly (string | number)[];
-  /** Distinct placeholders with a pool, in order of first appearance. */
-  readonly names: readonly string[];
   readonly pools: readonly (readonly string[])[];
 }
 
@@ -51,15 +54,23 @@ function templateGenerator(config: TemplateLogGenerator): (n: number) => LogReco
   const pickSeverity = severityPicker(config.severity_weights);
   const random = new SplitMix64(config.seed);
 
+  // Plain loops, not map/forEach, and one scratch array of values: this runs once per event.
+  const values: string[] = [];
   return (n) => {
     const draw = n * stride;
     const template = templates[Math.floor(random.unit(draw) * templates.length)]!;
-    const values = template.pools.map((pool, k) => pool[Math.floor(random.unit(draw + 2 + k) * pool.length)]!);
+    const { parts, names, pools } = template;
     const fields: Record<string, string> = {};
-    template.names.forEach((name, k) => (fields[name] = values[k]!));
+    for (let k = 0; k < pools.length; k++) {
+      const pool = pools[k]!;
+      fields[names[k]!] = values[k] = pool[Math.floor(random.unit(draw + 2 + k) * pool.length)]!;
+    }
     let message = '';
-    for (const part of template.parts) message += typeof part === 'string' ? part : values[part];
-    return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields };
+    for (let p = 0; p < parts.length; p++) {
+      const part = parts[p]!;
+      message += typeof part === 'string' ? part : values[part];
+    }
+    return { severity: template.severity ?? pickSeverity(random.unit(draw + 1)), message, fields, template };
   };
 }
 
@@ -81,13 +92,15 @@ function compile(message: string, pools: Readonly<Record<string, readonly string
 /** Picks a severity from a unit draw, in proportion to the weights; `info` when none are given. */
 function severityPicker(weights: TemplateLogGenerator['severity_weights']): (u: number) => Severity {
   const entries = Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
-  const total = entries.reduce((sum, [, w]) => sum + w, 0);
+  const severities = entries.map(([severity]) => severity);
+  const shares = entries.map(([, weight]) => weight);
+  const total = shares.reduce((sum, w) => sum + w, 0);
   return (u) => {
     let left = u * total;
-    for (const [severity, weight] of entries) {
-      if (left < weight) return severity;
-      left -= weight;
+    for (let k = 0; k < shares.length; k++) {
+      if (left < shares[k]!) return severities[k]!;
+      left -= shares[k]!;
     }
-    return entries[entries.length - 1]![0];
+    return severities[severities.length - 1]!;
   };
 }

@@ -37,6 +37,21 @@ export interface LogBatch extends TickBatch {
   readonly message: string[];
   /** Placeholder values picked for each record. */
   readonly fields: Readonly<Record<string, string>>[];
+  /**
+   * The template each record's message was filled from, when a generator filled it from one
+   * (undefined for the others, or no column): encoders then write the template's literal text
+   * as they prepared it once, and only the values per record.
+   */
+  readonly template?: (LogTemplate | undefined)[];
+}
+
+/**
+ * A message template as a generator fills it: the message is `parts` joined, a number standing
+ * for the value of the field `names[number]`; the record's fields are exactly `names`.
+ */
+export interface LogTemplate {
+  readonly parts: readonly (string | number)[];
+  readonly names: readonly string[];
 }
 
 /** Ticks carrying the observations a histogram or summary records on that tick. */

@@ -49,6 +49,33 @@ describe('log generator', () => {
     expect(share((r) => r.severity === 'debug')).to.equal(0);
   });
 
+  it('gives the records it always gave for a seed (template, severity and values drawn as documented)', () => {
+    const generator = logGenerator(
+      config({
+        templates: [{ message: 'user {user} logged in from {ip}' }, { message: 'GET {path} took {ms}ms', severity: 'debug' }],
+        field_pools: { user: ['ann', 'bob', 'chen'], ip: ['10.0.0.1', '10.0.0.2'], path: ['/', '/api'], ms: ['3', '12', '48'] },
+        severity_weights: { info: 7, warn: 2, error: 1 },
+      }),
+    );
+    const login = (severity: string, user: string, ip: string) => ({ severity, message: `user ${user} logged in from ${ip}`, fields: { user, ip } });
+    const get = (path: string, ms: string) => ({ severity: 'debug', message: `GET ${path} took ${ms}ms`, fields: { path, ms } });
+    // Recorded from the first release of the generator.
+    const record = (n: number) => {
+      const { severity, message, fields } = generator(n, 0);
+      return { severity, message, fields };
+    };
+    expect([0, 1, 2, 3, 4, 5, 1e6, 2 ** 40].map(record)).to.deep.equal([
+      get('/api', '12'),
+      login('warn', 'chen', '10.0.0.2'),
+      login('warn', 'bob', '10.0.0.2'),
+      login('info', 'bob', '10.0.0.1'),
+      get('/api', '48'),
+      login('info', 'bob', '10.0.0.1'),
+      get('/api', '12'),
+      login('info', 'chen', '10.0.0.1'),
+    ]);
+  });
+
   it('writes info when no severity weights are given', () => {
     expect(new Set(records(config(), 100).map((r) => r.severity))).to.deep.equal(new Set(['info']));
   });

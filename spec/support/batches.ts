@@ -1,4 +1,4 @@
-import type { EncodedBatch, Labelled, LogBatch, SampleBatch, Series } from '../../operators/model/batch.js';
+import type { EncodedBatch, Labelled, LogBatch, LogTemplate, SampleBatch, Series } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
@@ -60,13 +60,14 @@ export function chunk(data: string | Uint8Array, size = 1, frames: { series?: re
   };
 }
 
-/** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms. */
+/** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms; a `template` column when some record has one. */
 export function logBatch(
-  records: readonly { severity: string; message: string; fields?: Record<string, string>; labels?: Record<string, string> }[],
+  records: readonly { severity: string; message: string; fields?: Readonly<Record<string, string>>; labels?: Record<string, string>; template?: LogTemplate }[],
   anchor = 0,
 ): Labelled<LogBatch> {
   const size = records.length;
   return {
+    ...(records.some((r) => r.template) && { template: records.map((r) => r.template) }),
     size,
     anchor,
     index: Float64Array.from({ length: size }, (_, i) => i),
