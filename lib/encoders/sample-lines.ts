@@ -18,12 +18,11 @@ export interface SampleLineFormat {
 const FIRST_LINE_GUESS = 96;
 
 /**
- * A line-per-sample encoder writing each batch straight into one byte buffer. The per-series
- * and per-millisecond fragments are encoded to bytes once — cached per Series object (weakly:
- * a series the label operator dropped costs nothing here; a transient one is written as text,
- * uncached) — and reused while consecutive samples
- * share their series, value and millisecond, as they usually do — so a line costs a few copies
- * and no string building.
+ * A line-per-sample encoder writing each batch straight into one byte buffer. A series'
+ * fragments are encoded to bytes once, cached per Series object (weakly: a series the label
+ * operator dropped costs nothing here; a transient one is written as text, uncached); the
+ * millisecond's fragment and the value's text are made once and kept while consecutive samples
+ * share them, as they usually do. A line costs a few copies and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const fragments = new WeakMap<Series, readonly [Buffer, Buffer]>();
@@ -39,7 +38,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let leadText = '';
   let middleText = '';
   let lastMs = NaN;
-  let stamp: Buffer = Buffer.alloc(0);
+  let stamp = '';
+  // The stamp's bytes, made on its second line: a backfill stamps each line with a new millisecond.
+  let stampBytes: Buffer | undefined;
   let lastValue = NaN;
   let valueText = '';
   let lineGuess = FIRST_LINE_GUESS;
@@ -63,8 +64,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {
           lastMs = ms;
-          stamp = Buffer.from(format.stamp(ms));
-        }
+          stamp = format.stamp(ms);
+          stampBytes = undefined;
+        } else stampBytes ??= Buffer.from(stamp);
         const v = value[i]!;
         // NaN never equals itself: it is formatted again, which is correct, only slower.
         if (v !== lastValue) {
@@ -73,7 +75,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
         // A UTF-16 unit is at most 3 UTF-8 bytes.
         const fragments = lead && middle ? lead.length + middle.length : (leadText.length + middleText.length) * 3;
-        const length = fragments + valueText.length + stamp.length;
+        const length = fragments + valueText.length + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         if (lead) {
           out.set(lead, at);
@@ -84,8 +86,10 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           out.set(middle, at);
           at += middle.length;
         } else at = writeText(out, middleText, at);
-        out.set(stamp, at);
-        at += stamp.length;
+        if (stampBytes) {
+          out.set(stampBytes, at);
+          at += stampBytes.length;
+        } else at = writeText(out, stamp, at);
         ends[i] = at;
       }
       if (size > 0) lineGuess = Math.ceil(at / size) + 8;
