@@ -65,10 +65,11 @@ interface Dimension {
  * ```
  *
  * Up to 65,536 possible label sets are interned: ticks of one label set share one `Series`
- * object. Past that each tick gets its own, marked `transient`, so memory does not grow with
- * cardinality (whatever keeps state per label set keys it by `Series.key`), and a shard takes
- * the sets whose FNV-1a hash of their key is `index` modulo `count` (as Prometheus' `hashmod`
- * spreads targets): decided by each shard alone, without a number per series.
+ * object. Past that each tick builds its own (consecutive ticks of one set share it), marked
+ * `transient`, so memory does not grow with cardinality (whatever keeps state per label set
+ * keys it by `Series.key`), and a shard takes the sets whose FNV-1a hash of their key is
+ * `index` modulo `count` (as Prometheus' `hashmod` spreads targets): decided by each shard
+ * alone, without a number per series.
  */
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
   const fixed = options.static ?? {};

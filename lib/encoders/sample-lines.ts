@@ -10,7 +10,6 @@ export interface SampleLineFormat {
   middle(series: Series): string;
   /** Text from the timestamp to the end of the line, once per millisecond. */
   stamp(ms: number): string;
-  /** Text of a value: ASCII only (digits, signs, `e`, `Inf`, `NaN`, quotes). */
   value(v: number): string;
 }
 
@@ -73,9 +72,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           lastValue = v;
           valueText = format.value(v);
         }
-        // A UTF-16 unit is at most 3 UTF-8 bytes.
-        const fragments = lead && middle ? lead.length + middle.length : (leadText.length + middleText.length) * 3;
-        const length = fragments + valueText.length + stamp.length * 3;
+        // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
+        const seriesBytes = lead && middle ? lead.length + middle.length : (leadText.length + middleText.length) * 3;
+        const length = seriesBytes + (valueText.length + stamp.length) * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         if (lead) {
           out.set(lead, at);
