@@ -25,8 +25,8 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
-  /** How the sink opens beyond its configuration: a worker thread appends to the file the main thread truncated, and leaves the trailer to it (workers.ts). */
-  readonly sinkDeps?: Pick<SinkDeps, 'appendFiles' | 'trailer'>;
+  /** How the sink opens beyond its configuration: a worker thread appends to the file the main thread truncated (workers.ts). */
+  readonly sinkDeps?: Pick<SinkDeps, 'appendFiles'>;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** Emit only this shard of the entry's series; default: all of them. */

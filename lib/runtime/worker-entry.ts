@@ -9,8 +9,8 @@ import { REPORT_MS, STOP, type WorkerCounters, type WorkerData, type WorkerMessa
 
 const port = parentPort!;
 const { entries, shard } = workerData as WorkerData;
-// The main thread truncated the files and writes the trailers.
-const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true, trailer: undefined } });
+// The main thread truncated the files (and refused encodings with a trailer on them).
+const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true } });
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const ticker = setInterval(() => post({ type: 'stats', entries: countersOf(fileRun) }), REPORT_MS);
 const onMessage = (message: unknown): void => void (message === STOP && fileRun.stop());

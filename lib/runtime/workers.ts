@@ -5,16 +5,16 @@
  *
  * Output: the main thread truncates each file sink's path once before the workers start, and the
  * workers append to it, each chunk one write of whole lines. The workers' stdout reaches the
- * main thread's chunk by chunk (a chunk is whole lines), so lines are never torn. A trailer
- * (openmetrics `# EOF`) is written once, by the main thread, after every worker ended. Other sinks
- * open one connection per worker.
+ * main thread's chunk by chunk (a chunk is whole lines), so lines are never torn. Other sinks
+ * open one connection per worker. An encoding that makes a stream one document (openmetrics:
+ * each family's metadata once, `# EOF` last) cannot be split so on a file or stdout: refused
+ * ({@link workersRefusal}).
  *
  * The main thread sees each entry as one {@link EntryRun}: its statistics are the sums of the
  * workers' (reported every {@link REPORT_MS}), its outcome the first error of any worker's.
  */
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
@@ -61,8 +61,23 @@ export interface WorkersOptions {
 
 const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false };
 
-/** The worker's module: the .ts beside this one when run from source (tsx), the .js in dist. */
-const WORKER_URL = new URL(`./worker-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+/** The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and specs). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(`./worker-entry${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
+
+/** A worker on {@link WORKER_URL}; from source it registers tsx first, since Node 20's `--import` does not reach a worker's module loading. */
+function newWorker(workerData: WorkerData): Worker {
+  const options = { workerData, stdout: true };
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, options);
+  const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(load, { ...options, eval: true });
+}
+
+/** Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a trailer's) into a file or stdout. */
+export function workersRefusal(entries: readonly Entry[]): string | undefined {
+  const whole = entries.find((entry) => (entry.sink.type === 'file' || entry.sink.type === 'stdout') && encoderKindOf(entry.encoder.type)?.trailer !== undefined);
+  return whole && `${whole.id} writes ${whole.encoder.type} to ${whole.sink.type}, one exposition (each family's metadata once, its end last) that workers cannot split`;
+}
 
 /** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */
 export function startWorkers(entries: readonly Entry[], count: number, { scheduler = liveScheduler, stdout = process.stdout }: WorkersOptions = {}): FileRun {
@@ -79,11 +94,9 @@ export function startWorkers(entries: readonly Entry[], count: number, { schedul
   const stopAll = (): void => workers.forEach((worker) => worker.stop());
   // A worker that failed stops the others: the run ends with its error.
   workers.forEach((worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()));
-  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
-    const outcomes = entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {});
-    writeTrailers(entries, outcomes, stats, stdout);
-    return outcomes;
-  });
+  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) =>
+    entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {}),
+  );
   const runs = entries.map(
     (entry, i): EntryRun => ({
       entry,
@@ -107,7 +120,7 @@ interface RunningWorker {
 
 /** One worker: its counters go to `report` (with the previous ones), its stdout to `stdout`; ends once it exited and its stdout drained. */
 function runWorker(entries: readonly Entry[], shard: Shard, stdout: NodeJS.WritableStream, report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void): RunningWorker {
-  const worker = new Worker(WORKER_URL, { workerData: { entries, shard } satisfies WorkerData, stdout: true });
+  const worker = newWorker({ entries, shard });
   worker.stdout.pipe(stdout, { end: false });
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
   let outcomes: EntryOutcome[] | undefined;
@@ -118,7 +131,9 @@ function runWorker(entries: readonly Entry[], shard: Shard, stdout: NodeJS.Writa
     if (message.type === 'done') outcomes = message.outcomes.map((o) => (o.error === undefined ? {} : { error: new Error(o.error), inSink: o.inSink }));
   });
   worker.on('error', (error: Error) => (crash ??= error));
-  const ended = Promise.all([once(worker, 'exit'), finished(worker.stdout)]).then(([[code]]) => {
+  // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const ended = Promise.all([exited, finished(worker.stdout)]).then(([code]) => {
     if (outcomes) return outcomes;
     const error = new Error(`worker ${shard.index + 1} of ${shard.count} failed: ${crash?.message ?? `it exited with code ${code}`}`);
     return entries.map(() => ({ error, crashed: true }));
@@ -154,19 +169,4 @@ function truncateFiles(entries: readonly Entry[]): void {
       // The workers' sinks fail on it with the file sink's words.
     }
   }
-}
-
-/** The encoders' trailers (openmetrics `# EOF`), once per file or stdout, when no entry writing there failed. */
-function writeTrailers(entries: readonly Entry[], outcomes: readonly EntryOutcome[], stats: readonly EntryStats[], stdout: NodeJS.WritableStream): void {
-  const targets = new Map<string, { trailer: string; failed: boolean; write: (trailer: string) => void }>();
-  entries.forEach((entry, i) => {
-    const trailer = encoderKindOf(entry.encoder.type)?.trailer;
-    const { sink } = entry;
-    if (trailer === undefined || (sink.type !== 'file' && sink.type !== 'stdout')) return;
-    const key = sink.type === 'file' ? `file:${sink.path}` : 'stdout';
-    const target = targets.get(key) ?? { trailer, failed: false, write: sink.type === 'file' ? (text: string) => writeFileSync(sink.path, text, { flag: 'a' }) : (text: string) => void stdout.write(text) };
-    target.failed ||= outcomes[i]!.error !== undefined || stats[i]!.totalSinkFailures > 0;
-    targets.set(key, target);
-  });
-  for (const { trailer, failed, write } of targets.values()) if (!failed) write(trailer);
 }

@@ -66,6 +66,11 @@ export abstract class ScenarioCommand extends SvcCommand {
       const refusal = backfillRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--backfill: ${refusal} (give each a duration, or --duration)`);
     }
+    if (workers > 1) {
+      const { workersRefusal } = await import('../../runtime/workers.js');
+      const refusal = workersRefusal(plan.scenarios);
+      if (refusal) throw new UsageError(`--workers: ${refusal} (use --workers 1, or another encoder or sink)`);
+    }
     const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
     for (const entry of plan.scenarios) {
       for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
