@@ -14,6 +14,7 @@
  * workers' (reported every {@link REPORT_MS}), its outcome the first error of any worker's.
  */
 import { closeSync, openSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
@@ -84,7 +85,8 @@ export function startWorkers(entries: readonly Entry[], count: number, { schedul
   truncateFiles(entries);
   const stats = entries.map(() => new EntryStats(scheduler.now()));
   const startedAt = new Map<string, number>();
-  const workers = Array.from({ length: count }, (_, index) => runWorker(entries, { index, count }, stdout, (counters, last) => {
+  const output = forwarder(stdout);
+  const workers = Array.from({ length: count }, (_, index) => runWorker(entries, { index, count }, output.add, (counters, last) => {
     const now = scheduler.now();
     counters.forEach((next, i) => {
       addCounters(stats[i]!, last[i]!, next, now);
@@ -94,9 +96,10 @@ export function startWorkers(entries: readonly Entry[], count: number, { schedul
   const stopAll = (): void => workers.forEach((worker) => worker.stop());
   // A worker that failed stops the others: the run ends with its error.
   workers.forEach((worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()));
-  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) =>
-    entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {}),
-  );
+  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
+    output.close();
+    return entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {});
+  });
   const runs = entries.map(
     (entry, i): EntryRun => ({
       entry,
@@ -118,10 +121,44 @@ interface RunningWorker {
   stop(): void;
 }
 
-/** One worker: its counters go to `report` (with the previous ones), its stdout to `stdout`; ends once it exited and its stdout drained. */
-function runWorker(entries: readonly Entry[], shard: Shard, stdout: NodeJS.WritableStream, report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void): RunningWorker {
+/**
+ * The workers' stdout chunks (each whole lines) written to `stdout` one by one, a worker paused
+ * while `stdout` is full. Once writing fails (EPIPE: the reader went away, and the run stops) the
+ * chunks are dropped, so that the workers can still flush and end. One set of listeners on
+ * `stdout` however many workers.
+ */
+function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => void; close: () => void } {
+  let broken = false;
+  const paused = new Set<Readable>();
+  const resume = (): void => {
+    paused.forEach((source) => source.resume());
+    paused.clear();
+  };
+  const fail = (): void => {
+    broken = true;
+    resume();
+  };
+  stdout.on('drain', resume);
+  stdout.on('error', fail);
+  return {
+    add(source) {
+      source.on('data', (chunk: Buffer) => {
+        if (broken || stdout.write(chunk)) return;
+        source.pause();
+        paused.add(source);
+      });
+    },
+    close() {
+      stdout.off('drain', resume);
+      stdout.off('error', fail);
+    },
+  };
+}
+
+/** One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it exited and its stdout drained. */
+function runWorker(entries: readonly Entry[], shard: Shard, output: (stdout: Readable) => void, report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void): RunningWorker {
   const worker = newWorker({ entries, shard });
-  worker.stdout.pipe(stdout, { end: false });
+  output(worker.stdout);
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
   let outcomes: EntryOutcome[] | undefined;
   let crash: Error | undefined;
