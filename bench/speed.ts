@@ -46,11 +46,11 @@ function watched(command: string, args: readonly string[]): Promise<{ peakMiB: n
 }
 
 /** One entry of a runnable file, run by `svc run` for `seconds`; its events a second from the STOPPED line. */
-async function svcRun(dir: string, entry: Record<string, unknown>, seconds: number, out = join(dir, 'speed.out')): Promise<Measured> {
+async function svcRun(dir: string, entry: Record<string, unknown>, seconds: number, out = join(dir, 'speed.out'), flags: readonly string[] = []): Promise<Measured> {
   const file = join(dir, 'speed.yaml');
   const sink = { type: 'file', path: out };
   writeFileSync(file, stringify({ version: 2, kind: 'runnable', scenarios: [{ rate: 1e8, duration: `${seconds}s`, labels: LABELS, sink, ...entry }] }));
-  const { peakMiB, stderr } = await watched(process.execPath, [SVC, 'run', file]);
+  const { peakMiB, stderr } = await watched(process.execPath, [SVC, 'run', file, ...flags]);
   const events = /STOPPED \| events: (\d+)/.exec(stderr);
   if (!events) throw new Error(`no STOPPED line from svc run: ${stderr}`);
   return { rate: Number(events[1]) / seconds, peakMiB };
@@ -143,5 +143,15 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   };
   const logs = await repeated({ svc: () => svcRun(dir, logEntry, seconds) });
   line('logs, json_lines, 2 templates', logs.svc, 'events/s', '>= 1,000,000');
-  console.log('  workers: not built (svc runs an entry on one core)');
+
+  // Every core: the same run on one worker thread and on two, each emitting half the series.
+  const fleet = pods(1000);
+  for (const [where, out] of [['file', undefined], ['/dev/null', '/dev/null']] as const) {
+    const workers = (n: number) => () => svcRun(dir, fleet, seconds, out, ['--workers', String(n)]);
+    const scaling = await repeated({ one: workers(1), two: workers(2) });
+    line(`1,000 pods, --workers 1, ${where}`, scaling.one, 'events/s', '');
+    line(`1,000 pods, --workers 2, ${where}`, scaling.two, 'events/s', '');
+    const ratios = scaling.two.map((m, i) => m.rate / scaling.one[i]!.rate);
+    console.log(`  ${'  scaling, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.8`);
+  }
 }

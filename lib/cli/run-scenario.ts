@@ -4,6 +4,7 @@ import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
 import { backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
+import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
 import { FailureWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
@@ -14,6 +15,8 @@ export interface RunOptions {
   readonly quiet?: boolean;
   /** `--backfill`: every entry on virtual time, its whole duration as fast as its sink takes it (lib/runtime/backfill.ts). */
   readonly backfill?: boolean;
+  /** `--workers`: worker threads, each running the file as its shard of the series (lib/runtime/workers.ts); default 1, none. */
+  readonly workers?: number;
 }
 
 /** Sink-failure warnings: at most one per entry per interval. */
@@ -28,10 +31,14 @@ const WARNING_INTERVAL_MS = 5000;
  * sink errors (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
  * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
  */
-export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false, backfill: virtual = false }: RunOptions = {}): Promise<number> {
+export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false, backfill: virtual = false, workers = 1 }: RunOptions = {}): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
   const backfill = virtual ? backfillEntries(file.scenarios, { scheduler, stdout: context.stdout }) : undefined;
-  const fileRun = backfill ?? startEntries(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout });
+  const fileRun =
+    backfill ??
+    (workers > 1
+      ? startWorkers(file.scenarios, workers, { scheduler: context.scheduler, stdout: context.stdout })
+      : startEntries(file.scenarios, { scheduler: context.scheduler, stdout: context.stdout }));
   // The entries' own time: virtual in a backfill.
   const clock = backfill?.clock ?? scheduler;
   const runs = fileRun.runs;

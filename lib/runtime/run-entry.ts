@@ -8,6 +8,7 @@ import { entryChain, type ChainDeps } from './chain.js';
 import { EntryStats } from './stats.js';
 import type { Shard } from '../../operators/labels.js';
 import type { SignalHooks } from './signals.js';
+import type { SinkDeps } from '../sinks/kinds/index.js';
 
 export interface RunEntryOptions {
   readonly scheduler?: SchedulerLike;
@@ -24,6 +25,8 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
+  /** How the sink opens beyond its configuration: a worker thread appends to the file the main thread truncated (workers.ts). */
+  readonly sinkDeps?: Pick<SinkDeps, 'appendFiles'>;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** Emit only this shard of the entry's series; default: all of them. */
@@ -54,7 +57,7 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? liveScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type, trailer: encoderKindOf(entry.encoder.type)?.trailer });
+  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type, trailer: encoderKindOf(entry.encoder.type)?.trailer, ...options.sinkDeps });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.

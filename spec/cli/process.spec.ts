@@ -50,24 +50,26 @@ describe('bin/svc as a process', () => {
 });
 
 describe('bin/svc whose reader goes away (svc … | head -3)', () => {
-  it('stops quietly and exits 0 once the reader of stdout is gone', async () => {
-    const child = spawn('bin/svc', ['metrics', '--name', 'up', '--rate', '200'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    let seen = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      seen += chunk;
-      // Like head -3: read three lines, then close the reading end.
-      if (seen.split('\n').length > 3) child.stdout.destroy();
+  for (const [flags, rate] of [[[], '200'], [['--workers', '2'], '100000']] as const) {
+    it(`stops quietly and exits 0 once the reader of stdout is gone${flags.length ? `, also with ${flags.join(' ')} at ${rate}/s` : ''}`, async () => {
+      const child = spawn('bin/svc', ['metrics', '--name', 'up', '--rate', rate, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      let seen = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        seen += chunk;
+        // Like head -3: read three lines, then close the reading end.
+        if (seen.split('\n').length > 3) child.stdout.destroy();
+      });
+      const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5000).unref());
+      try {
+        expect(await Promise.race([exit, bound]), stderr).to.equal(0);
+        expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
+        expect(stderr).to.match(/\[progress\] up {2}STOPPED \| events: \d+/);
+      } finally {
+        child.kill('SIGKILL');
+      }
     });
-    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5000).unref());
-    try {
-      expect(await Promise.race([exit, bound]), stderr).to.equal(0);
-      expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
-      expect(stderr).to.match(/\[progress\] up {2}STOPPED \| events: \d+/);
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+  }
 });

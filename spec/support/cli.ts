@@ -65,10 +65,10 @@ export function scenarioDir(prefix: string): { dir: string; scenario: (name: str
   };
 }
 
-/** Runs bin/svc on `file`, sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
-export function runUntilTerm(file: string, started: () => boolean): Promise<{ code: number | null; stderr: string }> {
+/** Runs bin/svc on `file` (with `flags`), sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
+export function runUntilTerm(file: string, started: () => boolean, flags: readonly string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('bin/svc', ['run', file, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
     const poll = setInterval(() => {

@@ -14,6 +14,9 @@ export interface LoadedScenario {
   readonly path?: string;
 }
 
+/** The most worker threads `--workers` starts: a bound on threads, their memory and their connections. */
+const MAX_WORKERS = 64;
+
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
 
 /**
@@ -34,6 +37,7 @@ export abstract class ScenarioCommand extends SvcCommand {
   encoder = valueFlag('--encoder', '<type>', "Encoder type: metrics_text, json_lines, … (default: the file's)");
   label = listFlag('--label', '<key=value>', 'Static label, repeatable; merged over the file\'s labels, the flag wins');
   onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
+  workers = valueFlag('--workers', '<n>', 'Worker threads, each running the file as one shard of its series (default: 1, at most 64)');
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory: scenario files run as @name, pack files used as pack: <name>');
 
   /** Runs on virtual time (`svc run --backfill`, the flag of RunCommand). */
@@ -48,6 +52,8 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
     const json = this.format !== undefined && flagChoice('--format', this.format, ['text', 'json']) === 'json';
     if (json && !this.dryRun) throw new UsageError('--format json prints the plan of --dry-run: give --dry-run too');
+    const workers = this.workers === undefined ? 1 : flagNumber('--workers', this.workers, { integer: true, min: 1, max: MAX_WORKERS, expected: `a whole number from 1 to ${MAX_WORKERS}` });
+    if (workers > 1 && this.backfill) throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
@@ -59,6 +65,11 @@ export abstract class ScenarioCommand extends SvcCommand {
       const { backfillRefusal } = await import('../../runtime/backfill.js');
       const refusal = backfillRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--backfill: ${refusal} (give each a duration, or --duration)`);
+    }
+    if (workers > 1) {
+      const { workersRefusal } = await import('../../runtime/workers.js');
+      const refusal = workersRefusal(plan.scenarios);
+      if (refusal) throw new UsageError(`--workers: ${refusal} (use --workers 1, or another encoder or sink)`);
     }
     const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
     for (const entry of plan.scenarios) {
@@ -77,7 +88,7 @@ export abstract class ScenarioCommand extends SvcCommand {
       return 0;
     }
     const { runScenario } = await import('../run-scenario.js');
-    return runScenario(plan, this.context, { quiet: this.quiet, backfill: this.backfill });
+    return runScenario(plan, this.context, { quiet: this.quiet, backfill: this.backfill, workers });
   }
 
   /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */

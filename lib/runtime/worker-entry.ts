@@ -1,0 +1,35 @@
+/**
+ * A worker thread of `svc run --workers N` (workers.ts): runs the file as its shard of the
+ * series, reports its counters, stops (flushing) when told to, and reports its outcomes.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { startEntries, type FileRun } from './file-run.js';
+import type { EntryRun } from './run-entry.js';
+import { REPORT_MS, STOP, type WorkerCounters, type WorkerData, type WorkerMessage } from './workers.js';
+
+const port = parentPort!;
+const { entries, shard } = workerData as WorkerData;
+// The main thread truncated the files (and refused encodings with a trailer on them).
+const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true } });
+const post = (message: WorkerMessage): void => port.postMessage(message);
+const ticker = setInterval(() => post({ type: 'stats', entries: countersOf(fileRun) }), REPORT_MS);
+const onMessage = (message: unknown): void => void (message === STOP && fileRun.stop());
+port.on('message', onMessage);
+
+const outcomes = await fileRun.done;
+clearInterval(ticker);
+post({ type: 'done', entries: countersOf(fileRun), outcomes: outcomes.map(({ error, inSink }) => (error ? { error: error.message, inSink } : {})) });
+// Nothing keeps the thread alive any more: it exits once its stdout drained.
+port.off('message', onMessage);
+
+function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
+  return runs.map(({ entry, stats }: EntryRun) => ({
+    events: stats.totalEvents,
+    bytes: stats.bytes,
+    failures: stats.totalSinkFailures,
+    lastSinkError: stats.lastSinkError,
+    lastWriteAt: stats.lastSuccessfulWriteAt,
+    retries: stats.sinkRetries,
+    started: startedAt(entry.id) !== undefined,
+  }));
+}

@@ -1,0 +1,209 @@
+/**
+ * `svc run --workers N`: a file run on N worker threads, worker i running the whole file as shard
+ * i/N of its series (file-run.ts's `shard`, as svc-server --shard: every shard computes the same
+ * schedule, values, gaps and `after` triggers, and emits only its series; docs/deploy.md).
+ *
+ * Output: the main thread truncates each file sink's path once before the workers start, and the
+ * workers append to it, each chunk one write of whole lines. The workers' stdout reaches the
+ * main thread's chunk by chunk (a chunk is whole lines), so lines are never torn. Other sinks
+ * open one connection per worker. An encoding that makes a stream one document (openmetrics:
+ * each family's metadata once, `# EOF` last) cannot be split so on a file or stdout: refused
+ * ({@link workersRefusal}).
+ *
+ * The main thread sees each entry as one {@link EntryRun}: its statistics are the sums of the
+ * workers' (reported every {@link REPORT_MS}), its outcome the first error of any worker's.
+ */
+import { closeSync, openSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { Worker } from 'node:worker_threads';
+import type { SchedulerLike } from 'rxjs';
+import type { Entry } from '../config/types.js';
+import type { Shard } from '../../operators/labels.js';
+import { encoderKindOf } from '../encoders/index.js';
+import type { FileRun } from './file-run.js';
+import { liveScheduler } from './live-scheduler.js';
+import type { EntryOutcome, EntryRun } from './run-entry.js';
+import { EntryStats } from './stats.js';
+
+/** How often a worker reports its entries' counters. */
+export const REPORT_MS = 200;
+
+/** What a worker is given: the compiled entries of the file and its shard. */
+export interface WorkerData {
+  readonly entries: readonly Entry[];
+  readonly shard: Shard;
+}
+
+/** One entry's counters in one worker, totals since its start. */
+export interface WorkerCounters {
+  readonly events: number;
+  readonly bytes: number;
+  readonly failures: number;
+  readonly lastSinkError?: string;
+  readonly lastWriteAt?: number;
+  readonly retries: number;
+  readonly started: boolean;
+}
+
+/** Messages of a worker: its counters per entry (in file order), and at its end its outcomes too. */
+export type WorkerMessage =
+  | { readonly type: 'stats'; readonly entries: readonly WorkerCounters[] }
+  | { readonly type: 'done'; readonly entries: readonly WorkerCounters[]; readonly outcomes: readonly { error?: string; inSink?: boolean }[] };
+
+/** The message that stops a worker (stop means flush). */
+export const STOP = 'stop';
+
+export interface WorkersOptions {
+  readonly scheduler?: SchedulerLike;
+  /** Where the workers' `stdout` sinks write. */
+  readonly stdout?: NodeJS.WritableStream;
+}
+
+const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false };
+
+/** The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and specs). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(`./worker-entry${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
+
+/** A worker on {@link WORKER_URL}; from source it registers tsx first, since Node 20's `--import` does not reach a worker's module loading. */
+function newWorker(workerData: WorkerData): Worker {
+  const options = { workerData, stdout: true };
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, options);
+  const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
+  return new Worker(load, { ...options, eval: true });
+}
+
+/** Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a trailer's) into a file or stdout. */
+export function workersRefusal(entries: readonly Entry[]): string | undefined {
+  const whole = entries.find((entry) => (entry.sink.type === 'file' || entry.sink.type === 'stdout') && encoderKindOf(entry.encoder.type)?.trailer !== undefined);
+  return whole && `${whole.id} writes ${whole.encoder.type} to ${whole.sink.type}, one exposition (each family's metadata once, its end last) that workers cannot split`;
+}
+
+/** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */
+export function startWorkers(entries: readonly Entry[], count: number, { scheduler = liveScheduler, stdout = process.stdout }: WorkersOptions = {}): FileRun {
+  truncateFiles(entries);
+  const stats = entries.map(() => new EntryStats(scheduler.now()));
+  const startedAt = new Map<string, number>();
+  const output = forwarder(stdout);
+  const workers = Array.from({ length: count }, (_, index) => runWorker(entries, { index, count }, output.add, (counters, last) => {
+    const now = scheduler.now();
+    counters.forEach((next, i) => {
+      addCounters(stats[i]!, last[i]!, next, now);
+      if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
+    });
+  }));
+  const stopAll = (): void => workers.forEach((worker) => worker.stop());
+  // A worker that failed stops the others: the run ends with its error.
+  workers.forEach((worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()));
+  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
+    output.close();
+    return entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {});
+  });
+  const runs = entries.map(
+    (entry, i): EntryRun => ({
+      entry,
+      stats: stats[i]!,
+      done: ended.then((outcomes) => outcomes[i]!),
+      stop: () => (stopAll(), ended.then((outcomes) => outcomes[i]!)),
+    }),
+  );
+  return {
+    runs,
+    done: ended,
+    startedAt: (id) => startedAt.get(id),
+    stop: () => (stopAll(), ended),
+  };
+}
+
+interface RunningWorker {
+  readonly ended: Promise<(EntryOutcome & { crashed?: boolean })[]>;
+  stop(): void;
+}
+
+/**
+ * The workers' stdout chunks (each whole lines) written to `stdout` one by one, a worker paused
+ * while `stdout` is full. Once writing fails (EPIPE: the reader went away, and the run stops) the
+ * chunks are dropped, so that the workers can still flush and end. One set of listeners on
+ * `stdout` however many workers.
+ */
+function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => void; close: () => void } {
+  let broken = false;
+  const paused = new Set<Readable>();
+  const resume = (): void => {
+    paused.forEach((source) => source.resume());
+    paused.clear();
+  };
+  const fail = (): void => {
+    broken = true;
+    resume();
+  };
+  stdout.on('drain', resume);
+  stdout.on('error', fail);
+  return {
+    add(source) {
+      source.on('data', (chunk: Buffer) => {
+        if (broken || stdout.write(chunk)) return;
+        source.pause();
+        paused.add(source);
+      });
+    },
+    close() {
+      stdout.off('drain', resume);
+      stdout.off('error', fail);
+    },
+  };
+}
+
+/** One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it exited and its stdout drained. */
+function runWorker(entries: readonly Entry[], shard: Shard, output: (stdout: Readable) => void, report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void): RunningWorker {
+  const worker = newWorker({ entries, shard });
+  output(worker.stdout);
+  let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
+  let outcomes: EntryOutcome[] | undefined;
+  let crash: Error | undefined;
+  worker.on('message', (message: WorkerMessage) => {
+    report(message.entries, last);
+    last = message.entries;
+    if (message.type === 'done') outcomes = message.outcomes.map((o) => (o.error === undefined ? {} : { error: new Error(o.error), inSink: o.inSink }));
+  });
+  worker.on('error', (error: Error) => (crash ??= error));
+  // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
+  const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
+  const ended = Promise.all([exited, finished(worker.stdout)]).then(([code]) => {
+    if (outcomes) return outcomes;
+    const error = new Error(`worker ${shard.index + 1} of ${shard.count} failed: ${crash?.message ?? `it exited with code ${code}`}`);
+    return entries.map(() => ({ error, crashed: true }));
+  });
+  let stopped = false;
+  return {
+    ended,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      worker.postMessage(STOP);
+    },
+  };
+}
+
+/** Adds what one worker did for an entry since its `last` report to the entry's statistics, as the deliveries they count. */
+function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounters, now: number): void {
+  const events = next.events - last.events;
+  const bytes = next.bytes - last.bytes;
+  if (events > 0 || bytes > 0) stats.record({ kind: 'written', size: events, bytes }, now);
+  if (next.lastWriteAt !== last.lastWriteAt) stats.record({ kind: 'delivered', size: 0, bytes: 0 }, now);
+  const error = new Error(next.lastSinkError);
+  for (let n = last.failures; n < next.failures; n++) stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
+  for (let n = last.retries; n < next.retries; n++) stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
+}
+
+/** Each file sink's path truncated once (the workers append); a path that cannot be opened is left to the workers' sinks to report. */
+function truncateFiles(entries: readonly Entry[]): void {
+  for (const path of new Set(entries.flatMap((entry) => (entry.sink.type === 'file' ? [entry.sink.path] : [])))) {
+    try {
+      closeSync(openSync(path, 'w'));
+    } catch {
+      // The workers' sinks fail on it with the file sink's words.
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { foreverScenario, lines, runUntilTerm, scenarioDir, stoppedEvents, svc } from '../support/cli.js';
+
+const { dir, scenario } = scenarioDir('svc-workers-');
+
+/** A 10-pod gauge and a histogram over 4 pods, deterministic (absolute start_time, fixed seed), into `sink`. */
+const mixed = (name: string, sink: string, encoder = 'metrics_text') =>
+  scenario(
+    name,
+    `version: 2
+kind: runnable
+defaults:
+  duration: 1s
+  start_time: "2026-01-01T00:00:00Z"
+  encoder: { type: ${encoder} }
+  sink: ${sink}
+scenarios:
+  - signal_type: metrics
+    name: pods_up
+    rate: 2000
+    dynamic_labels: [{ key: pod, cardinality: 10 }]
+    generator: { type: sine, amplitude: 5, period_secs: 1, offset: 10 }
+  - signal_type: histogram
+    name: latency
+    rate: 400
+    seed: 7
+    dynamic_labels: [{ key: pod, cardinality: 4 }]
+    distribution: { type: exponential, rate: 10 }
+    buckets: [0.05, 0.1, 0.5]
+`,
+  );
+
+const sorted = (text: string) => lines(text).sort();
+
+describe('svc run --workers', () => {
+  it('--workers 2 writes the same lines into the file as --workers 1, and the same STOPPED counts', async () => {
+    const out = join(dir, 'mixed.prom');
+    const file = mixed('mixed.yaml', `{ type: file, path: ${out} }`);
+    const one = await svc(['run', file, '--workers', '1']);
+    expect(one.code, one.stderr).to.equal(0);
+    const single = sorted(readFileSync(out, 'utf8'));
+    const two = await svc(['run', file, '--workers', '2']);
+    expect(two.code, two.stderr).to.equal(0);
+    const sharded = sorted(readFileSync(out, 'utf8'));
+    expect(single.length).to.be.greaterThan(1000);
+    expect(sharded).to.deep.equal(single);
+    for (const entry of ['pods_up', 'latency']) expect(stoppedEvents(two.stderr, entry), entry).to.equal(stoppedEvents(one.stderr, entry));
+  });
+
+  it("sends every worker's whole lines to stdout", async () => {
+    const file = mixed('stdout.yaml', '{ type: stdout }');
+    const one = await svc(['run', file]);
+    const two = await svc(['run', file, '--workers', '2']);
+    expect(two.code, two.stderr).to.equal(0);
+    expect(sorted(two.stdout)).to.deep.equal(sorted(one.stdout));
+  });
+
+  it('refuses openmetrics into a file or stdout (one exposition) with exit 2, naming the entry', async () => {
+    const result = await svc(['run', mixed('om.yaml', '{ type: stdout }', 'openmetrics'), '--workers', '2']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.contain('--workers: pods_up writes openmetrics to stdout');
+    expect(result.stdout).to.equal('');
+  });
+
+  for (const bad of ['0', '65', 'x']) {
+    it(`refuses --workers ${bad} with exit 2, naming the flag and its range`, async () => {
+      const result = await svc(['run', mixed('bad.yaml', '{ type: stdout }'), '--workers', bad]);
+      expect(result.code).to.equal(2);
+      expect(result.stderr).to.contain(`--workers: expected a whole number from 1 to 64, got "${bad}"`);
+      expect(result.stdout).to.equal('');
+    });
+  }
+
+  it('on SIGTERM stops every worker, exits 0 and leaves only whole lines in the file', async () => {
+    const out = join(dir, 'forever.prom');
+    const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, { rate: 200_000, pods: 10 });
+    const { code, stderr } = await runUntilTerm(file, () => statSync(out, { throwIfNoEntry: false })?.size! > 1_000_000, ['--workers', '2']);
+    expect(code, stderr).to.equal(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text.endsWith('\n')).to.equal(true);
+    const written = lines(text);
+    written.forEach((line) => expect(line).to.match(/^beat\{pod="pod_\d"\} \d+ \d+$/));
+    expect(written).to.have.length(stoppedEvents(stderr));
+  });
+});
