@@ -1,4 +1,4 @@
-import { tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import type { Delivery } from '../../operators/deliver.js';
 import { generate } from '../../operators/generate.js';
@@ -49,7 +49,9 @@ export class UnsupportedEntryError extends Error {}
  * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set) → encode
  * - summary:   observe → gate → gaps → labels → summary → encode
  *
- * The gate (`while`) is there only on entries that have one.
+ * The gate (`while`) is there only on entries that have one. A sharded entry nothing watches
+ * takes its labels first (before generate, generateLogs or observe), dropping the other shards'
+ * ticks before any value is made.
  *
  * Histogram and summary state is kept per label set, after the labels are known, and only
  * from ticks that survive the gaps: silence records nothing.
@@ -61,18 +63,27 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
   const name = required(entry, 'name', entry.name);
   const meta = { name, metricType: entry.metric_type, help: entry.help };
   const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
+  // A sharded entry whose values nothing watches (no `after` or `while` on it) takes its labels
+  // first, so the other shards' ticks are dropped before their values are made: a shard then
+  // generates only its own series. A watched entry makes every value on every shard, which all
+  // must see the same values.
+  const labelsFirst = hooks.shard !== undefined && !hooks.onValues;
+  const early = <B extends TickBatch>(): OperatorFunction<B, B> => (labelsFirst ? labels<B>(labelled) : identity);
+  // The series were attached by `early` then.
+  const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> => (labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled));
 
   switch (entry.signal_type) {
     case 'metrics': {
       const generator = valueGenerator(required(entry, 'generator', entry.generator));
       return (ticks) =>
         ticks.pipe(
+          early(),
           generate(generator),
           optional(entry.jitter !== undefined && jitter<SampleBatch>(entry.jitter, entry.jitter_seed)),
           optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
           gated<SampleBatch>(entry.while?.snap_to === undefined ? undefined : snapTo(entry.while.snap_to)),
           silence<SampleBatch>(),
-          labels<SampleBatch>(labelled),
+          late<SampleBatch>(),
           samplesSeen,
           encode(createMetricEncoder(entry.encoder, meta)),
         );
@@ -80,7 +91,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     case 'logs': {
       const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
       const encoder = createLogEncoder(entry.encoder);
-      return (ticks) => ticks.pipe(generateLogs(generator), gated(), silence(), labels(labelled), encode(encoder));
+      return (ticks) => ticks.pipe(early(), generateLogs(generator), gated(), silence(), late(), encode(encoder));
     }
     case 'histogram':
     case 'summary': {
@@ -88,7 +99,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
       const encoder = createMetricEncoder(entry.encoder, meta);
       return (ticks) =>
-        ticks.pipe(observe(sample, entry.observations_per_tick ?? 100), gated(), silence(), labels(labelled), series, samplesSeen, encode(encoder));
+        ticks.pipe(early(), observe(sample, entry.observations_per_tick ?? 100), gated(), silence(), late(), series, samplesSeen, encode(encoder));
     }
   }
 }

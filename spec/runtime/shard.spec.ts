@@ -46,4 +46,16 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
     const routes = (shard: number) => [...new Set(parts[shard]!.get('latency')!.map((line) => /route="([^"]+)"/.exec(line)![1]))];
     expect([routes(0), routes(1), routes(2)]).to.deep.equal([['/a'], ['/b'], []]);
   });
+
+  it('an entry another one watches makes every value on every shard: the trigger fires at the same tick on all of them', async () => {
+    // Four pods counting up one a tick (tick n: value n); the page starts once a value passes 5,
+    // which tick 6 gives (pod_2). A shard that saw only its own pods' values would start later.
+    const watched: Entry[] = [
+      metricEntry({ id: 'load', name: 'load', duration: 1000, generator: { type: 'step', start: 0, step_size: 1 }, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }] }),
+      metricEntry({ id: 'page', name: 'page', duration: 500, after: { ref: 'load', op: '>', value: 5 } }),
+    ];
+    const whole = await linesOf(watched);
+    const parts = await Promise.all([0, 1, 2].map((index) => linesOf(watched, { index, count: 3 })));
+    for (const { id } of watched) expect(parts.flatMap((part) => part.get(id)!).sort(), id).to.deep.equal([...whole.get(id)!].sort());
+  });
 });
