@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { BENCH_LABELS as LABELS } from './entry.js';
 
 const SVC = join(import.meta.dirname, '..', 'bin', 'svc');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const LABELS = { host: 'bench-1', region: 'eu-west', service: 'api' };
 
 interface Measured {
   /** Events (or lines) a second. */

@@ -146,7 +146,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
               digits[d] = digit;
               code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
             }
-            const found = interned.get(code) ?? made(code, digits);
+            const found = (interning && interned.get(code)) || made(code, digits);
             series[i] = found.series;
             if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
             else if (found.mine && kept) kept.push(i);

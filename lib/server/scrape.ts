@@ -45,6 +45,8 @@ export class ScrapeBuffer {
   private kept = 0;
   /** The series seen, in order of appearance (up to MAX_LATEST_SERIES), with their latest values. */
   private readonly indexOf = new Map<string, number>();
+  /** The same index by object, for interned series: the common case builds no text per sample. */
+  private readonly indexOfObject = new WeakMap<Series, number>();
   private readonly series: Series[] = [];
   private readonly latest: number[] = [];
 
@@ -109,15 +111,21 @@ export class ScrapeBuffer {
 
   /** Records `value` as the latest of `series`, if the table holds it or has room for it. */
   private seen(series: Series, value: number): void {
-    // By name suffix and labels: a label set may come as several objects (a transient Series).
+    const index = this.indexOfObject.get(series) ?? this.indexOfText(series);
+    if (index !== undefined) this.latest[index] = value;
+  }
+
+  /** The index of a series by its name suffix and labels (a transient one comes as a new object each time), adding it while there is room. */
+  private indexOfText(series: Series): number | undefined {
     const id = sampleName('', series);
     let index = this.indexOf.get(id);
     if (index === undefined) {
-      if (this.series.length >= MAX_LATEST_SERIES) return;
+      if (this.series.length >= MAX_LATEST_SERIES) return undefined;
       index = this.series.push(series) - 1;
       this.indexOf.set(id, index);
     }
-    this.latest[index] = value;
+    if (!series.transient) this.indexOfObject.set(series, index);
+    return index;
   }
 }
 
