@@ -1,6 +1,6 @@
 import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
 import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
-import { seriesOf, seriesOfSorted } from './model/series.js';
+import { hasHoleMarker, holeMarker, MAX_HOLES, seriesOf, seriesOfSorted, seriesShape, ShapedSeries } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
 
@@ -40,6 +40,8 @@ interface Dimension {
   readonly radix: number;
   digit(index: number, offset: number): number;
   text(digit: number): string;
+  /** A counting label's values: `prefix` + `fill(digit)` (digits or hex digits, which no format escapes). */
+  readonly counted?: { readonly prefix: string; fill(digit: number): number | string };
 }
 
 /**
@@ -65,11 +67,13 @@ interface Dimension {
  * ```
  *
  * Up to 65,536 possible label sets are interned: ticks of one label set share one `Series`
- * object. Past that each tick builds its own (consecutive ticks of one set share it), marked
+ * object. Past that each tick gets its own (consecutive ticks of one set share it), marked
  * `transient`, so memory does not grow with cardinality (whatever keeps state per label set
  * keys it by `Series.key`), and a shard takes the sets whose FNV-1a hash of their key is
  * `index` modulo `count` (as Prometheus' `hashmod` spreads targets): decided by each shard
- * alone, without a number per series.
+ * alone, without a number per series. Such a transient set is a `ShapedSeries` where it can
+ * be: a shape shared by the ticks whose other labels agree, with the counters of its counting
+ * labels as fills, so no label text is built per tick (docs/architecture.md, "The hot path").
  */
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
   const fixed = options.static ?? {};
@@ -88,14 +92,16 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   const fixedValues = names.map((name) => (Object.hasOwn(fixed, name) ? fixed[name] : undefined));
   const setters = names.map((name) => dimensions.flatMap((d, i) => (d.key === name ? [i] : [])).reverse());
   const values = new Array<string | undefined>(names.length);
-  const build = (digits: readonly number[], transient: boolean): Series => {
+  // The label set of a tick's digits; `marked`: counting labels' values hold their hole's marker.
+  const build = (digits: readonly number[], transient: boolean, marked = false): Series => {
     for (let n = 0; n < names.length; n++) {
       let value = fixedValues[n];
       for (const d of setters[n]!) {
-        if (digits[d] !== 0) {
-          value = dimensions[d]!.text(digits[d]!);
-          break;
-        }
+        const digit = digits[d]!;
+        if (digit === 0) continue;
+        const counted = dimensions[d]!.counted;
+        value = marked && counted ? counted.prefix + holeMarker(d) : dimensions[d]!.text(digit);
+        break;
       }
       values[n] = value;
     }
@@ -110,6 +116,16 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   // marked transient, and memory stays flat at any cardinality (rotating labels cycle through
   // all their values, so a cache smaller than the cycle would never hit).
   const interning = codes <= INTERNED;
+  // Past interning, the label sets of ticks whose non-counting labels agree share a shape, and a
+  // tick's set is that shape with its counters filled in: no label text is built per tick. A
+  // shape is named by the digits of the other labels and which counting labels are present.
+  const shapeRadix = (d: Dimension) => (d.counted ? 2 : d.radix);
+  const shapeCodes = dimensions.reduce((product, d) => product * shapeRadix(d), 1);
+  const shaped =
+    !interning &&
+    shapeCodes <= SHAPES &&
+    dimensions.length <= MAX_HOLES &&
+    ![...names, ...fixedValues, ...dimensions.map((d) => d.counted?.prefix)].some((text) => text !== undefined && hasHoleMarker(text));
   const labelled: OperatorFunction<B, Labelled<B>> = (source) =>
     defer(() => {
       // The interned label sets live as long as one subscription: a finished run frees them.
@@ -123,11 +139,27 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
         if (n === undefined) numbers.set(series.key, (n = numbers.size));
         return n % shard.count === shard.index;
       };
+      const shapes = new Map<number, ReturnType<typeof seriesShape>>();
+      const shapedSeries = (digits: readonly number[]): Series => {
+        let shapeCode = 0;
+        for (let d = 0; d < dimensions.length; d++) {
+          const dimension = dimensions[d]!;
+          shapeCode = shapeCode * shapeRadix(dimension) + (dimension.counted ? Math.min(digits[d]!, 1) : digits[d]!);
+        }
+        let shape = shapes.get(shapeCode);
+        if (!shape) shapes.set(shapeCode, (shape = seriesShape(build(digits, false, true))));
+        const fills = new Array<number | string>(dimensions.length);
+        for (let d = 0; d < dimensions.length; d++) {
+          const { counted } = dimensions[d]!;
+          fills[d] = counted && digits[d] !== 0 ? counted.fill(digits[d]!) : 0;
+        }
+        return new ShapedSeries(shape, fills);
+      };
       let lastCode: number | string | undefined;
       let last: Interned | undefined;
       const made = (code: number | string, digits: readonly number[]): Interned => {
         if (code === lastCode) return last!;
-        const series = build(digits, !interning);
+        const series = shaped ? shapedSeries(digits) : build(digits, !interning);
         const found = { series, mine: isMine(series) };
         if (interning) interned.set(code, found);
         lastCode = code;
@@ -162,6 +194,9 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
 /** Most label sets an entry interns (see `labels`). */
 const INTERNED = 1 << 16;
 
+/** Most shapes an entry's label sets past interning may take (one per combination of its non-counting labels' values). */
+const SHAPES = 1 << 12;
+
 /** An interned label set, and whether this shard emits it. */
 interface Interned {
   readonly series: Series;
@@ -192,16 +227,19 @@ function rotating(label: RotatingLabel): Dimension {
     radix: label.cardinality + 1,
     digit: (index) => (index % label.cardinality) + 1,
     text: (digit) => prefix + (digit - 1),
+    counted: { prefix, fill: (digit) => digit - 1 },
   };
 }
 
 function spike(spike: CardinalitySpike): Dimension {
   const prefix = spike.prefix ?? `${spike.label}_`;
   const random = spike.strategy === 'random' ? new SplitMix64(spike.seed ?? 0) : undefined;
+  const fill = (digit: number) => (random ? random.hex(digit - 1) : digit - 1);
   return {
     key: spike.label,
     radix: spike.cardinality + 1,
     digit: (index, offset) => (inHead(spike, offset) ? (index % spike.cardinality) + 1 : 0),
-    text: (digit) => prefix + (random ? random.hex(digit - 1) : String(digit - 1)),
+    text: (digit) => prefix + fill(digit),
+    counted: { prefix, fill },
   };
 }

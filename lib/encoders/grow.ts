@@ -18,3 +18,12 @@ export function writeText(out: Buffer, text: string, at: number): number {
   }
   return at;
 }
+
+/** Writes the decimal digits of `n`, a non-negative safe integer, into `out` at `at` (room assumed); returns where they end. */
+export function writeDigits(out: Buffer, n: number, at: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  const end = at + digits;
+  for (let i = end - 1, rest = n; i >= at; i--, rest = Math.floor(rest / 10)) out[i] = 48 + (rest % 10);
+  return end;
+}

@@ -1,6 +1,7 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
+import { timestampOf, type Labelled, type SampleBatch, type Series, type SeriesShape } from '../../operators/model/batch.js';
+import { filledParts, partsAtHoles } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
-import { grown, writeText } from './grow.js';
+import { grown, writeDigits, writeText } from './grow.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -16,6 +17,37 @@ export interface SampleLineFormat {
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
 
+/** A shape's text cut at its holes: literal bytes, and hole numbers. */
+type ShapeParts = readonly (Buffer | number)[];
+
+/** Bytes a hole's fill may take: a safe integer's digits, or a string of hex digits. */
+const fillBytes = (fill: number | string) => (typeof fill === 'number' ? 16 : fill.length * 3);
+
+/** Writes `parts` of a shape with `fills` into `out` at `at` (room assumed); returns where they end. */
+function writeShaped(out: Buffer, parts: ShapeParts, fills: readonly (number | string)[], at: number): number {
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p]!;
+    if (typeof part !== 'number') {
+      out.set(part, at);
+      at += part.length;
+      continue;
+    }
+    const fill = fills[part]!;
+    at = typeof fill === 'number' ? writeDigits(out, fill, at) : writeText(out, fill, at);
+  }
+  return at;
+}
+
+/** Room `parts` with `fills` take at most. */
+function shapedBytes(parts: ShapeParts, fills: readonly (number | string)[]): number {
+  let bytes = 0;
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p]!;
+    bytes += typeof part === 'number' ? fillBytes(fills[part]!) : part.length;
+  }
+  return bytes;
+}
+
 /**
  * A line-per-sample encoder writing each batch straight into one byte buffer. A series'
  * fragments are encoded to bytes once, cached per Series object (weakly: a series the label
@@ -30,10 +62,29 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     if (!found) fragments.set(series, (found = [Buffer.from(format.lead(series)), Buffer.from(format.middle(series))]));
     return found;
   };
+  // A shape's lead and middle cut at its holes, once per shape; null when the format's text of
+  // the shape filled in is not its text of the label set (a format that rewrites the counters).
+  const shapes = new WeakMap<SeriesShape, readonly [ShapeParts, ShapeParts] | null>();
+  const partsOf = (series: Series) => {
+    const shape = series.shape!;
+    let found = shapes.get(shape);
+    if (found === undefined) {
+      const lead = partsAtHoles(format.lead(shape.marked));
+      const middle = partsAtHoles(format.middle(shape.marked));
+      const fills = series.fills!;
+      const faithful = filledParts(lead, fills) === format.lead(series) && filledParts(middle, fills) === format.middle(series);
+      const bytes = (parts: (string | number)[]) => parts.map((part) => (typeof part === 'number' ? part : Buffer.from(part)));
+      shapes.set(shape, (found = faithful ? [bytes(lead), bytes(middle)] : null));
+    }
+    return found;
+  };
   let lastSeries: Series | undefined;
-  // The series' fragments as cached bytes, or, for a transient series, as text written in place.
+  // The series' fragments as cached bytes, as a shape's parts and fills, or, for another
+  // transient series, as text written in place.
   let lead: Buffer | undefined;
   let middle: Buffer | undefined;
+  let shaped: readonly [ShapeParts, ShapeParts] | null = null;
+  let fills: readonly (number | string)[] = [];
   let leadText = '';
   let middleText = '';
   let lastMs = NaN;
@@ -54,7 +105,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         const s = series[i]!;
         if (s !== lastSeries) {
           lastSeries = s;
-          if (s.transient) {
+          shaped = s.shape ? partsOf(s) : null;
+          if (shaped) {
+            lead = middle = undefined;
+            fills = s.fills!;
+          } else if (s.transient) {
             lead = middle = undefined;
             leadText = format.lead(s);
             middleText = format.middle(s);
@@ -73,15 +128,21 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           valueText = format.value(v);
         }
         // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
-        const seriesBytes = lead && middle ? lead.length + middle.length : (leadText.length + middleText.length) * 3;
+        const seriesBytes = shaped
+          ? shapedBytes(shaped[0], fills) + shapedBytes(shaped[1], fills)
+          : lead && middle
+            ? lead.length + middle.length
+            : (leadText.length + middleText.length) * 3;
         const length = seriesBytes + (valueText.length + stamp.length) * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
-        if (lead) {
+        if (shaped) at = writeShaped(out, shaped[0], fills, at);
+        else if (lead) {
           out.set(lead, at);
           at += lead.length;
         } else at = writeText(out, leadText, at);
         at = writeText(out, valueText, at);
-        if (middle) {
+        if (shaped) at = writeShaped(out, shaped[1], fills, at);
+        else if (middle) {
           out.set(middle, at);
           at += middle.length;
         } else at = writeText(out, middleText, at);

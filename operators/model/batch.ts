@@ -74,6 +74,23 @@ export interface Series {
   readonly suffix?: string;
   /** Built for one tick (too many label sets to intern): caching anything by this object is waste. */
   readonly transient?: boolean;
+  /**
+   * Of a transient set, when the label operator made it from a shape: the set is `shape` with
+   * hole `h` filled by the text of `fills[h]` (a number's digits, or a string of `[0-9a-f]`).
+   * Encoders prepare a shape's bytes once and write only the fills, line after line.
+   */
+  readonly shape?: SeriesShape;
+  readonly fills?: readonly (number | string)[];
+}
+
+/**
+ * What the label sets of an entry past interning have in common: the same labels, whose
+ * rotating values differ only in the counter (or hex digits) after their prefix. `marked` is
+ * that label set with each hole written as its marker (`holeMarker` of ./series.ts): any text made from
+ * it (an encoder's line head) is cut at the markers into parts prepared once.
+ */
+export interface SeriesShape {
+  readonly marked: Series;
 }
 
 /** A batch whose ticks carry their label set. */

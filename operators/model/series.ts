@@ -1,4 +1,4 @@
-import type { Series } from './batch.js';
+import type { Series, SeriesShape } from './batch.js';
 
 /**
  * Builds the {@link Series} of a label set: labels sorted by key, and the canonical `key`
@@ -42,4 +42,79 @@ export function escapeLabelValue(value: string): string {
 
 function escapeChar(c: string): string {
   return c === '\n' ? '\\n' : `\\${c}`;
+}
+
+/** Code unit of hole 0's marker: Unicode's private use area, which the label operator makes sure no templated label text contains. */
+const HOLE = 0xe000;
+
+/** Most holes a shape has (a marker each). */
+export const MAX_HOLES = 256;
+
+/** The marker standing for hole `hole` of a shape in any text made from its label set. */
+export function holeMarker(hole: number): string {
+  return String.fromCharCode(HOLE + hole);
+}
+
+/** Whether `text` holds a character a marker is made of: such text cannot be part of a shape. */
+export function hasHoleMarker(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= HOLE && unit < HOLE + MAX_HOLES) return true;
+  }
+  return false;
+}
+
+/** `text` cut at its markers: literal strings and hole numbers, in order (as a log template's parts). */
+export function partsAtHoles(text: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < HOLE || unit >= HOLE + MAX_HOLES) continue;
+    if (i > from) parts.push(text.slice(from, i));
+    parts.push(unit - HOLE);
+    from = i + 1;
+  }
+  if (from < text.length) parts.push(text.slice(from));
+  return parts;
+}
+
+/** The text of `parts` with each hole `h` replaced by `fills[h]`. */
+export function filledParts(parts: readonly (string | number)[], fills: readonly (number | string)[]): string {
+  let text = '';
+  for (const part of parts) text += typeof part === 'number' ? String(fills[part]) : part;
+  return text;
+}
+
+/** A shape whose label set `marked` carries hole markers in some values (see {@link SeriesShape}). */
+export function seriesShape(marked: Series): SeriesShape & { readonly keyParts: readonly (string | number)[] } {
+  return { marked, keyParts: partsAtHoles(marked.key) };
+}
+
+/**
+ * A transient label set given by its shape and the fills of its holes: nothing is built for it
+ * unless something reads its `key` or `labels` (an encoder writing from the shape reads neither).
+ */
+export class ShapedSeries implements Series {
+  readonly transient = true;
+  #key: string | undefined;
+  #labels: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    readonly shape: ReturnType<typeof seriesShape>,
+    readonly fills: readonly (number | string)[],
+  ) {}
+
+  get key(): string {
+    return (this.#key ??= filledParts(this.shape.keyParts, this.fills));
+  }
+
+  get labels(): Readonly<Record<string, string>> {
+    if (!this.#labels) {
+      const labels: Record<string, string> = {};
+      for (const [name, value] of Object.entries(this.shape.marked.labels)) labels[name] = filledParts(partsAtHoles(value), this.fills);
+      this.#labels = Object.freeze(labels);
+    }
+    return this.#labels;
+  }
 }

@@ -5,6 +5,8 @@ import { ticks } from '../../operators/ticks.js';
 import { gaps } from '../../operators/gaps.js';
 import { labels, type LabelOptions } from '../../operators/labels.js';
 import type { Labelled, TickBatch } from '../../operators/model/batch.js';
+import { holeMarker, seriesOf } from '../../operators/model/series.js';
+import { SplitMix64 } from '../../lib/random.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 const run = (options: LabelOptions, rate = 10, duration = 1000) =>
@@ -44,6 +46,28 @@ describe('labels', () => {
     // Interned below the bound: no series is transient, equal label sets are one object.
     const narrow = run({ static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 60_000 }] }, 1000, 3);
     expect(narrow.some((s) => s.transient)).to.equal(false);
+  });
+
+  it('past interning gives each tick its shape with the counters filled in, which reads as the whole label set', () => {
+    const spike = { label: 'user', every: 4, for: 2, cardinality: 5, strategy: 'random' as const, prefix: 'u', seed: 3 };
+    const options = { static: { env: 'c"i', pod: 'fixed' }, dynamic: [{ key: 'pod', cardinality: 70_000 }, { key: 'dc', values: ['east', 'west'] }], spikes: [spike] };
+    const series = run(options, 1000, 8);
+    const user = new SplitMix64(3);
+    expect(series.map((s) => s.labels)).to.deep.equal(
+      series.map((_, i) => ({ env: 'c"i', pod: `pod_${i}`, dc: i % 2 ? 'west' : 'east', ...(i % 4 < 2 && { user: `u${user.hex(i % 5)}` }) })),
+    );
+    expect(series.map((s) => s.key)).to.deep.equal(series.map((s) => seriesOf(s.labels).key));
+    // One shape per combination of the list label's value and the spike's presence.
+    expect(series.every((s) => s.transient && s.shape)).to.equal(true);
+    expect(new Set(series.map((s) => s.shape)).size).to.equal(4);
+    expect(series[0]!.shape).to.equal(series[4]!.shape);
+    expect(series[0]!.shape!.marked.key).to.equal(`dc="east",env="c\\"i",pod="pod_${holeMarker(0)}",user="u${holeMarker(2)}"`);
+  });
+
+  it('does not shape label sets whose text holds a hole marker: they are built whole, still right', () => {
+    const series = run({ static: { note: `x${holeMarker(0)}` }, dynamic: [{ key: 'pod', cardinality: 70_000 }] }, 1000, 2);
+    expect(series.map((s) => s.shape)).to.deep.equal([undefined, undefined]);
+    expect(series.map((s) => s.labels)).to.deep.equal([0, 1].map((i) => ({ note: `x${holeMarker(0)}`, pod: `pod_${i}` })));
   });
 
   it('lets a dynamic value win over a static label with the same key', () => {
