@@ -1,14 +1,18 @@
 /** Formats one sample value. */
-export type ValueFormat = (value: number) => string;
+export interface ValueFormat {
+  (value: number): string;
+  /** The text of a safe integer is its decimal digits, as `String` writes it: byte writers may write them straight. */
+  readonly shortest: boolean;
+}
 
 /**
  * Text form of sample values: shortest round-trip form (`1`, `0.5`, which is what `String`
  * gives), or exactly `precision` decimals; non-finite values as `+Inf`, `-Inf`, `NaN`.
  */
 export function textValueFormat(precision?: number): ValueFormat {
-  if (precision === undefined) return (v) => (Number.isFinite(v) ? String(v) : nonFinite(v));
+  if (precision === undefined) return Object.assign((v: number) => (Number.isFinite(v) ? String(v) : nonFinite(v)), { shortest: true });
   checkPrecision(precision);
-  return (v) => (Number.isFinite(v) ? v.toFixed(precision) : nonFinite(v));
+  return Object.assign((v: number) => (Number.isFinite(v) ? v.toFixed(precision) : nonFinite(v)), { shortest: false });
 }
 
 /**
@@ -17,7 +21,7 @@ export function textValueFormat(precision?: number): ValueFormat {
  */
 export function jsonValueFormat(precision?: number): ValueFormat {
   const text = textValueFormat(precision);
-  return (v) => (Number.isFinite(v) ? text(v) : `"${nonFinite(v)}"`);
+  return Object.assign((v: number) => (Number.isFinite(v) ? text(v) : `"${nonFinite(v)}"`), { shortest: text.shortest });
 }
 
 function nonFinite(v: number): string {

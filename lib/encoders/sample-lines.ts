@@ -2,6 +2,7 @@ import { timestampOf, type Labelled, type SampleBatch, type Series, type SeriesS
 import { filledParts, partsAtHoles } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeDigits, writeText } from './grow.js';
+import type { ValueFormat } from './number.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
 export interface SampleLineFormat {
@@ -11,7 +12,7 @@ export interface SampleLineFormat {
   middle(series: Series): string;
   /** Text from the timestamp to the end of the line, once per millisecond. */
   stamp(ms: number): string;
-  value(v: number): string;
+  readonly value: ValueFormat;
 }
 
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
@@ -93,6 +94,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let stampBytes: Buffer | undefined;
   let lastValue = NaN;
   let valueText = '';
+  const shortest = format.value.shortest;
+  // The value is a non-negative safe integer written as its digits (`valueText` unused).
+  let digits = false;
   let lineGuess = FIRST_LINE_GUESS;
 
   return {
@@ -113,7 +117,12 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
             lead = middle = undefined;
             leadText = format.lead(s);
             middleText = format.middle(s);
-          } else [lead, middle] = fragmentsOf(s);
+          } else {
+            // Not destructured: that would run the iterator protocol on every change of series.
+            const found = fragmentsOf(s);
+            lead = found[0];
+            middle = found[1];
+          }
         }
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {
@@ -125,7 +134,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         // NaN never equals itself: it is formatted again, which is correct, only slower.
         if (v !== lastValue) {
           lastValue = v;
-          valueText = format.value(v);
+          // A count (a histogram's buckets) changes on every line: its digits are written straight.
+          digits = shortest && v >= 0 && v <= 0x7fffffff && (v | 0) === v;
+          valueText = digits ? '' : format.value(v);
         }
         // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
         const seriesBytes = shaped
@@ -133,14 +144,15 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           : lead && middle
             ? lead.length + middle.length
             : (leadText.length + middleText.length) * 3;
-        const length = seriesBytes + (valueText.length + stamp.length) * 3;
+        const length = seriesBytes + (digits ? 10 : valueText.length * 3) + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         if (shaped) at = writeShaped(out, shaped[0], fills, at);
         else if (lead) {
           out.set(lead, at);
           at += lead.length;
         } else at = writeText(out, leadText, at);
-        at = writeText(out, valueText, at);
+        // `v | 0`: an int32 is passed unboxed, a double would be boxed on every call.
+        at = digits ? writeDigits(out, v | 0, at) : writeText(out, valueText, at);
         if (shaped) at = writeShaped(out, shaped[1], fills, at);
         else if (middle) {
           out.set(middle, at);

@@ -17,13 +17,14 @@ export interface FileSinkOptions {
 /**
  * Buffer up to this many bytes before `write` makes the chain wait. A stream writes its whole
  * buffer in one `writev` and frees room only when that finishes, so a buffer of one wake-up's
- * output (8 batches of 4096 lines, about 2 MiB) made the chain wait on every wake-up.
+ * output (8 batches of 4096 lines, about 2 MiB) made the chain wait on every wake-up. The chain
+ * goes on once a `writev` ends and the stream holds less than this (lib/sinks/stream.ts).
  */
 const HIGH_WATER_MARK = 1 << 22;
 
 /**
  * Sink writing to a file, truncated on open unless `append` is set. Up to about 4 MiB is
- * buffered in memory; past that `write` returns a promise resolving once the buffer drained.
+ * buffered in memory; past that `write` returns a promise resolving once the stream holds less.
  * `flush` resolves when every byte written so far was written to the file descriptor; `close`
  * flushes and closes the file. Failures to open or write (a missing directory, a full disk)
  * are sink failures naming the path and saying what is wrong, in words (see {@link fileError}).

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { Sink } from './sink.js';
 import { SinkCore, type Transport } from './core.js';
@@ -35,8 +36,9 @@ const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: st
 
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer
- * is under its high-water mark; past it, `write` returns a promise settled by `'drain'`, so the
- * chain waits for the destination. A write counts as delivered (reported on `reports`) when the
+ * is under its high-water mark; past it, `write` returns a promise settled once the stream holds
+ * less again (read at each write callback, and at `'drain'`), so the chain waits for the
+ * destination but makes its next chunks while the stream writes the last ones. A write counts as delivered (reported on `reports`) when the
  * stream hands it to the OS, i.e. when its write callback runs.
  *
  * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
@@ -81,11 +83,21 @@ class StreamTransport implements Transport {
   send({ size, data, bytes }: EncodedBatch): void {
     if (this.gone) return this.core.settle(1, bytes);
     this.inFlight.push(size, bytes);
-    if (!this.options.stream.write(data, this.onWritten) && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
+    this.options.stream.write(data, this.onWritten);
+    // Woken by its own writes' callbacks, and by 'drain' too: another sink's data on a shared
+    // stream may fill it while none of this sink's writes is left to call back.
+    if (!this.hasRoom() && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
   }
 
+  /**
+   * Room while the stream holds less than its high-water mark, counting what it is writing now:
+   * read again at every write callback, so the chain goes on making the next chunks while the
+   * stream writes the last ones ('drain' alone would wait for the stream to empty).
+   */
   hasRoom(): boolean {
-    return this.drainWait === undefined;
+    // Every Node writable tells its fill; a bare NodeJS.WritableStream that does not is never waited for.
+    const stream = this.options.stream as Partial<Pick<Writable, 'writableLength' | 'writableHighWaterMark'>>;
+    return this.gone || this.core.failedWith !== undefined || (stream.writableLength ?? 0) < (stream.writableHighWaterMark ?? Infinity);
   }
 
   async release(): Promise<void> {

@@ -50,6 +50,12 @@ describe('metricsText', () => {
     ]);
   });
 
+  it('writes whole numbers as String does, at every size and sign', () => {
+    const values = [0, -0, 1, 7, 10, 4096, 2 ** 31, Number.MAX_SAFE_INTEGER, 2 ** 53, 1e21, 1e300, -1, -7, -(2 ** 40)];
+    const out = metricsText({ name: 'm' }).encode(sampleBatch({ values })).data.toString();
+    expect(out.split('\n').slice(0, -1).map((l) => l.split(' ')[1])).to.deep.equal(values.map(String));
+  });
+
   it('round-trips every finite double', () => {
     fc.assert(
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (v) => {

@@ -6,6 +6,7 @@ import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { openMetrics } from '../../lib/encoders/openmetrics.js';
 import { sampleLines } from '../../lib/encoders/sample-lines.js';
 import { writeDigits } from '../../lib/encoders/grow.js';
+import { textValueFormat } from '../../lib/encoders/number.js';
 import type { TextMetricEncoder } from '../../lib/encoders/encoder.js';
 import { labels, type LabelOptions } from '../../operators/labels.js';
 import type { Series } from '../../operators/model/batch.js';
@@ -51,7 +52,7 @@ describe('text metric encoders on shaped label sets', () => {
   }
 
   it('writes a shape whose format rewrites the counters from the label set built whole, not from the shape', () => {
-    const rewriting = () => sampleLines({ lead: (s) => `${s.key.replace(/\d+/g, (d) => String(Number(d) + 1))} `, middle: () => '', stamp: () => '\n', value: String });
+    const rewriting = () => sampleLines({ lead: (s) => `${s.key.replace(/\d+/g, (d) => String(Number(d) + 1))} `, middle: () => '', stamp: () => '\n', value: textValueFormat() });
     const { shaped, whole } = wideSeries({ dynamic: [{ key: 'pod', cardinality: 70_000 }] }, 3);
     const out = textOf(rewriting().encode(sampleBatch({ values: [0, 0, 0], series: shaped })));
     expect(out).to.equal('pod="pod_1" 0\npod="pod_2" 0\npod="pod_3" 0\n');

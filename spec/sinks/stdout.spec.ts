@@ -14,7 +14,7 @@ describe('stdoutSink', () => {
     expect(received.join('')).to.equal('a\nb\n');
   });
 
-  it('returns a promise that resolves after drain when the stream is over its high-water mark', async () => {
+  it('over the stream\'s high-water mark returns a promise that resolves once a write ends and the stream holds less, not when it empties', async () => {
     const { stream, received } = slowWritable(20, 8);
     const sink = stdoutSink({ stream });
     expect(sink.write(chunk('1234'))).to.equal(undefined);
@@ -22,8 +22,26 @@ describe('stdoutSink', () => {
     expect(wait).to.be.instanceOf(Promise);
     expect(await isSettled(wait as Promise<void>)).to.equal(false);
     await wait;
+    // The first write ended; the second is being written: the chain makes its next chunk meanwhile.
+    expect(received).to.deep.equal(['1234']);
+    expect(stream.writableLength).to.equal(5);
+    await sink.flush();
     expect(received.join('')).to.equal('123456789');
-    expect(stream.writableLength).to.equal(0);
+  });
+
+  it('a sink sharing a full stream whose own writes all ended is woken by drain', async () => {
+    const { stream, received } = slowWritable(20, 8);
+    const first = stdoutSink({ stream });
+    const second = stdoutSink({ stream });
+    expect(first.write(chunk('12'))).to.equal(undefined);
+    const waitFirst = first.write(chunk('345678'));
+    const waitSecond = second.write(chunk('abcdefgh'));
+    expect(waitFirst).to.be.instanceOf(Promise);
+    expect(waitSecond).to.be.instanceOf(Promise);
+    await Promise.all([waitFirst, waitSecond]);
+    expect(received.join('')).to.include('345678');
+    await Promise.all([first.flush(), second.flush()]);
+    expect(received.join('')).to.equal('12345678abcdefgh');
   });
 
   it('flush resolves only once the stream buffer is empty', async () => {
