@@ -18,6 +18,14 @@ export interface SampleLineFormat {
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
 
+/** A series' text before and after the value, as bytes; and the series that followed it last time, with its fragments. */
+interface Fragments {
+  readonly lead: Buffer;
+  readonly middle: Buffer;
+  nextSeries?: Series;
+  next?: Fragments;
+}
+
 /** A shape's text cut at its holes: literal bytes, and hole numbers. */
 type ShapeParts = readonly (Buffer | number)[];
 
@@ -57,12 +65,15 @@ function shapedBytes(parts: ShapeParts, fills: readonly (number | string)[]): nu
  * share them, as they usually do. A line costs a few copies and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
-  const fragments = new WeakMap<Series, readonly [Buffer, Buffer]>();
-  const fragmentsOf = (series: Series) => {
+  const fragments = new WeakMap<Series, Fragments>();
+  const fragmentsOf = (series: Series): Fragments => {
     let found = fragments.get(series);
-    if (!found) fragments.set(series, (found = [Buffer.from(format.lead(series)), Buffer.from(format.middle(series))]));
+    if (!found) fragments.set(series, (found = { lead: Buffer.from(format.lead(series)), middle: Buffer.from(format.middle(series)) }));
     return found;
   };
+  // The fragments of the last cached series: if the series that followed it last time comes
+  // again, its fragments are one step away (a histogram's rows come in the same order every tick).
+  let lastFragments: Fragments | undefined;
   // A shape's lead and middle cut at its holes, once per shape; null when the format's text of
   // the shape filled in is not its text of the label set (a format that rewrites the counters).
   const shapes = new WeakMap<SeriesShape, readonly [ShapeParts, ShapeParts] | null>();
@@ -110,6 +121,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         if (s !== lastSeries) {
           lastSeries = s;
           shaped = s.shape ? partsOf(s) : null;
+          if (shaped || s.transient) lastFragments = undefined;
           if (shaped) {
             lead = middle = undefined;
             fills = s.fills!;
@@ -118,10 +130,17 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
             leadText = format.lead(s);
             middleText = format.middle(s);
           } else {
-            // Not destructured: that would run the iterator protocol on every change of series.
-            const found = fragmentsOf(s);
-            lead = found[0];
-            middle = found[1];
+            let found = lastFragments?.nextSeries === s ? lastFragments.next! : undefined;
+            if (!found) {
+              found = fragmentsOf(s);
+              if (lastFragments) {
+                lastFragments.nextSeries = s;
+                lastFragments.next = found;
+              }
+            }
+            lastFragments = found;
+            lead = found.lead;
+            middle = found.middle;
           }
         }
         const ms = timestampOf(batch, i);
@@ -155,7 +174,8 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         at = digits ? writeDigits(out, v | 0, at) : writeText(out, valueText, at);
         if (shaped) at = writeShaped(out, shaped[1], fills, at);
         else if (middle) {
-          out.set(middle, at);
+          // Most formats have nothing between the value and the timestamp.
+          if (middle.length !== 0) out.set(middle, at);
           at += middle.length;
         } else at = writeText(out, middleText, at);
         if (stampBytes) {

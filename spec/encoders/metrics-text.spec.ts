@@ -37,6 +37,13 @@ describe('metricsText', () => {
     expect(out).to.equal('m{pod="a"} 1 0\nm{pod="b"} 2 1\nm{pod="b"} 3 2\nm 4 3\n');
   });
 
+  it('writes each series\' own labels whatever order the series come in, repeating or not', () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((pod) => seriesOf({ pod }));
+    const order = [a, b, a, c, a, b, b, c, a, c, c, b];
+    const out = metricsText({ name: 'm' }).encode(sampleBatch({ values: order.map((_, i) => i), series: order })).data.toString();
+    expect(out.split('\n').slice(0, -1)).to.deep.equal(order.map((s, i) => `m{${s!.key}} ${i} ${i}`));
+  });
+
   it('writes +Inf, -Inf and NaN', () => {
     const out = metricsText({ name: 'm' }).encode(sampleBatch({ values: [Infinity, -Infinity, NaN] })).data.toString();
     expect(out).to.equal('m +Inf 0\nm -Inf 1\nm NaN 2\n');
