@@ -45,8 +45,11 @@ function watched(command: string, args: readonly string[]): Promise<{ peakMiB: n
   });
 }
 
+/** The flags of a row measured on one core: without them a run planning 1,000,000 events/s or more takes one worker per core. */
+const ONE_WORKER = ['--workers', '1'];
+
 /** One entry of a runnable file, run by `svc run` for `seconds`; its events a second from the STOPPED line. */
-async function svcRun(dir: string, entry: Record<string, unknown>, seconds: number, out = join(dir, 'speed.out'), flags: readonly string[] = []): Promise<Measured> {
+async function svcRun(dir: string, entry: Record<string, unknown>, seconds: number, out = join(dir, 'speed.out'), flags: readonly string[] = ONE_WORKER): Promise<Measured> {
   const file = join(dir, 'speed.yaml');
   const sink = { type: 'file', path: out };
   writeFileSync(file, stringify({ version: 2, kind: 'runnable', scenarios: [{ rate: 1e8, duration: `${seconds}s`, labels: LABELS, sink, ...entry }] }));
@@ -98,8 +101,7 @@ const line = (label: string, ms: readonly Measured[], unit: string, goal: string
   console.log(`  ${label.padEnd(34)} ${fmt(median(rates(ms))).padStart(10)} ${unit} (${spread(rates(ms))})  goal: ${goal}`);
 
 export async function speedBench(dir: string, seconds = 5): Promise<void> {
-  console.log(`speed (issue 15): bin/svc run, file sink, rate 1e8, ${seconds} s a run, median of ${RUNS} (spread)`);
-  const gauge = { signal_type: 'metrics', name: 'bench_gauge', generator: { type: 'constant', value: 1 } };
+  console.log(`speed (issue 15): bin/svc run, file sink, rate 1e8, ${seconds} s a run, median of ${RUNS} (spread); --workers 1 but in the worker rows`);
   const constant = await repeated({ svc: () => svcRun(dir, gauge, seconds), loop: () => handWritten(dir, seconds) });
   line('constant gauge, metrics_text', constant.svc, 'events/s', '>= 5,000,000');
   line('hand-written loop, same lines', constant.loop, 'events/s', '');
@@ -121,7 +123,6 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   // Each event is a line per bucket, le="+Inf", _sum and _count.
   line('histogram, 11 buckets, 10 obs/tick', histogram.svc.map((m) => ({ ...m, rate: m.rate * (buckets.length + 3) })), 'lines/s ', '>= 4,000,000');
 
-  const pods = (cardinality: number) => ({ ...gauge, dynamic_labels: [{ key: 'pod', cardinality }] });
   const wide = await repeated({ million: () => svcRun(dir, pods(1_000_000), seconds), one: () => svcRun(dir, pods(1), seconds) });
   line('1 label of cardinality 1,000,000', wide.million, 'events/s', '>= 2,000,000');
   const extra = wide.million.map((m, i) => m.peakMiB - wide.one[i]!.peakMiB);
@@ -144,14 +145,26 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   const logs = await repeated({ svc: () => svcRun(dir, logEntry, seconds) });
   line('logs, json_lines, 2 templates', logs.svc, 'events/s', '>= 1,000,000');
 
-  // Every core: the same run on one worker thread and on two, each emitting half the series.
+  await workersBench(dir, seconds);
+}
+
+const gauge = { signal_type: 'metrics', name: 'bench_gauge', generator: { type: 'constant', value: 1 } };
+const pods = (cardinality: number) => ({ ...gauge, dynamic_labels: [{ key: 'pod', cardinality }] });
+
+/**
+ * Every core: a 1,000-pod constant gauge on one worker thread, on two, and with the default
+ * (no `--workers`: one per core at this rate), each emitting its share of the series. Alone:
+ * `node --import tsx -e "import('./bench/speed.ts').then((m) => m.workersBench('/tmp'))"`.
+ */
+export async function workersBench(dir: string, seconds = 5): Promise<void> {
   const fleet = pods(1000);
   for (const [where, out] of [['file', undefined], ['/dev/null', '/dev/null']] as const) {
-    const workers = (n: number) => () => svcRun(dir, fleet, seconds, out, ['--workers', String(n)]);
-    const scaling = await repeated({ one: workers(1), two: workers(2) });
+    const workers = (flags: readonly string[]) => () => svcRun(dir, fleet, seconds, out, flags);
+    const scaling = await repeated({ one: workers(ONE_WORKER), two: workers(['--workers', '2']), default: workers([]) });
     line(`1,000 pods, --workers 1, ${where}`, scaling.one, 'events/s', '');
     line(`1,000 pods, --workers 2, ${where}`, scaling.two, 'events/s', '');
     const ratios = scaling.two.map((m, i) => m.rate / scaling.one[i]!.rate);
     console.log(`  ${'  scaling, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.8`);
+    line(`constant gauge, default workers, ${where}`, scaling.default, 'events/s', '');
   }
 }

@@ -23,6 +23,17 @@ export interface TicksOptions {
    * `after` trigger) can still wait for it.
    */
   ahead?: number;
+  /** Emit only these slots (a shard's); default: every slot. */
+  slots?: SlotPattern;
+}
+
+/**
+ * Slots n whose `n mod period` is one of `residues` (ascending, each below `period`): the slots
+ * of one shard of an entry whose label sets repeat every `period` ticks (lib/runtime/signals.ts).
+ */
+export interface SlotPattern {
+  readonly period: number;
+  readonly residues: readonly number[];
 }
 
 /**
@@ -40,6 +51,9 @@ export interface TicksOptions {
  *            ticks({ duration: 40 }), a = 100/s (one tick every 10 ms)
  * batches:   0-(1)-(2)-(3)-|            each batch holds the ticks due at that frame
  * ```
+ *
+ * With `slots`, only those slots are emitted, at their own deadlines (the others are skipped
+ * without a cost each); batches hold up to `maxBatch` emitted slots.
  */
 export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
   const {
@@ -50,7 +64,23 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     maxBatchesPerWake = 8,
     paused: paused$,
     ahead = 0,
+    slots = EVERY_SLOT,
   } = options;
+  const { period, residues } = slots;
+  const every = slots === EVERY_SLOT;
+  // For each remainder r modulo the period, the place in `residues` of the first one at or after r.
+  const firstFrom = new Uint32Array(period);
+  for (let r = period - 1, j = residues.length; r >= 0; r--) {
+    while (j > 0 && residues[j - 1]! >= r) j--;
+    firstFrom[r] = j;
+  }
+  /** The first slot of the pattern at or after `n`; Infinity when the pattern has none. */
+  const slotFrom = (n: number): number => {
+    if (residues.length === 0) return Infinity;
+    const cycle = Math.floor(n / period);
+    const j = firstFrom[n - cycle * period]!;
+    return j < residues.length ? cycle * period + residues[j]! : (cycle + 1) * period + residues[0]!;
+  };
 
   return (source) =>
     new Observable<TickBatch>((subscriber) => {
@@ -66,22 +96,32 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
       const elapsed = () => scheduler.now() - start;
 
+      /** Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may be due. */
       const emitDue = (dueBy: number): boolean => {
         const current = schedule!;
-        const last = Math.min(current.slotsDueBy(dueBy), endSlot, next + maxBatch);
-        const size = Math.max(0, last - next);
-        if (size === 0) return false;
-        const index = new Float64Array(size);
-        const offset = new Float64Array(size);
-        for (let i = 0; i < size; i++) {
-          index[i] = next + i;
-          offset[i] = current.timeOf(next + i);
+        const due = Math.min(current.slotsDueBy(dueBy), endSlot);
+        const index = new Float64Array(Math.min(maxBatch, Math.max(0, due - next)));
+        let size = 0;
+        if (every) {
+          for (; size < index.length; size++) index[size] = next + size;
+        } else if (residues.length > 0) {
+          let cycle = Math.floor(next / period);
+          let j = firstFrom[next - cycle * period]!;
+          for (;;) {
+            if (j === residues.length) (j = 0), cycle++;
+            const n = cycle * period + residues[j++]!;
+            if (n >= due || size === index.length) break;
+            index[size++] = n;
+          }
         }
-        next = last;
-        subscriber.next({ size, anchor, index, offset });
+        // Past the last slot emitted when the batch is full, else past every slot due.
+        next = size > 0 && size === index.length ? index[size - 1]! + 1 : Math.max(next, due);
+        if (size === 0) return false;
+        const offset = new Float64Array(size);
+        for (let i = 0; i < size; i++) offset[i] = current.timeOf(index[i]!);
+        subscriber.next({ size, anchor, index: size === index.length ? index : index.subarray(0, size), offset });
         return size === maxBatch;
       };
-
 
       // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
       const wake = guarded(subscriber, () => {
@@ -101,7 +141,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           return;
         }
         if (paused) return;
-        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(next) - now), MAX_TIMER_DELAY);
+        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(slotFrom(next)) - now), MAX_TIMER_DELAY);
         pending = scheduler.schedule(wake, Math.max(0, delay));
       });
 
@@ -144,3 +184,6 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       };
     });
 }
+
+/** Every slot: the default pattern. */
+const EVERY_SLOT: SlotPattern = { period: 1, residues: [0] };

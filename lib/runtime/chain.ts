@@ -4,7 +4,7 @@ import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
 import { samplesPerEvent } from '../language/limits.js';
 import type { Entry } from '../config/types.js';
 import { entrySchedule, entryStart, type Anchor } from './schedule.js';
-import { signalPipeline, UnsupportedEntryError, type PipelineOptions } from './signals.js';
+import { shardSlots, signalPipeline, UnsupportedEntryError, type PipelineOptions } from './signals.js';
 
 /** Samples and observations one batch of ticks may carry (a tick more than that goes alone). */
 const BATCH_COST = 4096;
@@ -44,10 +44,12 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
   if (entry.after && !deps.start) {
     throw new UnsupportedEntryError(`${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`);
   }
-  const pipeline = signalPipeline(entry, deps);
+  // A shard's timer emits only the shard's slots when it can tell them (signals.ts).
+  const slots = shardSlots(entry, deps);
+  const pipeline = signalPipeline(entry, { ...deps, slots });
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
-    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry), ahead: deps.ahead }))),
+    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry), ahead: deps.ahead, slots }))),
     takeUntil(stop),
     pipeline,
     deliver(sink, { onError: entry.on_sink_error, backpressure }),

@@ -1,4 +1,4 @@
-import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { identity, of, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { EncodedBatch, Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import type { Delivery } from '../../operators/deliver.js';
 import { generate } from '../../operators/generate.js';
@@ -11,6 +11,7 @@ import { gaps } from '../../operators/gaps.js';
 import { gate, snapTo } from '../../operators/gate.js';
 import { labels, type LabelOptions, type Shard } from '../../operators/labels.js';
 import { encode } from '../../operators/encode.js';
+import type { SlotPattern } from '../../operators/ticks.js';
 import type { Entry } from '../config/types.js';
 import { valueGenerator } from '../generators/value.js';
 import { logGenerator } from '../generators/log.js';
@@ -31,6 +32,8 @@ export interface SignalHooks {
 export interface PipelineOptions extends SignalHooks {
   /** Emit only this shard's series (svc-server --shard); default: all of them. */
   readonly shard?: Shard;
+  /** The slots the entry's timer emits when they are only the shard's ({@link shardSlots}): the labels then keep every tick. */
+  readonly slots?: SlotPattern;
   /** Whether a `while` entry's condition holds, as the watched entry's values arrive; required with `while`. */
   readonly condition?: Observable<boolean>;
   /** Times the `while` delays. */
@@ -57,7 +60,7 @@ export class UnsupportedEntryError extends Error {}
  * from ticks that survive the gaps: silence records nothing.
  */
 export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, EncodedBatch> {
-  const labelled: LabelOptions = { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard: hooks.shard };
+  const labelled = labelOptions(entry, hooks.slots ? undefined : hooks.shard);
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
   const gated = <B extends TickBatch>(snap?: (batch: B) => B) => optional(entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }));
   const name = required(entry, 'name', entry.name);
@@ -68,6 +71,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
   // generates only its own series. A watched entry makes every value on every shard, which all
   // must see the same values.
   const labelsFirst = hooks.shard !== undefined && !hooks.onValues;
+  // (With `slots` the timer emits only this shard's ticks already: see shardSlots.)
   const early = <B extends TickBatch>(): OperatorFunction<B, B> => (labelsFirst ? labels<B>(labelled) : identity);
   // The series were attached by `early` then.
   const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> => (labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled));
@@ -102,6 +106,46 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
         ticks.pipe(early(), observe(sample, entry.observations_per_tick ?? 100), gated(), silence(), late(), series, samplesSeen, encode(encoder));
     }
   }
+}
+
+/** Longest cycle of label sets a shard's slot pattern is worked out for: the pattern holds up to one number per slot of the cycle. */
+const MAX_SHARD_PERIOD = 1 << 16;
+
+/**
+ * The slots whose ticks a sharded entry's timer emits, so that a shard walks only its own ticks:
+ * undefined (every slot) for an entry not sharded, or whose values something watches (every
+ * shard makes every value), or with cardinality spikes (their labels follow time, not the slot
+ * number), or whose label sets repeat only after more than {@link MAX_SHARD_PERIOD} slots.
+ *
+ * A rotating label's value on tick n is a function of n modulo its cardinality, so the label sets
+ * repeat every `period` slots (the least common multiple of the cardinalities) and so does the
+ * set of ticks the labels keep for the shard (series numbered in the order they first appear, or
+ * hashed, either way the same in every cycle). The labels operator itself, given the ticks of one
+ * cycle, says which they are.
+ */
+export function shardSlots(entry: Entry, options: PipelineOptions): SlotPattern | undefined {
+  if (options.shard === undefined || options.onValues || entry.cardinality_spikes.length > 0) return undefined;
+  let period = 1;
+  for (const label of entry.dynamic_labels) {
+    period = leastCommonMultiple(period, label.form === 'list' ? label.values.length : label.cardinality);
+    if (period > MAX_SHARD_PERIOD) return undefined;
+  }
+  const cycle: TickBatch = { size: period, anchor: 0, index: Float64Array.from({ length: period }, (_, n) => n), offset: new Float64Array(period) };
+  let residues: readonly number[] = [];
+  of(cycle)
+    .pipe(labels(labelOptions(entry, options.shard)))
+    .subscribe((kept) => (residues = Array.from(kept.index)));
+  return { period, residues };
+}
+
+function labelOptions(entry: Entry, shard: Shard | undefined): LabelOptions {
+  return { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard };
+}
+
+function leastCommonMultiple(a: number, b: number): number {
+  let [x, y] = [a, b];
+  while (y !== 0) [x, y] = [y, x % y];
+  return (a / x) * b;
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */

@@ -80,6 +80,45 @@ export function workersRefusal(entries: readonly Entry[]): string | undefined {
   return whole && `${whole.id} writes ${whole.encoder.type} to ${whole.sink.type}, one exposition (each family's metadata once, its end last) that workers cannot split`;
 }
 
+/** The most worker threads a run starts (`--workers`, or the default): a bound on threads, their memory and their connections. */
+export const MAX_WORKERS = 64;
+
+/**
+ * Planned events a second (summed over the file's entries, each at its rate times its burst
+ * multiplier when that speeds it up) from which a run without `--workers` is beyond one core and
+ * gets one worker per core. One core writes about 4 M events a second of a labelled gauge
+ * (docs/performance.md), so this leaves room for costlier entries while a modest rate, for which
+ * starting threads costs more than it brings, stays on the main thread.
+ */
+export const ONE_CORE_EVENTS = 1_000_000;
+
+export interface DefaultWorkersOptions {
+  /** The cores the process may use: `os.availableParallelism()`. */
+  readonly cores: number;
+  /** `--backfill`: virtual time, which runs on the main thread only. */
+  readonly backfill?: boolean;
+}
+
+/**
+ * How many workers a run without `--workers` gets: one per core (at most {@link MAX_WORKERS},
+ * and no more than the file has series to share) when its planned events a second reach
+ * {@link ONE_CORE_EVENTS} and it can be split; else 1, the main thread alone.
+ */
+export function defaultWorkers(entries: readonly Entry[], { cores, backfill = false }: DefaultWorkersOptions): number {
+  if (backfill || workersRefusal(entries) !== undefined) return 1;
+  const demand = entries.reduce((sum, entry) => sum + entry.rate * Math.max(1, entry.bursts?.multiplier ?? 1), 0);
+  if (demand < ONE_CORE_EVENTS) return 1;
+  const series = entries.reduce((sum, entry) => sum + seriesOf(entry), 0);
+  return Math.max(1, Math.min(cores, MAX_WORKERS, series));
+}
+
+/** How many label sets an entry can write (at most; two labels of one key may spell the same set): the shards split them. */
+function seriesOf(entry: Entry): number {
+  const rotating = entry.dynamic_labels.reduce((product, label) => product * (label.form === 'list' ? label.values.length : label.cardinality), 1);
+  // A spike's label is absent outside its windows: one more set.
+  return entry.cardinality_spikes.reduce((product, spike) => product * (spike.cardinality + 1), rotating);
+}
+
 /** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */
 export function startWorkers(entries: readonly Entry[], count: number, { scheduler = liveScheduler, stdout = process.stdout }: WorkersOptions = {}): FileRun {
   truncateFiles(entries);

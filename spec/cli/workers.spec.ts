@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { foreverScenario, lines, runUntilTerm, scenarioDir, stoppedEvents, svc } from '../support/cli.js';
 
@@ -72,6 +73,25 @@ describe('svc run --workers', () => {
       expect(result.stdout).to.equal('');
     });
   }
+
+  it('without --workers runs a file planning 1,000,000 events/s or more on one worker per core, as --verbose says', async () => {
+    const out = join(dir, 'default.prom');
+    const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, { rate: 1_000_000, pods: 10, extra: ['duration: 300ms'] });
+    const result = await svc(['run', file, '--verbose']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.contain(`\nworkers: ${Math.min(availableParallelism(), 10)}\n`);
+    expect(lines(readFileSync(out, 'utf8'))).to.have.length(stoppedEvents(result.stderr));
+  });
+
+  it('without --workers runs a file planning less on the main thread, and --workers 1 always', async () => {
+    const slow = foreverScenario(scenario, '{ type: file, path: /dev/null }', { rate: 999_999, pods: 10, extra: ['duration: 100ms'] });
+    const fast = foreverScenario(scenario, '{ type: file, path: /dev/null }', { rate: 1_000_000, pods: 10, extra: ['duration: 100ms'] });
+    for (const args of [[slow], [fast, '--workers', '1']]) {
+      const result = await svc(['run', ...args, '--verbose']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr, args.join(' ')).to.contain('\nworkers: 1\n');
+    }
+  });
 
   it('on SIGTERM stops every worker, exits 0 and leaves only whole lines in the file', async () => {
     const out = join(dir, 'forever.prom');

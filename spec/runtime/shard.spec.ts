@@ -22,6 +22,12 @@ const FILE: Entry[] = [
   metricEntry({ id: 'one', name: 'one_up', duration: 1000 }),
   metricEntry({ id: 'two', name: 'two_up', duration: 1000, labels: { job: 'x' } }),
   metricEntry({ ...histogramEntry, id: 'latency', duration: 1000, dynamic_labels: [{ key: 'route', form: 'list', values: ['/a', '/b'] }] }),
+  // Label sets that repeat every 12 ticks (the timer emits a shard's slots of that cycle), ...
+  metricEntry({ id: 'grid', name: 'grid_up', rate: 1000, duration: 1000, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 6 }, { key: 'zone', form: 'list', values: ['a', 'b', 'c', 'd'] }] }),
+  // ... every 512 ticks with more label sets than the labels intern (hashed to the shards), ...
+  metricEntry({ id: 'wide', name: 'wide_up', rate: 2000, duration: 1000, dynamic_labels: [{ key: 'a', form: 'counter', prefix: 'a', cardinality: 256 }, { key: 'b', form: 'counter', prefix: 'b', cardinality: 512 }] }),
+  // ... and labels that follow time (a spike): the timer emits every slot.
+  metricEntry({ id: 'spiky', name: 'spiky_up', rate: 1000, duration: 1000, cardinality_spikes: [{ label: 'user', cardinality: 7, every: 400, for: 100, strategy: 'counter', prefix: 'u', seed: 0 }] }),
 ];
 
 describe('startEntries with a shard (svc-server --shard, the chart shard mode)', () => {

@@ -1,4 +1,5 @@
 import { Option, UsageError } from 'clipanion';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
@@ -13,9 +14,6 @@ export interface LoadedScenario {
   /** The scenario file, where its relative csv_replay paths start; absent for standard input (they start at the working directory). */
   readonly path?: string;
 }
-
-/** The most worker threads `--workers` starts: a bound on threads, their memory and their connections. */
-const MAX_WORKERS = 64;
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
 
@@ -37,7 +35,7 @@ export abstract class ScenarioCommand extends SvcCommand {
   encoder = valueFlag('--encoder', '<type>', "Encoder type: metrics_text, json_lines, … (default: the file's)");
   label = listFlag('--label', '<key=value>', 'Static label, repeatable; merged over the file\'s labels, the flag wins');
   onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
-  workers = valueFlag('--workers', '<n>', 'Worker threads, each running the file as one shard of its series (default: 1, at most 64)');
+  workers = valueFlag('--workers', '<n>', 'Worker threads, each running the file as one shard of its series, at most 64 (default: one per core when the file plans 1,000,000 events/s or more, else 1)');
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory: scenario files run as @name, pack files used as pack: <name>');
 
   /** Runs on virtual time (`svc run --backfill`, the flag of RunCommand). */
@@ -52,8 +50,9 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
     const json = this.format !== undefined && flagChoice('--format', this.format, ['text', 'json']) === 'json';
     if (json && !this.dryRun) throw new UsageError('--format json prints the plan of --dry-run: give --dry-run too');
-    const workers = this.workers === undefined ? 1 : flagNumber('--workers', this.workers, { integer: true, min: 1, max: MAX_WORKERS, expected: `a whole number from 1 to ${MAX_WORKERS}` });
-    if (workers > 1 && this.backfill) throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
+    const { MAX_WORKERS, defaultWorkers, workersRefusal } = await import('../../runtime/workers.js');
+    const asked = this.workers === undefined ? undefined : flagNumber('--workers', this.workers, { integer: true, min: 1, max: MAX_WORKERS, expected: `a whole number from 1 to ${MAX_WORKERS}` });
+    if (asked !== undefined && asked > 1 && this.backfill) throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
@@ -66,11 +65,11 @@ export abstract class ScenarioCommand extends SvcCommand {
       const refusal = backfillRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--backfill: ${refusal} (give each a duration, or --duration)`);
     }
-    if (workers > 1) {
-      const { workersRefusal } = await import('../../runtime/workers.js');
+    if (asked !== undefined && asked > 1) {
       const refusal = workersRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--workers: ${refusal} (use --workers 1, or another encoder or sink)`);
     }
+    const workers = asked ?? defaultWorkers(plan.scenarios, { cores: availableParallelism(), backfill: this.backfill });
     const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
     for (const entry of plan.scenarios) {
       for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
@@ -81,6 +80,7 @@ export abstract class ScenarioCommand extends SvcCommand {
     } else if ((this.dryRun && !this.quiet) || this.verbose) {
       const { describeScenario } = await import('../describe.js');
       this.context.stderr.write(describeScenario(plan, origin));
+      if (!this.dryRun) this.context.stderr.write(`workers: ${workers}\n`);
     }
     if (this.dryRun) {
       const n = plan.scenarios.length;
