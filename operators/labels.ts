@@ -129,7 +129,8 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   const labelled: OperatorFunction<B, Labelled<B>> = (source) =>
     defer(() => {
       // The interned label sets live as long as one subscription: a finished run frees them.
-      const interned = new Map<number | string, Interned>();
+      // Interning means at most 65,536 codes, each exact: an array indexed by the code.
+      const interned = new Array<Interned | undefined>(interning ? codes : 0);
       // Shard: the number of each interned label set, by its key (digits of several dimensions may spell one set).
       const numbers = new Map<string, number>();
       const isMine = (series: Series): boolean => {
@@ -161,7 +162,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
         if (code === lastCode) return last!;
         const series = shaped ? shapedSeries(digits) : build(digits, !interning);
         const found = { series, mine: isMine(series) };
-        if (interning) interned.set(code, found);
+        if (interning) interned[code as number] = found;
         lastCode = code;
         return (last = found);
       };
@@ -178,7 +179,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
               digits[d] = digit;
               code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
             }
-            const found = (interning && interned.get(code)) || made(code, digits);
+            const found = (interning && interned[code as number]) || made(code, digits);
             series[i] = found.series;
             if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
             else if (found.mine && kept) kept.push(i);
