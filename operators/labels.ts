@@ -171,15 +171,18 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
         map((batch) => {
           const series = new Array<Series>(batch.size);
           let kept: number[] | undefined;
+          const { index, offset } = batch;
           for (let i = 0; i < batch.size; i++) {
-            let code: number | string = exact ? 0 : '';
+            const n = index[i]!;
+            const at = offset[i]!;
+            let code = 0;
             for (let d = 0; d < dimensions.length; d++) {
               const dimension = dimensions[d]!;
-              const digit = dimension.digit(batch.index[i]!, batch.offset[i]!);
+              const digit = dimension.digit(n, at);
               digits[d] = digit;
-              code = exact ? (code as number) * dimension.radix + digit : `${code},${digit}`;
+              code = code * dimension.radix + digit;
             }
-            const found = (interning && interned[code as number]) || made(code, digits);
+            const found = (interning && interned[code]) || made(exact ? code : digits.join(), digits);
             series[i] = found.series;
             if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
             else if (found.mine && kept) kept.push(i);
