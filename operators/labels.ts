@@ -115,7 +115,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   // Few enough label sets are interned, each built once; past that every tick builds its own,
   // marked transient, and memory stays flat at any cardinality (rotating labels cycle through
   // all their values, so a cache smaller than the cycle would never hit).
-  const interning = codes <= INTERNED;
+  const interning = codes <= MAX_INTERNED;
   // Past interning, the label sets of ticks whose non-counting labels agree share a shape, and a
   // tick's set is that shape with its counters filled in: no label text is built per tick. A
   // shape is named by the digits of the other labels and which counting labels are present.
@@ -195,8 +195,8 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
   return shard ? pipe(labelled, filter((batch) => batch.size > 0)) : labelled;
 }
 
-/** Most label sets an entry interns (see `labels`). */
-const INTERNED = 1 << 16;
+/** Most label sets an entry interns (see `labels`); past that, a shard hashes every tick's label set. */
+export const MAX_INTERNED = 1 << 16;
 
 /** Most shapes an entry's label sets past interning may take (one per combination of its non-counting labels' values). */
 const SHAPES = 1 << 12;

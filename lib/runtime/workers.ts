@@ -19,7 +19,7 @@ import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
-import type { Shard } from '../../operators/labels.js';
+import { MAX_INTERNED, type Shard } from '../../operators/labels.js';
 import { encoderKindOf } from '../encoders/index.js';
 import type { FileRun } from './file-run.js';
 import { liveScheduler } from './live-scheduler.js';
@@ -102,13 +102,19 @@ export interface DefaultWorkersOptions {
 /**
  * How many workers a run without `--workers` gets: one per core (at most {@link MAX_WORKERS},
  * and no more than the file has series to share) when its planned events a second reach
- * {@link ONE_CORE_EVENTS} and it can be split; else 1, the main thread alone.
+ * {@link ONE_CORE_EVENTS} and it can be split; else 1, the main thread alone. An entry with more
+ * possible label sets than the labels operator interns keeps the run on one thread: every
+ * worker would make and hash every tick's label set to find its own, which costs more than
+ * writing the line (cardinality 1,000,000: 2 workers wrote half as much as 1).
  */
 export function defaultWorkers(entries: readonly Entry[], { cores, backfill = false }: DefaultWorkersOptions): number {
   if (backfill || workersRefusal(entries) !== undefined) return 1;
   const demand = entries.reduce((sum, entry) => sum + entry.rate * Math.max(1, entry.bursts?.multiplier ?? 1), 0);
   if (demand < ONE_CORE_EVENTS) return 1;
-  const series = entries.reduce((sum, entry) => sum + seriesOf(entry), 0);
+  const perEntry = entries.map(seriesOf);
+  // Past interning each shard would hash the label set of every tick, its own or not: slower than one thread.
+  if (perEntry.some((series) => series > MAX_INTERNED)) return 1;
+  const series = perEntry.reduce((sum, n) => sum + n, 0);
   return Math.max(1, Math.min(cores, MAX_WORKERS, series));
 }
 
