@@ -1,29 +1,24 @@
 import { writeText } from './grow.js';
 
 /** Binary exponents (of the value as `c·2^q`, `2^52 ≤ c < 2^53`) of the fast path's non-integers. */
-const Q_MIN = -69;
+const Q_MIN = -71;
 const Q_MAX = -1;
 const P26 = 2 ** 26;
 const P53 = 2 ** 53;
 const E8 = 1e8;
 
 /**
- * Per binary exponent q in [Q_MIN, Q_MAX] (index q - Q_MIN): the decimal scale K, the smallest
- * with the rounding interval of `c·2^q`, scaled by `10^K`, at least 1 wide, so it holds an integer;
- * then `10^K·2^q = 5^K/2^E` gives E. Width is a whole gap (2^q), or three quarters of one when
- * c is 2^52, whose lower neighbour is only half a gap below. `10^K` (K ≤ 21) and `3·10^K` are
- * exact doubles, so each comparison is exact.
+ * Per binary exponent q in [Q_MIN, Q_MAX] (index q - Q_MIN), the decimal scale K: the smallest
+ * that makes the gap between neighbours, 2^q, at least 1 once scaled by 10^K, so that the
+ * rounding interval (half a gap each side) holds an integer. Then `10^K·2^q = 5^K/2^E`
+ * gives E. K ≤ 22, and 10^K is an exact double, so the comparison is exact.
  */
-const scales = (irregular: boolean) =>
-  Array.from({ length: Q_MAX - Q_MIN + 1 }, (_, i) => {
-    const q = Q_MIN + i;
-    let k = 0;
-    while ((irregular ? 3 * 10 ** k * 2 ** (q - 2) : 10 ** k * 2 ** q) < 1) k++;
-    return k;
-  });
-const K_REGULAR = Int32Array.from(scales(false));
-const K_IRREGULAR = Int32Array.from(scales(true));
-const K_MAX = Math.max(...K_IRREGULAR);
+const SCALES = Int32Array.from({ length: Q_MAX - Q_MIN + 1 }, (_, i) => {
+  let k = 0;
+  while (10 ** k * 2 ** (Q_MIN + i) < 1) k++;
+  return k;
+});
+const K_MAX = Math.max(...SCALES);
 /** 5^K split in 26-bit limbs, and half of it: half a gap in units of 2^-E of the scaled value. */
 const FIVE_LOW = Float64Array.from({ length: K_MAX + 1 }, (_, k) => 5 ** k % P26);
 const FIVE_HIGH = Float64Array.from({ length: K_MAX + 1 }, (_, k) => Math.floor(5 ** k / P26));
@@ -43,15 +38,22 @@ const LOW = 1 - HIGH;
  * for 25 bytes assumed) and returns where they end.
  *
  * Fast path, for integers below 2^53 in magnitude: their decimal digits. For other values in
- * 2^-17 ≤ |v| < 2^52 (about 7.6e-6 to 4.5e15), free-format shortest digits (Steele & White's
- * question, answered as Schubfach does, in one step): with v = c·2^q, scale by the
- * smallest 10^K that makes the rounding interval around v at least 1 wide (the gap is 2^q
- * each side halved; the lower half is halved again when c = 2^52; ends included when c is
- * even). The scaled v = c·5^K / 2^E is computed exactly in 26-bit limbs held in doubles, as
- * its integer part s and fraction. The interval (under 10 wide) holds at most one multiple of
- * 10, which is then the shortest; otherwise the shortest are s or s + 1 and the closer of the
- * ones inside is taken (ties to even). Everything else (subnormals, huge, tiny, non-finite)
- * falls back to `String(v)`.
+ * 2^-19 ≤ |v| < 2^52 (about 1.9e-6 to 4.5e15), free-format shortest digits (Steele & White's
+ * question, answered in one step as Schubfach does): with v = c·2^q, scale by the smallest
+ * 10^K that makes the gap 2^q at least 1 wide. The scaled v = c·5^K / 2^E is computed exactly
+ * in 26-bit limbs held in doubles, as its integer part s and fraction. The rounding interval,
+ * half a gap each side and under 10 wide, holds at most one multiple of 10, which is then the
+ * shortest; otherwise the shortest are s or s + 1 and the closer of the ones inside is taken
+ * (ties to even).
+ *
+ * In this range two refinements of the general algorithm cannot change the result, so they
+ * are left out. Whether the interval's ends are included (they are when c is even): an end is
+ * an odd multiple of 2^(q-1), never a multiple of 10^-K, since K < 1 - q. The narrower gap
+ * below a power of two (c = 2^52): such a v is 2^p with -19 ≤ p ≤ -1, an exact decimal of
+ * -p < K places, so s is v itself, with a last digit 0, and is taken; and v's digits (at most
+ * 14) are its shortest form, as every other decimal as short is further than 2^-53·v from it.
+ *
+ * Everything else (subnormals, huge, tiny, non-finite) falls back to `String(v)`.
  */
 export function writeShortest(out: Buffer, v: number, at: number): number {
   if (v < 0) {
@@ -65,9 +67,7 @@ export function writeShortest(out: Buffer, v: number, at: number): number {
   const q = (high >>> 20) - 1075;
   if (q < Q_MIN || q > Q_MAX) return writeText(out, String(v), at);
   const fraction = high & 0xfffff;
-  const irregular = fraction === 0 && low === 0;
-  const inclusive = (low & 1) === 0;
-  const k = (irregular ? K_IRREGULAR : K_REGULAR)[q - Q_MIN]!;
+  const k = SCALES[q - Q_MIN]!;
   const e = -q - k;
 
   // W = c·5^K with c = cHigh·2^26 + cLow (27 and 26 bits), 5^K = fHigh·2^26 + fLow (≤ 26 bits each).
@@ -89,27 +89,23 @@ export function writeShortest(out: Buffer, v: number, at: number): number {
   const belowInt = Math.floor(below * INVERSE_POWERS_OF_TWO[e]!);
   const r = below - belowInt * one;
   const topPart = top * POWERS_OF_TWO[52 - e]!;
-  let a = Math.floor((topPart + belowInt) * 1e-8); // within 1, corrected below
+  // The estimate of a is never low (a·10^8 is a double, and the double 1e-8 is above 10^-8); it
+  // is one too high when s is within a rounding of the next multiple of 10^8.
+  let a = Math.floor((topPart + belowInt) * 1e-8);
   let b = topPart - a * E8 + belowInt;
   if (b < 0) {
     a--;
     b += E8;
-  } else if (b >= E8) {
-    a++;
-    b -= E8;
   }
 
-  // Distances are integers and the half-gaps multiples of 1/4, so an end included is the half-gap
-  // plus 1/8 compared with <. (K ≤ 21 keeps the sum exact.)
-  const slack = inclusive ? 0.125 : 0;
-  const upper = HALF_GAP[k]! + slack;
-  const lower = (irregular ? HALF_GAP[k]! / 2 : HALF_GAP[k]!) + slack;
+  // Distances from v to candidates are integers, the half-gap is not: no candidate is on an end.
+  const half = HALF_GAP[k]!;
   const bits32 = b | 0; // b < 2^31: int32 division, no fmod
   const d = bits32 - ((bits32 / 10) | 0) * 10;
-  if (d * one + r < lower) b -= d; // s - d, the multiple of 10 at or below v
-  else if ((10 - d) * one - r < upper) b += 10 - d; // the one above
+  if (d * one + r < half) b -= d; // s - d, the multiple of 10 at or below v
+  else if ((10 - d) * one - r < half) b += 10 - d; // the one above
   // Else s or s + 1: the one inside, or the closer (ties to even) when both are.
-  else if (r >= lower || (one - r < upper && 2 * r + (bits32 & 1) > one)) b++;
+  else if (r > half || (one - r < half && 2 * r + (bits32 & 1) > one)) b++;
   if (b === E8) {
     a++;
     b = 0;
