@@ -170,30 +170,33 @@ function writeEight(out: Buffer, n: number, at: number): void {
 
 /** Writes the digits of `n`, an integer below 2^53, into `out` at `at`; returns where they end. */
 function writeInteger(out: Buffer, n: number, at: number): number {
-  let a = Math.floor(n / E8);
-  let b = n - a * E8;
-  if (b < 0) {
-    a--;
-    b += E8;
-  }
-  if (a === 0) return writeSmall(out, b, at);
+  // Exact: n / 10^8 < 2^27 is never within half an ulp (2^-27) of an integer it is not.
+  const a = Math.floor(n / E8);
+  if (a === 0) return writeSmall(out, n, at);
   at = writeSmall(out, a, at);
-  for (let p = at + 7, rest = b | 0; p >= at; p--) {
-    const next = (rest / 10) | 0;
-    out[p] = 48 + rest - next * 10;
-    rest = next;
-  }
+  writeEight(out, n - a * E8, at);
   return at + 8;
 }
 
-/** Writes the digits of `n`, an integer below 2^31. */
+/** 10^i, for i ≤ 9. */
+const POWERS_OF_TEN = Float64Array.from({ length: 10 }, (_, i) => 10 ** i);
+
+/** Writes the digits of `n`, an integer below 10^9, from the last pair back. */
 function writeSmall(out: Buffer, n: number, at: number): number {
-  let end = at + 1;
-  for (let rest = n; rest >= 10; rest = (rest / 10) | 0) end++;
-  for (let p = end - 1, rest = n; p >= at; p--) {
-    const next = (rest / 10) | 0;
-    out[p] = 48 + rest - next * 10;
+  let digits = 1;
+  while (digits < 9 && n >= POWERS_OF_TEN[digits]!) digits++;
+  let p = at + digits;
+  let rest = n | 0;
+  while (rest >= 100) {
+    const next = (rest / 100) | 0;
+    const pair = 2 * (rest - next * 100);
+    out[--p] = PAIRS[pair + 1]!;
+    out[--p] = PAIRS[pair]!;
     rest = next;
   }
-  return end;
+  if (rest >= 10) {
+    out[--p] = PAIRS[2 * rest + 1]!;
+    out[--p] = PAIRS[2 * rest]!;
+  } else out[--p] = 48 + rest;
+  return at + digits;
 }
