@@ -70,7 +70,8 @@ export function writeShortest(out: Buffer, v: number, at: number): number {
   const k = SCALES[q - Q_MIN]!;
   const e = -q - k;
 
-  // W = c·5^K with c = cHigh·2^26 + cLow (27 and 26 bits), 5^K = fHigh·2^26 + fLow (≤ 26 bits each).
+  // W = c·5^K with c = cHigh·2^26 + cLow (27 and 26 bits), 5^K = fHigh·2^26 + fLow (≤ 26 bits
+  // each): every product and sum below stays under 2^53, so all of it is exact.
   const cHigh = ((fraction | 0x100000) << 6) | (low >>> 26);
   const cLow = low & 0x3ffffff;
   const fLow = FIVE_LOW[k]!;
@@ -92,7 +93,7 @@ export function writeShortest(out: Buffer, v: number, at: number): number {
   // The estimate of a is never low (a·10^8 is a double, and the double 1e-8 is above 10^-8); it
   // is one too high when s is within a rounding of the next multiple of 10^8.
   let a = Math.floor((topPart + belowInt) * 1e-8);
-  let b = topPart - a * E8 + belowInt;
+  let b = topPart - a * E8 + belowInt; // exact: each partial result is an integer under 2^53
   if (b < 0) {
     a--;
     b += E8;

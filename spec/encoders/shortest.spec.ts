@@ -87,6 +87,12 @@ describe('writeShortest', () => {
     expect(buffer.toString('latin1', 0, end + 1)).to.equal('xxx0.30000000000000004x');
   });
 
+  it('needs no more than 25 bytes', () => {
+    const v = -stepped(2 ** -19, 1);
+    const exact = Buffer.alloc(25);
+    expect(exact.toString('latin1', 0, writeShortest(exact, v, 0))).to.equal('-0.0000019073486328125004');
+  });
+
   it('matches String for any double', () => {
     fc.assert(fc.property(fc.double({ noNaN: true }), (v) => written(v) === String(v)), { numRuns: 20_000 });
   });
