@@ -56,16 +56,17 @@ const LOW = 1 - HIGH;
  * Everything else (subnormals, huge, tiny, non-finite) falls back to `String(v)`.
  */
 export function writeShortest(out: Buffer, v: number, at: number): number {
-  if (v < 0) {
-    out[at++] = 45; // '-'
-    v = -v;
+  const magnitude = Math.abs(v);
+  if (magnitude < P53 && Math.floor(magnitude) === magnitude) {
+    if (v < 0) out[at++] = 45; // '-' (not for -0)
+    return writeInteger(out, magnitude, at);
   }
-  if (v < P53 && Math.floor(v) === v) return writeInteger(out, v, at); // 0 and -0 too
   bits[0] = v;
   const high = words[HIGH]!;
   const low = words[LOW]!;
-  const q = (high >>> 20) - 1075;
+  const q = ((high >>> 20) & 0x7ff) - 1075;
   if (q < Q_MIN || q > Q_MAX) return writeText(out, String(v), at);
+  if (v < 0) out[at++] = 45;
   const fraction = high & 0xfffff;
   const k = SCALES[q - Q_MIN]!;
   const e = -q - k;
