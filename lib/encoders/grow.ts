@@ -19,23 +19,3 @@ export function writeText(out: Buffer, text: string, at: number): number {
   return at;
 }
 
-/** Writes the decimal digits of `n`, a non-negative safe integer, into `out` at `at` (room assumed); returns where they end. */
-export function writeDigits(out: Buffer, n: number, at: number): number {
-  if (n > 0x7fffffff) {
-    // Beyond int32: the digits above the last nine first, then those nine.
-    const high = Math.floor(n / 1e9);
-    at = writeDigits(out, high, at);
-    return writeNineDigits(out, n - high * 1e9, at);
-  }
-  let digits = 1;
-  for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits++;
-  const end = at + digits;
-  for (let i = end - 1, rest = n; i >= at; i--, rest = (rest / 10) | 0) out[i] = 48 + (rest % 10);
-  return end;
-}
-
-/** Writes `n` (below 1e9) as exactly nine digits, zeros first. */
-function writeNineDigits(out: Buffer, n: number, at: number): number {
-  for (let i = at + 8, rest = n; i >= at; i--, rest = (rest / 10) | 0) out[i] = 48 + (rest % 10);
-  return at + 9;
-}

@@ -1,7 +1,8 @@
 import { timestampOf, type Labelled, type SampleBatch, type Series, type SeriesShape } from '../../operators/model/batch.js';
 import { filledParts, partsAtHoles } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
-import { grown, writeDigits, writeText } from './grow.js';
+import { grown, writeText } from './grow.js';
+import { writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
@@ -14,6 +15,9 @@ export interface SampleLineFormat {
   stamp(ms: number): string;
   readonly value: ValueFormat;
 }
+
+/** Most bytes writeShortest writes. */
+const SHORTEST_BYTES = 25;
 
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
@@ -42,7 +46,7 @@ function writeShaped(out: Buffer, parts: ShapeParts, fills: readonly (number | s
       continue;
     }
     const fill = fills[part]!;
-    at = typeof fill === 'number' ? writeDigits(out, fill, at) : writeText(out, fill, at);
+    at = typeof fill === 'number' ? writeInteger(out, fill, at) : writeText(out, fill, at);
   }
   return at;
 }
@@ -106,8 +110,8 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let lastValue = NaN;
   let valueText = '';
   const shortest = format.value.shortest;
-  // The value is a non-negative safe integer written as its digits (`valueText` unused).
-  let digits = false;
+  // The value is written by writeShortest (`valueText` unused).
+  let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
 
   return {
@@ -153,9 +157,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         // NaN never equals itself: it is formatted again, which is correct, only slower.
         if (v !== lastValue) {
           lastValue = v;
-          // A count (a histogram's buckets) changes on every line: its digits are written straight.
-          digits = shortest && v >= 0 && v <= 0x7fffffff && (v | 0) === v;
-          valueText = digits ? '' : format.value(v);
+          // A finite value in the shortest form is written straight (writeShortest: the text String gives).
+          direct = shortest && Number.isFinite(v);
+          valueText = direct ? '' : format.value(v);
         }
         // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
         const seriesBytes = shaped
@@ -163,15 +167,14 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           : lead && middle
             ? lead.length + middle.length
             : (leadText.length + middleText.length) * 3;
-        const length = seriesBytes + (digits ? 10 : valueText.length * 3) + stamp.length * 3;
+        const length = seriesBytes + (direct ? SHORTEST_BYTES : valueText.length * 3) + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         if (shaped) at = writeShaped(out, shaped[0], fills, at);
         else if (lead) {
           out.set(lead, at);
           at += lead.length;
         } else at = writeText(out, leadText, at);
-        // `v | 0`: an int32 is passed unboxed, a double would be boxed on every call.
-        at = digits ? writeDigits(out, v | 0, at) : writeText(out, valueText, at);
+        at = direct ? writeShortest(out, v, at) : writeText(out, valueText, at);
         if (shaped) at = writeShaped(out, shaped[1], fills, at);
         else if (middle) {
           // Most formats have nothing between the value and the timestamp.

@@ -170,8 +170,8 @@ function writeEight(out: Buffer, n: number, at: number): void {
   out[at + 7] = PAIRS[2 * p3 + 1]!;
 }
 
-/** Writes the digits of `n`, an integer below 2^53, into `out` at `at`; returns where they end. */
-function writeInteger(out: Buffer, n: number, at: number): number {
+/** Writes the digits of `n`, a non-negative integer below 2^53, into `out` at `at`; returns where they end. */
+export function writeInteger(out: Buffer, n: number, at: number): number {
   // Exact: n / 10^8 < 2^27 is never within half an ulp (2^-27) of an integer it is not.
   const a = Math.floor(n / E8);
   if (a === 0) return writeSmall(out, n, at);

@@ -5,7 +5,6 @@ import { jsonLines } from '../../lib/encoders/json-lines.js';
 import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { openMetrics } from '../../lib/encoders/openmetrics.js';
 import { sampleLines } from '../../lib/encoders/sample-lines.js';
-import { writeDigits } from '../../lib/encoders/grow.js';
 import { textValueFormat } from '../../lib/encoders/number.js';
 import type { TextMetricEncoder } from '../../lib/encoders/encoder.js';
 import { labels, type LabelOptions } from '../../operators/labels.js';
@@ -57,12 +56,5 @@ describe('text metric encoders on shaped label sets', () => {
     const out = textOf(rewriting().encode(sampleBatch({ values: [0, 0, 0], series: shaped })));
     expect(out).to.equal('pod="pod_1" 0\npod="pod_2" 0\npod="pod_3" 0\n');
     expect(out).to.equal(textOf(rewriting().encode(sampleBatch({ values: [0, 0, 0], series: whole }))));
-  });
-
-  it('writes a counter of any size as its decimal digits', () => {
-    for (const n of [0, 7, 10, 99, 100, 65_536, 9_999_999, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
-      const out = Buffer.alloc(20);
-      expect(out.toString('latin1', 2, writeDigits(out, n, 2))).to.equal(String(n));
-    }
   });
 });
