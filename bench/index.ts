@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the speed and memory table of issue 15 on whole `svc run` processes
  * (bench/speed.ts: the pipeline against a hand-written loop producing the same bytes, sine,
- * histogram, cardinality 1,000,000 with its RSS, logs), then rate accuracy at 10, 1,000 and
+ * histogram, cardinality 1,000,000 with its RSS, logs, workers), writeShortest against String
+ * (bench/shortest.ts), then rate accuracy at 10, 1,000 and
  * 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
  * `svc test` of a 1-hour incident (bench/alert-test.ts) and the idle memory of svc-server
@@ -15,6 +16,7 @@ import { runEntry } from '../lib/runtime/run-entry.js';
 import type { Entry } from '../lib/config/types.js';
 import { BENCH_LABELS as LABELS } from './entry.js';
 import { speedBench } from './speed.js';
+import { shortestBench } from './shortest.js';
 import { httpClientBench } from './http-clients.js';
 import { otlpBench } from './otlp.js';
 import { kafkaBench } from './kafka.js';
@@ -61,6 +63,8 @@ async function accuracy(): Promise<{ rate: number; expected: number; achieved: n
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 try {
   await speedBench(dir, THROUGHPUT_MS / 1000);
+  console.log('writeShortest against String(v) + copy (the value text of the sample-line encoders):');
+  shortestBench();
   console.log(`rate accuracy: ${ACCURACY_MS / 1000} s per rate, all three at once (goal: within 1 %)`);
   for (const r of await accuracy()) {
     console.log(`  ${String(r.rate).padStart(7)}/s  expected ${fmt(r.expected)}  achieved ${fmt(r.achieved)}  error ${(r.error * 100).toFixed(3)} %`);
