@@ -11,11 +11,31 @@
 
 const TWO_32 = 0x1_0000_0000;
 
+// The 64-bit constants of SplitMix64 as int32 halves: the golden gamma, then the two mixing multipliers.
+const GAMMA_HI = 0x9e3779b9 | 0;
+const GAMMA_LO = 0x7f4a7c15;
+const MIX1_HI = 0xbf58476d | 0;
+const MIX1_LO = 0x1ce4e5b9;
+const MIX2_HI = 0x94d049bb | 0;
+const MIX2_LO = 0x133111eb;
+
+/** The high 32 bits (an int32 bit pattern) of the unsigned 64-bit product of two 32-bit halves, from 16-bit pieces. */
+function mulHigh(a: number, b: number): number {
+  const a0 = a & 0xffff;
+  const a1 = a >>> 16;
+  const b0 = b & 0xffff;
+  const b1 = b >>> 16;
+  const cross1 = a0 * b1;
+  const cross2 = a1 * b0;
+  const carry = ((Math.imul(a0, b0) >>> 16) + (cross1 & 0xffff) + (cross2 & 0xffff)) >>> 16;
+  return (Math.imul(a1, b1) + (cross1 >>> 16) + (cross2 >>> 16) + carry) | 0;
+}
+
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */
 export class SplitMix64 {
   private readonly seedHi: number;
   private readonly seedLo: number;
-  // Scratch result of `output` and `mul` (int32 bit patterns): the hot path allocates nothing.
+  // Scratch result of `output` (int32 bit patterns): the hot path allocates nothing.
   private hi = 0;
   private lo = 0;
 
@@ -25,36 +45,26 @@ export class SplitMix64 {
     this.seedLo = Number(value & 0xffff_ffffn) | 0;
   }
 
-  /** Output n into (hi, lo). */
+  /** Output n into (hi, lo); each 64-bit product's low half is `Math.imul`, its high half {@link mulHigh} plus the cross terms. */
   private output(n: number): void {
     const k = n + 1;
-    this.mul(Math.floor(k / TWO_32) | 0, k | 0, 0x9e3779b9 | 0, 0x7f4a7c15);
-    const low = (this.lo >>> 0) + (this.seedLo >>> 0);
-    let hi = (this.hi + this.seedHi + (low >= TWO_32 ? 1 : 0)) | 0;
-    let lo = low | 0;
+    const kHi = Math.floor(k / TWO_32) | 0;
+    const kLo = k | 0;
+    let lo = Math.imul(kLo, GAMMA_LO);
+    let hi = (mulHigh(kLo, GAMMA_LO) + Math.imul(kHi, GAMMA_LO) + Math.imul(kLo, GAMMA_HI)) | 0;
+    const low = (lo >>> 0) + (this.seedLo >>> 0);
+    hi = (hi + this.seedHi + (low >= TWO_32 ? 1 : 0)) | 0;
+    lo = low | 0;
     lo ^= (lo >>> 30) | (hi << 2);
     hi ^= hi >>> 30;
-    this.mul(hi, lo, 0xbf58476d | 0, 0x1ce4e5b9);
-    ({ hi, lo } = this);
+    hi = (mulHigh(lo, MIX1_LO) + Math.imul(hi, MIX1_LO) + Math.imul(lo, MIX1_HI)) | 0;
+    lo = Math.imul(lo, MIX1_LO);
     lo ^= (lo >>> 27) | (hi << 5);
     hi ^= hi >>> 27;
-    this.mul(hi, lo, 0x94d049bb | 0, 0x133111eb);
-    ({ hi, lo } = this);
+    hi = (mulHigh(lo, MIX2_LO) + Math.imul(hi, MIX2_LO) + Math.imul(lo, MIX2_HI)) | 0;
+    lo = Math.imul(lo, MIX2_LO);
     this.lo = lo ^ ((lo >>> 31) | (hi << 1));
     this.hi = hi ^ (hi >>> 31);
-  }
-
-  /** Low 64 bits of (aHi, aLo) × (bHi, bLo) into (hi, lo); the low halves' product from 16-bit pieces. */
-  private mul(aHi: number, aLo: number, bHi: number, bLo: number): void {
-    const a0 = aLo & 0xffff;
-    const a1 = aLo >>> 16;
-    const b0 = bLo & 0xffff;
-    const b1 = bLo >>> 16;
-    const cross1 = a0 * b1;
-    const cross2 = a1 * b0;
-    const carry = ((Math.imul(a0, b0) >>> 16) + (cross1 & 0xffff) + (cross2 & 0xffff)) >>> 16;
-    this.lo = Math.imul(aLo, bLo);
-    this.hi = (Math.imul(a1, b1) + (cross1 >>> 16) + (cross2 >>> 16) + carry + Math.imul(aHi, bLo) + Math.imul(aLo, bHi)) | 0;
   }
 
   /** Output n mapped to [0, 1) from its top 53 bits. */
