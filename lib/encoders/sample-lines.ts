@@ -169,6 +169,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
             : (leadText.length + middleText.length) * 3;
         const length = seriesBytes + (direct ? SHORTEST_BYTES : valueText.length * 3) + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
+        const lineStart = at;
         if (shaped) at = writeShaped(out, shaped[0], fills, at);
         else if (lead) {
           out.set(lead, at);
@@ -186,6 +187,23 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           at += stampBytes.length;
         } else at = writeText(out, stamp, at);
         ends[i] = at;
+        // The lines after it with the same series, value and millisecond (a constant signal at
+        // a high rate) are the same bytes: copied in blocks that double, a few copies a run.
+        let same = i + 1;
+        while (same < size && series[same] === s && value[same] === v && timestampOf(batch, same) === ms) same++;
+        const copies = same - i - 1;
+        if (copies > 0) {
+          const line = at - lineStart;
+          if (at + copies * line > out.length) out = grown(out, at, copies * line + (size - same) * lineGuess);
+          for (let done = 0; done < copies; ) {
+            const block = Math.min(copies - done, done + 1);
+            out.copyWithin(at, lineStart, lineStart + block * line);
+            at += block * line;
+            done += block;
+          }
+          for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
+          i = same - 1;
+        }
       }
       if (size > 0) lineGuess = Math.ceil(at / size) + 8;
       return encodedLines(batch, out.subarray(0, at), ends);

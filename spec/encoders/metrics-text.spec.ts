@@ -44,6 +44,20 @@ describe('metricsText', () => {
     expect(out.split('\n').slice(0, -1)).to.deep.equal(order.map((s, i) => `m{${s!.key}} ${i} ${i}`));
   });
 
+  it('writes runs of identical lines whole, each ending where its line ends, and ends a run at any change', () => {
+    const [a, b] = ['a', 'b'].map((pod) => seriesOf({ pod }));
+    const n = 2000;
+    // The millisecond changes every 300 lines, the value every 350, the series every 500; one NaN.
+    const offsets = Array.from({ length: n }, (_, i) => Math.floor(i / 300) + (i % 3) / 10);
+    const values = Array.from({ length: n }, (_, i) => (i === 1234 ? NaN : Math.floor(i / 350) % 2));
+    const series = Array.from({ length: n }, (_, i) => (Math.floor(i / 500) % 2 ? b! : a!));
+    const chunk = metricsText({ name: 'm' }).encode(sampleBatch({ anchor: T0, offsets, values, series }));
+    const lines = offsets.map((o, i) => `m{${series[i]!.key}} ${values[i]} ${T0 + Math.floor(o)}\n`);
+    expect(chunk.data.toString()).to.equal(lines.join(''));
+    let end = 0;
+    expect(chunk.frames.ends).to.deep.equal(lines.map((line) => (end += line.length)));
+  });
+
   it('writes +Inf, -Inf and NaN', () => {
     const out = metricsText({ name: 'm' }).encode(sampleBatch({ values: [Infinity, -Infinity, NaN] })).data.toString();
     expect(out).to.equal('m +Inf 0\nm -Inf 1\nm NaN 2\n');
