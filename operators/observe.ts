@@ -15,12 +15,15 @@ import type { ObservationBatch, TickBatch } from './model/batch.js';
 export function observe<B extends TickBatch>(sample: (i: number, at: number) => number, perTick: number): OperatorFunction<B, B & ObservationBatch> {
   return map((batch) => {
     const observations = new Array<Float64Array>(batch.size);
+    // One buffer for the batch, a view of it per tick: a typed array of its own per tick would
+    // be a separate allocation (and a buffer to sweep) each, past V8's 64 bytes held in the heap.
+    const all = new Float64Array(batch.size * perTick);
     for (let i = 0; i < batch.size; i++) {
       const first = batch.index[i]! * perTick;
       const at = batch.offset[i]!;
-      const values = new Float64Array(perTick);
-      for (let j = 0; j < perTick; j++) values[j] = sample(first + j, at);
-      observations[i] = values;
+      const from = i * perTick;
+      for (let j = 0; j < perTick; j++) all[from + j] = sample(first + j, at);
+      observations[i] = all.subarray(from, from + perTick);
     }
     return { ...batch, observations };
   });
