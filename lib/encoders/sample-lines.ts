@@ -64,9 +64,12 @@ function shapedBytes(parts: ShapeParts, fills: readonly (number | string)[]): nu
 /**
  * A line-per-sample encoder writing each batch straight into one byte buffer. A series'
  * fragments are encoded to bytes once, cached per Series object (weakly: a series the label
- * operator dropped costs nothing here; a transient one is written as text, uncached); the
- * millisecond's fragment and the value's text are made once and kept while consecutive samples
- * share them, as they usually do. A line costs a few copies and no string building.
+ * operator dropped costs nothing here); a shaped series (past interning) is written from its
+ * shape's bytes, cut once at the holes, with its counters' digits between them; another
+ * transient one is written as text, uncached. The millisecond's fragment is made once and kept
+ * while consecutive samples share it; a finite value goes in through `writeShortest`, with no
+ * string made; a run of lines identical to the one before (same series, value and
+ * millisecond) is copied in blocks. A line costs a few copies and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const fragments = new WeakMap<Series, Fragments>();
