@@ -78,7 +78,7 @@ interface Dimension {
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
   const fixed = options.static ?? {};
   const shard = options.shard;
-  const dimensions = [...(options.dynamic ?? []).map(rotating), ...(options.spikes ?? []).map(spike)];
+  const dimensions = dimensionsOf(options);
   if (dimensions.length === 0) {
     // One series, number 0: another shard runs along, emitting nothing.
     if (shard && shard.index !== 0) return ignoreElements();
@@ -110,7 +110,7 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
 
   // A tick's label set is named by its digits, read as one mixed-radix number while that
   // stays exact, else as a string.
-  const codes = dimensions.reduce((product, d) => product * d.radix, 1);
+  const codes = codesOf(dimensions);
   const exact = codes <= Number.MAX_SAFE_INTEGER;
   // Few enough label sets are interned, each built once; past that every tick builds its own,
   // marked transient, and memory stays flat at any cardinality (rotating labels cycle through
@@ -196,7 +196,25 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
 }
 
 /** Most label sets an entry interns (see `labels`); past that, a shard hashes every tick's label set. */
-export const MAX_INTERNED = 1 << 16;
+const MAX_INTERNED = 1 << 16;
+
+/**
+ * Whether `labels(options)` interns its label sets (its ticks name at most 65,536 of them);
+ * past that every tick gets a transient label set, and a shard finds its own by hashing each.
+ */
+export function internsLabelSets(options: LabelOptions): boolean {
+  return codesOf(dimensionsOf(options)) <= MAX_INTERNED;
+}
+
+/** The varying labels: rotating ones, then spikes (which win a shared name). */
+function dimensionsOf(options: LabelOptions): Dimension[] {
+  return [...(options.dynamic ?? []).map(rotating), ...(options.spikes ?? []).map(spike)];
+}
+
+/** How many codes the ticks' digits can spell: the product of the dimensions' radices. */
+function codesOf(dimensions: readonly Dimension[]): number {
+  return dimensions.reduce((product, d) => product * d.radix, 1);
+}
 
 /** Most shapes an entry's label sets past interning may take (one per combination of its non-counting labels' values). */
 const SHAPES = 1 << 12;

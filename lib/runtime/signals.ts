@@ -138,7 +138,8 @@ export function shardSlots(entry: Entry, options: PipelineOptions): SlotPattern 
   return { period, residues };
 }
 
-function labelOptions(entry: Entry, shard: Shard | undefined): LabelOptions {
+/** The labels operator's options for an entry, emitting `shard`'s series only when given one. */
+export function labelOptions(entry: Entry, shard?: Shard): LabelOptions {
   return { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard };
 }
 

@@ -19,10 +19,11 @@ import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
-import { MAX_INTERNED, type Shard } from '../../operators/labels.js';
+import { internsLabelSets, type Shard } from '../../operators/labels.js';
 import { encoderKindOf } from '../encoders/index.js';
 import type { FileRun } from './file-run.js';
 import { liveScheduler } from './live-scheduler.js';
+import { labelOptions } from './signals.js';
 import type { EntryOutcome, EntryRun } from './run-entry.js';
 import { EntryStats } from './stats.js';
 
@@ -111,10 +112,9 @@ export function defaultWorkers(entries: readonly Entry[], { cores, backfill = fa
   if (backfill || workersRefusal(entries) !== undefined) return 1;
   const demand = entries.reduce((sum, entry) => sum + entry.rate * Math.max(1, entry.bursts?.multiplier ?? 1), 0);
   if (demand < ONE_CORE_EVENTS) return 1;
-  const perEntry = entries.map(seriesOf);
   // Past interning each shard would hash the label set of every tick, its own or not: slower than one thread.
-  if (perEntry.some((series) => series > MAX_INTERNED)) return 1;
-  const series = perEntry.reduce((sum, n) => sum + n, 0);
+  if (!entries.every((entry) => internsLabelSets(labelOptions(entry)))) return 1;
+  const series = entries.reduce((sum, entry) => sum + seriesOf(entry), 0);
   return Math.max(1, Math.min(cores, MAX_WORKERS, series));
 }
 
