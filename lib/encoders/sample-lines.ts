@@ -2,7 +2,7 @@ import { timestampOf, type Labelled, type SampleBatch, type Series, type SeriesS
 import { filledParts, partsAtHoles } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
-import { writeInteger, writeShortest } from './shortest.js';
+import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
@@ -15,9 +15,6 @@ export interface SampleLineFormat {
   stamp(ms: number): string;
   readonly value: ValueFormat;
 }
-
-/** Most bytes writeShortest writes. */
-const SHORTEST_BYTES = 25;
 
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
@@ -170,7 +167,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           : lead && middle
             ? lead.length + middle.length
             : (leadText.length + middleText.length) * 3;
-        const length = seriesBytes + (direct ? SHORTEST_BYTES : valueText.length * 3) + stamp.length * 3;
+        const length = seriesBytes + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         const lineStart = at;
         if (shaped) at = writeShaped(out, shaped[0], fills, at);

@@ -33,9 +33,12 @@ const words = new Uint32Array(bits.buffer);
 const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 const LOW = 1 - HIGH;
 
+/** Most bytes {@link writeShortest} writes (`-0.0000019073486328125004`, or `String`'s longest exponent form). */
+export const SHORTEST_MAX_BYTES = 25;
+
 /**
  * Writes the ASCII bytes of `String(v)` (ECMAScript Number::toString) into `out` at `at` (room
- * for 25 bytes assumed) and returns where they end.
+ * for {@link SHORTEST_MAX_BYTES} assumed) and returns where they end.
  *
  * Fast path, for integers below 2^53 in magnitude: their decimal digits. For other values in
  * 2^-19 ≤ |v| < 2^52 (about 1.9e-6 to 4.5e15), free-format shortest digits (Steele & White's

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { writeShortest } from '../../lib/encoders/shortest.js';
+import { SHORTEST_MAX_BYTES, writeShortest } from '../../lib/encoders/shortest.js';
 
 const out = Buffer.alloc(64);
 const written = (v: number) => out.toString('latin1', 0, writeShortest(out, v, 0));
@@ -87,9 +87,9 @@ describe('writeShortest', () => {
     expect(buffer.toString('latin1', 0, end + 1)).to.equal('xxx0.30000000000000004x');
   });
 
-  it('needs no more than 25 bytes', () => {
+  it('needs no more than SHORTEST_MAX_BYTES (25) bytes', () => {
     const v = -stepped(2 ** -19, 1);
-    const exact = Buffer.alloc(25);
+    const exact = Buffer.alloc(SHORTEST_MAX_BYTES);
     expect(exact.toString('latin1', 0, writeShortest(exact, v, 0))).to.equal('-0.0000019073486328125004');
   });
 
