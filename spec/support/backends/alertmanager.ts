@@ -1,9 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { requireBinary } from './binaries.js';
-import { startBackend } from './child.js';
-import { freeTcpPort, waitFor } from './ports.js';
+import { startServedBackend } from './served.js';
 
 /**
  * A private Alertmanager (Debian `prometheus-alertmanager`, 0.25: binary `prometheus-alertmanager`)
@@ -20,29 +17,27 @@ export interface Alertmanager {
 }
 
 export async function startAlertmanager(): Promise<Alertmanager> {
-  const binary = requireBinary('prometheus-alertmanager', 'prometheus-alertmanager');
-  const dir = await mkdtemp(join(tmpdir(), 'svc-alertmanager-'));
-  const port = await freeTcpPort();
-  const url = `http://127.0.0.1:${port}`;
-  await writeFile(join(dir, 'alertmanager.yml'), ['route: { receiver: nobody, group_wait: 0s }', 'receivers: [{ name: nobody }]'].join('\n'));
-  const backend = startBackend(binary, [
-    `--config.file=${join(dir, 'alertmanager.yml')}`,
-    `--storage.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--cluster.listen-address=',
-    '--log.level=warn',
-  ]);
-  await waitFor('Alertmanager ready', async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined), 15_000).catch((error) => {
-    throw new Error(`${error.message}\n${backend.output()}`);
+  const { url, stop } = await startServedBackend({
+    name: 'Alertmanager',
+    binary: 'prometheus-alertmanager',
+    debianPackage: 'prometheus-alertmanager',
+    readyPath: '/-/ready',
+    async args(dir, port) {
+      await writeFile(join(dir, 'alertmanager.yml'), ['route: { receiver: nobody, group_wait: 0s }', 'receivers: [{ name: nobody }]'].join('\n'));
+      return [
+        `--config.file=${join(dir, 'alertmanager.yml')}`,
+        `--storage.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--cluster.listen-address=',
+        '--log.level=warn',
+      ];
+    },
   });
   return {
     url,
     async alerts() {
       return (await (await fetch(`${url}/api/v2/alerts`)).json()) as never;
     },
-    async stop() {
-      await backend.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }

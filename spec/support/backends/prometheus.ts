@@ -1,9 +1,6 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { requireBinary } from './binaries.js';
-import { startBackend } from './child.js';
-import { freeTcpPort, waitFor } from './ports.js';
+import { startServedBackend } from './served.js';
 
 /** A private Prometheus (Debian `prometheus`): a scraper of one target, a remote-write receiver, or both; a rule evaluator. */
 export interface Prometheus {
@@ -33,43 +30,45 @@ export interface PrometheusOptions {
 }
 
 export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow, dataDir, rules, alertmanager }: PrometheusOptions): Promise<Prometheus> {
-  const binary = requireBinary('prometheus', 'prometheus');
-  const dir = await mkdtemp(join(tmpdir(), 'svc-prom-'));
-  const port = await freeTcpPort();
-  const url = `http://127.0.0.1:${port}`;
-  if (rules !== undefined) await writeFile(join(dir, 'rules.yml'), rules);
-  const config = [
-    'global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }',
-    ...(rules !== undefined ? [`rule_files: [${JSON.stringify(join(dir, 'rules.yml'))}]`] : []),
-    ...(alertmanager ? [`alerting: { alertmanagers: [{ static_configs: [{ targets: [${JSON.stringify(new URL(alertmanager).host)}] }] }] }`] : []),
-    ...(outOfOrderWindow ? [`storage: { tsdb: { out_of_order_time_window: ${outOfOrderWindow} } }`] : []),
-    ...(target
-      ? [
-          'scrape_configs:',
-          '  - job_name: svc',
-          `    metrics_path: ${target.path}`,
-          ...(target.bearer ? [`    authorization: { credentials: ${JSON.stringify(target.bearer)} }`] : []),
-          `    static_configs: [{ targets: ["${target.host}"] }]`,
-        ]
-      : []),
-  ].join('\n');
-  await writeFile(join(dir, 'prometheus.yml'), config);
-  const backend = startBackend(binary, [
-    `--config.file=${join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${dataDir ?? join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
-    ...(receiver ? ['--web.enable-remote-write-receiver'] : []),
-  ]);
-  await waitFor('Prometheus ready', async () => ((await fetch(`${url}/-/ready`)).ok ? true : undefined), 15_000).catch((error) => {
-    throw new Error(`${error.message}\n${backend.output()}`);
+  const { url, stop } = await startServedBackend({
+    name: 'Prometheus',
+    binary: 'prometheus',
+    debianPackage: 'prometheus',
+    readyPath: '/-/ready',
+    async args(dir, port) {
+      if (rules !== undefined) await writeFile(join(dir, 'rules.yml'), rules);
+      const config = [
+        'global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }',
+        ...(rules !== undefined ? [`rule_files: [${JSON.stringify(join(dir, 'rules.yml'))}]`] : []),
+        ...(alertmanager ? [`alerting: { alertmanagers: [{ static_configs: [{ targets: [${JSON.stringify(new URL(alertmanager).host)}] }] }] }`] : []),
+        ...(outOfOrderWindow ? [`storage: { tsdb: { out_of_order_time_window: ${outOfOrderWindow} } }`] : []),
+        ...(target
+          ? [
+              'scrape_configs:',
+              '  - job_name: svc',
+              `    metrics_path: ${target.path}`,
+              ...(target.bearer ? [`    authorization: { credentials: ${JSON.stringify(target.bearer)} }`] : []),
+              `    static_configs: [{ targets: ["${target.host}"] }]`,
+            ]
+          : []),
+      ].join('\n');
+      await writeFile(join(dir, 'prometheus.yml'), config);
+      return [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${dataDir ?? join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+        ...(receiver ? ['--web.enable-remote-write-receiver'] : []),
+      ];
+    },
   });
-  const query = async (expression: string) => {
-    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`);
-    const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
-    if (body.status !== 'success') throw new Error(`query ${expression}: ${body.error}`);
+  /** The result of an HTTP API answer, or its error. */
+  const resultOf = async (response: Response, what: string) => {
+    const body = (await response.json()) as { status: string; data: { result: never[] }; error?: string };
+    if (body.status !== 'success') throw new Error(`${what}: ${body.error}`);
     return body.data.result;
   };
+  const query = async (expression: string) => resultOf(await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`), `query ${expression}`);
   return {
     url,
     query,
@@ -78,14 +77,9 @@ export async function startPrometheus({ scrape: target, receiver, outOfOrderWind
       return found.sort((a, b) => JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)));
     },
     async range(expression, start, end, step) {
-      const res = await fetch(`${url}/api/v1/query_range?query=${encodeURIComponent(expression)}&start=${start / 1000}&end=${end / 1000}&step=${step}`);
-      const body = (await res.json()) as { status: string; data: { result: never[] }; error?: string };
-      if (body.status !== 'success') throw new Error(`range query ${expression}: ${body.error}`);
-      return body.data.result;
+      const response = await fetch(`${url}/api/v1/query_range?query=${encodeURIComponent(expression)}&start=${start / 1000}&end=${end / 1000}&step=${step}`);
+      return resultOf(response, `range query ${expression}`);
     },
-    async stop() {
-      await backend.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }

@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireBinary } from './binaries.js';
-import { startBackend, type Backend } from './child.js';
-import { freeTcpPort, waitFor } from './ports.js';
+import { startServedBackend } from './served.js';
 
 /** One exported series: `/api/v1/export` answers one such JSON object per line. */
 export interface ExportedSeries {
@@ -27,27 +23,19 @@ export interface VictoriaMetrics {
 
 /** Starts VictoriaMetrics with its data in a fresh temporary directory; ready within about a second. */
 export async function startVictoriaMetrics(): Promise<VictoriaMetrics> {
-  const binary = requireBinary('victoria-metrics', 'victoria-metrics');
-  const dir = await mkdtemp(join(tmpdir(), 'svc-vm-'));
-  const port = await freeTcpPort();
-  const url = `http://127.0.0.1:${port}`;
-  const backend: Backend = startBackend(binary, [
-    `-storageDataPath=${join(dir, 'data')}`,
-    `-httpListenAddr=127.0.0.1:${port}`,
-    '-retentionPeriod=1d',
-    '-search.latencyOffset=0s',
-    '-loggerLevel=ERROR',
-  ]);
-  const stop = async (): Promise<void> => {
-    await backend.stop();
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await waitFor('VictoriaMetrics /health', async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 15_000);
-  } catch (error) {
-    await stop();
-    throw new Error(`${(error as Error).message}\n${backend.output()}`);
-  }
+  const { url, stop } = await startServedBackend({
+    name: 'VictoriaMetrics',
+    binary: 'victoria-metrics',
+    debianPackage: 'victoria-metrics',
+    readyPath: '/health',
+    args: (dir, port) => [
+      `-storageDataPath=${join(dir, 'data')}`,
+      `-httpListenAddr=127.0.0.1:${port}`,
+      '-retentionPeriod=1d',
+      '-search.latencyOffset=0s',
+      '-loggerLevel=ERROR',
+    ],
+  });
   return {
     url,
     async forceFlush() {
