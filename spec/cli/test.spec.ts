@@ -5,29 +5,28 @@ import { lines, scenarioDir, svc } from '../support/cli.js';
 
 const example = (name: string) => ['test', `examples/alerts/${name}.yaml`, '--rules', `examples/alerts/${name}.rules.yml`];
 
+/** Runs `svc` with `args` and expects exit 0 with exactly these result lines. */
+async function expectPasses(args: string[], results: string[]): Promise<void> {
+  const { code, stdout } = await svc(args);
+  expect(lines(stdout)).to.deep.equal(results);
+  expect(code).to.equal(0);
+}
+
 describe('svc test: alert expectations checked with promtool on virtual time', () => {
   it('passes HighErrorRate on a burst, firing and resolving in time', async () => {
-    const { code, stdout } = await svc(example('error-burst'));
-    expect(lines(stdout)).to.deep.equal(['PASS HighErrorRate{severity="page",job="checkout"} firing after 1m15s (within 20m), resolved 5m45s later (within 10m)']);
-    expect(code).to.equal(0);
+    await expectPasses(example('error-burst'), ['PASS HighErrorRate{severity="page",job="checkout"} firing after 1m15s (within 20m), resolved 5m45s later (within 10m)']);
   });
 
   it('passes a for: 5m latency alert on histogram drift', async () => {
-    const { code, stdout } = await svc(example('latency-drift'));
-    expect(lines(stdout)).to.deep.equal(['PASS HighLatency{handler="/api/checkout"} firing after 11m30s (within 15m)']);
-    expect(code).to.equal(0);
+    await expectPasses(example('latency-drift'), ['PASS HighLatency{handler="/api/checkout"} firing after 11m30s (within 15m)']);
   });
 
   it('passes a link-flap alert on a flapping link', async () => {
-    const { code, stdout } = await svc(example('link-flap'));
-    expect(lines(stdout)).to.deep.equal(['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
-    expect(code).to.equal(0);
+    await expectPasses(example('link-flap'), ['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
   });
 
   it('passes QueueBacklog, the example of svc test --live, on virtual time too', async () => {
-    const { code, stdout } = await svc([...example('queue-backlog'), '--interval', '1s']);
-    expect(lines(stdout)).to.deep.equal(['PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)']);
-    expect(code).to.equal(0);
+    await expectPasses([...example('queue-backlog'), '--interval', '1s'], ['PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)']);
   });
 
   it('samples csv_replay entries, their CSV read beside the scenario file', async () => {
@@ -62,9 +61,7 @@ expect:
   });
 
   it('samples at --interval', async () => {
-    const { code, stdout } = await svc([...example('link-flap'), '--interval', '30s']);
-    expect(lines(stdout)).to.deep.equal(['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
-    expect(code).to.equal(0);
+    await expectPasses([...example('link-flap'), '--interval', '30s'], ['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
   });
 
   it('refuses what it cannot test, naming the problem', async () => {
