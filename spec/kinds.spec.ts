@@ -13,22 +13,26 @@ function table(heading: string): string[][] {
     .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
 }
 
+/** A kind's type cell: its name, and its aliases after it. */
+const typeCell = (kind: { type: string; aliases?: readonly string[] }): string =>
+  `\`${kind.type}\`${kind.aliases ? ` (alias ${kind.aliases.map((alias) => `\`${alias}\``).join(', ')})` : ''}`;
+
 const openapi = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
 const eventField = (field: string): string[] => openapi.components.schemas.Event.properties[field].properties.type.enum;
 
 describe('the kind registries and the docs', () => {
-  it('docs/scenario-fields.md lists every sink kind, its address field and its build feature', () => {
+  it('docs/scenario-fields.md lists every sink kind, its aliases, its address field and its build feature', () => {
     const rows = table('Sinks');
-    expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map((kind) => `\`${kind.type}\``));
+    expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map(typeCell));
     for (const [[, fields, rules], kind] of rows.map((row, i) => [row, SINK_KINDS[i]!] as const)) {
       if (kind.address) expect(fields, kind.type).to.include(`**\`${kind.address.field}\`**`);
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
   });
 
-  it('docs/scenario-fields.md lists every encoder kind and its build feature', () => {
+  it('docs/scenario-fields.md lists every encoder kind, its aliases and its build feature', () => {
     const rows = table('Encoders');
-    expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map((kind) => `\`${kind.type}\``));
+    expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map(typeCell));
     for (const [[, , rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }

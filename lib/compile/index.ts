@@ -63,6 +63,7 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   const labels = expansion.entries.map((_, i) => placeOf(i).label!);
   const report = (issues: readonly { index: number; issue: Issue }[]) => fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
 
+  report(ambiguousRefs(expansion.entries, sources));
   // The checks of lib/config once more, now that the ids inside packs exist.
   report(
     referenceIssues(
@@ -78,6 +79,36 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   report(predicted.issues);
   const plans = entries.map((entry, i) => ({ entry, label: labels[i]!, ...(origins[i] && { pack: origins[i] }), predictedStart: predicted.starts[i]! }));
   return { ...file, scenarios: entries, plans, groups };
+}
+
+/**
+ * Refs that name a metric of which a pack or CSV expansion made several series (one per `mode`):
+ * `<entry>.<metric>` is the first of them only by its id, so the ref must say which one it means.
+ */
+function ambiguousRefs(entries: readonly Entry[], sources: readonly number[]): { index: number; issue: Issue }[] {
+  const byId = new Map(entries.map((entry, i) => [entry.id, i]));
+  const issues: { index: number; issue: Issue }[] = [];
+  entries.forEach((entry, i) => {
+    for (const field of ['after', 'while'] as const) {
+      const ref = entry[field]?.ref;
+      const target = ref === undefined ? undefined : byId.get(ref);
+      if (target === undefined) continue;
+      const named = (id: string) => id === ref || (id.startsWith(`${ref}#`) && /^\d+$/.test(id.slice(ref!.length + 1)));
+      const candidates = entries.filter((other, j) => sources[j] === sources[target] && named(other.id));
+      if (candidates.length < 2) continue;
+      const listed = candidates.map((c) => `${c.id} ${formatLabels(c.labels)}`).join(', ');
+      const message = `${JSON.stringify(ref)} names ${candidates.length} series (${listed}): give the id of the one to watch`;
+      issues.push({ index: i, issue: { path: [field, 'ref'], message } });
+    }
+  });
+  return issues;
+}
+
+/** `{cpu="0", mode="user"}`, as the series reads. */
+function formatLabels(labels: Readonly<Record<string, string>>): string {
+  return `{${Object.entries(labels)
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(', ')}}`;
 }
 
 /** Each entry's predicted start, in dependency order; an `after` that can never fire, or fires at once, is an issue. */

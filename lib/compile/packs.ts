@@ -118,6 +118,7 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
     name: metric.name,
     generator,
     labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },
+    ...(override?.jitter !== undefined && { jitter: override.jitter, jitter_seed: override.jitter_seed ?? entry.jitter_seed }),
     metric_type: metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge'),
     ...(metric.help !== undefined && { help: metric.help }),
   };

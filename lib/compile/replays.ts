@@ -6,7 +6,7 @@
  * labels win. The table was read before compiling (lib/config/csv-replay.ts).
  */
 import type { Issue } from '../language/problems.js';
-import type { CsvReplayGenerator, MetricTable } from '../language/types.js';
+import type { CsvColumn, CsvReplayGenerator, MetricTable } from '../language/types.js';
 import type { Entry } from '../config/types.js';
 import { claim } from '../config/references.js';
 
@@ -14,29 +14,44 @@ import { claim } from '../config/references.js';
 export function expandReplay(entry: Entry & { generator: CsvReplayGenerator }): { entries: Entry[] } | { issue: Issue } {
   const { table, columns: wanted, ...generator } = entry.generator;
   if (!table) return { issue: { path: ['generator', 'file'], message: `${entry.generator.file} was not read: read the csv_replay files (readReplays, lib/config/csv-replay.ts) before compiling` } };
-  const chosen = wanted ? selected(table, wanted, entry.generator.file) : { columns: table.columns };
+  const chosen: ReturnType<typeof selected> = wanted ? selected(table, wanted, entry.generator.file) : { columns: table.columns.map((column) => ({ column })) };
   if ('issue' in chosen) return chosen;
   const taken = new Set<string>();
-  const entries = chosen.columns.map((column): Entry => {
-    const name = column.name ?? entry.name!;
+  const entries = chosen.columns.map(({ column, as }): Entry => {
+    const name = as?.name ?? column.name ?? entry.name!;
     const series = { header: column.header, times: table.times, values: column.values, toJSON: () => ({ column: column.header, rows: column.values.length }) };
     return {
       ...entry,
       id: chosen.columns.length === 1 ? entry.id : claim(`${entry.id}.${name}`, taken),
       name,
-      labels: { ...column.labels, ...entry.labels },
+      labels: { ...column.labels, ...entry.labels, ...as?.labels },
       generator: { ...generator, series },
     };
   });
   return { entries };
 }
 
-/** The columns `wanted` names, by header text or metric name, in file order. */
-function selected(table: MetricTable, wanted: readonly string[], file: string): { columns: MetricTable['columns'] } | { issue: Issue } {
-  const missing = wanted.findIndex((want) => !table.columns.some((c) => c.header === want || c.name === want));
-  if (missing >= 0) {
-    const known = table.columns.map((c) => c.header).join(', ');
-    return { issue: { path: ['generator', 'columns', missing], message: `${file} has no column ${JSON.stringify(wanted[missing])} (its columns: ${known})` } };
+type TableColumn = MetricTable['columns'][number];
+
+/**
+ * The columns `wanted` names: by header text or metric name, in file order; by position, in the
+ * order written, each with its own name and labels.
+ */
+function selected(
+  table: MetricTable,
+  wanted: readonly (string | CsvColumn)[],
+  file: string,
+): { columns: { column: TableColumn; as?: CsvColumn }[] } | { issue: Issue } {
+  const known = () => table.columns.map((c) => c.header).join(', ');
+  const missing = wanted.findIndex((want) => typeof want === 'string' && !table.columns.some((c) => c.header === want || c.name === want));
+  if (missing >= 0) return { issue: { path: ['generator', 'columns', missing], message: `${file} has no column ${JSON.stringify(wanted[missing])} (its columns: ${known()})` } };
+  const past = wanted.findIndex((want) => typeof want !== 'string' && want.index > table.columns.length);
+  if (past >= 0) {
+    const message = `${file} has ${table.columns.length} series columns after its time column (1 to ${table.columns.length}: ${known()}), so no column ${(wanted[past] as CsvColumn).index}`;
+    return { issue: { path: ['generator', 'columns', past, 'index'], message } };
   }
-  return { columns: table.columns.filter((c) => wanted.includes(c.header) || (c.name !== undefined && wanted.includes(c.name))) };
+  const byName = wanted.filter((want): want is string => typeof want === 'string');
+  const named = table.columns.filter((c) => byName.includes(c.header) || (c.name !== undefined && byName.includes(c.name))).map((column) => ({ column }));
+  const byIndex = wanted.filter((want): want is CsvColumn => typeof want !== 'string').map((as) => ({ column: table.columns[as.index - 1]!, as }));
+  return { columns: [...named, ...byIndex] };
 }

@@ -6,6 +6,7 @@
  * and message columns, found by their header names; its other columns become fields.
  * Every problem names the file, its line and column.
  */
+import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SEVERITIES } from '../language/fields.js';
@@ -18,9 +19,28 @@ import type { Entry, ScenarioFile } from './types.js';
 /** Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal thrown. */
 export type LocateFile = (file: string) => Promise<string>;
 
-/** Relative paths from `dir`: the directory of the scenario file. */
+/**
+ * Relative paths from `dir` (the directory of the scenario file), else from the working directory
+ * (a path written from where the user runs svc, as other tools take it); an error names both
+ * places when neither holds the file.
+ */
 export function filesIn(dir: string): LocateFile {
-  return async (file) => resolve(dir, file);
+  return async (file) => {
+    const places = [...new Set([resolve(dir, file), resolve(file)])];
+    for (const place of places) if (await exists(place)) return place;
+    if (places.length === 1) return places[0]!;
+    const message = `cannot read the csv_replay file (no such file): looked for ${places[0]} (from the scenario file's directory) and ${places[1]} (from the working directory)`;
+    throw new ConfigError('unreadable', file, [{ path: '', message }]);
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `file` with the table of every csv_replay generator read, each CSV once. */
@@ -43,7 +63,7 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
       }
       if (log_generator?.type === 'csv_replay') {
         const { text, path } = await read(log_generator.file);
-        return { ...entry, log_generator: { ...log_generator, table: logTable(text, path) } };
+        return { ...entry, log_generator: { ...log_generator, table: logTable(text, path, log_generator.default_severity) } };
       }
       return entry;
     }),
@@ -164,7 +184,8 @@ export function metricTable(text: string, origin: string): MetricTable {
 const LOG_COLUMNS = { timestamp: TIME_HEADERS, severity: ['severity', 'level'], message: ['message', 'msg'] };
 const SEVERITY_WORDS: Readonly<Record<string, Severity>> = { ...Object.fromEntries(SEVERITIES.map((s) => [s, s])), warning: 'warn', critical: 'fatal' };
 
-export function logTable(text: string, origin: string): LogTable {
+/** The records of a logs CSV; a row without a severity (no such column, or an empty cell) has `defaultSeverity`. */
+export function logTable(text: string, origin: string, defaultSeverity: Severity = 'info'): LogTable {
   const { header, rows } = rowsOf(text, origin);
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
   const lower = header.map((h) => h.toLowerCase());
@@ -175,7 +196,7 @@ export function logTable(text: string, origin: string): LogTable {
   const times = replayTimes(rows, time, header[time]!, origin);
   const fieldColumns = header.map((_, k) => k).filter((k) => k !== time && k !== severity && k !== message);
   const records = rows.map(({ cells, line }) => {
-    let level: Severity = 'info';
+    let level = defaultSeverity;
     if (severity >= 0 && cells[severity]!.trim() !== '') {
       const word = cells[severity]!.trim().toLowerCase();
       const found = Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;

@@ -2,7 +2,10 @@
  * The fields of an entry: the scenario language's field codecs (lib/language/fields.ts) with the
  * sink and encoder unions of the kind registries, which build on the same field codecs.
  */
-import { atLeast, atMost, integer, list, nonEmptyString, nonNegative, oneOf, positive, string, type Decoded } from '../language/combinators.js';
+import * as t from 'io-ts';
+import { andThen, atLeast, atMost, integer, list, matching, nonEmptyString, nonNegative, oneOf, positive, record, strict, string, type Decoded } from '../language/combinators.js';
+import { overrideGenerator } from '../language/aliases.js';
+import type { MetricOverride } from './types.js';
 import * as limits from '../language/limits.js';
 import { encoderCodec } from '../encoders/kinds/index.js';
 import { sinkCodec } from '../sinks/kinds/index.js';
@@ -21,12 +24,29 @@ import {
   logGenerator,
   metricName,
   metricType,
-  overrides,
+  NAME_PATTERN,
   quantiles,
   SIGNAL_TYPES,
   startTime,
   whileGate,
 } from '../language/fields.js';
+
+/**
+ * `overrides` of a pack entry: per metric name, a generator (an operational alias allowed, its
+ * noise becoming the metric's jitter) and labels replacing or joining the pack's.
+ */
+const overrides = record(
+  matching(NAME_PATTERN, 'a metric name'),
+  andThen(strict('metric override', {}, { generator: overrideGenerator, labels }), (o) => {
+    const noise = o.generator?.noise;
+    const override: MetricOverride = {
+      ...(o.generator && { generator: o.generator.generator }),
+      ...(o.labels && { labels: o.labels }),
+      ...(noise && { jitter: noise.amount, ...(noise.seed !== undefined && { jitter_seed: noise.seed }) }),
+    };
+    return t.success(override);
+  }),
+);
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {

@@ -4,7 +4,7 @@
  * Every problem of the document is collected before a ConfigError is thrown.
  */
 import * as t from 'io-ts';
-import { decodeFields, didYouMean, type UnknownFieldHint } from '../language/combinators.js';
+import { andThen, decodeFields, didYouMean, string, type UnknownFieldHint } from '../language/combinators.js';
 import { fileFields } from '../language/fields.js';
 import { entryFields, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
@@ -14,7 +14,7 @@ import { formatOf, parseText, type Format } from './parse.js';
 import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
-import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
+import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, show, type Issue, type Place, type Problem } from '../language/problems.js';
 import { assignIds, referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
@@ -64,9 +64,12 @@ export async function loadScenarioFile(source: TextSource, options: Partial<Load
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };
 
 function validateDocument(document: Record<string, unknown>, overrides: CliOverrides): Validated {
-  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
-    const flat = validateEntries([document], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
-    return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
+  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) return validateFlat(document, overrides, []);
+  if (isSingleEntry(document)) {
+    const { version, kind, ...entry } = document;
+    const context = [{ key: '', type: t.unknown, actual: document }];
+    const { errors } = decodeFields({ version: fileFields.version, kind: singleEntryKind }, [], { version, ...(kind !== undefined && { kind }) }, context);
+    return validateFlat(entry, overrides, issuesOf(errors).map((issue) => problemAt(TOP, issue)));
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
   const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, context, misplacedField);
@@ -90,6 +93,26 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   const metadata = { name, description, category, tags, expect: value.expect };
   const given = Object.fromEntries(Object.entries(metadata).filter(([, field]) => field !== undefined));
   return { file: { version, kind, ...given, scenarios }, problems: [] };
+}
+
+/**
+ * A single entry written with `version: 2` (and `kind: runnable`) beside its fields, as the
+ * reference tool allows: no `scenarios` and no `defaults`, and a `signal_type`.
+ */
+function isSingleEntry(document: Record<string, unknown>): boolean {
+  return !Object.hasOwn(document, 'scenarios') && !Object.hasOwn(document, 'defaults') && Object.hasOwn(document, 'signal_type');
+}
+
+/** A single entry runs by itself: its file is runnable. */
+const singleEntryKind = andThen(string, (kind, u, c) =>
+  kind === 'runnable' ? t.success(kind) : t.failure(u, c, `expected runnable (a single entry runs by itself), got ${show(kind)}`),
+);
+
+/** A document that is one entry: a runnable file of that entry, which messages call `entry`. */
+function validateFlat(entry: Record<string, unknown>, overrides: CliOverrides, problems: readonly Problem[]): Validated {
+  const flat = validateEntries([entry], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
+  if (problems.length) return { problems: [...problems, ...flat.problems] };
+  return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
 }
 
 /** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */

@@ -5,7 +5,8 @@
  * the user never wrote (`--sink file: missing --endpoint`), once for the whole file.
  */
 import { formatPath, isMapping, type Issue, type Segment } from '../language/problems.js';
-import { SINK_KINDS } from '../sinks/kinds/index.js';
+import { SINK_KINDS, sinkKindOf } from '../sinks/kinds/index.js';
+import { encoderKindOf } from '../encoders/kinds/index.js';
 
 export interface CliOverrides {
   readonly rate?: number;
@@ -69,17 +70,17 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
     for (const key of Object.keys(overrides.labels)) flags.push({ path: ['labels', key], flag: `--label ${key}` });
   }
   if (overrides.encoder !== undefined) {
-    const kept = isMapping(raw.encoder) && raw.encoder.type === overrides.encoder;
+    const kept = isMapping(raw.encoder) && sameKind(encoderKindOf, raw.encoder.type, overrides.encoder);
     raw.encoder = kept ? raw.encoder : { type: overrides.encoder };
     flags.push(...typeSet('encoder', `--encoder ${overrides.encoder}`, kept));
   }
   if (overrides.sink !== undefined || overrides.endpoint !== undefined) {
     const current = isMapping(raw.sink) ? raw.sink : { type: 'stdout' };
-    const kept = overrides.sink === undefined || overrides.sink === current.type;
+    const kept = overrides.sink === undefined || sameKind(sinkKindOf, current.type, overrides.sink);
     const sink: Record<string, unknown> = kept ? { ...current } : { type: overrides.sink };
     if (overrides.sink !== undefined) flags.push(...typeSet('sink', `--sink ${overrides.sink}`, kept));
     if (overrides.endpoint !== undefined) {
-      const field = typeof sink.type === 'string' && Object.hasOwn(ADDRESS_FIELDS, sink.type) ? ADDRESS_FIELDS[sink.type] : undefined;
+      const field = sinkKindOf(sink.type)?.address?.field;
       if (field) {
         sink[field] = overrides.endpoint;
         flags.push({ path: ['sink', field], flag: '--endpoint' });
@@ -93,6 +94,11 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
   }
   const fields = Object.keys(raw).filter((key) => raw[key] !== entry[key]);
   return { raw, fields, flags, issues };
+}
+
+/** Whether two type names name one kind (an alias names its kind); unknown names are compared as written. */
+function sameKind(kindOf: (type: unknown) => { type: string } | undefined, a: unknown, b: string): boolean {
+  return a === b || (kindOf(a) !== undefined && kindOf(a) === kindOf(b));
 }
 
 /** What `--sink T` or `--encoder T` wrote: the type, and the whole mapping unless the entry's own was kept. */
@@ -116,7 +122,7 @@ export function flagIssue(issue: Issue, overridden: Overridden): FlagIssue | und
     // A field the flag's mapping lacks: the flag that gives it, or none.
     const type = String(parent.type);
     const message =
-      owner.path[0] === 'sink' && ADDRESS_FIELDS[type] === field
+      owner.path[0] === 'sink' && sinkKindOf(type)?.address?.field === field
         ? `missing --endpoint (the sink's ${field})`
         : `the ${type} ${owner.path[0]} needs ${field}, which no flag sets: write the ${owner.path[0]} in the scenario file`;
     return { flag: owner.flag, issue: { path: [], message }, field: issue.path };

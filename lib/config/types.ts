@@ -17,6 +17,9 @@ export interface MetricOverride {
   readonly generator?: GeneratorConfig;
   /** Merged over the metric's labels (pack and entry labels included); the override wins. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** The noise of an operational alias in `generator`: the metric's jitter, in place of the entry's. */
+  readonly jitter?: number;
+  readonly jitter_seed?: number;
 }
 
 /** One entry after defaults were applied. */

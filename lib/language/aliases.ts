@@ -7,15 +7,15 @@
  */
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { andThen, atLeast, failAt, integer, nonNegative, number, oneOf, strict, type Codec } from './combinators.js';
-import { duration, type GeneratorAlias } from './fields.js';
+import { Codec, andThen, atLeast, failAt, integer, nonNegative, number, oneOf, strict } from './combinators.js';
+import { duration, packGenerator, type GeneratorAlias } from './fields.js';
 import { isMapping, issuesOf, show, type Issue } from './problems.js';
 import { formatMs } from '../format.js';
 import * as limits from './limits.js';
 import type { GeneratorConfig } from './types.js';
 
 /** What an alias becomes: a generator, and the noise that becomes the entry's jitter. */
-interface Desugared {
+export interface Desugared {
   readonly generator: GeneratorConfig;
   readonly noise?: { readonly amount: number; readonly seed?: number };
 }
@@ -85,6 +85,22 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
   ),
 };
 
+/** The codec of the alias `u` names, if it names one. */
+function aliasOf(u: unknown): Codec<Desugared> | undefined {
+  return isMapping(u) && typeof u.type === 'string' && Object.hasOwn(ALIASES, u.type) ? ALIASES[u.type as GeneratorAlias] : undefined;
+}
+
+/**
+ * A pack metric's generator in `overrides`, an alias allowed: what it stands for, with its noise
+ * (which becomes the expanded entry's jitter).
+ */
+export const overrideGenerator = new Codec<Desugared>('generator', (u, c) => {
+  const alias = aliasOf(u);
+  if (alias) return alias.validate(u, c);
+  const decoded = packGenerator.validate(u, c);
+  return isRight(decoded) ? t.success({ generator: decoded.right }) : decoded;
+});
+
 /**
  * `fields` (an entry's or `defaults`' raw fields) with an alias in `generator` replaced by the
  * generator it stands for, and its noise by `jitter` and `jitter_seed`; the alias's problems
@@ -92,7 +108,7 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
  */
 export function desugarAlias(fields: Record<string, unknown>): { fields: Record<string, unknown>; issues: Issue[] } {
   const alias = fields.generator;
-  const codec = isMapping(alias) && typeof alias.type === 'string' && Object.hasOwn(ALIASES, alias.type) ? ALIASES[alias.type as GeneratorAlias] : undefined;
+  const codec = aliasOf(alias);
   if (!codec) return { fields, issues: [] };
   const root: t.Context = [{ key: '', type: t.unknown, actual: fields }];
   const decoded = codec.validate(alias, t.appendContext(root, 'generator', codec, alias));

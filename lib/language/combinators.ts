@@ -200,17 +200,28 @@ export function strict<R extends Props, O extends Props = {}>(
   });
 }
 
-/** A mapping whose `type` field picks the variant codec; each variant lists `type` among its own fields. */
-export function tagged<V extends Record<string, AnyCodec>>(what: string, variants: V): Codec<t.TypeOf<V[keyof V]>> {
+/**
+ * A mapping whose `type` field picks the variant codec; each variant lists `type` among its own
+ * fields. `aliases` maps other names of a variant (the names other tools use) to its own: the
+ * decoded value carries the variant's own name.
+ */
+export function tagged<V extends Record<string, AnyCodec>>(
+  what: string,
+  variants: V,
+  aliases: Readonly<Record<string, keyof V & string>> = {},
+): Codec<t.TypeOf<V[keyof V]>> {
   const type = oneOf(Object.keys(variants));
+  const canonical = (u: unknown): unknown => (typeof u === 'string' && Object.hasOwn(aliases, u) ? aliases[u] : u);
   return new Codec(what, (u, c) => {
     if (!isMapping(u)) {
-      return typeof u === 'string' && Object.hasOwn(variants, u)
+      const named = canonical(u);
+      return typeof named === 'string' && Object.hasOwn(variants, named)
         ? t.failure(u, c, `invalid type: expected a mapping such as {type: ${u}}, got ${describe(u)}`)
         : invalidType(u, c, 'a mapping');
     }
     if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
-    const decodedType = type.validate(u.type, t.appendContext(c, 'type', type, u.type));
-    return isRight(decodedType) ? variants[decodedType.right]!.validate(u, c) : decodedType;
+    const named = canonical(u.type);
+    const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
+    return isRight(decodedType) ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c) : decodedType;
   });
 }

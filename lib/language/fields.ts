@@ -208,17 +208,24 @@ function wrappingStep(g: { start: number; step_size: number; max: number }, u: u
 
 /**
  * The operational aliases (lib/language/aliases.ts). Entries and `defaults` have them rewritten
- * into a generator before validation; the generator codec meets one only where it cannot stand
- * (a pack metric, `overrides`), and says so.
+ * into a generator before validation, and `overrides` decode them (aliases.ts); the generator
+ * codec meets one only where it cannot stand (a pack file's metric), and says so.
  */
 export const GENERATOR_ALIASES = ['flap', 'saturation', 'leak', 'degradation', 'steady', 'spike_event'] as const;
 export type GeneratorAlias = (typeof GENERATOR_ALIASES)[number];
 const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
-  failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
+  failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry, of defaults or of a pack's overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
 );
 
 /** How a CSV is replayed (lib/generators/replay.ts): starting over at its end, and its time scaled. */
 const replayTiming = { repeat: boolean, timescale: atMost(atLeast(positive, limits.MIN_TIMESCALE), limits.MAX_TIMESCALE) };
+
+/** A replayed column by position; the time column (0) is not a series. */
+const csvColumn = strict('csv column', { index: atMost(positiveInteger, limits.MAX_CSV_COLUMNS) }, { name: metricName, labels });
+/** A replayed column: its header text or metric name, or `{index, name?, labels?}`. */
+const csvColumnChoice = new Codec<string | t.TypeOf<typeof csvColumn>>('csv column', (u, c) =>
+  isMapping(u) ? csvColumn.validate(u, c) : nonEmptyString.validate(u, c),
+);
 
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   constant: strict('constant generator', { type: oneOf(['constant']), value: number }),
@@ -247,7 +254,7 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
         : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
   ),
   csv_replay: andThen(
-    strict('csv_replay generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, { ...replayTiming, columns: list(nonEmptyString, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }) }),
+    strict('csv_replay generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, { ...replayTiming, columns: list(csvColumnChoice, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }) }),
     (g) => t.success({ type: 'csv_replay' as const, file: g.file, ...(g.columns && { columns: g.columns }), repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
   ),
   ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
@@ -290,8 +297,9 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
     },
   ),
   csv_replay: andThen(
-    strict('csv_replay log generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, replayTiming),
-    (g): t.Validation<LogGeneratorConfig> => t.success({ type: 'csv_replay', file: g.file, repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
+    strict('csv_replay log generator', { type: oneOf(['csv_replay']), file: nonEmptyString }, { ...replayTiming, default_severity: oneOf(SEVERITIES) }),
+    (g): t.Validation<LogGeneratorConfig> =>
+      t.success({ type: 'csv_replay', file: g.file, repeat: g.repeat ?? true, timescale: g.timescale ?? 1, default_severity: g.default_severity ?? 'info' }),
   ),
 });
 
@@ -351,9 +359,6 @@ export const whileGate = strict(
   { delay: strict('while.delay', {}, { open: duration, close: duration }), snap_to: number },
 );
 export type While = t.TypeOf<typeof whileGate>;
-
-/** `overrides` of a pack entry: per metric name, a generator and labels replacing or joining the pack's. */
-export const overrides = record(matching(NAME_PATTERN, 'a metric name'), strict('metric override', {}, { generator: packGenerator, labels }));
 
 export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')));
 

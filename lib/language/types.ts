@@ -36,12 +36,21 @@ export type GeneratorConfig =
 export interface CsvReplayGenerator {
   readonly type: 'csv_replay';
   readonly file: string;
-  /** Header texts or metric names of the columns to replay; absent: every column. */
-  readonly columns?: readonly string[];
+  /** The columns to replay: header texts or metric names, or columns by position; absent: every column. */
+  readonly columns?: readonly (string | CsvColumn)[];
   readonly repeat: boolean;
   readonly timescale: number;
   readonly table?: MetricTable;
   readonly series?: ReplaySeries;
+}
+
+/** A column of a replayed CSV by its position (the reference tool's form): 0 is the time, 1 the first series. */
+export interface CsvColumn {
+  readonly index: number;
+  /** The metric name of the column; absent: the header's, else the entry's `name`. */
+  readonly name?: string;
+  /** Merged over the header's and the entry's labels. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 /** When each row of a replayed CSV holds: ms after its first row, and the length of one pass. */
@@ -84,6 +93,8 @@ export interface CsvReplayLogGenerator {
   readonly file: string;
   readonly repeat: boolean;
   readonly timescale: number;
+  /** The severity of a row without one (no severity column, or an empty cell). */
+  readonly default_severity: Severity;
   /** The file as read (lib/config/csv-replay.ts), before compiling. */
   readonly table?: LogTable;
 }

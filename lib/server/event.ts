@@ -8,8 +8,8 @@ import { formatPath, issuesOf } from '../language/problems.js';
 import { pairing, unbuiltRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
-import { ENCODER_TYPES, encoderCodec } from '../encoders/kinds/index.js';
-import { SINK_TYPES, sinkCodec } from '../sinks/kinds/index.js';
+import { ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
+import { SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
 
 /** The body of `POST /events`, validated. */
@@ -40,9 +40,9 @@ export function decodeEvent(body: unknown): SingleEvent {
   }
   const other = branch === 'log' ? 'metric' : 'log';
   if (raw[other] !== undefined) throw shape(`${other}: not allowed with signal_type ${raw.signal_type}`);
-  for (const [field, types] of [['encoder', ENCODER_TYPES], ['sink', SINK_TYPES]] as const) {
+  for (const [field, types, kindOf] of [['encoder', ENCODER_TYPES, encoderKindOf], ['sink', SINK_TYPES, sinkKindOf]] as const) {
     const type = (raw[field] as { type?: unknown })?.type;
-    if (typeof type !== 'string' || !(types as readonly string[]).includes(type)) {
+    if (!kindOf(type)) {
       throw new HttpError(400, `unknown_${field}`, `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`);
     }
   }

@@ -18,6 +18,24 @@ scenarios:
     sink: {type: http_push, url: "http://127.0.0.1:9/push", headers: {Authorization: Bearer s3cret-token}}
 `;
 
+describe('svc run --dry-run of files written for other tools', () => {
+  const { scenario } = scenarioDir('svc-plan-compat-');
+
+  it('shows a single entry beside version: 2 as the one entry it is, with the canonical kind names', async () => {
+    const file = scenario(
+      'single.yaml',
+      'version: 2\nkind: runnable\nsignal_type: logs\nname: app\nrate: 1\nlog_generator: {type: template, templates: [{message: hi}]}\nsink: {type: loki, url: "http://127.0.0.1:3100"}\n',
+    );
+    const result = await svc(['run', '--dry-run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include('entry 1: app\n');
+    expect(result.stderr).to.match(/^ {2}sink: +logstore url=http:\/\/127\.0\.0\.1:3100/m);
+    expect(result.stderr).to.include('Validation: OK (1 scenario)');
+    const json = JSON.parse((await svc(['run', '--dry-run', '--format', 'json', file])).stdout);
+    expect(json.entries.map((e: { id: string; config: { sink: { type: string } } }) => [e.id, e.config.sink.type])).to.deep.equal([['app', 'logstore']]);
+  });
+});
+
 describe('svc run --format json and -o', () => {
   const { dir, scenario } = scenarioDir('svc-plan-output-');
 

@@ -195,6 +195,20 @@ metrics:
       ['web.http_requests_total#2', { status: '500', env: 'prod' }],
     ]);
   });
+
+  it('refuses an after or while naming the metric, which is several series, listing their ids', async () => {
+    const catalog = await Catalog.open(directory({ 'codes.yaml': CODES }));
+    const watching = (field: 'after' | 'while', ref: string) => [packed({ id: 'web', pack: 'codes' }), metric({ id: 'page', [field]: { ref, op: '>', value: 1 } })];
+    for (const field of ['after', 'while'] as const) {
+      expect(compileProblems(watching(field, 'web.http_requests_total'), { catalog })).to.deep.equal([
+        `scenarios[1] (page): ${field}.ref: "web.http_requests_total" names 2 series (web.http_requests_total {status="200"}, web.http_requests_total#2 {status="500"}): give the id of the one to watch`,
+      ]);
+    }
+    // Named by its id, the second series is watched (its value is 2: the condition holds at once).
+    expect(compileProblems(watching('after', 'web.http_requests_total#2'), { catalog })).to.deep.equal([
+      'scenarios[1] (page): after: web.http_requests_total#2 > 1 already holds at the first tick of web.http_requests_total#2 (value 2): the condition must become true later; to start at a fixed time use phase_offset',
+    ]);
+  });
 });
 
 describe('compile: the entry limit holds once packs are expanded', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
@@ -16,6 +16,8 @@ writeFileSync(
   ['Time,"{__name__=""rps"", pod=""a""}","{__name__=""rps"", pod=""b""}",errors', '0,10,20,1', '10,11,21,2', '20,12,22,3', ''].join('\n'),
 );
 writeFileSync(join(dir, 'app.csv'), ['timestamp,severity,message,user', '100,info,login,ann', '102,error,denied,bob', '106,warn,retry,ann', ''].join('\n'));
+writeFileSync(join(dir, 'unlevelled.csv'), ['timestamp,level,message', '100,,quiet', '102,error,loud', ''].join('\n'));
+writeFileSync(join(dir, 'plain.csv'), ['timestamp,message', '100,hello', ''].join('\n'));
 
 async function compile(scenarios: Record<string, unknown>[]): Promise<ScenarioPlan> {
   const file = await readReplays(load(v2(scenarios), { format: 'json' }), filesIn(dir));
@@ -65,6 +67,31 @@ describe('csv_replay: one entry per column', () => {
     expect(plan.plans[3]!.predictedStart).to.deep.include({ kind: 'after', at: 10_000 });
   });
 
+  it('columns as mappings pick columns by position (0 is the time), each with its own name and labels over the others', async () => {
+    const columns = [{ index: 3, name: 'error_total', labels: { pod: 'c' } }, { index: 1 }];
+    const plan = await compile([replay({ columns }, { id: 'rec', labels: { pod: 'entry', env: 'test' } })]);
+    expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
+      { id: 'rec.error_total', name: 'error_total', labels: { pod: 'c', env: 'test' } },
+      { id: 'rec.rps', name: 'rps', labels: { pod: 'entry', env: 'test' } },
+    ]);
+    expect(valuesAt(plan.scenarios[0]!, 3)).to.deep.equal([1, 1, 1]);
+  });
+
+  it('strings and mappings mix in one list; one chosen column keeps the entry\'s id', async () => {
+    const plan = await compile([replay({ columns: [{ index: 2, name: 'rps_b' }] })]);
+    expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([{ id: 'recorded', name: 'rps_b', labels: { pod: 'b' } }]);
+    const mixed = await compile([replay({ columns: ['errors', { index: 1 }] }, { id: 'rec' })]);
+    expect(mixed.scenarios.map((e) => e.id)).to.deep.equal(['rec.errors', 'rec.rps']);
+  });
+
+  it('refuses a column position the CSV does not have, and the time column, naming the field', async () => {
+    expect(await compileProblems([replay({ columns: [{ index: 4 }] })])).to.deep.equal([
+      'scenarios[0] (recorded): generator.columns[0].index: series.csv has 3 series columns after its time column (1 to 3: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors), so no column 4',
+    ]);
+    expect(() => load(v2([replay({ columns: [{ index: 0 }] })]), { format: 'json' })).to.throw(ConfigError, 'generator.columns[0].index: expected an integer greater than 0, got 0');
+    expect(() => load(v2([replay({ columns: [{ index: 1, nmae: 'x' }] })]), { format: 'json' })).to.throw(ConfigError, 'generator.columns[0].nmae: unknown field (did you mean name?)');
+  });
+
   it('refuses a column the CSV does not have', async () => {
     expect(await compileProblems([replay({ columns: ['errors', 'latency'] })])).to.deep.equal([
       'scenarios[0] (recorded): generator.columns[1]: series.csv has no column "latency" (its columns: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors)',
@@ -105,5 +132,52 @@ describe('csv_replay: values at known ticks', () => {
       ['login', 'login', 'denied', 'denied', 'denied', 'denied', 'retry', 'retry', 'retry', 'retry', 'login'],
     );
     expect(generate(2, 2000)).to.deep.equal({ severity: 'error', message: 'denied', fields: { user: 'bob' } });
+  });
+
+  it('default_severity is the severity of rows without one: an empty cell, or no severity column', async () => {
+    const severities = async (file: string, extra: Record<string, unknown>) => {
+      const [entry] = (await compile([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file, ...extra } }])).scenarios;
+      const generate = logGenerator(entry!.log_generator!);
+      return [0, 2].map((n) => generate(n, n * 1000).severity);
+    };
+    expect(await severities('unlevelled.csv', { default_severity: 'warn' })).to.deep.equal(['warn', 'error']);
+    expect(await severities('unlevelled.csv', {})).to.deep.equal(['info', 'error']);
+    expect(await severities('plain.csv', { default_severity: 'debug' })).to.deep.equal(['debug', 'debug']);
+    expect(() => load(v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file: 'plain.csv', default_severity: 'loud' } }]), { format: 'json' })).to.throw(
+      ConfigError,
+      'log_generator.default_severity: expected one of trace, debug, info, warn, error, fatal, got "loud"',
+    );
+  });
+});
+
+describe('csv_replay: where a relative file is found', () => {
+  const cwd = process.cwd();
+  const workDir = mkdtempSync(join(tmpdir(), 'svc-replay-cwd-'));
+  const scenarioDir = mkdtempSync(join(tmpdir(), 'svc-replay-scenario-'));
+  mkdirSync(join(workDir, 'data'));
+  writeFileSync(join(workDir, 'data', 'load.csv'), 'Time,load\n0,7\n10,8\n');
+  mkdirSync(join(scenarioDir, 'data'));
+  writeFileSync(join(scenarioDir, 'data', 'beside.csv'), 'Time,load\n0,1\n');
+  writeFileSync(join(workDir, 'data', 'beside.csv'), 'Time,load\n0,2\n');
+  const scenario = (file: string) => load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), { format: 'json' });
+  afterEach(() => process.chdir(cwd));
+
+  it('first beside the scenario file, then from the working directory', async () => {
+    process.chdir(workDir);
+    const valuesRead = async (file: string) => {
+      const generator = (await readReplays(scenario(file), filesIn(scenarioDir))).scenarios[0]!.generator!;
+      return generator.type === 'csv_replay' ? generator.table?.columns[0]!.values : undefined;
+    };
+    expect(await valuesRead('data/load.csv')).to.deep.equal([7, 8]);
+    expect(await valuesRead('data/beside.csv')).to.deep.equal([1]);
+  });
+
+  it('names both places it looked in when neither holds the file', async () => {
+    process.chdir(workDir);
+    const error = await readReplays(scenario('data/missing.csv'), filesIn(scenarioDir)).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigError);
+    expect((error as ConfigError).message).to.equal(
+      `data/missing.csv: cannot read the csv_replay file (no such file): looked for ${join(scenarioDir, 'data/missing.csv')} (from the scenario file's directory) and ${join(workDir, 'data/missing.csv')} (from the working directory)`,
+    );
   });
 });

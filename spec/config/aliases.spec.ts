@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { valueGenerator } from '../../lib/generators/value.js';
+import { ConfigError } from '../../lib/config/index.js';
+import { loadPack } from '../../lib/config/pack.js';
+import { compile } from '../compile/helpers.js';
 import { entryOf, entryProblems, load, metric, problems, v2 } from './helpers.js';
 
 const aliasOf = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
@@ -108,10 +111,29 @@ describe('operational aliases desugar into generators before validation', () => 
     ]);
   });
 
-  it('refuses an alias where it cannot stand (a pack override), saying what it is', () => {
-    const problems = entryProblems({ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides: { node_cpu_seconds_total: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } } } });
-    expect(problems).to.deep.equal([
-      'scenarios[0] (node_cpu): overrides.node_cpu_seconds_total.generator.type: "leak" is an operational alias, only allowed in the generator of an entry or of defaults; write the generator it stands for (docs/scenario-fields.md#operational-aliases)',
-    ]);
+  it('desugars an alias in a pack override too; its noise becomes that metric\'s jitter', () => {
+    const overrides = {
+      node_cpu_seconds_total: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } },
+      node_load1: { generator: { type: 'degradation', baseline: 1, ceiling: 4, time_to_degrade: '10m', noise: 0.2, noise_seed: 7 } },
+    };
+    const plan = compile([{ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides }]);
+    const byName = new Map(plan.scenarios.map((entry) => [entry.name, entry]));
+    expect(byName.get('node_cpu_seconds_total')).to.deep.include({ generator: { type: 'sawtooth', min: 0, max: 1, period_secs: 60 } });
+    expect(byName.get('node_cpu_seconds_total')!.jitter).to.equal(undefined);
+    expect(byName.get('node_load1')).to.deep.include({ generator: { type: 'sawtooth', min: 1, max: 4, period_secs: 600 }, jitter: 0.2, jitter_seed: 7 });
+    expect(byName.get('node_load5')!.jitter).to.equal(undefined);
+  });
+
+  it('names the alias field at fault in a pack override', () => {
+    const problems = entryProblems({ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides: { node_load1: { generator: { type: 'flap', up_duration: '1m' } } } });
+    expect(problems).to.deep.equal(['scenarios[0] (node_cpu): overrides.node_load1.generator.down_duration: missing required field']);
+  });
+
+  it('refuses an alias where it cannot stand (a pack file\'s metric), saying what it is', () => {
+    const text = JSON.stringify({ version: 2, kind: 'composable', name: 'p', description: 'd', metrics: [{ name: 'm', generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } }] });
+    expect(() => loadPack(text, { origin: 'p.json' })).to.throw(
+      ConfigError,
+      'metrics[0] (m): generator.type: "leak" is an operational alias, only allowed in the generator of an entry, of defaults or of a pack\'s overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)',
+    );
   });
 });

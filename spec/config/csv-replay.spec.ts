@@ -104,6 +104,8 @@ describe('csv_replay: reading the files of a scenario', () => {
   it('names a file it cannot read', async () => {
     const error = await readReplays(scenario('missing.csv'), filesIn(dir)).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ConfigError);
-    expect((error as ConfigError).message).to.equal(`${join(dir, 'missing.csv')}: cannot read the csv_replay file (no such file)`);
+    expect((error as ConfigError).message).to.equal(
+      `missing.csv: cannot read the csv_replay file (no such file): looked for ${join(dir, 'missing.csv')} (from the scenario file's directory) and ${join(process.cwd(), 'missing.csv')} (from the working directory)`,
+    );
   });
 });

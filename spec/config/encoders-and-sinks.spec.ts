@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { codecs } from '../../lib/config/index.js';
-import { entryOf, entryProblems, histogram, logs, metric, summary } from './helpers.js';
+import { entryOf, entryProblems, histogram, load, logs, metric, summary, v2 } from './helpers.js';
 
 /** A sink as its codec decodes it, before the entry rules. */
 function decodedSink(sink: unknown): unknown {
@@ -94,6 +94,20 @@ describe('encoder', () => {
 describe('sink', () => {
   const sinkOf = (sink: unknown, base = metric) => entryOf(base({ sink })).sink;
   const sinkProblems = (sink: unknown) => entryProblems(metric({ sink }));
+
+  it('takes other tools\' names of kinds as aliases, held by their own names: kafka, loki, prometheus_text', () => {
+    const entry = entryOf(metric({ sink: { type: 'kafka', brokers: 'k:9092', topic: 't' }, encoder: { type: 'prometheus_text', precision: 2 } }));
+    expect(entry.sink).to.deep.include({ type: 'broker', brokers: ['k:9092'], topic: 't' });
+    expect(entry.encoder).to.deep.equal({ type: 'metrics_text', precision: 2 });
+    expect(sinkOf({ type: 'loki', url: 'http://l:3100' }, logs)).to.deep.include({ type: 'logstore', url: 'http://l:3100' });
+    expect(sinkProblems({ type: 'kafka', brokers: 'k:9092' })).to.deep.equal(['scenarios[0] (cpu): sink.topic: missing required field']);
+  });
+
+  it('takes the aliases from flags too: --sink kafka --endpoint sets the brokers', () => {
+    const file = load(v2([metric({ sink: { type: 'broker', brokers: 'old:1', topic: 't' } })]), { overrides: { sink: 'kafka', endpoint: 'new:9092' } });
+    expect(file.scenarios[0]!.sink).to.deep.include({ type: 'broker', brokers: ['new:9092'], topic: 't' });
+    expect(load(v2([metric()]), { overrides: { encoder: 'prometheus_text' } }).scenarios[0]!.encoder).to.deep.equal({ type: 'metrics_text' });
+  });
 
   it('defaults to stdout', () => expect(entryOf(metric()).sink).to.deep.equal({ type: 'stdout' }));
 
@@ -207,8 +221,8 @@ describe('sink', () => {
   });
 
   it('names the allowed types', () => {
-    expect(sinkProblems({ type: 'kafka' })).to.deep.equal([
-      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafka"',
+    expect(sinkProblems({ type: 'kafak' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafak"',
     ]);
   });
 });

@@ -128,7 +128,23 @@ describe('loadScenario: single flat entry', () => {
   });
 
   it('treats a document with any v2 key as a v2 file', () => {
-    expect(problems({ ...metric(), version: 2 })).to.include('kind: missing required field (allowed: runnable, composable)');
+    expect(problems({ version: 2, defaults: { rate: 1 } })).to.deep.equal([
+      'kind: missing required field (allowed: runnable, composable)',
+      'scenarios: missing required field',
+    ]);
+  });
+
+  it('takes a single entry beside version: 2 (and kind: runnable) as that one entry', () => {
+    for (const top of [{ version: 2 }, { version: 2, kind: 'runnable' }]) {
+      const file = load({ ...top, ...metric() });
+      expect(file.flat).to.equal(true);
+      expect(file.scenarios.map((e) => e.id)).to.deep.equal(['cpu']);
+    }
+    expect(problems({ version: 3, kind: 'composable', ...metric({ rat: 1 }) })).to.deep.equal([
+      'version: expected 2, got 3',
+      'kind: expected runnable (a single entry runs by itself), got "composable"',
+      'entry (cpu): rat: unknown field (did you mean rate?)',
+    ]);
   });
 });
 

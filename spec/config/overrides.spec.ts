@@ -128,8 +128,8 @@ describe('CLI overrides', () => {
     });
 
     it('an unknown sink type is reported with the allowed values', () => {
-      expect(problems(v2([metric()]), { overrides: { sink: 'kafka', endpoint: 'k:1' } })).to.deep.equal([
-        '--sink kafka: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafka"',
+      expect(problems(v2([metric()]), { overrides: { sink: 'kafak', endpoint: 'k:1' } })).to.deep.equal([
+        '--sink kafak: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafak"',
       ]);
     });
 

@@ -24,16 +24,19 @@ export type EncoderType = EncoderConfig['type'];
 
 export const ENCODER_TYPES: readonly EncoderType[] = ENCODER_KINDS.map((kind) => kind.type);
 
-/** `encoder:`, decoded by its `type`. */
-export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec]))) as Codec<EncoderConfig>;
+/** Other tools' names of the kinds (`prometheus_text`), each to the kind's own. */
+export const ENCODER_ALIASES: Readonly<Record<string, EncoderType>> = Object.fromEntries(ENCODER_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
+
+/** `encoder:`, decoded by its `type` (an alias decodes as its kind). */
+export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec])), ENCODER_ALIASES) as Codec<EncoderConfig>;
 
 const byType = new Map<string, EncoderKind<string, EncoderConfig>>(
   ENCODER_KINDS.map((kind) => [kind.type, kind as unknown as EncoderKind<string, EncoderConfig>]),
 );
 
-/** The kind named `type`, or undefined for a type svc does not know. */
+/** The kind named `type` (or one of its aliases), or undefined for a type svc does not know. */
 export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig> | undefined {
-  return typeof type === 'string' ? byType.get(type) : undefined;
+  return typeof type === 'string' ? (byType.get(type) ?? byType.get(ENCODER_ALIASES[type] ?? '')) : undefined;
 }
 
 /**

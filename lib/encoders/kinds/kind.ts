@@ -10,6 +10,8 @@ import type { LogEncoder } from '../log-lines.js';
  */
 export interface EncoderKind<Type extends string = string, Config extends { type: Type } = { type: Type }> {
   readonly type: Type;
+  /** Other tools' names of this kind (`prometheus_text`), accepted as `type` and shown as {@link type}. */
+  readonly aliases?: readonly string[];
   /** Fields, defaults and validation of `encoder: {type: <Type>, ...}`. */
   readonly codec: Codec<Config>;
   /** The build feature it needs (spec: `remote-write`, `otlp`): its optional packages must be installed. */

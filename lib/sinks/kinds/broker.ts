@@ -35,6 +35,7 @@ const clientId = stringWhere((s) => s.length > 0 && s.length <= MAX_CLIENT_ID_LE
 
 export const brokerKind = defineSink({
   type: 'broker',
+  aliases: ['kafka'],
   codec: strict(
     'broker sink',
     { type: oneOf(['broker']), brokers, topic },

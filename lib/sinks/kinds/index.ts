@@ -26,12 +26,15 @@ export type SinkType = SinkConfig['type'];
 
 export const SINK_TYPES: readonly SinkType[] = SINK_KINDS.map((kind) => kind.type);
 
-/** `sink:`, decoded by its `type`. */
-export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec]))) as Codec<SinkConfig>;
+/** Other tools' names of the kinds (`kafka`), each to the kind's own. */
+export const SINK_ALIASES: Readonly<Record<string, SinkType>> = Object.fromEntries(SINK_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
+
+/** `sink:`, decoded by its `type` (an alias decodes as its kind). */
+export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec])), SINK_ALIASES) as Codec<SinkConfig>;
 
 const byType = new Map<string, SinkKind<string, SinkConfig>>(SINK_KINDS.map((kind) => [kind.type, kind as unknown as SinkKind<string, SinkConfig>]));
 
-/** The kind named `type`, or undefined for a type svc does not know. */
+/** The kind named `type` (or one of its aliases), or undefined for a type svc does not know. */
 export function sinkKindOf(type: unknown): SinkKind<string, SinkConfig> | undefined {
-  return typeof type === 'string' ? byType.get(type) : undefined;
+  return typeof type === 'string' ? (byType.get(type) ?? byType.get(SINK_ALIASES[type] ?? '')) : undefined;
 }

@@ -30,6 +30,8 @@ export interface SinkIssue {
  */
 export interface SinkKind<Type extends string = string, Config extends { type: Type } = { type: Type }> {
   readonly type: Type;
+  /** Other tools' names of this kind (`kafka`), accepted as `type` and shown as {@link type}. */
+  readonly aliases?: readonly string[];
   /** Fields, defaults and validation of `sink: {type: <Type>, ...}`. */
   readonly codec: Codec<Config>;
   /** Builds the sink (after validation refused a `feature` whose packages are missing). */

@@ -7,6 +7,7 @@ import { defineSink } from './kind.js';
 
 export const logstoreKind = defineSink({
   type: 'logstore',
+  aliases: ['loki'],
   codec: strict(
     'logstore sink',
     { type: oneOf(['logstore']), url: httpUrl },
