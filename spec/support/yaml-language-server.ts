@@ -9,11 +9,11 @@
  * makes it ask again. So the client answers those requests, and the server asks once on
  * `initialized`; `yaml/schema/store/initialized` tells when it has applied them.
  *
- * Schemas: a document's `# yaml-language-server: $schema=<ref>` modeline wins over any setting.
+ * Schemas come from a document's `# yaml-language-server: $schema=<ref>` modeline, which wins over
+ * the `yaml.schemas` setting (so that setting cannot stand a local file in for a modeline's URL).
  * A relative ref is resolved against the document's folder, so documents are opened under their
  * real `file://` URI. An http(s) ref is asked of the client (`vscode/content`, as VS Code's YAML
  * extension does), and answered from `schemaFiles` (URL -> local file), never from the network.
- * `yaml.schemas` (schema -> globs) applies to documents without a modeline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -42,10 +42,8 @@ import {
 
 export type { Diagnostic } from 'vscode-languageserver-protocol/node';
 
-/** How a server is started and what it is told. */
+/** What a server is told. */
 export interface YamlLanguageServerOptions {
-  /** `yaml.schemas`: schema (a path, relative to the working directory, or a URL) -> glob(s) of the documents it applies to, when they carry no modeline. */
-  schemas?: Record<string, string | string[]>;
   /** http(s) schema URL -> local file served in its place: the server is never let onto the network. */
   schemaFiles?: Record<string, string>;
   /** How long one start, or one document's diagnostics, may take before giving up. */
@@ -99,7 +97,6 @@ export class YamlLanguageServer {
   private async initialize(options: YamlLanguageServerOptions): Promise<void> {
     const yaml = {
       validate: true,
-      schemas: options.schemas ?? {},
       // Both stores are fetched from the internet.
       schemaStore: { enable: false },
       kubernetesCRDStore: { enable: false },
@@ -116,7 +113,7 @@ export class YamlLanguageServer {
     this.connection.listen();
     await this.connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
-      // As an editor opened at the repository: relative `yaml.schemas` paths start there.
+      // As an editor opened at the repository.
       rootUri: pathToFileURL(process.cwd()).href,
       capabilities: { workspace: { configuration: true } },
     });
@@ -135,26 +132,25 @@ export class YamlLanguageServer {
   async diagnose(path: string, text = readFileSync(path, 'utf8')): Promise<Diagnostic[]> {
     const uri = pathToFileURL(resolve(path)).href;
     if (this.diagnosticsWaiters.has(uri)) throw new Error(`${path} is already being diagnosed`);
-    const published = this.nextDiagnostics(uri);
     try {
-      await this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'yaml', version: ++this.lastVersion, text } });
-      return await this.within(`diagnostics of ${path}`, published);
+      const opened = { uri, languageId: 'yaml', version: ++this.lastVersion, text };
+      return await this.nextDiagnostics(uri, `diagnostics of ${path}`, () => this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: opened }));
     } finally {
       // The server clears a closed document's diagnostics: waiting for that keeps it from being
       // taken for the next diagnostics of the same path.
-      const cleared = this.nextDiagnostics(uri);
-      await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
-      await this.within(`cleared diagnostics of ${path}`, cleared);
+      await this.nextDiagnostics(uri, `cleared diagnostics of ${path}`, () => this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } }));
     }
   }
 
-  private nextDiagnostics(uri: string): Promise<Diagnostic[]> {
-    return new Promise((done) =>
-      this.diagnosticsWaiters.set(uri, ({ diagnostics }) => {
-        this.diagnosticsWaiters.delete(uri);
-        done(diagnostics);
-      }),
-    );
+  /** Does `send`, then waits, bounded, for the next diagnostics the server publishes for `uri`. */
+  private async nextDiagnostics(uri: string, what: string, send: () => Promise<void>): Promise<Diagnostic[]> {
+    const published = new Promise<Diagnostic[]>((done) => this.diagnosticsWaiters.set(uri, ({ diagnostics }) => done(diagnostics)));
+    try {
+      await send();
+      return await this.within(what, published);
+    } finally {
+      this.diagnosticsWaiters.delete(uri);
+    }
   }
 
   /** Shuts the server down as LSP asks (shutdown, exit), and kills it if that fails or takes too long. */
@@ -183,7 +179,8 @@ export class YamlLanguageServer {
     try {
       return await Promise.race([promise, timeout]);
     } catch (error) {
-      throw new Error(`yaml-language-server, ${what}: ${(error as Error).message}; it logged:\n${this.log.join('\n')}`, { cause: error });
+      const logged = this.log.length > 0 ? `; it logged:\n${this.log.join('\n')}` : '';
+      throw new Error(`yaml-language-server, ${what}: ${(error as Error).message}${logged}`, { cause: error });
     } finally {
       clearTimeout(timer);
     }
