@@ -101,12 +101,16 @@ describe('Helm chart (chart/)', function () {
         node[path.at(-1)!] = value;
         return schemaErrors(SCHEMA, copy);
       };
-      expect(wrong(['service', 'port'], '8080')).to.deep.equal(['$.service.port: expected integer']);
-      expect(wrong(['server', 'port'], 70000)).to.deep.equal(['$.server.port: expected at most 65535']);
-      expect(wrong(['image', 'pullPolicy'], 'Sometimes')).to.have.length(1);
-      expect(wrong(['scenarios'], { 'bad name.txt': 'x' })).to.deep.equal(['$.scenarios["bad name.txt"]: does not match ^[-_a-zA-Z0-9][-._a-zA-Z0-9]*\\.(yaml|yml|json)$']);
-      expect(wrong(['replicaCount'], 0)).to.deep.equal(['$.replicaCount: expected at least 1']);
-      expect(wrong(['servicemonitor'], {})).to.deep.equal(['$: unknown property servicemonitor']);
+      expect(wrong(['service', 'port'], '8080')).to.deep.equal(['/service/port: must be integer']);
+      expect(wrong(['server', 'port'], 70000)).to.deep.equal(['/server/port: must be <= 65535']);
+      expect(wrong(['image', 'pullPolicy'], 'Sometimes')).to.deep.equal(['/image/pullPolicy: must be equal to one of the allowed values']);
+      expect(wrong(['scenarios'], { 'bad name.txt': 'x' })).to.deep.equal([
+        '/scenarios: must match pattern "^[-_a-zA-Z0-9][-._a-zA-Z0-9]*\\.(yaml|yml|json)$" ("bad name.txt")',
+        '/scenarios: property name must be valid ("bad name.txt")',
+      ]);
+      expect(wrong(['replicaCount'], 0)).to.deep.equal(['/replicaCount: must be >= 1']);
+      // An empty instancePath is the document itself.
+      expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
   });
 
