@@ -4,7 +4,7 @@
  * fits wins: constant, trend (counter, leak or fall), two levels (step change, spikes, flapping),
  * sine, sawtooth. Each shape is judged against the rows by its normalised RMSE (the RMS of the
  * residual over the range of the values): it fits when that is at most {@link FIT_NRMSE}, or when
- * its residual is white noise (then it becomes the entry's `jitter`). Pure and deterministic;
+ * its residual is white noise, which then becomes the entry's `jitter`. Pure and deterministic;
  * O(n log n) in the rows.
  */
 import { isRight } from 'fp-ts/lib/Either.js';
@@ -43,6 +43,10 @@ export interface NoFit extends FitCommon {
 
 /** A fit without noise: residual RMS at most 5 % of the range of the values. */
 export const FIT_NRMSE = 0.05;
+/** A residual smaller than this (NRMSE) is the fit's own error (rounding, sampling), never jitter. */
+export const NOISE_FLOOR_NRMSE = 0.002;
+/** Noise has no value beyond this many RMS: Gaussian noise of 100,000 rows reaches about 4.4, uniform noise 1.8. */
+const NOISE_PEAK_RATIO = 5;
 /** Rows a series needs before any shape is tried: fewer say too little about a shape or its noise. */
 export const MIN_ROWS = 8;
 /** A periodic shape (sine, sawtooth, spikes, flapping) repeats at least this often within the data. */
@@ -137,22 +141,28 @@ function* candidatesOf(series: Series): Generator<Candidate> {
 }
 
 /**
- * How well a candidate fits: its NRMSE, and whether it fits: below {@link FIT_NRMSE}, or with a
- * residual that is white noise (no autocorrelation at lags 1 to 20 beyond what chance gives:
- * |r_k| under max(0.2, 4/√n)), whose amplitude is then returned as `noise`: √3 × its RMS, the
- * amplitude of uniform noise (svc's jitter) of that RMS.
+ * How well a candidate fits: its NRMSE, and whether it fits: at most {@link FIT_NRMSE}, or with a
+ * residual that is noise. A noise residual above {@link NOISE_FLOOR_NRMSE} (fitting or not without
+ * it) is returned as `noise`, the entry's jitter: √3 × its RMS, the amplitude of the uniform noise
+ * (svc's jitter) of that RMS.
  */
 function judge(series: Series, candidate: Candidate): { fits: boolean; nrmse: number; noise?: number } {
   const { t, v } = series;
   const residual = v.map((x, i) => x - candidate.model(t[i]!));
   const rms = Math.sqrt(residual.reduce((sum, r) => sum + r * r, 0) / residual.length);
   const nrmse = rms / (series.max - series.min);
-  if (nrmse <= FIT_NRMSE) return { fits: true, nrmse };
-  return isWhiteNoise(residual) ? { fits: true, nrmse, noise: Math.sqrt(3) * rms } : { fits: false, nrmse };
+  const noise = nrmse > NOISE_FLOOR_NRMSE && isNoise(residual, rms);
+  return { fits: noise || nrmse <= FIT_NRMSE, nrmse, ...(noise && { noise: Math.sqrt(3) * rms }) };
 }
 
-function isWhiteNoise(residual: readonly number[]): boolean {
+/**
+ * Whether a residual is noise, as svc's jitter makes: white (its autocorrelation at lags 1 to 20
+ * under max(0.2, 4/√n), what chance gives) and without outliers (no value beyond
+ * {@link NOISE_PEAK_RATIO} × its RMS: a rare spike is not noise).
+ */
+function isNoise(residual: readonly number[], rms: number): boolean {
   const n = residual.length;
+  if (residual.some((r) => Math.abs(r) > NOISE_PEAK_RATIO * rms)) return false;
   const mean = residual.reduce((sum, r) => sum + r, 0) / n;
   const centred = residual.map((r) => r - mean);
   const power = centred.reduce((sum, r) => sum + r * r, 0);
@@ -184,7 +194,7 @@ function trend(series: Series): Candidate {
   if (b > 0) {
     const max = series.level(a + b * span);
     const period_secs = significant(span / 1000);
-    return { shape: 'leak', generator: { type: 'sawtooth', min: start, max, period_secs }, model, found: `from ${fmt(start)} by ${perSecond}, to ${fmt(max)} over the data's ${fmt(period_secs)} s, then restarting` };
+    return { shape: 'leak', generator: { type: 'sawtooth', min: start, max, period_secs }, model, found: `from ${fmt(start)} by ${perSecond} to ${fmt(max)} over the data's ${fmt(period_secs)} s, restarting after that` };
   }
   return { shape: 'trend', generator: { type: 'step', start, step_size: significant(b * spacing) }, model, found: `from ${fmt(start)} by ${perSecond}` };
 }
