@@ -157,7 +157,7 @@ function judge(series: Series, candidate: Candidate): { fits: boolean; nrmse: nu
 
 /**
  * Whether a residual is noise, as svc's jitter makes: white (its autocorrelation at lags 1 to 20
- * under max(0.2, 4/√n), what chance gives) and without outliers (no value beyond
+ * under max(0.2, 3/√n): three standard errors of white noise's) and without outliers (no value beyond
  * {@link NOISE_PEAK_RATIO} × its RMS: a rare spike is not noise).
  */
 function isNoise(residual: readonly number[], rms: number): boolean {
@@ -167,7 +167,7 @@ function isNoise(residual: readonly number[], rms: number): boolean {
   const centred = residual.map((r) => r - mean);
   const power = centred.reduce((sum, r) => sum + r * r, 0);
   if (power === 0) return true;
-  const limit = Math.max(0.2, 4 / Math.sqrt(n));
+  const limit = Math.max(0.2, 3 / Math.sqrt(n));
   for (let lag = 1; lag <= Math.min(NOISE_LAGS, Math.floor(n / 4)); lag++) {
     let sum = 0;
     for (let i = lag; i < n; i++) sum += centred[i]! * centred[i - lag]!;
