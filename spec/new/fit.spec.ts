@@ -118,6 +118,12 @@ describe('new: fitSeries', () => {
       near(found.period_secs, 120, 0.02, 'period');
     });
 
+    it('a counter that wraps (a step with max) is a sawtooth through the same values', () => {
+      const fit = fitSampled({ type: 'step', start: 0, step_size: 5, max: 100 }, 420, 1000);
+      // 21 values a cycle, 0 to 100: a sawtooth from 0 to 105 over 21 s takes them at whole seconds.
+      expect(fit.generator).to.deep.equal({ type: 'sawtooth', min: 0, max: 105, period_secs: 21 });
+    });
+
     it('a sawtooth that starts mid-ramp says where its ramp starts; with noise, the noise is jitter', () => {
       const fit = fitSampled({ type: 'sawtooth', min: 0, max: 50, period_secs: 600 }, 3000, 1000, { jitter: 2, shiftMs: 250_000 });
       near(generatorOf(fit, 'sawtooth').period_secs, 600, 0.02, 'period');

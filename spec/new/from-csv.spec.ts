@@ -1,7 +1,11 @@
 import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError, loadScenario } from '../../lib/config/index.js';
-import { metricTable } from '../../lib/config/csv-replay.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import { filesIn, metricTable, readReplays } from '../../lib/config/csv-replay.js';
 import { valueGenerator } from '../../lib/generators/value.js';
 import { LOCAL_YAML_BUDGET } from '../../lib/language/limits.js';
 import type { GeneratorConfig } from '../../lib/language/types.js';
@@ -198,6 +202,19 @@ describe('new: scenarioFromCsv', () => {
       // The column names exactly the header that csv_replay will look for.
       expect(metricTable(csv, 'latency.csv').columns.map((c) => c.header)).to.deep.equal(entry!.generator.columns);
       expect(entry).to.include({ name: 'latency', rate: 1 });
+    });
+
+    it('replays the very column it names: read and compiled beside the CSV, its series is the recorded one', async () => {
+      const walk = randomWalk(300, 1000);
+      const wave = sampled({ type: 'sine', amplitude: 1, period_secs: 60, offset: 0 }, 300, 1000);
+      const dir = mkdtempSync(join(tmpdir(), 'svc-new-'));
+      const csv = grafanaCsv(walk.times, [{ name: 'wave', values: wave.values }, { name: 'walk', labels: { job: 'api' }, values: walk.values }]);
+      writeFileSync(join(dir, 'two.csv'), csv);
+      const yaml = scenarioFromCsv(csv, 'two.csv', 'two.csv');
+      const read = await readReplays(loadScenario(yaml, { origin: join(dir, 'two.yaml') }), filesIn(dir)).finally(() => rmSync(dir, { recursive: true }));
+      const [, replayed] = compileScenario(read, { origin: 'two.yaml' }).scenarios;
+      expect(replayed).to.deep.include({ name: 'walk', labels: { job: 'api' } });
+      expect(replayed!.generator?.type === 'csv_replay' && replayed!.generator.series?.values).to.deep.equal(walk.values);
     });
 
     it('validates, fitted and replayed entries side by side', () => {
