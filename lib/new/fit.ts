@@ -10,7 +10,7 @@
 import { isRight } from 'fp-ts/lib/Either.js';
 import { generator as generatorCodec } from '../language/fields.js';
 import type { GeneratorConfig } from '../language/types.js';
-import { MAX_RATE, MIN_RATE } from '../language/limits.js';
+import { MAX_PERIOD_SECS, MAX_RATE, MIN_RATE } from '../language/limits.js';
 import { dominantPeriodMs } from './periodogram.js';
 
 /** What a series was found to be. */
@@ -22,7 +22,7 @@ export type SeriesFit = ShapeFit | NoFit;
 interface FitCommon {
   /** Events per second of the data: one over its median row spacing (1 for a single row). */
   readonly rate: number;
-  /** Normalised RMSE of the chosen shape (or of the best one tried, without a fit): 0 is exact. */
+  /** Normalised RMSE of the chosen shape (without a fit: of the closest shape, NaN when none was tried): 0 is exact. */
   readonly quality: number;
   /** One line for a person: what was found, its parameters, how well it fits. */
   readonly note: string;
@@ -83,15 +83,15 @@ interface Series {
 }
 
 /**
- * The generator that reproduces `values` sampled at `timesMs` (increasing, of the same length),
- * with the entry's rate and jitter, and a note; a {@link NoFit} when no shape fits.
+ * The generator that reproduces `values` (finite) sampled at `timesMs` (increasing, as many), with
+ * the entry's rate and jitter, and a note; a {@link NoFit} when no shape fits.
  */
 export function fitSeries(timesMs: readonly number[], values: readonly number[]): SeriesFit {
   if (timesMs.length !== values.length || values.length === 0) throw new Error(`fitSeries: ${timesMs.length} times for ${values.length} values`);
   const series = seriesOf(timesMs, values);
   const rate = clamp(significant(1000 / series.spacing), MIN_RATE, MAX_RATE);
   if (series.max === series.min) {
-    return { shape: 'constant', generator: { type: 'constant', value: series.min }, rate, quality: 0, note: `constant ${fmt(series.min)}; fits exactly` };
+    return { shape: 'constant', generator: { type: 'constant', value: series.min }, rate, quality: 0, note: `constant: value ${fmt(series.min)}; fits exactly` };
   }
   if (values.length < MIN_ROWS) return { shape: 'none', rate, quality: NaN, note: `only ${values.length} rows (fewer than ${MIN_ROWS}): replayed as recorded` };
   let best: { candidate: Candidate; nrmse: number } | undefined;
@@ -177,26 +177,26 @@ function isNoise(residual: readonly number[], rms: number): boolean {
 }
 
 /**
- * A straight line (least squares). Never falling (a counter): `step` at the fitted rate per tick.
- * Rising otherwise (a gauge that leaks): the `leak` alias's sawtooth, from the start value to the
- * value at the end of the data over the data's span, so it restarts as a leaking process does.
- * Falling: `step` with a negative step_size.
+ * A straight line (least squares). Never falling (a counter): `step` at the fitted increase per
+ * tick. Rising otherwise (a gauge that leaks): the `leak` alias's sawtooth, from the start value
+ * to the value at the end of the data over the data's span, so it restarts as a leaking process
+ * does. Falling, or rising over a span longer than a sawtooth's period may be: `step` (a trend,
+ * which from-csv.ts marks a gauge).
  */
 function trend(series: Series): Candidate {
   const { t, v, spacing, span } = series;
   const [a, b] = lineThrough(t, v);
   const start = series.level(a);
   const model = (x: number) => a + b * x;
-  const perSecond = `${fmt(b * 1000)}/s`;
-  if (b > 0 && v.every((x, i) => i === 0 || x >= v[i - 1]!)) {
-    return { shape: 'counter', generator: { type: 'step', start, step_size: significant(b * spacing) }, model, found: `from ${fmt(start)} by ${perSecond}` };
-  }
-  if (b > 0) {
+  const step: GeneratorConfig = { type: 'step', start, step_size: significant(b * spacing) };
+  const found = `from ${fmt(start)} by ${fmt(b * 1000)}/s`;
+  if (b > 0 && v.every((x, i) => i === 0 || x >= v[i - 1]!)) return { shape: 'counter', generator: step, model, found };
+  if (b > 0 && span / 1000 <= MAX_PERIOD_SECS) {
     const max = series.level(a + b * span);
     const period_secs = significant(span / 1000);
-    return { shape: 'leak', generator: { type: 'sawtooth', min: start, max, period_secs }, model, found: `from ${fmt(start)} by ${perSecond} to ${fmt(max)} over the data's ${fmt(period_secs)} s, restarting after that` };
+    return { shape: 'leak', generator: { type: 'sawtooth', min: start, max, period_secs }, model, found: `${found} to ${fmt(max)} over the data's ${fmt(period_secs)} s, restarting after that` };
   }
-  return { shape: 'trend', generator: { type: 'step', start, step_size: significant(b * spacing) }, model, found: `from ${fmt(start)} by ${perSecond}` };
+  return { shape: 'trend', generator: step, model, found };
 }
 
 /** Intercept and slope of the least-squares line through (x, y). */

@@ -45,8 +45,8 @@ function entryOf(fit: SeriesFit, name: string, labels: Readonly<Record<string, s
     signal_type: 'metrics',
     rate: fit.rate,
     generator,
-    // A falling step is not a counter, which a step is by default.
-    ...(generator.type === 'step' && generator.step_size < 0 && { metric_type: 'gauge' }),
+    // A step is a counter by default; a trend that is not one is a gauge.
+    ...(fit.shape === 'trend' && { metric_type: 'gauge' }),
     ...(fit.jitter !== undefined && { jitter: fit.jitter }),
     ...(Object.keys(labels).length > 0 && { labels }),
   };

@@ -65,6 +65,12 @@ describe('new: fitSeries', () => {
       expect(saw.min).to.be.closeTo(100, 2);
       near(fit.jitter!, 5, 0.1, 'jitter');
     });
+
+    it('a noisy rise over more than 365 days (longer than a sawtooth period may be) is a step, not a leak', () => {
+      const fit = fitSampled({ type: 'step', start: 0, step_size: 10 }, 1000, 12 * 3_600_000, { jitter: 50 });
+      expect(fit.shape).to.equal('trend');
+      near(generatorOf(fit, 'step').step_size, 10, 0.05, 'step_size');
+    });
   });
 
   describe('sine', () => {

@@ -245,7 +245,7 @@ describe('new: scenarioFromCsv', () => {
       const lines = yaml.split('\n');
       const above = lines.flatMap((line, i) => (line.startsWith('  - name: ') ? [lines[i - 1]] : []));
       expect(above).to.have.length(2);
-      expect(above[0]).to.equal('  # {__name__="up", instance="web-1"}: constant 1; fits exactly');
+      expect(above[0]).to.equal('  # {__name__="up", instance="web-1"}: constant: value 1; fits exactly');
       expect(above[1]).to.match(/^ {2}# \{__name__="drift"\}: no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/);
     });
 
