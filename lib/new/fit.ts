@@ -47,14 +47,16 @@ export const FIT_NRMSE = 0.05;
 export const NOISE_FLOOR_NRMSE = 0.002;
 /** Noise has no value beyond this many RMS: Gaussian noise of 100,000 rows reaches about 4.4, uniform noise 1.8. */
 const NOISE_PEAK_RATIO = 5;
-/** Rows a series needs before any shape is tried: fewer say too little about a shape or its noise. */
+/** Rows a series needs before any shape is tried: fewer say too little about a shape. */
 export const MIN_ROWS = 8;
+/** Rows a residual needs to be taken for noise: fewer cannot tell noise from a shape not found. */
+export const MIN_NOISE_ROWS = 50;
 /** A periodic shape (sine, sawtooth, spikes, flapping) repeats at least this often within the data. */
 export const MIN_CYCLES = 2;
 /** Lags of the autocorrelation that the white-noise test looks at. */
 const NOISE_LAGS = 20;
-/** Refining steps of the sine's period (golden section): the bracket shrinks to 0.618^40 ≈ 4e-9 of its width. */
-const PERIOD_REFINEMENTS = 40;
+/** Refining steps of the sine's period (golden section): the bracket, two frequency bins, shrinks to 0.618^24 ≈ 1e-5 of its width. */
+const PERIOD_REFINEMENTS = 24;
 /** Rounds of the two-level split (1-D k-means with k = 2): it settles in a few. */
 const SPLIT_ROUNDS = 10;
 
@@ -142,7 +144,7 @@ function* candidatesOf(series: Series): Generator<Candidate> {
 
 /**
  * How well a candidate fits: its NRMSE, and whether it fits: at most {@link FIT_NRMSE}, or with a
- * residual that is noise. A noise residual above {@link NOISE_FLOOR_NRMSE} (fitting or not without
+ * residual of at least {@link MIN_NOISE_ROWS} rows that is noise. A noise residual above {@link NOISE_FLOOR_NRMSE} (fitting or not without
  * it) is returned as `noise`, the entry's jitter: √3 × its RMS, the amplitude of the uniform noise
  * (svc's jitter) of that RMS.
  */
@@ -151,7 +153,7 @@ function judge(series: Series, candidate: Candidate): { fits: boolean; nrmse: nu
   const residual = v.map((x, i) => x - candidate.model(t[i]!));
   const rms = Math.sqrt(residual.reduce((sum, r) => sum + r * r, 0) / residual.length);
   const nrmse = rms / (series.max - series.min);
-  const noise = nrmse > NOISE_FLOOR_NRMSE && isNoise(residual, rms);
+  const noise = nrmse > NOISE_FLOOR_NRMSE && residual.length >= MIN_NOISE_ROWS && isNoise(residual, rms);
   return { fits: noise || nrmse <= FIT_NRMSE, nrmse, ...(noise && { noise: Math.sqrt(3) * rms }) };
 }
 

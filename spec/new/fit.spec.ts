@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FIT_NRMSE, MIN_ROWS, fitSeries, type SeriesFit } from '../../lib/new/fit.js';
+import { FIT_NRMSE, MIN_NOISE_ROWS, MIN_ROWS, fitSeries, type SeriesFit } from '../../lib/new/fit.js';
 import { MAX_GRID_POINTS, dominantPeriodMs, evenGrid } from '../../lib/new/periodogram.js';
 import type { GeneratorConfig } from '../../lib/language/types.js';
 import { randomWalk, sampled, type Recorded, type SampleOptions } from './series.js';
@@ -172,6 +172,11 @@ describe('new: fitSeries', () => {
       expect(fit.generator).to.equal(undefined);
       expect(fit.quality).to.be.above(FIT_NRMSE);
       expect(fit.note).to.match(/^no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/);
+    });
+
+    it(`noise is not told from a shape not found in fewer than ${MIN_NOISE_ROWS} rows: a noisy constant of ${MIN_NOISE_ROWS - 1} is replayed`, () => {
+      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS - 1, 1000, { jitter: 2 }).shape).to.equal('none');
+      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS, 1000, { jitter: 2 }).shape).to.equal('constant');
     });
 
     it(`fewer than ${MIN_ROWS} rows that are not flat are replayed`, () => {
