@@ -44,7 +44,7 @@ export interface NoFit extends FitCommon {
 /** A fit without noise: residual RMS at most 5 % of the range of the values. */
 export const FIT_NRMSE = 0.05;
 /** A residual smaller than this (NRMSE) is the fit's own error (rounding, sampling), never jitter. */
-export const NOISE_FLOOR_NRMSE = 0.002;
+const NOISE_FLOOR_NRMSE = 0.002;
 /** Noise has no value beyond this many RMS: Gaussian noise of 100,000 rows reaches about 4.4, uniform noise 1.8. */
 const NOISE_PEAK_RATIO = 5;
 /** Rows a series needs before any shape is tried: fewer say too little about a shape. */
@@ -52,7 +52,7 @@ export const MIN_ROWS = 8;
 /** Rows a residual needs to be taken for noise: fewer cannot tell noise from a shape not found. */
 export const MIN_NOISE_ROWS = 50;
 /** A periodic shape (sine, sawtooth, spikes, flapping) repeats at least this often within the data. */
-export const MIN_CYCLES = 2;
+const MIN_CYCLES = 2;
 /** Lags of the autocorrelation that the white-noise test looks at. */
 const NOISE_LAGS = 20;
 /** Refining steps of the sine's period (golden section): the bracket, two frequency bins, shrinks to 0.618^24 ≈ 1e-5 of its width. */
