@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/language', 'lib/protocols'],
   ['lib/generators', 'lib/encoders', 'lib/sinks'],
   ['lib/config'],
-  ['lib/catalog'],
+  ['lib/catalog', 'lib/new'],
   ['lib/compile'],
   ['lib/runtime'],
   ['lib/alert-test'],
