@@ -6,6 +6,7 @@ import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { RunCommand } from './commands/run.js';
+import { SchemaCommand } from './commands/schema.js';
 import { TestCommand } from './commands/test.js';
 import { VersionCommand } from './commands/version.js';
 import { program, runProgram } from './program.js';
@@ -19,6 +20,7 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   cli.register(LogsCommand);
   cli.register(CatalogListCommand);
   cli.register(CatalogShowCommand);
+  cli.register(SchemaCommand);
   cli.register(HelpCommand);
   cli.register(VersionCommand);
 

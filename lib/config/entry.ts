@@ -1,7 +1,7 @@
 /** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
 import * as t from 'io-ts';
 import { decodeFields } from '../language/combinators.js';
-import { entryFields, type EntryField, type EntryFields } from './entry-fields.js';
+import { REQUIRED_ENTRY_FIELDS, entryFields, type EntryField, type EntryFields } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
 import { familyOf } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
@@ -57,7 +57,7 @@ export function entryId(fields: EntryFields): string | undefined {
 export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
   const desugared = desugarAlias(written);
   const raw = desugared.fields;
-  const { value: fields, errors } = decodeFields(entryFields, ['signal_type', 'rate'], raw, [{ key: '', type: t.unknown, actual: raw }]);
+  const { value: fields, errors } = decodeFields(entryFields, REQUIRED_ENTRY_FIELDS, raw, [{ key: '', type: t.unknown, actual: raw }]);
   // An alias that failed is still the generator: its problems replace the generator codec's.
   const issues = [...desugared.issues, ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator')), ...crossFieldIssues(fields, raw)];
   return issues.length ? { fields, issues } : { fields, issues, entry: normalise(fields) };

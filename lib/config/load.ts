@@ -33,6 +33,8 @@ export interface LoadOptions {
 /** A document with any of these keys is a v2 file; without them it is a single flat entry. */
 const FILE_FIELDS = ['version', 'kind', 'defaults', 'scenarios'];
 
+export const REQUIRED_FILE_FIELDS: readonly (keyof typeof fileFields)[] = ['version', 'kind', 'scenarios'];
+
 /** Top-level fields of a pack file (pack.ts), misplaced in a scenario file. */
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
@@ -72,7 +74,7 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     return validateFlat(entry, overrides, issuesOf(errors).map((issue) => problemAt(TOP, issue)));
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
-  const { value, errors } = decodeFields(fileFields, ['version', 'kind', 'scenarios'], document, context, misplacedField);
+  const { value, errors } = decodeFields(fileFields, REQUIRED_FILE_FIELDS, document, context, misplacedField);
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
   const top = [
     ...issuesOf(errors).map((issue) => problemAt(TOP, issue)),
@@ -96,15 +98,21 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
 }
 
 /**
+ * A document that is one entry beside `version: 2`: no `scenarios` and no `defaults`, and a
+ * `signal_type` (lib/config/schema.ts tells the documents apart the same way).
+ */
+export const SINGLE_ENTRY = { without: ['scenarios', 'defaults'], with: 'signal_type' } as const;
+
+/**
  * A single entry written with `version: 2` (and `kind: runnable`) beside its fields, as the
  * reference tool allows: no `scenarios` and no `defaults`, and a `signal_type`.
  */
 function isSingleEntry(document: Record<string, unknown>): boolean {
-  return !Object.hasOwn(document, 'scenarios') && !Object.hasOwn(document, 'defaults') && Object.hasOwn(document, 'signal_type');
+  return SINGLE_ENTRY.without.every((key) => !Object.hasOwn(document, key)) && Object.hasOwn(document, SINGLE_ENTRY.with);
 }
 
 /** A single entry runs by itself: its file is runnable. */
-const singleEntryKind = andThen(string, (kind, u, c) =>
+export const singleEntryKind = andThen(string, (kind, u, c) =>
   kind === 'runnable' ? t.success(kind) : t.failure(u, c, `expected runnable (a single entry runs by itself), got ${show(kind)}`),
 );
 

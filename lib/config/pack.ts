@@ -22,21 +22,39 @@ const kind = new Codec<'composable'>(
         ? t.success('composable')
         : t.failure(u, c, `expected composable (a pack file), got ${show(u)}`),
   'a pack file has kind composable',
+  () => ({ const: 'composable', description: 'A pack is a composable file.' }),
 );
 
-const packMetric = strict('pack metric', { name: metricName }, { generator: packGenerator, labels, metric_type: metricType, help: string });
+const packMetric = strict(
+  'pack metric',
+  { name: metricName.describe('The metric name; also the key of overrides.<name> and the suffix of the expanded id <entry id>.<name>.') },
+  {
+    generator: packGenerator,
+    labels: labels.describe('Labels of this metric; they win over shared_labels.'),
+    metric_type: metricType.describe('Default counter for a step generator, gauge otherwise.'),
+    help: string.describe('The text of the # HELP line.'),
+  },
+);
 
 export const packFields = {
   version: fileFields.version,
   kind,
-  name: catalogName,
+  name: catalogName.describe('What entries write as pack: <name>; built-in packs of the same name are found first.'),
   ...catalogMetadata(),
-  shared_labels: labels,
-  metrics: new Codec<unknown[]>('metrics', (u, c) => {
-    if (!Array.isArray(u)) return invalidType(u, c, 'a list of metrics');
-    return u.length ? t.success(u) : t.failure(u, c, 'expected at least one metric, got an empty list');
-  }),
+  shared_labels: labels.describe('Labels on every metric of the pack; a metric\'s own labels win.'),
+  // Metrics are kept raw: each one is validated on its own, so every problem is reported.
+  metrics: new Codec<unknown[]>(
+    'metrics',
+    (u, c) => {
+      if (!Array.isArray(u)) return invalidType(u, c, 'a list of metrics');
+      return u.length ? t.success(u) : t.failure(u, c, 'expected at least one metric, got an empty list');
+    },
+    undefined,
+    (child) => ({ type: 'array', minItems: 1, items: child(packMetric), description: 'The metrics an entry with pack: <name> expands into, one entry each.' }),
+  ),
 };
+
+export const REQUIRED_PACK_FIELDS: readonly (keyof typeof packFields)[] = ['version', 'kind', 'name', 'description', 'metrics'];
 
 /** A parsed document that is a pack file rather than a scenario file: it has `metrics` and no `scenarios`. */
 export function isPackDocument(document: unknown): document is Record<string, unknown> {
@@ -75,7 +93,7 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
     return { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a pack file), got ${describe(document)}` })] };
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
-  const { value, errors } = decodeFields(packFields, ['version', 'kind', 'name', 'description', 'metrics'], document, context, (key, known) =>
+  const { value, errors } = decodeFields(packFields, REQUIRED_PACK_FIELDS, document, context, (key, known) =>
     key === 'scenarios' ? 'a pack file lists metrics, not scenarios' : didYouMean(key, known),
   );
   const problems = issuesOf(errors).map((issue) => problemAt(TOP, issue));

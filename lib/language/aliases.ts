@@ -7,8 +7,8 @@
  */
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { Codec, andThen, atLeast, failAt, integer, nonNegative, number, oneOf, strict } from './combinators.js';
-import { duration, packGenerator, type GeneratorAlias } from './fields.js';
+import { Codec, andThen, atLeast, failAt, integer, nonNegative, number, oneOf, strict, taggedSchema } from './combinators.js';
+import { GENERATOR_VARIANTS, PACK_GENERATOR_VARIANTS, duration, generator, packGenerator, type GeneratorAlias } from './fields.js';
 import { isMapping, issuesOf, show, type Issue } from './problems.js';
 import { formatMs } from '../format.js';
 import * as limits from './limits.js';
@@ -21,9 +21,12 @@ export interface Desugared {
 }
 
 /** A period of an alias: at least the 1 ms a generator period takes. */
-const period = atLeast(duration, 1, ' ms');
+const period = atLeast(duration, 1, ' ms').withSchema((child) => child(duration));
 const seconds = (ms: number) => ms / 1000;
-const noiseFields = { noise: nonNegative, noise_seed: integer };
+const noiseFields = {
+  noise: nonNegative.describe('Uniform noise ± noise on every value: becomes the entry\'s jitter.'),
+  noise_seed: integer.describe('Seed of the noise: becomes the entry\'s jitter_seed.'),
+};
 
 function ceilingAbove<A extends { baseline: number; ceiling: number }>(a: A, u: unknown, c: t.Context): t.Validation<A> {
   return a.baseline < a.ceiling ? t.success(a) : failAt(u, c, 'ceiling', `expected a number greater than baseline (${a.baseline}), got ${a.ceiling}`);
@@ -36,7 +39,12 @@ function withNoise(a: { noise?: number; noise_seed?: number }, u: unknown, c: t.
 
 /** A ramp from baseline to ceiling over the duration in field `time`, then back to baseline: a sawtooth. */
 function ramp(name: string, time: string, optional: Partial<typeof noiseFields>): Codec<Desugared> {
-  const required = { type: oneOf([name]), baseline: number, ceiling: number, [time]: period } as { type: Codec<string>; baseline: Codec<number>; ceiling: Codec<number> };
+  const required = {
+    type: oneOf([name]),
+    baseline: number.describe('The value at the start and after each reset.'),
+    ceiling: number.describe('The value reached at the end of the ramp; above baseline.'),
+    [time]: period.describe('How long the ramp from baseline to ceiling takes.'),
+  } as { type: Codec<string>; baseline: Codec<number>; ceiling: Codec<number> };
   return andThen(andThen(strict(`${name} generator`, required, optional), ceilingAbove), (a, u, c) => {
     const ms = (a as unknown as Record<string, number>)[time]!;
     return withNoise(a as { noise?: number; noise_seed?: number }, u, c, { type: 'sawtooth', min: a.baseline, max: a.ceiling, period_secs: seconds(ms) });
@@ -50,8 +58,12 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
   flap: andThen(
     strict(
       'flap generator',
-      { type: oneOf(['flap']), up_duration: period, down_duration: period },
-      { up_value: number, down_value: number, enum: oneOf(Object.keys(FLAP_STATES) as (keyof typeof FLAP_STATES)[]) },
+      { type: oneOf(['flap']), up_duration: period.describe('How long each up state lasts.'), down_duration: period.describe('How long each down state lasts.') },
+      {
+        up_value: number.describe('The value while up; default from enum.'),
+        down_value: number.describe('The value while down; default from enum.'),
+        enum: oneOf(Object.keys(FLAP_STATES) as (keyof typeof FLAP_STATES)[]).describe('The two states\' values: boolean (up 1, down 0, the default) or oper_status (SNMP ifOperStatus: up 1, down 2).'),
+      },
     ),
     (a, u, c): t.Validation<Desugared> => {
       const cycle = a.up_duration + a.down_duration;
@@ -68,11 +80,23 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
   saturation: ramp('saturation', 'time_to_saturate', {}),
   leak: ramp('leak', 'time_to_ceiling', {}),
   degradation: ramp('degradation', 'time_to_degrade', noiseFields),
-  steady: andThen(strict('steady generator', { type: oneOf(['steady']), center: number, amplitude: number, period }, noiseFields), (a, u, c) =>
-    withNoise(a, u, c, { type: 'sine', amplitude: a.amplitude, period_secs: seconds(a.period), offset: a.center }),
+  steady: andThen(
+    strict(
+      'steady generator',
+      { type: oneOf(['steady']), center: number.describe('The centre line.'), amplitude: number.describe('Half the swing around center.'), period: period.describe('One cycle of the swing.') },
+      noiseFields,
+    ),
+    (a, u, c) =>
+      withNoise(a, u, c, { type: 'sine', amplitude: a.amplitude, period_secs: seconds(a.period), offset: a.center }),
   ),
   spike_event: andThen(
-    strict('spike_event generator', { type: oneOf(['spike_event']), baseline: number, spike_height: number, spike_duration: period, spike_interval: period }),
+    strict('spike_event generator', {
+      type: oneOf(['spike_event']),
+      baseline: number.describe('The value outside spikes.'),
+      spike_height: number.describe('Added to baseline during a spike.'),
+      spike_duration: period.describe('How long each spike lasts; shorter than spike_interval.'),
+      spike_interval: period.describe('From one spike\'s start to the next.'),
+    }),
     (a, u, c): t.Validation<Desugared> => {
       if (a.spike_duration >= a.spike_interval) {
         const raw = u as Record<string, unknown>;
@@ -84,6 +108,12 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
     },
   ),
 };
+
+/** What the generator of an entry or of `defaults` may name: a generator type, or an alias (desugared before the codec decodes it). */
+export const entryGenerator = generator
+  .withSchema(taggedSchema({ ...GENERATOR_VARIANTS, ...ALIASES }))
+  .describe('What produces the values: a generator type and its fields, or an operational alias (flap, saturation, leak, degradation, steady, spike_event).')
+  .define('generator');
 
 /** The codec of the alias `u` names, if it names one. */
 function aliasOf(u: unknown): Codec<Desugared> | undefined {
@@ -99,7 +129,10 @@ export const overrideGenerator = new Codec<Desugared>('generator', (u, c) => {
   if (alias) return alias.validate(u, c);
   const decoded = packGenerator.validate(u, c);
   return isRight(decoded) ? t.success({ generator: decoded.right }) : decoded;
-});
+})
+  .withSchema(taggedSchema({ ...PACK_GENERATOR_VARIANTS, ...ALIASES }))
+  .describe('Replaces the metric\'s generator: a generator type (not csv_replay) or an operational alias.')
+  .define('override_generator');
 
 /**
  * `fields` (an entry's or `defaults`' raw fields) with an alias in `generator` replaced by the

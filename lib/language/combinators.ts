@@ -7,15 +7,50 @@ import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { closest, describe, isMapping, show } from './problems.js';
 
-/** A decoder from unknown input; `hint` completes "missing required field" (for example the allowed values). */
+/** A JSON Schema (draft 2020-12) node. */
+export type JsonSchema = { readonly [keyword: string]: unknown };
+
+/**
+ * How a codec writes its JSON Schema: `child` writes a codec it is made of (a `$ref` to a shared
+ * definition where that codec is {@link Codec.define}d). The same codecs that validate a file
+ * describe it, so the schema (lib/config/schema.ts) cannot drift from validation.
+ */
+export type SchemaOf = (child: (codec: AnyCodec) => JsonSchema) => JsonSchema;
+
+/**
+ * A decoder from unknown input; `hint` completes "missing required field" (for example the allowed
+ * values); `schema` is what it accepts, as JSON Schema; `definition` names it under `$defs`.
+ */
 export class Codec<A> extends t.Type<A, unknown, unknown> {
   constructor(
     name: string,
     validate: t.Validate<unknown, A>,
     readonly hint?: string,
+    readonly schema: SchemaOf = () => ({}),
+    readonly definition?: string,
   ) {
     super(name, (u): u is A => isRight(validate(u, [])), validate, (a) => a);
   }
+
+  /** This codec with `text` as its description: what an editor shows for the field. */
+  describe(text: string): Codec<A> {
+    return new Codec<A>(this.name, this.validate, this.hint, (child) => ({ ...child(this), description: text }));
+  }
+
+  /** This codec, written once in the schema's `$defs` as `name` and referred to wherever it is used. */
+  define(name: string): Codec<A> {
+    return new Codec<A>(this.name, this.validate, this.hint, this.schema, name);
+  }
+
+  /** The same decoder with another schema (a codec whose input is rewritten before it decodes, as aliases are). */
+  withSchema(schema: SchemaOf): Codec<A> {
+    return new Codec<A>(this.name, this.validate, this.hint, schema, this.definition);
+  }
+}
+
+/** The schema of `codec` under `child`, with `extra` keywords beside it. */
+function refined(codec: AnyCodec, extra: JsonSchema): SchemaOf {
+  return (child) => ({ ...child(codec), ...extra });
 }
 
 export type AnyCodec = t.Type<any, unknown, unknown>;
@@ -42,45 +77,55 @@ export function failAt(u: unknown, c: t.Context, path: string | readonly (string
   return t.failures([errorAt(u, c, path, message)]);
 }
 
-export const string = new Codec<string>('string', (u, c) => (typeof u === 'string' ? t.success(u) : invalidType(u, c, 'a string')));
+export const string = new Codec<string>('string', (u, c) => (typeof u === 'string' ? t.success(u) : invalidType(u, c, 'a string')), undefined, () => ({ type: 'string' }));
 
-export function stringWhere(test: (s: string) => boolean, expected: string): Codec<string> {
-  return andThen(string, (s, u, c) => (test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`)));
+/** A string passing `test`; `schema` says as much of the test as JSON Schema can. */
+export function stringWhere(test: (s: string) => boolean, expected: string, schema: JsonSchema = {}): Codec<string> {
+  return andThen<string, string>(string, (s, u, c) => (test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`))).withSchema(refined(string, schema));
 }
 
-export const nonEmptyString = stringWhere((s) => s.length > 0, 'a non-empty string');
+export const nonEmptyString = stringWhere((s) => s.length > 0, 'a non-empty string', { minLength: 1 });
 
 /** A string matching `pattern` (written without anchors, as it appears in messages). */
 export function matching(pattern: string, what: string): Codec<string> {
-  const re = new RegExp(`^(?:${pattern})$`);
-  return stringWhere((s) => re.test(s), `${what} matching ${pattern}`);
+  const anchored = `^(?:${pattern})$`;
+  const re = new RegExp(anchored);
+  return stringWhere((s) => re.test(s), `${what} matching ${pattern}`, { pattern: anchored });
 }
 
-export const number = new Codec<number>('number', (u, c) => {
-  if (typeof u !== 'number') return invalidType(u, c, 'a number');
-  return Number.isFinite(u) ? t.success(u) : t.failure(u, c, `expected a finite number, got ${show(u)}`);
-});
+export const number = new Codec<number>(
+  'number',
+  (u, c) => {
+    if (typeof u !== 'number') return invalidType(u, c, 'a number');
+    return Number.isFinite(u) ? t.success(u) : t.failure(u, c, `expected a finite number, got ${show(u)}`);
+  },
+  undefined,
+  () => ({ type: 'number' }),
+);
 
-export function numberWhere(test: (n: number) => boolean, expected: string): Codec<number> {
-  return andThen(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`)));
+/** A number passing `test`; `schema` says as much of the test as JSON Schema can. */
+export function numberWhere(test: (n: number) => boolean, expected: string, schema: JsonSchema = {}): Codec<number> {
+  return andThen<number, number>(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`))).withSchema(refined(number, schema));
 }
 
 /** `codec`, no greater than `max` (`unit` follows the number in the message). */
 export function atMost(codec: Codec<number>, max: number, unit = ''): Codec<number> {
-  return andThen(codec, (n, u, c) => (n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`)));
+  return andThen<number, number>(codec, (n, u, c) => (n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`))).withSchema(refined(codec, { maximum: max }));
 }
 
 /** `codec`, no less than `min`. */
 export function atLeast(codec: Codec<number>, min: number, unit = ''): Codec<number> {
-  return andThen(codec, (n, u, c) => (n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`)));
+  return andThen<number, number>(codec, (n, u, c) => (n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`))).withSchema(refined(codec, { minimum: min }));
 }
 
-export const positive = numberWhere((n) => n > 0, 'a number greater than 0');
-export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0');
-export const integer = numberWhere(Number.isSafeInteger, 'an integer');
-export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0');
+export const positive = numberWhere((n) => n > 0, 'a number greater than 0', { exclusiveMinimum: 0 });
+export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0', { minimum: 0 });
+export const integer = numberWhere(Number.isSafeInteger, 'an integer', { type: 'integer' });
+export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0', { type: 'integer', minimum: 1 });
 
-export const boolean = new Codec<boolean>('boolean', (u, c) => (typeof u === 'boolean' ? t.success(u) : invalidType(u, c, 'a boolean')));
+export const boolean = new Codec<boolean>('boolean', (u, c) => (typeof u === 'boolean' ? t.success(u) : invalidType(u, c, 'a boolean')), undefined, () => ({
+  type: 'boolean',
+}));
 
 export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
   const allowed = values.join(', ');
@@ -91,10 +136,11 @@ export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
       return (values as readonly string[]).includes(u) ? t.success(u as V) : t.failure(u, c, `expected one of ${allowed}, got ${show(u)}`);
     },
     `allowed: ${allowed}`,
+    () => ({ enum: [...values] }),
   );
 }
 
-/** Feeds a successful decode to `next`, which may refine, check across fields or fill defaults. */
+/** Feeds a successful decode to `next`, which may refine, check across fields or fill defaults; the schema stays `codec`'s. */
 export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u: unknown, c: t.Context) => t.Validation<B>): Codec<B> {
   return new Codec<B>(
     codec.name,
@@ -103,11 +149,18 @@ export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u
       return isRight(decoded) ? next(decoded.right, u, c) : decoded;
     },
     codec instanceof Codec ? codec.hint : undefined,
+    (child) => child(codec),
   );
 }
 
 /** A list of `item`; `max` bounds its length, checked before any item is. */
 export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean; max?: number } = {}): Codec<A[]> {
+  const schema: SchemaOf = (child) => ({
+    type: 'array',
+    items: child(item),
+    ...(options.nonEmpty && { minItems: 1 }),
+    ...(options.max !== undefined && { maxItems: options.max }),
+  });
   return new Codec<A[]>(`list of ${item.name}`, (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list');
     if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
@@ -120,7 +173,7 @@ export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?:
       else errors.push(...decoded.left);
     });
     return errors.length ? t.failures(errors) : t.success(values);
-  });
+  }, undefined, schema);
 }
 
 /** A mapping with free keys checked by `key` (errors land on the key's path) and values by `value`. */
@@ -138,7 +191,7 @@ export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A
     }
     // fromEntries defines own properties, so a `__proto__` key stays a plain key.
     return errors.length ? t.failures(errors) : t.success(Object.fromEntries(entries));
-  });
+  }, undefined, (child) => ({ type: 'object', propertyNames: child(key), additionalProperties: child(value) }));
 }
 
 /** Unknown fields of one mapping that get a hint. */
@@ -193,11 +246,26 @@ export function strict<R extends Props, O extends Props = {}>(
   optional: O = {} as O,
 ): Codec<Decoded<R> & Partial<Decoded<O>>> {
   const props: Props = { ...required, ...optional };
-  return new Codec(name, (u, c) => {
-    if (!isMapping(u)) return invalidType(u, c, 'a mapping');
-    const { value, errors } = decodeFields(props, Object.keys(required), u, c);
-    return errors.length ? t.failures(errors) : t.success(value as Decoded<R> & Partial<Decoded<O>>);
-  });
+  return new Codec(
+    name,
+    (u, c) => {
+      if (!isMapping(u)) return invalidType(u, c, 'a mapping');
+      const { value, errors } = decodeFields(props, Object.keys(required), u, c);
+      return errors.length ? t.failures(errors) : t.success(value as Decoded<R> & Partial<Decoded<O>>);
+    },
+    undefined,
+    (child) => objectSchema(props, Object.keys(required), child),
+  );
+}
+
+/** A mapping of exactly the fields `props`, `required` among them. */
+export function objectSchema(props: Props, required: readonly string[], child: (codec: AnyCodec) => JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(props).map(([key, codec]) => [key, child(codec)])),
+    ...(required.length && { required: [...required] }),
+    additionalProperties: false,
+  };
 }
 
 /**
@@ -212,6 +280,7 @@ export function tagged<V extends Record<string, AnyCodec>>(
 ): Codec<t.TypeOf<V[keyof V]>> {
   const type = oneOf(Object.keys(variants));
   const canonical = (u: unknown): unknown => (typeof u === 'string' && Object.hasOwn(aliases, u) ? aliases[u] : u);
+  const schema = taggedSchema(variants, aliases);
   return new Codec(what, (u, c) => {
     if (!isMapping(u)) {
       const named = canonical(u);
@@ -223,5 +292,29 @@ export function tagged<V extends Record<string, AnyCodec>>(
     const named = canonical(u.type);
     const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
     return isRight(decodedType) ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c) : decodedType;
-  });
+  }, undefined, schema);
+}
+
+/**
+ * The schema of a mapping whose `type` picks a variant: the types (aliases too) as an enum, and
+ * per type the variant's own fields (`if` the type is this one, `then` that variant), so that an
+ * editor checks and completes the fields of the variant written.
+ */
+export function taggedSchema(variants: Readonly<Record<string, AnyCodec>>, aliases: Readonly<Record<string, string>> = {}): SchemaOf {
+  return (child) => {
+    const namesOf = (type: string) => [type, ...Object.keys(aliases).filter((alias) => aliases[alias] === type)];
+    return {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { enum: Object.keys(variants).flatMap(namesOf) } },
+      allOf: Object.entries(variants).map(([type, variant]) => {
+        const names = namesOf(type);
+        const fields = child(variant) as { properties?: Record<string, JsonSchema> };
+        return {
+          if: { type: 'object', properties: { type: names.length > 1 ? { enum: names } : { const: type } }, required: ['type'] },
+          then: fields.properties ? { ...fields, properties: { ...fields.properties, type: {} } } : fields,
+        };
+      }),
+    };
+  };
 }

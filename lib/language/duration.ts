@@ -1,7 +1,9 @@
 /** Duration grammar shared by `duration`, windows, `phase_offset`, `after.delay` and retry backoffs. */
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+/** The grammar of a duration (the JSON Schema's pattern too). */
+export const DURATION_PATTERN = '^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$';
+const DURATION = new RegExp(DURATION_PATTERN);
 
 /**
  * Parses `<number><unit>` (units ms, s, m, h; fractions allowed, `1.5s` = 1500) into milliseconds.

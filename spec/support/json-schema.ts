@@ -8,9 +8,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 
 type Schema = Record<string, unknown>;
 
+// strictRequired off: an `if` may test that a key is present (`required`) without describing it,
+// as the scenario schema tells a scenario file, a pack file and a single entry apart.
+const OPTIONS = { strict: true, strictRequired: false, allErrors: true } as const;
+
 const AJV_BY_DIALECT: Record<string, () => Ajv | Ajv2020> = {
-  'http://json-schema.org/draft-07/schema#': () => new Ajv({ strict: true, allErrors: true }),
-  'https://json-schema.org/draft/2020-12/schema': () => new Ajv2020({ strict: true, allErrors: true }),
+  'http://json-schema.org/draft-07/schema#': () => new Ajv(OPTIONS),
+  'https://json-schema.org/draft/2020-12/schema': () => new Ajv2020(OPTIONS),
 };
 
 // One ajv per schema: two parses of a schema with an `$id` would collide in a shared instance.

@@ -28,7 +28,9 @@ export const ENCODER_TYPES: readonly EncoderType[] = ENCODER_KINDS.map((kind) =>
 export const ENCODER_ALIASES: Readonly<Record<string, EncoderType>> = Object.fromEntries(ENCODER_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
 
 /** `encoder:`, decoded by its `type` (an alias decodes as its kind). */
-export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec])), ENCODER_ALIASES) as Codec<EncoderConfig>;
+export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec])), ENCODER_ALIASES)
+  .describe('The output format: type and its fields; default metrics_text (json_lines for logs), or the one the sink takes.')
+  .define('encoder') as Codec<EncoderConfig>;
 
 const byType = new Map<string, EncoderKind<string, EncoderConfig>>(
   ENCODER_KINDS.map((kind) => [kind.type, kind as unknown as EncoderKind<string, EncoderConfig>]),

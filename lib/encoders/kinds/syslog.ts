@@ -10,7 +10,11 @@ function printable(max: number): Codec<string> {
 
 export const syslogKind = defineEncoder({
   type: 'syslog',
-  codec: strict('syslog encoder', { type: oneOf(['syslog']) }, { hostname: printable(255), app_name: printable(48), facility: oneOf(SYSLOG_FACILITIES) }),
+  codec: strict('syslog encoder', { type: oneOf(['syslog']) }, {
+    hostname: printable(255).describe('The HOSTNAME of every message; default the machine\'s name.'),
+    app_name: printable(48).describe('The APP-NAME of every message; default svc.'),
+    facility: oneOf(SYSLOG_FACILITIES).describe('The facility of the PRI (RFC 5424 codes 0-23); default user.'),
+  }),
   carries: ['logs'],
   logs: (config) => syslog(config),
 });

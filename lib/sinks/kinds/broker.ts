@@ -10,19 +10,27 @@ import { brokerWarnings } from '../broker-client.js';
 import { defineSink } from './kind.js';
 
 /** A list of `host:port`, or one string of them separated by commas. */
-const brokers = new Codec<string[]>('brokers', (u, c) => {
-  if (Array.isArray(u)) return list(hostPort, { nonEmpty: true }).validate(u, c);
-  if (typeof u !== 'string') return invalidType(u, c, 'a list of host:port addresses or a comma-separated string');
-  const addresses = u.split(',').map((s) => s.trim());
-  const bad = addresses.find((a) => !splitHostPort(a));
-  return bad === undefined ? t.success(addresses) : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
-});
+const brokerList = list(hostPort, { nonEmpty: true });
+const brokers = new Codec<string[]>(
+  'brokers',
+  (u, c) => {
+    if (Array.isArray(u)) return brokerList.validate(u, c);
+    if (typeof u !== 'string') return invalidType(u, c, 'a list of host:port addresses or a comma-separated string');
+    const addresses = u.split(',').map((s) => s.trim());
+    const bad = addresses.find((a) => !splitHostPort(a));
+    return bad === undefined ? t.success(addresses) : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
+  },
+  undefined,
+  (child) => ({ anyOf: [child(brokerList), { type: 'string', minLength: 1 }] }),
+);
 
 /** Mechanisms are matched case-insensitively (Kafka writes them in capitals) and normalised to lower case. */
-const saslMechanism = new Codec<'plain' | 'scram-sha-256' | 'scram-sha-512'>(
+const SASL_MECHANISMS = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
+const saslMechanism = new Codec<(typeof SASL_MECHANISMS)[number]>(
   'sasl mechanism',
-  (u, c) => oneOf(['plain', 'scram-sha-256', 'scram-sha-512']).validate(typeof u === 'string' ? u.toLowerCase() : u, c),
+  (u, c) => oneOf(SASL_MECHANISMS).validate(typeof u === 'string' ? u.toLowerCase() : u, c),
   'allowed: plain, scram-sha-256, scram-sha-512',
+  () => ({ enum: SASL_MECHANISMS.flatMap((m) => [m, m.toUpperCase()]) }),
 );
 
 /** Kafka's topic name rule: letters, digits, `.`, `_`, `-`, at most 249 characters, not `.` or `..`. */
@@ -38,17 +46,25 @@ export const brokerKind = defineSink({
   aliases: ['kafka'],
   codec: strict(
     'broker sink',
-    { type: oneOf(['broker']), brokers, topic },
     {
-      sasl: strict('sasl', { mechanism: saslMechanism, username: string, password: string }),
-      tls: strict('tls', { enabled: boolean }, { ca_cert: nonEmptyString }),
-      acks: oneOf(['all', 'leader', 'none']),
-      compression: oneOf(['none', 'gzip']),
-      client_id: clientId,
+      type: oneOf(['broker']),
+      brokers: brokers.describe('The bootstrap brokers: a list of host:port, or one comma-separated string.'),
+      topic: topic.describe('The topic written to; it must exist unless the cluster creates topics.'),
+    },
+    {
+      sasl: strict('sasl', {
+        mechanism: saslMechanism.describe('plain, scram-sha-256 or scram-sha-512 (any case).'),
+        username: string.describe('The SASL user.'),
+        password: string.describe('The SASL password; masked wherever svc shows it.'),
+      }).describe('SASL authentication; svc warns when it goes without TLS.'),
+      tls: strict('tls', { enabled: boolean.describe('Connect over TLS.') }, { ca_cert: nonEmptyString.describe('A PEM file of the CA to trust; default the system\'s.') }).describe('TLS to the brokers.'),
+      acks: oneOf(['all', 'leader', 'none']).describe('Which acknowledgements a send waits for; default all.'),
+      compression: oneOf(['none', 'gzip']).describe('Compression of the message batches; default none.'),
+      client_id: clientId.describe('The Kafka client id; default svc.'),
       // `none`, or the label whose value keys each message (one series stays in one partition).
-      key: matching(LABEL_KEY_PATTERN, 'none or a label name'),
-      message_per: oneOf(['event', 'batch']),
-      batch_size: countUpTo(MAX_EVENTS_PER_SEND),
+      key: matching(LABEL_KEY_PATTERN, 'none or a label name').describe('none (default), or the label whose value keys each message, so one series stays in one partition.'),
+      message_per: oneOf(['event', 'batch']).describe('One message per event (default), or one per encoded batch.'),
+      batch_size: countUpTo(MAX_EVENTS_PER_SEND).describe('Events per send; default 1000.'),
       retry,
       max_buffer_age: maxBufferAge,
     },

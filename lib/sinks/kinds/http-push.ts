@@ -6,7 +6,7 @@ import { defineSink } from './kind.js';
 
 export const httpPushKind = defineSink({
   type: 'http_push',
-  codec: strict('http_push sink', { type: oneOf(['http_push']), url: httpUrl }, { content_type: nonEmptyString, batch_size: batchSize, headers, retry, max_buffer_age: maxBufferAge }),
+  codec: strict('http_push sink', { type: oneOf(['http_push']), url: httpUrl.describe('Where the batches are POSTed.') }, { content_type: nonEmptyString.describe('The Content-Type of the body; default the encoder\'s.'), batch_size: batchSize.describe('Bytes buffered before a request is sent; default 4 KiB.'), headers, retry, max_buffer_age: maxBufferAge }),
   create: (config, deps) =>
     httpPushSink({
       ...httpBatchOptions(config, deps),

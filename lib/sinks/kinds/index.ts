@@ -30,7 +30,9 @@ export const SINK_TYPES: readonly SinkType[] = SINK_KINDS.map((kind) => kind.typ
 export const SINK_ALIASES: Readonly<Record<string, SinkType>> = Object.fromEntries(SINK_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
 
 /** `sink:`, decoded by its `type` (an alias decodes as its kind). */
-export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec])), SINK_ALIASES) as Codec<SinkConfig>;
+export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec])), SINK_ALIASES)
+  .describe('Where the events go: type and its fields; default stdout.')
+  .define('sink') as Codec<SinkConfig>;
 
 const byType = new Map<string, SinkKind<string, SinkConfig>>(SINK_KINDS.map((kind) => [kind.type, kind as unknown as SinkKind<string, SinkConfig>]));
 

@@ -8,11 +8,11 @@ import type { SinkDeps, SinkIssue } from './kind.js';
 
 /** The optional fields the OTLP sinks share (otlp_grpc, otlp_http). */
 export const otlpFields = {
-  signal_type: oneOf(['metrics', 'logs']),
-  batch_size: countUpTo(MAX_RECORDS_PER_REQUEST),
+  signal_type: oneOf(['metrics', 'logs']).describe('What the requests carry; default the entry\'s (histograms and summaries are metrics), and it must match.'),
+  batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Data points or log records per request; default 1000.'),
   headers,
-  compression: oneOf(['none', 'gzip']),
-  resource: record(nonEmptyString, string),
+  compression: oneOf(['none', 'gzip']).describe('Compression of the requests; default none.'),
+  resource: record(nonEmptyString, string).describe('Resource attributes of every request (service.name, …).'),
   retry,
   max_buffer_age: maxBufferAge,
 };

@@ -9,8 +9,8 @@ export const remoteWriteKind = defineSink({
   type: 'remote_write',
   codec: strict(
     'remote_write sink',
-    { type: oneOf(['remote_write']), url: httpUrl },
-    { batch_size: countUpTo(MAX_RECORDS_PER_REQUEST), headers, retry, max_buffer_age: maxBufferAge },
+    { type: oneOf(['remote_write']), url: httpUrl.describe('The remote write receiver (Prometheus: /api/v1/write).') },
+    { batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Series per request; default 500.'), headers, retry, max_buffer_age: maxBufferAge },
   ),
   create: (config, deps) => remoteWriteSink(httpBatchOptions(config, deps)),
   feature: 'remote-write',

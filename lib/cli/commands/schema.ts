@@ -1,0 +1,36 @@
+import { Command, Option } from 'clipanion';
+import { SvcCommand } from './svc-command.js';
+
+/** `svc schema [-o FILE]`: the JSON Schema of scenario and pack files, for editors and other checkers. */
+export class SchemaCommand extends SvcCommand {
+  static override paths = [['schema']];
+  static override usage = Command.Usage({
+    description: 'Print the JSON Schema (draft 2020-12) of scenario and pack files',
+    details:
+      'The schema is written by the codecs that validate files, so it follows svc exactly; the package ships it as schema/scenario.schema.json. ' +
+      'Editors using yaml-language-server (VS Code\'s YAML extension, Neovim, Helix, ...) check and complete a file whose first line is `# yaml-language-server: $schema=<path or URL of the schema>`. ' +
+      'Rules across fields and entries stay with `svc run --dry-run`.',
+    examples: [
+      ['Print it', '$0 schema'],
+      ['Write it beside your scenarios', '$0 schema -o scenario.schema.json'],
+    ],
+  });
+
+  output = Option.String('-o,--output', { description: 'Write the schema to this file instead of stdout' });
+
+  async execute(): Promise<number> {
+    const [{ scenarioSchema }, { writeFile }] = await Promise.all([import('../../config/schema.js'), import('node:fs/promises')]);
+    const text = `${JSON.stringify(scenarioSchema(), null, 2)}\n`;
+    if (this.output !== undefined) await writeFile(this.output, text);
+    else await printed(this.context.stdout, text);
+    return 0;
+  }
+}
+
+/** Writes `text`; a reader that goes away first (`svc schema | head`) ends the output quietly, as with `svc run`. */
+function printed(stdout: NodeJS.WritableStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? resolve() : reject(error)));
+    stdout.write(text, () => resolve());
+  });
+}

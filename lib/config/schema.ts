@@ -1,0 +1,109 @@
+/**
+ * The JSON Schema (draft 2020-12) of scenario and pack files, written by the same io-ts codecs that
+ * validate them (each codec says what it accepts: lib/language/combinators.ts), so a field added
+ * to a codec is in the schema without a second edit. `svc schema` prints it; the package ships it
+ * as schema/scenario.schema.json, which a spec keeps equal to this. Editors read it through the
+ * `# yaml-language-server: $schema=…` line of a file.
+ *
+ * What a schema cannot say (rules across fields and entries, the cost limits, CSV contents) is
+ * left to validation, whose messages stay the reference; the schema accepts nothing that
+ * validation is sure to refuse for the shape alone.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Codec, objectSchema, type AnyCodec, type JsonSchema } from '../language/combinators.js';
+import { fileFields } from '../language/fields.js';
+import { MAX_ENTRIES } from '../language/limits.js';
+import { FIELD_SIGNALS } from './entry.js';
+import { REQUIRED_ENTRY_FIELDS, defaultsFields, entryFields } from './entry-fields.js';
+import { REQUIRED_FILE_FIELDS, SINGLE_ENTRY, singleEntryKind } from './load.js';
+import { REQUIRED_PACK_FIELDS, packFields } from './pack.js';
+
+/** The schema svc's package ships, as a file:// URL: what a modeline written on this machine names. */
+export function shippedSchemaUrl(): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve('svc/schema/scenario.schema.json')).href;
+}
+
+/** The line that makes an editor (yaml-language-server) check a file against `schema` (a path or URL). */
+export function schemaModeline(schema: string): string {
+  return `# yaml-language-server: $schema=${schema}`;
+}
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/$defs/${name}` });
+
+/** The schema of scenario and pack files. */
+export function scenarioSchema(): JsonSchema {
+  const defs = new Map<string, { codec: AnyCodec; schema: JsonSchema }>();
+  const child = (codec: AnyCodec): JsonSchema => {
+    if (!(codec instanceof Codec)) return {};
+    const name = codec.definition;
+    if (name === undefined) return codec.schema(child);
+    const known = defs.get(name);
+    if (known && known.codec !== codec) throw new Error(`two codecs define the schema ${name}`);
+    if (!known) {
+      // Registered before it is written, so a codec that contains itself refers to itself.
+      const entry = { codec, schema: {} };
+      defs.set(name, entry);
+      entry.schema = codec.schema(child);
+    }
+    return ref(name);
+  };
+
+  const entry = { ...objectSchema(entryFields, [], child), allOf: signalRules() };
+  const defaults = objectSchema(defaultsFields, [], child);
+  const file = objectSchema(
+    {
+      ...fileFields,
+      defaults: fileFields.defaults.withSchema(() => ({ ...ref('defaults'), description: 'Entry fields applied to every entry (except id, name and pack); an entry value wins, labels merge key by key.' })),
+      scenarios: fileFields.scenarios.withSchema(() => ({
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_ENTRIES,
+        items: ref('entry'),
+        description: 'One entry per emitting scenario.',
+      })),
+    },
+    REQUIRED_FILE_FIELDS,
+    child,
+  );
+  const singleEntry = {
+    ...objectSchema({ ...entryFields, version: fileFields.version, kind: singleEntryKind.describe('A single entry runs by itself: runnable.') }, REQUIRED_ENTRY_FIELDS, child),
+    allOf: signalRules(),
+  };
+  const pack = objectSchema(packFields, REQUIRED_PACK_FIELDS, child);
+
+  const has = (key: string) => ({ type: 'object', required: [key] });
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'svc scenario or pack file',
+    description:
+      'A svc scenario file (version 2, kind runnable or composable, scenarios), a single entry (its fields at the top level), or a pack file (kind composable, metrics). docs/scenario-fields.md and docs/packs.md explain every field.',
+    if: { anyOf: SINGLE_ENTRY.without.map(has) },
+    then: ref('file'),
+    else: {
+      if: has('metrics'),
+      then: ref('pack'),
+      else: {
+        if: { anyOf: [has(SINGLE_ENTRY.with), { type: 'object', not: { anyOf: [has('version'), has('kind')] } }] },
+        then: ref('single_entry'),
+        else: ref('file'),
+      },
+    },
+    $defs: {
+      file,
+      entry,
+      defaults,
+      single_entry: singleEntry,
+      pack,
+      ...Object.fromEntries([...defs].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema])),
+    },
+  };
+}
+
+/** The fields only some signal types take (FIELD_SIGNALS): not allowed on an entry of another signal. */
+function signalRules(): JsonSchema[] {
+  return Object.entries(FIELD_SIGNALS).map(([field, signals]) => ({
+    if: { type: 'object', properties: { signal_type: { not: { enum: signals } } }, required: ['signal_type'] },
+    then: { not: { type: 'object', required: [field] } },
+  }));
+}
