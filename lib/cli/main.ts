@@ -5,6 +5,7 @@ import { CatalogShowCommand } from './commands/catalog-show.js';
 import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
+import { NewCommand } from './commands/new.js';
 import { RunCommand } from './commands/run.js';
 import { TestCommand } from './commands/test.js';
 import { VersionCommand } from './commands/version.js';
@@ -17,6 +18,7 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   cli.register(TestCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
+  cli.register(NewCommand);
   cli.register(CatalogListCommand);
   cli.register(CatalogShowCommand);
   cli.register(HelpCommand);
