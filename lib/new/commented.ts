@@ -14,6 +14,8 @@ export interface Field {
   readonly comment?: string;
   /** Write a mapping or list value on one line: `{type: sine, amplitude: 30}`. */
   readonly flow?: boolean;
+  /** Write each item of a list value on one line: `- {key: pod, cardinality: 3}`. */
+  readonly flowItems?: boolean;
 }
 
 /** An item of a commented mapping: a field, or a commented-out line (an optional field worth knowing) shown before the next field. */
@@ -33,7 +35,7 @@ export class CommentedDocument {
         continue;
       }
       const key = new Scalar(item.key);
-      const value = isCollection(item.value) || isScalar(item.value) ? (item.value as Node) : this.doc.createNode(item.value, { flow: item.flow ?? false });
+      const value = isCollection(item.value) || isScalar(item.value) ? (item.value as Node) : this.node(item);
       const above = [...pending];
       if (item.comment !== undefined) {
         // A block mapping or list spans lines: its comment goes above the key.
@@ -46,6 +48,11 @@ export class CommentedDocument {
     }
     if (pending.length) map.comment = pending.map((line) => ` ${line}`).join('\n');
     return map;
+  }
+
+  private node({ value, flow = false, flowItems = false }: Field): Node {
+    if (!flowItems || !Array.isArray(value)) return this.doc.createNode(value, { flow });
+    return this.list(value.map((element) => this.doc.createNode(element, { flow: true })));
   }
 
   /** A list of `nodes`. */

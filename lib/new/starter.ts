@@ -3,11 +3,10 @@
  * encoder, that validates and runs as written. Every field says what it does; optional fields
  * worth knowing are there, commented out.
  */
-import { ConfigError, issuesOf } from '../language/problems.js';
 import type { SignalType } from '../language/types.js';
 import { loadScenario } from '../config/load.js';
-import { sinkKindOf } from '../sinks/kinds/index.js';
 import { CommentedDocument, withCommentBefore, type Field, type Item } from './commented.js';
+import { placeholderSink } from './sink-placeholders.js';
 
 /** The signal types `svc new --signal` takes. */
 export const STARTER_SIGNALS: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
@@ -78,26 +77,6 @@ const SCHEDULES: readonly string[] = [
 ];
 
 /**
- * Placeholders of the sink fields a sink kind requires, by field name: the registry tells which
- * fields a kind requires (its codec) and which one is its address, not a value that validates.
- */
-const PLACEHOLDERS: Record<string, (signal: SignalType, sinkType: string) => unknown> = {
-  path: (signal) => `/tmp/svc-${signal}.out`,
-  address: () => '127.0.0.1:9000',
-  url: (_, sinkType) => URLS[sinkType] ?? 'http://127.0.0.1:8080/ingest',
-  endpoint: () => '127.0.0.1:4317',
-  brokers: () => ['127.0.0.1:9092'],
-  topic: (signal) => `svc-${signal}`,
-};
-
-/** The URL of the usual local server of sinks that speak a protocol. */
-const URLS: Record<string, string> = {
-  remote_write: 'http://127.0.0.1:9090/api/v1/write',
-  logstore: 'http://127.0.0.1:3100',
-  otlp_http: 'http://127.0.0.1:4318',
-};
-
-/**
  * The text of the starter scenario for `options`. Throws a ConfigError when the sink and encoder
  * do not go together for the signal (the validator's own messages), or when this installation
  * lacks the build feature one of them needs.
@@ -105,7 +84,7 @@ const URLS: Record<string, string> = {
 export function starterScenario(options: StarterOptions): string {
   const { signal } = options;
   const sinkType = options.sink ?? 'stdout';
-  const sink = { type: sinkType, ...requiredSinkFields(signal, sinkType) };
+  const sink = placeholderSink(signal, sinkType);
   // Without --encoder, the entry's default encoder for the sink and signal, as the validator resolves it.
   const encoderType = options.encoder ?? loadScenario(JSON.stringify({ signal_type: signal, name: 'starter', rate: 1, ...sourceValues(signal), sink }), { origin: 'svc new', format: 'json' }).scenarios[0]!.encoder.type;
 
@@ -143,21 +122,4 @@ export function starterScenario(options: StarterOptions): string {
 /** The value-producing fields of a signal, without their comments. */
 function sourceValues(signal: SignalType): Record<string, unknown> {
   return Object.fromEntries(SOURCES[signal].filter((item): item is Field => typeof item !== 'string').map((field) => [field.key, field.value]));
-}
-
-/** The fields the sink kind requires besides `type`, with placeholder values. */
-function requiredSinkFields(signal: SignalType, sinkType: string): Record<string, unknown> {
-  const kind = sinkKindOf(sinkType)!;
-  const decoded = kind.codec.decode({ type: sinkType });
-  if (decoded._tag === 'Right') return {};
-  const missing = issuesOf(decoded.left)
-    .filter((issue) => issue.path.length === 1 && /missing required field/.test(issue.message))
-    .map((issue) => String(issue.path[0]));
-  return Object.fromEntries(
-    missing.map((field) => {
-      const placeholder = PLACEHOLDERS[field];
-      if (!placeholder) throw new ConfigError('invalid', 'svc new', [{ path: `sink.${field}`, message: `svc new has no placeholder for the ${sinkType} sink's ${field}: write the sink in the file` }]);
-      return [field, placeholder(signal, sinkType)];
-    }),
-  );
 }

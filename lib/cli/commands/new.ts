@@ -80,7 +80,8 @@ export class NewCommand extends SvcCommand {
     } catch (error) {
       if (!(error instanceof ConfigError) || error.problems.some((problem) => problem.code === 'feature_not_built')) throw error;
       const flags = [this.sink && `--sink ${this.sink}`, this.encoder && `--encoder ${this.encoder}`].filter(Boolean).join(' ');
-      throw new UsageError(`${flags || 'svc new'}: ${error.problems.map((problem) => problem.message).join('; ')}`);
+      const [first, ...more] = error.problems;
+      throw new UsageError(`${flags || 'svc new'}: ${first!.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'} alike)` : ''}`);
     }
   }
 }
