@@ -190,6 +190,8 @@ function profileSummary(family: MetricFamily): Profiled | string {
   const series = family.samples.filter((sample) => !sample.name.endsWith('_created'));
   const labels = labelFields(series, Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((quantiles.length || 3) + 2))), ['quantile']);
   const notes = [...labels.notes];
+  const outside = [...new Set(family.samples.map((sample) => sample.labels.quantile).filter((q) => q !== undefined && !(Number(q) > 0 && Number(q) < 1)))];
+  if (outside.length) notes.push(`Not written: quantile ${outside.join(', ')} (svc writes quantiles strictly between 0 and 1).`);
   if (quantiles.length === 0) notes.push('No quantile strictly between 0 and 1 with a finite value read: the default quantiles.');
   return {
     items: [
@@ -224,23 +226,34 @@ interface Fit {
   readonly why: string;
 }
 
+/** A quantile as read: its estimate, and the range the data pins it to (a histogram's bucket; a summary's value itself). */
+interface Quantile {
+  readonly value: number;
+  readonly low: number;
+  readonly high: number;
+}
+
 /**
  * A distribution of the observations, from their mean (sum / count) and quantiles: one with the
- * mean read, shaped by where the median falls. Latencies are right-skewed (median well below the
- * mean), which an exponential of that mean reproduces with its one parameter; otherwise a normal
- * with the mean read and the spread of the 90th percentile above the median.
+ * mean read, shaped by where the median falls. Latencies and sizes are right-skewed (the median
+ * well below the mean), which an exponential of that mean reproduces with its one parameter,
+ * always positive; a median near or above the mean gets a normal with the mean read and the
+ * spread of the 90th percentile above the median. When the buckets are too coarse to place the
+ * median on either side, the exponential is kept: it cannot go negative.
  */
-function fitDistribution(count: number, sum: number, quantile: (p: number) => number | undefined): Fit | undefined {
+function fitDistribution(count: number, sum: number, quantile: (p: number) => Quantile | undefined): Fit | undefined {
   if (!(count > 0) || !Number.isFinite(sum)) return undefined;
   const mean = sum / count;
   const median = quantile(0.5);
-  if (mean > 0 && (median === undefined || median < SKEWED_MEDIAN_SHARE * mean)) {
-    const shape = median === undefined ? 'no quantile read' : `median ${rounded(median)} below ${SKEWED_MEDIAN_SHARE} × the mean: right-skewed`;
+  const skewedBelow = SKEWED_MEDIAN_SHARE * mean;
+  if (mean > 0 && (median === undefined || median.low < skewedBelow)) {
+    const shape =
+      median === undefined ? 'no quantile read' : median.high < skewedBelow ? `median ${rounded(median.value)} well below it: right-skewed` : `the buckets cannot tell the median from ${SKEWED_MEDIAN_SHARE} × the mean`;
     return { distribution: { type: 'exponential', rate: rounded(1 / mean) }, why: `exponential with the mean read, ${rounded(mean)} (${shape})` };
   }
-  const spread = median === undefined ? undefined : quantile(0.9);
-  const stddev = median === undefined || spread === undefined ? 0 : Math.max(0, rounded((spread - median) / Z_90));
-  return { distribution: { type: 'normal', mean: rounded(mean), stddev }, why: `normal with the mean read; stddev from the 90th percentile's distance to the median (${rounded(median ?? mean)})` };
+  const spread = median && quantile(0.9);
+  const stddev = median && spread ? Math.max(0, rounded((spread.value - median.value) / Z_90)) : 0;
+  return { distribution: { type: 'normal', mean: rounded(mean), stddev }, why: `normal with the mean read; stddev from the 90th percentile's distance to the median (${rounded(median?.value ?? mean)})` };
 }
 
 /** Without observations, a histogram's values spread over its bounds. */
@@ -257,23 +270,27 @@ function spanOf(bounds: readonly number[]): Fit {
  * holds it, as PromQL's histogram_quantile does (a first bucket with a positive bound starts at
  * 0; a rank in the +Inf bucket gives the highest finite bound).
  */
-function bucketQuantile(ladder: readonly { le: number; cum: number }[], rank: number): number | undefined {
+function bucketQuantile(ladder: readonly { le: number; cum: number }[], rank: number): Quantile | undefined {
   let lower = Math.min(0, ladder[0]?.le ?? 0);
   let below = 0;
   for (const { le, cum } of ladder) {
-    if (cum >= rank) return Number.isFinite(le) ? lower + ((le - lower) * (rank - below)) / (cum - below || 1) : lower;
+    if (cum >= rank) {
+      if (!Number.isFinite(le)) return { value: lower, low: lower, high: Infinity };
+      return { value: lower + ((le - lower) * (rank - below)) / (cum - below || 1), low: lower, high: le };
+    }
     [lower, below] = [le, cum];
   }
   return undefined;
 }
 
 /** The `p` quantile of a summary's quantile points, interpolated linearly between them, the nearest beyond them. */
-function pointQuantile(points: readonly { q: number; value: number }[], p: number): number | undefined {
+function pointQuantile(points: readonly { q: number; value: number }[], p: number): Quantile | undefined {
   if (points.length === 0) return undefined;
   const after = points.findIndex((point) => point.q >= p);
-  if (after <= 0) return points[after === 0 ? 0 : points.length - 1]!.value;
+  const exact = (value: number) => ({ value, low: value, high: value });
+  if (after <= 0) return exact(points[after === 0 ? 0 : points.length - 1]!.value);
   const [a, b] = [points[after - 1]!, points[after]!];
-  return a.value + ((b.value - a.value) * (p - a.q)) / (b.q - a.q);
+  return exact(a.value + ((b.value - a.value) * (p - a.q)) / (b.q - a.q));
 }
 
 interface LabelFields {
