@@ -14,8 +14,8 @@ export interface Field {
   readonly comment?: string;
   /** Write a mapping or list value on one line: `{type: sine, amplitude: 30}`. */
   readonly flow?: boolean;
-  /** Write each item of a list value on one line: `- {key: pod, cardinality: 3}`. */
-  readonly flowItems?: boolean;
+  /** Write each element of a list value, or each field of a mapping value, on one line: `- {key: pod, cardinality: 3}`. */
+  readonly flowChildren?: boolean;
 }
 
 /** An item of a commented mapping: a field, or a commented-out line (an optional field worth knowing) shown before the next field. */
@@ -50,9 +50,13 @@ export class CommentedDocument {
     return map;
   }
 
-  private node({ value, flow = false, flowItems = false }: Field): Node {
-    if (!flowItems || !Array.isArray(value)) return this.doc.createNode(value, { flow });
-    return this.list(value.map((element) => this.doc.createNode(element, { flow: true })));
+  private node({ value, flow = false, flowChildren = false }: Field): Node {
+    const flowNode = (child: unknown) => this.doc.createNode(child, { flow: true });
+    if (!flowChildren || value === null || typeof value !== 'object') return this.doc.createNode(value, { flow });
+    if (Array.isArray(value)) return this.list(value.map(flowNode));
+    const map = new YAMLMap();
+    for (const [key, child] of Object.entries(value)) map.items.push(new Pair(new Scalar(key), flowNode(child)));
+    return map;
   }
 
   /** A list of `nodes`. */

@@ -111,7 +111,10 @@ function profileFamily(family: MetricFamily, age: CounterAge): Profiled | string
 function rangeOf(samples: readonly Sample[]): { min: number; max: number; mean: number; distinct: number } | undefined {
   const values = samples.map((sample) => sample.value).filter(Number.isFinite);
   if (values.length === 0) return undefined;
-  return { min: Math.min(...values), max: Math.max(...values), mean: values.reduce((a, b) => a + b, 0) / values.length, distinct: new Set(values).size };
+  // A loop, not Math.min(...values): a family may hold more series than a call takes arguments.
+  const min = values.reduce((a, b) => Math.min(a, b));
+  const max = values.reduce((a, b) => Math.max(a, b));
+  return { min, max, mean: values.reduce((a, b) => a + b, 0) / values.length, distinct: new Set(values).size };
 }
 
 function profileGauge(family: MetricFamily): Profiled | string {
@@ -130,7 +133,7 @@ function profileGauge(family: MetricFamily): Profiled | string {
 }
 
 function profileCounter(family: MetricFamily, age: CounterAge): Profiled | string {
-  const samples = family.samples.filter((sample) => !sample.name.endsWith('_created'));
+  const samples = withoutCreated(family);
   const range = rangeOf(samples);
   if (!range) return 'no finite value (only NaN or ±Inf)';
   const labels = labelFields(samples, MAX_LABEL_SETS);
@@ -148,7 +151,7 @@ function profileCounter(family: MetricFamily, age: CounterAge): Profiled | strin
   };
 }
 
-function profileHistogram(family: MetricFamily): Profiled | string {
+function profileHistogram(family: MetricFamily): Profiled {
   const bucketSamples = family.samples.filter((sample) => sample.name === `${family.name}_bucket` && sample.labels.le !== undefined);
   const cumulative = new Map<number, number>();
   for (const { labels, value } of bucketSamples) {
@@ -161,8 +164,7 @@ function profileHistogram(family: MetricFamily): Profiled | string {
   const ladder = [...cumulative.entries()].sort(([a], [b]) => a - b).map(([le, cum]) => ({ le, cum }));
   const quantile = (p: number) => (count > 0 ? bucketQuantile(ladder, p * count) : undefined);
   const fit = fitDistribution(count, sum, quantile) ?? spanOf(written);
-  const series = family.samples.filter((sample) => !sample.name.endsWith('_created'));
-  const labels = labelFields(series, Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((written.length || 11) + 3))), ['le']);
+  const labels = labelFields(withoutCreated(family), Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((written.length || 11) + 3))), ['le']);
   const notes = [...labels.notes];
   if (buckets.length > MAX_BUCKETS) notes.push(`Kept the lowest ${MAX_BUCKETS} of ${buckets.length} bucket bounds.`);
   if (written.length === 0) notes.push('No finite bucket bound read: the default buckets.');
@@ -177,18 +179,20 @@ function profileHistogram(family: MetricFamily): Profiled | string {
   };
 }
 
-function profileSummary(family: MetricFamily): Profiled | string {
+function profileSummary(family: MetricFamily): Profiled {
   const byQuantile = new Map<number, number[]>();
   for (const { labels, value } of family.samples) {
     const q = labels.quantile === undefined ? NaN : Number(labels.quantile);
-    if (q > 0 && q < 1 && Number.isFinite(value)) byQuantile.set(q, [...(byQuantile.get(q) ?? []), value]);
+    if (!(q > 0 && q < 1 && Number.isFinite(value))) continue;
+    const values = byQuantile.get(q);
+    if (values) values.push(value);
+    else byQuantile.set(q, [value]);
   }
   const points = [...byQuantile.entries()].sort(([a], [b]) => a - b).map(([q, values]) => ({ q, value: values.reduce((a, b) => a + b, 0) / values.length }));
   const quantiles = points.map((point) => point.q).slice(0, MAX_QUANTILES);
   const { count, sum } = totals(family);
   const fit = fitDistribution(count, sum, (p) => pointQuantile(points, p)) ?? { distribution: { type: 'exponential', rate: 1 }, why: 'no observations read: exponential with mean 1' };
-  const series = family.samples.filter((sample) => !sample.name.endsWith('_created'));
-  const labels = labelFields(series, Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((quantiles.length || 3) + 2))), ['quantile']);
+  const labels = labelFields(withoutCreated(family), Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((quantiles.length || 3) + 2))), ['quantile']);
   const notes = [...labels.notes];
   const outside = [...new Set(family.samples.map((sample) => sample.labels.quantile).filter((q) => q !== undefined && !(Number(q) > 0 && Number(q) < 1)))];
   if (outside.length) notes.push(`Not written: quantile ${outside.join(', ')} (svc writes quantiles strictly between 0 and 1).`);
@@ -202,6 +206,11 @@ function profileSummary(family: MetricFamily): Profiled | string {
     ],
     found: [`summary ${family.name}: ${describeSeries(labels)}; quantiles ${quantiles.join(', ') || 'none'}; ${count} observations, sum ${rounded(sum)}.`, ...notes],
   };
+}
+
+/** A family's samples but its `_created` ones: those date the family, they are not its series' values. */
+function withoutCreated(family: MetricFamily): Sample[] {
+  return family.samples.filter((sample) => sample.name !== `${family.name}_created`);
 }
 
 /** The fields every entry starts with. */
@@ -346,7 +355,7 @@ function labelFields(samples: readonly Sample[], maxSets: number, ignored: reado
   const sets = labelSets(rotating);
   const items: Item[] = [
     ...(fixed.length ? [{ key: 'labels', value: Object.fromEntries(fixed), flow: true, comment: 'labels with one value' }] : []),
-    ...(dynamic.length ? [{ key: 'dynamic_labels', value: dynamic, flowItems: true, comment: 'labels with several values, each cycling on its own' }] : []),
+    ...(dynamic.length ? [{ key: 'dynamic_labels', value: dynamic, flowChildren: true, comment: 'labels with several values, each cycling on its own' }] : []),
   ];
   if (dynamic.some((label) => label.values && new Set(label.values).size < label.values.length)) {
     notes.push('Some value lists repeat values: lists whose lengths share no factor cycle through every combination of their values.');

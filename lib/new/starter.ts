@@ -42,6 +42,7 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
         severity_weights: { info: 8, warn: 1, error: 1 },
         seed: 0,
       },
+      flowChildren: true,
       comment: 'records from message templates; {placeholder} values come from field_pools and are written as fields too',
     },
   ],
