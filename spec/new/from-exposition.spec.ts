@@ -199,6 +199,12 @@ describe('readExposition: one GET', () => {
     expect(seen.at(-1)).to.equal(`Basic ${Buffer.from('admin:s:cret').toString('base64')}`);
   });
 
+  it('svc new --from: an encoder the validator refuses for the families read is a usage error naming the field (exit 2)', async () => {
+    const result = await svc(['new', '--from', `${target.url}/metrics`, '--encoder', 'syslog']);
+    expect(result.code, result.stderr).to.equal(2);
+    expect(result.stderr.split('\n')[0]).to.match(/^Usage Error: --encoder syslog: scenarios\[0\] \(up\): encoder\.type: syslog encodes logs only, not a metrics entry .*\(value from defaults\)$/);
+  });
+
   it('fails with the status, or the network error, naming the URL with its password masked', async () => {
     const denied = target.url.replace('//', '//admin:s3cret@') + '/denied';
     const error = await readExposition(denied).catch((e: Error) => e);

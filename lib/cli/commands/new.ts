@@ -71,14 +71,16 @@ export class NewCommand extends SvcCommand {
 
   /**
    * The scenario `write` produces, or why the sink and encoder asked for cannot be: a usage error
-   * with the validator's messages, or an error (exit 1) when this installation lacks their build feature.
+   * with the validator's messages on those fields, or an error (exit 1) when this installation
+   * lacks their build feature (or anything else is wrong: that would be svc's fault, not the flags').
    */
   private async validated(write: () => string): Promise<string> {
     const { ConfigError } = await import('../../language/problems.js');
     try {
       return write();
     } catch (error) {
-      if (!(error instanceof ConfigError) || error.problems.some((problem) => problem.code === 'feature_not_built')) throw error;
+      const flagsAtFault = (problem: { path: string; code?: string }) => problem.code !== 'feature_not_built' && /(^|\.)(encoder|sink)(\.|$)/.test(problem.path);
+      if (!(error instanceof ConfigError) || !error.problems.every(flagsAtFault)) throw error;
       const flags = [this.sink && `--sink ${this.sink}`, this.encoder && `--encoder ${this.encoder}`].filter(Boolean).join(' ');
       const [first, ...more] = error.problems;
       throw new UsageError(`${flags || 'svc new'}: ${first!.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'} alike)` : ''}`);
