@@ -5,6 +5,7 @@ import { CatalogShowCommand } from './commands/catalog-show.js';
 import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
+import { NewCommand } from './commands/new.js';
 import { RunCommand } from './commands/run.js';
 import { SchemaCommand } from './commands/schema.js';
 import { TestCommand } from './commands/test.js';
@@ -18,6 +19,7 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   cli.register(TestCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
+  cli.register(NewCommand);
   cli.register(CatalogListCommand);
   cli.register(CatalogShowCommand);
   cli.register(SchemaCommand);

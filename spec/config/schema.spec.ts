@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { scenarioSchema } from '../../lib/config/schema.js';
 import { loadPack } from '../../lib/config/pack.js';
@@ -95,6 +95,15 @@ describe('the JSON Schema of scenario and pack files', () => {
     for (const file of files) {
       const document = documentOf(readFileSync(file, 'utf8'), file);
       expect(errorsOf(document), file).to.deep.equal([]);
+    }
+  });
+
+  it('is named by the first line of every example, by a relative path that reaches the shipped file', () => {
+    for (const file of yamlFiles('examples')) {
+      const [first] = readFileSync(file, 'utf8').split('\n');
+      const ref = /^# yaml-language-server: \$schema=(\S+)$/.exec(first!)?.[1];
+      expect(ref, file).to.be.a('string');
+      expect(resolve(dirname(file), ref!), file).to.equal(resolve('schema/scenario.schema.json'));
     }
   });
 

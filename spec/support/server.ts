@@ -40,6 +40,8 @@ export function testServer(
     sinks,
     logs,
     registry,
+    /** The app's request handler, for a spec that serves it on a real port. */
+    handler,
     request: (opts: InjectOptions) => inject(handler, opts),
     /** Moves virtual time forward by `ms`, running everything due. */
     advance(ms: number) {

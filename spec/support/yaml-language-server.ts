@@ -13,7 +13,7 @@
  * the `yaml.schemas` setting (so that setting cannot stand a local file in for a modeline's URL).
  * A relative ref is resolved against the document's folder, so documents are opened under their
  * real `file://` URI. An http(s) ref is asked of the client (`vscode/content`, as VS Code's YAML
- * extension does), and answered from `schemaFiles` (URL -> local file), never from the network.
+ * extension does), which refuses it: the server is never let onto the network.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -44,8 +44,6 @@ export type { Diagnostic } from 'vscode-languageserver-protocol/node';
 
 /** What a server is told. */
 export interface YamlLanguageServerOptions {
-  /** http(s) schema URL -> local file served in its place: the server is never let onto the network. */
-  schemaFiles?: Record<string, string>;
   /** How long one start, or one document's diagnostics, may take before giving up. */
   timeoutMs?: number;
 }
@@ -86,7 +84,7 @@ export class YamlLanguageServer {
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     const server = new YamlLanguageServer(child, connection, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
-      await server.within('start', server.initialize(options));
+      await server.within('start', server.initialize());
       return server;
     } catch (error) {
       await server.kill();
@@ -94,7 +92,7 @@ export class YamlLanguageServer {
     }
   }
 
-  private async initialize(options: YamlLanguageServerOptions): Promise<void> {
+  private async initialize(): Promise<void> {
     const yaml = {
       validate: true,
       // Both stores are fetched from the internet.
@@ -103,11 +101,8 @@ export class YamlLanguageServer {
     };
     // The sections the server asks for: yaml, http, [yaml] and editor.
     this.connection.onRequest(ConfigurationRequest.type, ({ items }) => items.map((item) => (item.section === 'yaml' ? yaml : null)));
-    const schemaFiles = options.schemaFiles ?? {};
     this.connection.onRequest(ContentRequest, (url) => {
-      const file = schemaFiles[url];
-      if (file === undefined) throw new Error(`no local file for schema ${url} (YamlLanguageServerOptions.schemaFiles)`);
-      return readFileSync(file, 'utf8');
+      throw new Error(`schemas are not fetched in specs: ${url}`);
     });
     const configured = new Promise<void>((done) => this.connection.onNotification(SchemaStoreInitialized, done));
     this.connection.listen();
@@ -184,15 +179,5 @@ export class YamlLanguageServer {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/** The diagnostics of one document from a server started for it alone, and stopped after. */
-export async function diagnose(path: string, text?: string, options?: YamlLanguageServerOptions): Promise<Diagnostic[]> {
-  const server = await YamlLanguageServer.start(options);
-  try {
-    return await server.diagnose(path, text);
-  } finally {
-    await server.stop();
   }
 }

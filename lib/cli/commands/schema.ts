@@ -22,15 +22,8 @@ export class SchemaCommand extends SvcCommand {
     const [{ scenarioSchema }, { writeFile }] = await Promise.all([import('../../config/schema.js'), import('node:fs/promises')]);
     const text = `${JSON.stringify(scenarioSchema(), null, 2)}\n`;
     if (this.output !== undefined) await writeFile(this.output, text);
-    else await printed(this.context.stdout, text);
+    else await this.print(text);
     return 0;
   }
 }
 
-/** Writes `text`; a reader that goes away first (`svc schema | head`) ends the output quietly, as with `svc run`. */
-function printed(stdout: NodeJS.WritableStream, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? resolve() : reject(error)));
-    stdout.write(text, () => resolve());
-  });
-}
