@@ -25,6 +25,8 @@ COPY --from=build /app/dist ./dist
 COPY --from=build /app/node_modules ./node_modules
 # Served at GET /openapi.json.
 COPY docs/openapi.json ./docs/
+# Named by the modeline of the files svc new writes (svc schema prints the same).
+COPY schema/scenario.schema.json ./schema/
 # The base image's unprivileged user `node`, by number so that runAsNonRoot can check it.
 USER 1000:1000
 EXPOSE 8080

@@ -46,7 +46,7 @@ describe('Container image (Dockerfile)', () => {
       for (const path of ['.env', 'config/.env.local', 'certs/tls.key', 'tls.pem', 'node_modules/x/index.js', 'dist/lib/index.js', '.git/config', 'npm-debug.log']) {
         expect(IGNORED(path), path).to.equal(true);
       }
-      for (const path of ['package.json', 'package-lock.json', 'lib/index.ts', 'bin/svc-server', 'docs/openapi.json']) expect(IGNORED(path), path).to.equal(false);
+      for (const path of ['package.json', 'package-lock.json', 'lib/index.ts', 'bin/svc-server', 'docs/openapi.json', 'schema/scenario.schema.json']) expect(IGNORED(path), path).to.equal(false);
     });
   });
 
@@ -59,10 +59,11 @@ describe('Container image (Dockerfile)', () => {
       image = replayDockerfile(DOCKERFILE, REPO, mkdtempSync(join(tmpdir(), 'svc-image-')), IGNORED);
     });
 
-    it('leaves only package.json, bin, dist, the production node_modules and the OpenAPI document', () => {
+    it('leaves only package.json, bin, dist, the production node_modules, the OpenAPI document and the scenario schema', () => {
       expect(listing(image.root)).to.deep.equal(['app']);
-      expect(listing(image.workdir)).to.deep.equal(['bin', 'dist', 'docs', 'node_modules', 'package.json']);
+      expect(listing(image.workdir)).to.deep.equal(['bin', 'dist', 'docs', 'node_modules', 'package.json', 'schema']);
       expect(listing(join(image.workdir, 'docs'))).to.deep.equal(['openapi.json']);
+      expect(listing(join(image.workdir, 'schema'))).to.deep.equal(['scenario.schema.json']);
       expect(listing(join(image.workdir, 'dist'))).to.deep.equal(['lib', 'operators']);
       const modules = join(image.workdir, 'node_modules');
       for (const name of Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.optionalDependencies })) expect(existsSync(join(modules, name)), name).to.equal(true);
@@ -107,6 +108,13 @@ describe('Container image (Dockerfile)', () => {
       });
       expect(run.status, run.stderr).to.equal(0);
       expect(run.stdout.trim().split('\n')).to.have.length(4).and.to.satisfy((lines: string[]) => lines.every((line) => /^up 1 \d{13}$/.test(line)));
+    });
+
+    it('runs svc new there, whose modeline names the schema the image holds', () => {
+      const run = spawnSync(which('svc', image.env.PATH!), ['new'], { cwd: image.workdir, env: { ...process.env, ...image.env }, encoding: 'utf8' });
+      expect(run.status, run.stderr).to.equal(0);
+      const schema = /^# yaml-language-server: \$schema=file:\/\/(\S+)$/m.exec(run.stdout)?.[1];
+      expect(schema).to.equal(join(image.workdir, 'schema', 'scenario.schema.json'));
     });
   });
 });
