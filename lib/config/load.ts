@@ -114,7 +114,9 @@ function isSingleEntry(document: Record<string, unknown>): boolean {
 /** A single entry runs by itself: its file is runnable. */
 export const singleEntryKind = andThen(string, (kind, u, c) =>
   kind === 'runnable' ? t.success(kind) : t.failure(u, c, `expected runnable (a single entry runs by itself), got ${show(kind)}`),
-);
+)
+  .withSchema(() => ({ const: 'runnable' }))
+  .describe('A single entry runs by itself: runnable.');
 
 /** A document that is one entry: a runnable file of that entry, which messages call `entry`. */
 function validateFlat(entry: Record<string, unknown>, overrides: CliOverrides, problems: readonly Problem[]): Validated {

@@ -67,7 +67,7 @@ export function scenarioSchema(): JsonSchema {
     child,
   );
   const singleEntry = {
-    ...objectSchema({ ...entryFields, version: fileFields.version, kind: singleEntryKind.describe('A single entry runs by itself: runnable.') }, REQUIRED_ENTRY_FIELDS, child),
+    ...objectSchema({ ...entryFields, version: fileFields.version, kind: singleEntryKind }, REQUIRED_ENTRY_FIELDS, child),
     allOf: signalRules(),
   };
   const pack = objectSchema(packFields, REQUIRED_PACK_FIELDS, child);
