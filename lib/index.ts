@@ -11,6 +11,7 @@ export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from 
 export { createSink, stdoutSink, fileSink, tcpSink, udpSink, httpPushSink, logstoreSink, SinkError, type SinkReport } from './sinks/index.js';
 export { loadPack, loadPackFile } from './config/pack.js';
 export { compileScenario, type ScenarioPlan, type EntryPlan, type PredictedStart, type ClockGroup } from './compile/index.js';
+export { planScenario, type PlanOptions } from './compile/plan.js';
 export { Catalog, type CatalogItem } from './catalog/index.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
 export { startEntries, type FileRun, type FileRunOptions } from './runtime/file-run.js';

@@ -13,7 +13,7 @@ import { claim } from '../config/references.js';
 /** The entries of a csv_replay entry, or the issue that stops it. */
 export function expandReplay(entry: Entry & { generator: CsvReplayGenerator }): { entries: Entry[] } | { issue: Issue } {
   const { table, columns: wanted, ...generator } = entry.generator;
-  if (!table) return { issue: { path: ['generator', 'file'], message: `${entry.generator.file} was not read: read the csv_replay files (readReplays, lib/config/csv-replay.ts) before compiling` } };
+  if (!table) return { issue: { path: ['generator', 'file'], message: `${entry.generator.file} was not read: plan the file with planScenario (lib/compile/plan.ts), which reads the csv_replay files before compiling` } };
   const chosen: ReturnType<typeof selected> = wanted ? selected(table, wanted, entry.generator.file) : { columns: table.columns.map((column) => ({ column })) };
   if ('issue' in chosen) return chosen;
   const taken = new Set<string>();

@@ -7,7 +7,7 @@
  * Every problem names the file, its line and column.
  */
 import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SEVERITIES } from '../language/fields.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
@@ -32,6 +32,11 @@ export function filesIn(dir: string): LocateFile {
     const message = `cannot read the csv_replay file (no such file): looked for ${places[0]} (from the scenario file's directory) and ${places[1]} (from the working directory)`;
     throw new ConfigError('unreadable', file, [{ path: '', message }]);
   };
+}
+
+/** Relative paths from the directory of the scenario file at `path`; from the working directory for standard input (no path). */
+export function filesBeside(path: string | undefined): LocateFile {
+  return filesIn(path === undefined ? process.cwd() : dirname(path));
 }
 
 async function exists(path: string): Promise<boolean> {

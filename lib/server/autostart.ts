@@ -1,7 +1,6 @@
-import { dirname } from 'node:path';
 import { catalogRef, type Catalog } from '../catalog/index.js';
-import { compileScenario } from '../compile/index.js';
-import { filesIn, readReplays } from '../config/csv-replay.js';
+import { planScenario } from '../compile/plan.js';
+import { filesBeside } from '../config/csv-replay.js';
 import { ConfigError } from '../config/index.js';
 import { HttpError } from './http-error.js';
 import { prepareScenario, type PreparedScenario } from './launch.js';
@@ -33,7 +32,7 @@ export async function prepareAutostart(names: readonly string[], catalog: Catalo
       try {
         const scenario = catalog.scenario(name);
         path = scenario.path;
-        return await prepareScenario(compileScenario(await readReplays(scenario.file, filesIn(dirname(path))), { origin: path, catalog }), fileRoot);
+        return await prepareScenario(await planScenario(scenario.file, { origin: path, catalog, locate: filesBeside(path) }), fileRoot);
       } catch (error) {
         // A CSV's problems need its path, the error's origin.
         const detail =

@@ -1,12 +1,11 @@
-import { dirname } from 'node:path';
 import type { Context } from 'koa';
 import { ConfigError } from '../language/problems.js';
 import { loadScenario } from '../config/load.js';
 import { parseText } from '../config/parse.js';
-import { compileScenario } from '../compile/index.js';
+import { planScenario } from '../compile/plan.js';
 import type { ScenarioFile } from '../config/types.js';
 import type { Variables } from '../config/interpolate.js';
-import { filesIn, readReplays, type LocateFile } from '../config/csv-replay.js';
+import { filesBeside, type LocateFile } from '../config/csv-replay.js';
 import { catalogRef, noCatalogError, type Catalog } from '../catalog/index.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
@@ -33,11 +32,11 @@ export async function parseScenario(ctx: Context, { catalog, variables, fileRoot
   if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
   const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
-  const read = await readReplays(file, locate).catch((error: unknown) => {
+  return planScenario(file, { origin, catalog, locate }).catch((error: unknown) => {
     // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
-    throw error instanceof ConfigError ? new HttpError(422, 'validation_failed', error.message) : error;
+    if (error instanceof ConfigError && error.origin !== origin) throw new HttpError(422, 'validation_failed', error.message);
+    throw refusal(error);
   });
-  return refusingInvalid(() => compileScenario(read, { origin, catalog }));
 }
 
 /** `run()`, with a ConfigError answered as 400 (unparseable) or 422 (invalid). */
@@ -45,13 +44,18 @@ function refusingInvalid<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    const detail = error.problems.map((p) => p.message).join('; ') || error.message;
-    if (error.kind === 'syntax') throw new HttpError(400, 'malformed_body', detail);
-    // Validation refuses the transports this build lacks (lib/config/entry.ts), with the same message as the CLI.
-    const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
-    throw new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
+    throw refusal(error);
   }
+}
+
+/** The answer to a ConfigError: 400 when unparseable, 422 when invalid; any other error as it is. */
+function refusal(error: unknown): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const detail = error.problems.map((p) => p.message).join('; ') || error.message;
+  if (error.kind === 'syntax') return new HttpError(400, 'malformed_body', detail);
+  // Validation refuses the transports this build lacks (lib/config/entry.ts), with the same message as the CLI.
+  const unbuilt = error.problems.every((p) => p.code === 'feature_not_built');
+  return new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
 }
 
 /** The scenario a body holds, or the catalog's that a body of `@name` names, and where its csv_replay files are. */
@@ -69,7 +73,7 @@ function loadBody(
   }
   if (!catalog) throw noCatalogError(reference);
   const { file, path } = catalog.scenario(name);
-  return { file, origin: path, locate: filesIn(dirname(path)) };
+  return { file, origin: path, locate: filesBeside(path) };
 }
 
 /** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */

@@ -1,6 +1,5 @@
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
-import { dirname } from 'node:path';
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../catalog/index.js';
@@ -55,11 +54,9 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (asked !== undefined && asked > 1 && this.backfill) throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
-    // The CSV files of csv_replay generators, read before compiling (which does no file I/O).
-    const [{ compileScenario }, { readReplays, filesIn }] = await Promise.all([import('../../compile/index.js'), import('../../config/csv-replay.js')]);
-    const file = await readReplays(loaded.file, filesIn(loaded.path === undefined ? process.cwd() : dirname(loaded.path)));
-    // Packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
-    const plan = compileScenario(file, { origin, catalog: await this.openCatalog() });
+    const [{ planScenario }, { filesBeside }] = await Promise.all([import('../../compile/plan.js'), import('../../config/csv-replay.js')]);
+    // CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
+    const plan = await planScenario(loaded.file, { origin, catalog: await this.openCatalog(), locate: filesBeside(loaded.path) });
     if (this.backfill) {
       const { backfillRefusal } = await import('../../runtime/backfill.js');
       const refusal = backfillRefusal(plan.scenarios);

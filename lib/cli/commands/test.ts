@@ -51,10 +51,10 @@ export class TestCommand extends SvcCommand {
       if (this.prometheus !== undefined || this.alertmanager !== undefined) throw new UsageError('--prometheus and --alertmanager go with --live');
       if (!this.rules) throw new UsageError('missing --rules: svc test <scenario-file> --rules <rules.yml> (or --live --prometheus <url>)');
     }
-    const [{ parseDuration }, { loadScenarioFile }, { compileScenario }, { backfillRefusal }, { readReplays, filesIn }, { dirname, resolve }] = await Promise.all([
+    const [{ parseDuration }, { loadScenarioFile }, { planScenario }, { backfillRefusal }, { filesBeside }, { resolve }] = await Promise.all([
       import('../../language/duration.js'),
       import('../../config/load.js'),
-      import('../../compile/index.js'),
+      import('../../compile/plan.js'),
       import('../../runtime/backfill.js'),
       import('../../config/csv-replay.js'),
       import('node:path'),
@@ -64,9 +64,7 @@ export class TestCommand extends SvcCommand {
     const loaded = await loadScenarioFile(this.file, { overrides: this.duration === undefined ? {} : { duration: this.duration }, variables: this.context.env });
     const expectations = loaded.expect?.alerts;
     if (!expectations) throw new Error(`${this.file}: no expect.alerts: nothing to test (docs/testing-alerts.md)`);
-    // The CSV files of csv_replay generators, read before compiling, as svc run does.
-    const file = await readReplays(loaded, filesIn(dirname(this.file)));
-    const plan = compileScenario(file, { origin: this.file });
+    const plan = await planScenario(loaded, { origin: this.file, locate: filesBeside(this.file) });
     if (backends) return this.checkLive(plan, intervalMs, expectations, backends);
 
     for (const [i, { resolves_within }] of expectations.entries()) {
