@@ -2,8 +2,9 @@ import { map, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, TickBatch } from './model/batch.js';
 
 /**
- * Turns one batch of events into the bytes a sink writes (one string or byte array per batch)
- * and the frames of its records.
+ * Turns one batch of events into the bytes a sink writes (one byte array per batch: the text
+ * encoders write their lines as UTF-8 bytes, the protobuf ones their messages; an encoder of
+ * your own may return a string) and the frames of its records.
  */
 export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array> {
   encode(batch: B): EncodedBatch<D>;
@@ -15,7 +16,7 @@ export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array>
  * ```
  * batches:  a-----b-----|
  *           encode(metricsText({ name: 'up' }))
- * chunks:   A-----B-----|   A.data = 'up 1 1700000000000\n…'
+ * chunks:   A-----B-----|   A.data = the bytes of 'up 1 1700000000000\n…'
  * ```
  */
 export function encode<B extends TickBatch>(encoder: Encoder<B>): OperatorFunction<B, EncodedBatch> {

@@ -206,6 +206,45 @@ export function internsLabelSets(options: LabelOptions): boolean {
   return codesOf(dimensionsOf(options)) <= MAX_INTERNED;
 }
 
+/** Label sets are counted exactly up to here. */
+export const COUNTED_LABEL_SETS = 1e15;
+
+/**
+ * How many distinct label sets `labels(options)` can write (counted up to {@link COUNTED_LABEL_SETS}):
+ * tick n takes value n mod cardinality of every rotating label and of every spike inside its
+ * window, so with the spikes of a subset S present the sets repeat every lcm of those
+ * cardinalities; the count is the sum of those periods over every S, counted spike by spike as
+ * how many subsets give each period. It is exact when the windows let every subset hold for a
+ * whole period of ticks; shorter windows, or two labels of one key, write fewer. The one count
+ * of label sets: validation's series limit and the default worker count read it.
+ */
+export function labelSetCount(options: LabelOptions): number {
+  let subsets = new Map([[rotationPeriod(options.dynamic ?? []), 1]]);
+  for (const spike of options.spikes ?? []) {
+    const next = new Map(subsets);
+    for (const [period, count] of subsets) {
+      const present = leastCommonMultiple(period, spike.cardinality);
+      next.set(present, (next.get(present) ?? 0) + count);
+    }
+    subsets = next;
+  }
+  let sum = 0;
+  for (const [period, count] of subsets) sum += period * count;
+  return Math.min(sum, COUNTED_LABEL_SETS);
+}
+
+/** After how many ticks the rotating labels' values repeat: the lcm of their cardinalities (at most {@link COUNTED_LABEL_SETS}). */
+export function rotationPeriod(dynamic: readonly RotatingLabel[]): number {
+  return dynamic.reduce((period, label) => leastCommonMultiple(period, 'values' in label ? label.values.length : label.cardinality), 1);
+}
+
+/** The least common multiple, capped at {@link COUNTED_LABEL_SETS}. */
+function leastCommonMultiple(a: number, b: number): number {
+  let [x, y] = [a, b];
+  while (y !== 0) [x, y] = [y, x % y];
+  return Math.min((a / x) * b, COUNTED_LABEL_SETS);
+}
+
 /** The varying labels: rotating ones, then spikes (which win a shared name). */
 function dimensionsOf(options: LabelOptions): Dimension[] {
   return [...(options.dynamic ?? []).map(rotating), ...(options.spikes ?? []).map(spike)];

@@ -10,8 +10,10 @@ import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, MAX_SERIES_WITH_STAT
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import { desugarAlias } from '../language/aliases.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
-import type { DynamicLabel, MetricType, SignalType } from '../language/types.js';
-import type { CardinalitySpike } from '../language/fields.js';
+import type { MetricType, SignalType } from '../language/types.js';
+import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
+import { DEFAULT_QUANTILES } from '../../operators/summary.js';
+import { COUNTED_LABEL_SETS, labelSetCount } from '../../operators/labels.js';
 
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
@@ -33,10 +35,6 @@ const SOURCE_FIELD: Record<SignalType, EntryField> = {
   histogram: 'distribution',
   summary: 'distribution',
 };
-
-/** The default Prometheus client buckets. */
-import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
-import { DEFAULT_QUANTILES } from '../../operators/summary.js';
 
 export { DEFAULT_BUCKETS, DEFAULT_QUANTILES };
 export const DEFAULT_OBSERVATIONS_PER_TICK = 100;
@@ -165,10 +163,10 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   }
   const dynamic = fields.dynamic_labels ?? [];
   const spikes = fields.cardinality_spikes ?? [];
-  const sets = labelSets(dynamic, spikes);
+  const sets = labelSetCount({ dynamic, spikes });
   const maxSeries = signal === 'histogram' || signal === 'summary' ? MAX_SERIES_WITH_STATE : MAX_SERIES;
   if (sets * samples > maxSeries) {
-    const [count, series] = sets < COUNTED ? [`up to ${sets}`, `${sets * samples}`] : [`more than ${COUNTED}`, `more than ${COUNTED}`];
+    const [count, series] = sets < COUNTED_LABEL_SETS ? [`up to ${sets}`, `${sets * samples}`] : [`more than ${COUNTED_LABEL_SETS}`, `more than ${COUNTED_LABEL_SETS}`];
     issues.push({
       path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
       message:
@@ -177,43 +175,6 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
     });
   }
   return issues;
-}
-
-/**
- * Distinct label sets the labels operator makes (operators/labels.ts): tick n takes value
- * n mod cardinality of every rotating label and of every spike inside its window, so with the
- * spikes of S present the sets repeat every lcm of those cardinalities; the count is the sum of
- * those periods over every S, counted spike by spike as how many subsets give each period (at
- * most 2^8 periods: cardinality_spikes holds at most 8).
- */
-function labelSets(dynamic: readonly DynamicLabel[], spikes: readonly CardinalitySpike[]): number {
-  const rotating = dynamic.reduce((period, d) => lcm(period, d.form === 'list' ? d.values.length : d.cardinality), 1);
-  let subsets = new Map([[rotating, 1]]);
-  for (const spike of spikes) {
-    const next = new Map(subsets);
-    for (const [period, count] of subsets) {
-      const present = lcm(period, spike.cardinality);
-      next.set(present, (next.get(present) ?? 0) + count);
-    }
-    subsets = next;
-  }
-  return Math.min(total(subsets), COUNTED);
-}
-
-function total(subsets: ReadonlyMap<number, number>): number {
-  let sum = 0;
-  for (const [period, count] of subsets) sum += period * count;
-  return sum;
-}
-
-/** Label sets are counted exactly up to here. */
-const COUNTED = 1e15;
-
-/** The least common multiple, capped at {@link COUNTED}. */
-function lcm(a: number, b: number): number {
-  let [x, y] = [a, b];
-  while (y) [x, y] = [y, x % y];
-  return Math.min((a / x) * b, COUNTED);
 }
 
 /** `json_lines` for logs, `metrics_text` otherwise, unless the sink takes only some encoders. */

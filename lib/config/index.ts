@@ -5,10 +5,5 @@ export { parseDuration } from '../language/duration.js';
 export { parseStartTime } from '../language/start-time.js';
 export type { Format } from './parse.js';
 export { DEFAULT_BUCKETS, DEFAULT_OBSERVATIONS_PER_TICK, DEFAULT_QUANTILES } from './entry.js';
-import * as languageCodecs from '../language/fields.js';
-import { encoderCodec } from '../encoders/kinds/index.js';
-import { sinkCodec } from '../sinks/kinds/index.js';
-/** The codecs of the scenario language, with the sink and encoder unions of the kind registries. */
-export const codecs = { ...languageCodecs, encoder: encoderCodec, sink: sinkCodec };
 export type * from './types.js';
 export { decodePack, isPackDocument, loadPack, loadPackFile, type LoadPackOptions } from './pack.js';

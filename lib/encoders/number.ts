@@ -1,7 +1,10 @@
 /** Formats one sample value. */
 export interface ValueFormat {
   (value: number): string;
-  /** The text of a safe integer is its decimal digits, as `String` writes it: byte writers may write them straight. */
+  /**
+   * Every finite value is written as `String(v)`, its shortest round-trip form: byte writers may
+   * write it with `writeShortest` (./shortest.ts), which gives the same bytes without a string.
+   */
   readonly shortest: boolean;
 }
 

@@ -36,6 +36,8 @@ import {
 import * as limits from './limits.js';
 import { formatMs } from '../format.js';
 import { splitHostPort } from './address.js';
+import type { Window } from '../../operators/model/window.js';
+import type { CardinalitySpike as OperatorSpike } from '../../operators/labels.js';
 import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalFamily, SignalType, StartTime } from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
@@ -144,18 +146,17 @@ function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unk
 }
 
 const windowEvery = duration.describe('How often the window recurs, from the entry start.');
-export const gaps = andThen(strict('gaps', { every: windowEvery, for: duration.describe('How long each silence lasts, at the end of each cycle; shorter than every.') }), shorterThanEvery);
+export const gaps: Codec<Window> = andThen(strict('gaps', { every: windowEvery, for: duration.describe('How long each silence lasts, at the end of each cycle; shorter than every.') }), shorterThanEvery);
 const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER).describe('The rate during a burst is rate × multiplier.');
 export const bursts = andThen(
   strict('bursts', { every: windowEvery, for: duration.describe('How long each burst lasts, at the start of each cycle; shorter than every.'), multiplier }),
   shorterThanEvery,
 );
-/** A recurring window: the cycle length and the window length, in milliseconds. */
-export type Window = t.TypeOf<typeof gaps>;
+export type { Window };
 export type BurstWindow = t.TypeOf<typeof bursts>;
 const cardinality = countUpTo(limits.MAX_CARDINALITY);
 
-export const cardinalitySpike = andThen(
+export const cardinalitySpike: Codec<CardinalitySpike> = andThen(
   andThen(
     strict(
       'cardinality spike',
@@ -184,7 +185,8 @@ export const cardinalitySpike = andThen(
       seed: s.seed ?? 0,
     }),
 );
-export type CardinalitySpike = t.TypeOf<typeof cardinalitySpike>;
+/** A cardinality spike as a scenario holds it: the labels operator's, every field given. */
+export type CardinalitySpike = Required<OperatorSpike>;
 
 export const dynamicLabel = andThen(
   strict(

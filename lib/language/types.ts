@@ -4,6 +4,8 @@
  * states on its own are exported beside it there, `t.TypeOf`); the sink and encoder kinds, the
  * generators and the operators read them. An entry as a whole is lib/config/types.ts.
  */
+import type { RotatingLabel } from '../../operators/labels.js';
+
 export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
 /** What transports and encoders tell apart: histograms and summaries are metrics. */
 export type SignalFamily = 'metrics' | 'logs';
@@ -114,8 +116,11 @@ export interface TemplateLogGenerator {
   readonly seed: number;
 }
 
-/** A rotating label: counter form (`prefix` + n mod `cardinality`) or list form (`values` cycled). */
+/**
+ * A rotating label as a scenario holds it: the labels operator's `RotatingLabel`, its form named:
+ * counter form (`prefix` + n mod `cardinality`, the prefix given) or list form (`values` cycled).
+ */
 export type DynamicLabel =
-  | { readonly key: string; readonly form: 'counter'; readonly prefix: string; readonly cardinality: number }
-  | { readonly key: string; readonly form: 'list'; readonly values: readonly string[] };
+  | (Required<Extract<RotatingLabel, { readonly cardinality: number }>> & { readonly form: 'counter' })
+  | (Extract<RotatingLabel, { readonly values: readonly string[] }> & { readonly form: 'list' });
 

@@ -9,7 +9,7 @@ import { summary } from '../../operators/summary.js';
 import { jitter } from '../../operators/jitter.js';
 import { gaps } from '../../operators/gaps.js';
 import { gate, snapTo } from '../../operators/gate.js';
-import { labels, type LabelOptions, type Shard } from '../../operators/labels.js';
+import { labels, rotationPeriod, type LabelOptions, type Shard } from '../../operators/labels.js';
 import { encode } from '../../operators/encode.js';
 import type { SlotPattern } from '../../operators/ticks.js';
 import type { Entry } from '../config/types.js';
@@ -125,11 +125,8 @@ const MAX_SHARD_PERIOD = 1 << 16;
  */
 export function shardSlots(entry: Entry, options: PipelineOptions): SlotPattern | undefined {
   if (options.shard === undefined || options.onValues || entry.cardinality_spikes.length > 0) return undefined;
-  let period = 1;
-  for (const label of entry.dynamic_labels) {
-    period = leastCommonMultiple(period, label.form === 'list' ? label.values.length : label.cardinality);
-    if (period > MAX_SHARD_PERIOD) return undefined;
-  }
+  const period = rotationPeriod(entry.dynamic_labels);
+  if (period > MAX_SHARD_PERIOD) return undefined;
   const cycle: TickBatch = { size: period, anchor: 0, index: Float64Array.from({ length: period }, (_, n) => n), offset: new Float64Array(period) };
   let residues: readonly number[] = [];
   of(cycle)
@@ -141,12 +138,6 @@ export function shardSlots(entry: Entry, options: PipelineOptions): SlotPattern 
 /** The labels operator's options for an entry, emitting `shard`'s series only when given one. */
 export function labelOptions(entry: Entry, shard?: Shard): LabelOptions {
   return { static: entry.labels, dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes, shard };
-}
-
-function leastCommonMultiple(a: number, b: number): number {
-  let [x, y] = [a, b];
-  while (y !== 0) [x, y] = [y, x % y];
-  return (a / x) * b;
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */

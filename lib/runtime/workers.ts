@@ -19,7 +19,7 @@ import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
-import { internsLabelSets, type Shard } from '../../operators/labels.js';
+import { internsLabelSets, labelSetCount, type Shard } from '../../operators/labels.js';
 import { encoderKindOf } from '../encoders/index.js';
 import type { FileRun } from './file-run.js';
 import { liveScheduler } from './live-scheduler.js';
@@ -114,15 +114,8 @@ export function defaultWorkers(entries: readonly Entry[], { cores, backfill = fa
   if (demand < ONE_CORE_EVENTS) return 1;
   // Past interning each shard would hash the label set of every tick, its own or not: slower than one thread.
   if (!entries.every((entry) => internsLabelSets(labelOptions(entry)))) return 1;
-  const series = entries.reduce((sum, entry) => sum + seriesOf(entry), 0);
+  const series = entries.reduce((sum, entry) => sum + labelSetCount(labelOptions(entry)), 0);
   return Math.max(1, Math.min(cores, MAX_WORKERS, series));
-}
-
-/** How many label sets an entry can write (at most; two labels of one key may spell the same set): the shards split them. */
-function seriesOf(entry: Entry): number {
-  const rotating = entry.dynamic_labels.reduce((product, label) => product * (label.form === 'list' ? label.values.length : label.cardinality), 1);
-  // A spike's label is absent outside its windows: one more set.
-  return entry.cardinality_spikes.reduce((product, spike) => product * (spike.cardinality + 1), rotating);
 }
 
 /** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */

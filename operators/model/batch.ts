@@ -100,7 +100,7 @@ export type Labelled<B extends TickBatch> = B & { readonly series: readonly Seri
 export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Array> {
   /** Number of events encoded. */
   readonly size: number;
-  /** The encoded bytes of every event, ready for the sink: text, or binary (protobuf) bytes. */
+  /** The encoded bytes of every event, ready for the sink: UTF-8 lines of the text encoders, or protobuf bytes (a string from an encoder that writes text as text). */
   readonly data: D;
   /** Size of `data` in bytes (UTF-8 for text), measured once by the encoder: sinks and stats read it here. */
   readonly bytes: number;
@@ -118,13 +118,13 @@ export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Arra
  * The records of an encoded chunk, as its encoder wrote them: one per row of the batch (a text
  * line, a protobuf message). Sinks that send or group records one by one (a datagram each, a
  * log-store stream per label set) read them here instead of parsing `data`; the others ignore
- * them. Record `i` spans `[ends[i - 1] ?? 0, ends[i])` of `data`: UTF-16 code units of text,
- * bytes of binary data; read it with {@link recordOf}.
+ * them. Record `i` spans `[ends[i - 1] ?? 0, ends[i])` of `data`: bytes of a byte array (line-framed
+ * text or binary), UTF-16 code units of a string; read it with {@link recordOf}.
  */
 export interface Frames {
   /** Where each record ends (exclusive), its separator included. */
   readonly ends: readonly number[];
-  /** Code units (bytes) at the end of every record that only separate records: 1 for a line feed, 0 for binary. */
+  /** Bytes (code units of a string) at the end of every record that only separate records: 1 for a line feed, 0 for binary. */
   readonly separator: number;
   /** Consecutive records that make one event: 1, or the rows of a histogram or summary series set. */
   readonly perEvent: number;

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { isRight } from 'fp-ts/lib/Either.js';
-import { codecs } from '../../lib/config/index.js';
+import { sinkCodec } from '../../lib/sinks/kinds/index.js';
 import { entryOf, entryProblems, histogram, load, logs, metric, summary, v2 } from './helpers.js';
 
 /** A sink as its codec decodes it, before the entry rules. */
 function decodedSink(sink: unknown): unknown {
-  const decoded = codecs.sink.validate(sink, []);
+  const decoded = sinkCodec.validate(sink, []);
   if (!isRight(decoded)) expect.fail(`sink did not decode: ${JSON.stringify(decoded.left.map((e) => e.message))}`);
   return decoded.right;
 }

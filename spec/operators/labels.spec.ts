@@ -3,7 +3,8 @@ import { of } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { gaps } from '../../operators/gaps.js';
-import { labels, type LabelOptions } from '../../operators/labels.js';
+import { COUNTED_LABEL_SETS, labels, labelSetCount, rotationPeriod, type LabelOptions } from '../../operators/labels.js';
+import fc from 'fast-check';
 import type { Labelled, TickBatch } from '../../operators/model/batch.js';
 import { holeMarker, seriesOf } from '../../operators/model/series.js';
 import { SplitMix64 } from '../../lib/random.js';
@@ -116,5 +117,42 @@ describe('labels', () => {
   it('escapes label values in the series key', () => {
     const series = run({ static: { q: 'say "hi"\\\n' } }, 10, 100);
     expect(series[0]!.key).to.equal('q="say \\"hi\\"\\\\\\n"');
+  });
+});
+
+describe('labelSetCount', () => {
+  const cardinality = fc.integer({ min: 1, max: 6 });
+  /** Rotating labels, and spikes whose windows (at 10 ticks a second) let every subset of them hold for `ticks` ticks. */
+  const optionsOf = (rotating: number[], spiking: number[], ticks: number): LabelOptions => ({
+    dynamic: rotating.map((c, i) => ({ key: `r${i}`, cardinality: c })),
+    spikes: spiking.map((c, i) => ({ label: `s${i}`, cardinality: c, every: ticks * 200 * 2 ** i, for: ticks * 100 * 2 ** i })),
+  });
+
+  it('is the number of distinct label sets the labels operator writes when each subset of spikes holds for a whole period', () => {
+    fc.assert(
+      fc.property(fc.array(cardinality, { maxLength: 3 }), fc.array(cardinality, { maxLength: 2 }), (rotating, spiking) => {
+        const period = rotationPeriod([...rotating, ...spiking].map((c) => ({ key: 'k', cardinality: c })));
+        const options = optionsOf(rotating, spiking, period);
+        const written = run(options, 10, period * 200 * 2 ** spiking.length);
+        expect(new Set(written.map((s) => s.key)).size).to.equal(labelSetCount(options));
+      }),
+      { numRuns: 40, seed: 7 },
+    );
+  });
+
+  it('bounds what is written when windows are shorter than a period', () => {
+    fc.assert(
+      fc.property(fc.array(cardinality, { maxLength: 3 }), fc.array(cardinality, { minLength: 1, maxLength: 2 }), (rotating, spiking) => {
+        const options = optionsOf(rotating, spiking, 1);
+        const written = run(options, 10, 20_000);
+        expect(new Set(written.map((s) => s.key)).size).to.be.at.most(labelSetCount(options));
+      }),
+      { numRuns: 25, seed: 7 },
+    );
+  });
+
+  it('stops counting at COUNTED_LABEL_SETS', () => {
+    const huge = Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, cardinality: 1_000_003 + i * 2 }));
+    expect(labelSetCount({ dynamic: huge })).to.equal(COUNTED_LABEL_SETS);
   });
 });
