@@ -1,3 +1,24 @@
+/**
+ * The labels operator gives every tick its label set. The words it uses:
+ *
+ * - **dimension**: one varying label (a rotating label or a cardinality spike); static labels are
+ *   not dimensions.
+ * - **digit**: which value a dimension gives a tick: 0 for absent (a spike outside its window),
+ *   1 … cardinality for its values. Tick n's digit of a rotating label is (n mod cardinality) + 1.
+ * - **radix**: how many digits a dimension has, absence included (cardinality + 1).
+ * - **code**: a tick's digits read as one mixed-radix number (dimension by dimension, each
+ *   digit below its radix): equal codes, equal label sets. Past 2^53 codes it is the digits' text.
+ * - **interned**: up to {@link MAX_INTERNED} codes, each label set is built once and kept in an
+ *   array indexed by its code; ticks of one set share one `Series` object.
+ * - **transient**: past that, a tick's `Series` is built for it (runs of one set share it) and
+ *   not kept, so memory stays flat at any cardinality.
+ * - **counted label**: a dimension whose value is `prefix` + a number (a counter form, a spike).
+ * - **shape**, **hole**, **fill**: past interning, the label sets whose non-counted labels agree
+ *   share a shape: their text with a hole (a private-use marker character) where each counted
+ *   label's number goes; a tick's set is the shape and its fills (the numbers). Encoders write
+ *   the shape's bytes around the fills, so no label text is built per tick.
+ * - **shard**: one of `count` workers; it keeps the ticks of its own label sets.
+ */
 import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
 import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
 import { hasHoleMarker, holeMarker, MAX_HOLES, seriesOf, seriesOfSorted, seriesShape, ShapedSeries } from './model/series.js';
@@ -182,7 +203,10 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
               digits[d] = digit;
               code = code * dimension.radix + digit;
             }
-            const found = (interning && interned[code]) || made(exact ? code : digits.join(), digits);
+            // The intern table, else the label set made last (ticks of one set come in runs), else a
+            // new one; past 2^53 codes a tick's code is the text of its digits.
+            const known = interning ? interned[code] : undefined;
+            const found = known ?? made(exact ? code : digits.join(), digits);
             series[i] = found.series;
             if (!found.mine && !kept) kept = Array.from({ length: i }, (_, j) => j);
             else if (found.mine && kept) kept.push(i);
