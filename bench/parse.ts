@@ -42,7 +42,7 @@ const heavy = (i: number) =>
 const cases: Record<string, [string, 'yaml' | 'json']> = {
   'YAML over 128 KiB (1 MiB of nesting)': ['['.repeat(MiB / 2) + ']'.repeat(MiB / 2), 'yaml'],
   'YAML flow nesting past 64 levels': ['['.repeat(60_000) + ']'.repeat(60_000), 'yaml'],
-  'YAML block nesting past 64 levels': ['- '.repeat(60_000) + 'x', 'yaml'],
+  'YAML block nesting past 64 levels': [`${'- '.repeat(60_000)}x`, 'yaml'],
   'YAML flow list past 5000 tokens': [`a: [${'1,'.repeat(60_000)}1]`, 'yaml'],
   'YAML flow list at 5000 tokens': [`a: [${'1,'.repeat(2_490)}1]`, 'yaml'],
   'YAML block list at 5000 tokens': [`a:\n${'- 1\n'.repeat(1_240)}`, 'yaml'],

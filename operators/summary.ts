@@ -27,7 +27,7 @@ export function summary(quantiles: readonly number[] = DEFAULT_QUANTILES): Opera
     initial: () => ({ sum: 0, count: 0 }),
     record: (state, observations, out, at) => {
       const sorted = Float64Array.from(observations).sort();
-      quantiles.forEach((q, k) => (out[at + k] = quantileOf(sorted, q)));
+      for (let k = 0; k < quantiles.length; k++) out[at + k] = quantileOf(sorted, quantiles[k]!);
       for (const observation of observations) state.sum += observation;
       state.count += observations.length;
       out[at + quantiles.length] = state.sum;

@@ -9,14 +9,14 @@ import { formatDuration, formatRate } from '../format.js';
 export function describeScenario(plan: ScenarioPlan, origin: string): string {
   const lines = [`scenario: ${origin} (version ${plan.version}, kind ${plan.kind})`];
   const groups = new Map(plan.groups.map((group) => [group.name, group]));
-  plan.plans.forEach((entryPlan, i) => lines.push(...describeEntry(entryPlan, i, groups)));
+  for (const [i, entryPlan] of plan.plans.entries()) lines.push(...describeEntry(entryPlan, i, groups));
   if (plan.groups.length) {
     lines.push('clock groups:');
     for (const group of plan.groups) {
       lines.push(`  ${group.name}${group.automatic ? ' (automatic: linked by after)' : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`);
     }
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /**

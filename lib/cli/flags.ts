@@ -19,13 +19,13 @@ export function listFlag(name: string, value: string, description: string) {
 }
 
 /** The value `flag` takes, as help writes it; `<value>` for a flag declared otherwise. */
-export function valueOf(flag: string): string {
+export function valueNameOf(flag: string): string {
   return VALUES.get(flag) ?? '<value>';
 }
 
 /** `text` (a usage line or option definition of clipanion's) with each `#0` replaced by the value its flag takes. */
 export function withValues(text: string): string {
-  return text.replace(/(-[\w-]+) #0/g, (_, flag: string) => `${flag} ${valueOf(flag)}`);
+  return text.replace(/(-[\w-]+) #0/g, (_, flag: string) => `${flag} ${valueNameOf(flag)}`);
 }
 
 /** What a number flag accepts beyond a number: a whole number, a range, and how to say so. */

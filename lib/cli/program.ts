@@ -45,7 +45,7 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
  * after a caught error.
  */
 export async function runProgram<C extends BaseContext>(cli: SvcCli<C>, argv: readonly string[], context: C): Promise<number> {
-  let command;
+  let command: ReturnType<typeof cli.process>;
   try {
     command = cli.process([...argv], context);
   } catch (error) {

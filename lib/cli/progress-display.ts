@@ -35,7 +35,7 @@ export function redrawnRows(stream: NodeJS.WritableStream, count: number): Progr
     periodMs: REDRAW_MS,
     show(warnings, lines) {
       for (const warning of warnings) bars.log(`${warning}\n`);
-      rows.forEach((bar, i) => bar.update({ row: lines[i] ?? '' }));
+      for (const [i, bar] of rows.entries()) bar.update({ row: lines[i] ?? '' });
       bars.update();
     },
     stop: () => bars.stop(),

@@ -79,10 +79,10 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
-    runs.forEach((run, i) => write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now)));
+    for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
     if (backfill) write(backfilledLine(now - backfill.start, scheduler.now() - backfill.start));
   }
-  runs.forEach((run, i) => failures[i] && write(`error: ${run.entry.id}: ${failures[i]}`));
+  for (const [i, run] of runs.entries()) if (failures[i]) write(`error: ${run.entry.id}: ${failures[i]}`);
   return failures.some(Boolean) ? 1 : 0;
 }
 

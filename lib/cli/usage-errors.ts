@@ -1,5 +1,5 @@
 import { closest } from '../language/problems.js';
-import { valueOf } from './flags.js';
+import { valueNameOf } from './flags.js';
 
 /** What a command accepts, from its clipanion definition. */
 export interface CommandShape<C = unknown> {
@@ -76,7 +76,7 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     if (bound > 0) continue;
     const value = args[i + 1];
     if (value !== undefined && /^-\.?\d/.test(value)) return `${name} needs a value; a negative number is written ${name}=${value}`;
-    if (value === undefined || isFlag(value)) return `${name} needs a value: ${name} ${valueOf(name)}`;
+    if (value === undefined || isFlag(value)) return `${name} needs a value: ${name} ${valueNameOf(name)}`;
     i++;
   }
   const required = shape.positionals.filter((p) => p.startsWith('<'));

@@ -144,7 +144,7 @@ function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; i
     const at = crossing.kind === 'tick' && watchedAt !== undefined ? watchedAt + crossing.offset + (entry.after.delay ?? 0) : undefined;
     return (starts[i] = { kind: 'after', crossing, ...(at !== undefined && { at }) });
   };
-  entries.forEach((_, i) => startOf(i));
+  for (let i = 0; i < entries.length; i++) startOf(i);
   return { starts, issues };
 }
 

@@ -53,6 +53,7 @@ function refined(codec: AnyCodec, extra: JsonSchema): SchemaOf {
   return (child) => ({ ...child(codec), ...extra });
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a codec of any output, as a record of codecs holds them (unknown would make every field's output unknown).
 export type AnyCodec = t.Type<any, unknown, unknown>;
 export type Props = Record<string, AnyCodec>;
 export type Decoded<P extends Props> = { [K in keyof P]: t.TypeOf<P[K]> };
@@ -240,7 +241,7 @@ export function decodeFields<P extends Props>(
 }
 
 /** A mapping with exactly these fields: unknown fields are errors, not stripped. */
-export function strict<R extends Props, O extends Props = {}>(
+export function strict<R extends Props, O extends Props = Record<never, never>>(
   name: string,
   required: R,
   optional: O = {} as O,

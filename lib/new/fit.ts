@@ -231,9 +231,9 @@ function twoLevels(series: Series): Candidate | undefined {
   if (highRows < 2 || v.length - highRows < 2) return undefined;
   const runs = runsOf(v.map((x) => x > split));
   const [lowLevel, highLevel] = [series.level(low), series.level(high)];
-  const valueOf = (isHigh: boolean) => (isHigh ? highLevel : lowLevel);
+  const levelOf = (isHigh: boolean) => (isHigh ? highLevel : lowLevel);
   if (runs.length === 2) {
-    const [before, after] = [valueOf(runs[0]!.high), valueOf(runs[1]!.high)];
+    const [before, after] = [levelOf(runs[0]!.high), levelOf(runs[1]!.high)];
     const change = t[runs[1]!.start]!;
     return {
       shape: 'step change',
@@ -252,7 +252,7 @@ function twoLevels(series: Series): Candidate | undefined {
   const interval = (t[excursions[excursions.length - 1]!.start]! - t[excursions[0]!.start]!) / (excursions.length - 1);
   const duration = median(whole.map((run) => t[run.end]! - t[run.start]!));
   const phase = signedPhase(t[excursions[0]!.start]!, interval);
-  const [up, down] = [valueOf(excursionHigh), valueOf(!excursionHigh)];
+  const [up, down] = [levelOf(excursionHigh), levelOf(!excursionHigh)];
   return {
     shape: flapping ? 'flapping' : 'spikes',
     generator: { type: 'spike', baseline: down, magnitude: series.level(up - down), duration_secs: significant(duration / 1000), interval_secs: significant(interval / 1000) },

@@ -4,7 +4,7 @@
  * column, each the generator of its fitted shape (fit.ts) or a csv_replay of its column where no
  * shape fits, with a comment saying what was found and how well it fits (docs/new.md).
  */
-import { Document, YAMLMap, YAMLSeq } from 'yaml';
+import { Document, YAMLMap, type YAMLSeq } from 'yaml';
 import { metricTable } from '../config/csv-replay.js';
 import { fitSeries, type SeriesFit } from './fit.js';
 import { SCHEMA_MODELINE } from './modeline.js';

@@ -131,7 +131,9 @@ export function startWorkers(entries: readonly Entry[], count: number, { schedul
       if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
     });
   }));
-  const stopAll = (): void => workers.forEach((worker) => worker.stop());
+  const stopAll = (): void => {
+    for (const worker of workers) worker.stop();
+  };
   // A worker that failed stops the others: the run ends with its error.
   workers.forEach((worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()));
   const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
@@ -169,7 +171,7 @@ function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => 
   let broken = false;
   const paused = new Set<Readable>();
   const resume = (): void => {
-    paused.forEach((source) => source.resume());
+    for (const source of paused) source.resume();
     paused.clear();
   };
   const fail = (): void => {

@@ -1,4 +1,4 @@
-import * as t from 'io-ts';
+import type * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';

@@ -60,7 +60,7 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
     const status = response.statusCode ?? 0;
     const retryable = status === 408 || status === 429 || status >= 500;
     const advice = retryable ? undefined : hint?.(status, body);
-    const message = `POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd() + `${excerpt(body)}${advice ? `; ${advice}` : ''}`;
+    const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${excerpt(body)}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, { retryable, retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined });
   };
 

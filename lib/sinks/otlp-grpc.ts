@@ -84,7 +84,9 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     {
       prepare: otlpRequests(options.batchSize ?? OTLP_DEFAULTS.batchSize, options.resource),
       send,
-      abort: () => calls.forEach((call) => call.cancel()),
+      abort: () => {
+        for (const call of calls) call.cancel();
+      },
       release: () => client?.close(),
     },
     {

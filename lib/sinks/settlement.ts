@@ -96,7 +96,10 @@ export class Settlement {
     const check = (): void => {
       this.timer = undefined;
       if (this.pending === 0 || this.isStalled) return;
-      if (stall.scheduler.now() - this.since < stall.after) return this.watch();
+      if (stall.scheduler.now() - this.since < stall.after) {
+        this.watch();
+        return;
+      }
       this.isStalled = true;
       stall.onStall();
     };

@@ -16,11 +16,13 @@ export function streamEvents(stream: NodeJS.WritableStream) {
   let hub = hubs.get(stream);
   if (!hub) {
     const created: Hub = { errors: new Set(), drains: new Set() };
-    stream.on('error', (error: Error) => created.errors.forEach((listener) => listener(error)));
+    stream.on('error', (error: Error) => {
+      for (const listener of created.errors) listener(error);
+    });
     stream.on('drain', () => {
       const waiting = [...created.drains];
       created.drains.clear();
-      waiting.forEach((listener) => listener());
+      for (const listener of waiting) listener();
     });
     hubs.set(stream, (hub = created));
   }

@@ -81,7 +81,10 @@ class StreamTransport implements Transport {
   }
 
   send({ size, data, bytes }: EncodedBatch): void {
-    if (this.gone) return this.core.settle(1, bytes);
+    if (this.gone) {
+      this.core.settle(1, bytes);
+      return;
+    }
     this.inFlight.push(size, bytes);
     this.options.stream.write(data, this.onWritten);
     // Woken by its own writes' callbacks, and by 'drain' too: another sink's data on a shared
@@ -124,7 +127,10 @@ class StreamTransport implements Transport {
   // One shared callback for every write: no closure per batch.
   private readonly onWritten = (error?: Error | null): void => {
     if (this.core.failedWith || this.gone) return; // already settled with the chunks still in the stream
-    if (error) return this.fail(error);
+    if (error) {
+      this.fail(error);
+      return;
+    }
     const { inFlight } = this;
     const size = inFlight[this.head]!;
     const bytes = inFlight[this.head + 1]!;
@@ -145,7 +151,8 @@ class StreamTransport implements Transport {
     const { writes, size, bytes } = this.takeInFlight();
     if (readerGone?.(cause)) {
       this.gone = true;
-      return this.core.settle(writes, bytes);
+      this.core.settle(writes, bytes);
+      return;
     }
     this.core.fail(explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause }), size, bytes);
   };

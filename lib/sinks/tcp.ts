@@ -174,7 +174,10 @@ class TcpTransport implements Transport {
     const error = networkError('tcp', this.address.text, this.address.host, cause);
     this.failures++;
     const next = this.core.nextAttempt(error, this.failures, this.retry, this.options.random);
-    if (typeof next !== 'number') return this.dropHeld(next);
+    if (typeof next !== 'number') {
+      this.dropHeld(next);
+      return;
+    }
     this.reconnect = this.scheduler.schedule(this.connect, next);
   }
 

@@ -124,7 +124,10 @@ class UdpTransport implements Transport {
       chunk.error = undefined;
     }
     chunk.remaining = datagrams.length;
-    if (chunk.remaining === 0) return this.settled(chunk);
+    if (chunk.remaining === 0) {
+      this.settled(chunk);
+      return;
+    }
     // One callback per chunk; a send that throws fails its datagram the same way.
     const onSent = (error?: Error | null): void => {
       if (error) chunk.error ??= networkError('udp', this.address.text, this.address.host, error);

@@ -25,7 +25,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
 
-    let chunk;
+    let chunk: ReturnType<typeof encodeEvent>;
     try {
       chunk = encodeEvent(event, now());
     } catch (error) {
