@@ -19,16 +19,92 @@ export interface SampleLineFormat {
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
 
-/** A series' text before and after the value, as bytes; and the series that followed it last time, with its fragments. */
-interface Fragments {
-  readonly lead: Buffer;
-  readonly middle: Buffer;
+/**
+ * A series' text before and after the value, prepared when the series changes: the room it
+ * takes and how it writes itself. Three kinds: bytes cached per interned series, a shape's parts
+ * with a transient series' fills, and plain text of another transient series.
+ */
+interface LineHead {
+  /** Most bytes the lead and the middle take. */
+  readonly room: number;
+  writeLead(out: Buffer, at: number): number;
+  writeMiddle(out: Buffer, at: number): number;
+}
+
+/** An interned series' text as bytes, made once; and the series that followed it last time, with its head. */
+class CachedHead implements LineHead {
+  readonly room: number;
   nextSeries?: Series;
-  next?: Fragments;
+  next?: CachedHead;
+
+  constructor(
+    private readonly lead: Buffer,
+    private readonly middle: Buffer,
+  ) {
+    this.room = lead.length + middle.length;
+  }
+
+  writeLead(out: Buffer, at: number): number {
+    out.set(this.lead, at);
+    return at + this.lead.length;
+  }
+
+  writeMiddle(out: Buffer, at: number): number {
+    // Most formats have nothing between the value and the timestamp.
+    if (this.middle.length !== 0) out.set(this.middle, at);
+    return at + this.middle.length;
+  }
 }
 
 /** A shape's text cut at its holes: literal bytes, and hole numbers. */
 type ShapeParts = readonly (Buffer | number)[];
+
+/** A shaped series: its shape's parts around the value, with this series' fills. One per encoder, pointed at each series in turn: no allocation per line. */
+class ShapedHead implements LineHead {
+  room = 0;
+  private lead: ShapeParts = [];
+  private middle: ShapeParts = [];
+  private fills: readonly (number | string)[] = [];
+
+  point([lead, middle]: readonly [ShapeParts, ShapeParts], fills: readonly (number | string)[]): this {
+    this.lead = lead;
+    this.middle = middle;
+    this.fills = fills;
+    this.room = shapedBytes(lead, fills) + shapedBytes(middle, fills);
+    return this;
+  }
+
+  writeLead(out: Buffer, at: number): number {
+    return writeShaped(out, this.lead, this.fills, at);
+  }
+
+  writeMiddle(out: Buffer, at: number): number {
+    return writeShaped(out, this.middle, this.fills, at);
+  }
+}
+
+/** Another transient series: its text, written in place, uncached. One per encoder, pointed at each series in turn. */
+class TextHead implements LineHead {
+  room = 0;
+  private lead = '';
+  private middle = '';
+
+  point(lead: string, middle: string): this {
+    this.lead = lead;
+    this.middle = middle;
+    // A UTF-16 unit of text is at most 3 UTF-8 bytes.
+    this.room = (lead.length + middle.length) * 3;
+    return this;
+  }
+
+  writeLead(out: Buffer, at: number): number {
+    return writeText(out, this.lead, at);
+  }
+
+  writeMiddle(out: Buffer, at: number): number {
+    return writeText(out, this.middle, at);
+  }
+}
 
 /** Bytes a hole's fill may take: a safe integer's digits, or a string of hex digits. */
 const fillBytes = (fill: number | string) => (typeof fill === 'number' ? 16 : fill.length * 3);
@@ -59,25 +135,33 @@ function shapedBytes(parts: ShapeParts, fills: readonly (number | string)[]): nu
 }
 
 /**
- * A line-per-sample encoder writing each batch straight into one byte buffer. A series'
- * fragments are encoded to bytes once, cached per Series object (weakly: a series the label
- * operator dropped costs nothing here); a shaped series (past interning) is written from its
- * shape's bytes, cut once at the holes, with its counters' digits between them; another
- * transient one is written as text, uncached. The millisecond's fragment is made once and kept
+ * A line-per-sample encoder writing each batch straight into one byte buffer. When the series
+ * changes, its head is prepared ({@link LineHead}): an interned series' text as bytes, cached
+ * per Series object (weakly: a series the label operator dropped costs nothing here); a shaped
+ * series (past interning) as its shape's bytes, cut once at the holes, with its counters' digits
+ * between them; another transient one as text, uncached. The loop then asks the head for its
+ * room and to write itself around the value. The millisecond's fragment is made once and kept
  * while consecutive samples share it; a finite value goes in through `writeShortest`, with no
- * string made; a run of lines identical to the one before (same series, value and
- * millisecond) is copied in blocks. A line costs a few copies and no string building.
+ * string made; a run of lines identical to the one before (same series, value and millisecond)
+ * is copied in blocks. A line costs a few copies and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
-  const fragments = new WeakMap<Series, Fragments>();
-  const fragmentsOf = (series: Series): Fragments => {
-    let found = fragments.get(series);
-    if (!found) fragments.set(series, (found = { lead: Buffer.from(format.lead(series)), middle: Buffer.from(format.middle(series)) }));
-    return found;
+  const cached = new WeakMap<Series, CachedHead>();
+  // The head of the last cached series: if the series that followed it last time comes again,
+  // its head is one step away (a histogram's rows come in the same order every tick).
+  let lastCached: CachedHead | undefined;
+  const cachedHeadOf = (series: Series): CachedHead => {
+    let found = lastCached?.nextSeries === series ? lastCached.next! : undefined;
+    if (!found) {
+      found = cached.get(series);
+      if (!found) cached.set(series, (found = new CachedHead(Buffer.from(format.lead(series)), Buffer.from(format.middle(series)))));
+      if (lastCached) {
+        lastCached.nextSeries = series;
+        lastCached.next = found;
+      }
+    }
+    return (lastCached = found);
   };
-  // The fragments of the last cached series: if the series that followed it last time comes
-  // again, its fragments are one step away (a histogram's rows come in the same order every tick).
-  let lastFragments: Fragments | undefined;
   // A shape's lead and middle cut at its holes, once per shape; null when the format's text of
   // the shape filled in is not its text of the label set (a format that rewrites the counters).
   const shapes = new WeakMap<SeriesShape, readonly [ShapeParts, ShapeParts] | null>();
@@ -94,15 +178,17 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     }
     return found;
   };
+  const shapedHead = new ShapedHead();
+  const textHead = new TextHead();
+  /** The head of a series the loop meets after another one. */
+  const headOf = (series: Series): LineHead => {
+    const parts = series.shape ? partsOf(series) : null;
+    if (!parts && !series.transient) return cachedHeadOf(series);
+    lastCached = undefined;
+    return parts ? shapedHead.point(parts, series.fills!) : textHead.point(format.lead(series), format.middle(series));
+  };
   let lastSeries: Series | undefined;
-  // The series' fragments as cached bytes, as a shape's parts and fills, or, for another
-  // transient series, as text written in place.
-  let lead: Buffer | undefined;
-  let middle: Buffer | undefined;
-  let shaped: readonly [ShapeParts, ShapeParts] | null = null;
-  let fills: readonly (number | string)[] = [];
-  let leadText = '';
-  let middleText = '';
+  let head: LineHead = textHead;
   let lastMs = NaN;
   let stamp = '';
   // The stamp's bytes, made on its second line: a backfill stamps each line with a new millisecond.
@@ -124,28 +210,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         const s = series[i]!;
         if (s !== lastSeries) {
           lastSeries = s;
-          shaped = s.shape ? partsOf(s) : null;
-          if (shaped || s.transient) lastFragments = undefined;
-          if (shaped) {
-            lead = middle = undefined;
-            fills = s.fills!;
-          } else if (s.transient) {
-            lead = middle = undefined;
-            leadText = format.lead(s);
-            middleText = format.middle(s);
-          } else {
-            let found = lastFragments?.nextSeries === s ? lastFragments.next! : undefined;
-            if (!found) {
-              found = fragmentsOf(s);
-              if (lastFragments) {
-                lastFragments.nextSeries = s;
-                lastFragments.next = found;
-              }
-            }
-            lastFragments = found;
-            lead = found.lead;
-            middle = found.middle;
-          }
+          head = headOf(s);
         }
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {
@@ -162,26 +227,12 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           valueText = direct ? '' : format.value(v);
         }
         // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
-        const seriesBytes = shaped
-          ? shapedBytes(shaped[0], fills) + shapedBytes(shaped[1], fills)
-          : lead && middle
-            ? lead.length + middle.length
-            : (leadText.length + middleText.length) * 3;
-        const length = seriesBytes + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
+        const length = head.room + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
         if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
         const lineStart = at;
-        if (shaped) at = writeShaped(out, shaped[0], fills, at);
-        else if (lead) {
-          out.set(lead, at);
-          at += lead.length;
-        } else at = writeText(out, leadText, at);
+        at = head.writeLead(out, at);
         at = direct ? writeShortest(out, v, at) : writeText(out, valueText, at);
-        if (shaped) at = writeShaped(out, shaped[1], fills, at);
-        else if (middle) {
-          // Most formats have nothing between the value and the timestamp.
-          if (middle.length !== 0) out.set(middle, at);
-          at += middle.length;
-        } else at = writeText(out, middleText, at);
+        at = head.writeMiddle(out, at);
         if (stampBytes) {
           out.set(stampBytes, at);
           at += stampBytes.length;
