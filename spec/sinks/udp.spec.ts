@@ -96,11 +96,10 @@ describe('udp sink', () => {
     const sink = udpSink({ address: `127.0.0.1:${port}` });
     const failures: Error[] = [];
     sink.reports!.subscribe((r) => r.kind === 'failed' && failures.push(r.error));
-    const message = await waitFor('an ICMP refusal', async () => {
-      sink.write(chunk('ping\n'));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    const message = await waitFor('an ICMP refusal', () => {
+      sink.write(chunk('ping\n')); // a UDP socket learns of an earlier datagram's ICMP refusal on a later send
       return failures[0]?.message;
-    }, 3000);
+    }, 3000, 10);
     expect(message).to.equal(`udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
     await sink.close();
   });
