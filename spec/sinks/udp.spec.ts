@@ -81,7 +81,7 @@ describe('udp sink', () => {
     withReceiver(async (sink, reports, receiver) => {
       const large = 'x'.repeat(70_000);
       const data = `a 1 0\n${large}\nb 2 0\n${large}\nc 3 0\n`;
-      sink.write(chunk(data, 5));
+      sink.write(chunk(Buffer.from(data), 5)); // as the text encoders hand it over: UTF-8 lines
       await sink.flush().catch(() => undefined);
       await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
       const total = (kind: SinkReport['kind']) =>
