@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPack } from '../../lib/config/index.js';
-import { load, problems } from '../config/helpers.js';
+import { load, problems } from '../support/scenarios.js';
 import { lines, svc } from '../support/cli.js';
 
 const ENTRY = '  - { signal_type: metrics, name: up, rate: 1, generator: { type: constant, value: 1 } }';

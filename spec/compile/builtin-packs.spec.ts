@@ -8,7 +8,7 @@ import { BUILTIN_PACK_DOCUMENTS, builtinPack, builtinPackNames } from '../../lib
 import { startEntries } from '../../lib/runtime/file-run.js';
 import { MemorySink } from '../support/sinks.js';
 import { schemaErrors } from '../support/json-schema.js';
-import { compile } from './helpers.js';
+import { compile } from '../support/plans.js';
 
 /** The schema of scenario and pack files svc ships (lib/config/schema.ts writes it from the codecs). */
 const schema = JSON.parse(readFileSync('schema/scenario.schema.json', 'utf8')) as Record<string, unknown>;

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { Catalog } from '../../lib/catalog/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { loadScenario } from '../../lib/config/index.js';
-import { directory } from '../catalog/helpers.js';
-import { compile, compileProblems, metric, stepEntry } from './helpers.js';
+import { directory } from '../support/directories.js';
+import { compile, compileProblems, stepEntry } from '../support/plans.js';
+import { metric } from '../support/scenarios.js';
 
 const packed = (extra: Record<string, unknown> = {}) => ({ signal_type: 'metrics', pack: 'http_server', rate: 2, ...extra });
 

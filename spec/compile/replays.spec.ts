@@ -8,7 +8,7 @@ import { compileScenario, type ScenarioPlan } from '../../lib/compile/index.js';
 import { valueGenerator } from '../../lib/generators/value.js';
 import { logGenerator } from '../../lib/generators/log.js';
 import type { Entry } from '../../lib/config/types.js';
-import { load, v2 } from '../config/helpers.js';
+import { load, v2 } from '../support/scenarios.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
 writeFileSync(

@@ -10,7 +10,8 @@ import { valueGenerator } from '../../lib/generators/value.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import { metricEntry } from '../support/entries.js';
 import { MemorySink } from '../support/sinks.js';
-import { compile, compileProblems, metric, stepEntry } from './helpers.js';
+import { compile, compileProblems, stepEntry } from '../support/plans.js';
+import { metric } from '../support/scenarios.js';
 
 const after = (ref: string, op: '<' | '>', value: number, extra: Record<string, unknown> = {}) => ({ after: { ref, op, value, ...extra } });
 

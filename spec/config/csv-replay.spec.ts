@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { filesIn, logTable, metricTable, readReplays } from '../../lib/config/csv-replay.js';
 import { MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../../lib/language/limits.js';
-import { load, v2 } from './helpers.js';
+import { load, v2 } from '../support/scenarios.js';
 
 /** The messages (with the file named) of the ConfigError `run` throws. */
 function problems(run: () => unknown): string[] {

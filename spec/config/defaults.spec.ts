@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { histogram, load, logs, metric, problems, v2 } from './helpers.js';
+import { histogram, load, logs, metric, problems, v2 } from '../support/scenarios.js';
 
 describe('defaults', () => {
   it('fills fields an entry lacks; the entry value wins', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { isRight } from 'fp-ts/lib/Either.js';
 import { sinkCodec } from '../../lib/sinks/kinds/index.js';
-import { entryOf, entryProblems, histogram, load, logs, metric, summary, v2 } from './helpers.js';
+import { entryOf, entryProblems, histogram, load, logs, metric, summary, v2 } from '../support/scenarios.js';
 
 /** A sink as its codec decodes it, before the entry rules. */
 function decodedSink(sink: unknown): unknown {

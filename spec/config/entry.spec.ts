@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from './helpers.js';
+import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from '../support/scenarios.js';
 
 describe('entry: common fields', () => {
   describe('rate', () => {

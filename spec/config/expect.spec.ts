@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { load, metric, problems, v2 } from './helpers.js';
+import { load, metric, problems, v2 } from '../support/scenarios.js';
 
 describe('loadScenario: expect (alert expectations of svc test)', () => {
   it('keeps the alert expectations, durations in milliseconds', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, histogram, logs, metric } from './helpers.js';
+import { entryOf, entryProblems, histogram, logs, metric } from '../support/scenarios.js';
 import type { TemplateLogGenerator } from '../../lib/language/types.js';
 
 const generatorOf = (generator: unknown) => entryOf(metric({ generator })).generator;

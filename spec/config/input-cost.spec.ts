@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
 import { loadPackFile } from '../../lib/config/pack.js';
 import { readTextFile } from '../../lib/config/read.js';
-import { configError, metric, problems, v2 } from './helpers.js';
+import { configError, metric, problems, v2 } from '../support/scenarios.js';
 
 const MiB = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, load, logs, metric } from './helpers.js';
+import { entryOf, entryProblems, load, logs, metric } from '../support/scenarios.js';
 
 describe('labels', () => {
   it('keeps static labels, default {}', () => {

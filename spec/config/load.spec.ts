@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadScenario, loadScenarioFile } from '../../lib/config/index.js';
-import { configError, load, metric, problems, v2 } from './helpers.js';
+import { configError, load, metric, problems, v2 } from '../support/scenarios.js';
 
 describe('loadScenario: the file', () => {
   it('loads a v2 YAML file into normalised entries', () => {

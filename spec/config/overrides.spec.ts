@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { applyOverrides } from '../../lib/config/index.js';
-import { entryOf, load, logs, metric, problems, v2 } from './helpers.js';
+import { entryOf, load, logs, metric, problems, v2 } from '../support/scenarios.js';
 
 describe('CLI overrides', () => {
   it('rate, duration and on_sink_error override every entry', () => {

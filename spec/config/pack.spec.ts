@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, isPackDocument, loadPack } from '../../lib/config/index.js';
-import { entryOf, entryProblems, load, metric, problems, v2 } from './helpers.js';
+import { entryOf, entryProblems, load, metric, problems, v2 } from '../support/scenarios.js';
 
 const pack = (extra: Record<string, unknown> = {}) => ({
   version: 2,

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { FIT_NRMSE, MIN_NOISE_ROWS, MIN_ROWS, fitSeries, type SeriesFit } from '../../lib/new/fit.js';
 import { MAX_GRID_POINTS, dominantPeriodMs, evenGrid } from '../../lib/new/periodogram.js';
 import type { GeneratorConfig } from '../../lib/language/types.js';
-import { randomWalk, sampled, type Recorded, type SampleOptions } from './series.js';
+import { randomWalk, sampled, type Recorded, type SampleOptions } from '../support/recorded-series.js';
 
 /** The generator of a fit, checked to be of `type`. */
 function generatorOf<T extends GeneratorConfig['type']>(fit: SeriesFit, type: T): Extract<GeneratorConfig, { type: T }> {

@@ -11,7 +11,7 @@ import { LOCAL_YAML_BUDGET } from '../../lib/language/limits.js';
 import type { GeneratorConfig } from '../../lib/language/types.js';
 import { scenarioFromCsv } from '../../lib/new/from-csv.js';
 import { SCHEMA_MODELINE } from '../../lib/new/modeline.js';
-import { grafanaCsv, plainCsv, randomWalk, sampled, type Recorded, type SampleOptions } from './series.js';
+import { grafanaCsv, plainCsv, randomWalk, sampled, type Recorded, type SampleOptions } from '../support/recorded-series.js';
 
 interface WrittenEntry {
   name: string;

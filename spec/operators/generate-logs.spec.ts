@@ -6,7 +6,7 @@ import { gaps } from '../../operators/gaps.js';
 import { labels } from '../../operators/labels.js';
 import { generateLogs } from '../../operators/generate-logs.js';
 import type { Labelled, LogBatch, LogTemplate } from '../../operators/model/batch.js';
-import { collect } from '../support/marbles.js';
+import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 describe('generateLogs: templates', () => {
   it("puts each record's template in the template column, through gaps and labels, the same object for one template", () => {
@@ -27,5 +27,25 @@ describe('generateLogs: templates', () => {
       ['hello 4', hello],
     ]);
     expect(out[1]![1]).to.equal(hello);
+  });
+});
+
+describe('generateLogs', () => {
+  it('gives every tick a record and carries labels and gaps like metrics', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 60 }),
+        generateLogs((n) => ({ severity: n % 2 ? 'warn' : 'info', message: `tick ${n}`, fields: { n: String(n) } })),
+        gaps({ every: 30, for: 10 }),
+        labels({ dynamic: [{ key: 'pod', values: ['a', 'b'] }] }),
+        perTick((b: Labelled<LogBatch>, i) => `${b.severity[i]} ${b.message[i]} ${b.series[i]!.labels.pod} ${b.fields[i]!.n}`),
+      );
+      expectObservable(source).toBe('a 9ms b 19ms c 9ms d 19ms |', {
+        a: 'info tick 0 a 0',
+        b: 'warn tick 1 b 1',
+        c: 'warn tick 3 b 3',
+        d: 'info tick 4 a 4',
+      });
+    });
   });
 });

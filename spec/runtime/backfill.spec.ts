@@ -5,6 +5,7 @@ import type { Entry } from '../../lib/config/types.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import { backfillEntries, unboundedEntries } from '../../lib/runtime/backfill.js';
 import { MemorySink } from '../support/sinks.js';
+import { waitFor } from '../support/backends/ports.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
@@ -112,11 +113,12 @@ describe('backfillEntries: a file on virtual time', () => {
       ['free', new MemorySink()],
     ]);
     const run = backfillEntries(entries, { scheduler: realTime(), createSink: (entry) => sinks.get(entry.id)! });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const lines = (id: string) => sinks.get(id)!.text.split('\n').filter(Boolean).length;
+    await waitFor('the first writes of both entries', () => (lines('held') > 0 && lines('free') > 0 ? true : undefined));
     // The first write of `held` waits: virtual time stays at the file start, for `free` too,
     // which wrote only what its first wake-up carries (the slots of the first minute).
     expect(run.clock.now()).to.equal(JAN_1);
-    expect(sinks.get('free')!.text.split('\n').filter(Boolean)).to.have.length(601);
+    expect(lines('free')).to.equal(601);
     held.release();
     await run.done;
     expect(held.text.split('\n').filter(Boolean)).to.have.length(3000);
@@ -127,7 +129,7 @@ describe('backfillEntries: a file on virtual time', () => {
     const sink = new MemorySink();
     sink.hold();
     const run = backfillEntries([step('a', { rate: 10, duration: 24 * HOURS })], { scheduler: realTime(), createSink: () => sink });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor('the first write, held by the sink', () => (sink.chunks.length > 0 ? true : undefined));
     const stopped = run.stop();
     sink.release();
     const [outcome] = await stopped;

@@ -25,11 +25,13 @@ describe('liveScheduler', () => {
 
   it('passes the state, reschedules through this.schedule, and runs delayed work on a timer', async () => {
     const seen: number[] = [];
-    liveScheduler.schedule<number>(function (n) {
-      seen.push(n!);
-      if (n! < 3) this.schedule(n! + 1, n === 2 ? 5 : 0);
-    }, 0, 1);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await new Promise<void>((done) =>
+      liveScheduler.schedule<number>(function (n) {
+        seen.push(n!);
+        if (n! < 3) this.schedule(n! + 1, n === 2 ? 5 : 0);
+        else done();
+      }, 0, 1),
+    );
     expect(seen).to.deep.equal([1, 2, 3]);
   });
 
@@ -37,7 +39,8 @@ describe('liveScheduler', () => {
     let ran = 0;
     liveScheduler.schedule(() => ran++).unsubscribe();
     liveScheduler.schedule(() => ran++, 5).unsubscribe();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Timers of one delay fire in the order they were set: had the cancelled work run, it would have by now.
+    await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 5));
     expect(ran).to.equal(0);
   });
 

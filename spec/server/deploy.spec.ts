@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
-import { directory } from '../catalog/helpers.js';
+import { directory } from '../support/directories.js';
 import { waitFor } from '../support/backends/ports.js';
 import { spawnServerProcess, startServerProcess } from '../support/server-process.js';
 import { testServer } from '../support/server.js';

@@ -11,7 +11,7 @@ import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc, upScenario } from '../support/cli.js';
-import { entryOf, entryProblems, metric } from '../config/helpers.js';
+import { entryOf, entryProblems, metric } from '../support/scenarios.js';
 
 const T0 = Date.UTC(2024, 0, 1);
 const ONE_MB = 1_000_000;

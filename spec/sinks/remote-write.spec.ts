@@ -10,6 +10,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from '../support/backends/http-receiver.js';
 import { ManualScheduler, settle } from '../support/clock.js';
+import { waitFor } from '../support/backends/ports.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const T0 = Date.UTC(2024, 0, 1);
@@ -162,7 +163,7 @@ describe('remote_write sink', () => {
   });
 
   async function waitForRequests(n: number): Promise<void> {
-    for (let i = 0; i < 200 && receiver.requests.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(`${n} requests at the receiver`, () => (receiver.requests.length >= n ? true : undefined), 1000, 5);
     expect(receiver.requests).to.have.length(n);
   }
 });

@@ -10,8 +10,6 @@ import { startTcpPeer, type TcpPeer } from '../support/backends/tcp-peer.js';
 import { metricEntry } from '../support/entries.js';
 import { isSettled } from '../support/streams.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** A TCP server on 127.0.0.1 whose connections are handled by `onConnection`. */
 async function server(onConnection: (socket: Socket) => void): Promise<{ port: number; server: Server; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
@@ -68,13 +66,13 @@ describe('tcp sink', () => {
       sink: { type: 'tcp', address: `127.0.0.1:${peer.port}`, retry: { max_attempts: 30, initial_backoff: 20, max_backoff: 50 } },
     });
     const run = runEntry(entry);
-    await sleep(400);
+    await waitFor('the first lines at the peer', () => (peer!.connections[0]?.includes('\n') ? true : undefined));
     await peer.down();
-    await sleep(300);
+    // Back up once the sink noticed and retries: the run is still going, so a second connection follows.
+    await waitFor('a reconnect attempt', () => (run.stats.snapshot(Date.now()).sink_retries > 0 ? true : undefined));
     await peer.up();
     expect(await run.done).to.deep.equal({});
     const stats = run.stats.snapshot(Date.now());
-    expect(stats.sink_retries, 'reconnect attempts').to.be.greaterThan(0);
     expect(stats).to.include({ total_events: 3000, total_sink_failures: 0, consecutive_failures: 0 });
 
     await waitFor('the last value at the peer', () => (/beat 2999 \d+\n$/.test(peer!.connections.at(-1)!) ? true : undefined));
@@ -202,14 +200,17 @@ describe('tcp sink', () => {
       await sink.flush(); // connected
       let taken = 'first 1\n'.length;
       const line = `${'x'.repeat(64 * 1024 - 1)}\n`;
-      // Fill the socket buffers until a write has to wait, and keeps waiting (real I/O, not time rules).
+      // Fill the socket buffers until a write has to wait, and is still waiting at the next poll
+      // (real I/O, not time rules: no event says the kernel stopped taking data).
+      let pending: Promise<void> | undefined;
       const { wait } = await waitFor('the destination to stop taking data', async () => {
-        const pending = sink.write(chunk(line));
-        taken += line.length;
-        if (!pending) return undefined;
-        await sleep(50);
-        return (await isSettled(pending)) ? undefined : { wait: pending };
-      }, 15_000, 0);
+        if (pending && !(await isSettled(pending))) return { wait: pending };
+        do {
+          pending = sink.write(chunk(line)) ?? undefined;
+          taken += line.length;
+        } while (!pending);
+        return undefined;
+      }, 15_000);
 
       await scheduler.advance(9_999);
       expect(sink.write(chunk('kept 1\n')), 'no stall yet: the write waits').to.be.instanceOf(Promise);

@@ -81,7 +81,7 @@ describe('udp sink', () => {
     withReceiver(async (sink, reports, receiver) => {
       const large = 'x'.repeat(70_000);
       const data = `a 1 0\n${large}\nb 2 0\n${large}\nc 3 0\n`;
-      sink.write(chunk(data, 5));
+      sink.write(chunk(Buffer.from(data), 5)); // as the text encoders hand it over: UTF-8 lines
       await sink.flush().catch(() => undefined);
       await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
       const total = (kind: SinkReport['kind']) =>
@@ -96,11 +96,10 @@ describe('udp sink', () => {
     const sink = udpSink({ address: `127.0.0.1:${port}` });
     const failures: Error[] = [];
     sink.reports!.subscribe((r) => r.kind === 'failed' && failures.push(r.error));
-    const message = await waitFor('an ICMP refusal', async () => {
-      sink.write(chunk('ping\n'));
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    const message = await waitFor('an ICMP refusal', () => {
+      sink.write(chunk('ping\n')); // a UDP socket learns of an earlier datagram's ICMP refusal on a later send
       return failures[0]?.message;
-    }, 3000);
+    }, 3000, 10);
     expect(message).to.equal(`udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
     await sink.close();
   });

@@ -1,4 +1,4 @@
-import type { EncodedBatch, Labelled, LogBatch, LogTemplate, SampleBatch, Series } from '../../operators/model/batch.js';
+import { byteLength, type EncodedBatch, type Labelled, type LogBatch, type LogTemplate, type SampleBatch, type Series } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
@@ -36,28 +36,48 @@ function isSeriesList(s: Series | readonly Series[]): s is readonly Series[] {
   return Array.isArray(s);
 }
 
+/** What {@link chunk} adds to its data: the records' labels and times, and whether the data is binary. */
+export interface ChunkOptions {
+  /** Label set of each record; default: no labels. */
+  readonly series?: readonly Series[];
+  /** Offset of each record in ms (the anchor is 0); default 0. */
+  readonly times?: readonly number[];
+  /** `data` is one unframed binary record (a protobuf message), not newline-separated lines. */
+  readonly binary?: boolean;
+}
+
 /**
- * An encoded chunk of `data` as a line encoder hands it to a sink: one record per line (binary
- * data: one record), `size` events of as many lines each; labels and times default to none and 0.
+ * An encoded chunk of `data` as an encoder hands it to a sink, `size` events of as many records
+ * each. Text, a string or UTF-8 bytes, is framed like a line encoder's output: one record per
+ * line, its line feed included and counted as the separator (ends in code units of a string,
+ * bytes of a byte array). With `binary`, `data` is a single record without separator.
  */
-export function chunk(data: string | Uint8Array, size = 1, frames: { series?: readonly Series[]; times?: readonly number[] } = {}): EncodedBatch {
-  const ends: number[] = [];
-  if (typeof data !== 'string') ends.push(data.byteLength);
-  else for (let at = data.indexOf('\n'); at >= 0; at = data.indexOf('\n', at + 1)) ends.push(at + 1);
+export function chunk(data: string | Uint8Array, size = 1, options: ChunkOptions = {}): EncodedBatch {
+  const ends = options.binary ? [data.length] : lineEnds(data);
   const records = ends.length;
   return {
     size,
     data,
-    bytes: typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength,
+    bytes: byteLength(data),
     frames: {
       ends,
-      separator: typeof data === 'string' ? 1 : 0,
+      separator: options.binary ? 0 : 1,
       perEvent: size > 0 ? records / size : 1,
-      series: frames.series ?? new Array<Series>(records).fill(seriesOf({})),
+      series: options.series ?? new Array<Series>(records).fill(seriesOf({})),
       anchor: 0,
-      offset: Float64Array.from(frames.times ?? new Array<number>(records).fill(0)),
+      offset: Float64Array.from(options.times ?? new Array<number>(records).fill(0)),
     },
   };
+}
+
+const LINE_FEED = 0x0a;
+
+/** Where each line of `data` ends, just past its line feed. */
+function lineEnds(data: string | Uint8Array): number[] {
+  const next = (from: number) => (typeof data === 'string' ? data.indexOf('\n', from) : data.indexOf(LINE_FEED, from));
+  const ends: number[] = [];
+  for (let at = next(0); at >= 0; at = next(at + 1)) ends.push(at + 1);
+  return ends;
 }
 
 /** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms; a `template` column when some record has one. */

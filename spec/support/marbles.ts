@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mergeMap, type Observable, type OperatorFunction } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { TickBatch } from '../../operators/model/batch.js';
+import type { Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 
 /** A TestScheduler whose assertions are chai deep equality. */
 export function virtualTime(): TestScheduler {
@@ -24,3 +24,6 @@ export function collect<B extends TickBatch, T>(source: Observable<B>, pick: (ba
   });
   return out;
 }
+
+/** Row `i` of a labelled sample batch as `suffix{labels} value`, the way exposition text reads it. */
+export const sampleRow = (batch: Labelled<SampleBatch>, i: number): string => `${batch.series[i]!.suffix ?? ''}{${batch.series[i]!.key}} ${batch.value[i]}`;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { escapeLabelValue, seriesOf } from '../../operators/model/series.js';
+import { escapeLabelValue, seriesOf } from '../../../operators/model/series.js';
 
 describe('seriesOf', () => {
   it('sorts labels by key in both labels and key', () => {

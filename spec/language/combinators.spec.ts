@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryProblems, logs, metric, problems, v2 } from './helpers.js';
+import { entryProblems, logs, metric, problems, v2 } from '../support/scenarios.js';
 
 describe('unknown fields: did you mean', () => {
   it('suggests the closest valid field at that position', () => {

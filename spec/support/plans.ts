@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import { ConfigError } from '../../lib/config/index.js';
 import { compileScenario, type ScenarioPlan } from '../../lib/compile/index.js';
 import type { Catalog } from '../../lib/catalog/index.js';
-import { load, v2 } from '../config/helpers.js';
-
-export { metric } from '../config/helpers.js';
+import { load, v2 } from './scenarios.js';
 
 type Fields = Record<string, unknown>;
 

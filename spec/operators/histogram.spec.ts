@@ -8,24 +8,7 @@ import { gaps } from '../../operators/gaps.js';
 import { labels } from '../../operators/labels.js';
 import { observe } from '../../operators/observe.js';
 import { histogram } from '../../operators/histogram.js';
-import { quantileOf, summary } from '../../operators/summary.js';
-import { generateLogs } from '../../operators/generate-logs.js';
-import type { Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
-import { collect, perTick, virtualTime } from '../support/marbles.js';
-
-/** Rows as `name-suffix{labels} value` strings, in emission order. */
-const row = (b: Labelled<SampleBatch>, i: number) => `${b.series[i]!.suffix ?? ''}{${b.series[i]!.key}} ${b.value[i]}`;
-
-describe('observe', () => {
-  it('gives the sampler each observation number and the tick time, so observations can drift', () => {
-    const out = collect(of(RateSchedule.constant(10)).pipe(ticks({ duration: 300 }), observe((i, at) => i + at / 1000, 2)), (b, i) => [...b.observations[i]!]);
-    expect(out).to.deep.equal([
-      [0, 1],
-      [2.1, 3.1],
-      [4.2, 5.2],
-    ]);
-  });
-});
+import { collect, sampleRow, virtualTime } from '../support/marbles.js';
 
 describe('histogram', () => {
   it('writes cumulative buckets, +Inf, _sum and _count per tick, cumulative since start', () => {
@@ -37,7 +20,7 @@ describe('histogram', () => {
         labels(),
         histogram([1]),
       ),
-      row,
+      sampleRow,
     );
     // Tick 1 observes [0.7, NaN]: NaN lands in +Inf like any value above every bound.
     expect(out.slice(0, 4)).to.deep.equal(['_bucket{le="1"} 1', '_bucket{le="+Inf"} 2', '_sum{} 3.2', '_count{} 2']);
@@ -112,44 +95,5 @@ describe('histogram', () => {
       }),
       { numRuns: 60 },
     );
-  });
-});
-
-describe('summary', () => {
-  it('takes quantiles over the tick alone and sums and counts since start', () => {
-    const out = collect(
-      of(RateSchedule.constant(10)).pipe(ticks({ duration: 200 }), observe((i) => i + 1, 4), labels({ static: { a: 'b' } }), summary([0.5, 0.9])),
-      row,
-    );
-    expect(out).to.deep.equal([
-      '{a="b",quantile="0.5"} 2.5', '{a="b",quantile="0.9"} 3.7', '_sum{a="b"} 10', '_count{a="b"} 4',
-      '{a="b",quantile="0.5"} 6.5', '{a="b",quantile="0.9"} 7.7', '_sum{a="b"} 36', '_count{a="b"} 8',
-    ]);
-  });
-
-  it('interpolates quantiles linearly between order statistics', () => {
-    const sorted = Float64Array.from([10, 20, 30, 40, 50]);
-    expect([0, 0.25, 0.5, 0.99, 1].map((q) => quantileOf(sorted, q))).to.deep.equal([10, 20, 30, 49.6, 50]);
-    expect(quantileOf(new Float64Array(0), 0.5)).to.be.NaN;
-  });
-});
-
-describe('generateLogs', () => {
-  it('gives every tick a record and carries labels and gaps like metrics', () => {
-    virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(100)).pipe(
-        ticks({ duration: 60 }),
-        generateLogs((n) => ({ severity: n % 2 ? 'warn' : 'info', message: `tick ${n}`, fields: { n: String(n) } })),
-        gaps({ every: 30, for: 10 }),
-        labels({ dynamic: [{ key: 'pod', values: ['a', 'b'] }] }),
-        perTick((b: Labelled<LogBatch>, i) => `${b.severity[i]} ${b.message[i]} ${b.series[i]!.labels.pod} ${b.fields[i]!.n}`),
-      );
-      expectObservable(source).toBe('a 9ms b 19ms c 9ms d 19ms |', {
-        a: 'info tick 0 a 0',
-        b: 'warn tick 1 b 1',
-        c: 'warn tick 3 b 3',
-        d: 'info tick 4 a 4',
-      });
-    });
   });
 });

@@ -3,6 +3,7 @@ import { ConfigError, loadScenario, type CliOverrides, type Entry, type Scenario
 
 type Fields = Record<string, unknown>;
 
+/** Minimal valid entries of each signal type, as scenario-file fields; `extra` adds or replaces fields. */
 export const metric = (extra: Fields = {}): Fields => ({
   signal_type: 'metrics',
   name: 'cpu',
@@ -31,6 +32,7 @@ export function v2(scenarios: unknown[], top: Fields = {}): string {
   return JSON.stringify({ version: 2, kind: 'runnable', ...top, scenarios });
 }
 
+/** How `load` reads a document: its format, and the CLI overrides applied after loading. */
 export interface Options {
   readonly format?: 'yaml' | 'json';
   readonly overrides?: CliOverrides;
@@ -47,6 +49,7 @@ export function entryOf(fields: Fields, options: Options = {}): Entry {
   return load(v2([fields]), { format: 'json', ...options }).scenarios[0]!;
 }
 
+/** The ConfigError loading `document` throws; fails the test when it loads. */
 export function configError(document: string | Fields, options: Options = {}): ConfigError {
   try {
     load(document, options);

@@ -5,26 +5,12 @@ import { ticks } from '../../operators/ticks.js';
 import { generate } from '../../operators/generate.js';
 import { jitter } from '../../operators/jitter.js';
 import { collect } from '../support/marbles.js';
-import { virtualTime, perTick } from '../support/marbles.js';
 
 const values = (rate: number, duration: number, amount: number, seed: number, maxBatch?: number) =>
   collect(
     of(RateSchedule.constant(rate)).pipe(ticks({ duration, maxBatch }), generate(() => 10), jitter(amount, seed)),
     (b, i) => b.value[i]!,
   );
-
-describe('generate', () => {
-  it('maps every tick to its value at the tick frame', () => {
-    virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(100)).pipe(
-        ticks({ duration: 30 }),
-        generate((n, at) => n * 1000 + at),
-        perTick((b, i) => b.value[i]),
-      );
-      expectObservable(source).toBe('a 9ms b 9ms c 9ms |', { a: 0, b: 1010, c: 2020 });
-    });
-  });
-});
 
 describe('jitter', () => {
   it('adds noise within ±amount', () => {

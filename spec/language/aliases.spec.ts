@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { valueGenerator } from '../../lib/generators/value.js';
 import { ConfigError } from '../../lib/config/index.js';
 import { loadPack } from '../../lib/config/pack.js';
-import { compile } from '../compile/helpers.js';
-import { entryOf, entryProblems, load, metric, problems, v2 } from './helpers.js';
+import { compile } from '../support/plans.js';
+import { entryOf, entryProblems, load, metric, problems, v2 } from '../support/scenarios.js';
 
 const aliasOf = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
   const { generator: desugared, jitter, jitter_seed } = entryOf(metric({ generator, ...extra }));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { SplitMix64 } from '../../lib/random.js';
+import { SplitMix64 } from '../lib/random.js';
 
 const MASK = (1n << 64n) - 1n;
 

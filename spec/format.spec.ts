@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMs } from '../../lib/format.js';
+import { formatMs } from '../lib/format.js';
 
 describe('figures as text', () => {
   it('gives a duration exactly for messages: three decimals at most, zero parts left out', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from './helpers.js';
+import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from '../support/scenarios.js';
 
 const spike = (extra: Record<string, unknown> = {}) => ({ label: 'pod', every: '1m', for: '10s', cardinality: 5, ...extra });
 const sink = (fields: Record<string, unknown>) => metric({ sink: fields });

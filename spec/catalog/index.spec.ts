@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { Catalog, catalogRef } from '../../lib/catalog/index.js';
-import { directory } from './helpers.js';
+import { directory } from '../support/directories.js';
 
 const SCENARIO = `version: 2
 kind: runnable

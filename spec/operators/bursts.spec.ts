@@ -3,12 +3,7 @@ import { of } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { bursts } from '../../operators/bursts.js';
-import { gaps } from '../../operators/gaps.js';
-import { generate } from '../../operators/generate.js';
-import type { TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
-
-const tick = (b: TickBatch, i: number) => ({ n: b.index[i]!, at: b.offset[i]! });
 
 describe('bursts', () => {
   it('multiplies the rate in the head of every cycle and keeps the base rate elsewhere', () => {
@@ -61,54 +56,5 @@ describe('bursts', () => {
     let error: unknown;
     of(RateSchedule.constant(1)).pipe(bursts({ every: 100, for: 100, multiplier: 2 })).subscribe({ error: (e) => (error = e) });
     expect(String(error)).to.match(/0 < for < every/);
-  });
-});
-
-describe('gaps', () => {
-  it('silences the tail of every cycle and keeps counting the slots', () => {
-    virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(100)).pipe(
-        ticks({ duration: 80 }),
-        gaps({ every: 40, for: 20 }),
-        perTick((b, i) => b.index[i]),
-      );
-      expectObservable(source).toBe('a 9ms b 29ms c 9ms d 29ms |', { a: 0, b: 1, c: 4, d: 5 });
-    });
-  });
-
-  it('lets counters resume as if time had passed', () => {
-    const values = collect(
-      of(RateSchedule.constant(10)).pipe(
-        ticks({ duration: 2000 }),
-        generate((n) => 100 + n),
-        gaps({ every: 1000, for: 300 }),
-      ),
-      (b, i) => b.value[i]!,
-    );
-    expect(values).to.deep.equal([100, 101, 102, 103, 104, 105, 106, 110, 111, 112, 113, 114, 115, 116]);
-  });
-
-  it('beats a burst: no event in a burst window that falls inside a gap', () => {
-    const at = collect(
-      of(RateSchedule.constant(10)).pipe(
-        bursts({ every: 500, for: 200, multiplier: 5 }),
-        ticks({ duration: 1000 }),
-        gaps({ every: 1000, for: 600 }),
-      ),
-      tick,
-    ).map(({ at }) => Math.round(at));
-    // Burst [0, 200) emits every 20 ms; gap [400, 1000) hides the second burst [500, 700) entirely.
-    expect(at).to.deep.equal([0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 300]);
-  });
-
-  it('drops a batch that falls wholly in a gap instead of emitting an empty one', () => {
-    const sizes: number[] = [];
-    virtualTime().run(({ flush }) => {
-      of(RateSchedule.constant(100))
-        .pipe(ticks({ duration: 100 }), gaps({ every: 100, for: 50 }))
-        .subscribe((b) => sizes.push(b.size));
-      flush();
-    });
-    expect(sizes).to.deep.equal([1, 1, 1, 1, 1]);
   });
 });

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
-import { createLogger } from '../../lib/server/logger.js';
-import { isSecretHeader, MASK, redactConfig, redactText } from '../../lib/redact.js';
+import { createLogger } from '../lib/server/logger.js';
+import { isSecretHeader, MASK, redactConfig, redactText } from '../lib/redact.js';
 
 describe('redact', () => {
   describe('redactText', () => {
