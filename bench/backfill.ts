@@ -45,6 +45,10 @@ async function backfillRun(dir: string, intervalS: number, goalS: number): Promi
   const seconds = (performance.now() - started) / 1000;
   const samples = backfill.runs[0]!.stats.totalEvents;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  console.log(`backfill: 24 h of ${fmt(SERIES)} series at one sample per ${intervalS} s, metrics_text -> file (goal: under ${goalS} s)`);
-  console.log(`  ${fmt(samples)} samples in ${seconds.toFixed(2)} s: ${fmt(samples / seconds)} samples/s, ${fmt(DAY_MS / 1000 / seconds)}× real time`);
+  console.log(
+    `backfill: 24 h of ${fmt(SERIES)} series at one sample per ${intervalS} s, metrics_text -> file (goal: under ${goalS} s)`,
+  );
+  console.log(
+    `  ${fmt(samples)} samples in ${seconds.toFixed(2)} s: ${fmt(samples / seconds)} samples/s, ${fmt(DAY_MS / 1000 / seconds)}× real time`,
+  );
 }

@@ -47,7 +47,9 @@ function measure(label: string, encoder: MetricEncoder, ring: Labelled<SampleBat
   lines = run(SECONDS * 1000) * BATCH;
   const seconds = (performance.now() - start) / 1000;
   const perSec = lines / seconds;
-  console.log(`${label.padEnd(56)} ${(perSec / 1e6).toFixed(2).padStart(6)} M lines/s  (${((bytes / seconds / 2 ** 20) | 0)} MiB/s)`);
+  console.log(
+    `${label.padEnd(56)} ${(perSec / 1e6).toFixed(2).padStart(6)} M lines/s  (${(bytes / seconds / 2 ** 20) | 0} MiB/s)`,
+  );
 }
 
 const sine = batches((n) => 50 + 25 * Math.sin((2 * Math.PI * n) / 60_000));
@@ -56,6 +58,11 @@ for (const toBuffer of [false, true]) {
   const how = toBuffer ? 'encode+Buffer.from' : 'encode';
   measure(`metricsText, sine values, ${how}`, metricsText({ name: 'cpu_usage' }), sine, toBuffer);
   measure(`metricsText, integer values, ${how}`, metricsText({ name: 'requests_total' }), counter, toBuffer);
-  measure(`metricsText precision 2, sine values, ${how}`, metricsText({ name: 'cpu_usage', precision: 2 }), sine, toBuffer);
+  measure(
+    `metricsText precision 2, sine values, ${how}`,
+    metricsText({ name: 'cpu_usage', precision: 2 }),
+    sine,
+    toBuffer,
+  );
   measure(`jsonLines, sine values, ${how}`, jsonLines({ name: 'cpu_usage' }), sine, toBuffer);
 }

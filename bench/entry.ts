@@ -7,7 +7,13 @@ export const BENCH_LABELS = { host: 'bench-1', region: 'eu-west', service: 'api'
  * The benchmarks' workload: a gauge counting up by one a tick (a step generator) over `series`
  * pods, at an unbounded rate for `seconds`, into `sink` through `encoder`.
  */
-export function benchGauge(options: { name: string; sink: SinkConfig; encoder: EncoderConfig; seconds: number; series: number }): Entry {
+export function benchGauge(options: {
+  name: string;
+  sink: SinkConfig;
+  encoder: EncoderConfig;
+  seconds: number;
+  series: number;
+}): Entry {
   return {
     id: options.name,
     signal_type: 'metrics',

@@ -22,12 +22,24 @@ export async function httpClientBench(seconds: number): Promise<void> {
   const clients: Record<string, () => Promise<unknown>> = {
     'node:http': () =>
       new Promise<void>((resolve, reject) => {
-        const req = request(url, { method: 'POST', agent: nodeAgent, headers: { ...HEADERS, 'Content-Length': String(BODY.length) } });
+        const req = request(url, {
+          method: 'POST',
+          agent: nodeAgent,
+          headers: { ...HEADERS, 'Content-Length': String(BODY.length) },
+        });
         req.on('error', reject);
         req.on('response', (res) => res.resume().on('end', resolve));
         req.end(BODY);
       }),
-    got: () => got.post(url, { body: BODY, headers: HEADERS, agent: { http: gotAgent }, retry: { limit: 0 }, throwHttpErrors: false, decompress: false }),
+    got: () =>
+      got.post(url, {
+        body: BODY,
+        headers: HEADERS,
+        agent: { http: gotAgent },
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+        decompress: false,
+      }),
   };
   const totals: Record<string, { requests: number; ms: number }> = {};
   for (let round = 0; round < 4; round++) {
@@ -47,7 +59,9 @@ export async function httpClientBench(seconds: number): Promise<void> {
   }
   console.log(`HTTP client: 6 KB POSTs one at a time, kept alive, ${seconds} s each`);
   for (const [name, { requests, ms }] of Object.entries(totals)) {
-    console.log(`  ${name.padEnd(10)} ${Math.round(requests / (ms / 1000)).toLocaleString('en-US')} requests/s, ${((ms * 1000) / requests).toFixed(0)} µs a request`);
+    console.log(
+      `  ${name.padEnd(10)} ${Math.round(requests / (ms / 1000)).toLocaleString('en-US')} requests/s, ${((ms * 1000) / requests).toFixed(0)} µs a request`,
+    );
   }
   nodeAgent.destroy();
   gotAgent.destroy();

@@ -51,7 +51,16 @@ function gauge(fields: Partial<Entry>): Entry {
 
 async function accuracy(): Promise<{ rate: number; expected: number; achieved: number; error: number }[]> {
   const rates = [10, 1_000, 100_000];
-  const runs = rates.map((rate) => runEntry(gauge({ id: `rate_${rate}`, rate, duration: ACCURACY_MS, sink: { type: 'file', path: join(dir, `rate-${rate}.prom`) } })));
+  const runs = rates.map((rate) =>
+    runEntry(
+      gauge({
+        id: `rate_${rate}`,
+        rate,
+        duration: ACCURACY_MS,
+        sink: { type: 'file', path: join(dir, `rate-${rate}.prom`) },
+      }),
+    ),
+  );
   await Promise.all(runs.map((run) => run.done));
   return runs.map((run, i) => {
     const expected = (rates[i]! * ACCURACY_MS) / 1000;
@@ -67,7 +76,9 @@ try {
   shortestBench();
   console.log(`rate accuracy: ${ACCURACY_MS / 1000} s per rate, all three at once (goal: within 1 %)`);
   for (const r of await accuracy()) {
-    console.log(`  ${String(r.rate).padStart(7)}/s  expected ${fmt(r.expected)}  achieved ${fmt(r.achieved)}  error ${(r.error * 100).toFixed(3)} %`);
+    console.log(
+      `  ${String(r.rate).padStart(7)}/s  expected ${fmt(r.expected)}  achieved ${fmt(r.achieved)}  error ${(r.error * 100).toFixed(3)} %`,
+    );
   }
   await remoteWriteBench(THROUGHPUT_MS / 1000);
   await otlpBench(THROUGHPUT_MS / 1000);

@@ -23,7 +23,19 @@ function gauge(bootstrap: string, topic: string, seconds: number, sink: Record<s
 /** Messages stored in `topic`: the offset after the last message of each partition, added up (kcat). */
 async function storedMessages(bootstrap: string, topic: string): Promise<number> {
   const kcat = requireBinary('kcat', 'kcat');
-  const { stdout } = await promisify(execFile)(kcat, ['-C', '-b', bootstrap, '-t', topic, '-o', '-1', '-e', '-q', '-f', '%o\n']);
+  const { stdout } = await promisify(execFile)(kcat, [
+    '-C',
+    '-b',
+    bootstrap,
+    '-t',
+    topic,
+    '-o',
+    '-1',
+    '-e',
+    '-q',
+    '-f',
+    '%o\n',
+  ]);
   return stdout
     .split('\n')
     .filter(Boolean)
@@ -34,14 +46,20 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** Runs the Kafka figures, `seconds` each. */
 export async function kafkaBench(seconds: number): Promise<void> {
-  console.log(`kafka: gauge over ${SERIES} series, metrics_text -> broker sink -> librdkafka mock cluster (4 partitions), ${seconds} s each`);
+  console.log(
+    `kafka: gauge over ${SERIES} series, metrics_text -> broker sink -> librdkafka mock cluster (4 partitions), ${seconds} s each`,
+  );
   const cluster = await startKafkaMock();
   try {
     const cases: [string, string, Record<string, unknown>][] = [
       ['a message per event (batch_size 1000)', 'per-event', {}],
       ['a message per event, keyed by pod', 'per-event-keyed', { key: 'pod' }],
       ['a message per batch (batch_size 10000)', 'per-batch', { message_per: 'batch', batch_size: 10_000 }],
-      ['a message per batch, gzip', 'per-batch-gzip', { message_per: 'batch', batch_size: 10_000, compression: 'gzip' }],
+      [
+        'a message per batch, gzip',
+        'per-batch-gzip',
+        { message_per: 'batch', batch_size: 10_000, compression: 'gzip' },
+      ],
     ];
     for (const [what, topic, sink] of cases) {
       const started = performance.now();
@@ -50,7 +68,9 @@ export async function kafkaBench(seconds: number): Promise<void> {
       if (outcome.error) throw outcome.error;
       const rate = run.stats.totalEvents / ((performance.now() - started) / 1000);
       const stored = await storedMessages(cluster.bootstrap, topic);
-      console.log(`  ${what.padEnd(42)} ${fmt(rate)} events/s (${fmt(run.stats.totalEvents)} events, the cluster stored ${fmt(stored)} messages)`);
+      console.log(
+        `  ${what.padEnd(42)} ${fmt(rate)} events/s (${fmt(run.stats.totalEvents)} events, the cluster stored ${fmt(stored)} messages)`,
+      );
     }
   } finally {
     await cluster.stop();

@@ -24,8 +24,21 @@ function entry(signal: 'metrics' | 'logs', sink: SinkConfig, seconds: number): E
   };
   if (signal === 'logs') {
     const templates = [{ message: 'user {user} logged in' }, { message: 'GET {path} took {ms}ms' }];
-    const log_generator = { type: 'template' as const, templates, field_pools: { user: ['ann', 'bob'], path: ['/', '/api'], ms: ['3', '48'] }, severity_weights: { info: 8, warn: 2 }, seed: 1 };
-    return { ...common, signal_type: 'logs', name: 'bench_otlp_logs', log_generator, dynamic_labels: [], metric_type: 'untyped' };
+    const log_generator = {
+      type: 'template' as const,
+      templates,
+      field_pools: { user: ['ann', 'bob'], path: ['/', '/api'], ms: ['3', '48'] },
+      severity_weights: { info: 8, warn: 2 },
+      seed: 1,
+    };
+    return {
+      ...common,
+      signal_type: 'logs',
+      name: 'bench_otlp_logs',
+      log_generator,
+      dynamic_labels: [],
+      metric_type: 'untyped',
+    };
   }
   return {
     ...common,
@@ -52,9 +65,24 @@ export async function otlpBench(seconds: number): Promise<void> {
   for (const service of ['metrics.v1.MetricsService', 'logs.v1.LogsService']) {
     const path = `/opentelemetry.proto.collector.${service}/Export`;
     const raw = (value: Buffer) => value;
-    server.addService({ Export: { path, requestStream: false, responseStream: false, requestSerialize: raw, requestDeserialize: raw, responseSerialize: raw, responseDeserialize: raw } }, { Export: accept });
+    server.addService(
+      {
+        Export: {
+          path,
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: raw,
+          requestDeserialize: raw,
+          responseSerialize: raw,
+          responseDeserialize: raw,
+        },
+      },
+      { Export: accept },
+    );
   }
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
   const http = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end());
@@ -63,9 +91,15 @@ export async function otlpBench(seconds: number): Promise<void> {
   const url = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
 
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  console.log(`OTLP: otlp encoder -> sink (batch_size 1000), receivers in this process, ${seconds} s each (goal: >= 300,000 data points/s)`);
+  console.log(
+    `OTLP: otlp encoder -> sink (batch_size 1000), receivers in this process, ${seconds} s each (goal: >= 300,000 data points/s)`,
+  );
   for (const signal of ['metrics', 'logs'] as const) {
-    const grpcRate = await rate(signal, { type: 'otlp_grpc', endpoint: `127.0.0.1:${port}`, signal_type: signal }, seconds);
+    const grpcRate = await rate(
+      signal,
+      { type: 'otlp_grpc', endpoint: `127.0.0.1:${port}`, signal_type: signal },
+      seconds,
+    );
     const httpRate = await rate(signal, { type: 'otlp_http', url, signal_type: signal }, seconds);
     const unit = signal === 'metrics' ? 'data points/s (1,000-series gauge)' : 'log records/s (2 templates)';
     console.log(`  ${signal.padEnd(8)} otlp_grpc ${fmt(grpcRate)}, otlp_http ${fmt(httpRate)} ${unit}`);

@@ -19,7 +19,13 @@ import { startVictoriaMetrics } from '../spec/support/backends/victoria-metrics.
 const SERIES = 1000;
 
 function gauge(url: string, seconds: number): Entry {
-  return benchGauge({ name: 'bench_remote_write', sink: { type: 'remote_write', url }, encoder: { type: 'remote_write' }, seconds, series: SERIES });
+  return benchGauge({
+    name: 'bench_remote_write',
+    sink: { type: 'remote_write', url },
+    encoder: { type: 'remote_write' },
+    seconds,
+    series: SERIES,
+  });
 }
 
 /** Samples/s of the whole pipeline into `url`. */
@@ -56,13 +62,18 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** Runs the remote-write figures, `seconds` each. */
 export async function remoteWriteBench(seconds: number): Promise<void> {
-  console.log(`remote write: gauge over ${SERIES} series, remote_write encoder -> sink (batch_size 500), ${seconds} s each`);
+  console.log(
+    `remote write: gauge over ${SERIES} series, remote_write encoder -> sink (batch_size 500), ${seconds} s each`,
+  );
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(204).end());
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const local = await pipeline(`http://127.0.0.1:${(receiver.address() as { port: number }).port}/api/v1/write`, seconds);
+  const local = await pipeline(
+    `http://127.0.0.1:${(receiver.address() as { port: number }).port}/api/v1/write`,
+    seconds,
+  );
   receiver.close();
 
   const encoder = remoteWrite({ name: 'bench_remote_write', metricType: 'gauge' });
@@ -73,8 +84,12 @@ export async function remoteWriteBench(seconds: number): Promise<void> {
   // The pure-JavaScript alternative, measured for the choice (docs/sinks.md); a devDependency only.
   const compressingJs = alone(seconds, (batch) => compress((data ??= encoder.encode(batch).data)));
   console.log(`  into a receiver in this process  ${fmt(local)} samples/s (goal: >= 1,000,000)`);
-  console.log(`  encoder alone                    ${fmt(encoding)} samples/s: encoding is ${((local / encoding) * 100).toFixed(0)} % of the pipeline's time`);
-  console.log(`  snappy alone                     ${fmt(compressing)} samples/s: compression is ${((local / compressing) * 100).toFixed(0)} %`);
+  console.log(
+    `  encoder alone                    ${fmt(encoding)} samples/s: encoding is ${((local / encoding) * 100).toFixed(0)} % of the pipeline's time`,
+  );
+  console.log(
+    `  snappy alone                     ${fmt(compressing)} samples/s: compression is ${((local / compressing) * 100).toFixed(0)} %`,
+  );
   console.log(`  snappyjs alone (not used)        ${fmt(compressingJs)} samples/s`);
 
   const vm = await startVictoriaMetrics();
@@ -86,7 +101,9 @@ export async function remoteWriteBench(seconds: number): Promise<void> {
     if (outcome.error) throw outcome.error;
     const rate = run.stats.totalEvents / ((performance.now() - started) / 1000);
     const inserted = (await vm.selfMetric('vm_rows_inserted_total')) - before;
-    console.log(`  into VictoriaMetrics 1.79        ${fmt(rate)} samples/s (it counted ${fmt(inserted)} rows inserted of ${fmt(run.stats.totalEvents)} sent)`);
+    console.log(
+      `  into VictoriaMetrics 1.79        ${fmt(rate)} samples/s (it counted ${fmt(inserted)} rows inserted of ${fmt(run.stats.totalEvents)} sent)`,
+    );
   } finally {
     await vm.stop();
   }

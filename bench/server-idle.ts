@@ -34,8 +34,11 @@ async function oneStart(): Promise<{ idle: number; probed: number }> {
 export async function serverIdleBench(starts = 5): Promise<void> {
   const runs = [];
   for (let i = 0; i < starts; i++) runs.push(await oneStart());
-  const line = (values: number[]) => `median ${percentile(values, 0.5).toFixed(1)} MiB (min ${Math.min(...values).toFixed(1)}, max ${Math.max(...values).toFixed(1)})`;
-  console.log(`svc-server idle RSS, ${starts} starts, ${SETTLE_MS / 1000} s after its start-up line, no scenario (goal: <= 60 MiB)`);
+  const line = (values: number[]) =>
+    `median ${percentile(values, 0.5).toFixed(1)} MiB (min ${Math.min(...values).toFixed(1)}, max ${Math.max(...values).toFixed(1)})`;
+  console.log(
+    `svc-server idle RSS, ${starts} starts, ${SETTLE_MS / 1000} s after its start-up line, no scenario (goal: <= 60 MiB)`,
+  );
   console.log(`  idle                ${line(runs.map((run) => run.idle))}`);
   console.log(`  after ${PROBES} /health  ${line(runs.map((run) => run.probed))}`);
 }

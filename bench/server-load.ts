@@ -28,7 +28,11 @@ const HEAP_MB = process.env.HEAP_MB;
 /** Entries per POST: one file each (a body stays far below the 1 MiB limit). */
 const PER_POST = 100;
 
-const server = await startServerProcess({ nodeFlags: HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : [], env: { SVC_LOG_LEVEL: 'warn' }, quiet: true });
+const server = await startServerProcess({
+  nodeFlags: HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : [],
+  env: { SVC_LOG_LEVEL: 'warn' },
+  quiet: true,
+});
 const { base } = server;
 
 function rssMiB(): number {
@@ -67,7 +71,11 @@ function entry(i: number) {
 
 for (let first = 0; first < SCENARIOS; first += PER_POST) {
   const scenarios = Array.from({ length: Math.min(PER_POST, SCENARIOS - first) }, (_, k) => entry(first + k));
-  const res = await fetch(`${base}/scenarios`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ version: 2, kind: 'runnable', scenarios }) });
+  const res = await fetch(`${base}/scenarios`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ version: 2, kind: 'runnable', scenarios }),
+  });
   if (res.status !== 201) throw new Error(`POST /scenarios answered ${res.status}: ${await res.text()}`);
 }
 console.error(`${SCENARIOS} scenarios × ${RATE}/s started; running ${SECONDS} s`);
@@ -85,11 +93,15 @@ while (performance.now() - started < SECONDS * 1000) {
     nextScrape += SCRAPE_SECONDS;
   }
   if (elapsed >= nextReport) {
-    console.error(`  ${Math.round(elapsed)} s: RSS ${rss.at(-1)!.toFixed(0)} MiB, last /health ${health.run.at(-1)!.toFixed(1)} ms`);
+    console.error(
+      `  ${Math.round(elapsed)} s: RSS ${rss.at(-1)!.toFixed(0)} MiB, last /health ${health.run.at(-1)!.toFixed(1)} ms`,
+    );
     nextReport += 10;
   }
 }
-const list = (await (await fetch(`${base}/scenarios`)).json()) as { scenarios: { total_events: number; status: string }[] };
+const list = (await (await fetch(`${base}/scenarios`)).json()) as {
+  scenarios: { total_events: number; status: string }[];
+};
 sampling = false;
 await sampler;
 const finalRss = rssMiB();
@@ -98,9 +110,19 @@ const code = await server.exited;
 
 const total = list.scenarios.reduce((sum, s) => sum + s.total_events, 0);
 const heap = HEAP_MB ? `heap sized for a ${HEAP_MB} MiB container` : 'heap sized from this machine';
-console.log(`svc-server load: ${SCENARIOS} scenarios × ${RATE}/s for ${SECONDS} s, ${heap}, /scenarios/metrics scraped every ${SCRAPE_SECONDS} s (${scrapedBytes.toLocaleString('en')} B)`);
-console.log(`  RSS          max ${Math.max(...rss).toFixed(1)} MiB, final ${finalRss.toFixed(1)} MiB (${rss.length} samples)  goal: < 256 MiB`);
-console.log(`  GET /health  p50 ${percentile(health.run, 0.5).toFixed(1)} ms, p99 ${percentile(health.run, 0.99).toFixed(1)} ms, max ${Math.max(...health.run).toFixed(1)} ms over the run (${health.run.length} samples)  goal: p99 < 50 ms`);
-console.log(`               max ${Math.max(...health.startUp).toFixed(1)} ms while the scenarios were posted (${health.startUp.length} samples)`);
-console.log(`  events       ${total.toLocaleString('en')} (scheduled ≈ ${(SCENARIOS * RATE * SECONDS).toLocaleString('en')} over the measured span), ${list.scenarios.filter((s) => s.status === 'running').length} running`);
+console.log(
+  `svc-server load: ${SCENARIOS} scenarios × ${RATE}/s for ${SECONDS} s, ${heap}, /scenarios/metrics scraped every ${SCRAPE_SECONDS} s (${scrapedBytes.toLocaleString('en')} B)`,
+);
+console.log(
+  `  RSS          max ${Math.max(...rss).toFixed(1)} MiB, final ${finalRss.toFixed(1)} MiB (${rss.length} samples)  goal: < 256 MiB`,
+);
+console.log(
+  `  GET /health  p50 ${percentile(health.run, 0.5).toFixed(1)} ms, p99 ${percentile(health.run, 0.99).toFixed(1)} ms, max ${Math.max(...health.run).toFixed(1)} ms over the run (${health.run.length} samples)  goal: p99 < 50 ms`,
+);
+console.log(
+  `               max ${Math.max(...health.startUp).toFixed(1)} ms while the scenarios were posted (${health.startUp.length} samples)`,
+);
+console.log(
+  `  events       ${total.toLocaleString('en')} (scheduled ≈ ${(SCENARIOS * RATE * SECONDS).toLocaleString('en')} over the measured span), ${list.scenarios.filter((s) => s.status === 'running').length} running`,
+);
 console.log(`  exit         ${code} after SIGTERM`);

@@ -58,7 +58,9 @@ export function shortestBench(rounds = 5): void {
     if (out.toString('latin1', 0, viaShortest(vs)) !== expected) throw new Error('writeShortest differs from String');
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1]!;
-  console.log(`${'values'.padEnd(34)} ${'String+copy'.padStart(22)} ${'writeShortest'.padStart(22)}  speed-up (median)   ns/value: median [min-max] of ${rounds}`);
+  console.log(
+    `${'values'.padEnd(34)} ${'String+copy'.padStart(22)} ${'writeShortest'.padStart(22)}  speed-up (median)   ns/value: median [min-max] of ${rounds}`,
+  );
   for (const [name, vs] of workloads) {
     const viaStringNs: number[] = [];
     const viaShortestNs: number[] = [];
@@ -66,8 +68,11 @@ export function shortestBench(rounds = 5): void {
       viaStringNs.push(time(viaString, vs));
       viaShortestNs.push(time(viaShortest, vs));
     }
-    const show = (xs: number[]) => `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}]`.padStart(22);
-    console.log(`${name.padEnd(34)} ${show(viaStringNs)} ${show(viaShortestNs)}  ${(median(viaStringNs) / median(viaShortestNs)).toFixed(2)}x`);
+    const show = (xs: number[]) =>
+      `${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}]`.padStart(22);
+    console.log(
+      `${name.padEnd(34)} ${show(viaStringNs)} ${show(viaShortestNs)}  ${(median(viaStringNs) / median(viaShortestNs)).toFixed(2)}x`,
+    );
   }
 }
 

@@ -12,7 +12,8 @@ import { benchGauge } from './entry.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
-const entry = (sink: SinkConfig) => benchGauge({ name: 'bench_sink', sink, encoder: { type: 'metrics_text' }, seconds: SECONDS, series: 10 });
+const entry = (sink: SinkConfig) =>
+  benchGauge({ name: 'bench_sink', sink, encoder: { type: 'metrics_text' }, seconds: SECONDS, series: 10 });
 
 async function measure(name: string, sink: SinkConfig, received: () => number): Promise<void> {
   const started = performance.now();
@@ -23,7 +24,9 @@ async function measure(name: string, sink: SinkConfig, received: () => number): 
   const { totalEvents, bytes } = run.stats;
   const perSecond = Math.round(totalEvents / seconds);
   const mib = (bytes / seconds / 2 ** 20).toFixed(1);
-  console.log(`${name.padEnd(10)} ${perSecond.toLocaleString('en').padStart(11)} events/s  ${mib.padStart(6)} MiB/s  received ${received().toLocaleString('en')} B of ${bytes.toLocaleString('en')} B`);
+  console.log(
+    `${name.padEnd(10)} ${perSecond.toLocaleString('en').padStart(11)} events/s  ${mib.padStart(6)} MiB/s  received ${received().toLocaleString('en')} B of ${bytes.toLocaleString('en')} B`,
+  );
 }
 
 let tcpBytes = 0;

@@ -49,10 +49,23 @@ function watched(command: string, args: readonly string[]): Promise<{ peakMiB: n
 const ONE_WORKER = ['--workers', '1'];
 
 /** One entry of a runnable file, run by `svc run` for `seconds`; its events a second from the STOPPED line. */
-async function svcRun(dir: string, entry: Record<string, unknown>, seconds: number, out = join(dir, 'speed.out'), flags: readonly string[] = ONE_WORKER): Promise<Measured> {
+async function svcRun(
+  dir: string,
+  entry: Record<string, unknown>,
+  seconds: number,
+  out = join(dir, 'speed.out'),
+  flags: readonly string[] = ONE_WORKER,
+): Promise<Measured> {
   const file = join(dir, 'speed.yaml');
   const sink = { type: 'file', path: out };
-  writeFileSync(file, stringify({ version: 2, kind: 'runnable', scenarios: [{ rate: 1e8, duration: `${seconds}s`, labels: LABELS, sink, ...entry }] }));
+  writeFileSync(
+    file,
+    stringify({
+      version: 2,
+      kind: 'runnable',
+      scenarios: [{ rate: 1e8, duration: `${seconds}s`, labels: LABELS, sink, ...entry }],
+    }),
+  );
   const { peakMiB, stderr } = await watched(process.execPath, [SVC, 'run', file, ...flags]);
   const events = /STOPPED \| events: (\d+)/.exec(stderr);
   if (!events) throw new Error(`no STOPPED line from svc run: ${stderr}`);
@@ -98,32 +111,63 @@ const spread = (xs: readonly number[]) => `${fmt(Math.min(...xs))}–${fmt(Math.
 const rates = (ms: readonly Measured[]) => ms.map((m) => m.rate);
 const peaks = (ms: readonly Measured[]) => ms.map((m) => m.peakMiB);
 const line = (label: string, ms: readonly Measured[], unit: string, goal: string) =>
-  console.log(`  ${label.padEnd(34)} ${fmt(median(rates(ms))).padStart(10)} ${unit} (${spread(rates(ms))})  goal: ${goal}`);
+  console.log(
+    `  ${label.padEnd(34)} ${fmt(median(rates(ms))).padStart(10)} ${unit} (${spread(rates(ms))})  goal: ${goal}`,
+  );
 
 export async function speedBench(dir: string, seconds = 5): Promise<void> {
-  console.log(`speed (issue 15): bin/svc run, file sink, rate 1e8, ${seconds} s a run, median of ${RUNS} (spread); --workers 1 but in the worker rows`);
+  console.log(
+    `speed (issue 15): bin/svc run, file sink, rate 1e8, ${seconds} s a run, median of ${RUNS} (spread); --workers 1 but in the worker rows`,
+  );
   const constant = await repeated({ svc: () => svcRun(dir, gauge, seconds), loop: () => handWritten(dir, seconds) });
   line('constant gauge, metrics_text', constant.svc, 'events/s', '>= 5,000,000');
   line('hand-written loop, same lines', constant.loop, 'events/s', '');
   const ratios = constant.svc.map((m, i) => m.rate / constant.loop[i]!.rate);
-  console.log(`  ${'ratio, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.5`);
+  console.log(
+    `  ${'ratio, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.5`,
+  );
 
   // The same two into /dev/null: what the processors alone reach, without the disk's page cache.
-  const bare = await repeated({ svc: () => svcRun(dir, gauge, seconds, '/dev/null'), loop: () => handWritten(dir, seconds, '/dev/null') });
+  const bare = await repeated({
+    svc: () => svcRun(dir, gauge, seconds, '/dev/null'),
+    loop: () => handWritten(dir, seconds, '/dev/null'),
+  });
   line('the same into /dev/null', bare.svc, 'events/s', '');
   line('hand-written loop into /dev/null', bare.loop, 'events/s', '');
 
-  const sine = await repeated({ svc: () => svcRun(dir, { ...gauge, generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 50 }, jitter: 1 }, seconds) });
+  const sine = await repeated({
+    svc: () =>
+      svcRun(
+        dir,
+        { ...gauge, generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 50 }, jitter: 1 },
+        seconds,
+      ),
+  });
   line('sine + jitter', sine.svc, 'events/s', '>= 2,500,000');
 
   const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
   // The highest rate the limits let through: 14 samples and 10 observations an event.
-  const histogramEntry = { signal_type: 'histogram', name: 'bench_latency', rate: 5e6, distribution: { type: 'exponential', rate: 10 }, buckets, observations_per_tick: 10 };
+  const histogramEntry = {
+    signal_type: 'histogram',
+    name: 'bench_latency',
+    rate: 5e6,
+    distribution: { type: 'exponential', rate: 10 },
+    buckets,
+    observations_per_tick: 10,
+  };
   const histogram = await repeated({ svc: () => svcRun(dir, histogramEntry, seconds) });
   // Each event is a line per bucket, le="+Inf", _sum and _count.
-  line('histogram, 11 buckets, 10 obs/tick', histogram.svc.map((m) => ({ ...m, rate: m.rate * (buckets.length + 3) })), 'lines/s ', '>= 4,000,000');
+  line(
+    'histogram, 11 buckets, 10 obs/tick',
+    histogram.svc.map((m) => ({ ...m, rate: m.rate * (buckets.length + 3) })),
+    'lines/s ',
+    '>= 4,000,000',
+  );
 
-  const wide = await repeated({ million: () => svcRun(dir, pods(1_000_000), seconds), one: () => svcRun(dir, pods(1), seconds) });
+  const wide = await repeated({
+    million: () => svcRun(dir, pods(1_000_000), seconds),
+    one: () => svcRun(dir, pods(1), seconds),
+  });
   line('1 label of cardinality 1,000,000', wide.million, 'events/s', '>= 2,000,000');
   const extra = wide.million.map((m, i) => m.peakMiB - wide.one[i]!.peakMiB);
   console.log(
@@ -137,7 +181,12 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
     log_generator: {
       type: 'template',
       templates: [{ message: 'user {user} logged in from {ip}' }, { message: 'GET {path} took {ms}ms' }],
-      field_pools: { user: ['ann', 'bob', 'chen'], ip: ['10.0.0.1', '10.0.0.2'], path: ['/', '/api'], ms: ['3', '12', '48'] },
+      field_pools: {
+        user: ['ann', 'bob', 'chen'],
+        ip: ['10.0.0.1', '10.0.0.2'],
+        path: ['/', '/api'],
+        ms: ['3', '12', '48'],
+      },
       severity_weights: { info: 7, warn: 2, error: 1 },
       seed: 1,
     },
@@ -158,13 +207,22 @@ const pods = (cardinality: number) => ({ ...gauge, dynamic_labels: [{ key: 'pod'
  */
 export async function workersBench(dir: string, seconds = 5): Promise<void> {
   const fleet = pods(1000);
-  for (const [where, out] of [['file', undefined], ['/dev/null', '/dev/null']] as const) {
+  for (const [where, out] of [
+    ['file', undefined],
+    ['/dev/null', '/dev/null'],
+  ] as const) {
     const workers = (flags: readonly string[]) => () => svcRun(dir, fleet, seconds, out, flags);
-    const scaling = await repeated({ one: workers(ONE_WORKER), two: workers(['--workers', '2']), default: workers([]) });
+    const scaling = await repeated({
+      one: workers(ONE_WORKER),
+      two: workers(['--workers', '2']),
+      default: workers([]),
+    });
     line(`1,000 pods, --workers 1, ${where}`, scaling.one, 'events/s', '');
     line(`1,000 pods, --workers 2, ${where}`, scaling.two, 'events/s', '');
     const ratios = scaling.two.map((m, i) => m.rate / scaling.one[i]!.rate);
-    console.log(`  ${'  scaling, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.8`);
+    console.log(
+      `  ${'  scaling, run by run'.padEnd(34)} ${median(ratios).toFixed(2).padStart(10)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})  goal: >= 1.8`,
+    );
     line(`constant gauge, default workers, ${where}`, scaling.default, 'events/s', '');
   }
 }

@@ -48,6 +48,7 @@ export function featureRefusal(feature: Feature | undefined): string | undefined
 
 /** An optional package of a feature, loaded on first use (validation refused the kind when it is missing). */
 export function featurePackage<T>(feature: Feature, name: (typeof FEATURE_PACKAGES)[Feature][number]): T {
-  if (!(FEATURE_PACKAGES[feature] as readonly string[]).includes(name)) throw new Error(`${name} is not a package of the build feature "${feature}"`);
+  if (!(FEATURE_PACKAGES[feature] as readonly string[]).includes(name))
+    throw new Error(`${name} is not a package of the build feature "${feature}"`);
   return require(name) as T;
 }

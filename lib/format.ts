@@ -28,7 +28,7 @@ export function formatMs(ms: number): string {
   if (ms < 60_000) return `${exact(ms / 1000)}s`;
   const hours = Math.floor(ms / 3_600_000);
   const minutes = Math.floor(ms / 60_000) % 60;
-  const seconds = Math.round((ms % 60_000)) / 1000;
+  const seconds = Math.round(ms % 60_000) / 1000;
   return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${exact(seconds)}s` : ''}`;
 }
 

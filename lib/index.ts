@@ -5,12 +5,35 @@
 export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartTime } from './config/index.js';
 export type * from './config/types.js';
 export type * from './language/types.js';
-export type { After, BurstWindow, CardinalitySpike, DistributionConfig, RetryConfig, Window } from './language/fields.js';
+export type {
+  After,
+  BurstWindow,
+  CardinalitySpike,
+  DistributionConfig,
+  RetryConfig,
+  Window,
+} from './language/fields.js';
 export { valueGenerator } from './generators/value.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
-export { createSink, stdoutSink, fileSink, tcpSink, udpSink, httpPushSink, logstoreSink, SinkError, type SinkReport } from './sinks/index.js';
+export {
+  createSink,
+  stdoutSink,
+  fileSink,
+  tcpSink,
+  udpSink,
+  httpPushSink,
+  logstoreSink,
+  SinkError,
+  type SinkReport,
+} from './sinks/index.js';
 export { loadPack, loadPackFile } from './config/pack.js';
-export { compileScenario, type ScenarioPlan, type EntryPlan, type PredictedStart, type ClockGroup } from './compile/index.js';
+export {
+  compileScenario,
+  type ScenarioPlan,
+  type EntryPlan,
+  type PredictedStart,
+  type ClockGroup,
+} from './compile/index.js';
 export { planScenario, type PlanOptions } from './compile/plan.js';
 export { Catalog, type CatalogItem } from './catalog/index.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';

@@ -50,5 +50,7 @@ function redactValue(value: unknown, key: string | undefined): unknown {
   if (Array.isArray(value)) return value.map((item) => redactValue(item, undefined));
   // Errors keep their identity for their own serializer (see the server's logger), which masks their text.
   if (value === null || typeof value !== 'object' || value instanceof Error) return value;
-  return Object.fromEntries(Object.entries(value).map(([name, field]) => [name, isSecretField(name, key) ? MASK : redactValue(field, name)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([name, field]) => [name, isSecretField(name, key) ? MASK : redactValue(field, name)]),
+  );
 }

@@ -132,14 +132,16 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           }
           waiting = true;
           backpressure?.next(true);
-          pending.then(
-            () => written(chunk.size, bytes),
-            (cause) => failed(chunk.size, bytes, cause),
-          ).finally(() => {
-            waiting = false;
-            backpressure?.next(false);
-            pump();
-          });
+          pending
+            .then(
+              () => written(chunk.size, bytes),
+              (cause) => failed(chunk.size, bytes, cause),
+            )
+            .finally(() => {
+              waiting = false;
+              backpressure?.next(false);
+              pump();
+            });
         }
         if (!waiting && queue.length === 0 && sourceDone && !subscriber.closed) finish();
       });

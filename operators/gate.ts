@@ -1,4 +1,13 @@
-import { Observable, asyncScheduler, distinctUntilChanged, map, of, switchMap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import {
+  Observable,
+  asyncScheduler,
+  distinctUntilChanged,
+  map,
+  of,
+  switchMap,
+  type MonoTypeOperatorFunction,
+  type SchedulerLike,
+} from 'rxjs';
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
 
@@ -28,9 +37,13 @@ export interface GateOptions<B extends TickBatch> {
  * ticks:     ------d-e-f-g-S------------|   S: g's slot, snapped; t..f shorter than `open` never opens
  * ```
  */
-export function gate<B extends TickBatch>(condition: Observable<boolean>, options: GateOptions<B> = {}): MonoTypeOperatorFunction<B> {
+export function gate<B extends TickBatch>(
+  condition: Observable<boolean>,
+  options: GateOptions<B> = {},
+): MonoTypeOperatorFunction<B> {
   const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler } = options;
-  const settle = (holds: boolean, delay: number): Observable<boolean> => (delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds));
+  const settle = (holds: boolean, delay: number): Observable<boolean> =>
+    delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds);
   return (source) =>
     new Observable<B>((subscriber) => {
       let open = false;

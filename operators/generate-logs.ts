@@ -6,7 +6,10 @@ import type { LogBatch, LogTemplate, TickBatch } from './model/batch.js';
  * whose message was filled from a template names it (the same object for every record of that
  * template), so encoders prepare its literal text once.
  */
-export type LogRecordGenerator = (index: number, offset: number) => {
+export type LogRecordGenerator = (
+  index: number,
+  offset: number,
+) => {
   readonly severity: string;
   readonly message: string;
   readonly fields: Readonly<Record<string, string>>;

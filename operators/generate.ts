@@ -13,7 +13,9 @@ export type ValueGenerator = (index: number, offset: number) => number;
  * values:  10--11--12--13-|
  * ```
  */
-export function generate<B extends TickBatch>(generator: ValueGenerator): OperatorFunction<B, B & { readonly value: Float64Array }> {
+export function generate<B extends TickBatch>(
+  generator: ValueGenerator,
+): OperatorFunction<B, B & { readonly value: Float64Array }> {
   return map((batch) => {
     const value = new Float64Array(batch.size);
     for (let i = 0; i < batch.size; i++) value[i] = generator(batch.index[i]!, batch.offset[i]!);

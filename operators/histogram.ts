@@ -17,7 +17,9 @@ export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  *                                            e = le="1" 2, f = le="+Inf" 3, g = _sum 3.9, h = _count 3
  * ```
  */
-export function histogram(buckets: readonly number[] = DEFAULT_BUCKETS): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+export function histogram(
+  buckets: readonly number[] = DEFAULT_BUCKETS,
+): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
   const bounds = [...buckets, Infinity];
   const rows = [
     ...bounds.map((bound) => ({ suffix: '_bucket', label: ['le', boundText(bound)] as const })),

@@ -21,7 +21,15 @@
  */
 import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
 import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
-import { hasHoleMarker, holeMarker, MAX_HOLES, seriesOf, seriesOfSorted, seriesShape, ShapedSeries } from './model/series.js';
+import {
+  hasHoleMarker,
+  holeMarker,
+  MAX_HOLES,
+  seriesOf,
+  seriesOfSorted,
+  seriesShape,
+  ShapedSeries,
+} from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
 
@@ -146,7 +154,9 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
     !interning &&
     shapeCodes <= SHAPES &&
     dimensions.length <= MAX_HOLES &&
-    ![...names, ...fixedValues, ...dimensions.map((d) => d.counted?.prefix)].some((text) => text !== undefined && hasHoleMarker(text));
+    ![...names, ...fixedValues, ...dimensions.map((d) => d.counted?.prefix)].some(
+      (text) => text !== undefined && hasHoleMarker(text),
+    );
   const labelled: OperatorFunction<B, Labelled<B>> = (source) =>
     defer(() => {
       // The interned label sets live as long as one subscription: a finished run frees them.
@@ -216,7 +226,12 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
         }),
       );
     });
-  return shard ? pipe(labelled, filter((batch) => batch.size > 0)) : labelled;
+  return shard
+    ? pipe(
+        labelled,
+        filter((batch) => batch.size > 0),
+      )
+    : labelled;
 }
 
 /** Most label sets an entry interns (see `labels`); past that, a shard hashes every tick's label set. */
@@ -259,7 +274,10 @@ export function labelSetCount(options: LabelOptions): number {
 
 /** After how many ticks the rotating labels' values repeat: the lcm of their cardinalities (at most {@link COUNTED_LABEL_SETS}). */
 export function rotationPeriod(dynamic: readonly RotatingLabel[]): number {
-  return dynamic.reduce((period, label) => leastCommonMultiple(period, 'values' in label ? label.values.length : label.cardinality), 1);
+  return dynamic.reduce(
+    (period, label) => leastCommonMultiple(period, 'values' in label ? label.values.length : label.cardinality),
+    1,
+  );
 }
 
 /** The least common multiple, capped at {@link COUNTED_LABEL_SETS}. */

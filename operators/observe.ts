@@ -12,7 +12,10 @@ import type { ObservationBatch, TickBatch } from './model/batch.js';
  * observations:  [a,b,c]-[d,e,f]-|
  * ```
  */
-export function observe<B extends TickBatch>(sample: (i: number, at: number) => number, perTick: number): OperatorFunction<B, B & ObservationBatch> {
+export function observe<B extends TickBatch>(
+  sample: (i: number, at: number) => number,
+  perTick: number,
+): OperatorFunction<B, B & ObservationBatch> {
   return map((batch) => {
     const observations = new Array<Float64Array>(batch.size);
     // One buffer for the batch, a view of it per tick: a typed array of its own per tick would

@@ -16,7 +16,9 @@ export const DEFAULT_QUANTILES = [0.5, 0.9, 0.99] as const;
  * rows:          (abc)-----------|   a = {quantile="0.5"} 2.5, b = _sum 10, c = _count 4
  * ```
  */
-export function summary(quantiles: readonly number[] = DEFAULT_QUANTILES): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+export function summary(
+  quantiles: readonly number[] = DEFAULT_QUANTILES,
+): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
   const rows = [
     ...quantiles.map((q) => ({ suffix: '', label: ['quantile', boundText(q)] as const })),
     { suffix: '_sum' },

@@ -162,7 +162,8 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           if (!schedule) {
             start = scheduler.now();
             anchor = anchorOf(start);
-            if (duration !== Infinity) deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
+            if (duration !== Infinity)
+              deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
           } else {
             emitDue(elapsed());
             next = value.slotsBefore(elapsed());

@@ -21,8 +21,13 @@ describe('an install without the optional packages (npm ci --omit=optional)', fu
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-omit-optional-'));
     // What the image holds (Dockerfile): the server reads its OpenAPI document.
-    for (const item of ['package.json', 'package-lock.json', 'dist', 'bin', 'docs/openapi.json']) await cp(item, join(dir, item), { recursive: true });
-    await run('npm', ['ci', '--omit=optional', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir });
+    for (const item of ['package.json', 'package-lock.json', 'dist', 'bin', 'docs/openapi.json'])
+      await cp(item, join(dir, item), { recursive: true });
+    await run(
+      'npm',
+      ['ci', '--omit=optional', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'],
+      { cwd: dir },
+    );
     await writeFile(
       join(dir, 'rw.yaml'),
       upScenario('{ type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }', ['rate: 1', 'duration: 1s']),
@@ -44,7 +49,9 @@ scenarios:
   after(async () => dir && rm(dir, { recursive: true, force: true }));
 
   it('refuses a remote_write sink with exit 1, naming the feature and the packages to install', async () => {
-    const failure = await run('node', ['bin/svc', 'run', 'rw.yaml', '--dry-run'], { cwd: dir }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run('node', ['bin/svc', 'run', 'rw.yaml', '--dry-run'], { cwd: dir }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure).to.include({ code: 1 });
     expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
       'error: rw.yaml: scenarios[0] (up): sink.type: remote_write needs the build feature "remote-write", whose packages this installation lacks ' +
@@ -53,14 +60,26 @@ scenarios:
   });
 
   it('refuses the OTLP sinks the same way, naming their packages', async () => {
-    await writeFile(join(dir, 'otlp.yaml'), (await readFile(join(dir, 'rw.yaml'), 'utf8')).replace('{ type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }', '{ type: otlp_http, url: "http://127.0.0.1:9" }'));
-    const failure = (await run('node', ['bin/svc', 'run', 'otlp.yaml'], { cwd: dir }).catch((error: unknown) => error)) as { code: number; stderr: string };
+    await writeFile(
+      join(dir, 'otlp.yaml'),
+      (await readFile(join(dir, 'rw.yaml'), 'utf8')).replace(
+        '{ type: remote_write, url: "http://127.0.0.1:9/api/v1/write" }',
+        '{ type: otlp_http, url: "http://127.0.0.1:9" }',
+      ),
+    );
+    const failure = (await run('node', ['bin/svc', 'run', 'otlp.yaml'], { cwd: dir }).catch(
+      (error: unknown) => error,
+    )) as { code: number; stderr: string };
     expect(failure.code).to.equal(1);
-    expect(failure.stderr).to.include('sink.type: otlp_http needs the build feature "otlp", whose packages this installation lacks (protobufjs, @grpc/grpc-js;');
+    expect(failure.stderr).to.include(
+      'sink.type: otlp_http needs the build feature "otlp", whose packages this installation lacks (protobufjs, @grpc/grpc-js;',
+    );
   });
 
   it('refuses a broker sink with exit 1, naming the feature and the package to install', async () => {
-    const failure = await run('node', ['bin/svc', 'run', 'kafka.yaml'], { cwd: dir }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run('node', ['bin/svc', 'run', 'kafka.yaml'], { cwd: dir }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure).to.include({ code: 1 });
     expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
       'error: kafka.yaml: scenarios[0] (app): sink.type: broker needs the build feature "kafka", whose packages this installation lacks ' +
@@ -72,18 +91,28 @@ scenarios:
     const server = await startServerProcess({ cwd: dir });
     try {
       const body = await readFile(join(dir, 'rw.yaml'), 'utf8');
-      const res = await fetch(`${server.base}/scenarios`, { method: 'POST', headers: { 'content-type': 'text/yaml' }, body });
+      const res = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body,
+      });
       expect(res.status).to.equal(422);
       const answer = (await res.json()) as { error: string; detail: string };
       expect(answer.error).to.equal('feature_not_built');
-      expect(answer.detail).to.include('remote_write needs the build feature "remote-write", whose packages this installation lacks (protobufjs, snappy;');
+      expect(answer.detail).to.include(
+        'remote_write needs the build feature "remote-write", whose packages this installation lacks (protobufjs, snappy;',
+      );
     } finally {
       server.kill();
     }
   });
 
   it('still runs what needs no feature', async () => {
-    const { stdout } = await run('node', ['bin/svc', 'metrics', '--name', 'up', '--rate', '10', '--duration', '200ms'], { cwd: dir });
+    const { stdout } = await run(
+      'node',
+      ['bin/svc', 'metrics', '--name', 'up', '--rate', '10', '--duration', '200ms'],
+      { cwd: dir },
+    );
     expect(stdout).to.match(/^up 1 \d{13}\n/);
   });
 });

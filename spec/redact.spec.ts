@@ -6,7 +6,9 @@ import { isSecretHeader, MASK, redactConfig, redactText } from '../lib/redact.js
 describe('redact', () => {
   describe('redactText', () => {
     it('masks the password of URL userinfo and keeps the user, host and path', () => {
-      expect(redactText('http://admin:hunter2@vm:8428/api/v1/import')).to.equal(`http://admin:${MASK}@vm:8428/api/v1/import`);
+      expect(redactText('http://admin:hunter2@vm:8428/api/v1/import')).to.equal(
+        `http://admin:${MASK}@vm:8428/api/v1/import`,
+      );
     });
 
     it('masks a lone user name, which is often a token', () => {
@@ -14,14 +16,20 @@ describe('redact', () => {
     });
 
     it('masks every URL of a message, and Bearer and Basic credentials', () => {
-      const text = 'POST http://a:b@h1/x failed, then https://c:d@h2 (header Authorization: Bearer s3cr3t.tok-en, Basic dXNlcjpw)';
+      const text =
+        'POST http://a:b@h1/x failed, then https://c:d@h2 (header Authorization: Bearer s3cr3t.tok-en, Basic dXNlcjpw)';
       const shown = redactText(text);
       for (const secret of [':b@', ':d@', 's3cr3t', 'dXNlcjpw']) expect(shown).not.to.include(secret);
       expect(shown).to.include('http://a:***@h1/x').and.include('Bearer ***').and.include('Basic ***');
     });
 
     it('leaves text without credentials as it is, including an @ in a path or query', () => {
-      for (const text of ['http://host:9090/api', 'tcp 127.0.0.1:514', 'mail me at ann@example.com', 'http://h/a?x=@b']) {
+      for (const text of [
+        'http://host:9090/api',
+        'tcp 127.0.0.1:514',
+        'mail me at ann@example.com',
+        'http://h/a?x=@b',
+      ]) {
         expect(redactText(text)).to.equal(text);
       }
     });
@@ -29,13 +37,21 @@ describe('redact', () => {
 
   describe('isSecretHeader', () => {
     it('is true for Authorization and names with token, key, secret or password, in any case', () => {
-      for (const name of ['Authorization', 'proxy-authorization', 'X-Api-Key', 'x-auth-token', 'Client-Secret', 'X-Password']) {
+      for (const name of [
+        'Authorization',
+        'proxy-authorization',
+        'X-Api-Key',
+        'x-auth-token',
+        'Client-Secret',
+        'X-Password',
+      ]) {
         expect(isSecretHeader(name), name).to.equal(true);
       }
     });
 
     it('is false for ordinary headers', () => {
-      for (const name of ['Content-Type', 'X-Scope-OrgID', 'Accept']) expect(isSecretHeader(name), name).to.equal(false);
+      for (const name of ['Content-Type', 'X-Scope-OrgID', 'Accept'])
+        expect(isSecretHeader(name), name).to.equal(false);
     });
   });
 
@@ -67,7 +83,10 @@ describe('redact', () => {
   describe('the server logger', () => {
     it('masks secrets in messages, fields and serialized errors', () => {
       const out: string[] = [];
-      const logger = createLogger('info', new Writable({ write: (chunk, _, done) => (out.push(String(chunk)), done()) }));
+      const logger = createLogger(
+        'info',
+        new Writable({ write: (chunk, _, done) => (out.push(String(chunk)), done()) }),
+      );
       logger.warn('sink http://a:pw1@h is slow');
       logger.info({ sink: { url: 'http://b:pw2@h', headers: { authorization: 'Bearer pw3' } } }, 'started');
       logger.error({ err: new Error('POST http://c:pw4@h failed') }, 'sink failed');

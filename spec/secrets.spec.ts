@@ -48,20 +48,38 @@ describe('secrets are never shown', () => {
   it('by svc catalog show, which keeps the file as written otherwise', async () => {
     const catalog = join(dir, 'catalog');
     mkdirSync(join(catalog, 'scenarios'), { recursive: true });
-    writeFileSync(join(catalog, 'scenarios', 'pushed.yaml'), `# pushes to the shared VictoriaMetrics\n${file}    sasl: { mechanism: plain, username: svc, password: pw-value }\n`.replace('kind: runnable', 'kind: runnable\nmetadata: { description: pushed }'));
+    writeFileSync(
+      join(catalog, 'scenarios', 'pushed.yaml'),
+      `# pushes to the shared VictoriaMetrics\n${file}    sasl: { mechanism: plain, username: svc, password: pw-value }\n`.replace(
+        'kind: runnable',
+        'kind: runnable\nmetadata: { description: pushed }',
+      ),
+    );
     const result = await svc(['catalog', 'show', '@pushed', '--catalog', catalog]);
     expectMasked(result.stdout + result.stderr);
-    expect(result.stdout).to.include('# pushes to the shared VictoriaMetrics').and.include('X-Scope-OrgID: team-a').and.include('Authorization: "***"');
+    expect(result.stdout)
+      .to.include('# pushes to the shared VictoriaMetrics')
+      .and.include('X-Scope-OrgID: team-a')
+      .and.include('Authorization: "***"');
   });
 
   it('by the server: the answer and warnings of POST /scenarios, GET /scenarios/{id} and the log', async () => {
     const server = testServer();
-    const posted = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: file.replace('duration: 1ms', 'duration: 1h') });
+    const posted = await server.request({
+      method: 'POST',
+      url: '/scenarios',
+      headers: { 'content-type': 'text/yaml' },
+      payload: file.replace('duration: 1ms', 'duration: 1h'),
+    });
     expect(posted.statusCode, posted.body).to.equal(201);
     expect(posted.json().warnings.join('\n')).to.include('http://admin:***@127.0.0.1:1');
     const shown = await server.request({ method: 'GET', url: `/scenarios/${posted.json().id}` });
     expect(shown.json().config.sink).to.deep.include({ url: 'http://admin:***@127.0.0.1:1/api/v1/import' });
-    expect(shown.json().config.sink.headers).to.deep.equal({ Authorization: '***', 'X-Api-Key': '***', 'X-Scope-OrgID': 'team-a' });
+    expect(shown.json().config.sink.headers).to.deep.equal({
+      Authorization: '***',
+      'X-Api-Key': '***',
+      'X-Scope-OrgID': 'team-a',
+    });
     expectMasked(posted.body + shown.body + JSON.stringify(server.logs));
   });
 });

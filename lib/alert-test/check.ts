@@ -42,7 +42,11 @@ export interface Outcome {
  * log2(steps) runs. Resolving is searched the same way from the step after the first firing.
  * Throws when promtool refuses the unit test itself (a bad rules file), with its output.
  */
-export async function checkExpectations(sampling: Sampling, expectations: readonly AlertExpectation[], run: RunChecks): Promise<Outcome> {
+export async function checkExpectations(
+  sampling: Sampling,
+  expectations: readonly AlertExpectation[],
+  run: RunChecks,
+): Promise<Outcome> {
   const refused = await run([]);
   if (!refused.passed) throw new Error(`promtool refused the unit test:\n${refused.output.trim()}`);
   const { intervalMs } = sampling;
@@ -53,7 +57,9 @@ export async function checkExpectations(sampling: Sampling, expectations: readon
   const findings: Finding[] = [];
   const checks: Check[] = [];
   for (const expectation of expectations) {
-    const fired = await firstStep(0, Math.max(lastStep, steps(expectation.firing_within)), (k) => holds(overSteps(expectation, intervalMs, 0, k, 1)));
+    const fired = await firstStep(0, Math.max(lastStep, steps(expectation.firing_within)), (k) =>
+      holds(overSteps(expectation, intervalMs, 0, k, 1)),
+    );
     checks.push(overSteps(expectation, intervalMs, 0, steps(expectation.firing_within), 1));
     const firedAtMs = fired === undefined ? undefined : fired * intervalMs;
     const firedInTime = firedAtMs !== undefined && firedAtMs <= expectation.firing_within;
@@ -62,16 +68,27 @@ export async function checkExpectations(sampling: Sampling, expectations: readon
       findings.push({ expectation, firedAtMs, passed: firedInTime });
       continue;
     }
-    const resolved = await firstStep(fired + 1, Math.max(lastStep, fired + steps(within)), (k) => holds(overSteps(expectation, intervalMs, fired + 1, k, 0)));
+    const resolved = await firstStep(fired + 1, Math.max(lastStep, fired + steps(within)), (k) =>
+      holds(overSteps(expectation, intervalMs, fired + 1, k, 0)),
+    );
     const resolvedAfterMs = resolved === undefined ? undefined : (resolved - fired) * intervalMs;
     if (firedInTime) checks.push(overSteps(expectation, intervalMs, fired + 1, fired + steps(within), 0));
-    findings.push({ expectation, firedAtMs, resolvedAfterMs, passed: firedInTime && resolvedAfterMs !== undefined && resolvedAfterMs <= within });
+    findings.push({
+      expectation,
+      firedAtMs,
+      resolvedAfterMs,
+      passed: firedInTime && resolvedAfterMs !== undefined && resolvedAfterMs <= within,
+    });
   }
   return { findings, checks, result: await run(checks) };
 }
 
 /** The first k of [from, to] where `holds` (false, then true from some k on), or undefined when it never does. */
-async function firstStep(from: number, to: number, holds: (k: number) => Promise<boolean>): Promise<number | undefined> {
+async function firstStep(
+  from: number,
+  to: number,
+  holds: (k: number) => Promise<boolean>,
+): Promise<number | undefined> {
   if (!(await holds(to))) return undefined;
   let [low, high] = [from, to];
   while (low < high) {
@@ -89,7 +106,8 @@ export function findingLine({ expectation, firedAtMs, resolvedAfterMs, inAlertma
     firedAtMs === undefined
       ? `${alertName(expectation)} not firing within ${within}`
       : `${alertName(expectation)} firing after ${formatMs(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
-  if (firedAtMs !== undefined && inAlertmanager !== undefined) text += inAlertmanager ? ', in Alertmanager' : ', not seen in Alertmanager';
+  if (firedAtMs !== undefined && inAlertmanager !== undefined)
+    text += inAlertmanager ? ', in Alertmanager' : ', not seen in Alertmanager';
   const resolveWithin = expectation.resolves_within;
   if (firedAtMs !== undefined && resolveWithin !== undefined) {
     text +=

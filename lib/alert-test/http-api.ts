@@ -29,7 +29,8 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
   } catch {
     throw new Error(`expected an http(s) URL, got "${redactText(url)}"`);
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error(`expected an http(s) URL, got "${redactText(url)}"`);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new Error(`expected an http(s) URL, got "${redactText(url)}"`);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (base.username || base.password) {
     const credentials = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
@@ -45,7 +46,8 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
     name,
     async get(path, params) {
       const target = new URL(path.replace(/^\//, ''), root);
-      for (const [key, value] of Object.entries(params)) for (const one of typeof value === 'string' ? [value] : value) target.searchParams.append(key, one);
+      for (const [key, value] of Object.entries(params))
+        for (const one of typeof value === 'string' ? [value] : value) target.searchParams.append(key, one);
       const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
       let res: Response;
       try {
@@ -60,11 +62,15 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
       try {
         body = JSON.parse(text);
       } catch {
-        throw new Error(`${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${text ? `: ${redactText(text.slice(0, 200))}` : ''}`);
+        throw new Error(
+          `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${text ? `: ${redactText(text.slice(0, 200))}` : ''}`,
+        );
       }
       if (!res.ok) {
         const said = (body as { error?: unknown }).error;
-        throw new Error(`${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redactText(said)}` : ''}`);
+        throw new Error(
+          `${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redactText(said)}` : ''}`,
+        );
       }
       return body;
     },
@@ -73,7 +79,11 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
 
 /** Why a fetch failed, in the words of its cause (`connect ECONNREFUSED 127.0.0.1:9`) rather than fetch's `fetch failed`. */
 function reason(error: unknown): string {
-  const { name, message, cause } = error as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const { name, message, cause } = error as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
   if (name === 'TimeoutError') return `no answer within ${REQUEST_TIMEOUT_MS / 1000}s`;
   return redactText(cause?.message ?? cause?.code ?? message ?? String(error));
 }

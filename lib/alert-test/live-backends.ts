@@ -17,7 +17,12 @@ export interface AlertStates {
   /** Whether an alert matching the expectation (name, state firing, the labels given) is firing now. */
   firing(expectation: AlertExpectation): ObservableInput<boolean>;
   /** Its state at `fromMs`, `fromMs + stepMs`, … up to `toMs` (a range query). */
-  states(expectation: AlertExpectation, fromMs: number, toMs: number, stepMs: number): ObservableInput<readonly AlertState[]>;
+  states(
+    expectation: AlertExpectation,
+    fromMs: number,
+    toMs: number,
+    stepMs: number,
+  ): ObservableInput<readonly AlertState[]>;
 }
 
 /** Alertmanager, as the live test reads it. */
@@ -31,7 +36,8 @@ export interface AlertInbox {
 export function prometheusStates(api: HttpApi): AlertStates {
   const result = (answer: unknown, type: 'vector' | 'matrix', path: string): unknown[] => {
     const { status, data } = (answer ?? {}) as { status?: unknown; data?: { resultType?: unknown; result?: unknown } };
-    if (status !== 'success' || data?.resultType !== type || !Array.isArray(data.result)) throw new Error(`${api.name} gave no ${type} to GET ${path}: is it Prometheus?`);
+    if (status !== 'success' || data?.resultType !== type || !Array.isArray(data.result))
+      throw new Error(`${api.name} gave no ${type} to GET ${path}: is it Prometheus?`);
     return data.result;
   };
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
@@ -39,12 +45,19 @@ export function prometheusStates(api: HttpApi): AlertStates {
     name: api.name,
     async firing(expectation) {
       const path = '/api/v1/query';
-      const [sample] = result(await api.get(path, { query: firingExpr(expectation) }), 'vector', path) as { value?: [number, string] }[];
+      const [sample] = result(await api.get(path, { query: firingExpr(expectation) }), 'vector', path) as {
+        value?: [number, string];
+      }[];
       return sample?.value?.[1] === '1';
     },
     async states(expectation, fromMs, toMs, stepMs) {
       const path = '/api/v1/query_range';
-      const params = { query: firingExpr(expectation), start: seconds(fromMs), end: seconds(toMs), step: seconds(stepMs) };
+      const params = {
+        query: firingExpr(expectation),
+        start: seconds(fromMs),
+        end: seconds(toMs),
+        step: seconds(stepMs),
+      };
       const [series] = result(await api.get(path, params), 'matrix', path) as { values?: [number, string][] }[];
       return (series?.values ?? []).map(([at, value]): AlertState => [Math.round(at * 1000), value === '1']);
     },
@@ -56,9 +69,12 @@ export function alertmanagerInbox(api: HttpApi): AlertInbox {
   return {
     name: api.name,
     async received({ alert, labels = {} }) {
-      const filter = Object.entries({ alertname: alert, ...labels }).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+      const filter = Object.entries({ alertname: alert, ...labels }).map(
+        ([key, value]) => `${key}=${JSON.stringify(value)}`,
+      );
       const answer = await api.get('/api/v2/alerts', { filter });
-      if (!Array.isArray(answer)) throw new Error(`${api.name} gave no list of alerts to GET /api/v2/alerts: is it Alertmanager?`);
+      if (!Array.isArray(answer))
+        throw new Error(`${api.name} gave no list of alerts to GET /api/v2/alerts: is it Alertmanager?`);
       return answer.length > 0;
     },
   };

@@ -6,7 +6,23 @@
  * after it, with one range query over the whole time, which also finds an alert that fired
  * between two polls.
  */
-import { EMPTY, concat, concatMap, defer, exhaustMap, from, ignoreElements, lastValueFrom, mergeMap, of, take, tap, timer, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  EMPTY,
+  concat,
+  concatMap,
+  defer,
+  exhaustMap,
+  from,
+  ignoreElements,
+  lastValueFrom,
+  mergeMap,
+  of,
+  take,
+  tap,
+  timer,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import type { AlertExpectation } from '../language/fields.js';
 import { alertName, type Finding } from './check.js';
 import type { AlertInbox, AlertState, AlertStates } from './live-backends.js';
@@ -103,7 +119,9 @@ export function watchAlerts(expectations: readonly AlertExpectation[], options: 
     });
 
   return defer(() => {
-    const pending = new Set<Watch>(expectations.map((expectation) => ({ expectation, resolutionKnown: expectation.resolves_within === undefined })));
+    const pending = new Set<Watch>(
+      expectations.map((expectation) => ({ expectation, resolutionKnown: expectation.resolves_within === undefined })),
+    );
     const poll = (watch: Watch): Observable<Finding> =>
       concat(
         findFiring(watch),
@@ -127,10 +145,17 @@ export function watchAlerts(expectations: readonly AlertExpectation[], options: 
 function decision(watch: Watch, askingAlertmanager: boolean): Finding | undefined {
   const { expectation, firedAtMs, resolvedAfterMs, inAlertmanager } = watch;
   if (watch.missed) return { expectation, passed: false };
-  if (firedAtMs === undefined || !watch.resolutionKnown || (askingAlertmanager && inAlertmanager === undefined)) return undefined;
+  if (firedAtMs === undefined || !watch.resolutionKnown || (askingAlertmanager && inAlertmanager === undefined))
+    return undefined;
   const within = expectation.resolves_within;
   const resolved = within === undefined || (resolvedAfterMs !== undefined && resolvedAfterMs <= within);
-  return { expectation, firedAtMs, resolvedAfterMs, inAlertmanager, passed: firedAtMs <= expectation.firing_within && inAlertmanager !== false && resolved };
+  return {
+    expectation,
+    firedAtMs,
+    resolvedAfterMs,
+    inAlertmanager,
+    passed: firedAtMs <= expectation.firing_within && inAlertmanager !== false && resolved,
+  };
 }
 
 /**
@@ -138,13 +163,20 @@ function decision(watch: Watch, askingAlertmanager: boolean): Finding | undefine
  * before the scenario starts: a live test counts from a quiet start, or it would pass on an alert
  * of some earlier run. Also the first contact with each backend: one that cannot be reached fails here.
  */
-export async function requireQuiet(expectations: readonly AlertExpectation[], { prometheus, alertmanager }: Pick<WatchOptions, 'prometheus' | 'alertmanager'>): Promise<void> {
+export async function requireQuiet(
+  expectations: readonly AlertExpectation[],
+  { prometheus, alertmanager }: Pick<WatchOptions, 'prometheus' | 'alertmanager'>,
+): Promise<void> {
   for (const expectation of expectations) {
     if (await lastValueFrom(from(prometheus.firing(expectation)))) {
-      throw new Error(`${alertName(expectation)} is already firing in ${prometheus.name}: a live test starts with the alert quiet (wait until it resolves)`);
+      throw new Error(
+        `${alertName(expectation)} is already firing in ${prometheus.name}: a live test starts with the alert quiet (wait until it resolves)`,
+      );
     }
     if (alertmanager && (await lastValueFrom(from(alertmanager.received(expectation))))) {
-      throw new Error(`${alertName(expectation)} is already in ${alertmanager.name}: a live test starts with the alert quiet (wait until it resolves)`);
+      throw new Error(
+        `${alertName(expectation)} is already in ${alertmanager.name}: a live test starts with the alert quiet (wait until it resolves)`,
+      );
     }
   }
 }

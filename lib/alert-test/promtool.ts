@@ -16,7 +16,10 @@ const PROMTOOL_TIMEOUT_MS = 60_000;
 export function promtool(command: string): Promtool {
   return (testFile) =>
     new Promise((resolve, reject) => {
-      const child = spawn(command, ['test', 'rules', testFile], { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROMTOOL_TIMEOUT_MS });
+      const child = spawn(command, ['test', 'rules', testFile], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: PROMTOOL_TIMEOUT_MS,
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -30,7 +33,12 @@ export function promtool(command: string): Promtool {
         ),
       );
       child.on('close', (code, signal) => {
-        if (signal) reject(new Error(`promtool stopped by ${signal}${signal === 'SIGTERM' ? ` (no answer within ${PROMTOOL_TIMEOUT_MS / 1000}s)` : ''}`));
+        if (signal)
+          reject(
+            new Error(
+              `promtool stopped by ${signal}${signal === 'SIGTERM' ? ` (no answer within ${PROMTOOL_TIMEOUT_MS / 1000}s)` : ''}`,
+            ),
+          );
         else resolve({ passed: code === 0, output });
       });
     });

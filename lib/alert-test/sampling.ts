@@ -36,7 +36,11 @@ const discard: Sink = { write: () => undefined, flush: () => Promise.resolve(), 
  * step without one is left empty (a gap, as in pushed data: queries look back over it). Rejects
  * when an entry fails, or when the series times the steps would exceed {@link MAX_SAMPLED_VALUES}.
  */
-export async function sampleScenario(entries: readonly Entry[], intervalMs: number, options: { scheduler?: SchedulerLike } = {}): Promise<Sampling> {
+export async function sampleScenario(
+  entries: readonly Entry[],
+  intervalMs: number,
+  options: { scheduler?: SchedulerLike } = {},
+): Promise<Sampling> {
   // Per series, its values from step 0 on (NaN where it has none), grown as the run goes.
   const table = new Map<string, number[]>();
   let held = 0;
@@ -64,7 +68,9 @@ export async function sampleScenario(entries: readonly Entry[], intervalMs: numb
   backfill = backfillEntries(entries, {
     scheduler: options.scheduler,
     createSink: () => discard,
-    hooks: (entry) => ({ onSamples: (batch) => (backfill ? place(backfill, entry, batch) : early.push([entry, batch])) }),
+    hooks: (entry) => ({
+      onSamples: (batch) => (backfill ? place(backfill, entry, batch) : early.push([entry, batch])),
+    }),
   });
   for (const [entry, batch] of early.splice(0)) place(backfill, entry, batch);
   const outcomes = await backfill.done;
@@ -73,7 +79,9 @@ export async function sampleScenario(entries: readonly Entry[], intervalMs: numb
   const end = Math.max(...entries.map((entry) => backfill.endedAt(entry.id) - backfill.start));
   const steps = Math.max(Math.floor(end / intervalMs) + 1, ...[...table.values()].map((values) => values.length));
   if (tooMany || table.size * steps > MAX_SAMPLED_VALUES) {
-    throw new Error(`the scenario is too long or has too many series for svc test: at most ${MAX_SAMPLED_VALUES} values (series × steps) are sampled; give a longer --interval or a shorter duration`);
+    throw new Error(
+      `the scenario is too long or has too many series for svc test: at most ${MAX_SAMPLED_VALUES} values (series × steps) are sampled; give a longer --interval or a shorter duration`,
+    );
   }
   const series = [...table].map(([name, values]) => {
     const padded = new Float64Array(steps).fill(NaN);

@@ -18,7 +18,11 @@ export interface Check {
  * label given) is firing, else 0. `ALERTS` is written by the rule evaluations of the test itself.
  */
 export function firingExpr({ alert, labels = {} }: Pick<AlertExpectation, 'alert' | 'labels'>): string {
-  const matchers = [`alertname=${quote(alert)}`, 'alertstate="firing"', ...Object.entries(labels).map(([key, value]) => `${key}=${quote(value)}`)];
+  const matchers = [
+    `alertname=${quote(alert)}`,
+    'alertstate="firing"',
+    ...Object.entries(labels).map(([key, value]) => `${key}=${quote(value)}`),
+  ];
   return `(count(ALERTS{${matchers.join(',')}}) > bool 0 or vector(0))`;
 }
 
@@ -28,10 +32,20 @@ export function firingExpr({ alert, labels = {} }: Pick<AlertExpectation, 'alert
  * The range reaches half a step past the first one, so whether promtool's subquery range is
  * closed or left-open, its first point is step `from`.
  */
-export function overSteps(expectation: AlertExpectation, intervalMs: number, from: number, to: number, value: 0 | 1): Check {
+export function overSteps(
+  expectation: AlertExpectation,
+  intervalMs: number,
+  from: number,
+  to: number,
+  value: 0 | 1,
+): Check {
   const over = value === 1 ? 'max_over_time' : 'min_over_time';
   const range = (to - from) * intervalMs + intervalMs / 2;
-  return { expr: `${over}(${firingExpr(expectation)}[${promDuration(range)}:${promDuration(intervalMs)}])`, atMs: to * intervalMs, value };
+  return {
+    expr: `${over}(${firingExpr(expectation)}[${promDuration(range)}:${promDuration(intervalMs)}])`,
+    atMs: to * intervalMs,
+    value,
+  };
 }
 
 /** The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file) and the checks. */
@@ -45,7 +59,11 @@ export function unitTest(sampling: Sampling, rulesFile: string, checks: readonly
         {
           interval,
           input_series: sampling.series.map(({ series, values }) => ({ series, values: expandingNotation(values) })),
-          promql_expr_test: checks.map(({ expr, atMs, value }) => ({ expr, eval_time: promDuration(atMs), exp_samples: [{ labels: '{}', value }] })),
+          promql_expr_test: checks.map(({ expr, atMs, value }) => ({
+            expr,
+            eval_time: promDuration(atMs),
+            exp_samples: [{ labels: '{}', value }],
+          })),
         },
       ],
     },
@@ -96,7 +114,12 @@ function quote(text: string): string {
 
 /** Milliseconds as a Prometheus duration: `1h30m`, `15s`, `7s500ms`. */
 export function promDuration(ms: number): string {
-  const units: [string, number][] = [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]];
+  const units: [string, number][] = [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
   let rest = Math.round(ms);
   let text = '';
   for (const [unit, size] of units) {

@@ -55,7 +55,10 @@ export function catalogRef(arg: string): string | undefined {
 /** The error for `@name` (or `pack: name`) when no `--catalog` was given. */
 export function noCatalogError(ref: string): ConfigError {
   return new ConfigError('unreadable', ref, [
-    { path: '', message: 'a catalog reference needs a catalog: give --catalog <dir> (the directory of scenario and pack files)' },
+    {
+      path: '',
+      message: 'a catalog reference needs a catalog: give --catalog <dir> (the directory of scenario and pack files)',
+    },
   ]);
 }
 
@@ -76,13 +79,19 @@ export class Catalog {
     }
     if (!isDirectory) {
       throw new ConfigError('unreadable', dir, [
-        { path: '', message: 'catalog directory not found: give --catalog <dir> with a directory of scenario and pack files' },
+        {
+          path: '',
+          message: 'catalog directory not found: give --catalog <dir> with a directory of scenario and pack files',
+        },
       ]);
     }
     const files = await listFiles(dir);
     if (files.length > MAX_CATALOG_FILES) {
       throw new ConfigError('invalid', dir, [
-        { path: '', message: `the catalog holds more than ${MAX_CATALOG_FILES} scenario and pack files, the limit; split it into several directories` },
+        {
+          path: '',
+          message: `the catalog holds more than ${MAX_CATALOG_FILES} scenario and pack files, the limit; split it into several directories`,
+        },
       ]);
     }
     const loaded = await Promise.all(files.map((path) => loadItem(path, variables)));
@@ -114,7 +123,10 @@ export class Catalog {
     if (found.error) throw found.error;
     if (!found.pack) {
       throw new ConfigError('invalid', found.item.path, [
-        { path: '', message: `"${name}" is a ${found.item.kind} scenario file, not a pack (a pack has kind composable and metrics)` },
+        {
+          path: '',
+          message: `"${name}" is a ${found.item.kind} scenario file, not a pack (a pack has kind composable and metrics)`,
+        },
       ]);
     }
     return { pack: found.pack, path: found.item.path };
@@ -124,7 +136,9 @@ export class Catalog {
   scenario(name: string, overrides: CliOverrides = {}): { file: ScenarioFile; path: string } {
     const found = this.only(name);
     if (!found) {
-      const names = this.loaded.filter((l) => l.item.kind === 'runnable' || l.item.kind === 'composable').map((l) => l.item.name);
+      const names = this.loaded
+        .filter((l) => l.item.kind === 'runnable' || l.item.kind === 'composable')
+        .map((l) => l.item.name);
       throw new ConfigError('unreadable', `@${name}`, [
         {
           path: '',
@@ -137,19 +151,28 @@ export class Catalog {
     if (found.error) throw found.error;
     if (found.pack) {
       throw new ConfigError('invalid', `@${name}`, [
-        { path: '', message: `"${name}" is a pack (${found.item.path}), not a scenario: use it from an entry with pack: ${name}` },
+        {
+          path: '',
+          message: `"${name}" is a pack (${found.item.path}), not a scenario: use it from an entry with pack: ${name}`,
+        },
       ]);
     }
     // The overrides are applied before validation (a flag gets the checks of a file value), so each
     // use validates the document again with its own; the text is not parsed again.
-    return { file: scenarioFromDocument(found.document, { origin: found.item.path, overrides }), path: found.item.path };
+    return {
+      file: scenarioFromDocument(found.document, { origin: found.item.path, overrides }),
+      path: found.item.path,
+    };
   }
 
   private only(name: string): Loaded | undefined {
     const matches = this.loaded.filter((l) => l.item.name === name);
     if (matches.length > 1) {
       throw new ConfigError('invalid', this.dir, [
-        { path: '', message: `the catalog has several files named "${name}": ${matches.map((m) => m.item.path).join(', ')}; give each its own name` },
+        {
+          path: '',
+          message: `the catalog has several files named "${name}": ${matches.map((m) => m.item.path).join(', ')}; give each its own name`,
+        },
       ]);
     }
     return matches[0];
@@ -166,7 +189,8 @@ async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await listFiles(path, found);
-    else if ((entry.isFile() || entry.isSymbolicLink()) && EXTENSIONS.has(extname(entry.name).toLowerCase())) found.push(path);
+    else if ((entry.isFile() || entry.isSymbolicLink()) && EXTENSIONS.has(extname(entry.name).toLowerCase()))
+      found.push(path);
   }
   return found;
 }
@@ -200,12 +224,22 @@ async function loadItem(path: string, variables: Variables | undefined): Promise
 }
 
 /** The category and tags a valid file gives itself. */
-function metadataOf({ category, tags }: { category?: string; tags?: readonly string[] }): Pick<CatalogItem, 'category' | 'tags'> {
+function metadataOf({
+  category,
+  tags,
+}: {
+  category?: string;
+  tags?: readonly string[];
+}): Pick<CatalogItem, 'category' | 'tags'> {
   return { ...(category !== undefined && { category }), ...(tags !== undefined && { tags }) };
 }
 
 function invalid(base: { name: string; path: string; description?: string }, text: string, error: unknown): Loaded {
   const configError =
-    error instanceof ConfigError ? error : new ConfigError('unreadable', base.path, [{ path: '', message: `cannot read the file (${(error as Error).message})` }]);
+    error instanceof ConfigError
+      ? error
+      : new ConfigError('unreadable', base.path, [
+          { path: '', message: `cannot read the file (${(error as Error).message})` },
+        ]);
   return { item: { ...base, kind: 'invalid', problems: configError.message.split('\n') }, text, error: configError };
 }

@@ -61,24 +61,45 @@ export async function listCatalog(dir: string | undefined, options: ListOptions)
     ...builtins.map((name) => {
       const pack = builtinPack(name)!;
       const metadata = { category: pack.category ?? null, tags: pack.tags ?? [] };
-      return { name, kind: 'pack' as const, source: 'built-in', description: pack.description, ...metadata, size: pack.metrics.length, shadowed: false, problems: [] };
+      return {
+        name,
+        kind: 'pack' as const,
+        source: 'built-in',
+        description: pack.description,
+        ...metadata,
+        size: pack.metrics.length,
+        shadowed: false,
+        problems: [],
+      };
     }),
   ].filter((item) => (kind === undefined || item.kind === kind) && tags.every((tag) => item.tags.includes(tag)));
-  const note = catalog ? undefined : 'no --catalog given: built-in packs only (give --catalog <dir> to list a catalog)\n';
-  if (json) return { stdout: `${JSON.stringify({ catalog: dir ?? null, items }, null, 2)}\n`, ...(note && { stderr: note }) };
+  const note = catalog
+    ? undefined
+    : 'no --catalog given: built-in packs only (give --catalog <dir> to list a catalog)\n';
+  if (json)
+    return { stdout: `${JSON.stringify({ catalog: dir ?? null, items }, null, 2)}\n`, ...(note && { stderr: note }) };
 
   const rows = [
     ['NAME', 'KIND', 'SIZE', 'SOURCE', 'DESCRIPTION'],
     ...items.map((item) => [
       item.name,
       item.kind,
-      item.size === null ? '-' : `${item.size} ${item.kind === 'pack' ? 'metric' : 'entr'}${item.kind === 'pack' ? (item.size === 1 ? '' : 's') : item.size === 1 ? 'y' : 'ies'}`,
+      item.size === null
+        ? '-'
+        : `${item.size} ${item.kind === 'pack' ? 'metric' : 'entr'}${item.kind === 'pack' ? (item.size === 1 ? '' : 's') : item.size === 1 ? 'y' : 'ies'}`,
       item.source,
-      item.kind === 'invalid' ? item.problems[0] ?? '' : `${item.description ?? ''}${item.shadowed ? ' (hidden by the built-in pack of that name)' : ''}`,
+      item.kind === 'invalid'
+        ? (item.problems[0] ?? '')
+        : `${item.description ?? ''}${item.shadowed ? ' (hidden by the built-in pack of that name)' : ''}`,
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const table = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
+  const table = rows.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
   return { stdout: `${table.join('\n')}\n`, ...(note && { stderr: note }) };
 }
 
@@ -86,7 +107,9 @@ export async function listCatalog(dir: string | undefined, options: ListOptions)
 export async function showCatalogItem(ref: string, dir: string | undefined, variables?: Variables): Promise<Output> {
   const name = catalogRef(ref) ?? ref;
   if (Object.hasOwn(BUILTIN_PACK_DOCUMENTS, name)) {
-    return { stdout: `# built-in pack ${name} (svc catalog list shows every pack)\n${stringify(BUILTIN_PACK_DOCUMENTS[name])}` };
+    return {
+      stdout: `# built-in pack ${name} (svc catalog list shows every pack)\n${stringify(BUILTIN_PACK_DOCUMENTS[name])}`,
+    };
   }
   const catalog = dir === undefined ? undefined : await Catalog.open(dir, variables);
   const item = catalog?.find(name);
@@ -94,7 +117,9 @@ export async function showCatalogItem(ref: string, dir: string | undefined, vari
     const where = catalog
       ? `in the catalog ${catalog.dir} (it has: ${catalog.items.map((i) => i.name).join(', ') || 'no files'}) nor among the built-in packs`
       : `among the built-in packs (${builtinPackNames().join(', ')}), and no --catalog was given`;
-    throw new ConfigError('unreadable', `@${name}`, [{ path: '', message: `nothing named "${name}" ${where}; check the name, or give --catalog <dir>` }]);
+    throw new ConfigError('unreadable', `@${name}`, [
+      { path: '', message: `nothing named "${name}" ${where}; check the name, or give --catalog <dir>` },
+    ]);
   }
   const header = `# ${item.path}: ${item.kind}${item.description ? `, ${item.description}` : ''}\n`;
   const text = redactYaml(catalog.text(name)!);
@@ -111,7 +136,8 @@ function redactYaml(text: string): string {
     Pair(_, pair, path) {
       const parent = path.at(-2);
       const parentKey = isPair(parent) && isScalar(parent.key) ? String(parent.key.value) : undefined;
-      if (isScalar(pair.key) && isScalar(pair.value) && isSecretField(String(pair.key.value), parentKey)) pair.value.value = MASK;
+      if (isScalar(pair.key) && isScalar(pair.value) && isSecretField(String(pair.key.value), parentKey))
+        pair.value.value = MASK;
     },
     Scalar(_, scalar) {
       if (typeof scalar.value === 'string') scalar.value = redactText(scalar.value);

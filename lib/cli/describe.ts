@@ -13,7 +13,9 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
   if (plan.groups.length) {
     lines.push('clock groups:');
     for (const group of plan.groups) {
-      lines.push(`  ${group.name}${group.automatic ? ' (automatic: linked by after)' : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`);
+      lines.push(
+        `  ${group.name}${group.automatic ? ' (automatic: linked by after)' : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -36,7 +38,11 @@ export function planJson(plan: ScenarioPlan, origin: string): string {
   return `${JSON.stringify({ scenario: origin, version: plan.version, kind: plan.kind, entries, clock_groups: clockGroups }, null, 2)}\n`;
 }
 
-function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, groups: ReadonlyMap<string, ClockGroup>): string[] {
+function describeEntry(
+  { entry, pack, predictedStart }: EntryPlan,
+  i: number,
+  groups: ReadonlyMap<string, ClockGroup>,
+): string[] {
   const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
@@ -60,8 +66,14 @@ function describeEntry({ entry, pack, predictedStart }: EntryPlan, i: number, gr
   }
   if (entry.while) {
     const { ref, op, value, delay, snap_to } = entry.while;
-    const delays = [delay?.open && `opens ${formatDuration(delay.open)} after it holds`, delay?.close && `closes ${formatDuration(delay.close)} after it stops`].filter(Boolean);
-    rows.push(['while', `${ref} ${op} ${value}${delays.length ? ` (${delays.join(', ')})` : ''}${snap_to === undefined ? '' : `, snap_to ${snap_to} on close`}`]);
+    const delays = [
+      delay?.open && `opens ${formatDuration(delay.open)} after it holds`,
+      delay?.close && `closes ${formatDuration(delay.close)} after it stops`,
+    ].filter(Boolean);
+    rows.push([
+      'while',
+      `${ref} ${op} ${value}${delays.length ? ` (${delays.join(', ')})` : ''}${snap_to === undefined ? '' : `, snap_to ${snap_to} on close`}`,
+    ]);
   }
   return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];
 }
@@ -70,7 +82,13 @@ function describeGenerator(entry: Entry): string {
   const generator: GeneratorConfig | undefined = entry.generator;
   const source = generator ?? entry.distribution;
   const log = entry.log_generator;
-  const base = source ? `${source.type} ${params(source)}`.trim() : log ? (log.type === 'template' ? 'log template' : `log ${log.type} ${params(log)}`) : 'none';
+  const base = source
+    ? `${source.type} ${params(source)}`.trim()
+    : log
+      ? log.type === 'template'
+        ? 'log template'
+        : `log ${log.type} ${params(log)}`
+      : 'none';
   return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
 }
 
@@ -85,7 +103,11 @@ function describeSink(sink: SinkConfig): string {
 function describeLabels(entry: Entry): string {
   const parts = Object.entries(entry.labels).map(([k, v]) => `${k}=${v}`);
   for (const label of entry.dynamic_labels) {
-    parts.push(label.form === 'list' ? `${label.key}=[${label.values.join('|')}]` : `${label.key}=${label.prefix}0..${label.cardinality - 1}`);
+    parts.push(
+      label.form === 'list'
+        ? `${label.key}=[${label.values.join('|')}]`
+        : `${label.key}=${label.prefix}0..${label.cardinality - 1}`,
+    );
   }
   return parts.length ? parts.join(', ') : 'none';
 }
@@ -94,10 +116,14 @@ function describeSchedules(entry: Entry): string {
   const parts: string[] = [];
   if (entry.gaps) parts.push(`gap ${formatDuration(entry.gaps.for)} every ${formatDuration(entry.gaps.every)}`);
   if (entry.bursts) {
-    parts.push(`burst ×${entry.bursts.multiplier} for ${formatDuration(entry.bursts.for)} every ${formatDuration(entry.bursts.every)}`);
+    parts.push(
+      `burst ×${entry.bursts.multiplier} for ${formatDuration(entry.bursts.for)} every ${formatDuration(entry.bursts.every)}`,
+    );
   }
   for (const spike of entry.cardinality_spikes) {
-    parts.push(`spike ${spike.label}×${spike.cardinality} for ${formatDuration(spike.for)} every ${formatDuration(spike.every)}`);
+    parts.push(
+      `spike ${spike.label}×${spike.cardinality} for ${formatDuration(spike.for)} every ${formatDuration(spike.every)}`,
+    );
   }
   return parts.join('; ');
 }

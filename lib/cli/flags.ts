@@ -40,7 +40,12 @@ export interface NumberRange {
 /** The number `flag`'s `text` gives, or a UsageError naming the flag: the one parser of every number flag. */
 export function flagNumber(flag: string, text: string, range: NumberRange = {}): number {
   const n = Number(text);
-  const fits = text.trim() !== '' && !Number.isNaN(n) && (!range.integer || Number.isInteger(n)) && !(n < (range.min ?? -Infinity)) && !(n > (range.max ?? Infinity));
+  const fits =
+    text.trim() !== '' &&
+    !Number.isNaN(n) &&
+    (!range.integer || Number.isInteger(n)) &&
+    !(n < (range.min ?? -Infinity)) &&
+    !(n > (range.max ?? Infinity));
   if (!fits) throw new UsageError(`${flag}: expected ${range.expected ?? 'a number'}, got "${text}"`);
   return n;
 }

@@ -10,8 +10,17 @@ import { VERSION } from '../version.js';
  * {@link coloursAllowed} says so (never without `context`); help that writes what each flag takes
  * (`--rate <n>`, where clipanion writes `--rate #0`); usage errors that name the mistake.
  */
-export function program<C extends BaseContext>(binaryName: string, binaryLabel: string, context?: BaseContext): SvcCli<C> {
-  return new SvcCli<C>({ binaryName, binaryLabel, binaryVersion: VERSION, enableColors: context !== undefined && coloursAllowed(context) });
+export function program<C extends BaseContext>(
+  binaryName: string,
+  binaryLabel: string,
+  context?: BaseContext,
+): SvcCli<C> {
+  return new SvcCli<C>({
+    binaryName,
+    binaryLabel,
+    binaryVersion: VERSION,
+    enableColors: context !== undefined && coloursAllowed(context),
+  });
 }
 
 export class SvcCli<C extends BaseContext> extends Cli<C> {
@@ -34,7 +43,10 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
 
   protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }) {
     const { usage, options } = super.getUsageByIndex(n, opts);
-    return { usage: withValues(usage), options: options.map((option) => ({ ...option, definition: withValues(option.definition) })) };
+    return {
+      usage: withValues(usage),
+      options: options.map((option) => ({ ...option, definition: withValues(option.definition) })),
+    };
   }
 }
 
@@ -44,7 +56,11 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
  * the command's own — a command that caught its failure sets `failure`, since clipanion answers 0
  * after a caught error.
  */
-export async function runProgram<C extends BaseContext>(cli: SvcCli<C>, argv: readonly string[], context: C): Promise<number> {
+export async function runProgram<C extends BaseContext>(
+  cli: SvcCli<C>,
+  argv: readonly string[],
+  context: C,
+): Promise<number> {
   let command: ReturnType<typeof cli.process>;
   try {
     command = cli.process([...argv], context);

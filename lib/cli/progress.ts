@@ -40,7 +40,9 @@ function formatSpeedUp(speedUp: number): string {
  */
 export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): string {
   const { stats } = run;
-  const error = outcome.error ? `${outcome.inSink ? 'sink' : 'error'}: ${outcome.error.message}` : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
+  const error = outcome.error
+    ? `${outcome.inSink ? 'sink' : 'error'}: ${outcome.error.message}`
+    : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`

@@ -31,7 +31,11 @@ const WARNING_INTERVAL_MS = 5000;
  * sink errors (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
  * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
  */
-export async function runScenario(file: ScenarioFile, context: SvcContext, { quiet = false, backfill: virtual = false, workers = 1 }: RunOptions = {}): Promise<number> {
+export async function runScenario(
+  file: ScenarioFile,
+  context: SvcContext,
+  { quiet = false, backfill: virtual = false, workers = 1 }: RunOptions = {},
+): Promise<number> {
   const scheduler = context.scheduler ?? asyncScheduler;
   const backfill = virtual ? backfillEntries(file.scenarios, { scheduler, stdout: context.stdout }) : undefined;
   const fileRun =
@@ -46,7 +50,10 @@ export async function runScenario(file: ScenarioFile, context: SvcContext, { qui
   const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
   // An entry that ended shows its final figures: elapsed time stops at its end.
   const ended = new Map<EntryRun, { at: number; outcome: EntryOutcome }>();
-  runs.forEach((run) => void run.done.then((outcome) => ended.set(run, { at: backfill?.endedAt(run.entry.id) ?? clock.now(), outcome })));
+  runs.forEach(
+    (run) =>
+      void run.done.then((outcome) => ended.set(run, { at: backfill?.endedAt(run.entry.id) ?? clock.now(), outcome })),
+  );
   const row = (run: EntryRun, now: number): string => {
     const end = ended.get(run);
     if (end) return stoppedLine(run, end.outcome, end.at);
@@ -113,7 +120,8 @@ function progressDisplay({ stdout, stderr }: SvcContext, file: ScenarioFile, qui
   if (quiet) return warningsOnly(stderr);
   const count = file.scenarios.length;
   const fits = count < ((stderr as { rows?: number }).rows ?? Infinity);
-  const eventsOnScreen = file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
+  const eventsOnScreen =
+    file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
   return isTerminal(stderr) && fits && !eventsOnScreen ? redrawnRows(stderr, count) : printedLines(stderr);
 }
 

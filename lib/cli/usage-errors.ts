@@ -24,21 +24,35 @@ export interface Refusal<C = unknown> {
  * without its value (a negative number is written `--value=-3`), a value for a flag that takes
  * none, an argument too many or missing. Undefined when none of these is found.
  */
-export function explainRefusal<C>(commands: readonly CommandShape<C>[], argv: readonly string[], binaryName: string): Refusal<C> | undefined {
+export function explainRefusal<C>(
+  commands: readonly CommandShape<C>[],
+  argv: readonly string[],
+  binaryName: string,
+): Refusal<C> | undefined {
   // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
   const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
   const shape = candidates
     .filter(({ path }) => path.every((word, i) => argv[i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
-  if (!shape) return unknownCommand(candidates.filter(({ path }) => path.length > 0), argv, binaryName);
+  if (!shape)
+    return unknownCommand(
+      candidates.filter(({ path }) => path.length > 0),
+      argv,
+      binaryName,
+    );
   const message = explainArguments(shape, argv.slice(shape.path.length), [binaryName, ...shape.path].join(' '));
   return message === undefined ? undefined : { message, command: shape.command };
 }
 
-function unknownCommand<C>(commands: readonly CommandShape<C>[], argv: readonly string[], binaryName: string): Refusal<C> | undefined {
+function unknownCommand<C>(
+  commands: readonly CommandShape<C>[],
+  argv: readonly string[],
+  binaryName: string,
+): Refusal<C> | undefined {
   const first = argv[0];
   if (first === undefined) return undefined;
-  if (isFlag(first)) return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
+  if (isFlag(first))
+    return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
   const words = argv.filter((arg) => !isFlag(arg));
   const tried = (length: number) => words.slice(0, length).join(' ');
   const suggestion = closest(
@@ -46,7 +60,9 @@ function unknownCommand<C>(commands: readonly CommandShape<C>[], argv: readonly 
     commands.map(({ path }) => path.join(' ')),
   );
   const given = suggestion ? tried(suggestion.split(' ').length) : first;
-  return { message: `unknown command "${given}"${suggestion ? `; did you mean ${binaryName} ${suggestion}?` : ` (${binaryName} help lists the commands)`}` };
+  return {
+    message: `unknown command "${given}"${suggestion ? `; did you mean ${binaryName} ${suggestion}?` : ` (${binaryName} help lists the commands)`}`,
+  };
 }
 
 function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], command: string): string | undefined {
@@ -66,7 +82,10 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     const option = shape.options.find(({ names }) => names.includes(name));
     if (!option) {
       if (isBatch(shape, arg)) continue;
-      const suggestion = closest(name, shape.options.flatMap(({ names }) => names));
+      const suggestion = closest(
+        name,
+        shape.options.flatMap(({ names }) => names),
+      );
       return `unknown flag ${name} for ${command}${suggestion ? `; did you mean ${suggestion}?` : ` (${command} --help lists its flags)`}`;
     }
     if (option.arity === 0) {
@@ -75,7 +94,8 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     }
     if (bound > 0) continue;
     const value = args[i + 1];
-    if (value !== undefined && /^-\.?\d/.test(value)) return `${name} needs a value; a negative number is written ${name}=${value}`;
+    if (value !== undefined && /^-\.?\d/.test(value))
+      return `${name} needs a value; a negative number is written ${name}=${value}`;
     if (value === undefined || isFlag(value)) return `${name} needs a value: ${name} ${valueNameOf(name)}`;
     i++;
   }
@@ -85,7 +105,8 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     const takes = limit === 0 ? 'no argument' : `${limit === 1 ? 'one' : limit} ${shape.positionals.join(' ')}`;
     return `unexpected argument "${positionals[limit]}": ${command} takes ${takes}`;
   }
-  if (positionals.length < required.length) return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
+  if (positionals.length < required.length)
+    return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
   return undefined;
 }
 
@@ -96,5 +117,8 @@ function isFlag(arg: string): boolean {
 
 /** `-ab`: short boolean flags written together, as clipanion accepts them. */
 function isBatch(shape: CommandShape, arg: string): boolean {
-  return /^-[a-zA-Z]{2,}$/.test(arg) && [...arg.slice(1)].every((c) => shape.options.some(({ names, arity }) => arity === 0 && names.includes(`-${c}`)));
+  return (
+    /^-[a-zA-Z]{2,}$/.test(arg) &&
+    [...arg.slice(1)].every((c) => shape.options.some(({ names, arity }) => arity === 0 && names.includes(`-${c}`)))
+  );
 }

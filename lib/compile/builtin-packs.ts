@@ -106,7 +106,8 @@ export const BUILTIN_PACK_DOCUMENTS: Readonly<Record<string, Readonly<Record<str
     version: 2,
     kind: 'composable',
     name: 'snmp_interface',
-    description: 'SNMP IF-MIB network interface (snmp_exporter names): traffic and error counters, status and speed of one port',
+    description:
+      'SNMP IF-MIB network interface (snmp_exporter names): traffic and error counters, status and speed of one port',
     shared_labels: { job: 'snmp', ifIndex: '1', ifName: 'eth0', ifDescr: 'eth0' },
     metrics: [
       {

@@ -49,7 +49,11 @@ function rangeOf(config: GeneratorConfig): { low: number; high: number; shape: s
     case 'step': {
       // Only a wrapping step (with max) is searched this way.
       const top = config.max!;
-      return { low: config.start, high: top, shape: `step from ${config.start} by ${config.step_size}, wrapping at ${top}` };
+      return {
+        low: config.start,
+        high: top,
+        shape: `step from ${config.start} by ${config.step_size}, wrapping at ${top}`,
+      };
     }
     case 'spike': {
       const [a, b] = [config.baseline, config.baseline + config.magnitude];
@@ -72,7 +76,9 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
   const config = watched.generator;
   if (!config) return { kind: 'runtime', reason: `${watched.id} has no value generator` };
 
-  const schedule = watched.bursts ? RateSchedule.constant(watched.rate).withBurst(watched.bursts) : RateSchedule.constant(watched.rate);
+  const schedule = watched.bursts
+    ? RateSchedule.constant(watched.rate).withBurst(watched.bursts)
+    : RateSchedule.constant(watched.rate);
   const end = watched.duration === undefined ? Infinity : schedule.slotsBefore(watched.duration);
   const generate = valueGenerator(config);
   const valueAt = (n: number) => generate(n, schedule.timeOf(n));
@@ -89,7 +95,10 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
     return { kind: 'tick', tick, offset: schedule.timeOf(tick), value: valueAt(tick) };
   };
   const never = (reason: string): Crossing => ({ kind: 'never', reason });
-  const spent: Crossing = { kind: 'runtime', reason: 'svc stopped looking for the crossing before running (the file has many after entries to work out)' };
+  const spent: Crossing = {
+    kind: 'runtime',
+    reason: 'svc stopped looking for the crossing before running (the file has many after entries to work out)',
+  };
   /** Takes `steps` from the budget; false when it has not got them. */
   const spend = (steps: number): boolean => {
     if (steps > budget.left) return false;
@@ -100,7 +109,8 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
   /** start + n·step crosses the threshold once, near an estimate of the tick. */
   const stepCrossing = (start: number, step: number): Crossing => {
     if (step === 0) return never(`(step_size 0: constant ${start})`);
-    if ((after.op === '>') !== step > 0) return never(`(step from ${start} by ${step}: moving away from ${after.value})`);
+    if ((after.op === '>') !== step > 0)
+      return never(`(step from ${start} by ${step}: moving away from ${after.value})`);
     const estimate = Math.max(1, Math.floor((after.value - start) / step) + 1);
     // Where tick numbers stop being exact integers, no run gets: 2^52 ticks at 1000/s is 142 000 years.
     if (!(estimate < MAX_TICK)) return never(`(step from ${start} by ${step}: not within ${MAX_TICK} ticks)`);
@@ -109,7 +119,9 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
     for (let moves = 0; moves < MAX_SETTLE && n > 1 && holds(valueAt(n - 1)); moves++) n--;
     for (let moves = 0; moves < MAX_SETTLE && !holds(valueAt(n)); moves++) n++;
     if (!spend(Math.abs(n - estimate))) return spent;
-    return holds(valueAt(n)) ? found(n) : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
+    return holds(valueAt(n))
+      ? found(n)
+      : { kind: 'runtime', reason: `${watched.id}'s step values round unevenly near ${after.value}` };
   };
   /** A generator known by its range: never, when the range rules the value out; else its first ticks. */
   const scan = (): Crossing => {
@@ -121,7 +133,10 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
       if (holds(valueAt(n))) return found(n);
     }
     if (last === end) return never(`before it stops (duration ${formatMs(watched.duration!)}) (${shape})`);
-    return { kind: 'runtime', reason: `${watched.id} is not ${direction} ${after.value} in its first ${MAX_SCANNED_TICKS} ticks (${shape})` };
+    return {
+      kind: 'runtime',
+      reason: `${watched.id} is not ${direction} ${after.value} in its first ${MAX_SCANNED_TICKS} ticks (${shape})`,
+    };
   };
 
   if (holds(valueAt(0))) return found(0);
@@ -131,7 +146,9 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
     case 'sequence': {
       if (!spend(config.values.length)) return spent;
       const i = config.values.findIndex(holds);
-      return i < 0 ? never(`(sequence values from ${Math.min(...config.values)} to ${Math.max(...config.values)})`) : found(i);
+      return i < 0
+        ? never(`(sequence values from ${Math.min(...config.values)} to ${Math.max(...config.values)})`)
+        : found(i);
     }
     case 'step':
       if (config.max === undefined) return stepCrossing(config.start, config.step_size);
@@ -150,7 +167,9 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
       const c = amplitude === 0 ? NaN : (after.value - offset) / amplitude;
       const above = (after.op === '>') === amplitude > 0; // want sin(φ) > c, else sin(φ) < c
       if (amplitude === 0 || (above ? c >= 1 : c <= -1)) return never(range);
-      const [lo, hi] = above ? [Math.asin(c), Math.PI - Math.asin(c)] : [Math.PI - Math.asin(c), 2 * Math.PI + Math.asin(c)];
+      const [lo, hi] = above
+        ? [Math.asin(c), Math.PI - Math.asin(c)]
+        : [Math.PI - Math.asin(c), 2 * Math.PI + Math.asin(c)];
       const period = config.period_secs * 1000;
       const msPerRadian = period / (2 * Math.PI);
       const limit = watched.duration ?? Infinity;
@@ -169,7 +188,10 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
         }
         if (!spend(1)) return spent;
       }
-      return { kind: 'runtime', reason: `${watched.id}'s ticks rarely fall where it is ${direction} ${after.value} ${range}` };
+      return {
+        kind: 'runtime',
+        reason: `${watched.id}'s ticks rarely fall where it is ${direction} ${after.value} ${range}`,
+      };
     }
   }
 }

@@ -64,7 +64,8 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
         });
       }
     }
-    const name = first === undefined ? `chain_${members.map((i) => entries[i]!.id).sort()[0]}` : entries[first]!.clock_group!;
+    const name =
+      first === undefined ? `chain_${members.map((i) => entries[i]!.id).sort()[0]}` : entries[first]!.clock_group!;
     if (first === undefined) automatic.add(name);
     for (const i of members) groupOf[i] = name;
   }
@@ -89,11 +90,18 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
         });
       }
     }
-    groups.push({ name, automatic: automatic.has(name) && indexes.every((i) => entries[i]!.clock_group === undefined), members: indexes.map((i) => entries[i]!.id), start_time: reference });
+    groups.push({
+      name,
+      automatic: automatic.has(name) && indexes.every((i) => entries[i]!.clock_group === undefined),
+      members: indexes.map((i) => entries[i]!.id),
+      start_time: reference,
+    });
   }
 
   return {
-    entries: entries.map((entry, i) => (groupOf[i] === entry.clock_group ? entry : { ...entry, clock_group: groupOf[i]! })),
+    entries: entries.map((entry, i) =>
+      groupOf[i] === entry.clock_group ? entry : { ...entry, clock_group: groupOf[i]! },
+    ),
     groups,
     issues,
   };

@@ -51,7 +51,10 @@ export interface CompileOptions {
 
 export function compileScenario(file: ScenarioFile, options: CompileOptions): ScenarioPlan {
   const prefix = (i: number) => (file.flat ? 'entry' : `scenarios[${i}]`);
-  const place = (i: number, id: string): Place => ({ path: file.flat ? [] : ['scenarios', i], label: `${prefix(i)} (${id})` });
+  const place = (i: number, id: string): Place => ({
+    path: file.flat ? [] : ['scenarios', i],
+    label: `${prefix(i)} (${id})`,
+  });
   const fail = (problems: Problem[]) => {
     if (problems.length) throw new ConfigError('invalid', options.origin, problems);
   };
@@ -61,13 +64,20 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   const { origins, sources } = expansion;
   const placeOf = (i: number) => place(sources[i]!, expansion.entries[i]!.id);
   const labels = expansion.entries.map((_, i) => placeOf(i).label!);
-  const report = (issues: readonly { index: number; issue: Issue }[]) => fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
+  const report = (issues: readonly { index: number; issue: Issue }[]) =>
+    fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
 
   report(ambiguousRefs(expansion.entries, sources));
   // The checks of lib/config once more, now that the ids inside packs exist.
   report(
     referenceIssues(
-      expansion.entries.map(({ id, signal_type, generator, after, while: gate }) => ({ id, signal_type, generator, after, while: gate })),
+      expansion.entries.map(({ id, signal_type, generator, after, while: gate }) => ({
+        id,
+        signal_type,
+        generator,
+        after,
+        while: gate,
+      })),
       expansion.entries.map((_, i) => prefix(sources[i]!)),
     ),
   );
@@ -77,7 +87,12 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
 
   const predicted = predictStarts(entries);
   report(predicted.issues);
-  const plans = entries.map((entry, i) => ({ entry, label: labels[i]!, ...(origins[i] && { pack: origins[i] }), predictedStart: predicted.starts[i]! }));
+  const plans = entries.map((entry, i) => ({
+    entry,
+    label: labels[i]!,
+    ...(origins[i] && { pack: origins[i] }),
+    predictedStart: predicted.starts[i]!,
+  }));
   return { ...file, scenarios: entries, plans, groups };
 }
 
@@ -112,7 +127,10 @@ function formatLabels(labels: Readonly<Record<string, string>>): string {
 }
 
 /** Each entry's predicted start, in dependency order; an `after` that can never fire, or fires at once, is an issue. */
-function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; issues: { index: number; issue: Issue }[] } {
+function predictStarts(entries: readonly Entry[]): {
+  starts: PredictedStart[];
+  issues: { index: number; issue: Issue }[];
+} {
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
   const starts: PredictedStart[] = [];
   const issues: { index: number; issue: Issue }[] = [];
@@ -131,7 +149,13 @@ function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; i
     const { ref, op, value } = entry.after;
     const condition = `${ref} ${op} ${value}`;
     if (crossing.kind === 'never') {
-      issues.push({ index: i, issue: { path: ['after'], message: `${ref} never goes ${op === '>' ? 'above' : 'below'} ${value} ${crossing.reason}, so this entry would never start` } });
+      issues.push({
+        index: i,
+        issue: {
+          path: ['after'],
+          message: `${ref} never goes ${op === '>' ? 'above' : 'below'} ${value} ${crossing.reason}, so this entry would never start`,
+        },
+      });
     } else if (crossing.kind === 'tick' && crossing.tick === 0) {
       issues.push({
         index: i,
@@ -141,7 +165,10 @@ function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; i
         },
       });
     }
-    const at = crossing.kind === 'tick' && watchedAt !== undefined ? watchedAt + crossing.offset + (entry.after.delay ?? 0) : undefined;
+    const at =
+      crossing.kind === 'tick' && watchedAt !== undefined
+        ? watchedAt + crossing.offset + (entry.after.delay ?? 0)
+        : undefined;
     return (starts[i] = { kind: 'after', crossing, ...(at !== undefined && { at }) });
   };
   for (let i = 0; i < entries.length; i++) startOf(i);
@@ -150,12 +177,15 @@ function predictStarts(entries: readonly Entry[]): { starts: PredictedStart[]; i
 
 /** One line saying when an entry is predicted to start, for `--dry-run`. */
 export function describePredictedStart(entry: Entry, start: PredictedStart): string {
-  if (start.kind === 'offset') return start.at ? `${formatMs(start.at)} after the file start (phase offset)` : 'at the file start';
+  if (start.kind === 'offset')
+    return start.at ? `${formatMs(start.at)} after the file start (phase offset)` : 'at the file start';
   const { ref, op, value, delay } = entry.after!;
   const when = `when ${ref} ${op} ${value}${delay ? ` (+ ${formatMs(delay)} delay)` : ''}`;
   const { crossing } = start;
   if (crossing.kind === 'runtime') return `${when}: decided at run time (${crossing.reason})`;
   if (crossing.kind === 'never') return `${when}: never`;
   const first = `${ref}'s tick ${crossing.tick} (value ${crossing.value}) ${formatMs(crossing.offset)} after it starts`;
-  return start.at === undefined ? `${when}: ${first}; ${ref}'s own start is decided at run time` : `${when}: ${first} → ${formatMs(start.at)} after the file start`;
+  return start.at === undefined
+    ? `${when}: ${first}; ${ref}'s own start is decided at run time`
+    : `${when}: ${first} → ${formatMs(start.at)} after the file start`;
 }

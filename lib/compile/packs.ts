@@ -94,7 +94,10 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
       if (!known.has(name)) {
         issues.push({
           index,
-          issue: { path: ['overrides', name], message: `the pack "${pack.name}" has no metric "${name}" (its metrics: ${[...known].join(', ')})` },
+          issue: {
+            path: ['overrides', name],
+            message: `the pack "${pack.name}" has no metric "${name}" (its metrics: ${[...known].join(', ')})`,
+          },
         });
       }
     }
@@ -118,7 +121,10 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
     name: metric.name,
     generator,
     labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },
-    ...(override?.jitter !== undefined && { jitter: override.jitter, jitter_seed: override.jitter_seed ?? entry.jitter_seed }),
+    ...(override?.jitter !== undefined && {
+      jitter: override.jitter,
+      jitter_seed: override.jitter_seed ?? entry.jitter_seed,
+    }),
     metric_type: metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge'),
     ...(metric.help !== undefined && { help: metric.help }),
   };
@@ -126,7 +132,8 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
 
 function unknownPack(name: string, catalog?: Catalog): string {
   const builtins = `built-in packs: ${builtinPackNames().join(', ')}`;
-  if (!catalog) return `no pack named "${name}" (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
+  if (!catalog)
+    return `no pack named "${name}" (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
   const packs = catalog.items.filter((item) => item.kind === 'pack').map((item) => item.name);
   return (
     `no pack named "${name}" (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +

@@ -11,15 +11,30 @@ import type { Entry } from '../config/types.js';
 import { claim } from '../config/references.js';
 
 /** The entries of a csv_replay entry, or the issue that stops it. */
-export function expandReplay(entry: Entry & { generator: CsvReplayGenerator }): { entries: Entry[] } | { issue: Issue } {
+export function expandReplay(
+  entry: Entry & { generator: CsvReplayGenerator },
+): { entries: Entry[] } | { issue: Issue } {
   const { table, columns: wanted, ...generator } = entry.generator;
-  if (!table) return { issue: { path: ['generator', 'file'], message: `${entry.generator.file} was not read: plan the file with planScenario (lib/compile/plan.ts), which reads the csv_replay files before compiling` } };
-  const chosen: ReturnType<typeof selected> = wanted ? selected(table, wanted, entry.generator.file) : { columns: table.columns.map((column) => ({ column })) };
+  if (!table)
+    return {
+      issue: {
+        path: ['generator', 'file'],
+        message: `${entry.generator.file} was not read: plan the file with planScenario (lib/compile/plan.ts), which reads the csv_replay files before compiling`,
+      },
+    };
+  const chosen: ReturnType<typeof selected> = wanted
+    ? selected(table, wanted, entry.generator.file)
+    : { columns: table.columns.map((column) => ({ column })) };
   if ('issue' in chosen) return chosen;
   const taken = new Set<string>();
   const entries = chosen.columns.map(({ column, as }): Entry => {
     const name = as?.name ?? column.name ?? entry.name!;
-    const series = { header: column.header, times: table.times, values: column.values, toJSON: () => ({ column: column.header, rows: column.values.length }) };
+    const series = {
+      header: column.header,
+      times: table.times,
+      values: column.values,
+      toJSON: () => ({ column: column.header, rows: column.values.length }),
+    };
     return {
       ...entry,
       id: chosen.columns.length === 1 ? entry.id : claim(`${entry.id}.${name}`, taken),
@@ -43,15 +58,27 @@ function selected(
   file: string,
 ): { columns: { column: TableColumn; as?: CsvColumn }[] } | { issue: Issue } {
   const known = () => table.columns.map((c) => c.header).join(', ');
-  const missing = wanted.findIndex((want) => typeof want === 'string' && !table.columns.some((c) => c.header === want || c.name === want));
-  if (missing >= 0) return { issue: { path: ['generator', 'columns', missing], message: `${file} has no column ${JSON.stringify(wanted[missing])} (its columns: ${known()})` } };
+  const missing = wanted.findIndex(
+    (want) => typeof want === 'string' && !table.columns.some((c) => c.header === want || c.name === want),
+  );
+  if (missing >= 0)
+    return {
+      issue: {
+        path: ['generator', 'columns', missing],
+        message: `${file} has no column ${JSON.stringify(wanted[missing])} (its columns: ${known()})`,
+      },
+    };
   const past = wanted.findIndex((want) => typeof want !== 'string' && want.index > table.columns.length);
   if (past >= 0) {
     const message = `${file} has ${table.columns.length} series columns after its time column (1 to ${table.columns.length}: ${known()}), so no column ${(wanted[past] as CsvColumn).index}`;
     return { issue: { path: ['generator', 'columns', past, 'index'], message } };
   }
   const byName = wanted.filter((want): want is string => typeof want === 'string');
-  const named = table.columns.filter((c) => byName.includes(c.header) || (c.name !== undefined && byName.includes(c.name))).map((column) => ({ column }));
-  const byIndex = wanted.filter((want): want is CsvColumn => typeof want !== 'string').map((as) => ({ column: table.columns[as.index - 1]!, as }));
+  const named = table.columns
+    .filter((c) => byName.includes(c.header) || (c.name !== undefined && byName.includes(c.name)))
+    .map((column) => ({ column }));
+  const byIndex = wanted
+    .filter((want): want is CsvColumn => typeof want !== 'string')
+    .map((as) => ({ column: table.columns[as.index - 1]!, as }));
   return { columns: [...named, ...byIndex] };
 }

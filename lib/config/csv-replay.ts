@@ -54,7 +54,10 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
   const read = (name: string) => {
     let found = texts.get(name);
     if (!found) {
-      found = locate(name).then(async (path) => ({ path, text: await readTextFile(path, 'csv_replay file', MAX_CSV_BYTES, 'CSV') }));
+      found = locate(name).then(async (path) => ({
+        path,
+        text: await readTextFile(path, 'csv_replay file', MAX_CSV_BYTES, 'CSV'),
+      }));
       texts.set(name, found);
     }
     return found;
@@ -68,7 +71,10 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
       }
       if (log_generator?.type === 'csv_replay') {
         const { text, path } = await read(log_generator.file);
-        return { ...entry, log_generator: { ...log_generator, table: logTable(text, path, log_generator.default_severity) } };
+        return {
+          ...entry,
+          log_generator: { ...log_generator, table: logTable(text, path, log_generator.default_severity) },
+        };
       }
       return entry;
     }),
@@ -86,15 +92,25 @@ function rowsOf(text: string, origin: string): { header: readonly string[]; rows
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = parse(text, { bom: true, info: true, skip_empty_lines: true, max_record_size: MAX_CSV_CELL, to: MAX_CSV_ROWS + 2 }) as unknown as typeof records;
+    records = parse(text, {
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      max_record_size: MAX_CSV_CELL,
+      to: MAX_CSV_ROWS + 2,
+    }) as unknown as typeof records;
   } catch (error) {
     throw fail(`not a CSV file: ${(error as Error).message}`);
   }
   const [header, ...rest] = records;
   if (!header || rest.length === 0) throw fail('expected a header line and at least one row');
   if (rest.length > MAX_CSV_ROWS) throw fail(`more than ${MAX_CSV_ROWS} rows, the limit for a csv_replay file`);
-  if (header.record.length > MAX_CSV_COLUMNS) throw fail(`${header.record.length} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`);
-  return { header: header.record.map((h) => h.trim()), rows: rest.map(({ record, info }) => ({ cells: record, line: info.lines })) };
+  if (header.record.length > MAX_CSV_COLUMNS)
+    throw fail(`${header.record.length} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`);
+  return {
+    header: header.record.map((h) => h.trim()),
+    rows: rest.map(({ record, info }) => ({ cells: record, line: info.lines })),
+  };
 }
 
 /** Names the place of a cell in messages: `line 3, column 2 (cpu)`. */
@@ -117,13 +133,23 @@ function replayTimes(rows: readonly Row[], column: number, header: string, origi
   const times = rows.map(({ cells, line }) => {
     const ms = timeOf(cells[column] ?? '');
     if (!Number.isFinite(ms)) {
-      throw new ConfigError('invalid', origin, [{ path: '', message: `${at(line, column, header)}: expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got ${show(cells[column])}` }]);
+      throw new ConfigError('invalid', origin, [
+        {
+          path: '',
+          message: `${at(line, column, header)}: expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got ${show(cells[column])}`,
+        },
+      ]);
     }
     return ms;
   });
   times.forEach((ms, i) => {
     if (i > 0 && ms <= times[i - 1]!) {
-      throw new ConfigError('invalid', origin, [{ path: '', message: `${at(rows[i]!.line, column, header)}: expected a time later than the row before's (rows must be in time order), got ${show(rows[i]!.cells[column])}` }]);
+      throw new ConfigError('invalid', origin, [
+        {
+          path: '',
+          message: `${at(rows[i]!.line, column, header)}: expected a time later than the row before's (rows must be in time order), got ${show(rows[i]!.cells[column])}`,
+        },
+      ]);
     }
   });
   const first = times[0]!;
@@ -160,13 +186,17 @@ function seriesOf(header: string): { name?: string; labels: Record<string, strin
 export function metricTable(text: string, origin: string): MetricTable {
   const { header, rows } = rowsOf(text, origin);
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
-  if (!TIME_HEADERS.includes(header[0]!.toLowerCase())) throw fail(`${at(1, 0)}: expected the time column first (headed Time or timestamp), got ${show(header[0])}`);
+  if (!TIME_HEADERS.includes(header[0]!.toLowerCase()))
+    throw fail(`${at(1, 0)}: expected the time column first (headed Time or timestamp), got ${show(header[0])}`);
   if (header.length < 2) throw fail(`${at(1, 1)}: expected at least one column of values after the time column`);
   const times = replayTimes(rows, 0, header[0]!, origin);
   const columns = header.slice(1).map((text, k) => {
     const column = k + 1;
     const series = seriesOf(text);
-    if (!series) throw fail(`${at(1, column)}: expected a metric name or a series header such as {__name__="up", job="api"}, got ${show(text)}`);
+    if (!series)
+      throw fail(
+        `${at(1, column)}: expected a metric name or a series header such as {__name__="up", job="api"}, got ${show(text)}`,
+      );
     const values: number[] = [];
     let last: number | undefined;
     for (const { cells, line } of rows) {
@@ -174,7 +204,8 @@ export function metricTable(text: string, origin: string): MetricTable {
       // An empty cell (Grafana's null) holds the value before it.
       if (cell !== '') {
         last = Number(cell);
-        if (!Number.isFinite(last)) throw fail(`${at(line, column, text)}: expected a number, got ${show(cells[column])}`);
+        if (!Number.isFinite(last))
+          throw fail(`${at(line, column, text)}: expected a number, got ${show(cells[column])}`);
       }
       values.push(last ?? NaN);
     }
@@ -187,7 +218,11 @@ export function metricTable(text: string, origin: string): MetricTable {
 }
 
 const LOG_COLUMNS = { timestamp: TIME_HEADERS, severity: ['severity', 'level'], message: ['message', 'msg'] };
-const SEVERITY_WORDS: Readonly<Record<string, Severity>> = { ...Object.fromEntries(SEVERITIES.map((s) => [s, s])), warning: 'warn', critical: 'fatal' };
+const SEVERITY_WORDS: Readonly<Record<string, Severity>> = {
+  ...Object.fromEntries(SEVERITIES.map((s) => [s, s])),
+  warning: 'warn',
+  critical: 'fatal',
+};
 
 /** The records of a logs CSV; a row without a severity (no such column, or an empty cell) has `defaultSeverity`. */
 export function logTable(text: string, origin: string, defaultSeverity: Severity = 'info'): LogTable {
@@ -195,7 +230,11 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
   const lower = header.map((h) => h.toLowerCase());
   const find = (names: readonly string[]) => lower.findIndex((h) => names.includes(h));
-  const [time, severity, message] = [find(LOG_COLUMNS.timestamp), find(LOG_COLUMNS.severity), find(LOG_COLUMNS.message)];
+  const [time, severity, message] = [
+    find(LOG_COLUMNS.timestamp),
+    find(LOG_COLUMNS.severity),
+    find(LOG_COLUMNS.message),
+  ];
   if (time < 0) throw fail(`line 1: no timestamp column (headed ${LOG_COLUMNS.timestamp.join(', ')})`);
   if (message < 0) throw fail(`line 1: no message column (headed ${LOG_COLUMNS.message.join(', ')})`);
   const times = replayTimes(rows, time, header[time]!, origin);
@@ -205,7 +244,10 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
     if (severity >= 0 && cells[severity]!.trim() !== '') {
       const word = cells[severity]!.trim().toLowerCase();
       const found = Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;
-      if (!found) throw fail(`${at(line, severity, header[severity])}: expected one of ${SEVERITIES.join(', ')}, got ${show(cells[severity])}`);
+      if (!found)
+        throw fail(
+          `${at(line, severity, header[severity])}: expected one of ${SEVERITIES.join(', ')}, got ${show(cells[severity])}`,
+        );
       level = found;
     }
     const fields: Record<string, string> = {};

@@ -34,20 +34,34 @@ const ONLY_WITH: Partial<Record<EntryField, EntryField>> = { overrides: 'pack' }
 
 export function decodeDefaults(raw: Record<string, unknown>): Defaults {
   const entryOnly = ENTRY_ONLY_FIELDS.filter((key) => Object.hasOwn(raw, key));
-  const desugared = desugarAlias(Object.fromEntries(Object.entries(raw).filter(([key]) => !entryOnly.includes(key as EntryField))));
+  const desugared = desugarAlias(
+    Object.fromEntries(Object.entries(raw).filter(([key]) => !entryOnly.includes(key as EntryField))),
+  );
   const shared = desugared.fields;
   const { value, errors } = decodeFields(defaultsFields, [], shared, [{ key: '', type: t.unknown, actual: shared }]);
   // An alias that failed is still the generator: its problems replace the generator codec's.
-  const fieldIssues = [...desugared.issues, ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator'))];
+  const fieldIssues = [
+    ...desugared.issues,
+    ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator')),
+  ];
   return {
     fields: Object.fromEntries(Object.entries(shared).filter(([key]) => Object.hasOwn(value, key))),
     broken: new Set(fieldIssues.map((issue) => String(issue.path[0]))),
-    issues: [...entryOnly.map((key) => ({ path: [key], message: 'not allowed in defaults (it identifies one entry: set it on each entry)' })), ...fieldIssues],
+    issues: [
+      ...entryOnly.map((key) => ({
+        path: [key],
+        message: 'not allowed in defaults (it identifies one entry: set it on each entry)',
+      })),
+      ...fieldIssues,
+    ],
   };
 }
 
 /** The entry with the defaults it lacks, and which fields came from the defaults (for messages). */
-export function mergeDefaults(defaults: Defaults, entry: Record<string, unknown>): { raw: Record<string, unknown>; fromDefaults: Set<string> } {
+export function mergeDefaults(
+  defaults: Defaults,
+  entry: Record<string, unknown>,
+): { raw: Record<string, unknown>; fromDefaults: Set<string> } {
   const raw = { ...entry };
   const fromDefaults = new Set<string>();
   const signal = Object.hasOwn(entry, 'signal_type') ? entry.signal_type : defaults.fields.signal_type;

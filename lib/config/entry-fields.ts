@@ -3,7 +3,22 @@
  * sink and encoder unions of the kind registries, which build on the same field codecs.
  */
 import * as t from 'io-ts';
-import { andThen, atLeast, atMost, integer, list, matching, nonEmptyString, nonNegative, oneOf, positive, record, strict, string, type Decoded } from '../language/combinators.js';
+import {
+  andThen,
+  atLeast,
+  atMost,
+  integer,
+  list,
+  matching,
+  nonEmptyString,
+  nonNegative,
+  oneOf,
+  positive,
+  record,
+  strict,
+  string,
+  type Decoded,
+} from '../language/combinators.js';
 import { entryGenerator, overrideGenerator } from '../language/aliases.js';
 import type { MetricOverride } from './types.js';
 import * as limits from '../language/limits.js';
@@ -36,31 +51,48 @@ import {
  */
 const overrides = record(
   matching(NAME_PATTERN, 'a metric name'),
-  andThen(strict('metric override', {}, { generator: overrideGenerator, labels: labels.describe('Merged over the metric\'s labels; they win.') }), (o) => {
-    const noise = o.generator?.noise;
-    const override: MetricOverride = {
-      ...(o.generator && { generator: o.generator.generator }),
-      ...(o.labels && { labels: o.labels }),
-      ...(noise && { jitter: noise.amount, ...(noise.seed !== undefined && { jitter_seed: noise.seed }) }),
-    };
-    return t.success(override);
-  }),
-).describe('Only with pack: per metric name of the pack, a generator and labels replacing or joining the pack\'s.');
+  andThen(
+    strict(
+      'metric override',
+      {},
+      { generator: overrideGenerator, labels: labels.describe("Merged over the metric's labels; they win.") },
+    ),
+    (o) => {
+      const noise = o.generator?.noise;
+      const override: MetricOverride = {
+        ...(o.generator && { generator: o.generator.generator }),
+        ...(o.labels && { labels: o.labels }),
+        ...(noise && { jitter: noise.amount, ...(noise.seed !== undefined && { jitter_seed: noise.seed }) }),
+      };
+      return t.success(override);
+    },
+  ),
+).describe("Only with pack: per metric name of the pack, a generator and labels replacing or joining the pack's.");
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {
-  id: nonEmptyString.describe('The entry\'s identifier: after, while and clock_group name it. Default: name (or pack), made unique.'),
+  id: nonEmptyString.describe(
+    "The entry's identifier: after, while and clock_group name it. Default: name (or pack), made unique.",
+  ),
   signal_type: oneOf(SIGNAL_TYPES).describe('What the entry emits: metrics, logs, histogram or summary.'),
-  name: metricName.describe('The metric name (the logs entry\'s name in messages); not with pack.'),
-  rate: atMost(atLeast(positive, limits.MIN_RATE, ' events per second'), limits.MAX_RATE, ' events per second').describe('Events per second; fractions allowed (0.1: one every 10 s).'),
+  name: metricName.describe("The metric name (the logs entry's name in messages); not with pack."),
+  rate: atMost(
+    atLeast(positive, limits.MIN_RATE, ' events per second'),
+    limits.MAX_RATE,
+    ' events per second',
+  ).describe('Events per second; fractions allowed (0.1: one every 10 s).'),
   duration: duration.describe('How long the entry runs; absent: until stopped.'),
-  start_time: startTime.describe('The timestamp anchor of every event: now, a signed offset (-1h, +30m) or an RFC 3339 instant. Only timestamps move.'),
+  start_time: startTime.describe(
+    'The timestamp anchor of every event: now, a signed offset (-1h, +30m) or an RFC 3339 instant. Only timestamps move.',
+  ),
   generator: entryGenerator,
   log_generator: logGenerator,
   distribution,
   buckets,
   quantiles,
-  observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK).describe('Observations drawn at each tick; default 100.'),
+  observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK).describe(
+    'Observations drawn at each tick; default 100.',
+  ),
   seed: integer.describe('Seed of the observations; default 0.'),
   encoder: encoderCodec,
   sink: sinkCodec,
@@ -68,17 +100,25 @@ export const entryFields = {
   dynamic_labels: dynamicLabels,
   jitter: nonNegative.describe('Uniform noise in [−jitter, +jitter] added to every value.'),
   jitter_seed: integer.describe('Seed of the jitter; default 0.'),
-  on_sink_error: oneOf(['warn', 'fail']).describe('warn (default): log the error, drop the batch, keep running; fail: stop the run.'),
-  metric_type: metricType.describe('The # TYPE of scrapes: default counter for a step generator, gauge otherwise, histogram or summary.'),
+  on_sink_error: oneOf(['warn', 'fail']).describe(
+    'warn (default): log the error, drop the batch, keep running; fail: stop the run.',
+  ),
+  metric_type: metricType.describe(
+    'The # TYPE of scrapes: default counter for a step generator, gauge otherwise, histogram or summary.',
+  ),
   help: string.describe('The text of the # HELP line of scrapes.'),
   gaps: gaps.describe('Silence windows: no events for `for` at the end of every `every`.'),
   bursts: bursts.describe('High-rate windows: rate × multiplier for `for` at the start of every `every`.'),
-  cardinality_spikes: list(cardinalitySpike, { max: limits.MAX_CARDINALITY_SPIKES }).describe('Label explosions: a label with many values during windows.'),
+  cardinality_spikes: list(cardinalitySpike, { max: limits.MAX_CARDINALITY_SPIKES }).describe(
+    'Label explosions: a label with many values during windows.',
+  ),
   phase_offset: duration.describe('A delay before the entry starts; not with after.'),
   clock_group: nonEmptyString.describe('Entries of one group share a start-time reference.'),
   after,
   while: whileGate,
-  pack: nonEmptyString.describe('A metric pack (built-in or from the catalog): the entry becomes one entry per metric of the pack.'),
+  pack: nonEmptyString.describe(
+    'A metric pack (built-in or from the catalog): the entry becomes one entry per metric of the pack.',
+  ),
   overrides,
 };
 
@@ -94,4 +134,3 @@ export const ENTRY_ONLY_FIELDS: readonly EntryField[] = ['id', 'name', 'pack'];
 export const defaultsFields = Object.fromEntries(
   Object.entries(entryFields).filter(([key]) => !(ENTRY_ONLY_FIELDS as readonly string[]).includes(key)),
 ) as Omit<typeof entryFields, 'id' | 'name' | 'pack'>;
-

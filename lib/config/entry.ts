@@ -6,7 +6,14 @@ import { featureRefusal } from '../features.js';
 import { familyOf } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
-import { MAX_OBSERVATIONS_PER_SECOND, MAX_RATE, MAX_SERIES, MAX_SERIES_WITH_STATE, samplesExplained, samplesPerEvent } from '../language/limits.js';
+import {
+  MAX_OBSERVATIONS_PER_SECOND,
+  MAX_RATE,
+  MAX_SERIES,
+  MAX_SERIES_WITH_STATE,
+  samplesExplained,
+  samplesPerEvent,
+} from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import { desugarAlias } from '../language/aliases.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
@@ -55,9 +62,15 @@ export function entryId(fields: EntryFields): string | undefined {
 export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
   const desugared = desugarAlias(written);
   const raw = desugared.fields;
-  const { value: fields, errors } = decodeFields(entryFields, REQUIRED_ENTRY_FIELDS, raw, [{ key: '', type: t.unknown, actual: raw }]);
+  const { value: fields, errors } = decodeFields(entryFields, REQUIRED_ENTRY_FIELDS, raw, [
+    { key: '', type: t.unknown, actual: raw },
+  ]);
   // An alias that failed is still the generator: its problems replace the generator codec's.
-  const issues = [...desugared.issues, ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator')), ...crossFieldIssues(fields, raw)];
+  const issues = [
+    ...desugared.issues,
+    ...issuesOf(errors).filter((issue) => !(desugared.issues.length && issue.path[0] === 'generator')),
+    ...crossFieldIssues(fields, raw),
+  ];
   return issues.length ? { fields, issues } : { fields, issues, entry: normalise(fields) };
 }
 
@@ -65,7 +78,8 @@ export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
 function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   const has = (key: EntryField): boolean => Object.hasOwn(raw, key);
-  const add = (path: Issue['path'], message: string, code?: Issue['code']): void => void issues.push({ path, message, ...(code && { code }) });
+  const add = (path: Issue['path'], message: string, code?: Issue['code']): void =>
+    void issues.push({ path, message, ...(code && { code }) });
 
   if (has('pack')) {
     if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
@@ -77,17 +91,23 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (has('overrides')) add(['overrides'], 'only allowed with pack (it changes metrics of the pack)');
   }
   if (fields.while?.snap_to !== undefined && fields.signal_type !== undefined && fields.signal_type !== 'metrics') {
-    add(['while', 'snap_to'], `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`);
+    add(
+      ['while', 'snap_to'],
+      `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`,
+    );
   }
-  if (has('phase_offset') && has('after')) add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
+  if (has('phase_offset') && has('after'))
+    add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
 
   const signal = fields.signal_type;
   if (!signal) return issues;
   for (const [field, signals] of Object.entries(FIELD_SIGNALS)) {
-    if (has(field as EntryField) && !signals.includes(signal)) add([field], `not allowed on a ${signal} entry (only on ${signals.join(' and ')} entries)`);
+    if (has(field as EntryField) && !signals.includes(signal))
+      add([field], `not allowed on a ${signal} entry (only on ${signals.join(' and ')} entries)`);
   }
   const source = SOURCE_FIELD[signal];
-  if (!has(source) && !(source === 'generator' && has('pack'))) add([source], `missing required field (a ${signal} entry needs it)`);
+  if (!has(source) && !(source === 'generator' && has('pack')))
+    add([source], `missing required field (a ${signal} entry needs it)`);
   issues.push(...costIssues(fields, signal));
 
   // Where a run would fail first: validation refuses what this build cannot run (whatever else
@@ -100,7 +120,8 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
   const sink = fields.sink ?? { type: 'stdout' as const };
-  for (const problem of pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).problems) add(problem.path, problem.message);
+  for (const problem of pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).problems)
+    add(problem.path, problem.message);
   return issues;
 }
 
@@ -110,16 +131,32 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
  * does not carry, a sink field the signal decides), and the sink fitted to the signal. Validation
  * and POST /events both ask this.
  */
-export function pairing(signal: SignalType, encoderType: EncoderType, config: SinkConfig): { problems: { path: string[]; message: string }[]; sink: SinkConfig } {
+export function pairing(
+  signal: SignalType,
+  encoderType: EncoderType,
+  config: SinkConfig,
+): { problems: { path: string[]; message: string }[]; sink: SinkConfig } {
   const problems: { path: string[]; message: string }[] = [];
   const sink = sinkKindOf(config.type)!;
   const encoder = encoderKindOf(encoderType)!;
-  if (encoder.sinks && !encoder.sinks.includes(sink.type)) problems.push({ path: ['encoder', 'type'], message: `the ${encoderType} encoder needs the ${encoder.sinks.join(' or ')} sink, got sink ${sink.type}` });
-  if (sink.encoders && !sink.encoders.includes(encoderType)) problems.push({ path: ['sink', 'type'], message: `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}` });
+  if (encoder.sinks && !encoder.sinks.includes(sink.type))
+    problems.push({
+      path: ['encoder', 'type'],
+      message: `the ${encoderType} encoder needs the ${encoder.sinks.join(' or ')} sink, got sink ${sink.type}`,
+    });
+  if (sink.encoders && !sink.encoders.includes(encoderType))
+    problems.push({
+      path: ['sink', 'type'],
+      message: `the ${sink.type} sink needs the ${sink.encoders.join(' or ')} encoder, got encoder ${encoderType}`,
+    });
   const family = familyOf(signal);
   const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);
   if (refusal) problems.push({ path: ['encoder', 'type'], message: `${encoderType} ${refusal}` });
-  if (!sink.carries.includes(family)) problems.push({ path: ['sink', 'type'], message: `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry` });
+  if (!sink.carries.includes(family))
+    problems.push({
+      path: ['sink', 'type'],
+      message: `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry`,
+    });
   const fitted = fitSink(signal, config);
   if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
   return { problems, sink: 'message' in fitted ? config : fitted };
@@ -138,7 +175,11 @@ function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | SinkIssue
 function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   const issues: Issue[] = [];
   if (fields.rate === undefined) return issues;
-  const shape = { signal_type: signal, buckets: fields.buckets ?? DEFAULT_BUCKETS, quantiles: fields.quantiles ?? DEFAULT_QUANTILES };
+  const shape = {
+    signal_type: signal,
+    buckets: fields.buckets ?? DEFAULT_BUCKETS,
+    quantiles: fields.quantiles ?? DEFAULT_QUANTILES,
+  };
   const samples = samplesPerEvent(shape);
   const multiplier = Math.max(1, fields.bursts?.multiplier ?? 1);
   const peak = fields.rate * multiplier;
@@ -166,7 +207,10 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   const sets = labelSetCount({ dynamic, spikes });
   const maxSeries = signal === 'histogram' || signal === 'summary' ? MAX_SERIES_WITH_STATE : MAX_SERIES;
   if (sets * samples > maxSeries) {
-    const [count, series] = sets < COUNTED_LABEL_SETS ? [`up to ${sets}`, `${sets * samples}`] : [`more than ${COUNTED_LABEL_SETS}`, `more than ${COUNTED_LABEL_SETS}`];
+    const [count, series] =
+      sets < COUNTED_LABEL_SETS
+        ? [`up to ${sets}`, `${sets * samples}`]
+        : [`more than ${COUNTED_LABEL_SETS}`, `more than ${COUNTED_LABEL_SETS}`];
     issues.push({
       path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
       message:
@@ -179,7 +223,10 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
 
 /** `json_lines` for logs, `metrics_text` otherwise, unless the sink takes only some encoders. */
 function defaultEncoder(signal: SignalType, sinkType: string): EncoderType {
-  return (sinkKindOf(sinkType)!.encoders?.[0] as EncoderType | undefined) ?? (signal === 'logs' ? 'json_lines' : 'metrics_text');
+  return (
+    (sinkKindOf(sinkType)!.encoders?.[0] as EncoderType | undefined) ??
+    (signal === 'logs' ? 'json_lines' : 'metrics_text')
+  );
 }
 
 function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
@@ -207,7 +254,8 @@ function normalise(fields: EntryFields): Entry {
     distribution: fields.distribution,
     buckets: histogram ? (fields.buckets ?? DEFAULT_BUCKETS) : undefined,
     quantiles: summary ? (fields.quantiles ?? DEFAULT_QUANTILES) : undefined,
-    observations_per_tick: histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
+    observations_per_tick:
+      histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
     seed: histogram || summary ? (fields.seed ?? 0) : undefined,
     encoder: fields.encoder ?? { type: defaultEncoder(signal, sink.type) },
     // Validation passed, so the sink fits.

@@ -1,5 +1,15 @@
 export { loadScenario, loadScenarioFile, type LoadOptions } from './load.js';
-export { ConfigError, formatPath, issuesOf, problemAt, type ConfigErrorKind, type Issue, type Place, type Problem, type ProblemCode } from '../language/problems.js';
+export {
+  ConfigError,
+  formatPath,
+  issuesOf,
+  problemAt,
+  type ConfigErrorKind,
+  type Issue,
+  type Place,
+  type Problem,
+  type ProblemCode,
+} from '../language/problems.js';
 export { ADDRESS_FIELDS, applyOverrides, type CliOverrides } from './overrides.js';
 export { parseDuration } from '../language/duration.js';
 export { parseStartTime } from '../language/start-time.js';

@@ -19,7 +19,14 @@ export function interpolate(text: string, variables: Variables, origin: string):
   let bytes = 0;
   const push = (part: string): void => {
     bytes += Buffer.byteLength(part);
-    if (bytes > MAX_TEXT_BYTES) throw refusal(origin, text, 0, `the text is larger than ${MAX_TEXT_BYTES} bytes once its variables are expanded; the limit is 1 MiB`, false);
+    if (bytes > MAX_TEXT_BYTES)
+      throw refusal(
+        origin,
+        text,
+        0,
+        `the text is larger than ${MAX_TEXT_BYTES} bytes once its variables are expanded; the limit is 1 MiB`,
+        false,
+      );
     parts.push(part);
   };
   let from = 0;
@@ -31,14 +38,27 @@ export function interpolate(text: string, variables: Variables, origin: string):
     } else if (next === '{') {
       const close = text.indexOf('}', at + 2);
       const newline = text.indexOf('\n', at + 2);
-      if (close < 0 || (newline >= 0 && newline < close)) throw refusal(origin, text, at, 'unclosed ${: write ${NAME}, or $$ for a literal $');
+      if (close < 0 || (newline >= 0 && newline < close))
+        throw refusal(origin, text, at, 'unclosed ${: write ${NAME}, or $$ for a literal $');
       const body = text.slice(at + 2, close);
       const dash = body.indexOf(':-');
       const name = dash < 0 ? body : body.slice(0, dash);
-      if (!NAME.test(name)) throw refusal(origin, text, at, `invalid variable name ${show(name)}: a name is letters, digits and _, not starting with a digit`);
+      if (!NAME.test(name))
+        throw refusal(
+          origin,
+          text,
+          at,
+          `invalid variable name ${show(name)}: a name is letters, digits and _, not starting with a digit`,
+        );
       const value = variables[name];
       if (dash >= 0) push(text.slice(from, at) + (value ? value : body.slice(dash + 2)));
-      else if (value === undefined) throw refusal(origin, text, at, `environment variable ${name} is not set (give it a value, or a default: \${${name}:-value})`);
+      else if (value === undefined)
+        throw refusal(
+          origin,
+          text,
+          at,
+          `environment variable ${name} is not set (give it a value, or a default: \${${name}:-value})`,
+        );
       else push(text.slice(from, at) + value);
       from = close + 1;
     } else {

@@ -14,7 +14,19 @@ import { formatOf, parseText, type Format } from './parse.js';
 import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
-import { ConfigError, TOP, describe, formatPath, isMapping, issuesOf, problemAt, show, type Issue, type Place, type Problem } from '../language/problems.js';
+import {
+  ConfigError,
+  TOP,
+  describe,
+  formatPath,
+  isMapping,
+  issuesOf,
+  problemAt,
+  show,
+  type Issue,
+  type Place,
+  type Problem,
+} from '../language/problems.js';
 import { assignIds, referenceIssues } from './references.js';
 import type { Entry, ScenarioFile } from './types.js';
 
@@ -39,14 +51,27 @@ export const REQUIRED_FILE_FIELDS: readonly (keyof typeof fileFields)[] = ['vers
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
-  return scenarioFromDocument(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables), options);
+  return scenarioFromDocument(
+    parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables),
+    options,
+  );
 }
 
 /** A parsed document (YAML or JSON data) -> validated `ScenarioFile`: {@link loadScenario} after its parse. */
-export function scenarioFromDocument(document: unknown, options: Pick<LoadOptions, 'origin' | 'overrides'>): ScenarioFile {
+export function scenarioFromDocument(
+  document: unknown,
+  options: Pick<LoadOptions, 'origin' | 'overrides'>,
+): ScenarioFile {
   const result = isMapping(document)
     ? validateDocument(document, options.overrides ?? {})
-    : { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a v2 scenario file or a single entry), got ${describe(document)}` })] };
+    : {
+        problems: [
+          problemAt(TOP, {
+            path: [],
+            message: `invalid type: expected a mapping (a v2 scenario file or a single entry), got ${describe(document)}`,
+          }),
+        ],
+      };
   if (!result.file) throw new ConfigError('invalid', options.origin, result.problems);
   return result.file;
 }
@@ -60,7 +85,12 @@ export function scenarioFromDocument(document: unknown, options: Pick<LoadOption
 export async function loadScenarioFile(source: TextSource, options: Partial<LoadOptions> = {}): Promise<ScenarioFile> {
   const text = await readTextFile(source, 'scenario file');
   const origin = options.origin ?? originOf(source);
-  return loadScenario(text, { yamlBudget: LOCAL_YAML_BUDGET, ...options, origin, format: options.format ?? formatOf(origin) });
+  return loadScenario(text, {
+    yamlBudget: LOCAL_YAML_BUDGET,
+    ...options,
+    origin,
+    format: options.format ?? formatOf(origin),
+  });
 }
 
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };
@@ -70,8 +100,17 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   if (isSingleEntry(document)) {
     const { version, kind, ...entry } = document;
     const context = [{ key: '', type: t.unknown, actual: document }];
-    const { errors } = decodeFields({ version: fileFields.version, kind: singleEntryKind }, [], { version, ...(kind !== undefined && { kind }) }, context);
-    return validateFlat(entry, overrides, issuesOf(errors).map((issue) => problemAt(TOP, issue)));
+    const { errors } = decodeFields(
+      { version: fileFields.version, kind: singleEntryKind },
+      [],
+      { version, ...(kind !== undefined && { kind }) },
+      context,
+    );
+    return validateFlat(
+      entry,
+      overrides,
+      issuesOf(errors).map((issue) => problemAt(TOP, issue)),
+    );
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
   const { value, errors } = decodeFields(fileFields, REQUIRED_FILE_FIELDS, document, context, misplacedField);
@@ -85,7 +124,12 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
     prefix: `scenarios[${i}]`,
   }));
   if (value.name !== undefined && value.scenario_name !== undefined) {
-    top.push(problemAt(TOP, { path: ['scenario_name'], message: 'the same as name (the reference tool calls it scenario_name): give one of them' }));
+    top.push(
+      problemAt(TOP, {
+        path: ['scenario_name'],
+        message: 'the same as name (the reference tool calls it scenario_name): give one of them',
+      }),
+    );
   }
   const problems = [...top, ...entries.problems];
   if (problems.length || !entries.file) return { problems };
@@ -108,18 +152,26 @@ export const SINGLE_ENTRY = { without: ['scenarios', 'defaults'], with: 'signal_
  * reference tool allows: no `scenarios` and no `defaults`, and a `signal_type`.
  */
 function isSingleEntry(document: Record<string, unknown>): boolean {
-  return SINGLE_ENTRY.without.every((key) => !Object.hasOwn(document, key)) && Object.hasOwn(document, SINGLE_ENTRY.with);
+  return (
+    SINGLE_ENTRY.without.every((key) => !Object.hasOwn(document, key)) && Object.hasOwn(document, SINGLE_ENTRY.with)
+  );
 }
 
 /** A single entry runs by itself: its file is runnable. */
 export const singleEntryKind = andThen(string, (kind, u, c) =>
-  kind === 'runnable' ? t.success(kind) : t.failure(u, c, `expected runnable (a single entry runs by itself), got ${show(kind)}`),
+  kind === 'runnable'
+    ? t.success(kind)
+    : t.failure(u, c, `expected runnable (a single entry runs by itself), got ${show(kind)}`),
 )
   .withSchema(() => ({ const: 'runnable' }))
   .describe('A single entry runs by itself: runnable.');
 
 /** A document that is one entry: a runnable file of that entry, which messages call `entry`. */
-function validateFlat(entry: Record<string, unknown>, overrides: CliOverrides, problems: readonly Problem[]): Validated {
+function validateFlat(
+  entry: Record<string, unknown>,
+  overrides: CliOverrides,
+  problems: readonly Problem[],
+): Validated {
   const flat = validateEntries([entry], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
   if (problems.length) return { problems: [...problems, ...flat.problems] };
   return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
@@ -161,8 +213,14 @@ function validateEntries(
     const fromDefaults = new Set([...merged.fromDefaults].filter((key) => !overridden.fields.includes(key)));
     const issues = own
       // A field whose default was broken is reported once, under defaults.
-      .filter((issue) => !(defaults.broken.has(String(issue.path[0])) && !Object.hasOwn(overridden.raw, issue.path[0]!)))
-      .map((issue) => (fromDefaults.has(String(issue.path[0])) ? { ...issue, message: `${issue.message} (value from defaults)` } : issue));
+      .filter(
+        (issue) => !(defaults.broken.has(String(issue.path[0])) && !Object.hasOwn(overridden.raw, issue.path[0]!)),
+      )
+      .map((issue) =>
+        fromDefaults.has(String(issue.path[0]))
+          ? { ...issue, message: `${issue.message} (value from defaults)` }
+          : issue,
+      );
     const place = { path, label: labelOf(prefix, overridden.raw) };
     return { place, fields: decoded.fields, ...(decoded.entry && { entry: decoded.entry }), issues, flagIssues };
   });
@@ -172,10 +230,16 @@ function validateEntries(
   )) {
     results[index]!.issues.push(issue);
   }
-  const problems = [...flagProblems(results), ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue)))];
+  const problems = [
+    ...flagProblems(results),
+    ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue))),
+  ];
   if (problems.length) return { problems };
   const ids = assignIds(results.map((r) => r.fields));
-  return { file: { version: 2, kind, scenarios: results.map((r, i) => ({ ...(r.entry as Entry), id: ids[i]! })) }, problems: [] };
+  return {
+    file: { version: 2, kind, scenarios: results.map((r, i) => ({ ...(r.entry as Entry), id: ids[i]! })) },
+    problems: [],
+  };
 }
 
 /**
@@ -189,7 +253,12 @@ function flagProblems(results: readonly { place: Place; flagIssues: readonly Fla
       const message = flagMessage(flagged);
       const seen = found.get(message);
       if (seen) seen.entries.push(place.label!);
-      else found.set(message, { path: formatPath([...place.path, ...flagged.field]), ...(flagged.issue.code && { code: flagged.issue.code }), entries: [place.label!] });
+      else
+        found.set(message, {
+          path: formatPath([...place.path, ...flagged.field]),
+          ...(flagged.issue.code && { code: flagged.issue.code }),
+          entries: [place.label!],
+        });
     }
   }
   return [...found].map(([message, { entries, ...problem }]) => ({

@@ -103,7 +103,12 @@ function sameKind(kindOf: (type: unknown) => { type: string } | undefined, a: un
 
 /** What `--sink T` or `--encoder T` wrote: the type, and the whole mapping unless the entry's own was kept. */
 function typeSet(field: 'sink' | 'encoder', flag: string, kept: boolean): FlagField[] {
-  return kept ? [{ path: [field, 'type'], flag }] : [{ path: [field, 'type'], flag }, { path: [field], flag, made: true }];
+  return kept
+    ? [{ path: [field, 'type'], flag }]
+    : [
+        { path: [field, 'type'], flag },
+        { path: [field], flag, made: true },
+      ];
 }
 
 /**
@@ -116,7 +121,10 @@ export function flagIssue(issue: Issue, overridden: Overridden): FlagIssue | und
     .sort((a, b) => b.path.length - a.path.length)[0];
   if (!owner) return undefined;
   const below = issue.path.slice(owner.path.length);
-  const parent = owner.path.reduce<unknown>((value, key) => (isMapping(value) ? value[key] : undefined), overridden.raw);
+  const parent = owner.path.reduce<unknown>(
+    (value, key) => (isMapping(value) ? value[key] : undefined),
+    overridden.raw,
+  );
   const [field] = below;
   if (owner.made && below.length === 1 && isMapping(parent) && !Object.hasOwn(parent, field!)) {
     // A field the flag's mapping lacks: the flag that gives it, or none.

@@ -5,12 +5,29 @@
  */
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import { catalogMetadata, catalogName, fileFields, packGenerator, labels, metricName, metricType } from '../language/fields.js';
+import {
+  catalogMetadata,
+  catalogName,
+  fileFields,
+  packGenerator,
+  labels,
+  metricName,
+  metricType,
+} from '../language/fields.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
-import { ConfigError, TOP, describe, isMapping, issuesOf, problemAt, show, type Problem } from '../language/problems.js';
+import {
+  ConfigError,
+  TOP,
+  describe,
+  isMapping,
+  issuesOf,
+  problemAt,
+  show,
+  type Problem,
+} from '../language/problems.js';
 import type { PackFile, PackMetric } from './types.js';
 
 const kind = new Codec<'composable'>(
@@ -27,7 +44,11 @@ const kind = new Codec<'composable'>(
 
 const packMetric = strict(
   'pack metric',
-  { name: metricName.describe('The metric name; also the key of overrides.<name> and the suffix of the expanded id <entry id>.<name>.') },
+  {
+    name: metricName.describe(
+      'The metric name; also the key of overrides.<name> and the suffix of the expanded id <entry id>.<name>.',
+    ),
+  },
   {
     generator: packGenerator,
     labels: labels.describe('Labels of this metric; they win over shared_labels.'),
@@ -41,7 +62,7 @@ export const packFields = {
   kind,
   name: catalogName.describe('What entries write as pack: <name>; built-in packs of the same name are found first.'),
   ...catalogMetadata(),
-  shared_labels: labels.describe('Labels on every metric of the pack; a metric\'s own labels win.'),
+  shared_labels: labels.describe("Labels on every metric of the pack; a metric's own labels win."),
   // Metrics are kept raw: each one is validated on its own, so every problem is reported.
   metrics: new Codec<unknown[]>(
     'metrics',
@@ -50,11 +71,22 @@ export const packFields = {
       return u.length ? t.success(u) : t.failure(u, c, 'expected at least one metric, got an empty list');
     },
     undefined,
-    (child) => ({ type: 'array', minItems: 1, items: child(packMetric), description: 'The metrics an entry with pack: <name> expands into, one entry each.' }),
+    (child) => ({
+      type: 'array',
+      minItems: 1,
+      items: child(packMetric),
+      description: 'The metrics an entry with pack: <name> expands into, one entry each.',
+    }),
   ),
 };
 
-export const REQUIRED_PACK_FIELDS: readonly (keyof typeof packFields)[] = ['version', 'kind', 'name', 'description', 'metrics'];
+export const REQUIRED_PACK_FIELDS: readonly (keyof typeof packFields)[] = [
+  'version',
+  'kind',
+  'name',
+  'description',
+  'metrics',
+];
 
 /** A parsed document that is a pack file rather than a scenario file: it has `metrics` and no `scenarios`. */
 export function isPackDocument(document: unknown): document is Record<string, unknown> {
@@ -73,12 +105,19 @@ export interface LoadPackOptions {
 
 /** Pack text -> validated `PackFile`; throws a ConfigError listing every problem. */
 export function loadPack(text: string, options: LoadPackOptions): PackFile {
-  return decodePack(parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables), options.origin);
+  return decodePack(
+    parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables),
+    options.origin,
+  );
 }
 
 /** Reads and loads a pack file: the operator's own, with the local YAML budget (as {@link loadScenarioFile}). */
 export async function loadPackFile(path: string, variables?: Variables): Promise<PackFile> {
-  return loadPack(await readTextFile(path, 'pack file'), { origin: path, yamlBudget: LOCAL_YAML_BUDGET, ...(variables && { variables }) });
+  return loadPack(await readTextFile(path, 'pack file'), {
+    origin: path,
+    yamlBudget: LOCAL_YAML_BUDGET,
+    ...(variables && { variables }),
+  });
 }
 
 /** A parsed document -> validated `PackFile`. */
@@ -90,7 +129,14 @@ export function decodePack(document: unknown, origin: string): PackFile {
 
 function validatePack(document: unknown): { pack?: PackFile; problems: Problem[] } {
   if (!isMapping(document)) {
-    return { problems: [problemAt(TOP, { path: [], message: `invalid type: expected a mapping (a pack file), got ${describe(document)}` })] };
+    return {
+      problems: [
+        problemAt(TOP, {
+          path: [],
+          message: `invalid type: expected a mapping (a pack file), got ${describe(document)}`,
+        }),
+      ],
+    };
   }
   const context = [{ key: '', type: t.unknown, actual: document }];
   const { value, errors } = decodeFields(packFields, REQUIRED_PACK_FIELDS, document, context, (key, known) =>
@@ -103,7 +149,9 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
     const named = isMapping(raw) && typeof raw.name === 'string' && raw.name !== '' ? ` (${raw.name})` : '';
     const place = { path: ['metrics', i], label: `metrics[${i}]${named}` };
     if (!isMapping(raw)) {
-      problems.push(problemAt(place, { path: [], message: `invalid type: expected a mapping (a metric), got ${describe(raw)}` }));
+      problems.push(
+        problemAt(place, { path: [], message: `invalid type: expected a mapping (a metric), got ${describe(raw)}` }),
+      );
       return;
     }
     const decoded = packMetric.validate(raw, [{ key: '', type: t.unknown, actual: raw }]);

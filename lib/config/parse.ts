@@ -21,17 +21,31 @@ export function formatOf(origin: string): Format {
  * With `variables`, the text's `${NAME}` are expanded first (lib/config/interpolate.ts), and the
  * limits apply to the expanded text.
  */
-export function parseText(text: string, format: Format, origin: string, budget: YamlBudget = SHARED_YAML_BUDGET, variables?: Variables): unknown {
+export function parseText(
+  text: string,
+  format: Format,
+  origin: string,
+  budget: YamlBudget = SHARED_YAML_BUDGET,
+  variables?: Variables,
+): unknown {
   const source = (variables ? interpolate(text, variables, origin) : text).replace(/^\uFEFF/, '');
   const bytes = Buffer.byteLength(source);
-  if (bytes > MAX_TEXT_BYTES) throw syntaxError(origin, `the document is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES} bytes (1 MiB)`);
+  if (bytes > MAX_TEXT_BYTES)
+    throw syntaxError(origin, `the document is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES} bytes (1 MiB)`);
   // YAML and JSON allow no control characters but tab and line breaks: such text is binary data.
   const control = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.exec(source);
-  if (control) throw syntaxError(origin, `not a YAML or JSON text: it holds binary data (a control character at ${position(source, control.index)})`);
+  if (control)
+    throw syntaxError(
+      origin,
+      `not a YAML or JSON text: it holds binary data (a control character at ${position(source, control.index)})`,
+    );
   if (source.trim() === '') throw syntaxError(origin, 'the document is empty');
   if (format === 'json') return parseJson(source, origin);
   if (bytes > budget.bytes) {
-    throw syntaxError(origin, `the document is ${bytes} bytes; the limit for YAML here is ${budget.bytes} bytes: split it into several files, or send it as JSON (up to 1 MiB)`);
+    throw syntaxError(
+      origin,
+      `the document is ${bytes} bytes; the limit for YAML here is ${budget.bytes} bytes: split it into several files, or send it as JSON (up to 1 MiB)`,
+    );
   }
   return parseYaml(source, origin, budget.tokens);
 }
@@ -73,15 +87,27 @@ function parseYaml(source: string, origin: string, maxTokens: number): unknown {
   const composer = new Composer({ uniqueKeys: false, merge: true });
   const documents = [...composer.compose(boundedTokens(source, lines, origin, maxTokens), true, source.length)];
   const document = documents[0]!;
-  const errors = documents.length > 1 ? [{ message: 'more than one document (a line --- starts a second one)', pos: documents[1]!.range }] : document.errors;
-  const problems = errors.length ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`) : duplicateKeys(document, source, lines);
-  if (problems.length) throw new ConfigError('syntax', origin, problems.map((message) => ({ path: '', message: `invalid YAML: ${message}` })));
+  const errors =
+    documents.length > 1
+      ? [{ message: 'more than one document (a line --- starts a second one)', pos: documents[1]!.range }]
+      : document.errors;
+  const problems = errors.length
+    ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`)
+    : duplicateKeys(document, source, lines);
+  if (problems.length)
+    throw new ConfigError(
+      'syntax',
+      origin,
+      problems.map((message) => ({ path: '', message: `invalid YAML: ${message}` })),
+    );
   try {
     return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     throw syntaxError(
       origin,
-      error instanceof ReferenceError ? `invalid YAML: aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions)` : `invalid YAML: ${(error as Error).message}`,
+      error instanceof ReferenceError
+        ? `invalid YAML: aliases expand too much (more than ${MAX_ALIAS_COUNT} expansions)`
+        : `invalid YAML: ${(error as Error).message}`,
     );
   }
 }
@@ -103,7 +129,10 @@ function* boundedTokens(source: string, lines: LineCounter, origin: string, maxT
       );
     }
     yield* parser.next(lexeme);
-    if (parser.stack.length > MAX_DEPTH && parser.stack.filter((token) => COLLECTIONS.has(token.type)).length > MAX_DEPTH) {
+    if (
+      parser.stack.length > MAX_DEPTH &&
+      parser.stack.filter((token) => COLLECTIONS.has(token.type)).length > MAX_DEPTH
+    ) {
       throw syntaxError(origin, deepMessage(position(source, parser.offset - lexeme.length, lines)));
     }
   }
@@ -119,7 +148,8 @@ function duplicateKeys(document: Document.Parsed, source: string, lines: LineCou
       const seen = new Set<unknown>();
       for (const { key, value } of node.items) {
         if (isScalar(key) && typeof key.value !== 'symbol') {
-          if (seen.has(key.value)) found.push(`duplicate key ${show(key.value)} at ${position(source, key.range?.[0] ?? 0, lines)}`);
+          if (seen.has(key.value))
+            found.push(`duplicate key ${show(key.value)} at ${position(source, key.range?.[0] ?? 0, lines)}`);
           seen.add(key.value);
         } else {
           walk(key);

@@ -21,7 +21,12 @@ export function originOf(source: TextSource): string {
  * larger one is refused as soon as it is past the limit, without being read whole. `what` names
  * the file in messages: `scenario file`, `pack file`; `format` what it should hold.
  */
-export async function readTextFile(source: TextSource, what: string, limit = MAX_TEXT_BYTES, format = 'YAML or JSON'): Promise<string> {
+export async function readTextFile(
+  source: TextSource,
+  what: string,
+  limit = MAX_TEXT_BYTES,
+  format = 'YAML or JSON',
+): Promise<string> {
   const origin = originOf(source);
   const stream = typeof source === 'string' ? createReadStream(source) : source.stream;
   const unreadable = (message: string) => new ConfigError('unreadable', origin, [{ path: '', message }]);
@@ -32,7 +37,10 @@ export async function readTextFile(source: TextSource, what: string, limit = MAX
     for await (const chunk of stream) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
       length += bytes.length;
-      if (length > limit) throw unreadable(`the text is larger than ${limit} bytes (${limit / 1024 / 1024} MiB), the limit for a ${what}`);
+      if (length > limit)
+        throw unreadable(
+          `the text is larger than ${limit} bytes (${limit / 1024 / 1024} MiB), the limit for a ${what}`,
+        );
       chunks.push(bytes);
     }
   } catch (error) {
@@ -40,7 +48,8 @@ export async function readTextFile(source: TextSource, what: string, limit = MAX
     throw unreadable(`cannot read the ${what} (${reasonOf(error as NodeJS.ErrnoException)})`);
   }
   const bytes = Buffer.concat(chunks, length);
-  if (!isUtf8(bytes) || bytes.includes(0)) throw unreadable(`not a text file (it holds binary data): give a ${format} ${what}`);
+  if (!isUtf8(bytes) || bytes.includes(0))
+    throw unreadable(`not a text file (it holds binary data): give a ${format} ${what}`);
   return bytes.toString('utf8');
 }
 

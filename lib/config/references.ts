@@ -15,7 +15,8 @@ export interface EntryIssue {
  */
 export function referenceIssues(entries: readonly EntryFields[], places: readonly string[]): EntryIssue[] {
   const found: EntryIssue[] = [];
-  const add = (index: number, path: Issue['path'], message: string): void => void found.push({ index, issue: { path, message } });
+  const add = (index: number, path: Issue['path'], message: string): void =>
+    void found.push({ index, issue: { path, message } });
   const byId = new Map<string, number>();
   entries.forEach((fields, i) => {
     if (fields.id === undefined) return;
@@ -107,10 +108,15 @@ function entriesByName(entries: readonly EntryFields[]): Map<string, number[]> {
 }
 
 /** The pack or csv_replay entry whose expansion a ref such as `node.cpu` names, if any (compiling checks it once expanded). */
-function expandingEntryOf(entries: readonly EntryFields[], byId: ReadonlyMap<string, number>, ref: string): number | undefined {
+function expandingEntryOf(
+  entries: readonly EntryFields[],
+  byId: ReadonlyMap<string, number>,
+  ref: string,
+): number | undefined {
   for (let dot = ref.indexOf('.'); dot > 0; dot = ref.indexOf('.', dot + 1)) {
     const index = byId.get(ref.slice(0, dot));
-    if (index !== undefined && (entries[index]!.pack !== undefined || entries[index]!.generator?.type === 'csv_replay')) return index;
+    if (index !== undefined && (entries[index]!.pack !== undefined || entries[index]!.generator?.type === 'csv_replay'))
+      return index;
   }
   return undefined;
 }
@@ -155,7 +161,11 @@ function referenceCycles(entries: readonly EntryFields[], byId: ReadonlyMap<stri
         const members = path.slice(from);
         const links = followed.slice(from);
         const first = members.indexOf(Math.min(...members));
-        cycles.push(Object.assign([...members.slice(first), ...members.slice(0, first)], { links: [...links.slice(first), ...links.slice(0, first)] }));
+        cycles.push(
+          Object.assign([...members.slice(first), ...members.slice(0, first)], {
+            links: [...links.slice(first), ...links.slice(0, first)],
+          }),
+        );
       }
       followed.pop();
     }

@@ -54,7 +54,11 @@ export function scenarioSchema(): JsonSchema {
   const file = objectSchema(
     {
       ...fileFields,
-      defaults: fileFields.defaults.withSchema(() => ({ ...ref('defaults'), description: 'Entry fields applied to every entry (except id, name and pack); an entry value wins, labels merge key by key.' })),
+      defaults: fileFields.defaults.withSchema(() => ({
+        ...ref('defaults'),
+        description:
+          'Entry fields applied to every entry (except id, name and pack); an entry value wins, labels merge key by key.',
+      })),
       scenarios: fileFields.scenarios.withSchema(() => ({
         type: 'array',
         minItems: 1,
@@ -67,7 +71,11 @@ export function scenarioSchema(): JsonSchema {
     child,
   );
   const singleEntry = {
-    ...objectSchema({ ...entryFields, version: fileFields.version, kind: singleEntryKind }, REQUIRED_ENTRY_FIELDS, child),
+    ...objectSchema(
+      { ...entryFields, version: fileFields.version, kind: singleEntryKind },
+      REQUIRED_ENTRY_FIELDS,
+      child,
+    ),
     allOf: signalRules(),
   };
   const pack = objectSchema(packFields, REQUIRED_PACK_FIELDS, child);
@@ -95,7 +103,9 @@ export function scenarioSchema(): JsonSchema {
       defaults,
       single_entry: singleEntry,
       pack,
-      ...Object.fromEntries([...defs].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema])),
+      ...Object.fromEntries(
+        [...defs].sort(([a], [b]) => a.localeCompare(b)).map(([name, { schema }]) => [name, schema]),
+      ),
     },
   };
 }

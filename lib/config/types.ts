@@ -6,8 +6,24 @@
  */
 import type { EncoderConfig } from '../encoders/kinds/index.js';
 import type { SinkConfig } from '../sinks/kinds/index.js';
-import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, MetricType, OnSinkError, SignalType, StartTime } from '../language/types.js';
-import type { After, While, BurstWindow, CardinalitySpike, DistributionConfig, Expectations, Window } from '../language/fields.js';
+import type {
+  DynamicLabel,
+  GeneratorConfig,
+  LogGeneratorConfig,
+  MetricType,
+  OnSinkError,
+  SignalType,
+  StartTime,
+} from '../language/types.js';
+import type {
+  After,
+  While,
+  BurstWindow,
+  CardinalitySpike,
+  DistributionConfig,
+  Expectations,
+  Window,
+} from '../language/fields.js';
 
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';

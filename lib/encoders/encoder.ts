@@ -1,6 +1,12 @@
 import type { Encoder } from '../../operators/encode.js';
 import type { MetricType } from '../language/types.js';
-import { byteLength, type EncodedBatch, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
+import {
+  byteLength,
+  type EncodedBatch,
+  type Labelled,
+  type SampleBatch,
+  type TickBatch,
+} from '../../operators/model/batch.js';
 
 export type { Encoder };
 
@@ -22,8 +28,17 @@ export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, Buffer>;
  * The chunk of a line encoder: `data` holds one line per row of `batch`, line `i` ending at
  * `ends[i]` (code units of a string, bytes of a byte array), stamped with the time of row `i`.
  */
-export function encodedLines<D extends string | Uint8Array>(batch: Labelled<TickBatch>, data: D, ends: number[]): EncodedBatch<D> {
+export function encodedLines<D extends string | Uint8Array>(
+  batch: Labelled<TickBatch>,
+  data: D,
+  ends: number[],
+): EncodedBatch<D> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
   const { anchor, offset, series } = batch;
-  return { size: batch.events ?? batch.size, data, bytes: byteLength(data), frames: { ends, separator: 1, perEvent, series, anchor, offset } };
+  return {
+    size: batch.events ?? batch.size,
+    data,
+    bytes: byteLength(data),
+    frames: { ends, separator: 1, perEvent, series, anchor, offset },
+  };
 }

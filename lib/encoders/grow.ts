@@ -18,4 +18,3 @@ export function writeText(out: Buffer, text: string, at: number): number {
   }
   return at;
 }
-

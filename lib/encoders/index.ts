@@ -13,7 +13,16 @@ export { openMetrics, type OpenMetricsOptions } from './openmetrics.js';
 export { jsonLinesLogs } from './json-lines-logs.js';
 export { syslog, type SyslogOptions } from './syslog.js';
 export type { LogEncoder } from './log-lines.js';
-export { ENCODER_KINDS, ENCODER_TYPES, encoderCodec, encoderKindOf, encodingRefusal, type EncoderConfig, type EncoderKind, type EncoderType } from './kinds/index.js';
+export {
+  ENCODER_KINDS,
+  ENCODER_TYPES,
+  encoderCodec,
+  encoderKindOf,
+  encodingRefusal,
+  type EncoderConfig,
+  type EncoderKind,
+  type EncoderType,
+} from './kinds/index.js';
 
 /**
  * The metric encoder an entry's `encoder` configuration names, for the metric `meta`.
@@ -28,7 +37,11 @@ export function createLogEncoder(config: EncoderConfig): LogEncoder {
   return factoryOf(config, 'logs', 'log records')(config);
 }
 
-function factoryOf<F extends SignalFamily>(config: EncoderConfig, family: F, what: string): NonNullable<EncoderKind<string, EncoderConfig>[F]> {
+function factoryOf<F extends SignalFamily>(
+  config: EncoderConfig,
+  family: F,
+  what: string,
+): NonNullable<EncoderKind<string, EncoderConfig>[F]> {
   const kind = encoderKindOf(config.type)!;
   const factory = kind[family];
   const refusal = encodingRefusal(config.type, family, what) ?? featureRefusal(kind.feature);

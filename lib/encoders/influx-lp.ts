@@ -35,7 +35,8 @@ export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOption
 function measurement(name: string, series: Series): string {
   // Metric names are validated ([a-zA-Z_:][a-zA-Z0-9_:]*): nothing to escape.
   let out = name + (series.suffix ?? '');
-  for (const [key, value] of Object.entries(series.labels)) if (value !== '') out += `,${escapeKey(key)}=${escapeKey(value)}`;
+  for (const [key, value] of Object.entries(series.labels))
+    if (value !== '') out += `,${escapeKey(key)}=${escapeKey(value)}`;
   return out;
 }
 

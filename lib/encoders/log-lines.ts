@@ -1,4 +1,10 @@
-import { timestampOf, type Labelled, type LogBatch, type LogTemplate, type Series } from '../../operators/model/batch.js';
+import {
+  timestampOf,
+  type Labelled,
+  type LogBatch,
+  type LogTemplate,
+  type Series,
+} from '../../operators/model/batch.js';
 import { encodedLines, type Encoder } from './encoder.js';
 import { grown } from './grow.js';
 

@@ -13,7 +13,8 @@ export interface ValueFormat {
  * gives), or exactly `precision` decimals; non-finite values as `+Inf`, `-Inf`, `NaN`.
  */
 export function textValueFormat(precision?: number): ValueFormat {
-  if (precision === undefined) return Object.assign((v: number) => (Number.isFinite(v) ? String(v) : nonFinite(v)), { shortest: true });
+  if (precision === undefined)
+    return Object.assign((v: number) => (Number.isFinite(v) ? String(v) : nonFinite(v)), { shortest: true });
   checkPrecision(precision);
   return Object.assign((v: number) => (Number.isFinite(v) ? v.toFixed(precision) : nonFinite(v)), { shortest: false });
 }
@@ -24,7 +25,9 @@ export function textValueFormat(precision?: number): ValueFormat {
  */
 export function jsonValueFormat(precision?: number): ValueFormat {
   const text = textValueFormat(precision);
-  return Object.assign((v: number) => (Number.isFinite(v) ? text(v) : `"${nonFinite(v)}"`), { shortest: text.shortest });
+  return Object.assign((v: number) => (Number.isFinite(v) ? text(v) : `"${nonFinite(v)}"`), {
+    shortest: text.shortest,
+  });
 }
 
 function nonFinite(v: number): string {

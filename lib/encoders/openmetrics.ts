@@ -15,10 +15,29 @@ export interface OpenMetricsOptions extends MetricMeta {
 export const OPENMETRICS_EOF = '# EOF\n';
 
 /** `# TYPE` of each metric_type. */
-const FAMILY_TYPE: Record<MetricType, string> = { gauge: 'gauge', counter: 'counter', histogram: 'histogram', summary: 'summary', untyped: 'unknown' };
+const FAMILY_TYPE: Record<MetricType, string> = {
+  gauge: 'gauge',
+  counter: 'counter',
+  histogram: 'histogram',
+  summary: 'summary',
+  untyped: 'unknown',
+};
 
 /** Base units a family name may end with (`_seconds`): its `# UNIT`. */
-const UNITS = ['seconds', 'bytes', 'ratio', 'meters', 'grams', 'celsius', 'kelvin', 'volts', 'amperes', 'joules', 'watts', 'hertz'];
+const UNITS = [
+  'seconds',
+  'bytes',
+  'ratio',
+  'meters',
+  'grams',
+  'celsius',
+  'kelvin',
+  'volts',
+  'amperes',
+  'joules',
+  'watts',
+  'hertz',
+];
 
 /**
  * OpenMetrics text: the family's `# TYPE`, `# HELP` (when the entry has `help`) and `# UNIT`

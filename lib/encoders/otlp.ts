@@ -57,9 +57,23 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
           const at = e * rows;
           series[e] = batch.series[at + rows - 1]!;
           offset[e] = batch.offset[at]!;
-          const data = { ...point(batch, at, rows), attributes: attributes(series[e]!.labels), startTimeUnixNano: nanos(batch.anchor), timeUnixNano: nanos(timestampOf(batch, at)) };
+          const data = {
+            ...point(batch, at, rows),
+            attributes: attributes(series[e]!.labels),
+            startTimeUnixNano: nanos(batch.anchor),
+            timeUnixNano: nanos(timestampOf(batch, at)),
+          };
           writer.uint32(OTLP_TAG.second).fork();
-          Metric.encode({ ...described, [metricType]: metricType === 'histogram' ? { aggregationTemporality: CUMULATIVE, dataPoints: [data] } : { dataPoints: [data] } }, writer);
+          Metric.encode(
+            {
+              ...described,
+              [metricType]:
+                metricType === 'histogram'
+                  ? { aggregationTemporality: CUMULATIVE, dataPoints: [data] }
+                  : { dataPoints: [data] },
+            },
+            writer,
+          );
           writer.ldelim();
           ends[e] = writer.len;
         }
@@ -71,7 +85,9 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
 
   const NumberDataPoint = type('NumberDataPoint');
   const writer = () => protobuf.Writer.create();
-  const sumFields = sum ? writer().uint32(OTLP_TAG.temporality).int32(CUMULATIVE).uint32(OTLP_TAG.monotonic).bool(true).finish() : new Uint8Array(0);
+  const sumFields = sum
+    ? writer().uint32(OTLP_TAG.temporality).int32(CUMULATIVE).uint32(OTLP_TAG.monotonic).bool(true).finish()
+    : new Uint8Array(0);
   const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly anchor: number }>();
   /**
    * A number point's record up to its time: the `metrics` field holding a Metric (name,
@@ -87,8 +103,14 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
     const innerLength = sumFields.length + dataPoint.length + pointLength;
     const named = writer().uint32(OTLP_TAG.first).string(name);
     if (help) named.uint32(OTLP_TAG.second).string(help);
-    const metric = named.uint32(sum ? OTLP_TAG.sum : OTLP_TAG.gauge).uint32(innerLength).finish();
-    const record = writer().uint32(OTLP_TAG.second).uint32(metric.length + innerLength).finish();
+    const metric = named
+      .uint32(sum ? OTLP_TAG.sum : OTLP_TAG.gauge)
+      .uint32(innerLength)
+      .finish();
+    const record = writer()
+      .uint32(OTLP_TAG.second)
+      .uint32(metric.length + innerLength)
+      .finish();
     const bytes = Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
     heads.set(series, { bytes, anchor });
     return bytes;
@@ -111,7 +133,12 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
         at = out.writeDoubleLE(value[i]!, at + 1);
         ends[i] = at;
       }
-      return { size, data: out.subarray(0, at), bytes: at, frames: recordFrames(ends, series, batch.anchor, batch.offset) };
+      return {
+        size,
+        data: out.subarray(0, at),
+        bytes: at,
+        frames: recordFrames(ends, series, batch.anchor, batch.offset),
+      };
     },
   };
 }
@@ -133,12 +160,20 @@ function histogramPoint(batch: Labelled<SampleBatch>, at: number, rows: number) 
 /** The fields of a summary data point from the rows of one event: quantiles, `_sum`, `_count`. */
 function summaryPoint(batch: Labelled<SampleBatch>, at: number, rows: number) {
   const quantileValues = [];
-  for (let q = 0; q < rows - 2; q++) quantileValues.push({ quantile: Number(batch.series[at + q]!.labels.quantile), value: batch.value[at + q]! });
+  for (let q = 0; q < rows - 2; q++)
+    quantileValues.push({ quantile: Number(batch.series[at + q]!.labels.quantile), value: batch.value[at + q]! });
   return { quantileValues, sum: batch.value[at + rows - 2]!, count: batch.value[at + rows - 1]! };
 }
 
 /** OTLP `SeverityNumber` of each severity: the first number of its range (TRACE 1, DEBUG 5, INFO 9, WARN 13, ERROR 17, FATAL 21). */
-export const SEVERITY_NUMBER: Readonly<Record<Severity, number>> = { trace: 1, debug: 5, info: 9, warn: 13, error: 17, fatal: 21 };
+export const SEVERITY_NUMBER: Readonly<Record<Severity, number>> = {
+  trace: 1,
+  debug: 5,
+  info: 9,
+  warn: 13,
+  error: 17,
+  fatal: 21,
+};
 
 export interface OtlpLogsOptions {
   /** `observed_time_unix_nano`: when svc encodes the record; default the wall clock. */
@@ -177,7 +212,12 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
         ends[i] = writer.len;
       }
       const data = writer.finish();
-      return { size: batch.size, data, bytes: data.byteLength, frames: recordFrames(ends, batch.series, batch.anchor, batch.offset) };
+      return {
+        size: batch.size,
+        data,
+        bytes: data.byteLength,
+        frames: recordFrames(ends, batch.series, batch.anchor, batch.offset),
+      };
     },
   };
 }

@@ -1,4 +1,10 @@
-import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
+import {
+  timestampOf,
+  type EncodedBatch,
+  type Labelled,
+  type SampleBatch,
+  type Series,
+} from '../../operators/model/batch.js';
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
@@ -8,7 +14,13 @@ import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;
 
 /** `MetricMetadata.type` of each metric_type. */
-const METADATA_TYPE: Readonly<Record<MetricType, number>> = { untyped: 0, counter: 1, gauge: 2, histogram: 3, summary: 5 };
+const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
+  untyped: 0,
+  counter: 1,
+  gauge: 2,
+  histogram: 3,
+  summary: 5,
+};
 
 /**
  * Prometheus remote-write encoder: each row of a batch becomes one `TimeSeries` (its labels,
@@ -26,7 +38,9 @@ const METADATA_TYPE: Readonly<Record<MetricType, number>> = { untyped: 0, counte
  */
 export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
   const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
-  const preamble = WriteRequest.encode({ metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }] }).finish();
+  const preamble = WriteRequest.encode({
+    metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }],
+  }).finish();
   const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly stampLength: number }>();
   /** Everything of a row before its value, for a timestamp field of `stampLength` bytes (6 bytes for any time from 1971 to 2109). */
   const headOf = (series: Series, stampLength: number): Buffer => {

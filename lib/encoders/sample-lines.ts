@@ -1,4 +1,10 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series, type SeriesShape } from '../../operators/model/batch.js';
+import {
+  timestampOf,
+  type Labelled,
+  type SampleBatch,
+  type Series,
+  type SeriesShape,
+} from '../../operators/model/batch.js';
 import { filledParts, partsAtHoles } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
@@ -154,7 +160,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     let found = lastCached?.nextSeries === series ? lastCached.next! : undefined;
     if (!found) {
       found = cached.get(series);
-      if (!found) cached.set(series, (found = new CachedHead(Buffer.from(format.lead(series)), Buffer.from(format.middle(series)))));
+      if (!found)
+        cached.set(
+          series,
+          (found = new CachedHead(Buffer.from(format.lead(series)), Buffer.from(format.middle(series)))),
+        );
       if (lastCached) {
         lastCached.nextSeries = series;
         lastCached.next = found;
@@ -172,8 +182,10 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       const lead = partsAtHoles(format.lead(shape.marked));
       const middle = partsAtHoles(format.middle(shape.marked));
       const fills = series.fills!;
-      const faithful = filledParts(lead, fills) === format.lead(series) && filledParts(middle, fills) === format.middle(series);
-      const bytes = (parts: (string | number)[]) => parts.map((part) => (typeof part === 'number' ? part : Buffer.from(part)));
+      const faithful =
+        filledParts(lead, fills) === format.lead(series) && filledParts(middle, fills) === format.middle(series);
+      const bytes = (parts: (string | number)[]) =>
+        parts.map((part) => (typeof part === 'number' ? part : Buffer.from(part)));
       shapes.set(shape, (found = faithful ? [bytes(lead), bytes(middle)] : null));
     }
     return found;

@@ -107,8 +107,10 @@ export function writeShortest(out: Buffer, v: number, at: number): number {
   const half = HALF_GAP[k]!;
   const bits32 = b | 0; // b < 2^31: int32 division, no fmod
   const d = bits32 - ((bits32 / 10) | 0) * 10;
-  if (d * one + r < half) b -= d; // s - d, the multiple of 10 at or below v
-  else if ((10 - d) * one - r < half) b += 10 - d; // the one above
+  if (d * one + r < half)
+    b -= d; // s - d, the multiple of 10 at or below v
+  else if ((10 - d) * one - r < half)
+    b += 10 - d; // the one above
   // Else s or s + 1: the one inside, or the closer (ties to even) when both are.
   else if (r > half || (one - r < half && 2 * r + (bits32 & 1) > one)) b++;
   if (b === E8) {

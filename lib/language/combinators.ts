@@ -29,7 +29,12 @@ export class Codec<A> extends t.Type<A, unknown, unknown> {
     readonly schema: SchemaOf = () => ({}),
     readonly definition?: string,
   ) {
-    super(name, (u): u is A => isRight(validate(u, [])), validate, (a) => a);
+    super(
+      name,
+      (u): u is A => isRight(validate(u, [])),
+      validate,
+      (a) => a,
+    );
   }
 
   /** This codec with `text` as its description: what an editor shows for the field. */
@@ -63,7 +68,12 @@ export function invalidType<A>(u: unknown, c: t.Context, expected: string): t.Va
 }
 
 /** An error located at `path` (field names, list indexes) inside the value `u` decoded under context `c`. */
-export function errorAt(u: unknown, c: t.Context, path: string | readonly (string | number)[], message: string): t.ValidationError {
+export function errorAt(
+  u: unknown,
+  c: t.Context,
+  path: string | readonly (string | number)[],
+  message: string,
+): t.ValidationError {
   let value = u;
   let context = c;
   for (const key of typeof path === 'string' ? [path] : path) {
@@ -74,15 +84,27 @@ export function errorAt(u: unknown, c: t.Context, path: string | readonly (strin
 }
 
 /** Always a failure, so it fits any validation type. */
-export function failAt(u: unknown, c: t.Context, path: string | readonly (string | number)[], message: string): t.Validation<never> {
+export function failAt(
+  u: unknown,
+  c: t.Context,
+  path: string | readonly (string | number)[],
+  message: string,
+): t.Validation<never> {
   return t.failures([errorAt(u, c, path, message)]);
 }
 
-export const string = new Codec<string>('string', (u, c) => (typeof u === 'string' ? t.success(u) : invalidType(u, c, 'a string')), undefined, () => ({ type: 'string' }));
+export const string = new Codec<string>(
+  'string',
+  (u, c) => (typeof u === 'string' ? t.success(u) : invalidType(u, c, 'a string')),
+  undefined,
+  () => ({ type: 'string' }),
+);
 
 /** A string passing `test`; `schema` says as much of the test as JSON Schema can. */
 export function stringWhere(test: (s: string) => boolean, expected: string, schema: JsonSchema = {}): Codec<string> {
-  return andThen<string, string>(string, (s, u, c) => (test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`))).withSchema(refined(string, schema));
+  return andThen<string, string>(string, (s, u, c) =>
+    test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`),
+  ).withSchema(refined(string, schema));
 }
 
 export const nonEmptyString = stringWhere((s) => s.length > 0, 'a non-empty string', { minLength: 1 });
@@ -106,27 +128,41 @@ export const number = new Codec<number>(
 
 /** A number passing `test`; `schema` says as much of the test as JSON Schema can. */
 export function numberWhere(test: (n: number) => boolean, expected: string, schema: JsonSchema = {}): Codec<number> {
-  return andThen<number, number>(number, (n, u, c) => (test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`))).withSchema(refined(number, schema));
+  return andThen<number, number>(number, (n, u, c) =>
+    test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`),
+  ).withSchema(refined(number, schema));
 }
 
 /** `codec`, no greater than `max` (`unit` follows the number in the message). */
 export function atMost(codec: Codec<number>, max: number, unit = ''): Codec<number> {
-  return andThen<number, number>(codec, (n, u, c) => (n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`))).withSchema(refined(codec, { maximum: max }));
+  return andThen<number, number>(codec, (n, u, c) =>
+    n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`),
+  ).withSchema(refined(codec, { maximum: max }));
 }
 
 /** `codec`, no less than `min`. */
 export function atLeast(codec: Codec<number>, min: number, unit = ''): Codec<number> {
-  return andThen<number, number>(codec, (n, u, c) => (n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`))).withSchema(refined(codec, { minimum: min }));
+  return andThen<number, number>(codec, (n, u, c) =>
+    n >= min ? t.success(n) : t.failure(u, c, `expected at least ${min}${unit}, got ${show(n)}`),
+  ).withSchema(refined(codec, { minimum: min }));
 }
 
 export const positive = numberWhere((n) => n > 0, 'a number greater than 0', { exclusiveMinimum: 0 });
 export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0', { minimum: 0 });
 export const integer = numberWhere(Number.isSafeInteger, 'an integer', { type: 'integer' });
-export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0', { type: 'integer', minimum: 1 });
+export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0', {
+  type: 'integer',
+  minimum: 1,
+});
 
-export const boolean = new Codec<boolean>('boolean', (u, c) => (typeof u === 'boolean' ? t.success(u) : invalidType(u, c, 'a boolean')), undefined, () => ({
-  type: 'boolean',
-}));
+export const boolean = new Codec<boolean>(
+  'boolean',
+  (u, c) => (typeof u === 'boolean' ? t.success(u) : invalidType(u, c, 'a boolean')),
+  undefined,
+  () => ({
+    type: 'boolean',
+  }),
+);
 
 export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
   const allowed = values.join(', ');
@@ -134,7 +170,9 @@ export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
     allowed,
     (u, c) => {
       if (typeof u !== 'string') return invalidType(u, c, `one of ${allowed}`);
-      return (values as readonly string[]).includes(u) ? t.success(u as V) : t.failure(u, c, `expected one of ${allowed}, got ${show(u)}`);
+      return (values as readonly string[]).includes(u)
+        ? t.success(u as V)
+        : t.failure(u, c, `expected one of ${allowed}, got ${show(u)}`);
     },
     `allowed: ${allowed}`,
     () => ({ enum: [...values] }),
@@ -142,7 +180,10 @@ export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
 }
 
 /** Feeds a successful decode to `next`, which may refine, check across fields or fill defaults; the schema stays `codec`'s. */
-export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u: unknown, c: t.Context) => t.Validation<B>): Codec<B> {
+export function andThen<A, B>(
+  codec: t.Type<A, unknown, unknown>,
+  next: (a: A, u: unknown, c: t.Context) => t.Validation<B>,
+): Codec<B> {
   return new Codec<B>(
     codec.name,
     (u, c) => {
@@ -155,44 +196,61 @@ export function andThen<A, B>(codec: t.Type<A, unknown, unknown>, next: (a: A, u
 }
 
 /** A list of `item`; `max` bounds its length, checked before any item is. */
-export function list<A>(item: t.Type<A, unknown, unknown>, options: { nonEmpty?: boolean; max?: number } = {}): Codec<A[]> {
+export function list<A>(
+  item: t.Type<A, unknown, unknown>,
+  options: { nonEmpty?: boolean; max?: number } = {},
+): Codec<A[]> {
   const schema: SchemaOf = (child) => ({
     type: 'array',
     items: child(item),
     ...(options.nonEmpty && { minItems: 1 }),
     ...(options.max !== undefined && { maxItems: options.max }),
   });
-  return new Codec<A[]>(`list of ${item.name}`, (u, c) => {
-    if (!Array.isArray(u)) return invalidType(u, c, 'a list');
-    if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
-    if (options.max !== undefined && u.length > options.max) return t.failure(u, c, `expected at most ${options.max} items, got ${u.length}`);
-    const values: A[] = [];
-    const errors: t.Errors = [];
-    u.forEach((element, i) => {
-      const decoded = item.validate(element, t.appendContext(c, String(i), item, element));
-      if (isRight(decoded)) values.push(decoded.right);
-      else errors.push(...decoded.left);
-    });
-    return errors.length ? t.failures(errors) : t.success(values);
-  }, undefined, schema);
+  return new Codec<A[]>(
+    `list of ${item.name}`,
+    (u, c) => {
+      if (!Array.isArray(u)) return invalidType(u, c, 'a list');
+      if (options.nonEmpty && u.length === 0) return t.failure(u, c, 'expected a non-empty list, got an empty list');
+      if (options.max !== undefined && u.length > options.max)
+        return t.failure(u, c, `expected at most ${options.max} items, got ${u.length}`);
+      const values: A[] = [];
+      const errors: t.Errors = [];
+      u.forEach((element, i) => {
+        const decoded = item.validate(element, t.appendContext(c, String(i), item, element));
+        if (isRight(decoded)) values.push(decoded.right);
+        else errors.push(...decoded.left);
+      });
+      return errors.length ? t.failures(errors) : t.success(values);
+    },
+    undefined,
+    schema,
+  );
 }
 
 /** A mapping with free keys checked by `key` (errors land on the key's path) and values by `value`. */
-export function record<A>(key: t.Type<string, unknown, unknown>, value: t.Type<A, unknown, unknown>): Codec<Record<string, A>> {
-  return new Codec<Record<string, A>>(`mapping of ${value.name}`, (u, c) => {
-    if (!isMapping(u)) return invalidType(u, c, 'a mapping');
-    const entries: [string, A][] = [];
-    const errors: t.Errors = [];
-    for (const [k, v] of Object.entries(u)) {
-      const checkedKey = key.validate(k, t.appendContext(c, k, key, k));
-      const decoded = value.validate(v, t.appendContext(c, k, value, v));
-      if (!isRight(checkedKey)) errors.push(...checkedKey.left);
-      if (isRight(decoded)) entries.push([k, decoded.right]);
-      else errors.push(...decoded.left);
-    }
-    // fromEntries defines own properties, so a `__proto__` key stays a plain key.
-    return errors.length ? t.failures(errors) : t.success(Object.fromEntries(entries));
-  }, undefined, (child) => ({ type: 'object', propertyNames: child(key), additionalProperties: child(value) }));
+export function record<A>(
+  key: t.Type<string, unknown, unknown>,
+  value: t.Type<A, unknown, unknown>,
+): Codec<Record<string, A>> {
+  return new Codec<Record<string, A>>(
+    `mapping of ${value.name}`,
+    (u, c) => {
+      if (!isMapping(u)) return invalidType(u, c, 'a mapping');
+      const entries: [string, A][] = [];
+      const errors: t.Errors = [];
+      for (const [k, v] of Object.entries(u)) {
+        const checkedKey = key.validate(k, t.appendContext(c, k, key, k));
+        const decoded = value.validate(v, t.appendContext(c, k, value, v));
+        if (!isRight(checkedKey)) errors.push(...checkedKey.left);
+        if (isRight(decoded)) entries.push([k, decoded.right]);
+        else errors.push(...decoded.left);
+      }
+      // fromEntries defines own properties, so a `__proto__` key stays a plain key.
+      return errors.length ? t.failures(errors) : t.success(Object.fromEntries(entries));
+    },
+    undefined,
+    (child) => ({ type: 'object', propertyNames: child(key), additionalProperties: child(value) }),
+  );
 }
 
 /** Unknown fields of one mapping that get a hint. */
@@ -260,7 +318,11 @@ export function strict<R extends Props, O extends Props = Record<never, never>>(
 }
 
 /** A mapping of exactly the fields `props`, `required` among them. */
-export function objectSchema(props: Props, required: readonly string[], child: (codec: AnyCodec) => JsonSchema): JsonSchema {
+export function objectSchema(
+  props: Props,
+  required: readonly string[],
+  child: (codec: AnyCodec) => JsonSchema,
+): JsonSchema {
   return {
     type: 'object',
     properties: Object.fromEntries(Object.entries(props).map(([key, codec]) => [key, child(codec)])),
@@ -282,18 +344,25 @@ export function tagged<V extends Record<string, AnyCodec>>(
   const type = oneOf(Object.keys(variants));
   const canonical = (u: unknown): unknown => (typeof u === 'string' && Object.hasOwn(aliases, u) ? aliases[u] : u);
   const schema = taggedSchema(variants, aliases);
-  return new Codec(what, (u, c) => {
-    if (!isMapping(u)) {
-      const named = canonical(u);
-      return typeof named === 'string' && Object.hasOwn(variants, named)
-        ? t.failure(u, c, `invalid type: expected a mapping such as {type: ${u}}, got ${describe(u)}`)
-        : invalidType(u, c, 'a mapping');
-    }
-    if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
-    const named = canonical(u.type);
-    const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
-    return isRight(decodedType) ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c) : decodedType;
-  }, undefined, schema);
+  return new Codec(
+    what,
+    (u, c) => {
+      if (!isMapping(u)) {
+        const named = canonical(u);
+        return typeof named === 'string' && Object.hasOwn(variants, named)
+          ? t.failure(u, c, `invalid type: expected a mapping such as {type: ${u}}, got ${describe(u)}`)
+          : invalidType(u, c, 'a mapping');
+      }
+      if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
+      const named = canonical(u.type);
+      const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
+      return isRight(decodedType)
+        ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c)
+        : decodedType;
+    },
+    undefined,
+    schema,
+  );
 }
 
 /**
@@ -301,7 +370,10 @@ export function tagged<V extends Record<string, AnyCodec>>(
  * per type the variant's own fields (`if` the type is this one, `then` that variant), so that an
  * editor checks and completes the fields of the variant written.
  */
-export function taggedSchema(variants: Readonly<Record<string, AnyCodec>>, aliases: Readonly<Record<string, string>> = {}): SchemaOf {
+export function taggedSchema(
+  variants: Readonly<Record<string, AnyCodec>>,
+  aliases: Readonly<Record<string, string>> = {},
+): SchemaOf {
   return (child) => {
     const namesOf = (type: string) => [type, ...Object.keys(aliases).filter((alias) => aliases[alias] === type)];
     return {
@@ -312,7 +384,11 @@ export function taggedSchema(variants: Readonly<Record<string, AnyCodec>>, alias
         const names = namesOf(type);
         const fields = child(variant) as { properties?: Record<string, JsonSchema> };
         return {
-          if: { type: 'object', properties: { type: names.length > 1 ? { enum: names } : { const: type } }, required: ['type'] },
+          if: {
+            type: 'object',
+            properties: { type: names.length > 1 ? { enum: names } : { const: type } },
+            required: ['type'],
+          },
           then: fields.properties ? { ...fields, properties: { ...fields.properties, type: {} } } : fields,
         };
       }),

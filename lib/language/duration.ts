@@ -13,7 +13,9 @@ const DURATION = new RegExp(DURATION_PATTERN);
 export function parseDuration(text: string): number {
   const match = DURATION.exec(text);
   if (!match) {
-    throw new RangeError(`expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(text)}`);
+    throw new RangeError(
+      `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(text)}`,
+    );
   }
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
   if (!(ms > 0) || !Number.isFinite(ms)) {

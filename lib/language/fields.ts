@@ -38,7 +38,15 @@ import { formatMs } from '../format.js';
 import { splitHostPort } from './address.js';
 import type { Window } from '../../operators/model/window.js';
 import type { CardinalitySpike as OperatorSpike } from '../../operators/labels.js';
-import type { DynamicLabel, GeneratorConfig, LogGeneratorConfig, Severity, SignalFamily, SignalType, StartTime } from './types.js';
+import type {
+  DynamicLabel,
+  GeneratorConfig,
+  LogGeneratorConfig,
+  Severity,
+  SignalFamily,
+  SignalType,
+  StartTime,
+} from './types.js';
 
 export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 /** Names of catalog files and packs (`@name`, `pack: name`). */
@@ -53,8 +61,30 @@ export function familyOf(signal: SignalType): SignalFamily {
 export const SEVERITIES: readonly Severity[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 /** RFC 5424 facility names in code order (0-23). */
 export const SYSLOG_FACILITIES = [
-  'kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp',
-  'ntp', 'audit', 'alert', 'clock', 'local0', 'local1', 'local2', 'local3', 'local4', 'local5', 'local6', 'local7',
+  'kern',
+  'user',
+  'mail',
+  'daemon',
+  'auth',
+  'syslog',
+  'lpr',
+  'news',
+  'uucp',
+  'cron',
+  'authpriv',
+  'ftp',
+  'ntp',
+  'audit',
+  'alert',
+  'clock',
+  'local0',
+  'local1',
+  'local2',
+  'local3',
+  'local4',
+  'local5',
+  'local6',
+  'local7',
 ] as const;
 
 // ---- scalars -------------------------------------------------------------------------------
@@ -79,9 +109,13 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
 function durationUpTo(max: number, note = ''): Codec<number> {
   const text = parsed('duration', 'a duration string such as "30s"', parseDuration, { pattern: DURATION_PATTERN });
-  return andThen<number, number>(text, (ms, u, c) => (ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${formatMs(max)}${note}, got ${show(u)}`))).withSchema(
-    () => ({ type: 'string', pattern: DURATION_PATTERN, description: `A number and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; at most ${formatMs(max)}.` }),
-  );
+  return andThen<number, number>(text, (ms, u, c) =>
+    ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${formatMs(max)}${note}, got ${show(u)}`),
+  ).withSchema(() => ({
+    type: 'string',
+    pattern: DURATION_PATTERN,
+    description: `A number and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; at most ${formatMs(max)}.`,
+  }));
 }
 
 /** `duration`, `phase_offset`, `after.delay` and window lengths. */
@@ -91,7 +125,9 @@ const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
 export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS);
 
 export const startTime: Codec<StartTime> = andThen(
-  parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, { examples: ['now', '-1h', '+30m', '2024-05-01T12:00:00Z'] }),
+  parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {
+    examples: ['now', '-1h', '+30m', '2024-05-01T12:00:00Z'],
+  }),
   (start, u, c) =>
     start.kind === 'relative' && Math.abs(start.offsetMs) > limits.MAX_START_OFFSET_MS
       ? t.failure(u, c, `expected an offset up to 36500d (100 years) either way, got ${show(u)}`)
@@ -122,7 +158,10 @@ function isHttpUrl(s: string): boolean {
 
 export const hostPort = stringWhere(isHostPort, 'host:port (port 1-65535)');
 export const httpUrl = stringWhere(isHttpUrl, 'an http:// or https:// URL');
-export const grpcEndpoint = stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'host:port or an http:// or https:// URL');
+export const grpcEndpoint = stringWhere(
+  (s) => isHostPort(s) || isHttpUrl(s),
+  'host:port or an http:// or https:// URL',
+);
 
 // ---- labels and schedules ------------------------------------------------------------------
 
@@ -138,18 +177,34 @@ export const labelValue = new Codec<string>(
   () => ({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }),
 );
 
-export const labels = record(labelKey, labelValue).describe('Label keys and values; a number or boolean value is taken as its text.').define('labels');
+export const labels = record(labelKey, labelValue)
+  .describe('Label keys and values; a number or boolean value is taken as its text.')
+  .define('labels');
 
 function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unknown, c: t.Context): t.Validation<W> {
   const raw = u as Record<string, unknown>;
-  return w.for < w.every ? t.success(w) : failAt(u, c, 'for', `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}`);
+  return w.for < w.every
+    ? t.success(w)
+    : failAt(u, c, 'for', `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}`);
 }
 
 const windowEvery = duration.describe('How often the window recurs, from the entry start.');
-export const gaps: Codec<Window> = andThen(strict('gaps', { every: windowEvery, for: duration.describe('How long each silence lasts, at the end of each cycle; shorter than every.') }), shorterThanEvery);
-const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER).describe('The rate during a burst is rate × multiplier.');
+export const gaps: Codec<Window> = andThen(
+  strict('gaps', {
+    every: windowEvery,
+    for: duration.describe('How long each silence lasts, at the end of each cycle; shorter than every.'),
+  }),
+  shorterThanEvery,
+);
+const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER).describe(
+  'The rate during a burst is rate × multiplier.',
+);
 export const bursts = andThen(
-  strict('bursts', { every: windowEvery, for: duration.describe('How long each burst lasts, at the start of each cycle; shorter than every.'), multiplier }),
+  strict('bursts', {
+    every: windowEvery,
+    for: duration.describe('How long each burst lasts, at the start of each cycle; shorter than every.'),
+    multiplier,
+  }),
   shorterThanEvery,
 );
 export type { Window };
@@ -167,7 +222,9 @@ export const cardinalitySpike: Codec<CardinalitySpike> = andThen(
         cardinality: cardinality.describe('How many distinct values the label takes.'),
       },
       {
-        strategy: oneOf(['counter', 'random']).describe('counter: prefix + 0, 1, … cardinality − 1; random: prefix + a hex value (SplitMix64). Default counter.'),
+        strategy: oneOf(['counter', 'random']).describe(
+          'counter: prefix + 0, 1, … cardinality − 1; random: prefix + a hex value (SplitMix64). Default counter.',
+        ),
         prefix: string.describe('Value prefix; default the label name and an underscore.'),
         seed: integer.describe('Seed of the random strategy; default 0.'),
       },
@@ -195,7 +252,9 @@ export const dynamicLabel = andThen(
     {
       prefix: string.describe('Counter form: the value prefix; default the key and an underscore.'),
       cardinality: cardinality.describe('Counter form: tick n has value prefix + (n mod cardinality).'),
-      values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe('List form: the values, cycled in order, one per tick.'),
+      values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
+        'List form: the values, cycled in order, one per tick.',
+      ),
     },
   ),
   (d, u, c): t.Validation<DynamicLabel> => {
@@ -205,9 +264,15 @@ export const dynamicLabel = andThen(
     if (d.values !== undefined) {
       return d.prefix === undefined
         ? t.success({ key: d.key, form: 'list', values: d.values })
-        : failAt(u, c, 'prefix', 'only allowed with cardinality (the counter form); the list form uses its values as written');
+        : failAt(
+            u,
+            c,
+            'prefix',
+            'only allowed with cardinality (the counter form); the list form uses its values as written',
+          );
     }
-    if (d.cardinality === undefined) return t.failure(u, c, 'expected cardinality (counter form) or values (list form)');
+    if (d.cardinality === undefined)
+      return t.failure(u, c, 'expected cardinality (counter form) or values (list form)');
     return t.success({ key: d.key, form: 'counter', prefix: d.prefix ?? `${d.key}_`, cardinality: d.cardinality });
   },
 );
@@ -216,29 +281,52 @@ export const dynamicLabels = andThen(list(dynamicLabel, { max: limits.MAX_DYNAMI
   const first = new Map<string, number>();
   for (const [i, label] of all.entries()) {
     const seen = first.get(label.key);
-    if (seen !== undefined) return failAt(u, c, [i, 'key'], `duplicate key ${show(label.key)} (also dynamic_labels[${seen}])`);
+    if (seen !== undefined)
+      return failAt(u, c, [i, 'key'], `duplicate key ${show(label.key)} (also dynamic_labels[${seen}])`);
     first.set(label.key, i);
   }
   return t.success(all);
-}).describe('Rotating labels, present on every event: a counter form (prefix + n mod cardinality) or a list form (values cycled).');
+}).describe(
+  'Rotating labels, present on every event: a counter form (prefix + n mod cardinality) or a list form (values cycled).',
+);
 
 // ---- value, log and observation generators ------------------------------------------------
 
 /** A period of a periodic generator, in seconds: from 1 ms to 365 days. */
-const periodSecs = atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS).describe('Seconds, from 0.001 to 365 days.');
+const periodSecs = atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS).describe(
+  'Seconds, from 0.001 to 365 days.',
+);
 
 /** `max` above `min`, reported on `max`. */
 function minBelowMax<G extends { min: number; max: number }>(g: G, u: unknown, c: t.Context): t.Validation<G> {
-  return g.min < g.max ? t.success(g) : failAt(u, c, 'max', `expected a number greater than min (${g.min}), got ${g.max}`);
+  return g.min < g.max
+    ? t.success(g)
+    : failAt(u, c, 'max', `expected a number greater than min (${g.min}), got ${g.max}`);
 }
 
 /** A wrapping step: climbing by step_size from start to max, in at most 2^53 − 1 steps a cycle. */
-function wrappingStep(g: { start: number; step_size: number; max: number }, u: unknown, c: t.Context): t.Validation<GeneratorConfig> {
-  if (!(g.step_size > 0)) return failAt(u, c, 'step_size', `expected a number greater than 0 with max (the values climb to max, then wrap), got ${g.step_size}`);
+function wrappingStep(
+  g: { start: number; step_size: number; max: number },
+  u: unknown,
+  c: t.Context,
+): t.Validation<GeneratorConfig> {
+  if (!(g.step_size > 0))
+    return failAt(
+      u,
+      c,
+      'step_size',
+      `expected a number greater than 0 with max (the values climb to max, then wrap), got ${g.step_size}`,
+    );
   if (!(g.max > g.start)) return failAt(u, c, 'max', `expected a number greater than start (${g.start}), got ${g.max}`);
   // Written so that neither quotient overflows: max − start may exceed the double range.
   const least = g.max / Number.MAX_SAFE_INTEGER - g.start / Number.MAX_SAFE_INTEGER;
-  if (g.step_size < least) return failAt(u, c, 'step_size', `expected at least ${least} with max (at most 2^53 − 1 steps from start to max), got ${g.step_size}`);
+  if (g.step_size < least)
+    return failAt(
+      u,
+      c,
+      'step_size',
+      `expected at least ${least} with max (at most 2^53 − 1 steps from start to max), got ${g.step_size}`,
+    );
   return t.success({ type: 'step', ...g });
 }
 
@@ -250,21 +338,37 @@ function wrappingStep(g: { start: number; step_size: number; max: number }, u: u
 export const GENERATOR_ALIASES = ['flap', 'saturation', 'leak', 'degradation', 'steady', 'spike_event'] as const;
 export type GeneratorAlias = (typeof GENERATOR_ALIASES)[number];
 const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
-  failAt(u, c, 'type', `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry, of defaults or of a pack's overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`),
+  failAt(
+    u,
+    c,
+    'type',
+    `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry, of defaults or of a pack's overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`,
+  ),
 );
 
 /** How a CSV is replayed (lib/generators/replay.ts): starting over at its end, and its time scaled. */
 const replayTiming = {
   repeat: boolean.describe('Start the CSV over after its last row (default true); false holds the last row.'),
-  timescale: atMost(atLeast(positive, limits.MIN_TIMESCALE), limits.MAX_TIMESCALE).describe('CSV seconds per second of the run (default 1): 15 plays 15 s rows one a second.'),
+  timescale: atMost(atLeast(positive, limits.MIN_TIMESCALE), limits.MAX_TIMESCALE).describe(
+    'CSV seconds per second of the run (default 1): 15 plays 15 s rows one a second.',
+  ),
 };
-const csvFile = nonEmptyString.describe('The CSV file: a relative path is looked for beside the scenario file, then in the working directory.');
+const csvFile = nonEmptyString.describe(
+  'The CSV file: a relative path is looked for beside the scenario file, then in the working directory.',
+);
 
 /** A replayed column by position; the time column (0) is not a series. */
 const csvColumn = strict(
   'csv column',
-  { index: atMost(positiveInteger, limits.MAX_CSV_COLUMNS).describe('The column\'s position in the file: 1 is the first series (0 is the time).') },
-  { name: metricName.describe('The metric name of the column; default the header\'s, else the entry\'s name.'), labels: labels.describe('Merged over the header\'s and the entry\'s labels.') },
+  {
+    index: atMost(positiveInteger, limits.MAX_CSV_COLUMNS).describe(
+      "The column's position in the file: 1 is the first series (0 is the time).",
+    ),
+  },
+  {
+    name: metricName.describe("The metric name of the column; default the header's, else the entry's name."),
+    labels: labels.describe("Merged over the header's and the entry's labels."),
+  },
 );
 /** A replayed column: its header text or metric name, or `{index, name?, labels?}`. */
 const csvColumnChoice = new Codec<string | t.TypeOf<typeof csvColumn>>(
@@ -276,43 +380,70 @@ const csvColumnChoice = new Codec<string | t.TypeOf<typeof csvColumn>>(
 
 /** The generator types, each a variant of `generator` by its `type`. */
 export const GENERATOR_VARIANTS = {
-  constant: strict('constant generator', { type: oneOf(['constant']), value: number.describe('The value of every event.') }),
+  constant: strict('constant generator', {
+    type: oneOf(['constant']),
+    value: number.describe('The value of every event.'),
+  }),
   sine: andThen(
     strict(
       'sine generator',
-      { type: oneOf(['sine']), amplitude: number.describe('Half the distance from trough to peak.'), period_secs: periodSecs },
+      {
+        type: oneOf(['sine']),
+        amplitude: number.describe('Half the distance from trough to peak.'),
+        period_secs: periodSecs,
+      },
       { offset: number.describe('The centre line; default 0.') },
     ),
-    (g) => t.success({ type: 'sine' as const, amplitude: g.amplitude, period_secs: g.period_secs, offset: g.offset ?? 0 }),
+    (g) =>
+      t.success({ type: 'sine' as const, amplitude: g.amplitude, period_secs: g.period_secs, offset: g.offset ?? 0 }),
   ).describe('offset + amplitude · sin(2π · t / period_secs), t in seconds from the entry start.'),
   step: andThen(
     strict(
       'step generator',
       { type: oneOf(['step']), step_size: number.describe('Added at every tick.') },
-      { start: number.describe('The first value; default 0.'), max: number.describe('With it, the values climb to max and wrap back to start.') },
+      {
+        start: number.describe('The first value; default 0.'),
+        max: number.describe('With it, the values climb to max and wrap back to start.'),
+      },
     ),
     (g, u, c) => {
       const start = g.start ?? 0;
-      return g.max === undefined ? t.success({ type: 'step' as const, start, step_size: g.step_size }) : wrappingStep({ start, step_size: g.step_size, max: g.max }, u, c);
+      return g.max === undefined
+        ? t.success({ type: 'step' as const, start, step_size: g.step_size })
+        : wrappingStep({ start, step_size: g.step_size, max: g.max }, u, c);
     },
   ).describe('start + n · step_size at tick n: a counter.'),
   sequence: andThen(
     strict(
       'sequence generator',
-      { type: oneOf(['sequence']), values: list(number, { nonEmpty: true, max: limits.MAX_SEQUENCE_VALUES }).describe('One value per tick, in order.') },
+      {
+        type: oneOf(['sequence']),
+        values: list(number, { nonEmpty: true, max: limits.MAX_SEQUENCE_VALUES }).describe(
+          'One value per tick, in order.',
+        ),
+      },
       { repeat: boolean.describe('Start over after the last value (default true); false holds the last value.') },
     ),
     (g): t.Validation<GeneratorConfig> => t.success({ type: 'sequence', values: g.values, repeat: g.repeat ?? true }),
   ),
   uniform: andThen(
     andThen(
-      strict('uniform generator', { type: oneOf(['uniform']), min: number.describe('The lowest value.'), max: number.describe('Above min.') }, { seed: integer.describe('Seed of the draws; default 0.') }),
+      strict(
+        'uniform generator',
+        { type: oneOf(['uniform']), min: number.describe('The lowest value.'), max: number.describe('Above min.') },
+        { seed: integer.describe('Seed of the draws; default 0.') },
+      ),
       minBelowMax,
     ),
     (g) => t.success({ type: 'uniform' as const, min: g.min, max: g.max, seed: g.seed ?? 0 }),
   ).describe('A seeded uniform draw in [min, max) at every tick.'),
   sawtooth: andThen(
-    strict('sawtooth generator', { type: oneOf(['sawtooth']), min: number.describe('The value at the start of each period.'), max: number.describe('Approached at the end of each period; above min.'), period_secs: periodSecs }),
+    strict('sawtooth generator', {
+      type: oneOf(['sawtooth']),
+      min: number.describe('The value at the start of each period.'),
+      max: number.describe('Approached at the end of each period; above min.'),
+      period_secs: periodSecs,
+    }),
     minBelowMax,
   ).describe('A ramp from min to max over each period, then back to min.'),
   spike: andThen(
@@ -321,12 +452,17 @@ export const GENERATOR_VARIANTS = {
       baseline: number.describe('The value outside spikes.'),
       magnitude: number.describe('Added to baseline during a spike.'),
       duration_secs: periodSecs.describe('How long each spike lasts, in seconds; less than interval_secs.'),
-      interval_secs: periodSecs.describe('Seconds from one spike\'s start to the next.'),
+      interval_secs: periodSecs.describe("Seconds from one spike's start to the next."),
     }),
     (g, u, c) =>
       g.duration_secs < g.interval_secs
         ? t.success(g)
-        : failAt(u, c, 'duration_secs', `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`),
+        : failAt(
+            u,
+            c,
+            'duration_secs',
+            `expected a number less than interval_secs (${g.interval_secs}), got ${g.duration_secs}`,
+          ),
   ).describe('baseline, and baseline + magnitude for duration_secs at the start of every interval_secs.'),
   csv_replay: andThen(
     strict(
@@ -334,11 +470,20 @@ export const GENERATOR_VARIANTS = {
       { type: oneOf(['csv_replay']), file: csvFile },
       {
         ...replayTiming,
-        columns: list(csvColumnChoice, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }).describe('The columns to replay, by header text or metric name, or {index, name, labels}; default every column (one entry each).'),
+        columns: list(csvColumnChoice, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }).describe(
+          'The columns to replay, by header text or metric name, or {index, name, labels}; default every column (one entry each).',
+        ),
       },
     ),
-    (g) => t.success({ type: 'csv_replay' as const, file: g.file, ...(g.columns && { columns: g.columns }), repeat: g.repeat ?? true, timescale: g.timescale ?? 1 }),
-  ).describe('Recorded data: the numeric columns of a CSV (a Grafana export), on the CSV\'s own time.'),
+    (g) =>
+      t.success({
+        type: 'csv_replay' as const,
+        file: g.file,
+        ...(g.columns && { columns: g.columns }),
+        repeat: g.repeat ?? true,
+        timescale: g.timescale ?? 1,
+      }),
+  ).describe("Recorded data: the numeric columns of a CSV (a Grafana export), on the CSV's own time."),
 };
 
 /** The generator types of a pack file's metric and of `overrides`: any but csv_replay, whose file only an entry's generator has read. */
@@ -348,7 +493,10 @@ export const PACK_GENERATOR_VARIANTS = packVariants;
 /** An entry's generator; its schema (with the aliases an entry may name too) is lib/language/aliases.ts's. */
 export const generator: Codec<GeneratorConfig> = tagged('generator', {
   ...GENERATOR_VARIANTS,
-  ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<GeneratorAlias, typeof aliasElsewhere>),
+  ...(Object.fromEntries(GENERATOR_ALIASES.map((alias) => [alias, aliasElsewhere])) as Record<
+    GeneratorAlias,
+    typeof aliasElsewhere
+  >),
 });
 
 /** The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator has read. */
@@ -364,29 +512,50 @@ export const packGenerator = new Codec<GeneratorConfig>(
   .describe('What produces the values: type and its fields.')
   .define('pack_generator');
 
-const fieldPools = record(matching(LABEL_KEY_PATTERN, 'a placeholder name'), list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES })).describe(
+const fieldPools = record(
+  matching(LABEL_KEY_PATTERN, 'a placeholder name'),
+  list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }),
+).describe(
   'Per placeholder, the values a {placeholder} of a message is drawn from; each drawn value is also a field of the record.',
 );
 const severity = oneOf(SEVERITIES);
 const logTemplate = strict(
   'log template',
   { message: string.describe('The message; {name} placeholders are filled from field_pools.') },
-  { field_pools: fieldPools.describe('Pools of this template only; they win over the generator\'s.'), severity: severity.describe('Every record of this template has it; without it, severity_weights decide.') },
+  {
+    field_pools: fieldPools.describe("Pools of this template only; they win over the generator's."),
+    severity: severity.describe('Every record of this template has it; without it, severity_weights decide.'),
+  },
 );
 
 const severityWeight = atMost(nonNegative, limits.MAX_SEVERITY_WEIGHT).describe('Relative weight of this severity.');
 const severityWeights = andThen(
-  strict('severity weights', {}, Object.fromEntries(SEVERITIES.map((s) => [s, severityWeight])) as Record<Severity, typeof severityWeight>),
+  strict(
+    'severity weights',
+    {},
+    Object.fromEntries(SEVERITIES.map((s) => [s, severityWeight])) as Record<Severity, typeof severityWeight>,
+  ),
   (weights, u, c) =>
-    Object.values(weights).some((w) => w > 0) ? t.success(weights) : t.failure(u, c, 'expected at least one weight greater than 0'),
+    Object.values(weights).some((w) => w > 0)
+      ? t.success(weights)
+      : t.failure(u, c, 'expected at least one weight greater than 0'),
 ).describe('How often each severity is drawn; default info only.');
 
 export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   template: andThen(
     strict(
       'template log generator',
-      { type: oneOf(['template']), templates: list(logTemplate, { nonEmpty: true, max: limits.MAX_TEMPLATES }).describe('The messages, one drawn per record.') },
-      { field_pools: fieldPools, severity_weights: severityWeights, seed: integer.describe('Seed of every draw; default 0.') },
+      {
+        type: oneOf(['template']),
+        templates: list(logTemplate, { nonEmpty: true, max: limits.MAX_TEMPLATES }).describe(
+          'The messages, one drawn per record.',
+        ),
+      },
+      {
+        field_pools: fieldPools,
+        severity_weights: severityWeights,
+        seed: integer.describe('Seed of every draw; default 0.'),
+      },
     ),
     // A placeholder without a pool stays literal in the message (issue 3): no check here.
     (g): t.Validation<LogGeneratorConfig> => {
@@ -404,22 +573,56 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
     strict(
       'csv_replay log generator',
       { type: oneOf(['csv_replay']), file: csvFile },
-      { ...replayTiming, default_severity: severity.describe('The severity of a row without one (no severity column, or an empty cell); default info.') },
+      {
+        ...replayTiming,
+        default_severity: severity.describe(
+          'The severity of a row without one (no severity column, or an empty cell); default info.',
+        ),
+      },
     ),
     (g): t.Validation<LogGeneratorConfig> =>
-      t.success({ type: 'csv_replay', file: g.file, repeat: g.repeat ?? true, timescale: g.timescale ?? 1, default_severity: g.default_severity ?? 'info' }),
+      t.success({
+        type: 'csv_replay',
+        file: g.file,
+        repeat: g.repeat ?? true,
+        timescale: g.timescale ?? 1,
+        default_severity: g.default_severity ?? 'info',
+      }),
   ),
 })
   .describe('What produces the log records: template, or csv_replay.')
   .define('log_generator');
 
 /** Moves every observation by this × the tick time in seconds: latency that degrades. */
-const drift = { mean_shift_per_sec: number.describe('Moves every observation by this × the tick time in seconds: latency that degrades.') };
+const drift = {
+  mean_shift_per_sec: number.describe(
+    'Moves every observation by this × the tick time in seconds: latency that degrades.',
+  ),
+};
 
 export const distribution = tagged('distribution', {
-  exponential: strict('exponential distribution', { type: oneOf(['exponential']), rate: positive.describe('λ: the mean is 1 / rate.') }, drift),
-  normal: strict('normal distribution', { type: oneOf(['normal']), mean: number.describe('The mean.'), stddev: nonNegative.describe('The standard deviation.') }, drift),
-  uniform: andThen(strict('uniform distribution', { type: oneOf(['uniform']), min: number.describe('The lowest observation.'), max: number.describe('Above min.') }, drift), minBelowMax),
+  exponential: strict(
+    'exponential distribution',
+    { type: oneOf(['exponential']), rate: positive.describe('λ: the mean is 1 / rate.') },
+    drift,
+  ),
+  normal: strict(
+    'normal distribution',
+    {
+      type: oneOf(['normal']),
+      mean: number.describe('The mean.'),
+      stddev: nonNegative.describe('The standard deviation.'),
+    },
+    drift,
+  ),
+  uniform: andThen(
+    strict(
+      'uniform distribution',
+      { type: oneOf(['uniform']), min: number.describe('The lowest observation.'), max: number.describe('Above min.') },
+      drift,
+    ),
+    minBelowMax,
+  ),
 })
   .describe('The distribution of the observations: type and its parameters.')
   .define('distribution');
@@ -428,34 +631,54 @@ export type DistributionConfig = t.TypeOf<typeof distribution>;
 function increasing(what: string) {
   return (values: number[], u: unknown, c: t.Context): t.Validation<number[]> => {
     const i = values.findIndex((v, j) => j > 0 && v <= values[j - 1]!);
-    return i < 0 ? t.success(values) : failAt(u, c, [i], `expected a number greater than the previous ${what} (${values[i - 1]}), got ${values[i]}`);
+    return i < 0
+      ? t.success(values)
+      : failAt(u, c, [i], `expected a number greater than the previous ${what} (${values[i - 1]}), got ${values[i]}`);
   };
 }
 
-export const buckets = andThen(list(number, { nonEmpty: true, max: limits.MAX_BUCKETS }), increasing('bucket')).describe(
-  'Upper bounds of the buckets, increasing; +Inf is added. Default: the Prometheus client buckets.',
-);
+export const buckets = andThen(
+  list(number, { nonEmpty: true, max: limits.MAX_BUCKETS }),
+  increasing('bucket'),
+).describe('Upper bounds of the buckets, increasing; +Inf is added. Default: the Prometheus client buckets.');
 export const quantiles = andThen(
-  list(numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'), { nonEmpty: true, max: limits.MAX_QUANTILES }),
+  list(
+    numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'),
+    { nonEmpty: true, max: limits.MAX_QUANTILES },
+  ),
   increasing('quantile'),
 ).describe('The quantiles written, increasing, each between 0 and 1. Default 0.5, 0.9, 0.99.');
 
 // ---- fields shared by encoder and sink kinds (each kind's codec: lib/sinks/kinds, lib/encoders/kinds) ----
 
 /** Digits after the decimal point. */
-export const precision = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 100, 'an integer from 0 to 100', { type: 'integer', minimum: 0, maximum: 100 }).describe(
-  'Digits after the decimal point of every value.',
-);
+export const precision = numberWhere((n) => Number.isSafeInteger(n) && n >= 0 && n <= 100, 'an integer from 0 to 100', {
+  type: 'integer',
+  minimum: 0,
+  maximum: 100,
+}).describe('Digits after the decimal point of every value.');
 
 export const retry = andThen(
   strict(
     'retry',
-    { max_attempts: countUpTo(limits.MAX_RETRY_ATTEMPTS).describe('Attempts of one delivery, the first included; at least 1.') },
-    { initial_backoff: backoff.describe('The wait before the first retry; it doubles each time.'), max_backoff: backoff.describe('The longest wait between attempts.') },
+    {
+      max_attempts: countUpTo(limits.MAX_RETRY_ATTEMPTS).describe(
+        'Attempts of one delivery, the first included; at least 1.',
+      ),
+    },
+    {
+      initial_backoff: backoff.describe('The wait before the first retry; it doubles each time.'),
+      max_backoff: backoff.describe('The longest wait between attempts.'),
+    },
   ),
   (r, u, c) =>
     r.initial_backoff !== undefined && r.max_backoff !== undefined && r.max_backoff < r.initial_backoff
-      ? failAt(u, c, 'max_backoff', `expected a duration no shorter than initial_backoff (${show((u as Record<string, unknown>).initial_backoff)}), got ${show((u as Record<string, unknown>).max_backoff)}`)
+      ? failAt(
+          u,
+          c,
+          'max_backoff',
+          `expected a duration no shorter than initial_backoff (${show((u as Record<string, unknown>).initial_backoff)}), got ${show((u as Record<string, unknown>).max_backoff)}`,
+        )
       : t.success(r),
 )
   .describe('Retries of a failed delivery, with exponential backoff and full jitter.')
@@ -466,7 +689,9 @@ export const headers = record(
   matching("[!#$%&'*+.^_`|~0-9A-Za-z-]+", 'a header name'),
   stringWhere((s) => !/[\r\n\0]/.test(s), 'a header value without line breaks', { pattern: '^[^\\r\\n\\u0000]*$' }),
 )
-  .describe('HTTP headers sent with every request (a tenant, Authorization); secret values are masked wherever svc shows them.')
+  .describe(
+    'HTTP headers sent with every request (a tenant, Authorization); secret values are masked wherever svc shows them.',
+  )
   .define('headers');
 
 export const batchSize = countUpTo(limits.MAX_BATCH_SIZE).describe('How much a request carries before it is sent.');
@@ -474,72 +699,102 @@ export const batchSize = countUpTo(limits.MAX_BATCH_SIZE).describe('How much a r
 // ---- entry and file -------------------------------------------------------------------------
 
 const watched = {
-  ref: nonEmptyString.describe('The id of the metrics entry whose generator is watched; a pack metric is <pack entry id>.<metric>.'),
+  ref: nonEmptyString.describe(
+    'The id of the metrics entry whose generator is watched; a pack metric is <pack entry id>.<metric>.',
+  ),
   op: oneOf(['<', '>']).describe('How the value compares with value.'),
   value: number.describe('The threshold.'),
 };
 export const after = strict('after', watched, { delay: duration.describe('A wait after the crossing.') })
-  .describe('Start when another entry\'s value crosses a threshold; not with phase_offset.')
+  .describe("Start when another entry's value crosses a threshold; not with phase_offset.")
   .define('after');
 export type After = t.TypeOf<typeof after>;
 
 /** `while`: the entry emits only while `ref`'s current value satisfies `op value`; `delay` debounces the edges; `snap_to` is the value of one last sample on close. */
 export const whileGate = strict('while', watched, {
-  delay: strict('while.delay', {}, { open: duration.describe('How long the condition must hold before the entry emits.'), close: duration.describe('How long it must fail before the entry stops emitting.') }).describe(
-    'Debounces the edges.',
-  ),
+  delay: strict(
+    'while.delay',
+    {},
+    {
+      open: duration.describe('How long the condition must hold before the entry emits.'),
+      close: duration.describe('How long it must fail before the entry stops emitting.'),
+    },
+  ).describe('Debounces the edges.'),
   snap_to: number.describe('Metrics entries: the value of one last sample when the gate closes.'),
 })
-  .describe('Emit only while another entry\'s current value satisfies op value.')
+  .describe("Emit only while another entry's current value satisfies op value.")
   .define('while');
 export type While = t.TypeOf<typeof whileGate>;
 
-export const mapping = new Codec<Record<string, unknown>>('mapping', (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')), undefined, () => ({
-  type: 'object',
-}));
+export const mapping = new Codec<Record<string, unknown>>(
+  'mapping',
+  (u, c) => (isMapping(u) ? t.success(u) : invalidType(u, c, 'a mapping')),
+  undefined,
+  () => ({
+    type: 'object',
+  }),
+);
 
 /** Catalog metadata of scenario and pack files: shown and filtered by `svc catalog list`. */
 export function catalogMetadata() {
   return {
     description: string.describe('Catalog metadata: one line, shown by svc catalog list.'),
     category: nonEmptyString.describe('Catalog metadata: a free-form category (network, application).'),
-    tags: list(matching(CATALOG_NAME_PATTERN, 'a tag'), { max: limits.MAX_TAGS }).describe('Catalog metadata: svc catalog list --tag <tag> selects by them.'),
+    tags: list(matching(CATALOG_NAME_PATTERN, 'a tag'), { max: limits.MAX_TAGS }).describe(
+      'Catalog metadata: svc catalog list --tag <tag> selects by them.',
+    ),
   };
 }
 
 /** One alert expectation of `svc test` (the reference tool's shape): the alert, a subset of its labels, how soon it fires and then resolves. */
 export const alertExpectation = strict(
   'alert expectation',
-  { alert: nonEmptyString.describe('The alert name.'), firing_within: duration.describe('How soon after the start the alert must fire.') },
-  { labels: labels.describe('A subset of the alert\'s labels to match.'), resolves_within: duration.describe('How soon after firing it must resolve.') },
+  {
+    alert: nonEmptyString.describe('The alert name.'),
+    firing_within: duration.describe('How soon after the start the alert must fire.'),
+  },
+  {
+    labels: labels.describe("A subset of the alert's labels to match."),
+    resolves_within: duration.describe('How soon after firing it must resolve.'),
+  },
 );
 export type AlertExpectation = t.TypeOf<typeof alertExpectation>;
 
 /** The file's `expect`: what `svc test` checks; `svc run` ignores it. */
 export const expectations = strict('expect', {
-  alerts: list(alertExpectation, { nonEmpty: true, max: limits.MAX_ALERT_EXPECTATIONS }).describe('The alerts that must fire (and resolve).'),
+  alerts: list(alertExpectation, { nonEmpty: true, max: limits.MAX_ALERT_EXPECTATIONS }).describe(
+    'The alerts that must fire (and resolve).',
+  ),
 }).describe('What svc test checks; svc run ignores it.');
 export type Expectations = t.TypeOf<typeof expectations>;
 
 export const fileFields = {
   version: new Codec<2>(
     'version',
-    (u, c) => (typeof u !== 'number' ? invalidType(u, c, 'the number 2') : u === 2 ? t.success(2) : t.failure(u, c, `expected 2, got ${show(u)}`)),
+    (u, c) =>
+      typeof u !== 'number'
+        ? invalidType(u, c, 'the number 2')
+        : u === 2
+          ? t.success(2)
+          : t.failure(u, c, `expected 2, got ${show(u)}`),
     'expected 2',
     () => ({ const: 2, description: 'The file format version: 2.' }),
   ),
-  kind: oneOf(['runnable', 'composable']).describe('runnable: a file to run; composable: a file other files build on (packs).'),
+  kind: oneOf(['runnable', 'composable']).describe(
+    'runnable: a file to run; composable: a file other files build on (packs).',
+  ),
   // Catalog metadata: `svc run @name` finds a file by its name (else by its file name).
   name: catalogName.describe('Catalog metadata: svc run @name finds the file by it; default the file name.'),
   ...catalogMetadata(),
   // The reference tool's word for `name`.
-  scenario_name: catalogName.describe('The reference tool\'s word for name.'),
+  scenario_name: catalogName.describe("The reference tool's word for name."),
   defaults: mapping,
   expect: expectations,
   // Entries are kept raw: each one is validated on its own, after defaults and overrides.
   scenarios: new Codec<unknown[]>('scenarios', (u, c) => {
     if (!Array.isArray(u)) return invalidType(u, c, 'a list of entries');
-    if (u.length > limits.MAX_ENTRIES) return t.failure(u, c, `expected at most ${limits.MAX_ENTRIES} entries, got ${u.length}`);
+    if (u.length > limits.MAX_ENTRIES)
+      return t.failure(u, c, `expected at most ${limits.MAX_ENTRIES} entries, got ${u.length}`);
     return u.length ? t.success(u) : t.failure(u, c, 'expected at least one entry, got an empty list');
   }),
 };

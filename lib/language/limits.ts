@@ -117,10 +117,16 @@ export const MAX_EVENTS_PER_SEND = 100_000;
 export const MAX_TOPIC_LENGTH = 249;
 export const MAX_CLIENT_ID_LENGTH = 255;
 
-type SeriesSetShape = { readonly signal_type?: string; readonly buckets?: readonly number[]; readonly quantiles?: readonly number[] };
+type SeriesSetShape = {
+  readonly signal_type?: string;
+  readonly buckets?: readonly number[];
+  readonly quantiles?: readonly number[];
+};
 
 /** The rows of a histogram's or summary's series set: one per bucket or quantile, then these. */
-const SERIES_SETS: Readonly<Record<string, { readonly own: 'buckets' | 'quantiles'; readonly extra: readonly string[] }>> = {
+const SERIES_SETS: Readonly<
+  Record<string, { readonly own: 'buckets' | 'quantiles'; readonly extra: readonly string[] }>
+> = {
   histogram: { own: 'buckets', extra: ['le="+Inf"', '_sum', '_count'] },
   summary: { own: 'quantiles', extra: ['_sum', '_count'] },
 };

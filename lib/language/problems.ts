@@ -54,7 +54,9 @@ export class ConfigError extends Error {
 export function issuesOf(errors: t.Errors): Issue[] {
   return errors.map((error) => ({
     // context[0] is the root; an entry's parent (context[i]) tells whether its key is a list index.
-    path: error.context.slice(1).map((entry, i) => (Array.isArray(error.context[i]!.actual) ? Number(entry.key) : entry.key)),
+    path: error.context
+      .slice(1)
+      .map((entry, i) => (Array.isArray(error.context[i]!.actual) ? Number(entry.key) : entry.key)),
     message: error.message ?? `invalid value ${show(error.value)}`,
   }));
 }
@@ -74,7 +76,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function formatPath(path: readonly Segment[]): string {
   return path
     .map((segment, i) =>
-      typeof segment === 'number' ? `[${segment}]` : IDENTIFIER.test(segment) ? `${i ? '.' : ''}${segment}` : `[${JSON.stringify(segment)}]`,
+      typeof segment === 'number'
+        ? `[${segment}]`
+        : IDENTIFIER.test(segment)
+          ? `${i ? '.' : ''}${segment}`
+          : `[${JSON.stringify(segment)}]`,
     )
     .join('');
 }
@@ -97,7 +103,9 @@ export function show(value: unknown): string {
 
 /** A value with its type, for invalid-type messages: `string "5"`, `number 30`, `a list`. */
 export function describe(value: unknown): string {
-  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? `${typeof value} ${show(value)}` : show(value);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? `${typeof value} ${show(value)}`
+    : show(value);
 }
 
 /** A plain object as produced by YAML and JSON parsers (not a list, not binary data). */
@@ -113,7 +121,10 @@ export function isMapping(value: unknown): value is Record<string, unknown> {
  * every "did you mean" (unknown fields, flags and commands). `typed` is the word, or what was typed
  * for each candidate (a command of two words is compared with the first two words given).
  */
-export function closest(typed: string | ((candidate: string) => string), candidates: readonly string[]): string | undefined {
+export function closest(
+  typed: string | ((candidate: string) => string),
+  candidates: readonly string[],
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of candidates) {
@@ -137,7 +148,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j]!, before[j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        current[j] = Math.min(current[j]!, before[j - 2]! + 1);
     }
     [before, previous, current] = [previous, current, before];
   }

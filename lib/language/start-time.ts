@@ -17,13 +17,17 @@ export function parseStartTime(text: string): StartTime {
   const relative = RELATIVE.exec(text);
   if (relative) {
     // Rounded to the microsecond, as durations are.
-    const magnitude = Math.round(Number(relative[2]) * OFFSET_UNIT_MS[relative[3] as keyof typeof OFFSET_UNIT_MS] * 1000) / 1000;
-    if (!Number.isFinite(magnitude)) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (offset too large)`);
+    const magnitude =
+      Math.round(Number(relative[2]) * OFFSET_UNIT_MS[relative[3] as keyof typeof OFFSET_UNIT_MS] * 1000) / 1000;
+    if (!Number.isFinite(magnitude))
+      throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (offset too large)`);
     // `0 * -1` is -0; keep offsets free of negative zero.
     return { kind: 'relative', offsetMs: relative[1] === '-' && magnitude !== 0 ? -magnitude : magnitude };
   }
   if (UNSIGNED.test(text)) {
-    throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (a relative offset needs a sign: +${text} or -${text})`);
+    throw new RangeError(
+      `${EXPECTED}, got ${JSON.stringify(text)} (a relative offset needs a sign: +${text} or -${text})`,
+    );
   }
   const absolute = RFC3339.exec(text);
   if (!absolute) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)}`);
@@ -37,10 +41,19 @@ export function parseStartTime(text: string): StartTime {
 
 /** Milliseconds since the epoch of a matched RFC 3339 instant, or undefined when a field is out of range. */
 function instantMs(match: RegExpExecArray): number | undefined {
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zone = match[8]!;
   const [zoneSign, zoneHour, zoneMinute] =
-    zone === 'Z' || zone === 'z' ? [1, 0, 0] : [zone[0] === '-' ? -1 : 1, Number(zone.slice(1, 3)), Number(zone.slice(4, 6))];
+    zone === 'Z' || zone === 'z'
+      ? [1, 0, 0]
+      : [zone[0] === '-' ? -1 : 1, Number(zone.slice(1, 3)), Number(zone.slice(4, 6))];
   // RFC 3339 allows second 60 (a leap second); it rolls into the next minute.
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   if (hour > 23 || minute > 59 || second > 60 || zoneHour > 23 || zoneMinute > 59) return undefined;

@@ -27,7 +27,13 @@ export type GeneratorConfig =
   | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean }
   | { readonly type: 'uniform'; readonly min: number; readonly max: number; readonly seed: number }
   | { readonly type: 'sawtooth'; readonly min: number; readonly max: number; readonly period_secs: number }
-  | { readonly type: 'spike'; readonly baseline: number; readonly magnitude: number; readonly duration_secs: number; readonly interval_secs: number }
+  | {
+      readonly type: 'spike';
+      readonly baseline: number;
+      readonly magnitude: number;
+      readonly duration_secs: number;
+      readonly interval_secs: number;
+    }
   | CsvReplayGenerator;
 
 /**
@@ -66,7 +72,12 @@ export interface ReplayTimes {
 /** A CSV of numeric columns (`Time` first): each column's header as written, its metric name and labels. */
 export interface MetricTable {
   readonly times: ReplayTimes;
-  readonly columns: readonly { readonly header: string; readonly name?: string; readonly labels: Readonly<Record<string, string>>; readonly values: readonly number[] }[];
+  readonly columns: readonly {
+    readonly header: string;
+    readonly name?: string;
+    readonly labels: Readonly<Record<string, string>>;
+    readonly values: readonly number[];
+  }[];
   /** A summary, not the rows: what dry-run shows. */
   toJSON(): object;
 }
@@ -103,7 +114,11 @@ export interface CsvReplayLogGenerator {
 
 export interface LogTable {
   readonly times: ReplayTimes;
-  readonly records: readonly { readonly severity: Severity; readonly message: string; readonly fields: Readonly<Record<string, string>> }[];
+  readonly records: readonly {
+    readonly severity: Severity;
+    readonly message: string;
+    readonly fields: Readonly<Record<string, string>>;
+  }[];
   /** A summary, not the rows: what dry-run shows. */
   toJSON(): object;
 }
@@ -123,4 +138,3 @@ export interface TemplateLogGenerator {
 export type DynamicLabel =
   | (Required<Extract<RotatingLabel, { readonly cardinality: number }>> & { readonly form: 'counter' })
   | (Extract<RotatingLabel, { readonly values: readonly string[] }> & { readonly form: 'list' });
-

@@ -59,7 +59,14 @@ const SUFFIXES: Record<ExpositionType, readonly string[]> = {
 
 const ALL_SUFFIXES = [...new Set(Object.values(SUFFIXES).flat())];
 
-const TYPES: Readonly<Record<string, ExpositionType>> = { counter: 'counter', gauge: 'gauge', histogram: 'histogram', summary: 'summary', untyped: 'untyped', unknown: 'untyped' };
+const TYPES: Readonly<Record<string, ExpositionType>> = {
+  counter: 'counter',
+  gauge: 'gauge',
+  histogram: 'histogram',
+  summary: 'summary',
+  untyped: 'untyped',
+  unknown: 'untyped',
+};
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*/;
@@ -90,7 +97,11 @@ export function parseExposition(text: string): Exposition {
     skipped++;
     firstSkipped ??= `line ${index + 1}: ${problem}`;
   }
-  return { families: [...families.values()].filter((f) => f.samples.length > 0), skipped, ...(firstSkipped && { firstSkipped }) };
+  return {
+    families: [...families.values()].filter((f) => f.samples.length > 0),
+    skipped,
+    ...(firstSkipped && { firstSkipped }),
+  };
 }
 
 /** Reads a HELP or TYPE line into its family; other comments are ignored. Returns why the line is broken, if it is. */
@@ -110,7 +121,11 @@ function readComment(line: string, family: (name: string) => Building): string |
 }
 
 /** Reads a sample into the family it belongs to. Returns why the line is broken, if it is. */
-function readSample(line: string, families: ReadonlyMap<string, Building>, family: (name: string) => Building): string | undefined {
+function readSample(
+  line: string,
+  families: ReadonlyMap<string, Building>,
+  family: (name: string) => Building,
+): string | undefined {
   const name = METRIC_NAME.exec(line)?.[0];
   if (!name) return 'expected a metric name';
   let at = name.length;
@@ -121,10 +136,14 @@ function readSample(line: string, families: ReadonlyMap<string, Building>, famil
     if (typeof read === 'string') return read;
     at = read;
   }
-  const [valueText, timestamp, extra] = line.slice(at).trim().split(/[ \t]+/);
+  const [valueText, timestamp, extra] = line
+    .slice(at)
+    .trim()
+    .split(/[ \t]+/);
   const value = parseValue(valueText ?? '');
   if (value === undefined) return `expected a value, got "${valueText ?? ''}"`;
-  if (extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp))) return 'expected a value and an optional timestamp after the labels';
+  if (extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp)))
+    return 'expected a value and an optional timestamp after the labels';
   family(familyOf(name, families)).samples.push({ name, labels, value });
   return undefined;
 }
@@ -132,7 +151,9 @@ function readSample(line: string, families: ReadonlyMap<string, Building>, famil
 /** The family a sample named `name` belongs to: a declared family it is the name of, or the name of with a suffix of that family's type. */
 function familyOf(name: string, families: ReadonlyMap<string, Building>): string {
   if (families.has(name)) return name;
-  const suffix = ALL_SUFFIXES.find((s) => name.endsWith(s) && SUFFIXES[families.get(name.slice(0, -s.length))?.type ?? 'untyped'].includes(s));
+  const suffix = ALL_SUFFIXES.find(
+    (s) => name.endsWith(s) && SUFFIXES[families.get(name.slice(0, -s.length))?.type ?? 'untyped'].includes(s),
+  );
   return suffix === undefined ? name : name.slice(0, -suffix.length);
 }
 

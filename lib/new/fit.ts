@@ -14,7 +14,16 @@ import { MAX_PERIOD_SECS, MAX_RATE, MIN_RATE } from '../language/limits.js';
 import { dominantPeriodMs } from './periodogram.js';
 
 /** What a series was found to be. */
-export type Shape = 'constant' | 'counter' | 'leak' | 'trend' | 'step change' | 'spikes' | 'flapping' | 'sine' | 'sawtooth';
+export type Shape =
+  | 'constant'
+  | 'counter'
+  | 'leak'
+  | 'trend'
+  | 'step change'
+  | 'spikes'
+  | 'flapping'
+  | 'sine'
+  | 'sawtooth';
 
 /** The fit of one series: the generator of its shape, or none (the entry replays the column). */
 export type SeriesFit = ShapeFit | NoFit;
@@ -89,13 +98,26 @@ interface Series {
  * the entry's rate and jitter, and a note; a {@link NoFit} when no shape fits.
  */
 export function fitSeries(timesMs: readonly number[], values: readonly number[]): SeriesFit {
-  if (timesMs.length !== values.length || values.length === 0) throw new Error(`fitSeries: ${timesMs.length} times for ${values.length} values`);
+  if (timesMs.length !== values.length || values.length === 0)
+    throw new Error(`fitSeries: ${timesMs.length} times for ${values.length} values`);
   const series = seriesOf(timesMs, values);
   const rate = clamp(significant(1000 / series.spacing), MIN_RATE, MAX_RATE);
   if (series.max === series.min) {
-    return { shape: 'constant', generator: { type: 'constant', value: series.min }, rate, quality: 0, note: `constant: value ${fmt(series.min)}; fits exactly` };
+    return {
+      shape: 'constant',
+      generator: { type: 'constant', value: series.min },
+      rate,
+      quality: 0,
+      note: `constant: value ${fmt(series.min)}; fits exactly`,
+    };
   }
-  if (values.length < MIN_ROWS) return { shape: 'none', rate, quality: NaN, note: `only ${values.length} rows (fewer than ${MIN_ROWS}): replayed as recorded` };
+  if (values.length < MIN_ROWS)
+    return {
+      shape: 'none',
+      rate,
+      quality: NaN,
+      note: `only ${values.length} rows (fewer than ${MIN_ROWS}): replayed as recorded`,
+    };
   let best: { candidate: Candidate; nrmse: number } | undefined;
   for (const candidate of candidatesOf(series)) {
     if (!isRight(generatorCodec.decode(candidate.generator))) continue;
@@ -122,11 +144,23 @@ function seriesOf(timesMs: readonly number[], values: readonly number[]): Series
   const t = timesMs.map((ms) => ms - timesMs[0]!);
   let [min, max, sum] = [Infinity, -Infinity, 0];
   for (const v of values) [min, max, sum] = [Math.min(min, v), Math.max(max, v), sum + v];
-  const gaps = t.slice(1).map((ms, i) => ms - t[i]!).sort((a, b) => a - b);
+  const gaps = t
+    .slice(1)
+    .map((ms, i) => ms - t[i]!)
+    .sort((a, b) => a - b);
   const spacing = gaps.length ? gaps[Math.floor(gaps.length / 2)]! : 1000;
   // Six significant digits of the range: finer than any fit can tell apart.
   const decimals = max > min ? Math.min(15, Math.max(0, 5 - Math.floor(Math.log10(max - min)))) : 0;
-  return { t, v: values, min, max, mean: sum / values.length, spacing, span: t[t.length - 1]! + spacing, level: (x) => Number(x.toFixed(decimals)) };
+  return {
+    t,
+    v: values,
+    min,
+    max,
+    mean: sum / values.length,
+    spacing,
+    span: t[t.length - 1]! + spacing,
+    level: (x) => Number(x.toFixed(decimals)),
+  };
 }
 
 /** The shapes to try, simplest first; each is computed only when the ones before it did not fit. */
@@ -196,7 +230,12 @@ function trend(series: Series): Candidate {
   if (b > 0 && span / 1000 <= MAX_PERIOD_SECS) {
     const max = series.level(a + b * span);
     const period_secs = significant(span / 1000);
-    return { shape: 'leak', generator: { type: 'sawtooth', min: start, max, period_secs }, model, found: `${found} to ${fmt(max)} over the data's ${fmt(period_secs)} s, restarting after that` };
+    return {
+      shape: 'leak',
+      generator: { type: 'sawtooth', min: start, max, period_secs },
+      model,
+      found: `${found} to ${fmt(max)} over the data's ${fmt(period_secs)} s, restarting after that`,
+    };
   }
   return { shape: 'trend', generator: step, model, found };
 }
@@ -237,7 +276,13 @@ function twoLevels(series: Series): Candidate | undefined {
     const change = t[runs[1]!.start]!;
     return {
       shape: 'step change',
-      generator: { type: 'spike', baseline: after, magnitude: series.level(before - after), duration_secs: significant(change / 1000), interval_secs: significant(series.span / 1000) },
+      generator: {
+        type: 'spike',
+        baseline: after,
+        magnitude: series.level(before - after),
+        duration_secs: significant(change / 1000),
+        interval_secs: significant(series.span / 1000),
+      },
       model: (x) => (x < change ? before : after),
       found: `${fmt(before)} until ${fmt(change / 1000)} s, then ${fmt(after)} (repeating every ${fmt(series.span / 1000)} s)`,
     };
@@ -255,7 +300,13 @@ function twoLevels(series: Series): Candidate | undefined {
   const [up, down] = [levelOf(excursionHigh), levelOf(!excursionHigh)];
   return {
     shape: flapping ? 'flapping' : 'spikes',
-    generator: { type: 'spike', baseline: down, magnitude: series.level(up - down), duration_secs: significant(duration / 1000), interval_secs: significant(interval / 1000) },
+    generator: {
+      type: 'spike',
+      baseline: down,
+      magnitude: series.level(up - down),
+      duration_secs: significant(duration / 1000),
+      interval_secs: significant(interval / 1000),
+    },
     model: (x) => ((((x - phase) % interval) + interval) % interval < duration ? up : down),
     found: `${fmt(down)} with ${fmt(up)} for ${fmt(duration / 1000)} s every ${fmt(interval / 1000)} s${shifted(phase, 'a cycle starting')}`,
   };
@@ -284,7 +335,11 @@ function sine(series: Series): Candidate | undefined {
   if (guess === undefined) return undefined;
   // One bin of the spectrum is about guess / cycles in period; the bracket spans a bin each way.
   const width = (guess * guess) / span;
-  const period = goldenMinimum((p) => sineAt(t, v, p).residual, Math.max(guess - width, 2 * spacing), Math.min(guess + width, span / MIN_CYCLES));
+  const period = goldenMinimum(
+    (p) => sineAt(t, v, p).residual,
+    Math.max(guess - width, 2 * spacing),
+    Math.min(guess + width, span / MIN_CYCLES),
+  );
   const { offset, amplitude, phase } = sineAt(t, v, period);
   const [sign, shift] = Math.abs(phase) > Math.PI / 2 ? [-1, phase - Math.sign(phase) * Math.PI] : [1, phase];
   const omega = (2 * Math.PI) / period;
@@ -299,7 +354,11 @@ function sine(series: Series): Candidate | undefined {
 }
 
 /** Least-squares offset + A·sin(2πt/period + phase) through the rows, with its residual sum of squares. */
-function sineAt(t: readonly number[], v: readonly number[], period: number): { offset: number; amplitude: number; phase: number; residual: number } {
+function sineAt(
+  t: readonly number[],
+  v: readonly number[],
+  period: number,
+): { offset: number; amplitude: number; phase: number; residual: number } {
   const omega = (2 * Math.PI) / period;
   // Normal equations of v ≈ c + s·sin + k·cos, solved by Cramer's rule.
   let [n, S, C, SS, CC, SC, V, VS, VC, VV] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
@@ -308,7 +367,10 @@ function sineAt(t: readonly number[], v: readonly number[], period: number): { o
     [n, S, C, SS, CC, SC] = [n + 1, S + s, C + c, SS + s * s, CC + c * c, SC + s * c];
     [V, VS, VC, VV] = [V + y, VS + y * s, VC + y * c, VV + y * y];
   }
-  const det = (m: readonly number[]) => m[0]! * (m[4]! * m[8]! - m[5]! * m[7]!) - m[1]! * (m[3]! * m[8]! - m[5]! * m[6]!) + m[2]! * (m[3]! * m[7]! - m[4]! * m[6]!);
+  const det = (m: readonly number[]) =>
+    m[0]! * (m[4]! * m[8]! - m[5]! * m[7]!) -
+    m[1]! * (m[3]! * m[8]! - m[5]! * m[6]!) +
+    m[2]! * (m[3]! * m[7]! - m[4]! * m[6]!);
   const d = det([n, S, C, S, SS, SC, C, SC, CC]);
   if (d === 0) return { offset: V / n, amplitude: 0, phase: 0, residual: VV - (V * V) / n };
   const c0 = det([V, S, C, VS, SS, SC, VC, SC, CC]) / d;

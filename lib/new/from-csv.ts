@@ -26,7 +26,9 @@ export function scenarioFromCsv(text: string, origin: string, file: string): str
   const scenarios = doc.get('scenarios') as YAMLSeq;
   table.columns.forEach((column, k) => {
     const fit = fitSeries(table.times.at, column.values);
-    const entry = doc.createNode(entryOf(fit, column.name ?? `series_${k + 1}`, column.labels, { file, header: column.header })) as YAMLMap;
+    const entry = doc.createNode(
+      entryOf(fit, column.name ?? `series_${k + 1}`, column.labels, { file, header: column.header }),
+    ) as YAMLMap;
     entry.commentBefore = ` ${column.header}: ${fit.note}`;
     for (const key of ['generator', 'labels']) {
       const inner = entry.get(key);
@@ -38,7 +40,12 @@ export function scenarioFromCsv(text: string, origin: string, file: string): str
 }
 
 /** The entry of one column: its fitted generator, or a replay of the column. */
-function entryOf(fit: SeriesFit, name: string, labels: Readonly<Record<string, string>>, source: { file: string; header: string }): Record<string, unknown> {
+function entryOf(
+  fit: SeriesFit,
+  name: string,
+  labels: Readonly<Record<string, string>>,
+  source: { file: string; header: string },
+): Record<string, unknown> {
   const generator = fit.generator ?? { type: 'csv_replay', file: source.file, columns: [source.header] };
   return {
     name,

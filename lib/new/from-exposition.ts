@@ -5,7 +5,13 @@
  * The rules, and why: docs/new.md.
  */
 import { loadScenario } from '../config/load.js';
-import { LOCAL_YAML_BUDGET, MAX_BUCKETS, MAX_DYNAMIC_LABELS, MAX_QUANTILES, MAX_SERIES_WITH_STATE } from '../language/limits.js';
+import {
+  LOCAL_YAML_BUDGET,
+  MAX_BUCKETS,
+  MAX_DYNAMIC_LABELS,
+  MAX_QUANTILES,
+  MAX_SERIES_WITH_STATE,
+} from '../language/limits.js';
 import type { SignalType } from '../language/types.js';
 import type { YAMLMap } from 'yaml';
 import { CommentedDocument, withCommentBefore, type Item } from './commented.js';
@@ -61,12 +67,22 @@ export function scenarioFromExposition(text: string, options: ExpositionOptions)
     }
     return [withCommentBefore(doc.mapping(profiled.items), profiled.found)];
   });
-  if (entries.length === 0) throw new Error(`--from: ${options.origin}: no metric family with a finite value to reproduce${exposition.firstSkipped ? ` (${exposition.skipped} lines not in the text format; ${exposition.firstSkipped})` : ''}`);
+  if (entries.length === 0)
+    throw new Error(
+      `--from: ${options.origin}: no metric family with a finite value to reproduce${exposition.firstSkipped ? ` (${exposition.skipped} lines not in the text format; ${exposition.firstSkipped})` : ''}`,
+    );
 
   const dropped = signals.slice(MAX_PROFILED_FAMILIES).map((family) => family.name);
-  if (dropped.length) notes.push(`Left out ${dropped.length} families past the first ${MAX_PROFILED_FAMILIES}: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', …' : ''}.`);
-  if (ages.creationFamilies.size) notes.push(`Not reproduced: ${[...ages.creationFamilies].join(', ')} (creation times, which date the counters instead).`);
-  if (exposition.skipped) notes.push(`Skipped ${exposition.skipped} lines not in the text format (${exposition.firstSkipped}).`);
+  if (dropped.length)
+    notes.push(
+      `Left out ${dropped.length} families past the first ${MAX_PROFILED_FAMILIES}: ${dropped.slice(0, 10).join(', ')}${dropped.length > 10 ? ', …' : ''}.`,
+    );
+  if (ages.creationFamilies.size)
+    notes.push(
+      `Not reproduced: ${[...ages.creationFamilies].join(', ')} (creation times, which date the counters instead).`,
+    );
+  if (exposition.skipped)
+    notes.push(`Skipped ${exposition.skipped} lines not in the text format (${exposition.firstSkipped}).`);
 
   const defaults = options.sink || options.encoder ? defaultsOf(doc, options) : undefined;
   const root = doc.mapping([
@@ -89,7 +105,16 @@ export function scenarioFromExposition(text: string, options: ExpositionOptions)
 function defaultsOf(doc: CommentedDocument, { sink, encoder }: ExpositionOptions): YAMLMap {
   return doc.mapping([
     ...(encoder ? [{ key: 'encoder', value: { type: encoder }, flow: true }] : []),
-    ...(sink ? [{ key: 'sink', value: placeholderSink('metrics', sink), flow: true, comment: 'its address is a placeholder to replace (docs/sinks.md)' }] : []),
+    ...(sink
+      ? [
+          {
+            key: 'sink',
+            value: placeholderSink('metrics', sink),
+            flow: true,
+            comment: 'its address is a placeholder to replace (docs/sinks.md)',
+          },
+        ]
+      : []),
   ]);
 }
 
@@ -121,14 +146,25 @@ function profileGauge(family: MetricFamily): Profiled | string {
   const range = rangeOf(family.samples);
   if (!range) return 'no finite value (only NaN or ±Inf)';
   const labels = labelFields(family.samples, MAX_LABEL_SETS);
-  const generator = range.distinct === 1 ? { type: 'constant', value: range.min } : { type: 'uniform', min: range.min, max: range.max, seed: 0 };
+  const generator =
+    range.distinct === 1
+      ? { type: 'constant', value: range.min }
+      : { type: 'uniform', min: range.min, max: range.max, seed: 0 };
   return {
     items: [
       ...head(family, 'metrics', family.name, labels.rate),
-      { key: 'generator', value: generator, flow: true, comment: range.distinct === 1 ? 'the one value read' : 'uniform over the range read' },
+      {
+        key: 'generator',
+        value: generator,
+        flow: true,
+        comment: range.distinct === 1 ? 'the one value read' : 'uniform over the range read',
+      },
       ...labels.items,
     ],
-    found: [`${family.type} ${family.name}: ${describeSeries(labels)}; values ${range.min} to ${range.max}.`, ...labels.notes],
+    found: [
+      `${family.type} ${family.name}: ${describeSeries(labels)}; values ${range.min} to ${range.max}.`,
+      ...labels.notes,
+    ],
   };
 }
 
@@ -144,15 +180,25 @@ function profileCounter(family: MetricFamily, age: CounterAge): Profiled | strin
   return {
     items: [
       ...head(family, 'metrics', samples[0]!.name, labels.rate),
-      { key: 'generator', value: { type: 'step', start: range.min, step_size: stepSize }, flow: true, comment: `counts up from the lowest value read, about ${rounded(perSecond)}/s a series` },
+      {
+        key: 'generator',
+        value: { type: 'step', start: range.min, step_size: stepSize },
+        flow: true,
+        comment: `counts up from the lowest value read, about ${rounded(perSecond)}/s a series`,
+      },
       ...labels.items,
     ],
-    found: [`counter ${family.name}: ${describeSeries(labels)}; values ${range.min} to ${range.max}; ${age.source}.`, ...labels.notes],
+    found: [
+      `counter ${family.name}: ${describeSeries(labels)}; values ${range.min} to ${range.max}; ${age.source}.`,
+      ...labels.notes,
+    ],
   };
 }
 
 function profileHistogram(family: MetricFamily): Profiled {
-  const bucketSamples = family.samples.filter((sample) => sample.name === `${family.name}_bucket` && sample.labels.le !== undefined);
+  const bucketSamples = family.samples.filter(
+    (sample) => sample.name === `${family.name}_bucket` && sample.labels.le !== undefined,
+  );
   const cumulative = new Map<number, number>();
   for (const { labels, value } of bucketSamples) {
     const le = labels.le === '+Inf' ? Infinity : Number(labels.le);
@@ -164,7 +210,11 @@ function profileHistogram(family: MetricFamily): Profiled {
   const ladder = [...cumulative.entries()].sort(([a], [b]) => a - b).map(([le, cum]) => ({ le, cum }));
   const quantile = (p: number) => (count > 0 ? bucketQuantile(ladder, p * count) : undefined);
   const fit = fitDistribution(count, sum, quantile) ?? spanOf(written);
-  const labels = labelFields(withoutCreated(family), Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((written.length || 11) + 3))), ['le']);
+  const labels = labelFields(
+    withoutCreated(family),
+    Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((written.length || 11) + 3))),
+    ['le'],
+  );
   const notes = [...labels.notes];
   if (buckets.length > MAX_BUCKETS) notes.push(`Kept the lowest ${MAX_BUCKETS} of ${buckets.length} bucket bounds.`);
   if (written.length === 0) notes.push('No finite bucket bound read: the default buckets.');
@@ -172,10 +222,15 @@ function profileHistogram(family: MetricFamily): Profiled {
     items: [
       ...head(family, 'histogram', family.name, labels.rate),
       { key: 'distribution', value: fit.distribution, flow: true, comment: fit.why },
-      ...(written.length ? [{ key: 'buckets', value: written, flow: true, comment: 'the bounds (le) read; +Inf is implicit' }] : []),
+      ...(written.length
+        ? [{ key: 'buckets', value: written, flow: true, comment: 'the bounds (le) read; +Inf is implicit' }]
+        : []),
       ...labels.items,
     ],
-    found: [`histogram ${family.name}: ${describeSeries(labels)}; ${written.length} bucket bounds; ${count} observations, sum ${rounded(sum)}.`, ...notes],
+    found: [
+      `histogram ${family.name}: ${describeSeries(labels)}; ${written.length} bucket bounds; ${count} observations, sum ${rounded(sum)}.`,
+      ...notes,
+    ],
   };
 }
 
@@ -188,23 +243,45 @@ function profileSummary(family: MetricFamily): Profiled {
     if (values) values.push(value);
     else byQuantile.set(q, [value]);
   }
-  const points = [...byQuantile.entries()].sort(([a], [b]) => a - b).map(([q, values]) => ({ q, value: values.reduce((a, b) => a + b, 0) / values.length }));
+  const points = [...byQuantile.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([q, values]) => ({ q, value: values.reduce((a, b) => a + b, 0) / values.length }));
   const quantiles = points.map((point) => point.q).slice(0, MAX_QUANTILES);
   const { count, sum } = totals(family);
-  const fit = fitDistribution(count, sum, (p) => pointQuantile(points, p)) ?? { distribution: { type: 'exponential', rate: 1 }, why: 'no observations read: exponential with mean 1' };
-  const labels = labelFields(withoutCreated(family), Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((quantiles.length || 3) + 2))), ['quantile']);
+  const fit = fitDistribution(count, sum, (p) => pointQuantile(points, p)) ?? {
+    distribution: { type: 'exponential', rate: 1 },
+    why: 'no observations read: exponential with mean 1',
+  };
+  const labels = labelFields(
+    withoutCreated(family),
+    Math.min(MAX_LABEL_SETS, Math.floor(MAX_SERIES_WITH_STATE / ((quantiles.length || 3) + 2))),
+    ['quantile'],
+  );
   const notes = [...labels.notes];
-  const outside = [...new Set(family.samples.map((sample) => sample.labels.quantile).filter((q) => q !== undefined && !(Number(q) > 0 && Number(q) < 1)))];
-  if (outside.length) notes.push(`Not written: quantile ${outside.join(', ')} (svc writes quantiles strictly between 0 and 1).`);
-  if (quantiles.length === 0) notes.push('No quantile strictly between 0 and 1 with a finite value read: the default quantiles.');
+  const outside = [
+    ...new Set(
+      family.samples
+        .map((sample) => sample.labels.quantile)
+        .filter((q) => q !== undefined && !(Number(q) > 0 && Number(q) < 1)),
+    ),
+  ];
+  if (outside.length)
+    notes.push(`Not written: quantile ${outside.join(', ')} (svc writes quantiles strictly between 0 and 1).`);
+  if (quantiles.length === 0)
+    notes.push('No quantile strictly between 0 and 1 with a finite value read: the default quantiles.');
   return {
     items: [
       ...head(family, 'summary', family.name, labels.rate),
       { key: 'distribution', value: fit.distribution, flow: true, comment: fit.why },
-      ...(quantiles.length ? [{ key: 'quantiles', value: quantiles, flow: true, comment: 'the quantiles read (0 < q < 1)' }] : []),
+      ...(quantiles.length
+        ? [{ key: 'quantiles', value: quantiles, flow: true, comment: 'the quantiles read (0 < q < 1)' }]
+        : []),
       ...labels.items,
     ],
-    found: [`summary ${family.name}: ${describeSeries(labels)}; quantiles ${quantiles.join(', ') || 'none'}; ${count} observations, sum ${rounded(sum)}.`, ...notes],
+    found: [
+      `summary ${family.name}: ${describeSeries(labels)}; quantiles ${quantiles.join(', ') || 'none'}; ${count} observations, sum ${rounded(sum)}.`,
+      ...notes,
+    ],
   };
 }
 
@@ -226,7 +303,10 @@ function head(family: MetricFamily, signal: SignalType, name: string, rate: numb
 
 /** Observations and their sum over the series of a histogram or summary. */
 function totals(family: MetricFamily): { count: number; sum: number } {
-  const total = (suffix: string) => family.samples.filter((s) => s.name === `${family.name}${suffix}` && Number.isFinite(s.value)).reduce((a, s) => a + s.value, 0);
+  const total = (suffix: string) =>
+    family.samples
+      .filter((s) => s.name === `${family.name}${suffix}` && Number.isFinite(s.value))
+      .reduce((a, s) => a + s.value, 0);
   return { count: total('_count'), sum: total('_sum') };
 }
 
@@ -257,12 +337,22 @@ function fitDistribution(count: number, sum: number, quantile: (p: number) => Qu
   const skewedBelow = SKEWED_MEDIAN_SHARE * mean;
   if (mean > 0 && (median === undefined || median.low < skewedBelow)) {
     const shape =
-      median === undefined ? 'no quantile read' : median.high < skewedBelow ? `median ${rounded(median.value)} well below it: right-skewed` : `the buckets cannot tell the median from ${SKEWED_MEDIAN_SHARE} × the mean`;
-    return { distribution: { type: 'exponential', rate: rounded(1 / mean) }, why: `exponential with the mean read, ${rounded(mean)} (${shape})` };
+      median === undefined
+        ? 'no quantile read'
+        : median.high < skewedBelow
+          ? `median ${rounded(median.value)} well below it: right-skewed`
+          : `the buckets cannot tell the median from ${SKEWED_MEDIAN_SHARE} × the mean`;
+    return {
+      distribution: { type: 'exponential', rate: rounded(1 / mean) },
+      why: `exponential with the mean read, ${rounded(mean)} (${shape})`,
+    };
   }
   const spread = median && quantile(0.9);
   const stddev = median && spread ? Math.max(0, rounded((spread.value - median.value) / Z_90)) : 0;
-  return { distribution: { type: 'normal', mean: rounded(mean), stddev }, why: `normal with the mean read; stddev from the 90th percentile's distance to the median (${rounded(median?.value ?? mean)})` };
+  return {
+    distribution: { type: 'normal', mean: rounded(mean), stddev },
+    why: `normal with the mean read; stddev from the 90th percentile's distance to the median (${rounded(median?.value ?? mean)})`,
+  };
 }
 
 /** Without observations, a histogram's values spread over its bounds. */
@@ -330,14 +420,22 @@ function labelFields(samples: readonly Sample[], maxSets: number, ignored: reado
       values.set(key, seen);
     }
   }
-  const cardinalities = [...values.entries()].map(([key, seen]) => [key, seen.size] as const).sort(([a], [b]) => (a < b ? -1 : 1));
+  const cardinalities = [...values.entries()]
+    .map(([key, seen]) => [key, seen.size] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   const notes: string[] = [];
   let rotating: Rotating[] = cycles(cardinalities.filter(([, n]) => n > 1));
   const hold = (why: string, keys: readonly string[]) => {
     if (keys.length) notes.push(`Held ${keys.join(', ')} at its first value: ${why}.`);
     rotating = cycles(rotating.filter(([key]) => !keys.includes(key)));
   };
-  hold(`at most ${MAX_DYNAMIC_LABELS} labels rotate`, [...rotating].sort(([, a], [, b]) => a - b).slice(MAX_DYNAMIC_LABELS).map(([key]) => key));
+  hold(
+    `at most ${MAX_DYNAMIC_LABELS} labels rotate`,
+    [...rotating]
+      .sort(([, a], [, b]) => a - b)
+      .slice(MAX_DYNAMIC_LABELS)
+      .map(([key]) => key),
+  );
   const byCardinality = [...rotating].sort(([, a], [, b]) => b - a);
   const held: string[] = [];
   while (rotating.length && labelSets(rotating) > maxSets) {
@@ -354,11 +452,24 @@ function labelFields(samples: readonly Sample[], maxSets: number, ignored: reado
   });
   const sets = labelSets(rotating);
   const items: Item[] = [
-    ...(fixed.length ? [{ key: 'labels', value: Object.fromEntries(fixed), flow: true, comment: 'labels with one value' }] : []),
-    ...(dynamic.length ? [{ key: 'dynamic_labels', value: dynamic, flowChildren: true, comment: 'labels with several values, each cycling on its own' }] : []),
+    ...(fixed.length
+      ? [{ key: 'labels', value: Object.fromEntries(fixed), flow: true, comment: 'labels with one value' }]
+      : []),
+    ...(dynamic.length
+      ? [
+          {
+            key: 'dynamic_labels',
+            value: dynamic,
+            flowChildren: true,
+            comment: 'labels with several values, each cycling on its own',
+          },
+        ]
+      : []),
   ];
   if (dynamic.some((label) => label.values && new Set(label.values).size < label.values.length)) {
-    notes.push('Some value lists repeat values: lists whose lengths share no factor cycle through every combination of their values.');
+    notes.push(
+      'Some value lists repeat values: lists whose lengths share no factor cycle through every combination of their values.',
+    );
   }
   return { items, notes, sets, rate: Math.min(sets, MAX_PROFILE_RATE), series: series.size, cardinalities };
 }
@@ -385,7 +496,10 @@ function cycles(rotating: readonly (readonly [string, number, ...number[]])[]): 
 
 /** Label sets rotating labels make: the least common multiple of their cycles. */
 function labelSets(rotating: readonly Rotating[]): number {
-  return rotating.reduce((sets, [, , cycle]) => Math.min((sets / gcd(sets, cycle)) * cycle, Number.MAX_SAFE_INTEGER), 1);
+  return rotating.reduce(
+    (sets, [, , cycle]) => Math.min((sets / gcd(sets, cycle)) * cycle, Number.MAX_SAFE_INTEGER),
+    1,
+  );
 }
 
 function gcd(a: number, b: number): number {
@@ -409,14 +523,21 @@ interface CounterAge {
  * `process_start_time_seconds`, else {@link ASSUMED_COUNTER_AGE_S}. The families of creation
  * times are not signals: they are named so they can be left out.
  */
-function counterAges(families: readonly MetricFamily[], readAt: Date): { ageOf: (family: string) => CounterAge; creationFamilies: ReadonlySet<string> } {
+function counterAges(
+  families: readonly MetricFamily[],
+  readAt: Date,
+): { ageOf: (family: string) => CounterAge; creationFamilies: ReadonlySet<string> } {
   const names = new Set(families.map((family) => family.name));
   const now = readAt.getTime() / 1000;
   const created = new Map<string, number[]>();
   const creationFamilies = new Set<string>();
-  const add = (family: string, samples: readonly Sample[]) => created.set(family, [...(created.get(family) ?? []), ...samples.map((s) => s.value).filter(Number.isFinite)]);
+  const add = (family: string, samples: readonly Sample[]) =>
+    created.set(family, [...(created.get(family) ?? []), ...samples.map((s) => s.value).filter(Number.isFinite)]);
   for (const family of families) {
-    add(family.name, family.samples.filter((sample) => sample.name === `${family.name}_created`));
+    add(
+      family.name,
+      family.samples.filter((sample) => sample.name === `${family.name}_created`),
+    );
     if (!family.name.endsWith('_created')) continue;
     const base = family.name.slice(0, -'_created'.length);
     const owner = [base, `${base}_total`].find((name) => names.has(name));
@@ -428,9 +549,14 @@ function counterAges(families: readonly MetricFamily[], readAt: Date): { ageOf: 
   const ageOf = (family: string): CounterAge => {
     const times = created.get(family) ?? [];
     const since = times.length ? times.reduce((a, b) => a + b, 0) / times.length : undefined;
-    if (since !== undefined && now - since > 0) return { seconds: now - since, source: `counting for ${rounded(now - since)} s (its _created samples)` };
-    if (start !== undefined && now - start > 0) return { seconds: now - start, source: `counting for ${rounded(now - start)} s (process_start_time_seconds)` };
-    return { seconds: ASSUMED_COUNTER_AGE_S, source: `no start time read: assumed counting for ${ASSUMED_COUNTER_AGE_S} s` };
+    if (since !== undefined && now - since > 0)
+      return { seconds: now - since, source: `counting for ${rounded(now - since)} s (its _created samples)` };
+    if (start !== undefined && now - start > 0)
+      return { seconds: now - start, source: `counting for ${rounded(now - start)} s (process_start_time_seconds)` };
+    return {
+      seconds: ASSUMED_COUNTER_AGE_S,
+      source: `no start time read: assumed counting for ${ASSUMED_COUNTER_AGE_S} s`,
+    };
   };
   return { ageOf, creationFamilies };
 }

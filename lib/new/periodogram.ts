@@ -12,7 +12,11 @@ export const MAX_GRID_POINTS = 1 << 16;
  * when the span needs more than {@link MAX_GRID_POINTS}): each grid point takes the row in force at
  * its time, as csv_replay holds a row until the next. One pass over the rows.
  */
-export function evenGrid(timesMs: readonly number[], values: readonly number[], spacingMs: number): { spacingMs: number; values: Float64Array } {
+export function evenGrid(
+  timesMs: readonly number[],
+  values: readonly number[],
+  spacingMs: number,
+): { spacingMs: number; values: Float64Array } {
   const first = timesMs[0]!;
   const span = timesMs[timesMs.length - 1]! - first;
   const spacing = Math.max(spacingMs, span / (MAX_GRID_POINTS - 1));
@@ -32,7 +36,12 @@ export function evenGrid(timesMs: readonly number[], values: readonly number[], 
  * `minCycles` times within it; undefined when the series is too short or flat. Its precision is
  * one frequency bin of the padded grid: fit.ts refines it.
  */
-export function dominantPeriodMs(timesMs: readonly number[], values: readonly number[], spacingMs: number, minCycles: number): number | undefined {
+export function dominantPeriodMs(
+  timesMs: readonly number[],
+  values: readonly number[],
+  spacingMs: number,
+  minCycles: number,
+): number | undefined {
   const grid = evenGrid(timesMs, values, spacingMs);
   const count = grid.values.length;
   const mean = grid.values.reduce((sum, v) => sum + v, 0) / count;

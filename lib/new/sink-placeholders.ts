@@ -35,7 +35,13 @@ export function placeholderSink(signal: SignalType, sinkType: string): { type: s
     .map((issue) => String(issue.path[0]));
   const fields = missing.map((field) => {
     const placeholder = PLACEHOLDERS[field];
-    if (!placeholder) throw new ConfigError('invalid', 'svc new', [{ path: `sink.${field}`, message: `svc new has no placeholder for the ${sinkType} sink's ${field}: write the sink in the file` }]);
+    if (!placeholder)
+      throw new ConfigError('invalid', 'svc new', [
+        {
+          path: `sink.${field}`,
+          message: `svc new has no placeholder for the ${sinkType} sink's ${field}: write the sink in the file`,
+        },
+      ]);
     return [field, placeholder(signal, sinkType)];
   });
   return { type: sinkType, ...Object.fromEntries(fields) };

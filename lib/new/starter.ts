@@ -24,7 +24,12 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
   metrics: [
     { key: 'name', value: 'app_cpu_usage_percent', comment: 'metric name: [a-zA-Z_:][a-zA-Z0-9_:]*' },
     { key: 'help', value: 'CPU used by the app, in percent.', comment: 'the # HELP line of scrape endpoints' },
-    { key: 'generator', value: { type: 'sine', amplitude: 30, period_secs: 60, offset: 50 }, flow: true, comment: 'the value of each tick: 50 ± 30 over a minute' },
+    {
+      key: 'generator',
+      value: { type: 'sine', amplitude: 30, period_secs: 60, offset: 50 },
+      flow: true,
+      comment: 'the value of each tick: 50 ± 30 over a minute',
+    },
     'Other generators: {type: constant, value: 1}, {type: step, start: 0, step_size: 1} (a counter),',
     '{type: uniform, min: 0, max: 100}, {type: sawtooth, min: 0, max: 100, period_secs: 300},',
     '{type: sequence, values: [1, 5, 2]}, and aliases such as {type: flap, up_duration: 1m, down_duration: 10s}.',
@@ -37,20 +42,34 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
       key: 'log_generator',
       value: {
         type: 'template',
-        templates: [{ message: 'user {user} logged in from {ip}' }, { message: 'payment {order} failed', severity: 'error' }],
+        templates: [
+          { message: 'user {user} logged in from {ip}' },
+          { message: 'payment {order} failed', severity: 'error' },
+        ],
         field_pools: { user: ['ann', 'bob', 'eve'], ip: ['10.0.0.1', '10.0.0.2'], order: ['A-17', 'B-42'] },
         severity_weights: { info: 8, warn: 1, error: 1 },
         seed: 0,
       },
       flowChildren: true,
-      comment: 'records from message templates; {placeholder} values come from field_pools and are written as fields too',
+      comment:
+        'records from message templates; {placeholder} values come from field_pools and are written as fields too',
     },
   ],
   histogram: [
     { key: 'name', value: 'http_request_duration_seconds', comment: 'metric name: _bucket, _sum and _count series' },
     { key: 'help', value: 'HTTP request latency.', comment: 'the # HELP line of scrape endpoints' },
-    { key: 'distribution', value: { type: 'exponential', rate: 10 }, flow: true, comment: 'observations: exponential with mean 1/rate = 100 ms; also normal {mean, stddev}, uniform {min, max}' },
-    { key: 'buckets', value: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5], flow: true, comment: 'upper bounds (le); +Inf is implicit' },
+    {
+      key: 'distribution',
+      value: { type: 'exponential', rate: 10 },
+      flow: true,
+      comment: 'observations: exponential with mean 1/rate = 100 ms; also normal {mean, stddev}, uniform {min, max}',
+    },
+    {
+      key: 'buckets',
+      value: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      flow: true,
+      comment: 'upper bounds (le); +Inf is implicit',
+    },
     { key: 'observations_per_tick', value: 100, comment: 'observations drawn each tick' },
     { key: 'seed', value: 0, comment: 'seed of the observations: the same seed, the same values' },
     'distribution: {type: exponential, rate: 10, mean_shift_per_sec: 0.001}   # latency that drifts up 1 ms a second',
@@ -58,8 +77,18 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
   summary: [
     { key: 'name', value: 'rpc_duration_seconds', comment: 'metric name: quantile, _sum and _count series' },
     { key: 'help', value: 'RPC latency.', comment: 'the # HELP line of scrape endpoints' },
-    { key: 'distribution', value: { type: 'normal', mean: 0.2, stddev: 0.05 }, flow: true, comment: 'observations: normal around 200 ms; also exponential {rate}, uniform {min, max}' },
-    { key: 'quantiles', value: [0.5, 0.9, 0.99], flow: true, comment: 'quantiles written, each strictly between 0 and 1' },
+    {
+      key: 'distribution',
+      value: { type: 'normal', mean: 0.2, stddev: 0.05 },
+      flow: true,
+      comment: 'observations: normal around 200 ms; also exponential {rate}, uniform {min, max}',
+    },
+    {
+      key: 'quantiles',
+      value: [0.5, 0.9, 0.99],
+      flow: true,
+      comment: 'quantiles written, each strictly between 0 and 1',
+    },
     { key: 'observations_per_tick', value: 100, comment: 'observations drawn each tick' },
     { key: 'seed', value: 0, comment: 'seed of the observations: the same seed, the same values' },
   ],
@@ -87,7 +116,12 @@ export function starterScenario(options: StarterOptions): string {
   const sinkType = options.sink ?? 'stdout';
   const sink = placeholderSink(signal, sinkType);
   // Without --encoder, the entry's default encoder for the sink and signal, as the validator resolves it.
-  const encoderType = options.encoder ?? loadScenario(JSON.stringify({ signal_type: signal, name: 'starter', rate: 1, ...sourceValues(signal), sink }), { origin: 'svc new', format: 'json' }).scenarios[0]!.encoder.type;
+  const encoderType =
+    options.encoder ??
+    loadScenario(JSON.stringify({ signal_type: signal, name: 'starter', rate: 1, ...sourceValues(signal), sink }), {
+      origin: 'svc new',
+      format: 'json',
+    }).scenarios[0]!.encoder.type;
 
   const doc = new CommentedDocument();
   const sinkFields = Object.keys(sink).filter((key) => key !== 'type');
@@ -95,21 +129,37 @@ export function starterScenario(options: StarterOptions): string {
     { key: 'signal_type', value: signal, comment: 'metrics, logs, histogram or summary' },
     ...SOURCES[signal],
     { key: 'rate', value: 2, comment: 'events per second, fractions allowed (0.1: one every 10 s)' },
-    { key: 'duration', value: '1m', comment: 'run time (500ms, 30s, 1.5m, 2h); without it the entry runs until stopped' },
+    {
+      key: 'duration',
+      value: '1m',
+      comment: 'run time (500ms, 30s, 1.5m, 2h); without it the entry runs until stopped',
+    },
     { key: 'labels', value: { service: 'checkout', env: 'dev' }, flow: true, comment: 'static labels on every event' },
     ...SCHEDULES,
-    { key: 'encoder', value: { type: encoderType }, flow: true, comment: options.encoder ? 'output format' : `output format (the default for a ${signal} entry on this sink)` },
+    {
+      key: 'encoder',
+      value: { type: encoderType },
+      flow: true,
+      comment: options.encoder ? 'output format' : `output format (the default for a ${signal} entry on this sink)`,
+    },
     {
       key: 'sink',
       value: sink,
       flow: true,
-      comment: sinkFields.length ? `destination; ${sinkFields.join(', ')}: placeholder${sinkFields.length > 1 ? 's' : ''} to replace (docs/sinks.md)` : 'destination (docs/sinks.md)',
+      comment: sinkFields.length
+        ? `destination; ${sinkFields.join(', ')}: placeholder${sinkFields.length > 1 ? 's' : ''} to replace (docs/sinks.md)`
+        : 'destination (docs/sinks.md)',
     },
   ]);
   const root = doc.mapping([
     { key: 'version', value: 2, comment: 'the scenario file format' },
     { key: 'kind', value: 'runnable', comment: 'a file to run (composable: a file for others to use)' },
-    { key: 'scenarios', value: doc.list([withCommentBefore(entry, ['One entry per emitted series family; several entries run together.'])]) },
+    {
+      key: 'scenarios',
+      value: doc.list([
+        withCommentBefore(entry, ['One entry per emitted series family; several entries run together.']),
+      ]),
+    },
   ]);
   const text = doc.write(root, [
     `A starter ${signal} scenario, written by svc new. Check it: svc run <this file> --dry-run; run it: svc run <this file>.`,
@@ -122,5 +172,7 @@ export function starterScenario(options: StarterOptions): string {
 
 /** The value-producing fields of a signal, without their comments. */
 function sourceValues(signal: SignalType): Record<string, unknown> {
-  return Object.fromEntries(SOURCES[signal].filter((item): item is Field => typeof item !== 'string').map((field) => [field.key, field.value]));
+  return Object.fromEntries(
+    SOURCES[signal].filter((item): item is Field => typeof item !== 'string').map((field) => [field.key, field.value]),
+  );
 }

@@ -17,10 +17,18 @@ const DESCRIPTOR = {
       nested: {
         AnyValue: {
           oneofs: { value: { oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'bytesValue'] } },
-          fields: { stringValue: field('string', 1), boolValue: field('bool', 2), intValue: field('int64', 3), doubleValue: field('double', 4), bytesValue: field('bytes', 7) },
+          fields: {
+            stringValue: field('string', 1),
+            boolValue: field('bool', 2),
+            intValue: field('int64', 3),
+            doubleValue: field('double', 4),
+            bytesValue: field('bytes', 7),
+          },
         },
         KeyValue: { fields: { key: field('string', 1), value: field('AnyValue', 2) } },
-        InstrumentationScope: { fields: { name: field('string', 1), version: field('string', 2), attributes: repeated('KeyValue', 3) } },
+        InstrumentationScope: {
+          fields: { name: field('string', 1), version: field('string', 2), attributes: repeated('KeyValue', 3) },
+        },
         Resource: { fields: { attributes: repeated('KeyValue', 1) } },
         Metric: {
           fields: {
@@ -34,11 +42,24 @@ const DESCRIPTOR = {
           },
         },
         Gauge: { fields: { dataPoints: repeated('NumberDataPoint', 1) } },
-        Sum: { fields: { dataPoints: repeated('NumberDataPoint', 1), aggregationTemporality: field('int32', 2), isMonotonic: field('bool', 3) } },
-        Histogram: { fields: { dataPoints: repeated('HistogramDataPoint', 1), aggregationTemporality: field('int32', 2) } },
+        Sum: {
+          fields: {
+            dataPoints: repeated('NumberDataPoint', 1),
+            aggregationTemporality: field('int32', 2),
+            isMonotonic: field('bool', 3),
+          },
+        },
+        Histogram: {
+          fields: { dataPoints: repeated('HistogramDataPoint', 1), aggregationTemporality: field('int32', 2) },
+        },
         Summary: { fields: { dataPoints: repeated('SummaryDataPoint', 1) } },
         NumberDataPoint: {
-          fields: { attributes: repeated('KeyValue', 7), startTimeUnixNano: field('fixed64', 2), timeUnixNano: field('fixed64', 3), asDouble: field('double', 4) },
+          fields: {
+            attributes: repeated('KeyValue', 7),
+            startTimeUnixNano: field('fixed64', 2),
+            timeUnixNano: field('fixed64', 3),
+            asDouble: field('double', 4),
+          },
         },
         HistogramDataPoint: {
           fields: {
@@ -107,7 +128,15 @@ export const OTLP_TAG = {
   asDouble: (4 << 3) | 1,
 } as const;
 
-export type OtlpType = 'Metric' | 'NumberDataPoint' | 'LogRecord' | 'Resource' | 'InstrumentationScope' | 'ExportResponse' | 'Status' | 'RetryInfo';
+export type OtlpType =
+  | 'Metric'
+  | 'NumberDataPoint'
+  | 'LogRecord'
+  | 'Resource'
+  | 'InstrumentationScope'
+  | 'ExportResponse'
+  | 'Status'
+  | 'RetryInfo';
 
 export interface OtlpMessages {
   readonly protobuf: typeof Protobuf;
@@ -138,7 +167,9 @@ export function nanos(ms: number): { low: number; high: number; unsigned: true }
 }
 
 /** String attributes, in key order. */
-export function attributes(values: Readonly<Record<string, string>>): { key: string; value: { stringValue: string } }[] {
+export function attributes(
+  values: Readonly<Record<string, string>>,
+): { key: string; value: { stringValue: string } }[] {
   return Object.keys(values)
     .sort()
     .map((key) => ({ key, value: { stringValue: values[key]! } }));

@@ -33,7 +33,18 @@ const DESCRIPTOR = {
             unit: { type: 'string', id: 5 },
           },
           nested: {
-            MetricType: { values: { UNKNOWN: 0, COUNTER: 1, GAUGE: 2, HISTOGRAM: 3, GAUGEHISTOGRAM: 4, SUMMARY: 5, INFO: 6, STATESET: 7 } },
+            MetricType: {
+              values: {
+                UNKNOWN: 0,
+                COUNTER: 1,
+                GAUGE: 2,
+                HISTOGRAM: 3,
+                GAUGEHISTOGRAM: 4,
+                SUMMARY: 5,
+                INFO: 6,
+                STATESET: 7,
+              },
+            },
           },
         },
       },
@@ -66,7 +77,11 @@ export function writeRequestMessages(): WriteRequestMessages {
   if (!messages) {
     const protobuf = featurePackage<typeof Protobuf>('remote-write', 'protobufjs');
     const root = protobuf.Root.fromJSON(DESCRIPTOR);
-    messages = { protobuf, WriteRequest: root.lookupType('prometheus.WriteRequest'), TimeSeries: root.lookupType('prometheus.TimeSeries') };
+    messages = {
+      protobuf,
+      WriteRequest: root.lookupType('prometheus.WriteRequest'),
+      TimeSeries: root.lookupType('prometheus.TimeSeries'),
+    };
   }
   return messages;
 }

@@ -16,7 +16,8 @@ import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
  */
 const AHEAD_MS = 60_000;
 
-export interface BackfillOptions extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {
+export interface BackfillOptions
+  extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {
   /** Real time: where the virtual clock starts, and the sinks' own timers. Default: liveScheduler. */
   readonly scheduler?: SchedulerLike;
 }
@@ -36,13 +37,17 @@ export interface Backfill extends FileRun {
 
 /** The ids of the entries without a finite `duration`: a backfill of them would never end. */
 export function unboundedEntries(entries: readonly Entry[]): string[] {
-  return entries.filter((entry) => entry.duration === undefined || !Number.isFinite(entry.duration)).map((entry) => entry.id);
+  return entries
+    .filter((entry) => entry.duration === undefined || !Number.isFinite(entry.duration))
+    .map((entry) => entry.id);
 }
 
 /** Why `entries` cannot be backfilled, naming the entries without a finite `duration`; undefined when they can. */
 export function backfillRefusal(entries: readonly Entry[]): string | undefined {
   const unbounded = unboundedEntries(entries);
-  return unbounded.length > 0 ? `a backfill needs a finite duration on every entry; none on: ${unbounded.join(', ')}` : undefined;
+  return unbounded.length > 0
+    ? `a backfill needs a finite duration on every entry; none on: ${unbounded.join(', ')}`
+    : undefined;
 }
 
 /**
@@ -56,7 +61,13 @@ export function backfillEntries(entries: readonly Entry[], options: BackfillOpti
   const real = options.scheduler ?? liveScheduler;
   const start = real.now();
   const clock = new BackfillScheduler(start);
-  const fileRun = startEntries(entries, { ...options, scheduler: clock, sinkScheduler: real, onBackpressure: (held) => void clock.holdWhile(held), ahead: AHEAD_MS });
+  const fileRun = startEntries(entries, {
+    ...options,
+    scheduler: clock,
+    sinkScheduler: real,
+    onBackpressure: (held) => void clock.holdWhile(held),
+    ahead: AHEAD_MS,
+  });
   const driven = clock.run(fileRun.done);
   return {
     ...fileRun,

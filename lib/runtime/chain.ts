@@ -42,14 +42,28 @@ function ticksPerBatch(entry: Entry): number {
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
   const { scheduler, sink, stop, backpressure } = deps;
   if (entry.after && !deps.start) {
-    throw new UnsupportedEntryError(`${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`);
+    throw new UnsupportedEntryError(
+      `${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`,
+    );
   }
   // A shard's timer emits only the shard's slots when it can tell them (signals.ts).
   const slots = shardSlots(entry, deps);
   const pipeline = signalPipeline(entry, { ...deps, slots });
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
-    switchMap((anchor) => entrySchedule(entry).pipe(ticks({ scheduler, duration: entry.duration, anchor, paused: backpressure, maxBatch: ticksPerBatch(entry), ahead: deps.ahead, slots }))),
+    switchMap((anchor) =>
+      entrySchedule(entry).pipe(
+        ticks({
+          scheduler,
+          duration: entry.duration,
+          anchor,
+          paused: backpressure,
+          maxBatch: ticksPerBatch(entry),
+          ahead: deps.ahead,
+          slots,
+        }),
+      ),
+    ),
     takeUntil(stop),
     pipeline,
     deliver(sink, { onError: entry.on_sink_error, backpressure }),

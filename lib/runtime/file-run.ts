@@ -72,7 +72,8 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   for (const entry of entries) {
     for (const field of ['after', 'while'] as const) {
       const ref = entry[field]?.ref;
-      if (ref !== undefined && !byId.has(ref)) throw new Error(`${entry.id}: ${field}.ref names no entry of the file: "${ref}"`);
+      if (ref !== undefined && !byId.has(ref))
+        throw new Error(`${entry.id}: ${field}.ref names no entry of the file: "${ref}"`);
     }
   }
 
@@ -85,7 +86,14 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     if (!clock) {
       // The group's start_time is its members' (lib/compile checks they agree).
       const reference = anchorOf(entry.start_time);
-      clocks.set(group, (clock = fileStart.pipe(take(1), map((t0) => ({ t0, reference: reference(t0) })), shareReplay(1))));
+      clocks.set(
+        group,
+        (clock = fileStart.pipe(
+          take(1),
+          map((t0) => ({ t0, reference: reference(t0) })),
+          shareReplay(1),
+        )),
+      );
     }
     return clock;
   };
@@ -113,7 +121,9 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       take(1),
       withLatestFrom(starts.get(after.ref)!),
       // Due `delay` after the crossing tick's scheduled time (not the wake-up that carried it).
-      mergeMap(([offset, watchedStart]) => longTimer(watchedStart + offset + (after.delay ?? 0) - scheduler.now(), scheduler)),
+      mergeMap(([offset, watchedStart]) =>
+        longTimer(watchedStart + offset + (after.delay ?? 0) - scheduler.now(), scheduler),
+      ),
     );
   };
 
@@ -122,18 +132,32 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     const reference: Observable<unknown> = clock ?? fileStart;
     const begin = entry.after
       ? trigger(entry.after)
-      : reference.pipe(take(1), optional(entry.phase_offset !== undefined && delayed<unknown>(entry.phase_offset, scheduler)));
-    const anchor: Observable<Anchor> = clock ? clock.pipe(map((c): Anchor => (start) => c.reference + (start - c.t0))) : of(anchorOf(entry.start_time));
+      : reference.pipe(
+          take(1),
+          optional(entry.phase_offset !== undefined && delayed<unknown>(entry.phase_offset, scheduler)),
+        );
+    const anchor: Observable<Anchor> = clock
+      ? clock.pipe(
+          map(
+            (c): Anchor =>
+              (start) =>
+                c.reference + (start - c.t0),
+          ),
+        )
+      : of(anchorOf(entry.start_time));
     return begin.pipe(
       take(1),
       switchMap(() => anchor.pipe(take(1))),
       // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
       // its tick 0, and what entries waiting for it count from, are the same instant.
-      map((stamp): Anchor => (start) => {
-        startedAt.set(entry.id, start);
-        starts.get(entry.id)?.next(start);
-        return stamp(start);
-      }),
+      map(
+        (stamp): Anchor =>
+          (start) => {
+            startedAt.set(entry.id, start);
+            starts.get(entry.id)?.next(start);
+            return stamp(start);
+          },
+      ),
     );
   };
 
@@ -151,7 +175,14 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       const shard = options.shard && entryShard(options.shard, position);
       const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
       const ahead = gateLinked.has(entry.id) ? undefined : options.ahead;
-      const run = runEntry(entry, { ...options, ahead, hooks: { ...own, ...(onValues && { onValues }) }, start: startOf(entry), condition, shard });
+      const run = runEntry(entry, {
+        ...options,
+        ahead,
+        hooks: { ...own, ...(onValues && { onValues }) },
+        start: startOf(entry),
+        condition,
+        shard,
+      });
       runs.push(run);
       // An entry that ended stops being watched: entries still waiting for it never start.
       if (watched) void run.done.then(() => watched.complete());

@@ -57,7 +57,15 @@ export interface EntryRun {
 /** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? liveScheduler;
-  const sink = options.createSink?.(entry) ?? createSink(entry.sink, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, encoder: entry.encoder.type, trailer: encoderKindOf(entry.encoder.type)?.trailer, ...options.sinkDeps });
+  const sink =
+    options.createSink?.(entry) ??
+    createSink(entry.sink, {
+      stdout: options.stdout,
+      scheduler: options.sinkScheduler ?? scheduler,
+      encoder: entry.encoder.type,
+      trailer: encoderKindOf(entry.encoder.type)?.trailer,
+      ...options.sinkDeps,
+    });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.
@@ -69,7 +77,17 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   };
   const backpressure = new BehaviorSubject(false);
   options.onBackpressure?.(backpressure);
-  const chain = entryChain(entry, { ...options.hooks, scheduler, sink, stop, backpressure, start: options.start, condition: options.condition, shard: options.shard, ahead: options.ahead });
+  const chain = entryChain(entry, {
+    ...options.hooks,
+    scheduler,
+    sink,
+    stop,
+    backpressure,
+    start: options.start,
+    condition: options.condition,
+    shard: options.shard,
+    ahead: options.ahead,
+  });
 
   const ended = new Promise<Error | undefined>((resolve) => {
     chain.subscribe({

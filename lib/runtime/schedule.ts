@@ -14,7 +14,9 @@ export type Anchor = (start: number) => number;
  * from their `after` trigger (file-run.ts). The stream emits once, when the entry starts.
  */
 export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<Anchor> {
-  return of(anchorOf(entry.start_time)).pipe(optional(entry.phase_offset !== undefined && delayed<Anchor>(entry.phase_offset, scheduler)));
+  return of(anchorOf(entry.start_time)).pipe(
+    optional(entry.phase_offset !== undefined && delayed<Anchor>(entry.phase_offset, scheduler)),
+  );
 }
 
 /** RxJS `delay` for waits of any length (phase offsets may exceed Node's timer range). */

@@ -62,7 +62,10 @@ export class UnsupportedEntryError extends Error {}
 export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, EncodedBatch> {
   const labelled = labelOptions(entry, hooks.slots ? undefined : hooks.shard);
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
-  const gated = <B extends TickBatch>(snap?: (batch: B) => B) => optional(entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }));
+  const gated = <B extends TickBatch>(snap?: (batch: B) => B) =>
+    optional(
+      entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }),
+    );
   const name = required(entry, 'name', entry.name);
   const meta = { name, metricType: entry.metric_type, help: entry.help };
   const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
@@ -74,7 +77,8 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
   // (With `slots` the timer emits only this shard's ticks already: see shardSlots.)
   const early = <B extends TickBatch>(): OperatorFunction<B, B> => (labelsFirst ? labels<B>(labelled) : identity);
   // The series were attached by `early` then.
-  const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> => (labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled));
+  const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> =>
+    labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled);
 
   switch (entry.signal_type) {
     case 'metrics': {
@@ -103,7 +107,16 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
       const encoder = createMetricEncoder(entry.encoder, meta);
       return (ticks) =>
-        ticks.pipe(early(), observe(sample, entry.observations_per_tick ?? 100), gated(), silence(), late(), series, samplesSeen, encode(encoder));
+        ticks.pipe(
+          early(),
+          observe(sample, entry.observations_per_tick ?? 100),
+          gated(),
+          silence(),
+          late(),
+          series,
+          samplesSeen,
+          encode(encoder),
+        );
     }
   }
 }
@@ -127,7 +140,12 @@ export function shardSlots(entry: Entry, options: PipelineOptions): SlotPattern 
   if (options.shard === undefined || options.onValues || entry.cardinality_spikes.length > 0) return undefined;
   const period = rotationPeriod(entry.dynamic_labels);
   if (period > MAX_SHARD_PERIOD) return undefined;
-  const cycle: TickBatch = { size: period, anchor: 0, index: Float64Array.from({ length: period }, (_, n) => n), offset: new Float64Array(period) };
+  const cycle: TickBatch = {
+    size: period,
+    anchor: 0,
+    index: Float64Array.from({ length: period }, (_, n) => n),
+    offset: new Float64Array(period),
+  };
   let residues: readonly number[] = [];
   of(cycle)
     .pipe(labels(labelOptions(entry, options.shard)))
@@ -142,11 +160,15 @@ export function labelOptions(entry: Entry, shard?: Shard): LabelOptions {
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */
 function whileCondition(entry: Entry, hooks: PipelineOptions): Observable<boolean> {
-  if (!hooks.condition) throw new UnsupportedEntryError(`${entry.id}: a while gate watches another entry; run the entries of its file together (startEntries)`);
+  if (!hooks.condition)
+    throw new UnsupportedEntryError(
+      `${entry.id}: a while gate watches another entry; run the entries of its file together (startEntries)`,
+    );
   return hooks.condition;
 }
 
 function required<T>(entry: Entry, field: string, value: T | undefined): T {
-  if (value === undefined) throw new UnsupportedEntryError(`${entry.id}: ${field} is required for signal_type ${entry.signal_type}`);
+  if (value === undefined)
+    throw new UnsupportedEntryError(`${entry.id}: ${field} is required for signal_type ${entry.signal_type}`);
   return value;
 }

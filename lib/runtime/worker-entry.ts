@@ -18,7 +18,11 @@ port.on('message', onMessage);
 
 const outcomes = await fileRun.done;
 clearInterval(ticker);
-post({ type: 'done', entries: countersOf(fileRun), outcomes: outcomes.map(({ error, inSink }) => (error ? { error: error.message, inSink } : {})) });
+post({
+  type: 'done',
+  entries: countersOf(fileRun),
+  outcomes: outcomes.map(({ error, inSink }) => (error ? { error: error.message, inSink } : {})),
+});
 // Nothing keeps the thread alive any more: it exits once its stdout drained.
 port.off('message', onMessage);
 

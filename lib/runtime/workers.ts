@@ -50,7 +50,11 @@ export interface WorkerCounters {
 /** Messages of a worker: its counters per entry (in file order), and at its end its outcomes too. */
 export type WorkerMessage =
   | { readonly type: 'stats'; readonly entries: readonly WorkerCounters[] }
-  | { readonly type: 'done'; readonly entries: readonly WorkerCounters[]; readonly outcomes: readonly { error?: string; inSink?: boolean }[] };
+  | {
+      readonly type: 'done';
+      readonly entries: readonly WorkerCounters[];
+      readonly outcomes: readonly { error?: string; inSink?: boolean }[];
+    };
 
 /** The message that stops a worker (stop means flush). */
 export const STOP = 'stop';
@@ -77,8 +81,15 @@ function newWorker(workerData: WorkerData): Worker {
 
 /** Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a trailer's) into a file or stdout. */
 export function workersRefusal(entries: readonly Entry[]): string | undefined {
-  const whole = entries.find((entry) => (entry.sink.type === 'file' || entry.sink.type === 'stdout') && encoderKindOf(entry.encoder.type)?.trailer !== undefined);
-  return whole && `${whole.id} writes ${whole.encoder.type} to ${whole.sink.type}, one exposition (each family's metadata once, its end last) that workers cannot split`;
+  const whole = entries.find(
+    (entry) =>
+      (entry.sink.type === 'file' || entry.sink.type === 'stdout') &&
+      encoderKindOf(entry.encoder.type)?.trailer !== undefined,
+  );
+  return (
+    whole &&
+    `${whole.id} writes ${whole.encoder.type} to ${whole.sink.type}, one exposition (each family's metadata once, its end last) that workers cannot split`
+  );
 }
 
 /** The most worker threads a run starts (`--workers`, or the default): a bound on threads, their memory and their connections. */
@@ -119,26 +130,36 @@ export function defaultWorkers(entries: readonly Entry[], { cores, backfill = fa
 }
 
 /** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */
-export function startWorkers(entries: readonly Entry[], count: number, { scheduler = liveScheduler, stdout = process.stdout }: WorkersOptions = {}): FileRun {
+export function startWorkers(
+  entries: readonly Entry[],
+  count: number,
+  { scheduler = liveScheduler, stdout = process.stdout }: WorkersOptions = {},
+): FileRun {
   truncateFiles(entries);
   const stats = entries.map(() => new EntryStats(scheduler.now()));
   const startedAt = new Map<string, number>();
   const output = forwarder(stdout);
-  const workers = Array.from({ length: count }, (_, index) => runWorker(entries, { index, count }, output.add, (counters, last) => {
-    const now = scheduler.now();
-    counters.forEach((next, i) => {
-      addCounters(stats[i]!, last[i]!, next, now);
-      if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
-    });
-  }));
+  const workers = Array.from({ length: count }, (_, index) =>
+    runWorker(entries, { index, count }, output.add, (counters, last) => {
+      const now = scheduler.now();
+      counters.forEach((next, i) => {
+        addCounters(stats[i]!, last[i]!, next, now);
+        if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
+      });
+    }),
+  );
   const stopAll = (): void => {
     for (const worker of workers) worker.stop();
   };
   // A worker that failed stops the others: the run ends with its error.
-  workers.forEach((worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()));
+  workers.forEach(
+    (worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()),
+  );
   const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
     output.close();
-    return entries.map((_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {});
+    return entries.map(
+      (_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {},
+    );
   });
   const runs = entries.map(
     (entry, i): EntryRun => ({
@@ -196,7 +217,12 @@ function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => 
 }
 
 /** One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it exited and its stdout drained. */
-function runWorker(entries: readonly Entry[], shard: Shard, output: (stdout: Readable) => void, report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void): RunningWorker {
+function runWorker(
+  entries: readonly Entry[],
+  shard: Shard,
+  output: (stdout: Readable) => void,
+  report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void,
+): RunningWorker {
   const worker = newWorker({ entries, shard });
   output(worker.stdout);
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
@@ -205,14 +231,19 @@ function runWorker(entries: readonly Entry[], shard: Shard, output: (stdout: Rea
   worker.on('message', (message: WorkerMessage) => {
     report(message.entries, last);
     last = message.entries;
-    if (message.type === 'done') outcomes = message.outcomes.map((o) => (o.error === undefined ? {} : { error: new Error(o.error), inSink: o.inSink }));
+    if (message.type === 'done')
+      outcomes = message.outcomes.map((o) =>
+        o.error === undefined ? {} : { error: new Error(o.error), inSink: o.inSink },
+      );
   });
   worker.on('error', (error: Error) => (crash ??= error));
   // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   const ended = Promise.all([exited, finished(worker.stdout)]).then(([code]) => {
     if (outcomes) return outcomes;
-    const error = new Error(`worker ${shard.index + 1} of ${shard.count} failed: ${crash?.message ?? `it exited with code ${code}`}`);
+    const error = new Error(
+      `worker ${shard.index + 1} of ${shard.count} failed: ${crash?.message ?? `it exited with code ${code}`}`,
+    );
     return entries.map(() => ({ error, crashed: true }));
   });
   let stopped = false;
@@ -234,7 +265,8 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   if (next.lastWriteAt !== last.lastWriteAt) stats.record({ kind: 'delivered', size: 0, bytes: 0 }, now);
   const error = new Error(next.lastSinkError);
   for (let n = last.failures; n < next.failures; n++) stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
-  for (let n = last.retries; n < next.retries; n++) stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
+  for (let n = last.retries; n < next.retries; n++)
+    stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
 }
 
 /** Each file sink's path truncated once (the workers append); a path that cannot be opened is left to the workers' sinks to report. */

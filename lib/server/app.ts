@@ -42,7 +42,11 @@ function textBodies(): Middleware {
   let parser: Middleware | undefined;
   return (ctx, next) => {
     if (!ctx.is(types)) return next();
-    parser ??= (require('koa-bodyparser') as typeof import('koa-bodyparser'))({ enableTypes: ['text'], extendTypes: { text: types }, textLimit: `${MAX_TEXT_BYTES}b` });
+    parser ??= (require('koa-bodyparser') as typeof import('koa-bodyparser'))({
+      enableTypes: ['text'],
+      extendTypes: { text: types },
+      textLimit: `${MAX_TEXT_BYTES}b`,
+    });
     return parser(ctx, next);
   };
 }

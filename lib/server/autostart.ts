@@ -13,10 +13,14 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
   const refs = list.split(',').map((ref) => ref.trim());
   const names = refs.map(catalogRef);
   const wrong = refs.find((_, i) => names[i] === undefined);
-  if (wrong !== undefined) throw new Error(`--autostart: expected catalog references @name separated by commas, got "${wrong}"`);
+  if (wrong !== undefined)
+    throw new Error(`--autostart: expected catalog references @name separated by commas, got "${wrong}"`);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined) throw new Error(`--autostart: @${twice} is named twice: name each scenario once`);
-  if (!catalog) throw new Error(`--autostart: @${names[0]} needs a catalog: give --catalog <dir> (or SVC_CATALOG) with the scenario files`);
+  if (!catalog)
+    throw new Error(
+      `--autostart: @${names[0]} needs a catalog: give --catalog <dir> (or SVC_CATALOG) with the scenario files`,
+    );
   return names as string[];
 }
 
@@ -25,18 +29,31 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
  * the catalog, `file` sinks confined below the file root); an Error naming the scenario and its
  * problem when one cannot run.
  */
-export async function prepareAutostart(names: readonly string[], catalog: Catalog, fileRoot: string | undefined): Promise<PreparedScenario[]> {
+export async function prepareAutostart(
+  names: readonly string[],
+  catalog: Catalog,
+  fileRoot: string | undefined,
+): Promise<PreparedScenario[]> {
   return Promise.all(
     names.map(async (name) => {
       let path: string | undefined;
       try {
         const scenario = catalog.scenario(name);
         path = scenario.path;
-        return await prepareScenario(await planScenario(scenario.file, { origin: path, catalog, locate: filesBeside(path) }), fileRoot);
+        return await prepareScenario(
+          await planScenario(scenario.file, { origin: path, catalog, locate: filesBeside(path) }),
+          fileRoot,
+        );
       } catch (error) {
         // A CSV's problems need its path, the error's origin.
         const detail =
-          error instanceof ConfigError ? (error.origin === path ? error.problems.map((p) => p.message).join('; ') || error.message : error.message) : error instanceof HttpError ? error.detail : undefined;
+          error instanceof ConfigError
+            ? error.origin === path
+              ? error.problems.map((p) => p.message).join('; ') || error.message
+              : error.message
+            : error instanceof HttpError
+              ? error.detail
+              : undefined;
         if (detail === undefined) throw error;
         throw new Error(`--autostart @${name}: ${detail}`);
       }

@@ -6,10 +6,12 @@ const BODY_VARIABLE = /^SVC_ENV_(.+)$/;
 
 /** The variables of posted scenarios, from svc-server's environment. */
 export function bodyVariables(env: Variables): Variables {
-  return Object.fromEntries(Object.entries(env).flatMap(([name, value]) => {
-    const match = BODY_VARIABLE.exec(name);
-    return match ? [[match[1]!, value]] : [];
-  }));
+  return Object.fromEntries(
+    Object.entries(env).flatMap(([name, value]) => {
+      const match = BODY_VARIABLE.exec(name);
+      return match ? [[match[1]!, value]] : [];
+    }),
+  );
 }
 
 /** Media types of YAML bodies (text/plain too: curl's `--data-binary` default is not one of them, but people send it). */

@@ -14,10 +14,26 @@ import { HttpError } from './http-error.js';
 
 /** The body of `POST /events`, validated. */
 export type SingleEvent =
-  | { signal_type: 'logs'; labels: Record<string, string>; log: { severity: string; message: string; fields: Record<string, string> }; encoder: EncoderConfig; sink: SinkConfig }
-  | { signal_type: 'metrics'; labels: Record<string, string>; metric: { name: string; value: number }; encoder: EncoderConfig; sink: SinkConfig };
+  | {
+      signal_type: 'logs';
+      labels: Record<string, string>;
+      log: { severity: string; message: string; fields: Record<string, string> };
+      encoder: EncoderConfig;
+      sink: SinkConfig;
+    }
+  | {
+      signal_type: 'metrics';
+      labels: Record<string, string>;
+      metric: { name: string; value: number };
+      encoder: EncoderConfig;
+      sink: SinkConfig;
+    };
 
-const logCodec = strict('log', { severity: oneOf(codecs.SEVERITIES), message: string }, { fields: record(string, string) });
+const logCodec = strict(
+  'log',
+  { severity: oneOf(codecs.SEVERITIES), message: string },
+  { fields: record(string, string) },
+);
 const metricCodec = strict('metric', { name: codecs.metricName, value: number });
 
 /**
@@ -32,7 +48,11 @@ export function decodeEvent(body: unknown): SingleEvent {
   const unknown = Object.keys(raw).filter((key) => !known.includes(key));
   if (unknown.length) throw shape(`${unknown[0]}: unknown field (allowed: ${known.join(', ')})`);
   if (raw.signal_type !== 'logs' && raw.signal_type !== 'metrics') {
-    throw new HttpError(400, 'unknown_signal_type', `signal_type: expected logs or metrics, got ${JSON.stringify(raw.signal_type)}`);
+    throw new HttpError(
+      400,
+      'unknown_signal_type',
+      `signal_type: expected logs or metrics, got ${JSON.stringify(raw.signal_type)}`,
+    );
   }
   const branch = raw.signal_type === 'logs' ? 'log' : 'metric';
   for (const field of ['labels', branch, 'encoder', 'sink']) {
@@ -40,23 +60,38 @@ export function decodeEvent(body: unknown): SingleEvent {
   }
   const other = branch === 'log' ? 'metric' : 'log';
   if (raw[other] !== undefined) throw shape(`${other}: not allowed with signal_type ${raw.signal_type}`);
-  for (const [field, types, kindOf] of [['encoder', ENCODER_TYPES, encoderKindOf], ['sink', SINK_TYPES, sinkKindOf]] as const) {
+  for (const [field, types, kindOf] of [
+    ['encoder', ENCODER_TYPES, encoderKindOf],
+    ['sink', SINK_TYPES, sinkKindOf],
+  ] as const) {
     const type = (raw[field] as { type?: unknown })?.type;
     if (!kindOf(type)) {
-      throw new HttpError(400, `unknown_${field}`, `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`);
+      throw new HttpError(
+        400,
+        `unknown_${field}`,
+        `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`,
+      );
     }
   }
 
   const labels = valid('labels', codecs.labels, raw.labels);
   const encoder = valid('encoder', encoderCodec, raw.encoder);
   const decodedSink = valid('sink', sinkCodec, raw.sink);
-  for (const [field, type] of [['encoder', encoder.type], ['sink', decodedSink.type]] as const) {
+  for (const [field, type] of [
+    ['encoder', encoder.type],
+    ['sink', decodedSink.type],
+  ] as const) {
     const refusal = unbuiltRefusal(field, type);
     if (refusal) throw new HttpError(422, 'feature_not_built', `${field}.type: ${refusal}`);
   }
   // The rules of an entry's encoder and sink, and the sink fitted to the signal (an OTLP sink's signal_type).
   const { problems, sink } = pairing(raw.signal_type, encoder.type, decodedSink);
-  if (problems.length) throw new HttpError(422, 'validation_failed', problems.map((p) => `${formatPath(p.path)}: ${p.message}`).join('; '));
+  if (problems.length)
+    throw new HttpError(
+      422,
+      'validation_failed',
+      problems.map((p) => `${formatPath(p.path)}: ${p.message}`).join('; '),
+    );
   if (branch === 'log') {
     const log = valid('log', logCodec, raw.log);
     return { signal_type: 'logs', labels, log: { ...log, fields: log.fields ?? {} }, encoder, sink };
@@ -66,9 +101,20 @@ export function decodeEvent(body: unknown): SingleEvent {
 
 /** The event encoded as its sink receives it: one tick at `now`. */
 export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
-  const base = { size: 1, anchor: now, index: Float64Array.of(0), offset: Float64Array.of(0), series: [seriesOf(event.labels)] };
+  const base = {
+    size: 1,
+    anchor: now,
+    index: Float64Array.of(0),
+    offset: Float64Array.of(0),
+    series: [seriesOf(event.labels)],
+  };
   if (event.signal_type === 'logs') {
-    const batch: Labelled<LogBatch> = { ...base, severity: [event.log.severity], message: [event.log.message], fields: [event.log.fields] };
+    const batch: Labelled<LogBatch> = {
+      ...base,
+      severity: [event.log.severity],
+      message: [event.log.message],
+      fields: [event.log.fields],
+    };
     return createLogEncoder(event.encoder).encode(batch);
   }
   const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };

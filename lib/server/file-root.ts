@@ -12,13 +12,26 @@ import { HttpError } from './http-error.js';
  *
  * `root` is the root's real path ({@link realFileRoot}); undefined: file sinks are refused.
  */
-export async function confineFileSink<S extends SinkConfig>(sink: S, root: string | undefined, where: string): Promise<S> {
+export async function confineFileSink<S extends SinkConfig>(
+  sink: S,
+  root: string | undefined,
+  where: string,
+): Promise<S> {
   if (sink.type !== 'file') return sink;
   if (root === undefined) {
-    throw new HttpError(422, 'file_sink_disabled', `${where}sink.path: file sinks are disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow writing below DIR`);
+    throw new HttpError(
+      422,
+      'file_sink_disabled',
+      `${where}sink.path: file sinks are disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow writing below DIR`,
+    );
   }
   const path = await pathBelow(root, sink.path);
-  if (path === undefined) throw new HttpError(422, 'file_sink_outside_root', `${where}sink.path: ${sink.path} is not a file below the file root ${root}`);
+  if (path === undefined)
+    throw new HttpError(
+      422,
+      'file_sink_outside_root',
+      `${where}sink.path: ${sink.path} is not a file below the file root ${root}`,
+    );
   return { ...sink, path };
 }
 
@@ -29,10 +42,19 @@ export async function confineFileSink<S extends SinkConfig>(sink: S, root: strin
  */
 export async function confineReadFile(file: string, root: string | undefined): Promise<string> {
   if (root === undefined) {
-    throw new HttpError(422, 'csv_replay_disabled', `csv_replay file ${file}: reading files is disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow reading below DIR`);
+    throw new HttpError(
+      422,
+      'csv_replay_disabled',
+      `csv_replay file ${file}: reading files is disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow reading below DIR`,
+    );
   }
   const path = await pathBelow(root, file);
-  if (path === undefined) throw new HttpError(422, 'csv_replay_outside_root', `csv_replay file ${file}: not a file below the file root ${root}`);
+  if (path === undefined)
+    throw new HttpError(
+      422,
+      'csv_replay_outside_root',
+      `csv_replay file ${file}: not a file below the file root ${root}`,
+    );
   return path;
 }
 
@@ -46,7 +68,8 @@ async function pathBelow(root: string, path: string): Promise<string | undefined
 /** The real path of the `--file-root` directory; throws a message for the operator when it is not one. */
 export async function realFileRoot(dir: string): Promise<string> {
   const root = await realpath(dir).catch(() => undefined);
-  if (root === undefined || !(await lstat(root)).isDirectory()) throw new Error(`--file-root: ${dir} is not a directory`);
+  if (root === undefined || !(await lstat(root)).isDirectory())
+    throw new Error(`--file-root: ${dir} is not a directory`);
   return root;
 }
 
@@ -63,7 +86,13 @@ async function realPathOf(path: string): Promise<string | undefined> {
       return join(await realpath(existing), ...missing);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-      if (await lstat(existing).then(() => true, () => false)) return undefined;
+      if (
+        await lstat(existing).then(
+          () => true,
+          () => false,
+        )
+      )
+        return undefined;
     }
     if (dirname(existing) === existing) return undefined;
     missing.unshift(basename(existing));

@@ -15,12 +15,20 @@ export interface PreparedScenario {
  * below the file root (422 otherwise), every sink checked for advisory warnings.
  */
 export async function prepareScenario(file: ScenarioFile, fileRoot: string | undefined): Promise<PreparedScenario> {
-  const scenarios = await Promise.all(file.scenarios.map(async (entry) => ({ ...entry, sink: await confineFileSink(entry.sink, fileRoot, `${entry.id}: `) })));
+  const scenarios = await Promise.all(
+    file.scenarios.map(async (entry) => ({
+      ...entry,
+      sink: await confineFileSink(entry.sink, fileRoot, `${entry.id}: `),
+    })),
+  );
   return { file: { ...file, scenarios }, warnings: scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink)) };
 }
 
 /** Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does. */
-export function launchScenario({ registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>, { file, warnings }: PreparedScenario): StartedEntry[] {
+export function launchScenario(
+  { registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>,
+  { file, warnings }: PreparedScenario,
+): StartedEntry[] {
   for (const warning of warnings) logger.warn(warning);
   const started = registry.start(file);
   logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');

@@ -12,7 +12,12 @@ export function createLogger(level: string, destination: DestinationStream): Log
       level,
       hooks: {
         logMethod(args, method) {
-          method.apply(this, args.map((arg: unknown) => (typeof arg === 'string' ? redactText(arg) : redactConfig(arg))) as Parameters<typeof method>);
+          method.apply(
+            this,
+            args.map((arg: unknown) => (typeof arg === 'string' ? redactText(arg) : redactConfig(arg))) as Parameters<
+              typeof method
+            >,
+          );
         },
       },
       serializers: { err: (error: Error) => redactConfig(pino.stdSerializers.err(error)) },

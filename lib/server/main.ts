@@ -37,19 +37,33 @@ class ServeCommand extends Command {
       'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 once draining). SIGTERM/SIGINT stop every scenario, flush every sink, then exit 0.',
     examples: [
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
-      ['Listen on every interface; file sinks may write below /var/lib/svc', 'SVC_API_KEY=secret $0 --bind 0.0.0.0 --file-root /var/lib/svc'],
+      [
+        'Listen on every interface; file sinks may write below /var/lib/svc',
+        'SVC_API_KEY=secret $0 --bind 0.0.0.0 --file-root /var/lib/svc',
+      ],
       ['Start two catalog scenarios at boot', '$0 --catalog /scenarios --autostart @checkout,@search'],
-      ['Emit the second third of their series (three servers emit the whole)', '$0 --catalog /scenarios --autostart @checkout --shard 1/3'],
+      [
+        'Emit the second third of their series (three servers emit the whole)',
+        '$0 --catalog /scenarios --autostart @checkout --shard 1/3',
+      ],
     ],
   });
 
   port = Option.String('--port', '8080', { description: 'Port (0: any free port)' });
   bind = Option.String('--bind', { description: 'Bind address (also SVC_BIND; default 127.0.0.1)' });
   apiKey = Option.String('--api-key', { description: 'Require Authorization: Bearer <key> (also SVC_API_KEY)' });
-  fileRoot = Option.String('--file-root', { description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)' });
-  catalog = Option.String('--catalog', { description: 'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)' });
-  autostart = Option.String('--autostart', { description: 'Catalog scenarios to start at boot: @a,@b (also SVC_AUTOSTART; needs --catalog)' });
-  shard = Option.String('--shard', { description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)" });
+  fileRoot = Option.String('--file-root', {
+    description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)',
+  });
+  catalog = Option.String('--catalog', {
+    description: 'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)',
+  });
+  autostart = Option.String('--autostart', {
+    description: 'Catalog scenarios to start at boot: @a,@b (also SVC_AUTOSTART; needs --catalog)',
+  });
+  shard = Option.String('--shard', {
+    description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)",
+  });
 
   async execute(): Promise<number> {
     let settings: Settings;
@@ -63,7 +77,13 @@ class ServeCommand extends Command {
     }
     try {
       // Only a server with a catalog loads the parser at start-up; others load it with their first POST.
-      autostarts = settings.catalog ? await (await import('./autostart.js')).prepareAutostart(settings.autostart, settings.catalog, settings.fileRoot) : [];
+      autostarts = settings.catalog
+        ? await (await import('./autostart.js')).prepareAutostart(
+            settings.autostart,
+            settings.catalog,
+            settings.fileRoot,
+          )
+        : [];
     } catch (error) {
       this.context.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;
@@ -88,7 +108,14 @@ class ServeCommand extends Command {
       return 1;
     }
     logger.info(
-      { port: address.port, bind, auth: Boolean(apiKey), file_root: fileRoot ?? null, catalog: catalog?.dir ?? null, shard: shard ? `${shard.index}/${shard.count}` : null },
+      {
+        port: address.port,
+        bind,
+        auth: Boolean(apiKey),
+        file_root: fileRoot ?? null,
+        catalog: catalog?.dir ?? null,
+        shard: shard ? `${shard.index}/${shard.count}` : null,
+      },
       'svc-server listening',
     );
     if (!apiKey && !isLoopback(address.address)) {
@@ -115,15 +142,26 @@ class ServeCommand extends Command {
 
   /** The flags, each falling back on its environment variable; a UsageError naming the flag when one is wrong. */
   private async settings(): Promise<Settings> {
-    const port = flagNumber('--port', this.port, { integer: true, min: 0, max: 65535, expected: 'a port from 0 to 65535' });
+    const port = flagNumber('--port', this.port, {
+      integer: true,
+      min: 0,
+      max: 65535,
+      expected: 'a port from 0 to 65535',
+    });
     const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
     const catalogDir = this.catalog ?? process.env.SVC_CATALOG;
     const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
     const shard = this.shard ?? process.env.SVC_SHARD;
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
-      const catalog = catalogDir === undefined ? undefined : await (await import('../catalog/index.js')).Catalog.open(catalogDir, process.env);
-      const names = autostart === undefined || autostart.trim() === '' ? [] : (await import('./autostart.js')).autostartNames(autostart, catalog);
+      const catalog =
+        catalogDir === undefined
+          ? undefined
+          : await (await import('../catalog/index.js')).Catalog.open(catalogDir, process.env);
+      const names =
+        autostart === undefined || autostart.trim() === ''
+          ? []
+          : (await import('./autostart.js')).autostartNames(autostart, catalog);
       return {
         port,
         bind: this.bind ?? process.env.SVC_BIND ?? '127.0.0.1',
@@ -140,7 +178,10 @@ class ServeCommand extends Command {
 }
 
 /** Entry point of `bin/svc-server`. */
-export async function runServer(argv: readonly string[] = process.argv.slice(2), context: BaseContext = Cli.defaultContext): Promise<void> {
+export async function runServer(
+  argv: readonly string[] = process.argv.slice(2),
+  context: BaseContext = Cli.defaultContext,
+): Promise<void> {
   const cli = program('svc-server', 'svc-server, the svc HTTP API');
   cli.register(ServeCommand);
   cli.register(Builtins.VersionCommand);

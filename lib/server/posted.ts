@@ -26,15 +26,25 @@ import { confineReadFile } from './file-root.js';
  */
 export async function parseScenario(ctx: Context, { catalog, variables, fileRoot }: ServerDeps): Promise<ScenarioFile> {
   if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
-    throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`);
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Type ${ctx.get('Content-Type') || '(none)'}: send text/yaml or application/json`,
+    );
   }
   const text = bodyText(ctx);
-  if (!text) throw new HttpError(400, 'empty_body', 'the request has no body: send a scenario file or a flat entry as YAML or JSON');
+  if (!text)
+    throw new HttpError(
+      400,
+      'empty_body',
+      'the request has no body: send a scenario file or a flat entry as YAML or JSON',
+    );
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
   const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
   return planScenario(file, { origin, catalog, locate }).catch((error: unknown) => {
     // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
-    if (error instanceof ConfigError && error.origin !== origin) throw new HttpError(422, 'validation_failed', error.message);
+    if (error instanceof ConfigError && error.origin !== origin)
+      throw new HttpError(422, 'validation_failed', error.message);
     throw refusal(error);
   });
 }
@@ -69,7 +79,11 @@ function loadBody(
   const reference = text.trim();
   const name = catalogRef(reference);
   if (name === undefined) {
-    return { file: loadScenario(text, { origin: 'request body', format, variables }), origin: 'request body', locate: (file) => confineReadFile(file, fileRoot) };
+    return {
+      file: loadScenario(text, { origin: 'request body', format, variables }),
+      origin: 'request body',
+      locate: (file) => confineReadFile(file, fileRoot),
+    };
   }
   if (!catalog) throw noCatalogError(reference);
   const { file, path } = catalog.scenario(name);
@@ -78,11 +92,20 @@ function loadBody(
 
 /** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */
 export function jsonBody(ctx: Context): unknown {
-  if (!ctx.is(JSON_TYPES)) throw new HttpError(415, 'unsupported_media_type', `Content-Type ${ctx.get('Content-Type') || '(none)'}: send application/json`);
+  if (!ctx.is(JSON_TYPES))
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Type ${ctx.get('Content-Type') || '(none)'}: send application/json`,
+    );
   try {
     return parseText(bodyText(ctx) ?? '', 'json', 'request body');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new HttpError(400, 'malformed_body', `request body is not valid: ${error.problems.map((problem) => problem.message).join('; ')}`);
+    throw new HttpError(
+      400,
+      'malformed_body',
+      `request body is not valid: ${error.problems.map((problem) => problem.message).join('; ')}`,
+    );
   }
 }

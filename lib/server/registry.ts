@@ -71,12 +71,19 @@ export class EntryRegistry {
     if (this.stopping) throw new DrainingError();
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const ids = new Map(file.scenarios.map((entry) => [entry.id, randomUUID()]));
-    const scrapes = new Map(file.scenarios.map((entry) => [entry.id, new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help })]));
+    const scrapes = new Map(
+      file.scenarios.map((entry) => [
+        entry.id,
+        new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help }),
+      ]),
+    );
     const fileRun = startEntries(file.scenarios, {
       ...this.options,
       hooks: (entry) => ({
         onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
-        ...(this.options.logger && { onDelivery: sinkHealthLog(this.options.logger.child(logFields(ids.get(entry.id)!, entry))) }),
+        ...(this.options.logger && {
+          onDelivery: sinkHealthLog(this.options.logger.child(logFields(ids.get(entry.id)!, entry))),
+        }),
       }),
     });
     return fileRun.runs.map((run) => {
@@ -92,7 +99,10 @@ export class EntryRegistry {
         started.outcome = outcome;
         if (statusOf(started) === 'failed') {
           const error = outcome.error?.message ?? run.stats.lastSinkError;
-          this.options.logger?.error({ ...logFields(started.id, run.entry), sink_error: error }, `scenario failed: ${outcome.error ? '' : 'its sink delivered nothing: '}${error}`);
+          this.options.logger?.error(
+            { ...logFields(started.id, run.entry), sink_error: error },
+            `scenario failed: ${outcome.error ? '' : 'its sink delivered nothing: '}${error}`,
+          );
         }
       });
       this.entries.set(started.id, started);
@@ -147,7 +157,8 @@ function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
   let failures = 0;
   return (delivery) => {
     if (delivery.kind === 'failed') {
-      if (failures++ === 0) logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
+      if (failures++ === 0)
+        logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
     } else if (delivery.kind === 'delivered' && failures > 0) {
       logger.info(`sink delivering again after ${failures} failures`);
       failures = 0;

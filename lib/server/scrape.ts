@@ -134,7 +134,10 @@ export class ScrapeBuffer {
  * block per metric name. Entries that share a name but not a type are written as one
  * `untyped` family; `onConflict` is told so it can log a warning.
  */
-export function aggregate(buffers: readonly ScrapeBuffer[], onConflict: (name: string, types: MetricType[]) => void): string {
+export function aggregate(
+  buffers: readonly ScrapeBuffer[],
+  onConflict: (name: string, types: MetricType[]) => void,
+): string {
   const byName = new Map<string, ScrapeBuffer[]>();
   for (const buffer of buffers) {
     const group = byName.get(buffer.family.name);

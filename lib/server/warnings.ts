@@ -12,11 +12,16 @@ import { isLoopback } from './loopback.js';
 export function sinkWarnings(where: string, sink: SinkConfig): string[] {
   const kind = sinkKindOf(sink.type)!;
   const address = kind.address;
-  const addresses = address?.network ? (sink as unknown as Record<string, string | readonly string[]>)[address.field]! : [];
+  const addresses = address?.network
+    ? (sink as unknown as Record<string, string | readonly string[]>)[address.field]!
+    : [];
   const loopback = [addresses]
     .flat()
     // 0.0.0.0 as a destination is this host too.
     .filter((one) => isLoopback(hostOf(one)) || hostOf(one) === '0.0.0.0')
-    .map((one) => `${where}: sink address ${redactText(one)} is a loopback address: it reaches the svc-server host itself, not the caller's machine`);
+    .map(
+      (one) =>
+        `${where}: sink address ${redactText(one)} is a loopback address: it reaches the svc-server host itself, not the caller's machine`,
+    );
   return [...loopback, ...(kind.warnings?.(sink) ?? []).map((warning) => `${where}: ${redactText(warning)}`)];
 }

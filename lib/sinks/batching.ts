@@ -120,7 +120,12 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
     silence: {
       flushTimeout: options.flushTimeout ?? DEFAULT_FLUSH_TIMEOUT,
       scheduler,
-      wording: { expired: 'acknowledged nothing', stalled: 'acknowledged nothing', quiet: 'is the endpoint overloaded or stuck?', resumes: 'answers again' },
+      wording: {
+        expired: 'acknowledged nothing',
+        stalled: 'acknowledged nothing',
+        quiet: 'is the endpoint overloaded or stuck?',
+        resumes: 'answers again',
+      },
     },
   });
   return core.attach(new Batcher(core, transport, { ...options, scheduler, maxRequestBytes }));
@@ -191,7 +196,10 @@ class Batcher<R extends Request> implements Transport {
   }
 
   private due(): boolean {
-    const buffered = this.options.batchUnit === 'records' || this.options.batchUnit === 'events' ? this.bufferedUnits : this.bufferedBytes;
+    const buffered =
+      this.options.batchUnit === 'records' || this.options.batchUnit === 'events'
+        ? this.bufferedUnits
+        : this.bufferedBytes;
     // A request's worth of bytes waits for nothing more; waiting on would let the high-water
     // mark hold the writer back until the age rule fired.
     const full = buffered >= this.options.batchSize || this.bufferedBytes >= this.options.maxRequestBytes;
@@ -200,7 +208,8 @@ class Batcher<R extends Request> implements Transport {
 
   /** Starts the age rule's timer for the oldest buffered chunk, unless it runs or is off. */
   private armAge(): void {
-    if (!this.ageTimer && !this.aged && this.options.maxAge > 0) this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
+    if (!this.ageTimer && !this.aged && this.options.maxAge > 0)
+      this.ageTimer = this.options.scheduler.schedule(this.onAge, this.options.maxAge);
   }
 
   private readonly onAge = (): void => {
@@ -219,7 +228,9 @@ class Batcher<R extends Request> implements Transport {
     let n = 0;
     let bytes = 0;
     if (this.dropping) while (n < buffer.length && this.taken + n < this.dropUpTo) bytes += buffer[n++]!.bytes;
-    else while (n < buffer.length && (n === 0 || bytes + buffer[n]!.bytes <= this.options.maxRequestBytes)) bytes += buffer[n++]!.bytes;
+    else
+      while (n < buffer.length && (n === 0 || bytes + buffer[n]!.bytes <= this.options.maxRequestBytes))
+        bytes += buffer[n++]!.bytes;
     const chunks = buffer.splice(0, n);
     this.bufferedBytes -= bytes;
     for (const chunk of chunks) this.bufferedUnits -= this.unitsOf(chunk);
@@ -254,7 +265,10 @@ class Batcher<R extends Request> implements Transport {
       requests = this.transport.prepare(chunks);
     } catch (cause) {
       // A batch the transport cannot frame fails alone.
-      const error = cause instanceof SinkError ? cause : this.core.error(`cannot build a request: ${describeError(cause)}`, { cause });
+      const error =
+        cause instanceof SinkError
+          ? cause
+          : this.core.error(`cannot build a request: ${describeError(cause)}`, { cause });
       return this.core.failed(eventsOf(chunks), 0, error);
     }
     let failure: Error | undefined;
@@ -284,7 +298,10 @@ class Batcher<R extends Request> implements Transport {
         return core.failed(rejected, refusedBytes, refusal.error);
       } catch (cause) {
         this.cut = undefined;
-        const error = cause instanceof SinkError ? cause : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
+        const error =
+          cause instanceof SinkError
+            ? cause
+            : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
         if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
         const next = core.nextAttempt(error, n, this.options.retry, this.options.random);
         if (typeof next !== 'number') return core.failed(request.size, request.bytes, next);

@@ -9,7 +9,11 @@ export interface BrokerConnection {
   readonly brokers: readonly string[];
   /** Default {@link DEFAULT_CLIENT_ID}. */
   readonly clientId?: string;
-  readonly sasl?: { readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; readonly username: string; readonly password: string };
+  readonly sasl?: {
+    readonly mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512';
+    readonly username: string;
+    readonly password: string;
+  };
   /** `caCert`: a PEM file of the authorities to trust instead of the system's. */
   readonly tls?: { readonly enabled: boolean; readonly caCert?: string };
 }
@@ -26,13 +30,18 @@ export const REQUEST_TIMEOUT = 10_000;
  * every failure reaches the sink as an error of its send. `ca_cert` is read here, when the sink
  * first connects.
  */
-export function kafkaConfig(connection: BrokerConnection, readFile: (path: string) => string = (path) => readFileSync(path, 'utf8')): Kafkajs.KafkaConfig {
+export function kafkaConfig(
+  connection: BrokerConnection,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): Kafkajs.KafkaConfig {
   const { tls, sasl } = connection;
   return {
     clientId: connection.clientId ?? DEFAULT_CLIENT_ID,
     brokers: [...connection.brokers],
     ssl: tls?.enabled ? (tls.caCert === undefined ? true : { ca: [readCa(tls.caCert, readFile)] }) : false,
-    ...(sasl && { sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as Kafkajs.SASLOptions }),
+    ...(sasl && {
+      sasl: { mechanism: sasl.mechanism, username: sasl.username, password: sasl.password } as Kafkajs.SASLOptions,
+    }),
     connectionTimeout: CONNECTION_TIMEOUT,
     requestTimeout: REQUEST_TIMEOUT,
     retry: { retries: 0 },
@@ -54,8 +63,13 @@ function readCa(path: string, readFile: (path: string) => string): string {
  */
 export function brokerWarnings(connection: BrokerConnection): string[] {
   if (!connection.sasl || connection.tls?.enabled) return [];
-  const what = connection.sasl.mechanism === 'plain' ? 'the SASL password itself' : `the SASL user name (${connection.sasl.mechanism} sends no password)`;
-  return [`broker sink: sasl without tls.enabled: ${what} and every message travel unencrypted to ${connection.brokers.join(',')}; set tls: {enabled: true} unless the network is trusted`];
+  const what =
+    connection.sasl.mechanism === 'plain'
+      ? 'the SASL password itself'
+      : `the SASL user name (${connection.sasl.mechanism} sends no password)`;
+  return [
+    `broker sink: sasl without tls.enabled: ${what} and every message travel unencrypted to ${connection.brokers.join(',')}; set tls: {enabled: true} unless the network is trusted`,
+  ];
 }
 
 /** A kafkajs error as it arrived, and what it wraps: an exhausted retrier carries the real one as its cause. */
@@ -69,7 +83,11 @@ interface KafkajsError extends Error {
 
 function rootOf(cause: unknown): KafkajsError {
   let error = cause as KafkajsError;
-  while ((error.name === 'KafkaJSNumberOfRetriesExceeded' || error.name === 'KafkaJSNonRetriableError') && error.cause instanceof Error) error = error.cause as KafkajsError;
+  while (
+    (error.name === 'KafkaJSNumberOfRetriesExceeded' || error.name === 'KafkaJSNonRetriableError') &&
+    error.cause instanceof Error
+  )
+    error = error.cause as KafkajsError;
   return error;
 }
 
@@ -94,7 +112,10 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
   const final = (detail: string) => new SinkError('broker', detail, { cause });
-  const saslRefused = () => final(`${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`);
+  const saslRefused = () =>
+    final(
+      `${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`,
+    );
   switch (error.type) {
     case 'UNKNOWN_TOPIC_OR_PARTITION':
       return final(
@@ -102,36 +123,56 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
           `create it (kafka-topics.sh --create --topic ${topic}), or enable auto.create.topics.enable on the brokers`,
       );
     case 'TOPIC_AUTHORIZATION_FAILED':
-      return final(`not allowed to write to topic "${topic}" (TopicAuthorizationFailed): grant the sasl.username Write on the topic`);
+      return final(
+        `not allowed to write to topic "${topic}" (TopicAuthorizationFailed): grant the sasl.username Write on the topic`,
+      );
     case 'SASL_AUTHENTICATION_FAILED':
     case 'UNSUPPORTED_SASL_MECHANISM':
     case 'ILLEGAL_SASL_STATE':
       return saslRefused();
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
-      return final(`${target} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`);
+      return final(
+        `${target} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`,
+      );
     default:
       break;
   }
   if (error.name === 'KafkaJSSASLAuthenticationError') return saslRefused();
   if (error.name === 'KafkaJSServerDoesNotSupportApiKey' && error.apiName?.startsWith('Sasl')) {
-    return final(`${target} does not offer SASL on this listener (no ${error.apiName}): remove sasl, or give the address of the brokers' SASL listener`);
+    return final(
+      `${target} does not offer SASL on this listener (no ${error.apiName}): remove sasl, or give the address of the brokers' SASL listener`,
+    );
   }
   const broker = error.broker ?? target;
   if (error.name === 'KafkaJSConnectionError' || error.name === 'KafkaJSConnectionClosedError') {
     if (error.code && UNTRUSTED_CERTIFICATE.test(error.code)) {
-      return final(`the certificate of ${broker} is not trusted (${error.message}): set tls.ca_cert to the PEM file of the authority that signed it`);
+      return final(
+        `the certificate of ${broker} is not trusted (${error.message}): set tls.ca_cert to the PEM file of the authority that signed it`,
+      );
     }
     // A listener of the other kind (TLS or not) drops the connection at its first bytes.
-    const kind = tls ? 'tls.enabled is true: is it a TLS listener?' : 'if it is a TLS listener, set tls: {enabled: true}';
+    const kind = tls
+      ? 'tls.enabled is true: is it a TLS listener?'
+      : 'if it is a TLS listener, set tls: {enabled: true}';
     if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !error.code) {
-      return new SinkError('broker', `${broker} dropped the connection (${error.message}): did it restart? ${kind}`, { cause, retryable: true });
+      return new SinkError('broker', `${broker} dropped the connection (${error.message}): did it restart? ${kind}`, {
+        cause,
+        retryable: true,
+      });
     }
     return networkError('broker', broker, hostOf(broker), error);
   }
   if (error.name === 'KafkaJSRequestTimeoutError') {
-    return new SinkError('broker', `${broker} did not answer within ${REQUEST_TIMEOUT / 1000} s: is the broker overloaded?`, { cause, retryable: true });
+    return new SinkError(
+      'broker',
+      `${broker} did not answer within ${REQUEST_TIMEOUT / 1000} s: is the broker overloaded?`,
+      { cause, retryable: true },
+    );
   }
   const answered = error.type ? `answered ${error.type}: ` : '';
-  return new SinkError('broker', `cannot send to ${target}: ${answered}${error.message}`, { cause, retryable: error.retriable !== false });
+  return new SinkError('broker', `cannot send to ${target}: ${answered}${error.message}`, {
+    cause,
+    retryable: error.retriable !== false,
+  });
 }

@@ -112,7 +112,10 @@ function perEvent(): SendBuilder {
 
 /** A message per key value: its events' spans, adjacent ones merged. */
 function perBatch(): SendBuilder {
-  const groups = new Map<string | null, { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string }>();
+  const groups = new Map<
+    string | null,
+    { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string }
+  >();
   let events = 0;
   let bytes = 0;
   return {
@@ -139,10 +142,13 @@ function perBatch(): SendBuilder {
 }
 
 function slice(data: string | Uint8Array, start: number, end: number): Buffer {
-  return typeof data === 'string' ? Buffer.from(data.slice(start, end)) : Buffer.from(data.buffer, data.byteOffset + start, end - start);
+  return typeof data === 'string'
+    ? Buffer.from(data.slice(start, end))
+    : Buffer.from(data.buffer, data.byteOffset + start, end - start);
 }
 
 function joined(spans: readonly { data: string | Uint8Array; start: number; end: number }[]): Buffer {
-  if (spans.every((s) => typeof s.data === 'string')) return Buffer.from(spans.map((s) => (s.data as string).slice(s.start, s.end)).join(''));
+  if (spans.every((s) => typeof s.data === 'string'))
+    return Buffer.from(spans.map((s) => (s.data as string).slice(s.start, s.end)).join(''));
   return Buffer.concat(spans.map((s) => slice(s.data, s.start, s.end)));
 }

@@ -1,7 +1,13 @@
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
 import { batchingSink, type BatchingSinkOptions } from './batching.js';
-import { brokerError, kafkaConfig, REQUEST_TIMEOUT, type BrokerConnection, type ErrorContext } from './broker-client.js';
+import {
+  brokerError,
+  kafkaConfig,
+  REQUEST_TIMEOUT,
+  type BrokerConnection,
+  type ErrorContext,
+} from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './broker-messages.js';
 import { DEFAULT_RETRY } from './retry.js';
 import type { Sink } from './sink.js';
@@ -41,7 +47,12 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
   const producer = new Producer(kafkajs, options, { topic: options.topic, target, tls: options.tls?.enabled ?? false });
   return batchingSink<ProduceRequest>(
     {
-      prepare: produceRequests({ messagePer: options.messagePer ?? 'event', keyLabel: options.keyLabel, batchSize, maxBytes: BROKER_DEFAULTS.maxSendBytes }),
+      prepare: produceRequests({
+        messagePer: options.messagePer ?? 'event',
+        keyLabel: options.keyLabel,
+        batchSize,
+        maxBytes: BROKER_DEFAULTS.maxSendBytes,
+      }),
       send: (request) => producer.send(request.messages),
       release: () => producer.disconnect(),
     },
@@ -105,7 +116,10 @@ class Producer {
   private async open(): Promise<Kafkajs.Producer> {
     const kafka = new this.kafkajs.Kafka(kafkaConfig(this.options));
     // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
-    this.producer = kafka.producer({ createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner, retry: { retries: 0 } });
+    this.producer = kafka.producer({
+      createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner,
+      retry: { retries: 0 },
+    });
     await this.producer.connect();
     return this.producer;
   }

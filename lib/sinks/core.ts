@@ -53,7 +53,11 @@ export interface SinkCoreOptions {
    * not got settled after `flushTimeout` ms is given up, and a destination that settles nothing
    * for that long while data waits is stalled. Absent: no deadline, no stall watch.
    */
-  readonly silence?: { readonly flushTimeout: number; readonly scheduler: SchedulerLike; readonly wording: SilenceWording };
+  readonly silence?: {
+    readonly flushTimeout: number;
+    readonly scheduler: SchedulerLike;
+    readonly wording: SilenceWording;
+  };
 }
 
 /**
@@ -79,7 +83,9 @@ export class SinkCore implements Sink {
   constructor(private readonly options: SinkCoreOptions) {
     const silence = options.silence;
     // Stalled: let the writer held back by backpressure go; write drops from then on.
-    this.settlement = new Settlement(silence && { after: silence.flushTimeout, scheduler: silence.scheduler, onStall: () => this.space.release(true) });
+    this.settlement = new Settlement(
+      silence && { after: silence.flushTimeout, scheduler: silence.scheduler, onStall: () => this.space.release(true) },
+    );
   }
 
   /** Connects the core to its transport (once, before the first write). */
@@ -125,7 +131,12 @@ export class SinkCore implements Sink {
    * After attempt `attempt` failed with `error`: the delay before the next one, reported as
    * `retrying`; or, when the error is final or no attempt is left, the error to give up with.
    */
-  nextAttempt(error: SinkError, attempt: number, retry: RetryPolicy, random: () => number = Math.random): number | SinkError {
+  nextAttempt(
+    error: SinkError,
+    attempt: number,
+    retry: RetryPolicy,
+    random: () => number = Math.random,
+  ): number | SinkError {
     this.lastError = error;
     if (!error.retryable || attempt >= retry.maxAttempts) {
       return attempt > 1 ? this.error(`${error.detail} (gave up after ${attempt} attempts)`, { cause: error }) : error;
@@ -214,8 +225,11 @@ export class SinkCore implements Sink {
     const { target, silence } = this.options;
     const { flushTimeout, wording } = silence!;
     const why = this.lastError ? `last error: ${this.lastError.detail}` : wording.quiet;
-    return this.error(`${target} ${wording.stalled} for ${flushTimeout / 1000} s (${why}): new events are dropped until it ${wording.resumes}`, {
-      cause: this.lastError,
-    });
+    return this.error(
+      `${target} ${wording.stalled} for ${flushTimeout / 1000} s (${why}): new events are dropped until it ${wording.resumes}`,
+      {
+        cause: this.lastError,
+      },
+    );
   }
 }

@@ -78,5 +78,7 @@ function explainFile(code: string | undefined, path: string): string | undefined
 export function fileError(path: string, cause: unknown): SinkError {
   const error = cause as NodeJS.ErrnoException | undefined;
   const action = error?.syscall === 'write' ? 'write' : 'open';
-  return new SinkError('file', `cannot ${action} ${path}: ${explainFile(error?.code, path) ?? describeError(cause)}`, { cause });
+  return new SinkError('file', `cannot ${action} ${path}: ${explainFile(error?.code, path) ?? describeError(cause)}`, {
+    cause,
+  });
 }

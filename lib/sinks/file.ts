@@ -35,7 +35,14 @@ const HIGH_WATER_MARK = 1 << 22;
  */
 export function fileSink({ path, append = false, trailer }: FileSinkOptions): Sink {
   const file = share(path, append);
-  return streamSink({ name: 'file', target: path, stream: file.stream, trailer, finish: file.release, explain: (cause) => fileError(path, cause) });
+  return streamSink({
+    name: 'file',
+    target: path,
+    stream: file.stream,
+    trailer,
+    finish: file.release,
+    explain: (cause) => fileError(path, cause),
+  });
 }
 
 interface SharedFile {

@@ -29,10 +29,14 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
   const contentType = options.contentType ?? headerValue(extra, 'content-type') ?? defaultContentType(undefined);
   const headers: Record<string, string> = { 'Content-Type': contentType };
   for (const [name, value] of Object.entries(extra)) if (name.toLowerCase() !== 'content-type') headers[name] = value;
-  return httpBatchingSink<Body>(options, { sink: 'http_push', url: new URL(options.url), headers, hint: (status) => refusalHint(status, contentType) }, (chunks) => {
-    const body = concat(chunks);
-    return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
-  });
+  return httpBatchingSink<Body>(
+    options,
+    { sink: 'http_push', url: new URL(options.url), headers, hint: (status) => refusalHint(status, contentType) },
+    (chunks) => {
+      const body = concat(chunks);
+      return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
+    },
+  );
 }
 
 /** What to check when an endpoint refuses a push with a 4xx. */

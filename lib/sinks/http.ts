@@ -1,4 +1,11 @@
-import { Agent as HttpAgent, request as httpRequest, STATUS_CODES, validateHeaderName, validateHeaderValue, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  STATUS_CODES,
+  validateHeaderName,
+  validateHeaderValue,
+  type IncomingMessage,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { networkError } from './errors.js';
 import { SinkError } from './sink.js';
@@ -61,14 +68,18 @@ export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOpti
     const retryable = status === 408 || status === 429 || status >= 500;
     const advice = retryable ? undefined : hint?.(status, body);
     const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${excerpt(body)}${advice ? `; ${advice}` : ''}`;
-    return new SinkError(sink, message, { retryable, retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined });
+    return new SinkError(sink, message, {
+      retryable,
+      retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined,
+    });
   };
 
   return {
     address: shown,
     post(body) {
       // Node would throw for such a header: a refusal of every request, not worth retrying.
-      if (unsendable) return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
+      if (unsendable)
+        return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
       const payload = typeof body === 'string' ? Buffer.from(body) : body;
       return new Promise<Buffer>((resolve, reject) => {
         const req = request(url, {

@@ -11,7 +11,16 @@ export { httpPushSink, type HttpPushSinkOptions } from './http-push.js';
 export { logstoreSink, type LogstoreSinkOptions } from './logstore.js';
 export { batchingSink, type BatchTransport, type BatchingOptions } from './batching.js';
 export { retryPolicy, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-export { SINK_KINDS, SINK_TYPES, sinkCodec, sinkKindOf, type SinkConfig, type SinkDeps, type SinkKind, type SinkType } from './kinds/index.js';
+export {
+  SINK_KINDS,
+  SINK_TYPES,
+  sinkCodec,
+  sinkKindOf,
+  type SinkConfig,
+  type SinkDeps,
+  type SinkKind,
+  type SinkType,
+} from './kinds/index.js';
 
 /**
  * The sink an entry's `sink` configuration names. Throws for sinks this build does not

@@ -31,7 +31,12 @@ export function pushUrl(base: string): URL {
 export function logstoreSink(options: LogstoreSinkOptions): Sink {
   return httpBatchingSink<LokiPush>(
     options,
-    { sink: 'logstore', url: pushUrl(options.url), headers: { ...options.headers, 'Content-Type': 'application/json' }, hint: refusalHint },
+    {
+      sink: 'logstore',
+      url: pushUrl(options.url),
+      headers: { ...options.headers, 'Content-Type': 'application/json' },
+      hint: refusalHint,
+    },
     lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH),
   );
 }

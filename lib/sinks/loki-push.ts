@@ -67,7 +67,12 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
     for (let i = 0; i < all.length; i += maxStreams) {
       const group = all.slice(i, i + maxStreams);
       const body = `{"streams":[${group.map((s) => `${s.head}${s.values.join(',')}]}`).join(',')}]}`;
-      pushes.push({ body, streams: group.length, size: group.reduce((n, s) => n + s.size, 0), bytes: Buffer.byteLength(body) });
+      pushes.push({
+        body,
+        streams: group.length,
+        size: group.reduce((n, s) => n + s.size, 0),
+        bytes: Buffer.byteLength(body),
+      });
     }
     return pushes;
   };
@@ -75,5 +80,7 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
 
 /** A record as text: binary records are read as UTF-8. */
 function text(record: string | Uint8Array): string {
-  return typeof record === 'string' ? record : Buffer.from(record.buffer, record.byteOffset, record.byteLength).toString('utf8');
+  return typeof record === 'string'
+    ? record
+    : Buffer.from(record.buffer, record.byteOffset, record.byteLength).toString('utf8');
 }

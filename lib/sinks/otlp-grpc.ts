@@ -26,7 +26,15 @@ export interface OtlpGrpcSinkOptions extends BatchingSinkOptions {
 export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
 
 /** Codes the OTLP specification calls retryable (RESOURCE_EXHAUSTED: a server under load, waiting as it asks). */
-const RETRYABLE = new Set(['CANCELLED', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED', 'OUT_OF_RANGE', 'UNAVAILABLE', 'DATA_LOSS']);
+const RETRYABLE = new Set([
+  'CANCELLED',
+  'DEADLINE_EXCEEDED',
+  'RESOURCE_EXHAUSTED',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+]);
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
 /**
@@ -55,14 +63,23 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryable = RETRYABLE.has(code);
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
-    const hint = tls ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port' : advice(code, signal, address);
-    return new SinkError('otlp_grpc', `${said}${hint}`, { retryable, retryAfter: retryable ? retryDelayOf(error.metadata) : undefined });
+    const hint = tls
+      ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
+      : advice(code, signal, address);
+    return new SinkError('otlp_grpc', `${said}${hint}`, {
+      retryable,
+      retryAfter: retryable ? retryDelayOf(error.metadata) : undefined,
+    });
   };
 
   const send = (request: RecordRequest) =>
     new Promise<ReturnType<typeof partialRefusal>>((resolve, reject) => {
       if (problem) return reject(new SinkError('otlp_grpc', `cannot call ${address}: ${problem}; check headers`));
-      client ??= new grpc.Client(address, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(), channelOptions(options.compression));
+      client ??= new grpc.Client(
+        address,
+        secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
+        channelOptions(options.compression),
+      );
       const call = client.makeUnaryRequest(
         path,
         (body: Uint8Array) => Buffer.from(body.buffer, body.byteOffset, body.byteLength),
@@ -107,16 +124,25 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
 export function grpcAddress(endpoint: string): { address: string; secure: boolean } {
   if (!/^https?:\/\//.test(endpoint)) return { address: endpoint, secure: false };
   const url = new URL(endpoint);
-  return { address: `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`, secure: url.protocol === 'https:' };
+  return {
+    address: `${url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`,
+    secure: url.protocol === 'https:',
+  };
 }
 
 function channelOptions(compression: OtlpGrpcSinkOptions['compression']): Grpc.ChannelOptions {
   // grpc-js: 2 is gzip. Keep-alive pings keep a long run's channel from going stale unnoticed.
-  return { ...(compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}), 'grpc.keepalive_time_ms': 60_000 };
+  return {
+    ...(compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),
+    'grpc.keepalive_time_ms': 60_000,
+  };
 }
 
 /** The headers as gRPC metadata, or why gRPC cannot carry one of them (naming it, never its value). */
-function metadataOf(grpc: typeof Grpc, headers: Readonly<Record<string, string>>): { metadata: Grpc.Metadata; problem?: string } {
+function metadataOf(
+  grpc: typeof Grpc,
+  headers: Readonly<Record<string, string>>,
+): { metadata: Grpc.Metadata; problem?: string } {
   const metadata = new grpc.Metadata();
   for (const [name, value] of Object.entries(headers)) {
     try {
@@ -134,10 +160,14 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
   if (!Buffer.isBuffer(details)) return undefined;
   try {
     const { type } = otlpMessages();
-    const status = type('Status').toObject(type('Status').decode(details)) as { details?: { typeUrl: string; value: Uint8Array }[] };
+    const status = type('Status').toObject(type('Status').decode(details)) as {
+      details?: { typeUrl: string; value: Uint8Array }[];
+    };
     const info = status.details?.find((detail) => detail.typeUrl === RETRY_INFO);
     if (!info) return undefined;
-    const { retryDelay } = type('RetryInfo').toObject(type('RetryInfo').decode(info.value), { longs: Number }) as { retryDelay?: { seconds?: number; nanos?: number } };
+    const { retryDelay } = type('RetryInfo').toObject(type('RetryInfo').decode(info.value), { longs: Number }) as {
+      retryDelay?: { seconds?: number; nanos?: number };
+    };
     return retryDelay ? (retryDelay.seconds ?? 0) * 1000 + (retryDelay.nanos ?? 0) / 1e6 : undefined;
   } catch {
     return undefined;

@@ -39,7 +39,11 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
     {
       sink: 'otlp_http',
       url: exportUrl(options.url, signal),
-      headers: { ...options.headers, 'Content-Type': 'application/x-protobuf', ...(gzip ? { 'Content-Encoding': 'gzip' } : {}) },
+      headers: {
+        ...options.headers,
+        'Content-Type': 'application/x-protobuf',
+        ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
+      },
       hint: (status) => refusalHint(status, signal),
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,

@@ -6,7 +6,11 @@ import { SinkError } from './sink.js';
 
 /** The two OTLP signals svc sends, with what their requests and refusals name. */
 export const OTLP_SIGNALS = {
-  metrics: { service: 'opentelemetry.proto.collector.metrics.v1.MetricsService', path: '/v1/metrics', units: 'data points' },
+  metrics: {
+    service: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
+    path: '/v1/metrics',
+    units: 'data points',
+  },
   logs: { service: 'opentelemetry.proto.collector.logs.v1.LogsService', path: '/v1/logs', units: 'log records' },
 } as const;
 
@@ -22,11 +26,22 @@ export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.nam
  * `metrics`/`log_records` fields. Metrics and logs nest alike (fields 1 and 2 at each level), so
  * one envelope serves both.
  */
-export function otlpRequests(limit: number, resource: Readonly<Record<string, string>> = {}): ReturnType<typeof recordRequests> {
+export function otlpRequests(
+  limit: number,
+  resource: Readonly<Record<string, string>> = {},
+): ReturnType<typeof recordRequests> {
   const { protobuf, type } = otlpMessages();
   const field = (tag: number, bytes: Uint8Array) => protobuf.Writer.create().uint32(tag).bytes(bytes).finish();
-  const resourceField = field(OTLP_TAG.first, type('Resource').encode({ attributes: attributes({ ...DEFAULT_RESOURCE, ...resource }) }).finish());
-  const scopeField = field(OTLP_TAG.first, type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish());
+  const resourceField = field(
+    OTLP_TAG.first,
+    type('Resource')
+      .encode({ attributes: attributes({ ...DEFAULT_RESOURCE, ...resource }) })
+      .finish(),
+  );
+  const scopeField = field(
+    OTLP_TAG.first,
+    type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish(),
+  );
   const prefix = (tag: number, length: number) => protobuf.Writer.create().uint32(tag).uint32(length).finish();
   return recordRequests(limit, (_preambles, records, bytes) => {
     const scopeLength = scopeField.length + bytes;
@@ -41,14 +56,27 @@ export function otlpRequests(limit: number, resource: Readonly<Record<string, st
  * collector refused and why; those fail, the rest are delivered. A refusal of none (a warning
  * only) is a success.
  */
-export function partialRefusal(sink: string, signal: OtlpSignal, answer: Uint8Array, request: RecordRequest): PartialRefusal | undefined {
+export function partialRefusal(
+  sink: string,
+  signal: OtlpSignal,
+  answer: Uint8Array,
+  request: RecordRequest,
+): PartialRefusal | undefined {
   if (answer.length === 0) return undefined;
   const { type } = otlpMessages();
-  const { partialSuccess } = type('ExportResponse').toObject(type('ExportResponse').decode(answer), { longs: Number }) as {
+  const { partialSuccess } = type('ExportResponse').toObject(type('ExportResponse').decode(answer), {
+    longs: Number,
+  }) as {
     partialSuccess?: { rejected?: number; errorMessage?: string };
   };
   const rejected = partialSuccess?.rejected ?? 0;
   if (rejected <= 0) return undefined;
   const why = partialSuccess?.errorMessage ? `: "${partialSuccess.errorMessage}"` : '';
-  return { rejected, error: new SinkError(sink, `the collector refused ${rejected} of ${request.size} ${OTLP_SIGNALS[signal].units}${why}`) };
+  return {
+    rejected,
+    error: new SinkError(
+      sink,
+      `the collector refused ${rejected} of ${request.size} ${OTLP_SIGNALS[signal].units}${why}`,
+    ),
+  };
 }

@@ -34,7 +34,10 @@ export function recordRequests(
       const { ends, perEvent } = chunk.frames;
       for (let row = 0; row < ends.length; ) {
         if (records > 0 && records + perEvent > limit) close();
-        const take = Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent));
+        const take = Math.min(
+          ends.length - row,
+          Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent),
+        );
         const start = row === 0 ? 0 : ends[row - 1]!;
         const end = ends[row + take - 1]!;
         if (chunk.preamble) preambles.add(chunk.preamble as Uint8Array);

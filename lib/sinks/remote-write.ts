@@ -35,7 +35,12 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   const batchSize = options.batchSize ?? REMOTE_WRITE_DEFAULTS.batchSize;
   return httpBatchingSink<RecordRequest>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? REMOTE_WRITE_DEFAULTS.maxAge },
-    { sink: 'remote_write', url: new URL(options.url), headers: { ...options.headers, ...PROTOCOL_HEADERS }, hint: refusalHint },
+    {
+      sink: 'remote_write',
+      url: new URL(options.url),
+      headers: { ...options.headers, ...PROTOCOL_HEADERS },
+      hint: refusalHint,
+    },
     recordRequests(batchSize, (preambles, records) => snappy.compressSync(Buffer.concat([...preambles, ...records]))),
   );
 }
@@ -54,7 +59,7 @@ function refusalHint(status: number, body: string): string | undefined {
       return 'set the credentials or the tenant header (X-Scope-OrgID) in headers';
     case 404:
     case 405:
-      return 'url must be the receiver\'s write endpoint (Prometheus: /api/v1/write with --web.enable-remote-write-receiver; VictoriaMetrics: /api/v1/write)';
+      return "url must be the receiver's write endpoint (Prometheus: /api/v1/write with --web.enable-remote-write-receiver; VictoriaMetrics: /api/v1/write)";
     case 413:
       return 'the request is too large: lower batch_size';
     default:

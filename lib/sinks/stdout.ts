@@ -18,5 +18,11 @@ export interface StdoutSinkOptions {
  * written is dropped: taken, never acknowledged, never counted as a sink failure.
  */
 export function stdoutSink({ stream = process.stdout, trailer }: StdoutSinkOptions = {}): Sink {
-  return streamSink({ name: 'stdout', target: 'to stdout', stream, trailer, readerGone: (cause) => (cause as NodeJS.ErrnoException).code === 'EPIPE' });
+  return streamSink({
+    name: 'stdout',
+    target: 'to stdout',
+    stream,
+    trailer,
+    readerGone: (cause) => (cause as NodeJS.ErrnoException).code === 'EPIPE',
+  });
 }

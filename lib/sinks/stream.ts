@@ -49,7 +49,12 @@ const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: st
  */
 export function streamSink(options: StreamSinkOptions): Sink {
   const { name, target } = options;
-  const core = new SinkCore({ name, target, closedDetail: `cannot write ${target}: the sink is closed`, highWaterMark: Infinity });
+  const core = new SinkCore({
+    name,
+    target,
+    closedDetail: `cannot write ${target}: the sink is closed`,
+    highWaterMark: Infinity,
+  });
   return core.attach(new StreamTransport(core, options));
 }
 
@@ -100,7 +105,11 @@ class StreamTransport implements Transport {
   hasRoom(): boolean {
     // Every Node writable tells its fill; a bare NodeJS.WritableStream that does not is never waited for.
     const stream = this.options.stream as Partial<Pick<Writable, 'writableLength' | 'writableHighWaterMark'>>;
-    return this.gone || this.core.failedWith !== undefined || (stream.writableLength ?? 0) < (stream.writableHighWaterMark ?? Infinity);
+    return (
+      this.gone ||
+      this.core.failedWith !== undefined ||
+      (stream.writableLength ?? 0) < (stream.writableHighWaterMark ?? Infinity)
+    );
   }
 
   async release(): Promise<void> {
@@ -154,7 +163,11 @@ class StreamTransport implements Transport {
       this.core.settle(writes, bytes);
       return;
     }
-    this.core.fail(explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause }), size, bytes);
+    this.core.fail(
+      explain?.(cause) ?? this.core.error(`cannot write ${target}: ${describeError(cause)}`, { cause }),
+      size,
+      bytes,
+    );
   };
 
   /** Forgets the writes still in the stream (and any drain wait): how many, their events and bytes. */

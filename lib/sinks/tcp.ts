@@ -149,7 +149,9 @@ class TcpTransport implements Transport {
       this.core.settle(1, chunk.bytes);
     };
     s.setNoDelay(true);
-    s.setTimeout(this.options.connectTimeout ?? 5000, () => s.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })));
+    s.setTimeout(this.options.connectTimeout ?? 5000, () =>
+      s.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })),
+    );
     s.once('connect', () => {
       if (this.socket !== s) return;
       s.setTimeout(0);

@@ -51,7 +51,12 @@ interface Sending {
 export function udpSink(options: UdpSinkOptions): Sink {
   const address = parseHostPort(options.address);
   const target = address.text;
-  const core = new SinkCore({ name: 'udp', target, closedDetail: `cannot send to ${target}: the sink is closed`, highWaterMark: options.highWaterMark ?? 1 << 20 });
+  const core = new SinkCore({
+    name: 'udp',
+    target,
+    closedDetail: `cannot send to ${target}: the sink is closed`,
+    highWaterMark: options.highWaterMark ?? 1 << 20,
+  });
   return core.attach(new UdpTransport(core, address));
 }
 
@@ -102,7 +107,12 @@ class UdpTransport implements Transport {
     for (let i = 0; i < ends.length; i++) {
       const record = recordOf(encoded, i);
       // A UTF-16 unit is at most 3 UTF-8 bytes: only long records need measuring.
-      const length = typeof record !== 'string' ? record.byteLength : record.length * 3 <= this.maxDatagram ? 0 : Buffer.byteLength(record);
+      const length =
+        typeof record !== 'string'
+          ? record.byteLength
+          : record.length * 3 <= this.maxDatagram
+            ? 0
+            : Buffer.byteLength(record);
       if (length <= this.maxDatagram) {
         datagrams.push(record);
         continue;

@@ -6,7 +6,10 @@ import type { Subscriber } from 'rxjs';
  * throw there to its unhandled-error hook, not downstream, so without this it would escape the
  * stream as an uncaught exception.
  */
-export function guarded<A extends unknown[]>(subscriber: Subscriber<unknown>, work: (...args: A) => void): (...args: A) => void {
+export function guarded<A extends unknown[]>(
+  subscriber: Subscriber<unknown>,
+  work: (...args: A) => void,
+): (...args: A) => void {
   return (...args) => {
     try {
       work(...args);

@@ -23,12 +23,18 @@ export interface RowsOptions<S extends SeriesTotals> {
  * `histogram` and `summary`: they differ only in the rows and in how a tick's observations
  * update the state.
  */
-export function expandRows<S extends SeriesTotals>(options: RowsOptions<S>): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+export function expandRows<S extends SeriesTotals>(
+  options: RowsOptions<S>,
+): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
   return (source) => defer(() => source.pipe(map(rowsExpander(options))));
 }
 
 /** One subscription's expansion: its own state per label set. */
-function rowsExpander<S extends SeriesTotals>({ rows, initial, record }: RowsOptions<S>): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
+function rowsExpander<S extends SeriesTotals>({
+  rows,
+  initial,
+  record,
+}: RowsOptions<S>): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
   const perEvent = rows.length;
   // By label set (its key: one set may come as several objects), for as long as the run: the
   // totals are cumulative, so each series' state is the one memory that grows with cardinality.
@@ -39,7 +45,9 @@ function rowsExpander<S extends SeriesTotals>({ rows, initial, record }: RowsOpt
     if (series === lastSeries) return lastFound!;
     let found = states.get(series.key);
     if (!found) {
-      const rowSeries = rows.map(({ suffix, label }) => seriesOf(label ? { ...series.labels, [label[0]]: label[1] } : series.labels, suffix));
+      const rowSeries = rows.map(({ suffix, label }) =>
+        seriesOf(label ? { ...series.labels, [label[0]]: label[1] } : series.labels, suffix),
+      );
       states.set(series.key, (found = { state: initial(), rowSeries }));
     }
     lastSeries = series;

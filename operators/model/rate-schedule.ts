@@ -34,11 +34,17 @@ export class RateSchedule {
     readonly rate: number,
     readonly burst?: Burst,
   ) {
-    if (!(rate > 0) || !Number.isFinite(rate)) throw new RangeError(`rate must be a positive finite number, got ${rate}`);
+    if (!(rate > 0) || !Number.isFinite(rate))
+      throw new RangeError(`rate must be a positive finite number, got ${rate}`);
     this.perMs = rate / 1000;
     // A rate so small that its per-millisecond figure underflows would put every slot at infinity.
-    if (!(this.perMs > 0) || (burst && !(this.perMs * burst.multiplier > 0 && Number.isFinite(this.perMs * burst.multiplier)))) {
-      throw new RangeError(`rate ${rate}${burst ? ` × ${burst.multiplier}` : ''} is outside the range a schedule can represent`);
+    if (
+      !(this.perMs > 0) ||
+      (burst && !(this.perMs * burst.multiplier > 0 && Number.isFinite(this.perMs * burst.multiplier)))
+    ) {
+      throw new RangeError(
+        `rate ${rate}${burst ? ` × ${burst.multiplier}` : ''} is outside the range a schedule can represent`,
+      );
     }
     this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
     this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
@@ -52,9 +58,12 @@ export class RateSchedule {
   /** This schedule with a burst window. A schedule holds at most one burst window. */
   withBurst(burst: Burst): RateSchedule {
     if (this.burst) throw new Error('a rate schedule holds at most one burst window');
-    if (!(burst.multiplier > 0)) throw new RangeError(`burst multiplier must be greater than 0, got ${burst.multiplier}`);
+    if (!(burst.multiplier > 0))
+      throw new RangeError(`burst multiplier must be greater than 0, got ${burst.multiplier}`);
     if (!(burst.for > 0 && burst.for < burst.every)) {
-      throw new RangeError(`burst window must satisfy 0 < for < every, got for ${burst.for} ms, every ${burst.every} ms`);
+      throw new RangeError(
+        `burst window must satisfy 0 < for < every, got for ${burst.for} ms, every ${burst.every} ms`,
+      );
     }
     return new RateSchedule(this.rate, burst);
   }
@@ -95,7 +104,9 @@ export class RateSchedule {
     // and scheduling agree to the last floating-point bit. Past 2^53, n + 1 === n: stop there.
     const estimate = Math.max(0, Math.ceil(this.integral(offset)));
     if (!(estimate <= MAX_SLOT)) {
-      throw new RangeError(`more than 2^53 slots fall due within ${offset} ms at ${this.rate} events/s: slot numbers would no longer be exact`);
+      throw new RangeError(
+        `more than 2^53 slots fall due within ${offset} ms at ${this.rate} events/s: slot numbers would no longer be exact`,
+      );
     }
     let n = estimate;
     for (let step = 0; n > 0 && !due(n - 1); step++, n--) settling(step);

@@ -21,7 +21,11 @@ export function seriesOf(labels: Readonly<Record<string, string>>, suffix?: stri
  * list of names (an entry's static and rotating labels) without sorting it again each time.
  * `transient`: the set is built for one tick (see {@link Series.transient}).
  */
-export function seriesOfSorted(names: readonly string[], values: readonly (string | undefined)[], transient = false): Series {
+export function seriesOfSorted(
+  names: readonly string[],
+  values: readonly (string | undefined)[],
+  transient = false,
+): Series {
   const labels: Record<string, string> = {};
   let key = '';
   for (let i = 0; i < names.length; i++) {
@@ -30,7 +34,9 @@ export function seriesOfSorted(names: readonly string[], values: readonly (strin
     labels[names[i]!] = value;
     key += `${key === '' ? '' : ','}${names[i]}="${escapeLabelValue(value)}"`;
   }
-  return Object.freeze(transient ? { labels: Object.freeze(labels), key, transient } : { labels: Object.freeze(labels), key });
+  return Object.freeze(
+    transient ? { labels: Object.freeze(labels), key, transient } : { labels: Object.freeze(labels), key },
+  );
 }
 
 const NEEDS_ESCAPE = /[\\"\n]/;
@@ -112,7 +118,8 @@ export class ShapedSeries implements Series {
   get labels(): Readonly<Record<string, string>> {
     if (!this.#labels) {
       const labels: Record<string, string> = {};
-      for (const [name, value] of Object.entries(this.shape.marked.labels)) labels[name] = filledParts(partsAtHoles(value), this.fills);
+      for (const [name, value] of Object.entries(this.shape.marked.labels))
+        labels[name] = filledParts(partsAtHoles(value), this.fills);
       this.#labels = Object.freeze(labels);
     }
     return this.#labels;

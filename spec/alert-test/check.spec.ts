@@ -45,8 +45,14 @@ function promtoolRuns(rules = RULES): { run: RunChecks; count: () => number } {
 describe('checkExpectations: alert expectations through promtool', () => {
   it('finds when the alert first fires and resolves, in a logarithmic number of promtool runs', async () => {
     const { run, count } = promtoolRuns();
-    const { findings, result } = await checkExpectations(sampling, [{ alert: 'High', labels: { severity: 'page' }, firing_within: 3 * MINUTE, resolves_within: 5 * MINUTE }], run);
-    expect(findings.map(findingLine)).to.deep.equal(['PASS High{severity="page"} firing after 2m (within 3m), resolved 4m later (within 5m)']);
+    const { findings, result } = await checkExpectations(
+      sampling,
+      [{ alert: 'High', labels: { severity: 'page' }, firing_within: 3 * MINUTE, resolves_within: 5 * MINUTE }],
+      run,
+    );
+    expect(findings.map(findingLine)).to.deep.equal([
+      'PASS High{severity="page"} firing after 2m (within 3m), resolved 4m later (within 5m)',
+    ]);
     expect(result.passed).to.equal(true);
     expect(count()).to.be.at.most(2 + 2 * Math.ceil(Math.log2(60)) + 2);
   });
@@ -74,7 +80,9 @@ describe('checkExpectations: alert expectations through promtool', () => {
 
   it('reports a rules file promtool refuses, with its words', async () => {
     const { run } = promtoolRuns('groups:\n  - name: g\n    rules:\n      - alert: Bad\n        expr: m >\n');
-    const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch((error: Error) => error);
+    const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch(
+      (error: Error) => error,
+    );
     expect(failure).to.be.instanceOf(Error);
     expect((failure as Error).message).to.match(/^promtool refused the unit test:\n[\s\S]*parse error/);
   });

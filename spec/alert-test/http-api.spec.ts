@@ -16,13 +16,21 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     const { fetchImpl, requests } = fakeFetch(200, '{"status":"success"}');
     const api = httpApi('Prometheus', 'https://bob:s%40cret@prom.example/prometheus', fetchImpl);
     expect(api.name).to.equal('Prometheus at https://bob:***@prom.example/prometheus');
-    expect(await api.get('/api/v1/query', { query: 'up', filter: ['a="1"', 'b="2"'] })).to.deep.equal({ status: 'success' });
-    expect(requests[0]!.url).to.equal('https://prom.example/prometheus/api/v1/query?query=up&filter=a%3D%221%22&filter=b%3D%222%22');
+    expect(await api.get('/api/v1/query', { query: 'up', filter: ['a="1"', 'b="2"'] })).to.deep.equal({
+      status: 'success',
+    });
+    expect(requests[0]!.url).to.equal(
+      'https://prom.example/prometheus/api/v1/query?query=up&filter=a%3D%221%22&filter=b%3D%222%22',
+    );
     expect(requests[0]!.headers.authorization).to.equal(`Basic ${Buffer.from('bob:s@cret').toString('base64')}`);
   });
 
   it("names the backend's refusal with its own error, and an answer that is not JSON", async () => {
-    const refused = httpApi('Prometheus', 'http://bob:pw@prom:9090', fakeFetch(400, '{"status":"error","error":"parse error at char 3"}').fetchImpl);
+    const refused = httpApi(
+      'Prometheus',
+      'http://bob:pw@prom:9090',
+      fakeFetch(400, '{"status":"error","error":"parse error at char 3"}').fetchImpl,
+    );
     expect(await refused.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
       'Prometheus at http://bob:***@prom:9090 answered 400 Bad Request to GET /api/v1/query: parse error at char 3',
     );
@@ -33,7 +41,9 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
   });
 
   it('refuses a URL that is not http(s), with its credentials masked', () => {
-    expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/')).to.throw('expected an http(s) URL, got "ftp://bob:***@host/"');
+    expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/')).to.throw(
+      'expected an http(s) URL, got "ftp://bob:***@host/"',
+    );
     expect(() => httpApi('Prometheus', 'localhost:9090')).to.throw('expected an http(s) URL, got "localhost:9090"');
   });
 });

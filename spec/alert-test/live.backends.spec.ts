@@ -45,15 +45,21 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
   });
   after(async () => Promise.all([prometheus?.stop(), alertmanager?.stop(), idleAlertmanager?.stop()]));
 
-  const live = (file: string, ...flags: string[]) => svc(['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s', ...flags]);
+  const live = (file: string, ...flags: string[]) =>
+    svc(['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s', ...flags]);
 
   it('passes an alert that fires and resolves in time, and stops the run once it is decided (examples/alerts/queue-backlog.yaml)', async function () {
     this.timeout(20_000);
     const began = Date.now();
-    const { code, stdout, stderr } = await svc(['test', 'examples/alerts/queue-backlog.yaml', '--live', '--prometheus', prometheus.url, '--interval', '1s'], {
-      env: { ...process.env, PROMETHEUS_URL: prometheus.url },
-    });
-    expect(stdout).to.match(/^PASS QueueBacklog\{severity="page",queue="orders"\} firing after (\d)s \(within 10s\), resolved (\d)s later \(within 10s\)\n$/);
+    const { code, stdout, stderr } = await svc(
+      ['test', 'examples/alerts/queue-backlog.yaml', '--live', '--prometheus', prometheus.url, '--interval', '1s'],
+      {
+        env: { ...process.env, PROMETHEUS_URL: prometheus.url },
+      },
+    );
+    expect(stdout).to.match(
+      /^PASS QueueBacklog\{severity="page",queue="orders"\} firing after (\d)s \(within 10s\), resolved (\d)s later \(within 10s\)\n$/,
+    );
     const [, fired, resolved] = /after (\d)s .* resolved (\d)s/.exec(stdout)!.map(Number);
     expect(fired).to.be.within(2, 7);
     expect(resolved).to.be.within(3, 6);
@@ -65,14 +71,20 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
 
   it('fails an alert that does not fire in time, exit 1, deciding at the deadline', async function () {
     this.timeout(20_000);
-    const file = write('late.yaml', scenario(prometheus, 'late', '    - {alert: QueueBacklog, labels: {queue: late}, firing_within: 2s}'));
+    const file = write(
+      'late.yaml',
+      scenario(prometheus, 'late', '    - {alert: QueueBacklog, labels: {queue: late}, firing_within: 2s}'),
+    );
     const { code, stdout } = await live(file);
     expect(lines(stdout)).to.deep.equal(['FAIL QueueBacklog{queue="late"} not firing within 2s']);
     expect(code).to.equal(1);
   });
 
   it('watches on to the deadline when the scenario ends first (--duration)', async () => {
-    const file = write('short.yaml', scenario(prometheus, 'short', '    - {alert: QueueBacklog, labels: {queue: short}, firing_within: 3s}'));
+    const file = write(
+      'short.yaml',
+      scenario(prometheus, 'short', '    - {alert: QueueBacklog, labels: {queue: short}, firing_within: 3s}'),
+    );
     const { code, stdout, stderr } = await live(file, '--duration', '1s');
     expect(stderr).to.contain('[info] the scenario ended: still watching the alerts until each is decided\n');
     expect(lines(stdout)).to.deep.equal(['FAIL QueueBacklog{queue="short"} not firing within 3s']);
@@ -81,19 +93,36 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
 
   it('with --alertmanager, passes an alert Prometheus hands on, fails one the Alertmanager never gets', async function () {
     this.timeout(20_000);
-    const reached = write('am.yaml', scenario(prometheus, 'am', '    - {alert: QueueBacklog, labels: {queue: am}, firing_within: 8s}'));
-    const lost = write('am-lost.yaml', scenario(prometheus, 'lost', '    - {alert: QueueBacklog, labels: {queue: lost}, firing_within: 8s}'));
-    const [pass, fail] = await Promise.all([live(reached, '--alertmanager', alertmanager.url), live(lost, '--alertmanager', idleAlertmanager.url)]);
+    const reached = write(
+      'am.yaml',
+      scenario(prometheus, 'am', '    - {alert: QueueBacklog, labels: {queue: am}, firing_within: 8s}'),
+    );
+    const lost = write(
+      'am-lost.yaml',
+      scenario(prometheus, 'lost', '    - {alert: QueueBacklog, labels: {queue: lost}, firing_within: 8s}'),
+    );
+    const [pass, fail] = await Promise.all([
+      live(reached, '--alertmanager', alertmanager.url),
+      live(lost, '--alertmanager', idleAlertmanager.url),
+    ]);
     expect(pass.stdout).to.match(/^PASS QueueBacklog\{queue="am"\} firing after \ds \(within 8s\), in Alertmanager\n$/);
     expect(pass.code).to.equal(0);
     expect((await alertmanager.alerts()).map((alert) => alert.labels.queue)).to.include('am');
-    expect(fail.stdout).to.match(/^FAIL QueueBacklog\{queue="lost"\} firing after \ds \(within 8s\), not seen in Alertmanager\n$/);
+    expect(fail.stdout).to.match(
+      /^FAIL QueueBacklog\{queue="lost"\} firing after \ds \(within 8s\), not seen in Alertmanager\n$/,
+    );
     expect(fail.code).to.equal(1);
   });
 
   it('on a stop signal, stops the run and fails what is undecided', async () => {
-    const file = write('stopped.yaml', scenario(prometheus, 'stopped', '    - {alert: QueueBacklog, labels: {queue: stopped}, firing_within: 10s}'));
-    const { code, stdout, stderr } = await svc(['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s'], { signals: timer(1500).pipe(map(() => 'SIGINT')) });
+    const file = write(
+      'stopped.yaml',
+      scenario(prometheus, 'stopped', '    - {alert: QueueBacklog, labels: {queue: stopped}, firing_within: 10s}'),
+    );
+    const { code, stdout, stderr } = await svc(
+      ['test', file, '--live', '--prometheus', prometheus.url, '--interval', '1s'],
+      { signals: timer(1500).pipe(map(() => 'SIGINT')) },
+    );
     expect(stdout).to.match(/^FAIL QueueBacklog\{queue="stopped"\} undecided: the test stopped after 1\.\ds\n$/);
     expect(lines(stderr).filter((line) => STOPPED.test(line))).to.have.length(1);
     expect(code).to.equal(1);
@@ -101,9 +130,20 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
 
   it('names an unreachable Prometheus with its credentials masked, exit 1, before running anything', async () => {
     const port = await freeTcpPort();
-    const file = write('nowhere.yaml', scenario(prometheus, 'nowhere', '    - {alert: QueueBacklog, firing_within: 2s}'));
-    const { code, stdout, stderr } = await svc(['test', file, '--live', '--prometheus', `http://admin:s3cret@127.0.0.1:${port}`]);
-    expect(stderr).to.equal(`error: cannot reach Prometheus at http://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    const file = write(
+      'nowhere.yaml',
+      scenario(prometheus, 'nowhere', '    - {alert: QueueBacklog, firing_within: 2s}'),
+    );
+    const { code, stdout, stderr } = await svc([
+      'test',
+      file,
+      '--live',
+      '--prometheus',
+      `http://admin:s3cret@127.0.0.1:${port}`,
+    ]);
+    expect(stderr).to.equal(
+      `error: cannot reach Prometheus at http://admin:***@127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`,
+    );
     expect(stdout).to.equal('');
     expect(code).to.equal(1);
   });
@@ -112,12 +152,24 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     const file = write('flags.yaml', scenario(prometheus, 'flags', '    - {alert: QueueBacklog, firing_within: 2s}'));
     const cases: [string[], RegExp][] = [
       [['--live'], /--live needs --prometheus <url>/],
-      [['--live', '--prometheus', prometheus.url, '--rules', 'examples/alerts/link-flap.rules.yml'], /--rules has no use with --live/],
+      [
+        ['--live', '--prometheus', prometheus.url, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        /--rules has no use with --live/,
+      ],
       [['--live', '--prometheus', prometheus.url, '--keep'], /--keep keeps the promtool test/],
       [['--prometheus', prometheus.url], /--prometheus and --alertmanager go with --live/],
-      [['--live', '--prometheus', 'ftp://user:pw@host/'], /--prometheus: expected an http\(s\) URL, got "ftp:\/\/user:\*\*\*@host\/"/],
-      [['--live', '--prometheus', prometheus.url, '--alertmanager', 'not a url'], /--alertmanager: expected an http\(s\) URL, got "not a url"/],
-      [['--live', '--prometheus', prometheus.url, '--interval', '100ms'], /--interval: expected from 1s to 1h, got "100ms"/],
+      [
+        ['--live', '--prometheus', 'ftp://user:pw@host/'],
+        /--prometheus: expected an http\(s\) URL, got "ftp:\/\/user:\*\*\*@host\/"/,
+      ],
+      [
+        ['--live', '--prometheus', prometheus.url, '--alertmanager', 'not a url'],
+        /--alertmanager: expected an http\(s\) URL, got "not a url"/,
+      ],
+      [
+        ['--live', '--prometheus', prometheus.url, '--interval', '100ms'],
+        /--interval: expected from 1s to 1h, got "100ms"/,
+      ],
     ];
     for (const [flags, message] of cases) {
       const { code, stderr } = await svc(['test', file, ...flags]);

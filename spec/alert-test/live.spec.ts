@@ -9,7 +9,10 @@ import type { AlertExpectation } from '../../lib/language/fields.js';
 const S = 1000;
 
 /** A Prometheus whose alert fires over these [from, to) spans of virtual time; it knows nothing of the future. */
-function fakePrometheus(scheduler: TestScheduler, spans: [number, number][]): AlertStates & { ranges: [number, number, number][] } {
+function fakePrometheus(
+  scheduler: TestScheduler,
+  spans: [number, number][],
+): AlertStates & { ranges: [number, number, number][] } {
   const firingAt = (t: number) => spans.some(([from, to]) => t >= from && t < to);
   const ranges: [number, number, number][] = [];
   return {
@@ -27,17 +30,31 @@ function fakePrometheus(scheduler: TestScheduler, spans: [number, number][]): Al
 }
 
 /** An Alertmanager that holds the alert from `from` on. */
-const fakeAlertmanager = (scheduler: TestScheduler, from = Infinity): AlertInbox => ({ name: 'Alertmanager at http://fake', received: () => of(scheduler.now() >= from) });
+const fakeAlertmanager = (scheduler: TestScheduler, from = Infinity): AlertInbox => ({
+  name: 'Alertmanager at http://fake',
+  received: () => of(scheduler.now() >= from),
+});
 
 /** Runs the watch on virtual time: each PASS/FAIL line with the virtual time it was decided at, and when the watch completed. */
-function watch(expectations: AlertExpectation[], spans: [number, number][], options: { pollMs?: number; alertmanagerFrom?: number } = {}) {
+function watch(
+  expectations: AlertExpectation[],
+  spans: [number, number][],
+  options: { pollMs?: number; alertmanagerFrom?: number } = {},
+) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const prometheus = fakePrometheus(scheduler, spans);
-  const alertmanager = options.alertmanagerFrom === undefined ? undefined : fakeAlertmanager(scheduler, options.alertmanagerFrom);
+  const alertmanager =
+    options.alertmanagerFrom === undefined ? undefined : fakeAlertmanager(scheduler, options.alertmanagerFrom);
   const decided: [number, string][] = [];
   let completedAt: number | undefined;
-  watchAlerts(expectations, { start: 0, pollMs: options.pollMs ?? 5 * S, scheduler, prometheus, alertmanager }).subscribe({
+  watchAlerts(expectations, {
+    start: 0,
+    pollMs: options.pollMs ?? 5 * S,
+    scheduler,
+    prometheus,
+    alertmanager,
+  }).subscribe({
     next: (finding) => decided.push([scheduler.now(), findingLine(finding)]),
     complete: () => (completedAt = scheduler.now()),
   });
@@ -71,7 +88,9 @@ describe('watchAlerts: live alert expectations decided by polling, on virtual ti
 
   it('after firing, waits for the resolution and times it from the firing', () => {
     const { decided } = watch([{ alert: 'High', firing_within: 30 * S, resolves_within: 30 * S }], [[7 * S, 20 * S]]);
-    expect(decided).to.deep.equal([[20 * S, 'PASS High firing after 7s (within 30s), resolved 13s later (within 30s)']]);
+    expect(decided).to.deep.equal([
+      [20 * S, 'PASS High firing after 7s (within 30s), resolved 13s later (within 30s)'],
+    ]);
   });
 
   it('fails a resolution that does not come within resolves_within of the firing', () => {
@@ -95,22 +114,28 @@ describe('watchAlerts: live alert expectations decided by polling, on virtual ti
   });
 
   it('with an Alertmanager, passes once it holds the alert', () => {
-    const { decided } = watch([{ alert: 'High', firing_within: 30 * S }], [[7 * S, Infinity]], { alertmanagerFrom: 12 * S });
+    const { decided } = watch([{ alert: 'High', firing_within: 30 * S }], [[7 * S, Infinity]], {
+      alertmanagerFrom: 12 * S,
+    });
     expect(decided).to.deep.equal([[15 * S, 'PASS High firing after 7s (within 30s), in Alertmanager']]);
   });
 
   it('fails an alert Alertmanager does not hold by firing_within, or one poll after a late firing', () => {
-    expect(watch([{ alert: 'High', firing_within: 30 * S }], [[7 * S, Infinity]], { alertmanagerFrom: Infinity }).decided).to.deep.equal([
-      [30 * S, 'FAIL High firing after 7s (within 30s), not seen in Alertmanager'],
-    ]);
-    expect(watch([{ alert: 'High', firing_within: 10 * S }], [[9 * S, Infinity]], { alertmanagerFrom: 14 * S }).decided).to.deep.equal([
-      [15 * S, 'PASS High firing after 9s (within 10s), in Alertmanager'],
-    ]);
+    expect(
+      watch([{ alert: 'High', firing_within: 30 * S }], [[7 * S, Infinity]], { alertmanagerFrom: Infinity }).decided,
+    ).to.deep.equal([[30 * S, 'FAIL High firing after 7s (within 30s), not seen in Alertmanager']]);
+    expect(
+      watch([{ alert: 'High', firing_within: 10 * S }], [[9 * S, Infinity]], { alertmanagerFrom: 14 * S }).decided,
+    ).to.deep.equal([[15 * S, 'PASS High firing after 9s (within 10s), in Alertmanager']]);
   });
 
   it('keeps a missed Alertmanager deadline missed while the resolution is awaited', () => {
-    const { decided } = watch([{ alert: 'High', firing_within: 30 * S, resolves_within: 60 * S }], [[7 * S, 40 * S]], { alertmanagerFrom: 35 * S });
-    expect(decided).to.deep.equal([[40 * S, 'FAIL High firing after 7s (within 30s), not seen in Alertmanager, resolved 33s later (within 1m)']]);
+    const { decided } = watch([{ alert: 'High', firing_within: 30 * S, resolves_within: 60 * S }], [[7 * S, 40 * S]], {
+      alertmanagerFrom: 35 * S,
+    });
+    expect(decided).to.deep.equal([
+      [40 * S, 'FAIL High firing after 7s (within 30s), not seen in Alertmanager, resolved 33s later (within 1m)'],
+    ]);
   });
 
   it('asks range queries of at most 10 000 points, in whole seconds', () => {
@@ -122,9 +147,18 @@ describe('watchAlerts: live alert expectations decided by polling, on virtual ti
 
   it('errors when Prometheus cannot be asked', () => {
     const scheduler = new TestScheduler(() => undefined);
-    const prometheus: AlertStates = { name: 'p', firing: () => throwError(() => new Error('cannot reach Prometheus at http://fake')), states: () => of([]) };
+    const prometheus: AlertStates = {
+      name: 'p',
+      firing: () => throwError(() => new Error('cannot reach Prometheus at http://fake')),
+      states: () => of([]),
+    };
     let failure: Error | undefined;
-    watchAlerts([{ alert: 'High', firing_within: 30 * S }], { start: 0, pollMs: 5 * S, scheduler, prometheus }).subscribe({ error: (error: Error) => (failure = error) });
+    watchAlerts([{ alert: 'High', firing_within: 30 * S }], {
+      start: 0,
+      pollMs: 5 * S,
+      scheduler,
+      prometheus,
+    }).subscribe({ error: (error: Error) => (failure = error) });
     scheduler.flush();
     expect(failure?.message).to.equal('cannot reach Prometheus at http://fake');
   });
@@ -136,13 +170,21 @@ describe('requireQuiet: a live test starts with its alerts quiet', () => {
     const expectations = [{ alert: 'High', labels: { severity: 'page' }, firing_within: 30 * S }];
     const firing = fakePrometheus(scheduler, [[0, Infinity]]);
     const quiet = fakePrometheus(scheduler, []);
-    const refused = (promise: Promise<void>) => promise.then(() => 'accepted', (error: Error) => error.message);
+    const refused = (promise: Promise<void>) =>
+      promise.then(
+        () => 'accepted',
+        (error: Error) => error.message,
+      );
     expect(await refused(requireQuiet(expectations, { prometheus: firing }))).to.equal(
       'High{severity="page"} is already firing in Prometheus at http://fake: a live test starts with the alert quiet (wait until it resolves)',
     );
-    expect(await refused(requireQuiet(expectations, { prometheus: quiet, alertmanager: fakeAlertmanager(scheduler, 0) }))).to.equal(
+    expect(
+      await refused(requireQuiet(expectations, { prometheus: quiet, alertmanager: fakeAlertmanager(scheduler, 0) })),
+    ).to.equal(
       'High{severity="page"} is already in Alertmanager at http://fake: a live test starts with the alert quiet (wait until it resolves)',
     );
-    expect(await refused(requireQuiet(expectations, { prometheus: quiet, alertmanager: fakeAlertmanager(scheduler) }))).to.equal('accepted');
+    expect(
+      await refused(requireQuiet(expectations, { prometheus: quiet, alertmanager: fakeAlertmanager(scheduler) })),
+    ).to.equal('accepted');
   });
 });

@@ -3,7 +3,8 @@ import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { sampleScenario } from '../../lib/alert-test/sampling.js';
 
-const plan = (yaml: string) => compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).scenarios;
+const plan = (yaml: string) =>
+  compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).scenarios;
 
 describe('sampleScenario: a scenario on the rule evaluation grid', () => {
   it('holds at step k the last sample of ((k-1)I, kI], empty where a gap left none', async () => {
@@ -48,6 +49,10 @@ scenarios:
     expect(sampling.steps).to.equal(5);
     const count = sampling.series.find(({ series }) => series === 'lat_count')!;
     expect([...count.values]).to.deep.equal([NaN, NaN, 1, 16, 30]);
-    expect(sampling.series.map(({ series }) => series)).to.include.members(['lat_bucket{le="1"}', 'lat_bucket{le="+Inf"}', 'lat_sum']);
+    expect(sampling.series.map(({ series }) => series)).to.include.members([
+      'lat_bucket{le="1"}',
+      'lat_bucket{le="+Inf"}',
+      'lat_sum',
+    ]);
   });
 });

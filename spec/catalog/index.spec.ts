@@ -25,7 +25,12 @@ async function sample(): Promise<{ dir: string; catalog: Catalog }> {
   const dir = directory({
     'scenarios/cpu-spike.yaml': `${SCENARIO.replace('kind: runnable\n', 'kind: runnable\nname: spike\ndescription: a CPU spike\n')}`,
     'scenarios/plain.yml': SCENARIO,
-    'flat.json': JSON.stringify({ signal_type: 'metrics', name: 'x', rate: 1, generator: { type: 'constant', value: 1 } }),
+    'flat.json': JSON.stringify({
+      signal_type: 'metrics',
+      name: 'x',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+    }),
     'packs/deep/redis.yaml': PACK,
     'broken.yaml': 'version: [2\n',
     'bad-entry.yaml': SCENARIO.replace('rate: 1', 'rate: 0'),
@@ -38,7 +43,9 @@ async function sample(): Promise<{ dir: string; catalog: Catalog }> {
 describe('catalog', () => {
   it('holds every scenario and pack file below the directory, named by name or file name', async () => {
     const { dir, catalog } = await sample();
-    expect(catalog.items.map((item) => [item.name, item.kind, item.path.slice(dir.length + 1), item.size ?? null])).to.deep.equal([
+    expect(
+      catalog.items.map((item) => [item.name, item.kind, item.path.slice(dir.length + 1), item.size ?? null]),
+    ).to.deep.equal([
       ['bad-entry', 'invalid', 'bad-entry.yaml', null],
       ['broken', 'invalid', 'broken.yaml', null],
       ['flat', 'runnable', 'flat.json', 1],
@@ -47,7 +54,9 @@ describe('catalog', () => {
       ['spike', 'runnable', join('scenarios', 'cpu-spike.yaml'), 1],
     ]);
     expect(catalog.find('spike')!.description).to.equal('a CPU spike');
-    expect(catalog.find('bad-entry')!.problems![0]).to.match(/bad-entry\.yaml: scenarios\[0\] \(up\): rate: expected a number greater than 0, got 0$/);
+    expect(catalog.find('bad-entry')!.problems![0]).to.match(
+      /bad-entry\.yaml: scenarios\[0\] \(up\): rate: expected a number greater than 0, got 0$/,
+    );
     expect(catalog.find('broken')!.problems![0]).to.match(/broken\.yaml: invalid YAML/);
   });
 
@@ -74,7 +83,9 @@ describe('catalog', () => {
       ConfigError,
       `@nope: no scenario named "nope" in the catalog ${dir} (it has: flat, plain, spike); check the name, or give --catalog <dir> with the right directory`,
     );
-    expect(() => catalog.scenario('redis')).to.throw(/"redis" is a pack \(.*redis\.yaml\), not a scenario: use it from an entry with pack: redis/);
+    expect(() => catalog.scenario('redis')).to.throw(
+      /"redis" is a pack \(.*redis\.yaml\), not a scenario: use it from an entry with pack: redis/,
+    );
     expect(() => catalog.scenario('bad-entry')).to.throw(/rate: expected a number greater than 0/);
   });
 
@@ -87,7 +98,9 @@ describe('catalog', () => {
 
   it('refuses to guess between files of one name', async () => {
     const catalog = await Catalog.open(directory({ 'a/up.yaml': SCENARIO, 'b/up.yaml': SCENARIO }));
-    expect(() => catalog.scenario('up')).to.throw(/the catalog has several files named "up": .*a\/up\.yaml, .*b\/up\.yaml; give each its own name/);
+    expect(() => catalog.scenario('up')).to.throw(
+      /the catalog has several files named "up": .*a\/up\.yaml, .*b\/up\.yaml; give each its own name/,
+    );
   });
 
   it('reports a missing directory, suggesting --catalog', async () => {
@@ -95,14 +108,18 @@ describe('catalog', () => {
     let error: unknown;
     await Catalog.open(missing).catch((e) => (error = e));
     expect(error).to.be.instanceOf(ConfigError);
-    expect((error as Error).message).to.equal(`${missing}: catalog directory not found: give --catalog <dir> with a directory of scenario and pack files`);
+    expect((error as Error).message).to.equal(
+      `${missing}: catalog directory not found: give --catalog <dir> with a directory of scenario and pack files`,
+    );
   });
 
   it('lists a binary file as invalid, saying it is not text', async () => {
     const dir = directory({});
     writeFileSync(join(dir, 'blob.yaml'), Buffer.from([0x00, 0xff, 0xfe, 0x01]));
     const catalog = await Catalog.open(dir);
-    expect(catalog.find('blob')!.problems).to.deep.equal([`${join(dir, 'blob.yaml')}: not a text file (it holds binary data): give a YAML or JSON catalog file`]);
+    expect(catalog.find('blob')!.problems).to.deep.equal([
+      `${join(dir, 'blob.yaml')}: not a text file (it holds binary data): give a YAML or JSON catalog file`,
+    ]);
   });
 
   it('refuses a directory of more than 1000 scenario and pack files', async () => {
@@ -110,7 +127,9 @@ describe('catalog', () => {
     for (let i = 0; i <= 1000; i++) writeFileSync(join(dir, `s${i}.yaml`), SCENARIO);
     const error = await Catalog.open(dir).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ConfigError);
-    expect((error as Error).message).to.equal(`${dir}: the catalog holds more than 1000 scenario and pack files, the limit; split it into several directories`);
+    expect((error as Error).message).to.equal(
+      `${dir}: the catalog holds more than 1000 scenario and pack files, the limit; split it into several directories`,
+    );
   });
 
   it('reads @name as a catalog reference', () => {

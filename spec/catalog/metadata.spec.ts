@@ -24,7 +24,11 @@ ${ENTRY}
   });
 
   it('checks them: scenario_name is name, tags are names', () => {
-    expect(problems(`version: 2\nkind: runnable\nname: a\nscenario_name: b\ntags: [ok, "not ok"]\ncategory: ""\nscenarios:\n${ENTRY}\n`)).to.deep.equal([
+    expect(
+      problems(
+        `version: 2\nkind: runnable\nname: a\nscenario_name: b\ntags: [ok, "not ok"]\ncategory: ""\nscenarios:\n${ENTRY}\n`,
+      ),
+    ).to.deep.equal([
       'tags[1]: expected a tag matching [a-zA-Z0-9_][a-zA-Z0-9_.-]*, got "not ok"',
       'category: expected a non-empty string, got ""',
       'scenario_name: the same as name (the reference tool calls it scenario_name): give one of them',
@@ -32,7 +36,10 @@ ${ENTRY}
   });
 
   it('keeps category and tags of a pack file', () => {
-    const pack = loadPack('version: 2\nkind: composable\nname: p\ndescription: d\ncategory: infrastructure\ntags: [linux]\nmetrics: [{ name: up }]\n', { origin: 'p.yaml' });
+    const pack = loadPack(
+      'version: 2\nkind: composable\nname: p\ndescription: d\ncategory: infrastructure\ntags: [linux]\nmetrics: [{ name: up }]\n',
+      { origin: 'p.yaml' },
+    );
     expect(pack).to.include({ category: 'infrastructure' });
     expect(pack.tags).to.deep.equal(['linux']);
   });
@@ -40,9 +47,18 @@ ${ENTRY}
 
 describe('svc catalog list --kind and --tag', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-meta-'));
-  writeFileSync(join(dir, 'flap.yaml'), `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`);
-  writeFileSync(join(dir, 'leak.yaml'), `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`);
-  writeFileSync(join(dir, 'snmp.yaml'), 'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n');
+  writeFileSync(
+    join(dir, 'flap.yaml'),
+    `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`,
+  );
+  writeFileSync(
+    join(dir, 'leak.yaml'),
+    `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`,
+  );
+  writeFileSync(
+    join(dir, 'snmp.yaml'),
+    'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n',
+  );
 
   const names = async (...flags: string[]) => {
     const result = await svc(['catalog', 'list', '--catalog', dir, '--json', ...flags]);
@@ -63,7 +79,11 @@ describe('svc catalog list --kind and --tag', () => {
     expect(await names('--tag', 'snmp', '--tag', 'flap')).to.deep.equal(['link-flap']);
     expect(await names('--kind', 'pack', '--tag', 'snmp')).to.deep.equal(['snmp_extra']);
     const table = await svc(['catalog', 'list', '--catalog', dir, '--kind', 'pack']);
-    expect(lines(table.stdout).slice(1).map((row) => row.split(/ +/)[0])).to.deep.equal(['snmp_extra', 'node_cpu', 'node_memory', 'snmp_interface', 'http_server']);
+    expect(
+      lines(table.stdout)
+        .slice(1)
+        .map((row) => row.split(/ +/)[0]),
+    ).to.deep.equal(['snmp_extra', 'node_cpu', 'node_memory', 'snmp_interface', 'http_server']);
   });
 
   it('refuses an unknown kind, exit 2', async () => {

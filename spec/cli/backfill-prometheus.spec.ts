@@ -39,7 +39,11 @@ scenarios:
     );
     const run = await svc(['run', '-q', '--backfill', file]);
     expect(run.code, run.stderr).to.equal(0);
-    const load = spawnSync(requireBinary('promtool', 'prometheus'), ['tsdb', 'create-blocks-from', 'openmetrics', out, data], { encoding: 'utf8' });
+    const load = spawnSync(
+      requireBinary('promtool', 'prometheus'),
+      ['tsdb', 'create-blocks-from', 'openmetrics', out, data],
+      { encoding: 'utf8' },
+    );
     expect(load.status, `${load.stdout}${load.stderr}`).to.equal(0);
 
     const prometheus = await startPrometheus({ dataDir: data });

@@ -52,7 +52,10 @@ type Stored = Record<string, [number, number][]>;
 function expectEverySample(stored: Stored, start: number): void {
   expect(Object.keys(stored).sort()).to.deep.equal(SERIES.map((s) => s.queue).sort());
   for (const s of SERIES) {
-    const expected = Array.from({ length: TICKS }, (_, n): [number, number] => [start + STEP * n, s.start + n * s.step]);
+    const expected = Array.from({ length: TICKS }, (_, n): [number, number] => [
+      start + STEP * n,
+      s.start + n * s.step,
+    ]);
     expect(stored[s.queue], s.queue).to.deep.equal(expected);
   }
 }
@@ -72,9 +75,26 @@ describe('svc run --backfill over remote_write into real receivers', function ()
     try {
       const write = `${prometheus.url}/api/v1/write`;
       // Live data first: the head then reaches now, and two-hour-old samples are out of order.
-      const live = await svc(['metrics', '-q', '--name', 'svc_live_probe', '--value', '1', '--rate', '10', '--duration', '500ms', '--sink', 'remote_write', '--endpoint', write]);
+      const live = await svc([
+        'metrics',
+        '-q',
+        '--name',
+        'svc_live_probe',
+        '--value',
+        '1',
+        '--rate',
+        '10',
+        '--duration',
+        '500ms',
+        '--sink',
+        'remote_write',
+        '--endpoint',
+        write,
+      ]);
       expect(live.code, live.stderr).to.equal(0);
-      await waitFor('the live sample', async () => ((await prometheus.query('svc_live_probe')).length ? true : undefined));
+      await waitFor('the live sample', async () =>
+        (await prometheus.query('svc_live_probe')).length ? true : undefined,
+      );
 
       const start = twoHoursAgo();
       const run = await svc(['run', '-q', '--backfill', twoHours(write, start)]);
@@ -82,9 +102,17 @@ describe('svc run --backfill over remote_write into real receivers', function ()
 
       const stored: Stored = {};
       for (const s of SERIES) {
-        const series = await prometheus.range(`svc_backfilled_queue_depth{queue="${s.queue}"}`, start, start + (TICKS - 1) * STEP, STEP / 1000);
+        const series = await prometheus.range(
+          `svc_backfilled_queue_depth{queue="${s.queue}"}`,
+          start,
+          start + (TICKS - 1) * STEP,
+          STEP / 1000,
+        );
         expect(series, s.queue).to.have.length(1);
-        stored[series[0]!.metric.queue!] = series[0]!.values.map(([time, value]) => [Math.round(time * 1000), Number(value)]);
+        stored[series[0]!.metric.queue!] = series[0]!.values.map(([time, value]) => [
+          Math.round(time * 1000),
+          Number(value),
+        ]);
       }
       expectEverySample(stored, start);
       // Read back raw, too: exactly the samples sent, none doubled (a range query's lookback would hide a gap).
@@ -104,8 +132,14 @@ describe('svc run --backfill over remote_write into real receivers', function ()
 
       await vm.forceFlush();
       const exported = await vm.exportSeries('svc_backfilled_queue_depth');
-      const stored: Stored = Object.fromEntries(exported.map((series) => [series.metric.queue!, series.timestamps.map((time, i): [number, number] => [time, series.values[i]!])]));
-      for (const series of exported) expect(series.metric).to.deep.equal({ __name__: 'svc_backfilled_queue_depth', queue: series.metric.queue });
+      const stored: Stored = Object.fromEntries(
+        exported.map((series) => [
+          series.metric.queue!,
+          series.timestamps.map((time, i): [number, number] => [time, series.values[i]!]),
+        ]),
+      );
+      for (const series of exported)
+        expect(series.metric).to.deep.equal({ __name__: 'svc_backfilled_queue_depth', queue: series.metric.queue });
       expectEverySample(stored, start);
     } finally {
       await vm.stop();

@@ -67,27 +67,49 @@ scenarios:
     expect(sorted(readFileSync(backfilled, 'utf8'))).to.deep.equal(samples);
     // Entries end at their duration in virtual time; the closing line gives the real time it took.
     const stderr = lines(backfill.stderr);
-    expect(stderr.filter((line) => STOPPED.test(line)).map((line) => line.split(' | ').at(-1))).to.deep.equal(['elapsed: 1.5s', 'elapsed: 1.8s']);
+    expect(stderr.filter((line) => STOPPED.test(line)).map((line) => line.split(' | ').at(-1))).to.deep.equal([
+      'elapsed: 1.5s',
+      'elapsed: 1.8s',
+    ]);
     expect(stderr.at(-1)).to.match(/^\[info\] backfilled 1\.8s in \S+ \(\S+× real time\)$/);
   });
 
   it('refuses an entry without a duration, naming it, with exit code 2', async () => {
-    const file = scenario('unbounded.yaml', `
+    const file = scenario(
+      'unbounded.yaml',
+      `
 version: 2
 kind: runnable
 scenarios:
   - {signal_type: metrics, name: a, rate: 1, duration: 1h, generator: {type: constant, value: 1}}
   - {signal_type: metrics, name: b, rate: 1, generator: {type: constant, value: 1}}
   - {signal_type: metrics, name: c, rate: 1, generator: {type: constant, value: 1}}
-`);
-    for (const argv of [['run', '--backfill', file], ['run', '--backfill', '--dry-run', file]]) {
+`,
+    );
+    for (const argv of [
+      ['run', '--backfill', file],
+      ['run', '--backfill', '--dry-run', file],
+    ]) {
       const { code, stdout, stderr } = await svc(argv);
       expect(code).to.equal(2);
       expect(stdout).to.equal('');
-      expect(stderr).to.contain('--backfill: a backfill needs a finite duration on every entry; none on: b, c (give each a duration, or --duration)');
+      expect(stderr).to.contain(
+        '--backfill: a backfill needs a finite duration on every entry; none on: b, c (give each a duration, or --duration)',
+      );
     }
     // --duration gives every entry one.
-    const { code, stderr } = await svc(['run', '--backfill', '-q', '--duration', '2s', '--sink', 'file', '--endpoint', join(dir, 'bounded.prom'), file]);
+    const { code, stderr } = await svc([
+      'run',
+      '--backfill',
+      '-q',
+      '--duration',
+      '2s',
+      '--sink',
+      'file',
+      '--endpoint',
+      join(dir, 'bounded.prom'),
+      file,
+    ]);
     expect(code, stderr).to.equal(0);
     expect(lines(readFileSync(join(dir, 'bounded.prom'), 'utf8'))).to.have.length(6);
   });
@@ -104,7 +126,9 @@ scenarios:
     };
     const out = join(dir, 'hours.prom');
     // 6 hours of 1,000 series at one sample per 15 s: 1,440,001 lines, about 70 MiB.
-    const file = scenario('hours.yaml', `
+    const file = scenario(
+      'hours.yaml',
+      `
 version: 2
 kind: runnable
 scenarios:
@@ -116,7 +140,8 @@ scenarios:
     generator: {type: sine, amplitude: 30, period_secs: 600, offset: 50}
     dynamic_labels: [{key: pod, cardinality: 1000}]
     sink: {type: file, path: ${out}}
-`);
+`,
+    );
     const before = live();
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, live())), 200);
@@ -132,7 +157,9 @@ scenarios:
     const stats = new EntryStats(0);
     stats.record({ kind: 'written', size: 1200, bytes: 40_000 }, 0);
     const run = { entry: metricEntry({ id: 'cpu', duration: 24 * 3_600_000 }), stats } as unknown as EntryRun;
-    expect(backfillLine(run, 5_445_000, 1519.6)).to.equal('[progress] cpu  events: 1200 | bytes: 39.1 KiB | backfilled: 1h30m45s of 24h00m00s | 1520× real time');
+    expect(backfillLine(run, 5_445_000, 1519.6)).to.equal(
+      '[progress] cpu  events: 1200 | bytes: 39.1 KiB | backfilled: 1h30m45s of 24h00m00s | 1520× real time',
+    );
     expect(backfillLine(run, 0, Infinity)).to.contain('| backfilled: 0ms of 24h00m00s | -× real time');
     expect(backfilledLine(6 * 3_600_000, 2500)).to.equal('[info] backfilled 6h00m00s in 2.5s (8640× real time)');
   });

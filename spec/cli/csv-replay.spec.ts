@@ -12,7 +12,7 @@ function replayScenario(entries: string, csv: Record<string, string>): string {
 }
 
 describe('svc run: csv_replay', () => {
-  it('replays a log CSV, its path relative to the scenario file, the rows on the CSV\'s own time', async () => {
+  it("replays a log CSV, its path relative to the scenario file, the rows on the CSV's own time", async () => {
     const file = replayScenario(
       `  - name: app
     signal_type: logs
@@ -26,8 +26,12 @@ describe('svc run: csv_replay', () => {
     );
     const result = await svc(['run', file, '--backfill', '--quiet']);
     expect(result.code, result.stderr).to.equal(0);
-    const records = lines(result.stdout).map((line) => JSON.parse(line) as { timestamp: string; severity: string; message: string; fields: object });
-    expect(records.map(({ timestamp, severity, message, fields }) => [timestamp.slice(17, 19), severity, message, fields])).to.deep.equal([
+    const records = lines(result.stdout).map(
+      (line) => JSON.parse(line) as { timestamp: string; severity: string; message: string; fields: object },
+    );
+    expect(
+      records.map(({ timestamp, severity, message, fields }) => [timestamp.slice(17, 19), severity, message, fields]),
+    ).to.deep.equal([
       ['00', 'info', 'login', { user: 'ann' }],
       ['01', 'info', 'login', { user: 'ann' }],
       ['02', 'error', 'denied', { user: 'bob' }],
@@ -45,13 +49,23 @@ describe('svc run: csv_replay', () => {
     start_time: 2024-05-01T10:00:00Z
     generator: { type: csv_replay, file: data/load.csv, timescale: 15 }
 `,
-      { 'load.csv': '"Time","{__name__=""node_load1"", instance=""a""}","{__name__=""node_load1"", instance=""b""}"\n1714557600000,0.5,1.5\n1714557615000,0.75,2\n1714557630000,1,2.5\n' },
+      {
+        'load.csv':
+          '"Time","{__name__=""node_load1"", instance=""a""}","{__name__=""node_load1"", instance=""b""}"\n1714557600000,0.5,1.5\n1714557615000,0.75,2\n1714557630000,1,2.5\n',
+      },
     );
     const result = await svc(['run', file, '--backfill', '--quiet']);
     expect(result.code, result.stderr).to.equal(0);
     const at = Date.parse('2024-05-01T10:00:00Z');
     expect(lines(result.stdout).sort()).to.deep.equal(
-      [`node_load1{instance="a"} 0.5 ${at}`, `node_load1{instance="a"} 0.75 ${at + 1000}`, `node_load1{instance="a"} 1 ${at + 2000}`, `node_load1{instance="b"} 1.5 ${at}`, `node_load1{instance="b"} 2 ${at + 1000}`, `node_load1{instance="b"} 2.5 ${at + 2000}`].sort(),
+      [
+        `node_load1{instance="a"} 0.5 ${at}`,
+        `node_load1{instance="a"} 0.75 ${at + 1000}`,
+        `node_load1{instance="a"} 1 ${at + 2000}`,
+        `node_load1{instance="b"} 1.5 ${at}`,
+        `node_load1{instance="b"} 2 ${at + 1000}`,
+        `node_load1{instance="b"} 2.5 ${at + 2000}`,
+      ].sort(),
     );
   });
 
@@ -62,6 +76,8 @@ describe('svc run: csv_replay', () => {
     );
     const result = await svc(['run', file, '--dry-run']);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.include(`${join(file, '..', 'data', 'load.csv')}: line 3, column 2 (load): expected a number, got "high"`);
+    expect(result.stderr).to.include(
+      `${join(file, '..', 'data', 'load.csv')}: line 3, column 2 (load): expected a number, got "high"`,
+    );
   });
 });

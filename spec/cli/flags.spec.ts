@@ -20,7 +20,10 @@ describe('flagNumber: the one parser of number flags', () => {
     expect(flagNumber('--port', '0', port)).to.equal(0);
     expect(flagNumber('--port', '65535', port)).to.equal(65535);
     for (const text of ['65536', '-1', '80.5', 'http']) {
-      expect(() => flagNumber('--port', text, port)).to.throw(UsageError, `--port: expected a port from 0 to 65535, got "${text}"`);
+      expect(() => flagNumber('--port', text, port)).to.throw(
+        UsageError,
+        `--port: expected a port from 0 to 65535, got "${text}"`,
+      );
     }
   });
 });

@@ -1,10 +1,21 @@
 import { expect } from 'chai';
 import { svc, lines } from '../support/cli.js';
 
-
 describe('svc logs', () => {
   it('emits seeded records from flag templates and pools, with labels, as json_lines', async () => {
-    const argv = ['logs', '--message', 'user {user} did {thing}', '--field', 'user=ann,bob', '--rate', '20', '--duration', '250ms', '--label', 'app=shop'];
+    const argv = [
+      'logs',
+      '--message',
+      'user {user} did {thing}',
+      '--field',
+      'user=ann,bob',
+      '--rate',
+      '20',
+      '--duration',
+      '250ms',
+      '--label',
+      'app=shop',
+    ];
     const result = await svc(argv);
     expect(result.code, result.stderr).to.equal(0);
     const records = lines(result.stdout).map((l) => JSON.parse(l));
@@ -20,7 +31,19 @@ describe('svc logs', () => {
   });
 
   it('takes severity weights and the syslog encoder', async () => {
-    const result = await svc(['logs', '--message', 'boom', '--severity', 'error=1', '--rate', '10', '--duration', '200ms', '--encoder', 'syslog']);
+    const result = await svc([
+      'logs',
+      '--message',
+      'boom',
+      '--severity',
+      'error=1',
+      '--rate',
+      '10',
+      '--duration',
+      '200ms',
+      '--encoder',
+      'syslog',
+    ]);
     expect(result.code, result.stderr).to.equal(0);
     for (const line of lines(result.stdout)) expect(line).to.match(/^<11>1 \S+ \S+ svc - - - boom$/);
   });
@@ -32,7 +55,12 @@ describe('svc logs', () => {
   });
 
   it('exits 2 on usage mistakes', async () => {
-    for (const argv of [['logs', '--rate', '1'], ['logs', '--message', 'x'], ['logs', '--message', 'x', '--rate', '1', '--field', 'nopool'], ['logs', '--message', 'x', '--rate', '1', '--severity', 'info=lots']]) {
+    for (const argv of [
+      ['logs', '--rate', '1'],
+      ['logs', '--message', 'x'],
+      ['logs', '--message', 'x', '--rate', '1', '--field', 'nopool'],
+      ['logs', '--message', 'x', '--rate', '1', '--severity', 'info=lots'],
+    ]) {
       expect((await svc(argv)).code, argv.join(' ')).to.equal(2);
     }
   });

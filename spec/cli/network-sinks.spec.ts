@@ -32,7 +32,9 @@ describe('svc run with a network sink whose destination is down', () => {
     const port = await freeTcpPort();
     const result = await svc(['run', downTcp(port, '    on_sink_error: fail\n')]);
     expect(result.code, result.stderr).to.equal(1);
-    expect(result.stderr).to.match(new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escape(refused(port))}\\) \\| events: \\d+`));
+    expect(result.stderr).to.match(
+      new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escape(refused(port))}\\) \\| events: \\d+`),
+    );
   });
 
   it('takes fail from defaults and from --on-sink-error too', async () => {
@@ -49,7 +51,9 @@ describe('svc run with a network sink whose destination is down', () => {
     expect(result.code, result.stderr).to.equal(1);
     expect(result.stderr).to.include(`[warn] beat: ${refused(port)}`);
     expect(result.stderr).to.match(/STOPPED \(sink: .+\) \| events: 20 \|/);
-    expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal(`error: beat: nothing was delivered (${refused(port)})`);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal(
+      `error: beat: nothing was delivered (${refused(port)})`,
+    );
   });
 
   it('under warn exits 0 when the sink delivered before it failed, the STOPPED line naming the failure', async () => {
@@ -89,7 +93,8 @@ scenarios:
 describe('SIGTERM during a run into a batching sink (bin/svc as a process)', function () {
   this.timeout(20_000);
 
-  const forever = (sink: string) => foreverScenario(scenario, sink, { rate: 5000, pods: 3, extra: ['labels: { job: svc }'] });
+  const forever = (sink: string) =>
+    foreverScenario(scenario, sink, { rate: 5000, pods: 3, extra: ['labels: { job: svc }'] });
 
   it('http_push: every event counted as written is received', async () => {
     const receiver = await startHttpReceiver();
@@ -99,7 +104,9 @@ describe('SIGTERM during a run into a batching sink (bin/svc as a process)', fun
       expect(code, stderr).to.equal(0);
       const lines = receiver.text().split('\n').filter(Boolean);
       expect(lines).to.have.length(stoppedEvents(stderr));
-      lines.forEach((line, n) => expect(line).to.match(new RegExp(`^beat\\{job="svc",pod="pod_${n % 3}"\\} ${n} \\d+$`)));
+      lines.forEach((line, n) =>
+        expect(line).to.match(new RegExp(`^beat\\{job="svc",pod="pod_${n % 3}"\\} ${n} \\d+$`)),
+      );
     } finally {
       await receiver.stop();
     }

@@ -49,14 +49,22 @@ describe('svc new: starter scenarios', () => {
     expect(result.code, result.stderr).to.equal(0);
     const samples = lines(result.stdout);
     expect(samples).to.have.length(2);
-    for (const sample of samples) expect(sample).to.match(/^app_cpu_usage_percent\{env="dev",service="checkout"\} [\d.]+ \d+$/);
+    for (const sample of samples)
+      expect(sample).to.match(/^app_cpu_usage_percent\{env="dev",service="checkout"\} [\d.]+ \d+$/);
   });
 
   it('comments every field it writes, and the optional fields it leaves out are real: each one, uncommented, validates', async () => {
     const text = await starter(['--signal', 'histogram']);
     const entry = text.slice(text.indexOf('  - signal_type'));
-    for (const line of entry.split('\n').filter((l) => /^\s+(- )?\w+:/.test(l))) expect(line, 'a field without its comment').to.include(' # ');
-    const optional = entry.split('\n').filter((line) => /^    # (dynamic_labels|gaps|bursts|cardinality_spikes|phase_offset|start_time|on_sink_error|distribution):/.test(line));
+    for (const line of entry.split('\n').filter((l) => /^\s+(- )?\w+:/.test(l)))
+      expect(line, 'a field without its comment').to.include(' # ');
+    const optional = entry
+      .split('\n')
+      .filter((line) =>
+        /^    # (dynamic_labels|gaps|bursts|cardinality_spikes|phase_offset|start_time|on_sink_error|distribution):/.test(
+          line,
+        ),
+      );
     expect(optional.length).to.be.at.least(7);
     for (const [i, line] of optional.entries()) {
       const field = line.slice(6).split(':')[0]!;
@@ -90,7 +98,9 @@ describe('svc new: starter scenarios', () => {
     expect(first.stdout).to.equal('');
     expect(first.stderr).to.include(`wrote ${file}`);
     expect(readFileSync(file, 'utf8')).to.include('signal_type: summary');
-    expect(await usageError(['new', '-o', file])).to.equal(`Usage Error: -o: ${file} exists: give --force to replace it`);
+    expect(await usageError(['new', '-o', file])).to.equal(
+      `Usage Error: -o: ${file} exists: give --force to replace it`,
+    );
     expect(readFileSync(file, 'utf8')).to.include('signal_type: summary');
     expect((await svc(['new', '--signal', 'logs', '-o', file, '--force'])).code).to.equal(0);
     expect(readFileSync(file, 'utf8')).to.include('signal_type: logs');
@@ -108,7 +118,13 @@ describe('svc new --from FILE.csv', () => {
   const csv = (name: string, rows: string[]) => scenario(name, `${rows.join('\n')}\n`);
 
   it('writes a scenario whose generators reproduce the columns: it validates and runs', async () => {
-    const rows = ['time,"{__name__=""load"", host=""a""}"', ...Array.from({ length: 240 }, (_, i) => `${1714557600 + i * 15},${(50 + 20 * Math.sin((2 * Math.PI * i * 15) / 900)).toFixed(4)}`)];
+    const rows = [
+      'time,"{__name__=""load"", host=""a""}"',
+      ...Array.from(
+        { length: 240 },
+        (_, i) => `${1714557600 + i * 15},${(50 + 20 * Math.sin((2 * Math.PI * i * 15) / 900)).toFixed(4)}`,
+      ),
+    ];
     const file = csv('load.csv', rows);
     const text = await starter(['--from', file]);
     expect(text.split('\n')[0]).to.equal(SCHEMA_MODELINE);
@@ -137,11 +153,17 @@ describe('svc new --from FILE.csv', () => {
 
 describe('svc new: usage errors (exit 2)', () => {
   it('name the flag and the values it takes, from the registries', async () => {
-    expect(await usageError(['new', '--signal', 'traces'])).to.equal('Usage Error: --signal: expected one of metrics, logs, histogram, summary, got "traces"');
+    expect(await usageError(['new', '--signal', 'traces'])).to.equal(
+      'Usage Error: --signal: expected one of metrics, logs, histogram, summary, got "traces"',
+    );
     const sinks = [...SINK_TYPES, ...Object.keys(SINK_ALIASES)];
-    expect(await usageError(['new', '--sink', 'kafak'])).to.equal(`Usage Error: --sink: expected one of ${sinks.join(', ')}, got "kafak"`);
+    expect(await usageError(['new', '--sink', 'kafak'])).to.equal(
+      `Usage Error: --sink: expected one of ${sinks.join(', ')}, got "kafak"`,
+    );
     const encoders = [...ENCODER_TYPES, ...Object.keys(ENCODER_ALIASES)];
-    expect(await usageError(['new', '--encoder', 'xml'])).to.equal(`Usage Error: --encoder: expected one of ${encoders.join(', ')}, got "xml"`);
+    expect(await usageError(['new', '--encoder', 'xml'])).to.equal(
+      `Usage Error: --encoder: expected one of ${encoders.join(', ')}, got "xml"`,
+    );
   });
 
   it('take the aliases of kinds, and write the kind they name', async () => {
@@ -151,15 +173,26 @@ describe('svc new: usage errors (exit 2)', () => {
   });
 
   it('refuse an encoder and a sink the validator refuses together, with its message naming the field', async () => {
-    expect(await usageError(['new', '--signal', 'logs', '--encoder', 'metrics_text'])).to.match(/^Usage Error: --encoder metrics_text: scenarios\[0\] \(app_logs\): encoder\.type: metrics_text cannot encode a logs entry/);
-    expect(await usageError(['new', '--sink', 'remote_write', '--encoder', 'json_lines'])).to.match(/sink\.type: the remote_write sink needs the remote_write encoder, got encoder json_lines/);
-    expect(await usageError(['new', '--signal', 'logs', '--sink', 'remote_write'])).to.match(/sink\.type: remote_write carries metrics only/);
+    expect(await usageError(['new', '--signal', 'logs', '--encoder', 'metrics_text'])).to.match(
+      /^Usage Error: --encoder metrics_text: scenarios\[0\] \(app_logs\): encoder\.type: metrics_text cannot encode a logs entry/,
+    );
+    expect(await usageError(['new', '--sink', 'remote_write', '--encoder', 'json_lines'])).to.match(
+      /sink\.type: the remote_write sink needs the remote_write encoder, got encoder json_lines/,
+    );
+    expect(await usageError(['new', '--signal', 'logs', '--sink', 'remote_write'])).to.match(
+      /sink\.type: remote_write carries metrics only/,
+    );
   });
 
   it('refuse --sink with --from FILE.csv, --signal with --from, and --force without -o', async () => {
-    expect(await usageError(['new', '--from', 'load.csv', '--sink', 'file'])).to.match(/^Usage Error: --sink and --encoder go with starters and --from URL/);
-    expect(await usageError(['new', '--from', 'http://127.0.0.1:9/metrics', '--signal', 'logs'])).to.match(/^Usage Error: --signal picks the signal of a starter/);
-    expect(await usageError(['new', '--force'])).to.equal('Usage Error: --force replaces the file of -o: give -o <file> too');
+    expect(await usageError(['new', '--from', 'load.csv', '--sink', 'file'])).to.match(
+      /^Usage Error: --sink and --encoder go with starters and --from URL/,
+    );
+    expect(await usageError(['new', '--from', 'http://127.0.0.1:9/metrics', '--signal', 'logs'])).to.match(
+      /^Usage Error: --signal picks the signal of a starter/,
+    );
+    expect(await usageError(['new', '--force'])).to.equal(
+      'Usage Error: --force replaces the file of -o: give -o <file> too',
+    );
   });
-
 });

@@ -32,7 +32,9 @@ describe('svc run --dry-run of files written for other tools', () => {
     expect(result.stderr).to.match(/^ {2}sink: +logstore url=http:\/\/127\.0\.0\.1:3100/m);
     expect(result.stderr).to.include('Validation: OK (1 scenario)');
     const json = JSON.parse((await svc(['run', '--dry-run', '--format', 'json', file])).stdout);
-    expect(json.entries.map((e: { id: string; config: { sink: { type: string } } }) => [e.id, e.config.sink.type])).to.deep.equal([['app', 'logstore']]);
+    expect(
+      json.entries.map((e: { id: string; config: { sink: { type: string } } }) => [e.id, e.config.sink.type]),
+    ).to.deep.equal([['app', 'logstore']]);
   });
 });
 
@@ -46,8 +48,18 @@ describe('svc run --format json and -o', () => {
     const plan = JSON.parse(result.stdout);
     expect(plan).to.include({ version: 2, kind: 'runnable' });
     expect(plan.entries.map((e: { id: string }) => e.id)).to.deep.equal(['up', 'up#2']);
-    expect(plan.entries[1].starts).to.deep.equal({ kind: 'offset', at: 100, description: '100ms after the file start (phase offset)' });
-    expect(plan.entries[0].config).to.deep.include({ name: 'up', rate: 10, duration: 300, labels: { zone: 'a' }, sink: { type: 'stdout' } });
+    expect(plan.entries[1].starts).to.deep.equal({
+      kind: 'offset',
+      at: 100,
+      description: '100ms after the file start (phase offset)',
+    });
+    expect(plan.entries[0].config).to.deep.include({
+      name: 'up',
+      rate: 10,
+      duration: 300,
+      labels: { zone: 'a' },
+      sink: { type: 'stdout' },
+    });
     expect(plan.entries[1].config.sink.url).to.equal('http://127.0.0.1:9/push');
     expect(plan.clock_groups).to.deep.equal([]);
     expect(lines(result.stderr)).to.deep.equal(['Validation: OK (2 scenarios)']);
@@ -69,8 +81,17 @@ describe('svc run --format json and -o', () => {
     const result = await svc(['run', '-q', file, '-o', out]);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout).to.equal('');
-    expect(lines(readFileSync(out, 'utf8')).map((line) => line.split(' ').slice(0, 2).join(' ')).sort()).to.deep.equal([
-      'up{zone="a"} 1', 'up{zone="a"} 1', 'up{zone="a"} 1', 'up{zone="b"} 2', 'up{zone="b"} 2', 'up{zone="b"} 2',
+    expect(
+      lines(readFileSync(out, 'utf8'))
+        .map((line) => line.split(' ').slice(0, 2).join(' '))
+        .sort(),
+    ).to.deep.equal([
+      'up{zone="a"} 1',
+      'up{zone="a"} 1',
+      'up{zone="a"} 1',
+      'up{zone="b"} 2',
+      'up{zone="b"} 2',
+      'up{zone="b"} 2',
     ]);
     const both = await svc(['run', file, '--output', out, '--sink', 'stdout']);
     expect(both.code).to.equal(2);

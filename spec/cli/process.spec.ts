@@ -50,9 +50,14 @@ describe('bin/svc as a process', () => {
 });
 
 describe('bin/svc whose reader goes away (svc … | head -3)', () => {
-  for (const [flags, rate] of [[[], '200'], [['--workers', '2'], '100000']] as const) {
+  for (const [flags, rate] of [
+    [[], '200'],
+    [['--workers', '2'], '100000'],
+  ] as const) {
     it(`stops quietly and exits 0 once the reader of stdout is gone${flags.length ? `, also with ${flags.join(' ')} at ${rate}/s` : ''}`, async () => {
-      const child = spawn('bin/svc', ['metrics', '--name', 'up', '--rate', rate, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('bin/svc', ['metrics', '--name', 'up', '--rate', rate, ...flags], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       let seen = '';

@@ -11,7 +11,13 @@ function fakeRun(stats: EntryStats): EntryRun {
 
 describe('progress lines', () => {
   it('formats durations, bytes and rates for people', () => {
-    expect([850, 1500, 59_940, 125_000, 3_723_000].map(formatDuration)).to.deep.equal(['850ms', '1.5s', '59.9s', '2m05s', '1h02m03s']);
+    expect([850, 1500, 59_940, 125_000, 3_723_000].map(formatDuration)).to.deep.equal([
+      '850ms',
+      '1.5s',
+      '59.9s',
+      '2m05s',
+      '1h02m03s',
+    ]);
     expect([512, 1536, 12.34 * 1024 * 1024].map(formatBytes)).to.deep.equal(['512 B', '1.5 KiB', '12.3 MiB']);
     expect([10, 0.5, 1234.56].map(formatRate)).to.deep.equal(['10/s', '0.5/s', '1234.6/s']);
   });
@@ -19,7 +25,9 @@ describe('progress lines', () => {
   it('reports events, rate, bytes and elapsed time', () => {
     const stats = new EntryStats(0);
     for (const at of [0, 1000, 2000]) stats.record({ kind: 'written', size: 10, bytes: 1024 }, at);
-    expect(progressLine(fakeRun(stats), 2000)).to.equal('[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s');
+    expect(progressLine(fakeRun(stats), 2000)).to.equal(
+      '[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s',
+    );
   });
 
   it('STOPPED names the sink error only when there was one', () => {
@@ -34,7 +42,9 @@ describe('progress lines', () => {
 
   it('STOPPED says error, not sink, for an error of the entry itself', () => {
     const run = fakeRun(new EntryStats(0));
-    expect(stoppedLine(run, { error: new RangeError('slot 9007199254740992 cannot be counted exactly') }, 1000)).to.equal(
+    expect(
+      stoppedLine(run, { error: new RangeError('slot 9007199254740992 cannot be counted exactly') }, 1000),
+    ).to.equal(
       '[progress] cpu  STOPPED (error: slot 9007199254740992 cannot be counted exactly) | events: 0 | bytes: 0 B | elapsed: 1s',
     );
   });

@@ -29,7 +29,9 @@ describe('svc run', () => {
     expect(out).to.have.length(6);
     for (const line of out) expect(line).to.match(/^temp\{room="lab"\} 21\.5 \d{13}$/);
     const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
-    expect(stopped).to.deep.equal([`[progress] temp  STOPPED | events: 6 | bytes: ${result.stdout.length} B | elapsed: ${stopped[0]!.split('elapsed: ')[1]}`]);
+    expect(stopped).to.deep.equal([
+      `[progress] temp  STOPPED | events: 6 | bytes: ${result.stdout.length} B | elapsed: ${stopped[0]!.split('elapsed: ')[1]}`,
+    ]);
   });
 
   it('takes the file as --scenario too', async () => {
@@ -44,7 +46,9 @@ describe('svc run', () => {
     expect(result.code, result.stderr).to.equal(0);
     expect(lines(result.stdout)).to.have.length(6);
     const dry = await svc(['run', '--dry-run', '-', '--rate', '5'], { stdin: stdin() });
-    expect(dry.stderr).to.include('scenario: standard input').and.match(/rate: +5\/s/);
+    expect(dry.stderr)
+      .to.include('scenario: standard input')
+      .and.match(/rate: +5\/s/);
     const bad = await svc(['run', '-'], { stdin: Readable.from(['version: 2\nkind: runnable\nscenarios: 3\n']) });
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.match(/^error: standard input: /);
@@ -70,8 +74,24 @@ describe('svc run', () => {
 
   it('lets flags override every entry: rate, duration, labels, encoder, sink and endpoint', async () => {
     const out = join(tmp, 'override.jsonl');
-    const result = await svc(['run', gauge, '--rate', '10', '--duration', '0.5s', '--label', 'team=obs', '--label', 'room=hall',
-      '--encoder', 'json_lines', '--sink', 'file', '--endpoint', out]);
+    const result = await svc([
+      'run',
+      gauge,
+      '--rate',
+      '10',
+      '--duration',
+      '0.5s',
+      '--label',
+      'team=obs',
+      '--label',
+      'room=hall',
+      '--encoder',
+      'json_lines',
+      '--sink',
+      'file',
+      '--endpoint',
+      out,
+    ]);
     expect(result.code).to.equal(0);
     expect(result.stdout).to.equal('');
     const written = lines(readFileSync(out, 'utf8')).map((l) => JSON.parse(l));
@@ -83,13 +103,16 @@ describe('svc run', () => {
   it('lets several entries write one file: it starts empty and keeps every line of every entry', async () => {
     const out = join(tmp, 'shared.prom');
     writeFileSync(out, 'stale line from an earlier run\n');
-    const file = scenario('shared.yaml', `version: 2
+    const file = scenario(
+      'shared.yaml',
+      `version: 2
 kind: runnable
 defaults: { rate: 20, duration: 300ms, sink: { type: file, path: ${out} } }
 scenarios:
   - { signal_type: metrics, name: a_gauge, generator: { type: constant, value: 1 } }
   - { signal_type: metrics, name: b_gauge, generator: { type: constant, value: 2 } }
-`);
+`,
+    );
     const result = await svc(['run', file]);
     expect(result.code, result.stderr).to.equal(0);
     const written = lines(readFileSync(out, 'utf8'));
@@ -127,7 +150,10 @@ scenarios:
 
   it('exits 1 naming the field when the file is invalid, also under --dry-run', async () => {
     const bad = scenario('bad.yaml', readFileSync(gauge, 'utf8').replace('rate: 20', 'rate: "20"'));
-    for (const argv of [['run', bad], ['run', '--dry-run', bad]]) {
+    for (const argv of [
+      ['run', bad],
+      ['run', '--dry-run', bad],
+    ]) {
       const result = await svc(argv);
       expect(result.code).to.equal(1);
       expect(result.stderr).to.include('scenarios[0] (temp): rate: invalid type: expected a number, got string "20"');
@@ -149,7 +175,14 @@ scenarios:
   });
 
   it('exits 2 on usage errors, with the message on stderr', async () => {
-    for (const argv of [['run', gauge, '--nope'], ['frobnicate'], ['run'], ['run', gauge, '--scenario', gauge], ['run', gauge, '--rate', 'fast'], ['run', gauge, '--label', 'novalue']]) {
+    for (const argv of [
+      ['run', gauge, '--nope'],
+      ['frobnicate'],
+      ['run'],
+      ['run', gauge, '--scenario', gauge],
+      ['run', gauge, '--rate', 'fast'],
+      ['run', gauge, '--label', 'novalue'],
+    ]) {
       const result = await svc(argv);
       expect(result.code, argv.join(' ')).to.equal(2);
       expect(result.stdout, argv.join(' ')).to.equal('');
@@ -158,7 +191,10 @@ scenarios:
   });
 
   it('stops on a signal: flushes everything it counted, prints STOPPED, exits 0', async () => {
-    const forever = scenario('forever.yaml', readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 2000'));
+    const forever = scenario(
+      'forever.yaml',
+      readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 2000'),
+    );
     const signals = new Subject<string>();
     setTimeout(() => signals.next('SIGTERM'), 300);
     const result = await svc(['run', forever], { signals });
@@ -169,7 +205,10 @@ scenarios:
   });
 
   it('stops quietly and exits 0 when the reader of stdout goes away (EPIPE)', async () => {
-    const forever = scenario('endless.yaml', readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 200'));
+    const forever = scenario(
+      'endless.yaml',
+      readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 200'),
+    );
     let written = 0;
     const stdout = new Writable({
       write(_chunk, _encoding, done) {
@@ -189,10 +228,21 @@ scenarios:
   });
 
   it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
-    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'dir', 'out.prom'), '--on-sink-error', 'fail']);
+    const result = await svc([
+      'run',
+      gauge,
+      '--sink',
+      'file',
+      '--endpoint',
+      join(tmp, 'missing', 'dir', 'out.prom'),
+      '--on-sink-error',
+      'fail',
+    ]);
     expect(result.code).to.equal(1);
     const stopped = lines(result.stderr).find((l) => STOPPED.test(l))!;
-    expect(stopped).to.include(`(sink: file sink: cannot open ${join(tmp, 'missing', 'dir', 'out.prom')}: the directory ${join(tmp, 'missing', 'dir')} does not exist)`);
+    expect(stopped).to.include(
+      `(sink: file sink: cannot open ${join(tmp, 'missing', 'dir', 'out.prom')}: the directory ${join(tmp, 'missing', 'dir')} does not exist)`,
+    );
     expect(lines(result.stderr).at(-1)).to.match(/^error: temp: file sink: cannot open .* does not exist$/);
   });
 
@@ -230,7 +280,12 @@ describe('svc metrics', () => {
   });
 
   it('exits 2 when the metric is not defined', async () => {
-    for (const argv of [['metrics', '--rate', '1'], ['metrics', '--name', 'x'], ['metrics', '--name', 'x', '--rate', '1', '--value', 'abc'], ['metrics', '--scenario', gauge, '--name', 'x']]) {
+    for (const argv of [
+      ['metrics', '--rate', '1'],
+      ['metrics', '--name', 'x'],
+      ['metrics', '--name', 'x', '--rate', '1', '--value', 'abc'],
+      ['metrics', '--scenario', gauge, '--name', 'x'],
+    ]) {
       expect((await svc(argv)).code, argv.join(' ')).to.equal(2);
     }
   });

@@ -17,11 +17,17 @@ describe('svc run on a terminal', () => {
   it('stdout and stderr on one terminal: progress never erases an event line', async () => {
     const terminal = fakeTerminal(120);
     // Progress is due every second on a terminal: two redraws happen while events are printed.
-    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '2.2s'], { stdout: terminal.stream, stderr: terminal.stream });
+    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '2.2s'], {
+      stdout: terminal.stream,
+      stderr: terminal.stream,
+    });
     expect(result.code).to.equal(0);
     const screen = await terminal.screen();
     const samples = screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row));
-    expect(screen.filter((row) => STOPPED.test(row)), screen.join('\n')).to.have.length(2);
+    expect(
+      screen.filter((row) => STOPPED.test(row)),
+      screen.join('\n'),
+    ).to.have.length(2);
     expect(samples, screen.join('\n')).to.have.length(stoppedEvents(screen));
     expect(samples.length).to.be.greaterThan(5);
   });
@@ -41,21 +47,28 @@ scenarios:
     // svc run two.yaml > out.prom
     const stdout = createWriteStream('', { fd: openSync(join(dir, 'out.prom'), 'w') });
     const frames: string[][] = [];
-    const watching = setInterval(() => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))), 100);
+    const watching = setInterval(
+      () => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))),
+      100,
+    );
     const result = await svc(['run', file], { stdout, stderr: terminal.stream }).finally(() => clearInterval(watching));
     expect(result.code).to.equal(0);
     await new Promise((resolve) => stdout.end(resolve));
     expect(lines(readFileSync(join(dir, 'out.prom'), 'utf8'))).to.have.length(6 + 50);
 
     // While the long entry runs: a row per entry, the short one with its final figures, none wider than the terminal.
-    const during = frames.filter((rows) => rows.some((row) => row.startsWith('[progress] long_running_entry_with_a_long_name  events:')));
+    const during = frames.filter((rows) =>
+      rows.some((row) => row.startsWith('[progress] long_running_entry_with_a_long_name  events:')),
+    );
     expect(during, frames.map((rows) => rows.join('\n')).join('\n--\n')).to.not.be.empty;
     for (const rows of during) {
       expect(rows).to.not.include('(wrapped)');
       expect(rows.filter((row) => row.startsWith('[progress] '))).to.have.length(2);
     }
     const late = during.at(-1)!;
-    expect(late.find((row) => row.startsWith('[progress] short'))).to.match(/^\[progress\] short {2}STOPPED \| events: 6 \| bytes: /);
+    expect(late.find((row) => row.startsWith('[progress] short'))).to.match(
+      /^\[progress\] short {2}STOPPED \| events: 6 \| bytes: /,
+    );
     // One column spare: a row filling the last column would leave the cursor waiting to wrap.
     expect(late.find((row) => row.startsWith('[progress] long'))).to.have.length(59);
 
@@ -69,11 +82,16 @@ scenarios:
     const terminal = fakeTerminal(120);
     const stdout = new PassThrough();
     stdout.on('data', (chunk: Buffer) => terminal.stream.write(chunk));
-    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '1.2s'], { stdout, stderr: terminal.stream });
+    const result = await svc(['run', 'examples/quickstart.yaml', '--duration', '1.2s'], {
+      stdout,
+      stderr: terminal.stream,
+    });
     expect(result.code).to.equal(0);
     expect(terminal.raw()).to.not.include('\x1b[');
     const screen = await terminal.screen();
-    expect(screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row))).to.have.length(stoppedEvents(screen));
+    expect(screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row))).to.have.length(
+      stoppedEvents(screen),
+    );
   });
 
   it('more entries than the terminal has rows: printed lines', async () => {
@@ -108,7 +126,11 @@ describe('mayReachTerminal', () => {
     const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     const pipe = fd(fifo, 'r+');
-    expect([mayReachTerminal(terminal, terminal), mayReachTerminal(pipe, terminal), mayReachTerminal(new PassThrough(), terminal)]).to.deep.equal([true, true, true]);
+    expect([
+      mayReachTerminal(terminal, terminal),
+      mayReachTerminal(pipe, terminal),
+      mayReachTerminal(new PassThrough(), terminal),
+    ]).to.deep.equal([true, true, true]);
     pipe.destroy();
   });
 });
@@ -136,9 +158,21 @@ scenarios:
     const invalid = await svc(['run', scenario('bad-quiet.yaml', 'version: 2\nkind: runnable\nscenarios: 3\n'), '-q']);
     expect(invalid.code).to.equal(1);
     expect(invalid.stderr).to.match(/^error: .*scenarios/);
-    const failing = await svc(['run', gauge, '-q', '--sink', 'file', '--endpoint', '/nonexistent-dir/out.prom', '--on-sink-error', 'fail']);
+    const failing = await svc([
+      'run',
+      gauge,
+      '-q',
+      '--sink',
+      'file',
+      '--endpoint',
+      '/nonexistent-dir/out.prom',
+      '--on-sink-error',
+      'fail',
+    ]);
     expect(failing.code).to.equal(1);
-    expect(failing.stderr).to.include('file sink: cannot open /nonexistent-dir/out.prom: the directory /nonexistent-dir does not exist');
+    expect(failing.stderr).to.include(
+      'file sink: cannot open /nonexistent-dir/out.prom: the directory /nonexistent-dir does not exist',
+    );
   });
 
   it('says nothing on a valid --dry-run', async () => {
@@ -156,15 +190,21 @@ describe('colours', () => {
   it('help and usage errors are coloured on a colour terminal, and plain under NO_COLOR', async () => {
     for (const argv of [['--help'], ['run', '--nope']]) {
       expect(await onTerminal(argv, {}), argv.join(' ')).to.match(/\x1b\[[0-9;]*m/);
-      expect(await onTerminal(argv, { NO_COLOR: '1' }), argv.join(' ')).to.include('svc run').and.not.match(/\x1b\[/);
+      expect(await onTerminal(argv, { NO_COLOR: '1' }), argv.join(' '))
+        .to.include('svc run')
+        .and.not.match(/\x1b\[/);
     }
   });
 
   it('are never written into a pipe, nor when stdout or stderr is not a terminal', async () => {
     const piped = await svc(['--help'], { colorDepth: 8, env: {} });
-    expect(piped.stdout).to.include('svc run').and.not.match(/\x1b\[/);
+    expect(piped.stdout)
+      .to.include('svc run')
+      .and.not.match(/\x1b\[/);
     const terminal = fakeTerminal();
     const halfPiped = await svc(['run', '--nope'], { stdout: terminal.stream, colorDepth: 8, env: {} });
-    expect(halfPiped.stderr).to.include('--nope').and.not.match(/\x1b\[/);
+    expect(halfPiped.stderr)
+      .to.include('--nope')
+      .and.not.match(/\x1b\[/);
   });
 });

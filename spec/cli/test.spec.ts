@@ -3,7 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { lines, scenarioDir, svc } from '../support/cli.js';
 
-const example = (name: string) => ['test', `examples/alerts/${name}.yaml`, '--rules', `examples/alerts/${name}.rules.yml`];
+const example = (name: string) => [
+  'test',
+  `examples/alerts/${name}.yaml`,
+  '--rules',
+  `examples/alerts/${name}.rules.yml`,
+];
 
 /** Runs `svc` with `args` and expects exit 0 with exactly these result lines. */
 async function expectPasses(args: string[], results: string[]): Promise<void> {
@@ -14,11 +19,15 @@ async function expectPasses(args: string[], results: string[]): Promise<void> {
 
 describe('svc test: alert expectations checked with promtool on virtual time', () => {
   it('passes HighErrorRate on a burst, firing and resolving in time', async () => {
-    await expectPasses(example('error-burst'), ['PASS HighErrorRate{severity="page",job="checkout"} firing after 1m15s (within 20m), resolved 5m45s later (within 10m)']);
+    await expectPasses(example('error-burst'), [
+      'PASS HighErrorRate{severity="page",job="checkout"} firing after 1m15s (within 20m), resolved 5m45s later (within 10m)',
+    ]);
   });
 
   it('passes a for: 5m latency alert on histogram drift', async () => {
-    await expectPasses(example('latency-drift'), ['PASS HighLatency{handler="/api/checkout"} firing after 11m30s (within 15m)']);
+    await expectPasses(example('latency-drift'), [
+      'PASS HighLatency{handler="/api/checkout"} firing after 11m30s (within 15m)',
+    ]);
   });
 
   it('passes a link-flap alert on a flapping link', async () => {
@@ -26,7 +35,12 @@ describe('svc test: alert expectations checked with promtool on virtual time', (
   });
 
   it('passes QueueBacklog, the example of svc test --live, on virtual time too', async () => {
-    await expectPasses([...example('queue-backlog'), '--interval', '1s'], ['PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)']);
+    await expectPasses(
+      [...example('queue-backlog'), '--interval', '1s'],
+      [
+        'PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)',
+      ],
+    );
   });
 
   it('samples csv_replay entries, their CSV read beside the scenario file', async () => {
@@ -42,7 +56,10 @@ expect:
   alerts: [{alert: HighLoad, firing_within: 2m}]
 `,
     );
-    const rules = scenario('rules.yml', 'groups:\n  - name: g\n    rules:\n      - {alert: HighLoad, expr: load > 2}\n');
+    const rules = scenario(
+      'rules.yml',
+      'groups:\n  - name: g\n    rules:\n      - {alert: HighLoad, expr: load > 2}\n',
+    );
     const { code, stdout, stderr } = await svc(['test', file, '--rules', rules]);
     expect(stderr).to.equal('');
     expect(lines(stdout)).to.deep.equal(['PASS HighLoad firing after 1m (within 2m)']);
@@ -51,8 +68,17 @@ expect:
 
   it('fails an expectation the alert misses, exit 1, and keeps a promtool test that fails the same way', async () => {
     const { scenario } = scenarioDir('svc-test-');
-    const text = readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('firing_within: 10m', 'firing_within: 5m');
-    const { code, stdout, stderr } = await svc(['test', scenario('flap.yaml', text), '--rules', 'examples/alerts/link-flap.rules.yml', '--keep']);
+    const text = readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(
+      'firing_within: 10m',
+      'firing_within: 5m',
+    );
+    const { code, stdout, stderr } = await svc([
+      'test',
+      scenario('flap.yaml', text),
+      '--rules',
+      'examples/alerts/link-flap.rules.yml',
+      '--keep',
+    ]);
     expect(lines(stdout)).to.deep.equal(['FAIL LinkFlapping{ifName="eth0"} firing after 6m30s (not within 5m)']);
     expect(code).to.equal(1);
     const kept = /^kept the promtool unit test: (\S+) /.exec(stderr)![1]!;
@@ -61,20 +87,41 @@ expect:
   });
 
   it('samples at --interval', async () => {
-    await expectPasses([...example('link-flap'), '--interval', '30s'], ['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
+    await expectPasses(
+      [...example('link-flap'), '--interval', '30s'],
+      ['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)'],
+    );
   });
 
   it('refuses what it cannot test, naming the problem', async () => {
     const { scenario } = scenarioDir('svc-test-');
-    const endless = scenario('endless.yaml', readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('duration: 20m', ''));
-    const noExpect = scenario('plain.yaml', readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''));
+    const endless = scenario(
+      'endless.yaml',
+      readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('duration: 20m', ''),
+    );
+    const noExpect = scenario(
+      'plain.yaml',
+      readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''),
+    );
     const cases: [string[], number, RegExp][] = [
       [['test', 'examples/alerts/link-flap.yaml'], 2, /missing --rules/],
       [[...example('link-flap'), '--interval', '10ms'], 2, /--interval: expected from 1s to 1h, got "10ms"/],
       [[...example('link-flap'), '--interval', 'often'], 2, /--interval: /],
-      [['test', endless, '--rules', 'examples/alerts/link-flap.rules.yml'], 2, /a backfill needs a finite duration on every entry; none on: ifOperStatus/],
-      [['test', noExpect, '--rules', 'examples/alerts/link-flap.rules.yml'], 1, /^error: .*no expect\.alerts: nothing to test/],
-      [['test', 'examples/alerts/link-flap.yaml', '--rules', '/nonexistent/rules.yml'], 1, /^error: --rules: cannot read \/nonexistent\/rules\.yml/],
+      [
+        ['test', endless, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        2,
+        /a backfill needs a finite duration on every entry; none on: ifOperStatus/,
+      ],
+      [
+        ['test', noExpect, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        1,
+        /^error: .*no expect\.alerts: nothing to test/,
+      ],
+      [
+        ['test', 'examples/alerts/link-flap.yaml', '--rules', '/nonexistent/rules.yml'],
+        1,
+        /^error: --rules: cannot read \/nonexistent\/rules\.yml/,
+      ],
     ];
     for (const [argv, expectedCode, message] of cases) {
       const { code, stderr } = await svc(argv);
@@ -84,7 +131,9 @@ expect:
   });
 
   it('says how to get promtool when it is not found', async () => {
-    const { code, stderr } = await svc(example('link-flap'), { env: { ...process.env, PROMTOOL: '/nonexistent/promtool' } });
+    const { code, stderr } = await svc(example('link-flap'), {
+      env: { ...process.env, PROMTOOL: '/nonexistent/promtool' },
+    });
     expect(stderr).to.match(/^error: promtool not found \("\/nonexistent\/promtool"\): install Prometheus's promtool/);
     expect(code).to.equal(1);
   });

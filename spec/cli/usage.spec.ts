@@ -4,7 +4,10 @@ import { VERSION } from '../../lib/version.js';
 import { explainRefusal } from '../../lib/cli/usage-errors.js';
 
 const { scenario } = scenarioDir('svc-usage-');
-const file = scenario('f.yaml', 'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 1, duration: 1s, generator: { type: constant, value: 1 } }\n');
+const file = scenario(
+  'f.yaml',
+  'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 1, duration: 1s, generator: { type: constant, value: 1 } }\n',
+);
 
 /** Runs `svc <argv>`, expects a usage error (exit 2, nothing on stdout) and returns its first stderr line. */
 async function usageError(argv: string[]): Promise<string> {
@@ -16,15 +19,25 @@ async function usageError(argv: string[]): Promise<string> {
 
 describe('svc usage errors', () => {
   it('name an unknown flag and suggest the closest one, wherever it stands', async () => {
-    expect(await usageError(['run', file, '--duraton', '2s'])).to.equal('Usage Error: unknown flag --duraton for svc run; did you mean --duration?');
-    expect(await usageError(['run', '--duraton', '2s', file])).to.equal('Usage Error: unknown flag --duraton for svc run; did you mean --duration?');
-    expect(await usageError(['metrics', '--nmae', 'x', '--rate', '1'])).to.equal('Usage Error: unknown flag --nmae for svc metrics; did you mean --name?');
-    expect(await usageError(['run', file, '--frobnicate'])).to.equal('Usage Error: unknown flag --frobnicate for svc run (svc run --help lists its flags)');
+    expect(await usageError(['run', file, '--duraton', '2s'])).to.equal(
+      'Usage Error: unknown flag --duraton for svc run; did you mean --duration?',
+    );
+    expect(await usageError(['run', '--duraton', '2s', file])).to.equal(
+      'Usage Error: unknown flag --duraton for svc run; did you mean --duration?',
+    );
+    expect(await usageError(['metrics', '--nmae', 'x', '--rate', '1'])).to.equal(
+      'Usage Error: unknown flag --nmae for svc metrics; did you mean --name?',
+    );
+    expect(await usageError(['run', file, '--frobnicate'])).to.equal(
+      'Usage Error: unknown flag --frobnicate for svc run (svc run --help lists its flags)',
+    );
   });
 
   it('name a flag whose value is missing', async () => {
     expect(await usageError(['run', file, '--rate'])).to.equal('Usage Error: --rate needs a value: --rate <n>');
-    expect(await usageError(['run', file, '--sink', '--dry-run'])).to.equal('Usage Error: --sink needs a value: --sink <type>');
+    expect(await usageError(['run', file, '--sink', '--dry-run'])).to.equal(
+      'Usage Error: --sink needs a value: --sink <type>',
+    );
   });
 
   it('tell how to write a negative value', async () => {
@@ -34,21 +47,31 @@ describe('svc usage errors', () => {
   });
 
   it('name a value given to a flag that takes none', async () => {
-    expect(await usageError(['run', file, '--dry-run=yes'])).to.equal('Usage Error: --dry-run takes no value (got "yes")');
+    expect(await usageError(['run', file, '--dry-run=yes'])).to.equal(
+      'Usage Error: --dry-run takes no value (got "yes")',
+    );
   });
 
   it('name the argument too many', async () => {
-    expect(await usageError(['run', file, 'second.yaml'])).to.equal('Usage Error: unexpected argument "second.yaml": svc run takes one [scenario-file]');
-    expect(await usageError(['metrics', 'up'])).to.equal('Usage Error: unexpected argument "up": svc metrics takes no argument');
+    expect(await usageError(['run', file, 'second.yaml'])).to.equal(
+      'Usage Error: unexpected argument "second.yaml": svc run takes one [scenario-file]',
+    );
+    expect(await usageError(['metrics', 'up'])).to.equal(
+      'Usage Error: unexpected argument "up": svc metrics takes no argument',
+    );
   });
 
   it('name an unknown command and suggest the closest one', async () => {
     expect(await usageError(['rnu', file])).to.equal('Usage Error: unknown command "rnu"; did you mean svc run?');
-    expect(await usageError(['frobnicate'])).to.equal('Usage Error: unknown command "frobnicate" (svc help lists the commands)');
+    expect(await usageError(['frobnicate'])).to.equal(
+      'Usage Error: unknown command "frobnicate" (svc help lists the commands)',
+    );
   });
 
   it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {
-    expect(await usageError(['run', file, '--DURATION', '2s'])).to.equal('Usage Error: unknown flag --DURATION for svc run; did you mean --duration?');
+    expect(await usageError(['run', file, '--DURATION', '2s'])).to.equal(
+      'Usage Error: unknown flag --DURATION for svc run; did you mean --duration?',
+    );
     expect(await usageError(['rm', file])).to.equal('Usage Error: unknown command "rm" (svc help lists the commands)');
   });
 
@@ -59,13 +82,23 @@ describe('svc usage errors', () => {
 
 describe('explainRefusal', () => {
   it('explains against the default command of a program that has one (svc-server)', () => {
-    const serve = { command: 'serve', path: [], options: [{ names: ['--port'], arity: 1 }, { names: ['--bind'], arity: 1 }], positionals: [] };
+    const serve = {
+      command: 'serve',
+      path: [],
+      options: [
+        { names: ['--port'], arity: 1 },
+        { names: ['--bind'], arity: 1 },
+      ],
+      positionals: [],
+    };
     const version = { command: 'version', path: ['-v'], options: [], positionals: [] };
     expect(explainRefusal([serve, version], ['--prot', '80'], 'svc-server')).to.deep.equal({
       message: 'unknown flag --prot for svc-server; did you mean --port?',
       command: 'serve',
     });
-    expect(explainRefusal([serve, version], ['extra'], 'svc-server')?.message).to.equal('unexpected argument "extra": svc-server takes no argument');
+    expect(explainRefusal([serve, version], ['extra'], 'svc-server')?.message).to.equal(
+      'unexpected argument "extra": svc-server takes no argument',
+    );
   });
 });
 

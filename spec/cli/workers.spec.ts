@@ -47,7 +47,8 @@ describe('svc run --workers', () => {
     const sharded = sorted(readFileSync(out, 'utf8'));
     expect(single.length).to.be.greaterThan(1000);
     expect(sharded).to.deep.equal(single);
-    for (const entry of ['pods_up', 'latency']) expect(stoppedEvents(two.stderr, entry), entry).to.equal(stoppedEvents(one.stderr, entry));
+    for (const entry of ['pods_up', 'latency'])
+      expect(stoppedEvents(two.stderr, entry), entry).to.equal(stoppedEvents(one.stderr, entry));
   });
 
   it("sends every worker's whole lines to stdout", async () => {
@@ -76,7 +77,11 @@ describe('svc run --workers', () => {
 
   it('without --workers runs a file planning 1,000,000 events/s or more on one worker per core, as --verbose says', async () => {
     const out = join(dir, 'default.prom');
-    const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, { rate: 1_000_000, pods: 10, extra: ['duration: 300ms'] });
+    const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, {
+      rate: 1_000_000,
+      pods: 10,
+      extra: ['duration: 300ms'],
+    });
     const result = await svc(['run', file, '--verbose']);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.contain(`\nworkers: ${Math.min(availableParallelism(), 10)}\n`);
@@ -84,8 +89,16 @@ describe('svc run --workers', () => {
   });
 
   it('without --workers runs a file planning less on the main thread, and --workers 1 always', async () => {
-    const slow = foreverScenario(scenario, '{ type: file, path: /dev/null }', { rate: 999_999, pods: 10, extra: ['duration: 100ms'] });
-    const fast = foreverScenario(scenario, '{ type: file, path: /dev/null }', { rate: 1_000_000, pods: 10, extra: ['duration: 100ms'] });
+    const slow = foreverScenario(scenario, '{ type: file, path: /dev/null }', {
+      rate: 999_999,
+      pods: 10,
+      extra: ['duration: 100ms'],
+    });
+    const fast = foreverScenario(scenario, '{ type: file, path: /dev/null }', {
+      rate: 1_000_000,
+      pods: 10,
+      extra: ['duration: 100ms'],
+    });
     for (const args of [[slow], [fast, '--workers', '1']]) {
       const result = await svc(['run', ...args, '--verbose']);
       expect(result.code, result.stderr).to.equal(0);
@@ -96,7 +109,11 @@ describe('svc run --workers', () => {
   it('on SIGTERM stops every worker, exits 0 and leaves only whole lines in the file', async () => {
     const out = join(dir, 'forever.prom');
     const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, { rate: 200_000, pods: 10 });
-    const { code, stderr } = await runUntilTerm(file, () => statSync(out, { throwIfNoEntry: false })?.size! > 1_000_000, ['--workers', '2']);
+    const { code, stderr } = await runUntilTerm(
+      file,
+      () => statSync(out, { throwIfNoEntry: false })?.size! > 1_000_000,
+      ['--workers', '2'],
+    );
     expect(code, stderr).to.equal(0);
     const text = readFileSync(out, 'utf8');
     expect(text.endsWith('\n')).to.equal(true);

@@ -41,7 +41,9 @@ describe('built-in packs', () => {
       });
 
       it('runs: one series per metric, with the pack labels, the entry labels and the values of its generators', async () => {
-        const plan = compile([{ signal_type: 'metrics', id: 'p', pack: name, rate: 1, duration: '2s', labels: { instance: 'i-1' } }]);
+        const plan = compile([
+          { signal_type: 'metrics', id: 'p', pack: name, rate: 1, duration: '2s', labels: { instance: 'i-1' } },
+        ]);
         const pack = builtinPack(name)!;
         const scheduler = new TestScheduler(() => undefined);
         scheduler.maxFrames = Infinity;

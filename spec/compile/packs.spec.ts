@@ -6,7 +6,12 @@ import { directory } from '../support/directories.js';
 import { compile, compileProblems, stepEntry } from '../support/plans.js';
 import { metric } from '../support/scenarios.js';
 
-const packed = (extra: Record<string, unknown> = {}) => ({ signal_type: 'metrics', pack: 'http_server', rate: 2, ...extra });
+const packed = (extra: Record<string, unknown> = {}) => ({
+  signal_type: 'metrics',
+  pack: 'http_server',
+  rate: 2,
+  ...extra,
+});
 
 const REDIS = `version: 2
 kind: composable
@@ -31,7 +36,12 @@ describe('compile: packs', () => {
     ]);
     expect(plan.scenarios.map((e) => e.name)).to.deep.equal(plan.scenarios.map((e) => e.id.slice('web.'.length)));
     expect(plan.plans[0]).to.deep.include({ label: 'scenarios[0] (web.http_requests_total)' });
-    expect(plan.plans[0]!.pack).to.deep.equal({ entry: 'web', pack: 'http_server', metric: 'http_requests_total', source: 'built-in' });
+    expect(plan.plans[0]!.pack).to.deep.equal({
+      entry: 'web',
+      pack: 'http_server',
+      metric: 'http_requests_total',
+      source: 'built-in',
+    });
     for (const entry of plan.scenarios) {
       expect(entry).not.to.have.property('pack');
       expect(entry).not.to.have.property('overrides');
@@ -64,7 +74,11 @@ describe('compile: packs', () => {
 
   it('takes generator, metric_type and help from the pack', () => {
     const [requests, , p50] = compile([packed()]).scenarios;
-    expect(requests).to.deep.include({ generator: { type: 'step', start: 0, step_size: 25 }, metric_type: 'counter', help: 'Total HTTP requests served.' });
+    expect(requests).to.deep.include({
+      generator: { type: 'step', start: 0, step_size: 25 },
+      metric_type: 'counter',
+      help: 'Total HTTP requests served.',
+    });
     expect(p50).to.deep.include({ metric_type: 'gauge', help: 'Median request latency.' });
   });
 
@@ -80,24 +94,40 @@ describe('compile: packs', () => {
   });
 
   it('replaces the generator of one metric by its override', () => {
-    const plan = compile([packed({ overrides: { http_requests_in_flight: { generator: { type: 'constant', value: 99 } } } })]);
+    const plan = compile([
+      packed({ overrides: { http_requests_in_flight: { generator: { type: 'constant', value: 99 } } } }),
+    ]);
     expect(plan.scenarios.find((e) => e.id === 'http_server.http_requests_in_flight')).to.deep.include({
       generator: { type: 'constant', value: 99 },
       metric_type: 'gauge',
     });
-    expect(plan.scenarios.find((e) => e.id === 'http_server.http_requests_total')!.generator).to.deep.equal({ type: 'step', start: 0, step_size: 25 });
+    expect(plan.scenarios.find((e) => e.id === 'http_server.http_requests_total')!.generator).to.deep.equal({
+      type: 'step',
+      start: 0,
+      step_size: 25,
+    });
   });
 
   it('rejects an override naming a metric the pack does not have', () => {
-    expect(compileProblems([packed({ id: 'web', overrides: { http_latency: { labels: { a: 'b' } } } })])).to.deep.equal([
-      'scenarios[0] (web): overrides.http_latency: the pack "http_server" has no metric "http_latency" (its metrics: http_requests_total, http_request_errors_total, http_request_duration_p50_seconds, http_request_duration_p99_seconds, http_requests_in_flight)',
-    ]);
+    expect(compileProblems([packed({ id: 'web', overrides: { http_latency: { labels: { a: 'b' } } } })])).to.deep.equal(
+      [
+        'scenarios[0] (web): overrides.http_latency: the pack "http_server" has no metric "http_latency" (its metrics: http_requests_total, http_request_errors_total, http_request_duration_p50_seconds, http_request_duration_p99_seconds, http_requests_in_flight)',
+      ],
+    );
   });
 
   it('names a single flat entry `entry` in messages, as lib/config does', () => {
-    const file = loadScenario(JSON.stringify(packed({ id: 'web', overrides: { nope: {} } })), { origin: 'body', format: 'json' });
-    expect(() => compileScenario(file, { origin: 'body' })).to.throw('body: entry (web): overrides.nope: the pack "http_server" has no metric "nope"');
-    const ok = compileScenario(loadScenario(JSON.stringify(packed({ id: 'web' })), { origin: 'body', format: 'json' }), { origin: 'body' });
+    const file = loadScenario(JSON.stringify(packed({ id: 'web', overrides: { nope: {} } })), {
+      origin: 'body',
+      format: 'json',
+    });
+    expect(() => compileScenario(file, { origin: 'body' })).to.throw(
+      'body: entry (web): overrides.nope: the pack "http_server" has no metric "nope"',
+    );
+    const ok = compileScenario(
+      loadScenario(JSON.stringify(packed({ id: 'web' })), { origin: 'body', format: 'json' }),
+      { origin: 'body' },
+    );
     expect(ok.plans[0]!.label).to.equal('entry (web.http_requests_total)');
   });
 
@@ -120,12 +150,22 @@ describe('compile: packs', () => {
 
     it('derives the type of a metric the pack leaves untyped from its generator, override included', async () => {
       const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
-      const plan = compile([packed({ pack: 'redis', overrides: { redis_connected_clients: { generator: { type: 'step', step_size: 1 } } } })], { catalog });
+      const plan = compile(
+        [
+          packed({
+            pack: 'redis',
+            overrides: { redis_connected_clients: { generator: { type: 'step', step_size: 1 } } },
+          }),
+        ],
+        { catalog },
+      );
       expect(plan.scenarios.map((e) => e.metric_type)).to.deep.equal(['gauge', 'counter']);
     });
 
     it('finds built-in packs first', async () => {
-      const catalog = await Catalog.open(directory({ 'http_server.yaml': REDIS.replace('name: redis', 'name: http_server') }));
+      const catalog = await Catalog.open(
+        directory({ 'http_server.yaml': REDIS.replace('name: redis', 'name: http_server') }),
+      );
       expect(compile([packed()], { catalog }).plans[0]!.pack!.source).to.equal('built-in');
     });
 
@@ -137,14 +177,21 @@ describe('compile: packs', () => {
     });
 
     it('reports an invalid pack file with its own problems', async () => {
-      const catalog = await Catalog.open(directory({ 'redis.yaml': REDIS.replace('  - name: redis_up\n', '  - name: redis-up\n') }));
-      expect(() => compile([packed({ pack: 'redis' })], { catalog })).to.throw(/redis\.yaml: metrics\[0\] \(redis-up\): name: expected a name matching/);
+      const catalog = await Catalog.open(
+        directory({ 'redis.yaml': REDIS.replace('  - name: redis_up\n', '  - name: redis-up\n') }),
+      );
+      expect(() => compile([packed({ pack: 'redis' })], { catalog })).to.throw(
+        /redis\.yaml: metrics\[0\] \(redis-up\): name: expected a name matching/,
+      );
     });
   });
 
   describe('after and packs', () => {
     it('lets after name an expanded metric by its id', () => {
-      const plan = compile([packed({ id: 'web' }), metric({ id: 'alert', after: { ref: 'web.http_request_errors_total', op: '>', value: 1 } })]);
+      const plan = compile([
+        packed({ id: 'web' }),
+        metric({ id: 'alert', after: { ref: 'web.http_request_errors_total', op: '>', value: 1 } }),
+      ]);
       expect(plan.scenarios.at(-1)!.clock_group).to.equal('chain_alert');
       // 0.25 a tick at 2/s: above 1 at tick 5 (1.25), 2.5 s after the file start.
       expect(plan.plans.at(-1)!.predictedStart).to.deep.include({ kind: 'after', at: 2500 });
@@ -159,15 +206,20 @@ describe('compile: packs', () => {
     });
 
     it('rejects a ref to a metric the pack does not have', () => {
-      expect(compileProblems([packed({ id: 'web' }), metric({ after: { ref: 'web.nope', op: '>', value: 1 } })])).to.deep.equal([
-        'scenarios[1] (cpu): after.ref: no entry has id "web.nope"',
-      ]);
+      expect(
+        compileProblems([packed({ id: 'web' }), metric({ after: { ref: 'web.nope', op: '>', value: 1 } })]),
+      ).to.deep.equal(['scenarios[1] (cpu): after.ref: no entry has id "web.nope"']);
     });
 
     it('rejects a circular wait through a pack, naming the path', () => {
       expect(
-        compileProblems([packed({ id: 'web', after: { ref: 'alert', op: '>', value: 1 } }), metric({ id: 'alert', after: { ref: 'web.http_requests_total', op: '>', value: 1 } })]),
-      ).to.deep.equal(['scenarios[0] (web.http_requests_total): after.ref: circular wait: web.http_requests_total → alert → web.http_requests_total']);
+        compileProblems([
+          packed({ id: 'web', after: { ref: 'alert', op: '>', value: 1 } }),
+          metric({ id: 'alert', after: { ref: 'web.http_requests_total', op: '>', value: 1 } }),
+        ]),
+      ).to.deep.equal([
+        'scenarios[0] (web.http_requests_total): after.ref: circular wait: web.http_requests_total → alert → web.http_requests_total',
+      ]);
     });
 
     it('rejects an expanded id that another entry already has', () => {
@@ -190,7 +242,10 @@ metrics:
 
   it('loads them, and gives each expansion its own id: <entry>.<metric>, <entry>.<metric>#2', async () => {
     const catalog = await Catalog.open(directory({ 'codes.yaml': CODES }));
-    const plan = compile([packed({ id: 'web', pack: 'codes', overrides: { http_requests_total: { labels: { env: 'prod' } } } })], { catalog });
+    const plan = compile(
+      [packed({ id: 'web', pack: 'codes', overrides: { http_requests_total: { labels: { env: 'prod' } } } })],
+      { catalog },
+    );
     expect(plan.scenarios.map((e) => [e.id, e.labels])).to.deep.equal([
       ['web.http_requests_total', { status: '200', env: 'prod' }],
       ['web.http_requests_total#2', { status: '500', env: 'prod' }],
@@ -199,7 +254,10 @@ metrics:
 
   it('refuses an after or while naming the metric, which is several series, listing their ids', async () => {
     const catalog = await Catalog.open(directory({ 'codes.yaml': CODES }));
-    const watching = (field: 'after' | 'while', ref: string) => [packed({ id: 'web', pack: 'codes' }), metric({ id: 'page', [field]: { ref, op: '>', value: 1 } })];
+    const watching = (field: 'after' | 'while', ref: string) => [
+      packed({ id: 'web', pack: 'codes' }),
+      metric({ id: 'page', [field]: { ref, op: '>', value: 1 } }),
+    ];
     for (const field of ['after', 'while'] as const) {
       expect(compileProblems(watching(field, 'web.http_requests_total'), { catalog })).to.deep.equal([
         `scenarios[1] (page): ${field}.ref: "web.http_requests_total" names 2 series (web.http_requests_total {status="200"}, web.http_requests_total#2 {status="500"}): give the id of the one to watch`,

@@ -13,9 +13,20 @@ import { load, v2 } from '../support/scenarios.js';
 const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
 writeFileSync(
   join(dir, 'series.csv'),
-  ['Time,"{__name__=""rps"", pod=""a""}","{__name__=""rps"", pod=""b""}",errors', '0,10,20,1', '10,11,21,2', '20,12,22,3', ''].join('\n'),
+  [
+    'Time,"{__name__=""rps"", pod=""a""}","{__name__=""rps"", pod=""b""}",errors',
+    '0,10,20,1',
+    '10,11,21,2',
+    '20,12,22,3',
+    '',
+  ].join('\n'),
 );
-writeFileSync(join(dir, 'app.csv'), ['timestamp,severity,message,user', '100,info,login,ann', '102,error,denied,bob', '106,warn,retry,ann', ''].join('\n'));
+writeFileSync(
+  join(dir, 'app.csv'),
+  ['timestamp,severity,message,user', '100,info,login,ann', '102,error,denied,bob', '106,warn,retry,ann', ''].join(
+    '\n',
+  ),
+);
 writeFileSync(join(dir, 'unlevelled.csv'), ['timestamp,level,message', '100,,quiet', '102,error,loud', ''].join('\n'));
 writeFileSync(join(dir, 'plain.csv'), ['timestamp,message', '100,hello', ''].join('\n'));
 
@@ -45,7 +56,7 @@ function valuesAt(entry: Entry, count: number): number[] {
 }
 
 describe('csv_replay: one entry per column', () => {
-  it('without columns, every column is its own entry, named and labelled by its header; the entry\'s labels win', async () => {
+  it("without columns, every column is its own entry, named and labelled by its header; the entry's labels win", async () => {
     const plan = await compile([replay({}, { id: 'rec', labels: { pod: 'override', env: 'test' } })]);
     expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
       { id: 'rec.rps', name: 'rps', labels: { pod: 'override', env: 'test' } },
@@ -54,7 +65,7 @@ describe('csv_replay: one entry per column', () => {
     ]);
   });
 
-  it('columns picks columns by metric name or header text; one column keeps the entry\'s id', async () => {
+  it("columns picks columns by metric name or header text; one column keeps the entry's id", async () => {
     const byName = await compile([replay({ columns: ['errors'] })]);
     expect(byName.scenarios.map(({ id, name }) => ({ id, name }))).to.deep.equal([{ id: 'recorded', name: 'errors' }]);
     const byHeader = await compile([replay({ columns: ['{__name__="rps", pod="b"}'] })]);
@@ -62,7 +73,13 @@ describe('csv_replay: one entry per column', () => {
   });
 
   it('an after may wait for one column, as <entry id>.<metric name>', async () => {
-    const page = { signal_type: 'metrics', name: 'page', rate: 1, generator: { type: 'constant', value: 1 }, after: { ref: 'recorded.errors', op: '>', value: 1 } };
+    const page = {
+      signal_type: 'metrics',
+      name: 'page',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      after: { ref: 'recorded.errors', op: '>', value: 1 },
+    };
     const plan = await compile([replay(), page]);
     expect(plan.plans[3]!.predictedStart).to.deep.include({ kind: 'after', at: 10_000 });
   });
@@ -77,9 +94,11 @@ describe('csv_replay: one entry per column', () => {
     expect(valuesAt(plan.scenarios[0]!, 3)).to.deep.equal([1, 1, 1]);
   });
 
-  it('strings and mappings mix in one list; one chosen column keeps the entry\'s id', async () => {
+  it("strings and mappings mix in one list; one chosen column keeps the entry's id", async () => {
     const plan = await compile([replay({ columns: [{ index: 2, name: 'rps_b' }] })]);
-    expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([{ id: 'recorded', name: 'rps_b', labels: { pod: 'b' } }]);
+    expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
+      { id: 'recorded', name: 'rps_b', labels: { pod: 'b' } },
+    ]);
     const mixed = await compile([replay({ columns: ['errors', { index: 1 }] }, { id: 'rec' })]);
     expect(mixed.scenarios.map((e) => e.id)).to.deep.equal(['rec.errors', 'rec.rps']);
   });
@@ -88,8 +107,14 @@ describe('csv_replay: one entry per column', () => {
     expect(await compileProblems([replay({ columns: [{ index: 4 }] })])).to.deep.equal([
       'scenarios[0] (recorded): generator.columns[0].index: series.csv has 3 series columns after its time column (1 to 3: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors), so no column 4',
     ]);
-    expect(() => load(v2([replay({ columns: [{ index: 0 }] })]), { format: 'json' })).to.throw(ConfigError, 'generator.columns[0].index: expected an integer greater than 0, got 0');
-    expect(() => load(v2([replay({ columns: [{ index: 1, nmae: 'x' }] })]), { format: 'json' })).to.throw(ConfigError, 'generator.columns[0].nmae: unknown field (did you mean name?)');
+    expect(() => load(v2([replay({ columns: [{ index: 0 }] })]), { format: 'json' })).to.throw(
+      ConfigError,
+      'generator.columns[0].index: expected an integer greater than 0, got 0',
+    );
+    expect(() => load(v2([replay({ columns: [{ index: 1, nmae: 'x' }] })]), { format: 'json' })).to.throw(
+      ConfigError,
+      'generator.columns[0].nmae: unknown field (did you mean name?)',
+    );
   });
 
   it('refuses a column the CSV does not have', async () => {
@@ -99,7 +124,12 @@ describe('csv_replay: one entry per column', () => {
   });
 
   it('refuses csv_replay in a pack override, whose file no one reads', () => {
-    const override = { signal_type: 'metrics', rate: 1, pack: 'node_cpu', overrides: { node_load1: { generator: { type: 'csv_replay', file: 'series.csv' } } } };
+    const override = {
+      signal_type: 'metrics',
+      rate: 1,
+      pack: 'node_cpu',
+      overrides: { node_load1: { generator: { type: 'csv_replay', file: 'series.csv' } } },
+    };
     expect(() => load(v2([override]), { format: 'json' })).to.throw(
       ConfigError,
       'scenarios[0] (node_cpu): overrides.node_load1.generator.type: csv_replay is only allowed in the generator of an entry, not in a pack or its overrides',
@@ -108,13 +138,13 @@ describe('csv_replay: one entry per column', () => {
 });
 
 describe('csv_replay: values at known ticks', () => {
-  it('equal the CSV rows on the CSV\'s own time (10 s rows at rate 1: each row for 10 ticks), then start over', async () => {
+  it("equal the CSV rows on the CSV's own time (10 s rows at rate 1: each row for 10 ticks), then start over", async () => {
     const [a] = (await compile([replay()])).scenarios;
     const expected = [10, 11, 12].flatMap((v) => Array<number>(10).fill(v));
     expect(valuesAt(a!, 60)).to.deep.equal([...expected, ...expected]);
   });
 
-  it('timescale speeds the CSV\'s time up: 10 → one row a second', async () => {
+  it("timescale speeds the CSV's time up: 10 → one row a second", async () => {
     const [, b] = (await compile([replay({ timescale: 10 })])).scenarios;
     expect(valuesAt(b!, 7)).to.deep.equal([20, 21, 22, 20, 21, 22, 20]);
   });
@@ -125,25 +155,55 @@ describe('csv_replay: values at known ticks', () => {
   });
 
   it('a log replay gives each tick the row in force: severity, message, the other columns as fields', async () => {
-    const [entry] = (await compile([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file: 'app.csv' } }])).scenarios;
+    const [entry] = (
+      await compile([
+        { signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file: 'app.csv' } },
+      ])
+    ).scenarios;
     const generate = logGenerator(entry!.log_generator!);
     // Rows at 0 s, 2 s, 6 s; the last holds for 4 s, so the CSV starts over at 10 s.
-    expect(Array.from({ length: 11 }, (_, n) => generate(n, n * 1000).message)).to.deep.equal(
-      ['login', 'login', 'denied', 'denied', 'denied', 'denied', 'retry', 'retry', 'retry', 'retry', 'login'],
-    );
+    expect(Array.from({ length: 11 }, (_, n) => generate(n, n * 1000).message)).to.deep.equal([
+      'login',
+      'login',
+      'denied',
+      'denied',
+      'denied',
+      'denied',
+      'retry',
+      'retry',
+      'retry',
+      'retry',
+      'login',
+    ]);
     expect(generate(2, 2000)).to.deep.equal({ severity: 'error', message: 'denied', fields: { user: 'bob' } });
   });
 
   it('default_severity is the severity of rows without one: an empty cell, or no severity column', async () => {
     const severities = async (file: string, extra: Record<string, unknown>) => {
-      const [entry] = (await compile([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file, ...extra } }])).scenarios;
+      const [entry] = (
+        await compile([
+          { signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file, ...extra } },
+        ])
+      ).scenarios;
       const generate = logGenerator(entry!.log_generator!);
       return [0, 2].map((n) => generate(n, n * 1000).severity);
     };
     expect(await severities('unlevelled.csv', { default_severity: 'warn' })).to.deep.equal(['warn', 'error']);
     expect(await severities('unlevelled.csv', {})).to.deep.equal(['info', 'error']);
     expect(await severities('plain.csv', { default_severity: 'debug' })).to.deep.equal(['debug', 'debug']);
-    expect(() => load(v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'csv_replay', file: 'plain.csv', default_severity: 'loud' } }]), { format: 'json' })).to.throw(
+    expect(() =>
+      load(
+        v2([
+          {
+            signal_type: 'logs',
+            name: 'app',
+            rate: 1,
+            log_generator: { type: 'csv_replay', file: 'plain.csv', default_severity: 'loud' },
+          },
+        ]),
+        { format: 'json' },
+      ),
+    ).to.throw(
       ConfigError,
       'log_generator.default_severity: expected one of trace, debug, info, warn, error, fatal, got "loud"',
     );
@@ -159,7 +219,10 @@ describe('csv_replay: where a relative file is found', () => {
   mkdirSync(join(scenarioDir, 'data'));
   writeFileSync(join(scenarioDir, 'data', 'beside.csv'), 'Time,load\n0,1\n');
   writeFileSync(join(workDir, 'data', 'beside.csv'), 'Time,load\n0,2\n');
-  const scenario = (file: string) => load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), { format: 'json' });
+  const scenario = (file: string) =>
+    load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), {
+      format: 'json',
+    });
   afterEach(() => process.chdir(cwd));
 
   it('first beside the scenario file, then from the working directory', async () => {

@@ -39,32 +39,62 @@ describe('csv_replay: metric CSV files', () => {
   });
 
   it('takes Unix seconds and date-time texts as timestamps', () => {
-    expect(metricTable('time,x\n1714557600,1\n1714557601.5,2\n', 'a.csv').times).to.deep.equal({ at: [0, 1500], span: 3000 });
-    expect(metricTable('Time,x\n2024-05-01T10:00:00Z,1\n2024-05-01T10:00:10Z,2\n', 'a.csv').times.at).to.deep.equal([0, 10_000]);
+    expect(metricTable('time,x\n1714557600,1\n1714557601.5,2\n', 'a.csv').times).to.deep.equal({
+      at: [0, 1500],
+      span: 3000,
+    });
+    expect(metricTable('Time,x\n2024-05-01T10:00:00Z,1\n2024-05-01T10:00:10Z,2\n', 'a.csv').times.at).to.deep.equal([
+      0, 10_000,
+    ]);
   });
 
   it('names the file, line and column of every problem', () => {
     const cases: [string, string][] = [
       ['Time,x\n1,1\n2,abc\n', 'bad.csv: line 3, column 2 (x): expected a number, got "abc"'],
-      ['Time,x\n1,1\nyesterday,2\n', 'bad.csv: line 3, column 1 (Time): expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got "yesterday"'],
-      ['Time,x\n2,1\n1,2\n', 'bad.csv: line 3, column 1 (Time): expected a time later than the row before\'s (rows must be in time order), got "1"'],
-      ['value,Time\n1,1\n', 'bad.csv: line 1, column 1: expected the time column first (headed Time or timestamp), got "value"'],
-      ['Time,cpu usage\n1,1\n', 'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "cpu usage"'],
-      ['Time,"{__name__=""cpu usage""}"\n1,1\n', 'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "{__name__=\\"cpu usage\\"}"'],
+      [
+        'Time,x\n1,1\nyesterday,2\n',
+        'bad.csv: line 3, column 1 (Time): expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got "yesterday"',
+      ],
+      [
+        'Time,x\n2,1\n1,2\n',
+        'bad.csv: line 3, column 1 (Time): expected a time later than the row before\'s (rows must be in time order), got "1"',
+      ],
+      [
+        'value,Time\n1,1\n',
+        'bad.csv: line 1, column 1: expected the time column first (headed Time or timestamp), got "value"',
+      ],
+      [
+        'Time,cpu usage\n1,1\n',
+        'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "cpu usage"',
+      ],
+      [
+        'Time,"{__name__=""cpu usage""}"\n1,1\n',
+        'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "{__name__=\\"cpu usage\\"}"',
+      ],
       ['Time,x,y\n1,1,\n2,2,\n', 'bad.csv: line 1, column 3 (y): the column has no value in any row'],
       ['Time,x\n1,1\n2,2,3\n', 'bad.csv: not a CSV file: Invalid Record Length: expect 2, got 3 on line 3'],
       ['Time,x\n', 'bad.csv: expected a header line and at least one row'],
     ];
-    for (const [text, message] of cases) expect(problems(() => metricTable(text, 'bad.csv')), text).to.deep.equal([message]);
+    for (const [text, message] of cases)
+      expect(
+        problems(() => metricTable(text, 'bad.csv')),
+        text,
+      ).to.deep.equal([message]);
   });
 
   it('is bounded in rows and columns', () => {
     const rows = Array.from({ length: MAX_CSV_ROWS + 1 }, (_, i) => `${i + 1},1`).join('\n');
-    expect(problems(() => metricTable(`Time,x\n${rows}\n`, 'big.csv'))).to.deep.equal([`big.csv: more than ${MAX_CSV_ROWS} rows, the limit for a csv_replay file`]);
+    expect(problems(() => metricTable(`Time,x\n${rows}\n`, 'big.csv'))).to.deep.equal([
+      `big.csv: more than ${MAX_CSV_ROWS} rows, the limit for a csv_replay file`,
+    ]);
     const header = ['Time', ...Array.from({ length: MAX_CSV_COLUMNS }, (_, i) => `m${i}`)].join(',');
-    expect(problems(() => metricTable(`${header}\n`, 'wide.csv'))[0]).to.equal('wide.csv: expected a header line and at least one row');
+    expect(problems(() => metricTable(`${header}\n`, 'wide.csv'))[0]).to.equal(
+      'wide.csv: expected a header line and at least one row',
+    );
     const row = Array.from({ length: MAX_CSV_COLUMNS + 1 }, () => '1').join(',');
-    expect(problems(() => metricTable(`${header}\n${row}\n`, 'wide.csv'))).to.deep.equal([`wide.csv: ${MAX_CSV_COLUMNS + 1} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`]);
+    expect(problems(() => metricTable(`${header}\n${row}\n`, 'wide.csv'))).to.deep.equal([
+      `wide.csv: ${MAX_CSV_COLUMNS + 1} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`,
+    ]);
   });
 });
 
@@ -79,8 +109,12 @@ describe('csv_replay: log CSV files', () => {
   });
 
   it('names the file, line and column of every problem', () => {
-    expect(problems(() => logTable('time,severity\n1,info\n', 'app.csv'))).to.deep.equal(['app.csv: line 1: no message column (headed message, msg)']);
-    expect(problems(() => logTable('severity,message\ninfo,x\n', 'app.csv'))).to.deep.equal(['app.csv: line 1: no timestamp column (headed time, timestamp, ts)']);
+    expect(problems(() => logTable('time,severity\n1,info\n', 'app.csv'))).to.deep.equal([
+      'app.csv: line 1: no message column (headed message, msg)',
+    ]);
+    expect(problems(() => logTable('severity,message\ninfo,x\n', 'app.csv'))).to.deep.equal([
+      'app.csv: line 1: no timestamp column (headed time, timestamp, ts)',
+    ]);
     expect(problems(() => logTable('time,severity,message\n1,constructor,a\n', 'app.csv'))).to.deep.equal([
       'app.csv: line 2, column 2 (severity): expected one of trace, debug, info, warn, error, fatal, got "constructor"',
     ]);
@@ -93,9 +127,12 @@ describe('csv_replay: log CSV files', () => {
 describe('csv_replay: reading the files of a scenario', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-csv-'));
   writeFileSync(join(dir, 'load.csv'), GRAFANA);
-  const scenario = (file: string) => load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), { format: 'json' });
+  const scenario = (file: string) =>
+    load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), {
+      format: 'json',
+    });
 
-  it('reads relative paths from the scenario file\'s directory', async () => {
+  it("reads relative paths from the scenario file's directory", async () => {
     const read = await readReplays(scenario('load.csv'), filesIn(dir));
     const generator = read.scenarios[0]!.generator!;
     expect(generator.type === 'csv_replay' && generator.table?.columns.length).to.equal(3);

@@ -4,9 +4,15 @@ import { histogram, load, logs, metric, problems, v2 } from '../support/scenario
 describe('defaults', () => {
   it('fills fields an entry lacks; the entry value wins', () => {
     const file = load(
-      v2([{ signal_type: 'metrics', name: 'a', generator: { type: 'constant', value: 1 } }, metric({ name: 'b', rate: 9 })], {
-        defaults: { rate: 3, duration: '1m', on_sink_error: 'fail' },
-      }),
+      v2(
+        [
+          { signal_type: 'metrics', name: 'a', generator: { type: 'constant', value: 1 } },
+          metric({ name: 'b', rate: 9 }),
+        ],
+        {
+          defaults: { rate: 3, duration: '1m', on_sink_error: 'fail' },
+        },
+      ),
     );
     expect(file.scenarios.map((e) => [e.rate, e.duration, e.on_sink_error])).to.deep.equal([
       [3, 60_000, 'fail'],
@@ -15,19 +21,25 @@ describe('defaults', () => {
   });
 
   it('merges labels key by key, the entry winning', () => {
-    const file = load(v2([metric({ labels: { env: 'dev', host: 'a' } })], { defaults: { labels: { env: 'prod', team: 'obs' } } }));
+    const file = load(
+      v2([metric({ labels: { env: 'dev', host: 'a' } })], { defaults: { labels: { env: 'prod', team: 'obs' } } }),
+    );
     expect(file.scenarios[0]!.labels).to.deep.equal({ env: 'dev', team: 'obs', host: 'a' });
   });
 
   it('replaces every other object whole', () => {
     const file = load(
-      v2([metric({ sink: { type: 'tcp', address: 'h:1' } })], { defaults: { sink: { type: 'tcp', address: 'd:2', retry: { max_attempts: 3 } } } }),
+      v2([metric({ sink: { type: 'tcp', address: 'h:1' } })], {
+        defaults: { sink: { type: 'tcp', address: 'd:2', retry: { max_attempts: 3 } } },
+      }),
     );
     expect(file.scenarios[0]!.sink).to.deep.equal({ type: 'tcp', address: 'h:1' });
   });
 
   it('may carry signal_type', () => {
-    const file = load(v2([{ name: 'a', rate: 1, generator: { type: 'constant', value: 1 } }], { defaults: { signal_type: 'metrics' } }));
+    const file = load(
+      v2([{ name: 'a', rate: 1, generator: { type: 'constant', value: 1 } }], { defaults: { signal_type: 'metrics' } }),
+    );
     expect(file.scenarios[0]!.signal_type).to.equal('metrics');
   });
 
@@ -36,10 +48,21 @@ describe('defaults', () => {
       v2(
         [
           { signal_type: 'metrics', name: 'm', rate: 1 },
-          { signal_type: 'logs', name: 'l', rate: 1, log_generator: { type: 'template', templates: [{ message: 'x' }] } },
+          {
+            signal_type: 'logs',
+            name: 'l',
+            rate: 1,
+            log_generator: { type: 'template', templates: [{ message: 'x' }] },
+          },
           { signal_type: 'histogram', name: 'h', rate: 1 },
         ],
-        { defaults: { generator: { type: 'step', step_size: 1 }, distribution: { type: 'exponential', rate: 1 }, buckets: [1, 2] } },
+        {
+          defaults: {
+            generator: { type: 'step', step_size: 1 },
+            distribution: { type: 'exponential', rate: 1 },
+            buckets: [1, 2],
+          },
+        },
       ),
     );
     expect(file.scenarios.map((e) => [e.generator?.type, e.distribution?.type, e.buckets])).to.deep.equal([
@@ -51,9 +74,12 @@ describe('defaults', () => {
 
   it('does not give a generator to a pack entry, nor phase_offset to an entry with after', () => {
     const file = load(
-      v2([metric({ id: 'a' }), { signal_type: 'metrics', pack: 'p', rate: 1, after: { ref: 'a', op: '>', value: 0 } }], {
-        defaults: { generator: { type: 'constant', value: 2 }, phase_offset: '5s' },
-      }),
+      v2(
+        [metric({ id: 'a' }), { signal_type: 'metrics', pack: 'p', rate: 1, after: { ref: 'a', op: '>', value: 0 } }],
+        {
+          defaults: { generator: { type: 'constant', value: 2 }, phase_offset: '5s' },
+        },
+      ),
     );
     expect(file.scenarios[0]).to.include({ phase_offset: 5_000 });
     expect(file.scenarios[1]).not.to.have.property('generator');
@@ -78,7 +104,9 @@ describe('defaults', () => {
   });
 
   it('rejects defaults that are not a mapping', () => {
-    expect(problems(v2([metric()], { defaults: ['rate: 1'] }))).to.deep.equal(['defaults: invalid type: expected a mapping, got a list']);
+    expect(problems(v2([metric()], { defaults: ['rate: 1'] }))).to.deep.equal([
+      'defaults: invalid type: expected a mapping, got a list',
+    ]);
   });
 
   it('says when a problem comes from a default value', () => {
@@ -88,6 +116,8 @@ describe('defaults', () => {
   });
 
   it('applies observations_per_tick defaults to histogram entries', () => {
-    expect(load(v2([histogram()], { defaults: { observations_per_tick: 7 } })).scenarios[0]!.observations_per_tick).to.equal(7);
+    expect(
+      load(v2([histogram()], { defaults: { observations_per_tick: 7 } })).scenarios[0]!.observations_per_tick,
+    ).to.equal(7);
   });
 });

@@ -18,14 +18,26 @@ describe('encoder', () => {
   });
 
   it('defaults to the only encoder a remote_write, otlp_grpc or otlp_http sink speaks', () => {
-    expect(entryOf(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } })).encoder).to.deep.equal({ type: 'remote_write' });
-    expect(entryOf(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } })).encoder).to.deep.equal({ type: 'otlp' });
-    expect(entryOf(metric({ sink: { type: 'otlp_http', url: 'http://collector:4318' } })).encoder).to.deep.equal({ type: 'otlp' });
+    expect(
+      entryOf(metric({ sink: { type: 'remote_write', url: 'http://prom:9090/api/v1/write' } })).encoder,
+    ).to.deep.equal({ type: 'remote_write' });
+    expect(entryOf(logs({ sink: { type: 'otlp_grpc', endpoint: 'collector:4317' } })).encoder).to.deep.equal({
+      type: 'otlp',
+    });
+    expect(entryOf(metric({ sink: { type: 'otlp_http', url: 'http://collector:4318' } })).encoder).to.deep.equal({
+      type: 'otlp',
+    });
   });
 
   it('keeps the parameters of each encoder', () => {
-    expect(entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } })).encoder).to.deep.equal({ type: 'metrics_text', precision: 2 });
-    expect(entryOf(metric({ encoder: { type: 'json_lines', precision: 0 } })).encoder).to.deep.equal({ type: 'json_lines', precision: 0 });
+    expect(entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } })).encoder).to.deep.equal({
+      type: 'metrics_text',
+      precision: 2,
+    });
+    expect(entryOf(metric({ encoder: { type: 'json_lines', precision: 0 } })).encoder).to.deep.equal({
+      type: 'json_lines',
+      precision: 0,
+    });
     const syslog = { type: 'syslog', hostname: 'web-1', app_name: 'svc', facility: 'local3' };
     expect(entryOf(logs({ encoder: syslog })).encoder).to.deep.equal(syslog);
   });
@@ -38,9 +50,11 @@ describe('encoder', () => {
       'scenarios[0] (app): encoder.facility: expected one of kern, user, mail, daemon, auth, syslog, lpr, news, uucp, cron, authpriv, ftp, ntp, audit, alert, clock, local0, local1, local2, local3, local4, local5, local6, local7, got "local9"',
       'scenarios[0] (app): encoder.app_name: expected printable ASCII without spaces, 1 to 48 characters, got "my app"',
     ]);
-    expect(entryProblems(metric({ encoder: { type: 'remote_write', precision: 1 }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
-      'scenarios[0] (cpu): encoder.precision: unknown field',
-    ]);
+    expect(
+      entryProblems(
+        metric({ encoder: { type: 'remote_write', precision: 1 }, sink: { type: 'remote_write', url: 'http://x' } }),
+      ),
+    ).to.deep.equal(['scenarios[0] (cpu): encoder.precision: unknown field']);
   });
 
   it('names the allowed types', () => {
@@ -54,16 +68,22 @@ describe('encoder', () => {
       expect(entryProblems(metric({ encoder: { type: 'remote_write' } }))).to.deep.equal([
         'scenarios[0] (cpu): encoder.type: the remote_write encoder needs the remote_write sink, got sink stdout',
       ]);
-      expect(entryProblems(metric({ encoder: { type: 'metrics_text' }, sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
+      expect(
+        entryProblems(metric({ encoder: { type: 'metrics_text' }, sink: { type: 'remote_write', url: 'http://x' } })),
+      ).to.deep.equal([
         'scenarios[0] (cpu): sink.type: the remote_write sink needs the remote_write encoder, got encoder metrics_text',
       ]);
     });
 
     it('otlp encoder only with the otlp_grpc or otlp_http sink, and back', () => {
-      expect(entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'file', path: '/tmp/x' } }))).to.deep.equal([
+      expect(
+        entryProblems(metric({ encoder: { type: 'otlp' }, sink: { type: 'file', path: '/tmp/x' } })),
+      ).to.deep.equal([
         'scenarios[0] (cpu): encoder.type: the otlp encoder needs the otlp_grpc or otlp_http sink, got sink file',
       ]);
-      expect(entryProblems(logs({ encoder: { type: 'json_lines' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } }))).to.deep.equal([
+      expect(
+        entryProblems(logs({ encoder: { type: 'json_lines' }, sink: { type: 'otlp_grpc', endpoint: 'c:4317' } })),
+      ).to.deep.equal([
         'scenarios[0] (app): sink.type: the otlp_grpc sink needs the otlp encoder, got encoder json_lines',
       ]);
     });
@@ -95,18 +115,32 @@ describe('sink', () => {
   const sinkOf = (sink: unknown, base = metric) => entryOf(base({ sink })).sink;
   const sinkProblems = (sink: unknown) => entryProblems(metric({ sink }));
 
-  it('takes other tools\' names of kinds as aliases, held by their own names: kafka, loki, prometheus_text', () => {
-    const entry = entryOf(metric({ sink: { type: 'kafka', brokers: 'k:9092', topic: 't' }, encoder: { type: 'prometheus_text', precision: 2 } }));
+  it("takes other tools' names of kinds as aliases, held by their own names: kafka, loki, prometheus_text", () => {
+    const entry = entryOf(
+      metric({
+        sink: { type: 'kafka', brokers: 'k:9092', topic: 't' },
+        encoder: { type: 'prometheus_text', precision: 2 },
+      }),
+    );
     expect(entry.sink).to.deep.include({ type: 'broker', brokers: ['k:9092'], topic: 't' });
     expect(entry.encoder).to.deep.equal({ type: 'metrics_text', precision: 2 });
-    expect(sinkOf({ type: 'loki', url: 'http://l:3100' }, logs)).to.deep.include({ type: 'logstore', url: 'http://l:3100' });
-    expect(sinkProblems({ type: 'kafka', brokers: 'k:9092' })).to.deep.equal(['scenarios[0] (cpu): sink.topic: missing required field']);
+    expect(sinkOf({ type: 'loki', url: 'http://l:3100' }, logs)).to.deep.include({
+      type: 'logstore',
+      url: 'http://l:3100',
+    });
+    expect(sinkProblems({ type: 'kafka', brokers: 'k:9092' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.topic: missing required field',
+    ]);
   });
 
   it('takes the aliases from flags too: --sink kafka --endpoint sets the brokers', () => {
-    const file = load(v2([metric({ sink: { type: 'broker', brokers: 'old:1', topic: 't' } })]), { overrides: { sink: 'kafka', endpoint: 'new:9092' } });
+    const file = load(v2([metric({ sink: { type: 'broker', brokers: 'old:1', topic: 't' } })]), {
+      overrides: { sink: 'kafka', endpoint: 'new:9092' },
+    });
     expect(file.scenarios[0]!.sink).to.deep.include({ type: 'broker', brokers: ['new:9092'], topic: 't' });
-    expect(load(v2([metric()]), { overrides: { encoder: 'prometheus_text' } }).scenarios[0]!.encoder).to.deep.equal({ type: 'metrics_text' });
+    expect(load(v2([metric()]), { overrides: { encoder: 'prometheus_text' } }).scenarios[0]!.encoder).to.deep.equal({
+      type: 'metrics_text',
+    });
   });
 
   it('defaults to stdout', () => expect(entryOf(metric()).sink).to.deep.equal({ type: 'stdout' }));
@@ -117,13 +151,26 @@ describe('sink', () => {
       { type: 'file', path: '/tmp/out.prom' },
       { type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 3 } },
       { type: 'udp', address: '[::1]:514' },
-      { type: 'http_push', url: 'https://x/api', content_type: 'text/plain', batch_size: 512, headers: { 'X-Scope-OrgID': 't1' } },
+      {
+        type: 'http_push',
+        url: 'https://x/api',
+        content_type: 'text/plain',
+        batch_size: 512,
+        headers: { 'X-Scope-OrgID': 't1' },
+      },
     ];
     for (const sink of sinks) expect(sinkOf(sink)).to.deep.equal(sink);
     const logstore = { type: 'logstore', url: 'http://loki:3100', max_streams_per_push: 64, batch_size: 1000 };
     expect(sinkOf(logstore, logs)).to.deep.equal(logstore);
     const protocolSinks = [
-      { type: 'otlp_grpc', endpoint: 'http://collector:4317', signal_type: 'metrics', batch_size: 10, compression: 'gzip', resource: { 'service.name': 'checkout' } },
+      {
+        type: 'otlp_grpc',
+        endpoint: 'http://collector:4317',
+        signal_type: 'metrics',
+        batch_size: 10,
+        compression: 'gzip',
+        resource: { 'service.name': 'checkout' },
+      },
       { type: 'otlp_http', url: 'http://collector:4318', signal_type: 'logs' },
       { type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 'metrics', tls: { enabled: true, ca_cert: '/ca.pem' } },
       { type: 'remote_write', url: 'http://prom:9090/api/v1/write', batch_size: 100, retry: { max_attempts: 2 } },
@@ -132,12 +179,20 @@ describe('sink', () => {
   });
 
   it('reads retry backoffs as milliseconds and orders them', () => {
-    expect(sinkOf({ type: 'tcp', address: 'h:1', retry: { max_attempts: 5, initial_backoff: '100ms', max_backoff: '2s' } })).to.deep.equal({
+    expect(
+      sinkOf({ type: 'tcp', address: 'h:1', retry: { max_attempts: 5, initial_backoff: '100ms', max_backoff: '2s' } }),
+    ).to.deep.equal({
       type: 'tcp',
       address: 'h:1',
       retry: { max_attempts: 5, initial_backoff: 100, max_backoff: 2_000 },
     });
-    expect(sinkProblems({ type: 'tcp', address: 'h:1', retry: { max_attempts: 5, initial_backoff: '2s', max_backoff: '1s' } })).to.deep.equal([
+    expect(
+      sinkProblems({
+        type: 'tcp',
+        address: 'h:1',
+        retry: { max_attempts: 5, initial_backoff: '2s', max_backoff: '1s' },
+      }),
+    ).to.deep.equal([
       'scenarios[0] (cpu): sink.retry.max_backoff: expected a duration no shorter than initial_backoff ("2s"), got "1s"',
     ]);
   });
@@ -150,17 +205,27 @@ describe('sink', () => {
 
   it('splits a comma-separated broker list and normalises the SASL mechanism', () => {
     expect(
-      decodedSink({ type: 'broker', brokers: 'k1:9092, k2:9092', topic: 't', sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' } }),
-    ).to.deep.equal({ type: 'broker', brokers: ['k1:9092', 'k2:9092'], topic: 't', sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' } });
+      decodedSink({
+        type: 'broker',
+        brokers: 'k1:9092, k2:9092',
+        topic: 't',
+        sasl: { mechanism: 'SCRAM-SHA-512', username: 'u', password: 'p' },
+      }),
+    ).to.deep.equal({
+      type: 'broker',
+      brokers: ['k1:9092', 'k2:9092'],
+      topic: 't',
+      sasl: { mechanism: 'scram-sha-512', username: 'u', password: 'p' },
+    });
   });
 
   it('checks a given otlp_grpc signal_type against the entry', () => {
-    expect(entryProblems(summary({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'logs' } }))).to.deep.equal([
-      'scenarios[0] (latency): sink.signal_type: expected metrics for a summary entry, got "logs"',
-    ]);
-    expect(entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'metrics' } }))).to.deep.equal([
-      'scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"',
-    ]);
+    expect(
+      entryProblems(summary({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'logs' } })),
+    ).to.deep.equal(['scenarios[0] (latency): sink.signal_type: expected metrics for a summary entry, got "logs"']);
+    expect(
+      entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', signal_type: 'metrics' } })),
+    ).to.deep.equal(['scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"']);
   });
 
   it('checks addresses', () => {
@@ -216,8 +281,12 @@ describe('sink', () => {
   });
 
   it('rejects a field of another sink type', () => {
-    expect(sinkProblems({ type: 'udp', address: 'h:1', retry: { max_attempts: 1 } })).to.deep.equal(['scenarios[0] (cpu): sink.retry: unknown field']);
-    expect(sinkProblems({ type: 'stdout', path: '/tmp/x' })).to.deep.equal(['scenarios[0] (cpu): sink.path: unknown field']);
+    expect(sinkProblems({ type: 'udp', address: 'h:1', retry: { max_attempts: 1 } })).to.deep.equal([
+      'scenarios[0] (cpu): sink.retry: unknown field',
+    ]);
+    expect(sinkProblems({ type: 'stdout', path: '/tmp/x' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.path: unknown field',
+    ]);
   });
 
   it('names the allowed types', () => {

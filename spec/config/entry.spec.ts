@@ -7,12 +7,16 @@ describe('entry: common fields', () => {
 
     for (const rate of [0, -1]) {
       it(`rejects ${rate}`, () => {
-        expect(entryProblems(metric({ rate }))).to.deep.equal([`scenarios[0] (cpu): rate: expected a number greater than 0, got ${rate}`]);
+        expect(entryProblems(metric({ rate }))).to.deep.equal([
+          `scenarios[0] (cpu): rate: expected a number greater than 0, got ${rate}`,
+        ]);
       });
     }
 
     it('rejects a quoted number as an invalid type (no coercion)', () => {
-      expect(entryProblems(metric({ rate: '5' }))).to.deep.equal(['scenarios[0] (cpu): rate: invalid type: expected a number, got string "5"']);
+      expect(entryProblems(metric({ rate: '5' }))).to.deep.equal([
+        'scenarios[0] (cpu): rate: invalid type: expected a number, got string "5"',
+      ]);
     });
 
     it('is required', () => {
@@ -41,7 +45,9 @@ describe('entry: common fields', () => {
     it('defaults id to the name', () => expect(entryOf(metric({ name: 'up' })).id).to.equal('up'));
     it('keeps an explicit id', () => expect(entryOf(metric({ id: 'first' })).id).to.equal('first'));
     it('rejects an empty id', () => {
-      expect(entryProblems(metric({ id: '' }))).to.deep.equal(['scenarios[0] (cpu): id: expected a non-empty string, got ""']);
+      expect(entryProblems(metric({ id: '' }))).to.deep.equal([
+        'scenarios[0] (cpu): id: expected a non-empty string, got ""',
+      ]);
     });
   });
 
@@ -81,19 +87,25 @@ describe('entry: common fields', () => {
   describe('what produces the values', () => {
     it('requires generator for metrics', () => {
       const { generator: _, ...entry } = metric();
-      expect(entryProblems(entry)).to.deep.equal(['scenarios[0] (cpu): generator: missing required field (a metrics entry needs it)']);
+      expect(entryProblems(entry)).to.deep.equal([
+        'scenarios[0] (cpu): generator: missing required field (a metrics entry needs it)',
+      ]);
     });
 
     it('requires log_generator for logs', () => {
       const { log_generator: _, ...entry } = logs();
-      expect(entryProblems(entry)).to.deep.equal(['scenarios[0] (app): log_generator: missing required field (a logs entry needs it)']);
+      expect(entryProblems(entry)).to.deep.equal([
+        'scenarios[0] (app): log_generator: missing required field (a logs entry needs it)',
+      ]);
     });
 
     for (const make of [histogram, summary]) {
       const signal = make().signal_type as string;
       it(`requires distribution for ${signal}`, () => {
         const { distribution: _, ...entry } = make();
-        expect(entryProblems(entry)).to.deep.equal([`scenarios[0] (latency): distribution: missing required field (a ${signal} entry needs it)`]);
+        expect(entryProblems(entry)).to.deep.equal([
+          `scenarios[0] (latency): distribution: missing required field (a ${signal} entry needs it)`,
+        ]);
       });
     }
 
@@ -132,7 +144,10 @@ describe('entry: common fields', () => {
     }
 
     it('keeps an explicit metric_type and help', () => {
-      expect(entryOf(metric({ metric_type: 'counter', help: 'CPU' }))).to.include({ metric_type: 'counter', help: 'CPU' });
+      expect(entryOf(metric({ metric_type: 'counter', help: 'CPU' }))).to.include({
+        metric_type: 'counter',
+        help: 'CPU',
+      });
     });
 
     it('rejects an unknown metric_type', () => {
@@ -150,10 +165,14 @@ describe('entry: common fields', () => {
 
   describe('time fields', () => {
     it('reads duration and phase_offset as milliseconds', () => {
-      expect(entryOf(metric({ duration: '1.5s', phase_offset: '250ms' }))).to.include({ duration: 1_500, phase_offset: 250 });
+      expect(entryOf(metric({ duration: '1.5s', phase_offset: '250ms' }))).to.include({
+        duration: 1_500,
+        phase_offset: 250,
+      });
     });
 
-    it('leaves duration out when absent (run until stopped)', () => expect(entryOf(metric())).not.to.have.property('duration'));
+    it('leaves duration out when absent (run until stopped)', () =>
+      expect(entryOf(metric())).not.to.have.property('duration'));
 
     it('names the field of a bad duration', () => {
       expect(entryProblems(metric({ duration: '10 minutes' }))).to.deep.equal([
@@ -162,19 +181,27 @@ describe('entry: common fields', () => {
       expect(entryProblems(metric({ duration: 60 }))).to.deep.equal([
         'scenarios[0] (cpu): duration: invalid type: expected a duration string such as "30s", got number 60',
       ]);
-      expect(entryProblems(metric({ phase_offset: '0s' }))).to.deep.equal(['scenarios[0] (cpu): phase_offset: expected a positive, finite duration, got "0s"']);
+      expect(entryProblems(metric({ phase_offset: '0s' }))).to.deep.equal([
+        'scenarios[0] (cpu): phase_offset: expected a positive, finite duration, got "0s"',
+      ]);
     });
 
     it('reads start_time, default now', () => {
       expect(entryOf(metric()).start_time).to.deep.equal({ kind: 'now' });
-      expect(entryOf(metric({ start_time: '-2d' })).start_time).to.deep.equal({ kind: 'relative', offsetMs: -172_800_000 });
+      expect(entryOf(metric({ start_time: '-2d' })).start_time).to.deep.equal({
+        kind: 'relative',
+        offsetMs: -172_800_000,
+      });
       expect(entryProblems(metric({ start_time: 'yesterday' }))).to.deep.equal([
         'scenarios[0] (cpu): start_time: expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d), got "yesterday"',
       ]);
     });
 
     it('makes phase_offset and after mutually exclusive', () => {
-      const file = v2([metric({ id: 'a' }), metric({ id: 'b', phase_offset: '1s', after: { ref: 'a', op: '>', value: 1 } })]);
+      const file = v2([
+        metric({ id: 'a' }),
+        metric({ id: 'b', phase_offset: '1s', after: { ref: 'a', op: '>', value: 1 } }),
+      ]);
       expect(problems(file)).to.deep.equal([
         'scenarios[1] (b): after: not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)',
       ]);
@@ -191,7 +218,11 @@ describe('entry: common fields', () => {
     });
 
     it('keeps jitter, jitter_seed and on_sink_error', () => {
-      expect(entryOf(metric({ jitter: 0.5, jitter_seed: 7, on_sink_error: 'fail' }))).to.include({ jitter: 0.5, jitter_seed: 7, on_sink_error: 'fail' });
+      expect(entryOf(metric({ jitter: 0.5, jitter_seed: 7, on_sink_error: 'fail' }))).to.include({
+        jitter: 0.5,
+        jitter_seed: 7,
+        on_sink_error: 'fail',
+      });
     });
 
     it('rejects a negative jitter, a fractional seed, an unknown policy', () => {
@@ -227,14 +258,17 @@ describe('entry: common fields', () => {
 
     it('leaves them out of a metrics entry', () => {
       const entry = entryOf(metric());
-      for (const field of ['buckets', 'quantiles', 'observations_per_tick', 'seed']) expect(entry).not.to.have.property(field);
+      for (const field of ['buckets', 'quantiles', 'observations_per_tick', 'seed'])
+        expect(entry).not.to.have.property(field);
     });
 
     it('requires strictly increasing, finite buckets', () => {
       expect(entryProblems(histogram({ buckets: [1, 2, 2] }))).to.deep.equal([
         'scenarios[0] (latency): buckets[2]: expected a number greater than the previous bucket (2), got 2',
       ]);
-      expect(entryProblems(histogram({ buckets: [] }))).to.deep.equal(['scenarios[0] (latency): buckets: expected a non-empty list, got an empty list']);
+      expect(entryProblems(histogram({ buckets: [] }))).to.deep.equal([
+        'scenarios[0] (latency): buckets: expected a non-empty list, got an empty list',
+      ]);
       expect(entryProblems(histogram({ buckets: [1, '+Inf'] }))).to.deep.equal([
         'scenarios[0] (latency): buckets[1]: invalid type: expected a number, got string "+Inf"',
       ]);

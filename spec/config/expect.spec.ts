@@ -5,7 +5,12 @@ describe('loadScenario: expect (alert expectations of svc test)', () => {
   it('keeps the alert expectations, durations in milliseconds', () => {
     const file = load(
       v2([metric()], {
-        expect: { alerts: [{ alert: 'HighErrorRate', labels: { severity: 'page' }, firing_within: '5m', resolves_within: '10m' }, { alert: 'Other', firing_within: '30s' }] },
+        expect: {
+          alerts: [
+            { alert: 'HighErrorRate', labels: { severity: 'page' }, firing_within: '5m', resolves_within: '10m' },
+            { alert: 'Other', firing_within: '30s' },
+          ],
+        },
       }),
     );
     expect(file.expect).to.deep.equal({
@@ -17,11 +22,15 @@ describe('loadScenario: expect (alert expectations of svc test)', () => {
   });
 
   it('names the path of a bad expectation', () => {
-    expect(problems(v2([metric()], { expect: { alerts: [{ alert: 'A' }, { alert: 'B', firing_within: 'soon' }] } }))).to.deep.equal([
+    expect(
+      problems(v2([metric()], { expect: { alerts: [{ alert: 'A' }, { alert: 'B', firing_within: 'soon' }] } })),
+    ).to.deep.equal([
       'expect.alerts[0].firing_within: missing required field',
       'expect.alerts[1].firing_within: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "soon"',
     ]);
-    expect(problems(v2([metric()], { expect: { alerts: [] } }))).to.deep.equal(['expect.alerts: expected a non-empty list, got an empty list']);
+    expect(problems(v2([metric()], { expect: { alerts: [] } }))).to.deep.equal([
+      'expect.alerts: expected a non-empty list, got an empty list',
+    ]);
     expect(problems(v2([metric()], { expect: { alert: [] } }))[0]).to.match(/^expect.alert: unknown field/);
   });
 

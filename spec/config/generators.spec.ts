@@ -6,10 +6,16 @@ const generatorOf = (generator: unknown) => entryOf(metric({ generator })).gener
 const generatorProblems = (generator: unknown) => entryProblems(metric({ generator }));
 
 describe('generator', () => {
-  it('constant {value}', () => expect(generatorOf({ type: 'constant', value: -2.5 })).to.deep.equal({ type: 'constant', value: -2.5 }));
+  it('constant {value}', () =>
+    expect(generatorOf({ type: 'constant', value: -2.5 })).to.deep.equal({ type: 'constant', value: -2.5 }));
 
   it('sine {amplitude, period_secs, offset = 0}', () => {
-    expect(generatorOf({ type: 'sine', amplitude: 5, period_secs: 30 })).to.deep.equal({ type: 'sine', amplitude: 5, period_secs: 30, offset: 0 });
+    expect(generatorOf({ type: 'sine', amplitude: 5, period_secs: 30 })).to.deep.equal({
+      type: 'sine',
+      amplitude: 5,
+      period_secs: 30,
+      offset: 0,
+    });
     expect(generatorOf({ type: 'sine', amplitude: 5, period_secs: 0.5, offset: 50 })).to.deep.equal({
       type: 'sine',
       amplitude: 5,
@@ -26,13 +32,27 @@ describe('generator', () => {
 
   it('step {start = 0, step_size}', () => {
     expect(generatorOf({ type: 'step', step_size: 2 })).to.deep.equal({ type: 'step', start: 0, step_size: 2 });
-    expect(generatorOf({ type: 'step', start: 10, step_size: -1 })).to.deep.equal({ type: 'step', start: 10, step_size: -1 });
-    expect(generatorProblems({ type: 'step', start: 1 })).to.deep.equal(['scenarios[0] (cpu): generator.step_size: missing required field']);
+    expect(generatorOf({ type: 'step', start: 10, step_size: -1 })).to.deep.equal({
+      type: 'step',
+      start: 10,
+      step_size: -1,
+    });
+    expect(generatorProblems({ type: 'step', start: 1 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.step_size: missing required field',
+    ]);
   });
 
   it('sequence {values, repeat = true}', () => {
-    expect(generatorOf({ type: 'sequence', values: [1, 2, 3] })).to.deep.equal({ type: 'sequence', values: [1, 2, 3], repeat: true });
-    expect(generatorOf({ type: 'sequence', values: [1], repeat: false })).to.deep.equal({ type: 'sequence', values: [1], repeat: false });
+    expect(generatorOf({ type: 'sequence', values: [1, 2, 3] })).to.deep.equal({
+      type: 'sequence',
+      values: [1, 2, 3],
+      repeat: true,
+    });
+    expect(generatorOf({ type: 'sequence', values: [1], repeat: false })).to.deep.equal({
+      type: 'sequence',
+      values: [1],
+      repeat: false,
+    });
   });
 
   it('sequence needs at least one number', () => {
@@ -45,7 +65,12 @@ describe('generator', () => {
   });
 
   it('step {max}: wraps back to start; needs step_size > 0 and max > start', () => {
-    expect(generatorOf({ type: 'step', start: 1, step_size: 2, max: 9 })).to.deep.equal({ type: 'step', start: 1, step_size: 2, max: 9 });
+    expect(generatorOf({ type: 'step', start: 1, step_size: 2, max: 9 })).to.deep.equal({
+      type: 'step',
+      start: 1,
+      step_size: 2,
+      max: 9,
+    });
     expect(generatorProblems({ type: 'step', start: 5, step_size: 1, max: 5 })).to.deep.equal([
       'scenarios[0] (cpu): generator.max: expected a number greater than start (5), got 5',
     ]);
@@ -58,8 +83,18 @@ describe('generator', () => {
   });
 
   it('uniform {min, max, seed = 0}: min less than max', () => {
-    expect(generatorOf({ type: 'uniform', min: 1, max: 2 })).to.deep.equal({ type: 'uniform', min: 1, max: 2, seed: 0 });
-    expect(generatorOf({ type: 'uniform', min: 1, max: 2, seed: 9 })).to.deep.equal({ type: 'uniform', min: 1, max: 2, seed: 9 });
+    expect(generatorOf({ type: 'uniform', min: 1, max: 2 })).to.deep.equal({
+      type: 'uniform',
+      min: 1,
+      max: 2,
+      seed: 0,
+    });
+    expect(generatorOf({ type: 'uniform', min: 1, max: 2, seed: 9 })).to.deep.equal({
+      type: 'uniform',
+      min: 1,
+      max: 2,
+      seed: 9,
+    });
     expect(generatorProblems({ type: 'uniform', min: 2, max: 2 })).to.deep.equal([
       'scenarios[0] (cpu): generator.max: expected a number greater than min (2), got 2',
     ]);
@@ -69,7 +104,12 @@ describe('generator', () => {
   });
 
   it('sawtooth {min, max, period_secs}: min less than max, period bounded like sine', () => {
-    expect(generatorOf({ type: 'sawtooth', min: 0, max: 100, period_secs: 60 })).to.deep.equal({ type: 'sawtooth', min: 0, max: 100, period_secs: 60 });
+    expect(generatorOf({ type: 'sawtooth', min: 0, max: 100, period_secs: 60 })).to.deep.equal({
+      type: 'sawtooth',
+      min: 0,
+      max: 100,
+      period_secs: 60,
+    });
     expect(generatorProblems({ type: 'sawtooth', min: 0, max: 100, period_secs: 1e9 })).to.deep.equal([
       'scenarios[0] (cpu): generator.period_secs: expected at most 31536000, got 1000000000',
     ]);
@@ -99,7 +139,9 @@ describe('generator', () => {
   });
 
   it('rejects a field of another generator type', () => {
-    expect(generatorProblems({ type: 'constant', value: 1, amplitude: 2 })).to.deep.equal(['scenarios[0] (cpu): generator.amplitude: unknown field']);
+    expect(generatorProblems({ type: 'constant', value: 1, amplitude: 2 })).to.deep.equal([
+      'scenarios[0] (cpu): generator.amplitude: unknown field',
+    ]);
   });
 
   it('rejects the bare type name, showing the mapping form', () => {
@@ -125,7 +167,10 @@ describe('log_generator', () => {
   it('keeps pools, per-template pools, severity weights and seed', () => {
     const generator = {
       type: 'template',
-      templates: [{ message: 'login {user} from {ip}', field_pools: { ip: ['10.0.0.1'] } }, { message: 'logout {user}' }],
+      templates: [
+        { message: 'login {user} from {ip}', field_pools: { ip: ['10.0.0.1'] } },
+        { message: 'logout {user}' },
+      ],
       field_pools: { user: ['ann', 'bob'] },
       severity_weights: { info: 8, warn: 1.5, error: 0 },
       seed: 3,
@@ -134,7 +179,11 @@ describe('log_generator', () => {
   });
 
   it('accepts placeholders without a pool (they stay literal)', () => {
-    const generator = { type: 'template', templates: [{ message: '{user} did {action}' }], field_pools: { user: ['a'] } };
+    const generator = {
+      type: 'template',
+      templates: [{ message: '{user} did {action}' }],
+      field_pools: { user: ['a'] },
+    };
     expect(logGeneratorOf(generator)).to.deep.equal({ ...generator, seed: 0 });
   });
 
@@ -161,7 +210,9 @@ describe('log_generator', () => {
   });
 
   it('names the allowed types', () => {
-    expect(logProblems({ type: 'replay' })).to.deep.equal(['scenarios[0] (app): log_generator.type: expected one of template, csv_replay, got "replay"']);
+    expect(logProblems({ type: 'replay' })).to.deep.equal([
+      'scenarios[0] (app): log_generator.type: expected one of template, csv_replay, got "replay"',
+    ]);
   });
 });
 
@@ -177,11 +228,17 @@ describe('distribution', () => {
   });
 
   it('normal {mean, stddev >= 0}', () => {
-    expect(distributionOf({ type: 'normal', mean: 0.2, stddev: 0.05 })).to.deep.equal({ type: 'normal', mean: 0.2, stddev: 0.05 });
+    expect(distributionOf({ type: 'normal', mean: 0.2, stddev: 0.05 })).to.deep.equal({
+      type: 'normal',
+      mean: 0.2,
+      stddev: 0.05,
+    });
     expect(distributionProblems({ type: 'normal', mean: 0.2, stddev: -1 })).to.deep.equal([
       'scenarios[0] (latency): distribution.stddev: expected a number greater than or equal to 0, got -1',
     ]);
-    expect(distributionProblems({ type: 'normal', mean: 0.2 })).to.deep.equal(['scenarios[0] (latency): distribution.stddev: missing required field']);
+    expect(distributionProblems({ type: 'normal', mean: 0.2 })).to.deep.equal([
+      'scenarios[0] (latency): distribution.stddev: missing required field',
+    ]);
   });
 
   it('uniform {min < max}', () => {
@@ -192,7 +249,11 @@ describe('distribution', () => {
   });
 
   it('mean_shift_per_sec on every distribution: a finite number, kept as written, absent by default', () => {
-    for (const d of [{ type: 'exponential', rate: 2 }, { type: 'normal', mean: 0.2, stddev: 0.05 }, { type: 'uniform', min: 0, max: 1 }]) {
+    for (const d of [
+      { type: 'exponential', rate: 2 },
+      { type: 'normal', mean: 0.2, stddev: 0.05 },
+      { type: 'uniform', min: 0, max: 1 },
+    ]) {
       expect(distributionOf({ ...d, mean_shift_per_sec: 0.01 })).to.deep.equal({ ...d, mean_shift_per_sec: 0.01 });
     }
     expect(distributionProblems({ type: 'normal', mean: 1, stddev: 1, mean_shift_per_sec: '1' })).to.deep.equal([
@@ -215,10 +276,22 @@ describe('distribution', () => {
 
 describe('log templates: severity', () => {
   it('a template may carry its own severity', () => {
-    const entry = entryOf(logs({ log_generator: { type: 'template', templates: [{ message: 'charge accepted', severity: 'info' }, { message: 'x' }] } }));
+    const entry = entryOf(
+      logs({
+        log_generator: {
+          type: 'template',
+          templates: [{ message: 'charge accepted', severity: 'info' }, { message: 'x' }],
+        },
+      }),
+    );
     expect(entry.log_generator).to.include({ type: 'template' });
-    expect((entry.log_generator as TemplateLogGenerator).templates).to.deep.equal([{ message: 'charge accepted', severity: 'info' }, { message: 'x' }]);
-    expect(entryProblems(logs({ log_generator: { type: 'template', templates: [{ message: 'm', severity: 'critical' }] } }))).to.deep.equal([
+    expect((entry.log_generator as TemplateLogGenerator).templates).to.deep.equal([
+      { message: 'charge accepted', severity: 'info' },
+      { message: 'x' },
+    ]);
+    expect(
+      entryProblems(logs({ log_generator: { type: 'template', templates: [{ message: 'm', severity: 'critical' }] } })),
+    ).to.deep.equal([
       'scenarios[0] (app): log_generator.templates[0].severity: expected one of trace, debug, info, warn, error, fatal, got "critical"',
     ]);
   });

@@ -27,10 +27,14 @@ describe('input cost: documents are bounded before they cost time or memory', ()
     });
 
     it('refuses deeply nested YAML block lists and mappings', () => {
-      expect(refusal(`${'- '.repeat(50_000)}x\n`).message).to.match(/^the document nests mappings and lists deeper than 64 levels \(at line 1, column \d+\)$/);
+      expect(refusal(`${'- '.repeat(50_000)}x\n`).message).to.match(
+        /^the document nests mappings and lists deeper than 64 levels \(at line 1, column \d+\)$/,
+      );
       let indented = '';
       for (let i = 0; i < 100; i++) indented += `${' '.repeat(i)}k${i}:\n`;
-      expect(refusal(`${indented}${' '.repeat(100)}x`).message).to.equal('the document nests mappings and lists deeper than 64 levels (at line 65, column 68)');
+      expect(refusal(`${indented}${' '.repeat(100)}x`).message).to.equal(
+        'the document nests mappings and lists deeper than 64 levels (at line 65, column 68)',
+      );
     });
 
     it('refuses deeply nested JSON', () => {
@@ -51,7 +55,10 @@ describe('input cost: documents are bounded before they cost time or memory', ()
   describe('size', () => {
     it('refuses a text over 1 MiB', () => {
       const big = JSON.stringify({ ...metric(), help: 'x'.repeat(MiB) });
-      expect(refusal(big, 'json')).to.deep.equal({ kind: 'syntax', message: `the document is ${big.length} bytes; the limit is 1048576 bytes (1 MiB)` });
+      expect(refusal(big, 'json')).to.deep.equal({
+        kind: 'syntax',
+        message: `the document is ${big.length} bytes; the limit is 1048576 bytes (1 MiB)`,
+      });
     });
 
     it('refuses a YAML text over 128 KiB, pointing to JSON', () => {
@@ -65,18 +72,25 @@ describe('input cost: documents are bounded before they cost time or memory', ()
     it('refuses a YAML document of more than 5000 tokens', () => {
       expect(refusal(`a: [${'1,'.repeat(20_000)}1]`)).to.deep.equal({
         kind: 'syntax',
-        message: 'the document has more than 5000 YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON',
+        message:
+          'the document has more than 5000 YAML tokens (values, keys, indicators, line breaks): split it into several files, or send it as JSON',
       });
     });
 
     it('finds duplicate keys among many', () => {
       const keys = Array.from({ length: 900 }, (_, i) => `k${i}: 1`);
-      expect(refusal([...keys, 'k899: 2'].join('\n'))).to.deep.equal({ kind: 'syntax', message: 'invalid YAML: duplicate key "k899" at line 901, column 1' });
+      expect(refusal([...keys, 'k899: 2'].join('\n'))).to.deep.equal({
+        kind: 'syntax',
+        message: 'invalid YAML: duplicate key "k899" at line 901, column 1',
+      });
     });
 
     it('refuses more than 500 entries before validating any of them', () => {
       const entries = Array.from({ length: 372_000 }, () => 0);
-      expect(refusal(v2(entries), 'json')).to.deep.equal({ kind: 'invalid', message: 'scenarios: expected at most 500 entries, got 372000' });
+      expect(refusal(v2(entries), 'json')).to.deep.equal({
+        kind: 'invalid',
+        message: 'scenarios: expected at most 500 entries, got 372000',
+      });
     });
   });
 
@@ -106,7 +120,8 @@ describe('input cost: documents are bounded before they cost time or memory', ()
     };
 
     it('reads a file with the larger budget of a process of its own: 500 entries of YAML load, the same text as a request body does not', async () => {
-      const entry = (i: number) => `  - { signal_type: metrics, name: m_${i}, rate: 1, labels: { host: web-${i}, region: eu }, generator: { type: sine, amplitude: 3, period_secs: 60, offset: 5 } }\n`;
+      const entry = (i: number) =>
+        `  - { signal_type: metrics, name: m_${i}, rate: 1, labels: { host: web-${i}, region: eu }, generator: { type: sine, amplitude: 3, period_secs: 60, offset: 5 } }\n`;
       const text = `version: 2\nkind: runnable\nscenarios:\n${Array.from({ length: 500 }, (_, i) => entry(i)).join('')}`;
       const path = join(dir, 'five-hundred.yaml');
       writeFileSync(path, text);
@@ -120,7 +135,9 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       writeFileSync(path, 'scenarios:\n');
       truncateSync(path, 3 * 2 ** 30);
       const error = await failure(loadScenarioFile(path));
-      expect(error.message).to.equal(`${path}: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file`);
+      expect(error.message).to.equal(
+        `${path}: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file`,
+      );
     });
 
     it('reads a file of any size below the limit whole, and one past it as too large', async () => {
@@ -144,7 +161,9 @@ describe('input cost: documents are bounded before they cost time or memory', ()
         })(),
       );
       const error = await failure(readTextFile({ stream: endless, origin: 'standard input' }, 'scenario file'));
-      expect(error.message).to.equal('standard input: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file');
+      expect(error.message).to.equal(
+        'standard input: the text is larger than 1048576 bytes (1 MiB), the limit for a scenario file',
+      );
       expect(pulled).to.be.at.most(MiB + 2 * 64 * 1024);
       expect(endless.destroyed).to.equal(true);
     });
@@ -153,14 +172,20 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       const path = join(dir, 'program.yaml');
       writeFileSync(path, Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0xff, 0xfe, 0x00]));
       const error = await failure(loadScenarioFile(path));
-      expect(error.message).to.equal(`${path}: not a text file (it holds binary data): give a YAML or JSON scenario file`);
+      expect(error.message).to.equal(
+        `${path}: not a text file (it holds binary data): give a YAML or JSON scenario file`,
+      );
     });
 
     it('says that a directory is not a file', async () => {
       const path = join(dir, 'a-directory.yaml');
       mkdirSync(path);
-      expect((await failure(loadScenarioFile(path))).message).to.equal(`${path}: cannot read the scenario file (it is a directory)`);
-      expect((await failure(loadPackFile(path))).message).to.equal(`${path}: cannot read the pack file (it is a directory)`);
+      expect((await failure(loadScenarioFile(path))).message).to.equal(
+        `${path}: cannot read the scenario file (it is a directory)`,
+      );
+      expect((await failure(loadPackFile(path))).message).to.equal(
+        `${path}: cannot read the pack file (it is a directory)`,
+      );
     });
   });
 });

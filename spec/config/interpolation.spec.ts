@@ -12,7 +12,8 @@ rate: 1
 generator: { type: constant, value: 1 }
 ${extra}`;
 
-const load = (text: string, variables: Record<string, string | undefined>) => loadScenario(text, { origin: 'test.yaml', variables });
+const load = (text: string, variables: Record<string, string | undefined>) =>
+  loadScenario(text, { origin: 'test.yaml', variables });
 
 function failure(run: () => unknown): ConfigError {
   try {
@@ -26,7 +27,10 @@ function failure(run: () => unknown): ConfigError {
 
 describe('environment interpolation in scenario text', () => {
   it('replaces ${VAR} by its value, before parsing', () => {
-    const file = load(entry('${METRIC}', 'labels: { region: "${REGION}" }'), { METRIC: 'cpu_usage', REGION: 'eu-west' });
+    const file = load(entry('${METRIC}', 'labels: { region: "${REGION}" }'), {
+      METRIC: 'cpu_usage',
+      REGION: 'eu-west',
+    });
     expect(file.scenarios[0]!.name).to.equal('cpu_usage');
     expect(file.scenarios[0]!.labels).to.deep.equal({ region: 'eu-west' });
   });
@@ -44,11 +48,15 @@ describe('environment interpolation in scenario text', () => {
   it('refuses an unset variable, naming it and its line', () => {
     const error = failure(() => load(entry('m', 'labels:\n  region: "${REGION}"'), {}));
     expect(error.kind).to.equal('syntax');
-    expect(error.message).to.equal('test.yaml: line 6: environment variable REGION is not set (give it a value, or a default: ${REGION:-value})');
+    expect(error.message).to.equal(
+      'test.yaml: line 6: environment variable REGION is not set (give it a value, or a default: ${REGION:-value})',
+    );
   });
 
   it('refuses an unclosed ${ and a bad variable name, with their lines', () => {
-    expect(failure(() => load(entry('m', 'help: "${OOPS"'), {})).message).to.match(/^test\.yaml: line 5: unclosed \$\{: write \$\{NAME\}, or \$\$ for a literal \$/);
+    expect(failure(() => load(entry('m', 'help: "${OOPS"'), {})).message).to.match(
+      /^test\.yaml: line 5: unclosed \$\{: write \$\{NAME\}, or \$\$ for a literal \$/,
+    );
     expect(failure(() => load(entry('${1X}'), {})).message).to.match(/^test\.yaml: line 2: invalid variable name "1X"/);
   });
 
@@ -90,20 +98,39 @@ describe('environment interpolation in scenario text', () => {
     const { scenario } = scenarioDir('svc-interp-');
     const path = scenario(
       'secret.yaml',
-      entry('m', 'sink:\n  type: http_push\n  url: "http://user:${PASS}@127.0.0.1:9/push"\n  headers: { Authorization: "Bearer ${TOKEN}" }'),
+      entry(
+        'm',
+        'sink:\n  type: http_push\n  url: "http://user:${PASS}@127.0.0.1:9/push"\n  headers: { Authorization: "Bearer ${TOKEN}" }',
+      ),
     );
-    const res = await svc(['run', '--dry-run', path], { env: { ...process.env, PASS: 's3cr3t-pass', TOKEN: 's3cr3t-token' } });
+    const res = await svc(['run', '--dry-run', path], {
+      env: { ...process.env, PASS: 's3cr3t-pass', TOKEN: 's3cr3t-token' },
+    });
     expect(res.code, res.stderr).to.equal(0);
     expect(res.stderr + res.stdout).not.to.include('s3cr3t');
   });
 
   it('expands a request body from the SVC_ENV_ variables of svc-server only, without the prefix', async () => {
-    expect(bodyVariables({ SVC_ENV_REGION: 'eu-west', SVC_API_KEY: 'key', HOME: '/root' })).to.deep.equal({ REGION: 'eu-west' });
+    expect(bodyVariables({ SVC_ENV_REGION: 'eu-west', SVC_API_KEY: 'key', HOME: '/root' })).to.deep.equal({
+      REGION: 'eu-west',
+    });
     const server = testServer({ deps: { variables: { REGION: 'eu-west' } } });
-    const res = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: entry('m', 'labels: { region: "${REGION}" }') });
+    const res = await server.request({
+      method: 'POST',
+      url: '/scenarios',
+      headers: { 'content-type': 'text/yaml' },
+      payload: entry('m', 'labels: { region: "${REGION}" }'),
+    });
     expect(res.statusCode, res.body).to.equal(201);
-    const unset = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: entry('m', 'labels: { region: "${HOME}" }') });
+    const unset = await server.request({
+      method: 'POST',
+      url: '/scenarios',
+      headers: { 'content-type': 'text/yaml' },
+      payload: entry('m', 'labels: { region: "${HOME}" }'),
+    });
     expect(unset.statusCode).to.equal(400);
-    expect(unset.json().detail).to.equal('line 5: environment variable HOME is not set (give it a value, or a default: ${HOME:-value})');
+    expect(unset.json().detail).to.equal(
+      'line 5: environment variable HOME is not set (give it a value, or a default: ${HOME:-value})',
+    );
   });
 });

@@ -24,8 +24,16 @@ scenarios:
   - { name: cpu, signal_type: metrics, generator: { type: constant, value: 1 }, labels: { status: 200, ratio: 0.25, big: 1e21, on: true } }
   - { name: up, signal_type: metrics, generator: { type: constant, value: 1 }, dynamic_labels: [{ key: code, values: [200, 404, true] }] }
 `);
-    expect(file.scenarios[0]!.labels).to.deep.equal({ canary: 'false', status: '200', ratio: '0.25', big: '1e+21', on: 'true' });
-    expect(file.scenarios[1]!.dynamic_labels).to.deep.equal([{ key: 'code', form: 'list', values: ['200', '404', 'true'] }]);
+    expect(file.scenarios[0]!.labels).to.deep.equal({
+      canary: 'false',
+      status: '200',
+      ratio: '0.25',
+      big: '1e+21',
+      on: 'true',
+    });
+    expect(file.scenarios[1]!.dynamic_labels).to.deep.equal([
+      { key: 'code', form: 'list', values: ['200', '404', 'true'] },
+    ]);
   });
 
   it('refuses other values: null, lists, mappings', () => {
@@ -44,9 +52,9 @@ describe('dynamic_labels', () => {
     expect(entryOf(metric({ dynamic_labels: [{ key: 'pod', cardinality: 3 }] })).dynamic_labels).to.deep.equal([
       { key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 3 },
     ]);
-    expect(entryOf(metric({ dynamic_labels: [{ key: 'pod', cardinality: 3, prefix: 'web-' }] })).dynamic_labels).to.deep.equal([
-      { key: 'pod', form: 'counter', prefix: 'web-', cardinality: 3 },
-    ]);
+    expect(
+      entryOf(metric({ dynamic_labels: [{ key: 'pod', cardinality: 3, prefix: 'web-' }] })).dynamic_labels,
+    ).to.deep.equal([{ key: 'pod', form: 'counter', prefix: 'web-', cardinality: 3 }]);
   });
 
   it('list form: values', () => {
@@ -88,9 +96,16 @@ describe('dynamic_labels', () => {
   });
 
   it('rejects two dynamic labels with the same key', () => {
-    expect(entryProblems(metric({ dynamic_labels: [{ key: 'pod', cardinality: 1 }, { key: 'pod', values: ['x'] }] }))).to.deep.equal([
-      'scenarios[0] (cpu): dynamic_labels[1].key: duplicate key "pod" (also dynamic_labels[0])',
-    ]);
+    expect(
+      entryProblems(
+        metric({
+          dynamic_labels: [
+            { key: 'pod', cardinality: 1 },
+            { key: 'pod', values: ['x'] },
+          ],
+        }),
+      ),
+    ).to.deep.equal(['scenarios[0] (cpu): dynamic_labels[1].key: duplicate key "pod" (also dynamic_labels[0])']);
   });
 });
 
@@ -108,18 +123,28 @@ describe('gaps', () => {
   });
 
   it('needs both fields', () => {
-    expect(entryProblems(metric({ gaps: { every: '1m' } }))).to.deep.equal(['scenarios[0] (cpu): gaps.for: missing required field']);
-    expect(entryProblems(metric({ gaps: { for: '1s' } }))).to.deep.equal(['scenarios[0] (cpu): gaps.every: missing required field']);
+    expect(entryProblems(metric({ gaps: { every: '1m' } }))).to.deep.equal([
+      'scenarios[0] (cpu): gaps.for: missing required field',
+    ]);
+    expect(entryProblems(metric({ gaps: { for: '1s' } }))).to.deep.equal([
+      'scenarios[0] (cpu): gaps.every: missing required field',
+    ]);
   });
 });
 
 describe('bursts', () => {
   it('reads every, for and multiplier', () => {
-    expect(entryOf(metric({ bursts: { every: '10s', for: '2s', multiplier: 0.5 } })).bursts).to.deep.equal({ every: 10_000, for: 2_000, multiplier: 0.5 });
+    expect(entryOf(metric({ bursts: { every: '10s', for: '2s', multiplier: 0.5 } })).bursts).to.deep.equal({
+      every: 10_000,
+      for: 2_000,
+      multiplier: 0.5,
+    });
   });
 
   it('needs all three fields', () => {
-    expect(entryProblems(metric({ bursts: { every: '10s', for: '2s' } }))).to.deep.equal(['scenarios[0] (cpu): bursts.multiplier: missing required field']);
+    expect(entryProblems(metric({ bursts: { every: '10s', for: '2s' } }))).to.deep.equal([
+      'scenarios[0] (cpu): bursts.multiplier: missing required field',
+    ]);
     expect(entryProblems(metric({ bursts: { multiplier: 2 } }))).to.deep.equal([
       'scenarios[0] (cpu): bursts.every: missing required field',
       'scenarios[0] (cpu): bursts.for: missing required field',
@@ -137,7 +162,13 @@ describe('bursts', () => {
 });
 
 describe('cardinality_spikes', () => {
-  const spike = (extra: Record<string, unknown> = {}) => ({ label: 'pod', every: '1m', for: '10s', cardinality: 5, ...extra });
+  const spike = (extra: Record<string, unknown> = {}) => ({
+    label: 'pod',
+    every: '1m',
+    for: '10s',
+    cardinality: 5,
+    ...extra,
+  });
 
   it('default to an empty list', () => expect(entryOf(metric()).cardinality_spikes).to.deep.equal([]));
 
@@ -148,7 +179,10 @@ describe('cardinality_spikes', () => {
   });
 
   it('keeps strategy, prefix and seed', () => {
-    expect(entryOf(metric({ cardinality_spikes: [spike({ strategy: 'random', prefix: 'p', seed: 42 })] })).cardinality_spikes[0]).to.include({
+    expect(
+      entryOf(metric({ cardinality_spikes: [spike({ strategy: 'random', prefix: 'p', seed: 42 })] }))
+        .cardinality_spikes[0],
+    ).to.include({
       strategy: 'random',
       prefix: 'p',
       seed: 42,
@@ -157,7 +191,9 @@ describe('cardinality_spikes', () => {
 
   it('checks every field', () => {
     expect(
-      entryProblems(metric({ cardinality_spikes: [spike({ label: 'a.b', cardinality: 0, strategy: 'hash', for: '2m' })] })),
+      entryProblems(
+        metric({ cardinality_spikes: [spike({ label: 'a.b', cardinality: 0, strategy: 'hash', for: '2m' })] }),
+      ),
     ).to.deep.equal([
       'scenarios[0] (cpu): cardinality_spikes[0].label: expected a label key matching [a-zA-Z_][a-zA-Z0-9_]*, got "a.b"',
       'scenarios[0] (cpu): cardinality_spikes[0].cardinality: expected an integer greater than 0, got 0',

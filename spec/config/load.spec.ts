@@ -47,17 +47,25 @@ scenarios:
   });
 
   it('rejects a file without kind, naming the allowed values', () => {
-    expect(problems({ version: 2, scenarios: [metric()] })).to.deep.equal(['kind: missing required field (allowed: runnable, composable)']);
+    expect(problems({ version: 2, scenarios: [metric()] })).to.deep.equal([
+      'kind: missing required field (allowed: runnable, composable)',
+    ]);
   });
 
   it('rejects an unknown kind, naming the allowed values', () => {
-    expect(problems(v2([metric()], { kind: 'run' }))).to.deep.equal(['kind: expected one of runnable, composable, got "run"']);
+    expect(problems(v2([metric()], { kind: 'run' }))).to.deep.equal([
+      'kind: expected one of runnable, composable, got "run"',
+    ]);
   });
 
   it('requires version 2', () => {
-    expect(problems({ kind: 'runnable', scenarios: [metric()] })).to.deep.equal(['version: missing required field (expected 2)']);
+    expect(problems({ kind: 'runnable', scenarios: [metric()] })).to.deep.equal([
+      'version: missing required field (expected 2)',
+    ]);
     expect(problems(v2([metric()], { version: 1 }))).to.deep.equal(['version: expected 2, got 1']);
-    expect(problems(v2([metric()], { version: '2' }))).to.deep.equal(['version: invalid type: expected the number 2, got string "2"']);
+    expect(problems(v2([metric()], { version: '2' }))).to.deep.equal([
+      'version: invalid type: expected the number 2, got string "2"',
+    ]);
   });
 
   it('requires a non-empty scenarios list of mappings', () => {
@@ -66,7 +74,9 @@ scenarios:
     expect(problems({ version: 2, kind: 'runnable', scenarios: { a: 1 } })).to.deep.equal([
       'scenarios: invalid type: expected a list of entries, got a mapping',
     ]);
-    expect(problems(v2([metric(), 'cpu']))).to.deep.equal(['scenarios[1]: invalid type: expected a mapping (an entry), got string "cpu"']);
+    expect(problems(v2([metric(), 'cpu']))).to.deep.equal([
+      'scenarios[1]: invalid type: expected a mapping (an entry), got string "cpu"',
+    ]);
   });
 
   it('rejects unknown top-level fields, and says where a misplaced entry field belongs', () => {
@@ -77,8 +87,12 @@ scenarios:
   });
 
   it('rejects a document that is not a mapping', () => {
-    expect(problems('- a\n- b\n')).to.deep.equal(['invalid type: expected a mapping (a v2 scenario file or a single entry), got a list']);
-    expect(problems('42\n')).to.deep.equal(['invalid type: expected a mapping (a v2 scenario file or a single entry), got number 42']);
+    expect(problems('- a\n- b\n')).to.deep.equal([
+      'invalid type: expected a mapping (a v2 scenario file or a single entry), got a list',
+    ]);
+    expect(problems('42\n')).to.deep.equal([
+      'invalid type: expected a mapping (a v2 scenario file or a single entry), got number 42',
+    ]);
   });
 
   it('reports every problem of every entry, not only the first', () => {
@@ -99,7 +113,10 @@ scenarios:
   it('gives each problem its path from the document root', () => {
     const error = configError(v2([metric(), metric({ id: 'b', gaps: { every: '1m', for: '2m' } })]));
     expect(error.problems).to.deep.equal([
-      { path: 'scenarios[1].gaps.for', message: 'scenarios[1] (b): gaps.for: expected a duration shorter than every ("1m"), got "2m"' },
+      {
+        path: 'scenarios[1].gaps.for',
+        message: 'scenarios[1] (b): gaps.for: expected a duration shorter than every ("1m"), got "2m"',
+      },
     ]);
   });
 });
@@ -119,12 +136,16 @@ describe('loadScenario: single flat entry', () => {
 
   it('requires signal_type in a flat entry', () => {
     const { signal_type: _, ...entry } = metric();
-    expect(problems(entry)).to.deep.equal(['entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)']);
+    expect(problems(entry)).to.deep.equal([
+      'entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)',
+    ]);
   });
 
   it('names the flat entry in messages without a list index', () => {
     const error = configError(metric({ rate: '5' }));
-    expect(error.problems).to.deep.equal([{ path: 'rate', message: 'entry (cpu): rate: invalid type: expected a number, got string "5"' }]);
+    expect(error.problems).to.deep.equal([
+      { path: 'rate', message: 'entry (cpu): rate: invalid type: expected a number, got string "5"' },
+    ]);
   });
 
   it('treats a document with any v2 key as a v2 file', () => {
@@ -184,9 +205,9 @@ describe('loadScenario: text', () => {
   });
 
   it('treats an explicit null as a value of the wrong type, not as absent', () => {
-    expect(problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nduration:\n')).to.deep.equal([
-      'entry (a): duration: invalid type: expected a duration string such as "30s", got null',
-    ]);
+    expect(
+      problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nduration:\n'),
+    ).to.deep.equal(['entry (a): duration: invalid type: expected a duration string such as "30s", got null']);
   });
 
   it('rejects an empty document as a syntax error', () => {
@@ -226,22 +247,26 @@ scenarios:
     expect(problems(metric({ generator: { type: 'sequence', values: [1], repeat: 'yes' } }))).to.deep.equal([
       'entry (cpu): generator.repeat: invalid type: expected a boolean, got string "yes"',
     ]);
-    expect(load('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nstart_time: 2024-05-01T12:00:00Z\n').scenarios[0]!.start_time).to.deep.equal({
+    expect(
+      load(
+        'signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\nstart_time: 2024-05-01T12:00:00Z\n',
+      ).scenarios[0]!.start_time,
+    ).to.deep.equal({
       kind: 'absolute',
       epochMs: Date.parse('2024-05-01T12:00:00Z'),
     });
   });
 
   it('rejects non-finite YAML numbers', () => {
-    expect(problems('signal_type: metrics\nname: a\nrate: .inf\ngenerator: {type: constant, value: 1}\n')).to.deep.equal([
-      'entry (a): rate: expected a finite number, got Infinity',
-    ]);
+    expect(
+      problems('signal_type: metrics\nname: a\nrate: .inf\ngenerator: {type: constant, value: 1}\n'),
+    ).to.deep.equal(['entry (a): rate: expected a finite number, got Infinity']);
   });
 
   it('keeps a __proto__ key as a plain (unknown) field', () => {
-    expect(problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\n__proto__: {x: 1}\n')).to.deep.equal([
-      'entry (a): __proto__: unknown field',
-    ]);
+    expect(
+      problems('signal_type: metrics\nname: a\nrate: 1\ngenerator: {type: constant, value: 1}\n__proto__: {x: 1}\n'),
+    ).to.deep.equal(['entry (a): __proto__: unknown field']);
     expect(({} as Record<string, unknown>).x).to.equal(undefined);
   });
 

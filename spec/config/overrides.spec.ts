@@ -18,7 +18,9 @@ describe('CLI overrides', () => {
   });
 
   it('name the flag in their messages, once for the whole file', () => {
-    expect(problems(v2([metric(), logs()]), { overrides: { rate: 0, duration: '5x', on_sink_error: 'retry' } })).to.deep.equal([
+    expect(
+      problems(v2([metric(), logs()]), { overrides: { rate: 0, duration: '5x', on_sink_error: 'retry' } }),
+    ).to.deep.equal([
       '--rate: expected a number greater than 0, got 0',
       '--duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "5x"',
       '--on-sink-error: expected one of warn, fail, got "retry"',
@@ -26,13 +28,17 @@ describe('CLI overrides', () => {
   });
 
   it('say which entries a flag does not fit when it fits the others', () => {
-    expect(problems(v2([metric(), logs(), logs({ name: 'b' })]), { overrides: { encoder: 'metrics_text' } })).to.deep.equal([
+    expect(
+      problems(v2([metric(), logs(), logs({ name: 'b' })]), { overrides: { encoder: 'metrics_text' } }),
+    ).to.deep.equal([
       '--encoder metrics_text: metrics_text cannot encode a logs entry (use json_lines or syslog) (on scenarios[1] (app), scenarios[2] (b))',
     ]);
   });
 
   it('merge labels key by key, the override winning', () => {
-    expect(entryOf(metric({ labels: { env: 'dev', host: 'a' } }), { overrides: { labels: { env: 'ci', run: '7' } } }).labels).to.deep.equal({
+    expect(
+      entryOf(metric({ labels: { env: 'dev', host: 'a' } }), { overrides: { labels: { env: 'ci', run: '7' } } }).labels,
+    ).to.deep.equal({
       env: 'ci',
       host: 'a',
       run: '7',
@@ -60,11 +66,16 @@ describe('CLI overrides', () => {
     }
 
     it('--sink file --endpoint makes a runnable file sink', () => {
-      expect(entryOf(metric(), { overrides: { sink: 'file', endpoint: '/tmp/out.prom' } }).sink).to.deep.equal({ type: 'file', path: '/tmp/out.prom' });
+      expect(entryOf(metric(), { overrides: { sink: 'file', endpoint: '/tmp/out.prom' } }).sink).to.deep.equal({
+        type: 'file',
+        path: '/tmp/out.prom',
+      });
     });
 
     it('--sink broker alone needs a topic, which no flag gives', () => {
-      expect(problems(v2([metric(), metric({ id: 'b' })]), { overrides: { sink: 'broker', endpoint: 'k:9092' } })).to.deep.equal([
+      expect(
+        problems(v2([metric(), metric({ id: 'b' })]), { overrides: { sink: 'broker', endpoint: 'k:9092' } }),
+      ).to.deep.equal([
         '--sink broker: the broker sink needs topic, which no flag sets: write the sink in the scenario file',
       ]);
     });
@@ -91,12 +102,16 @@ describe('CLI overrides', () => {
     });
 
     it('--endpoint alone re-addresses the entry sink', () => {
-      const entry = entryOf(metric({ sink: { type: 'http_push', url: 'http://a', batch_size: 10 } }), { overrides: { endpoint: 'http://b' } });
+      const entry = entryOf(metric({ sink: { type: 'http_push', url: 'http://a', batch_size: 10 } }), {
+        overrides: { endpoint: 'http://b' },
+      });
       expect(entry.sink).to.deep.equal({ type: 'http_push', url: 'http://b', batch_size: 10 });
     });
 
     it('--endpoint alone re-addresses a sink that came from defaults', () => {
-      const file = load(v2([metric()], { defaults: { sink: { type: 'file', path: '/a' } } }), { overrides: { endpoint: '/b' } });
+      const file = load(v2([metric()], { defaults: { sink: { type: 'file', path: '/a' } } }), {
+        overrides: { endpoint: '/b' },
+      });
       expect(file.scenarios[0]!.sink).to.deep.equal({ type: 'file', path: '/b' });
     });
 
@@ -113,18 +128,29 @@ describe('CLI overrides', () => {
     });
 
     it('--sink without --endpoint keeps the address of an entry sink of that type, and names the entries without one', () => {
-      expect(load(v2([metric({ sink: { type: 'file', path: '/a' } })]), { overrides: { sink: 'file' } }).scenarios[0]!.sink).to.deep.equal({
+      expect(
+        load(v2([metric({ sink: { type: 'file', path: '/a' } })]), { overrides: { sink: 'file' } }).scenarios[0]!.sink,
+      ).to.deep.equal({
         type: 'file',
         path: '/a',
       });
-      expect(problems(v2([metric({ sink: { type: 'file', path: '/a' } }), metric({ id: 'b' })]), { overrides: { sink: 'file' } })).to.deep.equal([
-        "--sink file: missing --endpoint (the sink's path) (on scenarios[1] (b))",
-      ]);
+      expect(
+        problems(v2([metric({ sink: { type: 'file', path: '/a' } }), metric({ id: 'b' })]), {
+          overrides: { sink: 'file' },
+        }),
+      ).to.deep.equal(["--sink file: missing --endpoint (the sink's path) (on scenarios[1] (b))"]);
     });
 
     it('a flag-made entry (svc metrics) names the missing flag', () => {
-      const entry = JSON.stringify({ signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'constant', value: 1 } });
-      expect(problems(entry, { format: 'json', overrides: { rate: 1, sink: 'file' } })).to.deep.equal(["--sink file: missing --endpoint (the sink's path)"]);
+      const entry = JSON.stringify({
+        signal_type: 'metrics',
+        name: 'up',
+        rate: 1,
+        generator: { type: 'constant', value: 1 },
+      });
+      expect(problems(entry, { format: 'json', overrides: { rate: 1, sink: 'file' } })).to.deep.equal([
+        "--sink file: missing --endpoint (the sink's path)",
+      ]);
     });
 
     it('an unknown sink type is reported with the allowed values', () => {
@@ -141,8 +167,15 @@ describe('CLI overrides', () => {
 
     it('--sink remote_write brings its own encoder unless one is set', () => {
       const entry = entryOf(metric(), { overrides: { sink: 'remote_write', endpoint: 'http://p/w' } });
-      expect([entry.sink, entry.encoder]).to.deep.equal([{ type: 'remote_write', url: 'http://p/w' }, { type: 'remote_write' }]);
-      expect(problems(v2([metric()]), { overrides: { sink: 'remote_write', endpoint: 'http://p/w', encoder: 'json_lines' } })).to.deep.equal([
+      expect([entry.sink, entry.encoder]).to.deep.equal([
+        { type: 'remote_write', url: 'http://p/w' },
+        { type: 'remote_write' },
+      ]);
+      expect(
+        problems(v2([metric()]), {
+          overrides: { sink: 'remote_write', endpoint: 'http://p/w', encoder: 'json_lines' },
+        }),
+      ).to.deep.equal([
         '--sink remote_write: the remote_write sink needs the remote_write encoder, got encoder json_lines',
       ]);
     });
@@ -154,11 +187,17 @@ describe('CLI overrides', () => {
     });
 
     it('keeps the fields of the same encoder type, drops those of another', () => {
-      expect(entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } }), { overrides: { encoder: 'metrics_text' } }).encoder).to.deep.equal({
+      expect(
+        entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } }), { overrides: { encoder: 'metrics_text' } })
+          .encoder,
+      ).to.deep.equal({
         type: 'metrics_text',
         precision: 2,
       });
-      expect(entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } }), { overrides: { encoder: 'json_lines' } }).encoder).to.deep.equal({
+      expect(
+        entryOf(metric({ encoder: { type: 'metrics_text', precision: 2 } }), { overrides: { encoder: 'json_lines' } })
+          .encoder,
+      ).to.deep.equal({
         type: 'json_lines',
       });
     });

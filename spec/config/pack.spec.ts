@@ -7,7 +7,10 @@ const pack = (extra: Record<string, unknown> = {}) => ({
   kind: 'composable',
   name: 'node',
   description: 'node basics',
-  metrics: [{ name: 'node_load1', generator: { type: 'sine', amplitude: 1, period_secs: 60, offset: 2 } }, { name: 'node_up' }],
+  metrics: [
+    { name: 'node_load1', generator: { type: 'sine', amplitude: 1, period_secs: 60, offset: 2 } },
+    { name: 'node_up' },
+  ],
   ...extra,
 });
 
@@ -46,7 +49,12 @@ metrics:
       description: 'node basics',
       shared_labels: { job: 'node' },
       metrics: [
-        { name: 'node_load1', generator: { type: 'sine', amplitude: 1, period_secs: 60, offset: 0 }, labels: { cpu: '0' }, help: '1m load average.' },
+        {
+          name: 'node_load1',
+          generator: { type: 'sine', amplitude: 1, period_secs: 60, offset: 0 },
+          labels: { cpu: '0' },
+          help: '1m load average.',
+        },
         { name: 'node_boot_time_seconds', generator: { type: 'constant', value: 0 }, labels: {}, metric_type: 'gauge' },
       ],
     });
@@ -72,7 +80,13 @@ metrics:
           name: 'bad name',
           shared_labels: { 'bad-key': 'x' },
           scenarios: [],
-          metrics: [{ name: '1up' }, { name: 'ok', generator: { type: 'noise' }, labels: { a: null } }, { name: 'ok' }, 'x', { name: 'up', rate: 1 }],
+          metrics: [
+            { name: '1up' },
+            { name: 'ok', generator: { type: 'noise' }, labels: { a: null } },
+            { name: 'ok' },
+            'x',
+            { name: 'up', rate: 1 },
+          ],
         }),
       ),
     ).to.deep.equal([
@@ -109,7 +123,9 @@ describe('scenario files: catalog metadata', () => {
   });
 
   it('check the name as a catalog name', () => {
-    expect(problems(v2([metric()], { name: 'a b' }))).to.deep.equal(['name: expected a name matching [a-zA-Z0-9_][a-zA-Z0-9_.-]*, got "a b"']);
+    expect(problems(v2([metric()], { name: 'a b' }))).to.deep.equal([
+      'name: expected a name matching [a-zA-Z0-9_][a-zA-Z0-9_.-]*, got "a b"',
+    ]);
   });
 
   it('mark a single flat entry as such; a name there is the entry name', () => {
@@ -123,12 +139,17 @@ describe('pack entries: overrides', () => {
   const packed = { signal_type: 'metrics', pack: 'node', rate: 1 };
 
   it('keeps overrides by metric name: generator and labels', () => {
-    const overrides = { node_load1: { generator: { type: 'constant', value: 9 }, labels: { slo: 'breached' } }, node_up: {} };
+    const overrides = {
+      node_load1: { generator: { type: 'constant', value: 9 }, labels: { slo: 'breached' } },
+      node_up: {},
+    };
     expect(entryOf({ ...packed, overrides }).overrides).to.deep.equal(overrides);
   });
 
   it('checks the override shape and the metric names', () => {
-    expect(entryProblems({ ...packed, overrides: { 'bad-name': {}, up: { generator: { type: 'constant' }, rate: 2 } } })).to.deep.equal([
+    expect(
+      entryProblems({ ...packed, overrides: { 'bad-name': {}, up: { generator: { type: 'constant' }, rate: 2 } } }),
+    ).to.deep.equal([
       'scenarios[0] (node): overrides["bad-name"]: expected a metric name matching [a-zA-Z_:][a-zA-Z0-9_:]*, got "bad-name"',
       'scenarios[0] (node): overrides.up.generator.value: missing required field',
       'scenarios[0] (node): overrides.up.rate: unknown field',
@@ -136,10 +157,16 @@ describe('pack entries: overrides', () => {
   });
 
   it('allows overrides only with pack, pack only on metrics entries, and leaves type and help to the pack', () => {
-    expect(entryProblems(metric({ overrides: {} }))).to.deep.equal(['scenarios[0] (cpu): overrides: only allowed with pack (it changes metrics of the pack)']);
-    expect(entryProblems({ ...packed, signal_type: 'logs', log_generator: { type: 'template', templates: [{ message: 'm' }] } })).to.deep.equal([
-      'scenarios[0] (node): pack: not allowed on a logs entry (only on metrics entries)',
+    expect(entryProblems(metric({ overrides: {} }))).to.deep.equal([
+      'scenarios[0] (cpu): overrides: only allowed with pack (it changes metrics of the pack)',
     ]);
+    expect(
+      entryProblems({
+        ...packed,
+        signal_type: 'logs',
+        log_generator: { type: 'template', templates: [{ message: 'm' }] },
+      }),
+    ).to.deep.equal(['scenarios[0] (node): pack: not allowed on a logs entry (only on metrics entries)']);
     expect(entryProblems({ ...packed, metric_type: 'counter', help: 'h' })).to.deep.equal([
       'scenarios[0] (node): metric_type: not allowed with pack (the pack sets the type of each metric)',
       'scenarios[0] (node): help: not allowed with pack (the pack sets the help of each metric)',
@@ -148,7 +175,9 @@ describe('pack entries: overrides', () => {
 
   it('takes overrides from defaults on pack entries only; metric_type and help defaults skip them', () => {
     const file = load(
-      v2([metric(), { ...packed }], { defaults: { overrides: { node_up: { labels: { a: 'b' } } }, metric_type: 'untyped', help: 'h' } }),
+      v2([metric(), { ...packed }], {
+        defaults: { overrides: { node_up: { labels: { a: 'b' } } }, metric_type: 'untyped', help: 'h' },
+      }),
     );
     expect(file.scenarios[0]).not.to.have.property('overrides');
     expect(file.scenarios[0]).to.include({ metric_type: 'untyped', help: 'h' });
@@ -157,7 +186,9 @@ describe('pack entries: overrides', () => {
   });
 
   it('leaves refs into a pack entry to lib/compile, and says how to name a pack metric', () => {
-    expect(load(v2([{ ...packed, id: 'n' }, metric({ after: { ref: 'n.node_up', op: '>', value: 0 } })])).scenarios).to.have.length(2);
+    expect(
+      load(v2([{ ...packed, id: 'n' }, metric({ after: { ref: 'n.node_up', op: '>', value: 0 } })])).scenarios,
+    ).to.have.length(2);
     expect(problems(v2([{ ...packed, id: 'n' }, metric({ after: { ref: 'n', op: '>', value: 0 } })]))).to.deep.equal([
       'scenarios[1] (cpu): after.ref: "n" is a pack entry: name one of its metrics, as "n.<metric name>"',
     ]);

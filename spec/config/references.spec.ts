@@ -16,7 +16,11 @@ describe('ids and references between entries', () => {
 
   it('keeps explicit ids as written; a generated id steps around them', () => {
     expect(load(v2([metric(), metric({ id: 'cpu' })])).scenarios.map((e) => e.id)).to.deep.equal(['cpu#2', 'cpu']);
-    expect(load(v2([metric({ id: 'cpu#2' }), metric(), metric()])).scenarios.map((e) => e.id)).to.deep.equal(['cpu#2', 'cpu', 'cpu#3']);
+    expect(load(v2([metric({ id: 'cpu#2' }), metric(), metric()])).scenarios.map((e) => e.id)).to.deep.equal([
+      'cpu#2',
+      'cpu',
+      'cpu#3',
+    ]);
   });
 
   it('refuses an after.ref naming a name that several entries without an id share; their generated ids work', () => {
@@ -24,7 +28,9 @@ describe('ids and references between entries', () => {
     expect(problems(v2([metric(), metric(), metric({ id: 'alert', after: trigger('cpu') })]))).to.deep.equal([
       'scenarios[2] (alert): after.ref: "cpu" is the name of 2 entries without an id (scenarios[0], scenarios[1]): give the entry to wait for an id, or use its generated id ("cpu", "cpu#2")',
     ]);
-    expect(load(v2([metric(), metric(), metric({ id: 'alert', after: trigger('cpu#2') })])).scenarios[2]!.after!.ref).to.equal('cpu#2');
+    expect(
+      load(v2([metric(), metric(), metric({ id: 'alert', after: trigger('cpu#2') })])).scenarios[2]!.after!.ref,
+    ).to.equal('cpu#2');
   });
 
   it('accepts entries that share a name with distinct ids', () => {
@@ -40,7 +46,9 @@ describe('ids and references between entries', () => {
     });
 
     it('checks op, value and the required fields', () => {
-      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: { ref: 'a', op: '>=', value: '1' } })]))).to.deep.equal([
+      expect(
+        problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: { ref: 'a', op: '>=', value: '1' } })])),
+      ).to.deep.equal([
         'scenarios[1] (b): after.op: expected one of <, >, got ">="',
         'scenarios[1] (b): after.value: invalid type: expected a number, got string "1"',
       ]);
@@ -54,20 +62,37 @@ describe('ids and references between entries', () => {
       expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', after: trigger('nope') })]))).to.deep.equal([
         'scenarios[1] (b): after.ref: no entry has id "nope"',
       ]);
-      expect(problems(v2([metric({ id: 'a', after: trigger('a') })]))).to.deep.equal(['scenarios[0] (a): after.ref: an entry cannot wait for itself']);
+      expect(problems(v2([metric({ id: 'a', after: trigger('a') })]))).to.deep.equal([
+        'scenarios[0] (a): after.ref: an entry cannot wait for itself',
+      ]);
     });
 
     it('must name an entry with a generator', () => {
-      expect(problems(v2([logs({ id: 'l' }), histogram({ id: 'h' }), metric({ after: trigger('l') }), metric({ id: 'm2', after: trigger('h') })]))).to.deep.equal([
+      expect(
+        problems(
+          v2([
+            logs({ id: 'l' }),
+            histogram({ id: 'h' }),
+            metric({ after: trigger('l') }),
+            metric({ id: 'm2', after: trigger('h') }),
+          ]),
+        ),
+      ).to.deep.equal([
         'scenarios[2] (cpu): after.ref: "l" has no generator to watch (after needs a metrics entry with a generator)',
         'scenarios[3] (m2): after.ref: "h" has no generator to watch (after needs a metrics entry with a generator)',
       ]);
     });
 
     it('rejects a circular wait once', () => {
-      expect(problems(v2([metric({ id: 'a', after: trigger('b') }), metric({ id: 'b', after: trigger('c') }), metric({ id: 'c', after: trigger('a') })]))).to.deep.equal([
-        'scenarios[0] (a): after.ref: circular wait: a → b → c → a',
-      ]);
+      expect(
+        problems(
+          v2([
+            metric({ id: 'a', after: trigger('b') }),
+            metric({ id: 'b', after: trigger('c') }),
+            metric({ id: 'c', after: trigger('a') }),
+          ]),
+        ),
+      ).to.deep.equal(['scenarios[0] (a): after.ref: circular wait: a → b → c → a']);
     });
 
     it('in a flat entry can only fail', () => {
@@ -79,12 +104,33 @@ describe('ids and references between entries', () => {
     const gate = (ref: string, extra: Record<string, unknown> = {}) => ({ ref, op: '<', value: 1, ...extra });
 
     it('keeps ref, op, value, delay (ms) and snap_to', () => {
-      const file = load(v2([metric({ id: 'link' }), metric({ id: 'drops', while: gate('link', { delay: { open: '5s', close: '1m' }, snap_to: 0 }) })]));
-      expect(file.scenarios[1]!.while).to.deep.equal({ ref: 'link', op: '<', value: 1, delay: { open: 5_000, close: 60_000 }, snap_to: 0 });
+      const file = load(
+        v2([
+          metric({ id: 'link' }),
+          metric({ id: 'drops', while: gate('link', { delay: { open: '5s', close: '1m' }, snap_to: 0 }) }),
+        ]),
+      );
+      expect(file.scenarios[1]!.while).to.deep.equal({
+        ref: 'link',
+        op: '<',
+        value: 1,
+        delay: { open: 5_000, close: 60_000 },
+        snap_to: 0,
+      });
     });
 
     it('checks op, value, delay and snap_to', () => {
-      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', while: { ref: 'a', op: '=', value: 1, delay: { opening: '1s', close: 'x' }, snap_to: 'zero' } })]))).to.deep.equal([
+      expect(
+        problems(
+          v2([
+            metric({ id: 'a' }),
+            metric({
+              id: 'b',
+              while: { ref: 'a', op: '=', value: 1, delay: { opening: '1s', close: 'x' }, snap_to: 'zero' },
+            }),
+          ]),
+        ),
+      ).to.deep.equal([
         'scenarios[1] (b): while.op: expected one of <, >, got "="',
         'scenarios[1] (b): while.delay.opening: unknown field',
         'scenarios[1] (b): while.delay.close: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "x"',
@@ -93,27 +139,41 @@ describe('ids and references between entries', () => {
     });
 
     it('must name another metrics entry with a generator', () => {
-      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', while: gate('nope') })]))).to.deep.equal(['scenarios[1] (b): while.ref: no entry has id "nope"']);
-      expect(problems(v2([metric({ id: 'a', while: gate('a') })]))).to.deep.equal(['scenarios[0] (a): while.ref: an entry cannot be gated on its own values']);
+      expect(problems(v2([metric({ id: 'a' }), metric({ id: 'b', while: gate('nope') })]))).to.deep.equal([
+        'scenarios[1] (b): while.ref: no entry has id "nope"',
+      ]);
+      expect(problems(v2([metric({ id: 'a', while: gate('a') })]))).to.deep.equal([
+        'scenarios[0] (a): while.ref: an entry cannot be gated on its own values',
+      ]);
       expect(problems(v2([logs({ id: 'l' }), metric({ while: gate('l') })]))).to.deep.equal([
         'scenarios[1] (cpu): while.ref: "l" has no generator to watch (while needs a metrics entry with a generator)',
       ]);
     });
 
     it('may gate a logs entry, without snap_to', () => {
-      expect(load(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link') })])).scenarios[1]!.while!.ref).to.equal('link');
-      expect(problems(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link', { snap_to: 0 }) })]))).to.deep.equal([
+      expect(
+        load(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link') })])).scenarios[1]!.while!.ref,
+      ).to.equal('link');
+      expect(
+        problems(v2([metric({ id: 'link' }), logs({ id: 'l', while: gate('link', { snap_to: 0 }) })])),
+      ).to.deep.equal([
         'scenarios[1] (l): while.snap_to: not allowed on a logs entry (only metrics entries have a value to snap to)',
       ]);
     });
 
     it('rejects a cycle through while and after once, naming the path', () => {
-      expect(problems(v2([metric({ id: 'a', while: gate('b') }), metric({ id: 'b', after: { ref: 'c', op: '>', value: 1 } }), metric({ id: 'c', while: gate('a') })]))).to.deep.equal([
-        'scenarios[0] (a): while.ref: circular reference (through after and while): a → b → c → a',
-      ]);
-      expect(problems(v2([metric({ id: 'a', while: gate('b') }), metric({ id: 'b', while: gate('a') })]))).to.deep.equal([
-        'scenarios[0] (a): while.ref: circular reference (through after and while): a → b → a',
-      ]);
+      expect(
+        problems(
+          v2([
+            metric({ id: 'a', while: gate('b') }),
+            metric({ id: 'b', after: { ref: 'c', op: '>', value: 1 } }),
+            metric({ id: 'c', while: gate('a') }),
+          ]),
+        ),
+      ).to.deep.equal(['scenarios[0] (a): while.ref: circular reference (through after and while): a → b → c → a']);
+      expect(
+        problems(v2([metric({ id: 'a', while: gate('b') }), metric({ id: 'b', while: gate('a') })])),
+      ).to.deep.equal(['scenarios[0] (a): while.ref: circular reference (through after and while): a → b → a']);
     });
   });
 });

@@ -42,7 +42,8 @@ describe('editing svc files with yaml-language-server (schema/scenario.schema.js
   after(() => server?.stop());
 
   it('the examples, as shipped, get no diagnostics', async () => {
-    for (const path of [SCENARIO_PATH, 'examples/after-chain.yaml', PACK_PATH]) expect(await server.diagnose(path, textOf(path)), path).to.deep.equal([]);
+    for (const path of [SCENARIO_PATH, 'examples/after-chain.yaml', PACK_PATH])
+      expect(await server.diagnose(path, textOf(path)), path).to.deep.equal([]);
   });
 
   for (const [path, correct, misspelled, where] of [
@@ -55,7 +56,9 @@ describe('editing svc files with yaml-language-server (schema/scenario.schema.js
       const { text, line } = misspell(textOf(path), correct, misspelled);
       const diagnostics = located(text, await server.diagnose(path, text));
       const onKey = diagnostics.filter((d) => d.covers === misspelled);
-      expect(onKey.map(({ message: _, ...where }) => where)).to.deep.equal([{ line, endLine: line, covers: misspelled }]);
+      expect(onKey.map(({ message: _, ...where }) => where)).to.deep.equal([
+        { line, endLine: line, covers: misspelled },
+      ]);
       expect(onKey[0]!.message).to.include(misspelled);
     });
   }
@@ -70,6 +73,10 @@ describe('editing svc files with yaml-language-server (schema/scenario.schema.js
     const text = `${SCHEMA_MODELINE}\n${textOf(SCENARIO_PATH).split('\n').slice(1).join('\n')}`;
     expect(await server.diagnose(SCENARIO_PATH, text)).to.deep.equal([]);
     const { text: wrong, line } = misspell(text, 'generator', 'generater');
-    expect(located(wrong, await server.diagnose(SCENARIO_PATH, wrong)).filter((d) => d.covers === 'generater').map((d) => d.line)).to.deep.equal([line]);
+    expect(
+      located(wrong, await server.diagnose(SCENARIO_PATH, wrong))
+        .filter((d) => d.covers === 'generater')
+        .map((d) => d.line),
+    ).to.deep.equal([line]);
   });
 });

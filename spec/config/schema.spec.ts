@@ -31,12 +31,21 @@ const documentOf = (text: string, origin: string) => parse(interpolate(text, {},
 
 /** A scenario file, single entry or pack file (a chart's values have a `scenarios` mapping of file texts). */
 function isScenarioLanguage(document: Record<string, unknown> | null): boolean {
-  return document !== null && (['version', 'metrics', 'signal_type'].some((key) => Object.hasOwn(document, key)) || Array.isArray(document.scenarios));
+  return (
+    document !== null &&
+    (['version', 'metrics', 'signal_type'].some((key) => Object.hasOwn(document, key)) ||
+      Array.isArray(document.scenarios))
+  );
 }
 
 /** Scenario-language documents among the YAML blocks of the docs (Helm values and Prometheus rules are other formats). */
 function docBlocks(): { origin: string; text: string }[] {
-  const files = ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => join('docs', f))];
+  const files = [
+    'README.md',
+    ...readdirSync('docs')
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ];
   return files.flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(/```ya?ml\n([\s\S]*?)```/g)]
       .map((match, i) => ({ origin: `${file} block ${i + 1}`, text: match[1]! }))
@@ -70,7 +79,9 @@ describe('the JSON Schema of scenario and pack files', () => {
     expect(Object.keys(schema.$defs.entry.properties)).to.deep.equal(Object.keys(entryFields));
     const types = (def: string) => schema.$defs[def].properties.type.enum as string[];
     expect(types('generator')).to.deep.equal([...Object.keys(GENERATOR_VARIANTS), ...GENERATOR_ALIASES]);
-    expect(types('pack_generator')).to.deep.equal(Object.keys(GENERATOR_VARIANTS).filter((type) => type !== 'csv_replay'));
+    expect(types('pack_generator')).to.deep.equal(
+      Object.keys(GENERATOR_VARIANTS).filter((type) => type !== 'csv_replay'),
+    );
     expect(types('sink')).to.deep.equal(SINK_KINDS.flatMap((kind) => [kind.type, ...(kind.aliases ?? [])]));
     expect(types('encoder')).to.deep.equal(ENCODER_KINDS.flatMap((kind) => [kind.type, ...(kind.aliases ?? [])]));
   });
@@ -82,7 +93,9 @@ describe('the JSON Schema of scenario and pack files', () => {
         // A variant's `type` is described by its union; `if` conditions are no fields.
         if (field === 'type' || path.endsWith('/if') || Object.keys(sub).length === 0) continue;
         // A reference is described by its definition, which is what an editor shows.
-        const described = sub.description ?? (typeof sub.$ref === 'string' ? schema.$defs[sub.$ref.replace('#/$defs/', '')]?.description : undefined);
+        const described =
+          sub.description ??
+          (typeof sub.$ref === 'string' ? schema.$defs[sub.$ref.replace('#/$defs/', '')]?.description : undefined);
         if (described === undefined) undescribed.push(`${path}/properties/${field}`);
       }
     }
@@ -113,7 +126,10 @@ describe('the JSON Schema of scenario and pack files', () => {
     for (const { origin, text } of blocks) {
       expect(errorsOf(documentOf(text, origin)), origin).to.deep.equal([]);
       const isPack = Object.hasOwn(parse(text), 'metrics');
-      expect(() => (isPack ? loadPack(text, { origin }) : loadScenario(text, { origin, variables: {} })), origin).not.to.throw();
+      expect(
+        () => (isPack ? loadPack(text, { origin }) : loadScenario(text, { origin, variables: {} })),
+        origin,
+      ).not.to.throw();
     }
   });
 
@@ -124,19 +140,60 @@ describe('the JSON Schema of scenario and pack files', () => {
     expect(errorsOf(file({ rat: 1 }))).to.include('/scenarios/0: must NOT have additional properties ("rat")');
     expect(errorsOf(file({ rate: '5' }))).to.include('/scenarios/0/rate: must be number');
     expect(errorsOf(file({ rate: 0 }))).to.include('/scenarios/0/rate: must be >= 0.000001');
-    expect(errorsOf(file({ sink: { type: 'kafak' } }))).to.include('/scenarios/0/sink/type: must be equal to one of the allowed values');
-    expect(errorsOf(file({ sink: { type: 'file', pth: '/tmp/x' } }))).to.include('/scenarios/0/sink: must NOT have additional properties ("pth")');
-    expect(errorsOf(file({ generator: { type: 'sine', amplitude: 1 } }))).to.include("/scenarios/0/generator: must have required property 'period_secs'");
-    expect(errorsOf(file({ duration: '10 minutes' }))).to.include('/scenarios/0/duration: must match pattern "^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$"');
-    expect(errorsOf(file({ log_generator: { type: 'template', templates: [{ message: 'x' }] } }))).to.include('/scenarios/0: must NOT be valid');
+    expect(errorsOf(file({ sink: { type: 'kafak' } }))).to.include(
+      '/scenarios/0/sink/type: must be equal to one of the allowed values',
+    );
+    expect(errorsOf(file({ sink: { type: 'file', pth: '/tmp/x' } }))).to.include(
+      '/scenarios/0/sink: must NOT have additional properties ("pth")',
+    );
+    expect(errorsOf(file({ generator: { type: 'sine', amplitude: 1 } }))).to.include(
+      "/scenarios/0/generator: must have required property 'period_secs'",
+    );
+    expect(errorsOf(file({ duration: '10 minutes' }))).to.include(
+      '/scenarios/0/duration: must match pattern "^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$"',
+    );
+    expect(errorsOf(file({ log_generator: { type: 'template', templates: [{ message: 'x' }] } }))).to.include(
+      '/scenarios/0: must NOT be valid',
+    );
     expect(errorsOf({ version: 2, scenarios: [entry] })).to.include(": must have required property 'kind'");
   });
 
-  it('accepts the other tools\' names and forms svc takes: aliases, a single entry beside version 2, csv_replay columns by position', () => {
-    expect(errorsOf({ version: 2, signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'template', templates: [{ message: 'x' }] }, sink: { type: 'loki', url: 'http://l:3100' } })).to.deep.equal([]);
-    expect(errorsOf({ signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'flap', up_duration: '1m', down_duration: '10s' }, encoder: { type: 'prometheus_text' } })).to.deep.equal([]);
+  it("accepts the other tools' names and forms svc takes: aliases, a single entry beside version 2, csv_replay columns by position", () => {
+    expect(
+      errorsOf({
+        version: 2,
+        signal_type: 'logs',
+        name: 'app',
+        rate: 1,
+        log_generator: { type: 'template', templates: [{ message: 'x' }] },
+        sink: { type: 'loki', url: 'http://l:3100' },
+      }),
+    ).to.deep.equal([]);
+    expect(
+      errorsOf({
+        signal_type: 'metrics',
+        name: 'up',
+        rate: 1,
+        generator: { type: 'flap', up_duration: '1m', down_duration: '10s' },
+        encoder: { type: 'prometheus_text' },
+      }),
+    ).to.deep.equal([]);
     const columns = [{ index: 1, name: 'load', labels: { host: 'a' } }, 'errors'];
-    expect(errorsOf({ signal_type: 'metrics', name: 'x', rate: 1, generator: { type: 'csv_replay', file: 'd.csv', columns } })).to.deep.equal([]);
-    expect(errorsOf({ signal_type: 'metrics', rate: 1, pack: 'node_cpu', overrides: { node_load1: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } } } })).to.deep.equal([]);
+    expect(
+      errorsOf({
+        signal_type: 'metrics',
+        name: 'x',
+        rate: 1,
+        generator: { type: 'csv_replay', file: 'd.csv', columns },
+      }),
+    ).to.deep.equal([]);
+    expect(
+      errorsOf({
+        signal_type: 'metrics',
+        rate: 1,
+        pack: 'node_cpu',
+        overrides: { node_load1: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } } },
+      }),
+    ).to.deep.equal([]);
   });
 });

@@ -7,7 +7,9 @@ describe('createMetricEncoder', () => {
   const batch = sampleBatch({ values: [0.25] });
 
   it('builds metrics_text with its precision', () => {
-    expect(textOf(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch))).to.equal('m 0.3 0\n');
+    expect(textOf(createMetricEncoder({ type: 'metrics_text', precision: 1 }, { name: 'm' }).encode(batch))).to.equal(
+      'm 0.3 0\n',
+    );
   });
 
   it('builds json_lines', () => {
@@ -26,7 +28,10 @@ describe('createMetricEncoder', () => {
   });
 
   it('refuses syslog, a log encoder', () => {
-    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(Error, 'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines or influx_lp or openmetrics)');
+    expect(() => createMetricEncoder({ type: 'syslog' }, { name: 'm' })).to.throw(
+      Error,
+      'encoder "syslog" encodes logs only, not metrics (use metrics_text or json_lines or influx_lp or openmetrics)',
+    );
   });
 
   it('builds the binary encoders of the protocol sinks', () => {

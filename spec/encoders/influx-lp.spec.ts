@@ -12,26 +12,35 @@ const T0 = Date.UTC(2024, 0, 1); // 1704067200000
 describe('influxLp', () => {
   it('writes one line per sample: measurement,tags field=value timestamp_ns', () => {
     const series = seriesOf({ method: 'GET', app: 'api' });
-    const out = influxLp({ name: 'http_requests' }).encode(sampleBatch({ anchor: T0, offsets: [0, 250], values: [1, 0.5], series })).data.toString();
+    const out = influxLp({ name: 'http_requests' })
+      .encode(sampleBatch({ anchor: T0, offsets: [0, 250], values: [1, 0.5], series }))
+      .data.toString();
     expect(out).to.equal(
-      'http_requests,app=api,method=GET value=1 1704067200000000000\n' + 'http_requests,app=api,method=GET value=0.5 1704067200250000000\n',
+      'http_requests,app=api,method=GET value=1 1704067200000000000\n' +
+        'http_requests,app=api,method=GET value=0.5 1704067200250000000\n',
     );
   });
 
   it('takes field_key and precision, and writes no tags for a series without labels', () => {
-    const out = influxLp({ name: 'up', fieldKey: 'gauge', precision: 2 }).encode(sampleBatch({ anchor: T0, values: [1 / 3] })).data.toString();
+    const out = influxLp({ name: 'up', fieldKey: 'gauge', precision: 2 })
+      .encode(sampleBatch({ anchor: T0, values: [1 / 3] }))
+      .data.toString();
     expect(out).to.equal('up gauge=0.33 1704067200000000000\n');
   });
 
   it('escapes commas, equals signs, spaces and backslashes in tags and the field key, and leaves out empty labels', () => {
     const series = seriesOf({ 'a b': 'x,y=z \\', empty: '', line: 'one\ntwo' });
-    const out = influxLp({ name: 'm', fieldKey: 'f=1' }).encode(sampleBatch({ values: [2], series })).data.toString();
+    const out = influxLp({ name: 'm', fieldKey: 'f=1' })
+      .encode(sampleBatch({ values: [2], series }))
+      .data.toString();
     expect(out).to.equal('m,a\\ b=x\\,y\\=z\\ \\\\,line=one\\ntwo f\\=1=2 0000000\n');
   });
 
   it("writes a histogram row's suffix on the measurement", () => {
     const rows = [seriesOf({ le: '0.5' }, '_bucket'), seriesOf({}, '_sum')];
-    const out = influxLp({ name: 'lat' }).encode(sampleBatch({ values: [3, 1.25], offsets: [0, 0], series: rows })).data.toString();
+    const out = influxLp({ name: 'lat' })
+      .encode(sampleBatch({ values: [3, 1.25], offsets: [0, 0], series: rows }))
+      .data.toString();
     expect(out).to.equal('lat_bucket,le=0.5 value=3 0000000\nlat_sum value=1.25 0000000\n');
   });
 });
@@ -57,11 +66,16 @@ describe('influx_lp into a real VictoriaMetrics through /write', function () {
     expect(await run.done).to.deep.equal({});
     expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
 
-    const series = await waitFor('50 samples in VictoriaMetrics', async () => {
-      await vm.forceFlush();
-      const found = await vm.exportSeries('svc_influx_reading');
-      return found.reduce((n, s) => n + s.values.length, 0) >= 50 ? found : undefined;
-    }, 15_000, 200);
+    const series = await waitFor(
+      '50 samples in VictoriaMetrics',
+      async () => {
+        await vm.forceFlush();
+        const found = await vm.exportSeries('svc_influx_reading');
+        return found.reduce((n, s) => n + s.values.length, 0) >= 50 ? found : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(series.map((s) => s.metric)).to.deep.equal([
       { __name__: 'svc_influx_reading', job: 'svc job', path: '/a,b=c', pod: 'pod_0' },
       { __name__: 'svc_influx_reading', job: 'svc job', path: '/a,b=c', pod: 'pod_1' },

@@ -13,8 +13,31 @@ import { logBatch, textOf } from '../support/batches.js';
  * U+2028, non-BMP characters and lone surrogates (alone, or split across a placeholder's edge).
  */
 
-const AWKWARD = ['"', '\\', ']', '\n', '\r', '\t', '\u0000', '\u001f', '\u007f', '\u2028', 'é', '😀', '\ud83d', '\ude00', '{', '}', ' ', '='];
-const char = fc.oneof(fc.constantFrom(...AWKWARD), fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom('a', 'b', '1'));
+const AWKWARD = [
+  '"',
+  '\\',
+  ']',
+  '\n',
+  '\r',
+  '\t',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\u2028',
+  'é',
+  '😀',
+  '\ud83d',
+  '\ude00',
+  '{',
+  '}',
+  ' ',
+  '=',
+];
+const char = fc.oneof(
+  fc.constantFrom(...AWKWARD),
+  fc.string({ minLength: 1, maxLength: 1 }),
+  fc.constantFrom('a', 'b', '1'),
+);
 const text = fc.string({ unit: char, maxLength: 8 });
 const key = fc.oneof(text, fc.constantFrom('a', 'b', 'user', '10', '9', 'Z'));
 const record = fc.record({
@@ -56,7 +79,10 @@ function syslogReference(r: LogRecord, ms: number): string {
 
 describe('log encoders against a reference', () => {
   const reference = { json_lines: jsonReference, syslog: syslogReference };
-  const encoders = { json_lines: () => jsonLinesLogs(), syslog: () => syslog({ hostname: 'host', app_name: 'app', facility: 'local3' }) };
+  const encoders = {
+    json_lines: () => jsonLinesLogs(),
+    syslog: () => syslog({ hostname: 'host', app_name: 'app', facility: 'local3' }),
+  };
   for (const format of ['json_lines', 'syslog'] as const) {
     it(`${format}: random records give the reference's text, line by line`, () => {
       fc.assert(
@@ -64,7 +90,9 @@ describe('log encoders against a reference', () => {
           const encoded = encoders[format]().encode(logBatch(records, AT));
           const expected = records.map((r, i) => reference[format](r, AT + i));
           expect(utf8(encoded.data)).to.equal(utf8(expected.join('')));
-          expect(encoded.frames.ends).to.deep.equal(expected.map((_, i) => Buffer.byteLength(expected.slice(0, i + 1).join(''))));
+          expect(encoded.frames.ends).to.deep.equal(
+            expected.map((_, i) => Buffer.byteLength(expected.slice(0, i + 1).join(''))),
+          );
           expect(encoded.bytes).to.equal(Buffer.byteLength(expected.join('')));
         }),
         { numRuns: 300 },
@@ -74,19 +102,43 @@ describe('log encoders against a reference', () => {
     it(`${format}: the records of random templates and pools give the reference's text, with one encoder across batches`, () => {
       // Pieces that end or start what the next or last piece continues: a surrogate pair, CR LF.
       const edge = fc.constantFrom('\ud83d', '\ude00', '\r', '\n');
-      const template = fc.record({ message: fc.array(fc.oneof(text, edge, fc.constantFrom('{a}', '{b}', '{c}', '{nopool}')), { maxLength: 6 }).map((p) => p.join('')) });
-      const value = fc.oneof(text, fc.tuple(edge, text, edge).map((p) => p.join('')));
+      const template = fc.record({
+        message: fc
+          .array(fc.oneof(text, edge, fc.constantFrom('{a}', '{b}', '{c}', '{nopool}')), { maxLength: 6 })
+          .map((p) => p.join('')),
+      });
+      const value = fc.oneof(
+        text,
+        fc.tuple(edge, text, edge).map((p) => p.join('')),
+      );
       const pool = fc.array(value, { minLength: 1, maxLength: 3 });
-      const config = fc.record({ templates: fc.array(template, { minLength: 1, maxLength: 3 }), field_pools: fc.record({ a: pool, b: pool }) });
+      const config = fc.record({
+        templates: fc.array(template, { minLength: 1, maxLength: 3 }),
+        field_pools: fc.record({ a: pool, b: pool }),
+      });
       fc.assert(
-        fc.property(config, fc.array(fc.dictionary(key, text, { maxKeys: 2 }), { minLength: 1, maxLength: 3 }), (c, labelSets) => {
-          const generate = logGenerator({ type: 'template', seed: 7, severity_weights: { info: 1, error: 1 }, ...c } as TemplateLogGenerator);
-          const encoder = encoders[format]();
-          for (let b = 0; b < 3; b++) {
-            const records = Array.from({ length: 10 }, (_, i) => ({ ...generate(b * 10 + i, 0), labels: labelSets[i % labelSets.length]! }));
-            expect(utf8(encoder.encode(logBatch(records, AT)).data)).to.equal(utf8(records.map((r, i) => reference[format](r, AT + i)).join('')));
-          }
-        }),
+        fc.property(
+          config,
+          fc.array(fc.dictionary(key, text, { maxKeys: 2 }), { minLength: 1, maxLength: 3 }),
+          (c, labelSets) => {
+            const generate = logGenerator({
+              type: 'template',
+              seed: 7,
+              severity_weights: { info: 1, error: 1 },
+              ...c,
+            } as TemplateLogGenerator);
+            const encoder = encoders[format]();
+            for (let b = 0; b < 3; b++) {
+              const records = Array.from({ length: 10 }, (_, i) => ({
+                ...generate(b * 10 + i, 0),
+                labels: labelSets[i % labelSets.length]!,
+              }));
+              expect(utf8(encoder.encode(logBatch(records, AT)).data)).to.equal(
+                utf8(records.map((r, i) => reference[format](r, AT + i)).join('')),
+              );
+            }
+          },
+        ),
         { numRuns: 200 },
       );
     });

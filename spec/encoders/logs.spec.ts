@@ -9,7 +9,12 @@ const AT = Date.parse('2026-03-04T05:06:07.089Z');
 describe('json_lines log encoder', () => {
   it('writes timestamp, severity, message, labels and fields in that order, sorted, escaped', () => {
     const out = text(
-      jsonLinesLogs().encode(logBatch([{ severity: 'warn', message: 'say "hi"\n', fields: { z: '1', a: '2' }, labels: { pod: 'p0', app: 'x' } }], AT)),
+      jsonLinesLogs().encode(
+        logBatch(
+          [{ severity: 'warn', message: 'say "hi"\n', fields: { z: '1', a: '2' }, labels: { pod: 'p0', app: 'x' } }],
+          AT,
+        ),
+      ),
     );
     expect(out).to.equal(
       '{"timestamp":"2026-03-04T05:06:07.089Z","severity":"warn","message":"say \\"hi\\"\\n","labels":{"app":"x","pod":"p0"},"fields":{"a":"2","z":"1"}}\n',
@@ -24,10 +29,23 @@ describe('json_lines log encoder', () => {
   });
 
   it('moves the timestamp with each record', () => {
-    const lines = text(jsonLinesLogs().encode(logBatch([{ severity: 'info', message: 'a' }, { severity: 'info', message: 'b' }], AT)))
+    const lines = text(
+      jsonLinesLogs().encode(
+        logBatch(
+          [
+            { severity: 'info', message: 'a' },
+            { severity: 'info', message: 'b' },
+          ],
+          AT,
+        ),
+      ),
+    )
       .trimEnd()
       .split('\n');
-    expect(lines.map((l) => JSON.parse(l).timestamp)).to.deep.equal(['2026-03-04T05:06:07.089Z', '2026-03-04T05:06:07.090Z']);
+    expect(lines.map((l) => JSON.parse(l).timestamp)).to.deep.equal([
+      '2026-03-04T05:06:07.089Z',
+      '2026-03-04T05:06:07.090Z',
+    ]);
   });
 });
 
@@ -37,10 +55,15 @@ describe('syslog encoder', () => {
     const out = text(
       encoder.encode(
         logBatch(
-        [
-          { severity: 'error', message: 'payment failed', labels: { env: 'prod', app: 'x' }, fields: { order: '42' } },
-          { severity: 'info', message: 'plain' },
-        ],
+          [
+            {
+              severity: 'error',
+              message: 'payment failed',
+              labels: { env: 'prod', app: 'x' },
+              fields: { order: '42' },
+            },
+            { severity: 'info', message: 'plain' },
+          ],
           AT,
         ),
       ),
@@ -53,18 +76,31 @@ describe('syslog encoder', () => {
 
   it('maps every severity, defaults to facility user and app svc', () => {
     const severities = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-    const out = text(syslog({ hostname: 'h' }).encode(logBatch(severities.map((severity) => ({ severity, message: 'm' })))));
-    expect(out.trimEnd().split('\n').map((l) => l.split(' ')[0])).to.deep.equal(['<15>1', '<15>1', '<14>1', '<12>1', '<11>1', '<10>1']);
+    const out = text(
+      syslog({ hostname: 'h' }).encode(logBatch(severities.map((severity) => ({ severity, message: 'm' })))),
+    );
+    expect(
+      out
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+    ).to.deep.equal(['<15>1', '<15>1', '<14>1', '<12>1', '<11>1', '<10>1']);
     expect(out).to.include(' h svc - - - m');
   });
 
   it('escapes structured data values and keeps one record on one line', () => {
-    const out = text(syslog({ hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'two\nlines', fields: { q: 'a"b\\c]d' } }])));
+    const out = text(
+      syslog({ hostname: 'h' }).encode(
+        logBatch([{ severity: 'info', message: 'two\nlines', fields: { q: 'a"b\\c]d' } }]),
+      ),
+    );
     expect(out).to.equal('<14>1 1970-01-01T00:00:00.000Z h svc - - [fields@32473 q="a\\"b\\\\c\\]d"] two\\nlines\n');
   });
 
   it('is chosen by createLogEncoder, which refuses metric-only encoders', () => {
-    expect(text(createLogEncoder({ type: 'syslog', hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'x' }])))).to.match(/^<14>1 /);
+    expect(
+      text(createLogEncoder({ type: 'syslog', hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'x' }]))),
+    ).to.match(/^<14>1 /);
     expect(() => createLogEncoder({ type: 'metrics_text' })).to.throw(/cannot encode log records/);
   });
 });

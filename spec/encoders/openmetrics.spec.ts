@@ -30,16 +30,26 @@ describe('openMetrics', () => {
 
   it('names a counter family without _total and its samples with it, whether or not the entry name has it', () => {
     for (const name of ['requests', 'requests_total']) {
-      const out = openMetrics({ name, metricType: 'counter' }).encode(sampleBatch({ values: [3] })).data.toString();
+      const out = openMetrics({ name, metricType: 'counter' })
+        .encode(sampleBatch({ values: [3] }))
+        .data.toString();
       expect(out, name).to.equal('# TYPE requests counter\nrequests_total 3 0\n');
     }
   });
 
   it('writes untyped as unknown, histogram rows with their suffixes, and precision decimals', () => {
-    expect(openMetrics({ name: 'm', metricType: 'untyped', precision: 2 }).encode(sampleBatch({ values: [1 / 3] })).data.toString()).to.equal('# TYPE m unknown\nm 0.33 0\n');
+    expect(
+      openMetrics({ name: 'm', metricType: 'untyped', precision: 2 })
+        .encode(sampleBatch({ values: [1 / 3] }))
+        .data.toString(),
+    ).to.equal('# TYPE m unknown\nm 0.33 0\n');
     const rows = [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
-    const out = openMetrics({ name: 'size_bytes', metricType: 'histogram' }).encode(sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows })).data.toString();
-    expect(out).to.equal('# TYPE size_bytes histogram\n# UNIT size_bytes bytes\nsize_bytes_bucket{le="+Inf"} 2 0\nsize_bytes_sum 7 0\nsize_bytes_count 2 0\n');
+    const out = openMetrics({ name: 'size_bytes', metricType: 'histogram' })
+      .encode(sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows }))
+      .data.toString();
+    expect(out).to.equal(
+      '# TYPE size_bytes histogram\n# UNIT size_bytes bytes\nsize_bytes_bucket{le="+Inf"} 2 0\nsize_bytes_sum 7 0\nsize_bytes_count 2 0\n',
+    );
   });
 });
 
@@ -74,17 +84,28 @@ scenarios:
 
   it('ends the stream with one # EOF, after every entry, and passes promtool check metrics', async () => {
     const out = join(dir, 'check.om');
-    const run = await svc(['run', '-q', '--backfill', scenario('check.yaml', twoEntries(out, '2026-01-01T00:00:00Z', '1m'))]);
+    const run = await svc([
+      'run',
+      '-q',
+      '--backfill',
+      scenario('check.yaml', twoEntries(out, '2026-01-01T00:00:00Z', '1m')),
+    ]);
     expect(run.code, run.stderr).to.equal(0);
     const text = readFileSync(out, 'utf8');
     expect(text.match(/^# EOF$/gm)).to.have.length(1);
     expect(text.endsWith('\n# EOF\n')).to.equal(true);
-    expect(text.match(/^# TYPE .*/gm)).to.deep.equal(['# TYPE room_temperature_celsius gauge', '# TYPE request_seconds histogram']);
+    expect(text.match(/^# TYPE .*/gm)).to.deep.equal([
+      '# TYPE room_temperature_celsius gauge',
+      '# TYPE request_seconds histogram',
+    ]);
     expect(promtoolCheck(text)).to.deep.equal({ code: 0, problems: [] });
   });
 
   it('ends stdout with one # EOF when several entries write to it', async () => {
-    const file = scenario('stdout.yaml', twoEntries('unused', '2026-01-01T00:00:00Z', '20s').replace(/  sink: .*\n/, ''));
+    const file = scenario(
+      'stdout.yaml',
+      twoEntries('unused', '2026-01-01T00:00:00Z', '20s').replace(/  sink: .*\n/, ''),
+    );
     const run = await svc(['run', '-q', '--backfill', file]);
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout.match(/^# EOF$/gm)).to.have.length(1);
@@ -95,15 +116,26 @@ scenarios:
   it('backfills 2 h of samples that promtool tsdb create-blocks-from openmetrics turns into a block', async () => {
     const out = join(dir, 'backfill.om');
     const data = join(dir, 'tsdb');
-    const run = await svc(['run', '-q', '--backfill', scenario('backfill.yaml', twoEntries(out, '2026-01-01T00:00:00Z', '2h'))]);
+    const run = await svc([
+      'run',
+      '-q',
+      '--backfill',
+      scenario('backfill.yaml', twoEntries(out, '2026-01-01T00:00:00Z', '2h')),
+    ]);
     expect(run.code, run.stderr).to.equal(0);
     const load = spawnSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', out, data], { encoding: 'utf8' });
     expect(load.status, `${load.stdout}${load.stderr}`).to.equal(0);
     const list = spawnSync('promtool', ['tsdb', 'list', data], { encoding: 'utf8' });
     expect(list.status, list.stderr).to.equal(0);
     // 2 h of one tick per 4 s: 1800 ticks of 6 series (the gauge; the histogram's buckets 0.05, 0.5, +Inf, _sum, _count).
-    const blocks = list.stdout.trim().split('\n').slice(1).map((row) => row.trim().split(/\s+/));
-    const [minTime, maxTime, samples, series] = [1, 2, 4, 6].map((column) => blocks.map((block) => Number(block[column])));
+    const blocks = list.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((row) => row.trim().split(/\s+/));
+    const [minTime, maxTime, samples, series] = [1, 2, 4, 6].map((column) =>
+      blocks.map((block) => Number(block[column])),
+    );
     expect(Math.min(...minTime!)).to.equal(Date.UTC(2026, 0, 1));
     expect(Math.max(...maxTime!)).to.equal(Date.UTC(2026, 0, 1, 2) - 4_000 + 1);
     expect(samples!.reduce((a, b) => a + b)).to.equal(1800 * 6);

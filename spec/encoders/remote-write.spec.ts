@@ -8,7 +8,10 @@ import { sampleBatch } from '../support/batches.js';
 const T0 = Date.UTC(2024, 0, 1); // 1704067200000
 
 interface Decoded {
-  timeseries: { labels: { name: string; value: string }[]; samples: { value: number; timestamp: { toString(): string } }[] }[];
+  timeseries: {
+    labels: { name: string; value: string }[];
+    samples: { value: number; timestamp: { toString(): string } }[];
+  }[];
   metadata: { type: number; metricFamilyName: string; help: string }[];
 }
 
@@ -20,14 +23,17 @@ function decode(bytes: Uint8Array): Decoded {
 /** Each time series as `name{labels…} value @timestamp`, labels in their wire order. */
 function rows(bytes: Uint8Array): string[] {
   return decode(bytes).timeseries.map(
-    (ts) => `${ts.labels.map((l) => `${l.name}=${l.value}`).join(',')} ${ts.samples.map((s) => `${s.value}@${s.timestamp.toString()}`).join(' ')}`,
+    (ts) =>
+      `${ts.labels.map((l) => `${l.name}=${l.value}`).join(',')} ${ts.samples.map((s) => `${s.value}@${s.timestamp.toString()}`).join(' ')}`,
   );
 }
 
 describe('remoteWrite encoder', () => {
   it('writes one TimeSeries per sample: labels sorted by name with __name__, the value, the millisecond timestamp', () => {
     const series = seriesOf({ zone: 'b', app: 'api' });
-    const chunk = remoteWrite({ name: 'queue_depth' }).encode(sampleBatch({ anchor: T0, offsets: [0, 250.7], values: [1, -0.5], series }));
+    const chunk = remoteWrite({ name: 'queue_depth' }).encode(
+      sampleBatch({ anchor: T0, offsets: [0, 250.7], values: [1, -0.5], series }),
+    );
     expect(rows(chunk.data as Uint8Array)).to.deep.equal([
       '__name__=queue_depth,app=api,zone=b 1@1704067200000',
       '__name__=queue_depth,app=api,zone=b -0.5@1704067200250',
@@ -36,7 +42,9 @@ describe('remoteWrite encoder', () => {
   });
 
   it('sorts by byte order, as the protocol requires: a capitalised label name comes before __name__', () => {
-    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [1], series: seriesOf({ Host: 'a', env: 'p' }) }));
+    const chunk = remoteWrite({ name: 'm' }).encode(
+      sampleBatch({ values: [1], series: seriesOf({ Host: 'a', env: 'p' }) }),
+    );
     expect(rows(chunk.data as Uint8Array)).to.deep.equal(['Host=a,__name__=m,env=p 1@0']);
   });
 
@@ -44,7 +52,9 @@ describe('remoteWrite encoder', () => {
     const encoder = remoteWrite({ name: 'm' });
     const series = seriesOf({ pod: 'a' });
     const times = [0, 5, T0, -1_000, T0 + 1];
-    const out = times.map((anchor) => rows(encoder.encode(sampleBatch({ anchor, values: [anchor], series })).data as Uint8Array)[0]);
+    const out = times.map(
+      (anchor) => rows(encoder.encode(sampleBatch({ anchor, values: [anchor], series })).data as Uint8Array)[0],
+    );
     expect(out).to.deep.equal(times.map((t) => `__name__=m,pod=a ${t}@${t}`));
   });
 
@@ -56,13 +66,19 @@ describe('remoteWrite encoder', () => {
 
   it('carries NaN and infinities as doubles', () => {
     const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [Infinity, -Infinity, NaN] }));
-    expect(decode(chunk.data as Uint8Array).timeseries.map((ts) => ts.samples[0]!.value)).to.deep.equal([Infinity, -Infinity, NaN]);
+    expect(decode(chunk.data as Uint8Array).timeseries.map((ts) => ts.samples[0]!.value)).to.deep.equal([
+      Infinity,
+      -Infinity,
+      NaN,
+    ]);
   });
 
   it('frames every row as a record that is a WriteRequest of its own, so a sink may cut requests at any row', () => {
     const a = seriesOf({ pod: 'a' });
     const b = seriesOf({ pod: 'b' });
-    const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ anchor: T0, values: [1, 2, 3], series: [a, b, a] })) as EncodedBatch<Uint8Array>;
+    const chunk = remoteWrite({ name: 'm' }).encode(
+      sampleBatch({ anchor: T0, values: [1, 2, 3], series: [a, b, a] }),
+    ) as EncodedBatch<Uint8Array>;
     expect(chunk.frames.ends).to.have.length(3);
     expect(chunk.frames.separator).to.equal(0);
     expect(chunk.frames.ends[2]).to.equal(chunk.data.byteLength);
@@ -72,8 +88,16 @@ describe('remoteWrite encoder', () => {
 
   it('names each row of a histogram series set by its suffix and keeps the set as one event', () => {
     const base = { svc: 'api' };
-    const set = [seriesOf({ ...base, le: '0.1' }, '_bucket'), seriesOf({ ...base, le: '+Inf' }, '_bucket'), seriesOf(base, '_sum'), seriesOf(base, '_count')];
-    const batch = { ...sampleBatch({ anchor: T0, offsets: [0, 0, 0, 0], values: [3, 5, 0.4, 5], series: set }), events: 1 };
+    const set = [
+      seriesOf({ ...base, le: '0.1' }, '_bucket'),
+      seriesOf({ ...base, le: '+Inf' }, '_bucket'),
+      seriesOf(base, '_sum'),
+      seriesOf(base, '_count'),
+    ];
+    const batch = {
+      ...sampleBatch({ anchor: T0, offsets: [0, 0, 0, 0], values: [3, 5, 0.4, 5], series: set }),
+      events: 1,
+    };
     const chunk = remoteWrite({ name: 'latency_seconds', metricType: 'histogram' }).encode(batch);
     expect(rows(chunk.data as Uint8Array)).to.deep.equal([
       '__name__=latency_seconds_bucket,le=0.1,svc=api 3@1704067200000',
@@ -89,9 +113,14 @@ describe('remoteWrite encoder', () => {
     const first = encoder.encode(sampleBatch({ values: [1] }));
     const second = encoder.encode(sampleBatch({ values: [2] }));
     expect(second.preamble).to.equal(first.preamble);
-    expect(decode(first.preamble as Uint8Array)).to.deep.equal({ timeseries: [], metadata: [{ type: 1, metricFamilyName: 'jobs_total', help: 'Jobs done.', unit: '' }] });
+    expect(decode(first.preamble as Uint8Array)).to.deep.equal({
+      timeseries: [],
+      metadata: [{ type: 1, metricFamilyName: 'jobs_total', help: 'Jobs done.', unit: '' }],
+    });
     const types = (['gauge', 'histogram', 'summary', 'untyped'] as const).map(
-      (metricType) => decode(remoteWrite({ name: 'm', metricType }).encode(sampleBatch({ values: [1] })).preamble as Uint8Array).metadata[0]!.type,
+      (metricType) =>
+        decode(remoteWrite({ name: 'm', metricType }).encode(sampleBatch({ values: [1] })).preamble as Uint8Array)
+          .metadata[0]!.type,
     );
     expect(types).to.deep.equal([2, 3, 5, 0]);
   });

@@ -17,13 +17,19 @@ import { sampleBatch, textOf } from '../support/batches.js';
 
 /** Ticks 0..n-1 of a wide entry (past interning: shaped series), and the same label sets built whole. */
 function wideSeries(options: LabelOptions, n: number): { shaped: Series[]; whole: Series[] } {
-  const shaped = collect(of(RateSchedule.constant(1000)).pipe(ticks({ duration: n }), labels(options)), (b, i) => b.series[i]!);
+  const shaped = collect(
+    of(RateSchedule.constant(1000)).pipe(ticks({ duration: n }), labels(options)),
+    (b, i) => b.series[i]!,
+  );
   return { shaped, whole: shaped.map((s) => seriesOf(s.labels)) };
 }
 
 const WIDE: LabelOptions = {
   static: { env: 'c"i, x=y', zone: 'é' },
-  dynamic: [{ key: 'pod', cardinality: 70_000 }, { key: 'dc', values: ['east', 'we st'] }],
+  dynamic: [
+    { key: 'pod', cardinality: 70_000 },
+    { key: 'dc', values: ['east', 'we st'] },
+  ],
   spikes: [
     { label: 'user', every: 6, for: 3, cardinality: 4, strategy: 'random', prefix: 'u', seed: 1 },
     // A spike beats the rotating label of its name while present.
@@ -51,7 +57,13 @@ describe('text metric encoders on shaped label sets', () => {
   }
 
   it('writes a shape whose format rewrites the counters from the label set built whole, not from the shape', () => {
-    const rewriting = () => sampleLines({ lead: (s) => `${s.key.replace(/\d+/g, (d) => String(Number(d) + 1))} `, middle: () => '', stamp: () => '\n', value: textValueFormat() });
+    const rewriting = () =>
+      sampleLines({
+        lead: (s) => `${s.key.replace(/\d+/g, (d) => String(Number(d) + 1))} `,
+        middle: () => '',
+        stamp: () => '\n',
+        value: textValueFormat(),
+      });
     const { shaped, whole } = wideSeries({ dynamic: [{ key: 'pod', cardinality: 70_000 }] }, 3);
     const out = textOf(rewriting().encode(sampleBatch({ values: [0, 0, 0], series: shaped })));
     expect(out).to.equal('pod="pod_1" 0\npod="pod_2" 0\npod="pod_3" 0\n');

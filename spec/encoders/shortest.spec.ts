@@ -34,12 +34,64 @@ function words(seed: number): () => number {
 describe('writeShortest', () => {
   it('writes what String writes for targeted values', () => {
     const values = [
-      0, -0, 1, -1, 0.1, 0.2, 0.1 + 0.2, 0.5, 0.25, 1.5, 50, 49.99999999999999, 1 / 3, 2 / 3, 100, 1e-3, 12345.678,
-      5e-324, -5e-324, Number.MIN_VALUE, Number.MAX_VALUE, -Number.MAX_VALUE, Number.EPSILON,
-      2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 53 - 2, 2 ** 52 - 0.5, 2 ** 52 + 1, 2 ** 31, 2 ** 31 - 1, 2 ** 32, 1e9, 1e15, 1e16, 1e17,
-      1e21, stepped(1e21, -1), 1e-7, stepped(1e-7, -1), 1e-6, stepped(1e-6, -1), 123e-20, 9.999999999999999e22, 1e23,
-      2 ** -19, stepped(2 ** -19, -1), 2 ** -17, 2 ** -1022, stepped(2 ** -1022, -1), 1.7976931348623157e308, 4.35, 0.3, 2.5, 1.005,
-      Infinity, -Infinity, NaN,
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      0.2,
+      0.1 + 0.2,
+      0.5,
+      0.25,
+      1.5,
+      50,
+      49.99999999999999,
+      1 / 3,
+      2 / 3,
+      100,
+      1e-3,
+      12345.678,
+      5e-324,
+      -5e-324,
+      Number.MIN_VALUE,
+      Number.MAX_VALUE,
+      -Number.MAX_VALUE,
+      Number.EPSILON,
+      2 ** 53 - 1,
+      2 ** 53,
+      2 ** 53 + 2,
+      2 ** 53 - 2,
+      2 ** 52 - 0.5,
+      2 ** 52 + 1,
+      2 ** 31,
+      2 ** 31 - 1,
+      2 ** 32,
+      1e9,
+      1e15,
+      1e16,
+      1e17,
+      1e21,
+      stepped(1e21, -1),
+      1e-7,
+      stepped(1e-7, -1),
+      1e-6,
+      stepped(1e-6, -1),
+      123e-20,
+      9.999999999999999e22,
+      1e23,
+      2 ** -19,
+      stepped(2 ** -19, -1),
+      2 ** -17,
+      2 ** -1022,
+      stepped(2 ** -1022, -1),
+      1.7976931348623157e308,
+      4.35,
+      0.3,
+      2.5,
+      1.005,
+      Infinity,
+      -Infinity,
+      NaN,
     ];
     for (const v of values) expect(written(v), `${v}`).to.equal(String(v));
   });
@@ -63,9 +115,15 @@ describe('writeShortest', () => {
 
   it('picks the even one of two equally close shortest forms', () => {
     // Each is exactly halfway between its two 17-digit (16-digit) neighbours, both of which read back as it.
-    expect(written(2 ** 50 + 0.25)).to.equal('1125899906842624.2').and.to.equal(String(2 ** 50 + 0.25));
-    expect(written(2 ** 50 + 0.75)).to.equal('1125899906842624.8').and.to.equal(String(2 ** 50 + 0.75));
-    expect(written(524289 / 65536)).to.equal('8.000015258789062').and.to.equal(String(524289 / 65536));
+    expect(written(2 ** 50 + 0.25))
+      .to.equal('1125899906842624.2')
+      .and.to.equal(String(2 ** 50 + 0.25));
+    expect(written(2 ** 50 + 0.75))
+      .to.equal('1125899906842624.8')
+      .and.to.equal(String(2 ** 50 + 0.75));
+    expect(written(524289 / 65536))
+      .to.equal('8.000015258789062')
+      .and.to.equal(String(524289 / 65536));
   });
 
   it('writes every power of two and its neighbours as String does', () => {
@@ -94,23 +152,41 @@ describe('writeShortest', () => {
   });
 
   it('matches String for any double', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true }), (v) => written(v) === String(v)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.double({ noNaN: true }), (v) => written(v) === String(v)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('matches String for doubles of the fast path, 2^-19 to 2^52', () => {
     const inRange = fc.double({ min: 2 ** -19, max: 2 ** 52, noNaN: true });
-    fc.assert(fc.property(inRange, fc.boolean(), (v, negative) => written(negative ? -v : v) === String(negative ? -v : v)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(inRange, fc.boolean(), (v, negative) => written(negative ? -v : v) === String(negative ? -v : v)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('matches String for integers', () => {
-    fc.assert(fc.property(fc.integer(), (n) => written(n) === String(n)), { numRuns: 20_000 });
-    fc.assert(fc.property(fc.maxSafeInteger(), (n) => written(n) === String(n)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(fc.integer(), (n) => written(n) === String(n)),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (n) => written(n) === String(n)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('matches String for doubles from random 64-bit patterns', () => {
     const word = fc.integer({ min: 0, max: 2 ** 32 - 1 });
-    const finite = fc.tuple(word, word).map(([high, low]) => fromBits(high, low)).filter(Number.isFinite);
-    fc.assert(fc.property(finite, (v) => written(v) === String(v)), { numRuns: 20_000 });
+    const finite = fc
+      .tuple(word, word)
+      .map(([high, low]) => fromBits(high, low))
+      .filter(Number.isFinite);
+    fc.assert(
+      fc.property(finite, (v) => written(v) === String(v)),
+      { numRuns: 20_000 },
+    );
   });
 
   it('matches String over a seeded sweep of 2 million doubles, most of them in the fast path', () => {

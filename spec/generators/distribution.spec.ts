@@ -41,13 +41,20 @@ describe('distributions', () => {
   it('mean_shift_per_sec moves every observation by shift × the tick time in seconds', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom<DistributionConfig>({ type: 'exponential', rate: 3 }, { type: 'normal', mean: 1, stddev: 0.2 }, { type: 'uniform', min: 0, max: 2 }),
+        fc.constantFrom<DistributionConfig>(
+          { type: 'exponential', rate: 3 },
+          { type: 'normal', mean: 1, stddev: 0.2 },
+          { type: 'uniform', min: 0, max: 2 },
+        ),
         fc.double({ min: -10, max: 10, noNaN: true }),
         fc.nat({ max: 1e6 }),
         fc.double({ min: 0, max: 1e9, noNaN: true }),
         (config, shift, i, at) => {
           const drifting = distributionSampler({ ...config, mean_shift_per_sec: shift }, 5)(i, at);
-          expect(drifting).to.be.closeTo(distributionSampler(config, 5)(i, at) + (shift * at) / 1000, 1e-6 * (1 + Math.abs((shift * at) / 1000)));
+          expect(drifting).to.be.closeTo(
+            distributionSampler(config, 5)(i, at) + (shift * at) / 1000,
+            1e-6 * (1 + Math.abs((shift * at) / 1000)),
+          );
         },
       ),
     );

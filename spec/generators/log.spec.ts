@@ -9,7 +9,8 @@ const config = (fields: Partial<LogGeneratorConfig> = {}): LogGeneratorConfig =>
   seed: 1,
   ...fields,
 });
-const records = (c: LogGeneratorConfig, count: number) => Array.from({ length: count }, (_, n) => logGenerator(c)(n, 0));
+const records = (c: LogGeneratorConfig, count: number) =>
+  Array.from({ length: count }, (_, n) => logGenerator(c)(n, 0));
 
 describe('log generator', () => {
   it('fills placeholders from their pools and records every picked value as a field', () => {
@@ -39,7 +40,10 @@ describe('log generator', () => {
   });
 
   it('picks templates evenly and severities in proportion to their weights', () => {
-    const c = config({ templates: [{ message: 'a' }, { message: 'b' }], severity_weights: { info: 7, warn: 2, error: 1, debug: 0 } });
+    const c = config({
+      templates: [{ message: 'a' }, { message: 'b' }],
+      severity_weights: { info: 7, warn: 2, error: 1, debug: 0 },
+    });
     const all = records(c, 20_000);
     const share = (test: (r: (typeof all)[number]) => boolean) => all.filter(test).length / all.length;
     expect(share((r) => r.message === 'a')).to.be.closeTo(0.5, 0.02);
@@ -52,13 +56,29 @@ describe('log generator', () => {
   it('gives the records it always gave for a seed (template, severity and values drawn as documented)', () => {
     const generator = logGenerator(
       config({
-        templates: [{ message: 'user {user} logged in from {ip}' }, { message: 'GET {path} took {ms}ms', severity: 'debug' }],
-        field_pools: { user: ['ann', 'bob', 'chen'], ip: ['10.0.0.1', '10.0.0.2'], path: ['/', '/api'], ms: ['3', '12', '48'] },
+        templates: [
+          { message: 'user {user} logged in from {ip}' },
+          { message: 'GET {path} took {ms}ms', severity: 'debug' },
+        ],
+        field_pools: {
+          user: ['ann', 'bob', 'chen'],
+          ip: ['10.0.0.1', '10.0.0.2'],
+          path: ['/', '/api'],
+          ms: ['3', '12', '48'],
+        },
         severity_weights: { info: 7, warn: 2, error: 1 },
       }),
     );
-    const login = (severity: string, user: string, ip: string) => ({ severity, message: `user ${user} logged in from ${ip}`, fields: { user, ip } });
-    const get = (path: string, ms: string) => ({ severity: 'debug', message: `GET ${path} took ${ms}ms`, fields: { path, ms } });
+    const login = (severity: string, user: string, ip: string) => ({
+      severity,
+      message: `user ${user} logged in from ${ip}`,
+      fields: { user, ip },
+    });
+    const get = (path: string, ms: string) => ({
+      severity: 'debug',
+      message: `GET ${path} took ${ms}ms`,
+      fields: { path, ms },
+    });
     // Recorded from the first release of the generator.
     const record = (n: number) => {
       const { severity, message, fields } = generator(n, 0);
@@ -91,7 +111,11 @@ describe('log generator: a template with its own severity', () => {
       }),
     );
     const all = Array.from({ length: 200 }, (_, n) => generator(n, 0));
-    expect(new Set(all.filter((r) => r.message === 'charge accepted').map((r) => r.severity))).to.deep.equal(new Set(['info']));
-    expect(new Set(all.filter((r) => r.message === 'charge declined').map((r) => r.severity))).to.deep.equal(new Set(['error']));
+    expect(new Set(all.filter((r) => r.message === 'charge accepted').map((r) => r.severity))).to.deep.equal(
+      new Set(['info']),
+    );
+    expect(new Set(all.filter((r) => r.message === 'charge declined').map((r) => r.severity))).to.deep.equal(
+      new Set(['error']),
+    );
   });
 });

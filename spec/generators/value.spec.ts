@@ -16,8 +16,12 @@ describe('value generators', () => {
   });
 
   it('sequence repeats, or holds its last value', () => {
-    expect(first(valueGenerator({ type: 'sequence', values: [1, 5, 9], repeat: true }), 7)).to.deep.equal([1, 5, 9, 1, 5, 9, 1]);
-    expect(first(valueGenerator({ type: 'sequence', values: [1, 5, 9], repeat: false }), 5)).to.deep.equal([1, 5, 9, 9, 9]);
+    expect(first(valueGenerator({ type: 'sequence', values: [1, 5, 9], repeat: true }), 7)).to.deep.equal([
+      1, 5, 9, 1, 5, 9, 1,
+    ]);
+    expect(first(valueGenerator({ type: 'sequence', values: [1, 5, 9], repeat: false }), 5)).to.deep.equal([
+      1, 5, 9, 9, 9,
+    ]);
   });
 
   it('sine follows offset + amplitude·sin(2π·t/period) of the tick time', () => {
@@ -35,12 +39,18 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
 
   it('uniform is min + (max − min)·u(seed, n), u from SplitMix64: within [min, max), the same for the same seed', () => {
     fc.assert(
-      fc.property(finite, fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.integer(), tick, (min, width, seed, n) => {
-        const max = min + width;
-        const value = valueGenerator({ type: 'uniform', min, max, seed })(n, 0);
-        expect(value).to.equal(min + new SplitMix64(seed).unit(n) * (max - min));
-        expect(value).to.be.at.least(min).and.below(max);
-      }),
+      fc.property(
+        finite,
+        fc.double({ min: 1e-3, max: 1e6, noNaN: true }),
+        fc.integer(),
+        tick,
+        (min, width, seed, n) => {
+          const max = min + width;
+          const value = valueGenerator({ type: 'uniform', min, max, seed })(n, 0);
+          expect(value).to.equal(min + new SplitMix64(seed).unit(n) * (max - min));
+          expect(value).to.be.at.least(min).and.below(max);
+        },
+      ),
     );
     const draws = first(valueGenerator({ type: 'uniform', min: 0, max: 1, seed: 7 }), 1000);
     expect(new Set(draws).size).to.equal(1000);
@@ -66,14 +76,24 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
   });
 
   it('step with max counts start, start + step_size, … up to max, then wraps back to start', () => {
-    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 25, max: 100 }), 7)).to.deep.equal([0, 25, 50, 75, 100, 0, 25]);
+    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 25, max: 100 }), 7)).to.deep.equal([
+      0, 25, 50, 75, 100, 0, 25,
+    ]);
     expect(first(valueGenerator({ type: 'step', start: 1, step_size: 2, max: 6 }), 5)).to.deep.equal([1, 3, 5, 1, 3]);
     fc.assert(
-      fc.property(finite, fc.double({ min: 1e-3, max: 1e3, noNaN: true }), fc.integer({ min: 1, max: 1000 }), tick, (start, step, steps, n) => {
-        const max = start + step * steps;
-        const value = valueGenerator({ type: 'step', start, step_size: step, max })(n, 0);
-        expect(value).to.be.at.least(start).and.at.most(max + 1e-6 * Math.abs(max));
-      }),
+      fc.property(
+        finite,
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        fc.integer({ min: 1, max: 1000 }),
+        tick,
+        (start, step, steps, n) => {
+          const max = start + step * steps;
+          const value = valueGenerator({ type: 'step', start, step_size: step, max })(n, 0);
+          expect(value)
+            .to.be.at.least(start)
+            .and.at.most(max + 1e-6 * Math.abs(max));
+        },
+      ),
     );
   });
 });

@@ -10,7 +10,8 @@ const aliasOf = (generator: Record<string, unknown>, extra: Record<string, unkno
   const { generator: desugared, jitter, jitter_seed } = entryOf(metric({ generator, ...extra }));
   return { generator: desugared, jitter, jitter_seed };
 };
-const aliasProblems = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) => entryProblems(metric({ generator, ...extra }));
+const aliasProblems = (generator: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  entryProblems(metric({ generator, ...extra }));
 
 describe('operational aliases desugar into generators before validation', () => {
   it('flap: up for up_duration, down for down_duration, as a spike starting up', () => {
@@ -21,20 +22,37 @@ describe('operational aliases desugar into generators before validation', () => 
       duration_secs: 30,
       interval_secs: 40,
     });
-    expect(aliasOf({ type: 'flap', up_duration: '1m', down_duration: '15s', enum: 'oper_status' }).generator).to.include({ baseline: 2, magnitude: -1 });
-    expect(aliasOf({ type: 'flap', up_duration: '1s', down_duration: '1s', up_value: 100, down_value: 5 }).generator).to.include({ baseline: 5, magnitude: 95 });
-    const gen = valueGenerator(aliasOf({ type: 'flap', up_duration: '3s', down_duration: '2s', up_value: 7, down_value: 3 }).generator!);
-    fc.assert(fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), (t) => void expect(gen(0, t)).to.equal(t % 5000 < 3000 ? 7 : 3)));
+    expect(
+      aliasOf({ type: 'flap', up_duration: '1m', down_duration: '15s', enum: 'oper_status' }).generator,
+    ).to.include({ baseline: 2, magnitude: -1 });
+    expect(
+      aliasOf({ type: 'flap', up_duration: '1s', down_duration: '1s', up_value: 100, down_value: 5 }).generator,
+    ).to.include({ baseline: 5, magnitude: 95 });
+    const gen = valueGenerator(
+      aliasOf({ type: 'flap', up_duration: '3s', down_duration: '2s', up_value: 7, down_value: 3 }).generator!,
+    );
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e9, noNaN: true }),
+        (t) => void expect(gen(0, t)).to.equal(t % 5000 < 3000 ? 7 : 3),
+      ),
+    );
   });
 
   it('saturation and leak: a sawtooth from baseline to ceiling over the time given', () => {
     const sawtooth = { type: 'sawtooth', min: 20, max: 95, period_secs: 300 };
-    expect(aliasOf({ type: 'saturation', baseline: 20, ceiling: 95, time_to_saturate: '5m' }).generator).to.deep.equal(sawtooth);
-    expect(aliasOf({ type: 'leak', baseline: 20, ceiling: 95, time_to_ceiling: '5m' }).generator).to.deep.equal(sawtooth);
+    expect(aliasOf({ type: 'saturation', baseline: 20, ceiling: 95, time_to_saturate: '5m' }).generator).to.deep.equal(
+      sawtooth,
+    );
+    expect(aliasOf({ type: 'leak', baseline: 20, ceiling: 95, time_to_ceiling: '5m' }).generator).to.deep.equal(
+      sawtooth,
+    );
   });
 
   it('degradation: a sawtooth, with noise as the entry jitter', () => {
-    expect(aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m', noise: 0.05, noise_seed: 4 })).to.deep.equal({
+    expect(
+      aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m', noise: 0.05, noise_seed: 4 }),
+    ).to.deep.equal({
       generator: { type: 'sawtooth', min: 0.1, max: 2, period_secs: 600 },
       jitter: 0.05,
       jitter_seed: 4,
@@ -55,7 +73,10 @@ describe('operational aliases desugar into generators before validation', () => 
   });
 
   it('spike_event: a spike of spike_height for spike_duration every spike_interval', () => {
-    expect(aliasOf({ type: 'spike_event', baseline: 1, spike_height: 50, spike_duration: '10s', spike_interval: '2m' }).generator).to.deep.equal({
+    expect(
+      aliasOf({ type: 'spike_event', baseline: 1, spike_height: 50, spike_duration: '10s', spike_interval: '2m' })
+        .generator,
+    ).to.deep.equal({
       type: 'spike',
       baseline: 1,
       magnitude: 50,
@@ -72,25 +93,29 @@ describe('operational aliases desugar into generators before validation', () => 
     expect(aliasProblems({ type: 'saturation', baseline: 90, ceiling: 10, time_to_saturate: '1m' })).to.deep.equal([
       'scenarios[0] (cpu): generator.ceiling: expected a number greater than baseline (90), got 10',
     ]);
-    expect(aliasProblems({ type: 'spike_event', baseline: 0, spike_height: 1, spike_duration: '1m', spike_interval: '1m' })).to.deep.equal([
+    expect(
+      aliasProblems({ type: 'spike_event', baseline: 0, spike_height: 1, spike_duration: '1m', spike_interval: '1m' }),
+    ).to.deep.equal([
       'scenarios[0] (cpu): generator.spike_duration: expected a duration shorter than spike_interval ("1m"), got "1m"',
     ]);
-    expect(aliasProblems({ type: 'flap', up_duration: '200d', down_duration: '200d' })[0]).to.include('generator.up_duration');
+    expect(aliasProblems({ type: 'flap', up_duration: '200d', down_duration: '200d' })[0]).to.include(
+      'generator.up_duration',
+    );
     expect(aliasProblems({ type: 'flap', up_duration: '5000h', down_duration: '5000h' })).to.deep.equal([
       'scenarios[0] (cpu): generator.down_duration: expected up_duration + down_duration up to 8760h (365 days), got 10000h',
     ]);
     expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: -1 })).to.deep.equal([
       'scenarios[0] (cpu): generator.noise: expected a number greater than or equal to 0, got -1',
     ]);
-    expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: 1 }, { jitter: 2 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.noise: not allowed with jitter (noise becomes the entry jitter)',
-    ]);
+    expect(
+      aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: 1 }, { jitter: 2 }),
+    ).to.deep.equal(['scenarios[0] (cpu): generator.noise: not allowed with jitter (noise becomes the entry jitter)']);
     expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise_seed: 1 })).to.deep.equal([
       'scenarios[0] (cpu): generator.noise_seed: only allowed with noise',
     ]);
-    expect(aliasProblems({ type: 'leak', baseline: 1, ceiling: 2, time_to_ceiling: '1m', amplitude: 3 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.amplitude: unknown field',
-    ]);
+    expect(aliasProblems({ type: 'leak', baseline: 1, ceiling: 2, time_to_ceiling: '1m', amplitude: 3 })).to.deep.equal(
+      ['scenarios[0] (cpu): generator.amplitude: unknown field'],
+    );
   });
 
   it('lists the aliases among the allowed types', () => {
@@ -101,36 +126,68 @@ describe('operational aliases desugar into generators before validation', () => 
 
   it('desugars an alias in defaults once, for every entry', () => {
     const file = load(
-      JSON.stringify({ version: 2, kind: 'runnable', defaults: { generator: { type: 'steady', center: 5, amplitude: 1, period: '10s', noise: 0.5 } }, scenarios: [metric({ generator: undefined }), metric({ name: 'b', generator: undefined })] }),
+      JSON.stringify({
+        version: 2,
+        kind: 'runnable',
+        defaults: { generator: { type: 'steady', center: 5, amplitude: 1, period: '10s', noise: 0.5 } },
+        scenarios: [metric({ generator: undefined }), metric({ name: 'b', generator: undefined })],
+      }),
       { format: 'json' },
     );
-    for (const entry of file.scenarios) expect(entry).to.deep.include({ generator: { type: 'sine', amplitude: 1, period_secs: 10, offset: 5 }, jitter: 0.5 });
-    expect(problems(v2([metric({ generator: undefined })], { defaults: { generator: { type: 'leak', baseline: 1 } } }))).to.deep.equal([
+    for (const entry of file.scenarios)
+      expect(entry).to.deep.include({
+        generator: { type: 'sine', amplitude: 1, period_secs: 10, offset: 5 },
+        jitter: 0.5,
+      });
+    expect(
+      problems(v2([metric({ generator: undefined })], { defaults: { generator: { type: 'leak', baseline: 1 } } })),
+    ).to.deep.equal([
       'defaults: generator.ceiling: missing required field',
       'defaults: generator.time_to_ceiling: missing required field',
     ]);
   });
 
-  it('desugars an alias in a pack override too; its noise becomes that metric\'s jitter', () => {
+  it("desugars an alias in a pack override too; its noise becomes that metric's jitter", () => {
     const overrides = {
       node_cpu_seconds_total: { generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } },
-      node_load1: { generator: { type: 'degradation', baseline: 1, ceiling: 4, time_to_degrade: '10m', noise: 0.2, noise_seed: 7 } },
+      node_load1: {
+        generator: { type: 'degradation', baseline: 1, ceiling: 4, time_to_degrade: '10m', noise: 0.2, noise_seed: 7 },
+      },
     };
     const plan = compile([{ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides }]);
     const byName = new Map(plan.scenarios.map((entry) => [entry.name, entry]));
-    expect(byName.get('node_cpu_seconds_total')).to.deep.include({ generator: { type: 'sawtooth', min: 0, max: 1, period_secs: 60 } });
+    expect(byName.get('node_cpu_seconds_total')).to.deep.include({
+      generator: { type: 'sawtooth', min: 0, max: 1, period_secs: 60 },
+    });
     expect(byName.get('node_cpu_seconds_total')!.jitter).to.equal(undefined);
-    expect(byName.get('node_load1')).to.deep.include({ generator: { type: 'sawtooth', min: 1, max: 4, period_secs: 600 }, jitter: 0.2, jitter_seed: 7 });
+    expect(byName.get('node_load1')).to.deep.include({
+      generator: { type: 'sawtooth', min: 1, max: 4, period_secs: 600 },
+      jitter: 0.2,
+      jitter_seed: 7,
+    });
     expect(byName.get('node_load5')!.jitter).to.equal(undefined);
   });
 
   it('names the alias field at fault in a pack override', () => {
-    const problems = entryProblems({ signal_type: 'metrics', pack: 'node_cpu', rate: 1, overrides: { node_load1: { generator: { type: 'flap', up_duration: '1m' } } } });
-    expect(problems).to.deep.equal(['scenarios[0] (node_cpu): overrides.node_load1.generator.down_duration: missing required field']);
+    const problems = entryProblems({
+      signal_type: 'metrics',
+      pack: 'node_cpu',
+      rate: 1,
+      overrides: { node_load1: { generator: { type: 'flap', up_duration: '1m' } } },
+    });
+    expect(problems).to.deep.equal([
+      'scenarios[0] (node_cpu): overrides.node_load1.generator.down_duration: missing required field',
+    ]);
   });
 
-  it('refuses an alias where it cannot stand (a pack file\'s metric), saying what it is', () => {
-    const text = JSON.stringify({ version: 2, kind: 'composable', name: 'p', description: 'd', metrics: [{ name: 'm', generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } }] });
+  it("refuses an alias where it cannot stand (a pack file's metric), saying what it is", () => {
+    const text = JSON.stringify({
+      version: 2,
+      kind: 'composable',
+      name: 'p',
+      description: 'd',
+      metrics: [{ name: 'm', generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } }],
+    });
     expect(() => loadPack(text, { origin: 'p.json' })).to.throw(
       ConfigError,
       'metrics[0] (m): generator.type: "leak" is an operational alias, only allowed in the generator of an entry, of defaults or of a pack\'s overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)',

@@ -3,9 +3,15 @@ import { entryProblems, logs, metric, problems, v2 } from '../support/scenarios.
 
 describe('unknown fields: did you mean', () => {
   it('suggests the closest valid field at that position', () => {
-    expect(entryProblems(metric({ ratee: 2 }))).to.deep.equal(['scenarios[0] (cpu): ratee: unknown field (did you mean rate?)']);
-    expect(entryProblems(metric({ lables: { a: 'b' } }))).to.deep.equal(['scenarios[0] (cpu): lables: unknown field (did you mean labels?)']);
-    expect(entryProblems(metric({ Duration: '1s' }))).to.deep.equal(['scenarios[0] (cpu): Duration: unknown field (did you mean duration?)']);
+    expect(entryProblems(metric({ ratee: 2 }))).to.deep.equal([
+      'scenarios[0] (cpu): ratee: unknown field (did you mean rate?)',
+    ]);
+    expect(entryProblems(metric({ lables: { a: 'b' } }))).to.deep.equal([
+      'scenarios[0] (cpu): lables: unknown field (did you mean labels?)',
+    ]);
+    expect(entryProblems(metric({ Duration: '1s' }))).to.deep.equal([
+      'scenarios[0] (cpu): Duration: unknown field (did you mean duration?)',
+    ]);
     expect(entryProblems(metric({ generator: { type: 'step', step_sise: 1 } }))).to.deep.equal([
       'scenarios[0] (cpu): generator.step_sise: unknown field (did you mean step_size?)',
       'scenarios[0] (cpu): generator.step_size: missing required field',
@@ -14,8 +20,12 @@ describe('unknown fields: did you mean', () => {
       'scenarios[0] (cpu): sink.pth: unknown field (did you mean path?)',
       'scenarios[0] (cpu): sink.path: missing required field',
     ]);
-    expect(problems(v2([metric()], { scenario: [] }))).to.deep.equal(['scenario: unknown field (did you mean scenarios?)']);
-    expect(problems(v2([metric()], { defaults: { durration: '1s' } }))).to.deep.equal(['defaults: durration: unknown field (did you mean duration?)']);
+    expect(problems(v2([metric()], { scenario: [] }))).to.deep.equal([
+      'scenario: unknown field (did you mean scenarios?)',
+    ]);
+    expect(problems(v2([metric()], { defaults: { durration: '1s' } }))).to.deep.equal([
+      'defaults: durration: unknown field (did you mean duration?)',
+    ]);
   });
 
   it('suggests nothing when no field is close', () => {

@@ -21,13 +21,34 @@ describe('parseDuration', () => {
   it('reads every whole number with every unit exactly', () => {
     const units = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])), (n, unit) => {
-        expect(parseDuration(`${n}${unit}`)).to.equal(n * units[unit]);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.constantFrom(...(Object.keys(units) as (keyof typeof units)[])),
+        (n, unit) => {
+          expect(parseDuration(`${n}${unit}`)).to.equal(n * units[unit]);
+        },
+      ),
     );
   });
 
-  for (const bad of ['', '5', 's', '5x', '1d', '-1s', '+1s', '1 s', ' 1s', '1s ', '1.s', '.5s', '1e3ms', '1h30m', '1S', 'NaNs']) {
+  for (const bad of [
+    '',
+    '5',
+    's',
+    '5x',
+    '1d',
+    '-1s',
+    '+1s',
+    '1 s',
+    ' 1s',
+    '1s ',
+    '1.s',
+    '.5s',
+    '1e3ms',
+    '1h30m',
+    '1S',
+    'NaNs',
+  ]) {
     it(`rejects ${JSON.stringify(bad)} naming the units`, () => {
       expect(() => parseDuration(bad)).to.throw(
         RangeError,

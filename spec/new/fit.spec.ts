@@ -5,16 +5,21 @@ import type { GeneratorConfig } from '../../lib/language/types.js';
 import { randomWalk, sampled, type Recorded, type SampleOptions } from '../support/recorded-series.js';
 
 /** The generator of a fit, checked to be of `type`. */
-function generatorOf<T extends GeneratorConfig['type']>(fit: SeriesFit, type: T): Extract<GeneratorConfig, { type: T }> {
+function generatorOf<T extends GeneratorConfig['type']>(
+  fit: SeriesFit,
+  type: T,
+): Extract<GeneratorConfig, { type: T }> {
   expect(fit.generator?.type, fit.note).to.equal(type);
   return fit.generator as Extract<GeneratorConfig, { type: T }>;
 }
 
 const fitOf = ({ times, values }: Recorded) => fitSeries(times, values);
-const fitSampled = (generator: GeneratorConfig, count: number, spacingMs: number, options?: SampleOptions) => fitOf(sampled(generator, count, spacingMs, options));
+const fitSampled = (generator: GeneratorConfig, count: number, spacingMs: number, options?: SampleOptions) =>
+  fitOf(sampled(generator, count, spacingMs, options));
 
 /** `actual` within `fraction` of `expected` (relative). */
-const near = (actual: number, expected: number, fraction: number, what: string) => expect(actual, what).to.be.closeTo(expected, Math.abs(expected) * fraction);
+const near = (actual: number, expected: number, fraction: number, what: string) =>
+  expect(actual, what).to.be.closeTo(expected, Math.abs(expected) * fraction);
 
 describe('new: fitSeries', () => {
   describe('constant', () => {
@@ -57,7 +62,9 @@ describe('new: fitSeries', () => {
 
     it('a noisy rise (a leak) is the leak sawtooth over the data span: its slope within 5 %, the noise as jitter within 10 %', () => {
       // 1000 rows 10 s apart of a leak that would take 100,000 s to reach its ceiling.
-      const fit = fitSampled({ type: 'sawtooth', min: 100, max: 1000, period_secs: 100_000 }, 1000, 10_000, { jitter: 5 });
+      const fit = fitSampled({ type: 'sawtooth', min: 100, max: 1000, period_secs: 100_000 }, 1000, 10_000, {
+        jitter: 5,
+      });
       expect(fit.shape).to.equal('leak');
       const saw = generatorOf(fit, 'sawtooth');
       expect(saw.period_secs).to.equal(10_000);
@@ -87,7 +94,10 @@ describe('new: fitSeries', () => {
     });
 
     it('finds a period that is no multiple of the spacing (1373 s sampled every 15 s)', () => {
-      const sine = generatorOf(fitSampled({ type: 'sine', amplitude: 5, period_secs: 1373, offset: 1 }, 500, 15_000), 'sine');
+      const sine = generatorOf(
+        fitSampled({ type: 'sine', amplitude: 5, period_secs: 1373, offset: 1 }, 500, 15_000),
+        'sine',
+      );
       near(sine.period_secs, 1373, 0.02, 'period');
       near(sine.amplitude, 5, 0.05, 'amplitude');
     });
@@ -131,7 +141,10 @@ describe('new: fitSeries', () => {
     });
 
     it('a sawtooth that starts mid-ramp says where its ramp starts; with noise, the noise is jitter', () => {
-      const fit = fitSampled({ type: 'sawtooth', min: 0, max: 50, period_secs: 600 }, 3000, 1000, { jitter: 2, shiftMs: 250_000 });
+      const fit = fitSampled({ type: 'sawtooth', min: 0, max: 50, period_secs: 600 }, 3000, 1000, {
+        jitter: 2,
+        shiftMs: 250_000,
+      });
       near(generatorOf(fit, 'sawtooth').period_secs, 600, 0.02, 'period');
       near(fit.jitter!, 2, 0.1, 'jitter');
       expect(fit.note).to.contain('a ramp starting 250 s before the first row');
@@ -140,7 +153,12 @@ describe('new: fitSeries', () => {
 
   describe('two levels', () => {
     it('spikes: baseline and magnitude exact, duration within one row spacing, interval within 2 %', () => {
-      const fit = fitSampled({ type: 'spike', baseline: 5, magnitude: 40, duration_secs: 10, interval_secs: 60 }, 1200, 1000, { shiftMs: 25_000 });
+      const fit = fitSampled(
+        { type: 'spike', baseline: 5, magnitude: 40, duration_secs: 10, interval_secs: 60 },
+        1200,
+        1000,
+        { shiftMs: 25_000 },
+      );
       expect(fit.shape).to.equal('spikes');
       const spike = generatorOf(fit, 'spike');
       expect([spike.baseline, spike.magnitude]).to.deep.equal([5, 40]);
@@ -151,9 +169,19 @@ describe('new: fitSeries', () => {
 
     it('flapping between two levels is a spike as the flap alias writes it: up first for up_duration, every up + down', () => {
       // flap {up_duration: 30s, down_duration: 40s}
-      const fit = fitSampled({ type: 'spike', baseline: 0, magnitude: 1, duration_secs: 30, interval_secs: 70 }, 1400, 1000);
+      const fit = fitSampled(
+        { type: 'spike', baseline: 0, magnitude: 1, duration_secs: 30, interval_secs: 70 },
+        1400,
+        1000,
+      );
       expect(fit.shape).to.equal('flapping');
-      expect(fit.generator).to.deep.equal({ type: 'spike', baseline: 0, magnitude: 1, duration_secs: 30, interval_secs: 70 });
+      expect(fit.generator).to.deep.equal({
+        type: 'spike',
+        baseline: 0,
+        magnitude: 1,
+        duration_secs: 30,
+        interval_secs: 70,
+      });
     });
 
     it('one change of level is a spike of the first level until the change, repeating every data span', () => {
@@ -161,7 +189,13 @@ describe('new: fitSeries', () => {
       const changed = values.map((v, i) => (i < 400 ? v : 10));
       const fit = fitSeries(times, changed);
       expect(fit.shape).to.equal('step change');
-      expect(fit.generator).to.deep.equal({ type: 'spike', baseline: 10, magnitude: 30, duration_secs: 400, interval_secs: 1000 });
+      expect(fit.generator).to.deep.equal({
+        type: 'spike',
+        baseline: 10,
+        magnitude: 30,
+        duration_secs: 400,
+        interval_secs: 1000,
+      });
     });
   });
 
@@ -171,12 +205,18 @@ describe('new: fitSeries', () => {
       expect(fit.shape).to.equal('none');
       expect(fit.generator).to.equal(undefined);
       expect(fit.quality).to.be.above(FIT_NRMSE);
-      expect(fit.note).to.match(/^no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/);
+      expect(fit.note).to.match(
+        /^no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/,
+      );
     });
 
     it(`noise is not told from a shape not found in fewer than ${MIN_NOISE_ROWS} rows: a noisy constant of ${MIN_NOISE_ROWS - 1} is replayed`, () => {
-      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS - 1, 1000, { jitter: 2 }).shape).to.equal('none');
-      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS, 1000, { jitter: 2 }).shape).to.equal('constant');
+      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS - 1, 1000, { jitter: 2 }).shape).to.equal(
+        'none',
+      );
+      expect(fitSampled({ type: 'constant', value: 42 }, MIN_NOISE_ROWS, 1000, { jitter: 2 }).shape).to.equal(
+        'constant',
+      );
     });
 
     it(`fewer than ${MIN_ROWS} rows that are not flat are replayed`, () => {
@@ -189,7 +229,12 @@ describe('new: fitSeries', () => {
   describe('rate, determinism and bounds', () => {
     it('the rate is one over the median spacing, whatever the gaps', () => {
       const times = [0, 10_000, 20_000, 30_000, 100_000, 110_000, 120_000, 500_000, 510_000];
-      expect(fitSeries(times, times.map(() => 1)).rate).to.equal(0.1);
+      expect(
+        fitSeries(
+          times,
+          times.map(() => 1),
+        ).rate,
+      ).to.equal(0.1);
     });
 
     it('the same rows give the same fit', () => {
@@ -207,11 +252,20 @@ describe('new: fitSeries', () => {
     it('the periodogram finds the strongest period repeating at least twice, and none in a flat series', () => {
       const { times, values } = sampled({ type: 'sine', amplitude: 1, period_secs: 50, offset: 0 }, 1000, 1000);
       expect(dominantPeriodMs(times, values, 1000, 2)).to.be.closeTo(50_000, 1000);
-      expect(dominantPeriodMs(times, times.map(() => 3), 1000, 2)).to.equal(undefined);
+      expect(
+        dominantPeriodMs(
+          times,
+          times.map(() => 3),
+          1000,
+          2,
+        ),
+      ).to.equal(undefined);
     });
 
     it('fits 100,000 rows (the CSV row limit) in well under the spec timeout', () => {
-      const rows = sampled({ type: 'sine', amplitude: 20, period_secs: 3600, offset: 50 }, 100_000, 1000, { jitter: 1 });
+      const rows = sampled({ type: 'sine', amplitude: 20, period_secs: 3600, offset: 50 }, 100_000, 1000, {
+        jitter: 1,
+      });
       const started = performance.now();
       const fit = fitOf(rows);
       expect(performance.now() - started).to.be.below(5000);

@@ -11,7 +11,14 @@ import { LOCAL_YAML_BUDGET } from '../../lib/language/limits.js';
 import type { GeneratorConfig } from '../../lib/language/types.js';
 import { scenarioFromCsv } from '../../lib/new/from-csv.js';
 import { SCHEMA_MODELINE } from '../../lib/new/modeline.js';
-import { grafanaCsv, plainCsv, randomWalk, sampled, type Recorded, type SampleOptions } from '../support/recorded-series.js';
+import {
+  grafanaCsv,
+  plainCsv,
+  randomWalk,
+  sampled,
+  type Recorded,
+  type SampleOptions,
+} from '../support/recorded-series.js';
 
 interface WrittenEntry {
   name: string;
@@ -27,13 +34,23 @@ interface WrittenEntry {
 const entriesOf = (yaml: string): WrittenEntry[] => (parse(yaml) as { scenarios: WrittenEntry[] }).scenarios;
 
 /** `actual` within `fraction` of `expected` (relative). */
-const near = (actual: unknown, expected: number, fraction: number, what: string) => expect(actual, what).to.be.a('number').and.closeTo(expected, Math.abs(expected) * fraction);
+const near = (actual: unknown, expected: number, fraction: number, what: string) =>
+  expect(actual, what)
+    .to.be.a('number')
+    .and.closeTo(expected, Math.abs(expected) * fraction);
 
 /**
  * One round trip per shape: rows of a known generator (svc's own code, starting at phase 0), the
  * fitted parameters checked within the stated tolerances.
  */
-const SHAPES: readonly { name: string; generator: GeneratorConfig; rows: number; spacingMs: number; options?: SampleOptions; check: (entry: WrittenEntry) => void }[] = [
+const SHAPES: readonly {
+  name: string;
+  generator: GeneratorConfig;
+  rows: number;
+  spacingMs: number;
+  options?: SampleOptions;
+  check: (entry: WrittenEntry) => void;
+}[] = [
   {
     name: 'constant',
     generator: { type: 'constant', value: 7.5 },
@@ -142,11 +159,21 @@ const SHAPES: readonly { name: string; generator: GeneratorConfig; rows: number;
     rows: 1400,
     spacingMs: 1000,
     // Flapping, as the flap alias writes it (up 30 s, down 40 s).
-    check: ({ generator }) => expect(generator).to.deep.equal({ type: 'spike', baseline: 0, magnitude: 1, duration_secs: 30, interval_secs: 70 }),
+    check: ({ generator }) =>
+      expect(generator).to.deep.equal({
+        type: 'spike',
+        baseline: 0,
+        magnitude: 1,
+        duration_secs: 30,
+        interval_secs: 70,
+      }),
   },
 ];
 
-const recordings = SHAPES.map((shape) => ({ ...shape, recorded: sampled(shape.generator, shape.rows, shape.spacingMs, shape.options) }));
+const recordings = SHAPES.map((shape) => ({
+  ...shape,
+  recorded: sampled(shape.generator, shape.rows, shape.spacingMs, shape.options),
+}));
 
 /** Regenerates a written entry's generator at the recorded times (its jitter left out): the NRMSE against the recording. */
 function regenerated(generator: GeneratorConfig, { times, values }: Recorded): number {
@@ -172,7 +199,10 @@ describe('new: scenarioFromCsv', () => {
       // One time column: the shapes recorded every second, cut to the shortest (1200 rows: 4 periods of the sine).
       const shared = recordings.filter((r) => r.spacingMs === 1000);
       const rows = Math.min(...shared.map((r) => r.rows));
-      const csv = grafanaCsv(shared[0]!.recorded.times.slice(0, rows), shared.map((r) => ({ name: r.name, labels: { job: 'api' }, values: r.recorded.values.slice(0, rows) })));
+      const csv = grafanaCsv(
+        shared[0]!.recorded.times.slice(0, rows),
+        shared.map((r) => ({ name: r.name, labels: { job: 'api' }, values: r.recorded.values.slice(0, rows) })),
+      );
       const entries = entriesOf(scenarioFromCsv(csv, 'export.csv', 'export.csv'));
       expect(entries.map((e) => e.name)).to.deep.equal(shared.map((r) => r.name));
       shared.forEach((r, i) => {
@@ -198,7 +228,11 @@ describe('new: scenarioFromCsv', () => {
       const walk = randomWalk(2000, 1000);
       const csv = grafanaCsv(walk.times, [{ name: 'latency', labels: { job: 'api' }, values: walk.values }]);
       const [entry] = entriesOf(scenarioFromCsv(csv, 'data/latency.csv', 'latency.csv'));
-      expect(entry!.generator).to.deep.equal({ type: 'csv_replay', file: 'latency.csv', columns: ['{__name__="latency", job="api"}'] });
+      expect(entry!.generator).to.deep.equal({
+        type: 'csv_replay',
+        file: 'latency.csv',
+        columns: ['{__name__="latency", job="api"}'],
+      });
       // The column names exactly the header that csv_replay will look for.
       expect(metricTable(csv, 'latency.csv').columns.map((c) => c.header)).to.deep.equal(entry!.generator.columns);
       expect(entry).to.include({ name: 'latency', rate: 1 });
@@ -208,32 +242,39 @@ describe('new: scenarioFromCsv', () => {
       const walk = randomWalk(300, 1000);
       const wave = sampled({ type: 'sine', amplitude: 1, period_secs: 60, offset: 0 }, 300, 1000);
       const dir = mkdtempSync(join(tmpdir(), 'svc-new-'));
-      const csv = grafanaCsv(walk.times, [{ name: 'wave', values: wave.values }, { name: 'walk', labels: { job: 'api' }, values: walk.values }]);
+      const csv = grafanaCsv(walk.times, [
+        { name: 'wave', values: wave.values },
+        { name: 'walk', labels: { job: 'api' }, values: walk.values },
+      ]);
       writeFileSync(join(dir, 'two.csv'), csv);
       const yaml = scenarioFromCsv(csv, 'two.csv', 'two.csv');
-      const read = await readReplays(loadScenario(yaml, { origin: join(dir, 'two.yaml') }), filesIn(dir)).finally(() => rmSync(dir, { recursive: true }));
+      const read = await readReplays(loadScenario(yaml, { origin: join(dir, 'two.yaml') }), filesIn(dir)).finally(() =>
+        rmSync(dir, { recursive: true }),
+      );
       const [, replayed] = compileScenario(read, { origin: 'two.yaml' }).scenarios;
       expect(replayed).to.deep.include({ name: 'walk', labels: { job: 'api' } });
-      expect(replayed!.generator?.type === 'csv_replay' && replayed!.generator.series?.values).to.deep.equal(walk.values);
+      expect(replayed!.generator?.type === 'csv_replay' && replayed!.generator.series?.values).to.deep.equal(
+        walk.values,
+      );
     });
 
     it('validates, fitted and replayed entries side by side', () => {
       const walk = randomWalk(500, 1000);
       const wave = sampled({ type: 'sine', amplitude: 1, period_secs: 60, offset: 0 }, 500, 1000);
-      const csv = grafanaCsv(walk.times, [{ name: 'walk', values: walk.values }, { name: 'wave', values: wave.values }]);
+      const csv = grafanaCsv(walk.times, [
+        { name: 'walk', values: walk.values },
+        { name: 'wave', values: wave.values },
+      ]);
       const file = loadScenario(scenarioFromCsv(csv, 'mixed.csv', 'mixed.csv'), { origin: 'mixed.yaml' });
       expect(file.scenarios.map((e) => e.generator?.type)).to.deep.equal(['csv_replay', 'sine']);
     });
   });
 
   describe('the file', () => {
-    const csv = grafanaCsv(
-      sampled({ type: 'constant', value: 1 }, 200, 1000).times,
-      [
-        { name: 'up', labels: { instance: 'web-1' }, values: Array(200).fill(1) },
-        { name: 'drift', values: randomWalk(200, 1000).values },
-      ],
-    );
+    const csv = grafanaCsv(sampled({ type: 'constant', value: 1 }, 200, 1000).times, [
+      { name: 'up', labels: { instance: 'web-1' }, values: Array(200).fill(1) },
+      { name: 'drift', values: randomWalk(200, 1000).values },
+    ]);
     const yaml = scenarioFromCsv(csv, 'up.csv', 'up.csv');
 
     it('starts with the schema modeline, then a v2 runnable file', () => {
@@ -246,7 +287,9 @@ describe('new: scenarioFromCsv', () => {
       const above = lines.flatMap((line, i) => (line.startsWith('  - name: ') ? [lines[i - 1]] : []));
       expect(above).to.have.length(2);
       expect(above[0]).to.equal('  # {__name__="up", instance="web-1"}: constant: value 1; fits exactly');
-      expect(above[1]).to.match(/^ {2}# \{__name__="drift"\}: no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/);
+      expect(above[1]).to.match(
+        /^ {2}# \{__name__="drift"\}: no shape fits \(closest: [a-z ]+, NRMSE 0\.\d{3}, residual not noise\): replayed as recorded$/,
+      );
     });
 
     it('writes generators and labels in flow style, one line each', () => {
@@ -259,7 +302,10 @@ describe('new: scenarioFromCsv', () => {
     });
 
     it('refuses a text that is not a metrics CSV, naming its origin', () => {
-      expect(() => scenarioFromCsv('when,value\nyesterday,1\n', 'bad.csv', 'bad.csv')).to.throw(ConfigError, /bad\.csv/);
+      expect(() => scenarioFromCsv('when,value\nyesterday,1\n', 'bad.csv', 'bad.csv')).to.throw(
+        ConfigError,
+        /bad\.csv/,
+      );
     });
   });
 });

@@ -19,14 +19,22 @@ const origin = 'http://admin:***@127.0.0.1/metrics';
 
 /** The entries of the scenario reproducing `text`, loaded as svc run loads them. */
 function profiled(text: string): Entry[] {
-  return [...loadScenario(scenarioFromExposition(text, { origin, readAt }), { origin: 'profile', yamlBudget: LOCAL_YAML_BUDGET }).scenarios];
+  return [
+    ...loadScenario(scenarioFromExposition(text, { origin, readAt }), {
+      origin: 'profile',
+      yamlBudget: LOCAL_YAML_BUDGET,
+    }).scenarios,
+  ];
 }
 
 /** The values a rotating label takes, and how many distinct ones. */
 function rotating(entry: Entry, key: string): { values: string[]; distinct: number } {
   const label = entry.dynamic_labels.find((l) => l.key === key);
   expect(label, `${entry.name}: no rotating label ${key}`).to.not.equal(undefined);
-  const values = label!.form === 'list' ? [...label!.values] : Array.from({ length: label!.cardinality }, (_, i) => `${label!.prefix}${i}`);
+  const values =
+    label!.form === 'list'
+      ? [...label!.values]
+      : Array.from({ length: label!.cardinality }, (_, i) => `${label!.prefix}${i}`);
   return { values, distinct: new Set(values).size };
 }
 
@@ -65,14 +73,23 @@ describe('parseExposition: the Prometheus text format', () => {
       ['nan_gauge', 'untyped', 1],
     ]);
     expect(families[0]!.help).to.equal('The total number of HTTP requests.\nSecond line, \\ kept.');
-    expect(families[0]!.samples[1]).to.deep.equal({ name: 'http_requests_total', labels: { method: 'get', code: '400' }, value: 3 });
-    expect(families[2]!.samples[0]!.labels).to.deep.equal({ path: 'C:\\DIR\\FILE.TXT', error: 'Cannot find file:\n"FILE.TXT"' });
+    expect(families[0]!.samples[1]).to.deep.equal({
+      name: 'http_requests_total',
+      labels: { method: 'get', code: '400' },
+      value: 3,
+    });
+    expect(families[2]!.samples[0]!.labels).to.deep.equal({
+      path: 'C:\\DIR\\FILE.TXT',
+      error: 'Cannot find file:\n"FILE.TXT"',
+    });
     expect(families[3]!.samples[0]!.value).to.equal(-Infinity);
     expect(families[4]!.samples[0]!.value).to.be.NaN;
   });
 
   it("groups OpenMetrics' counter samples (_total, _created) under their family, and reads unknown as untyped", () => {
-    const { families } = parseExposition('# TYPE jobs counter\njobs_total 3\njobs_created 1.7e9\n# TYPE thing unknown\nthing 1\n# EOF\n');
+    const { families } = parseExposition(
+      '# TYPE jobs counter\njobs_total 3\njobs_created 1.7e9\n# TYPE thing unknown\nthing 1\n# EOF\n',
+    );
     expect(families.map((f) => [f.name, f.type, f.samples.map((s) => s.name)])).to.deep.equal([
       ['jobs', 'counter', ['jobs_total', 'jobs_created']],
       ['thing', 'untyped', ['thing']],
@@ -80,7 +97,9 @@ describe('parseExposition: the Prometheus text format', () => {
   });
 
   it('skips and counts the lines that break the format, naming the first, and keeps the rest', () => {
-    const { families, skipped, firstSkipped } = parseExposition('up 1\nup{job="a" 1\n# TYPE x frobnicator\ndown two\n{"utf8.name"} 1\nlast 2\n');
+    const { families, skipped, firstSkipped } = parseExposition(
+      'up 1\nup{job="a" 1\n# TYPE x frobnicator\ndown two\n{"utf8.name"} 1\nlast 2\n',
+    );
     expect(families.map((f) => f.name)).to.deep.equal(['up', 'last']);
     expect(skipped).to.equal(4);
     expect(firstSkipped).to.equal('line 2: expected , or } after the label job');
@@ -105,28 +124,50 @@ describe('scenarioFromExposition: what becomes what', () => {
         `process_start_time_seconds ${readAt.getTime() / 1000 - 3600}`,
       ].join('\n'),
     );
-    expect(counter).to.deep.include({ name: 'jobs_total', signal_type: 'metrics', metric_type: 'counter', help: 'Jobs done.', labels: { zone: 'eu' }, rate: 2 });
+    expect(counter).to.deep.include({
+      name: 'jobs_total',
+      signal_type: 'metrics',
+      metric_type: 'counter',
+      help: 'Jobs done.',
+      labels: { zone: 'eu' },
+      rate: 2,
+    });
     // A mean of 5400 after an hour: 1.5/s a series; each series is written once a second at rate 2.
     expect(counter!.generator).to.deep.equal({ type: 'step', start: 3600, step_size: 0.75 });
     expect(rotating(counter!, 'queue')).to.deep.equal({ values: ['fast', 'slow'], distinct: 2 });
   });
 
   it('dates counters by their _created samples, and leaves the families of creation times out', () => {
-    const text = scenarioFromExposition(`# TYPE a_total counter\na_total 100\n# TYPE a_created gauge\na_created ${readAt.getTime() / 1000 - 10}\n`, { origin, readAt });
+    const text = scenarioFromExposition(
+      `# TYPE a_total counter\na_total 100\n# TYPE a_created gauge\na_created ${readAt.getTime() / 1000 - 10}\n`,
+      { origin, readAt },
+    );
     expect(text).to.include('counting for 10 s (its _created samples)').and.include('Not reproduced: a_created');
-    expect(loadScenario(text, { origin: 'profile' }).scenarios.map((e) => [e.name, e.generator])).to.deep.equal([['a_total', { type: 'step', start: 100, step_size: 10 }]]);
+    expect(loadScenario(text, { origin: 'profile' }).scenarios.map((e) => [e.name, e.generator])).to.deep.equal([
+      ['a_total', { type: 'step', start: 100, step_size: 10 }],
+    ]);
   });
 
   it('reproduces a gauge over its range (uniform), or its one value (constant); untyped keeps its type', () => {
-    const [gauge, constant] = profiled('# TYPE temp gauge\ntemp{room="a"} 19\ntemp{room="b"} 21.5\nversion_info{v="1.2"} 1\n');
-    expect(gauge).to.deep.include({ metric_type: 'gauge', generator: { type: 'uniform', min: 19, max: 21.5, seed: 0 } });
-    expect(constant).to.deep.include({ metric_type: 'untyped', generator: { type: 'constant', value: 1 }, labels: { v: '1.2' } });
+    const [gauge, constant] = profiled(
+      '# TYPE temp gauge\ntemp{room="a"} 19\ntemp{room="b"} 21.5\nversion_info{v="1.2"} 1\n',
+    );
+    expect(gauge).to.deep.include({
+      metric_type: 'gauge',
+      generator: { type: 'uniform', min: 19, max: 21.5, seed: 0 },
+    });
+    expect(constant).to.deep.include({
+      metric_type: 'untyped',
+      generator: { type: 'constant', value: 1 },
+      labels: { v: '1.2' },
+    });
   });
 
   it('keeps every label cardinality: up to the list limit as lists whose cycles share no factor, beyond it as counter values', () => {
     const many = MAX_LISTED_VALUES + 5;
     const series = [];
-    for (let i = 0; i < many; i++) series.push(`wide{user="u${i}",code="${200 + (i % 2)}",method="${['get', 'put', 'post', 'head'][i % 4]}"} 1`);
+    for (let i = 0; i < many; i++)
+      series.push(`wide{user="u${i}",code="${200 + (i % 2)}",method="${['get', 'put', 'post', 'head'][i % 4]}"} 1`);
     const [wide] = profiled(series.join('\n'));
     expect(rotating(wide!, 'user').distinct).to.equal(many);
     expect(wide!.dynamic_labels.find((l) => l.key === 'user')).to.include({ form: 'counter', cardinality: many });
@@ -141,41 +182,80 @@ describe('scenarioFromExposition: what becomes what', () => {
 
   it('reproduces a histogram with the bounds read and a distribution of the mean read: exponential when right-skewed or unresolved, else normal', () => {
     const histogram = (buckets: string, sum: number) =>
-      ['# TYPE lat histogram', ...buckets.split(' ').map((b) => `lat_bucket{le="${b.split(':')[0]}",path="/a"} ${b.split(':')[1]}`), `lat_sum{path="/a"} ${sum}`, 'lat_count{path="/a"} 100'].join('\n');
+      [
+        '# TYPE lat histogram',
+        ...buckets.split(' ').map((b) => `lat_bucket{le="${b.split(':')[0]}",path="/a"} ${b.split(':')[1]}`),
+        `lat_sum{path="/a"} ${sum}`,
+        'lat_count{path="/a"} 100',
+      ].join('\n');
     // Half the observations at most 0.1, mean 0.2: right-skewed.
     const [skewed] = profiled(histogram('0.1:50 0.2:80 0.5:95 1:100 +Inf:100', 20));
-    expect(skewed).to.deep.include({ signal_type: 'histogram', metric_type: 'histogram', buckets: [0.1, 0.2, 0.5, 1], distribution: { type: 'exponential', rate: 5 }, labels: { path: '/a' } });
+    expect(skewed).to.deep.include({
+      signal_type: 'histogram',
+      metric_type: 'histogram',
+      buckets: [0.1, 0.2, 0.5, 1],
+      distribution: { type: 'exponential', rate: 5 },
+      labels: { path: '/a' },
+    });
     // Every observation below 0.1, mean 0.001: the buckets cannot place the median; the exponential stays positive.
     const [coarse] = profiled(histogram('0.1:100 1:100 +Inf:100', 0.1));
     expect(coarse!.distribution).to.deep.equal({ type: 'exponential', rate: 1000 });
     // The median in (0.2, 0.3], the mean 0.22: a normal of that mean, its spread from the 90th percentile.
     const [symmetric] = profiled(histogram('0.1:10 0.2:45 0.3:90 0.4:100 +Inf:100', 22));
     const [median, p90] = [0.2 + (0.1 * 5) / 45, 0.3];
-    expect(symmetric!.distribution).to.deep.equal({ type: 'normal', mean: 0.22, stddev: Number(((p90 - median) / 1.2816).toPrecision(4)) });
+    expect(symmetric!.distribution).to.deep.equal({
+      type: 'normal',
+      mean: 0.22,
+      stddev: Number(((p90 - median) / 1.2816).toPrecision(4)),
+    });
   });
 
-  it("reproduces a summary with the quantiles read strictly between 0 and 1, and its labels without `quantile`", () => {
+  it('reproduces a summary with the quantiles read strictly between 0 and 1, and its labels without `quantile`', () => {
     const [summary] = profiled(
-      ['# TYPE rpc summary', ...['0:1', '0.5:2', '0.9:3', '0.99:9', '1:12'].map((q) => `rpc{quantile="${q.split(':')[0]}",svc="x"} ${q.split(':')[1]}`), 'rpc_sum{svc="x"} 300', 'rpc_count{svc="x"} 100'].join('\n'),
+      [
+        '# TYPE rpc summary',
+        ...['0:1', '0.5:2', '0.9:3', '0.99:9', '1:12'].map(
+          (q) => `rpc{quantile="${q.split(':')[0]}",svc="x"} ${q.split(':')[1]}`,
+        ),
+        'rpc_sum{svc="x"} 300',
+        'rpc_count{svc="x"} 100',
+      ].join('\n'),
     );
-    expect(summary).to.deep.include({ signal_type: 'summary', quantiles: [0.5, 0.9, 0.99], labels: { svc: 'x' }, distribution: { type: 'exponential', rate: 0.3333 } });
+    expect(summary).to.deep.include({
+      signal_type: 'summary',
+      quantiles: [0.5, 0.9, 0.99],
+      labels: { svc: 'x' },
+      distribution: { type: 'exponential', rate: 0.3333 },
+    });
     expect(summary!.dynamic_labels).to.deep.equal([]);
-    expect(scenarioFromExposition('# TYPE rpc summary\nrpc{quantile="0"} 1\nrpc{quantile="0.5"} 2\nrpc{quantile="1"} 3\n', { origin, readAt })).to.include(
-      'Not written: quantile 0, 1 (svc writes quantiles strictly between 0 and 1).',
-    );
+    expect(
+      scenarioFromExposition('# TYPE rpc summary\nrpc{quantile="0"} 1\nrpc{quantile="0.5"} 2\nrpc{quantile="1"} 3\n', {
+        origin,
+        readAt,
+      }),
+    ).to.include('Not written: quantile 0, 1 (svc writes quantiles strictly between 0 and 1).');
   });
 
   it(`writes at most ${MAX_PROFILED_FAMILIES} families and names those left out; a family without a finite value is left out with why`, () => {
-    const text = scenarioFromExposition(Array.from({ length: MAX_PROFILED_FAMILIES + 2 }, (_, i) => `m${i} ${i}`).join('\n') + '\nbroken NaN\n', { origin, readAt });
+    const text = scenarioFromExposition(
+      Array.from({ length: MAX_PROFILED_FAMILIES + 2 }, (_, i) => `m${i} ${i}`).join('\n') + '\nbroken NaN\n',
+      { origin, readAt },
+    );
     const entries = loadScenario(text, { origin: 'profile', yamlBudget: LOCAL_YAML_BUDGET }).scenarios;
     expect(entries).to.have.length(MAX_PROFILED_FAMILIES);
     expect(text).to.include(`Left out 3 families past the first ${MAX_PROFILED_FAMILIES}: m200, m201, broken.`);
-    expect(scenarioFromExposition('x NaN\ny 1\n', { origin, readAt })).to.include('Left out x: no finite value (only NaN or ±Inf).');
-    expect(() => scenarioFromExposition('# only comments\n', { origin, readAt })).to.throw(`--from: ${origin}: no metric family with a finite value to reproduce`);
+    expect(scenarioFromExposition('x NaN\ny 1\n', { origin, readAt })).to.include(
+      'Left out x: no finite value (only NaN or ±Inf).',
+    );
+    expect(() => scenarioFromExposition('# only comments\n', { origin, readAt })).to.throw(
+      `--from: ${origin}: no metric family with a finite value to reproduce`,
+    );
   });
 
   it('puts the sink and encoder asked for in defaults, the sink with placeholders', () => {
-    const [entry] = loadScenario(scenarioFromExposition('up 1\n', { origin, readAt, sink: 'remote_write' }), { origin: 'profile' }).scenarios;
+    const [entry] = loadScenario(scenarioFromExposition('up 1\n', { origin, readAt, sink: 'remote_write' }), {
+      origin: 'profile',
+    }).scenarios;
     expect(entry!.sink).to.deep.include({ type: 'remote_write', url: 'http://127.0.0.1:9090/api/v1/write' });
     expect(entry!.encoder.type).to.equal('remote_write');
   });
@@ -188,7 +268,9 @@ describe('readExposition: one GET', () => {
     target = await serve((request: IncomingMessage, response: ServerResponse) => {
       seen.push(request.headers.authorization);
       if (request.url === '/denied') return void response.writeHead(401, 'Unauthorized').end();
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`# accept: ${request.headers.accept}\nup 1\n`);
+      response
+        .writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
+        .end(`# accept: ${request.headers.accept}\nup 1\n`);
     });
   });
   after(() => target.server.close());
@@ -202,17 +284,23 @@ describe('readExposition: one GET', () => {
   it('svc new --from: an encoder the validator refuses for the families read is a usage error naming the field (exit 2)', async () => {
     const result = await svc(['new', '--from', `${target.url}/metrics`, '--encoder', 'syslog']);
     expect(result.code, result.stderr).to.equal(2);
-    expect(result.stderr.split('\n')[0]).to.match(/^Usage Error: --encoder syslog: scenarios\[0\] \(up\): encoder\.type: syslog encodes logs only, not a metrics entry .*\(value from defaults\)$/);
+    expect(result.stderr.split('\n')[0]).to.match(
+      /^Usage Error: --encoder syslog: scenarios\[0\] \(up\): encoder\.type: syslog encodes logs only, not a metrics entry .*\(value from defaults\)$/,
+    );
   });
 
   it('fails with the status, or the network error, naming the URL with its password masked', async () => {
     const denied = target.url.replace('//', '//admin:s3cret@') + '/denied';
     const error = await readExposition(denied).catch((e: Error) => e);
-    expect((error as Error).message).to.equal(`--from: cannot read ${target.url.replace('//', '//admin:***@')}/denied: HTTP 401 Unauthorized`);
+    expect((error as Error).message).to.equal(
+      `--from: cannot read ${target.url.replace('//', '//admin:***@')}/denied: HTTP 401 Unauthorized`,
+    );
     const closed = await serve(() => undefined);
     await new Promise((resolve) => closed.server.close(resolve));
     const refused = await readExposition(closed.url.replace('//', '//admin:s3cret@')).catch((e: Error) => e);
-    expect((refused as Error).message).to.match(/^--from: cannot read http:\/\/admin:\*\*\*@127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    expect((refused as Error).message).to.match(
+      /^--from: cannot read http:\/\/admin:\*\*\*@127\.0\.0\.1:\d+: connect ECONNREFUSED/,
+    );
   });
 });
 
@@ -226,14 +314,14 @@ describe('svc new --from: profiling a real exposition', () => {
       url: '/scenarios',
       headers: { 'content-type': 'text/yaml' },
       payload: [
-          'version: 2',
-          'kind: runnable',
-          'scenarios:',
-          '  - { signal_type: metrics, name: jobs_done_total, help: Jobs done., rate: 10, generator: { type: step, start: 0, step_size: 1 }, dynamic_labels: [{ key: queue, values: [fast, slow, bulk] }] }',
-          '  - { signal_type: metrics, name: room_temperature_celsius, rate: 10, generator: { type: sine, amplitude: 5, period_secs: 10, offset: 20 }, labels: { site: lab }, dynamic_labels: [{ key: room, cardinality: 4 }] }',
-          '  - { signal_type: histogram, name: request_duration_seconds, rate: 10, distribution: { type: exponential, rate: 5 }, buckets: [0.05, 0.1, 0.25, 0.5, 1], dynamic_labels: [{ key: method, values: [get, post] }] }',
-          '',
-        ].join('\n'),
+        'version: 2',
+        'kind: runnable',
+        'scenarios:',
+        '  - { signal_type: metrics, name: jobs_done_total, help: Jobs done., rate: 10, generator: { type: step, start: 0, step_size: 1 }, dynamic_labels: [{ key: queue, values: [fast, slow, bulk] }] }',
+        '  - { signal_type: metrics, name: room_temperature_celsius, rate: 10, generator: { type: sine, amplitude: 5, period_secs: 10, offset: 20 }, labels: { site: lab }, dynamic_labels: [{ key: room, cardinality: 4 }] }',
+        '  - { signal_type: histogram, name: request_duration_seconds, rate: 10, distribution: { type: exponential, rate: 5 }, buckets: [0.05, 0.1, 0.25, 0.5, 1], dynamic_labels: [{ key: method, values: [get, post] }] }',
+        '',
+      ].join('\n'),
     });
     expect(posted.statusCode, posted.body).to.equal(201);
     server.advance(2000);
@@ -271,9 +359,14 @@ describe('svc new --from: profiling a real exposition', () => {
       const run = await svc(['run', file, '--duration', '1s', '--quiet']);
       expect(run.code, run.stderr).to.equal(0);
       const written = lines(run.stdout);
-      for (const queue of ['fast', 'slow', 'bulk']) expect(written.some((line) => line.startsWith(`jobs_done_total{queue="${queue}"} `))).to.equal(true);
-      expect(written.some((line) => line.startsWith('room_temperature_celsius{room="room_3",site="lab"} '))).to.equal(true);
-      expect(written.some((line) => line.startsWith('request_duration_seconds_bucket{le="+Inf",method="post"} '))).to.equal(true);
+      for (const queue of ['fast', 'slow', 'bulk'])
+        expect(written.some((line) => line.startsWith(`jobs_done_total{queue="${queue}"} `))).to.equal(true);
+      expect(written.some((line) => line.startsWith('room_temperature_celsius{room="room_3",site="lab"} '))).to.equal(
+        true,
+      );
+      expect(
+        written.some((line) => line.startsWith('request_duration_seconds_bucket{le="+Inf",method="post"} ')),
+      ).to.equal(true);
     } finally {
       served.server.close();
       await server.registry.stopAll();
@@ -296,7 +389,17 @@ describe('svc new --from: profiling a real exposition', () => {
       expect(byName.get('prometheus_http_request_duration_seconds')).to.deep.include({ signal_type: 'histogram' });
       expect(rotating(byName.get('prometheus_http_request_duration_seconds')!, 'handler').distinct).to.be.above(1);
       expect(byName.get('go_gc_duration_seconds')).to.deep.include({ signal_type: 'summary' });
-      const run = await svc(['run', file, '--duration', '500ms', '--quiet', '--sink', 'file', '--endpoint', join(dir, 'prometheus.out')]);
+      const run = await svc([
+        'run',
+        file,
+        '--duration',
+        '500ms',
+        '--quiet',
+        '--sink',
+        'file',
+        '--endpoint',
+        join(dir, 'prometheus.out'),
+      ]);
       expect(run.code, run.stderr).to.equal(0);
     } finally {
       await prometheus.stop();

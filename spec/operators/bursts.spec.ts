@@ -33,7 +33,13 @@ describe('bursts', () => {
       );
       // 100/s (10 ms) in [0, 40), 50/s (20 ms) in [40, 100).
       expectObservable(source).toBe('a 9ms b 9ms c 9ms d 9ms e 19ms f 19ms g 19ms |', {
-        a: 0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6,
+        a: 0,
+        b: 1,
+        c: 2,
+        d: 3,
+        e: 4,
+        f: 5,
+        g: 6,
       });
     });
   });
@@ -49,12 +55,16 @@ describe('bursts', () => {
 
   it('reports the rate in force', () => {
     const schedule = RateSchedule.constant(10).withBurst({ every: 1000, for: 200, multiplier: 3 });
-    expect([schedule.rateAt(0), schedule.rateAt(199), schedule.rateAt(200), schedule.rateAt(1100)]).to.deep.equal([30, 30, 10, 30]);
+    expect([schedule.rateAt(0), schedule.rateAt(199), schedule.rateAt(200), schedule.rateAt(1100)]).to.deep.equal([
+      30, 30, 10, 30,
+    ]);
   });
 
   it('rejects invalid windows into the stream', () => {
     let error: unknown;
-    of(RateSchedule.constant(1)).pipe(bursts({ every: 100, for: 100, multiplier: 2 })).subscribe({ error: (e) => (error = e) });
+    of(RateSchedule.constant(1))
+      .pipe(bursts({ every: 100, for: 100, multiplier: 2 }))
+      .subscribe({ error: (e) => (error = e) });
     expect(String(error)).to.match(/0 < for < every/);
   });
 });

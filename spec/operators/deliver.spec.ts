@@ -122,7 +122,9 @@ describe('deliver', () => {
       sink.flushError = lost;
       source.complete();
       await settle();
-      expect(out.filter((d) => d.kind === 'failed')).to.deep.equal([{ kind: 'failed', size: 3, bytes: 2, error: lost }]);
+      expect(out.filter((d) => d.kind === 'failed')).to.deep.equal([
+        { kind: 'failed', size: 3, bytes: 2, error: lost },
+      ]);
       expect(end.completed).to.equal(true);
     });
 

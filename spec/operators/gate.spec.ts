@@ -45,19 +45,33 @@ describe('gate', () => {
       const holds = hot('          -t---f-t-----f-----t-----', condition);
       const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
       const expected = '           ----c-d-e-f-g-h-i-S---l-m|';
-      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, snap: snapTo(-1) }), valueOf)).toBe(expected, named);
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, snap: snapTo(-1) }), valueOf)).toBe(
+        expected,
+        named,
+      );
     });
   });
 
   it('snaps a batch of several ticks to its first tick only, keeping its slot and offset', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const holds = hot('-t-f', condition);
-      const source = cold('--a-b|', { a: sampleBatch({ values: [1], offsets: [2] }), b: sampleBatch({ values: [5, 6, 7], offsets: [4, 5, 6], firstIndex: 4 }) });
+      const source = cold('--a-b|', {
+        a: sampleBatch({ values: [1], offsets: [2] }),
+        b: sampleBatch({ values: [5, 6, 7], offsets: [4, 5, 6], firstIndex: 4 }),
+      });
       const picked = source.pipe(
         gate(holds, { snap: snapTo(0) }),
-        map((batch) => ({ size: batch.size, index: [...batch.index], offset: [...batch.offset], value: [...batch.value] })),
+        map((batch) => ({
+          size: batch.size,
+          index: [...batch.index],
+          offset: [...batch.offset],
+          value: [...batch.value],
+        })),
       );
-      expectObservable(picked).toBe('--a-b|', { a: { size: 1, index: [0], offset: [2], value: [1] }, b: { size: 1, index: [4], offset: [4], value: [0] } });
+      expectObservable(picked).toBe('--a-b|', {
+        a: { size: 1, index: [0], offset: [2], value: [1] },
+        b: { size: 1, index: [4], offset: [4], value: [0] },
+      });
     });
   });
 
@@ -76,7 +90,11 @@ describe('gate', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       expectObservable(cold('a-b-c|', ticks).pipe(gate(hot('-t|', condition)), valueOf)).toBe('--b-c|', named);
       const failing = hot('-t-#', condition, new Error('watched entry failed'));
-      expectObservable(cold('a-b-c|', ticks).pipe(gate(failing), valueOf)).toBe('--b#', named, new Error('watched entry failed'));
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(failing), valueOf)).toBe(
+        '--b#',
+        named,
+        new Error('watched entry failed'),
+      );
     });
   });
 });

@@ -14,7 +14,11 @@ describe('generateLogs: templates', () => {
     const out = collect(
       of(RateSchedule.constant(100)).pipe(
         ticks({ duration: 60 }),
-        generateLogs((n) => (n % 3 ? { severity: 'info', message: `hello ${n}`, fields: { who: String(n) }, template: hello } : { severity: 'info', message: 'bye', fields: { who: '' } })),
+        generateLogs((n) =>
+          n % 3
+            ? { severity: 'info', message: `hello ${n}`, fields: { who: String(n) }, template: hello }
+            : { severity: 'info', message: 'bye', fields: { who: '' } },
+        ),
         gaps({ every: 30, for: 10 }),
         labels(),
       ),
@@ -38,7 +42,9 @@ describe('generateLogs', () => {
         generateLogs((n) => ({ severity: n % 2 ? 'warn' : 'info', message: `tick ${n}`, fields: { n: String(n) } })),
         gaps({ every: 30, for: 10 }),
         labels({ dynamic: [{ key: 'pod', values: ['a', 'b'] }] }),
-        perTick((b: Labelled<LogBatch>, i) => `${b.severity[i]} ${b.message[i]} ${b.series[i]!.labels.pod} ${b.fields[i]!.n}`),
+        perTick(
+          (b: Labelled<LogBatch>, i) => `${b.severity[i]} ${b.message[i]} ${b.series[i]!.labels.pod} ${b.fields[i]!.n}`,
+        ),
       );
       expectObservable(source).toBe('a 9ms b 19ms c 9ms d 19ms |', {
         a: 'info tick 0 a 0',

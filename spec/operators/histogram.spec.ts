@@ -48,8 +48,16 @@ describe('histogram', () => {
         ticks({ duration: 6 }),
         observe(() => 0.5, 1),
         // 70,000 possible label sets, past interning: each tick carries a transient series.
-        labels({ dynamic: [{ key: 'pod', cardinality: 70_000 }, { key: 'dc', values: ['east', 'west'] }] }),
-        map((b) => ({ ...b, series: b.series.map((s) => ({ ...s, labels: { dc: s.labels.dc! }, key: `dc="${s.labels.dc}"` })) })),
+        labels({
+          dynamic: [
+            { key: 'pod', cardinality: 70_000 },
+            { key: 'dc', values: ['east', 'west'] },
+          ],
+        }),
+        map((b) => ({
+          ...b,
+          series: b.series.map((s) => ({ ...s, labels: { dc: s.labels.dc! }, key: `dc="${s.labels.dc}"` })),
+        })),
         histogram([1]),
       ),
       (b, i) => (b.series[i]!.suffix === '_count' ? `${b.series[i]!.labels.dc} ${b.value[i]}` : undefined),
@@ -73,26 +81,41 @@ describe('histogram', () => {
   });
 
   it('holds its invariants for any observations and buckets', () => {
-    const bucketsArb = fc.uniqueArray(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 1, maxLength: 6 }).map((b) => b.sort((x, y) => x - y));
+    const bucketsArb = fc
+      .uniqueArray(fc.double({ min: -100, max: 100, noNaN: true }), { minLength: 1, maxLength: 6 })
+      .map((b) => b.sort((x, y) => x - y));
     fc.assert(
-      fc.property(bucketsArb, fc.array(fc.double({ min: -200, max: 200, noNaN: true }), { minLength: 1, maxLength: 50 }), fc.integer({ min: 1, max: 5 }), (buckets, pool, perTick) => {
-        const rowsPerTick = buckets.length + 3;
-        const values = collect(
-          of(RateSchedule.constant(10)).pipe(ticks({ duration: 500 }), observe((i) => pool[i % pool.length]!, perTick), labels(), histogram(buckets)),
-          (b, i) => b.value[i]!,
-        );
-        let previous: number[] | undefined;
-        for (let t = 0; t * rowsPerTick < values.length; t++) {
-          const tick = values.slice(t * rowsPerTick, (t + 1) * rowsPerTick);
-          const counts = tick.slice(0, buckets.length + 1);
-          const count = tick[rowsPerTick - 1]!;
-          expect(counts.at(-1), '+Inf equals _count').to.equal(count);
-          expect(count, '_count grows by observations_per_tick').to.equal((t + 1) * perTick);
-          for (let b = 1; b < counts.length; b++) expect(counts[b]!, 'monotone in le').to.be.at.least(counts[b - 1]!);
-          if (previous) tick.forEach((v, r) => r !== rowsPerTick - 2 && expect(v, 'never decreases').to.be.at.least(previous![r]!));
-          previous = tick;
-        }
-      }),
+      fc.property(
+        bucketsArb,
+        fc.array(fc.double({ min: -200, max: 200, noNaN: true }), { minLength: 1, maxLength: 50 }),
+        fc.integer({ min: 1, max: 5 }),
+        (buckets, pool, perTick) => {
+          const rowsPerTick = buckets.length + 3;
+          const values = collect(
+            of(RateSchedule.constant(10)).pipe(
+              ticks({ duration: 500 }),
+              observe((i) => pool[i % pool.length]!, perTick),
+              labels(),
+              histogram(buckets),
+            ),
+            (b, i) => b.value[i]!,
+          );
+          let previous: number[] | undefined;
+          for (let t = 0; t * rowsPerTick < values.length; t++) {
+            const tick = values.slice(t * rowsPerTick, (t + 1) * rowsPerTick);
+            const counts = tick.slice(0, buckets.length + 1);
+            const count = tick[rowsPerTick - 1]!;
+            expect(counts.at(-1), '+Inf equals _count').to.equal(count);
+            expect(count, '_count grows by observations_per_tick').to.equal((t + 1) * perTick);
+            for (let b = 1; b < counts.length; b++) expect(counts[b]!, 'monotone in le').to.be.at.least(counts[b - 1]!);
+            if (previous)
+              tick.forEach(
+                (v, r) => r !== rowsPerTick - 2 && expect(v, 'never decreases').to.be.at.least(previous![r]!),
+              );
+            previous = tick;
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -8,7 +8,11 @@ import { collect } from '../support/marbles.js';
 
 const values = (rate: number, duration: number, amount: number, seed: number, maxBatch?: number) =>
   collect(
-    of(RateSchedule.constant(rate)).pipe(ticks({ duration, maxBatch }), generate(() => 10), jitter(amount, seed)),
+    of(RateSchedule.constant(rate)).pipe(
+      ticks({ duration, maxBatch }),
+      generate(() => 10),
+      jitter(amount, seed),
+    ),
     (b, i) => b.value[i]!,
   );
 

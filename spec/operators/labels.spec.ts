@@ -3,7 +3,13 @@ import { of } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { gaps } from '../../operators/gaps.js';
-import { COUNTED_LABEL_SETS, labels, labelSetCount, rotationPeriod, type LabelOptions } from '../../operators/labels.js';
+import {
+  COUNTED_LABEL_SETS,
+  labels,
+  labelSetCount,
+  rotationPeriod,
+  type LabelOptions,
+} from '../../operators/labels.js';
 import fc from 'fast-check';
 import type { Labelled, TickBatch } from '../../operators/model/batch.js';
 import { holeMarker, seriesOf } from '../../operators/model/series.js';
@@ -21,7 +27,16 @@ describe('labels', () => {
   });
 
   it('rotates dynamic labels by tick, independently, counter and list forms', () => {
-    const series = run({ dynamic: [{ key: 'pod', cardinality: 3 }, { key: 'dc', values: ['east', 'west'] }] }, 10, 600);
+    const series = run(
+      {
+        dynamic: [
+          { key: 'pod', cardinality: 3 },
+          { key: 'dc', values: ['east', 'west'] },
+        ],
+      },
+      10,
+      600,
+    );
     expect(series.map((s) => s.labels)).to.deep.equal([
       { dc: 'east', pod: 'pod_0' },
       { dc: 'west', pod: 'pod_1' },
@@ -42,7 +57,11 @@ describe('labels', () => {
   it('past 65,536 possible label sets builds a transient series per tick, with the same labels, and keeps none', () => {
     const wide = { static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 70_000 }] };
     const series = run(wide, 1000, 3);
-    expect(series.map((s) => s.key)).to.deep.equal(['env="ci",pod="pod_0"', 'env="ci",pod="pod_1"', 'env="ci",pod="pod_2"']);
+    expect(series.map((s) => s.key)).to.deep.equal([
+      'env="ci",pod="pod_0"',
+      'env="ci",pod="pod_1"',
+      'env="ci",pod="pod_2"',
+    ]);
     expect(series.every((s) => s.transient)).to.equal(true);
     // Interned below the bound: no series is transient, equal label sets are one object.
     const narrow = run({ static: { env: 'ci' }, dynamic: [{ key: 'pod', cardinality: 60_000 }] }, 1000, 3);
@@ -50,25 +69,53 @@ describe('labels', () => {
   });
 
   it('past interning gives each tick its shape with the counters filled in, which reads as the whole label set', () => {
-    const spike = { label: 'user', every: 4, for: 2, cardinality: 5, strategy: 'random' as const, prefix: 'u', seed: 3 };
-    const options = { static: { env: 'c"i', pod: 'fixed' }, dynamic: [{ key: 'pod', cardinality: 70_000 }, { key: 'dc', values: ['east', 'west'] }], spikes: [spike] };
+    const spike = {
+      label: 'user',
+      every: 4,
+      for: 2,
+      cardinality: 5,
+      strategy: 'random' as const,
+      prefix: 'u',
+      seed: 3,
+    };
+    const options = {
+      static: { env: 'c"i', pod: 'fixed' },
+      dynamic: [
+        { key: 'pod', cardinality: 70_000 },
+        { key: 'dc', values: ['east', 'west'] },
+      ],
+      spikes: [spike],
+    };
     const series = run(options, 1000, 8);
     const user = new SplitMix64(3);
     expect(series.map((s) => s.labels)).to.deep.equal(
-      series.map((_, i) => ({ env: 'c"i', pod: `pod_${i}`, dc: i % 2 ? 'west' : 'east', ...(i % 4 < 2 && { user: `u${user.hex(i % 5)}` }) })),
+      series.map((_, i) => ({
+        env: 'c"i',
+        pod: `pod_${i}`,
+        dc: i % 2 ? 'west' : 'east',
+        ...(i % 4 < 2 && { user: `u${user.hex(i % 5)}` }),
+      })),
     );
     expect(series.map((s) => s.key)).to.deep.equal(series.map((s) => seriesOf(s.labels).key));
     // One shape per combination of the list label's value and the spike's presence.
     expect(series.every((s) => s.transient && s.shape)).to.equal(true);
     expect(new Set(series.map((s) => s.shape)).size).to.equal(4);
     expect(series[0]!.shape).to.equal(series[4]!.shape);
-    expect(series[0]!.shape!.marked.key).to.equal(`dc="east",env="c\\"i",pod="pod_${holeMarker(0)}",user="u${holeMarker(2)}"`);
+    expect(series[0]!.shape!.marked.key).to.equal(
+      `dc="east",env="c\\"i",pod="pod_${holeMarker(0)}",user="u${holeMarker(2)}"`,
+    );
   });
 
   it('does not shape label sets whose text holds a hole marker: they are built whole, still right', () => {
-    const series = run({ static: { note: `x${holeMarker(0)}` }, dynamic: [{ key: 'pod', cardinality: 70_000 }] }, 1000, 2);
+    const series = run(
+      { static: { note: `x${holeMarker(0)}` }, dynamic: [{ key: 'pod', cardinality: 70_000 }] },
+      1000,
+      2,
+    );
     expect(series.map((s) => s.shape)).to.deep.equal([undefined, undefined]);
-    expect(series.map((s) => s.labels)).to.deep.equal([0, 1].map((i) => ({ note: `x${holeMarker(0)}`, pod: `pod_${i}` })));
+    expect(series.map((s) => s.labels)).to.deep.equal(
+      [0, 1].map((i) => ({ note: `x${holeMarker(0)}`, pod: `pod_${i}` })),
+    );
   });
 
   it('lets a dynamic value win over a static label with the same key', () => {
@@ -94,12 +141,22 @@ describe('labels', () => {
   });
 
   it('random spikes draw exactly `cardinality` distinct hex values, reproducibly', () => {
-    const spike = { label: 'id', every: 10_000, for: 5_000, cardinality: 50, strategy: 'random' as const, prefix: 'u', seed: 9 };
+    const spike = {
+      label: 'id',
+      every: 10_000,
+      for: 5_000,
+      cardinality: 50,
+      strategy: 'random' as const,
+      prefix: 'u',
+      seed: 9,
+    };
     const values = run({ spikes: [spike] }, 100, 5000).map((s) => s.labels.id!);
     expect(new Set(values).size).to.equal(50);
     for (const v of values) expect(v).to.match(/^u[0-9a-f]{16}$/);
     expect(run({ spikes: [spike] }, 100, 5000).map((s) => s.labels.id)).to.deep.equal(values);
-    expect(run({ spikes: [{ ...spike, seed: 10 }] }, 100, 100).map((s) => s.labels.id)).to.not.deep.equal(values.slice(0, 10));
+    expect(run({ spikes: [{ ...spike, seed: 10 }] }, 100, 100).map((s) => s.labels.id)).to.not.deep.equal(
+      values.slice(0, 10),
+    );
   });
 
   it('a gap overlapping a spike suppresses all output', () => {
@@ -125,28 +182,41 @@ describe('labelSetCount', () => {
   /** Rotating labels, and spikes whose windows (at 10 ticks a second) let every subset of them hold for `ticks` ticks. */
   const optionsOf = (rotating: number[], spiking: number[], ticks: number): LabelOptions => ({
     dynamic: rotating.map((c, i) => ({ key: `r${i}`, cardinality: c })),
-    spikes: spiking.map((c, i) => ({ label: `s${i}`, cardinality: c, every: ticks * 200 * 2 ** i, for: ticks * 100 * 2 ** i })),
+    spikes: spiking.map((c, i) => ({
+      label: `s${i}`,
+      cardinality: c,
+      every: ticks * 200 * 2 ** i,
+      for: ticks * 100 * 2 ** i,
+    })),
   });
 
   it('is the number of distinct label sets the labels operator writes when each subset of spikes holds for a whole period', () => {
     fc.assert(
-      fc.property(fc.array(cardinality, { maxLength: 3 }), fc.array(cardinality, { maxLength: 2 }), (rotating, spiking) => {
-        const period = rotationPeriod([...rotating, ...spiking].map((c) => ({ key: 'k', cardinality: c })));
-        const options = optionsOf(rotating, spiking, period);
-        const written = run(options, 10, period * 200 * 2 ** spiking.length);
-        expect(new Set(written.map((s) => s.key)).size).to.equal(labelSetCount(options));
-      }),
+      fc.property(
+        fc.array(cardinality, { maxLength: 3 }),
+        fc.array(cardinality, { maxLength: 2 }),
+        (rotating, spiking) => {
+          const period = rotationPeriod([...rotating, ...spiking].map((c) => ({ key: 'k', cardinality: c })));
+          const options = optionsOf(rotating, spiking, period);
+          const written = run(options, 10, period * 200 * 2 ** spiking.length);
+          expect(new Set(written.map((s) => s.key)).size).to.equal(labelSetCount(options));
+        },
+      ),
       { numRuns: 40, seed: 7 },
     );
   });
 
   it('bounds what is written when windows are shorter than a period', () => {
     fc.assert(
-      fc.property(fc.array(cardinality, { maxLength: 3 }), fc.array(cardinality, { minLength: 1, maxLength: 2 }), (rotating, spiking) => {
-        const options = optionsOf(rotating, spiking, 1);
-        const written = run(options, 10, 20_000);
-        expect(new Set(written.map((s) => s.key)).size).to.be.at.most(labelSetCount(options));
-      }),
+      fc.property(
+        fc.array(cardinality, { maxLength: 3 }),
+        fc.array(cardinality, { minLength: 1, maxLength: 2 }),
+        (rotating, spiking) => {
+          const options = optionsOf(rotating, spiking, 1);
+          const written = run(options, 10, 20_000);
+          expect(new Set(written.map((s) => s.key)).size).to.be.at.most(labelSetCount(options));
+        },
+      ),
       { numRuns: 25, seed: 7 },
     );
   });

@@ -7,7 +7,13 @@ import { collect } from '../support/marbles.js';
 
 describe('observe', () => {
   it('gives the sampler each observation number and the tick time, so observations can drift', () => {
-    const out = collect(of(RateSchedule.constant(10)).pipe(ticks({ duration: 300 }), observe((i, at) => i + at / 1000, 2)), (b, i) => [...b.observations[i]!]);
+    const out = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 300 }),
+        observe((i, at) => i + at / 1000, 2),
+      ),
+      (b, i) => [...b.observations[i]!],
+    );
     expect(out).to.deep.equal([
       [0, 1],
       [2.1, 3.1],

@@ -9,7 +9,10 @@ import { collect, perTick, virtualTime } from '../support/marbles.js';
 
 /** Every event of a run of `options` as `tick index:series key`, in order. */
 const events = (options: LabelOptions, rate = 10, duration = 1000) =>
-  collect(of(RateSchedule.constant(rate)).pipe(ticks({ duration }), labels(options)), (b: Labelled<TickBatch>, i) => `${b.index[i]}:${b.series[i]!.key}`);
+  collect(
+    of(RateSchedule.constant(rate)).pipe(ticks({ duration }), labels(options)),
+    (b: Labelled<TickBatch>, i) => `${b.index[i]}:${b.series[i]!.key}`,
+  );
 
 const shards = (options: LabelOptions, count: number, rate?: number, duration?: number) =>
   Array.from({ length: count }, (_, index) => events({ ...options, shard: { index, count } }, rate, duration));
@@ -33,8 +36,12 @@ describe('labels with a shard: each of N shards emits its share of the series', 
           labels({ ...options, shard: { index, count: 2 } }),
           perTick((b: Labelled<TickBatch>, i) => b.series[i]!.labels.pod ?? 'static'),
         );
-      expectObservable(share(1, { dynamic: [{ key: 'pod', cardinality: 2 }] })).toBe('10ms a 19ms a 19ms a 9ms |', { a: 'pod_1' });
-      expectObservable(share(0, { static: { pod: 'only' } })).toBe('a 9ms a 9ms a 9ms a 9ms a 9ms a 9ms |', { a: 'only' });
+      expectObservable(share(1, { dynamic: [{ key: 'pod', cardinality: 2 }] })).toBe('10ms a 19ms a 19ms a 9ms |', {
+        a: 'pod_1',
+      });
+      expectObservable(share(0, { static: { pod: 'only' } })).toBe('a 9ms a 9ms a 9ms a 9ms a 9ms a 9ms |', {
+        a: 'only',
+      });
       expectObservable(share(1, { static: { pod: 'only' } })).toBe('60ms |');
     });
   });
@@ -42,25 +49,38 @@ describe('labels with a shard: each of N shards emits its share of the series', 
   it('N shards together produce every event of the unsharded run exactly once, whatever the labels', () => {
     const rotating = fc.oneof(
       fc.record({ key: fc.constantFrom('pod', 'dc', 'zone'), cardinality: fc.integer({ min: 1, max: 7 }) }),
-      fc.record({ key: fc.constantFrom('pod', 'dc', 'zone'), values: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { minLength: 1 }) }),
-    );
-    const spike = fc.record({ label: fc.constantFrom('user', 'pod'), every: fc.constant(1000), for: fc.integer({ min: 100, max: 900 }), cardinality: fc.integer({ min: 1, max: 9 }) });
-    fc.assert(
-      fc.property(fc.array(rotating, { maxLength: 3 }), fc.array(spike, { maxLength: 1 }), fc.integer({ min: 1, max: 6 }), (dynamic, spikes, count) => {
-        const options: LabelOptions = { static: { job: 'svc' }, dynamic, spikes };
-        const whole = events(options, 20, 3000);
-        const parts = shards(options, count, 20, 3000);
-        expect(parts.flat().sort()).to.deep.equal([...whole].sort());
-        // A series belongs to one shard only.
-        const owners = new Map<string, number>();
-        parts.forEach((part, shard) =>
-          part.forEach((event) => {
-            const key = event.slice(event.indexOf(':') + 1);
-            expect(owners.get(key) ?? shard, key).to.equal(shard);
-            owners.set(key, shard);
-          }),
-        );
+      fc.record({
+        key: fc.constantFrom('pod', 'dc', 'zone'),
+        values: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e'), { minLength: 1 }),
       }),
+    );
+    const spike = fc.record({
+      label: fc.constantFrom('user', 'pod'),
+      every: fc.constant(1000),
+      for: fc.integer({ min: 100, max: 900 }),
+      cardinality: fc.integer({ min: 1, max: 9 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(rotating, { maxLength: 3 }),
+        fc.array(spike, { maxLength: 1 }),
+        fc.integer({ min: 1, max: 6 }),
+        (dynamic, spikes, count) => {
+          const options: LabelOptions = { static: { job: 'svc' }, dynamic, spikes };
+          const whole = events(options, 20, 3000);
+          const parts = shards(options, count, 20, 3000);
+          expect(parts.flat().sort()).to.deep.equal([...whole].sort());
+          // A series belongs to one shard only.
+          const owners = new Map<string, number>();
+          parts.forEach((part, shard) =>
+            part.forEach((event) => {
+              const key = event.slice(event.indexOf(':') + 1);
+              expect(owners.get(key) ?? shard, key).to.equal(shard);
+              owners.set(key, shard);
+            }),
+          );
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -78,7 +78,10 @@ describe('operators keep their state per subscription', () => {
       const operator = labels({ dynamic: [{ key: 'pod', cardinality: 2 }] });
       virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
         const source = cold('-a-b|', { a: tick(0), b: tick(1) });
-        const chain = source.pipe(operator, map((batch) => batch.series[0]!.key));
+        const chain = source.pipe(
+          operator,
+          map((batch) => batch.series[0]!.key),
+        );
         expectObservable(concat(chain, chain)).toBe('-x-y-x-y|', { x: 'pod="pod_0"', y: 'pod="pod_1"' });
         expectSubscriptions(source.subscriptions).toBe(['^---!', '----^---!']);
       });
@@ -96,7 +99,10 @@ describe('operators keep their state per subscription', () => {
     it('subscribes to its schedules once, unsubscribes at its duration, and starts its clock afresh on each subscription', () => {
       virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
         const schedules = cold('a', { a: RateSchedule.constant(1000) });
-        const chain = schedules.pipe(ticks({ duration: 3 }), map((batch) => batch.index[0]));
+        const chain = schedules.pipe(
+          ticks({ duration: 3 }),
+          map((batch) => batch.index[0]),
+        );
         expectObservable(concat(chain, chain)).toBe('abcabc|', { a: 0, b: 1, c: 2 });
         expectSubscriptions(schedules.subscriptions).toBe(['^--!', '---^--!']);
       });
@@ -108,7 +114,11 @@ describe('operators keep their state per subscription', () => {
       const sink = new MemorySink();
       let subscriptions = 0;
       const chunks = defer(() => (subscriptions++, of(chunk('a\n'), chunk('b\n'))));
-      const chain = chunks.pipe(deliver(sink), map((delivery: Delivery) => delivery.kind), toArray());
+      const chain = chunks.pipe(
+        deliver(sink),
+        map((delivery: Delivery) => delivery.kind),
+        toArray(),
+      );
       const first = await lastValueFrom(chain);
       const second = await lastValueFrom(chain);
       expect(first).to.deep.equal(['written', 'delivered', 'written', 'delivered']);
@@ -125,7 +135,13 @@ describe('operators keep their state per subscription', () => {
         },
       });
       const seen: string[] = [];
-      of(chunk('a\n')).pipe(deliver(sink)).subscribe({ next: (d) => seen.push(d.kind), error: (e: Error) => seen.push(`error: ${e.message}`), complete: () => seen.push('complete') });
+      of(chunk('a\n'))
+        .pipe(deliver(sink))
+        .subscribe({
+          next: (d) => seen.push(d.kind),
+          error: (e: Error) => seen.push(`error: ${e.message}`),
+          complete: () => seen.push('complete'),
+        });
       expect(seen).to.deep.equal(['written', 'delivered', 'error: flush threw']);
     });
   });

@@ -10,12 +10,23 @@ import { collect, sampleRow } from '../support/marbles.js';
 describe('summary', () => {
   it('takes quantiles over the tick alone and sums and counts since start', () => {
     const out = collect(
-      of(RateSchedule.constant(10)).pipe(ticks({ duration: 200 }), observe((i) => i + 1, 4), labels({ static: { a: 'b' } }), summary([0.5, 0.9])),
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 200 }),
+        observe((i) => i + 1, 4),
+        labels({ static: { a: 'b' } }),
+        summary([0.5, 0.9]),
+      ),
       sampleRow,
     );
     expect(out).to.deep.equal([
-      '{a="b",quantile="0.5"} 2.5', '{a="b",quantile="0.9"} 3.7', '_sum{a="b"} 10', '_count{a="b"} 4',
-      '{a="b",quantile="0.5"} 6.5', '{a="b",quantile="0.9"} 7.7', '_sum{a="b"} 36', '_count{a="b"} 8',
+      '{a="b",quantile="0.5"} 2.5',
+      '{a="b",quantile="0.9"} 3.7',
+      '_sum{a="b"} 10',
+      '_count{a="b"} 4',
+      '{a="b",quantile="0.5"} 6.5',
+      '{a="b",quantile="0.9"} 7.7',
+      '_sum{a="b"} 36',
+      '_count{a="b"} 8',
     ]);
   });
 

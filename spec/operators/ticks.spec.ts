@@ -17,13 +17,22 @@ describe('ticks', () => {
 
   it('wakes at whole milliseconds but keeps exact scheduled offsets', () => {
     virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(3)).pipe(ticks({ duration: 1000 }), perTick((b, i) => b.offset[i]));
+      const source = of(RateSchedule.constant(3)).pipe(
+        ticks({ duration: 1000 }),
+        perTick((b, i) => b.offset[i]),
+      );
       expectObservable(source).toBe('a 333ms b 332ms c 332ms |', { a: 0, b: 1000 / 3, c: 2000 / 3 });
     });
   });
 
   it('emits the ticks at 0, 1/rate, … before the duration', () => {
-    for (const [rate, duration] of [[7, 1000], [0.5, 5000], [0.3, 10_000], [1000, 2500], [3, 3_600_000]] as const) {
+    for (const [rate, duration] of [
+      [7, 1000],
+      [0.5, 5000],
+      [0.3, 10_000],
+      [1000, 2500],
+      [3, 3_600_000],
+    ] as const) {
       const offsets = collect(of(RateSchedule.constant(rate)).pipe(ticks({ duration })), (b, i) => b.offset[i]!);
       expect(offsets, `rate ${rate}`).to.have.length(Math.ceil((duration * rate) / 1000));
       expect(offsets.at(-1)!, `rate ${rate}`).to.be.below(duration);
@@ -58,7 +67,16 @@ describe('ticks', () => {
       const paused = new BehaviorSubject(false);
       cold('5ms a 44ms b', { a: true, b: false }).subscribe(paused);
       const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 80, paused }), perTick(slot));
-      expectObservable(source).toBe('a 49ms (bcdef) 3ms g 9ms h 9ms |', { a: 0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7 });
+      expectObservable(source).toBe('a 49ms (bcdef) 3ms g 9ms h 9ms |', {
+        a: 0,
+        b: 1,
+        c: 2,
+        d: 3,
+        e: 4,
+        f: 5,
+        g: 6,
+        h: 7,
+      });
     });
   });
 
@@ -73,8 +91,20 @@ describe('ticks', () => {
 
   it('emits the slots of the next `ahead` ms at each wake-up, never late, and still ends at its duration', () => {
     virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 80, ahead: 25 }), perTick((b, i) => b.offset[i]));
-      expectObservable(source).toBe('(abc) 25ms (def) 25ms (gh) 16ms |', { a: 0, b: 10, c: 20, d: 30, e: 40, f: 50, g: 60, h: 70 });
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 80, ahead: 25 }),
+        perTick((b, i) => b.offset[i]),
+      );
+      expectObservable(source).toBe('(abc) 25ms (def) 25ms (gh) 16ms |', {
+        a: 0,
+        b: 10,
+        c: 20,
+        d: 30,
+        e: 40,
+        f: 50,
+        g: 60,
+        h: 70,
+      });
     });
   });
 
@@ -92,9 +122,18 @@ describe('ticks', () => {
   it('switches to a new schedule from the moment it arrives', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       const schedules = cold('a 11ms b', { a: RateSchedule.constant(100), b: RateSchedule.constant(200) });
-      const source = schedules.pipe(ticks({ duration: 40 }), perTick((b, i) => b.offset[i]));
+      const source = schedules.pipe(
+        ticks({ duration: 40 }),
+        perTick((b, i) => b.offset[i]),
+      );
       expectObservable(source).toBe('a 9ms b 4ms c 4ms d 4ms e 4ms f 4ms g 4ms |', {
-        a: 0, b: 10, c: 15, d: 20, e: 25, f: 30, g: 35,
+        a: 0,
+        b: 10,
+        c: 15,
+        d: 20,
+        e: 25,
+        f: 30,
+        g: 35,
       });
     });
   });
@@ -103,7 +142,10 @@ describe('ticks', () => {
 describe('ticks of some slots only (a shard)', () => {
   it('emits only the slots whose number modulo the period is one of the residues, at their own times', () => {
     virtualTime().run(({ expectObservable }) => {
-      const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 80, slots: { period: 3, residues: [1, 2] } }), perTick(slot));
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 80, slots: { period: 3, residues: [1, 2] } }),
+        perTick(slot),
+      );
       expectObservable(source).toBe('10ms a 9ms b 19ms c 9ms d 19ms e 9ms |', { a: 1, b: 2, c: 4, d: 5, e: 7 });
     });
   });
@@ -151,7 +193,13 @@ describe('slot counting past the exact integers', () => {
   it('sends that error down the stream of ticks', () => {
     virtualTime().run(({ expectObservable }) => {
       const source = of(RateSchedule.constant(1e300)).pipe(ticks({ duration: 1000 }));
-      expectObservable(source).toBe('#', undefined, new RangeError('more than 2^53 slots fall due within 1000 ms at 1e+300 events/s: slot numbers would no longer be exact'));
+      expectObservable(source).toBe(
+        '#',
+        undefined,
+        new RangeError(
+          'more than 2^53 slots fall due within 1000 ms at 1e+300 events/s: slot numbers would no longer be exact',
+        ),
+      );
     });
   });
 });

@@ -16,16 +16,33 @@ import { testServer } from '../support/server.js';
  */
 
 const chartFile = (name: string) => readFileSync(new URL(`../../chart/${name}`, import.meta.url), 'utf8');
-const CHART = parse(chartFile('Chart.yaml')) as { apiVersion: string; name: string; version: string; appVersion: string };
+const CHART = parse(chartFile('Chart.yaml')) as {
+  apiVersion: string;
+  name: string;
+  version: string;
+  appVersion: string;
+};
 const VALUES = parse(chartFile('values.yaml')) as Record<string, unknown>;
 const SCHEMA = JSON.parse(chartFile('values.schema.json')) as Record<string, unknown>;
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const container = (workload: Manifest) => workload.spec.template.spec.containers[0];
-const envOf = (workload: Manifest) => Object.fromEntries((container(workload).env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [e.name, e.value ?? e.valueFrom]));
+const envOf = (workload: Manifest) =>
+  Object.fromEntries(
+    (container(workload).env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [
+      e.name,
+      e.value ?? e.valueFrom,
+    ]),
+  );
 
 /** Whether a Kubernetes label selector (matchLabels, matchExpressions with In, NotIn, Exists, DoesNotExist) selects `labels`. */
-function selects(selector: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }, labels: Record<string, string>): boolean {
+function selects(
+  selector: {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  },
+  labels: Record<string, string>,
+): boolean {
   const matched = Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
   return (
     matched &&
@@ -77,8 +94,20 @@ describe('Helm chart (chart/)', function () {
         autoscaling: { enabled: false, minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 80 },
         // maxUnavailable: unset.
         podDisruptionBudget: { enabled: false, minAvailable: 1 },
-        ingress: { enabled: false, className: '', annotations: {}, hosts: [{ host: 'svc.local', paths: [{ path: '/', pathType: 'Prefix' }] }], tls: [] },
-        serviceMonitor: { enabled: false, interval: '30s', scrapeTimeout: '10s', path: '/health', additionalLabels: {} },
+        ingress: {
+          enabled: false,
+          className: '',
+          annotations: {},
+          hosts: [{ host: 'svc.local', paths: [{ path: '/', pathType: 'Prefix' }] }],
+          tls: [],
+        },
+        serviceMonitor: {
+          enabled: false,
+          interval: '30s',
+          scrapeTimeout: '10s',
+          path: '/health',
+          additionalLabels: {},
+        },
         scenarios: {},
         shard: { enabled: false },
       });
@@ -103,7 +132,9 @@ describe('Helm chart (chart/)', function () {
       };
       expect(wrong(['service', 'port'], '8080')).to.deep.equal(['/service/port: must be integer']);
       expect(wrong(['server', 'port'], 70000)).to.deep.equal(['/server/port: must be <= 65535']);
-      expect(wrong(['image', 'pullPolicy'], 'Sometimes')).to.deep.equal(['/image/pullPolicy: must be equal to one of the allowed values']);
+      expect(wrong(['image', 'pullPolicy'], 'Sometimes')).to.deep.equal([
+        '/image/pullPolicy: must be equal to one of the allowed values',
+      ]);
       expect(wrong(['scenarios'], { 'bad name.txt': 'x' })).to.deep.equal([
         '/scenarios: must match pattern "^[-_a-zA-Z0-9][-._a-zA-Z0-9]*\\.(yaml|yml|json)$" ("bad name.txt")',
         '/scenarios: property name must be valid ("bad name.txt")',
@@ -142,23 +173,44 @@ describe('Helm chart (chart/)', function () {
 
     it('probes GET /health on port http: liveness 5/10/3/3, readiness 2/5/3/3 on /health?ready', async () => {
       const svc = container((await renderChart()).one('Deployment'));
-      expect(svc.livenessProbe).to.deep.equal({ httpGet: { path: '/health', port: 'http' }, initialDelaySeconds: 5, periodSeconds: 10, timeoutSeconds: 3, failureThreshold: 3 });
-      expect(svc.readinessProbe).to.deep.equal({ httpGet: { path: '/health?ready', port: 'http' }, initialDelaySeconds: 2, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 });
+      expect(svc.livenessProbe).to.deep.equal({
+        httpGet: { path: '/health', port: 'http' },
+        initialDelaySeconds: 5,
+        periodSeconds: 10,
+        timeoutSeconds: 3,
+        failureThreshold: 3,
+      });
+      expect(svc.readinessProbe).to.deep.equal({
+        httpGet: { path: '/health?ready', port: 'http' },
+        initialDelaySeconds: 2,
+        periodSeconds: 5,
+        timeoutSeconds: 3,
+        failureThreshold: 3,
+      });
     });
 
     it('the probe paths get what the probes expect from svc-server: both 200, readiness 503 once it drains', async () => {
       const svc = container((await renderChart()).one('Deployment'));
       const server = testServer({ apiKey: 'probes-send-no-key' });
       const status = async (path: string) => (await server.request({ method: 'GET', url: path })).statusCode;
-      expect([await status(svc.livenessProbe.httpGet.path), await status(svc.readinessProbe.httpGet.path)]).to.deep.equal([200, 200]);
+      expect([
+        await status(svc.livenessProbe.httpGet.path),
+        await status(svc.readinessProbe.httpGet.path),
+      ]).to.deep.equal([200, 200]);
       await server.registry.stopAll();
-      expect([await status(svc.livenessProbe.httpGet.path), await status(svc.readinessProbe.httpGet.path)]).to.deep.equal([200, 503]);
+      expect([
+        await status(svc.livenessProbe.httpGet.path),
+        await status(svc.readinessProbe.httpGet.path),
+      ]).to.deep.equal([200, 503]);
     });
 
     it('exposes a ClusterIP Service on 8080 as the named port http, selecting the pods', async () => {
       const rendered = await renderChart();
       const service = rendered.one('Service');
-      expect(service.spec).to.deep.include({ type: 'ClusterIP', ports: [{ port: 8080, targetPort: 'http', protocol: 'TCP', name: 'http' }] });
+      expect(service.spec).to.deep.include({
+        type: 'ClusterIP',
+        ports: [{ port: 8080, targetPort: 'http', protocol: 'TCP', name: 'http' }],
+      });
       expect(rendered.one('Deployment').spec.template.metadata.labels).to.deep.include(service.spec.selector);
       expect(rendered.one('Deployment').spec.selector.matchLabels).to.deep.equal(service.spec.selector);
     });
@@ -185,7 +237,11 @@ describe('Helm chart (chart/)', function () {
         })
       ).one('Deployment');
       const pod = deployment.spec.template.spec;
-      expect(container(deployment)).to.deep.include({ image: 'registry.example/svc:9.9.9', imagePullPolicy: 'Always', securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false } });
+      expect(container(deployment)).to.deep.include({
+        image: 'registry.example/svc:9.9.9',
+        imagePullPolicy: 'Always',
+        securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+      });
       expect(pod).to.deep.include({
         imagePullSecrets: [{ name: 'regcred' }],
         nodeSelector: { 'kubernetes.io/arch': 'amd64' },
@@ -196,24 +252,43 @@ describe('Helm chart (chart/)', function () {
     });
 
     it('reads the API key from an existing Secret, never from values, and the NOTES warning goes', async () => {
-      const rendered = await renderChart({ server: { apiKey: { existingSecret: 'svc-key', secretKey: 'token' } }, serviceMonitor: { enabled: true } });
-      expect(envOf(rendered.one('Deployment')).SVC_API_KEY).to.deep.equal({ secretKeyRef: { name: 'svc-key', key: 'token' } });
+      const rendered = await renderChart({
+        server: { apiKey: { existingSecret: 'svc-key', secretKey: 'token' } },
+        serviceMonitor: { enabled: true },
+      });
+      expect(envOf(rendered.one('Deployment')).SVC_API_KEY).to.deep.equal({
+        secretKeyRef: { name: 'svc-key', key: 'token' },
+      });
       // The scrape resource authenticates with the same Secret.
-      expect(rendered.one('ServiceMonitor').spec.endpoints[0].authorization).to.deep.equal({ type: 'Bearer', credentials: { name: 'svc-key', key: 'token' } });
+      expect(rendered.one('ServiceMonitor').spec.endpoints[0].authorization).to.deep.equal({
+        type: 'Bearer',
+        credentials: { name: 'svc-key', key: 'token' },
+      });
       expect(rendered.notes).not.to.match(/WARNING/);
     });
 
     it('refuses an API key Secret without a key name, naming the value', async () => {
-      const failure = await renderChart({ server: { apiKey: { existingSecret: 'svc-key', secretKey: '' } } }).catch((error: Error) => error.message);
+      const failure = await renderChart({ server: { apiKey: { existingSecret: 'svc-key', secretKey: '' } } }).catch(
+        (error: Error) => error.message,
+      );
       expect(failure).to.match(/server\.apiKey\.secretKey: name the key of the Secret/);
     });
 
     it('passes the file root, mounting its volume, and the log level', async () => {
-      const deployment = (await renderChart({ server: { logLevel: 'debug', fileRoot: { enabled: true, path: '/data', volume: { persistentVolumeClaim: { claimName: 'svc-data' } } } } })).one('Deployment');
+      const deployment = (
+        await renderChart({
+          server: {
+            logLevel: 'debug',
+            fileRoot: { enabled: true, path: '/data', volume: { persistentVolumeClaim: { claimName: 'svc-data' } } },
+          },
+        })
+      ).one('Deployment');
       const svc = container(deployment);
       expect(svc.args).to.deep.equal(['--port', '8080', '--bind', '0.0.0.0', '--file-root', '/data']);
       expect(svc.volumeMounts).to.deep.equal([{ name: 'file-root', mountPath: '/data' }]);
-      expect(deployment.spec.template.spec.volumes).to.deep.equal([{ name: 'file-root', persistentVolumeClaim: { claimName: 'svc-data' } }]);
+      expect(deployment.spec.template.spec.volumes).to.deep.equal([
+        { name: 'file-root', persistentVolumeClaim: { claimName: 'svc-data' } },
+      ]);
       expect(envOf(deployment).SVC_LOG_LEVEL).to.equal('debug');
       const byDefault = (await renderChart({ server: { fileRoot: { enabled: true } } })).one('Deployment');
       expect(byDefault.spec.template.spec.volumes).to.deep.equal([{ name: 'file-root', emptyDir: {} }]);
@@ -224,7 +299,17 @@ describe('Helm chart (chart/)', function () {
   describe('scenarios', () => {
     it('become a ConfigMap mounted read-only at /scenarios and passed as --catalog /scenarios, autostart as --autostart @a,@b', async () => {
       const rendered = await renderChart({
-        scenarios: { 'checkout.yaml': SCENARIO, 'search.yaml': { version: 2, kind: 'runnable', name: 'search', scenarios: [{ signal_type: 'metrics', name: 'search_up', rate: 1, generator: { type: 'constant', value: 1 } }] } },
+        scenarios: {
+          'checkout.yaml': SCENARIO,
+          'search.yaml': {
+            version: 2,
+            kind: 'runnable',
+            name: 'search',
+            scenarios: [
+              { signal_type: 'metrics', name: 'search_up', rate: 1, generator: { type: 'constant', value: 1 } },
+            ],
+          },
+        },
         server: { autostart: ['checkout', '@search'] },
       });
       const configMap = rendered.one('ConfigMap', 'demo-svc-scenarios');
@@ -233,14 +318,28 @@ describe('Helm chart (chart/)', function () {
       expect(parse(configMap.data!['search.yaml']!)).to.deep.include({ name: 'search', kind: 'runnable' });
       const deployment = rendered.one('Deployment');
       const svc = container(deployment);
-      expect(svc.args).to.deep.equal(['--port', '8080', '--bind', '0.0.0.0', '--catalog', '/scenarios', '--autostart', '@checkout,@search']);
+      expect(svc.args).to.deep.equal([
+        '--port',
+        '8080',
+        '--bind',
+        '0.0.0.0',
+        '--catalog',
+        '/scenarios',
+        '--autostart',
+        '@checkout,@search',
+      ]);
       expect(svc.volumeMounts).to.deep.equal([{ name: 'scenarios', mountPath: '/scenarios', readOnly: true }]);
-      expect(deployment.spec.template.spec.volumes).to.deep.equal([{ name: 'scenarios', configMap: { name: 'demo-svc-scenarios' } }]);
+      expect(deployment.spec.template.spec.volumes).to.deep.equal([
+        { name: 'scenarios', configMap: { name: 'demo-svc-scenarios' } },
+      ]);
       expect(rendered.notes).to.include('Started at boot: @checkout,@search');
     });
 
     it('the mounted files are a catalog svc-server opens, holding the autostarted scenarios', async () => {
-      const rendered = await renderChart({ scenarios: { 'checkout.yaml': SCENARIO }, server: { autostart: ['checkout'] } });
+      const rendered = await renderChart({
+        scenarios: { 'checkout.yaml': SCENARIO },
+        server: { autostart: ['checkout'] },
+      });
       const dir = mkdtempSync(join(tmpdir(), 'svc-chart-catalog-'));
       for (const [file, text] of Object.entries(rendered.one('ConfigMap').data!)) writeFileSync(join(dir, file), text);
       const catalog = await Catalog.open(dir);
@@ -249,17 +348,31 @@ describe('Helm chart (chart/)', function () {
     });
 
     it('go through tpl, so a sink address can name a service of the release', async () => {
-      const rendered = await renderChart({ scenarios: { 'push.yaml': 'sink: { type: http_push, url: "http://{{ .Release.Name }}-vm.{{ .Release.Namespace }}:8428/api/v1/import/prometheus" }\n' } });
+      const rendered = await renderChart({
+        scenarios: {
+          'push.yaml':
+            'sink: { type: http_push, url: "http://{{ .Release.Name }}-vm.{{ .Release.Namespace }}:8428/api/v1/import/prometheus" }\n',
+        },
+      });
       expect(rendered.one('ConfigMap').data!['push.yaml']).to.include('http://demo-vm.telemetry:8428/');
     });
 
     it('a change of scenarios changes the checksum on the pod template (a rollout); another value does not', async () => {
-      const checksum = async (values: object) => (await renderChart(values)).one('Deployment').spec.template.metadata.annotations['checksum/scenarios'] as string;
+      const checksum = async (values: object) =>
+        (await renderChart(values)).one('Deployment').spec.template.metadata.annotations[
+          'checksum/scenarios'
+        ] as string;
       const base = await checksum({ scenarios: { 'checkout.yaml': SCENARIO } });
       expect(base).to.match(/^[0-9a-f]{64}$/);
-      expect(await checksum({ scenarios: { 'checkout.yaml': SCENARIO.replace('rate: 5', 'rate: 6') } })).not.to.equal(base);
-      expect(await checksum({ scenarios: { 'checkout.yaml': SCENARIO, 'more.yaml': SCENARIO.replace('checkout', 'more') } })).not.to.equal(base);
-      expect(await checksum({ scenarios: { 'checkout.yaml': SCENARIO }, resources: { limits: { cpu: '1' } } })).to.equal(base);
+      expect(await checksum({ scenarios: { 'checkout.yaml': SCENARIO.replace('rate: 5', 'rate: 6') } })).not.to.equal(
+        base,
+      );
+      expect(
+        await checksum({ scenarios: { 'checkout.yaml': SCENARIO, 'more.yaml': SCENARIO.replace('checkout', 'more') } }),
+      ).not.to.equal(base);
+      expect(
+        await checksum({ scenarios: { 'checkout.yaml': SCENARIO }, resources: { limits: { cpu: '1' } } }),
+      ).to.equal(base);
     });
 
     it('refuses autostart without scenarios, saying what to set', async () => {
@@ -278,18 +391,31 @@ describe('Helm chart (chart/)', function () {
         scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'demo-svc' },
         minReplicas: 1,
         maxReplicas: 5,
-        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } },
+        ],
       });
-      const both = (await renderChart({ autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 9, targetMemoryUtilizationPercentage: 70 } })).one('HorizontalPodAutoscaler');
+      const both = (
+        await renderChart({
+          autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 9, targetMemoryUtilizationPercentage: 70 },
+        })
+      ).one('HorizontalPodAutoscaler');
       expect(both.spec).to.deep.include({ minReplicas: 2, maxReplicas: 9 });
-      expect(both.spec.metrics.map((m: any) => `${m.resource.name} ${m.resource.target.averageUtilization}`)).to.deep.equal(['cpu 80', 'memory 70']);
+      expect(
+        both.spec.metrics.map((m: any) => `${m.resource.name} ${m.resource.target.averageUtilization}`),
+      ).to.deep.equal(['cpu 80', 'memory 70']);
     });
 
     it('podDisruptionBudget: minAvailable by default, maxUnavailable instead when set', async () => {
       const min = (await renderChart({ podDisruptionBudget: { enabled: true } })).one('PodDisruptionBudget');
       expect(min.apiVersion).to.equal('policy/v1');
-      expect(min.spec).to.deep.equal({ minAvailable: 1, selector: { matchLabels: { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/instance': 'demo' } } });
-      const max = (await renderChart({ podDisruptionBudget: { enabled: true, maxUnavailable: '50%' } })).one('PodDisruptionBudget');
+      expect(min.spec).to.deep.equal({
+        minAvailable: 1,
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'svc', 'app.kubernetes.io/instance': 'demo' } },
+      });
+      const max = (await renderChart({ podDisruptionBudget: { enabled: true, maxUnavailable: '50%' } })).one(
+        'PodDisruptionBudget',
+      );
       expect(max.spec).to.have.property('maxUnavailable', '50%');
       expect(max.spec).not.to.have.property('minAvailable');
     });
@@ -310,36 +436,72 @@ describe('Helm chart (chart/)', function () {
       expect(ingress.spec).to.deep.equal({
         ingressClassName: 'nginx',
         tls: [{ hosts: ['svc.example.com'], secretName: 'svc-tls' }],
-        rules: [{ host: 'svc.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'demo-svc', port: { name: 'http' } } } }] } }],
+        rules: [
+          {
+            host: 'svc.example.com',
+            http: {
+              paths: [
+                { path: '/', pathType: 'Prefix', backend: { service: { name: 'demo-svc', port: { name: 'http' } } } },
+              ],
+            },
+          },
+        ],
       });
       // The default host rule: path / with pathType Prefix.
-      expect((await renderChart({ ingress: { enabled: true } })).one('Ingress').spec.rules[0].http.paths[0]).to.include({ path: '/', pathType: 'Prefix' });
+      expect((await renderChart({ ingress: { enabled: true } })).one('Ingress').spec.rules[0].http.paths[0]).to.include(
+        { path: '/', pathType: 'Prefix' },
+      );
     });
 
     it('serviceMonitor: interval, scrapeTimeout, path and additionalLabels, selecting the Service', async () => {
-      const rendered = await renderChart({ serviceMonitor: { enabled: true, path: '/scenarios/metrics', additionalLabels: { release: 'prometheus' } } });
+      const rendered = await renderChart({
+        serviceMonitor: { enabled: true, path: '/scenarios/metrics', additionalLabels: { release: 'prometheus' } },
+      });
       const monitor = rendered.one('ServiceMonitor');
       expect(monitor.apiVersion).to.equal('monitoring.coreos.com/v1');
       expect(monitor.metadata.labels).to.include({ release: 'prometheus' });
-      expect(monitor.spec.endpoints).to.deep.equal([{ port: 'http', path: '/scenarios/metrics', interval: '30s', scrapeTimeout: '10s' }]);
-      expect(rendered.objects.filter((o) => o.kind === 'Service' && selects(monitor.spec.selector, o.metadata.labels!)).map((o) => o.metadata.name)).to.deep.equal(['demo-svc']);
+      expect(monitor.spec.endpoints).to.deep.equal([
+        { port: 'http', path: '/scenarios/metrics', interval: '30s', scrapeTimeout: '10s' },
+      ]);
+      expect(
+        rendered.objects
+          .filter((o) => o.kind === 'Service' && selects(monitor.spec.selector, o.metadata.labels!))
+          .map((o) => o.metadata.name),
+      ).to.deep.equal(['demo-svc']);
     });
 
     it('serviceMonitor in shard mode selects the main Service only, not the headless one: each pod is scraped once', async () => {
-      const rendered = await renderChart({ shard: { enabled: true }, replicaCount: 2, serviceMonitor: { enabled: true } });
+      const rendered = await renderChart({
+        shard: { enabled: true },
+        replicaCount: 2,
+        serviceMonitor: { enabled: true },
+      });
       const services = rendered.objects.filter((o) => o.kind === 'Service');
       expect(services).to.have.length(2);
       const selector = rendered.one('ServiceMonitor').spec.selector;
-      expect(services.filter((o) => selects(selector, o.metadata.labels!)).map((o) => o.metadata.name)).to.deep.equal(['demo-svc']);
+      expect(services.filter((o) => selects(selector, o.metadata.labels!)).map((o) => o.metadata.name)).to.deep.equal([
+        'demo-svc',
+      ]);
     });
 
     it('shard: a StatefulSet of replicaCount pods, each told its share from its pod index, and a headless Service', async () => {
-      const rendered = await renderChart({ shard: { enabled: true }, replicaCount: 3, scenarios: { 'checkout.yaml': SCENARIO }, server: { autostart: ['checkout'] } });
+      const rendered = await renderChart({
+        shard: { enabled: true },
+        replicaCount: 3,
+        scenarios: { 'checkout.yaml': SCENARIO },
+        server: { autostart: ['checkout'] },
+      });
       expect(rendered.kinds()).to.deep.equal(['ConfigMap', 'Service', 'Service', 'StatefulSet']);
       const statefulSet = rendered.one('StatefulSet');
-      expect(statefulSet.spec).to.deep.include({ replicas: 3, serviceName: 'demo-svc-headless', podManagementPolicy: 'Parallel' });
+      expect(statefulSet.spec).to.deep.include({
+        replicas: 3,
+        serviceName: 'demo-svc-headless',
+        podManagementPolicy: 'Parallel',
+      });
       const env = envOf(statefulSet);
-      expect(env.SVC_POD_INDEX).to.deep.equal({ fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" } });
+      expect(env.SVC_POD_INDEX).to.deep.equal({
+        fieldRef: { fieldPath: "metadata.labels['apps.kubernetes.io/pod-index']" },
+      });
       // Kubernetes expands $(SVC_POD_INDEX), defined before it.
       expect(env.SVC_SHARD).to.equal('$(SVC_POD_INDEX)/3');
       expect(rendered.one('Service', 'demo-svc-headless').spec).to.deep.include({ clusterIP: 'None' });
@@ -348,7 +510,9 @@ describe('Helm chart (chart/)', function () {
     });
 
     it('shard and autoscaling together are refused: the share of each pod is fixed by replicaCount', async () => {
-      const failure = await renderChart({ shard: { enabled: true }, autoscaling: { enabled: true } }).catch((error: Error) => error.message);
+      const failure = await renderChart({ shard: { enabled: true }, autoscaling: { enabled: true } }).catch(
+        (error: Error) => error.message,
+      );
       expect(failure).to.match(/shard\.enabled and autoscaling\.enabled cannot go together/);
     });
   });

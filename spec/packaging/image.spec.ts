@@ -4,7 +4,15 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../support/backends/ports.js';
-import { dockerignore, execForm, listing, parseDockerfile, replayDockerfile, which, type ReplayedImage } from '../support/dockerfile.js';
+import {
+  dockerignore,
+  execForm,
+  listing,
+  parseDockerfile,
+  replayDockerfile,
+  which,
+  type ReplayedImage,
+} from '../support/dockerfile.js';
 
 /**
  * The Dockerfile, checked without a container engine (none runs here): its text against the
@@ -18,7 +26,11 @@ const REPO = new URL('../../', import.meta.url).pathname;
 const text = (path: string) => readFileSync(join(REPO, path), 'utf8');
 const DOCKERFILE = parseDockerfile(text('Dockerfile'));
 const IGNORED = dockerignore(text('.dockerignore'));
-const PACKAGE = JSON.parse(text('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; optionalDependencies?: Record<string, string> };
+const PACKAGE = JSON.parse(text('package.json')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 const LOCK = JSON.parse(text('package-lock.json')) as { packages: Record<string, { dev?: boolean }> };
 const final = DOCKERFILE.stages.at(-1)!;
 const last = (keyword: string) => final.instructions.filter((i) => i.keyword === keyword).at(-1);
@@ -41,12 +53,32 @@ describe('Container image (Dockerfile)', () => {
     });
 
     it('holds no secret: no ARG or ENV named like one, and .dockerignore keeps keys, .env files and local state out of the context', () => {
-      const settings = DOCKERFILE.stages.flatMap((s) => s.instructions).filter((i) => i.keyword === 'ARG' || i.keyword === 'ENV');
-      for (const setting of [...settings.map((s) => s.args), ...Object.keys(DOCKERFILE.args)]) expect(setting).not.to.match(/secret|password|token|api.?key|credential/i);
-      for (const path of ['.env', 'config/.env.local', 'certs/tls.key', 'tls.pem', 'node_modules/x/index.js', 'dist/lib/index.js', '.git/config', 'npm-debug.log']) {
+      const settings = DOCKERFILE.stages
+        .flatMap((s) => s.instructions)
+        .filter((i) => i.keyword === 'ARG' || i.keyword === 'ENV');
+      for (const setting of [...settings.map((s) => s.args), ...Object.keys(DOCKERFILE.args)])
+        expect(setting).not.to.match(/secret|password|token|api.?key|credential/i);
+      for (const path of [
+        '.env',
+        'config/.env.local',
+        'certs/tls.key',
+        'tls.pem',
+        'node_modules/x/index.js',
+        'dist/lib/index.js',
+        '.git/config',
+        'npm-debug.log',
+      ]) {
         expect(IGNORED(path), path).to.equal(true);
       }
-      for (const path of ['package.json', 'package-lock.json', 'lib/index.ts', 'bin/svc-server', 'docs/openapi.json', 'schema/scenario.schema.json']) expect(IGNORED(path), path).to.equal(false);
+      for (const path of [
+        'package.json',
+        'package-lock.json',
+        'lib/index.ts',
+        'bin/svc-server',
+        'docs/openapi.json',
+        'schema/scenario.schema.json',
+      ])
+        expect(IGNORED(path), path).to.equal(false);
     });
   });
 
@@ -66,29 +98,45 @@ describe('Container image (Dockerfile)', () => {
       expect(listing(join(image.workdir, 'schema'))).to.deep.equal(['scenario.schema.json']);
       expect(listing(join(image.workdir, 'dist'))).to.deep.equal(['lib', 'operators']);
       const modules = join(image.workdir, 'node_modules');
-      for (const name of Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.optionalDependencies })) expect(existsSync(join(modules, name)), name).to.equal(true);
+      for (const name of Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.optionalDependencies }))
+        expect(existsSync(join(modules, name)), name).to.equal(true);
       // A dev dependency that a production package also needs (protobufjs needs @types/node) stays: the lock marks it devOptional, not dev.
-      for (const name of Object.keys(PACKAGE.devDependencies).filter((n) => LOCK.packages[`node_modules/${n}`]?.dev)) expect(existsSync(join(modules, name)), name).to.equal(false);
+      for (const name of Object.keys(PACKAGE.devDependencies).filter((n) => LOCK.packages[`node_modules/${n}`]?.dev))
+        expect(existsSync(join(modules, name)), name).to.equal(false);
     });
 
     it('starts svc-server from there, as the image CMD does, answers GET /health, and flushes on SIGTERM', async () => {
       const [program, ...args] = image.cmd!;
       // The image's own port and bind would take 8080 on every interface of this machine.
-      const local = args.map((arg, i) => (args[i - 1] === '--port' ? '0' : args[i - 1] === '--bind' ? '127.0.0.1' : arg));
-      const child = spawn(which(program!, image.env.PATH!), local, { cwd: image.workdir, env: { ...process.env, ...image.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const local = args.map((arg, i) =>
+        args[i - 1] === '--port' ? '0' : args[i - 1] === '--bind' ? '127.0.0.1' : arg,
+      );
+      const child = spawn(which(program!, image.env.PATH!), local, {
+        cwd: image.workdir,
+        env: { ...process.env, ...image.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
       child.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       try {
-        const port = await waitFor('the start-up line', () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1], 10_000);
+        const port = await waitFor(
+          'the start-up line',
+          () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1],
+          10_000,
+        );
         const base = `http://127.0.0.1:${port}`;
         const health = await fetch(`${base}/health`);
         expect([health.status, await health.json()]).to.deep.equal([200, { status: 'ok' }]);
         expect((await fetch(`${base}/health?ready`)).status).to.equal(200);
         expect((await fetch(`${base}/openapi.json`)).status).to.equal(200);
-        const started = await fetch(`${base}/scenarios`, { method: 'POST', headers: { 'content-type': 'text/yaml' }, body: 'signal_type: metrics\nname: up\nrate: 20\ngenerator: { type: constant, value: 1 }\n' });
+        const started = await fetch(`${base}/scenarios`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/yaml' },
+          body: 'signal_type: metrics\nname: up\nrate: 20\ngenerator: { type: constant, value: 1 }\n',
+        });
         expect(started.status).to.equal(201);
         await waitFor('events on stdout', () => (/^up 1 \d{13}$/m.test(out) ? true : undefined));
         // The program the engine starts is node itself (the launcher's `env node` execs it): the signal reaches it.
@@ -101,17 +149,27 @@ describe('Container image (Dockerfile)', () => {
     });
 
     it('runs the CLI too, as `docker run IMAGE svc …` would', () => {
-      const run = spawnSync(which('svc', image.env.PATH!), ['metrics', '--name', 'up', '--rate', '20', '--duration', '200ms', '--quiet'], {
+      const run = spawnSync(
+        which('svc', image.env.PATH!),
+        ['metrics', '--name', 'up', '--rate', '20', '--duration', '200ms', '--quiet'],
+        {
+          cwd: image.workdir,
+          env: { ...process.env, ...image.env },
+          encoding: 'utf8',
+        },
+      );
+      expect(run.status, run.stderr).to.equal(0);
+      expect(run.stdout.trim().split('\n'))
+        .to.have.length(4)
+        .and.to.satisfy((lines: string[]) => lines.every((line) => /^up 1 \d{13}$/.test(line)));
+    });
+
+    it('runs svc new there, whose modeline names the schema the image holds', () => {
+      const run = spawnSync(which('svc', image.env.PATH!), ['new'], {
         cwd: image.workdir,
         env: { ...process.env, ...image.env },
         encoding: 'utf8',
       });
-      expect(run.status, run.stderr).to.equal(0);
-      expect(run.stdout.trim().split('\n')).to.have.length(4).and.to.satisfy((lines: string[]) => lines.every((line) => /^up 1 \d{13}$/.test(line)));
-    });
-
-    it('runs svc new there, whose modeline names the schema the image holds', () => {
-      const run = spawnSync(which('svc', image.env.PATH!), ['new'], { cwd: image.workdir, env: { ...process.env, ...image.env }, encoding: 'utf8' });
       expect(run.status, run.stderr).to.equal(0);
       const schema = /^# yaml-language-server: \$schema=file:\/\/(\S+)$/m.exec(run.stdout)?.[1];
       expect(schema).to.equal(join(image.workdir, 'schema', 'scenario.schema.json'));

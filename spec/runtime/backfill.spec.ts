@@ -44,7 +44,12 @@ const HOURS = 3_600_000;
 const timingFile = (): Entry[] => {
   const absolute = { kind: 'absolute' as const, epochMs: JAN_1 - 6 * HOURS };
   return [
-    step('offset', { rate: 3, duration: 2 * HOURS, phase_offset: 1234, start_time: { kind: 'relative', offsetMs: -2 * HOURS } }),
+    step('offset', {
+      rate: 3,
+      duration: 2 * HOURS,
+      phase_offset: 1234,
+      start_time: { kind: 'relative', offsetMs: -2 * HOURS },
+    }),
     metricEntry({
       id: 'wave',
       name: 'wave',
@@ -58,11 +63,32 @@ const timingFile = (): Entry[] => {
       gaps: { every: 900_000, for: 120_000 },
       bursts: { every: 1_800_000, for: 300_000, multiplier: 4 },
       dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod-', cardinality: 5 }],
-      cardinality_spikes: [{ label: 'user', cardinality: 3, every: 3_600_000, for: 600_000, strategy: 'random', prefix: 'u', seed: 3 }],
+      cardinality_spikes: [
+        { label: 'user', cardinality: 3, every: 3_600_000, for: 600_000, strategy: 'random', prefix: 'u', seed: 3 },
+      ],
     }),
-    step('alert', { rate: 1, duration: 600_000, start_time: absolute, clock_group: 'g', after: { ref: 'wave', op: '>', value: 58, delay: 90_000 } }),
-    step('page', { rate: 0.2, duration: 300_000, start_time: absolute, clock_group: 'g', after: { ref: 'alert', op: '>', value: 100, delay: 1500 } }),
-    metricEntry({ ...histogramEntry, id: 'latency', rate: 2, duration: HOURS, phase_offset: 10_000, start_time: { kind: 'now' } }),
+    step('alert', {
+      rate: 1,
+      duration: 600_000,
+      start_time: absolute,
+      clock_group: 'g',
+      after: { ref: 'wave', op: '>', value: 58, delay: 90_000 },
+    }),
+    step('page', {
+      rate: 0.2,
+      duration: 300_000,
+      start_time: absolute,
+      clock_group: 'g',
+      after: { ref: 'alert', op: '>', value: 100, delay: 1500 },
+    }),
+    metricEntry({
+      ...histogramEntry,
+      id: 'latency',
+      rate: 2,
+      duration: HOURS,
+      phase_offset: 10_000,
+      start_time: { kind: 'now' },
+    }),
   ];
 };
 
@@ -90,7 +116,10 @@ describe('backfillEntries: a file on virtual time', () => {
       }
     }
     const sinks: SlowSink[] = [];
-    const entries = [step('a', { rate: 10, duration: HOURS, gaps: { every: 10_000, for: 5000 } }), step('b', { rate: 7, duration: HOURS / 2, phase_offset: 500 })];
+    const entries = [
+      step('a', { rate: 10, duration: HOURS, gaps: { every: 10_000, for: 5000 } }),
+      step('b', { rate: 7, duration: HOURS / 2, phase_offset: 500 }),
+    ];
     const { text } = await backfill(entries, () => {
       const sink = new SlowSink();
       sinks.push(sink);
@@ -114,7 +143,9 @@ describe('backfillEntries: a file on virtual time', () => {
     ]);
     const run = backfillEntries(entries, { scheduler: realTime(), createSink: (entry) => sinks.get(entry.id)! });
     const lines = (id: string) => sinks.get(id)!.text.split('\n').filter(Boolean).length;
-    await waitFor('the first writes of both entries', () => (lines('held') > 0 && lines('free') > 0 ? true : undefined));
+    await waitFor('the first writes of both entries', () =>
+      lines('held') > 0 && lines('free') > 0 ? true : undefined,
+    );
     // The first write of `held` waits: virtual time stays at the file start, for `free` too,
     // which wrote only what its first wake-up carries (the slots of the first minute).
     expect(run.clock.now()).to.equal(JAN_1);
@@ -128,7 +159,10 @@ describe('backfillEntries: a file on virtual time', () => {
   it('stops at once when stopped, flushing what was produced', async () => {
     const sink = new MemorySink();
     sink.hold();
-    const run = backfillEntries([step('a', { rate: 10, duration: 24 * HOURS })], { scheduler: realTime(), createSink: () => sink });
+    const run = backfillEntries([step('a', { rate: 10, duration: 24 * HOURS })], {
+      scheduler: realTime(),
+      createSink: () => sink,
+    });
     await waitFor('the first write, held by the sink', () => (sink.chunks.length > 0 ? true : undefined));
     const stopped = run.stop();
     sink.release();

@@ -11,8 +11,20 @@ const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 /** Entries of every signal whose pipeline keeps state across ticks (cumulative series, interned labels). */
 const entries: Record<string, Partial<Entry>> = {
   histogram: histogramEntry,
-  summary: { signal_type: 'summary', name: 'size_bytes', generator: undefined, distribution: { type: 'normal', mean: 100, stddev: 10 }, quantiles: [0.5, 0.9], observations_per_tick: 5, seed: 1, metric_type: 'summary' },
-  'counter with rotating labels': { generator: { type: 'step', start: 0, step_size: 1 }, dynamic_labels: [{ form: 'counter', key: 'pod', prefix: 'pod_', cardinality: 3 }] },
+  summary: {
+    signal_type: 'summary',
+    name: 'size_bytes',
+    generator: undefined,
+    distribution: { type: 'normal', mean: 100, stddev: 10 },
+    quantiles: [0.5, 0.9],
+    observations_per_tick: 5,
+    seed: 1,
+    metric_type: 'summary',
+  },
+  'counter with rotating labels': {
+    generator: { type: 'step', start: 0, step_size: 1 },
+    dynamic_labels: [{ form: 'counter', key: 'pod', prefix: 'pod_', cardinality: 3 }],
+  },
 };
 
 describe('an entry chain subscribed twice', () => {
@@ -21,7 +33,12 @@ describe('an entry chain subscribed twice', () => {
       const scheduler = new TestScheduler(() => undefined);
       scheduler.maxFrames = Infinity;
       const sink = new MemorySink();
-      const entry = metricEntry({ start_time: { kind: 'absolute', epochMs: JAN_1 }, duration: 1000, labels: { svc: 'api' }, ...fields });
+      const entry = metricEntry({
+        start_time: { kind: 'absolute', epochMs: JAN_1 },
+        duration: 1000,
+        labels: { svc: 'api' },
+        ...fields,
+      });
       const chain = entryChain(entry, { scheduler, sink, stop: NEVER, backpressure: new BehaviorSubject(false) });
       const outputs: string[] = [];
       for (let run = 0; run < 2; run++) {

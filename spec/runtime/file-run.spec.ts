@@ -59,9 +59,15 @@ describe('startEntries: several entries together', () => {
 
   describe('while', () => {
     // link: sin(2π t / 2 s) at 10/s for 3 s: above 0.5 at its ticks 200…800 ms and 2200…2800 ms.
-    const link = metricEntry({ id: 'link', name: 'link', generator: { type: 'sine', amplitude: 1, offset: 0, period_secs: 2 }, duration: 3000 });
+    const link = metricEntry({
+      id: 'link',
+      name: 'link',
+      generator: { type: 'sine', amplitude: 1, offset: 0, period_secs: 2 },
+      duration: 3000,
+    });
     // The gated entry ticks at 50, 150, … ms (its phase offset keeps its ticks off link's instants).
-    const gated = (gate: Partial<NonNullable<Entry['while']>> = {}) => step('drops', { duration: 3000, phase_offset: 50, while: { ref: 'link', op: '>', value: 0.5, ...gate } });
+    const gated = (gate: Partial<NonNullable<Entry['while']>> = {}) =>
+      step('drops', { duration: 3000, phase_offset: 50, while: { ref: 'link', op: '>', value: 0.5, ...gate } });
     const range = (from: number, to: number) => Array.from({ length: (to - from) / 100 + 1 }, (_, i) => from + 100 * i);
 
     it('passes ticks exactly while the watched value satisfies the comparison', async () => {
@@ -90,13 +96,19 @@ describe('startEntries: several entries together', () => {
   describe('after', () => {
     it('starts an entry at the first tick where the watched value crosses', async () => {
       // cpu: 0, 1, 2, … every 100 ms; > 4 first at tick 5 (500 ms).
-      const { times, fileRun } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4 } })]);
+      const { times, fileRun } = await runTogether([
+        step('cpu'),
+        step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4 } }),
+      ]);
       expect(times('alert')).to.deep.equal([500, 600]);
       expect(fileRun.startedAt('alert')).to.equal(500);
     });
 
     it('waits delay after the crossing', async () => {
-      const { times } = await runTogether([step('cpu'), step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4, delay: 250 } })]);
+      const { times } = await runTogether([
+        step('cpu'),
+        step('alert', { duration: 200, after: { ref: 'cpu', op: '>', value: 4, delay: 250 } }),
+      ]);
       expect(times('alert')).to.deep.equal([750, 850]);
     });
 
@@ -111,7 +123,10 @@ describe('startEntries: several entries together', () => {
     });
 
     it('sees the first tick of the watched entry, emitted as the file starts', async () => {
-      const { times } = await runTogether([step('cpu'), step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: -1 } })]);
+      const { times } = await runTogether([
+        step('cpu'),
+        step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: -1 } }),
+      ]);
       expect(times('alert')).to.deep.equal([0]);
     });
 
@@ -156,7 +171,12 @@ describe('startEntries: several entries together', () => {
     });
 
     it('works on a sine, and agrees with the crossing lib/compile computes', async () => {
-      const cpu = metricEntry({ id: 'cpu', rate: 100, duration: 2000, generator: { type: 'sine', amplitude: 10, period_secs: 1, offset: 0 } });
+      const cpu = metricEntry({
+        id: 'cpu',
+        rate: 100,
+        duration: 2000,
+        generator: { type: 'sine', amplitude: 10, period_secs: 1, offset: 0 },
+      });
       const after = { ref: 'cpu', op: '>' as const, value: 5 };
       const computed = firstCrossing(cpu, after);
       expect(computed).to.include({ kind: 'tick', tick: 9, offset: 90 });
@@ -165,13 +185,23 @@ describe('startEntries: several entries together', () => {
     });
 
     it('works on jittered values: the value after jitter crosses', async () => {
-      const cpu = metricEntry({ id: 'cpu', rate: 10, duration: 5000, generator: { type: 'constant', value: 0 }, jitter: 10, jitter_seed: 7 });
+      const cpu = metricEntry({
+        id: 'cpu',
+        rate: 10,
+        duration: 5000,
+        generator: { type: 'constant', value: 0 },
+        jitter: 10,
+        jitter_seed: 7,
+      });
       const random = new SplitMix64(7);
       let tick = 0;
       while (!((2 * random.unit(tick) - 1) * 10 > 8)) tick++;
       expect(tick, 'the seed should cross after a few ticks').to.be.within(1, 40);
       expect(firstCrossing(cpu, { ref: 'cpu', op: '>', value: 8 }).kind).to.equal('runtime');
-      const { times } = await runTogether([cpu, step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 8 } })]);
+      const { times } = await runTogether([
+        cpu,
+        step('alert', { duration: 100, after: { ref: 'cpu', op: '>', value: 8 } }),
+      ]);
       expect(times('alert')).to.deep.equal([tick * 100]);
     });
 
@@ -200,7 +230,10 @@ describe('startEntries: several entries together', () => {
     });
 
     it('stop ends entries still waiting to start', async () => {
-      const { times, outcomes } = await runTogether([step('cpu', { duration: undefined }), step('alert', { after: { ref: 'cpu', op: '>', value: 1e9 } })], 450);
+      const { times, outcomes } = await runTogether(
+        [step('cpu', { duration: undefined }), step('alert', { after: { ref: 'cpu', op: '>', value: 1e9 } })],
+        450,
+      );
       expect(times('cpu')).to.have.length(5);
       expect(times('alert')).to.deep.equal([]);
       expect(outcomes).to.deep.equal([{}, {}]);
@@ -225,7 +258,12 @@ describe('startEntries: several entries together', () => {
       const start_time = { kind: 'absolute' as const, epochMs: JAN_1 };
       const { times } = await runTogether([
         step('cpu', { start_time, clock_group: 'chain_alert' }),
-        step('alert', { duration: 100, start_time, clock_group: 'chain_alert', after: { ref: 'cpu', op: '>', value: 2 } }),
+        step('alert', {
+          duration: 100,
+          start_time,
+          clock_group: 'chain_alert',
+          after: { ref: 'cpu', op: '>', value: 2 },
+        }),
       ]);
       expect(times('alert')).to.deep.equal([JAN_1 + 300]);
     });
@@ -244,8 +282,8 @@ describe('startEntries: several entries together', () => {
   });
 
   it('refuses an after naming no entry of the file', () => {
-    expect(() => startEntries([step('a', { after: { ref: 'nope', op: '>', value: 1 } })], { createSink: () => new MemorySink() })).to.throw(
-      'a: after.ref names no entry of the file: "nope"',
-    );
+    expect(() =>
+      startEntries([step('a', { after: { ref: 'nope', op: '>', value: 1 } })], { createSink: () => new MemorySink() }),
+    ).to.throw('a: after.ref names no entry of the file: "nope"');
   });
 });

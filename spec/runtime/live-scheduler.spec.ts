@@ -26,11 +26,15 @@ describe('liveScheduler', () => {
   it('passes the state, reschedules through this.schedule, and runs delayed work on a timer', async () => {
     const seen: number[] = [];
     await new Promise<void>((done) =>
-      liveScheduler.schedule<number>(function (n) {
-        seen.push(n!);
-        if (n! < 3) this.schedule(n! + 1, n === 2 ? 5 : 0);
-        else done();
-      }, 0, 1),
+      liveScheduler.schedule<number>(
+        function (n) {
+          seen.push(n!);
+          if (n! < 3) this.schedule(n! + 1, n === 2 ? 5 : 0);
+          else done();
+        },
+        0,
+        1,
+      ),
     );
     expect(seen).to.deep.equal([1, 2, 3]);
   });

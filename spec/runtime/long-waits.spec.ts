@@ -24,7 +24,9 @@ async function runTogether(entries: Entry[]) {
 
 describe('waits beyond the timer range (2^31 - 1 ms)', () => {
   it('a phase offset of 30 days starts the entry at 30 days', async () => {
-    const { startedAt, delays } = await runTogether([metricEntry({ id: 'late', rate: 1, duration: 1000, phase_offset: 30 * DAY })]);
+    const { startedAt, delays } = await runTogether([
+      metricEntry({ id: 'late', rate: 1, duration: 1000, phase_offset: 30 * DAY }),
+    ]);
     expect(startedAt('late')).to.equal(30 * DAY);
     expect(Math.max(...delays)).to.be.at.most(MAX_TIMER_DELAY);
   });

@@ -29,11 +29,18 @@ describe('runEntry', () => {
     );
     expect(sink.flushes).to.be.at.least(1);
     expect(sink.closed).to.equal(true);
-    expect(run.stats.snapshot(scheduler.now())).to.include({ total_events: 3, bytes_emitted: sink.text.length, errors: 0 });
+    expect(run.stats.snapshot(scheduler.now())).to.include({
+      total_events: 3,
+      bytes_emitted: sink.text.length,
+      errors: 0,
+    });
   });
 
   it('stamps relative start times from the entry start', async () => {
-    const { scheduler, run, sink } = virtualRun({ duration: 100, start_time: { kind: 'relative', offsetMs: -3_600_000 } });
+    const { scheduler, run, sink } = virtualRun({
+      duration: 100,
+      start_time: { kind: 'relative', offsetMs: -3_600_000 },
+    });
     scheduler.flush();
     await run.done;
     expect(sink.text).to.equal(`up 1 ${-3_600_000}\n`);
@@ -62,7 +69,10 @@ describe('runEntry', () => {
     scheduler.flush();
     const outcome = await run.done;
     expect(outcome.error?.message).to.equal('file sink: cannot write');
-    expect(run.stats.snapshot(scheduler.now())).to.include({ total_sink_failures: 1, last_sink_error: 'file sink: cannot write' });
+    expect(run.stats.snapshot(scheduler.now())).to.include({
+      total_sink_failures: 1,
+      last_sink_error: 'file sink: cannot write',
+    });
     expect(sink.closed).to.equal(true);
   });
 
@@ -74,7 +84,12 @@ describe('runEntry', () => {
     scheduler.flush();
     await run.done;
     const stats = run.stats.snapshot(scheduler.now());
-    expect(stats).to.include({ total_sink_failures: 3, consecutive_failures: 0, total_events: 7, last_sink_error: 'down' });
+    expect(stats).to.include({
+      total_sink_failures: 3,
+      consecutive_failures: 0,
+      total_events: 7,
+      last_sink_error: 'down',
+    });
     expect(stats.last_successful_write_at).to.equal(new Date(900).toISOString());
   });
 

@@ -11,23 +11,63 @@ async function linesOf(entries: Entry[], shard?: Shard): Promise<Map<string, str
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
-  const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)!, ...(shard && { shard }) });
+  const fileRun = startEntries(entries, {
+    scheduler,
+    createSink: (entry) => sinks.get(entry.id)!,
+    ...(shard && { shard }),
+  });
   scheduler.flush();
   await fileRun.done;
   return new Map([...sinks].map(([id, sink]) => [id, sink.text.split('\n').filter(Boolean)]));
 }
 
 const FILE: Entry[] = [
-  metricEntry({ id: 'pods', name: 'pods_up', duration: 1000, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }] }),
+  metricEntry({
+    id: 'pods',
+    name: 'pods_up',
+    duration: 1000,
+    dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }],
+  }),
   metricEntry({ id: 'one', name: 'one_up', duration: 1000 }),
   metricEntry({ id: 'two', name: 'two_up', duration: 1000, labels: { job: 'x' } }),
-  metricEntry({ ...histogramEntry, id: 'latency', duration: 1000, dynamic_labels: [{ key: 'route', form: 'list', values: ['/a', '/b'] }] }),
+  metricEntry({
+    ...histogramEntry,
+    id: 'latency',
+    duration: 1000,
+    dynamic_labels: [{ key: 'route', form: 'list', values: ['/a', '/b'] }],
+  }),
   // Label sets that repeat every 12 ticks (the timer emits a shard's slots of that cycle), ...
-  metricEntry({ id: 'grid', name: 'grid_up', rate: 1000, duration: 1000, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 6 }, { key: 'zone', form: 'list', values: ['a', 'b', 'c', 'd'] }] }),
+  metricEntry({
+    id: 'grid',
+    name: 'grid_up',
+    rate: 1000,
+    duration: 1000,
+    dynamic_labels: [
+      { key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 6 },
+      { key: 'zone', form: 'list', values: ['a', 'b', 'c', 'd'] },
+    ],
+  }),
   // ... every 512 ticks with more label sets than the labels intern (hashed to the shards), ...
-  metricEntry({ id: 'wide', name: 'wide_up', rate: 2000, duration: 1000, dynamic_labels: [{ key: 'a', form: 'counter', prefix: 'a', cardinality: 256 }, { key: 'b', form: 'counter', prefix: 'b', cardinality: 512 }] }),
+  metricEntry({
+    id: 'wide',
+    name: 'wide_up',
+    rate: 2000,
+    duration: 1000,
+    dynamic_labels: [
+      { key: 'a', form: 'counter', prefix: 'a', cardinality: 256 },
+      { key: 'b', form: 'counter', prefix: 'b', cardinality: 512 },
+    ],
+  }),
   // ... and labels that follow time (a spike): the timer emits every slot.
-  metricEntry({ id: 'spiky', name: 'spiky_up', rate: 1000, duration: 1000, cardinality_spikes: [{ label: 'user', cardinality: 7, every: 400, for: 100, strategy: 'counter', prefix: 'u', seed: 0 }] }),
+  metricEntry({
+    id: 'spiky',
+    name: 'spiky_up',
+    rate: 1000,
+    duration: 1000,
+    cardinality_spikes: [
+      { label: 'user', cardinality: 7, every: 400, for: 100, strategy: 'counter', prefix: 'u', seed: 0 },
+    ],
+  }),
 ];
 
 describe('startEntries with a shard (svc-server --shard, the chart shard mode)', () => {
@@ -36,20 +76,26 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
     for (const count of [2, 3, 5]) {
       const parts = await Promise.all(Array.from({ length: count }, (_, index) => linesOf(FILE, { index, count })));
       for (const { id } of FILE) {
-        expect(parts.flatMap((part) => part.get(id)!).sort(), `${id}, ${count} shards`).to.deep.equal([...whole.get(id)!].sort());
+        expect(parts.flatMap((part) => part.get(id)!).sort(), `${id}, ${count} shards`).to.deep.equal(
+          [...whole.get(id)!].sort(),
+        );
       }
     }
   });
 
   it('series s of the entry at position p goes to shard (p + s) mod N: single-series entries spread over the shards', async () => {
     const parts = await Promise.all([0, 1, 2].map((index) => linesOf(FILE, { index, count: 3 })));
-    const owners = (id: string) => parts.map((part, shard) => (part.get(id)!.length ? shard : undefined)).filter((shard) => shard !== undefined);
+    const owners = (id: string) =>
+      parts.map((part, shard) => (part.get(id)!.length ? shard : undefined)).filter((shard) => shard !== undefined);
     expect([owners('one'), owners('two')]).to.deep.equal([[1], [2]]);
     // pods (position 0): pod_0 and pod_3 on shard 0, pod_1 on 1, pod_2 on 2.
-    const pods = (shard: number) => [...new Set(parts[shard]!.get('pods')!.map((line) => /pod="(\w+)"/.exec(line)![1]))].sort();
+    const pods = (shard: number) =>
+      [...new Set(parts[shard]!.get('pods')!.map((line) => /pod="(\w+)"/.exec(line)![1]))].sort();
     expect([pods(0), pods(1), pods(2)]).to.deep.equal([['pod_0', 'pod_3'], ['pod_1'], ['pod_2']]);
     // A histogram's bucket, _sum and _count lines stay with their series' shard: latency (position 3) route /a on shard 0, /b on 1.
-    const routes = (shard: number) => [...new Set(parts[shard]!.get('latency')!.map((line) => /route="([^"]+)"/.exec(line)![1]))];
+    const routes = (shard: number) => [
+      ...new Set(parts[shard]!.get('latency')!.map((line) => /route="([^"]+)"/.exec(line)![1])),
+    ];
     expect([routes(0), routes(1), routes(2)]).to.deep.equal([['/a'], ['/b'], []]);
   });
 
@@ -57,11 +103,18 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
     // Four pods counting up one a tick (tick n: value n); the page starts once a value passes 5,
     // which tick 6 gives (pod_2). A shard that saw only its own pods' values would start later.
     const watched: Entry[] = [
-      metricEntry({ id: 'load', name: 'load', duration: 1000, generator: { type: 'step', start: 0, step_size: 1 }, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }] }),
+      metricEntry({
+        id: 'load',
+        name: 'load',
+        duration: 1000,
+        generator: { type: 'step', start: 0, step_size: 1 },
+        dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 4 }],
+      }),
       metricEntry({ id: 'page', name: 'page', duration: 500, after: { ref: 'load', op: '>', value: 5 } }),
     ];
     const whole = await linesOf(watched);
     const parts = await Promise.all([0, 1, 2].map((index) => linesOf(watched, { index, count: 3 })));
-    for (const { id } of watched) expect(parts.flatMap((part) => part.get(id)!).sort(), id).to.deep.equal([...whole.get(id)!].sort());
+    for (const { id } of watched)
+      expect(parts.flatMap((part) => part.get(id)!).sort(), id).to.deep.equal([...whole.get(id)!].sort());
   });
 });

@@ -12,7 +12,10 @@ async function output(fields: Partial<Entry>) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const sink = new MemorySink();
-  const run = runEntry(metricEntry({ start_time: { kind: 'absolute', epochMs: JAN_1 }, ...fields }), { scheduler, createSink: () => sink });
+  const run = runEntry(metricEntry({ start_time: { kind: 'absolute', epochMs: JAN_1 }, ...fields }), {
+    scheduler,
+    createSink: () => sink,
+  });
   scheduler.flush();
   expect(await run.done).to.deep.equal({});
   return { text: sink.text, stats: run.stats.snapshot(scheduler.now()) };
@@ -25,12 +28,24 @@ describe('entries of every signal type', () => {
       name: 'app',
       generator: undefined,
       encoder: { type: 'json_lines' },
-      log_generator: { type: 'template', templates: [{ message: 'hi {who}' }], field_pools: { who: ['a', 'b'] }, seed: 1 },
+      log_generator: {
+        type: 'template',
+        templates: [{ message: 'hi {who}' }],
+        field_pools: { who: ['a', 'b'] },
+        seed: 1,
+      },
       duration: 300,
       labels: { env: 'ci' },
     });
-    const records = text.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(records.map((r) => r.timestamp)).to.deep.equal(['2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.100Z', '2026-01-01T00:00:00.200Z']);
+    const records = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(records.map((r) => r.timestamp)).to.deep.equal([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:00:00.100Z',
+      '2026-01-01T00:00:00.200Z',
+    ]);
     for (const r of records) {
       expect(r.message).to.equal(`hi ${r.fields.who}`);
       expect(r.labels).to.deep.equal({ env: 'ci' });
@@ -77,8 +92,15 @@ describe('entries of every signal type', () => {
 
   it('histogram and summary also write json_lines, one object per series line', async () => {
     const { text } = await output({ ...histogramEntry, encoder: { type: 'json_lines' }, duration: 100 });
-    const objects = text.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(objects.map((o) => o.name)).to.deep.equal([...Array(4).fill('latency_seconds_bucket'), 'latency_seconds_sum', 'latency_seconds_count']);
+    const objects = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(objects.map((o) => o.name)).to.deep.equal([
+      ...Array(4).fill('latency_seconds_bucket'),
+      'latency_seconds_sum',
+      'latency_seconds_count',
+    ]);
     expect(objects.map((o) => o.labels.le)).to.deep.equal(['0.05', '0.1', '0.5', '+Inf', undefined, undefined]);
   });
 

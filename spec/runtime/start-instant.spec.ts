@@ -11,12 +11,20 @@ describe('startEntries: the instant an entry starts', () => {
     test.maxFrames = Infinity;
     // A wall clock on a busy machine: every reading is a millisecond later than the one before.
     let readings = 0;
-    const scheduler: SchedulerLike = { now: () => test.now() + ++readings, schedule: (work: any, delay?: number, state?: any) => test.schedule(work, delay, state) };
+    const scheduler: SchedulerLike = {
+      now: () => test.now() + ++readings,
+      schedule: (work: any, delay?: number, state?: any) => test.schedule(work, delay, state),
+    };
     const sinks = new Map(['cpu', 'alert'].map((id) => [id, new MemorySink()]));
     const fileRun = startEntries(
       [
         metricEntry({ id: 'cpu', name: 'cpu', duration: 1000, generator: { type: 'step', start: 0, step_size: 1 } }),
-        metricEntry({ id: 'alert', name: 'alert', duration: 200, after: { ref: 'cpu', op: '>', value: 4, delay: 200 } }),
+        metricEntry({
+          id: 'alert',
+          name: 'alert',
+          duration: 200,
+          after: { ref: 'cpu', op: '>', value: 4, delay: 200 },
+        }),
       ],
       { scheduler, createSink: (entry) => sinks.get(entry.id)! },
     );

@@ -18,9 +18,19 @@ describe('EntryStats: delivery health', () => {
     stats.record({ kind: 'retrying', attempt: 1, delay: 50, error: down }, T0 + 1);
     stats.record({ kind: 'failed', size: 3, bytes: 30, error: down }, T0 + 2);
     stats.record({ kind: 'failed', size: 3, bytes: 30, error: down }, T0 + 3);
-    expect(stats.snapshot(T0 + 3)).to.include({ errors: 2, consecutive_failures: 2, total_sink_failures: 2, sink_retries: 1, last_sink_error: down.message });
+    expect(stats.snapshot(T0 + 3)).to.include({
+      errors: 2,
+      consecutive_failures: 2,
+      total_sink_failures: 2,
+      sink_retries: 1,
+      last_sink_error: down.message,
+    });
     stats.record({ kind: 'delivered', size: 1, bytes: 10 }, T0 + 4);
-    expect(stats.snapshot(T0 + 4)).to.include({ consecutive_failures: 0, total_sink_failures: 2, last_sink_error: down.message });
+    expect(stats.snapshot(T0 + 4)).to.include({
+      consecutive_failures: 0,
+      total_sink_failures: 2,
+      last_sink_error: down.message,
+    });
   });
 
   it('degraded: sink failures and no delivery for 30 s, by the time passed in', () => {
@@ -41,7 +51,8 @@ describe('EntryStats: current_rate', () => {
   /** The stats of an entry writing one event every 1000/`perSecond` ms from T0 (its first tick at once), read at `at`. */
   function steady(perSecond: number, until: number): EntryStats {
     const stats = new EntryStats(T0);
-    for (let at = 0; at <= until; at += 1000 / perSecond) stats.record({ kind: 'written', size: 1, bytes: 10 }, T0 + at);
+    for (let at = 0; at <= until; at += 1000 / perSecond)
+      stats.record({ kind: 'written', size: 1, bytes: 10 }, T0 + at);
     return stats;
   }
 

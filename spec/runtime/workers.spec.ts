@@ -14,19 +14,71 @@ describe('defaultWorkers: how many worker threads a run without --workers gets',
     ['one on a single core', [pods(1000)], { cores: 1 }, 1],
     ['one below the threshold', [pods(1000, { rate: ONE_CORE_EVENTS - 1 })], { cores: 2 }, 1],
     ['more than one at the threshold', [pods(1000, { rate: ONE_CORE_EVENTS })], { cores: 2 }, 2],
-    ['the entries of a file summed', [pods(10, { rate: ONE_CORE_EVENTS / 2 }), pods(10, { id: 'b', rate: ONE_CORE_EVENTS / 2 })], { cores: 2 }, 2],
-    ['a burst counted at its multiplier', [pods(10, { rate: ONE_CORE_EVENTS / 4, bursts: { every: 60_000, for: 1000, multiplier: 4 } })], { cores: 2 }, 2],
-    ['a burst that slows down is not counted below the rate', [pods(10, { rate: ONE_CORE_EVENTS, bursts: { every: 60_000, for: 1000, multiplier: 0.5 } })], { cores: 2 }, 2],
+    [
+      'the entries of a file summed',
+      [pods(10, { rate: ONE_CORE_EVENTS / 2 }), pods(10, { id: 'b', rate: ONE_CORE_EVENTS / 2 })],
+      { cores: 2 },
+      2,
+    ],
+    [
+      'a burst counted at its multiplier',
+      [pods(10, { rate: ONE_CORE_EVENTS / 4, bursts: { every: 60_000, for: 1000, multiplier: 4 } })],
+      { cores: 2 },
+      2,
+    ],
+    [
+      'a burst that slows down is not counted below the rate',
+      [pods(10, { rate: ONE_CORE_EVENTS, bursts: { every: 60_000, for: 1000, multiplier: 0.5 } })],
+      { cores: 2 },
+      2,
+    ],
     ['one for a single series (nothing to split)', [metricEntry({ rate: 1e8 })], { cores: 8 }, 1],
     ['no more than there are series', [pods(3)], { cores: 8 }, 3],
-    ['one when an entry has more label sets than are interned', [pods(1000), pods(70_000, { id: 'b' })], { cores: 2 }, 1],
+    [
+      'one when an entry has more label sets than are interned',
+      [pods(1000), pods(70_000, { id: 'b' })],
+      { cores: 2 },
+      1,
+    ],
     // Interned: the label operator's 65,536 codes count an absent rotating label too.
     ['one per core up to the interned label sets', [pods(65_535)], { cores: 2 }, 2],
     ['one just past them', [pods(65_536)], { cores: 2 }, 1],
-    ['series of several entries summed', [metricEntry({ rate: 1e8 }), metricEntry({ id: 'b', rate: 1e8 })], { cores: 8 }, 2],
-    ['a list-form label counted by its values', [metricEntry({ rate: 1e8, dynamic_labels: [{ key: 'az', form: 'list', values: ['a', 'b'] }] })], { cores: 8 }, 2],
-    ['a spike counted with its absence', [metricEntry({ rate: 1e8, cardinality_spikes: [{ label: 'user', cardinality: 2, every: 60_000, for: 1000, strategy: 'counter', prefix: 'user_', seed: 0 }] })], { cores: 8 }, 3],
-    ['one for a one-document encoding into a file', [pods(1000, { encoder: { type: 'openmetrics' } as Entry['encoder'], sink: { type: 'file', path: '/tmp/x' } as Entry['sink'] })], { cores: 2 }, 1],
+    [
+      'series of several entries summed',
+      [metricEntry({ rate: 1e8 }), metricEntry({ id: 'b', rate: 1e8 })],
+      { cores: 8 },
+      2,
+    ],
+    [
+      'a list-form label counted by its values',
+      [metricEntry({ rate: 1e8, dynamic_labels: [{ key: 'az', form: 'list', values: ['a', 'b'] }] })],
+      { cores: 8 },
+      2,
+    ],
+    [
+      'a spike counted with its absence',
+      [
+        metricEntry({
+          rate: 1e8,
+          cardinality_spikes: [
+            { label: 'user', cardinality: 2, every: 60_000, for: 1000, strategy: 'counter', prefix: 'user_', seed: 0 },
+          ],
+        }),
+      ],
+      { cores: 8 },
+      3,
+    ],
+    [
+      'one for a one-document encoding into a file',
+      [
+        pods(1000, {
+          encoder: { type: 'openmetrics' } as Entry['encoder'],
+          sink: { type: 'file', path: '/tmp/x' } as Entry['sink'],
+        }),
+      ],
+      { cores: 2 },
+      1,
+    ],
     ['one in a backfill', [pods(1000)], { cores: 2, backfill: true }, 1],
   ];
   for (const [title, entries, options, expected] of cases) {

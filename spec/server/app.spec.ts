@@ -49,7 +49,13 @@ describe('HTTP API', () => {
       const file = {
         version: 2,
         kind: 'runnable',
-        scenarios: ['checkout', 'search', 'login', 'cart'].map((id) => ({ id, signal_type: 'metrics', name: 'http_requests_total', rate: 1, generator: { type: 'step', start: 0, step_size: 1 } })),
+        scenarios: ['checkout', 'search', 'login', 'cart'].map((id) => ({
+          id,
+          signal_type: 'metrics',
+          name: 'http_requests_total',
+          rate: 1,
+          generator: { type: 'step', start: 0, step_size: 1 },
+        })),
       };
       const started = (await post(server, JSON.stringify(file), 'application/json')).json().scenarios;
       expect(started.map((s: { entry: string; name: string }) => `${s.entry} ${s.name}`)).to.deep.equal([
@@ -59,8 +65,13 @@ describe('HTTP API', () => {
         'cart http_requests_total',
       ]);
       const listed = (await get(server, '/scenarios')).json().scenarios;
-      expect(listed.map((s: { id: string; entry: string }) => [s.id, s.entry])).to.deep.equal(started.map((s: { id: string; entry: string }) => [s.id, s.entry]));
-      expect((await get(server, `/scenarios/${started[2].id}`)).json()).to.include({ entry: 'login', name: 'http_requests_total' });
+      expect(listed.map((s: { id: string; entry: string }) => [s.id, s.entry])).to.deep.equal(
+        started.map((s: { id: string; entry: string }) => [s.id, s.entry]),
+      );
+      expect((await get(server, `/scenarios/${started[2].id}`)).json()).to.include({
+        entry: 'login',
+        name: 'http_requests_total',
+      });
     });
 
     it('starts entries that share a name without ids, each known by its generated id', async () => {
@@ -73,23 +84,40 @@ scenarios:
 `;
       const res = await post(server, body);
       expect(res.statusCode, res.body).to.equal(201);
-      expect(res.json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal(['http_requests_total', 'http_requests_total#2']);
-      expect((await get(server, '/scenarios')).json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal(['http_requests_total', 'http_requests_total#2']);
+      expect(res.json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal([
+        'http_requests_total',
+        'http_requests_total#2',
+      ]);
+      expect((await get(server, '/scenarios')).json().scenarios.map((s: { entry: string }) => s.entry)).to.deep.equal([
+        'http_requests_total',
+        'http_requests_total#2',
+      ]);
     });
 
     it('starts a JSON v2 file with several entries: one scenario each', async () => {
       const file = {
         version: 2,
         kind: 'runnable',
-        scenarios: ['a_total', 'b_total'].map((name) => ({ signal_type: 'metrics', name, rate: 1, generator: { type: 'step', start: 0, step_size: 1 } })),
+        scenarios: ['a_total', 'b_total'].map((name) => ({
+          signal_type: 'metrics',
+          name,
+          rate: 1,
+          generator: { type: 'step', start: 0, step_size: 1 },
+        })),
       };
       const res = await post(testServer(), JSON.stringify(file), 'application/json');
       expect(res.statusCode).to.equal(201);
-      expect(res.json().scenarios.map((s: { name: string; status: string }) => `${s.name} ${s.status}`)).to.deep.equal(['a_total running', 'b_total running']);
+      expect(res.json().scenarios.map((s: { name: string; status: string }) => `${s.name} ${s.status}`)).to.deep.equal([
+        'a_total running',
+        'b_total running',
+      ]);
     });
 
     it('warns, without blocking, about loopback sink addresses', async () => {
-      const res = await post(testServer(), gauge('sink: { type: http_push, url: "http://127.0.0.1:8428/api/v1/import/prometheus" }'));
+      const res = await post(
+        testServer(),
+        gauge('sink: { type: http_push, url: "http://127.0.0.1:8428/api/v1/import/prometheus" }'),
+      );
       expect(res.statusCode).to.equal(201);
       expect(res.json().warnings).to.have.length(1);
       expect(res.json().warnings[0]).to.match(/127\.0\.0\.1.*loopback.*svc-server host/);
@@ -104,16 +132,25 @@ scenarios:
     it('400 naming the nesting limit for deeply nested JSON, on both routes: JSON is parsed with the bounds of lib/config, never unbounded', async () => {
       const nested = `${'['.repeat(400_000)}${']'.repeat(400_000)}`;
       for (const url of ['/scenarios', '/events']) {
-        const res = await testServer().request({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: nested });
+        const res = await testServer().request({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json' },
+          payload: nested,
+        });
         expectError(res, 400, 'malformed_body', /nests mappings and lists deeper than 64 levels/);
       }
     });
 
     it('422 naming the field for a body that fails validation', async () => {
-      expectError(await post(testServer(), gauge().replace('rate: 10', 'rate: 0')), 422, 'validation_failed', /rate: expected a number greater than 0, got 0/);
+      expectError(
+        await post(testServer(), gauge().replace('rate: 10', 'rate: 0')),
+        422,
+        'validation_failed',
+        /rate: expected a number greater than 0, got 0/,
+      );
       expectError(await post(testServer(), gauge().replace('temp_celsius', '1bad')), 422, 'validation_failed', /name:/);
     });
-
 
     it('413 for a body over 1 MiB, 415 for another content type', async () => {
       expectError(await post(testServer(), `# ${'x'.repeat(1024 * 1024)}\n${gauge()}`), 413, 'payload_too_large');
@@ -136,8 +173,20 @@ scenarios:
         version: 2,
         kind: 'runnable',
         scenarios: [
-          { id: 'load', signal_type: 'metrics', name: 'load_ratio', rate: 10, generator: { type: 'step', start: 0, step_size: 1 } },
-          { signal_type: 'metrics', name: 'alerts_total', rate: 10, generator: { type: 'constant', value: 1 }, after: { ref: 'load', op: '>', value: 4 } },
+          {
+            id: 'load',
+            signal_type: 'metrics',
+            name: 'load_ratio',
+            rate: 10,
+            generator: { type: 'step', start: 0, step_size: 1 },
+          },
+          {
+            signal_type: 'metrics',
+            name: 'alerts_total',
+            rate: 10,
+            generator: { type: 'constant', value: 1 },
+            after: { ref: 'load', op: '>', value: 4 },
+          },
           { id: 'node', signal_type: 'metrics', pack: 'node_memory', rate: 1 },
         ],
       };
@@ -156,17 +205,37 @@ scenarios:
   describe('reading scenarios', () => {
     it('lists scenarios with status and degraded, inspects config, stats and elapsed time', async () => {
       const server = testServer();
-      const { id } = (await post(server, gauge('gaps: { every: 10s, for: 2s }\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
+      const { id } = (
+        await post(server, gauge('gaps: { every: 10s, for: 2s }\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))
+      ).json();
       server.advance(500);
       const list = (await get(server, '/scenarios')).json();
       expect(list.scenarios).to.deep.equal([
-        { id, entry: 'temp_celsius', name: 'temp_celsius', status: 'running', degraded: false, last_sink_error: null, signal_type: 'metrics', total_events: 11 },
+        {
+          id,
+          entry: 'temp_celsius',
+          name: 'temp_celsius',
+          status: 'running',
+          degraded: false,
+          last_sink_error: null,
+          signal_type: 'metrics',
+          total_events: 11,
+        },
       ]);
       const one = (await get(server, `/scenarios/${id}`)).json();
       expect(one).to.include({ id, name: 'temp_celsius', status: 'running', elapsed_ms: 500 });
       expect(one.config).to.include({ name: 'temp_celsius', rate: 10 });
       const stats = (await get(server, `/scenarios/${id}/stats`)).json();
-      expect(stats).to.include({ total_events: 11, errors: 0, consecutive_failures: 0, total_sink_failures: 0, last_sink_error: null, degraded: false, in_gap: false, in_burst: true });
+      expect(stats).to.include({
+        total_events: 11,
+        errors: 0,
+        consecutive_failures: 0,
+        total_sink_failures: 0,
+        last_sink_error: null,
+        degraded: false,
+        in_gap: false,
+        in_burst: true,
+      });
       expect(stats).to.have.property('bytes_emitted').above(0);
       expect(stats).to.have.property('current_rate').above(0);
       expect(stats).to.have.property('uptime', 0.5);
@@ -177,7 +246,9 @@ scenarios:
 
     it('reports gap and burst state on the entry clock, which starts after its phase offset', async () => {
       const server = testServer();
-      const { id } = (await post(server, gauge('phase_offset: 1s\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))).json();
+      const { id } = (
+        await post(server, gauge('phase_offset: 1s\nbursts: { every: 10s, for: 1s, multiplier: 2 }'))
+      ).json();
       const state = async () => {
         const { in_gap, in_burst } = (await get(server, `/scenarios/${id}/stats`)).json();
         return { in_gap, in_burst };
@@ -192,7 +263,8 @@ scenarios:
 
     it('404 in the envelope for an unknown id on every read route, and for unknown routes', async () => {
       const server = testServer();
-      for (const url of ['/scenarios/nope', '/scenarios/nope/stats', '/scenarios/nope/metrics']) expectError(await get(server, url), 404, 'not_found');
+      for (const url of ['/scenarios/nope', '/scenarios/nope/stats', '/scenarios/nope/metrics'])
+        expectError(await get(server, url), 404, 'not_found');
       expectError(await server.request({ method: 'DELETE', url: '/scenarios/nope' }), 404, 'not_found');
       expectError(await get(server, '/nowhere'), 404, 'not_found', /GET \/nowhere/);
     });
@@ -207,14 +279,17 @@ scenarios:
       const res = await get(server, `/scenarios/${id}/metrics?limit=2`);
       expect(res.statusCode).to.equal(200);
       expect(res.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/);
-      expect(res.body).to.equal('# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5 1100\ntemp_celsius{room="lab"} 21.5 1200\n');
+      expect(res.body).to.equal(
+        '# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5 1100\ntemp_celsius{room="lab"} 21.5 1200\n',
+      );
       expect((await get(server, `/scenarios/${id}/metrics`)).statusCode).to.equal(204);
     });
 
     it('rejects a limit outside 1..1000', async () => {
       const server = testServer();
       const { id } = (await post(server, gauge())).json();
-      for (const limit of ['0', '1001', 'x', '2.5']) expectError(await get(server, `/scenarios/${id}/metrics?limit=${limit}`), 400, 'invalid_query', /limit/);
+      for (const limit of ['0', '1001', 'x', '2.5'])
+        expectError(await get(server, `/scenarios/${id}/metrics?limit=${limit}`), 400, 'invalid_query', /limit/);
     });
 
     it('aggregates the latest value of every series, idempotently, without timestamps', async () => {
@@ -223,7 +298,9 @@ scenarios:
       await post(server, gauge().replace('room: lab', 'room: hall').replace('21.5', '19'));
       server.advance(300);
       const first = await get(server, '/scenarios/metrics');
-      expect(first.body).to.equal('# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5\ntemp_celsius{room="hall"} 19\n');
+      expect(first.body).to.equal(
+        '# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5\ntemp_celsius{room="hall"} 19\n',
+      );
       expect((await get(server, '/scenarios/metrics')).body).to.equal(first.body);
     });
 
@@ -240,7 +317,10 @@ scenarios:
 
     it('scrapes histograms as one family with bucket, sum and count rows', async () => {
       const server = testServer();
-      await post(server, 'signal_type: histogram\nname: latency_seconds\nrate: 1\ndistribution: { type: uniform, min: 0, max: 1 }\nbuckets: [0.5]\nobservations_per_tick: 10\n');
+      await post(
+        server,
+        'signal_type: histogram\nname: latency_seconds\nrate: 1\ndistribution: { type: uniform, min: 0, max: 1 }\nbuckets: [0.5]\nobservations_per_tick: 10\n',
+      );
       server.advance(10);
       expect((await get(server, '/scenarios/metrics')).body).to.match(
         /^# TYPE latency_seconds histogram\nlatency_seconds_bucket\{le="0\.5"\} \d+\nlatency_seconds_bucket\{le="\+Inf"\} 10\nlatency_seconds_sum [\d.]+\nlatency_seconds_count 10\n$/,
@@ -269,7 +349,11 @@ scenarios:
       server.advance(500);
       await new Promise((resolve) => setImmediate(resolve));
       expect((await get(server, `/scenarios/${id}`)).json()).to.include({ status: 'stopped' });
-      expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).json()).to.deep.equal({ id, status: 'stopped', total_events: 2 });
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).json()).to.deep.equal({
+        id,
+        status: 'stopped',
+        total_events: 2,
+      });
     });
   });
 
@@ -278,14 +362,25 @@ scenarios:
       const server = testServer();
       for (const method of ['PUT', 'PATCH', 'PROPFIND', 'MKCOL']) {
         const res = await server.request({ method: method as 'GET', url: '/scenarios' });
-        expectError(res, 405, 'method_not_allowed', new RegExp(`${method} is not allowed on /scenarios \\(allowed: POST, HEAD, GET\\)`));
+        expectError(
+          res,
+          405,
+          'method_not_allowed',
+          new RegExp(`${method} is not allowed on /scenarios \\(allowed: POST, HEAD, GET\\)`),
+        );
         expect(res.headers['content-type']).to.match(/^application\/json/);
         expect(res.headers.allow).to.equal('POST, HEAD, GET');
       }
     });
 
     it('404 for any method on a path no route takes', async () => {
-      for (const method of ['GET', 'PROPFIND']) expectError(await testServer().request({ method: method as 'GET', url: '/nowhere' }), 404, 'not_found', /no route/);
+      for (const method of ['GET', 'PROPFIND'])
+        expectError(
+          await testServer().request({ method: method as 'GET', url: '/nowhere' }),
+          404,
+          'not_found',
+          /no route/,
+        );
     });
   });
 

@@ -18,16 +18,24 @@ const ROUTES: [string, string][] = [
 describe('authentication', () => {
   it('covers every route of the API document', () => {
     const documented = Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((k) => k !== 'parameters').map((method) => `${method.toUpperCase()} ${path.replace('{id}', 'some-id')}`),
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path.replace('{id}', 'some-id')}`),
     );
-    expect([...ROUTES.map(([m, p]) => `${m} ${p}`), 'GET /health', 'HEAD /health'].sort()).to.deep.equal(documented.sort());
+    expect([...ROUTES.map(([m, p]) => `${m} ${p}`), 'GET /health', 'HEAD /health'].sort()).to.deep.equal(
+      documented.sort(),
+    );
   });
 
   for (const [method, url] of ROUTES) {
     it(`${method} ${url}: 401 without, with a malformed or a wrong key; through with the right one`, async () => {
       const server = testServer({ apiKey: KEY });
       for (const authorization of [undefined, `Basic ${KEY}`, 'Bearer', 'Bearer wrong-key', `Bearer ${KEY}x`]) {
-        const res = await server.request({ method: method as 'GET', url, headers: authorization ? { authorization } : {} });
+        const res = await server.request({
+          method: method as 'GET',
+          url,
+          headers: authorization ? { authorization } : {},
+        });
         expect(res.statusCode, `${authorization}`).to.equal(401);
         expect(res.json().error).to.equal('unauthorized');
         expect(res.headers['www-authenticate']).to.equal('Bearer');
@@ -43,14 +51,21 @@ describe('authentication', () => {
     expect((await server.request({ method: 'HEAD', url: '/health' })).statusCode).to.equal(200);
     expect((await server.request({ method: 'HEAD', url: '/scenarios' })).statusCode).to.equal(401);
     for (const [method, url] of ROUTES) {
-      expect((await testServer().request({ method: method as 'GET', url })).statusCode, `${method} ${url}`).to.not.equal(401);
+      expect(
+        (await testServer().request({ method: method as 'GET', url })).statusCode,
+        `${method} ${url}`,
+      ).to.not.equal(401);
     }
   });
 
   it('matches the Bearer scheme case-insensitively (RFC 7235)', async () => {
     const server = testServer({ apiKey: KEY });
     for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
-      const res = await server.request({ method: 'GET', url: '/scenarios', headers: { authorization: `${scheme} ${KEY}` } });
+      const res = await server.request({
+        method: 'GET',
+        url: '/scenarios',
+        headers: { authorization: `${scheme} ${KEY}` },
+      });
       expect(res.statusCode, scheme).to.equal(200);
     }
   });
@@ -58,8 +73,15 @@ describe('authentication', () => {
   it('gives one 401 detail whether the key is missing, malformed or wrong', async () => {
     const server = testServer({ apiKey: KEY });
     const detail = async (authorization?: string) =>
-      (await server.request({ method: 'GET', url: '/scenarios', headers: authorization ? { authorization } : {} })).json().detail;
-    const details = new Set([await detail(), await detail('Token abc'), await detail('Bearer'), await detail('Bearer nope')]);
+      (
+        await server.request({ method: 'GET', url: '/scenarios', headers: authorization ? { authorization } : {} })
+      ).json().detail;
+    const details = new Set([
+      await detail(),
+      await detail('Token abc'),
+      await detail('Bearer'),
+      await detail('Bearer nope'),
+    ]);
     expect([...details]).to.have.length(1);
     expect([...details][0]).to.match(/Authorization: Bearer/);
   });
@@ -74,7 +96,10 @@ describe('OpenAPI document', () => {
       for (const method of Object.keys(item).filter((k) => k !== 'parameters')) {
         const answer = await server.request({ method: method.toUpperCase() as 'GET', url: path.replace('{id}', 'x') });
         // A documented route may answer 4xx for this empty request, but never "no such route" (HEAD has no body).
-        const detail = answer.body && String(answer.headers['content-type']).startsWith('application/json') ? answer.json().detail : '';
+        const detail =
+          answer.body && String(answer.headers['content-type']).startsWith('application/json')
+            ? answer.json().detail
+            : '';
         expect(detail ?? '', `${method} ${path}`).to.not.match(/^no route/);
         expect(answer.statusCode, `${method} ${path}`).to.not.equal(405);
       }

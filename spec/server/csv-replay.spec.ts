@@ -4,10 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testServer } from '../support/server.js';
 
-const entry = (file: string) => ({ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } });
+const entry = (file: string) => ({
+  signal_type: 'metrics',
+  name: 'load',
+  rate: 1,
+  generator: { type: 'csv_replay', file },
+});
 type Server = ReturnType<typeof testServer>;
 const post = (server: Server, file: string) =>
-  server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(entry(file)) });
+  server.request({
+    method: 'POST',
+    url: '/scenarios',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(entry(file)),
+  });
 
 /** A file root holding load.csv, a CSV outside it, and a symlink leading there. */
 function layout() {
@@ -36,7 +46,8 @@ describe('csv_replay on the server (files read only below --file-root)', () => {
   it('reads a CSV below the file root, relative paths from the root', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    for (const file of ['sub/load.csv', join(root, 'sub', 'load.csv')]) expect((await post(server, file)).statusCode, file).to.equal(201);
+    for (const file of ['sub/load.csv', join(root, 'sub', 'load.csv')])
+      expect((await post(server, file)).statusCode, file).to.equal(201);
   });
 
   it('refuses with 422 csv_replay_outside_root a path that leaves the root, by .. or by a symlink', async () => {
@@ -54,6 +65,9 @@ describe('csv_replay on the server (files read only below --file-root)', () => {
     writeFileSync(join(root, 'bad.csv'), 'Time,load\n1,0.5\n2,x\n');
     const res = await post(testServer({ deps: { fileRoot: root } }), 'bad.csv');
     expect(res.statusCode).to.equal(422);
-    expect(res.json()).to.include({ error: 'validation_failed', detail: `${join(root, 'bad.csv')}: line 3, column 2 (load): expected a number, got "x"` });
+    expect(res.json()).to.include({
+      error: 'validation_failed',
+      detail: `${join(root, 'bad.csv')}: line 3, column 2 (load): expected a number, got "x"`,
+    });
   });
 });

@@ -54,7 +54,8 @@ describe('svc-server in a deployment', () => {
   describe('a catalog (--catalog)', () => {
     const dir = directory({
       'scenarios/checkout.yaml': gaugeFile('checkout'),
-      'packs/tiny.yaml': 'version: 2\nkind: composable\nname: tiny\ndescription: two gauges\nmetrics:\n  - name: tiny_up\n  - name: tiny_load\n',
+      'packs/tiny.yaml':
+        'version: 2\nkind: composable\nname: tiny\ndescription: two gauges\nmetrics:\n  - name: tiny_up\n  - name: tiny_load\n',
     });
 
     it('resolves pack: <name> of a posted body in the catalog', async () => {
@@ -100,10 +101,19 @@ describe('svc-server in a deployment', () => {
         'checkout.yaml': gaugeFile('checkout', `    sink: { type: file, path: checkout.prom }\n`),
         'search.yaml': gaugeFile('search'),
       });
-      const server = await startServerProcess({ args: ['--autostart', '@checkout,@search'], env: { SVC_CATALOG: catalog, SVC_FILE_ROOT: root }, quiet: true });
+      const server = await startServerProcess({
+        args: ['--autostart', '@checkout,@search'],
+        env: { SVC_CATALOG: catalog, SVC_FILE_ROOT: root },
+        quiet: true,
+      });
       try {
-        const listed = (await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: { name: string; status: string }[] };
-        expect(listed.scenarios.map((s) => `${s.name} ${s.status}`).sort()).to.deep.equal(['checkout_ratio running', 'search_ratio running']);
+        const listed = (await (await fetch(`${server.base}/scenarios`)).json()) as {
+          scenarios: { name: string; status: string }[];
+        };
+        expect(listed.scenarios.map((s) => `${s.name} ${s.status}`).sort()).to.deep.equal([
+          'checkout_ratio running',
+          'search_ratio running',
+        ]);
         server.child.kill('SIGTERM');
         expect(await server.exited).to.equal(0);
         expect(readFileSync(join(root, 'checkout.prom'), 'utf8')).to.match(/^checkout_ratio\{pod="pod_0"\} 1 \d{13}\n/);
@@ -114,7 +124,11 @@ describe('svc-server in a deployment', () => {
 
     it('reads SVC_AUTOSTART too', async () => {
       const catalog = directory({ 'search.yaml': gaugeFile('search') });
-      const server = await startServerProcess({ args: ['--catalog', catalog], env: { SVC_AUTOSTART: '@search' }, quiet: true });
+      const server = await startServerProcess({
+        args: ['--catalog', catalog],
+        env: { SVC_AUTOSTART: '@search' },
+        quiet: true,
+      });
       try {
         const listed = (await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: { name: string }[] };
         expect(listed.scenarios.map((s) => s.name)).to.deep.equal(['search_ratio']);
@@ -142,7 +156,9 @@ describe('svc-server in a deployment', () => {
       ]);
       expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
       expect(cases[0]!.err).to.match(/--autostart: .*needs a catalog: give --catalog <dir>/);
-      expect(cases[1]!.err).to.match(/--autostart: expected catalog references @name separated by commas, got "search"/);
+      expect(cases[1]!.err).to.match(
+        /--autostart: expected catalog references @name separated by commas, got "search"/,
+      );
       expect(cases[2]!.err).to.match(/catalog directory not found/);
       for (const c of cases) expect(c.out).to.equal('');
     });
@@ -151,7 +167,8 @@ describe('svc-server in a deployment', () => {
       const catalog = directory({
         'fleet.yaml': `${gaugeFile('fleet')}  - signal_type: metrics\n    name: fleet_info\n    rate: 10\n    generator: { type: constant, value: 1 }\n`,
       });
-      const start = (args: string[], env: Record<string, string> = {}) => startServerProcess({ args: ['--catalog', catalog, '--autostart', '@fleet', ...args], env, quiet: true });
+      const start = (args: string[], env: Record<string, string> = {}) =>
+        startServerProcess({ args: ['--catalog', catalog, '--autostart', '@fleet', ...args], env, quiet: true });
       // Whole; shard 0 of 2 by flag; shard 1 of 2 by environment.
       const servers = await Promise.all([start([]), start(['--shard', '0/2']), start([], { SVC_SHARD: '1/2' })]);
       try {
@@ -159,11 +176,26 @@ describe('svc-server in a deployment', () => {
         const series = (base: string, count: number) =>
           waitFor(`${count} series`, async () => {
             const res = await fetch(`${base}/scenarios/metrics`);
-            const names = res.status === 200 ? (await res.text()).split('\n').filter((line) => line && !line.startsWith('#')).map((line) => line.split(' ')[0]!) : [];
+            const names =
+              res.status === 200
+                ? (await res.text())
+                    .split('\n')
+                    .filter((line) => line && !line.startsWith('#'))
+                    .map((line) => line.split(' ')[0]!)
+                : [];
             return names.length >= count ? names : undefined;
           });
-        const [whole, first, second] = await Promise.all([series(servers[0]!.base, 4), series(servers[1]!.base, 2), series(servers[2]!.base, 2)]);
-        expect(whole!.sort()).to.deep.equal(['fleet_info', 'fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_1"}', 'fleet_ratio{pod="pod_2"}']);
+        const [whole, first, second] = await Promise.all([
+          series(servers[0]!.base, 4),
+          series(servers[1]!.base, 2),
+          series(servers[2]!.base, 2),
+        ]);
+        expect(whole!.sort()).to.deep.equal([
+          'fleet_info',
+          'fleet_ratio{pod="pod_0"}',
+          'fleet_ratio{pod="pod_1"}',
+          'fleet_ratio{pod="pod_2"}',
+        ]);
         // fleet_ratio (position 0): pods 0 and 2 on shard 0, pod 1 on shard 1; fleet_info (position 1): shard 1.
         expect([first!.sort(), second!.sort()]).to.deep.equal([
           ['fleet_ratio{pod="pod_0"}', 'fleet_ratio{pod="pod_2"}'],
@@ -175,7 +207,11 @@ describe('svc-server in a deployment', () => {
     });
 
     it('exits 2 naming --shard for a shard that is not ORDINAL/COUNT, as when the pod index label is missing', async () => {
-      const cases = await Promise.all([exitOf([], { SVC_SHARD: '$(SVC_POD_INDEX)/3' }), exitOf(['--shard', '3/3']), exitOf(['--shard', '0/1001'])]);
+      const cases = await Promise.all([
+        exitOf([], { SVC_SHARD: '$(SVC_POD_INDEX)/3' }),
+        exitOf(['--shard', '3/3']),
+        exitOf(['--shard', '0/1001']),
+      ]);
       expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
       expect(cases[0]!.err).to.match(/--shard: expected ORDINAL\/COUNT.*got "\$\(SVC_POD_INDEX\)\/3"/);
       expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
@@ -183,8 +219,14 @@ describe('svc-server in a deployment', () => {
     });
 
     it('exits 1 before listening, naming the reference, when an autostart scenario is unknown or refused', async () => {
-      const catalog = directory({ 'search.yaml': gaugeFile('search'), 'filed.yaml': gaugeFile('filed', `    sink: { type: file, path: out.prom }\n`) });
-      const [unknown, refused] = await Promise.all([exitOf(['--catalog', catalog, '--autostart', '@search,@nope']), exitOf(['--catalog', catalog, '--autostart', '@filed'])]);
+      const catalog = directory({
+        'search.yaml': gaugeFile('search'),
+        'filed.yaml': gaugeFile('filed', `    sink: { type: file, path: out.prom }\n`),
+      });
+      const [unknown, refused] = await Promise.all([
+        exitOf(['--catalog', catalog, '--autostart', '@search,@nope']),
+        exitOf(['--catalog', catalog, '--autostart', '@filed']),
+      ]);
       expect([unknown.code, refused.code]).to.deep.equal([1, 1]);
       expect(unknown.err).to.match(/^error: --autostart @nope: .*no scenario named "nope"/m);
       expect(refused.err).to.match(/^error: --autostart @filed: .*file sinks are disabled on this server/m);

@@ -17,14 +17,23 @@ function post(server: ReturnType<typeof testServer>, sink: Record<string, unknow
     encoder: { type: 'json_lines' },
     sink,
   };
-  return server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+  return server.request({
+    method: 'POST',
+    url: '/events',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 }
 
 describe('POST /events through the network sinks', () => {
   it('logstore: answers 200 once the store took the line, in the stream of the event labels', async () => {
     const receiver = await startLokiReceiver({ requireTenant: true });
     try {
-      const res = await post(realSinks(), { type: 'logstore', url: receiver.url, headers: { 'X-Scope-OrgID': 'shop' } });
+      const res = await post(realSinks(), {
+        type: 'logstore',
+        url: receiver.url,
+        headers: { 'X-Scope-OrgID': 'shop' },
+      });
       expect(res.statusCode, res.body).to.equal(200);
       expect(receiver.entries).to.have.length(1);
       expect(receiver.entries[0]).to.deep.include({ labels: { app: 'shop', env: 'prod' }, tenant: 'shop' });
@@ -48,7 +57,11 @@ describe('POST /events through the network sinks', () => {
 
   it('502 with the sink message when the destination is down', async () => {
     const port = await freeTcpPort();
-    const res = await post(realSinks(), { type: 'http_push', url: `http://127.0.0.1:${port}/ingest`, retry: { max_attempts: 1 } });
+    const res = await post(realSinks(), {
+      type: 'http_push',
+      url: `http://127.0.0.1:${port}/ingest`,
+      retry: { max_attempts: 1 },
+    });
     expect(res.statusCode).to.equal(502);
     expect(res.json()).to.deep.equal({
       error: 'sink_failed',

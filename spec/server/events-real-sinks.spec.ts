@@ -9,9 +9,25 @@ import { startOtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { testServer } from '../support/server.js';
 
 /** `POST /events` through the app with the sinks the route builds itself (no injected sink). */
-function post(server: ReturnType<typeof testServer>, sink: Record<string, unknown>, value = 1, encoder = 'metrics_text') {
-  const body = { signal_type: 'metrics', labels: { env: 'ci' }, metric: { name: 'deploys_total', value }, encoder: { type: encoder }, sink };
-  return server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+function post(
+  server: ReturnType<typeof testServer>,
+  sink: Record<string, unknown>,
+  value = 1,
+  encoder = 'metrics_text',
+) {
+  const body = {
+    signal_type: 'metrics',
+    labels: { env: 'ci' },
+    metric: { name: 'deploys_total', value },
+    encoder: { type: encoder },
+    sink,
+  };
+  return server.request({
+    method: 'POST',
+    url: '/events',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(body),
+  });
 }
 
 describe('POST /events with real sinks', () => {
@@ -28,40 +44,52 @@ describe('POST /events with real sinks', () => {
     const path = join(dir, 'events.prom');
     await writeFile(path, '# kept\n');
     for (const value of [1, 2, 3]) expect((await post(server, { type: 'file', path }, value)).statusCode).to.equal(200);
-    expect(await readFile(path, 'utf8')).to.equal('# kept\ndeploys_total{env="ci"} 1 0\ndeploys_total{env="ci"} 2 0\ndeploys_total{env="ci"} 3 0\n');
+    expect(await readFile(path, 'utf8')).to.equal(
+      '# kept\ndeploys_total{env="ci"} 1 0\ndeploys_total{env="ci"} 2 0\ndeploys_total{env="ci"} 3 0\n',
+    );
   });
 
   it('a file sink into a missing directory answers 502 naming the directory', async () => {
     const path = join(dir, 'missing', 'events.prom');
     const res = await post(server, { type: 'file', path });
     expect(res.statusCode).to.equal(502);
-    expect(res.json()).to.deep.equal({ error: 'sink_failed', detail: `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist` });
+    expect(res.json()).to.deep.equal({
+      error: 'sink_failed',
+      detail: `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+    });
   });
 
   it('a udp sink whose host does not resolve answers 502, and the server keeps serving', async () => {
     const res = await post(server, { type: 'udp', address: 'no-such-host.invalid:9' });
     expect(res.statusCode).to.equal(502);
-    expect(res.json()).to.deep.equal({ error: 'sink_failed', detail: 'udp sink: cannot resolve host "no-such-host.invalid": check the host name in the address' });
+    expect(res.json()).to.deep.equal({
+      error: 'sink_failed',
+      detail: 'udp sink: cannot resolve host "no-such-host.invalid": check the host name in the address',
+    });
     expect((await server.request({ method: 'GET', url: '/health' })).statusCode).to.equal(200);
   });
 
-  it('a remote_write sink delivers the sample before answering, and a refusal answers 502 with the receiver\'s reason', async () => {
+  it("a remote_write sink delivers the sample before answering, and a refusal answers 502 with the receiver's reason", async () => {
     const receiver = await startHttpReceiver();
     try {
       const sink = { type: 'remote_write', url: `${receiver.url}/api/v1/write` };
       expect((await post(server, sink, 7, 'remote_write')).statusCode).to.equal(200);
       const { WriteRequest } = writeRequestMessages();
-      const written = WriteRequest.toObject(WriteRequest.decode(uncompress(receiver.accepted[0]!.raw)), { defaults: true }) as {
+      const written = WriteRequest.toObject(WriteRequest.decode(uncompress(receiver.accepted[0]!.raw)), {
+        defaults: true,
+      }) as {
         timeseries: { labels: { name: string; value: string }[]; samples: { value: number }[] }[];
       };
-      expect(written.timeseries.map((ts) => [ts.labels.map((l) => `${l.name}=${l.value}`), ts.samples.map((x) => x.value)])).to.deep.equal([
-        [['__name__=deploys_total', 'env=ci'], [7]],
-      ]);
+      expect(
+        written.timeseries.map((ts) => [ts.labels.map((l) => `${l.name}=${l.value}`), ts.samples.map((x) => x.value)]),
+      ).to.deep.equal([[['__name__=deploys_total', 'env=ci'], [7]]]);
 
       receiver.answer(() => ({ status: 400, body: 'out of order sample' }));
       const refused = await post(server, sink, 8, 'remote_write');
       expect(refused.statusCode).to.equal(502);
-      expect(refused.json().detail).to.match(/^remote_write sink: POST .* answered 400 Bad Request: "out of order sample"; the receiver refuses samples older/);
+      expect(refused.json().detail).to.match(
+        /^remote_write sink: POST .* answered 400 Bad Request: "out of order sample"; the receiver refuses samples older/,
+      );
     } finally {
       await receiver.stop();
     }
@@ -70,11 +98,26 @@ describe('POST /events with real sinks', () => {
   it('an otlp_grpc sink delivers the event before answering, as a LogRecord of a logs event', async () => {
     const receiver = await startOtlpReceiver();
     try {
-      const body = { signal_type: 'logs', labels: { app: 'api' }, log: { severity: 'error', message: 'payment failed' }, encoder: { type: 'otlp' }, sink: { type: 'otlp_grpc', endpoint: receiver.grpcAddress } };
-      const res = await server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      const body = {
+        signal_type: 'logs',
+        labels: { app: 'api' },
+        log: { severity: 'error', message: 'payment failed' },
+        encoder: { type: 'otlp' },
+        sink: { type: 'otlp_grpc', endpoint: receiver.grpcAddress },
+      };
+      const res = await server.request({
+        method: 'POST',
+        url: '/events',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
       expect(res.statusCode, res.body).to.equal(200);
       const [record] = receiver.received[0]!.request.resource_logs[0].scope_logs[0].log_records;
-      expect(record).to.deep.include({ severity_number: 'SEVERITY_NUMBER_ERROR', severity_text: 'error', body: { string_value: 'payment failed' } });
+      expect(record).to.deep.include({
+        severity_number: 'SEVERITY_NUMBER_ERROR',
+        severity_text: 'error',
+        body: { string_value: 'payment failed' },
+      });
     } finally {
       await receiver.stop();
     }

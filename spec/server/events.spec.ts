@@ -23,10 +23,20 @@ const metricEvent = (fields: Record<string, unknown> = {}) => ({
 });
 
 async function send(body: unknown, server = testServer(), raw?: string) {
-  return server.request({ method: 'POST', url: '/events', headers: { 'content-type': 'application/json' }, payload: raw ?? JSON.stringify(body) });
+  return server.request({
+    method: 'POST',
+    url: '/events',
+    headers: { 'content-type': 'application/json' },
+    payload: raw ?? JSON.stringify(body),
+  });
 }
 
-function expectError(res: { statusCode: number; body: string; json(): any }, status: number, code: string, detail: RegExp) {
+function expectError(
+  res: { statusCode: number; body: string; json(): any },
+  status: number,
+  code: string,
+  detail: RegExp,
+) {
   expect(res.statusCode, res.body).to.equal(status);
   expect(Object.keys(res.json()).sort()).to.deep.equal(['detail', 'error']);
   expect(res.json().error).to.equal(code);
@@ -67,20 +77,70 @@ describe('POST /events', () => {
 
   it('400: malformed JSON, unknown signal_type, missing branch or field, unknown encoder or sink type', async () => {
     expectError(await send(undefined, testServer(), '{"signal_type": "logs",'), 400, 'malformed_body', /not valid/);
-    expectError(await send(logEvent({ signal_type: 'traces' })), 400, 'unknown_signal_type', /signal_type: expected logs or metrics, got "traces"/);
+    expectError(
+      await send(logEvent({ signal_type: 'traces' })),
+      400,
+      'unknown_signal_type',
+      /signal_type: expected logs or metrics, got "traces"/,
+    );
     expectError(await send(logEvent({ log: undefined })), 400, 'invalid_event', /log: missing required field/);
     expectError(await send(metricEvent({ labels: undefined })), 400, 'invalid_event', /labels: missing required field/);
-    expectError(await send(logEvent({ encoder: { type: 'yaml' } })), 400, 'unknown_encoder', /encoder\.type: expected one of/);
-    expectError(await send(logEvent({ sink: { type: 'carrier_pigeon' } })), 400, 'unknown_sink', /sink\.type: expected one of/);
+    expectError(
+      await send(logEvent({ encoder: { type: 'yaml' } })),
+      400,
+      'unknown_encoder',
+      /encoder\.type: expected one of/,
+    );
+    expectError(
+      await send(logEvent({ sink: { type: 'carrier_pigeon' } })),
+      400,
+      'unknown_sink',
+      /sink\.type: expected one of/,
+    );
   });
 
   it('422: invalid metric name, severity, sink settings, pairings and features not built in', async () => {
-    expectError(await send(metricEvent({ metric: { name: '9lives', value: 1 } })), 422, 'validation_failed', /metric\.name: expected a name matching/);
-    expectError(await send(logEvent({ log: { severity: 'WARN', message: 'x' } })), 422, 'validation_failed', /log\.severity/);
-    expectError(await send(logEvent({ sink: { type: 'tcp', address: 'syslog:514', retry: { max_attempts: 0 } } })), 422, 'validation_failed', /sink\.retry\.max_attempts/);
-    expectError(await send(logEvent({ encoder: { type: 'metrics_text' } })), 422, 'validation_failed', /encoder\.type: metrics_text cannot encode a logs entry/);
-    expectError(await send(metricEvent({ encoder: { type: 'otlp' } })), 422, 'validation_failed', /encoder\.type: the otlp encoder needs the otlp_grpc or otlp_http sink, got sink/);
-    expectError(await send(metricEvent({ encoder: { type: 'otlp' }, sink: { type: 'otlp_http', url: 'http://c:4318', signal_type: 'logs' } })), 422, 'validation_failed', /sink\.signal_type: expected metrics/);
+    expectError(
+      await send(metricEvent({ metric: { name: '9lives', value: 1 } })),
+      422,
+      'validation_failed',
+      /metric\.name: expected a name matching/,
+    );
+    expectError(
+      await send(logEvent({ log: { severity: 'WARN', message: 'x' } })),
+      422,
+      'validation_failed',
+      /log\.severity/,
+    );
+    expectError(
+      await send(logEvent({ sink: { type: 'tcp', address: 'syslog:514', retry: { max_attempts: 0 } } })),
+      422,
+      'validation_failed',
+      /sink\.retry\.max_attempts/,
+    );
+    expectError(
+      await send(logEvent({ encoder: { type: 'metrics_text' } })),
+      422,
+      'validation_failed',
+      /encoder\.type: metrics_text cannot encode a logs entry/,
+    );
+    expectError(
+      await send(metricEvent({ encoder: { type: 'otlp' } })),
+      422,
+      'validation_failed',
+      /encoder\.type: the otlp encoder needs the otlp_grpc or otlp_http sink, got sink/,
+    );
+    expectError(
+      await send(
+        metricEvent({
+          encoder: { type: 'otlp' },
+          sink: { type: 'otlp_http', url: 'http://c:4318', signal_type: 'logs' },
+        }),
+      ),
+      422,
+      'validation_failed',
+      /sink\.signal_type: expected metrics/,
+    );
   });
 
   it('502 when the destination fails', async () => {

@@ -5,13 +5,27 @@ import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
 import { testServer } from '../support/server.js';
 
-const entry = (path: string) => ({ signal_type: 'metrics', name: 'depth', rate: 10, generator: { type: 'constant', value: 1 }, sink: { type: 'file', path } });
-const event = (path: string) => ({ signal_type: 'metrics', labels: {}, metric: { name: 'deploys_total', value: 3 }, encoder: { type: 'metrics_text' }, sink: { type: 'file', path } });
+const entry = (path: string) => ({
+  signal_type: 'metrics',
+  name: 'depth',
+  rate: 10,
+  generator: { type: 'constant', value: 1 },
+  sink: { type: 'file', path },
+});
+const event = (path: string) => ({
+  signal_type: 'metrics',
+  labels: {},
+  metric: { name: 'deploys_total', value: 3 },
+  encoder: { type: 'metrics_text' },
+  sink: { type: 'file', path },
+});
 
 type Server = ReturnType<typeof testServer>;
 const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
-const postScenario = (server: Server, path: string) => server.request({ method: 'POST', url: '/scenarios', ...json(entry(path)) });
-const postEvent = (server: Server, path: string) => server.request({ method: 'POST', url: '/events', ...json(event(path)) });
+const postScenario = (server: Server, path: string) =>
+  server.request({ method: 'POST', url: '/scenarios', ...json(entry(path)) });
+const postEvent = (server: Server, path: string) =>
+  server.request({ method: 'POST', url: '/events', ...json(event(path)) });
 
 /** A file root with a subdirectory, and next to it a directory outside the root. */
 function layout() {
@@ -47,13 +61,30 @@ describe('file sinks on the server (design: server safety)', () => {
       expect((await postScenario(server, path)).statusCode, path).to.equal(201);
     }
     const paths = server.registry.list().map((scenario) => (scenario.run.entry.sink as { path: string }).path);
-    expect(paths).to.deep.equal([join(root, 'sub/a.prom'), join(root, 'b.prom'), join(root, 'sub/c.prom'), join(root, 'd.prom')]);
+    expect(paths).to.deep.equal([
+      join(root, 'sub/a.prom'),
+      join(root, 'b.prom'),
+      join(root, 'sub/c.prom'),
+      join(root, 'd.prom'),
+    ]);
   });
 
   it('refuse with 422 file_sink_outside_root any path that leaves the root, by .. or by a symlink', async () => {
     const { root, outside } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    const escapes = ['../outside/x.prom', '/etc/passwd', join(outside, 'x.prom'), 'out-dir/x.prom', 'out-file', 'out-file/x', 'dangling', 'sub/../../outside/x', '.', root, 'sub/nul\u0000.prom'];
+    const escapes = [
+      '../outside/x.prom',
+      '/etc/passwd',
+      join(outside, 'x.prom'),
+      'out-dir/x.prom',
+      'out-file',
+      'out-file/x',
+      'dangling',
+      'sub/../../outside/x',
+      '.',
+      root,
+      'sub/nul\u0000.prom',
+    ];
     for (const path of escapes) {
       for (const res of [await postScenario(server, path), await postEvent(server, path)]) {
         expect(res.statusCode, `${path}: ${res.body}`).to.equal(422);

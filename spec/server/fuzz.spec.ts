@@ -22,10 +22,21 @@ describe('svc-server under fuzzed request bodies', function () {
     it(`answers every body of seed ${seed} in time with a 2xx, 4xx or 502, and keeps answering /health`, async () => {
       const outcome = await fuzzServer(server, 250, { seed });
       expect(outcome.crashed, `crashed:\n${server.stderr().slice(-1500)}`).to.equal(false);
-      expect(outcome.frozen.map((request) => (request === '/health' ? request : request.body.slice(0, 300))), 'froze on').to.deep.equal([]);
-      expect(outcome.unexpected.map(({ request, answer }) => `${request.body.slice(0, 300)} -> ${answer}`), '500s').to.deep.equal([]);
+      expect(
+        outcome.frozen.map((request) => (request === '/health' ? request : request.body.slice(0, 300))),
+        'froze on',
+      ).to.deep.equal([]);
+      expect(
+        outcome.unexpected.map(({ request, answer }) => `${request.body.slice(0, 300)} -> ${answer}`),
+        '500s',
+      ).to.deep.equal([]);
       expect(outcome.sent).to.equal(250);
-      expect(Object.keys(outcome.statuses).map(Number).every((status) => status < 500 || status === 502), JSON.stringify(outcome.statuses)).to.equal(true);
+      expect(
+        Object.keys(outcome.statuses)
+          .map(Number)
+          .every((status) => status < 500 || status === 502),
+        JSON.stringify(outcome.statuses),
+      ).to.equal(true);
     });
   }
 });

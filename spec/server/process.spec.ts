@@ -42,7 +42,9 @@ describe('svc-server as a process, scraped by a real Prometheus', function () {
   it('prints only the start-up line on stdout and logs JSON on stderr', async () => {
     expect(server.stdout()).to.match(/^\{"svc_server":\{"port":\d+\}\}\n$/);
     // The log line may reach us a moment after the start-up line: they travel on different pipes.
-    const first = await waitFor('the first log line', () => (server.stderr().includes('\n') ? server.stderr().split('\n')[0] : undefined));
+    const first = await waitFor('the first log line', () =>
+      server.stderr().includes('\n') ? server.stderr().split('\n')[0] : undefined,
+    );
     expect(JSON.parse(first!)).to.include({ msg: 'svc-server listening' });
   });
 
@@ -66,7 +68,11 @@ scenarios:
     observations_per_tick: 20
     sink: { type: file, path: ${sinkFile}.h }
 `;
-    const res = await fetch(`${server.base}/scenarios`, { method: 'POST', headers: { ...auth, 'content-type': 'text/yaml' }, body });
+    const res = await fetch(`${server.base}/scenarios`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/yaml' },
+      body,
+    });
     expect(res.status, await res.clone().text()).to.equal(201);
     const { scenarios } = (await res.json()) as { scenarios: { id: string }[] };
 
@@ -75,10 +81,14 @@ scenarios:
       return r.status === 200 ? r.text() : undefined;
     });
     expect(promtoolCheck(aggregate)).to.deep.equal({ code: 0, problems: [] });
-    const drained = await (await fetch(`${server.base}/scenarios/${scenarios[1]!.id}/metrics?limit=5`, { headers: auth })).text();
+    const drained = await (
+      await fetch(`${server.base}/scenarios/${scenarios[1]!.id}/metrics?limit=5`, { headers: auth })
+    ).text();
     expect(promtoolCheck(drained)).to.deep.equal({ code: 0, problems: [] });
 
-    prometheus = await startPrometheus({ scrape: { host: server.base.slice('http://'.length), path: '/scenarios/metrics', bearer: KEY } });
+    prometheus = await startPrometheus({
+      scrape: { host: server.base.slice('http://'.length), path: '/scenarios/metrics', bearer: KEY },
+    });
     const series = await waitFor(
       'Prometheus to record the series',
       async () => {
@@ -100,12 +110,15 @@ scenarios:
   });
 
   it('on SIGTERM stops every scenario, flushes every sink and exits 0', async () => {
-    const listed = (await (await fetch(`${server.base}/scenarios`, { headers: auth })).json()) as { scenarios: { id: string }[] };
+    const listed = (await (await fetch(`${server.base}/scenarios`, { headers: auth })).json()) as {
+      scenarios: { id: string }[];
+    };
     server.child.kill('SIGTERM');
     expect(await server.exited).to.equal(0);
     const written = readFileSync(sinkFile, 'utf8').split('\n').filter(Boolean);
     expect(written.length).to.be.above(0);
-    for (const line of written) expect(line).to.match(/^svc_room_temperature_celsius\{room="(lab|hall)"\} [\d.]+ \d{13}$/);
+    for (const line of written)
+      expect(line).to.match(/^svc_room_temperature_celsius\{room="(lab|hall)"\} [\d.]+ \d{13}$/);
     expect(listed.scenarios).to.have.length(2);
     expect(server.stderr()).to.include('stopping: flushing every scenario');
   });

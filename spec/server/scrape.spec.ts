@@ -56,7 +56,9 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
   it(`keeps the most recent ${MAX_SCRAPE_EVENTS} events, overwriting the oldest, in order across the wrap`, () => {
     const buffer = gauge();
     recordEvents(buffer, 0, 2500);
-    expect(drained(buffer, MAX_SCRAPE_EVENTS)).to.deep.equal(Array.from({ length: MAX_SCRAPE_EVENTS }, (_, k) => 1500 + k));
+    expect(drained(buffer, MAX_SCRAPE_EVENTS)).to.deep.equal(
+      Array.from({ length: MAX_SCRAPE_EVENTS }, (_, k) => 1500 + k),
+    );
     // Refilled after a drain that left the ring mid-way: still oldest first.
     recordEvents(buffer, 2500, 2503);
     expect(drained(buffer, 2)).to.deep.equal([2501, 2502]);
@@ -110,7 +112,13 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     // A new object per sample, as a transient series past interning: the same labels are one series.
     const pods = () => Array.from({ length: count }, (_, n) => seriesOf({ pod: `pod_${n}` }));
     for (const round of [1, 2]) {
-      buffer.record(sampleBatch({ values: Array.from({ length: count }, (_, n) => round * n), offsets: Array(count).fill(0), series: pods() }));
+      buffer.record(
+        sampleBatch({
+          values: Array.from({ length: count }, (_, n) => round * n),
+          offsets: Array(count).fill(0),
+          series: pods(),
+        }),
+      );
     }
     const rows = buffer.latestRows();
     expect(rows).to.have.length(MAX_LATEST_SERIES);

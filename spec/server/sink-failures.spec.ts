@@ -8,18 +8,35 @@ import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { testServer } from '../support/server.js';
 
 const REFUSED = 'tcp sink: connection refused by 127.0.0.1:9';
-const gauge = (fields: Record<string, unknown> = {}) => ({ signal_type: 'metrics', id: 'room', name: 'temp_celsius', rate: 10, generator: { type: 'constant', value: 21.5 }, ...fields });
+const gauge = (fields: Record<string, unknown> = {}) => ({
+  signal_type: 'metrics',
+  id: 'room',
+  name: 'temp_celsius',
+  rate: 10,
+  generator: { type: 'constant', value: 21.5 },
+  ...fields,
+});
 
 type Server = ReturnType<typeof testServer>;
 async function start(server: Server, fields: Record<string, unknown> = {}): Promise<string> {
-  const res = await server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(gauge(fields)) });
+  const res = await server.request({
+    method: 'POST',
+    url: '/scenarios',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(gauge(fields)),
+  });
   expect(res.statusCode, res.body).to.equal(201);
   return res.json().id;
 }
-const listed = async (server: Server, id: string) => (await server.request({ method: 'GET', url: '/scenarios' })).json().scenarios.find((s: { id: string }) => s.id === id);
-const detail = async (server: Server, id: string) => (await server.request({ method: 'GET', url: `/scenarios/${id}` })).json();
+const listed = async (server: Server, id: string) =>
+  (await server.request({ method: 'GET', url: '/scenarios' }))
+    .json()
+    .scenarios.find((s: { id: string }) => s.id === id);
+const detail = async (server: Server, id: string) =>
+  (await server.request({ method: 'GET', url: `/scenarios/${id}` })).json();
 /** Log lines about scenario `id` at `level` (pino: 30 info, 40 warn, 50 error). */
-const logsOf = (server: Server, id: string, level: number) => server.logs.filter((line) => line.scenario === id && line.level === level);
+const logsOf = (server: Server, id: string, level: number) =>
+  server.logs.filter((line) => line.scenario === id && line.level === level);
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('sink failures of server scenarios: status, list and log', () => {
@@ -30,7 +47,11 @@ describe('sink failures of server scenarios: status, list and log', () => {
     await settle();
     expect(await listed(server, id)).to.include({ status: 'failed', last_sink_error: REFUSED });
     const one = await detail(server, id);
-    expect([one.status, one.stats.last_sink_error, one.stats.last_successful_write_at]).to.deep.equal(['failed', REFUSED, null]);
+    expect([one.status, one.stats.last_sink_error, one.stats.last_successful_write_at]).to.deep.equal([
+      'failed',
+      REFUSED,
+      null,
+    ]);
     const [ended] = logsOf(server, id, 50);
     expect(ended).to.include({ entry: 'room', name: 'temp_celsius', sink_error: REFUSED });
     expect(ended!.msg).to.match(/scenario failed: its sink delivered nothing/);
@@ -57,7 +78,9 @@ describe('sink failures of server scenarios: status, list and log', () => {
 
     server.sinks[0]!.failWith = undefined;
     server.advance(200);
-    expect(logsOf(server, id, 30).filter((line) => /sink delivering again after 5 failures/.test(String(line.msg)))).to.have.length(1);
+    expect(
+      logsOf(server, id, 30).filter((line) => /sink delivering again after 5 failures/.test(String(line.msg))),
+    ).to.have.length(1);
     server.sinks[0]!.failWith = new Error(REFUSED);
     server.advance(300);
     expect(logsOf(server, id, 40)).to.have.length(2);
@@ -75,19 +98,38 @@ describe('sink failures of server scenarios: status, list and log', () => {
   });
 
   const realSinks = [
-    ['an http_push sink to a port that refuses', async () => ({ type: 'http_push', url: `http://127.0.0.1:${await freeTcpPort()}/ingest`, retry: { max_attempts: 1 } }), /connection refused by 127\.0\.0\.1/],
-    ['a file sink into a directory that does not exist', async () => ({ type: 'file', path: 'missing/events.prom' }), /missing\/events\.prom/],
+    [
+      'an http_push sink to a port that refuses',
+      async () => ({
+        type: 'http_push',
+        url: `http://127.0.0.1:${await freeTcpPort()}/ingest`,
+        retry: { max_attempts: 1 },
+      }),
+      /connection refused by 127\.0\.0\.1/,
+    ],
+    [
+      'a file sink into a directory that does not exist',
+      async () => ({ type: 'file', path: 'missing/events.prom' }),
+      /missing\/events\.prom/,
+    ],
   ] as const;
   for (const [what, sink, error] of realSinks) {
     it(`with ${what}: failed, and the log names the scenario and the error`, async () => {
       const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-failing-')));
-      const server = testServer({ deps: { scheduler: asyncScheduler, fileRoot }, registry: { scheduler: asyncScheduler, createSink: (entry) => createSink(entry.sink) } });
+      const server = testServer({
+        deps: { scheduler: asyncScheduler, fileRoot },
+        registry: { scheduler: asyncScheduler, createSink: (entry) => createSink(entry.sink) },
+      });
       const id = await start(server, { duration: '200ms', sink: await sink() });
-      const ended = await waitFor('the scenario to end', async () => ((await listed(server, id)).status === 'running' ? undefined : listed(server, id)));
+      const ended = await waitFor('the scenario to end', async () =>
+        (await listed(server, id)).status === 'running' ? undefined : listed(server, id),
+      );
       expect(ended).to.include({ status: 'failed' });
       expect(ended.last_sink_error).to.match(error);
       expect(logsOf(server, id, 40)[0]!.sink_error).to.equal(ended.last_sink_error);
-      expect(logsOf(server, id, 50)[0]!.msg).to.equal(`scenario failed: its sink delivered nothing: ${ended.last_sink_error}`);
+      expect(logsOf(server, id, 50)[0]!.msg).to.equal(
+        `scenario failed: its sink delivered nothing: ${ended.last_sink_error}`,
+      );
     });
   }
 });

@@ -115,7 +115,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(fake.sent).to.deep.equal(['aaaa\nbbbb\n', 'cccc\ndddd\n']);
   });
 
-  it('counting records or events, sends at once when a request\'s bytes are buffered, short of batch_size: the writer is never held back waiting for max_age', async () => {
+  it("counting records or events, sends at once when a request's bytes are buffered, short of batch_size: the writer is never held back waiting for max_age", async () => {
     for (const batchUnit of ['records', 'events'] as const) {
       const { fake, sink } = setup({ batchSize: 1000, batchUnit, maxRequestBytes: 13 });
       sink.write(chunk('aaaa\n'));
@@ -139,7 +139,10 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     await scheduler.advance(49);
     expect(reports).to.have.length(1);
     await scheduler.advance(1);
-    expect(reports.map((r) => r.kind === 'retrying' && [r.attempt, r.delay])).to.deep.equal([[1, 50], [2, 100]]);
+    expect(reports.map((r) => r.kind === 'retrying' && [r.attempt, r.delay])).to.deep.equal([
+      [1, 50],
+      [2, 100],
+    ]);
     await scheduler.advance(100);
     expect(fake.sent).to.deep.equal(['0123456789abcdef\n']);
     expect(reports[2]).to.deep.equal({ kind: 'delivered', size: 1, bytes: 17 });
@@ -175,7 +178,9 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
   it('fails only the batch the transport cannot frame', async () => {
     const { fake, sink, reports } = setup();
     sink.write(chunk('unframable\n'));
-    expect(await sink.flush().catch((e: Error) => e.message)).to.equal('http_push sink: cannot build a request: cannot frame this');
+    expect(await sink.flush().catch((e: Error) => e.message)).to.equal(
+      'http_push sink: cannot build a request: cannot frame this',
+    );
     sink.write(chunk('fine\n'));
     await sink.flush();
     expect(fake.sent).to.deep.equal(['fine\n']);
@@ -233,7 +238,9 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(await isSettled(flushed)).to.equal(false);
     await scheduler.advance(1);
     const error = (await flushed) as Error;
-    expect(error.message).to.equal('http_push sink: http://receiver/push acknowledged nothing within 10 s of the flush; the data still held was dropped');
+    expect(error.message).to.equal(
+      'http_push sink: http://receiver/push acknowledged nothing within 10 s of the flush; the data still held was dropped',
+    );
     expect(reports).to.deep.equal([{ kind: 'failed', size: 5, bytes: 4, error }]);
     // The sink goes on with what is written next.
     fake.answerWith(() => 'ok');
@@ -243,7 +250,10 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
   });
 
   it('a flush timeout cuts a backoff wait short and names the last error', async () => {
-    const { scheduler, fake, sink, reports } = setup({ flushTimeout: 1000, retry: { maxAttempts: 10, initialBackoff: 60_000, maxBackoff: 60_000 } });
+    const { scheduler, fake, sink, reports } = setup({
+      flushTimeout: 1000,
+      retry: { maxAttempts: 10, initialBackoff: 60_000, maxBackoff: 60_000 },
+    });
     fake.answerWith(() => retryable(503));
     sink.write(chunk('a\n'));
     const flushed = sink.flush().catch((e: Error) => e);

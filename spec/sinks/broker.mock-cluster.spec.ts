@@ -8,7 +8,16 @@ import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
 import { waitFor } from '../support/backends/ports.js';
-import { lines, runUntilTerm, scenarioDir, STOPPED, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
+import {
+  lines,
+  runUntilTerm,
+  scenarioDir,
+  STOPPED,
+  stoppedEvents,
+  svc,
+  foreverScenario,
+  upScenario,
+} from '../support/cli.js';
 import { metricEntry } from '../support/entries.js';
 import { testServer } from '../support/server.js';
 
@@ -21,7 +30,12 @@ const logEntry = (fields: Partial<Entry>): Entry =>
     name: 'app',
     generator: undefined,
     metric_type: undefined,
-    log_generator: { type: 'template', templates: [{ message: 'user {user} logged in' }], field_pools: { user: ['ann', 'bob'] }, seed: 1 },
+    log_generator: {
+      type: 'template',
+      templates: [{ message: 'user {user} logged in' }],
+      field_pools: { user: ['ann', 'bob'] },
+      seed: 1,
+    },
     encoder: { type: 'json_lines' },
     ...fields,
   });
@@ -45,7 +59,13 @@ describe('broker sink into a Kafka mock cluster', function () {
     expect(stats).to.include({ total_sink_failures: 0 });
     return stats;
   };
-  const broker = (topic: string, fields: Record<string, unknown> = {}) => ({ type: 'broker' as const, brokers: [kafka.bootstrap], topic, max_buffer_age: 100, ...fields });
+  const broker = (topic: string, fields: Record<string, unknown> = {}) => ({
+    type: 'broker' as const,
+    brokers: [kafka.bootstrap],
+    topic,
+    max_buffer_age: 100,
+    ...fields,
+  });
 
   it('metrics_text: one message per event, keyed by the key label, stamped with the entry clock; kcat reads exactly the events svc counted', async () => {
     const stats = await run(
@@ -81,9 +101,15 @@ describe('broker sink into a Kafka mock cluster', function () {
     const json = await run(logEntry({ rate: 50, duration: 400, labels: { app: 'shop' }, sink: broker('svc-logs') }));
     const logs = await kafka.consume('svc-logs');
     expect(logs).to.have.length(json.total_events);
-    for (const m of logs) expect(JSON.parse(m.payload)).to.deep.include({ labels: { app: 'shop' } }).and.have.property('message').that.matches(/^user (ann|bob) logged in$/);
+    for (const m of logs)
+      expect(JSON.parse(m.payload))
+        .to.deep.include({ labels: { app: 'shop' } })
+        .and.have.property('message')
+        .that.matches(/^user (ann|bob) logged in$/);
 
-    const syslog = await run(logEntry({ rate: 50, duration: 400, encoder: { type: 'syslog', app_name: 'shop' }, sink: broker('svc-syslog') }));
+    const syslog = await run(
+      logEntry({ rate: 50, duration: 400, encoder: { type: 'syslog', app_name: 'shop' }, sink: broker('svc-syslog') }),
+    );
     const records = await kafka.consume('svc-syslog');
     expect(records).to.have.length(syslog.total_events);
     for (const m of records) expect(m.payload).to.match(/^<\d+>1 \S+ \S+ shop - - .*user (ann|bob) logged in$/);
@@ -105,23 +131,49 @@ describe('broker sink into a Kafka mock cluster', function () {
     );
     const sets = await kafka.consume('svc-histogram');
     expect(sets).to.have.length(histogram.total_events);
-    for (const m of sets) expect(m.payload.split('\n').map((l) => l.split(/[{ ]/)[0])).to.deep.equal(['latency_seconds_bucket', 'latency_seconds_bucket', 'latency_seconds_bucket', 'latency_seconds_sum', 'latency_seconds_count']);
+    for (const m of sets)
+      expect(m.payload.split('\n').map((l) => l.split(/[{ ]/)[0])).to.deep.equal([
+        'latency_seconds_bucket',
+        'latency_seconds_bucket',
+        'latency_seconds_bucket',
+        'latency_seconds_sum',
+        'latency_seconds_count',
+      ]);
   });
 
   it('message_per batch with gzip and acks leader: each message holds the lines of a batch, every counted event once', async () => {
     const stats = await run(
-      metricEntry({ name: 'beat', rate: 500, duration: 600, generator: { type: 'step', start: 0, step_size: 1 }, sink: broker('svc-batches', { message_per: 'batch', compression: 'gzip', acks: 'leader', batch_size: 100 }) }),
+      metricEntry({
+        name: 'beat',
+        rate: 500,
+        duration: 600,
+        generator: { type: 'step', start: 0, step_size: 1 },
+        sink: broker('svc-batches', { message_per: 'batch', compression: 'gzip', acks: 'leader', batch_size: 100 }),
+      }),
     );
     const messages = await kafka.consume('svc-batches');
     const rows = messages.flatMap((m) => lines(m.payload));
     expect(messages.length).to.be.lessThan(rows.length);
     for (const m of messages) expect(lines(m.payload).length).to.be.at.most(100);
-    expect(rows.map((row) => Number(row.split(' ')[1])).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: stats.total_events }, (_, i) => i));
+    expect(rows.map((row) => Number(row.split(' ')[1])).sort((a, b) => a - b)).to.deep.equal(
+      Array.from({ length: stats.total_events }, (_, i) => i),
+    );
   });
 
   it('acks none delivers too', async () => {
-    const stats = await run(metricEntry({ name: 'fire_and_forget', rate: 100, duration: 200, sink: broker('svc-acks-none', { acks: 'none' }) }));
-    expect(await waitFor('every message', async () => ((await kafka.consume('svc-acks-none')).length === stats.total_events ? true : undefined))).to.equal(true);
+    const stats = await run(
+      metricEntry({
+        name: 'fire_and_forget',
+        rate: 100,
+        duration: 200,
+        sink: broker('svc-acks-none', { acks: 'none' }),
+      }),
+    );
+    expect(
+      await waitFor('every message', async () =>
+        (await kafka.consume('svc-acks-none')).length === stats.total_events ? true : undefined,
+      ),
+    ).to.equal(true);
   });
 
   it('a topic the cluster refuses with UnknownTopicOrPartition: the run exits 1 with a message saying the topic does not exist', async () => {
@@ -129,7 +181,11 @@ describe('broker sink into a Kafka mock cluster', function () {
     await kafka.topicError('absent', KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION);
     const file = scenario(
       'absent.yaml',
-      upScenario(`{ type: broker, brokers: "${kafka.bootstrap}", topic: absent, max_buffer_age: 50ms }`, ['rate: 10', 'duration: 300ms', 'on_sink_error: fail']),
+      upScenario(`{ type: broker, brokers: "${kafka.bootstrap}", topic: absent, max_buffer_age: 50ms }`, [
+        'rate: 10',
+        'duration: 300ms',
+        'on_sink_error: fail',
+      ]),
     );
     const result = await svc(['run', file]);
     expect(result.code).to.equal(1);
@@ -174,7 +230,9 @@ describe('broker sink into a Kafka mock cluster', function () {
 
   it('backpressure: while the cluster is down the sink holds at most its bound, then delivers it all', async () => {
     await kafka.down(-1);
-    const sink = createSink(broker('svc-held', { retry: { max_attempts: 100, initial_backoff: 50, max_backoff: 100 } }));
+    const sink = createSink(
+      broker('svc-held', { retry: { max_attempts: 100, initial_backoff: 50, max_backoff: 100 } }),
+    );
     const encoder = metricsText({ name: 'load' });
     const series = seriesOf({ pod: 'x'.repeat(200) });
     let written = 0;
@@ -198,7 +256,13 @@ describe('broker sink into a Kafka mock cluster', function () {
         method: 'POST',
         url: '/events',
         headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify({ signal_type: 'metrics', labels: { env: 'ci' }, metric: { name: 'deploys_total', value: 7 }, encoder: { type: 'metrics_text' }, sink: { type: 'broker', brokers: kafka.bootstrap, topic, key: 'env', retry: QUICK_RETRY } }),
+        payload: JSON.stringify({
+          signal_type: 'metrics',
+          labels: { env: 'ci' },
+          metric: { name: 'deploys_total', value: 7 },
+          encoder: { type: 'metrics_text' },
+          sink: { type: 'broker', brokers: kafka.bootstrap, topic, key: 'env', retry: QUICK_RETRY },
+        }),
       });
     const sent = await post('svc-events');
     expect(sent.statusCode, sent.body).to.equal(200);
@@ -215,15 +279,26 @@ describe('broker sink into a Kafka mock cluster', function () {
   });
 
   it('a cluster nobody listens on: connection refused, retried, then given up with the policy', async () => {
-    const sink = brokerSink({ brokers: ['127.0.0.1:1'], topic: 't', retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 20 } });
+    const sink = brokerSink({
+      brokers: ['127.0.0.1:1'],
+      topic: 't',
+      retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 20 },
+    });
     sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal('broker sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port? (gave up after 2 attempts)');
+    expect(error.message).to.equal(
+      'broker sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port? (gave up after 2 attempts)',
+    );
   });
 
   it('the client speaks SASL and TLS as configured: the PLAINTEXT-only mock cluster refuses both, and the messages say why', async () => {
     const refusal = async (fields: Partial<Parameters<typeof brokerSink>[0]>) => {
-      const sink = brokerSink({ brokers: [kafka.bootstrap], topic: 't', retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 }, ...fields });
+      const sink = brokerSink({
+        brokers: [kafka.bootstrap],
+        topic: 't',
+        retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+        ...fields,
+      });
       sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
       return ((await sink.close().catch((e: unknown) => e)) as Error).message;
     };
@@ -233,7 +308,9 @@ describe('broker sink into a Kafka mock cluster', function () {
       );
     }
     expect(await refusal({ tls: { enabled: true } })).to.match(
-      new RegExp(`^broker sink: ${kafka.bootstrap} dropped the connection \\(.+\\): did it restart\\? tls\\.enabled is true: is it a TLS listener\\?$`),
+      new RegExp(
+        `^broker sink: ${kafka.bootstrap} dropped the connection \\(.+\\): did it restart\\? tls\\.enabled is true: is it a TLS listener\\?$`,
+      ),
     );
   });
 
@@ -251,9 +328,19 @@ describe('broker sink into a Kafka mock cluster', function () {
     });
 
     it('SIGTERM mid-run: kcat reads exactly the events counted as written', async () => {
-      const file = foreverScenario(scenario, `{ type: broker, brokers: "${kafka.bootstrap}", topic: svc-term, key: pod, batch_size: 100, max_buffer_age: 100ms }`);
+      const file = foreverScenario(
+        scenario,
+        `{ type: broker, brokers: "${kafka.bootstrap}", topic: svc-term, key: pod, batch_size: 100, max_buffer_age: 100ms }`,
+      );
       let seen: ConsumedMessage[] = [];
-      const poll = setInterval(() => void kafka.consume('svc-term').then((found) => (seen = found), () => undefined), 200);
+      const poll = setInterval(
+        () =>
+          void kafka.consume('svc-term').then(
+            (found) => (seen = found),
+            () => undefined,
+          ),
+        200,
+      );
       const { code, stderr } = await runUntilTerm(file, () => seen.length > 0);
       clearInterval(poll);
       expect(code, stderr).to.equal(0);

@@ -19,14 +19,31 @@ const ONE_MB = 1_000_000;
 /** `up` gauge chunk: one event per pod, 10 ms apart from T0. */
 function gauge(...pods: string[]): EncodedBatch {
   return metricsText({ name: 'up' }).encode(
-    sampleBatch({ anchor: T0, values: pods.map((_, i) => i), offsets: pods.map((_, i) => 10 * i), series: pods.map((pod) => seriesOf({ pod })) }),
+    sampleBatch({
+      anchor: T0,
+      values: pods.map((_, i) => i),
+      offsets: pods.map((_, i) => 10 * i),
+      series: pods.map((pod) => seriesOf({ pod })),
+    }),
   );
 }
 
 /** Two histogram events (pods h0, h1) of three rows each: +Inf bucket, _sum, _count. */
 function histogram(): EncodedBatch {
-  const set = (pod: string) => [seriesOf({ pod, le: '+Inf' }, '_bucket'), seriesOf({ pod }, '_sum'), seriesOf({ pod }, '_count')];
-  const batch = { ...sampleBatch({ anchor: T0, values: [4, 1.5, 4, 2, 0.5, 2], offsets: [0, 0, 0, 5, 5, 5], series: [...set('h0'), ...set('h1')] }), events: 2 };
+  const set = (pod: string) => [
+    seriesOf({ pod, le: '+Inf' }, '_bucket'),
+    seriesOf({ pod }, '_sum'),
+    seriesOf({ pod }, '_count'),
+  ];
+  const batch = {
+    ...sampleBatch({
+      anchor: T0,
+      values: [4, 1.5, 4, 2, 0.5, 2],
+      offsets: [0, 0, 0, 5, 5, 5],
+      series: [...set('h0'), ...set('h1')],
+    }),
+    events: 2,
+  };
   return metricsText({ name: 'latency' }).encode(batch);
 }
 
@@ -38,37 +55,66 @@ function shown(requests: ProduceRequest[]): string[][] {
 describe('broker sink', () => {
   describe('messages', () => {
     it('one message per event: its line without the line feed, keyed by the key label, stamped with the entry clock', () => {
-      const requests = produceRequests({ messagePer: 'event', keyLabel: 'pod', batchSize: 1000, maxBytes: ONE_MB })([gauge('a', 'b'), gauge('c')]);
-      expect(shown(requests)).to.deep.equal([['a|0|up{pod="a"} 0 1704067200000', 'b|10|up{pod="b"} 1 1704067200010', 'c|0|up{pod="c"} 0 1704067200000']]);
+      const requests = produceRequests({ messagePer: 'event', keyLabel: 'pod', batchSize: 1000, maxBytes: ONE_MB })([
+        gauge('a', 'b'),
+        gauge('c'),
+      ]);
+      expect(shown(requests)).to.deep.equal([
+        ['a|0|up{pod="a"} 0 1704067200000', 'b|10|up{pod="b"} 1 1704067200010', 'c|0|up{pod="c"} 0 1704067200000'],
+      ]);
       expect(requests.map((r) => [r.size, r.bytes])).to.deep.equal([[3, 3 * 'up{pod="a"} 0 1704067200000'.length]]);
     });
 
     it('no key without a key label, and none for an event that lacks the label', () => {
-      expect(shown(produceRequests({ messagePer: 'event', batchSize: 10, maxBytes: ONE_MB })([gauge('a')]))[0]![0]).to.match(/^null\|/);
-      expect(shown(produceRequests({ messagePer: 'event', keyLabel: 'host', batchSize: 10, maxBytes: ONE_MB })([gauge('a')]))[0]![0]).to.match(/^null\|/);
+      expect(
+        shown(produceRequests({ messagePer: 'event', batchSize: 10, maxBytes: ONE_MB })([gauge('a')]))[0]![0],
+      ).to.match(/^null\|/);
+      expect(
+        shown(
+          produceRequests({ messagePer: 'event', keyLabel: 'host', batchSize: 10, maxBytes: ONE_MB })([gauge('a')]),
+        )[0]![0],
+      ).to.match(/^null\|/);
     });
 
     it('batch_size counts events: a histogram event is one message of its rows, never split', () => {
-      const requests = produceRequests({ messagePer: 'event', keyLabel: 'pod', batchSize: 1, maxBytes: ONE_MB })([histogram()]);
+      const requests = produceRequests({ messagePer: 'event', keyLabel: 'pod', batchSize: 1, maxBytes: ONE_MB })([
+        histogram(),
+      ]);
       expect(shown(requests)).to.deep.equal([
-        ['h0|0|latency_bucket{le="+Inf",pod="h0"} 4 1704067200000\nlatency_sum{pod="h0"} 1.5 1704067200000\nlatency_count{pod="h0"} 4 1704067200000'],
-        ['h1|5|latency_bucket{le="+Inf",pod="h1"} 2 1704067200005\nlatency_sum{pod="h1"} 0.5 1704067200005\nlatency_count{pod="h1"} 2 1704067200005'],
+        [
+          'h0|0|latency_bucket{le="+Inf",pod="h0"} 4 1704067200000\nlatency_sum{pod="h0"} 1.5 1704067200000\nlatency_count{pod="h0"} 4 1704067200000',
+        ],
+        [
+          'h1|5|latency_bucket{le="+Inf",pod="h1"} 2 1704067200005\nlatency_sum{pod="h1"} 0.5 1704067200005\nlatency_count{pod="h1"} 2 1704067200005',
+        ],
       ]);
       expect(requests.map((r) => r.size)).to.deep.equal([1, 1]);
     });
 
     it('a send carries at most maxBytes of values, and at least one event', () => {
       const line = 'up{pod="a"} 0 1704067200000\n'.length;
-      const cut = produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 2 * line })([gauge('a', 'b', 'c', 'd', 'e')]);
+      const cut = produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 2 * line })([
+        gauge('a', 'b', 'c', 'd', 'e'),
+      ]);
       expect(cut.map((r) => r.size)).to.deep.equal([2, 2, 1]);
-      expect(produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 1 })([gauge('a', 'b')]).map((r) => r.size)).to.deep.equal([1, 1]);
+      expect(
+        produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 1 })([gauge('a', 'b')]).map((r) => r.size),
+      ).to.deep.equal([1, 1]);
     });
 
     it('message_per batch: one message per send with the lines as written, or one per key value', () => {
-      const whole = produceRequests({ messagePer: 'batch', batchSize: 1000, maxBytes: ONE_MB })([gauge('a', 'b'), gauge('a')]);
-      expect(shown(whole)).to.deep.equal([['null|0|up{pod="a"} 0 1704067200000\nup{pod="b"} 1 1704067200010\nup{pod="a"} 0 1704067200000\n']]);
+      const whole = produceRequests({ messagePer: 'batch', batchSize: 1000, maxBytes: ONE_MB })([
+        gauge('a', 'b'),
+        gauge('a'),
+      ]);
+      expect(shown(whole)).to.deep.equal([
+        ['null|0|up{pod="a"} 0 1704067200000\nup{pod="b"} 1 1704067200010\nup{pod="a"} 0 1704067200000\n'],
+      ]);
       expect(whole[0]!.size).to.equal(3);
-      const keyed = produceRequests({ messagePer: 'batch', keyLabel: 'pod', batchSize: 2, maxBytes: ONE_MB })([gauge('a', 'b'), gauge('a', 'a')]);
+      const keyed = produceRequests({ messagePer: 'batch', keyLabel: 'pod', batchSize: 2, maxBytes: ONE_MB })([
+        gauge('a', 'b'),
+        gauge('a', 'a'),
+      ]);
       expect(shown(keyed)).to.deep.equal([
         ['a|0|up{pod="a"} 0 1704067200000\n', 'b|10|up{pod="b"} 1 1704067200010\n'],
         ['a|0|up{pod="a"} 0 1704067200000\nup{pod="a"} 1 1704067200010\n'],
@@ -88,9 +134,22 @@ describe('broker sink', () => {
         ['scram-sha-256', 'scram-sha-256'],
         ['SCRAM-SHA-512', 'scram-sha-512'],
       ]) {
-        const sink = entryOf(metric({ sink: { type: 'broker', brokers: 'k1:9092,k2:9093', topic: 't', sasl: { mechanism: written, username: 'svc', password: 'pw' } } })).sink;
+        const sink = entryOf(
+          metric({
+            sink: {
+              type: 'broker',
+              brokers: 'k1:9092,k2:9093',
+              topic: 't',
+              sasl: { mechanism: written, username: 'svc', password: 'pw' },
+            },
+          }),
+        ).sink;
         if (sink.type !== 'broker') expect.fail('not a broker sink');
-        expect(kafkaConfig(sink)).to.deep.include({ brokers: ['k1:9092', 'k2:9093'], sasl: { mechanism, username: 'svc', password: 'pw' }, ssl: false });
+        expect(kafkaConfig(sink)).to.deep.include({
+          brokers: ['k1:9092', 'k2:9093'],
+          sasl: { mechanism, username: 'svc', password: 'pw' },
+          ssl: false,
+        });
       }
     });
 
@@ -100,18 +159,20 @@ describe('broker sink', () => {
       const dir = await mkdtemp(join(tmpdir(), 'svc-broker-ca-'));
       try {
         await writeFile(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
-        expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'ca.pem') } }).ssl).to.deep.equal({
+        expect(
+          kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'ca.pem') } }).ssl,
+        ).to.deep.equal({
           ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
         });
-        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } })).to.throw(
-          `broker sink: cannot read tls.ca_cert ${join(dir, 'missing.pem')}: no such file or directory`,
-        );
+        expect(() =>
+          kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } }),
+        ).to.throw(`broker sink: cannot read tls.ca_cert ${join(dir, 'missing.pem')}: no such file or directory`);
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
     });
 
-    it('client_id (default svc), timeouts, no retries of its own (the sink\'s retry is the policy) and no logging', () => {
+    it("client_id (default svc), timeouts, no retries of its own (the sink's retry is the policy) and no logging", () => {
       expect(kafkaConfig({ brokers: ['k:9092'] })).to.deep.equal({
         clientId: 'svc',
         brokers: ['k:9092'],
@@ -127,26 +188,38 @@ describe('broker sink', () => {
 
   describe('SASL without TLS', () => {
     const sasl = (mechanism: string, tls?: { enabled: boolean }) =>
-      ({ type: 'broker', brokers: ['k1:9092'], topic: 't', sasl: { mechanism, username: 'svc', password: 'hunter2' }, ...(tls && { tls }) }) as const;
+      ({
+        type: 'broker',
+        brokers: ['k1:9092'],
+        topic: 't',
+        sasl: { mechanism, username: 'svc', password: 'hunter2' },
+        ...(tls && { tls }),
+      }) as const;
 
     it('is warned about: with plain the password itself travels unencrypted; never with TLS or without SASL', () => {
       expect(brokerWarnings(sasl('plain') as never)).to.deep.equal([
         'broker sink: sasl without tls.enabled: the SASL password itself and every message travel unencrypted to k1:9092; set tls: {enabled: true} unless the network is trusted',
       ]);
-      expect(brokerWarnings(sasl('scram-sha-256') as never)[0]).to.include('the SASL user name (scram-sha-256 sends no password)');
+      expect(brokerWarnings(sasl('scram-sha-256') as never)[0]).to.include(
+        'the SASL user name (scram-sha-256 sends no password)',
+      );
       expect(brokerWarnings(sasl('plain', { enabled: true }) as never)).to.deep.equal([]);
       expect(brokerWarnings({ brokers: ['k1:9092'] })).to.deep.equal([]);
     });
 
-    it('svc-server answers and logs it with the request\'s other warnings', () => {
-      expect(sinkWarnings('sink', sasl('plain') as never)).to.deep.equal([`sink: ${brokerWarnings(sasl('plain') as never)[0]}`]);
+    it("svc-server answers and logs it with the request's other warnings", () => {
+      expect(sinkWarnings('sink', sasl('plain') as never)).to.deep.equal([
+        `sink: ${brokerWarnings(sasl('plain') as never)[0]}`,
+      ]);
     });
 
     it('svc prints it when the scenario starts (dry-run too), never the password', async () => {
       const { scenario } = scenarioDir('svc-broker-warn-');
       const file = scenario(
         'sasl.yaml',
-        upScenario('{ type: broker, brokers: "k1:9092", topic: t, sasl: { mechanism: PLAIN, username: svc, password: hunter2 } }'),
+        upScenario(
+          '{ type: broker, brokers: "k1:9092", topic: t, sasl: { mechanism: PLAIN, username: svc, password: hunter2 } }',
+        ),
       );
       const result = await svc(['run', file, '--dry-run']);
       expect(result.code, result.stderr).to.equal(0);
@@ -156,12 +229,23 @@ describe('broker sink', () => {
   });
 
   describe('fields', () => {
-    const sinkOf = (fields: Record<string, unknown>) => entryOf(metric({ sink: { type: 'broker', brokers: 'k:9092', topic: 't', ...fields } })).sink;
-    const problems = (fields: Record<string, unknown>) => entryProblems(metric({ sink: { type: 'broker', brokers: 'k:9092', topic: 't', ...fields } }));
+    const sinkOf = (fields: Record<string, unknown>) =>
+      entryOf(metric({ sink: { type: 'broker', brokers: 'k:9092', topic: 't', ...fields } })).sink;
+    const problems = (fields: Record<string, unknown>) =>
+      entryProblems(metric({ sink: { type: 'broker', brokers: 'k:9092', topic: 't', ...fields } }));
 
     it('keeps acks, compression, client_id, key, message_per, batch_size, retry and max_buffer_age', () => {
       expect(
-        sinkOf({ acks: 'leader', compression: 'gzip', client_id: 'gen-1', key: 'host', message_per: 'batch', batch_size: 500, retry: { max_attempts: 3 }, max_buffer_age: '250ms' }),
+        sinkOf({
+          acks: 'leader',
+          compression: 'gzip',
+          client_id: 'gen-1',
+          key: 'host',
+          message_per: 'batch',
+          batch_size: 500,
+          retry: { max_attempts: 3 },
+          max_buffer_age: '250ms',
+        }),
       ).to.deep.equal({
         type: 'broker',
         brokers: ['k:9092'],
@@ -179,7 +263,14 @@ describe('broker sink', () => {
 
     it('names the field and the rule of each bad value', () => {
       expect(
-        problems({ acks: -1, compression: 'zstd', key: 'bad-label', message_per: 'line', batch_size: 100_001, max_buffer_age: '2h' }),
+        problems({
+          acks: -1,
+          compression: 'zstd',
+          key: 'bad-label',
+          message_per: 'line',
+          batch_size: 100_001,
+          max_buffer_age: '2h',
+        }),
       ).to.deep.equal([
         'scenarios[0] (cpu): sink.acks: invalid type: expected one of all, leader, none, got number -1',
         'scenarios[0] (cpu): sink.compression: expected one of none, gzip, got "zstd"',
@@ -188,7 +279,9 @@ describe('broker sink', () => {
         'scenarios[0] (cpu): sink.batch_size: expected at most 100000, got 100001',
         'scenarios[0] (cpu): sink.max_buffer_age: expected a duration up to 1h, got "2h"',
       ]);
-      expect(problems({ client_id: 'x'.repeat(256) })[0]).to.match(/^scenarios\[0\] \(cpu\): sink\.client_id: expected a string of 1 to 255 characters, got "x+\.\.\."$/);
+      expect(problems({ client_id: 'x'.repeat(256) })[0]).to.match(
+        /^scenarios\[0\] \(cpu\): sink\.client_id: expected a string of 1 to 255 characters, got "x+\.\.\."$/,
+      );
       expect(problems({ topic: 'a/b' })).to.deep.equal([
         'scenarios[0] (cpu): sink.topic: expected a Kafka topic name (letters, digits, ".", "_" and "-", at most 249 characters, not "." or ".."), got "a/b"',
       ]);
@@ -197,12 +290,17 @@ describe('broker sink', () => {
 
   describe('errors', () => {
     const context: ErrorContext = { topic: 'metrics', target: 'k1:9092', tls: false };
-    const protocolError = (type: string, retriable: boolean) => new kafkajs.KafkaJSProtocolError({ type, code: 0, retriable, message: `${type} happened` } as never);
-    const exhausted = (error: Error) => new kafkajs.KafkaJSNumberOfRetriesExceeded(error, { retryCount: 0, retryTime: 0 });
+    const protocolError = (type: string, retriable: boolean) =>
+      new kafkajs.KafkaJSProtocolError({ type, code: 0, retriable, message: `${type} happened` } as never);
+    const exhausted = (error: Error) =>
+      new kafkajs.KafkaJSNumberOfRetriesExceeded(error, { retryCount: 0, retryTime: 0 });
 
     it('a refused SASL authentication is final and says what to check, without the password', () => {
       const SaslError = kafkajs.KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error;
-      const error = brokerError(exhausted(new SaslError('SASL PLAIN authentication failed: invalid credentials')), context);
+      const error = brokerError(
+        exhausted(new SaslError('SASL PLAIN authentication failed: invalid credentials')),
+        context,
+      );
       expect(error).to.include({ retryable: false });
       expect(error.message).to.equal(
         'broker sink: k1:9092 refused the SASL authentication (SASL PLAIN authentication failed: invalid credentials): check sasl.mechanism, sasl.username and sasl.password',
@@ -210,28 +308,51 @@ describe('broker sink', () => {
     });
 
     it('an untrusted broker certificate is final and points at tls.ca_cert', () => {
-      const cause = new kafkajs.KafkaJSConnectionError('Connection error: self-signed certificate', { broker: 'k1:9093', code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+      const cause = new kafkajs.KafkaJSConnectionError('Connection error: self-signed certificate', {
+        broker: 'k1:9093',
+        code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+      });
       const error = brokerError(exhausted(cause), { ...context, tls: true });
       expect(error).to.include({ retryable: false });
-      expect(error.message).to.equal('broker sink: the certificate of k1:9093 is not trusted (Connection error: self-signed certificate): set tls.ca_cert to the PEM file of the authority that signed it');
+      expect(error.message).to.equal(
+        'broker sink: the certificate of k1:9093 is not trusted (Connection error: self-signed certificate): set tls.ca_cert to the PEM file of the authority that signed it',
+      );
     });
 
     it('a dropped connection is retried, and hints at a TLS listener either way', () => {
-      const reset = new kafkajs.KafkaJSConnectionError('Connection error: read ECONNRESET', { broker: 'k1:9092', code: 'ECONNRESET' });
-      expect(brokerError(reset, context)).to.include({ retryable: true, message: 'broker sink: k1:9092 dropped the connection (Connection error: read ECONNRESET): did it restart? if it is a TLS listener, set tls: {enabled: true}' });
-      expect(brokerError(reset, { ...context, tls: true }).message).to.match(/did it restart\? tls\.enabled is true: is it a TLS listener\?$/);
+      const reset = new kafkajs.KafkaJSConnectionError('Connection error: read ECONNRESET', {
+        broker: 'k1:9092',
+        code: 'ECONNRESET',
+      });
+      expect(brokerError(reset, context)).to.include({
+        retryable: true,
+        message:
+          'broker sink: k1:9092 dropped the connection (Connection error: read ECONNRESET): did it restart? if it is a TLS listener, set tls: {enabled: true}',
+      });
+      expect(brokerError(reset, { ...context, tls: true }).message).to.match(
+        /did it restart\? tls\.enabled is true: is it a TLS listener\?$/,
+      );
     });
 
     it('oversized messages are final; retriable Kafka errors and timeouts are retried', () => {
       expect(brokerError(protocolError('MESSAGE_TOO_LARGE', false), context)).to.include({
         retryable: false,
-        message: 'broker sink: k1:9092 refused messages this large (MESSAGE_TOO_LARGE happened): lower batch_size, or send a message per event (message_per: event)',
+        message:
+          'broker sink: k1:9092 refused messages this large (MESSAGE_TOO_LARGE happened): lower batch_size, or send a message per event (message_per: event)',
       });
       expect(brokerError(protocolError('NOT_LEADER_FOR_PARTITION', true), context)).to.include({
         retryable: true,
-        message: 'broker sink: cannot send to k1:9092: answered NOT_LEADER_FOR_PARTITION: NOT_LEADER_FOR_PARTITION happened',
+        message:
+          'broker sink: cannot send to k1:9092: answered NOT_LEADER_FOR_PARTITION: NOT_LEADER_FOR_PARTITION happened',
       });
-      expect(brokerError(new kafkajs.KafkaJSRequestTimeoutError('Request Produce(key: 0, version: 7) timed out', { broker: 'k1:9092' } as never), context)).to.include({
+      expect(
+        brokerError(
+          new kafkajs.KafkaJSRequestTimeoutError('Request Produce(key: 0, version: 7) timed out', {
+            broker: 'k1:9092',
+          } as never),
+          context,
+        ),
+      ).to.include({
         retryable: true,
         message: 'broker sink: k1:9092 did not answer within 10 s: is the broker overloaded?',
       });

@@ -94,10 +94,15 @@ describe('fileSink', () => {
     sink.write(chunk('lost 2\nlost 3\n', 2));
     const error: unknown = await sink.flush().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(SinkError);
-    expect((error as SinkError).message).to.equal(`file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    expect((error as SinkError).message).to.equal(
+      `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+    );
     expect(reports).to.deep.equal([{ kind: 'failed', size: 3, bytes: 21, error }]);
     // Every later chunk is a failure of its own, with the same words.
-    expect(() => sink.write(chunk('more\n'))).to.throw(SinkError, `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    expect(() => sink.write(chunk('more\n'))).to.throw(
+      SinkError,
+      `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+    );
     await sink.close().catch(() => undefined);
   });
 
@@ -113,7 +118,9 @@ describe('fileSink', () => {
     const sink = fileSink({ path: 'out\0.prom' });
     sink.write(chunk('lost\n'));
     const error = (await sink.flush().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal('file sink: cannot open out\0.prom: the path contains a NUL byte, which no file name can hold');
+    expect(error.message).to.equal(
+      'file sink: cannot open out\0.prom: the path contains a NUL byte, which no file name can hold',
+    );
     await sink.close().catch(() => undefined);
   });
 
@@ -124,7 +131,9 @@ describe('fileSink', () => {
     const stats = run.stats.snapshot(Date.now());
     expect(stats.total_events).to.be.at.least(1);
     expect(stats.last_successful_write_at).to.equal(null);
-    expect(stats.last_sink_error).to.equal(`file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`);
+    expect(stats.last_sink_error).to.equal(
+      `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+    );
     const failed = await runEntry(metricEntry({ rate: 50, on_sink_error: 'fail', sink: { type: 'file', path } })).done;
     expect(failed.error?.message).to.equal(stats.last_sink_error);
   });

@@ -16,7 +16,11 @@ describe('http_push sink', () => {
 
   it('POSTs the encoded lines with content type and custom headers (tenant, bearer)', async () => {
     const sink = createSink(
-      { type: 'http_push', url: `${receiver.url}/api/v1/import/prometheus?extra_label=x`, headers: { 'X-Scope-OrgID': 'team-a', Authorization: 'Bearer s3cret' } },
+      {
+        type: 'http_push',
+        url: `${receiver.url}/api/v1/import/prometheus?extra_label=x`,
+        headers: { 'X-Scope-OrgID': 'team-a', Authorization: 'Bearer s3cret' },
+      },
       { encoder: 'metrics_text' },
     );
     sink.write(chunk('up 1 1000\n'));
@@ -24,8 +28,17 @@ describe('http_push sink', () => {
     await sink.close();
     expect(receiver.accepted).to.have.length(1);
     const [request] = receiver.accepted;
-    expect(request).to.deep.include({ method: 'POST', path: '/api/v1/import/prometheus?extra_label=x', body: 'up 1 1000\nup 1 2000\n' });
-    expect(request!.headers).to.include({ 'content-type': 'text/plain', 'x-scope-orgid': 'team-a', authorization: 'Bearer s3cret', 'content-length': '20' });
+    expect(request).to.deep.include({
+      method: 'POST',
+      path: '/api/v1/import/prometheus?extra_label=x',
+      body: 'up 1 1000\nup 1 2000\n',
+    });
+    expect(request!.headers).to.include({
+      'content-type': 'text/plain',
+      'x-scope-orgid': 'team-a',
+      authorization: 'Bearer s3cret',
+      'content-length': '20',
+    });
   });
 
   it('sends credentials of the URL as basic auth and never shows them in messages', async () => {
@@ -42,13 +55,23 @@ describe('http_push sink', () => {
 
   it('sends json_lines as NDJSON unless content_type (or a Content-Type header) says otherwise', async () => {
     const ndjson = createSink({ type: 'http_push', url: receiver.url }, { encoder: 'json_lines' });
-    const explicit = createSink({ type: 'http_push', url: receiver.url, content_type: 'application/json' }, { encoder: 'json_lines' });
-    const header = createSink({ type: 'http_push', url: receiver.url, headers: { 'content-type': 'text/x-custom' } }, { encoder: 'json_lines' });
+    const explicit = createSink(
+      { type: 'http_push', url: receiver.url, content_type: 'application/json' },
+      { encoder: 'json_lines' },
+    );
+    const header = createSink(
+      { type: 'http_push', url: receiver.url, headers: { 'content-type': 'text/x-custom' } },
+      { encoder: 'json_lines' },
+    );
     for (const sink of [ndjson, explicit, header]) {
       sink.write(chunk('{}\n'));
       await sink.close();
     }
-    expect(receiver.accepted.map((r) => r.headers['content-type'])).to.deep.equal(['application/x-ndjson', 'application/json', 'text/x-custom']);
+    expect(receiver.accepted.map((r) => r.headers['content-type'])).to.deep.equal([
+      'application/x-ndjson',
+      'application/json',
+      'text/x-custom',
+    ]);
   });
 
   it('a low-rate stream still arrives within about a second (maximum buffer age)', async () => {
@@ -75,7 +98,9 @@ describe('http_push sink', () => {
 
   it('retries 429 and 5xx, then delivers; the retries are reported', async () => {
     let n = 0;
-    receiver.answer(() => (++n === 1 ? { status: 503, body: 'warming up' } : n === 2 ? { status: 429 } : { status: 204 }));
+    receiver.answer(() =>
+      ++n === 1 ? { status: 503, body: 'warming up' } : n === 2 ? { status: 429 } : { status: 204 },
+    );
     const sink = httpPushSink({ url: receiver.url, retry: QUICK_RETRY });
     const reports: SinkReport[] = [];
     sink.reports!.subscribe((r) => reports.push(r));
@@ -88,7 +113,11 @@ describe('http_push sink', () => {
 
   it('a 400 from an import endpoint is not retried and names content_type', async () => {
     receiver.answer(() => ({ status: 400, body: 'cannot parse line "a 1 1": unexpected   token\n' }));
-    const sink = httpPushSink({ url: `${receiver.url}/api/v1/import`, retry: QUICK_RETRY, contentType: 'application/json' });
+    const sink = httpPushSink({
+      url: `${receiver.url}/api/v1/import`,
+      retry: QUICK_RETRY,
+      contentType: 'application/json',
+    });
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(error.message).to.equal(
@@ -100,19 +129,30 @@ describe('http_push sink', () => {
 
   it('a destination that never answers fails the request after the timeout (retryable)', async () => {
     receiver.answer(() => 'stall');
-    const sink = httpPushSink({ url: receiver.url, timeout: 100, retry: { maxAttempts: 2, initialBackoff: 1, maxBackoff: 1 } });
+    const sink = httpPushSink({
+      url: receiver.url,
+      timeout: 100,
+      retry: { maxAttempts: 2, initialBackoff: 1, maxBackoff: 1 },
+    });
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal(`http_push sink: no answer from ${new URL(receiver.url).host} in time: is the address reachable (firewall, wrong host)? (gave up after 2 attempts)`);
+    expect(error.message).to.equal(
+      `http_push sink: no answer from ${new URL(receiver.url).host} in time: is the address reachable (firewall, wrong host)? (gave up after 2 attempts)`,
+    );
     expect(receiver.requests).to.have.length(2);
   });
 
   it('connection refused says to check that the backend runs on that port', async () => {
     const port = await freeTcpPort();
-    const sink = httpPushSink({ url: `http://127.0.0.1:${port}/api/v1/import/prometheus`, retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 } });
+    const sink = httpPushSink({
+      url: `http://127.0.0.1:${port}/api/v1/import/prometheus`,
+      retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 },
+    });
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal(`http_push sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
+    expect(error.message).to.equal(
+      `http_push sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`,
+    );
   });
 
   it('a stop into a stalled destination ends after flush_timeout, not after every retry', async () => {
@@ -122,14 +162,21 @@ describe('http_push sink', () => {
     const started = Date.now();
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(Date.now() - started).to.be.within(150, 1000);
-    expect(error.message).to.equal(`http_push sink: ${receiver.url}/ acknowledged nothing within 0.2 s of the flush; the data still held was dropped`);
+    expect(error.message).to.equal(
+      `http_push sink: ${receiver.url}/ acknowledged nothing within 0.2 s of the flush; the data still held was dropped`,
+    );
   });
 
   it('a host that does not resolve is a sink failure saying what to check', async () => {
-    const sink = httpPushSink({ url: 'http://no-such-host.invalid:8428/api/v1/import', retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 } });
+    const sink = httpPushSink({
+      url: 'http://no-such-host.invalid:8428/api/v1/import',
+      retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 },
+    });
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal('http_push sink: cannot resolve host "no-such-host.invalid": check the host name in the address');
+    expect(error.message).to.equal(
+      'http_push sink: cannot resolve host "no-such-host.invalid": check the host name in the address',
+    );
   });
 
   it('a peer that resets the connection is a retryable failure that says so in words, without raw error codes', async () => {
@@ -137,7 +184,10 @@ describe('http_push sink', () => {
     await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = resetting.address() as { port: number };
-      const sink = httpPushSink({ url: `http://127.0.0.1:${port}/push`, retry: { maxAttempts: 2, initialBackoff: 1, maxBackoff: 1 } });
+      const sink = httpPushSink({
+        url: `http://127.0.0.1:${port}/push`,
+        retry: { maxAttempts: 2, initialBackoff: 1, maxBackoff: 1 },
+      });
       const reports: SinkReport[] = [];
       sink.reports!.subscribe((r) => reports.push(r));
       sink.write(chunk('a 1 1\n'));
@@ -158,7 +208,9 @@ describe('http_push sink', () => {
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(reports.map((r) => r.kind)).to.deep.equal(['failed']);
-    expect(error.message).to.equal(`http_push sink: cannot send to ${receiver.url}/: the value of header "Authorization" has characters HTTP headers cannot carry; check headers`);
+    expect(error.message).to.equal(
+      `http_push sink: cannot send to ${receiver.url}/: the value of header "Authorization" has characters HTTP headers cannot carry; check headers`,
+    );
     expect(receiver.requests).to.have.length(0);
   });
 });

@@ -24,11 +24,16 @@ describe('http_push into a real VictoriaMetrics', function () {
     expect(await run.done).to.deep.equal({});
     expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
 
-    const series = await waitFor('50 samples in VictoriaMetrics', async () => {
-      await vm.forceFlush();
-      const found = await vm.exportSeries('svc_vm_roundtrip');
-      return found.reduce((n, s) => n + s.values.length, 0) >= 50 ? found : undefined;
-    }, 15_000, 200);
+    const series = await waitFor(
+      '50 samples in VictoriaMetrics',
+      async () => {
+        await vm.forceFlush();
+        const found = await vm.exportSeries('svc_vm_roundtrip');
+        return found.reduce((n, s) => n + s.values.length, 0) >= 50 ? found : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(series.map((s) => s.metric)).to.deep.equal([
       { __name__: 'svc_vm_roundtrip', job: 'svc', pod: 'pod_0' },
       { __name__: 'svc_vm_roundtrip', job: 'svc', pod: 'pod_1' },

@@ -32,7 +32,13 @@ describe('createSink', () => {
   const network: SinkConfig[] = [
     { type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 1 } },
     { type: 'udp', address: 'localhost:9000' },
-    { type: 'http_push', url: 'http://localhost', content_type: 'text/plain', batch_size: 512, headers: { 'X-Scope-OrgID': 'a' } },
+    {
+      type: 'http_push',
+      url: 'http://localhost',
+      content_type: 'text/plain',
+      batch_size: 512,
+      headers: { 'X-Scope-OrgID': 'a' },
+    },
     { type: 'logstore', url: 'http://localhost', max_streams_per_push: 4 },
     { type: 'remote_write', url: 'http://localhost/api/v1/write', batch_size: 100, max_buffer_age: 0 },
     { type: 'otlp_grpc', endpoint: 'localhost:4317', signal_type: 'metrics', compression: 'gzip' },

@@ -32,11 +32,20 @@ describe('logstore sink (Loki push API)', () => {
       });
       const time = Date.now();
       transport.write(`${JSON.stringify({ level: 30, time, hostname: 'box', component: 'api', msg: 'hello' })}\n`);
-      transport.write(`${JSON.stringify({ level: 50, time: time + 1, hostname: 'box', component: 'db', msg: 'boom' })}\n`);
+      transport.write(
+        `${JSON.stringify({ level: 50, time: time + 1, hostname: 'box', component: 'db', msg: 'boom' })}\n`,
+      );
       transport.end();
-      const entries = await waitFor('two entries from pino-loki', () => (receiver.entries.length >= 2 ? receiver.entries : undefined));
+      const entries = await waitFor('two entries from pino-loki', () =>
+        receiver.entries.length >= 2 ? receiver.entries : undefined,
+      );
       const byMessage = Object.fromEntries(entries.map((e) => [JSON.parse(e.line).msg as string, e]));
-      expect(byMessage.hello!.labels).to.deep.equal({ level: 'info', hostname: 'box', app: 'svc-spec', component: 'api' });
+      expect(byMessage.hello!.labels).to.deep.equal({
+        level: 'info',
+        hostname: 'box',
+        app: 'svc-spec',
+        component: 'api',
+      });
       expect(byMessage.boom!.labels).to.deep.include({ level: 'error', component: 'db' });
       expect(byMessage.hello!.ts).to.equal(`${time}000000`);
       expect(entries.every((e) => e.tenant === 'tenant-a')).to.equal(true);
@@ -45,7 +54,12 @@ describe('logstore sink (Loki push API)', () => {
 
     it('refuses what Loki refuses: a bad label name from the same client gets 400', async () => {
       receiver = await startLokiReceiver();
-      const transport = await pinoLoki({ host: receiver.url, labels: { 'bad-name': 'x' }, batching: false, silenceErrors: true });
+      const transport = await pinoLoki({
+        host: receiver.url,
+        labels: { 'bad-name': 'x' },
+        batching: false,
+        silenceErrors: true,
+      });
       transport.write(`${JSON.stringify({ level: 30, time: Date.now(), hostname: 'box', msg: 'hello' })}\n`);
       transport.end();
       const push = await waitFor('a push', () => receiver.pushes[0]);
@@ -79,8 +93,13 @@ describe('logstore sink (Loki push API)', () => {
     expect(stats.last_successful_write_at).to.not.equal(null);
 
     expect(receiver.entries).to.have.length(80);
-    expect(receiver.pushes.every((p) => p.status === 204 && p.streams <= 2 && p.headers['x-scope-orgid'] === 'team-a')).to.equal(true);
-    expect(receiver.pushes.some((p) => p.streams === 2), 'a flush of 3 streams was split').to.equal(true);
+    expect(
+      receiver.pushes.every((p) => p.status === 204 && p.streams <= 2 && p.headers['x-scope-orgid'] === 'team-a'),
+    ).to.equal(true);
+    expect(
+      receiver.pushes.some((p) => p.streams === 2),
+      'a flush of 3 streams was split',
+    ).to.equal(true);
     for (const e of receiver.entries) {
       const [, pod, value, ms] = /^queue_depth\{job="svc",pod="(pod_\d)"\} (\d+) (\d+)$/.exec(e.line)!;
       expect(e.labels).to.deep.equal({ job: 'svc', pod });
@@ -100,16 +119,20 @@ describe('logstore sink (Loki push API)', () => {
     sink.write(lineChunk({ app: 'a' }, 'hello'));
     await sink.close();
     expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'retrying', 'delivered']);
-    expect((reports[0] as { error: Error }).error.message).to.match(/answered 429 Too Many Requests: "Ingestion rate limit exceeded"/);
+    expect((reports[0] as { error: Error }).error.message).to.match(
+      /answered 429 Too Many Requests: "Ingestion rate limit exceeded"/,
+    );
     expect(receiver.entries.map((e) => e.line)).to.deep.equal(['hello']);
   });
 
-  it('a 400 names the label-name rule, with the store\'s own words', async () => {
+  it("a 400 names the label-name rule, with the store's own words", async () => {
     receiver = await startLokiReceiver();
     const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
     sink.write(lineChunk({ 'bad-name': 'x' }, 'hello'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.match(/^logstore sink: POST http:\/\/127\.0\.0\.1:\d+\/loki\/api\/v1\/push answered 400 Bad Request: "error parsing labels '\{bad-name="x"\}': invalid label name "bad-name""; /);
+    expect(error.message).to.match(
+      /^logstore sink: POST http:\/\/127\.0\.0\.1:\d+\/loki\/api\/v1\/push answered 400 Bad Request: "error parsing labels '\{bad-name="x"\}': invalid label name "bad-name""; /,
+    );
     expect(error.message).to.include('label names must match [a-zA-Z_][a-zA-Z0-9_]*');
     expect(receiver.pushes).to.have.length(1); // a refusal is not retried
   });
@@ -124,7 +147,10 @@ describe('logstore sink (Loki push API)', () => {
 
   it('connection refused says to check that the backend runs on that port', async () => {
     const port = await freeTcpPort();
-    const sink = logstoreSink({ url: `http://127.0.0.1:${port}`, retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 } });
+    const sink = logstoreSink({
+      url: `http://127.0.0.1:${port}`,
+      retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 },
+    });
     sink.write(lineChunk({ app: 'a' }, 'hello'));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(error.message).to.equal(

@@ -13,7 +13,12 @@ const c = seriesOf({ pod: 'c', team: 'x' });
 
 /** A chunk of metrics_text lines for values 0, 1, 2, … with the given series, 1 ms apart. */
 function linesChunk(series: (typeof a)[], first = 0): EncodedBatch {
-  const batch = sampleBatch({ values: series.map((_, i) => first + i), anchor: JAN_1, offsets: series.map((_, i) => first + i), series });
+  const batch = sampleBatch({
+    values: series.map((_, i) => first + i),
+    anchor: JAN_1,
+    offsets: series.map((_, i) => first + i),
+    series,
+  });
   return encoder.encode(batch);
 }
 
@@ -28,7 +33,13 @@ describe('lokiPushes (logstore push bodies)', () => {
     expect(more).to.deep.equal([]);
     expect(parse(push!.body)).to.deep.equal({
       streams: [
-        { stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, `m{pod="a",team="x"} 0 ${JAN_1}`], [`${JAN_1 + 2}000000`, `m{pod="a",team="x"} 2 ${JAN_1 + 2}`]] },
+        {
+          stream: { pod: 'a', team: 'x' },
+          values: [
+            [`${JAN_1}000000`, `m{pod="a",team="x"} 0 ${JAN_1}`],
+            [`${JAN_1 + 2}000000`, `m{pod="a",team="x"} 2 ${JAN_1 + 2}`],
+          ],
+        },
         { stream: { pod: 'b', team: 'x' }, values: [[`${JAN_1 + 1}000000`, `m{pod="b",team="x"} 1 ${JAN_1 + 1}`]] },
       ],
     });
@@ -38,7 +49,10 @@ describe('lokiPushes (logstore push bodies)', () => {
   it('groups across the chunks of one batch', () => {
     const [push] = lokiPushes(128)([linesChunk([a]), linesChunk([a, b], 1)]);
     const streams = parse(push!.body).streams;
-    expect(streams.map((s) => [s.stream.pod, s.values.length])).to.deep.equal([['a', 2], ['b', 1]]);
+    expect(streams.map((s) => [s.stream.pod, s.values.length])).to.deep.equal([
+      ['a', 2],
+      ['b', 1],
+    ]);
   });
 
   it('splits a flush with more streams than max_streams_per_push into several pushes', () => {
@@ -54,20 +68,36 @@ describe('lokiPushes (logstore push bodies)', () => {
     const data = 'a-line-1\na-line-2\nb-line-1\nb-line-2\n';
     const [push] = lokiPushes(128)([chunk(data, 2, { series: [a, a, b, b], times: [JAN_1, JAN_1, JAN_1, JAN_1] })]);
     const streams = parse(push!.body).streams;
-    expect(streams[0]).to.deep.equal({ stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, 'a-line-1'], [`${JAN_1}000000`, 'a-line-2']] });
+    expect(streams[0]).to.deep.equal({
+      stream: { pod: 'a', team: 'x' },
+      values: [
+        [`${JAN_1}000000`, 'a-line-1'],
+        [`${JAN_1}000000`, 'a-line-2'],
+      ],
+    });
     expect(streams[1]!.values.map((v) => v[1])).to.deep.equal(['b-line-1', 'b-line-2']);
   });
 
   it('escapes lines and label values as JSON', () => {
     const odd = seriesOf({ msg: 'say "hi"\\n' });
     const [push] = lokiPushes(128)([chunk('tab\there "quoted" é\n', 1, { series: [odd], times: [JAN_1] })]);
-    expect(parse(push!.body).streams[0]).to.deep.equal({ stream: { msg: 'say "hi"\\n' }, values: [[`${JAN_1}000000`, 'tab\there "quoted" é']] });
+    expect(parse(push!.body).streams[0]).to.deep.equal({
+      stream: { msg: 'say "hi"\\n' },
+      values: [[`${JAN_1}000000`, 'tab\there "quoted" é']],
+    });
   });
 
   it('takes records from the frames, not from line feeds: a record spanning lines stays one value of its stream', () => {
     const trace = 'Error: boom\n    at run (job.js:1:1)';
     const data = `${trace}\nnext\n`;
-    const frames = { ends: [trace.length + 1, data.length], separator: 1, perEvent: 1, series: [a, b], anchor: JAN_1, offset: Float64Array.of(0, 1) };
+    const frames = {
+      ends: [trace.length + 1, data.length],
+      separator: 1,
+      perEvent: 1,
+      series: [a, b],
+      anchor: JAN_1,
+      offset: Float64Array.of(0, 1),
+    };
     const [push] = lokiPushes(128)([{ size: 2, data, bytes: data.length, frames }]);
     expect(parse(push!.body).streams).to.deep.equal([
       { stream: { pod: 'a', team: 'x' }, values: [[`${JAN_1}000000`, trace]] },

@@ -17,9 +17,21 @@ const { scenario } = scenarioDir('svc-otlp-');
 
 /** Every metric of every accepted request, in order. */
 const metricsOf = (receiver: OtlpReceiver): ExportRequest[] =>
-  receiver.received.filter((r) => r.signal === 'metrics').flatMap((r) => r.request.resource_metrics.flatMap((rm: ExportRequest) => rm.scope_metrics.flatMap((sm: ExportRequest) => sm.metrics)));
+  receiver.received
+    .filter((r) => r.signal === 'metrics')
+    .flatMap((r) =>
+      r.request.resource_metrics.flatMap((rm: ExportRequest) =>
+        rm.scope_metrics.flatMap((sm: ExportRequest) => sm.metrics),
+      ),
+    );
 const logsOf = (receiver: OtlpReceiver): ExportRequest[] =>
-  receiver.received.filter((r) => r.signal === 'logs').flatMap((r) => r.request.resource_logs.flatMap((rl: ExportRequest) => rl.scope_logs.flatMap((sl: ExportRequest) => sl.log_records)));
+  receiver.received
+    .filter((r) => r.signal === 'logs')
+    .flatMap((r) =>
+      r.request.resource_logs.flatMap((rl: ExportRequest) =>
+        rl.scope_logs.flatMap((sl: ExportRequest) => sl.log_records),
+      ),
+    );
 const nanos = (ms: number) => String(BigInt(ms) * 1_000_000n);
 const attribute = (key: string, value: string) => ({ key, value: { string_value: value } });
 
@@ -45,21 +57,56 @@ describe('OTLP sinks', function () {
     describe(`otlp_${via}`, () => {
       it('a gauge arrives as a Gauge: one data point a tick, its value, attributes from the labels, the entry clock in nanoseconds', async () => {
         const startTime = { kind: 'absolute' as const, epochMs: Date.UTC(2026, 10, 22, 12) };
-        await run(metricEntry({ name: 'room_temp', help: 'Room temperature.', rate: 10, duration: 300, start_time: startTime, generator: { type: 'constant', value: 21.5 }, labels: { room: 'lab' }, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        await run(
+          metricEntry({
+            name: 'room_temp',
+            help: 'Room temperature.',
+            rate: 10,
+            duration: 300,
+            start_time: startTime,
+            generator: { type: 'constant', value: 21.5 },
+            labels: { room: 'lab' },
+            encoder: { type: 'otlp' },
+            sink: sinks()[via],
+          }),
+        );
         const metrics = metricsOf(receiver);
-        expect(metrics.map((m) => [m.name, m.description])).to.deep.equal(Array(3).fill(['room_temp', 'Room temperature.']));
+        expect(metrics.map((m) => [m.name, m.description])).to.deep.equal(
+          Array(3).fill(['room_temp', 'Room temperature.']),
+        );
         expect(metrics.map((m) => m.gauge.data_points[0])).to.deep.equal(
-          [0, 100, 200].map((offset) => ({ attributes: [attribute('room', 'lab')], start_time_unix_nano: '0', time_unix_nano: nanos(startTime.epochMs + offset), as_double: 21.5, exemplars: [], flags: 0 })),
+          [0, 100, 200].map((offset) => ({
+            attributes: [attribute('room', 'lab')],
+            start_time_unix_nano: '0',
+            time_unix_nano: nanos(startTime.epochMs + offset),
+            as_double: 21.5,
+            exemplars: [],
+            flags: 0,
+          })),
         );
         const [request] = receiver.received;
-        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([attribute('service.name', 'svc')]);
+        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([
+          attribute('service.name', 'svc'),
+        ]);
         expect(request!.request.resource_metrics[0].scope_metrics[0].scope).to.deep.include({ name: 'svc' });
       });
 
       it('a counter (step) arrives as a monotonic cumulative Sum whose start time is the entry start, the same on every point', async () => {
-        const { started } = await run(metricEntry({ name: 'jobs_total', rate: 20, duration: 200, metric_type: 'counter', generator: { type: 'step', start: 0, step_size: 2 }, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        const { started } = await run(
+          metricEntry({
+            name: 'jobs_total',
+            rate: 20,
+            duration: 200,
+            metric_type: 'counter',
+            generator: { type: 'step', start: 0, step_size: 2 },
+            encoder: { type: 'otlp' },
+            sink: sinks()[via],
+          }),
+        );
         const sums = metricsOf(receiver).map((m) => m.sum);
-        expect(sums.map((s) => [s.is_monotonic, s.aggregation_temporality])).to.deep.equal(Array(4).fill([true, 'AGGREGATION_TEMPORALITY_CUMULATIVE']));
+        expect(sums.map((s) => [s.is_monotonic, s.aggregation_temporality])).to.deep.equal(
+          Array(4).fill([true, 'AGGREGATION_TEMPORALITY_CUMULATIVE']),
+        );
         expect(sums.map((s) => s.data_points[0].as_double)).to.deep.equal([0, 2, 4, 6]);
         const starts = new Set(sums.map((s) => s.data_points[0].start_time_unix_nano));
         expect(starts.size).to.equal(1);
@@ -68,7 +115,9 @@ describe('OTLP sinks', function () {
       });
 
       it('a histogram arrives as a Histogram: the entry buckets as bounds, counts per bucket, sum and count as the text form has them', async () => {
-        await run(metricEntry({ ...histogramEntry, rate: 10, duration: 200, encoder: { type: 'otlp' }, sink: sinks()[via] }));
+        await run(
+          metricEntry({ ...histogramEntry, rate: 10, duration: 200, encoder: { type: 'otlp' }, sink: sinks()[via] }),
+        );
         const points = metricsOf(receiver).map((m) => m.histogram.data_points[0]);
         expect(points).to.have.length(2);
         for (const point of points) {
@@ -82,7 +131,16 @@ describe('OTLP sinks', function () {
       });
 
       it('a summary arrives as a Summary with its quantile values, sum and count', async () => {
-        const summary = { signal_type: 'summary' as const, name: 'size_bytes', generator: undefined, distribution: { type: 'normal' as const, mean: 100, stddev: 10 }, quantiles: [0.5, 0.9], observations_per_tick: 50, seed: 1, metric_type: 'summary' as const };
+        const summary = {
+          signal_type: 'summary' as const,
+          name: 'size_bytes',
+          generator: undefined,
+          distribution: { type: 'normal' as const, mean: 100, stddev: 10 },
+          quantiles: [0.5, 0.9],
+          observations_per_tick: 50,
+          seed: 1,
+          metric_type: 'summary' as const,
+        };
         await run(metricEntry({ ...summary, rate: 10, duration: 100, encoder: { type: 'otlp' }, sink: sinks()[via] }));
         const [point] = metricsOf(receiver).map((m) => m.summary.data_points[0]);
         expect(point.count).to.equal('50');
@@ -101,7 +159,12 @@ describe('OTLP sinks', function () {
             rate: 10,
             duration: 200,
             start_time: { kind: 'relative', offsetMs: -3_600_000 },
-            log_generator: { type: 'template', templates: [{ message: 'disk {disk} almost full', severity: 'warn' }], field_pools: { disk: ['sda'] }, seed: 1 },
+            log_generator: {
+              type: 'template',
+              templates: [{ message: 'disk {disk} almost full', severity: 'warn' }],
+              field_pools: { disk: ['sda'] },
+              seed: 1,
+            },
             labels: { app: 'api' },
             metric_type: 'untyped',
             encoder: { type: 'otlp' },
@@ -111,7 +174,11 @@ describe('OTLP sinks', function () {
         );
         const records = logsOf(receiver);
         expect(records).to.have.length(2);
-        expect(records[0]).to.deep.include({ severity_number: 'SEVERITY_NUMBER_WARN', severity_text: 'warn', body: { string_value: 'disk sda almost full' } });
+        expect(records[0]).to.deep.include({
+          severity_number: 'SEVERITY_NUMBER_WARN',
+          severity_text: 'warn',
+          body: { string_value: 'disk sda almost full' },
+        });
         expect(records[0].attributes).to.deep.equal([attribute('app', 'api'), attribute('disk', 'sda')]);
         const time = Number(BigInt(records[0].time_unix_nano) / 1_000_000n);
         expect(time).to.be.within(before - 3_600_000 - 1000, before - 3_600_000 + 1000);
@@ -120,18 +187,33 @@ describe('OTLP sinks', function () {
       });
 
       it('sends the resource of the sink and its headers, and still arrives with gzip on (over HTTP as Content-Encoding: gzip)', async () => {
-        const sink = { ...sinks()[via], resource: { 'service.name': 'checkout', 'deployment.environment': 'test' }, headers: { 'X-Scope-OrgID': 'team-a' }, compression: 'gzip' as const };
+        const sink = {
+          ...sinks()[via],
+          resource: { 'service.name': 'checkout', 'deployment.environment': 'test' },
+          headers: { 'X-Scope-OrgID': 'team-a' },
+          compression: 'gzip' as const,
+        };
         await run(metricEntry({ name: 'up', rate: 10, duration: 100, encoder: { type: 'otlp' }, sink }));
         const [request] = receiver.received;
-        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([attribute('deployment.environment', 'test'), attribute('service.name', 'checkout')]);
+        expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([
+          attribute('deployment.environment', 'test'),
+          attribute('service.name', 'checkout'),
+        ]);
         expect(request!.headers['x-scope-orgid']).to.equal('team-a');
         if (via === 'http') expect(request!.headers['content-encoding']).to.equal('gzip');
       });
 
       it('retries a collector that is unavailable, waiting as long as it asks, then delivers', async () => {
         let n = 0;
-        receiver.answer(() => (++n <= 2 ? { grpc: grpc.status.UNAVAILABLE, details: 'overloaded', retryAfterMs: 60, http: 503 } : { accept: true }));
-        const sink = via === 'grpc' ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 }) : otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 });
+        receiver.answer(() =>
+          ++n <= 2
+            ? { grpc: grpc.status.UNAVAILABLE, details: 'overloaded', retryAfterMs: 60, http: 503 }
+            : { accept: true },
+        );
+        const sink =
+          via === 'grpc'
+            ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 })
+            : otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 });
         const reports: SinkReport[] = [];
         sink.reports!.subscribe((r) => reports.push(r));
         sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2] })));
@@ -142,9 +224,13 @@ describe('OTLP sinks', function () {
         expect(metricsOf(receiver)).to.have.length(2);
       });
 
-      it('a partial success fails the refused points only, with the collector\'s reason', async () => {
+      it("a partial success fails the refused points only, with the collector's reason", async () => {
         receiver.answer(() => ({ accept: true, rejected: 2, message: 'value out of range' }));
-        const sink = createSink({ type: `otlp_${via}`, ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }), signal_type: 'metrics' } as never);
+        const sink = createSink({
+          type: `otlp_${via}`,
+          ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }),
+          signal_type: 'metrics',
+        } as never);
         const reports: SinkReport[] = [];
         sink.reports!.subscribe((r) => reports.push(r));
         sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2, 3, 4, 5] })));
@@ -153,7 +239,9 @@ describe('OTLP sinks', function () {
           ['delivered', 3],
           ['failed', 2],
         ]);
-        expect(error.message).to.equal(`otlp_${via} sink: the collector refused 2 of 5 data points: "value out of range"`);
+        expect(error.message).to.equal(
+          `otlp_${via} sink: the collector refused 2 of 5 data points: "value out of range"`,
+        );
       });
     });
   }
@@ -171,23 +259,33 @@ describe('OTLP sinks', function () {
 
   it('otlp_grpc: a gRPC server without the OTLP service answers UNIMPLEMENTED, and the message names the ports', async () => {
     const bare = new grpc.Server();
-    const port = await new Promise<number>((resolve, reject) => bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+    const port = await new Promise<number>((resolve, reject) =>
+      bare.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
     try {
       const sink = otlpGrpcSink({ endpoint: `127.0.0.1:${port}`, signal: 'logs', retry: QUICK_RETRY });
       sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
       const error = (await sink.close().catch((e: unknown) => e)) as Error;
-      expect(error.message).to.match(/answered UNIMPLEMENTED.*does not serve OTLP logs over gRPC: is it the collector's OTLP\/gRPC port \(usually 4317; OTLP\/HTTP on 4318 takes the otlp_http sink\)\?$/);
+      expect(error.message).to.match(
+        /answered UNIMPLEMENTED.*does not serve OTLP logs over gRPC: is it the collector's OTLP\/gRPC port \(usually 4317; OTLP\/HTTP on 4318 takes the otlp_http sink\)\?$/,
+      );
     } finally {
       bare.forceShutdown();
     }
   });
 
   it('otlp_grpc: an https:// endpoint speaks TLS (here to a plaintext server, which fails the handshake)', async () => {
-    const sink = otlpGrpcSink({ endpoint: `https://${receiver.grpcAddress}`, signal: 'metrics', retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 } });
+    const sink = otlpGrpcSink({
+      endpoint: `https://${receiver.grpcAddress}`,
+      signal: 'metrics',
+      retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+    });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
     expect(receiver.received).to.have.length(0);
-    expect(error.message).to.match(/^otlp_grpc sink: 127\.0\.0\.1:\d+ answered UNAVAILABLE: ".*SSL.*"; TLS failed \(an https:\/\/ endpoint\): does the collector serve TLS on this port/);
+    expect(error.message).to.match(
+      /^otlp_grpc sink: 127\.0\.0\.1:\d+ answered UNAVAILABLE: ".*SSL.*"; TLS failed \(an https:\/\/ endpoint\): does the collector serve TLS on this port/,
+    );
   });
 
   it('otlp_http: a 404 says the url is the base address', async () => {
@@ -203,7 +301,9 @@ describe('OTLP sinks', function () {
     const result = await svc(['run', 'examples/otlp.yaml', '--endpoint', receiver.grpcAddress, '--duration', '1s']);
     expect(result.code, result.stderr).to.equal(0);
     const kinds = metricsOf(receiver).map((m) => `${m.name} ${m.sum ? 'sum' : m.histogram ? 'histogram' : 'other'}`);
-    expect(new Set(kinds)).to.deep.equal(new Set(['http_requests_total sum', 'http_request_duration_seconds histogram']));
+    expect(new Set(kinds)).to.deep.equal(
+      new Set(['http_requests_total sum', 'http_request_duration_seconds histogram']),
+    );
     expect(logsOf(receiver).length).to.be.greaterThan(0);
     for (const { request } of receiver.received) {
       const [resource] = request.resource_metrics ?? request.resource_logs;
@@ -211,19 +311,29 @@ describe('OTLP sinks', function () {
     }
   });
 
-  it('bin/svc: INVALID_ARGUMENT under on_sink_error fail exits 1 with the collector\'s words', async () => {
+  it("bin/svc: INVALID_ARGUMENT under on_sink_error fail exits 1 with the collector's words", async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'bad data' }));
     const file = scenario(
       'invalid.yaml',
-      upScenario(`{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}" }`, ['rate: 10', 'duration: 200ms', 'on_sink_error: fail']),
+      upScenario(`{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}" }`, [
+        'rate: 10',
+        'duration: 200ms',
+        'on_sink_error: fail',
+      ]),
     );
     const result = await svc(['run', file]);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.include('answered INVALID_ARGUMENT: "bad data"; the collector refused the data as invalid');
+    expect(result.stderr).to.include(
+      'answered INVALID_ARGUMENT: "bad data"; the collector refused the data as invalid',
+    );
   });
 
   it('bin/svc: SIGTERM mid-run, every data point counted as written has arrived', async () => {
-    const file = foreverScenario(scenario, `{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}", batch_size: 100, max_buffer_age: 100ms }`, { pods: 3 });
+    const file = foreverScenario(
+      scenario,
+      `{ type: otlp_grpc, endpoint: "${receiver.grpcAddress}", batch_size: 100, max_buffer_age: 100ms }`,
+      { pods: 3 },
+    );
     const { code, stderr } = await runUntilTerm(file, () => receiver.received.length >= 3);
     expect(code, stderr).to.equal(0);
     // A step generator is a counter: a Sum.

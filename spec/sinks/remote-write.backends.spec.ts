@@ -38,23 +38,36 @@ describe('remote_write into real receivers', function () {
         name: 'Prometheus 2.42',
         writeUrl: `${prometheus.url}/api/v1/write`,
         series: (selector, ready) =>
-          waitFor(`${selector} in Prometheus`, async () => {
-            const found = (await prometheus.samples(selector)).map((s) => ({
-              metric: s.metric,
-              samples: s.values.map(([t, v]) => [Math.round(t * 1000), Number(v)] as [number, number]),
-            }));
-            return ready(found) ? found : undefined;
-          }, 15_000, 100),
+          waitFor(
+            `${selector} in Prometheus`,
+            async () => {
+              const found = (await prometheus.samples(selector)).map((s) => ({
+                metric: s.metric,
+                samples: s.values.map(([t, v]) => [Math.round(t * 1000), Number(v)] as [number, number]),
+              }));
+              return ready(found) ? found : undefined;
+            },
+            15_000,
+            100,
+          ),
       },
       {
         name: 'VictoriaMetrics 1.79',
         writeUrl: `${vm.url}/api/v1/write`,
         series: (selector, ready) =>
-          waitFor(`${selector} in VictoriaMetrics`, async () => {
-            await vm.forceFlush();
-            const found = (await vm.exportSeries(selector)).map((s) => ({ metric: s.metric, samples: s.timestamps.map((t, i) => [t, s.values[i]!] as [number, number]) }));
-            return ready(found) ? found : undefined;
-          }, 15_000, 100),
+          waitFor(
+            `${selector} in VictoriaMetrics`,
+            async () => {
+              await vm.forceFlush();
+              const found = (await vm.exportSeries(selector)).map((s) => ({
+                metric: s.metric,
+                samples: s.timestamps.map((t, i) => [t, s.values[i]!] as [number, number]),
+              }));
+              return ready(found) ? found : undefined;
+            },
+            15_000,
+            100,
+          ),
       },
     );
   });
@@ -73,7 +86,7 @@ describe('remote_write into real receivers', function () {
       const receiver = () => receivers[index]!;
       const tag = index === 0 ? 'prom' : 'vm';
 
-      it('a gauge and a counter (step) arrive with their labels, values and the entry clock\'s timestamps', async () => {
+      it("a gauge and a counter (step) arrive with their labels, values and the entry clock's timestamps", async () => {
         const sink = { type: 'remote_write' as const, url: receiver().writeUrl, max_buffer_age: 200 };
         const counter = `svc_rw_jobs_total_${tag}`;
         const { started } = await run(
@@ -102,15 +115,36 @@ describe('remote_write into real receivers', function () {
         }
 
         const gauge = `svc_rw_temperature_${tag}`;
-        await run(metricEntry({ name: gauge, rate: 10, duration: 500, generator: { type: 'constant', value: 21.5 }, labels: { room: 'lab' }, encoder: { type: 'remote_write' }, sink }));
+        await run(
+          metricEntry({
+            name: gauge,
+            rate: 10,
+            duration: 500,
+            generator: { type: 'constant', value: 21.5 },
+            labels: { room: 'lab' },
+            encoder: { type: 'remote_write' },
+            sink,
+          }),
+        );
         const temperatures = await receiver().series(gauge, (found) => totalSamples(found) >= 5);
-        expect(temperatures.map((s) => [s.metric, s.samples.map(([, v]) => v)])).to.deep.equal([[{ __name__: gauge, room: 'lab' }, [21.5, 21.5, 21.5, 21.5, 21.5]]]);
+        expect(temperatures.map((s) => [s.metric, s.samples.map(([, v]) => v)])).to.deep.equal([
+          [{ __name__: gauge, room: 'lab' }, [21.5, 21.5, 21.5, 21.5, 21.5]],
+        ]);
       });
 
       it('a histogram and a summary arrive as their _bucket/_sum/_count and quantile series', async () => {
         const sink = { type: 'remote_write' as const, url: receiver().writeUrl, max_buffer_age: 200 };
         const histogram = `svc_rw_latency_seconds_${tag}`;
-        await run(metricEntry({ ...histogramEntry, name: histogram, rate: 10, duration: 300, encoder: { type: 'remote_write' }, sink }));
+        await run(
+          metricEntry({
+            ...histogramEntry,
+            name: histogram,
+            rate: 10,
+            duration: 300,
+            encoder: { type: 'remote_write' },
+            sink,
+          }),
+        );
         const rows = await receiver().series(`{__name__=~"${histogram}_.*"}`, (found) => totalSamples(found) >= 3 * 6);
         expect(rows.map((s) => [s.metric.__name__, s.metric.le ?? ''])).to.have.deep.members([
           [`${histogram}_bucket`, '0.05'],
@@ -143,7 +177,10 @@ describe('remote_write into real receivers', function () {
             sink,
           }),
         );
-        const quantiles = await receiver().series(`{__name__=~"${summary}.*"}`, (found) => totalSamples(found) >= 2 * 4);
+        const quantiles = await receiver().series(
+          `{__name__=~"${summary}.*"}`,
+          (found) => totalSamples(found) >= 2 * 4,
+        );
         expect(quantiles.map((s) => [s.metric.__name__, s.metric.quantile ?? ''])).to.have.deep.members([
           [summary, '0.5'],
           [summary, '0.9'],
@@ -159,7 +196,14 @@ describe('remote_write into real receivers', function () {
 
   describe('bin/svc into Prometheus', () => {
     it('runs examples/remote-write.yaml into Prometheus', async () => {
-      const result = await svc(['run', 'examples/remote-write.yaml', '--endpoint', `${prometheus.url}/api/v1/write`, '--duration', '1s']);
+      const result = await svc([
+        'run',
+        'examples/remote-write.yaml',
+        '--endpoint',
+        `${prometheus.url}/api/v1/write`,
+        '--duration',
+        '1s',
+      ]);
       expect(result.code, result.stderr).to.equal(0);
       const stopped = lines(result.stderr).filter((l) => STOPPED.test(l));
       expect(stopped).to.have.length(2);
@@ -168,7 +212,7 @@ describe('remote_write into real receivers', function () {
       expect(depth.map((s) => s.metric.instance)).to.deep.equal(['worker-0', 'worker-1']);
     });
 
-    it('samples older than Prometheus takes (start_time -2h after newer ones): exit 1 under fail, with the receiver\'s reason and the fix', async () => {
+    it("samples older than Prometheus takes (start_time -2h after newer ones): exit 1 under fail, with the receiver's reason and the fix", async () => {
       const file = scenario(
         'too-old.yaml',
         `version: 2
@@ -187,10 +231,20 @@ scenarios:
       );
       // Prometheus refuses samples older than its head block allows once it holds newer ones.
       const now = { type: 'remote_write' as const, url: `${prometheus.url}/api/v1/write` };
-      await run(metricEntry({ name: 'svc_rw_backdated', rate: 10, duration: 100, encoder: { type: 'remote_write' }, sink: now }));
+      await run(
+        metricEntry({
+          name: 'svc_rw_backdated',
+          rate: 10,
+          duration: 100,
+          encoder: { type: 'remote_write' },
+          sink: now,
+        }),
+      );
       const result = await svc(['run', file]);
       expect(result.code).to.equal(1);
-      expect(result.stderr).to.match(/answered 400 Bad Request: ".*(too old|out of bounds).*"; the receiver refuses samples this old \(start_time in the past\)/);
+      expect(result.stderr).to.match(
+        /answered 400 Bad Request: ".*(too old|out of bounds).*"; the receiver refuses samples this old \(start_time in the past\)/,
+      );
       const stored = await prometheus.samples('svc_rw_backdated', '3h');
       for (const [t] of stored[0]!.values) expect(t * 1000).to.be.greaterThan(Date.now() - 60_000);
     });
@@ -199,23 +253,45 @@ scenarios:
       const tolerant = await startPrometheus({ receiver: true, outOfOrderWindow: '6h' });
       try {
         const sink = { type: 'remote_write' as const, url: `${tolerant.url}/api/v1/write` };
-        await run(metricEntry({ name: 'svc_rw_backdated', rate: 10, duration: 100, encoder: { type: 'remote_write' }, sink }));
+        await run(
+          metricEntry({ name: 'svc_rw_backdated', rate: 10, duration: 100, encoder: { type: 'remote_write' }, sink }),
+        );
         const startTime = { kind: 'relative' as const, offsetMs: -2 * 3600_000 };
-        await run(metricEntry({ name: 'svc_rw_backdated', rate: 10, duration: 300, start_time: startTime, labels: { old: 'yes' }, encoder: { type: 'remote_write' }, sink }));
+        await run(
+          metricEntry({
+            name: 'svc_rw_backdated',
+            rate: 10,
+            duration: 300,
+            start_time: startTime,
+            labels: { old: 'yes' },
+            encoder: { type: 'remote_write' },
+            sink,
+          }),
+        );
         const old = (await tolerant.samples('svc_rw_backdated{old="yes"}', '3h'))[0]!;
         expect(old.values).to.have.length(3);
-        expect(old.values[0]![0] * 1000).to.be.within(Date.now() - 2 * 3600_000 - 60_000, Date.now() - 2 * 3600_000 + 60_000);
+        expect(old.values[0]![0] * 1000).to.be.within(
+          Date.now() - 2 * 3600_000 - 60_000,
+          Date.now() - 2 * 3600_000 + 60_000,
+        );
       } finally {
         await tolerant.stop();
       }
     });
 
     it('SIGTERM mid-run: every sample counted as written is queryable', async () => {
-      const file = foreverScenario(scenario, `{ type: remote_write, url: "${prometheus.url}/api/v1/write", batch_size: 100, max_buffer_age: 100ms }`, {
-        extra: ['labels: { job: svc_rw_term }', 'encoder: { type: remote_write }'],
-      });
+      const file = foreverScenario(
+        scenario,
+        `{ type: remote_write, url: "${prometheus.url}/api/v1/write", batch_size: 100, max_buffer_age: 100ms }`,
+        {
+          extra: ['labels: { job: svc_rw_term }', 'encoder: { type: remote_write }'],
+        },
+      );
       let seen = 0;
-      const poll = setInterval(async () => (seen = Number((await prometheus.query('count_over_time(beat{job="svc_rw_term"}[1h])')).length)), 50);
+      const poll = setInterval(
+        async () => (seen = Number((await prometheus.query('count_over_time(beat{job="svc_rw_term"}[1h])')).length)),
+        50,
+      );
       const { code, stderr } = await runUntilTerm(file, () => seen > 0);
       clearInterval(poll);
       expect(code, stderr).to.equal(0);
@@ -226,4 +302,3 @@ scenarios:
     });
   });
 });
-

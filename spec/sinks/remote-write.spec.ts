@@ -16,19 +16,27 @@ const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const T0 = Date.UTC(2024, 0, 1);
 
 interface WriteRequest {
-  timeseries: { labels: { name: string; value: string }[]; samples: { value: number; timestamp: { toString(): string } }[] }[];
+  timeseries: {
+    labels: { name: string; value: string }[];
+    samples: { value: number; timestamp: { toString(): string } }[];
+  }[];
   metadata: { metricFamilyName: string }[];
 }
 
 /** A request as the receiver got it: snappy-decompressed by snappyjs (not the library svc compresses with), then decoded. */
 function writeRequestOf(request: ReceivedRequest): WriteRequest {
   const { WriteRequest } = writeRequestMessages();
-  return WriteRequest.toObject(WriteRequest.decode(uncompress(request.raw)), { arrays: true, defaults: true }) as WriteRequest;
+  return WriteRequest.toObject(WriteRequest.decode(uncompress(request.raw)), {
+    arrays: true,
+    defaults: true,
+  }) as WriteRequest;
 }
 
 /** `pod value` of every series of a request. */
 function podsOf(request: ReceivedRequest): string[] {
-  return writeRequestOf(request).timeseries.map((ts) => `${ts.labels.find((l) => l.name === 'pod')!.value} ${ts.samples[0]!.value}`);
+  return writeRequestOf(request).timeseries.map(
+    (ts) => `${ts.labels.find((l) => l.name === 'pod')!.value} ${ts.samples[0]!.value}`,
+  );
 }
 
 /** Chunks of the `up` gauge: chunk k holds the given values for pods p<k>-0, p<k>-1, … */
@@ -36,7 +44,11 @@ function gaugeChunks(...sizes: number[]): EncodedBatch[] {
   const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up.' });
   return sizes.map((size, k) =>
     encoder.encode(
-      sampleBatch({ anchor: T0, values: Array.from({ length: size }, (_, i) => i), series: Array.from({ length: size }, (_, i) => seriesOf({ pod: `p${k}-${i}` })) }),
+      sampleBatch({
+        anchor: T0,
+        values: Array.from({ length: size }, (_, i) => i),
+        series: Array.from({ length: size }, (_, i) => seriesOf({ pod: `p${k}-${i}` })),
+      }),
     ),
   );
 }
@@ -70,11 +82,9 @@ describe('remote_write sink', () => {
       '__name__=up,pod=p0-1',
       '__name__=up,pod=p1-0',
     ]);
-    expect(decoded.timeseries.map((ts) => ts.samples.map((s) => `${s.value}@${s.timestamp.toString()}`))).to.deep.equal([
-      [`0@${T0}`],
-      [`1@${T0 + 1}`],
-      [`0@${T0}`],
-    ]);
+    expect(decoded.timeseries.map((ts) => ts.samples.map((s) => `${s.value}@${s.timestamp.toString()}`))).to.deep.equal(
+      [[`0@${T0}`], [`1@${T0 + 1}`], [`0@${T0}`]],
+    );
     // The metric's metadata once per request, however many of its chunks the request carries.
     expect(decoded.metadata.map((m) => m.metricFamilyName)).to.deep.equal(['up']);
   });
@@ -88,12 +98,26 @@ describe('remote_write sink', () => {
     await sink.close();
     const sizes = receiver.accepted.map((r) => writeRequestOf(r).timeseries.length);
     for (const size of sizes) expect(size).to.be.at.most(2);
-    expect(receiver.accepted.flatMap(podsOf)).to.deep.equal(['p0-0 0', 'p1-0 0', 'p2-0 0', 'p2-1 1', 'p2-2 2', 'p3-0 0']);
+    expect(receiver.accepted.flatMap(podsOf)).to.deep.equal([
+      'p0-0 0',
+      'p1-0 0',
+      'p2-0 0',
+      'p2-1 1',
+      'p2-2 2',
+      'p3-0 0',
+    ]);
   });
 
   it('never splits the series set of one histogram event, even past batch_size', async () => {
-    const set = (k: number) => [seriesOf({ pod: `h${k}`, le: '+Inf' }, '_bucket'), seriesOf({ pod: `h${k}` }, '_sum'), seriesOf({ pod: `h${k}` }, '_count')];
-    const batch = { ...sampleBatch({ values: [4, 1.5, 4, 2, 0.5, 2], offsets: [0, 0, 0, 1, 1, 1], series: [...set(0), ...set(1)] }), events: 2 };
+    const set = (k: number) => [
+      seriesOf({ pod: `h${k}`, le: '+Inf' }, '_bucket'),
+      seriesOf({ pod: `h${k}` }, '_sum'),
+      seriesOf({ pod: `h${k}` }, '_count'),
+    ];
+    const batch = {
+      ...sampleBatch({ values: [4, 1.5, 4, 2, 0.5, 2], offsets: [0, 0, 0, 1, 1, 1], series: [...set(0), ...set(1)] }),
+      events: 2,
+    };
     const sink = remoteWriteSink({ url: receiver.url, batchSize: 2 });
     const reports: SinkReport[] = [];
     sink.reports!.subscribe((r) => reports.push(r));
@@ -128,7 +152,9 @@ describe('remote_write sink', () => {
 
   it('retries 503 and 429, then delivers', async () => {
     let n = 0;
-    receiver.answer(() => (++n === 1 ? { status: 503, body: 'overloaded' } : n === 2 ? { status: 429 } : { status: 204 }));
+    receiver.answer(() =>
+      ++n === 1 ? { status: 503, body: 'overloaded' } : n === 2 ? { status: 429 } : { status: 204 },
+    );
     const sink = remoteWriteSink({ url: receiver.url, retry: QUICK_RETRY });
     const reports: SinkReport[] = [];
     sink.reports!.subscribe((r) => reports.push(r));
@@ -140,8 +166,16 @@ describe('remote_write sink', () => {
 
   const refusals: [string, string, RegExp][] = [
     ['a 400 for another reason', 'invalid label name', /answered 400 Bad Request: "invalid label name"$/],
-    ['an out-of-order 400', 'out of order sample', /: "out of order sample"; the receiver refuses samples older than the newest of their series \(out of order\).*out_of_order_time_window/],
-    ['a too-old 400', 'too old sample', /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\)/],
+    [
+      'an out-of-order 400',
+      'out of order sample',
+      /: "out of order sample"; the receiver refuses samples older than the newest of their series \(out of order\).*out_of_order_time_window/,
+    ],
+    [
+      'a too-old 400',
+      'too old sample',
+      /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\)/,
+    ],
   ];
   for (const [what, body, message] of refusals) {
     it(`does not retry ${what}: a sink error with the status, the body's head and what to do`, async () => {
@@ -150,16 +184,23 @@ describe('remote_write sink', () => {
       sink.write(gaugeChunks(1)[0]!);
       const error = (await sink.close().catch((e: unknown) => e)) as Error;
       expect(receiver.requests).to.have.length(1);
-      expect(error.message).to.match(/^remote_write sink: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write /).and.match(message);
+      expect(error.message)
+        .to.match(/^remote_write sink: POST http:\/\/127\.0\.0\.1:\d+\/api\/v1\/write /)
+        .and.match(message);
     });
   }
 
   it('says where the write endpoint is when the receiver is not one (404)', async () => {
-    receiver.answer(() => ({ status: 404, body: 'remote write receiver needs to be enabled with --web.enable-remote-write-receiver' }));
+    receiver.answer(() => ({
+      status: 404,
+      body: 'remote write receiver needs to be enabled with --web.enable-remote-write-receiver',
+    }));
     const sink = remoteWriteSink({ url: receiver.url, retry: QUICK_RETRY });
     sink.write(gaugeChunks(1)[0]!);
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.include('"remote write receiver needs to be enabled with --web.enable-remote-write-receiver"; url must be the receiver\'s write endpoint');
+    expect(error.message).to.include(
+      '"remote write receiver needs to be enabled with --web.enable-remote-write-receiver"; url must be the receiver\'s write endpoint',
+    );
   });
 
   async function waitForRequests(n: number): Promise<void> {

@@ -14,7 +14,7 @@ describe('stdoutSink', () => {
     expect(received.join('')).to.equal('a\nb\n');
   });
 
-  it('over the stream\'s high-water mark returns a promise that resolves once a write ends and the stream holds less, not when it empties', async () => {
+  it("over the stream's high-water mark returns a promise that resolves once a write ends and the stream holds less, not when it empties", async () => {
     const { stream, received } = slowWritable(20, 8);
     const sink = stdoutSink({ stream });
     expect(sink.write(chunk('1234'))).to.equal(undefined);

@@ -17,9 +17,24 @@ interface LogRecord {
 }
 
 const RECORDS: LogRecord[] = [
-  { severity: 'info', message: 'Accepted password for alice from 203.0.113.5', labels: { service: 'sshd', pod: 'pod_0' }, fields: { user: 'alice', ip: '203.0.113.5' } },
-  { severity: 'warn', message: 'Failed password for root', labels: { service: 'sshd', pod: 'pod_1' }, fields: { user: 'root' } },
-  { severity: 'error', message: 'quote " backslash \\ bracket ] in fields', labels: { service: 'sshd' }, fields: { odd: 'a"b\\c]d' } },
+  {
+    severity: 'info',
+    message: 'Accepted password for alice from 203.0.113.5',
+    labels: { service: 'sshd', pod: 'pod_0' },
+    fields: { user: 'alice', ip: '203.0.113.5' },
+  },
+  {
+    severity: 'warn',
+    message: 'Failed password for root',
+    labels: { service: 'sshd', pod: 'pod_1' },
+    fields: { user: 'root' },
+  },
+  {
+    severity: 'error',
+    message: 'quote " backslash \\ bracket ] in fields',
+    labels: { service: 'sshd' },
+    fields: { odd: 'a"b\\c]d' },
+  },
   { severity: 'fatal', message: 'two\nlines', labels: { service: 'sshd' } },
   { severity: 'debug', message: 'no structured data' },
   { severity: 'trace', message: 'trace maps to debug' },

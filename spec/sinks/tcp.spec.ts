@@ -11,7 +11,9 @@ import { metricEntry } from '../support/entries.js';
 import { isSettled } from '../support/streams.js';
 
 /** A TCP server on 127.0.0.1 whose connections are handled by `onConnection`. */
-async function server(onConnection: (socket: Socket) => void): Promise<{ port: number; server: Server; close(): Promise<void> }> {
+async function server(
+  onConnection: (socket: Socket) => void,
+): Promise<{ port: number; server: Server; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const s = createServer((socket) => {
     sockets.add(socket);
@@ -63,7 +65,11 @@ describe('tcp sink', () => {
       rate: 2000,
       duration: 1500,
       generator: { type: 'step', start: 0, step_size: 1 },
-      sink: { type: 'tcp', address: `127.0.0.1:${peer.port}`, retry: { max_attempts: 30, initial_backoff: 20, max_backoff: 50 } },
+      sink: {
+        type: 'tcp',
+        address: `127.0.0.1:${peer.port}`,
+        retry: { max_attempts: 30, initial_backoff: 20, max_backoff: 50 },
+      },
     });
     const run = runEntry(entry);
     await waitFor('the first lines at the peer', () => (peer!.connections[0]?.includes('\n') ? true : undefined));
@@ -75,7 +81,9 @@ describe('tcp sink', () => {
     const stats = run.stats.snapshot(Date.now());
     expect(stats).to.include({ total_events: 3000, total_sink_failures: 0, consecutive_failures: 0 });
 
-    await waitFor('the last value at the peer', () => (/beat 2999 \d+\n$/.test(peer!.connections.at(-1)!) ? true : undefined));
+    await waitFor('the last value at the peer', () =>
+      /beat 2999 \d+\n$/.test(peer!.connections.at(-1)!) ? true : undefined,
+    );
     expect(peer.connections.length, 'a second connection').to.be.at.least(2);
     for (const [i, data] of peer.connections.entries()) {
       const lines = data.split('\n');
@@ -85,7 +93,11 @@ describe('tcp sink', () => {
     }
     // Everything written on the last connection arrived in order, from a line boundary on. (What
     // the OS had taken just before the reset may be lost: TCP acknowledges nothing to us.)
-    const after = peer.connections.at(-1)!.trimEnd().split('\n').map((line) => Number(line.split(' ')[1]));
+    const after = peer.connections
+      .at(-1)!
+      .trimEnd()
+      .split('\n')
+      .map((line) => Number(line.split(' ')[1]));
     after.forEach((value, k) => k > 0 && expect(value).to.equal(after[k - 1]! + 1));
   });
 
@@ -94,7 +106,11 @@ describe('tcp sink', () => {
     const entry = metricEntry({
       rate: 100,
       duration: 500,
-      sink: { type: 'tcp', address: `127.0.0.1:${port}`, retry: { max_attempts: 2, initial_backoff: 10, max_backoff: 10 } },
+      sink: {
+        type: 'tcp',
+        address: `127.0.0.1:${port}`,
+        retry: { max_attempts: 2, initial_backoff: 10, max_backoff: 10 },
+      },
     });
     const run = runEntry(entry);
     expect(await run.done).to.deep.equal({});
@@ -121,12 +137,19 @@ describe('tcp sink', () => {
       sink: { type: 'tcp', address: `127.0.0.1:${port}`, retry: { max_attempts: 1 } },
     });
     const outcome = await runEntry(entry).done;
-    expect(outcome.error?.message).to.equal(`tcp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
+    expect(outcome.error?.message).to.equal(
+      `tcp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`,
+    );
   });
 
   it('holds the chain back while the destination is unreachable: memory stays bounded', async () => {
     const port = await freeTcpPort();
-    const sink = tcpSink({ address: `127.0.0.1:${port}`, highWaterMark: 100, retry: { maxAttempts: 3, initialBackoff: 40, maxBackoff: 40 }, random: () => 1 });
+    const sink = tcpSink({
+      address: `127.0.0.1:${port}`,
+      highWaterMark: 100,
+      retry: { maxAttempts: 3, initialBackoff: 40, maxBackoff: 40 },
+      random: () => 1,
+    });
     const reports: SinkReport[] = [];
     sink.reports!.subscribe((r) => reports.push(r));
     let wait: void | Promise<void>;
@@ -145,7 +168,11 @@ describe('tcp sink', () => {
 
   it('a flush (a stop) gives up after flush_timeout what it could not hand over, naming the last error', async () => {
     const port = await freeTcpPort();
-    const sink = tcpSink({ address: `127.0.0.1:${port}`, flushTimeout: 200, retry: { maxAttempts: 10, initialBackoff: 60_000, maxBackoff: 60_000 } });
+    const sink = tcpSink({
+      address: `127.0.0.1:${port}`,
+      flushTimeout: 200,
+      retry: { maxAttempts: 10, initialBackoff: 60_000, maxBackoff: 60_000 },
+    });
     sink.write(chunk('a 1 1\n'));
     const started = Date.now();
     const error = (await sink.close().catch((e: unknown) => e)) as Error;
@@ -157,12 +184,17 @@ describe('tcp sink', () => {
   });
 
   it('a host that does not resolve is a sink failure saying what to check', async () => {
-    const sink = tcpSink({ address: 'no-such-host.invalid:514', retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 } });
+    const sink = tcpSink({
+      address: 'no-such-host.invalid:514',
+      retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 },
+    });
     const reports: SinkReport[] = [];
     sink.reports!.subscribe((r) => reports.push(r));
     sink.write(chunk('a 1 1\n'));
     const error = (await sink.flush().catch((e: unknown) => e)) as Error;
-    expect(error.message).to.equal('tcp sink: cannot resolve host "no-such-host.invalid": check the host name in the address');
+    expect(error.message).to.equal(
+      'tcp sink: cannot resolve host "no-such-host.invalid": check the host name in the address',
+    );
     expect(reports).to.deep.equal([{ kind: 'failed', size: 1, bytes: 6, error }]);
     await sink.close();
   });
@@ -170,11 +202,16 @@ describe('tcp sink', () => {
   it('a peer that resets every connection is a sink failure that says so in words, without raw error codes', async () => {
     const resetting = await server((socket) => socket.resetAndDestroy());
     try {
-      const sink = tcpSink({ address: `127.0.0.1:${resetting.port}`, retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 } });
+      const sink = tcpSink({
+        address: `127.0.0.1:${resetting.port}`,
+        retry: { maxAttempts: 2, initialBackoff: 5, maxBackoff: 5 },
+      });
       sink.write(chunk('a 1 1\n'));
       const error = (await sink.flush().catch((e: unknown) => e)) as Error;
       expect(error.message).to.match(
-        new RegExp(`^tcp sink: (the connection to 127\\.0\\.0\\.1:${resetting.port} was reset|127\\.0\\.0\\.1:${resetting.port} closed the connection): check the backend's log \\(did it restart, or refuse the data\\?\\) \\(gave up after 2 attempts\\)$`),
+        new RegExp(
+          `^tcp sink: (the connection to 127\\.0\\.0\\.1:${resetting.port} was reset|127\\.0\\.0\\.1:${resetting.port} closed the connection): check the backend's log \\(did it restart, or refuse the data\\?\\) \\(gave up after 2 attempts\\)$`,
+        ),
       );
       await sink.close();
     } finally {
@@ -193,7 +230,12 @@ describe('tcp sink', () => {
     });
     try {
       const scheduler = new ManualScheduler();
-      const sink = tcpSink({ address: `127.0.0.1:${peer.port}`, highWaterMark: 256 * 1024, flushTimeout: 10_000, scheduler });
+      const sink = tcpSink({
+        address: `127.0.0.1:${peer.port}`,
+        highWaterMark: 256 * 1024,
+        flushTimeout: 10_000,
+        scheduler,
+      });
       const reports: SinkReport[] = [];
       sink.reports!.subscribe((r) => reports.push(r));
       sink.write(chunk('first 1\n'));
@@ -203,14 +245,18 @@ describe('tcp sink', () => {
       // Fill the socket buffers until a write has to wait, and is still waiting at the next poll
       // (real I/O, not time rules: no event says the kernel stopped taking data).
       let pending: Promise<void> | undefined;
-      const { wait } = await waitFor('the destination to stop taking data', async () => {
-        if (pending && !(await isSettled(pending))) return { wait: pending };
-        do {
-          pending = sink.write(chunk(line)) ?? undefined;
-          taken += line.length;
-        } while (!pending);
-        return undefined;
-      }, 15_000);
+      const { wait } = await waitFor(
+        'the destination to stop taking data',
+        async () => {
+          if (pending && !(await isSettled(pending))) return { wait: pending };
+          do {
+            pending = sink.write(chunk(line)) ?? undefined;
+            taken += line.length;
+          } while (!pending);
+          return undefined;
+        },
+        15_000,
+      );
 
       await scheduler.advance(9_999);
       expect(sink.write(chunk('kept 1\n')), 'no stall yet: the write waits').to.be.instanceOf(Promise);
@@ -234,7 +280,9 @@ describe('tcp sink', () => {
       await scheduler.advance(1000);
       await closing;
       await waitFor('the last line', () => (received.endsWith('after 1\n') ? true : undefined));
-      expect(received.length, 'what was held when the stall began, then new events; nothing dropped arrives').to.equal(taken + 'after 1\n'.length);
+      expect(received.length, 'what was held when the stall began, then new events; nothing dropped arrives').to.equal(
+        taken + 'after 1\n'.length,
+      );
       expect(received).to.not.contain('dropped');
     } finally {
       await peer.close();

@@ -19,7 +19,9 @@ async function datagramReceiver(): Promise<{ port: number; datagrams: Buffer[]; 
 }
 
 /** Runs `test` with a udp sink sending to a fresh receiver, and the sink's reports; closes the receiver after. */
-async function withReceiver(test: (sink: Sink, reports: SinkReport[], receiver: { datagrams: Buffer[] }) => Promise<void>): Promise<void> {
+async function withReceiver(
+  test: (sink: Sink, reports: SinkReport[], receiver: { datagrams: Buffer[] }) => Promise<void>,
+): Promise<void> {
   const receiver = await datagramReceiver();
   try {
     const sink = udpSink({ address: `127.0.0.1:${receiver.port}` });
@@ -85,7 +87,11 @@ describe('udp sink', () => {
       await sink.flush().catch(() => undefined);
       await waitFor('3 datagrams', () => (receiver.datagrams.length === 3 ? true : undefined));
       const total = (kind: SinkReport['kind']) =>
-        reports.reduce((sum, r) => (r.kind === kind && r.kind !== 'retrying' ? { size: sum.size + r.size, bytes: sum.bytes + r.bytes } : sum), { size: 0, bytes: 0 });
+        reports.reduce(
+          (sum, r) =>
+            r.kind === kind && r.kind !== 'retrying' ? { size: sum.size + r.size, bytes: sum.bytes + r.bytes } : sum,
+          { size: 0, bytes: 0 },
+        );
       expect(total('failed')).to.deep.equal({ size: 2, bytes: 2 * (large.length + 1) });
       expect(total('delivered')).to.deep.equal({ size: 3, bytes: 3 * 'a 1 0\n'.length });
       await sink.close().catch(() => undefined);
@@ -96,11 +102,18 @@ describe('udp sink', () => {
     const sink = udpSink({ address: `127.0.0.1:${port}` });
     const failures: Error[] = [];
     sink.reports!.subscribe((r) => r.kind === 'failed' && failures.push(r.error));
-    const message = await waitFor('an ICMP refusal', () => {
-      sink.write(chunk('ping\n')); // a UDP socket learns of an earlier datagram's ICMP refusal on a later send
-      return failures[0]?.message;
-    }, 3000, 10);
-    expect(message).to.equal(`udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`);
+    const message = await waitFor(
+      'an ICMP refusal',
+      () => {
+        sink.write(chunk('ping\n')); // a UDP socket learns of an earlier datagram's ICMP refusal on a later send
+        return failures[0]?.message;
+      },
+      3000,
+      10,
+    );
+    expect(message).to.equal(
+      `udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`,
+    );
     await sink.close();
   });
 

@@ -1,4 +1,12 @@
-import { byteLength, type EncodedBatch, type Labelled, type LogBatch, type LogTemplate, type SampleBatch, type Series } from '../../operators/model/batch.js';
+import {
+  byteLength,
+  type EncodedBatch,
+  type Labelled,
+  type LogBatch,
+  type LogTemplate,
+  type SampleBatch,
+  type Series,
+} from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
@@ -82,7 +90,13 @@ function lineEnds(data: string | Uint8Array): number[] {
 
 /** A `Labelled<LogBatch>` of the given records, one tick per record, offsets 0, 1, 2, … ms; a `template` column when some record has one. */
 export function logBatch(
-  records: readonly { severity: string; message: string; fields?: Readonly<Record<string, string>>; labels?: Record<string, string>; template?: LogTemplate }[],
+  records: readonly {
+    severity: string;
+    message: string;
+    fields?: Readonly<Record<string, string>>;
+    labels?: Record<string, string>;
+    template?: LogTemplate;
+  }[],
   anchor = 0,
 ): Labelled<LogBatch> {
   const size = records.length;

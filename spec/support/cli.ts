@@ -66,7 +66,11 @@ export function scenarioDir(prefix: string): { dir: string; scenario: (name: str
 }
 
 /** Runs bin/svc on `file` (with `flags`), sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
-export function runUntilTerm(file: string, started: () => boolean, flags: readonly string[] = []): Promise<{ code: number | null; stderr: string }> {
+export function runUntilTerm(
+  file: string,
+  started: () => boolean,
+  flags: readonly string[] = [],
+): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bin/svc', ['run', file, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
@@ -97,7 +101,11 @@ export const stoppedEvents = (stderr: string, entry = 'beat'): number => {
  * tick (a step generator, so tick n writes n) over `pods` pod labels, at `rate`, until stopped,
  * into `sink` (YAML flow text); `extra` lines (two-space indent under the entry) add fields.
  */
-export function foreverScenario(scenario: (name: string, text: string) => string, sink: string, { rate = 2000, pods = 4, extra = [] as string[] } = {}): string {
+export function foreverScenario(
+  scenario: (name: string, text: string) => string,
+  sink: string,
+  { rate = 2000, pods = 4, extra = [] as string[] } = {},
+): string {
   return scenario(
     `forever-${Math.random().toString(36).slice(2)}.yaml`,
     [
@@ -118,5 +126,15 @@ export function foreverScenario(scenario: (name: string, text: string) => string
 
 /** The text of a scenario file whose one entry `up` writes the constant 1 into `sink` (YAML flow text), with `fields` (e.g. `rate: 10`, `duration: 1s`). */
 export function upScenario(sink: string, fields: readonly string[] = ['rate: 1']): string {
-  return ['version: 2', 'kind: runnable', 'scenarios:', '  - signal_type: metrics', '    name: up', ...fields.map((f) => `    ${f}`), '    generator: { type: constant, value: 1 }', `    sink: ${sink}`, ''].join('\n');
+  return [
+    'version: 2',
+    'kind: runnable',
+    'scenarios:',
+    '  - signal_type: metrics',
+    '    name: up',
+    ...fields.map((f) => `    ${f}`),
+    '    generator: { type: constant, value: 1 }',
+    `    sink: ${sink}`,
+    '',
+  ].join('\n');
 }

@@ -36,7 +36,8 @@ export function parseDockerfile(text: string): Dockerfile {
   for (let i = 0; i < lines.length; i++) {
     const line = i + 1;
     let content = lines[i]!.trim();
-    while (content.endsWith('\\') && i + 1 < lines.length) content = `${content.slice(0, -1).trim()} ${lines[++i]!.trim()}`;
+    while (content.endsWith('\\') && i + 1 < lines.length)
+      content = `${content.slice(0, -1).trim()} ${lines[++i]!.trim()}`;
     if (content === '' || content.startsWith('#')) continue;
     const [, keyword, rest = ''] = /^(\S+)\s*(.*)$/.exec(content)!;
     const instruction = { keyword: keyword!.toUpperCase(), args: rest, line };
@@ -110,7 +111,12 @@ export interface ReplayedImage {
 }
 
 /** Replays every stage of `dockerfile` with `context` as the build context, each stage in a directory below `into`. */
-export function replayDockerfile(dockerfile: Dockerfile, context: string, into: string, ignored: (path: string) => boolean): ReplayedImage {
+export function replayDockerfile(
+  dockerfile: Dockerfile,
+  context: string,
+  into: string,
+  ignored: (path: string) => boolean,
+): ReplayedImage {
   const roots = new Map<string, string>();
   let image: ReplayedImage | undefined;
   dockerfile.stages.forEach((stage, index) => {
@@ -143,10 +149,18 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
           if (sources.some((source) => /[*?[]/.test(source))) throw new Error(`${where}: wildcards are not replayed`);
           const intoDirectory = sources.length > 1 || paths.at(-1)!.endsWith('/');
           for (const source of sources) {
-            const origin = from === undefined ? join(context, source) : join(roots.get(from) ?? fail(`${where}: no stage named ${from}`), posix.resolve('/', source));
-            if (from === undefined && ignored(posix.normalize(source))) throw new Error(`${where}: ${source} is excluded by .dockerignore`);
+            const origin =
+              from === undefined
+                ? join(context, source)
+                : join(roots.get(from) ?? fail(`${where}: no stage named ${from}`), posix.resolve('/', source));
+            if (from === undefined && ignored(posix.normalize(source)))
+              throw new Error(`${where}: ${source} is excluded by .dockerignore`);
             if (!existsSync(origin)) throw new Error(`${where}: ${source} does not exist`);
-            const target = inStage(intoDirectory && !statSync(origin).isDirectory() ? posix.join(destination, basename(source)) : destination);
+            const target = inStage(
+              intoDirectory && !statSync(origin).isDirectory()
+                ? posix.join(destination, basename(source))
+                : destination,
+            );
             mkdirSync(join(target, '..'), { recursive: true });
             cpSync(origin, target, {
               recursive: true,
@@ -157,7 +171,11 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
           break;
         }
         case 'RUN':
-          execFileSync('sh', ['-c', instruction.args], { cwd: inStage(workdir), env: hostEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+          execFileSync('sh', ['-c', instruction.args], {
+            cwd: inStage(workdir),
+            env: hostEnv(),
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
           break;
         case 'USER':
           user = instruction.args;
@@ -166,7 +184,9 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
           expose.push(...instruction.args.split(/\s+/));
           break;
         case 'ENTRYPOINT':
-          entrypoint = execForm(instruction) ?? fail(`${where}: use the exec form (a JSON array), so no shell stands between the engine and the process`);
+          entrypoint =
+            execForm(instruction) ??
+            fail(`${where}: use the exec form (a JSON array), so no shell stands between the engine and the process`);
           break;
         case 'CMD':
           cmd = execForm(instruction) ?? fail(`${where}: use the exec form (a JSON array)`);
@@ -176,7 +196,15 @@ export function replayDockerfile(dockerfile: Dockerfile, context: string, into: 
       }
     }
     roots.set(stage.name ?? String(index), root);
-    image = { root, workdir: inStage(workdir), env: { ...env, PATH: hostPath(env.PATH, inStage) }, ...(user && { user }), expose, ...(entrypoint && { entrypoint }), ...(cmd && { cmd }) };
+    image = {
+      root,
+      workdir: inStage(workdir),
+      env: { ...env, PATH: hostPath(env.PATH, inStage) },
+      ...(user && { user }),
+      expose,
+      ...(entrypoint && { entrypoint }),
+      ...(cmd && { cmd }),
+    };
   });
   return image ?? fail('the Dockerfile has no stage');
 }
@@ -186,7 +214,13 @@ function hostPath(path: string | undefined, inStage: (path: string) => string): 
   if (path === undefined) return process.env.PATH ?? '';
   return path
     .split(':')
-    .map((entry) => (entry === '$PATH' || entry === '${PATH}' ? (process.env.PATH ?? '') : existsSync(inStage(entry)) ? inStage(entry) : entry))
+    .map((entry) =>
+      entry === '$PATH' || entry === '${PATH}'
+        ? (process.env.PATH ?? '')
+        : existsSync(inStage(entry))
+          ? inStage(entry)
+          : entry,
+    )
     .join(delimiter);
 }
 
@@ -207,11 +241,16 @@ export function listing(dir: string): string[] {
  * directory, which tsc would fill). npm reads its own configuration files again.
  */
 function buildEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_') && name !== 'NODE_V8_COVERAGE'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('npm_') && name !== 'NODE_V8_COVERAGE'),
+  );
 }
 
 function substitute(text: string, args: Readonly<Record<string, string>>): string {
-  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? fail(`ARG ${a ?? b} has no value`));
+  return text.replace(
+    /\$\{(\w+)\}|\$(\w+)/g,
+    (_, a: string | undefined, b: string | undefined) => args[(a ?? b)!] ?? fail(`ARG ${a ?? b} has no value`),
+  );
 }
 
 function fail(message: string): never {

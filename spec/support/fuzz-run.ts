@@ -75,7 +75,9 @@ export async function fuzzServer(server: ServerProcess, runs: number, options: F
     while (probing && !stopped()) {
       const started = performance.now();
       try {
-        await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(healthLimitMs) }).then((res) => res.arrayBuffer());
+        await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(healthLimitMs) }).then((res) =>
+          res.arrayBuffer(),
+        );
         health.push(performance.now() - started);
       } catch {
         if (!exited) frozen.push('/health');
@@ -95,5 +97,8 @@ export async function fuzzServer(server: ServerProcess, runs: number, options: F
 async function deleteStarted(server: ServerProcess, text: string, timeoutMs: number): Promise<void> {
   const body = JSON.parse(text) as { id?: string; scenarios?: { id: string }[] };
   const ids = body.id ? [body.id] : (body.scenarios ?? []).map((scenario) => scenario.id);
-  for (const id of ids) await fetch(`${server.base}/scenarios/${id}`, { method: 'DELETE', signal: AbortSignal.timeout(timeoutMs) }).then((res) => res.arrayBuffer());
+  for (const id of ids)
+    await fetch(`${server.base}/scenarios/${id}`, { method: 'DELETE', signal: AbortSignal.timeout(timeoutMs) }).then(
+      (res) => res.arrayBuffer(),
+    );
 }

@@ -26,4 +26,5 @@ export function collect<B extends TickBatch, T>(source: Observable<B>, pick: (ba
 }
 
 /** Row `i` of a labelled sample batch as `suffix{labels} value`, the way exposition text reads it. */
-export const sampleRow = (batch: Labelled<SampleBatch>, i: number): string => `${batch.series[i]!.suffix ?? ''}{${batch.series[i]!.key}} ${batch.value[i]}`;
+export const sampleRow = (batch: Labelled<SampleBatch>, i: number): string =>
+  `${batch.series[i]!.suffix ?? ''}{${batch.series[i]!.key}} ${batch.value[i]}`;

@@ -8,7 +8,10 @@ type Fields = Record<string, unknown>;
 
 /** Loads a v2 file of `scenarios` (JSON), then compiles it. */
 export function compile(scenarios: Fields[], options: { top?: Fields; catalog?: Catalog } = {}): ScenarioPlan {
-  return compileScenario(load(v2(scenarios, options.top), { format: 'json' }), { origin: 'test.yaml', catalog: options.catalog });
+  return compileScenario(load(v2(scenarios, options.top), { format: 'json' }), {
+    origin: 'test.yaml',
+    catalog: options.catalog,
+  });
 }
 
 /** The messages of the ConfigError compiling `scenarios` throws. */

@@ -41,7 +41,11 @@ export interface Options {
 /** Objects are sent as JSON, strings as YAML unless told otherwise. */
 export function load(document: string | Fields, options: Options = {}): ScenarioFile {
   const text = typeof document === 'string' ? document : JSON.stringify(document);
-  return loadScenario(text, { origin: 'test.yaml', format: options.format ?? (typeof document === 'string' ? 'yaml' : 'json'), ...options });
+  return loadScenario(text, {
+    origin: 'test.yaml',
+    format: options.format ?? (typeof document === 'string' ? 'yaml' : 'json'),
+    ...options,
+  });
 }
 
 /** The normalised entry of a one-entry v2 file. */

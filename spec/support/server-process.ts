@@ -25,10 +25,20 @@ export interface ServerProcessOptions {
 }
 
 /** Spawns `bin/svc-server --port 0` (built `dist/`); it is killed when this process exits. */
-export function spawnServerProcess({ args = [], env = {}, nodeFlags = [], cwd }: ServerProcessOptions = {}): ChildProcess {
+export function spawnServerProcess({
+  args = [],
+  env = {},
+  nodeFlags = [],
+  cwd,
+}: ServerProcessOptions = {}): ChildProcess {
   const inherited = { ...process.env };
-  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT', 'SVC_CATALOG', 'SVC_AUTOSTART', 'SVC_SHARD']) delete inherited[name];
-  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...inherited, ...env }, cwd });
+  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT', 'SVC_CATALOG', 'SVC_AUTOSTART', 'SVC_SHARD'])
+    delete inherited[name];
+  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...inherited, ...env },
+    cwd,
+  });
   // A server must not outlive whoever started it (a frozen one would spin on unseen).
   const killOnExit = () => void child.kill('SIGKILL');
   process.once('exit', killOnExit);

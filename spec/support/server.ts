@@ -10,7 +10,13 @@ import { MemorySink } from './sinks.js';
 
 /** An app on a virtual clock with in-memory sinks and a captured log, driven without listening. */
 export function testServer(
-  options: { apiKey?: string; deps?: Partial<ServerDeps>; registry?: Partial<RegistryOptions>; failingSink?: Error; unbuildableSink?: string } = {},
+  options: {
+    apiKey?: string;
+    deps?: Partial<ServerDeps>;
+    registry?: Partial<RegistryOptions>;
+    failingSink?: Error;
+    unbuildableSink?: string;
+  } = {},
 ) {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = 0;
@@ -32,7 +38,12 @@ export function testServer(
       },
     }),
   );
-  const registry = new EntryRegistry({ scheduler, createSink: (entry) => createSink(entry.sink), logger, ...options.registry });
+  const registry = new EntryRegistry({
+    scheduler,
+    createSink: (entry) => createSink(entry.sink),
+    logger,
+    ...options.registry,
+  });
   const app = createApp({ registry, logger, apiKey: options.apiKey, scheduler, createSink, ...options.deps });
   const handler = app.callback();
   return {

@@ -21,7 +21,13 @@ export interface FakeTerminal {
  * (the tty driver's onlcr).
  */
 export function fakeTerminal(columns = 80, rows = 40): FakeTerminal {
-  const term = new xterm.Terminal({ cols: columns, rows, scrollback: 10_000, convertEol: true, allowProposedApi: true });
+  const term = new xterm.Terminal({
+    cols: columns,
+    rows,
+    scrollback: 10_000,
+    convertEol: true,
+    allowProposedApi: true,
+  });
   const chunks: string[] = [];
   const stream = Object.assign(
     new Writable({

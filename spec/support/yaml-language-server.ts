@@ -54,7 +54,11 @@ const SchemaStoreInitialized = new NotificationType<void>('yaml/schema/store/ini
 const ContentRequestSupport = new NotificationType<void>('yaml/registerContentRequest');
 const ContentRequest = new RequestType<string, string, void>('vscode/content');
 
-const SERVER_BIN = join(dirname(createRequire(import.meta.url).resolve('yaml-language-server/package.json')), 'bin', 'yaml-language-server');
+const SERVER_BIN = join(
+  dirname(createRequire(import.meta.url).resolve('yaml-language-server/package.json')),
+  'bin',
+  'yaml-language-server',
+);
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** A running yaml-language-server: open documents one after another, then {@link stop} it. */
@@ -70,7 +74,9 @@ export class YamlLanguageServer {
     private readonly connection: ProtocolConnection,
     private readonly timeoutMs: number,
   ) {
-    connection.onNotification(PublishDiagnosticsNotification.type, (params) => this.diagnosticsWaiters.get(params.uri)?.(params));
+    connection.onNotification(PublishDiagnosticsNotification.type, (params) =>
+      this.diagnosticsWaiters.get(params.uri)?.(params),
+    );
     connection.onNotification(LogMessageNotification.type, ({ message }) => {
       this.log.push(message);
     });
@@ -81,7 +87,10 @@ export class YamlLanguageServer {
   /** Starts a server over stdio, initialized and configured: validation on, no schema store, no network. */
   static async start(options: YamlLanguageServerOptions = {}): Promise<YamlLanguageServer> {
     const child = spawn(process.execPath, [SERVER_BIN, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const connection = createProtocolConnection(
+      new StreamMessageReader(child.stdout!),
+      new StreamMessageWriter(child.stdin!),
+    );
     const server = new YamlLanguageServer(child, connection, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     try {
       await server.within('start', server.initialize());
@@ -100,7 +109,9 @@ export class YamlLanguageServer {
       kubernetesCRDStore: { enable: false },
     };
     // The sections the server asks for: yaml, http, [yaml] and editor.
-    this.connection.onRequest(ConfigurationRequest.type, ({ items }) => items.map((item) => (item.section === 'yaml' ? yaml : null)));
+    this.connection.onRequest(ConfigurationRequest.type, ({ items }) =>
+      items.map((item) => (item.section === 'yaml' ? yaml : null)),
+    );
     this.connection.onRequest(ContentRequest, (url) => {
       throw new Error(`schemas are not fetched in specs: ${url}`);
     });
@@ -129,17 +140,23 @@ export class YamlLanguageServer {
     if (this.diagnosticsWaiters.has(uri)) throw new Error(`${path} is already being diagnosed`);
     try {
       const opened = { uri, languageId: 'yaml', version: ++this.lastVersion, text };
-      return await this.nextDiagnostics(uri, `diagnostics of ${path}`, () => this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: opened }));
+      return await this.nextDiagnostics(uri, `diagnostics of ${path}`, () =>
+        this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: opened }),
+      );
     } finally {
       // The server clears a closed document's diagnostics: waiting for that keeps it from being
       // taken for the next diagnostics of the same path.
-      await this.nextDiagnostics(uri, `cleared diagnostics of ${path}`, () => this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } }));
+      await this.nextDiagnostics(uri, `cleared diagnostics of ${path}`, () =>
+        this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } }),
+      );
     }
   }
 
   /** Does `send`, then waits, bounded, for the next diagnostics the server publishes for `uri`. */
   private async nextDiagnostics(uri: string, what: string, send: () => Promise<void>): Promise<Diagnostic[]> {
-    const published = new Promise<Diagnostic[]>((done) => this.diagnosticsWaiters.set(uri, ({ diagnostics }) => done(diagnostics)));
+    const published = new Promise<Diagnostic[]>((done) =>
+      this.diagnosticsWaiters.set(uri, ({ diagnostics }) => done(diagnostics)),
+    );
     try {
       await send();
       return await this.within(what, published);

@@ -13,19 +13,30 @@ export class CatalogListCommand extends SvcCommand {
     examples: [
       ['The catalog of the examples', '$0 catalog list --catalog examples/catalog'],
       ['As JSON', '$0 catalog list --catalog examples/catalog --json'],
-      ['Only the runnable scenarios tagged network', '$0 catalog list --catalog examples/catalog --kind runnable --tag network'],
+      [
+        'Only the runnable scenarios tagged network',
+        '$0 catalog list --catalog examples/catalog --kind runnable --tag network',
+      ],
     ],
   });
 
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory (without it: the built-in packs only)');
-  json = Option.Boolean('--json', false, { description: 'Print JSON: {catalog, items: [{name, kind, source, description, category, tags, size, shadowed, problems}]}' });
+  json = Option.Boolean('--json', false, {
+    description:
+      'Print JSON: {catalog, items: [{name, kind, source, description, category, tags, size, shadowed, problems}]}',
+  });
   kind = valueFlag('--kind', '<kind>', 'Only items of this kind: runnable, composable, pack or invalid');
   tag = listFlag('--tag', '<tag>', 'Only items with this tag; repeatable, every tag given must be there');
 
   async execute(): Promise<number> {
     const { listCatalog, ITEM_KINDS } = await import('../catalog-output.js');
     const kind = this.kind === undefined ? undefined : flagChoice('--kind', this.kind, ITEM_KINDS);
-    const output = await listCatalog(this.catalog, { json: this.json, variables: this.context.env, ...(kind && { kind }), ...(this.tag && { tags: this.tag }) });
+    const output = await listCatalog(this.catalog, {
+      json: this.json,
+      variables: this.context.env,
+      ...(kind && { kind }),
+      ...(this.tag && { tags: this.tag }),
+    });
     this.context.stdout.write(output.stdout);
     if (output.stderr) this.context.stderr.write(output.stderr);
     return 0;

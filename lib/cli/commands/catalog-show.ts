@@ -8,7 +8,8 @@ export class CatalogShowCommand extends Command<SvcContext> {
   static override usage = Command.Usage({
     category: 'Catalog',
     description: 'Print a catalog scenario or pack file, or a built-in pack, as written',
-    details: 'The name is looked up among the built-in packs first, then in the catalog. An invalid file is printed with its problems on stderr, and the exit code is 1.',
+    details:
+      'The name is looked up among the built-in packs first, then in the catalog. An invalid file is printed with its problems on stderr, and the exit code is 1.',
     examples: [
       ['A scenario of the examples catalog', '$0 catalog show @checkout-incident --catalog examples/catalog'],
       ['A built-in pack', '$0 catalog show @node_cpu'],

@@ -18,7 +18,9 @@ export class HelpCommand extends SvcCommand {
     }
     const path = [this.cli.binaryName, ...this.command].join(' ');
     if (!this.cli.definitions().some((definition) => definition.path === path)) {
-      throw new UsageError(`unknown command "${this.command.join(' ')}" (${this.cli.binaryName} help lists the commands)`);
+      throw new UsageError(
+        `unknown command "${this.command.join(' ')}" (${this.cli.binaryName} help lists the commands)`,
+      );
     }
     return this.cli.run([...this.command, '--help']);
   }

@@ -11,8 +11,14 @@ export class LogsCommand extends ScenarioCommand {
     details:
       'Each --message is a template; `{placeholder}` names take values from the matching --field pool (and are also written as fields). Records are seeded: the same flags give the same records.',
     examples: [
-      ['Login records at 5/s for 10 s', '$0 logs --message "user {user} logged in" --field user=ann,bob --rate 5 --duration 10s'],
-      ['Two templates, weighted severities, as syslog', '$0 logs --message "disk {disk} full" --message "backup done" --field disk=sda,sdb --severity info=8,error=2 --rate 1 --encoder syslog'],
+      [
+        'Login records at 5/s for 10 s',
+        '$0 logs --message "user {user} logged in" --field user=ann,bob --rate 5 --duration 10s',
+      ],
+      [
+        'Two templates, weighted severities, as syslog',
+        '$0 logs --message "disk {disk} full" --message "backup done" --field disk=sda,sdb --severity info=8,error=2 --rate 1 --encoder syslog',
+      ],
     ],
   });
 
@@ -21,13 +27,20 @@ export class LogsCommand extends ScenarioCommand {
   field = listFlag('--field', '<name=v1,v2,…>', 'Placeholder pool, repeatable');
   severity = valueFlag('--severity', '<level=weight,…>', 'Severity weights: info=7,warn=2,error=1 (default: all info)');
   seed = valueFlag('--seed', '<n>', 'Seed of the record choice (default: 0)');
-  scenario = valueFlag('--scenario', '<file>', 'Scenario file (- for standard input) to run instead of flag-defined records');
+  scenario = valueFlag(
+    '--scenario',
+    '<file>',
+    'Scenario file (- for standard input) to run instead of flag-defined records',
+  );
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     const { loadScenario } = await import('../../config/load.js');
     const flagDefined = [this.name, this.message, this.field, this.severity, this.seed].some((v) => v !== undefined);
     if (this.scenario) {
-      if (flagDefined) throw new UsageError('--name, --message, --field, --severity and --seed define records from flags; they cannot be combined with --scenario');
+      if (flagDefined)
+        throw new UsageError(
+          '--name, --message, --field, --severity and --seed define records from flags; they cannot be combined with --scenario',
+        );
       return this.loadScenarioArg(this.scenario, overrides);
     }
     if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
@@ -35,9 +48,13 @@ export class LogsCommand extends ScenarioCommand {
     const log_generator = {
       type: 'template',
       templates: this.message.map((message) => ({ message })),
-      field_pools: Object.fromEntries((this.field ?? []).map((pool) => this.pair('--field', pool, (values) => values.split(',')))),
+      field_pools: Object.fromEntries(
+        (this.field ?? []).map((pool) => this.pair('--field', pool, (values) => values.split(','))),
+      ),
       ...(this.severity && {
-        severity_weights: Object.fromEntries(this.severity.split(',').map((weight) => this.pair('--severity', weight, (w) => flagNumber('--severity', w)))),
+        severity_weights: Object.fromEntries(
+          this.severity.split(',').map((weight) => this.pair('--severity', weight, (w) => flagNumber('--severity', w))),
+        ),
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
     };

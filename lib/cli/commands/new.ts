@@ -16,28 +16,62 @@ export class NewCommand extends SvcCommand {
     `,
     examples: [
       ['A metrics starter on stdout', '$0 new'],
-      ['A histogram starter for Prometheus remote write, into a file', '$0 new --signal histogram --sink remote_write -o latency.yaml'],
+      [
+        'A histogram starter for Prometheus remote write, into a file',
+        '$0 new --signal histogram --sink remote_write -o latency.yaml',
+      ],
       ['Logs as syslog over UDP', '$0 new --signal logs --sink udp --encoder syslog'],
-      ['A scenario that reproduces what an exporter exposes', '$0 new --from http://localhost:9100/metrics -o node.yaml'],
+      [
+        'A scenario that reproduces what an exporter exposes',
+        '$0 new --from http://localhost:9100/metrics -o node.yaml',
+      ],
       ['A scenario fitted to a Grafana CSV export', '$0 new --from cpu.csv -o cpu.yaml'],
     ],
   });
 
   signal = valueFlag('--signal', '<metrics|logs|histogram|summary>', 'Signal type of the starter (default: metrics)');
-  sink = valueFlag('--sink', '<type>', 'Sink type: stdout, file, tcp, … (docs/sinks.md; default: stdout); its required fields get placeholders');
-  encoder = valueFlag('--encoder', '<type>', 'Encoder type: metrics_text, json_lines, … (default: the one the sink and signal get without one)');
-  from = valueFlag('--from', '<FILE.csv|URL>', 'Fit generators to the series of a CSV file, or reproduce the Prometheus text exposition at an http(s) URL');
+  sink = valueFlag(
+    '--sink',
+    '<type>',
+    'Sink type: stdout, file, tcp, … (docs/sinks.md; default: stdout); its required fields get placeholders',
+  );
+  encoder = valueFlag(
+    '--encoder',
+    '<type>',
+    'Encoder type: metrics_text, json_lines, … (default: the one the sink and signal get without one)',
+  );
+  from = valueFlag(
+    '--from',
+    '<FILE.csv|URL>',
+    'Fit generators to the series of a CSV file, or reproduce the Prometheus text exposition at an http(s) URL',
+  );
   output = valueFlag('-o,--output', '<file>', 'Write the scenario into this file instead of stdout');
   force = Option.Boolean('--force', false, { description: 'With -o: replace the file when it exists' });
 
   async execute(): Promise<number> {
-    const [sinks, encoders] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../encoders/kinds/index.js')]);
+    const [sinks, encoders] = await Promise.all([
+      import('../../sinks/kinds/index.js'),
+      import('../../encoders/kinds/index.js'),
+    ]);
     // An alias (--sink kafka) is written as the kind it names.
-    const sink = this.sink === undefined ? undefined : sinks.sinkKindOf(flagChoice('--sink', this.sink, [...sinks.SINK_TYPES, ...Object.keys(sinks.SINK_ALIASES)]))!.type;
+    const sink =
+      this.sink === undefined
+        ? undefined
+        : sinks.sinkKindOf(flagChoice('--sink', this.sink, [...sinks.SINK_TYPES, ...Object.keys(sinks.SINK_ALIASES)]))!
+            .type;
     const encoder =
-      this.encoder === undefined ? undefined : encoders.encoderKindOf(flagChoice('--encoder', this.encoder, [...encoders.ENCODER_TYPES, ...Object.keys(encoders.ENCODER_ALIASES)]))!.type;
-    if (this.force && this.output === undefined) throw new UsageError('--force replaces the file of -o: give -o <file> too');
-    const text = this.from === undefined ? await this.starter(sink, encoder) : await this.profile(this.from, sink, encoder);
+      this.encoder === undefined
+        ? undefined
+        : encoders.encoderKindOf(
+            flagChoice('--encoder', this.encoder, [
+              ...encoders.ENCODER_TYPES,
+              ...Object.keys(encoders.ENCODER_ALIASES),
+            ]),
+          )!.type;
+    if (this.force && this.output === undefined)
+      throw new UsageError('--force replaces the file of -o: give -o <file> too');
+    const text =
+      this.from === undefined ? await this.starter(sink, encoder) : await this.profile(this.from, sink, encoder);
     if (this.output === undefined) {
       await this.print(text);
       return 0;
@@ -46,7 +80,8 @@ export class NewCommand extends SvcCommand {
     try {
       await writeFile(this.output, text, { flag: this.force ? 'w' : 'wx' });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`-o: ${this.output} exists: give --force to replace it`);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new UsageError(`-o: ${this.output} exists: give --force to replace it`);
       throw new Error(`-o: cannot write ${this.output}: ${(error as Error).message}`);
     }
     this.context.stderr.write(`wrote ${this.output} (check it: svc run ${this.output} --dry-run)\n`);
@@ -60,7 +95,8 @@ export class NewCommand extends SvcCommand {
   }
 
   private async profile(from: string, sink: string | undefined, encoder: string | undefined): Promise<string> {
-    if (this.signal !== undefined) throw new UsageError('--signal picks the signal of a starter: with --from, each family read decides its own');
+    if (this.signal !== undefined)
+      throw new UsageError('--signal picks the signal of a starter: with --from, each family read decides its own');
     if (!/^https?:\/\//i.test(from)) return this.fitted(from, sink, encoder);
     const [{ readExposition }, { scenarioFromExposition }, { redactText }] = await Promise.all([
       import('../../new/read-exposition.js'),
@@ -68,12 +104,17 @@ export class NewCommand extends SvcCommand {
       import('../../redact.js'),
     ]);
     const exposition = await readExposition(from);
-    return this.validated(() => scenarioFromExposition(exposition.text, { origin: redactText(from), readAt: exposition.readAt, sink, encoder }));
+    return this.validated(() =>
+      scenarioFromExposition(exposition.text, { origin: redactText(from), readAt: exposition.readAt, sink, encoder }),
+    );
   }
 
   /** A scenario whose generators reproduce the series of the CSV file `file` (docs/new.md). */
   private async fitted(file: string, sink: string | undefined, encoder: string | undefined): Promise<string> {
-    if (sink !== undefined || encoder !== undefined) throw new UsageError('--sink and --encoder go with starters and --from URL: a scenario fitted to a CSV writes to stdout; change its sink in the file');
+    if (sink !== undefined || encoder !== undefined)
+      throw new UsageError(
+        '--sink and --encoder go with starters and --from URL: a scenario fitted to a CSV writes to stdout; change its sink in the file',
+      );
     const [{ readTextFile }, { MAX_CSV_BYTES }, { scenarioFromCsv }] = await Promise.all([
       import('../../config/read.js'),
       import('../../language/limits.js'),
@@ -93,11 +134,16 @@ export class NewCommand extends SvcCommand {
     try {
       return write();
     } catch (error) {
-      const flagsAtFault = (problem: { path: string; code?: string }) => problem.code !== 'feature_not_built' && /(^|\.)(encoder|sink)(\.|$)/.test(problem.path);
+      const flagsAtFault = (problem: { path: string; code?: string }) =>
+        problem.code !== 'feature_not_built' && /(^|\.)(encoder|sink)(\.|$)/.test(problem.path);
       if (!(error instanceof ConfigError) || !error.problems.every(flagsAtFault)) throw error;
-      const flags = [this.sink && `--sink ${this.sink}`, this.encoder && `--encoder ${this.encoder}`].filter(Boolean).join(' ');
+      const flags = [this.sink && `--sink ${this.sink}`, this.encoder && `--encoder ${this.encoder}`]
+        .filter(Boolean)
+        .join(' ');
       const [first, ...more] = error.problems;
-      throw new UsageError(`${flags || 'svc new'}: ${first!.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'} alike)` : ''}`);
+      throw new UsageError(
+        `${flags || 'svc new'}: ${first!.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'} alike)` : ''}`,
+      );
     }
   }
 }

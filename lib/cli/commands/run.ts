@@ -8,25 +8,35 @@ export class RunCommand extends ScenarioCommand {
   static override paths = [['run']];
   static override usage = Command.Usage({
     description: 'Run every entry of a scenario file',
-    details: 'Runs until every entry reached its duration, or until SIGINT/SIGTERM, then flushes and prints a STOPPED line per entry.',
+    details:
+      'Runs until every entry reached its duration, or until SIGINT/SIGTERM, then flushes and prints a STOPPED line per entry.',
     examples: [
       ['Run the quick-start scenario', '$0 run examples/quickstart.yaml'],
       ['Validate only', '$0 run --dry-run examples/quickstart.yaml'],
       ['A file from standard input', 'cat examples/quickstart.yaml | $0 run -'],
       ['Override rate and sink', '$0 run examples/quickstart.yaml --rate 100 --sink file --endpoint /tmp/out.prom'],
       ['A scenario of a catalog, by name', '$0 run @checkout-incident --catalog examples/catalog'],
-      ['A day of the scenario into a file in seconds (virtual time)', '$0 run --backfill examples/quickstart.yaml --duration 24h --sink file --endpoint /tmp/day.prom'],
+      [
+        'A day of the scenario into a file in seconds (virtual time)',
+        '$0 run --backfill examples/quickstart.yaml --duration 24h --sink file --endpoint /tmp/day.prom',
+      ],
     ],
   });
 
   file = Option.String({ required: false, name: 'scenario-file' });
-  scenario = valueFlag('--scenario', '<file>', 'Scenario file, - for standard input, or @name from --catalog (instead of the argument)');
+  scenario = valueFlag(
+    '--scenario',
+    '<file>',
+    'Scenario file, - for standard input, or @name from --catalog (instead of the argument)',
+  );
   protected override backfill = Option.Boolean('--backfill', false, {
-    description: "Run on virtual time: each entry's whole duration (required) as fast as its sink takes it, with the timestamps of a real-time run",
+    description:
+      "Run on virtual time: each entry's whole duration (required) as fast as its sink takes it, with the timestamps of a real-time run",
   });
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
-    if (this.file && this.scenario) throw new UsageError('give the scenario file either as an argument or with --scenario, not both');
+    if (this.file && this.scenario)
+      throw new UsageError('give the scenario file either as an argument or with --scenario, not both');
     const path = this.file ?? this.scenario;
     if (!path) throw new UsageError('missing scenario file: svc run <scenario-file>');
     return this.loadScenarioArg(path, overrides);

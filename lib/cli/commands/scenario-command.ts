@@ -22,20 +22,48 @@ export interface LoadedScenario {
  * (2 for a usage mistake, 1 for invalid configuration or a runtime error).
  */
 export abstract class ScenarioCommand extends SvcCommand {
-  dryRun = Option.Boolean('--dry-run', false, { description: 'Parse and validate, print the resolved settings, emit nothing' });
-  format = valueFlag('--format', '<text|json>', 'How --dry-run prints the resolved settings: text on stderr (default), or JSON on stdout');
-  output = valueFlag('-o,--output', '<path>', 'Write every entry to this file: short for --sink file --endpoint <path>');
+  dryRun = Option.Boolean('--dry-run', false, {
+    description: 'Parse and validate, print the resolved settings, emit nothing',
+  });
+  format = valueFlag(
+    '--format',
+    '<text|json>',
+    'How --dry-run prints the resolved settings: text on stderr (default), or JSON on stdout',
+  );
+  output = valueFlag(
+    '-o,--output',
+    '<path>',
+    'Write every entry to this file: short for --sink file --endpoint <path>',
+  );
   verbose = Option.Boolean('--verbose', false, { description: 'Print the resolved settings, then run' });
-  quiet = Option.Boolean('-q,--quiet', false, { description: 'Print no progress, settings or STOPPED lines: events, warnings and errors only' });
+  quiet = Option.Boolean('-q,--quiet', false, {
+    description: 'Print no progress, settings or STOPPED lines: events, warnings and errors only',
+  });
   rate = valueFlag('--rate', '<n>', "Events per second, fractions allowed (default: the file's)");
-  duration = valueFlag('--duration', '<time>', "Run time: 500ms, 30s, 1.5m, 2h (default: the file's, else until stopped)");
-  sink = valueFlag('--sink', '<type>', "Sink type: stdout, file, tcp, … (docs/sinks.md; default: the file's, else stdout)");
+  duration = valueFlag(
+    '--duration',
+    '<time>',
+    "Run time: 500ms, 30s, 1.5m, 2h (default: the file's, else until stopped)",
+  );
+  sink = valueFlag(
+    '--sink',
+    '<type>',
+    "Sink type: stdout, file, tcp, … (docs/sinks.md; default: the file's, else stdout)",
+  );
   endpoint = valueFlag('--endpoint', '<address>', 'Sink address: the file path, host:port or URL');
   encoder = valueFlag('--encoder', '<type>', "Encoder type: metrics_text, json_lines, … (default: the file's)");
-  label = listFlag('--label', '<key=value>', 'Static label, repeatable; merged over the file\'s labels, the flag wins');
+  label = listFlag('--label', '<key=value>', "Static label, repeatable; merged over the file's labels, the flag wins");
   onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
-  workers = valueFlag('--workers', '<n>', 'Worker threads, each running the file as one shard of its series, at most 64 (default: one per core when the file plans 1,000,000 events/s or more, else 1)');
-  catalog = valueFlag('--catalog', '<dir>', 'Catalog directory: scenario files run as @name, pack files used as pack: <name>');
+  workers = valueFlag(
+    '--workers',
+    '<n>',
+    'Worker threads, each running the file as one shard of its series, at most 64 (default: one per core when the file plans 1,000,000 events/s or more, else 1)',
+  );
+  catalog = valueFlag(
+    '--catalog',
+    '<dir>',
+    'Catalog directory: scenario files run as @name, pack files used as pack: <name>',
+  );
 
   /** Runs on virtual time (`svc run --backfill`, the flag of RunCommand). */
   protected backfill = false;
@@ -46,17 +74,34 @@ export abstract class ScenarioCommand extends SvcCommand {
   protected abstract load(overrides: CliOverrides): Promise<LoadedScenario>;
 
   async execute(): Promise<number> {
-    if (this.quiet && this.verbose) throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
+    if (this.quiet && this.verbose)
+      throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
     const json = this.format !== undefined && flagChoice('--format', this.format, ['text', 'json']) === 'json';
     if (json && !this.dryRun) throw new UsageError('--format json prints the plan of --dry-run: give --dry-run too');
     const { MAX_WORKERS, defaultWorkers, workersRefusal } = await import('../../runtime/workers.js');
-    const asked = this.workers === undefined ? undefined : flagNumber('--workers', this.workers, { integer: true, min: 1, max: MAX_WORKERS, expected: `a whole number from 1 to ${MAX_WORKERS}` });
-    if (asked !== undefined && asked > 1 && this.backfill) throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
+    const asked =
+      this.workers === undefined
+        ? undefined
+        : flagNumber('--workers', this.workers, {
+            integer: true,
+            min: 1,
+            max: MAX_WORKERS,
+            expected: `a whole number from 1 to ${MAX_WORKERS}`,
+          });
+    if (asked !== undefined && asked > 1 && this.backfill)
+      throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
-    const [{ planScenario }, { filesBeside }] = await Promise.all([import('../../compile/plan.js'), import('../../config/csv-replay.js')]);
+    const [{ planScenario }, { filesBeside }] = await Promise.all([
+      import('../../compile/plan.js'),
+      import('../../config/csv-replay.js'),
+    ]);
     // CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
-    const plan = await planScenario(loaded.file, { origin, catalog: await this.openCatalog(), locate: filesBeside(loaded.path) });
+    const plan = await planScenario(loaded.file, {
+      origin,
+      catalog: await this.openCatalog(),
+      locate: filesBeside(loaded.path),
+    });
     if (this.backfill) {
       const { backfillRefusal } = await import('../../runtime/backfill.js');
       const refusal = backfillRefusal(plan.scenarios);
@@ -67,9 +112,13 @@ export abstract class ScenarioCommand extends SvcCommand {
       if (refusal) throw new UsageError(`--workers: ${refusal} (use --workers 1, or another encoder or sink)`);
     }
     const workers = asked ?? defaultWorkers(plan.scenarios, { cores: availableParallelism(), backfill: this.backfill });
-    const [{ sinkKindOf }, { redactText }] = await Promise.all([import('../../sinks/kinds/index.js'), import('../../redact.js')]);
+    const [{ sinkKindOf }, { redactText }] = await Promise.all([
+      import('../../sinks/kinds/index.js'),
+      import('../../redact.js'),
+    ]);
     for (const entry of plan.scenarios) {
-      for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []) this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
+      for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? [])
+        this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
     }
     if (json) {
       const { planJson } = await import('../describe.js');
@@ -95,7 +144,10 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (name === undefined) {
       const { loadScenarioFile } = await import('../../config/load.js');
       const origin = arg === '-' ? 'standard input' : arg;
-      const file = await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, { overrides, variables: this.context.env });
+      const file = await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, {
+        overrides,
+        variables: this.context.env,
+      });
       return { file, origin, ...(arg !== '-' && { path: arg }) };
     }
     const catalog = await this.openCatalog();
@@ -106,13 +158,17 @@ export abstract class ScenarioCommand extends SvcCommand {
 
   /** The `--catalog` directory, read once; undefined without the flag. */
   private openCatalog(): Promise<Catalog | undefined> {
-    this.opened ??= this.catalog === undefined ? Promise.resolve(undefined) : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!, this.context.env));
+    this.opened ??=
+      this.catalog === undefined
+        ? Promise.resolve(undefined)
+        : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!, this.context.env));
     return this.opened;
   }
 
   override async catch(error: unknown): Promise<void> {
     await super.catch(error);
-    if (this.dryRun && (error as { name?: string }).name === 'ConfigError') this.context.stderr.write('Validation: FAILED\n');
+    if (this.dryRun && (error as { name?: string }).name === 'ConfigError')
+      this.context.stderr.write('Validation: FAILED\n');
   }
 
   private overrides(): CliOverrides {
@@ -120,7 +176,8 @@ export abstract class ScenarioCommand extends SvcCommand {
     if (this.rate !== undefined) overrides.rate = flagNumber('--rate', this.rate);
     if (this.duration !== undefined) overrides.duration = this.duration;
     if (this.output !== undefined) {
-      if (this.sink !== undefined || this.endpoint !== undefined) throw new UsageError('-o/--output is short for --sink file --endpoint <path>: give either, not both');
+      if (this.sink !== undefined || this.endpoint !== undefined)
+        throw new UsageError('-o/--output is short for --sink file --endpoint <path>: give either, not both');
       overrides.sink = 'file';
       overrides.endpoint = this.output;
     }

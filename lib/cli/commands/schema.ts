@@ -8,7 +8,7 @@ export class SchemaCommand extends SvcCommand {
     description: 'Print the JSON Schema (draft 2020-12) of scenario and pack files',
     details:
       'The schema is written by the codecs that validate files, so it follows svc exactly; the package ships it as schema/scenario.schema.json. ' +
-      'Editors using yaml-language-server (VS Code\'s YAML extension, Neovim, Helix, ...) check and complete a file whose first line is `# yaml-language-server: $schema=<path or URL of the schema>`. ' +
+      "Editors using yaml-language-server (VS Code's YAML extension, Neovim, Helix, ...) check and complete a file whose first line is `# yaml-language-server: $schema=<path or URL of the schema>`. " +
       'Rules across fields and entries stay with `svc run --dry-run`.',
     examples: [
       ['Print it', '$0 schema'],
@@ -19,11 +19,13 @@ export class SchemaCommand extends SvcCommand {
   output = Option.String('-o,--output', { description: 'Write the schema to this file instead of stdout' });
 
   async execute(): Promise<number> {
-    const [{ scenarioSchema }, { writeFile }] = await Promise.all([import('../../config/schema.js'), import('node:fs/promises')]);
+    const [{ scenarioSchema }, { writeFile }] = await Promise.all([
+      import('../../config/schema.js'),
+      import('node:fs/promises'),
+    ]);
     const text = `${JSON.stringify(scenarioSchema(), null, 2)}\n`;
     if (this.output !== undefined) await writeFile(this.output, text);
     else await this.print(text);
     return 0;
   }
 }
-

@@ -18,7 +18,8 @@ const MAX_INTERVAL_MS = 3_600_000;
 export class TestCommand extends SvcCommand {
   static override paths = [['test']];
   static override usage = Command.Usage({
-    description: "Check a scenario file's alert expectations against alerting rules: with promtool in seconds, or live against Prometheus",
+    description:
+      "Check a scenario file's alert expectations against alerting rules: with promtool in seconds, or live against Prometheus",
     details: `
       Samples the scenario on virtual time at the rule evaluation interval, writes a \`promtool test rules\` unit test of it (the samples as input series, the file's \`expect.alerts\` as checks of the ALERTS series) and runs Prometheus's promtool on it (\`PROMTOOL\` names another binary).
 
@@ -27,31 +28,76 @@ export class TestCommand extends SvcCommand {
       Prints a PASS or FAIL line per expectation, with when the alert fired; exits 1 when any fails. See docs/testing-alerts.md.
     `,
     examples: [
-      ['Test the HighErrorRate alert on a burst', '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml'],
-      ['Keep the generated promtool test', '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml --keep'],
-      ['Against a running Prometheus and Alertmanager', '$0 test incident.yaml --live --prometheus http://localhost:9090 --alertmanager http://localhost:9093'],
+      [
+        'Test the HighErrorRate alert on a burst',
+        '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml',
+      ],
+      [
+        'Keep the generated promtool test',
+        '$0 test examples/alerts/error-burst.yaml --rules examples/alerts/error-burst.rules.yml --keep',
+      ],
+      [
+        'Against a running Prometheus and Alertmanager',
+        '$0 test incident.yaml --live --prometheus http://localhost:9090 --alertmanager http://localhost:9093',
+      ],
     ],
   });
 
   file = Option.String({ name: 'scenario-file' });
   rules = valueFlag('--rules', '<rules.yml>', 'Prometheus rules file with the alerting rules under test');
-  interval = valueFlag('--interval', '<time>', 'Rule evaluation interval: the sampling step, or with --live how often Prometheus is polled (default: 15s)');
-  duration = valueFlag('--duration', '<time>', "Length of every entry (default: the file's; each needs one, except with --live)");
-  keep = Option.Boolean('--keep', false, { description: 'Leave the generated promtool unit test in place and print its path' });
-  live = Option.Boolean('--live', false, { description: 'Run the scenario for real and check the alerts of a running Prometheus (--prometheus)' });
-  prometheus = valueFlag('--prometheus', '<url>', 'With --live: the Prometheus that evaluates the rules (base URL of its HTTP API)');
-  alertmanager = valueFlag('--alertmanager', '<url>', 'With --live: also check that each alert reaches this Alertmanager');
+  interval = valueFlag(
+    '--interval',
+    '<time>',
+    'Rule evaluation interval: the sampling step, or with --live how often Prometheus is polled (default: 15s)',
+  );
+  duration = valueFlag(
+    '--duration',
+    '<time>',
+    "Length of every entry (default: the file's; each needs one, except with --live)",
+  );
+  keep = Option.Boolean('--keep', false, {
+    description: 'Leave the generated promtool unit test in place and print its path',
+  });
+  live = Option.Boolean('--live', false, {
+    description: 'Run the scenario for real and check the alerts of a running Prometheus (--prometheus)',
+  });
+  prometheus = valueFlag(
+    '--prometheus',
+    '<url>',
+    'With --live: the Prometheus that evaluates the rules (base URL of its HTTP API)',
+  );
+  alertmanager = valueFlag(
+    '--alertmanager',
+    '<url>',
+    'With --live: also check that each alert reaches this Alertmanager',
+  );
 
   async execute(): Promise<number> {
     if (this.live) {
-      if (this.prometheus === undefined) throw new UsageError('--live needs --prometheus <url>: the Prometheus that evaluates the rules');
-      if (this.rules !== undefined) throw new UsageError('--rules has no use with --live: the rules are those the Prometheus of --prometheus evaluates');
-      if (this.keep) throw new UsageError('--keep keeps the promtool test of a run on virtual time: --live writes none');
+      if (this.prometheus === undefined)
+        throw new UsageError('--live needs --prometheus <url>: the Prometheus that evaluates the rules');
+      if (this.rules !== undefined)
+        throw new UsageError(
+          '--rules has no use with --live: the rules are those the Prometheus of --prometheus evaluates',
+        );
+      if (this.keep)
+        throw new UsageError('--keep keeps the promtool test of a run on virtual time: --live writes none');
     } else {
-      if (this.prometheus !== undefined || this.alertmanager !== undefined) throw new UsageError('--prometheus and --alertmanager go with --live');
-      if (!this.rules) throw new UsageError('missing --rules: svc test <scenario-file> --rules <rules.yml> (or --live --prometheus <url>)');
+      if (this.prometheus !== undefined || this.alertmanager !== undefined)
+        throw new UsageError('--prometheus and --alertmanager go with --live');
+      if (!this.rules)
+        throw new UsageError(
+          'missing --rules: svc test <scenario-file> --rules <rules.yml> (or --live --prometheus <url>)',
+        );
     }
-    const [{ parseDuration }, { loadScenarioFile }, { planScenario }, { backfillRefusal }, { filesBeside }, { resolve }] = await Promise.all([
+    const [
+      { parseDuration },
+      { loadScenarioFile },
+      { planScenario },
+      { backfillRefusal },
+      { filesBeside },
+      { resolve },
+    ] = await Promise.all([
       import('../../language/duration.js'),
       import('../../config/load.js'),
       import('../../compile/plan.js'),
@@ -61,7 +107,10 @@ export class TestCommand extends SvcCommand {
     ]);
     const intervalMs = this.intervalMs(parseDuration);
     const backends = this.live ? await this.backends() : undefined;
-    const loaded = await loadScenarioFile(this.file, { overrides: this.duration === undefined ? {} : { duration: this.duration }, variables: this.context.env });
+    const loaded = await loadScenarioFile(this.file, {
+      overrides: this.duration === undefined ? {} : { duration: this.duration },
+      variables: this.context.env,
+    });
     const expectations = loaded.expect?.alerts;
     if (!expectations) throw new Error(`${this.file}: no expect.alerts: nothing to test (docs/testing-alerts.md)`);
     const plan = await planScenario(loaded, { origin: this.file, locate: filesBeside(this.file) });
@@ -69,7 +118,9 @@ export class TestCommand extends SvcCommand {
 
     for (const [i, { resolves_within }] of expectations.entries()) {
       if (resolves_within !== undefined && resolves_within < intervalMs) {
-        throw new Error(`${this.file}: expect.alerts[${i}].resolves_within: shorter than the evaluation interval (${this.interval ?? '15s'})`);
+        throw new Error(
+          `${this.file}: expect.alerts[${i}].resolves_within: shorter than the evaluation interval (${this.interval ?? '15s'})`,
+        );
       }
     }
     const refusal = backfillRefusal(plan.scenarios);
@@ -79,7 +130,10 @@ export class TestCommand extends SvcCommand {
 
   /** The backends of --live, from their flags' URLs (a bad URL is a usage error naming the flag). */
   private async backends(): Promise<Pick<WatchOptions, 'prometheus' | 'alertmanager'>> {
-    const [{ httpApi }, { prometheusStates, alertmanagerInbox }] = await Promise.all([import('../../alert-test/http-api.js'), import('../../alert-test/live-backends.js')]);
+    const [{ httpApi }, { prometheusStates, alertmanagerInbox }] = await Promise.all([
+      import('../../alert-test/http-api.js'),
+      import('../../alert-test/live-backends.js'),
+    ]);
     const api = (flag: string, what: string, url: string) => {
       try {
         return httpApi(what, url);
@@ -89,7 +143,10 @@ export class TestCommand extends SvcCommand {
     };
     return {
       prometheus: prometheusStates(api('--prometheus', 'Prometheus', this.prometheus!)),
-      alertmanager: this.alertmanager === undefined ? undefined : alertmanagerInbox(api('--alertmanager', 'Alertmanager', this.alertmanager)),
+      alertmanager:
+        this.alertmanager === undefined
+          ? undefined
+          : alertmanagerInbox(api('--alertmanager', 'Alertmanager', this.alertmanager)),
     };
   }
 
@@ -99,8 +156,20 @@ export class TestCommand extends SvcCommand {
    * all are (an entry without a duration runs until then); when it ends first, the watch goes on
    * to the deadlines. A stop signal ends both, and what was not decided fails.
    */
-  private async checkLive(plan: ScenarioFile, pollMs: number, expectations: readonly AlertExpectation[], backends: Pick<WatchOptions, 'prometheus' | 'alertmanager'>): Promise<number> {
-    const [{ asyncScheduler, from, merge, takeUntil }, { requireQuiet, watchAlerts }, { findingLine, undecidedLine }, { runScenario }, { stopSignals }, { formatDuration }] = await Promise.all([
+  private async checkLive(
+    plan: ScenarioFile,
+    pollMs: number,
+    expectations: readonly AlertExpectation[],
+    backends: Pick<WatchOptions, 'prometheus' | 'alertmanager'>,
+  ): Promise<number> {
+    const [
+      { asyncScheduler, from, merge, takeUntil },
+      { requireQuiet, watchAlerts },
+      { findingLine, undecidedLine },
+      { runScenario },
+      { stopSignals },
+      { formatDuration },
+    ] = await Promise.all([
       import('rxjs'),
       import('../../alert-test/live.js'),
       import('../../alert-test/check.js'),
@@ -128,10 +197,12 @@ export class TestCommand extends SvcCommand {
     });
     let settled = false;
     // Stops the run once the watch ends, decided or failed (its error is thrown below, after the run's flush).
-    const watched = watching.finally(() => (settled = true)).then(
-      () => 'decided',
-      () => 'failed',
-    );
+    const watched = watching
+      .finally(() => (settled = true))
+      .then(
+        () => 'decided',
+        () => 'failed',
+      );
     let runCode: number;
     try {
       runCode = await runScenario(plan, { ...this.context, signals: merge(signals, from(watched)) });
@@ -139,18 +210,33 @@ export class TestCommand extends SvcCommand {
       subscription?.unsubscribe();
       throw error;
     }
-    if (!settled) this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
+    if (!settled)
+      this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
     await watching;
     const stoppedAfter = formatDuration(scheduler.now() - start);
     for (const expectation of expectations) {
-      if (!findings.has(expectation)) this.context.stdout.write(`${undecidedLine(expectation, `the test stopped after ${stoppedAfter}`)}\n`);
+      if (!findings.has(expectation))
+        this.context.stdout.write(`${undecidedLine(expectation, `the test stopped after ${stoppedAfter}`)}\n`);
     }
     const passed = expectations.every((expectation) => findings.get(expectation)?.passed);
     return passed && runCode === 0 ? 0 : 1;
   }
 
-  private async check(entries: readonly Entry[], intervalMs: number, rulesFile: string, expectations: readonly AlertExpectation[]): Promise<number> {
-    const [{ access, mkdtemp, rm, writeFile }, { tmpdir }, { join }, { sampleScenario }, { unitTest }, { promtool }, { checkExpectations, findingLine }] = await Promise.all([
+  private async check(
+    entries: readonly Entry[],
+    intervalMs: number,
+    rulesFile: string,
+    expectations: readonly AlertExpectation[],
+  ): Promise<number> {
+    const [
+      { access, mkdtemp, rm, writeFile },
+      { tmpdir },
+      { join },
+      { sampleScenario },
+      { unitTest },
+      { promtool },
+      { checkExpectations, findingLine },
+    ] = await Promise.all([
       import('node:fs/promises'),
       import('node:os'),
       import('node:path'),
@@ -175,10 +261,12 @@ export class TestCommand extends SvcCommand {
       await writeFile(testFile, unitTest(sampling, rulesFile, checks));
       for (const finding of findings) this.context.stdout.write(`${findingLine(finding)}\n`);
       const passed = findings.every((finding) => finding.passed);
-      if (passed !== result.passed) throw new Error(`promtool's verdict on the expectations differs from the search's:\n${result.output.trim()}`);
+      if (passed !== result.passed)
+        throw new Error(`promtool's verdict on the expectations differs from the search's:\n${result.output.trim()}`);
       return passed ? 0 : 1;
     } finally {
-      if (this.keep) this.context.stderr.write(`kept the promtool unit test: ${testFile} (run: promtool test rules ${testFile})\n`);
+      if (this.keep)
+        this.context.stderr.write(`kept the promtool unit test: ${testFile} (run: promtool test rules ${testFile})\n`);
       else await rm(dir, { recursive: true, force: true });
     }
   }
@@ -191,8 +279,8 @@ export class TestCommand extends SvcCommand {
     } catch (error) {
       throw new UsageError(`--interval: ${(error as Error).message}`);
     }
-    if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS) throw new UsageError(`--interval: expected from 1s to 1h, got "${this.interval}"`);
+    if (ms < MIN_INTERVAL_MS || ms > MAX_INTERVAL_MS)
+      throw new UsageError(`--interval: expected from 1s to 1h, got "${this.interval}"`);
     return ms;
   }
 }
-

@@ -16,7 +16,15 @@ import { syslogKind } from './syslog.js';
 
 export type { EncoderKind } from './kind.js';
 
-export const ENCODER_KINDS = [metricsTextKind, jsonLinesKind, syslogKind, remoteWriteKind, otlpKind, influxLpKind, openMetricsKind] as const;
+export const ENCODER_KINDS = [
+  metricsTextKind,
+  jsonLinesKind,
+  syslogKind,
+  remoteWriteKind,
+  otlpKind,
+  influxLpKind,
+  openMetricsKind,
+] as const;
 
 /** A decoded `encoder`: the union of every kind's configuration. */
 export type EncoderConfig = t.TypeOf<(typeof ENCODER_KINDS)[number]['codec']>;
@@ -25,11 +33,19 @@ export type EncoderType = EncoderConfig['type'];
 export const ENCODER_TYPES: readonly EncoderType[] = ENCODER_KINDS.map((kind) => kind.type);
 
 /** Other tools' names of the kinds (`prometheus_text`), each to the kind's own. */
-export const ENCODER_ALIASES: Readonly<Record<string, EncoderType>> = Object.fromEntries(ENCODER_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
+export const ENCODER_ALIASES: Readonly<Record<string, EncoderType>> = Object.fromEntries(
+  ENCODER_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])),
+);
 
 /** `encoder:`, decoded by its `type` (an alias decodes as its kind). */
-export const encoderCodec = tagged('encoder', Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec])), ENCODER_ALIASES)
-  .describe('The output format: type and its fields; default metrics_text (json_lines for logs), or the one the sink takes.')
+export const encoderCodec = tagged(
+  'encoder',
+  Object.fromEntries(ENCODER_KINDS.map((kind) => [kind.type, kind.codec])),
+  ENCODER_ALIASES,
+)
+  .describe(
+    'The output format: type and its fields; default metrics_text (json_lines for logs), or the one the sink takes.',
+  )
   .define('encoder') as Codec<EncoderConfig>;
 
 const byType = new Map<string, EncoderKind<string, EncoderConfig>>(
@@ -51,6 +67,7 @@ export function encodingRefusal(type: EncoderType, family: SignalFamily, what: s
   const kind = encoderKindOf(type)!;
   if (kind.sinks || kind.carries.includes(family)) return undefined;
   const able = ENCODER_KINDS.filter((k) => !k.sinks && k.carries.includes(family)).map((k) => k.type);
-  const refusal = family === 'logs' ? `cannot encode ${what}` : `encodes ${kind.carries.join(' and ')} only, not ${what}`;
+  const refusal =
+    family === 'logs' ? `cannot encode ${what}` : `encodes ${kind.carries.join(' and ')} only, not ${what}`;
   return `${refusal} (use ${able.join(' or ')})`;
 }

@@ -5,16 +5,23 @@ import { defineEncoder } from './kind.js';
 
 /** RFC 5424 header fields: printable US-ASCII, no spaces. */
 function printable(max: number): Codec<string> {
-  return stringWhere((s) => /^[\x21-\x7e]+$/.test(s) && s.length <= max, `printable ASCII without spaces, 1 to ${max} characters`);
+  return stringWhere(
+    (s) => /^[\x21-\x7e]+$/.test(s) && s.length <= max,
+    `printable ASCII without spaces, 1 to ${max} characters`,
+  );
 }
 
 export const syslogKind = defineEncoder({
   type: 'syslog',
-  codec: strict('syslog encoder', { type: oneOf(['syslog']) }, {
-    hostname: printable(255).describe('The HOSTNAME of every message; default the machine\'s name.'),
-    app_name: printable(48).describe('The APP-NAME of every message; default svc.'),
-    facility: oneOf(SYSLOG_FACILITIES).describe('The facility of the PRI (RFC 5424 codes 0-23); default user.'),
-  }),
+  codec: strict(
+    'syslog encoder',
+    { type: oneOf(['syslog']) },
+    {
+      hostname: printable(255).describe("The HOSTNAME of every message; default the machine's name."),
+      app_name: printable(48).describe('The APP-NAME of every message; default svc.'),
+      facility: oneOf(SYSLOG_FACILITIES).describe('The facility of the PRI (RFC 5424 codes 0-23); default user.'),
+    },
+  ),
   carries: ['logs'],
   logs: (config) => syslog(config),
 });

@@ -16,7 +16,8 @@ export function auth(apiKey: string | undefined): Middleware {
   return async (ctx, next) => {
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.path === '/health') return next();
     const key = /^bearer +(\S+)$/i.exec(ctx.get('Authorization'))?.[1];
-    if (key === undefined || !timingSafeEqual(digest(key), expected)) throw new HttpError(401, 'unauthorized', UNAUTHORIZED);
+    if (key === undefined || !timingSafeEqual(digest(key), expected))
+      throw new HttpError(401, 'unauthorized', UNAUTHORIZED);
     await next();
   };
 }

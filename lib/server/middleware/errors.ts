@@ -16,7 +16,8 @@ export function errors(logger: Logger): Middleware {
     } catch (error) {
       const known = asHttpError(error);
       if (!known) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected error');
-      const { status, code, detail, hint } = known ?? new HttpError(500, 'internal_error', 'unexpected server error; see the server log');
+      const { status, code, detail, hint } =
+        known ?? new HttpError(500, 'internal_error', 'unexpected server error; see the server log');
       ctx.status = status;
       ctx.body = hint ? { error: code, detail, hint } : { error: code, detail };
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
@@ -47,5 +48,9 @@ function asHttpError(error: unknown): HttpError | undefined {
   const message = (error as Error).message;
   if (status === 413) return new HttpError(413, 'payload_too_large', 'request body over 1 MiB');
   if (status === 415) return new HttpError(415, 'unsupported_media_type', message);
-  return new HttpError(status, status === 400 ? 'malformed_body' : 'bad_request', status === 400 ? `request body is not valid: ${message}` : message);
+  return new HttpError(
+    status,
+    status === 400 ? 'malformed_body' : 'bad_request',
+    status === 400 ? `request body is not valid: ${message}` : message,
+  );
 }

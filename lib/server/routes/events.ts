@@ -33,7 +33,9 @@ export function eventRoutes(deps: ServerDeps): Router {
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
     // A single event adds to a file sink's file; only a run empties its files (once, at its start).
-    const sink = deps.createSink ? deps.createSink(event.sink, event.encoder.type) : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true });
+    const sink = deps.createSink
+      ? deps.createSink(event.sink, event.encoder.type)
+      : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true });
     try {
       await sink.write(chunk);
       await sink.flush();

@@ -40,7 +40,10 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const summaries = started.map(identityOf);
         const { warnings } = prepared;
         ctx.status = 201;
-        ctx.body = { ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }), ...(warnings.length && { warnings }) };
+        ctx.body = {
+          ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }),
+          ...(warnings.length && { warnings }),
+        };
       })
       .get('/', (ctx) => {
         ctx.body = {
@@ -57,7 +60,11 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .get('/metrics', (ctx) => {
         const text = aggregate(
           registry.list().map((started) => started.scrape),
-          (name, types) => logger.warn({ metric: name, types }, `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`),
+          (name, types) =>
+            logger.warn(
+              { metric: name, types },
+              `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`,
+            ),
         );
         if (!text) return void (ctx.status = 204);
         ctx.type = EXPOSITION;
@@ -116,7 +123,11 @@ function limitOf(raw: unknown): number {
   if (raw === undefined) return 100;
   const limit = Number(raw);
   if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SCRAPE_EVENTS) {
-    throw new HttpError(400, 'invalid_query', `limit: expected an integer from 1 to ${MAX_SCRAPE_EVENTS}, got ${JSON.stringify(raw)}`);
+    throw new HttpError(
+      400,
+      'invalid_query',
+      `limit: expected an integer from 1 to ${MAX_SCRAPE_EVENTS}, got ${JSON.stringify(raw)}`,
+    );
   }
   return limit;
 }

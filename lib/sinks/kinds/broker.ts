@@ -1,5 +1,16 @@
 import * as t from 'io-ts';
-import { Codec, boolean, invalidType, list, matching, nonEmptyString, oneOf, strict, string, stringWhere } from '../../language/combinators.js';
+import {
+  Codec,
+  boolean,
+  invalidType,
+  list,
+  matching,
+  nonEmptyString,
+  oneOf,
+  strict,
+  string,
+  stringWhere,
+} from '../../language/combinators.js';
 import { LABEL_KEY_PATTERN, countUpTo, hostPort, maxBufferAge, retry } from '../../language/fields.js';
 import { MAX_CLIENT_ID_LENGTH, MAX_EVENTS_PER_SEND, MAX_TOPIC_LENGTH } from '../../language/limits.js';
 import { show } from '../../language/problems.js';
@@ -18,7 +29,9 @@ const brokers = new Codec<string[]>(
     if (typeof u !== 'string') return invalidType(u, c, 'a list of host:port addresses or a comma-separated string');
     const addresses = u.split(',').map((s) => s.trim());
     const bad = addresses.find((a) => !splitHostPort(a));
-    return bad === undefined ? t.success(addresses) : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
+    return bad === undefined
+      ? t.success(addresses)
+      : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
   },
   undefined,
   (child) => ({ anyOf: [child(brokerList), { type: 'string', minLength: 1 }] }),
@@ -39,7 +52,10 @@ const topic = stringWhere(
   `a Kafka topic name (letters, digits, ".", "_" and "-", at most ${MAX_TOPIC_LENGTH} characters, not "." or "..")`,
 );
 
-const clientId = stringWhere((s) => s.length > 0 && s.length <= MAX_CLIENT_ID_LENGTH, `a string of 1 to ${MAX_CLIENT_ID_LENGTH} characters`);
+const clientId = stringWhere(
+  (s) => s.length > 0 && s.length <= MAX_CLIENT_ID_LENGTH,
+  `a string of 1 to ${MAX_CLIENT_ID_LENGTH} characters`,
+);
 
 export const brokerKind = defineSink({
   type: 'broker',
@@ -57,12 +73,18 @@ export const brokerKind = defineSink({
         username: string.describe('The SASL user.'),
         password: string.describe('The SASL password; masked wherever svc shows it.'),
       }).describe('SASL authentication; svc warns when it goes without TLS.'),
-      tls: strict('tls', { enabled: boolean.describe('Connect over TLS.') }, { ca_cert: nonEmptyString.describe('A PEM file of the CA to trust; default the system\'s.') }).describe('TLS to the brokers.'),
+      tls: strict(
+        'tls',
+        { enabled: boolean.describe('Connect over TLS.') },
+        { ca_cert: nonEmptyString.describe("A PEM file of the CA to trust; default the system's.") },
+      ).describe('TLS to the brokers.'),
       acks: oneOf(['all', 'leader', 'none']).describe('Which acknowledgements a send waits for; default all.'),
       compression: oneOf(['none', 'gzip']).describe('Compression of the message batches; default none.'),
       client_id: clientId.describe('The Kafka client id; default svc.'),
       // `none`, or the label whose value keys each message (one series stays in one partition).
-      key: matching(LABEL_KEY_PATTERN, 'none or a label name').describe('none (default), or the label whose value keys each message, so one series stays in one partition.'),
+      key: matching(LABEL_KEY_PATTERN, 'none or a label name').describe(
+        'none (default), or the label whose value keys each message, so one series stays in one partition.',
+      ),
       message_per: oneOf(['event', 'batch']).describe('One message per event (default), or one per encoded batch.'),
       batch_size: countUpTo(MAX_EVENTS_PER_SEND).describe('Events per send; default 1000.'),
       retry,

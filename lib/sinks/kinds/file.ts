@@ -4,7 +4,10 @@ import { defineSink } from './kind.js';
 
 export const fileKind = defineSink({
   type: 'file',
-  codec: strict('file sink', { type: oneOf(['file']), path: nonEmptyString.describe('The file written (truncated at start; a single event appends).') }),
+  codec: strict('file sink', {
+    type: oneOf(['file']),
+    path: nonEmptyString.describe('The file written (truncated at start; a single event appends).'),
+  }),
   create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer }),
   carries: ['metrics', 'logs'],
   address: { field: 'path', network: false },

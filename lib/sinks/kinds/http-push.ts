@@ -6,11 +6,25 @@ import { defineSink } from './kind.js';
 
 export const httpPushKind = defineSink({
   type: 'http_push',
-  codec: strict('http_push sink', { type: oneOf(['http_push']), url: httpUrl.describe('Where the batches are POSTed.') }, { content_type: nonEmptyString.describe('The Content-Type of the body; default the encoder\'s.'), batch_size: batchSize.describe('Bytes buffered before a request is sent; default 4 KiB.'), headers, retry, max_buffer_age: maxBufferAge }),
+  codec: strict(
+    'http_push sink',
+    { type: oneOf(['http_push']), url: httpUrl.describe('Where the batches are POSTed.') },
+    {
+      content_type: nonEmptyString.describe("The Content-Type of the body; default the encoder's."),
+      batch_size: batchSize.describe('Bytes buffered before a request is sent; default 4 KiB.'),
+      headers,
+      retry,
+      max_buffer_age: maxBufferAge,
+    },
+  ),
   create: (config, deps) =>
     httpPushSink({
       ...httpBatchOptions(config, deps),
-      contentType: config.content_type ?? (headerValue(config.headers ?? {}, 'content-type') === undefined ? defaultContentType(deps.encoder) : undefined),
+      contentType:
+        config.content_type ??
+        (headerValue(config.headers ?? {}, 'content-type') === undefined
+          ? defaultContentType(deps.encoder)
+          : undefined),
     }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },

@@ -18,7 +18,18 @@ import { udpKind } from './udp.js';
 
 export type { SinkDeps, SinkIssue, SinkKind } from './kind.js';
 
-export const SINK_KINDS = [stdoutKind, fileKind, tcpKind, udpKind, httpPushKind, logstoreKind, remoteWriteKind, otlpGrpcKind, otlpHttpKind, brokerKind] as const;
+export const SINK_KINDS = [
+  stdoutKind,
+  fileKind,
+  tcpKind,
+  udpKind,
+  httpPushKind,
+  logstoreKind,
+  remoteWriteKind,
+  otlpGrpcKind,
+  otlpHttpKind,
+  brokerKind,
+] as const;
 
 /** A decoded `sink`: the union of every kind's configuration. */
 export type SinkConfig = t.TypeOf<(typeof SINK_KINDS)[number]['codec']>;
@@ -27,14 +38,22 @@ export type SinkType = SinkConfig['type'];
 export const SINK_TYPES: readonly SinkType[] = SINK_KINDS.map((kind) => kind.type);
 
 /** Other tools' names of the kinds (`kafka`), each to the kind's own. */
-export const SINK_ALIASES: Readonly<Record<string, SinkType>> = Object.fromEntries(SINK_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])));
+export const SINK_ALIASES: Readonly<Record<string, SinkType>> = Object.fromEntries(
+  SINK_KINDS.flatMap((kind) => (kind.aliases ?? []).map((alias) => [alias, kind.type])),
+);
 
 /** `sink:`, decoded by its `type` (an alias decodes as its kind). */
-export const sinkCodec = tagged('sink', Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec])), SINK_ALIASES)
+export const sinkCodec = tagged(
+  'sink',
+  Object.fromEntries(SINK_KINDS.map((kind) => [kind.type, kind.codec])),
+  SINK_ALIASES,
+)
   .describe('Where the events go: type and its fields; default stdout.')
   .define('sink') as Codec<SinkConfig>;
 
-const byType = new Map<string, SinkKind<string, SinkConfig>>(SINK_KINDS.map((kind) => [kind.type, kind as unknown as SinkKind<string, SinkConfig>]));
+const byType = new Map<string, SinkKind<string, SinkConfig>>(
+  SINK_KINDS.map((kind) => [kind.type, kind as unknown as SinkKind<string, SinkConfig>]),
+);
 
 /** The kind named `type` (or one of its aliases), or undefined for a type svc does not know. */
 export function sinkKindOf(type: unknown): SinkKind<string, SinkConfig> | undefined {

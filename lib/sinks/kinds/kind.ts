@@ -57,6 +57,8 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
 }
 
 /** Declares a sink kind, keeping its type and config precise for the registry's union. */
-export function defineSink<const Type extends string, Config extends { type: Type }>(kind: SinkKind<Type, Config>): SinkKind<Type, Config> {
+export function defineSink<const Type extends string, Config extends { type: Type }>(
+  kind: SinkKind<Type, Config>,
+): SinkKind<Type, Config> {
   return kind;
 }

@@ -10,15 +10,22 @@ export const logstoreKind = defineSink({
   aliases: ['loki'],
   codec: strict(
     'logstore sink',
-    { type: oneOf(['logstore']), url: httpUrl.describe('The base address of the log store (Loki); the push path is appended.') },
     {
-      max_streams_per_push: countUpTo(MAX_STREAMS_PER_PUSH).describe('Distinct streams (label sets) in one push; default 128.'),
-      batch_size: batchSize.describe('Bytes buffered before a push; default 4 KiB.'), headers,
+      type: oneOf(['logstore']),
+      url: httpUrl.describe('The base address of the log store (Loki); the push path is appended.'),
+    },
+    {
+      max_streams_per_push: countUpTo(MAX_STREAMS_PER_PUSH).describe(
+        'Distinct streams (label sets) in one push; default 128.',
+      ),
+      batch_size: batchSize.describe('Bytes buffered before a push; default 4 KiB.'),
+      headers,
       retry,
       max_buffer_age: maxBufferAge,
     },
   ),
-  create: (config, deps) => logstoreSink({ ...httpBatchOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
+  create: (config, deps) =>
+    logstoreSink({ ...httpBatchOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },
 });

@@ -7,7 +7,16 @@ import { fitSignal, otlpFields, otlpOptions } from './otlp.js';
 export const otlpGrpcKind = defineSink({
   type: 'otlp_grpc',
   // signal_type may be left out: the entry's signal decides it (`fit`).
-  codec: strict('otlp_grpc sink', { type: oneOf(['otlp_grpc']), endpoint: grpcEndpoint.describe('The collector\'s gRPC address: host:port (plaintext) or an http:// or https:// URL.') }, otlpFields),
+  codec: strict(
+    'otlp_grpc sink',
+    {
+      type: oneOf(['otlp_grpc']),
+      endpoint: grpcEndpoint.describe(
+        "The collector's gRPC address: host:port (plaintext) or an http:// or https:// URL.",
+      ),
+    },
+    otlpFields,
+  ),
   create: (config, deps) => otlpGrpcSink({ endpoint: config.endpoint, ...otlpOptions(config, deps) }),
   feature: 'otlp',
   carries: ['metrics', 'logs'],

@@ -8,7 +8,9 @@ import type { SinkDeps, SinkIssue } from './kind.js';
 
 /** The optional fields the OTLP sinks share (otlp_grpc, otlp_http). */
 export const otlpFields = {
-  signal_type: oneOf(['metrics', 'logs']).describe('What the requests carry; default the entry\'s (histograms and summaries are metrics), and it must match.'),
+  signal_type: oneOf(['metrics', 'logs']).describe(
+    "What the requests carry; default the entry's (histograms and summaries are metrics), and it must match.",
+  ),
   batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Data points or log records per request; default 1000.'),
   headers,
   compression: oneOf(['none', 'gzip']).describe('Compression of the requests; default none.'),
@@ -31,7 +33,9 @@ interface OtlpConfig {
 export function fitSignal<C extends OtlpConfig>(config: C, signal: SignalType): C | SinkIssue {
   const family = familyOf(signal);
   if (config.signal_type === undefined) return { ...config, signal_type: family };
-  return config.signal_type === family ? config : { path: ['signal_type'], message: `expected ${family} for a ${signal} entry, got ${show(config.signal_type)}` };
+  return config.signal_type === family
+    ? config
+    : { path: ['signal_type'], message: `expected ${family} for a ${signal} entry, got ${show(config.signal_type)}` };
 }
 
 /** Those fields as the OTLP sinks take them (`signal_type` was fitted to the entry). */

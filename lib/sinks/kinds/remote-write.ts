@@ -10,7 +10,12 @@ export const remoteWriteKind = defineSink({
   codec: strict(
     'remote_write sink',
     { type: oneOf(['remote_write']), url: httpUrl.describe('The remote write receiver (Prometheus: /api/v1/write).') },
-    { batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Series per request; default 500.'), headers, retry, max_buffer_age: maxBufferAge },
+    {
+      batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Series per request; default 500.'),
+      headers,
+      retry,
+      max_buffer_age: maxBufferAge,
+    },
   ),
   create: (config, deps) => remoteWriteSink(httpBatchOptions(config, deps)),
   feature: 'remote-write',

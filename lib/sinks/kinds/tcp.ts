@@ -6,8 +6,13 @@ import { defineSink } from './kind.js';
 
 export const tcpKind = defineSink({
   type: 'tcp',
-  codec: strict('tcp sink', { type: oneOf(['tcp']), address: hostPort.describe('host:port of the receiver; one event per line.') }, { retry }),
-  create: (config, deps) => tcpSink({ address: config.address, retry: retryPolicy(config.retry), scheduler: deps.scheduler }),
+  codec: strict(
+    'tcp sink',
+    { type: oneOf(['tcp']), address: hostPort.describe('host:port of the receiver; one event per line.') },
+    { retry },
+  ),
+  create: (config, deps) =>
+    tcpSink({ address: config.address, retry: retryPolicy(config.retry), scheduler: deps.scheduler }),
   carries: ['metrics', 'logs'],
   address: { field: 'address', network: true },
 });

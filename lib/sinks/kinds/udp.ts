@@ -5,7 +5,10 @@ import { defineSink } from './kind.js';
 
 export const udpKind = defineSink({
   type: 'udp',
-  codec: strict('udp sink', { type: oneOf(['udp']), address: hostPort.describe('host:port of the receiver; one datagram per event.') }),
+  codec: strict('udp sink', {
+    type: oneOf(['udp']),
+    address: hostPort.describe('host:port of the receiver; one datagram per event.'),
+  }),
   create: (config) => udpSink({ address: config.address }),
   carries: ['metrics', 'logs'],
   address: { field: 'address', network: true },

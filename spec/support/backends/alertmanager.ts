@@ -23,7 +23,10 @@ export async function startAlertmanager(): Promise<Alertmanager> {
     debianPackage: 'prometheus-alertmanager',
     readyPath: '/-/ready',
     async args(dir, port) {
-      await writeFile(join(dir, 'alertmanager.yml'), ['route: { receiver: nobody, group_wait: 0s }', 'receivers: [{ name: nobody }]'].join('\n'));
+      await writeFile(
+        join(dir, 'alertmanager.yml'),
+        ['route: { receiver: nobody, group_wait: 0s }', 'receivers: [{ name: nobody }]'].join('\n'),
+      );
       return [
         `--config.file=${join(dir, 'alertmanager.yml')}`,
         `--storage.path=${join(dir, 'data')}`,

@@ -22,7 +22,10 @@ export function startBackend(command: string, args: readonly string[]): Backend 
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
       process.kill(child.pid, 'SIGTERM');
-      const timer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 5000);
+      const timer = setTimeout(
+        () => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'),
+        5000,
+      );
       await exited;
       clearTimeout(timer);
     },

@@ -35,7 +35,13 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
     const parts: Buffer[] = [];
     for await (const part of req) parts.push(part as Buffer);
     const raw = Buffer.concat(parts);
-    const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw.toString('utf8'), raw };
+    const request = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body: raw.toString('utf8'),
+      raw,
+    };
     requests.push(request);
     const answer = decide(request);
     if (answer === 'stall') return;

@@ -94,7 +94,10 @@ export async function startKafkaMock({ brokers = 1 }: { brokers?: number } = {})
     down: (id) => command(`down ${id}`),
     up: (id) => command(`up ${id}`),
     async consume(topic) {
-      const { stdout } = await run(kcat, ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-J'], { maxBuffer: 1 << 30, timeout: 60_000 });
+      const { stdout } = await run(kcat, ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-J'], {
+        maxBuffer: 1 << 30,
+        timeout: 60_000,
+      });
       return stdout
         .split('\n')
         .filter(Boolean)
@@ -106,7 +109,10 @@ export async function startKafkaMock({ brokers = 1 }: { brokers?: number } = {})
       const exited = once(child, 'exit');
       // End of standard input ends the fixture; SIGKILL by PID if it does not.
       child.stdin.end();
-      const timer = setTimeout(() => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), 5000);
+      const timer = setTimeout(
+        () => child.pid !== undefined && child.exitCode === null && process.kill(child.pid, 'SIGKILL'),
+        5000,
+      );
       await exited;
       clearTimeout(timer);
     },

@@ -84,15 +84,30 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
     if (options.requireTenant && !tenant) return answer(req, res, 401, 0, 'no org id');
     if (failures && failures.count > 0) {
       failures.count--;
-      return answer(req, res, failures.status, 0, failures.status === 429 ? 'Ingestion rate limit exceeded' : 'injected failure');
+      return answer(
+        req,
+        res,
+        failures.status,
+        0,
+        failures.status === 429 ? 'Ingestion rate limit exceeded' : 'injected failure',
+      );
     }
     const type = (header(req, 'content-type') ?? '').split(';')[0]!.trim();
     if (type !== 'application/json') {
-      return answer(req, res, 415, 0, `unsupported Content-Type "${type}": this test receiver implements the JSON push form only`);
+      return answer(
+        req,
+        res,
+        415,
+        0,
+        `unsupported Content-Type "${type}": this test receiver implements the JSON push form only`,
+      );
     }
     let parsed: unknown;
     try {
-      const text = header(req, 'content-encoding') === 'gzip' ? (await promisify(gunzip)(body)).toString('utf8') : body.toString('utf8');
+      const text =
+        header(req, 'content-encoding') === 'gzip'
+          ? (await promisify(gunzip)(body)).toString('utf8')
+          : body.toString('utf8');
       parsed = JSON.parse(text);
     } catch (error) {
       return answer(req, res, 400, 0, `loghttp.PushRequest: cannot parse the body: ${(error as Error).message}`);
@@ -103,7 +118,9 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
     for (const stream of streams) {
       const problem = validateStream(stream, now());
       if (problem) errors.push(problem);
-      else for (const [ts, line] of (stream as Stream).values) entries.push({ labels: (stream as Stream).stream, ts, line, tenant });
+      else
+        for (const [ts, line] of (stream as Stream).values)
+          entries.push({ labels: (stream as Stream).stream, ts, line, tenant });
     }
     if (errors.length) return answer(req, res, 400, streams.length, errors.join('\n'));
     answer(req, res, 204, streams.length);
@@ -133,11 +150,13 @@ interface Stream {
 /** Loki's validation of one stream: the first problem, or undefined. */
 function validateStream(stream: unknown, nowMs: number): string | undefined {
   const { stream: labels, values } = (stream ?? {}) as { stream?: unknown; values?: unknown };
-  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return 'stream: expected an object of labels';
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels))
+    return 'stream: expected an object of labels';
   const names = Object.keys(labels);
   const shown = `{${names.map((n) => `${n}=${JSON.stringify((labels as Record<string, unknown>)[n])}`).join(', ')}}`;
   if (names.length === 0) return 'error at least one label pair is required per stream';
-  if (names.length > LIMITS.labelNames) return `stream '${shown}' has ${names.length} label names; limit ${LIMITS.labelNames}`;
+  if (names.length > LIMITS.labelNames)
+    return `stream '${shown}' has ${names.length} label names; limit ${LIMITS.labelNames}`;
   for (const name of names) {
     const value = (labels as Record<string, unknown>)[name];
     if (!LABEL_NAME.test(name)) return `error parsing labels '${shown}': invalid label name "${name}"`;
@@ -147,15 +166,21 @@ function validateStream(stream: unknown, nowMs: number): string | undefined {
   }
   if (!Array.isArray(values)) return `stream '${shown}': values: expected an array`;
   for (const entry of values) {
-    if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3) return `stream '${shown}': each value must be [timestamp, line(, metadata)]`;
+    if (!Array.isArray(entry) || entry.length < 2 || entry.length > 3)
+      return `stream '${shown}': each value must be [timestamp, line(, metadata)]`;
     const [ts, line, metadata] = entry as unknown[];
-    if (typeof ts !== 'string' || !NANOS.test(ts)) return `stream '${shown}': timestamp ${JSON.stringify(ts)} is not a string of unix nanoseconds`;
+    if (typeof ts !== 'string' || !NANOS.test(ts))
+      return `stream '${shown}': timestamp ${JSON.stringify(ts)} is not a string of unix nanoseconds`;
     if (typeof line !== 'string') return `stream '${shown}': line must be a string`;
-    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null)) return `stream '${shown}': structured metadata must be an object`;
+    if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null))
+      return `stream '${shown}': structured metadata must be an object`;
     const ms = Number(ts) / 1e6;
-    if (ms < nowMs - LIMITS.oldestMs) return `entry for stream '${shown}' has timestamp too old: ${new Date(ms).toISOString()}`;
-    if (ms > nowMs + LIMITS.newestMs) return `entry for stream '${shown}' has timestamp too new: ${new Date(ms).toISOString()}`;
-    if (Buffer.byteLength(line) > LIMITS.lineBytes) return `max entry size '${LIMITS.lineBytes}' bytes exceeded for stream '${shown}'`;
+    if (ms < nowMs - LIMITS.oldestMs)
+      return `entry for stream '${shown}' has timestamp too old: ${new Date(ms).toISOString()}`;
+    if (ms > nowMs + LIMITS.newestMs)
+      return `entry for stream '${shown}' has timestamp too new: ${new Date(ms).toISOString()}`;
+    if (Buffer.byteLength(line) > LIMITS.lineBytes)
+      return `max entry size '${LIMITS.lineBytes}' bytes exceeded for stream '${shown}'`;
   }
   return undefined;
 }

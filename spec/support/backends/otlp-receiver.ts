@@ -19,13 +19,22 @@ import { otlpMessages } from '../../../lib/protocols/otlp.js';
 const PROTOS = join(dirname(createRequire(import.meta.url).resolve('otlp-protos/package.json')), 'build', 'protos');
 const official = new protobuf.Root();
 official.resolvePath = (_origin, target) => join(PROTOS, target);
-official.loadSync(['opentelemetry/proto/collector/metrics/v1/metrics_service.proto', 'opentelemetry/proto/collector/logs/v1/logs_service.proto'], { keepCase: true });
+official.loadSync(
+  [
+    'opentelemetry/proto/collector/metrics/v1/metrics_service.proto',
+    'opentelemetry/proto/collector/logs/v1/logs_service.proto',
+  ],
+  { keepCase: true },
+);
 
 const REQUESTS = {
   metrics: official.lookupType('opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest'),
   logs: official.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
 };
-const SERVICES = { metrics: 'opentelemetry.proto.collector.metrics.v1.MetricsService', logs: 'opentelemetry.proto.collector.logs.v1.LogsService' };
+const SERVICES = {
+  metrics: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
+  logs: 'opentelemetry.proto.collector.logs.v1.LogsService',
+};
 
 export type Signal = keyof typeof REQUESTS;
 
@@ -44,7 +53,12 @@ export interface OtlpReceiver {
   /** `http://127.0.0.1:<port>` of the HTTP server. */
   readonly httpUrl: string;
   /** Accepted requests of each signal, decoded, with the metadata or headers they came with. */
-  readonly received: { signal: Signal; request: ExportRequest; headers: Record<string, string>; via: 'grpc' | 'http' }[];
+  readonly received: {
+    signal: Signal;
+    request: ExportRequest;
+    headers: Record<string, string>;
+    via: 'grpc' | 'http';
+  }[];
   /** Every call, answered or not. */
   calls: number;
   answer(next: (signal: Signal) => OtlpAnswer): void;
@@ -58,15 +72,27 @@ function decode(signal: Signal, bytes: Uint8Array): ExportRequest {
 
 function responseOf(answer: Extract<OtlpAnswer, { accept: true }>): Buffer {
   const { type } = otlpMessages();
-  const partialSuccess = answer.rejected ? { rejected: answer.rejected, errorMessage: answer.message ?? '' } : undefined;
-  return Buffer.from(type('ExportResponse').encode(partialSuccess ? { partialSuccess } : {}).finish());
+  const partialSuccess = answer.rejected
+    ? { rejected: answer.rejected, errorMessage: answer.message ?? '' }
+    : undefined;
+  return Buffer.from(
+    type('ExportResponse')
+      .encode(partialSuccess ? { partialSuccess } : {})
+      .finish(),
+  );
 }
 
 function statusDetails(answer: Extract<OtlpAnswer, { grpc: grpc.status }>): Buffer {
   const { type } = otlpMessages();
   const delay = answer.retryAfterMs ?? 0;
-  const retryInfo = type('RetryInfo').encode({ retryDelay: { seconds: Math.floor(delay / 1000), nanos: (delay % 1000) * 1e6 } }).finish();
-  const status = { code: answer.grpc, message: answer.details ?? '', details: [{ typeUrl: 'type.googleapis.com/google.rpc.RetryInfo', value: retryInfo }] };
+  const retryInfo = type('RetryInfo')
+    .encode({ retryDelay: { seconds: Math.floor(delay / 1000), nanos: (delay % 1000) * 1e6 } })
+    .finish();
+  const status = {
+    code: answer.grpc,
+    message: answer.details ?? '',
+    details: [{ typeUrl: 'type.googleapis.com/google.rpc.RetryInfo', value: retryInfo }],
+  };
   return Buffer.from(type('Status').encode(status).finish());
 }
 
@@ -117,7 +143,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     });
   }
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    ),
   );
 
   const http = createServer(async (req, res) => {
@@ -126,7 +154,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     receiver.calls++;
     const signal = req.url === '/v1/metrics' ? 'metrics' : req.url === '/v1/logs' ? 'logs' : undefined;
     if (!signal || req.method !== 'POST') return res.writeHead(404).end('404 page not found');
-    if (req.headers['content-type'] !== 'application/x-protobuf') return res.writeHead(415).end('unsupported content type');
+    if (req.headers['content-type'] !== 'application/x-protobuf')
+      return res.writeHead(415).end('unsupported content type');
     const answer = decide(signal);
     if ('grpc' in answer) {
       if (answer.retryAfterMs !== undefined) res.setHeader('Retry-After', String(answer.retryAfterMs / 1000));
@@ -151,7 +180,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     httpUrl: `http://127.0.0.1:${(http.address() as { port: number }).port}`,
     stop: async () => {
       http.closeAllConnections();
-      await Promise.all([new Promise<void>((resolve) => server.tryShutdown(() => resolve())), new Promise<void>((resolve) => http.close(() => resolve()))]);
+      await Promise.all([
+        new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+        new Promise<void>((resolve) => http.close(() => resolve())),
+      ]);
     },
   });
 }

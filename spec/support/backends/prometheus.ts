@@ -10,7 +10,12 @@ export interface Prometheus {
   /** Every sample of the matching series within the last `window` (a range query), series sorted by labels. */
   samples(selector: string, window?: string): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
   /** A range query from `start` to `end` (epoch ms) every `step` seconds: each series' values at each step. */
-  range(expression: string, start: number, end: number, step: number): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
+  range(
+    expression: string,
+    start: number,
+    end: number,
+    step: number,
+  ): Promise<{ metric: Record<string, string>; values: [number, string][] }[]>;
   stop(): Promise<void>;
 }
 
@@ -29,7 +34,14 @@ export interface PrometheusOptions {
   readonly alertmanager?: string;
 }
 
-export async function startPrometheus({ scrape: target, receiver, outOfOrderWindow, dataDir, rules, alertmanager }: PrometheusOptions): Promise<Prometheus> {
+export async function startPrometheus({
+  scrape: target,
+  receiver,
+  outOfOrderWindow,
+  dataDir,
+  rules,
+  alertmanager,
+}: PrometheusOptions): Promise<Prometheus> {
   const { url, stop } = await startServedBackend({
     name: 'Prometheus',
     binary: 'prometheus',
@@ -40,7 +52,11 @@ export async function startPrometheus({ scrape: target, receiver, outOfOrderWind
       const config = [
         'global: { scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s }',
         ...(rules !== undefined ? [`rule_files: [${JSON.stringify(join(dir, 'rules.yml'))}]`] : []),
-        ...(alertmanager ? [`alerting: { alertmanagers: [{ static_configs: [{ targets: [${JSON.stringify(new URL(alertmanager).host)}] }] }] }`] : []),
+        ...(alertmanager
+          ? [
+              `alerting: { alertmanagers: [{ static_configs: [{ targets: [${JSON.stringify(new URL(alertmanager).host)}] }] }] }`,
+            ]
+          : []),
         ...(outOfOrderWindow ? [`storage: { tsdb: { out_of_order_time_window: ${outOfOrderWindow} } }`] : []),
         ...(target
           ? [
@@ -68,16 +84,21 @@ export async function startPrometheus({ scrape: target, receiver, outOfOrderWind
     if (body.status !== 'success') throw new Error(`${what}: ${body.error}`);
     return body.data.result;
   };
-  const query = async (expression: string) => resultOf(await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`), `query ${expression}`);
+  const query = async (expression: string) =>
+    resultOf(await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expression)}`), `query ${expression}`);
   return {
     url,
     query,
     async samples(selector, window = '1d') {
-      const found: { metric: Record<string, string>; values: [number, string][] }[] = await query(`${selector}[${window}]`);
+      const found: { metric: Record<string, string>; values: [number, string][] }[] = await query(
+        `${selector}[${window}]`,
+      );
       return found.sort((a, b) => JSON.stringify(a.metric).localeCompare(JSON.stringify(b.metric)));
     },
     async range(expression, start, end, step) {
-      const response = await fetch(`${url}/api/v1/query_range?query=${encodeURIComponent(expression)}&start=${start / 1000}&end=${end / 1000}&step=${step}`);
+      const response = await fetch(
+        `${url}/api/v1/query_range?query=${encodeURIComponent(expression)}&start=${start / 1000}&end=${end / 1000}&step=${step}`,
+      );
       return resultOf(response, `range query ${expression}`);
     },
     stop,

@@ -44,7 +44,9 @@ const FIELDS: readonly [string, string][] = [
 
 /** The configuration: imudp and imtcp (both TCP framings auto-detected) into one JSON-lines file. */
 function config(dir: string, udpPort: number, tcpPort: number): string {
-  const properties = FIELDS.map(([out, name]) => `  property(outname="${out}" name="${name}" format="jsonf")`).join('\n  constant(value=",")\n');
+  const properties = FIELDS.map(([out, name]) => `  property(outname="${out}" name="${name}" format="jsonf")`).join(
+    '\n  constant(value=",")\n',
+  );
   return `global(workDirectory="${dir}/work")
 module(load="imudp")
 module(load="imtcp")
@@ -87,11 +89,16 @@ export async function startRsyslog(): Promise<Rsyslog> {
   };
 
   try {
-    await waitFor('rsyslogd to take a probe over TCP and UDP', async () => {
-      await Promise.all([probeTcp(tcpPort), probeUdp(udpPort)]);
-      const probes = (await all()).filter((m) => m.app_name === PROBE_APP);
-      return probes.some((m) => m.msg === 'tcp') && probes.some((m) => m.msg === 'udp') ? true : undefined;
-    }, 10_000, 50);
+    await waitFor(
+      'rsyslogd to take a probe over TCP and UDP',
+      async () => {
+        await Promise.all([probeTcp(tcpPort), probeUdp(udpPort)]);
+        const probes = (await all()).filter((m) => m.app_name === PROBE_APP);
+        return probes.some((m) => m.msg === 'tcp') && probes.some((m) => m.msg === 'udp') ? true : undefined;
+      },
+      10_000,
+      50,
+    );
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\n${backend.output()}`);
@@ -102,10 +109,14 @@ export async function startRsyslog(): Promise<Rsyslog> {
     tcpPort,
     messages,
     waitForMessages: (n, timeoutMs = 10_000) =>
-      waitFor(`${n} messages in rsyslog`, async () => {
-        const got = await messages();
-        return got.length >= n ? got : undefined;
-      }, timeoutMs),
+      waitFor(
+        `${n} messages in rsyslog`,
+        async () => {
+          const got = await messages();
+          return got.length >= n ? got : undefined;
+        },
+        timeoutMs,
+      ),
     stop,
   };
 }

@@ -29,7 +29,13 @@ export interface ServedBackendOptions {
  * Starts the binary and waits (15 s at most) until it is ready. A backend that does not get
  * ready is stopped and its directory removed; the error carries what it printed.
  */
-export async function startServedBackend({ name, binary, debianPackage, readyPath, args }: ServedBackendOptions): Promise<ServedBackend> {
+export async function startServedBackend({
+  name,
+  binary,
+  debianPackage,
+  readyPath,
+  args,
+}: ServedBackendOptions): Promise<ServedBackend> {
   const command = requireBinary(binary, debianPackage);
   const dir = await mkdtemp(join(tmpdir(), `svc-${name.toLowerCase()}-`));
   const port = await freeTcpPort();

@@ -18,7 +18,11 @@ const CHART = new URL('../../../chart', import.meta.url).pathname;
 export interface Manifest {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  readonly metadata: {
+    readonly name: string;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+  };
   readonly spec?: any;
   readonly data?: Record<string, string>;
   readonly [field: string]: unknown;
@@ -49,13 +53,21 @@ export function buildRenderer(): Promise<string> {
   built ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-chart-render-'));
     const binary = join(dir, 'render');
-    const env = { ...process.env, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: process.env.GOCACHE ?? join(tmpdir(), 'svc-go-build-cache'), GOFLAGS: '' };
+    const env = {
+      ...process.env,
+      GO111MODULE: 'off',
+      GOPATH: '/usr/share/gocode',
+      GOCACHE: process.env.GOCACHE ?? join(tmpdir(), 'svc-go-build-cache'),
+      GOFLAGS: '',
+    };
     try {
       await run('go', ['build', '-o', binary, SOURCE], { env });
     } catch (error) {
       const { stderr, code } = error as { stderr?: string; code?: string };
       const why = code === 'ENOENT' ? 'go is not installed' : stderr;
-      throw new Error(`cannot build the chart renderer (${why}): apt-get install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev, as .ci/run does`);
+      throw new Error(
+        `cannot build the chart renderer (${why}): apt-get install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev, as .ci/run does`,
+      );
     }
     return binary;
   })();
@@ -63,26 +75,39 @@ export function buildRenderer(): Promise<string> {
 }
 
 /** Renders the chart with `values` merged over values.yaml; rejects with the renderer's message (a `fail`, `required` or template error). */
-export async function renderChart(values: object = {}, { release = 'demo', namespace = 'telemetry' }: RenderOptions = {}): Promise<Rendered> {
+export async function renderChart(
+  values: object = {},
+  { release = 'demo', namespace = 'telemetry' }: RenderOptions = {},
+): Promise<Rendered> {
   const binary = await buildRenderer();
   const valuesFile = join(mkdtempSync(join(tmpdir(), 'svc-chart-values-')), 'values.yaml');
   // JSON is YAML: the override reaches the renderer exactly as written here.
   writeFileSync(valuesFile, JSON.stringify(values));
   let stdout: string;
   try {
-    ({ stdout } = await run(binary, ['-chart', CHART, '-values', valuesFile, '-name', release, '-namespace', namespace], { maxBuffer: 16 << 20 }));
+    ({ stdout } = await run(
+      binary,
+      ['-chart', CHART, '-values', valuesFile, '-name', release, '-namespace', namespace],
+      { maxBuffer: 16 << 20 },
+    ));
   } catch (error) {
     throw new Error(((error as { stderr?: string }).stderr ?? String(error)).trim());
   }
-  const output = JSON.parse(stdout) as { manifests: Record<string, string>; notes: string; values: Record<string, any> };
+  const output = JSON.parse(stdout) as {
+    manifests: Record<string, string>;
+    notes: string;
+    values: Record<string, any>;
+  };
   const objects = Object.entries(output.manifests).flatMap(([path, text]) => parseManifest(path, text));
-  const ofKind = (kind: string, name?: string) => objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  const ofKind = (kind: string, name?: string) =>
+    objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   return {
     ...output,
     objects,
     one(kind, name) {
       const found = ofKind(kind, name);
-      if (found.length !== 1) throw new Error(`expected one ${kind}${name ? ` named ${name}` : ''}, rendered ${found.length}`);
+      if (found.length !== 1)
+        throw new Error(`expected one ${kind}${name ? ` named ${name}` : ''}, rendered ${found.length}`);
       return found[0]!;
     },
     kinds: () => objects.map((o) => o.kind).sort(),
@@ -95,7 +120,11 @@ function parseManifest(path: string, text: string): Manifest[] {
     if (document.errors.length) throw new Error(`${path}: not valid YAML: ${document.errors[0]!.message}\n${text}`);
     const object = document.toJS() as Manifest | null;
     if (object === null) return [];
-    if (typeof object.kind !== 'string' || typeof object.apiVersion !== 'string' || typeof object.metadata?.name !== 'string') {
+    if (
+      typeof object.kind !== 'string' ||
+      typeof object.apiVersion !== 'string' ||
+      typeof object.metadata?.name !== 'string'
+    ) {
       throw new Error(`${path}: a document without kind, apiVersion or metadata.name:\n${text}`);
     }
     return [object];
