@@ -33,7 +33,7 @@ describe('svc run with a network sink whose destination is down', () => {
     const result = await svc(['run', downTcp(port, '    on_sink_error: fail\n')]);
     expect(result.code, result.stderr).to.equal(1);
     expect(result.stderr).to.match(
-      new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escape(refused(port))}\\) \\| events: \\d+`),
+      new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escapedForRegExp(refused(port))}\\) \\| events: \\d+`),
     );
   });
 
@@ -127,6 +127,6 @@ describe('SIGTERM during a run into a batching sink (bin/svc as a process)', fun
   });
 });
 
-function escape(text: string): string {
+function escapedForRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

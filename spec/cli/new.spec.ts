@@ -61,7 +61,7 @@ describe('svc new: starter scenarios', () => {
     const optional = entry
       .split('\n')
       .filter((line) =>
-        /^    # (dynamic_labels|gaps|bursts|cardinality_spikes|phase_offset|start_time|on_sink_error|distribution):/.test(
+        /^ {4}# (dynamic_labels|gaps|bursts|cardinality_spikes|phase_offset|start_time|on_sink_error|distribution):/.test(
           line,
         ),
       );

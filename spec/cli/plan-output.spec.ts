@@ -77,7 +77,7 @@ describe('svc run --format json and -o', () => {
 
   it('-o PATH writes every entry to that file, as --sink file --endpoint PATH does', async () => {
     const out = join(dir, 'out.prom');
-    const file = scenario('stdout.yaml', twoOfOneName.replace(/    sink: .*\n/, ''));
+    const file = scenario('stdout.yaml', twoOfOneName.replace(/ {4}sink: .*\n/, ''));
     const result = await svc(['run', '-q', file, '-o', out]);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stdout).to.equal('');

@@ -39,7 +39,7 @@ describe('bin/svc as a process', () => {
     it(`on ${signal} flushes every event it counted, prints STOPPED and exits 0`, async () => {
       const { code, stdout, stderr } = await runUntil(signal);
       expect(code, stderr).to.equal(0);
-      const stopped = /\[progress\] beat  STOPPED \| events: (\d+) \| bytes: .+ \| elapsed: .+/.exec(stderr);
+      const stopped = /\[progress\] beat {2}STOPPED \| events: (\d+) \| bytes: .+ \| elapsed: .+/.exec(stderr);
       expect(stopped, stderr).to.not.equal(null);
       const lines = stdout.split('\n').filter(Boolean);
       expect(lines).to.have.length(Number(stopped![1]));

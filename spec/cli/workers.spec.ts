@@ -111,7 +111,7 @@ describe('svc run --workers', () => {
     const file = foreverScenario(scenario, `{ type: file, path: ${out} }`, { rate: 200_000, pods: 10 });
     const { code, stderr } = await runUntilTerm(
       file,
-      () => statSync(out, { throwIfNoEntry: false })?.size! > 1_000_000,
+      () => (statSync(out, { throwIfNoEntry: false })?.size ?? 0) > 1_000_000,
       ['--workers', '2'],
     );
     expect(code, stderr).to.equal(0);

@@ -229,7 +229,7 @@ describe('csv_replay: where a relative file is found', () => {
     process.chdir(workDir);
     const valuesRead = async (file: string) => {
       const generator = (await readReplays(scenario(file), filesIn(scenarioDir))).scenarios[0]!.generator!;
-      return generator.type === 'csv_replay' ? generator.table?.columns[0]!.values : undefined;
+      return generator.type === 'csv_replay' ? generator.table?.columns[0]?.values : undefined;
     };
     expect(await valuesRead('data/load.csv')).to.deep.equal([7, 8]);
     expect(await valuesRead('data/beside.csv')).to.deep.equal([1]);

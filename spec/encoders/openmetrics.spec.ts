@@ -104,7 +104,7 @@ scenarios:
   it('ends stdout with one # EOF when several entries write to it', async () => {
     const file = scenario(
       'stdout.yaml',
-      twoEntries('unused', '2026-01-01T00:00:00Z', '20s').replace(/  sink: .*\n/, ''),
+      twoEntries('unused', '2026-01-01T00:00:00Z', '20s').replace(/ {2}sink: .*\n/, ''),
     );
     const run = await svc(['run', '-q', '--backfill', file]);
     expect(run.code, run.stderr).to.equal(0);

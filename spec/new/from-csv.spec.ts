@@ -297,7 +297,7 @@ describe('new: scenarioFromCsv', () => {
     });
 
     it('names a column without a metric name series_<column>', () => {
-      const unnamed = '"Time","{job=""api""}"\n' + Array.from({ length: 10 }, (_, i) => `${1000 * i},3`).join('\n');
+      const unnamed = `"Time","{job=""api""}"\n${Array.from({ length: 10 }, (_, i) => `${1000 * i},3`).join('\n')}`;
       expect(entriesOf(scenarioFromCsv(unnamed, 'u.csv', 'u.csv'))[0]).to.include({ name: 'series_1' });
     });
 

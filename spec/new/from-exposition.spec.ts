@@ -238,7 +238,7 @@ describe('scenarioFromExposition: what becomes what', () => {
 
   it(`writes at most ${MAX_PROFILED_FAMILIES} families and names those left out; a family without a finite value is left out with why`, () => {
     const text = scenarioFromExposition(
-      Array.from({ length: MAX_PROFILED_FAMILIES + 2 }, (_, i) => `m${i} ${i}`).join('\n') + '\nbroken NaN\n',
+      `${Array.from({ length: MAX_PROFILED_FAMILIES + 2 }, (_, i) => `m${i} ${i}`).join('\n')}\nbroken NaN\n`,
       { origin, readAt },
     );
     const entries = loadScenario(text, { origin: 'profile', yamlBudget: LOCAL_YAML_BUDGET }).scenarios;
@@ -276,7 +276,7 @@ describe('readExposition: one GET', () => {
   after(() => target.server.close());
 
   it('sends the credentials of the URL as Basic auth and asks for text', async () => {
-    const { text } = await readExposition(target.url.replace('//', '//admin:s%3Acret@') + '/metrics');
+    const { text } = await readExposition(`${target.url.replace('//', '//admin:s%3Acret@')}/metrics`);
     expect(text).to.equal('# accept: text/plain\nup 1\n');
     expect(seen.at(-1)).to.equal(`Basic ${Buffer.from('admin:s:cret').toString('base64')}`);
   });
@@ -290,7 +290,7 @@ describe('readExposition: one GET', () => {
   });
 
   it('fails with the status, or the network error, naming the URL with its password masked', async () => {
-    const denied = target.url.replace('//', '//admin:s3cret@') + '/denied';
+    const denied = `${target.url.replace('//', '//admin:s3cret@')}/denied`;
     const error = await readExposition(denied).catch((e: Error) => e);
     expect((error as Error).message).to.equal(
       `--from: cannot read ${target.url.replace('//', '//admin:***@')}/denied: HTTP 401 Unauthorized`,
@@ -332,7 +332,7 @@ describe('svc new --from: profiling a real exposition', () => {
     });
     try {
       const file = join(dir, 'reproduced.yaml');
-      const url = served.url.replace('//', '//admin:s3cret@') + '/scenarios/metrics';
+      const url = `${served.url.replace('//', '//admin:s3cret@')}/scenarios/metrics`;
       const made = await svc(['new', '--from', url, '-o', file]);
       expect(made.code, made.stderr).to.equal(0);
       expect(authorizations).to.deep.equal([`Basic ${Buffer.from('admin:s3cret').toString('base64')}`]);

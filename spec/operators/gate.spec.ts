@@ -9,7 +9,7 @@ const letters = 'abcdefghijklmnopqrstuvwxyz';
 const ticks = Object.fromEntries([...letters].map((letter, n) => [letter, sampleBatch({ values: [n], offsets: [n] })]));
 const named = { ...Object.fromEntries([...letters].map((letter, n) => [letter, n])), S: -1 };
 const condition = { t: true, f: false };
-const valueOf = map((batch: SampleBatch) => batch.value[0]!);
+const firstValue = map((batch: SampleBatch) => batch.value[0]!);
 
 describe('gate', () => {
   it('passes ticks exactly while the condition holds, without delays', () => {
@@ -17,7 +17,7 @@ describe('gate', () => {
       const holds = hot('          -t---f---t------', condition);
       const source = cold('        a-b-c-d-e-f-g-h|', ticks);
       const expected = '           --b-c-----f-g-h|';
-      expectObservable(source.pipe(gate(holds), valueOf)).toBe(expected, named);
+      expectObservable(source.pipe(gate(holds), firstValue)).toBe(expected, named);
       expectSubscriptions(holds.subscriptions).toBe('^--------------!');
     });
   });
@@ -28,7 +28,7 @@ describe('gate', () => {
       const holds = hot('          -t---f-t-----f-----t-----', condition);
       const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
       const expected = '           ----c-d-e-f-g-h-i-----l-m|';
-      expectObservable(source.pipe(gate(holds, { open: 2, close: 4 }), valueOf)).toBe(expected, named);
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4 }), firstValue)).toBe(expected, named);
     });
   });
 
@@ -36,7 +36,7 @@ describe('gate', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const holds = hot('          -t-f-t-f---', condition);
       const source = cold('        a-b-c-d-e-f|', ticks);
-      expectObservable(source.pipe(gate(holds, { open: 3 }), valueOf)).toBe('-----------|', named);
+      expectObservable(source.pipe(gate(holds, { open: 3 }), firstValue)).toBe('-----------|', named);
     });
   });
 
@@ -45,7 +45,7 @@ describe('gate', () => {
       const holds = hot('          -t---f-t-----f-----t-----', condition);
       const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
       const expected = '           ----c-d-e-f-g-h-i-S---l-m|';
-      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, snap: snapTo(-1) }), valueOf)).toBe(
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, snap: snapTo(-1) }), firstValue)).toBe(
         expected,
         named,
       );
@@ -79,7 +79,7 @@ describe('gate', () => {
     virtualTime().run(({ cold, expectObservable, expectSubscriptions }) => {
       const holds = cold('         -t---f-', condition);
       const source = cold('        a-b-c-d|', ticks);
-      const gated = source.pipe(gate(holds), valueOf);
+      const gated = source.pipe(gate(holds), firstValue);
       expectObservable(gated).toBe('--b-c--|', named);
       expectObservable(gated, '     --------^').toBe('----------b-c--|', named);
       expectSubscriptions(holds.subscriptions).toBe(['^------!', '--------^------!']);
@@ -88,9 +88,9 @@ describe('gate', () => {
 
   it('keeps its last state when the condition completes, and routes a condition error into the stream', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
-      expectObservable(cold('a-b-c|', ticks).pipe(gate(hot('-t|', condition)), valueOf)).toBe('--b-c|', named);
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(hot('-t|', condition)), firstValue)).toBe('--b-c|', named);
       const failing = hot('-t-#', condition, new Error('watched entry failed'));
-      expectObservable(cold('a-b-c|', ticks).pipe(gate(failing), valueOf)).toBe(
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(failing), firstValue)).toBe(
         '--b#',
         named,
         new Error('watched entry failed'),

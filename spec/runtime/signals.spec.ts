@@ -62,7 +62,7 @@ describe('entries of every signal type', () => {
     expect(lines[11]).to.equal(`latency_seconds_count{svc="api"} 40 ${JAN_1 + 100}`);
     expect(stats.total_events).to.equal(2);
 
-    const firstTick = lines.slice(0, 6).join('\n') + '\n';
+    const firstTick = `${lines.slice(0, 6).join('\n')}\n`;
     const plain = promtoolCheck(firstTick);
     expect(plain.code, plain.problems.join('\n')).to.be.oneOf([0, 3]);
     for (const problem of plain.problems) expect(problem).to.match(/no help text$/);

@@ -193,7 +193,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     let accepted = 0;
     let wait: void | Promise<void>;
     for (;;) {
-      wait = sink.write(chunk('x'.repeat(49) + '\n'));
+      wait = sink.write(chunk(`${'x'.repeat(49)}\n`));
       accepted++;
       if (wait) break;
       await settle();
@@ -268,7 +268,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     const { scheduler, fake, sink, reports } = setup({ batchSize: 10, maxBufferedBytes: 100, flushTimeout: 10_000 });
     fake.answerWith(() => 'hang');
     let wait: void | Promise<void>;
-    while (!(wait = sink.write(chunk('x'.repeat(19) + '\n')))) await settle();
+    while (!(wait = sink.write(chunk(`${'x'.repeat(19)}\n`)))) await settle();
     await scheduler.advance(9_999);
     expect(await isSettled(wait)).to.equal(false);
     expect(reports).to.deep.equal([]);

@@ -155,7 +155,7 @@ describe('tcp sink', () => {
     let wait: void | Promise<void>;
     let accepted = 0;
     do {
-      wait = sink.write(chunk('x'.repeat(29) + '\n'));
+      wait = sink.write(chunk(`${'x'.repeat(29)}\n`));
       accepted++;
     } while (!wait);
     expect(accepted).to.equal(4); // 4 × 30 bytes ≥ 100: the fourth write waits

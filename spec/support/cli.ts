@@ -50,7 +50,7 @@ export async function svc(argv: string[], options: SvcOptions = {}): Promise<Cli
 export const lines = (text: string) => text.split('\n').filter(Boolean);
 
 /** A STOPPED line: entry, optional sink error, event count. */
-export const STOPPED = /^\[progress\] (\S+)  STOPPED( \(sink: .+\))? \| events: (\d+) \| bytes: .+ \| elapsed: .+$/;
+export const STOPPED = /^\[progress\] (\S+) {2}STOPPED( \(sink: .+\))? \| events: (\d+) \| bytes: .+ \| elapsed: .+$/;
 
 /** A fresh temporary directory, and a function writing scenario files into it (returns their paths). */
 export function scenarioDir(prefix: string): { dir: string; scenario: (name: string, text: string) => string } {

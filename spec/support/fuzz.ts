@@ -232,7 +232,7 @@ const raw = fc.oneof(
   fc.integer({ min: 1, max: 20_000 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`),
   fc
     .integer({ min: 1, max: 1_400 })
-    .map((depth) => Array.from({ length: depth }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1'),
+    .map((depth) => `${Array.from({ length: depth }, (_, i) => `${' '.repeat(i)}a:`).join('\n')} 1`),
   fc.constant(
     `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from(
       { length: 9 },

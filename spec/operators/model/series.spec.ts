@@ -44,14 +44,14 @@ describe('seriesOf', () => {
   });
 
   it('escapes so that the value can be read back unambiguously', () => {
-    const unescape = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    const unescaped = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom('a', '\\', '"', '\n', 'n', ',', '=') }), (value) => {
         const key = seriesOf({ k: value }).key;
         expect(key.startsWith('k="') && key.endsWith('"')).to.equal(true);
         const body = key.slice(3, -1);
         expect(body).to.not.match(/(^|[^\\])(\\\\)*"/);
-        expect(unescape(body)).to.equal(value);
+        expect(unescaped(body)).to.equal(value);
       }),
     );
   });
