@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, load, logs, metric } from '../support/scenarios.js';
+import { entryOf, entryProblems, load, logs, metric, spike } from '../support/scenarios.js';
 
 describe('labels', () => {
   it('keeps static labels, default {}', () => {
@@ -162,14 +162,6 @@ describe('bursts', () => {
 });
 
 describe('cardinality_spikes', () => {
-  const spike = (extra: Record<string, unknown> = {}) => ({
-    label: 'pod',
-    every: '1m',
-    for: '10s',
-    cardinality: 5,
-    ...extra,
-  });
-
   it('default to an empty list', () => expect(entryOf(metric()).cardinality_spikes).to.deep.equal([]));
 
   it('default strategy counter, prefix <label>_, seed 0', () => {

@@ -1,13 +1,6 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from '../support/scenarios.js';
+import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2, spike } from '../support/scenarios.js';
 
-const spike = (extra: Record<string, unknown> = {}) => ({
-  label: 'pod',
-  every: '1m',
-  for: '10s',
-  cardinality: 5,
-  ...extra,
-});
 const sink = (fields: Record<string, unknown>) => metric({ sink: fields });
 
 /** [what, entry, the one message expected]: every number of the language is bounded, and the message names the limit. */

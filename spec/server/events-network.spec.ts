@@ -17,12 +17,7 @@ function post(server: ReturnType<typeof testServer>, sink: Record<string, unknow
     encoder: { type: 'json_lines' },
     sink,
   };
-  return server.request({
-    method: 'POST',
-    url: '/events',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
+  return server.postJson('/events', body);
 }
 
 describe('POST /events through the network sinks', () => {

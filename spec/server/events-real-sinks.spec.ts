@@ -22,12 +22,7 @@ function post(
     encoder: { type: encoder },
     sink,
   };
-  return server.request({
-    method: 'POST',
-    url: '/events',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
+  return server.postJson('/events', body);
 }
 
 describe('POST /events with real sinks', () => {

@@ -23,12 +23,7 @@ const metricEvent = (fields: Record<string, unknown> = {}) => ({
 });
 
 async function send(body: unknown, server = testServer(), raw?: string) {
-  return server.request({
-    method: 'POST',
-    url: '/events',
-    headers: { 'content-type': 'application/json' },
-    payload: raw ?? JSON.stringify(body),
-  });
+  return server.postJson('/events', body, raw);
 }
 
 function expectError(

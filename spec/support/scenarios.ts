@@ -25,6 +25,14 @@ export const histogram = (extra: Fields = {}): Fields => ({
   distribution: { type: 'exponential', rate: 2 },
   ...extra,
 });
+/** A cardinality spike on `pod`: 5 values for 10 s of every minute. */
+export const spike = (extra: Fields = {}): Fields => ({
+  label: 'pod',
+  every: '1m',
+  for: '10s',
+  cardinality: 5,
+  ...extra,
+});
 export const summary = (extra: Fields = {}): Fields => ({ ...histogram({ signal_type: 'summary', ...extra }) });
 
 /** A v2 runnable file as JSON text. */

@@ -54,6 +54,14 @@ export function testServer(
     /** The app's request handler, for a spec that serves it on a real port. */
     handler,
     request: (opts: InjectOptions) => inject(handler, opts),
+    /** POSTs `body` to `url` as JSON (`raw` instead: that text as the body, for malformed JSON). */
+    postJson: (url: string, body: unknown, raw?: string) =>
+      inject(handler, {
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        payload: raw ?? JSON.stringify(body),
+      }),
     /** Moves virtual time forward by `ms`, running everything due. */
     advance(ms: number) {
       scheduler.maxFrames = scheduler.now() + ms;
