@@ -22,6 +22,19 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/index.ts'],
 ];
 
+/**
+ * docs/architecture.md ("The sinks folder"): inside lib/sinks, the shared core, then HTTP and
+ * the protocols' framing, then one file per sink kind, then the kinds' declarations, then the
+ * index that builds a sink from its configuration.
+ */
+const SINK_LAYERS: readonly (readonly string[])[] = [
+  ['lib/sinks/core'],
+  ['lib/sinks/http', 'lib/sinks/framing'],
+  ['lib/sinks/<kind>.ts'],
+  ['lib/sinks/kinds'],
+  ['lib/sinks/index.ts'],
+];
+
 const root = join(import.meta.dirname, '..');
 
 function sources(dir: string): string[] {
@@ -39,8 +52,24 @@ function placeOf(path: string): string {
   return parts.length > 2 ? parts.slice(0, 2).join('/') : path;
 }
 
-function rankOf(place: string): number {
-  return LAYERS.findIndex((layer) => layer.includes(place));
+function rankOf(place: string, layers = LAYERS): number {
+  return layers.findIndex((layer) => layer.includes(place));
+}
+
+/** The place of a file of lib/sinks: its subfolder, the index, or one sink kind's file. */
+function sinkPlaceOf(path: string): string {
+  const parts = path.split('/');
+  if (parts.length > 3) return parts.slice(0, 3).join('/');
+  return path === 'lib/sinks/index.ts' ? path : 'lib/sinks/<kind>.ts';
+}
+
+/** `file -> target` for each import that does not go to a lower layer (or within its own place). */
+function upwardImports(files: readonly string[], place: (path: string) => string, layers = LAYERS): string[] {
+  return files.flatMap((file) =>
+    importsOf(file)
+      .filter((target) => place(target) !== place(file) && rankOf(place(target), layers) >= rankOf(place(file), layers))
+      .map((target) => `${file} -> ${target}`),
+  );
 }
 
 /** Every relative import of a file (type-only ones too), as a path from the repository root. */
@@ -61,11 +90,15 @@ describe('layers (docs/architecture.md)', () => {
   });
 
   it('has no import from a folder to one on its own layer or above (no cycle between folders)', () => {
-    const upward = files.flatMap((file) =>
-      importsOf(file)
-        .filter((target) => placeOf(target) !== placeOf(file) && rankOf(placeOf(target)) >= rankOf(placeOf(file)))
-        .map((target) => `${file} -> ${target}`),
-    );
+    expect(upwardImports(files, placeOf)).to.deep.equal([]);
+  });
+
+  it('reads lib/sinks as layers: core, then HTTP and framing, then the sink kinds, their declarations, the index', () => {
+    const sinks = sources('lib/sinks');
+    const unplaced = [...new Set(sinks.map(sinkPlaceOf))].filter((place) => rankOf(place, SINK_LAYERS) < 0);
+    expect(unplaced).to.deep.equal([]);
+    const inside = (path: string) => (path.startsWith('lib/sinks/') ? sinkPlaceOf(path) : 'outside');
+    const upward = upwardImports(sinks, inside, [['outside'], ...SINK_LAYERS]);
     expect(upward).to.deep.equal([]);
   });
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type * as Kafkajs from 'kafkajs';
 import { hostOf } from '../language/address.js';
-import { describeError, networkError } from './errors.js';
-import { SinkError } from './sink.js';
+import { describeError, networkError } from './core/errors.js';
+import { SinkError } from './core/errors.js';
 
 /** How the sink reaches the cluster: the fields of a `broker` sink that make the client. */
 export interface BrokerConnection {

@@ -1,6 +1,6 @@
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
-import { batchingSink, type BatchingSinkOptions } from './batching.js';
+import { batchingSink, type BatchSettings } from './core/batching-sink.js';
 import {
   brokerError,
   kafkaConfig,
@@ -8,11 +8,11 @@ import {
   type BrokerConnection,
   type ErrorContext,
 } from './broker-client.js';
-import { produceRequests, type BrokerMessage, type ProduceRequest } from './broker-messages.js';
-import { DEFAULT_RETRY } from './retry.js';
-import type { Sink } from './sink.js';
+import { produceRequests, type BrokerMessage, type ProduceRequest } from './framing/broker-messages.js';
+import { DEFAULT_RETRY } from './core/retry.js';
+import type { Sink } from '../../operators/deliver.js';
 
-export interface BrokerSinkOptions extends BrokerConnection, BatchingSinkOptions {
+export interface BrokerSinkOptions extends BrokerConnection, BatchSettings {
   readonly topic: string;
   /** Acknowledgement the producer waits for: every in-sync replica (default), the leader, or none. */
   readonly acks?: 'all' | 'leader' | 'none';

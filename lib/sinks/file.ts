@@ -2,9 +2,9 @@ import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { fileError } from './errors.js';
-import type { Sink } from './sink.js';
-import { streamSink } from './stream.js';
+import { fileError } from './core/errors.js';
+import type { Sink } from '../../operators/deliver.js';
+import { streamSink } from './core/stream-sink.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -60,7 +60,7 @@ function share(path: string, append: boolean): { stream: Writable; release: () =
   if (!file) open.set(key, (file = { stream: openStream(path, append), users: 0 }));
   file.users++;
   const shared = file;
-  // Called once per sink: SinkCore's close runs its transport's release once.
+  // Called once per sink: SinkCore's close runs its driver's release once.
   const release = async (): Promise<void> => {
     if (--shared.users > 0) return;
     open.delete(key);

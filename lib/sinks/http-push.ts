@@ -1,10 +1,10 @@
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { byteLength } from '../../operators/model/batch.js';
-import type { Request } from './batching.js';
-import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
-import type { Sink } from './sink.js';
+import type { Request } from './core/batching-sink.js';
+import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import type { Sink } from '../../operators/deliver.js';
 
-export interface HttpPushSinkOptions extends HttpBatchOptions {
+export interface HttpPushSinkOptions extends HttpSinkOptions {
   /** `Content-Type` of every request; default `text/plain` (see {@link defaultContentType}). */
   readonly contentType?: string;
 }

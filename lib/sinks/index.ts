@@ -1,16 +1,17 @@
 import { sinkKindOf, type SinkConfig, type SinkDeps } from './kinds/index.js';
-import type { Sink } from './sink.js';
+import type { Sink } from '../../operators/deliver.js';
 import { featureRefusal } from '../features.js';
 
-export { SinkError, type Sink, type SinkReport } from './sink.js';
+export type { Sink, SinkReport } from '../../operators/deliver.js';
+export { SinkError } from './core/errors.js';
 export { fileSink, type FileSinkOptions } from './file.js';
 export { stdoutSink, type StdoutSinkOptions } from './stdout.js';
 export { tcpSink, type TcpSinkOptions } from './tcp.js';
 export { udpSink, type UdpSinkOptions } from './udp.js';
 export { httpPushSink, type HttpPushSinkOptions } from './http-push.js';
 export { logstoreSink, type LogstoreSinkOptions } from './logstore.js';
-export { batchingSink, type BatchTransport, type BatchingOptions } from './batching.js';
-export { retryPolicy, DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+export { batchingSink, type BatchProtocol, type BatchingOptions } from './core/batching-sink.js';
+export { retryPolicy, DEFAULT_RETRY, type RetryPolicy } from './core/retry.js';
 export {
   SINK_KINDS,
   SINK_TYPES,

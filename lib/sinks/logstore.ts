@@ -1,9 +1,9 @@
 import { LABEL_KEY_PATTERN } from '../language/fields.js';
-import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
-import { lokiPushes, type LokiPush } from './loki-push.js';
-import type { Sink } from './sink.js';
+import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { lokiPushes, type LokiPush } from './framing/loki-push.js';
+import type { Sink } from '../../operators/deliver.js';
 
-export interface LogstoreSinkOptions extends HttpBatchOptions {
+export interface LogstoreSinkOptions extends HttpSinkOptions {
   /** Base address of the log store; the sink appends {@link PUSH_PATH}. */
   readonly url: string;
   /** Streams per push request; default 128. */

@@ -2,13 +2,14 @@ import type * as Grpc from '@grpc/grpc-js';
 import { asyncScheduler } from 'rxjs';
 import { otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
-import { batchingSink, type BatchingSinkOptions } from './batching.js';
-import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';
-import type { RecordRequest } from './record-requests.js';
-import { DEFAULT_RETRY } from './retry.js';
-import { SinkError, type Sink } from './sink.js';
+import { batchingSink, type BatchSettings } from './core/batching-sink.js';
+import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
+import type { RecordRequest } from './framing/record-requests.js';
+import { DEFAULT_RETRY } from './core/retry.js';
+import type { Sink } from '../../operators/deliver.js';
+import { SinkError } from './core/errors.js';
 
-export interface OtlpGrpcSinkOptions extends BatchingSinkOptions {
+export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
   readonly endpoint: string;
   /** The service the requests go to; must match the entry's signal. */
@@ -21,9 +22,6 @@ export interface OtlpGrpcSinkOptions extends BatchingSinkOptions {
   /** Deadline of each call, ms; default 10 s. */
   readonly timeout?: number;
 }
-
-/** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */
-export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
 
 /** Codes the OTLP specification calls retryable (RESOURCE_EXHAUSTED: a server under load, waiting as it asks). */
 const RETRYABLE = new Set([

@@ -1,11 +1,10 @@
 import { gzipSync } from 'node:zlib';
-import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
-import { OTLP_DEFAULTS } from './otlp-grpc.js';
-import { otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './otlp-request.js';
-import type { RecordRequest } from './record-requests.js';
-import type { Sink } from './sink.js';
+import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
+import type { RecordRequest } from './framing/record-requests.js';
+import type { Sink } from '../../operators/deliver.js';
 
-export interface OtlpHttpSinkOptions extends HttpBatchOptions {
+export interface OtlpHttpSinkOptions extends HttpSinkOptions {
   /** The collector's base address; the sink appends `/v1/metrics` or `/v1/logs`. */
   readonly url: string;
   readonly signal: OtlpSignal;

@@ -1,10 +1,10 @@
 import type * as Snappy from 'snappy';
 import { featurePackage } from '../features.js';
-import { httpBatchingSink, type HttpBatchOptions } from './http-batching.js';
-import { recordRequests, type RecordRequest } from './record-requests.js';
-import type { Sink } from './sink.js';
+import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { recordRequests, type RecordRequest } from './framing/record-requests.js';
+import type { Sink } from '../../operators/deliver.js';
 
-export interface RemoteWriteSinkOptions extends HttpBatchOptions {
+export interface RemoteWriteSinkOptions extends HttpSinkOptions {
   /** The receiver's write endpoint (Prometheus and VictoriaMetrics: `…/api/v1/write`). */
   readonly url: string;
   /** Series (records) per request; default {@link REMOTE_WRITE_DEFAULTS}. */

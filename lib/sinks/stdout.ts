@@ -1,5 +1,5 @@
-import type { Sink } from './sink.js';
-import { streamSink } from './stream.js';
+import type { Sink } from '../../operators/deliver.js';
+import { streamSink } from './core/stream-sink.js';
 
 export interface StdoutSinkOptions {
   /** Where "stdout" is; process.stdout unless a test or embedder passes another stream. */

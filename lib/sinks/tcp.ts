@@ -2,10 +2,11 @@ import { createConnection, type Socket } from 'node:net';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { parseHostPort, type HostPort } from '../language/address.js';
-import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
-import { networkError } from './errors.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-import type { Sink, SinkError } from './sink.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type SinkDriver } from './core/sink-core.js';
+import { networkError } from './core/errors.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './core/retry.js';
+import type { Sink } from '../../operators/deliver.js';
+import type { SinkError } from './core/errors.js';
 
 export interface TcpSinkOptions {
   /** `host:port`. */
@@ -75,11 +76,11 @@ export function tcpSink(options: TcpSinkOptions): Sink {
       },
     },
   });
-  return core.attach(new TcpTransport(core, address, options));
+  return core.attach(new TcpDriver(core, address, options));
 }
 
 /** One persistent connection at a time, and the chunks it has not handed to the OS yet. */
-class TcpTransport implements Transport {
+class TcpDriver implements SinkDriver {
   private readonly retry: RetryPolicy;
   private readonly scheduler: SchedulerLike;
   /** Chunks not handed to the OS yet, oldest first: written again on a new connection. */

@@ -2,9 +2,10 @@ import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { parseHostPort, type HostPort } from '../language/address.js';
-import { SinkCore, type Transport } from './core.js';
-import { networkError } from './errors.js';
-import type { Sink, SinkError } from './sink.js';
+import { SinkCore, type SinkDriver } from './core/sink-core.js';
+import { networkError } from './core/errors.js';
+import type { Sink } from '../../operators/deliver.js';
+import type { SinkError } from './core/errors.js';
 
 export interface UdpSinkOptions {
   /** `host:port`; an IPv6 literal (`[::1]:514`) sends over IPv6. */
@@ -57,11 +58,11 @@ export function udpSink(options: UdpSinkOptions): Sink {
     closedDetail: `cannot send to ${target}: the sink is closed`,
     highWaterMark: options.highWaterMark ?? 1 << 20,
   });
-  return core.attach(new UdpTransport(core, address));
+  return core.attach(new UdpDriver(core, address));
 }
 
 /** A connected datagram socket, opened on the first write (and again after connecting failed). */
-class UdpTransport implements Transport {
+class UdpDriver implements SinkDriver {
   private readonly v6: boolean;
   private readonly maxDatagram: number;
   private socket: Socket | undefined;

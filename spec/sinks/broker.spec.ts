@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { brokerError, kafkaConfig, brokerWarnings, type ErrorContext } from '../../lib/sinks/broker-client.js';
-import { produceRequests, type ProduceRequest } from '../../lib/sinks/broker-messages.js';
+import { produceRequests, type ProduceRequest } from '../../lib/sinks/framing/broker-messages.js';
 import { sinkWarnings } from '../../lib/server/warnings.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';

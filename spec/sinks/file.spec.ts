@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileSink } from '../../lib/sinks/file.js';
-import { SinkError } from '../../lib/sinks/sink.js';
+import { SinkError } from '../../lib/sinks/core/errors.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';

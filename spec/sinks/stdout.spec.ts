@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { chunk } from '../support/batches.js';
 import { stdoutSink } from '../../lib/sinks/stdout.js';
-import { SinkError } from '../../lib/sinks/sink.js';
+import { SinkError } from '../../lib/sinks/core/errors.js';
 import { failingWritable, isSettled, slowWritable } from '../support/streams.js';
 
 describe('stdoutSink', () => {

@@ -15,7 +15,7 @@ import { LABEL_KEY_PATTERN, countUpTo, hostPort, maxBufferAge, retry } from '../
 import { MAX_CLIENT_ID_LENGTH, MAX_EVENTS_PER_SEND, MAX_TOPIC_LENGTH } from '../../language/limits.js';
 import { show } from '../../language/problems.js';
 import { splitHostPort } from '../../language/address.js';
-import { retryPolicy } from '../retry.js';
+import { retryPolicy } from '../core/retry.js';
 import { brokerSink } from '../broker.js';
 import { brokerWarnings } from '../broker-client.js';
 import { defineSink } from './kind.js';

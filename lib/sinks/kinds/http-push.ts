@@ -1,7 +1,7 @@
 import { nonEmptyString, oneOf, strict } from '../../language/combinators.js';
 import { batchSize, maxBufferAge, headers, httpUrl, retry } from '../../language/fields.js';
 import { defaultContentType, headerValue, httpPushSink } from '../http-push.js';
-import { httpBatchOptions } from './http-batch.js';
+import { httpSinkOptions } from './http-fields.js';
 import { defineSink } from './kind.js';
 
 export const httpPushKind = defineSink({
@@ -19,7 +19,7 @@ export const httpPushKind = defineSink({
   ),
   create: (config, deps) =>
     httpPushSink({
-      ...httpBatchOptions(config, deps),
+      ...httpSinkOptions(config, deps),
       contentType:
         config.content_type ??
         (headerValue(config.headers ?? {}, 'content-type') === undefined

@@ -2,7 +2,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Feature } from '../../features.js';
-import type { Sink } from '../sink.js';
+import type { Sink } from '../../../operators/deliver.js';
 
 /** What a sink factory gets besides its configuration. */
 export interface SinkDeps {

@@ -2,7 +2,7 @@ import { oneOf, strict } from '../../language/combinators.js';
 import { batchSize, maxBufferAge, countUpTo, headers, httpUrl, retry } from '../../language/fields.js';
 import { MAX_STREAMS_PER_PUSH } from '../../language/limits.js';
 import { logstoreSink } from '../logstore.js';
-import { httpBatchOptions } from './http-batch.js';
+import { httpSinkOptions } from './http-fields.js';
 import { defineSink } from './kind.js';
 
 export const logstoreKind = defineSink({
@@ -25,7 +25,7 @@ export const logstoreKind = defineSink({
     },
   ),
   create: (config, deps) =>
-    logstoreSink({ ...httpBatchOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
+    logstoreSink({ ...httpSinkOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },
 });

@@ -3,7 +3,7 @@ import { countUpTo, familyOf, headers, maxBufferAge, retry, type RetryConfig } f
 import { MAX_RECORDS_PER_REQUEST } from '../../language/limits.js';
 import { show } from '../../language/problems.js';
 import type { SignalType } from '../../language/types.js';
-import { retryPolicy } from '../retry.js';
+import { retryPolicy } from '../core/retry.js';
 import type { SinkDeps, SinkIssue } from './kind.js';
 
 /** The optional fields the OTLP sinks share (otlp_grpc, otlp_http). */

@@ -2,7 +2,7 @@ import { oneOf, strict } from '../../language/combinators.js';
 import { countUpTo, headers, httpUrl, maxBufferAge, retry } from '../../language/fields.js';
 import { MAX_RECORDS_PER_REQUEST } from '../../language/limits.js';
 import { remoteWriteSink } from '../remote-write.js';
-import { httpBatchOptions } from './http-batch.js';
+import { httpSinkOptions } from './http-fields.js';
 import { defineSink } from './kind.js';
 
 export const remoteWriteKind = defineSink({
@@ -17,7 +17,7 @@ export const remoteWriteKind = defineSink({
       max_buffer_age: maxBufferAge,
     },
   ),
-  create: (config, deps) => remoteWriteSink(httpBatchOptions(config, deps)),
+  create: (config, deps) => remoteWriteSink(httpSinkOptions(config, deps)),
   feature: 'remote-write',
   carries: ['metrics'],
   encoders: ['remote_write'],

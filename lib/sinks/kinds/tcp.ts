@@ -1,6 +1,6 @@
 import { oneOf, strict } from '../../language/combinators.js';
 import { hostPort, retry } from '../../language/fields.js';
-import { retryPolicy } from '../retry.js';
+import { retryPolicy } from '../core/retry.js';
 import { tcpSink } from '../tcp.js';
 import { defineSink } from './kind.js';
 

@@ -1,4 +1,4 @@
-import type { RetryConfig } from '../language/fields.js';
+import type { RetryConfig } from '../../language/fields.js';
 
 /** How often and how patiently a sink tries to deliver the same data. */
 export interface RetryPolicy {

@@ -1,8 +1,8 @@
-import { OTLP_TAG, attributes, otlpMessages } from '../protocols/otlp.js';
-import { VERSION } from '../version.js';
-import type { PartialRefusal } from './batching.js';
+import { OTLP_TAG, attributes, otlpMessages } from '../../protocols/otlp.js';
+import { VERSION } from '../../version.js';
+import type { PartialRefusal } from '../core/batching-sink.js';
 import { recordRequests, type RecordRequest } from './record-requests.js';
-import { SinkError } from './sink.js';
+import { SinkError } from '../core/errors.js';
 
 /** The two OTLP signals svc sends, with what their requests and refusals name. */
 export const OTLP_SIGNALS = {
@@ -17,6 +17,9 @@ export const OTLP_SIGNALS = {
 export type OtlpSignal = keyof typeof OTLP_SIGNALS;
 
 /** The resource of every request unless the sink's `resource` says otherwise. */
+/** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */
+export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
+
 export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
 
 /**

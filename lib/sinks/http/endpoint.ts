@@ -7,10 +7,10 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { networkError } from './errors.js';
-import { SinkError } from './sink.js';
+import { networkError } from '../core/errors.js';
+import { SinkError } from '../core/errors.js';
 
-export interface HttpTargetOptions {
+export interface HttpEndpointOptions {
   /** Sink name for messages. */
   readonly sink: string;
   readonly url: URL;
@@ -26,7 +26,7 @@ export interface HttpTargetOptions {
 }
 
 /** One destination URL that takes POST requests over a kept-alive connection. */
-export interface HttpTarget {
+export interface HttpEndpoint {
   /** The URL as messages show it: no credentials, no query. */
   readonly address: string;
   /**
@@ -55,7 +55,7 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
  * statuses reject with a final one carrying the status, an excerpt of the body and the hint;
  * network errors and timeouts are retryable. Messages show the URL without credentials.
  */
-export function httpTarget({ sink, url, headers, timeout, hint }: HttpTargetOptions): HttpTarget {
+export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpointOptions): HttpEndpoint {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;

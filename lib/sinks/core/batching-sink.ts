@@ -1,13 +1,14 @@
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type Transport } from './core.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type SinkDriver } from './sink-core.js';
 
 import { describeError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import { SinkError, type Sink } from './sink.js';
+import type { Sink } from '../../../operators/deliver.js';
+import { SinkError } from './errors.js';
 
 /** What a user may set on any batching sink (each sink documents its own defaults). */
-export interface BatchingSinkOptions {
+export interface BatchSettings {
   /** Buffered data that makes a batch go out (bytes, records or events, as the sink counts). */
   readonly batchSize?: number;
   readonly retry?: RetryPolicy;
@@ -35,7 +36,7 @@ export interface PartialRefusal {
 }
 
 /** A destination that takes batches of chunks as one or several requests. */
-export interface BatchTransport<R extends Request> {
+export interface BatchProtocol<R extends Request> {
   /** The requests that deliver `chunks` (the buffered chunks of one batch, in write order). */
   prepare(chunks: readonly EncodedBatch[]): R[];
   /**
@@ -85,7 +86,7 @@ const MIN_REQUEST_BYTES = 1 << 20;
 
 /**
  * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers chunks and sends
- * them as batches through `transport`, one request at a time (so the destination sees the
+ * them as batches through `protocol`, one request at a time (so the destination sees the
  * data in order).
  *
  * - A batch goes out when `batchSize` bytes (or records, or events) are buffered, or a request's
@@ -102,14 +103,14 @@ const MIN_REQUEST_BYTES = 1 << 20;
  * - `flush` sends everything buffered and resolves when it is delivered (rejects with the
  *   reported failure when some was given up). What is still unacknowledged `flushTimeout`
  *   after a flush is given up, so a stalled destination cannot hold a stop for long. `close`
- *   flushes, then releases the transport.
+ *   flushes, then releases the protocol's connections.
  * - Stall: when the destination settles nothing for `flushTimeout` while data waits (it does
  *   not answer, or every retry of a request fails), the writer is let go and every chunk
  *   written from then on is dropped and reported `failed` at once, until a request settles.
  *   So the chain is held back at most `flushTimeout`, and once the destination answers again
  *   it gets what was held (at most `maxBufferedBytes`), then new data at the entry's rate.
  */
-export function batchingSink<R extends Request>(transport: BatchTransport<R>, options: BatchingOptions): Sink {
+export function batchingSink<R extends Request>(protocol: BatchProtocol<R>, options: BatchingOptions): Sink {
   const { name, target, batchSize, scheduler = asyncScheduler } = options;
   const maxRequestBytes = options.maxRequestBytes ?? Math.max(batchSize, MIN_REQUEST_BYTES);
   const core = new SinkCore({
@@ -128,7 +129,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
       },
     },
   });
-  return core.attach(new Batcher(core, transport, { ...options, scheduler, maxRequestBytes }));
+  return core.attach(new Batcher(core, protocol, { ...options, scheduler, maxRequestBytes }));
 }
 
 /**
@@ -136,7 +137,7 @@ export function batchingSink<R extends Request>(transport: BatchTransport<R>, op
  * sink's start: `taken` left the buffer for a request, `flushUpTo` are wanted out by a flush,
  * `dropUpTo` are given up by an expired flush.
  */
-class Batcher<R extends Request> implements Transport {
+class Batcher<R extends Request> implements SinkDriver {
   private readonly buffer: EncodedBatch[] = [];
   private bufferedBytes = 0;
   /** Records or events of the buffered chunks, when `batchSize` counts them. */
@@ -157,7 +158,7 @@ class Batcher<R extends Request> implements Transport {
 
   constructor(
     private readonly core: SinkCore,
-    private readonly transport: BatchTransport<R>,
+    private readonly protocol: BatchProtocol<R>,
     private readonly options: BatchingOptions & { readonly scheduler: SchedulerLike; readonly maxRequestBytes: number },
   ) {}
 
@@ -181,14 +182,14 @@ class Batcher<R extends Request> implements Transport {
     this.flushUpTo = Math.max(this.flushUpTo, this.dropUpTo);
     this.wake?.();
     this.cut?.(error);
-    this.transport.abort?.();
+    this.protocol.abort?.();
     this.kick();
   }
 
   release(): void | Promise<void> {
     this.ageTimer?.unsubscribe();
     this.ageTimer = undefined;
-    return this.transport.release?.();
+    return this.protocol.release?.();
   }
 
   private unitsOf(chunk: EncodedBatch): number {
@@ -262,9 +263,9 @@ class Batcher<R extends Request> implements Transport {
     if (this.dropping) return this.core.failed(eventsOf(chunks), 0, this.dropping);
     let requests: R[];
     try {
-      requests = this.transport.prepare(chunks);
+      requests = this.protocol.prepare(chunks);
     } catch (cause) {
-      // A batch the transport cannot frame fails alone.
+      // A batch the protocol cannot frame fails alone.
       const error =
         cause instanceof SinkError
           ? cause
@@ -284,7 +285,7 @@ class Batcher<R extends Request> implements Transport {
       try {
         const refusal = await new Promise<PartialRefusal | void>((resolve, reject) => {
           this.cut = reject;
-          this.transport.send(request).then(resolve, reject);
+          this.protocol.send(request).then(resolve, reject);
         });
         this.cut = undefined;
         if (!refusal || refusal.rejected <= 0) {

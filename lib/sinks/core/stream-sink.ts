@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import type { Sink } from './sink.js';
-import { SinkCore, type Transport } from './core.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { Sink } from '../../../operators/deliver.js';
+import { SinkCore, type SinkDriver } from './sink-core.js';
 import { describeError } from './errors.js';
-import type { SinkError } from './sink.js';
+import type { SinkError } from './errors.js';
 import { streamEvents } from './stream-events.js';
 
 export interface StreamSinkOptions {
@@ -55,11 +55,11 @@ export function streamSink(options: StreamSinkOptions): Sink {
     closedDetail: `cannot write ${target}: the sink is closed`,
     highWaterMark: Infinity,
   });
-  return core.attach(new StreamTransport(core, options));
+  return core.attach(new StreamDriver(core, options));
 }
 
 /** Writes chunks to the stream; the stream's own buffer is the backpressure. */
-class StreamTransport implements Transport {
+class StreamDriver implements SinkDriver {
   /**
    * Events and bytes of each write still in the stream, in write order (the stream runs write
    * callbacks in that order): what the next callback acknowledges. From `head` on.

@@ -1,17 +1,18 @@
 import { Subject, type SchedulerLike } from 'rxjs';
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import { SinkError, type Sink, type SinkReport } from './sink.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { Sink, SinkReport } from '../../../operators/deliver.js';
+import { SinkError } from './errors.js';
 import { Settlement } from './settlement.js';
-import { SpaceWait } from './space.js';
+import { SpaceWait } from './space-wait.js';
 import { backoff, type RetryPolicy } from './retry.js';
-import { MAX_BACKOFF_MS } from '../language/limits.js';
+import { MAX_BACKOFF_MS } from '../../language/limits.js';
 
 /**
  * What a sink kind supplies to {@link SinkCore}: how chunks reach its destination. The core has
- * counted a chunk as held before `send` sees it; the transport tells the core when chunks
+ * counted a chunk as held before `send` sees it; the driver tells the core when chunks
  * settled ({@link SinkCore.delivered}, {@link SinkCore.failed}, {@link SinkCore.settle}).
  */
-export interface Transport {
+export interface SinkDriver {
   /** Hands one chunk (`chunk.bytes` bytes) on towards the destination (connecting if need be). */
   send(chunk: EncodedBatch): void;
   /** Whether the chain may write more; default: fewer held bytes than the core's `highWaterMark`. */
@@ -46,7 +47,7 @@ export interface SinkCoreOptions {
   readonly target: string;
   /** Detail of the error a write after `close` throws: "cannot write to <target>: the sink is closed". */
   readonly closedDetail: string;
-  /** Held bytes past which `write` makes the chain wait (unless the transport says `hasRoom`). */
+  /** Held bytes past which `write` makes the chain wait (unless the driver says `hasRoom`). */
   readonly highWaterMark: number;
   /**
    * Flush deadline and stall rule (docs/sinks.md "Stalls: bounded catch-up"): what a flush has
@@ -65,7 +66,7 @@ export interface SinkCoreOptions {
  * of the chunks taken (flush waits for exactly those), the backpressure wait, the guard against
  * writes after `close`, the flush deadline and stall rule, the wording of give-ups, and the
  * error policy (a {@link fail}ed sink refuses every later write). Each sink kind supplies only its
- * {@link Transport}.
+ * {@link SinkDriver}.
  */
 export class SinkCore implements Sink {
   readonly reports = new Subject<SinkReport>();
@@ -75,7 +76,7 @@ export class SinkCore implements Sink {
   private held = 0;
   private readonly settlement: Settlement;
   private readonly space = new SpaceWait();
-  private transport!: Transport;
+  private driver!: SinkDriver;
   private closing: Promise<void> | undefined;
   /** Set by {@link fail}: every later write and flush fails with it. */
   private failure: SinkError | undefined;
@@ -88,9 +89,9 @@ export class SinkCore implements Sink {
     );
   }
 
-  /** Connects the core to its transport (once, before the first write). */
-  attach(transport: Transport): this {
-    this.transport = transport;
+  /** Connects the core to its driver (once, before the first write). */
+  attach(driver: SinkDriver): this {
+    this.driver = driver;
     return this;
   }
 
@@ -110,7 +111,7 @@ export class SinkCore implements Sink {
     }
     this.held += bytes;
     this.settlement.issue();
-    this.transport.send(chunk);
+    this.driver.send(chunk);
     return this.hasRoom() ? undefined : this.space.wait();
   };
 
@@ -179,8 +180,8 @@ export class SinkCore implements Sink {
 
   flush = (): Promise<void> => {
     if (this.failure) return Promise.reject(this.failure);
-    const done = this.settlement.flush(); // before the transport's flush: a batch can settle synchronously
-    this.transport.flush?.();
+    const done = this.settlement.flush(); // before the driver's flush: a batch can settle synchronously
+    this.driver.flush?.();
     const silence = this.options.silence;
     if (silence && this.settlement.pending > 0) {
       const timer = silence.scheduler.schedule(() => this.expire(silence.flushTimeout), silence.flushTimeout);
@@ -200,7 +201,7 @@ export class SinkCore implements Sink {
 
   private async release(flushError: unknown): Promise<void> {
     try {
-      await this.transport.release();
+      await this.driver.release();
     } finally {
       this.reports.complete();
     }
@@ -209,7 +210,7 @@ export class SinkCore implements Sink {
   }
 
   private hasRoom(): boolean {
-    return this.transport.hasRoom?.() ?? this.held < this.options.highWaterMark;
+    return this.driver.hasRoom?.() ?? this.held < this.options.highWaterMark;
   }
 
   private expire(flushTimeout: number): void {
@@ -217,7 +218,7 @@ export class SinkCore implements Sink {
     const { target, silence } = this.options;
     const last = this.lastError ? ` (last error: ${this.lastError.detail})` : '';
     const detail = `${target} ${silence!.wording.expired} within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`;
-    this.transport.expire?.(this.error(detail, { cause: this.lastError }));
+    this.driver.expire?.(this.error(detail, { cause: this.lastError }));
   }
 
   /** The failure of a chunk written while stalled (one error object per report: each counts). */

@@ -1,9 +1,9 @@
 import type { RetryConfig } from '../../language/fields.js';
-import { retryPolicy } from '../retry.js';
+import { retryPolicy } from '../core/retry.js';
 import type { SinkDeps } from './kind.js';
 
 /** The fields every HTTP batching sink kind has (http_push, logstore, remote_write). */
-interface HttpBatchFields {
+interface HttpSinkFields {
   readonly url: string;
   readonly batch_size?: number;
   readonly headers?: Readonly<Record<string, string>>;
@@ -12,7 +12,7 @@ interface HttpBatchFields {
 }
 
 /** Those fields as the HTTP batching sinks take them. */
-export function httpBatchOptions(config: HttpBatchFields, deps: SinkDeps) {
+export function httpSinkOptions(config: HttpSinkFields, deps: SinkDeps) {
   return {
     url: config.url,
     batchSize: config.batch_size,

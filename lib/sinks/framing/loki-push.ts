@@ -1,4 +1,4 @@
-import { recordOf, timestampOf, type EncodedBatch, type Frames, type Series } from '../../operators/model/batch.js';
+import { recordOf, timestampOf, type EncodedBatch, type Frames, type Series } from '../../../operators/model/batch.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {

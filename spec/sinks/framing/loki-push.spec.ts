@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import { seriesOf } from '../../operators/model/series.js';
-import { metricsText } from '../../lib/encoders/metrics-text.js';
-import { lokiPushes } from '../../lib/sinks/loki-push.js';
-import { chunk, sampleBatch } from '../support/batches.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import { seriesOf } from '../../../operators/model/series.js';
+import { metricsText } from '../../../lib/encoders/metrics-text.js';
+import { lokiPushes } from '../../../lib/sinks/framing/loki-push.js';
+import { chunk, sampleBatch } from '../../support/batches.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 const encoder = metricsText({ name: 'm' });

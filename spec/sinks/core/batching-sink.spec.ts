@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import type { SinkReport } from '../../operators/deliver.js';
-import { batchingSink, type BatchingOptions, type Request } from '../../lib/sinks/batching.js';
-import { SinkError } from '../../lib/sinks/sink.js';
-import { chunk } from '../support/batches.js';
-import { ManualScheduler, settle } from '../support/clock.js';
-import { runEntry } from '../../lib/runtime/run-entry.js';
-import { metricEntry } from '../support/entries.js';
-import { isSettled } from '../support/streams.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { SinkReport } from '../../../operators/deliver.js';
+import { batchingSink, type BatchingOptions, type Request } from '../../../lib/sinks/core/batching-sink.js';
+import { SinkError } from '../../../lib/sinks/core/errors.js';
+import { chunk } from '../../support/batches.js';
+import { ManualScheduler, settle } from '../../support/clock.js';
+import { runEntry } from '../../../lib/runtime/run-entry.js';
+import { metricEntry } from '../../support/entries.js';
+import { isSettled } from '../../support/streams.js';
 
 interface Body extends Request {
   readonly body: string;

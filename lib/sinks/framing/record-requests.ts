@@ -1,5 +1,5 @@
-import type { EncodedBatch } from '../../operators/model/batch.js';
-import type { Request } from './batching.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { Request } from '../core/batching-sink.js';
 
 /** One request of a binary protocol: its body, the events it carries and their encoded bytes. */
 export interface RecordRequest extends Request {

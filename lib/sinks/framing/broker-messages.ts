@@ -1,5 +1,5 @@
-import { timestampOf, type EncodedBatch } from '../../operators/model/batch.js';
-import type { Request } from './batching.js';
+import { timestampOf, type EncodedBatch } from '../../../operators/model/batch.js';
+import type { Request } from '../core/batching-sink.js';
 
 /** A Kafka message as the producer takes it. */
 export interface BrokerMessage {
