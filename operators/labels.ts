@@ -20,7 +20,7 @@
  * - **shard**: one of `count` workers; it keeps the ticks of its own label sets.
  */
 import { defer, filter, ignoreElements, map, pipe, type OperatorFunction } from 'rxjs';
-import { selectTicks, type Labelled, type Series, type TickBatch } from './model/batch.js';
+import { selectTicks, type Labelled, type TickBatch } from './model/batch.js';
 import {
   hasHoleMarker,
   holeMarker,
@@ -29,6 +29,7 @@ import {
   seriesOfSorted,
   seriesShape,
   ShapedSeries,
+  type Series,
 } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';

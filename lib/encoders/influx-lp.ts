@@ -1,4 +1,4 @@
-import type { Series } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import type { TextMetricEncoder } from './encoder.js';
 import { millisecondsText, textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';

@@ -1,10 +1,5 @@
-import {
-  timestampOf,
-  type Labelled,
-  type LogBatch,
-  type LogTemplate,
-  type Series,
-} from '../../operators/model/batch.js';
+import { timestampOf, type Labelled, type LogBatch, type LogTemplate } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import { encodedLines, type Encoder } from './encoder.js';
 import { grown } from './grow.js';
 

@@ -5,8 +5,8 @@ import {
   type Labelled,
   type LogBatch,
   type SampleBatch,
-  type Series,
 } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';

@@ -1,10 +1,5 @@
-import {
-  timestampOf,
-  type EncodedBatch,
-  type Labelled,
-  type SampleBatch,
-  type Series,
-} from '../../operators/model/batch.js';
+import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';

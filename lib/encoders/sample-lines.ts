@@ -1,11 +1,5 @@
-import {
-  timestampOf,
-  type Labelled,
-  type SampleBatch,
-  type Series,
-  type SeriesShape,
-} from '../../operators/model/batch.js';
-import { filledParts, partsAtHoles } from '../../operators/model/series.js';
+import { timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
 import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';

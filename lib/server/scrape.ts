@@ -1,4 +1,5 @@
-import { timestampOf, type Labelled, type SampleBatch, type Series } from '../../operators/model/batch.js';
+import { timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';

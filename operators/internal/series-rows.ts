@@ -1,6 +1,6 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
-import type { Labelled, ObservationBatch, SampleBatch, Series } from '../model/batch.js';
-import { seriesOf } from '../model/series.js';
+import type { Labelled, ObservationBatch, SampleBatch } from '../model/batch.js';
+import { seriesOf, type Series } from '../model/series.js';
 
 /** The running totals of one series of a histogram or summary. */
 export interface SeriesTotals {

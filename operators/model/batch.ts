@@ -9,6 +9,8 @@
  * `size`; everything else is batch-wide. {@link selectTicks} relies on it.
  */
 
+import type { Series } from './series.js';
+
 /** Ticks of one wake-up. */
 export interface TickBatch {
   /** Number of ticks in the batch. */
@@ -57,40 +59,6 @@ export interface LogTemplate {
 /** Ticks carrying the observations a histogram or summary records on that tick. */
 export interface ObservationBatch extends TickBatch {
   readonly observations: Float64Array[];
-}
-
-/**
- * A label set. Ticks that carry the same labels share one object (the label operator interns
- * them), so encoders can build and cache a series' text prefix once, weakly — unless the set is
- * `transient`: at high cardinality each tick gets its own object. State kept per label set (a
- * histogram's buckets) is therefore keyed by `key`, never by the object.
- */
-export interface Series {
-  /** Labels sorted by key. */
-  readonly labels: Readonly<Record<string, string>>;
-  /** Canonical form `k1="v1",k2="v2"` (sorted, values escaped as in the text exposition format). */
-  readonly key: string;
-  /** Appended to the metric name for this series (`_bucket`, `_sum`, `_count`). */
-  readonly suffix?: string;
-  /** Built for one tick (too many label sets to intern): caching anything by this object is waste. */
-  readonly transient?: boolean;
-  /**
-   * Of a transient set, when the label operator made it from a shape: the set is `shape` with
-   * hole `h` filled by the text of `fills[h]` (a number's digits, or a string of `[0-9a-f]`).
-   * Encoders prepare a shape's bytes once and write only the fills, line after line.
-   */
-  readonly shape?: SeriesShape;
-  readonly fills?: readonly (number | string)[];
-}
-
-/**
- * What the label sets of an entry past interning have in common: the same labels, whose
- * rotating values differ only in the counter (or hex digits) after their prefix. `marked` is
- * that label set with each hole written as its marker (`holeMarker` of ./series.ts): any text made from
- * it (an encoder's line head) is cut at the markers into parts prepared once.
- */
-export interface SeriesShape {
-  readonly marked: Series;
 }
 
 /** A batch whose ticks carry their label set. */

@@ -8,9 +8,9 @@ import { sampleLines } from '../../lib/encoders/sample-lines.js';
 import { textValueFormat } from '../../lib/encoders/number.js';
 import type { TextMetricEncoder } from '../../lib/encoders/encoder.js';
 import { labels, type LabelOptions } from '../../operators/labels.js';
-import type { Series } from '../../operators/model/batch.js';
+
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import { seriesOf } from '../../operators/model/series.js';
+import { seriesOf, type Series } from '../../operators/model/series.js';
 import { ticks } from '../../operators/ticks.js';
 import { collect } from '../support/marbles.js';
 import { sampleBatch, textOf } from '../support/batches.js';

@@ -5,9 +5,8 @@ import {
   type LogBatch,
   type LogTemplate,
   type SampleBatch,
-  type Series,
 } from '../../operators/model/batch.js';
-import { seriesOf } from '../../operators/model/series.js';
+import { seriesOf, type Series } from '../../operators/model/series.js';
 
 export interface SampleBatchInit {
   /** One value per tick. */

@@ -1,4 +1,5 @@
-import { recordOf, timestampOf, type EncodedBatch, type Frames, type Series } from '../../../operators/model/batch.js';
+import { recordOf, timestampOf, type EncodedBatch, type Frames } from '../../../operators/model/batch.js';
+import type { Series } from '../../../operators/model/series.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {
