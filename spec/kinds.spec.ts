@@ -3,10 +3,10 @@ import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
 
-/** The rows of the table under `## <heading>` in docs/scenario-fields.md: type, fields, rules. */
-function table(heading: string): string[][] {
-  const text = readFileSync(new URL('../docs/scenario-fields.md', import.meta.url), 'utf8');
-  const section = text.split(`\n## ${heading}\n`)[1]!.split('\n## ')[0]!;
+/** The rows of the table under `heading` (`## Sinks`) in a page of docs/, cut into cells. */
+function table(heading: string, page = 'scenario-fields.md'): string[][] {
+  const text = readFileSync(new URL(`../docs/${page}`, import.meta.url), 'utf8');
+  const section = text.split(`\n${heading}\n`)[1]!.split('\n#')[0]!;
   return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
@@ -27,7 +27,7 @@ const eventField = (field: string): string[] => openapi.components.schemas.Event
 
 describe('the kind registries and the docs', () => {
   it('docs/scenario-fields.md lists every sink kind, its aliases, its address field and its build feature', () => {
-    const rows = table('Sinks');
+    const rows = table('## Sinks');
     expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map(typeCell));
     for (const [[, fields, rules], kind] of rows.map((row, i) => [row, SINK_KINDS[i]!] as const)) {
       if (kind.address) expect(fields, kind.type).to.include(`**\`${kind.address.field}\`**`);
@@ -36,11 +36,20 @@ describe('the kind registries and the docs', () => {
   });
 
   it('docs/scenario-fields.md lists every encoder kind, its aliases and its build feature', () => {
-    const rows = table('Encoders');
+    const rows = table('## Encoders');
     expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map(typeCell));
     for (const [[, , rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
+  });
+
+  it('docs/architecture.md lists every sink kind and every encoder kind with the signals it carries', () => {
+    expect(table('### Sinks', 'architecture.md').map(([type]) => type)).to.deep.equal(
+      SINK_KINDS.map((kind) => `\`${kind.type}\``),
+    );
+    expect(table('### Encoders', 'architecture.md').map(([type, carries]) => [type, carries])).to.deep.equal(
+      ENCODER_KINDS.map((kind) => [`\`${kind.type}\``, kind.carries.join(', ')]),
+    );
   });
 
   it('docs/openapi.json names the sink and encoder types of POST /events', () => {

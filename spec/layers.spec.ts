@@ -102,6 +102,18 @@ describe('layers (docs/architecture.md)', () => {
     expect(upward).to.deep.equal([]);
   });
 
+  it('docs/architecture.md draws every layer and every layer of lib/sinks', () => {
+    const text = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    const block = (heading: string) => text.split(`\n${heading}\n`)[1]!.split('```')[1]!;
+    const drawn = block('## Layers').split(/\s+/);
+    expect(LAYERS.flat().filter((place) => !drawn.includes(place))).to.deep.equal([]);
+    const sinkLayers = block('### The sinks folder').split(/\s+/);
+    const names = SINK_LAYERS.flat().map(
+      (place) => `${place.replace('lib/sinks/', '')}${place.endsWith('.ts') ? '' : '/'}`,
+    );
+    expect(names.filter((name) => !sinkLayers.includes(name))).to.deep.equal([]);
+  });
+
   it('reads type-only imports too, so a type cannot close a cycle unseen', () => {
     expect(importsOf('lib/sinks/kinds/kind.ts')).to.include('lib/language/types.ts');
   });

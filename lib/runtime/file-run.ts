@@ -31,8 +31,9 @@ import type { Entry } from '../config/types.js';
 import type { After, While } from '../language/fields.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
 import { longTimer } from '../../operators/long-timer.js';
-import { anchorOf, delayed, optional, type Anchor } from './schedule.js';
-import type { SignalHooks } from './signals.js';
+import { optional } from './chain/optional.js';
+import { anchorOf, delayed, type Anchor } from './chain/start.js';
+import type { SignalHooks } from './chain/signal.js';
 import type { Shard } from '../../operators/labels.js';
 
 export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {

@@ -2,12 +2,11 @@ import { liveScheduler } from './live-scheduler.js';
 import { BehaviorSubject, Subject, type Observable, type SchedulerLike } from 'rxjs';
 import type { Delivery, Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
-import { encoderKindOf } from '../encoders/index.js';
-import { createSink } from '../sinks/index.js';
-import { entryChain, type ChainDeps } from './chain.js';
+import { entryChain, type ChainDeps } from './chain/index.js';
 import { EntryStats } from './stats.js';
 import type { Shard } from '../../operators/labels.js';
-import type { SignalHooks } from './signals.js';
+import type { SignalHooks } from './chain/signal.js';
+import { entrySink } from './chain/sink.js';
 import type { SinkDeps } from '../sinks/kinds/index.js';
 
 export interface RunEntryOptions {
@@ -59,13 +58,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const scheduler = options.scheduler ?? liveScheduler;
   const sink =
     options.createSink?.(entry) ??
-    createSink(entry.sink, {
-      stdout: options.stdout,
-      scheduler: options.sinkScheduler ?? scheduler,
-      encoder: entry.encoder.type,
-      trailer: encoderKindOf(entry.encoder.type)?.trailer,
-      ...options.sinkDeps,
-    });
+    entrySink(entry, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, ...options.sinkDeps });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.

@@ -23,7 +23,7 @@ import { internsLabelSets, labelSetCount, type Shard } from '../../operators/lab
 import { encoderKindOf } from '../encoders/index.js';
 import type { FileRun } from './file-run.js';
 import { liveScheduler } from './live-scheduler.js';
-import { labelOptions } from './signals.js';
+import { labelOptions } from './chain/labels.js';
 import type { EntryOutcome, EntryRun } from './run-entry.js';
 import { EntryStats } from './stats.js';
 

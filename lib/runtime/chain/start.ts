@@ -1,9 +1,8 @@
-import { delayWhen, identity, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
-import { longTimer } from '../../operators/long-timer.js';
-import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import { bursts } from '../../operators/bursts.js';
-import type { Entry } from '../config/types.js';
-import type { StartTime } from '../language/types.js';
+import { delayWhen, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
+import { longTimer } from '../../../operators/long-timer.js';
+import type { Entry } from '../../config/types.js';
+import type { StartTime } from '../../language/types.js';
+import { optional } from './optional.js';
 
 /** The timestamp written on tick 0, given the entry's start as read from its scheduler. */
 export type Anchor = (start: number) => number;
@@ -24,14 +23,6 @@ export function delayed<T>(ms: number, scheduler: SchedulerLike): MonoTypeOperat
   return delayWhen<T>(() => longTimer(ms, scheduler));
 }
 
-/**
- * The schedule stream of an entry that has started: its rate, with its burst window. The timer
- * starts when the schedule arrives.
- */
-export function entrySchedule(entry: Entry): Observable<RateSchedule> {
-  return of(RateSchedule.constant(entry.rate)).pipe(optional(entry.bursts && bursts(entry.bursts)));
-}
-
 /** The anchor of an entry's own `start_time`: its start for `now`, the instant, or its start plus the offset. */
 export function anchorOf(startTime: StartTime): Anchor {
   switch (startTime.kind) {
@@ -42,9 +33,4 @@ export function anchorOf(startTime: StartTime): Anchor {
     case 'relative':
       return (start) => start + startTime.offsetMs;
   }
-}
-
-/** An operator the entry asks for, or the identity when it does not. */
-export function optional<T>(operator: MonoTypeOperatorFunction<T> | false | undefined): MonoTypeOperatorFunction<T> {
-  return operator || identity;
 }

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { BehaviorSubject, NEVER, lastValueFrom, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { entryChain } from '../../lib/runtime/chain.js';
-import type { Entry } from '../../lib/config/types.js';
-import { MemorySink } from '../support/sinks.js';
-import { histogramEntry, metricEntry } from '../support/entries.js';
+import { entryChain } from '../../../lib/runtime/chain/index.js';
+import type { Entry } from '../../../lib/config/types.js';
+import { MemorySink } from '../../support/sinks.js';
+import { histogramEntry, metricEntry } from '../../support/entries.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 

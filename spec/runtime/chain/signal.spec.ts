@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { runEntry } from '../../lib/runtime/run-entry.js';
-import type { Entry } from '../../lib/config/types.js';
-import { MemorySink } from '../support/sinks.js';
-import { histogramEntry, metricEntry } from '../support/entries.js';
-import { promtoolCheck } from '../support/promtool.js';
+import { runEntry } from '../../../lib/runtime/run-entry.js';
+import type { Entry } from '../../../lib/config/types.js';
+import { MemorySink } from '../../support/sinks.js';
+import { histogramEntry, metricEntry } from '../../support/entries.js';
+import { promtoolCheck } from '../../support/promtool.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 

@@ -1,0 +1,18 @@
+import type { Encoder } from '../../../operators/encode.js';
+import type { Labelled, LogBatch, SampleBatch } from '../../../operators/model/batch.js';
+import type { Entry } from '../../config/types.js';
+import { createLogEncoder, createMetricEncoder } from '../../encoders/index.js';
+import { required } from './unsupported.js';
+
+/** What the signal stage of an entry emits: labelled samples (metrics, histogram, summary rows) or log records. */
+export type SignalBatch = Labelled<SampleBatch> | Labelled<LogBatch>;
+
+/**
+ * The encoder an entry's `encoder` configuration names, for the batches its signal type makes
+ * (the signal stage, signal.ts, emits those). Throws when the encoder cannot encode them.
+ */
+export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
+  if (entry.signal_type === 'logs') return createLogEncoder(entry.encoder);
+  const name = required(entry, 'name', entry.name);
+  return createMetricEncoder(entry.encoder, { name, metricType: entry.metric_type, help: entry.help });
+}

@@ -1,0 +1,124 @@
+import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import type { Labelled, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
+import type { Delivery } from '../../../operators/deliver.js';
+import { generate } from '../../../operators/generate.js';
+import { generateLogs } from '../../../operators/generate-logs.js';
+import { observe } from '../../../operators/observe.js';
+import { histogram } from '../../../operators/histogram.js';
+import { summary } from '../../../operators/summary.js';
+import { jitter } from '../../../operators/jitter.js';
+import { gaps } from '../../../operators/gaps.js';
+import { gate, snapTo } from '../../../operators/gate.js';
+import { labels, type Shard } from '../../../operators/labels.js';
+import type { SlotPattern } from '../../../operators/ticks.js';
+import type { Entry } from '../../config/types.js';
+import { valueGenerator } from '../../generators/value.js';
+import { logGenerator } from '../../generators/log.js';
+import { distributionSampler } from '../../generators/distribution.js';
+import type { SignalBatch } from './encoder.js';
+import { labelOptions } from './labels.js';
+import { optional } from './optional.js';
+import { required, UnsupportedEntryError } from './unsupported.js';
+
+export interface SignalHooks {
+  /** Sees every value batch of a metrics entry after jitter, before gaps (for `after` triggers). */
+  readonly onValues?: (batch: SampleBatch) => void;
+  /** Sees every labelled sample batch of a metrics, histogram or summary entry, as the encoder gets them (for scrape buffers). */
+  readonly onSamples?: (batch: Labelled<SampleBatch>) => void;
+  /** Sees every outcome of the entry's sink after the statistics counted it (for sink health logs). */
+  readonly onDelivery?: (delivery: Delivery) => void;
+}
+
+/** How an entry's pipeline is built: its hooks, and the shard of its series it emits. */
+export interface PipelineOptions extends SignalHooks {
+  /** Emit only this shard's series (svc-server --shard); default: all of them. */
+  readonly shard?: Shard;
+  /** The slots the entry's timer emits when they are only the shard's (shardSlots, timer.ts): the labels then keep every tick. */
+  readonly slots?: SlotPattern;
+  /** Whether a `while` entry's condition holds, as the watched entry's values arrive; required with `while`. */
+  readonly condition?: Observable<boolean>;
+  /** Times the `while` delays. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * The signal stage of an entry's chain, from due ticks to labelled batches (the encoder of
+ * encoder.ts takes them on). Every signal type shares the same shape and the same schedule and
+ * label operators:
+ *
+ * - metrics:   generate → jitter → gate → gaps → labels
+ * - logs:      generateLogs → gate → gaps → labels
+ * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set)
+ * - summary:   observe → gate → gaps → labels → summary
+ *
+ * The gate (`while`) is there only on entries that have one. A sharded entry nothing watches
+ * takes its labels first (before generate, generateLogs or observe), dropping the other shards'
+ * ticks before any value is made.
+ *
+ * Histogram and summary state is kept per label set, after the labels are known, and only
+ * from ticks that survive the gaps: silence records nothing.
+ */
+export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, SignalBatch> {
+  const labelled = labelOptions(entry, hooks.slots ? undefined : hooks.shard);
+  const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
+  const gated = <B extends TickBatch>(snap?: (batch: B) => B) =>
+    optional(
+      entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }),
+    );
+  const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
+  // A sharded entry whose values nothing watches (no `after` or `while` on it) takes its labels
+  // first, so the other shards' ticks are dropped before their values are made: a shard then
+  // generates only its own series. A watched entry makes every value on every shard, which all
+  // must see the same values.
+  const labelsFirst = hooks.shard !== undefined && !hooks.onValues;
+  // (With `slots` the timer emits only this shard's ticks already: see shardSlots in timer.ts.)
+  const early = <B extends TickBatch>(): OperatorFunction<B, B> => (labelsFirst ? labels<B>(labelled) : identity);
+  // The series were attached by `early` then.
+  const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> =>
+    labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled);
+
+  switch (entry.signal_type) {
+    case 'metrics': {
+      const generator = valueGenerator(required(entry, 'generator', entry.generator));
+      return (ticks) =>
+        ticks.pipe(
+          early(),
+          generate(generator),
+          optional(entry.jitter !== undefined && jitter<SampleBatch>(entry.jitter, entry.jitter_seed)),
+          optional(hooks.onValues && tap<SampleBatch>(hooks.onValues)),
+          gated<SampleBatch>(entry.while?.snap_to === undefined ? undefined : snapTo(entry.while.snap_to)),
+          silence<SampleBatch>(),
+          late<SampleBatch>(),
+          samplesSeen,
+        );
+    }
+    case 'logs': {
+      const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
+      return (ticks) => ticks.pipe(early(), generateLogs(generator), gated(), silence(), late());
+    }
+    case 'histogram':
+    case 'summary': {
+      const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
+      const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
+      return (ticks) =>
+        ticks.pipe(
+          early(),
+          observe(sample, entry.observations_per_tick ?? 100),
+          gated(),
+          silence(),
+          late(),
+          series,
+          samplesSeen,
+        );
+    }
+  }
+}
+
+/** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */
+function whileCondition(entry: Entry, hooks: PipelineOptions): Observable<boolean> {
+  if (!hooks.condition)
+    throw new UnsupportedEntryError(
+      `${entry.id}: a while gate watches another entry; run the entries of its file together (startEntries)`,
+    );
+  return hooks.condition;
+}

@@ -1,0 +1,14 @@
+import type { Sink } from '../../../operators/deliver.js';
+import type { Entry } from '../../config/types.js';
+import { encoderKindOf } from '../../encoders/index.js';
+import { createSink } from '../../sinks/index.js';
+import type { SinkDeps } from '../../sinks/kinds/index.js';
+
+/**
+ * The sink an entry's chain delivers to, as its `sink` configuration names it, told what its
+ * encoder writes (the http_push body type, the openmetrics trailer). Throws when it cannot be built.
+ */
+export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'trailer'>): Sink {
+  const encoder = entry.encoder.type;
+  return createSink(entry.sink, { ...deps, encoder, trailer: encoderKindOf(encoder)?.trailer });
+}
