@@ -45,7 +45,10 @@ export class SplitMix64 {
     this.seedLo = Number(value & 0xffff_ffffn) | 0;
   }
 
-  /** Output n into (hi, lo); each 64-bit product's low half is `Math.imul`, its high half {@link mulHigh} plus the cross terms. */
+  /**
+   * Output n into (hi, lo); each 64-bit product's low half is `Math.imul`, its high half {@link mulHigh} plus
+   * the cross terms.
+   */
   private output(n: number): void {
     const k = n + 1;
     const kHi = Math.floor(k / TWO_32) | 0;

@@ -22,7 +22,10 @@ export function isSecretHeader(name: string): boolean {
   return SECRET_HEADER.test(name);
 }
 
-/** True for the field `key` of a mapping whose parent field is `parent`, when its value is a secret (`password`, secret headers). */
+/**
+ * True for the field `key` of a mapping whose parent field is `parent`, when its value is a secret
+ * (`password`, secret headers).
+ */
 export function isSecretField(key: string, parent: string | undefined): boolean {
   return /passw/i.test(key) || (parent === 'headers' && isSecretHeader(key));
 }

@@ -273,7 +273,10 @@ export function labelSetCount(options: LabelOptions): number {
   return Math.min(sum, COUNTED_LABEL_SETS);
 }
 
-/** After how many ticks the rotating labels' values repeat: the lcm of their cardinalities (at most {@link COUNTED_LABEL_SETS}). */
+/**
+ * After how many ticks the rotating labels' values repeat: the lcm of their cardinalities (at most
+ * {@link COUNTED_LABEL_SETS}).
+ */
 export function rotationPeriod(dynamic: readonly RotatingLabel[]): number {
   return dynamic.reduce(
     (period, label) => leastCommonMultiple(period, 'values' in label ? label.values.length : label.cardinality),
@@ -298,7 +301,10 @@ function codesOf(dimensions: readonly Dimension[]): number {
   return dimensions.reduce((product, d) => product * d.radix, 1);
 }
 
-/** Most shapes an entry's label sets past interning may take (one per combination of its non-counting labels' values). */
+/**
+ * Most shapes an entry's label sets past interning may take (one per combination of its non-counting labels'
+ * values).
+ */
 const SHAPES = 1 << 12;
 
 /** An interned label set, and whether this shard emits it. */

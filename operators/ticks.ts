@@ -96,7 +96,10 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
       const elapsed = () => scheduler.now() - start;
 
-      /** Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may be due. */
+      /**
+       * Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may
+       * be due.
+       */
       const emitDue = (dueBy: number): boolean => {
         const current = schedule!;
         const due = Math.min(current.slotsDueBy(dueBy), endSlot);

@@ -9,7 +9,10 @@ import type { PromtoolResult } from './promtool.js';
 import type { Sampling } from './sampling.js';
 import { overSteps, type Check } from './unit-test.js';
 
-/** Prometheus's lookback: a series is read this long after its last sample, so an alert can still change after the data ends. */
+/**
+ * Prometheus's lookback: a series is read this long after its last sample, so an alert can still change after
+ * the data ends.
+ */
 const LOOKBACK_MS = 5 * 60_000;
 
 /** Runs promtool on the unit test of the sampling with these checks (and no other). */

@@ -14,7 +14,10 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 export interface HttpApi {
   /** What the backend is called in messages: `Prometheus at http://***@host:9090`. */
   readonly name: string;
-  /** The parsed JSON answer of GET `path` (relative to the base URL) with these query parameters (a list value repeats the parameter). */
+  /**
+   * The parsed JSON answer of GET `path` (relative to the base URL) with these query parameters (a list value
+   * repeats the parameter).
+   */
   get(path: string, params: Record<string, string | readonly string[]>): Promise<unknown>;
 }
 
@@ -77,7 +80,10 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
   };
 }
 
-/** Why a fetch failed, in the words of its cause (`connect ECONNREFUSED 127.0.0.1:9`) rather than fetch's `fetch failed`. */
+/**
+ * Why a fetch failed, in the words of its cause (`connect ECONNREFUSED 127.0.0.1:9`) rather than fetch's
+ * `fetch failed`.
+ */
 function reason(error: unknown): string {
   const { name, message, cause } = error as {
     name?: string;

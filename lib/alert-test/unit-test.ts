@@ -48,7 +48,10 @@ export function overSteps(
   };
 }
 
-/** The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file) and the checks. */
+/**
+ * The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file) and the
+ * checks.
+ */
 export function unitTest(sampling: Sampling, rulesFile: string, checks: readonly Check[]): string {
   const interval = promDuration(sampling.intervalMs);
   return stringify(

@@ -5,7 +5,10 @@ import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
 import { formatDuration, formatRate } from '../format.js';
 
-/** The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as `--dry-run` and `--verbose` print them. */
+/**
+ * The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as
+ * `--dry-run` and `--verbose` print them.
+ */
 export function describeScenario(plan: ScenarioPlan, origin: string): string {
   const lines = [`scenario: ${origin} (version ${plan.version}, kind ${plan.kind})`];
   const groups = new Map(plan.groups.map((group) => [group.name, group]));

@@ -12,7 +12,10 @@ import { TestCommand } from './commands/test.js';
 import { VersionCommand } from './commands/version.js';
 import { program, runProgram } from './program.js';
 
-/** Runs the `svc` command line on `argv` and resolves to its exit code (0 ok, 1 runtime or validation error, 2 usage error). */
+/**
+ * Runs the `svc` command line on `argv` and resolves to its exit code (0 ok, 1 runtime or validation error, 2
+ * usage error).
+ */
 export async function main(argv: readonly string[], context: SvcContext): Promise<number> {
   const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator', context);
   cli.register(RunCommand);

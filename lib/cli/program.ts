@@ -24,7 +24,10 @@ export function program<C extends BaseContext>(
 }
 
 export class SvcCli<C extends BaseContext> extends Cli<C> {
-  /** Why `argv` was refused, naming the mistake, then the usage of the command meant; clipanion's own message when the mistake is not found. */
+  /**
+   * Why `argv` was refused, naming the mistake, then the usage of the command meant; clipanion's own message
+   * when the mistake is not found.
+   */
   refusal(argv: readonly string[], error: unknown): string {
     const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].map(([command, { builder }]) => ({
       command,

@@ -1,6 +1,9 @@
 import cliProgress from 'cli-progress';
 
-/** Where the progress of a run goes while its entries run (its final lines are printed after {@link ProgressDisplay.stop}). */
+/**
+ * Where the progress of a run goes while its entries run (its final lines are printed after
+ * {@link ProgressDisplay.stop}).
+ */
 export interface ProgressDisplay {
   /** How often {@link show} is due. */
   readonly periodMs: number;

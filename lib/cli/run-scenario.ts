@@ -13,9 +13,15 @@ import { isTerminal, mayReachTerminal } from './terminal.js';
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
   readonly quiet?: boolean;
-  /** `--backfill`: every entry on virtual time, its whole duration as fast as its sink takes it (lib/runtime/backfill.ts). */
+  /**
+   * `--backfill`: every entry on virtual time, its whole duration as fast as its sink takes it
+   * (lib/runtime/backfill.ts).
+   */
   readonly backfill?: boolean;
-  /** `--workers`: worker threads, each running the file as its shard of the series (lib/runtime/workers.ts); default 1, none. */
+  /**
+   * `--workers`: worker threads, each running the file as its shard of the series (lib/runtime/workers.ts);
+   * default 1, none.
+   */
   readonly workers?: number;
 }
 
@@ -93,7 +99,10 @@ export async function runScenario(
   return failures.some(Boolean) ? 1 : 0;
 }
 
-/** A backfill's row of an entry still running: its virtual time covered, and the backfill's speed-up (`real` is the real time now). */
+/**
+ * A backfill's row of an entry still running: its virtual time covered, and the backfill's speed-up (`real`
+ * is the real time now).
+ */
 function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
   const started = backfill.startedAt(run.entry.id);
   const covered = started === undefined ? 0 : Math.min(backfill.clock.now() - started, run.entry.duration!);
@@ -133,7 +142,10 @@ export function neverStartedLine(entry: Entry): string {
   return `[info] ${entry.id}: never started (${why})`;
 }
 
-/** Emits when writing to `stdout` fails with EPIPE: its reader went away (`svc … | head`), and the run ends as Unix tools do. */
+/**
+ * Emits when writing to `stdout` fails with EPIPE: its reader went away (`svc … | head`), and the run ends as
+ * Unix tools do.
+ */
 function readerGone(stdout: NodeJS.WritableStream): Observable<string> {
   return fromEvent(stdout, 'error').pipe(
     filter((error) => (error as NodeJS.ErrnoException).code === 'EPIPE'),

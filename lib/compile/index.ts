@@ -1,8 +1,9 @@
 /**
- * A validated scenario file -> the plan the runtime runs: packs expanded (built-in packs first,
- * then the catalog), `after` references checked on the expanded entries, clock groups assigned
- * (automatic ones for entries linked by `after`), and each entry's start predicted where the
- * generators allow it (for `--dry-run`; the runtime decides the real starts as it runs). Every problem is reported in the style of lib/config, as a ConfigError.
+ * A validated scenario file -> the plan the runtime runs: packs expanded (built-in packs first, then the
+ * catalog), `after` references checked on the expanded entries, clock groups assigned (automatic ones for
+ * entries linked by `after`), and each entry's start predicted where the generators allow it (for
+ * `--dry-run`; the runtime decides the real starts as it runs). Every problem is reported in the style of
+ * lib/config, as a ConfigError.
  */
 import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from '../config/references.js';

@@ -1,7 +1,8 @@
 /**
  * Pack expansion: an entry with `pack: <name>` becomes one entry per metric of the pack, with id
- * `<entry id>.<metric name>` (metrics that share a name: `<entry id>.<metric name>#2`, ...). Every other field of the entry (rate, duration, encoder, sink,
- * labels, schedules, phase_offset, clock_group, after, …) applies to each expanded metric.
+ * `<entry id>.<metric name>` (metrics that share a name: `<entry id>.<metric name>#2`, ...). Every other
+ * field of the entry (rate, duration, encoder, sink, labels, schedules, phase_offset, clock_group, after, …)
+ * applies to each expanded metric.
  *
  * Labels, later ones winning: the pack's `shared_labels`, the metric's `labels`, the entry's
  * `labels`, the metric's `overrides.<name>.labels`. Generator: the override's, else the metric's.
@@ -52,7 +53,10 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
   const sources: number[] = [];
   const issues: { index: number; issue: Issue }[] = [];
 
-  /** False, with an issue at `path` of entry `index`, when `size` more entries would pass the limit: expansion stops there. */
+  /**
+   * False, with an issue at `path` of entry `index`, when `size` more entries would pass the limit: expansion
+   * stops there.
+   */
   const room = (index: number, size: number, what: string, path: Issue['path']): boolean => {
     if (out.length + size <= MAX_ENTRIES) return true;
     const message = `${what} brings this file to more than ${MAX_ENTRIES} entries once packs are expanded; the limit is ${MAX_ENTRIES}`;

@@ -16,7 +16,10 @@ import type { LogTable, MetricTable, ReplayTimes, Severity } from '../language/t
 import { readTextFile } from './read.js';
 import type { Entry, ScenarioFile } from './types.js';
 
-/** Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal thrown. */
+/**
+ * Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal
+ * thrown.
+ */
 export type LocateFile = (file: string) => Promise<string>;
 
 /**
@@ -34,7 +37,10 @@ export function filesIn(dir: string): LocateFile {
   };
 }
 
-/** Relative paths from the directory of the scenario file at `path`; from the working directory for standard input (no path). */
+/**
+ * Relative paths from the directory of the scenario file at `path`; from the working directory for standard
+ * input (no path).
+ */
 export function filesBeside(path: string | undefined): LocateFile {
   return filesIn(path === undefined ? process.cwd() : dirname(path));
 }

@@ -124,7 +124,10 @@ export const entryFields = {
 
 export type EntryField = keyof typeof entryFields;
 
-/** What an entry needs once `defaults` are merged into it; which source field it needs depends on its signal (entry.ts). */
+/**
+ * What an entry needs once `defaults` are merged into it; which source field it needs depends on its signal
+ * (entry.ts).
+ */
 export const REQUIRED_ENTRY_FIELDS: readonly EntryField[] = ['signal_type', 'rate'];
 export type EntryFields = Partial<Decoded<typeof entryFields>>;
 

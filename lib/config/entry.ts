@@ -162,7 +162,10 @@ export function pairing(
   return { problems, sink: 'message' in fitted ? config : fitted };
 }
 
-/** The sink with the fields its kind lets the entry's signal decide (an OTLP sink's signal_type), or why it cannot take them. */
+/**
+ * The sink with the fields its kind lets the entry's signal decide (an OTLP sink's signal_type), or why it
+ * cannot take them.
+ */
 function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | SinkIssue {
   return sinkKindOf(config.type)!.fit?.(config, signal) ?? config;
 }
@@ -287,7 +290,10 @@ function withoutUndefined<T extends object>(value: T): T {
   return defined as T;
 }
 
-/** Why an `encoder` or `sink` of `type` cannot run here (its build feature's packages are not installed); undefined when it can. */
+/**
+ * Why an `encoder` or `sink` of `type` cannot run here (its build feature's packages are not installed);
+ * undefined when it can.
+ */
 export function unbuiltRefusal(field: 'encoder' | 'sink', type: unknown): string | undefined {
   const refusal = featureRefusal((field === 'sink' ? sinkKindOf(type) : encoderKindOf(type))?.feature);
   return refusal && `${type} ${refusal}`;

@@ -31,11 +31,17 @@ export const ADDRESS_FIELDS: Readonly<Record<string, string>> = Object.fromEntri
 interface FlagField {
   readonly path: readonly Segment[];
   readonly flag: string;
-  /** The flag made this mapping whole (`--sink file` on an entry with another sink): its missing fields are the flags'. */
+  /**
+   * The flag made this mapping whole (`--sink file` on an entry with another sink): its missing fields are
+   * the flags'.
+   */
   readonly made?: true;
 }
 
-/** A problem that belongs to a flag: `issue.path` is below the field the flag set, `field` the path within the entry. */
+/**
+ * A problem that belongs to a flag: `issue.path` is below the field the flag set, `field` the path within the
+ * entry.
+ */
 export interface FlagIssue {
   readonly flag: string;
   readonly issue: Issue;

@@ -17,9 +17,9 @@ export function originOf(source: TextSource): string {
 }
 
 /**
- * The text of the file `source`, from its path or a stream, read up to `limit` bytes (default {@link MAX_TEXT_BYTES}): a
- * larger one is refused as soon as it is past the limit, without being read whole. `what` names
- * the file in messages: `scenario file`, `pack file`; `format` what it should hold.
+ * The text of the file `source`, from its path or a stream, read up to `limit` bytes (default
+ * {@link MAX_TEXT_BYTES}): a larger one is refused as soon as it is past the limit, without being read whole.
+ * `what` names the file in messages: `scenario file`, `pack file`; `format` what it should hold.
  */
 export async function readTextFile(
   source: TextSource,

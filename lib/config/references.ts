@@ -1,4 +1,7 @@
-/** Rules across the entries of one file: their ids (explicit ones unique), and `after` and `while` pointing at another entry's generator. */
+/**
+ * Rules across the entries of one file: their ids (explicit ones unique), and `after` and `while` pointing at
+ * another entry's generator.
+ */
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
@@ -107,7 +110,10 @@ function entriesByName(entries: readonly EntryFields[]): Map<string, number[]> {
   return found;
 }
 
-/** The pack or csv_replay entry whose expansion a ref such as `node.cpu` names, if any (compiling checks it once expanded). */
+/**
+ * The pack or csv_replay entry whose expansion a ref such as `node.cpu` names, if any (compiling checks it
+ * once expanded).
+ */
 function expandingEntryOf(
   entries: readonly EntryFields[],
   byId: ReadonlyMap<string, number>,

@@ -58,7 +58,10 @@ interface FieldsLayout {
 
 /** A template as one format writes it. */
 interface PreparedTemplate {
-  /** Its message's pieces: bytes, or the index (in the template's `names`) of the field whose value goes there; none when a literal piece is refused (`messagePiece`). */
+  /**
+   * Its message's pieces: bytes, or the index (in the template's `names`) of the field whose value goes
+   * there; none when a literal piece is refused (`messagePiece`).
+   */
   readonly message?: readonly (Uint8Array | number)[];
   readonly fields: FieldsLayout;
   /** For each name of `fields` (sorted), its index in the template's `names`. */
@@ -73,7 +76,10 @@ interface ValueBytes {
   readonly field: Uint8Array;
 }
 
-/** Distinct values (and recent field-name sets) kept per encoder; past that the cache starts over, so memory stays bounded. */
+/**
+ * Distinct values (and recent field-name sets) kept per encoder; past that the cache starts over, so memory
+ * stays bounded.
+ */
 const VALUES_KEPT = 4096;
 const NAME_SETS_KEPT = 16;
 /** Bytes per record assumed for a first batch; later batches size their buffer on the last one. */
@@ -123,7 +129,8 @@ class LineWriter implements LogLine {
   private pos = 0;
   private perRecord = FIRST_GUESS;
 
-  // The record being written: its batch and row, its template as prepared, and (templated) its values' bytes by name index.
+  // The record being written: its batch and row, its template as prepared, and (templated) its values' bytes
+  // by name index.
   private batch!: Labelled<LogBatch>;
   private i = 0;
   private template: PreparedTemplate | undefined;

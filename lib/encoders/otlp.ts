@@ -143,7 +143,10 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
   };
 }
 
-/** The fields of a histogram data point from the rows of one event: cumulative buckets (+Inf last), `_sum`, `_count`. */
+/**
+ * The fields of a histogram data point from the rows of one event: cumulative buckets (+Inf last), `_sum`,
+ * `_count`.
+ */
 function histogramPoint(batch: Labelled<SampleBatch>, at: number, rows: number) {
   const buckets = rows - 2;
   const explicitBounds: number[] = [];
@@ -165,7 +168,10 @@ function summaryPoint(batch: Labelled<SampleBatch>, at: number, rows: number) {
   return { quantileValues, sum: batch.value[at + rows - 2]!, count: batch.value[at + rows - 1]! };
 }
 
-/** OTLP `SeverityNumber` of each severity: the first number of its range (TRACE 1, DEBUG 5, INFO 9, WARN 13, ERROR 17, FATAL 21). */
+/**
+ * OTLP `SeverityNumber` of each severity: the first number of its range (TRACE 1, DEBUG 5, INFO 9, WARN 13,
+ * ERROR 17, FATAL 21).
+ */
 export const SEVERITY_NUMBER: Readonly<Record<Severity, number>> = {
   trace: 1,
   debug: 5,

@@ -37,7 +37,10 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
     metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }],
   }).finish();
   const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly stampLength: number }>();
-  /** Everything of a row before its value, for a timestamp field of `stampLength` bytes (6 bytes for any time from 1971 to 2109). */
+  /**
+   * Everything of a row before its value, for a timestamp field of `stampLength` bytes (6 bytes for any time
+   * from 1971 to 2109).
+   */
   const headOf = (series: Series, stampLength: number): Buffer => {
     const found = heads.get(series);
     if (found?.stampLength === stampLength) return found.bytes;

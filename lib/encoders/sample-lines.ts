@@ -59,7 +59,10 @@ class CachedHead implements LineHead {
 /** A shape's text cut at its holes: literal bytes, and hole numbers. */
 type ShapeParts = readonly (Buffer | number)[];
 
-/** A shaped series: its shape's parts around the value, with this series' fills. One per encoder, pointed at each series in turn: no allocation per line. */
+/**
+ * A shaped series: its shape's parts around the value, with this series' fills. One per encoder, pointed at
+ * each series in turn: no allocation per line.
+ */
 class ShapedHead implements LineHead {
   room = 0;
   private lead: ShapeParts = [];

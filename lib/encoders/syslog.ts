@@ -40,7 +40,8 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
     series: (series) => element('labels', series.labels),
     head: (ms, severity) =>
       `<${facility * 8 + SEVERITY_CODES[Object.hasOwn(SEVERITY_CODES, severity) ? severity : 'info']!}>1 ${iso(ms)}${header}`,
-    // Whole messages only when a piece has a line feed (its CR may end the piece before) or a lone surrogate (that may pair across).
+    // Whole messages only when a piece has a line feed (its CR may end the piece before) or a lone surrogate
+    // (that may pair across).
     messagePiece: (text) => (text.includes('\n') || LONE_SURROGATE.test(text) ? undefined : text),
     message: (text) => text.replace(/\r?\n/g, '\\n'),
     fieldValue: escapeParam,

@@ -6,7 +6,10 @@ export interface HostPort {
   readonly text: string;
 }
 
-/** The one `host:port` grammar (`[::1]:514` for IPv6): the scenario language, the sinks and the server's warnings read it. */
+/**
+ * The one `host:port` grammar (`[::1]:514` for IPv6): the scenario language, the sinks and the server's
+ * warnings read it.
+ */
 const HOST_PORT = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/;
 
 /** `host:port` split, or undefined when `address` is not one (or its port is outside 1-65535). */

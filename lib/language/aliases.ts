@@ -182,7 +182,10 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
   ),
 };
 
-/** What the generator of an entry or of `defaults` may name: a generator type, or an alias (desugared before the codec decodes it). */
+/**
+ * What the generator of an entry or of `defaults` may name: a generator type, or an alias (desugared before
+ * the codec decodes it).
+ */
 export const entryGenerator = generator
   .withSchema(taggedSchema({ ...GENERATOR_VARIANTS, ...ALIASES }))
   .describe(

@@ -179,7 +179,10 @@ export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
   );
 }
 
-/** Feeds a successful decode to `next`, which may refine, check across fields or fill defaults; the schema stays `codec`'s. */
+/**
+ * Feeds a successful decode to `next`, which may refine, check across fields or fill defaults; the schema
+ * stays `codec`'s.
+ */
 export function andThen<A, B>(
   codec: t.Type<A, unknown, unknown>,
   next: (a: A, u: unknown, c: t.Context) => t.Validation<B>,

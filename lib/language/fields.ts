@@ -165,7 +165,10 @@ export const grpcEndpoint = stringWhere(
 
 // ---- labels and schedules ------------------------------------------------------------------
 
-/** A label value: text; a YAML number or boolean (`status: 200`) is taken as its text, as the number reads (`1.50` is `"1.5"`). */
+/**
+ * A label value: text; a YAML number or boolean (`status: 200`) is taken as its text, as the number reads
+ * (`1.50` is `"1.5"`).
+ */
 export const labelValue = new Codec<string>(
   'label value',
   (u, c) => {
@@ -486,7 +489,10 @@ export const GENERATOR_VARIANTS = {
   ).describe("Recorded data: the numeric columns of a CSV (a Grafana export), on the CSV's own time."),
 };
 
-/** The generator types of a pack file's metric and of `overrides`: any but csv_replay, whose file only an entry's generator has read. */
+/**
+ * The generator types of a pack file's metric and of `overrides`: any but csv_replay, whose file only an
+ * entry's generator has read.
+ */
 const { csv_replay: _readByEntriesOnly, ...packVariants } = GENERATOR_VARIANTS;
 export const PACK_GENERATOR_VARIANTS = packVariants;
 
@@ -499,7 +505,10 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
   >),
 });
 
-/** The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator has read. */
+/**
+ * The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator
+ * has read.
+ */
 export const packGenerator = new Codec<GeneratorConfig>(
   'generator',
   (u, c) =>
@@ -710,7 +719,10 @@ export const after = strict('after', watched, { delay: duration.describe('A wait
   .define('after');
 export type After = t.TypeOf<typeof after>;
 
-/** `while`: the entry emits only while `ref`'s current value satisfies `op value`; `delay` debounces the edges; `snap_to` is the value of one last sample on close. */
+/**
+ * `while`: the entry emits only while `ref`'s current value satisfies `op value`; `delay` debounces the
+ * edges; `snap_to` is the value of one last sample on close.
+ */
 export const whileGate = strict('while', watched, {
   delay: strict(
     'while.delay',
@@ -746,7 +758,10 @@ export function catalogMetadata() {
   };
 }
 
-/** One alert expectation of `svc test` (the reference tool's shape): the alert, a subset of its labels, how soon it fires and then resolves. */
+/**
+ * One alert expectation of `svc test` (the reference tool's shape): the alert, a subset of its labels, how
+ * soon it fires and then resolves.
+ */
 export const alertExpectation = strict(
   'alert expectation',
   {

@@ -30,7 +30,10 @@ export interface Place {
 
 export const TOP: Place = { path: [] };
 
-/** `syntax`: not YAML/JSON (HTTP 400); `invalid`: fails validation (HTTP 422); `unreadable`: the file cannot be read. */
+/**
+ * `syntax`: not YAML/JSON (HTTP 400); `invalid`: fails validation (HTTP 422); `unreadable`: the file cannot
+ * be read.
+ */
 export type ConfigErrorKind = 'syntax' | 'invalid' | 'unreadable';
 
 /** Messages listed in `ConfigError.message`; `problems` always holds all of them. */

@@ -100,7 +100,10 @@ export interface LogTemplate {
 
 export type LogGeneratorConfig = TemplateLogGenerator | CsvReplayLogGenerator;
 
-/** `csv_replay` logs: the rows of a CSV (timestamp, severity, message, other columns as fields), on the CSV's time scaled by `timescale`. */
+/**
+ * `csv_replay` logs: the rows of a CSV (timestamp, severity, message, other columns as fields), on the CSV's
+ * time scaled by `timescale`.
+ */
 export interface CsvReplayLogGenerator {
   readonly type: 'csv_replay';
   readonly file: string;

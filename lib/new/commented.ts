@@ -14,11 +14,17 @@ export interface Field {
   readonly comment?: string;
   /** Write a mapping or list value on one line: `{type: sine, amplitude: 30}`. */
   readonly flow?: boolean;
-  /** Write each element of a list value, or each field of a mapping value, on one line: `- {key: pod, cardinality: 3}`. */
+  /**
+   * Write each element of a list value, or each field of a mapping value, on one line:
+   * `- {key: pod, cardinality: 3}`.
+   */
   readonly flowChildren?: boolean;
 }
 
-/** An item of a commented mapping: a field, or a commented-out line (an optional field worth knowing) shown before the next field. */
+/**
+ * An item of a commented mapping: a field, or a commented-out line (an optional field worth knowing) shown
+ * before the next field.
+ */
 export type Item = Field | string;
 
 /** Builds commented mappings of one document, then writes the document. */

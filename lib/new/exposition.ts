@@ -148,7 +148,10 @@ function readSample(
   return undefined;
 }
 
-/** The family a sample named `name` belongs to: a declared family it is the name of, or the name of with a suffix of that family's type. */
+/**
+ * The family a sample named `name` belongs to: a declared family it is the name of, or the name of with a
+ * suffix of that family's type.
+ */
 function familyOf(name: string, families: ReadonlyMap<string, Building>): string {
   if (families.has(name)) return name;
   const suffix = ALL_SUFFIXES.find(

@@ -64,7 +64,10 @@ export const MIN_NOISE_ROWS = 50;
 const MIN_CYCLES = 2;
 /** Lags of the autocorrelation that the white-noise test looks at. */
 const NOISE_LAGS = 20;
-/** Refining steps of the sine's period (golden section): the bracket, two frequency bins, shrinks to 0.618^24 ≈ 1e-5 of its width. */
+/**
+ * Refining steps of the sine's period (golden section): the bracket, two frequency bins, shrinks to 0.618^24
+ * ≈ 1e-5 of its width.
+ */
 const PERIOD_REFINEMENTS = 24;
 /** Rounds of the two-level split (1-D k-means with k = 2): it settles in a few. */
 const SPLIT_ROUNDS = 10;
@@ -177,10 +180,10 @@ function* candidatesOf(series: Series): Generator<Candidate> {
 }
 
 /**
- * How well a candidate fits: its NRMSE, and whether it fits: at most {@link FIT_NRMSE}, or with a
- * residual of at least {@link MIN_NOISE_ROWS} rows that is noise. A noise residual above {@link NOISE_FLOOR_NRMSE} (fitting or not without
- * it) is returned as `noise`, the entry's jitter: √3 × its RMS, the amplitude of the uniform noise
- * (svc's jitter) of that RMS.
+ * How well a candidate fits: its NRMSE, and whether it fits: at most {@link FIT_NRMSE}, or with a residual of
+ * at least {@link MIN_NOISE_ROWS} rows that is noise. A noise residual above {@link NOISE_FLOOR_NRMSE}
+ * (fitting or not without it) is returned as `noise`, the entry's jitter: √3 × its RMS, the amplitude of the
+ * uniform noise (svc's jitter) of that RMS.
  */
 function judge(series: Series, candidate: Candidate): { fits: boolean; nrmse: number; noise?: number } {
   const { t, v } = series;
@@ -431,7 +434,10 @@ function signedPhase(at: number, period: number): number {
   return phase > period / 2 ? phase - period : phase;
 }
 
-/** The note's words for a periodic shape whose cycle starts `phase` ms from the first row (svc's starts at the entry start). */
+/**
+ * The note's words for a periodic shape whose cycle starts `phase` ms from the first row (svc's starts at the
+ * entry start).
+ */
 function shifted(phase: number, what: string): string {
   if (Math.round(phase) === 0) return '';
   return `, ${what} ${fmt(Math.abs(phase) / 1000)} s ${phase > 0 ? 'after' : 'before'} the first row (svc's at the entry start)`;

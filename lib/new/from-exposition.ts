@@ -51,7 +51,10 @@ interface Profiled {
   readonly found: string[];
 }
 
-/** The scenario text reproducing the exposition `text`; validated as svc run would (a ConfigError when the sink and encoder do not go together). */
+/**
+ * The scenario text reproducing the exposition `text`; validated as svc run would (a ConfigError when the
+ * sink and encoder do not go together).
+ */
 export function scenarioFromExposition(text: string, options: ExpositionOptions): string {
   const exposition = parseExposition(text);
   const ages = counterAges(exposition.families, options.readAt);
@@ -315,7 +318,10 @@ interface Fit {
   readonly why: string;
 }
 
-/** A quantile as read: its estimate, and the range the data pins it to (a histogram's bucket; a summary's value itself). */
+/**
+ * A quantile as read: its estimate, and the range the data pins it to (a histogram's bucket; a summary's
+ * value itself).
+ */
 interface Quantile {
   readonly value: number;
   readonly low: number;

@@ -26,7 +26,10 @@ const URLS: Record<string, string> = {
   otlp_http: 'http://127.0.0.1:4318',
 };
 
-/** `{type: sinkType}` with a placeholder in every field the sink kind requires: the kind's codec says which, {@link PLACEHOLDERS} what. */
+/**
+ * `{type: sinkType}` with a placeholder in every field the sink kind requires: the kind's codec says which,
+ * {@link PLACEHOLDERS} what.
+ */
 export function placeholderSink(signal: SignalType, sinkType: string): { type: string } & Record<string, unknown> {
   const decoded = sinkKindOf(sinkType)!.codec.decode({ type: sinkType });
   if (decoded._tag === 'Right') return { type: sinkType };

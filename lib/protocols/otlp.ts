@@ -112,7 +112,10 @@ const DESCRIPTOR = {
  * time and value last, so everything before them is computed once per series.
  */
 export const OTLP_TAG = {
-  /** Field 1, length-delimited: `resource_metrics`/`resource_logs`, `resource`, `scope`, `data_points`, `Metric.name`. */
+  /**
+   * Field 1, length-delimited: `resource_metrics`/`resource_logs`, `resource`, `scope`, `data_points`,
+   * `Metric.name`.
+   */
   first: (1 << 3) | 2,
   /** Field 2, length-delimited: `scope_metrics`/`scope_logs`, `metrics`/`log_records`, `Metric.description`. */
   second: (2 << 3) | 2,
@@ -155,7 +158,10 @@ export function otlpMessages(): OtlpMessages {
   return messages;
 }
 
-/** Nanoseconds since the epoch of an epoch-millisecond time (before 1970: 0, which OTLP's unsigned times cannot go below). */
+/**
+ * Nanoseconds since the epoch of an epoch-millisecond time (before 1970: 0, which OTLP's unsigned times
+ * cannot go below).
+ */
 export function nanoseconds(ms: number): bigint {
   return ms > 0 ? BigInt(Math.trunc(ms)) * 1_000_000n : 0n;
 }

@@ -207,7 +207,10 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   };
 }
 
-/** The shard of the entry at `position`'s own series (numbered from 0) that gives the file's series (p + s) mod count to `shard`. */
+/**
+ * The shard of the entry at `position`'s own series (numbered from 0) that gives the file's series (p + s)
+ * mod count to `shard`.
+ */
 function entryShard({ index, count }: Shard, position: number): Shard {
   return { count, index: (((index - position) % count) + count) % count };
 }

@@ -24,13 +24,19 @@ export interface RunEntryOptions {
   readonly stdout?: NodeJS.WritableStream;
   /** Builds the entry's sink (tests inject failing or slow ones). */
   readonly createSink?: (entry: Entry) => Sink;
-  /** How the sink opens beyond its configuration: a worker thread appends to the file the main thread truncated (workers.ts). */
+  /**
+   * How the sink opens beyond its configuration: a worker thread appends to the file the main thread
+   * truncated (workers.ts).
+   */
   readonly sinkDeps?: Pick<SinkDeps, 'appendFiles'>;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** Emit only this shard of the entry's series; default: all of them. */
   readonly shard?: Shard;
-  /** When the entry starts (its clock group or `after` trigger, file-run.ts); default: at once or after its phase offset. */
+  /**
+   * When the entry starts (its clock group or `after` trigger, file-run.ts); default: at once or after its
+   * phase offset.
+   */
   readonly start?: ChainDeps['start'];
   /** Whether the entry's `while` condition holds, as the watched entry's values arrive (file-run.ts). */
   readonly condition?: ChainDeps['condition'];

@@ -92,7 +92,10 @@ export class EntryStats {
     return this.totalSinkFailures > 0 && this.lastSuccessfulWriteAt === undefined;
   }
 
-  /** Events per second over the last few seconds; 0 until two writes (or a write and a later reading) span some time. */
+  /**
+   * Events per second over the last few seconds; 0 until two writes (or a write and a later reading) span
+   * some time.
+   */
   currentRate(now: number): number {
     if (!this.recent.length) return 0;
     this.sample(now);

@@ -67,11 +67,17 @@ export interface WorkersOptions {
 
 const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false };
 
-/** The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and specs). */
+/**
+ * The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and
+ * specs).
+ */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(`./worker-entry${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
 
-/** A worker on {@link WORKER_URL}; from source it registers tsx first, since Node 20's `--import` does not reach a worker's module loading. */
+/**
+ * A worker on {@link WORKER_URL}; from source it registers tsx first, since Node 20's `--import` does not
+ * reach a worker's module loading.
+ */
 function newWorker(workerData: WorkerData): Worker {
   const options = { workerData, stdout: true };
   if (!FROM_SOURCE) return new Worker(WORKER_URL, options);
@@ -79,7 +85,10 @@ function newWorker(workerData: WorkerData): Worker {
   return new Worker(load, { ...options, eval: true });
 }
 
-/** Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a trailer's) into a file or stdout. */
+/**
+ * Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a
+ * trailer's) into a file or stdout.
+ */
 export function workersRefusal(entries: readonly Entry[]): string | undefined {
   const whole = entries.find(
     (entry) =>
@@ -92,7 +101,10 @@ export function workersRefusal(entries: readonly Entry[]): string | undefined {
   );
 }
 
-/** The most worker threads a run starts (`--workers`, or the default): a bound on threads, their memory and their connections. */
+/**
+ * The most worker threads a run starts (`--workers`, or the default): a bound on threads, their memory and
+ * their connections.
+ */
 export const MAX_WORKERS = 64;
 
 /**
@@ -216,7 +228,10 @@ function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => 
   };
 }
 
-/** One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it exited and its stdout drained. */
+/**
+ * One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it
+ * exited and its stdout drained.
+ */
 function runWorker(
   entries: readonly Entry[],
   shard: Shard,
@@ -257,7 +272,10 @@ function runWorker(
   };
 }
 
-/** Adds what one worker did for an entry since its `last` report to the entry's statistics, as the deliveries they count. */
+/**
+ * Adds what one worker did for an entry since its `last` report to the entry's statistics, as the deliveries
+ * they count.
+ */
 function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounters, now: number): void {
   const events = next.events - last.events;
   const bytes = next.bytes - last.bytes;
@@ -269,7 +287,10 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
     stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
 }
 
-/** Each file sink's path truncated once (the workers append); a path that cannot be opened is left to the workers' sinks to report. */
+/**
+ * Each file sink's path truncated once (the workers append); a path that cannot be opened is left to the
+ * workers' sinks to report.
+ */
 function truncateFiles(entries: readonly Entry[]): void {
   for (const path of new Set(entries.flatMap((entry) => (entry.sink.type === 'file' ? [entry.sink.path] : [])))) {
     try {

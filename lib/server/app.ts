@@ -14,10 +14,10 @@ import { scenarioRoutes } from './routes/scenarios.js';
 const require = createRequire(import.meta.url);
 
 /**
- * The svc HTTP API as a koa app: error envelope first, then authentication, body parsing
- * (text of JSON and YAML bodies; 1 MiB at most: larger ones get 413), and one router per resource. Tests drive it through
- * `app.callback()`; `svc-server` listens with it. JSON is read as text too: lib/config parses
- * every body, with its bounds on size and nesting, so no parse of a hostile body is unbounded.
+ * The svc HTTP API as a koa app: error envelope first, then authentication, body parsing (text of JSON and
+ * YAML bodies; 1 MiB at most: larger ones get 413), and one router per resource. Tests drive it through
+ * `app.callback()`; `svc-server` listens with it. JSON is read as text too: lib/config parses every body,
+ * with its bounds on size and nesting, so no parse of a hostile body is unbounded.
  */
 export function createApp(deps: ServerDeps): Koa {
   const app = new Koa();

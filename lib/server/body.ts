@@ -1,7 +1,10 @@
 import type { Context } from 'koa';
 import type { Variables } from '../config/interpolate.js';
 
-/** Variables of svc-server that a request body may name: `SVC_ENV_REGION` is `${REGION}`; the rest of its environment stays private. */
+/**
+ * Variables of svc-server that a request body may name: `SVC_ENV_REGION` is `${REGION}`; the rest of its
+ * environment stays private.
+ */
 const BODY_VARIABLE = /^SVC_ENV_(.+)$/;
 
 /** The variables of posted scenarios, from svc-server's environment. */
@@ -14,7 +17,10 @@ export function bodyVariables(env: Variables): Variables {
   );
 }
 
-/** Media types of YAML bodies (text/plain too: curl's `--data-binary` default is not one of them, but people send it). */
+/**
+ * Media types of YAML bodies (text/plain too: curl's `--data-binary` default is not one of them, but people
+ * send it).
+ */
 export const YAML_TYPES = ['text/yaml', 'application/yaml', 'application/x-yaml', 'text/x-yaml', 'text/plain'];
 export const JSON_TYPES = ['application/json', 'application/*+json'];
 

@@ -16,7 +16,10 @@ export interface ServerDeps {
   readonly fileRoot?: string;
   /** Where `pack: <name>` and bodies of `@name` resolve (`--catalog`); none: built-in packs only. */
   readonly catalog?: Catalog;
-  /** What `${NAME}` in a posted scenario expands to (from the `SVC_ENV_NAME` variables: `bodyVariables`); none: no variable is set. */
+  /**
+   * What `${NAME}` in a posted scenario expands to (from the `SVC_ENV_NAME` variables: `bodyVariables`);
+   * none: no variable is set.
+   */
   readonly variables?: Variables;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */

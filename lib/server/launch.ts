@@ -4,7 +4,10 @@ import { confineFileSink } from './file-root.js';
 import type { StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 
-/** A compiled file as this server runs it: its `file` sinks confined below the file root, with the advisory warnings about its sinks. */
+/**
+ * A compiled file as this server runs it: its `file` sinks confined below the file root, with the advisory
+ * warnings about its sinks.
+ */
 export interface PreparedScenario {
   readonly file: ScenarioFile;
   readonly warnings: readonly string[];

@@ -29,7 +29,9 @@ interface Settings {
   readonly shard?: Shard;
 }
 
-/** `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`. */
+/**
+ * `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`.
+ */
 class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',

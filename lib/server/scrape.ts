@@ -116,7 +116,10 @@ export class ScrapeBuffer {
     if (index !== undefined) this.latest[index] = value;
   }
 
-  /** The index of a series by its name suffix and labels (a transient one comes as a new object each time), adding it while there is room. */
+  /**
+   * The index of a series by its name suffix and labels (a transient one comes as a new object each time),
+   * adding it while there is room.
+   */
   private indexOfText(series: Series): number | undefined {
     const id = sampleName('', series);
     let index = this.indexOf.get(id);

@@ -68,7 +68,10 @@ export type Labelled<B extends TickBatch> = B & { readonly series: readonly Seri
 export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Array> {
   /** Number of events encoded. */
   readonly size: number;
-  /** The encoded bytes of every event, ready for the sink: UTF-8 lines of the text encoders, or protobuf bytes (a string from an encoder that writes text as text). */
+  /**
+   * The encoded bytes of every event, ready for the sink: UTF-8 lines of the text encoders, or protobuf bytes
+   * (a string from an encoder that writes text as text).
+   */
   readonly data: D;
   /** Size of `data` in bytes (UTF-8 for text), measured once by the encoder: sinks and stats read it here. */
   readonly bytes: number;
@@ -92,7 +95,10 @@ export interface EncodedBatch<D extends string | Uint8Array = string | Uint8Arra
 export interface Frames {
   /** Where each record ends (exclusive), its separator included. */
   readonly ends: readonly number[];
-  /** Bytes (code units of a string) at the end of every record that only separate records: 1 for a line feed, 0 for binary. */
+  /**
+   * Bytes (code units of a string) at the end of every record that only separate records: 1 for a line feed,
+   * 0 for binary.
+   */
   readonly separator: number;
   /** Consecutive records that make one event: 1, or the rows of a histogram or summary series set. */
   readonly perEvent: number;

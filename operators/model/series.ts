@@ -82,7 +82,10 @@ function escapeChar(c: string): string {
   return c === '\n' ? '\\n' : `\\${c}`;
 }
 
-/** Code unit of hole 0's marker: Unicode's private use area, which the label operator makes sure no templated label text contains. */
+/**
+ * Code unit of hole 0's marker: Unicode's private use area, which the label operator makes sure no templated
+ * label text contains.
+ */
 const HOLE = 0xe000;
 
 /** Most holes a shape has (a marker each). */

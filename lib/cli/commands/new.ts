@@ -2,7 +2,10 @@ import { Command, Option, UsageError } from 'clipanion';
 import { flagChoice, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
-/** `svc new [--signal …] [--sink …] [--encoder …] [--from URL] [-o FILE [--force]]`: a commented scenario to start from. */
+/**
+ * `svc new [--signal …] [--sink …] [--encoder …] [--from URL] [-o FILE [--force]]`: a commented scenario to
+ * start from.
+ */
 export class NewCommand extends SvcCommand {
   static override paths = [['new']];
   static override usage = Command.Usage({

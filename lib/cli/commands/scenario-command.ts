@@ -10,7 +10,10 @@ import { SvcCommand } from './svc-command.js';
 export interface LoadedScenario {
   readonly file: ScenarioFile;
   readonly origin: string;
-  /** The scenario file, where its relative csv_replay paths start; absent for standard input (they start at the working directory). */
+  /**
+   * The scenario file, where its relative csv_replay paths start; absent for standard input (they start at
+   * the working directory).
+   */
   readonly path?: string;
 }
 
@@ -96,7 +99,8 @@ export abstract class ScenarioCommand extends SvcCommand {
       import('../../compile/plan.js'),
       import('../../config/csv-replay.js'),
     ]);
-    // CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every problem as a ConfigError.
+    // CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every
+    // problem as a ConfigError.
     const plan = await planScenario(loaded.file, {
       origin,
       catalog: await this.openCatalog(),
@@ -137,7 +141,10 @@ export abstract class ScenarioCommand extends SvcCommand {
     return runScenario(plan, this.context, { quiet: this.quiet, backfill: this.backfill, workers });
   }
 
-  /** A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with the overrides. */
+  /**
+   * A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with
+   * the overrides.
+   */
   protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
     const { catalogRef, noCatalogError } = await import('../../catalog/index.js');
     const name = catalogRef(arg);

@@ -10,7 +10,10 @@ export abstract class SvcCommand extends Command<SvcContext> {
   /** Exit code decided by {@link catch}; clipanion itself would answer 0 after a caught error. */
   failure: number | undefined;
 
-  /** Writes `text` on stdout; a reader that goes away first (`svc schema | head`) ends the output quietly, as with `svc run`. */
+  /**
+   * Writes `text` on stdout; a reader that goes away first (`svc schema | head`) ends the output quietly, as
+   * with `svc run`.
+   */
   protected print(text: string): Promise<void> {
     const { stdout } = this.context;
     return new Promise((resolve, reject) => {

@@ -23,7 +23,10 @@ import { required, UnsupportedEntryError } from './unsupported.js';
 export interface SignalHooks {
   /** Sees every value batch of a metrics entry after jitter, before gaps (for `after` triggers). */
   readonly onValues?: (batch: SampleBatch) => void;
-  /** Sees every labelled sample batch of a metrics, histogram or summary entry, as the encoder gets them (for scrape buffers). */
+  /**
+   * Sees every labelled sample batch of a metrics, histogram or summary entry, as the encoder gets them (for
+   * scrape buffers).
+   */
   readonly onSamples?: (batch: Labelled<SampleBatch>) => void;
   /** Sees every outcome of the entry's sink after the statistics counted it (for sink health logs). */
   readonly onDelivery?: (delivery: Delivery) => void;
@@ -33,7 +36,10 @@ export interface SignalHooks {
 export interface PipelineOptions extends SignalHooks {
   /** Emit only this shard's series (svc-server --shard); default: all of them. */
   readonly shard?: Shard;
-  /** The slots the entry's timer emits when they are only the shard's (shardSlots, timer.ts): the labels then keep every tick. */
+  /**
+   * The slots the entry's timer emits when they are only the shard's (shardSlots, timer.ts): the labels then
+   * keep every tick.
+   */
   readonly slots?: SlotPattern;
   /** Whether a `while` entry's condition holds, as the watched entry's values arrive; required with `while`. */
   readonly condition?: Observable<boolean>;

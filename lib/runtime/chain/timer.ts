@@ -11,7 +11,10 @@ import type { Anchor } from './start.js';
 /** Samples and observations one batch of ticks may carry (a tick more than that goes alone). */
 const BATCH_COST = 4096;
 
-/** Longest cycle of label sets a shard's slot pattern is worked out for: the pattern holds up to one number per slot of the cycle. */
+/**
+ * Longest cycle of label sets a shard's slot pattern is worked out for: the pattern holds up to one number
+ * per slot of the cycle.
+ */
 const MAX_SHARD_PERIOD = 1 << 16;
 
 export interface TimerOptions {

@@ -58,9 +58,15 @@ export interface BatchingOptions {
   readonly target: string;
   /** Buffered data that makes a batch go out at once: bytes, or records or events by `batchUnit`. */
   readonly batchSize: number;
-  /** What `batchSize` counts: bytes of chunks (default), their records (a remote-write series each), or their events (a Kafka message each). */
+  /**
+   * What `batchSize` counts: bytes of chunks (default), their records (a remote-write series each), or their
+   * events (a Kafka message each).
+   */
   readonly batchUnit?: 'bytes' | 'records' | 'events';
-  /** The oldest buffered chunk waits at most this long (ms) before its batch goes out; 0: no age rule (size and flush only). */
+  /**
+   * The oldest buffered chunk waits at most this long (ms) before its batch goes out; 0: no age rule (size
+   * and flush only).
+   */
   readonly maxAge: number;
   readonly retry: RetryPolicy;
   /**
@@ -75,7 +81,10 @@ export interface BatchingOptions {
    * 10 s. A destination that acknowledges nothing for this long while data waits is stalled.
    */
   readonly flushTimeout?: number;
-  /** Timers of the age rule, retry backoff, flush timeout and stall watch; `asyncScheduler` unless a spec injects one. */
+  /**
+   * Timers of the age rule, retry backoff, flush timeout and stall watch; `asyncScheduler` unless a spec
+   * injects one.
+   */
   readonly scheduler?: SchedulerLike;
   /** Jitter source of the backoff. */
   readonly random?: () => number;
@@ -85,14 +94,14 @@ export interface BatchingOptions {
 const MIN_REQUEST_BYTES = 1 << 20;
 
 /**
- * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers chunks and sends
- * them as batches through `protocol`, one request at a time (so the destination sees the
+ * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers
+ * chunks and sends them as batches through `protocol`, one request at a time (so the destination sees the
  * data in order).
  *
  * - A batch goes out when `batchSize` bytes (or records, or events) are buffered, or a request's
- *   `maxRequestBytes`, when the oldest chunk is `maxAge` old, or on `flush`. While a request is in flight, what arrives meanwhile goes out together
- *   in the next one (up to `maxRequestBytes`): a slow round trip gives bigger requests, not a
- *   growing queue.
+ *   `maxRequestBytes`, when the oldest chunk is `maxAge` old, or on `flush`. While a request is in flight,
+ *   what arrives meanwhile goes out together in the next one (up to `maxRequestBytes`): a slow round trip
+ *   gives bigger requests, not a growing queue.
  * - Each request is tried up to `retry.maxAttempts` times when the failure is retryable (a
  *   network error, 429, 5xx), with exponential backoff and full jitter; a refusal (other 4xx)
  *   is not retried. Given up, its data is dropped and reported `failed`; acknowledged, it is

@@ -93,7 +93,10 @@ function explainFile(code: string | undefined, path: string): string | undefined
   }
 }
 
-/** A failure to open or write the file at `path`, in words: `cannot open <path>: the directory <dir> does not exist`. */
+/**
+ * A failure to open or write the file at `path`, in words:
+ * `cannot open <path>: the directory <dir> does not exist`.
+ */
 export function fileError(path: string, cause: unknown): SinkError {
   const error = cause as NodeJS.ErrnoException | undefined;
   const action = error?.syscall === 'write' ? 'write' : 'open';

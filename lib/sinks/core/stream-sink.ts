@@ -35,11 +35,11 @@ export interface StreamSinkOptions {
 const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: string; failed: boolean }>();
 
 /**
- * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer
- * is under its high-water mark; past it, `write` returns a promise settled once the stream holds
- * less again (read at each write callback, and at `'drain'`), so the chain waits for the
- * destination but makes its next chunks while the stream writes the last ones. A write counts as delivered (reported on `reports`) when the
- * stream hands it to the OS, i.e. when its write callback runs.
+ * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer is under its
+ * high-water mark; past it, `write` returns a promise settled once the stream holds less again (read at each
+ * write callback, and at `'drain'`), so the chain waits for the destination but makes its next chunks while
+ * the stream writes the last ones. A write counts as delivered (reported on `reports`) when the stream hands
+ * it to the OS, i.e. when its write callback runs.
  *
  * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
  * reported `failed` with it, it rejects the pending drain and flush waits and `flush` rejects

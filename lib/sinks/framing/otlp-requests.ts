@@ -16,10 +16,10 @@ export const OTLP_SIGNALS = {
 
 export type OtlpSignal = keyof typeof OTLP_SIGNALS;
 
-/** The resource of every request unless the sink's `resource` says otherwise. */
 /** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */
 export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
 
+/** The resource of every request unless the sink's `resource` says otherwise. */
 export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
 
 /**

@@ -4,7 +4,10 @@ import { httpEndpoint, type HttpEndpointOptions } from './endpoint.js';
 import { DEFAULT_RETRY } from '../core/retry.js';
 import type { Sink } from '../../../operators/deliver.js';
 
-/** The settings every HTTP batching sink takes (http_push, logstore, remote_write, otlp_http); `batchSize` 4 KiB and `maxAge` 1 s unless the sink says otherwise. */
+/**
+ * The settings every HTTP batching sink takes (http_push, logstore, remote_write, otlp_http); `batchSize` 4
+ * KiB and `maxAge` 1 s unless the sink says otherwise.
+ */
 export interface HttpSinkOptions extends BatchSettings {
   readonly url: string;
   /** What `batchSize` counts; bytes unless the protocol counts records (remote write: series). */

@@ -36,7 +36,10 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
   readonly codec: Codec<Config>;
   /** Builds the sink (after validation refused a `feature` whose packages are missing). */
   readonly create: (config: Config, deps: SinkDeps) => Sink;
-  /** The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): its optional packages must be installed. */
+  /**
+   * The build feature its transport needs (spec: `remote-write`, `otlp`, `kafka`): its optional packages must
+   * be installed.
+   */
   readonly feature?: Feature;
   /** The signals it carries; entries of another signal are refused. */
   readonly carries: readonly SignalFamily[];
