@@ -33,8 +33,8 @@ function mulHigh(a: number, b: number): number {
 
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */
 export class SplitMix64 {
-  private readonly seedHi: number;
-  private readonly seedLo: number;
+  private seedHi: number;
+  private seedLo: number;
   // Scratch result of `output` (int32 bit patterns): the hot path allocates nothing.
   private hi = 0;
   private lo = 0;
@@ -68,6 +68,24 @@ export class SplitMix64 {
     lo = Math.imul(lo, MIX2_LO);
     this.lo = lo ^ ((lo >>> 31) | (hi << 1));
     this.hi = hi ^ (hi >>> 31);
+  }
+
+  /**
+   * Seeds this generator with output n of `source`, without BigInt: a stream of its own for each
+   * n (draw k of trace n), as cheap to start as one draw.
+   */
+  reseed(source: SplitMix64, n: number): this {
+    source.output(n);
+    this.seedHi = source.hi;
+    this.seedLo = source.lo;
+    return this;
+  }
+
+  /** Output n as two unsigned 32-bit words, high then low, into `out` at `at`. */
+  words(n: number, out: Uint32Array, at: number): void {
+    this.output(n);
+    out[at] = this.hi;
+    out[at + 1] = this.lo;
   }
 
   /** Output n mapped to [0, 1) from its top 53 bits. */

@@ -4,7 +4,7 @@
  *   of(RateSchedule.constant(rate)).pipe(bursts(…), ticks(…), generate(…), jitter(…), gaps(…),
  *     labels(…), encode(…), deliver(…))
  *
- * with `generateLogs` for log records, and `observe` then `histogram` or `summary` (after
+ * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram` or `summary` (after
  * `labels`) for histograms and summaries.
  *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
@@ -16,6 +16,8 @@ export * from './ticks.js';
 export * from './long-timer.js';
 export * from './generate.js';
 export * from './generate-logs.js';
+export * from './model/span.js';
+export * from './generate-traces.js';
 export * from './observe.js';
 export * from './histogram.js';
 export * from './summary.js';

@@ -2,6 +2,7 @@ import { encodingRefusal, encoderKindOf, type EncoderConfig, type EncoderKind } 
 import type { SignalFamily } from '../language/types.js';
 import type { MetricEncoder, MetricMeta } from './encoder.js';
 import type { LogEncoder } from './log-lines.js';
+import type { TraceEncoder } from './spans.js';
 import { featureRefusal } from '../features.js';
 
 export type { Encoder, MetricEncoder, MetricMeta } from './encoder.js';
@@ -13,6 +14,9 @@ export { openMetrics, type OpenMetricsOptions } from './openmetrics.js';
 export { jsonLinesLogs } from './json-lines-logs.js';
 export { syslog, type SyslogOptions } from './syslog.js';
 export type { LogEncoder } from './log-lines.js';
+export type { TraceEncoder } from './spans.js';
+export { jsonLinesTraces } from './json-lines-traces.js';
+export { zipkinJson, zipkinBody } from './zipkin-json.js';
 export {
   ENCODER_KINDS,
   ENCODER_TYPES,
@@ -35,6 +39,11 @@ export function createMetricEncoder(config: EncoderConfig, meta: MetricMeta): Me
 /** The log encoder an entry's `encoder` configuration names. */
 export function createLogEncoder(config: EncoderConfig): LogEncoder {
   return factoryOf(config, 'logs', 'log records')(config);
+}
+
+/** The span encoder an entry's `encoder` configuration names (a traces entry). */
+export function createTraceEncoder(config: EncoderConfig): TraceEncoder {
+  return factoryOf(config, 'traces', 'spans')(config);
 }
 
 function factoryOf<F extends SignalFamily>(

@@ -7,28 +7,37 @@ import { SplitMix64 } from '../random.js';
  * (normal), then moved by `mean_shift_per_sec` × the time in seconds.
  */
 export function distributionSampler(config: DistributionConfig, seed: number): (i: number, at: number) => number {
-  const draw = drawer(config, seed);
-  const shift = config.mean_shift_per_sec;
-  return shift ? (i, at) => draw(i) + (shift * at) / 1000 : draw;
+  const random = new SplitMix64(seed);
+  const observe = observation(config);
+  return config.type === 'normal'
+    ? (i, at) => observe(random.unit(2 * i), random.unit(2 * i + 1), at)
+    : (i, at) => observe(random.unit(i), 0, at);
 }
 
-function drawer(config: DistributionConfig, seed: number): (i: number) => number {
-  const random = new SplitMix64(seed);
+/**
+ * A distribution as a function of unit draws: an observation from `u` (and `v`, which only the
+ * normal distribution reads), made at `at` ms after the entry start. For callers that own their
+ * stream of draws (a trace's).
+ */
+export function observation(config: DistributionConfig): (u: number, v: number, at: number) => number {
+  const draw = transform(config);
+  const shift = config.mean_shift_per_sec;
+  return shift ? (u, v, at) => draw(u, v) + (shift * at) / 1000 : (u, v) => draw(u, v);
+}
+
+function transform(config: DistributionConfig): (u: number, v: number) => number {
   switch (config.type) {
     case 'exponential': {
       const { rate } = config;
-      return (i) => -Math.log1p(-random.unit(i)) / rate;
+      return (u) => -Math.log1p(-u) / rate;
     }
     case 'uniform': {
       const { min, max } = config;
-      return (i) => min + random.unit(i) * (max - min);
+      return (u) => min + u * (max - min);
     }
     case 'normal': {
       const { mean, stddev } = config;
-      return (i) => {
-        const radius = Math.sqrt(-2 * Math.log1p(-random.unit(2 * i)));
-        return mean + stddev * radius * Math.cos(2 * Math.PI * random.unit(2 * i + 1));
-      };
+      return (u, v) => mean + stddev * Math.sqrt(-2 * Math.log1p(-u)) * Math.cos(2 * Math.PI * v);
     }
   }
 }

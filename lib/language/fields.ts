@@ -107,7 +107,7 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
 }
 
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
-function durationUpTo(max: number, note = ''): Codec<number> {
+export function durationUpTo(max: number, note = ''): Codec<number> {
   const text = parsed('duration', 'a duration string such as "30s"', parseDuration, { pattern: DURATION_PATTERN });
   return andThen<number, number>(text, (ms, u, c) =>
     ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${formatMs(max)}${note}, got ${show(u)}`),

@@ -142,3 +142,20 @@ export function samplesExplained(entry: SeriesSetShape): string | undefined {
   const set = SERIES_SETS[entry.signal_type ?? ''];
   return set && [`${entry[set.own]?.length ?? 0} ${set.own}`, ...set.extra].join(', ');
 }
+
+// ---- traces (trace_generator) -------------------------------------------------------------------
+
+/**
+ * Spans one tick may make at most, counted on the tree with every `repeat` at its largest (the
+ * traces a `new_trace` consumer starts included): the generator's batch and the encoders' buffers
+ * grow with it.
+ */
+export const MAX_SPANS_PER_TRACE = 1000;
+/** `repeat` of a call: a fixed count, and the largest count a drawn one is clamped to. */
+export const MAX_REPEAT = 100;
+/** One span's duration (and a producer's `queue_delay`), in seconds: a drawn one is clamped to it. */
+export const MAX_SPAN_SECONDS = 3600;
+/** Attributes of one span, and of one service's resource. */
+export const MAX_SPAN_ATTRIBUTES = 128;
+/** `pods.count` of a service. */
+export const MAX_PODS = 10_000;

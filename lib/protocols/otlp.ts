@@ -1,5 +1,5 @@
 /**
- * The OTLP messages svc writes and reads (opentelemetry-proto v1: the metrics and logs data
+ * The OTLP messages svc writes and reads (opentelemetry-proto v1: the metrics, logs and trace data
  * models, the collector services' requests and responses with partial success), plus the
  * google.rpc.Status and RetryInfo a gRPC server attaches to a refusal, declared for protobufjs by
  * their field numbers. protobufjs is an optional package of the `otlp` feature, loaded on first
@@ -93,9 +93,68 @@ const DESCRIPTOR = {
             attributes: repeated('KeyValue', 6),
           },
         },
-        /** ExportMetricsServiceResponse and ExportLogsServiceResponse: the same fields. */
+        /** opentelemetry.proto.trace.v1 (trace.proto): a span with its events and links. */
+        Span: {
+          fields: {
+            traceId: field('bytes', 1),
+            spanId: field('bytes', 2),
+            traceState: field('string', 3),
+            parentSpanId: field('bytes', 4),
+            name: field('string', 5),
+            kind: field('int32', 6),
+            startTimeUnixNano: field('fixed64', 7),
+            endTimeUnixNano: field('fixed64', 8),
+            attributes: repeated('KeyValue', 9),
+            droppedAttributesCount: field('uint32', 10),
+            events: repeated('Event', 11),
+            droppedEventsCount: field('uint32', 12),
+            links: repeated('Link', 13),
+            droppedLinksCount: field('uint32', 14),
+            status: field('SpanStatus', 15),
+            flags: field('fixed32', 16),
+          },
+          nested: {
+            Event: {
+              fields: {
+                timeUnixNano: field('fixed64', 1),
+                name: field('string', 2),
+                attributes: repeated('KeyValue', 3),
+                droppedAttributesCount: field('uint32', 4),
+              },
+            },
+            Link: {
+              fields: {
+                traceId: field('bytes', 1),
+                spanId: field('bytes', 2),
+                traceState: field('string', 3),
+                attributes: repeated('KeyValue', 4),
+                droppedAttributesCount: field('uint32', 5),
+                flags: field('fixed32', 6),
+              },
+            },
+          },
+        },
+        /** trace.v1's `Status` (the name `Status` is google.rpc's here): field 1 is reserved. */
+        SpanStatus: { fields: { message: field('string', 2), code: field('int32', 3) } },
+        ScopeSpans: {
+          fields: {
+            scope: field('InstrumentationScope', 1),
+            spans: repeated('Span', 2),
+            schemaUrl: field('string', 3),
+          },
+        },
+        ResourceSpans: {
+          fields: {
+            resource: field('Resource', 1),
+            scopeSpans: repeated('ScopeSpans', 2),
+            schemaUrl: field('string', 3),
+          },
+        },
+        /** TracesData and the collector's ExportTraceServiceRequest: the same one field. */
+        ExportTraceServiceRequest: { fields: { resourceSpans: repeated('ResourceSpans', 1) } },
+        /** ExportMetricsServiceResponse, ExportLogsServiceResponse and ExportTraceServiceResponse: the same fields. */
         ExportResponse: { fields: { partialSuccess: field('PartialSuccess', 1) } },
-        /** `rejected_data_points` or `rejected_log_records`, and why. */
+        /** `rejected_data_points`, `rejected_log_records` or `rejected_spans`, and why. */
         PartialSuccess: { fields: { rejected: field('int64', 1), errorMessage: field('string', 2) } },
         Status: { fields: { code: field('int32', 1), message: field('string', 2), details: repeated('Any', 3) } },
         Any: { fields: { typeUrl: field('string', 1), value: field('bytes', 2) } },
@@ -131,7 +190,47 @@ export const OTLP_TAG = {
   asDouble: (4 << 3) | 1,
 } as const;
 
+/**
+ * Wire tags of the Span fields the trace encoder writes itself (lib/encoders/otlp-traces.ts);
+ * the rest of a span (name, kind, fixed attributes, an error's event and status) it has
+ * protobufjs encode once per node of the call tree.
+ */
+export const SPAN_TAG = {
+  /** `trace_id` (1) and `span_id` (2), `parent_span_id` (4): bytes. Link has `trace_id` (1) and `span_id` (2) too. */
+  traceId: (1 << 3) | 2,
+  spanId: (2 << 3) | 2,
+  parentSpanId: (4 << 3) | 2,
+  /** `start_time_unix_nano` (7), `end_time_unix_nano` (8): fixed64. */
+  startTime: (7 << 3) | 1,
+  endTime: (8 << 3) | 1,
+  /** `attributes` (9), `events` (11), `links` (13), `status` (15): length-delimited. */
+  attributes: (9 << 3) | 2,
+  events: (11 << 3) | 2,
+  links: (13 << 3) | 2,
+  status: (15 << 3) | 2,
+  /** `flags` (16): fixed32, a two-byte tag. Link's `flags` (6): fixed32. */
+  flags: (16 << 3) | 5,
+  linkFlags: (6 << 3) | 5,
+  /** Event's `time_unix_nano` (1): fixed64. */
+  eventTime: (1 << 3) | 1,
+  /** KeyValue's `key` (1) and `value` (2), AnyValue's `string_value` (1): length-delimited. */
+  key: (1 << 3) | 2,
+  value: (2 << 3) | 2,
+  stringValue: (1 << 3) | 2,
+} as const;
+
+/** OTLP `Span.SpanKind` of each kind. */
+export const OTLP_SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
+/** OTLP `Status.StatusCode.STATUS_CODE_ERROR`. */
+export const OTLP_STATUS_ERROR = 2;
+
 export type OtlpType =
+  | 'KeyValue'
+  | 'Span'
+  | 'SpanStatus'
+  | 'ScopeSpans'
+  | 'ResourceSpans'
+  | 'ExportTraceServiceRequest'
   | 'Metric'
   | 'NumberDataPoint'
   | 'LogRecord'
@@ -179,4 +278,20 @@ export function attributes(
   return Object.keys(values)
     .sort()
     .map((key) => ({ key, value: { stringValue: values[key]! } }));
+}
+
+/** An attribute value as OTLP's AnyValue: a string, a bool, an int (a safe integer) or a double. */
+export function anyValue(
+  value: string | number | boolean,
+): { stringValue: string } | { boolValue: boolean } | { intValue: number } | { doubleValue: number } {
+  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'boolean') return { boolValue: value };
+  return Number.isSafeInteger(value) ? { intValue: value } : { doubleValue: value };
+}
+
+/** Typed attributes, in the order given. */
+export function typedAttributes(
+  values: Readonly<Record<string, string | number | boolean>>,
+): { key: string; value: ReturnType<typeof anyValue> }[] {
+  return Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
 }

@@ -59,7 +59,7 @@ describe('encoder', () => {
 
   it('names the allowed types', () => {
     expect(entryProblems(metric({ encoder: { type: 'prometheus' } }))).to.deep.equal([
-      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, got "prometheus"',
+      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, zipkin_json, got "prometheus"',
     ]);
   });
 

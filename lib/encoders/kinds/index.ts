@@ -13,6 +13,7 @@ import { openMetricsKind } from './openmetrics.js';
 import { otlpKind } from './otlp.js';
 import { remoteWriteKind } from './remote-write.js';
 import { syslogKind } from './syslog.js';
+import { zipkinJsonKind } from './zipkin-json.js';
 
 export type { EncoderKind } from './kind.js';
 
@@ -24,6 +25,7 @@ export const ENCODER_KINDS = [
   otlpKind,
   influxLpKind,
   openMetricsKind,
+  zipkinJsonKind,
 ] as const;
 
 /** A decoded `encoder`: the union of every kind's configuration. */

@@ -3,10 +3,11 @@ import type { SignalFamily } from '../../language/types.js';
 import type { Feature } from '../../features.js';
 import type { MetricEncoder, MetricMeta } from '../encoder.js';
 import type { LogEncoder } from '../log-lines.js';
+import type { TraceEncoder } from '../spans.js';
 
 /**
  * Everything svc knows about one encoder kind; the registry (./index.ts) lists them and
- * validation, POST /events and createMetricEncoder/createLogEncoder ask it.
+ * validation, POST /events and createMetricEncoder/createLogEncoder/createTraceEncoder ask it.
  */
 export interface EncoderKind<Type extends string = string, Config extends { type: Type } = { type: Type }> {
   readonly type: Type;
@@ -23,6 +24,8 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
   readonly metrics?: (config: Config, meta: MetricMeta) => MetricEncoder;
   readonly logs?: (config: Config) => LogEncoder;
+  /** Its encoder of spans (traces entries). */
+  readonly traces?: (config: Config) => TraceEncoder;
   /**
    * Text a stream of this encoding must end with, once (openmetrics `# EOF`): the stream sinks
    * (`file`, `stdout`) write it when the last entry writing to the stream closes.

@@ -1,0 +1,108 @@
+import { SAMPLED_FLAG, SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
+import {
+  attributeMembers,
+  rfc3339Nanos,
+  spanTextEncoder,
+  writeHex,
+  writeMembers,
+  type AttributeMembers,
+  type TraceEncoder,
+} from './spans.js';
+
+/** What a node's spans share, as bytes. */
+interface NodeText {
+  /** From the service to the opening quote of `start`. */
+  readonly head: Buffer;
+  readonly attributes: AttributeMembers;
+  /** The exception event after its time. */
+  readonly eventTail: Buffer;
+}
+
+const TRACE_ID = Buffer.from('{"trace_id":"');
+const SPAN_ID = Buffer.from('","span_id":"');
+const PARENT = Buffer.from('","parent_span_id":"');
+const END = Buffer.from('","end":"');
+const UNSET = Buffer.from('","status":"unset","attributes":{');
+const ERROR = Buffer.from('","status":"error","attributes":{');
+const NOT_SAMPLED = Buffer.from(',"sampled":false');
+const EVENT = Buffer.from(',"events":[{"name":"exception","time":"');
+const LINK_TRACE = Buffer.from(',"links":[{"trace_id":"');
+const LINK_SPAN = Buffer.from('","span_id":"');
+const LINK_END = Buffer.from('"}]');
+
+function put(out: Buffer, bytes: Buffer, at: number): number {
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
+/**
+ * JSON Lines encoder of spans: one object per line,
+ * `{"trace_id","span_id","parent_span_id","service","name","kind","start","end","status","attributes","resource"}`
+ * in that order, `parent_span_id` absent on a root; ids in lowercase hex; `start` and `end`
+ * RFC 3339 UTC with nanoseconds; `status` `unset` or `error`; attributes with their types
+ * (numbers, booleans, strings) in the order written; `resource` the service's resource
+ * attributes. Then, when they apply: `"sampled":false` (a trace not marked sampled), `events`
+ * (the `exception` event of an error raised in the span, at its end) and `links` (a `new_trace`
+ * consumer's producer).
+ */
+export function jsonLinesTraces(): TraceEncoder {
+  const time = rfc3339Nanos();
+  return spanTextEncoder<NodeText, Buffer>({
+    open: '',
+    separator: '\n',
+    close: '\n',
+    node: (node: SpanNode) => ({
+      head: Buffer.from(
+        `","service":${JSON.stringify(node.service)},"name":${JSON.stringify(node.name)},"kind":"${node.kind}","start":"`,
+      ),
+      attributes: attributeMembers(node, (value) => JSON.stringify(value)),
+      eventTail: Buffer.from(
+        `","attributes":${JSON.stringify({ 'exception.type': node.exception.type, 'exception.message': node.exception.message })}}]`,
+      ),
+    }),
+    resource: (resource: SpanResource) => Buffer.from(`},"resource":${JSON.stringify(resource.attributes)}`),
+    room: (node, resource) =>
+      node.head.length +
+      node.attributes.fixed.length +
+      node.attributes.pickedRoom +
+      resource.length +
+      node.eventTail.length,
+    write(out, at, node, resource, spans, s, times) {
+      const { parent, start, end, status } = spans;
+      at = put(out, TRACE_ID, at);
+      at = writeHex(out, spans.traceId, 4 * s, 4, at);
+      at = put(out, SPAN_ID, at);
+      at = writeHex(out, spans.spanId, 2 * s, 2, at);
+      const p = parent[s]!;
+      if (p >= 0) {
+        at = put(out, PARENT, at);
+        at = writeHex(out, spans.spanId, 2 * p, 2, at);
+      }
+      at = put(out, node.head, at);
+      const startMs = times.msOf(start[s]!);
+      at = time(out, at, startMs, times.nsIn(start[s]!, startMs));
+      at = put(out, END, at);
+      const endMs = times.msOf(end[s]!);
+      at = time(out, at, endMs, times.nsIn(end[s]!, endMs));
+      at = put(out, status[s] === SPAN_STATUS.unset ? UNSET : ERROR, at);
+      at = writeMembers(out, at, node.attributes, spans, s, true);
+      at = put(out, resource, at);
+      if ((spans.flags[s]! & SAMPLED_FLAG) === 0) at = put(out, NOT_SAMPLED, at);
+      if (status[s] === SPAN_STATUS.error) {
+        at = put(out, EVENT, at);
+        at = time(out, at, endMs, times.nsIn(end[s]!, endMs));
+        at = put(out, node.eventTail, at);
+      }
+      const link = spans.link[s]!;
+      if (link >= 0) {
+        at = put(out, LINK_TRACE, at);
+        at = writeHex(out, spans.traceId, 4 * link, 4, at);
+        at = put(out, LINK_SPAN, at);
+        at = writeHex(out, spans.spanId, 2 * link, 2, at);
+        at = put(out, LINK_END, at);
+      }
+      out[at] = 0x7d; // }
+      return at + 1;
+    },
+  });
+}

@@ -1,0 +1,377 @@
+import type { EncodedBatch, Series } from '../../operators/model/batch.js';
+import {
+  SPAN_STATUS,
+  spansIn,
+  type SpanColumns,
+  type SpanNode,
+  type SpanResource,
+} from '../../operators/model/span.js';
+import {
+  OTLP_SPAN_KIND,
+  OTLP_STATUS_ERROR,
+  OTLP_TAG,
+  SPAN_TAG,
+  otlpMessages,
+  typedAttributes,
+} from '../protocols/otlp.js';
+import { VERSION } from '../version.js';
+import { writeInteger } from './shortest.js';
+import { seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+
+/** What every span of a node writes alike, as Span fields. */
+interface NodeBytes {
+  /** `name`, `kind` and the fixed attributes. */
+  readonly fixed: Buffer;
+  /** Per picked attribute: a list's `attributes` fields, one per value; or a counter's KeyValue up to its value's length. */
+  readonly picked: readonly (readonly Buffer[] | CounterBytes)[];
+  /** The `events` field of an error raised in the span: its tag and length, then (after the time) the rest. */
+  readonly eventHead: Buffer;
+  readonly eventTail: Buffer;
+  /** The `status` field of an error raised in the span. */
+  readonly error: Buffer;
+}
+
+/** A counted attribute's bytes: the KeyValue's key field and value tag; the value is AnyValue{string_value: prefix + n}. */
+interface CounterBytes {
+  readonly key: Buffer;
+  readonly prefix: Buffer;
+}
+
+/** Bytes of the fields every span has: ids (18 + 10), times (9 + 9), flags (2 + 4). */
+const SPAN_FIXED_BYTES = 18 + 10 + 9 + 9 + 6;
+const PARENT_BYTES = 10;
+/** A link: its field's tag and length, then a trace id, a span id and flags. */
+const LINK_BODY = 18 + 10 + 5;
+const LINK_BYTES = 2 + LINK_BODY;
+/** `status` of a span that saw a call fail: the error code, no message. */
+const FAILED_CALL = Buffer.from([SPAN_TAG.status, 2, (3 << 3) | 0, OTLP_STATUS_ERROR]);
+const TWO_32 = 0x1_0000_0000;
+
+function varintBytes(value: number): number {
+  let bytes = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 0x80);
+    bytes++;
+  }
+  return bytes;
+}
+
+function writeVarint(out: Buffer, value: number, at: number): number {
+  while (value >= 0x80) {
+    out[at++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 0x80);
+  }
+  out[at] = value;
+  return at + 1;
+}
+
+/** Digits of `n`, a non-negative integer below 10^16. */
+function digits(n: number): number {
+  let count = 1;
+  while (n >= 10 ** count) count++;
+  return count;
+}
+
+/**
+ * OTLP traces encoder: each batch is one `ExportTraceServiceRequest` (TracesData): one
+ * `ResourceSpans` per resource met in the batch (a service; with pods, a service's pod), its
+ * attributes the service's resource, holding one `ScopeSpans` (scope `svc` and its version) with
+ * that resource's spans in batch order. A span carries its ids, parent, name, kind, times in
+ * nanoseconds, typed attributes (int, double, bool, string), W3C trace flags, a link (a
+ * `new_trace` consumer's producer), and for an error raised in it an `exception` event at its
+ * end and status error with the exception message (status error alone when it saw a call fail).
+ *
+ * Records of the frames are the `ResourceSpans` fields, each stamped at its first span and
+ * named by its resource: any run of them, concatenated, is itself an ExportTraceServiceRequest.
+ * `size` counts spans. A node's name, kind, fixed attributes, event and status are encoded by
+ * protobufjs once; per span only ids, times, picks and flags are written.
+ */
+export function otlpTraces(): TraceEncoder {
+  const { protobuf, type } = otlpMessages();
+  const field = (tag: number, bytes: Uint8Array) =>
+    Buffer.from(protobuf.Writer.create().uint32(tag).bytes(bytes).finish());
+  const scope = field(OTLP_TAG.first, type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish());
+  const nodes = new WeakMap<SpanNode, NodeBytes>();
+  const resources = new WeakMap<SpanResource, Buffer>();
+
+  const nodeBytes = (node: SpanNode): NodeBytes => {
+    const Span = type('Span');
+    const event = Buffer.from(
+      Span.lookupType('Event')
+        .encode({
+          name: 'exception',
+          attributes: typedAttributes({
+            'exception.type': node.exception.type,
+            'exception.message': node.exception.message,
+          }),
+        })
+        .finish(),
+    );
+    // The event's time (9 bytes) is written first, per span.
+    const eventLength = 9 + event.length;
+    const eventHead = Buffer.alloc(1 + varintBytes(eventLength));
+    eventHead[0] = SPAN_TAG.events;
+    writeVarint(eventHead, eventLength, 1);
+    return {
+      fixed: Buffer.from(
+        Span.encode({
+          name: node.name,
+          kind: OTLP_SPAN_KIND[node.kind],
+          attributes: typedAttributes(node.attributes),
+        }).finish(),
+      ),
+      picked: node.picked.map((attribute) =>
+        'values' in attribute
+          ? attribute.values.map((value) =>
+              Buffer.from(Span.encode({ attributes: typedAttributes({ [attribute.key]: value }) }).finish()),
+            )
+          : {
+              key: Buffer.from(protobuf.Writer.create().uint32(SPAN_TAG.key).string(attribute.key).finish()),
+              prefix: Buffer.from(attribute.prefix),
+            },
+      ),
+      eventHead,
+      eventTail: event,
+      error: Buffer.from(
+        Span.encode({ status: { message: node.exception.message, code: OTLP_STATUS_ERROR } }).finish(),
+      ),
+    };
+  };
+  const nodeOf = (node: SpanNode) => {
+    let found = nodes.get(node);
+    if (!found) nodes.set(node, (found = nodeBytes(node)));
+    return found;
+  };
+  const resourceOf = (resource: SpanResource) => {
+    let found = resources.get(resource);
+    if (!found)
+      resources.set(
+        resource,
+        (found = field(
+          OTLP_TAG.first,
+          type('Resource')
+            .encode({ attributes: typedAttributes(resource.attributes) })
+            .finish(),
+        )),
+      );
+    return found;
+  };
+
+  /** Bytes of span `s`'s Span message (its `spans` field's tag and length aside). */
+  const spanLength = (spans: SpanColumns, s: number, node: NodeBytes): number => {
+    let length = SPAN_FIXED_BYTES + node.fixed.length;
+    if (spans.parent[s]! >= 0) length += PARENT_BYTES;
+    const from = spans.pickAt[s]!;
+    for (let j = 0; j < node.picked.length; j++) {
+      const pieces = node.picked[j]!;
+      const pick = spans.picks[from + j]!;
+      length += Array.isArray(pieces) ? pieces[pick]!.length : counterLength(pieces as CounterBytes, pick);
+    }
+    const status = spans.status[s]!;
+    if (status === SPAN_STATUS.error) length += node.eventHead.length + 9 + node.eventTail.length + node.error.length;
+    else if (status === SPAN_STATUS.failedCall) length += FAILED_CALL.length;
+    if (spans.link[s]! >= 0) length += LINK_BYTES;
+    return length;
+  };
+
+  // Scratch of one batch, kept between batches: the spans in order, their lengths and groups.
+  let rows = new Int32Array(0);
+  let lengths = new Int32Array(0);
+  let groupOfRow = new Int32Array(0);
+
+  return {
+    encode(batch): EncodedBatch<Uint8Array> {
+      const { spans } = batch;
+      const size = spansIn(batch);
+      if (rows.length < size)
+        [rows, lengths, groupOfRow] = [new Int32Array(size), new Int32Array(size), new Int32Array(size)];
+      // Pass 1: each span's length and group (one per resource, in order of first appearance).
+      const groups = new Map<SpanResource, number>();
+      const groupResources: SpanResource[] = [];
+      const groupBytes: number[] = [];
+      const groupStart: number[] = [];
+      let r = 0;
+      for (let i = 0; i < batch.size; i++) {
+        const last = batch.firstSpan[i]! + batch.spanCount[i]!;
+        for (let s = batch.firstSpan[i]!; s < last; s++, r++) {
+          const resource = spans.resource[s]!;
+          let group = groups.get(resource);
+          if (group === undefined) {
+            groups.set(resource, (group = groupResources.push(resource) - 1));
+            groupBytes.push(0);
+            groupStart.push(spans.start[s]! / 1e6);
+          }
+          const length = spanLength(spans, s, nodeOf(spans.nodes[spans.node[s]!]!));
+          rows[r] = s;
+          lengths[r] = length;
+          groupOfRow[r] = group;
+          groupBytes[group]! += 1 + varintBytes(length) + length;
+        }
+      }
+      // The layout: per group, its ResourceSpans header, then its spans.
+      const cursors = new Array<number>(groupResources.length);
+      const ends = new Array<number>(groupResources.length);
+      const resourceSpans = new Array<number>(groupResources.length);
+      const series = new Array<Series>(groupResources.length);
+      let total = 0;
+      for (let g = 0; g < groupResources.length; g++) {
+        const scopeSpans = scope.length + groupBytes[g]!;
+        resourceSpans[g] = resourceOf(groupResources[g]!).length + 1 + varintBytes(scopeSpans) + scopeSpans;
+        total += 1 + varintBytes(resourceSpans[g]!) + resourceSpans[g]!;
+        ends[g] = total;
+        series[g] = seriesOfResource(groupResources[g]!);
+      }
+      const out = Buffer.allocUnsafe(total);
+      let at = 0;
+      for (let g = 0; g < groupResources.length; g++) {
+        const resource = resourceOf(groupResources[g]!);
+        const scopeSpans = scope.length + groupBytes[g]!;
+        out[at] = OTLP_TAG.first;
+        at = writeVarint(out, resourceSpans[g]!, at + 1);
+        out.set(resource, at);
+        at += resource.length;
+        out[at] = OTLP_TAG.second;
+        at = writeVarint(out, scopeSpans, at + 1);
+        out.set(scope, at);
+        cursors[g] = at + scope.length;
+        at = ends[g]!;
+      }
+      // Pass 2: each span at its group's cursor.
+      const base = anchorNanos(batch.anchor);
+      for (let k = 0; k < size; k++) {
+        const g = groupOfRow[k]!;
+        cursors[g] = writeSpan(
+          out,
+          cursors[g]!,
+          spans,
+          rows[k]!,
+          lengths[k]!,
+          nodeOf(spans.nodes[spans.node[rows[k]!]!]!),
+          base,
+        );
+      }
+      return {
+        size,
+        data: out,
+        bytes: total,
+        frames: spanFrames(batch, ends, 0, series, Float64Array.from(groupStart)),
+      };
+    },
+  };
+}
+
+/** The epoch nanoseconds of a batch's anchor as two 32-bit halves (0 before 1970, which OTLP's unsigned times cannot hold). */
+function anchorNanos(anchor: number): { readonly high: number; readonly low: number } {
+  const whole = Math.floor(anchor);
+  const ns = anchor > 0 ? BigInt(whole) * 1_000_000n + BigInt(Math.round((anchor - whole) * 1e6)) : 0n;
+  return { high: Number(ns >> 32n), low: Number(ns & 0xffff_ffffn) };
+}
+
+/** Writes the fixed64 epoch nanoseconds of span time `ns` (after the anchor `base`). */
+function writeTime(out: Buffer, tag: number, base: { high: number; low: number }, ns: number, at: number): number {
+  const high = Math.floor(ns / TWO_32);
+  let low = base.low + (ns - high * TWO_32);
+  let carry = 0;
+  if (low >= TWO_32) [low, carry] = [low - TWO_32, 1];
+  out[at] = tag;
+  out.writeUInt32LE(low, at + 1);
+  out.writeUInt32LE(base.high + high + carry, at + 5);
+  return at + 9;
+}
+
+function writeIds(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
+  for (let w = from; w < from + count; w++) at = out.writeUInt32BE(words[w]!, at);
+  return at;
+}
+
+/** Length of a counted attribute's field whose number is `n`. */
+function counterLength({ key, prefix }: CounterBytes, n: number): number {
+  const text = prefix.length + digits(n);
+  const anyValue = 1 + varintBytes(text) + text;
+  const keyValue = key.length + 1 + varintBytes(anyValue) + anyValue;
+  return 1 + varintBytes(keyValue) + keyValue;
+}
+
+function writeCounter(out: Buffer, { key, prefix }: CounterBytes, n: number, at: number): number {
+  const text = prefix.length + digits(n);
+  const anyValue = 1 + varintBytes(text) + text;
+  out[at] = SPAN_TAG.attributes;
+  at = writeVarint(out, key.length + 1 + varintBytes(anyValue) + anyValue, at + 1);
+  out.set(key, at);
+  at += key.length;
+  out[at] = SPAN_TAG.value;
+  at = writeVarint(out, anyValue, at + 1);
+  out[at] = SPAN_TAG.stringValue;
+  at = writeVarint(out, text, at + 1);
+  out.set(prefix, at);
+  return writeInteger(out, n, at + prefix.length);
+}
+
+/** Writes span `s` as a ScopeSpans `spans` field of `length` bytes at `at`; returns where it ends. */
+function writeSpan(
+  out: Buffer,
+  at: number,
+  spans: SpanColumns,
+  s: number,
+  length: number,
+  node: NodeBytes,
+  base: { high: number; low: number },
+): number {
+  out[at] = OTLP_TAG.second;
+  at = writeVarint(out, length, at + 1);
+  out[at] = SPAN_TAG.traceId;
+  out[at + 1] = 16;
+  at = writeIds(out, spans.traceId, 4 * s, 4, at + 2);
+  out[at] = SPAN_TAG.spanId;
+  out[at + 1] = 8;
+  at = writeIds(out, spans.spanId, 2 * s, 2, at + 2);
+  const parent = spans.parent[s]!;
+  if (parent >= 0) {
+    out[at] = SPAN_TAG.parentSpanId;
+    out[at + 1] = 8;
+    at = writeIds(out, spans.spanId, 2 * parent, 2, at + 2);
+  }
+  out.set(node.fixed, at);
+  at += node.fixed.length;
+  const from = spans.pickAt[s]!;
+  for (let j = 0; j < node.picked.length; j++) {
+    const pieces = node.picked[j]!;
+    const pick = spans.picks[from + j]!;
+    if (Array.isArray(pieces)) {
+      const value = pieces[pick]!;
+      out.set(value, at);
+      at += value.length;
+    } else at = writeCounter(out, pieces as CounterBytes, pick, at);
+  }
+  at = writeTime(out, SPAN_TAG.startTime, base, spans.start[s]!, at);
+  at = writeTime(out, SPAN_TAG.endTime, base, spans.end[s]!, at);
+  const status = spans.status[s]!;
+  if (status === SPAN_STATUS.error) {
+    out.set(node.eventHead, at);
+    at += node.eventHead.length;
+    at = writeTime(out, SPAN_TAG.eventTime, base, spans.end[s]!, at);
+    out.set(node.eventTail, at);
+    at += node.eventTail.length;
+    out.set(node.error, at);
+    at += node.error.length;
+  } else if (status === SPAN_STATUS.failedCall) {
+    out.set(FAILED_CALL, at);
+    at += FAILED_CALL.length;
+  }
+  const link = spans.link[s]!;
+  if (link >= 0) {
+    out[at] = SPAN_TAG.links;
+    out[at + 1] = LINK_BODY;
+    out[at + 2] = SPAN_TAG.traceId;
+    out[at + 3] = 16;
+    at = writeIds(out, spans.traceId, 4 * link, 4, at + 4);
+    out[at] = SPAN_TAG.spanId;
+    out[at + 1] = 8;
+    at = writeIds(out, spans.spanId, 2 * link, 2, at + 2);
+    out[at] = SPAN_TAG.linkFlags;
+    at = out.writeUInt32LE(spans.flags[link]!, at + 1);
+  }
+  out[at] = (SPAN_TAG.flags & 0x7f) | 0x80;
+  out[at + 1] = SPAN_TAG.flags >> 7;
+  return out.writeUInt32LE(spans.flags[s]!, at + 2);
+}

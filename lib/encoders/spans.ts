@@ -1,0 +1,255 @@
+/**
+ * What the trace encoders share: the loop over a batch's kept spans into one buffer, the frames
+ * of span records, and the text pieces of the JSON formats (ids in hex, RFC 3339 times with
+ * nanoseconds, attributes as JSON members prepared once per node).
+ */
+import type { EncodedBatch, Frames, Series } from '../../operators/model/batch.js';
+import {
+  spansIn,
+  type AttributeValue,
+  type SpanBatch,
+  type SpanColumns,
+  type SpanNode,
+  type SpanResource,
+} from '../../operators/model/span.js';
+import { seriesOf } from '../../operators/model/series.js';
+import type { Encoder } from './encoder.js';
+import { grown } from './grow.js';
+import { writeInteger } from './shortest.js';
+
+/** Encoder of spans (a traces entry). */
+export type TraceEncoder = Encoder<SpanBatch, Uint8Array>;
+
+const resourceSeries = new WeakMap<SpanResource, Series>();
+
+/** A resource as a label set (attribute values as text): what frames name as a record's series. */
+export function seriesOfResource(resource: SpanResource): Series {
+  let series = resourceSeries.get(resource);
+  if (!series) {
+    const labels = Object.fromEntries(Object.entries(resource.attributes).map(([k, v]) => [k, String(v)]));
+    resourceSeries.set(resource, (series = seriesOf(labels)));
+  }
+  return series;
+}
+
+/** Frames of `ends.length` records of a span batch, each stamped at its first span's start. */
+export function spanFrames(
+  batch: SpanBatch,
+  ends: number[],
+  separator: number,
+  series: Series[],
+  offset: Float64Array,
+): Frames {
+  return { ends, separator, perEvent: 1, series, anchor: batch.anchor, offset };
+}
+
+/** Bytes a text span takes beyond its node's and resource's prepared pieces: ids, times, status, an event, a link. */
+const SPAN_TEXT_BYTES = 640;
+
+/** How one format writes a span as text, its node's and resource's pieces prepared once. */
+export interface SpanText<N, R> {
+  /** The bytes before the first record, between records, and after the last (a JSON array's brackets and commas; lines: none, LF, LF). */
+  readonly open: string;
+  readonly separator: string;
+  readonly close: string;
+  node(node: SpanNode): N;
+  resource(resource: SpanResource): R;
+  /** Most bytes span `s` takes, its pieces aside. */
+  room(node: N, resource: R, spans: SpanColumns, s: number): number;
+  write(out: Buffer, at: number, node: N, resource: R, spans: SpanColumns, s: number, times: SpanTimes): number;
+}
+
+/** Span times of one batch, in the units the text formats write: epoch ms and the nanoseconds after it. */
+export interface SpanTimes {
+  /** Epoch ms of span time `ns` (ns after the batch anchor), and the ns within that ms. */
+  msOf(ns: number): number;
+  nsIn(ns: number, ms: number): number;
+  /** Epoch microseconds of span time `ns`, whole. */
+  micros(ns: number): number;
+}
+
+/**
+ * An encoder writing each kept span of a batch as one text record into one buffer: `open`, the
+ * records separated by `separator`, `close`; record i ends after the separator (or `close`) that
+ * follows it, so frames cut records at their separator byte. A node's and a resource's pieces
+ * are prepared once per object (weakly). An empty batch is no bytes at all.
+ */
+export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
+  const nodes = new WeakMap<SpanNode, N>();
+  const resources = new WeakMap<SpanResource, R>();
+  const open = Buffer.from(format.open);
+  const separator = Buffer.from(format.separator);
+  const close = Buffer.from(format.close);
+  let spanGuess = SPAN_TEXT_BYTES;
+  return {
+    encode(batch): EncodedBatch<Buffer> {
+      const { spans } = batch;
+      const records = spansIn(batch);
+      const ends = new Array<number>(records);
+      const series = new Array<Series>(records);
+      const offset = new Float64Array(records);
+      if (records === 0)
+        return { size: 0, data: Buffer.alloc(0), bytes: 0, frames: spanFrames(batch, [], 0, [], offset) };
+      const anchorMs = Math.floor(batch.anchor);
+      const anchorNs = Math.round((batch.anchor - anchorMs) * 1e6);
+      const times: SpanTimes = {
+        msOf: (ns) => anchorMs + Math.floor((ns + anchorNs) / 1e6),
+        nsIn: (ns, ms) => ns + anchorNs - (ms - anchorMs) * 1e6,
+        micros: (ns) => anchorMs * 1000 + Math.floor((ns + anchorNs) / 1000),
+      };
+      let out: Buffer = Buffer.allocUnsafe(records * spanGuess);
+      out.set(open);
+      let at = open.length;
+      let r = 0;
+      let lastNode: SpanNode | undefined;
+      let node: N | undefined;
+      let lastResource: SpanResource | undefined;
+      let resource: R | undefined;
+      for (let i = 0; i < batch.size; i++) {
+        const last = batch.firstSpan[i]! + batch.spanCount[i]!;
+        for (let s = batch.firstSpan[i]!; s < last; s++) {
+          const spanNode = spans.nodes[spans.node[s]!]!;
+          if (spanNode !== lastNode) {
+            lastNode = spanNode;
+            node = nodes.get(spanNode);
+            if (node === undefined) nodes.set(spanNode, (node = format.node(spanNode)));
+          }
+          const spanResource = spans.resource[s]!;
+          if (spanResource !== lastResource) {
+            lastResource = spanResource;
+            resource = resources.get(spanResource);
+            if (resource === undefined) resources.set(spanResource, (resource = format.resource(spanResource)));
+          }
+          const room = format.room(node!, resource!, spans, s) + SPAN_TEXT_BYTES;
+          if (at + room > out.length) out = grown(out, at, room + (records - r) * spanGuess);
+          at = format.write(out, at, node!, resource!, spans, s, times);
+          const after = r === records - 1 ? close : separator;
+          out.set(after, at);
+          at += after.length;
+          ends[r] = at;
+          series[r] = seriesOfResource(spanResource);
+          offset[r] = spans.start[s]! / 1e6;
+          r++;
+        }
+      }
+      spanGuess = Math.ceil(at / records) + 16;
+      return {
+        size: records,
+        data: out.subarray(0, at),
+        bytes: at,
+        frames: spanFrames(batch, ends, 1, series, offset),
+      };
+    },
+  };
+}
+
+const HEX = Buffer.from('0123456789abcdef');
+
+/** Writes `count` 32-bit words from `words[from]` as lowercase hex into `out` at `at`; returns where they end. */
+export function writeHex(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
+  for (let w = from; w < from + count; w++) {
+    const word = words[w]!;
+    for (let shift = 28; shift >= 0; shift -= 4) out[at++] = HEX[(word >>> shift) & 15]!;
+  }
+  return at;
+}
+
+const ZERO = 0x30;
+
+/**
+ * RFC 3339 UTC with nanoseconds (`2024-01-01T00:00:00.123456789Z`), from epoch ms and the ns
+ * within it; the text up to the second is made once per second.
+ */
+export function rfc3339Nanos(): (out: Buffer, at: number, ms: number, ns: number) => number {
+  let second = Number.NaN;
+  let head = Buffer.alloc(0);
+  return (out, at, ms, ns) => {
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      second = s;
+      // `YYYY-MM-DDTHH:MM:SS.`: the ISO string up to its fraction.
+      const iso = new Date(s * 1000).toISOString();
+      head = Buffer.from(iso.slice(0, iso.lastIndexOf('.') + 1));
+    }
+    out.set(head, at);
+    at += head.length;
+    let fraction = (ms - s * 1000) * 1e6 + ns;
+    for (let p = at + 8; p >= at; p--) {
+      const next = Math.floor(fraction / 10);
+      out[p] = ZERO + fraction - next * 10;
+      fraction = next;
+    }
+    out[at + 9] = 0x5a; // Z
+    return at + 10;
+  };
+}
+
+/** The JSON members of a node's attributes as a format writes them: the fixed ones joined, and each picked one's pieces. */
+export interface AttributeMembers {
+  /** `"k":v,"k2":v2` (no braces), empty without fixed attributes. */
+  readonly fixed: Buffer;
+  /** Per picked attribute: a list's members (`"k":v`), or a counter's member up to its number (`"k":"prefix`). */
+  readonly picked: readonly (readonly Buffer[] | Buffer)[];
+  /** Most bytes the picked members take. */
+  readonly pickedRoom: number;
+}
+
+/** A node's attribute members, each value written by `json` (a JSON value as the format wants it). */
+export function attributeMembers(node: SpanNode, json: (value: AttributeValue) => string): AttributeMembers {
+  const member = (key: string, value: AttributeValue) => `${JSON.stringify(key)}:${json(value)}`;
+  const fixed = Buffer.from(
+    Object.entries(node.attributes)
+      .map(([key, value]) => member(key, value))
+      .join(','),
+  );
+  const picked = node.picked.map((attribute) =>
+    'values' in attribute
+      ? attribute.values.map((value) => Buffer.from(member(attribute.key, value)))
+      : Buffer.from(`${JSON.stringify(attribute.key)}:${JSON.stringify(attribute.prefix).slice(0, -1)}`),
+  );
+  // A counter's number has at most 8 digits (cardinality ≤ 10^7), then its closing quote.
+  const pickedRoom = picked.reduce(
+    (sum, p) => sum + 1 + (Array.isArray(p) ? Math.max(...p.map((b) => b.length)) : p.length + 9),
+    0,
+  );
+  return { fixed, picked, pickedRoom };
+}
+
+/**
+ * Writes span `s`'s attribute members (`members.fixed`, then its picks) into `out` at `at`,
+ * each after a comma unless it is the first and `first` is true; returns where they end.
+ */
+export function writeMembers(
+  out: Buffer,
+  at: number,
+  members: AttributeMembers,
+  spans: SpanColumns,
+  s: number,
+  first: boolean,
+): number {
+  const { fixed, picked } = members;
+  if (fixed.length > 0) {
+    if (!first) out[at++] = 0x2c;
+    out.set(fixed, at);
+    at += fixed.length;
+    first = false;
+  }
+  const from = spans.pickAt[s]!;
+  for (let j = 0; j < picked.length; j++) {
+    if (!first) out[at++] = 0x2c;
+    first = false;
+    const pieces = picked[j]!;
+    const pick = spans.picks[from + j]!;
+    if (Array.isArray(pieces)) {
+      const value = pieces[pick]!;
+      out.set(value, at);
+      at += value.length;
+    } else {
+      const head = pieces as Buffer;
+      out.set(head, at);
+      at = writeInteger(out, pick, at + head.length);
+      out[at++] = 0x22;
+    }
+  }
+  return at;
+}

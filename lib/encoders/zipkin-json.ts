@@ -1,0 +1,129 @@
+import type { EncodedBatch } from '../../operators/model/batch.js';
+import { SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
+import { writeInteger } from './shortest.js';
+import {
+  attributeMembers,
+  spanTextEncoder,
+  writeHex,
+  writeMembers,
+  type AttributeMembers,
+  type TraceEncoder,
+} from './spans.js';
+
+/** What a node's spans share, as bytes. */
+interface NodeText {
+  /** From the name to the opening of `timestamp`'s value. */
+  readonly head: Buffer;
+  /** From the endpoints to the opening brace of `tags`. */
+  readonly endpoints: Buffer;
+  readonly attributes: AttributeMembers;
+  /** The `error` tag of an error raised in the span. */
+  readonly error: Buffer;
+}
+
+const TRACE_ID = Buffer.from('{"traceId":"');
+const ID = Buffer.from('","id":"');
+const PARENT = Buffer.from('","parentId":"');
+const DURATION = Buffer.from(',"duration":');
+const FAILED_CALL = Buffer.from('"error":"true"');
+const ANNOTATION = Buffer.from(',"annotations":[{"timestamp":');
+const ANNOTATION_END = Buffer.from(',"value":"exception"}]');
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => Buffer.from(text)) as [Buffer, Buffer, Buffer];
+
+function put(out: Buffer, bytes: Buffer, at: number): number {
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
+/**
+ * Zipkin v2 JSON encoder of spans: each batch is one JSON array (what `POST /api/v2/spans`
+ * takes), a span an object: `traceId`, `id`, `parentId` (absent on a root), `name`, `kind`
+ * (`SERVER`, `CLIENT`, `PRODUCER`, `CONSUMER`; absent for internal spans), `timestamp` and
+ * `duration` in whole microseconds (a duration at least 1), `localEndpoint.serviceName`,
+ * `remoteEndpoint.serviceName` for a client or producer span whose callee is known, `tags`:
+ * the resource's attributes but `service.name`, then the span's, every value a string, and
+ * `error` on a span in error (the exception message where the error was raised, else "true").
+ * An error raised in the span adds an `exception` annotation at its end. Zipkin has no links
+ * nor a sampled flag: they are left out. Record i of the frames is span i with the comma or
+ * bracket after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
+ */
+export function zipkinJson(): TraceEncoder {
+  return spanTextEncoder<NodeText, Buffer>({
+    open: '[',
+    separator: ',',
+    close: ']',
+    node: (node: SpanNode) => ({
+      head: Buffer.from(
+        `","name":${JSON.stringify(node.name)}${node.kind === 'internal' ? '' : `,"kind":"${node.kind.toUpperCase()}"`},"timestamp":`,
+      ),
+      endpoints: Buffer.from(
+        `,"localEndpoint":{"serviceName":${JSON.stringify(node.service)}}${
+          node.peer !== undefined && (node.kind === 'client' || node.kind === 'producer')
+            ? `,"remoteEndpoint":{"serviceName":${JSON.stringify(node.peer)}}`
+            : ''
+        },"tags":{`,
+      ),
+      attributes: attributeMembers(node, (value) => JSON.stringify(String(value))),
+      error: Buffer.from(`"error":${JSON.stringify(node.exception.message)}`),
+    }),
+    resource: (resource: SpanResource) =>
+      Buffer.from(
+        Object.entries(resource.attributes)
+          .filter(([key]) => key !== 'service.name')
+          .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(String(value))}`)
+          .join(','),
+      ),
+    room: (node, resource) =>
+      node.head.length +
+      node.endpoints.length +
+      node.attributes.fixed.length +
+      node.attributes.pickedRoom +
+      resource.length +
+      node.error.length,
+    write(out, at, node, resource, spans, s, times) {
+      const { parent, start, end, status } = spans;
+      at = put(out, TRACE_ID, at);
+      at = writeHex(out, spans.traceId, 4 * s, 4, at);
+      at = put(out, ID, at);
+      at = writeHex(out, spans.spanId, 2 * s, 2, at);
+      const p = parent[s]!;
+      if (p >= 0) {
+        at = put(out, PARENT, at);
+        at = writeHex(out, spans.spanId, 2 * p, 2, at);
+      }
+      at = put(out, node.head, at);
+      const timestamp = times.micros(start[s]!);
+      at = writeInteger(out, timestamp, at);
+      at = put(out, DURATION, at);
+      const endMicros = times.micros(end[s]!);
+      at = writeInteger(out, Math.max(1, endMicros - timestamp), at);
+      at = put(out, node.endpoints, at);
+      if (resource.length > 0) at = put(out, resource, at);
+      const before = at;
+      at = writeMembers(out, at, node.attributes, spans, s, resource.length === 0);
+      if (status[s] !== SPAN_STATUS.unset) {
+        if (resource.length > 0 || at > before) out[at++] = 0x2c;
+        at = put(out, status[s] === SPAN_STATUS.error ? node.error : FAILED_CALL, at);
+      }
+      out[at++] = 0x7d; // }
+      if (status[s] === SPAN_STATUS.error) {
+        at = put(out, ANNOTATION, at);
+        at = writeInteger(out, endMicros, at);
+        at = put(out, ANNOTATION_END, at);
+      }
+      out[at] = 0x7d;
+      return at + 1;
+    },
+  });
+}
+
+/**
+ * One Zipkin JSON array of the spans of several encoded chunks (what an HTTP sink sends as one
+ * request): each chunk's array, its brackets dropped, joined by commas.
+ */
+export function zipkinBody(chunks: readonly EncodedBatch[]): Buffer {
+  const arrays = chunks.filter((chunk) => chunk.bytes > 0).map((chunk) => Buffer.from(chunk.data));
+  const parts = arrays.flatMap((array, i) => [i === 0 ? OPEN : COMMA, array.subarray(1, array.length - 1)]);
+  return Buffer.concat(parts.length ? [...parts, CLOSE] : [OPEN, CLOSE]);
+}

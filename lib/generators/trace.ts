@@ -1,0 +1,339 @@
+import {
+  SAMPLED_FLAG,
+  SPAN_STATUS,
+  type AttributeValue,
+  type PickedAttribute,
+  type SpanKind,
+  type SpanNode,
+  type SpanResource,
+  type SpanWriter,
+  type TraceGenerator,
+} from '../../operators/model/span.js';
+import { MAX_REPEAT, MAX_SPAN_SECONDS } from '../language/limits.js';
+import {
+  isAsync,
+  isPair,
+  type CallConfig,
+  type RootSpanConfig,
+  type ServiceConfig,
+  type SpanDuration,
+  type TraceGeneratorConfig,
+} from '../language/traces.js';
+import { SplitMix64 } from '../random.js';
+import { observation } from './distribution.js';
+
+/** A draw of seconds or of a count: from two unit draws (the second read by normal distributions only), at `at` ms. */
+type Draw = (u: number, v: number, at: number) => number;
+
+/** One call of the tree (or the root), compiled: its nodes and what each instance draws. */
+interface CompiledCall {
+  /** Node of the span the call makes in its caller (its only span, unless a pair). */
+  readonly node: number;
+  /** Node of the callee's span of a pair (server, consumer), or -1. */
+  readonly callee: number;
+  /** A producer pair: the consumer runs after the producer span, outside it. */
+  readonly async: boolean;
+  readonly newTrace: boolean;
+  /** Seconds of the span running the call's calls (the callee's of a pair); absent: as long as its calls. */
+  readonly duration?: Draw;
+  readonly queueDelay?: Draw;
+  readonly errorRate: number;
+  readonly propagate: boolean;
+  readonly parallel: boolean;
+  readonly repeat: number | Draw;
+  readonly probability: number;
+  /** How many values each picked attribute chooses from. */
+  readonly choices: readonly number[];
+  readonly calls: readonly CompiledCall[];
+}
+
+/** Gap before each call of a span: this much, plus {@link GAP_SHARE} of the span's own duration shared among its calls. */
+const MIN_GAP_NS = 10_000;
+const GAP_SHARE = 0.1;
+/** Network time of a call, each way (client to server, server back to client; a publish): uniform in this range. */
+const LATENCY_MIN_NS = 100_000;
+const LATENCY_SPREAD_NS = 400_000;
+const NS_PER_MS = 1e6;
+const NS_PER_SECOND = 1e9;
+
+/**
+ * The traces of a `trace_generator`: tick n makes one trace, a pure function of (seed, n, the
+ * tick's time). Every draw of trace n comes from its own SplitMix64 stream, seeded with output n
+ * of the entry's (draw k of trace n), so a trace does not depend on the ones before it, and the
+ * same seed makes the same traces on every run and machine.
+ *
+ * Layout (docs/traces.md): a span's calls start one after another, each after a gap of 10 µs
+ * plus a tenth of the span's own duration shared among them; parallel calls (and the repeats of
+ * a parallel call) start together and the next call waits for the last of them. A span ends at
+ * its own duration, or 10 µs after its last call if that is later. A client span starts a network
+ * delay (0.1 to 0.5 ms) before its server span and ends one after it; a producer span lasts one
+ * such delay, and its consumer starts after it, `queue_delay` and one more delay later.
+ */
+export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
+  const nodes: SpanNode[] = [];
+  const services: string[] = [];
+  const nodeService: number[] = [];
+  const addNode = (node: SpanNode): number => {
+    let service = services.indexOf(node.service);
+    if (service < 0) service = services.push(node.service) - 1;
+    nodeService.push(service);
+    return nodes.push(node) - 1;
+  };
+  const compile = (span: RootSpanConfig | CallConfig, call: CallConfig | undefined, caller: string): CompiledCall => {
+    const service = span.service ?? caller;
+    const pair = call !== undefined && isPair(call, caller);
+    const { fixed, picked, choices } = attributesOf(span.attributes);
+    const node = addNode(
+      nodeOf(pair ? caller : service, span, span.kind, pair ? { 'peer.service': service, ...fixed } : fixed, picked),
+    );
+    const callee = pair
+      ? addNode(nodeOf(service, span, span.kind === 'client' ? 'server' : 'consumer', fixed, picked))
+      : -1;
+    return {
+      node,
+      callee,
+      async: call !== undefined && isAsync(call, caller),
+      newTrace: call?.new_trace ?? false,
+      ...(span.duration !== undefined && { duration: secondsDraw(span.duration) }),
+      ...(call?.queue_delay !== undefined && { queueDelay: secondsDraw(call.queue_delay) }),
+      errorRate: span.error_rate,
+      propagate: call?.propagate ?? false,
+      parallel: call?.parallel ?? false,
+      repeat: call === undefined ? 1 : typeof call.repeat === 'number' ? call.repeat : observation(call.repeat),
+      probability: call?.probability ?? 1,
+      choices,
+      calls: span.calls.map((child) => compile(child, child, service)),
+    };
+  };
+  const root = compile(config.root, undefined, config.root.service);
+  const resources = services.map((name) => resourcesOf(name, config.services[name]));
+  const entry = new SplitMix64(config.seed);
+  const random = new SplitMix64(0);
+  const { sampled } = config;
+
+  // The state of the trace being written: its output, its next draw, its tick.
+  let out: SpanWriter;
+  let draw = 0;
+  let tick = 0;
+  let at = 0;
+  /** Whether the last instance written failed in a way its caller sees. */
+  let failed = false;
+  /** Copies of each call of the spans being written, a frame per span. */
+  const copies: number[] = [];
+
+  const unit = () => random.unit(draw++);
+  const nanoseconds = (seconds: Draw | undefined): number =>
+    seconds ? Math.round(seconds(unit(), unit(), at) * NS_PER_SECOND) : 0;
+  const latency = () => LATENCY_MIN_NS + Math.round(unit() * LATENCY_SPREAD_NS);
+
+  /** Fresh ids (never all zero) of a span: a new trace's id and flags when `parent` is -1, its parent's otherwise. */
+  const open = (node: number, parent: number, start: number): number => {
+    const s = out.add(node, parent, resources[nodeService[node]!]!(tick, at));
+    const { traceId, spanId, flags } = out;
+    if (parent < 0) {
+      random.words(draw++, traceId, 4 * s);
+      random.words(draw++, traceId, 4 * s + 2);
+      if ((traceId[4 * s]! | traceId[4 * s + 1]! | traceId[4 * s + 2]! | traceId[4 * s + 3]!) === 0)
+        traceId[4 * s + 3] = 1;
+      flags[s] = unit() < sampled ? SAMPLED_FLAG : 0;
+    } else {
+      traceId.copyWithin(4 * s, 4 * parent, 4 * parent + 4);
+      flags[s] = flags[parent]!;
+    }
+    random.words(draw++, spanId, 2 * s);
+    if ((spanId[2 * s]! | spanId[2 * s + 1]!) === 0) spanId[2 * s + 1] = 1;
+    out.start[s] = start;
+    return s;
+  };
+
+  /** The call's picks for span `s`, drawn once per instance (both spans of a pair share them). */
+  const pick = (call: CompiledCall, s: number) => {
+    const { choices } = call;
+    if (choices.length === 0) return;
+    const at = out.pickRoom(choices.length);
+    out.pickAt[s] = at;
+    for (let j = 0; j < choices.length; j++) out.picks[at + j] = Math.floor(unit() * choices[j]!);
+  };
+
+  /** Ends span `s` at `end`; its status from its own error draw and its calls' errors. Returns whether it failed. */
+  const close = (s: number, end: number, errorRate: number, callFailed: boolean): boolean => {
+    const raised = errorRate > 0 && unit() < errorRate;
+    out.end[s] = end;
+    out.status[s] = raised ? SPAN_STATUS.error : callFailed ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
+    return raised || callFailed;
+  };
+
+  /** How many copies of `call` an instance of its caller makes: its repeat, each copy kept with its probability. */
+  const copiesOf = (call: CompiledCall): number => {
+    const { repeat, probability } = call;
+    const times =
+      typeof repeat === 'number' ? repeat : Math.min(MAX_REPEAT, Math.max(0, Math.round(repeat(unit(), unit(), at))));
+    if (probability === 1) return times;
+    let made = 0;
+    for (let i = 0; i < times; i++) if (unit() < probability) made++;
+    return made;
+  };
+
+  /**
+   * Writes the calls of `call` below span `s`, which starts at `start` and lasts `own` ns by
+   * itself; returns when `s` ends and sets `failed` when a call that propagates failed.
+   */
+  const calls = (call: CompiledCall, s: number, start: number, own: number): number => {
+    const children = call.calls;
+    const frame = copies.length;
+    let slots = 0;
+    let inGroup = false;
+    for (const child of children) {
+      const n = copiesOf(child);
+      copies.push(n);
+      if (!child.parallel) slots += n;
+      else if (n > 0 && !inGroup) slots++;
+      inGroup = child.parallel && (inGroup || n > 0);
+    }
+    const gap = MIN_GAP_NS + Math.round((GAP_SHARE * own) / (slots + 1));
+    let cursor = start;
+    let groupStart = -1;
+    let groupEnd = 0;
+    let callFailed = false;
+    for (let c = 0; c < children.length; c++) {
+      const child = children[c]!;
+      const n = copies[frame + c]!;
+      if (child.parallel) {
+        if (n === 0) continue;
+        if (groupStart < 0) groupEnd = groupStart = cursor + gap;
+        for (let copy = 0; copy < n; copy++) {
+          groupEnd = Math.max(groupEnd, instance(child, s, groupStart));
+          callFailed ||= child.propagate && failed;
+        }
+      } else {
+        if (groupStart >= 0) [cursor, groupStart] = [groupEnd, -1];
+        for (let copy = 0; copy < n; copy++) {
+          cursor = instance(child, s, cursor + gap);
+          callFailed ||= child.propagate && failed;
+        }
+      }
+    }
+    if (groupStart >= 0) cursor = groupEnd;
+    copies.length = frame;
+    failed = callFailed;
+    return cursor === start ? start + own : Math.max(start + own, cursor + MIN_GAP_NS);
+  };
+
+  /** Writes one instance of `call` below span `parent`, from `start`; returns when its span in the caller ends. */
+  const instance = (call: CompiledCall, parent: number, start: number): number => {
+    const first = open(call.node, parent, start);
+    pick(call, first);
+    if (call.callee < 0) {
+      const end = calls(call, first, start, nanoseconds(call.duration));
+      failed = close(first, end, call.errorRate, failed);
+      return end;
+    }
+    const there = latency();
+    if (call.async) {
+      const published = start + there;
+      out.end[first] = published;
+      const consumed = published + nanoseconds(call.queueDelay) + latency();
+      const consumer = call.newTrace ? open(call.callee, -1, consumed) : open(call.callee, first, consumed);
+      if (call.newTrace) out.link[consumer] = first;
+      out.pickAt[consumer] = out.pickAt[first]!;
+      close(consumer, calls(call, consumer, consumed, nanoseconds(call.duration)), call.errorRate, failed);
+      // The producer does not wait for its consumer: nothing reaches the caller.
+      failed = false;
+      return published;
+    }
+    const back = latency();
+    const server = open(call.callee, first, start + there);
+    out.pickAt[server] = out.pickAt[first]!;
+    const served = calls(call, server, start + there, nanoseconds(call.duration));
+    failed = close(server, served, call.errorRate, failed);
+    out.end[first] = served + back;
+    out.status[first] = failed ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
+    return served + back;
+  };
+
+  return {
+    nodes,
+    trace(index, offset, writer) {
+      out = writer;
+      draw = 0;
+      tick = index;
+      at = offset;
+      random.reseed(entry, index);
+      instance(root, -1, Math.round(offset * NS_PER_MS));
+    },
+  };
+}
+
+function nodeOf(
+  service: string,
+  span: RootSpanConfig | CallConfig,
+  kind: SpanKind,
+  attributes: Readonly<Record<string, AttributeValue>>,
+  picked: readonly PickedAttribute[],
+): SpanNode {
+  const peer = attributes['peer.service'];
+  return {
+    service,
+    name: span.operation,
+    kind,
+    attributes,
+    picked,
+    ...(typeof peer === 'string' && kind !== 'server' && kind !== 'consumer' && { peer }),
+    exception: { type: 'Error', message: `${span.operation} failed` },
+  };
+}
+
+/** A span's attributes split into fixed ones and picked ones, with the number of choices of each pick. */
+function attributesOf(attributes: RootSpanConfig['attributes']) {
+  const fixed: Record<string, AttributeValue> = {};
+  const picked: PickedAttribute[] = [];
+  const choices: number[] = [];
+  for (const [key, attribute] of Object.entries(attributes)) {
+    if (attribute.form === 'fixed') fixed[key] = attribute.value;
+    else if (attribute.form === 'list') {
+      picked.push({ key, values: attribute.values });
+      choices.push(attribute.values.length);
+    } else {
+      picked.push({ key, prefix: attribute.prefix, cardinality: attribute.cardinality });
+      choices.push(attribute.cardinality);
+    }
+  }
+  return { fixed, picked, choices };
+}
+
+/** Seconds of a span duration, clamped to [0, MAX_SPAN_SECONDS]. */
+function secondsDraw(duration: SpanDuration): Draw {
+  if (typeof duration === 'number') return () => duration;
+  const observe = observation(duration);
+  return (u, v, at) => Math.min(MAX_SPAN_SECONDS, Math.max(0, observe(u, v, at)));
+}
+
+/**
+ * The resource of a span of `service` on tick n at `at` ms: its service's attributes, and with
+ * `pods`, the pod `n mod count` of the generation `at / rotate_every` as `k8s.pod.name`. A
+ * generation's resources are made once and kept until the next one (encoders cache their bytes
+ * per object).
+ */
+function resourcesOf(service: string, config: ServiceConfig | undefined): (n: number, at: number) => SpanResource {
+  const attributes: Record<string, AttributeValue> = { 'service.name': service };
+  if (config?.version !== undefined) attributes['service.version'] = config.version;
+  if (config?.environment !== undefined) attributes['deployment.environment'] = config.environment;
+  const own = config?.attributes ?? {};
+  const pods = config?.pods;
+  if (!pods) {
+    const resource = { service, attributes: { ...attributes, ...own } };
+    return () => resource;
+  }
+  let generation = -1;
+  // Made as the turns reach them: a generation may end before every pod served a trace.
+  let current: (SpanResource | undefined)[] = [];
+  return (n, at) => {
+    const now = pods.rotate_every ? Math.floor(at / pods.rotate_every) : 0;
+    if (now !== generation) [generation, current] = [now, []];
+    const pod = n % pods.count;
+    return (current[pod] ??= {
+      service,
+      attributes: { ...attributes, 'k8s.pod.name': `${service}-${now}-${pod}`, ...own },
+    });
+  };
+}

@@ -1,0 +1,548 @@
+/**
+ * The trace language: `trace_generator`, a call tree whose root span and nested `calls` stand
+ * for services calling each other, with per-service resources, sampling and a seed. The codec
+ * checks each field, then the tree as a whole (pairs of spans, durations that fit, the span
+ * bound, services named but never called), every problem at its path.
+ *
+ * The tree is finite by construction: calls are nested mappings, with no reference to a named
+ * subtree, so there is no cycle to look for (a YAML alias repeats a subtree, it cannot contain
+ * itself, and expansions are bounded when the text is parsed).
+ */
+import * as t from 'io-ts';
+import { isRight } from 'fp-ts/lib/Either.js';
+import {
+  Codec,
+  andThen,
+  atLeast,
+  atMost,
+  boolean,
+  errorAt,
+  integer,
+  invalidType,
+  list,
+  matching,
+  nonEmptyString,
+  nonNegative,
+  number,
+  oneOf,
+  record,
+  strict,
+  string,
+} from './combinators.js';
+import { distribution, durationUpTo, duration, countUpTo, type DistributionConfig } from './fields.js';
+import * as limits from './limits.js';
+import { isMapping, show } from './problems.js';
+import { formatMs } from '../format.js';
+import { SPAN_KINDS, type AttributeValue, type SpanKind } from '../../operators/model/span.js';
+
+export type { AttributeValue, SpanKind };
+
+/** Seconds, fixed (a number, or a duration string such as `20ms`) or drawn from a distribution. */
+export type SpanDuration = number | DistributionConfig;
+
+/** A span attribute as written: one value, one of a list, or `prefix` + a number below `cardinality`. */
+export type TraceAttribute =
+  | { readonly form: 'fixed'; readonly value: AttributeValue }
+  | { readonly form: 'list'; readonly values: readonly AttributeValue[] }
+  | { readonly form: 'counter'; readonly prefix: string; readonly cardinality: number };
+
+/** What the root span and every call share. */
+interface SpanConfigBase {
+  readonly operation: string;
+  readonly kind: SpanKind;
+  readonly error_rate: number;
+  readonly attributes: Readonly<Record<string, TraceAttribute>>;
+  readonly calls: readonly CallConfig[];
+}
+
+/** The root span of every trace. Without `duration` it lasts as long as its calls. */
+export interface RootSpanConfig extends SpanConfigBase {
+  readonly service: string;
+  readonly duration?: SpanDuration;
+}
+
+/** A call made by the span above it. */
+export interface CallConfig extends SpanConfigBase {
+  /** The service called; absent: the caller's own. */
+  readonly service?: string;
+  readonly duration: SpanDuration;
+  readonly parallel: boolean;
+  readonly propagate: boolean;
+  /** How many times the call is made: a count, or a distribution drawn and rounded. */
+  readonly repeat: number | DistributionConfig;
+  readonly probability: number;
+  readonly new_trace: boolean;
+  readonly queue_delay?: SpanDuration;
+}
+
+export interface ServiceConfig {
+  readonly version?: string;
+  readonly environment?: string;
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
+  readonly pods?: { readonly count: number; readonly rotate_every?: number };
+}
+
+export interface TraceGeneratorConfig {
+  readonly root: RootSpanConfig;
+  readonly services: Readonly<Record<string, ServiceConfig>>;
+  /** Share of traces whose W3C `sampled` flag is set. */
+  readonly sampled: number;
+  readonly seed: number;
+}
+
+/**
+ * Whether `call`, made from a span of service `caller`, is a pair of spans: a client (producer)
+ * span in the caller and the callee's server (consumer) span below it. A client or producer call
+ * to no other service is one span (an uninstrumented peer: a database, a cache, a broker).
+ */
+export function isPair(call: CallConfig, caller: string): boolean {
+  return (call.kind === 'client' || call.kind === 'producer') && call.service !== undefined && call.service !== caller;
+}
+
+/** The callee of a producer pair runs after the producer's span, outside it. */
+export function isAsync(call: CallConfig, caller: string): boolean {
+  return call.kind === 'producer' && isPair(call, caller);
+}
+
+// ---- fields ---------------------------------------------------------------------------------------
+
+export const ATTRIBUTE_KEY_PATTERN = '[A-Za-z_][A-Za-z0-9_.-]*';
+const attributeKey = matching(ATTRIBUTE_KEY_PATTERN, 'an attribute name');
+
+const scalar = new Codec<AttributeValue>(
+  'attribute value',
+  (u, c) =>
+    typeof u === 'string' || typeof u === 'boolean' || (typeof u === 'number' && Number.isFinite(u))
+      ? t.success(u)
+      : invalidType(u, c, 'a string, a number or a boolean'),
+  undefined,
+  () => ({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }),
+);
+
+const oneOfValues = strict('one_of attribute', {
+  one_of: list(scalar, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
+    'Each span takes one of these values, drawn uniformly.',
+  ),
+});
+const counted = strict(
+  'counted attribute',
+  {
+    cardinality: countUpTo(limits.MAX_CARDINALITY).describe(
+      'How many distinct values: prefix + a number drawn below it (user ids, order ids).',
+    ),
+  },
+  { prefix: string.describe('Text before the number; default the attribute name and an underscore.') },
+);
+
+/** A span attribute; a counted one's prefix is left for {@link spanAttributes} to fill from its key. */
+const spanAttribute = new Codec<TraceAttribute | { form: 'counter'; prefix?: string; cardinality: number }>(
+  'attribute',
+  (u, c) => {
+    if (!isMapping(u)) {
+      const value = scalar.validate(u, c);
+      return isRight(value) ? t.success({ form: 'fixed', value: value.right }) : value;
+    }
+    if (Object.hasOwn(u, 'one_of')) {
+      const decoded = oneOfValues.validate(u, c);
+      return isRight(decoded) ? t.success({ form: 'list', values: decoded.right.one_of }) : decoded;
+    }
+    if (Object.hasOwn(u, 'cardinality')) {
+      const decoded = counted.validate(u, c);
+      return isRight(decoded) ? t.success({ form: 'counter', ...decoded.right }) : decoded;
+    }
+    return t.failure(u, c, 'expected a value, {one_of: [values]} or {cardinality: N, prefix?}');
+  },
+  undefined,
+  (child) => ({ anyOf: [child(scalar), child(oneOfValues), child(counted)] }),
+);
+
+function bounded<A>(codec: Codec<Record<string, A>>, what: string): Codec<Record<string, A>> {
+  return andThen<Record<string, A>, Record<string, A>>(codec, (values, u, c) => {
+    const count = Object.keys(values).length;
+    return count <= limits.MAX_SPAN_ATTRIBUTES
+      ? t.success(values)
+      : t.failure(u, c, `expected at most ${limits.MAX_SPAN_ATTRIBUTES} ${what}, got ${count}`);
+  }).withSchema((child) => ({ ...child(codec), maxProperties: limits.MAX_SPAN_ATTRIBUTES }));
+}
+
+const spanAttributes = andThen(bounded(record(attributeKey, spanAttribute), 'attributes'), (values) =>
+  t.success(
+    Object.fromEntries(
+      Object.entries(values).map(([key, a]): [string, TraceAttribute] => [
+        key,
+        a.form === 'counter' ? { form: 'counter', prefix: a.prefix ?? `${key}_`, cardinality: a.cardinality } : a,
+      ]),
+    ),
+  ),
+).describe(
+  'Span attributes by name (semantic conventions such as http.request.method, http.route, db.system are plain keys): a value, {one_of: [values]}, or {cardinality: N, prefix}.',
+);
+
+/** The largest and smallest draw of a distribution, before the clamp to [0, `max`]; a drift moves both without bound. */
+function drawRange(d: DistributionConfig): readonly [number, number] {
+  if (d.mean_shift_per_sec) return [-Infinity, Infinity];
+  if (d.type === 'uniform') return [d.min, d.max];
+  if (d.type === 'exponential') return [0, Infinity];
+  return d.stddev === 0 ? [d.mean, d.mean] : [-Infinity, Infinity];
+}
+
+/** Why a distribution clamped to [0, `max`] would mostly draw outside it: its field and the message, if it would. */
+function outsideClamp(d: DistributionConfig, max: number, unit: string): [string, string] | undefined {
+  switch (d.type) {
+    case 'uniform':
+      if (d.min < 0) return ['min', `expected at least 0, got ${d.min}`];
+      return d.max > max ? ['max', `expected at most ${max}${unit}, got ${d.max}`] : undefined;
+    case 'normal':
+      return d.mean < 0 || d.mean > max ? ['mean', `expected 0 to ${max}${unit}, got ${d.mean}`] : undefined;
+    case 'exponential':
+      return 1 / d.rate > max
+        ? ['rate', `expected at least ${1 / max} (a mean of at most ${max}${unit}), got ${d.rate}`]
+        : undefined;
+  }
+}
+
+/** A distribution whose draws are clamped to [0, `max`]: its range (uniform) or mean must lie inside. */
+function clampedDistribution(max: number, unit: string): Codec<DistributionConfig> {
+  return andThen(distribution, (d, u, c) => {
+    const problem = outsideClamp(d, max, unit);
+    return problem ? t.failures([errorAt(u, c, problem[0], problem[1])]) : t.success(d);
+  });
+}
+
+const SPAN_DISTRIBUTION = clampedDistribution(limits.MAX_SPAN_SECONDS, ' seconds');
+const spanSeconds = atMost(nonNegative, limits.MAX_SPAN_SECONDS, ' seconds');
+const spanDurationText = durationUpTo(limits.MAX_SPAN_SECONDS * 1000);
+
+/** Seconds: a number, a duration string (`20ms`), or a distribution of seconds (draws clamped to 0 and the limit). */
+const spanDuration = new Codec<SpanDuration>(
+  'span duration',
+  (u, c) => {
+    if (typeof u === 'number') return spanSeconds.validate(u, c);
+    if (typeof u === 'string') {
+      const ms = spanDurationText.validate(u, c);
+      return isRight(ms) ? t.success(ms.right / 1000) : ms;
+    }
+    return SPAN_DISTRIBUTION.validate(u, c);
+  },
+  undefined,
+  (child) => ({ anyOf: [child(spanSeconds), child(spanDurationText), child(distribution)] }),
+).define('span_duration');
+
+const repeat = new Codec<number | DistributionConfig>(
+  'repeat',
+  (u, c) =>
+    isMapping(u)
+      ? clampedDistribution(limits.MAX_REPEAT, '').validate(u, c)
+      : countUpTo(limits.MAX_REPEAT).validate(u, c),
+  undefined,
+  (child) => ({ anyOf: [child(countUpTo(limits.MAX_REPEAT)), child(distribution)] }),
+).describe(
+  `How many times the call is made: a count, or a distribution drawn per span and rounded (clamped to 0 and ${limits.MAX_REPEAT}); default 1.`,
+);
+
+const unitShare = atMost(atLeast(number, 0), 1);
+const share = (what: string) => unitShare.describe(`${what}, from 0 to 1.`);
+const errorRate = share('Share of these spans that fail: status error and an exception event; default 0');
+
+const spanFields = {
+  operation: nonEmptyString.describe('The operation: the span name (GET /cart, SELECT orders, publish orders).'),
+  kind: oneOf(SPAN_KINDS).describe(
+    'server, client, producer, consumer or internal. A client (producer) call to another service makes the client (producer) span and, below it, the callee’s server (consumer) span.',
+  ),
+};
+const spanOptions = { error_rate: errorRate, attributes: spanAttributes };
+
+const call: Codec<CallConfig> = new Codec<CallConfig>(
+  'call',
+  (u, c) => callFields.validate(u, c),
+  undefined,
+  (child) => callFields.schema(child),
+).define('trace_call');
+
+const calls = list(call, { max: limits.MAX_SPANS_PER_TRACE }).describe(
+  'The calls this span makes, in order: each one after the one before, unless parallel.',
+);
+
+const callFields: Codec<CallConfig> = andThen(
+  strict(
+    'call',
+    {
+      ...spanFields,
+      duration: spanDuration.describe(
+        'How long the callee’s span lasts, in seconds: a number, a duration string (20ms) or a distribution (exponential, normal, uniform); at least as long as its calls in sequence.',
+      ),
+    },
+    {
+      ...spanOptions,
+      service: nonEmptyString.describe('The service called; default the caller’s own.'),
+      parallel: boolean.describe(
+        'Starts together with the parallel calls next to it, and its repeats start together (a fan-out); default false.',
+      ),
+      propagate: boolean.describe('An error of this call marks the span that made it in error too; default false.'),
+      repeat,
+      probability: share('Chance that the call is made, per repeat (a cache miss); default 1'),
+      calls,
+      new_trace: boolean.describe(
+        'A producer call to another service: its consumer starts a new trace, linked to the producer span; default false.',
+      ),
+      queue_delay: spanDuration.describe(
+        'A producer call to another service: time from the producer span’s end to the consumer span’s start, in seconds; default 0.',
+      ),
+    },
+  ),
+  (raw): t.Validation<CallConfig> =>
+    t.success({
+      ...raw,
+      parallel: raw.parallel ?? false,
+      propagate: raw.propagate ?? false,
+      error_rate: raw.error_rate ?? 0,
+      attributes: raw.attributes ?? {},
+      repeat: raw.repeat ?? 1,
+      probability: raw.probability ?? 1,
+      calls: raw.calls ?? [],
+      new_trace: raw.new_trace ?? false,
+    }),
+);
+
+const root = andThen(
+  strict(
+    'root span',
+    { ...spanFields, service: nonEmptyString.describe('The service of the root span.') },
+    {
+      ...spanOptions,
+      duration: spanDuration.describe(
+        'How long the root span lasts, in seconds (a number, a duration string or a distribution); default as long as its calls.',
+      ),
+      calls,
+    },
+  ),
+  (raw): t.Validation<RootSpanConfig> =>
+    t.success({ ...raw, error_rate: raw.error_rate ?? 0, attributes: raw.attributes ?? {}, calls: raw.calls ?? [] }),
+).describe('The first span of every trace, and below it the calls it makes.');
+
+const service = andThen(
+  strict(
+    'service',
+    {},
+    {
+      version: string.describe('Resource attribute service.version.'),
+      environment: string.describe('Resource attribute deployment.environment.'),
+      attributes: bounded(record(attributeKey, scalar), 'attributes').describe(
+        'More resource attributes of the service (cloud.region, host.name).',
+      ),
+      pods: strict(
+        'pods',
+        { count: countUpTo(limits.MAX_PODS).describe('Pods serving the service: traces go to them in turn.') },
+        {
+          rotate_every: duration.describe(
+            'Every pod is replaced (a new name) this often, from the entry start, as a rollout would; default never.',
+          ),
+        },
+      ).describe('Resource attribute k8s.pod.name: <service>-<generation>-<pod>, the pod taking turns per trace.'),
+    },
+  ),
+  (raw): t.Validation<ServiceConfig> => t.success({ ...raw, attributes: raw.attributes ?? {} }),
+).describe('Resource attributes of one service (service.name is its key).');
+
+const sampled = new Codec<number>(
+  'sampled',
+  (u, c) => (typeof u === 'boolean' ? t.success(u ? 1 : 0) : unitShare.validate(u, c)),
+  undefined,
+  () => ({ anyOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'boolean' }] }),
+).describe(
+  'Share of traces marked sampled (the W3C trace flag), from 0 to 1, or true (all, the default) or false (none). Spans of every trace are written either way.',
+);
+
+// ---- the tree --------------------------------------------------------------------------------------
+
+type Path = readonly (string | number)[];
+
+/** A span of the tree, its path, and the service of the span that made it (the root's own). */
+interface Place {
+  readonly span: RootSpanConfig | CallConfig;
+  /** The span as a call; absent for the root. */
+  readonly call?: CallConfig;
+  readonly path: Path;
+  readonly caller: string;
+  /** The service running the span's calls: the callee's, or the caller's own. */
+  readonly service: string;
+}
+
+/** Every span of the tree, the root first, each before its calls. */
+function places(root: RootSpanConfig): Place[] {
+  const found: Place[] = [];
+  const visit = (span: RootSpanConfig | CallConfig, call: CallConfig | undefined, path: Path, caller: string) => {
+    const service = span.service ?? caller;
+    found.push({ span, path, caller, service, ...(call && { call }) });
+    for (const [i, child] of span.calls.entries()) visit(child, child, [...path, 'calls', i], service);
+  };
+  visit(root, undefined, ['root'], root.service);
+  return found;
+}
+
+/** Problems of one call's kind and the fields that only some kinds take. */
+function pairProblems({ call: span, path, caller }: Place): [Path, string][] {
+  if (!span) return [];
+  const problems: [Path, string][] = [];
+  const pair = isPair(span, caller);
+  const asyncPair = isAsync(span, caller);
+  if ((span.kind === 'client' || span.kind === 'producer') && !pair && span.calls.length > 0)
+    problems.push([
+      [...path, 'calls'],
+      `a ${span.kind} call to no other service is one span, with nobody below it to make calls: name the service it calls (service: <name>)`,
+    ]);
+  if (span.new_trace && !asyncPair)
+    problems.push([
+      [...path, 'new_trace'],
+      'only a producer call to another service can start a new trace (its consumer roots it, linked to the producer)',
+    ]);
+  if (span.queue_delay !== undefined && !asyncPair)
+    problems.push([[...path, 'queue_delay'], 'only a producer call to another service has a queue delay']);
+  if (span.propagate && asyncPair)
+    problems.push([
+      [...path, 'propagate'],
+      'a consumer’s error cannot reach the span that made the producer call: that span does not wait for the consumer',
+    ]);
+  return problems;
+}
+
+/** Fewest and most seconds a duration takes (after the clamp to [0, limit]; a drift or an unbounded tail has no bound below the limit). */
+export function durationRange(d: SpanDuration): readonly [number, number] {
+  if (typeof d === 'number') return [d, d];
+  const [low, high] = drawRange(d);
+  return [Math.max(0, low), Math.min(limits.MAX_SPAN_SECONDS, high)];
+}
+
+/** Fewest and most times a call is made (a drawn count is rounded and clamped to [0, MAX_REPEAT]). */
+export function repeatRange(r: number | DistributionConfig): readonly [number, number] {
+  if (typeof r === 'number') return [r, r];
+  const [low, high] = drawRange(r);
+  return [Math.max(0, Math.round(low)), Math.min(limits.MAX_REPEAT, Math.round(high))];
+}
+
+/**
+ * The calls of `span` must fit in its longest duration: each sequential call (or parallel group)
+ * at its shortest, one after another. The first call that cannot fit is the problem: a parent
+ * is stretched to cover its calls, so a bound the calls always overrun is a mistake.
+ */
+function fitProblems({ span, path, service }: Place): [Path, string][] {
+  if (span.duration === undefined) return [];
+  const longest = durationRange(span.duration)[1];
+  let used = 0;
+  let group = 0;
+  for (const [i, child] of span.calls.entries()) {
+    const copies = child.probability === 1 ? repeatRange(child.repeat)[0] : 0;
+    // A producer's span is the publish only: its consumer runs outside it.
+    const shortest = isAsync(child, service) ? 0 : durationRange(child.duration)[0];
+    const takes = copies === 0 ? 0 : child.parallel ? shortest : copies * shortest;
+    if (child.parallel) {
+      group = Math.max(group, takes);
+    } else {
+      used += group + takes;
+      group = 0;
+    }
+    if (used + group > longest)
+      return [
+        [
+          [...path, 'calls', i, 'duration'],
+          `takes at least ${seconds(takes)}${used + group > takes ? ` with the calls before it (${seconds(used + group)} in all)` : ''}, more than the ${seconds(longest)} its parent lasts at most: a parent lasts at least as long as its calls in sequence`,
+        ],
+      ];
+  }
+  return [];
+}
+
+const seconds = (s: number) => formatMs(s * 1000);
+
+/** Spans one instance of `span` makes at most, its calls at their largest repeat; `call` is the span as a call (not the root). */
+function spansOf(span: RootSpanConfig | CallConfig, call: CallConfig | undefined, caller: string): number {
+  const service = span.service ?? caller;
+  const own = call && isPair(call, caller) ? 2 : 1;
+  return own + span.calls.reduce((sum, child) => sum + mostCopies(child) * spansOf(child, child, service), 0);
+}
+
+const mostCopies = (call: CallConfig) => repeatRange(call.repeat)[1];
+
+/**
+ * Where the span bound is overrun: down the tree through the call whose spans make up most of
+ * the excess, to the repeat that multiplies past it, or to the calls that add up past it.
+ */
+function boundProblem(root: RootSpanConfig): [Path, string] | undefined {
+  const max = limits.MAX_SPANS_PER_TRACE;
+  const limit = `; the limit is ${max} spans per trace`;
+  let place: Place = { span: root, path: ['root'], caller: root.service, service: root.service };
+  let total = spansOf(root, undefined, root.service);
+  if (total <= max) return undefined;
+  for (;;) {
+    const { span, path, service } = place;
+    const parts = span.calls.map((child) => ({ child, each: spansOf(child, child, service) }));
+    const weight = (part: (typeof parts)[number]) => mostCopies(part.child) * part.each;
+    const biggest = parts.reduce((a, b) => (weight(b) > weight(a) ? b : a));
+    const i = parts.indexOf(biggest);
+    const childPath = [...path, 'calls', i];
+    if (biggest.each > max) {
+      const callee = biggest.child.service ?? service;
+      place = { span: biggest.child, call: biggest.child, path: childPath, caller: service, service: callee };
+      total = biggest.each;
+      continue;
+    }
+    if (weight(biggest) > max)
+      return [
+        [...childPath, 'repeat'],
+        `up to ${mostCopies(biggest.child)} times ${biggest.each} spans is ${weight(biggest)} spans per trace${limit}`,
+      ];
+    const shares = parts.map((part, k) => `calls[${k}]: ${weight(part)}`).join(', ');
+    return [[...path, 'calls'], `these calls make up to ${total} spans per trace (${shares})${limit}`];
+  }
+}
+
+/** Services of `services` that no span of the tree runs in. */
+function unusedServices(config: TraceGeneratorConfig, all: readonly Place[]): [Path, string][] {
+  const used = new Set(all.map((p) => p.service));
+  return Object.keys(config.services)
+    .filter((name) => !used.has(name))
+    .map((name) => [['services', name], `no span of the tree runs in service ${show(name)}`]);
+}
+
+/** Most spans one tick makes (its trace and the traces its consumers start): what an entry's batches are sized by. */
+export function maxSpansPerTrace(config: { readonly root: RootSpanConfig }): number {
+  return spansOf(config.root, undefined, config.root.service);
+}
+
+export const traceGenerator: Codec<TraceGeneratorConfig> = andThen(
+  strict(
+    'trace_generator',
+    { root },
+    {
+      services: record(nonEmptyString, service).describe(
+        'Resource attributes per service name (service.version, deployment.environment, k8s.pod.name, more).',
+      ),
+      sampled,
+      seed: integer.describe(
+        'Seed of every draw (ids, durations, errors, picks); the same seed makes the same traces.',
+      ),
+    },
+  ),
+  (raw, u, c): t.Validation<TraceGeneratorConfig> => {
+    const config: TraceGeneratorConfig = {
+      root: raw.root,
+      services: raw.services ?? {},
+      sampled: raw.sampled ?? 1,
+      seed: raw.seed ?? 0,
+    };
+    const all = places(config.root);
+    const bound = boundProblem(config.root);
+    const problems = [
+      ...all.flatMap((place) => [...pairProblems(place), ...fitProblems(place)]),
+      ...(bound ? [bound] : []),
+      ...unusedServices(config, all),
+    ];
+    return problems.length
+      ? t.failures(problems.map(([path, message]) => errorAt(u, c, path, message)))
+      : t.success(config);
+  },
+)
+  .describe(
+    'Traces: a root span and the calls under it, services calling each other; rate counts the traces ticks start.',
+  )
+  .define('trace_generator');
