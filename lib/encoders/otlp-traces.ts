@@ -1,4 +1,5 @@
-import type { EncodedBatch, Series } from '../../operators/model/batch.js';
+import type { EncodedBatch } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import {
   SPAN_STATUS,
   spansIn,

@@ -3,7 +3,8 @@
  * of span records, and the text pieces of the JSON formats (ids in hex, RFC 3339 times with
  * nanoseconds, attributes as JSON members prepared once per node).
  */
-import type { EncodedBatch, Frames, Series } from '../../operators/model/batch.js';
+import type { EncodedBatch, Frames } from '../../operators/model/batch.js';
+import type { Series } from '../../operators/model/series.js';
 import {
   spansIn,
   type AttributeValue,
