@@ -1,4 +1,5 @@
 import type { Entry, EncoderConfig, SinkConfig } from '../config/types.js';
+import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
@@ -82,6 +83,7 @@ function describeEntry(
 }
 
 function describeGenerator(entry: Entry): string {
+  if (entry.trace_generator) return describeTraces(entry.trace_generator);
   const generator: GeneratorConfig | undefined = entry.generator;
   const source = generator ?? entry.distribution;
   const log = entry.log_generator;
@@ -93,6 +95,13 @@ function describeGenerator(entry: Entry): string {
         : `log ${log.type} ${params(log)}`
       : 'none';
   return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
+}
+
+/** `trace from frontend GET /checkout (server), services frontend, payment; up to 12 spans a trace, seed 42`. */
+function describeTraces(config: TraceGeneratorConfig): string {
+  const { service, operation, kind } = config.root;
+  const services = [...new Set([service, ...Object.keys(config.services)])].join(', ');
+  return `trace from ${service} ${operation} (${kind}), services ${services}; up to ${maxSpansPerTrace(config)} spans a trace, seed ${config.seed}`;
 }
 
 function describeEncoder(encoder: EncoderConfig): string {

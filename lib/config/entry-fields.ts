@@ -20,6 +20,7 @@ import {
   type Decoded,
 } from '../language/combinators.js';
 import { entryGenerator, overrideGenerator } from '../language/aliases.js';
+import { traceGenerator } from '../language/traces.js';
 import type { MetricOverride } from './types.js';
 import * as limits from '../language/limits.js';
 import { encoderCodec } from '../encoders/kinds/index.js';
@@ -74,8 +75,8 @@ export const entryFields = {
   id: nonEmptyString.describe(
     "The entry's identifier: after, while and clock_group name it. Default: name (or pack), made unique.",
   ),
-  signal_type: oneOf(SIGNAL_TYPES).describe('What the entry emits: metrics, logs, histogram or summary.'),
-  name: metricName.describe("The metric name (the logs entry's name in messages); not with pack."),
+  signal_type: oneOf(SIGNAL_TYPES).describe('What the entry emits: metrics, logs, histogram, summary or traces.'),
+  name: metricName.describe("The metric name (a logs or traces entry's name in messages); not with pack."),
   rate: atMost(
     atLeast(positive, limits.MIN_RATE, ' events per second'),
     limits.MAX_RATE,
@@ -87,6 +88,7 @@ export const entryFields = {
   ),
   generator: entryGenerator,
   log_generator: logGenerator,
+  trace_generator: traceGenerator,
   distribution,
   buckets,
   quantiles,

@@ -16,6 +16,7 @@ import {
 } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import { desugarAlias } from '../language/aliases.js';
+import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
@@ -26,6 +27,7 @@ import { COUNTED_LABEL_SETS, labelSetCount } from '../../operators/labels.js';
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
   generator: ['metrics'],
   log_generator: ['logs'],
+  trace_generator: ['traces'],
   distribution: ['histogram', 'summary'],
   buckets: ['histogram'],
   quantiles: ['summary'],
@@ -33,6 +35,14 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   seed: ['histogram', 'summary'],
   pack: ['metrics'],
   overrides: ['metrics'],
+  // A trace's spans carry attributes and their services' resources (trace_generator), not labels.
+  labels: ['metrics', 'logs', 'histogram', 'summary'],
+  dynamic_labels: ['metrics', 'logs', 'histogram', 'summary'],
+  cardinality_spikes: ['metrics', 'logs', 'histogram', 'summary'],
+  jitter: ['metrics'],
+  jitter_seed: ['metrics'],
+  metric_type: ['metrics', 'logs', 'histogram', 'summary'],
+  help: ['metrics', 'logs', 'histogram', 'summary'],
 };
 
 /** What produces the values of each signal type. */
@@ -41,6 +51,7 @@ const SOURCE_FIELD: Record<SignalType, EntryField> = {
   logs: 'log_generator',
   histogram: 'distribution',
   summary: 'distribution',
+  traces: 'trace_generator',
 };
 
 export { DEFAULT_BUCKETS, DEFAULT_QUANTILES };
@@ -52,6 +63,16 @@ export interface DecodedEntry {
   /** Present when there are no issues. */
   readonly entry?: Entry;
   readonly issues: readonly Issue[];
+}
+
+/**
+ * Rows one event writes at most: a histogram's or summary's series set, a trace's spans (every
+ * `repeat` at its largest), else 1. What rates and batches are bounded by.
+ */
+export function rowsPerEvent(
+  entry: Parameters<typeof samplesPerEvent>[0] & { readonly trace_generator?: TraceGeneratorConfig },
+): number {
+  return entry.trace_generator ? maxSpansPerTrace(entry.trace_generator) : samplesPerEvent(entry);
 }
 
 /** `id`, else `name`, else `pack`. */
@@ -183,17 +204,19 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
     buckets: fields.buckets ?? DEFAULT_BUCKETS,
     quantiles: fields.quantiles ?? DEFAULT_QUANTILES,
   };
-  const samples = samplesPerEvent(shape);
+  const samples = rowsPerEvent({ ...shape, trace_generator: fields.trace_generator });
+  const what = signal === 'traces' ? 'spans' : 'samples';
   const multiplier = Math.max(1, fields.bursts?.multiplier ?? 1);
   const peak = fields.rate * multiplier;
   const atPeak = multiplier > 1 ? ' at the burst peak' : '';
   const factors = [`rate ${fields.rate}`, ...(multiplier > 1 ? [`× multiplier ${multiplier}`] : [])];
 
   if (peak * samples > MAX_RATE) {
-    const perEvent = samples > 1 ? [`× ${samples} samples per event (${samplesExplained(shape)})`] : [];
+    const explained = signal === 'traces' ? 'at most, every repeat at its largest' : samplesExplained(shape);
+    const perEvent = samples > 1 ? [`× ${samples} ${what} per event (${explained})`] : [];
     issues.push({
       path: multiplier > 1 && samples === 1 ? ['bursts', 'multiplier'] : ['rate'],
-      message: `${[...factors, ...perEvent].join(' ')} is ${peak * samples} samples per second${atPeak}; the limit is ${MAX_RATE}`,
+      message: `${[...factors, ...perEvent].join(' ')} is ${peak * samples} ${what} per second${atPeak}; the limit is ${MAX_RATE}`,
     });
   }
   if (signal === 'histogram' || signal === 'summary') {
@@ -224,16 +247,16 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   return issues;
 }
 
-/** `json_lines` for logs, `metrics_text` otherwise, unless the sink takes only some encoders. */
+/** `json_lines` for logs and traces, `metrics_text` otherwise, unless the sink takes only some encoders. */
 function defaultEncoder(signal: SignalType, sinkType: string): EncoderType {
   return (
     (sinkKindOf(sinkType)!.encoders?.[0] as EncoderType | undefined) ??
-    (signal === 'logs' ? 'json_lines' : 'metrics_text')
+    (signal === 'logs' || signal === 'traces' ? 'json_lines' : 'metrics_text')
   );
 }
 
 function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
-  if (signal === 'logs') return 'untyped';
+  if (signal === 'logs' || signal === 'traces') return 'untyped';
   if (fields.metric_type) return fields.metric_type;
   if (signal === 'metrics') return fields.generator?.type === 'step' ? 'counter' : 'gauge';
   return signal;
@@ -254,6 +277,7 @@ function normalise(fields: EntryFields): Entry {
     start_time: fields.start_time ?? { kind: 'now' },
     generator: fields.generator,
     log_generator: fields.log_generator,
+    trace_generator: fields.trace_generator,
     distribution: fields.distribution,
     buckets: histogram ? (fields.buckets ?? DEFAULT_BUCKETS) : undefined,
     quantiles: summary ? (fields.quantiles ?? DEFAULT_QUANTILES) : undefined,

@@ -4,6 +4,7 @@
  * an entry is made of are lib/language/types.ts; the sink and encoder configurations are derived
  * from the codecs of their kinds (lib/sinks/kinds, lib/encoders/kinds).
  */
+import type { TraceGeneratorConfig } from '../language/traces.js';
 import type { EncoderConfig } from '../encoders/kinds/index.js';
 import type { SinkConfig } from '../sinks/kinds/index.js';
 import type {
@@ -50,6 +51,7 @@ export interface Entry {
   readonly start_time: StartTime;
   readonly generator?: GeneratorConfig;
   readonly log_generator?: LogGeneratorConfig;
+  readonly trace_generator?: TraceGeneratorConfig;
   readonly distribution?: DistributionConfig;
   readonly buckets?: readonly number[];
   readonly quantiles?: readonly number[];

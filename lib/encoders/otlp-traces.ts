@@ -190,6 +190,7 @@ export function otlpTraces(): TraceEncoder {
       const groups = new Map<SpanResource, number>();
       const groupResources: SpanResource[] = [];
       const groupBytes: number[] = [];
+      const groupSpans: number[] = [];
       const groupStart: number[] = [];
       let r = 0;
       for (let i = 0; i < batch.size; i++) {
@@ -200,6 +201,7 @@ export function otlpTraces(): TraceEncoder {
           if (group === undefined) {
             groups.set(resource, (group = groupResources.push(resource) - 1));
             groupBytes.push(0);
+            groupSpans.push(0);
             groupStart.push(spans.start[s]! / 1e6);
           }
           const length = spanLength(spans, s, nodeOf(spans.nodes[spans.node[s]!]!));
@@ -207,6 +209,7 @@ export function otlpTraces(): TraceEncoder {
           lengths[r] = length;
           groupOfRow[r] = group;
           groupBytes[group]! += 1 + varintBytes(length) + length;
+          groupSpans[group]!++;
         }
       }
       // The layout: per group, its ResourceSpans header, then its spans.
@@ -255,7 +258,7 @@ export function otlpTraces(): TraceEncoder {
         size,
         data: out,
         bytes: total,
-        frames: spanFrames(batch, ends, 0, series, Float64Array.from(groupStart)),
+        frames: spanFrames(batch, ends, 0, series, Float64Array.from(groupStart), groupSpans),
       };
     },
   };

@@ -33,15 +33,19 @@ export function seriesOfResource(resource: SpanResource): Series {
   return series;
 }
 
-/** Frames of `ends.length` records of a span batch, each stamped at its first span's start. */
+/**
+ * Frames of `ends.length` records of a span batch, each stamped at its first span's start; `events`:
+ * the spans of each record when a record holds several.
+ */
 export function spanFrames(
   batch: SpanBatch,
   ends: number[],
   separator: number,
   series: Series[],
   offset: Float64Array,
+  events?: readonly number[],
 ): Frames {
-  return { ends, separator, perEvent: 1, series, anchor: batch.anchor, offset };
+  return { ends, separator, perEvent: 1, series, anchor: batch.anchor, offset, ...(events && { events }) };
 }
 
 /** Bytes a text span takes beyond its node's and resource's prepared pieces: ids, times, status, an event, a link. */

@@ -52,11 +52,11 @@ export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 /** Names of catalog files and packs (`@name`, `pack: name`). */
 export const CATALOG_NAME_PATTERN = '[a-zA-Z0-9_][a-zA-Z0-9_.-]*';
 export const LABEL_KEY_PATTERN = '[a-zA-Z_][a-zA-Z0-9_]*';
-export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
+export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary', 'traces'];
 
 /** What a transport or encoder carries: histograms and summaries are metrics. */
 export function familyOf(signal: SignalType): SignalFamily {
-  return signal === 'logs' ? 'logs' : 'metrics';
+  return signal === 'logs' || signal === 'traces' ? signal : 'metrics';
 }
 export const SEVERITIES: readonly Severity[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 /** RFC 5424 facility names in code order (0-23). */

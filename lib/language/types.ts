@@ -6,7 +6,7 @@
  */
 import type { RotatingLabel } from '../../operators/labels.js';
 
-export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary';
+export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary' | 'traces';
 /** What transports and encoders tell apart: histograms and summaries are metrics. */
 export type SignalFamily = 'metrics' | 'logs' | 'traces';
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';

@@ -9,7 +9,7 @@ import { CommentedDocument, withCommentBefore, type Field, type Item } from './c
 import { placeholderSink } from './sink-placeholders.js';
 
 /** The signal types `svc new --signal` takes. */
-export const STARTER_SIGNALS: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary'];
+export const STARTER_SIGNALS: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary', 'traces'];
 
 export interface StarterOptions {
   readonly signal: SignalType;
@@ -92,6 +92,34 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
     { key: 'observations_per_tick', value: 100, comment: 'observations drawn each tick' },
     { key: 'seed', value: 0, comment: 'seed of the observations: the same seed, the same values' },
   ],
+  traces: [
+    { key: 'name', value: 'checkout', comment: 'entry name, shown in progress lines' },
+    {
+      key: 'trace_generator',
+      value: {
+        seed: 0,
+        services: { frontend: { version: '1.0.0', environment: 'dev' }, payment: { version: '2.1.0' } },
+        root: {
+          service: 'frontend',
+          operation: 'GET /checkout',
+          kind: 'server',
+          attributes: { 'http.request.method': 'GET', 'http.route': '/checkout' },
+          calls: [
+            {
+              service: 'payment',
+              operation: 'POST /pay',
+              kind: 'client',
+              duration: { type: 'uniform', min: 0.02, max: 0.08 },
+              error_rate: 0.02,
+              propagate: true,
+            },
+          ],
+        },
+      },
+      flowChildren: true,
+      comment: 'a call tree: the frontend calls payment (a client span and its server span), 2 % of calls fail',
+    },
+  ],
 };
 
 /** Optional fields every entry may take, commented out. */
@@ -105,6 +133,9 @@ const SCHEDULES: readonly string[] = [
   'start_time: -1h                                              # timestamps an hour in the past (only timestamps move)',
   'on_sink_error: fail                                          # stop at the first sink error (default: warn, drop and go on)',
 ];
+
+/** The lines of {@link SCHEDULES} that set labels. */
+const LABEL_SCHEDULES = ['dynamic_labels', 'cardinality_spikes'];
 
 /**
  * The text of the starter scenario for `options`. Throws a ConfigError when the sink and encoder
@@ -126,7 +157,7 @@ export function starterScenario(options: StarterOptions): string {
   const doc = new CommentedDocument();
   const sinkFields = Object.keys(sink).filter((key) => key !== 'type');
   const entry = doc.mapping([
-    { key: 'signal_type', value: signal, comment: 'metrics, logs, histogram or summary' },
+    { key: 'signal_type', value: signal, comment: 'metrics, logs, histogram, summary or traces' },
     ...SOURCES[signal],
     { key: 'rate', value: 2, comment: 'events per second, fractions allowed (0.1: one every 10 s)' },
     {
@@ -134,8 +165,18 @@ export function starterScenario(options: StarterOptions): string {
       value: '1m',
       comment: 'run time (500ms, 30s, 1.5m, 2h); without it the entry runs until stopped',
     },
-    { key: 'labels', value: { service: 'checkout', env: 'dev' }, flow: true, comment: 'static labels on every event' },
-    ...SCHEDULES,
+    // A trace's spans carry attributes and their services' resources, not labels.
+    ...(signal === 'traces'
+      ? SCHEDULES.filter((line) => !LABEL_SCHEDULES.some((field) => line.startsWith(field)))
+      : [
+          {
+            key: 'labels',
+            value: { service: 'checkout', env: 'dev' },
+            flow: true,
+            comment: 'static labels on every event',
+          },
+          ...SCHEDULES,
+        ]),
     {
       key: 'encoder',
       value: { type: encoderType },

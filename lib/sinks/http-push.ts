@@ -7,10 +7,13 @@ import type { Sink } from '../../operators/deliver.js';
 export interface HttpPushSinkOptions extends HttpSinkOptions {
   /** `Content-Type` of every request; default `text/plain` (see {@link defaultContentType}). */
   readonly contentType?: string;
+  /** How the chunks of a request join into its body (zipkin_json: one JSON array); default one after another. */
+  readonly join?: (chunks: readonly EncodedBatch[]) => string | Uint8Array;
 }
 
 /** The body type an encoder's output is sent as when `content_type` is not given. */
 export function defaultContentType(encoder: string | undefined): string {
+  if (encoder === 'zipkin_json') return 'application/json';
   return encoder === 'json_lines' ? 'application/x-ndjson' : 'text/plain';
 }
 
@@ -33,7 +36,7 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
     options,
     { sink: 'http_push', url: new URL(options.url), headers, hint: (status) => refusalHint(status, contentType) },
     (chunks) => {
-      const body = concat(chunks);
+      const body = (options.join ?? concat)(chunks);
       return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
     },
   );

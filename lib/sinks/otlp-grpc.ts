@@ -97,7 +97,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
 
   return batchingSink<RecordRequest>(
     {
-      prepare: otlpRequests(options.batchSize ?? OTLP_DEFAULTS.batchSize, options.resource),
+      prepare: otlpRequests(options.batchSize ?? OTLP_DEFAULTS.batchSize, options.resource, signal),
       send,
       abort: () => {
         for (const call of calls) call.cancel();

@@ -32,7 +32,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const { signal } = options;
   const gzip = options.compression === 'gzip';
   const batchSize = options.batchSize ?? OTLP_DEFAULTS.batchSize;
-  const requests = otlpRequests(batchSize, options.resource);
+  const requests = otlpRequests(batchSize, options.resource, signal);
   return httpBatchingSink<RecordRequest>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge },
     {

@@ -102,6 +102,11 @@ export interface Frames {
   readonly separator: number;
   /** Consecutive records that make one event: 1, or the rows of a histogram or summary series set. */
   readonly perEvent: number;
+  /**
+   * Events each record holds, when a record holds several (an OTLP `ResourceSpans` holds the spans
+   * of its resource); absent: `perEvent` records make one event.
+   */
+  readonly events?: readonly number[];
   /** Label set of each record: a log store's stream. */
   readonly series: readonly Series[];
   /** The batch's time columns, shared, not copied: record `i` is stamped {@link timestampOf}`(frames, i)`. */

@@ -153,8 +153,8 @@ describe('svc new --from FILE.csv', () => {
 
 describe('svc new: usage errors (exit 2)', () => {
   it('name the flag and the values it takes, from the registries', async () => {
-    expect(await usageError(['new', '--signal', 'traces'])).to.equal(
-      'Usage Error: --signal: expected one of metrics, logs, histogram, summary, got "traces"',
+    expect(await usageError(['new', '--signal', 'spans'])).to.equal(
+      'Usage Error: --signal: expected one of metrics, logs, histogram, summary, traces, got "spans"',
     );
     const sinks = [...SINK_TYPES, ...Object.keys(SINK_ALIASES)];
     expect(await usageError(['new', '--sink', 'kafak'])).to.equal(

@@ -73,13 +73,13 @@ describe('entry: common fields', () => {
     it('is required, naming the allowed values', () => {
       const { signal_type: _, ...entry } = metric();
       expect(entryProblems(entry)).to.deep.equal([
-        'scenarios[0] (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)',
+        'scenarios[0] (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary, traces)',
       ]);
     });
 
     it('rejects other values', () => {
-      expect(entryProblems(metric({ signal_type: 'traces' }))).to.deep.equal([
-        'scenarios[0] (cpu): signal_type: expected one of metrics, logs, histogram, summary, got "traces"',
+      expect(entryProblems(metric({ signal_type: 'spans' }))).to.deep.equal([
+        'scenarios[0] (cpu): signal_type: expected one of metrics, logs, histogram, summary, traces, got "spans"',
       ]);
     });
   });

@@ -137,7 +137,7 @@ describe('loadScenario: single flat entry', () => {
   it('requires signal_type in a flat entry', () => {
     const { signal_type: _, ...entry } = metric();
     expect(problems(entry)).to.deep.equal([
-      'entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary)',
+      'entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary, traces)',
     ]);
   });
 

@@ -189,6 +189,8 @@ export interface JsonLinesSpan {
   readonly end: string;
   readonly status: SpanStatus;
   readonly attributes: Attributes;
+  readonly events?: readonly { readonly name: string; readonly time: string; readonly attributes?: Attributes }[];
+  readonly links?: readonly { readonly trace_id: string; readonly span_id: string; readonly attributes?: Attributes }[];
 }
 
 const RFC3339_NANOS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z$/;
@@ -237,6 +239,20 @@ export function spansFromJsonLines(input: string | readonly JsonLinesSpan[]): Tr
       end,
       status: span.status,
       attributes: span.attributes,
+      ...(span.events && {
+        events: span.events.map((event) => {
+          const time = epochNanos(event.time);
+          if (time === undefined) throw fail('an event time must be an RFC 3339 UTC time');
+          return { name: event.name, time, attributes: event.attributes ?? {} };
+        }),
+      }),
+      ...(span.links && {
+        links: span.links.map((link) => ({
+          traceId: link.trace_id,
+          spanId: link.span_id,
+          attributes: link.attributes ?? {},
+        })),
+      }),
     };
   });
 }

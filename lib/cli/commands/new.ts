@@ -32,7 +32,11 @@ export class NewCommand extends SvcCommand {
     ],
   });
 
-  signal = valueFlag('--signal', '<metrics|logs|histogram|summary>', 'Signal type of the starter (default: metrics)');
+  signal = valueFlag(
+    '--signal',
+    '<metrics|logs|histogram|summary|traces>',
+    'Signal type of the starter (default: metrics)',
+  );
   sink = valueFlag(
     '--sink',
     '<type>',

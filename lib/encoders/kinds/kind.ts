@@ -4,6 +4,7 @@ import type { Feature } from '../../features.js';
 import type { MetricEncoder, MetricMeta } from '../encoder.js';
 import type { LogEncoder } from '../log-lines.js';
 import type { TraceEncoder } from '../spans.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /**
  * Everything svc knows about one encoder kind; the registry (./index.ts) lists them and
@@ -31,6 +32,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * (`file`, `stdout`) write it when the last entry writing to the stream closes.
    */
   readonly trailer?: string;
+  /**
+   * How the chunks a batching sink sends as one request body join (zipkin_json: one JSON array of
+   * their spans); absent: their bytes one after another.
+   */
+  readonly join?: (chunks: readonly EncodedBatch[]) => Uint8Array;
 }
 
 /** Declares an encoder kind, keeping its type and config precise for the registry's union. */

@@ -1,10 +1,13 @@
 import { oneOf, strict } from '../../language/combinators.js';
-import { zipkinJson } from '../zipkin-json.js';
+import { zipkinBody, zipkinJson } from '../zipkin-json.js';
 import { defineEncoder } from './kind.js';
 
 export const zipkinJsonKind = defineEncoder({
   type: 'zipkin_json',
   codec: strict('zipkin_json encoder', { type: oneOf(['zipkin_json']) }),
   carries: ['traces'],
+  // An array per batch: a sink that cuts records (tcp, udp, broker, logstore) would split arrays.
+  sinks: ['http_push', 'stdout', 'file'],
   traces: () => zipkinJson(),
+  join: zipkinBody,
 });

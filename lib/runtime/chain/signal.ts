@@ -3,6 +3,7 @@ import type { Labelled, SampleBatch, TickBatch } from '../../../operators/model/
 import type { Delivery } from '../../../operators/deliver.js';
 import { generate } from '../../../operators/generate.js';
 import { generateLogs } from '../../../operators/generate-logs.js';
+import { generateTraces } from '../../../operators/generate-traces.js';
 import { observe } from '../../../operators/observe.js';
 import { histogram } from '../../../operators/histogram.js';
 import { summary } from '../../../operators/summary.js';
@@ -14,6 +15,7 @@ import type { SlotPattern } from '../../../operators/ticks.js';
 import type { Entry } from '../../config/types.js';
 import { valueGenerator } from '../../generators/value.js';
 import { logGenerator } from '../../generators/log.js';
+import { traceGenerator } from '../../generators/trace.js';
 import { distributionSampler } from '../../generators/distribution.js';
 import type { SignalBatch } from './encoder.js';
 import { labelOptions } from './labels.js';
@@ -56,6 +58,8 @@ export interface PipelineOptions extends SignalHooks {
  * - logs:      generateLogs → gate → gaps → labels
  * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set)
  * - summary:   observe → gate → gaps → labels → summary
+ * - traces:    gate → gaps → generateTraces (spans carry attributes and resources, not labels; a
+ *              trace is made only for a tick the gate and the gaps keep)
  *
  * The gate (`while`) is there only on entries that have one. A sharded entry nothing watches
  * takes its labels first (before generate, generateLogs or observe), dropping the other shards'
@@ -101,6 +105,10 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     case 'logs': {
       const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
       return (ticks) => ticks.pipe(early(), generateLogs(generator), gated(), silence(), late());
+    }
+    case 'traces': {
+      const generator = traceGenerator(required(entry, 'trace_generator', entry.trace_generator));
+      return (ticks) => ticks.pipe(early(), gated(), silence(), generateTraces(generator));
     }
     case 'histogram':
     case 'summary': {

@@ -6,9 +6,10 @@ import type { SinkDeps } from '../../sinks/kinds/index.js';
 
 /**
  * The sink an entry's chain delivers to, as its `sink` configuration names it, told what its
- * encoder writes (the http_push body type, the openmetrics trailer). Throws when it cannot be built.
+ * encoder writes (the http_push body type and how its chunks join, the openmetrics trailer). Throws when it cannot be built.
  */
-export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'trailer'>): Sink {
+export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'trailer' | 'join'>): Sink {
   const encoder = entry.encoder.type;
-  return createSink(entry.sink, { ...deps, encoder, trailer: encoderKindOf(encoder)?.trailer });
+  const kind = encoderKindOf(encoder);
+  return createSink(entry.sink, { ...deps, encoder, trailer: kind?.trailer, join: kind?.join });
 }

@@ -4,11 +4,11 @@ import type { TickBatch } from '../../../operators/model/batch.js';
 import type { RateSchedule } from '../../../operators/model/rate-schedule.js';
 import { ticks, type SlotPattern } from '../../../operators/ticks.js';
 import type { Entry } from '../../config/types.js';
-import { samplesPerEvent } from '../../language/limits.js';
+import { rowsPerEvent } from '../../config/entry.js';
 import { labelOptions } from './labels.js';
 import type { Anchor } from './start.js';
 
-/** Samples and observations one batch of ticks may carry (a tick more than that goes alone). */
+/** Samples (or spans) and observations one batch of ticks may carry (a tick more than that goes alone). */
 const BATCH_COST = 4096;
 
 /**
@@ -47,7 +47,7 @@ export function entryTicks(entry: Entry, options: TimerOptions): OperatorFunctio
  * a catch-up after backpressure allocates and blocks no more than a batch of plain metrics.
  */
 function ticksPerBatch(entry: Entry): number {
-  return Math.max(1, Math.floor(BATCH_COST / (samplesPerEvent(entry) + (entry.observations_per_tick ?? 0))));
+  return Math.max(1, Math.floor(BATCH_COST / (rowsPerEvent(entry) + (entry.observations_per_tick ?? 0))));
 }
 
 /**

@@ -4,7 +4,7 @@ import type { PartialRefusal } from '../core/batching-sink.js';
 import { recordRequests, type RecordRequest } from './record-requests.js';
 import { SinkError } from '../core/errors.js';
 
-/** The two OTLP signals svc sends, with what their requests and refusals name. */
+/** The OTLP signals svc sends, with what their requests and refusals name. */
 export const OTLP_SIGNALS = {
   metrics: {
     service: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
@@ -12,6 +12,7 @@ export const OTLP_SIGNALS = {
     units: 'data points',
   },
   logs: { service: 'opentelemetry.proto.collector.logs.v1.LogsService', path: '/v1/logs', units: 'log records' },
+  traces: { service: 'opentelemetry.proto.collector.trace.v1.TraceService', path: '/v1/traces', units: 'spans' },
 } as const;
 
 export type OtlpSignal = keyof typeof OTLP_SIGNALS;
@@ -32,7 +33,10 @@ export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.nam
 export function otlpRequests(
   limit: number,
   resource: Readonly<Record<string, string>> = {},
+  signal: OtlpSignal = 'metrics',
 ): ReturnType<typeof recordRequests> {
+  // The traces encoder writes whole ResourceSpans, one per service: any run of them is the request.
+  if (signal === 'traces') return recordRequests(limit, (_preambles, records) => Buffer.concat(records));
   const { protobuf, type } = otlpMessages();
   const field = (tag: number, bytes: Uint8Array) => protobuf.Writer.create().uint32(tag).bytes(bytes).finish();
   const resourceField = field(

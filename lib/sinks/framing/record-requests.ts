@@ -10,7 +10,8 @@ export interface RecordRequest extends Request {
  * Cuts buffered chunks of binary records into requests of at most `limit` records, at event
  * boundaries (at least one event each: a histogram's series set is never split), and makes each
  * request's body from the distinct preambles of its chunks and its records, in order. Records
- * are views of the chunks' data, never copies, until `body` joins them.
+ * are views of the chunks' data, never copies, until `body` joins them. A record that holds
+ * several events (`frames.events`: an OTLP `ResourceSpans`) counts as its events, and is never split.
  */
 export function recordRequests(
   limit: number,
@@ -31,8 +32,18 @@ export function recordRequests(
     };
     for (const chunk of chunks) {
       const data = chunk.data as Uint8Array;
-      const { ends, perEvent } = chunk.frames;
+      const { ends, perEvent, events: held } = chunk.frames;
       for (let row = 0; row < ends.length; ) {
+        if (held) {
+          if (records > 0 && records + held[row]! > limit) close();
+          const start = row === 0 ? 0 : ends[row - 1]!;
+          parts.push(data.subarray(start, ends[row]));
+          records += held[row]!;
+          events += held[row]!;
+          bytes += ends[row]! - start;
+          row++;
+          continue;
+        }
         if (records > 0 && records + perEvent > limit) close();
         const take = Math.min(
           ends.length - row,

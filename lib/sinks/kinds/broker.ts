@@ -108,7 +108,7 @@ export const brokerKind = defineSink({
       scheduler: deps.scheduler,
     }),
   feature: 'kafka',
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   address: { field: 'brokers', network: true },
   warnings: brokerWarnings,
 });

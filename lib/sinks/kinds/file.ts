@@ -9,6 +9,6 @@ export const fileKind = defineSink({
     path: nonEmptyString.describe('The file written (truncated at start; a single event appends).'),
   }),
   create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer }),
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   address: { field: 'path', network: false },
 });

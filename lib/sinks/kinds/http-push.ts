@@ -25,7 +25,8 @@ export const httpPushKind = defineSink({
         (headerValue(config.headers ?? {}, 'content-type') === undefined
           ? defaultContentType(deps.encoder)
           : undefined),
+      join: deps.join,
     }),
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   address: { field: 'url', network: true },
 });

@@ -3,6 +3,7 @@ import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Feature } from '../../features.js';
 import type { Sink } from '../../../operators/deliver.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /** What a sink factory gets besides its configuration. */
 export interface SinkDeps {
@@ -16,6 +17,8 @@ export interface SinkDeps {
   readonly appendFiles?: boolean;
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
+  /** How the chunks of one request body join: the encoder kind's `join` (zipkin_json); default one after another. */
+  readonly join?: (chunks: readonly EncodedBatch[]) => Uint8Array;
 }
 
 /** A field of the sink, at a path below `sink`, and what is wrong with it. */

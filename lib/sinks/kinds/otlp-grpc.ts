@@ -19,7 +19,7 @@ export const otlpGrpcKind = defineSink({
   ),
   create: (config, deps) => otlpGrpcSink({ endpoint: config.endpoint, ...otlpOptions(config, deps) }),
   feature: 'otlp',
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   encoders: ['otlp'],
   address: { field: 'endpoint', network: true },
   fit: fitSignal,

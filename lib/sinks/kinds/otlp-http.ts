@@ -16,7 +16,7 @@ export const otlpHttpKind = defineSink({
   ),
   create: (config, deps) => otlpHttpSink({ url: config.url, ...otlpOptions(config, deps) }),
   feature: 'otlp',
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   encoders: ['otlp'],
   address: { field: 'url', network: true },
   fit: fitSignal,

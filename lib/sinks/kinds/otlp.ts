@@ -8,19 +8,23 @@ import type { SinkDeps, SinkIssue } from './kind.js';
 
 /** The optional fields the OTLP sinks share (otlp_grpc, otlp_http). */
 export const otlpFields = {
-  signal_type: oneOf(['metrics', 'logs']).describe(
+  signal_type: oneOf(['metrics', 'logs', 'traces']).describe(
     "What the requests carry; default the entry's (histograms and summaries are metrics), and it must match.",
   ),
-  batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe('Data points or log records per request; default 1000.'),
+  batch_size: countUpTo(MAX_RECORDS_PER_REQUEST).describe(
+    'Data points, log records or spans per request; default 1000.',
+  ),
   headers,
   compression: oneOf(['none', 'gzip']).describe('Compression of the requests; default none.'),
-  resource: record(nonEmptyString, string).describe('Resource attributes of every request (service.name, …).'),
+  resource: record(nonEmptyString, string).describe(
+    "Resource attributes of every request (service.name, …); not for traces, whose services' resources trace_generator sets.",
+  ),
   retry,
   max_buffer_age: maxBufferAge,
 };
 
 interface OtlpConfig {
-  readonly signal_type?: 'metrics' | 'logs';
+  readonly signal_type?: 'metrics' | 'logs' | 'traces';
   readonly batch_size?: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly compression?: 'none' | 'gzip';
@@ -32,6 +36,11 @@ interface OtlpConfig {
 /** `signal_type` left out takes the entry's family; one that differs is an error on the field. */
 export function fitSignal<C extends OtlpConfig>(config: C, signal: SignalType): C | SinkIssue {
   const family = familyOf(signal);
+  if (family === 'traces' && config.resource !== undefined)
+    return {
+      path: ['resource'],
+      message: "not allowed for traces: each service's resource comes from trace_generator.services",
+    };
   if (config.signal_type === undefined) return { ...config, signal_type: family };
   return config.signal_type === family
     ? config

@@ -6,5 +6,5 @@ export const stdoutKind = defineSink({
   type: 'stdout',
   codec: strict('stdout sink', { type: oneOf(['stdout']) }),
   create: (_config, deps) => stdoutSink({ stream: deps.stdout, trailer: deps.trailer }),
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
 });

@@ -13,6 +13,6 @@ export const tcpKind = defineSink({
   ),
   create: (config, deps) =>
     tcpSink({ address: config.address, retry: retryPolicy(config.retry), scheduler: deps.scheduler }),
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   address: { field: 'address', network: true },
 });

@@ -10,6 +10,6 @@ export const udpKind = defineSink({
     address: hostPort.describe('host:port of the receiver; one datagram per event.'),
   }),
   create: (config) => udpSink({ address: config.address }),
-  carries: ['metrics', 'logs'],
+  carries: ['metrics', 'logs', 'traces'],
   address: { field: 'address', network: true },
 });
