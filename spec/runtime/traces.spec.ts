@@ -6,7 +6,7 @@ import { ConfigError } from '../../lib/language/problems.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { startZipkinReceiver, type ZipkinReceiver } from '../support/backends/zipkin-receiver.js';
-import { svc } from '../support/cli.js';
+import { scenarioDir, svc } from '../support/cli.js';
 import { MemorySink } from '../support/sinks.js';
 import {
   groupByTrace,
@@ -149,6 +149,47 @@ describe('traces entries (signal_type: traces)', () => {
     const spans = spansFromJsonLines(result.stdout);
     expect(traceProblems(spans)).to.deep.equal([]);
     expect(roots(spans).filter((span) => span.service === 'frontend')).to.have.length(10);
+  });
+
+  /** `svc run --backfill` of a file: a step counter `load` (1 a second) and the traces entry with `gate`, on stdout. */
+  async function gatedByLoad(gate: Record<string, unknown>) {
+    const { scenario } = scenarioDir('traces-gates');
+    const entries = [
+      { signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'step', start: 0, step_size: 1 } },
+      {
+        signal_type: 'traces',
+        name: 'checkout',
+        rate: 2,
+        trace_generator: CHECKOUT,
+        sink: { type: 'stdout' },
+        ...gate,
+      },
+    ];
+    const file = scenario(
+      'gated.json',
+      JSON.stringify({
+        version: 2,
+        kind: 'runnable',
+        defaults: { start_time: '2026-01-01T00:00:00Z', duration: '10s', sink: { type: 'file', path: '/dev/null' } },
+        scenarios: entries,
+      }),
+    );
+    const result = await svc(['run', file, '--backfill']);
+    expect(result.code, result.stderr).to.equal(0);
+    const t0 = BigInt(Date.parse('2026-01-01T00:00:00Z')) * 1_000_000n;
+    return roots(spansFromJsonLines(result.stdout)).map((span) => Number((span.start - t0) / 1_000_000n));
+  }
+
+  it('start on an after trigger, in virtual time: the first trace when the watched value crosses', async () => {
+    const starts = await gatedByLoad({ after: { ref: 'load', op: '>', value: 4 } });
+    expect(starts).to.have.length(20);
+    expect(starts[0]).to.equal(5000);
+  });
+
+  it('run while a condition holds, in virtual time: no trace once it stops holding', async () => {
+    expect(await gatedByLoad({ while: { ref: 'load', op: '<', value: 3 } })).to.deep.equal([
+      0, 500, 1000, 1500, 2000, 2500,
+    ]);
   });
 
   describe('into receivers of the documented protocols', function () {
