@@ -115,3 +115,55 @@ export function spanRows(batch: SpanBatch): SpanRow[] {
   }
   return rows;
 }
+
+/**
+ * A tree with every feature the encoders write: pods, fixed, listed and counted attributes of
+ * every type, an error raised and propagated, a database span, a producer whose consumer starts
+ * a linked trace, an internal span, half the traces sampled, and text that needs escaping.
+ */
+export const EVERY_FEATURE = {
+  seed: 11,
+  sampled: 0.5,
+  services: {
+    frontend: { version: '2.4.1', environment: 'prod', pods: { count: 2 }, attributes: { 'host.cores': 8 } },
+    payment: { attributes: { 'cloud.region': 'eu-west-1' } },
+  },
+  root: {
+    service: 'frontend',
+    operation: 'GET /checkout',
+    kind: 'server',
+    attributes: {
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      ratio: 0.25,
+      cached: false,
+      'enduser.id': { cardinality: 1000, prefix: 'user-' },
+    },
+    calls: [
+      {
+        service: 'payment',
+        operation: 'POST /pay "quoted" é',
+        kind: 'client',
+        duration: { type: 'uniform', min: 0.01, max: 0.02 },
+        error_rate: 0.5,
+        propagate: true,
+        attributes: { tier: { one_of: ['gold', 2, true] } },
+        calls: [
+          { operation: 'INSERT payments', kind: 'client', duration: '2ms', attributes: { 'db.system': 'postgresql' } },
+        ],
+      },
+      { operation: 'render', kind: 'internal', duration: '1ms' },
+      { service: 'worker', operation: 'orders publish', kind: 'producer', duration: '5ms', new_trace: true },
+    ],
+  },
+};
+
+/** Spans of {@link EVERY_FEATURE} for ticks 0 to `count - 1`. */
+export function everyFeature(count = 12): SpanBatch {
+  return spanBatch(traceConfig(EVERY_FEATURE), ticksAt(Array.from({ length: count }, (_, n) => n)));
+}
+
+/** Epoch nanoseconds of a span time (ns after the batch anchor), exactly. */
+export function epochNanos(batch: Pick<TickBatch, 'anchor'>, ns: number): bigint {
+  return BigInt(batch.anchor) * 1_000_000n + BigInt(ns);
+}
