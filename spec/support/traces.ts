@@ -5,8 +5,9 @@ import { traceGenerator as traceGeneratorCodec, type TraceGeneratorConfig } from
 import { issuesOf, formatPath } from '../../lib/language/problems.js';
 import { traceGenerator } from '../../lib/generators/trace.js';
 import type { TickBatch } from '../../operators/model/batch.js';
+import { of } from 'rxjs';
+import { generateTraces } from '../../operators/generate-traces.js';
 import {
-  SpanWriter,
   spanIdHex,
   traceIdHex,
   type AttributeValue,
@@ -42,18 +43,14 @@ export function ticksAt(indexes: readonly number[], rate = 10): TickBatch {
   return { size: index.length, anchor: T0, index, offset: index.map((n) => (n * 1000) / rate) };
 }
 
-/** The batch `generateTraces` makes of `ticks`, written without RxJS. */
+/** The batch `generateTraces` makes of `ticks`. */
 export function spanBatch(generator: TraceGenerator | TraceGeneratorConfig, ticks: TickBatch): SpanBatch {
   const g = 'trace' in generator ? generator : traceGenerator(generator);
-  const writer = new SpanWriter(g.nodes);
-  const firstSpan = new Float64Array(ticks.size);
-  const spanCount = new Float64Array(ticks.size);
-  for (let i = 0; i < ticks.size; i++) {
-    firstSpan[i] = writer.size;
-    g.trace(ticks.index[i]!, ticks.offset[i]!, writer);
-    spanCount[i] = writer.size - firstSpan[i]!;
-  }
-  return { ...ticks, spans: writer.finish(), firstSpan, spanCount };
+  let made: SpanBatch | undefined;
+  of(ticks)
+    .pipe(generateTraces(g))
+    .subscribe((batch) => (made = batch));
+  return made!;
 }
 
 /** A span as the specs read it: everything the columns and its node say, resolved. */
