@@ -2,22 +2,22 @@
  * Micro-benchmark of traces: a 6-span checkout trace (frontend → cart, frontend → payment →
  * database, with HTTP and database attributes and a user id of cardinality 100,000) generated
  * by `generateTraces` and encoded as json_lines, as otlp and as zipkin_json, in batches of 682
- * ticks (4,092 spans: the span budget of one batch). Prints spans per CPU-second (user + system
- * time of this process), the median of `rounds` runs and their range, and the heap after each
- * encoder's runs (flat: nothing is kept between batches). Asserts nothing.
+ * ticks (4,092 spans: the span budget of one batch), and generated alone. Prints spans per
+ * CPU-second (user + system time of this process), the median of `rounds` runs and their range,
+ * and the heap after each encoder's runs (flat: nothing is kept between batches). Asserts nothing.
  * Run: node --import tsx bench/traces.ts [seconds per run] [rounds]
  */
 import { pathToFileURL } from 'node:url';
 import { Subject, map } from 'rxjs';
 import type { TickBatch } from '../operators/model/batch.js';
-import type { SpanBatch } from '../operators/model/span.js';
+import { spansIn, type SpanBatch } from '../operators/model/span.js';
 import { generateTraces } from '../operators/generate-traces.js';
 import { traceGenerator } from '../lib/generators/trace.js';
 import { traceGenerator as traceGeneratorCodec, type TraceGeneratorConfig } from '../lib/language/traces.js';
 import { jsonLinesTraces } from '../lib/encoders/json-lines-traces.js';
 import { otlpTraces } from '../lib/encoders/otlp-traces.js';
 import { zipkinJson } from '../lib/encoders/zipkin-json.js';
-import type { TraceEncoder } from '../lib/encoders/spans.js';
+import { spanFrames, type TraceEncoder } from '../lib/encoders/spans.js';
 
 const TICKS_PER_BATCH = 682;
 /** Ticks a second the batches stand for: spans start in many milliseconds, as in a run at this rate. */
@@ -83,6 +83,14 @@ function ticksFrom(from: number): TickBatch {
   return { size: TICKS_PER_BATCH, anchor: Date.UTC(2024, 0, 1), index, offset: index.map((n) => (n * 1000) / RATE) };
 }
 
+/** Counts a batch's spans and writes nothing: the generation's own cost. */
+const generationOnly = (): TraceEncoder => ({
+  encode: (batch) => {
+    const size = spansIn(batch);
+    return { size, data: new Uint8Array(0), bytes: 0, frames: spanFrames(batch, [], 0, [], new Float64Array(0)) };
+  },
+});
+
 /** One run: spans generated and encoded per CPU-second, for `seconds` of wall time. */
 function run(encoder: TraceEncoder, seconds: number): { spansPerCpuSecond: number; bytes: number } {
   const ticks = new Subject<TickBatch>();
@@ -108,6 +116,7 @@ function run(encoder: TraceEncoder, seconds: number): { spansPerCpuSecond: numbe
 /** Prints spans/s per CPU-second of each encoder: median [min-max] of `rounds` runs of `seconds`. */
 export function tracesBench(seconds = 2, rounds = 5): void {
   const encoders: [string, () => TraceEncoder][] = [
+    ['(generation only)', generationOnly],
     ['json_lines', jsonLinesTraces],
     ['otlp', otlpTraces],
     ['zipkin_json', zipkinJson],
@@ -122,7 +131,7 @@ export function tracesBench(seconds = 2, rounds = 5): void {
     const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
     const heap = process.memoryUsage().heapUsed / 2 ** 20;
     console.log(
-      `  ${name.padEnd(12)} ${fmt(rates[rates.length >> 1]!).padStart(10)} spans/s  [${fmt(rates[0]!)}-${fmt(rates[rates.length - 1]!)}]  ${Math.round(runs[0]!.bytes)} bytes/span  heap ${heap.toFixed(0)} MiB`,
+      `  ${name.padEnd(18)} ${fmt(rates[rates.length >> 1]!).padStart(10)} spans/s  [${fmt(rates[0]!)}-${fmt(rates[rates.length - 1]!)}]  ${Math.round(runs[0]!.bytes)} bytes/span  heap ${heap.toFixed(0)} MiB`,
     );
   }
 }
