@@ -172,6 +172,37 @@ describe('traceGenerator', () => {
     expect(servers.every((r) => r.attributes.fixed === true)).to.equal(true);
   });
 
+  it('names the callee in peer.service on the caller’s span of a pair, unless the call names it itself', () => {
+    const config = traceConfig({
+      root: {
+        service: 'frontend',
+        operation: 'GET /',
+        kind: 'server',
+        calls: [
+          { service: 'cart', operation: 'a', kind: 'client', duration: '1ms' },
+          {
+            service: 'cart',
+            operation: 'b',
+            kind: 'client',
+            duration: '1ms',
+            attributes: { 'peer.service': { one_of: ['x', 'y'] } },
+          },
+          { operation: 'c', kind: 'client', duration: '1ms', attributes: { 'peer.service': 'postgres' } },
+        ],
+      },
+    });
+    const { nodes } = traceGenerator(config);
+    const client = (name: string) => nodes.find((node) => node.name === name && node.kind === 'client')!;
+    expect([client('a').attributes, client('a').peer]).to.deep.equal([{ 'peer.service': 'cart' }, 'cart']);
+    expect([client('b').attributes, client('b').picked.map((p) => p.key), client('b').peer]).to.deep.equal([
+      {},
+      ['peer.service'],
+      'cart',
+    ]);
+    expect(client('c').peer).to.equal('postgres');
+    expect(nodes.filter((node) => node.kind === 'server' && node.service === 'cart')).to.have.length(2);
+  });
+
   it('gives each service its resource; with pods, trace n goes to pod n mod count, renamed every rotate_every', () => {
     const config = traceConfig({
       root: { service: 'frontend', operation: 'GET /', kind: 'server' },
