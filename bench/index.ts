@@ -2,8 +2,8 @@
  * `npm run bench`: the speed and memory table of issue 15 on whole `svc run` processes
  * (bench/speed.ts: the pipeline against a hand-written loop producing the same bytes, sine,
  * histogram, cardinality 1,000,000 with its RSS, logs, workers), writeShortest against String
- * (bench/shortest.ts), then rate accuracy at 10, 1,000 and
- * 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
+ * (bench/shortest.ts), traces generated and encoded in one process (bench/traces.ts), then rate
+ * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
  * `svc test` of a 1-hour incident (bench/alert-test.ts) and the idle memory of svc-server
  * (bench/server-idle.ts). Prints figures; asserts nothing (speed goals live
@@ -17,6 +17,7 @@ import type { Entry } from '../lib/config/types.js';
 import { BENCH_LABELS as LABELS } from './entry.js';
 import { speedBench } from './speed.js';
 import { shortestBench } from './shortest.js';
+import { tracesBench } from './traces.js';
 import { httpClientBench } from './http-clients.js';
 import { otlpBench } from './otlp.js';
 import { kafkaBench } from './kafka.js';
@@ -74,6 +75,7 @@ try {
   await speedBench(dir, THROUGHPUT_MS / 1000);
   console.log('writeShortest against String(v) + copy (the value text of the sample-line encoders):');
   shortestBench();
+  tracesBench(THROUGHPUT_MS / 1000);
   console.log(`rate accuracy: ${ACCURACY_MS / 1000} s per rate, all three at once (goal: within 1 %)`);
   for (const r of await accuracy()) {
     console.log(

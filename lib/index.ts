@@ -1,6 +1,6 @@
 /**
- * svc as a library: load scenario files, run entries, and the encoders, sinks and value
- * generators the entry chains are built from. The RxJS operators are in `svc/operators`.
+ * svc as a library: load scenario files, run entries, and the encoders, sinks and value and
+ * trace generators the entry chains are built from. The RxJS operators are in `svc/operators`.
  */
 export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartTime } from './config/index.js';
 export type * from './config/types.js';
@@ -13,8 +13,18 @@ export type {
   RetryConfig,
   Window,
 } from './language/fields.js';
+export type {
+  TraceGeneratorConfig,
+  RootSpanConfig,
+  CallConfig,
+  ServiceConfig,
+  SpanDuration,
+  TraceAttribute,
+} from './language/traces.js';
 export { valueGenerator } from './generators/value.js';
+export { traceGenerator } from './generators/trace.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
+export { createTraceEncoder, jsonLinesTraces, zipkinJson, zipkinBody, type TraceEncoder } from './encoders/index.js';
 export {
   createSink,
   stdoutSink,

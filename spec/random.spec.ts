@@ -5,7 +5,7 @@ import { SplitMix64 } from '../lib/random.js';
 const MASK = (1n << 64n) - 1n;
 
 /** Textbook SplitMix64 in BigInt: the reference the fast version must match bit for bit. */
-function reference(seed: number, n: number): bigint {
+function reference(seed: number | bigint, n: number): bigint {
   let z = (BigInt.asUintN(64, BigInt(seed)) + BigInt(n + 1) * 0x9e3779b97f4a7c15n) & MASK;
   z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
   z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
@@ -39,5 +39,18 @@ describe('SplitMix64', () => {
       if (u === b.unit(n)) same++;
     }
     expect(same).to.equal(0);
+  });
+
+  it('writes output n as two 32-bit words, and reseeds from another stream as the reference seeded with its output', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), fc.nat({ max: 2 ** 50 }), fc.nat(), (seed, n, k) => {
+        const source = new SplitMix64(seed);
+        const words = new Uint32Array(3);
+        source.words(n, words, 1);
+        expect((BigInt(words[1]!) << 32n) | BigInt(words[2]!)).to.equal(reference(seed, n));
+        const stream = new SplitMix64(7).reseed(source, n);
+        expect(stream.bigint(k)).to.equal(reference(reference(seed, n), k));
+      }),
+    );
   });
 });

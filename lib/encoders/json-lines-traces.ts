@@ -1,6 +1,8 @@
 import { SAMPLED_FLAG, SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
 import {
   attributeMembers,
+  jsonIds,
+  putBytes,
   rfc3339Nanos,
   spanTextEncoder,
   writeHex,
@@ -18,9 +20,6 @@ interface NodeText {
   readonly eventTail: Buffer;
 }
 
-const TRACE_ID = Buffer.from('{"trace_id":"');
-const SPAN_ID = Buffer.from('","span_id":"');
-const PARENT = Buffer.from('","parent_span_id":"');
 const END = Buffer.from('","end":"');
 const UNSET = Buffer.from('","status":"unset","attributes":{');
 const ERROR = Buffer.from('","status":"error","attributes":{');
@@ -29,11 +28,6 @@ const EVENT = Buffer.from(',"events":[{"name":"exception","time":"');
 const LINK_TRACE = Buffer.from(',"links":[{"trace_id":"');
 const LINK_SPAN = Buffer.from('","span_id":"');
 const LINK_END = Buffer.from('"}]');
-
-function put(out: Buffer, bytes: Buffer, at: number): number {
-  out.set(bytes, at);
-  return at + bytes.length;
-}
 
 /**
  * JSON Lines encoder of spans: one object per line,
@@ -47,6 +41,7 @@ function put(out: Buffer, bytes: Buffer, at: number): number {
  */
 export function jsonLinesTraces(): TraceEncoder {
   const time = rfc3339Nanos();
+  const ids = jsonIds('trace_id', 'span_id', 'parent_span_id');
   return spanTextEncoder<NodeText, Buffer>({
     open: '',
     separator: '\n',
@@ -68,38 +63,29 @@ export function jsonLinesTraces(): TraceEncoder {
       resource.length +
       node.eventTail.length,
     write(out, at, node, resource, spans, s, times) {
-      const { parent, start, end, status } = spans;
-      at = put(out, TRACE_ID, at);
-      at = writeHex(out, spans.traceId, 4 * s, 4, at);
-      at = put(out, SPAN_ID, at);
-      at = writeHex(out, spans.spanId, 2 * s, 2, at);
-      const p = parent[s]!;
-      if (p >= 0) {
-        at = put(out, PARENT, at);
-        at = writeHex(out, spans.spanId, 2 * p, 2, at);
-      }
-      at = put(out, node.head, at);
+      const { start, end, status } = spans;
+      at = putBytes(out, node.head, ids(out, at, spans, s));
       const startMs = times.msOf(start[s]!);
       at = time(out, at, startMs, times.nsIn(start[s]!, startMs));
-      at = put(out, END, at);
+      at = putBytes(out, END, at);
       const endMs = times.msOf(end[s]!);
       at = time(out, at, endMs, times.nsIn(end[s]!, endMs));
-      at = put(out, status[s] === SPAN_STATUS.unset ? UNSET : ERROR, at);
+      at = putBytes(out, status[s] === SPAN_STATUS.unset ? UNSET : ERROR, at);
       at = writeMembers(out, at, node.attributes, spans, s, true);
-      at = put(out, resource, at);
-      if ((spans.flags[s]! & SAMPLED_FLAG) === 0) at = put(out, NOT_SAMPLED, at);
+      at = putBytes(out, resource, at);
+      if ((spans.flags[s]! & SAMPLED_FLAG) === 0) at = putBytes(out, NOT_SAMPLED, at);
       if (status[s] === SPAN_STATUS.error) {
-        at = put(out, EVENT, at);
+        at = putBytes(out, EVENT, at);
         at = time(out, at, endMs, times.nsIn(end[s]!, endMs));
-        at = put(out, node.eventTail, at);
+        at = putBytes(out, node.eventTail, at);
       }
       const link = spans.link[s]!;
       if (link >= 0) {
-        at = put(out, LINK_TRACE, at);
+        at = putBytes(out, LINK_TRACE, at);
         at = writeHex(out, spans.traceId, 4 * link, 4, at);
-        at = put(out, LINK_SPAN, at);
+        at = putBytes(out, LINK_SPAN, at);
         at = writeHex(out, spans.spanId, 2 * link, 2, at);
-        at = put(out, LINK_END, at);
+        at = putBytes(out, LINK_END, at);
       }
       out[at] = 0x7d; // }
       return at + 1;

@@ -17,7 +17,7 @@ import {
 } from '../protocols/otlp.js';
 import { VERSION } from '../version.js';
 import { writeInteger } from './shortest.js';
-import { seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+import { perObject, putBytes, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
 
 /** What every span of a node writes alike, as Span fields. */
 interface NodeBytes {
@@ -25,9 +25,9 @@ interface NodeBytes {
   readonly fixed: Buffer;
   /** Per picked attribute: a list's `attributes` fields, one per value; or a counter's KeyValue up to its value's length. */
   readonly picked: readonly (readonly Buffer[] | CounterBytes)[];
-  /** The `events` field of an error raised in the span: its tag and length, then (after the time) the rest. */
+  /** The `events` field of an error raised in the span: its tag and length, then (after the event's time) its name and attributes. */
   readonly eventHead: Buffer;
-  readonly eventTail: Buffer;
+  readonly eventBody: Buffer;
   /** The `status` field of an error raised in the span. */
   readonly error: Buffer;
 }
@@ -92,10 +92,7 @@ export function otlpTraces(): TraceEncoder {
   const field = (tag: number, bytes: Uint8Array) =>
     Buffer.from(protobuf.Writer.create().uint32(tag).bytes(bytes).finish());
   const scope = field(OTLP_TAG.first, type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish());
-  const nodes = new WeakMap<SpanNode, NodeBytes>();
-  const resources = new WeakMap<SpanResource, Buffer>();
-
-  const nodeBytes = (node: SpanNode): NodeBytes => {
+  const nodeOf = perObject((node: SpanNode): NodeBytes => {
     const Span = type('Span');
     const event = Buffer.from(
       Span.lookupType('Event')
@@ -132,31 +129,20 @@ export function otlpTraces(): TraceEncoder {
             },
       ),
       eventHead,
-      eventTail: event,
+      eventBody: event,
       error: Buffer.from(
         Span.encode({ status: { message: node.exception.message, code: OTLP_STATUS_ERROR } }).finish(),
       ),
     };
-  };
-  const nodeOf = (node: SpanNode) => {
-    let found = nodes.get(node);
-    if (!found) nodes.set(node, (found = nodeBytes(node)));
-    return found;
-  };
-  const resourceOf = (resource: SpanResource) => {
-    let found = resources.get(resource);
-    if (!found)
-      resources.set(
-        resource,
-        (found = field(
-          OTLP_TAG.first,
-          type('Resource')
-            .encode({ attributes: typedAttributes(resource.attributes) })
-            .finish(),
-        )),
-      );
-    return found;
-  };
+  });
+  const resourceOf = perObject((resource: SpanResource) =>
+    field(
+      OTLP_TAG.first,
+      type('Resource')
+        .encode({ attributes: typedAttributes(resource.attributes) })
+        .finish(),
+    ),
+  );
 
   /** Bytes of span `s`'s Span message (its `spans` field's tag and length aside). */
   const spanLength = (spans: SpanColumns, s: number, node: NodeBytes): number => {
@@ -169,7 +155,7 @@ export function otlpTraces(): TraceEncoder {
       length += Array.isArray(pieces) ? pieces[pick]!.length : counterLength(pieces as CounterBytes, pick);
     }
     const status = spans.status[s]!;
-    if (status === SPAN_STATUS.error) length += node.eventHead.length + 9 + node.eventTail.length + node.error.length;
+    if (status === SPAN_STATUS.error) length += node.eventHead.length + 9 + node.eventBody.length + node.error.length;
     else if (status === SPAN_STATUS.failedCall) length += FAILED_CALL.length;
     if (spans.link[s]! >= 0) length += LINK_BYTES;
     return length;
@@ -232,8 +218,7 @@ export function otlpTraces(): TraceEncoder {
         const scopeSpans = scope.length + groupBytes[g]!;
         out[at] = OTLP_TAG.first;
         at = writeVarint(out, resourceSpans[g]!, at + 1);
-        out.set(resource, at);
-        at += resource.length;
+        at = putBytes(out, resource, at);
         out[at] = OTLP_TAG.second;
         at = writeVarint(out, scopeSpans, at + 1);
         out.set(scope, at);
@@ -301,14 +286,12 @@ function writeCounter(out: Buffer, { key, prefix }: CounterBytes, n: number, at:
   const anyValue = 1 + varintBytes(text) + text;
   out[at] = SPAN_TAG.attributes;
   at = writeVarint(out, key.length + 1 + varintBytes(anyValue) + anyValue, at + 1);
-  out.set(key, at);
-  at += key.length;
+  at = putBytes(out, key, at);
   out[at] = SPAN_TAG.value;
   at = writeVarint(out, anyValue, at + 1);
   out[at] = SPAN_TAG.stringValue;
   at = writeVarint(out, text, at + 1);
-  out.set(prefix, at);
-  return writeInteger(out, n, at + prefix.length);
+  return writeInteger(out, n, putBytes(out, prefix, at));
 }
 
 /** Writes span `s` as a ScopeSpans `spans` field of `length` bytes at `at`; returns where it ends. */
@@ -335,32 +318,23 @@ function writeSpan(
     out[at + 1] = 8;
     at = writeIds(out, spans.spanId, 2 * parent, 2, at + 2);
   }
-  out.set(node.fixed, at);
-  at += node.fixed.length;
+  at = putBytes(out, node.fixed, at);
   const from = spans.pickAt[s]!;
   for (let j = 0; j < node.picked.length; j++) {
     const pieces = node.picked[j]!;
     const pick = spans.picks[from + j]!;
-    if (Array.isArray(pieces)) {
-      const value = pieces[pick]!;
-      out.set(value, at);
-      at += value.length;
-    } else at = writeCounter(out, pieces as CounterBytes, pick, at);
+    at = Array.isArray(pieces) ? putBytes(out, pieces[pick]!, at) : writeCounter(out, pieces as CounterBytes, pick, at);
   }
   at = writeTime(out, SPAN_TAG.startTime, base, spans.start[s]!, at);
   at = writeTime(out, SPAN_TAG.endTime, base, spans.end[s]!, at);
   const status = spans.status[s]!;
   if (status === SPAN_STATUS.error) {
-    out.set(node.eventHead, at);
-    at += node.eventHead.length;
+    at = putBytes(out, node.eventHead, at);
     at = writeTime(out, SPAN_TAG.eventTime, base, spans.end[s]!, at);
-    out.set(node.eventTail, at);
-    at += node.eventTail.length;
-    out.set(node.error, at);
-    at += node.error.length;
+    at = putBytes(out, node.eventBody, at);
+    at = putBytes(out, node.error, at);
   } else if (status === SPAN_STATUS.failedCall) {
-    out.set(FAILED_CALL, at);
-    at += FAILED_CALL.length;
+    at = putBytes(out, FAILED_CALL, at);
   }
   const link = spans.link[s]!;
   if (link >= 0) {

@@ -21,16 +21,26 @@ import { writeInteger } from './shortest.js';
 /** Encoder of spans (a traces entry). */
 export type TraceEncoder = Encoder<SpanBatch, Uint8Array>;
 
-const resourceSeries = new WeakMap<SpanResource, Series>();
+/** `make`, made once per object and kept as long as the object lives: an encoder's bytes of a node or resource. */
+export function perObject<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
+}
 
 /** A resource as a label set (attribute values as text): what frames name as a record's series. */
-export function seriesOfResource(resource: SpanResource): Series {
-  let series = resourceSeries.get(resource);
-  if (!series) {
-    const labels = Object.fromEntries(Object.entries(resource.attributes).map(([k, v]) => [k, String(v)]));
-    resourceSeries.set(resource, (series = seriesOf(labels)));
-  }
-  return series;
+export const seriesOfResource = perObject(
+  (resource: SpanResource): Series =>
+    seriesOf(Object.fromEntries(Object.entries(resource.attributes).map(([k, v]) => [k, String(v)]))),
+);
+
+/** Writes `bytes` into `out` at `at`; returns where they end. */
+export function putBytes(out: Buffer, bytes: Uint8Array, at: number): number {
+  out.set(bytes, at);
+  return at + bytes.length;
 }
 
 /**
@@ -80,8 +90,8 @@ export interface SpanTimes {
  * are prepared once per object (weakly). An empty batch is no bytes at all.
  */
 export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
-  const nodes = new WeakMap<SpanNode, N>();
-  const resources = new WeakMap<SpanResource, R>();
+  const nodeOf = perObject(format.node);
+  const resourceOf = perObject(format.resource);
   const open = Buffer.from(format.open);
   const separator = Buffer.from(format.separator);
   const close = Buffer.from(format.close);
@@ -103,8 +113,7 @@ export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
         micros: (ns) => anchorMs * 1000 + Math.floor((ns + anchorNs) / 1000),
       };
       let out: Buffer = Buffer.allocUnsafe(records * spanGuess);
-      out.set(open);
-      let at = open.length;
+      let at = putBytes(out, open, 0);
       let r = 0;
       let lastNode: SpanNode | undefined;
       let node: N | undefined;
@@ -113,24 +122,15 @@ export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
       for (let i = 0; i < batch.size; i++) {
         const last = batch.firstSpan[i]! + batch.spanCount[i]!;
         for (let s = batch.firstSpan[i]!; s < last; s++) {
+          // Consecutive spans often share a node or resource: no lookup then.
           const spanNode = spans.nodes[spans.node[s]!]!;
-          if (spanNode !== lastNode) {
-            lastNode = spanNode;
-            node = nodes.get(spanNode);
-            if (node === undefined) nodes.set(spanNode, (node = format.node(spanNode)));
-          }
+          if (spanNode !== lastNode) node = nodeOf((lastNode = spanNode));
           const spanResource = spans.resource[s]!;
-          if (spanResource !== lastResource) {
-            lastResource = spanResource;
-            resource = resources.get(spanResource);
-            if (resource === undefined) resources.set(spanResource, (resource = format.resource(spanResource)));
-          }
+          if (spanResource !== lastResource) resource = resourceOf((lastResource = spanResource));
           const room = format.room(node!, resource!, spans, s) + SPAN_TEXT_BYTES;
           if (at + room > out.length) out = grown(out, at, room + (records - r) * spanGuess);
           at = format.write(out, at, node!, resource!, spans, s, times);
-          const after = r === records - 1 ? close : separator;
-          out.set(after, at);
-          at += after.length;
+          at = putBytes(out, r === records - 1 ? close : separator, at);
           ends[r] = at;
           series[r] = seriesOfResource(spanResource);
           offset[r] = spans.start[s]! / 1e6;
@@ -159,6 +159,26 @@ export function writeHex(out: Buffer, words: Uint32Array, from: number, count: n
   return at;
 }
 
+/**
+ * The opening of a JSON span up to its ids, named by the format: `{"<trace>":"<hex>","<span>":"<hex>`
+ * and, for a child, `","<parent>":"<hex>`; the last string is left open for the node's text.
+ */
+export function jsonIds(
+  trace: string,
+  span: string,
+  parent: string,
+): (out: Buffer, at: number, spans: SpanColumns, s: number) => number {
+  const [traceKey, spanKey, parentKey] = [`{"${trace}":"`, `","${span}":"`, `","${parent}":"`].map((text) =>
+    Buffer.from(text),
+  ) as [Buffer, Buffer, Buffer];
+  return (out, at, spans, s) => {
+    at = writeHex(out, spans.traceId, 4 * s, 4, putBytes(out, traceKey, at));
+    at = writeHex(out, spans.spanId, 2 * s, 2, putBytes(out, spanKey, at));
+    const p = spans.parent[s]!;
+    return p < 0 ? at : writeHex(out, spans.spanId, 2 * p, 2, putBytes(out, parentKey, at));
+  };
+}
+
 const ZERO = 0x30;
 
 /**
@@ -176,8 +196,7 @@ export function rfc3339Nanos(): (out: Buffer, at: number, ms: number, ns: number
       const iso = new Date(s * 1000).toISOString();
       head = Buffer.from(iso.slice(0, iso.lastIndexOf('.') + 1));
     }
-    out.set(head, at);
-    at += head.length;
+    at = putBytes(out, head, at);
     let fraction = (ms - s * 1000) * 1e6 + ns;
     for (let p = at + 8; p >= at; p--) {
       const next = Math.floor(fraction / 10);
@@ -235,8 +254,7 @@ export function writeMembers(
   const { fixed, picked } = members;
   if (fixed.length > 0) {
     if (!first) out[at++] = 0x2c;
-    out.set(fixed, at);
-    at += fixed.length;
+    at = putBytes(out, fixed, at);
     first = false;
   }
   const from = spans.pickAt[s]!;
@@ -245,15 +263,10 @@ export function writeMembers(
     first = false;
     const pieces = picked[j]!;
     const pick = spans.picks[from + j]!;
-    if (Array.isArray(pieces)) {
-      const value = pieces[pick]!;
-      out.set(value, at);
-      at += value.length;
-    } else {
-      const head = pieces as Buffer;
-      out.set(head, at);
-      at = writeInteger(out, pick, at + head.length);
-      out[at++] = 0x22;
+    if (Array.isArray(pieces)) at = putBytes(out, pieces[pick]!, at);
+    else {
+      at = writeInteger(out, pick, putBytes(out, pieces as Buffer, at));
+      out[at++] = 0x22; // the counter's closing quote
     }
   }
   return at;

@@ -3,8 +3,9 @@ import { SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/m
 import { writeInteger } from './shortest.js';
 import {
   attributeMembers,
+  jsonIds,
+  putBytes,
   spanTextEncoder,
-  writeHex,
   writeMembers,
   type AttributeMembers,
   type TraceEncoder,
@@ -21,20 +22,12 @@ interface NodeText {
   readonly error: Buffer;
 }
 
-const TRACE_ID = Buffer.from('{"traceId":"');
-const ID = Buffer.from('","id":"');
-const PARENT = Buffer.from('","parentId":"');
 const DURATION = Buffer.from(',"duration":');
 const FAILED_CALL = Buffer.from('"error":"true"');
 const ANNOTATION = Buffer.from(',"annotations":[{"timestamp":');
 const ANNOTATION_END = Buffer.from(',"value":"exception"}]');
 
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => Buffer.from(text)) as [Buffer, Buffer, Buffer];
-
-function put(out: Buffer, bytes: Buffer, at: number): number {
-  out.set(bytes, at);
-  return at + bytes.length;
-}
 
 /**
  * Zipkin v2 JSON encoder of spans: each batch is one JSON array (what `POST /api/v2/spans`
@@ -49,6 +42,7 @@ function put(out: Buffer, bytes: Buffer, at: number): number {
  * bracket after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
  */
 export function zipkinJson(): TraceEncoder {
+  const ids = jsonIds('traceId', 'id', 'parentId');
   return spanTextEncoder<NodeText, Buffer>({
     open: '[',
     separator: ',',
@@ -82,35 +76,26 @@ export function zipkinJson(): TraceEncoder {
       resource.length +
       node.error.length,
     write(out, at, node, resource, spans, s, times) {
-      const { parent, start, end, status } = spans;
-      at = put(out, TRACE_ID, at);
-      at = writeHex(out, spans.traceId, 4 * s, 4, at);
-      at = put(out, ID, at);
-      at = writeHex(out, spans.spanId, 2 * s, 2, at);
-      const p = parent[s]!;
-      if (p >= 0) {
-        at = put(out, PARENT, at);
-        at = writeHex(out, spans.spanId, 2 * p, 2, at);
-      }
-      at = put(out, node.head, at);
+      const { start, end, status } = spans;
+      at = putBytes(out, node.head, ids(out, at, spans, s));
       const timestamp = times.micros(start[s]!);
       at = writeInteger(out, timestamp, at);
-      at = put(out, DURATION, at);
+      at = putBytes(out, DURATION, at);
       const endMicros = times.micros(end[s]!);
       at = writeInteger(out, Math.max(1, endMicros - timestamp), at);
-      at = put(out, node.endpoints, at);
-      if (resource.length > 0) at = put(out, resource, at);
+      at = putBytes(out, node.endpoints, at);
+      if (resource.length > 0) at = putBytes(out, resource, at);
       const before = at;
       at = writeMembers(out, at, node.attributes, spans, s, resource.length === 0);
       if (status[s] !== SPAN_STATUS.unset) {
         if (resource.length > 0 || at > before) out[at++] = 0x2c;
-        at = put(out, status[s] === SPAN_STATUS.error ? node.error : FAILED_CALL, at);
+        at = putBytes(out, status[s] === SPAN_STATUS.error ? node.error : FAILED_CALL, at);
       }
       out[at++] = 0x7d; // }
       if (status[s] === SPAN_STATUS.error) {
-        at = put(out, ANNOTATION, at);
+        at = putBytes(out, ANNOTATION, at);
         at = writeInteger(out, endMicros, at);
-        at = put(out, ANNOTATION_END, at);
+        at = putBytes(out, ANNOTATION_END, at);
       }
       out[at] = 0x7d;
       return at + 1;

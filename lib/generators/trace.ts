@@ -83,9 +83,11 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
     const service = span.service ?? caller;
     const pair = call !== undefined && isPair(call, caller);
     const { fixed, picked, choices } = attributesOf(span.attributes);
-    const node = addNode(
-      nodeOf(pair ? caller : service, span, span.kind, pair ? { 'peer.service': service, ...fixed } : fixed, picked),
-    );
+    // The caller's span of a pair names its callee, as instrumentations do, unless the call names it.
+    const named = Object.hasOwn(span.attributes, 'peer.service');
+    const peer = pair ? service : typeof fixed['peer.service'] === 'string' ? fixed['peer.service'] : undefined;
+    const callerAttributes = pair && !named ? { 'peer.service': service, ...fixed } : fixed;
+    const node = addNode(nodeOf(pair ? caller : service, span, span.kind, callerAttributes, picked, peer));
     const callee = pair
       ? addNode(nodeOf(service, span, span.kind === 'client' ? 'server' : 'consumer', fixed, picked))
       : -1;
@@ -270,15 +272,15 @@ function nodeOf(
   kind: SpanKind,
   attributes: Readonly<Record<string, AttributeValue>>,
   picked: readonly PickedAttribute[],
+  peer?: string,
 ): SpanNode {
-  const peer = attributes['peer.service'];
   return {
     service,
     name: span.operation,
     kind,
     attributes,
     picked,
-    ...(typeof peer === 'string' && kind !== 'server' && kind !== 'consumer' && { peer }),
+    ...(peer !== undefined && { peer }),
     exception: { type: 'Error', message: `${span.operation} failed` },
   };
 }

@@ -407,14 +407,14 @@ function pairProblems({ call: span, path, caller }: Place): [Path, string][] {
 }
 
 /** Fewest and most seconds a duration takes (after the clamp to [0, limit]; a drift or an unbounded tail has no bound below the limit). */
-export function durationRange(d: SpanDuration): readonly [number, number] {
+function durationRange(d: SpanDuration): readonly [number, number] {
   if (typeof d === 'number') return [d, d];
   const [low, high] = drawRange(d);
   return [Math.max(0, low), Math.min(limits.MAX_SPAN_SECONDS, high)];
 }
 
 /** Fewest and most times a call is made (a drawn count is rounded and clamped to [0, MAX_REPEAT]). */
-export function repeatRange(r: number | DistributionConfig): readonly [number, number] {
+function repeatRange(r: number | DistributionConfig): readonly [number, number] {
   if (typeof r === 'number') return [r, r];
   const [low, high] = drawRange(r);
   return [Math.max(0, Math.round(low)), Math.min(limits.MAX_REPEAT, Math.round(high))];

@@ -7,7 +7,7 @@
 import type { RotatingLabel } from '../../operators/labels.js';
 
 export type SignalType = 'metrics' | 'logs' | 'histogram' | 'summary' | 'traces';
-/** What transports and encoders tell apart: histograms and summaries are metrics. */
+/** What transports and encoders tell apart: histograms and summaries are metrics; traces carry spans. */
 export type SignalFamily = 'metrics' | 'logs' | 'traces';
 export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'untyped';
 export type OnSinkError = 'warn' | 'fail';

@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { zipkinBody, zipkinJson } from '../../lib/encoders/zipkin-json.js';
+import { recordOf, selectTicks } from '../../operators/model/batch.js';
+import { SPAN_STATUS } from '../../operators/model/span.js';
+import { T0, epochNanos, everyFeature, spanRows, type SpanRow } from '../support/trace-generators.js';
+
+const micros = (ns: bigint) => Number(ns / 1000n);
+
+/** The Zipkin v2 span a span must become. */
+function expectedSpan(row: SpanRow, rows: readonly SpanRow[]): Record<string, unknown> {
+  const start = micros(epochNanos({ anchor: T0 }, row.start));
+  const end = micros(epochNanos({ anchor: T0 }, row.end));
+  const { 'service.name': _service, ...resource } = row.resource;
+  const callee = rows.find((r) => r.parentRow === row.row || r.link?.spanId === row.spanId);
+  const remote = (row.kind === 'client' || row.kind === 'producer') && callee && callee.service !== row.service;
+  const tags = Object.fromEntries(Object.entries({ ...resource, ...row.attributes }).map(([k, v]) => [k, String(v)]));
+  if (row.status === SPAN_STATUS.error) tags.error = `${row.name} failed`;
+  if (row.status === SPAN_STATUS.failedCall) tags.error = 'true';
+  return {
+    traceId: row.traceId,
+    id: row.spanId,
+    ...(row.parentId && { parentId: row.parentId }),
+    name: row.name,
+    ...(row.kind !== 'internal' && { kind: row.kind.toUpperCase() }),
+    timestamp: start,
+    duration: Math.max(1, end - start),
+    localEndpoint: { serviceName: row.service },
+    ...(remote && { remoteEndpoint: { serviceName: callee.service } }),
+    tags,
+    ...(row.status === SPAN_STATUS.error && { annotations: [{ timestamp: end, value: 'exception' }] }),
+  };
+}
+
+describe('zipkinJson', () => {
+  it('writes a batch as one Zipkin v2 array of every span generated', () => {
+    const batch = everyFeature();
+    const rows = spanRows(batch);
+    const chunk = zipkinJson().encode(batch);
+    const spans = JSON.parse(chunk.data.toString());
+    expect(spans).to.deep.equal(rows.map((row) => expectedSpan(row, rows)));
+    expect(spans.some((span: { kind?: string }) => span.kind === undefined)).to.equal(true);
+    expect(spans.some((span: { remoteEndpoint?: unknown }) => span.remoteEndpoint)).to.equal(true);
+    expect(spans.some((span: { tags: { error?: string } }) => span.tags.error === 'true')).to.equal(true);
+    expect(chunk.size).to.equal(rows.length);
+    // Record i is span i and the comma or bracket after it; the first also holds the opening bracket.
+    expect(JSON.parse(recordOf(chunk, 3).toString())).to.deep.equal(spans[3]);
+    expect(recordOf(chunk, 0).toString()[0]).to.equal('[');
+  });
+
+  it('joins the arrays of several chunks into one request body, and writes an empty array for none', () => {
+    const batch = everyFeature(6);
+    const encoder = zipkinJson();
+    const chunks = [selectTicks(batch, [0, 1]), selectTicks(batch, []), selectTicks(batch, [4])].map((b) =>
+      encoder.encode(b),
+    );
+    expect(chunks[1]!.bytes).to.equal(0);
+    const joined = JSON.parse(zipkinBody(chunks).toString());
+    expect(joined).to.deep.equal(chunks.flatMap((chunk) => (chunk.bytes ? JSON.parse(chunk.data.toString()) : [])));
+    expect(joined.map((span: { id: string }) => span.id)).to.deep.equal(
+      spanRows(selectTicks(batch, [0, 1, 4])).map((row) => row.spanId),
+    );
+    expect(zipkinBody([]).toString()).to.equal('[]');
+  });
+});

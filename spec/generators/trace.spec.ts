@@ -1,0 +1,275 @@
+import { expect } from 'chai';
+import { traceGenerator } from '../../lib/generators/trace.js';
+import { SAMPLED_FLAG, SPAN_STATUS } from '../../operators/model/span.js';
+import { spanBatch, spanRows, ticksAt, traceConfig, type SpanRow } from '../support/trace-generators.js';
+
+type Fields = Record<string, unknown>;
+
+const MS = 1e6;
+/** Gap before each call: 10 µs, plus a tenth of the caller's own duration shared among its calls. */
+const MIN_GAP = 10_000;
+
+/** The spans of ticks `indexes` (10 a second) of the tree rooted in a `frontend` server span with `calls`. */
+function rowsOf(
+  calls: Fields[],
+  { root = {}, extra = {}, ticks = [0] }: { root?: Fields; extra?: Fields; ticks?: number[] } = {},
+): SpanRow[] {
+  const config = traceConfig({
+    root: { service: 'frontend', operation: 'GET /', kind: 'server', calls, ...root },
+    ...extra,
+  });
+  return spanRows(spanBatch(config, ticksAt(ticks)));
+}
+
+const byName = (rows: readonly SpanRow[], name: string, kind?: string) =>
+  rows.filter((row) => row.name === name && (kind === undefined || row.kind === kind));
+
+describe('traceGenerator', () => {
+  it('makes a client span and, below it, the callee’s server span, a network delay inside it each way', () => {
+    const rows = rowsOf([{ service: 'cart', operation: 'GET /cart', kind: 'client', duration: '20ms' }]);
+    const [root, client, server] = rows;
+    expect(rows.map((r) => [r.service, r.kind, r.parentRow])).to.deep.equal([
+      ['frontend', 'server', -1],
+      ['frontend', 'client', 0],
+      ['cart', 'server', 1],
+    ]);
+    expect(client!.attributes).to.deep.equal({ 'peer.service': 'cart' });
+    expect(server!.end - server!.start).to.equal(20 * MS);
+    expect(client!.start).to.equal(root!.start + MIN_GAP);
+    for (const delay of [server!.start - client!.start, client!.end - server!.end])
+      expect(delay).to.be.within(0.1 * MS, 0.5 * MS);
+    expect(root!.end).to.equal(client!.end + MIN_GAP);
+  });
+
+  it('lays calls out one after another with gaps, inside their parent’s own duration', () => {
+    const calls = ['a', 'b'].map((operation) => ({ operation, kind: 'internal', duration: '10ms' }));
+    const [root, a, b] = rowsOf(calls, { root: { duration: 0.1 } });
+    const gap = MIN_GAP + Math.round((0.1 * 100 * MS) / 3);
+    expect(a!.start).to.equal(root!.start + gap);
+    expect(b!.start).to.equal(a!.end + gap);
+    expect(root!.end - root!.start).to.equal(100 * MS);
+  });
+
+  it('stretches a parent to cover calls longer than its own duration', () => {
+    // The root's own duration is about 1 ms, its calls take 40 ms.
+    const calls = ['a', 'b'].map((operation) => ({ operation, kind: 'internal', duration: '20ms' }));
+    const ticks = Array.from({ length: 20 }, (_, n) => n);
+    const rows = rowsOf(calls, { root: { duration: { type: 'exponential', rate: 1000 } }, ticks });
+    for (const root of rows.filter((r) => r.parentRow < 0)) {
+      const last = rows.find((r) => r.tick === root.tick && r.name === 'b')!;
+      expect(root.end).to.equal(last.end + MIN_GAP);
+    }
+  });
+
+  it('starts parallel calls and their repeats together; the next call waits for the last of them', () => {
+    const rows = rowsOf([
+      {
+        operation: 'fan',
+        kind: 'internal',
+        duration: { type: 'uniform', min: 0.001, max: 0.01 },
+        parallel: true,
+        repeat: 3,
+      },
+      { operation: 'side', kind: 'internal', duration: '2ms', parallel: true },
+      { operation: 'after', kind: 'internal', duration: '1ms' },
+    ]);
+    const group = [...byName(rows, 'fan'), ...byName(rows, 'side')];
+    expect(group).to.have.length(4);
+    expect(new Set(group.map((r) => r.start)).size).to.equal(1);
+    expect(new Set(group.map((r) => r.end - r.start)).size).to.be.greaterThan(1);
+    const [after] = byName(rows, 'after');
+    expect(after!.start).to.be.above(Math.max(...group.map((r) => r.end)));
+  });
+
+  it('marks an error where it is raised, on the client that saw it, and on the caller when it propagates', () => {
+    const failing = (propagate: boolean) => ({
+      service: 'cart',
+      operation: 'GET /cart',
+      kind: 'client',
+      duration: '1ms',
+      error_rate: 1,
+      propagate,
+    });
+    const [root, client, server] = rowsOf([failing(false)]);
+    expect([root!.status, client!.status, server!.status]).to.deep.equal([
+      SPAN_STATUS.unset,
+      SPAN_STATUS.failedCall,
+      SPAN_STATUS.error,
+    ]);
+    expect(rowsOf([failing(true)])[0]!.status).to.equal(SPAN_STATUS.failedCall);
+    expect(rowsOf([{ ...failing(true), error_rate: 0 }]).map((r) => r.status)).to.deep.equal([0, 0, 0]);
+  });
+
+  it('starts a consumer after its producer, outside the producer’s caller, in the same trace or a linked new one', () => {
+    const publish = (new_trace: boolean) => ({
+      service: 'worker',
+      operation: 'orders publish',
+      kind: 'producer',
+      duration: '50ms',
+      queue_delay: '10ms',
+      new_trace,
+    });
+    const [root, producer, consumer] = rowsOf([publish(false)]);
+    expect(consumer).to.include({
+      parentRow: producer!.row,
+      traceId: root!.traceId,
+      kind: 'consumer',
+      service: 'worker',
+    });
+    expect(producer!.end - producer!.start).to.be.within(0.1 * MS, 0.5 * MS);
+    expect(consumer!.start - producer!.end).to.be.within(10.1 * MS, 10.5 * MS);
+    expect(consumer!.end - consumer!.start).to.equal(50 * MS);
+    expect(root!.end).to.equal(producer!.end + MIN_GAP);
+
+    const [linkedRoot, linkedProducer, newRoot] = rowsOf([publish(true)]);
+    expect(newRoot).to.include({ parentRow: -1, kind: 'consumer' });
+    expect(newRoot!.traceId).not.to.equal(linkedRoot!.traceId);
+    expect(newRoot!.link).to.deep.equal({ traceId: linkedRoot!.traceId, spanId: linkedProducer!.spanId });
+  });
+
+  it('makes a call `repeat` times, each with its `probability`', () => {
+    const ticks = Array.from({ length: 2000 }, (_, n) => n);
+    const counts = (call: Fields) => {
+      const rows = rowsOf([{ operation: 'x', kind: 'internal', duration: '1ms', ...call }], { ticks });
+      return byName(rows, 'x').length / ticks.length;
+    };
+    expect(counts({ repeat: 4 })).to.equal(4);
+    expect(counts({ probability: 0 })).to.equal(0);
+    expect(counts({ probability: 0.3 })).to.be.within(0.27, 0.33);
+    expect(counts({ repeat: 2, probability: 0.5 })).to.be.within(0.93, 1.07);
+    expect(counts({ repeat: { type: 'uniform', min: 0.5, max: 3.5 } })).to.be.within(1.9, 2.1);
+  });
+
+  it('clamps drawn durations at 0', () => {
+    const rows = rowsOf([{ operation: 'x', kind: 'internal', duration: { type: 'normal', mean: 0, stddev: 1 } }], {
+      ticks: Array.from({ length: 200 }, (_, n) => n),
+    });
+    const durations = byName(rows, 'x').map((r) => r.end - r.start);
+    expect(Math.min(...durations)).to.equal(0);
+    expect(Math.max(...durations)).to.be.above(0);
+  });
+
+  it('draws picked attributes per call, shared by both spans of a pair, within their choices', () => {
+    const rows = rowsOf(
+      [
+        {
+          service: 'cart',
+          operation: 'GET /cart',
+          kind: 'client',
+          duration: '1ms',
+          attributes: { user: { cardinality: 5, prefix: 'u' }, tier: { one_of: ['gold', 2] }, fixed: true },
+        },
+      ],
+      { ticks: Array.from({ length: 100 }, (_, n) => n) },
+    );
+    const clients = byName(rows, 'GET /cart', 'client');
+    const servers = byName(rows, 'GET /cart', 'server');
+    expect(servers.map((r) => r.attributes)).to.deep.equal(
+      clients.map(({ attributes: { 'peer.service': _peer, ...shared } }) => shared),
+    );
+    expect(new Set(servers.map((r) => r.attributes.user))).to.deep.equal(new Set(['u0', 'u1', 'u2', 'u3', 'u4']));
+    expect(new Set(servers.map((r) => r.attributes.tier))).to.deep.equal(new Set(['gold', 2]));
+    expect(servers.every((r) => r.attributes.fixed === true)).to.equal(true);
+  });
+
+  it('names the callee in peer.service on the caller’s span of a pair, unless the call names it itself', () => {
+    const config = traceConfig({
+      root: {
+        service: 'frontend',
+        operation: 'GET /',
+        kind: 'server',
+        calls: [
+          { service: 'cart', operation: 'a', kind: 'client', duration: '1ms' },
+          {
+            service: 'cart',
+            operation: 'b',
+            kind: 'client',
+            duration: '1ms',
+            attributes: { 'peer.service': { one_of: ['x', 'y'] } },
+          },
+          { operation: 'c', kind: 'client', duration: '1ms', attributes: { 'peer.service': 'postgres' } },
+        ],
+      },
+    });
+    const { nodes } = traceGenerator(config);
+    const client = (name: string) => nodes.find((node) => node.name === name && node.kind === 'client')!;
+    expect([client('a').attributes, client('a').peer]).to.deep.equal([{ 'peer.service': 'cart' }, 'cart']);
+    expect([client('b').attributes, client('b').picked.map((p) => p.key), client('b').peer]).to.deep.equal([
+      {},
+      ['peer.service'],
+      'cart',
+    ]);
+    expect(client('c').peer).to.equal('postgres');
+    expect(nodes.filter((node) => node.kind === 'server' && node.service === 'cart')).to.have.length(2);
+  });
+
+  it('gives each service its resource; with pods, trace n goes to pod n mod count, renamed every rotate_every', () => {
+    const config = traceConfig({
+      root: { service: 'frontend', operation: 'GET /', kind: 'server' },
+      services: {
+        frontend: {
+          version: '1.0',
+          environment: 'prod',
+          attributes: { 'cloud.region': 'eu' },
+          pods: { count: 2, rotate_every: '1s' },
+        },
+      },
+    });
+    const batch = spanBatch(config, ticksAt([0, 1, 2, 9, 10, 11]));
+    expect(spanRows(batch).map((r) => r.resource)).to.deep.equal(
+      ['0-0', '0-1', '0-0', '0-1', '1-0', '1-1'].map((pod) => ({
+        'service.name': 'frontend',
+        'service.version': '1.0',
+        'deployment.environment': 'prod',
+        'k8s.pod.name': `frontend-${pod}`,
+        'cloud.region': 'eu',
+      })),
+    );
+    // One object per pod of a generation: encoders keep its bytes by it.
+    expect(batch.spans.resource[0]).to.equal(batch.spans.resource[2]);
+  });
+
+  it('makes valid ids and flags: 16 and 8 bytes, not zero, the sampled flag on the configured share of traces', () => {
+    const ticks = Array.from({ length: 4000 }, (_, n) => n);
+    const rows = rowsOf([{ service: 'cart', operation: 'x', kind: 'client', duration: '1ms' }], {
+      ticks,
+      extra: { sampled: 0.25 },
+    });
+    for (const row of rows) {
+      expect(row.traceId)
+        .to.match(/^[0-9a-f]{32}$/)
+        .and.not.match(/^0+$/);
+      expect(row.spanId)
+        .to.match(/^[0-9a-f]{16}$/)
+        .and.not.match(/^0+$/);
+    }
+    expect(new Set(rows.map((r) => r.spanId)).size).to.equal(rows.length);
+    const roots = rows.filter((r) => r.parentRow < 0);
+    expect(roots.filter((r) => r.flags === SAMPLED_FLAG).length / roots.length).to.be.within(0.22, 0.28);
+    // A trace's spans share its flags.
+    const flagsOfTrace = new Map(roots.map((r) => [r.traceId, r.flags]));
+    expect(rows.filter((r) => r.flags !== flagsOfTrace.get(r.traceId))).to.deep.equal([]);
+  });
+
+  it('makes trace n alike whatever ticks come with it, the same for a seed, and other ones for another seed', () => {
+    const document = {
+      root: {
+        service: 'frontend',
+        operation: 'GET /',
+        kind: 'server',
+        calls: [{ service: 'cart', operation: 'x', kind: 'client', duration: { type: 'exponential', rate: 10 } }],
+      },
+      seed: 7,
+    };
+    const config = traceConfig(document);
+    const alone = spanRows(spanBatch(config, ticksAt([5])));
+    const among = spanRows(spanBatch(traceGenerator(config), ticksAt([3, 4, 5]))).filter((r) => r.tick === 5);
+    expect(among.map(({ row: _row, parentRow: _parent, ...rest }) => rest)).to.deep.equal(
+      alone.map(({ row: _row, parentRow: _parent, ...rest }) => rest),
+    );
+    const again = spanRows(spanBatch(traceConfig(document), ticksAt([5])));
+    expect(again).to.deep.equal(alone);
+    const other = spanRows(spanBatch({ ...config, seed: 8 }, ticksAt([5])));
+    expect(other.map((r) => r.traceId)).not.to.deep.equal(alone.map((r) => r.traceId));
+  });
+});

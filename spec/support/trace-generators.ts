@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { isRight } from 'fp-ts/lib/Either.js';
+import { parse } from 'yaml';
+import { traceGenerator as traceGeneratorCodec, type TraceGeneratorConfig } from '../../lib/language/traces.js';
+import { issuesOf, formatPath } from '../../lib/language/problems.js';
+import { traceGenerator } from '../../lib/generators/trace.js';
+import type { TickBatch } from '../../operators/model/batch.js';
+import { of } from 'rxjs';
+import { generateTraces } from '../../operators/generate-traces.js';
+import {
+  spanIdHex,
+  traceIdHex,
+  type AttributeValue,
+  type SpanBatch,
+  type TraceGenerator,
+} from '../../operators/model/span.js';
+
+export const T0 = Date.UTC(2024, 0, 1);
+
+/** The problems of a trace_generator document as `path: message` lines (none: it decodes). */
+export function generatorProblems(document: unknown): string[] {
+  const decoded = traceGeneratorCodec.decode(document);
+  return isRight(decoded) ? [] : issuesOf(decoded.left).map((i) => `${formatPath(i.path)}: ${i.message}`);
+}
+
+/** A trace_generator document decoded; throws its problems. */
+export function traceConfig(document: unknown): TraceGeneratorConfig {
+  const decoded = traceGeneratorCodec.decode(document);
+  if (!isRight(decoded)) throw new Error(generatorProblems(document).join('\n'));
+  return decoded.right;
+}
+
+/** The `trace_generator` of the example in docs/traces.md. */
+export function documentedExample(): unknown {
+  const text = readFileSync(new URL('../../docs/traces.md', import.meta.url), 'utf8');
+  const block = /```yaml\n([\s\S]*?)```/.exec(text)![1]!;
+  return (parse(block) as { trace_generator: unknown }).trace_generator;
+}
+
+/** Ticks `indexes` of an entry at `rate` per second, anchored at {@link T0}. */
+export function ticksAt(indexes: readonly number[], rate = 10): TickBatch {
+  const index = Float64Array.from(indexes);
+  return { size: index.length, anchor: T0, index, offset: index.map((n) => (n * 1000) / rate) };
+}
+
+/** The batch `generateTraces` makes of `ticks`. */
+export function spanBatch(generator: TraceGenerator | TraceGeneratorConfig, ticks: TickBatch): SpanBatch {
+  const g = 'trace' in generator ? generator : traceGenerator(generator);
+  let made: SpanBatch | undefined;
+  of(ticks)
+    .pipe(generateTraces(g))
+    .subscribe((batch) => (made = batch));
+  return made!;
+}
+
+/** A span as the specs read it: everything the columns and its node say, resolved. */
+export interface SpanRow {
+  readonly tick: number;
+  readonly row: number;
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The parent's span id; undefined for a root. */
+  readonly parentId?: string;
+  readonly parentRow: number;
+  readonly service: string;
+  readonly name: string;
+  readonly kind: string;
+  /** Nanoseconds after the batch anchor. */
+  readonly start: number;
+  readonly end: number;
+  readonly status: number;
+  readonly flags: number;
+  readonly link?: { readonly traceId: string; readonly spanId: string };
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
+  readonly resource: Readonly<Record<string, AttributeValue>>;
+}
+
+/** Every span of the ticks a batch kept, in order. */
+export function spanRows(batch: SpanBatch): SpanRow[] {
+  const { spans } = batch;
+  const rows: SpanRow[] = [];
+  for (let i = 0; i < batch.size; i++) {
+    for (let s = batch.firstSpan[i]!; s < batch.firstSpan[i]! + batch.spanCount[i]!; s++) {
+      const node = spans.nodes[spans.node[s]!]!;
+      const picked = Object.fromEntries(
+        node.picked.map((attribute, j) => {
+          const pick = spans.picks[spans.pickAt[s]! + j]!;
+          return [attribute.key, 'values' in attribute ? attribute.values[pick]! : `${attribute.prefix}${pick}`];
+        }),
+      );
+      const parent = spans.parent[s]!;
+      const link = spans.link[s]!;
+      rows.push({
+        tick: batch.index[i]!,
+        row: s,
+        traceId: traceIdHex(spans, s),
+        spanId: spanIdHex(spans, s),
+        ...(parent >= 0 && { parentId: spanIdHex(spans, parent) }),
+        parentRow: parent,
+        service: node.service,
+        name: node.name,
+        kind: node.kind,
+        start: spans.start[s]!,
+        end: spans.end[s]!,
+        status: spans.status[s]!,
+        flags: spans.flags[s]!,
+        ...(link >= 0 && { link: { traceId: traceIdHex(spans, link), spanId: spanIdHex(spans, link) } }),
+        attributes: { ...node.attributes, ...picked },
+        resource: spans.resource[s]!.attributes,
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * A tree with every feature the encoders write: pods, fixed, listed and counted attributes of
+ * every type, an error raised and propagated, a database span, a producer whose consumer starts
+ * a linked trace, an internal span, half the traces sampled, and text that needs escaping.
+ */
+export const EVERY_FEATURE = {
+  seed: 11,
+  sampled: 0.5,
+  services: {
+    frontend: { version: '2.4.1', environment: 'prod', pods: { count: 2 }, attributes: { 'host.cores': 8 } },
+    payment: { attributes: { 'cloud.region': 'eu-west-1' } },
+  },
+  root: {
+    service: 'frontend',
+    operation: 'GET /checkout',
+    kind: 'server',
+    attributes: {
+      'http.request.method': 'GET',
+      'http.response.status_code': 200,
+      ratio: 0.25,
+      cached: false,
+      'enduser.id': { cardinality: 1000, prefix: 'user-' },
+    },
+    calls: [
+      {
+        service: 'payment',
+        operation: 'POST /pay "quoted" é',
+        kind: 'client',
+        duration: { type: 'uniform', min: 0.01, max: 0.02 },
+        error_rate: 0.5,
+        propagate: true,
+        attributes: { tier: { one_of: ['gold', 2, true] } },
+        calls: [
+          { operation: 'INSERT payments', kind: 'client', duration: '2ms', attributes: { 'db.system': 'postgresql' } },
+        ],
+      },
+      { operation: 'render', kind: 'internal', duration: '1ms' },
+      { service: 'worker', operation: 'orders publish', kind: 'producer', duration: '5ms', new_trace: true },
+    ],
+  },
+};
+
+/** Spans of {@link EVERY_FEATURE} for ticks 0 to `count - 1`. */
+export function everyFeature(count = 12): SpanBatch {
+  return spanBatch(traceConfig(EVERY_FEATURE), ticksAt(Array.from({ length: count }, (_, n) => n)));
+}
+
+/** Epoch nanoseconds of a span time (ns after the batch anchor), exactly. */
+export function epochNanos(batch: Pick<TickBatch, 'anchor'>, ns: number): bigint {
+  return BigInt(batch.anchor) * 1_000_000n + BigInt(ns);
+}
