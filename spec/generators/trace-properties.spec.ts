@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { isAsync, isPair, type CallConfig, type TraceGeneratorConfig } from '../../lib/language/traces.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
-import { spanBatch, spanRows, ticksAt, traceConfig, generatorProblems, type SpanRow } from '../support/trace-generators.js';
+import {
+  spanBatch,
+  spanRows,
+  ticksAt,
+  traceConfig,
+  generatorProblems,
+  type SpanRow,
+} from '../support/trace-generators.js';
 
 type Fields = Record<string, unknown>;
 
