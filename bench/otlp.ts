@@ -1,27 +1,46 @@
 /**
- * OTLP in `npm run bench`: data points/s of a 1,000-series gauge, and log records/s, at an
- * unbounded rate through the otlp encoder into the otlp_grpc and otlp_http sinks, against
- * receivers in this process that accept every request without decoding it (so the figure is
- * svc's own cost plus loopback I/O). Prints figures; asserts nothing.
+ * OTLP in `npm run bench`: data points/s of a 1,000-series gauge, log records/s, and spans/s of
+ * the 6-span checkout trace of bench/traces.ts, at an unbounded rate through the otlp encoder into
+ * the otlp_grpc and otlp_http sinks, against receivers in this process that accept every request
+ * without decoding it (so the figure is svc's own cost plus loopback I/O); and the same trace as
+ * json_lines into a file, with the heap sampled each second (flat: nothing grows with time).
+ * Prints figures; asserts nothing.
  */
 import * as grpc from '@grpc/grpc-js';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Entry, SinkConfig } from '../lib/config/types.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
+import { CHECKOUT } from './traces.js';
 
-function entry(signal: 'metrics' | 'logs', sink: SinkConfig, seconds: number): Entry {
+type Signal = 'metrics' | 'logs' | 'traces';
+
+function entry(signal: Signal, sink: SinkConfig, seconds: number, encoder: Entry['encoder'] = { type: 'otlp' }): Entry {
   const common = {
     id: `bench_otlp_${signal}`,
     rate: 1e9,
     duration: seconds * 1000,
     start_time: { kind: 'now' as const },
-    encoder: { type: 'otlp' as const },
+    encoder,
     sink,
     labels: { host: 'bench-1', region: 'eu-west', service: 'api' },
     jitter_seed: 0,
     on_sink_error: 'fail' as const,
     cardinality_spikes: [],
   };
+  if (signal === 'traces') {
+    return {
+      ...common,
+      signal_type: 'traces',
+      name: 'bench_otlp_traces',
+      labels: {},
+      trace_generator: CHECKOUT,
+      dynamic_labels: [],
+      metric_type: 'untyped',
+    };
+  }
   if (signal === 'logs') {
     const templates = [{ message: 'user {user} logged in' }, { message: 'GET {path} took {ms}ms' }];
     const log_generator = {
@@ -50,19 +69,27 @@ function entry(signal: 'metrics' | 'logs', sink: SinkConfig, seconds: number): E
   };
 }
 
-async function rate(signal: 'metrics' | 'logs', sink: SinkConfig, seconds: number): Promise<number> {
+/** Events a second of `entry` run to its end, and the heap (MiB) sampled once a second meanwhile. */
+async function rateOf(run: Entry): Promise<{ rate: number; heap: number[] }> {
   const started = performance.now();
-  const run = runEntry(entry(signal, sink, seconds));
-  const outcome = await run.done;
+  const heap: number[] = [];
+  const sampler = setInterval(() => heap.push(process.memoryUsage().heapUsed / 2 ** 20), 1000);
+  const running = runEntry(run);
+  const outcome = await running.done;
+  clearInterval(sampler);
   if (outcome.error) throw outcome.error;
-  return run.stats.totalEvents / ((performance.now() - started) / 1000);
+  return { rate: running.stats.totalEvents / ((performance.now() - started) / 1000), heap };
+}
+
+async function rate(signal: Signal, sink: SinkConfig, seconds: number): Promise<number> {
+  return (await rateOf(entry(signal, sink, seconds))).rate;
 }
 
 /** Runs the OTLP figures, `seconds` each. */
 export async function otlpBench(seconds: number): Promise<void> {
   const server = new grpc.Server();
   const accept = (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => callback(null, Buffer.alloc(0));
-  for (const service of ['metrics.v1.MetricsService', 'logs.v1.LogsService']) {
+  for (const service of ['metrics.v1.MetricsService', 'logs.v1.LogsService', 'trace.v1.TraceService']) {
     const path = `/opentelemetry.proto.collector.${service}/Export`;
     const raw = (value: Buffer) => value;
     server.addService(
@@ -94,16 +121,25 @@ export async function otlpBench(seconds: number): Promise<void> {
   console.log(
     `OTLP: otlp encoder -> sink (batch_size 1000), receivers in this process, ${seconds} s each (goal: >= 300,000 data points/s)`,
   );
-  for (const signal of ['metrics', 'logs'] as const) {
+  for (const signal of ['metrics', 'logs', 'traces'] as const) {
     const grpcRate = await rate(
       signal,
       { type: 'otlp_grpc', endpoint: `127.0.0.1:${port}`, signal_type: signal },
       seconds,
     );
     const httpRate = await rate(signal, { type: 'otlp_http', url, signal_type: signal }, seconds);
-    const unit = signal === 'metrics' ? 'data points/s (1,000-series gauge)' : 'log records/s (2 templates)';
+    const unit = {
+      metrics: 'data points/s (1,000-series gauge)',
+      logs: 'log records/s (2 templates)',
+      traces: 'spans/s (a 6-span trace)',
+    }[signal];
     console.log(`  ${signal.padEnd(8)} otlp_grpc ${fmt(grpcRate)}, otlp_http ${fmt(httpRate)} ${unit}`);
   }
   server.forceShutdown();
   http.close();
+  const file = join(tmpdir(), `svc-bench-traces-${process.pid}.jsonl`);
+  const toFile = await rateOf(entry('traces', { type: 'file', path: file }, seconds, { type: 'json_lines' }));
+  rmSync(file, { force: true });
+  const heap = toFile.heap.map((mib) => mib.toFixed(0)).join(', ');
+  console.log(`  traces   json_lines -> file ${fmt(toFile.rate)} spans/s; heap each second: ${heap} MiB`);
 }

@@ -27,7 +27,8 @@ const FAILED_CALL = Buffer.from('"error":"true"');
 const ANNOTATION = Buffer.from(',"annotations":[{"timestamp":');
 const ANNOTATION_END = Buffer.from(',"value":"exception"}]');
 
-const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => Buffer.from(text)) as [Buffer, Buffer, Buffer];
+// An array ends its line, so a file or stdout holds one array a line.
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']\n'].map((text) => Buffer.from(text)) as [Buffer, Buffer, Buffer];
 
 /**
  * Zipkin v2 JSON encoder of spans: each batch is one JSON array (what `POST /api/v2/spans`
@@ -39,14 +40,14 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((text) => Buffer.from(text)) as
  * `error` on a span in error (the exception message where the error was raised, else "true").
  * An error raised in the span adds an `exception` annotation at its end. Zipkin has no links
  * nor a sampled flag: they are left out. Record i of the frames is span i with the comma or
- * bracket after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
+ * bracket and line feed after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
  */
 export function zipkinJson(): TraceEncoder {
   const ids = jsonIds('traceId', 'id', 'parentId');
   return spanTextEncoder<NodeText, Buffer>({
     open: '[',
     separator: ',',
-    close: ']',
+    close: CLOSE.toString(),
     node: (node: SpanNode) => ({
       head: Buffer.from(
         `","name":${JSON.stringify(node.name)}${node.kind === 'internal' ? '' : `,"kind":"${node.kind.toUpperCase()}"`},"timestamp":`,
@@ -109,6 +110,6 @@ export function zipkinJson(): TraceEncoder {
  */
 export function zipkinBody(chunks: readonly EncodedBatch[]): Buffer {
   const arrays = chunks.filter((chunk) => chunk.bytes > 0).map((chunk) => Buffer.from(chunk.data));
-  const parts = arrays.flatMap((array, i) => [i === 0 ? OPEN : COMMA, array.subarray(1, array.length - 1)]);
+  const parts = arrays.flatMap((array, i) => [i === 0 ? OPEN : COMMA, array.subarray(1, array.length - CLOSE.length)]);
   return Buffer.concat(parts.length ? [...parts, CLOSE] : [OPEN, CLOSE]);
 }

@@ -59,6 +59,6 @@ describe('zipkinJson', () => {
     expect(joined.map((span: { id: string }) => span.id)).to.deep.equal(
       spanRows(selectTicks(batch, [0, 1, 4])).map((row) => row.spanId),
     );
-    expect(zipkinBody([]).toString()).to.equal('[]');
+    expect(zipkinBody([]).toString()).to.equal('[]\n');
   });
 });
