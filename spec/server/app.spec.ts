@@ -3,6 +3,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testServer } from '../support/server.js';
+import { spansFromJsonLines, traceProblems } from '../support/traces.js';
 
 const gauge = (fields = '') => `signal_type: metrics
 name: temp_celsius
@@ -42,6 +43,25 @@ describe('HTTP API', () => {
       expect(body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       // An entry without an id is known by its name.
       expect(body).to.include({ entry: 'temp_celsius', name: 'temp_celsius', status: 'running' });
+    });
+
+    it('starts a traces entry: its traces reach the sink as the clock runs, well-formed', async () => {
+      const server = testServer();
+      const traces = `signal_type: traces
+name: checkout
+rate: 10
+duration: 1s
+trace_generator:
+  root: {service: frontend, operation: GET /checkout, kind: server,
+         calls: [{service: payment, operation: POST /pay, kind: client, duration: 0.01}]}
+`;
+      const res = await post(server, traces);
+      expect(res.statusCode, res.body).to.equal(201);
+      server.advance(1000);
+      await server.registry.get(res.json().id)!.run.done;
+      const spans = spansFromJsonLines(server.sinks[0]!.text);
+      expect(spans.filter((span) => span.parentSpanId === undefined)).to.have.length(10);
+      expect(traceProblems(spans)).to.deep.equal([]);
     });
 
     it('tells entries of one metric apart by the entry id of the file: answer, list and detail', async () => {
