@@ -144,7 +144,10 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           return;
         }
         if (paused) return;
-        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(slotFrom(next)) - now), MAX_TIMER_DELAY);
+        const upcoming = slotFrom(next);
+        // No slot of its own is left to wait for (a shard without series): the deadline ends the run.
+        if (!behind && upcoming === Infinity) return;
+        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(upcoming) - now), MAX_TIMER_DELAY);
         pending = scheduler.schedule(wake, Math.max(0, delay));
       });
 
@@ -166,7 +169,13 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
             start = scheduler.now();
             anchor = anchorOf(start);
             if (duration !== Infinity)
-              deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
+              deadline = longTimer(duration, scheduler).subscribe(() => {
+                // The wake set for a later slot is dropped: left scheduled, it would outlive the run.
+                pending?.unsubscribe();
+                pending = undefined;
+                if (paused) subscriber.complete();
+                else wake();
+              });
           } else {
             emitDue(elapsed());
             next = value.slotsBefore(elapsed());

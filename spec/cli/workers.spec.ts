@@ -59,6 +59,26 @@ describe('svc run --workers', () => {
     expect(sorted(two.stdout)).to.deep.equal(sorted(one.stdout));
   });
 
+  it('ends at its duration with fewer series than workers (a worker has none), traces too', async () => {
+    const file = scenario(
+      'lone.yaml',
+      `version: 2
+kind: runnable
+defaults: { duration: 500ms, start_time: "2026-01-01T00:00:00Z", sink: { type: stdout } }
+scenarios:
+  - { signal_type: metrics, name: up, rate: 20, generator: { type: constant, value: 1 } }
+  - signal_type: traces
+    name: checkout
+    rate: 20
+    trace_generator: { root: { service: web, operation: GET /, kind: server } }
+`,
+    );
+    const two = await svc(['run', file, '--workers', '2']);
+    expect(two.code, two.stderr).to.equal(0);
+    expect(stoppedEvents(two.stderr, 'up')).to.equal(10);
+    expect(stoppedEvents(two.stderr, 'checkout')).to.equal(10);
+  });
+
   it('refuses openmetrics into a file or stdout (one exposition) with exit 2, naming the entry', async () => {
     const result = await svc(['run', mixed('om.yaml', '{ type: stdout }', 'openmetrics'), '--workers', '2']);
     expect(result.code).to.equal(2);

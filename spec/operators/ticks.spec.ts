@@ -181,6 +181,21 @@ describe('ticks of some slots only (a shard)', () => {
       expectObservable(source).toBe('50ms |');
     });
   });
+
+  it('leaves no timer behind once it ended, even with no slot of its own to wait for', () => {
+    for (const residues of [[], [1]]) {
+      const scheduler = virtualTime();
+      scheduler.maxFrames = 1000;
+      let completed = -1;
+      of(RateSchedule.constant(10))
+        .pipe(ticks({ duration: 500, scheduler, slots: { period: 2, residues } }))
+        .subscribe({ complete: () => (completed = scheduler.now()) });
+      scheduler.flush();
+      expect(completed, `residues [${residues}]`).to.equal(500);
+      // A timer still scheduled would keep a process (a worker of svc run --workers) alive after its end.
+      expect(scheduler.actions, `residues [${residues}]`).to.deep.equal([]);
+    }
+  });
 });
 
 describe('slot counting past the exact integers', () => {
