@@ -127,7 +127,10 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       };
 
       // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
+      // Whoever calls it (its own timer, the deadline, a new schedule), a wake replaces the one scheduled:
+      // left scheduled, that one would outlive the run.
       const wake = guarded(subscriber, () => {
+        pending?.unsubscribe();
         pending = undefined;
         if (paused || subscriber.closed) return;
         const now = elapsed();
@@ -169,21 +172,13 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
             start = scheduler.now();
             anchor = anchorOf(start);
             if (duration !== Infinity)
-              deadline = longTimer(duration, scheduler).subscribe(() => {
-                // The wake set for a later slot is dropped: left scheduled, it would outlive the run.
-                pending?.unsubscribe();
-                pending = undefined;
-                if (paused) subscriber.complete();
-                else wake();
-              });
+              deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
           } else {
             emitDue(elapsed());
             next = value.slotsBefore(elapsed());
           }
           schedule = value;
           endSlot = value.slotsBefore(duration);
-          pending?.unsubscribe();
-          pending = undefined;
           wake();
         }),
         error: (err) => subscriber.error(err),
