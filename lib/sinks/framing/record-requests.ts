@@ -34,27 +34,19 @@ export function recordRequests(
       const data = chunk.data as Uint8Array;
       const { ends, perEvent, events: held } = chunk.frames;
       for (let row = 0; row < ends.length; ) {
-        if (held) {
-          if (records > 0 && records + held[row]! > limit) close();
-          const start = row === 0 ? 0 : ends[row - 1]!;
-          parts.push(data.subarray(start, ends[row]));
-          records += held[row]!;
-          events += held[row]!;
-          bytes += ends[row]! - start;
-          row++;
-          continue;
-        }
-        if (records > 0 && records + perEvent > limit) close();
-        const take = Math.min(
-          ends.length - row,
-          Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent),
-        );
+        // A record holding several events goes alone and counts as its events; other records go
+        // in whole events, as many as the limit leaves room for.
+        const first = held ? held[row]! : perEvent;
+        if (records > 0 && records + first > limit) close();
+        const take = held
+          ? 1
+          : Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent));
         const start = row === 0 ? 0 : ends[row - 1]!;
         const end = ends[row + take - 1]!;
         if (chunk.preamble) preambles.add(chunk.preamble as Uint8Array);
         parts.push(data.subarray(start, end));
-        records += take;
-        events += take / perEvent;
+        records += held ? first : take;
+        events += held ? first : take / perEvent;
         bytes += end - start;
         row += take;
       }

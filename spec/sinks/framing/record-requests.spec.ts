@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import { recordRequests } from '../../../lib/sinks/framing/record-requests.js';
+
+/** A chunk of one-byte records `names`, with the frames given (`perEvent`, `events`). */
+function chunk(names: string, frames: { perEvent?: number; events?: number[] } = {}): EncodedBatch {
+  const data = Buffer.from(names);
+  const ends = [...names].map((_, i) => i + 1);
+  const perEvent = frames.perEvent ?? 1;
+  return {
+    size: frames.events ? frames.events.reduce((a, b) => a + b, 0) : names.length / perEvent,
+    data,
+    bytes: data.length,
+    frames: { ends, separator: 0, perEvent, series: [], anchor: 0, offset: new Float64Array(names.length), ...frames },
+  };
+}
+
+const cut = (limit: number, chunks: EncodedBatch[]) =>
+  recordRequests(limit, (_preambles, records) => Buffer.concat(records))(chunks).map((request) => ({
+    body: Buffer.from(request.body).toString(),
+    size: request.size,
+  }));
+
+describe('recordRequests', () => {
+  it('cuts at most `limit` records a request, at event boundaries', () => {
+    expect(cut(4, [chunk('abcdef', { perEvent: 2 }), chunk('gh', { perEvent: 2 })])).to.deep.equal([
+      { body: 'abcd', size: 2 },
+      { body: 'efgh', size: 2 },
+    ]);
+  });
+
+  it('counts a record that holds several events (an OTLP ResourceSpans) as its events, and never splits it', () => {
+    expect(cut(5, [chunk('abc', { events: [3, 2, 4] }), chunk('d', { events: [7] })])).to.deep.equal([
+      { body: 'ab', size: 5 },
+      { body: 'c', size: 4 },
+      { body: 'd', size: 7 },
+    ]);
+  });
+});
