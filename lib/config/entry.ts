@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { decodeFields } from '../language/combinators.js';
 import { REQUIRED_ENTRY_FIELDS, entryFields, type EntryField, type EntryFields } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
-import { familyOf } from '../language/fields.js';
+import { familyOf, SIGNAL_TYPES } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
@@ -23,6 +23,9 @@ import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
 import { COUNTED_LABEL_SETS, labelSetCount } from '../../operators/labels.js';
 
+/** A trace's spans carry attributes and their services' resources (trace_generator), not labels nor metric fields. */
+const WITHOUT_TRACES = SIGNAL_TYPES.filter((signal) => signal !== 'traces');
+
 /** Fields only some signal types take: other entries reject them and `defaults` skips them there. */
 export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> = {
   generator: ['metrics'],
@@ -35,14 +38,13 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   seed: ['histogram', 'summary'],
   pack: ['metrics'],
   overrides: ['metrics'],
-  // A trace's spans carry attributes and their services' resources (trace_generator), not labels.
-  labels: ['metrics', 'logs', 'histogram', 'summary'],
-  dynamic_labels: ['metrics', 'logs', 'histogram', 'summary'],
-  cardinality_spikes: ['metrics', 'logs', 'histogram', 'summary'],
+  labels: WITHOUT_TRACES,
+  dynamic_labels: WITHOUT_TRACES,
+  cardinality_spikes: WITHOUT_TRACES,
   jitter: ['metrics'],
   jitter_seed: ['metrics'],
-  metric_type: ['metrics', 'logs', 'histogram', 'summary'],
-  help: ['metrics', 'logs', 'histogram', 'summary'],
+  metric_type: WITHOUT_TRACES,
+  help: WITHOUT_TRACES,
 };
 
 /** What produces the values of each signal type. */
