@@ -213,7 +213,7 @@ describe('traces entries (signal_type: traces)', () => {
     }
 
     for (const sink of ['otlp_grpc', 'otlp_http'] as const) {
-      it(`${sink}: one ResourceSpans per service, every span received, well-formed traces`, async () => {
+      it(`${sink}: ResourceSpans of each service, every span received, well-formed traces`, async () => {
         const before = otlp.requestsOf('traces').length;
         const address = sink === 'otlp_grpc' ? { endpoint: otlp.grpcAddress } : { url: otlp.httpUrl };
         const stats = await runLive(
