@@ -17,6 +17,7 @@ export * from './long-timer.js';
 export * from './generate.js';
 export * from './generate-logs.js';
 export * from './model/span.js';
+export * from './model/native-histogram.js';
 export * from './generate-traces.js';
 export * from './observe.js';
 export * from './histogram.js';

@@ -9,6 +9,7 @@
  * `size`; everything else is batch-wide. {@link selectTicks} relies on it.
  */
 
+import type { NativeHistogram } from './native-histogram.js';
 import type { Series } from './series.js';
 
 /** Ticks of one wake-up. */
@@ -31,6 +32,27 @@ export interface TickBatch {
 /** Ticks carrying one generated number each. */
 export interface SampleBatch extends TickBatch {
   readonly value: Float64Array;
+  /** The exemplar of each row, on entries that make exemplars (undefined: the row has none). */
+  readonly exemplar?: (Exemplar | undefined)[];
+  /**
+   * The native histogram of each row, on histogram entries that make them: a row holding one stands for the
+   * event's native histogram sample (its series has no suffix, its `value` is the histogram's count).
+   */
+  readonly native?: (NativeHistogram | undefined)[];
+}
+
+/**
+ * An exemplar: one observation of a sample, with the trace it was made in (OpenMetrics' `# {trace_id=…} value
+ * timestamp`, remote write's and OTLP's exemplars).
+ */
+export interface Exemplar {
+  /** 32 lowercase hexadecimal digits. */
+  readonly traceId: string;
+  /** 16 lowercase hexadecimal digits. */
+  readonly spanId: string;
+  readonly value: number;
+  /** Epoch milliseconds. */
+  readonly timestamp: number;
 }
 
 /** Ticks carrying one log record each. */
