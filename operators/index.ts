@@ -5,7 +5,8 @@
  *     labels(…), encode(…), deliver(…))
  *
  * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram` or `summary` (after
- * `labels`) for histograms and summaries.
+ * `labels`) for histograms and summaries; `exemplars` (after them) and `traceContext` (on log records) name the spans
+ * of a traces chain.
  *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
@@ -22,6 +23,9 @@ export * from './generate-traces.js';
 export * from './observe.js';
 export * from './histogram.js';
 export * from './summary.js';
+export * from './exemplars.js';
+export * from './trace-context.js';
+export type { SpanChoice } from './internal/span-pool.js';
 export * from './jitter.js';
 export * from './gaps.js';
 export * from './gate.js';

@@ -44,6 +44,8 @@ import {
   SIGNAL_TYPES,
   startTime,
   whileGate,
+  exemplars,
+  traceContext,
 } from '../language/fields.js';
 
 /**
@@ -118,6 +120,8 @@ export const entryFields = {
   clock_group: nonEmptyString.describe('Entries of one group share a start-time reference.'),
   after,
   while: whileGate,
+  exemplars,
+  trace_context: traceContext,
   pack: nonEmptyString.describe(
     'A metric pack (built-in or from the catalog): the entry becomes one entry per metric of the pack.',
   ),

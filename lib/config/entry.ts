@@ -45,6 +45,8 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   jitter_seed: ['metrics'],
   metric_type: WITHOUT_TRACES,
   help: WITHOUT_TRACES,
+  exemplars: ['histogram', 'summary', 'metrics'],
+  trace_context: ['logs'],
 };
 
 /** What produces the values of each signal type. */
@@ -119,6 +121,8 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
       `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`,
     );
   }
+  if (has('exemplars') && fields.signal_type === 'metrics' && defaultMetricType(fields, 'metrics') !== 'counter')
+    add(['exemplars'], 'a metrics entry carries exemplars only as a counter (metric_type: counter)');
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
 
@@ -304,6 +308,8 @@ function normalise(fields: EntryFields): Entry {
     clock_group: fields.clock_group,
     after: fields.after,
     while: fields.while,
+    exemplars: fields.exemplars,
+    trace_context: fields.trace_context,
     pack: fields.pack,
     overrides: fields.overrides,
   });

@@ -1,6 +1,6 @@
 /**
- * Rules across the entries of one file: their ids (explicit ones unique), and `after` and `while` pointing at
- * another entry's generator.
+ * Rules across the entries of one file: their ids (explicit ones unique), `after` and `while` pointing at
+ * another entry's generator, and `exemplars.from` and `trace_context.from` at a traces entry.
  */
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
@@ -66,6 +66,14 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
       } else if (watched.signal_type !== undefined && (watched.signal_type !== 'metrics' || !watched.generator)) {
         add(i, at, `${show(ref)} has no generator to watch (${link.field} needs a metrics entry with a generator)`);
       }
+    }
+    for (const field of SPAN_LINKS) {
+      const ref = fields[field]?.from;
+      if (ref === undefined) continue;
+      const target = byId.get(ref);
+      if (target === undefined) add(i, [field, 'from'], `no entry has id ${show(ref)}`);
+      else if (entries[target]!.signal_type !== 'traces')
+        add(i, [field, 'from'], `${show(ref)} is not a traces entry (${field} names the spans of one)`);
     }
     const cycle = cycles.get(i);
     if (cycle) {
@@ -138,6 +146,9 @@ const LINKS: readonly Link[] = [
   { field: 'after', verb: 'wait for', self: 'an entry cannot wait for itself' },
   { field: 'while', verb: 'gate on', self: 'an entry cannot be gated on its own values' },
 ];
+
+/** The fields by which an entry names the spans of a traces entry (no cycle: a traces entry has neither). */
+const SPAN_LINKS = ['exemplars', 'trace_context'] as const;
 
 /** A cycle of entries (each watching the next, the last the first) and the link each one follows. */
 type Cycle = number[] & { links: Link[] };

@@ -19,6 +19,8 @@ import type {
 import type {
   After,
   While,
+  ExemplarsConfig,
+  TraceContextConfig,
   BurstWindow,
   CardinalitySpike,
   DistributionConfig,
@@ -73,6 +75,8 @@ export interface Entry {
   readonly clock_group?: string;
   readonly after?: After;
   readonly while?: While;
+  readonly exemplars?: ExemplarsConfig;
+  readonly trace_context?: TraceContextConfig;
   readonly pack?: string;
   /** Only with `pack`: changes to single metrics of the pack, by metric name. */
   readonly overrides?: Readonly<Record<string, MetricOverride>>;

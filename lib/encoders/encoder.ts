@@ -4,6 +4,7 @@ import {
   byteLength,
   type EncodedBatch,
   type Labelled,
+  type LogBatch,
   type SampleBatch,
   type TickBatch,
 } from '../../operators/model/batch.js';
@@ -29,16 +30,16 @@ export type TextMetricEncoder = Encoder<Labelled<SampleBatch>, Buffer>;
  * `ends[i]` (code units of a string, bytes of a byte array), stamped with the time of row `i`.
  */
 export function encodedLines<D extends string | Uint8Array>(
-  batch: Labelled<TickBatch>,
+  batch: Labelled<TickBatch> & Pick<LogBatch, 'context'>,
   data: D,
   ends: number[],
 ): EncodedBatch<D> {
   const perEvent = batch.events ? batch.size / batch.events : 1;
-  const { anchor, offset, series } = batch;
+  const { anchor, offset, series, context } = batch;
   return {
     size: batch.events ?? batch.size,
     data,
     bytes: byteLength(data),
-    frames: { ends, separator: 1, perEvent, series, anchor, offset },
+    frames: { ends, separator: 1, perEvent, series, anchor, offset, ...(context && { context }) },
   };
 }

@@ -8,7 +8,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 /**
  * JSON Lines encoder of log records: one object per line,
  * `{"timestamp":"…","severity":"info","message":"…","labels":{…},"fields":{…}}`, fields in
- * that order, labels and fields sorted by key, timestamp RFC 3339 UTC with milliseconds.
+ * that order (`"trace_id":"…","span_id":"…"` after the message when the record names a span), labels and fields sorted by key, timestamp RFC 3339 UTC with milliseconds.
  * Strings are escaped as JSON.stringify escapes them.
  */
 export function jsonLinesLogs(): TextLogEncoder {
@@ -25,9 +25,12 @@ export function jsonLinesLogs(): TextLogEncoder {
       before: names.map((name, k) => `${k === 0 ? '{' : '",'}${JSON.stringify(name)}:"`),
       after: names.length === 0 ? '{}}\n' : '"}}\n',
     }),
+    // The message is still open: the series part closes it.
+    context: ({ traceId, spanId }) => `","trace_id":"${traceId}","span_id":"${spanId}`,
     line(line) {
       line.head();
       line.message();
+      line.context();
       line.series();
       line.fields();
     },

@@ -1,4 +1,10 @@
-import { timestampOf, type Labelled, type LogBatch, type LogTemplate } from '../../operators/model/batch.js';
+import {
+  timestampOf,
+  type Labelled,
+  type LogBatch,
+  type LogTemplate,
+  type SpanContext,
+} from '../../operators/model/batch.js';
 import type { Series } from '../../operators/model/series.js';
 import { encodedLines, type Encoder } from './encoder.js';
 import { grown } from './grow.js';
@@ -33,6 +39,8 @@ export interface LogLineFormat {
   fieldValue(value: string): string;
   /** The text before each value of fields with these (sorted) names, and after the last one (or for no fields). */
   fields(names: readonly string[]): { readonly before: readonly string[]; readonly after: string };
+  /** The ids of the span a record names (`trace_context`), as written; only asked of records that name one. */
+  context(context: SpanContext): string;
   /** Writes one record's line, its line feed included, by the parts of `line`. */
   line(line: LogLine): void;
 }
@@ -43,6 +51,8 @@ export interface LogLine {
   series(): void;
   message(): void;
   fields(): void;
+  /** The span the record names, if it names one. */
+  context(): void;
   /** Constant bytes. */
   put(bytes: Uint8Array): void;
   /** Bytes written so far in the batch: a format compares it to tell whether parts wrote anything. */
@@ -193,6 +203,11 @@ class LineWriter implements LogLine {
     const pieces = this.template?.message;
     if (pieces && this.piecewise(pieces)) return;
     this.text(this.format.message(this.batch.message[this.i]!));
+  }
+
+  context(): void {
+    const context = this.batch.context?.[this.i];
+    if (context) this.text(this.format.context(context));
   }
 
   fields(): void {

@@ -5,7 +5,9 @@ import {
   type Labelled,
   type LogBatch,
   type SampleBatch,
+  type SpanContext,
 } from '../../operators/model/batch.js';
+import { SAMPLED_FLAG } from '../../operators/model/span.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
@@ -190,7 +192,8 @@ export interface OtlpLogsOptions {
  * OTLP logs encoder. Each record becomes a `LogRecord` (a `ScopeLogs.log_records` field): severity
  * number and text (the severity as the scenario names it), body the message, attributes the
  * entry's labels and the record's `fields` (a field wins over a label of the same name),
- * `time_unix_nano` the entry's clock, `observed_time_unix_nano` the moment of encoding.
+ * `time_unix_nano` the entry's clock, `observed_time_unix_nano` the moment of encoding; a record
+ * naming a span (`trace_context`) carries its `trace_id`, `span_id` and the sampled flag.
  */
 export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpEncoder<Labelled<LogBatch>> {
   const { protobuf, type } = otlpMessages();
@@ -211,6 +214,7 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
             severityText: severity,
             body: { stringValue: batch.message[i]! },
             attributes: attributes({ ...batch.series[i]!.labels, ...batch.fields[i] }),
+            ...spanOf(batch.context?.[i]),
           },
           writer,
         );
@@ -226,6 +230,17 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
       };
     },
   };
+}
+
+/** A log record's trace fields when it names a span: the ids as bytes, and the W3C flag "sampled". */
+function spanOf(context: SpanContext | undefined) {
+  return (
+    context && {
+      traceId: Buffer.from(context.traceId, 'hex'),
+      spanId: Buffer.from(context.spanId, 'hex'),
+      flags: SAMPLED_FLAG,
+    }
+  );
 }
 
 /** Frames of binary records, one per event. */

@@ -26,7 +26,8 @@ export const ENTERPRISE_NUMBER = 32473;
 
 /**
  * Syslog encoder, RFC 5424, one message per line (LF framing, or octet counting by the sink):
- * `<PRI>1 TIMESTAMP HOSTNAME APP-NAME - - [labels@32473 k="v" …][fields@32473 k="v" …] MSG`.
+ * `<PRI>1 TIMESTAMP HOSTNAME APP-NAME - - [labels@32473 k="v" …][fields@32473 k="v" …] MSG`, and
+ * `[trace@32473 span_id="…" trace_id="…"]` after them when the record names a span.
  * PRI = facility × 8 + severity code. Labels and the record's fields are structured data
  * (values escape `"`, `\` and `]`); an empty element is left out, and `-` stands for none.
  * A line feed inside the message is written as `\n` so one record stays one line.
@@ -49,11 +50,13 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
       before: names.map((name, k) => `${k === 0 ? `[fields@${ENTERPRISE_NUMBER}` : '"'} ${name}="`),
       after: names.length === 0 ? '' : '"]',
     }),
+    context: (context) => element('trace', { span_id: context.spanId, trace_id: context.traceId }),
     line(line) {
       line.head();
       const data = line.written;
       line.series();
       line.fields();
+      line.context();
       line.put(line.written === data ? NO_DATA : SPACE);
       line.message();
       line.put(LF);

@@ -148,6 +148,9 @@ export function atLeast(codec: Codec<number>, min: number, unit = ''): Codec<num
 }
 
 export const positive = numberWhere((n) => n > 0, 'a number greater than 0', { exclusiveMinimum: 0 });
+/** A share or a probability: a number from 0 to 1. */
+export const unitInterval = atMost(atLeast(number, 0), 1);
+
 export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0', { minimum: 0 });
 export const integer = numberWhere(Number.isSafeInteger, 'an integer', { type: 'integer' });
 export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0', {

@@ -30,6 +30,7 @@ import {
   stringWhere,
   strict,
   tagged,
+  unitInterval,
   taggedSchema,
   type JsonSchema,
 } from './combinators.js';
@@ -737,6 +738,70 @@ export const whileGate = strict('while', watched, {
   .describe("Emit only while another entry's current value satisfies op value.")
   .define('while');
 export type While = t.TypeOf<typeof whileGate>;
+
+const spanRef = nonEmptyString.describe('The id of the traces entry of this file whose spans are named.');
+const spanService = nonEmptyString.describe('Only spans of this service (of a trace_generator service).');
+
+/**
+ * `exemplars`: which events carry one (every Nth tick, or each with a probability) and whose spans
+ * they name (`from`: a traces entry; absent: random ids).
+ */
+export const exemplars = andThen(
+  strict(
+    'exemplars',
+    {},
+    {
+      from: spanRef,
+      service: spanService.describe(
+        "Exemplars name this service's server and consumer spans; default the traces' root spans. Only with from.",
+      ),
+      every: countUpTo(limits.MAX_EXEMPLAR_EVERY).describe(
+        'An exemplar on every tick whose slot number is a multiple of this; default 1. Not with probability.',
+      ),
+      probability: unitInterval.describe('The chance that a tick carries an exemplar, from 0 to 1. Not with every.'),
+      seed: integer.describe('Seed of probability and of random ids; default 0.'),
+    },
+  ),
+  (config, u, c) =>
+    config.every !== undefined && config.probability !== undefined
+      ? failAt(u, c, 'probability', 'give every or probability, not both')
+      : config.service !== undefined && config.from === undefined
+        ? failAt(u, c, 'service', 'names the service of spans: only with from')
+        : t.success(config),
+)
+  .describe(
+    'Exemplars on a histogram, summary or counter: trace and span ids of the spans of a traces entry (from), or random ones.',
+  )
+  .define('exemplars');
+export type ExemplarsConfig = t.TypeOf<typeof exemplars>;
+
+/** `trace_context`: which log records carry the ids of a span of the traces entry `from`. */
+export const traceContext = andThen(
+  strict(
+    'trace_context',
+    { from: spanRef },
+    {
+      on: oneOf(['error', 'all', 'probability']).describe(
+        'Which records name a span: error (default: records of severity error or fatal, each naming a span that raised an error), all, or probability.',
+      ),
+      probability: unitInterval.describe('With on: probability, the chance that a record names a span, from 0 to 1.'),
+      service: spanService.describe('Records name spans of this service; default server and consumer spans of any.'),
+      seed: integer.describe("Seed of probability's draws; default 0."),
+    },
+  ),
+  (config, u, c) =>
+    (config.on === 'probability') !== (config.probability !== undefined)
+      ? failAt(
+          u,
+          c,
+          'probability',
+          config.on === 'probability' ? 'required with on: probability' : 'only with on: probability',
+        )
+      : t.success(config),
+)
+  .describe('Log records carry the trace and span ids of spans of a traces entry (from).')
+  .define('trace_context');
+export type TraceContextConfig = t.TypeOf<typeof traceContext>;
 
 export const mapping = new Codec<Record<string, unknown>>(
   'mapping',

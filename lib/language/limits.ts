@@ -92,6 +92,8 @@ export const MAX_CSV_CELL = 64 * 1024;
 
 export const MAX_BUCKETS = 256;
 export const MAX_QUANTILES = 64;
+/** `exemplars.every`: only a modulus, bounded to stay a safe integer in messages and the schema. */
+export const MAX_EXEMPLAR_EVERY = 1_000_000_000;
 export const MAX_SEQUENCE_VALUES = 10_000;
 export const MAX_TEMPLATES = 1000;
 /** Values of one placeholder pool, and of one list-form dynamic label. */

@@ -13,7 +13,6 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import {
   Codec,
   andThen,
-  atLeast,
   atMost,
   boolean,
   errorAt,
@@ -23,10 +22,10 @@ import {
   matching,
   nonEmptyString,
   nonNegative,
-  number,
   oneOf,
   record,
   strict,
+  unitInterval,
   string,
 } from './combinators.js';
 import { distribution, durationUpTo, duration, countUpTo, type DistributionConfig } from './fields.js';
@@ -240,8 +239,7 @@ const repeat = new Codec<number | DistributionConfig>(
   `How many times the call is made: a count, or a distribution drawn per span and rounded (clamped to 0 and ${limits.MAX_REPEAT}); default 1.`,
 );
 
-const unitShare = atMost(atLeast(number, 0), 1);
-const share = (what: string) => unitShare.describe(`${what}, from 0 to 1.`);
+const share = (what: string) => unitInterval.describe(`${what}, from 0 to 1.`);
 const errorRate = share('Share of these spans that fail: status error and an exception event; default 0');
 
 const spanFields = {
@@ -346,7 +344,7 @@ const service = andThen(
 
 const sampled = new Codec<number>(
   'sampled',
-  (u, c) => (typeof u === 'boolean' ? t.success(u ? 1 : 0) : unitShare.validate(u, c)),
+  (u, c) => (typeof u === 'boolean' ? t.success(u ? 1 : 0) : unitInterval.validate(u, c)),
   undefined,
   () => ({ anyOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'boolean' }] }),
 ).describe(

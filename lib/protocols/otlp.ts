@@ -91,6 +91,9 @@ const DESCRIPTOR = {
             severityText: field('string', 3),
             body: field('AnyValue', 5),
             attributes: repeated('KeyValue', 6),
+            flags: field('fixed32', 8),
+            traceId: field('bytes', 9),
+            spanId: field('bytes', 10),
           },
         },
         /** opentelemetry.proto.trace.v1 (trace.proto): a span with its events and links. */

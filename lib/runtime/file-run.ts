@@ -4,6 +4,7 @@
  *   file start ──► clock of each group (shared, replayed) ──delayed(phase_offset)──► entry start
  *   values of the watched entry (after jitter) ──first tick that crosses──► longTimer(delay) ──► entry start
  *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
+ *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`)
  *
  * The file's start is one instant, read from the scheduler once every entry is subscribed. A
  * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
@@ -27,6 +28,7 @@ import {
   type Observable,
 } from 'rxjs';
 import type { SampleBatch } from '../../operators/model/batch.js';
+import type { SpanBatch } from '../../operators/model/span.js';
 import type { Entry } from '../config/types.js';
 import type { After, While } from '../language/fields.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
@@ -76,6 +78,11 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       if (ref !== undefined && !byId.has(ref))
         throw new Error(`${entry.id}: ${field}.ref names no entry of the file: "${ref}"`);
     }
+    for (const field of ['exemplars', 'trace_context'] as const) {
+      const ref = entry[field]?.from;
+      if (ref !== undefined && byId.get(ref)?.signal_type !== 'traces')
+        throw new Error(`${entry.id}: ${field}.from names no traces entry of the file: "${ref}"`);
+    }
   }
 
   const fileStart = new ReplaySubject<number>(1);
@@ -110,8 +117,21 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       }
     }
   }
-  // Gates judge ticks as they arrive: gated entries and those they watch emit no slot ahead of the clock.
-  const gateLinked = new Set(entries.flatMap((entry) => (entry.while ? [entry.id, entry.while.ref] : [])));
+  // Of every traces entry whose spans others name: its span batches.
+  const spans = new Map<string, Subject<SpanBatch>>();
+  const spansRef = (entry: Entry) => entry.exemplars?.from ?? entry.trace_context?.from;
+  for (const entry of entries) {
+    const ref = spansRef(entry);
+    if (ref !== undefined && !spans.has(ref)) spans.set(ref, new Subject());
+  }
+  // Gates judge ticks as they arrive, and exemplars and log records name the spans made by then:
+  // such entries and those they follow emit no slot ahead of the clock.
+  const clockLinked = new Set(
+    entries.flatMap((entry) => [
+      ...(entry.while ? [entry.id, entry.while.ref] : []),
+      ...(spansRef(entry) !== undefined ? [entry.id, spansRef(entry)!] : []),
+    ]),
+  );
   const startedAt = new Map<string, number>();
 
   const trigger = (after: After): Observable<unknown> => {
@@ -175,13 +195,17 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
         : own?.onValues;
       const shard = options.shard && entryShard(options.shard, position);
       const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
-      const ahead = gateLinked.has(entry.id) ? undefined : options.ahead;
+      const ahead = clockLinked.has(entry.id) ? undefined : options.ahead;
+      const named = spans.get(entry.id);
+      const onSpans = named && ((batch: SpanBatch) => named.next(batch));
+      const ref = spansRef(entry);
       const run = runEntry(entry, {
         ...options,
         ahead,
-        hooks: { ...own, ...(onValues && { onValues }) },
+        hooks: { ...own, ...(onValues && { onValues }), ...(onSpans && { onSpans }) },
         start: startOf(entry),
         condition,
+        spans: ref === undefined ? undefined : spans.get(ref),
         shard,
       });
       runs.push(run);

@@ -40,6 +40,8 @@ export interface RunEntryOptions {
   readonly start?: ChainDeps['start'];
   /** Whether the entry's `while` condition holds, as the watched entry's values arrive (file-run.ts). */
   readonly condition?: ChainDeps['condition'];
+  /** The spans of the traces entry its `exemplars` or `trace_context` names (file-run.ts). */
+  readonly spans?: ChainDeps['spans'];
 }
 
 /** How an entry ended: cleanly, or with the error that stopped it. */
@@ -84,6 +86,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     backpressure,
     start: options.start,
     condition: options.condition,
+    spans: options.spans,
     shard: options.shard,
     ahead: options.ahead,
   });

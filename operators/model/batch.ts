@@ -45,11 +45,7 @@ export interface SampleBatch extends TickBatch {
  * An exemplar: one observation of a sample, with the trace it was made in (OpenMetrics' `# {trace_id=…} value
  * timestamp`, remote write's and OTLP's exemplars).
  */
-export interface Exemplar {
-  /** 32 lowercase hexadecimal digits. */
-  readonly traceId: string;
-  /** 16 lowercase hexadecimal digits. */
-  readonly spanId: string;
+export interface Exemplar extends SpanContext {
   readonly value: number;
   /** Epoch milliseconds. */
   readonly timestamp: number;
@@ -67,6 +63,16 @@ export interface LogBatch extends TickBatch {
    * as they prepared it once, and only the values per record.
    */
   readonly template?: (LogTemplate | undefined)[];
+  /** The span each record was written in, on entries that take `trace_context` (undefined: none). */
+  readonly context?: (SpanContext | undefined)[];
+}
+
+/** A span's identity, as a log record or an exemplar names it. */
+export interface SpanContext {
+  /** 32 lowercase hexadecimal digits. */
+  readonly traceId: string;
+  /** 16 lowercase hexadecimal digits. */
+  readonly spanId: string;
 }
 
 /**
@@ -131,6 +137,8 @@ export interface Frames {
   readonly events?: readonly number[];
   /** Label set of each record: a log store's stream. */
   readonly series: readonly Series[];
+  /** The span each record names, when some do (log records of an entry with `trace_context`). */
+  readonly context?: readonly (SpanContext | undefined)[];
   /** The batch's time columns, shared, not copied: record `i` is stamped {@link timestampOf}`(frames, i)`. */
   readonly anchor: number;
   readonly offset: Float64Array;

@@ -5,7 +5,8 @@ import type { SinkReport } from '../../operators/deliver.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { logstoreSink, pushUrl } from '../../lib/sinks/logstore.js';
-import { chunk } from '../support/batches.js';
+import { chunk, logBatch } from '../support/batches.js';
+import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
 import { startLokiReceiver, type LokiReceiver } from '../support/backends/loki-receiver.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { metricEntry } from '../support/entries.js';
@@ -108,6 +109,28 @@ describe('logstore sink (Loki push API)', () => {
     }
     const values = receiver.entries.map((e) => Number(e.line.split(' ')[1])).sort((x, y) => x - y);
     expect(values).to.deep.equal(Array.from({ length: 80 }, (_, i) => i));
+  });
+
+  it('a record naming a span carries its ids as structured metadata, not as labels', async () => {
+    receiver = await startLokiReceiver();
+    const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    sink.write(
+      jsonLinesLogs().encode(
+        logBatch(
+          [
+            { severity: 'error', message: 'charge failed', labels: { app: 'payment' }, context },
+            { severity: 'info', message: 'charged', labels: { app: 'payment' } },
+          ],
+          Date.now(),
+        ),
+      ),
+    );
+    await sink.close();
+    const [named, plain] = receiver.entries;
+    expect(named!.labels).to.deep.equal({ app: 'payment' });
+    expect(named!.metadata).to.deep.equal({ trace_id: context.traceId, span_id: context.spanId });
+    expect(plain!.metadata).to.equal(undefined);
   });
 
   it('retries 429 and 5xx answers, then delivers', async () => {

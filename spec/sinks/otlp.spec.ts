@@ -4,10 +4,10 @@ import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { createSink } from '../../lib/sinks/index.js';
-import { otlpMetrics } from '../../lib/encoders/otlp.js';
+import { otlpLogs, otlpMetrics } from '../../lib/encoders/otlp.js';
 import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
 import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
-import { sampleBatch } from '../support/batches.js';
+import { logBatch, sampleBatch } from '../support/batches.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
@@ -184,6 +184,27 @@ describe('OTLP sinks', function () {
         expect(time).to.be.within(before - 3_600_000 - 1000, before - 3_600_000 + 1000);
         expect(Number(BigInt(records[0].observed_time_unix_nano) / 1_000_000n)).to.be.within(before, Date.now());
         expect(receiver.received[0]!.signal).to.equal('logs');
+      });
+
+      it('a log record naming a span (trace_context) carries its trace_id, span_id and the sampled flag', async () => {
+        const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+        const sink = createSink({
+          type: `otlp_${via}`,
+          ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }),
+          signal_type: 'logs',
+        } as never);
+        sink.write(
+          otlpLogs().encode(
+            logBatch([
+              { severity: 'error', message: 'charge failed', context },
+              { severity: 'info', message: 'charged' },
+            ]),
+          ),
+        );
+        await sink.close();
+        const [named, plain] = logsOf(receiver);
+        expect(named).to.deep.include({ trace_id: context.traceId, span_id: context.spanId, flags: 1 });
+        expect(plain).to.deep.include({ trace_id: '', span_id: '', flags: 0 });
       });
 
       it('sends the resource of the sink and its headers, and still arrives with gzip on (over HTTP as Content-Encoding: gzip)', async () => {

@@ -14,7 +14,11 @@ interface LogRecord {
   message: string;
   labels?: Record<string, string>;
   fields?: Record<string, string>;
+  context?: { traceId: string; spanId: string };
 }
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const SPAN_ID = '00f067aa0ba902b7';
 
 const RECORDS: LogRecord[] = [
   {
@@ -34,10 +38,11 @@ const RECORDS: LogRecord[] = [
     message: 'quote " backslash \\ bracket ] in fields',
     labels: { service: 'sshd' },
     fields: { odd: 'a"b\\c]d' },
+    context: { traceId: TRACE_ID, spanId: SPAN_ID },
   },
   { severity: 'fatal', message: 'two\nlines', labels: { service: 'sshd' } },
   { severity: 'debug', message: 'no structured data' },
-  { severity: 'trace', message: 'trace maps to debug' },
+  { severity: 'trace', message: 'trace maps to debug', context: { traceId: TRACE_ID, spanId: SPAN_ID } },
 ];
 
 /** auth facility (4): PRI = 4 × 8 + severity code. */
@@ -45,10 +50,10 @@ const PRI: Record<string, string> = { info: '38', warn: '36', error: '35', fatal
 const SD = [
   '[labels@32473 pod="pod_0" service="sshd"][fields@32473 ip="203.0.113.5" user="alice"]',
   '[labels@32473 pod="pod_1" service="sshd"][fields@32473 user="root"]',
-  '[labels@32473 service="sshd"][fields@32473 odd="a\\"b\\\\c\\]d"]',
+  `[labels@32473 service="sshd"][fields@32473 odd="a\\"b\\\\c\\]d"][trace@32473 span_id="${SPAN_ID}" trace_id="${TRACE_ID}"]`,
   '[labels@32473 service="sshd"]',
   '-',
-  '-',
+  `[trace@32473 span_id="${SPAN_ID}" trace_id="${TRACE_ID}"]`,
 ];
 
 /** Sends the records through `sink` as the syslog encoder writes them (one chunk). */

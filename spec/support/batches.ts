@@ -5,6 +5,7 @@ import {
   type LogBatch,
   type LogTemplate,
   type SampleBatch,
+  type SpanContext,
 } from '../../operators/model/batch.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 
@@ -95,12 +96,14 @@ export function logBatch(
     fields?: Readonly<Record<string, string>>;
     labels?: Record<string, string>;
     template?: LogTemplate;
+    context?: SpanContext;
   }[],
   anchor = 0,
 ): Labelled<LogBatch> {
   const size = records.length;
   return {
     ...(records.some((r) => r.template) && { template: records.map((r) => r.template) }),
+    ...(records.some((r) => r.context) && { context: records.map((r) => r.context) }),
     size,
     anchor,
     index: Float64Array.from({ length: size }, (_, i) => i),

@@ -1,5 +1,6 @@
 import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import type { Labelled, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
+import type { Labelled, LogBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
+import type { SpanBatch } from '../../../operators/model/span.js';
 import type { Delivery } from '../../../operators/deliver.js';
 import { generate } from '../../../operators/generate.js';
 import { generateLogs } from '../../../operators/generate-logs.js';
@@ -7,6 +8,8 @@ import { generateTraces } from '../../../operators/generate-traces.js';
 import { observe } from '../../../operators/observe.js';
 import { histogram } from '../../../operators/histogram.js';
 import { summary } from '../../../operators/summary.js';
+import { exemplars } from '../../../operators/exemplars.js';
+import { traceContext } from '../../../operators/trace-context.js';
 import { jitter } from '../../../operators/jitter.js';
 import { gaps } from '../../../operators/gaps.js';
 import { gate, snapTo } from '../../../operators/gate.js';
@@ -32,6 +35,8 @@ export interface SignalHooks {
   readonly onSamples?: (batch: Labelled<SampleBatch>) => void;
   /** Sees every outcome of the entry's sink after the statistics counted it (for sink health logs). */
   readonly onDelivery?: (delivery: Delivery) => void;
+  /** Sees every span batch of a traces entry (for the exemplars and log records of entries naming its spans). */
+  readonly onSpans?: (batch: SpanBatch) => void;
 }
 
 /** How an entry's pipeline is built: its hooks, and the shard of its series it emits. */
@@ -47,6 +52,11 @@ export interface PipelineOptions extends SignalHooks {
   readonly condition?: Observable<boolean>;
   /** Times the `while` delays. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * The span batches of the traces entry the entry's `exemplars.from` or `trace_context.from` names; required
+   * with either.
+   */
+  readonly spans?: Observable<SpanBatch>;
 }
 
 /**
@@ -99,33 +109,85 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
           gated<SampleBatch>(entry.while?.snap_to === undefined ? undefined : snapTo(entry.while.snap_to)),
           silence<SampleBatch>(),
           late<SampleBatch>(),
+          withExemplars(entry, hooks),
           samplesSeen,
         );
     }
     case 'logs': {
       const generator = logGenerator(required(entry, 'log_generator', entry.log_generator));
-      return (ticks) => ticks.pipe(early(), generateLogs(generator), gated(), silence(), late());
+      const context = entry.trace_context;
+      return (ticks) =>
+        ticks.pipe(
+          early(),
+          generateLogs(generator),
+          gated(),
+          silence(),
+          late(),
+          optional(
+            context &&
+              traceContext<Labelled<LogBatch>>(spansOf(entry, 'trace_context', hooks), {
+                ...context,
+                ...(context.service !== undefined && { choice: { service: context.service } }),
+              }),
+          ),
+        );
     }
     case 'traces': {
       const generator = traceGenerator(required(entry, 'trace_generator', entry.trace_generator));
-      return (ticks) => ticks.pipe(early(), gated(), silence(), generateTraces(generator));
+      return (ticks) =>
+        ticks.pipe(
+          early(),
+          gated(),
+          silence(),
+          generateTraces(generator),
+          optional(hooks.onSpans && tap<SpanBatch>(hooks.onSpans)),
+        );
     }
     case 'histogram':
     case 'summary': {
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
       const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
+      const perTick = entry.observations_per_tick ?? 100;
       return (ticks) =>
         ticks.pipe(
           early(),
-          observe(sample, entry.observations_per_tick ?? 100),
+          observe(sample, perTick),
           gated(),
           silence(),
           late(),
           series,
+          // A random exemplar is worth the tick's first observation.
+          withExemplars(entry, hooks, (index, offset) => sample(index * perTick, offset)),
           samplesSeen,
         );
     }
   }
+}
+
+/** The exemplars of an entry that has `exemplars`: of the spans of its `from`, else with random ids. */
+function withExemplars(
+  entry: Entry,
+  hooks: PipelineOptions,
+  value?: (index: number, offset: number) => number,
+): OperatorFunction<Labelled<SampleBatch>, Labelled<SampleBatch>> {
+  const config = entry.exemplars;
+  if (!config) return identity;
+  const { from, service, ...due } = config;
+  return exemplars({
+    ...due,
+    value,
+    ...(from !== undefined && { spans: spansOf(entry, 'exemplars', hooks) }),
+    ...(service !== undefined && { choice: { service, kinds: ['server', 'consumer'] } }),
+  });
+}
+
+/** The spans a `from` names: only the entries run together can feed them (file-run.ts). */
+function spansOf(entry: Entry, field: 'exemplars' | 'trace_context', hooks: PipelineOptions): Observable<SpanBatch> {
+  if (!hooks.spans)
+    throw new UnsupportedEntryError(
+      `${entry.id}: ${field}.from names the spans of another entry; run the entries of its file together (startEntries)`,
+    );
+  return hooks.spans;
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */

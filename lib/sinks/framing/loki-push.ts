@@ -24,7 +24,10 @@ const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Se
 /**
  * Builds Loki push bodies from encoded chunks: every record (see {@link Frames}) goes into the
  * stream of its label set (static, dynamic and spike labels: `frames.series[i].labels`),
- * stamped `[<epoch ns as a string>, <record>]` with its time, its separator left out. A flush
+ * stamped `[<epoch ns as a string>, <record>]` with its time, its separator left out; a record
+ * naming a span (`trace_context`) carries its ids as structured metadata (Loki 3:
+ * `[<ns>, <record>, {"trace_id": …, "span_id": …}]`), not as labels, which would make a stream
+ * per span. A flush
  * with more than `maxStreams` streams becomes several pushes, none above the limit.
  *
  * Fragments are precomputed: a stream's `{"stream":{…}` head once per label set, a timestamp
@@ -59,7 +62,9 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
         const series = frames.series[i] ?? EMPTY_LABELS;
         let stream = streams.get(series.key);
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
-        stream.values.push(`["${ns(timestampOf(frames, i))}",${JSON.stringify(text(recordOf(chunk, i)))}]`);
+        const context = frames.context?.[i];
+        const metadata = context ? `,{"trace_id":"${context.traceId}","span_id":"${context.spanId}"}` : '';
+        stream.values.push(`["${ns(timestampOf(frames, i))}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`);
         stream.size += weight;
       }
     }

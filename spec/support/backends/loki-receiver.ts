@@ -9,6 +9,8 @@ export interface ReceivedEntry {
   readonly ts: string;
   readonly line: string;
   readonly tenant: string | undefined;
+  /** Structured metadata (Loki 3), when the entry had some. */
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 /** One push request the receiver answered. */
@@ -119,8 +121,8 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
       const problem = validateStream(stream, now());
       if (problem) errors.push(problem);
       else
-        for (const [ts, line] of (stream as Stream).values)
-          entries.push({ labels: (stream as Stream).stream, ts, line, tenant });
+        for (const [ts, line, metadata] of (stream as Stream).values)
+          entries.push({ labels: (stream as Stream).stream, ts, line, tenant, ...(metadata && { metadata }) });
     }
     if (errors.length) return answer(req, res, 400, streams.length, errors.join('\n'));
     answer(req, res, 204, streams.length);
@@ -144,7 +146,7 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
 
 interface Stream {
   readonly stream: Record<string, string>;
-  readonly values: [string, string][];
+  readonly values: [string, string, Record<string, string>?][];
 }
 
 /** Loki's validation of one stream: the first problem, or undefined. */
@@ -174,6 +176,8 @@ function validateStream(stream: unknown, nowMs: number): string | undefined {
     if (typeof line !== 'string') return `stream '${shown}': line must be a string`;
     if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null))
       return `stream '${shown}': structured metadata must be an object`;
+    if (metadata !== undefined && Object.values(metadata).some((value) => typeof value !== 'string'))
+      return `stream '${shown}': structured metadata values must be strings`;
     const ms = Number(ts) / 1e6;
     if (ms < nowMs - LIMITS.oldestMs)
       return `entry for stream '${shown}' has timestamp too old: ${new Date(ms).toISOString()}`;

@@ -1,0 +1,104 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import { SPAN_STATUS, spanIdHex, traceIdHex, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
+import type { SpanContext } from '../model/batch.js';
+
+/** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
+export type SpanFilter = (spans: SpanColumns, s: number) => boolean;
+
+/** A span a pool hands out: its ids and how long it took. */
+export interface PooledSpan extends SpanContext {
+  readonly seconds: number;
+}
+
+/** Spans a pool remembers: enough for the exemplars and log records of a few wake-ups. */
+const CAPACITY = 1024;
+
+/**
+ * The recent spans of a traces entry that another entry's exemplars or log records name. Spans
+ * are handed out oldest first, each once while fresh ones remain; when none is fresh, the newest
+ * again (a request writes several log lines), so a consumer faster than the traces still names
+ * real spans. A pool keeps references to the batches' columns, not copies: ids are written out as
+ * hex only for the spans handed out.
+ */
+export class SpanPool {
+  private readonly columns = new Array<SpanColumns>(CAPACITY);
+  private readonly rows = new Int32Array(CAPACITY);
+  /** Spans added so far; the newest is at `(added - 1) % CAPACITY`. */
+  private added = 0;
+  /** The newest spans not handed out yet. */
+  private fresh = 0;
+
+  constructor(private readonly keep: SpanFilter) {}
+
+  /** Remembers the spans of `batch`'s ticks that the filter keeps. */
+  add(batch: SpanBatch): void {
+    const { spans } = batch;
+    for (let i = 0; i < batch.size; i++) {
+      const first = batch.firstSpan[i]!;
+      for (let s = first; s < first + batch.spanCount[i]!; s++) {
+        if (!this.keep(spans, s)) continue;
+        const at = this.added++ % CAPACITY;
+        this.columns[at] = spans;
+        this.rows[at] = s;
+        this.fresh = Math.min(this.fresh + 1, CAPACITY);
+      }
+    }
+  }
+
+  /** The oldest fresh span, else the newest one; undefined while no span was kept. */
+  take(): PooledSpan | undefined {
+    if (this.added === 0) return undefined;
+    const at = (this.fresh > 0 ? this.added - this.fresh-- : this.added - 1) % CAPACITY;
+    const spans = this.columns[at]!;
+    const s = this.rows[at]!;
+    return {
+      traceId: traceIdHex(spans, s),
+      spanId: spanIdHex(spans, s),
+      seconds: (spans.end[s]! - spans.start[s]!) / 1e9,
+    };
+  }
+}
+
+/** What a pool keeps: spans of `service` (any service when absent), of one of `kinds` (any), raising errors or not. */
+export interface SpanChoice {
+  readonly service?: string;
+  readonly kinds?: readonly SpanKind[];
+  /** Only the spans that raised an error (status error with its exception). */
+  readonly errors?: boolean;
+  /** Only the roots of traces. */
+  readonly roots?: boolean;
+}
+
+/** The filter of a {@link SpanChoice}. */
+export function spanFilter({ service, kinds, errors, roots }: SpanChoice): SpanFilter {
+  return (spans, s) => {
+    if (roots && spans.parent[s] !== -1) return false;
+    if (errors && spans.status[s] !== SPAN_STATUS.error) return false;
+    const node = spans.nodes[spans.node[s]!]!;
+    return (service === undefined || node.service === service) && (kinds === undefined || kinds.includes(node.kind));
+  };
+}
+
+/**
+ * Runs `source` through the operator `project` makes of the pools of `filters` (one per filter),
+ * fed by `spans` for as long as the result is subscribed: pools are created per subscription,
+ * and the result completes or errors with `source`, whatever the spans do.
+ */
+export function withSpanPools<A, B>(
+  spans: Observable<SpanBatch>,
+  filters: readonly SpanFilter[],
+  project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
+): OperatorFunction<A, B> {
+  return (source) =>
+    new Observable<B>((subscriber) => {
+      const pools = filters.map((keep) => new SpanPool(keep));
+      const feed = spans.subscribe((batch) => {
+        for (const pool of pools) pool.add(batch);
+      });
+      const main = source.pipe(project(pools)).subscribe(subscriber);
+      return () => {
+        feed.unsubscribe();
+        main.unsubscribe();
+      };
+    });
+}

@@ -1,0 +1,62 @@
+import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
+import type { LogBatch, SpanContext } from './model/batch.js';
+import type { SpanBatch } from './model/span.js';
+import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
+import { SplitMix64 } from '../lib/random.js';
+
+/** Which records name a span: those of severity error or fatal, every one, or each with a probability. */
+export type TraceContextOn = 'error' | 'all' | 'probability';
+
+export interface TraceContextOptions {
+  readonly on?: TraceContextOn;
+  /** With `on: probability`: the chance that a record names a span. */
+  readonly probability?: number;
+  /** Seed of `probability`'s draws. */
+  readonly seed?: number;
+  /** Which spans a record names: default the server and consumer spans of any service. */
+  readonly choice?: SpanChoice;
+}
+
+/** Severities of the records that name a span that raised an error. */
+const FAILING = new Set(['error', 'fatal']);
+
+/**
+ * Writes the span a log record was written in into its `context`: an error or fatal record names
+ * a span of `spans` that raised an error (one of the choice's service, when it has one); another
+ * record one of the choice's spans; each span the oldest not named yet (see SpanPool). `on`
+ * chooses the records: `error` (default) only the failing ones, `all` every one, `probability`
+ * each with that chance (drawn from `seed` and the tick's slot number). A record gets no context
+ * while no fitting span has come, or a failing one while no error has: an error log names an
+ * error span or none.
+ *
+ * ```
+ * spans:    -a--e------|        e: a span that raised an error
+ * records:  ---i--E----|        i: info, E: error
+ *           traceContext(spans, {on: 'all'})
+ * records:  ---i'-E'---|        i' names a, E' names e
+ * ```
+ */
+export function traceContext<B extends LogBatch>(
+  spans: Observable<SpanBatch>,
+  options: TraceContextOptions = {},
+): MonoTypeOperatorFunction<B> {
+  const { on = 'error', probability = 1, seed = 0 } = options;
+  const choice = options.choice ?? { kinds: ['server', 'consumer'] };
+  const draws = new SplitMix64(seed);
+  const failingOnly = on === 'error';
+  const filters = [spanFilter({ service: choice.service, errors: true }), ...(failingOnly ? [] : [spanFilter(choice)])];
+  return withSpanPools<B, B>(spans, filters, ([errors, any]) =>
+    map((batch) => {
+      let context: (SpanContext | undefined)[] | undefined;
+      for (let i = 0; i < batch.size; i++) {
+        const failing = FAILING.has(batch.severity[i]!);
+        if (failingOnly ? !failing : on === 'probability' && draws.unit(batch.index[i]!) >= probability) continue;
+        const span = failing ? errors!.take() : any!.take();
+        if (!span) continue;
+        context ??= new Array<SpanContext | undefined>(batch.size);
+        context[i] = { traceId: span.traceId, spanId: span.spanId };
+      }
+      return context ? { ...batch, context } : batch;
+    }),
+  );
+}

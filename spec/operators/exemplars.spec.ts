@@ -1,0 +1,196 @@
+import { expect } from 'chai';
+import { map, of } from 'rxjs';
+import { exemplars } from '../../operators/exemplars.js';
+import { traceContext } from '../../operators/trace-context.js';
+import { histogram } from '../../operators/histogram.js';
+import { labels } from '../../operators/labels.js';
+import { observe } from '../../operators/observe.js';
+import { ticks } from '../../operators/ticks.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
+import type { Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
+import { SPAN_STATUS, SpanWriter, spanIdHex, type SpanBatch, type SpanNode } from '../../operators/model/span.js';
+import { collect, virtualTime } from '../support/marbles.js';
+
+const NODE: SpanNode = {
+  service: 'payment',
+  name: 'POST /pay',
+  kind: 'server',
+  attributes: {},
+  picked: [],
+  exception: { type: 'Error', message: 'failed' },
+};
+
+/** A batch of one tick holding root spans of these durations (seconds); `failed` ones raised an error. */
+function spanBatch(seconds: readonly number[], failed: readonly number[] = []): SpanBatch {
+  const writer = new SpanWriter([NODE]);
+  seconds.forEach((duration, k) => {
+    const s = writer.add(0, -1, { service: 'payment', attributes: {} });
+    writer.traceId.set([0, 0, 0, 100 + k], 4 * s);
+    writer.spanId.set([0, 200 + k], 2 * s);
+    writer.start[s] = 0;
+    writer.end[s] = duration * 1e9;
+    if (failed.includes(k)) writer.status[s] = SPAN_STATUS.error;
+  });
+  const spans = writer.finish();
+  return {
+    size: 1,
+    anchor: 0,
+    index: Float64Array.of(0),
+    offset: Float64Array.of(0),
+    spans,
+    firstSpan: Float64Array.of(0),
+    spanCount: Float64Array.of(spans.size),
+  };
+}
+
+/** A histogram event ([1, 2] buckets) at tick `index`, its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`. */
+function histogramEvent(index: number): Labelled<SampleBatch> {
+  const rows = ['1', '2', '+Inf'].map((le) => seriesOf({ le }, '_bucket'));
+  const series = [...rows, seriesOf({}, '_sum'), seriesOf({}, '_count')];
+  return {
+    size: 5,
+    events: 1,
+    anchor: 1000,
+    index: new Float64Array(5).fill(index),
+    offset: new Float64Array(5).fill(index * 10),
+    value: new Float64Array(5),
+    series,
+  };
+}
+
+/** Where each exemplar of a batch is, as `<row suffix>{le} <span id> <value>`. */
+const placed = (batch: Labelled<SampleBatch>) =>
+  (batch.exemplar ?? []).flatMap((exemplar, i) =>
+    exemplar
+      ? [`${batch.series[i]!.suffix}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`]
+      : [],
+  );
+
+describe('exemplars', () => {
+  it('names the spans in arrival order, each on the bucket its duration falls in; none before a span came', () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const spans = hot('-s-----t-', { s: spanBatch([0.5, 1.5]), t: spanBatch([7]) });
+      const events = cold('a-b-c-d-e|', {
+        a: histogramEvent(0),
+        b: histogramEvent(1),
+        c: histogramEvent(2),
+        d: histogramEvent(3),
+        e: histogramEvent(4),
+      });
+      // c8 = span id 200: 0.5 s, c9 = 201: 1.5 s, c8 again when none is fresh, then ca = 200 of the next batch: 7 s.
+      expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('a-b-c-d-e|', {
+        a: [],
+        b: ['_bucket1 c8 0.5'],
+        c: ['_bucket2 c9 1.5'],
+        d: ['_bucket2 c9 1.5'],
+        e: ['_bucket+Inf c8 7'],
+      });
+      expectSubscriptions(spans.subscriptions).toBe('^--------!');
+    });
+  });
+
+  it('keeps its pool per subscription: a re-subscription names spans from what comes after it', () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const spans = hot('-s--t----', { s: spanBatch([0.5]), t: spanBatch([1.5]) });
+      const events = cold('--a|', { a: histogramEvent(0) });
+      const named = events.pipe(exemplars({ spans }), map(placed));
+      expectObservable(named).toBe('--a|', { a: ['_bucket1 c8 0.5'] });
+      expectObservable(named, '---^').toBe('-----a|', { a: ['_bucket2 c8 1.5'] });
+      expectObservable(named, '-----^').toBe('-------a|', { a: [] });
+      expectSubscriptions(spans.subscriptions).toBe(['^--!', '---^--!', '-----^--!']);
+    });
+  });
+
+  it('without spans: random ids from the seed and the slot, every Nth slot, worth the value asked', () => {
+    const run = (seed: number) =>
+      collect(
+        of(RateSchedule.constant(10)).pipe(
+          ticks({ duration: 1000 }),
+          observe(() => 0.3, 1),
+          labels(),
+          histogram([0.5]),
+          exemplars({ every: 4, seed, value: (index) => index / 10 }),
+        ),
+        (batch, i) =>
+          batch.exemplar?.[i] && `${batch.index[i]} ${batch.series[i]!.labels.le} ${batch.exemplar[i]!.value}`,
+      ).filter(Boolean);
+    expect(run(1)).to.deep.equal(['0 0.5 0', '4 0.5 0.4', '8 +Inf 0.8']);
+    const ids = (seed: number) =>
+      collect(
+        of(RateSchedule.constant(10)).pipe(
+          ticks({ duration: 500 }),
+          observe(() => 0.3, 1),
+          labels(),
+          histogram([0.5]),
+          exemplars({ seed }),
+        ),
+        (batch, i) => batch.exemplar?.[i]?.traceId,
+      ).filter(Boolean);
+    expect(ids(1)).to.deep.equal(ids(1));
+    expect(ids(1)).to.not.deep.equal(ids(2));
+    expect(new Set(ids(1)).size).to.equal(5);
+  });
+});
+
+/** A log batch of these severities, one tick each from slot `first`. */
+function records(severities: readonly string[], first = 0): Labelled<LogBatch> {
+  const size = severities.length;
+  return {
+    size,
+    anchor: 0,
+    index: Float64Array.from(severities, (_, k) => first + k),
+    offset: Float64Array.from(severities, (_, k) => first + k),
+    severity: [...severities],
+    message: severities.map(() => 'm'),
+    fields: severities.map(() => ({})),
+    series: severities.map(() => seriesOf({})),
+  };
+}
+
+const contexts = (batch: Labelled<LogBatch>) =>
+  batch.severity.map((severity, i) => `${severity}:${batch.context?.[i]?.spanId.slice(-2) ?? '-'}`);
+
+describe('traceContext', () => {
+  it('on error (default): failing records name spans that raised an error, the others none', () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      // Spans 200 and 202 raised an error.
+      const spans = hot('-s---', { s: spanBatch([0.1, 0.1, 0.1], [0, 2]) });
+      const logs = cold('a-b|', { a: records(['error']), b: records(['info', 'error', 'fatal', 'error'], 1) });
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('a-b|', {
+        a: ['error:-'],
+        b: ['info:-', 'error:c8', 'fatal:ca', 'error:ca'],
+      });
+      expectSubscriptions(spans.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('on all: every record names a span; on probability: the records its seeded draws pick', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s--', { s: spanBatch([0.1, 0.1], [1]) });
+      const logs = cold('-a|', { a: records(['info', 'error', 'info']) });
+      expectObservable(logs.pipe(traceContext(spans, { on: 'all' }), map(contexts))).toBe('-a|', {
+        a: ['info:c8', 'error:c9', 'info:c9'],
+      });
+    });
+    const picked = (seed: number) => {
+      let out: string[] = [];
+      virtualTime().run(({ cold, hot, flush }) => {
+        const spans = hot('s-', { s: spanBatch(Array.from({ length: 100 }, () => 0.1)) });
+        cold('-a|', { a: records(Array.from({ length: 100 }, () => 'info')) })
+          .pipe(traceContext(spans, { on: 'probability', probability: 0.3, seed }), map(contexts))
+          .subscribe((value) => (out = value));
+        flush();
+      });
+      return out.filter((text) => !text.endsWith(':-')).length;
+    };
+    expect(picked(5)).to.be.within(18, 42);
+    expect(picked(5)).to.equal(picked(5));
+  });
+});
+
+describe('span ids in these specs', () => {
+  it('are what the placed texts abbreviate', () => {
+    expect(spanIdHex(spanBatch([1]).spans, 0)).to.equal('00000000000000c8');
+  });
+});

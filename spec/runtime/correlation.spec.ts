@@ -1,0 +1,224 @@
+import { expect } from 'chai';
+import { TestScheduler } from 'rxjs/testing';
+import { loadScenario } from '../../lib/config/load.js';
+import type { ScenarioFile } from '../../lib/config/types.js';
+import { ConfigError } from '../../lib/language/problems.js';
+import { startEntries } from '../../lib/runtime/file-run.js';
+import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { MemorySink } from '../support/sinks.js';
+import { spansFromJsonLines, type TraceSpan } from '../support/traces.js';
+
+/** A checkout whose payment call fails a third of the time, raising the error in the payment server span. */
+const CHECKOUT = {
+  signal_type: 'traces',
+  id: 'checkout',
+  name: 'checkout',
+  rate: 20,
+  encoder: { type: 'json_lines' },
+  trace_generator: {
+    seed: 3,
+    services: { frontend: {}, payment: {} },
+    root: {
+      service: 'frontend',
+      operation: 'GET /checkout',
+      kind: 'server',
+      duration: { type: 'uniform', min: 0.01, max: 0.9 },
+      calls: [{ service: 'payment', operation: 'POST /pay', kind: 'client', duration: 0.005, error_rate: 0.33 }],
+    },
+  },
+};
+
+const LATENCY = {
+  signal_type: 'histogram',
+  name: 'http_request_duration_seconds',
+  rate: 4,
+  distribution: { type: 'exponential', rate: 5 },
+  buckets: [0.1, 0.5, 1],
+  observations_per_tick: 10,
+};
+
+const LOGS = {
+  signal_type: 'logs',
+  name: 'payment_logs',
+  rate: 10,
+  encoder: { type: 'json_lines' },
+  log_generator: {
+    type: 'template',
+    seed: 1,
+    templates: [{ message: 'charged' }, { message: 'charge failed' }],
+    severity_weights: { info: 1, error: 1 },
+  },
+};
+
+function file(...scenarios: Record<string, unknown>[]): ScenarioFile {
+  const text = JSON.stringify({
+    version: 2,
+    kind: 'runnable',
+    defaults: { duration: '3s', start_time: '2026-01-01T00:00:00Z' },
+    scenarios,
+  });
+  return loadScenario(text, { origin: 'spec', format: 'json' });
+}
+
+/** The problems of a file that does not validate. */
+function refusal(...scenarios: Record<string, unknown>[]): string[] {
+  try {
+    file(...scenarios);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((problem) => problem.message);
+    throw error;
+  }
+  throw new Error('the file validated');
+}
+
+/** Runs a file's entries together in virtual time: each entry's output, and the labelled samples of each. */
+async function runTogether(loaded: ScenarioFile) {
+  const scheduler = new TestScheduler(() => undefined);
+  scheduler.maxFrames = Infinity;
+  const sinks = new Map(loaded.scenarios.map((entry) => [entry.id, new MemorySink()]));
+  const samples = new Map<string, Labelled<SampleBatch>[]>();
+  const run = startEntries(loaded.scenarios, {
+    scheduler,
+    createSink: (entry) => sinks.get(entry.id)!,
+    hooks: (entry) => ({
+      onSamples: (batch) => void samples.set(entry.id, [...(samples.get(entry.id) ?? []), batch]),
+    }),
+  });
+  scheduler.flush();
+  expect((await run.done).map((outcome) => outcome.error?.message)).to.deep.equal(
+    loaded.scenarios.map(() => undefined),
+  );
+  return { text: (id: string) => sinks.get(id)!.text, samples: (id: string) => samples.get(id) ?? [] };
+}
+
+/** Every exemplar of the batches, with the row it is on. */
+function exemplarRows(batches: readonly Labelled<SampleBatch>[]) {
+  return batches.flatMap((batch) =>
+    (batch.exemplar ?? []).flatMap((exemplar, i) =>
+      exemplar ? [{ exemplar, row: batch.series[i]!, time: batch.anchor + batch.offset[i]! }] : [],
+    ),
+  );
+}
+
+const spanKey = (span: { traceId: string; spanId: string }) => `${span.traceId}/${span.spanId}`;
+const seconds = (span: TraceSpan) => Number(span.end - span.start) / 1e9;
+
+describe('one incident across signals (exemplars, trace_context)', () => {
+  it("a histogram's exemplars name root spans of the traces entry, each on the bucket of the span's duration", async () => {
+    const { text, samples } = await runTogether(file(CHECKOUT, { ...LATENCY, exemplars: { from: 'checkout' } }));
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const found = exemplarRows(samples('http_request_duration_seconds'));
+    // One per tick (every: 1 by default), once the first trace was made.
+    expect(found.length).to.be.within(11, 12);
+    for (const { exemplar, row, time } of found) {
+      const span = spans.get(spanKey(exemplar));
+      expect(span, 'a span of the traces entry').to.not.equal(undefined);
+      expect(span!.parentSpanId).to.equal(undefined);
+      expect(exemplar.value).to.be.closeTo(seconds(span!), 1e-9);
+      expect(exemplar.timestamp).to.equal(time);
+      // The smallest bucket holding the value: a slow span sits in a slow bucket.
+      expect(row.suffix).to.equal('_bucket');
+      const bound = row.labels.le === '+Inf' ? Infinity : Number(row.labels.le);
+      const below = [0, 0.1, 0.5, 1].filter((b) => b < bound).at(-1)!;
+      expect(exemplar.value).to.be.above(below).and.at.most(bound);
+    }
+    // Each span named once while fresh ones remain.
+    expect(new Set(found.map(({ exemplar }) => spanKey(exemplar))).size).to.equal(found.length);
+  });
+
+  it('exemplars: every N ticks or with a probability, on a counter or a summary; random ids without from', async () => {
+    const counter = {
+      name: 'http_requests_total',
+      signal_type: 'metrics',
+      rate: 10,
+      generator: { type: 'step', start: 0, step_size: 1 },
+      exemplars: { every: 5, seed: 9 },
+    };
+    const summary = { ...LATENCY, name: 'rpc_seconds', signal_type: 'summary', buckets: undefined, quantiles: [0.5] };
+    const { samples } = await runTogether(
+      file(CHECKOUT, counter, { ...summary, exemplars: { from: 'checkout', probability: 0.5, seed: 4 } }),
+    );
+    const onCounter = exemplarRows(samples('http_requests_total'));
+    expect(onCounter).to.have.length(6); // ticks 0, 5, 10, …, 25 of 30
+    for (const { exemplar } of onCounter) {
+      expect(exemplar.traceId).to.match(/^[0-9a-f]{32}$/);
+      expect(exemplar.spanId).to.match(/^[0-9a-f]{16}$/);
+      expect(exemplar.value).to.equal(1);
+    }
+    const onSummary = exemplarRows(samples('rpc_seconds'));
+    expect(onSummary.length).to.be.within(2, 10);
+    expect(onSummary.every(({ row }) => row.suffix === '_count')).to.equal(true);
+    // The same seed draws the same ticks and ids.
+    const again = await runTogether(file(CHECKOUT, counter));
+    expect(exemplarRows(again.samples('http_requests_total')).map(({ exemplar }) => exemplar)).to.deep.equal(
+      onCounter.map(({ exemplar }) => exemplar),
+    );
+  });
+
+  it('error log records name spans that raised an error; with on: all, the others name server spans', async () => {
+    const { text } = await runTogether(
+      file(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', on: 'all', service: 'payment' } }),
+    );
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const records = text('payment_logs')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { severity: string; trace_id?: string; span_id?: string });
+    expect(records).to.have.length(30);
+    const named = records.filter((record) => record.trace_id !== undefined);
+    expect(named.length).to.be.at.least(25);
+    for (const record of named) {
+      const span = spans.get(`${record.trace_id}/${record.span_id}`);
+      expect(span, 'a span of the traces entry').to.not.equal(undefined);
+      expect(span!.service).to.equal('payment');
+      if (record.severity === 'error') expect(span!.status).to.equal('error');
+    }
+    expect(named.some((record) => record.severity === 'info')).to.equal(true);
+  });
+
+  it('trace_context on: error (the default) leaves the other records without ids', async () => {
+    const { text } = await runTogether(file(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout' } }));
+    const records = text('payment_logs')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { severity: string; trace_id?: string });
+    expect(records.filter((record) => record.severity !== 'error').every((r) => r.trace_id === undefined)).to.equal(
+      true,
+    );
+    expect(records.filter((record) => record.severity === 'error').some((r) => r.trace_id !== undefined)).to.equal(
+      true,
+    );
+  });
+
+  it('refuse a from that names no traces entry, and what exemplars and trace_context cannot be, naming the field', () => {
+    expect(refusal(CHECKOUT, { ...LATENCY, exemplars: { from: 'nothing' } })).to.deep.equal([
+      'scenarios[1] (http_request_duration_seconds): exemplars.from: no entry has id "nothing"',
+    ]);
+    expect(refusal(CHECKOUT, { ...LOGS, id: 'logs' }, { ...LATENCY, exemplars: { from: 'logs' } })).to.deep.equal([
+      'scenarios[2] (http_request_duration_seconds): exemplars.from: "logs" is not a traces entry (exemplars names the spans of one)',
+    ]);
+    expect(
+      refusal({
+        name: 'temp',
+        signal_type: 'metrics',
+        rate: 1,
+        generator: { type: 'constant', value: 1 },
+        exemplars: {},
+      }),
+    ).to.deep.equal([
+      'scenarios[0] (temp): exemplars: a metrics entry carries exemplars only as a counter (metric_type: counter)',
+    ]);
+    expect(refusal({ ...LATENCY, exemplars: { every: 2, probability: 0.5 } })).to.deep.equal([
+      'scenarios[0] (http_request_duration_seconds): exemplars.probability: give every or probability, not both',
+    ]);
+    expect(refusal({ ...LATENCY, exemplars: { service: 'payment' } })).to.deep.equal([
+      'scenarios[0] (http_request_duration_seconds): exemplars.service: names the service of spans: only with from',
+    ]);
+    expect(refusal(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', on: 'probability' } })).to.deep.equal([
+      'scenarios[1] (payment_logs): trace_context.probability: required with on: probability',
+    ]);
+    expect(refusal({ ...CHECKOUT, exemplars: {} })).to.deep.equal([
+      'scenarios[0] (checkout): exemplars: not allowed on a traces entry (only on histogram and summary and metrics entries)',
+    ]);
+  });
+});
