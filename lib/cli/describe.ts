@@ -84,6 +84,9 @@ function describeEntry(
 
 function describeGenerator(entry: Entry): string {
   if (entry.trace_generator) return describeTraces(entry.trace_generator);
+  const spanMetrics = entry.span_metrics_of;
+  if (spanMetrics)
+    return `span metrics (${spanMetrics.family}) of ${spanMetrics.from}${spanMetrics.exemplars ? ', with exemplars' : ''}`;
   const generator: GeneratorConfig | undefined = entry.generator;
   const source = generator ?? entry.distribution;
   const log = entry.log_generator;

@@ -1,6 +1,6 @@
 /**
  * A validated scenario file -> the plan the runtime runs: packs expanded (built-in packs first, then the
- * catalog), `after` references checked on the expanded entries, clock groups assigned (automatic ones for
+ * catalog), the entries of span metrics made, `after` references checked on the expanded entries, clock groups assigned (automatic ones for
  * entries linked by `after`), and each entry's start predicted where the generators allow it (for
  * `--dry-run`; the runtime decides the real starts as it runs). Every problem is reported in the style of
  * lib/config, as a ConfigError.
@@ -13,6 +13,7 @@ import { CROSSING_STEPS, firstCrossing, type Crossing } from './crossing.js';
 import { formatMs } from '../format.js';
 import { assignClockGroups, type ClockGroup } from './groups.js';
 import { expandPacks, type PackOrigin } from './packs.js';
+import { withSpanMetrics } from './span-metrics.js';
 
 export type { ClockGroup } from './groups.js';
 export type { Crossing } from './crossing.js';
@@ -60,8 +61,15 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
     if (problems.length) throw new ConfigError('invalid', options.origin, problems);
   };
 
-  const expansion = expandPacks(file.scenarios, options.catalog);
-  fail(expansion.issues.map(({ index, issue }) => problemAt(place(index, file.scenarios[index]!.id), issue)));
+  const packs = expandPacks(file.scenarios, options.catalog);
+  fail(packs.issues.map(({ index, issue }) => problemAt(place(index, file.scenarios[index]!.id), issue)));
+  // The entries that write span metrics come from their traces entry's place in the file.
+  const made = withSpanMetrics(packs.entries);
+  const expansion = {
+    entries: made.entries,
+    origins: made.sources.map((i) => packs.origins[i]),
+    sources: made.sources.map((i) => packs.sources[i]!),
+  };
   const { origins, sources } = expansion;
   const placeOf = (i: number) => place(sources[i]!, expansion.entries[i]!.id);
   const labels = expansion.entries.map((_, i) => placeOf(i).label!);

@@ -4,8 +4,10 @@
  */
 import * as t from 'io-ts';
 import {
+  Codec,
   andThen,
   atLeast,
+  boolean,
   atMost,
   integer,
   list,
@@ -47,6 +49,7 @@ import {
   exemplars,
   traceContext,
 } from '../language/fields.js';
+import { SPAN_METRICS_UNITS } from '../../operators/span-metrics.js';
 
 /**
  * `overrides` of a pack entry: per metric name, a generator (an operational alias allowed, its
@@ -71,6 +74,36 @@ const overrides = record(
     },
   ),
 ).describe("Only with pack: per metric name of the pack, a generator and labels replacing or joining the pack's.");
+
+/** `span_metrics: {…}` of a traces entry: the connector's settings, svc's delivery. */
+const spanMetricsSettings = strict(
+  'span_metrics',
+  {},
+  {
+    sink: sinkCodec.describe("Where the span metrics go; default the entry's sink, when it carries metrics (OTLP)."),
+    encoder: encoderCodec.describe("How they are encoded; default the sink's default for metrics."),
+    interval: duration.describe('How often they are written (metrics_flush_interval); default 15s.'),
+    buckets: buckets.describe(
+      "Upper bounds of the duration histogram in seconds; default the connector's, 2 ms to 15 s.",
+    ),
+    unit: oneOf(SPAN_METRICS_UNITS).describe(
+      'The unit of the duration histogram: ms (default, as the connector) or s.',
+    ),
+    namespace: string.describe("Prefix of the metric names; default traces.span.metrics (the connector's)."),
+    exemplars: boolean.describe('Duration buckets carry the ids of a span they counted; default false.'),
+  },
+);
+
+/** `span_metrics`: true (every default) or the settings; false or absent: none. */
+const spanMetrics = new Codec<SpanMetricsConfig | undefined>(
+  'span_metrics',
+  (u, c) => (typeof u === 'boolean' ? t.success(u ? {} : undefined) : spanMetricsSettings.validate(u, c)),
+  undefined,
+  (child) => ({ anyOf: [{ type: 'boolean' }, child(spanMetricsSettings)] }),
+).describe(
+  'Request, error and duration metrics of the spans, as the OpenTelemetry span metrics connector makes them: true, or settings.',
+);
+export type SpanMetricsConfig = t.TypeOf<typeof spanMetricsSettings>;
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {
@@ -122,6 +155,7 @@ export const entryFields = {
   while: whileGate,
   exemplars,
   trace_context: traceContext,
+  span_metrics: spanMetrics,
   pack: nonEmptyString.describe(
     'A metric pack (built-in or from the catalog): the entry becomes one entry per metric of the pack.',
   ),

@@ -1,7 +1,13 @@
 /** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
 import * as t from 'io-ts';
 import { decodeFields } from '../language/combinators.js';
-import { REQUIRED_ENTRY_FIELDS, entryFields, type EntryField, type EntryFields } from './entry-fields.js';
+import {
+  REQUIRED_ENTRY_FIELDS,
+  entryFields,
+  type EntryField,
+  type EntryFields,
+  type SpanMetricsConfig,
+} from './entry-fields.js';
 import { featureRefusal } from '../features.js';
 import { familyOf, SIGNAL_TYPES } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
@@ -47,6 +53,7 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   help: WITHOUT_TRACES,
   exemplars: ['histogram', 'summary', 'metrics'],
   trace_context: ['logs'],
+  span_metrics: ['traces'],
 };
 
 /** What produces the values of each signal type. */
@@ -144,6 +151,8 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (refusal) add([field, 'type'], refusal, 'feature_not_built');
   }
 
+  if (signal === 'traces' && fields.span_metrics) issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink));
+
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
   const sink = fields.sink ?? { type: 'stdout' as const };
@@ -179,6 +188,12 @@ export function pairing(
   const family = familyOf(signal);
   const refusal = encodingRefusal(encoderType, family, `a ${signal} entry`);
   if (refusal) problems.push({ path: ['encoder', 'type'], message: `${encoderType} ${refusal}` });
+  // An encoder bound to sinks that carry the signal (zipkin_json on a file) is refused here, not through them.
+  else if (!encoder.carries.includes(family) && sink.carries.includes(family))
+    problems.push({
+      path: ['encoder', 'type'],
+      message: `${encoderType} encodes ${encoder.carries.join(' and ')} only, not a ${signal} entry`,
+    });
   if (!sink.carries.includes(family))
     problems.push({
       path: ['sink', 'type'],
@@ -190,10 +205,31 @@ export function pairing(
 }
 
 /**
+ * What is wrong with where a traces entry's span metrics go: their own sink, else the entry's, which must then send
+ * each signal where it belongs (an OTLP sink); their encoder with that sink.
+ */
+function spanMetricsIssues(config: SpanMetricsConfig, entrySink: SinkConfig | undefined): Issue[] {
+  const sink = config.sink ?? entrySink ?? { type: 'stdout' as const };
+  // Only a sink whose signal decides where it sends (OTLP: /v1/traces, /v1/metrics) takes both.
+  if (!config.sink && !sinkKindOf(sink.type)!.fit)
+    return [
+      {
+        path: ['span_metrics'],
+        message: `the entry's ${sink.type} sink would mix spans and metrics: give span_metrics a sink (an OTLP sink sends each where it belongs)`,
+      },
+    ];
+  const encoder = config.encoder?.type ?? defaultEncoder('metrics', sink.type);
+  return pairing('metrics', encoder, sink).problems.map(({ path, message }) => ({
+    path: ['span_metrics', ...path],
+    message,
+  }));
+}
+
+/**
  * The sink with the fields its kind lets the entry's signal decide (an OTLP sink's signal_type), or why it
  * cannot take them.
  */
-function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | SinkIssue {
+export function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | SinkIssue {
   return sinkKindOf(config.type)!.fit?.(config, signal) ?? config;
 }
 
@@ -254,7 +290,7 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
 }
 
 /** `json_lines` for logs and traces, `metrics_text` otherwise, unless the sink takes only some encoders. */
-function defaultEncoder(signal: SignalType, sinkType: string): EncoderType {
+export function defaultEncoder(signal: SignalType, sinkType: string): EncoderType {
   return (
     (sinkKindOf(sinkType)!.encoders?.[0] as EncoderType | undefined) ??
     (signal === 'logs' || signal === 'traces' ? 'json_lines' : 'metrics_text')
@@ -310,6 +346,7 @@ function normalise(fields: EntryFields): Entry {
     while: fields.while,
     exemplars: fields.exemplars,
     trace_context: fields.trace_context,
+    span_metrics: fields.span_metrics,
     pack: fields.pack,
     overrides: fields.overrides,
   });

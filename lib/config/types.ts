@@ -28,6 +28,9 @@ import type {
   Window,
 } from '../language/fields.js';
 
+import type { SpanMetricsConfig } from './entry-fields.js';
+import type { SpanMetricsOptions, SpanMetricsUnit } from '../../operators/span-metrics.js';
+
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
 
@@ -77,9 +80,19 @@ export interface Entry {
   readonly while?: While;
   readonly exemplars?: ExemplarsConfig;
   readonly trace_context?: TraceContextConfig;
+  /** A traces entry's span metrics, as configured (lib/compile makes the entries that write them). */
+  readonly span_metrics?: SpanMetricsConfig;
+  /** Set on an entry lib/compile made to write a traces entry's span metrics: what it writes. */
+  readonly span_metrics_of?: SpanMetricsSource;
   readonly pack?: string;
   /** Only with `pack`: changes to single metrics of the pack, by metric name. */
   readonly overrides?: Readonly<Record<string, MetricOverride>>;
+}
+
+/** What an entry made for `span_metrics` writes: one family of the metrics of the traces entry `from`. */
+export interface SpanMetricsSource extends Omit<SpanMetricsOptions, 'unit'> {
+  readonly from: string;
+  readonly unit: SpanMetricsUnit;
 }
 
 export interface ScenarioFile {

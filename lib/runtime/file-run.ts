@@ -4,7 +4,7 @@
  *   file start ──► clock of each group (shared, replayed) ──delayed(phase_offset)──► entry start
  *   values of the watched entry (after jitter) ──first tick that crosses──► longTimer(delay) ──► entry start
  *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
- *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`)
+ *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`), its span metrics
  *
  * The file's start is one instant, read from the scheduler once every entry is subscribed. A
  * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
@@ -119,7 +119,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   }
   // Of every traces entry whose spans others name: its span batches.
   const spans = new Map<string, Subject<SpanBatch>>();
-  const spansRef = (entry: Entry) => entry.exemplars?.from ?? entry.trace_context?.from;
+  const spansRef = (entry: Entry) => entry.exemplars?.from ?? entry.trace_context?.from ?? entry.span_metrics_of?.from;
   for (const entry of entries) {
     const ref = spansRef(entry);
     if (ref !== undefined && !spans.has(ref)) spans.set(ref, new Subject());

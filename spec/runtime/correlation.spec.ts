@@ -3,6 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { loadScenario } from '../../lib/config/load.js';
 import type { ScenarioFile } from '../../lib/config/types.js';
 import { ConfigError } from '../../lib/language/problems.js';
+import { compileScenario } from '../../lib/compile/index.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { MemorySink } from '../support/sinks.js';
@@ -72,7 +73,8 @@ function refusal(...scenarios: Record<string, unknown>[]): string[] {
 }
 
 /** Runs a file's entries together in virtual time: each entry's output, and the labelled samples of each. */
-async function runTogether(loaded: ScenarioFile) {
+async function runTogether(file: ScenarioFile) {
+  const loaded = compileScenario(file, { origin: 'spec' });
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const sinks = new Map(loaded.scenarios.map((entry) => [entry.id, new MemorySink()]));
@@ -190,6 +192,60 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     );
   });
 
+  it('span metrics count the spans of the traces started before each write, per service, name, kind and status', async () => {
+    const { text } = await runTogether(
+      file({
+        ...CHECKOUT,
+        span_metrics: { sink: { type: 'stdout' }, interval: '1s', buckets: [0.01, 0.5], exemplars: true },
+      }),
+    );
+    const spans = spansFromJsonLines(text('checkout'));
+    const before = (ms: number) => {
+      const roots = new Set(
+        spans.filter((span) => !span.parentSpanId && Number(span.start / 1_000_000n) < ms).map((s) => s.traceId),
+      );
+      return spans.filter((span) => roots.has(span.traceId));
+    };
+    const dimensions = (span: TraceSpan) =>
+      `service_name="${span.service}",span_kind="SPAN_KIND_${span.kind.toUpperCase()}",span_name="${span.name}",status_code="STATUS_CODE_${span.status === 'error' ? 'ERROR' : 'UNSET'}"`;
+    // The last write, at 2 s: every sample of it, by series.
+    const last = (lines: string) => {
+      const at = String(Date.parse('2026-01-01T00:00:02Z'));
+      return new Map(
+        lines
+          .trim()
+          .split('\n')
+          .filter((line) => line.endsWith(` ${at}`))
+          .map((line) => [line.slice(0, line.lastIndexOf('} ') + 1), Number(line.split(' ').at(-2))]),
+      );
+    };
+    const counted = before(Date.parse('2026-01-01T00:00:02Z'));
+    const expected = new Map<string, number>();
+    for (const span of counted) {
+      const key = `traces_span_metrics_calls_total{${dimensions(span)}}`;
+      expected.set(key, (expected.get(key) ?? 0) + 1);
+    }
+    expect(last(text('checkout.calls'))).to.deep.equal(expected);
+    expect([...expected.keys()].some((key) => key.includes('STATUS_CODE_ERROR'))).to.equal(true);
+
+    const durations = last(text('checkout.duration'));
+    for (const [key, calls] of expected) {
+      const labels = key.slice(key.indexOf('{') + 1, -1);
+      const ms = counted
+        .filter((span) => dimensions(span) === labels)
+        .map((span) => Number(span.end - span.start) / 1e6);
+      const name = 'traces_span_metrics_duration_milliseconds';
+      expect(durations.get(`${name}_count{${labels}}`)).to.equal(calls);
+      expect(durations.get(`${name}_sum{${labels}}`)).to.be.closeTo(
+        ms.reduce((a, b) => a + b, 0),
+        1e-6,
+      );
+      expect(durations.get(`${name}_bucket{le="10",${labels}}`)).to.equal(ms.filter((d) => d <= 10).length);
+      expect(durations.get(`${name}_bucket{le="500",${labels}}`)).to.equal(ms.filter((d) => d <= 500).length);
+      expect(durations.get(`${name}_bucket{le="+Inf",${labels}}`)).to.equal(calls);
+    }
+  });
+
   it('refuse a from that names no traces entry, and what exemplars and trace_context cannot be, naming the field', () => {
     expect(refusal(CHECKOUT, { ...LATENCY, exemplars: { from: 'nothing' } })).to.deep.equal([
       'scenarios[1] (http_request_duration_seconds): exemplars.from: no entry has id "nothing"',
@@ -217,6 +273,12 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(refusal(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', on: 'probability' } })).to.deep.equal([
       'scenarios[1] (payment_logs): trace_context.probability: required with on: probability',
     ]);
+    expect(refusal({ ...CHECKOUT, sink: { type: 'file', path: '/tmp/t' }, span_metrics: true })).to.deep.equal([
+      "scenarios[0] (checkout): span_metrics: the entry's file sink would mix spans and metrics: give span_metrics a sink (an OTLP sink sends each where it belongs)",
+    ]);
+    expect(
+      refusal({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, encoder: { type: 'zipkin_json' } } }),
+    ).to.have.length(1);
     expect(refusal({ ...CHECKOUT, exemplars: {} })).to.deep.equal([
       'scenarios[0] (checkout): exemplars: not allowed on a traces entry (only on histogram and summary and metrics entries)',
     ]);

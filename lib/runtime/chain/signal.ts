@@ -10,6 +10,7 @@ import { histogram } from '../../../operators/histogram.js';
 import { summary } from '../../../operators/summary.js';
 import { exemplars } from '../../../operators/exemplars.js';
 import { traceContext } from '../../../operators/trace-context.js';
+import { spanMetrics } from '../../../operators/span-metrics.js';
 import { jitter } from '../../../operators/jitter.js';
 import { gaps } from '../../../operators/gaps.js';
 import { gate, snapTo } from '../../../operators/gate.js';
@@ -70,6 +71,8 @@ export interface PipelineOptions extends SignalHooks {
  * - summary:   observe → gate → gaps → labels → summary
  * - traces:    gate → gaps → generateTraces (spans carry attributes and resources, not labels; a
  *              trace is made only for a tick the gate and the gaps keep)
+ * - the span metrics of a traces entry (lib/compile/span-metrics.ts): spanMetrics, each tick writing
+ *              what the traces entry's spans added up to
  *
  * The gate (`while`) is there only on entries that have one. A sharded entry nothing watches
  * takes its labels first (before generate, generateLogs or observe), dropping the other shards'
@@ -97,6 +100,10 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
   const late = <B extends TickBatch>(): OperatorFunction<B, Labelled<B>> =>
     labelsFirst ? (identity as OperatorFunction<B, Labelled<B>>) : labels<B>(labelled);
 
+  if (entry.span_metrics_of) {
+    const { from, ...options } = entry.span_metrics_of;
+    return (ticks) => ticks.pipe(spanMetrics(spansOf(entry, 'span_metrics', hooks), options), samplesSeen);
+  }
   switch (entry.signal_type) {
     case 'metrics': {
       const generator = valueGenerator(required(entry, 'generator', entry.generator));
@@ -182,10 +189,14 @@ function withExemplars(
 }
 
 /** The spans a `from` names: only the entries run together can feed them (file-run.ts). */
-function spansOf(entry: Entry, field: 'exemplars' | 'trace_context', hooks: PipelineOptions): Observable<SpanBatch> {
+function spansOf(
+  entry: Entry,
+  field: 'exemplars' | 'trace_context' | 'span_metrics',
+  hooks: PipelineOptions,
+): Observable<SpanBatch> {
   if (!hooks.spans)
     throw new UnsupportedEntryError(
-      `${entry.id}: ${field}.from names the spans of another entry; run the entries of its file together (startEntries)`,
+      `${entry.id}: ${field === 'span_metrics' ? 'span metrics count' : `${field}.from names`} the spans of another entry; run the entries of its file together (startEntries)`,
     );
   return hooks.spans;
 }

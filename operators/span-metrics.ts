@@ -1,0 +1,201 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import { timestampOf, type Exemplar, type Labelled, type SampleBatch, type TickBatch } from './model/batch.js';
+import { seriesOf, type Series } from './model/series.js';
+import { SPAN_STATUS, spanIdHex, traceIdHex, type SpanBatch, type SpanColumns } from './model/span.js';
+import { boundText } from './internal/series-rows.js';
+
+/** Units of the duration histogram, as the OpenTelemetry span metrics connector offers them. */
+export const SPAN_METRICS_UNITS = ['ms', 's'] as const;
+export type SpanMetricsUnit = (typeof SPAN_METRICS_UNITS)[number];
+
+/** The connector's default duration buckets, in seconds (2 ms to 15 s). */
+export const SPAN_METRICS_BUCKETS = [
+  0.002, 0.004, 0.006, 0.008, 0.01, 0.05, 0.1, 0.2, 0.4, 0.8, 1, 1.4, 2, 5, 10, 15,
+] as const;
+
+/**
+ * The labels of a span metric: the connector's dimensions as OTLP names them, or as Prometheus
+ * does once translated (dots become underscores).
+ */
+export type SpanMetricsNaming = 'otlp' | 'prometheus';
+
+export interface SpanMetricsOptions {
+  /** `calls`: spans counted per dimension set; `duration`: their durations as a histogram. */
+  readonly family: 'calls' | 'duration';
+  /** Duration buckets in seconds; default {@link SPAN_METRICS_BUCKETS}. */
+  readonly buckets?: readonly number[];
+  readonly unit?: SpanMetricsUnit;
+  /** Whether duration buckets carry the ids of a span they counted since the last write. */
+  readonly exemplars?: boolean;
+  readonly naming?: SpanMetricsNaming;
+}
+
+const DIMENSIONS: Readonly<Record<SpanMetricsNaming, readonly [string, string, string, string]>> = {
+  otlp: ['service.name', 'span.name', 'span.kind', 'status.code'],
+  prometheus: ['service_name', 'span_name', 'span_kind', 'status_code'],
+};
+
+/** The state of one dimension set: its rows' series, and the counts since the subscription. */
+interface Dimensions {
+  readonly rows: readonly Series[];
+  calls: number;
+  sum: number;
+  readonly perBucket: Float64Array;
+  /** The last span counted in each bucket since the last write (`exemplars`). */
+  readonly exemplars: ({ spans: SpanColumns; s: number } | undefined)[];
+}
+
+/**
+ * Span metrics, as the OpenTelemetry span metrics connector makes them: every span of `spans` is
+ * counted under its dimensions (service, span name, kind as `SPAN_KIND_SERVER`, status as
+ * `STATUS_CODE_UNSET` or `STATUS_CODE_ERROR`, the latter for a span that raised or saw an error);
+ * each tick (the connector's flush) writes every dimension set seen so far, cumulative since the
+ * subscription, counting the traces started before it (the span batches' tick times, so which of
+ * the two streams comes first at one instant changes nothing). `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in
+ * `unit`, `+Inf`, `_sum`, `_count`, with, under `exemplars`, the last span each bucket counted
+ * since the last tick. State is created per subscription; the spans are read while the result is
+ * subscribed.
+ *
+ * ```
+ * spans:   -a--b-----|          a: 2 spans of GET /, b: 1 failing span of GET /
+ * ticks:   ---0-----1|
+ *          spanMetrics(spans, {family: 'calls'})
+ * rows:    ---x-----(xy)|       x = {span_name="GET /", status_code="STATUS_CODE_UNSET"} 2,
+ *                               y = {…, status_code="STATUS_CODE_ERROR"} 1
+ * ```
+ */
+export function spanMetrics<B extends TickBatch>(
+  spans: Observable<SpanBatch>,
+  options: SpanMetricsOptions,
+): OperatorFunction<B, Labelled<SampleBatch>> {
+  const { family, unit = 'ms', exemplars = false, naming = 'prometheus' } = options;
+  const bounds = [...(options.buckets ?? SPAN_METRICS_BUCKETS), Infinity];
+  const scale = unit === 'ms' ? 1000 : 1;
+  const rowsPerSet = family === 'calls' ? 1 : bounds.length + 2;
+  const [service, name, kind, status] = DIMENSIONS[naming];
+  const rowsOf = (labels: Record<string, string>): Series[] =>
+    family === 'calls'
+      ? [seriesOf(labels)]
+      : [
+          ...bounds.map((bound) => seriesOf({ ...labels, le: boundText(bound * scale) }, '_bucket')),
+          seriesOf(labels, '_sum'),
+          seriesOf(labels, '_count'),
+        ];
+
+  return (source) =>
+    new Observable<Labelled<SampleBatch>>((subscriber) => {
+      // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
+      const byNode: (Dimensions | undefined)[] = [];
+      const seen: Dimensions[] = [];
+      const count = (columns: SpanColumns, s: number): void => {
+        const failed = columns.status[s] !== SPAN_STATUS.unset;
+        const key = 2 * columns.node[s]! + (failed ? 1 : 0);
+        let set = byNode[key];
+        if (!set) {
+          const node = columns.nodes[columns.node[s]!]!;
+          set = {
+            rows: rowsOf({
+              [service]: node.service,
+              [name]: node.name,
+              [kind]: `SPAN_KIND_${node.kind.toUpperCase()}`,
+              [status]: failed ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
+            }),
+            calls: 0,
+            sum: 0,
+            perBucket: new Float64Array(bounds.length),
+            exemplars: [],
+          };
+          byNode[key] = set;
+          seen.push(set);
+        }
+        set.calls++;
+        if (family === 'calls') return;
+        const seconds = (columns.end[s]! - columns.start[s]!) / 1e9;
+        set.sum += seconds * scale;
+        let b = 0;
+        while (seconds > bounds[b]!) b++;
+        set.perBucket[b]!++;
+        if (exemplars) set.exemplars[b] = { spans: columns, s };
+      };
+      // Span batches not counted whole yet, and the first tick of the oldest not counted.
+      const pending: SpanBatch[] = [];
+      let next = 0;
+      const feed = spans.subscribe((batch) => void pending.push(batch));
+      /** Counts the traces started before `time` (epoch ms), whichever of the two streams came first at an instant. */
+      const countUntil = (time: number): void => {
+        while (pending.length > 0) {
+          const batch = pending[0]!;
+          for (; next < batch.size && batch.anchor + batch.offset[next]! < time; next++) {
+            const first = batch.firstSpan[next]!;
+            for (let s = first; s < first + batch.spanCount[next]!; s++) count(batch.spans, s);
+          }
+          if (next < batch.size) return;
+          pending.shift();
+          next = 0;
+        }
+      };
+
+      const write = (batch: B): Labelled<SampleBatch> => {
+        if (batch.size > 0) countUntil(batch.anchor + batch.offset[batch.size - 1]!);
+        const sets = seen.length;
+        const size = batch.size * sets * rowsPerSet;
+        const index = new Float64Array(size);
+        const offset = new Float64Array(size);
+        const value = new Float64Array(size);
+        const series = new Array<Series>(size);
+        let exemplar: (Exemplar | undefined)[] | undefined;
+        let at = 0;
+        for (let i = 0; i < batch.size; i++) {
+          const timestamp = timestampOf(batch, i);
+          for (const set of seen) {
+            for (let r = 0; r < rowsPerSet; r++) {
+              index[at + r] = batch.index[i]!;
+              offset[at + r] = batch.offset[i]!;
+              series[at + r] = set.rows[r]!;
+            }
+            if (family === 'calls') value[at] = set.calls;
+            else {
+              let cumulative = 0;
+              for (let b = 0; b < bounds.length; b++) {
+                value[at + b] = cumulative += set.perBucket[b]!;
+                const counted = set.exemplars[b];
+                if (!counted) continue;
+                exemplar ??= new Array<Exemplar | undefined>(size);
+                const { spans: columns, s } = counted;
+                exemplar[at + b] = {
+                  traceId: traceIdHex(columns, s),
+                  spanId: spanIdHex(columns, s),
+                  value: ((columns.end[s]! - columns.start[s]!) / 1e9) * scale,
+                  timestamp,
+                };
+                set.exemplars[b] = undefined;
+              }
+              value[at + bounds.length] = set.sum;
+              value[at + bounds.length + 1] = set.calls;
+            }
+            at += rowsPerSet;
+          }
+        }
+        const events = family === 'calls' ? {} : { events: batch.size * sets };
+        return {
+          size,
+          anchor: batch.anchor,
+          index,
+          offset,
+          value,
+          series,
+          ...events,
+          ...(exemplar && { exemplar }),
+        };
+      };
+      const main = source.subscribe({
+        next: (batch) => subscriber.next(write(batch)),
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        feed.unsubscribe();
+        main.unsubscribe();
+      };
+    });
+}
