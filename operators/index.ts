@@ -4,8 +4,8 @@
  *   of(RateSchedule.constant(rate)).pipe(bursts(…), ticks(…), generate(…), jitter(…), gaps(…),
  *     labels(…), encode(…), deliver(…))
  *
- * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram` or `summary` (after
- * `labels`) for histograms and summaries.
+ * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram`, `nativeHistogram` or
+ * `summary` (after `labels`) for histograms and summaries.
  *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
@@ -21,6 +21,7 @@ export * from './model/native-histogram.js';
 export * from './generate-traces.js';
 export * from './observe.js';
 export * from './histogram.js';
+export * from './native-histogram.js';
 export * from './summary.js';
 export * from './jitter.js';
 export * from './gaps.js';
