@@ -40,6 +40,7 @@ import {
   metricName,
   metricType,
   NAME_PATTERN,
+  native,
   quantiles,
   SIGNAL_TYPES,
   startTime,
@@ -91,6 +92,7 @@ export const entryFields = {
   trace_generator: traceGenerator,
   distribution,
   buckets,
+  native,
   quantiles,
   observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK).describe(
     'Observations drawn at each tick; default 100.',

@@ -1,11 +1,12 @@
 import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import type { Labelled, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
+import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
 import type { Delivery } from '../../../operators/deliver.js';
 import { generate } from '../../../operators/generate.js';
 import { generateLogs } from '../../../operators/generate-logs.js';
 import { generateTraces } from '../../../operators/generate-traces.js';
 import { observe } from '../../../operators/observe.js';
 import { histogram } from '../../../operators/histogram.js';
+import { nativeHistogram } from '../../../operators/native-histogram.js';
 import { summary } from '../../../operators/summary.js';
 import { jitter } from '../../../operators/jitter.js';
 import { gaps } from '../../../operators/gaps.js';
@@ -56,7 +57,8 @@ export interface PipelineOptions extends SignalHooks {
  *
  * - metrics:   generate → jitter → gate → gaps → labels
  * - logs:      generateLogs → gate → gaps → labels
- * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set)
+ * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set; its native
+ *              histogram too, or nativeHistogram alone)
  * - summary:   observe → gate → gaps → labels → summary
  * - traces:    gate → gaps → generateTraces (spans carry attributes and resources, not labels; a
  *              trace is made only for a tick the gate and the gaps keep)
@@ -113,7 +115,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     case 'histogram':
     case 'summary': {
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
-      const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
+      const series = entry.signal_type === 'histogram' ? histogramRows(entry) : summary(entry.quantiles);
       return (ticks) =>
         ticks.pipe(
           early(),
@@ -126,6 +128,17 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
         );
     }
   }
+}
+
+/** A histogram entry's rows: its classic buckets, its native histogram, or both. */
+function histogramRows(entry: Entry): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  const native = entry.native && {
+    schema: entry.native.schema,
+    zeroThreshold: entry.native.zero_threshold,
+    maxBuckets: entry.native.max_buckets,
+  };
+  if (!native) return histogram(entry.buckets);
+  return entry.buckets ? histogram(entry.buckets, { native }) : nativeHistogram(native);
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */
