@@ -1,5 +1,5 @@
 import type { Encoder } from '../../../operators/encode.js';
-import { selectTicks, type Labelled, type LogBatch, type SampleBatch } from '../../../operators/model/batch.js';
+import { classicRows, type Labelled, type LogBatch, type SampleBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
 import type { Entry } from '../../config/types.js';
 import { createLogEncoder, createMetricEncoder, createTraceEncoder } from '../../encoders/index.js';
@@ -22,14 +22,4 @@ export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
   const encoder = createMetricEncoder(entry.encoder, { name, metricType: entry.metric_type, help: entry.help });
   if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
   return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
-}
-
-/** The batch without its native histogram rows: each event keeps its classic series set. */
-export function classicRows(batch: Labelled<SampleBatch>): Labelled<SampleBatch> {
-  const { native } = batch;
-  if (!native) return batch;
-  const keep: number[] = [];
-  for (let i = 0; i < batch.size; i++) if (!native[i]) keep.push(i);
-  const { native: _dropped, ...classic } = selectTicks(batch, keep);
-  return classic;
 }
