@@ -163,6 +163,12 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
     'lines/s ',
     '>= 4,000,000',
   );
+  // The same entry also recording a native histogram (schema 3, at most 160 buckets) of the same observations;
+  // metrics_text writes the classic lines only, so the difference is the native recording and its snapshot per event.
+  const native = await repeated({ svc: () => svcRun(dir, { ...histogramEntry, native: {} }, seconds) });
+  const observations = (ms: readonly Measured[]) => ms.map((m) => ({ ...m, rate: m.rate * 10 }));
+  line('histogram observations', observations(histogram.svc), 'obs/s   ', '');
+  line('native histogram observations', observations(native.svc), 'obs/s   ', '');
 
   const wide = await repeated({
     million: () => svcRun(dir, pods(1_000_000), seconds),

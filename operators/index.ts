@@ -4,9 +4,9 @@
  *   of(RateSchedule.constant(rate)).pipe(bursts(…), ticks(…), generate(…), jitter(…), gaps(…),
  *     labels(…), encode(…), deliver(…))
  *
- * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram` or `summary` (after
- * `labels`) for histograms and summaries; `exemplars` (after them) and `traceContext` (on log records) name the spans
- * of a traces chain.
+ * with `generateLogs` for log records, `generateTraces` for traces (spans), and `observe` then `histogram`, `nativeHistogram` or
+ * `summary` (after `labels`) for histograms and summaries; `exemplars` (after them) and `traceContext` (on log records)
+ * name the spans of a traces chain, `spanMetrics` counts them.
  *
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
@@ -22,9 +22,11 @@ export * from './model/native-histogram.js';
 export * from './generate-traces.js';
 export * from './observe.js';
 export * from './histogram.js';
+export * from './native-histogram.js';
 export * from './summary.js';
 export * from './exemplars.js';
 export * from './trace-context.js';
+export * from './span-metrics.js';
 export type { SpanChoice } from './internal/span-pool.js';
 export * from './jitter.js';
 export * from './gaps.js';

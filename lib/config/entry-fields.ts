@@ -42,6 +42,7 @@ import {
   metricName,
   metricType,
   NAME_PATTERN,
+  native,
   quantiles,
   SIGNAL_TYPES,
   startTime,
@@ -126,6 +127,7 @@ export const entryFields = {
   trace_generator: traceGenerator,
   distribution,
   buckets,
+  native,
   quantiles,
   observations_per_tick: countUpTo(limits.MAX_OBSERVATIONS_PER_TICK).describe(
     'Observations drawn at each tick; default 100.',

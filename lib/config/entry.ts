@@ -10,9 +10,10 @@ import {
 } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
 import { familyOf, SIGNAL_TYPES } from '../language/fields.js';
-import { encoderKindOf, encodingRefusal } from '../encoders/kinds/index.js';
+import { encoderKindOf, encodingRefusal, nativeRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
+  MAX_NATIVE_BUCKET_STATE,
   MAX_OBSERVATIONS_PER_SECOND,
   MAX_RATE,
   MAX_SERIES,
@@ -21,11 +22,12 @@ import {
   samplesPerEvent,
 } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
+import type { NativeConfig } from '../language/fields.js';
 import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
-import { DEFAULT_BUCKETS } from '../../operators/histogram.js';
+import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
 import { COUNTED_LABEL_SETS, labelSetCount } from '../../operators/labels.js';
 
@@ -39,6 +41,7 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   trace_generator: ['traces'],
   distribution: ['histogram', 'summary'],
   buckets: ['histogram'],
+  native: ['histogram'],
   quantiles: ['summary'],
   observations_per_tick: ['histogram', 'summary'],
   seed: ['histogram', 'summary'],
@@ -156,9 +159,16 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   // Pairing needs both types; a broken encoder or sink was reported already.
   if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
   const sink = fields.sink ?? { type: 'stdout' as const };
-  for (const problem of pairing(signal, fields.encoder?.type ?? defaultEncoder(signal, sink.type), sink).problems)
-    add(problem.path, problem.message);
+  const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
+  for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
+  const nativeOnly = signal === 'histogram' && has('native') && !has('buckets') && nativeRefusal(encoder);
+  if (nativeOnly) add(['native'], nativeOnly);
   return issues;
+}
+
+/** A histogram's classic buckets: its own, the default ones, or none when it asks for a native histogram only. */
+function classicBuckets(fields: EntryFields): readonly number[] | undefined {
+  return fields.buckets ?? (fields.native ? undefined : DEFAULT_BUCKETS);
 }
 
 /**
@@ -243,8 +253,9 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   if (fields.rate === undefined) return issues;
   const shape = {
     signal_type: signal,
-    buckets: fields.buckets ?? DEFAULT_BUCKETS,
+    buckets: classicBuckets(fields),
     quantiles: fields.quantiles ?? DEFAULT_QUANTILES,
+    native: signal === 'histogram' ? fields.native : undefined,
   };
   const samples = rowsPerEvent({ ...shape, trace_generator: fields.trace_generator });
   const what = signal === 'traces' ? 'spans' : 'samples';
@@ -286,6 +297,15 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
         ` = ${series} series; the limit is ${maxSeries}`,
     });
   }
+  const maxBuckets = signal === 'histogram' && fields.native ? nativeOptions(fields.native).max_buckets : 0;
+  if (sets * maxBuckets > MAX_NATIVE_BUCKET_STATE) {
+    issues.push({
+      path: ['native', 'max_buckets'],
+      message:
+        `${sets < COUNTED_LABEL_SETS ? `up to ${sets}` : `more than ${COUNTED_LABEL_SETS}`} label sets × max_buckets ${maxBuckets}` +
+        ` is more than ${MAX_NATIVE_BUCKET_STATE} native buckets to keep; the limit is ${MAX_NATIVE_BUCKET_STATE}`,
+    });
+  }
   return issues;
 }
 
@@ -321,7 +341,8 @@ function normalise(fields: EntryFields): Entry {
     log_generator: fields.log_generator,
     trace_generator: fields.trace_generator,
     distribution: fields.distribution,
-    buckets: histogram ? (fields.buckets ?? DEFAULT_BUCKETS) : undefined,
+    buckets: histogram ? classicBuckets(fields) : undefined,
+    native: histogram && fields.native ? nativeOptions(fields.native) : undefined,
     quantiles: summary ? (fields.quantiles ?? DEFAULT_QUANTILES) : undefined,
     observations_per_tick:
       histogram || summary ? (fields.observations_per_tick ?? DEFAULT_OBSERVATIONS_PER_TICK) : undefined,
@@ -350,6 +371,15 @@ function normalise(fields: EntryFields): Entry {
     pack: fields.pack,
     overrides: fields.overrides,
   });
+}
+
+/** A `native` field with its defaults (client_golang's choices: operators/histogram.ts). */
+function nativeOptions(native: NativeConfig): Required<NativeConfig> {
+  return {
+    schema: native.schema ?? DEFAULT_NATIVE.schema,
+    zero_threshold: native.zero_threshold ?? DEFAULT_NATIVE.zeroThreshold,
+    max_buckets: native.max_buckets ?? DEFAULT_NATIVE.maxBuckets,
+  };
 }
 
 /** Drops absent optional fields, so a normalised entry carries no `key: undefined`. */

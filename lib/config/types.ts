@@ -25,6 +25,7 @@ import type {
   CardinalitySpike,
   DistributionConfig,
   Expectations,
+  NativeConfig,
   Window,
 } from '../language/fields.js';
 
@@ -58,7 +59,10 @@ export interface Entry {
   readonly log_generator?: LogGeneratorConfig;
   readonly trace_generator?: TraceGeneratorConfig;
   readonly distribution?: DistributionConfig;
+  /** A histogram's classic bucket bounds; absent on a native-only histogram. */
   readonly buckets?: readonly number[];
+  /** A histogram's native histogram, its defaults applied. */
+  readonly native?: Required<NativeConfig>;
   readonly quantiles?: readonly number[];
   readonly observations_per_tick?: number;
   readonly seed?: number;

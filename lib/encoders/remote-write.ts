@@ -1,4 +1,11 @@
-import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import {
+  timestampOf,
+  type EncodedBatch,
+  type Exemplar,
+  type Labelled,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
@@ -17,6 +24,13 @@ const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
   summary: 5,
 };
 
+/** The cached bytes of one series: a plain row's head (everything before its value), and its label fields alone. */
+interface Head {
+  readonly bytes: Buffer;
+  readonly labels: Uint8Array;
+  readonly stampLength: number;
+}
+
 /**
  * Prometheus remote-write encoder: each row of a batch becomes one `TimeSeries` (its labels,
  * `__name__` among them, sorted by name as the protocol requires; one sample with the row's
@@ -30,20 +44,22 @@ const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
  * encoders cache their prefixes; per millisecond the timestamp field. A row is its head, the
  * value as the little-endian double protobuf's `double` is, and the timestamp field, copied into
  * one buffer per batch.
+ *
+ * A row holding a native histogram (its `native` column) writes it as the series' `histograms`
+ * (integer counts, delta-encoded as the protocol wants) instead of a sample; a row holding an
+ * exemplar adds it as the series' `exemplars` (labels `trace_id` and `span_id`). protobufjs writes
+ * those rows' fields after the series' cached label bytes.
  */
 export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
   const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
   const preamble = WriteRequest.encode({
     metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }],
   }).finish();
-  const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly stampLength: number }>();
-  /**
-   * Everything of a row before its value, for a timestamp field of `stampLength` bytes (6 bytes for any time
-   * from 1971 to 2109).
-   */
-  const headOf = (series: Series, stampLength: number): Buffer => {
+  const heads = new WeakMap<Series, Head>();
+  /** The bytes of `series` for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */
+  const headOf = (series: Series, stampLength: number): Head => {
     const found = heads.get(series);
-    if (found?.stampLength === stampLength) return found.bytes;
+    if (found?.stampLength === stampLength) return found;
     const labels = Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, value]) => ({ name: key, value }));
@@ -54,16 +70,29 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
       .uint32(TAG.first)
       .uint32(labelBytes.length + tail.length - 1 + sampleLength)
       .finish();
-    const bytes = Buffer.concat([lead, labelBytes, tail]);
-    heads.set(series, { bytes, stampLength });
-    return bytes;
+    const head = { bytes: Buffer.concat([lead, labelBytes, tail]), labels: labelBytes, stampLength };
+    heads.set(series, head);
+    return head;
+  };
+  /** A row with a native histogram or an exemplar: its whole `WriteRequest.timeseries` field. */
+  const richRow = (labels: Uint8Array, ms: number, value: number, native?: NativeHistogram, exemplar?: Exemplar) => {
+    const fields = TimeSeries.encode({
+      samples: native ? [] : [{ value, timestamp: ms }],
+      exemplars: exemplar ? [exemplarMessage(exemplar)] : [],
+      histograms: native ? [histogramMessage(native, ms)] : [],
+    }).finish();
+    const lead = protobuf.Writer.create()
+      .uint32(TAG.first)
+      .uint32(labels.length + fields.length)
+      .finish();
+    return [lead, labels, fields];
   };
   let lastMs = NaN;
   let stamp: Uint8Array = new Uint8Array(0);
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
-      const { size, value, series } = batch;
+      const { size, value, series, native, exemplar } = batch;
       let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
       let at = 0;
       const ends = new Array<number>(size);
@@ -74,10 +103,23 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
           stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();
         }
         const head = headOf(series[i]!, stamp.length);
-        const rowLength = head.length + 8 + stamp.length;
+        const rowNative = native?.[i];
+        const rowExemplar = exemplar?.[i];
+        if (rowNative || rowExemplar) {
+          const parts = richRow(head.labels, ms, value[i]!, rowNative, rowExemplar);
+          const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;
+          if (at + rowLength > out.length) out = grown(out, at, rowLength + ROW_ESTIMATE * (size - i));
+          for (const part of parts) {
+            out.set(part, at);
+            at += part.length;
+          }
+          ends[i] = at;
+          continue;
+        }
+        const rowLength = head.bytes.length + 8 + stamp.length;
         if (at + rowLength > out.length) out = grown(out, at, rowLength * (size - i));
-        out.set(head, at);
-        at = out.writeDoubleLE(value[i]!, at + head.length);
+        out.set(head.bytes, at);
+        at = out.writeDoubleLE(value[i]!, at + head.bytes.length);
         out.set(stamp, at);
         at += stamp.length;
         ends[i] = at;
@@ -87,6 +129,38 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
       return { size: batch.events ?? size, data: out.subarray(0, at), bytes: at, frames, preamble };
     },
   };
+}
+
+/** prompb's `Exemplar`: the trace and span it was observed in, as labels. */
+function exemplarMessage({ traceId, spanId, value, timestamp }: Exemplar) {
+  return {
+    labels: [
+      { name: 'trace_id', value: traceId },
+      { name: 'span_id', value: spanId },
+    ],
+    value,
+    timestamp,
+  };
+}
+
+/** prompb's integer `Histogram` of a native histogram at `ms`: each bucket's count as the delta to the one before. */
+function histogramMessage(h: NativeHistogram, ms: number) {
+  return {
+    countInt: h.count,
+    sum: h.sum,
+    schema: h.schema,
+    zeroThreshold: h.zeroThreshold,
+    zeroCountInt: h.zeroCount,
+    negativeSpans: h.negativeSpans,
+    negativeDeltas: deltas(h.negativeCounts),
+    positiveSpans: h.positiveSpans,
+    positiveDeltas: deltas(h.positiveCounts),
+    timestamp: ms,
+  };
+}
+
+function deltas(counts: readonly number[]): number[] {
+  return counts.map((count, k) => count - (k === 0 ? 0 : counts[k - 1]!));
 }
 
 /** Bytes of a sample message without its timestamp field: the value's tag and 8 bytes. */

@@ -659,6 +659,27 @@ export const quantiles = andThen(
   increasing('quantile'),
 ).describe('The quantiles written, increasing, each between 0 and 1. Default 0.5, 0.9, 0.99.');
 
+export const native = strict(
+  'native histogram',
+  {},
+  {
+    schema: atMost(atLeast(integer, limits.MIN_NATIVE_SCHEMA), limits.MAX_NATIVE_SCHEMA).describe(
+      'Resolution: bucket bounds grow by 2^(2^-schema), from -4 (×65536) to 8 (×1.0027). Default 3 (×1.09).',
+    ),
+    zero_threshold: nonNegative.describe(
+      "Observations at most this far from 0 count in the zero bucket. Default 2^-128 (client_golang's).",
+    ),
+    max_buckets: countUpTo(limits.MAX_NATIVE_BUCKETS).describe(
+      'Populated buckets beyond which the resolution is halved (schema lowered by one). Default 160.',
+    ),
+  },
+)
+  .describe(
+    'A Prometheus native histogram of the same observations; with buckets the classic ones are written too, without only the native one.',
+  )
+  .define('native');
+export type NativeConfig = t.TypeOf<typeof native>;
+
 // ---- fields shared by encoder and sink kinds (each kind's codec: lib/sinks/kinds, lib/encoders/kinds) ----
 
 /** Digits after the decimal point. */

@@ -91,6 +91,16 @@ export const MAX_CSV_CELL = 64 * 1024;
 // ---- lists and other counts -------------------------------------------------------------------
 
 export const MAX_BUCKETS = 256;
+/** `native.schema` of a histogram: Prometheus' resolutions, from base 2^16 (-4) to base 2^(1/256) (8). */
+export const MIN_NATIVE_SCHEMA = -4;
+export const MAX_NATIVE_SCHEMA = 8;
+/** `native.max_buckets`: populated buckets of one native histogram (its dense counts take up to 4 times that). */
+export const MAX_NATIVE_BUCKETS = 4096;
+/**
+ * Native buckets one entry may keep: label sets × `native.max_buckets`. The native state is a histogram entry's
+ * largest memory per series (up to 64 bytes a bucket); this keeps it to about a gigabyte at worst.
+ */
+export const MAX_NATIVE_BUCKET_STATE = 16_000_000;
 export const MAX_QUANTILES = 64;
 /** `exemplars.every`: only a modulus, bounded to stay a safe integer in messages and the schema. */
 export const MAX_EXEMPLAR_EVERY = 1_000_000_000;
@@ -121,8 +131,11 @@ export const MAX_CLIENT_ID_LENGTH = 255;
 
 type SeriesSetShape = {
   readonly signal_type?: string;
+  /** A histogram's classic buckets; absent on a native-only histogram. */
   readonly buckets?: readonly number[];
   readonly quantiles?: readonly number[];
+  /** A histogram's native histogram, one more row. */
+  readonly native?: object;
 };
 
 /** The rows of a histogram's or summary's series set: one per bucket or quantile, then these. */
@@ -133,16 +146,27 @@ const SERIES_SETS: Readonly<
   summary: { own: 'quantiles', extra: ['_sum', '_count'] },
 };
 
-/** Samples one event of an entry writes: one, or a histogram's or summary's series set. */
+/** Samples one event of an entry writes: one, or a histogram's or summary's series set (and native histogram). */
 export function samplesPerEvent(entry: SeriesSetShape): number {
   const set = SERIES_SETS[entry.signal_type ?? ''];
-  return set ? (entry[set.own]?.length ?? 0) + set.extra.length : 1;
+  if (!set) return 1;
+  const own = entry[set.own];
+  return (own ? own.length + set.extra.length : 0) + (entry.native ? 1 : 0);
 }
 
-/** The rows of an event's series set in words (`11 buckets, le="+Inf", _sum, _count`); undefined for one sample. */
+/**
+ * The rows of an event's series set in words (`11 buckets, le="+Inf", _sum, _count, native histogram`); undefined
+ * for one sample.
+ */
 export function samplesExplained(entry: SeriesSetShape): string | undefined {
   const set = SERIES_SETS[entry.signal_type ?? ''];
-  return set && [`${entry[set.own]?.length ?? 0} ${set.own}`, ...set.extra].join(', ');
+  const own = set && entry[set.own];
+  return (
+    set &&
+    [...(own ? [`${own.length} ${set.own}`, ...set.extra] : []), ...(entry.native ? ['native histogram'] : [])].join(
+      ', ',
+    )
+  );
 }
 
 // ---- traces (trace_generator) -------------------------------------------------------------------

@@ -21,10 +21,35 @@ const DESCRIPTOR = {
           fields: {
             labels: { rule: 'repeated', type: 'Label', id: 1 },
             samples: { rule: 'repeated', type: 'Sample', id: 2 },
+            exemplars: { rule: 'repeated', type: 'Exemplar', id: 3 },
+            histograms: { rule: 'repeated', type: 'Histogram', id: 4 },
           },
         },
         Label: { fields: { name: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
         Sample: { fields: { value: { type: 'double', id: 1 }, timestamp: { type: 'int64', id: 2 } } },
+        Exemplar: {
+          fields: {
+            labels: { rule: 'repeated', type: 'Label', id: 1 },
+            value: { type: 'double', id: 2 },
+            timestamp: { type: 'int64', id: 3 },
+          },
+        },
+        // A native histogram with integer counts (the float variant's fields 2, 7, 10 and 13 are not written).
+        Histogram: {
+          fields: {
+            countInt: { type: 'uint64', id: 1 },
+            sum: { type: 'double', id: 3 },
+            schema: { type: 'sint32', id: 4 },
+            zeroThreshold: { type: 'double', id: 5 },
+            zeroCountInt: { type: 'uint64', id: 6 },
+            negativeSpans: { rule: 'repeated', type: 'BucketSpan', id: 8 },
+            negativeDeltas: { rule: 'repeated', type: 'sint64', id: 9 },
+            positiveSpans: { rule: 'repeated', type: 'BucketSpan', id: 11 },
+            positiveDeltas: { rule: 'repeated', type: 'sint64', id: 12 },
+            timestamp: { type: 'int64', id: 15 },
+          },
+        },
+        BucketSpan: { fields: { offset: { type: 'sint32', id: 1 }, length: { type: 'uint32', id: 2 } } },
         MetricMetadata: {
           fields: {
             type: { type: 'MetricType', id: 1 },

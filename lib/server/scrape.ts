@@ -1,4 +1,4 @@
-import { timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { classicRows, timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
@@ -53,8 +53,12 @@ export class ScrapeBuffer {
 
   constructor(readonly family: Family) {}
 
-  /** Records a labelled sample batch (the `onSamples` hook of the entry's chain). */
-  record(batch: Labelled<SampleBatch>): void {
+  /**
+   * Records a labelled sample batch (the `onSamples` hook of the entry's chain): its classic rows, which text
+   * exposition can show (a native histogram's row cannot be written as text).
+   */
+  record(samples: Labelled<SampleBatch>): void {
+    const batch = classicRows(samples);
     const events = batch.events ?? batch.size;
     if (events === 0) return;
     if (this.width === 0) this.allocate(batch.size / events);

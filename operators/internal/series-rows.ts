@@ -1,5 +1,6 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from '../model/batch.js';
+import type { NativeHistogram } from '../model/native-histogram.js';
 import { seriesOf, type Series } from '../model/series.js';
 
 /** The running totals of one series of a histogram or summary. */
@@ -9,11 +10,17 @@ export interface SeriesTotals {
 }
 
 export interface RowsOptions<S extends SeriesTotals> {
-  /** Label and name suffix of each row, built once per label set. */
-  readonly rows: readonly { readonly suffix: string; readonly label?: readonly [string, string] }[];
+  /** Label and name suffix of each row, built once per label set; `native`: the row carries the native histogram. */
+  readonly rows: readonly {
+    readonly suffix: string;
+    readonly label?: readonly [string, string];
+    readonly native?: true;
+  }[];
   readonly initial: () => S;
   /** Records one tick's observations into the state and writes its row values into `out`. */
   readonly record: (state: S, observations: Float64Array, out: Float64Array, at: number) => void;
+  /** The native histogram of the state after a tick, for the row marked `native`. */
+  readonly native?: (state: S) => NativeHistogram;
 }
 
 /**
@@ -34,8 +41,10 @@ function rowsExpander<S extends SeriesTotals>({
   rows,
   initial,
   record,
+  native,
 }: RowsOptions<S>): (batch: Labelled<ObservationBatch>) => Labelled<SampleBatch> {
   const perEvent = rows.length;
+  const nativeRow = native ? rows.findIndex((row) => row.native) : -1;
   // By label set (its key: one set may come as several objects), for as long as the run: the
   // totals are cumulative, so each series' state is the one memory that grows with cardinality.
   const states = new Map<string, { state: S; rowSeries: Series[] }>();
@@ -60,17 +69,20 @@ function rowsExpander<S extends SeriesTotals>({
     const offset = new Float64Array(size);
     const value = new Float64Array(size);
     const series = new Array<Series>(size);
+    const natives = nativeRow < 0 ? undefined : new Array<NativeHistogram | undefined>(size);
     for (let i = 0; i < batch.size; i++) {
       const { state, rowSeries } = stateOf(batch.series[i]!);
       const at = i * perEvent;
       record(state, batch.observations[i]!, value, at);
+      if (natives) natives[at + nativeRow] = native!(state);
       for (let r = 0; r < perEvent; r++) {
         index[at + r] = batch.index[i]!;
         offset[at + r] = batch.offset[i]!;
         series[at + r] = rowSeries[r]!;
       }
     }
-    return { size, anchor: batch.anchor, index, offset, value, series, events: batch.size };
+    const rowBatch = { size, anchor: batch.anchor, index, offset, value, series, events: batch.size };
+    return natives ? { ...rowBatch, native: natives } : rowBatch;
   };
 }
 

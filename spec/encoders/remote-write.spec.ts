@@ -1,3 +1,4 @@
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { expect } from 'chai';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
@@ -128,5 +129,89 @@ describe('remoteWrite encoder', () => {
   it('gives a chunk without rows no records', () => {
     const chunk = remoteWrite({ name: 'm' }).encode(sampleBatch({ values: [] }));
     expect([chunk.size, chunk.frames.ends.length, (chunk.data as Uint8Array).byteLength]).to.deep.equal([0, 0, 0]);
+  });
+});
+
+describe('remoteWrite encoder: native histograms and exemplars', () => {
+  const native: NativeHistogram = {
+    schema: 0,
+    zeroThreshold: 0.001,
+    zeroCount: 1,
+    count: 9,
+    sum: 20.5,
+    positiveSpans: [
+      { offset: -1, length: 2 },
+      { offset: 3, length: 1 },
+    ],
+    positiveCounts: [2, 5, 1],
+    negativeSpans: [{ offset: 0, length: 1 }],
+    negativeCounts: [0],
+  };
+
+  it('writes a native row as the series without suffix holding one integer histogram, counts as deltas', () => {
+    const batch = {
+      ...sampleBatch({ anchor: T0, values: [9, 9], series: [seriesOf({ job: 'a' }), seriesOf({ job: 'a' })] }),
+      native: [native, undefined],
+    };
+    const chunk = remoteWrite({ name: 'lat' }).encode(batch);
+    const { WriteRequest } = writeRequestMessages();
+    const decoded = WriteRequest.toObject(WriteRequest.decode(chunk.data as Uint8Array), {
+      longs: Number,
+      arrays: true,
+      defaults: true,
+    }) as { timeseries: { labels: unknown[]; samples: unknown[]; histograms: Record<string, unknown>[] }[] };
+    const [histogramRow, plainRow] = decoded.timeseries;
+    expect(histogramRow!.samples).to.deep.equal([]);
+    expect(histogramRow!.labels).to.deep.equal([
+      { name: '__name__', value: 'lat' },
+      { name: 'job', value: 'a' },
+    ]);
+    expect(histogramRow!.histograms).to.deep.equal([
+      {
+        countInt: 9,
+        sum: 20.5,
+        schema: 0,
+        zeroThreshold: 0.001,
+        zeroCountInt: 1,
+        negativeSpans: [{ offset: 0, length: 1 }],
+        negativeDeltas: [0],
+        positiveSpans: [
+          { offset: -1, length: 2 },
+          { offset: 3, length: 1 },
+        ],
+        positiveDeltas: [2, 3, -4],
+        timestamp: T0,
+      },
+    ]);
+    expect(plainRow!.samples).to.have.length(1);
+    // Each row is a record of its own: the frames cut the chunk where the decoder finds them.
+    expect(chunk.frames.ends).to.have.length(2);
+    expect(rows((chunk.data as Uint8Array).subarray(chunk.frames.ends[0]!))).to.deep.equal([
+      `__name__=lat,job=a 9@${T0 + 1}`,
+    ]);
+  });
+
+  it('adds a row’s exemplar to its series, with trace_id and span_id labels, and keeps its sample', () => {
+    const exemplar = { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), value: 0.3, timestamp: T0 + 5 };
+    const chunk = remoteWrite({ name: 'm' }).encode({
+      ...sampleBatch({ anchor: T0, values: [4] }),
+      exemplar: [exemplar],
+    });
+    const { WriteRequest } = writeRequestMessages();
+    const decoded = WriteRequest.toObject(WriteRequest.decode(chunk.data as Uint8Array), {
+      longs: Number,
+      arrays: true,
+    }) as { timeseries: { samples: unknown[]; exemplars: unknown[] }[] };
+    expect(decoded.timeseries[0]!.samples).to.deep.equal([{ value: 4, timestamp: T0 }]);
+    expect(decoded.timeseries[0]!.exemplars).to.deep.equal([
+      {
+        labels: [
+          { name: 'trace_id', value: exemplar.traceId },
+          { name: 'span_id', value: exemplar.spanId },
+        ],
+        value: 0.3,
+        timestamp: T0 + 5,
+      },
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { concat, defer, lastValueFrom, map, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/model/batch.js';
-import { histogram } from '../../operators/histogram.js';
+import { DEFAULT_NATIVE, histogram } from '../../operators/histogram.js';
+import { nativeHistogram } from '../../operators/native-histogram.js';
 import { labels } from '../../operators/labels.js';
 import { summary } from '../../operators/summary.js';
 import { seriesOf } from '../../operators/model/series.js';
@@ -32,13 +33,15 @@ function tick(index: number): TickBatch {
   return { size: 1, anchor: 0, index: Float64Array.of(index), offset: Float64Array.of(index * 100) };
 }
 
-/** The `_count` row of a series-set batch. */
+/** The last row of a series-set batch: `_count`, or the native histogram's row, whose value is its count. */
 const countOf = (batch: Labelled<SampleBatch>) => batch.value[batch.size - 1];
 
 /** Stateful operators: each subscription starts afresh, and unsubscribing reaches the source. */
 const stateful: [string, OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>>][] = [
   ['histogram', histogram([1])],
   ['summary', summary([0.5])],
+  ['nativeHistogram', nativeHistogram()],
+  ['histogram with native', histogram([1], { native: DEFAULT_NATIVE })],
 ];
 
 describe('operators keep their state per subscription', () => {

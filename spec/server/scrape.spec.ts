@@ -43,6 +43,20 @@ function seriesSets(events: readonly number[]): Labelled<SampleBatch> {
 }
 
 describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/metrics', () => {
+  it('keeps the classic rows of a histogram with a native one: text exposition cannot show the native row', () => {
+    const buffer = new ScrapeBuffer({ name: 'lat', type: 'histogram' });
+    const series = [seriesOf({}, '_count'), seriesOf({})];
+    const native = { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 2, sum: 3 };
+    const empty = { positiveSpans: [], positiveCounts: [], negativeSpans: [], negativeCounts: [] };
+    buffer.record({
+      ...sampleBatch({ values: [2, 2], series }),
+      events: 1,
+      native: [undefined, { ...native, ...empty }],
+    });
+    expect(buffer.drain(10)).to.equal('# TYPE lat histogram\nlat_count 2 0\n');
+    expect(buffer.latestRows().map((row) => row.series.suffix)).to.deep.equal(['_count']);
+  });
+
   it('drains the most recent `limit` events oldest first, then is empty', () => {
     const buffer = gauge();
     expect(buffer.drain(10)).to.equal(undefined);

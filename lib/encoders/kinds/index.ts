@@ -59,6 +59,16 @@ export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig>
   return typeof type === 'string' ? (byType.get(type) ?? byType.get(ENCODER_ALIASES[type] ?? '')) : undefined;
 }
 
+/** Why encoder `type` cannot write a native-only histogram, or undefined when it writes native histograms. */
+export function nativeRefusal(type: EncoderType): string | undefined {
+  if (encoderKindOf(type)!.nativeHistograms) return undefined;
+  const able = ENCODER_KINDS.filter((kind) => kind.nativeHistograms).map((kind) => kind.type);
+  return (
+    `the ${type} encoder does not write native histograms (${able.join(' and ')} do${able.length === 1 ? 'es' : ''});` +
+    ' give buckets too, and it writes the classic ones'
+  );
+}
+
 /**
  * Why encoder `type` cannot encode `family`, or undefined when it can: the one rule of which
  * signals an encoder carries. `what` names the refused thing ("a logs entry", "log records");

@@ -20,6 +20,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   readonly feature?: Feature;
   /** The signals it encodes; one factory per family below. */
   readonly carries: readonly SignalFamily[];
+  /**
+   * Whether it writes native histograms (the rows of a histogram entry's `native`); the chain hands the others only
+   * the classic rows, and validation refuses them a native-only histogram.
+   */
+  readonly nativeHistograms?: boolean;
   /** The only sinks it works with (an encoder of one protocol); absent: any sink. */
   readonly sinks?: readonly string[];
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */

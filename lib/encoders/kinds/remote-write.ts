@@ -7,6 +7,7 @@ export const remoteWriteKind = defineEncoder({
   codec: strict('remote_write encoder', { type: oneOf(['remote_write']) }),
   feature: 'remote-write',
   carries: ['metrics'],
+  nativeHistograms: true,
   sinks: ['remote_write'],
   metrics: (_config, meta) => remoteWrite(meta),
 });

@@ -1,8 +1,9 @@
 import type { Encoder } from '../../../operators/encode.js';
-import type { Labelled, LogBatch, SampleBatch } from '../../../operators/model/batch.js';
+import { classicRows, type Labelled, type LogBatch, type SampleBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
 import type { Entry } from '../../config/types.js';
 import { createLogEncoder, createMetricEncoder, createTraceEncoder } from '../../encoders/index.js';
+import { encoderKindOf } from '../../encoders/kinds/index.js';
 import { required } from './unsupported.js';
 
 /** What the signal stage of an entry emits: labelled samples (metrics, histogram, summary rows), log records, or spans. */
@@ -10,11 +11,15 @@ export type SignalBatch = Labelled<SampleBatch> | Labelled<LogBatch> | SpanBatch
 
 /**
  * The encoder an entry's `encoder` configuration names, for the batches its signal type makes
- * (the signal stage, signal.ts, emits those). Throws when the encoder cannot encode them.
+ * (the signal stage, signal.ts, emits those). Throws when the encoder cannot encode them. An encoder
+ * that does not write native histograms gets a histogram's classic rows only (validation refused it a
+ * native-only histogram).
  */
 export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
   if (entry.signal_type === 'logs') return createLogEncoder(entry.encoder);
   if (entry.signal_type === 'traces') return createTraceEncoder(entry.encoder);
   const name = required(entry, 'name', entry.name);
-  return createMetricEncoder(entry.encoder, { name, metricType: entry.metric_type, help: entry.help });
+  const encoder = createMetricEncoder(entry.encoder, { name, metricType: entry.metric_type, help: entry.help });
+  if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
+  return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
 }

@@ -1,5 +1,5 @@
 import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
-import type { Labelled, LogBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
+import type { Labelled, LogBatch, ObservationBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
 import type { Delivery } from '../../../operators/deliver.js';
 import { generate } from '../../../operators/generate.js';
@@ -7,6 +7,7 @@ import { generateLogs } from '../../../operators/generate-logs.js';
 import { generateTraces } from '../../../operators/generate-traces.js';
 import { observe } from '../../../operators/observe.js';
 import { histogram } from '../../../operators/histogram.js';
+import { nativeHistogram } from '../../../operators/native-histogram.js';
 import { summary } from '../../../operators/summary.js';
 import { exemplars } from '../../../operators/exemplars.js';
 import { traceContext } from '../../../operators/trace-context.js';
@@ -67,7 +68,8 @@ export interface PipelineOptions extends SignalHooks {
  *
  * - metrics:   generate → jitter → gate → gaps → labels
  * - logs:      generateLogs → gate → gaps → labels
- * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set)
+ * - histogram: observe → gate → gaps → labels → histogram (cumulative per label set; its native
+ *              histogram too, or nativeHistogram alone)
  * - summary:   observe → gate → gaps → labels → summary
  * - traces:    gate → gaps → generateTraces (spans carry attributes and resources, not labels; a
  *              trace is made only for a tick the gate and the gaps keep)
@@ -153,7 +155,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     case 'histogram':
     case 'summary': {
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
-      const series = entry.signal_type === 'histogram' ? histogram(entry.buckets) : summary(entry.quantiles);
+      const series = entry.signal_type === 'histogram' ? histogramRows(entry) : summary(entry.quantiles);
       const perTick = entry.observations_per_tick ?? 100;
       return (ticks) =>
         ticks.pipe(
@@ -199,6 +201,17 @@ function spansOf(
       `${entry.id}: ${field === 'span_metrics' ? 'span metrics count' : `${field}.from names`} the spans of another entry; run the entries of its file together (startEntries)`,
     );
   return hooks.spans;
+}
+
+/** A histogram entry's rows: its classic buckets, its native histogram, or both. */
+function histogramRows(entry: Entry): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  const native = entry.native && {
+    schema: entry.native.schema,
+    zeroThreshold: entry.native.zero_threshold,
+    maxBuckets: entry.native.max_buckets,
+  };
+  if (!native) return histogram(entry.buckets);
+  return entry.buckets ? histogram(entry.buckets, { native }) : nativeHistogram(native);
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */

@@ -70,6 +70,14 @@ describe('entries of every signal type', () => {
     expect(typed, typed.problems.join('\n')).to.deep.equal({ code: 0, problems: [] });
   });
 
+  it('histogram with native, to an encoder without native histograms: the classic rows, the same events', async () => {
+    const native = { schema: 3, zero_threshold: 0, max_buckets: 160 };
+    const both = await output({ ...histogramEntry, native, duration: 200 });
+    const classic = await output({ ...histogramEntry, duration: 200 });
+    expect(both.text).to.equal(classic.text);
+    expect(both.stats.total_events).to.equal(2);
+  });
+
   it('summary: quantile rows, _sum, _count; valid text exposition', async () => {
     const { text } = await output({
       ...histogramEntry,

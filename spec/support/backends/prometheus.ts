@@ -32,6 +32,8 @@ export interface PrometheusOptions {
   readonly rules?: string;
   /** An Alertmanager's base URL (spec/support/backends/alertmanager.ts): firing alerts are sent there. */
   readonly alertmanager?: string;
+  /** `--enable-feature` flags (`native-histograms`, `exemplar-storage`). */
+  readonly features?: readonly string[];
 }
 
 export async function startPrometheus({
@@ -41,6 +43,7 @@ export async function startPrometheus({
   dataDir,
   rules,
   alertmanager,
+  features,
 }: PrometheusOptions): Promise<Prometheus> {
   const { url, stop } = await startServedBackend({
     name: 'Prometheus',
@@ -75,6 +78,7 @@ export async function startPrometheus({
         `--web.listen-address=127.0.0.1:${port}`,
         '--log.level=warn',
         ...(receiver ? ['--web.enable-remote-write-receiver'] : []),
+        ...(features?.length ? [`--enable-feature=${features.join(',')}`] : []),
       ];
     },
   });
