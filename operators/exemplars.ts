@@ -26,7 +26,7 @@ export interface ExemplarOptions {
  * Puts an exemplar on the events that are due: on a histogram's event, on the `_bucket` row its
  * value falls in (and on its native histogram row); on a summary's, on `_count`; on any other
  * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise). An
- * exemplar names a span of `spans` (the oldest not named yet, see SpanPool) and is worth its
+ * exemplar names a span of `spans` (the newest not named yet, see SpanPool) and is worth its
  * duration, so a slow bucket gets a slow span; while no span has come, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
  * time is its row's.

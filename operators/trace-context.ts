@@ -23,7 +23,7 @@ const FAILING = new Set(['error', 'fatal']);
 /**
  * Writes the span a log record was written in into its `context`: an error or fatal record names
  * a span of `spans` that raised an error (one of the choice's service, when it has one); another
- * record one of the choice's spans; each span the oldest not named yet (see SpanPool). `on`
+ * record one of the choice's spans; each span the newest not named yet (see SpanPool). `on`
  * chooses the records: `error` (default) only the failing ones, `all` every one, `probability`
  * each with that chance (drawn from `seed` and the tick's slot number). A record gets no context
  * while no fitting span has come, or a failing one while no error has: an error log names an

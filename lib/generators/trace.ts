@@ -38,6 +38,13 @@ interface CompiledCall {
   readonly duration?: Draw;
   readonly queueDelay?: Draw;
   readonly errorRate: number;
+  /** Its incident window (ms after the entry start) and what it changes there. */
+  readonly incident?: {
+    readonly from: number;
+    readonly until: number;
+    readonly duration?: Draw;
+    readonly errorRate?: number;
+  };
   readonly propagate: boolean;
   readonly parallel: boolean;
   readonly repeat: number | Draw;
@@ -99,6 +106,14 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
       ...(span.duration !== undefined && { duration: secondsDraw(span.duration) }),
       ...(call?.queue_delay !== undefined && { queueDelay: secondsDraw(call.queue_delay) }),
       errorRate: span.error_rate,
+      ...(span.incident && {
+        incident: {
+          from: span.incident.start,
+          until: span.incident.start + span.incident.for,
+          ...(span.incident.duration !== undefined && { duration: secondsDraw(span.incident.duration) }),
+          ...(span.incident.error_rate !== undefined && { errorRate: span.incident.error_rate }),
+        },
+      }),
       propagate: call?.propagate ?? false,
       parallel: call?.parallel ?? false,
       repeat: call === undefined ? 1 : typeof call.repeat === 'number' ? call.repeat : observation(call.repeat),
@@ -127,6 +142,11 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
   const nanoseconds = (seconds: Draw | undefined): number =>
     seconds ? Math.round(seconds(unit(), unit(), at) * NS_PER_SECOND) : 0;
   const latency = () => LATENCY_MIN_NS + Math.round(unit() * LATENCY_SPREAD_NS);
+  /** The call's incident, when the trace being written starts inside its window. */
+  const incidentOf = ({ incident }: CompiledCall) =>
+    incident && at >= incident.from && at < incident.until ? incident : undefined;
+  const durationOf = (call: CompiledCall) => incidentOf(call)?.duration ?? call.duration;
+  const errorRateOf = (call: CompiledCall) => incidentOf(call)?.errorRate ?? call.errorRate;
 
   /** Fresh ids (never all zero) of a span: a new trace's id and flags when `parent` is -1, its parent's otherwise. */
   const open = (node: number, parent: number, start: number): number => {
@@ -226,8 +246,8 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
     const first = open(call.node, parent, start);
     pick(call, first);
     if (call.callee < 0) {
-      const end = calls(call, first, start, nanoseconds(call.duration));
-      failed = close(first, end, call.errorRate, failed);
+      const end = calls(call, first, start, nanoseconds(durationOf(call)));
+      failed = close(first, end, errorRateOf(call), failed);
       return end;
     }
     const there = latency();
@@ -238,7 +258,7 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
       const consumer = call.newTrace ? open(call.callee, -1, consumed) : open(call.callee, first, consumed);
       if (call.newTrace) out.link[consumer] = first;
       out.pickAt[consumer] = out.pickAt[first]!;
-      close(consumer, calls(call, consumer, consumed, nanoseconds(call.duration)), call.errorRate, failed);
+      close(consumer, calls(call, consumer, consumed, nanoseconds(durationOf(call))), errorRateOf(call), failed);
       // The producer does not wait for its consumer: nothing reaches the caller.
       failed = false;
       return published;
@@ -246,8 +266,8 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
     const back = latency();
     const server = open(call.callee, first, start + there);
     out.pickAt[server] = out.pickAt[first]!;
-    const served = calls(call, server, start + there, nanoseconds(call.duration));
-    failed = close(server, served, call.errorRate, failed);
+    const served = calls(call, server, start + there, nanoseconds(durationOf(call)));
+    failed = close(server, served, errorRateOf(call), failed);
     out.end[first] = served + back;
     out.status[first] = failed ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
     return served + back;

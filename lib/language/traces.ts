@@ -45,11 +45,23 @@ export type TraceAttribute =
   | { readonly form: 'list'; readonly values: readonly AttributeValue[] }
   | { readonly form: 'counter'; readonly prefix: string; readonly cardinality: number };
 
+/**
+ * A window of the run in which a span behaves otherwise: from `start` (ms after the entry's start)
+ * for `for` ms, its `duration` and `error_rate` replace the span's own (one left out stays as it is).
+ */
+export interface IncidentConfig {
+  readonly start: number;
+  readonly for: number;
+  readonly duration?: SpanDuration;
+  readonly error_rate?: number;
+}
+
 /** What the root span and every call share. */
 interface SpanConfigBase {
   readonly operation: string;
   readonly kind: SpanKind;
   readonly error_rate: number;
+  readonly incident?: IncidentConfig;
   readonly attributes: Readonly<Record<string, TraceAttribute>>;
   readonly calls: readonly CallConfig[];
 }
@@ -248,7 +260,21 @@ const spanFields = {
     'server, client, producer, consumer or internal. A client (producer) call to another service makes the client (producer) span and, below it, the callee’s server (consumer) span.',
   ),
 };
-const spanOptions = { error_rate: errorRate, attributes: spanAttributes };
+const incident = strict(
+  'incident',
+  {
+    start: duration.describe('When the incident begins, after the entry’s start.'),
+    for: duration.describe('How long it lasts.'),
+  },
+  {
+    duration: spanDuration.describe('How long the span lasts during the incident; default as outside it.'),
+    error_rate: share('Share of these spans that fail during the incident; default as outside it'),
+  },
+).describe(
+  'A window in which this span is slower or fails more (a payment outage): its duration and error_rate replace the span’s own there.',
+);
+
+const spanOptions = { error_rate: errorRate, attributes: spanAttributes, incident };
 
 const call: Codec<CallConfig> = new Codec<CallConfig>(
   'call',

@@ -15,17 +15,19 @@ const CAPACITY = 1024;
 
 /**
  * The recent spans of a traces entry that another entry's exemplars or log records name. Spans
- * are handed out oldest first, each once while fresh ones remain; when none is fresh, the newest
+ * are handed out newest first, each once while fresh ones remain; when none is fresh, the newest
  * again (a request writes several log lines), so a consumer faster than the traces still names
- * real spans. A pool keeps references to the batches' columns, not copies: ids are written out as
- * hex only for the spans handed out.
+ * real, recent spans. A pool keeps references to the batches' columns, not copies: ids are written
+ * out as hex only for the spans handed out.
  */
 export class SpanPool {
   private readonly columns = new Array<SpanColumns>(CAPACITY);
   private readonly rows = new Int32Array(CAPACITY);
+  /** Whether the span at each place was handed out. */
+  private readonly taken = new Uint8Array(CAPACITY);
   /** Spans added so far; the newest is at `(added - 1) % CAPACITY`. */
   private added = 0;
-  /** The newest spans not handed out yet. */
+  /** Spans in the pool not handed out yet. */
   private fresh = 0;
 
   constructor(private readonly keep: SpanFilter) {}
@@ -38,17 +40,25 @@ export class SpanPool {
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
         if (!this.keep(spans, s)) continue;
         const at = this.added++ % CAPACITY;
+        // A place reused drops a span that may have been fresh.
+        if (this.added > CAPACITY && !this.taken[at]) this.fresh--;
         this.columns[at] = spans;
         this.rows[at] = s;
-        this.fresh = Math.min(this.fresh + 1, CAPACITY);
+        this.taken[at] = 0;
+        this.fresh++;
       }
     }
   }
 
-  /** The oldest fresh span, else the newest one; undefined while no span was kept. */
+  /** The newest fresh span, else the newest one; undefined while no span was kept. */
   take(): PooledSpan | undefined {
     if (this.added === 0) return undefined;
-    const at = (this.fresh > 0 ? this.added - this.fresh-- : this.added - 1) % CAPACITY;
+    let at = (this.added - 1) % CAPACITY;
+    if (this.fresh > 0) {
+      while (this.taken[at]) at = (at + CAPACITY - 1) % CAPACITY;
+      this.taken[at] = 1;
+      this.fresh--;
+    }
     const spans = this.columns[at]!;
     const s = this.rows[at]!;
     return {

@@ -295,7 +295,7 @@ describe('svc metrics', () => {
  * Examples that write to a backend; the backend's spec runs them (spec/sinks/remote-write.backends.spec.ts,
  * otlp.spec.ts, broker.mock-cluster.spec.ts, spec/runtime/traces.spec.ts).
  */
-const BACKEND_EXAMPLES = new Set(['remote-write.yaml', 'otlp.yaml', 'kafka.yaml', 'traces.yaml']);
+const BACKEND_EXAMPLES = new Set(['remote-write.yaml', 'otlp.yaml', 'kafka.yaml', 'traces.yaml', 'incident.yaml']);
 
 describe('examples', () => {
   for (const file of readdirSync('examples').filter((f) => f.endsWith('.yaml') && !BACKEND_EXAMPLES.has(f))) {

@@ -9,40 +9,9 @@ import { ticks } from '../../operators/ticks.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import type { Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
-import { SPAN_STATUS, SpanWriter, spanIdHex, type SpanBatch, type SpanNode } from '../../operators/model/span.js';
+import { spanIdHex } from '../../operators/model/span.js';
+import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
-
-const NODE: SpanNode = {
-  service: 'payment',
-  name: 'POST /pay',
-  kind: 'server',
-  attributes: {},
-  picked: [],
-  exception: { type: 'Error', message: 'failed' },
-};
-
-/** A batch of one tick holding root spans of these durations (seconds); `failed` ones raised an error. */
-function spanBatch(seconds: readonly number[], failed: readonly number[] = []): SpanBatch {
-  const writer = new SpanWriter([NODE]);
-  seconds.forEach((duration, k) => {
-    const s = writer.add(0, -1, { service: 'payment', attributes: {} });
-    writer.traceId.set([0, 0, 0, 100 + k], 4 * s);
-    writer.spanId.set([0, 200 + k], 2 * s);
-    writer.start[s] = 0;
-    writer.end[s] = duration * 1e9;
-    if (failed.includes(k)) writer.status[s] = SPAN_STATUS.error;
-  });
-  const spans = writer.finish();
-  return {
-    size: 1,
-    anchor: 0,
-    index: Float64Array.of(0),
-    offset: Float64Array.of(0),
-    spans,
-    firstSpan: Float64Array.of(0),
-    spanCount: Float64Array.of(spans.size),
-  };
-}
 
 /** A histogram event ([1, 2] buckets) at tick `index`, its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`. */
 function histogramEvent(index: number): Labelled<SampleBatch> {
@@ -68,7 +37,7 @@ const placed = (batch: Labelled<SampleBatch>) =>
   );
 
 describe('exemplars', () => {
-  it('names the spans in arrival order, each on the bucket its duration falls in; none before a span came', () => {
+  it('names the newest span not named yet, each on the bucket its duration falls in; none before a span came', () => {
     virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const spans = hot('-s-----t-', { s: spanBatch([0.5, 1.5]), t: spanBatch([7]) });
       const events = cold('a-b-c-d-e|', {
@@ -78,11 +47,12 @@ describe('exemplars', () => {
         d: histogramEvent(3),
         e: histogramEvent(4),
       });
-      // c8 = span id 200: 0.5 s, c9 = 201: 1.5 s, c8 again when none is fresh, then ca = 200 of the next batch: 7 s.
+      // Newest first: c9 = span id 201: 1.5 s, c8 = 200: 0.5 s, c9 again when none is fresh, then c8 = 200 of the
+      // next batch: 7 s.
       expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('a-b-c-d-e|', {
         a: [],
-        b: ['_bucket1 c8 0.5'],
-        c: ['_bucket2 c9 1.5'],
+        b: ['_bucket2 c9 1.5'],
+        c: ['_bucket1 c8 0.5'],
         d: ['_bucket2 c9 1.5'],
         e: ['_bucket+Inf c8 7'],
       });
@@ -159,7 +129,7 @@ describe('traceContext', () => {
       const logs = cold('a-b|', { a: records(['error']), b: records(['info', 'error', 'fatal', 'error'], 1) });
       expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('a-b|', {
         a: ['error:-'],
-        b: ['info:-', 'error:c8', 'fatal:ca', 'error:ca'],
+        b: ['info:-', 'error:ca', 'fatal:c8', 'error:ca'],
       });
       expectSubscriptions(spans.subscriptions).toBe('^--!');
     });
@@ -170,7 +140,7 @@ describe('traceContext', () => {
       const spans = hot('s--', { s: spanBatch([0.1, 0.1], [1]) });
       const logs = cold('-a|', { a: records(['info', 'error', 'info']) });
       expectObservable(logs.pipe(traceContext(spans, { on: 'all' }), map(contexts))).toBe('-a|', {
-        a: ['info:c8', 'error:c9', 'info:c9'],
+        a: ['info:c9', 'error:c9', 'info:c8'],
       });
     });
     const picked = (seed: number) => {

@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
+import { svc } from '../support/cli.js';
+import { spansFromOtlp, type TraceSpan } from '../support/traces.js';
+
+const MINUTE_NS = 60_000_000_000n;
+
+/** Every metric and every log record of the requests of a signal. */
+const metricsOf = (requests: readonly ExportRequest[]): ExportRequest[] =>
+  requests.flatMap((r) =>
+    r.resource_metrics.flatMap((rm: ExportRequest) => rm.scope_metrics.flatMap((sm: ExportRequest) => sm.metrics)),
+  );
+const logsOf = (requests: readonly ExportRequest[]): ExportRequest[] =>
+  requests.flatMap((r) =>
+    r.resource_logs.flatMap((rl: ExportRequest) => rl.scope_logs.flatMap((sl: ExportRequest) => sl.log_records)),
+  );
+const attribute = (point: ExportRequest, key: string): string | undefined =>
+  point.attributes.find((a: ExportRequest) => a.key === key)?.value.string_value;
+
+describe('examples/incident.yaml: one incident told by traces, span metrics and logs', function () {
+  this.timeout(120_000);
+  let otlp: OtlpReceiver;
+  let spans: TraceSpan[];
+  let start: bigint;
+  before(async () => {
+    otlp = await startOtlpReceiver();
+    const result = await svc(['run', 'examples/incident.yaml', '--endpoint', otlp.grpcAddress, '--backfill']);
+    expect(result.code, result.stderr).to.equal(0);
+    spans = spansFromOtlp(otlp.requestsOf('traces'));
+    const starts = spans.filter((span) => !span.parentSpanId).map((span) => span.start);
+    start = starts.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0]!;
+  });
+  after(async () => otlp?.stop());
+
+  const payment = () => spans.filter((span) => span.service === 'payment' && span.kind === 'server');
+  const during = (span: TraceSpan) => span.start - start >= 5n * MINUTE_NS && span.start - start < 10n * MINUTE_NS;
+
+  it('traces: payment is slow and fails from minute 5 to minute 10 only', () => {
+    const inside = payment().filter(during);
+    const outside = payment().filter((span) => !during(span));
+    expect(inside).to.have.length(3000);
+    expect(outside).to.have.length(6000);
+    const seconds = (span: TraceSpan) => Number(span.end - span.start) / 1e9;
+    expect(Math.min(...inside.map(seconds))).to.be.at.least(1);
+    expect(Math.max(...outside.map(seconds))).to.be.below(0.2);
+    const failing = (list: TraceSpan[]) => list.filter((span) => span.status === 'error').length / list.length;
+    expect(failing(inside)).to.be.within(0.25, 0.35);
+    expect(failing(outside)).to.be.below(0.02);
+  });
+
+  it('span metrics: the calls of payment count its spans, its errors among them, as the traces have them', () => {
+    const calls = metricsOf(otlp.requestsOf('metrics')).filter((m) => m.name === 'traces.span.metrics.calls');
+    expect(calls.length).to.be.greaterThan(0);
+    const last = (status: string) => {
+      const points = calls
+        .flatMap((m: ExportRequest) => m.sum.data_points)
+        .filter(
+          (p: ExportRequest) =>
+            attribute(p, 'service.name') === 'payment' &&
+            attribute(p, 'span.kind') === 'SPAN_KIND_SERVER' &&
+            attribute(p, 'status.code') === status,
+        );
+      return points.reduce((a: ExportRequest, b: ExportRequest) =>
+        BigInt(b.time_unix_nano) > BigInt(a.time_unix_nano) ? b : a,
+      );
+    };
+    const errors = last('STATUS_CODE_ERROR');
+    const written = BigInt(errors.time_unix_nano);
+    // The spans of the traces started before the last write.
+    const rootStart = new Map(spans.filter((s) => !s.parentSpanId).map((s) => [s.traceId, s.start]));
+    const counted = payment().filter((span) => rootStart.get(span.traceId)! < written);
+    expect(Number(errors.as_double)).to.equal(counted.filter((span) => span.status === 'error').length);
+    expect(Number(last('STATUS_CODE_UNSET').as_double)).to.equal(
+      counted.filter((span) => span.status !== 'error').length,
+    );
+  });
+
+  it('logs: every error of payment names a payment span that failed just before it, inside the incident', () => {
+    const records = logsOf(otlp.requestsOf('logs'));
+    expect(records).to.have.length(600);
+    const byId = new Map(spans.map((span) => [`${span.traceId}/${span.spanId}`, span]));
+    let inside = 0;
+    for (const record of records) {
+      const span = byId.get(`${record.trace_id}/${record.span_id}`);
+      expect(span, `span ${record.trace_id}/${record.span_id}`).to.not.equal(undefined);
+      expect(span!.service).to.equal('payment');
+      expect(span!.status).to.equal('error');
+      // A failure of the last seconds before the record: the first records of the window may name one from before.
+      const age = BigInt(record.time_unix_nano) - span!.start;
+      expect(Number(age) / 1e9).to.be.within(-0.001, 30);
+      if (during(span!)) inside++;
+    }
+    expect(inside / records.length).to.be.above(0.99);
+  });
+});
