@@ -13,7 +13,15 @@ import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
-import { OTLP_TAG, OTLP_TEMPORALITY, attributes, nanos, nanoseconds, otlpMessages } from '../protocols/otlp.js';
+import {
+  EXEMPLAR_TAG,
+  OTLP_TAG,
+  OTLP_TEMPORALITY,
+  attributes,
+  nanos,
+  nanoseconds,
+  otlpMessages,
+} from '../protocols/otlp.js';
 
 /** An OTLP encoder: its records are `metrics` or `log_records` fields of a scope (see {@link otlpMetrics}). */
 export type OtlpEncoder<B> = Encoder<B, Uint8Array>;
@@ -51,9 +59,9 @@ const RECORD_ESTIMATE = 160;
  * - `summary` → Summary with its quantile values, sum and count (no temporality: always since the entry start).
  *
  * The exemplars of an event's rows go on its data point (a summary point has none). Labels become data-point
- * attributes, `help` the description, times are the entry's clock in nanoseconds. Gauge and Sum points without
- * an exemplar are written from precomputed bytes (per series, everything but the start time under delta, the
- * time and the value, encoded by protobufjs); the other points are encoded whole.
+ * attributes, `help` the description, times are the entry's clock in nanoseconds. Gauge and Sum points are
+ * written from precomputed bytes (per series, everything but the start time under delta, the time, the value
+ * and an exemplar, encoded by protobufjs); histogram and summary points are encoded whole.
  */
 export function otlpMetrics(options: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   return options.metricType === 'histogram' || options.metricType === 'summary'
@@ -61,7 +69,7 @@ export function otlpMetrics(options: OtlpMetricsOptions): OtlpEncoder<Labelled<S
     : numberMetrics(options);
 }
 
-/** Gauge and Sum points, from precomputed bytes but for the rare point with an exemplar. */
+/** Gauge and Sum points from precomputed bytes. */
 function numberMetrics({
   name,
   metricType,
@@ -69,28 +77,28 @@ function numberMetrics({
   temporality,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
-  const Metric = type('Metric');
   const NumberDataPoint = type('NumberDataPoint');
   const sum = metricType === 'counter';
   const delta = sum && temporality === 'delta';
-  const aggregationTemporality = OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'];
   const tail = delta ? DELTA_POINT_TAIL : POINT_TAIL;
   const writer = () => protobuf.Writer.create();
   const sumFields = sum
-    ? writer().uint32(OTLP_TAG.temporality).int32(aggregationTemporality).uint32(OTLP_TAG.monotonic).bool(true).finish()
+    ? writer()
+        .uint32(OTLP_TAG.temporality)
+        .int32(OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'])
+        .uint32(OTLP_TAG.monotonic)
+        .bool(true)
+        .finish()
     : new Uint8Array(0);
-  const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly anchor: number }>();
   /**
    * A number point's record up to its tail: the `metrics` field holding a Metric (name, description, Gauge or
-   * Sum) whose one data point ends with the bytes of (under delta) start time, time and value.
+   * Sum) whose one data point ends with the bytes of (under delta) start time, time, value and `extra` bytes.
    */
-  const headOf = (series: Series, anchor: number): Buffer => {
-    const found = heads.get(series);
-    if (found?.anchor === anchor) return found.bytes;
+  const headBytes = (series: Series, anchor: number, extra: number): Buffer => {
     const labels = NumberDataPoint.encode({ attributes: attributes(series.labels) }).finish();
     const start =
       sum && !delta ? writer().uint32(OTLP_TAG.startTime).fixed64(nanos(anchor)).finish() : new Uint8Array(0);
-    const pointLength = labels.length + start.length + tail;
+    const pointLength = labels.length + start.length + tail + extra;
     const dataPoint = writer().uint32(OTLP_TAG.first).uint32(pointLength).finish();
     const innerLength = sumFields.length + dataPoint.length + pointLength;
     const named = writer().uint32(OTLP_TAG.first).string(name);
@@ -103,33 +111,20 @@ function numberMetrics({
       .uint32(OTLP_TAG.second)
       .uint32(metric.length + innerLength)
       .finish();
-    const bytes = Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
-    heads.set(series, { bytes, anchor });
-    return bytes;
+    return Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
   };
-  /** A point with an exemplar changes every length around it: its record is encoded whole. */
-  const exemplarRecord = (series: Series, start: number, time: number, value: number, exemplar: Exemplar) => {
-    const dataPoints = [
-      {
-        attributes: attributes(series.labels),
-        ...(sum && { startTimeUnixNano: nanos(start) }),
-        timeUnixNano: nanos(time),
-        asDouble: value,
-        exemplars: [otlpExemplar(exemplar)],
-      },
-    ];
-    const record = writer().uint32(OTLP_TAG.second).fork();
-    Metric.encode(
-      {
-        ...described(name, help),
-        ...(sum ? { sum: { dataPoints, aggregationTemporality, isMonotonic: true } } : { gauge: { dataPoints } }),
-      },
-      record,
-    );
-    return record.ldelim().finish();
+  const heads = new WeakMap<Series, NumberHead>();
+  const headOf = (series: Series, anchor: number): NumberHead => {
+    let head = heads.get(series);
+    if (head?.anchor !== anchor)
+      heads.set(
+        series,
+        (head = { bytes: headBytes(series, anchor, 0), anchor, exemplarBytes: undefined, last: undefined }),
+      );
+    return head;
   };
-  // Delta: each series' previous point, by key (one label set may come as several objects).
-  const previous = new Map<string, { time: number; value: number }>();
+  // Delta: each series' previous point, by key (one label set may come as several objects); its head holds it.
+  const previous = new Map<string, PreviousPoint>();
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
@@ -137,40 +132,39 @@ function numberMetrics({
       let out: Buffer = Buffer.allocUnsafe(size * RECORD_ESTIMATE);
       let at = 0;
       const ends = new Array<number>(size);
+      const entryStart = nanoseconds(batch.anchor);
       for (let i = 0; i < size; i++) {
-        const time = timestampOf(batch, i);
-        let start = batch.anchor;
+        const head = headOf(series[i]!, batch.anchor);
+        const time = nanoseconds(timestampOf(batch, i));
+        let start = entryStart;
         let point = value[i]!;
         if (delta) {
-          const last = previous.get(series[i]!.key);
-          if (last) {
+          const last = (head.last ??= previousPoint(previous, series[i]!.key));
+          if (last.time !== undefined) {
             start = last.time;
             // A counter below its previous value restarted: it counts from zero again.
-            point = point >= last.value ? point - last.value : point;
-            last.time = time;
-            last.value = value[i]!;
-          } else previous.set(series[i]!.key, { time, value: point });
+            if (point >= last.value) point -= last.value;
+          }
+          last.time = time;
+          last.value = value[i]!;
         }
         const withExemplar = exemplar?.[i];
-        if (withExemplar) {
-          const record = exemplarRecord(series[i]!, start, time, point, withExemplar);
-          if (at + record.length > out.length) out = grown(out, at, record.length + RECORD_ESTIMATE * (size - i));
-          out.set(record, at);
-          ends[i] = at += record.length;
-          continue;
-        }
-        const head = headOf(series[i]!, batch.anchor);
-        if (at + head.length + tail > out.length) out = grown(out, at, (head.length + tail) * (size - i));
-        out.set(head, at);
-        at += head.length;
+        const bytes = withExemplar
+          ? (head.exemplarBytes ??= headBytes(series[i]!, batch.anchor, EXEMPLAR_FIELD))
+          : head.bytes;
+        const length = bytes.length + tail + (withExemplar ? EXEMPLAR_FIELD : 0);
+        if (at + length > out.length) out = grown(out, at, length * (size - i));
+        out.set(bytes, at);
+        at += bytes.length;
         if (delta) {
           out[at] = OTLP_TAG.startTime;
-          at = out.writeBigUInt64LE(nanoseconds(start), at + 1);
+          at = out.writeBigUInt64LE(start, at + 1);
         }
         out[at] = OTLP_TAG.time;
-        at = out.writeBigUInt64LE(nanoseconds(time), at + 1);
+        at = out.writeBigUInt64LE(time, at + 1);
         out[at] = OTLP_TAG.asDouble;
         at = out.writeDoubleLE(point, at + 1);
+        if (withExemplar) at = writeExemplar(out, at, withExemplar);
         ends[i] = at;
       }
       return {
@@ -181,6 +175,49 @@ function numberMetrics({
       };
     },
   };
+}
+
+/** A series' precomputed bytes of its number points, without and with an exemplar, and its previous point. */
+interface NumberHead {
+  readonly bytes: Buffer;
+  readonly anchor: number;
+  exemplarBytes?: Buffer;
+  last?: PreviousPoint;
+}
+
+/** The time in nanoseconds (none yet: undefined) and value of a series' previous point, under delta temporality. */
+interface PreviousPoint {
+  time: bigint | undefined;
+  value: number;
+}
+
+/** The previous point of the series `key`, made (none yet) on its first point. */
+function previousPoint(previous: Map<string, PreviousPoint>, key: string): PreviousPoint {
+  let found = previous.get(key);
+  if (!found) previous.set(key, (found = { time: undefined, value: 0 }));
+  return found;
+}
+
+/**
+ * A number point's `exemplars` field: tag and length, then the Exemplar's time and value (tag and 8 bytes each),
+ * span id (tag, length, 8 bytes) and trace id (tag, length, 16 bytes).
+ */
+const EXEMPLAR_FIELD = 2 + 9 + 9 + 10 + 18;
+
+/** Writes an exemplar as a number point's `exemplars` field (its ids hex digits, as the model holds them). */
+function writeExemplar(out: Buffer, at: number, { traceId, spanId, value, timestamp }: Exemplar): number {
+  out[at++] = EXEMPLAR_TAG.numberPoint;
+  out[at++] = EXEMPLAR_FIELD - 2;
+  out[at] = EXEMPLAR_TAG.time;
+  at = out.writeBigUInt64LE(nanoseconds(timestamp), at + 1);
+  out[at] = EXEMPLAR_TAG.asDouble;
+  at = out.writeDoubleLE(value, at + 1);
+  out[at++] = EXEMPLAR_TAG.spanId;
+  out[at++] = 8;
+  at += out.write(spanId, at, 8, 'hex');
+  out[at++] = EXEMPLAR_TAG.traceId;
+  out[at++] = 16;
+  return at + out.write(traceId, at, 16, 'hex');
 }
 
 /**

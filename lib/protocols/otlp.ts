@@ -223,6 +223,17 @@ export const OTLP_TAG = {
   asDouble: (4 << 3) | 1,
 } as const;
 
+/** Wire tags of a number point's exemplar the metrics encoder writes itself (lib/encoders/otlp.ts). */
+export const EXEMPLAR_TAG = {
+  /** NumberDataPoint's `exemplars` (5), length-delimited. */
+  numberPoint: (5 << 3) | 2,
+  /** Exemplar's `time_unix_nano` (2) and `as_double` (3), 64-bit; `span_id` (4) and `trace_id` (5), bytes. */
+  time: (2 << 3) | 1,
+  asDouble: (3 << 3) | 1,
+  spanId: (4 << 3) | 2,
+  traceId: (5 << 3) | 2,
+} as const;
+
 /**
  * Wire tags of the Span fields the trace encoder writes itself (lib/encoders/otlp-traces.ts);
  * the rest of a span (name, kind, fixed attributes, an error's event and status) it has
