@@ -1,6 +1,8 @@
 /**
  * Micro-benchmark of the metric encoders: lines/s on batches of 4096 samples of one series with
- * three static labels, ticks 1 µs apart (1,000,000 events/s, so a millisecond spans 1000 lines).
+ * three static labels, ticks 1 µs apart (1,000,000 events/s, so a millisecond spans 1000 lines);
+ * OTLP data points and OpenMetrics counter events (each with its `_created` line) the same way, with
+ * and without an exemplar on 1 % of the rows.
  * Run: node --import tsx bench/encoders.ts
  */
 import type { Labelled, SampleBatch } from '../operators/model/batch.js';
@@ -8,6 +10,8 @@ import { seriesOf } from '../operators/model/series.js';
 import type { MetricEncoder } from '../lib/encoders/encoder.js';
 import { jsonLines } from '../lib/encoders/json-lines.js';
 import { metricsText } from '../lib/encoders/metrics-text.js';
+import { openMetrics } from '../lib/encoders/openmetrics.js';
+import { otlpMetrics } from '../lib/encoders/otlp.js';
 
 const BATCH = 4096;
 const SECONDS = 2;
@@ -65,4 +69,24 @@ for (const toBuffer of [false, true]) {
     toBuffer,
   );
   measure(`jsonLines, sine values, ${how}`, jsonLines({ name: 'cpu_usage' }), sine, toBuffer);
+}
+
+// Every 100th row carries an exemplar, as `exemplars: {every: 100}` would.
+const exemplar = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', value: 1, timestamp: 0 };
+const withExemplars = counter.map((batch) => ({
+  ...batch,
+  exemplar: Array.from({ length: BATCH }, (_, i) => (i % 100 === 0 ? exemplar : undefined)),
+}));
+for (const [how, ring] of [
+  ['', counter],
+  [', exemplar on 1 % of rows', withExemplars],
+] as const) {
+  measure(`otlpMetrics gauge${how}`, otlpMetrics({ name: 'cpu_usage' }), ring, false);
+  measure(
+    `otlpMetrics counter, delta${how}`,
+    otlpMetrics({ name: 'jobs', metricType: 'counter', temporality: 'delta' }),
+    ring,
+    false,
+  );
+  measure(`openMetrics counter (+ _created)${how}`, openMetrics({ name: 'jobs', metricType: 'counter' }), ring, false);
 }

@@ -1,6 +1,6 @@
 import type { MetricType } from '../language/types.js';
-import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
-import { escapeLabelValue } from '../../operators/model/series.js';
+import type { EncodedBatch, Exemplar, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { escapeLabelValue, seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricMeta, TextMetricEncoder } from './encoder.js';
 import { sampleName } from './metrics-text.js';
 import { textValueFormat } from './number.js';
@@ -39,6 +39,9 @@ const UNITS = [
   'hertz',
 ];
 
+/** The suffix of a series' creation time sample. */
+const CREATED = '_created';
+
 /**
  * OpenMetrics text: the family's `# TYPE`, `# HELP` (when the entry has `help`) and `# UNIT`
  * (when its name ends with a base unit, `_seconds`) before its first sample, then one line
@@ -47,26 +50,102 @@ const UNITS = [
  * header rides at the start of the first chunk (in its first record); `# EOF` is not written
  * here but once per stream by the stream sinks (the kind's `trailer`), because a stream holds
  * many chunks and often several entries.
+ *
+ * A counter's, histogram's or summary's event ends with its `<family>_created` sample: the series' creation
+ * time in seconds, the entry start (as OTLP's start time). Exemplars go where OpenMetrics allows them, after
+ * a counter's `_total` and a histogram's `_bucket` samples: ` # {trace_id="…",span_id="…"} value timestamp`;
+ * the others' (a gauge's, a summary's, a histogram's `_sum` and `_count`) are left out.
  */
 export function openMetrics({ name, metricType, help, precision }: OpenMetricsOptions): TextMetricEncoder {
   const counter = metricType === 'counter';
   const family = counter ? name.replace(/(?<=.)_total$/, '') : name;
+  const value = textValueFormat(precision);
+  const mayCarry = EXEMPLARS_ON[metricType ?? 'untyped'];
   const lines = sampleLines({
-    lead: (series) => `${sampleName(counter ? `${family}_total` : name, series)} `,
+    lead: (series) => `${sampleName(counter && series.suffix !== CREATED ? `${family}_total` : family, series)} `,
     middle: () => '',
     // Whole milliseconds (timestampOf): their quotient prints as the exact decimal.
     stamp: (ms) => ` ${ms / 1000}\n`,
-    value: textValueFormat(precision),
+    value,
+    ...(mayCarry && {
+      exemplar: ({ traceId, spanId, value: observed, timestamp }: Exemplar) =>
+        ` # {trace_id="${traceId}",span_id="${spanId}"} ${value(observed)} ${timestamp / 1000}`,
+    }),
   });
+  const withCreated = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
+  const created = new WeakMap<Series, Series>();
+  /** The `_created` series of an event's label set; one object per interned set, as the label operator keeps them. */
+  const createdOf = (series: Series): Series => {
+    if (series.transient) return Object.freeze({ ...seriesOf(series.labels, CREATED), transient: true });
+    let found = created.get(series);
+    if (!found) created.set(series, (found = seriesOf(series.labels, CREATED)));
+    return found;
+  };
   let header: string | undefined = familyHeader(family, metricType, help);
   return {
-    encode(batch: Labelled<SampleBatch>) {
+    encode(rows: Labelled<SampleBatch>) {
+      const batch = withCreated ? openMetricsRows(rows, createdOf, mayCarry) : rows;
       const chunk = lines.encode(batch);
       if (header === undefined || batch.size === 0) return chunk;
       const prefixed = withPrefix(chunk, header);
       header = undefined;
       return prefixed;
     },
+  };
+}
+
+/** The rows of each metric type that OpenMetrics lets carry an exemplar; none: no row. */
+const EXEMPLARS_ON: Record<MetricType, ((series: Series) => boolean) | undefined> = {
+  counter: () => true,
+  histogram: (series) => series.suffix === '_bucket',
+  gauge: undefined,
+  summary: undefined,
+  untyped: undefined,
+};
+
+/**
+ * The rows to write of a batch whose events have a creation time: each event's rows, then its `_created` row (its
+ * label set's, the value the entry start in seconds, the event's time), and the exemplars of the rows that may
+ * carry one.
+ */
+function openMetricsRows(
+  batch: Labelled<SampleBatch>,
+  createdOf: (series: Series) => Series,
+  mayCarry: ((series: Series) => boolean) | undefined,
+): Labelled<SampleBatch> {
+  const events = batch.events ?? batch.size;
+  const rows = events > 0 ? batch.size / events : 0;
+  const size = batch.size + events;
+  const index = new Float64Array(size);
+  const offset = new Float64Array(size);
+  const value = new Float64Array(size);
+  const series = new Array<Series>(size);
+  const exemplars = batch.exemplar && mayCarry ? new Array<Exemplar | undefined>(size) : undefined;
+  const createdAt = Math.floor(batch.anchor) / 1000;
+  for (let e = 0, from = 0, to = 0; e < events; e++) {
+    const first = from;
+    for (let r = 0; r < rows; r++, from++, to++) {
+      index[to] = batch.index[from]!;
+      offset[to] = batch.offset[from]!;
+      value[to] = batch.value[from]!;
+      series[to] = batch.series[from]!;
+      if (exemplars) exemplars[to] = mayCarry!(series[to]!) ? batch.exemplar![from] : undefined;
+    }
+    // The last row has the event's label set: a counter's sample, a histogram's or summary's `_count`.
+    index[to] = batch.index[first]!;
+    offset[to] = batch.offset[first]!;
+    value[to] = createdAt;
+    series[to++] = createdOf(batch.series[from - 1]!);
+  }
+  return {
+    size,
+    anchor: batch.anchor,
+    index,
+    offset,
+    value,
+    series,
+    events,
+    ...(exemplars && { exemplar: exemplars }),
   };
 }
 

@@ -1,6 +1,7 @@
 import {
   timestampOf,
   type EncodedBatch,
+  type Exemplar,
   type Frames,
   type Labelled,
   type LogBatch,
@@ -8,19 +9,41 @@ import {
   type SpanContext,
 } from '../../operators/model/batch.js';
 import { SAMPLED_FLAG } from '../../operators/model/span.js';
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
+import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
-import { OTLP_TAG, attributes, nanos, nanoseconds, otlpMessages } from '../protocols/otlp.js';
+import {
+  EXEMPLAR_TAG,
+  OTLP_TAG,
+  OTLP_TEMPORALITY,
+  attributes,
+  nanos,
+  nanoseconds,
+  otlpMessages,
+} from '../protocols/otlp.js';
 
 /** An OTLP encoder: its records are `metrics` or `log_records` fields of a scope (see {@link otlpMetrics}). */
 export type OtlpEncoder<B> = Encoder<B, Uint8Array>;
 
-/** OTLP's `AggregationTemporality.CUMULATIVE`. */
-const CUMULATIVE = 2;
+/** How Sum and histogram points relate to time: OTLP's `AggregationTemporality`. */
+export type Temporality = keyof typeof OTLP_TEMPORALITY;
+
+/** What the OTLP metrics encoder knows of its metric, and how it writes it. */
+export interface OtlpMetricsOptions extends MetricMeta {
+  /**
+   * `cumulative` (default): a counter's or histogram's totals since the entry start; `delta`: each point the
+   * change since the series' previous point. Gauges and summaries have no temporality in OTLP.
+   */
+  readonly temporality?: Temporality;
+}
+
 /** The 18 bytes after a number point's head: `time_unix_nano` and `as_double`, tag and 8 bytes each. */
 const POINT_TAIL = 18;
+/** A delta point's tail: its own `start_time_unix_nano` (tag and 8 bytes) before the time and value. */
+const DELTA_POINT_TAIL = 27;
 /** First guess of a number point's record bytes; a batch of longer ones grows its buffer. */
 const RECORD_ESTIMATE = 160;
 
@@ -29,78 +52,55 @@ const RECORD_ESTIMATE = 160;
  * written as a `ScopeMetrics.metrics` field; the sink wraps a request's records in one
  * `ResourceMetrics` and `ScopeMetrics` (lib/sinks/otlp-request.ts). By `metric_type`:
  *
- * - `gauge`, `untyped` → Gauge; `counter` → Sum, monotonic, cumulative, its start time the entry's
- *   start (stable across the run);
- * - `histogram` → Histogram (cumulative): explicit bounds are the entry's buckets, bucket counts per
- *   bucket (not cumulative, as OTLP wants; the last one counts above the highest bound), sum, count;
- * - `summary` → Summary with its quantile values, sum and count.
+ * - `gauge`, `untyped` → Gauge; `counter` → Sum, monotonic, its start time the entry's start (cumulative) or the
+ *   series' previous point (delta, the first point's the entry's start);
+ * - `histogram` → Histogram: explicit bounds are the entry's buckets, bucket counts per bucket (not cumulative,
+ *   as OTLP wants; the last one counts above the highest bound), sum, count; an event carrying a native histogram
+ *   (a row of the `native` column) → ExponentialHistogram instead, its classic rows left out (one metric cannot be
+ *   both in one export); either cumulative or delta as the Sum;
+ * - `summary` → Summary with its quantile values, sum and count (no temporality: always since the entry start).
  *
- * Labels become data-point attributes, `help` the description, times are the entry's clock in
- * nanoseconds. Gauge and Sum points are written from precomputed bytes (per series, everything
- * but the time and value, encoded by protobufjs); histogram and summary points are encoded whole.
+ * The exemplars of an event's rows go on its data point (a summary point has none). Labels become data-point
+ * attributes, `help` the description, times are the entry's clock in nanoseconds. Gauge and Sum points are
+ * written from precomputed bytes (per series, everything but the start time under delta, the time, the value
+ * and an exemplar, encoded by protobufjs); histogram and summary points are encoded whole.
  */
-export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): OtlpEncoder<Labelled<SampleBatch>> {
+export function otlpMetrics(options: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
+  return options.metricType === 'histogram' || options.metricType === 'summary'
+    ? distributionMetrics(options)
+    : numberMetrics(options);
+}
+
+/** Gauge and Sum points from precomputed bytes. */
+function numberMetrics({
+  name,
+  metricType,
+  help,
+  temporality,
+}: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
-  const sum = metricType === 'counter';
-
-  if (metricType === 'histogram' || metricType === 'summary') {
-    const Metric = type('Metric');
-    const described = help ? { name, description: help } : { name };
-    const point = metricType === 'histogram' ? histogramPoint : summaryPoint;
-    return {
-      encode(batch) {
-        const events = batch.events ?? batch.size;
-        const rows = events > 0 ? batch.size / events : 0;
-        const writer = protobuf.Writer.create();
-        const ends = new Array<number>(events);
-        const series = new Array<Series>(events);
-        const offset = new Float64Array(events);
-        for (let e = 0; e < events; e++) {
-          const at = e * rows;
-          series[e] = batch.series[at + rows - 1]!;
-          offset[e] = batch.offset[at]!;
-          const data = {
-            ...point(batch, at, rows),
-            attributes: attributes(series[e]!.labels),
-            startTimeUnixNano: nanos(batch.anchor),
-            timeUnixNano: nanos(timestampOf(batch, at)),
-          };
-          writer.uint32(OTLP_TAG.second).fork();
-          Metric.encode(
-            {
-              ...described,
-              [metricType]:
-                metricType === 'histogram'
-                  ? { aggregationTemporality: CUMULATIVE, dataPoints: [data] }
-                  : { dataPoints: [data] },
-            },
-            writer,
-          );
-          writer.ldelim();
-          ends[e] = writer.len;
-        }
-        const data = writer.finish();
-        return { size: events, data, bytes: data.byteLength, frames: recordFrames(ends, series, batch.anchor, offset) };
-      },
-    };
-  }
-
   const NumberDataPoint = type('NumberDataPoint');
+  const sum = metricType === 'counter';
+  const delta = sum && temporality === 'delta';
+  const tail = delta ? DELTA_POINT_TAIL : POINT_TAIL;
   const writer = () => protobuf.Writer.create();
   const sumFields = sum
-    ? writer().uint32(OTLP_TAG.temporality).int32(CUMULATIVE).uint32(OTLP_TAG.monotonic).bool(true).finish()
+    ? writer()
+        .uint32(OTLP_TAG.temporality)
+        .int32(OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'])
+        .uint32(OTLP_TAG.monotonic)
+        .bool(true)
+        .finish()
     : new Uint8Array(0);
-  const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly anchor: number }>();
   /**
-   * A number point's record up to its time: the `metrics` field holding a Metric (name,
-   * description, Gauge or Sum) whose one data point ends with the 18 bytes of time and value.
+   * A number point's record up to its tail: the `metrics` field holding a Metric (name, description, Gauge or
+   * Sum) whose one data point ends with the bytes of (under delta) start time, time, value and `extra` bytes.
    */
-  const headOf = (series: Series, anchor: number): Buffer => {
-    const found = heads.get(series);
-    if (found?.anchor === anchor) return found.bytes;
+  const headBytes = (series: Series, anchor: number, extra: number): Buffer => {
     const labels = NumberDataPoint.encode({ attributes: attributes(series.labels) }).finish();
-    const start = sum ? writer().uint32(OTLP_TAG.startTime).fixed64(nanos(anchor)).finish() : new Uint8Array(0);
-    const pointLength = labels.length + start.length + POINT_TAIL;
+    const start =
+      sum && !delta ? writer().uint32(OTLP_TAG.startTime).fixed64(nanos(anchor)).finish() : new Uint8Array(0);
+    const pointLength = labels.length + start.length + tail + extra;
     const dataPoint = writer().uint32(OTLP_TAG.first).uint32(pointLength).finish();
     const innerLength = sumFields.length + dataPoint.length + pointLength;
     const named = writer().uint32(OTLP_TAG.first).string(name);
@@ -113,26 +113,60 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
       .uint32(OTLP_TAG.second)
       .uint32(metric.length + innerLength)
       .finish();
-    const bytes = Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
-    heads.set(series, { bytes, anchor });
-    return bytes;
+    return Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
   };
+  const heads = new WeakMap<Series, NumberHead>();
+  const headOf = (series: Series, anchor: number): NumberHead => {
+    let head = heads.get(series);
+    if (head?.anchor !== anchor)
+      heads.set(
+        series,
+        (head = { bytes: headBytes(series, anchor, 0), anchor, exemplarBytes: undefined, last: undefined }),
+      );
+    return head;
+  };
+  // Delta: each series' previous point, by key (one label set may come as several objects); its head holds it.
+  const previous = new Map<string, PreviousPoint>();
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
-      const { size, value, series } = batch;
+      const { size, value, series, exemplar } = batch;
       let out: Buffer = Buffer.allocUnsafe(size * RECORD_ESTIMATE);
       let at = 0;
       const ends = new Array<number>(size);
+      const entryStart = nanoseconds(batch.anchor);
       for (let i = 0; i < size; i++) {
         const head = headOf(series[i]!, batch.anchor);
-        if (at + head.length + POINT_TAIL > out.length) out = grown(out, at, (head.length + POINT_TAIL) * (size - i));
-        out.set(head, at);
-        at += head.length;
+        const time = nanoseconds(timestampOf(batch, i));
+        let start = entryStart;
+        let point = value[i]!;
+        if (delta) {
+          const last = (head.last ??= previousPoint(previous, series[i]!.key));
+          if (last.time !== undefined) {
+            start = last.time;
+            // A counter below its previous value restarted: it counts from zero again.
+            if (point >= last.value) point -= last.value;
+          }
+          last.time = time;
+          last.value = value[i]!;
+        }
+        const withExemplar = exemplar?.[i];
+        const bytes = withExemplar
+          ? (head.exemplarBytes ??= headBytes(series[i]!, batch.anchor, EXEMPLAR_FIELD))
+          : head.bytes;
+        const length = bytes.length + tail + (withExemplar ? EXEMPLAR_FIELD : 0);
+        if (at + length > out.length) out = grown(out, at, length * (size - i));
+        out.set(bytes, at);
+        at += bytes.length;
+        if (delta) {
+          out[at] = OTLP_TAG.startTime;
+          at = out.writeBigUInt64LE(start, at + 1);
+        }
         out[at] = OTLP_TAG.time;
-        at = out.writeBigUInt64LE(nanoseconds(timestampOf(batch, i)), at + 1);
+        at = out.writeBigUInt64LE(time, at + 1);
         out[at] = OTLP_TAG.asDouble;
-        at = out.writeDoubleLE(value[i]!, at + 1);
+        at = out.writeDoubleLE(point, at + 1);
+        if (withExemplar) at = writeExemplar(out, at, withExemplar);
         ends[i] = at;
       }
       return {
@@ -143,6 +177,185 @@ export function otlpMetrics({ name, metricType = 'gauge', help }: MetricMeta): O
       };
     },
   };
+}
+
+/** A series' precomputed bytes of its number points, without and with an exemplar, and its previous point. */
+interface NumberHead {
+  readonly bytes: Buffer;
+  readonly anchor: number;
+  exemplarBytes?: Buffer;
+  last?: PreviousPoint;
+}
+
+/** The time in nanoseconds (none yet: undefined) and value of a series' previous point, under delta temporality. */
+interface PreviousPoint {
+  time: bigint | undefined;
+  value: number;
+}
+
+/** The previous point of the series `key`, made (none yet) on its first point. */
+function previousPoint(previous: Map<string, PreviousPoint>, key: string): PreviousPoint {
+  let found = previous.get(key);
+  if (!found) previous.set(key, (found = { time: undefined, value: 0 }));
+  return found;
+}
+
+/**
+ * A number point's `exemplars` field: tag and length, then the Exemplar's time and value (tag and 8 bytes each),
+ * span id (tag, length, 8 bytes) and trace id (tag, length, 16 bytes).
+ */
+const EXEMPLAR_FIELD = 2 + 9 + 9 + 10 + 18;
+
+/** Writes an exemplar as a number point's `exemplars` field (its ids hex digits, as the model holds them). */
+function writeExemplar(out: Buffer, at: number, { traceId, spanId, value, timestamp }: Exemplar): number {
+  out[at++] = EXEMPLAR_TAG.numberPoint;
+  out[at++] = EXEMPLAR_FIELD - 2;
+  out[at] = EXEMPLAR_TAG.time;
+  at = out.writeBigUInt64LE(nanoseconds(timestamp), at + 1);
+  out[at] = EXEMPLAR_TAG.asDouble;
+  at = out.writeDoubleLE(value, at + 1);
+  out[at++] = EXEMPLAR_TAG.spanId;
+  out[at++] = 8;
+  at += out.write(spanId, at, 8, 'hex');
+  out[at++] = EXEMPLAR_TAG.traceId;
+  out[at++] = 16;
+  return at + out.write(traceId, at, 16, 'hex');
+}
+
+/**
+ * An event's data point of a histogram or summary: the cumulative state its rows hold, and the OTLP fields of
+ * that state, or under delta of the change since an earlier state of the series.
+ */
+interface PointKind<S extends { readonly count: number }> {
+  /** The Metric field of its OTLP type. */
+  readonly field: 'histogram' | 'exponentialHistogram' | 'summary';
+  state(batch: Labelled<SampleBatch>, at: number, rows: number): S;
+  fields(state: S, before?: S): object;
+}
+
+/** Histogram points: explicit bounds, counts per bucket. */
+const EXPLICIT: PointKind<ReturnType<typeof histogramPoint>> = {
+  field: 'histogram',
+  state: histogramPoint,
+  fields: (state, before) =>
+    before
+      ? {
+          ...state,
+          bucketCounts: state.bucketCounts.map((count, b) => count - before.bucketCounts[b]!),
+          sum: state.sum - before.sum,
+          count: state.count - before.count,
+        }
+      : state,
+};
+
+/** Exponential histogram points, from the event's native histogram. */
+const EXPONENTIAL: PointKind<NativeHistogram> = {
+  field: 'exponentialHistogram',
+  state: (batch, at, rows) => batch.native![nativeRow(batch, at, rows)]!,
+  fields: (state, before) => {
+    const { positive, negative, ...point } = exponentialPoint(state, before);
+    return { ...point, positive: otlpBuckets(positive), negative: otlpBuckets(negative) };
+  },
+};
+
+/** Summary points: quantiles. */
+const SUMMARY: PointKind<ReturnType<typeof summaryPoint>> = { field: 'summary', state: summaryPoint, fields: (s) => s };
+
+/** Histogram and summary points, each event's encoded whole by protobufjs. */
+function distributionMetrics({
+  name,
+  metricType,
+  help,
+  temporality,
+}: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
+  const { protobuf, type } = otlpMessages();
+  const Metric = type('Metric');
+  const histogram = metricType === 'histogram';
+  const delta = histogram && temporality === 'delta';
+  const aggregationTemporality = OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'];
+  // Delta: each series' previous state, by key.
+  const previous = new Map<string, { time: number; state: { count: number } }>();
+  return {
+    encode(batch) {
+      const events = batch.events ?? batch.size;
+      const rows = events > 0 ? batch.size / events : 0;
+      const writer = protobuf.Writer.create();
+      const ends = new Array<number>(events);
+      const series = new Array<Series>(events);
+      const offset = new Float64Array(events);
+      for (let e = 0; e < events; e++) {
+        const at = e * rows;
+        const native = histogram ? nativeRow(batch, at, rows) : -1;
+        const kind: PointKind<{ count: number }> = !histogram ? SUMMARY : native < 0 ? EXPLICIT : EXPONENTIAL;
+        // The native row's label set, or the `_count` row's: the labels of the series without `le`.
+        series[e] = batch.series[native < 0 ? at + rows - 1 : native]!;
+        offset[e] = batch.offset[at]!;
+        const time = timestampOf(batch, at);
+        const state = kind.state(batch, at, rows);
+        const last = delta ? previous.get(series[e]!.key) : undefined;
+        if (delta) previous.set(series[e]!.key, { time, state });
+        // A count below the previous one: the series restarted, its point counts from zero again.
+        const before = last && state.count >= last.state.count ? last.state : undefined;
+        const exemplars = histogram ? exemplarsOf(batch, at, rows) : [];
+        const data = {
+          ...kind.fields(state, before),
+          attributes: attributes(series[e]!.labels),
+          startTimeUnixNano: nanos(last?.time ?? batch.anchor),
+          timeUnixNano: nanos(time),
+          ...(exemplars.length > 0 && { exemplars }),
+        };
+        writer.uint32(OTLP_TAG.second).fork();
+        Metric.encode(
+          {
+            ...described(name, help),
+            [kind.field]: histogram ? { aggregationTemporality, dataPoints: [data] } : { dataPoints: [data] },
+          },
+          writer,
+        );
+        writer.ldelim();
+        ends[e] = writer.len;
+      }
+      const data = writer.finish();
+      return { size: events, data, bytes: data.byteLength, frames: recordFrames(ends, series, batch.anchor, offset) };
+    },
+  };
+}
+
+/** A Metric's name and, when the entry has `help`, its description. */
+function described(name: string, help: string | undefined): { name: string; description?: string } {
+  return help ? { name, description: help } : { name };
+}
+
+/** The row of an event that holds its native histogram, or -1. */
+function nativeRow(batch: SampleBatch, at: number, rows: number): number {
+  if (batch.native) for (let r = at; r < at + rows; r++) if (batch.native[r]) return r;
+  return -1;
+}
+
+/** The exemplars of an event's rows, as OTLP's; once each (the classic and the native rows may share one). */
+function exemplarsOf(batch: SampleBatch, at: number, rows: number): ReturnType<typeof otlpExemplar>[] {
+  const found = new Set<Exemplar>();
+  if (batch.exemplar)
+    for (let r = at; r < at + rows; r++) {
+      const exemplar = batch.exemplar[r];
+      if (exemplar) found.add(exemplar);
+    }
+  return [...found].map(otlpExemplar);
+}
+
+/** An exemplar as OTLP's: ids as bytes, the value as a double. */
+function otlpExemplar({ traceId, spanId, value, timestamp }: Exemplar) {
+  return {
+    timeUnixNano: nanos(timestamp),
+    asDouble: value,
+    traceId: Buffer.from(traceId, 'hex'),
+    spanId: Buffer.from(spanId, 'hex'),
+  };
+}
+
+/** Exponential buckets as OTLP's `Buckets` message. */
+function otlpBuckets({ offset, counts }: ExponentialBuckets): { offset: number; bucketCounts: readonly number[] } {
+  return { offset, bucketCounts: counts };
 }
 
 /**

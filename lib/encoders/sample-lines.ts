@@ -1,4 +1,4 @@
-import { timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
@@ -11,11 +11,18 @@ export interface SampleLineFormat {
   lead(series: Series): string;
   /** Text between the value and the timestamp fragment, once per series. */
   middle(series: Series): string;
-  /** Text from the timestamp to the end of the line, once per millisecond. */
+  /** Text from the timestamp to the end of the line, its line feed included, once per millisecond. */
   stamp(ms: number): string;
   readonly value: ValueFormat;
+  /**
+   * Text of a row's exemplar, written before the line feed (OpenMetrics' ` # {trace_id="…"} value timestamp`);
+   * absent: the format has no exemplars and the column is not read.
+   */
+  exemplar?(exemplar: Exemplar): string;
 }
 
+/** The byte every line ends with. */
+const LINE_FEED = 0x0a;
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
 
@@ -212,6 +219,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   return {
     encode(batch: Labelled<SampleBatch>) {
       const { size, value, series } = batch;
+      const exemplars = format.exemplar ? batch.exemplar : undefined;
       let out: Buffer = Buffer.allocUnsafe(size * lineGuess);
       let at = 0;
       const ends = new Array<number>(size);
@@ -246,11 +254,27 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           out.set(stampBytes, at);
           at += stampBytes.length;
         } else at = writeText(out, stamp, at);
+        const exemplar = exemplars?.[i];
+        if (exemplar) {
+          const text = format.exemplar!(exemplar);
+          if (at + text.length * 3 > out.length) out = grown(out, at, text.length * 3 + (size - i) * lineGuess);
+          // In place of the line feed, which comes after it.
+          at = writeText(out, text, at - 1);
+          out[at++] = LINE_FEED;
+        }
         ends[i] = at;
         // The lines after it with the same series, value and millisecond (a constant signal at
-        // a high rate) are the same bytes: copied in blocks that double, a few copies a run.
+        // a high rate) and no exemplar are the same bytes: copied in blocks that double, a few copies a run.
         let same = i + 1;
-        while (same < size && series[same] === s && value[same] === v && timestampOf(batch, same) === ms) same++;
+        while (
+          same < size &&
+          series[same] === s &&
+          value[same] === v &&
+          timestampOf(batch, same) === ms &&
+          !exemplar &&
+          !exemplars?.[same]
+        )
+          same++;
         const copies = same - i - 1;
         if (copies > 0) {
           const line = at - lineStart;

@@ -1,5 +1,5 @@
 /**
- * The OTLP messages svc writes and reads (opentelemetry-proto v1: the metrics, logs and trace data
+ * The OTLP messages svc writes and reads (opentelemetry-proto v1.x: the metrics, logs and trace data
  * models, the collector services' requests and responses with partial success), plus the
  * google.rpc.Status and RetryInfo a gRPC server attaches to a refusal, declared for protobufjs by
  * their field numbers. protobufjs is an optional package of the `otlp` feature, loaded on first
@@ -38,6 +38,7 @@ const DESCRIPTOR = {
             gauge: field('Gauge', 5),
             sum: field('Sum', 7),
             histogram: field('Histogram', 9),
+            exponentialHistogram: field('ExponentialHistogram', 10),
             summary: field('Summary', 11),
           },
         },
@@ -52,6 +53,12 @@ const DESCRIPTOR = {
         Histogram: {
           fields: { dataPoints: repeated('HistogramDataPoint', 1), aggregationTemporality: field('int32', 2) },
         },
+        ExponentialHistogram: {
+          fields: {
+            dataPoints: repeated('ExponentialHistogramDataPoint', 1),
+            aggregationTemporality: field('int32', 2),
+          },
+        },
         Summary: { fields: { dataPoints: repeated('SummaryDataPoint', 1) } },
         NumberDataPoint: {
           fields: {
@@ -59,6 +66,7 @@ const DESCRIPTOR = {
             startTimeUnixNano: field('fixed64', 2),
             timeUnixNano: field('fixed64', 3),
             asDouble: field('double', 4),
+            exemplars: repeated('Exemplar', 5),
           },
         },
         HistogramDataPoint: {
@@ -70,6 +78,31 @@ const DESCRIPTOR = {
             sum: field('double', 5),
             bucketCounts: repeated('fixed64', 6),
             explicitBounds: repeated('double', 7),
+            exemplars: repeated('Exemplar', 8),
+          },
+        },
+        ExponentialHistogramDataPoint: {
+          fields: {
+            attributes: repeated('KeyValue', 1),
+            startTimeUnixNano: field('fixed64', 2),
+            timeUnixNano: field('fixed64', 3),
+            count: field('fixed64', 4),
+            sum: field('double', 5),
+            scale: field('sint32', 6),
+            zeroCount: field('fixed64', 7),
+            positive: field('Buckets', 8),
+            negative: field('Buckets', 9),
+            exemplars: repeated('Exemplar', 11),
+            zeroThreshold: field('double', 14),
+          },
+          nested: { Buckets: { fields: { offset: field('sint32', 1), bucketCounts: repeated('uint64', 2) } } },
+        },
+        Exemplar: {
+          fields: {
+            timeUnixNano: field('fixed64', 2),
+            asDouble: field('double', 3),
+            spanId: field('bytes', 4),
+            traceId: field('bytes', 5),
           },
         },
         SummaryDataPoint: {
@@ -193,6 +226,17 @@ export const OTLP_TAG = {
   asDouble: (4 << 3) | 1,
 } as const;
 
+/** Wire tags of a number point's exemplar the metrics encoder writes itself (lib/encoders/otlp.ts). */
+export const EXEMPLAR_TAG = {
+  /** NumberDataPoint's `exemplars` (5), length-delimited. */
+  numberPoint: (5 << 3) | 2,
+  /** Exemplar's `time_unix_nano` (2) and `as_double` (3), 64-bit; `span_id` (4) and `trace_id` (5), bytes. */
+  time: (2 << 3) | 1,
+  asDouble: (3 << 3) | 1,
+  spanId: (4 << 3) | 2,
+  traceId: (5 << 3) | 2,
+} as const;
+
 /**
  * Wire tags of the Span fields the trace encoder writes itself (lib/encoders/otlp-traces.ts);
  * the rest of a span (name, kind, fixed attributes, an error's event and status) it has
@@ -221,6 +265,9 @@ export const SPAN_TAG = {
   value: (2 << 3) | 2,
   stringValue: (1 << 3) | 2,
 } as const;
+
+/** OTLP's `AggregationTemporality` of each `temporality` of the otlp encoder. */
+export const OTLP_TEMPORALITY = { delta: 1, cumulative: 2 } as const;
 
 /** OTLP `Span.SpanKind` of each kind. */
 export const OTLP_SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;

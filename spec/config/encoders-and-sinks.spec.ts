@@ -57,6 +57,15 @@ describe('encoder', () => {
     ).to.deep.equal(['scenarios[0] (cpu): encoder.precision: unknown field']);
   });
 
+  it("takes the otlp encoder's temporality, cumulative or delta, and names the field when it is neither", () => {
+    const otlp = (temporality: unknown) =>
+      metric({ encoder: { type: 'otlp', temporality }, sink: { type: 'otlp_http', url: 'http://collector:4318' } });
+    expect(entryOf(otlp('delta')).encoder).to.deep.equal({ type: 'otlp', temporality: 'delta' });
+    expect(entryProblems(otlp('weekly'))).to.deep.equal([
+      'scenarios[0] (cpu): encoder.temporality: expected one of cumulative, delta, got "weekly"',
+    ]);
+  });
+
   it('names the allowed types', () => {
     expect(entryProblems(metric({ encoder: { type: 'prometheus' } }))).to.deep.equal([
       'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, zipkin_json, got "prometheus"',

@@ -26,7 +26,7 @@ describe('entry: native histograms', () => {
   it('refuses a native-only histogram to an encoder that does not write native histograms, naming both', () => {
     for (const encoder of ['metrics_text', 'openmetrics', 'json_lines']) {
       expect(entryProblems(histogram({ native: {}, encoder: { type: encoder } }))).to.deep.equal([
-        `scenarios[0] (latency): native: the ${encoder} encoder does not write native histograms (remote_write does); give buckets too, and it writes the classic ones`,
+        `scenarios[0] (latency): native: the ${encoder} encoder does not write native histograms (remote_write and otlp do); give buckets too, and it writes the classic ones`,
       ]);
     }
   });

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openMetrics } from '../../lib/encoders/openmetrics.js';
-import { recordOf } from '../../operators/model/batch.js';
+import { OPENMETRICS_EOF, openMetrics } from '../../lib/encoders/openmetrics.js';
+import { recordOf, type Exemplar } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc } from '../support/cli.js';
@@ -33,7 +33,7 @@ describe('openMetrics', () => {
       const out = openMetrics({ name, metricType: 'counter' })
         .encode(sampleBatch({ values: [3] }))
         .data.toString();
-      expect(out, name).to.equal('# TYPE requests counter\nrequests_total 3 0\n');
+      expect(out, name).to.equal('# TYPE requests counter\nrequests_total 3 0\nrequests_created 0 0\n');
     }
   });
 
@@ -45,11 +45,163 @@ describe('openMetrics', () => {
     ).to.equal('# TYPE m unknown\nm 0.33 0\n');
     const rows = [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
     const out = openMetrics({ name: 'size_bytes', metricType: 'histogram' })
-      .encode(sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows }))
+      .encode({ ...sampleBatch({ values: [2, 7, 2], offsets: [0, 0, 0], series: rows }), events: 1 })
       .data.toString();
     expect(out).to.equal(
-      '# TYPE size_bytes histogram\n# UNIT size_bytes bytes\nsize_bytes_bucket{le="+Inf"} 2 0\nsize_bytes_sum 7 0\nsize_bytes_count 2 0\n',
+      '# TYPE size_bytes histogram\n# UNIT size_bytes bytes\nsize_bytes_bucket{le="+Inf"} 2 0\nsize_bytes_sum 7 0\nsize_bytes_count 2 0\n' +
+        'size_bytes_created 0 0\n',
     );
+  });
+});
+
+describe('openMetrics: _created and exemplars', () => {
+  const exemplar = (n: number, value: number, timestamp: number): Exemplar => ({
+    traceId: `4bf92f3577b34da6a3ce929d0e0e47${String(n).padStart(2, '0')}`,
+    spanId: `00f067aa0ba902${String(n).padStart(2, '0')}`,
+    value,
+    timestamp,
+  });
+  const exemplarText = (e: Exemplar) =>
+    ` # {trace_id="${e.traceId}",span_id="${e.spanId}"} ${e.value} ${e.timestamp / 1000}`;
+  /** A histogram's rows (buckets 0.1 and +Inf, _sum, _count) for each event's cumulative [≤ 0.1, count, sum]. */
+  const histogramRows = (events: [number, number, number][], offsets: number[], labels: Record<string, string>) => {
+    const rows = [
+      seriesOf({ ...labels, le: '0.1' }, '_bucket'),
+      seriesOf({ ...labels, le: '+Inf' }, '_bucket'),
+      seriesOf(labels, '_sum'),
+      seriesOf(labels, '_count'),
+    ];
+    return {
+      ...sampleBatch({
+        anchor: T0,
+        values: events.flatMap(([low, count, sum]) => [low, count, sum, count]),
+        offsets: offsets.flatMap((o) => [o, o, o, o]),
+        series: events.flatMap(() => rows),
+      }),
+      events: events.length,
+    };
+  };
+
+  it("ends each event of a counter, histogram or summary with its _created sample: the entry start, the event's time", () => {
+    const job = seriesOf({ job: 'a' });
+    const counter = openMetrics({ name: 'jobs_total', metricType: 'counter' }).encode(
+      sampleBatch({ anchor: T0 + 250, offsets: [0, 1000], values: [1, 2], series: job }),
+    );
+    expect(counter.data.toString()).to.equal(
+      '# TYPE jobs counter\n' +
+        'jobs_total{job="a"} 1 1704067200.25\njobs_created{job="a"} 1704067200.25 1704067200.25\n' +
+        'jobs_total{job="a"} 2 1704067201.25\njobs_created{job="a"} 1704067200.25 1704067201.25\n',
+    );
+    // The _created line is part of its event's record.
+    expect(counter.frames.perEvent).to.equal(2);
+    expect(recordOf(counter, 3).toString()).to.equal('jobs_created{job="a"} 1704067200.25 1704067201.25');
+
+    const histogram = openMetrics({ name: 'rpc_seconds', metricType: 'histogram' }).encode(
+      histogramRows([[1, 2, 0.5]], [2000], { svc: 'api' }),
+    );
+    expect(histogram.data.toString().split('\n').slice(2, -1)).to.deep.equal([
+      'rpc_seconds_bucket{le="0.1",svc="api"} 1 1704067202',
+      'rpc_seconds_bucket{le="+Inf",svc="api"} 2 1704067202',
+      'rpc_seconds_sum{svc="api"} 0.5 1704067202',
+      'rpc_seconds_count{svc="api"} 2 1704067202',
+      'rpc_seconds_created{svc="api"} 1704067200 1704067202',
+    ]);
+    const summaryRows = [seriesOf({ quantile: '0.5' }), seriesOf({}, '_sum'), seriesOf({}, '_count')];
+    const summary = openMetrics({ name: 'rt', metricType: 'summary' }).encode({
+      ...sampleBatch({ anchor: T0, values: [1, 2, 2], offsets: [0, 0, 0], series: summaryRows }),
+      events: 1,
+    });
+    expect(summary.data.toString()).to.match(/rt_count 2 1704067200\nrt_created 1704067200 1704067200\n$/);
+    for (const metricType of ['gauge', 'untyped'] as const)
+      expect(
+        openMetrics({ name: 'm', metricType })
+          .encode(sampleBatch({ values: [1] }))
+          .data.toString(),
+      ).to.not.contain('_created');
+  });
+
+  it("writes exemplars after a counter's _total and a histogram's _bucket samples only", () => {
+    const counterExemplars = [exemplar(1, 1, T0 + 400), undefined, exemplar(2, 0.5, T0 + 2500)];
+    // The same value, series and millisecond as the line before: a copied run, unless an exemplar differs.
+    const counter = openMetrics({ name: 'jobs', metricType: 'counter' }).encode({
+      ...sampleBatch({ anchor: T0, offsets: [1000, 1000, 1000], values: [3, 3, 3] }),
+      exemplar: counterExemplars,
+    });
+    expect(
+      counter.data
+        .toString()
+        .split('\n')
+        .filter((line) => line.startsWith('jobs_total')),
+    ).to.deep.equal([
+      `jobs_total 3 1704067201${exemplarText(counterExemplars[0]!)}`,
+      'jobs_total 3 1704067201',
+      `jobs_total 3 1704067201${exemplarText(counterExemplars[2]!)}`,
+    ]);
+    expect(counter.frames.ends.at(-1)).to.equal(counter.data.length);
+
+    const histogram = histogramRows(
+      [
+        [1, 2, 0.5],
+        [1, 3, 2.5],
+      ],
+      [0, 1000],
+      {},
+    );
+    // An exemplar on every row of the first event, on the +Inf bucket of the second.
+    const rows = [0, 1, 2, 3].map((r) => exemplar(r, 0.05, T0 - 10));
+    const late = exemplar(9, 2, T0 + 999);
+    const lines = openMetrics({ name: 'rpc_seconds', metricType: 'histogram' })
+      .encode({ ...histogram, exemplar: [...rows, undefined, late, undefined, undefined] })
+      .data.toString()
+      .split('\n');
+    expect(lines.filter((line) => line.includes(' # '))).to.deep.equal([
+      `rpc_seconds_bucket{le="0.1"} 1 1704067200${exemplarText(rows[0]!)}`,
+      `rpc_seconds_bucket{le="+Inf"} 2 1704067200${exemplarText(rows[1]!)}`,
+      `rpc_seconds_bucket{le="+Inf"} 3 1704067201${exemplarText(late)}`,
+    ]);
+
+    const summaryRows = [seriesOf({ quantile: '0.5' }), seriesOf({}, '_sum'), seriesOf({}, '_count')];
+    for (const [metricType, batch] of [
+      ['gauge', sampleBatch({ values: [1] })],
+      ['summary', { ...sampleBatch({ values: [1, 2, 2], offsets: [0, 0, 0], series: summaryRows }), events: 1 }],
+    ] as const) {
+      const withExemplars = { ...batch, exemplar: Array(batch.size).fill(exemplar(1, 1, T0)) };
+      expect(openMetrics({ name: 'm', metricType }).encode(withExemplars).data.toString(), metricType).to.not.contain(
+        'trace_id',
+      );
+    }
+  });
+
+  it("Prometheus' own OpenMetrics parser (promtool tsdb create-blocks-from openmetrics) takes the output with its exemplars and _created", () => {
+    const { scenario } = scenarioDir('svc-om-exemplars-');
+    const load = (text: string, name: string) => {
+      const file = scenario(name, text);
+      return spawnSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', file, `${file}.tsdb`], {
+        encoding: 'utf8',
+      });
+    };
+    const counter = openMetrics({ name: 'jobs', metricType: 'counter', help: 'Jobs.' }).encode({
+      ...sampleBatch({ anchor: T0, offsets: [0, 1000], values: [1, 4], series: seriesOf({ job: 'a' }) }),
+      exemplar: [exemplar(1, 1, T0 - 100), exemplar(2, 3, T0 + 900)],
+    });
+    const histogram = openMetrics({ name: 'rpc_seconds', metricType: 'histogram', help: 'RPC latency.' }).encode({
+      ...histogramRows([[1, 2, 0.5]], [0], {}),
+      exemplar: [exemplar(3, 0.05, T0), exemplar(4, 0.45, T0), exemplar(5, 9, T0), undefined],
+    });
+    const text = `${counter.data}${histogram.data}${OPENMETRICS_EOF}`;
+    // A parse of our own that the exemplars are where they should be: a _total or a _bucket sample's.
+    const carriers = text
+      .split('\n')
+      .filter((line) => line.includes(' # {'))
+      .map((line) => line.split(/[{ ]/)[0]);
+    expect(carriers).to.deep.equal(['jobs_total', 'jobs_total', 'rpc_seconds_bucket', 'rpc_seconds_bucket']);
+    const loaded = load(text, 'ok.om');
+    expect(loaded.status, `${loaded.stdout}${loaded.stderr}`).to.equal(0);
+    // The parser checks where exemplars go: the same text with one on a _sum sample is refused.
+    const misplaced = text.replace(/(rpc_seconds_sum 0.5 1704067200)/, `$1${` # {trace_id="00"} 1 1704067200`}`);
+    const refused = load(misplaced, 'bad.om');
+    expect(refused.status).to.equal(1);
+    expect(refused.stderr).to.contain('rpc_seconds_sum does not support exemplars');
   });
 });
 
@@ -98,7 +250,9 @@ scenarios:
       '# TYPE room_temperature_celsius gauge',
       '# TYPE request_seconds histogram',
     ]);
-    expect(promtoolCheck(text)).to.deep.equal({ code: 0, problems: [] });
+    // promtool check metrics reads the classic text format, where `_created` is a metric of its own, without HELP:
+    // a lint (exit 3), not a parse error (exit 1).
+    expect(promtoolCheck(text)).to.deep.equal({ code: 3, problems: ['request_seconds_created no help text'] });
   });
 
   it('ends stdout with one # EOF when several entries write to it', async () => {
@@ -127,7 +281,8 @@ scenarios:
     expect(load.status, `${load.stdout}${load.stderr}`).to.equal(0);
     const list = spawnSync('promtool', ['tsdb', 'list', data], { encoding: 'utf8' });
     expect(list.status, list.stderr).to.equal(0);
-    // 2 h of one tick per 4 s: 1800 ticks of 6 series (the gauge; the histogram's buckets 0.05, 0.5, +Inf, _sum, _count).
+    // 2 h of one tick per 4 s: 1800 ticks of 7 series (the gauge; the histogram's buckets 0.05, 0.5, +Inf, _sum,
+    // _count and _created, which Prometheus 2 stores as a series).
     const blocks = list.stdout
       .trim()
       .split('\n')
@@ -138,7 +293,7 @@ scenarios:
     );
     expect(Math.min(...minTime!)).to.equal(Date.UTC(2026, 0, 1));
     expect(Math.max(...maxTime!)).to.equal(Date.UTC(2026, 0, 1, 2) - 4_000 + 1);
-    expect(samples!.reduce((a, b) => a + b)).to.equal(1800 * 6);
-    expect(series!.reduce((a, b) => a + b)).to.equal(6 * blocks.length);
+    expect(samples!.reduce((a, b) => a + b)).to.equal(1800 * 7);
+    expect(series!.reduce((a, b) => a + b)).to.equal(7 * blocks.length);
   });
 });

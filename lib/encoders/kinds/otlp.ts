@@ -5,11 +5,21 @@ import { defineEncoder } from './kind.js';
 
 export const otlpKind = defineEncoder({
   type: 'otlp',
-  codec: strict('otlp encoder', { type: oneOf(['otlp']) }),
+  codec: strict(
+    'otlp encoder',
+    { type: oneOf(['otlp']) },
+    {
+      temporality: oneOf(['cumulative', 'delta']).describe(
+        "Of counters' and histograms' points: cumulative (totals since the entry start, default) or delta (the change " +
+          "since the series' previous point). Gauges and summaries have none.",
+      ),
+    },
+  ),
   feature: 'otlp',
   carries: ['metrics', 'logs', 'traces'],
   sinks: ['otlp_grpc', 'otlp_http'],
-  metrics: (_config, meta) => otlpMetrics(meta),
+  nativeHistograms: true,
+  metrics: (config, meta) => otlpMetrics({ ...meta, temporality: config.temporality }),
   logs: () => otlpLogs(),
   traces: () => otlpTraces(),
 });
