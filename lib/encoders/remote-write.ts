@@ -1,21 +1,12 @@
-import { timestampOf, type EncodedBatch, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { Series } from '../../operators/model/series.js';
-import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
+import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
 
 /** A metric encoder whose chunks are remote-write protobuf. */
 export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;
-
-/** `MetricMetadata.type` of each metric_type. */
-const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
-  untyped: 0,
-  counter: 1,
-  gauge: 2,
-  histogram: 3,
-  summary: 5,
-};
 
 /**
  * Prometheus remote-write encoder: each row of a batch becomes one `TimeSeries` (its labels,
@@ -30,11 +21,16 @@ const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
  * encoders cache their prefixes; per millisecond the timestamp field. A row is its head, the
  * value as the little-endian double protobuf's `double` is, and the timestamp field, copied into
  * one buffer per batch.
+ *
+ * The chunk also carries the batch itself (`rows`): a remote write 2.0 request needs one symbol table for all
+ * its rows, so the sink writes it from them (lib/sinks/framing/remote-write-v2.ts).
  */
 export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
   const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
+  const metric = remoteWriteMetric(name, metricType, help);
+  // 1.0's MetricMetadata.type numbers the metric types as 2.0's Metadata.type does.
   const preamble = WriteRequest.encode({
-    metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }],
+    metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '' }],
   }).finish();
   const heads = new WeakMap<Series, { readonly bytes: Buffer; readonly stampLength: number }>();
   /**
@@ -62,7 +58,7 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
   let stamp: Uint8Array = new Uint8Array(0);
 
   return {
-    encode(batch): EncodedBatch<Uint8Array> {
+    encode(batch): RemoteWriteChunk {
       const { size, value, series } = batch;
       let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
       let at = 0;
@@ -84,7 +80,8 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
       }
       const perEvent = batch.events ? size / batch.events : 1;
       const frames = { ends, separator: 0, perEvent, series, anchor: batch.anchor, offset: batch.offset };
-      return { size: batch.events ?? size, data: out.subarray(0, at), bytes: at, frames, preamble };
+      const data = out.subarray(0, at);
+      return { size: batch.events ?? size, data, bytes: at, frames, preamble, rows: { batch, metric } };
     },
   };
 }

@@ -8,7 +8,6 @@
  * per request, which no encoder can know, since a request joins the rows of several chunks.
  */
 import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
-import type { MetricType } from '../language/types.js';
 
 /** `(field << 3) | wire type`: 0 varint, 1 64-bit, 2 length-delimited. */
 const tag = (field: number, wire: 0 | 1 | 2): number => (field << 3) | wire;
@@ -56,14 +55,14 @@ export const HISTOGRAM = {
 /** `BucketSpan` */
 export const BUCKET_SPAN = { offset: tag(1, 0), length: tag(2, 0) } as const;
 
-/** `Metadata.MetricType` of each metric_type. */
-export const METRIC_TYPE: Readonly<Record<MetricType, number>> = {
+/** `Metadata.MetricType` of each metric_type (the scenario language's words). */
+export const METRIC_TYPE = {
   untyped: 0,
   counter: 1,
   gauge: 2,
   histogram: 3,
   summary: 5,
-};
+} as const;
 
 /** What every row of one metric shares in a 2.0 request. */
 export interface RemoteWriteMetric {
@@ -77,7 +76,11 @@ export interface RemoteWriteMetric {
 }
 
 /** The metric of `name`, `metricType` and `help`, as 2.0 rows carry it. */
-export function remoteWriteMetric(name: string, metricType: MetricType = 'untyped', help = ''): RemoteWriteMetric {
+export function remoteWriteMetric(
+  name: string,
+  metricType: keyof typeof METRIC_TYPE = 'untyped',
+  help = '',
+): RemoteWriteMetric {
   const startTimestamps = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
   return { name, type: METRIC_TYPE[metricType], help, startTimestamps };
 }
