@@ -15,13 +15,90 @@ import {
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
 import type { RecordRun } from './record-requests.js';
 
-/** Where a series' label strings are cached, and the symbol references they had in the request last written. */
+/** A series' label strings as symbols, and the references they had in the request last written. */
 interface SeriesSymbols {
-  /** Label names and values, sorted by name, `__name__` among them: `[name, value, name, value, …]`. */
+  /** Label names and values, sorted by name, `__name__` among them (`[name, value, name, value, …]`). */
   readonly strings: readonly string[];
-  refs: number[];
+  /** Their ids in the sink's symbols, of `generation`. */
+  readonly ids: Int32Array;
+  generation: number;
+  readonly refs: number[];
   /** The request `refs` belong to. */
   request: number;
+}
+
+/** Strings interned at most, past which the sink's symbols start afresh: memory stays bounded at any cardinality. */
+const MAX_SYMBOLS = 1 << 18;
+
+/**
+ * The strings of a sink's requests: each interned once, with the bytes of its `symbols` field, under an id;
+ * each request numbers the ids it uses from 1 in order of first use (the empty string is 0 in every request),
+ * with typed arrays, not a hash lookup per string. Past {@link MAX_SYMBOLS} strings the table starts afresh
+ * (a new `generation`; label sets past interning bring new strings without end).
+ */
+class Symbols {
+  private readonly ids = new Map<string, number>([['', 0]]);
+  private fields: Buffer[] = [Buffer.from([REQUEST.symbols, 0])];
+  private stamp: Int32Array = new Int32Array(1024);
+  private refOf: Int32Array = new Int32Array(1024);
+  private readonly used: number[] = [];
+  private request = 0;
+  generation = 0;
+
+  /** Starts a request: no id has a reference yet. */
+  begin(): void {
+    this.request++;
+    this.used.length = 0;
+    if (this.fields.length > MAX_SYMBOLS) {
+      this.generation++;
+      this.ids.clear();
+      this.ids.set('', 0);
+      this.fields.length = 1;
+      this.stamp.fill(0);
+    }
+  }
+
+  idOf(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.fields.length;
+      this.ids.set(text, id);
+      const length = Buffer.byteLength(text);
+      const bytes = Buffer.allocUnsafe(1 + varintBytes(length) + length);
+      bytes[0] = REQUEST.symbols;
+      bytes.write(text, writeVarint(bytes, length, 1));
+      this.fields.push(bytes);
+      if (id >= this.stamp.length) {
+        this.stamp = grownInts(this.stamp);
+        this.refOf = grownInts(this.refOf);
+      }
+    }
+    return id;
+  }
+
+  /** The reference of `id` in this request. */
+  ref(id: number): number {
+    if (id === 0) return 0;
+    if (this.stamp[id] !== this.request) {
+      this.stamp[id] = this.request;
+      this.used.push(id);
+      this.refOf[id] = this.used.length;
+    }
+    return this.refOf[id]!;
+  }
+
+  /** The request's `symbols` fields, in reference order. */
+  bytes(): Buffer {
+    const parts = [this.fields[0]!];
+    for (const id of this.used) parts.push(this.fields[id]!);
+    return Buffer.concat(parts);
+  }
+}
+
+function grownInts(ints: Int32Array): Int32Array {
+  const bigger = new Int32Array(ints.length * 2);
+  bigger.set(ints);
+  return bigger;
 }
 
 /** First guess of a row's bytes; a request of longer rows grows its buffer. */
@@ -41,22 +118,19 @@ const TRACE_ID = 'trace_id';
  * Prometheus 3.8 on), since a receiver skips a field its definition does not have.
  *
  * The rows are written byte by byte into one buffer reused from request to request, and the symbols before
- * them. A series' sorted label strings are made once (weakly cached, as the encoder caches its 1.0 heads),
- * their references once per request: within a request, a series' later rows copy them.
+ * them. A series' sorted label strings are made and interned once (weakly cached, as the encoder caches its
+ * 1.0 heads, {@link Symbols}), their references found once per request: a series' later rows copy them.
  */
 export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer {
   const cache = new WeakMap<Series, SeriesSymbols>();
+  const symbols = new Symbols();
   let requestNo = 0;
   let out: Buffer = Buffer.allocUnsafe(64 * 1024);
 
   return (runs) => {
     const request = ++requestNo;
-    const symbols = new Map<string, number>([['', 0]]);
-    const ref = (text: string): number => {
-      let found = symbols.get(text);
-      if (found === undefined) symbols.set(text, (found = symbols.size));
-      return found;
-    };
+    symbols.begin();
+    const ref = (text: string): number => symbols.ref(symbols.idOf(text));
     const metadata = new Map<RemoteWriteMetric, Buffer>();
     const metadataOf = (metric: RemoteWriteMetric): Buffer => {
       let bytes = metadata.get(metric);
@@ -72,11 +146,10 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
       const start = metric.startTimestamps ? batch.anchor : 0;
       for (let i = from; i < to; i++) {
         const series = batch.series[i]!;
-        let own = cache.get(series);
-        if (!own) cache.set(series, (own = { strings: sortedLabels(metric.name, series), refs: [], request: 0 }));
+        const own = symbolsOf(series, metric.name);
         if (own.request !== request) {
           own.request = request;
-          own.refs = own.strings.map(ref);
+          for (let k = 0; k < own.ids.length; k++) own.refs[k] = symbols.ref(own.ids[k]!);
         }
         const ms = timestampOf(batch, i);
         const native = batch.native?.[i];
@@ -113,8 +186,24 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
         }
       }
     }
-    return Buffer.concat([symbolBytes(symbols), out.subarray(0, at)]);
+    return Buffer.concat([symbols.bytes(), out.subarray(0, at)]);
   };
+
+  /** The symbols of `series`, its ids interned in the current generation. */
+  function symbolsOf(series: Series, name: string): SeriesSymbols {
+    let own = cache.get(series);
+    if (!own) {
+      const strings = sortedLabels(name, series);
+      own = { strings, ids: new Int32Array(strings.length), generation: -1, refs: [], request: 0 };
+      cache.set(series, own);
+    }
+    if (own.generation !== symbols.generation) {
+      own.generation = symbols.generation;
+      for (let k = 0; k < own.strings.length; k++) own.ids[k] = symbols.idOf(own.strings[k]!);
+      own.request = 0;
+    }
+    return own;
+  }
 }
 
 /** The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name. */
@@ -122,21 +211,6 @@ function sortedLabels(name: string, series: Series): string[] {
   return Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .flat();
-}
-
-/** `Request.symbols`, in reference order. */
-function symbolBytes(symbols: Map<string, number>): Buffer {
-  let room = 0;
-  for (const text of symbols.keys()) room += 6 + text.length * 3;
-  const out = Buffer.allocUnsafe(room);
-  let at = 0;
-  for (const text of symbols.keys()) {
-    const bytes = Buffer.byteLength(text);
-    out[at] = REQUEST.symbols;
-    at = writeVarint(out, bytes, at + 1);
-    at += out.write(text, at);
-  }
-  return out.subarray(0, at);
 }
 
 /** A `Metadata` field: `type` and `help_ref` (no unit: `unit_ref` 0, the empty string). */
