@@ -1,8 +1,9 @@
 /**
  * Remote write in `npm run bench`: samples/s of a 1,000-series gauge at an unbounded rate through
- * the remote_write encoder and sink, into a receiver in this process (it answers 204 at once) and
- * into a real VictoriaMetrics; beside them the encoder alone and snappy alone on the same data,
- * so the encode share of the pipeline's time shows. Prints figures; asserts nothing.
+ * the remote_write encoder and sink, into a receiver in this process (it answers 204 at once), with
+ * protocol 1.0 and 2.0 in turn, and into a real VictoriaMetrics; beside them the encoder alone and
+ * snappy alone on the same data, so the encode share of the pipeline's time shows. Prints figures;
+ * asserts nothing.
  */
 import { createServer } from 'node:http';
 import { compress } from 'snappyjs';
@@ -18,10 +19,10 @@ import { startVictoriaMetrics } from '../spec/support/backends/victoria-metrics.
 
 const SERIES = 1000;
 
-function gauge(url: string, seconds: number): Entry {
+function gauge(url: string, seconds: number, protocol: '1.0' | '2.0' = '1.0'): Entry {
   return benchGauge({
     name: 'bench_remote_write',
-    sink: { type: 'remote_write', url },
+    sink: { type: 'remote_write', url, protocol },
     encoder: { type: 'remote_write' },
     seconds,
     series: SERIES,
@@ -29,9 +30,9 @@ function gauge(url: string, seconds: number): Entry {
 }
 
 /** Samples/s of the whole pipeline into `url`. */
-async function pipeline(url: string, seconds: number): Promise<number> {
+async function pipeline(url: string, seconds: number, protocol?: '1.0' | '2.0'): Promise<number> {
   const started = performance.now();
-  const run = runEntry(gauge(url, seconds));
+  const run = runEntry(gauge(url, seconds, protocol));
   const outcome = await run.done;
   if (outcome.error) throw outcome.error;
   return run.stats.totalEvents / ((performance.now() - started) / 1000);
@@ -70,10 +71,9 @@ export async function remoteWriteBench(seconds: number): Promise<void> {
     req.on('end', () => res.writeHead(204).end());
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const local = await pipeline(
-    `http://127.0.0.1:${(receiver.address() as { port: number }).port}/api/v1/write`,
-    seconds,
-  );
+  const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/api/v1/write`;
+  const local = await pipeline(url, seconds);
+  const localV2 = await pipeline(url, seconds, '2.0');
   receiver.close();
 
   const encoder = remoteWrite({ name: 'bench_remote_write', metricType: 'gauge' });
@@ -84,6 +84,9 @@ export async function remoteWriteBench(seconds: number): Promise<void> {
   // The pure-JavaScript alternative, measured for the choice (docs/sinks.md); a devDependency only.
   const compressingJs = alone(seconds, (batch) => compress((data ??= encoder.encode(batch).data)));
   console.log(`  into a receiver in this process  ${fmt(local)} samples/s (goal: >= 1,000,000)`);
+  console.log(
+    `  the same, protocol 2.0           ${fmt(localV2)} samples/s: ${((localV2 / local) * 100).toFixed(0)} % of 1.0 (aim: >= 100 %)`,
+  );
   console.log(
     `  encoder alone                    ${fmt(encoding)} samples/s: encoding is ${((local / encoding) * 100).toFixed(0)} % of the pipeline's time`,
   );

@@ -32,14 +32,26 @@ export interface Sink {
   readonly reports?: Observable<SinkReport>;
 }
 
+/** What a receiver says it wrote of a request (remote write 2.0's `X-Prometheus-Remote-Write-*-Written` headers). */
+export interface WrittenCounts {
+  readonly samples: number;
+  readonly histograms: number;
+  readonly exemplars: number;
+}
+
 /** What a sink tells about data it took earlier. */
 export type SinkReport =
-  /** The destination acknowledged `size` events (`bytes` bytes sent): moves `last_successful_write_at`. */
-  | { readonly kind: 'delivered'; readonly size: number; readonly bytes: number }
+  /**
+   * The destination acknowledged `size` events (`bytes` bytes sent): moves `last_successful_write_at`;
+   * `written`: what it says it wrote of them, when it says so.
+   */
+  | { readonly kind: 'delivered'; readonly size: number; readonly bytes: number; readonly written?: WrittenCounts }
   /** `size` events were given up (`warn` drops them): a sink failure. */
   | { readonly kind: 'failed'; readonly size: number; readonly bytes: number; readonly error: Error }
   /** Attempt `attempt` failed with `error`; the next one follows in `delay` ms. Nothing is lost yet. */
-  | { readonly kind: 'retrying'; readonly attempt: number; readonly delay: number; readonly error: Error };
+  | { readonly kind: 'retrying'; readonly attempt: number; readonly delay: number; readonly error: Error }
+  /** Something the user should know, once, that loses nothing (remote write 2.0 refused, 1.0 sent instead). */
+  | { readonly kind: 'warning'; readonly message: string };
 
 /**
  * One outcome of the sink subscriber: a chunk `written` (taken by the sink, counted in

@@ -1,12 +1,19 @@
 import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
 import { formatBytes, formatDuration, formatRate } from '../format.js';
 
-/** `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>` */
+/**
+ * `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>`, and `| written: <n> samples,
+ * <n> histograms, <n> exemplars` once the receiver said what it wrote (remote write 2.0).
+ */
 export function progressLine(run: EntryRun, now: number): string {
   const { stats } = run;
+  const written = stats.receiverWritten;
   return (
     `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${formatRate(stats.currentRate(now))}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}` +
+    (written
+      ? ` | written: ${written.samples} samples, ${written.histograms} histograms, ${written.exemplars} exemplars`
+      : '')
   );
 }
 
@@ -47,6 +54,18 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
   );
+}
+
+/** `[warn] <name>: <warning>` for each sink warning of `run` not shown yet (once each). */
+export class SinkWarnings {
+  private readonly shown = new Map<EntryRun, number>();
+
+  take(run: EntryRun): string[] {
+    const { sinkWarnings } = run.stats;
+    const from = this.shown.get(run) ?? 0;
+    this.shown.set(run, sinkWarnings.length);
+    return sinkWarnings.slice(from).map((warning) => `[warn] ${run.entry.id}: ${warning}`);
+  }
 }
 
 /** A sink-failure warning, at most one per entry per interval however often the sink fails. */

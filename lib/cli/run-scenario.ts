@@ -6,7 +6,7 @@ import { backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
 import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
-import { FailureWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
+import { FailureWarnings, SinkWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
 
@@ -54,6 +54,7 @@ export async function runScenario(
   const runs = fileRun.runs;
   const stderr = context.stderr;
   const warnings = new FailureWarnings(WARNING_INTERVAL_MS);
+  const sinkWarnings = new SinkWarnings();
   // An entry that ended shows its final figures: elapsed time stops at its end.
   const ended = new Map<EntryRun, { at: number; outcome: EntryOutcome }>();
   runs.forEach(
@@ -70,7 +71,10 @@ export async function runScenario(
   const report = (): void => {
     const now = scheduler.now();
     display.show(
-      runs.map((run) => warnings.check(run, now)).filter((warning): warning is string => warning !== undefined),
+      runs.flatMap((run) => {
+        const failure = warnings.check(run, now);
+        return failure ? [...sinkWarnings.take(run), failure] : sinkWarnings.take(run);
+      }),
       runs.map((run) => row(run, now)),
     );
   };
@@ -86,6 +90,7 @@ export async function runScenario(
   const now = clock.now();
   const write = (line: string): void => void stderr.write(`${line}\n`);
   runs.forEach((run) => {
+    sinkWarnings.take(run).forEach(write);
     const warning = warnings.check(run, now, true);
     if (warning) write(warning);
   });

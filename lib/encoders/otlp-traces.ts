@@ -16,6 +16,7 @@ import {
   typedAttributes,
 } from '../protocols/otlp.js';
 import { VERSION } from '../version.js';
+import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
 import { perObject, putBytes, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
 
@@ -47,24 +48,6 @@ const LINK_BYTES = 2 + LINK_BODY;
 /** `status` of a span that saw a call fail: the error code, no message. */
 const FAILED_CALL = Buffer.from([SPAN_TAG.status, 2, (3 << 3) | 0, OTLP_STATUS_ERROR]);
 const TWO_32 = 0x1_0000_0000;
-
-function varintBytes(value: number): number {
-  let bytes = 1;
-  while (value >= 0x80) {
-    value = Math.floor(value / 0x80);
-    bytes++;
-  }
-  return bytes;
-}
-
-function writeVarint(out: Buffer, value: number, at: number): number {
-  while (value >= 0x80) {
-    out[at++] = (value & 0x7f) | 0x80;
-    value = Math.floor(value / 0x80);
-  }
-  out[at] = value;
-  return at + 1;
-}
 
 /** Digits of `n`, a non-negative integer below 10^16. */
 function digits(n: number): number {

@@ -1,28 +1,13 @@
-import {
-  timestampOf,
-  type EncodedBatch,
-  type Exemplar,
-  type Labelled,
-  type SampleBatch,
-} from '../../operators/model/batch.js';
+import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
-import type { MetricType } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
+import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
 
 /** A metric encoder whose chunks are remote-write protobuf. */
 export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;
-
-/** `MetricMetadata.type` of each metric_type. */
-const METADATA_TYPE: Readonly<Record<MetricType, number>> = {
-  untyped: 0,
-  counter: 1,
-  gauge: 2,
-  histogram: 3,
-  summary: 5,
-};
 
 /** The cached bytes of one series: a plain row's head (everything before its value), and its label fields alone. */
 interface Head {
@@ -49,11 +34,16 @@ interface Head {
  * (integer counts, delta-encoded as the protocol wants) instead of a sample; a row holding an
  * exemplar adds it as the series' `exemplars` (labels `trace_id` and `span_id`). protobufjs writes
  * those rows' fields after the series' cached label bytes.
+ *
+ * The chunk also carries the batch itself (`rows`): a remote write 2.0 request needs one symbol table for all
+ * its rows, so the sink writes it from them (lib/sinks/framing/remote-write-v2.ts).
  */
 export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
   const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
+  const metric = remoteWriteMetric(name, metricType, help);
+  // 1.0's MetricMetadata.type numbers the metric types as 2.0's Metadata.type does.
   const preamble = WriteRequest.encode({
-    metadata: [{ type: METADATA_TYPE[metricType], metricFamilyName: name, help: help ?? '' }],
+    metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '' }],
   }).finish();
   const heads = new WeakMap<Series, Head>();
   /** The bytes of `series` for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */
@@ -91,7 +81,7 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
   let stamp: Uint8Array = new Uint8Array(0);
 
   return {
-    encode(batch): EncodedBatch<Uint8Array> {
+    encode(batch): RemoteWriteChunk {
       const { size, value, series, native, exemplar } = batch;
       let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
       let at = 0;
@@ -126,7 +116,8 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
       }
       const perEvent = batch.events ? size / batch.events : 1;
       const frames = { ends, separator: 0, perEvent, series, anchor: batch.anchor, offset: batch.offset };
-      return { size: batch.events ?? size, data: out.subarray(0, at), bytes: at, frames, preamble };
+      const data = out.subarray(0, at);
+      return { size: batch.events ?? size, data, bytes: at, frames, preamble, rows: { batch, metric } };
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Delivery } from '../../operators/deliver.js';
+import type { Delivery, WrittenCounts } from '../../operators/deliver.js';
 
 /** The statistics record of one entry (spec: "Scenario statistics record"). */
 export interface StatsRecord {
@@ -16,6 +16,10 @@ export interface StatsRecord {
   degraded: boolean;
   /** Attempts the sink retried (a reconnect, a resent batch); nothing was lost by them yet. */
   sink_retries: number;
+  /** What the sink warned of, once each (remote write 2.0 refused, 1.0 sent instead). */
+  sink_warnings: string[];
+  /** What the receiver says it wrote (remote write 2.0's response headers); null until one says so. */
+  receiver_written: WrittenCounts | null;
 }
 
 /** No delivery for this long after sink failures makes an entry `degraded` (spec: 30 s). */
@@ -37,6 +41,10 @@ export class EntryStats {
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
   sinkRetries = 0;
+  /** What the sink warned of, in order. */
+  readonly sinkWarnings: string[] = [];
+  /** Sums of what the receiver said it wrote; undefined until it said so. */
+  receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
   /**
    * (time, total events as of that time) samples of the last rate window, oldest first; the first
    * one taken at the first write. A rate counts the events after its oldest sample: events written
@@ -62,6 +70,7 @@ export class EntryStats {
       case 'delivered':
         this.consecutiveFailures = 0;
         this.lastSuccessfulWriteAt = now;
+        if (delivery.written) this.addWritten(delivery.written);
         return;
       case 'failed':
         this.errors++;
@@ -72,7 +81,17 @@ export class EntryStats {
       case 'retrying':
         this.sinkRetries++;
         return;
+      case 'warning':
+        this.sinkWarnings.push(delivery.message);
+        return;
     }
+  }
+
+  private addWritten({ samples, histograms, exemplars }: WrittenCounts): void {
+    const sums = (this.receiverWritten ??= { samples: 0, histograms: 0, exemplars: 0 });
+    sums.samples += samples;
+    sums.histograms += histograms;
+    sums.exemplars += exemplars;
   }
 
   /**
@@ -118,6 +137,8 @@ export class EntryStats {
         this.lastSuccessfulWriteAt === undefined ? null : new Date(this.lastSuccessfulWriteAt).toISOString(),
       degraded: this.degraded(now),
       sink_retries: this.sinkRetries,
+      sink_warnings: [...this.sinkWarnings],
+      receiver_written: this.receiverWritten ? { ...this.receiverWritten } : null,
     };
   }
 

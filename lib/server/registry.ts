@@ -151,7 +151,7 @@ function logFields(id: string, entry: Entry) {
 
 /**
  * Logs an entry's sink health as it changes, not per batch: a warning at the first failure of
- * a streak, a line when deliveries resume.
+ * a streak, a line when deliveries resume; and each warning of the sink.
  */
 function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
   let failures = 0;
@@ -159,6 +159,8 @@ function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
     if (delivery.kind === 'failed') {
       if (failures++ === 0)
         logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
+    } else if (delivery.kind === 'warning') {
+      logger.warn({ sink_warning: delivery.message }, delivery.message);
     } else if (delivery.kind === 'delivered' && failures > 0) {
       logger.info(`sink delivering again after ${failures} failures`);
       failures = 0;

@@ -1,7 +1,7 @@
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { byteLength } from '../../operators/model/batch.js';
 import type { Request } from './core/batching-sink.js';
-import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
 import type { Sink } from '../../operators/deliver.js';
 
 export interface HttpPushSinkOptions extends HttpSinkOptions {
@@ -39,6 +39,7 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
       const body = (options.join ?? concat)(chunks);
       return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
     },
+    postBody,
   );
 }
 

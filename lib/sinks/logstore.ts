@@ -1,5 +1,5 @@
 import { LABEL_KEY_PATTERN } from '../language/fields.js';
-import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
 import { lokiPushes, type LokiPush } from './framing/loki-push.js';
 import type { Sink } from '../../operators/deliver.js';
 
@@ -38,6 +38,7 @@ export function logstoreSink(options: LogstoreSinkOptions): Sink {
       hint: refusalHint,
     },
     lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH),
+    postBody,
   );
 }
 

@@ -1,48 +1,105 @@
 import type * as Snappy from 'snappy';
 import { featurePackage } from '../features.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
-import { recordRequests, type RecordRequest } from './framing/record-requests.js';
-import type { Sink } from '../../operators/deliver.js';
+import type { HttpAnswer, HttpEndpoint } from './http/endpoint.js';
+import { cutRecords, preamblesOf, recordBytes, type RecordCut } from './framing/record-requests.js';
+import { remoteWriteV2Requests } from './framing/remote-write-v2.js';
+import { SinkError } from './core/errors.js';
+import type { Receipt } from './core/batching-sink.js';
+import type { Sink, WrittenCounts } from '../../operators/deliver.js';
+
+/** The versions of the protocol the sink speaks. */
+export type RemoteWriteProtocol = '1.0' | '2.0';
 
 export interface RemoteWriteSinkOptions extends HttpSinkOptions {
   /** The receiver's write endpoint (Prometheus and VictoriaMetrics: `…/api/v1/write`). */
   readonly url: string;
   /** Series (records) per request; default {@link REMOTE_WRITE_DEFAULTS}. */
   readonly batchSize?: number;
+  /** The protocol to send; default 1.0. 2.0 falls back to 1.0 for the rest of the run when refused with 415. */
+  readonly protocol?: RemoteWriteProtocol;
 }
 
 /** Prometheus' own queue manager sends up to 500 series per request and waits at most 5 s. */
 export const REMOTE_WRITE_DEFAULTS = { batchSize: 500, maxAge: 5000 } as const;
 
-/** The headers remote write 1.0 requires; they win over custom headers of the same name. */
-const PROTOCOL_HEADERS = {
-  'Content-Encoding': 'snappy',
-  'Content-Type': 'application/x-protobuf',
-  'X-Prometheus-Remote-Write-Version': '0.1.0',
-} as const;
+/** The headers of each version; they win over custom headers of the same name. */
+const PROTOCOL_HEADERS: Readonly<Record<RemoteWriteProtocol, Readonly<Record<string, string>>>> = {
+  '1.0': {
+    'Content-Encoding': 'snappy',
+    'Content-Type': 'application/x-protobuf',
+    'X-Prometheus-Remote-Write-Version': '0.1.0',
+  },
+  '2.0': {
+    'Content-Encoding': 'snappy',
+    'Content-Type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
+    'X-Prometheus-Remote-Write-Version': '2.0.0',
+  },
+};
+
+/** The answer of a receiver that does not take the 2.0 message (the spec's way to say so). */
+const UNSUPPORTED_MEDIA_TYPE = 415;
 
 /**
- * Sink for Prometheus remote write 1.0 (Prometheus with `--web.enable-remote-write-receiver`,
- * VictoriaMetrics, Mimir, Cortex, Thanos receive): a batching HTTP sink whose requests are
- * `WriteRequest`s of at most `batchSize` series (whole events: a histogram's series set is
- * never split), snappy block-compressed. The `remote_write` encoder's records are
- * `WriteRequest.timeseries` fields and its preamble the metric's metadata, so a request is the
- * preambles of its chunks followed by their records, compressed. Retries 5xx, 429 and network
+ * Sink for Prometheus remote write (Prometheus with `--web.enable-remote-write-receiver`, VictoriaMetrics,
+ * Mimir, Cortex, Thanos receive): a batching HTTP sink whose requests carry at most `batchSize` series (whole
+ * events: a histogram's series set is never split), snappy block-compressed. Retries 5xx, 429 and network
  * errors; other 4xx are final, with a hint for the usual causes.
+ *
+ * Every chunk of the `remote_write` encoder carries its rows twice: as 1.0 `WriteRequest.timeseries` records
+ * (and the metric's metadata as its preamble), and as the rows of the batch they were written from. A 1.0
+ * request is the preambles of its chunks followed by their records, joined without being read. A 2.0 request
+ * (`io.prometheus.write.v2.Request`) needs one symbol table for all its series, so it is written from the
+ * rows when it is sent (framing/remote-write-v2.ts). Requests are cut by the records either way, so when a
+ * receiver refuses 2.0 with 415 the same request goes again at once as 1.0, and so does every request after
+ * it, with one warning: nothing it would have taken is lost. A 2xx answer's
+ * `X-Prometheus-Remote-Write-{Samples,Histograms,Exemplars}-Written` headers are reported with the delivery.
  */
 export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   const snappy = featurePackage<typeof Snappy>('remote-write', 'snappy');
   const batchSize = options.batchSize ?? REMOTE_WRITE_DEFAULTS.batchSize;
-  return httpBatchingSink<RecordRequest>(
+  let protocol = options.protocol ?? '1.0';
+  /** Said with the first request that went through after the receiver refused 2.0. */
+  let fallback: string | undefined;
+  const v2Body = remoteWriteV2Requests();
+  const v1Body = ({ runs }: RecordCut): Buffer => Buffer.concat([...preamblesOf(runs), ...runs.map(recordBytes)]);
+  const post = async (http: HttpEndpoint, version: RemoteWriteProtocol, body: Buffer): Promise<Receipt> => {
+    const answer = await http.post(snappy.compressSync(body), PROTOCOL_HEADERS[version]);
+    const receipt = { written: writtenCounts(answer), warning: fallback };
+    fallback = undefined;
+    return receipt;
+  };
+  return httpBatchingSink<RecordCut>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? REMOTE_WRITE_DEFAULTS.maxAge },
     {
       sink: 'remote_write',
       url: new URL(options.url),
-      headers: { ...options.headers, ...PROTOCOL_HEADERS },
+      headers: { ...options.headers, ...PROTOCOL_HEADERS['1.0'] },
       hint: refusalHint,
     },
-    recordRequests(batchSize, (preambles, records) => snappy.compressSync(Buffer.concat([...preambles, ...records]))),
+    (chunks) => cutRecords(batchSize, chunks),
+    async (request, http) => {
+      if (protocol === '1.0') return post(http, '1.0', v1Body(request));
+      try {
+        return await post(http, '2.0', v2Body(request.runs));
+      } catch (error) {
+        if (!(error instanceof SinkError) || error.status !== UNSUPPORTED_MEDIA_TYPE) throw error;
+        protocol = '1.0';
+        fallback = `the receiver does not take remote write 2.0 (${error.detail}): sending 1.0 from now on`;
+        return post(http, '1.0', v1Body(request));
+      }
+    },
   );
+}
+
+/** What a 2xx answer says was written; undefined when it says nothing (a 1.0 receiver). */
+function writtenCounts({ headers }: HttpAnswer): WrittenCounts | undefined {
+  const count = (what: string) => Number(headers[`x-prometheus-remote-write-${what}-written`] ?? NaN);
+  const samples = count('samples');
+  const histograms = count('histograms');
+  const exemplars = count('exemplars');
+  if (Number.isNaN(samples) && Number.isNaN(histograms) && Number.isNaN(exemplars)) return undefined;
+  return { samples: samples || 0, histograms: histograms || 0, exemplars: exemplars || 0 };
 }
 
 /** What the usual refusals of a remote-write receiver mean and how to fix them. */

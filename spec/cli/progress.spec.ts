@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
-import { FailureWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
+import { FailureWarnings, SinkWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';
@@ -28,6 +28,27 @@ describe('progress lines', () => {
     expect(progressLine(fakeRun(stats), 2000)).to.equal(
       '[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s',
     );
+  });
+
+  it('adds what the receiver said it wrote (remote write 2.0), summed, once it said so', () => {
+    const stats = new EntryStats(0);
+    stats.record({ kind: 'written', size: 4, bytes: 100 }, 0);
+    expect(progressLine(fakeRun(stats), 1000)).to.not.include('written:');
+    stats.record({ kind: 'delivered', size: 2, bytes: 50, written: { samples: 1, histograms: 1, exemplars: 1 } }, 500);
+    stats.record({ kind: 'delivered', size: 2, bytes: 50, written: { samples: 2, histograms: 0, exemplars: 0 } }, 600);
+    expect(progressLine(fakeRun(stats), 1000)).to.match(/ \| written: 3 samples, 1 histograms, 1 exemplars$/);
+    expect(stats.snapshot(1000).receiver_written).to.deep.equal({ samples: 3, histograms: 1, exemplars: 1 });
+  });
+
+  it("prints each of the sink's warnings once, as [warn] lines", () => {
+    const stats = new EntryStats(0);
+    const run = fakeRun(stats);
+    const warnings = new SinkWarnings();
+    expect(warnings.take(run)).to.deep.equal([]);
+    stats.record({ kind: 'warning', message: 'sending 1.0 from now on' }, 0);
+    expect(warnings.take(run)).to.deep.equal(['[warn] cpu: sending 1.0 from now on']);
+    expect(warnings.take(run)).to.deep.equal([]);
+    expect(stats.snapshot(0).sink_warnings).to.deep.equal(['sending 1.0 from now on']);
   });
 
   it('STOPPED names the sink error only when there was one', () => {

@@ -89,7 +89,9 @@ describe('udp sink', () => {
       const total = (kind: SinkReport['kind']) =>
         reports.reduce(
           (sum, r) =>
-            r.kind === kind && r.kind !== 'retrying' ? { size: sum.size + r.size, bytes: sum.bytes + r.bytes } : sum,
+            r.kind === kind && (r.kind === 'delivered' || r.kind === 'failed')
+              ? { size: sum.size + r.size, bytes: sum.bytes + r.bytes }
+              : sum,
           { size: 0, bytes: 0 },
         );
       expect(total('failed')).to.deep.equal({ size: 2, bytes: 2 * (large.length + 1) });

@@ -4,7 +4,7 @@ import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type SinkDriver } from './sink-core.js
 
 import { describeError } from './errors.js';
 import type { RetryPolicy } from './retry.js';
-import type { Sink } from '../../../operators/deliver.js';
+import type { Sink, WrittenCounts } from '../../../operators/deliver.js';
 import { SinkError } from './errors.js';
 
 /** What a user may set on any batching sink (each sink documents its own defaults). */
@@ -29,8 +29,19 @@ export interface Request {
   readonly bytes: number;
 }
 
+/** What the destination said of a request it took, beyond taking it. */
+export interface Receipt {
+  /** Events of the request it refused, saying why in `error` (a {@link PartialRefusal}). */
+  readonly rejected?: number;
+  readonly error?: SinkError;
+  /** What it says it wrote (remote write 2.0's response headers). */
+  readonly written?: WrittenCounts;
+  /** What the user should know of how the request went (remote write fell back to 1.0), told once. */
+  readonly warning?: string;
+}
+
 /** The destination accepted a request but refused `rejected` of its events, saying why. */
-export interface PartialRefusal {
+export interface PartialRefusal extends Receipt {
   readonly rejected: number;
   readonly error: SinkError;
 }
@@ -41,10 +52,11 @@ export interface BatchProtocol<R extends Request> {
   prepare(chunks: readonly EncodedBatch[]): R[];
   /**
    * Sends one request; rejects with a {@link SinkError} whose `retryable` says whether trying
-   * again may help. Resolves to a {@link PartialRefusal} when the destination took the request
-   * but refused some of its events (OTLP partial success).
+   * again may help. Resolves to a {@link Receipt} when the destination said more than yes: a
+   * {@link PartialRefusal} when it took the request but refused some of its events (OTLP partial
+   * success), what it wrote, a warning.
    */
-  send(request: R): Promise<PartialRefusal | void>;
+  send(request: R): Promise<Receipt | void>;
   /** Cuts the request in flight (a flush ran out of time); later sends must still work. */
   abort?(): void;
   /** Releases connections once the sink closed. */
@@ -292,20 +304,21 @@ class Batcher<R extends Request> implements SinkDriver {
     for (let n = 1; ; n++) {
       if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
       try {
-        const refusal = await new Promise<PartialRefusal | void>((resolve, reject) => {
+        const receipt = await new Promise<Receipt | void>((resolve, reject) => {
           this.cut = reject;
           this.protocol.send(request).then(resolve, reject);
         });
         this.cut = undefined;
-        if (!refusal || refusal.rejected <= 0) {
-          core.delivered(request.size, request.bytes);
+        if (receipt?.warning) core.warn(receipt.warning);
+        if (!receipt?.error || !receipt.rejected || receipt.rejected <= 0) {
+          core.delivered(request.size, request.bytes, receipt?.written);
           return undefined;
         }
         // The refused events fail, the others are delivered; bytes are shared out by events.
-        const rejected = Math.min(refusal.rejected, request.size);
+        const rejected = Math.min(receipt.rejected, request.size);
         const refusedBytes = Math.round((request.bytes * rejected) / request.size);
         if (rejected < request.size) core.delivered(request.size - rejected, request.bytes - refusedBytes);
-        return core.failed(rejected, refusedBytes, refusal.error);
+        return core.failed(rejected, refusedBytes, receipt.error);
       } catch (cause) {
         this.cut = undefined;
         const error =

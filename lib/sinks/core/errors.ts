@@ -7,17 +7,20 @@ export class SinkError extends Error {
   readonly retryable: boolean;
   /** How long (ms) the destination asked to wait before trying again (Retry-After, gRPC RetryInfo). */
   readonly retryAfter: number | undefined;
+  /** The HTTP status the destination refused with, when it answered one: a protocol may act on it (415). */
+  readonly status: number | undefined;
 
   constructor(
     readonly sink: string,
     /** What went wrong, without the `<sink> sink: ` prefix of the message. */
     readonly detail: string,
-    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number },
+    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number; status?: number },
   ) {
     super(`${sink} sink: ${detail}`, options);
     this.name = 'SinkError';
     this.retryable = options?.retryable ?? false;
     this.retryAfter = options?.retryAfter;
+    this.status = options?.status;
   }
 }
 

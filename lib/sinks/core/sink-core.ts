@@ -1,6 +1,6 @@
 import { Subject, type SchedulerLike } from 'rxjs';
 import type { EncodedBatch } from '../../../operators/model/batch.js';
-import type { Sink, SinkReport } from '../../../operators/deliver.js';
+import type { Sink, SinkReport, WrittenCounts } from '../../../operators/deliver.js';
 import { SinkError } from './errors.js';
 import { Settlement } from './settlement.js';
 import { SpaceWait } from './space-wait.js';
@@ -115,10 +115,15 @@ export class SinkCore implements Sink {
     return this.hasRoom() ? undefined : this.space.wait();
   };
 
-  /** The destination acknowledged `size` events in `bytes` bytes. */
-  delivered(size: number, bytes: number): void {
+  /** The destination acknowledged `size` events in `bytes` bytes, saying it wrote `written` when it says so. */
+  delivered(size: number, bytes: number, written?: WrittenCounts): void {
     this.lastError = undefined;
-    this.reports.next({ kind: 'delivered', size, bytes });
+    this.reports.next(written ? { kind: 'delivered', size, bytes, written } : { kind: 'delivered', size, bytes });
+  }
+
+  /** Something the user should know of how delivery goes, that loses nothing. */
+  warn(message: string): void {
+    this.reports.next({ kind: 'warning', message });
   }
 
   /** `size` events in `bytes` bytes were given up with `error`. */

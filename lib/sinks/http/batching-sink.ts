@@ -1,6 +1,6 @@
 import type { EncodedBatch } from '../../../operators/model/batch.js';
-import { batchingSink, type BatchSettings, type PartialRefusal, type Request } from '../core/batching-sink.js';
-import { httpEndpoint, type HttpEndpointOptions } from './endpoint.js';
+import { batchingSink, type BatchSettings, type Receipt, type Request } from '../core/batching-sink.js';
+import { httpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from './endpoint.js';
 import { DEFAULT_RETRY } from '../core/retry.js';
 import type { Sink } from '../../../operators/deliver.js';
 
@@ -20,23 +20,25 @@ export interface HttpSinkOptions extends BatchSettings {
 
 export const HTTP_SINK_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
 
+/** The exchange of a protocol whose answer says nothing more than its status: POST the body. */
+export async function postBody(request: { readonly body: string | Uint8Array }, http: HttpEndpoint): Promise<void> {
+  await http.post(request.body);
+}
+
 /**
  * A batching sink that POSTs each prepared request body to one HTTP target: the shared shape of
  * http_push, logstore and remote_write, which differ only in their target (URL, headers, refusal hints) and
  * in how a batch of chunks becomes request bodies.
  */
-export function httpBatchingSink<R extends Request & { readonly body: string | Uint8Array }>(
+export function httpBatchingSink<R extends Request>(
   options: HttpSinkOptions,
   target: Omit<HttpEndpointOptions, 'timeout'>,
   prepare: (chunks: readonly EncodedBatch[]) => R[],
-  /** What a 2xx answer's body says about the request (a partial refusal); default: nothing. */
-  answer?: (body: Buffer, request: R) => PartialRefusal | void,
+  /** How one request goes to `http` and what its answer says (a partial refusal, what was written). */
+  exchange: (request: R, http: HttpEndpoint) => Promise<Receipt | void>,
 ): Sink {
   const http = httpEndpoint({ ...target, timeout: options.timeout ?? HTTP_SINK_DEFAULTS.timeout });
-  const send = async (request: R) => {
-    const body = await http.post(request.body);
-    return answer?.(body, request);
-  };
+  const send = (request: R) => exchange(request, http);
   return batchingSink<R>(
     { prepare, send, abort: () => http.abort(), release: () => http.release() },
     {

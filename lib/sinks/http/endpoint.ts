@@ -1,5 +1,6 @@
 import {
   Agent as HttpAgent,
+  type IncomingHttpHeaders,
   request as httpRequest,
   STATUS_CODES,
   validateHeaderName,
@@ -25,16 +26,23 @@ export interface HttpEndpointOptions {
   readonly hint?: (status: number, body: string) => string | undefined;
 }
 
+/** A 2xx answer: its headers, and its body (at most {@link MAX_ANSWER_BYTES}). */
+export interface HttpAnswer {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
 /** One destination URL that takes POST requests over a kept-alive connection. */
 export interface HttpEndpoint {
   /** The URL as messages show it: no credentials, no query. */
   readonly address: string;
   /**
-   * Resolves on a 2xx answer, with its body (at most {@link MAX_ANSWER_BYTES}: protocols that
-   * answer with a message, such as OTLP's partial success); rejects with a {@link SinkError}
-   * saying what went wrong.
+   * Resolves on a 2xx answer, with its headers and body (protocols that answer with a message,
+   * such as OTLP's partial success, or with headers, such as remote write 2.0's written counts);
+   * rejects with a {@link SinkError} saying what went wrong. `headers` are sent instead of the
+   * endpoint's own where they have the same name.
    */
-  post(body: string | Uint8Array): Promise<Buffer>;
+  post(body: string | Uint8Array, headers?: Readonly<Record<string, string>>): Promise<HttpAnswer>;
   /** Cuts the requests in flight; later posts open a new connection. */
   abort(): void;
   /** Closes the kept-alive connections. */
@@ -71,21 +79,22 @@ export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpoint
     return new SinkError(sink, message, {
       retryable,
       retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined,
+      status,
     });
   };
 
   return {
     address: shown,
-    post(body) {
+    post(body, extra) {
       // Node would throw for such a header: a refusal of every request, not worth retrying.
       if (unsendable)
         return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
       const payload = typeof body === 'string' ? Buffer.from(body) : body;
-      return new Promise<Buffer>((resolve, reject) => {
+      return new Promise<HttpAnswer>((resolve, reject) => {
         const req = request(url, {
           method: 'POST',
           agent,
-          headers: { ...headers, 'Content-Length': String(payload.byteLength) },
+          headers: { ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
         });
         req.setTimeout(timeout, () => {
           req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
@@ -104,7 +113,7 @@ export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpoint
           });
           response.on('end', () => {
             const answer = Buffer.concat(parts).subarray(0, keep);
-            if (ok) resolve(answer);
+            if (ok) resolve({ headers: response.headers, body: answer });
             else reject(refused(response, answer.toString('utf8')));
           });
           response.on('error', (error) => reject(networkFailure(error)));

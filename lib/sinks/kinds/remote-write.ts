@@ -15,9 +15,12 @@ export const remoteWriteKind = defineSink({
       headers,
       retry,
       max_buffer_age: maxBufferAge,
+      protocol: oneOf(['1.0', '2.0']).describe(
+        'Remote write version, quoted: "1.0" (default) or "2.0" (Prometheus 2.54 and later, with the 2.0 message accepted); a receiver that refuses 2.0 with 415 gets 1.0 for the rest of the run.',
+      ),
     },
   ),
-  create: (config, deps) => remoteWriteSink(httpSinkOptions(config, deps)),
+  create: (config, deps) => remoteWriteSink({ ...httpSinkOptions(config, deps), protocol: config.protocol }),
   feature: 'remote-write',
   carries: ['metrics'],
   encoders: ['remote_write'],

@@ -1,0 +1,97 @@
+/**
+ * Prometheus remote write 2.0: the wire tags of `io.prometheus.write.v2.Request` and what it holds, as the
+ * published definition numbers them (prometheus/prometheus `prompb/io/prometheus/write/v2/types.proto`,
+ * spec https://prometheus.io/docs/specs/prw/remote_write_spec_2_0/), and what a remote_write chunk hands the
+ * sink so it can write a 2.0 request (its rows) beside the 1.0 records it carries.
+ *
+ * The sink writes 2.0 requests itself, byte by byte (lib/sinks/framing/remote-write-v2.ts): one symbol table
+ * per request, which no encoder can know, since a request joins the rows of several chunks.
+ */
+import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
+
+/** `(field << 3) | wire type`: 0 varint, 1 64-bit, 2 length-delimited. */
+const tag = (field: number, wire: 0 | 1 | 2): number => (field << 3) | wire;
+
+/** `Request` */
+export const REQUEST = { symbols: tag(4, 2), timeseries: tag(5, 2) } as const;
+
+/**
+ * `TimeSeries`. `createdTimestamp` is field 6 of the 2.0 release candidates up to rc.3 (Prometheus 3.0 to
+ * 3.7), reserved since rc.4 (Prometheus 3.8), which moved the start time into `Sample` and `Histogram`.
+ */
+export const TIME_SERIES = {
+  labelsRefs: tag(1, 2),
+  samples: tag(2, 2),
+  histograms: tag(3, 2),
+  exemplars: tag(4, 2),
+  metadata: tag(5, 2),
+  createdTimestamp: tag(6, 0),
+} as const;
+
+/** `Sample` */
+export const SAMPLE = { value: tag(1, 1), timestamp: tag(2, 0), startTimestamp: tag(3, 0) } as const;
+
+/** `Exemplar` */
+export const EXEMPLAR = { labelsRefs: tag(1, 2), value: tag(2, 1), timestamp: tag(3, 0) } as const;
+
+/** `Metadata` */
+export const METADATA = { type: tag(1, 0), helpRef: tag(3, 0), unitRef: tag(4, 0) } as const;
+
+/** `Histogram` (the integer form: `count_int`, `zero_count_int`, bucket deltas). */
+export const HISTOGRAM = {
+  countInt: tag(1, 0),
+  sum: tag(3, 1),
+  schema: tag(4, 0),
+  zeroThreshold: tag(5, 1),
+  zeroCountInt: tag(6, 0),
+  negativeSpans: tag(8, 2),
+  negativeDeltas: tag(9, 2),
+  positiveSpans: tag(11, 2),
+  positiveDeltas: tag(12, 2),
+  timestamp: tag(15, 0),
+  startTimestamp: tag(17, 0),
+} as const;
+
+/** `BucketSpan` */
+export const BUCKET_SPAN = { offset: tag(1, 0), length: tag(2, 0) } as const;
+
+/** `Metadata.MetricType` of each metric_type (the scenario language's words). */
+export const METRIC_TYPE = {
+  untyped: 0,
+  counter: 1,
+  gauge: 2,
+  histogram: 3,
+  summary: 5,
+} as const;
+
+/** What every row of one metric shares in a 2.0 request. */
+export interface RemoteWriteMetric {
+  /** The metric family name, `__name__` of its rows before their suffix. */
+  readonly name: string;
+  /** `Metadata.type` */
+  readonly type: number;
+  readonly help: string;
+  /** Counters, histograms and summaries carry the time they started counting (the entry start). */
+  readonly startTimestamps: boolean;
+}
+
+/** The metric of `name`, `metricType` and `help`, as 2.0 rows carry it. */
+export function remoteWriteMetric(
+  name: string,
+  metricType: keyof typeof METRIC_TYPE = 'untyped',
+  help = '',
+): RemoteWriteMetric {
+  const startTimestamps = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
+  return { name, type: METRIC_TYPE[metricType], help, startTimestamps };
+}
+
+/** A remote_write chunk: its 1.0 `TimeSeries` records, and the rows they were written from. */
+export interface RemoteWriteChunk extends EncodedBatch<Uint8Array> {
+  /** Row `i` of `batch` is record `i` of the chunk. */
+  readonly rows: { readonly batch: Labelled<SampleBatch>; readonly metric: RemoteWriteMetric };
+}
+
+/** Whether `chunk` came from the remote_write encoder, so a 2.0 request can be written from its rows. */
+export function isRemoteWriteChunk(chunk: EncodedBatch): chunk is RemoteWriteChunk {
+  return (chunk as Partial<RemoteWriteChunk>).rows !== undefined;
+}

@@ -1,0 +1,277 @@
+import { expect } from 'chai';
+import type { Delivery, SinkReport } from '../../operators/deliver.js';
+import { remoteWrite } from '../../lib/encoders/remote-write.js';
+import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
+import { createSink } from '../../lib/sinks/index.js';
+import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
+import { EntryStats } from '../../lib/runtime/stats.js';
+import type { Exemplar, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
+import { seriesOf } from '../../operators/model/series.js';
+import { sampleBatch } from '../support/batches.js';
+import {
+  startRemoteWriteV2Receiver,
+  type RemoteWriteV2Receiver,
+} from '../support/backends/remote-write-v2-receiver.js';
+
+const T0 = Date.UTC(2024, 0, 1);
+
+/** Reports of a sink, collected. */
+function reportsOf(sink: { reports?: { subscribe(next: (r: SinkReport) => void): unknown } }): SinkReport[] {
+  const reports: SinkReport[] = [];
+  sink.reports!.subscribe((r) => reports.push(r));
+  return reports;
+}
+
+/** `name{labels} value@ms` of every series of the 1.0 requests, as protobufjs decodes them. */
+function v1Rows(bodies: Buffer[]): string[] {
+  const { WriteRequest } = writeRequestMessages();
+  return bodies.flatMap((body) =>
+    (
+      WriteRequest.toObject(WriteRequest.decode(body), { arrays: true, longs: Number }) as {
+        timeseries: { labels: { name: string; value: string }[]; samples: { value: number; timestamp: number }[] }[];
+      }
+    ).timeseries.map(
+      (ts) =>
+        `${ts.labels.map((l) => `${l.name}=${l.value}`).join(',')} ${ts.samples.map((s) => `${s.value}@${s.timestamp}`)}`,
+    ),
+  );
+}
+
+describe('remote_write sink, protocol 2.0 (against a receiver built from the published 2.0 definition)', () => {
+  let receiver: RemoteWriteV2Receiver;
+  afterEach(async () => receiver.stop());
+
+  it('sends io.prometheus.write.v2.Request: its content type and version, a symbol table from "", sorted label references', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = createSink({
+      type: 'remote_write',
+      url: receiver.url,
+      protocol: '2.0',
+      headers: { 'X-Scope-OrgID': 't' },
+    });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up or not.' });
+    const series = [seriesOf({ zone: 'b', app: 'api', Host: 'h1' }), seriesOf({ zone: 'a', app: 'api', Host: 'h2' })];
+    sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 0], offsets: [0, 0], series })));
+    sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [0.5, 1], offsets: [1000, 1000], series })));
+    await sink.close();
+
+    expect(receiver.v1).to.have.length(0);
+    expect(receiver.v2).to.have.length(1);
+    const [request] = receiver.v2;
+    expect(request!.headers).to.include({
+      'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
+      'content-encoding': 'snappy',
+      'x-prometheus-remote-write-version': '2.0.0',
+      'x-scope-orgid': 't',
+    });
+    expect(request!.symbols[0]).to.equal('');
+    // De-duplicated: every string once, whatever the number of series and rows that name it.
+    expect(new Set(request!.symbols).size).to.equal(request!.symbols.length);
+    expect(
+      request!.series.map((s) => `${JSON.stringify(s.labels)} ${s.samples.map((p) => `${p.value}@${p.timestamp}`)}`),
+    ).to.deep.equal([
+      `{"Host":"h1","__name__":"up","app":"api","zone":"b"} 1@${T0}`,
+      `{"Host":"h2","__name__":"up","app":"api","zone":"a"} 0@${T0}`,
+      `{"Host":"h1","__name__":"up","app":"api","zone":"b"} 0.5@${T0 + 1000}`,
+      `{"Host":"h2","__name__":"up","app":"api","zone":"a"} 1@${T0 + 1000}`,
+    ]);
+    // Sorted by byte order, as 1.0 sorts them.
+    for (const s of request!.series) expect(s.labelOrder).to.deep.equal(['Host', '__name__', 'app', 'zone']);
+    // A gauge: its type and help inline, no unit, no start time.
+    for (const s of request!.series) {
+      expect(s.metadata).to.deep.equal({ type: 2, help: 'Up or not.', unit: '' });
+      expect(s.samples[0]!.startTimestamp).to.equal(0);
+      expect(s.createdTimestamp).to.equal(0);
+    }
+  });
+
+  it('writes the entry start as start time on counters, histograms and summaries, where rc.3 and rc.4 receivers read it', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0' });
+    const start = T0 - 60_000;
+    const counter = remoteWrite({ name: 'requests_total', metricType: 'counter' });
+    const summary = remoteWrite({ name: 'latency', metricType: 'summary' });
+    sink.write(
+      counter.encode(sampleBatch({ anchor: start, offsets: [60_000], values: [42], series: seriesOf({ a: '1' }) })),
+    );
+    sink.write(
+      summary.encode({
+        ...sampleBatch({
+          anchor: start,
+          offsets: [60_000, 60_000, 60_000],
+          values: [0.2, 31.5, 90],
+          series: [seriesOf({ quantile: '0.5' }), seriesOf({}, '_sum'), seriesOf({}, '_count')],
+        }),
+        events: 1,
+      }),
+    );
+    await sink.close();
+    const series = receiver.v2.flatMap((r) => r.series);
+    expect(
+      series.map((s) => [s.labels.__name__, s.metadata.type, s.createdTimestamp, s.samples[0]!.startTimestamp]),
+    ).to.deep.equal([
+      ['requests_total', 1, start, start],
+      ['latency', 5, start, start],
+      ['latency_sum', 5, start, start],
+      ['latency_count', 5, start, start],
+    ]);
+  });
+
+  it('sends the native histogram of a row holding one, its counts as bucket deltas, and the exemplars of the rows, with their references', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0' });
+    const native: NativeHistogram = {
+      schema: 0,
+      zeroThreshold: 1e-128,
+      zeroCount: 1,
+      count: 9,
+      sum: 14.5,
+      positiveSpans: [
+        { offset: 0, length: 2 },
+        { offset: 1, length: 1 },
+      ],
+      positiveCounts: [3, 1, 2],
+      negativeSpans: [{ offset: -1, length: 1 }],
+      negativeCounts: [2],
+    };
+    const slow: Exemplar = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), value: 3.9, timestamp: T0 + 7 };
+    const fast: Exemplar = { traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), value: 0.1, timestamp: T0 + 8 };
+    const batch: Labelled<SampleBatch> = {
+      ...sampleBatch({
+        anchor: T0,
+        offsets: [10, 10, 10, 10],
+        values: [9, 6, 9, 14.5],
+        series: [
+          seriesOf({ pod: 'p' }),
+          seriesOf({ pod: 'p', le: '+Inf' }, '_bucket'),
+          seriesOf({ pod: 'p' }, '_count'),
+          seriesOf({ pod: 'p' }, '_sum'),
+        ],
+      }),
+      events: 1,
+      native: [native, undefined, undefined, undefined],
+      exemplar: [slow, fast, undefined, undefined],
+    };
+    const reports = reportsOf(sink);
+    sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram' }).encode(batch));
+    await sink.close();
+
+    const [nativeSeries, bucket, count, sum] = receiver.v2[0]!.series;
+    expect(nativeSeries!.labels).to.deep.equal({ __name__: 'rpc_seconds', pod: 'p' });
+    expect(nativeSeries!.samples).to.deep.equal([]);
+    expect(nativeSeries!.histograms).to.have.length(1);
+    expect(nativeSeries!.histograms[0]).to.deep.include({
+      countInt: 9,
+      sum: 14.5,
+      schema: 0,
+      zeroThreshold: 1e-128,
+      zeroCountInt: 1,
+      positiveSpans: [
+        { offset: 0, length: 2 },
+        { offset: 1, length: 1 },
+      ],
+      positiveDeltas: [3, -2, 1],
+      negativeSpans: [{ offset: -1, length: 1 }],
+      negativeDeltas: [2],
+      timestamp: T0 + 10,
+      startTimestamp: T0,
+    });
+    expect(nativeSeries!.exemplars).to.deep.equal([
+      { labels: { span_id: slow.spanId, trace_id: slow.traceId }, value: 3.9, timestamp: T0 + 7 },
+    ]);
+    expect(bucket!.exemplars).to.deep.equal([
+      { labels: { span_id: fast.spanId, trace_id: fast.traceId }, value: 0.1, timestamp: T0 + 8 },
+    ]);
+    expect(
+      [bucket, count, sum].map((s) => [
+        s!.labels.__name__,
+        s!.samples[0]!.value,
+        s!.exemplars.length,
+        s!.metadata.type,
+      ]),
+    ).to.deep.equal([
+      ['rpc_seconds_bucket', 6, 1, 3],
+      ['rpc_seconds_count', 9, 0, 3],
+      ['rpc_seconds_sum', 14.5, 0, 3],
+    ]);
+    // What the receiver said it wrote goes with the delivery.
+    const delivered = reports.filter((r) => r.kind === 'delivered');
+    expect(delivered.map((r) => [r.size, r.written])).to.deep.equal([[1, { samples: 3, histograms: 1, exemplars: 2 }]]);
+  });
+
+  it('the statistics sum what the receiver said it wrote, across requests', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
+    const stats = new EntryStats(0);
+    sink.reports!.subscribe((r) => stats.record(r as Delivery, 0));
+    const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
+    sink.write(remoteWrite({ name: 'up' }).encode(sampleBatch({ values: [1, 1, 1], series })));
+    await sink.close();
+    expect(receiver.v2).to.have.length(2);
+    expect(stats.snapshot(0).receiver_written).to.deep.equal({ samples: 3, histograms: 0, exemplars: 0 });
+  });
+
+  it('falls back to 1.0 on 415 for the rest of the run, with one warning, re-sending the refused request: nothing is lost', async () => {
+    receiver = await startRemoteWriteV2Receiver({ refuseV2: true });
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
+    const reports = reportsOf(sink);
+    const encoder = remoteWrite({ name: 'up' });
+    const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
+    sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 2, 3], series })));
+    sink.write(encoder.encode(sampleBatch({ anchor: T0 + 10, values: [4], series: series[0]! })));
+    await sink.close();
+
+    expect(receiver.v2).to.have.length(0);
+    expect(v1Rows(receiver.v1)).to.deep.equal([
+      `__name__=up,pod=a 1@${T0}`,
+      `__name__=up,pod=b 2@${T0 + 1}`,
+      `__name__=up,pod=c 3@${T0 + 2}`,
+      `__name__=up,pod=a 4@${T0 + 10}`,
+    ]);
+    const warnings = reports.filter((r) => r.kind === 'warning');
+    expect(warnings).to.have.length(1);
+    expect(warnings[0])
+      .to.have.property('message')
+      .that.matches(/does not take remote write 2\.0 .*415.*sending 1\.0 from now on/);
+    expect(reports.filter((r) => r.kind === 'failed')).to.deep.equal([]);
+    expect(
+      reports.filter((r) => r.kind === 'delivered').reduce((n, r) => n + (r as { size: number }).size, 0),
+    ).to.equal(4);
+  });
+
+  it('protocol 1.0 (the default) sends what it always sent: WriteRequests with the 1.0 headers', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = createSink({ type: 'remote_write', url: receiver.url });
+    sink.write(
+      remoteWrite({ name: 'up' }).encode(sampleBatch({ anchor: T0, values: [1], series: seriesOf({ pod: 'a' }) })),
+    );
+    await sink.close();
+    expect(receiver.v2).to.have.length(0);
+    expect(v1Rows(receiver.v1)).to.deep.equal([`__name__=up,pod=a 1@${T0}`]);
+  });
+});
+
+describe('the 2.0 receiver of the specs', () => {
+  it('reads a request that protobufjs encodes from the declaration, and resolves its references', async () => {
+    const { V2Request } = await import('../support/backends/remote-write-v2-receiver.js');
+    const body = V2Request.encode({
+      symbols: ['', '__name__', 'up'],
+      timeseries: [{ labelsRefs: [1, 2], samples: [{ value: 1, timestamp: 5 }] }],
+    }).finish();
+    const receiver = await startRemoteWriteV2Receiver();
+    try {
+      const { compressSync } = await import('snappy');
+      const answer = await fetch(receiver.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request' },
+        body: compressSync(Buffer.from(body)),
+      });
+      expect(answer.status).to.equal(204);
+      expect(answer.headers.get('x-prometheus-remote-write-samples-written')).to.equal('1');
+      expect(receiver.v2[0]!.series[0]!.labels).to.deep.equal({ __name__: 'up' });
+    } finally {
+      await receiver.stop();
+    }
+  });
+});
