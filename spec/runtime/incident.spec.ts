@@ -75,6 +75,34 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
     );
   });
 
+  it('span metrics: the exemplars of the duration buckets name spans of that bucket, slow ones in the incident', () => {
+    const durations = metricsOf(otlp.requestsOf('metrics')).filter((m) => m.name === 'traces.span.metrics.duration');
+    const byId = new Map(spans.map((span) => [`${span.traceId}/${span.spanId}`, span]));
+    let slow = 0;
+    let named = 0;
+    for (const point of durations.flatMap((m: ExportRequest) => m.histogram.data_points)) {
+      const bounds: number[] = point.explicit_bounds;
+      // At most one exemplar a bucket: the last span each bucket counted since the previous write.
+      const buckets = point.exemplars.map((e: ExportRequest) => bounds.filter((bound) => e.as_double > bound).length);
+      expect(new Set(buckets).size).to.equal(buckets.length);
+      for (const exemplar of point.exemplars) {
+        const span = byId.get(`${exemplar.trace_id}/${exemplar.span_id}`);
+        expect(span, 'a span of the traces').to.not.equal(undefined);
+        named++;
+        const ms = Number(span!.end - span!.start) / 1e6;
+        expect(exemplar.as_double).to.be.closeTo(ms, 1e-6);
+        expect(attribute(point, 'service.name')).to.equal(span!.service);
+        expect(attribute(point, 'span.name')).to.equal(span!.name);
+        if (span!.service === 'payment' && ms >= 1000) {
+          slow++;
+          expect(during(span!)).to.equal(true);
+        }
+      }
+    }
+    expect(named).to.be.greaterThan(100);
+    expect(slow).to.be.greaterThan(10);
+  });
+
   it('logs: every error of payment names a payment span that failed just before it, inside the incident', () => {
     const records = logsOf(otlp.requestsOf('logs'));
     expect(records).to.have.length(600);

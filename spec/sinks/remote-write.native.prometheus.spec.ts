@@ -9,8 +9,11 @@ import { waitFor } from '../support/backends/ports.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { v2 } from '../support/scenarios.js';
+import { spansFromJsonLines } from '../support/traces.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-const { scenario } = scenarioDir('svc-native-');
+const { dir, scenario } = scenarioDir('svc-native-');
 
 /** The value of a one-series instant query, once Prometheus has it. */
 async function scalar(prometheus: Prometheus, expression: string): Promise<number> {
@@ -134,5 +137,84 @@ describe('native histograms and exemplars by remote write into Prometheus 2.42',
     );
     // The rows with exemplars kept their samples.
     expect(await scalar(prometheus, `count_over_time(${name}[1h])`)).to.equal(3);
+  });
+
+  it('svc run: the exemplars of a histogram name spans of the traces entry it follows, as Prometheus keeps them', async () => {
+    const name = 'svc_checkout_seconds';
+    const traces = join(dir, 'spans.jsonl');
+    const file = scenario(
+      'correlated.json',
+      v2([
+        {
+          signal_type: 'traces',
+          id: 'checkout',
+          name: 'checkout',
+          rate: 20,
+          duration: '2s',
+          sink: { type: 'file', path: traces },
+          trace_generator: {
+            seed: 5,
+            services: { frontend: {} },
+            root: {
+              service: 'frontend',
+              operation: 'GET /checkout',
+              kind: 'server',
+              duration: { type: 'exponential', rate: 10 },
+            },
+          },
+        },
+        {
+          name,
+          signal_type: 'histogram',
+          rate: 5,
+          duration: '2s',
+          distribution: { type: 'exponential', rate: 10 },
+          buckets: [0.05, 0.1, 0.2],
+          native: {},
+          exemplars: { from: 'checkout' },
+          labels: { job: 'svc' },
+          sink: { type: 'remote_write', url: `${prometheus.url}/api/v1/write`, max_buffer_age: '200ms' },
+        },
+      ]),
+    );
+    const started = Date.now();
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    const spans = new Map(
+      spansFromJsonLines(readFileSync(traces, 'utf8')).map((span) => [`${span.traceId}/${span.spanId}`, span]),
+    );
+    const url = `${prometheus.url}/api/v1/query_exemplars?query={__name__=~"${name}.*"}&start=${(started - 60_000) / 1000}&end=${(Date.now() + 60_000) / 1000}`;
+    const found = await waitFor(
+      'exemplars',
+      async () => {
+        const body = (await (await fetch(url)).json()) as {
+          data: {
+            seriesLabels: Record<string, string>;
+            exemplars: { labels: Record<string, string>; value: string }[];
+          }[];
+        };
+        return body.data.length >= 2 ? body.data : undefined;
+      },
+      15_000,
+      100,
+    );
+    // The native series and the classic buckets both keep them.
+    const series = found.map((s) => s.seriesLabels.__name__ + (s.seriesLabels.le ? `{le=${s.seriesLabels.le}}` : ''));
+    expect(series).to.include(name);
+    expect(series.some((s) => s.startsWith(`${name}_bucket`))).to.equal(true);
+    let checked = 0;
+    for (const { seriesLabels, exemplars } of found) {
+      for (const exemplar of exemplars) {
+        const span = spans.get(`${exemplar.labels.trace_id}/${exemplar.labels.span_id}`);
+        expect(span, 'a span the traces entry wrote').to.not.equal(undefined);
+        const seconds = Number(span!.end - span!.start) / 1e9;
+        expect(Number(exemplar.value)).to.be.closeTo(seconds, 1e-9);
+        // A classic bucket's exemplar lies in it: a slow bucket names a slow span.
+        if (seriesLabels.le !== undefined && seriesLabels.le !== '+Inf')
+          expect(seconds).to.be.at.most(Number(seriesLabels.le));
+        checked++;
+      }
+    }
+    expect(checked).to.be.greaterThan(5);
   });
 });
