@@ -170,6 +170,18 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   line('histogram observations', observations(histogram.svc), 'obs/s   ', '');
   line('native histogram observations', observations(native.svc), 'obs/s   ', '');
 
+  // Exemplars on and off, the same openmetrics histogram, runs alternated: an exemplar on every event (random
+  // ids; from a traces entry only the ids differ), written after its bucket's line.
+  const openmetrics = { ...histogramEntry, encoder: { type: 'openmetrics' } };
+  const exemplarSides = await repeated({
+    off: () => svcRun(dir, openmetrics, seconds),
+    on: () => svcRun(dir, { ...openmetrics, exemplars: { every: 1 } }, seconds),
+  });
+  line('openmetrics histogram, exemplars off', exemplarSides.off, 'events/s', '');
+  line('openmetrics histogram, exemplars on', exemplarSides.on, 'events/s', '');
+  const slower = 1 - median(exemplarSides.on.map((m) => m.rate)) / median(exemplarSides.off.map((m) => m.rate));
+  console.log(`  ${'  exemplars cost'.padEnd(34)} ${fmt(100 * slower).padStart(10)} %  goal: <= 10`);
+
   const wide = await repeated({
     million: () => svcRun(dir, pods(1_000_000), seconds),
     one: () => svcRun(dir, pods(1), seconds),

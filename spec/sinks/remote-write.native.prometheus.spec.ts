@@ -28,6 +28,25 @@ async function scalar(prometheus: Prometheus, expression: string): Promise<numbe
   );
 }
 
+/** The series with exemplars `query` selects between two epoch-ms times, once Prometheus has `series` of them. */
+async function exemplarsOf(prometheus: Prometheus, query: string, from: number, to: number, series: number) {
+  const url = `${prometheus.url}/api/v1/query_exemplars?query=${query}&start=${from / 1000}&end=${to / 1000}`;
+  return waitFor(
+    'exemplars',
+    async () => {
+      const body = (await (await fetch(url)).json()) as {
+        data: {
+          seriesLabels: Record<string, string>;
+          exemplars: { labels: Record<string, string>; value: string; timestamp: number }[];
+        }[];
+      };
+      return body.data.length >= series ? body.data : undefined;
+    },
+    15_000,
+    100,
+  );
+}
+
 describe('native histograms and exemplars by remote write into Prometheus 2.42', function () {
   this.timeout(60_000);
   let prometheus: Prometheus;
@@ -108,21 +127,7 @@ describe('native histograms and exemplars by remote write into Prometheus 2.42',
     await sink.write(encoder.encode(batch));
     await sink.close();
 
-    const url = `${prometheus.url}/api/v1/query_exemplars?query=${name}&start=${(now - 60_000) / 1000}&end=${(now + 60_000) / 1000}`;
-    const found = await waitFor(
-      'exemplars',
-      async () => {
-        const body = (await (await fetch(url)).json()) as {
-          data: {
-            seriesLabels: Record<string, string>;
-            exemplars: { labels: Record<string, string>; value: string; timestamp: number }[];
-          }[];
-        };
-        return body.data.length ? body.data : undefined;
-      },
-      15_000,
-      100,
-    );
+    const found = await exemplarsOf(prometheus, name, now - 60_000, now + 60_000, 1);
     expect(found.map((s) => s.seriesLabels)).to.deep.equal([{ __name__: name, job: 'svc' }]);
     expect(
       found[0]!.exemplars.map((e) => ({
@@ -183,21 +188,7 @@ describe('native histograms and exemplars by remote write into Prometheus 2.42',
     const spans = new Map(
       spansFromJsonLines(readFileSync(traces, 'utf8')).map((span) => [`${span.traceId}/${span.spanId}`, span]),
     );
-    const url = `${prometheus.url}/api/v1/query_exemplars?query={__name__=~"${name}.*"}&start=${(started - 60_000) / 1000}&end=${(Date.now() + 60_000) / 1000}`;
-    const found = await waitFor(
-      'exemplars',
-      async () => {
-        const body = (await (await fetch(url)).json()) as {
-          data: {
-            seriesLabels: Record<string, string>;
-            exemplars: { labels: Record<string, string>; value: string }[];
-          }[];
-        };
-        return body.data.length >= 2 ? body.data : undefined;
-      },
-      15_000,
-      100,
-    );
+    const found = await exemplarsOf(prometheus, `{__name__=~"${name}.*"}`, started - 60_000, Date.now() + 60_000, 2);
     // The native series and the classic buckets both keep them.
     const series = found.map((s) => s.seriesLabels.__name__ + (s.seriesLabels.le ? `{le=${s.seriesLabels.le}}` : ''));
     expect(series).to.include(name);
