@@ -31,6 +31,14 @@ function mulHigh(a: number, b: number): number {
   return (Math.imul(a1, b1) + (cross1 >>> 16) + (cross2 >>> 16) + carry) | 0;
 }
 
+/** Each byte's two lowercase hex digits: a table lookup beats `toString(16)` and `padStart` on the exemplar path. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** A 32-bit word (any int32 or uint32 bit pattern) as 8 lowercase hex digits. */
+export function wordHex(word: number): string {
+  return BYTE_HEX[word >>> 24]! + BYTE_HEX[(word >>> 16) & 255]! + BYTE_HEX[(word >>> 8) & 255]! + BYTE_HEX[word & 255]!;
+}
+
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */
 export class SplitMix64 {
   private seedHi: number;
@@ -97,7 +105,7 @@ export class SplitMix64 {
   /** Output n as 16 lowercase hex digits. */
   hex(n: number): string {
     this.output(n);
-    return (this.hi >>> 0).toString(16).padStart(8, '0') + (this.lo >>> 0).toString(16).padStart(8, '0');
+    return wordHex(this.hi) + wordHex(this.lo);
   }
 
   /** Output n as an unsigned 64-bit BigInt (for checks and non-hot paths). */

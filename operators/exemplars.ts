@@ -1,6 +1,7 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
+import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 
@@ -87,9 +88,9 @@ function rowsOf(batch: Labelled<SampleBatch>, at: number, rows: number, value: n
   let bucket = -1;
   let count = -1;
   for (let r = at; r < at + rows; r++) {
-    const { labels, suffix } = batch.series[r]!;
+    const { suffix } = batch.series[r]!;
     if (batch.native?.[r]) chosen.push(r);
-    else if (bucket < 0 && suffix === '_bucket' && value <= boundOf(labels.le)) bucket = r;
+    else if (bucket < 0 && suffix === '_bucket' && value <= boundOf(batch.series[r]!)) bucket = r;
     else if (suffix === '_count') count = r;
   }
   if (bucket >= 0) chosen.push(bucket);
@@ -97,8 +98,14 @@ function rowsOf(batch: Labelled<SampleBatch>, at: number, rows: number, value: n
   return chosen;
 }
 
-/** A `le` label's bound; `+Inf` and anything unreadable hold every value. */
-function boundOf(le: string | undefined): number {
-  const bound = Number(le);
-  return Number.isNaN(bound) ? Infinity : bound;
+/** Each bucket row's bound, read once per series: its `le` label, `+Inf` (and anything unreadable) holding every value. */
+const bounds = new WeakMap<Series, number>();
+function boundOf(series: Series): number {
+  let bound = bounds.get(series);
+  if (bound === undefined) {
+    bound = Number(series.labels.le);
+    if (Number.isNaN(bound)) bound = Infinity;
+    bounds.set(series, bound);
+  }
+  return bound;
 }

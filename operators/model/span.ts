@@ -10,6 +10,7 @@
  * bytes once.
  */
 import type { TickBatch } from './batch.js';
+import { wordHex } from '../../lib/random.js';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 export const SPAN_KINDS: readonly SpanKind[] = ['server', 'client', 'producer', 'consumer', 'internal'];
@@ -229,6 +230,6 @@ export function spanIdHex(spans: Pick<SpanColumns, 'spanId'>, s: number): string
 
 function wordsHex(words: Uint32Array, at: number, count: number): string {
   let hex = '';
-  for (let w = at; w < at + count; w++) hex += words[w]!.toString(16).padStart(8, '0');
+  for (let w = at; w < at + count; w++) hex += wordHex(words[w]!);
   return hex;
 }
