@@ -5,9 +5,9 @@
  * (bench/shortest.ts), traces generated and encoded in one process (bench/traces.ts), then rate
  * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
- * `svc test` of a 1-hour incident (bench/alert-test.ts) and the idle memory of svc-server
- * (bench/server-idle.ts). Prints figures; asserts nothing (speed goals live
- * here, not in tests).
+ * `svc test` of a 1-hour incident (bench/alert-test.ts), the idle memory of svc-server
+ * (bench/server-idle.ts) and its scrape answers in text and protobuf (bench/scrape.ts). Prints
+ * figures; asserts nothing (speed goals live here, not in tests).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,7 @@ import { remoteWriteBench } from './remote-write.js';
 import { backfillBench } from './backfill.js';
 import { alertTestBench } from './alert-test.js';
 import { serverIdleBench } from './server-idle.js';
+import { scrapeBench } from './scrape.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
@@ -89,6 +90,7 @@ try {
   await backfillBench(dir);
   await alertTestBench();
   await serverIdleBench();
+  await scrapeBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

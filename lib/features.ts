@@ -12,6 +12,8 @@ export const FEATURE_PACKAGES = {
   'remote-write': ['protobufjs', 'snappy'],
   otlp: ['protobufjs', '@grpc/grpc-js'],
   kafka: ['kafkajs'],
+  /** svc-server's protobuf scrape (lib/protocols/metric-family.ts); without it a scrape answers text. */
+  'protobuf-exposition': ['protobufjs'],
 } as const;
 
 export type Feature = keyof typeof FEATURE_PACKAGES;

@@ -36,7 +36,9 @@ const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2
 
 /** A 32-bit word (any int32 or uint32 bit pattern) as 8 lowercase hex digits. */
 export function wordHex(word: number): string {
-  return BYTE_HEX[word >>> 24]! + BYTE_HEX[(word >>> 16) & 255]! + BYTE_HEX[(word >>> 8) & 255]! + BYTE_HEX[word & 255]!;
+  return (
+    BYTE_HEX[word >>> 24]! + BYTE_HEX[(word >>> 16) & 255]! + BYTE_HEX[(word >>> 8) & 255]! + BYTE_HEX[word & 255]!
+  );
 }
 
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */

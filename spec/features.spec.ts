@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startServerProcess } from './support/server-process.js';
+import { waitFor } from './support/backends/ports.js';
 import { upScenario } from './support/cli.js';
 
 const run = promisify(execFile);
@@ -102,6 +103,27 @@ scenarios:
       expect(answer.detail).to.include(
         'remote_write needs the build feature "remote-write", whose packages this installation lacks (protobufjs, snappy;',
       );
+    } finally {
+      server.kill();
+    }
+  });
+
+  it('svc-server answers a scrape that prefers the protobuf exposition (protobufjs) in text', async () => {
+    const server = await startServerProcess({ cwd: dir, quiet: true });
+    try {
+      const res = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body: 'signal_type: metrics\nname: up\nrate: 10\ngenerator: { type: constant, value: 1 }\nsink: { type: stdout }\n',
+      });
+      expect(res.status, await res.text()).to.equal(201);
+      const accept = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited';
+      const scrape = await waitFor('a sample', async () => {
+        const answer = await fetch(`${server.base}/scenarios/metrics`, { headers: { accept } });
+        return answer.status === 200 ? answer : undefined;
+      });
+      expect(scrape.headers.get('content-type')).to.equal('text/plain; version=0.0.4; charset=utf-8');
+      expect(await scrape.text()).to.equal('# TYPE up gauge\nup 1\n');
     } finally {
       server.kill();
     }

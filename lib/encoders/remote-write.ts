@@ -1,5 +1,5 @@
 import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
-import type { NativeHistogram } from '../../operators/model/native-histogram.js';
+import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
@@ -143,15 +143,11 @@ function histogramMessage(h: NativeHistogram, ms: number) {
     zeroThreshold: h.zeroThreshold,
     zeroCountInt: h.zeroCount,
     negativeSpans: h.negativeSpans,
-    negativeDeltas: deltas(h.negativeCounts),
+    negativeDeltas: countDeltas(h.negativeCounts),
     positiveSpans: h.positiveSpans,
-    positiveDeltas: deltas(h.positiveCounts),
+    positiveDeltas: countDeltas(h.positiveCounts),
     timestamp: ms,
   };
-}
-
-function deltas(counts: readonly number[]): number[] {
-  return counts.map((count, k) => count - (k === 0 ? 0 : counts[k - 1]!));
 }
 
 /** Bytes of a sample message without its timestamp field: the value's tag and 8 bytes. */

@@ -1,4 +1,11 @@
-import { classicRows, timestampOf, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import {
+  classicRows,
+  timestampOf,
+  type Exemplar,
+  type Labelled,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
@@ -16,18 +23,32 @@ export interface Family {
   readonly help?: string;
 }
 
-interface Row {
+/** The latest state of one series of an entry, as a scrape shows it. */
+export interface LatestRow {
   readonly series: Series;
+  /** The latest value (of a native histogram's row: its count). */
   readonly value: number;
+  /** Of a native histogram's row (text exposition cannot show it): the latest native histogram. */
+  readonly native?: NativeHistogram;
+  /** The latest exemplar the series carried, if any did. */
+  readonly exemplar?: Exemplar;
+  /** Epoch ms from which the entry's histogram and summary counts are cumulative: its start. */
+  readonly created: number;
+}
+
+/** A metric family of every entry's latest rows: each series once, under its text exposition name (`sample`). */
+export interface LatestFamily {
+  readonly family: Family;
+  readonly rows: readonly (LatestRow & { readonly sample: string })[];
 }
 
 const formatValue = textValueFormat();
 
 /**
  * What the scrape endpoints read of one started entry: a ring of its most recent events (rows of
- * one tick: a sample, or a histogram's series set) with their timestamps, drained by
- * `GET /scenarios/{id}/metrics`, and the latest value of every series, read without draining
- * by `GET /scenarios/metrics`.
+ * one tick: a sample, or a histogram's classic series set) with their timestamps, drained by
+ * `GET /scenarios/{id}/metrics`, and the latest value of every series (with its latest native
+ * histogram and exemplar, for the protobuf exposition), read without draining by `GET /scenarios/metrics`.
  *
  * The ring is allocated once, at the first samples, and then only overwritten: recording an
  * event copies its numbers into place (the oldest event gives way when the ring is full), so an
@@ -50,29 +71,32 @@ export class ScrapeBuffer {
   private readonly indexOfObject = new WeakMap<Series, number>();
   private readonly series: Series[] = [];
   private readonly latest: number[] = [];
+  /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
+  private readonly latestNative: (NativeHistogram | undefined)[] = [];
+  private readonly latestExemplar: (Exemplar | undefined)[] = [];
+  /** The `anchor` of the entry's batches: its start. */
+  private created = 0;
 
   constructor(readonly family: Family) {}
 
   /**
-   * Records a labelled sample batch (the `onSamples` hook of the entry's chain): its classic rows, which text
-   * exposition can show (a native histogram's row cannot be written as text).
+   * Records a labelled sample batch (the `onSamples` hook of the entry's chain): every row as the latest of its
+   * series, and the classic rows in the ring (text exposition cannot write a native histogram's row).
    */
   record(samples: Labelled<SampleBatch>): void {
+    if (samples.size === 0) return;
+    if (this.series.length === 0) this.created = samples.anchor;
+    const { series, value, native, exemplar } = samples;
+    for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplar?.[row]);
     const batch = classicRows(samples);
     const events = batch.events ?? batch.size;
-    if (events === 0) return;
     if (this.width === 0) this.allocate(batch.size / events);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
-    const firstKept = Math.max(0, events - MAX_SCRAPE_EVENTS);
-    for (let e = 0; e < events; e++) {
-      const kept = e >= firstKept;
-      const at = kept ? this.nextSlot(timestampOf(batch, e * this.width)) * this.width : 0;
+    for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) {
+      const at = this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
       for (let r = 0; r < this.width; r++) {
-        const row = e * this.width + r;
-        this.seen(batch.series[row]!, batch.value[row]!);
-        if (!kept) continue;
-        this.rowSeries[at + r] = batch.series[row]!;
-        this.rowValues[at + r] = batch.value[row]!;
+        this.rowSeries[at + r] = batch.series[e * this.width + r]!;
+        this.rowValues[at + r] = batch.value[e * this.width + r]!;
       }
     }
   }
@@ -93,9 +117,14 @@ export class ScrapeBuffer {
     return text;
   }
 
-  /** The latest value of every series, without timestamps. */
-  latestRows(): readonly Row[] {
-    return this.series.map((series, i) => ({ series, value: this.latest[i]! }));
+  /** The latest state of every series, without timestamps. */
+  latestRows(): readonly LatestRow[] {
+    const { created } = this;
+    return this.series.map((series, i) => {
+      const native = this.latestNative[i];
+      const exemplar = this.latestExemplar[i];
+      return { series, value: this.latest[i]!, created, ...(native && { native }), ...(exemplar && { exemplar }) };
+    });
   }
 
   private allocate(width: number): void {
@@ -114,10 +143,16 @@ export class ScrapeBuffer {
     return slot;
   }
 
-  /** Records `value` as the latest of `series`, if the table holds it or has room for it. */
-  private seen(series: Series, value: number): void {
+  /**
+   * Records `value` (and the row's native histogram and exemplar) as the latest of `series`, if the table holds it
+   * or has room for it. A row without an exemplar keeps the series' previous one: exemplars are sparse.
+   */
+  private seen(series: Series, value: number, native?: NativeHistogram, exemplar?: Exemplar): void {
     const index = this.indexOfObject.get(series) ?? this.indexOfText(series);
-    if (index !== undefined) this.latest[index] = value;
+    if (index === undefined) return;
+    this.latest[index] = value;
+    if (native) this.latestNative[index] = native;
+    if (exemplar) this.latestExemplar[index] = exemplar;
   }
 
   /**
@@ -138,36 +173,54 @@ export class ScrapeBuffer {
 }
 
 /**
- * Text exposition of the latest value of every series of every entry, one `# HELP`/`# TYPE`
- * block per metric name. Entries that share a name but not a type are written as one
- * `untyped` family; `onConflict` is told so it can log a warning.
+ * The metric families of the latest rows of every entry, one per metric name, in order of first appearance.
+ * Entries that share a name but not a type make one `untyped` family; `onConflict` is told so it can log a warning.
+ * Two entries writing the very same series: the first one's row only, one sample per series in a scrape.
  */
-export function aggregate(
+export function latestFamilies(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): string {
+): LatestFamily[] {
   const byName = new Map<string, ScrapeBuffer[]>();
   for (const buffer of buffers) {
     const group = byName.get(buffer.family.name);
     if (group) group.push(buffer);
     else byName.set(buffer.family.name, [buffer]);
   }
-  let out = '';
+  const families: LatestFamily[] = [];
   for (const [name, group] of byName) {
     const rows = group.flatMap((buffer) => buffer.latestRows());
     if (rows.length === 0) continue;
     const types = [...new Set(group.map((buffer) => buffer.family.type))];
     if (types.length > 1) onConflict(name, types);
     const help = group.find((buffer) => buffer.family.help)?.family.help;
-    out += header({ name, type: types.length > 1 ? 'untyped' : types[0]!, help });
     const seen = new Set<string>();
-    for (const { series, value } of rows) {
-      const sample = sampleName(name, series);
-      // Two entries writing the very same series: one sample per series in a scrape.
+    const unique: (LatestRow & { sample: string })[] = [];
+    for (const row of rows) {
+      const sample = sampleName(name, row.series);
       if (seen.has(sample)) continue;
       seen.add(sample);
-      out += `${sample} ${formatValue(value)}\n`;
+      unique.push({ ...row, sample });
     }
+    families.push({ family: { name, type: types.length > 1 ? 'untyped' : types[0]!, help }, rows: unique });
+  }
+  return families;
+}
+
+/**
+ * Text exposition of the latest value of every series of every entry ({@link latestFamilies}), one `# HELP`/`# TYPE`
+ * block per metric name. A native histogram's row has no text form: a family of native histograms only is left out.
+ */
+export function aggregate(
+  buffers: readonly ScrapeBuffer[],
+  onConflict: (name: string, types: MetricType[]) => void,
+): string {
+  let out = '';
+  for (const { family, rows } of latestFamilies(buffers, onConflict)) {
+    const classic = rows.filter((row) => !row.native);
+    if (classic.length === 0) continue;
+    out += header(family);
+    for (const { sample, value } of classic) out += `${sample} ${formatValue(value)}\n`;
   }
   return out;
 }

@@ -32,3 +32,11 @@ export interface NativeHistogram {
   readonly negativeSpans: readonly BucketSpan[];
   readonly negativeCounts: readonly number[];
 }
+
+/**
+ * Absolute bucket counts as the deltas integer histograms carry (remote write's `Histogram`, the protobuf
+ * exposition's): each count less the one before it, the first as is.
+ */
+export function countDeltas(counts: readonly number[]): number[] {
+  return counts.map((count, k) => count - (k === 0 ? 0 : counts[k - 1]!));
+}

@@ -43,7 +43,7 @@ function seriesSets(events: readonly number[]): Labelled<SampleBatch> {
 }
 
 describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/metrics', () => {
-  it('keeps the classic rows of a histogram with a native one: text exposition cannot show the native row', () => {
+  it('drains the classic rows of a histogram with a native one (text cannot show it), and keeps the latest of both', () => {
     const buffer = new ScrapeBuffer({ name: 'lat', type: 'histogram' });
     const series = [seriesOf({}, '_count'), seriesOf({})];
     const native = { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 2, sum: 3 };
@@ -54,7 +54,10 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
       native: [undefined, { ...native, ...empty }],
     });
     expect(buffer.drain(10)).to.equal('# TYPE lat histogram\nlat_count 2 0\n');
-    expect(buffer.latestRows().map((row) => row.series.suffix)).to.deep.equal(['_count']);
+    expect(buffer.latestRows().map((row) => [row.series.suffix, row.native?.count])).to.deep.equal([
+      ['_count', undefined],
+      [undefined, 2],
+    ]);
   });
 
   it('drains the most recent `limit` events oldest first, then is empty', () => {

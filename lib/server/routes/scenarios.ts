@@ -6,6 +6,9 @@ import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
 import { DrainingError, statusOf, type StartedEntry } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
+import { aggregateProtobuf } from '../scrape-protobuf.js';
+import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
+import { featureRefusal } from '../../features.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 import { nowOf } from '../clock.js';
 
@@ -13,6 +16,8 @@ import { nowOf } from '../clock.js';
 const require = createRequire(import.meta.url);
 
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
+/** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
+const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
 
 /**
  * The scenarios resource: start (`POST`), list, inspect, live stats, scrape (drain one, or the
@@ -58,17 +63,19 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       // Before /:id, which would take "metrics" for an id.
       .get('/metrics', (ctx) => {
-        const text = aggregate(
-          registry.list().map((started) => started.scrape),
-          (name, types) =>
-            logger.warn(
-              { metric: name, types },
-              `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`,
-            ),
-        );
-        if (!text) return void (ctx.status = 204);
-        ctx.type = EXPOSITION;
-        ctx.body = text;
+        const buffers = registry.list().map((started) => started.scrape);
+        const onConflict = (name: string, types: readonly string[]) =>
+          logger.warn(
+            { metric: name, types },
+            `scenarios share the metric name ${name} with different types (${types.join(', ')}): exposed as untyped`,
+          );
+        ctx.vary('Accept');
+        // As Prometheus negotiates: the protobuf exposition when the Accept header prefers it (its q-values), else text.
+        const protobuf = ctx.accepts(SCRAPE_FORMATS) === PROTOBUF_EXPOSITION;
+        const body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
+        if (body.length === 0) return void (ctx.status = 204);
+        ctx.type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
+        ctx.body = body;
       })
       .get('/:id', (ctx) => {
         const started = find(ctx);

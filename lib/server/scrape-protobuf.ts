@@ -1,0 +1,161 @@
+import type { Writer } from 'protobufjs';
+import type { Exemplar } from '../../operators/model/batch.js';
+import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
+import { seriesOf, type Series } from '../../operators/model/series.js';
+import type { MetricType } from '../language/types.js';
+import { metricFamilyType } from '../protocols/metric-family.js';
+import { latestFamilies, type LatestFamily, type LatestRow, type ScrapeBuffer } from './scrape.js';
+
+/** client_model's `MetricType` numbers. */
+const TYPE_NUMBER: Record<MetricType, number> = { counter: 0, gauge: 1, summary: 2, untyped: 3, histogram: 4 };
+
+interface LabelPair {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** How a row is folded into its metric's message, `at` the value of the label `by` on the row, if it has it. */
+type Fold = (message: Record<string, unknown>, row: LatestRow, at: string | undefined) => void;
+
+/**
+ * The protobuf exposition of the latest state of every series of every entry ({@link latestFamilies}): one
+ * length-delimited `io.prometheus.client.MetricFamily` per family, what Prometheus reads from a scrape answered as
+ * `application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited`. Unlike the text
+ * exposition it carries native histograms and exemplars:
+ *
+ * - a histogram family: one `Metric` per label set, its classic buckets (each with its latest exemplar), `_sum` and
+ *   `_count`, its native histogram (the latest exemplar of the native series in `exemplars`), and its start as
+ *   `created_timestamp`; a summary family likewise, with its quantiles;
+ * - any other family (counter, gauge, untyped, and the `untyped` family of entries whose types differ): one family
+ *   per sample name, a counter's latest exemplar on its `Counter`. Native histograms have no untyped form.
+ *
+ * Empty (no bytes) when no entry has a sample.
+ */
+export function aggregateProtobuf(
+  buffers: readonly ScrapeBuffer[],
+  onConflict: (name: string, types: MetricType[]) => void,
+): Uint8Array {
+  const MetricFamily = metricFamilyType();
+  let writer: Writer | undefined;
+  for (const family of latestFamilies(buffers, onConflict).flatMap(familyMessages)) {
+    writer = MetricFamily.encodeDelimited(family, writer);
+  }
+  return writer?.finish() ?? new Uint8Array(0);
+}
+
+/** The `MetricFamily` messages of one family. */
+function familyMessages({ family, rows }: LatestFamily): object[] {
+  const { name, type } = family;
+  const help = family.help === undefined ? {} : { help: family.help };
+  if (type === 'histogram' || type === 'summary') {
+    return [{ name, ...help, type: TYPE_NUMBER[type], metric: gathered(rows, type) }];
+  }
+  const bySample = new Map<string, object[]>();
+  for (const row of rows) {
+    if (row.native) continue;
+    const sampleName = name + (row.series.suffix ?? '');
+    const metric = { label: labelPairs(row.series), [type]: simpleValue(type, row) };
+    const metrics = bySample.get(sampleName);
+    if (metrics) metrics.push(metric);
+    else bySample.set(sampleName, [metric]);
+  }
+  return [...bySample].map(([sampleName, metric]) => ({ name: sampleName, ...help, type: TYPE_NUMBER[type], metric }));
+}
+
+/** The `Gauge`, `Counter` or `Untyped` message of a row. */
+function simpleValue(type: 'counter' | 'gauge' | 'untyped', { value, exemplar }: LatestRow): object {
+  return type === 'counter' && exemplar ? { value, exemplar: exemplarMessage(exemplar) } : { value };
+}
+
+/** What tells the rows of one histogram or summary apart, the list they go to, and how each row is folded in. */
+const COMPOSITE: Record<'histogram' | 'summary', { by: string; list: string; fold: Fold }> = {
+  histogram: { by: 'le', list: 'bucket', fold: foldHistogram },
+  summary: { by: 'quantile', list: 'quantile', fold: foldSummary },
+};
+
+/**
+ * The `Metric`s of a histogram's or summary's rows: one per label set without the label that tells a bucket's or a
+ * quantile's rows apart, each with its `Histogram` or `Summary` message.
+ */
+function gathered(rows: readonly LatestRow[], kind: 'histogram' | 'summary'): object[] {
+  const { by, list, fold } = COMPOSITE[kind];
+  const metrics = new Map<string, { label: LabelPair[]; message: Record<string, unknown> }>();
+  for (const row of rows) {
+    const at = row.series.labels[by];
+    const base = at === undefined ? row.series : withoutLabel(row.series, by);
+    let metric = metrics.get(base.key);
+    if (!metric) {
+      const message = { createdTimestamp: timestampMessage(row.created), [list]: [] };
+      metrics.set(base.key, (metric = { label: labelPairs(base), message }));
+    }
+    fold(metric.message, row, at);
+  }
+  return [...metrics.values()].map(({ label, message }) => ({ label, [kind]: message }));
+}
+
+/** Folds a histogram's row into its `Histogram`: a bucket, the sum, the count, or the native histogram. */
+function foldHistogram(message: Record<string, unknown>, { series, value, native, exemplar }: LatestRow, le?: string) {
+  if (native) Object.assign(message, nativeFields(native), exemplar && { exemplars: [exemplarMessage(exemplar)] });
+  else if (le !== undefined) {
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    (message.bucket as object[]).push({
+      cumulativeCount: value,
+      upperBound: bound,
+      ...(exemplar && { exemplar: exemplarMessage(exemplar) }),
+    });
+  } else if (series.suffix === '_sum') message.sampleSum = value;
+  else if (series.suffix === '_count') message.sampleCount = value;
+}
+
+/** Folds a summary's row into its `Summary`: a quantile, the sum or the count (a summary's exemplar has no place). */
+function foldSummary(message: Record<string, unknown>, { series, value }: LatestRow, quantile?: string) {
+  if (quantile !== undefined) (message.quantile as object[]).push({ quantile: Number(quantile), value });
+  else if (series.suffix === '_sum') message.sampleSum = value;
+  else if (series.suffix === '_count') message.sampleCount = value;
+}
+
+/** The native fields of a `Histogram`, with the count and sum of the same observations. */
+function nativeFields(h: NativeHistogram) {
+  // client_model: a native histogram with nothing that tells it from a classic one (no span, no zero bucket) takes a
+  // no-op span, or it would be read as a classic histogram.
+  const unmarked = !h.positiveSpans.length && !h.negativeSpans.length && h.zeroThreshold === 0 && h.zeroCount === 0;
+  return {
+    sampleCount: h.count,
+    sampleSum: h.sum,
+    schema: h.schema,
+    zeroThreshold: h.zeroThreshold,
+    zeroCount: h.zeroCount,
+    negativeSpan: h.negativeSpans,
+    negativeDelta: countDeltas(h.negativeCounts),
+    positiveSpan: unmarked ? [{ offset: 0, length: 0 }] : h.positiveSpans,
+    positiveDelta: countDeltas(h.positiveCounts),
+  };
+}
+
+/** client_model's `Exemplar`: the trace and span it was observed in, as labels. */
+function exemplarMessage({ traceId, spanId, value, timestamp }: Exemplar) {
+  return {
+    label: [
+      { name: 'trace_id', value: traceId },
+      { name: 'span_id', value: spanId },
+    ],
+    value,
+    timestamp: timestampMessage(timestamp),
+  };
+}
+
+/** A `google.protobuf.Timestamp` of epoch milliseconds. */
+function timestampMessage(ms: number) {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds, nanos: Math.round((ms - seconds * 1000) * 1e6) };
+}
+
+function labelPairs({ labels }: Series): LabelPair[] {
+  return Object.entries(labels).map(([name, value]) => ({ name, value }));
+}
+
+/** The label set of `series` without the label `name` (the sorted order kept). */
+function withoutLabel(series: Series, name: string): Series {
+  const { [name]: _dropped, ...rest } = series.labels;
+  return seriesOf(rest);
+}
