@@ -23,7 +23,7 @@ import {
 } from '../language/combinators.js';
 import { entryGenerator, overrideGenerator } from '../language/aliases.js';
 import { traceGenerator } from '../language/traces.js';
-import type { MetricOverride } from './types.js';
+import type { GeneratorConfig } from '../language/types.js';
 import * as limits from '../language/limits.js';
 import { encoderCodec } from '../encoders/kinds/index.js';
 import { sinkCodec } from '../sinks/kinds/index.js';
@@ -51,6 +51,16 @@ import {
   traceContext,
 } from '../language/fields.js';
 import { SPAN_METRICS_UNITS } from '../../operators/span-metrics.js';
+
+/** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>`. */
+export interface MetricOverride {
+  readonly generator?: GeneratorConfig;
+  /** Merged over the metric's labels (pack and entry labels included); the override wins. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** The noise of an operational alias in `generator`: the metric's jitter, in place of the entry's. */
+  readonly jitter?: number;
+  readonly jitter_seed?: number;
+}
 
 /**
  * `overrides` of a pack entry: per metric name, a generator (an operational alias allowed, its

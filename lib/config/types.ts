@@ -29,21 +29,12 @@ import type {
   Window,
 } from '../language/fields.js';
 
-import type { SpanMetricsConfig } from './entry-fields.js';
+import type { MetricOverride, SpanMetricsConfig } from './entry-fields.js';
 import type { SpanMetricsOptions, SpanMetricsUnit } from '../../operators/span-metrics.js';
 
+export type { MetricOverride } from './entry-fields.js';
 export type { SinkConfig, SinkType } from '../sinks/kinds/index.js';
 export type { EncoderConfig, EncoderType } from '../encoders/kinds/index.js';
-
-/** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>`. */
-export interface MetricOverride {
-  readonly generator?: GeneratorConfig;
-  /** Merged over the metric's labels (pack and entry labels included); the override wins. */
-  readonly labels?: Readonly<Record<string, string>>;
-  /** The noise of an operational alias in `generator`: the metric's jitter, in place of the entry's. */
-  readonly jitter?: number;
-  readonly jitter_seed?: number;
-}
 
 /** One entry after defaults were applied. */
 export interface Entry {
