@@ -1,6 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
-import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
+import { boundText, bucketOf, expandRows, type SeriesTotals } from './internal/series-rows.js';
 import { ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
 
 export type { NativeHistogramOptions };
@@ -71,16 +71,4 @@ export function histogram(
     },
     native: native && ((state) => state.native!.snapshot()),
   });
-}
-
-/** Index of the first bound ≥ the observation (bounds ascending, last +Inf). */
-function bucketOf(bounds: readonly number[], observation: number): number {
-  let low = 0;
-  let high = bounds.length - 1;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (observation <= bounds[mid]!) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }

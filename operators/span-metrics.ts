@@ -1,8 +1,9 @@
-import { Observable, type OperatorFunction } from 'rxjs';
+import { map, type Observable, type OperatorFunction } from 'rxjs';
 import { timestampOf, type Exemplar, type Labelled, type SampleBatch, type TickBatch } from './model/batch.js';
 import { seriesOf, type Series } from './model/series.js';
 import { SPAN_STATUS, spanIdHex, traceIdHex, type SpanBatch, type SpanColumns } from './model/span.js';
-import { boundText } from './internal/series-rows.js';
+import { boundText, bucketOf } from './internal/series-rows.js';
+import { readingSpans } from './internal/span-pool.js';
 
 /** Units of the duration histogram, as the OpenTelemetry span metrics connector offers them. */
 export const SPAN_METRICS_UNITS = ['ms', 's'] as const;
@@ -82,120 +83,109 @@ export function spanMetrics<B extends TickBatch>(
           seriesOf(labels, '_count'),
         ];
 
-  return (source) =>
-    new Observable<Labelled<SampleBatch>>((subscriber) => {
-      // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
-      const byNode: (Dimensions | undefined)[] = [];
-      const seen: Dimensions[] = [];
-      const count = (columns: SpanColumns, s: number): void => {
-        const failed = columns.status[s] !== SPAN_STATUS.unset;
-        const key = 2 * columns.node[s]! + (failed ? 1 : 0);
-        let set = byNode[key];
-        if (!set) {
-          const node = columns.nodes[columns.node[s]!]!;
-          set = {
-            rows: rowsOf({
-              [service]: node.service,
-              [name]: node.name,
-              [kind]: `SPAN_KIND_${node.kind.toUpperCase()}`,
-              [status]: failed ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
-            }),
-            calls: 0,
-            sum: 0,
-            perBucket: new Float64Array(bounds.length),
-            exemplars: [],
-          };
-          byNode[key] = set;
-          seen.push(set);
-        }
-        set.calls++;
-        if (family === 'calls') return;
-        const seconds = (columns.end[s]! - columns.start[s]!) / 1e9;
-        set.sum += seconds * scale;
-        let b = 0;
-        while (seconds > bounds[b]!) b++;
-        set.perBucket[b]!++;
-        if (exemplars) set.exemplars[b] = { spans: columns, s };
-      };
-      // Span batches not counted whole yet, and the first tick of the oldest not counted.
-      const pending: SpanBatch[] = [];
-      let next = 0;
-      const feed = spans.subscribe((batch) => void pending.push(batch));
-      /** Counts the traces started before `time` (epoch ms), whichever of the two streams came first at an instant. */
-      const countUntil = (time: number): void => {
-        while (pending.length > 0) {
-          const batch = pending[0]!;
-          for (; next < batch.size && batch.anchor + batch.offset[next]! < time; next++) {
-            const first = batch.firstSpan[next]!;
-            for (let s = first; s < first + batch.spanCount[next]!; s++) count(batch.spans, s);
-          }
-          if (next < batch.size) return;
-          pending.shift();
-          next = 0;
-        }
-      };
-
-      const write = (batch: B): Labelled<SampleBatch> => {
-        if (batch.size > 0) countUntil(batch.anchor + batch.offset[batch.size - 1]!);
-        const sets = seen.length;
-        const size = batch.size * sets * rowsPerSet;
-        const index = new Float64Array(size);
-        const offset = new Float64Array(size);
-        const value = new Float64Array(size);
-        const series = new Array<Series>(size);
-        let exemplar: (Exemplar | undefined)[] | undefined;
-        let at = 0;
-        for (let i = 0; i < batch.size; i++) {
-          const timestamp = timestampOf(batch, i);
-          for (const set of seen) {
-            for (let r = 0; r < rowsPerSet; r++) {
-              index[at + r] = batch.index[i]!;
-              offset[at + r] = batch.offset[i]!;
-              series[at + r] = set.rows[r]!;
-            }
-            if (family === 'calls') value[at] = set.calls;
-            else {
-              let cumulative = 0;
-              for (let b = 0; b < bounds.length; b++) {
-                value[at + b] = cumulative += set.perBucket[b]!;
-                const counted = set.exemplars[b];
-                if (!counted) continue;
-                exemplar ??= new Array<Exemplar | undefined>(size);
-                const { spans: columns, s } = counted;
-                exemplar[at + b] = {
-                  traceId: traceIdHex(columns, s),
-                  spanId: spanIdHex(columns, s),
-                  value: ((columns.end[s]! - columns.start[s]!) / 1e9) * scale,
-                  timestamp,
-                };
-                set.exemplars[b] = undefined;
-              }
-              value[at + bounds.length] = set.sum;
-              value[at + bounds.length + 1] = set.calls;
-            }
-            at += rowsPerSet;
-          }
-        }
-        const events = family === 'calls' ? {} : { events: batch.size * sets };
-        return {
-          size,
-          anchor: batch.anchor,
-          index,
-          offset,
-          value,
-          series,
-          ...events,
-          ...(exemplar && { exemplar }),
+  return readingSpans<B, Labelled<SampleBatch>>(spans, () => {
+    // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
+    const byNode: (Dimensions | undefined)[] = [];
+    const seen: Dimensions[] = [];
+    const count = (columns: SpanColumns, s: number): void => {
+      const failed = columns.status[s] !== SPAN_STATUS.unset;
+      const key = 2 * columns.node[s]! + (failed ? 1 : 0);
+      let set = byNode[key];
+      if (!set) {
+        const node = columns.nodes[columns.node[s]!]!;
+        set = {
+          rows: rowsOf({
+            [service]: node.service,
+            [name]: node.name,
+            [kind]: `SPAN_KIND_${node.kind.toUpperCase()}`,
+            [status]: failed ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
+          }),
+          calls: 0,
+          sum: 0,
+          perBucket: new Float64Array(bounds.length),
+          exemplars: [],
         };
+        byNode[key] = set;
+        seen.push(set);
+      }
+      set.calls++;
+      if (family === 'calls') return;
+      const seconds = (columns.end[s]! - columns.start[s]!) / 1e9;
+      set.sum += seconds * scale;
+      const b = bucketOf(bounds, seconds);
+      set.perBucket[b]!++;
+      if (exemplars) set.exemplars[b] = { spans: columns, s };
+    };
+    // Span batches not counted whole yet, and the first tick of the oldest not counted.
+    const pending: SpanBatch[] = [];
+    let next = 0;
+    /** Counts the traces started before `time` (epoch ms), whichever of the two streams came first at an instant. */
+    const countUntil = (time: number): void => {
+      while (pending.length > 0) {
+        const batch = pending[0]!;
+        for (; next < batch.size && batch.anchor + batch.offset[next]! < time; next++) {
+          const first = batch.firstSpan[next]!;
+          for (let s = first; s < first + batch.spanCount[next]!; s++) count(batch.spans, s);
+        }
+        if (next < batch.size) return;
+        pending.shift();
+        next = 0;
+      }
+    };
+
+    const write = (batch: B): Labelled<SampleBatch> => {
+      if (batch.size > 0) countUntil(batch.anchor + batch.offset[batch.size - 1]!);
+      const sets = seen.length;
+      const size = batch.size * sets * rowsPerSet;
+      const index = new Float64Array(size);
+      const offset = new Float64Array(size);
+      const value = new Float64Array(size);
+      const series = new Array<Series>(size);
+      let exemplar: (Exemplar | undefined)[] | undefined;
+      let at = 0;
+      for (let i = 0; i < batch.size; i++) {
+        const timestamp = timestampOf(batch, i);
+        for (const set of seen) {
+          for (let r = 0; r < rowsPerSet; r++) {
+            index[at + r] = batch.index[i]!;
+            offset[at + r] = batch.offset[i]!;
+            series[at + r] = set.rows[r]!;
+          }
+          if (family === 'calls') value[at] = set.calls;
+          else {
+            let cumulative = 0;
+            for (let b = 0; b < bounds.length; b++) {
+              value[at + b] = cumulative += set.perBucket[b]!;
+              const counted = set.exemplars[b];
+              if (!counted) continue;
+              exemplar ??= new Array<Exemplar | undefined>(size);
+              const { spans: columns, s } = counted;
+              exemplar[at + b] = {
+                traceId: traceIdHex(columns, s),
+                spanId: spanIdHex(columns, s),
+                value: ((columns.end[s]! - columns.start[s]!) / 1e9) * scale,
+                timestamp,
+              };
+              set.exemplars[b] = undefined;
+            }
+            value[at + bounds.length] = set.sum;
+            value[at + bounds.length + 1] = set.calls;
+          }
+          at += rowsPerSet;
+        }
+      }
+      const events = family === 'calls' ? {} : { events: batch.size * sets };
+      return {
+        size,
+        anchor: batch.anchor,
+        index,
+        offset,
+        value,
+        series,
+        ...events,
+        ...(exemplar && { exemplar }),
       };
-      const main = source.subscribe({
-        next: (batch) => subscriber.next(write(batch)),
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
-      return () => {
-        feed.unsubscribe();
-        main.unsubscribe();
-      };
-    });
+    };
+    return { feed: (batch: SpanBatch) => void pending.push(batch), operator: map(write) };
+  });
 }

@@ -90,3 +90,15 @@ function rowsExpander<S extends SeriesTotals>({
 export function boundText(bound: number): string {
   return bound === Infinity ? '+Inf' : String(bound);
 }
+
+/** Index of the first bound ≥ the observation (bounds ascending, last +Inf; NaN lands there too). */
+export function bucketOf(bounds: readonly number[], observation: number): number {
+  let low = 0;
+  let high = bounds.length - 1;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (observation <= bounds[mid]!) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}

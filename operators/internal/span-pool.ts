@@ -90,25 +90,40 @@ export function spanFilter({ service, kinds, errors, roots }: SpanChoice): SpanF
 }
 
 /**
- * Runs `source` through the operator `project` makes of the pools of `filters` (one per filter),
- * fed by `spans` for as long as the result is subscribed: pools are created per subscription,
- * and the result completes or errors with `source`, whatever the spans do.
+ * An operator that reads `spans` beside its source: for each subscription `start` makes its state
+ * (the function fed every span batch, and the operator the source runs through), spans are fed
+ * for as long as the result is subscribed, and the result completes or errors with the source,
+ * whatever the spans do.
  */
+export function readingSpans<A, B>(
+  spans: Observable<SpanBatch>,
+  start: () => { readonly feed: (batch: SpanBatch) => void; readonly operator: OperatorFunction<A, B> },
+): OperatorFunction<A, B> {
+  return (source) =>
+    new Observable<B>((subscriber) => {
+      const { feed, operator } = start();
+      const fed = spans.subscribe(feed);
+      const main = source.pipe(operator).subscribe(subscriber);
+      return () => {
+        fed.unsubscribe();
+        main.unsubscribe();
+      };
+    });
+}
+
+/** Runs `source` through the operator `project` makes of the pools of `filters` (one per filter), fed by `spans`. */
 export function withSpanPools<A, B>(
   spans: Observable<SpanBatch>,
   filters: readonly SpanFilter[],
   project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
 ): OperatorFunction<A, B> {
-  return (source) =>
-    new Observable<B>((subscriber) => {
-      const pools = filters.map((keep) => new SpanPool(keep));
-      const feed = spans.subscribe((batch) => {
+  return readingSpans(spans, () => {
+    const pools = filters.map((keep) => new SpanPool(keep));
+    return {
+      feed: (batch) => {
         for (const pool of pools) pool.add(batch);
-      });
-      const main = source.pipe(project(pools)).subscribe(subscriber);
-      return () => {
-        feed.unsubscribe();
-        main.unsubscribe();
-      };
-    });
+      },
+      operator: project(pools),
+    };
+  });
 }

@@ -278,7 +278,9 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     ]);
     expect(
       refusal({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, encoder: { type: 'zipkin_json' } } }),
-    ).to.have.length(1);
+    ).to.deep.equal([
+      'scenarios[0] (checkout): span_metrics.encoder.type: zipkin_json encodes traces only, not a metrics entry',
+    ]);
     expect(refusal({ ...CHECKOUT, exemplars: {} })).to.deep.equal([
       'scenarios[0] (checkout): exemplars: not allowed on a traces entry (only on histogram and summary and metrics entries)',
     ]);

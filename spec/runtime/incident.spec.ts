@@ -75,7 +75,7 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
     );
   });
 
-  it('span metrics: the exemplars of the duration buckets name spans of that bucket, slow ones in the incident', () => {
+  it('span metrics: the exemplars of the duration histograms name spans of their series, a bucket one at most, slow ones in the incident', () => {
     const durations = metricsOf(otlp.requestsOf('metrics')).filter((m) => m.name === 'traces.span.metrics.duration');
     const byId = new Map(spans.map((span) => [`${span.traceId}/${span.spanId}`, span]));
     let slow = 0;
