@@ -43,21 +43,26 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
   const { every = 1, probability, seed = 0, value = () => 1 } = options;
   const draws = new SplitMix64(seed);
   const ids = new SplitMix64(seed ^ ID_STREAM);
+  // Slot numbers are doubles, whose remainder is a slow division: every event needs none.
   const due =
-    probability === undefined
-      ? (index: number) => index % every === 0
-      : (index: number) => draws.unit(index) < probability;
+    probability !== undefined
+      ? (index: number) => draws.unit(index) < probability
+      : every === 1
+        ? () => true
+        : (index: number) => index % every === 0;
   const random = (index: number, offset: number, timestamp: number): Exemplar => ({
     traceId: ids.hex(3 * index) + ids.hex(3 * index + 1),
     spanId: ids.hex(3 * index + 2),
     value: value(index, offset),
     timestamp,
   });
-  const attach = (pool: SpanPool | undefined) =>
-    map((batch: B): B => {
+  const attach = (pool: SpanPool | undefined) => {
+    const bounds = new RowBounds();
+    return map((batch: B): B => {
       const events = batch.events ?? batch.size;
       const rows = events > 0 ? batch.size / events : 0;
-      let column: (Exemplar | undefined)[] | undefined;
+      const rowsWith: number[] = [];
+      const placed: Exemplar[] = [];
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
@@ -69,11 +74,11 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
           if (span) exemplar = { traceId: span.traceId, spanId: span.spanId, value: span.seconds, timestamp };
         } else exemplar = random(index, batch.offset[at]!, timestamp);
         if (!exemplar) continue;
-        column ??= new Array<Exemplar | undefined>(batch.size);
-        for (const row of rowsOf(batch, at, rows, exemplar.value)) column[row] = exemplar;
+        place(batch, at, rows, exemplar, bounds, { rows: rowsWith, exemplars: placed });
       }
-      return column ? { ...batch, exemplar: column } : batch;
+      return rowsWith.length > 0 ? { ...batch, exemplars: { rows: rowsWith, exemplars: placed } } : batch;
     });
+  };
   if (!options.spans) return attach(undefined);
   const keep = spanFilter(options.choice ?? { roots: true });
   return withSpanPools<B, B>(options.spans, [keep], ([pool]) => attach(pool));
@@ -82,30 +87,51 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
 /** Separates the stream of random ids from that of `probability`'s draws. */
 const ID_STREAM = 0x5eed;
 
-/** The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`. */
-function rowsOf(batch: Labelled<SampleBatch>, at: number, rows: number, value: number): number[] {
-  const chosen: number[] = [];
+/**
+ * Adds the rows of the event at `at` (`rows` long) that carry `exemplar` to `into`, in ascending order: the first
+ * `_bucket` row holding its value, else the `_count` row, else the event's first row (when it has no native row);
+ * and its native row.
+ */
+function place(
+  batch: Labelled<SampleBatch>,
+  at: number,
+  rows: number,
+  exemplar: Exemplar,
+  bounds: RowBounds,
+  into: { rows: number[]; exemplars: Exemplar[] },
+): void {
+  const { value } = exemplar;
+  const carry = (row: number) => {
+    into.rows.push(row);
+    into.exemplars.push(exemplar);
+  };
   let bucket = -1;
   let count = -1;
+  let native = -1;
   for (let r = at; r < at + rows; r++) {
-    const { suffix } = batch.series[r]!;
-    if (batch.native?.[r]) chosen.push(r);
-    else if (bucket < 0 && suffix === '_bucket' && value <= boundOf(batch.series[r]!)) bucket = r;
-    else if (suffix === '_count') count = r;
+    const series = batch.series[r]!;
+    if (batch.native?.[r]) native = r;
+    else if (bucket < 0 && series.suffix === '_bucket' && value <= bounds.of(series, r - at)) bucket = r;
+    else if (series.suffix === '_count') count = r;
   }
-  if (bucket >= 0) chosen.push(bucket);
-  else if (chosen.length === 0) chosen.push(count >= 0 ? count : at);
-  return chosen;
+  const classic = bucket >= 0 ? bucket : count >= 0 ? count : native >= 0 ? -1 : at;
+  if (classic >= 0 && classic < native) carry(classic);
+  if (native >= 0) carry(native);
+  if (classic > native) carry(classic);
 }
 
-/** Each bucket row's bound, read once per series: its `le` label, `+Inf` (and anything unreadable) holding every value. */
-const bounds = new WeakMap<Series, number>();
-function boundOf(series: Series): number {
-  let bound = bounds.get(series);
-  if (bound === undefined) {
-    bound = Number(series.labels.le);
-    if (Number.isNaN(bound)) bound = Infinity;
-    bounds.set(series, bound);
+/**
+ * The bound of each bucket row (its `le`; `+Inf` and anything unreadable hold every value), kept by the row's place
+ * in its event: the events of a label set have the same series in the same places, so a bound is read once.
+ */
+class RowBounds {
+  private readonly series: (Series | undefined)[] = [];
+  private readonly bounds: number[] = [];
+
+  of(series: Series, place: number): number {
+    if (this.series[place] === series) return this.bounds[place]!;
+    const bound = Number(series.labels.le);
+    this.series[place] = series;
+    return (this.bounds[place] = Number.isNaN(bound) ? Infinity : bound);
   }
-  return bound;
 }

@@ -141,7 +141,7 @@ export function spanMetrics<B extends TickBatch>(
       const offset = new Float64Array(size);
       const value = new Float64Array(size);
       const series = new Array<Series>(size);
-      let exemplar: (Exemplar | undefined)[] | undefined;
+      const carried: { rows: number[]; exemplars: Exemplar[] } = { rows: [], exemplars: [] };
       let at = 0;
       for (let i = 0; i < batch.size; i++) {
         const timestamp = timestampOf(batch, i);
@@ -158,14 +158,14 @@ export function spanMetrics<B extends TickBatch>(
               value[at + b] = cumulative += set.perBucket[b]!;
               const counted = set.exemplars[b];
               if (!counted) continue;
-              exemplar ??= new Array<Exemplar | undefined>(size);
               const { spans: columns, s } = counted;
-              exemplar[at + b] = {
+              carried.rows.push(at + b);
+              carried.exemplars.push({
                 traceId: traceIdHex(columns, s),
                 spanId: spanIdHex(columns, s),
                 value: ((columns.end[s]! - columns.start[s]!) / 1e9) * scale,
                 timestamp,
-              };
+              });
               set.exemplars[b] = undefined;
             }
             value[at + bounds.length] = set.sum;
@@ -183,7 +183,7 @@ export function spanMetrics<B extends TickBatch>(
         value,
         series,
         ...events,
-        ...(exemplar && { exemplar }),
+        ...(carried.rows.length > 0 && { exemplars: carried }),
       };
     };
     return { feed: (batch: SpanBatch) => void pending.push(batch), operator: map(write) };

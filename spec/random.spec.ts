@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { SplitMix64 } from '../lib/random.js';
+import { SplitMix64, hex64 } from '../lib/random.js';
 
 const MASK = (1n << 64n) - 1n;
 
@@ -19,6 +19,19 @@ describe('SplitMix64', () => {
     expect(rng.hex(0)).to.equal('e220a8397b1dcdaf');
     expect(rng.hex(1)).to.equal('6e789e6aa1b965f4');
     expect(rng.hex(2)).to.equal('06c45d188009454f');
+  });
+
+  it('writes two words as the 16 hex digits of their 64 bits, whatever their sign', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 }),
+        fc.integer({ min: -(2 ** 31), max: 2 ** 32 - 1 }),
+        (hi, lo) => {
+          const bits = (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0);
+          expect(hex64(hi, lo)).to.equal(bits.toString(16).padStart(16, '0'));
+        },
+      ),
+    );
   });
 
   it('matches a BigInt reference for any seed and tick', () => {

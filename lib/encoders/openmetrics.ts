@@ -1,5 +1,5 @@
 import type { MetricType } from '../language/types.js';
-import type { EncodedBatch, Exemplar, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import type { EncodedBatch, Exemplar, ExemplarRows, Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { escapeLabelValue, seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricMeta, TextMetricEncoder } from './encoder.js';
 import { sampleName } from './metrics-text.js';
@@ -67,10 +67,7 @@ export function openMetrics({ name, metricType, help, precision }: OpenMetricsOp
     // Whole milliseconds (timestampOf): their quotient prints as the exact decimal.
     stamp: (ms) => ` ${ms / 1000}\n`,
     value,
-    ...(mayCarry && {
-      exemplar: ({ traceId, spanId, value: observed, timestamp }: Exemplar) =>
-        ` # {trace_id="${traceId}",span_id="${spanId}"} ${value(observed)} ${timestamp / 1000}`,
-    }),
+    ...(mayCarry && { exemplar: { open: ' # {trace_id="', between: '",span_id="', close: '"} ' } }),
   });
   const withCreated = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
   const created = new WeakMap<Series, Series>();
@@ -120,8 +117,8 @@ function openMetricsRows(
   const offset = new Float64Array(size);
   const value = new Float64Array(size);
   const series = new Array<Series>(size);
-  const exemplars = batch.exemplar && mayCarry ? new Array<Exemplar | undefined>(size) : undefined;
   const createdAt = Math.floor(batch.anchor) / 1000;
+  const exemplars = batch.exemplars && mayCarry && carriedExemplars(batch, rows, mayCarry);
   for (let e = 0, from = 0, to = 0; e < events; e++) {
     const first = from;
     for (let r = 0; r < rows; r++, from++, to++) {
@@ -129,7 +126,6 @@ function openMetricsRows(
       offset[to] = batch.offset[from]!;
       value[to] = batch.value[from]!;
       series[to] = batch.series[from]!;
-      if (exemplars) exemplars[to] = mayCarry!(series[to]!) ? batch.exemplar![from] : undefined;
     }
     // The last row has the event's label set: a counter's sample, a histogram's or summary's `_count`.
     index[to] = batch.index[first]!;
@@ -145,8 +141,27 @@ function openMetricsRows(
     value,
     series,
     events,
-    ...(exemplars && { exemplar: exemplars }),
+    ...(exemplars && { exemplars }),
   };
+}
+
+/**
+ * The exemplars of the rows that may carry one, at their places among the rows with `_created` (one more an event
+ * before them); undefined when none is left.
+ */
+function carriedExemplars(
+  batch: Labelled<SampleBatch>,
+  rows: number,
+  mayCarry: (series: Series) => boolean,
+): ExemplarRows | undefined {
+  const column = batch.exemplars!;
+  const kept: { rows: number[]; exemplars: Exemplar[] } = { rows: [], exemplars: [] };
+  column.rows.forEach((row, k) => {
+    if (!mayCarry(batch.series[row]!)) return;
+    kept.rows.push(row + Math.floor(row / rows));
+    kept.exemplars.push(column.exemplars[k]!);
+  });
+  return kept.rows.length > 0 ? kept : undefined;
 }
 
 /** The family's metadata lines; HELP escaped as OpenMetrics escapes it, as a label value. */

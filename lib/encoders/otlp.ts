@@ -1,4 +1,5 @@
 import {
+  ExemplarCursor,
   timestampOf,
   type EncodedBatch,
   type Exemplar,
@@ -130,7 +131,8 @@ function numberMetrics({
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
-      const { size, value, series, exemplar } = batch;
+      const { size, value, series } = batch;
+      const exemplars = new ExemplarCursor(batch.exemplars);
       let out: Buffer = Buffer.allocUnsafe(size * RECORD_ESTIMATE);
       let at = 0;
       const ends = new Array<number>(size);
@@ -150,7 +152,7 @@ function numberMetrics({
           last.time = time;
           last.value = value[i]!;
         }
-        const withExemplar = exemplar?.[i];
+        const withExemplar = exemplars.at(i);
         const bytes = withExemplar
           ? (head.exemplarBytes ??= headBytes(series[i]!, batch.anchor, EXEMPLAR_FIELD))
           : head.bytes;
@@ -335,11 +337,11 @@ function nativeRow(batch: SampleBatch, at: number, rows: number): number {
 /** The exemplars of an event's rows, as OTLP's; once each (the classic and the native rows may share one). */
 function exemplarsOf(batch: SampleBatch, at: number, rows: number): ReturnType<typeof otlpExemplar>[] {
   const found = new Set<Exemplar>();
-  if (batch.exemplar)
-    for (let r = at; r < at + rows; r++) {
-      const exemplar = batch.exemplar[r];
-      if (exemplar) found.add(exemplar);
-    }
+  const exemplars = new ExemplarCursor(batch.exemplars);
+  for (let r = at; r < at + rows; r++) {
+    const exemplar = exemplars.at(r);
+    if (exemplar) found.add(exemplar);
+  }
   return [...found].map(otlpExemplar);
 }
 

@@ -1,4 +1,10 @@
-import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import {
+  ExemplarCursor,
+  timestampOf,
+  type Exemplar,
+  type Labelled,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
 import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
@@ -82,7 +88,8 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
 
   return {
     encode(batch): RemoteWriteChunk {
-      const { size, value, series, native, exemplar } = batch;
+      const { size, value, series, native } = batch;
+      const exemplars = new ExemplarCursor(batch.exemplars);
       let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
       let at = 0;
       const ends = new Array<number>(size);
@@ -94,7 +101,7 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
         }
         const head = headOf(series[i]!, stamp.length);
         const rowNative = native?.[i];
-        const rowExemplar = exemplar?.[i];
+        const rowExemplar = exemplars.at(i);
         if (rowNative || rowExemplar) {
           const parts = richRow(head.labels, ms, value[i]!, rowNative, rowExemplar);
           const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;

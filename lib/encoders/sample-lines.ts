@@ -15,14 +15,46 @@ export interface SampleLineFormat {
   stamp(ms: number): string;
   readonly value: ValueFormat;
   /**
-   * Text of a row's exemplar, written before the line feed (OpenMetrics' ` # {trace_id="…"} value timestamp`);
-   * absent: the format has no exemplars and the column is not read.
+   * How a row's exemplar is written before the line feed: `open + traceId + between + spanId + close`, then its
+   * value as the format writes values and its timestamp as `stamp` (OpenMetrics'
+   * ` # {trace_id="…",span_id="…"} value timestamp`). Absent: the format has no exemplars and the column is not read.
    */
-  exemplar?(exemplar: Exemplar): string;
+  readonly exemplar?: ExemplarText;
 }
 
-/** The byte every line ends with. */
-const LINE_FEED = 0x0a;
+/** The fixed text around an exemplar's ids (ASCII): see {@link SampleLineFormat.exemplar}. */
+export interface ExemplarText {
+  readonly open: string;
+  readonly between: string;
+  readonly close: string;
+}
+
+/** {@link ExemplarText} as bytes, with the most bytes an exemplar's ids and fixed text take. */
+class ExemplarBytes {
+  private readonly open: Buffer;
+  private readonly between: Buffer;
+  private readonly close: Buffer;
+  /** Most bytes of the fixed text and the ids (32 and 16 hex digits), without value and timestamp. */
+  readonly room: number;
+
+  constructor({ open, between, close }: ExemplarText) {
+    this.open = Buffer.from(open);
+    this.between = Buffer.from(between);
+    this.close = Buffer.from(close);
+    this.room = this.open.length + this.between.length + this.close.length + 3 * (32 + 16);
+  }
+
+  /** Writes the text up to the exemplar's value into `out` at `at` (room assumed); returns where it ends. */
+  writeIds(out: Buffer, { traceId, spanId }: Exemplar, at: number): number {
+    out.set(this.open, at);
+    at = writeText(out, traceId, at + this.open.length);
+    out.set(this.between, at);
+    at = writeText(out, spanId, at + this.between.length);
+    out.set(this.close, at);
+    return at + this.close.length;
+  }
+}
+
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
 
@@ -215,11 +247,15 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   // The value is written by writeShortest (`valueText` unused).
   let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
+  const exemplarBytes = format.exemplar && new ExemplarBytes(format.exemplar);
 
   return {
     encode(batch: Labelled<SampleBatch>) {
       const { size, value, series } = batch;
-      const exemplars = format.exemplar ? batch.exemplar : undefined;
+      const exemplars = format.exemplar && batch.exemplars;
+      // The next row with an exemplar (rows ascend), past the end when none is left.
+      let withExemplar = 0;
+      let nextExemplarRow = exemplars ? exemplars.rows[0]! : size;
       let out: Buffer = Buffer.allocUnsafe(size * lineGuess);
       let at = 0;
       const ends = new Array<number>(size);
@@ -254,13 +290,21 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           out.set(stampBytes, at);
           at += stampBytes.length;
         } else at = writeText(out, stamp, at);
-        const exemplar = exemplars?.[i];
+        const exemplar = i === nextExemplarRow ? exemplars!.exemplars[withExemplar++] : undefined;
         if (exemplar) {
-          const text = format.exemplar!(exemplar);
-          if (at + text.length * 3 > out.length) out = grown(out, at, text.length * 3 + (size - i) * lineGuess);
-          // In place of the line feed, which comes after it.
-          at = writeText(out, text, at - 1);
-          out[at++] = LINE_FEED;
+          nextExemplarRow = withExemplar < exemplars!.rows.length ? exemplars!.rows[withExemplar]! : size;
+          // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
+          const exemplarStamp = exemplar.timestamp === ms ? stamp : format.stamp(exemplar.timestamp);
+          const observed = exemplar.value;
+          const straight = shortest && Number.isFinite(observed);
+          const observedText = straight ? '' : format.value(observed);
+          const room =
+            exemplarBytes!.room + (straight ? SHORTEST_MAX_BYTES : observedText.length * 3) + exemplarStamp.length * 3;
+          if (at + room > out.length) out = grown(out, at, room + (size - i) * lineGuess);
+          // In place of the line feed, which the exemplar's stamp ends with.
+          at = exemplarBytes!.writeIds(out, exemplar, at - 1);
+          at = straight ? writeShortest(out, observed, at) : writeText(out, observedText, at);
+          at = writeText(out, exemplarStamp, at);
         }
         ends[i] = at;
         // The lines after it with the same series, value and millisecond (a constant signal at
@@ -272,7 +316,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           value[same] === v &&
           timestampOf(batch, same) === ms &&
           !exemplar &&
-          !exemplars?.[same]
+          same !== nextExemplarRow
         )
           same++;
         const copies = same - i - 1;

@@ -1,5 +1,6 @@
 import {
   classicRows,
+  ExemplarCursor,
   timestampOf,
   type Exemplar,
   type Labelled,
@@ -86,8 +87,9 @@ export class ScrapeBuffer {
   record(samples: Labelled<SampleBatch>): void {
     if (samples.size === 0) return;
     if (this.series.length === 0) this.created = samples.anchor;
-    const { series, value, native, exemplar } = samples;
-    for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplar?.[row]);
+    const { series, value, native } = samples;
+    const exemplars = new ExemplarCursor(samples.exemplars);
+    for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
     const events = batch.events ?? batch.size;
     if (this.width === 0) this.allocate(batch.size / events);

@@ -32,8 +32,8 @@ export interface TickBatch {
 /** Ticks carrying one generated number each. */
 export interface SampleBatch extends TickBatch {
   readonly value: Float64Array;
-  /** The exemplar of each row, on entries that make exemplars (undefined: the row has none). */
-  readonly exemplar?: (Exemplar | undefined)[];
+  /** The rows that carry an exemplar, on entries that make exemplars (sparse: most rows carry none). */
+  readonly exemplars?: ExemplarRows;
   /**
    * The native histogram of each row, on histogram entries that make them: a row holding one stands for the
    * event's native histogram sample (its series has no suffix, its `value` is the histogram's count).
@@ -49,6 +49,61 @@ export interface Exemplar extends SpanContext {
   readonly value: number;
   /** Epoch milliseconds. */
   readonly timestamp: number;
+}
+
+/**
+ * The exemplars of a batch's rows, sparse: a per-row column would be a large array a batch, most of it empty, and
+ * its allocation costs more than the exemplars. Read them row by row with an {@link ExemplarCursor}.
+ */
+export interface ExemplarRows {
+  /** The rows that carry an exemplar, ascending. */
+  readonly rows: readonly number[];
+  /** The exemplar of each of those rows. */
+  readonly exemplars: readonly Exemplar[];
+}
+
+/** The {@link ExemplarRows} of a per-row column (undefined: the row has none); undefined when no row has one. */
+export function exemplarRows(perRow: readonly (Exemplar | undefined)[]): ExemplarRows | undefined {
+  const rows: number[] = [];
+  const exemplars: Exemplar[] = [];
+  perRow.forEach((exemplar, row) => {
+    if (exemplar === undefined) return;
+    rows.push(row);
+    exemplars.push(exemplar);
+  });
+  return rows.length > 0 ? { rows, exemplars } : undefined;
+}
+
+/**
+ * Reads a batch's exemplars row by row: `at(row)` is one comparison a call while rows are read in ascending order,
+ * and still right (a search) when they are not.
+ */
+export class ExemplarCursor {
+  private next = 0;
+
+  constructor(private readonly column: ExemplarRows | undefined) {}
+
+  /** The exemplar of `row`; undefined when it has none. */
+  at(row: number): Exemplar | undefined {
+    const column = this.column;
+    if (column === undefined) return undefined;
+    const { rows } = column;
+    if (this.next > 0 && rows[this.next - 1]! >= row) this.next = firstAtLeast(rows, row);
+    while (this.next < rows.length && rows[this.next]! < row) this.next++;
+    return rows[this.next] === row ? column.exemplars[this.next++] : undefined;
+  }
+}
+
+/** The first position of ascending `rows` holding `row` or more. */
+function firstAtLeast(rows: readonly number[], row: number): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (rows[middle]! < row) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Ticks carrying one log record each. */
@@ -167,6 +222,10 @@ export function selectTicks<B extends TickBatch>(batch: B, keep: ArrayLike<numbe
   for (const [field, column] of Object.entries(batch)) {
     out[field] = isColumn(column) ? pick(column, keep) : column;
   }
+  const { exemplars } = batch as Partial<SampleBatch>;
+  const picked = exemplars && pickExemplars(exemplars, keep);
+  if (picked) out.exemplars = picked;
+  else delete out.exemplars;
   out.size = keep.length;
   return out as unknown as B;
 }
@@ -185,6 +244,20 @@ type Column = Float64Array | unknown[];
 
 function isColumn(value: unknown): value is Column {
   return Array.isArray(value) || value instanceof Float64Array;
+}
+
+/** The exemplars of the rows `keep` lists (ascending), at their new places; undefined when none is kept. */
+function pickExemplars(column: ExemplarRows, keep: ArrayLike<number>): ExemplarRows | undefined {
+  const cursor = new ExemplarCursor(column);
+  const rows: number[] = [];
+  const exemplars: Exemplar[] = [];
+  for (let i = 0; i < keep.length; i++) {
+    const exemplar = cursor.at(keep[i]!);
+    if (exemplar === undefined) continue;
+    rows.push(i);
+    exemplars.push(exemplar);
+  }
+  return rows.length > 0 ? { rows, exemplars } : undefined;
 }
 
 function pick(column: Column, keep: ArrayLike<number>): Column {

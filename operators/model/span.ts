@@ -10,7 +10,7 @@
  * bytes once.
  */
 import type { TickBatch } from './batch.js';
-import { wordHex } from '../../lib/random.js';
+import { hex64 } from '../../lib/random.js';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 export const SPAN_KINDS: readonly SpanKind[] = ['server', 'client', 'producer', 'consumer', 'internal'];
@@ -219,17 +219,11 @@ export class SpanWriter {
 }
 
 /** Span `s`'s trace id as 32 lowercase hex digits (for checks and messages; encoders write bytes). */
-export function traceIdHex(spans: Pick<SpanColumns, 'traceId'>, s: number): string {
-  return wordsHex(spans.traceId, 4 * s, 4);
+export function traceIdHex({ traceId: words }: Pick<SpanColumns, 'traceId'>, s: number): string {
+  return hex64(words[4 * s]!, words[4 * s + 1]!) + hex64(words[4 * s + 2]!, words[4 * s + 3]!);
 }
 
 /** Span `s`'s id as 16 lowercase hex digits. */
-export function spanIdHex(spans: Pick<SpanColumns, 'spanId'>, s: number): string {
-  return wordsHex(spans.spanId, 2 * s, 2);
-}
-
-function wordsHex(words: Uint32Array, at: number, count: number): string {
-  let hex = '';
-  for (let w = at; w < at + count; w++) hex += wordHex(words[w]!);
-  return hex;
+export function spanIdHex({ spanId: words }: Pick<SpanColumns, 'spanId'>, s: number): string {
+  return hex64(words[2 * s]!, words[2 * s + 1]!);
 }

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPENMETRICS_EOF, openMetrics } from '../../lib/encoders/openmetrics.js';
-import { recordOf, type Exemplar } from '../../operators/model/batch.js';
+import { exemplarRows, recordOf, type Exemplar } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc } from '../support/cli.js';
@@ -125,7 +125,7 @@ describe('openMetrics: _created and exemplars', () => {
     // The same value, series and millisecond as the line before: a copied run, unless an exemplar differs.
     const counter = openMetrics({ name: 'jobs', metricType: 'counter' }).encode({
       ...sampleBatch({ anchor: T0, offsets: [1000, 1000, 1000], values: [3, 3, 3] }),
-      exemplar: counterExemplars,
+      exemplars: exemplarRows(counterExemplars),
     });
     expect(
       counter.data
@@ -151,7 +151,7 @@ describe('openMetrics: _created and exemplars', () => {
     const rows = [0, 1, 2, 3].map((r) => exemplar(r, 0.05, T0 - 10));
     const late = exemplar(9, 2, T0 + 999);
     const lines = openMetrics({ name: 'rpc_seconds', metricType: 'histogram' })
-      .encode({ ...histogram, exemplar: [...rows, undefined, late, undefined, undefined] })
+      .encode({ ...histogram, exemplars: exemplarRows([...rows, undefined, late, undefined, undefined]) })
       .data.toString()
       .split('\n');
     expect(lines.filter((line) => line.includes(' # '))).to.deep.equal([
@@ -165,7 +165,7 @@ describe('openMetrics: _created and exemplars', () => {
       ['gauge', sampleBatch({ values: [1] })],
       ['summary', { ...sampleBatch({ values: [1, 2, 2], offsets: [0, 0, 0], series: summaryRows }), events: 1 }],
     ] as const) {
-      const withExemplars = { ...batch, exemplar: Array(batch.size).fill(exemplar(1, 1, T0)) };
+      const withExemplars = { ...batch, exemplars: exemplarRows(Array(batch.size).fill(exemplar(1, 1, T0))) };
       expect(openMetrics({ name: 'm', metricType }).encode(withExemplars).data.toString(), metricType).to.not.contain(
         'trace_id',
       );
@@ -182,11 +182,11 @@ describe('openMetrics: _created and exemplars', () => {
     };
     const counter = openMetrics({ name: 'jobs', metricType: 'counter', help: 'Jobs.' }).encode({
       ...sampleBatch({ anchor: T0, offsets: [0, 1000], values: [1, 4], series: seriesOf({ job: 'a' }) }),
-      exemplar: [exemplar(1, 1, T0 - 100), exemplar(2, 3, T0 + 900)],
+      exemplars: exemplarRows([exemplar(1, 1, T0 - 100), exemplar(2, 3, T0 + 900)]),
     });
     const histogram = openMetrics({ name: 'rpc_seconds', metricType: 'histogram', help: 'RPC latency.' }).encode({
       ...histogramRows([[1, 2, 0.5]], [0], {}),
-      exemplar: [exemplar(3, 0.05, T0), exemplar(4, 0.45, T0), exemplar(5, 9, T0), undefined],
+      exemplars: exemplarRows([exemplar(3, 0.05, T0), exemplar(4, 0.45, T0), exemplar(5, 9, T0), undefined]),
     });
     const text = `${counter.data}${histogram.data}${OPENMETRICS_EOF}`;
     // A parse of our own that the exemplars are where they should be: a _total or a _bucket sample's.

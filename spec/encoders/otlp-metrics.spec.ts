@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import { otlpMetrics, type OtlpMetricsOptions } from '../../lib/encoders/otlp.js';
 import { SplitMix64 } from '../../lib/random.js';
-import { recordOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { exemplarRows, recordOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { BucketSpan, NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
@@ -136,7 +136,7 @@ function histogramBatch(
     }),
     events: natives.length,
     native: rows.map((r) => r.native),
-    ...(options.exemplars && { exemplar: options.exemplars }),
+    ...(options.exemplars && { exemplars: exemplarRows(options.exemplars) }),
   };
 }
 
@@ -359,7 +359,7 @@ describe('otlpMetrics: exemplars', () => {
       const offsets = [0, 1000, 2000, 3000];
       const plain = sampleBatch({ anchor: T0, values, offsets, series });
       const exemplars = [undefined, exemplar(1, 0.5, T0 + 900), undefined, exemplar(2, 7, T0 + 2999)];
-      const encoded = otlpMetrics(options).encode({ ...plain, exemplar: exemplars });
+      const encoded = otlpMetrics(options).encode({ ...plain, exemplars: exemplarRows(exemplars) });
       const metrics = metricsOf(encoded.data);
       const without = metricsOf(otlpMetrics(options).encode(plain).data);
       // Everything but the exemplars is what the precomputed bytes write.
@@ -398,7 +398,7 @@ describe('otlpMetrics: exemplars', () => {
     const summary = { ...sampleBatch({ values: [1, 2, 2], series: rows, offsets: [0, 0, 0] }), events: 1 };
     const encoded = otlpMetrics({ name: 'rt', metricType: 'summary' }).encode({
       ...summary,
-      exemplar: [shared, undefined, undefined],
+      exemplars: exemplarRows([shared, undefined, undefined]),
     });
     expect(Object.keys(pointsOf(encoded.data, 'summary')[0])).to.not.include('exemplars');
   });

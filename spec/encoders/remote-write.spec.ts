@@ -2,7 +2,7 @@ import type { NativeHistogram } from '../../operators/model/native-histogram.js'
 import { expect } from 'chai';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
-import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
+import { exemplarRows, recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 
@@ -195,7 +195,7 @@ describe('remoteWrite encoder: native histograms and exemplars', () => {
     const exemplar = { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), value: 0.3, timestamp: T0 + 5 };
     const chunk = remoteWrite({ name: 'm' }).encode({
       ...sampleBatch({ anchor: T0, values: [4] }),
-      exemplar: [exemplar],
+      exemplars: exemplarRows([exemplar]),
     });
     const { WriteRequest } = writeRequestMessages();
     const decoded = WriteRequest.toObject(WriteRequest.decode(chunk.data as Uint8Array), {

@@ -7,7 +7,7 @@ import { labels } from '../../operators/labels.js';
 import { observe } from '../../operators/observe.js';
 import { ticks } from '../../operators/ticks.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import type { Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
+import { ExemplarCursor, type Labelled, type LogBatch, type SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/span.js';
 import { spanBatch } from '../support/span-batches.js';
@@ -30,11 +30,10 @@ function histogramEvent(index: number): Labelled<SampleBatch> {
 
 /** Where each exemplar of a batch is, as `<row suffix>{le} <span id> <value>`. */
 const placed = (batch: Labelled<SampleBatch>) =>
-  (batch.exemplar ?? []).flatMap((exemplar, i) =>
-    exemplar
-      ? [`${batch.series[i]!.suffix}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`]
-      : [],
-  );
+  (batch.exemplars?.rows ?? []).map((i, k) => {
+    const exemplar = batch.exemplars!.exemplars[k]!;
+    return `${batch.series[i]!.suffix}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`;
+  });
 
 describe('exemplars', () => {
   it('names the newest span not named yet, each on the bucket its duration falls in; none before a span came', () => {
@@ -82,8 +81,10 @@ describe('exemplars', () => {
           histogram([0.5]),
           exemplars({ every: 4, seed, value: (index) => index / 10 }),
         ),
-        (batch, i) =>
-          batch.exemplar?.[i] && `${batch.index[i]} ${batch.series[i]!.labels.le} ${batch.exemplar[i]!.value}`,
+        (batch, i) => {
+          const exemplar = new ExemplarCursor(batch.exemplars).at(i);
+          return exemplar && `${batch.index[i]} ${batch.series[i]!.labels.le} ${exemplar.value}`;
+        },
       ).filter(Boolean);
     expect(run(1)).to.deep.equal(['0 0.5 0', '4 0.5 0.4', '8 +Inf 0.8']);
     const ids = (seed: number) =>
@@ -95,7 +96,7 @@ describe('exemplars', () => {
           histogram([0.5]),
           exemplars({ seed }),
         ),
-        (batch, i) => batch.exemplar?.[i]?.traceId,
+        (batch, i) => new ExemplarCursor(batch.exemplars).at(i)?.traceId,
       ).filter(Boolean);
     expect(ids(1)).to.deep.equal(ids(1));
     expect(ids(1)).to.not.deep.equal(ids(2));

@@ -1,6 +1,6 @@
 import { map } from 'rxjs';
 import { spanMetrics } from '../../operators/span-metrics.js';
-import type { Labelled, SampleBatch, TickBatch } from '../../operators/model/batch.js';
+import { ExemplarCursor, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
 import { spanBatch } from '../support/span-batches.js';
 import { virtualTime } from '../support/marbles.js';
 
@@ -17,7 +17,7 @@ const rows = (batch: Labelled<SampleBatch>) =>
   Array.from({ length: batch.size }, (_, i) => {
     const { labels, suffix } = batch.series[i]!;
     const status = labels.status_code === 'STATUS_CODE_ERROR' ? 'error' : 'ok';
-    const exemplar = batch.exemplar?.[i];
+    const exemplar = new ExemplarCursor(batch.exemplars).at(i);
     return `${suffix ?? ''}{${status}${labels.le ? ` ${labels.le}` : ''}} ${batch.value[i]}${exemplar ? ` #${exemplar.spanId.slice(-2)}` : ''}`;
   });
 

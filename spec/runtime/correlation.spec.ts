@@ -96,9 +96,11 @@ async function runTogether(file: ScenarioFile) {
 /** Every exemplar of the batches, with the row it is on. */
 function exemplarRows(batches: readonly Labelled<SampleBatch>[]) {
   return batches.flatMap((batch) =>
-    (batch.exemplar ?? []).flatMap((exemplar, i) =>
-      exemplar ? [{ exemplar, row: batch.series[i]!, time: batch.anchor + batch.offset[i]! }] : [],
-    ),
+    (batch.exemplars?.rows ?? []).map((i, k) => ({
+      exemplar: batch.exemplars!.exemplars[k]!,
+      row: batch.series[i]!,
+      time: batch.anchor + batch.offset[i]!,
+    })),
   );
 }
 

@@ -6,7 +6,7 @@ import { histogram } from '../../operators/histogram.js';
 import { nativeHistogram } from '../../operators/native-histogram.js';
 import { summary } from '../../operators/summary.js';
 import { exemplars } from '../../operators/exemplars.js';
-import type { Exemplar, Labelled, ObservationBatch } from '../../operators/model/batch.js';
+import { exemplarRows, type Exemplar, type Labelled, type ObservationBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { decodeFamilies, nativeBuckets } from '../support/metric-family.js';
@@ -60,7 +60,7 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     const ticks = [[0.05], [0.5], [3, 0.0005, -2]];
     const batches = await histogramRows(ticks, [0.05, 0.5, 3]);
     for (const batch of batches) buffer.record(batch);
-    const exemplarsOf = batches[0]!.exemplar!.filter((e): e is Exemplar => e !== undefined);
+    const exemplarsOf = batches[0]!.exemplars!.exemplars;
     const [first, second, third] = [0, 1, 2].map(
       (tick) => exemplarsOf.find((e) => e.timestamp === START + tick * 1000)!,
     );
@@ -122,7 +122,10 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
   it('writes a counter with its latest exemplar, kept while later samples carry none; a gauge with its value', () => {
     const counter = new ScrapeBuffer({ name: 'orders_total', type: 'counter', help: 'Orders.' });
     const exemplar: Exemplar = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), value: 1, timestamp: START + 1500 };
-    counter.record({ ...sampleBatch({ values: [1], anchor: START, series: PAY }), exemplar: [exemplar] });
+    counter.record({
+      ...sampleBatch({ values: [1], anchor: START, series: PAY }),
+      exemplars: exemplarRows([exemplar]),
+    });
     counter.record(sampleBatch({ values: [7], anchor: START, offsets: [2000], series: PAY }));
     const gauge = new ScrapeBuffer({ name: 'queue_depth', type: 'gauge' });
     gauge.record(sampleBatch({ values: [3, 4], series: [seriesOf({ queue: 'a' }), seriesOf({ queue: 'b' })] }));

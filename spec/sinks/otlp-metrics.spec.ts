@@ -3,7 +3,7 @@ import type { Entry } from '../../lib/config/types.js';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { createSink } from '../../lib/sinks/index.js';
-import type { Exemplar } from '../../operators/model/batch.js';
+import { exemplarRows, type Exemplar } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
@@ -94,7 +94,7 @@ describe('OTLP metrics at a collector: delta, exponential histograms, exemplars'
         ...sampleBatch({ anchor: T0, offsets: [500], values: [5], series: seriesOf({ svc: 'api' }) }),
         events: 1,
         native: [native],
-        exemplar: [exemplar],
+        exemplars: exemplarRows([exemplar]),
       };
       const out = createSink({ ...sink(receiver), signal_type: 'metrics' } as never);
       out.write(otlpMetrics({ name: 'rpc_seconds', metricType: 'histogram', temporality: 'delta' }).encode(batch));

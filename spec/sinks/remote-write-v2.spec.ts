@@ -5,7 +5,7 @@ import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
-import type { Exemplar, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { exemplarRows, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
@@ -151,7 +151,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       }),
       events: 1,
       native: [native, undefined, undefined, undefined],
-      exemplar: [slow, fast, undefined, undefined],
+      exemplars: exemplarRows([slow, fast, undefined, undefined]),
     };
     const reports = reportsOf(sink);
     sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram' }).encode(batch));

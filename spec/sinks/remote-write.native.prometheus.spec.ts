@@ -3,7 +3,7 @@ import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { distributionSampler } from '../../lib/generators/distribution.js';
 import { seriesOf } from '../../operators/model/series.js';
-import type { Exemplar } from '../../operators/model/batch.js';
+import { exemplarRows, type Exemplar } from '../../operators/model/batch.js';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
 import { sampleBatch } from '../support/batches.js';
@@ -122,7 +122,7 @@ describe('native histograms and exemplars by remote write into Prometheus 2.42',
     ];
     const batch = {
       ...sampleBatch({ values: [1, 2, 3], anchor: now, series: seriesOf({ job: 'svc' }) }),
-      exemplar: exemplars,
+      exemplars: exemplarRows(exemplars),
     };
     await sink.write(encoder.encode(batch));
     await sink.close();

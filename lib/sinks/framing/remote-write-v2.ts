@@ -1,4 +1,4 @@
-import { timestampOf, type Exemplar } from '../../../operators/model/batch.js';
+import { ExemplarCursor, timestampOf, type Exemplar } from '../../../operators/model/batch.js';
 import type { NativeHistogram, BucketSpan } from '../../../operators/model/native-histogram.js';
 import type { Series } from '../../../operators/model/series.js';
 import {
@@ -144,6 +144,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
       const { batch, metric } = chunk.rows;
       const meta = metadataOf(metric);
       const start = metric.startTimestamps ? batch.anchor : 0;
+      const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
         const series = batch.series[i]!;
         const own = symbolsOf(series, metric.name);
@@ -153,7 +154,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
         }
         const ms = timestampOf(batch, i);
         const native = batch.native?.[i];
-        const exemplar = batch.exemplar?.[i];
+        const exemplar = exemplars.at(i);
         const labels = packedLength(own.refs);
         const point = native ? histogramLength(native, ms, start) : sampleLength(ms, start);
         let rowLength = field(labels) + field(point) + meta.length + (start ? 1 + varintBytes(start) : 0);
