@@ -35,5 +35,7 @@ function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
     lastWriteAt: stats.lastSuccessfulWriteAt,
     retries: stats.sinkRetries,
     started: startedAt(entry.id) !== undefined,
+    warnings: stats.sinkWarnings,
+    ...(stats.receiverWritten && { receiverWritten: stats.receiverWritten }),
   }));
 }

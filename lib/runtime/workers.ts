@@ -18,6 +18,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
+import type { WrittenCounts } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { internsLabelSets, labelSetCount, type Shard } from '../../operators/labels.js';
 import { encoderKindOf } from '../encoders/index.js';
@@ -45,6 +46,10 @@ export interface WorkerCounters {
   readonly lastWriteAt?: number;
   readonly retries: number;
   readonly started: boolean;
+  /** What the sink warned of, in order. */
+  readonly warnings: readonly string[];
+  /** Sums of what the receiver said it wrote; undefined until it said so. */
+  readonly receiverWritten?: WrittenCounts;
 }
 
 /** Messages of a worker: its counters per entry (in file order), and at its end its outcomes too. */
@@ -65,7 +70,7 @@ export interface WorkersOptions {
   readonly stdout?: NodeJS.WritableStream;
 }
 
-const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false };
+const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false, warnings: [] };
 
 /**
  * The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and
@@ -280,11 +285,25 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   const events = next.events - last.events;
   const bytes = next.bytes - last.bytes;
   if (events > 0 || bytes > 0) stats.record({ kind: 'written', size: events, bytes }, now);
-  if (next.lastWriteAt !== last.lastWriteAt) stats.record({ kind: 'delivered', size: 0, bytes: 0 }, now);
+  const written = writtenSince(last.receiverWritten, next.receiverWritten);
+  if (next.lastWriteAt !== last.lastWriteAt || written)
+    stats.record({ kind: 'delivered', size: 0, bytes: 0, ...(written && { written }) }, now);
+  // Each worker's sink warns once of the same thing: the entry shows it once.
+  for (const message of next.warnings.slice(last.warnings.length))
+    if (!stats.sinkWarnings.includes(message)) stats.record({ kind: 'warning', message }, now);
   const error = new Error(next.lastSinkError);
   for (let n = last.failures; n < next.failures; n++) stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
   for (let n = last.retries; n < next.retries; n++)
     stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
+}
+
+/** What the receiver said it wrote between two reports; undefined when nothing. */
+function writtenSince(last: WrittenCounts | undefined, next: WrittenCounts | undefined): WrittenCounts | undefined {
+  if (!next) return undefined;
+  const samples = next.samples - (last?.samples ?? 0);
+  const histograms = next.histograms - (last?.histograms ?? 0);
+  const exemplars = next.exemplars - (last?.exemplars ?? 0);
+  return samples || histograms || exemplars ? { samples, histograms, exemplars } : undefined;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import type { Entry } from '../../lib/config/types.js';
-import { defaultWorkers, MAX_WORKERS, ONE_CORE_EVENTS } from '../../lib/runtime/workers.js';
+import { defaultWorkers, MAX_WORKERS, ONE_CORE_EVENTS, startWorkers } from '../../lib/runtime/workers.js';
+import {
+  startRemoteWriteV2Receiver,
+  type RemoteWriteV2Receiver,
+} from '../support/backends/remote-write-v2-receiver.js';
+import { entryOf, metric } from '../support/scenarios.js';
 import { metricEntry } from '../support/entries.js';
 
 const pods = (cardinality: number, fields: Partial<Entry> = {}): Entry =>
@@ -84,4 +89,43 @@ describe('defaultWorkers: how many worker threads a run without --workers gets',
   for (const [title, entries, options, expected] of cases) {
     it(`${title}: ${expected}`, () => expect(defaultWorkers(entries, options)).to.equal(expected));
   }
+});
+
+describe('startWorkers: what the workers report of their sinks', function () {
+  this.timeout(30_000);
+  let receiver: RemoteWriteV2Receiver;
+  afterEach(async () => receiver.stop());
+
+  /** A 4-pod gauge for 300 ms into the receiver with remote write 2.0, on two workers, run to its end. */
+  const runOnTwo = async () => {
+    const entry = entryOf(
+      metric({
+        rate: 40,
+        duration: '300ms',
+        dynamic_labels: [{ key: 'pod', cardinality: 4 }],
+        encoder: { type: 'remote_write' },
+        sink: { type: 'remote_write', url: receiver.url, protocol: '2.0', batch_size: 4 },
+      }),
+    );
+    const run = startWorkers([entry], 2);
+    const [outcome] = await run.done;
+    expect(outcome, JSON.stringify(outcome)).to.deep.equal({});
+    return run.runs[0]!.stats;
+  };
+
+  it("sums what the receiver said it wrote over the workers' requests", async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const stats = await runOnTwo();
+    const received = receiver.v2.flatMap((request) => request.series).length;
+    expect(stats.totalEvents).to.equal(12);
+    expect(received).to.equal(12);
+    expect(stats.receiverWritten).to.deep.equal({ samples: received, histograms: 0, exemplars: 0 });
+  });
+
+  it('shows a warning of the sinks once, however many workers gave it', async () => {
+    receiver = await startRemoteWriteV2Receiver({ refuseV2: true });
+    const stats = await runOnTwo();
+    expect(stats.sinkWarnings).to.have.length(1);
+    expect(stats.sinkWarnings[0]).to.match(/does not take remote write 2\.0/);
+  });
 });
