@@ -29,7 +29,7 @@ export const MAX_POINTS = 2000;
  * Most rows a preview makes (samples, log records and spans, and the observations of histograms and summaries):
  * about 10 seconds of work on one core. A file that would make more is refused, naming its costliest entry.
  */
-export const MAX_PREVIEW_ROWS = 20_000_000;
+export const MAX_PREVIEW_ROWS = 10_000_000;
 /**
  * Where a preview's virtual clock starts when neither the caller nor an absolute `start_time` says:
  * 2026-01-01T00:00:00Z, so the same file gives the same data on any day.
