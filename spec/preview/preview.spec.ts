@@ -176,6 +176,24 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(page.entries[0]).to.deep.equal(entryOf(first, 'page'));
   });
 
+  it("draws span metrics: calls as a counter, duration as a band of the spans' durations in their unit", async () => {
+    const text = readFileSync('examples/incident.yaml', 'utf8');
+    const entries = compileScenario(loadScenario(text, { origin: 'incident.yaml', format: 'yaml' }), {
+      origin: 'incident.yaml',
+    }).scenarios;
+    // Only the durations: the traces entry they count runs too, without a chart.
+    const preview = await previewScenario(entries, { for: 900_000, points: 15, entry: 'checkout.duration' });
+    expect(preview.entries.map((entry) => entry.id)).to.deep.equal(['checkout.duration']);
+    const [duration] = preview.entries;
+    expect(duration).to.include({ signal: 'metrics', type: 'histogram', unit: 'milliseconds' });
+    const p99 = duration!.series.find((series) => series.name === 'p99')!.values as number[];
+    // Payment slows to 1 to 3 s from minute 5 to minute 10: the slowest spans of those minutes are seconds long.
+    expect(p99.slice(0, 5).every((ms) => ms < 100)).to.equal(true);
+    expect(p99.slice(6, 10).every((ms) => ms > 1000)).to.equal(true);
+    const calls = await previewScenario(entries, { for: 900_000, points: 15, entry: 'checkout.calls' });
+    expect(calls.entries[0]).to.include({ type: 'counter', unit: 'value' });
+  });
+
   it('anchors from at an absolute start_time, or at the instant the caller passes', async () => {
     const entries = plan(
       file(`
