@@ -14,6 +14,8 @@ export const FEATURE_PACKAGES = {
   kafka: ['kafkajs'],
   /** svc-server's protobuf scrape (lib/protocols/metric-family.ts); without it a scrape answers text. */
   'protobuf-exposition': ['protobufjs'],
+  /** `svc plot --png` (lib/cli/commands/plot.ts): resvg renders the SVG of the charts. */
+  png: ['@resvg/resvg-js'],
 } as const;
 
 export type Feature = keyof typeof FEATURE_PACKAGES;

@@ -6,6 +6,7 @@ import { HelpCommand } from './commands/help.js';
 import { LogsCommand } from './commands/logs.js';
 import { MetricsCommand } from './commands/metrics.js';
 import { NewCommand } from './commands/new.js';
+import { PlotCommand } from './commands/plot.js';
 import { RunCommand } from './commands/run.js';
 import { SchemaCommand } from './commands/schema.js';
 import { TestCommand } from './commands/test.js';
@@ -20,6 +21,7 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   const cli = program<SvcContext>('svc', 'svc, synthetic telemetry generator', context);
   cli.register(RunCommand);
   cli.register(TestCommand);
+  cli.register(PlotCommand);
   cli.register(MetricsCommand);
   cli.register(LogsCommand);
   cli.register(NewCommand);

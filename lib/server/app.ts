@@ -8,6 +8,7 @@ import { errors } from './middleware/errors.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
+import { previewRoutes } from './routes/preview.js';
 import { JSON_TYPES, YAML_TYPES } from './body.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 
@@ -25,7 +26,13 @@ export function createApp(deps: ServerDeps): Koa {
   app.use(errors(deps.logger));
   app.use(auth(deps.apiKey));
   app.use(textBodies());
-  for (const router of [healthRoutes(deps), scenarioRoutes(deps), eventRoutes(deps), openapiRoutes()]) {
+  for (const router of [
+    healthRoutes(deps),
+    scenarioRoutes(deps),
+    eventRoutes(deps),
+    previewRoutes(deps),
+    openapiRoutes(),
+  ]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

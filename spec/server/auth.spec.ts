@@ -12,6 +12,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/scenarios/some-id/metrics'],
   ['DELETE', '/scenarios/some-id'],
   ['POST', '/events'],
+  ['POST', '/preview'],
   ['GET', '/openapi.json'],
 ];
 

@@ -1,0 +1,147 @@
+import { Command, Option, UsageError } from 'clipanion';
+import { writeFile } from 'node:fs/promises';
+import { flagNumber, valueFlag } from '../flags.js';
+import { coloursAllowed, isTerminal } from '../terminal.js';
+import { SvcCommand } from './svc-command.js';
+
+/** Width of the charts when neither `--width` nor the terminal says. */
+const DEFAULT_WIDTH = 100;
+/** Most points of the SVG and PNG charts: about one per two pixels of their plot area. */
+const IMAGE_POINTS = 450;
+
+/** `svc plot <scenario-file>`: every entry over a span of virtual time, drawn in the terminal or as an image. */
+export class PlotCommand extends SvcCommand {
+  static override paths = [['plot']];
+  static override usage = Command.Usage({
+    description: 'Draw what every entry of a scenario file makes over a span of virtual time',
+    details:
+      'Computes the entries as a backfill would, on virtual time and without writing to their sinks, and draws one chart per entry: lines in braille characters, logs as a strip per severity, histograms as a p50/p90/p99 band, traces as spans/s and error ratio; bursts, while gates and late starts marked under the chart, gaps left empty. docs/plot.md says what each chart shows.',
+    examples: [
+      ['The first 30 minutes of a file', '$0 plot examples/plot.yaml'],
+      ['One entry over two hours, 120 columns wide', '$0 plot examples/plot.yaml --entry cpu --for 2h --width 120'],
+      ['The charts as images', '$0 plot examples/plot.yaml --svg /tmp/plot.svg --png /tmp/plot.png'],
+    ],
+  });
+
+  file = Option.String({ required: true, name: 'scenario-file' });
+  for = valueFlag(
+    '--for',
+    '<time>',
+    'Virtual time to draw from the file start: 30s, 30m, 2h, at most 24h (default: 30m)',
+  );
+  entry = valueFlag('--entry', '<id>', 'Draw this entry only (the entries it needs run too)');
+  width = valueFlag(
+    '--width',
+    '<n>',
+    'Width of the charts in characters, 40 to 500 (default: the terminal width, else 100)',
+  );
+  svg = valueFlag('--svg', '<path>', 'Write the charts as SVG to this file instead of drawing them');
+  png = valueFlag('--png', '<path>', 'Write the charts as PNG to this file instead of drawing them');
+
+  async execute(): Promise<number> {
+    const [
+      { parseDuration },
+      { MAX_PREVIEW_MS, previewScenario, PreviewError },
+      { MIN_WIDTH, MAX_WIDTH, plotColumns },
+    ] = await Promise.all([
+      import('../../language/duration.js'),
+      import('../../preview/index.js'),
+      import('../plot/terminal.js'),
+    ]);
+    const forText = this.for ?? '30m';
+    let forMs: number;
+    try {
+      forMs = parseDuration(forText);
+    } catch (error) {
+      throw new UsageError(`--for: ${(error as Error).message}`);
+    }
+    if (forMs > MAX_PREVIEW_MS) throw new UsageError(`--for: at most 24h, got ${forText}`);
+    const width =
+      this.width === undefined
+        ? Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, terminalWidth(this.context.stdout) ?? DEFAULT_WIDTH))
+        : flagNumber('--width', this.width, {
+            integer: true,
+            min: MIN_WIDTH,
+            max: MAX_WIDTH,
+            expected: `a whole number from ${MIN_WIDTH} to ${MAX_WIDTH}`,
+          });
+    const image = this.svg !== undefined || this.png !== undefined;
+    if (this.png !== undefined) {
+      const { featureRefusal } = await import('../../features.js');
+      const refusal = featureRefusal('png');
+      if (refusal) throw new UsageError(`--png ${refusal}`);
+    }
+
+    const plan = await this.plan();
+    let preview: Awaited<ReturnType<typeof previewScenario>>;
+    try {
+      preview = await previewScenario(plan.scenarios, {
+        for: forMs,
+        points: image ? imagePoints(forMs) : 2 * plotColumns(width),
+        ...(this.entry !== undefined && { entry: this.entry }),
+      });
+    } catch (error) {
+      if (error instanceof PreviewError && error.option === 'entry') throw new UsageError(`--${error.message}`);
+      throw error;
+    }
+    const span = `${forText} from ${new Date(preview.from).toISOString()}, a point every ${formatStep(preview.step)}`;
+    if (!image) {
+      const { drawPreview } = await import('../plot/terminal.js');
+      await this.print(`${this.file}\n${span}\n\n${drawPreview(preview, { colour: coloursAllowed(this.context) })}`);
+      return 0;
+    }
+    const caption = `${this.file}: ${span}`;
+    const { previewSvg } = await import('../plot/svg.js');
+    const svg = previewSvg(preview, caption);
+    if (this.svg !== undefined) {
+      await writeFile(this.svg, svg);
+      this.context.stderr.write(`wrote ${this.svg}\n`);
+    }
+    if (this.png !== undefined) {
+      const { featurePackage } = await import('../../features.js');
+      const { Resvg } = featurePackage<typeof import('@resvg/resvg-js')>('png', '@resvg/resvg-js');
+      const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } })
+        .render()
+        .asPng();
+      await writeFile(this.png, png);
+      this.context.stderr.write(`wrote ${this.png}\n`);
+    }
+    return 0;
+  }
+
+  /** The file (`-`: standard input) loaded, validated and compiled as `svc run` does. */
+  private async plan() {
+    const [{ loadScenarioFile }, { planScenario }, { filesBeside }] = await Promise.all([
+      import('../../config/load.js'),
+      import('../../compile/plan.js'),
+      import('../../config/csv-replay.js'),
+    ]);
+    const stdin = this.file === '-';
+    const origin = stdin ? 'standard input' : this.file;
+    const file = await loadScenarioFile(stdin ? { stream: this.context.stdin, origin } : this.file, {
+      variables: this.context.env,
+    });
+    return planScenario(file, { origin, locate: filesBeside(stdin ? undefined : this.file) });
+  }
+}
+
+/**
+ * Points of an image of `forMs`: the most up to {@link IMAGE_POINTS} whose step is whole seconds, else whole
+ * milliseconds, so that a steady rate does not alternate between steps of n and n + 1 events.
+ */
+function imagePoints(forMs: number): number {
+  for (const unit of [1000, 1])
+    for (let points = IMAGE_POINTS; points >= IMAGE_POINTS / 2; points--)
+      if ((forMs / points) % unit === 0) return points;
+  return IMAGE_POINTS;
+}
+
+/** The columns of a terminal `stdout` is, when it is one. */
+function terminalWidth(stdout: NodeJS.WritableStream): number | undefined {
+  return isTerminal(stdout) ? (stdout as NodeJS.WriteStream).columns : undefined;
+}
+
+/** A step as a caption writes it: `7.5s`, `450ms`. */
+function formatStep(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toPrecision(3))}s` : `${Number(ms.toPrecision(3))}ms`;
+}

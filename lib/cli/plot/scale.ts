@@ -1,0 +1,82 @@
+/**
+ * What the terminal and the SVG charts of `svc plot` share: the value range of a chart, how a value and an instant
+ * are written on its axes, and where the time axis gets its ticks.
+ */
+import type { PreviewEntry, PreviewSeries } from '../../preview/index.js';
+import { formatMs } from '../../format.js';
+
+/** A chart's value range: every value of its series inside [min, max], never empty. */
+export interface Range {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * The range of the lines of `entry`; a flat or empty one is widened so a line sits inside it. A rate (events/s,
+ * spans/s) counts from 0: the steps of a steady rate hold n or n + 1 events, which must not look like a swing.
+ */
+export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): Range {
+  let min = entry.unit.endsWith('/s') ? 0 : Infinity;
+  let max = -Infinity;
+  for (const { values } of series)
+    for (const value of values)
+      if (value !== null) {
+        min = Math.min(min, value);
+        max = Math.max(max, value);
+      }
+  if (min > max) return { min: 0, max: 1 };
+  if (min === max) {
+    const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
+    return { min: min - pad, max: max + pad };
+  }
+  return { min, max };
+}
+
+/** Where `value` lies in `range`: 0 at its bottom, 1 at its top. */
+export function heightOf(value: number, { min, max }: Range): number {
+  return (value - min) / (max - min);
+}
+
+const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumSignificantDigits: 3 });
+
+/** A value as an axis writes it: `0.125`, `79.9`, `12.3K`, `4.5e-5`. */
+export function formatValue(value: number): string {
+  const size = Math.abs(value);
+  if (size !== 0 && size < 0.001) return value.toExponential(1);
+  return size >= 1000 ? compact.format(value) : String(Number(value.toPrecision(3)));
+}
+
+/** Tick spacings of a time axis, shortest first. */
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200].map(
+  (s) => s * 1000,
+);
+
+/** Ticks of a time axis `spanMs` long drawn `length` units wide: every tick at least `gap` units apart. */
+export function timeTicks(spanMs: number, length: number, gap: number): { at: number; label: string }[] {
+  const step = TIME_STEPS.find((ms) => (ms / spanMs) * length >= gap) ?? spanMs;
+  const ticks: { at: number; label: string }[] = [];
+  for (let ms = 0; ms <= spanMs; ms += step) ticks.push({ at: ms, label: ms === 0 ? '0' : formatMs(ms) });
+  return ticks;
+}
+
+/** An entry's title: its id, its type and what its values mean. */
+export function titleOf(entry: PreviewEntry): string {
+  return `${entry.id} · ${entry.type} · ${entry.unit}`;
+}
+
+/** How the legend of a chart names a mark, or undefined for a mark it does not name (gaps show as empty). */
+export function markLegend(kind: string, label: string | undefined): string | undefined {
+  switch (kind) {
+    case 'burst':
+      return `burst ${label ?? ''}`.trim();
+    case 'start':
+      return label && `start ${label}`;
+    case 'after':
+    case 'while':
+      return label;
+    case 'end':
+      return 'end';
+    default:
+      return undefined;
+  }
+}

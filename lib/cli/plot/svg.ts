@@ -1,0 +1,185 @@
+/**
+ * `svc plot --svg`: the charts of a Preview as one SVG document, a panel per entry: its lines (a histogram's band
+ * filled between p50 and p99), its strips (logs per severity, the error ratio of traces), burst, gap and `while`
+ * windows shaded, starts and ends as dashed rules, the value range and the time axis. Plain SVG text: our own
+ * output format, with no script and no external reference.
+ */
+import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
+import { formatValue, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+
+const WIDTH = 960;
+const LEFT = 70;
+const RIGHT = 44;
+const PLOT_WIDTH = WIDTH - LEFT - RIGHT;
+const TITLE = 26;
+const LINES_HEIGHT = 110;
+const STRIP_HEIGHT = 22;
+const AXIS = 34;
+const FONT = 'DejaVu Sans, Verdana, sans-serif';
+
+const PALETTE = ['#1f9bcf', '#e0a100', '#c0399a', '#2f9e44', '#3b5bdb', '#e03131'];
+const SEVERITY_COLOURS: Record<string, string> = {
+  trace: '#868e96',
+  debug: '#3b5bdb',
+  info: '#2f9e44',
+  warn: '#e0a100',
+  error: '#e03131',
+  fatal: '#c0399a',
+};
+const WINDOW_FILLS: Record<string, string> = { burst: '#ffa94d', gap: '#adb5bd', while: '#69db7c' };
+
+/** The SVG document of every entry's panel, stacked. */
+export function previewSvg(preview: Preview, caption: string): string {
+  let y = 30;
+  const panels = preview.entries.map((entry) => {
+    const panel = entryPanel(preview, entry, y);
+    y += panel.height + 16;
+    return panel.svg;
+  });
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${y}" viewBox="0 0 ${WIDTH} ${y}" font-family="${FONT}" font-size="12">`,
+    `<rect width="${WIDTH}" height="${y}" fill="#ffffff"/>`,
+    `<text x="${LEFT}" y="18" font-size="13" fill="#495057">${escapeXml(caption)}</text>`,
+    ...panels,
+    '</svg>',
+    '',
+  ].join('\n');
+}
+
+function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: string; height: number } {
+  const strips = entry.series.filter((series) => entry.type === 'logs' || series.name === 'error ratio');
+  const lines = entry.series.filter((series) => !strips.includes(series));
+  const plotTop = top + TITLE;
+  const linesHeight = lines.length > 0 ? LINES_HEIGHT : 0;
+  const plotHeight = linesHeight + strips.length * STRIP_HEIGHT;
+  const x = (i: number) => LEFT + (i / preview.points) * PLOT_WIDTH;
+  const atX = (at: number) => LEFT + ((at - preview.from) / (preview.step * preview.points)) * PLOT_WIDTH;
+  const colourOf = (series: PreviewSeries, i: number) =>
+    series.name === 'error ratio' ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
+  const out: string[] = [];
+  out.push(`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(titleOf(entry))}</text>`);
+  let legendX = LEFT + 12 + titleOf(entry).length * 7.2;
+  for (const [i, series] of entry.series.entries()) {
+    out.push(
+      `<rect x="${legendX.toFixed(1)}" y="${top + 8}" width="14" height="4" fill="${colourOf(series, i)}"/>`,
+      `<text x="${(legendX + 18).toFixed(1)}" y="${top + 15}" fill="#495057">${escapeXml(series.name)}</text>`,
+    );
+    legendX += 30 + series.name.length * 7;
+  }
+  out.push(...windowShades(entry.marks, atX, plotTop, plotHeight));
+  out.push(
+    `<rect x="${LEFT}" y="${plotTop}" width="${PLOT_WIDTH}" height="${plotHeight}" fill="none" stroke="#dee2e6"/>`,
+  );
+  if (lines.length > 0) {
+    const range = rangeOf(entry, lines);
+    const y = (value: number) => plotTop + (1 - heightOf(value, range)) * linesHeight;
+    out.push(
+      `<text x="${LEFT - 6}" y="${plotTop + 10}" text-anchor="end" fill="#495057">${formatValue(range.max)}</text>`,
+      `<text x="${LEFT - 6}" y="${plotTop + linesHeight}" text-anchor="end" fill="#495057">${formatValue(range.min)}</text>`,
+    );
+    if (entry.type === 'histogram' || entry.type === 'summary') out.push(band(lines, x, y));
+    for (const [i, series] of lines.entries())
+      out.push(
+        `<path d="${pathOf(series.values, x, y)}" fill="none" stroke="${colourOf(series, i)}" stroke-width="1.5"/>`,
+      );
+  }
+  for (const [i, series] of strips.entries()) {
+    const stripTop = plotTop + linesHeight + i * STRIP_HEIGHT;
+    const max = series.name === 'error ratio' ? 1 : Math.max(0, ...series.values.map((v) => v ?? 0));
+    const colour = colourOf(series, lines.length + i);
+    const y = (value: number) => stripTop + STRIP_HEIGHT - 2 - (max > 0 ? (value / max) * (STRIP_HEIGHT - 4) : 0);
+    out.push(
+      `<text x="${LEFT - 6}" y="${stripTop + 15}" text-anchor="end" fill="${colour}">${escapeXml(series.name)}</text>`,
+      `<path d="${areaOf(series.values, x, y, stripTop + STRIP_HEIGHT - 2)}" fill="${colour}" fill-opacity="0.6"/>`,
+      `<text x="${LEFT + PLOT_WIDTH + 2}" y="${stripTop + 10}" font-size="9" fill="#868e96">${formatValue(max)}</text>`,
+    );
+  }
+  out.push(...moments(entry.marks, atX, plotTop, plotHeight));
+  const span = preview.step * preview.points;
+  for (const tick of timeTicks(span, PLOT_WIDTH, 70)) {
+    const tx = LEFT + (tick.at / span) * PLOT_WIDTH;
+    out.push(
+      `<line x1="${tx.toFixed(1)}" y1="${plotTop + plotHeight}" x2="${tx.toFixed(1)}" y2="${plotTop + plotHeight + 4}" stroke="#868e96"/>`,
+      `<text x="${tx.toFixed(1)}" y="${plotTop + plotHeight + 16}" text-anchor="middle" fill="#495057">${tick.label}</text>`,
+    );
+  }
+  const legends = [...new Set(entry.marks.flatMap((mark) => markLegend(mark.kind, mark.label) ?? []))].join('   ');
+  if (legends)
+    out.push(
+      `<text x="${LEFT}" y="${plotTop + plotHeight + 30}" font-size="11" fill="#868e96">${escapeXml(legends)}</text>`,
+    );
+  return { svg: `<g>\n${out.join('\n')}\n</g>`, height: TITLE + plotHeight + AXIS };
+}
+
+/** Burst, gap and open `while` windows, shaded behind the lines. */
+function windowShades(marks: readonly PreviewMark[], atX: (at: number) => number, top: number, height: number) {
+  return marks
+    .filter((mark) => mark.until !== undefined && WINDOW_FILLS[mark.kind])
+    .map((mark) => {
+      const x = atX(mark.at);
+      const width = Math.max(1, atX(mark.until!) - x);
+      return `<rect x="${x.toFixed(1)}" y="${top}" width="${width.toFixed(1)}" height="${height}" fill="${WINDOW_FILLS[mark.kind]}" fill-opacity="0.25"><title>${escapeXml(mark.kind + (mark.label ? ` ${mark.label}` : ''))}</title></rect>`;
+    });
+}
+
+/** Starts (late ones) and ends: dashed rules across the panel. */
+function moments(marks: readonly PreviewMark[], atX: (at: number) => number, top: number, height: number) {
+  return marks
+    .filter((mark) => mark.kind === 'end' || ((mark.kind === 'start' || mark.kind === 'after') && mark.label))
+    .map((mark) => {
+      const x = atX(mark.at).toFixed(1);
+      return `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + height}" stroke="#495057" stroke-dasharray="4 3"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></line>`;
+    });
+}
+
+/** A line through the non-null points; a null breaks it. */
+function pathOf(values: readonly (number | null)[], x: (i: number) => number, y: (v: number) => number): string {
+  let d = '';
+  let drawing = false;
+  for (const [i, value] of values.entries()) {
+    if (value === null) drawing = false;
+    else {
+      d += `${drawing ? 'L' : 'M'}${(x(i) + 0.5 * (x(1) - x(0))).toFixed(1)} ${y(value).toFixed(1)}`;
+      drawing = true;
+    }
+  }
+  return d || 'M0 0';
+}
+
+/** A filled strip: a bar per point down to `base`; none where the value is null or 0. */
+function areaOf(values: readonly (number | null)[], x: (i: number) => number, y: (v: number) => number, base: number) {
+  const width = (x(1) - x(0)).toFixed(2);
+  let d = '';
+  values.forEach((value, i) => {
+    if (value === null || value <= 0) return;
+    d += `M${x(i).toFixed(1)} ${base}V${y(value).toFixed(1)}h${width}V${base}Z`;
+  });
+  return d || 'M0 0';
+}
+
+/** A histogram's band: filled between its first and last quantile (p50, p99) wherever both have values. */
+function band(lines: readonly PreviewSeries[], x: (i: number) => number, y: (v: number) => number): string {
+  const low = lines[0]!.values;
+  const high = lines[lines.length - 1]!.values;
+  const half = 0.5 * (x(1) - x(0));
+  let d = '';
+  let run: number[] = [];
+  const close = () => {
+    if (run.length > 0) {
+      const top = run.map((i) => `${(x(i) + half).toFixed(1)} ${y(high[i]!).toFixed(1)}`);
+      const bottom = run.reverse().map((i) => `${(x(i) + half).toFixed(1)} ${y(low[i]!).toFixed(1)}`);
+      d += `M${top.join('L')}L${bottom.join('L')}Z`;
+    }
+    run = [];
+  };
+  for (const [i, value] of low.entries()) {
+    if (value === null || high[i] === null) close();
+    else run.push(i);
+  }
+  close();
+  return `<path d="${d || 'M0 0'}" fill="${PALETTE[0]}" fill-opacity="0.15"/>`;
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

@@ -1,0 +1,153 @@
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { svc } from '../support/cli.js';
+import { fakeTerminal } from '../support/terminal.js';
+import { GUTTER } from '../../lib/cli/plot/terminal.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-plot-'));
+const scenario = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+/** A gauge with a 2-minute gap and a 1-minute burst every 10 minutes. */
+const windows = scenario(
+  'windows.yaml',
+  `version: 2
+kind: runnable
+scenarios:
+  - id: q
+    name: queue_depth
+    signal_type: metrics
+    rate: 1
+    generator: { type: sine, amplitude: 10, period_secs: 300, offset: 20 }
+    gaps: { every: 10m, for: 2m }
+    bursts: { every: 10m, for: 1m, multiplier: 3 }
+`,
+);
+
+const MINUTE = 60_000;
+
+/** The rows of the chart titled by `id`: its braille rows, its marks row and its time axis, without the gutter. */
+function chartOf(stdout: string, id: string) {
+  const lines = stdout.split('\n');
+  const title = lines.findIndex((line) => line.startsWith(`${id} · `));
+  expect(title, stdout).to.be.at.least(0);
+  const body = lines.slice(title + 1, title + 8).map((line) => line.slice(GUTTER));
+  return { chart: body.slice(0, 5), marks: body[5]!, axis: body[6]! };
+}
+
+describe('svc plot', () => {
+  it('draws the same picture twice for the same file', async () => {
+    const first = await svc(['plot', 'examples/plot.yaml', '--width', '90']);
+    const second = await svc(['plot', 'examples/plot.yaml', '--width', '90']);
+    expect(first.code, first.stderr).to.equal(0);
+    expect(first.stdout).to.equal(second.stdout);
+    // One chart per entry of the file.
+    for (const id of ['cpu', 'drain', 'page', 'app_logs', 'latency', 'checkout'])
+      expect(first.stdout).to.match(new RegExp(`^${id} · `, 'm'));
+  });
+
+  it('leaves the columns of a gap empty and marks the columns of a burst', async () => {
+    const width = 70;
+    const { code, stdout, stderr } = await svc(['plot', windows, '--for', '30m', '--width', String(width)]);
+    expect(code, stderr).to.equal(0);
+    const { chart, marks, axis } = chartOf(stdout, 'q');
+    const columns = width - GUTTER;
+    // Two points a cell, so a cell covers 2·(30m / (2·columns)).
+    const cellMs = (30 * MINUTE) / columns;
+    const inside = (c: number, windows: [number, number][]) =>
+      windows.some(([from, to]) => c * cellMs >= from && (c + 1) * cellMs <= to);
+    const touches = (c: number, windows: [number, number][]) =>
+      windows.some(([from, to]) => c * cellMs < to && (c + 1) * cellMs > from);
+    const gaps: [number, number][] = [8, 18, 28].map((m) => [m * MINUTE, (m + 2) * MINUTE]);
+    const bursts: [number, number][] = [0, 10, 20].map((m) => [m * MINUTE, (m + 1) * MINUTE]);
+    const drawn = (c: number) => chart.some((row) => (row[c] ?? ' ') !== ' ');
+    let gapColumns = 0;
+    for (let c = 0; c < columns; c++) {
+      if (inside(c, gaps)) {
+        gapColumns++;
+        expect(drawn(c), `column ${c} in a gap`).to.equal(false);
+      } else if (!touches(c, gaps)) expect(drawn(c), `column ${c} outside the gaps`).to.equal(true);
+      if (inside(c, bursts)) expect(marks[c], `column ${c} in a burst`).to.equal('^');
+      else if (!touches(c, bursts)) expect(marks[c] ?? ' ', `column ${c} outside the bursts`).to.equal(' ');
+    }
+    expect(gapColumns).to.be.greaterThan(4);
+    expect(axis.startsWith('0')).to.equal(true);
+    expect(axis).to.contain('10m').and.contain('20m');
+    expect(stdout).to.contain('^ burst ×3');
+  });
+
+  it('draws logs as a strip per severity and traces as spans/s with an error ratio strip', async () => {
+    const { stdout } = await svc(['plot', 'examples/plot.yaml', '--entry', 'app_logs', '--width', '60']);
+    const lines = stdout.split('\n');
+    for (const severity of ['info', 'warn', 'error'])
+      expect(lines.some((line) => line.trimStart().startsWith(`${severity} `) && /[▁-█]/.test(line))).to.equal(true);
+    const traces = await svc(['plot', 'examples/plot.yaml', '--entry', 'checkout', '--width', '60']);
+    expect(traces.stdout).to.match(/^checkout · traces · spans\/s/m);
+    expect(
+      traces.stdout.split('\n').some((line) => line.trimStart().startsWith('error ratio') && /[▁-█]/.test(line)),
+    ).to.equal(true);
+  });
+
+  it('fits the terminal width, and colours only a terminal without NO_COLOR', async () => {
+    const terminal = fakeTerminal(64);
+    const stderr = fakeTerminal(64);
+    expect(
+      await svc(['plot', windows, '--for', '10m'], {
+        stdout: terminal.stream,
+        stderr: stderr.stream,
+        colorDepth: 8,
+        env: {},
+      }),
+    ).to.include({ code: 0 });
+    expect((await terminal.rows()).some((row) => row.wrapped)).to.equal(false);
+    expect(terminal.raw()).to.contain('\u001b[');
+    const plain = fakeTerminal(64);
+    await svc(['plot', windows, '--for', '10m'], {
+      stdout: plain.stream,
+      stderr: fakeTerminal(64).stream,
+      colorDepth: 8,
+      env: { NO_COLOR: '1' },
+    });
+    expect(plain.raw()).to.not.contain('\u001b[');
+    expect(plain.raw()).to.contain('q · gauge · value');
+  });
+
+  it('refuses --for past 24h, a --width out of bounds and an unknown --entry, with exit 2', async () => {
+    const longer = await svc(['plot', windows, '--for', '25h']);
+    expect(longer.code).to.equal(2);
+    expect(longer.stderr).to.contain('--for: at most 24h');
+    const narrow = await svc(['plot', windows, '--width', '10']);
+    expect(narrow.code).to.equal(2);
+    expect(narrow.stderr).to.contain('--width').and.contain('40 to 500');
+    const unknown = await svc(['plot', windows, '--entry', 'nope']);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.contain('--entry: no entry of the file has the id "nope"');
+    const busy = scenario('busy.yaml', readFileSync(windows, 'utf8').replace('rate: 1', 'rate: 50000'));
+    const costly = await svc(['plot', busy, '--for', '24h']);
+    expect(costly.code).to.equal(1);
+    expect(costly.stderr).to.match(/^error: the preview would make about .* q, at rate 50000 events\/s over 24h/);
+  });
+
+  it('writes the charts as SVG and PNG', async () => {
+    const svgPath = join(dir, 'plot.svg');
+    const pngPath = join(dir, 'plot.png');
+    const { code, stderr } = await svc(['plot', windows, '--svg', svgPath, '--png', pngPath]);
+    expect(code, stderr).to.equal(0);
+    expect(stderr).to.equal(`wrote ${svgPath}\nwrote ${pngPath}\n`);
+    const svg = readFileSync(svgPath, 'utf8');
+    expect(svg).to.match(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="960"/);
+    expect(svg).to.contain('q · gauge · value');
+    // Three bursts and three gaps shaded, titled by what they are.
+    expect(svg.match(/<title>burst ×3<\/title>/g)).to.have.length(3);
+    expect(svg.match(/<title>gap<\/title>/g)).to.have.length(3);
+    const png = readFileSync(pngPath);
+    expect(png.subarray(0, 8).toString('hex')).to.equal('89504e470d0a1a0a');
+    // IHDR: the width the SVG declares.
+    expect(png.readUInt32BE(16)).to.equal(960);
+  });
+});
