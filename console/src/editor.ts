@@ -1,6 +1,10 @@
 /** The scenario editor: CodeMirror 6 with YAML, checked as you type against the scenario JSON Schema. */
+import { yaml, yamlLanguage } from '@codemirror/lang-yaml';
+import { hoverTooltip } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
-import { yamlSchema } from 'codemirror-json-schema/yaml';
+import { stateExtensions } from 'codemirror-json-schema';
+import { yamlCompletion, yamlSchemaHover } from 'codemirror-json-schema/yaml';
+import { schemaLinter } from './lint.js';
 import schema from '../../schema/scenario.schema.json';
 import quickstart from '../../examples/quickstart.yaml';
 
@@ -18,6 +22,16 @@ export function createEditor(host: HTMLElement): EditorView {
     doc: quickstart,
     root,
     parent: root,
-    extensions: [basicSetup, EditorView.lineWrapping, layout, yamlSchema(schema as Parameters<typeof yamlSchema>[0])],
+    extensions: [
+      basicSetup,
+      EditorView.lineWrapping,
+      layout,
+      yaml(),
+      // Completion and hover docs from codemirror-json-schema; errors from our linter (lint.ts).
+      stateExtensions(schema as Parameters<typeof stateExtensions>[0]),
+      yamlLanguage.data.of({ autocomplete: yamlCompletion() }),
+      hoverTooltip(yamlSchemaHover()),
+      schemaLinter(schema),
+    ],
   });
 }

@@ -103,6 +103,42 @@ describe('web console in Chromium (docs/console.md)', () => {
     expect(((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios).to.deep.equal([]);
   });
 
+  it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
+    await page.click('#editor >>> .cm-content');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('a');
+    await page.keyboard.up('Control');
+    // Deleted first: typing over a selection lets Chromium's editing code try a style attribute, which the CSP
+    // blocks (harmless: CodeMirror redraws the line), and the last spec would count it.
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('signal_type: metrics\nname: x\nrate: -3\nbogus_field: 1\n');
+    const editor = await page.$('#editor');
+    await page.waitForFunction((e) => e!.shadowRoot!.querySelectorAll('.cm-lintRange-error').length === 2, {}, editor);
+    const flagged = await page.$$eval('#editor >>> .cm-lintRange-error', (spans) => spans.map((s) => s.textContent));
+    expect(flagged).to.deep.equal(['-3', 'bogus_field']);
+    await page.keyboard.type('gener');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('Space');
+    await page.keyboard.up('Control');
+    await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
+    const offered = await page.$$eval('#editor >>> .cm-tooltip-autocomplete li', (items) =>
+      items.map((i) => i.textContent),
+    );
+    expect(offered).to.include('generator');
+    await page.keyboard.press('Escape');
+    const keys = await page.$$('#editor >>> .cm-line span');
+    for (const key of keys) {
+      if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
+    }
+    // Any hover tooltip: one of the lint errors under the mouse may show too.
+    await page.waitForFunction(
+      (e) =>
+        [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),
+      {},
+      editor,
+    );
+  });
+
   it('ran without a page error or a Content-Security-Policy violation', () => {
     expect(problems).to.deep.equal([]);
   });

@@ -57,13 +57,8 @@ export interface PageGlobals {
   readonly svcConsole: { readonly charts: Map<string, { readonly data: (number | null)[][] }> };
 }
 
-/** Waits until the text of the element `selector` matches `pattern`. */
+/** Waits until the text of the element `selector` (puppeteer's selectors: `>>>` enters shadow roots) matches `pattern`. */
 export async function waitForText(page: Page, selector: string, pattern: RegExp): Promise<void> {
-  await page.waitForFunction(
-    (s, source) =>
-      new RegExp(source).test((globalThis as unknown as PageGlobals).document.querySelector(s)?.textContent ?? ''),
-    {},
-    selector,
-    pattern.source,
-  );
+  const element = await page.waitForSelector(selector);
+  await page.waitForFunction((e, source) => new RegExp(source).test(e.textContent ?? ''), {}, element, pattern.source);
 }
