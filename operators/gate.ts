@@ -19,6 +19,8 @@ export interface GateOptions<B extends TickBatch> {
   /** Makes the one last tick passed after a close from the first batch that arrives closed (see {@link snapTo}). */
   readonly snap?: (batch: B) => B;
   readonly scheduler?: SchedulerLike;
+  /** Told each time the gate opens (true) or closes (false), at the scheduler time it does. */
+  readonly onEdge?: (open: boolean) => void;
 }
 
 /**
@@ -41,7 +43,7 @@ export function gate<B extends TickBatch>(
   condition: Observable<boolean>,
   options: GateOptions<B> = {},
 ): MonoTypeOperatorFunction<B> {
-  const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler } = options;
+  const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler, onEdge } = options;
   const settle = (holds: boolean, delay: number): Observable<boolean> =>
     delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds);
   return (source) =>
@@ -58,6 +60,7 @@ export function gate<B extends TickBatch>(
             if (next === open) return;
             open = next;
             snapDue = !open && snap !== undefined;
+            onEdge?.(open);
           },
           error: (error: unknown) => subscriber.error(error),
         });

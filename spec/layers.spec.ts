@@ -16,7 +16,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lib/catalog', 'lib/new'],
   ['lib/compile'],
   ['lib/runtime'],
-  ['lib/alert-test'],
+  ['lib/alert-test', 'lib/preview'],
   ['lib/cli'],
   ['lib/server'],
   ['lib/index.ts'],

@@ -5,10 +5,10 @@
  */
 import type { SchedulerLike } from 'rxjs';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
-import type { Sink } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
 import { sampleName } from '../encoders/metrics-text.js';
 import { backfillEntries, type Backfill } from '../runtime/backfill.js';
+import { DISCARD } from '../runtime/chain/sink.js';
 
 /** Most values (series × steps) a sampling holds: 8 bytes each, so about 40 MB. */
 export const MAX_SAMPLED_VALUES = 5_000_000;
@@ -26,9 +26,6 @@ export interface Sampling {
   readonly steps: number;
   readonly series: readonly SampledSeries[];
 }
-
-/** Takes every write and keeps nothing: the samples are read from the chain's `onSamples` hook. */
-const discard: Sink = { write: () => undefined, flush: () => Promise.resolve(), close: () => Promise.resolve() };
 
 /**
  * Samples `entries` (compiled, each with a finite duration) at `intervalMs`. Step k holds the last
@@ -67,7 +64,8 @@ export async function sampleScenario(
   const early: [Entry, Labelled<SampleBatch>][] = [];
   backfill = backfillEntries(entries, {
     scheduler: options.scheduler,
-    createSink: () => discard,
+    // The samples are read from the chain's `onSamples` hook.
+    createSink: () => DISCARD,
     hooks: (entry) => ({
       onSamples: (batch) => (backfill ? place(backfill, entry, batch) : early.push([entry, batch])),
     }),

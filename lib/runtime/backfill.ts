@@ -20,6 +20,11 @@ export interface BackfillOptions
   extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {
   /** Real time: where the virtual clock starts, and the sinks' own timers. Default: liveScheduler. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * The virtual clock to run on, made by a caller whose hooks read the time or that fixes the start (a preview);
+   * default: one starting at `scheduler`'s now.
+   */
+  readonly clock?: BackfillScheduler;
 }
 
 export interface Backfill extends FileRun {
@@ -59,8 +64,8 @@ export function backfillEntries(entries: readonly Entry[], options: BackfillOpti
   const refusal = backfillRefusal(entries);
   if (refusal) throw new Error(refusal);
   const real = options.scheduler ?? liveScheduler;
-  const start = real.now();
-  const clock = new BackfillScheduler(start);
+  const clock = options.clock ?? new BackfillScheduler(real.now());
+  const start = clock.now();
   const fileRun = startEntries(entries, {
     ...options,
     scheduler: clock,

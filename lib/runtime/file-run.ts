@@ -197,7 +197,12 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
       const ahead = clockLinked.has(entry.id) ? undefined : options.ahead;
       const named = spans.get(entry.id);
-      const onSpans = named && ((batch: SpanBatch) => named.next(batch));
+      const onSpans = named
+        ? (batch: SpanBatch) => {
+            own?.onSpans?.(batch);
+            named.next(batch);
+          }
+        : own?.onSpans;
       const ref = spansRef(entry);
       const run = runEntry(entry, {
         ...options,

@@ -10,6 +10,7 @@ import { errors } from './middleware/errors.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
+import { previewRoutes } from './routes/preview.js';
 import { JSON_TYPES, YAML_TYPES } from './body.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 
@@ -33,6 +34,7 @@ export function createApp(deps: ServerDeps): Koa {
     scenarioRoutes(deps),
     eventRoutes(deps),
     catalogRoutes(deps),
+    previewRoutes(deps),
     openapiRoutes(),
   ]) {
     app.use(router.routes());

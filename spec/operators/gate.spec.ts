@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { map } from 'rxjs';
 import { gate, snapTo } from '../../operators/gate.js';
 import type { SampleBatch } from '../../operators/model/batch.js';
@@ -30,6 +31,26 @@ describe('gate', () => {
       const expected = '           ----c-d-e-f-g-h-i-----l-m|';
       expectObservable(source.pipe(gate(holds, { open: 2, close: 4 }), firstValue)).toBe(expected, named);
     });
+  });
+
+  it('tells onEdge when the gate opens and closes, at the scheduler time it does', () => {
+    const scheduler = virtualTime();
+    const edges: [number, boolean][] = [];
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const holds = hot('          -t---f-t-----f-----t-----', condition);
+      const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m|', ticks);
+      const onEdge = (open: boolean) => edges.push([scheduler.now(), open]);
+      expectObservable(source.pipe(gate(holds, { open: 2, close: 4, onEdge }), firstValue)).toBe(
+        '----c-d-e-f-g-h-i-----l-m|',
+        named,
+      );
+    });
+    // As the ticks show: open at 3, closed at 17, open again at 21; the cancelled close at 9 is not told.
+    expect(edges).to.deep.equal([
+      [3, true],
+      [17, false],
+      [21, true],
+    ]);
   });
 
   it('never opens on a flicker shorter than `open`', () => {

@@ -14,6 +14,7 @@ const ROUTES: [string, string][] = [
   ['DELETE', '/scenarios/some-id'],
   ['POST', '/events'],
   ['GET', '/catalog'],
+  ['POST', '/preview'],
   ['GET', '/openapi.json'],
 ];
 

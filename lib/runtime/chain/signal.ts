@@ -39,6 +39,15 @@ export interface SignalHooks {
   readonly onDelivery?: (delivery: Delivery) => void;
   /** Sees every span batch of a traces entry (for the exemplars and log records of entries naming its spans). */
   readonly onSpans?: (batch: SpanBatch) => void;
+  /** Sees every labelled log record batch of a logs entry, as the encoder gets them (for previews). */
+  readonly onLogs?: (batch: Labelled<LogBatch>) => void;
+  /**
+   * Sees every labelled observation batch of a histogram or summary entry, the observations its rows are made
+   * of (for previews).
+   */
+  readonly onObservations?: (batch: Labelled<ObservationBatch>) => void;
+  /** Told each time the `while` gate of the entry opens (true) or closes (false), on the entry's scheduler. */
+  readonly onGate?: (open: boolean) => void;
 }
 
 /** How an entry's pipeline is built: its hooks, and the shard of its series it emits. */
@@ -88,7 +97,13 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
   const silence = <B extends TickBatch>() => optional(entry.gaps && gaps<B>(entry.gaps));
   const gated = <B extends TickBatch>(snap?: (batch: B) => B) =>
     optional(
-      entry.while && gate<B>(whileCondition(entry, hooks), { ...entry.while.delay, snap, scheduler: hooks.scheduler }),
+      entry.while &&
+        gate<B>(whileCondition(entry, hooks), {
+          ...entry.while.delay,
+          snap,
+          scheduler: hooks.scheduler,
+          onEdge: hooks.onGate,
+        }),
     );
   const samplesSeen = optional(hooks.onSamples && tap<Labelled<SampleBatch>>(hooks.onSamples));
   // A sharded entry whose values nothing watches (no `after` or `while` on it) takes its labels
@@ -139,6 +154,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
                 ...(context.service !== undefined && { choice: { service: context.service } }),
               }),
           ),
+          optional(hooks.onLogs && tap<Labelled<LogBatch>>(hooks.onLogs)),
         );
     }
     case 'traces': {
@@ -164,6 +180,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
           gated(),
           silence(),
           late(),
+          optional(hooks.onObservations && tap<Labelled<ObservationBatch>>(hooks.onObservations)),
           series,
           // A random exemplar is worth the tick's first observation.
           withExemplars(entry, hooks, (index, offset) => sample(index * perTick, offset)),

@@ -13,3 +13,6 @@ export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'traile
   const kind = encoderKindOf(encoder);
   return createSink(entry.sink, { ...deps, encoder, trailer: kind?.trailer, join: kind?.join });
 }
+
+/** Takes every write and keeps nothing: for runs that read the chain's hooks instead (svc test, previews). */
+export const DISCARD: Sink = { write: () => undefined, flush: () => Promise.resolve(), close: () => Promise.resolve() };

@@ -1,0 +1,347 @@
+/**
+ * A preview: what the entries of a compiled file make over a span of virtual time, reduced to a few numbers per
+ * point of a time grid, for `svc plot` and `POST /preview` to draw. The file runs as a backfill does
+ * (lib/runtime/backfill.ts: the same `after` and `while` wiring, phase offsets, clock groups, bursts and gaps)
+ * into sinks that discard; the chain's hooks hand over the batches. Nothing is written to the entries' sinks.
+ */
+import type { Labelled, LogBatch, ObservationBatch, SampleBatch } from '../../operators/model/batch.js';
+import { SPAN_STATUS, type SpanBatch } from '../../operators/model/span.js';
+import type { Entry } from '../config/types.js';
+import { rowsPerEvent } from '../config/entry.js';
+import { anchorOf } from '../runtime/chain/start.js';
+import { BackfillScheduler } from '../runtime/backfill-scheduler.js';
+import { backfillEntries } from '../runtime/backfill.js';
+import type { SignalHooks } from '../runtime/chain/signal.js';
+import { DISCARD } from '../runtime/chain/sink.js';
+import { formatMs } from '../format.js';
+import { entryMarks, type PreviewMark } from './marks.js';
+import { bySeverity, QuantileBand, RateLines, SpanLines, ValueLines, type PreviewSeries } from './series.js';
+
+export type { PreviewMark } from './marks.js';
+export type { PreviewSeries } from './series.js';
+
+/** Longest span of virtual time a preview covers (ms): a day. */
+export const MAX_PREVIEW_MS = 24 * 3_600_000;
+/** Fewest and most points of a preview's grid. */
+export const MIN_POINTS = 10;
+export const MAX_POINTS = 2000;
+/**
+ * Most rows a preview makes (samples, log records and spans, and the observations of histograms and summaries):
+ * about 10 seconds of work on one core. A file that would make more is refused, naming its costliest entry.
+ */
+export const MAX_PREVIEW_ROWS = 20_000_000;
+/**
+ * Where a preview's virtual clock starts when neither the caller nor an absolute `start_time` says:
+ * 2026-01-01T00:00:00Z, so the same file gives the same data on any day.
+ */
+export const PREVIEW_EPOCH = Date.UTC(2026, 0, 1);
+
+/** What the entries of a file make over a span of virtual time, on a grid of `points` steps. */
+export interface Preview {
+  /** Epoch ms of point 0: the file's start, as its timestamps write it (its `start_time`). */
+  readonly from: number;
+  /** Milliseconds each point covers: point i covers [from + i·step, from + (i + 1)·step). */
+  readonly step: number;
+  readonly points: number;
+  /** In file order (span metrics after their traces entry). */
+  readonly entries: PreviewEntry[];
+}
+
+/** One entry's chart. */
+export interface PreviewEntry {
+  readonly id: string;
+  readonly signal: 'metrics' | 'logs' | 'traces';
+  readonly type: 'gauge' | 'counter' | 'histogram' | 'summary' | 'logs' | 'traces';
+  /** What the values mean: `value`, `events/s` (logs), `spans/s` (traces), `milliseconds` or `seconds` (span metrics' durations). */
+  readonly unit: string;
+  /** See docs/plot.md for the lines of each type. Each has `points` values, null where its step has none. */
+  readonly series: PreviewSeries[];
+  readonly marks: PreviewMark[];
+}
+
+export interface PreviewOptions {
+  /** Milliseconds of virtual time from the file's start: at most {@link MAX_PREVIEW_MS}. */
+  readonly for: number;
+  /** Steps of the grid: {@link MIN_POINTS} to {@link MAX_POINTS}. */
+  readonly points: number;
+  /** Only this entry's chart (the entries it watches or counts the spans of run too). */
+  readonly entry?: string;
+  /** Epoch ms the virtual clock starts at; default: an absolute `start_time` of the file, else {@link PREVIEW_EPOCH}. */
+  readonly start?: number;
+}
+
+/** A preview that cannot be made: `option` names what is wrong (`for`, `points`, `entry`), or `rate` when it is too much work. */
+export class PreviewError extends Error {
+  override readonly name = 'PreviewError';
+  constructor(
+    readonly option: 'for' | 'points' | 'entry' | 'rate',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The preview of `entries` (compiled: lib/compile). Throws a {@link PreviewError} when the options are out of
+ * bounds or the preview would make more than {@link MAX_PREVIEW_ROWS} rows; rejects when an entry fails.
+ */
+export async function previewScenario(entries: readonly Entry[], options: PreviewOptions): Promise<Preview> {
+  const { points } = options;
+  const forMs = options.for;
+  if (!(forMs > 0 && forMs <= MAX_PREVIEW_MS))
+    throw new PreviewError('for', `for: expected a duration from 1ms to 24h, got ${formatMs(forMs)}`);
+  if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)
+    throw new PreviewError(
+      'points',
+      `points: expected a whole number from ${MIN_POINTS} to ${MAX_POINTS}, got ${points}`,
+    );
+  const shown = options.entry === undefined ? entries : entries.filter((entry) => entry.id === options.entry);
+  if (shown.length === 0)
+    throw new PreviewError(
+      'entry',
+      `entry: no entry of the file has the id "${options.entry}" (its ids: ${entries.map((e) => e.id).join(', ')})`,
+    );
+  // An entry runs with those it watches and whose spans it counts: without them it would not start, or differ.
+  const running = withReferences(entries, shown).map((entry) => ({
+    ...entry,
+    duration: Math.min(entry.duration ?? Infinity, forMs),
+  }));
+  refuseCostly(running, forMs);
+
+  const start = options.start ?? absoluteStart(entries) ?? PREVIEW_EPOCH;
+  const from = anchorOf(shown[0]!.start_time)(start);
+  const step = forMs / points;
+  const clock = new BackfillScheduler(start);
+  const charts = new Map(shown.map((entry) => [entry.id, chartOf(entry, points, step)]));
+  // Rows are placed once the entry's start is known: those of the first instants come before backfillEntries returns.
+  let startedAt: ((id: string) => number | undefined) | undefined;
+  const early: (() => void)[] = [];
+  const placed =
+    (entry: Entry, place: (at: (offset: number) => number) => void): (() => void) =>
+    () => {
+      const began = startedAt!(entry.id)! - start;
+      place((offset) => Math.floor((began + offset) / step));
+    };
+  const whenStarted = (run: () => void) => (startedAt ? run() : early.push(run));
+  const gates = new Map<string, [number, number][]>();
+
+  const hooksOf = (entry: Entry): SignalHooks => {
+    const own = charts.get(entry.id);
+    // The span metrics entries shown that count this traces entry's spans: their band is of the spans' durations.
+    const counting = shown.filter(
+      (other) => other.span_metrics_of?.from === entry.id && other.span_metrics_of.family === 'duration',
+    );
+    const hooks: { -readonly [K in keyof SignalHooks]: SignalHooks[K] } = {};
+    if (own?.kind === 'values')
+      hooks.onSamples = (batch: Labelled<SampleBatch>) =>
+        whenStarted(placed(entry, (at) => addSamples(own.lines, batch, at, points)));
+    if (own?.kind === 'logs')
+      hooks.onLogs = (batch: Labelled<LogBatch>) =>
+        whenStarted(placed(entry, (at) => addLogs(own.lines, batch, at, points)));
+    if (own?.kind === 'band' && !entry.span_metrics_of)
+      hooks.onObservations = (batch: Labelled<ObservationBatch>) =>
+        whenStarted(placed(entry, (at) => addObservations(own.band, batch, at, points)));
+    const bands = counting.flatMap((other) => {
+      const chart = charts.get(other.id);
+      return chart?.kind === 'band'
+        ? [{ band: chart.band, nsPerUnit: other.span_metrics_of!.unit === 's' ? 1e9 : 1e6 }]
+        : [];
+    });
+    if (own?.kind === 'spans' || bands.length > 0)
+      hooks.onSpans = (batch: SpanBatch) =>
+        whenStarted(
+          placed(entry, (at) => {
+            if (own?.kind === 'spans') addSpans(own.lines, batch, at, points);
+            for (const { band, nsPerUnit } of bands) addDurations(band, batch, at, points, nsPerUnit);
+          }),
+        );
+    if (own && entry.while) {
+      const open: [number, number][] = [];
+      gates.set(entry.id, open);
+      // The gate's edges are read on the clock as they happen; an open span ends at its close, or at the axis' end.
+      hooks.onGate = (isOpen) => {
+        const at = from + clock.now() - start;
+        if (isOpen) open.push([at, Infinity]);
+        else if (open.length > 0) open[open.length - 1]![1] = at;
+      };
+    }
+    return hooks;
+  };
+
+  const backfill = backfillEntries(running, { clock, createSink: () => DISCARD, hooks: hooksOf });
+  startedAt = backfill.startedAt;
+  for (const run of early.splice(0)) run();
+  // Entries without a duration run for the whole preview: the file is stopped where the axis ends.
+  backfill.clock.schedule(() => void backfill.stop(), Math.max(0, start + forMs - backfill.clock.now()));
+  const outcomes = await backfill.done;
+  const failed = outcomes.findIndex((outcome) => outcome.error);
+  if (failed >= 0) throw new Error(`${running[failed]!.id}: ${outcomes[failed]!.error!.message}`);
+
+  const to = from + forMs;
+  return {
+    from,
+    step,
+    points,
+    entries: shown.map((entry) => {
+      const chart = charts.get(entry.id)!;
+      const began = backfill.startedAt(entry.id);
+      const span = {
+        from,
+        to,
+        started: began === undefined ? to : from + began - start,
+        ended: began === undefined ? to : from + began - start + (entry.duration ?? Infinity),
+      };
+      const gate = (gates.get(entry.id) ?? []).map(([at, until]) => [at, Math.min(until, to)] as const);
+      return {
+        id: entry.id,
+        ...kindOf(entry),
+        series: chart.series(),
+        marks: began === undefined ? [] : entryMarks(entry, span, gate),
+      };
+    }),
+  };
+}
+
+/** `shown` and every entry they reference (`after`, `while`, `exemplars`, `trace_context`, span metrics), in file order. */
+function withReferences(entries: readonly Entry[], shown: readonly Entry[]): readonly Entry[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
+  const needed = new Set<string>();
+  const visit = (entry: Entry | undefined): void => {
+    if (!entry || needed.has(entry.id)) return;
+    needed.add(entry.id);
+    for (const ref of [
+      entry.after?.ref,
+      entry.while?.ref,
+      entry.exemplars?.from,
+      entry.trace_context?.from,
+      entry.span_metrics_of?.from,
+    ])
+      if (ref !== undefined) visit(byId.get(ref));
+  };
+  shown.forEach(visit);
+  return entries.filter((entry) => needed.has(entry.id));
+}
+
+/** Refuses a preview of more than {@link MAX_PREVIEW_ROWS} rows, naming the entry that makes the most. */
+function refuseCostly(entries: readonly Entry[], forMs: number): void {
+  const costs = entries.map((entry) => {
+    const events = (entry.rate * Math.max(1, entry.bursts?.multiplier ?? 1) * entry.duration!) / 1000;
+    return events * (rowsPerEvent(entry) + (entry.observations_per_tick ?? 0));
+  });
+  const total = costs.reduce((sum, cost) => sum + cost, 0);
+  if (total <= MAX_PREVIEW_ROWS) return;
+  const worst = costs.indexOf(Math.max(...costs));
+  const entry = entries[worst]!;
+  throw new PreviewError(
+    'rate',
+    `the preview would make about ${Math.round(total).toLocaleString('en')} rows (samples, log records, spans and observations), more than ${MAX_PREVIEW_ROWS.toLocaleString('en')}; most come from ${entry.id}, at rate ${entry.rate} events/s over ${formatMs(Math.min(entry.duration!, forMs))}: preview a shorter span (for) or one entry`,
+  );
+}
+
+/** The `start_time` instant of the first entry that has an absolute one. */
+function absoluteStart(entries: readonly Entry[]): number | undefined {
+  for (const { start_time } of entries) if (start_time.kind === 'absolute') return start_time.epochMs;
+  return undefined;
+}
+
+/** What a preview keeps of one entry, by the kind of chart it gets. */
+type Chart = (
+  | { readonly kind: 'values'; readonly lines: ValueLines }
+  | { readonly kind: 'logs'; readonly lines: RateLines }
+  | { readonly kind: 'spans'; readonly lines: SpanLines }
+  | { readonly kind: 'band'; readonly band: QuantileBand }
+) & { series(): PreviewSeries[] };
+
+function chartOf(entry: Entry, points: number, step: number): Chart {
+  switch (entry.signal_type) {
+    case 'metrics': {
+      const lines = new ValueLines(points);
+      return { kind: 'values', lines, series: () => lines.series() };
+    }
+    case 'logs': {
+      const lines = new RateLines(points, step);
+      return { kind: 'logs', lines, series: () => lines.series(bySeverity) };
+    }
+    case 'traces': {
+      const lines = new SpanLines(points, step);
+      return { kind: 'spans', lines, series: () => lines.series() };
+    }
+    case 'histogram':
+    case 'summary': {
+      const band = new QuantileBand(points);
+      return { kind: 'band', band, series: () => band.series() };
+    }
+  }
+}
+
+function kindOf(entry: Entry): Pick<PreviewEntry, 'signal' | 'type' | 'unit'> {
+  switch (entry.signal_type) {
+    case 'metrics':
+      return { signal: 'metrics', type: entry.metric_type === 'counter' ? 'counter' : 'gauge', unit: 'value' };
+    case 'logs':
+      return { signal: 'logs', type: 'logs', unit: 'events/s' };
+    case 'traces':
+      return { signal: 'traces', type: 'traces', unit: 'spans/s' };
+    case 'histogram':
+    case 'summary': {
+      const unit = entry.span_metrics_of ? (entry.span_metrics_of.unit === 's' ? 'seconds' : 'milliseconds') : 'value';
+      return { signal: 'metrics', type: entry.signal_type, unit };
+    }
+  }
+}
+
+function addSamples(lines: ValueLines, batch: Labelled<SampleBatch>, at: (offset: number) => number, points: number) {
+  for (let i = 0; i < batch.size; i++) {
+    const point = at(batch.offset[i]!);
+    if (point >= 0 && point < points) lines.add(point, batch.series[i]!.key, batch.value[i]!);
+  }
+}
+
+function addLogs(lines: RateLines, batch: Labelled<LogBatch>, at: (offset: number) => number, points: number) {
+  for (let i = 0; i < batch.size; i++) {
+    const point = at(batch.offset[i]!);
+    if (point >= 0 && point < points) lines.add(point, batch.severity[i]!);
+  }
+}
+
+function addObservations(
+  band: QuantileBand,
+  batch: Labelled<ObservationBatch>,
+  at: (offset: number) => number,
+  points: number,
+) {
+  for (let i = 0; i < batch.size; i++) {
+    const point = at(batch.offset[i]!);
+    if (point >= 0 && point < points) for (const value of batch.observations[i]!) band.add(point, value);
+  }
+}
+
+function addSpans(lines: SpanLines, batch: SpanBatch, at: (offset: number) => number, points: number) {
+  const { status } = batch.spans;
+  for (let i = 0; i < batch.size; i++) {
+    const point = at(batch.offset[i]!);
+    if (point < 0 || point >= points) continue;
+    const first = batch.firstSpan[i]!;
+    const count = batch.spanCount[i]!;
+    let errors = 0;
+    for (let s = first; s < first + count; s++) if (status[s] !== SPAN_STATUS.unset) errors++;
+    lines.add(point, count, errors);
+  }
+}
+
+/** The durations of a tick's spans, as the span metrics that count them write them (ns → ms or s). */
+function addDurations(
+  band: QuantileBand,
+  batch: SpanBatch,
+  at: (offset: number) => number,
+  points: number,
+  nsPerUnit: number,
+) {
+  const { start, end } = batch.spans;
+  for (let i = 0; i < batch.size; i++) {
+    const point = at(batch.offset[i]!);
+    if (point < 0 || point >= points) continue;
+    const first = batch.firstSpan[i]!;
+    for (let s = first; s < first + batch.spanCount[i]!; s++) band.add(point, (end[s]! - start[s]!) / nsPerUnit);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The moments a preview marks on an entry's chart: its start (at once, after its phase offset, or on its `after`
+ * trigger), its end, the spans its `while` gate was open, and its burst and gap windows.
+ */
+import type { Entry } from '../config/types.js';
+import { formatMs } from '../format.js';
+import type { Window } from '../../operators/model/window.js';
+
+/** A moment, or a span of time, of an entry's preview. */
+export interface PreviewMark {
+  /** `start`: the entry started (at once or after its phase offset); `after`: its `after` trigger started it. */
+  readonly kind: 'start' | 'end' | 'after' | 'while' | 'burst' | 'gap';
+  /** Epoch milliseconds, on the preview's time axis. */
+  readonly at: number;
+  /** Epoch milliseconds where a window (a burst, a gap, an open `while` gate) ends; absent on a moment. */
+  readonly until?: number;
+  /** What the mark stands for: `after cpu > 80`, `phase_offset 30s`, `×5`. */
+  readonly label?: string;
+}
+
+/** Windows of one kind (bursts, gaps, open gates) an entry's preview marks at most; later ones are left out. */
+export const MAX_WINDOW_MARKS = 500;
+
+/** Where the preview's time axis starts (epoch ms) and ends, and where the entry started and ended on it. */
+export interface Span {
+  readonly from: number;
+  readonly to: number;
+  readonly started: number;
+  readonly ended: number;
+}
+
+/** The marks of an entry that started at `span.started` and ran until `span.ended`, and its gate's open spans. */
+export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonly [number, number])[]): PreviewMark[] {
+  const marks: PreviewMark[] = [startMark(entry, span.started)];
+  if (span.ended < span.to) marks.push({ kind: 'end', at: span.ended });
+  const gate = entry.while;
+  if (gate) {
+    const label = `while ${gate.ref} ${gate.op} ${gate.value}`;
+    for (const [at, until] of gateOpen.slice(0, MAX_WINDOW_MARKS)) marks.push({ kind: 'while', at, until, label });
+  }
+  if (entry.bursts) {
+    const label = `×${entry.bursts.multiplier}`;
+    for (const [at, until] of windows(entry.bursts, 0, span)) marks.push({ kind: 'burst', at, until, label });
+  }
+  if (entry.gaps) {
+    const { every, for: length } = entry.gaps;
+    for (const [at, until] of windows(entry.gaps, every - length, span)) marks.push({ kind: 'gap', at, until });
+  }
+  return marks;
+}
+
+function startMark(entry: Entry, at: number): PreviewMark {
+  if (entry.after) {
+    const { ref, op, value, delay } = entry.after;
+    return { kind: 'after', at, label: `after ${ref} ${op} ${value}${delay ? ` + ${formatMs(delay)}` : ''}` };
+  }
+  return entry.phase_offset === undefined
+    ? { kind: 'start', at }
+    : { kind: 'start', at, label: `phase_offset ${formatMs(entry.phase_offset)}` };
+}
+
+/**
+ * The recurring windows `[k·every + shift, k·every + shift + for)` counted from the entry's start, cut to where it
+ * ran and to the axis.
+ */
+function windows(window: Window, shift: number, span: Span): [number, number][] {
+  const found: [number, number][] = [];
+  const end = Math.min(span.ended, span.to);
+  for (let at = span.started + shift; at < end && found.length < MAX_WINDOW_MARKS; at += window.every) {
+    found.push([Math.max(at, span.from), Math.min(at + window.for, end)]);
+  }
+  return found;
+}

@@ -1,0 +1,86 @@
+import { createRequire } from 'node:module';
+import type { Context } from 'koa';
+import { Router } from '../packages.js';
+import type { ServerDeps } from '../deps.js';
+import { HttpError } from '../http-error.js';
+import { parseDuration } from '../../language/duration.js';
+import type { PreviewOptions } from '../../preview/index.js';
+
+// The parser, the pipeline and the preview are loaded by the first POST (docs/performance.md).
+const require = createRequire(import.meta.url);
+
+/** Span of a preview when the query gives no `for`, and its points when it gives no `points`. */
+const DEFAULT_FOR = '30m';
+const DEFAULT_POINTS = 240;
+/** Previews computed at once: each keeps a core busy for up to seconds, so more wait for none and get 429. */
+export const MAX_RUNNING_PREVIEWS = 2;
+
+/**
+ * `POST /preview?for=30m&points=240&entry=ID&start=MS`: the Preview of a scenario body (as `POST /scenarios` takes
+ * it, with the same 400, 415 and 422 answers), computed on virtual time without writing to any sink
+ * (docs/plot.md). 400 for a query out of bounds, 422 for an `entry` the file lacks or a preview too large to make,
+ * 429 while {@link MAX_RUNNING_PREVIEWS} are being computed.
+ */
+export function previewRoutes(deps: ServerDeps): Router {
+  let running = 0;
+  return new Router().post('/preview', async (ctx) => {
+    const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
+    const { previewScenario, PreviewError } =
+      require('../../preview/index.js') as typeof import('../../preview/index.js');
+    const options = previewOptions(ctx);
+    const plan = await parseScenario(ctx, deps);
+    if (running >= MAX_RUNNING_PREVIEWS)
+      throw new HttpError(429, 'too_many_previews', `${running} previews are being computed: try again in a moment`);
+    running++;
+    try {
+      ctx.body = await previewScenario(plan.scenarios, options);
+    } catch (error) {
+      if (!(error instanceof PreviewError)) {
+        deps.logger.error({ err: error }, 'preview failed');
+        throw new HttpError(500, 'preview_failed', `the preview failed: ${(error as Error).message}`);
+      }
+      // The query's bounds were checked above: what is left is about the file (an entry it lacks, its rates).
+      throw new HttpError(422, error.option === 'rate' ? 'preview_too_large' : 'validation_failed', error.message);
+    } finally {
+      running--;
+    }
+  });
+}
+
+/** The query's `for`, `points`, `entry` and `start`, bounded: 400 `invalid_query` naming the parameter. */
+function previewOptions(ctx: Context): PreviewOptions {
+  const { MAX_PREVIEW_MS, MIN_POINTS, MAX_POINTS } =
+    require('../../preview/index.js') as typeof import('../../preview/index.js');
+  const invalid = (detail: string) => new HttpError(400, 'invalid_query', detail);
+  const single = (name: string): string | undefined => {
+    const raw = ctx.query[name];
+    if (Array.isArray(raw)) throw invalid(`${name}: give it once, got ${raw.length} values`);
+    return raw;
+  };
+  const forText = single('for') ?? DEFAULT_FOR;
+  let forMs: number;
+  try {
+    forMs = parseDuration(forText);
+  } catch (error) {
+    throw invalid(`for: ${(error as Error).message}`);
+  }
+  if (forMs > MAX_PREVIEW_MS) throw invalid(`for: at most 24h, got ${JSON.stringify(forText)}`);
+  const pointsText = single('points');
+  const points = pointsText === undefined ? DEFAULT_POINTS : Number(pointsText);
+  if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)
+    throw invalid(
+      `points: expected a whole number from ${MIN_POINTS} to ${MAX_POINTS}, got ${JSON.stringify(pointsText)}`,
+    );
+  const entry = single('entry');
+  if (entry === '') throw invalid('entry: expected the id of an entry of the file, got ""');
+  const startText = single('start');
+  const start = startText === undefined ? undefined : Number(startText);
+  if (start !== undefined && !(Number.isSafeInteger(start) && start >= 0 && start <= MAX_EPOCH_MS))
+    throw invalid(
+      `start: expected epoch milliseconds, a whole number from 0 to ${MAX_EPOCH_MS}, got ${JSON.stringify(startText)}`,
+    );
+  return { for: forMs, points, ...(entry !== undefined && { entry }), ...(start !== undefined && { start }) };
+}
+
+/** The last instant a JavaScript date holds (year 275760). */
+const MAX_EPOCH_MS = 8.64e15;

@@ -1,0 +1,234 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { loadScenario } from '../../lib/config/index.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import {
+  MAX_PREVIEW_ROWS,
+  PREVIEW_EPOCH,
+  previewScenario,
+  PreviewError,
+  type Preview,
+} from '../../lib/preview/index.js';
+
+const plan = (yaml: string) =>
+  compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).scenarios;
+
+const file = (entries: string) => `
+version: 2
+kind: runnable
+scenarios:
+${entries}`;
+
+const entryOf = (preview: Preview, id: string) => preview.entries.find((entry) => entry.id === id)!;
+
+describe('previewScenario: a file on a time grid of virtual time', () => {
+  it('holds the last sample of a label set in each step, null in a gap and after the end, and marks the windows', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    duration: 50s
+    labels: {job: a}
+    generator: {type: step, step_size: 1}
+    gaps: {every: 40s, for: 20s}
+    bursts: {every: 40s, for: 5s, multiplier: 2}
+`),
+      ),
+      { for: 60_000, points: 12 },
+    );
+    expect(preview).to.include({ from: PREVIEW_EPOCH, step: 5000, points: 12 });
+    const m = entryOf(preview, 'm');
+    expect(m).to.include({ signal: 'metrics', type: 'counter', unit: 'value' });
+    expect(m.series.map((series) => series.name)).to.deep.equal(['{job="a"}']);
+    // In a 5 s burst the rate doubles: values 0 … 9 in [0, 5 s), then one a second (t + 5 at t s), ten more in
+    // [40 s, 45 s) (45 … 54); silent in [20 s, 40 s).
+    expect(m.series[0]!.values).to.deep.equal([9, 14, 19, 24, null, null, null, null, 54, 59, null, null]);
+    const at = (s: number) => PREVIEW_EPOCH + s * 1000;
+    expect(m.marks).to.deep.equal([
+      { kind: 'start', at: at(0) },
+      { kind: 'end', at: at(50) },
+      { kind: 'burst', at: at(0), until: at(5), label: '×2' },
+      { kind: 'burst', at: at(40), until: at(45), label: '×2' },
+      { kind: 'gap', at: at(20), until: at(40) },
+    ]);
+  });
+
+  it('starts an entry where its after trigger fires, and marks the spans its while gate was open', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: load
+    name: load
+    signal_type: metrics
+    rate: 1
+    generator: {type: step, step_size: 1}
+  - id: page
+    name: page
+    signal_type: metrics
+    rate: 1
+    generator: {type: constant, value: 1}
+    after: {ref: load, op: '>', value: 29, delay: 10s}
+  - id: hot
+    name: hot
+    signal_type: metrics
+    rate: 1
+    generator: {type: constant, value: 2}
+    while: {ref: load, op: '>', value: 39}
+`),
+      ),
+      { for: 60_000, points: 10 },
+    );
+    const at = (s: number) => PREVIEW_EPOCH + s * 1000;
+    // load is 30 at 30 s: page starts 10 s later, and has no end within the minute.
+    expect(entryOf(preview, 'page').marks).to.deep.equal([
+      { kind: 'after', at: at(40), label: 'after load > 29 + 10s' },
+    ]);
+    // Steps of 6 s: the first tick of page, at 40 s, is in step 6.
+    expect(entryOf(preview, 'page').series[0]!.values).to.deep.equal([null, null, null, null, null, null, 1, 1, 1, 1]);
+    expect(entryOf(preview, 'hot').marks).to.deep.equal([
+      { kind: 'start', at: at(0) },
+      { kind: 'while', at: at(40), until: at(60), label: 'while load > 39' },
+    ]);
+    expect(entryOf(preview, 'hot').series[0]!.values).to.deep.equal([null, null, null, null, null, null, 2, 2, 2, 2]);
+  });
+
+  it('draws logs per severity, traces as spans/s and error ratio, and a histogram as a p50/p90/p99 band', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: logs
+    name: logs
+    signal_type: logs
+    rate: 10
+    log_generator: {type: template, seed: 1, templates: [{message: hi}], severity_weights: {info: 3, error: 1}}
+  - id: lat
+    name: lat
+    signal_type: histogram
+    rate: 1
+    distribution: {type: uniform, min: 0, max: 1}
+    observations_per_tick: 100
+  - id: t
+    name: t
+    signal_type: traces
+    rate: 2
+    trace_generator:
+      seed: 3
+      services: {a: {version: '1'}}
+      root: {service: a, operation: op, kind: server, error_rate: 0.5}
+`),
+      ),
+      { for: 100_000, points: 10 },
+    );
+    const logs = entryOf(preview, 'logs');
+    expect(logs).to.include({ signal: 'logs', type: 'logs', unit: 'events/s' });
+    expect(logs.series.map((series) => series.name)).to.deep.equal(['info', 'error']);
+    for (let i = 0; i < 10; i++) expect(logs.series[0]!.values[i]! + logs.series[1]!.values[i]!).to.equal(10);
+    const band = entryOf(preview, 'lat').series;
+    expect(band.map((series) => series.name)).to.deep.equal(['p50', 'p90', 'p99']);
+    for (const [series, q] of [
+      [band[0]!, 0.5],
+      [band[1]!, 0.9],
+      [band[2]!, 0.99],
+    ] as const)
+      for (const value of series.values) expect(value).to.be.closeTo(q, 0.1);
+    const traces = entryOf(preview, 't');
+    expect(traces.series.map((series) => series.name)).to.deep.equal(['spans/s', 'error ratio']);
+    expect(traces.series[0]!.values).to.deep.equal(new Array(10).fill(2));
+    const ratio = traces.series[1]!.values as number[];
+    expect(ratio.reduce((sum, r) => sum + r, 0) / 10).to.be.closeTo(0.5, 0.15);
+  });
+
+  it('draws min, mean and max past eight label sets', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 10
+    generator: {type: step, step_size: 1}
+    dynamic_labels: [{key: pod, cardinality: 10}]
+`),
+      ),
+      { for: 10_000, points: 10 },
+    );
+    const [min, mean, max] = entryOf(preview, 'm').series;
+    expect([min!.name, mean!.name, max!.name]).to.deep.equal(['min', 'mean', 'max']);
+    // Second k writes the values 10k … 10k + 9.
+    expect(min!.values[3]).to.equal(30);
+    expect(mean!.values[3]).to.equal(34.5);
+    expect(max!.values[3]).to.equal(39);
+  });
+
+  it('gives the same data for the same file, and runs the entries an entry needs when asked for one', async () => {
+    const text = readFileSync('examples/plot.yaml', 'utf8');
+    const entries = compileScenario(loadScenario(text, { origin: 'plot.yaml', format: 'yaml' }), {
+      origin: 'plot.yaml',
+    }).scenarios;
+    const options = { for: 1_800_000, points: 120 };
+    const [first, second] = [await previewScenario(entries, options), await previewScenario(entries, options)];
+    expect(JSON.stringify(first)).to.equal(JSON.stringify(second));
+    const page = await previewScenario(entries, { ...options, entry: 'page' });
+    expect(page.entries.map((entry) => entry.id)).to.deep.equal(['page']);
+    expect(page.entries[0]).to.deep.equal(entryOf(first, 'page'));
+  });
+
+  it('anchors from at an absolute start_time, or at the instant the caller passes', async () => {
+    const entries = plan(
+      file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    start_time: '2024-05-01T00:00:00Z'
+    generator: {type: constant, value: 1}
+`),
+    );
+    expect((await previewScenario(entries, { for: 10_000, points: 10 })).from).to.equal(Date.UTC(2024, 4, 1));
+    const relative = plan(
+      file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    start_time: -1h
+    generator: {type: constant, value: 1}
+`),
+    );
+    expect((await previewScenario(relative, { for: 10_000, points: 10, start: 7_200_000 })).from).to.equal(3_600_000);
+  });
+
+  it('refuses a span past 24h, a grid out of bounds, an unknown entry and too much work, naming each', async () => {
+    const entries = plan(
+      file(`
+  - id: busy
+    name: busy
+    signal_type: metrics
+    rate: 100000
+    generator: {type: constant, value: 1}
+`),
+    );
+    const refusal = async (options: Parameters<typeof previewScenario>[1]) => {
+      try {
+        await previewScenario(entries, options);
+      } catch (error) {
+        expect(error).to.be.instanceOf(PreviewError);
+        return error as PreviewError;
+      }
+      throw new Error('not refused');
+    };
+    expect(await refusal({ for: 86_400_001, points: 100 })).to.include({ option: 'for' });
+    expect((await refusal({ for: 60_000, points: 9 })).message).to.equal(
+      'points: expected a whole number from 10 to 2000, got 9',
+    );
+    expect((await refusal({ for: 60_000, points: 100, entry: 'nope' })).message).to.match(/^entry: .*"nope".*busy/);
+    const costly = await refusal({ for: 3_600_000, points: 100 });
+    expect(costly.option).to.equal('rate');
+    expect(costly.message)
+      .to.contain('busy, at rate 100000 events/s over 1h')
+      .and.contain(MAX_PREVIEW_ROWS.toLocaleString('en'));
+  });
+});
