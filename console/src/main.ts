@@ -14,8 +14,9 @@ interface CatalogItem {
 
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 
-/** For the browser specs and for debugging: the charts on the page, whose `data` is what they draw. */
-(globalThis as unknown as { svcConsole: object }).svcConsole = { charts };
+/** For the browser specs and for debugging: the charts on the page (their `data` is what they draw), the editor. */
+const hook: { charts: typeof charts; editor?: unknown } = { charts };
+(globalThis as unknown as { svcConsole: typeof hook }).svcConsole = hook;
 
 const message = $('#message');
 /** Shows the outcome of an action under the editor: an API error's detail, or what happened. */
@@ -37,6 +38,7 @@ $('#delete-all').onclick = () => void deleteAll().catch((error) => say(describeE
 // Most of the console's code is the editor's: the running scenarios show while it loads.
 const { createEditor } = await import('./editor.js');
 const editor = createEditor($('#editor'));
+hook.editor = editor;
 
 $('#start').onclick = async () => {
   try {

@@ -21,9 +21,13 @@ export interface Preview {
 /** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
 export const PREVIEW_POINTS = 240;
 
-/** Asks the server for `minutes` of `text` and draws a chart per entry in `target`, replacing the last preview. */
+/**
+ * Asks the server for the next `minutes` of `text` (from now: `start`) and draws a chart per entry in `target`,
+ * replacing the last preview.
+ */
 export async function showPreview(text: string, minutes: number, target: HTMLElement): Promise<Preview> {
-  const preview = await api<Preview>('POST', `/preview?for=${minutes}m&points=${PREVIEW_POINTS}`, text);
+  const query = `for=${minutes}m&points=${PREVIEW_POINTS}&start=${Date.now()}`;
+  const preview = await api<Preview>('POST', `/preview?${query}`, text);
   for (const key of [...charts.keys()].filter((k) => k.startsWith('preview:'))) dropChart(key);
   target.replaceChildren();
   const times = Array.from({ length: preview.points }, (_, i) => preview.from + i * preview.step);

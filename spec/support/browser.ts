@@ -32,13 +32,18 @@ export async function launchOrSkip(context: Mocha.Context): Promise<Browser> {
   return launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 }
 
-/** Page errors and console errors (CSP violations among them) the page reported. */
-export function problemsOf(page: Page): string[] {
+/**
+ * Page errors and console errors (CSP violations among them) the page reported. Chromium logs every API answer of
+ * an error status as a failed resource: those of `expected` statuses (the 401 the login dialog answers, a refusal
+ * a spec provokes) are left out.
+ */
+export function problemsOf(page: Page, expected: readonly number[] = [401]): string[] {
   const problems: string[] = [];
+  const failed = /^Failed to load resource: the server responded with a status of (\d+)/;
   page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
   page.on('console', (message) => {
-    // A 401 the console answers with its login dialog is logged by Chromium as a failed resource: expected.
-    if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+    const status = failed.exec(message.text())?.[1];
+    if (message.type() === 'error' && !expected.includes(Number(status))) problems.push(message.text());
   });
   return problems;
 }
