@@ -42,7 +42,8 @@ export async function showPreview(text: string, minutes: number, target: HTMLEle
     timeChart(
       `preview:${entry.id}`,
       chart,
-      entry.series.map((s) => ({ label: s.name })),
+      // A series without labels is named `{}`: the entry's id says more in the legend.
+      entry.series.map((s) => ({ label: s.name === '{}' ? entry.id : s.name })),
       [times, ...entry.series.map((s) => [...s.values])],
       entry.marks,
     );
