@@ -28,9 +28,12 @@ const describeError = (error: unknown) =>
   error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
 
 const banner = $('#banner');
-pollRunning($('#running'), (text) => {
-  banner.textContent = text ?? '';
-  banner.hidden = text === undefined;
+pollRunning($('#running'), {
+  poll: (text) => {
+    banner.textContent = text ?? '';
+    banner.hidden = text === undefined;
+  },
+  stop: (text) => say(text, true),
 });
 
 $('#delete-all').onclick = () => void deleteAll().catch((error) => say(describeError(error), true));

@@ -46,14 +46,20 @@ interface History {
 
 const histories = new Map<string, History>();
 
-/** Refreshes the cards every {@link POLL_MS}, one poll after the other; `onError` shows a failed poll. */
-export function pollRunning(list: HTMLElement, onError: (message: string | undefined) => void): void {
+/** Where the running view reports: a failed poll (`undefined` once one succeeds again), a failed Stop. */
+export interface Reports {
+  readonly poll: (message: string | undefined) => void;
+  readonly stop: (message: string) => void;
+}
+
+/** Refreshes the cards every {@link POLL_MS}, one poll after the other. */
+export function pollRunning(list: HTMLElement, reports: Reports): void {
   const tick = async () => {
     try {
-      await refresh(list);
-      onError(undefined);
+      await refresh(list, reports.stop);
+      reports.poll(undefined);
     } catch (error) {
-      onError(`Could not read the scenarios: ${(error as Error).message}`);
+      reports.poll(`Could not read the scenarios: ${(error as Error).message}`);
     }
     setTimeout(tick, POLL_MS);
   };
@@ -66,7 +72,7 @@ export async function deleteAll(): Promise<void> {
   await Promise.all(scenarios.map((s) => api('DELETE', `/scenarios/${encodeURIComponent(s.id)}`)));
 }
 
-async function refresh(list: HTMLElement): Promise<void> {
+async function refresh(list: HTMLElement, onError: (message: string) => void): Promise<void> {
   const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
   const shown = scenarios.slice(0, CARDS_SHOWN);
   for (const [id, history] of histories) {
@@ -84,7 +90,7 @@ async function refresh(list: HTMLElement): Promise<void> {
         api<Stats>('GET', `${path}/stats`),
         listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
       ]);
-      const history = histories.get(listed.id) ?? addCard(list, listed);
+      const history = histories.get(listed.id) ?? addCard(list, listed, onError);
       record(history, now, stats, series);
       describe(history.card, listed, stats, series);
       draw(listed.id, history);
@@ -92,16 +98,20 @@ async function refresh(list: HTMLElement): Promise<void> {
   );
 }
 
-function addCard(list: HTMLElement, listed: Listed): History {
+function addCard(list: HTMLElement, listed: Listed, onError: (message: string) => void): History {
   const card = document.createElement('article');
   card.className = 'card';
   card.dataset.id = listed.id;
   card.innerHTML = `<header><strong class="name"></strong> <span class="badge status"></span>
     <span class="badge health"></span><button class="stop" type="button">Stop</button></header>
     <p class="facts"></p><p class="sink-error"></p><div class="chart"></div>`;
-  card.querySelector<HTMLButtonElement>('.stop')!.onclick = (event) => {
-    (event.currentTarget as HTMLButtonElement).disabled = true;
-    void api('DELETE', `/scenarios/${encodeURIComponent(listed.id)}`).catch(() => undefined);
+  const stop = card.querySelector<HTMLButtonElement>('.stop')!;
+  stop.onclick = () => {
+    stop.disabled = true;
+    api('DELETE', `/scenarios/${encodeURIComponent(listed.id)}`).catch((error: Error) => {
+      stop.disabled = false;
+      onError(`Could not stop ${listed.entry}: ${error.message}`);
+    });
   };
   list.append(card);
   const history: History = { card, times: [], rates: [], names: [], values: [] };
