@@ -41,7 +41,8 @@ export function consoleAssets(dir: string = CONSOLE_DIR): Middleware {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const path = ctx.path === '/' || ctx.path === '/ui' || ctx.path === '/ui/' ? '/index.html' : assetOf(ctx.path);
     if (path === undefined) return next();
-    if (!existsSync(dir)) throw notFound(`the console (run npm run build: it writes ${dir})`);
+    // The detail leaves the directory out: these paths answer without the API key.
+    if (!existsSync(dir)) throw notFound('the web console (not built: run npm run build)');
     ctx.set('Content-Security-Policy', CONSOLE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'no-referrer');
