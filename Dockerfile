@@ -11,7 +11,12 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY lib ./lib
 COPY operators ./operators
-# Every dependency; the prepare script compiles the TypeScript into dist/ (tsc -p tsconfig.build.json).
+# The web console's source, and what it bundles: the scenario schema and the editor's starter file.
+COPY console ./console
+COPY schema ./schema
+COPY examples/quickstart.yaml ./examples/
+# Every dependency; the prepare script compiles the TypeScript into dist/ (tsc -p tsconfig.build.json) and
+# bundles the web console into dist/console (console/build.ts).
 RUN npm ci --no-audit --no-fund
 # Production dependencies only; the optional ones (the protocol packages) stay.
 RUN npm prune --omit=dev --no-audit --no-fund

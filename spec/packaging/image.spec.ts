@@ -77,6 +77,8 @@ describe('Container image (Dockerfile)', () => {
         'bin/svc-server',
         'docs/openapi.json',
         'schema/scenario.schema.json',
+        'console/src/main.ts',
+        'examples/quickstart.yaml',
       ])
         expect(IGNORED(path), path).to.equal(false);
     });
@@ -96,7 +98,7 @@ describe('Container image (Dockerfile)', () => {
       expect(listing(image.workdir)).to.deep.equal(['bin', 'dist', 'docs', 'node_modules', 'package.json', 'schema']);
       expect(listing(join(image.workdir, 'docs'))).to.deep.equal(['openapi.json']);
       expect(listing(join(image.workdir, 'schema'))).to.deep.equal(['scenario.schema.json']);
-      expect(listing(join(image.workdir, 'dist'))).to.deep.equal(['lib', 'operators']);
+      expect(listing(join(image.workdir, 'dist'))).to.deep.equal(['console', 'lib', 'operators']);
       const modules = join(image.workdir, 'node_modules');
       for (const name of Object.keys({ ...PACKAGE.dependencies, ...PACKAGE.optionalDependencies }))
         expect(existsSync(join(modules, name)), name).to.equal(true);
@@ -132,6 +134,11 @@ describe('Container image (Dockerfile)', () => {
         expect([health.status, await health.json()]).to.deep.equal([200, { status: 'ok' }]);
         expect((await fetch(`${base}/health?ready`)).status).to.equal(200);
         expect((await fetch(`${base}/openapi.json`)).status).to.equal(200);
+        // The web console, built in the build stage (dist/console).
+        const page = await fetch(`${base}/`);
+        expect([page.status, await page.text()]).to.satisfy(
+          ([status, html]: [number, string]) => status === 200 && html.includes('svc console'),
+        );
         const started = await fetch(`${base}/scenarios`, {
           method: 'POST',
           headers: { 'content-type': 'text/yaml' },

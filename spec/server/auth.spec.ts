@@ -9,9 +9,11 @@ const ROUTES: [string, string][] = [
   ['GET', '/scenarios/metrics'],
   ['GET', '/scenarios/some-id'],
   ['GET', '/scenarios/some-id/stats'],
+  ['GET', '/scenarios/some-id/series'],
   ['GET', '/scenarios/some-id/metrics'],
   ['DELETE', '/scenarios/some-id'],
   ['POST', '/events'],
+  ['GET', '/catalog'],
   ['POST', '/preview'],
   ['GET', '/openapi.json'],
 ];

@@ -11,17 +11,20 @@ import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 import { nowOf } from '../clock.js';
+import { sampleName } from '../../encoders/metrics-text.js';
 
 // The parser, the validator and the pipeline are loaded by the first POST (docs/performance.md).
 const require = createRequire(import.meta.url);
 
+/** Most series `GET /scenarios/{id}/series` lists: the first ones the entry emitted. */
+const MAX_SERIES_LISTED = 1000;
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 /** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
 const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
 
 /**
- * The scenarios resource: start (`POST`), list, inspect, live stats, scrape (drain one, or the
- * latest of all), stop and forget (`DELETE`).
+ * The scenarios resource: start (`POST`), list, inspect, live stats, the latest value of each series
+ * (JSON, for the console), scrape (drain one, or the latest of all), stop and forget (`DELETE`).
  */
 export function scenarioRoutes(deps: ServerDeps): Router {
   const { registry, logger } = deps;
@@ -89,9 +92,19 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .get('/:id/stats', (ctx) => {
         ctx.body = statsOf(find(ctx), now());
       })
+      .get('/:id/series', (ctx) => {
+        const { scrape } = find(ctx);
+        const rows = scrape.latestRows();
+        ctx.body = {
+          series: rows
+            .slice(0, limitOf(ctx.query.limit, MAX_SERIES_LISTED))
+            .map(({ series, value }) => ({ name: sampleName(scrape.family.name, series), value })),
+          total: rows.length,
+        };
+      })
       .get('/:id/metrics', (ctx) => {
         const started = find(ctx);
-        const text = started.scrape.drain(limitOf(ctx.query.limit));
+        const text = started.scrape.drain(limitOf(ctx.query.limit, MAX_SCRAPE_EVENTS));
         if (text === undefined) return void (ctx.status = 204);
         ctx.type = EXPOSITION;
         ctx.body = text;
@@ -126,14 +139,15 @@ function statsOf(started: StartedEntry, now: number) {
   };
 }
 
-function limitOf(raw: unknown): number {
+/** The `limit` query of a listing: 100 by default, an integer from 1 to `max`. */
+function limitOf(raw: unknown, max: number): number {
   if (raw === undefined) return 100;
   const limit = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SCRAPE_EVENTS) {
+  if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > max) {
     throw new HttpError(
       400,
       'invalid_query',
-      `limit: expected an integer from 1 to ${MAX_SCRAPE_EVENTS}, got ${JSON.stringify(raw)}`,
+      `limit: expected an integer from 1 to ${max}, got ${JSON.stringify(raw)}`,
     );
   }
   return limit;

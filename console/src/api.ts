@@ -1,0 +1,61 @@
+/**
+ * Calls to the svc HTTP API from the console. With an API key on the server the first 401 opens the login
+ * dialog; the key typed there is kept for this tab (sessionStorage) and sent as `Authorization: Bearer <key>`.
+ */
+
+const KEY_ITEM = 'svc-api-key';
+
+/** An answer of the API that is not a success: its status and the `{error, detail}` envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** One login dialog for every call that got a 401 at the same time. */
+let asking: Promise<void> | undefined;
+
+/** `fetch` of an API path: JSON back, or {@link ApiError}; a 401 asks for the key and tries again. */
+export async function api<T>(method: string, path: string, body?: string, type = 'application/yaml'): Promise<T> {
+  for (;;) {
+    const key = sessionStorage.getItem(KEY_ITEM);
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (key) headers.Authorization = `Bearer ${key}`;
+    if (body !== undefined) headers['Content-Type'] = type;
+    const res = await fetch(path, { method, headers, body });
+    if (res.status === 401) {
+      asking ??= askKey(key !== null).finally(() => (asking = undefined));
+      await asking;
+      continue;
+    }
+    if (res.status === 204) return undefined as T;
+    const answer = await res.json().catch(() => ({}));
+    if (!res.ok) throw new ApiError(res.status, answer.error ?? 'http_error', answer.detail ?? res.statusText);
+    return answer as T;
+  }
+}
+
+/** Shows the login dialog until a key is given; `wrong`: a key was sent and refused. */
+function askKey(wrong: boolean): Promise<void> {
+  const dialog = document.querySelector<HTMLDialogElement>('#login')!;
+  const form = dialog.querySelector('form')!;
+  const input = dialog.querySelector<HTMLInputElement>('input[name=key]')!;
+  dialog.querySelector('.login-error')!.textContent = wrong ? 'The server refused this key.' : '';
+  input.value = '';
+  dialog.showModal();
+  return new Promise((resolve) => {
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      if (!input.value) return;
+      sessionStorage.setItem(KEY_ITEM, input.value);
+      dialog.close();
+      resolve();
+    };
+    // Escape would close the dialog and leave the console without a key: keep it open.
+    dialog.oncancel = (event) => event.preventDefault();
+  });
+}

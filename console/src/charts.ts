@@ -1,0 +1,111 @@
+/** uPlot charts of the console, kept by key so the page (and the browser specs) can read what they draw. */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0', '#d33f49', '#6a5acd'];
+
+/** Every chart on the page, by key (`running:<id>`, `preview:<entry id>`): `svcConsole.charts` reads them. */
+export const charts = new Map<string, uPlot>();
+
+/** A vertical mark on a chart: a start, a burst or a gap (a span when `until` is given). */
+export interface Mark {
+  readonly kind: string;
+  /** Epoch ms. */
+  readonly at: number;
+  readonly until?: number;
+  readonly label?: string;
+}
+
+export interface ChartSeries {
+  readonly label: string;
+  /** The scale it is drawn on: `y` (left axis) unless given (`rate`: the right axis). */
+  readonly scale?: string;
+}
+
+/**
+ * A time chart (x in epoch ms) of `series` in `target`, under `key`, replacing the chart that had the key. A
+ * second scale (`rate`) gets its own axis on the right.
+ */
+export function timeChart(
+  key: string,
+  target: HTMLElement,
+  series: readonly ChartSeries[],
+  data: uPlot.AlignedData,
+  marks: readonly Mark[] = [],
+): uPlot {
+  dropChart(key);
+  const scales = new Set(series.map((s) => s.scale ?? 'y'));
+  const options: uPlot.Options = {
+    width: Math.max(target.clientWidth, 240),
+    height: 160,
+    ms: 1,
+    legend: { live: false },
+    cursor: { drag: { x: false, y: false } },
+    series: [
+      {},
+      ...series.map((s, i) => ({
+        label: s.label,
+        scale: s.scale ?? 'y',
+        stroke: COLORS[i % COLORS.length],
+        width: 1.5,
+        spanGaps: false,
+      })),
+    ],
+    axes: [
+      {},
+      ...(scales.has('y') ? [{ scale: 'y', size: 60 }] : []),
+      ...(scales.has('rate') ? [{ scale: 'rate', side: 1, size: 60, label: 'events/s', grid: { show: false } }] : []),
+    ],
+    plugins: marks.length ? [marksPlugin(marks)] : [],
+  };
+  const chart = new uPlot(options, data, target);
+  charts.set(key, chart);
+  return chart;
+}
+
+/** Removes the chart of `key` from the page, if there is one. */
+export function dropChart(key: string): void {
+  charts.get(key)?.destroy();
+  charts.delete(key);
+}
+
+const MARK_COLORS: Record<string, string> = {
+  start: '#2e9e5b',
+  end: '#888',
+  after: '#6a5acd',
+  while: '#6a5acd',
+  burst: '#e0712c',
+  gap: '#d33f49',
+};
+
+/** Draws marks on the plot: a line at `at`, and a shaded band up to `until` for spans (bursts, gaps, whiles). */
+function marksPlugin(marks: readonly Mark[]): uPlot.Plugin {
+  return {
+    hooks: {
+      draw: (u) => {
+        const { ctx } = u;
+        const { top, height } = u.bbox;
+        ctx.save();
+        for (const mark of marks) {
+          const color = MARK_COLORS[mark.kind] ?? '#888';
+          const x = u.valToPos(mark.at, 'x', true);
+          if (mark.until !== undefined) {
+            ctx.fillStyle = `${color}22`;
+            ctx.fillRect(x, top, u.valToPos(mark.until, 'x', true) - x, height);
+          }
+          ctx.strokeStyle = color;
+          ctx.lineWidth = 1;
+          ctx.setLineDash([4, 3]);
+          ctx.beginPath();
+          ctx.moveTo(x, top);
+          ctx.lineTo(x, top + height);
+          ctx.stroke();
+          ctx.fillStyle = color;
+          ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+          ctx.fillText(mark.label ?? mark.kind, x + 3, top + 12 * devicePixelRatio);
+        }
+        ctx.restore();
+      },
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/** The svc console (docs/console.md): running scenarios, the catalog, and a scenario editor with preview. */
+import { api, ApiError } from './api.js';
+import { charts } from './charts.js';
+import { showPreview } from './preview.js';
+import { deleteAll, pollRunning } from './running.js';
+import './style.css';
+
+/** A row of `GET /catalog`. */
+interface CatalogItem {
+  readonly name: string;
+  readonly kind: string;
+  readonly description: string | null;
+}
+
+const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
+
+/** For the browser specs and for debugging: the charts on the page (their `data` is what they draw), the editor. */
+const hook: { charts: typeof charts; editor?: unknown } = { charts };
+(globalThis as unknown as { svcConsole: typeof hook }).svcConsole = hook;
+
+const message = $('#message');
+/** Shows the outcome of an action under the editor: an API error's detail, or what happened. */
+function say(text: string, failed = false): void {
+  message.textContent = text;
+  message.classList.toggle('failed', failed);
+}
+const describeError = (error: unknown) =>
+  error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
+
+const banner = $('#banner');
+pollRunning($('#running'), {
+  poll: (text) => {
+    banner.textContent = text ?? '';
+    banner.hidden = text === undefined;
+  },
+  stop: (text) => say(text, true),
+});
+
+$('#delete-all').onclick = () => void deleteAll().catch((error) => say(describeError(error), true));
+
+// Most of the console's code is the editor's: the running scenarios show while it loads.
+const { createEditor } = await import('./editor.js');
+const editor = createEditor($('#editor'));
+hook.editor = editor;
+
+$('#start').onclick = async () => {
+  try {
+    const started = await api<{ id?: string; scenarios?: unknown[]; warnings?: string[] }>(
+      'POST',
+      '/scenarios',
+      editor.state.doc.toString(),
+    );
+    const count = started.scenarios?.length ?? 1;
+    say(
+      `Started ${count} ${count === 1 ? 'entry' : 'entries'}.${started.warnings ? ` ${started.warnings.join(' ')}` : ''}`,
+    );
+  } catch (error) {
+    say(describeError(error), true);
+  }
+};
+
+$('#preview').onclick = async () => {
+  const minutes = $<HTMLInputElement>('#minutes').valueAsNumber;
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) return say('Preview: minutes from 1 to 1440.', true);
+  try {
+    const preview = await showPreview(editor.state.doc.toString(), minutes, $('#preview-charts'));
+    say(`Preview of ${minutes} minutes: ${preview.entries.length} entries.`);
+  } catch (error) {
+    say(describeError(error), true);
+  }
+};
+
+/** The catalog's runnable scenarios, each with a button that starts it (`POST /scenarios` of `@name`). */
+async function listCatalog(): Promise<void> {
+  const { items } = await api<{ items: CatalogItem[] }>('GET', '/catalog');
+  const list = $('#catalog');
+  const runnable = items.filter((item) => item.kind === 'runnable');
+  list.replaceChildren(
+    ...runnable.map((item) => {
+      const row = document.createElement('li');
+      const start = document.createElement('button');
+      start.type = 'button';
+      start.textContent = 'Start';
+      start.onclick = () =>
+        void api('POST', '/scenarios', `@${item.name}`)
+          .then(() => say(`Started @${item.name}.`))
+          .catch((error) => say(describeError(error), true));
+      const name = document.createElement('strong');
+      name.textContent = item.name;
+      row.append(start, name, ` ${item.description ?? ''}`);
+      return row;
+    }),
+  );
+  list.classList.toggle('empty', runnable.length === 0);
+}
+void listCatalog().catch((error) => say(describeError(error), true));

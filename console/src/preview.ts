@@ -1,0 +1,52 @@
+/** The preview: the next minutes of every entry of the editor's scenario, computed by the server in virtual time. */
+import { api } from './api.js';
+import { charts, dropChart, type Mark, timeChart } from './charts.js';
+
+/** The answer of `POST /preview` (docs/http-api.md). */
+export interface Preview {
+  /** Epoch ms of point 0; point i covers [from + i·step, from + (i+1)·step). */
+  readonly from: number;
+  readonly step: number;
+  readonly points: number;
+  readonly entries: readonly {
+    readonly id: string;
+    readonly signal: string;
+    readonly type: string;
+    readonly unit: string;
+    readonly series: readonly { readonly name: string; readonly values: readonly (number | null)[] }[];
+    readonly marks: readonly Mark[];
+  }[];
+}
+
+/** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
+export const PREVIEW_POINTS = 240;
+
+/**
+ * Asks the server for the next `minutes` of `text` (from now: `start`) and draws a chart per entry in `target`,
+ * replacing the last preview.
+ */
+export async function showPreview(text: string, minutes: number, target: HTMLElement): Promise<Preview> {
+  const query = `for=${minutes}m&points=${PREVIEW_POINTS}&start=${Date.now()}`;
+  const preview = await api<Preview>('POST', `/preview?${query}`, text);
+  for (const key of [...charts.keys()].filter((k) => k.startsWith('preview:'))) dropChart(key);
+  target.replaceChildren();
+  const times = Array.from({ length: preview.points }, (_, i) => preview.from + i * preview.step);
+  for (const entry of preview.entries) {
+    const card = document.createElement('article');
+    card.className = 'card';
+    const title = document.createElement('header');
+    title.textContent = `${entry.id} · ${entry.type}${entry.unit ? ` (${entry.unit})` : ''}`;
+    const chart = document.createElement('div');
+    card.append(title, chart);
+    target.append(card);
+    timeChart(
+      `preview:${entry.id}`,
+      chart,
+      // A series without labels is named `{}`: the entry's id says more in the legend.
+      entry.series.map((s) => ({ label: s.name === '{}' ? entry.id : s.name })),
+      [times, ...entry.series.map((s) => [...s.values])],
+      entry.marks,
+    );
+  }
+  return preview;
+}

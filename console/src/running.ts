@@ -1,0 +1,168 @@
+/** The running scenarios: a card each with status, sink health and a live chart of its rate and latest values. */
+import { api } from './api.js';
+import { charts, dropChart, timeChart } from './charts.js';
+
+/** A row of `GET /scenarios`. */
+interface Listed {
+  readonly id: string;
+  readonly entry: string;
+  readonly name: string;
+  readonly status: string;
+  readonly degraded: boolean;
+  readonly last_sink_error: string | null;
+  readonly signal_type: string;
+  readonly total_events: number;
+}
+
+/** The fields of the statistics record (`GET /scenarios/{id}/stats`) the console shows. */
+interface Stats {
+  readonly current_rate: number;
+  readonly consecutive_failures: number;
+  readonly sink_retries: number;
+  readonly in_gap: boolean;
+  readonly in_burst: boolean;
+}
+
+interface SeriesList {
+  readonly series: readonly { readonly name: string; readonly value: number }[];
+  readonly total: number;
+}
+
+/** How often the cards are refreshed, and how many polls a chart keeps (5 minutes). */
+export const POLL_MS = 1000;
+const HISTORY = 300;
+/** Series drawn per chart beside the rate; cards shown at most (each costs two requests a poll). */
+const SERIES_SHOWN = 4;
+const CARDS_SHOWN = 24;
+
+/** What a card has drawn so far: the poll times, the rates and the values of the series it follows. */
+interface History {
+  readonly card: HTMLElement;
+  readonly times: number[];
+  readonly rates: number[];
+  names: readonly string[];
+  values: (number | null)[][];
+}
+
+const histories = new Map<string, History>();
+
+/** Where the running view reports: a failed poll (`undefined` once one succeeds again), a failed Stop. */
+export interface Reports {
+  readonly poll: (message: string | undefined) => void;
+  readonly stop: (message: string) => void;
+}
+
+/** Refreshes the cards every {@link POLL_MS}, one poll after the other. */
+export function pollRunning(list: HTMLElement, reports: Reports): void {
+  const tick = async () => {
+    try {
+      await refresh(list, reports.stop);
+      reports.poll(undefined);
+    } catch (error) {
+      reports.poll(`Could not read the scenarios: ${(error as Error).message}`);
+    }
+    setTimeout(tick, POLL_MS);
+  };
+  void tick();
+}
+
+/** Stops every listed scenario (`DELETE /scenarios/{id}` each). */
+export async function deleteAll(): Promise<void> {
+  const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
+  await Promise.all(scenarios.map((s) => api('DELETE', `/scenarios/${encodeURIComponent(s.id)}`)));
+}
+
+async function refresh(list: HTMLElement, onError: (message: string) => void): Promise<void> {
+  const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
+  const shown = scenarios.slice(0, CARDS_SHOWN);
+  for (const [id, history] of histories) {
+    if (shown.some((s) => s.id === id)) continue;
+    dropChart(`running:${id}`);
+    history.card.remove();
+    histories.delete(id);
+  }
+  list.classList.toggle('empty', shown.length === 0);
+  const now = Date.now();
+  await Promise.all(
+    shown.map(async (listed) => {
+      const path = `/scenarios/${encodeURIComponent(listed.id)}`;
+      const [stats, series] = await Promise.all([
+        api<Stats>('GET', `${path}/stats`),
+        listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
+      ]);
+      const history = histories.get(listed.id) ?? addCard(list, listed, onError);
+      record(history, now, stats, series);
+      describe(history.card, listed, stats, series);
+      draw(listed.id, history);
+    }),
+  );
+}
+
+function addCard(list: HTMLElement, listed: Listed, onError: (message: string) => void): History {
+  const card = document.createElement('article');
+  card.className = 'card';
+  card.dataset.id = listed.id;
+  card.innerHTML = `<header><strong class="name"></strong> <span class="badge status"></span>
+    <span class="badge health"></span><button class="stop" type="button">Stop</button></header>
+    <p class="facts"></p><p class="sink-error"></p><div class="chart"></div>`;
+  const stop = card.querySelector<HTMLButtonElement>('.stop')!;
+  stop.onclick = () => {
+    stop.disabled = true;
+    api('DELETE', `/scenarios/${encodeURIComponent(listed.id)}`).catch((error: Error) => {
+      stop.disabled = false;
+      onError(`Could not stop ${listed.entry}: ${error.message}`);
+    });
+  };
+  list.append(card);
+  const history: History = { card, times: [], rates: [], names: [], values: [] };
+  histories.set(listed.id, history);
+  return history;
+}
+
+/** Adds this poll to the history; the first series seen are the ones followed (names fixed once known). */
+function record(history: History, now: number, stats: Stats, series: SeriesList | undefined): void {
+  if (history.names.length === 0 && series?.series.length) {
+    history.names = series.series.map((s) => s.name);
+    history.values = history.names.map(() => history.times.map(() => null));
+  }
+  history.times.push(now);
+  history.rates.push(stats.current_rate);
+  history.names.forEach((name, i) => {
+    history.values[i]!.push(series?.series.find((s) => s.name === name)?.value ?? null);
+  });
+  if (history.times.length > HISTORY) {
+    for (const column of [history.times, history.rates, ...history.values]) column.shift();
+  }
+}
+
+function describe(card: HTMLElement, listed: Listed, stats: Stats, series: SeriesList | undefined): void {
+  card.querySelector('.name')!.textContent = `${listed.entry} · ${listed.name}`;
+  const status = card.querySelector<HTMLElement>('.status')!;
+  status.textContent = listed.status;
+  status.dataset.status = listed.status;
+  const health = card.querySelector<HTMLElement>('.health')!;
+  health.textContent = listed.degraded ? 'sink degraded' : 'sink healthy';
+  health.dataset.degraded = String(listed.degraded);
+  const state = stats.in_gap ? ' · in a gap' : stats.in_burst ? ' · in a burst' : '';
+  const shown =
+    series && series.total > series.series.length ? ` (${series.series.length} of ${series.total} drawn)` : '';
+  card.querySelector('.facts')!.textContent =
+    `${listed.signal_type} · ${listed.total_events} events · ${stats.current_rate.toFixed(1)}/s` +
+    ` · ${series?.total ?? 0} series${shown} · ${stats.sink_retries} retries${state}`;
+  card.querySelector('.sink-error')!.textContent = listed.last_sink_error
+    ? `Last sink error (${stats.consecutive_failures} in a row): ${listed.last_sink_error}`
+    : '';
+}
+
+/** Draws the history: a new chart when the series followed changed, else new data in the same chart. */
+function draw(id: string, history: History): void {
+  const key = `running:${id}`;
+  const data: [number[], ...(number | null)[][]] = [history.times, ...history.values, history.rates];
+  const chart = charts.get(key);
+  if (chart && chart.series.length === data.length) {
+    chart.setData(data);
+    return;
+  }
+  const series = [...history.names.map((label) => ({ label })), { label: 'events/s', scale: 'rate' }];
+  timeChart(key, history.card.querySelector<HTMLElement>('.chart')!, series, data);
+}

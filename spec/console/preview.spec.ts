@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { launchOrSkip, type PageGlobals, problemsOf, waitForText } from '../support/browser.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+/** The console's editor, as the page function sees it (a CodeMirror EditorView). */
+interface EditorHook {
+  readonly svcConsole: {
+    readonly editor: {
+      readonly state: { readonly doc: { readonly length: number } };
+      dispatch(spec: { changes: { from: number; to: number; insert: string } }): void;
+    };
+  };
+}
+
+describe('web console preview in Chromium (docs/console.md)', () => {
+  let browser: Browser;
+  let server: ServerProcess;
+  let page: Page;
+  let problems: string[];
+
+  before(async function () {
+    browser = await launchOrSkip(this);
+    server = await startServerProcess({ quiet: true });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    problems = problemsOf(page, [422]);
+    await page.goto(`${server.base}/ui/`);
+    await page.waitForSelector('#editor >>> .cm-content');
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+
+  it("draws every entry's preview: the series the server computed, point for point", async () => {
+    const text = readFileSync('examples/plot.yaml', 'utf8');
+    await page.evaluate((t) => {
+      const { editor } = (globalThis as unknown as EditorHook).svcConsole;
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: t } });
+    }, text);
+    await page.$eval('#minutes', (input) => {
+      (input as unknown as { value: string }).value = '20';
+    });
+    const asked = new Promise<HTTPRequest>((resolve) =>
+      page.on('request', (request) => request.url().includes('/preview?') && resolve(request)),
+    );
+    await page.click('#preview');
+    await waitForText(page, '#message', /Preview of 20 minutes: 6 entries/);
+    const request = await asked;
+    expect(request.postData()).to.equal(text);
+    expect(request.url()).to.match(/\/preview\?for=20m&points=240&start=\d+$/);
+
+    // The same request, answered to this spec: what the charts draw must be its data.
+    const url = new URL(request.url());
+    const preview = (await (
+      await fetch(`${server.base}${url.pathname}${url.search}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/yaml' },
+        body: text,
+      })
+    ).json()) as {
+      from: number;
+      step: number;
+      points: number;
+      entries: { id: string; series: { values: (number | null)[] }[]; marks: unknown[] }[];
+    };
+    const drawn = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.charts]
+          .filter(([key]) => key.startsWith('preview:'))
+          .map(([key, chart]) => [key.slice('preview:'.length), chart.data]),
+      ),
+    );
+    expect(Object.keys(drawn)).to.deep.equal(preview.entries.map((e) => e.id));
+    const times = Array.from({ length: preview.points }, (_, i) => preview.from + i * preview.step);
+    for (const entry of preview.entries) {
+      expect(drawn[entry.id], entry.id).to.deep.equal([times, ...entry.series.map((s) => s.values)]);
+      expect(
+        entry.series.flatMap((s) => s.values).some((v) => v !== null),
+        `${entry.id} has values`,
+      ).to.equal(true);
+    }
+    // Gaps are drawn as gaps: the CPU's two-minute gaps are nulls in what the chart holds.
+    expect(drawn.cpu![1]!.filter((v) => v === null).length).to.be.above(0);
+  });
+
+  it('shows the refusal of a file the server cannot preview, naming the field', async () => {
+    await page.evaluate(() => {
+      const { editor } = (globalThis as unknown as EditorHook).svcConsole;
+      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: 'signal_type: metrics\nname: x\n' } });
+    });
+    await page.click('#preview');
+    await waitForText(page, '#message', /^422 validation_failed: .*generator/);
+  });
+
+  it('ran without a page error or a Content-Security-Policy violation', () => {
+    expect(problems).to.deep.equal([]);
+  });
+});

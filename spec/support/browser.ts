@@ -1,0 +1,69 @@
+import { accessSync, constants } from 'node:fs';
+import type { Browser, Page } from 'puppeteer-core';
+
+/** Where Debian's `chromium` package puts the browser (.ci/run installs it), or `CHROMIUM_PATH`. */
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** The Chromium binary the browser specs drive; undefined when this machine has none. */
+export function chromiumPath(): string | undefined {
+  return [process.env.CHROMIUM_PATH, ...CANDIDATES].find((path) => {
+    if (!path) return false;
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * A headless Chromium for one spec file, or a skip of the whole `describe` (with the reason on stderr) when there
+ * is no binary: CI installs it, so there the specs run. Call in `before`.
+ */
+export async function launchOrSkip(context: Mocha.Context): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) {
+    console.warn('    browser specs skipped: no chromium binary (apt-get install chromium, or set CHROMIUM_PATH)');
+    context.skip();
+  }
+  const { launch } = await import('puppeteer-core');
+  // --no-sandbox: CI and this machine run as root, where Chromium's sandbox cannot start.
+  return launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * Page errors and console errors (CSP violations among them) the page reported. Chromium logs every API answer of
+ * an error status as a failed resource: those of `expected` statuses (the 401 the login dialog answers, a refusal
+ * a spec provokes) are left out.
+ */
+export function problemsOf(page: Page, expected: readonly number[] = [401]): string[] {
+  const problems: string[] = [];
+  const failed = /^Failed to load resource: the server responded with a status of (\d+)/;
+  page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
+  page.on('console', (message) => {
+    const status = failed.exec(message.text())?.[1];
+    if (message.type() === 'error' && !expected.includes(Number(status))) problems.push(message.text());
+  });
+  return problems;
+}
+
+/**
+ * The browser globals the specs' page functions read, typed here since the Node build has no DOM types (a page
+ * function is sent to the browser as text: `globalThis as unknown as PageGlobals` there is the window).
+ */
+export interface PageGlobals {
+  readonly document: {
+    querySelector(selector: string): { readonly textContent: string | null } | null;
+    querySelectorAll(selector: string): { readonly length: number };
+  };
+  readonly sessionStorage: { getItem(key: string): string | null };
+  /** The console's hook (console/src/main.ts): each chart by key, its `data` what it draws. */
+  readonly svcConsole: { readonly charts: Map<string, { readonly data: (number | null)[][] }> };
+}
+
+/** Waits until the text of the element `selector` (puppeteer's selectors: `>>>` enters shadow roots) matches `pattern`. */
+export async function waitForText(page: Page, selector: string, pattern: RegExp): Promise<void> {
+  const element = await page.waitForSelector(selector);
+  await page.waitForFunction((e, source) => new RegExp(source).test(e.textContent ?? ''), {}, element, pattern.source);
+}
