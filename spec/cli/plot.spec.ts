@@ -93,6 +93,17 @@ describe('svc plot', () => {
     ).to.equal(true);
   });
 
+  it('draws a catalog scenario named @name, as svc run takes it, and says so when --catalog is missing, exit 1', async () => {
+    const { code, stdout, stderr } = await svc(['plot', '@checkout-incident', '--catalog', 'examples/catalog']);
+    expect(code, stderr).to.equal(0);
+    expect(stdout).to.match(/^@checkout-incident\n/);
+    expect(stdout).to.match(/ · metrics|· gauge|· counter|· histogram|· logs/);
+    // As svc run: a configuration error, exit 1.
+    const without = await svc(['plot', '@checkout-incident']);
+    expect(without.code).to.equal(1);
+    expect(without.stderr).to.contain('a catalog reference needs a catalog: give --catalog <dir>');
+  });
+
   it('fits the terminal width, and colours only a terminal without NO_COLOR', async () => {
     const terminal = fakeTerminal(64);
     const stderr = fakeTerminal(64);

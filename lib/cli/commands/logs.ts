@@ -1,7 +1,8 @@
 import { Command, UsageError } from 'clipanion';
 import { flagNumber, listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
+import { ScenarioCommand } from './scenario-command.js';
+import type { LoadedScenario } from './scenario-source-command.js';
 
 /** `svc logs`: log records from message templates given as flags, or a scenario file's entries with overrides. */
 export class LogsCommand extends ScenarioCommand {

@@ -1,7 +1,8 @@
 import { Command, UsageError } from 'clipanion';
 import { flagNumber, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
+import { ScenarioCommand } from './scenario-command.js';
+import type { LoadedScenario } from './scenario-source-command.js';
 
 /** `svc metrics`: one metric from flags alone, or a scenario file's metric entries with flag overrides. */
 export class MetricsCommand extends ScenarioCommand {

@@ -2,7 +2,7 @@ import { Command, Option, UsageError } from 'clipanion';
 import { writeFile } from 'node:fs/promises';
 import { flagNumber, valueFlag } from '../flags.js';
 import { coloursAllowed, isTerminal } from '../terminal.js';
-import { SvcCommand } from './svc-command.js';
+import { ScenarioSourceCommand } from './scenario-source-command.js';
 
 /** Width of the charts when neither `--width` nor the terminal says. */
 const DEFAULT_WIDTH = 100;
@@ -10,7 +10,7 @@ const DEFAULT_WIDTH = 100;
 const IMAGE_POINTS = 450;
 
 /** `svc plot <scenario-file>`: every entry over a span of virtual time, drawn in the terminal or as an image. */
-export class PlotCommand extends SvcCommand {
+export class PlotCommand extends ScenarioSourceCommand {
   static override paths = [['plot']];
   static override usage = Command.Usage({
     description: 'Draw what every entry of a scenario file makes over a span of virtual time',
@@ -20,6 +20,7 @@ export class PlotCommand extends SvcCommand {
       ['The first 30 minutes of a file', '$0 plot examples/plot.yaml'],
       ['One entry over two hours, 120 columns wide', '$0 plot examples/plot.yaml --entry cpu --for 2h --width 120'],
       ['The charts as images', '$0 plot examples/plot.yaml --svg /tmp/plot.svg --png /tmp/plot.png'],
+      ['A scenario of a catalog', '$0 plot @checkout-incident --catalog examples/catalog'],
     ],
   });
 
@@ -72,7 +73,7 @@ export class PlotCommand extends SvcCommand {
       if (refusal) throw new UsageError(`--png ${refusal}`);
     }
 
-    const plan = await this.plan();
+    const plan = await this.planOf(await this.loadScenarioArg(this.file, {}));
     let preview: Awaited<ReturnType<typeof previewScenario>>;
     try {
       preview = await previewScenario(plan.scenarios, {
@@ -107,21 +108,6 @@ export class PlotCommand extends SvcCommand {
       this.context.stderr.write(`wrote ${this.png}\n`);
     }
     return 0;
-  }
-
-  /** The file (`-`: standard input) loaded, validated and compiled as `svc run` does. */
-  private async plan() {
-    const [{ loadScenarioFile }, { planScenario }, { filesBeside }] = await Promise.all([
-      import('../../config/load.js'),
-      import('../../compile/plan.js'),
-      import('../../config/csv-replay.js'),
-    ]);
-    const stdin = this.file === '-';
-    const origin = stdin ? 'standard input' : this.file;
-    const file = await loadScenarioFile(stdin ? { stream: this.context.stdin, origin } : this.file, {
-      variables: this.context.env,
-    });
-    return planScenario(file, { origin, locate: filesBeside(stdin ? undefined : this.file) });
   }
 }
 

@@ -1,7 +1,8 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import { ScenarioCommand, type LoadedScenario } from './scenario-command.js';
+import { ScenarioCommand } from './scenario-command.js';
+import type { LoadedScenario } from './scenario-source-command.js';
 
 /** `svc run <scenario-file>` (also `svc run --scenario <file>`; `-` reads standard input). */
 export class RunCommand extends ScenarioCommand {

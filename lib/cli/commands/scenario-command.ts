@@ -1,21 +1,8 @@
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
 import type { CliOverrides } from '../../config/overrides.js';
-import type { ScenarioFile } from '../../config/types.js';
-import type { Catalog } from '../../catalog/index.js';
 import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
-import { SvcCommand } from './svc-command.js';
-
-/** A scenario to run, and where it came from (for messages). */
-export interface LoadedScenario {
-  readonly file: ScenarioFile;
-  readonly origin: string;
-  /**
-   * The scenario file, where its relative csv_replay paths start; absent for standard input (they start at
-   * the working directory).
-   */
-  readonly path?: string;
-}
+import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
 
@@ -24,7 +11,7 @@ export interface LoadedScenario {
  * flags, the flags that override file values, and the mapping of failures to exit codes
  * (2 for a usage mistake, 1 for invalid configuration or a runtime error).
  */
-export abstract class ScenarioCommand extends SvcCommand {
+export abstract class ScenarioCommand extends ScenarioSourceCommand {
   dryRun = Option.Boolean('--dry-run', false, {
     description: 'Parse and validate, print the resolved settings, emit nothing',
   });
@@ -62,16 +49,8 @@ export abstract class ScenarioCommand extends SvcCommand {
     '<n>',
     'Worker threads, each running the file as one shard of its series, at most 64 (default: one per core when the file plans 1,000,000 events/s or more, else 1)',
   );
-  catalog = valueFlag(
-    '--catalog',
-    '<dir>',
-    'Catalog directory: scenario files run as @name, pack files used as pack: <name>',
-  );
-
   /** Runs on virtual time (`svc run --backfill`, the flag of RunCommand). */
   protected backfill = false;
-
-  private opened: Promise<Catalog | undefined> | undefined;
 
   /** The scenario the command runs, with the CLI overrides applied before validation. */
   protected abstract load(overrides: CliOverrides): Promise<LoadedScenario>;
@@ -95,17 +74,7 @@ export abstract class ScenarioCommand extends SvcCommand {
       throw new UsageError('--workers runs in real time: it cannot be combined with --backfill');
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
-    const [{ planScenario }, { filesBeside }] = await Promise.all([
-      import('../../compile/plan.js'),
-      import('../../config/csv-replay.js'),
-    ]);
-    // CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan, or every
-    // problem as a ConfigError.
-    const plan = await planScenario(loaded.file, {
-      origin,
-      catalog: await this.openCatalog(),
-      locate: filesBeside(loaded.path),
-    });
+    const plan = await this.planOf(loaded);
     if (this.backfill) {
       const { backfillRefusal } = await import('../../runtime/backfill.js');
       const refusal = backfillRefusal(plan.scenarios);
@@ -139,37 +108,6 @@ export abstract class ScenarioCommand extends SvcCommand {
     }
     const { runScenario } = await import('../run-scenario.js');
     return runScenario(plan, this.context, { quiet: this.quiet, backfill: this.backfill, workers });
-  }
-
-  /**
-   * A scenario file path, `-` for standard input, or `@name` of a catalog scenario (`--catalog`), loaded with
-   * the overrides.
-   */
-  protected async loadScenarioArg(arg: string, overrides: CliOverrides): Promise<LoadedScenario> {
-    const { catalogRef, noCatalogError } = await import('../../catalog/index.js');
-    const name = catalogRef(arg);
-    if (name === undefined) {
-      const { loadScenarioFile } = await import('../../config/load.js');
-      const origin = arg === '-' ? 'standard input' : arg;
-      const file = await loadScenarioFile(arg === '-' ? { stream: this.context.stdin, origin } : arg, {
-        overrides,
-        variables: this.context.env,
-      });
-      return { file, origin, ...(arg !== '-' && { path: arg }) };
-    }
-    const catalog = await this.openCatalog();
-    if (!catalog) throw noCatalogError(arg);
-    const { file, path } = catalog.scenario(name, overrides);
-    return { file, origin: path, path };
-  }
-
-  /** The `--catalog` directory, read once; undefined without the flag. */
-  private openCatalog(): Promise<Catalog | undefined> {
-    this.opened ??=
-      this.catalog === undefined
-        ? Promise.resolve(undefined)
-        : import('../../catalog/index.js').then(({ Catalog }) => Catalog.open(this.catalog!, this.context.env));
-    return this.opened;
   }
 
   override async catch(error: unknown): Promise<void> {
