@@ -34,6 +34,15 @@ export function describeError(cause: unknown): string {
   return system?.[1] ?? error?.message ?? String(cause);
 }
 
+/**
+ * The first non-blank line of what a receiver answered, whitespace collapsed and cut at `max` characters (…):
+ * the line where receivers put the reason (the rest is often a stack or a page), fit for one log line.
+ */
+export function firstLine(text: string, max = 200): string {
+  const line = (text.split('\n').find((part) => part.trim() !== '') ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
 /** What a network error code means for the user, and what to check. */
 function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
   switch (code) {
