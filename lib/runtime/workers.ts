@@ -40,8 +40,14 @@ export interface WorkerData {
 export interface WorkerCounters {
   readonly events: number;
   readonly bytes: number;
+  /** Failures, partial refusals included. */
   readonly failures: number;
   readonly lastSinkError?: string;
+  /** Events a receiver refused in requests it took, such requests, streaks of them begun, the last streak's error. */
+  readonly rejected: number;
+  readonly refusals: number;
+  readonly streaks: number;
+  readonly lastRefusal?: string;
   readonly lastWriteAt?: number;
   readonly retries: number;
   readonly started: boolean;
@@ -65,7 +71,16 @@ export interface WorkersOptions {
   readonly stdout?: NodeJS.WritableStream;
 }
 
-const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false };
+const NO_COUNTERS: WorkerCounters = {
+  events: 0,
+  bytes: 0,
+  failures: 0,
+  rejected: 0,
+  refusals: 0,
+  streaks: 0,
+  retries: 0,
+  started: false,
+};
 
 /**
  * The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and
@@ -282,7 +297,16 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   if (events > 0 || bytes > 0) stats.record({ kind: 'written', size: events, bytes }, now);
   if (next.lastWriteAt !== last.lastWriteAt) stats.record({ kind: 'delivered', size: 0, bytes: 0 }, now);
   const error = new Error(next.lastSinkError);
-  for (let n = last.failures; n < next.failures; n++) stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
+  const refusals = next.refusals - last.refusals;
+  for (let n = last.failures + refusals; n < next.failures; n++)
+    stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
+  // The partial refusals as the sink reported them: the streaks begun first, all the events on the first.
+  const refused = new Error(next.lastRefusal);
+  const begun = next.streaks - last.streaks;
+  for (let n = 0; n < refusals; n++) {
+    const size = n === 0 ? next.rejected - last.rejected : 0;
+    stats.record({ kind: 'failed', size, bytes: 0, error: refused, refusal: n < begun ? 1 : 2 }, now);
+  }
   for (let n = last.retries; n < next.retries; n++)
     stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
 }

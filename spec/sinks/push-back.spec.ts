@@ -8,6 +8,7 @@ import { startOtlpReceiver, type OtlpAnswer, type OtlpReceiver } from '../suppor
 import { waitFor } from '../support/backends/ports.js';
 import { ManualScheduler } from '../support/clock.js';
 import { metricEntry } from '../support/entries.js';
+import { lines, scenarioDir, STOPPED, svc, upScenario } from '../support/cli.js';
 
 /**
  * Receivers that push back (docs/reliability.md): every HTTP sink and otlp_grpc against a receiver that answers
@@ -185,4 +186,64 @@ describe('sinks against receivers that push back', function () {
         });
     });
   }
+});
+
+/**
+ * OTLP partial success (docs/reliability.md): a collector that takes a request but refuses some of its data
+ * points. The refused ones are counted (`receiver_rejected`, and as sink failures), each report says how many
+ * requests in a row were refused, and the run says so once per streak, not once per request.
+ */
+describe('OTLP partial success', function () {
+  this.timeout(30_000);
+  let receiver: OtlpReceiver;
+  beforeEach(async () => (receiver = await startOtlpReceiver()));
+  afterEach(() => receiver.stop());
+  const { scenario } = scenarioDir('svc-partial-');
+
+  for (const via of ['grpc', 'http'] as const) {
+    const sink = () =>
+      via === 'grpc'
+        ? { type: 'otlp_grpc', endpoint: receiver.grpcAddress, signal_type: 'metrics', batch_size: 1 }
+        : { type: 'otlp_http', url: receiver.httpUrl, signal_type: 'metrics', batch_size: 1 };
+
+    it(`otlp_${via}: refused points counted in receiver_rejected; the reports number the requests of a streak, a whole request ends it`, async () => {
+      // Requests 1-3 refused, 4 taken whole, 5 on refused: two streaks.
+      receiver.answer(() =>
+        receiver.calls === 4 ? { accept: true } : { accept: true, rejected: 1, message: 'value out of range' },
+      );
+      const refusals: number[] = [];
+      const run = runEntry(metricEntry({ rate: 10, duration: 800, encoder: { type: 'otlp' }, sink: sink() } as never), {
+        hooks: { onDelivery: (d) => d.kind === 'failed' && refusals.push(d.refusal ?? 0) },
+      });
+      await run.done;
+      expect(receiver.calls).to.equal(8);
+      expect(refusals).to.deep.equal([1, 2, 3, 1, 2, 3, 4]);
+      const stats = run.stats.snapshot(Date.now());
+      expect(stats).to.include({ receiver_rejected: 7, total_sink_failures: 7 });
+      expect(stats.last_sink_error).to.equal(
+        `otlp_${via} sink: the collector refused 1 of 1 data points: "value out of range"`,
+      );
+    });
+  }
+
+  it('bin/svc says a streak once, however many requests it lasts, and shows the count on its STOPPED line', async () => {
+    receiver.answer(() => ({ accept: true, rejected: 1, message: 'value out of range' }));
+    const file = scenario(
+      'partial.yaml',
+      upScenario(`{ type: otlp_http, url: "${receiver.httpUrl}", batch_size: 1 }`, [
+        'rate: 20',
+        'duration: 1500ms',
+        'encoder: { type: otlp }',
+      ]),
+    );
+    const result = await svc(['run', file]);
+    expect(receiver.calls).to.equal(30);
+    const said = lines(result.stderr).filter((line) => line.includes('refuses part of the data'));
+    expect(said).to.deep.equal([
+      '[warn] up: otlp_http sink: the collector refused 1 of 1 data points: "value out of range" (the receiver refuses part of the data: counted in rejected, said again once it took a whole request)',
+    ]);
+    expect(lines(result.stderr).find((line) => STOPPED.test(line))).to.match(/ \| rejected: 30$/);
+    // Everything was refused: nothing was delivered, and the run says so.
+    expect(result.code).to.equal(1);
+  });
 });

@@ -126,9 +126,14 @@ export class SinkCore implements Sink {
     this.reports.next({ kind: 'warning', message });
   }
 
-  /** `size` events in `bytes` bytes were given up with `error`. */
-  failed(size: number, bytes: number, error: Error): Error {
-    this.reports.next({ kind: 'failed', size, bytes, error });
+  /**
+   * `size` events in `bytes` bytes were given up with `error`; `refusal`: the receiver took the request and
+   * refused these, the how-manieth request in a row (see SinkReport).
+   */
+  failed(size: number, bytes: number, error: Error, refusal?: number): Error {
+    this.reports.next(
+      refusal === undefined ? { kind: 'failed', size, bytes, error } : { kind: 'failed', size, bytes, error, refusal },
+    );
     return error;
   }
 
