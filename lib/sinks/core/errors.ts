@@ -9,18 +9,24 @@ export class SinkError extends Error {
   readonly retryAfter: number | undefined;
   /** The HTTP status the destination refused with, when it answered one: a protocol may act on it (415). */
   readonly status: number | undefined;
+  /**
+   * The sink can take nothing more (its file or stream broke: a full disk): the entry stops with this error,
+   * whatever `on_sink_error` says, as going on could only count drops.
+   */
+  readonly lasting: boolean;
 
   constructor(
     readonly sink: string,
     /** What went wrong, without the `<sink> sink: ` prefix of the message. */
     readonly detail: string,
-    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number; status?: number },
+    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number; status?: number; lasting?: boolean },
   ) {
     super(`${sink} sink: ${detail}`, options);
     this.name = 'SinkError';
     this.retryable = options?.retryable ?? false;
     this.retryAfter = options?.retryAfter;
     this.status = options?.status;
+    this.lasting = options?.lasting ?? false;
   }
 }
 
@@ -98,6 +104,8 @@ function explainFile(code: string | undefined, path: string): string | undefined
       return 'the disk is full';
     case 'EDQUOT':
       return 'the disk quota is used up';
+    case 'EFBIG':
+      return 'the file reached the largest size this process may write (its file size limit, ulimit -f)';
     case 'ERR_INVALID_ARG_VALUE':
       return 'the path contains a NUL byte, which no file name can hold';
     default:
