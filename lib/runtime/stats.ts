@@ -10,6 +10,8 @@ export interface StatsRecord {
   uptime: number;
   consecutive_failures: number;
   total_sink_failures: number;
+  /** Events the sink gave up (dropped after its retries, refused, or cut at a stop): lost, and counted here. */
+  dropped_events: number;
   last_sink_error: string | null;
   last_successful_write_at: string | null;
   /** Had sink failures and delivered nothing in the last {@link DEGRADED_AFTER_MS}. */
@@ -43,6 +45,7 @@ export class EntryStats {
   errors = 0;
   consecutiveFailures = 0;
   totalSinkFailures = 0;
+  droppedEvents = 0;
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
   sinkRetries = 0;
@@ -88,6 +91,7 @@ export class EntryStats {
         this.errors++;
         this.consecutiveFailures++;
         this.totalSinkFailures++;
+        this.droppedEvents += delivery.size;
         this.lastSinkError = delivery.error.message;
         if (delivery.refusal !== undefined) this.addRefusal(delivery.size, delivery.refusal, delivery.error.message);
         return;
@@ -153,6 +157,7 @@ export class EntryStats {
       uptime: (now - this.startedAt) / 1000,
       consecutive_failures: this.consecutiveFailures,
       total_sink_failures: this.totalSinkFailures,
+      dropped_events: this.droppedEvents,
       last_sink_error: this.lastSinkError ?? null,
       last_successful_write_at:
         this.lastSuccessfulWriteAt === undefined ? null : new Date(this.lastSuccessfulWriteAt).toISOString(),

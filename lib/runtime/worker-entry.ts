@@ -31,6 +31,7 @@ function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
     events: stats.totalEvents,
     bytes: stats.bytes,
     failures: stats.totalSinkFailures,
+    dropped: stats.droppedEvents,
     lastSinkError: stats.lastSinkError,
     rejected: stats.receiverRejected,
     refusals: stats.refusedRequests,

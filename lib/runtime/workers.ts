@@ -40,8 +40,9 @@ export interface WorkerData {
 export interface WorkerCounters {
   readonly events: number;
   readonly bytes: number;
-  /** Failures, partial refusals included. */
+  /** Failures, partial refusals included, and the events they gave up. */
   readonly failures: number;
+  readonly dropped: number;
   readonly lastSinkError?: string;
   /** Events a receiver refused in requests it took, such requests, streaks of them begun, the last streak's error. */
   readonly rejected: number;
@@ -75,6 +76,7 @@ const NO_COUNTERS: WorkerCounters = {
   events: 0,
   bytes: 0,
   failures: 0,
+  dropped: 0,
   rejected: 0,
   refusals: 0,
   streaks: 0,
@@ -298,8 +300,12 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   if (next.lastWriteAt !== last.lastWriteAt) stats.record({ kind: 'delivered', size: 0, bytes: 0 }, now);
   const error = new Error(next.lastSinkError);
   const refusals = next.refusals - last.refusals;
-  for (let n = last.failures + refusals; n < next.failures; n++)
-    stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
+  // The events given up other than by refusals go with the first failure.
+  let dropped = next.dropped - last.dropped - (next.rejected - last.rejected);
+  for (let n = last.failures + refusals; n < next.failures; n++) {
+    stats.record({ kind: 'failed', size: dropped, bytes: 0, error }, now);
+    dropped = 0;
+  }
   // The partial refusals as the sink reported them: the streaks begun first, all the events on the first.
   const refused = new Error(next.lastRefusal);
   const begun = next.streaks - last.streaks;
