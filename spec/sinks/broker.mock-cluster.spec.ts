@@ -373,7 +373,7 @@ describe('broker sink into a cluster that changes mid-run', function () {
   afterEach(async () => kafka?.stop());
 
   /** A step counter at 200/s into `svc-moves`, sending every 50 ms, retried under `retry`. */
-  const start = (retry: Record<string, unknown>, duration = 3000) =>
+  const start = (retry: { max_attempts: number; initial_backoff: number; max_backoff: number }, duration = 3000) =>
     runEntry(
       metricEntry({
         name: 'beat',
