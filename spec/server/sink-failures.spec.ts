@@ -154,9 +154,7 @@ describe('sink failures of server scenarios: status, list and log', () => {
       expect(ended).to.include({ status: 'failed' });
       expect(ended.last_sink_error).to.match(error);
       expect(logsOf(server, id, 40)[0]!.sink_error).to.equal(ended.last_sink_error);
-      expect(logsOf(server, id, 50)[0]!.msg).to.equal(
-        `scenario failed: ${why}${ended.last_sink_error}`,
-      );
+      expect(logsOf(server, id, 50)[0]!.msg).to.equal(`scenario failed: ${why}${ended.last_sink_error}`);
     });
   }
 });
