@@ -78,7 +78,8 @@ export class SinkWarnings {
 
 /**
  * Sink-failure warnings: at most one per entry per interval however often the sink fails; a receiver's
- * partial refusals (counted in `rejected`) once per streak instead, however long it lasts.
+ * partial refusals (counted in `rejected`) at most once per streak instead, however long it lasts (streaks
+ * begun since the last check, such as one per worker, are said in one line).
  */
 export class FailureWarnings {
   private readonly seen = new Map<EntryRun, { failures: number; at: number; streaks: number }>();

@@ -246,4 +246,21 @@ describe('OTLP partial success', function () {
     // Everything was refused: nothing was delivered, and the run says so.
     expect(result.code).to.equal(1);
   });
+
+  it('with --workers 2 the counts are summed over the workers, and the streaks are said once', async () => {
+    receiver.answer(() => ({ accept: true, rejected: 1, message: 'value out of range' }));
+    const file = scenario(
+      'partial-workers.yaml',
+      upScenario(`{ type: otlp_http, url: "${receiver.httpUrl}", batch_size: 1 }`, [
+        'rate: 20',
+        'duration: 1500ms',
+        'encoder: { type: otlp }',
+        'dynamic_labels: [{ key: pod, cardinality: 2 }]',
+      ]),
+    );
+    const result = await svc(['run', file, '--workers', '2']);
+    expect(receiver.calls).to.equal(30);
+    expect(lines(result.stderr).filter((line) => line.includes('refuses part of the data'))).to.have.length(1);
+    expect(lines(result.stderr).find((line) => STOPPED.test(line))).to.match(/ \| rejected: 30$/);
+  });
 });
