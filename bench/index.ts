@@ -6,7 +6,8 @@
  * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
  * `svc test` of a 1-hour incident (bench/alert-test.ts), the idle memory of svc-server
- * (bench/server-idle.ts) and its scrape answers in text and protobuf (bench/scrape.ts). Prints
+ * (bench/server-idle.ts) and its scrape answers in text and protobuf (bench/scrape.ts), peak RSS against
+ * receivers that never answer or answer one byte a second (bench/hostile-receivers.ts). Prints
  * figures; asserts nothing (speed goals live here, not in tests).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { backfillBench } from './backfill.js';
 import { alertTestBench } from './alert-test.js';
 import { serverIdleBench } from './server-idle.js';
 import { scrapeBench } from './scrape.js';
+import { hostileReceiversBench } from './hostile-receivers.js';
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
@@ -91,6 +93,7 @@ try {
   await alertTestBench();
   await serverIdleBench();
   await scrapeBench();
+  await hostileReceiversBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -46,8 +46,18 @@ export type SinkReport =
    * `written`: what it says it wrote of them, when it says so.
    */
   | { readonly kind: 'delivered'; readonly size: number; readonly bytes: number; readonly written?: WrittenCounts }
-  /** `size` events were given up (`warn` drops them): a sink failure. */
-  | { readonly kind: 'failed'; readonly size: number; readonly bytes: number; readonly error: Error }
+  /**
+   * `size` events were given up (`warn` drops them): a sink failure. `refusal` is set when the receiver took
+   * the request but refused these events (an OTLP partial success): the how-manieth request in a row it
+   * refused some of, 1 starting a streak (which is worth telling; the rest of it only counting).
+   */
+  | {
+      readonly kind: 'failed';
+      readonly size: number;
+      readonly bytes: number;
+      readonly error: Error;
+      readonly refusal?: number;
+    }
   /** Attempt `attempt` failed with `error`; the next one follows in `delay` ms. Nothing is lost yet. */
   | { readonly kind: 'retrying'; readonly attempt: number; readonly delay: number; readonly error: Error }
   /** Something the user should know, once, that loses nothing (remote write 2.0 refused, 1.0 sent instead). */
@@ -96,10 +106,14 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       let sourceDone = false;
 
       // A sink may throw the same error for every chunk it drops: each throw is a failure.
-      const failed = (size: number, bytes: number, cause: unknown) => {
+      const failed = (size: number, bytes: number, cause: unknown, refusal?: number) => {
         const error = cause instanceof Error ? cause : new Error(String(cause));
         if (reported.has(error)) return;
-        subscriber.next({ kind: 'failed', size, bytes, error });
+        subscriber.next(
+          refusal === undefined
+            ? { kind: 'failed', size, bytes, error }
+            : { kind: 'failed', size, bytes, error, refusal },
+        );
         if (onError === 'fail') subscriber.error(error);
       };
       const written = (size: number, bytes: number) => {
@@ -110,7 +124,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       const reports = sink.reports?.subscribe(
         guarded(subscriber, (report: SinkReport) => {
           if (report.kind !== 'failed') return subscriber.next(report);
-          failed(report.size, report.bytes, report.error);
+          failed(report.size, report.bytes, report.error, report.refusal);
           reported.add(report.error);
         }),
       );

@@ -3,7 +3,8 @@ import { formatBytes, formatDuration, formatRate } from '../format.js';
 
 /**
  * `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>`, and `| written: <n> samples,
- * <n> histograms, <n> exemplars` once the receiver said what it wrote (remote write 2.0).
+ * <n> histograms, <n> exemplars` once the receiver said what it wrote (remote write 2.0), `| rejected: <n>` once
+ * it refused events of requests it took (OTLP partial success).
  */
 export function progressLine(run: EntryRun, now: number): string {
   const { stats } = run;
@@ -13,8 +14,14 @@ export function progressLine(run: EntryRun, now: number): string {
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}` +
     (written
       ? ` | written: ${written.samples} samples, ${written.histograms} histograms, ${written.exemplars} exemplars`
-      : '')
+      : '') +
+    rejectedPart(stats)
   );
+}
+
+/** ` | rejected: <n>` once a receiver refused events of requests it took; nothing before. */
+function rejectedPart(stats: EntryRun['stats']): string {
+  return stats.receiverRejected > 0 ? ` | rejected: ${stats.receiverRejected}` : '';
 }
 
 /**
@@ -41,7 +48,8 @@ function formatSpeedUp(speedUp: number): string {
 }
 
 /**
- * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`;
+ * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`, and
+ * `| rejected: <n>` as on the progress line;
  * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
  * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.
  */
@@ -52,7 +60,7 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}`
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${rejectedPart(stats)}`
   );
 }
 
@@ -68,19 +76,33 @@ export class SinkWarnings {
   }
 }
 
-/** A sink-failure warning, at most one per entry per interval however often the sink fails. */
+/**
+ * Sink-failure warnings: at most one per entry per interval however often the sink fails; a receiver's
+ * partial refusals (counted in `rejected`) at most once per streak instead, however long it lasts (streaks
+ * begun since the last check, such as one per worker, are said in one line).
+ */
 export class FailureWarnings {
-  private readonly seen = new Map<EntryRun, { failures: number; at: number }>();
+  private readonly seen = new Map<EntryRun, { failures: number; at: number; streaks: number }>();
 
   constructor(private readonly intervalMs: number) {}
 
-  /** The warning to print for `run` now, if any; `final` ignores the interval (the run ended). */
-  check(run: EntryRun, now: number, final = false): string | undefined {
-    const { totalSinkFailures, lastSinkError } = run.stats;
-    const last = this.seen.get(run) ?? { failures: 0, at: -Infinity };
-    if (totalSinkFailures === last.failures || (!final && now - last.at < this.intervalMs)) return undefined;
-    this.seen.set(run, { failures: totalSinkFailures, at: now });
-    const dropped = totalSinkFailures - last.failures;
-    return `[warn] ${run.entry.id}: ${lastSinkError} (${dropped} batch${dropped === 1 ? '' : 'es'} dropped, ${totalSinkFailures} in all)`;
+  /** The warnings to print for `run` now, if any; `final` ignores the interval (the run ended). */
+  check(run: EntryRun, now: number, final = false): string[] {
+    const { totalSinkFailures, refusedRequests, refusalStreaks, lastRefusal, lastSinkError } = run.stats;
+    const last = this.seen.get(run) ?? { failures: 0, at: -Infinity, streaks: 0 };
+    const warnings: string[] = [];
+    if (refusalStreaks > last.streaks)
+      warnings.push(
+        `[warn] ${run.entry.id}: ${lastRefusal} (the receiver refuses part of the data: counted in rejected, said again once it took a whole request)`,
+      );
+    const failures = totalSinkFailures - refusedRequests;
+    const due = failures !== last.failures && (final || now - last.at >= this.intervalMs);
+    this.seen.set(run, due ? { failures, at: now, streaks: refusalStreaks } : { ...last, streaks: refusalStreaks });
+    if (!due) return warnings;
+    const dropped = failures - last.failures;
+    warnings.push(
+      `[warn] ${run.entry.id}: ${lastSinkError} (${dropped} batch${dropped === 1 ? '' : 'es'} dropped, ${failures} in all)`,
+    );
+    return warnings;
   }
 }

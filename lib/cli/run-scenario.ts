@@ -72,8 +72,7 @@ export async function runScenario(
     const now = scheduler.now();
     display.show(
       runs.flatMap((run) => {
-        const failure = warnings.check(run, now);
-        return failure ? [...sinkWarnings.take(run), failure] : sinkWarnings.take(run);
+        return [...sinkWarnings.take(run), ...warnings.check(run, now)];
       }),
       runs.map((run) => row(run, now)),
     );
@@ -91,8 +90,7 @@ export async function runScenario(
   const write = (line: string): void => void stderr.write(`${line}\n`);
   runs.forEach((run) => {
     sinkWarnings.take(run).forEach(write);
-    const warning = warnings.check(run, now, true);
-    if (warning) write(warning);
+    warnings.check(run, now, true).forEach(write);
   });
   const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
   if (!quiet) {

@@ -8,6 +8,7 @@ import type { Shard } from '../../operators/labels.js';
 import type { SignalHooks } from './chain/signal.js';
 import { entrySink } from './chain/sink.js';
 import type { SinkDeps } from '../sinks/kinds/index.js';
+import { SinkError } from '../sinks/core/errors.js';
 
 export interface RunEntryOptions {
   readonly scheduler?: SchedulerLike;
@@ -71,8 +72,14 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const stats = new EntryStats(scheduler.now());
   // The failure deliver reported last: a chain error that is this one is the sink's.
   let lastFailure: Error | undefined;
+  // A failure after which the sink can take nothing more (a full disk): it stops the entry.
+  let lasting: SinkError | undefined;
   const record = (delivery: Delivery) => {
     if (delivery.kind === 'failed') lastFailure = delivery.error;
+    if (delivery.kind === 'failed' && delivery.error instanceof SinkError && delivery.error.lasting && !lasting) {
+      lasting = delivery.error;
+      stop.next();
+    }
     stats.record(delivery, scheduler.now());
     options.hooks?.onDelivery?.(delivery);
   };
@@ -107,6 +114,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       if (!error) record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
       if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
+    if (!error && lasting) return { error: lasting, inSink: true };
     return error ? { error, inSink: error === lastFailure } : {};
   });
 

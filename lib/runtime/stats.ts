@@ -10,6 +10,8 @@ export interface StatsRecord {
   uptime: number;
   consecutive_failures: number;
   total_sink_failures: number;
+  /** Events the sink gave up (dropped after its retries, refused, or cut at a stop): lost, and counted here. */
+  dropped_events: number;
   last_sink_error: string | null;
   last_successful_write_at: string | null;
   /** Had sink failures and delivered nothing in the last {@link DEGRADED_AFTER_MS}. */
@@ -20,6 +22,11 @@ export interface StatsRecord {
   sink_warnings: string[];
   /** What the receiver says it wrote (remote write 2.0's response headers); null until one says so. */
   receiver_written: WrittenCounts | null;
+  /**
+   * Events the receiver took in a request and refused (OTLP partial success: rejected data points, log records
+   * or spans); each such request is a sink failure too.
+   */
+  receiver_rejected: number;
 }
 
 /** No delivery for this long after sink failures makes an entry `degraded` (spec: 30 s). */
@@ -38,11 +45,19 @@ export class EntryStats {
   errors = 0;
   consecutiveFailures = 0;
   totalSinkFailures = 0;
+  droppedEvents = 0;
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
   sinkRetries = 0;
   /** What the sink warned of, in order. */
   readonly sinkWarnings: string[] = [];
+  /** Events a receiver refused in requests it took (partial success). */
+  receiverRejected = 0;
+  /** Requests a receiver took but refused some events of. */
+  refusedRequests = 0;
+  /** Streaks of such requests begun (one request wholly taken ends a streak), and the error that began the last. */
+  refusalStreaks = 0;
+  lastRefusal: string | undefined;
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
   /**
@@ -76,7 +91,9 @@ export class EntryStats {
         this.errors++;
         this.consecutiveFailures++;
         this.totalSinkFailures++;
+        this.droppedEvents += delivery.size;
         this.lastSinkError = delivery.error.message;
+        if (delivery.refusal !== undefined) this.addRefusal(delivery.size, delivery.refusal, delivery.error.message);
         return;
       case 'retrying':
         this.sinkRetries++;
@@ -85,6 +102,14 @@ export class EntryStats {
         this.sinkWarnings.push(delivery.message);
         return;
     }
+  }
+
+  private addRefusal(events: number, inARow: number, message: string): void {
+    this.receiverRejected += events;
+    this.refusedRequests++;
+    if (inARow !== 1) return;
+    this.refusalStreaks++;
+    this.lastRefusal = message;
   }
 
   private addWritten({ samples, histograms, exemplars }: WrittenCounts): void {
@@ -132,6 +157,7 @@ export class EntryStats {
       uptime: (now - this.startedAt) / 1000,
       consecutive_failures: this.consecutiveFailures,
       total_sink_failures: this.totalSinkFailures,
+      dropped_events: this.droppedEvents,
       last_sink_error: this.lastSinkError ?? null,
       last_successful_write_at:
         this.lastSuccessfulWriteAt === undefined ? null : new Date(this.lastSuccessfulWriteAt).toISOString(),
@@ -139,6 +165,7 @@ export class EntryStats {
       sink_retries: this.sinkRetries,
       sink_warnings: [...this.sinkWarnings],
       receiver_written: this.receiverWritten ? { ...this.receiverWritten } : null,
+      receiver_rejected: this.receiverRejected,
     };
   }
 

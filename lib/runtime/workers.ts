@@ -41,8 +41,15 @@ export interface WorkerData {
 export interface WorkerCounters {
   readonly events: number;
   readonly bytes: number;
+  /** Failures, partial refusals included, and the events they gave up. */
   readonly failures: number;
+  readonly dropped: number;
   readonly lastSinkError?: string;
+  /** Events a receiver refused in requests it took, such requests, streaks of them begun, the last streak's error. */
+  readonly rejected: number;
+  readonly refusals: number;
+  readonly streaks: number;
+  readonly lastRefusal?: string;
   readonly lastWriteAt?: number;
   readonly retries: number;
   readonly started: boolean;
@@ -70,7 +77,18 @@ export interface WorkersOptions {
   readonly stdout?: NodeJS.WritableStream;
 }
 
-const NO_COUNTERS: WorkerCounters = { events: 0, bytes: 0, failures: 0, retries: 0, started: false, warnings: [] };
+const NO_COUNTERS: WorkerCounters = {
+  events: 0,
+  bytes: 0,
+  failures: 0,
+  dropped: 0,
+  rejected: 0,
+  refusals: 0,
+  streaks: 0,
+  retries: 0,
+  started: false,
+  warnings: [],
+};
 
 /**
  * The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and
@@ -292,7 +310,20 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   for (const message of next.warnings.slice(last.warnings.length))
     if (!stats.sinkWarnings.includes(message)) stats.record({ kind: 'warning', message }, now);
   const error = new Error(next.lastSinkError);
-  for (let n = last.failures; n < next.failures; n++) stats.record({ kind: 'failed', size: 0, bytes: 0, error }, now);
+  const refusals = next.refusals - last.refusals;
+  // The events given up other than by refusals go with the first failure.
+  let dropped = next.dropped - last.dropped - (next.rejected - last.rejected);
+  for (let n = last.failures + refusals; n < next.failures; n++) {
+    stats.record({ kind: 'failed', size: dropped, bytes: 0, error }, now);
+    dropped = 0;
+  }
+  // The partial refusals as the sink reported them: the streaks begun first, all the events on the first.
+  const refused = new Error(next.lastRefusal);
+  const begun = next.streaks - last.streaks;
+  for (let n = 0; n < refusals; n++) {
+    const size = n === 0 ? next.rejected - last.rejected : 0;
+    stats.record({ kind: 'failed', size, bytes: 0, error: refused, refusal: n < begun ? 1 : 2 }, now);
+  }
   for (let n = last.retries; n < next.retries; n++)
     stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
 }

@@ -151,12 +151,19 @@ function logFields(id: string, entry: Entry) {
 
 /**
  * Logs an entry's sink health as it changes, not per batch: a warning at the first failure of
- * a streak, a line when deliveries resume; and each warning of the sink.
+ * a streak, a line when deliveries resume; a warning at the first of a streak of partial refusals
+ * (counted in `receiver_rejected`, which the rest of the streak only adds to); and each warning of the sink.
  */
 function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
   let failures = 0;
   return (delivery) => {
-    if (delivery.kind === 'failed') {
+    if (delivery.kind === 'failed' && delivery.refusal !== undefined) {
+      if (delivery.refusal === 1)
+        logger.warn(
+          { sink_error: delivery.error.message },
+          `receiver refusing part of the data (counted in receiver_rejected): ${delivery.error.message}`,
+        );
+    } else if (delivery.kind === 'failed') {
       if (failures++ === 0)
         logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
     } else if (delivery.kind === 'warning') {

@@ -7,7 +7,7 @@ import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSig
 import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
-import { SinkError } from './core/errors.js';
+import { firstLine, SinkError } from './core/errors.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
@@ -57,7 +57,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
 
   const failure = (error: Grpc.ServiceError): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
-    const details = error.details?.replace(/\s+/g, ' ').trim();
+    const details = firstLine(error.details ?? '');
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryable = RETRYABLE.has(code);
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');

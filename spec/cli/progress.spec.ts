@@ -75,13 +75,34 @@ describe('progress lines', () => {
     const run = fakeRun(stats);
     const warnings = new FailureWarnings(5000);
     const fail = (at: number) => stats.record({ kind: 'failed', size: 1, bytes: 1, error: new Error('down') }, at);
-    expect(warnings.check(run, 0)).to.equal(undefined);
+    expect(warnings.check(run, 0)).to.deep.equal([]);
     fail(100);
-    expect(warnings.check(run, 100)).to.equal('[warn] cpu: down (1 batch dropped, 1 in all)');
+    expect(warnings.check(run, 100)).to.deep.equal(['[warn] cpu: down (1 batch dropped, 1 in all)']);
     fail(200);
     fail(300);
-    expect(warnings.check(run, 300)).to.equal(undefined);
-    expect(warnings.check(run, 5100)).to.equal('[warn] cpu: down (2 batches dropped, 3 in all)');
-    expect(warnings.check(run, 10_200)).to.equal(undefined);
+    expect(warnings.check(run, 300)).to.deep.equal([]);
+    expect(warnings.check(run, 5100)).to.deep.equal(['[warn] cpu: down (2 batches dropped, 3 in all)']);
+    expect(warnings.check(run, 10_200)).to.deep.equal([]);
+  });
+
+  it("a receiver's partial refusals: said once per streak however long, counted in rejected on the progress line", () => {
+    const stats = new EntryStats(0);
+    const run = fakeRun(stats);
+    const warnings = new FailureWarnings(5000);
+    const refuse = (at: number, refusal: number) =>
+      stats.record({ kind: 'failed', size: 2, bytes: 20, error: new Error('refused 2 of 5'), refusal }, at);
+    const said =
+      '[warn] cpu: refused 2 of 5 (the receiver refuses part of the data: counted in rejected, said again once it took a whole request)';
+    refuse(100, 1);
+    expect(warnings.check(run, 100)).to.deep.equal([said]);
+    // The streak goes on past the interval: nothing more is said.
+    for (let n = 2; n <= 50; n++) refuse(100 * n, n);
+    expect(warnings.check(run, 5200)).to.deep.equal([]);
+    expect(warnings.check(run, 10_300, true)).to.deep.equal([]);
+    expect(progressLine(run, 10_300)).to.match(/ \| rejected: 100$/);
+    // A whole request taken ended it (the sink counts from 1 again): a new streak is said again.
+    refuse(10_400, 1);
+    expect(warnings.check(run, 10_400)).to.deep.equal([said]);
+    expect(stats.snapshot(10_400)).to.include({ receiver_rejected: 102, total_sink_failures: 51 });
   });
 });

@@ -6,6 +6,7 @@ import { asyncScheduler } from 'rxjs';
 import { createSink } from '../../lib/sinks/index.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { testServer } from '../support/server.js';
+import { ReportingSink } from '../support/sinks.js';
 
 const REFUSED = 'tcp sink: connection refused by 127.0.0.1:9';
 const gauge = (fields: Record<string, unknown> = {}) => ({
@@ -86,6 +87,29 @@ describe('sink failures of server scenarios: status, list and log', () => {
     expect(logsOf(server, id, 40)).to.have.length(2);
   });
 
+  it('a receiver refusing part of the data (OTLP partial success): counted in receiver_rejected, logged once per streak', async () => {
+    const sink = new ReportingSink();
+    const server = testServer({ registry: { createSink: () => sink } });
+    const id = await start(server);
+    server.advance(100);
+    const refused = 'otlp_http sink: the collector refused 2 of 5 data points: "value out of range"';
+    // As the batching sink reports a partial success: the taken points, then the refused ones numbered in a row.
+    const request = (refusal?: number) => {
+      sink.reports.next({ kind: 'delivered', size: refusal ? 3 : 5, bytes: 50 });
+      if (refusal) sink.reports.next({ kind: 'failed', size: 2, bytes: 20, error: new Error(refused), refusal });
+    };
+    for (let n = 1; n <= 20; n++) request(n);
+    request();
+    request(1);
+    request(2);
+    const warnings = logsOf(server, id, 40);
+    expect(warnings.map((line) => line.msg)).to.deep.equal(
+      Array(2).fill(`receiver refusing part of the data (counted in receiver_rejected): ${refused}`),
+    );
+    expect(logsOf(server, id, 30).filter((line) => /delivering again/.test(String(line.msg)))).to.have.length(0);
+    expect((await detail(server, id)).stats).to.include({ receiver_rejected: 44, total_sink_failures: 22 });
+  });
+
   it('a scenario that delivered, then lost batches under warn, ends stopped and keeps the error to read', async () => {
     const server = testServer();
     const id = await start(server, { duration: '500ms' });
@@ -106,14 +130,17 @@ describe('sink failures of server scenarios: status, list and log', () => {
         retry: { max_attempts: 1 },
       }),
       /connection refused by 127\.0\.0\.1/,
+      'its sink delivered nothing: ',
     ],
     [
+      // A file that cannot be written stops its scenario at once (docs/reliability.md).
       'a file sink into a directory that does not exist',
       async () => ({ type: 'file', path: 'missing/events.prom' }),
       /missing\/events\.prom/,
+      '',
     ],
   ] as const;
-  for (const [what, sink, error] of realSinks) {
+  for (const [what, sink, error, why] of realSinks) {
     it(`with ${what}: failed, and the log names the scenario and the error`, async () => {
       const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-failing-')));
       const server = testServer({
@@ -127,9 +154,7 @@ describe('sink failures of server scenarios: status, list and log', () => {
       expect(ended).to.include({ status: 'failed' });
       expect(ended.last_sink_error).to.match(error);
       expect(logsOf(server, id, 40)[0]!.sink_error).to.equal(ended.last_sink_error);
-      expect(logsOf(server, id, 50)[0]!.msg).to.equal(
-        `scenario failed: its sink delivered nothing: ${ended.last_sink_error}`,
-      );
+      expect(logsOf(server, id, 50)[0]!.msg).to.equal(`scenario failed: ${why}${ended.last_sink_error}`);
     });
   }
 });

@@ -124,10 +124,14 @@ describe('fileSink', () => {
     await sink.close().catch(() => undefined);
   });
 
-  it('an entry writing into a missing directory records the sink failure and no delivery, and stops under fail', async () => {
+  it('an entry writing into a missing directory records the sink failure and no delivery, and stops (under warn as under fail)', async () => {
     const path = join(dir, 'missing', 'out.prom');
-    const run = runEntry(metricEntry({ rate: 50, duration: 200, sink: { type: 'file', path } }));
-    expect(await run.done).to.deep.equal({});
+    const run = runEntry(metricEntry({ rate: 50, sink: { type: 'file', path } }));
+    const outcome = await run.done;
+    expect([outcome.error?.message, outcome.inSink]).to.deep.equal([
+      `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+      true,
+    ]);
     const stats = run.stats.snapshot(Date.now());
     expect(stats.total_events).to.be.at.least(1);
     expect(stats.last_successful_write_at).to.equal(null);

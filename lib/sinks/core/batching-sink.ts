@@ -118,6 +118,9 @@ const MIN_REQUEST_BYTES = 1 << 20;
  *   network error, 429, 5xx), with exponential backoff and full jitter; a refusal (other 4xx)
  *   is not retried. Given up, its data is dropped and reported `failed`; acknowledged, it is
  *   reported `delivered`.
+ * - A request the destination took but refused some events of (a {@link PartialRefusal}: OTLP partial
+ *   success) delivers the rest and fails those, numbered by `refusal` as the how-manieth such request in a
+ *   row: one wholly taken request ends the streak, so the run can say it once per streak.
  * - Backpressure: once `maxBufferedBytes` are held, `write` returns a promise that resolves
  *   when a request settled, so a slow or stalled destination holds the chain back and memory
  *   stays bounded.
@@ -176,6 +179,8 @@ class Batcher<R extends Request> implements SinkDriver {
   private wake: (() => void) | undefined;
   /** Rejects the wait for the request in flight (a flush timed out). */
   private cut: ((error: Error) => void) | undefined;
+  /** Requests in a row the destination took but refused some events of (a partial refusal). */
+  private refusals = 0;
 
   constructor(
     private readonly core: SinkCore,
@@ -311,6 +316,7 @@ class Batcher<R extends Request> implements SinkDriver {
         this.cut = undefined;
         if (receipt?.warning) core.warn(receipt.warning);
         if (!receipt?.error || !receipt.rejected || receipt.rejected <= 0) {
+          this.refusals = 0;
           core.delivered(request.size, request.bytes, receipt?.written);
           return undefined;
         }
@@ -318,7 +324,7 @@ class Batcher<R extends Request> implements SinkDriver {
         const rejected = Math.min(receipt.rejected, request.size);
         const refusedBytes = Math.round((request.bytes * rejected) / request.size);
         if (rejected < request.size) core.delivered(request.size - rejected, request.bytes - refusedBytes);
-        return core.failed(rejected, refusedBytes, receipt.error);
+        return core.failed(rejected, refusedBytes, receipt.error, ++this.refusals);
       } catch (cause) {
         this.cut = undefined;
         const error =

@@ -9,18 +9,24 @@ export class SinkError extends Error {
   readonly retryAfter: number | undefined;
   /** The HTTP status the destination refused with, when it answered one: a protocol may act on it (415). */
   readonly status: number | undefined;
+  /**
+   * The sink can take nothing more (its file or stream broke: a full disk): the entry stops with this error,
+   * whatever `on_sink_error` says, as going on could only count drops.
+   */
+  readonly lasting: boolean;
 
   constructor(
     readonly sink: string,
     /** What went wrong, without the `<sink> sink: ` prefix of the message. */
     readonly detail: string,
-    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number; status?: number },
+    options?: { cause?: unknown; retryable?: boolean; retryAfter?: number; status?: number; lasting?: boolean },
   ) {
     super(`${sink} sink: ${detail}`, options);
     this.name = 'SinkError';
     this.retryable = options?.retryable ?? false;
     this.retryAfter = options?.retryAfter;
     this.status = options?.status;
+    this.lasting = options?.lasting ?? false;
   }
 }
 
@@ -32,6 +38,15 @@ export function describeError(cause: unknown): string {
   const error = cause as NodeJS.ErrnoException | undefined;
   const system = typeof error?.errno === 'number' ? getSystemErrorMap().get(error.errno) : undefined;
   return system?.[1] ?? error?.message ?? String(cause);
+}
+
+/**
+ * The first non-blank line of what a receiver answered, whitespace collapsed and cut at `max` characters (…):
+ * the line where receivers put the reason (the rest is often a stack or a page), fit for one log line.
+ */
+export function firstLine(text: string, max = 200): string {
+  const line = (text.split('\n').find((part) => part.trim() !== '') ?? '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
 /** What a network error code means for the user, and what to check. */
@@ -89,6 +104,8 @@ function explainFile(code: string | undefined, path: string): string | undefined
       return 'the disk is full';
     case 'EDQUOT':
       return 'the disk quota is used up';
+    case 'EFBIG':
+      return 'the file reached the largest size this process may write (its file size limit, ulimit -f)';
     case 'ERR_INVALID_ARG_VALUE':
       return 'the path contains a NUL byte, which no file name can hold';
     default:

@@ -96,13 +96,13 @@ export class SinkCore implements Sink {
   }
 
   /** A {@link SinkError} of this sink. */
-  error(detail: string, options?: { cause?: unknown; retryable?: boolean }): SinkError {
+  error(detail: string, options?: { cause?: unknown; retryable?: boolean; lasting?: boolean }): SinkError {
     return new SinkError(this.options.name, detail, options);
   }
 
   write = (chunk: EncodedBatch): void | Promise<void> => {
     // A new error object each time: the reported one is counted once, each dropped chunk once more.
-    if (this.failure) throw this.error(this.failure.detail, { cause: this.failure.cause });
+    if (this.failure) throw this.error(this.failure.detail, { cause: this.failure.cause, lasting: true });
     if (this.closing) throw this.error(this.options.closedDetail);
     const { bytes } = chunk;
     if (this.settlement.stalled) {
@@ -126,9 +126,14 @@ export class SinkCore implements Sink {
     this.reports.next({ kind: 'warning', message });
   }
 
-  /** `size` events in `bytes` bytes were given up with `error`. */
-  failed(size: number, bytes: number, error: Error): Error {
-    this.reports.next({ kind: 'failed', size, bytes, error });
+  /**
+   * `size` events in `bytes` bytes were given up with `error`; `refusal`: the receiver took the request and
+   * refused these, the how-manieth request in a row (see SinkReport).
+   */
+  failed(size: number, bytes: number, error: Error, refusal?: number): Error {
+    this.reports.next(
+      refusal === undefined ? { kind: 'failed', size, bytes, error } : { kind: 'failed', size, bytes, error, refusal },
+    );
     return error;
   }
 
@@ -166,11 +171,13 @@ export class SinkCore implements Sink {
   }
 
   /**
-   * The destination failed for good: `error` is reported for the `size` events (`bytes` bytes)
-   * still held, rejects the backpressure and flush waits, and every later write and flush.
+   * The destination failed for good: `error` (made {@link SinkError.lasting}) is reported for the `size`
+   * events (`bytes` bytes) still held, rejects the backpressure and flush waits, and every later write and
+   * flush.
    */
-  fail(error: SinkError, size: number, bytes: number): void {
+  fail(failure: SinkError, size: number, bytes: number): void {
     if (this.failure) return;
+    const error = this.error(failure.detail, { cause: failure.cause, lasting: true });
     this.failure = error;
     if (this.settlement.pending > 0) this.failed(size, bytes, error);
     this.held = 0;

@@ -8,8 +8,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { networkError } from '../core/errors.js';
-import { SinkError } from '../core/errors.js';
+import { firstLine, networkError, SinkError } from '../core/errors.js';
 
 export interface HttpEndpointOptions {
   /** Sink name for messages. */
@@ -147,11 +146,10 @@ function headerProblem(headers: Readonly<Record<string, string>>): string | unde
   return undefined;
 }
 
-/** `: <first characters of the body>`, whitespace collapsed, or nothing for an empty body. */
+/** `: "<first line of the body>"`, or nothing for an empty body. */
 function excerpt(body: string): string {
-  const text = body.replace(/\s+/g, ' ').trim();
-  if (!text) return '';
-  return `: "${text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text}"`;
+  const text = firstLine(body, EXCERPT_CHARS);
+  return text ? `: "${text}"` : '';
 }
 
 /** A `Retry-After` header in ms: delay seconds or an HTTP date; undefined when absent or unreadable. */

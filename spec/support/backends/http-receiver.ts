@@ -10,8 +10,10 @@ export interface ReceivedRequest {
   readonly raw: Buffer;
 }
 
-/** How to answer a request: a status and body, or `stall` to never answer. */
-export type Answer = { readonly status: number; readonly body?: string } | 'stall';
+/** How to answer a request: a status, body and headers (`Retry-After`), or `stall` to never answer. */
+export type Answer =
+  | { readonly status: number; readonly body?: string; readonly headers?: Readonly<Record<string, string>> }
+  | 'stall';
 
 export interface HttpReceiver {
   readonly url: string;
@@ -46,7 +48,7 @@ export async function startHttpReceiver(): Promise<HttpReceiver> {
     const answer = decide(request);
     if (answer === 'stall') return;
     if (answer.status >= 200 && answer.status < 300) accepted.push(request);
-    res.writeHead(answer.status).end(answer.body);
+    res.writeHead(answer.status, answer.headers).end(answer.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

@@ -9,9 +9,12 @@
  * `error <reason>`. Exits at the end of standard input or on SIGTERM.
  *
  * Commands:
- *   topic NAME PARTITIONS          create a topic (topics a producer names are auto-created too)
+ *   topic NAME PARTITIONS [REPLICAS]  create a topic (topics a producer names are auto-created too); 1 replica
+ *                                  unless REPLICAS says more (at most BROKERS)
  *   topic-error NAME ERRCODE       every request about the topic fails with ERRCODE (0 clears it)
  *   down BROKER | up BROKER        a broker (1..BROKERS, or -1 for all) refuses connections, or takes them again
+ *   leader NAME PARTITION BROKER   the partition's leader moves to BROKER (a leader election): clients sending
+ *                                  to the old leader are told NOT_LEADER_OR_FOLLOWER and must refresh metadata
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -52,10 +55,14 @@ int main(int argc, char **argv) {
     char line[1024];
     while (fgets(line, sizeof(line), stdin)) {
         char name[512];
-        int number;
-        if (sscanf(line, "topic-error %511s %d", name, &number) == 2) {
+        int number, partition, replicas;
+        if (sscanf(line, "leader %511s %d %d", name, &partition, &number) == 3) {
+            reply(rd_kafka_mock_partition_set_leader(cluster, name, partition, number));
+        } else if (sscanf(line, "topic-error %511s %d", name, &number) == 2) {
             rd_kafka_mock_topic_set_error(cluster, name, (rd_kafka_resp_err_t)number);
             reply(RD_KAFKA_RESP_ERR_NO_ERROR);
+        } else if (sscanf(line, "topic %511s %d %d", name, &number, &replicas) == 3) {
+            reply(rd_kafka_mock_topic_create(cluster, name, number, replicas));
         } else if (sscanf(line, "topic %511s %d", name, &number) == 2) {
             reply(rd_kafka_mock_topic_create(cluster, name, number, 1));
         } else if (sscanf(line, "down %d", &number) == 1) {

@@ -30,7 +30,10 @@ export const KAFKA_ERRORS = { UNKNOWN_TOPIC_OR_PARTITION: 3 } as const;
 export interface KafkaMock {
   /** `127.0.0.1:<port>` of each broker, comma-separated. */
   readonly bootstrap: string;
-  createTopic(name: string, partitions: number): Promise<void>;
+  /** A topic of `partitions` partitions, each on `replicas` brokers (default 1). */
+  createTopic(name: string, partitions: number, replicas?: number): Promise<void>;
+  /** The leader of `topic`'s `partition` moves to broker `id` (a leader election). */
+  leader(topic: string, partition: number, id: number): Promise<void>;
   /** Every request about `topic` fails with `code` (0 clears it). */
   topicError(topic: string, code: number): Promise<void>;
   /** Broker `id` (1..n, or -1 for all) drops its connections and refuses new ones, or takes them again. */
@@ -89,7 +92,8 @@ export async function startKafkaMock({ brokers = 1 }: { brokers?: number } = {})
   };
   return {
     bootstrap,
-    createTopic: (name, partitions) => command(`topic ${name} ${partitions}`),
+    createTopic: (name, partitions, replicas = 1) => command(`topic ${name} ${partitions} ${replicas}`),
+    leader: (topic, partition, id) => command(`leader ${topic} ${partition} ${id}`),
     topicError: (topic, code) => command(`topic-error ${topic} ${code}`),
     down: (id) => command(`down ${id}`),
     up: (id) => command(`up ${id}`),

@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { waitFor } from '../support/backends/ports.js';
+import { foreverScenario, scenarioDir } from '../support/cli.js';
+
+const { dir, scenario } = scenarioDir('svc-disks-');
+
+interface Ended {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** bin/svc as a real process (through `sh -c` when `shell` sets a limit first); its output and its end. */
+function start(args: readonly string[], shell?: string): { child: ChildProcess; ended: Promise<Ended> } {
+  const child = shell
+    ? spawn('sh', ['-c', `${shell}; exec bin/svc "$@"`, 'sh', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('bin/svc', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const ended = new Promise<Ended>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  // A run that should have stopped by itself and did not fails its spec, and is not left behind.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  void ended.finally(() => clearTimeout(guard));
+  return { child, ended };
+}
+
+/** Whether `text` is the start of a step counter's line (`beat{pod="…"} <n> <time>`) for `n`: a line cut short. */
+function startsLine(text: string, n: number): boolean {
+  if ('beat{pod="'.startsWith(text)) return true;
+  const line = /^beat\{pod="[^"]*("\}( (\d*)( \d*)?)?)?$/.exec(text);
+  return line !== null && String(n).startsWith(line[3] ?? '');
+}
+
+/**
+ * The step counter's output (`beat{pod="…"} <n> <time>`, n counting 0, 1, 2, …): every line whole and in
+ * order, except that the last may be cut short (no newline). Returns how many whole lines there are.
+ */
+function wholeLinesInOrder(text: string): number {
+  const lines = text.split('\n');
+  const last = lines.pop()!;
+  lines.forEach((line, n) => expect(line, `line ${n + 1}`).to.match(new RegExp(`^beat\\{pod="[^"]+"\\} ${n} \\d+$`)));
+  expect(startsLine(last, lines.length), `the cut last line ${JSON.stringify(last)}`).to.equal(true);
+  return lines.length;
+}
+
+describe('disks and kills (docs/reliability.md)', function () {
+  this.timeout(30_000);
+
+  it('a file sink on a full disk (/dev/full) stops the run by itself: exit 1, the error names the path', async () => {
+    const file = foreverScenario(scenario, '{ type: file, path: /dev/full }', { rate: 1000 });
+    const { code, stderr } = await start(['run', file]).ended;
+    expect(code, stderr).to.equal(1);
+    expect(stderr).to.include('error: beat: file sink: cannot write /dev/full: the disk is full');
+    expect(stderr).to.match(/STOPPED \(sink: file sink: cannot write \/dev\/full: the disk is full\)/);
+  });
+
+  it('a file that cannot grow (ulimit -f) mid-run: exit 1 naming the path; what was written stays whole', async () => {
+    const path = join(dir, 'limited.txt');
+    const file = foreverScenario(scenario, `{ type: file, path: "${path}" }`, { rate: 20_000 });
+    // 64 blocks of 1 KiB (POSIX sh counts ulimit -f in 512-byte blocks on some shells: either way a small file).
+    const { code, stderr } = await start(['run', file], 'ulimit -f 64').ended;
+    expect(code, stderr).to.equal(1);
+    expect(stderr).to.include(`error: beat: file sink: cannot write ${path}: the file reached the largest size`);
+    expect(wholeLinesInOrder(readFileSync(path, 'utf8'))).to.be.greaterThan(100);
+  });
+
+  for (const [what, flags] of [
+    ['one thread', []],
+    ['--workers 2', ['--workers', '2']],
+  ] as const)
+    it(`kill -9 mid-run (${what}): the file holds whole lines except at most the last one`, async () => {
+      const path = join(dir, `killed-${flags.length}.txt`);
+      const file = foreverScenario(scenario, `{ type: file, path: "${path}" }`, { rate: 50_000 });
+      const { child, ended } = start(['run', file, ...flags]);
+      await waitFor(
+        '1 MiB written',
+        () => (statSync(path, { throwIfNoEntry: false })?.size ?? 0) > 1 << 20 || undefined,
+      );
+      child.kill('SIGKILL');
+      expect((await ended).signal).to.equal('SIGKILL');
+      const text = readFileSync(path, 'utf8');
+      if (flags.length === 0) expect(wholeLinesInOrder(text)).to.be.greaterThan(1000);
+      else {
+        // Two workers append whole lines each: their lines interleave, none is torn but the last.
+        const lines = text.split('\n');
+        const last = lines.pop()!;
+        for (const line of lines) expect(line).to.match(/^beat\{pod="[^"]+"\} \d+ \d+$/);
+        expect(lines.length).to.be.greaterThan(1000);
+        expect(/^beat\{pod="[^"]*("\}( \d*( \d*)?)?)?$/.test(last) || 'beat{pod="'.startsWith(last)).to.equal(true);
+      }
+    });
+
+  it('kill -9 mid-run: stdout holds whole lines except at most the last one', async () => {
+    const file = foreverScenario(scenario, '{ type: stdout }', { rate: 50_000 });
+    const { child, ended } = start(['run', file]);
+    let seen = 0;
+    child.stdout!.on('data', (chunk: string) => {
+      seen += chunk.length;
+      if (seen > 1 << 20) child.kill('SIGKILL');
+    });
+    const { signal, stdout, stderr, code } = await ended;
+    expect(signal, `${code} ${stderr}`).to.equal('SIGKILL');
+    expect(wholeLinesInOrder(stdout)).to.be.greaterThan(1000);
+  });
+});
