@@ -6,9 +6,13 @@
  * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
  * `svc test` of a 1-hour incident (bench/alert-test.ts), the idle memory of svc-server
- * (bench/server-idle.ts) and its scrape answers in text and protobuf (bench/scrape.ts), peak RSS against
- * receivers that never answer or answer one byte a second (bench/hostile-receivers.ts). Prints
- * figures; asserts nothing (speed goals live here, not in tests).
+ * (bench/server-idle.ts), its scrape answers in text and protobuf (bench/scrape.ts), peak RSS against
+ * receivers that never answer or answer one byte a second (bench/hostile-receivers.ts) and ten thousand
+ * scenarios on one server (bench/server-scale.ts). Prints figures; asserts nothing (speed goals live here,
+ * not in tests).
+ *
+ * `npm run bench -- scale` runs only the ten thousand scenarios; `npm run bench -- soak [--minutes N]` only
+ * the soak bench (bench/soak.ts, 30 minutes by default), which the whole run leaves out.
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +32,20 @@ import { alertTestBench } from './alert-test.js';
 import { serverIdleBench } from './server-idle.js';
 import { scrapeBench } from './scrape.js';
 import { hostileReceiversBench } from './hostile-receivers.js';
+
+const [only, ...options] = process.argv.slice(2);
+if (only === 'soak') {
+  const minutes = options[0] === '--minutes' ? Number(options[1]) : 30;
+  if (!(minutes > 0 && minutes <= 24 * 60))
+    throw new Error(`--minutes: expected minutes from 0 to 1440, got ${options[1]}`);
+  await (await import('./soak.js')).soakBench(minutes);
+  process.exit(0);
+}
+if (only === 'scale') {
+  await (await import('./server-scale.js')).serverScaleBench();
+  process.exit(0);
+}
+if (only !== undefined) throw new Error(`npm run bench -- ${only}: expected scale or soak [--minutes N], or nothing`);
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
@@ -94,6 +112,7 @@ try {
   await serverIdleBench();
   await scrapeBench();
   await hostileReceiversBench();
+  await (await import('./server-scale.js')).serverScaleBench();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

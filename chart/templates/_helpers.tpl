@@ -38,6 +38,12 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and .Values.shard.enabled .Values.autoscaling.enabled }}
 {{- fail "shard.enabled and autoscaling.enabled cannot go together: each shard's share is fixed by replicaCount; turn one off" }}
 {{- end }}
+{{- if and .Values.server.state.enabled (not .Values.shard.enabled) (or .Values.autoscaling.enabled (gt (int .Values.replicaCount) 1)) }}
+{{- fail "server.state.enabled keeps one server's scenarios: with more than one pod of the Deployment each would start them all again; use replicaCount 1, or shard.enabled (one claim per pod)" }}
+{{- end }}
+{{- if and .Values.server.state.enabled .Values.shard.enabled .Values.server.state.existingClaim }}
+{{- fail "server.state.existingClaim: in shard mode each pod claims its own volume; leave it empty" }}
+{{- end }}
 {{- if and .Values.server.autostart (not .Values.scenarios) }}
 {{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
 {{- end }}
@@ -84,6 +90,10 @@ spec:
         - --file-root
         - {{ .Values.server.fileRoot.path | quote }}
         {{- end }}
+        {{- if .Values.server.state.enabled }}
+        - --state
+        - {{ .Values.server.state.path | quote }}
+        {{- end }}
       env:
         - name: SVC_LOG_LEVEL
           value: {{ .Values.server.logLevel | quote }}
@@ -126,7 +136,7 @@ spec:
         failureThreshold: 3
       resources:
         {{- toYaml .Values.resources | nindent 8 }}
-      {{- if or .Values.scenarios .Values.server.fileRoot.enabled }}
+      {{- if or .Values.scenarios .Values.server.fileRoot.enabled .Values.server.state.enabled }}
       volumeMounts:
         {{- if .Values.scenarios }}
         - name: scenarios
@@ -137,8 +147,13 @@ spec:
         - name: file-root
           mountPath: {{ .Values.server.fileRoot.path }}
         {{- end }}
+        {{- if .Values.server.state.enabled }}
+        - name: state
+          mountPath: {{ .Values.server.state.path }}
+        {{- end }}
       {{- end }}
-  {{- if or .Values.scenarios .Values.server.fileRoot.enabled }}
+  {{- $stateVolume := and .Values.server.state.enabled (not .Values.shard.enabled) }}
+  {{- if or .Values.scenarios .Values.server.fileRoot.enabled $stateVolume }}
   volumes:
     {{- if .Values.scenarios }}
     - name: scenarios
@@ -152,6 +167,11 @@ spec:
       {{- else }}
       emptyDir: {}
       {{- end }}
+    {{- end }}
+    {{- if $stateVolume }}
+    - name: state
+      persistentVolumeClaim:
+        claimName: {{ include "svc.stateClaim" . }}
     {{- end }}
   {{- end }}
   {{- with .Values.nodeSelector }}
@@ -175,4 +195,21 @@ spec:
 {{- $refs = append $refs (printf "@%s" (trimPrefix "@" .)) }}
 {{- end }}
 {{- join "," $refs }}
+{{- end }}
+
+{{/* The claim of the Deployment's state volume: the user's, or the one pvc.yaml makes. */}}
+{{- define "svc.stateClaim" -}}
+{{- .Values.server.state.existingClaim | default (printf "%s-state" (include "svc.fullname" .)) }}
+{{- end }}
+
+{{/* The spec of a claim for the state volume (pvc.yaml, and the StatefulSet's volumeClaimTemplates). */}}
+{{- define "svc.stateClaimSpec" -}}
+accessModes:
+  {{- toYaml .Values.server.state.accessModes | nindent 2 }}
+{{- with .Values.server.state.storageClassName }}
+storageClassName: {{ . | quote }}
+{{- end }}
+resources:
+  requests:
+    storage: {{ .Values.server.state.size | quote }}
 {{- end }}

@@ -5,6 +5,7 @@ import type { Catalog } from '../catalog/index.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import type { EntryRegistry } from './registry.js';
 import type { Variables } from '../config/interpolate.js';
+import type { ScenarioStore } from './state.js';
 
 /** What the HTTP app runs on: injected, so tests drive it through `app.callback()` without listening. */
 export interface ServerDeps {
@@ -21,6 +22,8 @@ export interface ServerDeps {
    * none: no variable is set.
    */
   readonly variables?: Variables;
+  /** Where scenarios started through the API are kept, to start again after a restart (`--state`); none: not kept. */
+  readonly state?: ScenarioStore;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
   readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;

@@ -27,13 +27,17 @@ export async function prepareScenario(file: ScenarioFile, fileRoot: string | und
   return { file: { ...file, scenarios }, warnings: scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink)) };
 }
 
-/** Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does. */
+/**
+ * Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does.
+ * `ids`: the scenario ids its entries had before a restart (`--state`).
+ */
 export function launchScenario(
   { registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>,
   { file, warnings }: PreparedScenario,
+  ids?: ReadonlyMap<string, string>,
 ): StartedEntry[] {
   for (const warning of warnings) logger.warn(warning);
-  const started = registry.start(file);
+  const started = registry.start(file, ids);
   logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
   return started;
 }

@@ -14,6 +14,8 @@ import { EntryRegistry } from './registry.js';
 import type { PreparedScenario } from './launch.js';
 import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
+import { ScenarioStore } from './state.js';
+import { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_FLAGS, limitedServer, type HttpLimits } from './http-limits.js';
 import type { Shard } from '../../operators/labels.js';
 import { flagNumber } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
@@ -27,6 +29,8 @@ interface Settings {
   readonly catalog?: Catalog;
   readonly autostart: readonly string[];
   readonly shard?: Shard;
+  readonly state?: ScenarioStore;
+  readonly limits: HttpLimits;
 }
 
 /**
@@ -66,12 +70,21 @@ class ServeCommand extends Command {
   shard = Option.String('--shard', {
     description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)",
   });
+  state = Option.String('--state', {
+    description: 'Keep scenarios started through the API in DIR and start them again on restart (also SVC_STATE_DIR)',
+  });
+  headersTimeout = limitFlag('headersTimeoutMs');
+  requestTimeout = limitFlag('requestTimeoutMs');
+  keepAliveTimeout = limitFlag('keepAliveTimeoutMs');
+  maxRequestsPerSocket = limitFlag('maxRequestsPerSocket');
+  maxConnections = limitFlag('maxConnections');
 
   async execute(): Promise<number> {
     let settings: Settings;
     let autostarts: PreparedScenario[];
+    const logger = createLogger(logLevelOf(process.env), pino.destination(2));
     try {
-      settings = await this.settings();
+      settings = await this.settings(logger);
     } catch (error) {
       // On stderr: stdout carries only the start-up line.
       this.context.stderr.write(this.cli.error(error as Error));
@@ -90,11 +103,16 @@ class ServeCommand extends Command {
       this.context.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;
     }
-    const { port, bind, apiKey, fileRoot, catalog, shard } = settings;
-    const logger = createLogger(logLevelOf(process.env), pino.destination(2));
-    const registry = new EntryRegistry({ logger, shard });
-    const app = createApp({ registry, logger, apiKey, fileRoot, catalog, variables: bodyVariables(process.env) });
-    const server = app.listen(port, bind);
+    const { port, bind, apiKey, fileRoot, catalog, shard, state } = settings;
+    const registry = new EntryRegistry({
+      logger,
+      shard,
+      onEnded: state && ((started) => void state.forget(started.id)),
+    });
+    const deps = { registry, logger, apiKey, fileRoot, catalog, state, variables: bodyVariables(process.env) };
+    // Loaded before listening: see lib/server/restore.ts.
+    const restore = state && (await import('./restore.js'));
+    const server = limitedServer(createApp(deps).callback(), settings.limits).listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     const address = server.address() as AddressInfo;
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
@@ -104,6 +122,7 @@ class ServeCommand extends Command {
         const { launchScenario } = await import('./launch.js');
         for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
       }
+      if (state && restore) await restore.restoreScenarios(state, deps);
     } catch (error) {
       logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
       await this.shutDown(registry, server, logger);
@@ -117,6 +136,8 @@ class ServeCommand extends Command {
         file_root: fileRoot ?? null,
         catalog: catalog?.dir ?? null,
         shard: shard ? `${shard.index}/${shard.count}` : null,
+        state: state?.dir ?? null,
+        ...settings.limits,
       },
       'svc-server listening',
     );
@@ -142,8 +163,25 @@ class ServeCommand extends Command {
     logger.flush();
   }
 
+  /** The HTTP limits: each flag, else its environment variable, else the default; a UsageError naming a wrong one. */
+  private limits(): HttpLimits {
+    const limits = { ...DEFAULT_HTTP_LIMITS };
+    for (const { key, flag, env, min, max } of HTTP_LIMIT_FLAGS) {
+      const given = (this as unknown as Record<string, string | undefined>)[fieldOf(flag)];
+      const text = given ?? process.env[env];
+      if (text === undefined) continue;
+      const expected = `an integer from ${min} to ${max}`;
+      limits[key] = flagNumber(given === undefined ? env : flag, text, { integer: true, min, max, expected });
+    }
+    if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+      throw new UsageError(
+        `--headers-timeout (${limits.headersTimeoutMs}) must not exceed --request-timeout (${limits.requestTimeoutMs})`,
+      );
+    return limits;
+  }
+
   /** The flags, each falling back on its environment variable; a UsageError naming the flag when one is wrong. */
-  private async settings(): Promise<Settings> {
+  private async settings(logger: Logger): Promise<Settings> {
     const port = flagNumber('--port', this.port, {
       integer: true,
       min: 0,
@@ -154,6 +192,8 @@ class ServeCommand extends Command {
     const catalogDir = this.catalog ?? process.env.SVC_CATALOG;
     const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
     const shard = this.shard ?? process.env.SVC_SHARD;
+    const stateDir = this.state ?? process.env.SVC_STATE_DIR;
+    const limits = this.limits();
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
       const catalog =
@@ -172,11 +212,24 @@ class ServeCommand extends Command {
         catalog,
         autostart: names,
         ...(shard !== undefined && { shard: parseShard(shard) }),
+        ...(stateDir !== undefined && { state: await ScenarioStore.open(stateDir, logger) }),
+        limits,
       };
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
   }
+}
+
+/** The command's field of a limit flag: `--headers-timeout` → `headersTimeout`. */
+function fieldOf(flag: string): string {
+  return flag.slice(2).replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The option of an HTTP limit, described with its environment variable and default. */
+function limitFlag(key: keyof HttpLimits) {
+  const { flag, env, description } = HTTP_LIMIT_FLAGS.find((limit) => limit.key === key)!;
+  return Option.String(flag, { description: `${description} (also ${env}; default ${DEFAULT_HTTP_LIMITS[key]})` });
 }
 
 /** Entry point of `bin/svc-server`. */

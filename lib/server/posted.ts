@@ -11,6 +11,7 @@ import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from './body.js';
 import { confineReadFile } from './file-root.js';
+import type { BodyFormat } from './state.js';
 
 /*
  * What posted bodies become: a compiled scenario file, or the JSON document of an event. The
@@ -24,7 +25,7 @@ import { confineReadFile } from './file-root.js';
  * read below the file root for a body, beside the file for a catalog scenario. 400 when
  * unparseable, 422 when invalid.
  */
-export async function parseScenario(ctx: Context, { catalog, variables, fileRoot }: ServerDeps): Promise<ScenarioFile> {
+export async function parseScenario(ctx: Context, deps: ServerDeps): Promise<PostedScenario> {
   if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(
       415,
@@ -40,6 +41,25 @@ export async function parseScenario(ctx: Context, { catalog, variables, fileRoot
       'the request has no body: send a scenario file or a flat entry as YAML or JSON',
     );
   const format = ctx.is(JSON_TYPES) ? 'json' : 'yaml';
+  return { file: await compileBody(text, format, deps), text, format };
+}
+
+/** A posted scenario: its compiled file, and the body as posted (what `--state` keeps to start it again). */
+export interface PostedScenario {
+  readonly file: ScenarioFile;
+  readonly text: string;
+  readonly format: BodyFormat;
+}
+
+/**
+ * The compiled file of a body's text, as {@link parseScenario} answers it (400 unparseable, 422 invalid); a
+ * body kept by `--state` is compiled again by it when the server restarts.
+ */
+export async function compileBody(
+  text: string,
+  format: BodyFormat,
+  { catalog, variables, fileRoot }: ServerDeps,
+): Promise<ScenarioFile> {
   const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
   return planScenario(file, { origin, catalog, locate }).catch((error: unknown) => {
     // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
@@ -71,7 +91,7 @@ function refusal(error: unknown): unknown {
 /** The scenario a body holds, or the catalog's that a body of `@name` names, and where its csv_replay files are. */
 function loadBody(
   text: string,
-  format: 'json' | 'yaml',
+  format: BodyFormat,
   catalog: Catalog | undefined,
   variables: Variables,
   fileRoot: string | undefined,

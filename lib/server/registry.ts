@@ -22,6 +22,8 @@ export interface StartedEntry {
   readonly scrape: ScrapeBuffer;
   /** When its file was posted (scheduler time). */
   readonly startedAt: number;
+  /** Its place in the order the registry lists entries (the order they were started): `GET /scenarios` pages by it. */
+  readonly seq: number;
   /** When it began ticking, after its phase offset or `after` trigger; undefined until then. */
   readonly tickingSince: () => number | undefined;
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
@@ -32,6 +34,8 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
   readonly scheduler?: SchedulerLike;
   /** Where sink failures and failed entries are logged, with the entry's id. */
   readonly logger?: Logger;
+  /** Called when an entry ended by itself (its duration, or its sink under `fail`), not when it was removed. */
+  readonly onEnded?: (started: StartedEntry) => void;
 }
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
@@ -54,6 +58,7 @@ export class DrainingError extends Error {
 export class EntryRegistry {
   private readonly entries = new Map<string, StartedEntry>();
   private stopping = false;
+  private started = 0;
 
   constructor(private readonly options: RegistryOptions = {}) {}
 
@@ -65,12 +70,15 @@ export class EntryRegistry {
   /**
    * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
    * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
-   * and a {@link DrainingError} once the registry drains.
+   * and a {@link DrainingError} once the registry drains. `ids` gives entries the ids they had
+   * before a restart (`--state`); the others get a new UUID.
    */
-  start(file: ScenarioFile): StartedEntry[] {
+  start(file: ScenarioFile, ids: ReadonlyMap<string, string> = new Map()): StartedEntry[] {
     if (this.stopping) throw new DrainingError();
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
-    const ids = new Map(file.scenarios.map((entry) => [entry.id, randomUUID()]));
+    const idOf = new Map(file.scenarios.map((entry) => [entry.id, ids.get(entry.id) ?? randomUUID()]));
+    const taken = [...idOf.values()].find((id) => this.entries.has(id));
+    if (taken !== undefined) throw new Error(`scenario id ${taken} is already running`);
     const scrapes = new Map(
       file.scenarios.map((entry) => [
         entry.id,
@@ -82,17 +90,18 @@ export class EntryRegistry {
       hooks: (entry) => ({
         onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
         ...(this.options.logger && {
-          onDelivery: sinkHealthLog(this.options.logger.child(logFields(ids.get(entry.id)!, entry))),
+          onDelivery: sinkHealthLog(this.options.logger.child(logFields(idOf.get(entry.id)!, entry))),
         }),
       }),
     });
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
-        id: ids.get(run.entry.id)!,
+        id: idOf.get(run.entry.id)!,
         name: run.entry.name ?? run.entry.id,
         run,
         scrape: scrapes.get(run.entry.id)!,
         startedAt: run.stats.startedAt,
+        seq: this.started++,
         tickingSince: () => fileRun.startedAt(run.entry.id),
       };
       void run.done.then((outcome) => {
@@ -104,6 +113,8 @@ export class EntryRegistry {
             `scenario failed: ${outcome.error ? '' : 'its sink delivered nothing: '}${error}`,
           );
         }
+        // remove() takes an entry out of the map before stopping it: an entry still there ended by itself.
+        if (this.entries.get(started.id) === started && !this.stopping) this.options.onEnded?.(started);
       });
       this.entries.set(started.id, started);
       return started;
@@ -116,6 +127,22 @@ export class EntryRegistry {
 
   list(): StartedEntry[] {
     return [...this.entries.values()];
+  }
+
+  /**
+   * At most `limit` entries started after the one numbered `after` ({@link StartedEntry.seq}; none: from the
+   * first), in the order they were started, and whether more follow. Entries started or removed between two
+   * pages neither shift nor repeat the others.
+   */
+  page(after: number | undefined, limit: number): { entries: StartedEntry[]; more: boolean } {
+    const entries: StartedEntry[] = [];
+    // The map keeps insertion order, which is seq order: skip to the first entry past `after`.
+    for (const started of this.entries.values()) {
+      if (after !== undefined && started.seq <= after) continue;
+      if (entries.length === limit) return { entries, more: true };
+      entries.push(started);
+    }
+    return { entries, more: false };
   }
 
   /** Stops an entry (flushing its sink), forgets it and returns it; undefined for an unknown id. */

@@ -14,6 +14,8 @@ import { sampleName } from '../encoders/metrics-text.js';
 
 /** Most events an entry's drain buffer holds (the `limit` query maximum). */
 export const MAX_SCRAPE_EVENTS = 1000;
+/** Events an entry's drain ring holds at first; it doubles as they pile up. */
+const INITIAL_EVENTS = 8;
 /** Most series whose latest value an entry keeps for `GET /scenarios/metrics`: the first ones seen. */
 export const MAX_LATEST_SERIES = 100_000;
 
@@ -51,9 +53,11 @@ const formatValue = textValueFormat();
  * `GET /scenarios/{id}/metrics`, and the latest value of every series (with its latest native
  * histogram and exemplar, for the protobuf exposition), read without draining by `GET /scenarios/metrics`.
  *
- * The ring is allocated once, at the first samples, and then only overwritten: recording an
- * event copies its numbers into place (the oldest event gives way when the ring is full), so an
- * entry's buffer costs the same memory and no garbage however long it runs. The table of latest
+ * The ring starts small at the first samples and doubles as events pile up undrained, up to
+ * {@link MAX_SCRAPE_EVENTS} (so ten thousand entries that nobody drains do not each hold a full ring from their
+ * first tick); from then on it is only overwritten: recording an event copies its numbers into place (the
+ * oldest event gives way when the ring is full), so an entry's buffer costs bounded memory and no garbage
+ * however long it runs. The table of latest
  * values holds the first {@link MAX_LATEST_SERIES} series seen, so that memory is bounded at any
  * cardinality too.
  */
@@ -63,6 +67,8 @@ export class ScrapeBuffer {
   private rowSeries: Series[] = [];
   private rowValues = new Float64Array(0);
   private stamps = new Float64Array(0);
+  /** Events the ring holds now: it doubles when full, up to MAX_SCRAPE_EVENTS. */
+  private capacity = 0;
   /** Slot of the oldest event kept, and how many are kept. */
   private first = 0;
   private kept = 0;
@@ -109,7 +115,7 @@ export class ScrapeBuffer {
     const count = Math.min(limit, this.kept);
     let text = header(this.family);
     for (let k = this.kept - count; k < this.kept; k++) {
-      const slot = (this.first + k) % MAX_SCRAPE_EVENTS;
+      const slot = (this.first + k) % this.capacity;
       const ms = this.stamps[slot]!;
       for (let row = slot * this.width; row < (slot + 1) * this.width; row++) {
         text += `${sampleName(this.family.name, this.rowSeries[row]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
@@ -131,16 +137,36 @@ export class ScrapeBuffer {
 
   private allocate(width: number): void {
     this.width = width;
-    this.rowSeries = new Array<Series>(MAX_SCRAPE_EVENTS * width);
-    this.rowValues = new Float64Array(MAX_SCRAPE_EVENTS * width);
-    this.stamps = new Float64Array(MAX_SCRAPE_EVENTS);
+    this.resize(INITIAL_EVENTS);
+  }
+
+  /** Moves the kept events, oldest first, to a ring of `capacity` events. */
+  private resize(capacity: number): void {
+    const rowSeries = new Array<Series>(capacity * this.width);
+    const rowValues = new Float64Array(capacity * this.width);
+    const stamps = new Float64Array(capacity);
+    for (let k = 0; k < this.kept; k++) {
+      const from = (this.first + k) % this.capacity;
+      stamps[k] = this.stamps[from]!;
+      for (let r = 0; r < this.width; r++) {
+        rowSeries[k * this.width + r] = this.rowSeries[from * this.width + r]!;
+        rowValues[k * this.width + r] = this.rowValues[from * this.width + r]!;
+      }
+    }
+    this.rowSeries = rowSeries;
+    this.rowValues = rowValues;
+    this.stamps = stamps;
+    this.capacity = capacity;
+    this.first = 0;
   }
 
   /** Takes the slot after the newest event, over the oldest when full, stamped `ms`; returns it. */
   private nextSlot(ms: number): number {
-    const slot = (this.first + this.kept) % MAX_SCRAPE_EVENTS;
-    if (this.kept < MAX_SCRAPE_EVENTS) this.kept++;
-    else this.first = (this.first + 1) % MAX_SCRAPE_EVENTS;
+    if (this.kept === this.capacity && this.capacity < MAX_SCRAPE_EVENTS)
+      this.resize(Math.min(MAX_SCRAPE_EVENTS, this.capacity * 2));
+    const slot = (this.first + this.kept) % this.capacity;
+    if (this.kept < this.capacity) this.kept++;
+    else this.first = (this.first + 1) % this.capacity;
     this.stamps[slot] = ms;
     return slot;
   }

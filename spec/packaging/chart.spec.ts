@@ -117,6 +117,14 @@ describe('Helm chart (chart/)', function () {
         logLevel: 'info',
         apiKey: { existingSecret: '', secretKey: 'api-key' },
         fileRoot: { enabled: false, path: '/var/lib/svc', volume: {} },
+        state: {
+          enabled: false,
+          path: '/var/lib/svc-state',
+          size: '1Gi',
+          storageClassName: '',
+          accessModes: ['ReadWriteOnce'],
+          existingClaim: '',
+        },
         autostart: [],
       });
       expect(schemaErrors(SCHEMA, VALUES)).to.deep.equal([]);
@@ -404,6 +412,45 @@ describe('Helm chart (chart/)', function () {
       expect(
         both.spec.metrics.map((m: any) => `${m.resource.name} ${m.resource.target.averageUtilization}`),
       ).to.deep.equal(['cpu 80', 'memory 70']);
+    });
+
+    it('server.state: --state on a claim the chart makes, Recreate so one pod holds it; refused with more pods', async () => {
+      const rendered = await renderChart({ server: { state: { enabled: true, size: '2Gi' } } });
+      const deployment = rendered.one('Deployment');
+      expect(deployment.spec.strategy).to.deep.equal({ type: 'Recreate' });
+      expect(container(deployment).args.join(' ')).to.include('--state /var/lib/svc-state');
+      expect(container(deployment).volumeMounts).to.deep.include({ name: 'state', mountPath: '/var/lib/svc-state' });
+      expect(deployment.spec.template.spec.volumes).to.deep.include({
+        name: 'state',
+        persistentVolumeClaim: { claimName: 'demo-svc-state' },
+      });
+      expect(rendered.one('PersistentVolumeClaim', 'demo-svc-state').spec).to.deep.equal({
+        accessModes: ['ReadWriteOnce'],
+        resources: { requests: { storage: '2Gi' } },
+      });
+
+      const existing = await renderChart({ server: { state: { enabled: true, existingClaim: 'mine' } } });
+      expect(existing.kinds()).not.to.include('PersistentVolumeClaim');
+      expect(existing.one('Deployment').spec.template.spec.volumes).to.deep.include({
+        name: 'state',
+        persistentVolumeClaim: { claimName: 'mine' },
+      });
+
+      const shards = (
+        await renderChart({ shard: { enabled: true }, replicaCount: 2, server: { state: { enabled: true } } })
+      ).one('StatefulSet');
+      expect(shards.spec.volumeClaimTemplates.map((t: Manifest) => t.metadata.name)).to.deep.equal(['state']);
+      expect(shards.spec.template.spec.volumes ?? []).to.deep.equal([]);
+
+      for (const values of [{ replicaCount: 2 }, { autoscaling: { enabled: true } }])
+        await renderChart({ ...values, server: { state: { enabled: true } } }).then(
+          () => expect.fail('rendered'),
+          (error: Error) => expect(error.message).to.include("server.state.enabled keeps one server's scenarios"),
+        );
+      await renderChart({ shard: { enabled: true }, server: { state: { enabled: true, existingClaim: 'x' } } }).then(
+        () => expect.fail('rendered'),
+        (error: Error) => expect(error.message).to.include('server.state.existingClaim: in shard mode'),
+      );
     });
 
     it('podDisruptionBudget: minAvailable by default, maxUnavailable instead when set', async () => {

@@ -407,7 +407,7 @@ scenarios:
   describe('errors nobody expected', () => {
     it('become a logged 500 in the envelope, and the server keeps serving', async () => {
       const server = testServer();
-      server.registry.list = () => {
+      server.registry.page = () => {
         throw new Error('boom');
       };
       expectError(await get(server, '/scenarios'), 500, 'internal_error');

@@ -81,6 +81,15 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     expect(drained(buffer, 2)).to.deep.equal([2501, 2502]);
   });
 
+  it('grows its ring as events pile up after a drain, keeping them in order', () => {
+    const buffer = gauge();
+    recordEvents(buffer, 0, 6);
+    drained(buffer, 6);
+    // Past the first ring's 8 events, twice.
+    recordEvents(buffer, 6, 40);
+    expect(drained(buffer, MAX_SCRAPE_EVENTS)).to.deep.equal(Array.from({ length: 34 }, (_, k) => 6 + k));
+  });
+
   it('takes batches larger than the ring, and batches that wrap around it', () => {
     const buffer = gauge();
     recordEvents(buffer, 0, 2300, 2300);

@@ -32,7 +32,15 @@ export function spawnServerProcess({
   cwd,
 }: ServerProcessOptions = {}): ChildProcess {
   const inherited = { ...process.env };
-  for (const name of ['SVC_BIND', 'SVC_API_KEY', 'SVC_FILE_ROOT', 'SVC_CATALOG', 'SVC_AUTOSTART', 'SVC_SHARD'])
+  for (const name of [
+    'SVC_BIND',
+    'SVC_API_KEY',
+    'SVC_FILE_ROOT',
+    'SVC_CATALOG',
+    'SVC_AUTOSTART',
+    'SVC_SHARD',
+    'SVC_STATE_DIR',
+  ])
     delete inherited[name];
   const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -28,12 +28,12 @@ export function previewRoutes(deps: ServerDeps): Router {
     const { previewScenario, PreviewError } =
       require('../../preview/index.js') as typeof import('../../preview/index.js');
     const options = previewOptions(ctx);
-    const plan = await parseScenario(ctx, deps);
+    const { file } = await parseScenario(ctx, deps);
     if (running >= MAX_RUNNING_PREVIEWS)
       throw new HttpError(429, 'too_many_previews', `${running} previews are being computed: try again in a moment`);
     running++;
     try {
-      ctx.body = await previewScenario(plan.scenarios, options);
+      ctx.body = await previewScenario(file.scenarios, options);
     } catch (error) {
       if (!(error instanceof PreviewError)) {
         deps.logger.error({ err: error }, 'preview failed');

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
-import { DrainingError, statusOf, type StartedEntry } from '../registry.js';
+import { DrainingError, statusOf, type EntryRegistry, type StartedEntry } from '../registry.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { aggregateProtobuf } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
@@ -12,12 +12,17 @@ import { featureRefusal } from '../../features.js';
 import { inHead, inTail } from '../../../operators/model/window.js';
 import { nowOf } from '../clock.js';
 import { sampleName } from '../../encoders/metrics-text.js';
+import type { ScenarioStore } from '../state.js';
+import type { PostedScenario } from '../posted.js';
 
 // The parser, the validator and the pipeline are loaded by the first POST (docs/performance.md).
 const require = createRequire(import.meta.url);
 
 /** Most series `GET /scenarios/{id}/series` lists: the first ones the entry emitted. */
 const MAX_SERIES_LISTED = 1000;
+/** `GET /scenarios` pages: 100 scenarios unless `limit` says otherwise, 1,000 at most (a page stays well under 1 MiB). */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1_000;
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 /** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
 const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
@@ -36,7 +41,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       .post('/', async (ctx) => {
         const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
         const { launchScenario, prepareScenario } = require('../launch.js') as typeof import('../launch.js');
-        const prepared = await prepareScenario(await parseScenario(ctx, deps), deps.fileRoot);
+        const posted = await parseScenario(ctx, deps);
+        const prepared = await prepareScenario(posted.file, deps.fileRoot);
         let started: StartedEntry[];
         try {
           started = launchScenario(deps, prepared);
@@ -45,6 +51,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           logger.error({ err: error }, 'could not start scenario');
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
+        if (deps.state) await keep(deps.state, registry, posted, started);
         const summaries = started.map(identityOf);
         const { warnings } = prepared;
         ctx.status = 201;
@@ -54,14 +61,17 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         };
       })
       .get('/', (ctx) => {
+        const limit = limitOf(ctx.query.limit, MAX_PAGE, DEFAULT_PAGE);
+        const { entries, more } = registry.page(afterOf(ctx.query.cursor), limit);
         ctx.body = {
-          scenarios: registry.list().map((started) => ({
+          scenarios: entries.map((started) => ({
             ...identityOf(started),
             degraded: started.run.stats.degraded(now()),
             last_sink_error: started.run.stats.lastSinkError ?? null,
             signal_type: started.run.entry.signal_type,
             total_events: started.run.stats.totalEvents,
           })),
+          next_cursor: more ? cursorOf(entries.at(-1)!) : null,
         };
       })
       // Before /:id, which would take "metrics" for an id.
@@ -97,24 +107,47 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const rows = scrape.latestRows();
         ctx.body = {
           series: rows
-            .slice(0, limitOf(ctx.query.limit, MAX_SERIES_LISTED))
+            .slice(0, limitOf(ctx.query.limit, MAX_SERIES_LISTED, 100))
             .map(({ series, value }) => ({ name: sampleName(scrape.family.name, series), value })),
           total: rows.length,
         };
       })
       .get('/:id/metrics', (ctx) => {
         const started = find(ctx);
-        const text = started.scrape.drain(limitOf(ctx.query.limit, MAX_SCRAPE_EVENTS));
+        const text = started.scrape.drain(limitOf(ctx.query.limit, MAX_SCRAPE_EVENTS, 100));
         if (text === undefined) return void (ctx.status = 204);
         ctx.type = EXPOSITION;
         ctx.body = text;
       })
       .delete('/:id', async (ctx) => {
         const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
+        await deps.state?.forget(started.id);
         logger.info({ id: started.id, name: started.name }, 'scenario stopped');
         ctx.body = { id: started.id, status: 'stopped', total_events: started.run.stats.totalEvents };
       })
   );
+}
+
+/**
+ * Writes a started POST to the state directory before it is answered, so a 201 survives a restart; when the
+ * write fails the scenarios are stopped again and the answer is a 500 saying why.
+ */
+async function keep(
+  state: ScenarioStore,
+  registry: EntryRegistry,
+  { text, format }: PostedScenario,
+  started: readonly StartedEntry[],
+): Promise<void> {
+  try {
+    await state.save(format, text, new Map(started.map((entry) => [entry.run.entry.id, entry.id])));
+  } catch (error) {
+    await Promise.all(started.map((entry) => registry.remove(entry.id)));
+    throw new HttpError(
+      500,
+      'state_not_written',
+      `the scenario was not started: --state ${state.dir} could not be written: ${(error as Error).message}`,
+    );
+  }
 }
 
 /**
@@ -139,9 +172,9 @@ function statsOf(started: StartedEntry, now: number) {
   };
 }
 
-/** The `limit` query of a listing: 100 by default, an integer from 1 to `max`. */
-function limitOf(raw: unknown, max: number): number {
-  if (raw === undefined) return 100;
+/** The `limit` query parameter: an integer from 1 to `max`, `byDefault` when absent; 400 otherwise. */
+function limitOf(raw: unknown, max: number, byDefault: number): number {
+  if (raw === undefined) return byDefault;
   const limit = Number(raw);
   if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > max) {
     throw new HttpError(
@@ -151,6 +184,25 @@ function limitOf(raw: unknown, max: number): number {
     );
   }
   return limit;
+}
+
+/** The opaque cursor after `started`: its place in the registry's order, valid while this server process runs. */
+function cursorOf(started: StartedEntry): string {
+  return Buffer.from(`after:${started.seq}`).toString('base64url');
+}
+
+/** The place a `cursor` query parameter names (none: from the first); 400 for anything but a cursor we answered. */
+function afterOf(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const seq =
+    typeof raw === 'string' ? /^after:(\d{1,15})$/.exec(Buffer.from(raw, 'base64url').toString())?.[1] : undefined;
+  if (seq === undefined)
+    throw new HttpError(
+      400,
+      'invalid_query',
+      `cursor: ${JSON.stringify(raw)} is not a cursor of this server: pass the next_cursor of the previous page as it was answered`,
+    );
+  return Number(seq);
 }
 
 function notFoundScenario(id: string): never {

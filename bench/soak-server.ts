@@ -1,0 +1,17 @@
+/**
+ * svc-server (the built dist/) for bench/soak.ts, in a process started with `--expose-gc` and an IPC
+ * channel: on the message `gc` it collects its garbage fully and answers `{heapUsed}`.
+ */
+// The built server, as in production (a bench runs after `npm run build`): not the sources through tsx.
+const { runServer } = (await import(
+  new URL('../dist/lib/server/main.js', import.meta.url).href
+)) as typeof import('../lib/server/main.js');
+
+const collect = (globalThis as { gc?: () => void }).gc;
+if (!collect) throw new Error('bench/soak-server.ts needs node --expose-gc');
+process.on('message', (message) => {
+  if (message !== 'gc') return;
+  collect();
+  process.send!({ heapUsed: process.memoryUsage().heapUsed });
+});
+await runServer(process.argv.slice(2));

@@ -1,0 +1,37 @@
+import type { ServerDeps } from './deps.js';
+import { launchScenario, prepareScenario } from './launch.js';
+import { compileBody } from './posted.js';
+import type { ScenarioStore } from './state.js';
+
+/**
+ * Starts again, with the ids they had, the scenarios `--state` kept: each record's body compiled as a POST
+ * would be (packs and `@name` resolved in today's catalog, `${NAME}` in today's environment), less the
+ * entries stopped or deleted since. A record that cannot be read or started is logged with its file and
+ * skipped, and left on disk for the operator; the others start. Returns how many scenarios started.
+ *
+ * It imports the parser: svc-server loads this module before it listens, as the routes `require` the same
+ * modules and node 20 cannot `require` a module that an `import` is still loading.
+ */
+export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): Promise<number> {
+  const { logger } = deps;
+  const { scenarios, unreadable } = await store.load();
+  for (const { file, problem } of unreadable)
+    logger.error({ file }, `--state: skipped ${file}: ${problem}; remove it, or move it out of the state directory`);
+  let count = 0;
+  for (const stored of scenarios) {
+    const where = `${store.dir}/${stored.key}.json`;
+    try {
+      const file = await compileBody(stored.body, stored.format, deps);
+      const missing = [...stored.ids.keys()].filter((id) => !file.scenarios.some((entry) => entry.id === id));
+      if (missing.length)
+        throw new Error(`its body no longer has the entries ${missing.join(', ')} (has its catalog changed?)`);
+      const kept = { ...file, scenarios: file.scenarios.filter((entry) => stored.ids.has(entry.id)) };
+      count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids).length;
+    } catch (error) {
+      const detail = (error as { detail?: string }).detail ?? (error as Error).message;
+      logger.error({ file: where }, `--state: could not start ${where} again: ${detail}`);
+    }
+  }
+  logger.info({ scenarios: count, records: scenarios.length }, `--state: started ${count} scenarios again`);
+  return count;
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+
+/** How a posted body was written: it is parsed again the same way when the server restarts. */
+export type BodyFormat = 'json' | 'yaml';
+
+/** What `--state DIR` keeps of one POST: the body as posted and the id each of its entries was given. */
+export interface StoredScenario {
+  /** The file's name in the state directory, without `.json`. */
+  readonly key: string;
+  readonly format: BodyFormat;
+  /** The body exactly as posted (with its `${NAME}` references unexpanded). */
+  readonly body: string;
+  /** Entry id in the posted file → the scenario id the API answered; an entry leaves it when it stops. */
+  readonly ids: ReadonlyMap<string, string>;
+}
+
+/** A file of the state directory that is not a record written by this version: reported and skipped. */
+export interface UnreadableState {
+  readonly file: string;
+  readonly problem: string;
+}
+
+/** The mark of a record, so that a foreign JSON file in the directory is not taken for one. */
+const VERSION = 'svc-state/1';
+/** A state file is a posted body and a few ids: bodies are 1 MiB at most (MAX_TEXT_BYTES). */
+const MAX_RECORD_BYTES = 4 << 20;
+/** Owner only: a record holds the posted scenario, which may carry sink credentials (docs/reliability.md). */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/**
+ * The scenarios started through the API, kept in a directory (`--state DIR`) so that a restarted
+ * server starts them again with the same ids. One JSON file per POST, written atomically (a
+ * temporary file, fsync, rename, fsync of the directory), so a crash leaves the old record or the
+ * new one, never half of one. Writes of one record are serialised; records are independent.
+ */
+export class ScenarioStore {
+  private readonly records = new Map<string, { format: BodyFormat; body: string; ids: Map<string, string> }>();
+  /** Scenario id → the key of the record it belongs to. */
+  private readonly keyOf = new Map<string, string>();
+  /** The write in flight per record: the next one waits for it, so the last state wins on disk. */
+  private readonly writes = new Map<string, Promise<void>>();
+
+  private constructor(
+    readonly dir: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Opens (creating it, owner-only) the state directory; rejects naming the directory when it cannot be written. */
+  static async open(dir: string, logger?: Logger): Promise<ScenarioStore> {
+    try {
+      await mkdir(dir, { recursive: true, mode: DIR_MODE });
+      if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
+      const probe = join(dir, `.probe-${randomUUID()}`);
+      await (await open(probe, 'w', FILE_MODE)).close();
+      await rm(probe);
+    } catch (error) {
+      throw new Error(`--state ${dir}: cannot write there: ${(error as Error).message}`);
+    }
+    return new ScenarioStore(dir, logger);
+  }
+
+  /**
+   * Every record of the directory, oldest key first, each kept for later updates; files that are not
+   * records (corrupt, foreign, truncated) are returned apart and left where they are. Leftover
+   * temporary files of an interrupted write are removed.
+   */
+  async load(): Promise<{ scenarios: StoredScenario[]; unreadable: UnreadableState[] }> {
+    const scenarios: StoredScenario[] = [];
+    const unreadable: UnreadableState[] = [];
+    for (const name of (await readdir(this.dir)).sort()) {
+      const path = join(this.dir, name);
+      if (name.startsWith('.tmp-')) {
+        await rm(path, { force: true });
+        continue;
+      }
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      const key = name.slice(0, -'.json'.length);
+      try {
+        const record = parseRecord(await readFile(path, 'utf8'));
+        this.records.set(key, record);
+        for (const id of record.ids.values()) this.keyOf.set(id, key);
+        scenarios.push({ key, ...record });
+      } catch (error) {
+        unreadable.push({ file: path, problem: (error as Error).message });
+      }
+    }
+    return { scenarios, unreadable };
+  }
+
+  /** Records a started POST: its body, format and ids (entry id → scenario id), durable when this resolves. */
+  async save(format: BodyFormat, body: string, ids: ReadonlyMap<string, string>): Promise<void> {
+    const key = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID()}`;
+    this.records.set(key, { format, body, ids: new Map(ids) });
+    for (const id of ids.values()) this.keyOf.set(id, key);
+    await this.write(key);
+  }
+
+  /**
+   * Takes a stopped or deleted scenario out of its record (the file goes with its last scenario);
+   * unknown ids are ignored. A failure to write is logged: the scenario is stopped whatever the disk says.
+   */
+  async forget(id: string): Promise<void> {
+    const key = this.keyOf.get(id);
+    if (key === undefined) return;
+    this.keyOf.delete(id);
+    const record = this.records.get(key)!;
+    for (const [entry, scenario] of record.ids) if (scenario === id) record.ids.delete(entry);
+    if (record.ids.size === 0) this.records.delete(key);
+    try {
+      await this.write(key);
+    } catch (error) {
+      this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
+    }
+  }
+
+  /** Resolves once every write begun so far is on disk (or failed). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.writes.values()]);
+  }
+
+  private pathOf(key: string): string {
+    return join(this.dir, `${key}.json`);
+  }
+
+  /** Writes (or removes, once empty) the record as it is when its turn comes, after the previous write of it. */
+  private write(key: string): Promise<void> {
+    const previous = this.writes.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.writeNow(key));
+    this.writes.set(key, next);
+    const forget = () => {
+      if (this.writes.get(key) === next) this.writes.delete(key);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
+  private async writeNow(key: string): Promise<void> {
+    const record = this.records.get(key);
+    const path = this.pathOf(key);
+    if (!record) {
+      await rm(path, { force: true });
+      return syncDirectory(this.dir);
+    }
+    const text = JSON.stringify({
+      svc_state: VERSION,
+      format: record.format,
+      ids: Object.fromEntries(record.ids),
+      body: record.body,
+    });
+    const temporary = join(this.dir, `.tmp-${randomUUID()}`);
+    const handle = await open(temporary, 'w', FILE_MODE);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await syncDirectory(this.dir);
+  }
+}
+
+/** fsync of a directory, so a rename or an unlink in it survives a crash. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A record's text as written by {@link ScenarioStore}; an Error saying what is wrong otherwise. */
+function parseRecord(text: string): { format: BodyFormat; body: string; ids: Map<string, string> } {
+  if (text.length > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON (${(error as Error).message})`);
+  }
+  const record = value as Record<string, unknown> | null;
+  if (typeof record !== 'object' || record === null || record.svc_state !== VERSION)
+    throw new Error(`not a state record of this svc-server (no "svc_state": "${VERSION}")`);
+  if (record.format !== 'json' && record.format !== 'yaml') throw new Error('format: expected "json" or "yaml"');
+  if (typeof record.body !== 'string') throw new Error('body: expected a string');
+  const ids = record.ids as Record<string, unknown> | null;
+  if (typeof ids !== 'object' || ids === null || Array.isArray(ids) || Object.keys(ids).length === 0)
+    throw new Error('ids: expected an object of entry ids to scenario ids');
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  for (const [entry, id] of Object.entries(ids))
+    if (typeof id !== 'string' || !uuid.test(id)) throw new Error(`ids.${entry}: expected a UUID`);
+  return { format: record.format, body: record.body, ids: new Map(Object.entries(ids as Record<string, string>)) };
+}

@@ -1,0 +1,210 @@
+import { expect } from 'chai';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../lib/server/logger.js';
+import { restoreScenarios } from '../../lib/server/restore.js';
+import { ScenarioStore } from '../../lib/server/state.js';
+import { testServer } from '../support/server.js';
+import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { waitFor } from '../support/backends/ports.js';
+
+/**
+ * `--state DIR` (docs/reliability.md): scenarios started through the API are kept in DIR and started
+ * again, with the same ids, by the next server; stopped and deleted ones leave it. In-process (a store,
+ * a restore into a fresh registry), then with real `bin/svc-server` processes killed and restarted.
+ */
+
+const gauge = (name: string, extra = '') => `signal_type: metrics
+name: ${name}
+rate: 10
+generator: { type: constant, value: 1 }
+sink: { type: stdout }
+${extra}`;
+
+const TWO = `version: 2
+kind: runnable
+scenarios:
+  - { id: a, signal_type: metrics, name: a_total, rate: 10, generator: { type: constant, value: 1 }, sink: { type: stdout } }
+  - { id: b, signal_type: metrics, name: b_total, rate: 10, generator: { type: constant, value: 1 }, sink: { type: stdout } }
+`;
+
+const stateDir = () => join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'state');
+const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
+
+/** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
+async function serverOn(dir: string) {
+  const state = await ScenarioStore.open(dir);
+  const logs: { level: number; msg: string; file?: string }[] = [];
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(JSON.parse(String(chunk)));
+        done();
+      },
+    }),
+  );
+  const server = testServer({
+    deps: { state },
+    registry: { onEnded: (started) => void state.forget(started.id) },
+  });
+  const restore = () => restoreScenarios(state, { registry: server.registry, logger });
+  const post = (body: string) =>
+    server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: body });
+  const running = () =>
+    server.registry
+      .list()
+      .map((s) => `${s.id} ${s.run.entry.id}`)
+      .sort();
+  return { server, state, logs, restore, post, running };
+}
+
+describe('svc-server --state DIR', () => {
+  describe('in process', () => {
+    it('keeps a posted scenario owner-only, and a new server starts it again with its id', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const res = await first.post(gauge('kept_total'));
+      expect(res.statusCode, res.body).to.equal(201);
+      const [file] = records(dir);
+      expect(statSync(dir).mode & 0o777).to.equal(0o700);
+      expect(statSync(join(dir, file!)).mode & 0o777).to.equal(0o600);
+      expect(JSON.parse(readFileSync(join(dir, file!), 'utf8'))).to.deep.equal({
+        svc_state: 'svc-state/1',
+        format: 'yaml',
+        ids: { kept_total: res.json().id },
+        body: gauge('kept_total'),
+      });
+
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      expect(second.running()).to.deep.equal([`${res.json().id} kept_total`]);
+      second.server.advance(950);
+      expect(second.server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(10);
+    });
+
+    it('takes a deleted entry out of its file, and the file away with the last one', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { scenarios } = (await first.post(TWO)).json() as { scenarios: { id: string; entry: string }[] };
+      const idOf = Object.fromEntries(scenarios.map((s) => [s.entry, s.id]));
+      expect((await first.server.request({ method: 'DELETE', url: `/scenarios/${idOf.a}` })).statusCode).to.equal(200);
+      expect(JSON.parse(readFileSync(join(dir, records(dir)[0]!), 'utf8')).ids).to.deep.equal({ b: idOf.b });
+
+      const second = await serverOn(dir);
+      await second.restore();
+      expect(second.running()).to.deep.equal([`${idOf.b} b`]);
+      expect((await second.server.request({ method: 'DELETE', url: `/scenarios/${idOf.b}` })).statusCode).to.equal(200);
+      expect(records(dir)).to.deep.equal([]);
+    });
+
+    it('forgets an entry whose duration ended: the next server does not start it', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const ended = (await first.post(gauge('short_total', 'duration: 200ms'))).json().id;
+      const kept = (await first.post(gauge('long_total'))).json().id;
+      first.server.advance(500);
+      await first.server.registry.get(ended)!.run.done;
+      await new Promise((resolve) => setImmediate(resolve));
+      await first.state.idle();
+      const second = await serverOn(dir);
+      await second.restore();
+      expect(second.running()).to.deep.equal([`${kept} long_total`]);
+    });
+
+    it('reports corrupt and foreign files with their path and starts the others', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('good_total'))).json();
+      writeFileSync(join(dir, 'corrupt.json'), '{"svc_state": "svc-state/1", "format": "ya');
+      writeFileSync(join(dir, 'foreign.json'), '{"hello": "world"}');
+      writeFileSync(
+        join(dir, 'invalid.json'),
+        JSON.stringify({ svc_state: 'svc-state/1', format: 'yaml', body: 'x: [', ids: { x: id.replace(/./, 'f') } }),
+      );
+
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      expect(second.running()).to.deep.equal([`${id} good_total`]);
+      const errors = second.logs.filter((line) => line.level === 50).map((line) => line.msg);
+      expect(errors).to.have.length(3);
+      expect(errors[0]).to.match(/^--state: skipped .*corrupt\.json: not JSON/);
+      expect(errors[1]).to.match(/^--state: skipped .*foreign\.json: not a state record of this svc-server/);
+      expect(errors[2]).to.match(/^--state: could not start .*invalid\.json again: /);
+      // Left for the operator to look at.
+      expect(records(dir)).to.have.length(4);
+    });
+
+    it('answers 500 and starts nothing when the state cannot be written', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      rmSync(dir, { recursive: true });
+      const res = await first.post(gauge('unsaved_total'));
+      expect(res.statusCode).to.equal(500);
+      expect(res.json()).to.include({ error: 'state_not_written' });
+      expect(res.json().detail).to.match(/^the scenario was not started: --state .* could not be written: ENOENT/);
+      expect(first.server.registry.list()).to.deep.equal([]);
+    });
+
+    it('refuses a state path that cannot be a directory, naming it', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
+      writeFileSync(file, '');
+      let error: Error | undefined;
+      await ScenarioStore.open(file).catch((e: Error) => (error = e));
+      expect(error?.message).to.match(new RegExp(`^--state ${file}: cannot write there: `));
+    });
+  });
+
+  describe('real svc-server processes', function () {
+    this.timeout(60_000);
+    let server: ServerProcess | undefined;
+    afterEach(() => server?.kill());
+
+    /** A server on the state directory, once it logged that it started the kept scenarios again. */
+    const restarted = async (options: Parameters<typeof startServerProcess>[0]) => {
+      const started = await startServerProcess({ ...options, quiet: true });
+      await waitFor('the restore log line', () => started.stderr().includes('--state: started') || undefined, 10_000);
+      return started;
+    };
+    const list = async (base: string) =>
+      ((await (await fetch(`${base}/scenarios`)).json()) as { scenarios: { id: string; status: string }[] }).scenarios;
+
+    it('starts the scenarios again with their ids after kill -9, and after SIGTERM (SVC_STATE_DIR)', async () => {
+      const dir = stateDir();
+      server = await startServerProcess({ args: ['--state', dir], quiet: true });
+      const posted = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body: TWO,
+      });
+      expect(posted.status).to.equal(201);
+      const ids = ((await posted.json()) as { scenarios: { id: string }[] }).scenarios.map((s) => s.id).sort();
+      server.child.kill('SIGKILL');
+      await server.exited;
+
+      server = await restarted({ args: ['--state', dir] });
+      expect((await list(server.base)).map((s) => `${s.id} ${s.status}`).sort()).to.deep.equal(
+        ids.map((id) => `${id} running`),
+      );
+      expect((await fetch(`${server.base}/scenarios/${ids[0]}`, { method: 'DELETE' })).status).to.equal(200);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+
+      server = await restarted({ env: { SVC_STATE_DIR: dir } });
+      expect((await list(server.base)).map((s) => s.id)).to.deep.equal([ids[1]]);
+    });
+
+    it('refuses an unwritable --state with exit 2, naming it', async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
+      writeFileSync(file, '');
+      const child = spawnServerProcess({ args: ['--state', file] });
+      let err = '';
+      child.stderr!.on('data', (chunk) => (err += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).to.equal(2);
+      expect(err).to.include(`--state ${file}: cannot write there`);
+    });
+  });
+});
