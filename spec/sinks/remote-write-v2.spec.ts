@@ -50,7 +50,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       protocol: '2.0',
       headers: { 'X-Scope-OrgID': 't' },
     });
-    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up or not.' });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up or not.', remoteWriteProtocol: '2.0' });
     const series = [seriesOf({ zone: 'b', app: 'api', Host: 'h1' }), seriesOf({ zone: 'a', app: 'api', Host: 'h2' })];
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 0], offsets: [0, 0], series })));
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [0.5, 1], offsets: [1000, 1000], series })));
@@ -90,8 +90,8 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     receiver = await startRemoteWriteV2Receiver();
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0' });
     const start = T0 - 60_000;
-    const counter = remoteWrite({ name: 'requests_total', metricType: 'counter' });
-    const summary = remoteWrite({ name: 'latency', metricType: 'summary' });
+    const counter = remoteWrite({ name: 'requests_total', metricType: 'counter', remoteWriteProtocol: '2.0' });
+    const summary = remoteWrite({ name: 'latency', metricType: 'summary', remoteWriteProtocol: '2.0' });
     sink.write(
       counter.encode(sampleBatch({ anchor: start, offsets: [60_000], values: [42], series: seriesOf({ a: '1' }) })),
     );
@@ -154,7 +154,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       exemplars: exemplarRows([slow, fast, undefined, undefined]),
     };
     const reports = reportsOf(sink);
-    sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram' }).encode(batch));
+    sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram', remoteWriteProtocol: '2.0' }).encode(batch));
     await sink.close();
 
     const [nativeSeries, bucket, count, sum] = receiver.v2[0]!.series;
@@ -206,7 +206,9 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     const stats = new EntryStats(0);
     sink.reports!.subscribe((r) => stats.record(r as Delivery, 0));
     const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
-    sink.write(remoteWrite({ name: 'up' }).encode(sampleBatch({ values: [1, 1, 1], series })));
+    sink.write(
+      remoteWrite({ name: 'up', remoteWriteProtocol: '2.0' }).encode(sampleBatch({ values: [1, 1, 1], series })),
+    );
     await sink.close();
     expect(receiver.v2).to.have.length(2);
     expect(stats.snapshot(0).receiver_written).to.deep.equal({ samples: 3, histograms: 0, exemplars: 0 });
@@ -216,7 +218,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     receiver = await startRemoteWriteV2Receiver({ refuseV2: true });
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
     const reports = reportsOf(sink);
-    const encoder = remoteWrite({ name: 'up' });
+    const encoder = remoteWrite({ name: 'up', remoteWriteProtocol: '2.0' });
     const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 2, 3], series })));
     sink.write(encoder.encode(sampleBatch({ anchor: T0 + 10, values: [4], series: series[0]! })));

@@ -9,7 +9,7 @@ import {
   REQUEST,
   SAMPLE,
   TIME_SERIES,
-  isRemoteWriteChunk,
+  remoteWriteChunk,
   type RemoteWriteMetric,
 } from '../../protocols/remote-write-v2.js';
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
@@ -140,8 +140,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
     const exemplarRefs = [0, 0, 0, 0];
     let at = 0;
     for (const { chunk, from, to } of runs) {
-      if (!isRemoteWriteChunk(chunk)) throw new Error('remote write 2.0 takes the chunks of the remote_write encoder');
-      const { batch, metric } = chunk.rows;
+      const { batch, metric } = remoteWriteChunk(chunk).rows;
       const meta = metadataOf(metric);
       const start = metric.startTimestamps ? batch.anchor : 0;
       const exemplars = new ExemplarCursor(batch.exemplars);
