@@ -200,6 +200,52 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     expect(delivered.map((r) => [r.size, r.written])).to.deep.equal([[1, { samples: 3, histograms: 1, exemplars: 2 }]]);
   });
 
+  it('resolves every row to its own labels across many requests whose series come in changing order and alignment', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    // 3 series a request, ticks of 6 series: chunks of 6 rows repeat the requests of the tick before (the
+    // references of each series come out as they did), shorter chunks shift them (references taken afresh).
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 3, maxAge: 0 });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up.', remoteWriteProtocol: '2.0' });
+    const pods = Array.from({ length: 6 }, (_, k) => seriesOf({ pod: `p${k}`, zone: k % 2 ? 'odd' : 'even' }));
+    const expected: string[] = [];
+    let next = 0;
+    for (const size of [6, 6, 6, 6, 4, 5, 6, 6, 6, 6, 3, 6, 6, 6]) {
+      const rows = Array.from({ length: size }, () => next++);
+      // Now and then an exemplar (new strings of its own) between the rows.
+      const exemplars = rows.map((row) =>
+        row > 30 && row % 4 === 0
+          ? { traceId: `t${row}`, spanId: `s${row}`, value: row, timestamp: T0 + row }
+          : undefined,
+      );
+      const batch = {
+        ...sampleBatch({ anchor: T0, values: rows, offsets: rows, series: rows.map((row) => pods[row % 6]!) }),
+        exemplars: exemplarRows(exemplars),
+      };
+      sink.write(encoder.encode(batch));
+      rows.forEach((row, k) => {
+        const pod = row % 6;
+        expected.push(`p${pod} ${pod % 2 ? 'odd' : 'even'} ${row}@${T0 + row} ${exemplars[k]?.traceId ?? '-'}`);
+      });
+    }
+    await sink.close();
+
+    expect(receiver.v2.length).to.be.at.least(next / 3);
+    const got = receiver.v2.flatMap((request) =>
+      request.series.map(
+        (s) =>
+          `${s.labels.pod} ${s.labels.zone} ${s.samples.map((p) => `${p.value}@${p.timestamp}`)} ${s.exemplars[0]?.labels.trace_id ?? '-'}`,
+      ),
+    );
+    expect(got).to.deep.equal(expected);
+    for (const request of receiver.v2) {
+      expect(new Set(request.symbols).size).to.equal(request.symbols.length);
+      for (const s of request.series) {
+        expect(s.labels.__name__).to.equal('up');
+        expect(s.metadata.help).to.equal('Up.');
+      }
+    }
+  });
+
   it('the statistics sum what the receiver said it wrote, across requests', async () => {
     receiver = await startRemoteWriteV2Receiver();
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
