@@ -1,5 +1,6 @@
 import type { Encoder } from '../../operators/encode.js';
 import type { MetricType } from '../language/types.js';
+import type { RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
 import {
   byteLength,
   type EncodedBatch,
@@ -17,6 +18,11 @@ export interface MetricMeta {
   /** The entry's `metric_type`, for encoders that send it (remote write metadata). */
   readonly metricType?: MetricType;
   readonly help?: string;
+  /**
+   * The protocol of the remote_write sink the chunks go to, for the remote_write encoder: a 2.0 sink writes its
+   * requests from the chunks' rows, so their 1.0 records are written only if it falls back to 1.0.
+   */
+  readonly remoteWriteProtocol?: RemoteWriteProtocol;
 }
 
 /** Encoder of metric samples (a `metrics` entry). */

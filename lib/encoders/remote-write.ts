@@ -42,9 +42,17 @@ interface Head {
  * those rows' fields after the series' cached label bytes.
  *
  * The chunk also carries the batch itself (`rows`): a remote write 2.0 request needs one symbol table for all
- * its rows, so the sink writes it from them (lib/sinks/framing/remote-write-v2.ts).
+ * its rows, so the sink writes it from them (lib/sinks/framing/remote-write-v2.ts). For a 2.0 sink
+ * (`remoteWriteProtocol`) the records are only measured, not written: the sink has them written from the rows
+ * (`rows.records`) only if the receiver refuses 2.0.
  */
-export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta): RemoteWriteEncoder {
+export function remoteWrite({
+  name,
+  metricType = 'untyped',
+  help,
+  remoteWriteProtocol,
+}: MetricMeta): RemoteWriteEncoder {
+  const v2 = remoteWriteProtocol === '2.0';
   const { protobuf, WriteRequest, TimeSeries } = writeRequestMessages();
   const metric = remoteWriteMetric(name, metricType, help);
   // 1.0's MetricMetadata.type numbers the metric types as 2.0's Metadata.type does.
@@ -85,46 +93,63 @@ export function remoteWrite({ name, metricType = 'untyped', help }: MetricMeta):
   };
   let lastMs = NaN;
   let stamp: Uint8Array = new Uint8Array(0);
-
-  return {
-    encode(batch): RemoteWriteChunk {
-      const { size, value, series, native } = batch;
-      const exemplars = new ExemplarCursor(batch.exemplars);
-      let out: Buffer = Buffer.allocUnsafe(size * ROW_ESTIMATE);
-      let at = 0;
-      const ends = new Array<number>(size);
-      for (let i = 0; i < size; i++) {
-        const ms = timestampOf(batch, i);
-        if (ms !== lastMs) {
-          lastMs = ms;
-          stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();
-        }
-        const head = headOf(series[i]!, stamp.length);
-        const rowNative = native?.[i];
-        const rowExemplar = exemplars.at(i);
-        if (rowNative || rowExemplar) {
-          const parts = richRow(head.labels, ms, value[i]!, rowNative, rowExemplar);
-          const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;
-          if (at + rowLength > out.length) out = grown(out, at, rowLength + ROW_ESTIMATE * (size - i));
+  /**
+   * The records of rows `[from, to)` of `batch`: where each ends (counted from `from`'s), and their bytes when
+   * `write`, else nothing (measured only: one code both sizes and writes them, so sizes and bytes agree).
+   */
+  const records = (batch: Labelled<SampleBatch>, from: number, to: number, write: boolean) => {
+    const { value, series, native } = batch;
+    const exemplars = new ExemplarCursor(batch.exemplars);
+    let out: Buffer = Buffer.allocUnsafe(write ? (to - from) * ROW_ESTIMATE : 0);
+    let at = 0;
+    const ends = new Array<number>(to - from);
+    for (let i = from; i < to; i++) {
+      const ms = timestampOf(batch, i);
+      if (ms !== lastMs) {
+        lastMs = ms;
+        stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();
+      }
+      const head = headOf(series[i]!, stamp.length);
+      const rowNative = native?.[i];
+      const rowExemplar = exemplars.at(i);
+      if (rowNative || rowExemplar) {
+        const parts = richRow(head.labels, ms, value[i]!, rowNative, rowExemplar);
+        const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;
+        if (!write) at += rowLength;
+        else {
+          if (at + rowLength > out.length) out = grown(out, at, rowLength + ROW_ESTIMATE * (to - i));
           for (const part of parts) {
             out.set(part, at);
             at += part.length;
           }
-          ends[i] = at;
-          continue;
         }
+      } else {
         const rowLength = head.bytes.length + 8 + stamp.length;
-        if (at + rowLength > out.length) out = grown(out, at, rowLength * (size - i));
-        out.set(head.bytes, at);
-        at = out.writeDoubleLE(value[i]!, at + head.bytes.length);
-        out.set(stamp, at);
-        at += stamp.length;
-        ends[i] = at;
+        if (!write) at += rowLength;
+        else {
+          if (at + rowLength > out.length) out = grown(out, at, rowLength * (to - i));
+          out.set(head.bytes, at);
+          at = out.writeDoubleLE(value[i]!, at + head.bytes.length);
+          out.set(stamp, at);
+          at += stamp.length;
+        }
       }
+      ends[i - from] = at;
+    }
+    return { data: out.subarray(0, at), ends };
+  };
+
+  return {
+    encode(batch): RemoteWriteChunk {
+      const { size } = batch;
+      const { data, ends } = records(batch, 0, size, !v2);
       const perEvent = batch.events ? size / batch.events : 1;
-      const frames = { ends, separator: 0, perEvent, series, anchor: batch.anchor, offset: batch.offset };
-      const data = out.subarray(0, at);
-      return { size: batch.events ?? size, data, bytes: at, frames, preamble, rows: { batch, metric } };
+      const frames = { ends, separator: 0, perEvent, series: batch.series, anchor: batch.anchor, offset: batch.offset };
+      const recordsOf = v2
+        ? (from: number, to: number) => records(batch, from, to, true).data
+        : (from: number, to: number) => data.subarray(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]!);
+      const bytes = size ? ends[size - 1]! : 0;
+      return { size: batch.events ?? size, data, bytes, frames, preamble, rows: { batch, metric, records: recordsOf } };
     },
   };
 }

@@ -9,6 +9,9 @@
  */
 import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
 
+/** The versions of the protocol the remote_write sink speaks. */
+export type RemoteWriteProtocol = '1.0' | '2.0';
+
 /** `(field << 3) | wire type`: 0 varint, 1 64-bit, 2 length-delimited. */
 const tag = (field: number, wire: 0 | 1 | 2): number => (field << 3) | wire;
 
@@ -85,13 +88,28 @@ export function remoteWriteMetric(
   return { name, type: METRIC_TYPE[metricType], help, startTimestamps };
 }
 
-/** A remote_write chunk: its 1.0 `TimeSeries` records, and the rows they were written from. */
+/**
+ * A remote_write chunk: its 1.0 `TimeSeries` records, and the rows they are written from. A chunk for a 2.0
+ * sink leaves the records out of `data` (empty) until a 415 makes the sink fall back to 1.0: `bytes` and
+ * `frames.ends` still measure them, so requests are cut and held memory bounded as for 1.0.
+ */
 export interface RemoteWriteChunk extends EncodedBatch<Uint8Array> {
   /** Row `i` of `batch` is record `i` of the chunk. */
-  readonly rows: { readonly batch: Labelled<SampleBatch>; readonly metric: RemoteWriteMetric };
+  readonly rows: {
+    readonly batch: Labelled<SampleBatch>;
+    readonly metric: RemoteWriteMetric;
+    /** The records of rows `[from, to)`, as `frames.ends` measures them: a view of `data`, or written now. */
+    readonly records: (from: number, to: number) => Uint8Array;
+  };
 }
 
 /** Whether `chunk` came from the remote_write encoder, so a 2.0 request can be written from its rows. */
 export function isRemoteWriteChunk(chunk: EncodedBatch): chunk is RemoteWriteChunk {
   return (chunk as Partial<RemoteWriteChunk>).rows !== undefined;
+}
+
+/** `chunk` as a remote_write chunk; throws when another encoder made it (the remote_write sink takes no other). */
+export function remoteWriteChunk(chunk: EncodedBatch): RemoteWriteChunk {
+  if (!isRemoteWriteChunk(chunk)) throw new Error('the remote_write sink takes the chunks of the remote_write encoder');
+  return chunk;
 }

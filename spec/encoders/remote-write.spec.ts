@@ -2,6 +2,7 @@ import type { NativeHistogram } from '../../operators/model/native-histogram.js'
 import { expect } from 'chai';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
+import { remoteWriteChunk } from '../../lib/protocols/remote-write-v2.js';
 import { exemplarRows, recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
@@ -213,5 +214,39 @@ describe('remoteWrite encoder: native histograms and exemplars', () => {
         timestamp: T0 + 5,
       },
     ]);
+  });
+
+  it('for a 2.0 sink measures its records without writing them, and writes any run of them from its rows as 1.0 does', () => {
+    const exemplar = { traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), value: 0.3, timestamp: T0 + 5 };
+    const batch = {
+      ...sampleBatch({
+        anchor: 0,
+        values: [9, 4, 1, 2],
+        offsets: [T0, T0, 5, T0 + 1],
+        series: [seriesOf({ job: 'a' }), seriesOf({ job: 'b' }), seriesOf({ job: 'c' }), seriesOf({ job: 'a' })],
+      }),
+      native: [native, undefined, undefined, undefined],
+      exemplars: exemplarRows([undefined, exemplar, undefined, exemplar]),
+    };
+    const v1 = remoteWriteChunk(remoteWrite({ name: 'lat', metricType: 'histogram' }).encode(batch));
+    const v2 = remoteWriteChunk(
+      remoteWrite({ name: 'lat', metricType: 'histogram', remoteWriteProtocol: '2.0' }).encode(batch),
+    );
+    expect(v2.data).to.have.length(0);
+    expect(v2.bytes).to.equal(v1.bytes).and.to.equal(v1.data.length);
+    expect(v2.frames.ends).to.deep.equal(v1.frames.ends);
+    expect(v2.preamble).to.deep.equal(v1.preamble);
+    const { ends } = v1.frames;
+    for (const [from, to] of [
+      [0, 4],
+      [0, 1],
+      [1, 3],
+      [2, 4],
+      [3, 4],
+    ] as const) {
+      const records = Buffer.from(v1.data.subarray(from === 0 ? 0 : ends[from - 1], ends[to - 1]));
+      expect(Buffer.from(v2.rows.records(from, to)), `records ${from} to ${to}`).to.deep.equal(records);
+      expect(Buffer.from(v1.rows.records(from, to))).to.deep.equal(records);
+    }
   });
 });

@@ -50,7 +50,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       protocol: '2.0',
       headers: { 'X-Scope-OrgID': 't' },
     });
-    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up or not.' });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up or not.', remoteWriteProtocol: '2.0' });
     const series = [seriesOf({ zone: 'b', app: 'api', Host: 'h1' }), seriesOf({ zone: 'a', app: 'api', Host: 'h2' })];
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 0], offsets: [0, 0], series })));
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [0.5, 1], offsets: [1000, 1000], series })));
@@ -90,8 +90,8 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     receiver = await startRemoteWriteV2Receiver();
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0' });
     const start = T0 - 60_000;
-    const counter = remoteWrite({ name: 'requests_total', metricType: 'counter' });
-    const summary = remoteWrite({ name: 'latency', metricType: 'summary' });
+    const counter = remoteWrite({ name: 'requests_total', metricType: 'counter', remoteWriteProtocol: '2.0' });
+    const summary = remoteWrite({ name: 'latency', metricType: 'summary', remoteWriteProtocol: '2.0' });
     sink.write(
       counter.encode(sampleBatch({ anchor: start, offsets: [60_000], values: [42], series: seriesOf({ a: '1' }) })),
     );
@@ -154,7 +154,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       exemplars: exemplarRows([slow, fast, undefined, undefined]),
     };
     const reports = reportsOf(sink);
-    sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram' }).encode(batch));
+    sink.write(remoteWrite({ name: 'rpc_seconds', metricType: 'histogram', remoteWriteProtocol: '2.0' }).encode(batch));
     await sink.close();
 
     const [nativeSeries, bucket, count, sum] = receiver.v2[0]!.series;
@@ -200,13 +200,61 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     expect(delivered.map((r) => [r.size, r.written])).to.deep.equal([[1, { samples: 3, histograms: 1, exemplars: 2 }]]);
   });
 
+  it('resolves every row to its own labels across many requests whose series come in changing order and alignment', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    // 3 series a request, ticks of 6 series: chunks of 6 rows repeat the requests of the tick before (the
+    // references of each series come out as they did), shorter chunks shift them (references taken afresh).
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 3, maxAge: 0 });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', help: 'Up.', remoteWriteProtocol: '2.0' });
+    const pods = Array.from({ length: 6 }, (_, k) => seriesOf({ pod: `p${k}`, zone: k % 2 ? 'odd' : 'even' }));
+    const expected: string[] = [];
+    let next = 0;
+    for (const size of [6, 6, 6, 6, 4, 5, 6, 6, 6, 6, 3, 6, 6, 6]) {
+      const rows = Array.from({ length: size }, () => next++);
+      // Now and then an exemplar (new strings of its own) between the rows.
+      const exemplars = rows.map((row) =>
+        row > 30 && row % 4 === 0
+          ? { traceId: `t${row}`, spanId: `s${row}`, value: row, timestamp: T0 + row }
+          : undefined,
+      );
+      const batch = {
+        ...sampleBatch({ anchor: T0, values: rows, offsets: rows, series: rows.map((row) => pods[row % 6]!) }),
+        exemplars: exemplarRows(exemplars),
+      };
+      sink.write(encoder.encode(batch));
+      rows.forEach((row, k) => {
+        const pod = row % 6;
+        expected.push(`p${pod} ${pod % 2 ? 'odd' : 'even'} ${row}@${T0 + row} ${exemplars[k]?.traceId ?? '-'}`);
+      });
+    }
+    await sink.close();
+
+    expect(receiver.v2.length).to.be.at.least(next / 3);
+    const got = receiver.v2.flatMap((request) =>
+      request.series.map(
+        (s) =>
+          `${s.labels.pod} ${s.labels.zone} ${s.samples.map((p) => `${p.value}@${p.timestamp}`)} ${s.exemplars[0]?.labels.trace_id ?? '-'}`,
+      ),
+    );
+    expect(got).to.deep.equal(expected);
+    for (const request of receiver.v2) {
+      expect(new Set(request.symbols).size).to.equal(request.symbols.length);
+      for (const s of request.series) {
+        expect(s.labels.__name__).to.equal('up');
+        expect(s.metadata.help).to.equal('Up.');
+      }
+    }
+  });
+
   it('the statistics sum what the receiver said it wrote, across requests', async () => {
     receiver = await startRemoteWriteV2Receiver();
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
     const stats = new EntryStats(0);
     sink.reports!.subscribe((r) => stats.record(r as Delivery, 0));
     const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
-    sink.write(remoteWrite({ name: 'up' }).encode(sampleBatch({ values: [1, 1, 1], series })));
+    sink.write(
+      remoteWrite({ name: 'up', remoteWriteProtocol: '2.0' }).encode(sampleBatch({ values: [1, 1, 1], series })),
+    );
     await sink.close();
     expect(receiver.v2).to.have.length(2);
     expect(stats.snapshot(0).receiver_written).to.deep.equal({ samples: 3, histograms: 0, exemplars: 0 });
@@ -216,7 +264,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     receiver = await startRemoteWriteV2Receiver({ refuseV2: true });
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 2 });
     const reports = reportsOf(sink);
-    const encoder = remoteWrite({ name: 'up' });
+    const encoder = remoteWrite({ name: 'up', remoteWriteProtocol: '2.0' });
     const series = [seriesOf({ pod: 'a' }), seriesOf({ pod: 'b' }), seriesOf({ pod: 'c' })];
     sink.write(encoder.encode(sampleBatch({ anchor: T0, values: [1, 2, 3], series })));
     sink.write(encoder.encode(sampleBatch({ anchor: T0 + 10, values: [4], series: series[0]! })));

@@ -13,13 +13,19 @@ export type SignalBatch = Labelled<SampleBatch> | Labelled<LogBatch> | SpanBatch
  * The encoder an entry's `encoder` configuration names, for the batches its signal type makes
  * (the signal stage, signal.ts, emits those). Throws when the encoder cannot encode them. An encoder
  * that does not write native histograms gets a histogram's classic rows only (validation refused it a
- * native-only histogram).
+ * native-only histogram). The remote_write encoder is told the protocol of a remote_write sink (a 2.0 sink
+ * needs no 1.0 records unless it falls back).
  */
 export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
   if (entry.signal_type === 'logs') return createLogEncoder(entry.encoder);
   if (entry.signal_type === 'traces') return createTraceEncoder(entry.encoder);
   const name = required(entry, 'name', entry.name);
-  const encoder = createMetricEncoder(entry.encoder, { name, metricType: entry.metric_type, help: entry.help });
+  const encoder = createMetricEncoder(entry.encoder, {
+    name,
+    metricType: entry.metric_type,
+    help: entry.help,
+    remoteWriteProtocol: entry.sink.type === 'remote_write' ? entry.sink.protocol : undefined,
+  });
   if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
   return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
 }
