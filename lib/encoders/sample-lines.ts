@@ -304,7 +304,10 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           // In place of the line feed, which the exemplar's stamp ends with.
           at = exemplarBytes!.writeIds(out, exemplar, at - 1);
           at = straight ? writeShortest(out, observed, at) : writeText(out, observedText, at);
-          at = writeText(out, exemplarStamp, at);
+          if (exemplarStamp === stamp && stampBytes) {
+            out.set(stampBytes, at);
+            at += stampBytes.length;
+          } else at = writeText(out, exemplarStamp, at);
         }
         ends[i] = at;
         // The lines after it with the same series, value and millisecond (a constant signal at
