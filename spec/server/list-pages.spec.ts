@@ -52,14 +52,16 @@ describe('GET /scenarios, paged', () => {
     expect(second.next_cursor).to.equal(null);
   });
 
-  it('gives 100 by default, with a cursor to the rest', async () => {
+  it('gives the whole list without limit, and the rest of it from a cursor', async () => {
     const server = testServer();
-    await server.postJson('/scenarios', entries(101));
+    expect((await server.postJson('/scenarios', entries(5))).statusCode).to.equal(201);
     const { body } = await list(server);
-    expect(body.scenarios).to.have.length(100);
-    expect((await list(server, `?cursor=${body.next_cursor}`)).body.scenarios.map((s) => s.entry)).to.deep.equal([
-      'e100',
-    ]);
+    expect(body.scenarios.map((s) => s.entry)).to.deep.equal(['e0', 'e1', 'e2', 'e3', 'e4']);
+    expect(body.next_cursor).to.equal(null);
+    const first = (await list(server, '?limit=3')).body;
+    const rest = (await list(server, `?cursor=${first.next_cursor}`)).body;
+    expect(rest.scenarios.map((s) => s.entry)).to.deep.equal(['e3', 'e4']);
+    expect(rest.next_cursor).to.equal(null);
   });
 
   it('answers 400 naming limit or cursor when they are not what it answered', async () => {

@@ -20,8 +20,7 @@ const require = createRequire(import.meta.url);
 
 /** Most series `GET /scenarios/{id}/series` lists: the first ones the entry emitted. */
 const MAX_SERIES_LISTED = 1000;
-/** `GET /scenarios` pages: 100 scenarios unless `limit` says otherwise, 1,000 at most (a page stays well under 1 MiB). */
-const DEFAULT_PAGE = 100;
+/** Most scenarios a page of `GET /scenarios` holds (a page stays well under 1 MiB); without `limit`, the whole list. */
 const MAX_PAGE = 1_000;
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 /** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
@@ -61,7 +60,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         };
       })
       .get('/', (ctx) => {
-        const limit = limitOf(ctx.query.limit, MAX_PAGE, DEFAULT_PAGE);
+        // Without `limit` the whole list, as before pages (design.md); a client that pages asks for them.
+        const limit = ctx.query.limit === undefined ? Infinity : limitOf(ctx.query.limit, MAX_PAGE, MAX_PAGE);
         const { entries, more } = registry.page(afterOf(ctx.query.cursor), limit);
         ctx.body = {
           scenarios: entries.map((started) => ({
