@@ -1,22 +1,7 @@
 /** The preview: the next minutes of every entry of the editor's scenario, computed by the server in virtual time. */
 import { api } from './api.js';
-import { charts, dropChart, type Mark, timeChart } from './charts.js';
-
-/** The answer of `POST /preview` (docs/http-api.md). */
-export interface Preview {
-  /** Epoch ms of point 0; point i covers [from + i·step, from + (i+1)·step). */
-  readonly from: number;
-  readonly step: number;
-  readonly points: number;
-  readonly entries: readonly {
-    readonly id: string;
-    readonly signal: string;
-    readonly type: string;
-    readonly unit: string;
-    readonly series: readonly { readonly name: string; readonly values: readonly (number | null)[] }[];
-    readonly marks: readonly Mark[];
-  }[];
-}
+import type { Preview } from '../../lib/preview/types.js';
+import { charts, dropChart, timeChart } from './charts.js';
 
 /** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
 export const PREVIEW_POINTS = 240;

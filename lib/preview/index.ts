@@ -14,11 +14,11 @@ import { backfillEntries } from '../runtime/backfill.js';
 import type { SignalHooks } from '../runtime/chain/signal.js';
 import { DISCARD } from '../runtime/chain/sink.js';
 import { formatMs } from '../format.js';
-import { entryMarks, type PreviewMark } from './marks.js';
-import { bySeverity, QuantileBand, RateLines, SpanLines, ValueLines, type PreviewSeries } from './series.js';
+import { entryMarks } from './marks.js';
+import { bySeverity, QuantileBand, RateLines, SpanLines, ValueLines } from './series.js';
+import type { Preview, PreviewEntry, PreviewSeries } from './types.js';
 
-export type { PreviewMark } from './marks.js';
-export type { PreviewSeries } from './series.js';
+export type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from './types.js';
 
 /** Longest span of virtual time a preview covers (ms): a day. */
 export const MAX_PREVIEW_MS = 24 * 3_600_000;
@@ -35,29 +35,6 @@ export const MAX_PREVIEW_ROWS = 10_000_000;
  * 2026-01-01T00:00:00Z, so the same file gives the same data on any day.
  */
 export const PREVIEW_EPOCH = Date.UTC(2026, 0, 1);
-
-/** What the entries of a file make over a span of virtual time, on a grid of `points` steps. */
-export interface Preview {
-  /** Epoch ms of point 0: the file's start, as its timestamps write it (its `start_time`). */
-  readonly from: number;
-  /** Milliseconds each point covers: point i covers [from + i·step, from + (i + 1)·step). */
-  readonly step: number;
-  readonly points: number;
-  /** In file order (span metrics after their traces entry). */
-  readonly entries: PreviewEntry[];
-}
-
-/** One entry's chart. */
-export interface PreviewEntry {
-  readonly id: string;
-  readonly signal: 'metrics' | 'logs' | 'traces';
-  readonly type: 'gauge' | 'counter' | 'histogram' | 'summary' | 'logs' | 'traces';
-  /** What the values mean: `value`, `events/s` (logs), `spans/s` (traces), `milliseconds` or `seconds` (span metrics' durations). */
-  readonly unit: string;
-  /** See docs/plot.md for the lines of each type. Each has `points` values, null where its step has none. */
-  readonly series: PreviewSeries[];
-  readonly marks: PreviewMark[];
-}
 
 export interface PreviewOptions {
   /** Milliseconds of virtual time from the file's start: at most {@link MAX_PREVIEW_MS}. */

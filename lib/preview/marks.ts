@@ -5,18 +5,7 @@
 import type { Entry } from '../config/types.js';
 import { formatMs } from '../format.js';
 import type { Window } from '../../operators/model/window.js';
-
-/** A moment, or a span of time, of an entry's preview. */
-export interface PreviewMark {
-  /** `start`: the entry started (at once or after its phase offset); `after`: its `after` trigger started it. */
-  readonly kind: 'start' | 'end' | 'after' | 'while' | 'burst' | 'gap';
-  /** Epoch milliseconds, on the preview's time axis. */
-  readonly at: number;
-  /** Epoch milliseconds where a window (a burst, a gap, an open `while` gate) ends; absent on a moment. */
-  readonly until?: number;
-  /** What the mark stands for: `after cpu > 80`, `phase_offset 30s`, `×5`. */
-  readonly label?: string;
-}
+import type { PreviewMark } from './types.js';
 
 /** Windows of one kind (bursts, gaps, open gates) an entry's preview marks at most; later ones are left out. */
 export const MAX_WINDOW_MARKS = 500;

@@ -4,13 +4,7 @@
  * the series are read once the run ended. Memory is bounded by the grid, never by the events.
  */
 import { SEVERITIES } from '../language/fields.js';
-
-/** One line of a chart: a value per point of the grid, null where the step has none. */
-export interface PreviewSeries {
-  /** What the line is: a label set (`{host="a"}`), `min`, `mean`, `max`, `p50`, a severity, `spans/s`. */
-  readonly name: string;
-  readonly values: (number | null)[];
-}
+import type { PreviewSeries } from './types.js';
 
 /** Label sets a gauge or counter preview draws one line each for; past it, `min`, `mean` and `max`. */
 export const MAX_LINES = 8;
