@@ -86,6 +86,9 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   }
 
   const fileStart = new ReplaySubject<number>(1);
+  // Piped as a plain observable: operators lifted on a subject make a subject each (AnonymousSubject), and
+  // every operator of each entry's chain after them too, about 1 KiB an entry.
+  const fileStarted = fileStart.asObservable();
   const clocks = new Map<string, Observable<Clock>>();
   const clockOf = (entry: Entry): Observable<Clock> | undefined => {
     const group = entry.clock_group;
@@ -96,7 +99,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       const reference = anchorOf(entry.start_time);
       clocks.set(
         group,
-        (clock = fileStart.pipe(
+        (clock = fileStarted.pipe(
           take(1),
           map((t0) => ({ t0, reference: reference(t0) })),
           shareReplay(1),
@@ -150,7 +153,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
 
   const startOf = (entry: Entry): Observable<Anchor> => {
     const clock = clockOf(entry);
-    const reference: Observable<unknown> = clock ?? fileStart;
+    const reference: Observable<unknown> = clock ?? fileStarted;
     const begin = entry.after
       ? trigger(entry.after)
       : reference.pipe(
