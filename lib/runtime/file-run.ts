@@ -174,16 +174,18 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       switchMap(() => anchor.pipe(take(1))),
       // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
       // its tick 0, and what entries waiting for it count from, are the same instant.
-      map(
-        (stamp): Anchor =>
-          (start) => {
-            startedAt.set(entry.id, start);
-            starts.get(entry.id)?.next(start);
-            return stamp(start);
-          },
-      ),
+      map((stamp) => startingAt(entry.id, stamp)),
     );
   };
+  // Made outside startOf: the anchor lives as long as the entry's timer, and a closure of startOf would hold
+  // the start's observables with it.
+  const startingAt =
+    (id: string, stamp: Anchor): Anchor =>
+    (start) => {
+      startedAt.set(id, start);
+      starts.get(id)?.next(start);
+      return stamp(start);
+    };
 
   const runs: EntryRun[] = [];
   try {
