@@ -12,7 +12,8 @@
  * not in tests).
  *
  * `npm run bench -- scale [--seconds N]` runs only the ten thousand scenarios (60 s of running by default);
- * `npm run bench -- soak [--minutes N]` only the soak bench (bench/soak.ts, 30 minutes by default), which the whole run leaves out.
+ * `npm run bench -- soak [--minutes N]` only the soak bench (bench/soak.ts, 30 minutes by default), which the
+ * whole run leaves out.
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,7 +49,8 @@ if (only === 'scale') {
   await (await import('./server-scale.js')).serverScaleBench({ seconds });
   process.exit(0);
 }
-if (only !== undefined) throw new Error(`npm run bench -- ${only}: expected scale [--seconds N] or soak [--minutes N], or nothing`);
+if (only !== undefined)
+  throw new Error(`npm run bench -- ${only}: expected scale [--seconds N] or soak [--minutes N], or nothing`);
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;
