@@ -11,8 +11,10 @@
  * scenarios on one server (bench/server-scale.ts). Prints figures; asserts nothing (speed goals live here,
  * not in tests).
  *
- * `npm run bench -- scale` runs only the ten thousand scenarios; `npm run bench -- soak [--minutes N]` only
- * the soak bench (bench/soak.ts, 30 minutes by default), which the whole run leaves out.
+ * `npm run bench -- scale [--seconds N] [--heap-mb N]` runs only the ten thousand scenarios (60 s of running by
+ * default; the server with `--max-old-space-size=N`);
+ * `npm run bench -- soak [--minutes N]` only the soak bench (bench/soak.ts, 30 minutes by default), which the
+ * whole run leaves out.
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,10 +44,21 @@ if (only === 'soak') {
   process.exit(0);
 }
 if (only === 'scale') {
-  await (await import('./server-scale.js')).serverScaleBench();
+  const flag = (name: string) => (options.includes(name) ? options[options.indexOf(name) + 1] : undefined);
+  const seconds = Number(flag('--seconds') ?? 60);
+  if (!(seconds > 0 && seconds <= 3600))
+    throw new Error(`--seconds: expected seconds from 0 to 3600, got ${flag('--seconds')}`);
+  // The server's --max-old-space-size (MiB); 0: the heap Node sizes from the machine.
+  const heapMb = Number(flag('--heap-mb') ?? 0);
+  if (!(Number.isInteger(heapMb) && heapMb >= 0 && heapMb <= 65_536))
+    throw new Error(`--heap-mb: expected MiB from 0 to 65536, got ${flag('--heap-mb')}`);
+  await (await import('./server-scale.js')).serverScaleBench({ seconds, heapMb });
   process.exit(0);
 }
-if (only !== undefined) throw new Error(`npm run bench -- ${only}: expected scale or soak [--minutes N], or nothing`);
+if (only !== undefined)
+  throw new Error(
+    `npm run bench -- ${only}: expected scale [--seconds N] [--heap-mb N] or soak [--minutes N], or nothing`,
+  );
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const ACCURACY_MS = Number(process.env.BENCH_ACCURACY_SECONDS ?? 10) * 1000;

@@ -1,4 +1,4 @@
-import { Observable, type Observer, type OperatorFunction } from 'rxjs';
+import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 
@@ -97,98 +97,100 @@ export interface DeliverOptions {
 export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunction<EncodedBatch, Delivery> {
   const { onError = 'warn', backpressure } = options;
   const acknowledges = sink.reports !== undefined;
-  return (source) =>
-    new Observable<Delivery>((subscriber) => {
-      const queue: EncodedBatch[] = [];
-      // Failures the sink reported: when flush or close reject with one of them, it is not new.
-      const reported = new WeakSet<Error>();
-      let waiting = false;
-      let sourceDone = false;
+  // The source is a parameter of `run` that none of its closures reads: a running delivery does not hold the
+  // upstream observables (operators and their arguments) in memory.
+  const run = (source: Observable<EncodedBatch>, subscriber: Subscriber<Delivery>) => {
+    const queue: EncodedBatch[] = [];
+    // Failures the sink reported: when flush or close reject with one of them, it is not new.
+    const reported = new WeakSet<Error>();
+    let waiting = false;
+    let sourceDone = false;
 
-      // A sink may throw the same error for every chunk it drops: each throw is a failure.
-      const failed = (size: number, bytes: number, cause: unknown, refusal?: number) => {
-        const error = cause instanceof Error ? cause : new Error(String(cause));
-        if (reported.has(error)) return;
-        subscriber.next(
-          refusal === undefined
-            ? { kind: 'failed', size, bytes, error }
-            : { kind: 'failed', size, bytes, error, refusal },
-        );
-        if (onError === 'fail') subscriber.error(error);
-      };
-      const written = (size: number, bytes: number) => {
-        subscriber.next({ kind: 'written', size, bytes });
-        if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
-      };
-
-      const reports = sink.reports?.subscribe(
-        guarded(subscriber, (report: SinkReport) => {
-          if (report.kind !== 'failed') return subscriber.next(report);
-          failed(report.size, report.bytes, report.error, report.refusal);
-          reported.add(report.error);
-        }),
+    // A sink may throw the same error for every chunk it drops: each throw is a failure.
+    const failed = (size: number, bytes: number, cause: unknown, refusal?: number) => {
+      const error = cause instanceof Error ? cause : new Error(String(cause));
+      if (reported.has(error)) return;
+      subscriber.next(
+        refusal === undefined
+          ? { kind: 'failed', size, bytes, error }
+          : { kind: 'failed', size, bytes, error, refusal },
       );
+      if (onError === 'fail') subscriber.error(error);
+    };
+    const written = (size: number, bytes: number) => {
+      subscriber.next({ kind: 'written', size, bytes });
+      if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
+    };
 
-      const finish = () => {
-        sink.flush().then(
-          () => subscriber.complete(),
-          (cause) => {
-            failed(0, 0, cause);
-            subscriber.complete();
-          },
-        );
-      };
+    const reports = sink.reports?.subscribe(
+      guarded(subscriber, (report: SinkReport) => {
+        if (report.kind !== 'failed') return subscriber.next(report);
+        failed(report.size, report.bytes, report.error, report.refusal);
+        reported.add(report.error);
+      }),
+    );
 
-      // Every entry into the sink goes through here: a sink that throws where it should reject
-      // (flush) errors the stream instead of escaping it.
-      const pump = guarded(subscriber, () => {
-        while (!waiting && queue.length > 0 && !subscriber.closed) {
-          const chunk = queue.shift()!;
-          const { bytes } = chunk;
-          let pending: void | Promise<void>;
-          try {
-            pending = sink.write(chunk);
-          } catch (cause) {
-            failed(chunk.size, bytes, cause);
-            continue;
-          }
-          if (!pending) {
-            written(chunk.size, bytes);
-            continue;
-          }
-          waiting = true;
-          backpressure?.next(true);
-          pending
-            .then(
-              () => written(chunk.size, bytes),
-              (cause) => failed(chunk.size, bytes, cause),
-            )
-            .finally(() => {
-              waiting = false;
-              backpressure?.next(false);
-              pump();
-            });
+    const finish = () => {
+      sink.flush().then(
+        () => subscriber.complete(),
+        (cause) => {
+          failed(0, 0, cause);
+          subscriber.complete();
+        },
+      );
+    };
+
+    // Every entry into the sink goes through here: a sink that throws where it should reject
+    // (flush) errors the stream instead of escaping it.
+    const pump = guarded(subscriber, () => {
+      while (!waiting && queue.length > 0 && !subscriber.closed) {
+        const chunk = queue.shift()!;
+        const { bytes } = chunk;
+        let pending: void | Promise<void>;
+        try {
+          pending = sink.write(chunk);
+        } catch (cause) {
+          failed(chunk.size, bytes, cause);
+          continue;
         }
-        if (!waiting && queue.length === 0 && sourceDone && !subscriber.closed) finish();
-      });
-
-      const subscription = source.subscribe({
-        next: (chunk) => {
-          queue.push(chunk);
-          pump();
-        },
-        error: (err) => subscriber.error(err),
-        complete: () => {
-          sourceDone = true;
-          // A stop while the sink holds the chain back: flush now, so a stalled destination's
-          // flush timeout starts at once. The final flush below reports the outcome.
-          if (waiting) guarded(subscriber, () => void sink.flush().catch(() => undefined))();
-          pump();
-        },
-      });
-      return () => {
-        subscription.unsubscribe();
-        reports?.unsubscribe();
-      };
+        if (!pending) {
+          written(chunk.size, bytes);
+          continue;
+        }
+        waiting = true;
+        backpressure?.next(true);
+        pending
+          .then(
+            () => written(chunk.size, bytes),
+            (cause) => failed(chunk.size, bytes, cause),
+          )
+          .finally(() => {
+            waiting = false;
+            backpressure?.next(false);
+            pump();
+          });
+      }
+      if (!waiting && queue.length === 0 && sourceDone && !subscriber.closed) finish();
     });
+
+    const subscription = source.subscribe({
+      next: (chunk) => {
+        queue.push(chunk);
+        pump();
+      },
+      error: (err) => subscriber.error(err),
+      complete: () => {
+        sourceDone = true;
+        // A stop while the sink holds the chain back: flush now, so a stalled destination's
+        // flush timeout starts at once. The final flush below reports the outcome.
+        if (waiting) guarded(subscriber, () => void sink.flush().catch(() => undefined))();
+        pump();
+      },
+    });
+    return () => {
+      subscription.unsubscribe();
+      reports?.unsubscribe();
+    };
+  };
+  return (source) => new Observable<Delivery>((subscriber) => run(source, subscriber));
 }

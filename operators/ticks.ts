@@ -1,4 +1,11 @@
-import { Observable, asyncScheduler, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  Observable,
+  asyncScheduler,
+  type OperatorFunction,
+  type SchedulerLike,
+  type Subscriber,
+  type Subscription,
+} from 'rxjs';
 import type { TickBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
@@ -82,115 +89,117 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     return j < residues.length ? cycle * period + residues[j]! : (cycle + 1) * period + residues[0]!;
   };
 
-  return (source) =>
-    new Observable<TickBatch>((subscriber) => {
-      let schedule: RateSchedule | undefined;
-      let start = 0;
-      let anchor = 0;
-      let next = 0;
-      let endSlot = 0;
-      let paused = false;
-      let pending: Subscription | undefined;
-      // Ends the run at its duration even while paused by a destination that never frees up.
-      let deadline: Subscription | undefined;
+  // The source is a parameter of `run` that none of its closures reads: a running timer does not hold the
+  // upstream observables in memory.
+  const run = (source: Observable<RateSchedule>, subscriber: Subscriber<TickBatch>) => {
+    let schedule: RateSchedule | undefined;
+    let start = 0;
+    let anchor = 0;
+    let next = 0;
+    let endSlot = 0;
+    let paused = false;
+    let pending: Subscription | undefined;
+    // Ends the run at its duration even while paused by a destination that never frees up.
+    let deadline: Subscription | undefined;
 
-      const elapsed = () => scheduler.now() - start;
+    const elapsed = () => scheduler.now() - start;
 
-      /**
-       * Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may
-       * be due.
-       */
-      const emitDue = (dueBy: number): boolean => {
-        const current = schedule!;
-        const due = Math.min(current.slotsDueBy(dueBy), endSlot);
-        const index = new Float64Array(Math.min(maxBatch, Math.max(0, due - next)));
-        let size = 0;
-        if (every) {
-          for (; size < index.length; size++) index[size] = next + size;
-        } else if (residues.length > 0) {
-          let cycle = Math.floor(next / period);
-          let j = firstFrom[next - cycle * period]!;
-          for (;;) {
-            if (j === residues.length) (j = 0), cycle++;
-            const n = cycle * period + residues[j++]!;
-            if (n >= due || size === index.length) break;
-            index[size++] = n;
-          }
+    /**
+     * Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may
+     * be due.
+     */
+    const emitDue = (dueBy: number): boolean => {
+      const current = schedule!;
+      const due = Math.min(current.slotsDueBy(dueBy), endSlot);
+      const index = new Float64Array(Math.min(maxBatch, Math.max(0, due - next)));
+      let size = 0;
+      if (every) {
+        for (; size < index.length; size++) index[size] = next + size;
+      } else if (residues.length > 0) {
+        let cycle = Math.floor(next / period);
+        let j = firstFrom[next - cycle * period]!;
+        for (;;) {
+          if (j === residues.length) (j = 0), cycle++;
+          const n = cycle * period + residues[j++]!;
+          if (n >= due || size === index.length) break;
+          index[size++] = n;
         }
-        // Past the last slot emitted when the batch is full, else past every slot due.
-        next = size > 0 && size === index.length ? index[size - 1]! + 1 : Math.max(next, due);
-        if (size === 0) return false;
-        const offset = new Float64Array(size);
-        for (let i = 0; i < size; i++) offset[i] = current.timeOf(index[i]!);
-        subscriber.next({ size, anchor, index: size === index.length ? index : index.subarray(0, size), offset });
-        return size === maxBatch;
-      };
+      }
+      // Past the last slot emitted when the batch is full, else past every slot due.
+      next = size > 0 && size === index.length ? index[size - 1]! + 1 : Math.max(next, due);
+      if (size === 0) return false;
+      const offset = new Float64Array(size);
+      for (let i = 0; i < size; i++) offset[i] = current.timeOf(index[i]!);
+      subscriber.next({ size, anchor, index: size === index.length ? index : index.subarray(0, size), offset });
+      return size === maxBatch;
+    };
 
-      // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
-      // Whoever calls it (its own timer, the deadline, a new schedule), a wake replaces the one scheduled:
-      // left scheduled, that one would outlive the run.
-      const wake = guarded(subscriber, () => {
-        pending?.unsubscribe();
-        pending = undefined;
-        if (paused || subscriber.closed) return;
-        const now = elapsed();
-        let behind = emitDue(now + ahead);
-        for (let batches = 1; behind && batches < maxBatchesPerWake && !paused && !subscriber.closed; batches++) {
-          behind = emitDue(now + ahead);
-        }
-        if (subscriber.closed) return;
-        if (next >= endSlot || now >= duration) {
-          // Every slot before the end was emitted, or the run time is over and a shortfall
-          // the rate could not sustain is dropped: either way the entry ends at its duration,
-          // when the deadline timer (set at the first schedule) wakes it, if not now.
-          if (now >= duration) subscriber.complete();
-          return;
-        }
-        if (paused) return;
-        const upcoming = slotFrom(next);
-        // No slot of its own is left to wait for (a shard without series): the deadline ends the run.
-        if (!behind && upcoming === Infinity) return;
-        const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(upcoming) - now), MAX_TIMER_DELAY);
-        pending = scheduler.schedule(wake, Math.max(0, delay));
-      });
-
-      const wakeSoon = () => {
-        if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
-      };
-
-      const pauses = paused$?.subscribe({
-        next: (value) => {
-          paused = value;
-          if (!paused) wakeSoon();
-        },
-        error: (err) => subscriber.error(err),
-      });
-
-      const schedules = source.subscribe({
-        next: guarded(subscriber, (value: RateSchedule) => {
-          if (!schedule) {
-            start = scheduler.now();
-            anchor = anchorOf(start);
-            if (duration !== Infinity)
-              deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
-          } else {
-            emitDue(elapsed());
-            next = value.slotsBefore(elapsed());
-          }
-          schedule = value;
-          endSlot = value.slotsBefore(duration);
-          wake();
-        }),
-        error: (err) => subscriber.error(err),
-      });
-
-      return () => {
-        pending?.unsubscribe();
-        deadline?.unsubscribe();
-        pauses?.unsubscribe();
-        schedules.unsubscribe();
-      };
+    // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
+    // Whoever calls it (its own timer, the deadline, a new schedule), a wake replaces the one scheduled:
+    // left scheduled, that one would outlive the run.
+    const wake = guarded(subscriber, () => {
+      pending?.unsubscribe();
+      pending = undefined;
+      if (paused || subscriber.closed) return;
+      const now = elapsed();
+      let behind = emitDue(now + ahead);
+      for (let batches = 1; behind && batches < maxBatchesPerWake && !paused && !subscriber.closed; batches++) {
+        behind = emitDue(now + ahead);
+      }
+      if (subscriber.closed) return;
+      if (next >= endSlot || now >= duration) {
+        // Every slot before the end was emitted, or the run time is over and a shortfall
+        // the rate could not sustain is dropped: either way the entry ends at its duration,
+        // when the deadline timer (set at the first schedule) wakes it, if not now.
+        if (now >= duration) subscriber.complete();
+        return;
+      }
+      if (paused) return;
+      const upcoming = slotFrom(next);
+      // No slot of its own is left to wait for (a shard without series): the deadline ends the run.
+      if (!behind && upcoming === Infinity) return;
+      const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(upcoming) - now), MAX_TIMER_DELAY);
+      pending = scheduler.schedule(wake, Math.max(0, delay));
     });
+
+    const wakeSoon = () => {
+      if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
+    };
+
+    const pauses = paused$?.subscribe({
+      next: (value) => {
+        paused = value;
+        if (!paused) wakeSoon();
+      },
+      error: (err) => subscriber.error(err),
+    });
+
+    const schedules = source.subscribe({
+      next: guarded(subscriber, (value: RateSchedule) => {
+        if (!schedule) {
+          start = scheduler.now();
+          anchor = anchorOf(start);
+          if (duration !== Infinity)
+            deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
+        } else {
+          emitDue(elapsed());
+          next = value.slotsBefore(elapsed());
+        }
+        schedule = value;
+        endSlot = value.slotsBefore(duration);
+        wake();
+      }),
+      error: (err) => subscriber.error(err),
+    });
+
+    return () => {
+      pending?.unsubscribe();
+      deadline?.unsubscribe();
+      pauses?.unsubscribe();
+      schedules.unsubscribe();
+    };
+  };
+  return (source) => new Observable<TickBatch>((subscriber) => run(source, subscriber));
 }
 
 /** Every slot: the default pattern. */

@@ -86,6 +86,9 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   }
 
   const fileStart = new ReplaySubject<number>(1);
+  // Piped as a plain observable: operators lifted on a subject make a subject each (AnonymousSubject), and
+  // every operator of each entry's chain after them too, about 1 KiB an entry.
+  const fileStarted = fileStart.asObservable();
   const clocks = new Map<string, Observable<Clock>>();
   const clockOf = (entry: Entry): Observable<Clock> | undefined => {
     const group = entry.clock_group;
@@ -96,7 +99,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       const reference = anchorOf(entry.start_time);
       clocks.set(
         group,
-        (clock = fileStart.pipe(
+        (clock = fileStarted.pipe(
           take(1),
           map((t0) => ({ t0, reference: reference(t0) })),
           shareReplay(1),
@@ -150,7 +153,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
 
   const startOf = (entry: Entry): Observable<Anchor> => {
     const clock = clockOf(entry);
-    const reference: Observable<unknown> = clock ?? fileStart;
+    const reference: Observable<unknown> = clock ?? fileStarted;
     const begin = entry.after
       ? trigger(entry.after)
       : reference.pipe(
@@ -171,16 +174,18 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       switchMap(() => anchor.pipe(take(1))),
       // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
       // its tick 0, and what entries waiting for it count from, are the same instant.
-      map(
-        (stamp): Anchor =>
-          (start) => {
-            startedAt.set(entry.id, start);
-            starts.get(entry.id)?.next(start);
-            return stamp(start);
-          },
-      ),
+      map((stamp) => startingAt(entry.id, stamp)),
     );
   };
+  // Made outside startOf: the anchor lives as long as the entry's timer, and a closure of startOf would hold
+  // the start's observables with it.
+  const startingAt =
+    (id: string, stamp: Anchor): Anchor =>
+    (start) => {
+      startedAt.set(id, start);
+      starts.get(id)?.next(start);
+      return stamp(start);
+    };
 
   const runs: EntryRun[] = [];
   try {

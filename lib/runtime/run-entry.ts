@@ -70,6 +70,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     entrySink(entry, { stdout: options.stdout, scheduler: options.sinkScheduler ?? scheduler, ...options.sinkDeps });
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
+  const onDelivery = options.hooks?.onDelivery;
   // The failure deliver reported last: a chain error that is this one is the sink's.
   let lastFailure: Error | undefined;
   // A failure after which the sink can take nothing more (a full disk): it stops the entry.
@@ -81,31 +82,27 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       stop.next();
     }
     stats.record(delivery, scheduler.now());
-    options.hooks?.onDelivery?.(delivery);
+    onDelivery?.(delivery);
   };
   const backpressure = new BehaviorSubject(false);
   options.onBackpressure?.(backpressure);
-  const chain = entryChain(entry, {
-    ...options.hooks,
-    scheduler,
-    sink,
-    stop,
-    backpressure,
-    start: options.start,
-    condition: options.condition,
-    spans: options.spans,
-    shard: options.shard,
-    ahead: options.ahead,
-  });
-
-  const ended = new Promise<Error | undefined>((resolve) => {
-    chain.subscribe({
-      next: record,
-      // Sink failures were counted as deliver reported them; any other error is the entry's own.
-      error: (error: Error) => resolve(error),
-      complete: () => resolve(undefined),
-    });
-  });
+  // Neither the chain nor `options` is held by the closures below: their observables (operators and their
+  // arguments, the start's) would stay in memory as long as the entry, beside the subscribers that run it.
+  const ended = outcomeOf(
+    entryChain(entry, {
+      ...options.hooks,
+      scheduler,
+      sink,
+      stop,
+      backpressure,
+      start: options.start,
+      condition: options.condition,
+      spans: options.spans,
+      shard: options.shard,
+      ahead: options.ahead,
+    }),
+    record,
+  );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
     try {
       await sink.close();
@@ -127,4 +124,16 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       return done;
     },
   };
+}
+
+/**
+ * Subscribes to an entry's chain, each delivery to `record`; settles with the error that ended it, if any.
+ * Sink failures were counted as deliver reported them; an error is the entry's own.
+ */
+function outcomeOf(chain: Observable<Delivery>, record: (delivery: Delivery) => void): Promise<Error | undefined> {
+  // `chain` is read here only, by no closure: the entry's subscribers do not hold it.
+  let settle!: (error: Error | undefined) => void;
+  const outcome = new Promise<Error | undefined>((resolve) => (settle = resolve));
+  chain.subscribe({ next: record, error: (error: Error) => settle(error), complete: () => settle(undefined) });
+  return outcome;
 }

@@ -85,13 +85,12 @@ export class EntryRegistry {
         new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help }),
       ]),
     );
+    const { logger } = this.options;
     const fileRun = startEntries(file.scenarios, {
       ...this.options,
       hooks: (entry) => ({
         onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
-        ...(this.options.logger && {
-          onDelivery: sinkHealthLog(this.options.logger.child(logFields(idOf.get(entry.id)!, entry))),
-        }),
+        ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });
     return fileRun.runs.map((run) => {
@@ -180,23 +179,27 @@ function logFields(id: string, entry: Entry) {
  * Logs an entry's sink health as it changes, not per batch: a warning at the first failure of
  * a streak, a line when deliveries resume; a warning at the first of a streak of partial refusals
  * (counted in `receiver_rejected`, which the rest of the streak only adds to); and each warning of the sink.
+ * `childLogger` makes the entry's logger.
  */
-function sinkHealthLog(logger: Logger): (delivery: Delivery) => void {
+function sinkHealthLog(childLogger: () => Logger): (delivery: Delivery) => void {
   let failures = 0;
+  // Made at the first line to log: ten thousand healthy entries hold no logger each.
+  let entryLogger: Logger | undefined;
+  const logger = () => (entryLogger ??= childLogger());
   return (delivery) => {
     if (delivery.kind === 'failed' && delivery.refusal !== undefined) {
       if (delivery.refusal === 1)
-        logger.warn(
+        logger().warn(
           { sink_error: delivery.error.message },
           `receiver refusing part of the data (counted in receiver_rejected): ${delivery.error.message}`,
         );
     } else if (delivery.kind === 'failed') {
       if (failures++ === 0)
-        logger.warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
+        logger().warn({ sink_error: delivery.error.message }, `sink failing: ${delivery.error.message}`);
     } else if (delivery.kind === 'warning') {
-      logger.warn({ sink_warning: delivery.message }, delivery.message);
+      logger().warn({ sink_warning: delivery.message }, delivery.message);
     } else if (delivery.kind === 'delivered' && failures > 0) {
-      logger.info(`sink delivering again after ${failures} failures`);
+      logger().info(`sink delivering again after ${failures} failures`);
       failures = 0;
     }
   };

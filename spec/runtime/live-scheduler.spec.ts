@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { stat } from 'node:fs';
+import { dateTimestampProvider } from 'rxjs/internal/scheduler/dateTimestampProvider';
 import { liveScheduler } from '../../lib/runtime/live-scheduler.js';
 
 describe('liveScheduler', () => {
@@ -46,6 +47,47 @@ describe('liveScheduler', () => {
     // Timers of one delay fire in the order they were set: had the cancelled work run, it would have by now.
     await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 5));
     expect(ran).to.equal(0);
+  });
+
+  describe('work due at the same millisecond', () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    let now = 0;
+    beforeEach(() => {
+      now = Date.now();
+      dateTimestampProvider.delegate = { now: () => now };
+    });
+    afterEach(() => (dateTimestampProvider.delegate = undefined));
+
+    it('shares one timer, runs each work once in the order scheduled, and passes each its state', async () => {
+      const before = timers();
+      const seen: number[] = [];
+      let last!: Promise<void>;
+      const start = now;
+      for (let n = 0; n < 100; n++) {
+        // Scheduled at different clock readings, due at the same instant.
+        now = start + (n % 2);
+        last = new Promise<void>((resolve) =>
+          liveScheduler.schedule<number>((k) => (seen.push(k!), resolve()), 40 - (n % 2), n),
+        );
+      }
+      expect(timers()).to.equal(before + 1);
+      await last;
+      expect(seen).to.deep.equal(Array.from({ length: 100 }, (_, n) => n));
+    });
+
+    it('clears the timer of an instant once all its work is unsubscribed: a cancelled wait does not hold the process', () => {
+      const before = timers();
+      const subscriptions = Array.from({ length: 10 }, () => liveScheduler.schedule(() => undefined, 86_400_000));
+      try {
+        expect(timers()).to.equal(before + 1);
+        subscriptions.slice(1).forEach((s) => s.unsubscribe());
+        expect(timers()).to.equal(before + 1);
+        subscriptions[0]!.unsubscribe();
+        expect(timers()).to.equal(before);
+      } finally {
+        subscriptions.forEach((s) => s.unsubscribe());
+      }
+    });
   });
 
   it('reads the wall clock', () => {

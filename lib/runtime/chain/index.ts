@@ -45,7 +45,8 @@ export interface ChainDeps extends PipelineOptions {
  * after the sink flushed. Throws at once when the entry's encoder cannot be built.
  */
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
-  const { scheduler, sink, stop, backpressure } = deps;
+  // The closures below read these, not `deps`, which holds the start's observables.
+  const { scheduler, sink, stop, backpressure, ahead } = deps;
   if (entry.after && !deps.start) {
     throw new UnsupportedEntryError(
       `${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`,
@@ -57,9 +58,7 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
     switchMap((anchor) =>
-      entrySchedule(entry).pipe(
-        entryTicks(entry, { scheduler, anchor, paused: backpressure, ahead: deps.ahead, slots }),
-      ),
+      entrySchedule(entry).pipe(entryTicks(entry, { scheduler, anchor, paused: backpressure, ahead, slots })),
     ),
     takeUntil(stop),
     signal,
