@@ -101,10 +101,6 @@ function place(
   into: { rows: number[]; exemplars: Exemplar[] },
 ): void {
   const { value } = exemplar;
-  const carry = (row: number) => {
-    into.rows.push(row);
-    into.exemplars.push(exemplar);
-  };
   let bucket = -1;
   let count = -1;
   let native = -1;
@@ -115,9 +111,15 @@ function place(
     else if (series.suffix === '_count') count = r;
   }
   const classic = bucket >= 0 ? bucket : count >= 0 ? count : native >= 0 ? -1 : at;
-  if (classic >= 0 && classic < native) carry(classic);
-  if (native >= 0) carry(native);
-  if (classic > native) carry(classic);
+  // Ascending: the classic row before the native one, unless it comes after it.
+  if (classic >= 0 && classic < native) carry(into, classic, exemplar);
+  if (native >= 0) carry(into, native, exemplar);
+  if (classic > native) carry(into, classic, exemplar);
+}
+
+function carry(into: { rows: number[]; exemplars: Exemplar[] }, row: number, exemplar: Exemplar): void {
+  into.rows.push(row);
+  into.exemplars.push(exemplar);
 }
 
 /**
