@@ -75,8 +75,8 @@ export function exemplarRows(perRow: readonly (Exemplar | undefined)[]): Exempla
 }
 
 /**
- * Reads a batch's exemplars row by row: `at(row)` is one comparison a call while rows are read in ascending order,
- * and still right (a search) when they are not.
+ * Reads a batch's exemplars row by row: `at(row)` is a comparison or two a call while every row is read in ascending
+ * order, and a binary search when rows are skipped or read out of order.
  */
 export class ExemplarCursor {
   private next = 0;
@@ -88,9 +88,16 @@ export class ExemplarCursor {
     const column = this.column;
     if (column === undefined) return undefined;
     const { rows } = column;
-    if (this.next > 0 && rows[this.next - 1]! >= row) this.next = firstAtLeast(rows, row);
-    while (this.next < rows.length && rows[this.next]! < row) this.next++;
-    return rows[this.next] === row ? column.exemplars[this.next++] : undefined;
+    let next = this.next;
+    // Read row by row, `next` is already the first exemplar row from `row` on; a reader that skips rows searches.
+    if ((next < rows.length && rows[next]! < row) || (next > 0 && rows[next - 1]! >= row))
+      next = firstAtLeast(rows, row);
+    if (rows[next] !== row) {
+      this.next = next;
+      return undefined;
+    }
+    this.next = next + 1;
+    return column.exemplars[next];
   }
 }
 
