@@ -285,6 +285,8 @@ function distributionMetrics({
       const ends = new Array<number>(events);
       const series = new Array<Series>(events);
       const offset = new Float64Array(events);
+      // One cursor for the batch: the events' rows are read in order.
+      const cursor = histogram && batch.exemplars ? new ExemplarCursor(batch.exemplars) : undefined;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const native = histogram ? nativeRow(batch, at, rows) : -1;
@@ -298,7 +300,7 @@ function distributionMetrics({
         if (delta) previous.set(series[e]!.key, { time, state });
         // A count below the previous one: the series restarted, its point counts from zero again.
         const before = last && state.count >= last.state.count ? last.state : undefined;
-        const exemplars = histogram ? exemplarsOf(batch, at, rows) : [];
+        const exemplars = cursor ? exemplarsOf(cursor, at, rows) : [];
         const data = {
           ...kind.fields(state, before),
           attributes: attributes(series[e]!.labels),
@@ -334,12 +336,11 @@ function nativeRow(batch: SampleBatch, at: number, rows: number): number {
   return -1;
 }
 
-/** The exemplars of an event's rows, as OTLP's; once each (the classic and the native rows may share one). */
-function exemplarsOf(batch: SampleBatch, at: number, rows: number): ReturnType<typeof otlpExemplar>[] {
+/** The exemplars of an event's rows (read from the batch's cursor), as OTLP's; once each (the classic and the native rows may share one). */
+function exemplarsOf(cursor: ExemplarCursor, at: number, rows: number): ReturnType<typeof otlpExemplar>[] {
   const found = new Set<Exemplar>();
-  const exemplars = new ExemplarCursor(batch.exemplars);
   for (let r = at; r < at + rows; r++) {
-    const exemplar = exemplars.at(r);
+    const exemplar = cursor.at(r);
     if (exemplar) found.add(exemplar);
   }
   return [...found].map(otlpExemplar);
