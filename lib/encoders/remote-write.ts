@@ -1,5 +1,6 @@
 import {
   ExemplarCursor,
+  exemplarLabels,
   timestampOf,
   type Exemplar,
   type Labelled,
@@ -155,15 +156,8 @@ export function remoteWrite({
 }
 
 /** prompb's `Exemplar`: the trace and span it was observed in, as labels. */
-function exemplarMessage({ traceId, spanId, value, timestamp }: Exemplar) {
-  return {
-    labels: [
-      { name: 'trace_id', value: traceId },
-      { name: 'span_id', value: spanId },
-    ],
-    value,
-    timestamp,
-  };
+function exemplarMessage(exemplar: Exemplar) {
+  return { labels: exemplarLabels(exemplar), value: exemplar.value, timestamp: exemplar.timestamp };
 }
 
 /** prompb's integer `Histogram` of a native histogram at `ms`: each bucket's count as the delta to the one before. */

@@ -1,5 +1,5 @@
 import type { Writer } from 'protobufjs';
-import type { Exemplar } from '../../operators/model/batch.js';
+import { exemplarLabels, type Exemplar } from '../../operators/model/batch.js';
 import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
@@ -133,15 +133,8 @@ function nativeFields(h: NativeHistogram) {
 }
 
 /** client_model's `Exemplar`: the trace and span it was observed in, as labels. */
-function exemplarMessage({ traceId, spanId, value, timestamp }: Exemplar) {
-  return {
-    label: [
-      { name: 'trace_id', value: traceId },
-      { name: 'span_id', value: spanId },
-    ],
-    value,
-    timestamp: timestampMessage(timestamp),
-  };
+function exemplarMessage(exemplar: Exemplar) {
+  return { label: exemplarLabels(exemplar), value: exemplar.value, timestamp: timestampMessage(exemplar.timestamp) };
 }
 
 /** A `google.protobuf.Timestamp` of epoch milliseconds. */

@@ -51,6 +51,14 @@ export interface Exemplar extends SpanContext {
   readonly timestamp: number;
 }
 
+/** An exemplar's trace and span as the label pairs Prometheus' formats carry (`trace_id`, `span_id`). */
+export function exemplarLabels({ traceId, spanId }: SpanContext): { name: string; value: string }[] {
+  return [
+    { name: 'trace_id', value: traceId },
+    { name: 'span_id', value: spanId },
+  ];
+}
+
 /**
  * The exemplars of a batch's rows, sparse: a per-row column would be a large array a batch, most of it empty, and
  * its allocation costs more than the exemplars. Read them row by row with an {@link ExemplarCursor}.
