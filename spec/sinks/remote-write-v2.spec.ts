@@ -4,6 +4,7 @@ import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
+import { SYMBOLS_SLACK } from '../../lib/sinks/framing/remote-write-v2.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import { exemplarRows, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -244,6 +245,41 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
         expect(s.metadata.help).to.equal('Up.');
       }
     }
+    // References stay put from request to request: each request carries the sink's table up to the last
+    // string it uses, so of two requests' symbols the shorter starts the longer.
+    receiver.v2.slice(1).forEach(({ symbols }, k) => {
+      const before = receiver.v2[k]!.symbols;
+      const [shorter, longer] = symbols.length < before.length ? [symbols, before] : [before, symbols];
+      expect(longer.slice(0, shorter.length)).to.deep.equal(shorter);
+    });
+  });
+
+  it('keeps its symbol table bounded under labels that never repeat: a request carries at most the 1.0 size of the request before it, 64 KiB and its own strings', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 100, maxAge: 0 });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', remoteWriteProtocol: '2.0' });
+    const requests = 60;
+    const pod = (k: number, j: number) => `pod-${k}-${j}-${'x'.repeat(24)}`;
+    // The 1.0 size of the largest request, as the encoder measures it.
+    let largest = 0;
+    for (let k = 0; k < requests; k++) {
+      const series = Array.from({ length: 100 }, (_, j) => seriesOf({ pod: pod(k, j), zone: 'z' }));
+      const chunk = encoder.encode(sampleBatch({ anchor: T0, values: series.map((_, j) => j), series }));
+      largest = Math.max(largest, chunk.bytes);
+      sink.write(chunk);
+    }
+    await sink.close();
+
+    expect(receiver.v2).to.have.length(requests);
+    receiver.v2.forEach((request, k) => {
+      expect(request.series.map((s) => s.labels.pod)).to.deep.equal(Array.from({ length: 100 }, (_, j) => pod(k, j)));
+      const symbolBytes = request.symbols.reduce((n, text) => n + 2 + Buffer.byteLength(text), 0);
+      expect(symbolBytes).to.be.at.most(SYMBOLS_SLACK + 2 * largest);
+    });
+    // 6,000 pods sent, never half of them in one request's table: it started afresh, more than once.
+    const sizes = receiver.v2.map((request) => request.symbols.length);
+    expect(Math.max(...sizes)).to.be.below(3000);
+    expect(sizes.filter((size, k) => k > 0 && size < sizes[k - 1]!).length).to.be.at.least(2);
   });
 
   it('the statistics sum what the receiver said it wrote, across requests', async () => {
