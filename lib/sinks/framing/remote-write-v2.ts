@@ -123,6 +123,8 @@ const NONE = Buffer.alloc(0);
 
 /** First guess of a row's bytes; a request of longer rows grows its buffer. */
 const ROW_ESTIMATE = 64;
+/** Bytes of new strings a request's symbols may bring before they no longer fit in front of its rows. */
+const FRONT_ROOM = 4096;
 /** The exemplar label names, in the sorted order their references take. */
 const SPAN_ID = 'span_id';
 const TRACE_ID = 'trace_id';
@@ -143,6 +145,8 @@ const TRACE_ID = 'trace_id';
  * buffer reused from request to request, as the encoder writes a 1.0 record. After each request the table
  * starts afresh if it holds more than the request's 1.0 size and {@link SYMBOLS_SLACK} bytes, or
  * {@link MAX_SYMBOLS} strings: a request carries at most the one before it, that slack, and its own strings.
+ *
+ * A body is a view of the buffer the next request is written into: compress or copy it before writing another.
  */
 export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
   const rows = new WeakMap<Series, SeriesRow>();
@@ -160,7 +164,11 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
   return ({ runs, bytes }) => {
     let maxRef = 0;
     const exemplarRefs = [0, 0, 0, 0];
-    let at = 0;
+    // The rows go after room for the symbols the table holds and some it may gain, so that the request's
+    // symbols are copied in front of them, not the rows after the symbols.
+    const front = table.byteLength + FRONT_ROOM;
+    if (front > out.length) out = grownTo(out, 0, front, front);
+    let at = front;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = remoteWriteChunk(chunk).rows;
       const start = metric.startTimestamps ? batch.anchor : 0;
@@ -218,7 +226,13 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
         if (start) at = writeCreated(out, start, at);
       }
     }
-    const body = Buffer.concat([table.upTo(maxRef), out.subarray(0, at)]);
+    const symbols = table.upTo(maxRef);
+    let body: Buffer;
+    if (symbols.length <= front) {
+      const begin = front - symbols.length;
+      symbols.copy(out, begin);
+      body = out.subarray(begin, at);
+    } else body = Buffer.concat([symbols, out.subarray(front, at)]);
     if (table.byteLength > bytes + SYMBOLS_SLACK || table.size > MAX_SYMBOLS) table.clear();
     return body;
   };
