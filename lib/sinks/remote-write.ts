@@ -82,7 +82,7 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
     async (request, http) => {
       if (protocol === '1.0') return post(http, '1.0', v1Body(request));
       try {
-        return await post(http, '2.0', v2Body(request));
+        return await post(http, '2.0', v2Body(request.runs));
       } catch (error) {
         if (!(error instanceof SinkError) || error.status !== UNSUPPORTED_MEDIA_TYPE) throw error;
         protocol = '1.0';

@@ -13,14 +13,14 @@ import {
   type RemoteWriteMetric,
 } from '../../protocols/remote-write-v2.js';
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
-import type { RecordCut } from './record-requests.js';
+import type { RecordRun } from './record-requests.js';
 
 /**
- * Bytes of symbols a sink's table may hold beyond the 1.0 size of the request just written before it starts
- * afresh: a request carries the table up to the last string it uses, so this bounds what it carries for
- * strings of other requests (series beyond it, exemplar ids of requests before it).
+ * Bytes of `symbols` fields a request may carry beyond twice those of the strings it uses, before the sink's
+ * table starts afresh: what it carries for other requests (the series of the request before it, exemplar ids
+ * of requests long gone). A table of a few thousand series' strings stays put.
  */
-export const SYMBOLS_SLACK = 64 * 1024;
+export const SYMBOLS_SLACK = 32 * 1024;
 /** Strings a sink's table holds at most, whatever the requests' sizes. */
 export const MAX_SYMBOLS = 1 << 18;
 
@@ -38,6 +38,9 @@ class SymbolTable {
   private bytes: Buffer = Buffer.allocUnsafe(64 * 1024);
   /** Where the field of each reference ends in `bytes`. */
   private ends: number[] = [];
+  /** The count of {@link bytesOf} that last met each reference. */
+  private counted: Int32Array = new Int32Array(1024);
+  private counts = 0;
   generation = 0;
 
   constructor() {
@@ -69,6 +72,21 @@ class SymbolTable {
     return this.ends[this.ends.length - 1]!;
   }
 
+  /** Bytes of the `symbols` fields of the distinct references in `lists`. */
+  bytesOf(lists: readonly (readonly number[])[]): number {
+    if (this.counted.length < this.ends.length) this.counted = new Int32Array(this.ends.length * 2);
+    const count = ++this.counts;
+    let bytes = 0;
+    for (const refs of lists) {
+      for (const ref of refs) {
+        if (this.counted[ref] === count) continue;
+        this.counted[ref] = count;
+        bytes += this.ends[ref]! - (ref ? this.ends[ref - 1]! : 0);
+      }
+    }
+    return bytes;
+  }
+
   get size(): number {
     return this.ends.length;
   }
@@ -90,7 +108,8 @@ interface SeriesRow {
   readonly strings: readonly string[];
   /** The {@link SymbolTable.generation} of `labels` and `head`. */
   generation: number;
-  /** The `labels_refs` field, and the highest reference in it. */
+  /** The references of `strings`, their `labels_refs` field, and the highest of them. */
+  refs: readonly number[];
   labels: Buffer;
   maxRef: number;
   /**
@@ -142,13 +161,16 @@ const TRACE_ID = 'trace_id';
  * References stay put from request to request ({@link SymbolTable}), so a series' sorted label strings and its
  * `labels_refs` are made once a generation of the table, whatever its place in a request, and so is a plain
  * row's head: a sample row is its head, its value, the timestamp field and the metric's tail, copied into one
- * buffer reused from request to request, as the encoder writes a 1.0 record. After each request the table
- * starts afresh if it holds more than the request's 1.0 size and {@link SYMBOLS_SLACK} bytes, or
- * {@link MAX_SYMBOLS} strings: a request carries at most the one before it, that slack, and its own strings.
+ * buffer reused from request to request, as the encoder writes a 1.0 record. After a request that carried more
+ * than twice the bytes of the strings it uses and {@link SYMBOLS_SLACK}, or after the table reached
+ * {@link MAX_SYMBOLS} strings, the table starts afresh: a request carries at most twice the strings of the
+ * request before it, that slack, and its own strings. Series many times a request's (strings of ten thousand
+ * series in requests of 500) thus have their references taken again from time to time rather than carried
+ * in every request.
  *
  * A body is a view of the buffer the next request is written into: compress or copy it before writing another.
  */
-export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
+export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer {
   const rows = new WeakMap<Series, SeriesRow>();
   const metrics = new WeakMap<RemoteWriteMetric, MetricRows>();
   // The row of the last series written: if the series that followed it last time comes again, its row is one
@@ -161,9 +183,11 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
   let lastTail: Buffer = NONE;
   let after: Buffer = NONE;
 
-  return ({ runs, bytes }) => {
+  return (runs) => {
     let maxRef = 0;
     const exemplarRefs = [0, 0, 0, 0];
+    // The references of the request's rows, metadata and exemplars, counted if it carries many symbols.
+    const used: (readonly number[])[] = [];
     // The rows go after room for the symbols the table holds and some it may gain, so that the request's
     // symbols are copied in front of them, not the rows after the symbols.
     const front = table.byteLength + FRONT_ROOM;
@@ -175,10 +199,12 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
       const shared = metricRows(metric, start);
       const { metadata } = shared;
       if (shared.helpRef > maxRef) maxRef = shared.helpRef;
+      used.push([shared.helpRef]);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
         const own = rowOf(batch.series[i]!, metric.name);
         if (own.maxRef > maxRef) maxRef = own.maxRef;
+        used.push(own.refs);
         const ms = timestampOf(batch, i);
         const native = batch.native?.[i];
         const exemplar = exemplars.at(i);
@@ -206,6 +232,7 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
           exemplarRefs[2] = table.ref(TRACE_ID);
           exemplarRefs[3] = table.ref(exemplar.traceId);
           maxRef = Math.max(maxRef, ...exemplarRefs);
+          used.push([...exemplarRefs]);
           exemplarLength = field(packedLength(exemplarRefs)) + 9 + 1 + varintBytes(exemplar.timestamp);
           rowLength += field(exemplarLength);
         }
@@ -233,7 +260,9 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
       symbols.copy(out, begin);
       body = out.subarray(begin, at);
     } else body = Buffer.concat([symbols, out.subarray(front, at)]);
-    if (table.byteLength > bytes + SYMBOLS_SLACK || table.size > MAX_SYMBOLS) table.clear();
+    const carried = symbols.length;
+    if (table.size > MAX_SYMBOLS || (carried > SYMBOLS_SLACK && carried > 2 * table.bytesOf(used) + SYMBOLS_SLACK))
+      table.clear();
     return body;
   };
 
@@ -252,6 +281,7 @@ export function remoteWriteV2Requests(): (cut: RecordCut) => Buffer {
     if (own.generation !== table.generation) {
       own.generation = table.generation;
       const refs = own.strings.map((text) => table.ref(text));
+      own.refs = refs;
       own.labels = packedField(TIME_SERIES.labelsRefs, refs);
       own.maxRef = Math.max(0, ...refs);
       own.head = NONE;
@@ -306,7 +336,7 @@ function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: Metr
 }
 
 function seriesRow(strings: readonly string[]): SeriesRow {
-  return { strings, generation: -1, labels: NONE, maxRef: 0, head: NONE, stampLength: 0, tail: NONE };
+  return { strings, generation: -1, refs: [], labels: NONE, maxRef: 0, head: NONE, stampLength: 0, tail: NONE };
 }
 
 /** The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name. */
