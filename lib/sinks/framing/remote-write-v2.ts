@@ -24,6 +24,9 @@ export const SYMBOLS_SLACK = 32 * 1024;
 /** Strings a sink's table holds at most, whatever the requests' sizes. */
 export const MAX_SYMBOLS = 1 << 18;
 
+/** The `symbols` field of the empty string, reference 0 of every request. */
+const EMPTY_SYMBOL = Buffer.from([REQUEST.symbols, 0]);
+
 /**
  * The strings of a sink's requests, numbered by first use across requests, not per request: a string keeps
  * its reference from request to request, so a series' `labels_refs` bytes are made once. Each request carries
@@ -32,35 +35,66 @@ export const MAX_SYMBOLS = 1 << 18;
  * one referenced. The table starts afresh (a new `generation`, references numbered from 1 again) when it
  * outgrows its bound ({@link remoteWriteV2Requests}), so label sets past interning (rotating labels, exemplar
  * ids) never grow it, nor the requests that carry it, without end.
+ *
+ * Strings are interned apart from the table (an id each, with its field's bytes), so that taking a series'
+ * references again in a new generation reads typed arrays, not a hash per string; past {@link MAX_SYMBOLS}
+ * strings the interning starts afresh too (a new `interning`).
  */
 class SymbolTable {
-  private readonly refs = new Map<string, number>([['', 0]]);
+  private readonly ids = new Map<string, number>([['', 0]]);
+  /** The `symbols` field of each id. */
+  private readonly fields: Buffer[] = [EMPTY_SYMBOL];
+  /** The generation each id was last given a reference in, and that reference. */
+  private placedIn: Int32Array = new Int32Array(1024);
+  private refOf: Int32Array = new Int32Array(1024);
+  /** The generation's fields, in reference order, and where each ends. */
   private bytes: Buffer = Buffer.allocUnsafe(64 * 1024);
-  /** Where the field of each reference ends in `bytes`. */
   private ends: number[] = [];
   /** The count of {@link bytesOf} that last met each reference. */
   private counted: Int32Array = new Int32Array(1024);
   private counts = 0;
   generation = 0;
+  interning = 0;
 
   constructor() {
     this.clear();
   }
 
-  /** The reference of `text`, added at the end when new. */
-  ref(text: string): number {
-    let ref = this.refs.get(text);
-    if (ref === undefined) {
-      ref = this.ends.length;
-      this.refs.set(text, ref);
+  /** The id of `text`, interned when new. */
+  idOf(text: string): number {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = this.fields.length;
+      this.ids.set(text, id);
       const length = Buffer.byteLength(text);
-      const at = this.byteLength;
-      const need = 1 + varintBytes(length) + length;
-      if (at + need > this.bytes.length) this.bytes = grownTo(this.bytes, at, need, need);
-      this.bytes[at] = REQUEST.symbols;
-      this.ends.push(at + 1 + varintBytes(length) + this.bytes.write(text, writeVarint(this.bytes, length, at + 1)));
+      const field = Buffer.allocUnsafe(1 + varintBytes(length) + length);
+      field[0] = REQUEST.symbols;
+      field.write(text, writeVarint(field, length, 1));
+      this.fields.push(field);
+      if (id >= this.placedIn.length) {
+        this.placedIn = grownInts(this.placedIn);
+        this.refOf = grownInts(this.refOf);
+      }
     }
-    return ref;
+    return id;
+  }
+
+  /** The reference of id `id` in this generation, added at the end when it has none yet. */
+  refOfId(id: number): number {
+    if (this.placedIn[id] === this.generation) return this.refOf[id]!;
+    const field = this.fields[id]!;
+    const at = this.byteLength;
+    if (at + field.length > this.bytes.length) this.bytes = grownTo(this.bytes, at, field.length, field.length);
+    field.copy(this.bytes, at);
+    this.placedIn[id] = this.generation;
+    this.refOf[id] = this.ends.length;
+    this.ends.push(at + field.length);
+    return this.ends.length - 1;
+  }
+
+  /** The reference of `text`. */
+  ref(text: string): number {
+    return this.refOfId(this.idOf(text));
   }
 
   /** The `symbols` fields of references 0 to `max`: a view, valid until the table starts afresh. */
@@ -72,13 +106,19 @@ class SymbolTable {
     return this.ends[this.ends.length - 1]!;
   }
 
+  /** References in this generation. */
+  get size(): number {
+    return this.ends.length;
+  }
+
   /** Bytes of the `symbols` fields of the distinct references in `lists`. */
-  bytesOf(lists: readonly (readonly number[])[]): number {
+  bytesOf(lists: readonly ArrayLike<number>[]): number {
     if (this.counted.length < this.ends.length) this.counted = new Int32Array(this.ends.length * 2);
     const count = ++this.counts;
     let bytes = 0;
     for (const refs of lists) {
-      for (const ref of refs) {
+      for (let k = 0; k < refs.length; k++) {
+        const ref = refs[k]!;
         if (this.counted[ref] === count) continue;
         this.counted[ref] = count;
         bytes += this.ends[ref]! - (ref ? this.ends[ref - 1]! : 0);
@@ -87,34 +127,44 @@ class SymbolTable {
     return bytes;
   }
 
-  get size(): number {
-    return this.ends.length;
-  }
-
-  /** Starts afresh: only the empty string, reference 0. */
+  /** Starts afresh: only the empty string, reference 0; the interning too past {@link MAX_SYMBOLS} strings. */
   clear(): void {
     this.generation++;
-    this.refs.clear();
-    this.refs.set('', 0);
-    this.bytes[0] = REQUEST.symbols;
-    this.bytes[1] = 0;
-    this.ends = [2];
+    if (this.fields.length > MAX_SYMBOLS) {
+      this.interning++;
+      this.ids.clear();
+      this.ids.set('', 0);
+      this.fields.length = 1;
+    }
+    EMPTY_SYMBOL.copy(this.bytes, 0);
+    this.placedIn[0] = this.generation;
+    this.refOf[0] = 0;
+    this.ends = [EMPTY_SYMBOL.length];
   }
+}
+
+function grownInts(ints: Int32Array): Int32Array {
+  const bigger = new Int32Array(ints.length * 2);
+  bigger.set(ints);
+  return bigger;
 }
 
 /** A series' label strings, and the bytes made of their references in one generation of the table. */
 interface SeriesRow {
   /** Label names and values, sorted by name, `__name__` among them (`[name, value, name, value, …]`). */
   readonly strings: readonly string[];
-  /** The {@link SymbolTable.generation} of `labels` and `head`. */
+  /** Their ids in the table's {@link SymbolTable.interning} of `interning`. */
+  readonly ids: Int32Array;
+  interning: number;
+  /** The {@link SymbolTable.generation} of `refs`, `labels` and `head`. */
   generation: number;
   /** The references of `strings`, their `labels_refs` field, and the highest of them. */
-  refs: readonly number[];
+  readonly refs: Int32Array;
   labels: Buffer;
   maxRef: number;
   /**
    * A plain row's bytes before its value (its tag and length, `labels_refs`, the sample's tag and length, the
-   * value's tag), for a timestamp field of `stampLength` bytes and the metric's `tail`.
+   * value's tag), for a timestamp field of `stampLength` bytes (-1: to be made) and the metric's `tail`.
    */
   head: Buffer;
   stampLength: number;
@@ -187,7 +237,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
     let maxRef = 0;
     const exemplarRefs = [0, 0, 0, 0];
     // The references of the request's rows, metadata and exemplars, counted if it carries many symbols.
-    const used: (readonly number[])[] = [];
+    const used: ArrayLike<number>[] = [];
     // The rows go after room for the symbols the table holds and some it may gain, so that the request's
     // symbols are copied in front of them, not the rows after the symbols.
     const front = table.byteLength + FRONT_ROOM;
@@ -280,11 +330,20 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
     last = own;
     if (own.generation !== table.generation) {
       own.generation = table.generation;
-      const refs = own.strings.map((text) => table.ref(text));
-      own.refs = refs;
-      own.labels = packedField(TIME_SERIES.labelsRefs, refs);
-      own.maxRef = Math.max(0, ...refs);
-      own.head = NONE;
+      const { ids, refs } = own;
+      if (own.interning !== table.interning) {
+        own.interning = table.interning;
+        for (let k = 0; k < ids.length; k++) ids[k] = table.idOf(own.strings[k]!);
+      }
+      let maxRef = 0;
+      for (let k = 0; k < ids.length; k++) {
+        const ref = table.refOfId(ids[k]!);
+        refs[k] = ref;
+        if (ref > maxRef) maxRef = ref;
+      }
+      own.maxRef = maxRef;
+      own.labels = packedField(TIME_SERIES.labelsRefs, refs, own.labels);
+      own.stampLength = -1;
     }
     return own;
   }
@@ -318,12 +377,13 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
   }
 }
 
-/** A plain row's bytes before its value: made again when its timestamp field or its metric's tail changes. */
+/** A plain row's bytes before its value: made again when its references, its timestamp field or its metric's tail change. */
 function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: MetricRows): Buffer {
-  if (own.head !== NONE && own.stampLength === stampLength && own.tail === tail) return own.head;
+  if (own.stampLength === stampLength && own.tail === tail) return own.head;
   const sampleLength = 9 + stampLength + startLength;
   const rowLength = own.labels.length + field(sampleLength) + tail.length - startLength;
-  const head = Buffer.allocUnsafe(1 + varintBytes(rowLength) + own.labels.length + 1 + varintBytes(sampleLength) + 1);
+  const length = 1 + varintBytes(rowLength) + own.labels.length + 1 + varintBytes(sampleLength) + 1;
+  const head = own.head.length === length ? own.head : Buffer.allocUnsafe(length);
   head[0] = REQUEST.timeseries;
   let at = copied(own.labels, head, writeVarint(head, rowLength, 1));
   head[at] = TIME_SERIES.samples;
@@ -336,7 +396,20 @@ function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: Metr
 }
 
 function seriesRow(strings: readonly string[]): SeriesRow {
-  return { strings, generation: -1, refs: [], labels: NONE, maxRef: 0, head: NONE, stampLength: 0, tail: NONE };
+  const ids = new Int32Array(strings.length);
+  const refs = new Int32Array(strings.length);
+  return {
+    strings,
+    ids,
+    interning: -1,
+    generation: -1,
+    refs,
+    labels: NONE,
+    maxRef: 0,
+    head: NONE,
+    stampLength: -1,
+    tail: NONE,
+  };
 }
 
 /** The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name. */
@@ -378,10 +451,10 @@ function field(length: number): number {
   return 1 + varintBytes(length) + length;
 }
 
-/** A packed repeated varint field of `values`. */
-function packedField(tag: number, values: readonly number[]): Buffer {
+/** A packed repeated varint field of `values`: in `into` when it fits exactly. */
+function packedField(tag: number, values: Int32Array, into: Buffer): Buffer {
   const length = packedLength(values);
-  const out = Buffer.allocUnsafe(field(length));
+  const out = into.length === field(length) ? into : Buffer.allocUnsafe(field(length));
   writePacked(out, tag, values, length, 0);
   return out;
 }
