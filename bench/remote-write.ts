@@ -49,7 +49,7 @@ async function pipeline(
 }
 
 /** Rounds of 1.0 then 2.0 into the receiver, after one of each not counted (the code warming up). */
-const ROUNDS = 4;
+const ROUNDS = 5;
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
