@@ -228,6 +228,15 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
   let last: SeriesRow | undefined;
   const table = new SymbolTable();
   let out: Buffer = Buffer.allocUnsafe(64 * 1024);
+  // Sample values go in through a view: Buffer#writeDoubleLE checks its arguments at each call, which a loop this
+  // long does not get optimized away.
+  let values = new DataView(out.buffer, out.byteOffset, out.length);
+  /** Makes room in `out` for `need` bytes after its first `used`, growing it by at least `guess`. */
+  const reserve = (used: number, need: number, guess: number): void => {
+    if (used + need <= out.length) return;
+    out = grownTo(out, used, need, guess);
+    values = new DataView(out.buffer, out.byteOffset, out.length);
+  };
   // A sample row's bytes after its value (the timestamp field and the metric's tail), made once a millisecond.
   let lastMs = Number.NaN;
   let lastTail: Buffer = NONE;
@@ -241,7 +250,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
     // The rows go after room for the symbols the table holds and some it may gain, so that the request's
     // symbols are copied in front of them, not the rows after the symbols.
     const front = table.byteLength + FRONT_ROOM;
-    if (front > out.length) out = grownTo(out, 0, front, front);
+    reserve(0, front, front);
     let at = front;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = remoteWriteChunk(chunk).rows;
@@ -266,9 +275,11 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
           }
           const head = headOf(own, after.length - lastTail.length, shared);
           const room = head.length + 8 + after.length;
-          if (at + room > out.length) out = grownTo(out, at, room, (to - i) * ROW_ESTIMATE);
+          reserve(at, room, (to - i) * ROW_ESTIMATE);
           out.set(head, at);
-          at = out.writeDoubleLE(batch.value[i]!, at + head.length);
+          at += head.length;
+          values.setFloat64(at, batch.value[i]!, true);
+          at += 8;
           out.set(after, at);
           at += after.length;
           continue;
@@ -287,7 +298,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
           rowLength += field(exemplarLength);
         }
         const room = field(rowLength);
-        if (at + room > out.length) out = grownTo(out, at, room, (to - i) * ROW_ESTIMATE);
+        reserve(at, room, (to - i) * ROW_ESTIMATE);
         out[at] = REQUEST.timeseries;
         at = writeVarint(out, rowLength, at + 1);
         at = copied(own.labels, out, at);
