@@ -4,7 +4,7 @@ import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
-import { SYMBOLS_SLACK } from '../../lib/sinks/framing/remote-write-v2.js';
+import { SYMBOLS_SLACK, joinedBlocks } from '../../lib/sinks/framing/remote-write-v2.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import { exemplarRows, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -359,6 +359,23 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     await sink.close();
     expect(receiver.v2).to.have.length(0);
     expect(v1Rows(receiver.v1)).to.deep.equal([`__name__=up,pod=a 1@${T0}`]);
+  });
+});
+
+describe('joinedBlocks', () => {
+  it('joins two snappy blocks into one that Google snappy and snappyjs both read as the two data in turn', async () => {
+    const snappy = await import('snappy');
+    const { uncompress } = await import('snappyjs');
+    // Repetitive data (copies inside each block), and a second part long enough for a multi-byte length.
+    const a = Buffer.from(`${'abcabcabc'.repeat(50)}symbols`);
+    const b = Buffer.from(Array.from({ length: 3000 }, (_, k) => `row ${k % 7};`).join(''));
+    const joined = joinedBlocks(snappy.compressSync(a), snappy.compressSync(b));
+    const expected = Buffer.concat([a, b]);
+    expect(Buffer.from(snappy.uncompressSync(joined) as Buffer)).to.deep.equal(expected);
+    expect(Buffer.from(uncompress(joined))).to.deep.equal(expected);
+    expect(
+      Buffer.from(uncompress(joinedBlocks(snappy.compressSync(Buffer.alloc(0)), snappy.compressSync(b)))),
+    ).to.deep.equal(b);
   });
 });
 

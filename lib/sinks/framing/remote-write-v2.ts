@@ -24,14 +24,15 @@ export const SYMBOLS_SLACK = 32 * 1024;
 /** Strings a sink's table holds at most, whatever the requests' sizes. */
 export const MAX_SYMBOLS = 1 << 18;
 
+const NONE = Buffer.alloc(0);
+
 /** The `symbols` field of the empty string, reference 0 of every request. */
 const EMPTY_SYMBOL = Buffer.from([REQUEST.symbols, 0]);
 
 /**
  * The strings of a sink's requests, numbered by first use across requests, not per request: a string keeps
  * its reference from request to request, so a series' `labels_refs` bytes are made once. Each request carries
- * the table's `symbols` fields up to the highest reference it uses ({@link upTo}), one slice of bytes made
- * as the strings came. The spec asks the symbols de-duplicated and starting with the empty string, not every
+ * the whole table (its `symbols` fields compressed once, {@link block}). The spec asks the symbols de-duplicated and starting with the empty string, not every
  * one referenced. The table starts afresh (a new `generation`, references numbered from 1 again) when it
  * outgrows its bound ({@link remoteWriteV2Requests}), so label sets past interning (rotating labels, exemplar
  * ids) never grow it, nor the requests that carry it, without end.
@@ -50,6 +51,9 @@ class SymbolTable {
   /** The generation's fields, in reference order, and where each ends. */
   private bytes: Buffer = Buffer.allocUnsafe(64 * 1024);
   private ends: number[] = [];
+  /** The snappy block of the first `blockLength` bytes of `bytes`. */
+  private packed: Buffer = NONE;
+  private blockLength = 0;
   /** The count of {@link bytesOf} that last met each reference. */
   private counted: Int32Array = new Int32Array(1024);
   private counts = 0;
@@ -97,9 +101,18 @@ class SymbolTable {
     return this.refOfId(this.idOf(text));
   }
 
-  /** The `symbols` fields of references 0 to `max`: a view, valid until the table starts afresh. */
-  upTo(max: number): Buffer {
-    return this.bytes.subarray(0, this.ends[max]!);
+  /**
+   * A snappy block (by `compress`) of all the table's `symbols` fields: the block made last time joined to the
+   * fields added since, so each string is compressed once a generation.
+   */
+  block(compress: (data: Buffer) => Buffer): Buffer {
+    const length = this.byteLength;
+    if (this.blockLength !== length) {
+      const added = compress(this.bytes.subarray(this.blockLength, length));
+      this.packed = this.blockLength ? joinedBlocks(this.packed, added) : added;
+      this.blockLength = length;
+    }
+    return this.packed;
   }
 
   get byteLength(): number {
@@ -137,6 +150,7 @@ class SymbolTable {
       this.fields.length = 1;
     }
     EMPTY_SYMBOL.copy(this.bytes, 0);
+    this.blockLength = 0;
     this.placedIn[0] = this.generation;
     this.refOf[0] = 0;
     this.ends = [EMPTY_SYMBOL.length];
@@ -158,10 +172,9 @@ interface SeriesRow {
   interning: number;
   /** The {@link SymbolTable.generation} of `refs`, `labels` and `head`. */
   generation: number;
-  /** The references of `strings`, their `labels_refs` field, and the highest of them. */
+  /** The references of `strings`, and their `labels_refs` field. */
   readonly refs: Int32Array;
   labels: Buffer;
-  maxRef: number;
   /**
    * A plain row's bytes before its value (its tag and length, `labels_refs`, the sample's tag and length, the
    * value's tag), for a timestamp field of `stampLength` bytes (-1: to be made) and the metric's `tail`.
@@ -188,20 +201,15 @@ interface MetricRows {
   startLength: number;
 }
 
-const NONE = Buffer.alloc(0);
-
 /** First guess of a row's bytes; a request of longer rows grows its buffer. */
 const ROW_ESTIMATE = 64;
-/** Bytes of new strings a request's symbols may bring before they no longer fit in front of its rows. */
-const FRONT_ROOM = 4096;
 /** The exemplar label names, in the sorted order their references take. */
 const SPAN_ID = 'span_id';
 const TRACE_ID = 'trace_id';
 
 /**
- * Writes remote write 2.0 `io.prometheus.write.v2.Request`s (uncompressed) from the rows of the remote_write
- * chunks of a request: the sink's symbol table up to the last string the request uses (`symbols[0]` the empty
- * string), one `TimeSeries` per row with its `labels_refs` (sorted by name, `__name__` among them), its sample
+ * Writes remote write 2.0 `io.prometheus.write.v2.Request`s, snappy block-compressed, from the rows of the remote_write
+ * chunks of a request: the sink's whole symbol table (`symbols[0]` the empty string), one `TimeSeries` per row with its `labels_refs` (sorted by name, `__name__` among them), its sample
  * or, on a row holding one, its native histogram (integer counts as bucket deltas), its exemplar (`span_id`,
  * `trace_id`), its metadata (type, `help_ref`; no unit) and, on counters, histograms and summaries, the time
  * the series started counting (the entry start): written where the 2.0 release candidates up to rc.3 read it
@@ -218,9 +226,11 @@ const TRACE_ID = 'trace_id';
  * series in requests of 500) thus have their references taken again from time to time rather than carried
  * in every request.
  *
- * A body is a view of the buffer the next request is written into: compress or copy it before writing another.
+ * The symbols and the rows are compressed apart (`compress`, a snappy block compressor) and joined into one block
+ * ({@link joinedBlocks}): each string of the table is compressed once ({@link SymbolTable.block}), not with
+ * every request that carries it. A table of unique label values compresses slowly; it was most of the work.
  */
-export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer {
+export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs: readonly RecordRun[]) => Buffer {
   const rows = new WeakMap<Series, SeriesRow>();
   const metrics = new WeakMap<RemoteWriteMetric, MetricRows>();
   // The row of the last series written: if the series that followed it last time comes again, its row is one
@@ -243,26 +253,19 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
   let after: Buffer = NONE;
 
   return (runs) => {
-    let maxRef = 0;
     const exemplarRefs = [0, 0, 0, 0];
     // The references of the request's rows, metadata and exemplars, counted if it carries many symbols.
     const used: ArrayLike<number>[] = [];
-    // The rows go after room for the symbols the table holds and some it may gain, so that the request's
-    // symbols are copied in front of them, not the rows after the symbols.
-    const front = table.byteLength + FRONT_ROOM;
-    reserve(0, front, front);
-    let at = front;
+    let at = 0;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = remoteWriteChunk(chunk).rows;
       const start = metric.startTimestamps ? batch.anchor : 0;
       const shared = metricRows(metric, start);
       const { metadata } = shared;
-      if (shared.helpRef > maxRef) maxRef = shared.helpRef;
       used.push([shared.helpRef]);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
         const own = rowOf(batch.series[i]!, metric.name);
-        if (own.maxRef > maxRef) maxRef = own.maxRef;
         used.push(own.refs);
         const ms = timestampOf(batch, i);
         const native = batch.native?.[i];
@@ -292,7 +295,6 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
           exemplarRefs[1] = table.ref(exemplar.spanId);
           exemplarRefs[2] = table.ref(TRACE_ID);
           exemplarRefs[3] = table.ref(exemplar.traceId);
-          maxRef = Math.max(maxRef, ...exemplarRefs);
           used.push([...exemplarRefs]);
           exemplarLength = field(packedLength(exemplarRefs)) + 9 + 1 + varintBytes(exemplar.timestamp);
           rowLength += field(exemplarLength);
@@ -314,14 +316,8 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
         if (start) at = writeCreated(out, start, at);
       }
     }
-    const symbols = table.upTo(maxRef);
-    let body: Buffer;
-    if (symbols.length <= front) {
-      const begin = front - symbols.length;
-      symbols.copy(out, begin);
-      body = out.subarray(begin, at);
-    } else body = Buffer.concat([symbols, out.subarray(front, at)]);
-    const carried = symbols.length;
+    const body = joinedBlocks(table.block(compress), compress(out.subarray(0, at)));
+    const carried = table.byteLength;
     if (table.size > MAX_SYMBOLS || (carried > SYMBOLS_SLACK && carried > 2 * table.bytesOf(used) + SYMBOLS_SLACK))
       table.clear();
     return body;
@@ -346,13 +342,7 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
         own.interning = table.interning;
         for (let k = 0; k < ids.length; k++) ids[k] = table.idOf(own.strings[k]!);
       }
-      let maxRef = 0;
-      for (let k = 0; k < ids.length; k++) {
-        const ref = table.refOfId(ids[k]!);
-        refs[k] = ref;
-        if (ref > maxRef) maxRef = ref;
-      }
-      own.maxRef = maxRef;
+      for (let k = 0; k < ids.length; k++) refs[k] = table.refOfId(ids[k]!);
       own.labels = packedField(TIME_SERIES.labelsRefs, refs, own.labels);
       own.stampLength = -1;
     }
@@ -388,6 +378,33 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
   }
 }
 
+/**
+ * One snappy block of the data of blocks `a` then `b`. A block is the length of its data (a varint) and elements
+ * that copy only from data before them, never past their own block's start: `a`'s elements then `b`'s, under
+ * the length of both, read as `a`'s data then `b`'s (https://github.com/google/snappy/blob/main/format_description.txt).
+ */
+export function joinedBlocks(a: Buffer, b: Buffer): Buffer {
+  const [lengthA, headA] = blockLength(a);
+  const [lengthB, headB] = blockLength(b);
+  const length = lengthA + lengthB;
+  const out = Buffer.allocUnsafe(varintBytes(length) + a.length - headA + b.length - headB);
+  let at = writeVarint(out, length, 0);
+  at += a.copy(out, at, headA);
+  b.copy(out, at, headB);
+  return out;
+}
+
+/** The data length a snappy block starts with, and the bytes of that varint. */
+function blockLength(block: Buffer): [number, number] {
+  let length = 0;
+  let at = 0;
+  for (let shift = 1; ; shift *= 0x80) {
+    const byte = block[at++]!;
+    length += (byte & 0x7f) * shift;
+    if (byte < 0x80) return [length, at];
+  }
+}
+
 /** A plain row's bytes before its value: made again when its references, its timestamp field or its metric's tail change. */
 function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: MetricRows): Buffer {
   if (own.stampLength === stampLength && own.tail === tail) return own.head;
@@ -416,7 +433,6 @@ function seriesRow(strings: readonly string[]): SeriesRow {
     generation: -1,
     refs,
     labels: NONE,
-    maxRef: 0,
     head: NONE,
     stampLength: -1,
     tail: NONE,
