@@ -254,7 +254,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     });
   });
 
-  it('keeps its symbol table bounded under labels that never repeat: a request carries at most twice the strings of the request before it, 32 KiB and its own', async () => {
+  it('keeps its symbol table bounded under labels that never repeat: a request carries at most twice the strings of the request before it, 16 KiB and its own', async () => {
     receiver = await startRemoteWriteV2Receiver();
     const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 100, maxAge: 0 });
     const encoder = remoteWrite({ name: 'up', metricType: 'gauge', remoteWriteProtocol: '2.0' });

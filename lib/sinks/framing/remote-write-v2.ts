@@ -20,7 +20,7 @@ import type { RecordRun } from './record-requests.js';
  * table starts afresh: what it carries for other requests (the series of the request before it, exemplar ids
  * of requests long gone). A table of a few thousand series' strings stays put.
  */
-export const SYMBOLS_SLACK = 32 * 1024;
+export const SYMBOLS_SLACK = 16 * 1024;
 /** Strings a sink's table holds at most, whatever the requests' sizes. */
 export const MAX_SYMBOLS = 1 << 18;
 
