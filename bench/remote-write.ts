@@ -1,9 +1,8 @@
 /**
- * Remote write in `npm run bench`: samples/s of a 1,000-series gauge at an unbounded rate through
- * the remote_write encoder and sink, into a receiver in this process (it answers 204 at once), and the CPU
- * time a sample costs with protocol 1.0 and 2.0 in turn, and into a real VictoriaMetrics; beside them the encoder alone and
- * snappy alone on the same data, so the encode share of the pipeline's time shows. Prints figures;
- * asserts nothing.
+ * Remote write in `npm run bench`: samples/s of a 1,000-series gauge at an unbounded rate through the remote_write
+ * encoder and sink, into a receiver in this process (it answers 204 at once), and the CPU time a sample costs with
+ * protocol 1.0 and 2.0 in turn, and into a real VictoriaMetrics; beside them the encoder alone and snappy alone on the
+ * same data, so the encode share of the pipeline's time shows. Prints figures; asserts nothing.
  */
 import { createServer } from 'node:http';
 import { compress } from 'snappyjs';

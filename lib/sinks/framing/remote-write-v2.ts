@@ -30,16 +30,16 @@ const NONE = Buffer.alloc(0);
 const EMPTY_SYMBOL = Buffer.from([REQUEST.symbols, 0]);
 
 /**
- * The strings of a sink's requests, numbered by first use across requests, not per request: a string keeps
- * its reference from request to request, so a series' `labels_refs` bytes are made once. Each request carries
- * the whole table (its `symbols` fields compressed once, {@link block}). The spec asks the symbols de-duplicated and starting with the empty string, not every
- * one referenced. The table starts afresh (a new `generation`, references numbered from 1 again) when it
- * outgrows its bound ({@link remoteWriteV2Requests}), so label sets past interning (rotating labels, exemplar
- * ids) never grow it, nor the requests that carry it, without end.
+ * The strings of a sink's requests, numbered by first use across requests, not per request: a string keeps its
+ * reference from request to request, so a series' `labels_refs` bytes are made once. Each request carries the whole
+ * table (its `symbols` fields compressed once, {@link block}). The spec asks the symbols de-duplicated and starting
+ * with the empty string, not every one referenced. The table starts afresh (a new `generation`, references numbered
+ * from 1 again) when it outgrows its bound ({@link remoteWriteV2Requests}), so label sets past interning (rotating
+ * labels, exemplar ids) never grow it, nor the requests that carry it, without end.
  *
- * Strings are interned apart from the table (an id each, with its field's bytes), so that taking a series'
- * references again in a new generation reads typed arrays, not a hash per string; past {@link MAX_SYMBOLS}
- * strings the interning starts afresh too (a new `interning`).
+ * Strings are interned apart from the table (an id each, with its field's bytes), so that taking a series' references
+ * again in a new generation reads typed arrays, not a hash per string; past {@link MAX_SYMBOLS} strings the interning
+ * starts afresh too (a new `interning`).
  */
 class SymbolTable {
   private readonly ids = new Map<string, number>([['', 0]]);
@@ -49,7 +49,7 @@ class SymbolTable {
   private placedIn: Int32Array = new Int32Array(1024);
   private refOf: Int32Array = new Int32Array(1024);
   /** The generation's fields, in reference order, and where each ends. */
-  private bytes: Buffer = Buffer.allocUnsafe(64 * 1024);
+  private bytes: Buffer = Buffer.allocUnsafe(1024);
   private ends: number[] = [];
   /** The snappy block of the first `blockLength` bytes of `bytes`. */
   private packed: Buffer = NONE;
@@ -209,26 +209,26 @@ const TRACE_ID = 'trace_id';
 
 /**
  * Writes remote write 2.0 `io.prometheus.write.v2.Request`s, snappy block-compressed, from the rows of the remote_write
- * chunks of a request: the sink's whole symbol table (`symbols[0]` the empty string), one `TimeSeries` per row with its `labels_refs` (sorted by name, `__name__` among them), its sample
- * or, on a row holding one, its native histogram (integer counts as bucket deltas), its exemplar (`span_id`,
- * `trace_id`), its metadata (type, `help_ref`; no unit) and, on counters, histograms and summaries, the time
- * the series started counting (the entry start): written where the 2.0 release candidates up to rc.3 read it
- * (`TimeSeries.created_timestamp`, Prometheus 3.0 to 3.7) and where rc.4 does (`Sample.start_timestamp`,
- * `Histogram.start_timestamp`, Prometheus 3.8 on), since a receiver skips a field its definition does not have.
+ * chunks of a request: the sink's whole symbol table (`symbols[0]` the empty string), one `TimeSeries` per row with its
+ * `labels_refs` (sorted by name, `__name__` among them), its sample or, on a row holding one, its native histogram
+ * (integer counts as bucket deltas), its exemplar (`span_id`, `trace_id`), its metadata (type, `help_ref`; no unit)
+ * and, on counters, histograms and summaries, the time the series started counting (the entry start): written where the
+ * 2.0 release candidates up to rc.3 read it (`TimeSeries.created_timestamp`, Prometheus 3.0 to 3.7) and where rc.4 does
+ * (`Sample.start_timestamp`, `Histogram.start_timestamp`, Prometheus 3.8 on), since a receiver skips a field its
+ * definition does not have.
  *
  * References stay put from request to request ({@link SymbolTable}), so a series' sorted label strings and its
- * `labels_refs` are made once a generation of the table, whatever its place in a request, and so is a plain
- * row's head: a sample row is its head, its value, the timestamp field and the metric's tail, copied into one
- * buffer reused from request to request, as the encoder writes a 1.0 record. After a request that carried more
- * than twice the bytes of the strings it uses and {@link SYMBOLS_SLACK}, or after the table reached
- * {@link MAX_SYMBOLS} strings, the table starts afresh: a request carries at most twice the strings of the
- * request before it, that slack, and its own strings. Series many times a request's (strings of ten thousand
- * series in requests of 500) thus have their references taken again from time to time rather than carried
- * in every request.
+ * `labels_refs` are made once a generation of the table, whatever its place in a request, and so is a plain row's head:
+ * a sample row is its head, its value, the timestamp field and the metric's tail, copied into one buffer reused from
+ * request to request, as the encoder writes a 1.0 record. After a request that carried more than twice the bytes of the
+ * strings it uses and {@link SYMBOLS_SLACK}, or after the table reached {@link MAX_SYMBOLS} strings, the table starts
+ * afresh: a request carries at most twice the strings of the request before it, that slack, and its own strings. Series
+ * many times a request's (strings of ten thousand series in requests of 500) thus have their references taken again
+ * from time to time rather than carried in every request.
  *
  * The symbols and the rows are compressed apart (`compress`, a snappy block compressor) and joined into one block
- * ({@link joinedBlocks}): each string of the table is compressed once ({@link SymbolTable.block}), not with
- * every request that carries it. A table of unique label values compresses slowly; it was most of the work.
+ * ({@link joinedBlocks}): each string of the table is compressed once ({@link SymbolTable.block}), not with every
+ * request that carries it. A table of unique label values compresses slowly; it was most of the work.
  */
 export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs: readonly RecordRun[]) => Buffer {
   const rows = new WeakMap<Series, SeriesRow>();
@@ -379,9 +379,9 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
 }
 
 /**
- * One snappy block of the data of blocks `a` then `b`. A block is the length of its data (a varint) and elements
- * that copy only from data before them, never past their own block's start: `a`'s elements then `b`'s, under
- * the length of both, read as `a`'s data then `b`'s (https://github.com/google/snappy/blob/main/format_description.txt).
+ * One snappy block of the data of blocks `a` then `b`. A block is the length of its data (a varint) and elements that
+ * copy only from data before them, never past their own block's start: `a`'s elements then `b`'s, under the length of
+ * both, read as `a`'s data then `b`'s (https://github.com/google/snappy/blob/main/format_description.txt).
  */
 export function joinedBlocks(a: Buffer, b: Buffer): Buffer {
   const [lengthA, headA] = blockLength(a);
@@ -405,7 +405,10 @@ function blockLength(block: Buffer): [number, number] {
   }
 }
 
-/** A plain row's bytes before its value: made again when its references, its timestamp field or its metric's tail change. */
+/**
+ * A plain row's bytes before its value: made again when its references, its timestamp field or its metric's tail
+ * change.
+ */
 function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: MetricRows): Buffer {
   if (own.stampLength === stampLength && own.tail === tail) return own.head;
   const sampleLength = 9 + stampLength + startLength;
@@ -439,7 +442,9 @@ function seriesRow(strings: readonly string[]): SeriesRow {
   };
 }
 
-/** The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name. */
+/**
+ * The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name.
+ */
 function sortedLabels(name: string, series: Series): string[] {
   return Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -486,7 +491,10 @@ function packedField(tag: number, values: Int32Array, into: Buffer): Buffer {
   return out;
 }
 
-/** Copies `bytes` into `out` at `at` (a byte at a time: the few bytes of a row's field copy faster so); returns where they end. */
+/**
+ * Copies `bytes` into `out` at `at` (a byte at a time: the few bytes of a row's field copy faster so); returns where
+ * they end.
+ */
 function copied(bytes: Uint8Array, out: Buffer, at: number): number {
   for (let k = 0; k < bytes.length; k++) out[at++] = bytes[k]!;
   return at;
