@@ -4,8 +4,9 @@
  * spec https://prometheus.io/docs/specs/prw/remote_write_spec_2_0/), and what a remote_write chunk hands the
  * sink so it can write a 2.0 request (its rows) beside the 1.0 records it carries.
  *
- * The sink writes 2.0 requests itself, byte by byte (lib/sinks/framing/remote-write-v2.ts): one symbol table
- * per request, which no encoder can know, since a request joins the rows of several chunks.
+ * The sink writes 2.0 requests itself, byte by byte (lib/sinks/framing/remote-write-v2.ts): the references of
+ * a request's rows index its symbol table (the sink's, numbered across its requests), which no encoder can know,
+ * since a request joins the rows of several chunks.
  */
 import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
 

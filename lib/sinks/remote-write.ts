@@ -62,10 +62,13 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   let protocol = options.protocol ?? '1.0';
   /** Said with the first request that went through after the receiver refused 2.0. */
   let fallback: string | undefined;
-  const v2Body = remoteWriteV2Requests();
-  const v1Body = ({ runs }: RecordCut): Buffer => Buffer.concat([...preamblesOf(runs), ...runs.map(v1Records)]);
+  const compress = (data: Buffer): Buffer => snappy.compressSync(data);
+  const v2Body = remoteWriteV2Requests(compress);
+  const v1Body = ({ runs }: RecordCut): Buffer =>
+    compress(Buffer.concat([...preamblesOf(runs), ...runs.map(v1Records)]));
+  /** Posts a compressed body. */
   const post = async (http: HttpEndpoint, version: RemoteWriteProtocol, body: Buffer): Promise<Receipt> => {
-    const answer = await http.post(snappy.compressSync(body), PROTOCOL_HEADERS[version]);
+    const answer = await http.post(body, PROTOCOL_HEADERS[version]);
     const receipt = { written: writtenCounts(answer), warning: fallback };
     fallback = undefined;
     return receipt;

@@ -4,6 +4,7 @@ import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { remoteWriteSink } from '../../lib/sinks/remote-write.js';
+import { SYMBOLS_SLACK, joinedBlocks } from '../../lib/sinks/framing/remote-write-v2.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import { exemplarRows, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -244,6 +245,67 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
         expect(s.metadata.help).to.equal('Up.');
       }
     }
+    // References stay put from request to request: each request carries the sink's table up to the last
+    // string it uses, so of two requests' symbols the shorter starts the longer.
+    receiver.v2.slice(1).forEach(({ symbols }, k) => {
+      const before = receiver.v2[k]!.symbols;
+      const [shorter, longer] = symbols.length < before.length ? [symbols, before] : [before, symbols];
+      expect(longer.slice(0, shorter.length)).to.deep.equal(shorter);
+    });
+  });
+
+  it('keeps its symbol table bounded under labels that never repeat: a request carries at most twice the strings of the request before it, 16 KiB and its own', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 100, maxAge: 0 });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', remoteWriteProtocol: '2.0' });
+    const requests = 60;
+    // Each request's new strings outgrow the room kept for them in front of its rows.
+    const pod = (k: number, j: number) => `pod-${k}-${j}-${'x'.repeat(40)}`;
+    for (let k = 0; k < requests; k++) {
+      const series = Array.from({ length: 100 }, (_, j) => seriesOf({ pod: pod(k, j), zone: 'z' }));
+      sink.write(encoder.encode(sampleBatch({ anchor: T0, values: series.map((_, j) => j), series })));
+    }
+    await sink.close();
+
+    expect(receiver.v2).to.have.length(requests);
+    const fields = (strings: Iterable<string>) => [...strings].reduce((n, text) => n + 2 + Buffer.byteLength(text), 0);
+    // The strings a request uses: its label names and values, and the help string (empty).
+    const used = receiver.v2.map((request) =>
+      fields(new Set(['', ...request.series.flatMap((s) => Object.entries(s.labels).flat())])),
+    );
+    receiver.v2.forEach((request, k) => {
+      expect(request.series.map((s) => s.labels.pod)).to.deep.equal(Array.from({ length: 100 }, (_, j) => pod(k, j)));
+      const carried = fields(request.symbols);
+      expect(carried).to.be.at.most((k ? 2 * used[k - 1]! + SYMBOLS_SLACK : 0) + used[k]!);
+    });
+    // 6,000 pods sent, never a sixth of them in one request's table: it started afresh, again and again.
+    const sizes = receiver.v2.map((request) => request.symbols.length);
+    expect(Math.max(...sizes)).to.be.below(1000);
+    expect(sizes.filter((size, k) => k > 0 && size < sizes[k - 1]!).length).to.be.at.least(5);
+  });
+
+  it('keeps the references of series that come back, request after request, when the table holds them all', async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0', batchSize: 100, maxAge: 0 });
+    const encoder = remoteWrite({ name: 'up', metricType: 'gauge', remoteWriteProtocol: '2.0' });
+    // 300 series in requests of 100: each request carries the strings of the requests before it in the cycle.
+    const series = Array.from({ length: 300 }, (_, j) => seriesOf({ pod: `pod-${j}` }));
+    for (let k = 0; k < 12; k++) {
+      const rows = series.slice((k % 3) * 100, (k % 3) * 100 + 100);
+      sink.write(encoder.encode(sampleBatch({ anchor: T0 + k, values: rows.map((_, j) => j), series: rows })));
+    }
+    await sink.close();
+
+    expect(receiver.v2).to.have.length(12);
+    const table = receiver.v2[2]!.symbols;
+    expect(table).to.have.length(1 + 3 + 300);
+    // From the third request on, each carries the table up to its cycle's last pod: the same strings, numbered alike.
+    receiver.v2.slice(2).forEach((request, k) => {
+      expect(request.symbols).to.deep.equal(table.slice(0, request.symbols.length));
+      expect(request.series.map((s) => s.labels.pod)).to.deep.equal(
+        series.slice(((k + 2) % 3) * 100, ((k + 2) % 3) * 100 + 100).map((s) => s.labels.pod),
+      );
+    });
   });
 
   it('the statistics sum what the receiver said it wrote, across requests', async () => {
@@ -297,6 +359,23 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     await sink.close();
     expect(receiver.v2).to.have.length(0);
     expect(v1Rows(receiver.v1)).to.deep.equal([`__name__=up,pod=a 1@${T0}`]);
+  });
+});
+
+describe('joinedBlocks', () => {
+  it('joins two snappy blocks into one that Google snappy and snappyjs both read as the two data in turn', async () => {
+    const snappy = await import('snappy');
+    const { uncompress } = await import('snappyjs');
+    // Repetitive data (copies inside each block), and a second part long enough for a multi-byte length.
+    const a = Buffer.from(`${'abcabcabc'.repeat(50)}symbols`);
+    const b = Buffer.from(Array.from({ length: 3000 }, (_, k) => `row ${k % 7};`).join(''));
+    const joined = joinedBlocks(snappy.compressSync(a), snappy.compressSync(b));
+    const expected = Buffer.concat([a, b]);
+    expect(Buffer.from(snappy.uncompressSync(joined) as Buffer)).to.deep.equal(expected);
+    expect(Buffer.from(uncompress(joined))).to.deep.equal(expected);
+    expect(
+      Buffer.from(uncompress(joinedBlocks(snappy.compressSync(Buffer.alloc(0)), snappy.compressSync(b)))),
+    ).to.deep.equal(b);
   });
 });
 

@@ -15,152 +15,190 @@ import {
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
 import type { RecordRun } from './record-requests.js';
 
-/** A series' label strings as symbols, and its `labels_refs` field as it came out in the request last written. */
-interface SeriesSymbols {
-  /** Label names and values, sorted by name, `__name__` among them (`[name, value, name, value, …]`). */
-  readonly strings: readonly string[];
-  /** Their ids in the sink's symbols, of `generation`. */
-  readonly ids: Int32Array;
-  generation: number;
-  /** Their references when last written. */
-  readonly refs: Int32Array;
-  /** The `labels_refs` field of `refs` (tag, length, packed references); empty before the first. */
-  labels: Buffer;
-  /** The {@link Symbols.state} the references were taken in last, and the one they left. */
-  before: number;
-  after: number;
-  /** The ids that were first used by these references then, in order. */
-  added: Int32Array;
-  /** The request `labels` belong to. */
-  request: number;
-  /** The series that followed this one last time, and its symbols. */
-  nextSeries?: Series;
-  next?: SeriesSymbols;
-}
+/**
+ * Bytes of `symbols` fields a request may carry beyond twice those of the strings it uses, before the sink's
+ * table starts afresh: what it carries for other requests (the series of the request before it, exemplar ids
+ * of requests long gone). A table of a few thousand series' strings stays put.
+ */
+export const SYMBOLS_SLACK = 16 * 1024;
+/** Strings a sink's table holds at most, whatever the requests' sizes. */
+export const MAX_SYMBOLS = 1 << 18;
 
 const NONE = Buffer.alloc(0);
-const NO_IDS = new Int32Array(0);
 
-/** Strings interned at most, past which the sink's symbols start afresh: memory stays bounded at any cardinality. */
-const MAX_SYMBOLS = 1 << 18;
-/** States named at most, past which the sink's symbols start afresh too: a state fits an `Int32Array`. */
-const MAX_STATES = 2 ** 30;
+/** The `symbols` field of the empty string, reference 0 of every request. */
+const EMPTY_SYMBOL = Buffer.from([REQUEST.symbols, 0]);
 
 /**
- * The strings of a sink's requests: each interned once, with the bytes of its `symbols` field, under an id;
- * each request numbers the ids it uses from 1 in order of first use (the empty string is 0 in every request),
- * with typed arrays, not a hash lookup per string. Past {@link MAX_SYMBOLS} strings the table starts afresh
- * (a new `generation`; label sets past interning bring new strings without end).
+ * The strings of a sink's requests, numbered by first use across requests, not per request: a string keeps its
+ * reference from request to request, so a series' `labels_refs` bytes are made once. Each request carries the whole
+ * table (its `symbols` fields compressed once, {@link block}). The spec asks the symbols de-duplicated and starting
+ * with the empty string, not every one referenced. The table starts afresh (a new `generation`, references numbered
+ * from 1 again) when it outgrows its bound ({@link remoteWriteV2Requests}), so label sets past interning (rotating
+ * labels, exemplar ids) never grow it, nor the requests that carry it, without end.
  *
- * `state` names the request's table so far: equal states, equal tables. Each table is the one before it and
- * one more id, so the state a table leads to when an id is added is remembered by that id: the same ids
- * added in the same order (a series after the series it followed last time) give the same states from
- * request to request, and a series whose references were taken in the same state come out the same.
+ * Strings are interned apart from the table (an id each, with its field's bytes), so that taking a series' references
+ * again in a new generation reads typed arrays, not a hash per string; past {@link MAX_SYMBOLS} strings the interning
+ * starts afresh too (a new `interning`).
  */
-class Symbols {
+class SymbolTable {
   private readonly ids = new Map<string, number>([['', 0]]);
-  private fields: Buffer[] = [Buffer.from([REQUEST.symbols, 0])];
-  private stamp: Int32Array = new Int32Array(1024);
+  /** The `symbols` field of each id. */
+  private readonly fields: Buffer[] = [EMPTY_SYMBOL];
+  /** The generation each id was last given a reference in, and that reference. */
+  private placedIn: Int32Array = new Int32Array(1024);
   private refOf: Int32Array = new Int32Array(1024);
-  /** The state an id was last added in (-1: never in this generation), and the state it led to. */
-  private addedIn: Int32Array = new Int32Array(1024).fill(-1);
-  private leadsTo: Int32Array = new Int32Array(1024);
-  private readonly used: number[] = [];
-  private request = 0;
-  private states = 0;
-  /** The table so far; 0 is the empty table every request starts from. */
-  state = 0;
+  /** The generation's fields, in reference order, and where each ends. */
+  private bytes: Buffer = Buffer.allocUnsafe(1024);
+  private ends: number[] = [];
+  /** The snappy block of the first `blockLength` bytes of `bytes`. */
+  private packed: Buffer = NONE;
+  private blockLength = 0;
+  /** The count of {@link bytesOf} that last met each reference. */
+  private counted: Int32Array = new Int32Array(1024);
+  private counts = 0;
   generation = 0;
+  interning = 0;
 
-  /** Starts a request: no id has a reference yet. */
-  begin(): void {
-    this.request++;
-    this.used.length = 0;
-    this.state = 0;
-    if (this.fields.length > MAX_SYMBOLS || this.states > MAX_STATES) {
-      this.generation++;
-      this.states = 0;
-      this.ids.clear();
-      this.ids.set('', 0);
-      this.fields.length = 1;
-      this.stamp.fill(0);
-      this.addedIn.fill(-1);
-    }
+  constructor() {
+    this.clear();
   }
 
+  /** The id of `text`, interned when new. */
   idOf(text: string): number {
     let id = this.ids.get(text);
     if (id === undefined) {
       id = this.fields.length;
       this.ids.set(text, id);
       const length = Buffer.byteLength(text);
-      const bytes = Buffer.allocUnsafe(1 + varintBytes(length) + length);
-      bytes[0] = REQUEST.symbols;
-      bytes.write(text, writeVarint(bytes, length, 1));
-      this.fields.push(bytes);
-      if (id >= this.stamp.length) {
-        this.stamp = grownInts(this.stamp);
+      const field = Buffer.allocUnsafe(1 + varintBytes(length) + length);
+      field[0] = REQUEST.symbols;
+      field.write(text, writeVarint(field, length, 1));
+      this.fields.push(field);
+      if (id >= this.placedIn.length) {
+        this.placedIn = grownInts(this.placedIn);
         this.refOf = grownInts(this.refOf);
-        this.addedIn = grownInts(this.addedIn, -1);
-        this.leadsTo = grownInts(this.leadsTo);
       }
     }
     return id;
   }
 
-  /** The reference of `id` in this request. */
-  ref(id: number): number {
-    if (id === 0) return 0;
-    if (this.stamp[id] !== this.request) {
-      this.stamp[id] = this.request;
-      this.used.push(id);
-      this.refOf[id] = this.used.length;
-      if (this.addedIn[id] !== this.state) {
-        this.addedIn[id] = this.state;
-        this.leadsTo[id] = ++this.states;
+  /** The reference of id `id` in this generation, added at the end when it has none yet. */
+  refOfId(id: number): number {
+    if (this.placedIn[id] === this.generation) return this.refOf[id]!;
+    const field = this.fields[id]!;
+    const at = this.byteLength;
+    if (at + field.length > this.bytes.length) this.bytes = grownTo(this.bytes, at, field.length, field.length);
+    field.copy(this.bytes, at);
+    this.placedIn[id] = this.generation;
+    this.refOf[id] = this.ends.length;
+    this.ends.push(at + field.length);
+    return this.ends.length - 1;
+  }
+
+  /** The reference of `text`. */
+  ref(text: string): number {
+    return this.refOfId(this.idOf(text));
+  }
+
+  /**
+   * A snappy block (by `compress`) of all the table's `symbols` fields: the block made last time joined to the
+   * fields added since, so each string is compressed once a generation.
+   */
+  block(compress: (data: Buffer) => Buffer): Buffer {
+    const length = this.byteLength;
+    if (this.blockLength !== length) {
+      const added = compress(this.bytes.subarray(this.blockLength, length));
+      this.packed = this.blockLength ? joinedBlocks(this.packed, added) : added;
+      this.blockLength = length;
+    }
+    return this.packed;
+  }
+
+  get byteLength(): number {
+    return this.ends[this.ends.length - 1]!;
+  }
+
+  /** References in this generation. */
+  get size(): number {
+    return this.ends.length;
+  }
+
+  /** Bytes of the `symbols` fields of the distinct references in `lists`. */
+  bytesOf(lists: readonly ArrayLike<number>[]): number {
+    if (this.counted.length < this.ends.length) this.counted = new Int32Array(this.ends.length * 2);
+    const count = ++this.counts;
+    let bytes = 0;
+    for (const refs of lists) {
+      for (let k = 0; k < refs.length; k++) {
+        const ref = refs[k]!;
+        if (this.counted[ref] === count) continue;
+        this.counted[ref] = count;
+        bytes += this.ends[ref]! - (ref ? this.ends[ref - 1]! : 0);
       }
-      this.state = this.leadsTo[id]!;
     }
-    return this.refOf[id]!;
+    return bytes;
   }
 
-  /** Ids used in this request so far. */
-  get length(): number {
-    return this.used.length;
-  }
-
-  /** The ids first used since `length` was `from`: in `into` when they fit it exactly. */
-  usedSince(from: number, into: Int32Array): Int32Array {
-    const count = this.used.length - from;
-    const ids = into.length === count ? into : new Int32Array(count);
-    for (let k = 0; k < count; k++) ids[k] = this.used[from + k]!;
-    return ids;
-  }
-
-  /** Adds `ids` (unused, as they were when they led from `state` to `to` before) and moves to `to`. */
-  replay(ids: Int32Array, to: number): void {
-    for (let k = 0; k < ids.length; k++) {
-      const id = ids[k]!;
-      this.stamp[id] = this.request;
-      this.used.push(id);
-      this.refOf[id] = this.used.length;
+  /** Starts afresh: only the empty string, reference 0; the interning too past {@link MAX_SYMBOLS} strings. */
+  clear(): void {
+    this.generation++;
+    if (this.fields.length > MAX_SYMBOLS) {
+      this.interning++;
+      this.ids.clear();
+      this.ids.set('', 0);
+      this.fields.length = 1;
     }
-    this.state = to;
-  }
-
-  /** The request's `symbols` fields, in reference order. */
-  bytes(): Buffer {
-    const parts = [this.fields[0]!];
-    for (const id of this.used) parts.push(this.fields[id]!);
-    return Buffer.concat(parts);
+    EMPTY_SYMBOL.copy(this.bytes, 0);
+    this.blockLength = 0;
+    this.placedIn[0] = this.generation;
+    this.refOf[0] = 0;
+    this.ends = [EMPTY_SYMBOL.length];
   }
 }
 
-function grownInts(ints: Int32Array, fill = 0): Int32Array {
+function grownInts(ints: Int32Array): Int32Array {
   const bigger = new Int32Array(ints.length * 2);
-  if (fill) bigger.fill(fill, ints.length);
   bigger.set(ints);
   return bigger;
+}
+
+/** A series' label strings, and the bytes made of their references in one generation of the table. */
+interface SeriesRow {
+  /** Label names and values, sorted by name, `__name__` among them (`[name, value, name, value, …]`). */
+  readonly strings: readonly string[];
+  /** Their ids in the table's {@link SymbolTable.interning} of `interning`. */
+  readonly ids: Int32Array;
+  interning: number;
+  /** The {@link SymbolTable.generation} of `refs`, `labels` and `head`. */
+  generation: number;
+  /** The references of `strings`, and their `labels_refs` field. */
+  readonly refs: Int32Array;
+  labels: Buffer;
+  /**
+   * A plain row's bytes before its value (its tag and length, `labels_refs`, the sample's tag and length, the
+   * value's tag), for a timestamp field of `stampLength` bytes (-1: to be made) and the metric's `tail`.
+   */
+  head: Buffer;
+  stampLength: number;
+  tail: Buffer;
+  /** The series that followed this one last time, and its row. */
+  nextSeries?: Series;
+  next?: SeriesRow;
+}
+
+/** What the rows of one metric end in, in one generation of the table. */
+interface MetricRows {
+  generation: number;
+  /** The `metadata` field (`help_ref` in the table of `generation`), and the help string's reference. */
+  metadata: Buffer;
+  helpRef: number;
+  /** The time the metric's series started counting (0: none), written in every row. */
+  start: number;
+  /** A sample row's bytes after its timestamp: the sample's start time field, `metadata`, the created time. */
+  tail: Buffer;
+  /** Bytes of the sample's start time field (the start of `tail`). */
+  startLength: number;
 }
 
 /** First guess of a row's bytes; a request of longer rows grows its buffer. */
@@ -170,69 +208,102 @@ const SPAN_ID = 'span_id';
 const TRACE_ID = 'trace_id';
 
 /**
- * Writes remote write 2.0 `io.prometheus.write.v2.Request`s (uncompressed) from the rows of remote_write
- * chunks: one symbol table per request (`symbols[0]` the empty string), one `TimeSeries` per row with its
- * `labels_refs` (sorted by name, `__name__` among them), its sample or, on a row holding one, its native
- * histogram (integer counts as bucket deltas), its exemplar (`span_id`, `trace_id`), its metadata (type,
- * `help_ref`; no unit) and, on counters, histograms and summaries, the time the series started counting (the
- * entry start): written where the 2.0 release candidates up to rc.3 read it (`TimeSeries.created_timestamp`,
- * Prometheus 3.0 to 3.7) and where rc.4 does (`Sample.start_timestamp`, `Histogram.start_timestamp`,
- * Prometheus 3.8 on), since a receiver skips a field its definition does not have.
+ * Writes remote write 2.0 `io.prometheus.write.v2.Request`s, snappy block-compressed, from the rows of the remote_write
+ * chunks of a request: the sink's whole symbol table (`symbols[0]` the empty string), one `TimeSeries` per row with its
+ * `labels_refs` (sorted by name, `__name__` among them), its sample or, on a row holding one, its native histogram
+ * (integer counts as bucket deltas), its exemplar (`span_id`, `trace_id`), its metadata (type, `help_ref`; no unit)
+ * and, on counters, histograms and summaries, the time the series started counting (the entry start): written where the
+ * 2.0 release candidates up to rc.3 read it (`TimeSeries.created_timestamp`, Prometheus 3.0 to 3.7) and where rc.4 does
+ * (`Sample.start_timestamp`, `Histogram.start_timestamp`, Prometheus 3.8 on), since a receiver skips a field its
+ * definition does not have.
  *
- * The rows are written byte by byte into one buffer reused from request to request, and the symbols before
- * them. A series' sorted label strings are made and interned once (weakly cached, as the encoder caches its
- * 1.0 heads, {@link Symbols}), and its `labels_refs` field kept: a series' later rows in a request copy it,
- * and so does the series in a later request when it comes in the same state of the symbol table as last time
- * (the same series before it: each tick's rows come in the same order), with no reference looked up.
+ * References stay put from request to request ({@link SymbolTable}), so a series' sorted label strings and its
+ * `labels_refs` are made once a generation of the table, whatever its place in a request, and so is a plain row's head:
+ * a sample row is its head, its value, the timestamp field and the metric's tail, copied into one buffer reused from
+ * request to request, as the encoder writes a 1.0 record. After a request that carried more than twice the bytes of the
+ * strings it uses and {@link SYMBOLS_SLACK}, or after the table reached {@link MAX_SYMBOLS} strings, the table starts
+ * afresh: a request carries at most twice the strings of the request before it, that slack, and its own strings. Series
+ * many times a request's (strings of ten thousand series in requests of 500) thus have their references taken again
+ * from time to time rather than carried in every request.
+ *
+ * The symbols and the rows are compressed apart (`compress`, a snappy block compressor) and joined into one block
+ * ({@link joinedBlocks}): each string of the table is compressed once ({@link SymbolTable.block}), not with every
+ * request that carries it. A table of unique label values compresses slowly; it was most of the work.
  */
-export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer {
-  const cache = new WeakMap<Series, SeriesSymbols>();
-  // The symbols of the last row's series: if the series that followed it last time comes again, its symbols are
-  // one step away (the rows of a tick come in the same order every tick).
-  let last: SeriesSymbols | undefined;
-  const symbols = new Symbols();
-  let requestNo = 0;
+export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs: readonly RecordRun[]) => Buffer {
+  const rows = new WeakMap<Series, SeriesRow>();
+  const metrics = new WeakMap<RemoteWriteMetric, MetricRows>();
+  // The row of the last series written: if the series that followed it last time comes again, its row is one
+  // step away (the rows of a tick come in the same order every tick).
+  let last: SeriesRow | undefined;
+  const table = new SymbolTable();
   let out: Buffer = Buffer.allocUnsafe(64 * 1024);
+  // Sample values go in through a view: Buffer#writeDoubleLE checks its arguments at each call, which a loop this
+  // long does not get optimized away.
+  let values = new DataView(out.buffer, out.byteOffset, out.length);
+  /** Makes room in `out` for `need` bytes after its first `used`, growing it by at least `guess`. */
+  const reserve = (used: number, need: number, guess: number): void => {
+    if (used + need <= out.length) return;
+    out = grownTo(out, used, need, guess);
+    values = new DataView(out.buffer, out.byteOffset, out.length);
+  };
+  // A sample row's bytes after its value (the timestamp field and the metric's tail), made once a millisecond.
+  let lastMs = Number.NaN;
+  let lastTail: Buffer = NONE;
+  let after: Buffer = NONE;
 
   return (runs) => {
-    const request = ++requestNo;
-    symbols.begin();
-    const ref = (text: string): number => symbols.ref(symbols.idOf(text));
-    const metadata = new Map<RemoteWriteMetric, Buffer>();
-    const metadataOf = (metric: RemoteWriteMetric): Buffer => {
-      let bytes = metadata.get(metric);
-      if (!bytes) metadata.set(metric, (bytes = metadataBytes(metric.type, ref(metric.help))));
-      return bytes;
-    };
     const exemplarRefs = [0, 0, 0, 0];
+    // The references of the request's rows, metadata and exemplars, counted if it carries many symbols.
+    const used: ArrayLike<number>[] = [];
     let at = 0;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = remoteWriteChunk(chunk).rows;
-      const meta = metadataOf(metric);
       const start = metric.startTimestamps ? batch.anchor : 0;
+      const shared = metricRows(metric, start);
+      const { metadata } = shared;
+      used.push([shared.helpRef]);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
-        const own = symbolsOf(batch.series[i]!, metric.name);
-        const labels = labelsOf(own, request);
+        const own = rowOf(batch.series[i]!, metric.name);
+        used.push(own.refs);
         const ms = timestampOf(batch, i);
         const native = batch.native?.[i];
         const exemplar = exemplars.at(i);
+        if (!native && !exemplar) {
+          if (ms !== lastMs || shared.tail !== lastTail) {
+            lastMs = ms;
+            lastTail = shared.tail;
+            after = afterValue(ms, lastTail);
+          }
+          const head = headOf(own, after.length - lastTail.length, shared);
+          const room = head.length + 8 + after.length;
+          reserve(at, room, (to - i) * ROW_ESTIMATE);
+          out.set(head, at);
+          at += head.length;
+          values.setFloat64(at, batch.value[i]!, true);
+          at += 8;
+          out.set(after, at);
+          at += after.length;
+          continue;
+        }
         const point = native ? histogramLength(native, ms, start) : sampleLength(ms, start);
-        let rowLength = labels.length + field(point) + meta.length + (start ? 1 + varintBytes(start) : 0);
+        let rowLength = own.labels.length + field(point) + metadata.length + (start ? 1 + varintBytes(start) : 0);
         let exemplarLength = 0;
         if (exemplar) {
-          exemplarRefs[0] = ref(SPAN_ID);
-          exemplarRefs[1] = ref(exemplar.spanId);
-          exemplarRefs[2] = ref(TRACE_ID);
-          exemplarRefs[3] = ref(exemplar.traceId);
+          exemplarRefs[0] = table.ref(SPAN_ID);
+          exemplarRefs[1] = table.ref(exemplar.spanId);
+          exemplarRefs[2] = table.ref(TRACE_ID);
+          exemplarRefs[3] = table.ref(exemplar.traceId);
+          used.push([...exemplarRefs]);
           exemplarLength = field(packedLength(exemplarRefs)) + 9 + 1 + varintBytes(exemplar.timestamp);
           rowLength += field(exemplarLength);
         }
         const room = field(rowLength);
-        if (at + room > out.length) out = grownTo(out, at, room, (to - i) * ROW_ESTIMATE);
+        reserve(at, room, (to - i) * ROW_ESTIMATE);
         out[at] = REQUEST.timeseries;
         at = writeVarint(out, rowLength, at + 1);
-        at = copied(labels, out, at);
+        at = copied(own.labels, out, at);
         if (native) {
           out[at] = TIME_SERIES.histograms;
           at = writeHistogram(out, native, ms, start, writeVarint(out, point, at + 1));
@@ -241,77 +312,157 @@ export function remoteWriteV2Requests(): (runs: readonly RecordRun[]) => Buffer 
           at = writeSample(out, batch.value[i]!, ms, start, writeVarint(out, point, at + 1));
         }
         if (exemplar) at = writeExemplar(out, exemplar, exemplarRefs, exemplarLength, at);
-        at = copied(meta, out, at);
-        if (start) {
-          out[at] = TIME_SERIES.createdTimestamp;
-          at = writeVarint(out, start, at + 1);
-        }
+        at = copied(metadata, out, at);
+        if (start) at = writeCreated(out, start, at);
       }
     }
-    return Buffer.concat([symbols.bytes(), out.subarray(0, at)]);
+    const body = joinedBlocks(table.block(compress), compress(out.subarray(0, at)));
+    const carried = table.byteLength;
+    if (table.size > MAX_SYMBOLS || (carried > SYMBOLS_SLACK && carried > 2 * table.bytesOf(used) + SYMBOLS_SLACK))
+      table.clear();
+    return body;
   };
 
-  /** The symbols of `series`, its ids interned in the current generation. */
-  function symbolsOf(series: Series, name: string): SeriesSymbols {
+  /** The row of `series`, its references taken in the table's current generation. */
+  function rowOf(series: Series, name: string): SeriesRow {
     let own = last?.nextSeries === series ? last.next : undefined;
     if (!own) {
-      own = cache.get(series);
-      if (!own) cache.set(series, (own = seriesSymbols(sortedLabels(name, series))));
+      own = rows.get(series);
+      if (!own) rows.set(series, (own = seriesRow(sortedLabels(name, series))));
       if (last) {
         last.nextSeries = series;
         last.next = own;
       }
     }
     last = own;
-    if (own.generation !== symbols.generation) {
-      own.generation = symbols.generation;
-      for (let k = 0; k < own.strings.length; k++) own.ids[k] = symbols.idOf(own.strings[k]!);
-      own.before = -1;
-      own.request = 0;
+    if (own.generation !== table.generation) {
+      own.generation = table.generation;
+      const { ids, refs } = own;
+      if (own.interning !== table.interning) {
+        own.interning = table.interning;
+        for (let k = 0; k < ids.length; k++) ids[k] = table.idOf(own.strings[k]!);
+      }
+      for (let k = 0; k < ids.length; k++) refs[k] = table.refOfId(ids[k]!);
+      own.labels = packedField(TIME_SERIES.labelsRefs, refs, own.labels);
+      own.stampLength = -1;
     }
     return own;
   }
 
-  /**
-   * The `labels_refs` field of `own` in this request: as last written when its references were taken in this
-   * request already, or in the same state of the table as last time (its first-used ids are used again, in
-   * order), else of its references taken now (the same bytes when they come out the same).
-   */
-  function labelsOf(own: SeriesSymbols, request: number): Uint8Array {
-    if (own.request === request) return own.labels;
-    own.request = request;
-    if (own.before === symbols.state) {
-      symbols.replay(own.added, own.after);
-      return own.labels;
+  /** What `metric`'s rows starting at `start` end in, its help string's reference taken in the current generation. */
+  function metricRows(metric: RemoteWriteMetric, start: number): MetricRows {
+    let rows = metrics.get(metric);
+    if (!rows) {
+      rows = { generation: 0, metadata: NONE, helpRef: 0, start: -1, tail: NONE, startLength: 0 };
+      metrics.set(metric, rows);
     }
-    own.before = symbols.state;
-    const mark = symbols.length;
-    let same = own.labels.length > 0;
-    for (let k = 0; k < own.ids.length; k++) {
-      const ref = symbols.ref(own.ids[k]!);
-      if (own.refs[k] !== ref) {
-        own.refs[k] = ref;
-        same = false;
+    if (rows.generation !== table.generation || rows.start !== start) {
+      if (rows.generation !== table.generation) {
+        rows.generation = table.generation;
+        rows.helpRef = table.ref(metric.help);
+        rows.metadata = metadataBytes(metric.type, rows.helpRef);
       }
+      rows.start = start;
+      rows.startLength = start ? 1 + varintBytes(start) : 0;
+      const tail = Buffer.allocUnsafe(2 * rows.startLength + rows.metadata.length);
+      let at = 0;
+      if (start) {
+        tail[0] = SAMPLE.startTimestamp;
+        at = writeVarint(tail, start, 1);
+      }
+      at = copied(rows.metadata, tail, at);
+      if (start) writeCreated(tail, start, at);
+      rows.tail = tail;
     }
-    if (!same) own.labels = packedField(TIME_SERIES.labelsRefs, own.refs, own.labels);
-    own.added = symbols.usedSince(mark, own.added);
-    own.after = symbols.state;
-    return own.labels;
+    return rows;
   }
 }
 
-function seriesSymbols(strings: readonly string[]): SeriesSymbols {
-  const ids = new Int32Array(strings.length);
-  const refs = new Int32Array(strings.length);
-  return { strings, ids, generation: -1, refs, labels: NONE, before: -1, after: -1, added: NO_IDS, request: 0 };
+/**
+ * One snappy block of the data of blocks `a` then `b`. A block is the length of its data (a varint) and elements that
+ * copy only from data before them, never past their own block's start: `a`'s elements then `b`'s, under the length of
+ * both, read as `a`'s data then `b`'s (https://github.com/google/snappy/blob/main/format_description.txt).
+ */
+export function joinedBlocks(a: Buffer, b: Buffer): Buffer {
+  const [lengthA, headA] = blockLength(a);
+  const [lengthB, headB] = blockLength(b);
+  const length = lengthA + lengthB;
+  const out = Buffer.allocUnsafe(varintBytes(length) + a.length - headA + b.length - headB);
+  let at = writeVarint(out, length, 0);
+  at += a.copy(out, at, headA);
+  b.copy(out, at, headB);
+  return out;
 }
 
-/** The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name. */
+/** The data length a snappy block starts with, and the bytes of that varint. */
+function blockLength(block: Buffer): [number, number] {
+  let length = 0;
+  let at = 0;
+  for (let shift = 1; ; shift *= 0x80) {
+    const byte = block[at++]!;
+    length += (byte & 0x7f) * shift;
+    if (byte < 0x80) return [length, at];
+  }
+}
+
+/**
+ * A plain row's bytes before its value: made again when its references, its timestamp field or its metric's tail
+ * change.
+ */
+function headOf(own: SeriesRow, stampLength: number, { tail, startLength }: MetricRows): Buffer {
+  if (own.stampLength === stampLength && own.tail === tail) return own.head;
+  const sampleLength = 9 + stampLength + startLength;
+  const rowLength = own.labels.length + field(sampleLength) + tail.length - startLength;
+  const length = 1 + varintBytes(rowLength) + own.labels.length + 1 + varintBytes(sampleLength) + 1;
+  const head = own.head.length === length ? own.head : Buffer.allocUnsafe(length);
+  head[0] = REQUEST.timeseries;
+  let at = copied(own.labels, head, writeVarint(head, rowLength, 1));
+  head[at] = TIME_SERIES.samples;
+  at = writeVarint(head, sampleLength, at + 1);
+  head[at] = SAMPLE.value;
+  own.head = head;
+  own.stampLength = stampLength;
+  own.tail = tail;
+  return head;
+}
+
+function seriesRow(strings: readonly string[]): SeriesRow {
+  const ids = new Int32Array(strings.length);
+  const refs = new Int32Array(strings.length);
+  return {
+    strings,
+    ids,
+    interning: -1,
+    generation: -1,
+    refs,
+    labels: NONE,
+    head: NONE,
+    stampLength: -1,
+    tail: NONE,
+  };
+}
+
+/**
+ * The label strings of a row: `__name__` (the metric's name and the series' suffix) among its labels, sorted by name.
+ */
 function sortedLabels(name: string, series: Series): string[] {
   return Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .flat();
+}
+
+/** A sample row's bytes after its value: the sample's `timestamp` field of `ms`, then `tail`. */
+function afterValue(ms: number, tail: Buffer): Buffer {
+  const out = Buffer.allocUnsafe(1 + varintBytes(ms) + tail.length);
+  out[0] = SAMPLE.timestamp;
+  out.set(tail, writeVarint(out, ms, 1));
+  return out;
+}
+
+/** Writes the `created_timestamp` field of `start`; returns where it ends. */
+function writeCreated(out: Buffer, start: number, at: number): number {
+  out[at] = TIME_SERIES.createdTimestamp;
+  return writeVarint(out, start, at + 1);
 }
 
 /** A `Metadata` field: `type` and `help_ref` (no unit: `unit_ref` 0, the empty string). */
@@ -340,7 +491,10 @@ function packedField(tag: number, values: Int32Array, into: Buffer): Buffer {
   return out;
 }
 
-/** Copies `bytes` into `out` at `at` (a byte at a time: the few bytes of a row's field copy faster so); returns where they end. */
+/**
+ * Copies `bytes` into `out` at `at` (a byte at a time: the few bytes of a row's field copy faster so); returns where
+ * they end.
+ */
 function copied(bytes: Uint8Array, out: Buffer, at: number): number {
   for (let k = 0; k < bytes.length; k++) out[at++] = bytes[k]!;
   return at;
