@@ -2,6 +2,7 @@ import {
   Observable,
   asyncScheduler,
   type OperatorFunction,
+  type SchedulerAction,
   type SchedulerLike,
   type Subscriber,
   type Subscription,
@@ -98,6 +99,9 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     let next = 0;
     let endSlot = 0;
     let paused = false;
+    // The timer's action: scheduled while `pending` is set, kept after it ran to be rescheduled in place, so a
+    // scheduler that reuses its actions (the live one, `asyncScheduler`) makes none per wake-up.
+    let action: SchedulerAction<void> | undefined;
     let pending: Subscription | undefined;
     // Ends the run at its duration even while paused by a destination that never frees up.
     let deadline: Subscription | undefined;
@@ -134,12 +138,33 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       return size === maxBatch;
     };
 
+    /** Runs `wake` in `delay` ms, on the timer's action when it has one. */
+    const wakeIn = (delay: number) => {
+      if (!action) {
+        pending = scheduler.schedule(timer, delay);
+        return;
+      }
+      const rescheduled = action.schedule(undefined, delay);
+      // A scheduler that makes a new action instead (VirtualAction) adds it to the old one: detached, the new one
+      // does not hold every action before it through a long virtual run.
+      if (rescheduled !== action) action.remove(rescheduled);
+      pending = rescheduled;
+    };
+
+    function timer(this: SchedulerAction<void>): void {
+      action = this;
+      pending = undefined;
+      wake();
+    }
+
     // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
     // Whoever calls it (its own timer, the deadline, a new schedule), a wake replaces the one scheduled:
     // left scheduled, that one would outlive the run.
     const wake = guarded(subscriber, () => {
-      pending?.unsubscribe();
-      pending = undefined;
+      if (pending) {
+        pending.unsubscribe();
+        pending = action = undefined;
+      }
       if (paused || subscriber.closed) return;
       const now = elapsed();
       let behind = emitDue(now + ahead);
@@ -159,11 +184,11 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       // No slot of its own is left to wait for (a shard without series): the deadline ends the run.
       if (!behind && upcoming === Infinity) return;
       const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(upcoming) - now), MAX_TIMER_DELAY);
-      pending = scheduler.schedule(wake, Math.max(0, delay));
+      wakeIn(Math.max(0, delay));
     });
 
     const wakeSoon = () => {
-      if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
+      if (!pending && schedule && !subscriber.closed) wakeIn(0);
     };
 
     const pauses = paused$?.subscribe({
