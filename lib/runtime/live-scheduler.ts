@@ -16,6 +16,12 @@ interface Instant {
 const instants = new Map<number, Instant>();
 
 /**
+ * Where an action is once it ran and was not rescheduled: the instant it ran at (its set, its timer and their
+ * arguments) is not kept until the action's next run.
+ */
+const RAN: Instant = { at: Number.NaN, actions: new Set(), fired: true };
+
+/**
  * Work and its state, a member of the instant it is due at until it ran or was unsubscribed. Like RxJS's own
  * actions, it is rescheduled in place (`this.schedule(…)` from its work, or `schedule` on it after it ran): a
  * timer that wakes once a second reuses one action for its whole life instead of making one a wake-up (which,
@@ -83,8 +89,9 @@ function fire(instant: Instant): void {
   if (!Number.isNaN(instant.at)) instants.delete(instant.at);
   for (const action of instant.actions) {
     // An action an earlier one of this instant rescheduled (or cancelled) runs when it is due now.
-    if (!action.closed && action.instant === instant)
-      action.work.call(action as unknown as SchedulerAction<unknown>, action.state);
+    if (action.closed || action.instant !== instant) continue;
+    action.instant = RAN;
+    action.work.call(action as unknown as SchedulerAction<unknown>, action.state);
   }
   // An action its caller keeps after it ran must not keep the others of its instant.
   instant.actions.clear();
