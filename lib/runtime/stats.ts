@@ -182,7 +182,8 @@ const WINDOW_SAMPLES = 24;
  */
 class RateWindow {
   /** Time and total of each sample, in pairs, from slot `first` on, `count` of them, wrapping round. */
-  private readonly samples = new Float64Array(2 * WINDOW_SAMPLES);
+  // Numbers kept unboxed in the array itself (a typed array would add its buffer, allocated outside the heap).
+  private readonly samples: number[] = new Array<number>(2 * WINDOW_SAMPLES).fill(Number.NaN);
   private first = 0;
   private count = 0;
 
