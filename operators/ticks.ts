@@ -76,12 +76,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   } = options;
   const { period, residues } = slots;
   const every = slots === EVERY_SLOT;
-  // For each remainder r modulo the period, the place in `residues` of the first one at or after r.
-  const firstFrom = new Uint32Array(period);
-  for (let r = period - 1, j = residues.length; r >= 0; r--) {
-    while (j > 0 && residues[j - 1]! >= r) j--;
-    firstFrom[r] = j;
-  }
+  const firstFrom = every ? EVERY_SLOT_FIRST : firstResidues(slots);
   /** The first slot of the pattern at or after `n`; Infinity when the pattern has none. */
   const slotFrom = (n: number): number => {
     if (residues.length === 0) return Infinity;
@@ -229,3 +224,19 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
 /** Every slot: the default pattern. */
 const EVERY_SLOT: SlotPattern = { period: 1, residues: [0] };
+
+/**
+ * For each remainder r modulo the pattern's period, the place in `residues` of the first one at or after r (its
+ * length when none is).
+ */
+function firstResidues({ period, residues }: SlotPattern): Uint32Array {
+  const firstFrom = new Uint32Array(period);
+  for (let r = period - 1, j = residues.length; r >= 0; r--) {
+    while (j > 0 && residues[j - 1]! >= r) j--;
+    firstFrom[r] = j;
+  }
+  return firstFrom;
+}
+
+/** {@link firstResidues} of {@link EVERY_SLOT}, shared by every timer that emits every slot. */
+const EVERY_SLOT_FIRST = firstResidues(EVERY_SLOT);
