@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
 import { chunk } from '../support/batches.js';
 import { stdoutSink } from '../../lib/sinks/stdout.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
@@ -43,28 +42,6 @@ describe('stdoutSink', () => {
     expect(received.join('')).to.include('345678');
     await Promise.all([first.flush(), second.flush()]);
     expect(received.join('')).to.equal('12345678abcdefgh');
-  });
-
-  it('hands the stream what every sink on it wrote in one turn of the event loop as one writev, each chunk delivered', async () => {
-    const batches: string[][] = [];
-    const stream = new Writable({
-      decodeStrings: false,
-      writev(chunks, done) {
-        batches.push(chunks.map(({ chunk }) => chunk as string));
-        setImmediate(done);
-      },
-    });
-    const sinks = [stdoutSink({ stream }), stdoutSink({ stream })];
-    const delivered: number[] = [];
-    sinks.forEach((sink, i) => sink.reports!.subscribe((report) => report.kind === 'delivered' && delivered.push(i)));
-    for (const line of ['a\n', 'b\n', 'c\n']) sinks.forEach((sink) => sink.write(chunk(line)));
-    await Promise.all(sinks.map((sink) => sink.flush()));
-    expect(batches).to.deep.equal([['a\n', 'a\n', 'b\n', 'b\n', 'c\n', 'c\n']]);
-    expect(delivered).to.deep.equal([0, 1, 0, 1, 0, 1]);
-    // The next turn's chunks go out as a batch of their own.
-    sinks[1]!.write(chunk('d\n'));
-    await sinks[1]!.flush();
-    expect(batches.at(-1)).to.deep.equal(['d\n']);
   });
 
   it('flush resolves only once the stream buffer is empty', async () => {

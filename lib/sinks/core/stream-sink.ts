@@ -31,33 +31,8 @@ export interface StreamSinkOptions {
   readonly trailer?: string;
 }
 
-/**
- * The stream sinks open on each stream (a file shared by entries, stdout), the trailer it ends with, and whether it
- * is corked until the end of this turn of the event loop.
- */
-const writers = new WeakMap<
-  NodeJS.WritableStream,
-  { users: number; trailer?: string; failed: boolean; corked: boolean }
->();
-
-/**
- * Corks `stream` until the end of this turn of the event loop (once a turn, whichever sink writes first): the chunks
- * every sink writes to it meanwhile (ten thousand entries due at the same millisecond) reach it as one `writev`,
- * not a write each, which costs a write request, its callbacks and their objects per chunk. Each chunk's write
- * callback still runs, once the batch it went out in was written.
- */
-function corkForThisTurn(stream: NodeJS.WritableStream, writing: { corked: boolean }): void {
-  const corkable = stream as Partial<Pick<Writable, 'cork' | 'uncork'>>;
-  if (writing.corked || !corkable.cork || !corkable.uncork) return;
-  writing.corked = true;
-  corkable.cork();
-  process.nextTick(uncork, corkable, writing);
-}
-
-function uncork(stream: Pick<Writable, 'uncork'>, writing: { corked: boolean }): void {
-  writing.corked = false;
-  stream.uncork();
-}
+/** The stream sinks open on each stream (a file shared by entries, stdout) and the trailer it ends with. */
+const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: string; failed: boolean }>();
 
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer is under its
@@ -104,7 +79,7 @@ class StreamDriver implements SinkDriver {
   ) {
     this.events = streamEvents(options.stream);
     this.stopListening = this.events.onError(this.fail);
-    const writing = writers.get(options.stream) ?? { users: 0, failed: false, corked: false };
+    const writing = writers.get(options.stream) ?? { users: 0, failed: false };
     writing.users++;
     writing.trailer ??= options.trailer;
     writers.set(options.stream, writing);
@@ -116,9 +91,7 @@ class StreamDriver implements SinkDriver {
       return;
     }
     this.inFlight.push(size, bytes);
-    const { stream } = this.options;
-    corkForThisTurn(stream, writers.get(stream)!);
-    stream.write(data, this.onWritten);
+    this.options.stream.write(data, this.onWritten);
     // Woken by its own writes' callbacks, and by 'drain' too: another sink's data on a shared
     // stream may fill it while none of this sink's writes is left to call back.
     if (!this.hasRoom() && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
