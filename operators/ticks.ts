@@ -2,6 +2,7 @@ import {
   Observable,
   asyncScheduler,
   type OperatorFunction,
+  type SchedulerAction,
   type SchedulerLike,
   type Subscriber,
   type Subscription,
@@ -75,12 +76,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   } = options;
   const { period, residues } = slots;
   const every = slots === EVERY_SLOT;
-  // For each remainder r modulo the period, the place in `residues` of the first one at or after r.
-  const firstFrom = new Uint32Array(period);
-  for (let r = period - 1, j = residues.length; r >= 0; r--) {
-    while (j > 0 && residues[j - 1]! >= r) j--;
-    firstFrom[r] = j;
-  }
+  const firstFrom = every ? EVERY_SLOT_FIRST : firstResidues(slots);
   /** The first slot of the pattern at or after `n`; Infinity when the pattern has none. */
   const slotFrom = (n: number): number => {
     if (residues.length === 0) return Infinity;
@@ -98,6 +94,9 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     let next = 0;
     let endSlot = 0;
     let paused = false;
+    // The timer's action: scheduled while `pending` is set, kept after it ran to be rescheduled in place, so a
+    // scheduler that reuses its actions (the live one, `asyncScheduler`) makes none per wake-up.
+    let action: SchedulerAction<void> | undefined;
     let pending: Subscription | undefined;
     // Ends the run at its duration even while paused by a destination that never frees up.
     let deadline: Subscription | undefined;
@@ -134,12 +133,33 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       return size === maxBatch;
     };
 
+    /** Runs `wake` in `delay` ms, on the timer's action when it has one. */
+    const wakeIn = (delay: number) => {
+      if (!action) {
+        pending = scheduler.schedule(timer, delay);
+        return;
+      }
+      const rescheduled = action.schedule(undefined, delay);
+      // A scheduler that makes a new action instead (VirtualAction) adds it to the old one: detached, the new one
+      // does not hold every action before it through a long virtual run.
+      if (rescheduled !== action) action.remove(rescheduled);
+      pending = rescheduled;
+    };
+
+    function timer(this: SchedulerAction<void>): void {
+      action = this;
+      pending = undefined;
+      wake();
+    }
+
     // Slot counting throws where a schedule cannot be counted exactly: the error goes down the stream.
     // Whoever calls it (its own timer, the deadline, a new schedule), a wake replaces the one scheduled:
     // left scheduled, that one would outlive the run.
     const wake = guarded(subscriber, () => {
-      pending?.unsubscribe();
-      pending = undefined;
+      if (pending) {
+        pending.unsubscribe();
+        pending = action = undefined;
+      }
       if (paused || subscriber.closed) return;
       const now = elapsed();
       let behind = emitDue(now + ahead);
@@ -159,11 +179,11 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       // No slot of its own is left to wait for (a shard without series): the deadline ends the run.
       if (!behind && upcoming === Infinity) return;
       const delay = behind ? 0 : Math.min(Math.ceil(schedule!.timeOf(upcoming) - now), MAX_TIMER_DELAY);
-      pending = scheduler.schedule(wake, Math.max(0, delay));
+      wakeIn(Math.max(0, delay));
     });
 
     const wakeSoon = () => {
-      if (!pending && schedule && !subscriber.closed) pending = scheduler.schedule(wake, 0);
+      if (!pending && schedule && !subscriber.closed) wakeIn(0);
     };
 
     const pauses = paused$?.subscribe({
@@ -204,3 +224,19 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
 /** Every slot: the default pattern. */
 const EVERY_SLOT: SlotPattern = { period: 1, residues: [0] };
+
+/**
+ * For each remainder r modulo the pattern's period, the place in `residues` of the first one at or after r (its
+ * length when none is).
+ */
+function firstResidues({ period, residues }: SlotPattern): Uint32Array {
+  const firstFrom = new Uint32Array(period);
+  for (let r = period - 1, j = residues.length; r >= 0; r--) {
+    while (j > 0 && residues[j - 1]! >= r) j--;
+    firstFrom[r] = j;
+  }
+  return firstFrom;
+}
+
+/** {@link firstResidues} of {@link EVERY_SLOT}, shared by every timer that emits every slot. */
+const EVERY_SLOT_FIRST = firstResidues(EVERY_SLOT);

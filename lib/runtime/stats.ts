@@ -60,13 +60,8 @@ export class EntryStats {
   lastRefusal: string | undefined;
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
-  /**
-   * (time, total events as of that time) samples of the last rate window, oldest first; the first
-   * one taken at the first write. A rate counts the events after its oldest sample: events written
-   * at the instant it was taken are before the window (2 ticks per second are 2/s, not 3/s over
-   * the first second).
-   */
-  private readonly recent: [number, number][] = [];
+  /** Samples of the total for `current_rate`. */
+  private readonly recent = new RateWindow();
 
   constructor(readonly startedAt: number) {}
 
@@ -141,11 +136,10 @@ export class EntryStats {
    * some time.
    */
   currentRate(now: number): number {
-    if (!this.recent.length) return 0;
+    if (this.recent.empty) return 0;
     this.sample(now);
-    const [since, eventsThen] = this.recent[0]!;
-    const span = now - since;
-    return span > 0 ? ((this.totalEvents - eventsThen) * 1000) / span : 0;
+    const span = now - this.recent.oldestTime;
+    return span > 0 ? ((this.totalEvents - this.recent.oldestTotal) * 1000) / span : 0;
   }
 
   snapshot(now: number): StatsRecord {
@@ -170,9 +164,63 @@ export class EntryStats {
   }
 
   private sample(now: number): void {
-    const last = this.recent.at(-1);
-    if (last?.[0] === now) last[1] = this.totalEvents;
-    else if (!last || now - last[0] >= RATE_WINDOW_MS / 20) this.recent.push([now, this.totalEvents]);
-    while (this.recent.length > 2 && now - this.recent[1]![0] >= RATE_WINDOW_MS) this.recent.shift();
+    this.recent.sample(now, this.totalEvents);
+  }
+}
+
+/** Samples at least this far apart (ms) are kept: a window holds at most 20 of them, and the one before. */
+const SAMPLE_SPACING_MS = RATE_WINDOW_MS / 20;
+/** Room for every sample a window keeps, the one before it and the one being added. */
+const WINDOW_SAMPLES = 24;
+
+/**
+ * (time, total events as of that time) samples of the last rate window, oldest first; the first one taken at the
+ * first write. A rate counts the events after its oldest sample: events written at the instant it was taken are
+ * before the window (2 ticks per second are 2/s, not 3/s over the first second). The samples are kept in place in a
+ * ring of numbers, not as an array a sample: ten thousand entries writing once a second would otherwise make as
+ * many arrays a second, each living the window's 5 s, long enough to be promoted to the old generation.
+ */
+class RateWindow {
+  /** Time and total of each sample, in pairs, from slot `first` on, `count` of them, wrapping round. */
+  // Numbers kept unboxed in the array itself (a typed array would add its buffer, allocated outside the heap).
+  private readonly samples: number[] = new Array<number>(2 * WINDOW_SAMPLES).fill(Number.NaN);
+  private first = 0;
+  private count = 0;
+
+  get empty(): boolean {
+    return this.count === 0;
+  }
+
+  get oldestTime(): number {
+    return this.samples[2 * this.first]!;
+  }
+
+  get oldestTotal(): number {
+    return this.samples[2 * this.first + 1]!;
+  }
+
+  /** Takes the total `total` at `now`: a new sample, or the latest moved on when it is too recent. */
+  sample(now: number, total: number): void {
+    const { samples } = this;
+    const last = this.count > 0 ? this.slot(this.count - 1) : -1;
+    if (last >= 0 && samples[2 * last] === now) samples[2 * last + 1] = total;
+    else if (last < 0 || now - samples[2 * last]! >= SAMPLE_SPACING_MS) {
+      if (this.count === WINDOW_SAMPLES) this.dropOldest();
+      const slot = this.slot(this.count++);
+      samples[2 * slot] = now;
+      samples[2 * slot + 1] = total;
+    }
+    // The oldest kept is the last one before the window: a rate spans the whole window.
+    while (this.count > 2 && now - samples[2 * this.slot(1)]! >= RATE_WINDOW_MS) this.dropOldest();
+  }
+
+  /** The ring slot of the `n`th sample kept, 0 the oldest. */
+  private slot(n: number): number {
+    return (this.first + n) % WINDOW_SAMPLES;
+  }
+
+  private dropOldest(): void {
+    this.first = this.slot(1);
+    this.count--;
   }
 }

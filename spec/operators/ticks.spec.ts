@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BehaviorSubject, of } from 'rxjs';
+import { BehaviorSubject, of, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { timestampOf, type TickBatch } from '../../operators/model/batch.js';
@@ -136,6 +136,66 @@ describe('ticks', () => {
         g: 35,
       });
     });
+  });
+});
+
+describe('the timer of ticks', () => {
+  /** Virtual time without a frame limit. */
+  function unlimited() {
+    const scheduler = virtualTime();
+    scheduler.maxFrames = Infinity;
+    return scheduler;
+  }
+
+  /** `scheduler`, recording the actions its `schedule` makes and the action each wake-up runs on. */
+  function recording(scheduler: SchedulerLike) {
+    const made: Subscription[] = [];
+    const ran: SchedulerAction<unknown>[] = [];
+    const recorder: SchedulerLike = {
+      now: () => scheduler.now(),
+      schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T) {
+        const action = scheduler.schedule<T>(
+          function (this: SchedulerAction<T>, value?: T) {
+            ran.push(this as SchedulerAction<unknown>);
+            work.call(this, value);
+          },
+          delay,
+          state,
+        );
+        made.push(action);
+        return action;
+      },
+    };
+    return { recorder, made, ran };
+  }
+
+  it('reschedules its one action from wake-up to wake-up instead of asking the scheduler for a new one each', () => {
+    const scheduler = unlimited();
+    const { recorder, made } = recording(scheduler);
+    const slots: number[] = [];
+    of(RateSchedule.constant(1))
+      .pipe(ticks({ scheduler: recorder, duration: 100_000 }))
+      .subscribe((batch) => slots.push(...batch.index));
+    scheduler.flush();
+    expect(slots).to.deep.equal(Array.from({ length: 100 }, (_, n) => n));
+    // The deadline of the duration, and the timer's first wake-up: nothing more in 100 wake-ups.
+    expect(made).to.have.length(2);
+  });
+
+  it('detaches the new action a virtual scheduler makes from the one that ran: cancelling that one cancels no later wake-up', () => {
+    const scheduler = unlimited();
+    const { recorder, ran } = recording(scheduler);
+    const slots: number[] = [];
+    of(RateSchedule.constant(1))
+      .pipe(ticks({ scheduler: recorder, duration: 10_000 }))
+      .subscribe((batch) => {
+        slots.push(...batch.index);
+        // A VirtualAction rescheduled from its work makes a new one and adds it to itself: kept added, each
+        // wake-up's action would hold (and cancel with) every one after it.
+        if (slots.length === 3) ran[0]!.unsubscribe();
+      });
+    scheduler.flush();
+    expect(slots).to.deep.equal(Array.from({ length: 10 }, (_, n) => n));
   });
 });
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { stat } from 'node:fs';
+import type { SchedulerAction, Subscription } from 'rxjs';
 import { dateTimestampProvider } from 'rxjs/internal/scheduler/dateTimestampProvider';
 import { liveScheduler } from '../../lib/runtime/live-scheduler.js';
 
@@ -40,6 +41,36 @@ describe('liveScheduler', () => {
     expect(seen).to.deep.equal([1, 2, 3]);
   });
 
+  it('reschedules an action in place: every run of a work rescheduled from itself is the action schedule returned', async () => {
+    const runs: unknown[] = [];
+    let first!: unknown;
+    await new Promise<void>((done) => {
+      first = liveScheduler.schedule<number>(
+        function (n) {
+          runs.push(this);
+          if (n! < 4) expect(this.schedule(n! + 1, n! % 2 ? 0 : 2)).to.equal(this);
+          else done();
+        },
+        1,
+        1,
+      );
+    });
+    expect(runs).to.have.length(4);
+    for (const run of runs) expect(run).to.equal(first);
+  });
+
+  it('cancels a rescheduled action by the subscription schedule first returned', async () => {
+    let ran = 0;
+    const action = liveScheduler.schedule(function () {
+      if (++ran === 1) this.schedule(undefined, 2);
+    }, 1);
+    await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 1));
+    expect(ran).to.equal(1);
+    action.unsubscribe();
+    await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 10));
+    expect(ran).to.equal(1);
+  });
+
   it('does not run work whose subscription was unsubscribed, now or later', async () => {
     let ran = 0;
     liveScheduler.schedule(() => ran++).unsubscribe();
@@ -73,6 +104,22 @@ describe('liveScheduler', () => {
       expect(timers()).to.equal(before + 1);
       await last;
       expect(seen).to.deep.equal(Array.from({ length: 100 }, (_, n) => n));
+    });
+
+    it('runs an action an earlier one of its instant moved to a later instant then, not now', async () => {
+      const seen: string[] = [];
+      let later!: Subscription & Pick<SchedulerAction<void>, 'schedule'>;
+      liveScheduler.schedule(() => {
+        seen.push(`first at ${now}`);
+        later.schedule(undefined, 20);
+      }, 30);
+      later = liveScheduler.schedule(() => seen.push(`later at ${now}`), 30) as typeof later;
+      // Both are due at the same instant; the first moves the second 20 ms on.
+      const start = now;
+      await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 30));
+      now = start + 5;
+      await new Promise<void>((resolve) => liveScheduler.schedule(() => resolve(), 40));
+      expect(seen).to.deep.equal([`first at ${start}`, `later at ${start + 5}`]);
     });
 
     it('clears the timer of an instant once all its work is unsubscribed: a cancelled wait does not hold the process', () => {

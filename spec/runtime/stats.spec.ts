@@ -63,6 +63,17 @@ describe('EntryStats: current_rate', () => {
     expect(steady(0.5, 10_000).currentRate(T0 + 10_000)).to.equal(0.5);
   });
 
+  it('reads the rate of the last 5 s through a long run, however often the entry writes', () => {
+    for (const perSecond of [1, 4, 40, 1000]) {
+      const stats = steady(perSecond, 60_000);
+      expect(stats.currentRate(T0 + 60_000), `${perSecond}/s`).to.be.closeTo(perSecond, perSecond * 1e-9);
+    }
+    // 10/s for 60 s, then 1/s for 10 s: only the last 5 s (and the sample before them) count.
+    const stats = steady(10, 60_000);
+    for (let at = 61_000; at <= 70_000; at += 1000) stats.record({ kind: 'written', size: 1, bytes: 10 }, T0 + at);
+    expect(stats.currentRate(T0 + 70_000)).to.equal(1);
+  });
+
   it('is 0 before a second write shows a rate, and falls to 0 once writes stop', () => {
     const stats = new EntryStats(T0);
     expect(stats.currentRate(T0 + 500)).to.equal(0);
