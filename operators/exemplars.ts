@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from './model/batch.js';
+import { ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
@@ -50,33 +50,35 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       : every === 1
         ? () => true
         : (index: number) => index % every === 0;
-  const random = (index: number, offset: number, timestamp: number): Exemplar => ({
-    traceId: ids.hex(3 * index) + ids.hex(3 * index + 1),
-    spanId: ids.hex(3 * index + 2),
-    value: value(index, offset),
-    timestamp,
-  });
   const attach = (pool: SpanPool | undefined) => {
     const bounds = new RowBounds();
     return map((batch: B): B => {
       const events = batch.events ?? batch.size;
       const rows = events > 0 ? batch.size / events : 0;
-      const rowsWith: number[] = [];
-      const placed: Exemplar[] = [];
+      // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
+      const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
+      const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
-        const timestamp = timestampOf(batch, at);
-        let exemplar: Exemplar | undefined;
-        if (pool) {
-          const span = pool.take();
-          if (span) exemplar = { traceId: span.traceId, spanId: span.spanId, value: span.seconds, timestamp };
-        } else exemplar = random(index, batch.offset[at]!, timestamp);
-        if (!exemplar) continue;
-        place(batch, at, rows, exemplar, bounds, { rows: rowsWith, exemplars: placed });
+        const span = pool?.take();
+        if (pool && !span) continue;
+        const worth = span
+          ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
+          : value(index, batch.offset[at]!);
+        const [first, second] = place(batch, at, rows, worth, bounds);
+        const k = placed.add(first, worth, timestampOf(batch, at));
+        if (span) placed.setIds(k, span.spans, span.s);
+        else {
+          ids.words(3 * index, placed.traceId, 4 * k);
+          ids.words(3 * index + 1, placed.traceId, 4 * k + 2);
+          ids.words(3 * index + 2, placed.spanId, 2 * k);
+        }
+        if (second >= 0) placed.addFrom(second, placed, k);
       }
-      return rowsWith.length > 0 ? { ...batch, exemplars: { rows: rowsWith, exemplars: placed } } : batch;
+      const exemplars = placed.build();
+      return exemplars ? { ...batch, exemplars } : batch;
     });
   };
   if (!options.spans) return attach(undefined);
@@ -87,20 +89,21 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
 /** Separates the stream of random ids from that of `probability`'s draws. */
 const ID_STREAM = 0x5eed;
 
+/** The two places of {@link place}, reused: it runs once an exemplar. */
+const places: [number, number] = [-1, -1];
+
 /**
- * Adds the rows of the event at `at` (`rows` long) that carry `exemplar` to `into`, in ascending order: the first
- * `_bucket` row holding its value, else the `_count` row, else the event's first row (when it has no native row);
- * and its native row.
+ * The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`, ascending, the second -1 when
+ * there is one: the first `_bucket` row holding its value, else the `_count` row, else the event's first row (when it
+ * has no native row); and its native row. The pair is reused: read it before the next call.
  */
 function place(
   batch: Labelled<SampleBatch>,
   at: number,
   rows: number,
-  exemplar: Exemplar,
+  value: number,
   bounds: RowBounds,
-  into: { rows: number[]; exemplars: Exemplar[] },
-): void {
-  const { value } = exemplar;
+): readonly [number, number] {
   let bucket = -1;
   let count = -1;
   let native = -1;
@@ -112,14 +115,14 @@ function place(
   }
   const classic = bucket >= 0 ? bucket : count >= 0 ? count : native >= 0 ? -1 : at;
   // Ascending: the classic row before the native one, unless it comes after it.
-  if (classic >= 0 && classic < native) carry(into, classic, exemplar);
-  if (native >= 0) carry(into, native, exemplar);
-  if (classic > native) carry(into, classic, exemplar);
-}
-
-function carry(into: { rows: number[]; exemplars: Exemplar[] }, row: number, exemplar: Exemplar): void {
-  into.rows.push(row);
-  into.exemplars.push(exemplar);
+  if (classic < 0 || native < 0) {
+    places[0] = classic < 0 ? native : classic;
+    places[1] = -1;
+  } else {
+    places[0] = Math.min(classic, native);
+    places[1] = Math.max(classic, native);
+  }
+  return places;
 }
 
 /**

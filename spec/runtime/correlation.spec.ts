@@ -5,7 +5,7 @@ import type { ScenarioFile } from '../../lib/config/types.js';
 import { ConfigError } from '../../lib/language/problems.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
-import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { exemplarAt, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import { MemorySink } from '../support/sinks.js';
 import { spansFromJsonLines, type TraceSpan } from '../support/traces.js';
 
@@ -96,8 +96,8 @@ async function runTogether(file: ScenarioFile) {
 /** Every exemplar of the batches, with the row it is on. */
 function exemplarRows(batches: readonly Labelled<SampleBatch>[]) {
   return batches.flatMap((batch) =>
-    (batch.exemplars?.rows ?? []).map((i, k) => ({
-      exemplar: batch.exemplars!.exemplars[k]!,
+    [...(batch.exemplars?.rows ?? [])].map((i, k) => ({
+      exemplar: exemplarAt(batch.exemplars!, k),
       row: batch.series[i]!,
       time: batch.anchor + batch.offset[i]!,
     })),
