@@ -51,7 +51,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         ? () => true
         : (index: number) => index % every === 0;
   const attach = (pool: SpanPool | undefined) => {
-    const bounds = new RowBounds();
+    const places = new Places();
     return map((batch: B): B => {
       const events = batch.events ?? batch.size;
       const rows = events > 0 ? batch.size / events : 0;
@@ -67,14 +67,10 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const worth = span
           ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
           : value(index, batch.offset[at]!);
-        const [first, second] = place(batch, at, rows, worth, bounds);
+        const [first, second] = places.of(batch, at, rows, worth);
         const k = placed.add(first, worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
-        else {
-          ids.words(3 * index, placed.traceId, 4 * k);
-          ids.words(3 * index + 1, placed.traceId, 4 * k + 2);
-          ids.words(3 * index + 2, placed.spanId, 2 * k);
-        }
+        else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
         if (second >= 0) placed.addFrom(second, placed, k);
       }
       const exemplars = placed.build();
@@ -89,54 +85,62 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
 /** Separates the stream of random ids from that of `probability`'s draws. */
 const ID_STREAM = 0x5eed;
 
-/** The two places of {@link place}, reused: it runs once an exemplar. */
-const places: [number, number] = [-1, -1];
-
 /**
- * The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`, ascending, the second -1 when
- * there is one: the first `_bucket` row holding its value, else the `_count` row, else the event's first row (when it
- * has no native row); and its native row. The pair is reused: read it before the next call.
+ * Where an event's exemplar goes, ascending: the first `_bucket` row holding its value, else the `_count` row, else
+ * the event's first row (when it has no native row); and its native row. The events of a label set have the same
+ * series in the same places, so the bucket rows, their bounds (`le`; `+Inf` and anything unreadable hold every value)
+ * and the `_count` row are read once for each such layout, and an event is only compared with the last one.
  */
-function place(
-  batch: Labelled<SampleBatch>,
-  at: number,
-  rows: number,
-  value: number,
-  bounds: RowBounds,
-): readonly [number, number] {
-  let bucket = -1;
-  let count = -1;
-  let native = -1;
-  for (let r = at; r < at + rows; r++) {
-    const series = batch.series[r]!;
-    if (batch.native?.[r]) native = r;
-    else if (bucket < 0 && series.suffix === '_bucket' && value <= bounds.of(series, r - at)) bucket = r;
-    else if (series.suffix === '_count') count = r;
-  }
-  const classic = bucket >= 0 ? bucket : count >= 0 ? count : native >= 0 ? -1 : at;
-  // Ascending: the classic row before the native one, unless it comes after it.
-  if (classic < 0 || native < 0) {
-    places[0] = classic < 0 ? native : classic;
-    places[1] = -1;
-  } else {
-    places[0] = Math.min(classic, native);
-    places[1] = Math.max(classic, native);
-  }
-  return places;
-}
+class Places {
+  /** The event's rows, the second -1 when there is one: reused, read before the next call. */
+  readonly rows: [number, number] = [-1, -1];
+  private series: Series[] = [];
+  private buckets: number[] = [];
+  private bounds: number[] = [];
+  private count = -1;
 
-/**
- * The bound of each bucket row (its `le`; `+Inf` and anything unreadable hold every value), kept by the row's place
- * in its event: the events of a label set have the same series in the same places, so a bound is read once.
- */
-class RowBounds {
-  private readonly series: (Series | undefined)[] = [];
-  private readonly bounds: number[] = [];
+  /** The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`, in {@link rows}. */
+  of(batch: Labelled<SampleBatch>, at: number, rows: number, value: number): readonly [number, number] {
+    if (!this.knows(batch.series, at, rows)) this.learn(batch.series, at, rows);
+    let classic = this.count;
+    for (let b = 0; b < this.bounds.length; b++) {
+      if (value <= this.bounds[b]!) {
+        classic = this.buckets[b]!;
+        break;
+      }
+    }
+    let native = -1;
+    if (batch.native) for (let r = 0; r < rows; r++) if (batch.native[at + r]) native = r;
+    if (classic < 0 && native < 0) classic = 0;
+    // Ascending: the classic row before the native one, unless it comes after it.
+    if (classic < 0 || native < 0) {
+      this.rows[0] = at + Math.max(classic, native);
+      this.rows[1] = -1;
+    } else {
+      this.rows[0] = at + Math.min(classic, native);
+      this.rows[1] = at + Math.max(classic, native);
+    }
+    return this.rows;
+  }
 
-  of(series: Series, place: number): number {
-    if (this.series[place] === series) return this.bounds[place]!;
-    const bound = Number(series.labels.le);
-    this.series[place] = series;
-    return (this.bounds[place] = Number.isNaN(bound) ? Infinity : bound);
+  /** Whether the event at `at` has the series of the layout learnt last. */
+  private knows(series: readonly Series[], at: number, rows: number): boolean {
+    if (this.series.length !== rows) return false;
+    for (let r = 0; r < rows; r++) if (series[at + r] !== this.series[r]) return false;
+    return true;
+  }
+
+  private learn(series: readonly Series[], at: number, rows: number): void {
+    this.series = series.slice(at, at + rows);
+    this.buckets = [];
+    this.bounds = [];
+    this.count = -1;
+    this.series.forEach((row, r) => {
+      if (row.suffix === '_bucket') {
+        const bound = Number(row.labels.le);
+        this.buckets.push(r);
+        this.bounds.push(Number.isNaN(bound) ? Infinity : bound);
+      } else if (row.suffix === '_count') this.count = r;
+    });
   }
 }
