@@ -17,10 +17,11 @@ export interface ExemplarOptions {
   /** Seed of `probability` and of random ids. */
   readonly seed?: number;
   /**
-   * The value of an exemplar without spans, on tick `index` scheduled `offset` ms after the start (an
-   * observation); default 1. An exemplar naming a span is worth the span's duration in seconds.
+   * The value of an exemplar without spans, on tick `index` scheduled `offset` ms after the start, whose event is
+   * the batch's `event`th (an observation); default 1. An exemplar naming a span is worth the span's duration in
+   * seconds.
    */
-  readonly value?: (index: number, offset: number) => number;
+  readonly value?: (index: number, offset: number, event: number) => number;
 }
 
 /**
@@ -66,7 +67,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         if (pool && !span) continue;
         const worth = span
           ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
-          : value(index, batch.offset[at]!);
+          : value(index, batch.offset[at]!, e);
         const [first, second] = places.of(batch, at, rows, worth);
         const k = placed.add(first, worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
