@@ -5,7 +5,7 @@
  * and without an exemplar on 1 % of the rows.
  * Run: node --import tsx bench/encoders.ts
  */
-import type { Labelled, SampleBatch } from '../operators/model/batch.js';
+import { exemplarRows, type Labelled, type SampleBatch } from '../operators/model/batch.js';
 import { seriesOf } from '../operators/model/series.js';
 import type { MetricEncoder } from '../lib/encoders/encoder.js';
 import { jsonLines } from '../lib/encoders/json-lines.js';
@@ -75,7 +75,7 @@ for (const toBuffer of [false, true]) {
 const exemplar = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', value: 1, timestamp: 0 };
 const withExemplars = counter.map((batch) => ({
   ...batch,
-  exemplar: Array.from({ length: BATCH }, (_, i) => (i % 100 === 0 ? exemplar : undefined)),
+  exemplars: exemplarRows(Array.from({ length: BATCH }, (_, i) => (i % 100 === 0 ? exemplar : undefined))),
 }));
 for (const [how, ring] of [
   ['', counter],

@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from './model/batch.js';
+import { ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
@@ -17,10 +17,11 @@ export interface ExemplarOptions {
   /** Seed of `probability` and of random ids. */
   readonly seed?: number;
   /**
-   * The value of an exemplar without spans, on tick `index` scheduled `offset` ms after the start (an
-   * observation); default 1. An exemplar naming a span is worth the span's duration in seconds.
+   * The value of an exemplar without spans, on tick `index` scheduled `offset` ms after the start, whose event is
+   * the batch's `event`th (an observation); default 1. An exemplar naming a span is worth the span's duration in
+   * seconds.
    */
-  readonly value?: (index: number, offset: number) => number;
+  readonly value?: (index: number, offset: number, event: number) => number;
 }
 
 /**
@@ -50,33 +51,31 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       : every === 1
         ? () => true
         : (index: number) => index % every === 0;
-  const random = (index: number, offset: number, timestamp: number): Exemplar => ({
-    traceId: ids.hex(3 * index) + ids.hex(3 * index + 1),
-    spanId: ids.hex(3 * index + 2),
-    value: value(index, offset),
-    timestamp,
-  });
   const attach = (pool: SpanPool | undefined) => {
-    const bounds = new RowBounds();
+    const places = new Places();
     return map((batch: B): B => {
       const events = batch.events ?? batch.size;
       const rows = events > 0 ? batch.size / events : 0;
-      const rowsWith: number[] = [];
-      const placed: Exemplar[] = [];
+      // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
+      const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
+      const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
-        const timestamp = timestampOf(batch, at);
-        let exemplar: Exemplar | undefined;
-        if (pool) {
-          const span = pool.take();
-          if (span) exemplar = { traceId: span.traceId, spanId: span.spanId, value: span.seconds, timestamp };
-        } else exemplar = random(index, batch.offset[at]!, timestamp);
-        if (!exemplar) continue;
-        place(batch, at, rows, exemplar, bounds, { rows: rowsWith, exemplars: placed });
+        const span = pool?.take();
+        if (pool && !span) continue;
+        const worth = span
+          ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
+          : value(index, batch.offset[at]!, e);
+        const [first, second] = places.of(batch, at, rows, worth);
+        const k = placed.add(first, worth, timestampOf(batch, at));
+        if (span) placed.setIds(k, span.spans, span.s);
+        else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
+        if (second >= 0) placed.addFrom(second, placed, k);
       }
-      return rowsWith.length > 0 ? { ...batch, exemplars: { rows: rowsWith, exemplars: placed } } : batch;
+      const exemplars = placed.build();
+      return exemplars ? { ...batch, exemplars } : batch;
     });
   };
   if (!options.spans) return attach(undefined);
@@ -88,52 +87,61 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
 const ID_STREAM = 0x5eed;
 
 /**
- * Adds the rows of the event at `at` (`rows` long) that carry `exemplar` to `into`, in ascending order: the first
- * `_bucket` row holding its value, else the `_count` row, else the event's first row (when it has no native row);
- * and its native row.
+ * Where an event's exemplar goes, ascending: the first `_bucket` row holding its value, else the `_count` row, else
+ * the event's first row (when it has no native row); and its native row. The events of a label set have the same
+ * series in the same places, so the bucket rows, their bounds (`le`; `+Inf` and anything unreadable hold every value)
+ * and the `_count` row are read once for each such layout, and an event is only compared with the last one.
  */
-function place(
-  batch: Labelled<SampleBatch>,
-  at: number,
-  rows: number,
-  exemplar: Exemplar,
-  bounds: RowBounds,
-  into: { rows: number[]; exemplars: Exemplar[] },
-): void {
-  const { value } = exemplar;
-  let bucket = -1;
-  let count = -1;
-  let native = -1;
-  for (let r = at; r < at + rows; r++) {
-    const series = batch.series[r]!;
-    if (batch.native?.[r]) native = r;
-    else if (bucket < 0 && series.suffix === '_bucket' && value <= bounds.of(series, r - at)) bucket = r;
-    else if (series.suffix === '_count') count = r;
+class Places {
+  /** The event's rows, the second -1 when there is one: reused, read before the next call. */
+  readonly rows: [number, number] = [-1, -1];
+  private series: Series[] = [];
+  private buckets: number[] = [];
+  private bounds: number[] = [];
+  private count = -1;
+
+  /** The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`, in {@link rows}. */
+  of(batch: Labelled<SampleBatch>, at: number, rows: number, value: number): readonly [number, number] {
+    if (!this.knows(batch.series, at, rows)) this.learn(batch.series, at, rows);
+    let classic = this.count;
+    for (let b = 0; b < this.bounds.length; b++) {
+      if (value <= this.bounds[b]!) {
+        classic = this.buckets[b]!;
+        break;
+      }
+    }
+    let native = -1;
+    if (batch.native) for (let r = 0; r < rows; r++) if (batch.native[at + r]) native = r;
+    if (classic < 0 && native < 0) classic = 0;
+    // Ascending: the classic row before the native one, unless it comes after it.
+    if (classic < 0 || native < 0) {
+      this.rows[0] = at + Math.max(classic, native);
+      this.rows[1] = -1;
+    } else {
+      this.rows[0] = at + Math.min(classic, native);
+      this.rows[1] = at + Math.max(classic, native);
+    }
+    return this.rows;
   }
-  const classic = bucket >= 0 ? bucket : count >= 0 ? count : native >= 0 ? -1 : at;
-  // Ascending: the classic row before the native one, unless it comes after it.
-  if (classic >= 0 && classic < native) carry(into, classic, exemplar);
-  if (native >= 0) carry(into, native, exemplar);
-  if (classic > native) carry(into, classic, exemplar);
-}
 
-function carry(into: { rows: number[]; exemplars: Exemplar[] }, row: number, exemplar: Exemplar): void {
-  into.rows.push(row);
-  into.exemplars.push(exemplar);
-}
+  /** Whether the event at `at` has the series of the layout learnt last. */
+  private knows(series: readonly Series[], at: number, rows: number): boolean {
+    if (this.series.length !== rows) return false;
+    for (let r = 0; r < rows; r++) if (series[at + r] !== this.series[r]) return false;
+    return true;
+  }
 
-/**
- * The bound of each bucket row (its `le`; `+Inf` and anything unreadable hold every value), kept by the row's place
- * in its event: the events of a label set have the same series in the same places, so a bound is read once.
- */
-class RowBounds {
-  private readonly series: (Series | undefined)[] = [];
-  private readonly bounds: number[] = [];
-
-  of(series: Series, place: number): number {
-    if (this.series[place] === series) return this.bounds[place]!;
-    const bound = Number(series.labels.le);
-    this.series[place] = series;
-    return (this.bounds[place] = Number.isNaN(bound) ? Infinity : bound);
+  private learn(series: readonly Series[], at: number, rows: number): void {
+    this.series = series.slice(at, at + rows);
+    this.buckets = [];
+    this.bounds = [];
+    this.count = -1;
+    this.series.forEach((row, r) => {
+      if (row.suffix === '_bucket') {
+        const bound = Number(row.labels.le);
+        this.buckets.push(r);
+        this.bounds.push(Number.isNaN(bound) ? Infinity : bound);
+      } else if (row.suffix === '_count') this.count = r;
+    });
   }
 }

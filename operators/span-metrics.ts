@@ -1,7 +1,7 @@
 import { map, type Observable, type OperatorFunction } from 'rxjs';
-import { timestampOf, type Exemplar, type Labelled, type SampleBatch, type TickBatch } from './model/batch.js';
+import { ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch, type TickBatch } from './model/batch.js';
 import { seriesOf, type Series } from './model/series.js';
-import { SPAN_STATUS, spanIdHex, traceIdHex, type SpanBatch, type SpanColumns } from './model/span.js';
+import { SPAN_STATUS, type SpanBatch, type SpanColumns } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
 import { readingSpans } from './internal/span-pool.js';
 
@@ -141,7 +141,7 @@ export function spanMetrics<B extends TickBatch>(
       const offset = new Float64Array(size);
       const value = new Float64Array(size);
       const series = new Array<Series>(size);
-      const carried: { rows: number[]; exemplars: Exemplar[] } = { rows: [], exemplars: [] };
+      const carried = new ExemplarRowsBuilder();
       let at = 0;
       for (let i = 0; i < batch.size; i++) {
         const timestamp = timestampOf(batch, i);
@@ -159,13 +159,8 @@ export function spanMetrics<B extends TickBatch>(
               const counted = set.exemplars[b];
               if (!counted) continue;
               const { spans: columns, s } = counted;
-              carried.rows.push(at + b);
-              carried.exemplars.push({
-                traceId: traceIdHex(columns, s),
-                spanId: spanIdHex(columns, s),
-                value: ((columns.end[s]! - columns.start[s]!) / 1e9) * scale,
-                timestamp,
-              });
+              const seconds = (columns.end[s]! - columns.start[s]!) / 1e9;
+              carried.setIds(carried.add(at + b, seconds * scale, timestamp), columns, s);
               set.exemplars[b] = undefined;
             }
             value[at + bounds.length] = set.sum;
@@ -175,6 +170,7 @@ export function spanMetrics<B extends TickBatch>(
         }
       }
       const events = family === 'calls' ? {} : { events: batch.size * sets };
+      const exemplars = carried.build();
       return {
         size,
         anchor: batch.anchor,
@@ -183,7 +179,7 @@ export function spanMetrics<B extends TickBatch>(
         value,
         series,
         ...events,
-        ...(carried.rows.length > 0 && { exemplars: carried }),
+        ...(exemplars && { exemplars }),
       };
     };
     return { feed: (batch: SpanBatch) => void pending.push(batch), operator: map(write) };

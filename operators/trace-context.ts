@@ -1,6 +1,6 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { LogBatch, SpanContext } from './model/batch.js';
-import type { SpanBatch } from './model/span.js';
+import { spanIdHex, traceIdHex, type SpanBatch } from './model/span.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 
@@ -54,7 +54,7 @@ export function traceContext<B extends LogBatch>(
         const span = failing ? errors!.take() : any!.take();
         if (!span) continue;
         context ??= new Array<SpanContext | undefined>(batch.size);
-        context[i] = { traceId: span.traceId, spanId: span.spanId };
+        context[i] = { traceId: traceIdHex(span.spans, span.s), spanId: spanIdHex(span.spans, span.s) };
       }
       return context ? { ...batch, context } : batch;
     }),

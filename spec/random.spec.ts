@@ -34,6 +34,31 @@ describe('SplitMix64', () => {
     );
   });
 
+  it("makes a trace's ids from output n: its first 64 bits, and the rest mixed from them, none shared", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), fc.nat({ max: 2 ** 50 }), (seed, first) => {
+        const rng = new SplitMix64(seed);
+        const traces = new Set<string>();
+        const spans = new Set<string>();
+        for (let n = first; n < first + 200; n++) {
+          const traceId = new Uint32Array(5);
+          const spanId = new Uint32Array(3);
+          rng.idWords(n, traceId, 1, spanId, 1);
+          expect((BigInt(traceId[1]!) << 32n) | BigInt(traceId[2]!)).to.equal(reference(seed, n));
+          expect([traceId[0], spanId[0]], 'nothing before its place').to.deep.equal([0, 0]);
+          traces.add(traceId.join());
+          spans.add(spanId.join());
+          // The same ids again for the same n.
+          const again = new Uint32Array(5);
+          rng.idWords(n, again, 1, new Uint32Array(3), 1);
+          expect([...again]).to.deep.equal([...traceId]);
+        }
+        expect([traces.size, spans.size]).to.deep.equal([200, 200]);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('matches a BigInt reference for any seed and tick', () => {
     fc.assert(
       fc.property(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), fc.nat({ max: 2 ** 50 }), (seed, n) => {

@@ -1,5 +1,11 @@
 import type { MetricType } from '../language/types.js';
-import type { EncodedBatch, Exemplar, ExemplarRows, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import {
+  ExemplarRowsBuilder,
+  type EncodedBatch,
+  type ExemplarRows,
+  type Labelled,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
 import { escapeLabelValue, seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricMeta, TextMetricEncoder } from './encoder.js';
 import { sampleName } from './metrics-text.js';
@@ -147,7 +153,8 @@ function openMetricsRows(
 
 /**
  * The exemplars of the rows that may carry one, at their places among the rows with `_created` (one more an event
- * before them); undefined when none is left.
+ * before them); undefined when none is left. When every one is kept (a histogram's exemplars on `_bucket` rows), only
+ * the rows are new: the other columns are shared.
  */
 function carriedExemplars(
   batch: Labelled<SampleBatch>,
@@ -155,13 +162,17 @@ function carriedExemplars(
   mayCarry: (series: Series) => boolean,
 ): ExemplarRows | undefined {
   const column = batch.exemplars!;
-  const kept: { rows: number[]; exemplars: Exemplar[] } = { rows: [], exemplars: [] };
-  column.rows.forEach((row, k) => {
-    if (!mayCarry(batch.series[row]!)) return;
-    kept.rows.push(row + Math.floor(row / rows));
-    kept.exemplars.push(column.exemplars[k]!);
-  });
-  return kept.rows.length > 0 ? kept : undefined;
+  const moved = new Int32Array(column.rows.length);
+  let kept = 0;
+  for (let k = 0; k < column.rows.length; k++) {
+    const row = column.rows[k]!;
+    if (mayCarry(batch.series[row]!)) moved[kept++] = row + Math.floor(row / rows);
+  }
+  if (kept === column.rows.length) return { ...column, rows: moved };
+  const carried = new ExemplarRowsBuilder(kept);
+  for (let k = 0, m = 0; k < column.rows.length; k++)
+    if (mayCarry(batch.series[column.rows[k]!]!)) carried.addFrom(moved[m++]!, column, k);
+  return carried.build();
 }
 
 /** The family's metadata lines; HELP escaped as OpenMetrics escapes it, as a label value. */

@@ -2,6 +2,7 @@ import {
   ExemplarCursor,
   timestampOf,
   type EncodedBatch,
+  type ExemplarRows,
   type Exemplar,
   type Frames,
   type Labelled,
@@ -152,7 +153,8 @@ function numberMetrics({
           last.time = time;
           last.value = value[i]!;
         }
-        const withExemplar = exemplars.at(i);
+        const k = exemplars.find(i);
+        const withExemplar = k >= 0;
         const bytes = withExemplar
           ? (head.exemplarBytes ??= headBytes(series[i]!, batch.anchor, EXEMPLAR_FIELD))
           : head.bytes;
@@ -168,7 +170,7 @@ function numberMetrics({
         at = out.writeBigUInt64LE(time, at + 1);
         out[at] = OTLP_TAG.asDouble;
         at = out.writeDoubleLE(point, at + 1);
-        if (withExemplar) at = writeExemplar(out, at, withExemplar);
+        if (withExemplar) at = writeExemplar(out, at, batch.exemplars!, k);
         ends[i] = at;
       }
       return {
@@ -208,20 +210,21 @@ function previousPoint(previous: Map<string, PreviousPoint>, key: string): Previ
  */
 const EXEMPLAR_FIELD = 2 + 9 + 9 + 10 + 18;
 
-/** Writes an exemplar as a number point's `exemplars` field (its ids hex digits, as the model holds them). */
-function writeExemplar(out: Buffer, at: number, { traceId, spanId, value, timestamp }: Exemplar): number {
+/** Writes exemplar `k` of `column` as a number point's `exemplars` field (its ids from their words, big-endian). */
+function writeExemplar(out: Buffer, at: number, column: ExemplarRows, k: number): number {
   out[at++] = EXEMPLAR_TAG.numberPoint;
   out[at++] = EXEMPLAR_FIELD - 2;
   out[at] = EXEMPLAR_TAG.time;
-  at = out.writeBigUInt64LE(nanoseconds(timestamp), at + 1);
+  at = out.writeBigUInt64LE(nanoseconds(column.timestamp[k]!), at + 1);
   out[at] = EXEMPLAR_TAG.asDouble;
-  at = out.writeDoubleLE(value, at + 1);
+  at = out.writeDoubleLE(column.value[k]!, at + 1);
   out[at++] = EXEMPLAR_TAG.spanId;
   out[at++] = 8;
-  at += out.write(spanId, at, 8, 'hex');
+  for (let w = 2 * k; w < 2 * k + 2; w++) at = out.writeUInt32BE(column.spanId[w]!, at);
   out[at++] = EXEMPLAR_TAG.traceId;
   out[at++] = 16;
-  return at + out.write(traceId, at, 16, 'hex');
+  for (let w = 4 * k; w < 4 * k + 4; w++) at = out.writeUInt32BE(column.traceId[w]!, at);
+  return at;
 }
 
 /**
@@ -336,14 +339,17 @@ function nativeRow(batch: SampleBatch, at: number, rows: number): number {
   return -1;
 }
 
-/** The exemplars of an event's rows (read from the batch's cursor), as OTLP's; once each (the classic and the native rows may share one). */
+/**
+ * The exemplars of an event's rows (read from the batch's cursor), as OTLP's; once each (the classic and the native
+ * rows may carry the same: the same ids).
+ */
 function exemplarsOf(cursor: ExemplarCursor, at: number, rows: number): ReturnType<typeof otlpExemplar>[] {
-  const found = new Set<Exemplar>();
+  const found = new Map<string, Exemplar>();
   for (let r = at; r < at + rows; r++) {
     const exemplar = cursor.at(r);
-    if (exemplar) found.add(exemplar);
+    if (exemplar) found.set(`${exemplar.traceId}/${exemplar.spanId}`, exemplar);
   }
-  return [...found].map(otlpExemplar);
+  return [...found.values()].map(otlpExemplar);
 }
 
 /** An exemplar as OTLP's: ids as bytes, the value as a double. */

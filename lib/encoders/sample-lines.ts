@@ -1,7 +1,8 @@
-import { timestampOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import { timestampOf, type ExemplarRows, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
+import { writeHexWords } from './hex.js';
 import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
 
@@ -29,29 +30,58 @@ export interface ExemplarText {
   readonly close: string;
 }
 
-/** {@link ExemplarText} as bytes, with the most bytes an exemplar's ids and fixed text take. */
-class ExemplarBytes {
-  private readonly open: Buffer;
-  private readonly between: Buffer;
-  private readonly close: Buffer;
-  /** Most bytes of the fixed text and the ids (32 and 16 hex digits), without value and timestamp. */
-  readonly room: number;
+/**
+ * Writes a row's exemplar in place of its line feed (see {@link SampleLineFormat.exemplar}): the fixed text with room
+ * for the ids between, copied at once (one copy costs less than three short ones), the ids written over the room from
+ * their words, then the value and the stamp. Out of the encoder's loop: inlined there, it slowed every line.
+ */
+class ExemplarWriter {
+  private readonly text: Buffer;
+  private readonly traceAt: number;
+  private readonly spanAt: number;
+  private readonly shortest: boolean;
+  // What `prepare` found for the exemplar `write` writes next.
+  private straight = true;
+  private valueText = '';
+  private stamp = '';
 
-  constructor({ open, between, close }: ExemplarText) {
-    this.open = Buffer.from(open);
-    this.between = Buffer.from(between);
-    this.close = Buffer.from(close);
-    this.room = this.open.length + this.between.length + this.close.length + 3 * (32 + 16);
+  constructor(
+    { open, between, close }: ExemplarText,
+    private readonly format: SampleLineFormat,
+  ) {
+    this.text = Buffer.from(`${open}${'0'.repeat(32)}${between}${'0'.repeat(16)}${close}`);
+    this.traceAt = open.length;
+    this.spanAt = open.length + 32 + between.length;
+    this.shortest = format.value.shortest;
   }
 
-  /** Writes the text up to the exemplar's value into `out` at `at` (room assumed); returns where it ends. */
-  writeIds(out: Buffer, { traceId, spanId }: Exemplar, at: number): number {
-    out.set(this.open, at);
-    at = writeText(out, traceId, at + this.open.length);
-    out.set(this.between, at);
-    at = writeText(out, spanId, at + this.between.length);
-    out.set(this.close, at);
-    return at + this.close.length;
+  /**
+   * Prepares exemplar `k` of `column`, on a line stamped `lineStamp` (its millisecond `lineMs`), and returns the most
+   * bytes it takes.
+   */
+  prepare(column: ExemplarRows, k: number, lineMs: number, lineStamp: string): number {
+    const ms = column.timestamp[k]!;
+    // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
+    this.stamp = ms === lineMs ? lineStamp : this.format.stamp(ms);
+    const value = column.value[k]!;
+    this.straight = this.shortest && Number.isFinite(value);
+    this.valueText = this.straight ? '' : this.format.value(value);
+    return this.text.length + (this.straight ? SHORTEST_MAX_BYTES : this.valueText.length * 3) + this.stamp.length * 3;
+  }
+
+  /**
+   * Writes the exemplar prepared last into `out` at `at`, where the line's feed was (room assumed); `lineStampBytes`:
+   * the line's stamp as bytes, if made. Returns where it ends.
+   */
+  write(out: Buffer, column: ExemplarRows, k: number, at: number, lineStamp: string, lineStampBytes?: Buffer): number {
+    out.set(this.text, at);
+    writeHexWords(out, column.traceId, 4 * k, 4, at + this.traceAt);
+    writeHexWords(out, column.spanId, 2 * k, 2, at + this.spanAt);
+    at += this.text.length;
+    at = this.straight ? writeShortest(out, column.value[k]!, at) : writeText(out, this.valueText, at);
+    if (this.stamp !== lineStamp || !lineStampBytes) return writeText(out, this.stamp, at);
+    out.set(lineStampBytes, at);
+    return at + lineStampBytes.length;
   }
 }
 
@@ -247,7 +277,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   // The value is written by writeShortest (`valueText` unused).
   let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
-  const exemplarBytes = format.exemplar && new ExemplarBytes(format.exemplar);
+  const exemplarWriter = format.exemplar && new ExemplarWriter(format.exemplar, format);
 
   return {
     encode(batch: Labelled<SampleBatch>) {
@@ -290,24 +320,14 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           out.set(stampBytes, at);
           at += stampBytes.length;
         } else at = writeText(out, stamp, at);
-        const exemplar = i === nextExemplarRow ? exemplars!.exemplars[withExemplar++] : undefined;
+        const exemplar = i === nextExemplarRow;
         if (exemplar) {
+          const k = withExemplar++;
           nextExemplarRow = withExemplar < exemplars!.rows.length ? exemplars!.rows[withExemplar]! : size;
-          // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
-          const exemplarStamp = exemplar.timestamp === ms ? stamp : format.stamp(exemplar.timestamp);
-          const observed = exemplar.value;
-          const straight = shortest && Number.isFinite(observed);
-          const observedText = straight ? '' : format.value(observed);
-          const room =
-            exemplarBytes!.room + (straight ? SHORTEST_MAX_BYTES : observedText.length * 3) + exemplarStamp.length * 3;
+          const room = exemplarWriter!.prepare(exemplars!, k, ms, stamp);
           if (at + room > out.length) out = grown(out, at, room + (size - i) * lineGuess);
           // In place of the line feed, which the exemplar's stamp ends with.
-          at = exemplarBytes!.writeIds(out, exemplar, at - 1);
-          at = straight ? writeShortest(out, observed, at) : writeText(out, observedText, at);
-          if (exemplarStamp === stamp && stampBytes) {
-            out.set(stampBytes, at);
-            at += stampBytes.length;
-          } else at = writeText(out, exemplarStamp, at);
+          at = exemplarWriter!.write(out, exemplars!, k, at - 1, stamp, stampBytes);
         }
         ends[i] = at;
         // The lines after it with the same series, value and millisecond (a constant signal at

@@ -1,13 +1,13 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { SPAN_STATUS, spanIdHex, traceIdHex, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
-import type { SpanContext } from '../model/batch.js';
+import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
 
 /** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
 export type SpanFilter = (spans: SpanColumns, s: number) => boolean;
 
-/** A span a pool hands out: its ids and how long it took. */
-export interface PooledSpan extends SpanContext {
-  readonly seconds: number;
+/** A span a pool hands out: span `s` of the columns `spans` (whose ids a reader copies or writes out as hex). */
+export interface PooledSpan {
+  readonly spans: SpanColumns;
+  readonly s: number;
 }
 
 /** Spans a pool remembers: enough for the exemplars and log records of a few wake-ups. */
@@ -17,8 +17,8 @@ const CAPACITY = 1024;
  * The recent spans of a traces entry that another entry's exemplars or log records name. Spans
  * are handed out newest first, each once while fresh ones remain; when none is fresh, the newest
  * again (a request writes several log lines), so a consumer faster than the traces still names
- * real, recent spans. A pool keeps references to the batches' columns, not copies: ids are written
- * out as hex only for the spans handed out.
+ * real, recent spans. A pool keeps references to the batches' columns, not copies: a reader takes the
+ * ids of the spans handed out from them.
  */
 export class SpanPool {
   private readonly columns = new Array<SpanColumns>(CAPACITY);
@@ -59,13 +59,7 @@ export class SpanPool {
       this.taken[at] = 1;
       this.fresh--;
     }
-    const spans = this.columns[at]!;
-    const s = this.rows[at]!;
-    return {
-      traceId: traceIdHex(spans, s),
-      spanId: spanIdHex(spans, s),
-      seconds: (spans.end[s]! - spans.start[s]!) / 1e9,
-    };
+    return { spans: this.columns[at]!, s: this.rows[at]! };
   }
 }
 

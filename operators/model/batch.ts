@@ -11,6 +11,7 @@
 
 import type { NativeHistogram } from './native-histogram.js';
 import type { Series } from './series.js';
+import { spanIdHex, traceIdHex, type SpanColumns } from './span.js';
 
 /** Ticks of one wake-up. */
 export interface TickBatch {
@@ -60,41 +61,146 @@ export function exemplarLabels({ traceId, spanId }: SpanContext): { name: string
 }
 
 /**
- * The exemplars of a batch's rows, sparse: a per-row column would be a large array a batch, most of it empty, and
- * its allocation costs more than the exemplars. Read them row by row with an {@link ExemplarCursor}.
+ * The exemplars of a batch's rows, sparse and column-wise: exemplar k is on row `rows[k]`, worth `value[k]`, at
+ * `timestamp[k]`, its ids words `4k…4k+3` of `traceId` and `2k, 2k+1` of `spanId` (32-bit, high first, as
+ * {@link SpanColumns} holds them). A per-row column would be a large array a batch, most of it empty; an object an
+ * exemplar, with its ids as strings, costs more than writing it. Read them row by row with an
+ * {@link ExemplarCursor}; build them with an {@link ExemplarRowsBuilder}.
  */
 export interface ExemplarRows {
-  /** The rows that carry an exemplar, ascending. */
-  readonly rows: readonly number[];
-  /** The exemplar of each of those rows. */
-  readonly exemplars: readonly Exemplar[];
+  /** The rows that carry an exemplar, ascending (a row at most once). */
+  readonly rows: Int32Array;
+  readonly value: Float64Array;
+  /** Epoch milliseconds. */
+  readonly timestamp: Float64Array;
+  /** Four words an exemplar. */
+  readonly traceId: Uint32Array;
+  /** Two words an exemplar. */
+  readonly spanId: Uint32Array;
 }
 
-/** The {@link ExemplarRows} of a per-row column (undefined: the row has none); undefined when no row has one. */
-export function exemplarRows(perRow: readonly (Exemplar | undefined)[]): ExemplarRows | undefined {
-  const rows: number[] = [];
-  const exemplars: Exemplar[] = [];
-  perRow.forEach((exemplar, row) => {
-    if (exemplar === undefined) return;
-    rows.push(row);
-    exemplars.push(exemplar);
-  });
-  return rows.length > 0 ? { rows, exemplars } : undefined;
+/** Exemplar `k` of `column` as an object, its ids as hex (for readers that build messages of their own). */
+export function exemplarAt(column: ExemplarRows, k: number): Exemplar {
+  return {
+    traceId: traceIdHex(column, k),
+    spanId: spanIdHex(column, k),
+    value: column.value[k]!,
+    timestamp: column.timestamp[k]!,
+  };
+}
+
+/** First capacity of a builder's columns, in exemplars. */
+const FIRST_CAPACITY = 64;
+
+/**
+ * Collects the exemplars of a batch's rows, in ascending row order, into columns that double when full. After
+ * {@link add} the caller may write the new exemplar's id words (`traceId` at 4k, `spanId` at 2k) itself.
+ */
+export class ExemplarRowsBuilder {
+  /** Exemplars added so far. */
+  count = 0;
+  rows: Int32Array;
+  value: Float64Array;
+  timestamp: Float64Array;
+  traceId: Uint32Array;
+  spanId: Uint32Array;
+
+  /** `capacity`: the exemplars expected (a batch's events, say); more grow the columns. */
+  constructor(capacity = FIRST_CAPACITY) {
+    const room = Math.max(1, capacity);
+    this.rows = new Int32Array(room);
+    this.value = new Float64Array(room);
+    this.timestamp = new Float64Array(room);
+    this.traceId = new Uint32Array(4 * room);
+    this.spanId = new Uint32Array(2 * room);
+  }
+
+  /** Adds an exemplar on `row` (after every row added) with ids all zero; returns its position k. */
+  add(row: number, value: number, timestamp: number): number {
+    const k = this.count++;
+    if (k === this.rows.length) this.grow();
+    this.rows[k] = row;
+    this.value[k] = value;
+    this.timestamp[k] = timestamp;
+    return k;
+  }
+
+  /** Adds exemplar `k` of `from` (built columns or a builder's) on `row`; returns its position. */
+  addFrom(row: number, from: ExemplarRows | ExemplarRowsBuilder, k: number): number {
+    const at = this.add(row, from.value[k]!, from.timestamp[k]!);
+    this.setIds(at, from, k);
+    return at;
+  }
+
+  /** Sets the ids of exemplar `k` to those of span (or exemplar) `s` of `from`. */
+  setIds(k: number, from: Pick<SpanColumns, 'traceId' | 'spanId'>, s: number): void {
+    this.traceId.set(from.traceId.subarray(4 * s, 4 * s + 4), 4 * k);
+    this.spanId[2 * k] = from.spanId[2 * s]!;
+    this.spanId[2 * k + 1] = from.spanId[2 * s + 1]!;
+  }
+
+  /** The columns, as long as the exemplars added; undefined when none was. */
+  build(): ExemplarRows | undefined {
+    const n = this.count;
+    if (n === 0) return undefined;
+    return {
+      rows: this.rows.subarray(0, n),
+      value: this.value.subarray(0, n),
+      timestamp: this.timestamp.subarray(0, n),
+      traceId: this.traceId.subarray(0, 4 * n),
+      spanId: this.spanId.subarray(0, 2 * n),
+    };
+  }
+
+  private grow(): void {
+    const more = <A extends Int32Array | Float64Array | Uint32Array>(old: A, make: (length: number) => A): A => {
+      const bigger = make(2 * old.length);
+      bigger.set(old);
+      return bigger;
+    };
+    this.rows = more(this.rows, (n) => new Int32Array(n));
+    this.value = more(this.value, (n) => new Float64Array(n));
+    this.timestamp = more(this.timestamp, (n) => new Float64Array(n));
+    this.traceId = more(this.traceId, (n) => new Uint32Array(n));
+    this.spanId = more(this.spanId, (n) => new Uint32Array(n));
+  }
 }
 
 /**
- * Reads a batch's exemplars row by row: `at(row)` is a comparison or two a call while every row is read in ascending
- * order, and a binary search when rows are skipped or read out of order.
+ * The {@link ExemplarRows} of a per-row column (undefined: the row has none); undefined when no row has one. Ids must
+ * be 32 and 16 lowercase hex digits (a RangeError says which is not).
+ */
+export function exemplarRows(perRow: readonly (Exemplar | undefined)[]): ExemplarRows | undefined {
+  const builder = new ExemplarRowsBuilder();
+  perRow.forEach((exemplar, row) => {
+    if (exemplar === undefined) return;
+    const k = builder.add(row, exemplar.value, exemplar.timestamp);
+    hexWords(exemplar.traceId, 32, builder.traceId, 4 * k, 'traceId');
+    hexWords(exemplar.spanId, 16, builder.spanId, 2 * k, 'spanId');
+  });
+  return builder.build();
+}
+
+/** Writes the 32-bit words of `hex`, an id of `digits` hex digits (8 a word), into `words` at `at`. */
+function hexWords(hex: string, digits: number, words: Uint32Array, at: number, field: string): void {
+  if (hex.length !== digits || !/^[0-9a-f]*$/.test(hex))
+    throw new RangeError(`exemplar ${field}: "${hex}" is not ${digits} lowercase hex digits`);
+  for (let w = 0; w < digits / 8; w++) words[at + w] = Number.parseInt(hex.slice(8 * w, 8 * w + 8), 16);
+}
+
+/**
+ * Reads a batch's exemplars row by row: `find(row)` is a comparison or two a call while every row is read in
+ * ascending order, and a binary search when rows are skipped or read out of order.
  */
 export class ExemplarCursor {
   private next = 0;
 
   constructor(private readonly column: ExemplarRows | undefined) {}
 
-  /** The exemplar of `row`; undefined when it has none. */
-  at(row: number): Exemplar | undefined {
+  /** The position in the columns of the exemplar of `row`; -1 when it has none. */
+  find(row: number): number {
     const column = this.column;
-    if (column === undefined) return undefined;
+    if (column === undefined) return -1;
     const { rows } = column;
     let next = this.next;
     // Read row by row, `next` is already the first exemplar row from `row` on; a reader that skips rows searches.
@@ -102,15 +208,21 @@ export class ExemplarCursor {
       next = firstAtLeast(rows, row);
     if (rows[next] !== row) {
       this.next = next;
-      return undefined;
+      return -1;
     }
     this.next = next + 1;
-    return column.exemplars[next];
+    return next;
+  }
+
+  /** The exemplar of `row` as an object (see {@link exemplarAt}); undefined when it has none. */
+  at(row: number): Exemplar | undefined {
+    const k = this.find(row);
+    return k < 0 ? undefined : exemplarAt(this.column!, k);
   }
 }
 
 /** The first position of ascending `rows` holding `row` or more. */
-function firstAtLeast(rows: readonly number[], row: number): number {
+function firstAtLeast(rows: Int32Array, row: number): number {
   let low = 0;
   let high = rows.length;
   while (low < high) {
@@ -264,15 +376,12 @@ function isColumn(value: unknown): value is Column {
 /** The exemplars of the rows `keep` lists (ascending), at their new places; undefined when none is kept. */
 function pickExemplars(column: ExemplarRows, keep: ArrayLike<number>): ExemplarRows | undefined {
   const cursor = new ExemplarCursor(column);
-  const rows: number[] = [];
-  const exemplars: Exemplar[] = [];
+  const picked = new ExemplarRowsBuilder();
   for (let i = 0; i < keep.length; i++) {
-    const exemplar = cursor.at(keep[i]!);
-    if (exemplar === undefined) continue;
-    rows.push(i);
-    exemplars.push(exemplar);
+    const k = cursor.find(keep[i]!);
+    if (k >= 0) picked.addFrom(i, column, k);
   }
-  return rows.length > 0 ? { rows, exemplars } : undefined;
+  return picked.build();
 }
 
 function pick(column: Column, keep: ArrayLike<number>): Column {

@@ -7,7 +7,13 @@ import { labels } from '../../operators/labels.js';
 import { observe } from '../../operators/observe.js';
 import { ticks } from '../../operators/ticks.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import { ExemplarCursor, type Labelled, type LogBatch, type SampleBatch } from '../../operators/model/batch.js';
+import {
+  ExemplarCursor,
+  exemplarAt,
+  type Labelled,
+  type LogBatch,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/span.js';
 import { spanBatch } from '../support/span-batches.js';
@@ -30,8 +36,8 @@ function histogramEvent(index: number): Labelled<SampleBatch> {
 
 /** Where each exemplar of a batch is, as `<row suffix>{le} <span id> <value>`. */
 const placed = (batch: Labelled<SampleBatch>) =>
-  (batch.exemplars?.rows ?? []).map((i, k) => {
-    const exemplar = batch.exemplars!.exemplars[k]!;
+  [...(batch.exemplars?.rows ?? [])].map((i, k) => {
+    const exemplar = exemplarAt(batch.exemplars!, k);
     return `${batch.series[i]!.suffix}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`;
   });
 

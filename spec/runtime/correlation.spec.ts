@@ -5,7 +5,7 @@ import type { ScenarioFile } from '../../lib/config/types.js';
 import { ConfigError } from '../../lib/language/problems.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
-import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { exemplarAt, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import { MemorySink } from '../support/sinks.js';
 import { spansFromJsonLines, type TraceSpan } from '../support/traces.js';
 
@@ -37,6 +37,9 @@ const LATENCY = {
   buckets: [0.1, 0.5, 1],
   observations_per_tick: 10,
 };
+
+/** The files' start_time, epoch ms. */
+const START = Date.parse('2026-01-01T00:00:00Z');
 
 const LOGS = {
   signal_type: 'logs',
@@ -79,25 +82,32 @@ async function runTogether(file: ScenarioFile) {
   scheduler.maxFrames = Infinity;
   const sinks = new Map(loaded.scenarios.map((entry) => [entry.id, new MemorySink()]));
   const samples = new Map<string, Labelled<SampleBatch>[]>();
+  // The first observation of each tick of histogram and summary entries, by slot number.
+  const firstObserved = new Map<number, number>();
   const run = startEntries(loaded.scenarios, {
     scheduler,
     createSink: (entry) => sinks.get(entry.id)!,
     hooks: (entry) => ({
       onSamples: (batch) => void samples.set(entry.id, [...(samples.get(entry.id) ?? []), batch]),
+      onObservations: (batch) => batch.observations.forEach((o, i) => firstObserved.set(batch.index[i]!, o[0]!)),
     }),
   });
   scheduler.flush();
   expect((await run.done).map((outcome) => outcome.error?.message)).to.deep.equal(
     loaded.scenarios.map(() => undefined),
   );
-  return { text: (id: string) => sinks.get(id)!.text, samples: (id: string) => samples.get(id) ?? [] };
+  return {
+    text: (id: string) => sinks.get(id)!.text,
+    samples: (id: string) => samples.get(id) ?? [],
+    firstObserved,
+  };
 }
 
 /** Every exemplar of the batches, with the row it is on. */
 function exemplarRows(batches: readonly Labelled<SampleBatch>[]) {
   return batches.flatMap((batch) =>
-    (batch.exemplars?.rows ?? []).map((i, k) => ({
-      exemplar: batch.exemplars!.exemplars[k]!,
+    [...(batch.exemplars?.rows ?? [])].map((i, k) => ({
+      exemplar: exemplarAt(batch.exemplars!, k),
       row: batch.series[i]!,
       time: batch.anchor + batch.offset[i]!,
     })),
@@ -128,6 +138,18 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     }
     // Each span named once while fresh ones remain.
     expect(new Set(found.map(({ exemplar }) => spanKey(exemplar))).size).to.equal(found.length);
+  });
+
+  it("random exemplars of a histogram are worth their tick's first observation, on the bucket holding it", async () => {
+    const { samples, firstObserved } = await runTogether(file({ ...LATENCY, exemplars: { every: 3 } }));
+    const found = exemplarRows(samples('http_request_duration_seconds'));
+    // 4 ticks a second for 3 s: slots 0, 3, 6 and 9.
+    expect(found.map(({ time }) => time)).to.deep.equal([0, 750, 1500, 2250].map((ms) => START + ms));
+    for (const { exemplar, row, time } of found) {
+      expect(exemplar.value).to.equal(firstObserved.get(((time - START) / 1000) * 4));
+      const le = [0.1, 0.5, 1].find((bound) => exemplar.value <= bound);
+      expect(`${row.suffix}{le="${row.labels.le}"}`).to.equal(`_bucket{le="${le ?? '+Inf'}"}`);
+    }
   });
 
   it('exemplars: every N ticks or with a probability, on a counter or a summary; random ids without from', async () => {

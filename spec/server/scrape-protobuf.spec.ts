@@ -6,7 +6,13 @@ import { histogram } from '../../operators/histogram.js';
 import { nativeHistogram } from '../../operators/native-histogram.js';
 import { summary } from '../../operators/summary.js';
 import { exemplars } from '../../operators/exemplars.js';
-import { exemplarRows, type Exemplar, type Labelled, type ObservationBatch } from '../../operators/model/batch.js';
+import {
+  exemplarAt,
+  exemplarRows,
+  type Exemplar,
+  type Labelled,
+  type ObservationBatch,
+} from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { decodeFamilies, nativeBuckets } from '../support/metric-family.js';
@@ -60,7 +66,8 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     const ticks = [[0.05], [0.5], [3, 0.0005, -2]];
     const batches = await histogramRows(ticks, [0.05, 0.5, 3]);
     for (const batch of batches) buffer.record(batch);
-    const exemplarsOf = batches[0]!.exemplars!.exemplars;
+    const column = batches[0]!.exemplars!;
+    const exemplarsOf = Array.from(column.rows, (_, k) => exemplarAt(column, k));
     const [first, second, third] = [0, 1, 2].map(
       (tick) => exemplarsOf.find((e) => e.timestamp === START + tick * 1000)!,
     );

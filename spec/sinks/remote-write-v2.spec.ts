@@ -212,10 +212,10 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     let next = 0;
     for (const size of [6, 6, 6, 6, 4, 5, 6, 6, 6, 6, 3, 6, 6, 6]) {
       const rows = Array.from({ length: size }, () => next++);
-      // Now and then an exemplar (new strings of its own) between the rows.
+      // Now and then an exemplar (ids of its own) between the rows.
       const exemplars = rows.map((row) =>
         row > 30 && row % 4 === 0
-          ? { traceId: `t${row}`, spanId: `s${row}`, value: row, timestamp: T0 + row }
+          ? { traceId: hexId(row, 32), spanId: hexId(row, 16), value: row, timestamp: T0 + row }
           : undefined,
       );
       const batch = {
@@ -402,3 +402,6 @@ describe('the 2.0 receiver of the specs', () => {
     }
   });
 });
+
+/** `n` as an id of `digits` hex digits. */
+const hexId = (n: number, digits: number) => n.toString(16).padStart(digits, '0');

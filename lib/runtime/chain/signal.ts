@@ -173,19 +173,32 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
       const series = entry.signal_type === 'histogram' ? histogramRows(entry) : summary(entry.quantiles);
       const perTick = entry.observations_per_tick ?? 100;
-      return (ticks) =>
-        ticks.pipe(
+      return (ticks) => {
+        // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
+        // (an event a tick, in order), else drawn again (the same number).
+        let observed: ObservationBatch | undefined;
+        const firstObservation = (index: number, offset: number, event: number) =>
+          observed?.index[event] === index && perTick > 0
+            ? observed.observations[event]![0]!
+            : sample(index * perTick, offset);
+        return ticks.pipe(
           early(),
           observe(sample, perTick),
           gated(),
           silence(),
           late(),
-          optional(hooks.onObservations && tap<Labelled<ObservationBatch>>(hooks.onObservations)),
+          optional<Labelled<ObservationBatch>>(
+            (hooks.onObservations !== undefined || entry.exemplars !== undefined) &&
+              tap((batch) => {
+                observed = batch;
+                hooks.onObservations?.(batch);
+              }),
+          ),
           series,
-          // A random exemplar is worth the tick's first observation.
-          withExemplars(entry, hooks, (index, offset) => sample(index * perTick, offset)),
+          withExemplars(entry, hooks, firstObservation),
           samplesSeen,
         );
+      };
     }
   }
 }
@@ -194,7 +207,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
 function withExemplars(
   entry: Entry,
   hooks: PipelineOptions,
-  value?: (index: number, offset: number) => number,
+  value?: (index: number, offset: number, event: number) => number,
 ): OperatorFunction<Labelled<SampleBatch>, Labelled<SampleBatch>> {
   const config = entry.exemplars;
   if (!config) return identity;

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import {
   ExemplarCursor,
+  ExemplarRowsBuilder,
+  exemplarAt,
   exemplarRows,
   selectTicks,
   type Exemplar,
@@ -20,12 +22,43 @@ const exemplar = (n: number): Exemplar => ({
 const perRow = (marked: readonly boolean[]) => marked.map((on, row) => (on ? exemplar(row) : undefined));
 
 describe('ExemplarRows', () => {
-  it('keeps the rows of a per-row column that carry one, ascending, and is undefined for none', () => {
-    expect(exemplarRows([undefined, exemplar(1), undefined, exemplar(3)])).to.deep.equal({
-      rows: [1, 3],
-      exemplars: [exemplar(1), exemplar(3)],
-    });
+  it('keeps the rows of a per-row column that carry one, ascending, in columns, and is undefined for none', () => {
+    const column = exemplarRows([undefined, exemplar(1), undefined, exemplar(0xabcdef0123)])!;
+    expect([...column.rows]).to.deep.equal([1, 3]);
+    expect([...column.value]).to.deep.equal([1, 0xabcdef0123]);
+    expect([...column.timestamp]).to.deep.equal([1, 0xabcdef0123]);
+    // The ids' words, high first.
+    expect([...column.traceId]).to.deep.equal([0, 0, 0, 1, 0, 0, 0xab, 0xcdef0123]);
+    expect([...column.spanId]).to.deep.equal([0, 1, 0xab, 0xcdef0123]);
+    expect(exemplarAt(column, 1)).to.deep.equal(exemplar(0xabcdef0123));
     expect(exemplarRows([undefined, undefined])).to.equal(undefined);
+  });
+
+  it('refuses ids that are not 32 and 16 lowercase hex digits, naming the field', () => {
+    expect(() => exemplarRows([{ ...exemplar(1), traceId: 't1' }])).to.throw(
+      RangeError,
+      'exemplar traceId: "t1" is not 32 lowercase hex digits',
+    );
+    expect(() => exemplarRows([{ ...exemplar(1), spanId: 'ABCDEF0123456789' }])).to.throw(RangeError, 'spanId');
+  });
+
+  it("builds columns of any length from exemplars added one by one, copied, or given a span's ids", () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat({ max: 2 ** 40 }), { maxLength: 300 }), (ns) => {
+        const built = new ExemplarRowsBuilder(1);
+        const copies = new ExemplarRowsBuilder();
+        ns.forEach((n, row) => {
+          const k = built.add(row, n, n);
+          // A span's ids: its words, as SpanColumns holds them.
+          const span = exemplarRows([exemplar(n)])!;
+          built.setIds(k, span, 0);
+          copies.addFrom(row, built, k);
+        });
+        const expected = exemplarRows(ns.map(exemplar));
+        expect(built.build()).to.deep.equal(expected);
+        expect(copies.build()).to.deep.equal(expected);
+      }),
+    );
   });
 
   it('reads back the per-row column with a cursor, in ascending order and in any other', () => {
@@ -45,10 +78,7 @@ describe('ExemplarRows', () => {
       ...sampleBatch({ values: [0, 1, 2, 3, 4] }),
       exemplars: exemplarRows([exemplar(0), undefined, exemplar(2), undefined, exemplar(4)]),
     };
-    expect(selectTicks(batch, [1, 2, 4]).exemplars).to.deep.equal({
-      rows: [1, 2],
-      exemplars: [exemplar(2), exemplar(4)],
-    });
+    expect(selectTicks(batch, [1, 2, 4]).exemplars).to.deep.equal(exemplarRows([undefined, exemplar(2), exemplar(4)]));
     expect(selectTicks(batch, [1, 3])).to.not.have.property('exemplars');
   });
 });

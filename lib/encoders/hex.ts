@@ -1,0 +1,31 @@
+/** The two lowercase hex digits of each byte value, as ASCII, the first digit in the high byte. */
+const PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
+  const digits = byte.toString(16).padStart(2, '0');
+  return (digits.charCodeAt(0) << 8) | digits.charCodeAt(1);
+});
+
+/**
+ * Writes `count` 32-bit words of `words` from position `from` as lowercase hex, 8 digits a word, high first, into
+ * `out` at `at` (room assumed); returns where they end. A byte's two digits come from one table, and no string is
+ * made: ids held as words (exemplars, spans) are written out this way.
+ */
+export function writeHexWords(out: Uint8Array, words: Uint32Array, from: number, count: number, at: number): number {
+  for (let w = from; w < from + count; w++) {
+    const word = words[w]!;
+    // Unrolled: a loop over the four bytes costs a third more.
+    let pair = PAIRS[word >>> 24]!;
+    out[at] = pair >> 8;
+    out[at + 1] = pair;
+    pair = PAIRS[(word >>> 16) & 0xff]!;
+    out[at + 2] = pair >> 8;
+    out[at + 3] = pair;
+    pair = PAIRS[(word >>> 8) & 0xff]!;
+    out[at + 4] = pair >> 8;
+    out[at + 5] = pair;
+    pair = PAIRS[word & 0xff]!;
+    out[at + 6] = pair >> 8;
+    out[at + 7] = pair;
+    at += 8;
+  }
+  return at;
+}

@@ -1,0 +1,38 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { writeHexWords } from '../../lib/encoders/hex.js';
+
+describe('writeHexWords', () => {
+  it('writes words as the lowercase hex digits of their bits, 8 a word, at its place, and says where they end', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2 ** 32 - 1 }), { maxLength: 8 }),
+        fc.nat({ max: 8 }),
+        fc.nat({ max: 5 }),
+        (values, from, at) => {
+          const words = Uint32Array.from(values);
+          const count = Math.max(0, values.length - from);
+          const out = Buffer.alloc(at + 8 * count + 3, '.');
+          const expected = values
+            .slice(from)
+            .map((word) => BigInt(word).toString(16).padStart(8, '0'))
+            .join('');
+          expect(writeHexWords(out, words, from, count, at)).to.equal(at + 8 * count);
+          // Nothing before or after the digits is touched.
+          expect(out.toString('latin1')).to.equal(`${'.'.repeat(at)}${expected}...`);
+        },
+      ),
+    );
+  });
+
+  it('agrees with BigInt on the 128 bits of four words, high first', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }), (id) => {
+        const words = Uint32Array.from({ length: 4 }, (_, w) => Number((id >> BigInt(96 - 32 * w)) & 0xffff_ffffn));
+        const out = Buffer.alloc(32);
+        writeHexWords(out, words, 0, 4, 0);
+        expect(out.toString('latin1')).to.equal(id.toString(16).padStart(32, '0'));
+      }),
+    );
+  });
+});
