@@ -1,4 +1,4 @@
-import { identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { defer, identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { Labelled, LogBatch, ObservationBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
 import type { Delivery } from '../../../operators/deliver.js';
@@ -173,32 +173,33 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       const sample = distributionSampler(required(entry, 'distribution', entry.distribution), entry.seed ?? 0);
       const series = entry.signal_type === 'histogram' ? histogramRows(entry) : summary(entry.quantiles);
       const perTick = entry.observations_per_tick ?? 100;
-      return (ticks) => {
-        // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
-        // (an event a tick, in order), else drawn again (the same number).
-        let observed: ObservationBatch | undefined;
-        const firstObservation = (index: number, offset: number, event: number) =>
-          observed?.index[event] === index && perTick > 0
-            ? observed.observations[event]![0]!
-            : sample(index * perTick, offset);
-        return ticks.pipe(
-          early(),
-          observe(sample, perTick),
-          gated(),
-          silence(),
-          late(),
-          optional<Labelled<ObservationBatch>>(
-            (hooks.onObservations !== undefined || entry.exemplars !== undefined) &&
-              tap((batch) => {
-                observed = batch;
-                hooks.onObservations?.(batch);
-              }),
-          ),
-          series,
-          withExemplars(entry, hooks, firstObservation),
-          samplesSeen,
-        );
-      };
+      return (ticks) =>
+        defer(() => {
+          // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
+          // (an event a tick, in order), else drawn again (the same number). Kept per subscription.
+          let observed: ObservationBatch | undefined;
+          const firstObservation = (index: number, offset: number, event: number) =>
+            observed?.index[event] === index && perTick > 0
+              ? observed.observations[event]![0]!
+              : sample(index * perTick, offset);
+          return ticks.pipe(
+            early(),
+            observe(sample, perTick),
+            gated(),
+            silence(),
+            late(),
+            optional<Labelled<ObservationBatch>>(
+              (hooks.onObservations !== undefined || entry.exemplars !== undefined) &&
+                tap((batch) => {
+                  observed = batch;
+                  hooks.onObservations?.(batch);
+                }),
+            ),
+            series,
+            withExemplars(entry, hooks, firstObservation),
+            samplesSeen,
+          );
+        });
     }
   }
 }
