@@ -97,6 +97,10 @@ spec:
       env:
         - name: SVC_LOG_LEVEL
           value: {{ .Values.server.logLevel | quote }}
+        {{- with .Values.server.heapMiB }}
+        - name: NODE_OPTIONS
+          value: "--max-old-space-size={{ . }}"
+        {{- end }}
         {{- with .Values.server.apiKey.existingSecret }}
         - name: SVC_API_KEY
           valueFrom:

@@ -125,6 +125,7 @@ describe('Helm chart (chart/)', function () {
           accessModes: ['ReadWriteOnce'],
           existingClaim: '',
         },
+        heapMiB: 0,
         autostart: [],
       });
       expect(schemaErrors(SCHEMA, VALUES)).to.deep.equal([]);
@@ -148,6 +149,8 @@ describe('Helm chart (chart/)', function () {
         '/scenarios: property name must be valid ("bad name.txt")',
       ]);
       expect(wrong(['replicaCount'], 0)).to.deep.equal(['/replicaCount: must be >= 1']);
+      expect(wrong(['server', 'heapMiB'], 16)).to.include('/server/heapMiB: must match a schema in anyOf');
+      expect(wrong(['server', 'heapMiB'], 1e6)).to.include('/server/heapMiB: must match a schema in anyOf');
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
@@ -298,9 +301,17 @@ describe('Helm chart (chart/)', function () {
         { name: 'file-root', persistentVolumeClaim: { claimName: 'svc-data' } },
       ]);
       expect(envOf(deployment).SVC_LOG_LEVEL).to.equal('debug');
+      expect(envOf(deployment)).not.to.have.property('NODE_OPTIONS');
       const byDefault = (await renderChart({ server: { fileRoot: { enabled: true } } })).one('Deployment');
       expect(byDefault.spec.template.spec.volumes).to.deep.equal([{ name: 'file-root', emptyDir: {} }]);
       expect(container(byDefault).volumeMounts).to.deep.equal([{ name: 'file-root', mountPath: '/var/lib/svc' }]);
+    });
+
+    it('server.heapMiB: the Node heap limit as NODE_OPTIONS, in the Deployment and in shard mode', async () => {
+      const deployment = (await renderChart({ server: { heapMiB: 352 } })).one('Deployment');
+      expect(envOf(deployment).NODE_OPTIONS).to.equal('--max-old-space-size=352');
+      const sharded = (await renderChart({ server: { heapMiB: 352 }, shard: { enabled: true } })).one('StatefulSet');
+      expect(envOf(sharded).NODE_OPTIONS).to.equal('--max-old-space-size=352');
     });
   });
 
