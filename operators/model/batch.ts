@@ -11,7 +11,7 @@
 
 import type { NativeHistogram } from './native-histogram.js';
 import type { Series } from './series.js';
-import { spanIdHex, traceIdHex, type SpanColumns } from './span.js';
+import { spanIdHex, traceIdHex, type IdWords } from './ids.js';
 
 /** Ticks of one wake-up. */
 export interface TickBatch {
@@ -63,7 +63,7 @@ export function exemplarLabels({ traceId, spanId }: SpanContext): { name: string
 /**
  * The exemplars of a batch's rows, sparse and column-wise: exemplar k is on row `rows[k]`, worth `value[k]`, at
  * `timestamp[k]`, its ids words `4k…4k+3` of `traceId` and `2k, 2k+1` of `spanId` (32-bit, high first, as
- * {@link SpanColumns} holds them). A per-row column would be a large array a batch, most of it empty; an object an
+ * `SpanColumns` holds them). A per-row column would be a large array a batch, most of it empty; an object an
  * exemplar, with its ids as strings, costs more than writing it. Read them row by row with an
  * {@link ExemplarCursor}; build them with an {@link ExemplarRowsBuilder}.
  */
@@ -133,7 +133,7 @@ export class ExemplarRowsBuilder {
   }
 
   /** Sets the ids of exemplar `k` to those of span (or exemplar) `s` of `from`. */
-  setIds(k: number, from: Pick<SpanColumns, 'traceId' | 'spanId'>, s: number): void {
+  setIds(k: number, from: IdWords, s: number): void {
     this.traceId.set(from.traceId.subarray(4 * s, 4 * s + 4), 4 * k);
     this.spanId[2 * k] = from.spanId[2 * s]!;
     this.spanId[2 * k + 1] = from.spanId[2 * s + 1]!;

@@ -10,7 +10,6 @@
  * bytes once.
  */
 import type { TickBatch } from './batch.js';
-import { hex64 } from '../../lib/random.js';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 export const SPAN_KINDS: readonly SpanKind[] = ['server', 'client', 'producer', 'consumer', 'internal'];
@@ -218,12 +217,4 @@ export class SpanWriter {
   }
 }
 
-/** Span `s`'s trace id as 32 lowercase hex digits (for checks and messages; encoders write bytes). */
-export function traceIdHex({ traceId: words }: Pick<SpanColumns, 'traceId'>, s: number): string {
-  return hex64(words[4 * s]!, words[4 * s + 1]!) + hex64(words[4 * s + 2]!, words[4 * s + 3]!);
-}
-
-/** Span `s`'s id as 16 lowercase hex digits. */
-export function spanIdHex({ spanId: words }: Pick<SpanColumns, 'spanId'>, s: number): string {
-  return hex64(words[2 * s]!, words[2 * s + 1]!);
-}
+export { spanIdHex, traceIdHex } from './ids.js';
