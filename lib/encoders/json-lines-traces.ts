@@ -5,11 +5,11 @@ import {
   putBytes,
   rfc3339Nanos,
   spanTextEncoder,
-  writeHex,
   writeMembers,
   type AttributeMembers,
   type TraceEncoder,
 } from './spans.js';
+import { writeHexWords } from './id-words.js';
 
 /** What a node's spans share, as bytes. */
 interface NodeText {
@@ -82,9 +82,9 @@ export function jsonLinesTraces(): TraceEncoder {
       const link = spans.link[s]!;
       if (link >= 0) {
         at = putBytes(out, LINK_TRACE, at);
-        at = writeHex(out, spans.traceId, 4 * link, 4, at);
+        at = writeHexWords(out, spans.traceId, 4 * link, 4, at);
         at = putBytes(out, LINK_SPAN, at);
-        at = writeHex(out, spans.spanId, 2 * link, 2, at);
+        at = writeHexWords(out, spans.spanId, 2 * link, 2, at);
         at = putBytes(out, LINK_END, at);
       }
       out[at] = 0x7d; // }

@@ -18,6 +18,7 @@ import {
 import { VERSION } from '../version.js';
 import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
+import { writeIdBytes } from './id-words.js';
 import { perObject, putBytes, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
 
 /** What every span of a node writes alike, as Span fields. */
@@ -251,11 +252,6 @@ function writeTime(out: Buffer, tag: number, base: { high: number; low: number }
   return at + 9;
 }
 
-function writeIds(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
-  for (let w = from; w < from + count; w++) at = out.writeUInt32BE(words[w]!, at);
-  return at;
-}
-
 /** Length of a counted attribute's field whose number is `n`. */
 function counterLength({ key, prefix }: CounterBytes, n: number): number {
   const text = prefix.length + digits(n);
@@ -291,15 +287,15 @@ function writeSpan(
   at = writeVarint(out, length, at + 1);
   out[at] = SPAN_TAG.traceId;
   out[at + 1] = 16;
-  at = writeIds(out, spans.traceId, 4 * s, 4, at + 2);
+  at = writeIdBytes(out, spans.traceId, 4 * s, 4, at + 2);
   out[at] = SPAN_TAG.spanId;
   out[at + 1] = 8;
-  at = writeIds(out, spans.spanId, 2 * s, 2, at + 2);
+  at = writeIdBytes(out, spans.spanId, 2 * s, 2, at + 2);
   const parent = spans.parent[s]!;
   if (parent >= 0) {
     out[at] = SPAN_TAG.parentSpanId;
     out[at + 1] = 8;
-    at = writeIds(out, spans.spanId, 2 * parent, 2, at + 2);
+    at = writeIdBytes(out, spans.spanId, 2 * parent, 2, at + 2);
   }
   at = putBytes(out, node.fixed, at);
   const from = spans.pickAt[s]!;
@@ -325,10 +321,10 @@ function writeSpan(
     out[at + 1] = LINK_BODY;
     out[at + 2] = SPAN_TAG.traceId;
     out[at + 3] = 16;
-    at = writeIds(out, spans.traceId, 4 * link, 4, at + 4);
+    at = writeIdBytes(out, spans.traceId, 4 * link, 4, at + 4);
     out[at] = SPAN_TAG.spanId;
     out[at + 1] = 8;
-    at = writeIds(out, spans.spanId, 2 * link, 2, at + 2);
+    at = writeIdBytes(out, spans.spanId, 2 * link, 2, at + 2);
     out[at] = SPAN_TAG.linkFlags;
     at = out.writeUInt32LE(spans.flags[link]!, at + 1);
   }

@@ -17,6 +17,7 @@ import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
+import { writeIdBytes } from './id-words.js';
 import {
   EXEMPLAR_TAG,
   OTLP_TAG,
@@ -220,11 +221,10 @@ function writeExemplar(out: Buffer, at: number, column: ExemplarRows, k: number)
   at = out.writeDoubleLE(column.value[k]!, at + 1);
   out[at++] = EXEMPLAR_TAG.spanId;
   out[at++] = 8;
-  for (let w = 2 * k; w < 2 * k + 2; w++) at = out.writeUInt32BE(column.spanId[w]!, at);
+  at = writeIdBytes(out, column.spanId, 2 * k, 2, at);
   out[at++] = EXEMPLAR_TAG.traceId;
   out[at++] = 16;
-  for (let w = 4 * k; w < 4 * k + 4; w++) at = out.writeUInt32BE(column.traceId[w]!, at);
-  return at;
+  return writeIdBytes(out, column.traceId, 4 * k, 4, at);
 }
 
 /**

@@ -2,7 +2,7 @@ import { timestampOf, type ExemplarRows, type Labelled, type SampleBatch } from 
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
-import { writeHexWords } from './hex.js';
+import { writeHexWords } from './id-words.js';
 import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
 

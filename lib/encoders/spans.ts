@@ -17,6 +17,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import type { Encoder } from './encoder.js';
 import { grown } from './grow.js';
 import { writeInteger } from './shortest.js';
+import { writeHexWords } from './id-words.js';
 
 /** Encoder of spans (a traces entry). */
 export type TraceEncoder = Encoder<SpanBatch, Uint8Array>;
@@ -148,17 +149,6 @@ export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
   };
 }
 
-const HEX = Buffer.from('0123456789abcdef');
-
-/** Writes `count` 32-bit words from `words[from]` as lowercase hex into `out` at `at`; returns where they end. */
-export function writeHex(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
-  for (let w = from; w < from + count; w++) {
-    const word = words[w]!;
-    for (let shift = 28; shift >= 0; shift -= 4) out[at++] = HEX[(word >>> shift) & 15]!;
-  }
-  return at;
-}
-
 /**
  * The opening of a JSON span up to its ids, named by the format: `{"<trace>":"<hex>","<span>":"<hex>`
  * and, for a child, `","<parent>":"<hex>`; the last string is left open for the node's text.
@@ -172,10 +162,10 @@ export function jsonIds(
     Buffer.from(text),
   ) as [Buffer, Buffer, Buffer];
   return (out, at, spans, s) => {
-    at = writeHex(out, spans.traceId, 4 * s, 4, putBytes(out, traceKey, at));
-    at = writeHex(out, spans.spanId, 2 * s, 2, putBytes(out, spanKey, at));
+    at = writeHexWords(out, spans.traceId, 4 * s, 4, putBytes(out, traceKey, at));
+    at = writeHexWords(out, spans.spanId, 2 * s, 2, putBytes(out, spanKey, at));
     const p = spans.parent[s]!;
-    return p < 0 ? at : writeHex(out, spans.spanId, 2 * p, 2, putBytes(out, parentKey, at));
+    return p < 0 ? at : writeHexWords(out, spans.spanId, 2 * p, 2, putBytes(out, parentKey, at));
   };
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { writeHexWords } from '../../lib/encoders/hex.js';
+import { writeHexWords, writeIdBytes } from '../../lib/encoders/id-words.js';
 
 describe('writeHexWords', () => {
   it('writes words as the lowercase hex digits of their bits, 8 a word, at its place, and says where they end', () => {
@@ -33,6 +33,31 @@ describe('writeHexWords', () => {
         writeHexWords(out, words, 0, 4, 0);
         expect(out.toString('latin1')).to.equal(id.toString(16).padStart(32, '0'));
       }),
+    );
+  });
+});
+
+describe('writeIdBytes', () => {
+  it('writes words as big-endian bytes, 4 a word, at its place, the bytes of the same id as its hex digits', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2 ** 32 - 1 }), { maxLength: 8 }),
+        fc.nat({ max: 8 }),
+        fc.nat({ max: 5 }),
+        (values, from, at) => {
+          const words = Uint32Array.from(values);
+          const count = Math.max(0, values.length - from);
+          const out = Buffer.alloc(at + 4 * count + 3, 0xee);
+          expect(writeIdBytes(out, words, from, count, at)).to.equal(at + 4 * count);
+          const hex = Buffer.alloc(8 * count);
+          writeHexWords(hex, words, from, count, 0);
+          expect(out.subarray(at, at + 4 * count).toString('hex')).to.equal(hex.toString('latin1'));
+          // Nothing before or after the bytes is touched.
+          expect([...out.subarray(0, at), ...out.subarray(at + 4 * count)].every((byte) => byte === 0xee)).to.equal(
+            true,
+          );
+        },
+      ),
     );
   });
 });

@@ -1,3 +1,8 @@
+/**
+ * Ids held as 32-bit words, high first (`IdWords`: four a trace id, two a span id), written out: as hex digits for the
+ * text formats, as big-endian bytes for the protobuf ones.
+ */
+
 /** The two lowercase hex digits of each byte value, as ASCII, the first digit in the high byte. */
 const PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
   const digits = byte.toString(16).padStart(2, '0');
@@ -27,5 +32,11 @@ export function writeHexWords(out: Uint8Array, words: Uint32Array, from: number,
     out[at + 7] = pair;
     at += 8;
   }
+  return at;
+}
+
+/** Writes `count` 32-bit words of `words` from position `from` as big-endian bytes into `out` at `at`; returns where they end. */
+export function writeIdBytes(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
+  for (let w = from; w < from + count; w++) at = out.writeUInt32BE(words[w]!, at);
   return at;
 }
