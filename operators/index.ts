@@ -18,7 +18,7 @@ export * from './long-timer.js';
 export * from './generate.js';
 export * from './generate-logs.js';
 export * from './model/span.js';
-export type { IdWords } from './model/ids.js';
+export * from './model/ids.js';
 export * from './model/native-histogram.js';
 export * from './generate-traces.js';
 export * from './observe.js';

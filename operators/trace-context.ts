@@ -1,6 +1,7 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import type { LogBatch, SpanContext } from './model/batch.js';
-import { spanIdHex, traceIdHex, type SpanBatch } from './model/span.js';
+import type { SpanBatch } from './model/span.js';
+import { spanIdHex, traceIdHex } from './model/ids.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 

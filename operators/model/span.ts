@@ -216,5 +216,3 @@ export class SpanWriter {
     if (keep === 0) this.resource = [];
   }
 }
-
-export { spanIdHex, traceIdHex } from './ids.js';

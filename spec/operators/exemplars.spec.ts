@@ -15,7 +15,7 @@ import {
   type SampleBatch,
 } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
-import { spanIdHex } from '../../operators/model/span.js';
+import { spanIdHex } from '../../operators/model/ids.js';
 import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 

@@ -7,13 +7,8 @@ import { traceGenerator } from '../../lib/generators/trace.js';
 import type { TickBatch } from '../../operators/model/batch.js';
 import { of } from 'rxjs';
 import { generateTraces } from '../../operators/generate-traces.js';
-import {
-  spanIdHex,
-  traceIdHex,
-  type AttributeValue,
-  type SpanBatch,
-  type TraceGenerator,
-} from '../../operators/model/span.js';
+import type { AttributeValue, SpanBatch, TraceGenerator } from '../../operators/model/span.js';
+import { spanIdHex, traceIdHex } from '../../operators/model/ids.js';
 
 export const T0 = Date.UTC(2024, 0, 1);
 
