@@ -254,15 +254,17 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
 
   return (runs) => {
     const exemplarRefs = [0, 0, 0, 0];
-    // The references of the request's rows, metadata and exemplars, counted if it carries many symbols.
-    const used: ArrayLike<number>[] = [];
+    // The references of the request's metadata and exemplars (one list), then of its rows: counted if it carries
+    // many symbols.
+    const loose: number[] = [];
+    const used: ArrayLike<number>[] = [loose];
     let at = 0;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = remoteWriteChunk(chunk).rows;
       const start = metric.startTimestamps ? batch.anchor : 0;
       const shared = metricRows(metric, start);
       const { metadata } = shared;
-      used.push([shared.helpRef]);
+      loose.push(shared.helpRef);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
         const own = rowOf(batch.series[i]!, metric.name);
@@ -295,7 +297,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
           exemplarRefs[1] = table.ref(exemplar.spanId);
           exemplarRefs[2] = table.ref(TRACE_ID);
           exemplarRefs[3] = table.ref(exemplar.traceId);
-          used.push([...exemplarRefs]);
+          loose.push(...exemplarRefs);
           exemplarLength = field(packedLength(exemplarRefs)) + 9 + 1 + varintBytes(exemplar.timestamp);
           rowLength += field(exemplarLength);
         }
