@@ -120,6 +120,14 @@ export async function serverScaleBench({ scenarios = 10_000, seconds = 60, heapM
     console.log(
       `  RSS           max ${Math.max(...runRss).toFixed(1)} MiB, last ${runRss.at(-1)!.toFixed(1)} MiB over the run  goal: <= 400 MiB`,
     );
+    // Each about a minute of samples: a long run shows whether memory levels off.
+    const perMinute = 60_000 / SAMPLE_MS;
+    if (runRss.length > perMinute) {
+      const minutes = Array.from({ length: Math.ceil(runRss.length / perMinute) }, (_, m) =>
+        Math.max(...runRss.slice(m * perMinute, (m + 1) * perMinute)).toFixed(0),
+      );
+      console.log(`                max by minute (MiB): ${minutes.join(' ')}`);
+    }
     console.log(`  GET /health   ${ms(runHealth)} over the run (${runHealth.length} samples)  goal: p99 < 50 ms`);
     console.log(
       `  GET /scenarios ${pages} pages of 1000: ${listMs.toFixed(0)} ms for ${ids.length.toLocaleString('en')}`,

@@ -6,7 +6,7 @@ import type { Delivery } from '../../operators/deliver.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
 import type { FileRunOptions } from '../runtime/file-run.js';
-import { ScrapeBuffer } from './scrape.js';
+import { ScrapeBudget, ScrapeBuffer } from './scrape.js';
 
 // The runtime is loaded by the first start (docs/performance.md): an idle server does not carry the pipeline.
 const require = createRequire(import.meta.url);
@@ -36,6 +36,8 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
   readonly logger?: Logger;
   /** Called when an entry ended by itself (its duration, or its sink under `fail`), not when it was removed. */
   readonly onEnded?: (started: StartedEntry) => void;
+  /** What the entries' scrape rings hold together (default: a budget of its own, `SCRAPE_BUDGET_ROWS` rows). */
+  readonly scrapeBudget?: ScrapeBudget;
 }
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
@@ -59,8 +61,11 @@ export class EntryRegistry {
   private readonly entries = new Map<string, StartedEntry>();
   private stopping = false;
   private started = 0;
+  private readonly scrapeBudget: ScrapeBudget;
 
-  constructor(private readonly options: RegistryOptions = {}) {}
+  constructor(private readonly options: RegistryOptions = {}) {
+    this.scrapeBudget = options.scrapeBudget ?? new ScrapeBudget();
+  }
 
   /** True from the moment {@link stopAll} is called: the server stops taking work. */
   get draining(): boolean {
@@ -82,7 +87,10 @@ export class EntryRegistry {
     const scrapes = new Map(
       file.scenarios.map((entry) => [
         entry.id,
-        new ScrapeBuffer({ name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help }),
+        new ScrapeBuffer(
+          { name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help },
+          this.scrapeBudget,
+        ),
       ]),
     );
     const { logger } = this.options;
@@ -144,12 +152,13 @@ export class EntryRegistry {
     return { entries, more: false };
   }
 
-  /** Stops an entry (flushing its sink), forgets it and returns it; undefined for an unknown id. */
+  /** Stops an entry (flushing its sink), forgets it (its scrape ring too) and returns it; undefined for an unknown id. */
   async remove(id: string): Promise<StartedEntry | undefined> {
     const started = this.entries.get(id);
     if (!started) return undefined;
     this.entries.delete(id);
     started.outcome = await started.run.stop();
+    started.scrape.release();
     return started;
   }
 

@@ -16,6 +16,38 @@ import { sampleName } from '../encoders/metrics-text.js';
 export const MAX_SCRAPE_EVENTS = 1000;
 /** Events an entry's drain ring holds at first; it doubles as they pile up. */
 const INITIAL_EVENTS = 8;
+/**
+ * Rows (one number each: about 16 bytes, 24 with its event's timestamp) that the drain rings of all of a server's
+ * entries hold together: a thousand sample entries keep their last 1000 events each, ten thousand their last 100.
+ */
+export const SCRAPE_BUDGET_ROWS = 1_000_000;
+
+/**
+ * The bound on what a server's undrained rings hold together: each ring that recorded an event may hold an equal
+ * share of {@link rows} in whole events, at least its latest one and at most {@link MAX_SCRAPE_EVENTS}. A ring
+ * reads its share at every event, so it grows when entries are deleted and gives up its oldest events when more
+ * entries share the budget (docs/http-api.md, "Scraping").
+ */
+export class ScrapeBudget {
+  private members = 0;
+
+  constructor(readonly rows = SCRAPE_BUDGET_ROWS) {}
+
+  /** Counts a ring in (at its first event) or out (when its entry is deleted). */
+  join(): void {
+    this.members++;
+  }
+
+  leave(): void {
+    this.members--;
+  }
+
+  /** Events a ring of `width` rows an event may hold now. */
+  eventsFor(width: number): number {
+    const share = Math.floor(this.rows / (Math.max(1, this.members) * width));
+    return Math.max(1, Math.min(MAX_SCRAPE_EVENTS, share));
+  }
+}
 /** Most series whose latest value an entry keeps for `GET /scenarios/metrics`: the first ones seen. */
 export const MAX_LATEST_SERIES = 100_000;
 
@@ -53,10 +85,10 @@ const formatValue = textValueFormat();
  * `GET /scenarios/{id}/metrics`, and the latest value of every series (with its latest native
  * histogram and exemplar, for the protobuf exposition), read without draining by `GET /scenarios/metrics`.
  *
- * The ring starts small at the first samples and doubles as events pile up undrained, up to
- * {@link MAX_SCRAPE_EVENTS} (so ten thousand entries that nobody drains do not each hold a full ring from their
- * first tick); from then on it is only overwritten: recording an event copies its numbers into place (the
- * oldest event gives way when the ring is full), so an entry's buffer costs bounded memory and no garbage
+ * The ring starts small at the first samples and doubles as events pile up undrained, up to its share of the
+ * server's {@link ScrapeBudget} (at most {@link MAX_SCRAPE_EVENTS}; so ten thousand entries that nobody drains do not
+ * each hold a full ring); from then on it is only overwritten: recording an event copies its numbers into place
+ * (the oldest event gives way when the ring is full), so an entry's buffer costs bounded memory and no garbage
  * however long it runs. The table of latest
  * values holds the first {@link MAX_LATEST_SERIES} series seen, so that memory is bounded at any
  * cardinality too.
@@ -67,8 +99,10 @@ export class ScrapeBuffer {
   private rowSeries: Series[] = [];
   private rowValues = new Float64Array(0);
   private stamps = new Float64Array(0);
-  /** Events the ring holds now: it doubles when full, up to MAX_SCRAPE_EVENTS. */
+  /** Events the ring holds now: it doubles when full, up to the budget's share. */
   private capacity = 0;
+  /** Set when its entry is deleted: the ring is given back and records nothing more. */
+  private released = false;
   /** Slot of the oldest event kept, and how many are kept. */
   private first = 0;
   private kept = 0;
@@ -84,14 +118,18 @@ export class ScrapeBuffer {
   /** The `anchor` of the entry's batches: its start. */
   private created = 0;
 
-  constructor(readonly family: Family) {}
+  /** `budget`: shared by every ring of a server; a ring alone gets the whole budget. */
+  constructor(
+    readonly family: Family,
+    private readonly budget = new ScrapeBudget(),
+  ) {}
 
   /**
    * Records a labelled sample batch (the `onSamples` hook of the entry's chain): every row as the latest of its
    * series, and the classic rows in the ring (text exposition cannot write a native histogram's row).
    */
   record(samples: Labelled<SampleBatch>): void {
-    if (samples.size === 0) return;
+    if (samples.size === 0 || this.released) return;
     if (this.series.length === 0) this.created = samples.anchor;
     const { series, value, native } = samples;
     const exemplars = new ExemplarCursor(samples.exemplars);
@@ -125,6 +163,17 @@ export class ScrapeBuffer {
     return text;
   }
 
+  /** Gives the ring's share of the budget back (its entry is deleted); it records nothing more. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    if (this.width === 0) return;
+    this.budget.leave();
+    this.first = this.kept = this.capacity = 0;
+    this.rowSeries = [];
+    this.rowValues = this.stamps = new Float64Array(0);
+  }
+
   /** The latest state of every series, without timestamps. */
   latestRows(): readonly LatestRow[] {
     const { created } = this;
@@ -137,14 +186,18 @@ export class ScrapeBuffer {
 
   private allocate(width: number): void {
     this.width = width;
-    this.resize(INITIAL_EVENTS);
+    this.budget.join();
+    this.resize(Math.min(INITIAL_EVENTS, this.budget.eventsFor(width)));
   }
 
-  /** Moves the kept events, oldest first, to a ring of `capacity` events. */
+  /** Moves the kept events, oldest first, to a ring of `capacity` events: the newest ones, when fewer fit. */
   private resize(capacity: number): void {
     const rowSeries = new Array<Series>(capacity * this.width);
     const rowValues = new Float64Array(capacity * this.width);
     const stamps = new Float64Array(capacity);
+    const dropped = Math.max(0, this.kept - capacity);
+    this.first += dropped;
+    this.kept -= dropped;
     for (let k = 0; k < this.kept; k++) {
       const from = (this.first + k) % this.capacity;
       stamps[k] = this.stamps[from]!;
@@ -162,8 +215,9 @@ export class ScrapeBuffer {
 
   /** Takes the slot after the newest event, over the oldest when full, stamped `ms`; returns it. */
   private nextSlot(ms: number): number {
-    if (this.kept === this.capacity && this.capacity < MAX_SCRAPE_EVENTS)
-      this.resize(Math.min(MAX_SCRAPE_EVENTS, this.capacity * 2));
+    const share = this.budget.eventsFor(this.width);
+    if (this.capacity > share) this.resize(share);
+    else if (this.kept === this.capacity && this.capacity < share) this.resize(Math.min(share, this.capacity * 2));
     const slot = (this.first + this.kept) % this.capacity;
     if (this.kept < this.capacity) this.kept++;
     else this.first = (this.first + 1) % this.capacity;

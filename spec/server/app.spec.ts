@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScrapeBudget } from '../../lib/server/scrape.js';
 import { testServer } from '../support/server.js';
 import { spansFromJsonLines, traceProblems } from '../support/traces.js';
 
@@ -303,6 +304,20 @@ scenarios:
         '# HELP temp_celsius Room temperature.\n# TYPE temp_celsius gauge\ntemp_celsius{room="lab"} 21.5 1100\ntemp_celsius{room="lab"} 21.5 1200\n',
       );
       expect((await get(server, `/scenarios/${id}/metrics`)).statusCode).to.equal(204);
+    });
+
+    it("shares the scrape budget among the scenarios, and gives a deleted one's share back", async () => {
+      const server = testServer({ registry: { scrapeBudget: new ScrapeBudget(40) } });
+      const [kept, deleted] = [(await post(server, gauge())).json().id, (await post(server, gauge())).json().id];
+      const events = async (id: string) =>
+        (await get(server, `/scenarios/${id}/metrics?limit=1000`)).body
+          .split('\n')
+          .filter((line) => line.startsWith('temp'));
+      server.advance(5000);
+      expect(await events(kept)).to.have.length(20);
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${deleted}` })).statusCode).to.equal(200);
+      server.advance(5000);
+      expect(await events(kept)).to.have.length(40);
     });
 
     it('rejects a limit outside 1..1000', async () => {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBuffer } from '../../lib/server/scrape.js';
+import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBudget, ScrapeBuffer } from '../../lib/server/scrape.js';
 import { seriesOf } from '../../operators/model/series.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
 
-const gauge = () => new ScrapeBuffer({ name: 'depth', type: 'gauge' });
+const gauge = (budget?: ScrapeBudget) => new ScrapeBuffer({ name: 'depth', type: 'gauge' }, budget);
 /** One interned label set, as the labels operator hands every tick of a series. */
 const queue = seriesOf({ queue: 'jobs' });
 
@@ -123,7 +123,7 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
       const { heapUsed, arrayBuffers } = process.memoryUsage();
       return heapUsed + arrayBuffers;
     };
-    const buffers = Array.from({ length: 100 }, gauge);
+    const buffers = Array.from({ length: 100 }, () => gauge());
     const before = used();
     for (const buffer of buffers) recordEvents(buffer, 0, 3 * MAX_SCRAPE_EVENTS);
     const perEvent = (used() - before) / (buffers.length * MAX_SCRAPE_EVENTS);
@@ -150,5 +150,59 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     expect(rows).to.have.length(MAX_LATEST_SERIES);
     expect(rows.at(-1)).to.deep.include({ value: 2 * (MAX_LATEST_SERIES - 1) });
     expect(rows.at(-1)!.series.labels).to.deep.equal({ pod: `pod_${MAX_LATEST_SERIES - 1}` });
+  });
+});
+
+/** `from`..`to - 1`, the values `recordEvents` gives those events. */
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
+
+describe('ScrapeBudget: what the rings of a server hold together', () => {
+  it('shares the budget equally among the rings that recorded: each keeps its newest share', () => {
+    const budget = new ScrapeBudget(100);
+    const rings = [gauge(budget), gauge(budget), gauge(budget)];
+    // Entries tick side by side.
+    for (let n = 0; n < 50; n++) for (const ring of rings) recordEvents(ring, n, n + 1);
+    for (const ring of rings) expect(drained(ring, MAX_SCRAPE_EVENTS)).to.deep.equal(range(17, 50));
+  });
+
+  it('shrinks a full ring at its next event when more rings share the budget, keeping the newest', () => {
+    const budget = new ScrapeBudget(100);
+    const first = gauge(budget);
+    recordEvents(first, 0, 150);
+    recordEvents(gauge(budget), 0, 1);
+    recordEvents(first, 150, 151);
+    expect(drained(first, MAX_SCRAPE_EVENTS)).to.deep.equal(range(101, 151));
+  });
+
+  it("gives a deleted entry's share back: the others grow again, and the released ring records nothing", () => {
+    const budget = new ScrapeBudget(100);
+    const [kept, deleted] = [gauge(budget), gauge(budget)];
+    recordEvents(kept, 0, 80);
+    recordEvents(deleted, 0, 80);
+    deleted.release();
+    recordEvents(deleted, 80, 90);
+    expect(drained(deleted, MAX_SCRAPE_EVENTS)).to.equal(undefined);
+    recordEvents(kept, 80, 200);
+    expect(drained(kept, MAX_SCRAPE_EVENTS)).to.deep.equal(range(100, 200));
+  });
+
+  it("counts rows, so a histogram's series set takes its width of the share; a ring keeps at least its latest event", () => {
+    const budget = new ScrapeBudget(90);
+    const histogram = new ScrapeBuffer({ name: 'latency_seconds', type: 'histogram' }, budget);
+    recordEvents(gauge(budget), 0, 1);
+    histogram.record(seriesSets(range(0, 40)));
+    // 45 rows of 90: 15 series sets of three rows.
+    expect(drained(histogram, MAX_SCRAPE_EVENTS, false)).to.have.length(45);
+    const tight = new ScrapeBudget(1);
+    const [one, other] = [gauge(tight), gauge(tight)];
+    recordEvents(one, 0, 5);
+    recordEvents(other, 0, 5);
+    expect([drained(one, 10), drained(other, 10)]).to.deep.equal([[4], [4]]);
+  });
+
+  it(`gives a ring alone the whole budget, up to ${MAX_SCRAPE_EVENTS} events`, () => {
+    const alone = gauge(new ScrapeBudget(300));
+    recordEvents(alone, 0, 400);
+    expect(drained(alone, MAX_SCRAPE_EVENTS)).to.have.length(300);
   });
 });
