@@ -1,35 +1,47 @@
 import { expect } from 'chai';
 import { buildRenderer, renderChart, type Manifest } from '../support/chart-render/index.js';
+import { kubernetes128Problems } from '../support/kubernetes-1.28.js';
 
 /**
- * Every manifest the chart renders, in each of its modes, validated against the Kubernetes API schemas
- * (docs/reliability.md, "The chart against Kubernetes"): those of kubernetes-models 4.4 (Kubernetes 1.27.1,
- * the last release before 1.28: no npm package ships the 1.28 schemas) and 5.x (Kubernetes 1.36.0, the
- * newest it ships); the ServiceMonitor against the prometheus-operator CRD schema of
- * @kubernetes-models/prometheus-operator. The schemas check types, enums and required fields; like the
- * OpenAPI documents they come from, they let unknown fields through.
+ * Every manifest the chart renders, in each of its modes, validated against the Kubernetes API
+ * (docs/reliability.md, "The chart against Kubernetes"): against the schemas of kubernetes-models 4.4
+ * (Kubernetes 1.27.1) and 5.x (Kubernetes 1.36.0, the newest it ships), which check types, enums and required
+ * fields but, like the OpenAPI documents they come from, let unknown fields through; and type-checked against
+ * the models of @kubernetes/client-node 0.20.0 (Kubernetes 1.28), which check names, types and required fields
+ * (spec/support/kubernetes-1.28.ts). The ServiceMonitor, a custom resource, is validated in each against the
+ * prometheus-operator CRD schema of @kubernetes-models/prometheus-operator.
  */
 
 /** A model class of kubernetes-models: validate() throws, listing every problem, when the object does not fit. */
 type ModelClass = new (data: object) => { validate(): void };
 
-/** The schema packages, by the API version they describe. */
-const KUBERNETES = { '1.27.1': 'kubernetes-models-v1.27', '1.36.0': 'kubernetes-models' } as const;
+/** The problems of objects of the core API, by the Kubernetes version they are checked against. */
+const KUBERNETES: Record<string, (objects: readonly Manifest[]) => string[] | Promise<string[]>> = {
+  '1.27.1': (objects) => modelProblems('kubernetes-models-v1.27', objects),
+  '1.28': kubernetes128Problems,
+  '1.36.0': (objects) => modelProblems('kubernetes-models', objects),
+};
 const PROMETHEUS_OPERATOR = '@kubernetes-models/prometheus-operator';
+
+/** The problems of each manifest in Kubernetes `version`; a custom resource's against its CRD schema. */
+async function problems(version: string, objects: readonly Manifest[]): Promise<string[]> {
+  const custom = (object: Manifest) => object.apiVersion.startsWith('monitoring.coreos.com/');
+  return [
+    ...(await KUBERNETES[version]!(objects.filter((object) => !custom(object)))),
+    ...(await modelProblems(PROMETHEUS_OPERATOR, objects.filter(custom))),
+  ];
+}
 
 /** The model of a manifest's apiVersion and kind in `pkg`: `apps/v1` Deployment → `<pkg>/apps/v1/Deployment`. */
 async function modelOf(pkg: string, { apiVersion, kind }: Manifest): Promise<ModelClass> {
-  const path = apiVersion.startsWith('monitoring.coreos.com/')
-    ? `${PROMETHEUS_OPERATOR}/${apiVersion}/${kind}`
-    : `${pkg}/${apiVersion}/${kind}`;
-  const module = (await import(path).catch(() => {
+  const module = (await import(`${pkg}/${apiVersion}/${kind}`).catch(() => {
     throw new Error(`${pkg}: no schema for ${apiVersion} ${kind}`);
   })) as Record<string, ModelClass>;
   return module[kind]!;
 }
 
-/** The problems of each manifest against `pkg`'s schemas: `Kind name: message`. */
-async function problems(pkg: string, objects: readonly Manifest[]): Promise<string[]> {
+/** The problems of each manifest against the schemas of kubernetes-models package `pkg`: `Kind name: message`. */
+async function modelProblems(pkg: string, objects: readonly Manifest[]): Promise<string[]> {
   const found: string[] = [];
   for (const object of objects) {
     const Model = await modelOf(pkg, object);
@@ -89,11 +101,11 @@ describe('Helm chart against the Kubernetes API schemas', function () {
   before(() => buildRenderer());
 
   for (const [mode, values] of Object.entries(MODES)) {
-    for (const [version, pkg] of Object.entries(KUBERNETES)) {
+    for (const version of Object.keys(KUBERNETES)) {
       it(`${mode}: every manifest is valid in Kubernetes ${version}`, async () => {
         const rendered = await renderChart(values);
         expect(rendered.objects.length).to.be.greaterThan(0);
-        expect(await problems(pkg, rendered.objects)).to.deep.equal([]);
+        expect(await problems(version, rendered.objects)).to.deep.equal([]);
       });
     }
   }
@@ -120,8 +132,8 @@ describe('Helm chart against the Kubernetes API schemas', function () {
     broken.spec.replicas = 'one';
     delete broken.spec.selector;
     broken.spec.template.spec.containers[0].ports[0].protocol = 'ICMP';
-    for (const pkg of Object.values(KUBERNETES)) {
-      const [found] = await problems(pkg, [broken]);
+    for (const version of ['1.27.1', '1.36.0']) {
+      const [found] = await problems(version, [broken]);
       expect(found).to.include('data/spec/replicas must be integer');
       expect(found).to.include('data/spec must have required property selector');
       expect(found).to.include(
@@ -130,8 +142,30 @@ describe('Helm chart against the Kubernetes API schemas', function () {
     }
     const monitor = (await renderChart(MODES['service monitor']!)).one('ServiceMonitor') as Manifest & { spec: any };
     monitor.spec.endpoints[0].interval = 30;
-    expect((await problems(KUBERNETES['1.36.0'], [monitor]))[0]).to.include(
-      'data/spec/endpoints/0/interval must be string',
-    );
+    expect((await problems('1.36.0', [monitor]))[0]).to.include('data/spec/endpoints/0/interval must be string');
+  });
+
+  it('catches in Kubernetes 1.28 a wrong type, a missing field and an unknown field, at any depth', async () => {
+    const deployment = (await renderChart()).one('Deployment');
+    const broken = (change: (spec: any) => void) => {
+      const copy = structuredClone(deployment) as Manifest & { spec: any };
+      change(copy.spec);
+      return copy;
+    };
+    // Where one object has several problems the compiler may report only one: each object here has one.
+    const objects = [
+      broken((spec) => (spec.template.spec.containers[0].ports[0].containerPort = '8080')),
+      broken((spec) => delete spec.selector),
+      broken((spec) => delete spec.template.spec.containers[0].name),
+      broken((spec) => (spec.replica = 2)),
+      broken((spec) => (spec.template.spec.containers[0].ports[0].portocol = 'TCP')),
+    ];
+    expect(await problems('1.28', objects)).to.deep.equal([
+      `Deployment demo-svc: spec.template.spec.containers[0].ports[0].containerPort: Type 'string' is not assignable to type 'number'.`,
+      `Deployment demo-svc: spec: Property 'selector' is missing but required in type 'V1DeploymentSpec'.`,
+      `Deployment demo-svc: spec.template.spec.containers[0]: Property 'name' is missing but required in type 'V1Container'.`,
+      `Deployment demo-svc: spec.replica: Object literal may only specify known properties, and 'replica' does not exist in type 'V1DeploymentSpec'.`,
+      `Deployment demo-svc: spec.template.spec.containers[0].ports[0].portocol: Object literal may only specify known properties, and 'portocol' does not exist in type 'V1ContainerPort'.`,
+    ]);
   });
 });
