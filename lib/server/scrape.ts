@@ -18,9 +18,9 @@ export const MAX_SCRAPE_EVENTS = 1000;
 const INITIAL_EVENTS = 8;
 /**
  * Rows (one number each: about 16 bytes, 24 with its event's timestamp) that the drain rings of all of a server's
- * entries hold together: a thousand sample entries keep their last 1000 events each, ten thousand their last 100.
+ * entries hold together: five hundred sample entries keep their last 1000 events each, ten thousand their last 50.
  */
-export const SCRAPE_BUDGET_ROWS = 1_000_000;
+export const SCRAPE_BUDGET_ROWS = 500_000;
 
 /**
  * The bound on what a server's undrained rings hold together: each ring that recorded an event may hold an equal
