@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
+import { carryingExemplars, ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
@@ -75,7 +75,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         if (second >= 0) placed.addFrom(second, placed, k);
       }
       const exemplars = placed.build();
-      return exemplars ? { ...batch, exemplars } : batch;
+      return exemplars ? carryingExemplars(batch, exemplars) : batch;
     });
   };
   if (!options.spans) return attach(undefined);

@@ -1,6 +1,7 @@
 import type { MetricType } from '../language/types.js';
 import {
   ExemplarRowsBuilder,
+  exemplarsOnRows,
   type EncodedBatch,
   type ExemplarRows,
   type Labelled,
@@ -168,7 +169,7 @@ function carriedExemplars(
     const row = column.rows[k]!;
     if (mayCarry(batch.series[row]!)) moved[kept++] = row + Math.floor(row / rows);
   }
-  if (kept === column.rows.length) return { ...column, rows: moved };
+  if (kept === column.rows.length) return exemplarsOnRows(column, moved);
   const carried = new ExemplarRowsBuilder(kept);
   for (let k = 0, m = 0; k < column.rows.length; k++)
     if (mayCarry(batch.series[column.rows[k]!]!)) carried.addFrom(moved[m++]!, column, k);

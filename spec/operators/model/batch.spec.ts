@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
+  carryingExemplars,
   ExemplarCursor,
   ExemplarRowsBuilder,
   exemplarAt,
   exemplarRows,
+  exemplarsOnRows,
   selectTicks,
   type Exemplar,
   type SampleBatch,
@@ -22,6 +24,19 @@ const exemplar = (n: number): Exemplar => ({
 const perRow = (marked: readonly boolean[]) => marked.map((on, row) => (on ? exemplar(row) : undefined));
 
 describe('ExemplarRows', () => {
+  it("puts exemplars on a batch as the spread would: every field kept, a caller's own too, old exemplars replaced", () => {
+    const batch = { ...sampleBatch({ values: [1, 2] }), series: [], events: 1, mine: 'kept' };
+    const first = exemplarRows([exemplar(1), undefined])!;
+    const second = exemplarRows([undefined, exemplar(2)])!;
+    const carried = carryingExemplars(carryingExemplars(batch, first), second);
+    expect(carried).to.deep.equal({ ...batch, exemplars: second });
+    // Optional fields absent stay absent.
+    const { events: _events, ...plain } = batch;
+    expect(carryingExemplars(plain, first)).to.not.have.property('events');
+    expect(carryingExemplars(plain, first)).to.not.have.property('native');
+    expect(exemplarsOnRows(first, Int32Array.of(5))).to.deep.equal({ ...first, rows: Int32Array.of(5) });
+  });
+
   it('keeps the rows of a per-row column that carry one, ascending, in columns, and is undefined for none', () => {
     const column = exemplarRows([undefined, exemplar(1), undefined, exemplar(0xabcdef0123)])!;
     expect([...column.rows]).to.deep.equal([1, 3]);
