@@ -59,6 +59,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
       const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
       const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
+      const { native } = batch;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
@@ -68,7 +69,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const worth = span
           ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
           : value(index, batch.offset[at]!, e);
-        const [first, second] = places.of(batch, at, rows, worth);
+        const [first, second] = places.of(batch.series, native, at, rows, worth);
         const k = placed.add(first, worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
         else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
@@ -100,9 +101,18 @@ class Places {
   private bounds: number[] = [];
   private count = -1;
 
-  /** The rows of the event at `at` (`rows` long) that carry an exemplar worth `value`, in {@link rows}. */
-  of(batch: Labelled<SampleBatch>, at: number, rows: number, value: number): readonly [number, number] {
-    if (!this.knows(batch.series, at, rows)) this.learn(batch.series, at, rows);
+  /**
+   * The rows of the event at `at` (`rows` long, of `series`, with the batch's `native` column) that carry an exemplar
+   * worth `value`, in {@link rows}.
+   */
+  of(
+    series: readonly Series[],
+    native: SampleBatch['native'],
+    at: number,
+    rows: number,
+    value: number,
+  ): readonly [number, number] {
+    if (!this.knows(series, at, rows)) this.learn(series, at, rows);
     let classic = this.count;
     for (let b = 0; b < this.bounds.length; b++) {
       if (value <= this.bounds[b]!) {
@@ -110,16 +120,16 @@ class Places {
         break;
       }
     }
-    let native = -1;
-    if (batch.native) for (let r = 0; r < rows; r++) if (batch.native[at + r]) native = r;
-    if (classic < 0 && native < 0) classic = 0;
+    let nativeRow = -1;
+    if (native) for (let r = 0; r < rows; r++) if (native[at + r]) nativeRow = r;
+    if (classic < 0 && nativeRow < 0) classic = 0;
     // Ascending: the classic row before the native one, unless it comes after it.
-    if (classic < 0 || native < 0) {
-      this.rows[0] = at + Math.max(classic, native);
+    if (classic < 0 || nativeRow < 0) {
+      this.rows[0] = at + Math.max(classic, nativeRow);
       this.rows[1] = -1;
     } else {
-      this.rows[0] = at + Math.min(classic, native);
-      this.rows[1] = at + Math.max(classic, native);
+      this.rows[0] = at + Math.min(classic, nativeRow);
+      this.rows[1] = at + Math.max(classic, nativeRow);
     }
     return this.rows;
   }

@@ -1,5 +1,12 @@
 import { map, type Observable, type OperatorFunction } from 'rxjs';
-import { ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch, type TickBatch } from './model/batch.js';
+import {
+  carryingExemplars,
+  ExemplarRowsBuilder,
+  timestampOf,
+  type Labelled,
+  type SampleBatch,
+  type TickBatch,
+} from './model/batch.js';
 import { seriesOf, type Series } from './model/series.js';
 import { SPAN_STATUS, type SpanBatch, type SpanColumns } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
@@ -170,17 +177,9 @@ export function spanMetrics<B extends TickBatch>(
         }
       }
       const events = family === 'calls' ? {} : { events: batch.size * sets };
+      const rows: Labelled<SampleBatch> = { size, anchor: batch.anchor, index, offset, value, series, ...events };
       const exemplars = carried.build();
-      return {
-        size,
-        anchor: batch.anchor,
-        index,
-        offset,
-        value,
-        series,
-        ...events,
-        ...(exemplars && { exemplars }),
-      };
+      return exemplars ? carryingExemplars(rows, exemplars) : rows;
     };
     return { feed: (batch: SpanBatch) => void pending.push(batch), operator: map(write) };
   });

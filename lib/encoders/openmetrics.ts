@@ -1,5 +1,6 @@
 import type { MetricType } from '../language/types.js';
 import {
+  carryingExemplars,
   ExemplarRowsBuilder,
   exemplarsOnRows,
   type EncodedBatch,
@@ -140,16 +141,8 @@ function openMetricsRows(
     value[to] = createdAt;
     series[to++] = createdOf(batch.series[from - 1]!);
   }
-  return {
-    size,
-    anchor: batch.anchor,
-    index,
-    offset,
-    value,
-    series,
-    events,
-    ...(exemplars && { exemplars }),
-  };
+  const rowBatch: Labelled<SampleBatch> = { size, anchor: batch.anchor, index, offset, value, series, events };
+  return exemplars ? carryingExemplars(rowBatch, exemplars) : rowBatch;
 }
 
 /**

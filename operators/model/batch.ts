@@ -161,7 +161,8 @@ export class ExemplarRowsBuilder {
 
   /** Sets the ids of exemplar `k` to those of span (or exemplar) `s` of `from`. */
   setIds(k: number, from: IdWords, s: number): void {
-    this.traceId.set(from.traceId.subarray(4 * s, 4 * s + 4), 4 * k);
+    // Word by word: a subarray to copy from would be an object an exemplar.
+    for (let w = 0; w < 4; w++) this.traceId[4 * k + w] = from.traceId[4 * s + w]!;
     this.spanId[2 * k] = from.spanId[2 * s]!;
     this.spanId[2 * k + 1] = from.spanId[2 * s + 1]!;
   }

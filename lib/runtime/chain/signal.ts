@@ -178,6 +178,8 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
           // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
           // (an event a tick, in order), else drawn again (the same number). Kept per subscription.
           let observed: ObservationBatch | undefined;
+          // Only random exemplars read it: those of a traces entry are worth their spans' durations.
+          const keepsObserved = entry.exemplars !== undefined && entry.exemplars.from === undefined;
           const firstObservation = (index: number, offset: number, event: number) =>
             observed?.index[event] === index && perTick > 0
               ? observed.observations[event]![0]!
@@ -189,9 +191,9 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
             silence(),
             late(),
             optional<Labelled<ObservationBatch>>(
-              (hooks.onObservations !== undefined || entry.exemplars !== undefined) &&
+              (hooks.onObservations !== undefined || keepsObserved) &&
                 tap((batch) => {
-                  observed = batch;
+                  if (keepsObserved) observed = batch;
                   hooks.onObservations?.(batch);
                 }),
             ),
