@@ -206,3 +206,83 @@ describe('the timer of ticks', () => {
     expect(slots).to.deep.equal(Array.from({ length: 10 }, (_, n) => n));
   });
 });
+
+describe('ticks of some slots only (a shard)', () => {
+  it('emits only the slots whose number modulo the period is one of the residues, at their own times', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 80, slots: { period: 3, residues: [1, 2] } }),
+        perTick(slot),
+      );
+      expectObservable(source).toBe('10ms a 9ms b 19ms c 9ms d 19ms e 9ms |', { a: 1, b: 2, c: 4, d: 5, e: 7 });
+    });
+  });
+
+  it('fills whole batches of its own slots while behind, then waits for its next slot', () => {
+    const batches: number[][] = [];
+    const frames: number[] = [];
+    const scheduler = virtualTime();
+    scheduler.run(({ flush }) => {
+      of(RateSchedule.constant(1_000_000))
+        .pipe(ticks({ duration: 3, maxBatch: 300, slots: { period: 1000, residues: [0, 999] } }))
+        .subscribe((batch) => {
+          batches.push(Array.from(batch.index));
+          frames.push(scheduler.now());
+        });
+      flush();
+    });
+    expect(batches).to.deep.equal([[0], [999, 1000], [1999, 2000], [2999]]);
+    expect(frames).to.deep.equal([0, 1, 2, 3]);
+    const sizes: number[] = [];
+    virtualTime().run(({ flush }) => {
+      of(RateSchedule.constant(1_000_000))
+        .pipe(ticks({ duration: 2, maxBatch: 300, slots: { period: 2, residues: [1] } }))
+        .subscribe((batch) => sizes.push(batch.size));
+      flush();
+    });
+    expect(sizes).to.deep.equal([300, 200, 300, 200]);
+  });
+
+  it('emits nothing with no residue, and still ends at its duration', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(1000)).pipe(ticks({ duration: 50, slots: { period: 2, residues: [] } }));
+      expectObservable(source).toBe('50ms |');
+    });
+  });
+
+  it('leaves no timer behind once it ended, even with no slot of its own to wait for', () => {
+    for (const residues of [[], [1]]) {
+      const scheduler = virtualTime();
+      scheduler.maxFrames = 1000;
+      let completed = -1;
+      of(RateSchedule.constant(10))
+        .pipe(ticks({ duration: 500, scheduler, slots: { period: 2, residues } }))
+        .subscribe({ complete: () => (completed = scheduler.now()) });
+      scheduler.flush();
+      expect(completed, `residues [${residues}]`).to.equal(500);
+      // A timer still scheduled would keep a process (a worker of svc run --workers) alive after its end.
+      expect(scheduler.actions, `residues [${residues}]`).to.deep.equal([]);
+    }
+  });
+});
+
+describe('slot counting past the exact integers', () => {
+  it('refuses to count beyond 2^53 slots instead of looping on n + 1 === n', () => {
+    expect(() => RateSchedule.constant(1e300).slotsBefore(1000)).to.throw(RangeError, /more than 2\^53 slots/);
+    expect(() => RateSchedule.constant(3e15).slotsDueBy(4000)).to.throw(RangeError, /more than 2\^53 slots/);
+    expect(RateSchedule.constant(1e6).slotsBefore(365 * 86_400_000)).to.equal(31_536_000_000_000);
+  });
+
+  it('sends that error down the stream of ticks', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(1e300)).pipe(ticks({ duration: 1000 }));
+      expectObservable(source).toBe(
+        '#',
+        undefined,
+        new RangeError(
+          'more than 2^53 slots fall due within 1000 ms at 1e+300 events/s: slot numbers would no longer be exact',
+        ),
+      );
+    });
+  });
+});
