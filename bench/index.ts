@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the speed and memory table of issue 15 on whole `svc run` processes
  * (bench/speed.ts: the pipeline against a hand-written loop producing the same bytes, sine,
- * histogram, cardinality 1,000,000 with its RSS, logs, workers), writeShortest against String
+ * histogram, cardinality 1,000,000 with its RSS, logs, workers), the cost of exemplars with the sides taking turns
+ * in one process (bench/exemplar-cost.ts), writeShortest against String
  * (bench/shortest.ts), traces generated and encoded in one process (bench/traces.ts), then rate
  * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
@@ -23,6 +24,7 @@ import { runEntry } from '../lib/runtime/run-entry.js';
 import type { Entry } from '../lib/config/types.js';
 import { BENCH_LABELS as LABELS } from './entry.js';
 import { speedBench } from './speed.js';
+import { exemplarCostBench } from './exemplar-cost.js';
 import { shortestBench } from './shortest.js';
 import { tracesBench } from './traces.js';
 import { httpClientBench } from './http-clients.js';
@@ -107,6 +109,8 @@ async function accuracy(): Promise<{ rate: number; expected: number; achieved: n
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 try {
   await speedBench(dir, THROUGHPUT_MS / 1000);
+  console.log("exemplars' cost in one process, the sides taking turns (bench/exemplar-cost.ts):");
+  await exemplarCostBench();
   console.log('writeShortest against String(v) + copy (the value text of the sample-line encoders):');
   shortestBench();
   tracesBench(THROUGHPUT_MS / 1000);

@@ -59,17 +59,15 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
       const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
       const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
-      const { native } = batch;
+      const { native, series, offset } = batch;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
         const span = pool?.take();
         if (pool && !span) continue;
-        const worth = span
-          ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
-          : value(index, batch.offset[at]!, e);
-        const [first, second] = places.of(batch.series, native, at, rows, worth);
+        const worth = span ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9 : value(index, offset[at]!, e);
+        const [first, second] = places.of(series, native, at, rows, worth);
         const k = placed.add(first, worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
         else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);

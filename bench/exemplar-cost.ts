@@ -1,0 +1,153 @@
+/**
+ * The cost of exemplars measured in one process, the sides taking turns. Whole `svc run` processes of the same file
+ * differ here by up to a fifth in events per CPU second, run after run and even when started together, which is
+ * more than the cost measured; slices of a few hundred milliseconds taken in turn see the same machine.
+ *
+ * Each side (exemplars off, on every event, on one in ten) is a worker thread, so each has its own heap and its own
+ * compiled code, as a process of its own would. A worker runs the whole chain of its entry (timer, observations,
+ * histogram rows, labels, exemplars, OpenMetrics encoder, delivery) on virtual time, one millisecond of it at a
+ * time, into a sink that takes the bytes and drops them: the file sink's write to `/dev/null` is the one part left
+ * out. The coordinator lets one worker run a slice at a time and reads the process's CPU time around it.
+ */
+import { readFileSync } from 'node:fs';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { compileScenario } from '../lib/compile/index.js';
+import { loadScenario } from '../lib/config/load.js';
+import { runEntry } from '../lib/runtime/run-entry.js';
+import { BENCH_LABELS } from './entry.js';
+
+/** The entry of `npm run bench`'s exemplar rows (bench/speed.ts), with `exemplars` when given. */
+function histogramFile(exemplars: { every: number } | undefined): string {
+  return JSON.stringify({
+    version: 2,
+    kind: 'runnable',
+    scenarios: [
+      {
+        signal_type: 'histogram',
+        name: 'bench_latency',
+        rate: 5e6,
+        labels: BENCH_LABELS,
+        encoder: { type: 'openmetrics' },
+        distribution: { type: 'exponential', rate: 10 },
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        observations_per_tick: 10,
+        ...(exemplars && { exemplars }),
+      },
+    ],
+  });
+}
+
+const SIDES = { off: undefined, every: { every: 1 }, tenth: { every: 10 } } as const;
+type Side = keyof typeof SIDES;
+
+interface Slice {
+  readonly events: number;
+  /** CPU time of the worker's thread. */
+  readonly cpuNanos: number;
+}
+
+/**
+ * CPU time of the calling thread, in nanoseconds (Linux: the scheduler's run time of the thread). The process's CPU
+ * time would also count the garbage collector's background work for the other sides, done while this one runs.
+ */
+function threadCpuNanos(): number {
+  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+}
+
+/** In a worker: runs its side's entry a slice of `ms` wall milliseconds at a time, when told to. */
+function runSide(side: Side): void {
+  const [entry] = compileScenario(loadScenario(histogramFile(SIDES[side]), { origin: side, format: 'json' }), {
+    origin: side,
+  }).scenarios;
+  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+  // Timestamps of today, as a live run writes them (their digits are part of every line).
+  scheduler.frame = Date.now();
+  let bytes = 0;
+  const run = runEntry(entry!, {
+    scheduler,
+    createSink: () => ({
+      write: (chunk) => void (bytes += chunk.bytes),
+      flush: async () => {},
+      close: async () => {},
+    }),
+  });
+  parentPort!.on('message', (ms: number) => {
+    const before = run.stats.totalEvents;
+    const cpu = threadCpuNanos();
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      scheduler.maxFrames = scheduler.frame + 1;
+      scheduler.flush();
+    }
+    const slice: Slice = { events: run.stats.totalEvents - before, cpuNanos: threadCpuNanos() - cpu };
+    parentPort!.postMessage(slice);
+  });
+}
+
+/** A worker running {@link runSide}: this module, with tsx registered first (Node 20's `--import` does not reach a worker). */
+function sideWorker(side: Side): Worker {
+  const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+  return new Worker(load, { eval: true, workerData: side });
+}
+
+/** Asks `worker` to run a slice of `ms`; resolves with what it did. */
+const slice = (worker: Worker, ms: number) =>
+  new Promise<Slice>((resolve) => {
+    worker.once('message', resolve);
+    worker.postMessage(ms);
+  });
+
+/**
+ * Prints the cost of an exemplar on every event and on one in ten, in CPU time of the chain's thread per event:
+ * 1 − (events per CPU second on) / (events per CPU second off), over all rounds (each round a slice of every worker,
+ * one after the other, the order rotating) and, for the spread, round by round. A worker's speed stays off by up to
+ * a tenth for its whole life (its heap and compiled code came out that way), so each side runs in `isolates`
+ * workers and their slices are added up.
+ */
+export async function exemplarCostBench({
+  rounds = 60,
+  sliceMs = 150,
+  warmUpMs = 2000,
+  isolates = 4,
+} = {}): Promise<void> {
+  const sides = Object.keys(SIDES) as Side[];
+  const workers = sides.flatMap((side) => Array.from({ length: isolates }, () => ({ side, worker: sideWorker(side) })));
+  try {
+    for (const { worker } of workers) await slice(worker, warmUpMs);
+    const taken = new Map<Side, Slice[]>(sides.map((side) => [side, []]));
+    for (let round = 0; round < rounds; round++) {
+      const done = new Map<Side, Slice[]>(sides.map((side) => [side, []]));
+      for (let w = 0; w < workers.length; w++) {
+        const { side, worker } = workers[(round + w) % workers.length]!;
+        done.get(side)!.push(await slice(worker, sliceMs));
+      }
+      for (const side of sides) taken.get(side)!.push(sum(done.get(side)!));
+    }
+    const perCpuSecond = (x: Slice) => x.events / (x.cpuNanos / 1e9);
+    const off = taken.get('off')!;
+    console.log(
+      `  exemplars in one process (${isolates} workers a side, in turn, ${rounds} rounds of ${sliceMs} ms slices): off ${Math.round(perCpuSecond(sum(off))).toLocaleString('en-US')} events per CPU second of the chain's thread`,
+    );
+    for (const [side, label] of [
+      ['every', 'every event'],
+      ['tenth', 'one in ten'],
+    ] as const) {
+      const on = taken.get(side)!;
+      const costs = on.map((x, i) => 100 * (1 - perCpuSecond(x) / perCpuSecond(off[i]!)));
+      console.log(
+        `  ${`  exemplars cost, ${label}`.padEnd(34)} ${(100 * (1 - perCpuSecond(sum(on)) / perCpuSecond(sum(off)))).toFixed(1).padStart(10)} % (rounds ${Math.min(...costs).toFixed(1)}–${Math.max(...costs).toFixed(1)})  goal: <= 10`,
+      );
+    }
+  } finally {
+    await Promise.all(workers.map(({ worker }) => worker.terminate()));
+  }
+}
+
+/** Slices added up. */
+const sum = (xs: readonly Slice[]): Slice => ({
+  events: xs.reduce((total, x) => total + x.events, 0),
+  cpuNanos: xs.reduce((total, x) => total + x.cpuNanos, 0),
+});
+
+if (!isMainThread) runSide(workerData as Side);
