@@ -31,7 +31,9 @@ export interface ExemplarOptions {
  * exemplar names a span of `spans` (the newest not named yet, see SpanPool) and is worth its
  * duration, so a slow bucket gets a slow span; while no span has come, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
- * time is its row's.
+ * time is its row's. An event's rows are known by their first and last series and their number:
+ * the events of one label set keep their rows in one order, one series object a row, as the
+ * histogram and summary operators make them.
  *
  * ```
  * spans:     --a-------b-------|        a: a root span of 0.2 s, b: of 3 s
@@ -67,11 +69,10 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const span = pool?.take();
         if (pool && !span) continue;
         const worth = span ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9 : value(index, offset[at]!, e);
-        const [first, second] = places.of(series, native, at, rows, worth);
-        const k = placed.add(first, worth, timestampOf(batch, at));
+        const k = placed.add(places.of(series, native, at, rows, worth), worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
         else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
-        if (second >= 0) placed.addFrom(second, placed, k);
+        if (places.second >= 0) placed.addFrom(places.second, placed, k);
       }
       const exemplars = placed.build();
       return exemplars ? carryingExemplars(batch, exemplars) : batch;
@@ -88,32 +89,32 @@ const ID_STREAM = 0x5eed;
 /**
  * Where an event's exemplar goes, ascending: the first `_bucket` row holding its value, else the `_count` row, else
  * the event's first row (when it has no native row); and its native row. The events of a label set have the same
- * series in the same places, so the bucket rows, their bounds (`le`; `+Inf` and anything unreadable hold every value)
- * and the `_count` row are read once for each such layout, and an event is only compared with the last one.
+ * series in the same places (as the histogram and summary operators make them: one series object a row of a label
+ * set), so the bucket rows, their bounds (`le`; `+Inf` and anything unreadable hold every value) and the `_count` row
+ * are read once for each such layout, and an event is known by its first and last series and its number of rows:
+ * comparing every row of every event was a third of the operator's work.
  */
 class Places {
-  /** The event's rows, the second -1 when there is one: reused, read before the next call. */
-  readonly rows: [number, number] = [-1, -1];
-  private series: Series[] = [];
+  /** The event's second row, -1 when it has none: set by {@link of}, read before the next call. */
+  second = -1;
+  private first: Series | undefined;
+  private last: Series | undefined;
+  private rows = -1;
   private buckets: number[] = [];
   private bounds: number[] = [];
   private count = -1;
 
   /**
-   * The rows of the event at `at` (`rows` long, of `series`, with the batch's `native` column) that carry an exemplar
-   * worth `value`, in {@link rows}.
+   * The first row of the event at `at` (`rows` long, of `series`, with the batch's `native` column) that carries an
+   * exemplar worth `value`; the second, if any, in {@link second}.
    */
-  of(
-    series: readonly Series[],
-    native: SampleBatch['native'],
-    at: number,
-    rows: number,
-    value: number,
-  ): readonly [number, number] {
-    if (!this.knows(series, at, rows)) this.learn(series, at, rows);
+  of(series: readonly Series[], native: SampleBatch['native'], at: number, rows: number, value: number): number {
+    if (series[at] !== this.first || series[at + rows - 1] !== this.last || rows !== this.rows)
+      this.learn(series, at, rows);
     let classic = this.count;
-    for (let b = 0; b < this.bounds.length; b++) {
-      if (value <= this.bounds[b]!) {
+    const { bounds } = this;
+    for (let b = 0; b < bounds.length; b++) {
+      if (value <= bounds[b]!) {
         classic = this.buckets[b]!;
         break;
       }
@@ -123,33 +124,27 @@ class Places {
     if (classic < 0 && nativeRow < 0) classic = 0;
     // Ascending: the classic row before the native one, unless it comes after it.
     if (classic < 0 || nativeRow < 0) {
-      this.rows[0] = at + Math.max(classic, nativeRow);
-      this.rows[1] = -1;
-    } else {
-      this.rows[0] = at + Math.min(classic, nativeRow);
-      this.rows[1] = at + Math.max(classic, nativeRow);
+      this.second = -1;
+      return at + Math.max(classic, nativeRow);
     }
-    return this.rows;
-  }
-
-  /** Whether the event at `at` has the series of the layout learnt last. */
-  private knows(series: readonly Series[], at: number, rows: number): boolean {
-    if (this.series.length !== rows) return false;
-    for (let r = 0; r < rows; r++) if (series[at + r] !== this.series[r]) return false;
-    return true;
+    this.second = at + Math.max(classic, nativeRow);
+    return at + Math.min(classic, nativeRow);
   }
 
   private learn(series: readonly Series[], at: number, rows: number): void {
-    this.series = series.slice(at, at + rows);
+    this.first = series[at];
+    this.last = series[at + rows - 1];
+    this.rows = rows;
     this.buckets = [];
     this.bounds = [];
     this.count = -1;
-    this.series.forEach((row, r) => {
+    for (let r = 0; r < rows; r++) {
+      const row = series[at + r]!;
       if (row.suffix === '_bucket') {
         const bound = Number(row.labels.le);
         this.buckets.push(r);
         this.bounds.push(Number.isNaN(bound) ? Infinity : bound);
       } else if (row.suffix === '_count') this.count = r;
-    });
+    }
   }
 }

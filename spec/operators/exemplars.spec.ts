@@ -77,6 +77,37 @@ describe('exemplars', () => {
     });
   });
 
+  it('finds the bucket of each event as label sets of other layouts take turns, and again after them', () => {
+    // One series object a row of a label set, as the histogram operator makes them: `a` with bounds 1 and 2, `b`
+    // with bound 5 (fewer rows), `c` with the same number of rows as `a` but bounds 0.5 and 1.
+    const layout = (set: string, bounds: readonly string[]) => [
+      ...[...bounds, '+Inf'].map((le) => seriesOf({ set, le }, '_bucket')),
+      seriesOf({ set }, '_sum'),
+      seriesOf({ set }, '_count'),
+    ];
+    const a = layout('a', ['1', '2']);
+    const b = layout('b', ['5']);
+    const c = layout('c', ['0.5', '1']);
+    // A batch an event: the events of one batch have as many rows each.
+    const batches = [a, b, a, c, c, a].map(
+      (rows, e): Labelled<SampleBatch> => ({
+        size: rows.length,
+        events: 1,
+        anchor: 0,
+        index: new Float64Array(rows.length).fill(e),
+        offset: new Float64Array(rows.length).fill(e),
+        value: new Float64Array(rows.length),
+        series: rows,
+      }),
+    );
+    const placedRows = collect(of(...batches).pipe(exemplars({ value: () => 1.5 })), (batch, i) =>
+      new ExemplarCursor(batch.exemplars).at(i)
+        ? `${batch.series[i]!.labels.set} ${batch.series[i]!.labels.le}`
+        : undefined,
+    ).filter(Boolean);
+    expect(placedRows).to.deep.equal(['a 2', 'b 5', 'a 2', 'c +Inf', 'c +Inf', 'a 2']);
+  });
+
   it('without spans: random ids from the seed and the slot, every Nth slot, worth the value asked', () => {
     const run = (seed: number) =>
       collect(
