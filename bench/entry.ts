@@ -4,6 +4,19 @@ import type { EncoderConfig, Entry, SinkConfig } from '../lib/config/types.js';
 export const BENCH_LABELS = { host: 'bench-1', region: 'eu-west', service: 'api' };
 
 /**
+ * The benchmarks' histogram entry, as a scenario file writes it: 11 buckets, 10 exponential observations a tick, at the
+ * highest rate the limits let through (14 samples and 10 observations an event).
+ */
+export const BENCH_HISTOGRAM = {
+  signal_type: 'histogram',
+  name: 'bench_latency',
+  rate: 5e6,
+  distribution: { type: 'exponential', rate: 10 },
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  observations_per_tick: 10,
+} as const;
+
+/**
  * The benchmarks' workload: a gauge counting up by one a tick (a step generator) over `series`
  * pods, at an unbounded rate for `seconds`, into `sink` through `encoder`.
  */

@@ -15,7 +15,7 @@ import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { compileScenario } from '../lib/compile/index.js';
 import { loadScenario } from '../lib/config/load.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
-import { BENCH_LABELS } from './entry.js';
+import { BENCH_HISTOGRAM, BENCH_LABELS } from './entry.js';
 
 /** The entry of `npm run bench`'s exemplar rows (bench/speed.ts), with `exemplars` when given. */
 function histogramFile(exemplars: { every: number } | undefined): string {
@@ -24,14 +24,9 @@ function histogramFile(exemplars: { every: number } | undefined): string {
     kind: 'runnable',
     scenarios: [
       {
-        signal_type: 'histogram',
-        name: 'bench_latency',
-        rate: 5e6,
+        ...BENCH_HISTOGRAM,
         labels: BENCH_LABELS,
         encoder: { type: 'openmetrics' },
-        distribution: { type: 'exponential', rate: 10 },
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-        observations_per_tick: 10,
         ...(exemplars && { exemplars }),
       },
     ],

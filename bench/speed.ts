@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { BENCH_LABELS as LABELS } from './entry.js';
+import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS } from './entry.js';
 
 const SVC = join(import.meta.dirname, '..', 'bin', 'svc');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -159,21 +159,12 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   });
   line('sine + jitter', sine.svc, 'events/s', '>= 2,500,000');
 
-  const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-  // The highest rate the limits let through: 14 samples and 10 observations an event.
-  const histogramEntry = {
-    signal_type: 'histogram',
-    name: 'bench_latency',
-    rate: 5e6,
-    distribution: { type: 'exponential', rate: 10 },
-    buckets,
-    observations_per_tick: 10,
-  };
+  const histogramEntry = BENCH_HISTOGRAM;
   const histogram = await repeated({ svc: () => svcRun(dir, histogramEntry, seconds) });
   // Each event is a line per bucket, le="+Inf", _sum and _count.
   line(
     'histogram, 11 buckets, 10 obs/tick',
-    histogram.svc.map((m) => ({ ...m, rate: m.rate * (buckets.length + 3) })),
+    histogram.svc.map((m) => ({ ...m, rate: m.rate * (histogramEntry.buckets.length + 3) })),
     'lines/s ',
     '>= 4,000,000',
   );
