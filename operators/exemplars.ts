@@ -92,7 +92,7 @@ const ID_STREAM = 0x5eed;
  * series in the same places (as the histogram and summary operators make them: one series object a row of a label
  * set), so the bucket rows, their bounds (`le`; `+Inf` and anything unreadable hold every value) and the `_count` row
  * are read once for each such layout, and an event is known by its first and last series and its number of rows:
- * comparing every row of every event was a third of the operator's work.
+ * comparing every row of every event was about a quarter of the operator's time (docs/performance.md).
  */
 class Places {
   /** The event's second row, -1 when it has none: set by {@link of}, read before the next call. */

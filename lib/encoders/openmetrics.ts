@@ -127,7 +127,7 @@ function openMetricsRows(
   const series = new Array<Series>(size);
   const createdAt = Math.floor(batch.anchor) / 1000;
   const exemplars = batch.exemplars && mayCarry && carriedExemplars(batch, rows, mayCarry);
-  // The columns read once: loads of the batch's fields in the loop cost more the more shapes of batch it has seen.
+  // The batch's columns read once, not a property load a row.
   const { index: fromIndex, offset: fromOffset, value: fromValue, series: fromSeries } = batch;
   for (let e = 0, from = 0, to = 0; e < events; e++) {
     const first = from;
