@@ -1,19 +1,20 @@
 /**
  * The cost of exemplars measured in one process, the sides taking turns. Whole `svc run` processes of the same file
- * differ here by up to a fifth in events per CPU second, run after run and even when started together, which is
- * more than the cost measured; slices of a few hundred milliseconds taken in turn see the same machine.
+ * differ here by a third in events per CPU second, run after run and even when started together, which is more than
+ * the cost measured (docs/performance.md, "Session 18").
  *
- * Each side (exemplars off, on every event, on one in ten) is a worker thread, so each has its own heap and its own
- * compiled code, as a process of its own would. A worker runs the whole chain of its entry (timer, observations,
- * histogram rows, labels, exemplars, OpenMetrics encoder, delivery) on virtual time, one millisecond of it at a
- * time, into a sink that takes the bytes and drops them: the file sink's write to `/dev/null` is the one part left
- * out. The coordinator lets one worker run a slice at a time and reads the process's CPU time around it.
+ * Each side (exemplars off, on every event, on one in ten) runs in several worker threads, each with its own heap and
+ * its own compiled code, as a process of its own would. A worker runs the whole chain of its entry (timer,
+ * observations, histogram rows, labels, exemplars, OpenMetrics encoder, delivery) on virtual time, one millisecond of
+ * it at a time, into a sink that drops the bytes: the file sink's write to `/dev/null` is the one part left out. The
+ * coordinator lets one worker run a slice at a time; a worker counts the CPU time of its own thread.
  */
 import { readFileSync } from 'node:fs';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData, type Worker } from 'node:worker_threads';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { compileScenario } from '../lib/compile/index.js';
 import { loadScenario } from '../lib/config/load.js';
+import { moduleWorker } from '../lib/runtime/module-worker.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
 import { BENCH_HISTOGRAM, BENCH_LABELS } from './entry.js';
 
@@ -58,11 +59,10 @@ function runSide(side: Side): void {
   const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
   // Timestamps of today, as a live run writes them (their digits are part of every line).
   scheduler.frame = Date.now();
-  let bytes = 0;
   const run = runEntry(entry!, {
     scheduler,
     createSink: () => ({
-      write: (chunk) => void (bytes += chunk.bytes),
+      write: () => {},
       flush: async () => {},
       close: async () => {},
     }),
@@ -78,12 +78,6 @@ function runSide(side: Side): void {
     const slice: Slice = { events: run.stats.totalEvents - before, cpuNanos: threadCpuNanos() - cpu };
     parentPort!.postMessage(slice);
   });
-}
-
-/** A worker running {@link runSide}: this module, with tsx registered first (Node 20's `--import` does not reach a worker). */
-function sideWorker(side: Side): Worker {
-  const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
-  return new Worker(load, { eval: true, workerData: side });
 }
 
 /** Asks `worker` to run a slice of `ms`; resolves with what it did. */
@@ -107,7 +101,12 @@ export async function exemplarCostBench({
   isolates = 4,
 } = {}): Promise<void> {
   const sides = Object.keys(SIDES) as Side[];
-  const workers = sides.flatMap((side) => Array.from({ length: isolates }, () => ({ side, worker: sideWorker(side) })));
+  const workers = sides.flatMap((side) =>
+    Array.from({ length: isolates }, () => ({
+      side,
+      worker: moduleWorker(new URL(import.meta.url), { workerData: side }),
+    })),
+  );
   try {
     for (const { worker } of workers) await slice(worker, warmUpMs);
     const taken = new Map<Side, Slice[]>(sides.map((side) => [side, []]));

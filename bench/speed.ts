@@ -159,18 +159,17 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   });
   line('sine + jitter', sine.svc, 'events/s', '>= 2,500,000');
 
-  const histogramEntry = BENCH_HISTOGRAM;
-  const histogram = await repeated({ svc: () => svcRun(dir, histogramEntry, seconds) });
+  const histogram = await repeated({ svc: () => svcRun(dir, BENCH_HISTOGRAM, seconds) });
   // Each event is a line per bucket, le="+Inf", _sum and _count.
   line(
     'histogram, 11 buckets, 10 obs/tick',
-    histogram.svc.map((m) => ({ ...m, rate: m.rate * (histogramEntry.buckets.length + 3) })),
+    histogram.svc.map((m) => ({ ...m, rate: m.rate * (BENCH_HISTOGRAM.buckets.length + 3) })),
     'lines/s ',
     '>= 4,000,000',
   );
   // The same entry also recording a native histogram (schema 3, at most 160 buckets) of the same observations;
   // metrics_text writes the classic lines only, so the difference is the native recording and its snapshot per event.
-  const native = await repeated({ svc: () => svcRun(dir, { ...histogramEntry, native: {} }, seconds) });
+  const native = await repeated({ svc: () => svcRun(dir, { ...BENCH_HISTOGRAM, native: {} }, seconds) });
   const observations = (ms: readonly Measured[]) => ms.map((m) => ({ ...m, rate: m.rate * 10 }));
   line('histogram observations', observations(histogram.svc), 'obs/s   ', '');
   line('native histogram observations', observations(native.svc), 'obs/s   ', '');
@@ -179,7 +178,7 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   // event in ten (random ids; from a traces entry only the ids differ), written after its bucket's line. The cost is
   // taken alternation by alternation, in events per CPU second, over more runs than the other rows: a few per cent
   // is less than what other work on the machine moves a run's rate.
-  const openmetrics = { ...histogramEntry, encoder: { type: 'openmetrics' } };
+  const openmetrics = { ...BENCH_HISTOGRAM, encoder: { type: 'openmetrics' } };
   const exemplarSides = await repeated(
     {
       off: () => svcRun(dir, openmetrics, seconds),

@@ -16,7 +16,6 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { Worker } from 'node:worker_threads';
 import type { SchedulerLike } from 'rxjs';
 import type { WrittenCounts } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
@@ -24,6 +23,7 @@ import { internsLabelSets, labelSetCount, type Shard } from '../../operators/lab
 import { encoderKindOf } from '../encoders/index.js';
 import type { FileRun } from './file-run.js';
 import { liveScheduler } from './live-scheduler.js';
+import { moduleWorker } from './module-worker.js';
 import { labelOptions } from './chain/labels.js';
 import type { EntryOutcome, EntryRun } from './run-entry.js';
 import { EntryStats } from './stats.js';
@@ -90,23 +90,8 @@ const NO_COUNTERS: WorkerCounters = {
   warnings: [],
 };
 
-/**
- * The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and
- * specs).
- */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(`./worker-entry${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-
-/**
- * A worker on {@link WORKER_URL}; from source it registers tsx first, since Node 20's `--import` does not
- * reach a worker's module loading.
- */
-function newWorker(workerData: WorkerData): Worker {
-  const options = { workerData, stdout: true };
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, options);
-  const load = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`;
-  return new Worker(load, { ...options, eval: true });
-}
+/** The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and specs). */
+const WORKER_URL = new URL(`./worker-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 /**
  * Why the entries cannot run on several workers, if they cannot: an entry writes a one-document encoding (a
@@ -261,7 +246,7 @@ function runWorker(
   output: (stdout: Readable) => void,
   report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void,
 ): RunningWorker {
-  const worker = newWorker({ entries, shard });
+  const worker = moduleWorker(WORKER_URL, { workerData: { entries, shard } satisfies WorkerData, stdout: true });
   output(worker.stdout);
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
   let outcomes: EntryOutcome[] | undefined;
