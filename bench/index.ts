@@ -15,7 +15,7 @@
  * `npm run bench -- scale [--seconds N] [--heap-mb N]` runs only the ten thousand scenarios (60 s of running by
  * default; the server with `--max-old-space-size=N`);
  * `npm run bench -- soak [--minutes N]` only the soak bench (bench/soak.ts, 30 minutes by default), which the
- * whole run leaves out.
+ * whole run leaves out; `npm run bench -- exemplars` only the cost of exemplars (bench/exemplar-cost.ts).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,9 +57,13 @@ if (only === 'scale') {
   await (await import('./server-scale.js')).serverScaleBench({ seconds, heapMb });
   process.exit(0);
 }
+if (only === 'exemplars') {
+  await exemplarCostBench();
+  process.exit(0);
+}
 if (only !== undefined)
   throw new Error(
-    `npm run bench -- ${only}: expected scale [--seconds N] [--heap-mb N] or soak [--minutes N], or nothing`,
+    `npm run bench -- ${only}: expected scale [--seconds N] [--heap-mb N], soak [--minutes N], exemplars, or nothing`,
   );
 
 const THROUGHPUT_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
