@@ -16,6 +16,13 @@ export const BENCH_HISTOGRAM = {
   observations_per_tick: 10,
 } as const;
 
+/** The exemplar benchmarks' entry: the histogram entry in OpenMetrics, which writes exemplars. */
+export const BENCH_OPENMETRICS_HISTOGRAM = { ...BENCH_HISTOGRAM, encoder: { type: 'openmetrics' } } as const;
+
+/** The sides the exemplar benchmarks compare: the entry's `exemplars` off, on every event, on one in ten. */
+export const EXEMPLAR_SIDES = { off: undefined, every: { every: 1 }, tenth: { every: 10 } } as const;
+export type ExemplarSide = keyof typeof EXEMPLAR_SIDES;
+
 /**
  * The benchmarks' workload: a gauge counting up by one a tick (a step generator) over `series`
  * pods, at an unbounded rate for `seconds`, into `sink` through `encoder`.

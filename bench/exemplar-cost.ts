@@ -19,28 +19,21 @@ import { loadScenario } from '../lib/config/load.js';
 import { moduleWorker } from '../lib/runtime/module-worker.js';
 import { runEntry } from '../lib/runtime/run-entry.js';
 import { entryEncoder } from '../lib/runtime/chain/encoder.js';
+import type { SignalHooks } from '../lib/runtime/chain/signal.js';
+import { liveScheduler } from '../lib/runtime/live-scheduler.js';
 import type { Entry } from '../lib/config/types.js';
 import type { Labelled, SampleBatch } from '../operators/model/batch.js';
-import { BENCH_HISTOGRAM, BENCH_LABELS } from './entry.js';
+import { BENCH_LABELS, BENCH_OPENMETRICS_HISTOGRAM, EXEMPLAR_SIDES, type ExemplarSide as Side } from './entry.js';
 
-/** The entry of `npm run bench`'s exemplar rows (bench/speed.ts), with `exemplars` when given. */
-function histogramFile(exemplars: { every: number } | undefined): string {
+/** The file of `npm run bench`'s exemplar rows (bench/speed.ts) on `side`. */
+function histogramFile(side: Side): string {
+  const exemplars = EXEMPLAR_SIDES[side];
   return JSON.stringify({
     version: 2,
     kind: 'runnable',
-    scenarios: [
-      {
-        ...BENCH_HISTOGRAM,
-        labels: BENCH_LABELS,
-        encoder: { type: 'openmetrics' },
-        ...(exemplars && { exemplars }),
-      },
-    ],
+    scenarios: [{ ...BENCH_OPENMETRICS_HISTOGRAM, labels: BENCH_LABELS, ...(exemplars && { exemplars }) }],
   });
 }
-
-const SIDES = { off: undefined, every: { every: 1 }, tenth: { every: 10 } } as const;
-type Side = keyof typeof SIDES;
 
 interface Slice {
   readonly events: number;
@@ -58,17 +51,17 @@ function threadCpuNanos(): number {
 
 /** The bench entry of `side`, compiled. */
 function sideEntry(side: Side): Entry {
-  const [entry] = compileScenario(loadScenario(histogramFile(SIDES[side]), { origin: side, format: 'json' }), {
+  const [entry] = compileScenario(loadScenario(histogramFile(side), { origin: side, format: 'json' }), {
     origin: side,
   }).scenarios;
   return entry!;
 }
 
 /** Starts `entry` on virtual time from today, into a sink that drops the bytes: its run, and `step` to run a millisecond. */
-function runVirtual(entry: Entry, hooks?: { onSamples: (batch: Labelled<SampleBatch>) => void }) {
+function runVirtual(entry: Entry, hooks?: SignalHooks) {
   const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
   // Timestamps of today, as a live run writes them (their digits are part of every line).
-  scheduler.frame = Date.now();
+  scheduler.frame = liveScheduler.now();
   const run = runEntry(entry, {
     scheduler,
     ...(hooks && { hooks }),
@@ -118,7 +111,7 @@ export async function exemplarCostBench({
   warmUpMs = 2000,
   isolates = 4,
 } = {}): Promise<void> {
-  const sides = Object.keys(SIDES) as Side[];
+  const sides = Object.keys(EXEMPLAR_SIDES) as Side[];
   const workers = sides.flatMap((side) =>
     Array.from({ length: isolates }, () => ({
       side,

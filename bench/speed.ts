@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS } from './entry.js';
+import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS, BENCH_OPENMETRICS_HISTOGRAM, EXEMPLAR_SIDES } from './entry.js';
 
 const SVC = join(import.meta.dirname, '..', 'bin', 'svc');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -178,12 +178,11 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   // event in ten (random ids; from a traces entry only the ids differ), written after its bucket's line. The cost is
   // taken alternation by alternation, in events per CPU second, over more runs than the other rows: a few per cent
   // is less than what other work on the machine moves a run's rate.
-  const openmetrics = { ...BENCH_HISTOGRAM, encoder: { type: 'openmetrics' } };
   const exemplarSides = await repeated(
     {
-      off: () => svcRun(dir, openmetrics, seconds),
-      every: () => svcRun(dir, { ...openmetrics, exemplars: { every: 1 } }, seconds),
-      tenth: () => svcRun(dir, { ...openmetrics, exemplars: { every: 10 } }, seconds),
+      off: () => svcRun(dir, BENCH_OPENMETRICS_HISTOGRAM, seconds),
+      every: () => svcRun(dir, { ...BENCH_OPENMETRICS_HISTOGRAM, exemplars: EXEMPLAR_SIDES.every }, seconds),
+      tenth: () => svcRun(dir, { ...BENCH_OPENMETRICS_HISTOGRAM, exemplars: EXEMPLAR_SIDES.tenth }, seconds),
     },
     Math.max(RUNS, EXEMPLAR_RUNS),
   );
