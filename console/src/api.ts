@@ -28,6 +28,8 @@ export async function api<T>(method: string, path: string, body?: string, type =
     if (body !== undefined) headers['Content-Type'] = type;
     const res = await fetch(path, { method, headers, body });
     if (res.status === 401) {
+      // A refusal of a key replaced while the call was out (calls come back in any order) asks nothing: go again.
+      if (sessionStorage.getItem(KEY_ITEM) !== key) continue;
       asking ??= askKey(key !== null).finally(() => (asking = undefined));
       await asking;
       continue;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { launchOrSkip, type PageGlobals, problemsOf, waitForText } from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -137,6 +137,42 @@ describe('web console in Chromium (docs/console.md)', () => {
       {},
       editor,
     );
+  });
+
+  it('a refusal that answers a key already replaced asks nothing: the call goes again with the new key', async () => {
+    // A slow machine answers the calls sent with the wrong key in any order: here the catalog's answer is held
+    // until the right key has been given, so its 401 arrives after the dialog closed.
+    const tab = await browser.newPage();
+    const tabProblems = problemsOf(tab);
+    await tab.setRequestInterception(true);
+    const held = new Promise<HTTPRequest>((resolve) =>
+      tab.on('request', (request) => {
+        const stale = request.url().endsWith('/catalog') && request.headers().authorization === 'Bearer wrong-key';
+        if (stale) resolve(request);
+        else void request.continue();
+      }),
+    );
+    await tab.goto(`${server.base}/`);
+    await tab.waitForSelector('#login[open]');
+    await tab.type('#login input[name=key]', 'wrong-key');
+    await tab.click('#login button[type=submit]');
+    await waitForText(tab, '#login .login-error', /refused/);
+    const catalog = await held;
+    await tab.type('#login input[name=key]', KEY);
+    await tab.click('#login button[type=submit]');
+    await tab.waitForSelector('#login:not([open])');
+    await catalog.continue();
+    const shown = await tab.waitForFunction(
+      () => {
+        const { document } = globalThis as unknown as PageGlobals;
+        if (document.querySelector('#login[open]')) return 'the login dialog';
+        return /checkout/.test(document.querySelector('#catalog')?.textContent ?? '') && 'the catalog';
+      },
+      { timeout: 10_000 },
+    );
+    expect(await shown.jsonValue()).to.equal('the catalog');
+    expect(tabProblems).to.deep.equal([]);
+    await tab.close();
   });
 
   it('ran without a page error or a Content-Security-Policy violation', () => {
