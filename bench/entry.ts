@@ -17,11 +17,17 @@ export const BENCH_HISTOGRAM = {
 } as const;
 
 /** The exemplar benchmarks' entry: the histogram entry in OpenMetrics, which writes exemplars. */
-export const BENCH_OPENMETRICS_HISTOGRAM = { ...BENCH_HISTOGRAM, encoder: { type: 'openmetrics' } } as const;
+const BENCH_OPENMETRICS_HISTOGRAM = { ...BENCH_HISTOGRAM, encoder: { type: 'openmetrics' } } as const;
 
 /** The sides the exemplar benchmarks compare: the entry's `exemplars` off, on every event, on one in ten. */
 export const EXEMPLAR_SIDES = { off: undefined, every: { every: 1 }, tenth: { every: 10 } } as const;
 export type ExemplarSide = keyof typeof EXEMPLAR_SIDES;
+
+/** The exemplar benchmarks' entry on `side`: with its `exemplars`, none when off. */
+export function exemplarEntry(side: ExemplarSide) {
+  const exemplars = EXEMPLAR_SIDES[side];
+  return { ...BENCH_OPENMETRICS_HISTOGRAM, ...(exemplars && { exemplars }) };
+}
 
 /**
  * The benchmarks' workload: a gauge counting up by one a tick (a step generator) over `series`

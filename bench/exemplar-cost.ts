@@ -23,15 +23,14 @@ import type { SignalHooks } from '../lib/runtime/chain/signal.js';
 import { liveScheduler } from '../lib/runtime/live-scheduler.js';
 import type { Entry } from '../lib/config/types.js';
 import type { Labelled, SampleBatch } from '../operators/model/batch.js';
-import { BENCH_LABELS, BENCH_OPENMETRICS_HISTOGRAM, EXEMPLAR_SIDES, type ExemplarSide as Side } from './entry.js';
+import { BENCH_LABELS, EXEMPLAR_SIDES, exemplarEntry, type ExemplarSide as Side } from './entry.js';
 
 /** The file of `npm run bench`'s exemplar rows (bench/speed.ts) on `side`. */
 function histogramFile(side: Side): string {
-  const exemplars = EXEMPLAR_SIDES[side];
   return JSON.stringify({
     version: 2,
     kind: 'runnable',
-    scenarios: [{ ...BENCH_OPENMETRICS_HISTOGRAM, labels: BENCH_LABELS, ...(exemplars && { exemplars }) }],
+    scenarios: [{ ...exemplarEntry(side), labels: BENCH_LABELS }],
   });
 }
 

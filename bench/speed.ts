@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS, BENCH_OPENMETRICS_HISTOGRAM, EXEMPLAR_SIDES } from './entry.js';
+import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS, exemplarEntry } from './entry.js';
 
 const SVC = join(import.meta.dirname, '..', 'bin', 'svc');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -180,9 +180,9 @@ export async function speedBench(dir: string, seconds = 5): Promise<void> {
   // is less than what other work on the machine moves a run's rate.
   const exemplarSides = await repeated(
     {
-      off: () => svcRun(dir, BENCH_OPENMETRICS_HISTOGRAM, seconds),
-      every: () => svcRun(dir, { ...BENCH_OPENMETRICS_HISTOGRAM, exemplars: EXEMPLAR_SIDES.every }, seconds),
-      tenth: () => svcRun(dir, { ...BENCH_OPENMETRICS_HISTOGRAM, exemplars: EXEMPLAR_SIDES.tenth }, seconds),
+      off: () => svcRun(dir, exemplarEntry('off'), seconds),
+      every: () => svcRun(dir, exemplarEntry('every'), seconds),
+      tenth: () => svcRun(dir, exemplarEntry('tenth'), seconds),
     },
     Math.max(RUNS, EXEMPLAR_RUNS),
   );

@@ -9,6 +9,12 @@ const KEY = 'console-spec-key';
 const drawnPoints = (page: Page, key: string) =>
   page.evaluate((k) => (globalThis as unknown as PageGlobals).svcConsole.charts.get(k)?.data[0]?.length ?? 0, key);
 
+/** Types `key` into the open sign-in dialog and submits it. */
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.type('#login input[name=key]', key);
+  await page.click('#login button[type=submit]');
+}
+
 describe('web console in Chromium (docs/console.md)', () => {
   let browser: Browser;
   let server: ServerProcess;
@@ -34,12 +40,10 @@ describe('web console in Chromium (docs/console.md)', () => {
   it('asks for the key at the first 401, again after a wrong one, then shows the console', async () => {
     await page.goto(`${server.base}/`);
     await page.waitForSelector('#login[open]');
-    await page.type('#login input[name=key]', 'wrong-key');
-    await page.click('#login button[type=submit]');
+    await signIn(page, 'wrong-key');
     await waitForText(page, '#login .login-error', /refused/);
     expect(await page.$('#login[open]')).to.not.equal(null);
-    await page.type('#login input[name=key]', KEY);
-    await page.click('#login button[type=submit]');
+    await signIn(page, KEY);
     await page.waitForSelector('#login:not([open])');
     // The catalog lists its runnable scenario once the key is accepted.
     await waitForText(page, '#catalog', /checkout/);
@@ -154,12 +158,10 @@ describe('web console in Chromium (docs/console.md)', () => {
     );
     await tab.goto(`${server.base}/`);
     await tab.waitForSelector('#login[open]');
-    await tab.type('#login input[name=key]', 'wrong-key');
-    await tab.click('#login button[type=submit]');
+    await signIn(tab, 'wrong-key');
     await waitForText(tab, '#login .login-error', /refused/);
     const catalog = await held;
-    await tab.type('#login input[name=key]', KEY);
-    await tab.click('#login button[type=submit]');
+    await signIn(tab, KEY);
     await tab.waitForSelector('#login:not([open])');
     await catalog.continue();
     const shown = await tab.waitForFunction(
