@@ -2,13 +2,13 @@ import { SAMPLED_FLAG, SPAN_STATUS, type SpanNode, type SpanResource } from '../
 import {
   attributeMembers,
   jsonIds,
-  putBytes,
   rfc3339Nanos,
   spanTextEncoder,
   writeMembers,
   type AttributeMembers,
   type TraceEncoder,
 } from './spans.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeHexWords } from './id-words.js';
 
 /** What a node's spans share, as bytes. */

@@ -8,6 +8,7 @@ import {
 import type { Series } from '../../operators/model/series.js';
 import { encodedLines, type Encoder } from './encoder.js';
 import { grown } from './grow.js';
+import { putBytes } from '../protocols/bytes.js';
 
 /** Encoder of log records (a `logs` entry). */
 export type LogEncoder = Encoder<Labelled<LogBatch>>;
@@ -237,10 +238,7 @@ class LineWriter implements LogLine {
     let pos = this.pos;
     // A loop beats the call into `set` for the shortest pieces (values, severities); `set` wins from about 16 bytes.
     if (n < 16) for (let j = 0; j < n; j++) out[pos++] = bytes[j]!;
-    else {
-      out.set(bytes, pos);
-      pos += n;
-    }
+    else pos = putBytes(out, bytes, pos);
     this.pos = pos;
   }
 

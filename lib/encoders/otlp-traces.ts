@@ -18,8 +18,9 @@ import {
 import { VERSION } from '../version.js';
 import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
-import { perObject, putBytes, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+import { perObject, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
 
 /** What every span of a node writes alike, as Span fields. */
 interface NodeBytes {
@@ -205,8 +206,7 @@ export function otlpTraces(): TraceEncoder {
         at = putBytes(out, resource, at);
         out[at] = OTLP_TAG.second;
         at = writeVarint(out, scopeSpans, at + 1);
-        out.set(scope, at);
-        cursors[g] = at + scope.length;
+        cursors[g] = putBytes(out, scope, at);
         at = ends[g]!;
       }
       // Pass 2: each span at its group's cursor.

@@ -17,6 +17,7 @@ import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import {
   EXEMPLAR_TAG,
@@ -161,8 +162,7 @@ function numberMetrics({
           : head.bytes;
         const length = bytes.length + tail + (withExemplar ? EXEMPLAR_FIELD : 0);
         if (at + length > out.length) out = grown(out, at, length * (size - i));
-        out.set(bytes, at);
-        at += bytes.length;
+        at = putBytes(out, bytes, at);
         if (delta) {
           out[at] = OTLP_TAG.startTime;
           at = out.writeBigUInt64LE(start, at + 1);

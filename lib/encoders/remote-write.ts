@@ -10,6 +10,7 @@ import { countDeltas, type NativeHistogram } from '../../operators/model/native-
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
+import { putBytes } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
 
@@ -122,20 +123,15 @@ export function remoteWrite({
         if (!write) at += rowLength;
         else {
           if (at + rowLength > out.length) out = grown(out, at, rowLength + ROW_ESTIMATE * (to - i));
-          for (const part of parts) {
-            out.set(part, at);
-            at += part.length;
-          }
+          for (const part of parts) at = putBytes(out, part, at);
         }
       } else {
         const { rowLength } = head;
         if (!write) at += rowLength;
         else {
           if (at + rowLength > out.length) out = grown(out, at, rowLength * (to - i));
-          out.set(head.bytes, at);
-          at = out.writeDoubleLE(value[i]!, at + head.bytes.length);
-          out.set(stamp, at);
-          at += stamp.length;
+          at = out.writeDoubleLE(value[i]!, putBytes(out, head.bytes, at));
+          at = putBytes(out, stamp, at);
         }
       }
       ends[i - from] = at;

@@ -2,6 +2,7 @@ import { timestampOf, type ExemplarRows, type Labelled, type SampleBatch } from 
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeHexWords } from './id-words.js';
 import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
@@ -74,14 +75,13 @@ class ExemplarWriter {
    * the line's stamp as bytes, if made. Returns where it ends.
    */
   write(out: Buffer, column: ExemplarRows, k: number, at: number, lineStamp: string, lineStampBytes?: Buffer): number {
-    out.set(this.text, at);
+    putBytes(out, this.text, at);
     writeHexWords(out, column.traceId, 4 * k, 4, at + this.traceAt);
     writeHexWords(out, column.spanId, 2 * k, 2, at + this.spanAt);
     at += this.text.length;
     at = this.straight ? writeShortest(out, column.value[k]!, at) : writeText(out, this.valueText, at);
     if (this.stamp !== lineStamp || !lineStampBytes) return writeText(out, this.stamp, at);
-    out.set(lineStampBytes, at);
-    return at + lineStampBytes.length;
+    return putBytes(out, lineStampBytes, at);
   }
 }
 
@@ -114,14 +114,12 @@ class CachedHead implements LineHead {
   }
 
   writeLead(out: Buffer, at: number): number {
-    out.set(this.lead, at);
-    return at + this.lead.length;
+    return putBytes(out, this.lead, at);
   }
 
   writeMiddle(out: Buffer, at: number): number {
     // Most formats have nothing between the value and the timestamp.
-    if (this.middle.length !== 0) out.set(this.middle, at);
-    return at + this.middle.length;
+    return this.middle.length === 0 ? at : putBytes(out, this.middle, at);
   }
 }
 
@@ -186,8 +184,7 @@ function writeShaped(out: Buffer, parts: ShapeParts, fills: readonly (number | s
   for (let p = 0; p < parts.length; p++) {
     const part = parts[p]!;
     if (typeof part !== 'number') {
-      out.set(part, at);
-      at += part.length;
+      at = putBytes(out, part, at);
       continue;
     }
     const fill = fills[part]!;
@@ -316,10 +313,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         at = head.writeLead(out, at);
         at = direct ? writeShortest(out, v, at) : writeText(out, valueText, at);
         at = head.writeMiddle(out, at);
-        if (stampBytes) {
-          out.set(stampBytes, at);
-          at += stampBytes.length;
-        } else at = writeText(out, stamp, at);
+        at = stampBytes ? putBytes(out, stampBytes, at) : writeText(out, stamp, at);
         const exemplar = i === nextExemplarRow;
         if (exemplar) {
           const k = withExemplar++;

@@ -16,6 +16,7 @@ import {
 import { seriesOf } from '../../operators/model/series.js';
 import type { Encoder } from './encoder.js';
 import { grown } from './grow.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
 import { writeHexWords } from './id-words.js';
 
@@ -37,12 +38,6 @@ export const seriesOfResource = perObject(
   (resource: SpanResource): Series =>
     seriesOf(Object.fromEntries(Object.entries(resource.attributes).map(([k, v]) => [k, String(v)]))),
 );
-
-/** Writes `bytes` into `out` at `at`; returns where they end. */
-export function putBytes(out: Buffer, bytes: Uint8Array, at: number): number {
-  out.set(bytes, at);
-  return at + bytes.length;
-}
 
 /**
  * Frames of `ends.length` records of a span batch, each stamped at its first span's start; `events`:

@@ -1,10 +1,10 @@
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
+import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
 import {
   attributeMembers,
   jsonIds,
-  putBytes,
   spanTextEncoder,
   writeMembers,
   type AttributeMembers,

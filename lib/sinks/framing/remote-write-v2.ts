@@ -14,6 +14,7 @@ import {
 } from '../../protocols/remote-write-v2.js';
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
 import type { RecordRun } from './record-requests.js';
+import { putBytes } from '../../protocols/bytes.js';
 
 /**
  * Bytes of `symbols` fields a request may carry beyond twice those of the strings it uses, before the sink's
@@ -281,12 +282,9 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
           const head = headOf(own, after.length - lastTail.length, shared);
           const room = head.length + 8 + after.length;
           reserve(at, room, (to - i) * ROW_ESTIMATE);
-          out.set(head, at);
-          at += head.length;
+          at = putBytes(out, head, at);
           values.setFloat64(at, batch.value[i]!, true);
-          at += 8;
-          out.set(after, at);
-          at += after.length;
+          at = putBytes(out, after, at + 8);
           continue;
         }
         const point = native ? histogramLength(native, ms, start) : sampleLength(ms, start);
