@@ -1,3 +1,5 @@
+import { putUInt32BE } from '../protocols/bytes.js';
+
 /**
  * Ids held as 32-bit words, high first (`IdWords`: four a trace id, two a span id), written out: as hex digits for the
  * text formats, as big-endian bytes for the protobuf ones.
@@ -37,6 +39,6 @@ export function writeHexWords(out: Uint8Array, words: Uint32Array, from: number,
 
 /** Writes `count` 32-bit words of `words` from position `from` as big-endian bytes into `out` at `at`; returns where they end. */
 export function writeIdBytes(out: Buffer, words: Uint32Array, from: number, count: number, at: number): number {
-  for (let w = from; w < from + count; w++) at = out.writeUInt32BE(words[w]!, at);
+  for (let w = from; w < from + count; w++) at = putUInt32BE(out, words[w]!, at);
   return at;
 }

@@ -18,7 +18,7 @@ import {
 import { VERSION } from '../version.js';
 import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
-import { putBytes } from '../protocols/bytes.js';
+import { putBytes, putUInt32LE } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import { perObject, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
 
@@ -247,8 +247,8 @@ function writeTime(out: Buffer, tag: number, base: { high: number; low: number }
   let carry = 0;
   if (low >= TWO_32) [low, carry] = [low - TWO_32, 1];
   out[at] = tag;
-  out.writeUInt32LE(low, at + 1);
-  out.writeUInt32LE(base.high + high + carry, at + 5);
+  putUInt32LE(out, low, at + 1);
+  putUInt32LE(out, base.high + high + carry, at + 5);
   return at + 9;
 }
 
@@ -326,9 +326,9 @@ function writeSpan(
     out[at + 1] = 8;
     at = writeIdBytes(out, spans.spanId, 2 * link, 2, at + 2);
     out[at] = SPAN_TAG.linkFlags;
-    at = out.writeUInt32LE(spans.flags[link]!, at + 1);
+    at = putUInt32LE(out, spans.flags[link]!, at + 1);
   }
   out[at] = (SPAN_TAG.flags & 0x7f) | 0x80;
   out[at + 1] = SPAN_TAG.flags >> 7;
-  return out.writeUInt32LE(spans.flags[s]!, at + 2);
+  return putUInt32LE(out, spans.flags[s]!, at + 2);
 }

@@ -17,7 +17,7 @@ import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
-import { putBytes } from '../protocols/bytes.js';
+import { putBigUInt64LE, putBytes, putDoubleLE } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import {
   EXEMPLAR_TAG,
@@ -165,12 +165,12 @@ function numberMetrics({
         at = putBytes(out, bytes, at);
         if (delta) {
           out[at] = OTLP_TAG.startTime;
-          at = out.writeBigUInt64LE(start, at + 1);
+          at = putBigUInt64LE(out, start, at + 1);
         }
         out[at] = OTLP_TAG.time;
-        at = out.writeBigUInt64LE(time, at + 1);
+        at = putBigUInt64LE(out, time, at + 1);
         out[at] = OTLP_TAG.asDouble;
-        at = out.writeDoubleLE(point, at + 1);
+        at = putDoubleLE(out, point, at + 1);
         if (withExemplar) at = writeExemplar(out, at, batch.exemplars!, k);
         ends[i] = at;
       }
@@ -216,9 +216,9 @@ function writeExemplar(out: Buffer, at: number, column: ExemplarRows, k: number)
   out[at++] = EXEMPLAR_TAG.numberPoint;
   out[at++] = EXEMPLAR_FIELD - 2;
   out[at] = EXEMPLAR_TAG.time;
-  at = out.writeBigUInt64LE(nanoseconds(column.timestamp[k]!), at + 1);
+  at = putBigUInt64LE(out, nanoseconds(column.timestamp[k]!), at + 1);
   out[at] = EXEMPLAR_TAG.asDouble;
-  at = out.writeDoubleLE(column.value[k]!, at + 1);
+  at = putDoubleLE(out, column.value[k]!, at + 1);
   out[at++] = EXEMPLAR_TAG.spanId;
   out[at++] = 8;
   at = writeIdBytes(out, column.spanId, 2 * k, 2, at);

@@ -10,7 +10,7 @@ import { countDeltas, type NativeHistogram } from '../../operators/model/native-
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
-import { putBytes } from '../protocols/bytes.js';
+import { putBytes, putDoubleLE } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
 
@@ -130,7 +130,7 @@ export function remoteWrite({
         if (!write) at += rowLength;
         else {
           if (at + rowLength > out.length) out = grown(out, at, rowLength * (to - i));
-          at = out.writeDoubleLE(value[i]!, putBytes(out, head.bytes, at));
+          at = putDoubleLE(out, value[i]!, putBytes(out, head.bytes, at));
           at = putBytes(out, stamp, at);
         }
       }

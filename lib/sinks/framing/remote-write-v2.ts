@@ -14,7 +14,7 @@ import {
 } from '../../protocols/remote-write-v2.js';
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
 import type { RecordRun } from './record-requests.js';
-import { putBytes } from '../../protocols/bytes.js';
+import { putBytes, putDoubleLE } from '../../protocols/bytes.js';
 
 /**
  * Bytes of `symbols` fields a request may carry beyond twice those of the strings it uses, before the sink's
@@ -520,7 +520,7 @@ function sampleLength(ms: number, start: number): number {
 
 function writeSample(out: Buffer, value: number, ms: number, start: number, at: number): number {
   out[at] = SAMPLE.value;
-  at = out.writeDoubleLE(value, at + 1);
+  at = putDoubleLE(out, value, at + 1);
   out[at] = SAMPLE.timestamp;
   at = writeVarint(out, ms, at + 1);
   if (!start) return at;
@@ -533,7 +533,7 @@ function writeExemplar(out: Buffer, exemplar: Exemplar, refs: readonly number[],
   at = writeVarint(out, length, at + 1);
   at = writePacked(out, EXEMPLAR.labelsRefs, refs, packedLength(refs), at);
   out[at] = EXEMPLAR.value;
-  at = out.writeDoubleLE(exemplar.value, at + 1);
+  at = putDoubleLE(out, exemplar.value, at + 1);
   out[at] = EXEMPLAR.timestamp;
   return writeVarint(out, exemplar.timestamp, at + 1);
 }
@@ -561,11 +561,11 @@ function writeHistogram(out: Buffer, h: NativeHistogram, ms: number, start: numb
   out[at] = HISTOGRAM.countInt;
   at = writeVarint(out, h.count, at + 1);
   out[at] = HISTOGRAM.sum;
-  at = out.writeDoubleLE(h.sum, at + 1);
+  at = putDoubleLE(out, h.sum, at + 1);
   out[at] = HISTOGRAM.schema;
   at = writeVarint(out, zigzag(h.schema), at + 1);
   out[at] = HISTOGRAM.zeroThreshold;
-  at = out.writeDoubleLE(h.zeroThreshold, at + 1);
+  at = putDoubleLE(out, h.zeroThreshold, at + 1);
   out[at] = HISTOGRAM.zeroCountInt;
   at = writeVarint(out, h.zeroCount, at + 1);
   at = writeBuckets(out, HISTOGRAM.negativeSpans, HISTOGRAM.negativeDeltas, h.negativeSpans, h.negativeCounts, at);
