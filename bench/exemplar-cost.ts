@@ -100,9 +100,10 @@ const slice = (worker: Worker, ms: number) =>
 /**
  * Prints the cost of an exemplar on every event and on one in ten, in CPU time of the chain's thread per event:
  * 1 − (events per CPU second on) / (events per CPU second off), over all rounds (each round a slice of every worker,
- * one after the other, the order rotating) and, for the spread, round by round. A worker's speed stays off by up to
- * a tenth for its whole life (its heap and compiled code came out that way), so each side runs in `isolates`
- * workers and their slices are added up.
+ * one after the other, the order rotating). A worker's speed stays off by up to a tenth for its whole life (its heap
+ * and compiled code came out that way), so each side runs in `isolates` workers and their slices are added up; how
+ * far the figure can be trusted follows from how much the workers of a side differ ({@link costMargin}), not from
+ * the rounds, which differ by a third from one slice to the next.
  */
 export async function exemplarCostBench({
   rounds = 60,
@@ -115,32 +116,32 @@ export async function exemplarCostBench({
     Array.from({ length: isolates }, () => ({
       side,
       worker: moduleWorker(new URL(import.meta.url), { workerData: side }),
+      taken: [] as Slice[],
     })),
   );
   try {
     for (const { worker } of workers) await slice(worker, warmUpMs);
-    const taken = new Map<Side, Slice[]>(sides.map((side) => [side, []]));
-    for (let round = 0; round < rounds; round++) {
-      const done = new Map<Side, Slice[]>(sides.map((side) => [side, []]));
+    for (let round = 0; round < rounds; round++)
       for (let w = 0; w < workers.length; w++) {
-        const { side, worker } = workers[(round + w) % workers.length]!;
-        done.get(side)!.push(await slice(worker, sliceMs));
+        const turn = workers[(round + w) % workers.length]!;
+        turn.taken.push(await slice(turn.worker, sliceMs));
       }
-      for (const side of sides) taken.get(side)!.push(sum(done.get(side)!));
-    }
-    const perCpuSecond = (x: Slice) => x.events / (x.cpuNanos / 1e9);
-    const off = taken.get('off')!;
+    // Each worker's slices added up: its events per CPU second, and those of each side's workers.
+    const speeds = new Map<Side, number[]>(
+      sides.map((side) => [side, workers.filter((w) => w.side === side).map((w) => perCpuSecond(sum(w.taken)))]),
+    );
+    const total = (side: Side) => perCpuSecond(sum(workers.filter((w) => w.side === side).flatMap((w) => w.taken)));
     console.log(
-      `  exemplars in one process (${isolates} workers a side, in turn, ${rounds} rounds of ${sliceMs} ms slices): off ${Math.round(perCpuSecond(sum(off))).toLocaleString('en-US')} events per CPU second of the chain's thread`,
+      `  exemplars in one process (${isolates} workers a side, in turn, ${rounds} rounds of ${sliceMs} ms slices): off ${Math.round(total('off')).toLocaleString('en-US')} events per CPU second of the chain's thread`,
     );
     for (const [side, label] of [
       ['every', 'every event'],
       ['tenth', 'one in ten'],
     ] as const) {
-      const on = taken.get(side)!;
-      const costs = on.map((x, i) => 100 * (1 - perCpuSecond(x) / perCpuSecond(off[i]!)));
+      const cost = 100 * (1 - total(side) / total('off'));
+      const margin = costMargin(speeds.get(side)!, speeds.get('off')!);
       console.log(
-        `  ${`  exemplars cost, ${label}`.padEnd(34)} ${(100 * (1 - perCpuSecond(sum(on)) / perCpuSecond(sum(off)))).toFixed(1).padStart(10)} % (rounds ${Math.min(...costs).toFixed(1)}–${Math.max(...costs).toFixed(1)})  goal: <= 10`,
+        `  ${`  exemplars cost, ${label}`.padEnd(34)} ${cost.toFixed(1).padStart(10)} % (± ${margin.toFixed(1)}: two standard errors of the workers' speeds)  goal: <= 10`,
       );
     }
   } finally {
@@ -148,6 +149,25 @@ export async function exemplarCostBench({
   }
   encoderExemplarCost();
 }
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Two standard errors, in points, of the cost 1 − mean(on) / mean(off) given the speeds of each side's workers: the
+ * spread of a side's workers over the square root of their number is how far its mean may be from that of other
+ * workers, and the two sides' relative errors add in quadrature in the ratio.
+ */
+function costMargin(on: readonly number[], off: readonly number[]): number {
+  const relativeError = (xs: readonly number[]) => {
+    const m = mean(xs);
+    const variance = xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1);
+    return Math.sqrt(variance / xs.length) / m;
+  };
+  const ratio = mean(on) / mean(off);
+  return 200 * ratio * Math.hypot(relativeError(on), relativeError(off));
+}
+
+const perCpuSecond = (x: Slice) => x.events / (x.cpuNanos / 1e9);
 
 /**
  * Prints the encoder's part of the cost of an exemplar on every event: the first `batches` batches of each side,
