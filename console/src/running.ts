@@ -35,13 +35,17 @@ const HISTORY = 300;
 const SERIES_SHOWN = 4;
 const CARDS_SHOWN = 24;
 
-/** What a card has drawn so far: the poll times, the rates and the values of the series it follows. */
+/**
+ * What a card has drawn so far: the poll times, the rates and the values of the series it follows; once its
+ * scenario ended, the statistics and series read after the end, which no longer change.
+ */
 interface History {
   readonly card: HTMLElement;
   readonly times: number[];
   readonly rates: number[];
   names: readonly string[];
   values: (number | null)[][];
+  final?: { readonly stats: Stats; readonly series: SeriesList | undefined };
 }
 
 const histories = new Map<string, History>();
@@ -85,15 +89,23 @@ async function refresh(list: HTMLElement, onError: (message: string) => void): P
   const now = Date.now();
   await Promise.all(
     shown.map(async (listed) => {
+      // An ended scenario's chart stays as it ended, and its card asks the server nothing more.
+      const known = histories.get(listed.id);
+      if (known?.final) {
+        describe(known.card, listed, known.final.stats, known.final.series);
+        return;
+      }
       const path = `/scenarios/${encodeURIComponent(listed.id)}`;
       const [stats, series] = await Promise.all([
         api<Stats>('GET', `${path}/stats`),
         listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
       ]);
-      const history = histories.get(listed.id) ?? addCard(list, listed, onError);
+      const history = known ?? addCard(list, listed, onError);
       record(history, now, stats, series);
       describe(history.card, listed, stats, series);
       draw(listed.id, history);
+      // Read after the end: the statistics are final.
+      if (listed.status !== 'running') history.final = { stats, series };
     }),
   );
 }
@@ -103,14 +115,14 @@ function addCard(list: HTMLElement, listed: Listed, onError: (message: string) =
   card.className = 'card';
   card.dataset.id = listed.id;
   card.innerHTML = `<header><strong class="name"></strong> <span class="badge status"></span>
-    <span class="badge health"></span><button class="stop" type="button">Stop</button></header>
+    <span class="badge health"></span><button class="stop" type="button"></button></header>
     <p class="facts"></p><p class="sink-error"></p><div class="chart"></div>`;
   const stop = card.querySelector<HTMLButtonElement>('.stop')!;
   stop.onclick = () => {
     stop.disabled = true;
     api('DELETE', `/scenarios/${encodeURIComponent(listed.id)}`).catch((error: Error) => {
       stop.disabled = false;
-      onError(`Could not stop ${listed.entry}: ${error.message}`);
+      onError(`Could not ${stop.textContent!.toLowerCase()} ${listed.entry}: ${error.message}`);
     });
   };
   list.append(card);
@@ -136,7 +148,11 @@ function record(history: History, now: number, stats: Stats, series: SeriesList 
 }
 
 function describe(card: HTMLElement, listed: Listed, stats: Stats, series: SeriesList | undefined): void {
-  card.querySelector('.name')!.textContent = `${listed.entry} · ${listed.name}`;
+  // The entry's id is its name unless the file gave it another (or two entries share the name).
+  card.querySelector('.name')!.textContent =
+    listed.entry === listed.name ? listed.entry : `${listed.entry} · ${listed.name}`;
+  // Deleting an ended scenario takes it off the list: its statistics and scrape buffer go with it.
+  card.querySelector('.stop')!.textContent = listed.status === 'running' ? 'Stop' : 'Remove';
   const status = card.querySelector<HTMLElement>('.status')!;
   status.textContent = listed.status;
   status.dataset.status = listed.status;
@@ -146,8 +162,10 @@ function describe(card: HTMLElement, listed: Listed, stats: Stats, series: Serie
   const state = stats.in_gap ? ' · in a gap' : stats.in_burst ? ' · in a burst' : '';
   const shown =
     series && series.total > series.series.length ? ` (${series.series.length} of ${series.total} drawn)` : '';
+  // The rate of the last 5 s: none once the scenario ended.
+  const rate = listed.status === 'running' ? ` · ${stats.current_rate.toFixed(1)}/s` : '';
   card.querySelector('.facts')!.textContent =
-    `${listed.signal_type} · ${listed.total_events} events · ${stats.current_rate.toFixed(1)}/s` +
+    `${listed.signal_type} · ${listed.total_events} events${rate}` +
     ` · ${series?.total ?? 0} series${shown} · ${stats.sink_retries} retries${state}`;
   card.querySelector('.sink-error')!.textContent = listed.last_sink_error
     ? `Last sink error (${stats.consecutive_failures} in a row): ${listed.last_sink_error}`

@@ -96,10 +96,57 @@ describe('web console in Chromium (docs/console.md)', () => {
     expect((await api(`/scenarios/${kept!.id}`)).status).to.equal(200);
   });
 
+  it('shows an ended scenario as it ended: its button removes it, its chart and statistics are no longer read', async () => {
+    const { scenarios } = (await (await api('/scenarios')).json()) as {
+      scenarios: { id: string; entry: string; name: string }[];
+    };
+    const [ended] = scenarios;
+    const card = `.card[data-id="${ended!.id}"]`;
+    // examples/quickstart.yaml runs 5 s.
+    await waitForText(page, `${card} .status`, /^stopped$/);
+    await waitForText(page, `${card} .stop`, /^Remove$/);
+    // Its id in the file is its name: said once.
+    expect(ended!.entry).to.equal(ended!.name);
+    expect(await page.$eval(`${card} .name`, (e) => e.textContent)).to.equal(ended!.name);
+    // Its total, and no rate: nothing is sent any more.
+    expect(await page.$eval(`${card} .facts`, (e) => e.textContent)).to.match(/^metrics · \d+ events · \d+ series/);
+    const points = await drawnPoints(page, `running:${ended!.id}`);
+    // Two more polls of the list, and nothing asked about the ended scenario in between.
+    const asked: string[] = [];
+    let polls = 0;
+    const count = (request: HTTPRequest) => {
+      const { pathname } = new URL(request.url());
+      if (pathname === '/scenarios') polls++;
+      if (pathname.startsWith(`/scenarios/${ended!.id}/`)) asked.push(pathname);
+    };
+    page.on('request', count);
+    try {
+      while (polls < 3) await page.waitForRequest((request) => new URL(request.url()).pathname === '/scenarios');
+    } finally {
+      page.off('request', count);
+    }
+    expect(asked).to.deep.equal([]);
+    expect(await drawnPoints(page, `running:${ended!.id}`)).to.equal(points);
+    await page.click(`${card} .stop`);
+    await page.waitForFunction(
+      (id) => !(globalThis as unknown as PageGlobals).document.querySelector(`.card[data-id="${id}"]`),
+      {},
+      ended!.id,
+    );
+    expect((await api(`/scenarios/${ended!.id}`)).status).to.equal(404);
+  });
+
   it('starts a catalog scenario, and Delete all stops everything', async () => {
     await page.click('#catalog li button');
     await waitForText(page, '#message', /Started @checkout/);
-    expect(((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios.length).to.be.above(1);
+    const started = ((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios.length;
+    expect(started).to.be.above(1);
+    // Its cards drawn first: an empty list would pass the wait below before anything was deleted.
+    await page.waitForFunction(
+      (n) => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === n,
+      {},
+      started,
+    );
     await page.click('#delete-all');
     await page.waitForFunction(
       () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === 0,
