@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { launch } from 'puppeteer-core';
-import { chromiumPath } from '../spec/support/browser.js';
+import { chromiumPath, type PageGlobals } from '../spec/support/browser.js';
 import { startServerProcess } from '../spec/support/server-process.js';
 
 const executablePath = chromiumPath();
@@ -37,6 +37,10 @@ try {
     const { scenarios } = (await res.json()) as { scenarios: { id: string }[] };
     await Promise.all(scenarios.map((s) => fetch(`${server.base}/scenarios/${s.id}`, { method: 'DELETE' })));
   });
+  // The preview alone: the next poll takes the deleted scenarios' cards off.
+  await page.waitForFunction(
+    () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === 0,
+  );
   await page.evaluate((text) => {
     type Editor = {
       state: { doc: { length: number } };

@@ -87,6 +87,33 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(drawn.cpu![1]!.filter((v) => v === null).length).to.be.above(0);
   });
 
+  it('labels each mark inside its plot, and no label covers another', async () => {
+    const drawn = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.marks]
+          .filter(([key]) => key.startsWith('preview:'))
+          .map(([key, marks]) => [key.slice('preview:'.length), marks]),
+      ),
+    );
+    // The CPU's start, its bursts and its gaps: the start and the first burst begin together.
+    expect(drawn.cpu!.labels.map((l) => l.text)).to.include.members(['start', '×5', 'gap']);
+    for (const [id, { plot, labels }] of Object.entries(drawn)) {
+      for (const label of labels) {
+        expect(label.left, `${id} ${label.text}`).to.be.within(plot.left, plot.left + plot.width - label.width);
+        expect(label.top, `${id} ${label.text}`).to.be.within(plot.top, plot.top + plot.height - label.height);
+      }
+      for (const [i, a] of labels.entries())
+        for (const b of labels.slice(i + 1)) {
+          const apart =
+            a.left + a.width <= b.left ||
+            b.left + b.width <= a.left ||
+            a.top + a.height <= b.top ||
+            b.top + b.height <= a.top;
+          expect(apart, `${id}: "${a.text}" and "${b.text}" overlap`).to.equal(true);
+        }
+    }
+  });
+
   it('shows the refusal of a file the server cannot preview, naming the field', async () => {
     await page.evaluate(() => {
       const { editor } = (globalThis as unknown as EditorHook).svcConsole;

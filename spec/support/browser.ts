@@ -52,14 +52,28 @@ export function problemsOf(page: Page, expected: readonly number[] = [401]): str
  * The browser globals the specs' page functions read, typed here since the Node build has no DOM types (a page
  * function is sent to the browser as text: `globalThis as unknown as PageGlobals` there is the window).
  */
+/** A box on a chart's canvas, in CSS pixels. */
+export interface Box {
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+}
+
 export interface PageGlobals {
   readonly document: {
     querySelector(selector: string): { readonly textContent: string | null } | null;
     querySelectorAll(selector: string): { readonly length: number };
   };
   readonly sessionStorage: { getItem(key: string): string | null };
-  /** The console's hook (console/src/main.ts): each chart by key, its `data` what it draws. */
-  readonly svcConsole: { readonly charts: Map<string, { readonly data: (number | null)[][] }> };
+  /**
+   * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
+   * drew (its plot's box and each label's text and box, in CSS pixels).
+   */
+  readonly svcConsole: {
+    readonly charts: Map<string, { readonly data: (number | null)[][] }>;
+    readonly marks: Map<string, { readonly plot: Box; readonly labels: readonly (Box & { readonly text: string })[] }>;
+  };
 }
 
 /** Waits until the text of the element `selector` (puppeteer's selectors: `>>>` enters shadow roots) matches `pattern`. */
