@@ -26,7 +26,7 @@ try {
   // the chart it had).
   await page.waitForFunction(
     () =>
-      [...(globalThis as unknown as { svcConsole: { charts: Map<string, { data: unknown[][] }> } }).svcConsole.charts]
+      [...(globalThis as unknown as PageGlobals).svcConsole.charts]
         .filter(([key]) => key.startsWith('running:'))
         .some(([, chart]) => chart.data[0]!.length >= 12),
     { timeout: 30_000 },

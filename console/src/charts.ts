@@ -1,6 +1,7 @@
 /** uPlot charts of the console, kept by key so the page (and the browser specs) can read what they draw. */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { type DrawnMarks, LABEL_FONT, labelBoxes } from './mark-labels.js';
 
 const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0', '#d33f49', '#6a5acd'];
 
@@ -79,57 +80,8 @@ const MARK_COLORS: Record<string, string> = {
   gap: '#d33f49',
 };
 
-/** A box on a chart's canvas, in CSS pixels. */
-export interface Box {
-  readonly left: number;
-  readonly top: number;
-  readonly width: number;
-  readonly height: number;
-}
-
-/** What the marks of a chart drew last: the plot's box, and each label's text and box. */
-export interface DrawnMarks {
-  readonly plot: Box;
-  readonly labels: readonly (Box & { readonly text: string })[];
-}
-
 /** The marks of each chart, by key: `svcConsole.marks` reads them (the specs check that labels do not overlap). */
 export const drawnMarks = new Map<string, DrawnMarks>();
-
-/** Label text size, the height of a row of labels and the space kept between two labels of a row (CSS pixels). */
-const LABEL_FONT = 11;
-const LABEL_ROW = 13;
-const LABEL_SPACE = 4;
-
-/**
- * Places labels of `widths`, each wanted just right of its line at `xs` (just left of it where it would leave the
- * plot), in the first row from the top where it clears the labels already there; the rows that fit the plot's
- * `height`, the last taking what the others cannot. Returns each label's left edge and row.
- */
-function placeLabels(
-  xs: readonly number[],
-  widths: readonly number[],
-  plot: { left: number; right: number; height: number },
-): { left: number; row: number }[] {
-  const rows = Math.max(1, Math.floor(plot.height / LABEL_ROW));
-  const wanted = xs.map((x, i) => {
-    const right = x + 3 + widths[i]!;
-    const left = right <= plot.right ? x + 3 : x - 3 - widths[i]!;
-    return Math.min(Math.max(left, plot.left), plot.right - widths[i]!);
-  });
-  // Left to right: a row is free from where its last label ends.
-  const order = wanted.map((_, i) => i).sort((a, b) => wanted[a]! - wanted[b]!);
-  const ends: number[] = [];
-  const placed: { left: number; row: number }[] = new Array(xs.length);
-  for (const i of order) {
-    const left = wanted[i]!;
-    let row = ends.findIndex((end) => end + LABEL_SPACE <= left);
-    if (row < 0) row = Math.min(ends.length, rows - 1);
-    ends[row] = Math.max(ends[row] ?? -Infinity, left + widths[i]!);
-    placed[i] = { left, row };
-  }
-  return placed;
-}
 
 /**
  * Draws marks on the plot: a line at `at`, a shaded band up to `until` for spans (bursts, gaps, whiles), and each
@@ -143,15 +95,15 @@ function marksPlugin(key: string, marks: readonly Mark[]): uPlot.Plugin {
         const ratio = devicePixelRatio;
         const { top, height, left, width } = u.bbox;
         ctx.save();
-        const xs = marks.map((mark) => u.valToPos(mark.at, 'x', true) / ratio);
+        const colors = marks.map((mark) => MARK_COLORS[mark.kind] ?? '#888');
+        const xs = marks.map((mark) => u.valToPos(mark.at, 'x', true));
         for (const [i, mark] of marks.entries()) {
-          const color = MARK_COLORS[mark.kind] ?? '#888';
-          const x = xs[i]! * ratio;
+          const x = xs[i]!;
           if (mark.until !== undefined) {
-            ctx.fillStyle = `${color}22`;
+            ctx.fillStyle = `${colors[i]}22`;
             ctx.fillRect(x, top, u.valToPos(mark.until, 'x', true) - x, height);
           }
-          ctx.strokeStyle = color;
+          ctx.strokeStyle = colors[i]!;
           ctx.lineWidth = 1;
           ctx.setLineDash([4, 3]);
           ctx.beginPath();
@@ -163,22 +115,20 @@ function marksPlugin(key: string, marks: readonly Mark[]): uPlot.Plugin {
         ctx.font = `${LABEL_FONT * ratio}px sans-serif`;
         ctx.textAlign = 'left';
         ctx.textBaseline = 'top';
+        // Laid out in CSS pixels, drawn in the canvas's.
         const texts = marks.map((mark) => mark.label ?? mark.kind);
         const widths = texts.map((text) => ctx.measureText(text).width / ratio);
         const plot = { left: left / ratio, top: top / ratio, width: width / ratio, height: height / ratio };
-        const places = placeLabels(xs, widths, { left: plot.left, right: plot.left + plot.width, height: plot.height });
-        const labels = places.map(({ left: labelLeft, row }, i) => {
-          const box = {
-            text: texts[i]!,
-            left: labelLeft,
-            top: plot.top + 1 + row * LABEL_ROW,
-            width: widths[i]!,
-            height: LABEL_ROW - 1,
-          };
-          ctx.fillStyle = MARK_COLORS[marks[i]!.kind] ?? '#888';
-          ctx.fillText(box.text, box.left * ratio, box.top * ratio);
-          return box;
-        });
+        const labels = labelBoxes(
+          texts,
+          xs.map((x) => x / ratio),
+          widths,
+          plot,
+        );
+        for (const [i, label] of labels.entries()) {
+          ctx.fillStyle = colors[i]!;
+          ctx.fillText(label.text, label.left * ratio, label.top * ratio);
+        }
         drawnMarks.set(key, { plot, labels });
         ctx.restore();
       },

@@ -148,11 +148,12 @@ function record(history: History, now: number, stats: Stats, series: SeriesList 
 }
 
 function describe(card: HTMLElement, listed: Listed, stats: Stats, series: SeriesList | undefined): void {
+  const running = listed.status === 'running';
   // The entry's id is its name unless the file gave it another (or two entries share the name).
   card.querySelector('.name')!.textContent =
     listed.entry === listed.name ? listed.entry : `${listed.entry} · ${listed.name}`;
   // Deleting an ended scenario takes it off the list: its statistics and scrape buffer go with it.
-  card.querySelector('.stop')!.textContent = listed.status === 'running' ? 'Stop' : 'Remove';
+  card.querySelector('.stop')!.textContent = running ? 'Stop' : 'Remove';
   const status = card.querySelector<HTMLElement>('.status')!;
   status.textContent = listed.status;
   status.dataset.status = listed.status;
@@ -163,7 +164,7 @@ function describe(card: HTMLElement, listed: Listed, stats: Stats, series: Serie
   const shown =
     series && series.total > series.series.length ? ` (${series.series.length} of ${series.total} drawn)` : '';
   // The rate of the last 5 s: none once the scenario ended.
-  const rate = listed.status === 'running' ? ` · ${stats.current_rate.toFixed(1)}/s` : '';
+  const rate = running ? ` · ${stats.current_rate.toFixed(1)}/s` : '';
   card.querySelector('.facts')!.textContent =
     `${listed.signal_type} · ${listed.total_events} events${rate}` +
     ` · ${series?.total ?? 0} series${shown} · ${stats.sink_retries} retries${state}`;

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser, Page } from 'puppeteer-core';
+import type { DrawnMarks } from '../../console/src/mark-labels.js';
 
 /** Where Debian's `chromium` package puts the browser (.ci/run installs it), or `CHROMIUM_PATH`. */
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -52,14 +53,6 @@ export function problemsOf(page: Page, expected: readonly number[] = [401]): str
  * The browser globals the specs' page functions read, typed here since the Node build has no DOM types (a page
  * function is sent to the browser as text: `globalThis as unknown as PageGlobals` there is the window).
  */
-/** A box on a chart's canvas, in CSS pixels. */
-export interface Box {
-  readonly left: number;
-  readonly top: number;
-  readonly width: number;
-  readonly height: number;
-}
-
 export interface PageGlobals {
   readonly document: {
     querySelector(selector: string): { readonly textContent: string | null } | null;
@@ -72,7 +65,7 @@ export interface PageGlobals {
    */
   readonly svcConsole: {
     readonly charts: Map<string, { readonly data: (number | null)[][] }>;
-    readonly marks: Map<string, { readonly plot: Box; readonly labels: readonly (Box & { readonly text: string })[] }>;
+    readonly marks: Map<string, DrawnMarks>;
   };
 }
 
