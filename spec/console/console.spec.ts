@@ -111,6 +111,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     // Its total, and no rate: nothing is sent any more.
     expect(await page.$eval(`${card} .facts`, (e) => e.textContent)).to.match(/^metrics · \d+ events · \d+ series/);
     const points = await drawnPoints(page, `running:${ended!.id}`);
+    expect(points, 'points drawn while it ran').to.be.above(0);
     // Two more polls of the list, and nothing asked about the ended scenario in between.
     const asked: string[] = [];
     let polls = 0;
