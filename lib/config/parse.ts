@@ -4,7 +4,7 @@
  * `syntax` ConfigError, found before the cost is paid: a hostile body can neither block the
  * event loop for long nor exhaust memory, and no parser internals reach the message.
  */
-import { CST, Composer, Lexer, LineCounter, Parser, isMap, isScalar, isSeq, type Document } from 'yaml';
+import { CST, Composer, Lexer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
 import { interpolate, type Variables } from './interpolate.js';
@@ -93,7 +93,7 @@ function parseYaml(source: string, origin: string, maxTokens: number): unknown {
       : document.errors;
   const problems = errors.length
     ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`)
-    : duplicateKeys(document, source, lines);
+    : structureProblems(document, source, lines);
   if (problems.length)
     throw new ConfigError(
       'syntax',
@@ -139,11 +139,24 @@ function* boundedTokens(source: string, lines: LineCounter, origin: string, maxT
   yield* parser.end();
 }
 
-/** Keys repeated in one mapping (merge keys `<<` may repeat), with their positions. */
-function duplicateKeys(document: Document.Parsed, source: string, lines: LineCounter): string[] {
+/**
+ * Keys repeated in one mapping (merge keys `<<` may repeat), and aliases inside the node they name (a node that
+ * contains itself, which no field of a scenario can be, and which `toJS` would turn into a cyclic object), with their
+ * positions.
+ */
+function structureProblems(document: Document.Parsed, source: string, lines: LineCounter): string[] {
   const found: string[] = [];
+  const ancestors: unknown[] = [];
   // Nesting is at most MAX_DEPTH deep here: the recursion is bounded.
   const walk = (node: unknown): void => {
+    if (isAlias(node)) {
+      if (ancestors.includes(node.resolve(document)))
+        found.push(
+          `the alias *${node.source} at ${position(source, node.range?.[0] ?? 0, lines)} is inside the node it names: it would make a structure that contains itself`,
+        );
+      return;
+    }
+    ancestors.push(node);
     if (isMap(node)) {
       const seen = new Set<unknown>();
       for (const { key, value } of node.items) {
@@ -159,6 +172,7 @@ function duplicateKeys(document: Document.Parsed, source: string, lines: LineCou
     } else if (isSeq(node)) {
       node.items.forEach(walk);
     }
+    ancestors.pop();
   };
   walk(document.contents);
   return found;

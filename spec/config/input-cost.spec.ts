@@ -85,6 +85,18 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       });
     });
 
+    it('refuses an alias inside the node it names (a call tree that calls itself), and takes one used beside it', () => {
+      const calls = (inner: string) =>
+        ['root:', '  calls:', '    - &c', '      operation: loop', `      calls: [${inner}]`].join('\n');
+      expect(refusal(calls('*c'))).to.deep.equal({
+        kind: 'syntax',
+        message:
+          'invalid YAML: the alias *c at line 5, column 15 is inside the node it names: it would make a structure that contains itself',
+      });
+      const reused = configError(['a: &x {n: 1}', 'b: [*x, *x]', 'c: {d: *x}'].join('\n'));
+      expect(reused.kind).to.not.equal('syntax');
+    });
+
     it('refuses more than 500 entries before validating any of them', () => {
       const entries = Array.from({ length: 372_000 }, () => 0);
       expect(refusal(v2(entries), 'json')).to.deep.equal({
