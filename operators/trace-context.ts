@@ -24,9 +24,9 @@ const FAILING = new Set(['error', 'fatal']);
 /**
  * Writes the span a log record was written in into its `context`: an error or fatal record names
  * a span of `spans` that raised an error (one of the choice's service, when it has one); another
- * record one of the choice's spans; each span the newest not named yet (see SpanPool). `on`
- * chooses the records: `error` (default) only the failing ones, `all` every one, `probability`
- * each with that chance (drawn from `seed` and the tick's slot number). A record gets no context
+ * record one of the choice's spans; each span the newest not named yet (see SpanPool). Every
+ * failing record names one; `on` chooses among the others: `error` (default) none, `all` every
+ * one, `probability` each with that chance (drawn from `seed` and the tick's slot number). A record gets no context
  * while no fitting span has come, or a failing one while no error has: an error log names an
  * error span or none.
  *
@@ -51,7 +51,9 @@ export function traceContext<B extends LogBatch>(
       let context: (SpanContext | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {
         const failing = FAILING.has(batch.severity[i]!);
-        if (failingOnly ? !failing : on === 'probability' && draws.unit(batch.index[i]!) >= probability) continue;
+        // A failing record names a failed span whatever `on` says; `on` chooses among the others.
+        if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability)))
+          continue;
         const span = failing ? errors!.take() : any!.take();
         if (!span) continue;
         context ??= new Array<SpanContext | undefined>(batch.size);

@@ -194,6 +194,15 @@ describe('traceContext', () => {
     };
     expect(picked(5)).to.be.within(18, 42);
     expect(picked(5)).to.equal(picked(5));
+    // A failing record names a failed span whatever the draw.
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s--', { s: spanBatch([0.1, 0.1], [1]) });
+      const logs = cold('-a|', { a: records(['error', 'info', 'fatal']) });
+      expectObservable(logs.pipe(traceContext(spans, { on: 'probability', probability: 0 }), map(contexts))).toBe(
+        '-a|',
+        { a: ['error:c9', 'info:-', 'fatal:c9'] },
+      );
+    });
   });
 });
 
