@@ -17,9 +17,9 @@ export interface ExemplarOptions {
   /** Seed of `probability` and of random ids. */
   readonly seed?: number;
   /**
-   * The value of an exemplar without spans, on tick `index` scheduled `offset` ms after the start, whose event is
-   * the batch's `event`th (an observation); default 1. An exemplar naming a span is worth the span's duration in
-   * seconds.
+   * The value of an exemplar on tick `index` scheduled `offset` ms after the start, whose event is the batch's
+   * `event`th (an observation); default 1. On a histogram's or a summary's event, an exemplar naming a span is worth
+   * the span's duration in seconds instead.
    */
   readonly value?: (index: number, offset: number, event: number) => number;
 }
@@ -27,9 +27,10 @@ export interface ExemplarOptions {
 /**
  * Puts an exemplar on the events that are due: on a histogram's event, on the `_bucket` row its
  * value falls in (and on its native histogram row); on a summary's, on `_count`; on any other
- * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise). An
- * exemplar names a span of `spans` (the newest not named yet, see SpanPool) and is worth its
- * duration, so a slow bucket gets a slow span; while no span has come, due events get none.
+ * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise: one
+ * request counted). An exemplar names a span of `spans` (the newest not named yet, see SpanPool);
+ * on a histogram's or a summary's event it is worth the span's duration, so a slow bucket gets a
+ * slow span; while no span has come, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
  * time is its row's. An event's rows are known by their first and last series and their number:
  * the events of one label set keep their rows in one order, one series object a row, as the
@@ -68,8 +69,12 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         if (!due(index)) continue;
         const span = pool?.take();
         if (pool && !span) continue;
-        const worth = span ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9 : value(index, offset[at]!, e);
-        const k = placed.add(places.of(series, native, at, rows, worth), worth, timestampOf(batch, at));
+        places.see(series, at, rows);
+        const worth =
+          span && (native || places.distribution)
+            ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
+            : value(index, offset[at]!, e);
+        const k = placed.add(places.of(native, at, rows, worth), worth, timestampOf(batch, at));
         if (span) placed.setIds(k, span.spans, span.s);
         else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
         if (places.second >= 0) placed.addFrom(places.second, placed, k);
@@ -104,13 +109,22 @@ class Places {
   private bounds: number[] = [];
   private count = -1;
 
-  /**
-   * The first row of the event at `at` (`rows` long, of `series`, with the batch's `native` column) that carries an
-   * exemplar worth `value`; the second, if any, in {@link second}.
-   */
-  of(series: readonly Series[], native: SampleBatch['native'], at: number, rows: number, value: number): number {
+  /** Reads the layout of the event at `at` (`rows` long, of `series`), unless it is the one read last. */
+  see(series: readonly Series[], at: number, rows: number): void {
     if (series[at] !== this.first || series[at + rows - 1] !== this.last || rows !== this.rows)
       this.learn(series, at, rows);
+  }
+
+  /** Whether the event {@link see} read last is a histogram's or a summary's (it has buckets or a `_count`). */
+  get distribution(): boolean {
+    return this.count >= 0 || this.buckets.length > 0;
+  }
+
+  /**
+   * The first row of the event at `at` (`rows` long, read by {@link see}, with the batch's `native` column) that
+   * carries an exemplar worth `value`; the second, if any, in {@link second}.
+   */
+  of(native: SampleBatch['native'], at: number, rows: number, value: number): number {
     let classic = this.count;
     const { bounds } = this;
     for (let b = 0; b < bounds.length; b++) {

@@ -38,7 +38,7 @@ function histogramEvent(index: number): Labelled<SampleBatch> {
 const placed = (batch: Labelled<SampleBatch>) =>
   [...(batch.exemplars?.rows ?? [])].map((i, k) => {
     const exemplar = exemplarAt(batch.exemplars!, k);
-    return `${batch.series[i]!.suffix}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`;
+    return `${batch.series[i]!.suffix ?? ''}${batch.series[i]!.labels.le ?? ''} ${exemplar.spanId.slice(-2)} ${exemplar.value}`;
   });
 
 describe('exemplars', () => {
@@ -62,6 +62,23 @@ describe('exemplars', () => {
         e: ['_bucket+Inf c8 7'],
       });
       expectSubscriptions(spans.subscriptions).toBe('^--------!');
+    });
+  });
+
+  it("on a counter's sample names a span and is worth one request, not the span's duration", () => {
+    const counterEvent: Labelled<SampleBatch> = {
+      size: 1,
+      anchor: 1000,
+      index: Float64Array.of(0),
+      offset: Float64Array.of(0),
+      value: Float64Array.of(41),
+      series: [seriesOf({ pod: 'a' })],
+    };
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s-', { s: spanBatch([0.5]) });
+      expectObservable(cold('-a|', { a: counterEvent }).pipe(exemplars({ spans }), map(placed))).toBe('-a|', {
+        a: [' c8 1'],
+      });
     });
   });
 
