@@ -28,16 +28,16 @@ export interface ExemplarOptions {
  * Puts an exemplar on the events that are due: on a histogram's event, on the `_bucket` row its
  * value falls in (and on its native histogram row); on a summary's, on `_count`; on any other
  * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise: one
- * request counted). An exemplar names a span of `spans` (the newest not named yet, see SpanPool);
- * on a histogram's or a summary's event it is worth the span's duration, so a slow bucket gets a
- * slow span; while no span has come, due events get none.
+ * request counted). An exemplar names a span of `spans` that has ended by its time (the last to
+ * end not named yet, see SpanPool); on a histogram's or a summary's event it is worth the span's
+ * duration, so a slow bucket gets a slow span; while no span has ended, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
  * time is its row's. An event's rows are known by their first and last series and their number:
  * the events of one label set keep their rows in one order, one series object a row, as the
  * histogram and summary operators make them.
  *
  * ```
- * spans:     --a-------b-------|        a: a root span of 0.2 s, b: of 3 s
+ * spans:     --a-------b-------|        a: a root span of 0.2 s, b: of 3 s (each ended by the next rows)
  * rows:      ---(xyz)---(xyz)--|        x = _bucket{le="1"}, y = le="+Inf", z = _count
  *            exemplars({spans})
  * rows:      ---(x'yz)--(xy'z)-|        x' carries a (0.2 ≤ 1), y' carries b
@@ -67,7 +67,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
-        const span = pool?.take();
+        const span = pool?.take(timestampOf(batch, at));
         if (pool && !span) continue;
         places.see(series, at, rows);
         const worth =

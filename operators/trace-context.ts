@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import type { LogBatch, SpanContext } from './model/batch.js';
+import { timestampOf, type LogBatch, type SpanContext } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
@@ -24,11 +24,11 @@ const FAILING = new Set(['error', 'fatal']);
 /**
  * Writes the span a log record was written in into its `context`: an error or fatal record names
  * a span of `spans` that raised an error (one of the choice's service, when it has one); another
- * record one of the choice's spans; each span the newest not named yet (see SpanPool). Every
- * failing record names one; `on` chooses among the others: `error` (default) none, `all` every
- * one, `probability` each with that chance (drawn from `seed` and the tick's slot number). A record gets no context
- * while no fitting span has come, or a failing one while no error has: an error log names an
- * error span or none.
+ * record one of the choice's spans; each span one that has ended by the record's time, the last
+ * to end not named yet (see SpanPool). Every failing record names one; `on` chooses among the
+ * others: `error` (default) none, `all` every one, `probability` each with that chance (drawn
+ * from `seed` and the tick's slot number). A record gets no context while no fitting span has
+ * ended, or a failing one while no failure has: an error log names an error span or none.
  *
  * ```
  * spans:    -a--e------|        e: a span that raised an error
@@ -52,9 +52,9 @@ export function traceContext<B extends LogBatch>(
       for (let i = 0; i < batch.size; i++) {
         const failing = FAILING.has(batch.severity[i]!);
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
-        if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability)))
-          continue;
-        const span = failing ? errors!.take() : any!.take();
+        if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
+        const now = timestampOf(batch, i);
+        const span = failing ? errors!.take(now) : any!.take(now);
         if (!span) continue;
         context ??= new Array<SpanContext | undefined>(batch.size);
         context[i] = { traceId: traceIdHex(span.spans, span.s), spanId: spanIdHex(span.spans, span.s) };

@@ -1,4 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
+import TinyQueue from 'tinyqueue';
 import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
 
 /** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
@@ -10,56 +11,92 @@ export interface PooledSpan {
   readonly s: number;
 }
 
-/** Spans a pool remembers: enough for the exemplars and log records of a few wake-ups. */
+/** Ended spans a pool remembers: enough for the exemplars and log records of a few wake-ups. */
 const CAPACITY = 1024;
 
 /**
- * The recent spans of a traces entry that another entry's exemplars or log records name. Spans
- * are handed out newest first, each once while fresh ones remain; when none is fresh, the newest
- * again (a request writes several log lines), so a consumer faster than the traces still names
- * real, recent spans. A pool keeps references to the batches' columns, not copies: a reader takes the
- * ids of the spans handed out from them.
+ * Spans a pool holds until they end. A traces entry writes a trace whole when it starts, so its spans come before
+ * they end; beyond this many at once (a high rate of long spans) the newest are not kept, and the pool names the
+ * others as they end.
+ */
+const RUNNING_CAPACITY = 4096;
+
+/**
+ * How long after its end a span is fresh (named before spans already named). Older ones are not named again unless
+ * they are the newest: a record names one of the last spans to end, not one unnamed since long ago.
+ */
+const FRESH_MS = 1000;
+
+/** A span that has not ended yet, with its end in epoch milliseconds. */
+interface RunningSpan extends PooledSpan {
+  readonly end: number;
+}
+
+/**
+ * The recent spans of a traces entry that another entry's exemplars or log records name. A span is named only once
+ * it has ended by the time of the record naming it (an error log follows its failure; an exemplar's request is
+ * done): spans come when their trace starts and wait until then. Ended spans are handed out newest first (the last
+ * to end), each once while fresh ones (ended in the last second, not named yet) remain; when none is fresh, the
+ * newest again (a request writes several log lines), so a consumer faster than the traces still names real, recent
+ * spans, and a slower one does not fall behind them. A pool keeps references to the
+ * batches' columns, not copies: a reader takes the ids of the spans handed out from them.
  */
 export class SpanPool {
+  private readonly running = new TinyQueue<RunningSpan>([], (a, b) => a.end - b.end);
   private readonly columns = new Array<SpanColumns>(CAPACITY);
   private readonly rows = new Int32Array(CAPACITY);
+  private readonly ends = new Float64Array(CAPACITY);
   /** Whether the span at each place was handed out. */
   private readonly taken = new Uint8Array(CAPACITY);
-  /** Spans added so far; the newest is at `(added - 1) % CAPACITY`. */
+  /** Ended spans added so far; the newest is at `(added - 1) % CAPACITY`. */
   private added = 0;
-  /** Spans in the pool not handed out yet. */
-  private fresh = 0;
 
   constructor(private readonly keep: SpanFilter) {}
 
-  /** Remembers the spans of `batch`'s ticks that the filter keeps. */
+  /** Holds the spans of `batch`'s ticks that the filter keeps until they end. */
   add(batch: SpanBatch): void {
-    const { spans } = batch;
+    const { spans, anchor } = batch;
     for (let i = 0; i < batch.size; i++) {
+      // What ended before this trace started has ended for any record to come.
+      this.endUntil(anchor + batch.offset[i]!);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
-        if (!this.keep(spans, s)) continue;
-        const at = this.added++ % CAPACITY;
-        // A place reused drops a span that may have been fresh.
-        if (this.added > CAPACITY && !this.taken[at]) this.fresh--;
-        this.columns[at] = spans;
-        this.rows[at] = s;
-        this.taken[at] = 0;
-        this.fresh++;
+        if (this.running.length >= RUNNING_CAPACITY) break;
+        if (this.keep(spans, s)) this.running.push({ spans, s, end: anchor + spans.end[s]! / 1e6 });
       }
     }
   }
 
-  /** The newest fresh span, else the newest one; undefined while no span was kept. */
-  take(): PooledSpan | undefined {
+  /** The newest fresh span ended by `now` (epoch ms), else the newest one; undefined while no span has ended. */
+  take(now: number): PooledSpan | undefined {
+    this.endUntil(now);
     if (this.added === 0) return undefined;
-    let at = (this.added - 1) % CAPACITY;
-    if (this.fresh > 0) {
-      while (this.taken[at]) at = (at + CAPACITY - 1) % CAPACITY;
-      this.taken[at] = 1;
-      this.fresh--;
+    const newest = (this.added - 1) % CAPACITY;
+    const oldest = Math.max(0, this.added - CAPACITY);
+    // Newest first, back to the first that is no longer fresh (ends are in order).
+    let found = newest;
+    for (let n = this.added - 1; n >= oldest; n--) {
+      const at = n % CAPACITY;
+      if (this.ends[at]! < now - FRESH_MS) break;
+      if (!this.taken[at]) {
+        found = at;
+        break;
+      }
     }
-    return { spans: this.columns[at]!, s: this.rows[at]! };
+    this.taken[found] = 1;
+    return { spans: this.columns[found]!, s: this.rows[found]! };
+  }
+
+  /** Moves the spans ended by `now` among the ended ones, in the order they ended. */
+  private endUntil(now: number): void {
+    while (this.running.length > 0 && this.running.peek()!.end <= now) {
+      const { spans, s, end } = this.running.pop()!;
+      const at = this.added++ % CAPACITY;
+      this.columns[at] = spans;
+      this.rows[at] = s;
+      this.ends[at] = end;
+      this.taken[at] = 0;
+    }
   }
 }
 

@@ -19,20 +19,26 @@ import { spanIdHex } from '../../operators/model/ids.js';
 import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
-/** A histogram event ([1, 2] buckets) at tick `index`, its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`. */
-function histogramEvent(index: number): Labelled<SampleBatch> {
+/**
+ * A histogram event ([1, 2] buckets) at tick `index`, written at `ms` epoch milliseconds (default: after every span
+ * of these specs has ended), its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`.
+ */
+function histogramEvent(index: number, ms = LATER): Labelled<SampleBatch> {
   const rows = ['1', '2', '+Inf'].map((le) => seriesOf({ le }, '_bucket'));
   const series = [...rows, seriesOf({}, '_sum'), seriesOf({}, '_count')];
   return {
     size: 5,
     events: 1,
-    anchor: 1000,
+    anchor: ms - index * 10,
     index: new Float64Array(5).fill(index),
     offset: new Float64Array(5).fill(index * 10),
     value: new Float64Array(5),
     series,
   };
 }
+
+/** Epoch milliseconds by which every span of these specs has ended (spanBatch's start at 0, lasting under 10 s). */
+const LATER = 10_000;
 
 /** Where each exemplar of a batch is, as `<row suffix>{le} <span id> <value>`. */
 const placed = (batch: Labelled<SampleBatch>) =>
@@ -46,11 +52,11 @@ describe('exemplars', () => {
     virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const spans = hot('-s-----t-', { s: spanBatch([0.5, 1.5]), t: spanBatch([7]) });
       const events = cold('a-b-c-d-e|', {
-        a: histogramEvent(0),
-        b: histogramEvent(1),
-        c: histogramEvent(2),
-        d: histogramEvent(3),
-        e: histogramEvent(4),
+        a: histogramEvent(0, 1400),
+        b: histogramEvent(1, 1500),
+        c: histogramEvent(2, 1500),
+        d: histogramEvent(3, 1500),
+        e: histogramEvent(4, 7000),
       });
       // Newest first: c9 = span id 201: 1.5 s, c8 = 200: 0.5 s, c9 again when none is fresh, then c8 = 200 of the
       // next batch: 7 s.
@@ -65,10 +71,32 @@ describe('exemplars', () => {
     });
   });
 
+  it('names a span only once it has ended by the time of the event, the one that ended last first; a span unnamed for over a second is no longer fresh', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      // c8: 3 s, c9: 0.5 s, ca: 1 s, all started at 0.
+      const spans = hot('s------', { s: spanBatch([3, 0.5, 1]) });
+      const events = cold('-a-b-c-d-e|', {
+        a: histogramEvent(0, 400),
+        b: histogramEvent(1, 600),
+        c: histogramEvent(2, 1000),
+        d: histogramEvent(3, 3000),
+        e: histogramEvent(4, 3000),
+      });
+      // e: c9 and ca, never named after c8, ended over a second before.
+      expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('-a-b-c-d-e|', {
+        a: [],
+        b: ['_bucket1 c9 0.5'],
+        c: ['_bucket1 ca 1'],
+        d: ['_bucket+Inf c8 3'],
+        e: ['_bucket+Inf c8 3'],
+      });
+    });
+  });
+
   it("on a counter's sample names a span and is worth one request, not the span's duration", () => {
     const counterEvent: Labelled<SampleBatch> = {
       size: 1,
-      anchor: 1000,
+      anchor: LATER,
       index: Float64Array.of(0),
       offset: Float64Array.of(0),
       value: Float64Array.of(41),
@@ -158,12 +186,12 @@ describe('exemplars', () => {
   });
 });
 
-/** A log batch of these severities, one tick each from slot `first`. */
-function records(severities: readonly string[], first = 0): Labelled<LogBatch> {
+/** A log batch of these severities, one tick each from slot `first`, a millisecond apart from `ms` epoch ms. */
+function records(severities: readonly string[], first = 0, ms = 1000): Labelled<LogBatch> {
   const size = severities.length;
   return {
     size,
-    anchor: 0,
+    anchor: ms - first,
     index: Float64Array.from(severities, (_, k) => first + k),
     offset: Float64Array.from(severities, (_, k) => first + k),
     severity: [...severities],
@@ -187,6 +215,18 @@ describe('traceContext', () => {
         b: ['info:-', 'error:ca', 'fatal:c8', 'error:ca'],
       });
       expectSubscriptions(spans.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('names a span that has ended by the time of the record: an error log follows its failure', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      // c8 failed after 2 s, c9 after 0.1 s.
+      const spans = hot('s---', { s: spanBatch([2, 0.1], [0, 1]) });
+      const logs = cold('-a-b|', { a: records(['error', 'error'], 0, 50), b: records(['error', 'error'], 2, 1000) });
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-b|', {
+        a: ['error:-', 'error:-'],
+        b: ['error:c9', 'error:c9'],
+      });
     });
   });
 

@@ -122,12 +122,14 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     const { text, samples } = await runTogether(file(CHECKOUT, { ...LATENCY, exemplars: { from: 'checkout' } }));
     const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
     const found = exemplarRows(samples('http_request_duration_seconds'));
-    // One per tick (every: 1 by default), once the first trace was made.
-    expect(found.length).to.be.within(11, 12);
+    // One per tick (every: 1 by default) of the 12, once a root span has ended: not on the first.
+    expect(found.length).to.be.within(10, 11);
     for (const { exemplar, row, time } of found) {
       const span = spans.get(spanKey(exemplar));
       expect(span, 'a span of the traces entry').to.not.equal(undefined);
       expect(span!.parentSpanId).to.equal(undefined);
+      // Its request is done by then.
+      expect(Number(span!.end) / 1e6).to.be.at.most(time);
       expect(exemplar.value).to.be.closeTo(seconds(span!), 1e-9);
       expect(exemplar.timestamp).to.equal(time);
       // The smallest bucket holding the value: a slow span sits in a slow bucket.
@@ -189,7 +191,7 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     const records = text('payment_logs')
       .trim()
       .split('\n')
-      .map((line) => JSON.parse(line) as { severity: string; trace_id?: string; span_id?: string });
+      .map((line) => JSON.parse(line) as { severity: string; timestamp: string; trace_id?: string; span_id?: string });
     expect(records).to.have.length(30);
     const named = records.filter((record) => record.trace_id !== undefined);
     expect(named.length).to.be.at.least(25);
@@ -198,6 +200,8 @@ describe('one incident across signals (exemplars, trace_context)', () => {
       expect(span, 'a span of the traces entry').to.not.equal(undefined);
       expect(span!.service).to.equal('payment');
       if (record.severity === 'error') expect(span!.status).to.equal('error');
+      // Written once the span had ended (an error log follows its failure).
+      expect(Number(span!.end) / 1e6).to.be.at.most(Date.parse(record.timestamp));
     }
     expect(named.some((record) => record.severity === 'info')).to.equal(true);
   });
