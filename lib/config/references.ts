@@ -5,6 +5,7 @@
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
+import { spanServices } from '../language/traces.js';
 
 export interface EntryIssue {
   readonly index: number;
@@ -74,6 +75,17 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
       if (target === undefined) add(i, [field, 'from'], `no entry has id ${show(ref)}`);
       else if (entries[target]!.signal_type !== 'traces')
         add(i, [field, 'from'], `${show(ref)} is not a traces entry (${field} names the spans of one)`);
+      else {
+        const service = fields[field]!.service;
+        const generator = entries[target]!.trace_generator;
+        const services = generator && spanServices(generator);
+        if (service !== undefined && services && !services.has(service))
+          add(
+            i,
+            [field, 'service'],
+            `no span of ${show(ref)} runs in service ${show(service)} (its services: ${[...services].map(show).join(', ')})`,
+          );
+      }
     }
     const cycle = cycles.get(i);
     if (cycle) {

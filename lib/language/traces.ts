@@ -520,6 +520,11 @@ function boundProblem(root: RootSpanConfig): [Path, string] | undefined {
   }
 }
 
+/** The services the spans of a trace generator's tree run in. */
+export function spanServices(config: { readonly root: RootSpanConfig }): Set<string> {
+  return new Set(places(config.root).map((place) => place.service));
+}
+
 /** Services of `services` that no span of the tree runs in. */
 function unusedServices(config: TraceGeneratorConfig, all: readonly Place[]): [Path, string][] {
   const used = new Set(all.map((p) => p.service));

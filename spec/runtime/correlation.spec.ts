@@ -298,6 +298,15 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(refusal({ ...LATENCY, exemplars: { service: 'payment' } })).to.deep.equal([
       'scenarios[0] (http_request_duration_seconds): exemplars.service: names the service of spans: only with from',
     ]);
+    expect(
+      refusal(
+        CHECKOUT,
+        { ...LATENCY, exemplars: { from: 'checkout', service: 'billing' } },
+        { ...LOGS, trace_context: { from: 'checkout', service: 'payment' } },
+      ),
+    ).to.deep.equal([
+      'scenarios[1] (http_request_duration_seconds): exemplars.service: no span of "checkout" runs in service "billing" (its services: "frontend", "payment")',
+    ]);
     expect(refusal(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', on: 'probability' } })).to.deep.equal([
       'scenarios[1] (payment_logs): trace_context.probability: required with on: probability',
     ]);
