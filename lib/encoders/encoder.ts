@@ -18,6 +18,10 @@ export interface MetricMeta {
   /** The entry's `metric_type`, for encoders that send it (remote write metadata). */
   readonly metricType?: MetricType;
   readonly help?: string;
+  /** The unit of the values (UCUM, as OTLP's `Metric.unit`: `ms`, `s`), for encoders that send it. */
+  readonly unit?: string;
+  /** Whether the values are whole counts, which OTLP then writes as integers (`as_int`). */
+  readonly integer?: boolean;
   /**
    * The protocol of the remote_write sink the chunks go to, for the remote_write encoder: a 2.0 sink writes its
    * requests from the chunks' rows, so their 1.0 records are written only if it falls back to 1.0.

@@ -65,7 +65,7 @@ const RECORD_ESTIMATE = 160;
  * - `summary` → Summary with its quantile values, sum and count (no temporality: always since the entry start).
  *
  * The exemplars of an event's rows go on its data point (a summary point has none). Labels become data-point
- * attributes, `help` the description, times are the entry's clock in nanoseconds. Gauge and Sum points are
+ * attributes, `help` the description, `unit` the unit; a metric of whole counts (`integer`) has integer points; times are the entry's clock in nanoseconds. Gauge and Sum points are
  * written from precomputed bytes (per series, everything but the start time under delta, the time, the value
  * and an exemplar, encoded by protobufjs); histogram and summary points are encoded whole.
  */
@@ -80,6 +80,8 @@ function numberMetrics({
   name,
   metricType,
   help,
+  unit,
+  integer,
   temporality,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
@@ -109,6 +111,7 @@ function numberMetrics({
     const innerLength = sumFields.length + dataPoint.length + pointLength;
     const named = writer().uint32(OTLP_TAG.first).string(name);
     if (help) named.uint32(OTLP_TAG.second).string(help);
+    if (unit) named.uint32(OTLP_TAG.unit).string(unit);
     const metric = named
       .uint32(sum ? OTLP_TAG.sum : OTLP_TAG.gauge)
       .uint32(innerLength)
@@ -169,8 +172,14 @@ function numberMetrics({
         }
         out[at] = OTLP_TAG.time;
         at = putBigUInt64LE(out, time, at + 1);
-        out[at] = OTLP_TAG.asDouble;
-        at = putDoubleLE(out, point, at + 1);
+        if (integer) {
+          out[at] = OTLP_TAG.asInt;
+          // A count: whole and not negative (an sfixed64 of such a value has the bytes of its unsigned form).
+          at = putBigUInt64LE(out, BigInt(Math.max(0, Math.round(point))), at + 1);
+        } else {
+          out[at] = OTLP_TAG.asDouble;
+          at = putDoubleLE(out, point, at + 1);
+        }
         if (withExemplar) at = writeExemplar(out, at, batch.exemplars!, k);
         ends[i] = at;
       }
@@ -271,6 +280,7 @@ function distributionMetrics({
   name,
   metricType,
   help,
+  unit,
   temporality,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
@@ -314,7 +324,7 @@ function distributionMetrics({
         writer.uint32(OTLP_TAG.second).fork();
         Metric.encode(
           {
-            ...described(name, help),
+            ...described(name, help, unit),
             [kind.field]: histogram ? { aggregationTemporality, dataPoints: [data] } : { dataPoints: [data] },
           },
           writer,
@@ -328,9 +338,13 @@ function distributionMetrics({
   };
 }
 
-/** A Metric's name and, when the entry has `help`, its description. */
-function described(name: string, help: string | undefined): { name: string; description?: string } {
-  return help ? { name, description: help } : { name };
+/** A Metric's name and, when the entry has them, its description (`help`) and unit. */
+function described(
+  name: string,
+  help: string | undefined,
+  unit: string | undefined,
+): { name: string; description?: string; unit?: string } {
+  return { name, ...(help && { description: help }), ...(unit && { unit }) };
 }
 
 /** The row of an event that holds its native histogram, or -1. */

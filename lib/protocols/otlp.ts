@@ -67,6 +67,7 @@ const DESCRIPTOR = {
             timeUnixNano: field('fixed64', 3),
             asDouble: field('double', 4),
             exemplars: repeated('Exemplar', 5),
+            asInt: field('sfixed64', 6),
           },
         },
         HistogramDataPoint: {
@@ -214,16 +215,22 @@ export const OTLP_TAG = {
   first: (1 << 3) | 2,
   /** Field 2, length-delimited: `scope_metrics`/`scope_logs`, `metrics`/`log_records`, `Metric.description`. */
   second: (2 << 3) | 2,
+  /** `Metric.unit` (3), length-delimited. */
+  unit: (3 << 3) | 2,
   /** `Metric.gauge` (5) and `Metric.sum` (7), length-delimited. */
   gauge: (5 << 3) | 2,
   sum: (7 << 3) | 2,
   /** `Sum.aggregation_temporality` (2) and `Sum.is_monotonic` (3), varints. */
   temporality: (2 << 3) | 0,
   monotonic: (3 << 3) | 0,
-  /** NumberDataPoint fields, 64-bit: `start_time_unix_nano` (2), `time_unix_nano` (3), `as_double` (4). */
+  /**
+   * NumberDataPoint fields, 64-bit: `start_time_unix_nano` (2), `time_unix_nano` (3), `as_double` (4), `as_int` (6,
+   * sfixed64).
+   */
   startTime: (2 << 3) | 1,
   time: (3 << 3) | 1,
   asDouble: (4 << 3) | 1,
+  asInt: (6 << 3) | 1,
 } as const;
 
 /** Wire tags of a number point's exemplar the metrics encoder writes itself (lib/encoders/otlp.ts). */

@@ -69,14 +69,17 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
     // The spans of the traces started before the last write.
     const rootStart = new Map(spans.filter((s) => !s.parentSpanId).map((s) => [s.traceId, s.start]));
     const counted = payment().filter((span) => rootStart.get(span.traceId)! < written);
-    expect(Number(errors.as_double)).to.equal(counted.filter((span) => span.status === 'error').length);
-    expect(Number(last('STATUS_CODE_UNSET').as_double)).to.equal(
-      counted.filter((span) => span.status !== 'error').length,
-    );
+    // Whole counts, as the connector writes them: integer points (a point's value is as_double or as_int).
+    expect(errors.as_double).to.equal(undefined);
+    expect(Number(errors.as_int)).to.be.greaterThan(0);
+    expect(Number(errors.as_int)).to.equal(counted.filter((span) => span.status === 'error').length);
+    expect(Number(last('STATUS_CODE_UNSET').as_int)).to.equal(counted.filter((span) => span.status !== 'error').length);
   });
 
   it('span metrics: the exemplars of the duration histograms name spans of their series, a bucket one at most, slow ones in the incident', () => {
     const durations = metricsOf(otlp.requestsOf('metrics')).filter((m) => m.name === 'traces.span.metrics.duration');
+    // In the connector's unit, from which a Prometheus exporter names traces_span_metrics_duration_milliseconds.
+    expect(new Set(durations.map((m: ExportRequest) => m.unit))).to.deep.equal(new Set(['ms']));
     const byId = new Map(spans.map((span) => [`${span.traceId}/${span.spanId}`, span]));
     let slow = 0;
     let named = 0;

@@ -1,7 +1,8 @@
 import type { Encoder } from '../../../operators/encode.js';
 import { classicRows, type Labelled, type LogBatch, type SampleBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
-import type { Entry } from '../../config/types.js';
+import type { Entry, SpanMetricsSource } from '../../config/types.js';
+import type { MetricMeta } from '../../encoders/encoder.js';
 import { createLogEncoder, createMetricEncoder, createTraceEncoder } from '../../encoders/index.js';
 import { encoderKindOf } from '../../encoders/kinds/index.js';
 import { required } from './unsupported.js';
@@ -24,8 +25,18 @@ export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
     name,
     metricType: entry.metric_type,
     help: entry.help,
+    ...spanMetricsMeta(entry.span_metrics_of),
     remoteWriteProtocol: entry.sink.type === 'remote_write' ? entry.sink.protocol : undefined,
   });
   if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
   return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
+}
+
+/**
+ * What the span metrics connector says of its metrics beyond their names, for the encoders that send it (OTLP): the
+ * duration's unit, and the calls as whole counts (integer points).
+ */
+function spanMetricsMeta(source: SpanMetricsSource | undefined): Pick<MetricMeta, 'unit' | 'integer'> {
+  if (!source) return {};
+  return source.family === 'duration' ? { unit: source.unit } : { integer: true };
 }
