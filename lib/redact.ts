@@ -11,8 +11,8 @@ export const MASK = '***';
 /** Header names whose values are credentials: `Authorization` and anything naming a token, key, secret or password. */
 const SECRET_HEADER = /^(proxy-)?authorization$|token|key|secret|passw/i;
 
-/** `scheme://userinfo@`: the userinfo ends at the last `@` before the path. */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s@]*)@/gi;
+/** `scheme://userinfo@`: the userinfo ends at the last `@` before the path, as URL parsers split it. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;
 
 /** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;

@@ -11,6 +11,13 @@ describe('redact', () => {
       );
     });
 
+    it('masks the whole userinfo up to its last @, as URL parsers split it, so a password with an @ shows nothing', () => {
+      for (const url of ['http://user:s3c@ret@127.0.0.1:1/', 'http://user:s3cret@127.0.0.1:1@evil/x']) {
+        const { host } = new URL(url);
+        expect(redactText(url)).to.equal(`http://user:${MASK}@${host}/${url.endsWith('x') ? 'x' : ''}`);
+      }
+    });
+
     it('masks a lone user name, which is often a token', () => {
       expect(redactText('https://ghp_abc123@example.com/x')).to.equal(`https://${MASK}@example.com/x`);
     });

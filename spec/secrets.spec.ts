@@ -45,6 +45,19 @@ describe('secrets are never shown', () => {
     expectMasked(result.stderr);
   });
 
+  it('by a validation message about a secret of the wrong type (a YAML number or boolean)', async () => {
+    const path = scenario(
+      'number-secrets.yaml',
+      file
+        .replace('X-Api-Key: k3y-value', 'X-Api-Key: 8812733991')
+        .replace('X-Scope-OrgID: team-a }', 'X-Scope-OrgID: team-a }\n      sasl_like: { password: 20240917 }'),
+    );
+    const result = await svc(['run', path, '--dry-run']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('sink.headers["X-Api-Key"]: invalid type: expected a string, got number ***');
+    for (const secret of ['8812733991', '20240917']) expect(result.stderr).not.to.include(secret);
+  });
+
   it('by svc catalog show, which keeps the file as written otherwise', async () => {
     const catalog = join(dir, 'catalog');
     mkdirSync(join(catalog, 'scenarios'), { recursive: true });

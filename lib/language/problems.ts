@@ -1,5 +1,5 @@
 import type * as t from 'io-ts';
-import { redactText } from '../redact.js';
+import { isSecretField, MASK, redactText } from '../redact.js';
 
 /** One step of a path into the document: a field name or a list index. */
 export type Segment = string | number;
@@ -53,15 +53,27 @@ export class ConfigError extends Error {
   }
 }
 
-/** io-ts errors as issues; every codec of this module sets a message, the fallback is for safety only. */
+/**
+ * io-ts errors as issues; every codec of this module sets a message, the fallback is for safety only. A secret
+ * field's value (a password, a secret header, of whatever type) is masked where the message shows it.
+ */
 export function issuesOf(errors: t.Errors): Issue[] {
-  return errors.map((error) => ({
+  return errors.map((error) => {
     // context[0] is the root; an entry's parent (context[i]) tells whether its key is a list index.
-    path: error.context
+    const path = error.context
       .slice(1)
-      .map((entry, i) => (Array.isArray(error.context[i]!.actual) ? Number(entry.key) : entry.key)),
-    message: error.message ?? `invalid value ${show(error.value)}`,
-  }));
+      .map((entry, i) => (Array.isArray(error.context[i]!.actual) ? Number(entry.key) : entry.key));
+    const message = error.message ?? `invalid value ${show(error.value)}`;
+    const [key, parent] = [path.at(-1), path.at(-2)];
+    const secret = typeof key === 'string' && isSecretField(key, typeof parent === 'string' ? parent : undefined);
+    return { path, message: secret ? maskLast(message, show(error.value)) : message };
+  });
+}
+
+/** `message` with the last place it shows `shown` (the value it is about: `got number 123`) masked. */
+function maskLast(message: string, shown: string): string {
+  const at = message.lastIndexOf(shown);
+  return at < 0 ? message : `${message.slice(0, at)}${MASK}${message.slice(at + shown.length)}`;
 }
 
 export function problemAt(place: Place, issue: Issue): Problem {
