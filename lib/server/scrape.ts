@@ -149,6 +149,13 @@ export class ScrapeBuffer {
 
   /** The most recent `limit` events as text exposition with timestamps; empties the buffer. `undefined` when empty. */
   drain(limit: number): string | undefined {
+    const text = this.peek(limit);
+    this.first = this.kept = 0;
+    return text;
+  }
+
+  /** What {@link drain} would answer, the events left in the ring (an HTTP HEAD, which must not change anything). */
+  peek(limit: number): string | undefined {
     if (this.kept === 0) return undefined;
     const count = Math.min(limit, this.kept);
     let text = header(this.family);
@@ -159,7 +166,6 @@ export class ScrapeBuffer {
         text += `${sampleName(this.family.name, this.rowSeries[row]!)} ${formatValue(this.rowValues[row]!)} ${ms}\n`;
       }
     }
-    this.first = this.kept = 0;
     return text;
   }
 

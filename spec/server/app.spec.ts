@@ -306,6 +306,20 @@ scenarios:
       expect((await get(server, `/scenarios/${id}/metrics`)).statusCode).to.equal(204);
     });
 
+    it('answers HEAD as GET would without draining anything', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge('phase_offset: 1s'))).json();
+      server.advance(1250);
+      const head = await server.request({ method: 'HEAD', url: `/scenarios/${id}/metrics?limit=2` });
+      expect(head.statusCode).to.equal(200);
+      expect(head.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/);
+      expect(head.body).to.equal('');
+      const res = await get(server, `/scenarios/${id}/metrics?limit=2`);
+      expect(res.statusCode).to.equal(200);
+      expect(res.headers['content-length']).to.equal(head.headers['content-length']);
+      expect(res.body.split('\n').filter((line) => line.startsWith('temp'))).to.have.length(2);
+    });
+
     it("shares the scrape budget among the scenarios, and gives a deleted one's share back", async () => {
       const server = testServer({ registry: { scrapeBudget: new ScrapeBudget(40) } });
       const [kept, deleted] = [(await post(server, gauge())).json().id, (await post(server, gauge())).json().id];

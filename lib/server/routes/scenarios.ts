@@ -114,7 +114,9 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .get('/:id/metrics', (ctx) => {
         const started = find(ctx);
-        const text = started.scrape.drain(limitOf(ctx.query.limit, MAX_SCRAPE_EVENTS, 100));
+        const limit = limitOf(ctx.query.limit, MAX_SCRAPE_EVENTS, 100);
+        // HEAD (which the router answers with this route) must not take the events a GET would drain.
+        const text = ctx.method === 'HEAD' ? started.scrape.peek(limit) : started.scrape.drain(limit);
         if (text === undefined) return void (ctx.status = 204);
         ctx.type = EXPOSITION;
         ctx.body = text;
