@@ -12,6 +12,7 @@ import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { previewRoutes } from './routes/preview.js';
 import { JSON_TYPES, YAML_TYPES } from './body.js';
+import { HttpError } from './http-error.js';
 import { scenarioRoutes } from './routes/scenarios.js';
 
 const require = createRequire(import.meta.url);
@@ -57,6 +58,16 @@ function textBodies(): Middleware {
       enableTypes: ['text'],
       extendTypes: { text: types },
       textLimit: `${MAX_TEXT_BYTES}b`,
+      onerror: (error, request) => {
+        // Reading errors carry their status (413, 400, 415); one without is the decompressor's: not what its
+        // Content-Encoding says.
+        if (typeof (error as { status?: unknown }).status === 'number') throw error;
+        throw new HttpError(
+          400,
+          'malformed_body',
+          `request body is not valid ${request.get('Content-Encoding')} data (its Content-Encoding): ${error.message}`,
+        );
+      },
     });
     return parser(ctx, next);
   };

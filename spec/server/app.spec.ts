@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { ScrapeBudget } from '../../lib/server/scrape.js';
 import { testServer } from '../support/server.js';
 import { spansFromJsonLines, traceProblems } from '../support/traces.js';
@@ -176,6 +177,31 @@ scenarios:
     it('413 for a body over 1 MiB, 415 for another content type', async () => {
       expectError(await post(testServer(), `# ${'x'.repeat(1024 * 1024)}\n${gauge()}`), 413, 'payload_too_large');
       expectError(await post(testServer(), gauge(), 'application/xml'), 415, 'unsupported_media_type');
+    });
+
+    it('400 for a body its Content-Encoding does not decode (not gzip, cut short, not brotli); a gzip body taken', async () => {
+      const send = (encoding: string, payload: Buffer) =>
+        testServer().request({
+          method: 'POST',
+          url: '/scenarios',
+          headers: { 'content-type': 'text/yaml', 'content-encoding': encoding },
+          payload,
+        });
+      const zipped = gzipSync(gauge());
+      for (const [encoding, payload, why] of [
+        ['gzip', Buffer.from('xx'), 'incorrect header check'],
+        ['deflate', Buffer.from('xx'), 'incorrect header check'],
+        ['gzip', zipped.subarray(0, 10), 'unexpected end of file'],
+        ['br', Buffer.from('xxxxxxxx'), 'Decompression failed'],
+      ] as const) {
+        expectError(
+          await send(encoding, payload),
+          400,
+          'malformed_body',
+          new RegExp(`^request body is not valid ${encoding} data \\(its Content-Encoding\\): ${why}$`),
+        );
+      }
+      expect((await send('gzip', zipped)).statusCode).to.equal(201);
     });
 
     it('500 when a worker cannot start, and nothing of the file is left running', async () => {
