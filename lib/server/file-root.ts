@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
@@ -32,6 +32,9 @@ export async function confineFileSink<S extends SinkConfig>(
       'file_sink_outside_root',
       `${where}sink.path: ${sink.path} is not a file below the file root ${root}`,
     );
+  const special = await specialFile(path);
+  if (special)
+    throw new HttpError(422, 'file_sink_not_a_file', `${where}sink.path: ${sink.path} is ${special}, not a file`);
   return { ...sink, path };
 }
 
@@ -55,7 +58,23 @@ export async function confineReadFile(file: string, root: string | undefined): P
       'csv_replay_outside_root',
       `csv_replay file ${file}: not a file below the file root ${root}`,
     );
+  const special = await specialFile(path);
+  if (special)
+    throw new HttpError(422, 'csv_replay_not_a_file', `csv_replay file ${file}: it is ${special}, not a file`);
   return path;
+}
+
+/**
+ * What `path` is when it exists and is neither a regular file nor a directory (whose own messages say so): opening
+ * a FIFO waits for its other end, a device may never end, so a request naming one would hold the server's file
+ * threads.
+ */
+async function specialFile(path: string): Promise<string | undefined> {
+  const stats = await stat(path).catch(() => undefined);
+  if (!stats || stats.isFile() || stats.isDirectory()) return undefined;
+  if (stats.isFIFO()) return 'a named pipe (FIFO)';
+  if (stats.isSocket()) return 'a socket';
+  return 'a device';
 }
 
 /** `path` (relative: below `root`) with symlinks and `..` resolved, when it is below `root`; else undefined. */

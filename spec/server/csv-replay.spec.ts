@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,18 @@ describe('csv_replay on the server (files read only below --file-root)', () => {
       expect(res.statusCode, file).to.equal(422);
       expect(res.json().error, file).to.equal('csv_replay_outside_root');
     }
+  });
+
+  it('refuses with 422 csv_replay_not_a_file a named pipe below the root, at once (reading it would wait for a writer)', async () => {
+    const { root } = layout();
+    execFileSync('mkfifo', [join(root, 'pipe.csv')]);
+    const server = testServer({ deps: { fileRoot: root } });
+    const res = await post(server, 'pipe.csv');
+    expect(res.statusCode).to.equal(422);
+    expect(res.json()).to.deep.equal({
+      error: 'csv_replay_not_a_file',
+      detail: 'csv_replay file pipe.csv: it is a named pipe (FIFO), not a file',
+    });
   });
 
   it('answers a broken CSV with 422, naming the file, line and column', async () => {

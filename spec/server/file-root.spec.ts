@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,18 @@ describe('file sinks on the server (design: server safety)', () => {
     }
     expect(server.registry.list()).to.deep.equal([]);
     expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).to.equal('keep me\n');
+  });
+
+  it('refuse with 422 file_sink_not_a_file a named pipe below the root (opening it would wait for a reader)', async () => {
+    const { root } = layout();
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const res of [await postScenario(server, 'pipe'), await postEvent(server, 'pipe')]) {
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json().error).to.equal('file_sink_not_a_file');
+      expect(res.json().detail).to.match(/sink\.path: pipe is a named pipe \(FIFO\), not a file$/);
+    }
+    expect(server.registry.list()).to.deep.equal([]);
   });
 
   it('POST /events writes the checked path through a real file sink', async () => {
