@@ -30,8 +30,25 @@ export const SCRAPE_BUDGET_ROWS = 500_000;
  */
 export class ScrapeBudget {
   private members = 0;
+  /** Series the tables of latest values of every entry hold together. */
+  private seriesKept = 0;
 
-  constructor(readonly rows = SCRAPE_BUDGET_ROWS) {}
+  constructor(
+    readonly rows = SCRAPE_BUDGET_ROWS,
+    readonly series = SCRAPE_BUDGET_SERIES,
+  ) {}
+
+  /** Takes room for one more series in a table of latest values; false when the server's tables are full. */
+  claimSeries(): boolean {
+    if (this.seriesKept >= this.series) return false;
+    this.seriesKept++;
+    return true;
+  }
+
+  /** Gives back the room of `count` series (their entry is deleted). */
+  releaseSeries(count: number): void {
+    this.seriesKept -= count;
+  }
 
   /** Counts a ring in (at its first event) or out (when its entry is deleted). */
   join(): void {
@@ -50,6 +67,11 @@ export class ScrapeBudget {
 }
 /** Most series whose latest value an entry keeps for `GET /scenarios/metrics`: the first ones seen. */
 export const MAX_LATEST_SERIES = 100_000;
+/**
+ * Most series whose latest values the entries of a server keep together, first come (about 400 bytes each): at
+ * high cardinality the tables were the largest part of a server's memory, 40 MB an entry at its 100,000.
+ */
+export const SCRAPE_BUDGET_SERIES = 500_000;
 
 /** One metric family as a scrape shows it. */
 export interface Family {
@@ -90,8 +112,8 @@ const formatValue = textValueFormat();
  * each hold a full ring); from then on it is only overwritten: recording an event copies its numbers into place
  * (the oldest event gives way when the ring is full), so an entry's buffer costs bounded memory and no garbage
  * however long it runs. The table of latest
- * values holds the first {@link MAX_LATEST_SERIES} series seen, so that memory is bounded at any
- * cardinality too.
+ * values holds the first {@link MAX_LATEST_SERIES} series seen, within the room the budget has left of the server's
+ * {@link SCRAPE_BUDGET_SERIES}, so that memory is bounded at any cardinality and any number of entries too.
  */
 export class ScrapeBuffer {
   /** Rows of one event: 1 for a sample; a histogram or summary writes a fixed series set per event. */
@@ -173,6 +195,7 @@ export class ScrapeBuffer {
   release(): void {
     if (this.released) return;
     this.released = true;
+    this.budget.releaseSeries(this.series.length);
     if (this.width === 0) return;
     this.budget.leave();
     this.first = this.kept = this.capacity = 0;
@@ -251,7 +274,7 @@ export class ScrapeBuffer {
     const id = sampleName('', series);
     let index = this.indexOf.get(id);
     if (index === undefined) {
-      if (this.series.length >= MAX_LATEST_SERIES) return undefined;
+      if (this.series.length >= MAX_LATEST_SERIES || !this.budget.claimSeries()) return undefined;
       index = this.series.push(series) - 1;
       this.indexOf.set(id, index);
     }

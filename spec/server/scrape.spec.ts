@@ -153,6 +153,34 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
   });
 });
 
+describe('ScrapeBudget: the series whose latest values the entries of a server keep together', () => {
+  /** Records one sample of each of `count` new pods (`pod_<first>`…) into `buffer`. */
+  const pods = (buffer: ScrapeBuffer, first: number, count: number) =>
+    buffer.record(
+      sampleBatch({
+        values: Array.from({ length: count }, (_, n) => first + n),
+        offsets: Array(count).fill(0),
+        series: Array.from({ length: count }, (_, n) => seriesOf({ pod: `pod_${first + n}` })),
+      }),
+    );
+
+  it('keeps series first come while the server has room, and takes room back from a deleted entry', () => {
+    const budget = new ScrapeBudget(100, 50);
+    const [a, b] = [gauge(budget), gauge(budget)];
+    pods(a, 0, 30);
+    pods(b, 0, 30);
+    // The first 30 of a, then b's first 20: the budget's 50.
+    expect([a.latestRows().length, b.latestRows().length]).to.deep.equal([30, 20]);
+    // Series already kept still take their latest values.
+    pods(b, 0, 5);
+    expect(b.latestRows()[4]!.value).to.equal(4);
+    a.release();
+    const c = gauge(budget);
+    pods(c, 0, 40);
+    expect(c.latestRows()).to.have.length(30);
+  });
+});
+
 /** `from`..`to - 1`, the values `recordEvents` gives those events. */
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
 
