@@ -63,13 +63,17 @@ describe('secrets are never shown', () => {
     mkdirSync(join(catalog, 'scenarios'), { recursive: true });
     writeFileSync(
       join(catalog, 'scenarios', 'pushed.yaml'),
-      `# pushes to the shared VictoriaMetrics\n${file}    sasl: { mechanism: plain, username: svc, password: pw-value }\n`.replace(
+      `# pushes to the shared VictoriaMetrics (was http://old:hunter2@vm:8428, Bearer tok3n-value)\n${file}    sasl: { mechanism: plain, username: svc, password: pw-value }\n`.replace(
         'kind: runnable',
-        'kind: runnable\nmetadata: { description: pushed }',
+        'kind: runnable\ndescription: "pushed to http://admin:hunter2@vm"',
       ),
     );
     const result = await svc(['catalog', 'show', '@pushed', '--catalog', catalog]);
     expectMasked(result.stdout + result.stderr);
+    // The header's description, and the list of the catalog (text and JSON), too.
+    expect(result.stdout.split('\n')[0]).to.include('pushed to http://admin:***@vm');
+    for (const json of [[], ['--json']])
+      expectMasked((await svc(['catalog', 'list', '--catalog', catalog, ...json])).stdout);
     expect(result.stdout)
       .to.include('# pushes to the shared VictoriaMetrics')
       .and.include('X-Scope-OrgID: team-a')

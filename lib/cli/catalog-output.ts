@@ -51,7 +51,7 @@ export async function listCatalog(dir: string | undefined, options: ListOptions)
       name: item.name,
       kind: item.kind,
       source: item.path,
-      description: item.description ?? null,
+      description: item.description === undefined ? null : redactText(item.description),
       category: item.category ?? null,
       tags: item.tags ?? [],
       size: item.size ?? null,
@@ -121,7 +121,7 @@ export async function showCatalogItem(ref: string, dir: string | undefined, vari
       { path: '', message: `nothing named "${name}" ${where}; check the name, or give --catalog <dir>` },
     ]);
   }
-  const header = `# ${item.path}: ${item.kind}${item.description ? `, ${item.description}` : ''}\n`;
+  const header = redactText(`# ${item.path}: ${item.kind}${item.description ? `, ${item.description}` : ''}\n`);
   const text = redactYaml(catalog.text(name)!);
   const body = text.endsWith('\n') ? text : `${text}\n`;
   if (item.kind === 'invalid') return { stdout: header + body, stderr: `${item.problems!.join('\n')}\n`, failed: true };
@@ -143,5 +143,6 @@ function redactYaml(text: string): string {
       if (typeof scalar.value === 'string') scalar.value = redactText(scalar.value);
     },
   });
-  return document.toString();
+  // Comments are kept as written: a URL or a Bearer token in one is masked as in free text.
+  return redactText(document.toString());
 }
