@@ -43,7 +43,8 @@ export interface Outcome {
  * matter (the end of `firing_within`, or of the data and the lookback after it); "has fired by
  * step k" only turns from false to true as k grows, so bisection finds the first step in
  * log2(steps) runs. Resolving is searched the same way from the step after the first firing.
- * Throws when promtool refuses the unit test itself (a bad rules file), with its output.
+ * Throws when promtool refuses the unit test itself (a bad rules file), or fails a check otherwise than by its
+ * verdict (an evaluation error), with its output.
  */
 export async function checkExpectations(
   sampling: Sampling,
@@ -55,7 +56,14 @@ export async function checkExpectations(
   const { intervalMs } = sampling;
   const steps = (ms: number) => Math.floor(ms / intervalMs);
   const lastStep = sampling.steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
-  const holds = async (check: Check) => (await run([check])).passed;
+  const holds = async (check: Check) => {
+    const { passed, output } = await run([check]);
+    // A check that does not hold says what it expected and got; any other failure is promtool's (a query over
+    // too many samples), which must not read as "not firing".
+    if (!passed && !/\bexp:[\s\S]*\bgot:/.test(output))
+      throw new Error(`promtool could not evaluate the rules over the scenario's samples:\n${output.trim()}`);
+    return passed;
+  };
 
   const findings: Finding[] = [];
   const checks: Check[] = [];

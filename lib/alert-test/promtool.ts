@@ -16,23 +16,25 @@ const PROMTOOL_TIMEOUT_MS = 60_000;
 export function promtool(command: string): Promtool {
   return (testFile) =>
     new Promise((resolve, reject) => {
-      const child = spawn(command, ['test', 'rules', testFile], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: PROMTOOL_TIMEOUT_MS,
-      });
+      const child = spawn(command, ['test', 'rules', testFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // A timer of our own, cleared on every end: spawn's `timeout` stayed armed after a failed start (ENOENT),
+      // holding the process for its whole length.
+      const timer = setTimeout(() => child.kill('SIGTERM'), PROMTOOL_TIMEOUT_MS);
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('error', (error: NodeJS.ErrnoException) =>
+      child.on('error', (error: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
         reject(
           new Error(
             error.code === 'ENOENT'
               ? `promtool not found ("${command}"): install Prometheus's promtool (Debian: apt install prometheus) or set PROMTOOL to its path`
               : `promtool: ${error.message}`,
           ),
-        ),
-      );
+        );
+      });
       child.on('close', (code, signal) => {
+        clearTimeout(timer);
         if (signal)
           reject(
             new Error(

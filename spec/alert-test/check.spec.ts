@@ -86,4 +86,17 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect(failure).to.be.instanceOf(Error);
     expect((failure as Error).message).to.match(/^promtool refused the unit test:\n[\s\S]*parse error/);
   });
+
+  it('reports a check promtool could not evaluate as an error, not as an alert that did not fire', async () => {
+    // promtool's words when a query loads too many samples: FAILED, with no expected and got alerts.
+    const error = `Unit Testing:  unit-test.yml\n  FAILED:\n    expr: "max_over_time(…)", time: 15m, err: query processing would load too many samples into memory in query execution\n`;
+    const run: RunChecks = async (checks) => ({ passed: checks.length === 0, output: checks.length ? error : '' });
+    const failure = await checkExpectations(sampling, [{ alert: 'High', firing_within: MINUTE }], run).catch(
+      (thrown: Error) => thrown,
+    );
+    expect(failure).to.be.instanceOf(Error);
+    expect((failure as Error).message).to.equal(
+      `promtool could not evaluate the rules over the scenario's samples:\n${error.trim()}`,
+    );
+  });
 });

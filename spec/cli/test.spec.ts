@@ -130,7 +130,9 @@ expect:
     }
   });
 
-  it('says how to get promtool when it is not found', async () => {
+  it('says how to get promtool when it is not found, and ends then (no timer of the failed start left)', async function () {
+    // Far below promtool's 60 s limit, which a timer left armed after the failed start made the process wait out.
+    this.timeout(20_000);
     const { code, stderr } = await svc(example('link-flap'), {
       env: { ...process.env, PROMTOOL: '/nonexistent/promtool' },
     });
