@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Writable } from 'node:stream';
 import { chunk } from '../support/batches.js';
 import { stdoutSink } from '../../lib/sinks/stdout.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
@@ -101,6 +102,26 @@ describe('stdoutSink', () => {
       () => expect.fail('flush should reject'),
       (e: unknown) => expect(e).to.equal(err),
     );
+  });
+
+  it('fails for good when a write throws instead of calling back (a chunk over 2 GiB): flush and close end', async () => {
+    // As fs.write refuses a chunk longer than it may write: thrown from inside write, the stream then counts it
+    // as being written for ever.
+    const stream = new Writable({
+      write() {
+        throw new RangeError('The value of "length" is out of range');
+      },
+    });
+    const sink = stdoutSink({ stream });
+    const failures: string[] = [];
+    sink.reports!.subscribe((report) => report.kind === 'failed' && failures.push(report.error.message));
+    expect(sink.write(chunk('a'))).to.equal(undefined);
+    expect(failures).to.deep.equal(['stdout sink: cannot write to stdout: The value of "length" is out of range']);
+    expect(stream.destroyed).to.equal(true);
+    const err: unknown = await sink.flush().catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(SinkError);
+    // Ends, with the failure (a stream believed to be writing would never finish).
+    expect(await sink.close().catch((e: unknown) => e)).to.equal(err);
   });
 
   it('rejects a pending drain wait when the stream fails', async () => {

@@ -12,6 +12,13 @@ import type { Anchor } from './start.js';
 const BATCH_COST = 4096;
 
 /**
+ * Bytes of the text the events of one batch may repeat (names, labels, messages): an event of large labels or
+ * messages makes smaller batches, so no encoded chunk grows past what one write can take (2 GiB) nor takes memory
+ * by the gigabyte. Entries of ordinary text (under 2 KiB an event) keep their 4096 ticks.
+ */
+const BATCH_TEXT_BYTES = 8 * 1024 * 1024;
+
+/**
  * Longest cycle of label sets a shard's slot pattern is worked out for: the pattern holds up to one number
  * per slot of the cycle.
  */
@@ -47,7 +54,31 @@ export function entryTicks(entry: Entry, options: TimerOptions): OperatorFunctio
  * a catch-up after backpressure allocates and blocks no more than a batch of plain metrics.
  */
 function ticksPerBatch(entry: Entry): number {
-  return Math.max(1, Math.floor(BATCH_COST / (rowsPerEvent(entry) + (entry.observations_per_tick ?? 0))));
+  const rows = rowsPerEvent(entry);
+  const byCost = BATCH_COST / (rows + (entry.observations_per_tick ?? 0));
+  return Math.max(1, Math.floor(Math.min(byCost, BATCH_TEXT_BYTES / textPerEvent(entry, rows))));
+}
+
+/**
+ * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
+ * label's longest value), a log record's longest message with its fields' longest values.
+ */
+function textPerEvent(entry: Entry, rows: number): number {
+  const bytes = (text: string) => Buffer.byteLength(text);
+  const longest = (texts: readonly string[]) => texts.reduce((most, text) => Math.max(most, bytes(text)), 0);
+  let row = bytes(entry.name ?? '') + 32;
+  for (const [key, value] of Object.entries(entry.labels)) row += bytes(key) + bytes(value) + 4;
+  for (const label of entry.dynamic_labels)
+    row += bytes(label.key) + 4 + (label.form === 'list' ? longest(label.values) : bytes(label.prefix) + 20);
+  const logs = entry.log_generator;
+  const message =
+    logs?.type === 'template'
+      ? longest(logs.templates.map((template) => template.message)) +
+        [logs.field_pools, ...logs.templates.map((template) => template.field_pools ?? {})]
+          .flatMap((pools) => Object.values(pools))
+          .reduce((sum, pool) => sum + longest(pool), 0)
+      : 0;
+  return rows * row + message;
 }
 
 /**

@@ -119,7 +119,8 @@ function explainFile(code: string | undefined, path: string): string | undefined
  */
 export function fileError(path: string, cause: unknown): SinkError {
   const error = cause as NodeJS.ErrnoException | undefined;
-  const action = error?.syscall === 'write' ? 'write' : 'open';
+  // A chunk larger than one write may hold is refused by the write itself, without a system call.
+  const action = error?.syscall === 'write' || error?.code === 'ERR_OUT_OF_RANGE' ? 'write' : 'open';
   return new SinkError('file', `cannot ${action} ${path}: ${explainFile(error?.code, path) ?? describeError(cause)}`, {
     cause,
   });

@@ -91,7 +91,15 @@ class StreamDriver implements SinkDriver {
       return;
     }
     this.inFlight.push(size, bytes);
-    this.options.stream.write(data, this.onWritten);
+    try {
+      this.options.stream.write(data, this.onWritten);
+    } catch (cause) {
+      // Thrown, not called back (a chunk over what one write may hold, 2 GiB): the stream counts it as being
+      // written and would never call back, drain nor finish; it is broken, as after an error event.
+      (this.options.stream as Partial<Writable>).destroy?.(cause as Error);
+      this.fail(cause as Error);
+      return;
+    }
     // Woken by its own writes' callbacks, and by 'drain' too: another sink's data on a shared
     // stream may fill it while none of this sink's writes is left to call back.
     if (!this.hasRoom() && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
