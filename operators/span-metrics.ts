@@ -1,4 +1,4 @@
-import { map, type Observable, type OperatorFunction } from 'rxjs';
+import { Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import {
   carryingExemplars,
   ExemplarRowsBuilder,
@@ -36,6 +36,14 @@ export interface SpanMetricsOptions {
   /** Whether duration buckets carry the ids of a span they counted since the last write. */
   readonly exemplars?: boolean;
   readonly naming?: SpanMetricsNaming;
+  /**
+   * Where the entry ends, in ms after its start (`duration`); with `scheduler`, the stream's end writes once more,
+   * at its time but not past this end, so the spans of the last interval are counted too (as the connector's flush
+   * at shutdown). Without an end, at the time the stream ends.
+   */
+  readonly end?: number;
+  /** Reads the time of that last write; absent: no last write. */
+  readonly scheduler?: SchedulerLike;
 }
 
 const DIMENSIONS: Readonly<Record<SpanMetricsNaming, readonly [string, string, string, string]>> = {
@@ -61,8 +69,9 @@ interface Dimensions {
  * subscription, counting the traces started before it (the span batches' tick times, so which of
  * the two streams comes first at one instant changes nothing). `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in
  * `unit`, `+Inf`, `_sum`, `_count`, with, under `exemplars`, the last span each bucket counted
- * since the last tick. State is created per subscription; the spans are read while the result is
- * subscribed.
+ * since the last tick. With a `scheduler`, the end of the ticks writes once more, at that time (not
+ * past `end`), so the last interval is counted too. State is created per subscription; the spans are
+ * read while the result is subscribed.
  *
  * ```
  * spans:   -a--b-----|          a: 2 spans of GET /, b: 1 failing span of GET /
@@ -76,7 +85,7 @@ export function spanMetrics<B extends TickBatch>(
   spans: Observable<SpanBatch>,
   options: SpanMetricsOptions,
 ): OperatorFunction<B, Labelled<SampleBatch>> {
-  const { family, unit = 'ms', exemplars = false, naming = 'prometheus' } = options;
+  const { family, unit = 'ms', exemplars = false, naming = 'prometheus', end, scheduler } = options;
   const bounds = [...(options.buckets ?? SPAN_METRICS_BUCKETS), Infinity];
   const scale = unit === 'ms' ? 1000 : 1;
   const rowsPerSet = family === 'calls' ? 1 : bounds.length + 2;
@@ -140,7 +149,7 @@ export function spanMetrics<B extends TickBatch>(
       }
     };
 
-    const write = (batch: B): Labelled<SampleBatch> => {
+    const write = (batch: TickBatch): Labelled<SampleBatch> => {
       if (batch.size > 0) countUntil(batch.anchor + batch.offset[batch.size - 1]!);
       const sets = seen.length;
       const size = batch.size * sets * rowsPerSet;
@@ -181,6 +190,32 @@ export function spanMetrics<B extends TickBatch>(
       const exemplars = carried.build();
       return exemplars ? carryingExemplars(rows, exemplars) : rows;
     };
-    return { feed: (batch: SpanBatch) => void pending.push(batch), operator: map(write) };
+    /** A batch of one tick at `offset` ms after the start, the slot after `last`'s. */
+    const tickAt = (last: TickBatch, offset: number): TickBatch => ({
+      size: 1,
+      anchor: last.anchor,
+      index: Float64Array.of(last.index[last.size - 1]! + 1),
+      offset: Float64Array.of(offset),
+    });
+    const operator: OperatorFunction<B, Labelled<SampleBatch>> = (source) =>
+      new Observable((subscriber) => {
+        let last: B | undefined;
+        return source.subscribe({
+          next: (batch) => {
+            if (batch.size > 0) last = batch;
+            subscriber.next(write(batch));
+          },
+          error: (error) => subscriber.error(error),
+          complete: () => {
+            if (scheduler && last) {
+              const now = scheduler.now() - last.anchor;
+              const at = Math.min(now, end ?? now);
+              if (at > last.offset[last.size - 1]!) subscriber.next(write(tickAt(last, at)));
+            }
+            subscriber.complete();
+          },
+        });
+      });
+    return { feed: (batch: SpanBatch) => void pending.push(batch), operator };
   });
 }

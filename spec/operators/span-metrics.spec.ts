@@ -36,6 +36,31 @@ describe('spanMetrics', () => {
     });
   });
 
+  it('with a scheduler, writes once more when the ticks end, at that time but not past the end: the last interval counted', () => {
+    const scheduler = virtualTime();
+    scheduler.run(({ cold, hot, expectObservable }) => {
+      const spans = hot('10ms a 34ms b', { a: spanBatch([0.1, 0.2], [1], 10), b: spanBatch([0.3], [], 45) });
+      const ticks = cold('20ms x 19ms y 19ms |', { x: tick(20), y: tick(40) });
+      const written = (end?: number) =>
+        ticks.pipe(
+          spanMetrics(spans, { family: 'calls', scheduler, ...(end !== undefined && { end }) }),
+          map((batch) => [batch.offset[0], ...rows(batch)]),
+        );
+      // The last tick at 40 ms saw the traces of 10 ms; the end at 50 ms sees the one of 45 ms too.
+      expectObservable(written(50)).toBe('20ms x 19ms y 19ms (z|)', {
+        x: [20, '{ok} 1', '{error} 1'],
+        y: [40, '{ok} 1', '{error} 1'],
+        z: [50, '{ok} 2', '{error} 1'],
+      });
+      // Without an end: at the time the ticks end.
+      expectObservable(written()).toBe('20ms x 19ms y 19ms (z|)', {
+        x: [20, '{ok} 1', '{error} 1'],
+        y: [40, '{ok} 1', '{error} 1'],
+        z: [60, '{ok} 2', '{error} 1'],
+      });
+    });
+  });
+
   it('labels a set as the connector does, OTLP or Prometheus names', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const spans = hot('a---', { a: spanBatch([0.1], [0], 0) });

@@ -119,7 +119,9 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
 
   if (entry.span_metrics_of) {
     const { from, ...options } = entry.span_metrics_of;
-    return (ticks) => ticks.pipe(spanMetrics(spansOf(entry, 'span_metrics', hooks), options), samplesSeen);
+    const ends = { scheduler: hooks.scheduler, ...(entry.duration !== undefined && { end: entry.duration }) };
+    return (ticks) =>
+      ticks.pipe(spanMetrics(spansOf(entry, 'span_metrics', hooks), { ...options, ...ends }), samplesSeen);
   }
   switch (entry.signal_type) {
     case 'metrics': {
