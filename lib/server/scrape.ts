@@ -309,8 +309,11 @@ export function latestFamilies(
     const unique: (LatestRow & { sample: string })[] = [];
     for (const row of rows) {
       const sample = sampleName(name, row.series);
-      if (seen.has(sample)) continue;
-      seen.add(sample);
+      // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
+      // that name.
+      const key = row.native ? `${sample} native` : sample;
+      if (seen.has(key)) continue;
+      seen.add(key);
       unique.push({ ...row, sample });
     }
     families.push({ family: { name, type: types.length > 1 ? 'untyped' : types[0]!, help }, rows: unique });

@@ -390,6 +390,22 @@ scenarios:
       expect(server.logs.some((l) => l.level === 40 && /different types/.test(String(l.msg)))).to.equal(true);
     });
 
+    it("keeps a sample that shares its name with a native histogram's row (which text cannot show)", async () => {
+      const server = testServer();
+      await post(
+        server,
+        'signal_type: histogram\nname: same\nrate: 2\ndistribution: { type: exponential, rate: 8 }\nobservations_per_tick: 5\nbuckets: [0.1]\nnative: { schema: 0 }\n',
+      );
+      await post(
+        server,
+        'signal_type: metrics\nname: same\nmetric_type: gauge\nrate: 2\ngenerator: { type: constant, value: 42 }\n',
+      );
+      server.advance(1000);
+      const text = (await get(server, '/scenarios/metrics')).body;
+      expect(text).to.match(/^same 42$/m);
+      expect(text).to.match(/^same_count \d+$/m);
+    });
+
     it('scrapes histograms as one family with bucket, sum and count rows', async () => {
       const server = testServer();
       await post(
