@@ -37,12 +37,16 @@ export interface NumberRange {
   readonly expected?: string;
 }
 
+/** A number in decimal notation, as scenario files write them: `-3`, `0.5`, `.5`, `1e6`. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 /** The number `flag`'s `text` gives, or a UsageError naming the flag: the one parser of every number flag. */
 export function flagNumber(flag: string, text: string, range: NumberRange = {}): number {
   const n = Number(text);
+  // Decimal notation only (`Number` also reads 0x10 and Infinity) and finite (1e400 is Infinity).
   const fits =
-    text.trim() !== '' &&
-    !Number.isNaN(n) &&
+    DECIMAL.test(text) &&
+    Number.isFinite(n) &&
     (!range.integer || Number.isInteger(n)) &&
     !(n < (range.min ?? -Infinity)) &&
     !(n > (range.max ?? Infinity));

@@ -7,10 +7,13 @@ describe('flagNumber: the one parser of number flags', () => {
     expect(flagNumber('--rate', '2.5')).to.equal(2.5);
     expect(flagNumber('--rate', '1e3')).to.equal(1000);
     expect(flagNumber('--value', '-3')).to.equal(-3);
+    expect(flagNumber('--value', '+.5')).to.equal(0.5);
+    expect(flagNumber('--rate', '1E-3')).to.equal(0.001);
   });
 
   it('refuses what is not a number, naming the flag', () => {
-    for (const text of ['', ' ', 'fast', '1,5']) {
+    // Decimal and finite only: Number() would read the last four as 16, Infinity, -Infinity and Infinity.
+    for (const text of ['', ' ', 'fast', '1,5', 'NaN', '0x10', 'Infinity', '-Infinity', '1e400']) {
       expect(() => flagNumber('--rate', text)).to.throw(UsageError, `--rate: expected a number, got "${text}"`);
     }
   });

@@ -110,7 +110,25 @@ describe('svc new: starter scenarios', () => {
     const blocked = join(scenario('blocker', ''), 'out.yaml');
     const result = await svc(['new', '-o', blocked]);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.match(/^error: -o: cannot write .*blocker\/out\.yaml/);
+    expect(result.stderr).to.match(
+      /^error: -o: cannot write .*blocker\/out\.yaml: a part of its path is not a directory$/m,
+    );
+  });
+
+  it('says why a file of -o, --svg or --png cannot be written, naming the option (svc new, schema and plot alike)', async () => {
+    const dir = join(scenario('target', ''), '..');
+    for (const [argv, option] of [
+      [['new', '-o', dir, '--force'], '-o'],
+      [['schema', '-o', dir], '-o'],
+      [['plot', 'examples/quickstart.yaml', '--svg', dir], '--svg'],
+      [['schema', '-o', '/nonexistent/x.json'], '-o'],
+    ] as const) {
+      const result = await svc([...argv]);
+      expect(result.code, argv.join(' ')).to.equal(1);
+      const path = argv.at(-1) === '--force' ? dir : argv.at(-1)!;
+      const why = path === dir ? 'it is a directory' : 'its directory does not exist';
+      expect(result.stderr, argv.join(' ')).to.equal(`error: ${option}: cannot write ${path}: ${why}\n`);
+    }
   });
 });
 

@@ -83,13 +83,13 @@ export class NewCommand extends SvcCommand {
       await this.print(text);
       return 0;
     }
-    const { writeFile } = await import('node:fs/promises');
+    const { writeOutputFile } = await import('../output-file.js');
     try {
-      await writeFile(this.output, text, { flag: this.force ? 'w' : 'wx' });
+      await writeOutputFile('-o', this.output, text, { exclusive: !this.force });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST')
         throw new UsageError(`-o: ${this.output} exists: give --force to replace it`);
-      throw new Error(`-o: cannot write ${this.output}: ${(error as Error).message}`);
+      throw error;
     }
     this.context.stderr.write(`wrote ${this.output} (check it: svc run ${this.output} --dry-run)\n`);
     return 0;

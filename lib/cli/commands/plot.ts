@@ -1,5 +1,5 @@
 import { Command, Option, UsageError } from 'clipanion';
-import { writeFile } from 'node:fs/promises';
+import { writeOutputFile } from '../output-file.js';
 import { flagNumber, valueFlag } from '../flags.js';
 import { coloursAllowed, isTerminal } from '../terminal.js';
 import { ScenarioSourceCommand } from './scenario-source-command.js';
@@ -95,7 +95,7 @@ export class PlotCommand extends ScenarioSourceCommand {
     const { previewSvg } = await import('../plot/svg.js');
     const svg = previewSvg(preview, caption);
     if (this.svg !== undefined) {
-      await writeFile(this.svg, svg);
+      await writeOutputFile('--svg', this.svg, svg);
       this.context.stderr.write(`wrote ${this.svg}\n`);
     }
     if (this.png !== undefined) {
@@ -104,7 +104,7 @@ export class PlotCommand extends ScenarioSourceCommand {
       const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } })
         .render()
         .asPng();
-      await writeFile(this.png, png);
+      await writeOutputFile('--png', this.png, png);
       this.context.stderr.write(`wrote ${this.png}\n`);
     }
     return 0;

@@ -19,12 +19,12 @@ export class SchemaCommand extends SvcCommand {
   output = Option.String('-o,--output', { description: 'Write the schema to this file instead of stdout' });
 
   async execute(): Promise<number> {
-    const [{ scenarioSchema }, { writeFile }] = await Promise.all([
+    const [{ scenarioSchema }, { writeOutputFile }] = await Promise.all([
       import('../../config/schema.js'),
-      import('node:fs/promises'),
+      import('../output-file.js'),
     ]);
     const text = `${JSON.stringify(scenarioSchema(), null, 2)}\n`;
-    if (this.output !== undefined) await writeFile(this.output, text);
+    if (this.output !== undefined) await writeOutputFile('-o', this.output, text);
     else await this.print(text);
     return 0;
   }

@@ -1,0 +1,32 @@
+import { writeFile } from 'node:fs/promises';
+
+/**
+ * Writes `data` to the file the option `option` names (`-o`, `--svg`), failing with an error that names the
+ * option, the path and why, in words. `exclusive`: refuse an existing file (its EEXIST error is thrown as it is,
+ * for the caller to answer).
+ */
+export async function writeOutputFile(
+  option: string,
+  path: string,
+  data: string | Uint8Array,
+  { exclusive = false } = {},
+): Promise<void> {
+  try {
+    await writeFile(path, data, { flag: exclusive ? 'wx' : 'w' });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST' && exclusive) throw error;
+    throw new Error(`${option}: cannot write ${path}: ${WHY[code ?? ''] ?? (error as Error).message}`);
+  }
+}
+
+/** A failed write's system error, in words. */
+const WHY: Readonly<Record<string, string>> = {
+  ENOENT: 'its directory does not exist',
+  ENOTDIR: 'a part of its path is not a directory',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOSPC: 'the disk is full',
+  EROFS: 'the file system is read-only',
+};
