@@ -10,7 +10,7 @@ import ts from 'typescript';
 const LAYERS: readonly (readonly string[])[] = [
   ['lib/format.ts', 'lib/redact.ts', 'lib/features.ts', 'lib/random.ts', 'lib/version.ts'],
   ['operators'],
-  ['lib/language', 'lib/protocols'],
+  ['lib/language', 'lib/protocols', 'lib/fetch-url.ts'],
   ['lib/generators', 'lib/encoders', 'lib/sinks'],
   ['lib/config'],
   ['lib/catalog', 'lib/new'],

@@ -4,6 +4,7 @@
  * Basic `Authorization` header (fetch refuses them in the URL) and never into a message: every
  * message names the URL as {@link redactText} shows it.
  */
+import { basicAuthOf, fetchFailure } from '../fetch-url.js';
 import { redactText } from '../redact.js';
 
 /** A request that takes longer is abandoned: an API answering a query slower than this is not usable for polling. */
@@ -35,12 +36,7 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
   if (base.protocol !== 'http:' && base.protocol !== 'https:')
     throw new Error(`expected an http(s) URL, got "${redactText(url)}"`);
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (base.username || base.password) {
-    const credentials = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
-    base.username = '';
-    base.password = '';
-  }
+  base = basicAuthOf(base, headers);
   const name = `${what} at ${redactText(url)}`;
   // Paths are taken below the base URL's own path (a Prometheus behind `/prometheus/`).
   const root = base.href.endsWith('/') ? base.href : `${base.href}/`;
@@ -56,7 +52,7 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
       try {
         res = await fetchImpl(target, { headers, signal, redirect: 'error' });
       } catch (error) {
-        throw new Error(`cannot reach ${name}: ${reason(error)}`);
+        throw new Error(`cannot reach ${name}: ${fetchFailure(error, target, REQUEST_TIMEOUT_MS)}`);
       }
       const text = await readCapped(res, name).catch((error: Error) => {
         throw signal.aborted ? new Error(`${name}: no complete answer within ${REQUEST_TIMEOUT_MS / 1000}s`) : error;
@@ -78,20 +74,6 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
       return body;
     },
   };
-}
-
-/**
- * Why a fetch failed, in the words of its cause (`connect ECONNREFUSED 127.0.0.1:9`) rather than fetch's
- * `fetch failed`.
- */
-function reason(error: unknown): string {
-  const { name, message, cause } = error as {
-    name?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  if (name === 'TimeoutError') return `no answer within ${REQUEST_TIMEOUT_MS / 1000}s`;
-  return redactText(cause?.message ?? cause?.code ?? message ?? String(error));
 }
 
 /** The answer's text, refused past {@link MAX_ANSWER_BYTES}. */

@@ -3,6 +3,7 @@
  * a development dependency of svc). Credentials in the URL's userinfo are sent as Basic auth
  * (fetch refuses a URL that carries them) and masked in every message.
  */
+import { basicAuthOf, fetchFailure } from '../fetch-url.js';
 import { redactText } from '../redact.js';
 
 /** Longest wait for the whole answer. */
@@ -27,16 +28,12 @@ export async function readExposition(url: string): Promise<ReadExposition> {
     throw fail('not a valid URL');
   }
   const headers: Record<string, string> = { accept: 'text/plain' };
-  if (target.username || target.password) {
-    const credentials = `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}`;
-    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
-    target.username = target.password = '';
-  }
+  const bare = basicAuthOf(target, headers);
   let response: Response;
   try {
-    response = await fetch(target, { headers, signal: AbortSignal.timeout(READ_TIMEOUT_MS), redirect: 'follow' });
+    response = await fetch(bare, { headers, signal: AbortSignal.timeout(READ_TIMEOUT_MS), redirect: 'follow' });
   } catch (error) {
-    throw fail(reason(error));
+    throw fail(fetchFailure(error, target, READ_TIMEOUT_MS));
   }
   if (!response.ok) {
     await response.body?.cancel();
@@ -55,14 +52,9 @@ export async function readExposition(url: string): Promise<ReadExposition> {
       chunks.push(chunk);
     }
   } catch (error) {
-    throw error instanceof Error && error.message.startsWith('--from:') ? error : fail(reason(error));
+    throw error instanceof Error && error.message.startsWith('--from:')
+      ? error
+      : fail(fetchFailure(error, target, READ_TIMEOUT_MS));
   }
   return { text: Buffer.concat(chunks).toString('utf8'), readAt };
-}
-
-/** What went wrong, in words: fetch wraps the network error (ECONNREFUSED, …) in its `cause`. */
-function reason(error: unknown): string {
-  const { message, cause, name } = error as { message?: string; cause?: { message?: string }; name?: string };
-  if (name === 'TimeoutError') return `no answer within ${READ_TIMEOUT_MS / 1000} s`;
-  return cause?.message ?? message ?? String(error);
 }

@@ -302,6 +302,13 @@ describe('readExposition: one GET', () => {
       /^--from: cannot read http:\/\/admin:\*\*\*@127\.0\.0\.1:\d+: connect ECONNREFUSED/,
     );
   });
+
+  it('says that fetch refuses a port browsers block, rather than "bad port"', async () => {
+    const error = await readExposition('http://127.0.0.1:6000/metrics').catch((e: Error) => e);
+    expect((error as Error).message).to.equal(
+      '--from: cannot read http://127.0.0.1:6000/metrics: fetch refuses port 6000 (one of the ports browsers block, such as 6000 and 6665 to 6669): serve it on another port',
+    );
+  });
 });
 
 describe('svc new --from: profiling a real exposition', () => {
