@@ -24,10 +24,16 @@ export function scenarioFromCsv(text: string, origin: string, file: string): str
     ' or a csv_replay of the column where none fits (docs/new.md).',
   ].join('\n');
   const scenarios = doc.get('scenarios') as YAMLSeq;
+  const headers = table.columns.map((column) => column.header);
   table.columns.forEach((column, k) => {
     const fit = fitSeries(table.times.at, column.values);
+    // A header two columns share names both: such a column is named by its position (the time column is 0).
+    const shared = headers.indexOf(column.header) !== headers.lastIndexOf(column.header);
     const entry = doc.createNode(
-      entryOf(fit, column.name ?? `series_${k + 1}`, column.labels, { file, header: column.header }),
+      entryOf(fit, column.name ?? `series_${k + 1}`, column.labels, {
+        file,
+        column: shared ? { index: k + 1 } : column.header,
+      }),
     ) as YAMLMap;
     entry.commentBefore = ` ${column.header}: ${fit.note}`;
     for (const key of ['generator', 'labels']) {
@@ -44,9 +50,9 @@ function entryOf(
   fit: SeriesFit,
   name: string,
   labels: Readonly<Record<string, string>>,
-  source: { file: string; header: string },
+  source: { file: string; column: string | { index: number } },
 ): Record<string, unknown> {
-  const generator = fit.generator ?? { type: 'csv_replay', file: source.file, columns: [source.header] };
+  const generator = fit.generator ?? { type: 'csv_replay', file: source.file, columns: [source.column] };
   return {
     name,
     signal_type: 'metrics',

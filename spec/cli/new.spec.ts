@@ -159,6 +159,19 @@ describe('svc new --from FILE.csv', () => {
     expect(lines(run.stdout)[0]).to.match(/^load\{host="a"\} [\d.]+ \d{13}$/);
   });
 
+  it('names a column whose header another shares by its position: each column one entry, one series', async () => {
+    const file = csv('twice.csv', ['Time,a,a', '1,1,2', '2,3,4', '3,8,1']);
+    const out = join(dir, 'twice.yaml');
+    expect((await svc(['new', '--from', file, '-o', out])).code).to.equal(0);
+    const entries = loadScenario(readFileSync(out, 'utf8'), { origin: out }).scenarios;
+    expect(entries.map((entry) => (entry.generator as { columns?: unknown }).columns)).to.deep.equal([
+      [{ index: 1 }],
+      [{ index: 2 }],
+    ]);
+    const plan = await svc(['run', out, '--dry-run']);
+    expect(plan.stderr).to.include('Validation: OK (2 scenarios)');
+  });
+
   it('exits 1 naming a CSV it cannot read or parse', async () => {
     const missing = await svc(['new', '--from', join(dir, 'nope.csv')]);
     expect(missing.code).to.equal(1);
