@@ -360,10 +360,10 @@ scenarios:
       expect(await events(kept)).to.have.length(40);
     });
 
-    it('rejects a limit outside 1..1000', async () => {
+    it('rejects a limit outside 1..1000, or not written in digits', async () => {
       const server = testServer();
       const { id } = (await post(server, gauge())).json();
-      for (const limit of ['0', '1001', 'x', '2.5'])
+      for (const limit of ['0', '1001', 'x', '2.5', '0x10', '1e2', '%2B5', '%20'])
         expectError(await get(server, `/scenarios/${id}/metrics?limit=${limit}`), 400, 'invalid_query', /limit/);
     });
 

@@ -178,7 +178,8 @@ function statsOf(started: StartedEntry, now: number) {
 function limitOf(raw: unknown, max: number, byDefault: number): number {
   if (raw === undefined) return byDefault;
   const limit = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > max) {
+  // Digits only: Number() also reads 0x10, 1e3 and +5.
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || limit < 1 || limit > max) {
     throw new HttpError(
       400,
       'invalid_query',
