@@ -54,7 +54,7 @@ export class Codec<A> extends t.Type<A, unknown, unknown> {
 }
 
 /** The schema of `codec` under `child`, with `extra` keywords beside it. */
-function refined(codec: AnyCodec, extra: JsonSchema): SchemaOf {
+export function refined(codec: AnyCodec, extra: JsonSchema): SchemaOf {
   return (child) => ({ ...child(codec), ...extra });
 }
 

@@ -26,6 +26,7 @@ import {
   positive,
   positiveInteger,
   record,
+  refined,
   string,
   stringWhere,
   strict,
@@ -142,7 +143,17 @@ export const metricName = matching(NAME_PATTERN, 'a name');
 export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
 export const METRIC_TYPES = ['gauge', 'counter', 'histogram', 'summary', 'untyped'] as const;
 export const metricType = oneOf(METRIC_TYPES);
-export const labelKey = matching(LABEL_KEY_PATTERN, 'a label key');
+const labelKeyText = matching(LABEL_KEY_PATTERN, 'a label key');
+/** A label key; Prometheus reserves those beginning with `__` (`__name__` is the metric name). */
+export const labelKey = andThen<string, string>(labelKeyText, (key, u, c) =>
+  key.startsWith('__')
+    ? t.failure(
+        u,
+        c,
+        `expected a label key not beginning with __ (Prometheus reserves those; __name__ is the metric name, the entry's name), got ${show(key)}`,
+      )
+    : t.success(key),
+).withSchema(refined(labelKeyText, { not: { pattern: '^__' } }));
 
 function isHostPort(s: string): boolean {
   return splitHostPort(s) !== undefined;

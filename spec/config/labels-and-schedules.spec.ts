@@ -15,6 +15,19 @@ describe('labels', () => {
     ]);
   });
 
+  it('refuses label keys beginning with __, which Prometheus reserves, static and rotating alike', () => {
+    const reserved = (key: string) =>
+      `expected a label key not beginning with __ (Prometheus reserves those; __name__ is the metric name, the entry's name), got "${key}"`;
+    expect(
+      entryProblems(
+        metric({ labels: { __name__: 'x', _ok: 'y' }, dynamic_labels: [{ key: '__pod', cardinality: 2 }] }),
+      ),
+    ).to.deep.equal([
+      `scenarios[0] (cpu): labels.__name__: ${reserved('__name__')}`,
+      `scenarios[0] (cpu): dynamic_labels[0].key: ${reserved('__pod')}`,
+    ]);
+  });
+
   it('takes YAML numbers and booleans as their text (status: 200)', () => {
     const file = load(`
 version: 2
