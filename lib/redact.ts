@@ -14,6 +14,12 @@ const SECRET_HEADER = /^(proxy-)?authorization$|token|key|secret|passw/i;
 /** `scheme://userinfo@`: the userinfo ends at the last `@` before the path, as URL parsers split it. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;
 
+/**
+ * `user:password@host` without a scheme (an address of a tcp, broker or gRPC sink written as a URL would be), at
+ * the start of a word: a host and port hold no `@`, so what comes before one is a credential.
+ */
+const BARE_USERINFO = /(^|[\s"'(=])([^\s"'(=:/@]+):([^\s"'/@]+)@(?=[\w.[-])/g;
+
 /** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 
@@ -37,6 +43,7 @@ export function redactText(text: string): string {
       const colon = userinfo.indexOf(':');
       return `${scheme}${colon < 0 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
     })
+    .replace(BARE_USERINFO, (_, before: string, user: string) => `${before}${user}:${MASK}@`)
     .replace(AUTH_SCHEME, (_, scheme: string) => `${scheme} ${MASK}`);
 }
 

@@ -18,6 +18,15 @@ describe('redact', () => {
       }
     });
 
+    it('masks user:password@ written without a scheme, as an address of a tcp, broker or gRPC sink would carry it', () => {
+      expect(redactText('tcp.address: expected host:port, got "user:s3cret@127.0.0.1:1"')).to.equal(
+        `tcp.address: expected host:port, got "user:${MASK}@127.0.0.1:1"`,
+      );
+      expect(redactText('app:pw@kafka:9092')).to.equal(`app:${MASK}@kafka:9092`);
+      for (const text of ['mail ann@example.com', 'at 10:30 on host a', 'tcp 127.0.0.1:514'])
+        expect(redactText(text)).to.equal(text);
+    });
+
     it('masks a lone user name, which is often a token', () => {
       expect(redactText('https://ghp_abc123@example.com/x')).to.equal(`https://${MASK}@example.com/x`);
     });
