@@ -45,6 +45,27 @@ describe('secrets are never shown', () => {
     expectMasked(result.stderr);
   });
 
+  it('by any error of the command line: a path or address it names, with or without a scheme', async () => {
+    for (const argv of [
+      ['new', '--from', 'ftp://admin:hunter2@x/metrics'],
+      [
+        'run',
+        'examples/quickstart.yaml',
+        '--sink',
+        'remote_write',
+        '--endpoint',
+        'admin:hunter2@127.0.0.1:1',
+        '--dry-run',
+      ],
+      ['run', 'examples/quickstart.yaml', '--sink', 'tcp', '--endpoint', 'admin:hunter2@127.0.0.1:1', '--dry-run'],
+    ]) {
+      const result = await svc(argv);
+      expect(result.code, argv.join(' ')).to.not.equal(0);
+      expect(result.stderr, argv.join(' ')).to.include('admin:***@');
+      expectMasked(result.stdout + result.stderr);
+    }
+  });
+
   it('by a validation message about a secret of the wrong type (a YAML number or boolean)', async () => {
     const path = scenario(
       'number-secrets.yaml',

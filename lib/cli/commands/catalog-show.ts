@@ -27,7 +27,8 @@ export class CatalogShowCommand extends Command<SvcContext> {
       if (output.stderr) this.context.stderr.write(output.stderr);
       return output.failed ? 1 : 0;
     } catch (error) {
-      this.context.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      const { redactText } = await import('../../redact.js');
+      this.context.stderr.write(redactText(`error: ${error instanceof Error ? error.message : String(error)}\n`));
       return 1;
     }
   }

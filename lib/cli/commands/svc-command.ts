@@ -1,5 +1,6 @@
 import { Command, UsageError } from 'clipanion';
 import type { SvcContext } from '../context.js';
+import { redactText } from '../../redact.js';
 
 /**
  * What every svc command shares: a failure is printed on stderr (clipanion would print it on
@@ -23,12 +24,13 @@ export abstract class SvcCommand extends Command<SvcContext> {
   }
 
   override async catch(error: unknown): Promise<void> {
+    // Every failure is shown through the one redaction: a message may quote a path or address with credentials.
     if (error instanceof UsageError) {
       this.failure = 2;
-      this.context.stderr.write(this.cli.error(error, { command: this }));
+      this.context.stderr.write(redactText(this.cli.error(error, { command: this })));
       return;
     }
     this.failure = 1;
-    this.context.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    this.context.stderr.write(redactText(`error: ${error instanceof Error ? error.message : String(error)}\n`));
   }
 }
