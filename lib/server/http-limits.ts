@@ -1,4 +1,5 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * How long and how much one client may hold svc-server (docs/reliability.md): a client that sends its
@@ -91,8 +92,29 @@ export function limitedServer(handler: RequestListener, limits: HttpLimits): Ser
     },
     handler,
   );
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
   server.maxConnections = limits.maxConnections;
   return server;
+}
+
+/** What node's HTTP parser refuses before any route sees the request, as the API's error envelope says it. */
+const CLIENT_ERRORS: Readonly<Record<string, readonly [number, string, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'the request line and headers are over 16 KiB'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'the request did not arrive in time'],
+};
+
+/**
+ * Answers a request node's parser refused (a URL or headers too large, a request too slow, not HTTP) with the
+ * status node would give and the API's `{error, detail}` body, then closes the connection; node's own answer has
+ * no body.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (socket as Duplex & { bytesWritten?: number }).bytesWritten) return void socket.destroy();
+  const [status, code, detail] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'bad_request', 'not an HTTP request'];
+  const body = JSON.stringify({ error: code, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -39,6 +39,29 @@ describe('svc-server HTTP limits: slow and greedy clients', function () {
     await new Promise((resolve) => server?.close(resolve));
   });
 
+  it("answers what node's parser refuses (a URL over 16 KiB, bytes that are not HTTP) in the API's error envelope", async () => {
+    let port: number;
+    ({ server, port } = await listening({}));
+    for (const [request, head, error] of [
+      [
+        `GET /scenarios/${'x'.repeat(100_000)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+        '431 Request Header Fields Too Large',
+        'headers_too_large',
+      ],
+      ['NOT HTTP\r\n\r\n', '400 Bad Request', 'bad_request'],
+    ] as const) {
+      const client = rawClient(port);
+      sockets.push(client.socket);
+      await client.connected;
+      client.socket.write(request);
+      await client.closed;
+      const [status, body] = client.received().split('\r\n\r\n');
+      expect(status).to.match(new RegExp(`^HTTP/1\\.1 ${head}\r\nContent-Type: application/json`));
+      expect(JSON.parse(body!)).to.include({ error });
+    }
+    expect(await health(port)).to.equal(200);
+  });
+
   it('answers others while a client sends its headers a byte at a time, then closes it with 408', async () => {
     let port: number;
     ({ server, port } = await listening({ headersTimeoutMs: 400, requestTimeoutMs: 400 }));
@@ -58,6 +81,7 @@ describe('svc-server HTTP limits: slow and greedy clients', function () {
     }
     const held = performance.now() - started;
     expect(slow.received()).to.match(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(slow.received().split('\r\n\r\n')[1]!)).to.include({ error: 'request_timeout' });
     expect(sent).to.be.greaterThan(3);
     // Node checks the timeouts every second at most (our connectionsCheckingInterval).
     expect(held).to.be.within(400, 2_500);
