@@ -71,17 +71,12 @@ export class Catalog {
 
   /** Reads and validates every scenario and pack file below `dir`. */
   static async open(dir: string, variables?: Variables): Promise<Catalog> {
-    let isDirectory = false;
-    try {
-      isDirectory = (await stat(dir)).isDirectory();
-    } catch {
-      // reported below
-    }
-    if (!isDirectory) {
+    const found = await stat(dir).catch(() => undefined);
+    if (!found?.isDirectory()) {
       throw new ConfigError('unreadable', dir, [
         {
           path: '',
-          message: 'catalog directory not found: give --catalog <dir> with a directory of scenario and pack files',
+          message: `${found ? 'not a directory (a file)' : 'catalog directory not found'}: give --catalog <dir> with a directory of scenario and pack files`,
         },
       ]);
     }

@@ -111,6 +111,12 @@ describe('catalog', () => {
     expect((error as Error).message).to.equal(
       `${missing}: catalog directory not found: give --catalog <dir> with a directory of scenario and pack files`,
     );
+    // A file where the directory should be is said to be one.
+    const file = join(directory({ 'a.yaml': 'x: 1\n' }), 'a.yaml');
+    const notDirectory = await Catalog.open(file).catch((e: Error) => e);
+    expect((notDirectory as Error).message).to.equal(
+      `${file}: not a directory (a file): give --catalog <dir> with a directory of scenario and pack files`,
+    );
   });
 
   it('lists a binary file as invalid, saying it is not text', async () => {
