@@ -16,7 +16,10 @@ export interface RemoteWriteSinkOptions extends HttpSinkOptions {
   readonly url: string;
   /** Series (records) per request; default {@link REMOTE_WRITE_DEFAULTS}. */
   readonly batchSize?: number;
-  /** The protocol to send; default 1.0. 2.0 falls back to 1.0 for the rest of the run when refused with 415. */
+  /**
+   * The protocol to send; default 1.0. 2.0 falls back to 1.0 for the rest of the run when refused with 415, or
+   * answered without the written-samples headers.
+   */
   readonly protocol?: RemoteWriteProtocol;
 }
 
@@ -54,7 +57,9 @@ const UNSUPPORTED_MEDIA_TYPE = 415;
  * the 1.0 records, not write them. Requests are cut by the records either way, so when a receiver refuses 2.0
  * with 415 the same request goes again at once as 1.0, its records written from its rows then, and so does
  * every request after it, with one warning: nothing it would have taken is lost. A 2xx answer's
- * `X-Prometheus-Remote-Write-{Samples,Histograms,Exemplars}-Written` headers are reported with the delivery.
+ * `X-Prometheus-Remote-Write-{Samples,Histograms,Exemplars}-Written` headers are reported with the delivery; a
+ * 2xx answer to 2.0 without them comes from a receiver that took the body for 1.0 (and stored nothing of it), and
+ * is answered the same way as a 415.
  */
 export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   const snappy = featurePackage<typeof Snappy>('remote-write', 'snappy');
@@ -85,7 +90,14 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
     async (request, http) => {
       if (protocol === '1.0') return post(http, '1.0', v1Body(request));
       try {
-        return await post(http, '2.0', v2Body(request.runs));
+        const receipt = await post(http, '2.0', v2Body(request.runs));
+        if (receipt.written) return receipt;
+        // A 2.0 receiver says what it wrote (the spec makes the headers mandatory); one that does not read every
+        // body as a 1.0 WriteRequest (Prometheus 2.x, VictoriaMetrics 1.79): it stored nothing of this one.
+        protocol = '1.0';
+        fallback =
+          'the receiver answered remote write 2.0 without saying what it wrote (no X-Prometheus-Remote-Write-*-Written headers): it reads 1.0 only, so the request went again as 1.0, and 1.0 from now on';
+        return post(http, '1.0', v1Body(request));
       } catch (error) {
         if (!(error instanceof SinkError) || error.status !== UNSUPPORTED_MEDIA_TYPE) throw error;
         protocol = '1.0';

@@ -110,6 +110,27 @@ describe('native histograms and exemplars by remote write into Prometheus 2.42',
     }
   });
 
+  it('protocol 2.0 into Prometheus 2.42, which reads every body as 1.0 and answers 204 without the written headers: the request goes again as 1.0, with one warning, and every sample lands', async () => {
+    const name = 'svc_v2_fallback_up';
+    const sink = createSink({ type: 'remote_write', url: `${prometheus.url}/api/v1/write`, protocol: '2.0' });
+    const reports: { kind: string; message?: string }[] = [];
+    sink.reports!.subscribe((report) => reports.push(report as { kind: string; message?: string }));
+    const encoder = remoteWrite({ name, remoteWriteProtocol: '2.0' });
+    // In the past: a query's range ends at its own time.
+    const start = Date.now() - 10_000;
+    for (const k of [0, 1, 2])
+      await sink.write(
+        encoder.encode(sampleBatch({ values: [k + 1], anchor: start + k * 1000, series: seriesOf({ job: 'v2' }) })),
+      );
+    await sink.close();
+    expect(await scalar(prometheus, `count_over_time(${name}[1h])`)).to.equal(3);
+    expect(await scalar(prometheus, `sum_over_time(${name}[1h])`)).to.equal(6);
+    const warnings = reports.filter((report) => report.kind === 'warning');
+    expect(warnings.map((warning) => warning.message)).to.have.length(1);
+    expect(warnings[0]!.message).to.match(/without saying what it wrote .*: it reads 1\.0 only/);
+    expect(reports.filter((report) => report.kind === 'failed')).to.deep.equal([]);
+  });
+
   it('exemplars on rows come back from /api/v1/query_exemplars with their trace and span ids', async () => {
     const name = 'svc_exemplar_requests_total';
     const sink = createSink({ type: 'remote_write', url: `${prometheus.url}/api/v1/write` });
