@@ -34,7 +34,12 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
   for (const [name, value] of Object.entries(extra)) if (name.toLowerCase() !== 'content-type') headers[name] = value;
   return httpBatchingSink<Body>(
     options,
-    { sink: 'http_push', url: new URL(options.url), headers, hint: (status) => refusalHint(status, contentType) },
+    {
+      sink: 'http_push',
+      url: new URL(options.url),
+      headers,
+      hint: (status, body) => refusalHint(status, body, contentType),
+    },
     (chunks) => {
       const body = (options.join ?? concat)(chunks);
       return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
@@ -43,8 +48,10 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
   );
 }
 
-/** What to check when an endpoint refuses a push with a 4xx. */
-function refusalHint(status: number, contentType: string): string | undefined {
+/** What to check when an endpoint refuses a push with a 4xx (`body`: the start of its answer). */
+function refusalHint(status: number, body: string, contentType: string): string | undefined {
+  // VictoriaMetrics answers a path it does not serve with 400 "unsupported path requested".
+  if (/unsupported path/i.test(body)) return URL_HINT;
   switch (status) {
     case 400:
     case 415:
@@ -55,13 +62,15 @@ function refusalHint(status: number, contentType: string): string | undefined {
       return 'check the credentials in headers (Authorization, tenant header)';
     case 404:
     case 405:
-      return 'check the URL: it must be the import endpoint itself';
+      return URL_HINT;
     case 413:
       return 'the request is too large: lower batch_size';
     default:
       return undefined;
   }
 }
+
+const URL_HINT = 'check the URL: it must be the import endpoint itself';
 
 /** The value of header `name` (lower case) among `headers`, whatever case they are written in. */
 export function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {

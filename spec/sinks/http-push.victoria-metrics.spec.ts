@@ -46,4 +46,19 @@ describe('http_push into a real VictoriaMetrics', function () {
     }
     expect(await vm.selfMetric('vm_rows_invalid_total')).to.equal(0);
   });
+
+  it('a path VictoriaMetrics does not serve (its 400 "unsupported path requested") is said to be the URL', async () => {
+    const entry = metricEntry({
+      name: 'svc_vm_wrong_path',
+      rate: 10,
+      duration: 100,
+      sink: { type: 'http_push', url: `${vm.url}/api/v1/import/prometheusx` },
+    });
+    const run = runEntry(entry);
+    await run.done;
+    const { last_sink_error } = run.stats.snapshot(Date.now());
+    expect(last_sink_error).to.match(
+      /answered 400 Bad Request: .*unsupported path requested.*; check the URL: it must be the import endpoint itself$/,
+    );
+  });
 });
