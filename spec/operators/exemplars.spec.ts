@@ -93,6 +93,17 @@ describe('exemplars', () => {
     });
   });
 
+  it('holds at most 4096 spans that have not ended: beyond, the newest are not kept, and the others are named as they end', () => {
+    // 5000 spans started together, span k (span id 200 + k) lasting 1 + k/10000 s: all ended by 2 s, in order.
+    const many = spanBatch(Array.from({ length: 5000 }, (_, k) => 1 + k / 10_000));
+    const named = collect(
+      of(histogramEvent(0, 2000)).pipe(exemplars({ spans: of(many) })),
+      (batch, i) => new ExemplarCursor(batch.exemplars).at(i)?.spanId,
+    ).filter(Boolean);
+    // The last one kept, the 4096th, ended last among those kept; without the bound it would be the 5000th.
+    expect(named.map((id) => Number.parseInt(id!, 16) - 200)).to.deep.equal([4095]);
+  });
+
   it("on a counter's sample names a span and is worth one request, not the span's duration", () => {
     const counterEvent: Labelled<SampleBatch> = {
       size: 1,
