@@ -99,14 +99,19 @@ describe('udp sink', () => {
       await sink.close().catch(() => undefined);
     }));
 
-  it('reports the ICMP refusal of a closed port as connection refused, saying what to check', async () => {
+  it('reports the ICMP refusal of a closed port as connection refused, saying what to check, for the events it refused', async () => {
     const port = await freeUdpPort();
     const sink = udpSink({ address: `127.0.0.1:${port}` });
     const failures: Error[] = [];
-    sink.reports!.subscribe((r) => r.kind === 'failed' && failures.push(r.error));
+    const counted = { failed: 0, delivered: 0, written: 0 };
+    sink.reports!.subscribe((r) => {
+      if (r.kind === 'failed') failures.push(r.error);
+      if (r.kind === 'failed' || r.kind === 'delivered') counted[r.kind] += r.size;
+    });
     const message = await waitFor(
       'an ICMP refusal',
       () => {
+        counted.written++;
         sink.write(chunk('ping\n')); // a UDP socket learns of an earlier datagram's ICMP refusal on a later send
         return failures[0]?.message;
       },
@@ -116,7 +121,9 @@ describe('udp sink', () => {
     expect(message).to.equal(
       `udp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port?`,
     );
-    await sink.close();
+    // The refusal comes within the window after the OS took the datagram: its event is failed, never delivered.
+    expect(await sink.close().catch((error: Error) => error)).to.equal(failures.at(-1));
+    expect(counted).to.deep.equal({ failed: counted.written, delivered: 0, written: counted.written });
   });
 
   it('reports a host that does not resolve as a sink failure, never as an uncaught exception, and tries again on the next write', async () => {
