@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { explainFile } from '../sinks/core/errors.js';
 
 /**
  * Writes `data` to the file the option `option` names (`-o`, `--svg`), failing with an error that names the
@@ -16,17 +17,6 @@ export async function writeOutputFile(
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'EEXIST' && exclusive) throw error;
-    throw new Error(`${option}: cannot write ${path}: ${WHY[code ?? ''] ?? (error as Error).message}`);
+    throw new Error(`${option}: cannot write ${path}: ${explainFile(code, path) ?? (error as Error).message}`);
   }
 }
-
-/** A failed write's system error, in words. */
-const WHY: Readonly<Record<string, string>> = {
-  ENOENT: 'its directory does not exist',
-  ENOTDIR: 'a part of its path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  ENOSPC: 'the disk is full',
-  EROFS: 'the file system is read-only',
-};

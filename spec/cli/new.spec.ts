@@ -111,22 +111,26 @@ describe('svc new: starter scenarios', () => {
     const result = await svc(['new', '-o', blocked]);
     expect(result.code).to.equal(1);
     expect(result.stderr).to.match(
-      /^error: -o: cannot write .*blocker\/out\.yaml: a part of its path is not a directory$/m,
+      /^error: -o: cannot write .*blocker\/out\.yaml: a part of .*blocker is a file, not a directory$/m,
     );
   });
 
   it('says why a file of -o, --svg or --png cannot be written, naming the option (svc new, schema and plot alike)', async () => {
     const dir = join(scenario('target', ''), '..');
-    for (const [argv, option] of [
-      [['new', '-o', dir, '--force'], '-o'],
-      [['schema', '-o', dir], '-o'],
-      [['plot', 'examples/quickstart.yaml', '--svg', dir], '--svg'],
-      [['schema', '-o', '/nonexistent/x.json'], '-o'],
+    const isDirectory = 'it is a directory; path must name a file';
+    for (const [argv, option, path, why] of [
+      [['new', '-o', dir, '--force'], '-o', dir, isDirectory],
+      [['schema', '-o', dir], '-o', dir, isDirectory],
+      [['plot', 'examples/quickstart.yaml', '--svg', dir], '--svg', dir, isDirectory],
+      [
+        ['schema', '-o', '/nonexistent/x.json'],
+        '-o',
+        '/nonexistent/x.json',
+        'the directory /nonexistent does not exist',
+      ],
     ] as const) {
       const result = await svc([...argv]);
       expect(result.code, argv.join(' ')).to.equal(1);
-      const path = argv.at(-1) === '--force' ? dir : argv.at(-1)!;
-      const why = path === dir ? 'it is a directory' : 'its directory does not exist';
       expect(result.stderr, argv.join(' ')).to.equal(`error: ${option}: cannot write ${path}: ${why}\n`);
     }
   });

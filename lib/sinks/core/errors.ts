@@ -86,8 +86,8 @@ export function networkError(sink: string, target: string, host: string, cause: 
   return new SinkError(sink, detail, { cause, retryable: true });
 }
 
-/** What a file system error code means for a file sink writing `path`. */
-function explainFile(code: string | undefined, path: string): string | undefined {
+/** What a file system error code means for a writer of the file at `path` (a file sink, `svc -o`), in words. */
+export function explainFile(code: string | undefined, path: string): string | undefined {
   switch (code) {
     case 'ENOENT':
       return `the directory ${dirname(path)} does not exist`;
