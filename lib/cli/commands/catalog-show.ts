@@ -1,9 +1,9 @@
 import { Command, Option } from 'clipanion';
-import type { SvcContext } from '../context.js';
+import { SvcCommand } from './svc-command.js';
 import { valueFlag } from '../flags.js';
 
 /** `svc catalog show @name [--catalog <dir>]`: a catalog file or built-in pack, as written. */
-export class CatalogShowCommand extends Command<SvcContext> {
+export class CatalogShowCommand extends SvcCommand {
   static override paths = [['catalog', 'show']];
   static override usage = Command.Usage({
     category: 'Catalog',
@@ -20,16 +20,10 @@ export class CatalogShowCommand extends Command<SvcContext> {
   catalog = valueFlag('--catalog', '<dir>', 'Catalog directory');
 
   async execute(): Promise<number> {
-    try {
-      const { showCatalogItem } = await import('../catalog-output.js');
-      const output = await showCatalogItem(this.name, this.catalog, this.context.env);
-      this.context.stdout.write(output.stdout);
-      if (output.stderr) this.context.stderr.write(output.stderr);
-      return output.failed ? 1 : 0;
-    } catch (error) {
-      const { redactText } = await import('../../redact.js');
-      this.context.stderr.write(redactText(`error: ${error instanceof Error ? error.message : String(error)}\n`));
-      return 1;
-    }
+    const { showCatalogItem } = await import('../catalog-output.js');
+    const output = await showCatalogItem(this.name, this.catalog, this.context.env);
+    this.context.stdout.write(output.stdout);
+    if (output.stderr) this.context.stderr.write(output.stderr);
+    return output.failed ? 1 : 0;
   }
 }
