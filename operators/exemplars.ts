@@ -67,14 +67,15 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
-        const span = pool?.take(timestampOf(batch, at));
+        const time = timestampOf(batch, at);
+        const span = pool?.take(time);
         if (pool && !span) continue;
         places.see(series, at, rows);
         const worth =
           span && (native || places.distribution)
             ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
             : value(index, offset[at]!, e);
-        const k = placed.add(places.of(native, at, rows, worth), worth, timestampOf(batch, at));
+        const k = placed.add(places.of(native, at, rows, worth), worth, time);
         if (span) placed.setIds(k, span.spans, span.s);
         else ids.idWords(index, placed.traceId, 4 * k, placed.spanId, 2 * k);
         if (places.second >= 0) placed.addFrom(places.second, placed, k);

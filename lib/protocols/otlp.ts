@@ -67,7 +67,6 @@ const DESCRIPTOR = {
             timeUnixNano: field('fixed64', 3),
             asDouble: field('double', 4),
             exemplars: repeated('Exemplar', 5),
-            asInt: field('sfixed64', 6),
           },
         },
         HistogramDataPoint: {

@@ -89,20 +89,23 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
     (chunks) => cutRecords(batchSize, chunks),
     async (request, http) => {
       if (protocol === '1.0') return post(http, '1.0', v1Body(request));
+      /** Sends `request` again as 1.0, and every request after it, saying why once. */
+      const fallBack = (why: string) => {
+        protocol = '1.0';
+        fallback = why;
+        return post(http, '1.0', v1Body(request));
+      };
       try {
         const receipt = await post(http, '2.0', v2Body(request.runs));
         if (receipt.written) return receipt;
         // A 2.0 receiver says what it wrote (the spec makes the headers mandatory); one that does not read every
         // body as a 1.0 WriteRequest (Prometheus 2.x, VictoriaMetrics 1.79): it stored nothing of this one.
-        protocol = '1.0';
-        fallback =
-          'the receiver answered remote write 2.0 without saying what it wrote (no X-Prometheus-Remote-Write-*-Written headers): it reads 1.0 only, so the request went again as 1.0, and 1.0 from now on';
-        return post(http, '1.0', v1Body(request));
+        return fallBack(
+          'the receiver answered remote write 2.0 without saying what it wrote (no X-Prometheus-Remote-Write-*-Written headers): it reads 1.0 only, so the request went again as 1.0, and 1.0 from now on',
+        );
       } catch (error) {
         if (!(error instanceof SinkError) || error.status !== UNSUPPORTED_MEDIA_TYPE) throw error;
-        protocol = '1.0';
-        fallback = `the receiver does not take remote write 2.0 (${error.detail}): sending 1.0 from now on`;
-        return post(http, '1.0', v1Body(request));
+        return fallBack(`the receiver does not take remote write 2.0 (${error.detail}): sending 1.0 from now on`);
       }
     },
   );
