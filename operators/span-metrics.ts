@@ -1,4 +1,14 @@
-import { Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import {
+  concatWith,
+  defer,
+  EMPTY,
+  map,
+  of,
+  tap,
+  type Observable,
+  type OperatorFunction,
+  type SchedulerLike,
+} from 'rxjs';
 import {
   carryingExemplars,
   ExemplarRowsBuilder,
@@ -190,32 +200,25 @@ export function spanMetrics<B extends TickBatch>(
       const exemplars = carried.build();
       return exemplars ? carryingExemplars(rows, exemplars) : rows;
     };
-    /** A batch of one tick at `offset` ms after the start, the slot after `last`'s. */
-    const tickAt = (last: TickBatch, offset: number): TickBatch => ({
-      size: 1,
-      anchor: last.anchor,
-      index: Float64Array.of(last.index[last.size - 1]! + 1),
-      offset: Float64Array.of(offset),
-    });
+    // The last tick written: the write at the end follows it.
+    let last: TickBatch | undefined;
+    /** The write when the ticks end, at that time but not past `end`, if later than the last tick. */
+    const lastWrite = () => {
+      if (!scheduler || !last) return EMPTY;
+      const now = scheduler.now() - last.anchor;
+      const at = Math.min(now, end ?? now);
+      if (!(at > last.offset[last.size - 1]!)) return EMPTY;
+      const tick = { size: 1, anchor: last.anchor, index: Float64Array.of(last.index[last.size - 1]! + 1) };
+      return of(write({ ...tick, offset: Float64Array.of(at) }));
+    };
     const operator: OperatorFunction<B, Labelled<SampleBatch>> = (source) =>
-      new Observable((subscriber) => {
-        let last: B | undefined;
-        return source.subscribe({
-          next: (batch) => {
-            if (batch.size > 0) last = batch;
-            subscriber.next(write(batch));
-          },
-          error: (error) => subscriber.error(error),
-          complete: () => {
-            if (scheduler && last) {
-              const now = scheduler.now() - last.anchor;
-              const at = Math.min(now, end ?? now);
-              if (at > last.offset[last.size - 1]!) subscriber.next(write(tickAt(last, at)));
-            }
-            subscriber.complete();
-          },
-        });
-      });
+      source.pipe(
+        tap((batch) => {
+          if (batch.size > 0) last = batch;
+        }),
+        map(write),
+        concatWith(defer(lastWrite)),
+      );
     return { feed: (batch: SpanBatch) => void pending.push(batch), operator };
   });
 }
