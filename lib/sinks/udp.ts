@@ -108,8 +108,7 @@ class UdpDriver implements SinkDriver {
   /** `chunk` left: lost with its error, or taken by the OS (delivered once no refusal came in the window). */
   private settled(chunk: Sending): void {
     if (chunk.error) {
-      this.core.failed(chunk.size, chunk.bytes, chunk.error);
-      this.core.settle(chunk.units, chunk.held, chunk.error);
+      this.report(chunk, chunk.error);
       return;
     }
     chunk.takenAt = performance.now();
@@ -126,11 +125,7 @@ class UdpDriver implements SinkDriver {
 
   /** Reports delivered the chunks taken at or before `until`. */
   private deliverTaken(until: number): void {
-    while (this.taken.length > 0 && this.taken[0]!.takenAt! <= until) {
-      const chunk = this.taken.shift()!;
-      this.core.delivered(chunk.size, chunk.bytes);
-      this.core.settle(chunk.units, chunk.held, chunk.partial);
-    }
+    while (this.taken.length > 0 && this.taken[0]!.takenAt! <= until) this.report(this.taken.shift()!);
     if (this.taken.length === 0 && this.takenTimer) {
       clearTimeout(this.takenTimer);
       this.takenTimer = undefined;
@@ -140,12 +135,16 @@ class UdpDriver implements SinkDriver {
   /** An ICMP refusal: the chunks taken in the window were lost (the host refused them), else no event is known lost. */
   private refused(failure: SinkError): void {
     if (this.taken.length === 0) return void this.core.failed(0, 0, failure);
-    for (const chunk of this.taken.splice(0)) {
-      this.core.failed(chunk.size, chunk.bytes, failure);
-      this.core.settle(chunk.units, chunk.held, failure);
-    }
+    for (const chunk of this.taken.splice(0)) this.report(chunk, failure);
     clearTimeout(this.takenTimer);
     this.takenTimer = undefined;
+  }
+
+  /** Reports `chunk` lost with `error`, else delivered, and settles it. */
+  private report(chunk: Sending, error?: SinkError): void {
+    if (error) this.core.failed(chunk.size, chunk.bytes, error);
+    else this.core.delivered(chunk.size, chunk.bytes);
+    this.core.settle(chunk.units, chunk.held, error ?? chunk.partial);
   }
 
   private sendChunk(s: Socket, encoded: EncodedBatch, bytes: number): void {
