@@ -2,7 +2,7 @@
  * Reading scenario and pack texts, from a file or from standard input (`svc run -`): one reader,
  * bounded in size, that refuses what is not UTF-8 text.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, fstatSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { MAX_TEXT_BYTES } from '../language/limits.js';
@@ -33,6 +33,9 @@ export async function readTextFile(
   const chunks: Buffer[] = [];
   let length = 0;
   try {
+    // Node reads a directory given as standard input (`svc run - < dir`) as an empty stream.
+    if (typeof source !== 'string' && isDirectory(source.stream))
+      throw unreadable(`cannot read the ${what} (it is a directory)`);
     // Leaving the loop early destroys the stream (and closes a file).
     for await (const chunk of stream) {
       const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
@@ -51,6 +54,12 @@ export async function readTextFile(
   if (!isUtf8(bytes) || bytes.includes(0))
     throw unreadable(`not a text file (it holds binary data): give a ${format} ${what}`);
   return bytes.toString('utf8');
+}
+
+/** Whether the stream reads a descriptor that is a directory. */
+function isDirectory(stream: Readable): boolean {
+  const { fd } = stream as { fd?: unknown };
+  return typeof fd === 'number' && fstatSync(fd).isDirectory();
 }
 
 /** A system error in words, without its code and path. */

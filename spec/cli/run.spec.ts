@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
@@ -69,6 +69,18 @@ describe('svc run', () => {
       expect(fromFile.stderr).to.equal(`error: ${path}: ${message}\n`);
       expect(fromStdin.code, fromStdin.stderr).to.equal(1);
       expect(fromStdin.stderr).to.equal(`error: standard input: ${message}\n`);
+    }
+  });
+
+  it('refuses a directory given as standard input, which node reads as an empty stream', async () => {
+    // What node makes of `svc run - < dir`: a stream on descriptor 0 that ends at once.
+    const fd = openSync(tmp, 'r');
+    try {
+      const result = await svc(['run', '-'], { stdin: Object.assign(Readable.from([]), { fd }) });
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal('error: standard input: cannot read the scenario file (it is a directory)\n');
+    } finally {
+      closeSync(fd);
     }
   });
 
