@@ -64,3 +64,40 @@ function redactValue(value: unknown, key: string | undefined): unknown {
     Object.entries(value).map(([name, field]) => [name, isSecretField(name, key) ? MASK : redactValue(field, name)]),
   );
 }
+
+/** Shorter values are not looked for in text: masking every `ab` of a message would hide more than a secret. */
+const MIN_ECHOED_SECRET = 4;
+
+/**
+ * The credentials a sink sends, as a receiver may echo them in an answer (a collector quoting the request's
+ * `Authorization`): the values of its secret headers and the credentials of a `Bearer`/`Basic` value alone, and
+ * the userinfo of its URL, as written and decoded.
+ */
+export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?: URL): string[] {
+  const values = Object.entries(headers)
+    .filter(([name]) => isSecretHeader(name))
+    .flatMap(([, value]) => [value, value.replace(/^\s*(bearer|basic)\s+/i, '')]);
+  const userinfo = url ? [url.username, url.password].flatMap((part) => [part, decodeURIComponentSafe(part)]) : [];
+  return [...new Set([...values, ...userinfo].map((value) => value.trim()))]
+    .filter((value) => value.length >= MIN_ECHOED_SECRET)
+    .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * What a receiver answered, fit to show: credentials masked as in {@link redactText}, and every credential of
+ * `secrets` (see {@link sentSecrets}) the answer repeats replaced by {@link MASK}.
+ */
+export function redactAnswer(text: string, secrets: readonly string[]): string {
+  let shown = text;
+  // Longest first: a header's value is masked whole before the token within it.
+  for (const secret of secrets) shown = shown.split(secret).join(MASK);
+  return redactText(shown);
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

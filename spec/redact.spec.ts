@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { createLogger } from '../lib/server/logger.js';
-import { isSecretHeader, MASK, redactConfig, redactText } from '../lib/redact.js';
+import { isSecretHeader, MASK, redactAnswer, redactConfig, redactText, sentSecrets } from '../lib/redact.js';
 
 describe('redact', () => {
   describe('redactText', () => {
@@ -93,6 +93,23 @@ describe('redact', () => {
         batch_size: 512,
       });
       expect(sink).to.deep.equal(original);
+    });
+  });
+
+  describe("a receiver's answer", () => {
+    it('masks the credentials a sink sent wherever the answer repeats them, longest first', () => {
+      const secrets = sentSecrets(
+        { Authorization: 'Bearer tok-1234', 'X-Api-Key': 'k3y-value', 'X-Scope-OrgID': 'team-a', 'x-token': 'abc' },
+        new URL('http://svc:p%40ss@host/push'),
+      );
+      // The tenant is no secret; a three-character token is too short to look for in text.
+      expect(secrets).to.have.members(['Bearer tok-1234', 'tok-1234', 'k3y-value', 'p%40ss', 'p@ss']);
+      expect(redactAnswer('got tok-1234, k3y-value, p@ss and p%40ss for team-a', secrets)).to.equal(
+        `got ${MASK}, ${MASK}, ${MASK} and ${MASK} for team-a`,
+      );
+      expect(redactAnswer('header was "Bearer tok-1234"', secrets)).to.equal(`header was "${MASK}"`);
+      // What redactText masks anyway, whatever was sent.
+      expect(redactAnswer('try Bearer other-token', [])).to.equal(`try Bearer ${MASK}`);
     });
   });
 

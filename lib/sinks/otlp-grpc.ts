@@ -8,6 +8,7 @@ import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { firstLine, SinkError } from './core/errors.js';
+import { redactAnswer, sentSecrets } from '../redact.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
@@ -52,12 +53,14 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const timeout = options.timeout ?? OTLP_DEFAULTS.timeout;
   const scheduler = options.scheduler ?? asyncScheduler;
   const { metadata, problem } = metadataOf(grpc, options.headers ?? {});
+  const secrets = sentSecrets(options.headers);
+  const redact = (answer: string) => redactAnswer(answer, secrets);
   let client: Grpc.Client | undefined;
   const calls = new Set<Grpc.ClientUnaryCall>();
 
   const failure = (error: Grpc.ServiceError): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
-    const details = firstLine(error.details ?? '');
+    const details = firstLine(redact(error.details ?? ''));
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryable = RETRYABLE.has(code);
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
@@ -89,7 +92,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         (error, answer) => {
           calls.delete(call);
           if (error) reject(failure(error));
-          else resolve(partialRefusal('otlp_grpc', signal, answer ?? Buffer.alloc(0), request));
+          else resolve(partialRefusal('otlp_grpc', signal, answer ?? Buffer.alloc(0), request, redact));
         },
       );
       calls.add(call);

@@ -46,7 +46,8 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       hint: (status) => refusalHint(status, signal),
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
-    async (request, http) => partialRefusal('otlp_http', signal, (await http.post(request.body)).body, request),
+    async (request, http) =>
+      partialRefusal('otlp_http', signal, (await http.post(request.body)).body, request, http.redact),
   );
 }
 

@@ -53,6 +53,18 @@ describe('http_push sink', () => {
     );
   });
 
+  it("masks the credentials it sent where the receiver's answer repeats them", async () => {
+    receiver.answer(() => ({ status: 401, body: 'token tok-SECRET1 (key SECRET2) for svc:p@ss is unknown' }));
+    const url = new URL(receiver.url);
+    const sink = httpPushSink({
+      url: `http://svc:p%40ss@${url.host}/push`,
+      headers: { Authorization: 'Bearer tok-SECRET1', 'X-Api-Key': 'SECRET2', 'X-Scope-OrgID': 'team-a' },
+    });
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.include('answered 401 Unauthorized: "token *** (key ***) for svc:*** is unknown"');
+  });
+
   it('sends json_lines as NDJSON unless content_type (or a Content-Type header) says otherwise', async () => {
     const ndjson = createSink({ type: 'http_push', url: receiver.url }, { encoder: 'json_lines' });
     const explicit = createSink(

@@ -267,6 +267,26 @@ describe('OTLP sinks', function () {
     });
   }
 
+  it("masks the credentials sent where the collector's refusal or partial success repeats them", async () => {
+    const headers = { Authorization: 'Bearer tok-SECRET1', 'x-api-key': 'SECRET2' };
+    for (const [answer, shown] of [
+      [{ grpc: grpc.status.UNAUTHENTICATED, details: 'Bearer tok-SECRET1 rejected', http: 401 }, '"*** rejected'],
+      [{ accept: true, rejected: 1, message: 'key SECRET2 over quota' }, 'key *** over quota'],
+    ] as const) {
+      receiver.answer(() => answer);
+      for (const sink of [
+        otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', headers, retry: QUICK_RETRY }),
+        otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', headers, retry: QUICK_RETRY }),
+      ]) {
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+        const error = (await sink.close().catch((e: unknown) => e)) as Error;
+        expect(error.message)
+          .to.include(shown)
+          .and.not.match(/SECRET/);
+      }
+    }
+  });
+
   it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data' }));
     const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY });

@@ -60,14 +60,15 @@ export function otlpRequests(
 
 /**
  * What an `Export` answer says: a partial success names how many of the request's records the
- * collector refused and why; those fail, the rest are delivered. A refusal of none (a warning
- * only) is a success.
+ * collector refused and why (shown through `redact`, which masks the sink's credentials); those
+ * fail, the rest are delivered. A refusal of none (a warning only) is a success.
  */
 export function partialRefusal(
   sink: string,
   signal: OtlpSignal,
   answer: Uint8Array,
   request: RecordRequest,
+  redact: (answer: string) => string,
 ): PartialRefusal | undefined {
   if (answer.length === 0) return undefined;
   const { type } = otlpMessages();
@@ -78,7 +79,7 @@ export function partialRefusal(
   };
   const rejected = partialSuccess?.rejected ?? 0;
   if (rejected <= 0) return undefined;
-  const why = partialSuccess?.errorMessage ? `: "${partialSuccess.errorMessage}"` : '';
+  const why = partialSuccess?.errorMessage ? `: "${redact(partialSuccess.errorMessage)}"` : '';
   return {
     rejected,
     error: new SinkError(

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { firstLine, networkError, SinkError } from '../core/errors.js';
+import { redactAnswer, sentSecrets } from '../../redact.js';
 
 export interface HttpEndpointOptions {
   /** Sink name for messages. */
@@ -42,6 +43,8 @@ export interface HttpEndpoint {
    * endpoint's own where they have the same name.
    */
   post(body: string | Uint8Array, headers?: Readonly<Record<string, string>>): Promise<HttpAnswer>;
+  /** What the destination answered, fit for a message: the credentials sent to it masked, should it repeat them. */
+  redact(answer: string): string;
   /** Cuts the requests in flight; later posts open a new connection. */
   abort(): void;
   /** Closes the kept-alive connections. */
@@ -69,8 +72,11 @@ export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpoint
   const shown = `${url.origin}${url.pathname}`;
   const networkFailure = (error: unknown): SinkError => networkError(sink, url.host, url.hostname, error);
   const unsendable = headerProblem(headers);
+  const secrets = sentSecrets(headers, url);
+  const redact = (answer: string) => redactAnswer(answer, secrets);
 
-  const refused = (response: IncomingMessage, body: string): SinkError => {
+  const refused = (response: IncomingMessage, answer: string): SinkError => {
+    const body = redact(answer);
     const status = response.statusCode ?? 0;
     const retryable = status === 408 || status === 429 || status >= 500;
     const advice = retryable ? undefined : hint?.(status, body);
@@ -84,6 +90,7 @@ export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpoint
 
   return {
     address: shown,
+    redact,
     post(body, extra) {
       // Node would throw for such a header: a refusal of every request, not worth retrying.
       if (unsendable)
