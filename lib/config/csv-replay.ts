@@ -100,6 +100,9 @@ function rowsOf(text: string, origin: string): { header: readonly string[]; rows
   try {
     records = parse(text, {
       bom: true,
+      // Lines that begin with `#` are comments, as the reference tool reads them; a `#` within a cell is data.
+      comment: '#',
+      comment_no_infix: true,
       info: true,
       skip_empty_lines: true,
       max_record_size: MAX_CSV_CELL,

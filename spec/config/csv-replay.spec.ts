@@ -38,6 +38,19 @@ describe('csv_replay: metric CSV files', () => {
     expect(table.times).to.deep.equal({ at: [0, 15_000, 30_000], span: 45_000 });
   });
 
+  it('skips lines that begin with #, as the reference tool does; a # within a cell is data', () => {
+    const text =
+      '# CPU during an incident.\n# Exported from VictoriaMetrics.\ntimestamp,"cpu{note=""a#b""}"\n1700000000,1\n# a pause\n1700000010,2\n';
+    const table = metricTable(text, 'cpu.csv');
+    expect(table.columns.map(({ header, ...column }) => column)).to.deep.equal([
+      { name: 'cpu', labels: { note: 'a#b' }, values: [1, 2] },
+    ]);
+    expect(table.times.at).to.deep.equal([0, 10_000]);
+    expect(logTable('# nginx\nts,message\n1700000000,GET /#top\n', 'log.csv').records).to.deep.equal([
+      { severity: 'info', message: 'GET /#top', fields: {} },
+    ]);
+  });
+
   it('takes Unix seconds and date-time texts as timestamps', () => {
     expect(metricTable('time,x\n1714557600,1\n1714557601.5,2\n', 'a.csv').times).to.deep.equal({
       at: [0, 1500],
