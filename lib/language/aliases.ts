@@ -27,92 +27,114 @@ import {
   packGenerator,
   type GeneratorAlias,
 } from './fields.js';
-import { isMapping, issuesOf, show, type Issue } from './problems.js';
+import { isMapping, issuesOf, type Issue } from './problems.js';
 import { formatMs } from '../format.js';
 import * as limits from './limits.js';
 import type { GeneratorConfig } from './types.js';
 
-/** What an alias becomes: a generator, and the noise that becomes the entry's jitter. */
+/**
+ * What an alias becomes: a generator, and the noise that becomes the entry's jitter (`given`: written in the
+ * alias, not its default, which an entry's own `jitter` replaces).
+ */
 export interface Desugared {
   readonly generator: GeneratorConfig;
-  readonly noise?: { readonly amount: number; readonly seed?: number };
+  readonly noise?: { readonly amount: number; readonly seed?: number; readonly given: boolean };
 }
+
+/**
+ * The defaults of the aliases' fields: the reference tool's, so that its files, which leave any field out, mean
+ * here what they mean there (docs/scenario-fields.md#operational-aliases).
+ */
+const DEFAULTS = {
+  baseline: 0,
+  ceiling: 100,
+  noise: 1,
+  time_to_saturate: 300_000,
+  time_to_ceiling: 600_000,
+  time_to_degrade: 300_000,
+  up_duration: 10_000,
+  down_duration: 5_000,
+  center: 50,
+  amplitude: 10,
+  period: 60_000,
+  spike_height: 100,
+  spike_duration: 10_000,
+  spike_interval: 30_000,
+} as const;
 
 /** A period of an alias: at least the 1 ms a generator period takes. */
 const period = atLeast(duration, 1, ' ms').withSchema((child) => child(duration));
 const seconds = (ms: number) => ms / 1000;
 const noiseFields = {
-  noise: nonNegative.describe("Uniform noise ± noise on every value: becomes the entry's jitter."),
+  noise: nonNegative.describe(
+    `Uniform noise ± noise on every value: becomes the entry's jitter (an entry's own jitter replaces the default); 0 for none; default ${DEFAULTS.noise}.`,
+  ),
   noise_seed: integer.describe("Seed of the noise: becomes the entry's jitter_seed."),
 };
 
-function ceilingAbove<A extends { baseline: number; ceiling: number }>(
-  a: A,
-  u: unknown,
-  c: t.Context,
-): t.Validation<A> {
-  return a.baseline < a.ceiling
-    ? t.success(a)
-    : failAt(u, c, 'ceiling', `expected a number greater than baseline (${a.baseline}), got ${a.ceiling}`);
-}
-
-function withNoise(
-  a: { noise?: number; noise_seed?: number },
-  u: unknown,
-  c: t.Context,
-  generator: GeneratorConfig,
-): t.Validation<Desugared> {
-  if (a.noise === undefined)
-    return a.noise_seed === undefined
-      ? t.success({ generator })
-      : failAt(u, c, 'noise_seed', 'only allowed with noise');
-  return t.success({
+/** The noise of an alias that has some: the entry's jitter, unless 0. */
+function withNoise(a: { noise?: number; noise_seed?: number }, generator: GeneratorConfig): Desugared {
+  const amount = a.noise ?? DEFAULTS.noise;
+  if (amount === 0) return { generator };
+  return {
     generator,
-    noise: { amount: a.noise, ...(a.noise_seed !== undefined && { seed: a.noise_seed }) },
-  });
+    noise: { amount, given: a.noise !== undefined, ...(a.noise_seed !== undefined && { seed: a.noise_seed }) },
+  };
 }
 
 /** A ramp from baseline to ceiling over the duration in field `time`, then back to baseline: a sawtooth. */
-function ramp(name: string, time: string, optional: Partial<typeof noiseFields>): Codec<Desugared> {
-  const required = {
-    type: oneOf([name]),
-    baseline: number.describe('The value at the start and after each reset.'),
-    ceiling: number.describe('The value reached at the end of the ramp; above baseline.'),
-    [time]: period.describe('How long the ramp from baseline to ceiling takes.'),
-  } as { type: Codec<string>; baseline: Codec<number>; ceiling: Codec<number> };
-  return andThen(andThen(strict(`${name} generator`, required, optional), ceilingAbove), (a, u, c) => {
-    const ms = (a as unknown as Record<string, number>)[time]!;
-    return withNoise(a as { noise?: number; noise_seed?: number }, u, c, {
-      type: 'sawtooth',
-      min: a.baseline,
-      max: a.ceiling,
-      period_secs: seconds(ms),
-    });
+function ramp(
+  name: string,
+  time: 'time_to_saturate' | 'time_to_ceiling' | 'time_to_degrade',
+  noisy: boolean,
+): Codec<Desugared> {
+  const fields = {
+    baseline: number.describe(`The value at the start and after each reset; default ${DEFAULTS.baseline}.`),
+    ceiling: number.describe(`The value reached at the end of the ramp; above baseline; default ${DEFAULTS.ceiling}.`),
+    [time]: period.describe(`How long the ramp from baseline to ceiling takes; default ${formatMs(DEFAULTS[time])}.`),
+    ...(noisy && noiseFields),
+  } as Record<'baseline' | 'ceiling' | 'noise' | 'noise_seed' | typeof time, Codec<number>>;
+  return andThen(strict(`${name} generator`, { type: oneOf([name]) }, fields), (a, u, c) => {
+    const { baseline = DEFAULTS.baseline, ceiling = DEFAULTS.ceiling } = a;
+    if (baseline >= ceiling)
+      return failAt(u, c, 'ceiling', `expected a number greater than baseline (${baseline}), got ${ceiling}`);
+    const ms = a[time] ?? DEFAULTS[time];
+    const generator: GeneratorConfig = { type: 'sawtooth', min: baseline, max: ceiling, period_secs: seconds(ms) };
+    return t.success(noisy ? withNoise(a, generator) : { generator });
   });
 }
 
-/** Values of a flap's two states by `enum`: a boolean (1 up, 0 down), or SNMP ifOperStatus (1 up, 2 down). */
-const FLAP_STATES = { boolean: { up: 1, down: 0 }, oper_status: { up: 1, down: 2 } } as const;
+/**
+ * Values of a flap's two states by `enum`: a boolean or a link state (1 up, 0 down), SNMP ifOperStatus and the
+ * gNMI/OpenConfig oper and admin states (1 up, 2 down), a BGP neighbour's state (6 established, 1 idle).
+ */
+const FLAP_STATES = {
+  boolean: { up: 1, down: 0 },
+  link_state: { up: 1, down: 0 },
+  oper_status: { up: 1, down: 2 },
+  oper_state: { up: 1, down: 2 },
+  admin_state: { up: 1, down: 2 },
+  neighbor_state: { up: 6, down: 1 },
+} as const;
 
 const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
   flap: andThen(
     strict(
       'flap generator',
+      { type: oneOf(['flap']) },
       {
-        type: oneOf(['flap']),
-        up_duration: period.describe('How long each up state lasts.'),
-        down_duration: period.describe('How long each down state lasts.'),
-      },
-      {
+        up_duration: period.describe(`How long each up state lasts; default ${formatMs(DEFAULTS.up_duration)}.`),
+        down_duration: period.describe(`How long each down state lasts; default ${formatMs(DEFAULTS.down_duration)}.`),
         up_value: number.describe('The value while up; default from enum.'),
         down_value: number.describe('The value while down; default from enum.'),
         enum: oneOf(Object.keys(FLAP_STATES) as (keyof typeof FLAP_STATES)[]).describe(
-          "The two states' values: boolean (up 1, down 0, the default) or oper_status (SNMP ifOperStatus: up 1, down 2).",
+          "The two states' values: boolean or link_state (up 1, down 0; boolean is the default), oper_status, oper_state or admin_state (SNMP ifOperStatus, gNMI/OpenConfig: up 1, down 2), neighbor_state (BGP: established 6, idle 1).",
         ),
       },
     ),
     (a, u, c): t.Validation<Desugared> => {
-      const cycle = a.up_duration + a.down_duration;
+      const { up_duration = DEFAULTS.up_duration, down_duration = DEFAULTS.down_duration } = a;
+      const cycle = up_duration + down_duration;
       if (cycle > limits.MAX_DURATION_MS) {
         return failAt(
           u,
@@ -128,54 +150,68 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
           type: 'spike',
           baseline: down,
           magnitude: up - down,
-          duration_secs: seconds(a.up_duration),
+          duration_secs: seconds(up_duration),
           interval_secs: seconds(cycle),
         },
       });
     },
   ),
-  saturation: ramp('saturation', 'time_to_saturate', {}),
-  leak: ramp('leak', 'time_to_ceiling', {}),
-  degradation: ramp('degradation', 'time_to_degrade', noiseFields),
+  saturation: ramp('saturation', 'time_to_saturate', false),
+  leak: ramp('leak', 'time_to_ceiling', false),
+  degradation: ramp('degradation', 'time_to_degrade', true),
   steady: andThen(
     strict(
       'steady generator',
+      { type: oneOf(['steady']) },
       {
-        type: oneOf(['steady']),
-        center: number.describe('The centre line.'),
-        amplitude: number.describe('Half the swing around center.'),
-        period: period.describe('One cycle of the swing.'),
+        center: number.describe(`The centre line; default ${DEFAULTS.center}.`),
+        amplitude: number.describe(`Half the swing around center; default ${DEFAULTS.amplitude}.`),
+        period: period.describe(`One cycle of the swing; default ${formatMs(DEFAULTS.period)}.`),
+        ...noiseFields,
       },
-      noiseFields,
     ),
-    (a, u, c) =>
-      withNoise(a, u, c, { type: 'sine', amplitude: a.amplitude, period_secs: seconds(a.period), offset: a.center }),
+    (a) => {
+      const { center = DEFAULTS.center, amplitude = DEFAULTS.amplitude, period = DEFAULTS.period } = a;
+      return t.success(withNoise(a, { type: 'sine', amplitude, period_secs: seconds(period), offset: center }));
+    },
   ),
   spike_event: andThen(
-    strict('spike_event generator', {
-      type: oneOf(['spike_event']),
-      baseline: number.describe('The value outside spikes.'),
-      spike_height: number.describe('Added to baseline during a spike.'),
-      spike_duration: period.describe('How long each spike lasts; shorter than spike_interval.'),
-      spike_interval: period.describe("From one spike's start to the next."),
-    }),
+    strict(
+      'spike_event generator',
+      { type: oneOf(['spike_event']) },
+      {
+        baseline: number.describe(`The value outside spikes; default ${DEFAULTS.baseline}.`),
+        spike_height: number.describe(`Added to baseline during a spike; default ${DEFAULTS.spike_height}.`),
+        spike_duration: period.describe(
+          `How long each spike lasts; shorter than spike_interval; default ${formatMs(DEFAULTS.spike_duration)}.`,
+        ),
+        spike_interval: period.describe(
+          `From one spike's start to the next; default ${formatMs(DEFAULTS.spike_interval)}.`,
+        ),
+      },
+    ),
     (a, u, c): t.Validation<Desugared> => {
-      if (a.spike_duration >= a.spike_interval) {
-        const raw = u as Record<string, unknown>;
+      const {
+        baseline = DEFAULTS.baseline,
+        spike_height = DEFAULTS.spike_height,
+        spike_duration = DEFAULTS.spike_duration,
+        spike_interval = DEFAULTS.spike_interval,
+      } = a;
+      if (spike_duration >= spike_interval) {
         return failAt(
           u,
           c,
           'spike_duration',
-          `expected a duration shorter than spike_interval (${show(raw.spike_interval)}), got ${show(raw.spike_duration)}`,
+          `expected a duration shorter than spike_interval (${formatMs(spike_interval)}), got ${formatMs(spike_duration)}`,
         );
       }
       return t.success({
         generator: {
           type: 'spike',
-          baseline: a.baseline,
-          magnitude: a.spike_height,
-          duration_secs: seconds(a.spike_duration),
-          interval_secs: seconds(a.spike_interval),
+          baseline,
+          magnitude: spike_height,
+          duration_secs: seconds(spike_duration),
+          interval_secs: seconds(spike_interval),
         },
       });
     },
@@ -227,7 +263,9 @@ export function desugarAlias(fields: Record<string, unknown>): { fields: Record<
   const decoded = codec.validate(alias, t.appendContext(root, 'generator', codec, alias));
   if (!isRight(decoded)) return { fields, issues: issuesOf(decoded.left) };
   const { generator, noise } = decoded.right;
-  if (!noise) return { fields: { ...fields, generator }, issues: [] };
+  // The entry's own jitter replaces the alias's default noise.
+  if (!noise || (!noise.given && Object.hasOwn(fields, 'jitter')))
+    return { fields: { ...fields, generator }, issues: [] };
   if (Object.hasOwn(fields, 'jitter'))
     return {
       fields,

@@ -57,11 +57,15 @@ describe('operational aliases desugar into generators before validation', () => 
       jitter: 0.05,
       jitter_seed: 4,
     });
+    // Noise 1 unless given, as in the reference tool; 0 for none.
     expect(aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m' })).to.deep.equal({
       generator: { type: 'sawtooth', min: 0.1, max: 2, period_secs: 600 },
-      jitter: undefined,
+      jitter: 1,
       jitter_seed: 0,
     });
+    expect(
+      aliasOf({ type: 'degradation', baseline: 0.1, ceiling: 2, time_to_degrade: '10m', noise: 0 }).jitter,
+    ).to.equal(undefined);
   });
 
   it('steady: a sine around center, with noise as the entry jitter', () => {
@@ -85,10 +89,58 @@ describe('operational aliases desugar into generators before validation', () => 
     });
   });
 
+  it("takes the reference tool's default for every field left out", () => {
+    const only = (type: string) => aliasOf({ type });
+    expect(only('flap').generator).to.deep.equal({
+      type: 'spike',
+      baseline: 0,
+      magnitude: 1,
+      duration_secs: 10,
+      interval_secs: 15,
+    });
+    expect(only('saturation').generator).to.deep.equal({ type: 'sawtooth', min: 0, max: 100, period_secs: 300 });
+    expect(only('leak').generator).to.deep.equal({ type: 'sawtooth', min: 0, max: 100, period_secs: 600 });
+    expect(only('degradation')).to.deep.equal({
+      generator: { type: 'sawtooth', min: 0, max: 100, period_secs: 300 },
+      jitter: 1,
+      jitter_seed: 0,
+    });
+    expect(only('steady')).to.deep.equal({
+      generator: { type: 'sine', amplitude: 10, period_secs: 60, offset: 50 },
+      jitter: 1,
+      jitter_seed: 0,
+    });
+    expect(only('spike_event').generator).to.deep.equal({
+      type: 'spike',
+      baseline: 0,
+      magnitude: 100,
+      duration_secs: 10,
+      interval_secs: 30,
+    });
+    // An entry's own jitter replaces the default noise; noise_seed alone seeds the default noise.
+    expect(aliasOf({ type: 'steady' }, { jitter: 3 }).jitter).to.equal(3);
+    expect(aliasOf({ type: 'steady', noise_seed: 9 })).to.deep.include({ jitter: 1, jitter_seed: 9 });
+  });
+
+  it("takes the reference tool's flap enums: link_state, oper_state, admin_state, neighbor_state", () => {
+    const states = (value: string) => {
+      const { baseline, magnitude } = aliasOf({ type: 'flap', enum: value }).generator as {
+        baseline: number;
+        magnitude: number;
+      };
+      return [baseline + magnitude, baseline];
+    };
+    expect(['link_state', 'oper_state', 'admin_state', 'neighbor_state'].map(states)).to.deep.equal([
+      [1, 0],
+      [1, 2],
+      [1, 2],
+      [6, 1],
+    ]);
+  });
+
   it('names the alias own fields in its errors', () => {
     expect(aliasProblems({ type: 'flap', up_duration: 5 })).to.deep.equal([
       'scenarios[0] (cpu): generator.up_duration: invalid type: expected a duration string such as "30s", got number 5',
-      'scenarios[0] (cpu): generator.down_duration: missing required field',
     ]);
     expect(aliasProblems({ type: 'saturation', baseline: 90, ceiling: 10, time_to_saturate: '1m' })).to.deep.equal([
       'scenarios[0] (cpu): generator.ceiling: expected a number greater than baseline (90), got 10',
@@ -96,7 +148,7 @@ describe('operational aliases desugar into generators before validation', () => 
     expect(
       aliasProblems({ type: 'spike_event', baseline: 0, spike_height: 1, spike_duration: '1m', spike_interval: '1m' }),
     ).to.deep.equal([
-      'scenarios[0] (cpu): generator.spike_duration: expected a duration shorter than spike_interval ("1m"), got "1m"',
+      'scenarios[0] (cpu): generator.spike_duration: expected a duration shorter than spike_interval (1m), got 1m',
     ]);
     expect(aliasProblems({ type: 'flap', up_duration: '200d', down_duration: '200d' })[0]).to.include(
       'generator.up_duration',
@@ -110,9 +162,6 @@ describe('operational aliases desugar into generators before validation', () => 
     expect(
       aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: 1 }, { jitter: 2 }),
     ).to.deep.equal(['scenarios[0] (cpu): generator.noise: not allowed with jitter (noise becomes the entry jitter)']);
-    expect(aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise_seed: 1 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.noise_seed: only allowed with noise',
-    ]);
     expect(aliasProblems({ type: 'leak', baseline: 1, ceiling: 2, time_to_ceiling: '1m', amplitude: 3 })).to.deep.equal(
       ['scenarios[0] (cpu): generator.amplitude: unknown field'],
     );
@@ -140,11 +189,8 @@ describe('operational aliases desugar into generators before validation', () => 
         jitter: 0.5,
       });
     expect(
-      problems(v2([metric({ generator: undefined })], { defaults: { generator: { type: 'leak', baseline: 1 } } })),
-    ).to.deep.equal([
-      'defaults: generator.ceiling: missing required field',
-      'defaults: generator.time_to_ceiling: missing required field',
-    ]);
+      problems(v2([metric({ generator: undefined })], { defaults: { generator: { type: 'leak', baseline: 100 } } })),
+    ).to.deep.equal(['defaults: generator.ceiling: expected a number greater than baseline (100), got 100']);
   });
 
   it("desugars an alias in a pack override too; its noise becomes that metric's jitter", () => {
@@ -173,10 +219,10 @@ describe('operational aliases desugar into generators before validation', () => 
       signal_type: 'metrics',
       pack: 'node_cpu',
       rate: 1,
-      overrides: { node_load1: { generator: { type: 'flap', up_duration: '1m' } } },
+      overrides: { node_load1: { generator: { type: 'flap', up_duration: '1m', down_duration: 2 } } },
     });
     expect(problems).to.deep.equal([
-      'scenarios[0] (node_cpu): overrides.node_load1.generator.down_duration: missing required field',
+      'scenarios[0] (node_cpu): overrides.node_load1.generator.down_duration: invalid type: expected a duration string such as "30s", got number 2',
     ]);
   });
 
