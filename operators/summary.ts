@@ -2,7 +2,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
 
-export const DEFAULT_QUANTILES = [0.5, 0.9, 0.99] as const;
+export const DEFAULT_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
 
 /**
  * Summary: writes every tick as its series set — one `{quantile="q"}` row per quantile, then

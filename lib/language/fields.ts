@@ -668,7 +668,7 @@ export const quantiles = andThen(
     { nonEmpty: true, max: limits.MAX_QUANTILES },
   ),
   increasing('quantile'),
-).describe('The quantiles written, increasing, each between 0 and 1. Default 0.5, 0.9, 0.99.');
+).describe('The quantiles written, increasing, each between 0 and 1. Default 0.5, 0.9, 0.95, 0.99.');
 
 export const native = strict(
   'native histogram',

@@ -243,8 +243,12 @@ describe('entry: common fields', () => {
       });
     });
 
-    it('defaults quantiles, observations_per_tick and seed on a summary', () => {
-      expect(entryOf(summary())).to.deep.include({ quantiles: [0.5, 0.9, 0.99], observations_per_tick: 100, seed: 0 });
+    it("defaults quantiles (the reference tool's), observations_per_tick and seed on a summary", () => {
+      expect(entryOf(summary())).to.deep.include({
+        quantiles: [0.5, 0.9, 0.95, 0.99],
+        observations_per_tick: 100,
+        seed: 0,
+      });
     });
 
     it('keeps the values given', () => {
