@@ -379,6 +379,15 @@ scenarios:
       expect((await get(server, '/scenarios/metrics')).body).to.equal(first.body);
     });
 
+    it('answers 200 with an empty text exposition when no scenario has a sample (Prometheus counts a 204 as down)', async () => {
+      const res = await get(testServer(), '/scenarios/metrics');
+      expect([res.statusCode, res.headers['content-type'], res.body]).to.deep.equal([
+        200,
+        'text/plain; version=0.0.4; charset=utf-8',
+        '',
+      ]);
+    });
+
     it('writes one untyped block when scenarios share a name but not a type, and logs a warning', async () => {
       const server = testServer();
       await post(server, gauge('metric_type: gauge'));

@@ -280,7 +280,12 @@ observations_per_tick: 10
     }
   });
 
-  it('answers 204 to a protobuf scrape when there is no sample', async () => {
-    expect((await scrape(testServer(), PROMETHEUS_PROTOBUF_ACCEPT)).statusCode).to.equal(204);
+  it('answers 200 with an empty protobuf exposition when there is no sample (Prometheus counts a 204 as a failed scrape)', async () => {
+    const res = await scrape(testServer(), PROMETHEUS_PROTOBUF_ACCEPT);
+    expect([res.statusCode, res.headers['content-type'], res.body]).to.deep.equal([
+      200,
+      'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited',
+      '',
+    ]);
   });
 });

@@ -85,10 +85,9 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         ctx.vary('Accept');
         // As Prometheus negotiates: the protobuf exposition when the Accept header prefers it (its q-values), else text.
         const protobuf = ctx.accepts(SCRAPE_FORMATS) === PROTOBUF_EXPOSITION;
-        const body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
-        if (body.length === 0) return void (ctx.status = 204);
+        // Empty is still 200: Prometheus takes any other status for a failed scrape (the target shows down).
+        ctx.body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
         ctx.type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
-        ctx.body = body;
       })
       .get('/:id', (ctx) => {
         const started = find(ctx);
