@@ -24,6 +24,8 @@ export interface ServerDeps {
   readonly variables?: Variables;
   /** Where scenarios started through the API are kept, to start again after a restart (`--state`); none: not kept. */
   readonly state?: ScenarioStore;
+  /** True while svc-server starts its `--autostart` and `--state` scenarios: readiness answers 503 until they run. */
+  readonly starting?: () => boolean;
   readonly scheduler?: SchedulerLike;
   /** Builds the sink of a single event (`POST /events`); the encoder type picks its content type. */
   readonly createSink?: (config: SinkConfig, encoder: EncoderConfig['type']) => Sink;

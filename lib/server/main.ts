@@ -40,7 +40,7 @@ class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
     details:
-      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 once draining). SIGTERM/SIGINT stop every scenario, flush every sink, then exit 0.',
+      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 while starting the --autostart and --state scenarios, and once draining). SIGTERM/SIGINT stop every scenario (and a start still under way), flush every sink, then exit 0.',
     examples: [
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
       [
@@ -109,48 +109,67 @@ class ServeCommand extends Command {
       shard,
       onEnded: state && ((started) => void state.forget(started.id)),
     });
-    const deps = { registry, logger, apiKey, fileRoot, catalog, state, variables: bodyVariables(process.env) };
+    let starting = true;
+    const deps = {
+      registry,
+      logger,
+      apiKey,
+      fileRoot,
+      catalog,
+      state,
+      variables: bodyVariables(process.env),
+      starting: () => starting,
+    };
     // Loaded before listening: see lib/server/restore.ts.
     const restore = state && (await import('./restore.js'));
     const server = limitedServer(createApp(deps).callback(), settings.limits).listen(port, bind);
     await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     const address = server.address() as AddressInfo;
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
-    // After the start-up line (a stdout sink writes there too), before any request is read.
-    try {
+    // Before the scenarios start: a stop signal while they do stops the start (the registry drains) and flushes.
+    const stopSignal = firstStopSignal();
+    // After the start-up line (a stdout sink writes there too); readiness answers 503 `starting` until they run.
+    const startUp = (async () => {
       if (autostarts.length) {
         const { launchScenario } = await import('./launch.js');
         for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
       }
       if (state && restore) await restore.restoreScenarios(state, deps);
+    })();
+    let signal: NodeJS.Signals | undefined;
+    try {
+      signal = await Promise.race([startUp.then(() => undefined), stopSignal]);
     } catch (error) {
       logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
       await this.shutDown(registry, server, logger);
       return 1;
     }
-    logger.info(
-      {
-        port: address.port,
-        bind,
-        auth: Boolean(apiKey),
-        file_root: fileRoot ?? null,
-        catalog: catalog?.dir ?? null,
-        shard: shard ? `${shard.index}/${shard.count}` : null,
-        state: state?.dir ?? null,
-        ...settings.limits,
-      },
-      'svc-server listening',
-    );
-    if (!apiKey && !isLoopback(address.address)) {
-      logger.warn(
-        { bind },
-        `UNPROTECTED: svc-server listens on ${bind}, reachable from other machines, without an API key: anyone who reaches it can start scenarios and send data through its sinks. Set --api-key (or SVC_API_KEY), or bind 127.0.0.1.`,
+    if (signal === undefined) {
+      starting = false;
+      logger.info(
+        {
+          port: address.port,
+          bind,
+          auth: Boolean(apiKey),
+          file_root: fileRoot ?? null,
+          catalog: catalog?.dir ?? null,
+          shard: shard ? `${shard.index}/${shard.count}` : null,
+          state: state?.dir ?? null,
+          ...settings.limits,
+        },
+        'svc-server listening',
       );
+      if (!apiKey && !isLoopback(address.address)) {
+        logger.warn(
+          { bind },
+          `UNPROTECTED: svc-server listens on ${bind}, reachable from other machines, without an API key: anyone who reaches it can start scenarios and send data through its sinks. Set --api-key (or SVC_API_KEY), or bind 127.0.0.1.`,
+        );
+      }
+      signal = await stopSignal;
     }
-
-    const signal = await firstStopSignal();
     logger.info({ signal }, 'stopping: flushing every scenario');
-    await this.shutDown(registry, server, logger);
+    // A start cut short ends at its next scenario, which the draining registry refuses: wait for it too.
+    await Promise.all([this.shutDown(registry, server, logger), startUp.catch(() => undefined)]);
     return 0;
   }
 

@@ -1,13 +1,18 @@
+import { setImmediate } from 'node:timers/promises';
 import type { ServerDeps } from './deps.js';
 import { launchScenario, prepareScenario } from './launch.js';
 import { compileBody } from './posted.js';
+import { DrainingError } from './registry.js';
 import type { ScenarioStore } from './state.js';
 
 /**
  * Starts again, with the ids they had, the scenarios `--state` kept: each record's body compiled as a POST
  * would be (packs and `@name` resolved in today's catalog, `${NAME}` in today's environment), less the
  * entries stopped or deleted since. A record that cannot be read or started is logged with its file and
- * skipped, and left on disk for the operator; the others start. Returns how many scenarios started.
+ * skipped, and left on disk for the operator; the others start. Once the registry drains (a stop signal
+ * during the restore) no more record starts: what is left stays on disk for the next start. It yields to
+ * the event loop between records, so that requests and signals are served while ten thousand start.
+ * Returns how many scenarios started.
  *
  * It imports the parser: svc-server loads this module before it listens, as the routes `require` the same
  * modules and node 20 cannot `require` a module that an `import` is still loading.
@@ -18,7 +23,9 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
   for (const { file, problem } of unreadable)
     logger.error({ file }, `--state: skipped ${file}: ${problem}; remove it, or move it out of the state directory`);
   let count = 0;
-  for (const stored of scenarios) {
+  let left = 0;
+  for (const [index, stored] of scenarios.entries()) {
+    await setImmediate();
     const where = `${store.dir}/${stored.key}.json`;
     try {
       const file = await compileBody(stored.body, stored.format, deps);
@@ -28,10 +35,17 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const kept = { ...file, scenarios: file.scenarios.filter((entry) => stored.ids.has(entry.id)) };
       count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids).length;
     } catch (error) {
+      if (error instanceof DrainingError) {
+        left = scenarios.length - index;
+        break;
+      }
       const detail = (error as { detail?: string }).detail ?? (error as Error).message;
       logger.error({ file: where }, `--state: could not start ${where} again: ${detail}`);
     }
   }
-  logger.info({ scenarios: count, records: scenarios.length }, `--state: started ${count} scenarios again`);
+  logger.info(
+    { scenarios: count, records: scenarios.length, ...(left && { records_left: left }) },
+    `--state: started ${count} scenarios again${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
+  );
   return count;
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -194,6 +195,45 @@ describe('svc-server --state DIR', () => {
 
       server = await restarted({ env: { SVC_STATE_DIR: dir } });
       expect((await list(server.base)).map((s) => s.id)).to.deep.equal([ids[1]]);
+    });
+
+    it('answers readiness 503 starting while it starts the kept scenarios again; SIGTERM then stops the start, flushes and exits 0', async () => {
+      const dir = stateDir();
+      mkdirSync(dir, { mode: 0o700 });
+      const count = 5000;
+      for (let i = 0; i < count; i++) {
+        const body = `signal_type: metrics\nname: kept_${i}\nrate: 1\ngenerator: { type: constant, value: 1 }\nsink: { type: stdout }\n`;
+        const record = { svc_state: 'svc-state/1', format: 'yaml', ids: { [`kept_${i}`]: randomUUID() }, body };
+        writeFileSync(join(dir, `${String(i).padStart(9, '0')}.json`), JSON.stringify(record), { mode: 0o600 });
+      }
+      server = await startServerProcess({ args: ['--state', dir], quiet: true });
+      const ready = await fetch(`${server.base}/health?ready`);
+      expect([ready.status, ((await ready.json()) as { error: string }).error]).to.deep.equal([503, 'starting']);
+      expect((await fetch(`${server.base}/health`)).status).to.equal(200);
+
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      expect(server.stderr()).to.match(
+        /"msg":"--state: started \d+ scenarios again, then stopped: shutting down \(\d+ records left on disk\)"/,
+      );
+      expect(server.stderr()).to.include('"msg":"stopped"');
+      // Stopped by the shutdown, not deleted: the next server starts every one again.
+      expect(records(dir)).to.have.length(count);
+    });
+
+    it('answers readiness 200 once the kept scenarios started again', async () => {
+      const dir = stateDir();
+      server = await startServerProcess({ args: ['--state', dir], quiet: true });
+      const posted = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body: gauge('kept_total'),
+      });
+      expect(posted.status).to.equal(201);
+      server.child.kill('SIGKILL');
+      await server.exited;
+      server = await restarted({ args: ['--state', dir] });
+      expect((await fetch(`${server.base}/health?ready`)).status).to.equal(200);
     });
 
     it('refuses an unwritable --state with exit 2, naming it', async () => {
