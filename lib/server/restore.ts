@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import type { Entry } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { launchScenario, prepareScenario } from './launch.js';
 import { compileBody } from './posted.js';
@@ -32,7 +33,10 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const missing = [...stored.ids.keys()].filter((id) => !file.scenarios.some((entry) => entry.id === id));
       if (missing.length)
         throw new Error(`its body no longer has the entries ${missing.join(', ')} (has its catalog changed?)`);
-      const kept = { ...file, scenarios: file.scenarios.filter((entry) => stored.ids.has(entry.id)) };
+      const kept = {
+        ...file,
+        scenarios: file.scenarios.filter((entry) => stored.ids.has(entry.id)).map(triggeredIn(stored.ids)),
+      };
       count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids).length;
     } catch (error) {
       if (error instanceof DrainingError) {
@@ -48,4 +52,18 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
     `--state: started ${count} scenarios again${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
   );
   return count;
+}
+
+/**
+ * An entry whose `after` watched an entry that left the record (deleted, or ended) as it was kept: it had
+ * triggered, since one still waiting ends with the entry it watches and leaves the record then. It starts
+ * again at once, without its trigger, as it was running; waiting on an entry that no longer runs would keep
+ * it from starting ever.
+ */
+function triggeredIn(ids: ReadonlyMap<string, string>): (entry: Entry) => Entry {
+  return (entry) => {
+    if (!entry.after || ids.has(entry.after.ref)) return entry;
+    const { after: _, ...started } = entry;
+    return started;
+  };
 }

@@ -101,6 +101,53 @@ describe('svc-server --state DIR', () => {
       expect(records(dir)).to.deep.equal([]);
     });
 
+    describe('an `after` entry whose watched entry was deleted', () => {
+      const AFTER = `version: 2
+kind: runnable
+defaults: { signal_type: metrics, rate: 10, sink: { type: stdout } }
+scenarios:
+  - { name: cpu, generator: { type: step, start: 0, step_size: 1 } }
+  - { name: alert, generator: { type: constant, value: 1 }, after: { ref: cpu, op: '>', value: 4, delay: 200ms } }
+`;
+      const postAfter = async (first: Awaited<ReturnType<typeof serverOn>>) => {
+        const { scenarios } = (await first.post(AFTER)).json() as { scenarios: { id: string; entry: string }[] };
+        return Object.fromEntries(scenarios.map((s) => [s.entry, s.id]));
+      };
+
+      it('starts again at once, with its id, when it had triggered', async () => {
+        const dir = stateDir();
+        const first = await serverOn(dir);
+        const idOf = await postAfter(first);
+        first.server.advance(1000); // cpu passes 4 at 500 ms: alert runs from 700 ms
+        expect(first.server.registry.get(idOf.alert!)!.tickingSince()).to.equal(700);
+        expect((await first.server.request({ method: 'DELETE', url: `/scenarios/${idOf.cpu}` })).statusCode).to.equal(
+          200,
+        );
+
+        const second = await serverOn(dir);
+        expect(await second.restore()).to.equal(1);
+        expect(second.logs.filter((line) => line.level >= 50)).to.deep.equal([]);
+        expect(second.running()).to.deep.equal([`${idOf.alert} alert`]);
+        second.server.advance(250);
+        expect(second.server.registry.get(idOf.alert!)!.tickingSince()).to.equal(0);
+        expect(second.server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(3);
+      });
+
+      it('ends with it, and leaves the state, when it was still waiting', async () => {
+        const dir = stateDir();
+        const first = await serverOn(dir);
+        const idOf = await postAfter(first);
+        first.server.advance(300);
+        expect((await first.server.request({ method: 'DELETE', url: `/scenarios/${idOf.cpu}` })).statusCode).to.equal(
+          200,
+        );
+        await first.server.registry.get(idOf.alert!)!.run.done;
+        await new Promise((resolve) => setImmediate(resolve));
+        await first.state.idle();
+        expect(records(dir)).to.deep.equal([]);
+      });
+    });
+
     it('forgets an entry whose duration ended: the next server does not start it', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
