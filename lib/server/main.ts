@@ -107,7 +107,8 @@ class ServeCommand extends Command {
     const registry = new EntryRegistry({
       logger,
       shard,
-      onEnded: state && ((started) => void state.forget(started.id)),
+      // The store logs a failure to write: nobody else is waiting for it.
+      onEnded: state && ((started) => void state.forget(started.id).catch(() => undefined)),
     });
     let starting = true;
     const deps = {

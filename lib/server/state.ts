@@ -101,7 +101,8 @@ export class ScenarioStore {
 
   /**
    * Takes a stopped or deleted scenario out of its record (the file goes with its last scenario);
-   * unknown ids are ignored. A failure to write is logged: the scenario is stopped whatever the disk says.
+   * unknown ids are ignored. A failure to write is logged and rejects: the scenario is stopped whatever
+   * the disk says, but its record on disk still starts it again at restart.
    */
   async forget(id: string): Promise<void> {
     const key = this.keyOf.get(id);
@@ -114,6 +115,7 @@ export class ScenarioStore {
       await this.write(key);
     } catch (error) {
       this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
+      throw error;
     }
   }
 
@@ -152,17 +154,18 @@ export class ScenarioStore {
       body: record.body,
     });
     const temporary = join(this.dir, `.tmp-${randomUUID()}`);
-    const handle = await open(temporary, 'w', FILE_MODE);
     try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      const handle = await open(temporary, 'w', FILE_MODE);
+      try {
+        await handle.writeFile(text);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(temporary, path);
     } catch (error) {
-      await rm(temporary, { force: true });
+      // A full disk fails the write itself: no temporary file may stay behind, whichever step failed.
+      await rm(temporary, { force: true }).catch(() => undefined);
       throw error;
     }
     await syncDirectory(this.dir);

@@ -49,7 +49,7 @@ async function serverOn(dir: string) {
   );
   const server = testServer({
     deps: { state },
-    registry: { onEnded: (started) => void state.forget(started.id) },
+    registry: { onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
   });
   const restore = () => restoreScenarios(state, { registry: server.registry, logger });
   const post = (body: string) =>
@@ -196,6 +196,22 @@ scenarios:
       expect(first.server.registry.list()).to.deep.equal([]);
     });
 
+    it('answers a DELETE 500 when the state cannot be written, saying the scenario stopped but will start again', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('undeleted_total'))).json();
+      rmSync(dir, { recursive: true });
+      const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      expect(res.statusCode).to.equal(500);
+      expect(res.json()).to.include({ error: 'state_not_written' });
+      expect(res.json().detail).to.match(
+        new RegExp(
+          `^scenario ${id} was stopped, but --state .* could not be written: ENOENT.*; it will start again when the server restarts$`,
+        ),
+      );
+      expect(first.server.registry.list()).to.deep.equal([]);
+    });
+
     it('refuses a state path that cannot be a directory, naming it', async () => {
       const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
       writeFileSync(file, '');
@@ -281,6 +297,19 @@ scenarios:
       await server.exited;
       server = await restarted({ args: ['--state', dir] });
       expect((await fetch(`${server.base}/health?ready`)).status).to.equal(200);
+    });
+
+    it('leaves no temporary file when the write of a record fails (a full disk)', async () => {
+      const dir = stateDir();
+      server = await startServerProcess({ args: ['--state', dir], fileSizeKiB: 1, quiet: true });
+      const res = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body: gauge('big_total', `help: ${'x'.repeat(2000)}`),
+      });
+      expect(res.status).to.equal(500);
+      expect(((await res.json()) as { detail: string }).detail).to.match(/could not be written: EFBIG/);
+      expect(readdirSync(dir)).to.deep.equal([]);
     });
 
     it('refuses an unwritable --state with exit 2, naming it', async () => {

@@ -20,6 +20,8 @@ export interface ServerProcessOptions {
   readonly nodeFlags?: readonly string[];
   /** The installation to run `bin/svc-server` of; default this checkout. */
   readonly cwd?: string;
+  /** Most KiB a file the server writes may hold (`ulimit -f`): a write past it fails (EFBIG), as on a full disk. */
+  readonly fileSizeKiB?: number;
   /** Keep stdout only up to the start-up line (scenarios on a stdout sink would fill memory), and at most 1 MiB of stderr. */
   readonly quiet?: boolean;
 }
@@ -30,6 +32,7 @@ export function spawnServerProcess({
   env = {},
   nodeFlags = [],
   cwd,
+  fileSizeKiB,
 }: ServerProcessOptions = {}): ChildProcess {
   const inherited = { ...process.env };
   for (const name of [
@@ -42,7 +45,12 @@ export function spawnServerProcess({
     'SVC_STATE_DIR',
   ])
     delete inherited[name];
-  const child = spawn(process.execPath, [...nodeFlags, 'bin/svc-server', '--port', '0', ...args], {
+  const argv = [process.execPath, ...nodeFlags, 'bin/svc-server', '--port', '0', ...args];
+  // The limit is the shell's (node ignores SIGXFSZ, so the write fails instead of the process); the shell's
+  // unit is 512 bytes.
+  const [command, ...rest] =
+    fileSizeKiB === undefined ? argv : ['sh', '-c', `ulimit -f ${fileSizeKiB * 2} && exec "$@"`, 'sh', ...argv];
+  const child = spawn(command!, rest, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...inherited, ...env },
     cwd,

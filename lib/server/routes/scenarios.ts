@@ -122,8 +122,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .delete('/:id', async (ctx) => {
         const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
-        await deps.state?.forget(started.id);
         logger.info({ id: started.id, name: started.name }, 'scenario stopped');
+        if (deps.state) await forget(deps.state, started);
         ctx.body = { id: started.id, status: 'stopped', total_events: started.run.stats.totalEvents };
       })
   );
@@ -147,6 +147,22 @@ async function keep(
       500,
       'state_not_written',
       `the scenario was not started: --state ${state.dir} could not be written: ${(error as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Takes a deleted scenario out of the state directory before it is answered, so a 200 survives a restart; when
+ * the write fails (the scenario is stopped all the same) the answer is a 500 saying it comes back at restart.
+ */
+async function forget(state: ScenarioStore, started: StartedEntry): Promise<void> {
+  try {
+    await state.forget(started.id);
+  } catch (error) {
+    throw new HttpError(
+      500,
+      'state_not_written',
+      `scenario ${started.id} was stopped, but --state ${state.dir} could not be written: ${(error as Error).message}; it will start again when the server restarts`,
     );
   }
 }
