@@ -70,17 +70,23 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
   );
 }
 
-/** A kafkajs producer, connected on first use and again after a failed connection. */
+/**
+ * A kafkajs producer, connected on first use and again after a failed connection. Each connection
+ * tries one bootstrap broker (kafkajs's retries are off) and a new client starts at the first in
+ * its list, so after a failed connection the list turns by one: the next tries the next broker.
+ */
 class Producer {
   private producer: Kafkajs.Producer | undefined;
   private connecting: Promise<Kafkajs.Producer> | undefined;
   private readonly record: Omit<Kafkajs.ProducerRecord, 'messages'>;
+  private brokers: readonly string[];
 
   constructor(
     private readonly kafkajs: typeof Kafkajs,
     private readonly options: BrokerSinkOptions,
     private readonly context: ErrorContext,
   ) {
+    this.brokers = options.brokers;
     this.record = {
       topic: options.topic,
       acks: ACKS[options.acks ?? 'all'],
@@ -108,13 +114,14 @@ class Producer {
   private connect(): Promise<Kafkajs.Producer> {
     this.connecting ??= this.open().catch(async (cause: unknown) => {
       await this.disconnect();
+      this.brokers = [...this.brokers.slice(1), ...this.brokers.slice(0, 1)];
       throw brokerError(cause, this.context);
     });
     return this.connecting;
   }
 
   private async open(): Promise<Kafkajs.Producer> {
-    const kafka = new this.kafkajs.Kafka(kafkaConfig(this.options));
+    const kafka = new this.kafkajs.Kafka(kafkaConfig({ ...this.options, brokers: this.brokers }));
     // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
     this.producer = kafka.producer({
       createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner,

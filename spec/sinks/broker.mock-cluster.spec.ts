@@ -294,6 +294,19 @@ describe('broker sink into a Kafka mock cluster', function () {
     );
   });
 
+  it('a dead first bootstrap broker: the next one in the list is tried, and every event is delivered', async () => {
+    const stats = await run(
+      metricEntry({
+        name: 'beat',
+        rate: 100,
+        duration: 300,
+        sink: broker('svc-seeds', { brokers: ['127.0.0.1:1', kafka.bootstrap], retry: QUICK_RETRY }),
+      }),
+    );
+    expect(stats.sink_retries).to.be.greaterThan(0);
+    expect(await kafka.consume('svc-seeds')).to.have.length(stats.total_events);
+  });
+
   it('the client speaks SASL and TLS as configured: the PLAINTEXT-only mock cluster refuses both, and the messages say why', async () => {
     const refusal = async (fields: Partial<Parameters<typeof brokerSink>[0]>) => {
       const sink = brokerSink({
