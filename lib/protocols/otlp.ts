@@ -10,6 +10,12 @@ import { featurePackage } from '../features.js';
 
 const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id });
 const field = (type: string, id: number) => ({ type, id });
+/**
+ * A proto3 `optional` field, which has explicit presence: written whenever set, 0 too. protobufjs
+ * knows one by its option and the synthetic oneof ({@link optionalOneof}) protoc gives it.
+ */
+const optional = (type: string, id: number) => ({ type, id, options: { proto3_optional: true } });
+const optionalOneof = (name: string) => ({ [`_${name}`]: { oneof: [name] } });
 
 const DESCRIPTOR = {
   nested: {
@@ -70,24 +76,26 @@ const DESCRIPTOR = {
           },
         },
         HistogramDataPoint: {
+          oneofs: optionalOneof('sum'),
           fields: {
             attributes: repeated('KeyValue', 9),
             startTimeUnixNano: field('fixed64', 2),
             timeUnixNano: field('fixed64', 3),
             count: field('fixed64', 4),
-            sum: field('double', 5),
+            sum: optional('double', 5),
             bucketCounts: repeated('fixed64', 6),
             explicitBounds: repeated('double', 7),
             exemplars: repeated('Exemplar', 8),
           },
         },
         ExponentialHistogramDataPoint: {
+          oneofs: optionalOneof('sum'),
           fields: {
             attributes: repeated('KeyValue', 1),
             startTimeUnixNano: field('fixed64', 2),
             timeUnixNano: field('fixed64', 3),
             count: field('fixed64', 4),
-            sum: field('double', 5),
+            sum: optional('double', 5),
             scale: field('sint32', 6),
             zeroCount: field('fixed64', 7),
             positive: field('Buckets', 8),

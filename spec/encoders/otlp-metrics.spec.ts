@@ -344,6 +344,21 @@ describe('otlpMetrics: native histograms as ExponentialHistogram', () => {
     expect(metric.histogram.dataPoints[0]).to.deep.include({ bucketCounts: ['2'], sum: 3, count: '2' });
     expect(metric.exponentialHistogram).to.equal(undefined);
   });
+
+  it('a sum of 0 is written on Histogram and ExponentialHistogram points: their `sum` is optional, and absent means unknown', () => {
+    const rows = [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
+    const classic = { ...sampleBatch({ values: [2, 0, 2], series: rows, offsets: [0, 0, 0] }), events: 1 };
+    const exponential = histogramBatch([nativeOf([0, 0], 3)], { layout: 'native-only' });
+    for (const temporality of ['cumulative', 'delta'] as const) {
+      const encoder = otlpMetrics({ ...histogramOptions, temporality });
+      const [histogram] = ScopeMetrics.decode(encoder.encode(classic).data).metrics[0].histogram.dataPoints;
+      const [native] = ScopeMetrics.decode(encoder.encode(exponential).data).metrics[0].exponentialHistogram.dataPoints;
+      for (const point of [histogram, native]) {
+        expect(point._sum, temporality).to.equal('sum');
+        expect(point.sum).to.equal(0);
+      }
+    }
+  });
 });
 
 describe('otlpMetrics: exemplars', () => {
