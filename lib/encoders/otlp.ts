@@ -56,8 +56,9 @@ const RECORD_ESTIMATE = 160;
  * written as a `ScopeMetrics.metrics` field; the sink wraps a request's records in one
  * `ResourceMetrics` and `ScopeMetrics` (lib/sinks/otlp-request.ts). By `metric_type`:
  *
- * - `gauge`, `untyped` → Gauge; `counter` → Sum, monotonic, its start time the entry's start (cumulative) or the
- *   series' previous point (delta, the first point's the entry's start);
+ * - `gauge`, `untyped` → Gauge; `counter` → Sum, monotonic, its start time the entry's start (cumulative; after a
+ *   reset, a value below the previous, the time of the point before it) or the series' previous point (delta, the
+ *   first point's the entry's start);
  * - `histogram` → Histogram: explicit bounds are the entry's buckets, bucket counts per bucket (not cumulative,
  *   as OTLP wants; the last one counts above the highest bound), sum, count; an event carrying a native histogram
  *   (a row of the `native` column) → ExponentialHistogram instead, its classic rows left out (one metric cannot be
@@ -100,13 +101,13 @@ function numberMetrics({
     : new Uint8Array(0);
   /**
    * A number point's record up to its tail: the `metrics` field holding a Metric (name, description, Gauge or
-   * Sum) whose one data point ends with the bytes of (under delta) start time, time, value and `extra` bytes.
+   * Sum) whose one data point ends with the bytes of (cumulative) `start`, then (delta) start time, time, value and
+   * `extra` bytes.
    */
-  const headBytes = (series: Series, anchor: number, extra: number): Buffer => {
+  const headBytes = (series: Series, start: bigint, extra: number): Buffer => {
     const labels = NumberDataPoint.encode({ attributes: attributes(series.labels) }).finish();
-    const start =
-      sum && !delta ? writer().uint32(OTLP_TAG.startTime).fixed64(nanos(anchor)).finish() : new Uint8Array(0);
-    const pointLength = labels.length + start.length + tail + extra;
+    const startField = sum && !delta ? startTimeField(start) : new Uint8Array(0);
+    const pointLength = labels.length + startField.length + tail + extra;
     const dataPoint = writer().uint32(OTLP_TAG.first).uint32(pointLength).finish();
     const innerLength = sumFields.length + dataPoint.length + pointLength;
     const named = writer().uint32(OTLP_TAG.first).string(name);
@@ -120,19 +121,18 @@ function numberMetrics({
       .uint32(OTLP_TAG.second)
       .uint32(metric.length + innerLength)
       .finish();
-    return Buffer.concat([record, metric, sumFields, dataPoint, labels, start]);
+    return Buffer.concat([record, metric, sumFields, dataPoint, labels, startField]);
   };
   const heads = new WeakMap<Series, NumberHead>();
   const headOf = (series: Series, anchor: number): NumberHead => {
     let head = heads.get(series);
-    if (head?.anchor !== anchor)
-      heads.set(
-        series,
-        (head = { bytes: headBytes(series, anchor, 0), anchor, exemplarBytes: undefined, last: undefined }),
-      );
+    if (head?.anchor !== anchor) {
+      const start = nanoseconds(anchor);
+      heads.set(series, (head = { bytes: headBytes(series, start, 0), anchor, start }));
+    }
     return head;
   };
-  // Delta: each series' previous point, by key (one label set may come as several objects); its head holds it.
+  // Sum: each series' previous point, by key (one label set may come as several objects); its head holds it.
   const previous = new Map<string, PreviousPoint>();
 
   return {
@@ -148,20 +148,28 @@ function numberMetrics({
         const time = nanoseconds(timestampOf(batch, i));
         let start = entryStart;
         let point = value[i]!;
-        if (delta) {
-          const last = (head.last ??= previousPoint(previous, series[i]!.key));
+        if (sum) {
+          const last = (head.last ??= previousPoint(previous, series[i]!.key, entryStart));
+          // A counter below its previous value restarted: it counts from zero again, since its previous point.
           if (last.time !== undefined) {
-            start = last.time;
-            // A counter below its previous value restarted: it counts from zero again.
-            if (point >= last.value) point -= last.value;
+            if (delta) {
+              start = last.time;
+              if (point >= last.value) point -= last.value;
+            } else if (point < last.value) last.start = last.time;
           }
           last.time = time;
           last.value = value[i]!;
+          // Cumulative: the head holds the start time; made again (rarely: a reset) when it moved.
+          if (!delta && head.start !== last.start) {
+            head.start = last.start;
+            head.bytes = headBytes(series[i]!, last.start, 0);
+            head.exemplarBytes = undefined;
+          }
         }
         const k = exemplars.find(i);
         const withExemplar = k >= 0;
         const bytes = withExemplar
-          ? (head.exemplarBytes ??= headBytes(series[i]!, batch.anchor, EXEMPLAR_FIELD))
+          ? (head.exemplarBytes ??= headBytes(series[i]!, head.start, EXEMPLAR_FIELD))
           : head.bytes;
         const length = bytes.length + tail + (withExemplar ? EXEMPLAR_FIELD : 0);
         if (at + length > out.length) out = grown(out, at, length * (size - i));
@@ -193,25 +201,41 @@ function numberMetrics({
   };
 }
 
-/** A series' precomputed bytes of its number points, without and with an exemplar, and its previous point. */
+/**
+ * A series' precomputed bytes of its number points, without and with an exemplar, the start time (ns) they hold
+ * (cumulative Sum), and its previous point.
+ */
 interface NumberHead {
-  readonly bytes: Buffer;
+  bytes: Buffer;
   readonly anchor: number;
+  start: bigint;
   exemplarBytes?: Buffer;
   last?: PreviousPoint;
 }
 
-/** The time in nanoseconds (none yet: undefined) and value of a series' previous point, under delta temporality. */
+/**
+ * The time in nanoseconds (none yet: undefined) and value of a Sum series' previous point, and the start time of
+ * its cumulative points: the entry start, or after a reset the time of the point before it.
+ */
 interface PreviousPoint {
   time: bigint | undefined;
   value: number;
+  start: bigint;
 }
 
 /** The previous point of the series `key`, made (none yet) on its first point. */
-function previousPoint(previous: Map<string, PreviousPoint>, key: string): PreviousPoint {
+function previousPoint(previous: Map<string, PreviousPoint>, key: string, start: bigint): PreviousPoint {
   let found = previous.get(key);
-  if (!found) previous.set(key, (found = { time: undefined, value: 0 }));
+  if (!found) previous.set(key, (found = { time: undefined, value: 0, start }));
   return found;
+}
+
+/** A number point's `start_time_unix_nano`: tag and 8 bytes. */
+function startTimeField(start: bigint): Buffer {
+  const field = Buffer.allocUnsafe(9);
+  field[0] = OTLP_TAG.startTime;
+  putBigUInt64LE(field, start, 1);
+  return field;
 }
 
 /**

@@ -195,6 +195,37 @@ describe('otlpMetrics: temporality', () => {
     ]);
   });
 
+  it('a cumulative Sum that resets (its value goes down) starts again at the time of its point before the reset', () => {
+    const encoder = otlpMetrics({ name: 'jobs_total', metricType: 'counter' });
+    // Series a resets twice (2 → 0, then 1 → 0, across batches), b never; a second object of a's label set shares its state.
+    const first = encoder.encode(
+      counterBatch(
+        [1, 5, 2, 0, 6],
+        [1000, 1000, 2000, 3000, 3000],
+        [labels[0]!, labels[1]!, labels[0]!, labels[0]!, labels[1]!],
+      ),
+    );
+    const again = seriesOf({ job: 'a' });
+    const second = encoder.encode(counterBatch([1, 0, 4], [4000, 5000, 6000], [again, labels[0]!, labels[0]!]));
+    const exemplars = [exemplar(1, 1, T0 + 6900)];
+    const third = encoder.encode({ ...counterBatch([5], [7000], [again]), exemplars: exemplarRows(exemplars) });
+    const points = [first, second, third].flatMap(({ data }) => pointsOf(data, 'sum'));
+    expect(
+      points.map((p) => [p.attributes[0].value.stringValue, p.startTimeUnixNano, p.timeUnixNano, p.asDouble]),
+    ).to.deep.equal([
+      ['a', nanos(T0), nanos(T0 + 1000), 1],
+      ['b', nanos(T0), nanos(T0 + 1000), 5],
+      ['a', nanos(T0), nanos(T0 + 2000), 2],
+      ['a', nanos(T0 + 2000), nanos(T0 + 3000), 0],
+      ['b', nanos(T0), nanos(T0 + 3000), 6],
+      ['a', nanos(T0 + 2000), nanos(T0 + 4000), 1],
+      ['a', nanos(T0 + 4000), nanos(T0 + 5000), 0],
+      ['a', nanos(T0 + 4000), nanos(T0 + 6000), 4],
+      ['a', nanos(T0 + 4000), nanos(T0 + 7000), 5],
+    ]);
+    expect(withHexIds(points[8].exemplars)).to.deep.equal(exemplars.map(decodedExemplar));
+  });
+
   it('a delta Histogram: bucket counts, sum and count of the change since the previous point, started at its time', () => {
     const le = (bound: string) => seriesOf({ le: bound }, '_bucket');
     const rows = [le('1'), le('+Inf'), seriesOf({}, '_sum'), seriesOf({}, '_count')];
