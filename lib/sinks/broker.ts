@@ -1,3 +1,5 @@
+import { connect as netConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
 import { batchingSink, type BatchSettings } from './core/batching-sink.js';
@@ -38,7 +40,8 @@ const ACKS = { all: -1, leader: 1, none: 0 } as const;
  * with the record timestamps of the entry's clock. A send is delivered when the brokers
  * acknowledged it as `acks` asks; connection failures, timeouts and retriable Kafka errors are
  * retried under `retry`, a missing topic, refused credentials and oversized messages are final.
- * The producer connects on the first send and disconnects when the sink closes, after its flush.
+ * The producer connects on the first send and disconnects when the sink closes, after its flush; a flush
+ * that runs out of time cuts its connections, so the close does not wait for the answers.
  */
 export function brokerSink(options: BrokerSinkOptions): Sink {
   const kafkajs = featurePackage<typeof Kafkajs>('kafka', 'kafkajs');
@@ -54,6 +57,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
         maxBytes: BROKER_DEFAULTS.maxSendBytes,
       }),
       send: (request) => producer.send(request.messages),
+      abort: () => producer.abort(),
       release: () => producer.disconnect(),
     },
     {
@@ -80,6 +84,8 @@ class Producer {
   private connecting: Promise<Kafkajs.Producer> | undefined;
   private readonly record: Omit<Kafkajs.ProducerRecord, 'messages'>;
   private brokers: readonly string[];
+  /** The producer's open connections, which {@link abort} cuts. */
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     private readonly kafkajs: typeof Kafkajs,
@@ -104,6 +110,14 @@ class Producer {
     }
   }
 
+  /**
+   * Cuts every connection (a flush ran out of time): kafkajs fails the requests in flight at once, where its
+   * disconnect would wait for their answers, up to its request timeout. It connects again on the next send.
+   */
+  abort(): void {
+    for (const socket of this.sockets) socket.destroy(new Error('the flush ran out of time'));
+  }
+
   async disconnect(): Promise<void> {
     const producer = this.producer;
     this.producer = this.connecting = undefined;
@@ -121,7 +135,10 @@ class Producer {
   }
 
   private async open(): Promise<Kafkajs.Producer> {
-    const kafka = new this.kafkajs.Kafka(kafkaConfig({ ...this.options, brokers: this.brokers }));
+    const kafka = new this.kafkajs.Kafka({
+      ...kafkaConfig({ ...this.options, brokers: this.brokers }),
+      socketFactory: this.openSocket,
+    });
     // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
     this.producer = kafka.producer({
       createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner,
@@ -130,4 +147,15 @@ class Producer {
     await this.producer.connect();
     return this.producer;
   }
+
+  /** kafkajs's own socket factory (TLS naming the host it verifies, keep-alive after a minute), keeping the socket. */
+  private readonly openSocket: Kafkajs.ISocketFactory = ({ host, port, ssl, onConnect }) => {
+    const socket = ssl
+      ? tlsConnect({ host, port, ...(!isIP(host) && { servername: host }), ...ssl }, onConnect)
+      : netConnect({ host, port }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    return socket;
+  };
 }

@@ -7,6 +7,7 @@ import { createSink } from '../../lib/sinks/index.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
+import { startHostileReceiver } from '../support/backends/hostile.js';
 import { waitFor } from '../support/backends/ports.js';
 import {
   lines,
@@ -305,6 +306,23 @@ describe('broker sink into a Kafka mock cluster', function () {
     );
     expect(stats.sink_retries).to.be.greaterThan(0);
     expect(await kafka.consume('svc-seeds')).to.have.length(stats.total_events);
+  });
+
+  it('a broker that accepts and never answers: the flush gives up at its timeout and the close returns, the connections cut', async () => {
+    const silent = await startHostileReceiver('silent');
+    try {
+      const sink = brokerSink({ brokers: [silent.address], topic: 't', flushTimeout: 300 });
+      sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const started = Date.now();
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      // Not kafkajs's 10 s request timeout: its disconnect no longer waits for the unanswered request.
+      expect(Date.now() - started).to.be.below(2000);
+      expect(error.message).to.match(
+        new RegExp(`^broker sink: ${silent.address} \\(topic t\\) acknowledged nothing within 0\\.3 s of the flush; `),
+      );
+    } finally {
+      await silent.stop();
+    }
   });
 
   it('the client speaks SASL and TLS as configured: the PLAINTEXT-only mock cluster refuses both, and the messages say why', async () => {
