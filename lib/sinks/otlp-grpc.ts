@@ -7,7 +7,8 @@ import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSig
 import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
-import { firstLine, SinkError } from './core/errors.js';
+import { hostOf } from '../language/address.js';
+import { firstLine, networkError, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
@@ -43,7 +44,8 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
  * Errors by status: UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (and the other codes OTLP
  * calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
  * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
- * an OTLP/gRPC endpoint of that signal). A partial success fails the refused records only.
+ * an OTLP/gRPC endpoint of that signal). No connection, a failed name lookup and a passed deadline are said as
+ * network errors. A partial success fails the refused records only.
  */
 export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const grpc = featurePackage<typeof Grpc>('otlp', '@grpc/grpc-js');
@@ -61,9 +63,11 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const failure = (error: Grpc.ServiceError): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
     const details = firstLine(redact(error.details ?? ''));
+    const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
+    const system = tls ? undefined : systemCodeOf(code, details);
+    if (system) return networkError('otlp_grpc', address, hostOf(address), error, system);
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryable = RETRYABLE.has(code);
-    const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
     const hint = tls
       ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
       : advice(code, signal, address);
@@ -173,6 +177,17 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
+ * `connect ECONNREFUSED …` in its details), a failed name lookup, or the call's deadline passed.
+ */
+function systemCodeOf(code: string, details: string): string | undefined {
+  if (code === 'DEADLINE_EXCEEDED') return /^Deadline exceeded/i.test(details) ? 'ETIMEDOUT' : undefined;
+  if (code !== 'UNAVAILABLE') return undefined;
+  if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
+  return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
 }
 
 /** What to check after a final status. */

@@ -8,6 +8,7 @@ import { otlpLogs, otlpMetrics } from '../../lib/encoders/otlp.js';
 import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
 import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
+import { startHostileReceiver } from '../support/backends/hostile.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
@@ -327,6 +328,33 @@ describe('OTLP sinks', function () {
     expect(error.message).to.match(
       /^otlp_grpc sink: 127\.0\.0\.1:\d+ answered UNAVAILABLE: ".*SSL.*"; TLS failed \(an https:\/\/ endpoint\): does the collector serve TLS on this port/,
     );
+  });
+
+  it('otlp_grpc: no connection, an unknown host and no answer in time are said in words, as the other sinks say them', async () => {
+    const silent = await startHostileReceiver('silent');
+    const failure = async (endpoint: string) => {
+      const sink = otlpGrpcSink({
+        endpoint,
+        signal: 'metrics',
+        timeout: 300,
+        retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+      });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+    };
+    try {
+      expect(await failure('127.0.0.1:1')).to.equal(
+        'otlp_grpc sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port?',
+      );
+      expect(await failure('no-such-host.invalid:4317')).to.equal(
+        'otlp_grpc sink: cannot resolve host "no-such-host.invalid": check the host name in the address',
+      );
+      expect(await failure(silent.address)).to.equal(
+        `otlp_grpc sink: no answer from ${silent.address} in time: is the address reachable (firewall, wrong host)?`,
+      );
+    } finally {
+      await silent.stop();
+    }
   });
 
   it('otlp_http: a 404 says the url is the base address', async () => {

@@ -79,9 +79,15 @@ const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse t
  * A network failure of `sink` reaching `target` (`host:port` or a URL origin) as a retryable
  * {@link SinkError} whose message says what to check, e.g. for connection refused: "is the
  * backend running, and is <host:port> the right port?". `target` must not carry credentials.
+ * `code`: the system error code, when the cause only names it in its words (gRPC's).
  */
-export function networkError(sink: string, target: string, host: string, cause: unknown): SinkError {
-  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+export function networkError(
+  sink: string,
+  target: string,
+  host: string,
+  cause: unknown,
+  code = (cause as NodeJS.ErrnoException | undefined)?.code,
+): SinkError {
   const detail = explainNetwork(code, target, host) ?? `cannot reach ${target}: ${describeError(cause)}`;
   return new SinkError(sink, detail, { cause, retryable: true });
 }
