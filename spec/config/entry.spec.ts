@@ -132,6 +132,8 @@ describe('entry: common fields', () => {
   describe('metric_type and help', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['metrics with step', metric({ generator: { type: 'step', step_size: 1 } }), 'counter'],
+      ['metrics with a step counting down', metric({ generator: { type: 'step', step_size: -1 } }), 'gauge'],
+      ['metrics with a step from below 0', metric({ generator: { type: 'step', start: -5, step_size: 1 } }), 'gauge'],
       ['metrics with sine', metric({ generator: { type: 'sine', amplitude: 1, period_secs: 10 } }), 'gauge'],
       ['metrics with constant', metric(), 'gauge'],
       ['metrics with sequence', metric({ generator: { type: 'sequence', values: [1] } }), 'gauge'],
