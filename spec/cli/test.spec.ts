@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { lines, scenarioDir, svc } from '../support/cli.js';
+import { failingWritable } from '../support/streams.js';
 
 const example = (name: string) => [
   'test',
@@ -84,6 +86,15 @@ expect:
     const kept = /^kept the promtool unit test: (\S+) /.exec(stderr)![1]!;
     expect(existsSync(kept)).to.equal(true);
     expect(() => execFileSync('promtool', ['test', 'rules', kept], { stdio: 'pipe' })).to.throw();
+  });
+
+  it('ends quietly with the verdict when the reader of stdout goes away (EPIPE), as svc run does', async () => {
+    const stderr = new PassThrough();
+    let said = '';
+    stderr.on('data', (chunk: Buffer) => (said += chunk));
+    const { code } = await svc(example('link-flap'), { stdout: failingWritable('EPIPE: broken pipe'), stderr });
+    expect(said).to.equal('');
+    expect(code).to.equal(0);
   });
 
   it('samples at --interval', async () => {

@@ -18,8 +18,16 @@ export abstract class SvcCommand extends Command<SvcContext> {
   protected print(text: string): Promise<void> {
     const { stdout } = this.context;
     return new Promise((resolve, reject) => {
-      stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? resolve() : reject(error)));
-      stdout.write(text, () => resolve());
+      // A failed write's callback comes first, its 'error' event after: the listener stays for that event, else
+      // (the write done) goes, so that a command printing line by line does not pile listeners up.
+      const swallow = () => {};
+      stdout.once('error', swallow);
+      stdout.write(text, (error?: NodeJS.ErrnoException | null) => {
+        if (!error) stdout.off('error', swallow);
+        // After EPIPE the stream is destroyed: what follows fails with ERR_STREAM_DESTROYED, as quietly.
+        if (!error || error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') resolve();
+        else reject(error);
+      });
     });
   }
 

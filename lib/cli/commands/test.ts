@@ -163,7 +163,7 @@ export class TestCommand extends SvcCommand {
     backends: Pick<WatchOptions, 'prometheus' | 'alertmanager'>,
   ): Promise<number> {
     const [
-      { asyncScheduler, from, merge, takeUntil },
+      { asyncScheduler, concatMap, from, merge, takeUntil },
       { requireQuiet, watchAlerts },
       { findingLine, undecidedLine },
       { runScenario },
@@ -185,15 +185,14 @@ export class TestCommand extends SvcCommand {
     let subscription: Subscription | undefined;
     const watching = new Promise<void>((resolve, reject) => {
       subscription = watchAlerts(expectations, { ...backends, start, pollMs, scheduler })
-        .pipe(takeUntil(signals))
-        .subscribe({
-          next: (finding) => {
+        .pipe(
+          takeUntil(signals),
+          concatMap((finding) => {
             findings.set(finding.expectation, finding);
-            this.context.stdout.write(`${findingLine(finding)}\n`);
-          },
-          complete: resolve,
-          error: reject,
-        });
+            return this.print(`${findingLine(finding)}\n`);
+          }),
+        )
+        .subscribe({ complete: resolve, error: reject });
     });
     let settled = false;
     // Stops the run once the watch ends, decided or failed (its error is thrown below, after the run's flush).
@@ -214,10 +213,12 @@ export class TestCommand extends SvcCommand {
       this.context.stderr.write('[info] the scenario ended: still watching the alerts until each is decided\n');
     await watching;
     const stoppedAfter = formatDuration(scheduler.now() - start);
-    for (const expectation of expectations) {
-      if (!findings.has(expectation))
-        this.context.stdout.write(`${undecidedLine(expectation, `the test stopped after ${stoppedAfter}`)}\n`);
-    }
+    await this.print(
+      expectations
+        .filter((expectation) => !findings.has(expectation))
+        .map((expectation) => `${undecidedLine(expectation, `the test stopped after ${stoppedAfter}`)}\n`)
+        .join(''),
+    );
     const passed = expectations.every((expectation) => findings.get(expectation)?.passed);
     return passed && runCode === 0 ? 0 : 1;
   }
@@ -259,7 +260,7 @@ export class TestCommand extends SvcCommand {
       });
       // What --keep leaves is the test of the expectations themselves.
       await writeFile(testFile, unitTest(sampling, rulesFile, checks));
-      for (const finding of findings) this.context.stdout.write(`${findingLine(finding)}\n`);
+      await this.print(findings.map((finding) => `${findingLine(finding)}\n`).join(''));
       const passed = findings.every((finding) => finding.passed);
       if (passed !== result.passed)
         throw new Error(`promtool's verdict on the expectations differs from the search's:\n${result.output.trim()}`);
