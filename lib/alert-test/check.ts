@@ -15,6 +15,12 @@ import { overSteps, type Check } from './unit-test.js';
  */
 const LOOKBACK_MS = 5 * 60_000;
 
+/**
+ * promtool's words for a check's query over more samples than its engine allows at once (a rule's own query over
+ * them is reported as `rule: <name>, …`: no window of the probe helps).
+ */
+const TOO_MANY_SAMPLES = /\bexpr: .*\berr: query processing would load too many samples into memory/;
+
 /** Runs promtool on the unit test of the sampling with these checks (and no other). */
 export type RunChecks = (checks: readonly Check[]) => Promise<PromtoolResult>;
 
@@ -43,6 +49,7 @@ export interface Outcome {
  * matter (the end of `firing_within`, or of the data and the lookback after it); "has fired by
  * step k" only turns from false to true as k grows, so bisection finds the first step in
  * log2(steps) runs. Resolving is searched the same way from the step after the first firing.
+ * A probe over more samples than promtool's engine holds in one query is asked again in windows of steps.
  * Throws when promtool refuses the unit test itself (a bad rules file), or fails a check otherwise than by its
  * verdict (an evaluation error), with its output.
  */
@@ -56,22 +63,32 @@ export async function checkExpectations(
   const { intervalMs } = sampling;
   const steps = (ms: number) => Math.floor(ms / intervalMs);
   const lastStep = sampling.steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
-  const holds = async (check: Check) => {
-    const { passed, output } = await run([check]);
-    // A check that does not hold says what it expected and got; any other failure is promtool's (a query over
-    // too many samples), which must not read as "not firing".
-    if (!passed && !/\bexp:[\s\S]*\bgot:/.test(output))
-      throw new Error(`promtool could not evaluate the rules over the scenario's samples:\n${output.trim()}`);
-    return passed;
+  // Steps per subquery of a probe (unit-test.ts's overSteps): all at first, halved while promtool's query sample
+  // limit is hit. A power of two below the span, so smaller windows nest in the larger ones a probe already ran.
+  let window = Infinity;
+  const probe = (expectation: AlertExpectation, from: number, to: number, value: 0 | 1) =>
+    overSteps(expectation, intervalMs, from, to, value, window);
+  const holds = async (expectation: AlertExpectation, from: number, to: number, value: 0 | 1) => {
+    for (;;) {
+      const { passed, output } = await run([probe(expectation, from, to, value)]);
+      // A check that does not hold says what it expected and got; any other failure is promtool's (a query over
+      // too many samples even in windows of one step), which must not read as "not firing".
+      if (passed || /\bexp:[\s\S]*\bgot:/.test(output)) return passed;
+      const span = Math.min(window, to - from + 1);
+      if (!TOO_MANY_SAMPLES.test(output) || span === 1)
+        throw new Error(`promtool could not evaluate the rules over the scenario's samples:\n${output.trim()}`);
+      window = 2 ** Math.ceil(Math.log2(span) - 1);
+    }
   };
 
   const findings: Finding[] = [];
-  const checks: Check[] = [];
+  // The checks of the unit test left for inspection, written with the last window once the probes are done.
+  const stated: Parameters<typeof probe>[] = [];
   for (const expectation of expectations) {
     const fired = await firstStep(0, Math.max(lastStep, steps(expectation.firing_within)), (k) =>
-      holds(overSteps(expectation, intervalMs, 0, k, 1)),
+      holds(expectation, 0, k, 1),
     );
-    checks.push(overSteps(expectation, intervalMs, 0, steps(expectation.firing_within), 1));
+    stated.push([expectation, 0, steps(expectation.firing_within), 1]);
     const firedAtMs = fired === undefined ? undefined : fired * intervalMs;
     const firedInTime = firedAtMs !== undefined && firedAtMs <= expectation.firing_within;
     const within = expectation.resolves_within;
@@ -80,10 +97,10 @@ export async function checkExpectations(
       continue;
     }
     const resolved = await firstStep(fired + 1, Math.max(lastStep, fired + steps(within)), (k) =>
-      holds(overSteps(expectation, intervalMs, fired + 1, k, 0)),
+      holds(expectation, fired + 1, k, 0),
     );
     const resolvedAfterMs = resolved === undefined ? undefined : (resolved - fired) * intervalMs;
-    if (firedInTime) checks.push(overSteps(expectation, intervalMs, fired + 1, fired + steps(within), 0));
+    if (firedInTime) stated.push([expectation, fired + 1, fired + steps(within), 0]);
     findings.push({
       expectation,
       firedAtMs,
@@ -91,6 +108,7 @@ export async function checkExpectations(
       passed: firedInTime && resolvedAfterMs !== undefined && resolvedAfterMs <= within,
     });
   }
+  const checks = stated.map((args) => probe(...args));
   return { findings, checks, result: await run(checks) };
 }
 

@@ -31,7 +31,8 @@ export interface Sampling {
  * Samples `entries` (compiled, each with a finite duration) at `intervalMs`. Step k holds the last
  * sample written in ((k − 1)·I, k·I] after the file's start, as a scrape at k·I would show it; a
  * step without one is left empty (a gap, as in pushed data: queries look back over it). Rejects
- * when an entry fails, or when the series times the steps would exceed {@link MAX_SAMPLED_VALUES}.
+ * when an entry fails, or when the series times the steps would exceed {@link MAX_SAMPLED_VALUES}: as soon as
+ * that is certain, without running the rest of the backfill.
  */
 export async function sampleScenario(
   entries: readonly Entry[],
@@ -40,6 +41,12 @@ export async function sampleScenario(
 ): Promise<Sampling> {
   // Per series, its values from step 0 on (NaN where it has none), grown as the run goes.
   const table = new Map<string, number[]>();
+  // The steps the sampling will have at least: an entry that starts with the file lasts its duration (one started
+  // by `after` ends later). Series × these steps over the limit is known once the series have appeared, and the
+  // backfill is stopped then rather than run to its end.
+  const leastSteps =
+    Math.floor(Math.max(0, ...entries.filter((entry) => !entry.after).map((entry) => entry.duration!)) / intervalMs) +
+    1;
   let held = 0;
   let tooMany = false;
   const place = (backfill: Backfill, entry: Entry, batch: Labelled<SampleBatch>): void => {
@@ -51,8 +58,10 @@ export async function sampleScenario(
       let values = table.get(name);
       if (!values) table.set(name, (values = []));
       const grown = Math.max(0, step + 1 - values.length);
-      if ((held += grown) > MAX_SAMPLED_VALUES) tooMany = true;
-      else {
+      if ((held += grown) > MAX_SAMPLED_VALUES || table.size * leastSteps > MAX_SAMPLED_VALUES) {
+        tooMany = true;
+        void backfill.stop();
+      } else {
         while (values.length <= step) values.push(NaN);
         values[step] = batch.value[row]!;
       }

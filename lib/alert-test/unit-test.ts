@@ -31,6 +31,12 @@ export function firingExpr({ alert, labels = {} }: Pick<AlertExpectation, 'alert
  * firing at one of them (`value` 0, with `min_over_time`): a subquery over exactly those steps.
  * The range reaches half a step past the first one, so whether promtool's subquery range is
  * closed or left-open, its first point is step `from`.
+ *
+ * A subquery holds every matching `ALERTS` sample of its range at once, and promtool's engine refuses a query
+ * that holds more than it allows (10,000 samples in promtool 2.42); so the steps are split into subqueries of
+ * at most `window` steps each (counted from `from`), offset to their place, whose answers are combined: one
+ * that fired makes the max 1, one that stopped firing makes the min 0. The engine frees each subquery's samples
+ * once its answer is computed, so the query holds one window's at a time.
  */
 export function overSteps(
   expectation: AlertExpectation,
@@ -38,11 +44,19 @@ export function overSteps(
   from: number,
   to: number,
   value: 0 | 1,
+  window = Infinity,
 ): Check {
   const over = value === 1 ? 'max_over_time' : 'min_over_time';
-  const range = (to - from) * intervalMs + intervalMs / 2;
+  const step = promDuration(intervalMs);
+  const parts: string[] = [];
+  for (let first = from; first <= to; first += window) {
+    const last = Math.min(to, first + window - 1);
+    const range = (last - first) * intervalMs + intervalMs / 2;
+    const offset = last < to ? ` offset ${promDuration((to - last) * intervalMs)}` : '';
+    parts.push(`${over}(${firingExpr(expectation)}[${promDuration(range)}:${step}]${offset})`);
+  }
   return {
-    expr: `${over}(${firingExpr(expectation)}[${promDuration(range)}:${promDuration(intervalMs)}])`,
+    expr: parts.length === 1 ? parts[0]! : value === 1 ? `clamp_max(${parts.join(' + ')}, 1)` : parts.join(' * '),
     atMs: to * intervalMs,
     value,
   };

@@ -25,7 +25,7 @@ const RULES = `groups:
 `;
 
 /** Runs the real promtool on each unit test; counts the runs. */
-function promtoolRuns(rules = RULES): { run: RunChecks; count: () => number } {
+function promtoolRuns(rules = RULES, of = sampling): { run: RunChecks; count: () => number } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
   const rulesFile = join(dir, 'rules.yml');
   writeFileSync(rulesFile, rules);
@@ -35,7 +35,7 @@ function promtoolRuns(rules = RULES): { run: RunChecks; count: () => number } {
   return {
     run: (checks) => {
       runs++;
-      writeFileSync(testFile, unitTest(sampling, rulesFile, checks));
+      writeFileSync(testFile, unitTest(of, rulesFile, checks));
       return promtoolRun(testFile);
     },
     count: () => runs,
@@ -78,6 +78,33 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect(result.passed).to.equal(false);
   });
 
+  it('probes in windows when the alerts over all steps are more samples than promtool loads into one query', async function () {
+    this.timeout(60_000);
+    // 120 series above 5 from step 4 to 99: 120 alerts firing from 2m to 25m, 11,040 ALERTS samples, where
+    // promtool 2.42 refuses a query that holds more than 10,000.
+    const many: Sampling = {
+      intervalMs: 15_000,
+      steps: 110,
+      series: Array.from({ length: 120 }, (_, i) => ({
+        series: `m{i="${i}"}`,
+        values: Float64Array.from({ length: 110 }, (_, k) => (k >= 4 && k < 100 ? 10 : 1)),
+      })),
+    };
+    const { run } = promtoolRuns(RULES, many);
+    const { findings, checks, result } = await checkExpectations(
+      many,
+      [{ alert: 'High', firing_within: 25 * MINUTE, resolves_within: 25 * MINUTE }],
+      run,
+    );
+    expect(findings.map(findingLine)).to.deep.equal([
+      'PASS High firing after 2m (within 25m), resolved 23m later (within 25m)',
+    ]);
+    expect(result.passed, result.output).to.equal(true);
+    // The kept test states the expectations in windows too: a subquery of each, offset to its place.
+    expect(checks[0]!.expr).to.match(/^clamp_max\(max_over_time\(.*\] offset \d+m.*, 1\)$/);
+    expect(checks[1]!.expr).to.match(/^min_over_time\(.* \* min_over_time\(/);
+  });
+
   it('reports a rules file promtool refuses, with its words', async () => {
     const { run } = promtoolRuns('groups:\n  - name: g\n    rules:\n      - alert: Bad\n        expr: m >\n');
     const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch(
@@ -87,7 +114,7 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect((failure as Error).message).to.match(/^promtool refused the unit test:\n[\s\S]*parse error/);
   });
 
-  it('reports a check promtool could not evaluate as an error, not as an alert that did not fire', async () => {
+  it('reports a check promtool could not evaluate, even in windows of one step, as an error, not as an alert that did not fire', async () => {
     // promtool's words when a query loads too many samples: FAILED, with no expected and got alerts.
     const error = `Unit Testing:  unit-test.yml\n  FAILED:\n    expr: "max_over_time(…)", time: 15m, err: query processing would load too many samples into memory in query execution\n`;
     const run: RunChecks = async (checks) => ({ passed: checks.length === 0, output: checks.length ? error : '' });

@@ -55,4 +55,26 @@ scenarios:
       'lat_sum',
     ]);
   });
+
+  it('refuses too many values (series × steps) as soon as the series have appeared, without sampling the rest', async function () {
+    // 10,000 series × 601 steps: over the limit after the first virtual second, where the whole 150 minutes
+    // (90 million samples) would take minutes.
+    this.timeout(10_000);
+    const failure = await sampleScenario(
+      plan(`
+version: 2
+kind: runnable
+scenarios:
+  - name: up
+    signal_type: metrics
+    rate: 10000
+    duration: 150m
+    dynamic_labels: [{key: instance, cardinality: 10000}]
+    generator: {type: constant, value: 1}
+`),
+      15_000,
+    ).catch((error: Error) => error);
+    expect(failure).to.be.instanceOf(Error);
+    expect((failure as Error).message).to.match(/at most 5000000 values \(series × steps\) are sampled/);
+  });
 });
