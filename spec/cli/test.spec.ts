@@ -97,6 +97,38 @@ expect:
     expect(code).to.equal(0);
   });
 
+  it('tests the classic series of a histogram with native and classic buckets, warning that the native one is left out', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    const file = scenario(
+      'both.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {name: lat, signal_type: histogram, rate: 1, duration: 5m, distribution: {type: uniform, min: 0, max: 1}, native: {}, buckets: [0.5], sink: {type: remote_write, url: 'http://127.0.0.1:1/api/v1/write'}}
+expect:
+  alerts: [{alert: Observed, firing_within: 2m}]
+`,
+    );
+    const rules = scenario(
+      'rules.yml',
+      'groups:\n  - name: g\n    rules:\n      - {alert: Observed, expr: lat_count > 0}\n',
+    );
+    const { code, stdout, stderr } = await svc(['test', file, '--rules', rules, '--keep']);
+    expect(lines(stdout)).to.deep.equal(['PASS Observed firing after 0ms (within 2m)']);
+    expect(stderr).to.match(
+      /^\[warn\] lat: its native histogram is left out of the test \(promtool's unit test gets float series only\); its classic series are tested\n/,
+    );
+    expect(code).to.equal(0);
+    // No float series stands for the native histogram (its count, under the bare name).
+    const kept = readFileSync(/^kept the promtool unit test: (\S+) /m.exec(stderr)![1]!, 'utf8');
+    expect([...kept.matchAll(/- series: (\S+)/g)].map(([, series]) => series)).to.deep.equal([
+      'lat_bucket{le="0.5"}',
+      'lat_bucket{le="+Inf"}',
+      'lat_sum',
+      'lat_count',
+    ]);
+  });
+
   it('samples at --interval', async () => {
     await expectPasses(
       [...example('link-flap'), '--interval', '30s'],
@@ -114,7 +146,22 @@ expect:
       'plain.yaml',
       readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''),
     );
+    const nativeOnly = scenario(
+      'native.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {name: nlat, signal_type: histogram, rate: 1, duration: 5m, distribution: {type: uniform, min: 0, max: 1}, native: {}, sink: {type: remote_write, url: 'http://127.0.0.1:1/api/v1/write'}}
+expect:
+  alerts: [{alert: NativeSeen, firing_within: 2m}]
+`,
+    );
     const cases: [string[], number, RegExp][] = [
+      [
+        ['test', nativeOnly, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        2,
+        /svc test: nlat: a native histogram cannot be tested offline: promtool's unit test gets float series only \(promtool 2\.42 has no notation for native histograms\); give the entry classic buckets too, or test with --live/,
+      ],
       [['test', 'examples/alerts/link-flap.yaml'], 2, /missing --rules/],
       [[...example('link-flap'), '--interval', '10ms'], 2, /--interval: expected from 1s to 1h, got "10ms"/],
       [[...example('link-flap'), '--interval', 'often'], 2, /--interval: /],
