@@ -5,7 +5,7 @@
  */
 import type { AlertExpectation } from '../language/fields.js';
 import { formatMs } from '../format.js';
-import type { PromtoolResult } from './promtool.js';
+import { promtoolWords, type PromtoolResult } from './promtool.js';
 import type { Sampling } from './sampling.js';
 import { overSteps, type Check } from './unit-test.js';
 
@@ -59,7 +59,7 @@ export async function checkExpectations(
   run: RunChecks,
 ): Promise<Outcome> {
   const refused = await run([]);
-  if (!refused.passed) throw new Error(`promtool refused the unit test:\n${refused.output.trim()}`);
+  if (!refused.passed) throw new Error(`promtool refused the unit test${promtoolWords(refused)}`);
   const { intervalMs } = sampling;
   const steps = (ms: number) => Math.floor(ms / intervalMs);
   const lastStep = sampling.steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
@@ -70,13 +70,14 @@ export async function checkExpectations(
     overSteps(expectation, intervalMs, from, to, value, window);
   const holds = async (expectation: AlertExpectation, from: number, to: number, value: 0 | 1) => {
     for (;;) {
-      const { passed, output } = await run([probe(expectation, from, to, value)]);
+      const result = await run([probe(expectation, from, to, value)]);
+      const { passed, output } = result;
       // A check that does not hold says what it expected and got; any other failure is promtool's (a query over
       // too many samples even in windows of one step), which must not read as "not firing".
       if (passed || /\bexp:[\s\S]*\bgot:/.test(output)) return passed;
       const span = Math.min(window, to - from + 1);
       if (!TOO_MANY_SAMPLES.test(output) || span === 1)
-        throw new Error(`promtool could not evaluate the rules over the scenario's samples:\n${output.trim()}`);
+        throw new Error(`promtool could not evaluate the rules over the scenario's samples${promtoolWords(result)}`);
       window = 2 ** Math.ceil(Math.log2(span) - 1);
     }
   };

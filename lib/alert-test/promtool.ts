@@ -4,6 +4,13 @@ import { spawn } from 'node:child_process';
 export interface PromtoolResult {
   readonly passed: boolean;
   readonly output: string;
+  readonly code: number;
+}
+
+/** What promtool said, to follow a message: `:` and its output, or its exit code when it printed nothing. */
+export function promtoolWords({ output, code }: PromtoolResult): string {
+  const said = output.trim();
+  return said ? `:\n${said}` : `: it exited with code ${code} and printed nothing`;
 }
 
 /** Runs `promtool test rules` on a unit test file. */
@@ -41,7 +48,7 @@ export function promtool(command: string): Promtool {
               `promtool stopped by ${signal}${signal === 'SIGTERM' ? ` (no answer within ${PROMTOOL_TIMEOUT_MS / 1000}s)` : ''}`,
             ),
           );
-        else resolve({ passed: code === 0, output });
+        else resolve({ passed: code === 0, output, code: code! });
       });
     });
 }

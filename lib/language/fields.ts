@@ -856,6 +856,24 @@ export function catalogMetadata() {
 }
 
 /**
+ * The ALERTS labels an expectation sets itself (`alertname` from `alert`; `alertstate` firing), with why: given
+ * among its labels too, the selector could never match.
+ */
+const ALERT_OWN_LABELS: Record<string, string> = {
+  alertname: "the name is the expectation's alert",
+  alertstate: 'the expectation matches the alert firing',
+};
+const alertLabelKey = andThen<string, string>(labelKey, (key, u, c) =>
+  Object.hasOwn(ALERT_OWN_LABELS, key)
+    ? t.failure(
+        u,
+        c,
+        `expected a label of the alert other than alertname and alertstate (${ALERT_OWN_LABELS[key]}), got ${show(key)}`,
+      )
+    : t.success(key),
+).withSchema(refined(labelKey, { allOf: [{ not: { enum: Object.keys(ALERT_OWN_LABELS) } }] }));
+
+/**
  * One alert expectation of `svc test` (the reference tool's shape): the alert, a subset of its labels, how
  * soon it fires and then resolves.
  */
@@ -866,7 +884,9 @@ export const alertExpectation = strict(
     firing_within: duration.describe('How soon after the start the alert must fire.'),
   },
   {
-    labels: labels.describe("A subset of the alert's labels to match."),
+    labels: record(alertLabelKey, labelValue).describe(
+      "A subset of the alert's labels to match (not alertname or alertstate: the expectation's alert, firing).",
+    ),
     resolves_within: duration.describe('How soon after firing it must resolve.'),
   },
 );

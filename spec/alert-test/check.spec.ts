@@ -117,7 +117,11 @@ describe('checkExpectations: alert expectations through promtool', () => {
   it('reports a check promtool could not evaluate, even in windows of one step, as an error, not as an alert that did not fire', async () => {
     // promtool's words when a query loads too many samples: FAILED, with no expected and got alerts.
     const error = `Unit Testing:  unit-test.yml\n  FAILED:\n    expr: "max_over_time(…)", time: 15m, err: query processing would load too many samples into memory in query execution\n`;
-    const run: RunChecks = async (checks) => ({ passed: checks.length === 0, output: checks.length ? error : '' });
+    const run: RunChecks = async (checks) => ({
+      passed: checks.length === 0,
+      output: checks.length ? error : '',
+      code: checks.length ? 1 : 0,
+    });
     const failure = await checkExpectations(sampling, [{ alert: 'High', firing_within: MINUTE }], run).catch(
       (thrown: Error) => thrown,
     );

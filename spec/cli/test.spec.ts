@@ -198,6 +198,12 @@ expect:
     expect(code).to.equal(1);
   });
 
+  it('says what a promtool that fails without a word did: its exit code', async () => {
+    const { code, stderr } = await svc(example('link-flap'), { env: { ...process.env, PROMTOOL: '/bin/false' } });
+    expect(stderr).to.equal('error: promtool refused the unit test: it exited with code 1 and printed nothing\n');
+    expect(code).to.equal(1);
+  });
+
   it('is ignored by svc run', async () => {
     const { code, stderr } = await svc(['run', '--dry-run', 'examples/alerts/error-burst.yaml']);
     expect(stderr).to.contain('Validation: OK (2 scenarios)');

@@ -34,6 +34,24 @@ describe('loadScenario: expect (alert expectations of svc test)', () => {
     expect(problems(v2([metric()], { expect: { alert: [] } }))[0]).to.match(/^expect.alert: unknown field/);
   });
 
+  it("refuses alertname and alertstate among an expectation's labels: the selector could never match", () => {
+    expect(
+      problems(
+        v2([metric()], {
+          expect: {
+            alerts: [
+              { alert: 'A', labels: { alertstate: 'pending' }, firing_within: '1m' },
+              { alert: 'A', labels: { alertname: 'Other', severity: 'page' }, firing_within: '1m' },
+            ],
+          },
+        }),
+      ),
+    ).to.deep.equal([
+      'expect.alerts[0].labels.alertstate: expected a label of the alert other than alertname and alertstate (the expectation matches the alert firing), got "alertstate"',
+      'expect.alerts[1].labels.alertname: expected a label of the alert other than alertname and alertstate (the name is the expectation\'s alert), got "alertname"',
+    ]);
+  });
+
   it('is absent from a file without it', () => {
     expect(load(v2([metric()]))).not.to.have.property('expect');
   });

@@ -246,7 +246,7 @@ export class TestCommand extends SvcCommand {
       { join },
       { sampleScenario },
       { unitTest },
-      { promtool },
+      { promtool, promtoolWords },
       { checkExpectations, findingLine },
     ] = await Promise.all([
       import('node:fs/promises'),
@@ -274,7 +274,7 @@ export class TestCommand extends SvcCommand {
       await this.print(findings.map((finding) => `${findingLine(finding)}\n`).join(''));
       const passed = findings.every((finding) => finding.passed);
       if (passed !== result.passed)
-        throw new Error(`promtool's verdict on the expectations differs from the search's:\n${result.output.trim()}`);
+        throw new Error(`promtool's verdict on the expectations differs from the search's${promtoolWords(result)}`);
       return passed ? 0 : 1;
     } finally {
       if (this.keep)
