@@ -25,7 +25,7 @@ export interface OtlpGrpcSinkOptions extends BatchSettings {
   readonly timeout?: number;
 }
 
-/** Codes the OTLP specification calls retryable (RESOURCE_EXHAUSTED: a server under load, waiting as it asks). */
+/** Codes the OTLP specification calls retryable (RESOURCE_EXHAUSTED only with the RetryInfo that says when). */
 const RETRYABLE = new Set([
   'CANCELLED',
   'DEADLINE_EXCEEDED',
@@ -41,8 +41,8 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
  * Sink for an OpenTelemetry collector over gRPC: unary `Export` calls to the metrics or logs
  * service of `endpoint`, one per request of at most `batchSize` records (see otlpRequests), on
  * the batching core (buffer age, one call in flight, retries, backpressure, flush on stop).
- * Errors by status: UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED (and the other codes OTLP
- * calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
+ * Errors by status: UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED with a RetryInfo (and the other codes
+ * OTLP calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
  * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
  * an OTLP/gRPC endpoint of that signal). No connection, a failed name lookup and a passed deadline are said as
  * network errors. A partial success fails the refused records only.
@@ -67,13 +67,15 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const system = tls ? undefined : systemCodeOf(code, details);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, system);
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
-    const retryable = RETRYABLE.has(code);
+    const retryAfter = retryDelayOf(error.metadata);
+    // A server out of resources says when to come back (RetryInfo) if it will recover; without one it will not.
+    const retryable = RETRYABLE.has(code) && (code !== 'RESOURCE_EXHAUSTED' || retryAfter !== undefined);
     const hint = tls
       ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
       : advice(code, signal, address);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
-      retryAfter: retryable ? retryDelayOf(error.metadata) : undefined,
+      retryAfter: retryable ? retryAfter : undefined,
     });
   };
 
@@ -202,6 +204,8 @@ function advice(code: string, signal: OtlpSignal, address: string): string {
       return '; set the credentials or the tenant in headers';
     case 'UNAVAILABLE':
       return `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`;
+    case 'RESOURCE_EXHAUSTED':
+      return ' without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits';
     default:
       return '';
   }

@@ -28,6 +28,9 @@ export function exportUrl(base: string, signal: OtlpSignal): URL {
  * gzip-compressed when asked. Retries 408, 429 (after its Retry-After), 5xx and network errors;
  * a partial success in the answer fails the refused records only.
  */
+/** The statuses OTLP/HTTP calls retryable; "all other 4xx or 5xx response status codes MUST NOT be retried". */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
 export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const { signal } = options;
   const gzip = options.compression === 'gzip';
@@ -44,6 +47,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
         ...(gzip ? { 'Content-Encoding': 'gzip' } : {}),
       },
       hint: (status) => refusalHint(status, signal),
+      retryable: (status) => RETRYABLE.has(status),
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
     async (request, http) =>

@@ -9,7 +9,12 @@ import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
 import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
-import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
+import {
+  startOtlpReceiver,
+  type ExportRequest,
+  type OtlpAnswer,
+  type OtlpReceiver,
+} from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
 
@@ -286,6 +291,30 @@ describe('OTLP sinks', function () {
           .and.not.match(/SECRET/);
       }
     }
+  });
+
+  it('retries only what OTLP calls retryable: HTTP 429, 502, 503, 504; gRPC RESOURCE_EXHAUSTED with a RetryInfo', async () => {
+    const calls = async (answer: OtlpAnswer, via: 'grpc' | 'http') => {
+      receiver.answer(() => answer);
+      const before = receiver.calls;
+      const sink =
+        via === 'grpc'
+          ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 })
+          : otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      return { calls: receiver.calls - before, message: error.message };
+    };
+    const exhausted = { grpc: grpc.status.RESOURCE_EXHAUSTED, details: 'quota' } as const;
+    expect(await calls(exhausted, 'grpc')).to.deep.equal({
+      calls: 1,
+      message: `otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "quota" without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits`,
+    });
+    expect((await calls({ ...exhausted, retryAfterMs: 10 }, 'grpc')).calls).to.equal(3);
+    for (const status of [408, 500, 501])
+      expect((await calls({ ...exhausted, http: status }, 'http')).calls).to.equal(1);
+    for (const status of [429, 502, 503, 504])
+      expect((await calls({ ...exhausted, http: status }, 'http')).calls).to.equal(3);
   });
 
   it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {

@@ -24,6 +24,8 @@ export interface HttpEndpointOptions {
    * 408 and 429); `body` is the head of its answer.
    */
   readonly hint?: (status: number, body: string) => string | undefined;
+  /** Which refusals are worth trying again; default 408, 429 and 5xx. */
+  readonly retryable?: (status: number) => boolean;
 }
 
 /** A 2xx answer: its headers, and its body (at most {@link MAX_ANSWER_BYTES}). */
@@ -61,11 +63,18 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
  * ECONNREFUSED available as they are for precise messages, a per-request timeout, and an agent
  * whose sockets `release` destroys so the process can exit at once.
  *
- * Outcomes: 2xx resolves; 408, 429 and 5xx reject with a retryable {@link SinkError}; other
+ * Outcomes: 2xx resolves; 408, 429 and 5xx (or what `retryable` says) reject with a retryable {@link SinkError}; other
  * statuses reject with a final one carrying the status, an excerpt of the body and the hint;
  * network errors and timeouts are retryable. Messages show the URL without credentials.
  */
-export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpointOptions): HttpEndpoint {
+export function httpEndpoint({
+  sink,
+  url,
+  headers,
+  timeout,
+  hint,
+  retryable: worthRetrying = (status) => status === 408 || status === 429 || status >= 500,
+}: HttpEndpointOptions): HttpEndpoint {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
@@ -78,7 +87,7 @@ export function httpEndpoint({ sink, url, headers, timeout, hint }: HttpEndpoint
   const refused = (response: IncomingMessage, answer: string): SinkError => {
     const body = redact(answer);
     const status = response.statusCode ?? 0;
-    const retryable = status === 408 || status === 429 || status >= 500;
+    const retryable = worthRetrying(status);
     const advice = retryable ? undefined : hint?.(status, body);
     const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${excerpt(body)}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, {
