@@ -174,7 +174,7 @@ describe('remote_write sink', () => {
     [
       'a too-old 400',
       'too old sample',
-      /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\)/,
+      /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\).*native histograms only where the receiver takes them out of order/,
     ],
   ];
   for (const [what, body, message] of refusals) {
