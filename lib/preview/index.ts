@@ -161,7 +161,9 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
     points,
     entries: shown.map((entry) => {
       const chart = charts.get(entry.id)!;
-      const began = backfill.startedAt(entry.id);
+      // An `after` start is known once triggered, its delay still to run: past the axis, it never started here.
+      const planned = backfill.startedAt(entry.id);
+      const began = planned !== undefined && planned - start < forMs ? planned : undefined;
       const span = {
         from,
         to,

@@ -95,6 +95,34 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(entryOf(preview, 'hot').series[0]!.values).to.deep.equal([null, null, null, null, null, null, 2, 2, 2, 2]);
   });
 
+  it('shows an entry whose after trigger fired but whose delay runs past the axis as never started', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: load
+    name: load
+    signal_type: metrics
+    rate: 1
+    generator: {type: step, step_size: 1}
+  - id: late
+    name: late
+    signal_type: metrics
+    rate: 1
+    generator: {type: constant, value: 1}
+    after: {ref: load, op: '>', value: 29, delay: 10m}
+`),
+      ),
+      { for: 60_000, points: 10 },
+    );
+    // Triggered at 30 s, it would start at 10m30s, beyond the minute shown.
+    expect(entryOf(preview, 'late').marks).to.deep.equal([]);
+    expect(
+      entryOf(preview, 'late')
+        .series.flatMap((series) => series.values)
+        .every((v) => v === null),
+    ).to.equal(true);
+  });
+
   it('draws logs per severity, traces as spans/s and error ratio, and a histogram as a p50/p90/p99 band', async () => {
     const preview = await previewScenario(
       plan(
