@@ -19,14 +19,22 @@ export class ApiError extends Error {
 /** One login dialog for every call that got a 401 at the same time. */
 let asking: Promise<void> | undefined;
 
-/** `fetch` of an API path: JSON back, or {@link ApiError}; a 401 asks for the key and tries again. */
-export async function api<T>(method: string, path: string, body?: string, type = 'application/yaml'): Promise<T> {
+/**
+ * `fetch` of an API path: JSON back, or {@link ApiError}; a 401 asks for the key and tries again. `signal` aborts
+ * the call (the promise rejects with its reason).
+ */
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: string,
+  { type = 'application/yaml', signal }: { readonly type?: string; readonly signal?: AbortSignal } = {},
+): Promise<T> {
   for (;;) {
     const key = sessionStorage.getItem(KEY_ITEM);
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (key) headers.Authorization = `Bearer ${key}`;
     if (body !== undefined) headers['Content-Type'] = type;
-    const res = await fetch(path, { method, headers, body });
+    const res = await fetch(path, { method, headers, body, signal });
     if (res.status === 401) {
       // A refusal of a key replaced while the call was out (calls come back in any order) asks nothing: go again.
       if (sessionStorage.getItem(KEY_ITEM) !== key) continue;

@@ -62,14 +62,28 @@ $('#start').onclick = async () => {
   }
 };
 
+/** The preview being computed: a newer one aborts it, so that an older answer, come later, is not drawn. */
+let previewing: AbortController | undefined;
+
 $('#preview').onclick = async () => {
   const minutes = $<HTMLInputElement>('#minutes').valueAsNumber;
   if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) return say('Preview: minutes from 1 to 1440.', true);
+  previewing?.abort();
+  const asked = new AbortController();
+  previewing = asked;
+  const target = $('#preview-charts');
+  target.setAttribute('aria-busy', 'true');
+  say(`Computing the preview of ${minutes} minutes…`);
   try {
-    const preview = await showPreview(editor.state.doc.toString(), minutes, $('#preview-charts'));
+    const preview = await showPreview(editor.state.doc.toString(), minutes, target, asked.signal);
     say(`Preview of ${minutes} minutes: ${preview.entries.length} entries.`);
   } catch (error) {
-    say(describeError(error), true);
+    if (!asked.signal.aborted) say(describeError(error), true);
+  } finally {
+    if (previewing === asked) {
+      previewing = undefined;
+      target.removeAttribute('aria-busy');
+    }
   }
 };
 

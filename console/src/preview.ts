@@ -8,11 +8,17 @@ export const PREVIEW_POINTS = 240;
 
 /**
  * Asks the server for the next `minutes` of `text` (from now: `start`) and draws a chart per entry in `target`,
- * replacing the last preview.
+ * replacing the last preview. Aborted by `signal`, it draws nothing and rejects.
  */
-export async function showPreview(text: string, minutes: number, target: HTMLElement): Promise<Preview> {
+export async function showPreview(
+  text: string,
+  minutes: number,
+  target: HTMLElement,
+  signal: AbortSignal,
+): Promise<Preview> {
   const query = `for=${minutes}m&points=${PREVIEW_POINTS}&start=${Date.now()}`;
-  const preview = await api<Preview>('POST', `/preview?${query}`, text);
+  const preview = await api<Preview>('POST', `/preview?${query}`, text, { signal });
+  signal.throwIfAborted();
   for (const key of [...charts.keys()].filter((k) => k.startsWith('preview:'))) dropChart(key);
   target.replaceChildren();
   const times = Array.from({ length: preview.points }, (_, i) => preview.from + i * preview.step);

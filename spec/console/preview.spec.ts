@@ -35,15 +35,25 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     server?.kill();
   });
 
-  it("draws every entry's preview: the series the server computed, point for point", async () => {
-    const text = readFileSync('examples/plot.yaml', 'utf8');
-    await page.evaluate((t) => {
+  /** Replaces the editor's text. */
+  const setText = (text: string) =>
+    page.evaluate((t) => {
       const { editor } = (globalThis as unknown as EditorHook).svcConsole;
       editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: t } });
     }, text);
-    await page.$eval('#minutes', (input) => {
-      (input as unknown as { value: string }).value = '20';
-    });
+  const setMinutes = (minutes: string) =>
+    page.$eval(
+      '#minutes',
+      (input, value) => {
+        (input as unknown as { value: string }).value = value;
+      },
+      minutes,
+    );
+
+  it("draws every entry's preview: the series the server computed, point for point", async () => {
+    const text = readFileSync('examples/plot.yaml', 'utf8');
+    await setText(text);
+    await setMinutes('20');
     const asked = new Promise<HTTPRequest>((resolve) =>
       page.on('request', (request) => request.url().includes('/preview?') && resolve(request)),
     );
@@ -114,11 +124,51 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     }
   });
 
-  it('shows the refusal of a file the server cannot preview, naming the field', async () => {
-    await page.evaluate(() => {
-      const { editor } = (globalThis as unknown as EditorHook).svcConsole;
-      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: 'signal_type: metrics\nname: x\n' } });
+  it('draws only the newest preview: a newer Preview aborts the one being computed, which shows as computing', async () => {
+    // The first preview's request is held, as a long one computing on the server would be.
+    await page.setRequestInterception(true);
+    let first: HTTPRequest | undefined;
+    let hold = (_: HTTPRequest) => {};
+    const held = new Promise<HTTPRequest>((resolve) => {
+      hold = (request) => {
+        if (!first && request.url().includes('/preview?')) resolve((first = request));
+        else void request.continue();
+      };
     });
+    let fail = (_: HTTPRequest) => {};
+    const gaveUp = new Promise<HTTPRequest>((resolve) => {
+      fail = (request) => request === first && resolve(request);
+    });
+    page.on('request', hold);
+    page.on('requestfailed', fail);
+    try {
+      await setText(readFileSync('examples/plot.yaml', 'utf8'));
+      await setMinutes('1440');
+      await page.click('#preview');
+      await held;
+      await waitForText(page, '#message', /^Computing the preview of 1440 minutes/);
+      expect(await page.$('#preview-charts[aria-busy="true"]')).to.not.equal(null);
+
+      await setText(readFileSync('examples/quickstart.yaml', 'utf8'));
+      await setMinutes('2');
+      await page.click('#preview');
+      await waitForText(page, '#message', /^Preview of 2 minutes: 2 entries/);
+      // The older request was given up, so its answer can never replace the newer charts.
+      expect((await gaveUp).failure()?.errorText).to.equal('net::ERR_ABORTED');
+      expect(await page.$('#preview-charts[aria-busy]')).to.equal(null);
+      const keys = await page.evaluate(() =>
+        [...(globalThis as unknown as PageGlobals).svcConsole.charts.keys()].filter((k) => k.startsWith('preview:')),
+      );
+      expect(keys).to.deep.equal(['preview:cpu_usage_percent', 'preview:http_requests_total']);
+    } finally {
+      page.off('request', hold);
+      page.off('requestfailed', fail);
+      await page.setRequestInterception(false);
+    }
+  });
+
+  it('shows the refusal of a file the server cannot preview, naming the field', async () => {
+    await setText('signal_type: metrics\nname: x\n');
     await page.click('#preview');
     await waitForText(page, '#message', /^422 validation_failed: .*generator/);
   });
