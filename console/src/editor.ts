@@ -11,6 +11,23 @@ import quickstart from '../../examples/quickstart.yaml';
 const layout = EditorView.theme({ '&': { minHeight: '240px' }, '.cm-scroller': { fontSize: '13px' } });
 
 /**
+ * `schema` with each array's `items` that is a `$ref` wrapped in an `allOf` (the same schema to a validator).
+ * json-schema-library, which codemirror-json-schema walks the schema with, steps into an array's item without
+ * resolving an `items` `$ref`, and then finds no `properties` under it: in the entries of `scenarios:`
+ * (`items: {$ref: '#/$defs/entry'}`) and a trace's `calls`, completion offered nothing and hover knew only the
+ * value's type. It does resolve the `$ref`s of an `allOf`.
+ */
+function itemRefsResolvable(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(itemRefsResolvable);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([keyword, value]) => [keyword, itemRefsResolvable(value)]),
+  );
+  if ((copy.items as { $ref?: unknown } | undefined)?.$ref !== undefined) copy.items = { allOf: [copy.items] };
+  return copy;
+}
+
+/**
  * An editor in `host`, holding `examples/quickstart.yaml` at first: completion, hover docs and lint come from
  * `schema/scenario.schema.json` (bundled, so the console works offline). It lives in a shadow root: there
  * CodeMirror styles it with constructed stylesheets, which the console's Content-Security-Policy allows, where in
@@ -28,7 +45,7 @@ export function createEditor(host: HTMLElement): EditorView {
       layout,
       yaml(),
       // Completion and hover docs from codemirror-json-schema; errors from our linter (lint.ts).
-      stateExtensions(schema as Parameters<typeof stateExtensions>[0]),
+      stateExtensions(itemRefsResolvable(schema) as Parameters<typeof stateExtensions>[0]),
       yamlLanguage.data.of({ autocomplete: yamlCompletion() }),
       hoverTooltip(yamlSchemaHover()),
       schemaLinter(schema),

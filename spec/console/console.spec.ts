@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, type PageGlobals, problemsOf, waitForText } from '../support/browser.js';
+import { launchOrSkip, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const KEY = 'console-spec-key';
@@ -183,6 +183,36 @@ describe('web console in Chromium (docs/console.md)', () => {
       if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
     }
     // Any hover tooltip: one of the lint errors under the mouse may show too.
+    await page.waitForFunction(
+      (e) =>
+        [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),
+      {},
+      editor,
+    );
+  });
+
+  it('completes and documents the fields of an entry under scenarios: as it does a single entry', async () => {
+    const editor = await page.$('#editor');
+    const entry = 'version: 2\nkind: runnable\nscenarios:\n  - signal_type: metrics\n    name: cpu\n    rate: 2\n';
+    for (const [typed, wanted] of [
+      ['    sink:\n      type: st', 'stdout'],
+      ['    generator:\n      type: si', 'sine'],
+    ] as const) {
+      await setEditorText(page, entry + typed);
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Space');
+      await page.keyboard.up('Control');
+      await page.waitForFunction(
+        (e, w) => [...e!.shadowRoot!.querySelectorAll('.cm-completionLabel')].some((l) => l.textContent === w),
+        {},
+        editor,
+        wanted,
+      );
+      await page.keyboard.press('Escape');
+    }
+    for (const key of await page.$$('#editor >>> .cm-line span')) {
+      if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
+    }
     await page.waitForFunction(
       (e) =>
         [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),

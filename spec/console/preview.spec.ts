@@ -1,18 +1,8 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, type PageGlobals, problemsOf, waitForText } from '../support/browser.js';
+import { launchOrSkip, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-
-/** The console's editor, as the page function sees it (a CodeMirror EditorView). */
-interface EditorHook {
-  readonly svcConsole: {
-    readonly editor: {
-      readonly state: { readonly doc: { readonly length: number } };
-      dispatch(spec: { changes: { from: number; to: number; insert: string } }): void;
-    };
-  };
-}
 
 describe('web console preview in Chromium (docs/console.md)', () => {
   let browser: Browser;
@@ -35,12 +25,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     server?.kill();
   });
 
-  /** Replaces the editor's text. */
-  const setText = (text: string) =>
-    page.evaluate((t) => {
-      const { editor } = (globalThis as unknown as EditorHook).svcConsole;
-      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: t } });
-    }, text);
+  const setText = (text: string) => setEditorText(page, text);
   const setMinutes = (minutes: string) =>
     page.$eval(
       '#minutes',

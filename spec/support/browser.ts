@@ -69,6 +69,26 @@ export interface PageGlobals {
   };
 }
 
+/** The console's editor, as a page function sees it (a CodeMirror EditorView). */
+interface EditorGlobals {
+  readonly svcConsole: {
+    readonly editor: {
+      readonly state: { readonly doc: { readonly length: number } };
+      focus(): void;
+      dispatch(spec: { changes: { from: number; to: number; insert: string }; selection?: { anchor: number } }): void;
+    };
+  };
+}
+
+/** Replaces the text of the console's editor with `text`, the cursor at its end. */
+export async function setEditorText(page: Page, text: string): Promise<void> {
+  await page.evaluate((t) => {
+    const { editor } = (globalThis as unknown as EditorGlobals).svcConsole;
+    editor.focus();
+    editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: t }, selection: { anchor: t.length } });
+  }, text);
+}
+
 /** Waits until the text of the element `selector` (puppeteer's selectors: `>>>` enters shadow roots) matches `pattern`. */
 export async function waitForText(page: Page, selector: string, pattern: RegExp): Promise<void> {
   const element = await page.waitForSelector(selector);
