@@ -1,6 +1,6 @@
 /**
  * Figures as text: durations (the one duration formatter, in two precisions), byte counts and rates,
- * for compile messages, dry-run output and progress lines.
+ * for compile messages, dry-run output and progress lines; values on the axes of charts.
  */
 
 /**
@@ -48,6 +48,24 @@ export function formatBytes(bytes: number): string {
 /** Events per second with at most one decimal: `10/s`, `0.5/s`, `1234.5/s`. */
 export function formatRate(perSecond: number): string {
   return `${trim(perSecond.toFixed(1))}/s`;
+}
+
+const compact = new Map<number, Intl.NumberFormat>();
+
+/**
+ * A value as a chart's axis writes it (`svc plot` and the console), to `digits` significant digits (3 unless
+ * given; an exponent keeps one less): `0.125`, `79.9`, `12.3K`, `301M`, `4.5e-5`.
+ */
+export function formatValue(value: number, digits = 3): string {
+  const size = Math.abs(value);
+  if (size !== 0 && size < 0.001) return value.toExponential(digits - 2);
+  if (size < 1000) return String(Number(value.toPrecision(digits)));
+  let format = compact.get(digits);
+  if (!format) {
+    format = new Intl.NumberFormat('en', { notation: 'compact', maximumSignificantDigits: digits });
+    compact.set(digits, format);
+  }
+  return format.format(value);
 }
 
 function trim(fixed: string): string {

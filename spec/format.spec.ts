@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMs } from '../lib/format.js';
+import { formatMs, formatValue } from '../lib/format.js';
 
 describe('figures as text', () => {
   it('gives a duration exactly for messages: three decimals at most, zero parts left out', () => {
@@ -10,6 +10,23 @@ describe('figures as text', () => {
       '1m30s',
       '1h',
       '1h2m3.5s',
+    ]);
+  });
+
+  it('writes a value as an axis does: three significant digits, compact when large, an exponent when small', () => {
+    expect([0.125, 79.94, 12_345, 301_234_567, -2_500_000, 0.00004567, 0].map((v) => formatValue(v))).to.deep.equal([
+      '0.125',
+      '79.9',
+      '12.3K',
+      '301M',
+      '-2.5M',
+      '4.6e-5',
+      '0',
+    ]);
+    expect([123_456_789, 0.00004567, 1.23456].map((v) => formatValue(v, 5))).to.deep.equal([
+      '123.46M',
+      '4.567e-5',
+      '1.2346',
     ]);
   });
 });

@@ -1,6 +1,7 @@
 /** uPlot charts of the console, kept by key so the page (and the browser specs) can read what they draw. */
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { formatValue } from '../../lib/format.js';
 import { type DrawnMarks, LABEL_FONT, labelBoxes } from './mark-labels.js';
 
 const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0', '#d33f49', '#6a5acd'];
@@ -54,9 +55,10 @@ export function timeChart(
     ],
     axes: [
       {},
-      ...(scales.has('y') ? [{ scale: 'y', size: 60 }] : []),
-      ...(scales.has('rate') ? [{ scale: 'rate', side: 1, size: 60, label: 'events/s', grid: { show: false } }] : []),
+      ...(scales.has('y') ? [valueAxis({ scale: 'y' })] : []),
+      ...(scales.has('rate') ? [valueAxis({ scale: 'rate', side: 1, label: 'events/s', grid: { show: false } })] : []),
     ],
+    hooks: { draw: [(u) => recordAxes(key, u)] },
     plugins: marks.length ? [marksPlugin(key, marks)] : [],
   };
   const chart = new uPlot(options, data, target);
@@ -69,6 +71,75 @@ export function dropChart(key: string): void {
   charts.get(key)?.destroy();
   charts.delete(key);
   drawnMarks.delete(key);
+  drawnAxes.delete(key);
+}
+
+/** What a value axis drew last: its labels, the width of the widest and the width it had for them (CSS pixels). */
+export interface DrawnAxis {
+  readonly labels: readonly string[];
+  readonly widest: number;
+  readonly room: number;
+}
+
+/** The value axes of each chart, by key, then scale: `svcConsole.axes` reads them (the specs check none is cut). */
+export const drawnAxes = new Map<string, Map<string, DrawnAxis>>();
+
+/** An axis as uPlot keeps it once drawn: its font (as drawn, in canvas pixels), its labels and its width. */
+interface AxisState {
+  readonly scale?: string;
+  readonly font: readonly [string];
+  readonly ticks: { readonly size: number };
+  readonly gap: number;
+  readonly _values?: readonly string[];
+  readonly _size: number;
+}
+
+/** The width of the widest of `labels` in the font of axis `index` (CSS pixels). */
+function widestLabel(u: uPlot, index: number, labels: readonly string[]): number {
+  u.ctx.save();
+  u.ctx.font = (u.axes[index] as unknown as AxisState).font[0];
+  const widest = Math.max(0, ...labels.map((label) => u.ctx.measureText(label).width / devicePixelRatio));
+  u.ctx.restore();
+  return widest;
+}
+
+/** Ticks' labels as `svc plot` writes values, with more digits where fewer would write two ticks alike. */
+function tickLabels(splits: readonly number[]): string[] {
+  let labels: string[] = [];
+  for (let digits = 3; digits <= 15; digits++) {
+    labels = splits.map((split) => formatValue(split, digits));
+    if (new Set(labels).size === labels.length) break;
+  }
+  return labels;
+}
+
+/**
+ * A value axis: its ticks written as `svc plot` writes values (`301M`, `7.0e-5`), and as wide as its widest label
+ * (a fixed width cut the leading digits of large values).
+ */
+function valueAxis(axis: uPlot.Axis): uPlot.Axis {
+  return {
+    ...axis,
+    values: (_, splits) => tickLabels(splits),
+    size: (u, labels, index) => {
+      const { ticks, gap } = u.axes[index] as unknown as AxisState;
+      return Math.ceil(widestLabel(u, index, labels ?? [])) + ticks.size + gap;
+    },
+  };
+}
+
+/** Keeps what the value axes of the chart under `key` drew. */
+function recordAxes(key: string, u: uPlot): void {
+  const axes = new Map<string, DrawnAxis>();
+  for (const [index, axis] of (u.axes as unknown as AxisState[]).entries()) {
+    if (index === 0 || !axis._values) continue;
+    axes.set(axis.scale!, {
+      labels: axis._values,
+      widest: widestLabel(u, index, axis._values),
+      room: axis._size - axis.ticks.size - axis.gap,
+    });
+  }
+  drawnAxes.set(key, axes);
 }
 
 const MARK_COLORS: Record<string, string> = {

@@ -1,6 +1,6 @@
 /** The svc console (docs/console.md): running scenarios, the catalog, and a scenario editor with preview. */
 import { api, ApiError } from './api.js';
-import { charts, drawnMarks } from './charts.js';
+import { charts, drawnAxes, drawnMarks } from './charts.js';
 import { showPreview } from './preview.js';
 import { deleteAll, pollRunning } from './running.js';
 import './style.css';
@@ -16,9 +16,13 @@ const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>
 
 /**
  * For the browser specs and for debugging: the charts on the page (their `data` is what they draw), what their marks
- * drew, the editor.
+ * and value axes drew, the editor.
  */
-const hook: { charts: typeof charts; marks: typeof drawnMarks; editor?: unknown } = { charts, marks: drawnMarks };
+const hook: { charts: typeof charts; marks: typeof drawnMarks; axes: typeof drawnAxes; editor?: unknown } = {
+  charts,
+  marks: drawnMarks,
+  axes: drawnAxes,
+};
 (globalThis as unknown as { svcConsole: typeof hook }).svcConsole = hook;
 
 const message = $('#message');

@@ -152,6 +152,37 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     }
   });
 
+  it('writes axis values as svc plot does, on an axis wide enough for them: large and small values', async () => {
+    await setText(
+      [
+        'version: 2',
+        'kind: runnable',
+        'scenarios:',
+        '  - { id: large, signal_type: metrics, name: large, rate: 1, generator: { type: step, start: 123456789, step_size: 98765 } }',
+        '  - { id: small, signal_type: metrics, name: small, rate: 1, generator: { type: sine, amplitude: 0.00002, period_secs: 300, offset: 0.00005 } }',
+        '',
+      ].join('\n'),
+    );
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);
+    const axes = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
+      ),
+    );
+    // Counted in millions from 123,456,789 on; around 5e-5.
+    for (const [key, pattern] of [
+      ['preview:large', /^\d+M$/],
+      ['preview:small', /^\d\.\de-5$/],
+    ] as const) {
+      expect(axes[key]!.labels.length, key).to.be.above(1);
+      for (const label of axes[key]!.labels) expect(label, key).to.match(pattern);
+    }
+    for (const [key, { labels, widest, room }] of Object.entries(axes))
+      expect(widest, `${key}: ${labels.join(' ')}`).to.be.at.most(room);
+  });
+
   it('shows the refusal of a file the server cannot preview, naming the field', async () => {
     await setText('signal_type: metrics\nname: x\n');
     await page.click('#preview');

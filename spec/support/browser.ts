@@ -61,11 +61,16 @@ export interface PageGlobals {
   readonly sessionStorage: { getItem(key: string): string | null };
   /**
    * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
-   * drew (its plot's box and each label's text and box, in CSS pixels).
+   * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's value axes drew, by
+   * scale (their labels, the widest one's width and the width they had).
    */
   readonly svcConsole: {
     readonly charts: Map<string, { readonly data: (number | null)[][] }>;
     readonly marks: Map<string, DrawnMarks>;
+    readonly axes: Map<
+      string,
+      Map<string, { readonly labels: readonly string[]; readonly widest: number; readonly room: number }>
+    >;
   };
 }
 

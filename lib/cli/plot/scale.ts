@@ -1,6 +1,6 @@
 /**
- * What the terminal and the SVG charts of `svc plot` share: the value range of a chart, how a value and an instant
- * are written on its axes, and where the time axis gets its ticks.
+ * What the terminal and the SVG charts of `svc plot` share: the value range of a chart, how an instant is written on
+ * its axes, and where the time axis gets its ticks (a value is written by `formatValue`, which the console shares).
  */
 import type { PreviewEntry, PreviewSeries } from '../../preview/index.js';
 import { formatMs } from '../../format.js';
@@ -35,15 +35,6 @@ export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): 
 /** Where `value` lies in `range`: 0 at its bottom, 1 at its top. */
 export function heightOf(value: number, { min, max }: Range): number {
   return (value - min) / (max - min);
-}
-
-const compact = new Intl.NumberFormat('en', { notation: 'compact', maximumSignificantDigits: 3 });
-
-/** A value as an axis writes it: `0.125`, `79.9`, `12.3K`, `4.5e-5`. */
-export function formatValue(value: number): string {
-  const size = Math.abs(value);
-  if (size !== 0 && size < 0.001) return value.toExponential(1);
-  return size >= 1000 ? compact.format(value) : String(Number(value.toPrecision(3)));
 }
 
 /** Tick spacings of a time axis, shortest first. */

@@ -5,7 +5,8 @@
  * output format, with no script and no external reference.
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { formatValue, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { formatValue } from '../../format.js';
 
 const WIDTH = 960;
 const LEFT = 70;

@@ -13,7 +13,8 @@
  * ```
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { formatValue, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { formatValue } from '../../format.js';
 
 /** Character cells left of a chart: its value labels. */
 export const GUTTER = 12;
