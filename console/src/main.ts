@@ -34,13 +34,18 @@ function say(text: string, failed = false): void {
 const describeError = (error: unknown) =>
   error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
 
+/** Shows `text` in `element`, or hides it when there is none. */
+function show(element: HTMLElement, text: string | undefined): void {
+  element.textContent = text ?? '';
+  element.hidden = text === undefined;
+}
+
 const banner = $('#banner');
+const hidden = $('#running-hidden');
 pollRunning($('#running'), {
-  poll: (text) => {
-    banner.textContent = text ?? '';
-    banner.hidden = text === undefined;
-  },
+  poll: (text) => show(banner, text),
   stop: (text) => say(text, true),
+  hidden: (text) => show(hidden, text),
 });
 
 $('#delete-all').onclick = () => void deleteAll().catch((error) => say(describeError(error), true));

@@ -50,17 +50,21 @@ interface History {
 
 const histories = new Map<string, History>();
 
-/** Where the running view reports: a failed poll (`undefined` once one succeeds again), a failed Stop. */
+/**
+ * Where the running view reports: a failed poll (`undefined` once one succeeds again), a failed Stop, and how many
+ * scenarios have no card (`undefined` when every one has).
+ */
 export interface Reports {
   readonly poll: (message: string | undefined) => void;
   readonly stop: (message: string) => void;
+  readonly hidden: (message: string | undefined) => void;
 }
 
 /** Refreshes the cards every {@link POLL_MS}, one poll after the other. */
 export function pollRunning(list: HTMLElement, reports: Reports): void {
   const tick = async () => {
     try {
-      await refresh(list, reports.stop);
+      await refresh(list, reports);
       reports.poll(undefined);
     } catch (error) {
       reports.poll(`Could not read the scenarios: ${(error as Error).message}`);
@@ -76,9 +80,14 @@ export async function deleteAll(): Promise<void> {
   await Promise.all(scenarios.map((s) => api('DELETE', `/scenarios/${encodeURIComponent(s.id)}`)));
 }
 
-async function refresh(list: HTMLElement, onError: (message: string) => void): Promise<void> {
+async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
   const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
   const shown = scenarios.slice(0, CARDS_SHOWN);
+  reports.hidden(
+    shown.length < scenarios.length
+      ? `Showing ${shown.length} of ${scenarios.length} scenarios (the first ${shown.length} listed).`
+      : undefined,
+  );
   for (const [id, history] of histories) {
     if (shown.some((s) => s.id === id)) continue;
     dropChart(`running:${id}`);
@@ -100,7 +109,7 @@ async function refresh(list: HTMLElement, onError: (message: string) => void): P
         api<Stats>('GET', `${path}/stats`),
         listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
       ]);
-      const history = known ?? addCard(list, listed, onError);
+      const history = known ?? addCard(list, listed, reports.stop);
       record(history, now, stats, series);
       describe(history.card, listed, stats, series);
       draw(listed.id, history);

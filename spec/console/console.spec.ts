@@ -155,6 +155,26 @@ describe('web console in Chromium (docs/console.md)', () => {
     expect(((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios).to.deep.equal([]);
   });
 
+  it('says how many scenarios have no card past the 24 shown', async () => {
+    const entries = Array.from(
+      { length: 26 },
+      (_, i) =>
+        `  - { id: e${i}, signal_type: metrics, name: m${i}, rate: 0.1, generator: { type: constant, value: ${i} } }`,
+    );
+    const started = await api('/scenarios', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/yaml' },
+      body: ['version: 2', 'kind: runnable', 'scenarios:', ...entries, ''].join('\n'),
+    });
+    expect(started.status).to.equal(201);
+    await waitForText(page, '#running-hidden:not([hidden])', /^Showing 24 of 26 scenarios/);
+    await page.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === 24,
+    );
+    await page.click('#delete-all');
+    await page.waitForSelector('#running-hidden[hidden]');
+  });
+
   it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
     await page.click('#editor >>> .cm-content');
     await page.keyboard.down('Control');
