@@ -167,8 +167,10 @@ function describe(card: HTMLElement, listed: Listed, stats: Stats, series: Serie
   status.textContent = listed.status;
   status.dataset.status = listed.status;
   const health = card.querySelector<HTMLElement>('.health')!;
-  health.textContent = listed.degraded ? 'sink degraded' : 'sink healthy';
-  health.dataset.degraded = String(listed.degraded);
+  // Failing from the first failure on: `degraded` waits for 30 s without a delivery.
+  const sink = listed.degraded ? 'degraded' : stats.consecutive_failures > 0 ? 'failing' : 'healthy';
+  health.textContent = `sink ${sink}`;
+  health.dataset.health = sink;
   const state = stats.in_gap ? ' · in a gap' : stats.in_burst ? ' · in a burst' : '';
   const shown =
     series && series.total > series.series.length ? ` (${series.series.length} of ${series.total} drawn)` : '';

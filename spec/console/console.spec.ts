@@ -175,6 +175,22 @@ describe('web console in Chromium (docs/console.md)', () => {
     await page.waitForSelector('#running-hidden[hidden]');
   });
 
+  it('says "sink failing" from the first failed write, before the API calls the sink degraded', async () => {
+    const started = await api('/scenarios', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/yaml' },
+      // Port 1: every write is refused at once.
+      body: 'signal_type: metrics\nname: refused\nrate: 5\ngenerator: { type: constant, value: 1 }\nsink: { type: http_push, url: "http://127.0.0.1:1/push" }\n',
+    });
+    const { id } = (await started.json()) as { id: string };
+    const card = `.card[data-id="${id}"]`;
+    await waitForText(page, `${card} .health`, /^sink failing$/);
+    expect(await page.$eval(`${card} .sink-error`, (e) => e.textContent)).to.match(/^Last sink error \(\d+ in a row\)/);
+    const { stats } = (await (await api(`/scenarios/${id}`)).json()) as { stats: { degraded: boolean } };
+    expect(stats.degraded, 'degraded in its first 30 s').to.equal(false);
+    expect((await api(`/scenarios/${id}`, { method: 'DELETE' })).ok).to.equal(true);
+  });
+
   it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
     await page.click('#editor >>> .cm-content');
     await page.keyboard.down('Control');
