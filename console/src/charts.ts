@@ -156,7 +156,8 @@ export const drawnMarks = new Map<string, DrawnMarks>();
 
 /**
  * Draws marks on the plot: a line at `at`, a shaded band up to `until` for spans (bursts, gaps, whiles), and each
- * mark's label on top, in rows so that no label covers another; what it drew is kept under `key`.
+ * mark's label on top, in rows so that no label covers another (one with no room left out); what it drew is kept
+ * under `key`.
  */
 function marksPlugin(key: string, marks: readonly Mark[]): uPlot.Plugin {
   return {
@@ -196,11 +197,11 @@ function marksPlugin(key: string, marks: readonly Mark[]): uPlot.Plugin {
           widths,
           plot,
         );
-        for (const [i, label] of labels.entries()) {
-          ctx.fillStyle = colors[i]!;
+        for (const label of labels) {
+          ctx.fillStyle = colors[label.mark]!;
           ctx.fillText(label.text, label.left * ratio, label.top * ratio);
         }
-        drawnMarks.set(key, { plot, labels });
+        drawnMarks.set(key, { plot, labels, hidden: marks.length - labels.length });
         ctx.restore();
       },
     },
