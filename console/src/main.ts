@@ -75,8 +75,12 @@ $('#start').onclick = async () => {
 let previewing: AbortController | undefined;
 
 $('#preview').onclick = async () => {
-  const minutes = $<HTMLInputElement>('#minutes').valueAsNumber;
-  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) return say('Preview: minutes from 1 to 1440.', true);
+  const input = $<HTMLInputElement>('#minutes');
+  const minutes = input.valueAsNumber;
+  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
+    const got = input.value === '' ? 'nothing' : input.value;
+    return say(`Preview: Next must be a whole number of minutes from 1 to 1440, got ${got}.`, true);
+  }
   previewing?.abort();
   const asked = new AbortController();
   previewing = asked;

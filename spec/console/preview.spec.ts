@@ -183,6 +183,17 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       expect(widest, `${key}: ${labels.join(' ')}`).to.be.at.most(room);
   });
 
+  it('asks for a whole number of minutes', async () => {
+    await setMinutes('1.5');
+    await page.click('#preview');
+    await waitForText(
+      page,
+      '#message.failed',
+      /^Preview: Next must be a whole number of minutes from 1 to 1440, got 1\.5\.$/,
+    );
+    await setMinutes('30');
+  });
+
   it('shows the refusal of a file the server cannot preview, naming the field', async () => {
     await setText('signal_type: metrics\nname: x\n');
     await page.click('#preview');
