@@ -130,6 +130,39 @@ describe('svc plot', () => {
     expect(plain.raw()).to.contain('q · gauge · value');
   });
 
+  it('keeps every line within the width: the header, long legends and wide characters', async () => {
+    const labelled = scenario(
+      'long-labels.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: pods
+    name: kube_pod_status_ready
+    signal_type: metrics
+    rate: 1
+    generator: { type: constant, value: 1 }
+    labels: { kubernetes_namespace: production-eu-west, kubernetes_pod_name: checkout-api-7d9f8b6c5-x2x9z }
+  - id: ログ
+    name: latency
+    signal_type: metrics
+    rate: 1
+    generator: { type: constant, value: 2 }
+    labels: { region: 東京都千代田区丸の内一丁目, service: 決済処理サービス }
+`,
+    );
+    const terminal = fakeTerminal(40);
+    const run = await svc(['plot', labelled, '--for', '10m'], {
+      stdout: terminal.stream,
+      stderr: fakeTerminal(40).stream,
+      colorDepth: 8,
+      env: { NO_COLOR: '1' },
+    });
+    expect(run.code, run.stderr).to.equal(0);
+    const rows = await terminal.rows();
+    expect(rows.filter((row) => row.wrapped)).to.deep.equal([]);
+    expect(terminal.raw()).to.contain('point every').and.contain('…');
+  });
+
   it('refuses --for past 24h, a --width out of bounds and an unknown --entry, with exit 2', async () => {
     const longer = await svc(['plot', windows, '--for', '25h']);
     expect(longer.code).to.equal(2);

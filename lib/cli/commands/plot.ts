@@ -87,8 +87,9 @@ export class PlotCommand extends ScenarioSourceCommand {
     }
     const span = `${forText} from ${new Date(preview.from).toISOString()}, a point every ${formatStep(preview.step)}`;
     if (!image) {
-      const { drawPreview } = await import('../plot/terminal.js');
-      await this.print(`${this.file}\n${span}\n\n${drawPreview(preview, { colour: coloursAllowed(this.context) })}`);
+      const { drawPreview, fitLines } = await import('../plot/terminal.js');
+      const header = `${fitLines(this.file, width)}\n${fitLines(span, width)}`;
+      await this.print(`${header}\n\n${drawPreview(preview, { colour: coloursAllowed(this.context) })}`);
       return 0;
     }
     const caption = `${this.file}: ${span}`;

@@ -15,6 +15,7 @@
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
 import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
+import stringWidth from 'string-width';
 
 /** Character cells left of a chart: its value labels. */
 export const GUTTER = 12;
@@ -81,24 +82,53 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
 }
 
 /**
- * `items` two spaces apart, on as many lines as it takes to stay within `width` cells (an item longer than that has
- * a line of its own), each item painted by `paint` once placed.
+ * `items` `separator` apart (two spaces), on as many lines as it takes to stay within `width` terminal cells (a
+ * wide character counts two); an item longer than that is cut to a line of its own. Each item is painted by `paint`
+ * once placed.
  */
-function wrapped(items: readonly string[], width: number, paint: (item: string, i: number) => string): string[] {
+function wrapped(
+  items: readonly string[],
+  width: number,
+  paint: (item: string, i: number) => string,
+  separator = '  ',
+): string[] {
   const lines: string[] = [];
   let line = '';
   let length = 0;
-  items.forEach((item, i) => {
-    if (length > 0 && length + 2 + item.length > width) {
+  items.forEach((whole, i) => {
+    const item = cut(whole, width);
+    const cells = stringWidth(item);
+    if (length > 0 && length + separator.length + cells > width) {
       lines.push(line);
       line = '';
       length = 0;
     }
-    line += (length > 0 ? '  ' : '') + paint(item, i);
-    length += (length > 0 ? 2 : 0) + item.length;
+    line += (length > 0 ? separator : '') + paint(item, i);
+    length += (length > 0 ? separator.length : 0) + cells;
   });
   if (length > 0) lines.push(line);
   return lines;
+}
+
+/** `text` on lines of at most `width` terminal cells, broken at its spaces (a word too long is cut). */
+export function fitLines(text: string, width: number): string {
+  return wrapped(text.split(' '), width, (word) => word, ' ').join('\n');
+}
+
+const graphemes = new Intl.Segmenter();
+
+/** `text` cut to `width` terminal cells, `…` in the last one, when it is wider. */
+function cut(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  let kept = '';
+  let cells = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const next = stringWidth(segment);
+    if (cells + next > width - 1) break;
+    kept += segment;
+    cells += next;
+  }
+  return `${kept}…`;
 }
 
 /** Logs draw a strip per severity; traces their error ratio: a share, on a scale of its own. */
@@ -107,8 +137,8 @@ function isStrip(entry: PreviewEntry, series: PreviewSeries): boolean {
 }
 
 function gutter(label: string): string {
-  const text = label.length >= GUTTER ? `${label.slice(0, GUTTER - 2)}…` : label;
-  return `${text.padStart(GUTTER - 1)} `;
+  const text = cut(label, GUTTER - 1);
+  return `${' '.repeat(GUTTER - 1 - stringWidth(text))}${text} `;
 }
 
 /** The dots of one braille cell: column 0 is dots 1, 2, 3, 7 top to bottom; column 1 is 4, 5, 6, 8. */
