@@ -77,6 +77,12 @@ function jsonDepthExceeded(source: string): number | undefined {
 }
 
 /**
+ * Syntax errors shown of a YAML text: the parser goes on after the first and reports what follows from it (a
+ * stray backtick made over seventy), which would bury the one to fix.
+ */
+const SHOWN_SYNTAX_ERRORS = 3;
+
+/**
  * The YAML pipeline of `parseDocument` (lexer → CST parser → composer), fed one token at a
  * time so that the token count and the nesting depth are checked as the text is read: the
  * composer and `toJS` recurse per level, and their cost grows with the tokens.
@@ -91,9 +97,12 @@ function parseYaml(source: string, origin: string, maxTokens: number): unknown {
     documents.length > 1
       ? [{ message: 'more than one document (a line --- starts a second one)', pos: documents[1]!.range }]
       : document.errors;
-  const problems = errors.length
-    ? errors.map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`)
-    : structureProblems(document, source, lines);
+  const shown = errors
+    .slice(0, SHOWN_SYNTAX_ERRORS)
+    .map((error) => `${error.message.split('\n')[0]} at ${position(source, error.pos[0], lines)}`);
+  if (errors.length > SHOWN_SYNTAX_ERRORS)
+    shown.push(`${errors.length - SHOWN_SYNTAX_ERRORS} more errors after these, most of them following from the first`);
+  const problems = errors.length ? shown : structureProblems(document, source, lines);
   if (problems.length)
     throw new ConfigError(
       'syntax',

@@ -176,6 +176,17 @@ describe('loadScenario: text', () => {
     expect(error.problems[0]!.message).to.match(/^invalid YAML: .*at line 2, column 1$/);
   });
 
+  it('shows the first three YAML syntax errors and counts the rest, which follow from the first', () => {
+    // An indented first line that opens with a backtick (text pasted from a template literal): the parser
+    // reports an error for nearly every token after it.
+    const error = configError('      `version: 2\nkind: runnable\nscenarios:\n  - id: a\n    name: b\n    rate: 1\n');
+    expect(error.problems).to.have.length(4);
+    expect(error.problems[0]!.message).to.match(/^invalid YAML: .* at line 1, column 7$/);
+    expect(error.problems[3]!.message).to.match(
+      /^invalid YAML: \d+ more errors after these, most of them following from the first$/,
+    );
+  });
+
   it('reports malformed JSON as a syntax error', () => {
     const error = configError('{"version": 2,', { format: 'json' });
     expect(error.kind).to.equal('syntax');
