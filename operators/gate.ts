@@ -28,7 +28,9 @@ export interface GateOptions<B extends TickBatch> {
  * current value satisfies the comparison; the gate opens once it has held for `open` ms and
  * closes once it has failed for `close` ms (scheduler time): a flip back within the delay cancels
  * the pending edge. The gate is closed until the condition first holds, and keeps its state when
- * `condition` completes. A batch is judged by the state when it arrives. With `snap`, the first
+ * `condition` completes. A batch is judged by the state when it arrives, an edge due at that very
+ * instant included, whichever of the two the scheduler runs first (so a backfill on virtual time
+ * and a run on real time agree to the millisecond). With `snap`, the first
  * batch that arrives after a close gives one last tick (its first, remade by `snap`). Each
  * subscription has its own gate and watches `condition` anew.
  *
@@ -50,22 +52,28 @@ export function gate<B extends TickBatch>(
     new Observable<B>((subscriber) => {
       let open = false;
       let snapDue = false;
+      // The edge a delay is running for, and when it is due: a batch at that instant sees it made.
+      let pending: { readonly open: boolean; readonly at: number } | undefined;
+      const turn = (next: boolean) => {
+        pending = undefined;
+        if (next === open) return;
+        open = next;
+        snapDue = !open && snap !== undefined;
+        onEdge?.(open);
+      };
       const edges = condition
         .pipe(
           distinctUntilChanged(),
-          switchMap((holds) => settle(holds, holds ? openDelay : closeDelay)),
+          switchMap((holds) => {
+            const delay = holds ? openDelay : closeDelay;
+            pending = delay > 0 ? { open: holds, at: scheduler.now() + delay } : undefined;
+            return settle(holds, delay);
+          }),
         )
-        .subscribe({
-          next: (next) => {
-            if (next === open) return;
-            open = next;
-            snapDue = !open && snap !== undefined;
-            onEdge?.(open);
-          },
-          error: (error: unknown) => subscriber.error(error),
-        });
+        .subscribe({ next: turn, error: (error: unknown) => subscriber.error(error) });
       const ticks = source.subscribe({
         next: (batch) => {
+          if (pending && scheduler.now() >= pending.at) turn(pending.open);
           if (open) subscriber.next(batch);
           else if (snapDue) {
             snapDue = false;

@@ -33,6 +33,19 @@ describe('gate', () => {
     });
   });
 
+  it('judges a tick at the very instant of an edge by the edge, whichever of the two the scheduler runs first', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      // t@1 opens at 4 and f@5 closes at 8, the instants of ticks c and e. The ticks were scheduled when the source
+      // was subscribed, the edges' timers later: at 4 and at 8 the tick runs first. c passes, e does not (its snap).
+      const holds = hot('          -t---f--------', condition);
+      const source = cold('        a-b-c-d-e-f-g|', ticks);
+      expectObservable(source.pipe(gate(holds, { open: 3, close: 3, snap: snapTo(-1) }), firstValue)).toBe(
+        '----c-d-S----|',
+        named,
+      );
+    });
+  });
+
   it('tells onEdge when the gate opens and closes, at the scheduler time it does', () => {
     const scheduler = virtualTime();
     const edges: [number, boolean][] = [];
