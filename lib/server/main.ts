@@ -5,6 +5,7 @@ import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'cl
 import type { Logger } from 'pino';
 import { pino } from './packages.js';
 import { firstStopSignal } from '../runtime/first-stop-signal.js';
+import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
@@ -33,6 +34,9 @@ interface Settings {
   readonly limits: HttpLimits;
 }
 
+/** How long a stop waits for the scenarios' flushes: the sinks' own flush deadline, and 5 s more for the last writes. */
+const STOP_GRACE_MS = DEFAULT_FLUSH_TIMEOUT + 5_000;
+
 /**
  * `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`.
  */
@@ -40,7 +44,7 @@ class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
     details:
-      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 while starting the --autostart and --state scenarios, and once draining). SIGTERM/SIGINT stop every scenario (and a start still under way), flush every sink, then exit 0.',
+      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 while starting the --autostart and --state scenarios, and once draining). SIGTERM/SIGINT stop every scenario (and a start still under way), flush every sink, then exit 0 (1 when a flush is not done 15 s after).',
     examples: [
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
       [
@@ -175,8 +179,28 @@ class ServeCommand extends Command {
   }
 
   /** Drains (readiness turns 503), stops and flushes every scenario, then closes the server. */
+  /**
+   * Stops every scenario and flushes it, then closes the server. A flush that has not ended {@link STOP_GRACE_MS}
+   * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
+   * the log says so and the process exits 1 at once, as a write pending on a pipe nobody reads holds one of node's
+   * threads, and the process with it, for ever.
+   */
   private async shutDown(registry: EntryRegistry, server: Server, logger: Logger): Promise<void> {
-    await registry.stopAll();
+    let grace: NodeJS.Timeout | undefined;
+    const flushed = await Promise.race([
+      registry.stopAll().then(() => true),
+      new Promise<false>((resolve) => {
+        grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
+      }),
+    ]);
+    clearTimeout(grace);
+    if (!flushed) {
+      logger.error(
+        `stopped without every flush: a destination took nothing for ${STOP_GRACE_MS / 1000} s after the stop (a stdout nobody reads?); what it held is lost`,
+      );
+      logger.flush();
+      process.exit(1);
+    }
     await new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
     logger.info('stopped');

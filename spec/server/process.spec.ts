@@ -161,3 +161,33 @@ describe('svc-server start-up safety (design: server safety)', function () {
     expect(err).to.match(/--file-root: \/no\/such\/dir is not a directory/);
   });
 });
+
+describe('svc-server stopping into a stdout nobody reads', function () {
+  this.timeout(40_000);
+
+  it('gives the flush up 15 s after SIGTERM, says so, and exits 1 instead of waiting for ever', async () => {
+    const server = await startServerProcess();
+    try {
+      // Nobody reads the server's stdout from here on: the pipe fills, and the stdout sink's writes wait.
+      server.child.stdout!.pause();
+      const scenario = 'name: up\nsignal_type: metrics\nrate: 100000\ngenerator: {type: constant, value: 1}\n';
+      const started = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/yaml' },
+        body: scenario,
+      });
+      expect(started.status).to.equal(201);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sent = Date.now();
+      server.child.kill('SIGTERM');
+      const still = new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000).unref());
+      expect(await Promise.race([server.exited, still])).to.equal(1);
+      expect(Date.now() - sent).to.be.within(14_000, 25_000);
+      expect(logLines(server).map((line) => line.msg)).to.include(
+        'stopped without every flush: a destination took nothing for 15 s after the stop (a stdout nobody reads?); what it held is lost',
+      );
+    } finally {
+      server.kill();
+    }
+  });
+});
