@@ -19,6 +19,14 @@ kind: runnable
 scenarios:
 ${entries}`;
 
+/** A counter at one a second (n at n s), for `after` and `while` to watch. */
+const LOAD = `  - id: load
+    name: load
+    signal_type: metrics
+    rate: 1
+    generator: {type: step, step_size: 1}
+`;
+
 const entryOf = (preview: Preview, id: string) => preview.entries.find((entry) => entry.id === id)!;
 
 describe('previewScenario: a file on a time grid of virtual time', () => {
@@ -59,13 +67,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
   it('starts an entry where its after trigger fires, and marks the spans its while gate was open', async () => {
     const preview = await previewScenario(
       plan(
-        file(`
-  - id: load
-    name: load
-    signal_type: metrics
-    rate: 1
-    generator: {type: step, step_size: 1}
-  - id: page
+        file(`${LOAD}  - id: page
     name: page
     signal_type: metrics
     rate: 1
@@ -98,13 +100,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
   it('shows an entry whose after trigger fired but whose delay runs past the axis as never started', async () => {
     const preview = await previewScenario(
       plan(
-        file(`
-  - id: load
-    name: load
-    signal_type: metrics
-    rate: 1
-    generator: {type: step, step_size: 1}
-  - id: late
+        file(`${LOAD}  - id: late
     name: late
     signal_type: metrics
     rate: 1
