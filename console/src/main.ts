@@ -48,7 +48,10 @@ pollRunning($('#running'), {
   hidden: (text) => show(hidden, text),
 });
 
-$('#delete-all').onclick = () => void deleteAll().catch((error) => say(describeError(error), true));
+$('#delete-all').onclick = () =>
+  void deleteAll((count) =>
+    confirm(`Stop and remove all ${count} scenarios of this server, other people's too?`),
+  ).catch((error) => say(describeError(error), true));
 
 // Most of the console's code is the editor's: the running scenarios show while it loads.
 const { createEditor } = await import('./editor.js');

@@ -74,9 +74,13 @@ export function pollRunning(list: HTMLElement, reports: Reports): void {
   void tick();
 }
 
-/** Stops every listed scenario (`DELETE /scenarios/{id}` each). */
-export async function deleteAll(): Promise<void> {
+/**
+ * Stops every listed scenario (`DELETE /scenarios/{id}` each), once `confirmed` says yes to their number: they are
+ * every scenario of the server, other people's too.
+ */
+export async function deleteAll(confirmed: (count: number) => boolean): Promise<void> {
   const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
+  if (scenarios.length === 0 || !confirmed(scenarios.length)) return;
   await Promise.all(scenarios.map((s) => api('DELETE', `/scenarios/${encodeURIComponent(s.id)}`)));
 }
 
@@ -162,7 +166,10 @@ function describe(card: HTMLElement, listed: Listed, stats: Stats, series: Serie
   card.querySelector('.name')!.textContent =
     listed.entry === listed.name ? listed.entry : `${listed.entry} · ${listed.name}`;
   // Deleting an ended scenario takes it off the list: its statistics and scrape buffer go with it.
-  card.querySelector('.stop')!.textContent = running ? 'Stop' : 'Remove';
+  const stop = card.querySelector('.stop')!;
+  stop.textContent = running ? 'Stop' : 'Remove';
+  // A screen reader names the scenario the button acts on, as the card shows it.
+  stop.setAttribute('aria-label', `${stop.textContent} ${listed.entry}`);
   const status = card.querySelector<HTMLElement>('.status')!;
   status.textContent = listed.status;
   status.dataset.status = listed.status;

@@ -148,6 +148,17 @@ describe('web console in Chromium (docs/console.md)', () => {
       {},
       started,
     );
+    expect(await page.$eval('#running .card .stop', (button) => button.getAttribute('aria-label'))).to.match(
+      /^Stop \S/,
+    );
+    // Every scenario of the server goes: the page asks first, and a No keeps them.
+    const asked = new Promise<string>((resolve) =>
+      page.once('dialog', (dialog) => void dialog.dismiss().then(() => resolve(dialog.message()))),
+    );
+    await page.click('#delete-all');
+    expect(await asked).to.equal(`Stop and remove all ${started} scenarios of this server, other people's too?`);
+    expect(((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios).to.have.length(started);
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#delete-all');
     await page.waitForFunction(
       () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === 0,
@@ -171,6 +182,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     await page.waitForFunction(
       () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#running .card').length === 24,
     );
+    page.once('dialog', (dialog) => void dialog.accept());
     await page.click('#delete-all');
     await page.waitForSelector('#running-hidden[hidden]');
   });
