@@ -121,6 +121,17 @@ async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
       if (listed.status !== 'running') history.final = { stats, series };
     }),
   );
+  inListOrder(list, shown);
+}
+
+/**
+ * Puts the cards in the order of the list (start order): a new card is added when its statistics arrive, which
+ * may be before an older one's. Cards already in order are not moved, so a focused button keeps its focus.
+ */
+function inListOrder(list: HTMLElement, shown: readonly Listed[]): void {
+  const cards = shown.flatMap((listed) => histories.get(listed.id)?.card ?? []);
+  if (cards.every((card, i) => list.children[i] === card)) return;
+  list.append(...cards);
 }
 
 function addCard(list: HTMLElement, listed: Listed, onError: (message: string) => void): History {

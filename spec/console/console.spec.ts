@@ -269,6 +269,53 @@ describe('web console in Chromium (docs/console.md)', () => {
     );
   });
 
+  it('shows the cards in start order, whichever statistics answer first', async () => {
+    const start = async (name: string) => {
+      const answer = await api('/scenarios', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/yaml' },
+        body: `name: ${name}\nsignal_type: metrics\nrate: 1\ngenerator: {type: constant, value: 1}\n`,
+      });
+      return ((await answer.json()) as { id: string }).id;
+    };
+    const [first, second] = [await start('first'), await start('second')];
+    // A fresh tab whose first answer for the older scenario's statistics is held until the newer card is drawn.
+    const tab = await browser.newPage();
+    await tab.evaluateOnNewDocument(
+      (key) =>
+        (
+          globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
+        ).sessionStorage.setItem('svc-api-key', key),
+      KEY,
+    );
+    await tab.setRequestInterception(true);
+    const held = new Promise<HTTPRequest>((resolve) => {
+      let once = false;
+      tab.on('request', (request) => {
+        if (!once && request.url().endsWith(`/scenarios/${first}/stats`)) {
+          once = true;
+          resolve(request);
+        } else void request.continue();
+      });
+    });
+    await tab.goto(`${server.base}/`);
+    const stats = await held;
+    await tab.waitForSelector(`#running .card[data-id="${second}"]`);
+    await stats.continue();
+    await tab.waitForFunction(
+      (ids) => {
+        const { document } = globalThis as unknown as {
+          document: { querySelectorAll(selector: string): ArrayLike<{ dataset: { id?: string } }> };
+        };
+        return Array.from(document.querySelectorAll('#running .card'), (card) => card.dataset.id).join() === ids.join();
+      },
+      { timeout: 10_000 },
+      [first, second],
+    );
+    await tab.close();
+    await Promise.all([first, second].map((id) => api(`/scenarios/${id}`, { method: 'DELETE' })));
+  });
+
   it('a refusal that answers a key already replaced asks nothing: the call goes again with the new key', async () => {
     // A slow machine answers the calls sent with the wrong key in any order: here the catalog's answer is held
     // until the right key has been given, so its 401 arrives after the dialog closed.
