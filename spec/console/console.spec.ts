@@ -9,6 +9,19 @@ const KEY = 'console-spec-key';
 const drawnPoints = (page: Page, key: string) =>
   page.evaluate((k) => (globalThis as unknown as PageGlobals).svcConsole.charts.get(k)?.data[0]?.length ?? 0, key);
 
+/** Hovers the editor's `rate` key and waits for its docs in a hover tooltip (a lint error under the mouse may show too). */
+async function hoverShowsRateDocs(page: Page): Promise<void> {
+  for (const key of await page.$$('#editor >>> .cm-line span')) {
+    if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
+  }
+  await page.waitForFunction(
+    (e) =>
+      [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),
+    {},
+    await page.$('#editor'),
+  );
+}
+
 /** Types `key` into the open sign-in dialog and submits it. */
 async function signIn(page: Page, key: string): Promise<void> {
   await page.type('#login input[name=key]', key);
@@ -23,6 +36,9 @@ describe('web console in Chromium (docs/console.md)', () => {
 
   const api = async (path: string, init: RequestInit = {}) =>
     fetch(`${server.base}${path}`, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } });
+  /** Starts the scenario `yaml` through the API, as another client of the server would. */
+  const post = (yaml: string) =>
+    api('/scenarios', { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: yaml });
 
   before(async function () {
     browser = await launchOrSkip(this);
@@ -172,11 +188,7 @@ describe('web console in Chromium (docs/console.md)', () => {
       (_, i) =>
         `  - { id: e${i}, signal_type: metrics, name: m${i}, rate: 0.1, generator: { type: constant, value: ${i} } }`,
     );
-    const started = await api('/scenarios', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/yaml' },
-      body: ['version: 2', 'kind: runnable', 'scenarios:', ...entries, ''].join('\n'),
-    });
+    const started = await post(['version: 2', 'kind: runnable', 'scenarios:', ...entries, ''].join('\n'));
     expect(started.status).to.equal(201);
     await waitForText(page, '#running-hidden:not([hidden])', /^Showing 24 of 26 scenarios/);
     await page.waitForFunction(
@@ -188,12 +200,10 @@ describe('web console in Chromium (docs/console.md)', () => {
   });
 
   it('says "sink failing" from the first failed write, before the API calls the sink degraded', async () => {
-    const started = await api('/scenarios', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/yaml' },
-      // Port 1: every write is refused at once.
-      body: 'signal_type: metrics\nname: refused\nrate: 5\ngenerator: { type: constant, value: 1 }\nsink: { type: http_push, url: "http://127.0.0.1:1/push" }\n',
-    });
+    // Port 1: every write is refused at once.
+    const started = await post(
+      'signal_type: metrics\nname: refused\nrate: 5\ngenerator: { type: constant, value: 1 }\nsink: { type: http_push, url: "http://127.0.0.1:1/push" }\n',
+    );
     const { id } = (await started.json()) as { id: string };
     const card = `.card[data-id="${id}"]`;
     await waitForText(page, `${card} .health`, /^sink failing$/);
@@ -226,17 +236,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     );
     expect(offered).to.include('generator');
     await page.keyboard.press('Escape');
-    const keys = await page.$$('#editor >>> .cm-line span');
-    for (const key of keys) {
-      if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
-    }
-    // Any hover tooltip: one of the lint errors under the mouse may show too.
-    await page.waitForFunction(
-      (e) =>
-        [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),
-      {},
-      editor,
-    );
+    await hoverShowsRateDocs(page);
   });
 
   it('completes and documents the fields of an entry under scenarios: as it does a single entry', async () => {
@@ -258,24 +258,14 @@ describe('web console in Chromium (docs/console.md)', () => {
       );
       await page.keyboard.press('Escape');
     }
-    for (const key of await page.$$('#editor >>> .cm-line span')) {
-      if ((await key.evaluate((k) => k.textContent)) === 'rate') await key.hover();
-    }
-    await page.waitForFunction(
-      (e) =>
-        [...e!.shadowRoot!.querySelectorAll('.cm-tooltip-hover')].some((t) => /Events per second/.test(t.textContent!)),
-      {},
-      editor,
-    );
+    await hoverShowsRateDocs(page);
   });
 
   it('shows the cards in start order, whichever statistics answer first', async () => {
     const start = async (name: string) => {
-      const answer = await api('/scenarios', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/yaml' },
-        body: `name: ${name}\nsignal_type: metrics\nrate: 1\ngenerator: {type: constant, value: 1}\n`,
-      });
+      const answer = await post(
+        `name: ${name}\nsignal_type: metrics\nrate: 1\ngenerator: {type: constant, value: 1}\n`,
+      );
       return ((await answer.json()) as { id: string }).id;
     };
     const [first, second] = [await start('first'), await start('second')];

@@ -27,6 +27,9 @@ const LOAD = `  - id: load
     generator: {type: step, step_size: 1}
 `;
 
+/** The first minute, in ten points, of `entries` watching {@link LOAD}. */
+const besideLoad = (entries: string) => previewScenario(plan(file(`${LOAD}${entries}`)), { for: 60_000, points: 10 });
+
 const entryOf = (preview: Preview, id: string) => preview.entries.find((entry) => entry.id === id)!;
 
 describe('previewScenario: a file on a time grid of virtual time', () => {
@@ -65,9 +68,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
   });
 
   it('starts an entry where its after trigger fires, and marks the spans its while gate was open', async () => {
-    const preview = await previewScenario(
-      plan(
-        file(`${LOAD}  - id: page
+    const preview = await besideLoad(`  - id: page
     name: page
     signal_type: metrics
     rate: 1
@@ -79,10 +80,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     rate: 1
     generator: {type: constant, value: 2}
     while: {ref: load, op: '>', value: 39}
-`),
-      ),
-      { for: 60_000, points: 10 },
-    );
+`);
     const at = (s: number) => PREVIEW_EPOCH + s * 1000;
     // load is 30 at 30 s: page starts 10 s later, and has no end within the minute.
     expect(entryOf(preview, 'page').marks).to.deep.equal([
@@ -98,18 +96,13 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
   });
 
   it('shows an entry whose after trigger fired but whose delay runs past the axis as never started', async () => {
-    const preview = await previewScenario(
-      plan(
-        file(`${LOAD}  - id: late
+    const preview = await besideLoad(`  - id: late
     name: late
     signal_type: metrics
     rate: 1
     generator: {type: constant, value: 1}
     after: {ref: load, op: '>', value: 29, delay: 10m}
-`),
-      ),
-      { for: 60_000, points: 10 },
-    );
+`);
     // Triggered at 30 s, it would start at 10m30s, beyond the minute shown.
     expect(entryOf(preview, 'late').marks).to.deep.equal([]);
     expect(
