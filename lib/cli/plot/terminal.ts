@@ -15,6 +15,7 @@
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
 import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
+import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 
 /** Character cells left of a chart: its value labels. */
@@ -96,7 +97,7 @@ function wrapped(
   let line = '';
   let length = 0;
   items.forEach((whole, i) => {
-    const item = cut(whole, width);
+    const item = cliTruncate(whole, width);
     const cells = stringWidth(item);
     if (length > 0 && length + separator.length + cells > width) {
       lines.push(line);
@@ -115,29 +116,13 @@ export function fitLines(text: string, width: number): string {
   return wrapped(text.split(' '), width, (word) => word, ' ').join('\n');
 }
 
-const graphemes = new Intl.Segmenter();
-
-/** `text` cut to `width` terminal cells, `…` in the last one, when it is wider. */
-function cut(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
-  let kept = '';
-  let cells = 0;
-  for (const { segment } of graphemes.segment(text)) {
-    const next = stringWidth(segment);
-    if (cells + next > width - 1) break;
-    kept += segment;
-    cells += next;
-  }
-  return `${kept}…`;
-}
-
 /** Logs draw a strip per severity; traces their error ratio: a share, on a scale of its own. */
 function isStrip(entry: PreviewEntry, series: PreviewSeries): boolean {
   return entry.type === 'logs' || series.name === 'error ratio';
 }
 
 function gutter(label: string): string {
-  const text = cut(label, GUTTER - 1);
+  const text = cliTruncate(label, GUTTER - 1);
   return `${' '.repeat(GUTTER - 1 - stringWidth(text))}${text} `;
 }
 
