@@ -1,4 +1,5 @@
 import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Observable } from 'rxjs';
+import { constants } from 'node:os';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
@@ -9,6 +10,7 @@ import type { SvcContext } from './context.js';
 import { FailureWarnings, SinkWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
+import { formatDuration } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -78,9 +80,13 @@ export async function runScenario(
     );
   };
   const ticker = interval(display.periodMs, scheduler).subscribe(report);
+  let stoppedBy: string | undefined;
   const stopping = merge(context.signals ?? stopSignals(), readerGone(context.stdout))
     .pipe(take(1))
-    .subscribe(() => void fileRun.stop());
+    .subscribe((cause) => {
+      stoppedBy = cause;
+      void fileRun.stop();
+    });
   const outcomes = await fileRun.done;
   ticker.unsubscribe();
   stopping.unsubscribe();
@@ -99,7 +105,31 @@ export async function runScenario(
     if (backfill) write(backfilledLine(now - backfill.start, scheduler.now() - backfill.start));
   }
   for (const [i, run] of runs.entries()) if (failures[i]) write(`error: ${run.entry.id}: ${failures[i]}`);
-  return failures.some(Boolean) ? 1 : 0;
+  if (failures.some(Boolean)) return 1;
+  // A signal that cuts a backfill short leaves its sinks with part of the span: a shell's `&&` must
+  // not go on to load it as if whole. (A reader of stdout gone is a Unix end, exit 0.)
+  const cut = backfill && stoppedBy && stoppedBy !== 'EPIPE' ? cutShort(backfill, runs) : [];
+  for (const line of cut) write(`error: ${line} (the backfill was stopped by ${stoppedBy})`);
+  return cut.length > 0 ? signalExitCode(stoppedBy!) : 0;
+}
+
+/** What a stopped backfill left out: a line per entry stopped before the end of its duration, or never started. */
+function cutShort(backfill: Backfill, runs: readonly EntryRun[]): string[] {
+  return runs.flatMap(({ entry }) => {
+    const started = backfill.startedAt(entry.id);
+    if (started === undefined) return [`${entry.id}: never started; nothing of it was backfilled`];
+    const covered = backfill.endedAt(entry.id) - started;
+    return covered < entry.duration!
+      ? [
+          `${entry.id}: backfilled ${formatDuration(covered)} of ${formatDuration(entry.duration!)}; its sink holds only that part`,
+        ]
+      : [];
+  });
+}
+
+/** The shell's code for a process ended by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM). */
+function signalExitCode(signal: string): number {
+  return 128 + (constants.signals[signal as NodeJS.Signals] ?? 0);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { Subject } from 'rxjs';
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { lines, scenarioDir, STOPPED, svc } from '../support/cli.js';
@@ -112,6 +114,45 @@ scenarios:
     ]);
     expect(code, stderr).to.equal(0);
     expect(lines(readFileSync(join(dir, 'bounded.prom'), 'utf8'))).to.have.length(6);
+  });
+
+  it("exits with the signal's code, naming what it left out, when a signal cuts it short", async () => {
+    const file = scenario(
+      'cut.yaml',
+      `
+version: 2
+kind: runnable
+defaults: {duration: 1000h, sink: {type: stdout}}
+scenarios:
+  - {signal_type: metrics, name: long, rate: 100, generator: {type: constant, value: 1}}
+  - {signal_type: metrics, name: late, rate: 1, phase_offset: 999h, generator: {type: constant, value: 1}}
+`,
+    );
+    for (const [signal, exitCode] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const) {
+      // The signal comes with the first events written: a few seconds of the 1,000 hours.
+      const signals = new Subject<string>();
+      const stdout = new Writable({
+        write(_chunk, _encoding, done) {
+          signals.next(signal);
+          done();
+        },
+      });
+      const { code, stderr } = await svc(['run', '--backfill', '-q', file], { stdout, signals });
+      expect(code, stderr).to.equal(exitCode);
+      const errors = lines(stderr).filter((line) => line.startsWith('error: '));
+      expect(errors).to.have.length(2);
+      expect(errors[0]).to.match(
+        new RegExp(
+          `^error: long: backfilled \\S+ of 1000h00m00s; its sink holds only that part \\(the backfill was stopped by ${signal}\\)$`,
+        ),
+      );
+      expect(errors[1]).to.equal(
+        `error: late: never started; nothing of it was backfilled (the backfill was stopped by ${signal})`,
+      );
+    }
   });
 
   it('backfills hours into a file with bounded memory', async function () {
