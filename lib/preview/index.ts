@@ -45,6 +45,8 @@ export interface PreviewOptions {
   readonly entry?: string;
   /** Epoch ms the virtual clock starts at; default: an absolute `start_time` of the file, else {@link PREVIEW_EPOCH}. */
   readonly start?: number;
+  /** Stops the computing when aborted (whoever asked went away): the preview rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** A preview that cannot be made: `option` names what is wrong (`for`, `points`, `entry`), or `rate` when it is too much work. */
@@ -150,7 +152,11 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
   for (const run of early.splice(0)) run();
   // Entries without a duration run for the whole preview: the file is stopped where the axis ends.
   backfill.clock.schedule(() => void backfill.stop(), Math.max(0, start + forMs - backfill.clock.now()));
-  const outcomes = await backfill.done;
+  // The virtual clock lets the event loop run every 10 ms, so an abort is heard while it computes.
+  const stopOnAbort = () => void backfill.stop();
+  options.signal?.addEventListener('abort', stopOnAbort, { once: true });
+  const outcomes = await backfill.done.finally(() => options.signal?.removeEventListener('abort', stopOnAbort));
+  options.signal?.throwIfAborted();
   const failed = outcomes.findIndex((outcome) => outcome.error);
   if (failed >= 0) throw new Error(`${running[failed]!.id}: ${outcomes[failed]!.error!.message}`);
 

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { previewScenario } from '../../lib/preview/index.js';
@@ -114,6 +116,40 @@ describe('POST /preview', () => {
     );
     expect(statuses.sort()).to.deep.equal([200, 200, 429]);
     expect((await preview(server, '?for=1m', gauge)).statusCode).to.equal(200);
+  });
+
+  it('stops computing a preview whose client went away, freeing its slot', async function () {
+    this.timeout(20_000);
+    const server = testServer();
+    const http = createServer(server.handler);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/preview?for=24h`;
+    try {
+      // Two previews of about 8.6 M rows each: several seconds of computing apiece.
+      const costly = gauge.replace('rate: 2', 'rate: 100');
+      const clients = [1, 2].map(() => new AbortController());
+      const answers = clients.map((client) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'text/yaml' },
+          body: costly,
+          signal: client.signal,
+        }).catch((error: Error) => error.name),
+      );
+      while ((await preview(server, '?for=1m', gauge)).statusCode !== 429);
+      for (const client of clients) client.abort();
+      expect(await Promise.all(answers)).to.deep.equal(['AbortError', 'AbortError']);
+      // Both slots are free again within moments (the virtual clock hears the abort within 10 ms of real time).
+      let status = 429;
+      for (let tries = 0; tries < 20 && status === 429; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await preview(server, '?for=1m', gauge)).statusCode;
+      }
+      expect(status).to.equal(200);
+    } finally {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    }
   });
 
   it('asks for the key like every other route', async () => {

@@ -32,9 +32,14 @@ export function previewRoutes(deps: ServerDeps): Router {
     if (running >= MAX_RUNNING_PREVIEWS)
       throw new HttpError(429, 'too_many_previews', `${running} previews are being computed: try again in a moment`);
     running++;
+    // A client that goes away (a newer Preview in the console aborts the older) frees its slot at once.
+    const gone = new AbortController();
+    const abandon = () => ctx.res.writableFinished || gone.abort(new Error('the client went away'));
+    ctx.res.once('close', abandon);
     try {
-      ctx.body = await previewScenario(file.scenarios, options);
+      ctx.body = await previewScenario(file.scenarios, { ...options, signal: gone.signal });
     } catch (error) {
+      if (gone.signal.aborted) return;
       if (!(error instanceof PreviewError)) {
         deps.logger.error({ err: error }, 'preview failed');
         throw new HttpError(500, 'preview_failed', `the preview failed: ${(error as Error).message}`);
@@ -42,6 +47,7 @@ export function previewRoutes(deps: ServerDeps): Router {
       // The query's bounds were checked above: what is left is about the file (an entry it lacks, its rates).
       throw new HttpError(422, error.option === 'rate' ? 'preview_too_large' : 'validation_failed', error.message);
     } finally {
+      ctx.res.off('close', abandon);
       running--;
     }
   });
