@@ -340,6 +340,33 @@ describe('web console in Chromium (docs/console.md)', () => {
     await tab.close();
   });
 
+  it("fits a phone's width: a card and a preview of a long label set scroll nothing sideways", async () => {
+    const wide =
+      'signal_type: metrics\nname: checkout_frontend_request_duration_seconds_total\nrate: 2\n' +
+      'labels: { service: checkout-frontend-eu-west-1, pod: checkout-frontend-7d9c6b5f4-abcde }\n' +
+      'generator: { type: constant, value: 1 }\n';
+    const { id } = (await (await post(wide)).json()) as { id: string };
+    await setEditorText(page, wide);
+    await page.setViewport({ width: 360, height: 800 });
+    try {
+      await page.click('#preview');
+      await waitForText(page, '#message', /^Preview of /);
+      await page.waitForFunction(
+        (k) => (globalThis as unknown as PageGlobals).svcConsole.charts.has(k),
+        {},
+        `running:${id}`,
+      );
+      const sideways = await page.evaluate(() => {
+        const { documentElement } = (globalThis as unknown as PageGlobals).document;
+        return documentElement.scrollWidth - documentElement.clientWidth;
+      });
+      expect(sideways).to.equal(0);
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+      await api(`/scenarios/${id}`, { method: 'DELETE' });
+    }
+  });
+
   it('ran without a page error or a Content-Security-Policy violation', () => {
     expect(problems).to.deep.equal([]);
   });

@@ -57,6 +57,7 @@ export interface PageGlobals {
   readonly document: {
     querySelector(selector: string): { readonly textContent: string | null } | null;
     querySelectorAll(selector: string): { readonly length: number };
+    readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number };
   };
   readonly sessionStorage: { getItem(key: string): string | null };
   /**
