@@ -1,4 +1,5 @@
 /** The scenario editor: CodeMirror 6 with YAML, checked as you type against the scenario JSON Schema. */
+import { CompletionContext, type CompletionSource } from '@codemirror/autocomplete';
 import { yaml, yamlLanguage } from '@codemirror/lang-yaml';
 import { hoverTooltip } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
@@ -28,6 +29,32 @@ function itemRefsResolvable(schema: unknown): unknown {
 }
 
 /**
+ * `source` that also completes an empty value (`type: `, then Ctrl-Space). codemirror-json-schema offers values only
+ * once one is begun (its issue #148): at an empty value it offered nothing, though after an opening quote it offers
+ * them all. So there the options are asked of the text with that quote, and given for the empty value.
+ */
+function completingEmptyValues(source: ReturnType<typeof yamlCompletion>): CompletionSource {
+  return (context) => {
+    // It answers an empty array where it has nothing to offer.
+    const answer = (asked: CompletionContext) => {
+      const result = source(asked);
+      return Array.isArray(result) ? null : result;
+    };
+    const own = answer(context);
+    const line = context.state.doc.lineAt(context.pos);
+    if (
+      (own && own.options.length > 0) ||
+      !context.explicit ||
+      !/:\s+$/.test(line.text.slice(0, context.pos - line.from))
+    )
+      return own;
+    const quoted = context.state.update({ changes: { from: context.pos, insert: '"' } }).state;
+    const begun = answer(new CompletionContext(quoted, context.pos + 1, true));
+    return begun && { ...begun, from: context.pos, to: context.pos };
+  };
+}
+
+/**
  * An editor in `host`, holding `examples/quickstart.yaml` at first: completion, hover docs and lint come from
  * `schema/scenario.schema.json` (bundled, so the console works offline). It lives in a shadow root: there
  * CodeMirror styles it with constructed stylesheets, which the console's Content-Security-Policy allows, where in
@@ -46,7 +73,7 @@ export function createEditor(host: HTMLElement): EditorView {
       yaml(),
       // Completion and hover docs from codemirror-json-schema; errors from our linter (lint.ts).
       stateExtensions(itemRefsResolvable(schema) as Parameters<typeof stateExtensions>[0]),
-      yamlLanguage.data.of({ autocomplete: yamlCompletion() }),
+      yamlLanguage.data.of({ autocomplete: completingEmptyValues(yamlCompletion()) }),
       hoverTooltip(yamlSchemaHover()),
       schemaLinter(schema),
     ],

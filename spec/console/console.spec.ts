@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
+import {
+  launchOrSkip,
+  type PageGlobals,
+  problemsOf,
+  setEditorText,
+  waitForEditorText,
+  waitForText,
+} from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const KEY = 'console-spec-key';
@@ -259,6 +266,36 @@ describe('web console in Chromium (docs/console.md)', () => {
       await page.keyboard.press('Escape');
     }
     await hoverShowsRateDocs(page);
+  });
+
+  it('offers every value of an empty value at Ctrl-Space, and takes the one chosen', async () => {
+    const editor = await page.$('#editor');
+    const completions = () =>
+      page.$$eval('#editor >>> .cm-completionLabel', (labels) => labels.map((label) => label.textContent));
+    for (const [text, some, chosen] of [
+      ['signal_type: ', ['metrics', 'logs', 'histogram', 'summary', 'traces'], 'metrics'],
+      [
+        'version: 2\nkind: runnable\nscenarios:\n  - signal_type: metrics\n    sink:\n      type: ',
+        ['stdout', 'remote_write'],
+        'stdout',
+      ],
+      ['signal_type: metrics\ngenerator: {type: ', ['constant', 'sine'], 'constant'],
+    ] as const) {
+      await setEditorText(page, text);
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Space');
+      await page.keyboard.up('Control');
+      await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
+      expect(await completions(), text).to.include.members([...some]);
+      // The first option, taken where the cursor was.
+      await page.waitForFunction(
+        (e) => e!.shadowRoot!.querySelector('.cm-completionLabel')?.closest('[aria-selected]') !== null,
+        {},
+        editor,
+      );
+      await page.keyboard.press('Enter');
+      await waitForEditorText(page, text + chosen);
+    }
   });
 
   it('shows the cards in start order, whichever statistics answer first', async () => {

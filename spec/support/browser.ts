@@ -79,7 +79,7 @@ export interface PageGlobals {
 interface EditorGlobals {
   readonly svcConsole: {
     readonly editor: {
-      readonly state: { readonly doc: { readonly length: number } };
+      readonly state: { readonly doc: { readonly length: number; toString(): string } };
       focus(): void;
       dispatch(spec: { changes: { from: number; to: number; insert: string }; selection?: { anchor: number } }): void;
     };
@@ -93,6 +93,15 @@ export async function setEditorText(page: Page, text: string): Promise<void> {
     editor.focus();
     editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: t }, selection: { anchor: t.length } });
   }, text);
+}
+
+/** Waits until the console's editor holds exactly `text`. */
+export async function waitForEditorText(page: Page, text: string): Promise<void> {
+  await page.waitForFunction(
+    (t) => (globalThis as unknown as EditorGlobals).svcConsole.editor.state.doc.toString() === t,
+    {},
+    text,
+  );
 }
 
 /** Waits until the text of the element `selector` (puppeteer's selectors: `>>>` enters shadow roots) matches `pattern`. */
