@@ -29,15 +29,16 @@ export async function prepareScenario(file: ScenarioFile, fileRoot: string | und
 
 /**
  * Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does.
- * `ids`: the scenario ids its entries had before a restart (`--state`).
+ * `ids` and `gone`: the scenario ids its entries had before a restart (`--state`), and its entries deleted since.
  */
 export function launchScenario(
   { registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>,
   { file, warnings }: PreparedScenario,
   ids?: ReadonlyMap<string, string>,
+  gone?: ReadonlySet<string>,
 ): StartedEntry[] {
   for (const warning of warnings) logger.warn(warning);
-  const started = registry.start(file, ids);
+  const started = registry.start(file, ids, gone);
   logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
   return started;
 }

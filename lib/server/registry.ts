@@ -76,9 +76,14 @@ export class EntryRegistry {
    * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
    * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
    * and a {@link DrainingError} once the registry drains. `ids` gives entries the ids they had
-   * before a restart (`--state`); the others get a new UUID.
+   * before a restart (`--state`); the others get a new UUID. `gone`: entries deleted before the restart,
+   * which others may still name (see {@link FileRunOptions.gone}).
    */
-  start(file: ScenarioFile, ids: ReadonlyMap<string, string> = new Map()): StartedEntry[] {
+  start(
+    file: ScenarioFile,
+    ids: ReadonlyMap<string, string> = new Map(),
+    gone?: FileRunOptions['gone'],
+  ): StartedEntry[] {
     if (this.stopping) throw new DrainingError();
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const idOf = new Map(file.scenarios.map((entry) => [entry.id, ids.get(entry.id) ?? randomUUID()]));
@@ -96,6 +101,7 @@ export class EntryRegistry {
     const { logger } = this.options;
     const fileRun = startEntries(file.scenarios, {
       ...this.options,
+      gone,
       hooks: (entry) => ({
         onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),

@@ -9,7 +9,8 @@ import type { ScenarioStore } from './state.js';
 /**
  * Starts again, with the ids they had, the scenarios `--state` kept: each record's body compiled as a POST
  * would be (packs and `@name` resolved in today's catalog, `${NAME}` in today's environment), less the
- * entries stopped or deleted since. A record that cannot be read or started is logged with its file and
+ * entries stopped or deleted since; an entry whose `while` or `from` names one of those hears nothing
+ * from it (logged, see {@link detached}). A record that cannot be read or started is logged with its file and
  * skipped, and left on disk for the operator; the others start. Once the registry drains (a stop signal
  * during the restore) no more record starts: what is left stays on disk for the next start. It yields to
  * the event loop between records, so that requests and signals are served while ten thousand start.
@@ -37,7 +38,11 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
         ...file,
         scenarios: file.scenarios.filter((entry) => stored.ids.has(entry.id)).map(triggeredIn(stored.ids)),
       };
-      count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids).length;
+      const gone = new Set(file.scenarios.filter((entry) => !stored.ids.has(entry.id)).map((entry) => entry.id));
+      for (const entry of kept.scenarios)
+        for (const loss of detached(entry, gone))
+          logger.warn({ file: where }, `--state: ${where}: ${entry.id}: ${loss}`);
+      count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {
         left = scenarios.length - index;
@@ -66,4 +71,23 @@ function triggeredIn(ids: ReadonlyMap<string, string>): (entry: Entry) => Entry 
     const { after: _, ...started } = entry;
     return started;
   };
+}
+
+/**
+ * What an entry no longer gets from the entries of its record deleted before the restart: they start
+ * again as beside entries that produce nothing (the gate's state and the spans were not kept).
+ */
+function detached(entry: Entry, gone: ReadonlySet<string>): string[] {
+  const losses: string[] = [];
+  if (entry.while && gone.has(entry.while.ref))
+    losses.push(`its while gate stays closed: "${entry.while.ref}", the entry it watches, was deleted`);
+  for (const [field, what] of [
+    ['exemplars', 'exemplars'],
+    ['trace_context', 'log records'],
+  ] as const) {
+    const from = entry[field]?.from;
+    if (from !== undefined && gone.has(from))
+      losses.push(`its ${what} name no span: "${from}", the traces entry they named, was deleted`);
+  }
+  return losses;
 }

@@ -148,6 +148,72 @@ scenarios:
       });
     });
 
+    describe('an entry whose `while` or `from` names an entry that was deleted', () => {
+      const WATCHING = `version: 2
+kind: runnable
+defaults: { rate: 10, sink: { type: stdout } }
+scenarios:
+  - { signal_type: metrics, name: cpu, generator: { type: step, start: 0, step_size: 1 } }
+  - { signal_type: metrics, name: gated, generator: { type: constant, value: 1 }, while: { ref: cpu, op: '>', value: 4 } }
+  - signal_type: traces
+    name: checkout
+    trace_generator: { services: { frontend: {} }, root: { service: frontend, operation: GET /, kind: server } }
+  - signal_type: metrics
+    name: requests_total
+    metric_type: counter
+    generator: { type: step, start: 0, step_size: 1 }
+    exemplars: { from: checkout }
+    encoder: { type: openmetrics }
+`;
+      const restoredWithout = async (deleted: string[]) => {
+        const dir = stateDir();
+        const first = await serverOn(dir);
+        const { scenarios } = (await first.post(WATCHING)).json() as { scenarios: { id: string; entry: string }[] };
+        const idOf = Object.fromEntries(scenarios.map((s) => [s.entry, s.id]));
+        first.server.advance(1000); // cpu passes 4 at 500 ms: the gate is open
+        for (const entry of deleted)
+          expect(
+            (await first.server.request({ method: 'DELETE', url: `/scenarios/${idOf[entry]}` })).statusCode,
+          ).to.equal(200);
+        const second = await serverOn(dir);
+        return { second, idOf, started: await second.restore() };
+      };
+
+      /** What the counter wrote (OpenMetrics, whose exemplars carry trace_id). */
+      const counterText = ({ server }: Awaited<ReturnType<typeof serverOn>>) =>
+        server.sinks.map((sink) => sink.text).find((text) => text.includes('requests_total'))!;
+
+      it('starts again with its id, its gate closed and its exemplars naming no span, and says so in the log', async () => {
+        const { second, idOf, started } = await restoredWithout(['cpu', 'checkout']);
+        expect(started).to.equal(2);
+        expect(second.logs.filter((line) => line.level >= 50)).to.deep.equal([]);
+        expect(second.running()).to.deep.equal([`${idOf.gated} gated`, `${idOf.requests_total} requests_total`].sort());
+        expect(
+          second.logs.filter((line) => line.level === 40).map((line) => line.msg.replace(/^.*\.json: /, '')),
+        ).to.deep.equal([
+          'gated: its while gate stays closed: "cpu", the entry it watches, was deleted',
+          'requests_total: its exemplars name no span: "checkout", the traces entry they named, was deleted',
+        ]);
+        second.server.advance(1000);
+        const stats = async (entry: string) =>
+          (await second.server.request({ method: 'GET', url: `/scenarios/${idOf[entry]}/stats` })).json();
+        expect((await stats('gated')).total_events).to.equal(0);
+        expect((await stats('requests_total')).total_events).to.equal(11);
+        expect(counterText(second))
+          .to.match(/^requests_total 10 /m)
+          .and.not.match(/trace_id/);
+      });
+
+      it('with nothing deleted, watches and names the entries of its record as before', async () => {
+        const { second, started } = await restoredWithout([]);
+        expect(started).to.equal(4);
+        second.server.advance(1000);
+        const gated = second.server.registry.list().find((s) => s.run.entry.id === 'gated')!;
+        expect(gated.run.stats.totalEvents).to.be.above(0);
+        expect(counterText(second)).to.match(/trace_id="[0-9a-f]{32}"/);
+      });
+    });
+
     it('forgets an entry whose duration ended: the next server does not start it', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
