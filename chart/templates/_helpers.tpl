@@ -28,6 +28,14 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/*
+The sharded StatefulSet's name: Kubernetes labels each of its pods controller-revision-hash=<name>-<hash of
+up to 10 characters>, a label value of at most 63 characters, so a longer name gets no pod ever.
+*/}}
+{{- define "svc.statefulset" -}}
+{{- include "svc.fullname" . | trunc 52 | trimSuffix "-" }}
+{{- end }}
+
 {{/* The headless service that names the pods of the sharded StatefulSet. */}}
 {{- define "svc.headless" -}}
 {{- printf "%s-headless" (include "svc.fullname" . | trunc 54) }}

@@ -567,6 +567,21 @@ describe('Helm chart (chart/)', function () {
       expect(rendered.notes).to.match(/Shard mode: 3 pods/);
     });
 
+    it('shard: a StatefulSet name that leaves its pods a controller-revision-hash label of 63 characters at most', async () => {
+      // Helm's longest release name (53): the fullname <release>-svc is 57 characters.
+      const release = 'load-test-of-the-checkout-pipeline-in-eu-west-1-stage';
+      for (const values of [{}, { fullnameOverride: 'x'.repeat(63) }]) {
+        const rendered = await renderChart(
+          { ...values, shard: { enabled: true }, replicaCount: 3, server: { state: { enabled: true } } },
+          { release },
+        );
+        const name = rendered.one('StatefulSet').metadata.name;
+        // Kubernetes labels each pod controller-revision-hash=<name>-<hash of up to 10 characters>.
+        expect(`${name}-${'h'.repeat(10)}`.length, name).to.be.at.most(63);
+        expect(name).to.match(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+      }
+    });
+
     it('shard and autoscaling together are refused: the share of each pod is fixed by replicaCount', async () => {
       const failure = await renderChart({ shard: { enabled: true }, autoscaling: { enabled: true } }).catch(
         (error: Error) => error.message,
