@@ -55,6 +55,12 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- if and .Values.server.autostart (not .Values.scenarios) }}
 {{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
 {{- end }}
+{{- $own := dict "SVC_LOG_LEVEL" "server.logLevel" "NODE_OPTIONS" "server.heapMiB" "SVC_API_KEY" "server.apiKey.existingSecret" "SVC_SHARD" "shard.enabled" "SVC_POD_INDEX" "shard.enabled" "SVC_CATALOG" "scenarios" "SVC_AUTOSTART" "server.autostart" "SVC_FILE_ROOT" "server.fileRoot" "SVC_STATE_DIR" "server.state" "SVC_BIND" "server.bind" }}
+{{- range $env := .Values.server.extraEnv }}
+{{- with get $own $env.name }}
+{{- fail (printf "server.extraEnv: %s is the chart's to set, from %s: set that value instead" $env.name .) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -124,6 +130,9 @@ spec:
               fieldPath: metadata.labels['apps.kubernetes.io/pod-index']
         - name: SVC_SHARD
           value: "$(SVC_POD_INDEX)/{{ .Values.replicaCount }}"
+        {{- end }}
+        {{- with .Values.server.extraEnv }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
       ports:
         - name: http

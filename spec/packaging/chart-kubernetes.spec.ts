@@ -86,7 +86,13 @@ const MODES: Record<string, object> = {
   },
   'service monitor': {
     serviceMonitor: { enabled: true, path: '/scenarios/metrics', additionalLabels: { release: 'prometheus' } },
-    server: { apiKey: { existingSecret: 'svc-api-key' } },
+    server: {
+      apiKey: { existingSecret: 'svc-api-key' },
+      extraEnv: [
+        { name: 'SVC_ENV_KAFKA_PASSWORD', valueFrom: { secretKeyRef: { name: 'kafka', key: 'password' } } },
+        { name: 'SVC_KEEP_ALIVE_TIMEOUT', value: '65000' },
+      ],
+    },
   },
   'state volume': {
     server: { state: { enabled: true, storageClassName: 'fast' }, fileRoot: { enabled: true } },

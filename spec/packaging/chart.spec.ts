@@ -127,6 +127,7 @@ describe('Helm chart (chart/)', function () {
         },
         heapMiB: 0,
         autostart: [],
+        extraEnv: [],
       });
       expect(schemaErrors(SCHEMA, VALUES)).to.deep.equal([]);
     });
@@ -312,6 +313,34 @@ describe('Helm chart (chart/)', function () {
       expect(envOf(deployment).NODE_OPTIONS).to.equal('--max-old-space-size=352');
       const sharded = (await renderChart({ server: { heapMiB: 352 }, shard: { enabled: true } })).one('StatefulSet');
       expect(envOf(sharded).NODE_OPTIONS).to.equal('--max-old-space-size=352');
+    });
+
+    it("server.extraEnv: more variables after the chart's, a sink password from a Secret for ${NAME}, in both workloads", async () => {
+      const extraEnv = [
+        { name: 'SVC_ENV_KAFKA_PASSWORD', valueFrom: { secretKeyRef: { name: 'kafka', key: 'password' } } },
+        { name: 'SVC_KEEP_ALIVE_TIMEOUT', value: '65000' },
+      ];
+      expect(schemaErrors(SCHEMA, { ...VALUES, server: { ...(VALUES.server as object), extraEnv } })).to.deep.equal([]);
+      for (const values of [{}, { shard: { enabled: true } }]) {
+        const rendered = await renderChart({ ...values, server: { extraEnv } });
+        const workload = rendered.one(rendered.kinds().includes('StatefulSet') ? 'StatefulSet' : 'Deployment');
+        expect(container(workload).env.slice(-2)).to.deep.equal(extraEnv);
+        expect(envOf(workload).SVC_LOG_LEVEL).to.equal('info');
+      }
+    });
+
+    it('server.extraEnv: refuses a variable the chart sets from another value, naming that value', async () => {
+      for (const [name, value] of [
+        ['SVC_API_KEY', 'server.apiKey.existingSecret'],
+        ['SVC_STATE_DIR', 'server.state'],
+      ]) {
+        const failure = await renderChart({ server: { extraEnv: [{ name, value: 'x' }] } }).catch(
+          (error: Error) => error.message,
+        );
+        expect(failure).to.match(
+          new RegExp(`server\\.extraEnv: ${name} is the chart's to set, from ${value.replaceAll('.', '\\.')}`),
+        );
+      }
     });
   });
 
