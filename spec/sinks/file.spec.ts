@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { chunk } from '../support/batches.js';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileSink } from '../../lib/sinks/file.js';
@@ -104,6 +104,24 @@ describe('fileSink', () => {
       `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
     );
     await sink.close().catch(() => undefined);
+  });
+
+  it('a path whose directory exists but takes no new file says why: a link to a missing place, or /proc', async () => {
+    const link = join(dir, 'dangling');
+    await symlink(join(dir, 'gone', 'out.prom'), link);
+    for (const [path, words] of [
+      [link, `it is a symbolic link to ${join(dir, 'gone', 'out.prom')}, whose directory does not exist`],
+      [
+        '/proc/out.prom',
+        '/proc takes no new file (no such file or directory): is it a file system such as /proc or /sys?',
+      ],
+    ]) {
+      const sink = fileSink({ path });
+      sink.write(chunk('lost\n'));
+      const error = (await sink.flush().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.equal(`file sink: cannot open ${path}: ${words}`);
+      await sink.close().catch(() => undefined);
+    }
   });
 
   it('a path that is a directory is a sink failure that says so', async () => {

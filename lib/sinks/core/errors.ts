@@ -1,3 +1,4 @@
+import { existsSync, readlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 
@@ -96,7 +97,7 @@ export function networkError(
 export function explainFile(code: string | undefined, path: string): string | undefined {
   switch (code) {
     case 'ENOENT':
-      return `the directory ${dirname(path)} does not exist`;
+      return existsSync(dirname(path)) ? noNewFile(path) : `the directory ${dirname(path)} does not exist`;
     case 'ENOTDIR':
       return `a part of ${dirname(path)} is a file, not a directory`;
     case 'EISDIR':
@@ -116,6 +117,18 @@ export function explainFile(code: string | undefined, path: string): string | un
       return 'the path contains a NUL byte, which no file name can hold';
     default:
       return undefined;
+  }
+}
+
+/**
+ * Why no file could be made at `path` although its directory exists: it is a symbolic link to a place
+ * whose directory does not exist, or a file system such as /proc takes no new files.
+ */
+function noNewFile(path: string): string {
+  try {
+    return `it is a symbolic link to ${readlinkSync(path)}, whose directory does not exist`;
+  } catch {
+    return `${dirname(path)} takes no new file (no such file or directory): is it a file system such as /proc or /sys?`;
   }
 }
 
