@@ -42,6 +42,7 @@ export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'>
   /**
    * This process's shard of the file's series: series s of the entry at position p of the file is
    * emitted by shard (p + s) mod count, so entries of a single series spread over the shards too.
+   * Span metrics take the position of their traces entry: they run where its spans are made.
    */
   readonly shard?: Shard;
   /** Taps into each entry's chain (scrape buffers); the runner adds its own `onValues` for triggers. */
@@ -195,6 +196,11 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       return stamp(start);
     };
 
+  // Spans do not cross threads: span metrics count on the shard of the traces entry that makes their spans.
+  const positionOf = new Map(entries.map((entry, position) => [entry.id, position]));
+  const shardPosition = (entry: Entry, position: number): number =>
+    entry.span_metrics_of ? (positionOf.get(entry.span_metrics_of.from) ?? position) : position;
+
   const runs: EntryRun[] = [];
   try {
     for (const [position, entry] of entries.entries()) {
@@ -206,7 +212,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
             watched.next(batch);
           }
         : own?.onValues;
-      const shard = options.shard && entryShard(options.shard, position);
+      const shard = options.shard && entryShard(options.shard, shardPosition(entry, position));
       const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
       const ahead = clockLinked.has(entry.id) ? undefined : options.ahead;
       const named = spans.get(entry.id);

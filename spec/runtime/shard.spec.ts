@@ -1,13 +1,15 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
+import { loadScenario } from '../../lib/config/load.js';
 import type { Entry } from '../../lib/config/types.js';
+import { compileScenario } from '../../lib/compile/index.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import type { Shard } from '../../operators/labels.js';
 import { MemorySink } from '../support/sinks.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 
 /** The lines each entry of `entries` writes in one virtual second, run together as shard `shard` (or whole). */
-async function linesOf(entries: Entry[], shard?: Shard): Promise<Map<string, string[]>> {
+async function linesOf(entries: readonly Entry[], shard?: Shard): Promise<Map<string, string[]>> {
   const scheduler = new TestScheduler(() => undefined);
   scheduler.maxFrames = Infinity;
   const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
@@ -97,6 +99,50 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
       ...new Set(parts[shard]!.get('latency')!.map((line) => /route="([^"]+)"/.exec(line)![1])),
     ];
     expect([routes(0), routes(1), routes(2)]).to.deep.equal([['/a'], ['/b'], []]);
+  });
+
+  it('span metrics run on the shard of their traces entry: they count its spans, as a whole run does (svc run --workers)', async () => {
+    const file = loadScenario(
+      JSON.stringify({
+        version: 2,
+        kind: 'runnable',
+        defaults: { duration: '3s', start_time: '2026-01-01T00:00:00Z' },
+        scenarios: [
+          {
+            signal_type: 'traces',
+            name: 'checkout',
+            rate: 10,
+            encoder: { type: 'json_lines' },
+            span_metrics: { sink: { type: 'stdout' }, interval: '1s' },
+            trace_generator: {
+              services: { frontend: {}, payment: {} },
+              root: {
+                service: 'frontend',
+                operation: 'GET /checkout',
+                kind: 'server',
+                calls: [
+                  { service: 'payment', operation: 'POST /pay', kind: 'client', duration: 0.01, error_rate: 0.2 },
+                ],
+              },
+            },
+          },
+        ],
+      }),
+      { origin: 'spec', format: 'json' },
+    );
+    const entries = compileScenario(file, { origin: 'spec' }).scenarios;
+    expect(entries.map((entry) => entry.id)).to.deep.equal(['checkout', 'checkout.calls', 'checkout.duration']);
+    const whole = await linesOf(entries);
+    for (const count of [2, 3]) {
+      const parts = await Promise.all(Array.from({ length: count }, (_, index) => linesOf(entries, { index, count })));
+      const owners = (id: string) =>
+        parts.map((part, shard) => (part.get(id)!.length ? shard : undefined)).filter((shard) => shard !== undefined);
+      expect(
+        entries.map((entry) => owners(entry.id)),
+        `${count} shards`,
+      ).to.deep.equal([[0], [0], [0]]);
+      for (const { id } of entries) expect(parts[0]!.get(id), `${id}, ${count} shards`).to.deep.equal(whole.get(id));
+    }
   });
 
   it('an entry another one watches makes every value on every shard: the trigger fires at the same tick on all of them', async () => {
