@@ -42,7 +42,8 @@ export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'>
   /**
    * This process's shard of the file's series: series s of the entry at position p of the file is
    * emitted by shard (p + s) mod count, so entries of a single series spread over the shards too.
-   * Span metrics take the position of their traces entry: they run where its spans are made.
+   * An entry naming a traces entry's spans (span metrics, exemplars, trace_context) takes that entry's
+   * position: its series 0 runs where the spans are made.
    */
   readonly shard?: Shard;
   /** Taps into each entry's chain (scrape buffers); the runner adds its own `onValues` for triggers. */
@@ -196,10 +197,13 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       return stamp(start);
     };
 
-  // Spans do not cross threads: span metrics count on the shard of the traces entry that makes their spans.
+  // Spans do not cross threads: an entry naming spans is placed on the shards as its traces entry is,
+  // so its first series (its only one, often) runs where the spans are made.
   const positionOf = new Map(entries.map((entry, position) => [entry.id, position]));
-  const shardPosition = (entry: Entry, position: number): number =>
-    entry.span_metrics_of ? (positionOf.get(entry.span_metrics_of.from) ?? position) : position;
+  const shardPosition = (entry: Entry, position: number): number => {
+    const ref = spansRef(entry);
+    return (ref === undefined ? undefined : positionOf.get(ref)) ?? position;
+  };
 
   const runs: EntryRun[] = [];
   try {

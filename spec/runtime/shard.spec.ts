@@ -101,7 +101,7 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
     expect([routes(0), routes(1), routes(2)]).to.deep.equal([['/a'], ['/b'], []]);
   });
 
-  it('span metrics run on the shard of their traces entry: they count its spans, as a whole run does (svc run --workers)', async () => {
+  it('entries naming spans run on the shard of their traces entry: span metrics, exemplars and log ids as a whole run has them (svc run --workers)', async () => {
     const file = loadScenario(
       JSON.stringify({
         version: 2,
@@ -126,13 +126,38 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
               },
             },
           },
+          {
+            signal_type: 'histogram',
+            name: 'latency',
+            rate: 2,
+            distribution: { type: 'exponential', rate: 20 },
+            buckets: [0.05, 0.5],
+            encoder: { type: 'openmetrics' },
+            exemplars: { from: 'checkout' },
+          },
+          {
+            signal_type: 'logs',
+            name: 'payment_logs',
+            rate: 5,
+            encoder: { type: 'json_lines' },
+            log_generator: { type: 'template', templates: [{ message: 'payment failed', severity: 'error' }] },
+            trace_context: { from: 'checkout', service: 'payment' },
+          },
         ],
       }),
       { origin: 'spec', format: 'json' },
     );
     const entries = compileScenario(file, { origin: 'spec' }).scenarios;
-    expect(entries.map((entry) => entry.id)).to.deep.equal(['checkout', 'checkout.calls', 'checkout.duration']);
+    expect(entries.map((entry) => entry.id)).to.deep.equal([
+      'checkout',
+      'checkout.calls',
+      'checkout.duration',
+      'latency',
+      'payment_logs',
+    ]);
     const whole = await linesOf(entries);
+    expect(whole.get('latency')!.some((line) => line.includes('# {trace_id="'))).to.equal(true);
+    expect(whole.get('payment_logs')!.some((line) => line.includes('"trace_id":"'))).to.equal(true);
     for (const count of [2, 3]) {
       const parts = await Promise.all(Array.from({ length: count }, (_, index) => linesOf(entries, { index, count })));
       const owners = (id: string) =>
@@ -140,7 +165,7 @@ describe('startEntries with a shard (svc-server --shard, the chart shard mode)',
       expect(
         entries.map((entry) => owners(entry.id)),
         `${count} shards`,
-      ).to.deep.equal([[0], [0], [0]]);
+      ).to.deep.equal(entries.map(() => [0]));
       for (const { id } of entries) expect(parts[0]!.get(id), `${id}, ${count} shards`).to.deep.equal(whole.get(id));
     }
   });
