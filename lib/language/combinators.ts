@@ -133,10 +133,18 @@ export function numberWhere(test: (n: number) => boolean, expected: string, sche
   ).withSchema(refined(number, schema));
 }
 
-/** `codec`, no greater than `max` (`unit` follows the number in the message). */
+/**
+ * `codec`, no greater than `max` (`unit` follows the number in the message). A number above `max` is told so
+ * before `codec` judges it: past 2^53 an integer codec would call 9007199254740993 "not an integer".
+ */
 export function atMost(codec: Codec<number>, max: number, unit = ''): Codec<number> {
-  return andThen<number, number>(codec, (n, u, c) =>
-    n <= max ? t.success(n) : t.failure(u, c, `expected at most ${max}${unit}, got ${show(n)}`),
+  return new Codec<number>(
+    codec.name,
+    (u, c) =>
+      typeof u === 'number' && Number.isFinite(u) && u > max
+        ? t.failure(u, c, `expected at most ${max}${unit}, got ${show(u)}`)
+        : codec.validate(u, c),
+    codec.hint,
   ).withSchema(refined(codec, { maximum: max }));
 }
 

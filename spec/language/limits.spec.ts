@@ -56,6 +56,11 @@ const beyond: [string, Record<string, unknown>, string][] = [
     'scenarios[0] (cpu): cardinality_spikes[0].cardinality: expected at most 10000000, got 1000000000000',
   ],
   [
+    'a dynamic label cardinality past 2^53, which no integer check can judge',
+    metric({ dynamic_labels: [{ key: 'pod', cardinality: 2 ** 53 + 2 }] }),
+    'scenarios[0] (cpu): dynamic_labels[0].cardinality: expected at most 10000000, got 9007199254740994',
+  ],
+  [
     'a dynamic label cardinality of 1e8',
     metric({ dynamic_labels: [{ key: 'pod', cardinality: 1e8 }] }),
     'scenarios[0] (cpu): dynamic_labels[0].cardinality: expected at most 10000000, got 100000000',
