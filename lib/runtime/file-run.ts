@@ -6,7 +6,8 @@
  *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
  *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`), its span metrics
  *
- * The file's start is one instant, read from the scheduler once every entry is subscribed. A
+ * The file's start is one instant, read from the scheduler once every entry is subscribed (or once `startAt`
+ * gives it, with the timeline its timestamps are written on). A
  * clock group's stream carries that instant (t0) and the timestamp its `start_time` gives t0; the
  * entries of a group write timestamps on that one timeline (reference + time since t0). An entry
  * without a group anchors its timestamps by its own `start_time` at its own start. An `after`
@@ -54,6 +55,12 @@ export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'>
    * produced nothing yet: the gate stays closed, no exemplar or record names a span.
    */
   readonly gone?: ReadonlySet<string>;
+  /**
+   * When the file starts, and at which instant of the timeline its timestamps are written on: the worker
+   * threads of one run start together at the main thread's instant (workers.ts), so that a series written by
+   * one worker has the timestamps it would have had on any other. Default: at once, at the scheduler's time.
+   */
+  readonly startAt?: Observable<number>;
 }
 
 export interface FileRun {
@@ -67,7 +74,7 @@ export interface FileRun {
   stop(): Promise<EntryOutcome[]>;
 }
 
-/** A clock group's start reference: the scheduler time t0 and the timestamp written for it. */
+/** A clock group's start reference: the file start t0 (on the timestamps' timeline, see `startAt`) and the timestamp written for it. */
 interface Clock {
   readonly t0: number;
   readonly reference: number;
@@ -146,6 +153,8 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     ]),
   );
   const startedAt = new Map<string, number>();
+  // From the scheduler's time to the timeline the timestamps are written on (`startAt`'s).
+  let shift = 0;
 
   const trigger = (after: After): Observable<unknown> => {
     const holds = after.op === '>' ? (v: number) => v > after.value : (v: number) => v < after.value;
@@ -194,7 +203,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     (start) => {
       startedAt.set(id, start);
       starts.get(id)?.next(start);
-      return stamp(start);
+      return stamp(start + shift);
     };
 
   // Spans do not cross threads: an entry naming spans is placed on the shards as its traces entry is,
@@ -244,8 +253,15 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     runs.forEach((run) => void run.stop());
     throw error;
   }
-  // Every entry is subscribed: the file starts now.
-  fileStart.next(scheduler.now());
+  // Every entry is subscribed: the file starts now, or when it is told to. A clock group's reference is on the
+  // timestamps' timeline, as the instants its members' anchors are given.
+  const begin = (at?: number): void => {
+    const now = scheduler.now();
+    shift = (at ?? now) - now;
+    fileStart.next(now + shift);
+  };
+  if (options.startAt) options.startAt.pipe(take(1)).subscribe(begin);
+  else begin();
 
   const done = Promise.all(runs.map((run) => run.done));
   return {

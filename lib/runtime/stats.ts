@@ -63,7 +63,8 @@ export class EntryStats {
   /** Samples of the total for `current_rate`. */
   private readonly recent = new RateWindow();
 
-  constructor(readonly startedAt: number) {}
+  /** @param startedAt when the entry started; a `--workers` run moves it to the instant its workers start at, once all are ready. */
+  constructor(public startedAt: number) {}
 
   /**
    * Counts one outcome of the sink subscriber: written chunks add events and bytes (buffered

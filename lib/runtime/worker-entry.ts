@@ -1,20 +1,25 @@
 /**
  * A worker thread of `svc run --workers N` (workers.ts): runs the file as its shard of the
- * series, reports its counters, stops (flushing) when told to, and reports its outcomes.
+ * series, from the instant the main thread starts every worker at, reports its counters, stops
+ * (flushing) when told to, and reports its outcomes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { Subject } from 'rxjs';
 import { startEntries, type FileRun } from './file-run.js';
 import type { EntryRun } from './run-entry.js';
-import { REPORT_MS, STOP, type WorkerCounters, type WorkerData, type WorkerMessage } from './workers.js';
+import { REPORT_MS, STOP, type ToWorker, type WorkerCounters, type WorkerData, type WorkerMessage } from './workers.js';
 
 const port = parentPort!;
 const { entries, shard } = workerData as WorkerData;
+const startAt = new Subject<number>();
 // The main thread truncated the files (and refused encodings with a trailer on them).
-const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true } });
+const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true }, startAt });
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const ticker = setInterval(() => post({ type: 'stats', entries: countersOf(fileRun) }), REPORT_MS);
-const onMessage = (message: unknown): void => void (message === STOP && fileRun.stop());
+// A stop before the start stops the entries waiting for it.
+const onMessage = (message: ToWorker): void => void (message === STOP ? fileRun.stop() : startAt.next(message.start));
 port.on('message', onMessage);
+post({ type: 'ready' });
 
 const outcomes = await fileRun.done;
 clearInterval(ticker);

@@ -10,6 +10,10 @@
  * each family's metadata once, `# EOF` last) cannot be split so on a file or stdout: refused
  * ({@link workersRefusal}).
  *
+ * Start: a worker builds its entries, says it is ready, and waits; once every worker is ready the main
+ * thread starts them all at one instant, which their timestamps are written from (file-run.ts's `startAt`):
+ * a worker that took longer to load neither starts late nor writes its series on a later timeline.
+ *
  * The main thread sees each entry as one {@link EntryRun}: its statistics are the sums of the
  * workers' (reported every {@link REPORT_MS}), its outcome the first error of any worker's.
  */
@@ -59,8 +63,12 @@ export interface WorkerCounters {
   readonly receiverWritten?: WrittenCounts;
 }
 
-/** Messages of a worker: its counters per entry (in file order), and at its end its outcomes too. */
+/**
+ * Messages of a worker: that it is ready to start, its counters per entry (in file order), and at its end its
+ * outcomes too.
+ */
 export type WorkerMessage =
+  | { readonly type: 'ready' }
   | { readonly type: 'stats'; readonly entries: readonly WorkerCounters[] }
   | {
       readonly type: 'done';
@@ -70,6 +78,9 @@ export type WorkerMessage =
 
 /** The message that stops a worker (stop means flush). */
 export const STOP = 'stop';
+
+/** Messages to a worker: start the file at this instant (the main thread's clock), or stop. */
+export type ToWorker = typeof STOP | { readonly start: number };
 
 export interface WorkersOptions {
   readonly scheduler?: SchedulerLike;
@@ -168,9 +179,18 @@ export function startWorkers(
       });
     }),
   );
+  let stopping = false;
   const stopAll = (): void => {
+    stopping = true;
     for (const worker of workers) worker.stop();
   };
+  // The file starts once every worker is ready (one that failed first never is, and stops the others).
+  void Promise.all(workers.map((worker) => worker.ready)).then(() => {
+    if (stopping) return;
+    const at = scheduler.now();
+    for (const entryStats of stats) entryStats.startedAt = at;
+    for (const worker of workers) worker.start(at);
+  });
   // A worker that failed stops the others: the run ends with its error.
   workers.forEach(
     (worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()),
@@ -198,7 +218,10 @@ export function startWorkers(
 }
 
 interface RunningWorker {
+  /** Resolves once the worker built its entries and waits to start them. */
+  readonly ready: Promise<void>;
   readonly ended: Promise<(EntryOutcome & { crashed?: boolean })[]>;
+  start(at: number): void;
   stop(): void;
 }
 
@@ -251,7 +274,11 @@ function runWorker(
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
   let outcomes: EntryOutcome[] | undefined;
   let crash: Error | undefined;
+  let isReady!: () => void;
+  const ready = new Promise<void>((resolve) => (isReady = resolve));
+  const post = (message: ToWorker): void => worker.postMessage(message);
   worker.on('message', (message: WorkerMessage) => {
+    if (message.type === 'ready') return isReady();
     report(message.entries, last);
     last = message.entries;
     if (message.type === 'done')
@@ -271,11 +298,13 @@ function runWorker(
   });
   let stopped = false;
   return {
+    ready,
     ended,
+    start: (at) => post({ start: at }),
     stop() {
       if (stopped) return;
       stopped = true;
-      worker.postMessage(STOP);
+      post(STOP);
     },
   };
 }

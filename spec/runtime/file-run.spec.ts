@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Subject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import type { Entry } from '../../lib/config/types.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
@@ -278,6 +279,55 @@ describe('startEntries: several entries together', () => {
       expect(times('a')).to.deep.equal([-3_600_000]);
       expect(times('b')).to.deep.equal([200 - 3_600_000]);
       expect(times('c')).to.deep.equal([300]);
+    });
+  });
+
+  describe('startAt (the workers of one run)', () => {
+    /** Runs `entries` from the instant 10,000 of another clock, given 500 ms after they were built. */
+    const startedFrom = async (entries: Entry[]) => {
+      const scheduler = new TestScheduler(() => undefined);
+      scheduler.maxFrames = Infinity;
+      const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
+      const startAt = new Subject<number>();
+      const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)!, startAt });
+      scheduler.schedule(() => startAt.next(10_000), 500);
+      scheduler.flush();
+      await fileRun.done;
+      const times = (id: string) => sinks.get(id)!.chunks.flatMap((chunk) => lines(chunk).map(lastNumber));
+      return { fileRun, times };
+    };
+    const lines = (text: string) => text.split('\n').filter(Boolean);
+    const lastNumber = (line: string) => Number(line.split(' ').at(-1));
+
+    it('waits for the start, then stamps the timeline it was given, every start_time as from that instant', async () => {
+      const absolute = { kind: 'absolute' as const, epochMs: JAN_1 };
+      const { fileRun, times } = await startedFrom([
+        step('now', { duration: 200 }),
+        step('late', { duration: 100, phase_offset: 300 }),
+        step('hour_ago', { duration: 100, start_time: { kind: 'relative', offsetMs: -3_600_000 } }),
+        step('jan_1', { duration: 100, start_time: absolute }),
+        step('grouped', { duration: 100, clock_group: 'g', phase_offset: 200 }),
+        step('grouped_jan_1', { duration: 100, start_time: absolute, clock_group: 'h', phase_offset: 200 }),
+      ]);
+      expect(times('now')).to.deep.equal([10_000, 10_100]);
+      expect(times('late')).to.deep.equal([10_300]);
+      expect(times('hour_ago')).to.deep.equal([10_000 - 3_600_000]);
+      expect(times('jan_1')).to.deep.equal([JAN_1]);
+      expect(times('grouped')).to.deep.equal([10_200]);
+      expect(times('grouped_jan_1')).to.deep.equal([JAN_1 + 200]);
+      // Its own clock: the entries started when the start came, 500 ms in.
+      expect(fileRun.startedAt('now')).to.equal(500);
+      expect(fileRun.startedAt('late')).to.equal(800);
+    });
+
+    it('stops entries still waiting for the start: they never start', async () => {
+      const scheduler = new TestScheduler(() => undefined);
+      const sink = new MemorySink();
+      const fileRun = startEntries([step('a')], { scheduler, createSink: () => sink, startAt: new Subject<number>() });
+      scheduler.flush();
+      expect(await fileRun.stop()).to.deep.equal([{}]);
+      expect(fileRun.startedAt('a')).to.equal(undefined);
+      expect(sink.text).to.equal('');
     });
   });
 

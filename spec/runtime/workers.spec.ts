@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Entry } from '../../lib/config/types.js';
 import { defaultWorkers, MAX_WORKERS, ONE_CORE_EVENTS, startWorkers } from '../../lib/runtime/workers.js';
 import {
@@ -127,5 +130,40 @@ describe('startWorkers: what the workers report of their sinks', function () {
     const stats = await runOnTwo();
     expect(stats.sinkWarnings).to.have.length(1);
     expect(stats.sinkWarnings[0]).to.match(/does not take remote write 2\.0/);
+  });
+});
+
+describe('startWorkers: one start for every worker', function () {
+  this.timeout(30_000);
+
+  it("starts the workers together, once all are ready: each writes its series on the run's timeline", async () => {
+    // Tick n (every 50 ms) is pod n mod 2's, and pod i is worker i's.
+    const path = join(mkdtempSync(join(tmpdir(), 'svc-workers-')), 'out.prom');
+    const entry = metricEntry({
+      rate: 20,
+      duration: 1000,
+      dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
+      sink: { type: 'file', path } as Entry['sink'],
+    });
+    const called = Date.now();
+    const run = startWorkers([entry], 2);
+    expect(await run.done).to.deep.equal([{}]);
+    const ticks = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({ pod: Number(line.match(/pod_(\d)/)![1]), at: Number(line.split(' ').at(-1)) }))
+      .sort((a, b) => a.at - b.at);
+    expect(ticks).to.have.length(20);
+    const first = ticks[0]!.at;
+    // Each worker loads for hundreds of ms, one later than the other; started together, their ticks keep
+    // the 50 ms grid but for the scheduling of two threads on a busy machine.
+    for (const [n, { pod, at }] of ticks.entries()) {
+      expect(pod, `tick ${n}`).to.equal(n % 2);
+      expect(at - first, `tick ${n}`).to.be.closeTo(n * 50, 20);
+    }
+    // The entry started with the workers, not when they were asked for.
+    const stats = run.runs[0]!.stats;
+    expect(stats.startedAt - called).to.be.greaterThan(0);
+    expect(Math.abs(stats.startedAt - first)).to.be.lessThan(20);
   });
 });
