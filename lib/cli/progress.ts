@@ -8,14 +8,20 @@ import { formatBytes, formatDuration, formatRate } from '../format.js';
  */
 export function progressLine(run: EntryRun, now: number): string {
   const { stats } = run;
-  const written = stats.receiverWritten;
   return (
     `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${formatRate(stats.currentRate(now))}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}` +
+    receiverParts(stats)
+  );
+}
+
+/** What the receiver said of the events: ` | written: …` and ` | rejected: …`, each once it said so. */
+function receiverParts(stats: EntryRun['stats']): string {
+  const written = stats.receiverWritten;
+  return (
     (written
       ? ` | written: ${written.samples} samples, ${written.histograms} histograms, ${written.exemplars} exemplars`
-      : '') +
-    rejectedPart(stats)
+      : '') + rejectedPart(stats)
   );
 }
 
@@ -49,7 +55,7 @@ function formatSpeedUp(speedUp: number): string {
 
 /**
  * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`, and
- * `| rejected: <n>` as on the progress line;
+ * `| written: …` and `| rejected: <n>` as on the progress line;
  * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
  * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.
  */
@@ -60,7 +66,7 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${rejectedPart(stats)}`
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${receiverParts(stats)}`
   );
 }
 

@@ -37,6 +37,10 @@ describe('progress lines', () => {
     stats.record({ kind: 'delivered', size: 2, bytes: 50, written: { samples: 1, histograms: 1, exemplars: 1 } }, 500);
     stats.record({ kind: 'delivered', size: 2, bytes: 50, written: { samples: 2, histograms: 0, exemplars: 0 } }, 600);
     expect(progressLine(fakeRun(stats), 1000)).to.match(/ \| written: 3 samples, 1 histograms, 1 exemplars$/);
+    // A run shorter than the progress interval shows it on its STOPPED line only.
+    expect(stoppedLine(fakeRun(stats), {}, 1000)).to.equal(
+      '[progress] cpu  STOPPED | events: 4 | bytes: 100 B | elapsed: 1s | written: 3 samples, 1 histograms, 1 exemplars',
+    );
     expect(stats.snapshot(1000).receiver_written).to.deep.equal({ samples: 3, histograms: 1, exemplars: 1 });
   });
 
