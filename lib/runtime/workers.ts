@@ -156,8 +156,15 @@ export function defaultWorkers(entries: readonly Entry[], { cores, backfill = fa
   if (demand < ONE_CORE_EVENTS) return 1;
   // Past interning each shard would hash the label set of every tick, its own or not: slower than one thread.
   if (!entries.every((entry) => internsLabelSets(labelOptions(entry)))) return 1;
-  const series = entries.reduce((sum, entry) => sum + labelSetCount(labelOptions(entry)), 0);
-  return Math.max(1, Math.min(cores, MAX_WORKERS, series));
+  return Math.max(1, Math.min(cores, MAX_WORKERS, fileSeries(entries)));
+}
+
+/**
+ * The series of a file to share among workers: each entry's possible label sets, summed (a traces entry is one).
+ * A worker past them would have none, and cost a thread, its memory and its start for nothing.
+ */
+export function fileSeries(entries: readonly Entry[]): number {
+  return entries.reduce((sum, entry) => sum + labelSetCount(labelOptions(entry)), 0);
 }
 
 /** Starts `count` workers on the entries of a compiled file; the run ends when every worker ended. */

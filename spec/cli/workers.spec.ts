@@ -59,6 +59,23 @@ describe('svc run --workers', () => {
     expect(sorted(two.stdout)).to.deep.equal(sorted(one.stdout));
   });
 
+  it('runs no more workers than the file has series, and says so', async () => {
+    const file = scenario(
+      'two-series.yaml',
+      `version: 2
+kind: runnable
+defaults: { duration: 300ms, sink: { type: stdout } }
+scenarios:
+  - { signal_type: metrics, name: up, rate: 20, dynamic_labels: [{ key: pod, cardinality: 2 }], generator: { type: constant, value: 1 } }
+`,
+    );
+    const run = await svc(['run', file, '--workers', '8', '--verbose']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(run.stderr).to.include('[info] --workers 8: the file has 2 series, each written by one worker: running 2\n');
+    expect(run.stderr).to.include('workers: 2\n');
+    expect(stoppedEvents(run.stderr, 'up')).to.equal(6);
+  });
+
   it('ends at its duration with fewer series than workers (a worker has none), traces too', async () => {
     const file = scenario(
       'lone.yaml',

@@ -60,7 +60,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       throw new UsageError('--quiet and --verbose ask for opposite things: give one of them');
     const json = this.format !== undefined && flagChoice('--format', this.format, ['text', 'json']) === 'json';
     if (json && !this.dryRun) throw new UsageError('--format json prints the plan of --dry-run: give --dry-run too');
-    const { MAX_WORKERS, defaultWorkers, workersRefusal } = await import('../../runtime/workers.js');
+    const { MAX_WORKERS, defaultWorkers, fileSeries, workersRefusal } = await import('../../runtime/workers.js');
     const asked =
       this.workers === undefined
         ? undefined
@@ -84,7 +84,15 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       const refusal = workersRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--workers: ${refusal} (use --workers 1, or another encoder or sink)`);
     }
-    const workers = asked ?? defaultWorkers(plan.scenarios, { cores: availableParallelism(), backfill: this.backfill });
+    const series = fileSeries(plan.scenarios);
+    const workers =
+      asked === undefined
+        ? defaultWorkers(plan.scenarios, { cores: availableParallelism(), backfill: this.backfill })
+        : Math.min(asked, Math.max(1, series));
+    if (workers < (asked ?? 1) && !this.quiet)
+      this.context.stderr.write(
+        `[info] --workers ${asked}: the file has ${series} series, each written by one worker: running ${workers}\n`,
+      );
     const [{ sinkKindOf }, { redactText }] = await Promise.all([
       import('../../sinks/kinds/index.js'),
       import('../../redact.js'),
