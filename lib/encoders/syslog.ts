@@ -47,7 +47,7 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
     message: (text) => text.replace(/\r?\n/g, '\\n'),
     fieldValue: escapeParam,
     fields: (names) => ({
-      before: names.map((name, k) => `${k === 0 ? `[fields@${ENTERPRISE_NUMBER}` : '"'} ${name}="`),
+      before: names.map((name, k) => `${k === 0 ? `[fields@${ENTERPRISE_NUMBER}` : '"'} ${paramName(name)}="`),
       after: names.length === 0 ? '' : '"]',
     }),
     context: (context) => element('trace', { span_id: context.spanId, trace_id: context.traceId }),
@@ -68,7 +68,16 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
 function element(name: string, params: Readonly<Record<string, string>>): string {
   const keys = Object.keys(params).sort();
   if (keys.length === 0) return '';
-  return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${k}="${escapeParam(params[k]!)}"`).join('')}]`;
+  return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${paramName(k)}="${escapeParam(params[k]!)}"`).join('')}]`;
+}
+
+/**
+ * A PARAM-NAME (an SD-NAME): 1 to 32 printable US-ASCII characters other than `=`, space, `]` and `"`. Longer names
+ * are cut and other characters become `_`, since a receiver drops the whole structured data of a message with one
+ * bad name (rsyslog's mmpstrucdata does); two names made alike are allowed, as an SD-PARAM may repeat.
+ */
+function paramName(name: string): string {
+  return name.replace(/[^\x21-\x7e]|[="\]]/gu, '_').slice(0, 32) || '_';
 }
 
 /** A PARAM-VALUE: `"`, `\` and `]` escaped. */

@@ -97,6 +97,28 @@ describe('syslog encoder', () => {
     expect(out).to.equal('<14>1 1970-01-01T00:00:00.000Z h svc - - [fields@32473 q="a\\"b\\\\c\\]d"] two\\nlines\n');
   });
 
+  it('writes every label and field name as a valid SD-NAME: at most 32 printable characters, none of = space ] "', () => {
+    const long = 'a_label_name_longer_than_32_characters';
+    const out = text(
+      syslog({ hostname: 'h' }).encode(
+        logBatch([
+          {
+            severity: 'info',
+            message: 'm',
+            labels: { [long]: 'v' },
+            fields: { 'user id': '1', 'a=b"c]d': '2', zoë: '3', '': '4' },
+          },
+        ]),
+      ),
+    );
+    expect(out).to.equal(
+      '<14>1 1970-01-01T00:00:00.000Z h svc - - [labels@32473 a_label_name_longer_than_32_char="v"]' +
+        '[fields@32473 _="4" a_b_c_d="2" user_id="1" zo_="3"] m\n',
+    );
+    const names = [...out.matchAll(/ ([^ =]+)="/g)].map((m) => m[1]!);
+    for (const name of names) expect(name).to.match(/^[\x21-\x7e]{1,32}$/);
+  });
+
   it('is chosen by createLogEncoder, which refuses metric-only encoders', () => {
     expect(
       text(createLogEncoder({ type: 'syslog', hostname: 'h' }).encode(logBatch([{ severity: 'info', message: 'x' }]))),
