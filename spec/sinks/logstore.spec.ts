@@ -111,6 +111,19 @@ describe('logstore sink (Loki push API)', () => {
     expect(values).to.deep.equal(Array.from({ length: 80 }, (_, i) => i));
   });
 
+  it('identical records within one millisecond (4000 events/s) all arrive: each is stamped with its tick to the nanosecond', async () => {
+    receiver = await startLokiReceiver();
+    const at = Date.now();
+    const same = Array.from({ length: 4 }, () => ({ severity: 'info', message: 'cache hit', labels: { app: 'shop' } }));
+    const batch = { ...logBatch(same, at), offset: Float64Array.of(0, 0.25, 0.5, 0.75) };
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    sink.write(jsonLinesLogs().encode(batch));
+    await sink.close();
+    expect(receiver.entries.map((e) => e.ts)).to.deep.equal(
+      ['000000', '250000', '500000', '750000'].map((ns) => `${at}${ns}`),
+    );
+  });
+
   it('a record naming a span carries its ids as structured metadata, not as labels', async () => {
     receiver = await startLokiReceiver();
     const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };

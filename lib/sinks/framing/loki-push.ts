@@ -1,4 +1,4 @@
-import { recordOf, timestampOf, type EncodedBatch, type Frames } from '../../../operators/model/batch.js';
+import { recordOf, type EncodedBatch, type Frames } from '../../../operators/model/batch.js';
 import type { Series } from '../../../operators/model/series.js';
 
 /** One push request of the Loki push API (JSON form). */
@@ -24,18 +24,18 @@ const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Se
 /**
  * Builds Loki push bodies from encoded chunks: every record (see {@link Frames}) goes into the
  * stream of its label set (static, dynamic and spike labels: `frames.series[i].labels`),
- * stamped `[<epoch ns as a string>, <record>]` with its time, its separator left out; a record
+ * stamped `[<epoch ns as a string>, <record>]` with its tick's time (to the nanosecond), its separator left out; a record
  * naming a span (`trace_context`) carries its ids as structured metadata (Loki 3:
  * `[<ns>, <record>, {"trace_id": …, "span_id": …}]`), not as labels, which would make a stream
  * per span. A flush
  * with more than `maxStreams` streams becomes several pushes, none above the limit.
  *
  * Fragments are precomputed: a stream's `{"stream":{…}` head once per label set, a timestamp
- * string once per millisecond.
+ * string once per tick time.
  */
 export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]) => LokiPush[] {
   const heads = new WeakMap<Series, string>();
-  let lastMs = NaN;
+  let lastTime = NaN;
   let lastNs = '';
   const head = (series: Series): string => {
     let text = heads.get(series);
@@ -45,10 +45,13 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
     }
     return text;
   };
-  const ns = (ms: number): string => {
-    if (ms !== lastMs) {
-      lastMs = ms;
-      lastNs = `${ms}000000`;
+  // The tick's own time, below the millisecond too: Loki drops an entry with the time and line of one it has, so
+  // identical records in one millisecond (above 1000 events/s) would be lost at millisecond precision.
+  const ns = (time: number): string => {
+    if (time !== lastTime) {
+      lastTime = time;
+      const ms = Math.floor(time);
+      lastNs = `${ms}${String(Math.floor((time - ms) * 1e6)).padStart(6, '0')}`;
     }
     return lastNs;
   };
@@ -64,7 +67,9 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
         const context = frames.context?.[i];
         const metadata = context ? `,{"trace_id":"${context.traceId}","span_id":"${context.spanId}"}` : '';
-        stream.values.push(`["${ns(timestampOf(frames, i))}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`);
+        stream.values.push(
+          `["${ns(frames.anchor + frames.offset[i]!)}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`,
+        );
         stream.size += weight;
       }
     }

@@ -57,7 +57,8 @@ const NANOS = /^\d{1,19}$/;
  * An HTTP server implementing the push side of the Loki API as Loki's distributor does:
  * `POST /loki/api/v1/push` with a JSON body (optionally gzip-encoded)
  * `{"streams":[{"stream":{labels},"values":[["<unix ns>","<line>"(, {metadata})], …]}]}`,
- * 204 on success; 400 for a body that does not parse, a stream without labels, a label name not
+ * 204 on success, an entry with the timestamp and line of an earlier entry of its stream left out
+ * (Loki drops such duplicates without an error); 400 for a body that does not parse, a stream without labels, a label name not
  * matching `[a-zA-Z_][a-zA-Z0-9_]*`, too many or too long labels, a non-string or malformed
  * timestamp, one older than 7 days or more than 10 minutes ahead, a line above 256 KiB (valid
  * streams of the same push are still taken, as Loki does); 401 without `X-Scope-OrgID` in
@@ -69,6 +70,7 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
   const pushes: ReceivedPush[] = [];
   const entries: ReceivedEntry[] = [];
   let failures: { status: number; count: number } | undefined;
+  const seen = new Set<string>();
 
   const answer = (req: IncomingMessage, res: ServerResponse, status: number, streams: number, error?: string): void => {
     pushes.push({ status, headers: req.headers, streams, ...(error ? { error } : {}) });
@@ -121,8 +123,13 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
       const problem = validateStream(stream, now());
       if (problem) errors.push(problem);
       else
-        for (const [ts, line, metadata] of (stream as Stream).values)
+        for (const [ts, line, metadata] of (stream as Stream).values) {
+          // Loki keeps one of two entries of a stream with the same timestamp and line, silently.
+          const key = JSON.stringify([tenant, Object.entries((stream as Stream).stream).sort(), ts, line]);
+          if (seen.has(key)) continue;
+          seen.add(key);
           entries.push({ labels: (stream as Stream).stream, ts, line, tenant, ...(metadata && { metadata }) });
+        }
     }
     if (errors.length) return answer(req, res, 400, streams.length, errors.join('\n'));
     answer(req, res, 204, streams.length);
