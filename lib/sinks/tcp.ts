@@ -1,6 +1,6 @@
 import { createConnection, type Socket } from 'node:net';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import type { EncodedBatch } from '../../operators/model/batch.js';
+import { recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { parseHostPort, type HostPort } from '../language/address.js';
 import { DEFAULT_FLUSH_TIMEOUT, SinkCore, type SinkDriver } from './core/sink-core.js';
 import { networkError } from './core/errors.js';
@@ -13,6 +13,12 @@ export interface TcpSinkOptions {
   readonly address: string;
   /** Attempts to deliver the data held during an outage (connects included), with backoff. */
   readonly retry?: RetryPolicy;
+  /**
+   * How records are framed on the stream: `lf`, each line as the encoder ends it (default), or `octet_counting`
+   * (RFC 6587 §3.4.1, syslog over TCP): each record as its length in bytes, a space and the record, without its
+   * line feed.
+   */
+  readonly framing?: TcpFraming;
   /** Unacknowledged bytes held past which `write` makes the chain wait; default 1 MiB. */
   readonly highWaterMark?: number;
   /** A connection attempt with no answer for this long fails (ms); default 5 s. */
@@ -26,6 +32,8 @@ export interface TcpSinkOptions {
   readonly scheduler?: SchedulerLike;
   readonly random?: () => number;
 }
+
+export type TcpFraming = 'lf' | 'octet_counting';
 
 /** How long `close` waits for the connection to finish after its last write. */
 const CLOSE_GRACE_MS = 1000;
@@ -102,7 +110,9 @@ class TcpDriver implements SinkDriver {
     this.scheduler = options.scheduler ?? asyncScheduler;
   }
 
-  send({ size, data, bytes }: EncodedBatch): void {
+  send(batch: EncodedBatch): void {
+    const { size, bytes } = batch;
+    const data = this.options.framing === 'octet_counting' ? octetCounted(batch) : batch.data;
     const chunk = { data, size, bytes };
     this.held.push(chunk);
     if (this.writeOut) this.writeOut(data);
@@ -202,6 +212,17 @@ class TcpDriver implements SinkDriver {
     this.core.failed(sum(dropped, 'size'), bytes, error);
     this.core.settle(dropped.length, bytes, error);
   }
+}
+
+/** The records of a chunk as RFC 6587 octet counting frames them: `<length in bytes> <record>`. */
+function octetCounted(chunk: EncodedBatch): Buffer {
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < chunk.frames.ends.length; i++) {
+    const record = recordOf(chunk, i);
+    const bytes = typeof record === 'string' ? Buffer.from(record) : record;
+    parts.push(Buffer.from(`${bytes.byteLength} `), bytes);
+  }
+  return Buffer.concat(parts);
 }
 
 function sum(chunks: readonly Held[], field: 'size' | 'bytes'): number {

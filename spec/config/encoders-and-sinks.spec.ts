@@ -206,6 +206,17 @@ describe('sink', () => {
     ]);
   });
 
+  it('takes a tcp framing of lf or octet_counting and names the field for anything else', () => {
+    expect(sinkOf({ type: 'tcp', address: 'h:1', framing: 'octet_counting' })).to.deep.equal({
+      type: 'tcp',
+      address: 'h:1',
+      framing: 'octet_counting',
+    });
+    expect(sinkProblems({ type: 'tcp', address: 'h:1', framing: 'octet' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.framing: expected one of lf, octet_counting, got "octet"',
+    ]);
+  });
+
   it('rejects tcp retry max_attempts 0', () => {
     expect(sinkProblems({ type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 0 } })).to.deep.equal([
       'scenarios[0] (cpu): sink.retry.max_attempts: expected an integer greater than 0, got 0',

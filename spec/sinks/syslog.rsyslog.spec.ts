@@ -98,4 +98,11 @@ describe('syslog into a real rsyslog', function () {
     expectParsedBack(messages);
     expect(messages.map((m) => m.msg)).to.deep.equal(RECORDS.map((r) => r.message.replace('\n', '\\n')));
   });
+
+  it('over tcp (octet counting, RFC 6587): every RFC 5424 field parsed back, in order', async () => {
+    await send(tcpSink({ address: `127.0.0.1:${rsyslog.tcpPort}`, framing: 'octet_counting' }));
+    const messages = await rsyslog.waitForMessages(RECORDS.length);
+    expectParsedBack(messages);
+    expect(messages.map((m) => m.msg)).to.deep.equal(RECORDS.map((r) => r.message.replace('\n', '\\n')));
+  });
 });

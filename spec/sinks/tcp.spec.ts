@@ -58,6 +58,18 @@ describe('tcp sink', () => {
     ]);
   });
 
+  it('with framing octet_counting writes each record as its length in bytes, a space and the record (RFC 6587)', async () => {
+    peer = await startTcpPeer();
+    const sink = tcpSink({ address: `127.0.0.1:${peer.port}`, framing: 'octet_counting' });
+    sink.write(chunk('<14>1 - h svc - - - zoë\n<14>1 - h svc - - - b\n', 2));
+    await sink.close();
+    const expected = '24 <14>1 - h svc - - - zoë21 <14>1 - h svc - - - b';
+    await waitFor('the peer to read everything', () =>
+      Buffer.byteLength(peer!.connections[0] ?? '') === Buffer.byteLength(expected) ? true : undefined,
+    );
+    expect(peer.connections).to.deep.equal([expected]);
+  });
+
   it('reconnects when the peer restarts mid-run: complete lines only, retries visible in the stats', async () => {
     peer = await startTcpPeer();
     const entry = metricEntry({
