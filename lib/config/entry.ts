@@ -161,6 +161,17 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const sink = fields.sink ?? { type: 'stdout' as const };
   const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
+  // A log store refuses a stream without labels (400): say so before the run rather than drop every push.
+  if (
+    signal === 'logs' &&
+    sink.type === 'logstore' &&
+    !Object.keys(fields.labels ?? {}).length &&
+    !fields.dynamic_labels?.length
+  )
+    add(
+      ['labels'],
+      'the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}',
+    );
   const nativeOnly = signal === 'histogram' && has('native') && !has('buckets') && nativeRefusal(encoder);
   if (nativeOnly) add(['native'], nativeOnly);
   return issues;

@@ -122,6 +122,9 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
   ],
 };
 
+/** The static labels of a starter entry (a log store needs one). */
+const STARTER_LABELS = { service: 'checkout', env: 'dev' };
+
 /** Optional fields every entry may take, commented out. */
 const SCHEDULES: readonly string[] = [
   'dynamic_labels: [{key: pod, cardinality: 3}]                 # a rotating label: pod_0, pod_1, pod_2, pod_0, …',
@@ -149,10 +152,17 @@ export function starterScenario(options: StarterOptions): string {
   // Without --encoder, the entry's default encoder for the sink and signal, as the validator resolves it.
   const encoderType =
     options.encoder ??
-    loadScenario(JSON.stringify({ signal_type: signal, name: 'starter', rate: 1, ...sourceValues(signal), sink }), {
-      origin: 'svc new',
-      format: 'json',
-    }).scenarios[0]!.encoder.type;
+    loadScenario(
+      JSON.stringify({
+        signal_type: signal,
+        name: 'starter',
+        rate: 1,
+        ...sourceValues(signal),
+        ...(signal !== 'traces' && { labels: STARTER_LABELS }),
+        sink,
+      }),
+      { origin: 'svc new', format: 'json' },
+    ).scenarios[0]!.encoder.type;
 
   const doc = new CommentedDocument();
   const sinkFields = Object.keys(sink).filter((key) => key !== 'type');
@@ -171,7 +181,7 @@ export function starterScenario(options: StarterOptions): string {
       : [
           {
             key: 'labels',
-            value: { service: 'checkout', env: 'dev' },
+            value: STARTER_LABELS,
             flow: true,
             comment: 'static labels on every event',
           },

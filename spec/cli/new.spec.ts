@@ -85,6 +85,14 @@ describe('svc new: starter scenarios', () => {
     }
   });
 
+  it('writes a logs starter for the logstore sink that validates: its labels make the streams', async () => {
+    const text = await starter(['--signal', 'logs', '--sink', 'logstore']);
+    expect(loadScenario(text, { origin: 'logs' }).scenarios[0]!.labels).to.deep.equal({
+      service: 'checkout',
+      env: 'dev',
+    });
+  });
+
   it('takes --encoder, and the sink and encoder together for logs', async () => {
     const text = await starter(['--signal', 'logs', '--sink', 'udp', '--encoder', 'syslog']);
     expect(text).to.include('encoder: { type: syslog }').and.include('sink: { type: udp, address: 127.0.0.1:9000 }');

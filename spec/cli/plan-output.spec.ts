@@ -24,7 +24,7 @@ describe('svc run --dry-run of files written for other tools', () => {
   it('shows a single entry beside version: 2 as the one entry it is, with the canonical kind names', async () => {
     const file = scenario(
       'single.yaml',
-      'version: 2\nkind: runnable\nsignal_type: logs\nname: app\nrate: 1\nlog_generator: {type: template, templates: [{message: hi}]}\nsink: {type: loki, url: "http://127.0.0.1:3100"}\n',
+      'version: 2\nkind: runnable\nsignal_type: logs\nname: app\nrate: 1\nlog_generator: {type: template, templates: [{message: hi}]}\nlabels: {job: app}\nsink: {type: loki, url: "http://127.0.0.1:3100"}\n',
     );
     const result = await svc(['run', '--dry-run', file]);
     expect(result.code, result.stderr).to.equal(0);

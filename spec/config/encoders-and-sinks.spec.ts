@@ -122,6 +122,8 @@ describe('encoder', () => {
 
 describe('sink', () => {
   const sinkOf = (sink: unknown, base = metric) => entryOf(base({ sink })).sink;
+  /** A logs entry as a log store takes it: with a label. */
+  const labelledLogs = (extra = {}) => logs({ labels: { job: 'app' }, ...extra });
   const sinkProblems = (sink: unknown) => entryProblems(metric({ sink }));
 
   it("takes other tools' names of kinds as aliases, held by their own names: kafka, loki, prometheus_text", () => {
@@ -133,7 +135,7 @@ describe('sink', () => {
     );
     expect(entry.sink).to.deep.include({ type: 'broker', brokers: ['k:9092'], topic: 't' });
     expect(entry.encoder).to.deep.equal({ type: 'metrics_text', precision: 2 });
-    expect(sinkOf({ type: 'loki', url: 'http://l:3100' }, logs)).to.deep.include({
+    expect(sinkOf({ type: 'loki', url: 'http://l:3100' }, labelledLogs)).to.deep.include({
       type: 'logstore',
       url: 'http://l:3100',
     });
@@ -170,7 +172,7 @@ describe('sink', () => {
     ];
     for (const sink of sinks) expect(sinkOf(sink)).to.deep.equal(sink);
     const logstore = { type: 'logstore', url: 'http://loki:3100', max_streams_per_push: 64, batch_size: 1000 };
-    expect(sinkOf(logstore, logs)).to.deep.equal(logstore);
+    expect(sinkOf(logstore, labelledLogs)).to.deep.equal(logstore);
     const protocolSinks = [
       {
         type: 'otlp_grpc',
@@ -215,6 +217,15 @@ describe('sink', () => {
     expect(sinkProblems({ type: 'tcp', address: 'h:1', framing: 'octet' })).to.deep.equal([
       'scenarios[0] (cpu): sink.framing: expected one of lf, octet_counting, got "octet"',
     ]);
+  });
+
+  it('refuses a logs entry without labels into the logstore sink, which the store would refuse push by push', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    expect(entryProblems(logs({ sink }))).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect(entryOf(logs({ sink, dynamic_labels: [{ key: 'pod', cardinality: 2 }] })).sink).to.deep.equal(sink);
+    expect(entryOf(labelledLogs({ sink })).sink).to.deep.equal(sink);
   });
 
   it('rejects tcp retry max_attempts 0', () => {

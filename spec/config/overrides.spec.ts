@@ -81,7 +81,10 @@ describe('CLI overrides', () => {
     });
 
     it('--sink logstore --endpoint fills url', () => {
-      expect(entryOf(logs(), { overrides: { sink: 'logstore', endpoint: 'http://loki:3100' } }).sink).to.deep.equal({
+      expect(
+        entryOf(logs({ labels: { job: 'app' } }), { overrides: { sink: 'logstore', endpoint: 'http://loki:3100' } })
+          .sink,
+      ).to.deep.equal({
         type: 'logstore',
         url: 'http://loki:3100',
       });
