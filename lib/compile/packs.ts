@@ -120,15 +120,14 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
   const override = entry.overrides?.[metric.name];
   const { pack: _pack, overrides: _overrides, help: _help, ...common } = entry;
   const generator = override?.generator ?? metric.generator;
+  // The noise of the generator's alias: the override's replaces the entry's jitter, which replaces the pack's.
+  const noisy = override?.generator ? override : entry.jitter === undefined ? metric : undefined;
   return {
     ...common,
     name: metric.name,
     generator,
     labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },
-    ...(override?.jitter !== undefined && {
-      jitter: override.jitter,
-      jitter_seed: override.jitter_seed ?? entry.jitter_seed,
-    }),
+    ...(noisy?.jitter !== undefined && { jitter: noisy.jitter, jitter_seed: noisy.jitter_seed ?? entry.jitter_seed }),
     metric_type: metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge'),
     ...(metric.help !== undefined && { help: metric.help }),
   };

@@ -21,7 +21,7 @@ import {
   string,
   type Decoded,
 } from '../language/combinators.js';
-import { entryGenerator, overrideGenerator } from '../language/aliases.js';
+import { entryGenerator, packMetricGenerator } from '../language/aliases.js';
 import { traceGenerator } from '../language/traces.js';
 import type { GeneratorConfig } from '../language/types.js';
 import * as limits from '../language/limits.js';
@@ -72,7 +72,7 @@ const overrides = record(
     strict(
       'metric override',
       {},
-      { generator: overrideGenerator, labels: labels.describe("Merged over the metric's labels; they win.") },
+      { generator: packMetricGenerator, labels: labels.describe("Merged over the metric's labels; they win.") },
     ),
     (o) => {
       const noise = o.generator?.noise;

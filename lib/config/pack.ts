@@ -5,15 +5,8 @@
  */
 import * as t from 'io-ts';
 import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import {
-  catalogMetadata,
-  catalogName,
-  fileFields,
-  packGenerator,
-  labels,
-  metricName,
-  metricType,
-} from '../language/fields.js';
+import { catalogMetadata, catalogName, fileFields, labels, metricName, metricType } from '../language/fields.js';
+import { packMetricGenerator } from '../language/aliases.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
@@ -50,7 +43,7 @@ const packMetric = strict(
     ),
   },
   {
-    generator: packGenerator,
+    generator: packMetricGenerator,
     labels: labels.describe('Labels of this metric; they win over shared_labels.'),
     metric_type: metricType.describe('Default counter for a step generator, gauge otherwise.'),
     help: string.describe('The text of the # HELP line.'),
@@ -160,10 +153,12 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
       return;
     }
     const metric = decoded.right;
+    const noise = metric.generator?.noise;
     metrics.push({
       name: metric.name,
-      generator: metric.generator ?? { type: 'constant', value: 0 },
+      generator: metric.generator?.generator ?? { type: 'constant', value: 0 },
       labels: metric.labels ?? {},
+      ...(noise && { jitter: noise.amount, ...(noise.seed !== undefined && { jitter_seed: noise.seed }) }),
       ...(metric.metric_type !== undefined && { metric_type: metric.metric_type }),
       ...(metric.help !== undefined && { help: metric.help }),
     });

@@ -111,6 +111,9 @@ export interface PackMetric {
   /** `constant 0` when the pack file gives none. */
   readonly generator: GeneratorConfig;
   readonly labels: Readonly<Record<string, string>>;
+  /** The noise of an operational alias in `generator`; an entry's own `jitter` replaces it. */
+  readonly jitter?: number;
+  readonly jitter_seed?: number;
   readonly metric_type?: MetricType;
   readonly help?: string;
 }

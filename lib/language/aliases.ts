@@ -237,18 +237,20 @@ function aliasOf(u: unknown): Codec<Desugared> | undefined {
 }
 
 /**
- * A pack metric's generator in `overrides`, an alias allowed: what it stands for, with its noise
- * (which becomes the expanded entry's jitter).
+ * The generator of a pack metric, in a pack file or in an entry's `overrides`, an alias allowed: what it
+ * stands for, with its noise (which becomes that metric's jitter).
  */
-export const overrideGenerator = new Codec<Desugared>('generator', (u, c) => {
+export const packMetricGenerator = new Codec<Desugared>('generator', (u, c) => {
   const alias = aliasOf(u);
   if (alias) return alias.validate(u, c);
   const decoded = packGenerator.validate(u, c);
   return isRight(decoded) ? t.success({ generator: decoded.right }) : decoded;
 })
   .withSchema(taggedSchema({ ...PACK_GENERATOR_VARIANTS, ...ALIASES }))
-  .describe("Replaces the metric's generator: a generator type (not csv_replay) or an operational alias.")
-  .define('override_generator');
+  .describe(
+    "The metric's generator: a generator type (not csv_replay) or an operational alias, whose noise becomes the metric's jitter.",
+  )
+  .define('pack_metric_generator');
 
 /**
  * `fields` (an entry's or `defaults`' raw fields) with an alias in `generator` replaced by the

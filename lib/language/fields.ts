@@ -32,7 +32,6 @@ import {
   strict,
   tagged,
   unitInterval,
-  taggedSchema,
   type JsonSchema,
 } from './combinators.js';
 import * as limits from './limits.js';
@@ -357,7 +356,7 @@ const aliasElsewhere = new Codec<GeneratorConfig>('generator alias', (u, c) =>
     u,
     c,
     'type',
-    `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry, of defaults or of a pack's overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`,
+    `${show((u as Record<string, unknown>).type)} is an operational alias, only allowed in the generator of an entry, of defaults, of a pack metric or of a pack's overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)`,
   ),
 );
 
@@ -518,20 +517,14 @@ export const generator: Codec<GeneratorConfig> = tagged('generator', {
 });
 
 /**
- * The generator of a pack metric or an override: any but `csv_replay`, whose file only an entry's generator
- * has read.
+ * The generator of a pack metric or an override, aliases aside (lib/language/aliases.ts, which writes the
+ * schema): any but `csv_replay`, whose file only an entry's generator has read.
  */
-export const packGenerator = new Codec<GeneratorConfig>(
-  'generator',
-  (u, c) =>
-    isMapping(u) && u.type === 'csv_replay'
-      ? failAt(u, c, 'type', 'csv_replay is only allowed in the generator of an entry, not in a pack or its overrides')
-      : generator.validate(u, c),
-  undefined,
-  taggedSchema(PACK_GENERATOR_VARIANTS),
-)
-  .describe('What produces the values: type and its fields.')
-  .define('pack_generator');
+export const packGenerator = new Codec<GeneratorConfig>('generator', (u, c) =>
+  isMapping(u) && u.type === 'csv_replay'
+    ? failAt(u, c, 'type', 'csv_replay is only allowed in the generator of an entry, not in a pack or its overrides')
+    : generator.validate(u, c),
+);
 
 const fieldPools = record(
   matching(LABEL_KEY_PATTERN, 'a placeholder name'),

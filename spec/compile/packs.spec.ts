@@ -162,6 +162,37 @@ describe('compile: packs', () => {
       expect(plan.scenarios.map((e) => e.metric_type)).to.deep.equal(['gauge', 'counter']);
     });
 
+    it("gives a metric the noise of its alias as jitter; the entry's jitter replaces it, an override's generator too", async () => {
+      const catalog = await Catalog.open(
+        directory({
+          'lat.yaml': `version: 2
+kind: composable
+name: lat
+description: latency
+metrics:
+  - name: p50
+    generator: { type: steady, center: 0.03, amplitude: 0.004, period: 5m, noise: 0.002, noise_seed: 7 }
+  - name: up
+`,
+        }),
+      );
+      const noise = (extra: Record<string, unknown>) =>
+        compile([packed({ pack: 'lat', ...extra })], { catalog }).scenarios.map((e) => [e.jitter, e.jitter_seed]);
+      expect(noise({})).to.deep.equal([
+        [0.002, 7],
+        [undefined, 0],
+      ]);
+      expect(noise({ jitter: 0.5 })).to.deep.equal([
+        [0.5, 0],
+        [0.5, 0],
+      ]);
+      expect(noise({ overrides: { p50: { generator: { type: 'constant', value: 0.1 } } } })[0]).to.deep.equal([
+        undefined,
+        0,
+      ]);
+      expect(noise({ overrides: { p50: { generator: { type: 'steady', noise: 0.01 } } } })[0]).to.deep.equal([0.01, 0]);
+    });
+
     it('finds built-in packs first', async () => {
       const catalog = await Catalog.open(
         directory({ 'http_server.yaml': REDIS.replace('name: redis', 'name: http_server') }),

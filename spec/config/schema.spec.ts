@@ -79,9 +79,10 @@ describe('the JSON Schema of scenario and pack files', () => {
     expect(Object.keys(schema.$defs.entry.properties)).to.deep.equal(Object.keys(entryFields));
     const types = (def: string) => schema.$defs[def].properties.type.enum as string[];
     expect(types('generator')).to.deep.equal([...Object.keys(GENERATOR_VARIANTS), ...GENERATOR_ALIASES]);
-    expect(types('pack_generator')).to.deep.equal(
-      Object.keys(GENERATOR_VARIANTS).filter((type) => type !== 'csv_replay'),
-    );
+    expect(types('pack_metric_generator')).to.deep.equal([
+      ...Object.keys(GENERATOR_VARIANTS).filter((type) => type !== 'csv_replay'),
+      ...GENERATOR_ALIASES,
+    ]);
     expect(types('sink')).to.deep.equal(SINK_KINDS.flatMap((kind) => [kind.type, ...(kind.aliases ?? [])]));
     expect(types('encoder')).to.deep.equal(ENCODER_KINDS.flatMap((kind) => [kind.type, ...(kind.aliases ?? [])]));
   });

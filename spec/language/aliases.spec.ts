@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { valueGenerator } from '../../lib/generators/value.js';
-import { ConfigError } from '../../lib/config/index.js';
 import { loadPack } from '../../lib/config/pack.js';
 import { compile } from '../support/plans.js';
 import { entryOf, entryProblems, load, metric, problems, v2 } from '../support/scenarios.js';
@@ -226,17 +225,25 @@ describe('operational aliases desugar into generators before validation', () => 
     ]);
   });
 
-  it("refuses an alias where it cannot stand (a pack file's metric), saying what it is", () => {
+  it("takes an alias in a pack file's metric, as the reference tool's packs have: its noise becomes the metric's jitter", () => {
     const text = JSON.stringify({
       version: 2,
       kind: 'composable',
       name: 'p',
       description: 'd',
-      metrics: [{ name: 'm', generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } }],
+      metrics: [
+        { name: 'm', generator: { type: 'leak', baseline: 0, ceiling: 1, time_to_ceiling: '1m' } },
+        { name: 'p50', generator: { type: 'steady', center: 0.03, amplitude: 0.004, period: '5m', noise: 0.002 } },
+      ],
     });
-    expect(() => loadPack(text, { origin: 'p.json' })).to.throw(
-      ConfigError,
-      'metrics[0] (m): generator.type: "leak" is an operational alias, only allowed in the generator of an entry, of defaults or of a pack\'s overrides; write the generator it stands for (docs/scenario-fields.md#operational-aliases)',
-    );
+    expect(loadPack(text, { origin: 'p.json' }).metrics).to.deep.equal([
+      { name: 'm', generator: { type: 'sawtooth', min: 0, max: 1, period_secs: 60 }, labels: {} },
+      {
+        name: 'p50',
+        generator: { type: 'sine', offset: 0.03, amplitude: 0.004, period_secs: 300 },
+        labels: {},
+        jitter: 0.002,
+      },
+    ]);
   });
 });
