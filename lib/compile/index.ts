@@ -76,7 +76,7 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   const report = (issues: readonly { index: number; issue: Issue }[]) =>
     fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
 
-  report(ambiguousRefs(expansion.entries, sources));
+  report(ambiguousRefs(expansion.entries, sources, origins));
   // The checks of lib/config once more, now that the ids inside packs exist.
   report(
     referenceIssues(
@@ -107,19 +107,27 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
 
 /**
  * Refs that name a metric of which a pack or CSV expansion made several series (one per `mode`):
- * `<entry>.<metric>` is the first of them only by its id, so the ref must say which one it means.
+ * `<entry>.<metric>` is the first of them only by its id, or none of them when the pack gives them ids
+ * (`<entry>.<metric>.<id>`), so the ref must say which one it means.
  */
-function ambiguousRefs(entries: readonly Entry[], sources: readonly number[]): { index: number; issue: Issue }[] {
+function ambiguousRefs(
+  entries: readonly Entry[],
+  sources: readonly number[],
+  origins: readonly (PackOrigin | undefined)[],
+): { index: number; issue: Issue }[] {
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
   const issues: { index: number; issue: Issue }[] = [];
   entries.forEach((entry, i) => {
     for (const field of ['after', 'while'] as const) {
       const ref = entry[field]?.ref;
-      const target = ref === undefined ? undefined : byId.get(ref);
-      if (target === undefined) continue;
-      const named = (id: string) => id === ref || (id.startsWith(`${ref}#`) && /^\d+$/.test(id.slice(ref!.length + 1)));
-      const candidates = entries.filter((other, j) => sources[j] === sources[target] && named(other.id));
-      if (candidates.length < 2) continue;
+      if (ref === undefined) continue;
+      const target = byId.get(ref);
+      const named = (id: string) => id === ref || (id.startsWith(`${ref}#`) && /^\d+$/.test(id.slice(ref.length + 1)));
+      const candidates =
+        target === undefined
+          ? entries.filter((_, j) => origins[j] && `${origins[j].entry}.${origins[j].metric}` === ref)
+          : entries.filter((other, j) => sources[j] === sources[target] && named(other.id));
+      if (candidates.length < (target === undefined ? 1 : 2)) continue;
       const listed = candidates.map((c) => `${c.id} ${formatLabels(c.labels)}`).join(', ');
       const message = `${JSON.stringify(ref)} names ${candidates.length} series (${listed}): give the id of the one to watch`;
       issues.push({ index: i, issue: { path: [field, 'ref'], message } });

@@ -8,7 +8,7 @@
  * `labels`, the metric's `overrides.<name>.labels`. Generator: the override's, else the metric's.
  */
 import { MAX_ENTRIES } from '../language/limits.js';
-import type { Issue } from '../language/problems.js';
+import { closest, type Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
 import { claim } from '../config/references.js';
@@ -93,22 +93,13 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
     }
     const { pack, source } = found;
     if (!room(index, pack.metrics.length, `the pack "${pack.name}"`, ['pack'])) break;
-    const known = new Set(pack.metrics.map((m) => m.name));
-    for (const name of Object.keys(entry.overrides ?? {})) {
-      if (!known.has(name)) {
-        issues.push({
-          index,
-          issue: {
-            path: ['overrides', name],
-            message: `the pack "${pack.name}" has no metric "${name}" (its metrics: ${[...known].join(', ')})`,
-          },
-        });
-      }
-    }
-    // Metrics of one name (one metric, several label sets) get ids <entry>.<metric>, <entry>.<metric>#2, ...
+    issues.push(...overrideIssues(entry.overrides ?? {}, pack).map((issue) => ({ index, issue })));
+    // Metrics of one name (one metric, several label sets) get ids <entry>.<metric>.<id> when the pack gives
+    // them one, else <entry>.<metric>, <entry>.<metric>#2, ...
     const taken = new Set<string>();
     for (const metric of pack.metrics) {
-      out.push({ ...expandMetric(entry, pack, metric), id: claim(`${entry.id}.${metric.name}`, taken) });
+      const id = claim(`${entry.id}.${selector(metric)}`, taken);
+      out.push({ ...expandMetric(entry, pack, metric), id });
       origins.push({ entry: entry.id, pack: pack.name, metric: metric.name, source });
       sources.push(index);
     }
@@ -116,8 +107,31 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
   return { entries: out, origins, sources, issues };
 }
 
+/** What names one metric in `overrides` and in its expanded id: `<name>.<id>`, or its name when it has no id. */
+function selector(metric: PackMetric): string {
+  return metric.id === undefined ? metric.name : `${metric.name}.${metric.id}`;
+}
+
+/** Override keys naming no metric of the pack, and metrics two keys change (`<name>` and `<name>.<id>`). */
+function overrideIssues(overrides: Readonly<Record<string, unknown>>, pack: PackFile): Issue[] {
+  const issues: Issue[] = [];
+  const selectors = [...new Set(pack.metrics.flatMap((m) => (m.id === undefined ? [m.name] : [m.name, selector(m)])))];
+  for (const key of Object.keys(overrides)) {
+    if (!selectors.includes(key)) {
+      const near = closest(key, selectors);
+      const message = `the pack "${pack.name}" has no metric "${key}"${near ? ` (did you mean ${near}?)` : ''} (its metrics: ${selectors.join(', ')})`;
+      issues.push({ path: ['overrides', key], message });
+    } else if (key.includes('.') && Object.hasOwn(overrides, key.slice(0, key.indexOf('.')))) {
+      const name = key.slice(0, key.indexOf('.'));
+      const message = `overrides.${name} changes this metric too: keep one of the two (overrides.${name} changes every metric named ${name})`;
+      issues.push({ path: ['overrides', key], message });
+    }
+  }
+  return issues;
+}
+
 function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
-  const override = entry.overrides?.[metric.name];
+  const override = entry.overrides?.[selector(metric)] ?? entry.overrides?.[metric.name];
   const { pack: _pack, overrides: _overrides, help: _help, ...common } = entry;
   const generator = override?.generator ?? metric.generator;
   // The noise of the generator's alias: the override's replaces the entry's jitter, which replaces the pack's.

@@ -41,6 +41,7 @@ import {
   logGenerator,
   metricName,
   metricType,
+  METRIC_ID_PATTERN,
   NAME_PATTERN,
   native,
   quantiles,
@@ -52,7 +53,7 @@ import {
 } from '../language/fields.js';
 import { SPAN_METRICS_UNITS } from '../../operators/span-metrics.js';
 
-/** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>`. */
+/** Per-metric changes to the expansion of a `pack` entry: `overrides.<metric name>` or `overrides.<name>.<id>`. */
 export interface MetricOverride {
   readonly generator?: GeneratorConfig;
   /** Merged over the metric's labels (pack and entry labels included); the override wins. */
@@ -63,11 +64,11 @@ export interface MetricOverride {
 }
 
 /**
- * `overrides` of a pack entry: per metric name, a generator (an operational alias allowed, its
+ * `overrides` of a pack entry: per metric name (every metric of that name), or `<name>.<id>` (one of them), a generator (an operational alias allowed, its
  * noise becoming the metric's jitter) and labels replacing or joining the pack's.
  */
 const overrides = record(
-  matching(NAME_PATTERN, 'a metric name'),
+  matching(`${NAME_PATTERN}(?:\\.${METRIC_ID_PATTERN})?`, 'a metric name, or <metric name>.<metric id>'),
   andThen(
     strict(
       'metric override',

@@ -4,8 +4,16 @@
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
 import * as t from 'io-ts';
-import { Codec, decodeFields, didYouMean, invalidType, string, strict } from '../language/combinators.js';
-import { catalogMetadata, catalogName, fileFields, labels, metricName, metricType } from '../language/fields.js';
+import { Codec, decodeFields, didYouMean, invalidType, matching, string, strict } from '../language/combinators.js';
+import {
+  METRIC_ID_PATTERN,
+  catalogMetadata,
+  catalogName,
+  fileFields,
+  labels,
+  metricName,
+  metricType,
+} from '../language/fields.js';
 import { packMetricGenerator } from '../language/aliases.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
@@ -43,6 +51,9 @@ const packMetric = strict(
     ),
   },
   {
+    id: matching(METRIC_ID_PATTERN, 'an id').describe(
+      'Tells apart metrics of one name: the expanded id is <entry id>.<name>.<id>, and overrides.<name>.<id> changes this metric alone.',
+    ),
     generator: packMetricGenerator,
     labels: labels.describe('Labels of this metric; they win over shared_labels.'),
     metric_type: metricType.describe('Default counter for a step generator, gauge otherwise.'),
@@ -154,8 +165,17 @@ function validatePack(document: unknown): { pack?: PackFile; problems: Problem[]
     }
     const metric = decoded.right;
     const noise = metric.generator?.noise;
+    const twin = metric.id === undefined ? -1 : metrics.findIndex((m) => m.name === metric.name && m.id === metric.id);
+    if (twin >= 0)
+      problems.push(
+        problemAt(place, {
+          path: ['id'],
+          message: `metrics[${twin}] of the same name has the id ${show(metric.id)} too: give each its own`,
+        }),
+      );
     metrics.push({
       name: metric.name,
+      ...(metric.id !== undefined && { id: metric.id }),
       generator: metric.generator?.generator ?? { type: 'constant', value: 0 },
       labels: metric.labels ?? {},
       ...(noise && { jitter: noise.amount, ...(noise.seed !== undefined && { jitter_seed: noise.seed }) }),

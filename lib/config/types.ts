@@ -108,6 +108,8 @@ export interface ScenarioFile {
 /** One metric of a pack: what an entry with `pack` expands into, one entry per metric. */
 export interface PackMetric {
   readonly name: string;
+  /** Tells apart metrics of one name: `overrides.<name>.<id>`, expanded id `<entry id>.<name>.<id>`. */
+  readonly id?: string;
   /** `constant 0` when the pack file gives none. */
   readonly generator: GeneratorConfig;
   readonly labels: Readonly<Record<string, string>>;

@@ -53,6 +53,8 @@ export const NAME_PATTERN = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 /** Names of catalog files and packs (`@name`, `pack: name`). */
 export const CATALOG_NAME_PATTERN = '[a-zA-Z0-9_][a-zA-Z0-9_.-]*';
 export const LABEL_KEY_PATTERN = '[a-zA-Z_][a-zA-Z0-9_]*';
+/** The `id` of a pack metric, told from its name by a dot (`node_cpu_seconds_total.idle`): it holds none. */
+export const METRIC_ID_PATTERN = '[a-zA-Z0-9_][a-zA-Z0-9_-]*';
 export const SIGNAL_TYPES: readonly SignalType[] = ['metrics', 'logs', 'histogram', 'summary', 'traces'];
 
 /** What a transport or encoder carries: histograms and summaries are metrics. */

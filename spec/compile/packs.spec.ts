@@ -301,6 +301,62 @@ metrics:
   });
 });
 
+describe('compile: pack metrics with ids', () => {
+  const CPU = `version: 2
+kind: composable
+name: cpu
+description: two modes of one counter
+metrics:
+  - { name: node_cpu_seconds_total, id: user, labels: { mode: user }, generator: { type: constant, value: 1 } }
+  - { name: node_cpu_seconds_total, id: idle, labels: { mode: idle }, generator: { type: constant, value: 2 } }
+  - { name: node_load1 }
+`;
+  const cpuPlan = async (extra: Record<string, unknown>, more: Record<string, unknown>[] = []) => {
+    const catalog = await Catalog.open(directory({ 'cpu.yaml': CPU }));
+    return { entries: [packed({ id: 'host', pack: 'cpu', ...extra }), ...more], catalog };
+  };
+
+  it('expand to <entry>.<metric>.<id>; overrides.<metric>.<id> changes that one, overrides.<metric> all of that name', async () => {
+    const { entries, catalog } = await cpuPlan({
+      overrides: {
+        node_cpu_seconds_total: { labels: { env: 'prod' } },
+        'node_cpu_seconds_total.idle': { generator: { type: 'constant', value: 9 } },
+      },
+    });
+    // Both keys name the idle metric: one is refused, naming the other.
+    expect(compileProblems(entries, { catalog })).to.deep.equal([
+      'scenarios[0] (host): overrides["node_cpu_seconds_total.idle"]: overrides.node_cpu_seconds_total changes this metric too: keep one of the two (overrides.node_cpu_seconds_total changes every metric named node_cpu_seconds_total)',
+    ]);
+    const one = await cpuPlan({
+      overrides: { 'node_cpu_seconds_total.idle': { generator: { type: 'constant', value: 9 } } },
+    });
+    expect(compile(one.entries, { catalog: one.catalog }).scenarios.map((e) => [e.id, e.generator])).to.deep.equal([
+      ['host.node_cpu_seconds_total.user', { type: 'constant', value: 1 }],
+      ['host.node_cpu_seconds_total.idle', { type: 'constant', value: 9 }],
+      ['host.node_load1', { type: 'constant', value: 0 }],
+    ]);
+  });
+
+  it('name a mistyped override key and the close one', async () => {
+    const { entries, catalog } = await cpuPlan({ overrides: { 'node_cpu_seconds_total.idel': {} } });
+    expect(compileProblems(entries, { catalog })).to.deep.equal([
+      'scenarios[0] (host): overrides["node_cpu_seconds_total.idel"]: the pack "cpu" has no metric "node_cpu_seconds_total.idel" (did you mean node_cpu_seconds_total.idle?) (its metrics: node_cpu_seconds_total, node_cpu_seconds_total.user, node_cpu_seconds_total.idle, node_load1)',
+    ]);
+  });
+
+  it('are watched by their id; a ref to the metric name lists them', async () => {
+    const watching = (ref: string) => cpuPlan({}, [metric({ id: 'page', while: { ref, op: '>', value: 1 } })]);
+    const named = await watching('host.node_cpu_seconds_total');
+    expect(compileProblems(named.entries, { catalog: named.catalog })).to.deep.equal([
+      'scenarios[1] (page): while.ref: "host.node_cpu_seconds_total" names 2 series (host.node_cpu_seconds_total.user {mode="user"}, host.node_cpu_seconds_total.idle {mode="idle"}): give the id of the one to watch',
+    ]);
+    const one = await watching('host.node_cpu_seconds_total.idle');
+    expect(compile(one.entries, { catalog: one.catalog }).scenarios[3]!.while!.ref).to.equal(
+      'host.node_cpu_seconds_total.idle',
+    );
+  });
+});
+
 describe('compile: the entry limit holds once packs are expanded', () => {
   it('refuses a file whose packs expand it past 500 entries, naming the entry that crosses the limit', () => {
     // http_server has 5 metrics: 100 pack entries are 500 entries, one more crosses the limit.

@@ -101,6 +101,18 @@ metrics:
     ]);
   });
 
+  it("take an id per metric, as the reference tool's packs do, unique among the metrics of one name", () => {
+    const cpu = (ids: unknown[]) =>
+      pack({ metrics: ids.map((id, i) => ({ name: 'node_cpu_seconds_total', id, labels: { mode: `m${i}` } })) });
+    expect(
+      loadPack(JSON.stringify(cpu(['user', 'idle'])), { origin: 'p.json' }).metrics.map((m) => m.id),
+    ).to.deep.equal(['user', 'idle']);
+    expect(packProblems(cpu(['user', 'user', 'a.b']))).to.deep.equal([
+      'metrics[1] (node_cpu_seconds_total): id: metrics[0] of the same name has the id "user" too: give each its own',
+      'metrics[2] (node_cpu_seconds_total): id: expected an id matching [a-zA-Z0-9_][a-zA-Z0-9_-]*, got "a.b"',
+    ]);
+  });
+
   it('are told apart from scenario files by metrics without scenarios', () => {
     expect(isPackDocument(pack())).to.equal(true);
     expect(isPackDocument({ version: 2, kind: 'composable', scenarios: [] })).to.equal(false);
@@ -150,7 +162,7 @@ describe('pack entries: overrides', () => {
     expect(
       entryProblems({ ...packed, overrides: { 'bad-name': {}, up: { generator: { type: 'constant' }, rate: 2 } } }),
     ).to.deep.equal([
-      'scenarios[0] (node): overrides["bad-name"]: expected a metric name matching [a-zA-Z_:][a-zA-Z0-9_:]*, got "bad-name"',
+      'scenarios[0] (node): overrides["bad-name"]: expected a metric name, or <metric name>.<metric id> matching [a-zA-Z_:][a-zA-Z0-9_:]*(?:\\.[a-zA-Z0-9_][a-zA-Z0-9_-]*)?, got "bad-name"',
       'scenarios[0] (node): overrides.up.generator.value: missing required field',
       'scenarios[0] (node): overrides.up.rate: unknown field',
     ]);
