@@ -149,11 +149,12 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
 
 function unknownPack(name: string, catalog?: Catalog): string {
   const builtins = `built-in packs: ${builtinPackNames().join(', ')}`;
-  if (!catalog)
-    return `no pack named "${name}" (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
-  const packs = catalog.items.filter((item) => item.kind === 'pack').map((item) => item.name);
+  const packs = catalog?.items.filter((item) => item.kind === 'pack').map((item) => item.name) ?? [];
+  const near = closest(name, [...builtinPackNames(), ...packs]);
+  const unknown = `no pack named "${name}"${near ? ` (did you mean ${near}?)` : ''}`;
+  if (!catalog) return `${unknown} (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
   return (
-    `no pack named "${name}" (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +
+    `${unknown} (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +
     ' check the name, or give --catalog <dir> with the directory holding it'
   );
 }

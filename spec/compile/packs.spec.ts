@@ -200,6 +200,17 @@ metrics:
       expect(compile([packed()], { catalog }).plans[0]!.pack!.source).to.equal('built-in');
     });
 
+    it('offers the close name of a mistyped pack, built-in or from the catalog', async () => {
+      const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
+      for (const [typed, near] of [
+        ['node_cpus', 'node_cpu'],
+        ['rediss', 'redis'],
+      ])
+        expect(compileProblems([packed({ pack: typed })], { catalog })[0]).to.include(
+          `pack: no pack named "${typed}" (did you mean ${near}?) (built-in packs:`,
+        );
+    });
+
     it('lists the packs of the catalog when the name is unknown', async () => {
       const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }));
       expect(compileProblems([packed({ pack: 'mysql' })], { catalog })[0]).to.match(
