@@ -59,6 +59,18 @@ export const FIELD_SIGNALS: Partial<Record<EntryField, readonly SignalType[]>> =
   span_metrics: ['traces'],
 };
 
+/**
+ * The signal type of a flat YAML entry that gives none (the spec requires `signal_type` in v2 files and JSON
+ * bodies only): the first of {@link SIGNAL_TYPES} that takes every field the entry gives, so `log_generator`
+ * makes logs, `distribution` a histogram and with `quantiles` a summary, anything else metrics; undefined
+ * when no type takes them all (the entry is then refused for its missing `signal_type`).
+ */
+export function impliedSignal(fields: Readonly<Record<string, unknown>>): SignalType | undefined {
+  return SIGNAL_TYPES.find((signal) =>
+    Object.keys(fields).every((key) => FIELD_SIGNALS[key as EntryField]?.includes(signal) ?? true),
+  );
+}
+
 /** What produces the values of each signal type. */
 const SOURCE_FIELD: Record<SignalType, EntryField> = {
   metrics: 'generator',

@@ -8,7 +8,7 @@ import { andThen, decodeFields, didYouMean, string, type UnknownFieldHint } from
 import { fileFields } from '../language/fields.js';
 import { entryFields, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
-import { decodeEntry } from './entry.js';
+import { decodeEntry, impliedSignal } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import type { Variables } from './interpolate.js';
@@ -51,19 +51,20 @@ export const REQUIRED_FILE_FIELDS: readonly (keyof typeof fileFields)[] = ['vers
 const PACK_FIELDS = ['metrics', 'shared_labels'];
 
 export function loadScenario(text: string, options: LoadOptions): ScenarioFile {
-  return scenarioFromDocument(
-    parseText(text, options.format ?? formatOf(options.origin), options.origin, options.yamlBudget, options.variables),
-    options,
-  );
+  const format = options.format ?? formatOf(options.origin);
+  return scenarioFromDocument(parseText(text, format, options.origin, options.yamlBudget, options.variables), {
+    ...options,
+    format,
+  });
 }
 
 /** A parsed document (YAML or JSON data) -> validated `ScenarioFile`: {@link loadScenario} after its parse. */
 export function scenarioFromDocument(
   document: unknown,
-  options: Pick<LoadOptions, 'origin' | 'overrides'>,
+  options: Pick<LoadOptions, 'origin' | 'overrides' | 'format'>,
 ): ScenarioFile {
   const result = isMapping(document)
-    ? validateDocument(document, options.overrides ?? {})
+    ? validateDocument(document, options.overrides ?? {}, options.format ?? formatOf(options.origin))
     : {
         problems: [
           problemAt(TOP, {
@@ -95,8 +96,12 @@ export async function loadScenarioFile(source: TextSource, options: Partial<Load
 
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };
 
-function validateDocument(document: Record<string, unknown>, overrides: CliOverrides): Validated {
-  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) return validateFlat(document, overrides, []);
+function validateDocument(document: Record<string, unknown>, overrides: CliOverrides, format: Format): Validated {
+  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
+    // A flat YAML entry, as the reference tool's simplest files are, may leave its signal type to its fields.
+    const signal = format === 'yaml' && !Object.hasOwn(document, 'signal_type') && impliedSignal(document);
+    return validateFlat(signal ? { signal_type: signal, ...document } : document, overrides, []);
+  }
   if (isSingleEntry(document)) {
     const { version, kind, ...entry } = document;
     const context = [{ key: '', type: t.unknown, actual: document }];

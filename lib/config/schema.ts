@@ -73,7 +73,8 @@ export function scenarioSchema(): JsonSchema {
   const singleEntry = {
     ...objectSchema(
       { ...entryFields, version: fileFields.version, kind: singleEntryKind },
-      REQUIRED_ENTRY_FIELDS,
+      // A flat YAML entry may leave its signal type to its fields (impliedSignal); beside `version` it routes here by it.
+      REQUIRED_ENTRY_FIELDS.filter((field) => field !== 'signal_type'),
       child,
     ),
     allOf: signalRules(),

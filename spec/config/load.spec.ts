@@ -134,10 +134,23 @@ describe('loadScenario: single flat entry', () => {
     expect(loadScenario(text, { origin: 'request body', format: 'json' }).scenarios[0]!.name).to.equal('up');
   });
 
-  it('requires signal_type in a flat entry', () => {
+  it('requires signal_type in a flat JSON entry', () => {
     const { signal_type: _, ...entry } = metric();
     expect(problems(entry)).to.deep.equal([
       'entry (cpu): signal_type: missing required field (allowed: metrics, logs, histogram, summary, traces)',
+    ]);
+  });
+
+  it("takes the signal type of a flat YAML entry without one from its fields, as the reference tool's files are written", () => {
+    const signalOf = (fields: string) => load(`name: x\nrate: 1\n${fields}`).scenarios[0]!.signal_type;
+    expect(signalOf('generator: {type: constant, value: 1}\n')).to.equal('metrics');
+    expect(signalOf('log_generator: {type: template, templates: [{message: hi}]}\n')).to.equal('logs');
+    expect(signalOf('distribution: {type: exponential, rate: 5}\n')).to.equal('histogram');
+    expect(signalOf('distribution: {type: exponential, rate: 5}\nquantiles: [0.5]\n')).to.equal('summary');
+    expect(load('pack: node_cpu\nrate: 1\n').scenarios[0]!.signal_type).to.equal('metrics');
+    // Fields no one signal type takes together: the type must be given.
+    expect(problems('name: x\nrate: 1\ngenerator: {type: constant, value: 1}\nquantiles: [0.5]\n')).to.deep.equal([
+      'entry (x): signal_type: missing required field (allowed: metrics, logs, histogram, summary, traces)',
     ]);
   });
 
