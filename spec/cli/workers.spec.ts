@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { foreverScenario, lines, runUntilTerm, scenarioDir, stoppedEvents, svc } from '../support/cli.js';
@@ -74,6 +75,35 @@ scenarios:
     expect(run.stderr).to.include('[info] --workers 8: the file has 2 series, each written by one worker: running 2\n');
     expect(run.stderr).to.include('workers: 2\n');
     expect(stoppedEvents(run.stderr, 'up')).to.equal(6);
+  });
+
+  it("exits 1 when one worker's sink delivered nothing, though another's delivered", async () => {
+    // A receiver that takes one connection and then listens no more: the other worker's connections are refused.
+    const received: Buffer[] = [];
+    const receiver = createServer((socket) => {
+      receiver.close();
+      socket.on('data', (data: Buffer) => received.push(data));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    const file = scenario(
+      'one-refused.yaml',
+      `version: 2
+kind: runnable
+defaults: { duration: 500ms }
+scenarios:
+  - signal_type: metrics
+    name: up
+    rate: 20
+    dynamic_labels: [{ key: pod, cardinality: 2 }]
+    generator: { type: constant, value: 1 }
+    sink: { type: tcp, address: "127.0.0.1:${port}", retry: { max_attempts: 2, initial_backoff: 10ms, max_backoff: 10ms } }
+`,
+    );
+    const run = await svc(['run', file, '--workers', '2', '-q']);
+    expect(received.length, 'what the first worker delivered').to.be.above(0);
+    expect(run.code, run.stderr).to.equal(1);
+    expect(run.stderr).to.match(/^error: up: worker [12] of 2 delivered nothing of its series \(.*connection refused/m);
   });
 
   it('ends at its duration with fewer series than workers (a worker has none), traces too', async () => {
