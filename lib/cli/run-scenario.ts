@@ -171,7 +171,9 @@ function progressDisplay({ stdout, stderr }: SvcContext, file: ScenarioFile, qui
 export function neverStartedLine(entry: Entry): string {
   const why = entry.after
     ? `${entry.after.ref} ${entry.after.op} ${entry.after.value} did not happen before the run ended`
-    : 'the run stopped during its phase offset';
+    : entry.phase_offset
+      ? 'the run stopped during its phase offset'
+      : 'the run stopped before it started';
   return `[info] ${entry.id}: never started (${why})`;
 }
 

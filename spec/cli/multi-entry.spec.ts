@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Subject } from 'rxjs';
+import { of, Subject } from 'rxjs';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 
 const { scenario } = scenarioDir('svc-multi-');
@@ -116,6 +116,22 @@ scenarios:
       err.indexOf(alert),
     );
     expect(lines(result.stdout).every((l) => l.startsWith('cpu '))).to.equal(true);
+  });
+
+  it('says that a signal stopped the run before an entry without a phase offset started (workers still loading)', async () => {
+    const file = scenario(
+      'early-stop.yaml',
+      `version: 2
+kind: runnable
+defaults: { signal_type: metrics, rate: 20, generator: { type: constant, value: 1 } }
+scenarios:
+  - { name: up, dynamic_labels: [{ key: pod, cardinality: 2 }] }
+`,
+    );
+    // The signal comes at once: the workers have not even loaded.
+    const result = await svc(['run', file, '--workers', '2'], { signals: of('SIGINT') });
+    expect(result.code, result.stderr).to.equal(0);
+    expect(lines(result.stderr)).to.include('[info] up: never started (the run stopped before it started)');
   });
 
   it('says which entries a signal stopped during their phase offset', async () => {
