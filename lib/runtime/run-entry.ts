@@ -107,8 +107,10 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     try {
       await sink.close();
     } catch (closeError) {
-      // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only.
-      if (!error) record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
+      // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only. A close that
+      // fails with the failure already counted (a file that could not be opened) loses nothing more.
+      if (!error && closeError !== lastFailure)
+        record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
       if (entry.on_sink_error === 'fail') error ??= closeError as Error;
     }
     if (!error && lasting) return { error: lasting, inSink: true };

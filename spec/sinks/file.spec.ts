@@ -156,6 +156,8 @@ describe('fileSink', () => {
     expect(stats.last_sink_error).to.equal(
       `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
     );
+    // Counted once: the close that fails with the same error loses nothing more.
+    expect(run.stats.totalSinkFailures).to.equal(1);
     const failed = await runEntry(metricEntry({ rate: 50, on_sink_error: 'fail', sink: { type: 'file', path } })).done;
     expect(failed.error?.message).to.equal(stats.last_sink_error);
   });
