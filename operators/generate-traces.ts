@@ -23,7 +23,7 @@ export function generateTraces<B extends TickBatch>(generator: TraceGenerator): 
           const spanCount = new Float64Array(batch.size);
           for (let i = 0; i < batch.size; i++) {
             firstSpan[i] = writer.size;
-            generator.trace(batch.index[i]!, batch.offset[i]!, writer);
+            generator.trace(batch.index[i]!, batch.offset[i]!, writer, batch.anchor);
             spanCount[i] = writer.size - firstSpan[i]!;
           }
           return { ...batch, spans: writer.finish(), firstSpan, spanCount };

@@ -65,7 +65,7 @@ const NS_PER_SECOND = 1e9;
 
 /**
  * The traces of a `trace_generator`: tick n makes one trace, a pure function of (seed, n, the
- * tick's time). Every draw of trace n comes from its own SplitMix64 stream, seeded with output n
+ * tick's time), its ids of the run's anchor too. Every draw of trace n comes from its own SplitMix64 stream, seeded with output n
  * of the entry's (draw k of trace n), so a trace does not depend on the ones before it, and the
  * same seed makes the same traces on every run and machine.
  *
@@ -126,6 +126,9 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
   const resources = services.map((name) => resourcesOf(name, config.services[name]));
   const entry = new SplitMix64(config.seed);
   const random = new SplitMix64(0);
+  // Ids differ from run to run, where the rest of a trace is the same for a seed: see `salted`.
+  const salt = new Uint32Array(6);
+  let saltedFor = NaN;
   const { sampled } = config;
 
   // The state of the trace being written: its output, its next draw, its tick.
@@ -155,6 +158,7 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
     if (parent < 0) {
       random.words(draw++, traceId, 4 * s);
       random.words(draw++, traceId, 4 * s + 2);
+      for (let w = 0; w < 4; w++) traceId[4 * s + w] ^= salt[w]!;
       if ((traceId[4 * s]! | traceId[4 * s + 1]! | traceId[4 * s + 2]! | traceId[4 * s + 3]!) === 0)
         traceId[4 * s + 3] = 1;
       flags[s] = unit() < sampled ? SAMPLED_FLAG : 0;
@@ -163,6 +167,8 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
       flags[s] = flags[parent]!;
     }
     random.words(draw++, spanId, 2 * s);
+    spanId[2 * s] ^= salt[4]!;
+    spanId[2 * s + 1] ^= salt[5]!;
     if ((spanId[2 * s]! | spanId[2 * s + 1]!) === 0) spanId[2 * s + 1] = 1;
     out.start[s] = start;
     return s;
@@ -273,9 +279,22 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
     return served + back;
   };
 
+  /**
+   * The words every id of a run is XORed with, drawn from its anchor (the `start_time` instant): a run that
+   * starts `now` writes ids no other run wrote, so two runs into one trace backend never merge their traces,
+   * while a run with an absolute `start_time` (a replay, a backfill) writes the same ids again. XOR by one
+   * constant keeps the ids of a run apart from each other, and leaves every other draw where it was.
+   */
+  const salted = (anchor: number): void => {
+    const source = new SplitMix64(anchor);
+    for (let w = 0; w < 6; w += 2) source.words(w, salt, w);
+    saltedFor = anchor;
+  };
+
   return {
     nodes,
-    trace(index, offset, writer) {
+    trace(index, offset, writer, anchor) {
+      if (anchor !== saltedFor) salted(anchor);
       out = writer;
       draw = 0;
       tick = index;

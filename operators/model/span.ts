@@ -107,10 +107,11 @@ export function spansIn(batch: SpanBatch): number {
 export interface TraceGenerator {
   readonly nodes: readonly SpanNode[];
   /**
-   * Writes into `out` the spans of tick `index`, scheduled `offset` ms after the entry start:
-   * its trace, root first, and the traces its consumers start. Pure: the same tick, the same spans.
+   * Writes into `out` the spans of tick `index`, scheduled `offset` ms after the entry start, whose timestamps
+   * count from `anchor` (epoch ms: the `start_time` instant): its trace, root first, and the traces its
+   * consumers start. Pure: the same tick and anchor, the same spans; the anchor changes only their ids.
    */
-  trace(index: number, offset: number, out: SpanWriter): void;
+  trace(index: number, offset: number, out: SpanWriter, anchor: number): void;
 }
 
 /** Spans a writer starts with. */

@@ -91,6 +91,24 @@ describe('generateTraces', () => {
     });
   });
 
+  it('writes ids of their own for a run that starts at another instant, and only the ids differ', () => {
+    const rowsAt = (anchor: number) => {
+      const rows: ReturnType<typeof spanRows> = [];
+      of({ ...tickBatch(0, 1, 2, 3), anchor })
+        .pipe(generateTraces(checkout()))
+        .subscribe((batch) => rows.push(...spanRows(batch)));
+      return rows;
+    };
+    const [first, again, later] = [rowsAt(T0), rowsAt(T0), rowsAt(T0 + 1)];
+    // The same start instant (a replay, a backfill with an absolute start_time): the same spans, ids included.
+    expect(again).to.deep.equal(first);
+    // Another (a second run starting now): no trace or span id in common, the rest as before.
+    const ids = (rows: typeof first) => new Set(rows.flatMap((row) => [row.traceId, row.spanId]));
+    expect([...ids(later)].filter((id) => ids(first).has(id))).to.deep.equal([]);
+    const withoutIds = (rows: typeof first) => rows.map(({ traceId: _t, spanId: _s, parentId: _p, ...rest }) => rest);
+    expect(withoutIds(later)).to.deep.equal(withoutIds(first));
+  });
+
   it('keeps earlier batches intact while later ones are written (a sink may still hold them)', () => {
     const batches: SpanBatch[] = [];
     const seen: ReturnType<typeof spanRows>[] = [];
