@@ -201,6 +201,6 @@ describe('web console preview in Chromium (docs/console.md)', () => {
   });
 
   it('ran without a page error or a Content-Security-Policy violation', () => {
-    expect(problems).to.deep.equal([]);
+    expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 });
