@@ -157,7 +157,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const source = SOURCE_FIELD[signal];
   if (!has(source) && !(source === 'generator' && has('pack')))
     add([source], `missing required field (a ${signal} entry needs it)`);
-  issues.push(...costIssues(fields, signal));
+  issues.push(...costIssues(fields, signal), ...ownLabelIssues(fields, signal));
 
   // Where a run would fail first: validation refuses what this build cannot run (whatever else
   // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
@@ -187,6 +187,33 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const nativeOnly = signal === 'histogram' && has('native') && !has('buckets') && nativeRefusal(encoder);
   if (nativeOnly) add(['native'], nativeOnly);
   return issues;
+}
+
+/**
+ * The label a signal type writes on its own samples, and what it holds there: a histogram's buckets carry `le`, a
+ * summary's quantiles `quantile`. Prometheus' client libraries refuse it as a user label: a histogram's `_bucket`
+ * samples would lose it and its `_sum` and `_count` keep it (`le="x"`, which no parser reads as a bound).
+ */
+const OWN_LABEL: Partial<Record<SignalType, readonly [label: string, samples: string]>> = {
+  histogram: ['le', 'bucket samples carry le, their bound'],
+  summary: ['quantile', 'quantile samples carry quantile'],
+};
+
+/** Where an entry names the label its signal type writes itself, static, rotating or spiking. */
+function ownLabelIssues(fields: EntryFields, signal: SignalType): Issue[] {
+  const own = OWN_LABEL[signal];
+  if (own === undefined) return [];
+  const [label, samples] = own;
+  const message = `not allowed on a ${signal} entry (its ${samples}): give the label another name`;
+  return [
+    ...(fields.labels && Object.hasOwn(fields.labels, label) ? [{ path: ['labels', label], message }] : []),
+    ...(fields.dynamic_labels ?? []).flatMap((dynamic, i) =>
+      dynamic.key === label ? [{ path: ['dynamic_labels', i, 'key'], message }] : [],
+    ),
+    ...(fields.cardinality_spikes ?? []).flatMap((spike, i) =>
+      spike.label === label ? [{ path: ['cardinality_spikes', i, 'label'], message }] : [],
+    ),
+  ];
 }
 
 /** A histogram's classic buckets: its own, the default ones, or none when it asks for a native histogram only. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, load, logs, metric, spike } from '../support/scenarios.js';
+import { entryOf, entryProblems, histogram, load, logs, metric, spike, summary } from '../support/scenarios.js';
 
 describe('labels', () => {
   it('keeps static labels, default {}', () => {
@@ -26,6 +26,30 @@ describe('labels', () => {
       `scenarios[0] (cpu): labels.__name__: ${reserved('__name__')}`,
       `scenarios[0] (cpu): dynamic_labels[0].key: ${reserved('__pod')}`,
     ]);
+  });
+
+  it("refuses a histogram's le and a summary's quantile as labels, static, rotating and spiking", () => {
+    const own = (signal: string, samples: string) =>
+      `not allowed on a ${signal} entry (its ${samples}): give the label another name`;
+    const le = own('histogram', 'bucket samples carry le, their bound');
+    expect(
+      entryProblems(
+        histogram({
+          labels: { le: 'x', quantile: 'y' },
+          dynamic_labels: [{ key: 'le', values: ['a'] }],
+          cardinality_spikes: [spike({ label: 'le' })],
+        }),
+      ),
+    ).to.deep.equal([
+      `scenarios[0] (latency): labels.le: ${le}`,
+      `scenarios[0] (latency): dynamic_labels[0].key: ${le}`,
+      `scenarios[0] (latency): cardinality_spikes[0].label: ${le}`,
+    ]);
+    expect(entryProblems(summary({ labels: { quantile: 'x', le: 'y' } }))).to.deep.equal([
+      `scenarios[0] (latency): labels.quantile: ${own('summary', 'quantile samples carry quantile')}`,
+    ]);
+    // Other signals write neither: a gauge or a counter may have them.
+    expect(entryOf(metric({ labels: { le: 'x', quantile: 'y' } })).labels).to.deep.equal({ le: 'x', quantile: 'y' });
   });
 
   it('takes YAML numbers and booleans as their text (status: 200)', () => {
