@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
+import { familyOf } from '../lib/language/fields.js';
+import type { SignalType } from '../lib/language/types.js';
 
 /** The rows of the table under `heading` (`## Sinks`) in a page of docs/, cut into cells. */
 function table(heading: string, page = 'scenario-fields.md'): string[][] {
-  const text = readFileSync(new URL(`../docs/${page}`, import.meta.url), 'utf8');
+  // A line feed before the page: its title is a heading too.
+  const text = `\n${readFileSync(new URL(`../docs/${page}`, import.meta.url), 'utf8')}`;
   const section = text.split(`\n${heading}\n`)[1]!.split('\n#')[0]!;
   return section
     .split('\n')
@@ -50,6 +53,15 @@ describe('the kind registries and the docs', () => {
     expect(table('### Encoders', 'architecture.md').map(([type, carries]) => [type, carries])).to.deep.equal(
       ENCODER_KINDS.map((kind) => [`\`${kind.type}\``, kind.carries.join(', ')]),
     );
+  });
+
+  it('docs/signals.md names every encoder of each signal type', () => {
+    for (const [signal, , , encoders] of table('# Signal types', 'signals.md')) {
+      const family = familyOf(signal!.replaceAll('`', '') as SignalType);
+      const named = [...encoders!.matchAll(/`([a-z_]+)`/g)].map(([, type]) => type).sort();
+      const able = ENCODER_KINDS.filter((kind) => kind.carries.includes(family)).map((kind) => kind.type);
+      expect(named, signal).to.deep.equal(able.sort());
+    }
   });
 
   it('docs/openapi.json names the sink and encoder types of POST /events', () => {
