@@ -9,6 +9,7 @@ import { ConfigError, problemAt, type Issue, type Place, type Problem } from '..
 import { referenceIssues } from '../config/references.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from '../catalog/index.js';
+import type { PackAtPath } from '../config/pack.js';
 import { CROSSING_STEPS, firstCrossing, type Crossing } from './crossing.js';
 import { formatMs } from '../format.js';
 import { assignClockGroups, type ClockGroup } from './groups.js';
@@ -49,6 +50,8 @@ export interface CompileOptions {
   readonly origin: string;
   /** Where packs that are not built in are looked up. */
   readonly catalog?: Catalog;
+  /** The pack files entries name by path, read before compiling (./plan.ts): compiling does no file I/O. */
+  readonly packFiles?: ReadonlyMap<string, PackAtPath>;
 }
 
 export function compileScenario(file: ScenarioFile, options: CompileOptions): ScenarioPlan {
@@ -61,7 +64,7 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
     if (problems.length) throw new ConfigError('invalid', options.origin, problems);
   };
 
-  const packs = expandPacks(file.scenarios, options.catalog);
+  const packs = expandPacks(file.scenarios, options.catalog, options.packFiles);
   fail(packs.issues.map(({ index, issue }) => problemAt(place(index, file.scenarios[index]!.id), issue)));
   // The entries that write span metrics come from their traces entry's place in the file.
   const made = withSpanMetrics(packs.entries);

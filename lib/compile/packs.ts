@@ -10,6 +10,7 @@
 import { MAX_ENTRIES } from '../language/limits.js';
 import { closest, type Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
+import { isPackPath, type PackAtPath } from '../config/pack.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
 import { claim } from '../config/references.js';
 import { expandReplay } from './replays.js';
@@ -21,8 +22,16 @@ export interface FoundPack {
   readonly source: string;
 }
 
-/** Built-in packs first, then the catalog's. */
-export function findPack(name: string, catalog?: Catalog): FoundPack | undefined {
+/** A pack file named by its path, as read before compiling (lib/compile/plan.ts); else built-in packs first, then the catalog's. */
+export function findPack(
+  name: string,
+  catalog?: Catalog,
+  files?: ReadonlyMap<string, PackAtPath>,
+): FoundPack | undefined {
+  if (isPackPath(name)) {
+    const file = files?.get(name);
+    return file && { pack: file.pack, source: file.path };
+  }
   const builtin = builtinPack(name);
   if (builtin) return { pack: builtin, source: 'built-in' };
   const found = catalog?.pack(name);
@@ -47,7 +56,11 @@ export interface Expansion {
 }
 
 /** Expands every `pack` and `csv_replay` entry of `entries`; issues are indexed by file entry. */
-export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expansion {
+export function expandPacks(
+  entries: readonly Entry[],
+  catalog?: Catalog,
+  files?: ReadonlyMap<string, PackAtPath>,
+): Expansion {
   const out: Entry[] = [];
   const origins: (PackOrigin | undefined)[] = [];
   const sources: number[] = [];
@@ -86,7 +99,7 @@ export function expandPacks(entries: readonly Entry[], catalog?: Catalog): Expan
       sources.push(index);
       continue;
     }
-    const found = findPack(entry.pack, catalog);
+    const found = findPack(entry.pack, catalog, files);
     if (!found) {
       issues.push({ index, issue: { path: ['pack'], message: unknownPack(entry.pack, catalog) } });
       continue;
@@ -148,11 +161,14 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
 }
 
 function unknownPack(name: string, catalog?: Catalog): string {
+  if (isPackPath(name))
+    return `the pack file ${name} was not read: plan the file with planScenario (lib/compile/plan.ts), which reads pack files before compiling`;
   const builtins = `built-in packs: ${builtinPackNames().join(', ')}`;
   const packs = catalog?.items.filter((item) => item.kind === 'pack').map((item) => item.name) ?? [];
   const near = closest(name, [...builtinPackNames(), ...packs]);
   const unknown = `no pack named "${name}"${near ? ` (did you mean ${near}?)` : ''}`;
-  if (!catalog) return `${unknown} (${builtins}); for a pack file, give --catalog <dir> with the directory holding it`;
+  if (!catalog)
+    return `${unknown} (${builtins}); for a pack file, give its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it`;
   return (
     `${unknown} (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +
     ' check the name, or give --catalog <dir> with the directory holding it'

@@ -16,11 +16,15 @@ import type { LogTable, MetricTable, ReplayTimes, Severity } from '../language/t
 import { readTextFile } from './read.js';
 import type { Entry, ScenarioFile } from './types.js';
 
+/** The files a scenario may name, by what they are for: a `csv_replay` generator's data, a pack given by its path. */
+export const NAMED_FILES = { csv_replay: 'csv_replay file', pack: 'pack file' } as const;
+export type NamedFile = keyof typeof NAMED_FILES;
+
 /**
- * Where the file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal
- * thrown.
+ * Where a file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal
+ * thrown. `kind` says what the file is for, in messages.
  */
-export type LocateFile = (file: string) => Promise<string>;
+export type LocateFile = (file: string, kind: NamedFile) => Promise<string>;
 
 /**
  * Relative paths from `dir` (the directory of the scenario file), else from the working directory
@@ -28,11 +32,11 @@ export type LocateFile = (file: string) => Promise<string>;
  * places when neither holds the file.
  */
 export function filesIn(dir: string): LocateFile {
-  return async (file) => {
+  return async (file, kind) => {
     const places = [...new Set([resolve(dir, file), resolve(file)])];
     for (const place of places) if (await exists(place)) return place;
     if (places.length === 1) return places[0]!;
-    const message = `cannot read the csv_replay file (no such file): looked for ${places[0]} (from the scenario file's directory) and ${places[1]} (from the working directory)`;
+    const message = `cannot read the ${NAMED_FILES[kind]} (no such file): looked for ${places[0]} (from the scenario file's directory) and ${places[1]} (from the working directory)`;
     throw new ConfigError('unreadable', file, [{ path: '', message }]);
   };
 }
@@ -60,7 +64,7 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
   const read = (name: string) => {
     let found = texts.get(name);
     if (!found) {
-      found = locate(name).then(async (path) => ({
+      found = locate(name, 'csv_replay').then(async (path) => ({
         path,
         text: await readTextFile(path, 'csv_replay file', MAX_CSV_BYTES, 'CSV'),
       }));

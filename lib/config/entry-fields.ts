@@ -170,7 +170,7 @@ export const entryFields = {
   trace_context: traceContext,
   span_metrics: spanMetrics,
   pack: nonEmptyString.describe(
-    'A metric pack (built-in or from the catalog): the entry becomes one entry per metric of the pack.',
+    'A metric pack: its name (built-in or from the catalog), or the path of a pack file (holding a / or starting with .; relative: from the scenario file). The entry becomes one entry per metric of the pack.',
   ),
   overrides,
 };

@@ -25,6 +25,7 @@ import { isMapping, issuesOf, type Issue } from '../language/problems.js';
 import type { NativeConfig } from '../language/fields.js';
 import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
+import { isPackPath, packPathId } from './pack.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
@@ -101,9 +102,13 @@ export function rowsPerEvent(
   return entry.trace_generator ? maxSpansPerTrace(entry.trace_generator) : samplesPerEvent(entry);
 }
 
-/** `id`, else `name`, else `pack`. */
+/** `id`, else `name`, else `pack` (a pack file: its name without extension). */
 export function entryId(fields: EntryFields): string | undefined {
-  return fields.id ?? fields.name ?? fields.pack;
+  return (
+    fields.id ??
+    fields.name ??
+    (fields.pack !== undefined && isPackPath(fields.pack) ? packPathId(fields.pack) : fields.pack)
+  );
 }
 
 export function decodeEntry(written: Record<string, unknown>): DecodedEntry {

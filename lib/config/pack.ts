@@ -15,6 +15,7 @@ import {
   metricType,
 } from '../language/fields.js';
 import { packMetricGenerator } from '../language/aliases.js';
+import { basename, extname } from 'node:path';
 import { formatOf, parseText, type Format } from './parse.js';
 import { readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
@@ -29,7 +30,8 @@ import {
   show,
   type Problem,
 } from '../language/problems.js';
-import type { PackFile, PackMetric } from './types.js';
+import type { LocateFile } from './csv-replay.js';
+import type { PackFile, PackMetric, ScenarioFile } from './types.js';
 
 const kind = new Codec<'composable'>(
   'kind',
@@ -122,6 +124,50 @@ export async function loadPackFile(path: string, variables?: Variables): Promise
     yamlBudget: LOCAL_YAML_BUDGET,
     ...(variables && { variables }),
   });
+}
+
+/**
+ * A `pack:` that is a file path rather than a name, as the reference tool tells them apart: it holds a `/` or
+ * starts with `.` (`./packs/redis.yaml`, `/etc/svc/redis.yaml`).
+ */
+export function isPackPath(reference: string): boolean {
+  return reference.includes('/') || reference.startsWith('.');
+}
+
+/** The default id of an entry whose pack is a file: the file's name without extension (`redis`). */
+export function packPathId(reference: string): string {
+  return basename(reference, extname(reference)) || reference;
+}
+
+/** How a pack file named by path is parsed. */
+export type PackReadOptions = Omit<LoadPackOptions, 'origin' | 'format'>;
+
+/** A pack file an entry names by its path, and the path it was read from. */
+export interface PackAtPath {
+  readonly pack: PackFile;
+  readonly path: string;
+}
+
+/**
+ * The pack files `file`'s entries name by path, each read once, by the path as written: found by `locate`
+ * (beside the scenario file, or below a server's file root), then loaded with `options`.
+ */
+export async function readPackFiles(
+  file: ScenarioFile,
+  locate: LocateFile,
+  options: PackReadOptions = {},
+): Promise<ReadonlyMap<string, PackAtPath>> {
+  const references = new Set(
+    file.scenarios.flatMap(({ pack }) => (pack !== undefined && isPackPath(pack) ? [pack] : [])),
+  );
+  const read = await Promise.all(
+    [...references].map(async (reference) => {
+      const path = await locate(reference, 'pack');
+      const pack = loadPack(await readTextFile(path, 'pack file'), { ...options, origin: path });
+      return [reference, { pack, path }] as const;
+    }),
+  );
+  return new Map(read);
 }
 
 /** A parsed document -> validated `PackFile`. */

@@ -1,6 +1,7 @@
 import { catalogRef, type Catalog } from '../catalog/index.js';
 import { planScenario } from '../compile/plan.js';
 import { filesBeside } from '../config/csv-replay.js';
+import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
 import { HttpError } from './http-error.js';
 import { prepareScenario, type PreparedScenario } from './launch.js';
@@ -41,7 +42,12 @@ export async function prepareAutostart(
         const scenario = catalog.scenario(name);
         path = scenario.path;
         return await prepareScenario(
-          await planScenario(scenario.file, { origin: path, catalog, locate: filesBeside(path) }),
+          await planScenario(scenario.file, {
+            origin: path,
+            catalog,
+            locate: filesBeside(path),
+            packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
+          }),
           fileRoot,
         );
       } catch (error) {

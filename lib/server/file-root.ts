@@ -1,5 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
+import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
 
@@ -38,29 +39,29 @@ export async function confineFileSink<S extends SinkConfig>(
   return { ...sink, path };
 }
 
+/** The prefix of the error codes that refuse a file a request names, by what the file is for. */
+const READ_CODES: Readonly<Record<NamedFile, string>> = { csv_replay: 'csv_replay', pack: 'pack_file' };
+
 /**
- * Where a `csv_replay` file named in a request may be read from: only below `--file-root`, as
- * file sinks write (a client must not read what the process can read elsewhere); relative paths
- * are taken below the root. Undefined `root`: refused.
+ * Where a file named in a request (a `csv_replay` file, a pack file given by its path) may be read from: only
+ * below `--file-root`, as file sinks write (a client must not read what the process can read elsewhere);
+ * relative paths are taken below the root. Undefined `root`: refused.
  */
-export async function confineReadFile(file: string, root: string | undefined): Promise<string> {
+export async function confineReadFile(file: string, kind: NamedFile, root: string | undefined): Promise<string> {
+  const code = READ_CODES[kind];
+  const what = `${NAMED_FILES[kind]} ${file}`;
   if (root === undefined) {
     throw new HttpError(
       422,
-      'csv_replay_disabled',
-      `csv_replay file ${file}: reading files is disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow reading below DIR`,
+      `${code}_disabled`,
+      `${what}: reading files is disabled on this server: start it with --file-root DIR (or SVC_FILE_ROOT=DIR) to allow reading below DIR`,
     );
   }
   const path = await pathBelow(root, file);
   if (path === undefined)
-    throw new HttpError(
-      422,
-      'csv_replay_outside_root',
-      `csv_replay file ${file}: not a file below the file root ${root}`,
-    );
+    throw new HttpError(422, `${code}_outside_root`, `${what}: not a file below the file root ${root}`);
   const special = await specialFile(path);
-  if (special)
-    throw new HttpError(422, 'csv_replay_not_a_file', `csv_replay file ${file}: it is ${special}, not a file`);
+  if (special) throw new HttpError(422, `${code}_not_a_file`, `${what}: it is ${special}, not a file`);
   return path;
 }
 

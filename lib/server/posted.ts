@@ -6,6 +6,8 @@ import { planScenario } from '../compile/plan.js';
 import type { ScenarioFile } from '../config/types.js';
 import type { Variables } from '../config/interpolate.js';
 import { filesBeside, type LocateFile } from '../config/csv-replay.js';
+import type { PackReadOptions } from '../config/pack.js';
+import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { catalogRef, noCatalogError, type Catalog } from '../catalog/index.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
@@ -60,9 +62,11 @@ export async function compileBody(
   format: BodyFormat,
   { catalog, variables, fileRoot }: ServerDeps,
 ): Promise<ScenarioFile> {
-  const { file, origin, locate } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
-  return planScenario(file, { origin, catalog, locate }).catch((error: unknown) => {
-    // A CSV's problems name its line and column; its path is the error's origin, kept in the detail.
+  const { file, origin, locate, packOptions } = refusingInvalid(() =>
+    loadBody(text, format, catalog, variables ?? {}, fileRoot),
+  );
+  return planScenario(file, { origin, catalog, locate, packOptions }).catch((error: unknown) => {
+    // A CSV's or pack file's problems name its place in it; its path is the error's origin, kept in the detail.
     if (error instanceof ConfigError && error.origin !== origin)
       throw new HttpError(422, 'validation_failed', error.message);
     throw refusal(error);
@@ -88,26 +92,31 @@ function refusal(error: unknown): unknown {
   return new HttpError(422, unbuilt ? 'feature_not_built' : 'validation_failed', detail);
 }
 
-/** The scenario a body holds, or the catalog's that a body of `@name` names, and where its csv_replay files are. */
+/**
+ * The scenario a body holds, or the catalog's that a body of `@name` names, where its csv_replay and pack files
+ * are, and how a pack file is parsed: a body's as the body (the server's budget and variables), a catalog
+ * scenario's as the catalog's files.
+ */
 function loadBody(
   text: string,
   format: BodyFormat,
   catalog: Catalog | undefined,
   variables: Variables,
   fileRoot: string | undefined,
-): { file: ScenarioFile; origin: string; locate: LocateFile } {
+): { file: ScenarioFile; origin: string; locate: LocateFile; packOptions: PackReadOptions } {
   const reference = text.trim();
   const name = catalogRef(reference);
   if (name === undefined) {
     return {
       file: loadScenario(text, { origin: 'request body', format, variables }),
       origin: 'request body',
-      locate: (file) => confineReadFile(file, fileRoot),
+      locate: (file, kind) => confineReadFile(file, kind, fileRoot),
+      packOptions: { variables },
     };
   }
   if (!catalog) throw noCatalogError(reference);
   const { file, path } = catalog.scenario(name);
-  return { file, origin: path, locate: filesBeside(path) };
+  return { file, origin: path, locate: filesBeside(path), packOptions: { yamlBudget: LOCAL_YAML_BUDGET } };
 }
 
 /** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */

@@ -214,7 +214,7 @@ scenarios:
       ],
       [
         `  - { id: p, pack: nope }`,
-        'scenarios[0] (p): pack: no pack named "nope" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give --catalog <dir>',
+        'scenarios[0] (p): pack: no pack named "nope" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give its path (./packs/<file>.yaml) or --catalog <dir>',
       ],
       [
         `  - { id: p, pack: node_cpu, overrides: { node_load2: { labels: { a: b } } } }`,
@@ -426,7 +426,7 @@ describe('svc run @name', () => {
     );
     const without = await svc(['run', file]);
     expect(without.code).to.equal(1);
-    expect(without.stderr).to.include('pack: no pack named "redis"').and.include('give --catalog <dir>');
+    expect(without.stderr).to.include('pack: no pack named "redis"').and.include('or --catalog <dir>');
     const withCatalog = await svc(['run', file, '--catalog', CATALOG]);
     expect(withCatalog.code, withCatalog.stderr).to.equal(0);
     expect(lines(withCatalog.stdout).filter((l) => l.startsWith('redis_up{job="redis"} 1 '))).to.have.length(2);

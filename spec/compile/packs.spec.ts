@@ -133,7 +133,7 @@ describe('compile: packs', () => {
 
   it('rejects an unknown pack, suggesting --catalog', () => {
     expect(compileProblems([packed({ pack: 'redis' })])).to.deep.equal([
-      'scenarios[0] (redis): pack: no pack named "redis" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give --catalog <dir> with the directory holding it',
+      'scenarios[0] (redis): pack: no pack named "redis" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it',
     ]);
   });
 

@@ -65,14 +65,16 @@ export abstract class ScenarioSourceCommand extends SvcCommand {
    * or every problem as a ConfigError.
    */
   protected async planOf(loaded: LoadedScenario): Promise<ScenarioPlan> {
-    const [{ planScenario }, { filesBeside }] = await Promise.all([
+    const [{ planScenario }, { filesBeside }, { LOCAL_YAML_BUDGET }] = await Promise.all([
       import('../../compile/plan.js'),
       import('../../config/csv-replay.js'),
+      import('../../language/limits.js'),
     ]);
     return planScenario(loaded.file, {
       origin: loaded.origin,
       catalog: await this.openCatalog(),
       locate: filesBeside(loaded.path),
+      packOptions: { yamlBudget: LOCAL_YAML_BUDGET, variables: this.context.env },
     });
   }
 }

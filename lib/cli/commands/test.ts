@@ -97,6 +97,7 @@ export class TestCommand extends SvcCommand {
       { backfillRefusal },
       { nativeHistograms },
       { filesBeside },
+      { LOCAL_YAML_BUDGET },
       { resolve },
     ] = await Promise.all([
       import('../../language/duration.js'),
@@ -105,6 +106,7 @@ export class TestCommand extends SvcCommand {
       import('../../runtime/backfill.js'),
       import('../../alert-test/sampling.js'),
       import('../../config/csv-replay.js'),
+      import('../../language/limits.js'),
       import('node:path'),
     ]);
     const intervalMs = this.intervalMs(parseDuration);
@@ -115,7 +117,11 @@ export class TestCommand extends SvcCommand {
     });
     const expectations = loaded.expect?.alerts;
     if (!expectations) throw new Error(`${this.file}: no expect.alerts: nothing to test (docs/testing-alerts.md)`);
-    const plan = await planScenario(loaded, { origin: this.file, locate: filesBeside(this.file) });
+    const plan = await planScenario(loaded, {
+      origin: this.file,
+      locate: filesBeside(this.file),
+      packOptions: { yamlBudget: LOCAL_YAML_BUDGET, variables: this.context.env },
+    });
     if (backends) return this.checkLive(plan, intervalMs, expectations, backends);
 
     for (const [i, { resolves_within }] of expectations.entries()) {
