@@ -1,6 +1,6 @@
 import { filter, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
 import { selectTicks, type TickBatch } from './model/batch.js';
-import { inTail, type Window } from './model/window.js';
+import { inAnyWindow, inTail, type OneShotWindow, type Window } from './model/window.js';
 
 /**
  * Gap filter: drops every tick scheduled in the tail `[every - for, every)` of a cycle,
@@ -14,13 +14,34 @@ import { inTail, type Window } from './model/window.js';
  * ```
  */
 export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunction<B> {
+  return silence((offset) => inTail(window, offset));
+}
+
+/**
+ * One-shot gap filter: drops every tick scheduled in one of `windows`, each `[at, at + for)` from the entry
+ * start, happening once (an outage that happened, not one that recurs). Windows may overlap or touch: together
+ * they are one silence. Dropped slots keep their numbers, as with {@link gaps}, so the value after a window is
+ * the one due at that moment, nothing caught up.
+ *
+ * ```
+ * ticks:  0-1-2-3-4-5-6-7-|
+ *         gapWindows([{ at: 1 tick, for: 2 ticks }, { at: 5 ticks, for: 1 tick }])
+ * ticks:  0-----3-4---6-7-|
+ * ```
+ */
+export function gapWindows<B extends TickBatch>(windows: readonly OneShotWindow[]): MonoTypeOperatorFunction<B> {
+  return silence(inAnyWindow(windows));
+}
+
+/** Drops the ticks whose offset from the entry start is `silent`, and the batches left empty. */
+function silence<B extends TickBatch>(silent: (offset: number) => boolean): MonoTypeOperatorFunction<B> {
   return pipe(
     map((batch: B) => {
       let kept: number[] | undefined;
       for (let i = 0; i < batch.size; i++) {
-        const silent = inTail(window, batch.offset[i]!);
-        if (silent && !kept) kept = Array.from({ length: i }, (_, j) => j);
-        else if (!silent && kept) kept.push(i);
+        const dropped = silent(batch.offset[i]!);
+        if (dropped && !kept) kept = Array.from({ length: i }, (_, j) => j);
+        else if (!dropped && kept) kept.push(i);
       }
       return kept ? selectTicks(batch, kept) : batch;
     }),

@@ -130,6 +130,9 @@ function describeLabels(entry: Entry): string {
 function describeSchedules(entry: Entry): string {
   const parts: string[] = [];
   if (entry.gaps) parts.push(`gap ${formatDuration(entry.gaps.for)} every ${formatDuration(entry.gaps.every)}`);
+  for (const window of entry.gap_windows ?? []) {
+    parts.push(`gap ${formatDuration(window.for)} once at ${formatDuration(window.at)}`);
+  }
   if (entry.bursts) {
     parts.push(
       `burst ×${entry.bursts.multiplier} for ${formatDuration(entry.bursts.for)} every ${formatDuration(entry.bursts.every)}`,

@@ -35,6 +35,7 @@ import {
   duration,
   dynamicLabels,
   gaps,
+  gapWindow,
   bursts,
   countUpTo,
   labels,
@@ -158,6 +159,9 @@ export const entryFields = {
   ),
   help: string.describe('The text of the # HELP line of scrapes.'),
   gaps: gaps.describe('Silence windows: no events for `for` at the end of every `every`.'),
+  gap_windows: list(gapWindow, { max: limits.MAX_GAP_WINDOWS }).describe(
+    'One-shot silences: no events from `at` (after the entry start) for `for`, each once; beside gaps.',
+  ),
   bursts: bursts.describe('High-rate windows: rate × multiplier for `for` at the start of every `every`.'),
   cardinality_spikes: list(cardinalitySpike, { max: limits.MAX_CARDINALITY_SPIKES }).describe(
     'Label explosions: a label with many values during windows.',

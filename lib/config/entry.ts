@@ -422,6 +422,7 @@ function normalise(fields: EntryFields): Entry {
     // Log entries ignore annotations (specification).
     help: signal === 'logs' ? undefined : fields.help,
     gaps: fields.gaps,
+    gap_windows: fields.gap_windows?.length ? fields.gap_windows : undefined,
     bursts: fields.bursts,
     cardinality_spikes: fields.cardinality_spikes ?? [],
     phase_offset: fields.phase_offset,

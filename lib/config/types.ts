@@ -26,6 +26,7 @@ import type {
   DistributionConfig,
   Expectations,
   NativeConfig,
+  OneShotWindow,
   Window,
 } from '../language/fields.js';
 
@@ -67,6 +68,8 @@ export interface Entry {
   readonly metric_type: MetricType;
   readonly help?: string;
   readonly gaps?: Window;
+  /** One-shot silences, as written (operators/gaps.ts merges them); absent when none. */
+  readonly gap_windows?: readonly OneShotWindow[];
   readonly bursts?: BurstWindow;
   readonly cardinality_spikes: readonly CardinalitySpike[];
   readonly phase_offset?: number;

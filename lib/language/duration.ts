@@ -6,11 +6,12 @@ export const DURATION_PATTERN = '^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$';
 const DURATION = new RegExp(DURATION_PATTERN);
 
 /**
- * Parses `<number><unit>` (units ms, s, m, h; fractions allowed, `1.5s` = 1500) into milliseconds.
+ * Parses `<number><unit>` (units ms, s, m, h; fractions allowed, `1.5s` = 1500) into milliseconds; 0 only
+ * with `zero` (a moment such as `gap_windows[].at`, not a length).
  * Throws a RangeError saying what was expected. The result is rounded to the microsecond so that
  * decimal inputs such as `1.1s` give 1100, not 1100.0000000000002.
  */
-export function parseDuration(text: string): number {
+export function parseDuration(text: string, { zero = false }: { zero?: boolean } = {}): number {
   const match = DURATION.exec(text);
   if (!match) {
     throw new RangeError(
@@ -18,8 +19,8 @@ export function parseDuration(text: string): number {
     );
   }
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
-  if (!(ms > 0) || !Number.isFinite(ms)) {
-    throw new RangeError(`expected a positive, finite duration, got ${JSON.stringify(text)}`);
+  if (!(ms > 0 || (zero && ms === 0)) || !Number.isFinite(ms)) {
+    throw new RangeError(`expected a ${zero ? 'finite' : 'positive, finite'} duration, got ${JSON.stringify(text)}`);
   }
   return ms;
 }

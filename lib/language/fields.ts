@@ -37,7 +37,7 @@ import {
 import * as limits from './limits.js';
 import { formatMs } from '../format.js';
 import { splitHostPort } from './address.js';
-import type { Window } from '../../operators/model/window.js';
+import type { OneShotWindow, Window } from '../../operators/model/window.js';
 import type { CardinalitySpike as OperatorSpike } from '../../operators/labels.js';
 import type {
   DynamicLabel,
@@ -110,8 +110,10 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
 }
 
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
-export function durationUpTo(max: number, note = ''): Codec<number> {
-  const text = parsed('duration', 'a duration string such as "30s"', parseDuration, { pattern: DURATION_PATTERN });
+export function durationUpTo(max: number, note = '', zero = false): Codec<number> {
+  const text = parsed('duration', 'a duration string such as "30s"', (u) => parseDuration(u, { zero }), {
+    pattern: DURATION_PATTERN,
+  });
   return andThen<number, number>(text, (ms, u, c) =>
     ms <= max ? t.success(ms) : t.failure(u, c, `expected a duration up to ${formatMs(max)}${note}, got ${show(u)}`),
   ).withSchema(() => ({
@@ -212,6 +214,13 @@ export const gaps: Codec<Window> = andThen(
   }),
   shorterThanEvery,
 );
+/** One `gap_windows` entry: a silence that happened once, `[at, at + for)` from the entry start. */
+export const gapWindow: Codec<OneShotWindow> = strict('gap window', {
+  at: durationUpTo(limits.MAX_DURATION_MS, ' (365 days)', true).describe(
+    'When the silence begins, from the entry start; 0s: the entry starts inside it.',
+  ),
+  for: duration.describe('How long the silence lasts.'),
+});
 const multiplier = atMost(atLeast(positive, limits.MIN_BURST_MULTIPLIER), limits.MAX_BURST_MULTIPLIER).describe(
   'The rate during a burst is rate × multiplier.',
 );
@@ -223,7 +232,7 @@ export const bursts = andThen(
   }),
   shorterThanEvery,
 );
-export type { Window };
+export type { OneShotWindow, Window };
 export type BurstWindow = t.TypeOf<typeof bursts>;
 const cardinality = countUpTo(limits.MAX_CARDINALITY);
 

@@ -112,6 +112,8 @@ export const MAX_LIST_VALUES = 100_000;
 export const MAX_TAGS = 50;
 export const MAX_DYNAMIC_LABELS = 16;
 export const MAX_CARDINALITY_SPIKES = 8;
+/** One-shot silences of one entry: a capture's outages, each looked up by bisection per tick. */
+export const MAX_GAP_WINDOWS = 10_000;
 export const MAX_SEVERITY_WEIGHT = 1_000_000;
 export const MAX_RETRY_ATTEMPTS = 100;
 /** `batch_size` of the batching sinks (bytes for http_push and logstore). */

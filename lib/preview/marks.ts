@@ -35,6 +35,12 @@ export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonl
     const { every, for: length } = entry.gaps;
     for (const [at, until] of windows(entry.gaps, every - length, span)) marks.push({ kind: 'gap', at, until });
   }
+  for (const window of (entry.gap_windows ?? []).slice(0, MAX_WINDOW_MARKS)) {
+    const end = Math.min(span.ended, span.to);
+    const [at, until] = [span.started + window.at, span.started + window.at + window.for];
+    if (at < end && until > span.from)
+      marks.push({ kind: 'gap', at: Math.max(at, span.from), until: Math.min(until, end) });
+  }
   return marks;
 }
 

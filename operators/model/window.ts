@@ -13,3 +13,34 @@ export function inHead(window: Window, offset: number): boolean {
 export function inTail(window: Window, offset: number): boolean {
   return offset % window.every >= window.every - window.for;
 }
+
+/** A window that happens once: from `at` ms after the entry start, `for` ms long; half-open, `[at, at + for)`. */
+export interface OneShotWindow {
+  readonly at: number;
+  readonly for: number;
+}
+
+/**
+ * The test "does `offset` (ms since the entry start) lie in one of `windows`": the windows are merged once into
+ * sorted disjoint spans (touching ones joined into one silence), then searched by bisection, so a capture's many
+ * windows cost little per tick.
+ */
+export function inAnyWindow(windows: readonly OneShotWindow[]): (offset: number) => boolean {
+  const spans: [number, number][] = [];
+  for (const { at, for: length } of [...windows].sort((a, b) => a.at - b.at)) {
+    const last = spans.at(-1);
+    if (last && at <= last[1]) last[1] = Math.max(last[1], at + length);
+    else spans.push([at, at + length]);
+  }
+  return (offset) => {
+    // The first span that ends after offset.
+    let low = 0;
+    let high = spans.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (spans[middle]![1] <= offset) low = middle + 1;
+      else high = middle;
+    }
+    return low < spans.length && spans[low]![0] <= offset;
+  };
+}

@@ -169,6 +169,34 @@ describe('gaps', () => {
   });
 });
 
+describe("gap_windows (the reference tool's one-shot silences)", () => {
+  it('reads a list of {at, for} as milliseconds; at may be 0s, an empty list is none', () => {
+    const windows = [
+      { at: '4m', for: '7m' },
+      { at: '0s', for: '1.5s' },
+    ];
+    expect(entryOf(metric({ gap_windows: windows })).gap_windows).to.deep.equal([
+      { at: 240_000, for: 420_000 },
+      { at: 0, for: 1500 },
+    ]);
+    expect(entryOf(metric({ gap_windows: [] }))).not.to.have.property('gap_windows');
+  });
+
+  it('refuses a window of no length, a missing field, an unknown one and too many windows, naming each', () => {
+    expect(
+      entryProblems(
+        metric({ gap_windows: [{ at: '1s', for: '0s' }, { at: '1s' }, { at: '1s', for: '1s', every: '1m' }] }),
+      ),
+    ).to.deep.equal([
+      'scenarios[0] (cpu): gap_windows[0].for: expected a positive, finite duration, got "0s"',
+      'scenarios[0] (cpu): gap_windows[1].for: missing required field',
+      'scenarios[0] (cpu): gap_windows[2].every: unknown field',
+    ]);
+    const many = Array.from({ length: 10_001 }, () => ({ at: '1s', for: '1s' }));
+    expect(entryProblems(metric({ gap_windows: many }))[0]).to.match(/^scenarios\[0\] \(cpu\): gap_windows: .*10000/);
+  });
+});
+
 describe('bursts', () => {
   it('reads every, for and multiplier', () => {
     expect(entryOf(metric({ bursts: { every: '10s', for: '2s', multiplier: 0.5 } })).bursts).to.deep.equal({

@@ -3,7 +3,7 @@ import { of } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { bursts } from '../../operators/bursts.js';
-import { gaps } from '../../operators/gaps.js';
+import { gaps, gapWindows } from '../../operators/gaps.js';
 import { generate } from '../../operators/generate.js';
 import type { TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
@@ -56,5 +56,75 @@ describe('gaps', () => {
       flush();
     });
     expect(sizes).to.deep.equal([1, 1, 1, 1, 1]);
+  });
+});
+
+describe('gapWindows (one-shot silences)', () => {
+  it('silences each window [at, at + for) once, keeping the slot numbers', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({ duration: 80 }),
+        gapWindows([
+          { at: 10, for: 20 },
+          { at: 50, for: 10 },
+        ]),
+        perTick((b, i) => b.index[i]),
+      );
+      expectObservable(source).toBe('a 29ms b 9ms c 19ms d 9ms e 9ms |', { a: 0, b: 3, c: 4, d: 6, e: 7 });
+    });
+  });
+
+  it('is half-open: the tick at `at` is silent, the one at `at + for` is not; at 0 starts silent', () => {
+    const at = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        gapWindows([
+          { at: 0, for: 200 },
+          { at: 500, for: 200 },
+        ]),
+      ),
+      tick,
+    ).map(({ at }) => Math.round(at));
+    expect(at).to.deep.equal([200, 300, 400, 700, 800, 900]);
+  });
+
+  it('joins windows that touch or overlap, in any order, into one silence', () => {
+    const at = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        gapWindows([
+          { at: 600, for: 100 },
+          { at: 200, for: 200 },
+          { at: 400, for: 100 },
+          { at: 300, for: 50 },
+        ]),
+      ),
+      tick,
+    ).map(({ at }) => Math.round(at));
+    expect(at).to.deep.equal([0, 100, 500, 700, 800, 900]);
+  });
+
+  it('lets values resume on the slot due when the silence ends, nothing caught up', () => {
+    const values = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        generate((n) => 100 + n),
+        gapWindows([{ at: 300, for: 400 }]),
+      ),
+      (b, i) => b.value[i]!,
+    );
+    expect(values).to.deep.equal([100, 101, 102, 107, 108, 109]);
+  });
+
+  it('composes with a recurring gap: either silence drops a tick', () => {
+    const at = collect(
+      of(RateSchedule.constant(10)).pipe(
+        ticks({ duration: 1000 }),
+        gaps({ every: 500, for: 100 }),
+        gapWindows([{ at: 100, for: 100 }]),
+      ),
+      tick,
+    ).map(({ at }) => Math.round(at));
+    expect(at).to.deep.equal([0, 200, 300, 500, 600, 700, 800]);
   });
 });

@@ -9,7 +9,7 @@ import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { aggregateProtobuf } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
-import { inHead, inTail } from '../../../operators/model/window.js';
+import { inAnyWindow, inHead, inTail } from '../../../operators/model/window.js';
 import { nowOf } from '../clock.js';
 import { sampleName } from '../../encoders/metrics-text.js';
 import type { ScenarioStore } from '../state.js';
@@ -181,7 +181,10 @@ function statsOf(started: StartedEntry, now: number) {
   const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
   const elapsed = since === undefined ? undefined : now - since;
-  const inGap = elapsed !== undefined && entry.gaps !== undefined && inTail(entry.gaps, elapsed);
+  const inGap =
+    elapsed !== undefined &&
+    ((entry.gaps !== undefined && inTail(entry.gaps, elapsed)) ||
+      (entry.gap_windows !== undefined && inAnyWindow(entry.gap_windows)(elapsed)));
   return {
     ...stats.snapshot(now),
     in_gap: inGap,
