@@ -22,7 +22,7 @@ import {
   samplesPerEvent,
 } from '../language/limits.js';
 import { isMapping, issuesOf, type Issue } from '../language/problems.js';
-import type { NativeConfig } from '../language/fields.js';
+import type { NativeConfig, ReferenceDelay, While } from '../language/fields.js';
 import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import { isPackPath, packPathId } from './pack.js';
@@ -142,11 +142,26 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (!has('name')) add(['name'], 'missing required field');
     if (has('overrides')) add(['overrides'], 'only allowed with pack (it changes metrics of the pack)');
   }
-  if (fields.while?.snap_to !== undefined && fields.signal_type !== undefined && fields.signal_type !== 'metrics') {
-    add(
-      ['while', 'snap_to'],
-      `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`,
-    );
+  const snapTo =
+    fields.while?.snap_to !== undefined
+      ? ['while', 'snap_to']
+      : fields.delay?.close?.snap_to !== undefined
+        ? ['delay', 'close', 'snap_to']
+        : undefined;
+  if (fields.delay !== undefined) {
+    const close = fields.delay.close;
+    if (!has('while')) add(['delay'], 'only allowed with while (the reference tool writes while.delay here)');
+    else if (fields.while?.delay !== undefined) add(['delay'], 'the same as while.delay: give one of them');
+    if (close?.snap_to !== undefined && fields.while?.snap_to !== undefined)
+      add(['delay', 'close', 'snap_to'], 'the same as while.snap_to: give one of them');
+    if (close?.stale_marker === true && close.snap_to === undefined)
+      add(
+        ['delay', 'close', 'stale_marker'],
+        'the Prometheus staleness marker on close is not built: give snap_to (a last sample) instead, or stale_marker: false',
+      );
+  }
+  if (snapTo && fields.signal_type !== undefined && fields.signal_type !== 'metrics') {
+    add(snapTo, `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`);
   }
   if (has('exemplars') && fields.signal_type === 'metrics' && defaultMetricType(fields, 'metrics') !== 'counter')
     add(['exemplars'], 'a metrics entry carries exemplars only as a counter (metric_type: counter)');
@@ -428,7 +443,7 @@ function normalise(fields: EntryFields): Entry {
     phase_offset: fields.phase_offset,
     clock_group: fields.clock_group,
     after: fields.after,
-    while: fields.while,
+    while: fields.while && gateOf(fields.while, fields.delay),
     exemplars: fields.exemplars,
     trace_context: fields.trace_context,
     span_metrics: fields.span_metrics,
@@ -460,4 +475,16 @@ function withoutUndefined<T extends object>(value: T): T {
 export function unbuiltRefusal(field: 'encoder' | 'sink', type: unknown): string | undefined {
   const refusal = featureRefusal((field === 'sink' ? sinkKindOf(type) : encoderKindOf(type))?.feature);
   return refusal && `${type} ${refusal}`;
+}
+
+/** `while` with the reference tool's `delay` beside it folded in: its `open` and `close`, and `close.snap_to`. */
+function gateOf(gate: While, delay: ReferenceDelay | undefined): While {
+  if (!delay) return gate;
+  const { open, close } = delay;
+  const debounce = { ...(open !== undefined && { open }), ...(close && { close: close.duration }) };
+  return {
+    ...gate,
+    ...(Object.keys(debounce).length && { delay: debounce }),
+    ...(close?.snap_to !== undefined && { snap_to: close.snap_to }),
+  };
 }

@@ -4,6 +4,7 @@
  * entry fields live in entry.ts, rules across entries in references.ts.
  */
 import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
 import { parseStartTime } from './start-time.js';
 import { isMapping, show } from './problems.js';
@@ -774,6 +775,48 @@ export const whileGate = strict('while', watched, {
   .describe("Emit only while another entry's current value satisfies op value.")
   .define('while');
 export type While = t.TypeOf<typeof whileGate>;
+
+const closeDetails = strict(
+  'delay.close',
+  { duration: duration.describe('How long the condition must fail before the entry stops emitting.') },
+  {
+    snap_to: number.describe(
+      "Metrics entries: the value of one last sample when the gate closes (while.snap_to's place).",
+    ),
+    stale_marker: boolean.describe(
+      'false: no staleness marker on close, which svc never writes; true (without snap_to) is refused: use snap_to.',
+    ),
+  },
+);
+const closeDelay = new Codec<t.TypeOf<typeof closeDetails>>(
+  'delay.close',
+  (u, c) => {
+    if (typeof u === 'string') {
+      const ms = duration.validate(u, c);
+      return isLeft(ms) ? ms : t.success({ duration: ms.right });
+    }
+    if (isMapping(u)) return closeDetails.validate(u, c);
+    return invalidType(u, c, 'a duration string or a mapping {duration, snap_to?, stale_marker?}');
+  },
+  undefined,
+  (child) => ({ anyOf: [child(duration), child(closeDetails)] }),
+);
+
+/**
+ * The reference tool's place for the debounce of `while`: `delay` beside it, not in it; `close` also in its
+ * extended form `{duration, snap_to?, stale_marker?}`. lib/config/entry.ts folds it into `while`.
+ */
+export const referenceDelay = strict(
+  'delay',
+  {},
+  {
+    open: duration.describe('How long the condition must hold before the entry emits (while.delay.open).'),
+    close: closeDelay.describe(
+      'How long it must fail before the entry stops emitting (while.delay.close), or {duration, snap_to?, stale_marker?}.',
+    ),
+  },
+).describe("Only with while: the reference tool's place for while.delay (and, in close, while.snap_to).");
+export type ReferenceDelay = t.TypeOf<typeof referenceDelay>;
 
 const spanRef = nonEmptyString.describe('The id of the traces entry of this file whose spans are named.');
 const spanService = nonEmptyString.describe('Only spans of this service (of a trace_generator service).');

@@ -119,6 +119,46 @@ describe('ids and references between entries', () => {
       });
     });
 
+    it("takes the reference tool's delay beside while, close as a duration or {duration, snap_to, stale_marker: false}", () => {
+      const gated = (delay: unknown) =>
+        load(v2([metric({ id: 'link' }), metric({ id: 'drops', while: gate('link'), delay })])).scenarios[1]!;
+      expect(gated({ open: '250ms', close: '1s' }).while).to.deep.equal({
+        ...gate('link'),
+        delay: { open: 250, close: 1000 },
+      });
+      expect(gated({ close: { duration: '5s', snap_to: 1 } }).while).to.deep.equal({
+        ...gate('link'),
+        delay: { close: 5000 },
+        snap_to: 1,
+      });
+      expect(gated({ open: '1s', close: { duration: '5s', stale_marker: false } }).while).to.deep.equal({
+        ...gate('link'),
+        delay: { open: 1000, close: 5000 },
+      });
+      expect(gated({ open: '1s' })).not.to.have.property('delay');
+    });
+
+    it('refuses the reference delay without while, beside while.delay, snap_to twice, and a staleness marker', () => {
+      expect(
+        problems(
+          v2([
+            metric({ id: 'a' }),
+            metric({ id: 'b', delay: { open: '1s' } }),
+            metric({ id: 'c', while: gate('a', { delay: { open: '1s' } }), delay: { close: '1s' } }),
+            metric({ id: 'd', while: gate('a', { snap_to: 0 }), delay: { close: { duration: '1s', snap_to: 1 } } }),
+            metric({ id: 'e', while: gate('a'), delay: { close: { duration: '1s', stale_marker: true } } }),
+            metric({ id: 'f', while: gate('a'), delay: { close: 5 } }),
+          ]),
+        ),
+      ).to.deep.equal([
+        'scenarios[1] (b): delay: only allowed with while (the reference tool writes while.delay here)',
+        'scenarios[2] (c): delay: the same as while.delay: give one of them',
+        'scenarios[3] (d): delay.close.snap_to: the same as while.snap_to: give one of them',
+        'scenarios[4] (e): delay.close.stale_marker: the Prometheus staleness marker on close is not built: give snap_to (a last sample) instead, or stale_marker: false',
+        'scenarios[5] (f): delay.close: invalid type: expected a duration string or a mapping {duration, snap_to?, stale_marker?}, got number 5',
+      ]);
+    });
+
     it('checks op, value, delay and snap_to', () => {
       expect(
         problems(
