@@ -18,7 +18,7 @@ import {
   type TickBatch,
 } from './model/batch.js';
 import { seriesOf, type Series } from './model/series.js';
-import { SPAN_STATUS, type SpanBatch, type SpanColumns } from './model/span.js';
+import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanResource } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
 import { readingSpans } from './internal/span-pool.js';
 
@@ -79,7 +79,8 @@ interface Dimensions {
  * subscription, counting the traces started before it (the span batches' tick times, so which of
  * the two streams comes first at one instant changes nothing). `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in
  * `unit`, `+Inf`, `_sum`, `_count`, with, under `exemplars`, the last span each bucket counted
- * since the last tick. With a `scheduler`, the end of the ticks writes once more, at that time (not
+ * since the last tick. Each row's series carries the resource of its service (`Series.resource`, without a pod's
+ * `k8s.pod.name`: the set counts every pod of the service), as the connector copies the spans' resource. With a `scheduler`, the end of the ticks writes once more, at that time (not
  * past `end`), so the last interval is counted too. State is created per subscription; the spans are
  * read while the result is subscribed.
  *
@@ -100,14 +101,18 @@ export function spanMetrics<B extends TickBatch>(
   const scale = unit === 'ms' ? 1000 : 1;
   const rowsPerSet = family === 'calls' ? 1 : bounds.length + 2;
   const [service, name, kind, status] = DIMENSIONS[naming];
-  const rowsOf = (labels: Record<string, string>): Series[] =>
-    family === 'calls'
-      ? [seriesOf(labels)]
+  const rowsOf = (labels: Record<string, string>, resource: SpanResource): Series[] => {
+    // As the connector copies a span's resource to its metrics; a service's pods counted together.
+    const row = (rowLabels: Record<string, string>, suffix?: string): Series =>
+      Object.freeze({ ...seriesOf(rowLabels, suffix), resource: resource.serviceResource ?? resource });
+    return family === 'calls'
+      ? [row(labels)]
       : [
-          ...bounds.map((bound) => seriesOf({ ...labels, le: boundText(bound * scale) }, '_bucket')),
-          seriesOf(labels, '_sum'),
-          seriesOf(labels, '_count'),
+          ...bounds.map((bound) => row({ ...labels, le: boundText(bound * scale) }, '_bucket')),
+          row(labels, '_sum'),
+          row(labels, '_count'),
         ];
+  };
 
   return readingSpans<B, Labelled<SampleBatch>>(spans, () => {
     // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
@@ -120,12 +125,15 @@ export function spanMetrics<B extends TickBatch>(
       if (!set) {
         const node = columns.nodes[columns.node[s]!]!;
         set = {
-          rows: rowsOf({
-            [service]: node.service,
-            [name]: node.name,
-            [kind]: `SPAN_KIND_${node.kind.toUpperCase()}`,
-            [status]: failed ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
-          }),
+          rows: rowsOf(
+            {
+              [service]: node.service,
+              [name]: node.name,
+              [kind]: `SPAN_KIND_${node.kind.toUpperCase()}`,
+              [status]: failed ? 'STATUS_CODE_ERROR' : 'STATUS_CODE_UNSET',
+            },
+            columns.resource[s]!,
+          ),
           calls: 0,
           sum: 0,
           perBucket: new Float64Array(bounds.length),

@@ -299,10 +299,14 @@ function spanMetricsIssues(config: SpanMetricsConfig, entrySink: SinkConfig | un
       },
     ];
   const encoder = config.encoder?.type ?? defaultEncoder('metrics', sink.type);
-  return pairing('metrics', encoder, sink).problems.map(({ path, message }) => ({
-    path: ['span_metrics', ...path],
-    message,
-  }));
+  const problems = pairing('metrics', encoder, sink).problems;
+  // Each service's span metrics go under its resource, as its spans do (the entry's sink has none: traces).
+  if (config.sink && 'resource' in config.sink && config.sink.resource !== undefined)
+    problems.push({
+      path: ['sink', 'resource'],
+      message: "not allowed for span metrics: each service's metrics carry its resource from trace_generator.services",
+    });
+  return problems.map(({ path, message }) => ({ path: ['span_metrics', ...path], message }));
 }
 
 /**

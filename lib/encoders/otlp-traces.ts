@@ -13,6 +13,7 @@ import {
   OTLP_TAG,
   SPAN_TAG,
   otlpMessages,
+  resourceField,
   typedAttributes,
 } from '../protocols/otlp.js';
 import { VERSION } from '../version.js';
@@ -121,12 +122,7 @@ export function otlpTraces(): TraceEncoder {
     };
   });
   const resourceOf = perObject((resource: SpanResource) =>
-    field(
-      OTLP_TAG.first,
-      type('Resource')
-        .encode({ attributes: typedAttributes(resource.attributes) })
-        .finish(),
-    ),
+    Buffer.from(resourceField(typedAttributes(resource.attributes))),
   );
 
   /** Bytes of span `s`'s Span message (its `spans` field's tag and length aside). */

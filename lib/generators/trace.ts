@@ -360,11 +360,9 @@ function resourcesOf(service: string, config: ServiceConfig | undefined): (n: nu
   if (config?.version !== undefined) attributes['service.version'] = config.version;
   if (config?.environment !== undefined) attributes['deployment.environment'] = config.environment;
   const own = config?.attributes ?? {};
+  const resource = { service, attributes: { ...attributes, ...own } };
   const pods = config?.pods;
-  if (!pods) {
-    const resource = { service, attributes: { ...attributes, ...own } };
-    return () => resource;
-  }
+  if (!pods) return () => resource;
   let generation = -1;
   // Made as the turns reach them: a generation may end before every pod served a trace.
   let current: (SpanResource | undefined)[] = [];
@@ -375,6 +373,7 @@ function resourcesOf(service: string, config: ServiceConfig | undefined): (n: nu
     return (current[pod] ??= {
       service,
       attributes: { ...attributes, 'k8s.pod.name': `${service}-${now}-${pod}`, ...own },
+      serviceResource: resource,
     });
   };
 }

@@ -359,3 +359,10 @@ export function typedAttributes(
 ): { key: string; value: ReturnType<typeof anyValue> }[] {
   return Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
 }
+
+/** The `resource` field (1) of a ResourceSpans, ResourceMetrics or ResourceLogs: a Resource of these attributes. */
+export function resourceField(keyValues: ReturnType<typeof typedAttributes>): Uint8Array {
+  const { protobuf, type } = otlpMessages();
+  const resource = type('Resource').encode({ attributes: keyValues }).finish();
+  return protobuf.Writer.create().uint32(OTLP_TAG.first).bytes(resource).finish();
+}

@@ -1,3 +1,5 @@
+import type { SpanResource } from './span.js';
+
 /**
  * A label set. Ticks that carry the same labels share one object (the label operator interns
  * them), so encoders can build and cache a series' text prefix once, weakly — unless the set is
@@ -20,6 +22,11 @@ export interface Series {
    */
   readonly shape?: SeriesShape;
   readonly fills?: readonly (number | string)[];
+  /**
+   * What an OTLP request puts these points under, when not the sink's resource: a span metric's service (its
+   * labels name the service too, so `key` still tells series apart).
+   */
+  readonly resource?: SpanResource;
 }
 
 /**

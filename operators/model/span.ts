@@ -42,6 +42,8 @@ export interface SpanNode {
 export interface SpanResource {
   readonly service: string;
   readonly attributes: Readonly<Record<string, AttributeValue>>;
+  /** Of a pod's resource: the service's, which its pods share (no `k8s.pod.name`); absent: this is the service's. */
+  readonly serviceResource?: SpanResource;
 }
 
 /** Values of the `status` column. */

@@ -318,6 +318,12 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     ).to.deep.equal([
       'scenarios[0] (checkout): span_metrics.encoder.type: zipkin_json encodes traces only, not a metrics entry',
     ]);
+    const collector = { type: 'otlp_grpc', endpoint: '127.0.0.1:4317' };
+    expect(
+      refusal({ ...CHECKOUT, span_metrics: { sink: { ...collector, resource: { 'service.name': 'shop' } } } }),
+    ).to.deep.equal([
+      "scenarios[0] (checkout): span_metrics.sink.resource: not allowed for span metrics: each service's metrics carry its resource from trace_generator.services",
+    ]);
     expect(refusal({ ...CHECKOUT, exemplars: {} })).to.deep.equal([
       'scenarios[0] (checkout): exemplars: not allowed on a traces entry (only on histogram and summary and metrics entries)',
     ]);

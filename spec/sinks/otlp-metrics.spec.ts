@@ -9,6 +9,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { sampleBatch } from '../support/batches.js';
 import { metricEntry } from '../support/entries.js';
+import { scenarioDir, svc } from '../support/cli.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const nanos = (ms: number) => String(BigInt(ms) * 1_000_000n);
@@ -125,6 +126,62 @@ describe('OTLP metrics at a collector: delta, exponential histograms, exemplars'
           ],
         },
       ]);
+    });
+
+    it(`otlp_${via}: span metrics go under their service's resource, one ResourceMetrics per service, as the connector writes them`, async () => {
+      const { scenario } = scenarioDir('svc-otlp-span-metrics-');
+      const target = JSON.stringify({ ...sink(receiver), max_buffer_age: '100ms' });
+      const file = scenario(
+        'checkout.yaml',
+        `version: 2
+kind: runnable
+scenarios:
+  - signal_type: traces
+    name: checkout
+    rate: 5
+    duration: 3s
+    start_time: "2026-01-01T00:00:00Z"
+    sink: ${target}
+    span_metrics: {interval: 1s}
+    trace_generator:
+      services: {frontend: {version: "1.2"}, payment: {pods: {count: 2}}}
+      root:
+        service: frontend
+        operation: GET /checkout
+        kind: server
+        calls: [{service: payment, operation: POST /pay, kind: client, duration: 0.01}]
+`,
+      );
+      const result = await svc(['run', file, '--backfill']);
+      expect(result.code, result.stderr).to.equal(0);
+      const serviceOf = (attributes: ExportRequest[]) =>
+        attributes.find((a: ExportRequest) => a.key === 'service.name')?.value.string_value;
+      const requests = receiver.requestsOf('metrics');
+      const resources = requests.flatMap((request) =>
+        request.resource_metrics.map((rm: ExportRequest) => ({
+          resource: Object.fromEntries(rm.resource.attributes.map((a: ExportRequest) => [a.key, a.value.string_value])),
+          // The services its points count.
+          services: [
+            ...new Set(
+              rm.scope_metrics.flatMap((sm: ExportRequest) =>
+                sm.metrics.flatMap((m: ExportRequest) =>
+                  (m.sum ?? m.histogram).data_points.map((p: ExportRequest) => serviceOf(p.attributes)),
+                ),
+              ),
+            ),
+          ],
+        })),
+      );
+      const frontend = { resource: { 'service.name': 'frontend', 'service.version': '1.2' }, services: ['frontend'] };
+      // Every pod of payment counted together: its resource without k8s.pod.name.
+      const payment = { resource: { 'service.name': 'payment' }, services: ['payment'] };
+      for (const one of resources) expect([frontend, payment]).to.deep.include(one);
+      expect(resources).to.deep.include(frontend).and.to.deep.include(payment);
+      // One ResourceMetrics per service in a request.
+      for (const request of requests) {
+        const services = request.resource_metrics.map((rm: ExportRequest) => serviceOf(rm.resource.attributes));
+        expect(new Set(services).size).to.equal(services.length);
+      }
     });
   }
 });

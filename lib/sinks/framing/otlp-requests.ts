@@ -1,7 +1,9 @@
-import { OTLP_TAG, attributes, otlpMessages } from '../../protocols/otlp.js';
+import type { EncodedBatch } from '../../../operators/model/batch.js';
+import type { SpanResource } from '../../../operators/model/span.js';
+import { OTLP_TAG, attributes, otlpMessages, resourceField, typedAttributes } from '../../protocols/otlp.js';
 import { VERSION } from '../../version.js';
 import type { PartialRefusal } from '../core/batching-sink.js';
-import { recordRequests, type RecordRequest } from './record-requests.js';
+import { cutRecords, recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
 import { SinkError } from '../core/errors.js';
 
 /** The OTLP signals svc sends, with what their requests and refusals name. */
@@ -24,38 +26,66 @@ export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } 
 export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
 
 /**
- * Requests of at most `limit` records: each an `Export{Metrics,Logs}ServiceRequest` with one
- * `ResourceMetrics`/`ResourceLogs` (the sink's `resource` over {@link DEFAULT_RESOURCE}) holding
- * one scope (`svc` and its version) and the records, which the otlp encoder wrote as that scope's
- * `metrics`/`log_records` fields. Metrics and logs nest alike (fields 1 and 2 at each level), so
- * one envelope serves both.
+ * Requests of at most `limit` records: each an `Export{Metrics,Logs}ServiceRequest` with a
+ * `ResourceMetrics`/`ResourceLogs` per resource of its records, in order of first appearance: a record's
+ * series' own (`Series.resource`: a span metric's service), else the sink's `resource` over
+ * {@link DEFAULT_RESOURCE}. Each holds one scope (`svc` and its version) and its records, in order, which the
+ * otlp encoder wrote as that scope's `metrics`/`log_records` fields. Metrics and logs nest alike (fields 1 and 2
+ * at each level), so one envelope serves both.
  */
 export function otlpRequests(
   limit: number,
   resource: Readonly<Record<string, string>> = {},
   signal: OtlpSignal = 'metrics',
-): ReturnType<typeof recordRequests> {
+): (chunks: readonly EncodedBatch[]) => RecordRequest[] {
   // The traces encoder writes whole ResourceSpans, one per service: any run of them is the request.
   if (signal === 'traces') return recordRequests(limit, (_preambles, records) => Buffer.concat(records));
   const { protobuf, type } = otlpMessages();
-  const field = (tag: number, bytes: Uint8Array) => protobuf.Writer.create().uint32(tag).bytes(bytes).finish();
-  const resourceField = field(
-    OTLP_TAG.first,
-    type('Resource')
-      .encode({ attributes: attributes({ ...DEFAULT_RESOURCE, ...resource }) })
-      .finish(),
-  );
-  const scopeField = field(
-    OTLP_TAG.first,
-    type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish(),
-  );
+  const sinkResource = resourceField(attributes({ ...DEFAULT_RESOURCE, ...resource }));
+  const resourceFields = new WeakMap<SpanResource, Uint8Array>();
+  const resourceOf = (own: SpanResource | undefined): Uint8Array => {
+    if (!own) return sinkResource;
+    let bytes = resourceFields.get(own);
+    if (!bytes) resourceFields.set(own, (bytes = resourceField(typedAttributes(own.attributes))));
+    return bytes;
+  };
+  const scopeField = protobuf.Writer.create()
+    .uint32(OTLP_TAG.first)
+    .bytes(type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish())
+    .finish();
   const prefix = (tag: number, length: number) => protobuf.Writer.create().uint32(tag).uint32(length).finish();
-  return recordRequests(limit, (_preambles, records, bytes) => {
-    const scopeLength = scopeField.length + bytes;
-    const scopePrefix = prefix(OTLP_TAG.second, scopeLength);
-    const resourcePrefix = prefix(OTLP_TAG.first, resourceField.length + scopePrefix.length + scopeLength);
-    return Buffer.concat([resourcePrefix, resourceField, scopePrefix, scopeField, ...records]);
-  });
+  const body = (runs: readonly RecordRun[]): Uint8Array => {
+    // Per resource, its records' bytes: a run's records of one resource stay one view of the chunk.
+    const groups = new Map<SpanResource | undefined, { records: Uint8Array[]; bytes: number }>();
+    for (const { chunk, from, to } of runs) {
+      const { series } = chunk.frames;
+      for (let first = from, last = from; first < to; first = last) {
+        const own = series[first]!.resource;
+        while (++last < to && series[last]!.resource === own);
+        const records = recordBytes({ chunk, from: first, to: last });
+        const group = groups.get(own);
+        if (group) {
+          group.records.push(records);
+          group.bytes += records.length;
+        } else groups.set(own, { records: [records], bytes: records.length });
+      }
+    }
+    const parts: Uint8Array[] = [];
+    for (const [own, { records, bytes }] of groups) {
+      const resourceBytes = resourceOf(own);
+      const scopeLength = scopeField.length + bytes;
+      const scopePrefix = prefix(OTLP_TAG.second, scopeLength);
+      parts.push(
+        prefix(OTLP_TAG.first, resourceBytes.length + scopePrefix.length + scopeLength),
+        resourceBytes,
+        scopePrefix,
+        scopeField,
+        ...records,
+      );
+    }
+    return Buffer.concat(parts);
+  };
+  return (chunks) => cutRecords(limit, chunks).map(({ size, bytes, runs }) => ({ size, bytes, body: body(runs) }));
 }
 
 /**

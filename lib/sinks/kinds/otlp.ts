@@ -17,7 +17,7 @@ export const otlpFields = {
   headers,
   compression: oneOf(['none', 'gzip']).describe('Compression of the requests; default none.'),
   resource: record(nonEmptyString, string).describe(
-    "Resource attributes of every request (service.name, …); not for traces, whose services' resources trace_generator sets.",
+    "Resource attributes of every request (service.name, …); not for traces nor span metrics, whose services' resources trace_generator sets.",
   ),
   retry,
   max_buffer_age: maxBufferAge,
