@@ -19,6 +19,7 @@ import {
   record,
   strict,
   string,
+  stringWhere,
   type Decoded,
 } from '../language/combinators.js';
 import { entryGenerator, packMetricGenerator } from '../language/aliases.js';
@@ -89,6 +90,19 @@ const overrides = record(
   ),
 ).describe("Only with pack: per metric name of the pack, a generator and labels replacing or joining the pack's.");
 
+/**
+ * `span_metrics.namespace`: empty, or the start of an OpenTelemetry instrument name (a letter, then letters,
+ * digits, `_`, `.`, `-`, `/`), short enough that `<namespace>.duration` stays within the 255 characters of one.
+ * Prometheus names made from it (other characters as `_`) then start with a letter too.
+ */
+const NAMESPACE_PATTERN = '^(?:[A-Za-z][A-Za-z0-9_./-]{0,245})?$';
+const NAMESPACE = new RegExp(NAMESPACE_PATTERN);
+const spanMetricsNamespace = stringWhere(
+  (s) => NAMESPACE.test(s),
+  'an OpenTelemetry instrument name prefix (a letter, then letters, digits, _ . - or /; at most 246 characters) or ""',
+  { pattern: NAMESPACE_PATTERN },
+);
+
 /** `span_metrics: {…}` of a traces entry: the connector's settings, svc's delivery. */
 const spanMetricsSettings = strict(
   'span_metrics',
@@ -103,7 +117,9 @@ const spanMetricsSettings = strict(
     unit: oneOf(SPAN_METRICS_UNITS).describe(
       'The unit of the duration histogram: ms (default, as the connector) or s.',
     ),
-    namespace: string.describe("Prefix of the metric names; default traces.span.metrics (the connector's)."),
+    namespace: spanMetricsNamespace.describe(
+      "Prefix of the metric names; default traces.span.metrics (the connector's); empty: none.",
+    ),
     exemplars: boolean.describe('Duration buckets carry the ids of a span they counted; default false.'),
   },
 );

@@ -318,6 +318,15 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     ).to.deep.equal([
       'scenarios[0] (checkout): span_metrics.encoder.type: zipkin_json encodes traces only, not a metrics entry',
     ]);
+    expect(refusal({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, namespace: 'a b-c' } })).to.deep.equal([
+      'scenarios[0] (checkout): span_metrics.namespace: expected an OpenTelemetry instrument name prefix (a letter, then letters, digits, _ . - or /; at most 246 characters) or "", got "a b-c"',
+    ]);
+    expect(refusal({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, namespace: '1x' } })).to.have.length(1);
+    expect(
+      refusal({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, namespace: `a${'b'.repeat(246)}` } }),
+    ).to.have.length(1);
+    for (const namespace of ['', 'span.metrics', 'a/b-c_d', `a${'b'.repeat(245)}`])
+      expect(() => file({ ...CHECKOUT, span_metrics: { sink: { type: 'stdout' }, namespace } })).not.to.throw();
     const collector = { type: 'otlp_grpc', endpoint: '127.0.0.1:4317' };
     expect(
       refusal({ ...CHECKOUT, span_metrics: { sink: { ...collector, resource: { 'service.name': 'shop' } } } }),
