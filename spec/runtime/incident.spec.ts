@@ -107,6 +107,16 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
   });
 
   it('logs: every error of payment names a payment span that failed just before it, inside the incident', () => {
+    // Under payment's resource, as its spans.
+    const resources = otlp
+      .requestsOf('logs')
+      .flatMap((r) => r.resource_logs.map((rl: ExportRequest) => rl.resource.attributes));
+    for (const resource of resources)
+      expect(resource.map((a: ExportRequest) => [a.key, a.value.string_value])).to.deep.equal([
+        ['deployment.environment', 'prod'],
+        ['service.name', 'payment'],
+        ['service.version', '3.0.2'],
+      ]);
     const records = logsOf(otlp.requestsOf('logs'));
     expect(records).to.have.length(600);
     const byId = new Map(spans.map((span) => [`${span.traceId}/${span.spanId}`, span]));
