@@ -1,4 +1,4 @@
-import type { SpanResource } from './span.js';
+import type { SpanResource } from './resource.js';
 
 /**
  * A label set. Ticks that carry the same labels share one object (the label operator interns

@@ -10,12 +10,12 @@
  * bytes once.
  */
 import type { TickBatch } from './batch.js';
+import type { AttributeValue, SpanResource } from './resource.js';
+
+export type { AttributeValue, SpanResource };
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 export const SPAN_KINDS: readonly SpanKind[] = ['server', 'client', 'producer', 'consumer', 'internal'];
-
-/** A span or resource attribute's value, typed as OTLP carries it (a whole number is an int). */
-export type AttributeValue = string | number | boolean;
 
 /** An attribute whose value each span picks: one of `values`, or `prefix` + a number below `cardinality`. */
 export type PickedAttribute =
@@ -36,14 +36,6 @@ export interface SpanNode {
   readonly peer?: string;
   /** What an error raised in this span says: its status message, and its `exception` event's attributes. */
   readonly exception: { readonly type: string; readonly message: string };
-}
-
-/** The resource of a span: its service's attributes (`service.name` first), the pod of the moment included. */
-export interface SpanResource {
-  readonly service: string;
-  readonly attributes: Readonly<Record<string, AttributeValue>>;
-  /** Of a pod's resource: the service's, which its pods share (no `k8s.pod.name`); absent: this is the service's. */
-  readonly serviceResource?: SpanResource;
 }
 
 /** Values of the `status` column. */
