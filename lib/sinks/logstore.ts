@@ -45,7 +45,7 @@ export function logstoreSink(options: LogstoreSinkOptions): Sink {
 function refusalHint(status: number): string | undefined {
   switch (status) {
     case 400:
-      return `label names must match ${LABEL_KEY_PATTERN} and every stream needs at least one label; timestamps too old or too far ahead (start_time) are refused as well`;
+      return `label names must match ${LABEL_KEY_PATTERN}, every stream needs at least one label and Loki takes at most 15 by default (limits_config.max_label_names_per_series); timestamps too old or too far ahead (start_time) are refused as well`;
     case 401:
     case 403:
       return 'set the tenant header (X-Scope-OrgID) or the credentials in headers';

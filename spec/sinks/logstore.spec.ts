@@ -173,6 +173,15 @@ describe('logstore sink (Loki push API)', () => {
     expect(receiver.pushes).to.have.length(1); // a refusal is not retried
   });
 
+  it('a 400 for a stream with more labels than the store takes names the limit and its setting', async () => {
+    receiver = await startLokiReceiver();
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    sink.write(lineChunk(Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`l${i}`, 'x'])), 'hello'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.match(/answered 400 Bad Request: "stream .* has 16 label names; limit 15"; /);
+    expect(error.message).to.include('Loki takes at most 15 by default (limits_config.max_label_names_per_series)');
+  });
+
   it('a 401 from a multi-tenant store points at the tenant header', async () => {
     receiver = await startLokiReceiver({ requireTenant: true });
     const sink = logstoreSink({ url: receiver.url });
