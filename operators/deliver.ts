@@ -27,7 +27,7 @@ export interface Sink {
   close(): Promise<void>;
   /**
    * Outcomes that happen after `write` returned. Without it, a write that returned (or whose
-   * promise resolved) counts as delivered at once.
+   * promise resolved) counts as delivered at once. An error on it errors {@link deliver}'s stream.
    */
   readonly reports?: Observable<SinkReport>;
 }
@@ -122,13 +122,15 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
     };
 
-    const reports = sink.reports?.subscribe(
-      guarded(subscriber, (report: SinkReport) => {
+    // A `reports` that errors is a broken sink, not a failed delivery: the stream errors.
+    const reports = sink.reports?.subscribe({
+      next: guarded(subscriber, (report: SinkReport) => {
         if (report.kind !== 'failed') return subscriber.next(report);
         failed(report.size, report.bytes, report.error, report.refusal);
         reported.add(report.error);
       }),
-    );
+      error: (error: unknown) => subscriber.error(error),
+    });
 
     const finish = () => {
       sink.flush().then(

@@ -123,8 +123,8 @@ export function spanFilter({ service, kinds, errors, roots }: SpanChoice): SpanF
 /**
  * An operator that reads `spans` beside its source: for each subscription `start` makes its state
  * (the function fed every span batch, and the operator the source runs through), spans are fed
- * for as long as the result is subscribed, and the result completes or errors with the source,
- * whatever the spans do.
+ * for as long as the result is subscribed, and the result completes with the source, whatever the
+ * spans do; an error of the spans errors it (unhandled, RxJS would throw it out of the stream).
  */
 export function readingSpans<A, B>(
   spans: Observable<SpanBatch>,
@@ -133,7 +133,7 @@ export function readingSpans<A, B>(
   return (source) =>
     new Observable<B>((subscriber) => {
       const { feed, operator } = start();
-      const fed = spans.subscribe(feed);
+      const fed = spans.subscribe({ next: feed, error: (error: unknown) => subscriber.error(error) });
       const main = source.pipe(operator).subscribe(subscriber);
       return () => {
         fed.unsubscribe();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { concat, defer, lastValueFrom, map, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
-import type { Labelled, ObservationBatch, SampleBatch, TickBatch } from '../../operators/model/batch.js';
+import { concat, defer, lastValueFrom, map, NEVER, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
+import type { Labelled, LogBatch, ObservationBatch, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import { DEFAULT_NATIVE, histogram } from '../../operators/histogram.js';
 import { nativeHistogram } from '../../operators/native-histogram.js';
 import { labels } from '../../operators/labels.js';
@@ -9,6 +9,10 @@ import { seriesOf } from '../../operators/model/series.js';
 import { deliver, type Delivery } from '../../operators/deliver.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
+import { exemplars } from '../../operators/exemplars.js';
+import { traceContext } from '../../operators/trace-context.js';
+import { spanMetrics } from '../../operators/span-metrics.js';
+import type { SpanBatch } from '../../operators/model/span.js';
 import { chunk } from '../support/batches.js';
 import { MemorySink } from '../support/sinks.js';
 import { virtualTime } from '../support/marbles.js';
@@ -146,6 +150,35 @@ describe('operators keep their state per subscription', () => {
           complete: () => seen.push('complete'),
         });
       expect(seen).to.deep.equal(['written', 'delivered', 'error: flush threw']);
+    });
+  });
+
+  describe('an error of what an operator reads beside its source goes down the stream', () => {
+    const broken = new Error('spans broke');
+    const readers: [string, (spans: Observable<SpanBatch>) => Observable<unknown>][] = [
+      ['exemplars', (spans) => (NEVER as Observable<Labelled<SampleBatch>>).pipe(exemplars({ spans }))],
+      ['traceContext', (spans) => (NEVER as Observable<LogBatch>).pipe(traceContext(spans))],
+      ['spanMetrics', (spans) => (NEVER as Observable<TickBatch>).pipe(spanMetrics(spans, { family: 'calls' }))],
+    ];
+    for (const [name, read] of readers) {
+      it(`${name}: spans that error error the result, not the process`, () => {
+        virtualTime().run(({ cold, expectObservable }) => {
+          const spans = cold<SpanBatch>('--#', undefined, broken);
+          expectObservable(read(spans)).toBe('--#', undefined, broken);
+        });
+      });
+    }
+
+    it('deliver: a sink whose reports error errors the stream', () => {
+      virtualTime().run(({ cold, expectObservable }) => {
+        const sink = Object.assign(new MemorySink(), { reports: cold<never>('--#', undefined, broken) });
+        const chunks = cold('a', { a: chunk('a\n') });
+        const kinds = chunks.pipe(
+          deliver(sink),
+          map((d: Delivery) => d.kind),
+        );
+        expectObservable(kinds).toBe('w-#', { w: 'written' }, broken);
+      });
     });
   });
 });
