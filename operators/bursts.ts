@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction } from 'rxjs';
-import type { Burst, RateSchedule } from './model/rate-schedule.js';
+import { checkBurst, type Burst, type RateSchedule } from './model/rate-schedule.js';
 
 /**
  * Burst rate switch: multiplies the rate of a schedule by `multiplier` in the head
@@ -14,5 +14,6 @@ import type { Burst, RateSchedule } from './model/rate-schedule.js';
  * ```
  */
 export function bursts(burst: Burst): MonoTypeOperatorFunction<RateSchedule> {
+  checkBurst('bursts', burst);
   return map((schedule) => schedule.withBurst(burst));
 }

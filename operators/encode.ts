@@ -1,5 +1,6 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { EncodedBatch, TickBatch } from './model/batch.js';
+import { check, withMethods } from './internal/arguments.js';
 
 /**
  * Turns one batch of events into the bytes a sink writes (one byte array per batch: the text
@@ -20,5 +21,6 @@ export interface Encoder<B, D extends string | Uint8Array = string | Uint8Array>
  * ```
  */
 export function encode<B extends TickBatch>(encoder: Encoder<B>): OperatorFunction<B, EncodedBatch> {
+  check('encode', 'encoder', encoder, withMethods('encode'));
   return map((batch) => encoder.encode(batch));
 }

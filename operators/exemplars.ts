@@ -4,6 +4,7 @@ import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
+import { checkOptional, FUNCTION, INTEGER, POSITIVE_COUNT, PROBABILITY, withMethods } from './internal/arguments.js';
 
 export interface ExemplarOptions {
   /** The batches of the traces whose spans the exemplars name; absent: random ids. */
@@ -44,6 +45,11 @@ export interface ExemplarOptions {
  * ```
  */
 export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOptions = {}): MonoTypeOperatorFunction<B> {
+  checkOptional('exemplars', 'spans', options.spans, withMethods('subscribe'));
+  checkOptional('exemplars', 'every', options.every, POSITIVE_COUNT);
+  checkOptional('exemplars', 'probability', options.probability, PROBABILITY);
+  checkOptional('exemplars', 'seed', options.seed, INTEGER);
+  checkOptional('exemplars', 'value', options.value, FUNCTION);
   const { every = 1, probability, seed = 0, value = () => 1 } = options;
   const draws = new SplitMix64(seed);
   const ids = new SplitMix64(seed ^ ID_STREAM);

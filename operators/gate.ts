@@ -10,6 +10,7 @@ import {
 } from 'rxjs';
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
+import { check, checkOptional, FUNCTION, NON_NEGATIVE, withMethods } from './internal/arguments.js';
 
 export interface GateOptions<B extends TickBatch> {
   /** How long (ms) the condition must hold before the gate opens; default 0. */
@@ -45,7 +46,13 @@ export function gate<B extends TickBatch>(
   condition: Observable<boolean>,
   options: GateOptions<B> = {},
 ): MonoTypeOperatorFunction<B> {
+  check('gate', 'condition', condition, withMethods('subscribe'));
   const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler, onEdge } = options;
+  check('gate', 'open', openDelay, NON_NEGATIVE);
+  check('gate', 'close', closeDelay, NON_NEGATIVE);
+  check('gate', 'scheduler', scheduler, withMethods('now', 'schedule'));
+  checkOptional('gate', 'snap', snap, FUNCTION);
+  checkOptional('gate', 'onEdge', onEdge, FUNCTION);
   const settle = (holds: boolean, delay: number): Observable<boolean> =>
     delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds);
   return (source) =>

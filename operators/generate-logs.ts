@@ -1,5 +1,6 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { LogBatch, LogTemplate, TickBatch } from './model/batch.js';
+import { check, FUNCTION } from './internal/arguments.js';
 
 /**
  * The log record of tick `index`, scheduled `offset` ms after the entry start. Pure. A record
@@ -26,6 +27,7 @@ export type LogRecordGenerator = (
  * ```
  */
 export function generateLogs<B extends TickBatch>(generator: LogRecordGenerator): OperatorFunction<B, B & LogBatch> {
+  check('generateLogs', 'generator', generator, FUNCTION);
   return map((batch) => {
     const severity = new Array<string>(batch.size);
     const message = new Array<string>(batch.size);

@@ -1,6 +1,7 @@
 import { defer, map, type OperatorFunction } from 'rxjs';
 import type { TickBatch } from './model/batch.js';
 import { SpanWriter, type SpanBatch, type TraceGenerator } from './model/span.js';
+import { check, checkList, withMethods } from './internal/arguments.js';
 
 /**
  * Generator map for traces entries: every tick writes its trace (and the traces its consumers
@@ -14,6 +15,8 @@ import { SpanWriter, type SpanBatch, type TraceGenerator } from './model/span.js
  * ```
  */
 export function generateTraces<B extends TickBatch>(generator: TraceGenerator): OperatorFunction<B, B & SpanBatch> {
+  check('generateTraces', 'generator', generator, withMethods('trace'));
+  checkList('generateTraces', 'generator.nodes', generator.nodes);
   return (source) =>
     defer(() => {
       const writer = new SpanWriter(generator.nodes);

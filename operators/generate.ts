@@ -1,5 +1,6 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { TickBatch } from './model/batch.js';
+import { check, FUNCTION } from './internal/arguments.js';
 
 /** The value of tick `index`, scheduled `offset` ms after the entry start. Pure. */
 export type ValueGenerator = (index: number, offset: number) => number;
@@ -16,6 +17,7 @@ export type ValueGenerator = (index: number, offset: number) => number;
 export function generate<B extends TickBatch>(
   generator: ValueGenerator,
 ): OperatorFunction<B, B & { readonly value: Float64Array }> {
+  check('generate', 'generator', generator, FUNCTION);
   return map((batch) => {
     const value = new Float64Array(batch.size);
     for (let i = 0; i < batch.size; i++) value[i] = generator(batch.index[i]!, batch.offset[i]!);

@@ -1,7 +1,8 @@
 import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { boundText, bucketOf, expandRows, type SeriesTotals } from './internal/series-rows.js';
-import { ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
+import { checkNativeOptions, ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
+import { checkIncreasing } from './internal/arguments.js';
 
 export type { NativeHistogramOptions };
 
@@ -39,6 +40,8 @@ export function histogram(
   buckets: readonly number[] = DEFAULT_BUCKETS,
   { native }: HistogramOptions = {},
 ): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  checkIncreasing('histogram', 'buckets', buckets);
+  if (native) checkNativeOptions('histogram', 'native', native);
   const bounds = [...buckets, Infinity];
   const rows = [
     ...bounds.map((bound) => ({ suffix: '_bucket', label: ['le', boundText(bound)] as const })),

@@ -1,6 +1,7 @@
 import { map, type MonoTypeOperatorFunction } from 'rxjs';
 import type { SampleBatch } from './model/batch.js';
 import { SplitMix64 } from '../lib/random.js';
+import { check, INTEGER, NON_NEGATIVE } from './internal/arguments.js';
 
 /**
  * Adds uniform noise in `[-amount, +amount)` to every value. The noise of tick n is drawn from
@@ -14,6 +15,8 @@ import { SplitMix64 } from '../lib/random.js';
  * ```
  */
 export function jitter<B extends SampleBatch>(amount: number, seed = 0): MonoTypeOperatorFunction<B> {
+  check('jitter', 'amount', amount, NON_NEGATIVE);
+  check('jitter', 'seed', seed, INTEGER);
   const random = new SplitMix64(seed);
   return map((batch) => {
     const value = new Float64Array(batch.size);

@@ -33,6 +33,7 @@ import {
 } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
+import { check, checkList, checkOptional, checkWindow, INTEGER, oneOf, POSITIVE_COUNT } from './internal/arguments.js';
 
 /** A rotating label present on every event: `prefix` + (n mod cardinality), or `values` cycled. */
 export type RotatingLabel =
@@ -106,6 +107,7 @@ interface Dimension {
  * labels as fills, so no label text is built per tick (docs/architecture.md, "The hot path").
  */
 export function labels<B extends TickBatch>(options: LabelOptions = {}): OperatorFunction<B, Labelled<B>> {
+  checkLabelOptions(options);
   const fixed = options.static ?? {};
   const shard = options.shard;
   const dimensions = dimensionsOf(options);
@@ -233,6 +235,35 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
         filter((batch) => batch.size > 0),
       )
     : labelled;
+}
+
+const KEY = { type: 'string', test: (key: string) => key !== '', expected: 'a label name' } as const;
+
+/** Throws, naming the field, unless `options` can label ticks: a mistake would show as `pod_NaN` or a crash later. */
+function checkLabelOptions({ dynamic = [], spikes = [], shard }: LabelOptions): void {
+  checkList('labels', 'dynamic', dynamic);
+  dynamic.forEach((label, i) => {
+    check('labels', `dynamic[${i}].key`, label.key, KEY);
+    if ('values' in label) {
+      checkList('labels', `dynamic[${i}].values`, label.values);
+      if (label.values.length === 0) throw new RangeError(`labels: dynamic[${i}].values must not be empty`);
+    } else check('labels', `dynamic[${i}].cardinality`, label.cardinality, POSITIVE_COUNT);
+  });
+  checkList('labels', 'spikes', spikes);
+  spikes.forEach((spike, i) => {
+    check('labels', `spikes[${i}].label`, spike.label, KEY);
+    check('labels', `spikes[${i}].cardinality`, spike.cardinality, POSITIVE_COUNT);
+    checkWindow('labels', `spikes[${i}]`, spike);
+    checkOptional('labels', `spikes[${i}].strategy`, spike.strategy, oneOf(['counter', 'random']));
+    checkOptional('labels', `spikes[${i}].seed`, spike.seed, INTEGER);
+  });
+  if (!shard) return;
+  check('labels', 'shard.count', shard.count, POSITIVE_COUNT);
+  check('labels', 'shard.index', shard.index, {
+    type: 'number',
+    test: (index: number) => Number.isInteger(index) && index >= 0 && index < shard.count,
+    expected: `a whole number from 0 to ${shard.count - 1} (below shard.count)`,
+  });
 }
 
 /** Most label sets an entry interns (see `labels`); past that, a shard hashes every tick's label set. */

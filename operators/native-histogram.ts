@@ -1,7 +1,7 @@
 import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { expandRows } from './internal/series-rows.js';
-import { ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
+import { checkNativeOptions, ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
 import { DEFAULT_NATIVE } from './histogram.js';
 
 /**
@@ -21,6 +21,7 @@ import { DEFAULT_NATIVE } from './histogram.js';
 export function nativeHistogram(
   options: NativeHistogramOptions = DEFAULT_NATIVE,
 ): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  checkNativeOptions('nativeHistogram', 'options', options);
   return expandRows<ExponentialBuckets>({
     rows: [{ suffix: '', native: true }],
     initial: () => new ExponentialBuckets(options),

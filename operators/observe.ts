@@ -1,5 +1,6 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { ObservationBatch, TickBatch } from './model/batch.js';
+import { check, COUNT, FUNCTION } from './internal/arguments.js';
 
 /**
  * Generator map for histogram and summary entries: gives tick n, scheduled `at` ms after the
@@ -16,6 +17,8 @@ export function observe<B extends TickBatch>(
   sample: (i: number, at: number) => number,
   perTick: number,
 ): OperatorFunction<B, B & ObservationBatch> {
+  check('observe', 'sample', sample, FUNCTION);
+  check('observe', 'perTick', perTick, COUNT);
   return map((batch) => {
     const observations = new Array<Float64Array>(batch.size);
     // One buffer for the batch, a view of it per tick: a typed array of its own per tick would

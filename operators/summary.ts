@@ -1,6 +1,7 @@
 import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
+import { checkIncreasing, PROBABILITY } from './internal/arguments.js';
 
 export const DEFAULT_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
 
@@ -19,6 +20,7 @@ export const DEFAULT_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
 export function summary(
   quantiles: readonly number[] = DEFAULT_QUANTILES,
 ): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
+  checkIncreasing('summary', 'quantiles', quantiles, PROBABILITY);
   const rows = [
     ...quantiles.map((q) => ({ suffix: '', label: ['quantile', boundText(q)] as const })),
     { suffix: '_sum' },

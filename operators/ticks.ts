@@ -10,7 +10,8 @@ import {
 import type { TickBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
-import type { RateSchedule } from './model/rate-schedule.js';
+import { RateSchedule } from './model/rate-schedule.js';
+import { check, checkOptional, FUNCTION, NON_NEGATIVE, POSITIVE_COUNT, withMethods } from './internal/arguments.js';
 
 export interface TicksOptions {
   scheduler?: SchedulerLike;
@@ -64,6 +65,13 @@ export interface SlotPattern {
  * without a cost each); batches hold up to `maxBatch` emitted slots.
  */
 export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
+  checkOptional('ticks', 'scheduler', options.scheduler, withMethods('now', 'schedule'));
+  checkOptional('ticks', 'duration', options.duration, DURATION);
+  checkOptional('ticks', 'anchor', options.anchor, FUNCTION);
+  checkOptional('ticks', 'maxBatch', options.maxBatch, POSITIVE_COUNT);
+  checkOptional('ticks', 'maxBatchesPerWake', options.maxBatchesPerWake, POSITIVE_COUNT);
+  checkOptional('ticks', 'paused', options.paused, withMethods('subscribe'));
+  checkOptional('ticks', 'ahead', options.ahead, NON_NEGATIVE);
   const {
     scheduler = asyncScheduler,
     duration = Infinity,
@@ -196,6 +204,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
 
     const schedules = source.subscribe({
       next: guarded(subscriber, (value: RateSchedule) => {
+        check('ticks', 'each value of its source', value, SCHEDULE);
         if (!schedule) {
           start = scheduler.now();
           anchor = anchorOf(start);
@@ -221,6 +230,19 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   };
   return (source) => new Observable<TickBatch>((subscriber) => run(source, subscriber));
 }
+
+/** A run time: ms from the start, or Infinity for none. */
+const DURATION = {
+  type: 'number',
+  test: (ms: number) => ms >= 0,
+  expected: 'a number of ms ≥ 0 (Infinity: no end)',
+} as const;
+/** What the timer reads: a schedule, not a rate. */
+const SCHEDULE = {
+  type: 'object',
+  test: (value: object) => value instanceof RateSchedule,
+  expected: 'a RateSchedule (of(RateSchedule.constant(rate)))',
+} as const;
 
 /** Every slot: the default pattern. */
 const EVERY_SLOT: SlotPattern = { period: 1, residues: [0] };

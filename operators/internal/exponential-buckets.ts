@@ -1,4 +1,5 @@
 import type { BucketSpan, NativeHistogram } from '../model/native-histogram.js';
+import { check, NON_NEGATIVE, POSITIVE_COUNT } from './arguments.js';
 
 /** How a native histogram records: its finest resolution, its zero bucket, the most buckets it keeps populated. */
 export interface NativeHistogramOptions {
@@ -12,6 +13,19 @@ export interface NativeHistogramOptions {
 
 /** The coarsest schema: halving stops there, whatever the bucket count. */
 const MIN_SCHEMA = -4;
+/** The finest schema Prometheus defines. */
+const MAX_SCHEMA = 8;
+
+/** Throws unless `options` (the argument `name` of `operator`) are native histogram settings Prometheus defines. */
+export function checkNativeOptions(operator: string, name: string, options: NativeHistogramOptions): void {
+  check(operator, `${name}.schema`, options.schema, {
+    type: 'number',
+    test: (schema: number) => Number.isInteger(schema) && schema >= MIN_SCHEMA && schema <= MAX_SCHEMA,
+    expected: `a whole number from ${MIN_SCHEMA} to ${MAX_SCHEMA}`,
+  });
+  check(operator, `${name}.zeroThreshold`, options.zeroThreshold, NON_NEGATIVE);
+  check(operator, `${name}.maxBuckets`, options.maxBuckets, POSITIVE_COUNT);
+}
 /**
  * How wide (in bucket indexes) a window may grow, as a multiple of `maxBuckets`, before the resolution is halved
  * even though fewer buckets are populated: the dense counts of a series then stay within a few times its budget

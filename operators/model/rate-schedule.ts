@@ -1,4 +1,5 @@
 import type { Window } from './window.js';
+import { check, checkWindow, POSITIVE } from '../internal/arguments.js';
 
 /** A window during which the rate is multiplied. */
 export interface Burst extends Window {
@@ -13,6 +14,12 @@ const MAX_SLOT = Number.MAX_SAFE_INTEGER - MAX_SETTLE;
 /** Throws once settling takes more steps than rounding can explain. */
 function settling(step: number): void {
   if (step >= MAX_SETTLE) throw new RangeError('slot counting did not settle: the schedule disagrees with itself');
+}
+
+/** Throws unless `burst` is a window `0 < for < every` (ms) with a multiplier above 0, naming `operator`. */
+export function checkBurst(operator: string, burst: Burst): void {
+  checkWindow(operator, 'burst', burst);
+  check(operator, 'burst.multiplier', burst.multiplier, POSITIVE);
 }
 
 /**
@@ -34,8 +41,7 @@ export class RateSchedule {
     readonly rate: number,
     readonly burst?: Burst,
   ) {
-    if (!(rate > 0) || !Number.isFinite(rate))
-      throw new RangeError(`rate must be a positive finite number, got ${rate}`);
+    check('RateSchedule', 'rate', rate, POSITIVE);
     this.perMs = rate / 1000;
     // A rate so small that its per-millisecond figure underflows would put every slot at infinity.
     if (
@@ -58,13 +64,7 @@ export class RateSchedule {
   /** This schedule with a burst window. A schedule holds at most one burst window. */
   withBurst(burst: Burst): RateSchedule {
     if (this.burst) throw new Error('a rate schedule holds at most one burst window');
-    if (!(burst.multiplier > 0))
-      throw new RangeError(`burst multiplier must be greater than 0, got ${burst.multiplier}`);
-    if (!(burst.for > 0 && burst.for < burst.every)) {
-      throw new RangeError(
-        `burst window must satisfy 0 < for < every, got for ${burst.for} ms, every ${burst.every} ms`,
-      );
-    }
+    checkBurst('withBurst', burst);
     return new RateSchedule(this.rate, burst);
   }
 

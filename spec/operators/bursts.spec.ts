@@ -60,11 +60,18 @@ describe('bursts', () => {
     ]);
   });
 
-  it('rejects invalid windows into the stream', () => {
+  it('refuses an invalid window when it is made, naming the field', () => {
+    expect(() => bursts({ every: 100, for: 100, multiplier: 2 })).to.throw(
+      RangeError,
+      'bursts: burst.for must be shorter than burst.every (100 ms), got 100 ms',
+    );
+  });
+
+  it('errors the stream on a schedule that has a burst already', () => {
     let error: unknown;
-    of(RateSchedule.constant(1))
-      .pipe(bursts({ every: 100, for: 100, multiplier: 2 }))
+    of(RateSchedule.constant(1).withBurst({ every: 100, for: 10, multiplier: 2 }))
+      .pipe(bursts({ every: 100, for: 50, multiplier: 2 }))
       .subscribe({ error: (e) => (error = e) });
-    expect(String(error)).to.match(/0 < for < every/);
+    expect(String(error)).to.match(/at most one burst window/);
   });
 });

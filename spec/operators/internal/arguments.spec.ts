@@ -1,0 +1,172 @@
+import { expect } from 'chai';
+import { lastValueFrom, NEVER, of, toArray } from 'rxjs';
+import {
+  bursts,
+  deliver,
+  encode,
+  exemplars,
+  gapWindows,
+  gaps,
+  gate,
+  generate,
+  histogram,
+  jitter,
+  labels,
+  nativeHistogram,
+  observe,
+  RateSchedule,
+  spanMetrics,
+  summary,
+  ticks,
+  traceContext,
+  type Sink,
+} from '../../../operators/index.js';
+
+/** Calls a JavaScript caller could make: the types would refuse them, so they are cast. */
+const untyped = (value: unknown): any => value;
+
+describe('operator arguments', () => {
+  const refused: [string, () => unknown, ErrorConstructor, string][] = [
+    ['ticks maxBatch', () => ticks({ maxBatch: 0 }), RangeError, 'ticks: maxBatch must be a whole number ≥ 1, got 0'],
+    [
+      'ticks duration',
+      () => ticks({ duration: Number.NaN }),
+      RangeError,
+      'ticks: duration must be a number of ms ≥ 0 (Infinity: no end), got NaN',
+    ],
+    [
+      'ticks duration as text',
+      () => ticks({ duration: untyped('50') }),
+      TypeError,
+      'ticks: duration must be a number of ms ≥ 0 (Infinity: no end), got "50"',
+    ],
+    [
+      'bursts',
+      () => bursts({ every: 0, for: 0, multiplier: 2 }),
+      RangeError,
+      'bursts: burst.every must be a finite number > 0, got 0',
+    ],
+    [
+      'gaps for ≥ every',
+      () => gaps({ every: 100, for: 200 }),
+      RangeError,
+      'gaps: window.for must be shorter than window.every (100 ms), got 200 ms',
+    ],
+    [
+      'gaps without for',
+      () => gaps(untyped({ every: 200, duration: 100 })),
+      RangeError,
+      'gaps: window must be an object with every and for, got {every, duration}',
+    ],
+    [
+      'gapWindows',
+      () => gapWindows([{ at: 0, for: -1 }]),
+      RangeError,
+      'gapWindows: windows[0].for must be a finite number > 0, got -1',
+    ],
+    ['generate', () => generate(untyped(5)), TypeError, 'generate: generator must be a function, got 5'],
+    ['jitter', () => jitter(Number.NaN), RangeError, 'jitter: amount must be a finite number ≥ 0, got NaN'],
+    [
+      'labels cardinality',
+      () => labels({ dynamic: [{ key: 'pod', cardinality: 0 }] }),
+      RangeError,
+      'labels: dynamic[0].cardinality must be a whole number ≥ 1, got 0',
+    ],
+    [
+      'labels values',
+      () => labels({ dynamic: [{ key: 'pod', values: [] }] }),
+      RangeError,
+      'labels: dynamic[0].values must not be empty',
+    ],
+    [
+      'labels shard',
+      () => labels({ shard: { index: 2, count: 2 } }),
+      RangeError,
+      'labels: shard.index must be a whole number from 0 to 1 (below shard.count), got 2',
+    ],
+    ['observe', () => observe(() => 1, -1), RangeError, 'observe: perTick must be a whole number ≥ 0, got -1'],
+    [
+      'histogram buckets out of order',
+      () => histogram([5, 1]),
+      RangeError,
+      'histogram: buckets must increase, but buckets[1] (1) is not greater than 5',
+    ],
+    [
+      'histogram native',
+      () => histogram([1], { native: untyped({ schema: 0 }) }),
+      TypeError,
+      'histogram: native.zeroThreshold must be a finite number ≥ 0, got undefined',
+    ],
+    [
+      'nativeHistogram schema',
+      () => nativeHistogram({ schema: 9, zeroThreshold: 0, maxBuckets: 160 }),
+      RangeError,
+      'nativeHistogram: options.schema must be a whole number from -4 to 8, got 9',
+    ],
+    ['summary', () => summary([1.5]), RangeError, 'summary: quantiles[0] must be a number from 0 to 1, got 1.5'],
+    ['exemplars', () => exemplars({ every: 0 }), RangeError, 'exemplars: every must be a whole number ≥ 1, got 0'],
+    [
+      'traceContext',
+      () => traceContext(NEVER, { on: untyped('warn') }),
+      RangeError,
+      "traceContext: on must be one of 'error', 'all', 'probability', got \"warn\"",
+    ],
+    [
+      'spanMetrics',
+      () => spanMetrics(NEVER, { family: untyped('count') }),
+      RangeError,
+      "spanMetrics: family must be one of 'calls', 'duration', got \"count\"",
+    ],
+    [
+      'encode',
+      () => encode(untyped(undefined)),
+      TypeError,
+      'encode: encoder must be an object with encode(), got undefined',
+    ],
+    [
+      'deliver sink',
+      () => deliver(untyped({})),
+      RangeError,
+      'deliver: sink must be an object with write(), flush(), close(), got {}',
+    ],
+    ['gate', () => gate(untyped(true)), TypeError, 'gate: condition must be an object with subscribe(), got true'],
+    [
+      'RateSchedule',
+      () => RateSchedule.constant(untyped('10')),
+      TypeError,
+      'RateSchedule: rate must be a finite number > 0, got "10"',
+    ],
+  ];
+  for (const [name, call, type, message] of refused) {
+    it(`${name}: refused when the operator is made, naming the argument`, () => {
+      expect(call).to.throw(type, message);
+    });
+  }
+
+  it('deliver: an onError it does not know is refused, not taken for warn', () => {
+    const sink: Sink = { write: () => undefined, flush: async () => {}, close: async () => {} };
+    expect(() => deliver(sink, { onError: untyped('ignore') })).to.throw(
+      RangeError,
+      "deliver: onError must be one of 'warn', 'fail', got \"ignore\"",
+    );
+  });
+
+  it('ticks: a source value that is not a schedule errors the stream, naming what it must be', async () => {
+    const run = lastValueFrom(of(untyped(10)).pipe(ticks({ duration: 10 }), toArray()));
+    const error = await run.then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).to.equal(
+      'ticks: each value of its source must be a RateSchedule (of(RateSchedule.constant(rate))), got 10',
+    );
+  });
+
+  it('takes what the runtime passes: defaults, Infinity as no end, zero observations a tick', () => {
+    expect(() => ticks({ duration: Infinity, ahead: 0 })).not.to.throw();
+    expect(() => observe(() => 1, 0)).not.to.throw();
+    expect(() => histogram()).not.to.throw();
+    expect(() => summary([0, 1])).not.to.throw();
+    expect(() => labels({ dynamic: [{ key: 'pod', values: ['a'] }], shard: { index: 0, count: 1 } })).not.to.throw();
+  });
+});
