@@ -94,6 +94,9 @@ export interface DeliverOptions {
  *              deliver(sink)
  * deliveries:  a---b---c---(f|)   a: written a (then delivered a, now or later); f: flush done
  * ```
+ *
+ * The completion waits for `flush()`'s promise: in `TestScheduler.run` it comes after the run's
+ * frames, so wait for it (`lastValueFrom`) rather than expecting it in marbles (docs/operators.md).
  */
 export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunction<EncodedBatch, Delivery> {
   check('deliver', 'sink', sink, withMethods('write', 'flush', 'close'));
