@@ -15,7 +15,7 @@ import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface OpenMetricsOptions extends MetricMeta {
-  /** Exact number of decimals; absent means the shortest round-trip form. */
+  /** Exact number of decimals of sample values (not of `_created`, a time); absent means the shortest round-trip form. */
   readonly precision?: number;
 }
 
@@ -75,6 +75,8 @@ export function openMetrics({ name, metricType, help, precision }: OpenMetricsOp
     // Whole milliseconds (timestampOf): their quotient prints as the exact decimal.
     stamp: (ms) => ` ${ms / 1000}\n`,
     value,
+    // `_created` is a time to the millisecond: `precision` is of sample values.
+    timeValued: (series) => series.suffix === CREATED,
     ...(mayCarry && { exemplar: { open: ' # {trace_id="', between: '",span_id="', close: '"} ' } }),
   });
   const withCreated = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';

@@ -17,6 +17,11 @@ export interface SampleLineFormat {
   stamp(ms: number): string;
   readonly value: ValueFormat;
   /**
+   * Whether the series' values are times, written in the shortest form whatever the format's precision (OpenMetrics'
+   * `_created`): decimals meant for sample values would move a time. Absent: none is.
+   */
+  timeValued?(series: Series): boolean;
+  /**
    * How a row's exemplar is written before the line feed: `open + traceId + between + spanId + close`, then its
    * value as the format writes values and its timestamp as `stamp` (OpenMetrics'
    * ` # {trace_id="…",span_id="…"} value timestamp`). Absent: the format has no exemplars and the column is not read.
@@ -96,6 +101,8 @@ const FIRST_LINE_GUESS = 96;
 interface LineHead {
   /** Most bytes the lead and the middle take. */
   readonly room: number;
+  /** The series' values are times ({@link SampleLineFormat.timeValued}). */
+  readonly timeValued: boolean;
   writeLead(out: Buffer, at: number): number;
   writeMiddle(out: Buffer, at: number): number;
 }
@@ -109,6 +116,7 @@ class CachedHead implements LineHead {
   constructor(
     private readonly lead: Buffer,
     private readonly middle: Buffer,
+    readonly timeValued: boolean,
   ) {
     this.room = lead.length + middle.length;
   }
@@ -132,11 +140,17 @@ type ShapeParts = readonly (Buffer | number)[];
  */
 class ShapedHead implements LineHead {
   room = 0;
+  timeValued = false;
   private lead: ShapeParts = [];
   private middle: ShapeParts = [];
   private fills: readonly (number | string)[] = [];
 
-  point([lead, middle]: readonly [ShapeParts, ShapeParts], fills: readonly (number | string)[]): this {
+  point(
+    [lead, middle]: readonly [ShapeParts, ShapeParts],
+    fills: readonly (number | string)[],
+    timeValued: boolean,
+  ): this {
+    this.timeValued = timeValued;
     this.lead = lead;
     this.middle = middle;
     this.fills = fills;
@@ -156,10 +170,12 @@ class ShapedHead implements LineHead {
 /** Another transient series: its text, written in place, uncached. One per encoder, pointed at each series in turn. */
 class TextHead implements LineHead {
   room = 0;
+  timeValued = false;
   private lead = '';
   private middle = '';
 
-  point(lead: string, middle: string): this {
+  point(lead: string, middle: string, timeValued: boolean): this {
+    this.timeValued = timeValued;
     this.lead = lead;
     this.middle = middle;
     // A UTF-16 unit of text is at most 3 UTF-8 bytes.
@@ -215,6 +231,7 @@ function shapedBytes(parts: ShapeParts, fills: readonly (number | string)[]): nu
  * is copied in blocks. A line costs a few copies and no string building.
  */
 export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
+  const timeValuedOf = (series: Series) => format.timeValued?.(series) ?? false;
   const cached = new WeakMap<Series, CachedHead>();
   // The head of the last cached series: if the series that followed it last time comes again,
   // its head is one step away (a histogram's rows come in the same order every tick).
@@ -226,7 +243,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       if (!found)
         cached.set(
           series,
-          (found = new CachedHead(Buffer.from(format.lead(series)), Buffer.from(format.middle(series)))),
+          (found = new CachedHead(
+            Buffer.from(format.lead(series)),
+            Buffer.from(format.middle(series)),
+            timeValuedOf(series),
+          )),
         );
       if (lastCached) {
         lastCached.nextSeries = series;
@@ -260,7 +281,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     const parts = series.shape ? partsOf(series) : null;
     if (!parts && !series.transient) return cachedHeadOf(series);
     lastCached = undefined;
-    return parts ? shapedHead.point(parts, series.fills!) : textHead.point(format.lead(series), format.middle(series));
+    return parts
+      ? shapedHead.point(parts, series.fills!, timeValuedOf(series))
+      : textHead.point(format.lead(series), format.middle(series), timeValuedOf(series));
   };
   let lastSeries: Series | undefined;
   let head: LineHead = textHead;
@@ -270,7 +293,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let stampBytes: Buffer | undefined;
   let lastValue = NaN;
   let valueText = '';
-  const shortest = format.value.shortest;
+  const formatShortest = format.value.shortest;
+  // Values of the current series in the shortest form: the format's, or the series' values are times.
+  let shortest = formatShortest;
   // The value is written by writeShortest (`valueText` unused).
   let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
@@ -291,6 +316,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         if (s !== lastSeries) {
           lastSeries = s;
           head = headOf(s);
+          if (!formatShortest && head.timeValued !== shortest) {
+            shortest = head.timeValued;
+            // The value's text was made in the other form.
+            lastValue = NaN;
+          }
         }
         const ms = timestampOf(batch, i);
         if (ms !== lastMs) {

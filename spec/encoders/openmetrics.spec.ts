@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPENMETRICS_EOF, openMetrics } from '../../lib/encoders/openmetrics.js';
 import { exemplarRows, recordOf, type Exemplar } from '../../operators/model/batch.js';
-import { seriesOf } from '../../operators/model/series.js';
+import { seriesOf, type Series } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { promtoolCheck } from '../support/promtool.js';
@@ -118,6 +118,23 @@ describe('openMetrics: _created and exemplars', () => {
           .encode(sampleBatch({ values: [1] }))
           .data.toString(),
       ).to.not.contain('_created');
+  });
+
+  it('writes _created to the millisecond whatever the precision: it is a time, never after its first sample', () => {
+    const interned = seriesOf({ job: 'a' });
+    // A series past interning (many label sets) is written through another path.
+    const transient: Series = Object.freeze({ ...seriesOf({ job: 'b' }), transient: true });
+    for (const series of [interned, transient]) {
+      const out = openMetrics({ name: 'jobs_total', metricType: 'counter', precision: 0 })
+        .encode(sampleBatch({ anchor: T0 + 978, offsets: [0, 1000], values: [1.4, 1.6], series }))
+        .data.toString();
+      expect(out.split('\n').slice(1, -1), series.labels.job).to.deep.equal([
+        `jobs_total{job="${series.labels.job}"} 1 1704067200.978`,
+        `jobs_created{job="${series.labels.job}"} 1704067200.978 1704067200.978`,
+        `jobs_total{job="${series.labels.job}"} 2 1704067201.978`,
+        `jobs_created{job="${series.labels.job}"} 1704067200.978 1704067201.978`,
+      ]);
+    }
   });
 
   it("writes exemplars after a counter's _total and a histogram's _bucket samples only", () => {
