@@ -197,28 +197,41 @@ export function rfc3339Nanos(): (out: Buffer, at: number, ms: number, ns: number
 export interface AttributeMembers {
   /** `"k":v,"k2":v2` (no braces), empty without fixed attributes. */
   readonly fixed: Buffer;
-  /** Per picked attribute: a list's members (`"k":v`), or a counter's member up to its number (`"k":"prefix`). */
-  readonly picked: readonly (readonly Buffer[] | Buffer)[];
+  /**
+   * Per picked attribute: a list's members (`"k":v`), or a counter's member up to its number (`"k":"prefix`); null:
+   * left out (its pick keeps its place).
+   */
+  readonly picked: readonly (readonly Buffer[] | Buffer | null)[];
   /** Most bytes the picked members take. */
   readonly pickedRoom: number;
 }
 
-/** A node's attribute members, each value written by `json` (a JSON value as the format wants it). */
-export function attributeMembers(node: SpanNode, json: (value: AttributeValue) => string): AttributeMembers {
+/**
+ * A node's attribute members, each value written by `json` (a JSON value as the format wants it); the attribute named
+ * `omit`, if any, left out.
+ */
+export function attributeMembers(
+  node: SpanNode,
+  json: (value: AttributeValue) => string,
+  omit?: string,
+): AttributeMembers {
   const member = (key: string, value: AttributeValue) => `${JSON.stringify(key)}:${json(value)}`;
   const fixed = Buffer.from(
     Object.entries(node.attributes)
+      .filter(([key]) => key !== omit)
       .map(([key, value]) => member(key, value))
       .join(','),
   );
   const picked = node.picked.map((attribute) =>
-    'values' in attribute
-      ? attribute.values.map((value) => Buffer.from(member(attribute.key, value)))
-      : Buffer.from(`${JSON.stringify(attribute.key)}:${JSON.stringify(attribute.prefix).slice(0, -1)}`),
+    attribute.key === omit
+      ? null
+      : 'values' in attribute
+        ? attribute.values.map((value) => Buffer.from(member(attribute.key, value)))
+        : Buffer.from(`${JSON.stringify(attribute.key)}:${JSON.stringify(attribute.prefix).slice(0, -1)}`),
   );
   // A counter's number has at most 8 digits (cardinality ≤ 10^7), then its closing quote.
   const pickedRoom = picked.reduce(
-    (sum, p) => sum + 1 + (Array.isArray(p) ? Math.max(...p.map((b) => b.length)) : p.length + 9),
+    (sum, p) => sum + (p === null ? 0 : 1 + (Array.isArray(p) ? Math.max(...p.map((b) => b.length)) : p.length + 9)),
     0,
   );
   return { fixed, picked, pickedRoom };
@@ -244,9 +257,10 @@ export function writeMembers(
   }
   const from = spans.pickAt[s]!;
   for (let j = 0; j < picked.length; j++) {
+    const pieces = picked[j]!;
+    if (pieces === null) continue;
     if (!first) out[at++] = 0x2c;
     first = false;
-    const pieces = picked[j]!;
     const pick = spans.picks[from + j]!;
     if (Array.isArray(pieces)) at = putBytes(out, pieces[pick]!, at);
     else {

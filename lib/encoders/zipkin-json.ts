@@ -1,5 +1,5 @@
 import type { EncodedBatch } from '../../operators/model/batch.js';
-import { SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
+import { SPAN_STATUS, type AttributeValue, type SpanNode, type SpanResource } from '../../operators/model/span.js';
 import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
 import {
@@ -18,8 +18,31 @@ interface NodeText {
   /** From the endpoints to the opening brace of `tags`. */
   readonly endpoints: Buffer;
   readonly attributes: AttributeMembers;
+  /** The attributes of a span in error or a failed call: an `error` attribute left out, the `error` tag in its place. */
+  readonly failing: AttributeMembers;
+  /** The keys of its attributes: a resource attribute of one of them is left out of its spans' tags. */
+  readonly keys: ReadonlySet<string>;
   /** The `error` tag of an error raised in the span. */
   readonly error: Buffer;
+  /** Its spans' resource tags of each resource, the last one's at hand (a node's spans mostly share one). */
+  readonly tags: WeakMap<SpanResource, ResourceTags>;
+  lastResource?: SpanResource;
+  lastTags?: ResourceTags;
+}
+
+/** A resource's tags on a node's spans: `"k":"v",…` (no braces), without the keys the span sets. */
+interface ResourceTags {
+  readonly tags: Buffer;
+  /** On a span in error or a failed call: without an `error` key too. */
+  readonly failing: Buffer;
+}
+
+/** A resource's attributes as tags (`service.name` aside: it is the local endpoint), with the bytes they take. */
+interface ResourceText {
+  readonly resource: SpanResource;
+  readonly members: readonly (readonly [key: string, member: string])[];
+  /** Most bytes its tags take. */
+  readonly room: number;
 }
 
 const DURATION = Buffer.from(',"duration":');
@@ -37,14 +60,17 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']\n'].map((text) => Buffer.from(text)) 
  * `duration` in whole microseconds (a duration at least 1), `localEndpoint.serviceName`,
  * `remoteEndpoint.serviceName` for a client or producer span whose callee is known, `tags`:
  * the resource's attributes but `service.name`, then the span's, every value a string, and
- * `error` on a span in error (the exception message where the error was raised, else "true").
+ * `error` on a span in error (the exception message where the error was raised, else "true");
+ * each key once (a JSON object), the value Zipkin keeps of repeated tags, the last: a resource
+ * attribute the span also sets is left out, and so is an `error` attribute of a span in error.
  * An error raised in the span adds an `exception` annotation at its end. Zipkin has no links
  * nor a sampled flag: they are left out. Record i of the frames is span i with the comma or
  * bracket and line feed after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
  */
 export function zipkinJson(): TraceEncoder {
   const ids = jsonIds('traceId', 'id', 'parentId');
-  return spanTextEncoder<NodeText, Buffer>({
+  const tag = (value: AttributeValue) => JSON.stringify(String(value));
+  return spanTextEncoder<NodeText, ResourceText>({
     open: '[',
     separator: ',',
     close: CLOSE.toString(),
@@ -59,25 +85,30 @@ export function zipkinJson(): TraceEncoder {
             : ''
         },"tags":{`,
       ),
-      attributes: attributeMembers(node, (value) => JSON.stringify(String(value))),
+      attributes: attributeMembers(node, tag),
+      failing: attributeMembers(node, tag, ERROR),
+      keys: new Set([...Object.keys(node.attributes), ...node.picked.map((attribute) => attribute.key)]),
       error: Buffer.from(`"error":${JSON.stringify(node.exception.message)}`),
+      tags: new WeakMap(),
     }),
-    resource: (resource: SpanResource) =>
-      Buffer.from(
-        Object.entries(resource.attributes)
-          .filter(([key]) => key !== 'service.name')
-          .map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(String(value))}`)
-          .join(','),
-      ),
+    resource: (resource: SpanResource): ResourceText => {
+      const members = Object.entries(resource.attributes)
+        .filter(([key]) => key !== 'service.name')
+        .map(([key, value]) => [key, `${JSON.stringify(key)}:${tag(value)}`] as const);
+      return { resource, members, room: Buffer.byteLength(members.map(([, member]) => member).join(',')) };
+    },
     room: (node, resource) =>
       node.head.length +
       node.endpoints.length +
       node.attributes.fixed.length +
       node.attributes.pickedRoom +
-      resource.length +
+      resource.room +
       node.error.length,
-    write(out, at, node, resource, spans, s, times) {
+    write(out, at, node, resourceText, spans, s, times) {
       const { start, end, status } = spans;
+      const failing = status[s] !== SPAN_STATUS.unset;
+      const pair = resourceTagsOf(node, resourceText);
+      const resource = failing ? pair.failing : pair.tags;
       at = putBytes(out, node.head, ids(out, at, spans, s));
       const timestamp = times.micros(start[s]!);
       at = writeInteger(out, timestamp, at);
@@ -87,8 +118,8 @@ export function zipkinJson(): TraceEncoder {
       at = putBytes(out, node.endpoints, at);
       if (resource.length > 0) at = putBytes(out, resource, at);
       const before = at;
-      at = writeMembers(out, at, node.attributes, spans, s, resource.length === 0);
-      if (status[s] !== SPAN_STATUS.unset) {
+      at = writeMembers(out, at, failing ? node.failing : node.attributes, spans, s, resource.length === 0);
+      if (failing) {
         if (resource.length > 0 || at > before) out[at++] = 0x2c;
         at = putBytes(out, status[s] === SPAN_STATUS.error ? node.error : FAILED_CALL, at);
       }
@@ -102,6 +133,25 @@ export function zipkinJson(): TraceEncoder {
       return at + 1;
     },
   });
+}
+
+/** The `error` tag: a span's failure, where Zipkin looks for it. */
+const ERROR = 'error';
+
+/** The resource's tags on `node`'s spans, made once per node and resource. */
+function resourceTagsOf(node: NodeText, { resource, members }: ResourceText): ResourceTags {
+  if (node.lastResource === resource) return node.lastTags!;
+  let found = node.tags.get(resource);
+  if (!found) {
+    const kept = members.filter(([key]) => !node.keys.has(key));
+    const tags = Buffer.from(kept.map(([, member]) => member).join(','));
+    const withoutError = kept.filter(([key]) => key !== ERROR);
+    const failing =
+      withoutError.length === kept.length ? tags : Buffer.from(withoutError.map(([, member]) => member).join(','));
+    node.tags.set(resource, (found = { tags, failing }));
+  }
+  node.lastResource = resource;
+  return (node.lastTags = found);
 }
 
 /**

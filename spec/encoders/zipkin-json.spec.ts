@@ -2,7 +2,16 @@ import { expect } from 'chai';
 import { zipkinBody, zipkinJson } from '../../lib/encoders/zipkin-json.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
-import { T0, epochNanos, everyFeature, spanRows, type SpanRow } from '../support/trace-generators.js';
+import {
+  T0,
+  epochNanos,
+  everyFeature,
+  spanBatch,
+  spanRows,
+  ticksAt,
+  traceConfig,
+  type SpanRow,
+} from '../support/trace-generators.js';
 
 const micros = (ns: bigint) => Number(ns / 1000n);
 
@@ -45,6 +54,38 @@ describe('zipkinJson', () => {
     // Record i is span i and the comma or bracket after it; the first also holds the opening bracket.
     expect(JSON.parse(recordOf(chunk, 3).toString())).to.deep.equal(spans[3]);
     expect(recordOf(chunk, 0).toString()[0]).to.equal('[');
+  });
+
+  it("writes each tag key once: the span's attribute over the resource's, the failure's `error` over an attribute", () => {
+    const batch = spanBatch(
+      traceConfig({
+        seed: 3,
+        services: {
+          api: { attributes: { region: 'eu', zone: 'a', error: 'resource' }, pods: { count: 2 } },
+          db: { attributes: { region: 'eu', error: 'resource' } },
+        },
+        root: {
+          service: 'api',
+          operation: 'GET /',
+          kind: 'server',
+          error_rate: 0.5,
+          attributes: { region: 'us', error: 'no', zone: { one_of: ['b', 'c'] } },
+          calls: [{ service: 'db', operation: 'SELECT', kind: 'client', duration: 0.001, error_rate: 0.5 }],
+        },
+      }),
+      ticksAt(Array.from({ length: 24 }, (_, i) => i)),
+    );
+    const rows = spanRows(batch);
+    const text = zipkinJson().encode(batch).data.toString();
+    const spans = JSON.parse(text);
+    // A repeated key would be lost in the parse: the text is then longer than the JSON of what it parses to.
+    expect(`${JSON.stringify(spans)}\n`).to.equal(text);
+    expect(spans).to.deep.equal(rows.map((row) => expectedSpan(row, rows)));
+    // Each service's spans ok and in error, and a failed call.
+    expect(new Set(rows.map((row) => `${row.service} ${row.status}`))).to.include.all.keys(
+      ...['api', 'db'].flatMap((service) => [SPAN_STATUS.unset, SPAN_STATUS.error].map((s) => `${service} ${s}`)),
+      `api ${SPAN_STATUS.failedCall}`,
+    );
   });
 
   it('joins the arrays of several chunks into one request body, and writes an empty array for none', () => {
