@@ -127,8 +127,10 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
 /** `duration`, `phase_offset`, `after.delay` and window lengths. */
 export const duration = durationUpTo(limits.MAX_DURATION_MS, ' (365 days)').define('duration');
 const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
-/** `max_buffer_age` of a batching sink: `0s` turns the age rule off. */
-export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS);
+/** `max_buffer_age` of a batching sink: `0s` turns the age rule off (a batch goes out full, or at the stop). */
+export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS, '', true).describe(
+  'Longest a chunk waits before its batch goes out, a duration up to 1h (500ms, 5s); 0s turns the age rule off: a batch goes out at batch_size or at the stop.',
+);
 
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {

@@ -208,6 +208,31 @@ describe('sink', () => {
     ]);
   });
 
+  it('reads max_buffer_age as milliseconds, 0s (the age rule off) too, on every batching sink', () => {
+    const batching = [
+      { type: 'http_push', url: 'http://x/api' },
+      { type: 'otlp_grpc', endpoint: 'collector:4317' },
+      { type: 'otlp_http', url: 'http://collector:4318' },
+      { type: 'broker', brokers: ['k1:9092'], topic: 'metrics' },
+      { type: 'remote_write', url: 'http://prom:9090/api/v1/write' },
+    ];
+    for (const sink of batching)
+      for (const [age, ms] of [
+        ['0s', 0],
+        ['250ms', 250],
+      ] as const)
+        expect(decodedSink({ ...sink, max_buffer_age: age }), `${sink.type} ${age}`).to.deep.equal({
+          ...sink,
+          max_buffer_age: ms,
+        });
+    expect(sinkOf({ type: 'logstore', url: 'http://loki:3100', max_buffer_age: '0s' }, labelledLogs)).to.deep.equal({
+      type: 'logstore',
+      url: 'http://loki:3100',
+      max_buffer_age: 0,
+    });
+    expect(sinkProblems({ type: 'http_push', url: 'http://x/api', max_buffer_age: '-1s' })).to.have.length(1);
+  });
+
   it('takes a tcp framing of lf or octet_counting and names the field for anything else', () => {
     expect(sinkOf({ type: 'tcp', address: 'h:1', framing: 'octet_counting' })).to.deep.equal({
       type: 'tcp',
