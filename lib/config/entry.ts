@@ -130,6 +130,8 @@ export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
 function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Issue[] {
   const issues: Issue[] = [];
   const has = (key: EntryField): boolean => Object.hasOwn(raw, key);
+  // Reported already: a rule that would take its default in its place is left out.
+  const failed = (...keys: EntryField[]): boolean => keys.some((key) => has(key) && fields[key] === undefined);
   const add = (path: Issue['path'], message: string, code?: Issue['code']): void =>
     void issues.push({ path, message, ...(code && { code }) });
 
@@ -163,7 +165,12 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (snapTo && fields.signal_type !== undefined && fields.signal_type !== 'metrics') {
     add(snapTo, `not allowed on a ${fields.signal_type} entry (only metrics entries have a value to snap to)`);
   }
-  if (has('exemplars') && fields.signal_type === 'metrics' && defaultMetricType(fields, 'metrics') !== 'counter')
+  if (
+    has('exemplars') &&
+    fields.signal_type === 'metrics' &&
+    !failed('metric_type', 'generator') &&
+    defaultMetricType(fields, 'metrics') !== 'counter'
+  )
     add(['exemplars'], 'a metrics entry carries exemplars only as a counter (metric_type: counter)');
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
@@ -186,10 +193,12 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (refusal) add([field, 'type'], refusal, 'feature_not_built');
   }
 
-  if (signal === 'traces' && fields.span_metrics) issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink));
+  // Span metrics without a sink of their own go to the entry's.
+  if (signal === 'traces' && fields.span_metrics && (fields.span_metrics.sink || !failed('sink')))
+    issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink));
 
-  // Pairing needs both types; a broken encoder or sink was reported already.
-  if ((has('encoder') && !fields.encoder) || (has('sink') && !fields.sink)) return issues;
+  // Pairing needs both types.
+  if (failed('encoder', 'sink')) return issues;
   const sink = fields.sink ?? { type: 'stdout' as const };
   const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
@@ -197,6 +206,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (
     signal === 'logs' &&
     sink.type === 'logstore' &&
+    !failed('labels', 'dynamic_labels') &&
     !Object.keys(fields.labels ?? {}).length &&
     !fields.dynamic_labels?.length
   )

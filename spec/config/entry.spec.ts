@@ -300,3 +300,48 @@ describe('entry: common fields', () => {
     });
   });
 });
+
+describe('entry: a field that failed to decode', () => {
+  const traces = (extra = {}) => ({
+    signal_type: 'traces',
+    name: 'checkout',
+    rate: 1,
+    trace_generator: { root: { service: 'api', operation: 'GET /', kind: 'server', duration: 0.01 } },
+    ...extra,
+  });
+  const badAge = { type: 'otlp_http', url: 'http://collector:4318', max_buffer_age: 100 };
+  const ageProblem = 'max_buffer_age: invalid type: expected a duration string such as "30s", got number 100';
+
+  it('is reported alone, not again by the rules that would take its default in its place', () => {
+    // The entry's sink, which span metrics without a sink of their own would share, is not taken for stdout.
+    expect(entryProblems(traces({ sink: badAge, span_metrics: true }))).to.deep.equal([
+      `scenarios[0] (checkout): sink.${ageProblem}`,
+    ]);
+    expect(entryProblems(traces({ span_metrics: { sink: badAge } }))).to.deep.equal([
+      `scenarios[0] (checkout): span_metrics.sink.${ageProblem}`,
+    ]);
+    // A generator or metric_type that failed is not taken for a gauge's.
+    expect(
+      entryProblems(metric({ generator: { type: 'step', step_size: 'x' }, exemplars: { every: 10 } })),
+    ).to.deep.equal(['scenarios[0] (cpu): generator.step_size: invalid type: expected a number, got string "x"']);
+    expect(entryProblems(metric({ metric_type: 'countr', exemplars: { every: 10 } }))).to.have.length(1);
+    // Labels that failed are not taken for none.
+    expect(
+      entryProblems(logs({ labels: { 'bad key': 'x' }, sink: { type: 'logstore', url: 'http://loki:3100' } })),
+    ).to.have.length(1);
+  });
+
+  it('leaves the rules that need it alone only: span metrics of their own sink are still checked', () => {
+    expect(
+      entryProblems(
+        traces({
+          sink: badAge,
+          span_metrics: { sink: { type: 'file', path: '/tmp/m' }, encoder: { type: 'zipkin_json' } },
+        }),
+      ),
+    ).to.deep.equal([
+      `scenarios[0] (checkout): sink.${ageProblem}`,
+      'scenarios[0] (checkout): span_metrics.encoder.type: zipkin_json encodes traces only, not a metrics entry',
+    ]);
+  });
+});
