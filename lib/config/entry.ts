@@ -9,7 +9,7 @@ import {
   type SpanMetricsConfig,
 } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
-import { familyOf, SIGNAL_TYPES } from '../language/fields.js';
+import { familyOf, METRIC_TYPES_OF, SIGNAL_TYPES } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal, nativeRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
@@ -177,6 +177,12 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   const signal = fields.signal_type;
   if (!signal) return issues;
+  const types = signal === 'logs' || signal === 'traces' ? undefined : METRIC_TYPES_OF[signal];
+  if (fields.metric_type && types && !types.includes(fields.metric_type))
+    add(
+      ['metric_type'],
+      `${fields.metric_type} does not fit a ${signal} entry, whose samples ${signal === 'metrics' ? 'are single values' : `are its ${signal}'s series set`}: give ${types.join(' or ')} (or leave it out)`,
+    );
   for (const [field, signals] of Object.entries(FIELD_SIGNALS)) {
     if (has(field as EntryField) && !signals.includes(signal))
       add([field], `not allowed on a ${signal} entry (only on ${signals.join(' and ')} entries)`);

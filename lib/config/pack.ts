@@ -4,15 +4,24 @@
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
 import * as t from 'io-ts';
-import { Codec, decodeFields, didYouMean, invalidType, matching, string, strict } from '../language/combinators.js';
+import {
+  Codec,
+  decodeFields,
+  didYouMean,
+  invalidType,
+  matching,
+  oneOf,
+  string,
+  strict,
+} from '../language/combinators.js';
 import {
   METRIC_ID_PATTERN,
+  METRIC_TYPES_OF,
   catalogMetadata,
   catalogName,
   fileFields,
   labels,
   metricName,
-  metricType,
 } from '../language/fields.js';
 import { packMetricGenerator } from '../language/aliases.js';
 import { basename, extname } from 'node:path';
@@ -58,7 +67,7 @@ const packMetric = strict(
     ),
     generator: packMetricGenerator,
     labels: labels.describe('Labels of this metric; they win over shared_labels.'),
-    metric_type: metricType.describe('Default counter for a step generator, gauge otherwise.'),
+    metric_type: oneOf(METRIC_TYPES_OF.metrics).describe('Default counter for a step generator, gauge otherwise.'),
     help: string.describe('The text of the # HELP line.'),
   },
 );

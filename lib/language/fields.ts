@@ -44,6 +44,7 @@ import type {
   DynamicLabel,
   GeneratorConfig,
   LogGeneratorConfig,
+  MetricType,
   Severity,
   SignalFamily,
   SignalType,
@@ -149,6 +150,16 @@ export const metricName = matching(NAME_PATTERN, 'a name');
 export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
 export const METRIC_TYPES = ['gauge', 'counter', 'histogram', 'summary', 'untyped'] as const;
 export const metricType = oneOf(METRIC_TYPES);
+/**
+ * The types an entry's samples can be announced as (`# TYPE`, remote write metadata, OTLP's data point kind): a
+ * metrics entry's are single values, a histogram's or summary's its own series set (`untyped` would make readers
+ * take its `_bucket`, `_sum` and `_count` for other metrics).
+ */
+export const METRIC_TYPES_OF: Readonly<Record<'metrics' | 'histogram' | 'summary', readonly MetricType[]>> = {
+  metrics: ['gauge', 'counter', 'untyped'],
+  histogram: ['histogram'],
+  summary: ['summary'],
+};
 const labelKeyText = matching(LABEL_KEY_PATTERN, 'a label key');
 /** A label key; Prometheus reserves those beginning with `__` (`__name__` is the metric name). */
 export const labelKey = andThen<string, string>(labelKeyText, (key, u, c) =>

@@ -158,6 +158,20 @@ describe('entry: common fields', () => {
       ]);
     });
 
+    it('refuses a metric_type that does not fit the entry, naming the types that do', () => {
+      expect(entryProblems(metric({ metric_type: 'histogram' }))).to.deep.equal([
+        'scenarios[0] (cpu): metric_type: histogram does not fit a metrics entry, whose samples are single values: give gauge or counter or untyped (or leave it out)',
+      ]);
+      expect(entryProblems(histogram({ metric_type: 'counter' }))).to.deep.equal([
+        "scenarios[0] (latency): metric_type: counter does not fit a histogram entry, whose samples are its histogram's series set: give histogram (or leave it out)",
+      ]);
+      expect(entryProblems(summary({ metric_type: 'untyped' }))[0]).to.match(
+        /metric_type: untyped does not fit a summary entry/,
+      );
+      expect(entryOf(histogram({ metric_type: 'histogram' })).metric_type).to.equal('histogram');
+      expect(entryOf(metric({ metric_type: 'untyped' })).metric_type).to.equal('untyped');
+    });
+
     it('accepts and ignores metric_type and help on a logs entry', () => {
       const entry = entryOf(logs({ metric_type: 'gauge', help: 'ignored' }));
       expect(entry.metric_type).to.equal('untyped');

@@ -101,6 +101,12 @@ metrics:
     ]);
   });
 
+  it('take a metric_type a metric of single values has: gauge, counter or untyped', () => {
+    expect(packProblems(pack({ metrics: [{ name: 'up', metric_type: 'histogram' }] }))).to.deep.equal([
+      'metrics[0] (up): metric_type: expected one of gauge, counter, untyped, got "histogram"',
+    ]);
+  });
+
   it("take an id per metric, as the reference tool's packs do, unique among the metrics of one name", () => {
     const cpu = (ids: unknown[]) =>
       pack({ metrics: ids.map((id, i) => ({ name: 'node_cpu_seconds_total', id, labels: { mode: `m${i}` } })) });
