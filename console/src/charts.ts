@@ -9,6 +9,11 @@ const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0'
 /** Every chart on the page, by key (`running:<id>`, `preview:<entry id>`): `svcConsole.charts` reads them. */
 export const charts = new Map<string, uPlot>();
 
+/** Narrower than this, a chart keeps this width (its axes and a few points still fit). */
+const MIN_WIDTH = 240;
+/** What keeps each chart as wide as its box, by key. */
+const resizers = new Map<string, ResizeObserver>();
+
 /** A vertical mark on a chart: a start, a burst or a gap (a span when `until` is given). */
 export interface Mark {
   readonly kind: string;
@@ -38,7 +43,7 @@ export function timeChart(
   dropChart(key);
   const scales = new Set(series.map((s) => s.scale ?? 'y'));
   const options: uPlot.Options = {
-    width: Math.max(target.clientWidth, 240),
+    width: Math.max(target.clientWidth, MIN_WIDTH),
     height: 160,
     ms: 1,
     legend: { live: false },
@@ -63,11 +68,20 @@ export function timeChart(
   };
   const chart = new uPlot(options, data, target);
   charts.set(key, chart);
+  // The chart follows its box's width: a window made narrower (a phone turned) must not leave it wider than the page.
+  const resizer = new ResizeObserver(() => {
+    const width = Math.max(target.clientWidth, MIN_WIDTH);
+    if (width !== chart.width) chart.setSize({ width, height: chart.height });
+  });
+  resizer.observe(target);
+  resizers.set(key, resizer);
   return chart;
 }
 
 /** Removes the chart of `key` from the page, if there is one. */
 export function dropChart(key: string): void {
+  resizers.get(key)?.disconnect();
+  resizers.delete(key);
   charts.get(key)?.destroy();
   charts.delete(key);
   drawnMarks.delete(key);

@@ -377,16 +377,26 @@ describe('web console in Chromium (docs/console.md)', () => {
       'signal_type: metrics\nname: checkout_frontend_request_duration_seconds_total\nrate: 2\n' +
       'labels: { service: checkout-frontend-eu-west-1, pod: checkout-frontend-7d9c6b5f4-abcde }\n' +
       'generator: { type: constant, value: 1 }\n';
-    const { id } = (await (await post(wide)).json()) as { id: string };
+    const started = await post(wide);
+    expect(started.status, await started.clone().text()).to.equal(201);
+    const { id } = (await started.json()) as { id: string };
+    // Each wait fails on its own, before the spec's timeout, so a failure names the one that did not happen.
+    const waitShort = { timeout: 8000 };
+    await page.waitForFunction(
+      (k) => (globalThis as unknown as PageGlobals).svcConsole.charts.has(k),
+      waitShort,
+      `running:${id}`,
+    );
     await setEditorText(page, wide);
     await page.setViewport({ width: 360, height: 800 });
     try {
       await page.click('#preview');
-      await waitForText(page, '#message', /^Preview of /);
       await page.waitForFunction(
-        (k) => (globalThis as unknown as PageGlobals).svcConsole.charts.has(k),
-        {},
-        `running:${id}`,
+        () =>
+          /^Preview of /.test(
+            (globalThis as unknown as PageGlobals).document.querySelector('#message')?.textContent ?? '',
+          ),
+        waitShort,
       );
       const sideways = await page.evaluate(() => {
         const { documentElement } = (globalThis as unknown as PageGlobals).document;
