@@ -26,7 +26,17 @@ clearInterval(ticker);
 post({
   type: 'done',
   entries: countersOf(fileRun),
-  outcomes: outcomes.map(({ error, inSink }) => (error ? { error: error.message, inSink } : {})),
+  outcomes: outcomes.map(({ error, inSink }, i) => {
+    if (error) return { error: error.message, inSink };
+    // This worker's sink let nothing through: its series are lost, though other workers' may have been delivered.
+    const { stats } = fileRun.runs[i]!;
+    return stats.neverDelivered()
+      ? {
+          error: `worker ${shard.index + 1} of ${shard.count} delivered nothing of its series (${stats.lastSinkError})`,
+          inSink: true,
+        }
+      : {};
+  }),
 });
 // Nothing keeps the thread alive any more: it exits once its stdout drained.
 port.off('message', onMessage);
