@@ -1,4 +1,5 @@
 import { Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { check, checkOptional, withMethods, type Rule } from './internal/arguments.js';
 
 /**
  * Longest delay one timer takes: Node clamps a longer one to 1 ms (with a TimeoutOverflowWarning),
@@ -6,8 +7,11 @@ import { Observable, asyncScheduler, type SchedulerLike, type Subscription } fro
  */
 export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
+/** A delay: any number but NaN, which would fire at once as if it were 0. */
+const DELAY: Rule = { type: 'number', test: (value: number) => !Number.isNaN(value), expected: 'a number' };
+
 /**
- * Like RxJS `timer(delay)`, for any finite delay: a wait beyond {@link MAX_TIMER_DELAY} is taken
+ * Like RxJS `timer(delay)`, for any finite delay (a negative one fires at once, `Infinity` never): a wait beyond {@link MAX_TIMER_DELAY} is taken
  * in several wake-ups of the scheduler, each re-reading `scheduler.now()`, so it ends at the due
  * time itself rather than early.
  *
@@ -17,6 +21,8 @@ export const MAX_TIMER_DELAY = 2 ** 31 - 1;
  * ```
  */
 export function longTimer(delay: number, scheduler: SchedulerLike = asyncScheduler): Observable<0> {
+  check('longTimer', 'delay', delay, DELAY);
+  checkOptional('longTimer', 'scheduler', scheduler, withMethods('now', 'schedule'));
   return new Observable<0>((subscriber) => {
     const due = scheduler.now() + Math.max(0, delay);
     let pending: Subscription | undefined;

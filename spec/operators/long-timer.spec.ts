@@ -19,6 +19,22 @@ describe('longTimer', () => {
     expect(delays.length).to.be.above(2);
     expect(Math.max(...delays)).to.be.at.most(MAX_TIMER_DELAY);
   });
+
+  it('never fires for an infinite delay, and fires at once for a negative one', () => {
+    virtualTime().run(({ expectObservable }) => {
+      expectObservable(longTimer(Number.POSITIVE_INFINITY), '^ 100ms !').toBe('');
+      expectObservable(longTimer(-5)).toBe('(0|)', { 0: 0 });
+    });
+  });
+
+  it('is told a delay that is not a number, or a scheduler that is not one, when it is made', () => {
+    expect(() => longTimer(Number.NaN)).to.throw(RangeError, 'longTimer: delay must be a number, got NaN');
+    expect(() => longTimer('5' as never)).to.throw(TypeError, 'longTimer: delay must be a number, got "5"');
+    expect(() => longTimer(5, {} as never)).to.throw(
+      RangeError,
+      'longTimer: scheduler must be an object with now(), schedule()',
+    );
+  });
 });
 
 describe('ticks over a duration beyond the timer range', () => {
