@@ -131,6 +131,9 @@ function refusalHint(status: number, body: string): string | undefined {
   if (status === 400 && /out of order/i.test(body)) {
     return 'the receiver refuses samples older than the newest of their series (out of order): several entries write the same series, or start_time went back; Prometheus takes them only with storage.tsdb.out_of_order_time_window set; native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';
   }
+  if (status === 400 && /duplicate sample/i.test(body)) {
+    return 'several samples of one series fell in one millisecond with different values (remote write carries milliseconds: a series above 1000 events/s, a burst that takes it past that, or two entries writing the same series), and Prometheus refuses the whole request for one: keep each series at most 1000 events/s';
+  }
   if (status === 400 && /too old|out of bounds/i.test(body)) {
     return 'the receiver refuses samples this old (start_time in the past): Prometheus takes samples older than its head block (about 1 h) only with storage.tsdb.out_of_order_time_window set (for example 6h) in prometheus.yml; native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';
   }

@@ -176,6 +176,11 @@ describe('remote_write sink', () => {
       'too old sample',
       /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\).*native histograms only where the receiver takes them out of order/,
     ],
+    [
+      'a duplicate-timestamp 400',
+      'duplicate sample for timestamp',
+      /: "duplicate sample for timestamp"; several samples of one series fell in one millisecond .*at most 1000 events\/s$/,
+    ],
   ];
   for (const [what, body, message] of refusals) {
     it(`does not retry ${what}: a sink error with the status, the body's head and what to do`, async () => {
