@@ -208,6 +208,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const sink = fields.sink ?? { type: 'stdout' as const };
   const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
+  issues.push(...encoderLabelIssues(fields, encoder));
   // A log store refuses a stream without labels (400): say so before the run rather than drop every push.
   if (
     signal === 'logs' &&
@@ -240,7 +241,19 @@ function ownLabelIssues(fields: EntryFields, signal: SignalType): Issue[] {
   const own = OWN_LABEL[signal];
   if (own === undefined) return [];
   const [label, samples] = own;
-  const message = `not allowed on a ${signal} entry (its ${samples}): give the label another name`;
+  return labelIssues(fields, label, `not allowed on a ${signal} entry (its ${samples}): give the label another name`);
+}
+
+/** Where an entry names a label its encoder cannot write (influx_lp: `time`). */
+function encoderLabelIssues(fields: EntryFields, encoder: EncoderType): Issue[] {
+  const reserved = encoderKindOf(encoder)?.reservedLabels ?? {};
+  return Object.entries(reserved).flatMap(([label, why]) =>
+    labelIssues(fields, label, `not allowed with the ${encoder} encoder (${why}): give the label another name`),
+  );
+}
+
+/** Every place an entry names `label`: static, rotating or spiking. */
+function labelIssues(fields: EntryFields, label: string, message: string): Issue[] {
   return [
     ...(fields.labels && Object.hasOwn(fields.labels, label) ? [{ path: ['labels', label], message }] : []),
     ...(fields.dynamic_labels ?? []).flatMap((dynamic, i) =>

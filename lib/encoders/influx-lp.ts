@@ -41,9 +41,15 @@ function measurement(name: string, series: Series): string {
 }
 
 /**
- * Escapes a tag key, tag value or field key: commas, equals signs, spaces and the backslash;
- * a line feed, which line protocol cannot carry, becomes the two characters `\n`.
+ * Escapes a tag key, tag value or field key: commas, equals signs and spaces; a backslash only where
+ * it comes before one of those, another backslash or the end, where a reader would take it for an
+ * escape. InfluxDB 1.x reads `\\` as two backslashes (VictoriaMetrics as one, and InfluxDB 2.x by its documentation), so
+ * `C:\logs` written as it is arrives as it is in all three. A line feed, which line protocol
+ * cannot carry, becomes the two characters `\n`.
  */
 function escapeKey(text: string): string {
-  return text.replace(/[\\,= ]/g, '\\$&').replace(/\n/g, '\\n');
+  return text
+    .replace(/\\(?=[\\,= \n]|$)/g, '\\\\')
+    .replace(/[,= ]/g, '\\$&')
+    .replace(/\n/g, '\\n');
 }

@@ -52,6 +52,31 @@ describe('labels', () => {
     expect(entryOf(metric({ labels: { le: 'x', quantile: 'y' } })).labels).to.deep.equal({ le: 'x', quantile: 'y' });
   });
 
+  it('refuses a label or a field_key named time with the influx_lp encoder, which InfluxDB refuses, and takes it with others', () => {
+    const refused = 'InfluxDB refuses a point with a tag or field named time';
+    const time = `not allowed with the influx_lp encoder (${refused}): give the label another name`;
+    const encoder = { type: 'influx_lp' };
+    expect(
+      entryProblems(
+        metric({
+          labels: { time: 'x' },
+          cardinality_spikes: [spike({ label: 'time' })],
+          encoder,
+        }),
+      ),
+    ).to.deep.equal([
+      `scenarios[0] (cpu): labels.time: ${time}`,
+      `scenarios[0] (cpu): cardinality_spikes[0].label: ${time}`,
+    ]);
+    expect(entryProblems(histogram({ dynamic_labels: [{ key: 'time', values: ['a'] }], encoder }))).to.deep.equal([
+      `scenarios[0] (latency): dynamic_labels[0].key: ${time}`,
+    ]);
+    expect(entryProblems(metric({ encoder: { ...encoder, field_key: 'time' } }))).to.deep.equal([
+      `scenarios[0] (cpu): encoder.field_key: expected a non-empty string other than time (${refused}), got "time"`,
+    ]);
+    expect(entryOf(metric({ labels: { time: 'x' } })).labels).to.deep.equal({ time: 'x' });
+  });
+
   it('takes YAML numbers and booleans as their text (status: 200)', () => {
     const file = load(`
 version: 2

@@ -3,6 +3,7 @@ import { influxLp } from '../../lib/encoders/influx-lp.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { waitFor } from '../support/backends/ports.js';
+import { startInfluxDb, type InfluxDb } from '../support/backends/influxdb.js';
 import { startVictoriaMetrics, type VictoriaMetrics } from '../support/backends/victoria-metrics.js';
 import { sampleBatch } from '../support/batches.js';
 import { metricEntry } from '../support/entries.js';
@@ -36,6 +37,14 @@ describe('influxLp', () => {
     expect(out).to.equal('m,a\\ b=x\\,y\\=z\\ \\\\,line=one\\ntwo f\\=1=2 0000000\n');
   });
 
+  it('leaves a backslash as it is unless a reader would take it for an escape', () => {
+    const series = seriesOf({ dir: 'C:\\logs\\', path: 'a\\ b' });
+    const out = influxLp({ name: 'm' })
+      .encode(sampleBatch({ values: [1], series }))
+      .data.toString();
+    expect(out).to.equal('m,dir=C:\\logs\\\\,path=a\\\\\\ b value=1 0000000\n');
+  });
+
   it("writes a histogram row's suffix on the measurement", () => {
     const rows = [seriesOf({ le: '0.5' }, '_bucket'), seriesOf({}, '_sum')];
     const out = influxLp({ name: 'lat' })
@@ -44,6 +53,9 @@ describe('influxLp', () => {
     expect(out).to.equal('lat_bucket,le=0.5 value=3 0000000\nlat_sum value=1.25 0000000\n');
   });
 });
+
+/** Labels with every character line protocol escapes, and a backslash it need not. */
+const LABELS = { job: 'svc job', path: '/a,b=c', dir: 'C:\\logs' };
 
 describe('influx_lp into a real VictoriaMetrics through /write', function () {
   this.timeout(30_000);
@@ -57,7 +69,7 @@ describe('influx_lp into a real VictoriaMetrics through /write', function () {
       rate: 50,
       duration: 1000,
       generator: { type: 'step', start: 0, step_size: 1 },
-      labels: { job: 'svc job', path: '/a,b=c' },
+      labels: LABELS,
       dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
       encoder: { type: 'influx_lp', field_key: 'reading' },
       sink: { type: 'http_push', url: `${vm.url}/write`, batch_size: 512 },
@@ -77,8 +89,8 @@ describe('influx_lp into a real VictoriaMetrics through /write', function () {
       200,
     );
     expect(series.map((s) => s.metric)).to.deep.equal([
-      { __name__: 'svc_influx_reading', job: 'svc job', path: '/a,b=c', pod: 'pod_0' },
-      { __name__: 'svc_influx_reading', job: 'svc job', path: '/a,b=c', pod: 'pod_1' },
+      { __name__: 'svc_influx_reading', ...LABELS, pod: 'pod_0' },
+      { __name__: 'svc_influx_reading', ...LABELS, pod: 'pod_1' },
     ]);
     // Tick n carries value n and pod n mod 2, 20 ms apart from the entry's start.
     for (const [i, s] of series.entries()) {
@@ -87,5 +99,36 @@ describe('influx_lp into a real VictoriaMetrics through /write', function () {
       expect(s.timestamps).to.deep.equal(Array.from({ length: 25 }, (_, k) => start + 20 * (2 * k + i)));
     }
     expect(await vm.selfMetric('vm_rows_invalid_total')).to.equal(0);
+  });
+});
+
+describe('influx_lp into a real InfluxDB 1.x through /write', function () {
+  this.timeout(30_000);
+  let influx: InfluxDb;
+  before(async () => (influx = await startInfluxDb()));
+  after(async () => influx?.stop());
+
+  it('every series, value and millisecond arrives as written, tags and field as named', async () => {
+    const entry = metricEntry({
+      name: 'svc_influx',
+      rate: 50,
+      duration: 1000,
+      generator: { type: 'step', start: 0, step_size: 1 },
+      labels: LABELS,
+      dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
+      encoder: { type: 'influx_lp', field_key: 'reading' },
+      sink: { type: 'http_push', url: influx.writeUrl, batch_size: 512 },
+    });
+    const run = runEntry(entry);
+    expect(await run.done).to.deep.equal({});
+    expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
+
+    const rows = await influx.query('SELECT * FROM svc_influx');
+    expect(rows).to.have.length(50);
+    // Tick n carries value n and pod n mod 2, 20 ms apart from the entry's start.
+    const start = rows[0]!.time as number;
+    rows.forEach((row, n) =>
+      expect(row).to.deep.equal({ time: start + 20 * n, ...LABELS, pod: `pod_${n % 2}`, reading: n }),
+    );
   });
 });

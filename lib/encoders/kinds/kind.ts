@@ -25,6 +25,8 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * the classic rows, and validation refuses them a native-only histogram.
    */
   readonly nativeHistograms?: boolean;
+  /** Label names it cannot write, and why (the backend refuses them): validation refuses them on an entry. */
+  readonly reservedLabels?: Readonly<Record<string, string>>;
   /** The only sinks it works with (an encoder of one protocol); absent: any sink. */
   readonly sinks?: readonly string[];
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
