@@ -145,17 +145,26 @@ function overrideIssues(overrides: Readonly<Record<string, unknown>>, pack: Pack
 
 function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
   const override = entry.overrides?.[selector(metric)] ?? entry.overrides?.[metric.name];
-  const { pack: _pack, overrides: _overrides, help: _help, ...common } = entry;
+  const { pack: _pack, overrides: _overrides, help: _help, jitter: _jitter, ...common } = entry;
   const generator = override?.generator ?? metric.generator;
-  // The noise of the generator's alias: the override's replaces the entry's jitter, which replaces the pack's.
-  const noisy = override?.generator ? override : entry.jitter === undefined ? metric : undefined;
+  const metric_type = metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge');
+  // The noise of the generator's alias: the override's replaces the entry's jitter, which replaces the pack's. A
+  // counter takes none: noise would make its samples go down, which Prometheus reads as resets.
+  const noisy =
+    metric_type === 'counter'
+      ? undefined
+      : override?.generator
+        ? override
+        : entry.jitter === undefined
+          ? metric
+          : entry;
   return {
     ...common,
     name: metric.name,
     generator,
     labels: { ...pack.shared_labels, ...metric.labels, ...entry.labels, ...override?.labels },
     ...(noisy?.jitter !== undefined && { jitter: noisy.jitter, jitter_seed: noisy.jitter_seed ?? entry.jitter_seed }),
-    metric_type: metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge'),
+    metric_type,
     ...(metric.help !== undefined && { help: metric.help }),
   };
 }

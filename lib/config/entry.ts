@@ -172,6 +172,11 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     defaultMetricType(fields, 'metrics') !== 'counter'
   )
     add(['exemplars'], 'a metrics entry carries exemplars only as a counter (metric_type: counter)');
+  if (fields.jitter && fields.metric_type === 'counter')
+    add(
+      ['jitter'],
+      'not allowed on a counter: the noise makes its samples go down, which Prometheus reads as resets (rate() and increase() jump by the whole value); give metric_type: gauge, or leave out jitter',
+    );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
 
@@ -421,17 +426,19 @@ export function defaultEncoder(signal: SignalType, sinkType: string): EncoderTyp
 }
 
 /**
- * A step that counts up from 0 or more: a counter's shape. One that counts down or below 0 is a gauge; as a counter
- * it would write negative `_total` samples, which OpenMetrics forbids and Prometheus reads as resets.
+ * A step that counts up from 0 or more, without jitter: a counter's shape. One that counts down or below 0, or
+ * with jitter, is a gauge: as a counter it would write negative or falling `_total` samples, which OpenMetrics
+ * forbids and Prometheus reads as resets.
  */
-function countsUp(generator: EntryFields['generator']): boolean {
-  return generator?.type === 'step' && generator.step_size >= 0 && (generator.start ?? 0) >= 0;
+function countsUp(fields: EntryFields): boolean {
+  const { generator } = fields;
+  return generator?.type === 'step' && generator.step_size >= 0 && (generator.start ?? 0) >= 0 && !fields.jitter;
 }
 
 function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
   if (signal === 'logs' || signal === 'traces') return 'untyped';
   if (fields.metric_type) return fields.metric_type;
-  if (signal === 'metrics') return countsUp(fields.generator) ? 'counter' : 'gauge';
+  if (signal === 'metrics') return countsUp(fields) ? 'counter' : 'gauge';
   return signal;
 }
 

@@ -48,7 +48,7 @@ describe('compile: packs', () => {
     }
   });
 
-  it('gives every metric the entry fields: rate, duration, encoder, sink, schedules, phase_offset', () => {
+  it('gives every metric the entry fields: rate, duration, encoder, sink, schedules, phase_offset, jitter', () => {
     const plan = compile([
       packed({
         duration: '5s',
@@ -67,8 +67,9 @@ describe('compile: packs', () => {
         sink: { type: 'file', path: '/tmp/x' },
         phase_offset: 2000,
         gaps: { every: 10_000, for: 1000 },
-        jitter: 0.5,
       });
+      // Not the counters' (below).
+      expect(entry.jitter).to.equal(entry.metric_type === 'counter' ? undefined : 0.5);
     }
   });
 
@@ -191,6 +192,15 @@ metrics:
         0,
       ]);
       expect(noise({ overrides: { p50: { generator: { type: 'steady', noise: 0.01 } } } })[0]).to.deep.equal([0.01, 0]);
+    });
+
+    it("gives a counter of the pack none of the entry's jitter, which would make its samples go down", () => {
+      const plan = compile([packed({ pack: 'node_cpu', jitter: 0.5 })]);
+      const jitter = Object.fromEntries(plan.scenarios.map((e) => [`${e.name} ${e.metric_type}`, e.jitter]));
+      expect(jitter).to.include({
+        'node_cpu_seconds_total counter': undefined,
+        'node_load1 gauge': 0.5,
+      });
     });
 
     it('finds built-in packs first', async () => {

@@ -134,6 +134,8 @@ describe('entry: common fields', () => {
       ['metrics with step', metric({ generator: { type: 'step', step_size: 1 } }), 'counter'],
       ['metrics with a step counting down', metric({ generator: { type: 'step', step_size: -1 } }), 'gauge'],
       ['metrics with a step from below 0', metric({ generator: { type: 'step', start: -5, step_size: 1 } }), 'gauge'],
+      ['metrics with a step and jitter', metric({ generator: { type: 'step', step_size: 1 }, jitter: 2 }), 'gauge'],
+      ['metrics with a step and jitter 0', metric({ generator: { type: 'step', step_size: 1 }, jitter: 0 }), 'counter'],
       ['metrics with sine', metric({ generator: { type: 'sine', amplitude: 1, period_secs: 10 } }), 'gauge'],
       ['metrics with constant', metric(), 'gauge'],
       ['metrics with sequence', metric({ generator: { type: 'sequence', values: [1] } }), 'gauge'],
@@ -170,6 +172,13 @@ describe('entry: common fields', () => {
       );
       expect(entryOf(histogram({ metric_type: 'histogram' })).metric_type).to.equal('histogram');
       expect(entryOf(metric({ metric_type: 'untyped' })).metric_type).to.equal('untyped');
+    });
+
+    it('refuses jitter on a counter, whose samples it would make go down', () => {
+      expect(entryProblems(metric({ metric_type: 'counter', jitter: 2 }))).to.deep.equal([
+        'scenarios[0] (cpu): jitter: not allowed on a counter: the noise makes its samples go down, which Prometheus reads as resets (rate() and increase() jump by the whole value); give metric_type: gauge, or leave out jitter',
+      ]);
+      expect(entryOf(metric({ metric_type: 'counter', jitter: 0 })).metric_type).to.equal('counter');
     });
 
     it('accepts and ignores metric_type and help on a logs entry', () => {
