@@ -3,7 +3,9 @@
  * is found by bisection, each probe a promtool run of the unit test with one PromQL check; the
  * final unit test states the expectations themselves, and its promtool run gives the verdict.
  */
+import { parse } from 'yaml';
 import type { AlertExpectation } from '../language/fields.js';
+import { closest } from '../language/problems.js';
 import { formatMs } from '../format.js';
 import { promtoolWords, type PromtoolResult } from './promtool.js';
 import type { Sampling } from './sampling.js';
@@ -127,6 +129,46 @@ async function firstStep(
     else low = middle + 1;
   }
   return low;
+}
+
+/** Alert names a message lists at most. */
+const LISTED_ALERTS = 10;
+
+/**
+ * A problem per expectation whose alert no alerting rule of the rules file (`rulesText`, read from `rulesFile`)
+ * defines: it could only fail as "not firing", which hides a misspelt name. None when the text is not a rules file
+ * as Prometheus reads it (YAML with `groups[].rules[]`): promtool then says what is wrong with it.
+ */
+export function alertsNotInRules(
+  expectations: readonly AlertExpectation[],
+  rulesText: string,
+  rulesFile: string,
+): string[] {
+  let groups: unknown;
+  try {
+    groups = (parse(rulesText) as { groups?: unknown } | null)?.groups;
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(groups)) return [];
+  const alerts = [
+    ...new Set(
+      groups.flatMap((group: { rules?: unknown } | null) =>
+        Array.isArray(group?.rules) ? group.rules.map((rule: { alert?: unknown } | null) => rule?.alert) : [],
+      ),
+    ),
+  ].filter((alert): alert is string => typeof alert === 'string');
+  const listed =
+    alerts.length === 0
+      ? 'it has no alerting rules'
+      : `its alerts: ${alerts.slice(0, LISTED_ALERTS).join(', ')}${alerts.length > LISTED_ALERTS ? `, and ${alerts.length - LISTED_ALERTS} more` : ''}`;
+  return expectations.flatMap(({ alert }, i) => {
+    if (alerts.includes(alert)) return [];
+    const near = closest(alert, alerts);
+    return [
+      `expect.alerts[${i}].alert: the rules file ${rulesFile} has no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
+    ];
+  });
 }
 
 /** `PASS <alert> firing after <t> (within <d>)`, or `FAIL …` saying what did not happen in time. */

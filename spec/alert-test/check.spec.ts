@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkExpectations, findingLine, type RunChecks } from '../../lib/alert-test/check.js';
+import { alertsNotInRules, checkExpectations, findingLine, type RunChecks } from '../../lib/alert-test/check.js';
 import { promtool } from '../../lib/alert-test/promtool.js';
 import type { Sampling } from '../../lib/alert-test/sampling.js';
 import { unitTest } from '../../lib/alert-test/unit-test.js';
@@ -129,5 +129,34 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect((failure as Error).message).to.equal(
       `promtool could not evaluate the rules over the scenario's samples:\n${error.trim()}`,
     );
+  });
+});
+
+describe('alertsNotInRules: expectations no alerting rule can meet', () => {
+  const expectation = (alert: string) => ({ alert, firing_within: MINUTE });
+
+  it('names each alert the rules file lacks, with the close name of a typo and the alerts it has', () => {
+    expect(
+      alertsNotInRules([expectation('High'), expectation('Hihg'), expectation('Low')], RULES, 'r.yml'),
+    ).to.deep.equal([
+      'expect.alerts[1].alert: the rules file r.yml has no alerting rule "Hihg" (did you mean High?) (its alerts: High)',
+      'expect.alerts[2].alert: the rules file r.yml has no alerting rule "Low" (its alerts: High)',
+    ]);
+  });
+
+  it('says when the file has no alerting rules, and lists at most 10 alerts', () => {
+    const recording = 'groups:\n  - name: g\n    rules:\n      - {record: job:m, expr: sum(m)}\n';
+    expect(alertsNotInRules([expectation('High')], recording, 'r.yml')).to.deep.equal([
+      'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
+    ]);
+    const many = `groups:\n  - name: g\n    rules:\n${Array.from({ length: 12 }, (_, i) => `      - {alert: A${i}, expr: m > ${i}}\n`).join('')}`;
+    expect(alertsNotInRules([expectation('High')], many, 'r.yml')[0]).to.match(
+      /\(its alerts: A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, and 2 more\)$/,
+    );
+  });
+
+  it('leaves a text that is not a rules file to promtool', () => {
+    for (const text of ['groups: [', '', 'version: 2', 'groups: 3'])
+      expect(alertsNotInRules([expectation('High')], text, 'r.yml'), text).to.deep.equal([]);
   });
 });

@@ -188,6 +188,23 @@ expect:
     }
   });
 
+  it('refuses an expectation whose alert no rule of the rules file defines, naming it and the close name', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    const file = scenario(
+      'typo.yaml',
+      readFileSync('examples/alerts/error-burst.yaml', 'utf8').replace(
+        /expect:[\s\S]*/,
+        'expect:\n  alerts:\n    - {alert: HighErrorRate, firing_within: 20m}\n    - {alert: HighErorRate, firing_within: 20m}\n',
+      ),
+    );
+    const { code, stdout, stderr } = await svc(['test', file, '--rules', 'examples/alerts/error-burst.rules.yml']);
+    expect(stderr).to.equal(
+      `error: ${file}: expect.alerts[1].alert: the rules file examples/alerts/error-burst.rules.yml has no alerting rule "HighErorRate" (did you mean HighErrorRate?) (its alerts: HighErrorRate)\n`,
+    );
+    expect(stdout).to.equal('');
+    expect(code).to.equal(1);
+  });
+
   it('says how to get promtool when it is not found, and ends then (no timer of the failed start left)', async function () {
     // Far below promtool's 60 s limit, which a timer left armed after the failed start made the process wait out.
     this.timeout(20_000);

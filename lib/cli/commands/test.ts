@@ -247,13 +247,13 @@ export class TestCommand extends SvcCommand {
     expectations: readonly AlertExpectation[],
   ): Promise<number> {
     const [
-      { access, mkdtemp, rm, writeFile },
+      { mkdtemp, readFile, rm, writeFile },
       { tmpdir },
       { join },
       { sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
-      { checkExpectations, findingLine },
+      { alertsNotInRules, checkExpectations, findingLine },
     ] = await Promise.all([
       import('node:fs/promises'),
       import('node:os'),
@@ -263,9 +263,11 @@ export class TestCommand extends SvcCommand {
       import('../../alert-test/promtool.js'),
       import('../../alert-test/check.js'),
     ]);
-    await access(rulesFile).catch(() => {
+    const rulesText = await readFile(rulesFile, 'utf8').catch(() => {
       throw new Error(`--rules: cannot read ${rulesFile}`);
     });
+    const unknown = alertsNotInRules(expectations, rulesText, this.rules!);
+    if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
     const sampling = await sampleScenario(entries, intervalMs, { scheduler: this.context.scheduler });
     const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
     const testFile = join(dir, 'unit-test.yml');
