@@ -6,6 +6,7 @@ import { httpPushSink } from '../../lib/sinks/http-push.js';
 import { chunk } from '../support/batches.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/backends/http-receiver.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
+import { VERSION } from '../../lib/version.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 
@@ -38,7 +39,15 @@ describe('http_push sink', () => {
       'x-scope-orgid': 'team-a',
       authorization: 'Bearer s3cret',
       'content-length': '20',
+      'user-agent': `svc/${VERSION}`,
     });
+  });
+
+  it('names itself svc/<version> in User-Agent unless headers give one', async () => {
+    const sink = createSink({ type: 'http_push', url: receiver.url, headers: { 'user-agent': 'probe/1' } });
+    sink.write(chunk('up 1 1000\n'));
+    await sink.close();
+    expect(receiver.accepted.map((r) => r.headers['user-agent'])).to.deep.equal(['probe/1']);
   });
 
   it('sends credentials of the URL as basic auth and never shows them in messages', async () => {

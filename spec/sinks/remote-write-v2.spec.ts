@@ -10,6 +10,7 @@ import { exemplarRows, type Exemplar, type Labelled, type SampleBatch } from '..
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
+import { VERSION } from '../../lib/version.js';
 import {
   startRemoteWriteV2Receiver,
   type RemoteWriteV2Receiver,
@@ -64,6 +65,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       'content-type': 'application/x-protobuf;proto=io.prometheus.write.v2.Request',
       'content-encoding': 'snappy',
       'x-prometheus-remote-write-version': '2.0.0',
+      'user-agent': `svc/${VERSION}`,
       'x-scope-orgid': 't',
     });
     expect(request!.symbols[0]).to.equal('');

@@ -11,6 +11,7 @@ import { sampleBatch } from '../support/batches.js';
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest } from '../support/backends/http-receiver.js';
 import { ManualScheduler, settle } from '../support/clock.js';
 import { waitFor } from '../support/backends/ports.js';
+import { VERSION } from '../../lib/version.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const T0 = Date.UTC(2024, 0, 1);
@@ -58,7 +59,7 @@ describe('remote_write sink', () => {
   beforeEach(async () => (receiver = await startHttpReceiver()));
   afterEach(async () => receiver.stop());
 
-  it('POSTs snappy-compressed WriteRequests with the protocol headers and the custom ones (tenant, bearer)', async () => {
+  it('POSTs snappy-compressed WriteRequests with the protocol headers (User-Agent too) and the custom ones (tenant, bearer)', async () => {
     const sink = createSink({
       type: 'remote_write',
       url: `${receiver.url}/api/v1/write`,
@@ -73,6 +74,7 @@ describe('remote_write sink', () => {
       'content-encoding': 'snappy',
       'content-type': 'application/x-protobuf',
       'x-prometheus-remote-write-version': '0.1.0',
+      'user-agent': `svc/${VERSION}`,
       'x-scope-orgid': 'team-a',
       authorization: 'Bearer s3cret',
     });

@@ -10,6 +10,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { firstLine, networkError, SinkError } from '../core/errors.js';
 import { redactAnswer, sentSecrets } from '../../redact.js';
+import { VERSION } from '../../version.js';
 
 export interface HttpEndpointOptions {
   /** Sink name for messages. */
@@ -52,6 +53,12 @@ export interface HttpEndpoint {
   /** Closes the kept-alive connections. */
   release(): void;
 }
+
+/**
+ * Sent with every request unless `headers` name another: remote write (1.0 and 2.0) requires the sender's name and
+ * version, and receivers' logs and limits tell clients apart by it.
+ */
+export const USER_AGENT = `svc/${VERSION}`;
 
 /** How much of an error answer's body goes into the message. */
 const EXCERPT_CHARS = 200;
@@ -109,7 +116,7 @@ export function httpEndpoint({
         const req = request(url, {
           method: 'POST',
           agent,
-          headers: { ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
+          headers: { 'User-Agent': USER_AGENT, ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
         });
         req.setTimeout(timeout, () => {
           req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
