@@ -2,26 +2,31 @@ import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
 import { formatBytes, formatDuration, formatRate } from '../format.js';
 
 /**
- * `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>`, and `| written: <n> samples,
- * <n> histograms, <n> exemplars` once the receiver said what it wrote (remote write 2.0), `| rejected: <n>` once
- * it refused events of requests it took (OTLP partial success).
+ * `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>`, and `| dropped: <n>` once the
+ * sink gave events up, `| written: <n> samples, <n> histograms, <n> exemplars` once the receiver said what it wrote
+ * (remote write 2.0), `| rejected: <n>` once it refused events of requests it took (OTLP partial success).
  */
 export function progressLine(run: EntryRun, now: number): string {
   const { stats } = run;
   return (
     `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${formatRate(stats.currentRate(now))}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}` +
-    receiverParts(stats)
+    deliveryParts(stats)
   );
 }
 
-/** What the receiver said of the events: ` | written: …` and ` | rejected: …`, each once it said so. */
-function receiverParts(stats: EntryRun['stats']): string {
+/**
+ * What became of the events past the sink: ` | dropped: …` (`events` counts them too, so a run that lost some says
+ * so), then what the receiver said of them, ` | written: …` and ` | rejected: …`; each once there is something.
+ */
+function deliveryParts(stats: EntryRun['stats']): string {
   const written = stats.receiverWritten;
   return (
+    (stats.droppedEvents > 0 ? ` | dropped: ${stats.droppedEvents}` : '') +
     (written
       ? ` | written: ${written.samples} samples, ${written.histograms} histograms, ${written.exemplars} exemplars`
-      : '') + rejectedPart(stats)
+      : '') +
+    rejectedPart(stats)
   );
 }
 
@@ -55,7 +60,7 @@ function formatSpeedUp(speedUp: number): string {
 
 /**
  * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`, and
- * `| written: …` and `| rejected: <n>` as on the progress line;
+ * `| dropped: <n>`, `| written: …` and `| rejected: <n>` as on the progress line;
  * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
  * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.
  */
@@ -66,7 +71,7 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${receiverParts(stats)}`
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${deliveryParts(stats)}`
   );
 }
 

@@ -65,6 +65,22 @@ describe('progress lines', () => {
     );
   });
 
+  it('says how many events the sink dropped, once it dropped some: events counts them too', () => {
+    const stats = new EntryStats(0);
+    const run = fakeRun(stats);
+    stats.record({ kind: 'written', size: 30, bytes: 300 }, 0);
+    stats.record({ kind: 'delivered', size: 10, bytes: 100 }, 100);
+    expect(progressLine(run, 1000)).to.not.include('dropped');
+    stats.record(
+      { kind: 'failed', size: 20, bytes: 200, error: new Error('answered 429 (gave up after 5 attempts)') },
+      900,
+    );
+    expect(progressLine(run, 1000)).to.match(/ \| elapsed: 1s \| dropped: 20$/);
+    expect(stoppedLine(run, {}, 1000)).to.equal(
+      '[progress] cpu  STOPPED (sink: answered 429 (gave up after 5 attempts)) | events: 30 | bytes: 300 B | elapsed: 1s | dropped: 20',
+    );
+  });
+
   it('STOPPED says error, not sink, for an error of the entry itself', () => {
     const run = fakeRun(new EntryStats(0));
     expect(
