@@ -286,7 +286,7 @@ class Batcher<R extends Request> implements SinkDriver {
 
   /** Delivers one batch; resolves to the error part of it was given up with, if any. */
   private async sendBatch(chunks: readonly EncodedBatch[]): Promise<Error | undefined> {
-    if (this.dropping) return this.core.failed(eventsOf(chunks), 0, this.dropping);
+    if (this.dropping) return this.drop(eventsOf(chunks), 0);
     let requests: R[];
     try {
       requests = this.protocol.prepare(chunks);
@@ -307,7 +307,7 @@ class Batcher<R extends Request> implements SinkDriver {
   private async attempt(request: R): Promise<Error | undefined> {
     const { core } = this;
     for (let n = 1; ; n++) {
-      if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
+      if (this.dropping) return this.drop(request.size, request.bytes);
       try {
         const receipt = await new Promise<Receipt | void>((resolve, reject) => {
           this.cut = reject;
@@ -331,12 +331,21 @@ class Batcher<R extends Request> implements SinkDriver {
           cause instanceof SinkError
             ? cause
             : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
-        if (this.dropping) return core.failed(request.size, request.bytes, this.dropping);
+        if (this.dropping) return this.drop(request.size, request.bytes);
         const next = core.nextAttempt(error, n, this.options.retry, this.options.random);
         if (typeof next !== 'number') return core.failed(request.size, request.bytes, next);
         await this.pause(next);
       }
     }
+  }
+
+  /**
+   * Gives up `size` events with the expired flush's error, as a new object each time: `deliver` counts an error
+   * object once, and the request in flight and the chunks behind it are each given up.
+   */
+  private drop(size: number, bytes: number): Error {
+    const { detail, cause } = this.dropping!;
+    return this.core.failed(size, bytes, this.core.error(detail, { cause }));
   }
 
   private pause(ms: number): Promise<void> {

@@ -249,6 +249,30 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(fake.sent).to.deep.equal(['c\n']);
   });
 
+  it('a flush timeout counts every event it gives up: the request in flight and those buffered behind it', async () => {
+    const scheduler = new ManualScheduler();
+    const fake = fakeTransport();
+    fake.answerWith(() => 'hang');
+    const sink = batchingSink(fake.transport, {
+      name: 'http_push',
+      target: 'http://receiver/push',
+      batchSize: 4096,
+      maxAge: 100,
+      retry: { maxAttempts: 3, initialBackoff: 100, maxBackoff: 1000 },
+      flushTimeout: 10_000,
+      scheduler,
+    });
+    // The first request goes out after 100 ms and never gets an answer; the other events wait behind it.
+    const run = runEntry(metricEntry({ rate: 10, duration: 2000 }), { scheduler, createSink: () => sink });
+    await scheduler.advance(12_000);
+    await run.done;
+    const stats = run.stats.snapshot(scheduler.now());
+    expect(fake.pending).to.have.length(1);
+    expect(stats.total_events).to.equal(20);
+    expect(stats.dropped_events, 'every event given up is counted').to.equal(20);
+    expect(stats.total_sink_failures).to.equal(2);
+  });
+
   it('a flush timeout cuts a backoff wait short and names the last error', async () => {
     const { scheduler, fake, sink, reports } = setup({
       flushTimeout: 1000,
