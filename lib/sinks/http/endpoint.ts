@@ -119,9 +119,18 @@ export function httpEndpoint({
           headers: { 'User-Agent': USER_AGENT, ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
         });
         req.setTimeout(timeout, () => {
-          req.destroy(Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }));
+          // A connected peer that keeps silent is no firewall or wrong host: say that it took the connection.
+          req.destroy(
+            req.socket?.connecting === false
+              ? new SinkError(
+                  sink,
+                  `${url.host} accepted the connection but did not answer within ${timeout / 1000} s: is the endpoint overloaded or stuck?`,
+                  { retryable: true },
+                )
+              : Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }),
+          );
         });
-        req.on('error', (error) => reject(networkFailure(error)));
+        req.on('error', (error) => reject(error instanceof SinkError ? error : networkFailure(error)));
         req.on('response', (response) => {
           const ok = response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300;
           const parts: Buffer[] = [];
