@@ -97,6 +97,16 @@ interface Row {
   readonly line: number;
 }
 
+/** What a header of labels that split at their commas needs, as Grafana writes it. */
+const UNQUOTED_LABELS =
+  '; a header whose labels hold commas is one CSV cell only when quoted, its quotes doubled, as Grafana writes it: "node_load1{instance=""a"",job=""b""}"';
+
+/** Whether the first line of `text` names labels (`{`), the usual cause of a header that does not parse. */
+function labelledHeader(text: string): boolean {
+  const end = text.indexOf('\n');
+  return text.slice(0, end === -1 ? undefined : end).includes('{');
+}
+
 /** Header and rows of a CSV text, within the bounds. */
 function rowsOf(text: string, origin: string): { header: readonly string[]; rows: readonly Row[] } {
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
@@ -108,12 +118,14 @@ function rowsOf(text: string, origin: string): { header: readonly string[]; rows
       comment: '#',
       comment_no_infix: true,
       info: true,
+      // A quote inside an unquoted cell is text: `load{host="a"}` written by hand, unquoted, is one header.
+      relax_quotes: true,
       skip_empty_lines: true,
       max_record_size: MAX_CSV_CELL,
       to: MAX_CSV_ROWS + 2,
     }) as unknown as typeof records;
   } catch (error) {
-    throw fail(`not a CSV file: ${(error as Error).message}`);
+    throw fail(`not a CSV file: ${(error as Error).message}${labelledHeader(text) ? UNQUOTED_LABELS : ''}`);
   }
   const [header, ...rest] = records;
   if (!header || rest.length === 0) throw fail('expected a header line and at least one row');

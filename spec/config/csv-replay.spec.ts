@@ -51,6 +51,16 @@ describe('csv_replay: metric CSV files', () => {
     ]);
   });
 
+  it('reads a header of one label written by hand, unquoted; one split at its commas is told to quote it', () => {
+    const table = metricTable('time,load{host="a"}\n1,1\n2,2\n', 'load.csv');
+    expect(table.columns.map(({ header, ...column }) => column)).to.deep.equal([
+      { name: 'load', labels: { host: 'a' }, values: [1, 2] },
+    ]);
+    expect(problems(() => metricTable('time,load{host="a",dc="b"}\n1,1\n', 'load.csv'))).to.deep.equal([
+      'load.csv: not a CSV file: Invalid Record Length: expect 3, got 2 on line 2; a header whose labels hold commas is one CSV cell only when quoted, its quotes doubled, as Grafana writes it: "node_load1{instance=""a"",job=""b""}"',
+    ]);
+  });
+
   it('takes Unix seconds and date-time texts as timestamps', () => {
     expect(metricTable('time,x\n1714557600,1\n1714557601.5,2\n', 'a.csv').times).to.deep.equal({
       at: [0, 1500],
