@@ -11,6 +11,7 @@ import { MAX_ENTRIES } from '../language/limits.js';
 import { closest, type Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { isPackPath, type PackAtPath } from '../config/pack.js';
+import { countsUp } from '../config/entry.js';
 import { builtinPack, builtinPackNames } from './builtin-packs.js';
 import { claim } from '../config/references.js';
 import { expandReplay } from './replays.js';
@@ -147,7 +148,7 @@ function expandMetric(entry: Entry, pack: PackFile, metric: PackMetric): Entry {
   const override = entry.overrides?.[selector(metric)] ?? entry.overrides?.[metric.name];
   const { pack: _pack, overrides: _overrides, help: _help, jitter: _jitter, ...common } = entry;
   const generator = override?.generator ?? metric.generator;
-  const metric_type = metric.metric_type ?? (generator.type === 'step' ? 'counter' : 'gauge');
+  const metric_type = metric.metric_type ?? (countsUp(generator) ? 'counter' : 'gauge');
   // The noise of the generator's alias: the override's replaces the entry's jitter, which replaces the pack's. A
   // counter takes none: noise would make its samples go down, which Prometheus reads as resets.
   const noisy =

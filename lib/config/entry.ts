@@ -426,19 +426,18 @@ export function defaultEncoder(signal: SignalType, sinkType: string): EncoderTyp
 }
 
 /**
- * A step that counts up from 0 or more, without jitter: a counter's shape. One that counts down or below 0, or
- * with jitter, is a gauge: as a counter it would write negative or falling `_total` samples, which OpenMetrics
- * forbids and Prometheus reads as resets.
+ * A step that counts up from 0 or more: a counter's shape. One that counts down or below 0 is a gauge: as a counter
+ * it would write negative or falling `_total` samples, which OpenMetrics forbids and Prometheus reads as resets. An
+ * entry's jitter makes it a gauge too (a pack metric's counters take none).
  */
-function countsUp(fields: EntryFields): boolean {
-  const { generator } = fields;
-  return generator?.type === 'step' && generator.step_size >= 0 && (generator.start ?? 0) >= 0 && !fields.jitter;
+export function countsUp(generator: EntryFields['generator']): boolean {
+  return generator?.type === 'step' && generator.step_size >= 0 && (generator.start ?? 0) >= 0;
 }
 
 function defaultMetricType(fields: EntryFields, signal: SignalType): MetricType {
   if (signal === 'logs' || signal === 'traces') return 'untyped';
   if (fields.metric_type) return fields.metric_type;
-  if (signal === 'metrics') return countsUp(fields) ? 'counter' : 'gauge';
+  if (signal === 'metrics') return countsUp(fields.generator) && !fields.jitter ? 'counter' : 'gauge';
   return signal;
 }
 

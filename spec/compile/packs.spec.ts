@@ -161,6 +161,17 @@ describe('compile: packs', () => {
         { catalog },
       );
       expect(plan.scenarios.map((e) => e.metric_type)).to.deep.equal(['gauge', 'counter']);
+      // A step counting down would write a falling counter: a gauge, as on an entry.
+      const down = compile(
+        [
+          packed({
+            pack: 'redis',
+            overrides: { redis_connected_clients: { generator: { type: 'step', start: 100, step_size: -1 } } },
+          }),
+        ],
+        { catalog },
+      );
+      expect(down.scenarios.map((e) => e.metric_type)).to.deep.equal(['gauge', 'gauge']);
     });
 
     it("gives a metric the noise of its alias as jitter; the entry's jitter replaces it, an override's generator too", async () => {
