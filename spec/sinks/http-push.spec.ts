@@ -4,6 +4,7 @@ import type { SinkReport } from '../../operators/deliver.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { httpPushSink } from '../../lib/sinks/http-push.js';
 import { chunk } from '../support/batches.js';
+import { startBlackHole } from '../support/backends/black-hole.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/backends/http-receiver.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { VERSION } from '../../lib/version.js';
@@ -161,6 +162,25 @@ describe('http_push sink', () => {
       `http_push sink: ${new URL(receiver.url).host} accepted the connection but did not answer within 0.1 s: is the endpoint overloaded or stuck? (gave up after 2 attempts)`,
     );
     expect(receiver.requests).to.have.length(2);
+  });
+
+  it('a host that never completes the handshake fails the request after the timeout, not the kernel connect retries', async () => {
+    const hole = await startBlackHole();
+    try {
+      const sink = httpPushSink({
+        url: `http://${hole.address}/write`,
+        timeout: 300,
+        retry: { maxAttempts: 1, initialBackoff: 1, maxBackoff: 1 },
+      });
+      sink.write(chunk('a 1 1\n'));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      // Connecting when the timeout came: the address, not a silent endpoint (which takes the connection).
+      expect(error.message).to.match(
+        /^http_push sink: no answer from 127\.0\.0\.1:\d+ in time: is the address reachable/,
+      );
+    } finally {
+      await hole.stop();
+    }
   });
 
   it('connection refused says to check that the backend runs on that port', async () => {

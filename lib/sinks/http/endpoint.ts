@@ -117,8 +117,11 @@ export function httpEndpoint({
           method: 'POST',
           agent,
           headers: { 'User-Agent': USER_AGENT, ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
+          // As an option, not req.setTimeout(): that one starts once connected, so a host that drops the SYNs (a
+          // firewall, a host gone) kept the request for the kernel's connect retries, not `timeout`.
+          timeout,
         });
-        req.setTimeout(timeout, () => {
+        req.on('timeout', () => {
           // A connected peer that keeps silent is no firewall or wrong host: say that it took the connection.
           req.destroy(
             req.socket?.connecting === false
