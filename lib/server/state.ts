@@ -91,12 +91,24 @@ export class ScenarioStore {
     return { scenarios, unreadable };
   }
 
-  /** Records a started POST: its body, format and ids (entry id → scenario id), durable when this resolves. */
+  /**
+   * Records a started POST: its body, format and ids (entry id → scenario id), durable when this resolves. When
+   * it rejects, the record is forgotten (its scenarios are stopped again): kept, every POST refused on a full
+   * disk would hold its body for the life of the process.
+   */
   async save(format: BodyFormat, body: string, ids: ReadonlyMap<string, string>): Promise<void> {
     const key = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID()}`;
     this.records.set(key, { format, body, ids: new Map(ids) });
     for (const id of ids.values()) this.keyOf.set(id, key);
-    await this.write(key);
+    try {
+      await this.write(key);
+    } catch (error) {
+      this.records.delete(key);
+      for (const id of ids.values()) this.keyOf.delete(id);
+      // A write that failed after its rename (the directory's fsync) left the file: it must not start at restart.
+      await this.write(key).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**

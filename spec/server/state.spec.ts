@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createLogger } from '../../lib/server/logger.js';
 import { restoreScenarios } from '../../lib/server/restore.js';
 import { ScenarioStore } from '../../lib/server/state.js';
@@ -260,6 +262,33 @@ scenarios:
       expect(res.json()).to.include({ error: 'state_not_written' });
       expect(res.json().detail).to.match(/^the scenario was not started: --state .* could not be written: ENOENT/);
       expect(first.server.registry.list()).to.deep.equal([]);
+    });
+
+    it('keeps nothing of a POST it could not write: a client retrying on a full disk does not grow the server', async () => {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const heap = () => {
+        gc();
+        return process.memoryUsage().heapUsed;
+      };
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      rmSync(dir, { recursive: true });
+      // JSON: a YAML body is held to 128 KiB.
+      const body = {
+        signal_type: 'metrics',
+        name: 'unsaved_total',
+        rate: 1,
+        generator: { type: 'constant', value: 1 },
+        sink: { type: 'stdout' },
+        help: 'x'.repeat(500_000),
+      };
+      const refused = async () => expect((await first.server.postJson('/scenarios', body)).statusCode).to.equal(500);
+      await refused();
+      const before = heap();
+      for (let n = 0; n < 40; n++) await refused();
+      // 40 bodies of 500 kB: 20 MB when each refused record stayed in memory.
+      expect(heap() - before).to.be.below(5_000_000);
     });
 
     it('answers a DELETE 500 when the state cannot be written, saying the scenario stopped but will start again', async () => {
