@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 
 /** How a posted body was written: it is parsed again the same way when the server restarts. */
@@ -52,7 +52,7 @@ export class ScenarioStore {
   /** Opens (creating it, owner-only) the state directory; rejects naming the directory when it cannot be written. */
   static async open(dir: string, logger?: Logger): Promise<ScenarioStore> {
     try {
-      await mkdir(dir, { recursive: true, mode: DIR_MODE });
+      await makeDirectory(dir);
       if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
       const probe = join(dir, `.probe-${randomUUID()}`);
       await (await open(probe, 'w', FILE_MODE)).close();
@@ -181,6 +181,23 @@ export class ScenarioStore {
       throw error;
     }
     await syncDirectory(this.dir);
+  }
+}
+
+/**
+ * `mkdir -p` that fails with the error of the directory it could not make. Node's recursive mkdir answers a
+ * read-only file system with ENOENT ("no such file or directory", where the directory's parent exists) and never
+ * ends below /proc; here each level is made by a plain mkdir, and made at most twice.
+ */
+async function makeDirectory(dir: string, parentMade = false): Promise<void> {
+  try {
+    await mkdir(dir, { mode: DIR_MODE });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') return; // a directory or not: open() checks
+    if (code !== 'ENOENT' || parentMade || dirname(dir) === dir) throw error;
+    await makeDirectory(dirname(dir));
+    await makeDirectory(dir, true);
   }
 }
 

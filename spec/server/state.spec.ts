@@ -314,6 +314,18 @@ scenarios:
       await ScenarioStore.open(file).catch((e: Error) => (error = e));
       expect(error?.message).to.match(new RegExp(`^--state ${file}: cannot write there: `));
     });
+    // Node's recursive mkdir never ends there (and answers a read-only file system with ENOENT, which a spec cannot mount).
+    (process.platform === 'linux' ? it : it.skip)(
+      'refuses a state path below /proc with the error of its mkdir, instead of trying for ever',
+      async () => {
+        const dir = `/proc/svc-state-${randomUUID()}`;
+        let error: Error | undefined;
+        await ScenarioStore.open(dir).catch((e: Error) => (error = e));
+        expect(error?.message).to.equal(
+          `--state ${dir}: cannot write there: ENOENT: no such file or directory, mkdir '${dir}'`,
+        );
+      },
+    );
   });
 
   describe('real svc-server processes', function () {
