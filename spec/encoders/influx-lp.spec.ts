@@ -57,14 +57,10 @@ describe('influxLp', () => {
 /** Labels with every character line protocol escapes, and a backslash it need not. */
 const LABELS = { job: 'svc job', path: '/a,b=c', dir: 'C:\\logs' };
 
-describe('influx_lp into a real VictoriaMetrics through /write', function () {
-  this.timeout(30_000);
-  let vm: VictoriaMetrics;
-  before(async () => (vm = await startVictoriaMetrics()));
-  after(async () => vm?.stop());
-
-  it('every series, value and millisecond arrives as {measurement}_{field_key}, no invalid row', async () => {
-    const entry = metricEntry({
+/** Runs 50 ticks of `svc_influx` (value n at tick n, pods 0 and 1 in turn, 20 ms apart) into `url` and checks each was delivered. */
+async function writeFifty(url: string): Promise<void> {
+  const run = runEntry(
+    metricEntry({
       name: 'svc_influx',
       rate: 50,
       duration: 1000,
@@ -72,11 +68,21 @@ describe('influx_lp into a real VictoriaMetrics through /write', function () {
       labels: LABELS,
       dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
       encoder: { type: 'influx_lp', field_key: 'reading' },
-      sink: { type: 'http_push', url: `${vm.url}/write`, batch_size: 512 },
-    });
-    const run = runEntry(entry);
-    expect(await run.done).to.deep.equal({});
-    expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
+      sink: { type: 'http_push', url, batch_size: 512 },
+    }),
+  );
+  expect(await run.done).to.deep.equal({});
+  expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
+}
+
+describe('influx_lp into a real VictoriaMetrics through /write', function () {
+  this.timeout(30_000);
+  let vm: VictoriaMetrics;
+  before(async () => (vm = await startVictoriaMetrics()));
+  after(async () => vm?.stop());
+
+  it('every series, value and millisecond arrives as {measurement}_{field_key}, no invalid row', async () => {
+    await writeFifty(`${vm.url}/write`);
 
     const series = await waitFor(
       '50 samples in VictoriaMetrics',
@@ -109,19 +115,7 @@ describe('influx_lp into a real InfluxDB 1.x through /write', function () {
   after(async () => influx?.stop());
 
   it('every series, value and millisecond arrives as written, tags and field as named', async () => {
-    const entry = metricEntry({
-      name: 'svc_influx',
-      rate: 50,
-      duration: 1000,
-      generator: { type: 'step', start: 0, step_size: 1 },
-      labels: LABELS,
-      dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
-      encoder: { type: 'influx_lp', field_key: 'reading' },
-      sink: { type: 'http_push', url: influx.writeUrl, batch_size: 512 },
-    });
-    const run = runEntry(entry);
-    expect(await run.done).to.deep.equal({});
-    expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
+    await writeFifty(influx.writeUrl);
 
     const rows = await influx.query('SELECT * FROM svc_influx');
     expect(rows).to.have.length(50);
