@@ -23,9 +23,10 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     case 'step': {
       const { start, step_size, max } = config;
       if (max === undefined) return (n) => start + n * step_size;
-      // Values per cycle: start … the last one not above max. The tolerance keeps a max that
-      // start + k·step_size reaches exactly from being lost to rounding of the quotient.
-      const cycle = Math.floor(((max - start) / step_size) * (1 + 1e-12)) + 1;
+      // Values per cycle: start … the last one below max, which is never written (the reference
+      // tool's wrap: max 5 by 1 is 0 … 4). The tolerance keeps a max that start + k·step_size
+      // reaches exactly out of the cycle despite rounding of the quotient.
+      const cycle = Math.ceil(((max - start) / step_size) * (1 - 1e-12));
       return (n) => start + (n % cycle) * step_size;
     }
     case 'sequence': {

@@ -343,7 +343,7 @@ function minBelowMax<G extends { min: number; max: number }>(g: G, u: unknown, c
     : failAt(u, c, 'max', `expected a number greater than min (${g.min}), got ${g.max}`);
 }
 
-/** A wrapping step: climbing by step_size from start to max, in at most 2^53 − 1 steps a cycle. */
+/** A wrapping step: climbing by step_size from start to below max, in at most 2^53 − 1 steps a cycle. */
 function wrappingStep(
   g: { start: number; step_size: number; max: number },
   u: unknown,
@@ -354,7 +354,7 @@ function wrappingStep(
       u,
       c,
       'step_size',
-      `expected a number greater than 0 with max (the values climb to max, then wrap), got ${g.step_size}`,
+      `expected a number greater than 0 with max (the values climb toward max, then wrap), got ${g.step_size}`,
     );
   if (!(g.max > g.start)) return failAt(u, c, 'max', `expected a number greater than start (${g.start}), got ${g.max}`);
   // Written so that neither quotient overflows: max − start may exceed the double range.
@@ -442,7 +442,9 @@ export const GENERATOR_VARIANTS = {
       { type: oneOf(['step']), step_size: number.describe('Added at every tick.') },
       {
         start: number.describe('The first value; default 0.'),
-        max: number.describe('With it, the values climb to max and wrap back to start.'),
+        max: number.describe(
+          'With it, the values climb from start to the last one below max (never max itself), then wrap back to start.',
+        ),
       },
     ),
     (g, u, c) => {

@@ -22,7 +22,7 @@ export type StartTime =
 export type GeneratorConfig =
   | { readonly type: 'constant'; readonly value: number }
   | { readonly type: 'sine'; readonly amplitude: number; readonly period_secs: number; readonly offset: number }
-  /** With `max`, the values climb to max and wrap back to start. */
+  /** With `max`, the values climb from `start` to the last one below `max`, then wrap back to `start`. */
   | { readonly type: 'step'; readonly start: number; readonly step_size: number; readonly max?: number }
   | { readonly type: 'sequence'; readonly values: readonly number[]; readonly repeat: boolean }
   | { readonly type: 'uniform'; readonly min: number; readonly max: number; readonly seed: number }

@@ -75,7 +75,7 @@ describe('generator', () => {
       'scenarios[0] (cpu): generator.max: expected a number greater than start (5), got 5',
     ]);
     expect(generatorProblems({ type: 'step', step_size: -1, max: 5 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.step_size: expected a number greater than 0 with max (the values climb to max, then wrap), got -1',
+      'scenarios[0] (cpu): generator.step_size: expected a number greater than 0 with max (the values climb toward max, then wrap), got -1',
     ]);
     expect(generatorProblems({ type: 'step', step_size: 1e-300, max: 1e300 })).to.deep.equal([
       `scenarios[0] (cpu): generator.step_size: expected at least ${1e300 / Number.MAX_SAFE_INTEGER} with max (at most 2^53 − 1 steps from start to max), got 1e-300`,

@@ -75,9 +75,16 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
     fc.assert(fc.property(at, (t) => void expect(gen(0, t)).to.equal(t % 5000 < 2000 ? 95 : 5)));
   });
 
-  it('step with max counts start, start + step_size, … up to max, then wraps back to start', () => {
-    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 25, max: 100 }), 7)).to.deep.equal([
-      0, 25, 50, 75, 100, 0, 25,
+  it('step with max counts start, start + step_size, … up to the last value below max, then wraps back to start', () => {
+    // The reference tool's wrap: max itself is never written, so max 5 by 1 is 0 … 4.
+    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 1, max: 5 }), 7)).to.deep.equal([
+      0, 1, 2, 3, 4, 0, 1,
+    ]);
+    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 25, max: 100 }), 6)).to.deep.equal([
+      0, 25, 50, 75, 0, 25,
+    ]);
+    expect(first(valueGenerator({ type: 'step', start: 0, step_size: 0.1, max: 0.3 }), 4)).to.deep.equal([
+      0, 0.1, 0.2, 0,
     ]);
     expect(first(valueGenerator({ type: 'step', start: 1, step_size: 2, max: 6 }), 5)).to.deep.equal([1, 3, 5, 1, 3]);
     fc.assert(
@@ -88,6 +95,7 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
         tick,
         (start, step, steps, n) => {
           const max = start + step * steps;
+          fc.pre(max > start);
           const value = valueGenerator({ type: 'step', start, step_size: step, max })(n, 0);
           expect(value)
             .to.be.at.least(start)
