@@ -31,8 +31,14 @@ export function explainRefusal<C>(
 ): Refusal<C> | undefined {
   // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
   const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
+  // Flags may stand before the command's words (`svc --dry-run run f.yaml`, as the reference tool
+  // writes its global flags), which clipanion takes: they are the command's flags like the others.
+  const lead = Math.max(
+    0,
+    argv.findIndex((arg) => !isFlag(arg)),
+  );
   const shape = candidates
-    .filter(({ path }) => path.every((word, i) => argv[i] === word))
+    .filter(({ path }) => path.every((word, i) => argv[lead + i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
   if (!shape)
     return unknownCommand(
@@ -40,7 +46,8 @@ export function explainRefusal<C>(
       argv,
       binaryName,
     );
-  const message = explainArguments(shape, argv.slice(shape.path.length), [binaryName, ...shape.path].join(' '));
+  const args = [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)];
+  const message = explainArguments(shape, args, [binaryName, ...shape.path].join(' '));
   return message === undefined ? undefined : { message, command: shape.command };
 }
 

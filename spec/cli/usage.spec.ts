@@ -33,6 +33,18 @@ describe('svc usage errors', () => {
     );
   });
 
+  it('name the unknown flag, not a known flag written before the command (the reference tool puts --dry-run there)', async () => {
+    expect(await usageError(['--dry-run', 'metrics', '--name', 'cpu', '--value-mode', 'sine'])).to.equal(
+      'Usage Error: unknown flag --value-mode for svc metrics (svc metrics --help lists its flags)',
+    );
+    expect(await usageError(['-q', '--dry-run', 'run', file, '--duraton', '2s'])).to.equal(
+      'Usage Error: unknown flag --duraton for svc run; did you mean --duration?',
+    );
+    expect(await usageError(['--dry-rn', 'run', file])).to.equal(
+      'Usage Error: unknown flag --dry-rn for svc run; did you mean --dry-run?',
+    );
+  });
+
   it('name a flag whose value is missing', async () => {
     expect(await usageError(['run', file, '--rate'])).to.equal('Usage Error: --rate needs a value: --rate <n>');
     expect(await usageError(['run', file, '--sink', '--dry-run'])).to.equal(
