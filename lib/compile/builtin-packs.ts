@@ -204,3 +204,16 @@ export function builtinPack(name: string): PackFile | undefined {
 export function builtinPackNames(): string[] {
   return Object.keys(BUILTIN_PACK_DOCUMENTS);
 }
+
+/**
+ * The reference tool's built-in packs, by the name its files write, and the built-in pack of svc
+ * that models the same source (none for kube-state-metrics). Its metrics and ids differ, so the
+ * name is not taken as an alias: an unknown pack of these names says which one to write instead.
+ */
+export const REFERENCE_PACKS: Readonly<Record<string, string | undefined>> = {
+  telegraf_snmp_interface: 'snmp_interface',
+  node_exporter_cpu: 'node_cpu',
+  node_exporter_memory: 'node_memory',
+  http_server_red: 'http_server',
+  kube_state_metrics: undefined,
+};

@@ -12,7 +12,7 @@ import { closest, type Issue } from '../language/problems.js';
 import type { Entry, PackFile, PackMetric } from '../config/types.js';
 import { isPackPath, type PackAtPath } from '../config/pack.js';
 import { countsUp } from '../config/entry.js';
-import { builtinPack, builtinPackNames } from './builtin-packs.js';
+import { builtinPack, builtinPackNames, REFERENCE_PACKS } from './builtin-packs.js';
 import { claim } from '../config/references.js';
 import { expandReplay } from './replays.js';
 import type { Catalog } from '../catalog/index.js';
@@ -175,6 +175,16 @@ function unknownPack(name: string, catalog?: Catalog): string {
     return `the pack file ${name} was not read: plan the file with planScenario (lib/compile/plan.ts), which reads pack files before compiling`;
   const builtins = `built-in packs: ${builtinPackNames().join(', ')}`;
   const packs = catalog?.items.filter((item) => item.kind === 'pack').map((item) => item.name) ?? [];
+  if (Object.hasOwn(REFERENCE_PACKS, name)) {
+    const ours = REFERENCE_PACKS[name];
+    return (
+      `no pack named "${name}": that is a built-in pack of the reference tool, which svc does not ship; ` +
+      (ours
+        ? `svc's ${ours} models the same source with metrics of its own (docs/packs.md): write pack: ${ours}, or give `
+        : `give `) +
+      `the pack file by its path (./packs/<file>.yaml)${catalog ? '' : ' or --catalog <dir> with the directory holding it'}`
+    );
+  }
   const near = closest(name, [...builtinPackNames(), ...packs]);
   const unknown = `no pack named "${name}"${near ? ` (did you mean ${near}?)` : ''}`;
   if (!catalog)

@@ -132,6 +132,15 @@ describe('compile: packs', () => {
     expect(ok.plans[0]!.label).to.equal('entry (web.http_requests_total)');
   });
 
+  it("rejects a pack name of the reference tool, naming svc's pack of the same source", () => {
+    expect(compileProblems([packed({ pack: 'node_exporter_cpu', id: 'host' })])).to.deep.equal([
+      `scenarios[0] (host): pack: no pack named "node_exporter_cpu": that is a built-in pack of the reference tool, which svc does not ship; svc's node_cpu models the same source with metrics of its own (docs/packs.md): write pack: node_cpu, or give the pack file by its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it`,
+    ]);
+    expect(compileProblems([packed({ pack: 'kube_state_metrics', id: 'k' })])).to.deep.equal([
+      'scenarios[0] (k): pack: no pack named "kube_state_metrics": that is a built-in pack of the reference tool, which svc does not ship; give the pack file by its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it',
+    ]);
+  });
+
   it('rejects an unknown pack, suggesting --catalog', () => {
     expect(compileProblems([packed({ pack: 'redis' })])).to.deep.equal([
       'scenarios[0] (redis): pack: no pack named "redis" (built-in packs: node_cpu, node_memory, snmp_interface, http_server); for a pack file, give its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it',
