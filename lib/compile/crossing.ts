@@ -10,7 +10,7 @@
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import type { Entry } from '../config/types.js';
 import type { After } from '../language/fields.js';
-import { valueGenerator } from '../generators/value.js';
+import { stepCycle, valueGenerator } from '../generators/value.js';
 import { formatMs } from '../format.js';
 import type { GeneratorConfig } from '../language/types.js';
 
@@ -47,11 +47,11 @@ const MAX_SCANNED_TICKS = 1000;
 function rangeOf(config: GeneratorConfig): { low: number; high: number; shape: string } {
   switch (config.type) {
     case 'step': {
-      // Only a wrapping step (with max) is searched this way.
+      // Only a wrapping step (with max) is searched this way; its highest value is the last below max.
       const top = config.max!;
       return {
         low: config.start,
-        high: top,
+        high: config.start + (stepCycle(config.start, config.step_size, top) - 1) * config.step_size,
         shape: `step from ${config.start} by ${config.step_size}, wrapping at ${top}`,
       };
     }

@@ -23,10 +23,7 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     case 'step': {
       const { start, step_size, max } = config;
       if (max === undefined) return (n) => start + n * step_size;
-      // Values per cycle: start … the last one below max, which is never written (the reference
-      // tool's wrap: max 5 by 1 is 0 … 4). The tolerance keeps a max that start + k·step_size
-      // reaches exactly out of the cycle despite rounding of the quotient.
-      const cycle = Math.ceil(((max - start) / step_size) * (1 - 1e-12));
+      const cycle = stepCycle(start, step_size, max);
       return (n) => start + (n % cycle) * step_size;
     }
     case 'sequence': {
@@ -67,4 +64,13 @@ function previousDouble(x: number): number {
   const word = new BigInt64Array(bits.buffer);
   word[0] = word[0]! + (x > 0 ? -1n : 1n);
   return bits[0]!;
+}
+
+/**
+ * The values of one cycle of a step that wraps at `max`: start … the last one below max, which is never written
+ * (the reference tool's wrap: max 5 by 1 is 0 … 4). The tolerance keeps a max that start + k·step_size reaches
+ * exactly out of the cycle despite rounding of the quotient.
+ */
+export function stepCycle(start: number, stepSize: number, max: number): number {
+  return Math.ceil(((max - start) / stepSize) * (1 - 1e-12));
 }

@@ -203,6 +203,12 @@ describe('compile: after', () => {
       ).to.deep.equal([
         'scenarios[1] (alert): after: cpu never goes above 60 (sine between 40 and 60), so this entry would never start',
       ]);
+      // A wrapping step never writes its max: 0 … 4 by 1 never goes above 4.5.
+      expect(
+        problem({ generator: { type: 'step', start: 0, step_size: 1, max: 5 } }, after('cpu', '>', 4.5)),
+      ).to.deep.equal([
+        'scenarios[1] (alert): after: cpu never goes above 4.5 (step from 0 by 1, wrapping at 5), so this entry would never start',
+      ]);
       expect(
         problem({ generator: { type: 'sawtooth', min: 0, max: 100, period_secs: 60 } }, after('cpu', '>', 100)),
       ).to.deep.equal([
