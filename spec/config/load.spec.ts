@@ -206,6 +206,11 @@ describe('loadScenario: text', () => {
     expect(error.problems[0]!.message).to.match(/^invalid JSON: /);
   });
 
+  it('names the line and column of a JSON syntax error, as of a YAML one', () => {
+    const error = configError('{\n  "version": 2,\n  "scenarios": [\n    {"name": "x",}\n  ]\n}\n', { format: 'json' });
+    expect(error.problems[0]!.message).to.match(/^invalid JSON: .* at line 4, column 18$/);
+  });
+
   it('reads JSON text through the YAML parser when no format is given', () => {
     expect(loadScenario(JSON.stringify(metric()), { origin: 'body' }).scenarios).to.have.length(1);
   });
