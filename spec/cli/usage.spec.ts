@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { svc, scenarioDir } from '../support/cli.js';
 import { VERSION } from '../../lib/version.js';
 import { explainRefusal } from '../../lib/cli/usage-errors.js';
@@ -131,6 +132,18 @@ describe('svc help and version', () => {
     const run = await svc(['help', 'run']);
     expect(run.code).to.equal(0);
     expect(run.stdout).to.equal((await svc(['run', '--help'])).stdout);
+  });
+
+  it('docs/cli.md shows every command that svc help lists, and every flag of each', async () => {
+    const doc = readFileSync('docs/cli.md', 'utf8');
+    const missing: string[] = [];
+    for (const line of (await svc(['help'])).stdout.split('\n').filter((l) => l.startsWith('  svc '))) {
+      const command = /^ {2}(svc(?: [a-z]+)+)/.exec(line)![1]!;
+      if (!doc.includes(command)) missing.push(command);
+      for (const flag of line.match(/--[a-z-]+/g) ?? [])
+        if (!new RegExp(`${flag}(?![a-z-])`).test(doc)) missing.push(`${command} ${flag}`);
+    }
+    expect(missing).to.deep.equal([]);
   });
 
   it('svc version, svc -V, svc --version print the version', async () => {
