@@ -8,14 +8,24 @@ const VALUES = new Map<string, string>();
 
 /** A flag taking one value, e.g. `valueFlag('--rate', '<n>', 'Events per second')`. */
 export function valueFlag(name: string, value: string, description: string) {
-  for (const alias of name.split(',')) VALUES.set(alias, value);
+  for (const alias of name.split(',')) recordValue(alias, value);
   return Option.String(name, { description });
 }
 
 /** A repeatable flag taking one value each time. */
 export function listFlag(name: string, value: string, description: string) {
-  VALUES.set(name, value);
+  recordValue(name, value);
   return Option.Array(name, { description });
+}
+
+/**
+ * The map is keyed by flag, not by command, and filled as each command is instantiated: a flag that two
+ * commands wrote differently would show whichever was instantiated last, so that is refused.
+ */
+function recordValue(flag: string, value: string): void {
+  const known = VALUES.get(flag);
+  if (known !== undefined && known !== value) throw new Error(`${flag} is declared as ${known} and as ${value}`);
+  VALUES.set(flag, value);
 }
 
 /** The value `flag` takes, as help writes it; `<value>` for a flag declared otherwise. */

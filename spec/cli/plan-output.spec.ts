@@ -95,6 +95,6 @@ describe('svc run --format json and -o', () => {
     ]);
     const both = await svc(['run', file, '--output', out, '--sink', 'stdout']);
     expect(both.code).to.equal(2);
-    expect(both.stderr).to.include('-o/--output is short for --sink file --endpoint <path>: give either, not both');
+    expect(both.stderr).to.include('-o/--output is short for --sink file --endpoint <file>: give either, not both');
   });
 });

@@ -88,6 +88,14 @@ describe('svc usage errors', () => {
     expect(await usageError(['rm', file])).to.equal('Usage Error: unknown command "rm" (svc help lists the commands)');
   });
 
+  it('show the same usage of the command, whether the command line or the command refused it', async () => {
+    const usage = async (argv: string[]) => (await svc(argv)).stderr.trim().split('\n').pop();
+    const refused = await usage(['run', file, '--rate']);
+    expect(refused).to.include('[-o,--output <file>]');
+    expect(await usage(['run'])).to.equal(refused);
+    expect(await usage(['run', file, '--workers', '0'])).to.equal(refused);
+  });
+
   it('exit 2 for a flag value that is not a number', async () => {
     expect(await usageError(['run', file, '--rate=fast'])).to.match(/--rate: expected a number, got "fast"/);
   });

@@ -22,8 +22,8 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
   );
   output = valueFlag(
     '-o,--output',
-    '<path>',
-    'Write every entry to this file: short for --sink file --endpoint <path>',
+    '<file>',
+    'Write every entry to this file: short for --sink file --endpoint <file>',
   );
   verbose = Option.Boolean('--verbose', false, { description: 'Print the resolved settings, then run' });
   quiet = Option.Boolean('-q,--quiet', false, {
@@ -130,7 +130,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     if (this.duration !== undefined) overrides.duration = this.duration;
     if (this.output !== undefined) {
       if (this.sink !== undefined || this.endpoint !== undefined)
-        throw new UsageError('-o/--output is short for --sink file --endpoint <path>: give either, not both');
+        throw new UsageError('-o/--output is short for --sink file --endpoint <file>: give either, not both');
       overrides.sink = 'file';
       overrides.endpoint = this.output;
     }

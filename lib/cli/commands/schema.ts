@@ -1,4 +1,5 @@
-import { Command, Option } from 'clipanion';
+import { Command } from 'clipanion';
+import { valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /** `svc schema [-o FILE]`: the JSON Schema of scenario and pack files, for editors and other checkers. */
@@ -16,7 +17,7 @@ export class SchemaCommand extends SvcCommand {
     ],
   });
 
-  output = Option.String('-o,--output', { description: 'Write the schema to this file instead of stdout' });
+  output = valueFlag('-o,--output', '<file>', 'Write the schema to this file instead of stdout');
 
   async execute(): Promise<number> {
     const [{ scenarioSchema }, { writeOutputFile }] = await Promise.all([
