@@ -126,10 +126,19 @@ export const number = new Codec<number>(
   () => ({ type: 'number' }),
 );
 
-/** A number passing `test`; `schema` says as much of the test as JSON Schema can. */
-export function numberWhere(test: (n: number) => boolean, expected: string, schema: JsonSchema = {}): Codec<number> {
+/**
+ * A number passing `test`; `schema` says as much of the test as JSON Schema can. `expected` may depend on the
+ * number refused.
+ */
+export function numberWhere(
+  test: (n: number) => boolean,
+  expected: string | ((n: number) => string),
+  schema: JsonSchema = {},
+): Codec<number> {
   return andThen<number, number>(number, (n, u, c) =>
-    test(n) ? t.success(n) : t.failure(u, c, `expected ${expected}, got ${show(n)}`),
+    test(n)
+      ? t.success(n)
+      : t.failure(u, c, `expected ${typeof expected === 'string' ? expected : expected(n)}, got ${show(n)}`),
   ).withSchema(refined(number, schema));
 }
 
@@ -160,11 +169,21 @@ export const positive = numberWhere((n) => n > 0, 'a number greater than 0', { e
 export const unitInterval = atMost(atLeast(number, 0), 1);
 
 export const nonNegative = numberWhere((n) => n >= 0, 'a number greater than or equal to 0', { minimum: 0 });
-export const integer = numberWhere(Number.isSafeInteger, 'an integer', { type: 'integer' });
-export const positiveInteger = numberWhere((n) => Number.isSafeInteger(n) && n > 0, 'an integer greater than 0', {
-  type: 'integer',
-  minimum: 1,
-});
+/**
+ * Past 2^53 a double holds no exact integer, so such a number is refused: "expected an integer" would read
+ * false of 1e300 or a 64-bit seed, so the message gives the range instead.
+ */
+const beyondSafe = (n: number) => Number.isInteger(n) && !Number.isSafeInteger(n);
+export const integer = numberWhere(
+  Number.isSafeInteger,
+  (n) => (beyondSafe(n) ? `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : 'an integer'),
+  { type: 'integer' },
+);
+export const positiveInteger = numberWhere(
+  (n) => Number.isSafeInteger(n) && n > 0,
+  (n) => (beyondSafe(n) && n > 0 ? `an integer from 1 to ${Number.MAX_SAFE_INTEGER}` : 'an integer greater than 0'),
+  { type: 'integer', minimum: 1 },
+);
 
 export const boolean = new Codec<boolean>(
   'boolean',

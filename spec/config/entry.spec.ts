@@ -257,6 +257,12 @@ describe('entry: common fields', () => {
         'scenarios[0] (cpu): on_sink_error: expected one of warn, fail, got "ignore"',
       ]);
     });
+
+    it('names the range of a seed too large to hold exactly, which is an integer all the same', () => {
+      expect(entryProblems(metric({ jitter_seed: 1e300 }))).to.deep.equal([
+        'scenarios[0] (cpu): jitter_seed: expected an integer from -9007199254740991 to 9007199254740991, got 1e+300',
+      ]);
+    });
   });
 
   describe('histogram and summary fields', () => {
