@@ -60,16 +60,25 @@ function unknownCommand<C>(
   if (first === undefined) return undefined;
   if (isFlag(first))
     return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
-  const words = argv.filter((arg) => !isFlag(arg));
-  const tried = (length: number) => words.slice(0, length).join(' ');
-  const suggestion = closest(
-    (candidate) => tried(candidate.split(' ').length),
-    commands.map(({ path }) => path.join(' ')),
-  );
-  const given = suggestion ? tried(suggestion.split(' ').length) : first;
   return {
-    message: `unknown command "${given}"${suggestion ? `; did you mean ${binaryName} ${suggestion}?` : ` (${binaryName} help lists the commands)`}`,
+    message: unknownCommandMessage(
+      commands.map(({ path }) => path.join(' ')),
+      argv.filter((arg) => !isFlag(arg)),
+      binaryName,
+    ),
   };
+}
+
+/**
+ * `unknown command "<words>"`, with the closest of `commands` (`run`, `catalog list`) to the words given, each
+ * compared with as many words as it has; `prefix` goes before the suggestion (`svc`, `svc help`).
+ */
+export function unknownCommandMessage(commands: readonly string[], words: readonly string[], prefix: string): string {
+  const tried = (length: number) => words.slice(0, length).join(' ');
+  const suggestion = closest((candidate) => tried(candidate.split(' ').length), commands);
+  const given = suggestion ? tried(suggestion.split(' ').length) : words[0];
+  const binaryName = prefix.split(' ')[0];
+  return `unknown command "${given}"${suggestion ? `; did you mean ${prefix} ${suggestion}?` : ` (${binaryName} help lists the commands)`}`;
 }
 
 function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], command: string): string | undefined {

@@ -81,6 +81,18 @@ describe('svc usage errors', () => {
     );
   });
 
+  it('name an unknown command given to svc help, and suggest the closest one the same way', async () => {
+    expect(await usageError(['help', 'rnu'])).to.equal(
+      'Usage Error: unknown command "rnu"; did you mean svc help run?',
+    );
+    expect(await usageError(['help', 'catalog', 'lst'])).to.equal(
+      'Usage Error: unknown command "catalog lst"; did you mean svc help catalog list?',
+    );
+    expect(await usageError(['help', 'frobnicate'])).to.equal(
+      'Usage Error: unknown command "frobnicate" (svc help lists the commands)',
+    );
+  });
+
   it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {
     expect(await usageError(['run', file, '--DURATION', '2s'])).to.equal(
       'Usage Error: unknown flag --DURATION for svc run; did you mean --duration?',

@@ -1,4 +1,5 @@
 import { Command, Option, UsageError } from 'clipanion';
+import { unknownCommandMessage } from '../usage-errors.js';
 import { SvcCommand } from './svc-command.js';
 
 /** `svc help [command…]` (also `svc -h`, `svc --help`): the commands, or the help of one. */
@@ -16,12 +17,13 @@ export class HelpCommand extends SvcCommand {
       this.context.stdout.write(this.cli.usage());
       return 0;
     }
-    const path = [this.cli.binaryName, ...this.command].join(' ');
-    if (!this.cli.definitions().some((definition) => definition.path === path)) {
-      throw new UsageError(
-        `unknown command "${this.command.join(' ')}" (${this.cli.binaryName} help lists the commands)`,
-      );
-    }
+    const { binaryName } = this.cli;
+    const commands = this.cli
+      .definitions()
+      .map(({ path }) => path.slice(binaryName.length + 1))
+      .filter((path) => path !== '' && !path.startsWith('-'));
+    if (!commands.includes(this.command.join(' ')))
+      throw new UsageError(unknownCommandMessage(commands, this.command, `${binaryName} help`));
     return this.cli.run([...this.command, '--help']);
   }
 }
