@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { explainFile } from '../sinks/core/errors.js';
 
 /**
  * Writes `data` to the file the option `option` names (`-o`, `--svg`), failing with an error that names the
  * option, the path and why, in words. `exclusive`: refuse an existing file (its EEXIST error is thrown as it is,
- * for the caller to answer).
+ * for the caller to answer), but not a directory.
  */
 export async function writeOutputFile(
   option: string,
@@ -15,8 +15,16 @@ export async function writeOutputFile(
   try {
     await writeFile(path, data, { flag: exclusive ? 'wx' : 'w' });
   } catch (error) {
-    const { code } = error as NodeJS.ErrnoException;
-    if (code === 'EEXIST' && exclusive) throw error;
+    // A directory is no file that --force could replace: it is refused as without `exclusive`.
+    const code =
+      (error as NodeJS.ErrnoException).code === 'EEXIST' && (await isDirectory(path))
+        ? 'EISDIR'
+        : (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw error;
     throw new Error(`${option}: cannot write ${path}: ${explainFile(code, path) ?? (error as Error).message}`);
   }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }

@@ -128,6 +128,7 @@ describe('svc new: starter scenarios', () => {
     const isDirectory = 'it is a directory; path must name a file';
     for (const [argv, option, path, why] of [
       [['new', '-o', dir, '--force'], '-o', dir, isDirectory],
+      [['new', '-o', dir], '-o', dir, isDirectory],
       [['schema', '-o', dir], '-o', dir, isDirectory],
       [['plot', 'examples/quickstart.yaml', '--svg', dir], '--svg', dir, isDirectory],
       [
