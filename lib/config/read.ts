@@ -62,8 +62,8 @@ function isDirectory(stream: Readable): boolean {
   return typeof fd === 'number' && fstatSync(fd).isDirectory();
 }
 
-/** A system error in words, without its code and path. */
-function reasonOf(error: NodeJS.ErrnoException): string {
+/** A system error of reading a file in words, without its code and path. */
+export function reasonOf(error: NodeJS.ErrnoException): string {
   switch (error.code) {
     case 'ENOENT':
       return 'no such file';

@@ -178,7 +178,12 @@ expect:
       [
         ['test', 'examples/alerts/link-flap.yaml', '--rules', '/nonexistent/rules.yml'],
         1,
-        /^error: --rules: cannot read \/nonexistent\/rules\.yml/,
+        /^error: --rules: cannot read \/nonexistent\/rules\.yml \(no such file\)$/m,
+      ],
+      [
+        ['test', 'examples/alerts/link-flap.yaml', '--rules', 'examples'],
+        1,
+        /^error: --rules: cannot read \/.*\/examples \(it is a directory\)$/m,
       ],
     ];
     for (const [argv, expectedCode, message] of cases) {

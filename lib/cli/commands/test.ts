@@ -263,8 +263,10 @@ export class TestCommand extends SvcCommand {
       import('../../alert-test/promtool.js'),
       import('../../alert-test/check.js'),
     ]);
-    const rulesText = await readFile(rulesFile, 'utf8').catch(() => {
-      throw new Error(`--rules: cannot read ${rulesFile}`);
+    // Read here, not only by promtool: a missing file or a directory is named before anything is sampled.
+    const rulesText = await readFile(rulesFile, 'utf8').catch(async (error: NodeJS.ErrnoException) => {
+      const { reasonOf } = await import('../../config/read.js');
+      throw new Error(`--rules: cannot read ${rulesFile} (${reasonOf(error)})`);
     });
     const unknown = alertsNotInRules(expectations, rulesText, this.rules!);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
