@@ -292,9 +292,13 @@ const HINTED_UNKNOWN_FIELDS = 20;
 /** Completes "unknown field" for a key: by default, the closest field that is known there. */
 export type UnknownFieldHint = (key: string, known: readonly string[]) => string | undefined;
 
+/** Known fields a hint lists when none is close to the key: a few read at a glance, more would bury the message. */
+const LISTED_FIELDS = 8;
+
 export const didYouMean: UnknownFieldHint = (key, known) => {
   const near = closest(key, known);
-  return near && `did you mean ${near}?`;
+  if (near) return `did you mean ${near}?`;
+  return known.length > 0 && known.length <= LISTED_FIELDS ? `allowed: ${known.join(', ')}` : undefined;
 };
 
 /**

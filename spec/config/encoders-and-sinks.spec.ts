@@ -54,7 +54,7 @@ describe('encoder', () => {
       entryProblems(
         metric({ encoder: { type: 'remote_write', precision: 1 }, sink: { type: 'remote_write', url: 'http://x' } }),
       ),
-    ).to.deep.equal(['scenarios[0] (cpu): encoder.precision: unknown field']);
+    ).to.deep.equal(['scenarios[0] (cpu): encoder.precision: unknown field (allowed: type)']);
   });
 
   it("takes the otlp encoder's temporality, cumulative or delta, and names the field when it is neither", () => {
@@ -338,10 +338,10 @@ describe('sink', () => {
 
   it('rejects a field of another sink type', () => {
     expect(sinkProblems({ type: 'udp', address: 'h:1', retry: { max_attempts: 1 } })).to.deep.equal([
-      'scenarios[0] (cpu): sink.retry: unknown field',
+      'scenarios[0] (cpu): sink.retry: unknown field (allowed: type, address)',
     ]);
     expect(sinkProblems({ type: 'stdout', path: '/tmp/x' })).to.deep.equal([
-      'scenarios[0] (cpu): sink.path: unknown field',
+      'scenarios[0] (cpu): sink.path: unknown field (allowed: type)',
     ]);
   });
 

@@ -140,7 +140,7 @@ describe('generator', () => {
 
   it('rejects a field of another generator type', () => {
     expect(generatorProblems({ type: 'constant', value: 1, amplitude: 2 })).to.deep.equal([
-      'scenarios[0] (cpu): generator.amplitude: unknown field',
+      'scenarios[0] (cpu): generator.amplitude: unknown field (allowed: type, value)',
     ]);
   });
 
@@ -199,7 +199,7 @@ describe('log_generator', () => {
   it('accepts only known severities with non-negative weights, one of them positive', () => {
     const base = { type: 'template', templates: [{ message: 'x' }] };
     expect(logProblems({ ...base, severity_weights: { critical: 1 } })).to.deep.equal([
-      'scenarios[0] (app): log_generator.severity_weights.critical: unknown field',
+      'scenarios[0] (app): log_generator.severity_weights.critical: unknown field (allowed: trace, debug, info, warn, error, fatal)',
     ]);
     expect(logProblems({ ...base, severity_weights: { info: -1 } })).to.deep.equal([
       'scenarios[0] (app): log_generator.severity_weights.info: expected a number greater than or equal to 0, got -1',
@@ -263,7 +263,7 @@ describe('distribution', () => {
 
   it('keeps buckets beside distribution, not inside it', () => {
     expect(distributionProblems({ type: 'exponential', rate: 1, buckets: [1] })).to.deep.equal([
-      'scenarios[0] (latency): distribution.buckets: unknown field',
+      'scenarios[0] (latency): distribution.buckets: unknown field (allowed: type, rate, mean_shift_per_sec)',
     ]);
   });
 

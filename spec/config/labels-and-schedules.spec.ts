@@ -215,7 +215,7 @@ describe("gap_windows (the reference tool's one-shot silences)", () => {
     ).to.deep.equal([
       'scenarios[0] (cpu): gap_windows[0].for: expected a positive, finite duration, got "0s"',
       'scenarios[0] (cpu): gap_windows[1].for: missing required field',
-      'scenarios[0] (cpu): gap_windows[2].every: unknown field',
+      'scenarios[0] (cpu): gap_windows[2].every: unknown field (allowed: at, for)',
     ]);
     const many = Array.from({ length: 10_001 }, () => ({ at: '1s', for: '1s' }));
     expect(entryProblems(metric({ gap_windows: many }))[0]).to.match(/^scenarios\[0\] \(cpu\): gap_windows: .*10000/);

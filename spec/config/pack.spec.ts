@@ -97,7 +97,7 @@ metrics:
       'metrics[1] (ok): generator.type: expected one of constant, sine, step, sequence, uniform, sawtooth, spike, csv_replay, flap, saturation, leak, degradation, steady, spike_event, got "noise"',
       'metrics[1] (ok): labels.a: invalid type: expected a string, a number or a boolean, got null',
       'metrics[3]: invalid type: expected a mapping (a metric), got string "x"',
-      'metrics[4] (up): rate: unknown field',
+      'metrics[4] (up): rate: unknown field (allowed: name, id, generator, labels, metric_type, help)',
     ]);
   });
 
@@ -170,7 +170,7 @@ describe('pack entries: overrides', () => {
     ).to.deep.equal([
       'scenarios[0] (node): overrides["bad-name"]: expected a metric name, or <metric name>.<metric id> matching [a-zA-Z_:][a-zA-Z0-9_:]*(?:\\.[a-zA-Z0-9_][a-zA-Z0-9_-]*)?, got "bad-name"',
       'scenarios[0] (node): overrides.up.generator.value: missing required field',
-      'scenarios[0] (node): overrides.up.rate: unknown field',
+      'scenarios[0] (node): overrides.up.rate: unknown field (allowed: generator, labels)',
     ]);
   });
 

@@ -162,7 +162,7 @@ describe('operational aliases desugar into generators before validation', () => 
       aliasProblems({ type: 'steady', center: 1, amplitude: 1, period: '1m', noise: 1 }, { jitter: 2 }),
     ).to.deep.equal(['scenarios[0] (cpu): generator.noise: not allowed with jitter (noise becomes the entry jitter)']);
     expect(aliasProblems({ type: 'leak', baseline: 1, ceiling: 2, time_to_ceiling: '1m', amplitude: 3 })).to.deep.equal(
-      ['scenarios[0] (cpu): generator.amplitude: unknown field'],
+      ['scenarios[0] (cpu): generator.amplitude: unknown field (allowed: type, baseline, ceiling, time_to_ceiling)'],
     );
   });
 

@@ -215,7 +215,7 @@ describe('trace_generator', () => {
       [
         'services.frontend.pods.count: expected an integer greater than 0, got 0',
         'services.frontend.pods.rotate_every: expected a positive, finite duration, got "0s"',
-        'services.frontend.region: unknown field',
+        'services.frontend.region: unknown field (allowed: version, environment, attributes, pods)',
         'services.frontend.attributes: expected at most 128 attributes, got 129',
       ],
     ],
