@@ -20,6 +20,8 @@ export interface CliOverrides {
   /** Merged key by key over the entry's labels; the override wins. */
   readonly labels?: Readonly<Record<string, string>>;
   readonly on_sink_error?: string;
+  /** Fields a command wrote from its own flags (`svc metrics --name`): their problems name the flag. */
+  readonly written?: readonly FlagField[];
 }
 
 /** The field that holds each sink type's destination, as its kind declares it. */
@@ -28,7 +30,7 @@ export const ADDRESS_FIELDS: Readonly<Record<string, string>> = Object.fromEntri
 );
 
 /** A field an override wrote, and the flag that wrote it as messages show it (`--sink file`). */
-interface FlagField {
+export interface FlagField {
   readonly path: readonly Segment[];
   readonly flag: string;
   /**
@@ -60,7 +62,7 @@ export interface Overridden {
 
 export function applyOverrides(entry: Record<string, unknown>, overrides: CliOverrides): Overridden {
   const raw = { ...entry };
-  const flags: FlagField[] = [];
+  const flags: FlagField[] = [...(overrides.written ?? [])];
   const issues: FlagIssue[] = [];
   const set = (field: 'rate' | 'duration' | 'on_sink_error', flag: string, value: unknown): void => {
     if (value === undefined) return;

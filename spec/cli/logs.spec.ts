@@ -54,6 +54,25 @@ describe('svc logs', () => {
     expect(result.stderr).to.include('--encoder metrics_text: metrics_text cannot encode a logs entry');
   });
 
+  it('names the flag whose value is wrong, not the field it wrote', async () => {
+    const cases: [string[], string][] = [
+      [['--seed', '1.5'], 'svc logs flags: --seed: expected an integer, got 1.5'],
+      [
+        ['--severity', 'critical=1'],
+        'svc logs flags: --severity: critical: unknown field (allowed: trace, debug, info, warn, error, fatal)',
+      ],
+      [['--name', 'a b'], 'svc logs flags: --name: expected a name matching'],
+    ];
+    for (const [flags, message] of cases) {
+      const result = await svc(['logs', '--message', 'x', '--rate', '1', ...flags]);
+      expect(result.code, flags.join(' ')).to.equal(1);
+      expect(result.stderr, flags.join(' ')).to.include(message);
+    }
+    const metrics = await svc(['metrics', '--name', 'cpu-usage', '--rate', '1']);
+    expect(metrics.code).to.equal(1);
+    expect(metrics.stderr).to.include('svc metrics flags: --name: expected a name matching');
+  });
+
   it('exits 2 on usage mistakes', async () => {
     for (const argv of [
       ['logs', '--rate', '1'],

@@ -61,7 +61,17 @@ export class LogsCommand extends ScenarioCommand {
     };
     const entry = { signal_type: 'logs', name: this.name ?? 'logs', rate: overrides.rate, log_generator };
     const origin = 'svc logs flags';
-    return { file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides }), origin };
+    const written = [
+      { path: ['name'], flag: '--name' },
+      { path: ['log_generator', 'templates'], flag: '--message' },
+      { path: ['log_generator', 'field_pools'], flag: '--field' },
+      { path: ['log_generator', 'severity_weights'], flag: '--severity' },
+      { path: ['log_generator', 'seed'], flag: '--seed' },
+    ];
+    return {
+      file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides: { ...overrides, written } }),
+      origin,
+    };
   }
 
   private pair<T>(flag: string, text: string, value: (raw: string) => T): [string, T] {

@@ -44,6 +44,13 @@ export class MetricsCommand extends ScenarioCommand {
       generator: { type: 'constant', value },
     };
     const origin = 'svc metrics flags';
-    return { file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides }), origin };
+    const written = [
+      { path: ['name'], flag: '--name' },
+      { path: ['generator', 'value'], flag: '--value' },
+    ];
+    return {
+      file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides: { ...overrides, written } }),
+      origin,
+    };
   }
 }
