@@ -1,10 +1,10 @@
 /**
- * The CSV files of `csv_replay` generators (docs/scenario-fields.md#csv-replay): read, bounded
- * and parsed before compiling, which does no file I/O. A metrics CSV is a Grafana "series joined
- * by time" export: a time column first, then one numeric column per series, headed
+ * The CSV files of `csv_replay` generators (docs/scenario-fields.md#csv-replay), and the log files of `replay`
+ * log generators: read, bounded and parsed before compiling, which does no file I/O. A metrics CSV is a
+ * Grafana "series joined by time" export: a time column first, then one numeric column per series, headed
  * `{__name__="x", k="v"}` (or `x{k="v"}`, or a metric name). A logs CSV has timestamp, severity
- * and message columns, found by their header names; its other columns become fields.
- * Every problem names the file, its line and column.
+ * and message columns, found by their header names; its other columns become fields. A replayed log file is
+ * its lines. Every problem names the file, its line (and column).
  */
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -12,12 +12,15 @@ import { parse } from 'csv-parse/sync';
 import { SEVERITIES } from '../language/fields.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
-import type { LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
+import type { LogLines, LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
 import { readTextFile } from './read.js';
 import type { Entry, ScenarioFile } from './types.js';
 
-/** The files a scenario may name, by what they are for: a `csv_replay` generator's data, a pack given by its path. */
-export const NAMED_FILES = { csv_replay: 'csv_replay file', pack: 'pack file' } as const;
+/**
+ * The files a scenario may name, by what they are for: a `csv_replay` generator's data, a `replay` log
+ * generator's lines, a pack given by its path.
+ */
+export const NAMED_FILES = { csv_replay: 'csv_replay file', replay: 'replay file', pack: 'pack file' } as const;
 export type NamedFile = keyof typeof NAMED_FILES;
 
 /**
@@ -58,17 +61,18 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** `file` with the table of every csv_replay generator read, each CSV once. */
+/** `file` with the table of every csv_replay generator and the lines of every replay log generator read, each file once. */
 export async function readReplays(file: ScenarioFile, locate: LocateFile): Promise<ScenarioFile> {
   const texts = new Map<string, Promise<{ text: string; path: string }>>();
-  const read = (name: string) => {
-    let found = texts.get(name);
+  const read = (name: string, kind: 'csv_replay' | 'replay' = 'csv_replay') => {
+    const key = `${kind}:${name}`;
+    let found = texts.get(key);
     if (!found) {
-      found = locate(name, 'csv_replay').then(async (path) => ({
+      found = locate(name, kind).then(async (path) => ({
         path,
-        text: await readTextFile(path, 'csv_replay file', MAX_CSV_BYTES, 'CSV'),
+        text: await readTextFile(path, NAMED_FILES[kind], MAX_CSV_BYTES, kind === 'replay' ? 'text' : 'CSV'),
       }));
-      texts.set(name, found);
+      texts.set(key, found);
     }
     return found;
   };
@@ -85,6 +89,10 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
           ...entry,
           log_generator: { ...log_generator, table: logTable(text, path, log_generator.default_severity) },
         };
+      }
+      if (log_generator?.type === 'replay') {
+        const { text, path } = await read(log_generator.file, 'replay');
+        return { ...entry, log_generator: { ...log_generator, lines: logLines(text, path) } };
       }
       return entry;
     }),
@@ -280,4 +288,25 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
     return { severity: level, message: cells[message]!, fields };
   });
   return { times, records, toJSON: () => ({ rows: rows.length }) };
+}
+
+/** The lines of a replayed log file, blank ones left out (as the reference tool reads them), within the bounds. */
+export function logLines(text: string, origin: string): LogLines {
+  const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
+  const lines: string[] = [];
+  // Line by line, not split whole: a file of blank lines would be millions of strings at once.
+  for (let start = 0, number = 1; start < text.length; number++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, text[end - 1] === '\r' ? end - 1 : end);
+    start = end + 1;
+    if (line.trim() === '') continue;
+    if (line.length > MAX_CSV_CELL)
+      throw fail(`line ${number}: longer than ${MAX_CSV_CELL} characters, the limit for a line of a replay file`);
+    if (lines.length === MAX_CSV_ROWS)
+      throw fail(`more than ${MAX_CSV_ROWS} lines that are not blank, the limit for a replay file`);
+    lines.push(line);
+  }
+  if (lines.length === 0) throw fail('expected at least one line that is not blank, got none');
+  return { lines, toJSON: () => ({ lines: lines.length }) };
 }

@@ -1,5 +1,11 @@
 import type { LogTemplate } from '../../operators/model/batch.js';
-import type { CsvReplayLogGenerator, LogGeneratorConfig, Severity, TemplateLogGenerator } from '../language/types.js';
+import type {
+  CsvReplayLogGenerator,
+  LineReplayLogGenerator,
+  LogGeneratorConfig,
+  Severity,
+  TemplateLogGenerator,
+} from '../language/types.js';
 import { SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
 
@@ -28,7 +34,21 @@ const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /** The record of the tick scheduled `at` ms after the entry start, its n-th. */
 export function logGenerator(config: LogGeneratorConfig): (n: number, at: number) => LogRecord {
-  return config.type === 'template' ? templateGenerator(config) : replayGenerator(config);
+  switch (config.type) {
+    case 'template':
+      return templateGenerator(config);
+    case 'csv_replay':
+      return replayGenerator(config);
+    case 'replay':
+      return lineGenerator(config);
+  }
+}
+
+/** Line n mod the line count of the file: one line a tick whatever the time, as the reference tool replays. */
+function lineGenerator(config: LineReplayLogGenerator): (n: number) => LogRecord {
+  if (!config.lines) throw new Error(`replay of ${config.file}: the file was not read`);
+  const records = config.lines.lines.map((message): LogRecord => ({ severity: 'info', message, fields: {} }));
+  return (n) => records[n % records.length]!;
 }
 
 /** The CSV row in force at the tick's time, on the CSV's own spacing (lib/generators/replay.ts). */

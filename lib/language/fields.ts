@@ -630,8 +630,15 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
         default_severity: g.default_severity ?? 'info',
       }),
   ),
+  // The reference tool's: no timing or severity fields, the lines are the records.
+  replay: strict('replay log generator', {
+    type: oneOf(['replay']),
+    file: nonEmptyString.describe(
+      'The log file, one record a line: a relative path is looked for beside the scenario file, then in the working directory.',
+    ),
+  }).describe('The lines of a text file, one record a tick in order, starting over after the last; severity info.'),
 })
-  .describe('What produces the log records: template, or csv_replay.')
+  .describe('What produces the log records: template, csv_replay, or replay.')
   .define('log_generator');
 
 /** Moves every observation by this × the tick time in seconds: latency that degrades. */

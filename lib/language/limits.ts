@@ -77,15 +77,15 @@ export const MAX_PERIOD_SECS = MAX_DURATION_MS / SECOND;
 export const MIN_TIMESCALE = 0.001;
 export const MAX_TIMESCALE = 1_000_000;
 
-// ---- replayed CSV files (csv_replay) ----------------------------------------------------------
+// ---- replayed files (csv_replay, and the log files of replay) ---------------------------------
 
-/** Bytes of one CSV file. */
+/** Bytes of one CSV file, or of one replayed log file. */
 export const MAX_CSV_BYTES = 16 * 1024 * 1024;
-/** Data rows of one CSV file (the header line not counted). */
+/** Data rows of one CSV file (the header line not counted), lines of a replayed log file (blank ones not counted). */
 export const MAX_CSV_ROWS = 100_000;
 /** Columns of one CSV file, the time column included: each replayed column becomes an entry. */
 export const MAX_CSV_COLUMNS = MAX_ENTRIES + 1;
-/** Characters of one CSV cell (a log message). */
+/** Characters of one CSV cell (a log message), or of one line of a replayed log file. */
 export const MAX_CSV_CELL = 64 * 1024;
 
 // ---- lists and other counts -------------------------------------------------------------------

@@ -98,7 +98,7 @@ export interface LogTemplate {
   readonly severity?: Severity;
 }
 
-export type LogGeneratorConfig = TemplateLogGenerator | CsvReplayLogGenerator;
+export type LogGeneratorConfig = TemplateLogGenerator | CsvReplayLogGenerator | LineReplayLogGenerator;
 
 /**
  * `csv_replay` logs: the rows of a CSV (timestamp, severity, message, other columns as fields), on the CSV's
@@ -123,6 +123,24 @@ export interface LogTable {
     readonly fields: Readonly<Record<string, string>>;
   }[];
   /** A summary, not the rows: what dry-run shows. */
+  toJSON(): object;
+}
+
+/**
+ * `replay` logs (the reference tool's): the lines of a text file, one a record, in order, starting over after
+ * the last; every record `info`, without fields.
+ */
+export interface LineReplayLogGenerator {
+  readonly type: 'replay';
+  readonly file: string;
+  /** The file as read (lib/config/csv-replay.ts), before compiling. */
+  readonly lines?: LogLines;
+}
+
+/** The lines of a replayed log file that are not blank. */
+export interface LogLines {
+  readonly lines: readonly string[];
+  /** A summary, not the lines: what dry-run shows. */
   toJSON(): object;
 }
 

@@ -40,10 +40,14 @@ export async function confineFileSink<S extends SinkConfig>(
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */
-const READ_CODES: Readonly<Record<NamedFile, string>> = { csv_replay: 'csv_replay', pack: 'pack_file' };
+const READ_CODES: Readonly<Record<NamedFile, string>> = {
+  csv_replay: 'csv_replay',
+  replay: 'replay_file',
+  pack: 'pack_file',
+};
 
 /**
- * Where a file named in a request (a `csv_replay` file, a pack file given by its path) may be read from: only
+ * Where a file named in a request (a `csv_replay` or `replay` file, a pack file given by its path) may be read from: only
  * below `--file-root`, as file sinks write (a client must not read what the process can read elsewhere);
  * relative paths are taken below the root. Undefined `root`: refused.
  */

@@ -81,3 +81,34 @@ describe('svc run: csv_replay', () => {
     );
   });
 });
+
+describe("svc run: replay (the reference tool's log replay)", () => {
+  it('writes one line of the file a tick, in order, starting over after the last', async () => {
+    const file = replayScenario(
+      `  - name: app
+    signal_type: logs
+    rate: 2
+    duration: 3s
+    start_time: 2024-05-01T10:00:00Z
+    log_generator: { type: replay, file: data/app.log }
+    encoder: { type: json_lines }
+`,
+      { 'app.log': '10.0.0.1 - GET /a 200\n\n10.0.0.2 - GET /b 500\n10.0.0.3 - GET /c 404\n' },
+    );
+    const result = await svc(['run', file, '--backfill', '--quiet']);
+    expect(result.code, result.stderr).to.equal(0);
+    const records = lines(result.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      records.map(({ timestamp, severity, message, fields }) => [timestamp, severity, message, fields]),
+    ).to.deep.equal(
+      [
+        ['2024-05-01T10:00:00.000Z', '10.0.0.1 - GET /a 200'],
+        ['2024-05-01T10:00:00.500Z', '10.0.0.2 - GET /b 500'],
+        ['2024-05-01T10:00:01.000Z', '10.0.0.3 - GET /c 404'],
+        ['2024-05-01T10:00:01.500Z', '10.0.0.1 - GET /a 200'],
+        ['2024-05-01T10:00:02.000Z', '10.0.0.2 - GET /b 500'],
+        ['2024-05-01T10:00:02.500Z', '10.0.0.3 - GET /c 404'],
+      ].map(([timestamp, message]) => [timestamp, 'info', message, {}]),
+    );
+  });
+});

@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
-import { filesIn, logTable, metricTable, readReplays } from '../../lib/config/csv-replay.js';
-import { MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../../lib/language/limits.js';
+import { filesIn, logLines, logTable, metricTable, readReplays } from '../../lib/config/csv-replay.js';
+import { MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../../lib/language/limits.js';
 import { load, v2 } from '../support/scenarios.js';
 
 /** The messages (with the file named) of the ConfigError `run` throws. */
@@ -167,5 +167,41 @@ describe('csv_replay: reading the files of a scenario', () => {
     expect((error as ConfigError).message).to.equal(
       `missing.csv: cannot read the csv_replay file (no such file): looked for ${join(dir, 'missing.csv')} (from the scenario file's directory) and ${join(process.cwd(), 'missing.csv')} (from the working directory)`,
     );
+  });
+});
+
+describe('replay: log files', () => {
+  it('keeps every line that is not blank, in order, without its line ending', () => {
+    expect(logLines('GET /a 200\r\n\n   \nGET /b 500\nlast without a newline', 'app.log').lines).to.deep.equal([
+      'GET /a 200',
+      'GET /b 500',
+      'last without a newline',
+    ]);
+  });
+
+  it('names the file and the line of every problem, and is bounded', () => {
+    expect(problems(() => logLines('\n \n', 'app.log'))).to.deep.equal([
+      'app.log: expected at least one line that is not blank, got none',
+    ]);
+    expect(problems(() => logLines(`a\n\n${'x'.repeat(MAX_CSV_CELL + 1)}\n`, 'app.log'))).to.deep.equal([
+      `app.log: line 3: longer than ${MAX_CSV_CELL} characters, the limit for a line of a replay file`,
+    ]);
+    expect(problems(() => logLines('a\n'.repeat(MAX_CSV_ROWS + 1), 'app.log'))).to.deep.equal([
+      `app.log: more than ${MAX_CSV_ROWS} lines that are not blank, the limit for a replay file`,
+    ]);
+  });
+
+  it("reads a replay generator's file from the scenario file's directory, and names one it cannot read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+    writeFileSync(join(dir, 'app.log'), 'one\ntwo\n');
+    const scenario = (file: string) =>
+      load(v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'replay', file } }]), {
+        format: 'json',
+      });
+    const read = await readReplays(scenario('app.log'), filesIn(dir));
+    const generator = read.scenarios[0]!.log_generator!;
+    expect(generator.type === 'replay' && generator.lines?.lines).to.deep.equal(['one', 'two']);
+    const error = await readReplays(scenario('missing.log'), filesIn(dir)).catch((e: unknown) => e);
+    expect((error as ConfigError).message).to.match(/^missing\.log: cannot read the replay file \(no such file\)/);
   });
 });

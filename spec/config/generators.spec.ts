@@ -209,9 +209,19 @@ describe('log_generator', () => {
     ]);
   });
 
-  it('names the allowed types', () => {
+  it("takes the reference tool's replay {file} alone", () => {
+    expect(logGeneratorOf({ type: 'replay', file: 'app.log' })).to.deep.equal({ type: 'replay', file: 'app.log' });
     expect(logProblems({ type: 'replay' })).to.deep.equal([
-      'scenarios[0] (app): log_generator.type: expected one of template, csv_replay, got "replay"',
+      'scenarios[0] (app): log_generator.file: missing required field',
+    ]);
+    expect(logProblems({ type: 'replay', file: 'app.log', repeat: false })).to.deep.equal([
+      'scenarios[0] (app): log_generator.repeat: unknown field (allowed: type, file)',
+    ]);
+  });
+
+  it('names the allowed types', () => {
+    expect(logProblems({ type: 'tail' })).to.deep.equal([
+      'scenarios[0] (app): log_generator.type: expected one of template, csv_replay, replay, got "tail"',
     ]);
   });
 });

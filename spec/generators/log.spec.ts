@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { logGenerator } from '../../lib/generators/log.js';
-import type { TemplateLogGenerator as LogGeneratorConfig } from '../../lib/language/types.js';
+import type { LineReplayLogGenerator, TemplateLogGenerator as LogGeneratorConfig } from '../../lib/language/types.js';
 
 const config = (fields: Partial<LogGeneratorConfig> = {}): LogGeneratorConfig => ({
   type: 'template',
@@ -116,6 +116,20 @@ describe('log generator: a template with its own severity', () => {
     );
     expect(new Set(all.filter((r) => r.message === 'charge declined').map((r) => r.severity))).to.deep.equal(
       new Set(['error']),
+    );
+  });
+});
+
+describe('log generator: replay', () => {
+  it('gives line n mod the line count on tick n whatever its time, all info, without fields', () => {
+    const replay: LineReplayLogGenerator = {
+      type: 'replay',
+      file: 'app.log',
+      lines: { lines: ['a', 'b', 'c'], toJSON: () => ({}) },
+    };
+    const generator = logGenerator(replay);
+    expect([0, 1, 2, 3, 7].map((n) => generator(n, n * 60_000))).to.deep.equal(
+      ['a', 'b', 'c', 'a', 'b'].map((message) => ({ severity: 'info', message, fields: {} })),
     );
   });
 });

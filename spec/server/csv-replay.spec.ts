@@ -84,3 +84,38 @@ describe('csv_replay on the server (files read only below --file-root)', () => {
     });
   });
 });
+
+describe('replay log files on the server (read only below --file-root, as csv_replay files)', () => {
+  const postReplay = (server: Server, file: string) =>
+    server.request({
+      method: 'POST',
+      url: '/scenarios',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'replay', file } }),
+    });
+
+  it('is refused with 422 replay_file_disabled without a file root, and read below one', async () => {
+    const { root } = layout();
+    writeFileSync(join(root, 'sub', 'app.log'), 'GET /a 200\n');
+    const refused = await postReplay(testServer(), join(root, 'sub', 'app.log'));
+    expect(refused.statusCode, refused.body).to.equal(422);
+    expect(refused.json().error).to.equal('replay_file_disabled');
+    expect(refused.json().detail).to.match(/^replay file .*app\.log: .*--file-root DIR/);
+    expect((await postReplay(testServer({ deps: { fileRoot: root } }), 'sub/app.log')).statusCode).to.equal(201);
+  });
+
+  it('refuses with 422 replay_file_outside_root a path that leaves the root, and replay_file_not_a_file a pipe', async () => {
+    const { root, outside } = layout();
+    execFileSync('mkfifo', [join(root, 'pipe.log')]);
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const file of ['../outside/secret.csv', join(outside, 'secret.csv'), 'link.csv', '/etc/passwd']) {
+      const res = await postReplay(server, file);
+      expect(res.statusCode, file).to.equal(422);
+      expect(res.json().error, file).to.equal('replay_file_outside_root');
+    }
+    expect((await postReplay(server, 'pipe.log')).json()).to.deep.equal({
+      error: 'replay_file_not_a_file',
+      detail: 'replay file pipe.log: it is a named pipe (FIFO), not a file',
+    });
+  });
+});

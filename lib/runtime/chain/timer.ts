@@ -61,7 +61,8 @@ function ticksPerBatch(entry: Entry): number {
 
 /**
  * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
- * label's longest value), a log record's longest message with its fields' longest values.
+ * label's longest value), a log record's longest message with its fields' longest values, or a replayed log
+ * file's longest line.
  */
 function textPerEvent(entry: Entry, rows: number): number {
   const bytes = (text: string) => Buffer.byteLength(text);
@@ -77,7 +78,9 @@ function textPerEvent(entry: Entry, rows: number): number {
         [logs.field_pools, ...logs.templates.map((template) => template.field_pools ?? {})]
           .flatMap((pools) => Object.values(pools))
           .reduce((sum, pool) => sum + longest(pool), 0)
-      : 0;
+      : logs?.type === 'replay'
+        ? longest(logs.lines?.lines ?? [])
+        : 0;
   return rows * row + message;
 }
 
