@@ -120,7 +120,7 @@ export class Catalog {
       throw new ConfigError('invalid', found.item.path, [
         {
           path: '',
-          message: `"${name}" is a ${found.item.kind} scenario file, not a pack (a pack has kind composable and metrics)`,
+          message: `"${name}" is a ${found.item.kind} scenario file, not a pack (a pack file has metrics and no scenarios)`,
         },
       ]);
     }

@@ -11,6 +11,7 @@ import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './def
 import { decodeEntry, impliedSignal } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
+import { isPackDocument } from './pack.js';
 import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
@@ -97,6 +98,12 @@ export async function loadScenarioFile(source: TextSource, options: Partial<Load
 type Validated = { file: ScenarioFile; problems: readonly [] } | { file?: undefined; problems: readonly Problem[] };
 
 function validateDocument(document: Record<string, unknown>, overrides: CliOverrides, format: Format): Validated {
+  // Said whole: a pack file without version (the reference tool's) would otherwise read as a flat entry.
+  if (isPackDocument(document)) {
+    const message =
+      'a pack file (metrics and no scenarios), not a scenario file: run it from an entry with pack: <its path or name> (docs/packs.md)';
+    return { problems: [problemAt(TOP, { path: [], message })] };
+  }
   if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
     // A flat YAML entry, as the reference tool's simplest files are, may leave its signal type to its fields.
     const signal = format === 'yaml' && !Object.hasOwn(document, 'signal_type') && impliedSignal(document);

@@ -1,6 +1,7 @@
 /**
- * Pack files: `version: 2`, `kind: composable`, a `name`, a `description`, optional
- * `shared_labels`, and the `metrics` an entry with `pack: <name>` expands into (lib/compile).
+ * Pack files: a `name`, a `description`, optional `shared_labels`, and the `metrics` an entry with
+ * `pack: <name>` expands into (lib/compile); `version: 2` and `kind: composable` when given (the reference
+ * tool's pack files have neither: `metrics` without `scenarios` is what makes a pack file).
  * Validated like scenario files: every problem is collected, each one `<place>: <field>: <problem>`.
  */
 import * as t from 'io-ts';
@@ -95,16 +96,10 @@ export const packFields = {
   ),
 };
 
-export const REQUIRED_PACK_FIELDS: readonly (keyof typeof packFields)[] = [
-  'version',
-  'kind',
-  'name',
-  'description',
-  'metrics',
-];
+export const REQUIRED_PACK_FIELDS: readonly (keyof typeof packFields)[] = ['name', 'description', 'metrics'];
 
 /** A parsed document that is a pack file rather than a scenario file: it has `metrics` and no `scenarios`. */
-export function isPackDocument(document: unknown): document is Record<string, unknown> {
+export function isPackDocument(document: unknown): boolean {
   return isMapping(document) && Object.hasOwn(document, 'metrics') && !Object.hasOwn(document, 'scenarios');
 }
 

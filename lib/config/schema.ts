@@ -86,7 +86,7 @@ export function scenarioSchema(): JsonSchema {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'svc scenario or pack file',
     description:
-      'A svc scenario file (version 2, kind runnable or composable, scenarios), a single entry (its fields at the top level), or a pack file (kind composable, metrics). docs/scenario-fields.md and docs/packs.md explain every field.',
+      'A svc scenario file (version 2, kind runnable or composable, scenarios), a single entry (its fields at the top level), or a pack file (metrics and no scenarios; kind composable if given). docs/scenario-fields.md and docs/packs.md explain every field.',
     if: { anyOf: SINGLE_ENTRY.without.map(has) },
     then: ref('file'),
     else: {

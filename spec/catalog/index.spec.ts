@@ -89,6 +89,14 @@ describe('catalog', () => {
     expect(() => catalog.scenario('bad-entry')).to.throw(/rate: expected a number greater than 0/);
   });
 
+  it("finds a pack file in the reference tool's shape (no version, no kind) as a pack", async () => {
+    const catalog = await Catalog.open(
+      directory({ 'packs/redis.yaml': PACK.replace('version: 2\nkind: composable\n', '') }),
+    );
+    expect(catalog.find('redis')).to.include({ kind: 'pack', size: 1 });
+    expect(catalog.pack('redis')!.pack.metrics.map((m) => m.name)).to.deep.equal(['redis_up']);
+  });
+
   it('finds packs, and says when the name is a scenario', async () => {
     const { catalog } = await sample();
     expect(catalog.pack('redis')!.pack.metrics.map((m) => m.name)).to.deep.equal(['redis_up']);

@@ -60,6 +60,17 @@ describe('svc run: a pack given by its file path (pack: ./packs/my-pack.yaml)', 
     ]);
   });
 
+  it("runs a pack file in the reference tool's shape, without version and kind, unchanged", async () => {
+    const { file } = packScenario((dir) => {
+      writeFileSync(join(dir, 'packs', 'reference.yaml'), PACK.replace('version: 2\nkind: composable\n', ''));
+      return './packs/reference.yaml';
+    });
+    const run = await svc(['run', file, '--backfill', '--quiet']);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(lines(run.stdout)).to.have.length(4);
+    expect(run.stdout).to.include('http_requests_total{service="api"} 10 ');
+  });
+
   it('takes an absolute path too', async () => {
     const { file } = packScenario((dir) => join(dir, 'packs', 'my-pack.yaml'));
     const dry = await svc(['run', file, '--dry-run']);

@@ -14,6 +14,12 @@ const pack = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** The pack in the reference tool's shape: no version, no kind. */
+function referencePack(): Record<string, unknown> {
+  const { version: _, kind: __, ...rest } = pack();
+  return rest;
+}
+
 function packProblems(document: unknown): string[] {
   try {
     loadPack(JSON.stringify(document), { origin: 'pack.json' });
@@ -60,17 +66,22 @@ metrics:
     });
   });
 
-  it('require version 2, kind composable, name, description and a non-empty metrics list', () => {
+  it('require name, description and a non-empty metrics list; version 2 and kind composable when given', () => {
     expect(packProblems({ metrics: [{ name: 'a' }] })).to.deep.equal([
-      'version: missing required field (expected 2)',
-      'kind: missing required field (a pack file has kind composable)',
       'name: missing required field',
       'description: missing required field',
     ]);
-    expect(packProblems(pack({ kind: 'runnable', metrics: [] }))).to.deep.equal([
+    expect(packProblems(pack({ version: 1, kind: 'runnable', metrics: [] }))).to.deep.equal([
+      'version: expected 2, got 1',
       'kind: expected composable (a pack file), got "runnable"',
       'metrics: expected at least one metric, got an empty list',
     ]);
+  });
+
+  it("take the reference tool's shape, without version and kind, as the same pack", () => {
+    expect(loadPack(JSON.stringify(referencePack()), { origin: 'p.json' })).to.deep.equal(
+      loadPack(JSON.stringify(pack()), { origin: 'p.json' }),
+    );
   });
 
   it('check names, labels and unknown fields, naming each metric', () => {
@@ -125,7 +136,11 @@ metrics:
     expect(isPackDocument([])).to.equal(false);
   });
 
-  it('are not scenario files: loading one as a scenario says so', () => {
+  it("are not scenario files: loading one as a scenario says so, in the reference tool's shape too", () => {
+    for (const document of [pack(), referencePack()])
+      expect(problems(document, { format: 'json' })).to.deep.equal([
+        'a pack file (metrics and no scenarios), not a scenario file: run it from an entry with pack: <its path or name> (docs/packs.md)',
+      ]);
     const { metrics: _, ...rest } = pack();
     expect(problems({ ...rest, scenarios: [metric()], metrics: [] })).to.deep.equal([
       'metrics: unknown field (a pack file field: a pack has kind composable, name, description and metrics, and no scenarios; entries use it with pack: <name>)',
