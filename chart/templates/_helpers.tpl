@@ -55,7 +55,7 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- if and .Values.server.autostart (not .Values.scenarios) }}
 {{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
 {{- end }}
-{{- $own := dict "SVC_LOG_LEVEL" "server.logLevel" "NODE_OPTIONS" "server.heapMiB" "SVC_API_KEY" "server.apiKey.existingSecret" "SVC_SHARD" "shard.enabled" "SVC_POD_INDEX" "shard.enabled" "SVC_CATALOG" "scenarios" "SVC_AUTOSTART" "server.autostart" "SVC_FILE_ROOT" "server.fileRoot" "SVC_STATE_DIR" "server.state" "SVC_BIND" "server.bind" }}
+{{- $own := dict "SVC_LOG_LEVEL" "server.logLevel" "NODE_OPTIONS" "server.heapMiB" "SVC_API_KEY" "server.apiKey.existingSecret" "SVC_SHARD" "shard.enabled" "SVC_POD_INDEX" "shard.enabled" "SVC_CATALOG" "scenarios" "SVC_AUTOSTART" "server.autostart" "SVC_FILE_ROOT" "server.fileRoot" "SVC_STATE_DIR" "server.state" "SVC_BIND" "server.bind" "SVC_MAX_ENTRIES" "server.maxEntries" }}
 {{- range $env := .Values.server.extraEnv }}
 {{- with get $own $env.name }}
 {{- fail (printf "server.extraEnv: %s is the chart's to set, from %s: set that value instead" $env.name .) }}
@@ -92,6 +92,8 @@ spec:
         - {{ .Values.server.port | quote }}
         - --bind
         - {{ .Values.server.bind | quote }}
+        - --max-entries
+        - {{ .Values.server.maxEntries | int64 | quote }}
         {{- if .Values.scenarios }}
         - --catalog
         - /scenarios

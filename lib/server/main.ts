@@ -11,7 +11,7 @@ import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
 import { logLevelOf } from './log-level.js';
-import { EntryRegistry } from './registry.js';
+import { DEFAULT_MAX_ENTRIES, EntryRegistry } from './registry.js';
 import type { PreparedScenario } from './launch.js';
 import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
@@ -31,6 +31,7 @@ interface Settings {
   readonly autostart: readonly string[];
   readonly shard?: Shard;
   readonly state?: ScenarioStore;
+  readonly maxEntries: number;
   readonly limits: HttpLimits;
 }
 
@@ -38,7 +39,8 @@ interface Settings {
 const STOP_GRACE_MS = DEFAULT_FLUSH_TIMEOUT + 5_000;
 
 /**
- * `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]`.
+ * `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]
+ * [--state DIR] [--max-entries N]`.
  */
 class ServeCommand extends Command {
   static override usage = Command.Usage({
@@ -77,6 +79,9 @@ class ServeCommand extends Command {
   state = Option.String('--state', {
     description: 'Keep scenarios started through the API in DIR and start them again on restart (also SVC_STATE_DIR)',
   });
+  maxEntries = Option.String('--max-entries', {
+    description: `Most scenario entries running at once; a POST /scenarios past it gets 429 (also SVC_MAX_ENTRIES; default ${DEFAULT_MAX_ENTRIES})`,
+  });
   headersTimeout = limitFlag('headersTimeoutMs');
   requestTimeout = limitFlag('requestTimeoutMs');
   keepAliveTimeout = limitFlag('keepAliveTimeoutMs');
@@ -103,14 +108,20 @@ class ServeCommand extends Command {
             settings.fileRoot,
           )
         : [];
+      const entries = autostarts.reduce((sum, { file }) => sum + file.scenarios.length, 0);
+      if (entries > settings.maxEntries)
+        throw new Error(
+          `--autostart: its scenarios have ${entries} entries, more than --max-entries ${settings.maxEntries}: raise --max-entries or start fewer`,
+        );
     } catch (error) {
       this.context.stderr.write(`error: ${(error as Error).message}\n`);
       return 1;
     }
-    const { port, bind, apiKey, fileRoot, catalog, shard, state } = settings;
+    const { port, bind, apiKey, fileRoot, catalog, shard, state, maxEntries } = settings;
     const registry = new EntryRegistry({
       logger,
       shard,
+      maxEntries,
       // The store logs a failure to write: nobody else is waiting for it.
       onEnded: state && ((started) => void state.forget(started.id).catch(() => undefined)),
     });
@@ -160,6 +171,7 @@ class ServeCommand extends Command {
           catalog: catalog?.dir ?? null,
           shard: shard ? `${shard.index}/${shard.count}` : null,
           state: state?.dir ?? null,
+          max_entries: maxEntries,
           ...settings.limits,
         },
         'svc-server listening',
@@ -237,6 +249,17 @@ class ServeCommand extends Command {
     const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
     const shard = this.shard ?? process.env.SVC_SHARD;
     const stateDir = this.state ?? process.env.SVC_STATE_DIR;
+    const maxEntriesText = this.maxEntries ?? process.env.SVC_MAX_ENTRIES;
+    // A million entries is about 20 GiB of heap: past it a number is a typo, not a machine.
+    const maxEntries =
+      maxEntriesText === undefined
+        ? DEFAULT_MAX_ENTRIES
+        : flagNumber(this.maxEntries === undefined ? 'SVC_MAX_ENTRIES' : '--max-entries', maxEntriesText, {
+            integer: true,
+            min: 1,
+            max: 1_000_000,
+            expected: 'an integer from 1 to 1000000',
+          });
     const limits = this.limits();
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
@@ -257,6 +280,7 @@ class ServeCommand extends Command {
         autostart: names,
         ...(shard !== undefined && { shard: parseShard(shard) }),
         ...(stateDir !== undefined && { state: await ScenarioStore.open(stateDir, logger) }),
+        maxEntries,
         limits,
       };
     } catch (error) {

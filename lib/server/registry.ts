@@ -38,7 +38,16 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
   readonly onEnded?: (started: StartedEntry) => void;
   /** What the entries' scrape rings hold together (default: a budget of its own, `SCRAPE_BUDGET_ROWS` rows). */
   readonly scrapeBudget?: ScrapeBudget;
+  /** Most entries running at once (`--max-entries`; default {@link DEFAULT_MAX_ENTRIES}); ended ones do not count. */
+  readonly maxEntries?: number;
 }
+
+/**
+ * Most entries a server runs at once unless told (`--max-entries`): the scale docs/reliability.md measures
+ * ("Ten thousand scenarios"). Each running entry holds about 20 KiB of heap, so without a bound a client looping
+ * on `POST /scenarios` grows the server until it is killed.
+ */
+export const DEFAULT_MAX_ENTRIES = 10_000;
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
 export type Status = 'running' | 'stopped' | 'failed';
@@ -48,6 +57,16 @@ export class DrainingError extends Error {
   constructor() {
     super('svc-server is shutting down: it flushes its scenarios and takes no new ones');
     this.name = 'DrainingError';
+  }
+}
+
+/** Thrown by {@link EntryRegistry.start} when a file's entries would take the running ones past `maxEntries`. */
+export class TooManyEntriesError extends Error {
+  constructor(max: number, running: number, adding: number) {
+    super(
+      `too many scenarios: this server runs at most ${max} entries at once (--max-entries), ${running} run now and this file has ${adding}; none of its entries started. Stop some (DELETE /scenarios/{id}), or start the server with a higher --max-entries`,
+    );
+    this.name = 'TooManyEntriesError';
   }
 }
 
@@ -61,6 +80,8 @@ export class EntryRegistry {
   private readonly entries = new Map<string, StartedEntry>();
   private stopping = false;
   private started = 0;
+  /** Entries started and not ended yet (a removed one counts until its flush ended): what `maxEntries` bounds. */
+  private running = 0;
   private readonly scrapeBudget: ScrapeBudget;
 
   constructor(private readonly options: RegistryOptions = {}) {
@@ -75,6 +96,7 @@ export class EntryRegistry {
   /**
    * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
    * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
+   * a {@link TooManyEntriesError} when they would take the running entries past `maxEntries` (none starts),
    * and a {@link DrainingError} once the registry drains. `ids` gives entries the ids they had
    * before a restart (`--state`); the others get a new UUID. `gone`: entries deleted before the restart,
    * which others may still name (see {@link FileRunOptions.gone}).
@@ -85,6 +107,9 @@ export class EntryRegistry {
     gone?: FileRunOptions['gone'],
   ): StartedEntry[] {
     if (this.stopping) throw new DrainingError();
+    const max = this.options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    if (this.running + file.scenarios.length > max)
+      throw new TooManyEntriesError(max, this.running, file.scenarios.length);
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const idOf = new Map(file.scenarios.map((entry) => [entry.id, ids.get(entry.id) ?? randomUUID()]));
     const taken = [...idOf.values()].find((id) => this.entries.has(id));
@@ -117,7 +142,9 @@ export class EntryRegistry {
         seq: this.started++,
         tickingSince: () => fileRun.startedAt(run.entry.id),
       };
+      this.running++;
       void run.done.then((outcome) => {
+        this.running--;
         started.outcome = outcome;
         if (statusOf(started) === 'failed') {
           const error = outcome.error?.message ?? run.stats.lastSinkError;

@@ -3,7 +3,7 @@ import type { Entry } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { launchScenario, prepareScenario } from './launch.js';
 import { compileBody } from './posted.js';
-import { DrainingError } from './registry.js';
+import { DrainingError, TooManyEntriesError } from './registry.js';
 import type { ScenarioStore } from './state.js';
 
 /**
@@ -11,10 +11,11 @@ import type { ScenarioStore } from './state.js';
  * would be (packs and `@name` resolved in today's catalog, `${NAME}` in today's environment), less the
  * entries stopped or deleted since; an entry whose `while` or `from` names one of those hears nothing
  * from it (logged, see {@link detached}). A record that cannot be read or started is logged with its file and
- * skipped, and left on disk for the operator; the others start. Once the registry drains (a stop signal
- * during the restore) no more record starts: what is left stays on disk for the next start. It yields to
- * the event loop between records, so that requests and signals are served while ten thousand start.
- * Returns how many scenarios started.
+ * skipped, and left on disk for the operator; the others start. A record whose entries would take the server
+ * past `--max-entries` is left on disk with a warning, to start at a restart with room for it. Once the registry
+ * drains (a stop signal during the restore) no more record starts: what is left stays on disk for the next
+ * start. It yields to the event loop between records, so that requests and signals are served while ten thousand
+ * start. Returns how many scenarios started.
  *
  * It imports the parser: svc-server loads this module before it listens, as the routes `require` the same
  * modules and node 20 cannot `require` a module that an `import` is still loading.
@@ -26,6 +27,8 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
     logger.error({ file }, `--state: skipped ${file}: ${problem}; remove it, or move it out of the state directory`);
   let count = 0;
   let left = 0;
+  /** Records refused by `--max-entries`. */
+  let full = 0;
   for (const [index, stored] of scenarios.entries()) {
     await setImmediate();
     const where = `${store.dir}/${stored.key}.json`;
@@ -48,13 +51,23 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
         left = scenarios.length - index;
         break;
       }
+      if (error instanceof TooManyEntriesError) {
+        full++;
+        logger.warn({ file: where }, `--state: ${where} left on disk, not started again: ${error.message}`);
+        continue;
+      }
       const detail = (error as { detail?: string }).detail ?? (error as Error).message;
       logger.error({ file: where }, `--state: could not start ${where} again: ${detail}`);
     }
   }
   logger.info(
-    { scenarios: count, records: scenarios.length, ...(left && { records_left: left }) },
-    `--state: started ${count} scenarios again${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
+    {
+      scenarios: count,
+      records: scenarios.length,
+      ...(left && { records_left: left }),
+      ...(full && { records_over_max: full }),
+    },
+    `--state: started ${count} scenarios again${full ? ` (${full} records left on disk: over --max-entries)` : ''}${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
   );
   return count;
 }

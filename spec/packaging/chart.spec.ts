@@ -126,6 +126,7 @@ describe('Helm chart (chart/)', function () {
           existingClaim: '',
         },
         heapMiB: 0,
+        maxEntries: 4000,
         autostart: [],
         extraEnv: [],
       });
@@ -152,6 +153,8 @@ describe('Helm chart (chart/)', function () {
       expect(wrong(['replicaCount'], 0)).to.deep.equal(['/replicaCount: must be >= 1']);
       expect(wrong(['server', 'heapMiB'], 16)).to.include('/server/heapMiB: must match a schema in anyOf');
       expect(wrong(['server', 'heapMiB'], 1e6)).to.include('/server/heapMiB: must match a schema in anyOf');
+      expect(wrong(['server', 'maxEntries'], 0)).to.deep.equal(['/server/maxEntries: must be >= 1']);
+      expect(wrong(['server', 'maxEntries'], 2e6)).to.deep.equal(['/server/maxEntries: must be <= 1000000']);
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
@@ -175,7 +178,7 @@ describe('Helm chart (chart/)', function () {
         image: `svc:${CHART.appVersion}`,
         imagePullPolicy: 'IfNotPresent',
         command: ['svc-server'],
-        args: ['--port', '8080', '--bind', '0.0.0.0'],
+        args: ['--port', '8080', '--bind', '0.0.0.0', '--max-entries', '4000'],
         ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }],
         resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
         securityContext: {},
@@ -296,7 +299,16 @@ describe('Helm chart (chart/)', function () {
         })
       ).one('Deployment');
       const svc = container(deployment);
-      expect(svc.args).to.deep.equal(['--port', '8080', '--bind', '0.0.0.0', '--file-root', '/data']);
+      expect(svc.args).to.deep.equal([
+        '--port',
+        '8080',
+        '--bind',
+        '0.0.0.0',
+        '--max-entries',
+        '4000',
+        '--file-root',
+        '/data',
+      ]);
       expect(svc.volumeMounts).to.deep.equal([{ name: 'file-root', mountPath: '/data' }]);
       expect(deployment.spec.template.spec.volumes).to.deep.equal([
         { name: 'file-root', persistentVolumeClaim: { claimName: 'svc-data' } },
@@ -313,6 +325,22 @@ describe('Helm chart (chart/)', function () {
       expect(envOf(deployment).NODE_OPTIONS).to.equal('--max-old-space-size=352');
       const sharded = (await renderChart({ server: { heapMiB: 352 }, shard: { enabled: true } })).one('StatefulSet');
       expect(envOf(sharded).NODE_OPTIONS).to.equal('--max-old-space-size=352');
+    });
+
+    it('server.maxEntries: --max-entries, in the Deployment and in shard mode, a million written out', async () => {
+      const deployment = (await renderChart({ server: { maxEntries: 1_000_000 } })).one('Deployment');
+      expect(container(deployment).args.slice(-2)).to.deep.equal(['--max-entries', '1000000']);
+      const sharded = (await renderChart({ server: { maxEntries: 10_000 }, shard: { enabled: true } })).one(
+        'StatefulSet',
+      );
+      expect(container(sharded).args).to.include.ordered.members([
+        '--port',
+        '8080',
+        '--bind',
+        '0.0.0.0',
+        '--max-entries',
+        '10000',
+      ]);
     });
 
     it("server.extraEnv: more variables after the chart's, a sink password from a Secret for ${NAME}, in both workloads", async () => {
@@ -333,6 +361,7 @@ describe('Helm chart (chart/)', function () {
       for (const [name, value] of [
         ['SVC_API_KEY', 'server.apiKey.existingSecret'],
         ['SVC_STATE_DIR', 'server.state'],
+        ['SVC_MAX_ENTRIES', 'server.maxEntries'],
       ]) {
         const failure = await renderChart({ server: { extraEnv: [{ name, value: 'x' }] } }).catch(
           (error: Error) => error.message,
@@ -371,6 +400,8 @@ describe('Helm chart (chart/)', function () {
         '8080',
         '--bind',
         '0.0.0.0',
+        '--max-entries',
+        '4000',
         '--catalog',
         '/scenarios',
         '--autostart',

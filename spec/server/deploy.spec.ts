@@ -51,6 +51,56 @@ describe('svc-server in a deployment', () => {
     });
   });
 
+  describe('a cap on the entries running at once (--max-entries)', () => {
+    /** A file of `count` entries, each a gauge; `duration` ends them by themselves. */
+    const entries = (count: number, duration = '') =>
+      JSON.stringify({
+        version: 2,
+        kind: 'runnable',
+        scenarios: Array.from({ length: count }, (_, i) => ({
+          id: `e${i}`,
+          signal_type: 'metrics',
+          name: 'capped_ratio',
+          rate: 10,
+          generator: { type: 'constant', value: 1 },
+          ...(duration && { duration }),
+        })),
+      });
+    const postFile = (server: ReturnType<typeof testServer>, count: number, duration?: string) =>
+      post(server, entries(count, duration), 'application/json');
+
+    it('refuses a POST that would go past it whole: 429 too_many_entries naming the limit, the count and the flag', async () => {
+      const server = testServer({ registry: { maxEntries: 3 } });
+      expect((await postFile(server, 2)).statusCode).to.equal(201);
+      const res = await postFile(server, 2);
+      expect(res.statusCode).to.equal(429);
+      expect(res.json()).to.deep.equal({
+        error: 'too_many_entries',
+        detail:
+          'too many scenarios: this server runs at most 3 entries at once (--max-entries), 2 run now and this file has 2; none of its entries started. Stop some (DELETE /scenarios/{id}), or start the server with a higher --max-entries',
+      });
+      // None of the refused file's entries started, nor opened a sink.
+      expect(server.registry.list()).to.have.length(2);
+      expect(server.sinks).to.have.length(2);
+      expect((await postFile(server, 1)).statusCode).to.equal(201);
+    });
+
+    it('counts running entries only: deleted and ended ones give their room back', async () => {
+      const server = testServer({ registry: { maxEntries: 2 } });
+      const [kept, deleted] = (await postFile(server, 2)).json().scenarios;
+      expect((await postFile(server, 1)).statusCode).to.equal(429);
+      await server.request({ method: 'DELETE', url: `/scenarios/${deleted.id}` });
+      const ending = (await postFile(server, 1, '1s')).json();
+      expect((await postFile(server, 1)).statusCode).to.equal(429);
+      server.advance(1000);
+      await server.registry.get(ending.id)!.run.done;
+      // The ended entry stays listed (stopped) but runs no more.
+      expect(server.registry.get(ending.id)).to.not.equal(undefined);
+      expect((await postFile(server, 1)).statusCode).to.equal(201);
+      expect(server.registry.get(kept.id)).to.not.equal(undefined);
+    });
+  });
+
   describe('a catalog (--catalog)', () => {
     const dir = directory({
       'scenarios/checkout.yaml': gaugeFile('checkout'),
@@ -216,6 +266,54 @@ describe('svc-server in a deployment', () => {
       expect(cases[0]!.err).to.match(/--shard: expected ORDINAL\/COUNT.*got "\$\(SVC_POD_INDEX\)\/3"/);
       expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
       expect(cases[2]!.err).to.match(/COUNT from 1 to 1000/);
+    });
+
+    it('--max-entries (SVC_MAX_ENTRIES): exits 2 naming it out of 1 to 1000000; 10000 by default, as the listening line says', async () => {
+      const cases = await Promise.all([
+        exitOf(['--max-entries', '0']),
+        exitOf(['--max-entries', '1e7']),
+        exitOf([], { SVC_MAX_ENTRIES: 'many' }),
+      ]);
+      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
+      expect(cases[0]!.err).to.include('--max-entries: expected an integer from 1 to 1000000, got "0"');
+      expect(cases[1]!.err).to.include('--max-entries: expected an integer from 1 to 1000000, got "1e7"');
+      expect(cases[2]!.err).to.include('SVC_MAX_ENTRIES: expected an integer from 1 to 1000000, got "many"');
+      const [byDefault, set] = await Promise.all([
+        startServerProcess(),
+        startServerProcess({ env: { SVC_MAX_ENTRIES: '5' } }),
+      ]);
+      try {
+        const listening = (server: typeof set) =>
+          waitFor('the listening line', () =>
+            server
+              .stderr()
+              .split('\n')
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as { msg: string; max_entries?: number })
+              .find((line) => line.msg === 'svc-server listening'),
+          );
+        expect((await listening(byDefault)).max_entries).to.equal(10_000);
+        expect((await listening(set)).max_entries).to.equal(5);
+      } finally {
+        byDefault.kill();
+        set.kill();
+      }
+    });
+
+    it('exits 1 before listening when the autostart scenarios have more entries than --max-entries', async () => {
+      const catalog = directory({ 'search.yaml': gaugeFile('search'), 'checkout.yaml': gaugeFile('checkout') });
+      const { code, out, err } = await exitOf([
+        '--catalog',
+        catalog,
+        '--autostart',
+        '@search,@checkout',
+        '--max-entries',
+        '1',
+      ]);
+      expect([code, out]).to.deep.equal([1, '']);
+      expect(err).to.include(
+        'error: --autostart: its scenarios have 2 entries, more than --max-entries 1: raise --max-entries or start fewer',
+      );
     });
 
     it('exits 1 before listening, naming the reference, when an autostart scenario is unknown or refused', async () => {

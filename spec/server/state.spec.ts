@@ -37,7 +37,7 @@ const stateDir = () => join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'state');
 const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
-async function serverOn(dir: string) {
+async function serverOn(dir: string, { maxEntries }: { maxEntries?: number } = {}) {
   const state = await ScenarioStore.open(dir);
   const logs: { level: number; msg: string; file?: string }[] = [];
   const logger = createLogger(
@@ -51,7 +51,7 @@ async function serverOn(dir: string) {
   );
   const server = testServer({
     deps: { state },
-    registry: { onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
+    registry: { maxEntries, onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
   });
   const restore = () => restoreScenarios(state, { registry: server.registry, logger });
   const post = (body: string) =>
@@ -251,6 +251,30 @@ scenarios:
       expect(errors[2]).to.match(/^--state: could not start .*invalid\.json again: /);
       // Left for the operator to look at.
       expect(records(dir)).to.have.length(4);
+    });
+
+    it('leaves on disk, with a warning, a record whose entries would go past --max-entries, and starts the others', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const two = (await first.post(TWO)).json().scenarios.map((s: { id: string }) => s.id);
+      const { id } = (await first.post(gauge('one_total'))).json();
+      await first.state.idle();
+
+      const second = await serverOn(dir, { maxEntries: 1 });
+      expect(await second.restore()).to.equal(1);
+      expect(second.running()).to.deep.equal([`${id} one_total`]);
+      const warnings = second.logs.filter((line) => line.level === 40).map((line) => line.msg);
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(
+        /^--state: .*\.json left on disk, not started again: too many scenarios: this server runs at most 1 entries at once \(--max-entries\), 0 run now and this file has 2;/,
+      );
+      expect(second.logs.at(-1)).to.include({ records_over_max: 1 });
+      expect(records(dir)).to.have.length(2);
+
+      // A server with room starts it again, with its ids.
+      const third = await serverOn(dir);
+      expect(await third.restore()).to.equal(3);
+      expect(third.running()).to.deep.equal([`${two[0]} a`, `${two[1]} b`, `${id} one_total`].sort());
     });
 
     it('answers 500 and starts nothing when the state cannot be written', async () => {

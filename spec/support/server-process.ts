@@ -43,6 +43,7 @@ export function spawnServerProcess({
     'SVC_AUTOSTART',
     'SVC_SHARD',
     'SVC_STATE_DIR',
+    'SVC_MAX_ENTRIES',
   ])
     delete inherited[name];
   const argv = [process.execPath, ...nodeFlags, 'bin/svc-server', '--port', '0', ...args];

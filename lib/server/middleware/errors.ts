@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { HttpError } from '../http-error.js';
-import { DrainingError } from '../registry.js';
+import { DrainingError, TooManyEntriesError } from '../registry.js';
 
 /**
  * First middleware: every failure becomes the `{error, detail}` envelope with its status, and an
@@ -39,10 +39,11 @@ function unrouted(ctx: Context): never {
   throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed})`);
 }
 
-/** Our own errors, a draining registry's (503), and the status errors koa and its body parser throw (413, 400, 415). */
+/** Our own errors, a draining registry's (503), a full one's (429), and the status errors koa and its body parser throw (413, 400, 415). */
 function asHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof DrainingError) return new HttpError(503, 'draining', error.message);
+  if (error instanceof TooManyEntriesError) return new HttpError(429, 'too_many_entries', error.message);
   const status = (error as { status?: number }).status;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   const message = (error as Error).message;
