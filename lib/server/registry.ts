@@ -52,10 +52,10 @@ export const DEFAULT_MAX_ENTRIES = 10_000;
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
 export type Status = 'running' | 'stopped' | 'failed';
 
-/** Thrown by {@link EntryRegistry.start} once the registry drains: the server is going away. */
+/** Thrown once the registry drains (by {@link EntryRegistry.start}, and `POST /events`): the server is going away. */
 export class DrainingError extends Error {
   constructor() {
-    super('svc-server is shutting down: it flushes its scenarios and takes no new ones');
+    super('svc-server is shutting down: it flushes its scenarios and takes no new scenarios or events');
     this.name = 'DrainingError';
   }
 }

@@ -49,6 +49,27 @@ describe('svc-server in a deployment', () => {
       expect(res.json().error).to.equal('draining');
       expect(server.registry.list()).to.deep.equal([]);
     });
+
+    it('refuses single events with 503 too: POST /events sends nothing once draining started', async () => {
+      const server = testServer();
+      const event = {
+        signal_type: 'metrics',
+        labels: {},
+        metric: { name: 'late_total', value: 1 },
+        encoder: { type: 'metrics_text' },
+        sink: { type: 'stdout' },
+      };
+      expect((await server.postJson('/events', event)).statusCode).to.equal(200);
+      await server.registry.stopAll();
+      const res = await server.postJson('/events', event);
+      expect(res.statusCode).to.equal(503);
+      expect(res.json()).to.deep.equal({
+        error: 'draining',
+        detail: 'svc-server is shutting down: it flushes its scenarios and takes no new scenarios or events',
+      });
+      // Only the event sent before the drain opened a sink.
+      expect(server.sinks).to.have.length(1);
+    });
   });
 
   describe('a cap on the entries running at once (--max-entries)', () => {

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
+import { DrainingError } from '../registry.js';
 import { confineFileSink } from '../file-root.js';
 import { nowOf } from '../clock.js';
 
@@ -10,11 +11,13 @@ const require = createRequire(import.meta.url);
 
 /**
  * `POST /events`: encode one event, push it through its sink, flush, and answer once the
- * destination acknowledged. Sink failures answer 502; an encoder failure 500.
+ * destination acknowledged. Sink failures answer 502; an encoder failure 500; 503 `draining` once the server
+ * drains, as `POST /scenarios` does: a server going away takes no new work.
  */
 export function eventRoutes(deps: ServerDeps): Router {
   const now = nowOf(deps);
   return new Router().post('/events', async (ctx) => {
+    if (deps.registry.draining) throw new DrainingError();
     const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
     const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
