@@ -45,6 +45,44 @@ describe('batch cost', () => {
     expect(Math.max(...light)).to.equal(39);
   });
 
+  it('a replayed log file or log CSV of long records makes smaller batches, by its largest record', async () => {
+    const long = 'x'.repeat(60_000);
+    const records = async (log_generator: Record<string, unknown>): Promise<number> => {
+      const scheduler = new ManualScheduler();
+      const sink = new MemorySink();
+      const sizes: number[] = [];
+      const entry = metricEntry({
+        signal_type: 'logs',
+        rate: 1000,
+        duration: 2000,
+        log_generator,
+        encoder: { type: 'json_lines' },
+      } as never);
+      const run = runEntry(entry, {
+        scheduler,
+        createSink: () => sink,
+        hooks: { onLogs: (batch) => void sizes.push(batch.size) },
+      });
+      sink.hold();
+      await scheduler.advance(1000);
+      sink.release();
+      await scheduler.advance(1000);
+      await run.done;
+      expect(sizes.reduce((a, b) => a + b, 0)).to.equal(2000);
+      return Math.max(...sizes);
+    };
+    // About 60 KB a record: 8 MiB / 60 KB is 139 ticks a batch, where a short record's catch-up takes 1000 at once.
+    const lines = { lines: ['short', long], toJSON: () => ({}) };
+    expect(await records({ type: 'replay', file: 'app.log', lines })).to.be.at.most(140);
+    const record = { severity: 'info', message: 'short', fields: { detail: long } };
+    const table = { times: { at: [0, 1], span: 2 }, records: [record, record], toJSON: () => ({}) };
+    const csv = { type: 'csv_replay', file: 'app.csv', repeat: true, timescale: 1, default_severity: 'info', table };
+    expect(await records(csv)).to.be.at.most(140);
+    expect(
+      await records({ type: 'replay', file: 'app.log', lines: { lines: ['short'], toJSON: () => ({}) } }),
+    ).to.be.above(500);
+  });
+
   it('a batch repeats at most about 8 MiB of text: an event of large labels makes smaller batches', async () => {
     // 100 KB of labels a sample: 83 ticks a batch, so a chunk stays far below what one write can take.
     const large = await catchUp({ labels: { big: 'v'.repeat(100_000) } });

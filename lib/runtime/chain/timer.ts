@@ -61,8 +61,8 @@ function ticksPerBatch(entry: Entry): number {
 
 /**
  * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
- * label's longest value), a log record's longest message with its fields' longest values, or a replayed log
- * file's longest line.
+ * label's longest value), a log record's longest message with its fields' longest values, a replayed log
+ * file's longest line, or a replayed CSV's largest record (message and fields).
  */
 function textPerEvent(entry: Entry, rows: number): number {
   const bytes = (text: string) => Buffer.byteLength(text);
@@ -80,7 +80,19 @@ function textPerEvent(entry: Entry, rows: number): number {
           .reduce((sum, pool) => sum + longest(pool), 0)
       : logs?.type === 'replay'
         ? longest(logs.lines?.lines ?? [])
-        : 0;
+        : logs?.type === 'csv_replay'
+          ? (logs.table?.records ?? []).reduce(
+              (most, { message, fields }) =>
+                Math.max(
+                  most,
+                  Object.entries(fields).reduce(
+                    (sum, [key, value]) => sum + bytes(key) + bytes(value) + 4,
+                    bytes(message),
+                  ),
+                ),
+              0,
+            )
+          : 0;
   return rows * row + message;
 }
 
