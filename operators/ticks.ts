@@ -11,13 +11,27 @@ import type { TickBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
 import { RateSchedule } from './model/rate-schedule.js';
-import { check, checkOptional, FUNCTION, NON_NEGATIVE, POSITIVE_COUNT, withMethods } from './internal/arguments.js';
+import {
+  check,
+  checkOptional,
+  FINITE,
+  FUNCTION,
+  NON_NEGATIVE,
+  POSITIVE_COUNT,
+  withMethods,
+} from './internal/arguments.js';
 
 export interface TicksOptions {
   scheduler?: SchedulerLike;
   /** Run time in ms from the entry start: no tick at or after it, and the stream completes then. */
   duration?: number;
-  /** Epoch ms written on tick 0, given the entry start as read from the scheduler. Default: the start itself. */
+  /**
+   * When the entry was due to start, in scheduler time; default: when its first schedule arrives. Slots and the
+   * duration count from it, so a start that came late (a busy event loop, a timer's own delay) is caught up
+   * rather than shifting every slot and timestamp of the entry.
+   */
+  start?: number;
+  /** Epoch ms written on tick 0, given the entry start in scheduler time. Default: the start itself. */
   anchor?: (start: number) => number;
   /** Most ticks in one batch. */
   maxBatch?: number;
@@ -49,9 +63,9 @@ export interface SlotPattern {
  * The timer of an entry: turns rate schedules into batches of due ticks.
  *
  * The entry starts when the first schedule arrives (delay that arrival for a phase offset
- * or an `after` trigger). Slot n is due at the absolute deadline `start + timeOf(n)`: each
- * wake-up emits, as one batch, every tick due by then, so late wake-ups are caught up and no
- * drift accumulates. Timer delays are whole milliseconds, so at high rates a wake-up carries
+ * or an `after` trigger), or at `start` when given. Slot n is due at the absolute deadline
+ * `start + timeOf(n)`: each wake-up emits, as one batch, every tick due by then, so late
+ * wake-ups are caught up and no drift accumulates. Timer delays are whole milliseconds, so at high rates a wake-up carries
  * many ticks. A later schedule replaces the current one from the moment it arrives. The run
  * ends at its duration whatever happens, even while paused.
  *
@@ -67,6 +81,7 @@ export interface SlotPattern {
 export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
   checkOptional('ticks', 'scheduler', options.scheduler, withMethods('now', 'schedule'));
   checkOptional('ticks', 'duration', options.duration, DURATION);
+  checkOptional('ticks', 'start', options.start, FINITE);
   checkOptional('ticks', 'anchor', options.anchor, FUNCTION);
   checkOptional('ticks', 'maxBatch', options.maxBatch, POSITIVE_COUNT);
   checkOptional('ticks', 'maxBatchesPerWake', options.maxBatchesPerWake, POSITIVE_COUNT);
@@ -75,6 +90,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   const {
     scheduler = asyncScheduler,
     duration = Infinity,
+    start: dueStart,
     anchor: anchorOf = (start: number) => start,
     maxBatch = 4096,
     maxBatchesPerWake = 8,
@@ -206,10 +222,12 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       next: guarded(subscriber, (value: RateSchedule) => {
         check('ticks', 'each value of its source', value, SCHEDULE);
         if (!schedule) {
-          start = scheduler.now();
+          start = dueStart ?? scheduler.now();
           anchor = anchorOf(start);
           if (duration !== Infinity)
-            deadline = longTimer(duration, scheduler).subscribe(() => (paused ? subscriber.complete() : wake()));
+            deadline = longTimer(start + duration - scheduler.now(), scheduler).subscribe(() =>
+              paused ? subscriber.complete() : wake(),
+            );
         } else {
           emitDue(elapsed());
           next = value.slotsBefore(elapsed());

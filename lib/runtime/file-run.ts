@@ -1,8 +1,8 @@
 /**
  * Runs the entries of one file together, their starts wired as streams:
  *
- *   file start ──► clock of each group (shared, replayed) ──delayed(phase_offset)──► entry start
- *   values of the watched entry (after jitter) ──first tick that crosses──► longTimer(delay) ──► entry start
+ *   file start ──► clock of each group (shared, replayed) ──due at file start + phase_offset──► entry start
+ *   values of the watched entry (after jitter) ──first tick that crosses──► due at its scheduled time + delay ──► entry start
  *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
  *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`), its span metrics
  *
@@ -33,9 +33,7 @@ import type { SpanBatch } from '../../operators/model/span.js';
 import type { Entry } from '../config/types.js';
 import type { After, While } from '../language/fields.js';
 import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from './run-entry.js';
-import { longTimer } from '../../operators/long-timer.js';
-import { optional } from './chain/optional.js';
-import { anchorOf, delayed, type Anchor } from './chain/start.js';
+import { anchorOf, dueAt, type Anchor, type EntryStart } from './chain/start.js';
 import type { SignalHooks } from './chain/signal.js';
 import type { Shard } from '../../operators/labels.js';
 
@@ -156,7 +154,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   // From the scheduler's time to the timeline the timestamps are written on (`startAt`'s).
   let shift = 0;
 
-  const trigger = (after: After): Observable<unknown> => {
+  const trigger = (after: After): Observable<number> => {
     const holds = after.op === '>' ? (v: number) => v > after.value : (v: number) => v < after.value;
     return values.get(after.ref)!.pipe(
       map((batch) => firstOffset(batch, holds)),
@@ -164,20 +162,18 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       take(1),
       withLatestFrom(starts.get(after.ref)!),
       // Due `delay` after the crossing tick's scheduled time (not the wake-up that carried it).
-      mergeMap(([offset, watchedStart]) =>
-        longTimer(watchedStart + offset + (after.delay ?? 0) - scheduler.now(), scheduler),
-      ),
+      mergeMap(([offset, watchedStart]) => dueAt(watchedStart + offset + (after.delay ?? 0), scheduler)),
     );
   };
 
-  const startOf = (entry: Entry): Observable<Anchor> => {
+  const startOf = (entry: Entry): Observable<EntryStart> => {
     const clock = clockOf(entry);
-    const reference: Observable<unknown> = clock ?? fileStarted;
+    // Due at the file start plus its phase offset (scheduler time), however long the entries before it took.
     const begin = entry.after
       ? trigger(entry.after)
-      : reference.pipe(
+      : fileStarted.pipe(
           take(1),
-          optional(entry.phase_offset !== undefined && delayed<unknown>(entry.phase_offset, scheduler)),
+          switchMap((t0) => dueAt(t0 - shift + (entry.phase_offset ?? 0), scheduler)),
         );
     const anchor: Observable<Anchor> = clock
       ? clock.pipe(
@@ -190,10 +186,14 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       : of(anchorOf(entry.start_time));
     return begin.pipe(
       take(1),
-      switchMap(() => anchor.pipe(take(1))),
-      // The entry starts where its timer reads the clock (ticks calls the anchor with that instant):
-      // its tick 0, and what entries waiting for it count from, are the same instant.
-      map((stamp) => startingAt(entry.id, stamp)),
+      // Its timer counts from the instant it was due (and calls the anchor with it): its tick 0, its timestamps
+      // and what entries waiting for it count from are those of the schedule, not of a late wake-up.
+      switchMap((at) =>
+        anchor.pipe(
+          take(1),
+          map((stamp) => ({ at, anchor: startingAt(entry.id, stamp) })),
+        ),
+      ),
     );
   };
   // Made outside startOf: the anchor lives as long as the entry's timer, and a closure of startOf would hold

@@ -119,6 +119,22 @@ describe('ticks', () => {
     });
   });
 
+  it('counts from `start` when given: a schedule that arrives late catches up, and the duration ends on time', () => {
+    virtualTime().run(({ expectObservable, cold }) => {
+      // Due at 10 ms, arriving at 17 ms: ticks 0 (10 ms) is caught up at once, the rest fall on their own times.
+      const schedules = cold('17ms a', { a: RateSchedule.constant(100) });
+      const source = schedules.pipe(
+        ticks({ start: 10, duration: 30, anchor: (start) => 1_700_000_000_000 + start }),
+        perTick((b, i) => timestampOf(b, i)),
+      );
+      expectObservable(source).toBe('17ms a 2ms b 9ms c 9ms |', {
+        a: 1_700_000_000_010,
+        b: 1_700_000_000_020,
+        c: 1_700_000_000_030,
+      });
+    });
+  });
+
   it('switches to a new schedule from the moment it arrives', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       const schedules = cold('a 11ms b', { a: RateSchedule.constant(100), b: RateSchedule.constant(200) });

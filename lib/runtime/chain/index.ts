@@ -17,7 +17,7 @@ import type { Entry } from '../../config/types.js';
 import { entryEncoder } from './encoder.js';
 import { entrySchedule } from './schedule.js';
 import { signalPipeline, type PipelineOptions } from './signal.js';
-import { entryStart, type Anchor } from './start.js';
+import { entryStart, type EntryStart } from './start.js';
 import { entryTicks, shardSlots } from './timer.js';
 import { UnsupportedEntryError } from './unsupported.js';
 
@@ -30,11 +30,12 @@ export interface ChainDeps extends PipelineOptions {
   /** Fed `true`/`false` as the sink holds the timer back; the same subject pauses the timer. */
   readonly backpressure: Observable<boolean> & Observer<boolean>;
   /**
-   * Emits once, when the entry starts, the anchor of its timestamps; completing without a value
-   * means it never starts (an `after` trigger that never fired). Default: {@link entryStart}.
+   * Emits once, when the entry starts, the instant it was due to and the anchor of its timestamps;
+   * completing without a value means it never starts (an `after` trigger that never fired).
+   * Default: {@link entryStart}.
    * An entry with `after` needs it: only the entries run together can fire it (file-run.ts).
    */
-  readonly start?: Observable<Anchor>;
+  readonly start?: Observable<EntryStart>;
   /** How far ahead of the clock the timer may emit slots (ms; `ticks`' `ahead`): on virtual time only. */
   readonly ahead?: number;
 }
@@ -57,8 +58,10 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
   const encoder = entryEncoder(entry);
   return (deps.start ?? entryStart(entry, scheduler)).pipe(
     take(1),
-    switchMap((anchor) =>
-      entrySchedule(entry).pipe(entryTicks(entry, { scheduler, anchor, paused: backpressure, ahead, slots })),
+    switchMap(({ at, anchor }) =>
+      entrySchedule(entry).pipe(
+        entryTicks(entry, { scheduler, start: at, anchor, paused: backpressure, ahead, slots }),
+      ),
     ),
     takeUntil(stop),
     signal,

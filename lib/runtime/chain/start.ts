@@ -1,26 +1,39 @@
-import { delayWhen, of, type MonoTypeOperatorFunction, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, map, of, type Observable, type SchedulerLike } from 'rxjs';
 import { longTimer } from '../../../operators/long-timer.js';
 import type { Entry } from '../../config/types.js';
 import type { StartTime } from '../../language/types.js';
-import { optional } from './optional.js';
 
-/** The timestamp written on tick 0, given the entry's start as read from its scheduler. */
+/** The timestamp written on tick 0, given the entry's start in scheduler time. */
 export type Anchor = (start: number) => number;
+
+/**
+ * An entry starting: the instant it was due to start (scheduler time), which its slots and duration count from
+ * however late the wake-up that started it came, and the anchor of its timestamps.
+ */
+export interface EntryStart {
+  readonly at: number;
+  readonly anchor: Anchor;
+}
 
 /**
  * When a lone entry starts: at once, or after its phase offset, with its timestamps anchored by
  * its own `start_time`. Entries run together start from their clock group's stream instead, or
  * from their `after` trigger (file-run.ts). The stream emits once, when the entry starts.
  */
-export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<Anchor> {
-  return of(anchorOf(entry.start_time)).pipe(
-    optional(entry.phase_offset !== undefined && delayed<Anchor>(entry.phase_offset, scheduler)),
-  );
+export function entryStart(entry: Entry, scheduler: SchedulerLike): Observable<EntryStart> {
+  const anchor = anchorOf(entry.start_time);
+  return defer(() => dueAt(scheduler.now() + (entry.phase_offset ?? 0), scheduler)).pipe(map((at) => ({ at, anchor })));
 }
 
-/** RxJS `delay` for waits of any length (phase offsets may exceed Node's timer range). */
-export function delayed<T>(ms: number, scheduler: SchedulerLike): MonoTypeOperatorFunction<T> {
-  return delayWhen<T>(() => longTimer(ms, scheduler));
+/**
+ * Emits `at` (scheduler time) once it is due: at once when it is not in the future, else on a timer of any length
+ * (phase offsets may exceed Node's timer range).
+ */
+export function dueAt(at: number, scheduler: SchedulerLike): Observable<number> {
+  return defer(() => {
+    const wait = at - scheduler.now();
+    return wait > 0 ? longTimer(wait, scheduler).pipe(map(() => at)) : of(at);
+  });
 }
 
 /** The anchor of an entry's own `start_time`: its start for `now`, the instant, or its start plus the offset. */

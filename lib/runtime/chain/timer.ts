@@ -26,7 +26,9 @@ const MAX_SHARD_PERIOD = 1 << 16;
 
 export interface TimerOptions {
   readonly scheduler: SchedulerLike;
-  /** When the entry started: the anchor of its timestamps. */
+  /** When the entry was due to start (scheduler time): its slots count from it. */
+  readonly start: number;
+  /** The anchor of its timestamps, given that instant. */
   readonly anchor: Anchor;
   /** Pauses the timer while `true` (the sink holds it back). */
   readonly paused: Observable<boolean>;
@@ -41,6 +43,7 @@ export function entryTicks(entry: Entry, options: TimerOptions): OperatorFunctio
   return ticks({
     scheduler: options.scheduler,
     duration: entry.duration,
+    start: options.start,
     anchor: options.anchor,
     paused: options.paused,
     maxBatch: ticksPerBatch(entry),
