@@ -24,11 +24,18 @@ export interface GateOptions<B extends TickBatch> {
   readonly onEdge?: (open: boolean) => void;
 }
 
+/** A reading of a gate's condition that says since when (scheduler time) it holds or fails. */
+export interface Reading {
+  readonly holds: boolean;
+  readonly since: number;
+}
+
 /**
  * Passes batches only while the gate is open. `condition` says whether the watched entry's
  * current value satisfies the comparison; the gate opens once it has held for `open` ms and
- * closes once it has failed for `close` ms (scheduler time): a flip back within the delay cancels
- * the pending edge. The gate is closed until the condition first holds, and keeps its state when
+ * closes once it has failed for `close` ms (scheduler time), counted from when a boolean arrives,
+ * or from a {@link Reading}'s `since` (the scheduled time of the watched tick, which a wake-up may
+ * deliver late). A flip back within the delay cancels the pending edge. The gate is closed until the condition first holds, and keeps its state when
  * `condition` completes. A batch is judged by the state when it arrives, an edge due at that very
  * instant included, whichever of the two the scheduler runs first (so a backfill on virtual time
  * and a run on real time agree to the millisecond). With `snap`, the first
@@ -43,7 +50,7 @@ export interface GateOptions<B extends TickBatch> {
  * ```
  */
 export function gate<B extends TickBatch>(
-  condition: Observable<boolean>,
+  condition: Observable<boolean | Reading>,
   options: GateOptions<B> = {},
 ): MonoTypeOperatorFunction<B> {
   check('gate', 'condition', condition, withMethods('subscribe'));
@@ -53,8 +60,8 @@ export function gate<B extends TickBatch>(
   check('gate', 'scheduler', scheduler, withMethods('now', 'schedule'));
   checkOptional('gate', 'snap', snap, FUNCTION);
   checkOptional('gate', 'onEdge', onEdge, FUNCTION);
-  const settle = (holds: boolean, delay: number): Observable<boolean> =>
-    delay > 0 ? longTimer(delay, scheduler).pipe(map(() => holds)) : of(holds);
+  const settle = (holds: boolean, delay: number, at: number): Observable<boolean> =>
+    delay > 0 ? longTimer(at - scheduler.now(), scheduler).pipe(map(() => holds)) : of(holds);
   return (source) =>
     new Observable<B>((subscriber) => {
       let open = false;
@@ -70,11 +77,13 @@ export function gate<B extends TickBatch>(
       };
       const edges = condition
         .pipe(
-          distinctUntilChanged(),
-          switchMap((holds) => {
+          map((reading) => (typeof reading === 'boolean' ? { holds: reading, since: scheduler.now() } : reading)),
+          distinctUntilChanged((previous, next) => previous.holds === next.holds),
+          switchMap(({ holds, since }) => {
             const delay = holds ? openDelay : closeDelay;
-            pending = delay > 0 ? { open: holds, at: scheduler.now() + delay } : undefined;
-            return settle(holds, delay);
+            const at = since + delay;
+            pending = delay > 0 ? { open: holds, at } : undefined;
+            return settle(holds, delay, at);
           }),
         )
         .subscribe({ next: turn, error: (error: unknown) => subscriber.error(error) });

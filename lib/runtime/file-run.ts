@@ -3,7 +3,7 @@
  *
  *   file start ──► clock of each group (shared, replayed) ──due at file start + phase_offset──► entry start
  *   values of the watched entry (after jitter) ──first tick that crosses──► due at its scheduled time + delay ──► entry start
- *   values of the watched entry (after jitter) ──does its latest value hold?──► the `while` entry's gate
+ *   values of the watched entry (after jitter) ──does its latest value hold, since which tick?──► the `while` entry's gate
  *   spans of a traces entry ──► the exemplars and log records of the entries naming it (`from`), its span metrics
  *
  * The file's start is one instant, read from the scheduler once every entry is subscribed (or once `startAt`
@@ -36,6 +36,7 @@ import { runEntry, type EntryOutcome, type EntryRun, type RunEntryOptions } from
 import { anchorOf, dueAt, type Anchor, type EntryStart } from './chain/start.js';
 import type { SignalHooks } from './chain/signal.js';
 import type { Shard } from '../../operators/labels.js';
+import type { Reading } from '../../operators/gate.js';
 
 export interface FileRunOptions extends Omit<RunEntryOptions, 'start' | 'hooks'> {
   /**
@@ -226,7 +227,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
           }
         : own?.onValues;
       const shard = options.shard && entryShard(options.shard, shardPosition(entry, position));
-      const condition = entry.while && holding(values.get(entry.while.ref)!, entry.while);
+      const condition = entry.while && holding(values.get(entry.while.ref)!, starts.get(entry.while.ref)!, entry.while);
       const ahead = clockLinked.has(entry.id) ? undefined : options.ahead;
       const named = spans.get(entry.id);
       const onSpans = named
@@ -283,12 +284,22 @@ function entryShard({ index, count }: Shard, position: number): Shard {
   return { count, index: (((index - position) % count) + count) % count };
 }
 
-/** Whether the watched entry's latest value satisfies the `while` comparison, at each batch of its values. */
-function holding(values: Observable<SampleBatch>, gate: While): Observable<boolean> {
+/**
+ * Whether the watched entry's latest value satisfies the `while` comparison, at each batch of its values, since the
+ * scheduled time of the first tick of the batch's last run of ticks that agree (`started`: the watched entry's
+ * start), however late the wake-up that carried them.
+ */
+function holding(values: Observable<SampleBatch>, started: Observable<number>, gate: While): Observable<Reading> {
   const holds = gate.op === '>' ? (v: number) => v > gate.value : (v: number) => v < gate.value;
   return values.pipe(
     filter((batch) => batch.size > 0),
-    map((batch) => holds(batch.value[batch.size - 1]!)),
+    withLatestFrom(started),
+    map(([batch, start]) => {
+      let first = batch.size - 1;
+      const latest = holds(batch.value[first]!);
+      while (first > 0 && holds(batch.value[first - 1]!) === latest) first--;
+      return { holds: latest, since: start + batch.offset[first]! };
+    }),
   );
 }
 

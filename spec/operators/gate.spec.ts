@@ -33,6 +33,15 @@ describe('gate', () => {
     });
   });
 
+  it("counts a delay from a reading's `since`: a reading that arrives late opens on time", () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      // Holding since 1, told at 3: with open 4 the gate opens at 5, not at 7.
+      const holds = hot('          ---t----', { t: { holds: true, since: 1 } });
+      const source = cold('        abcdefgh|', ticks);
+      expectObservable(source.pipe(gate(holds, { open: 4 }), firstValue)).toBe('-----fgh|', named);
+    });
+  });
+
   it('judges a tick at the very instant of an edge by the edge, whichever of the two the scheduler runs first', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       // t@1 opens at 4 and f@5 closes at 8, the instants of ticks c and e. The ticks were scheduled when the source

@@ -82,6 +82,31 @@ describe('startEntries: several entries together', () => {
       expect(times('drops')).to.deep.equal([...range(550, 1050), ...range(2550, 2950)]);
     });
 
+    it('counts the delays from the scheduled time of the watched ticks, not from the late wake-up that carried them', async () => {
+      const entries = [link, gated({ delay: { open: 300, close: 200 } })];
+      const { times: onTime } = await runTogether(entries);
+      // link's sink takes nothing until 450 ms: its ticks 1 to 4 (100…400 ms; above 0.5 from 200) come then.
+      const scheduler = new TestScheduler(() => undefined);
+      const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
+      sinks.get('link')!.hold();
+      const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
+      scheduler.maxFrames = 450;
+      scheduler.flush();
+      sinks.get('link')!.release();
+      await new Promise((resolve) => setImmediate(resolve));
+      scheduler.maxFrames = Infinity;
+      scheduler.flush();
+      await fileRun.done;
+      const late = sinks
+        .get('drops')!
+        .text.split('\n')
+        .filter(Boolean)
+        .map((line) => Number(line.split(' ').at(-1)));
+      // Holds from 200 → opens at 500 either way (it was 750: 450 + 300).
+      expect(late).to.deep.equal(onTime('drops'));
+      expect(late[0]).to.equal(550);
+    });
+
     it('with snap_to, writes one last sample of that value at the first tick after each close', async () => {
       const { lines } = await runTogether([link, gated({ snap_to: 0 })]);
       const written = lines('drops');

@@ -14,7 +14,7 @@ import { traceContext } from '../../../operators/trace-context.js';
 import { spanMetrics } from '../../../operators/span-metrics.js';
 import { jitter } from '../../../operators/jitter.js';
 import { gaps, gapWindows } from '../../../operators/gaps.js';
-import { gate, snapTo } from '../../../operators/gate.js';
+import { gate, snapTo, type Reading } from '../../../operators/gate.js';
 import { labels, type Shard } from '../../../operators/labels.js';
 import type { SlotPattern } from '../../../operators/ticks.js';
 import type { Entry } from '../../config/types.js';
@@ -60,7 +60,7 @@ export interface PipelineOptions extends SignalHooks {
    */
   readonly slots?: SlotPattern;
   /** Whether a `while` entry's condition holds, as the watched entry's values arrive; required with `while`. */
-  readonly condition?: Observable<boolean>;
+  readonly condition?: Observable<Reading>;
   /** Times the `while` delays. */
   readonly scheduler?: SchedulerLike;
   /**
@@ -256,7 +256,7 @@ function histogramRows(entry: Entry): OperatorFunction<Labelled<ObservationBatch
 }
 
 /** The condition a `while` entry's gate follows: only the entries run together can feed it (file-run.ts). */
-function whileCondition(entry: Entry, hooks: PipelineOptions): Observable<boolean> {
+function whileCondition(entry: Entry, hooks: PipelineOptions): Observable<Reading> {
   if (!hooks.condition)
     throw new UnsupportedEntryError(
       `${entry.id}: a while gate watches another entry; run the entries of its file together (startEntries)`,
