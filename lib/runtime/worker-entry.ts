@@ -6,8 +6,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Subject } from 'rxjs';
 import { startEntries, type FileRun } from './file-run.js';
-import type { EntryRun } from './run-entry.js';
-import { REPORT_MS, STOP, type ToWorker, type WorkerCounters, type WorkerData, type WorkerMessage } from './workers.js';
+import type { EntryOutcome, EntryRun } from './run-entry.js';
+import {
+  REPORT_MS,
+  STOP,
+  type ToWorker,
+  type WorkerCounters,
+  type WorkerData,
+  type WorkerMessage,
+  type WorkerOutcome,
+} from './workers.js';
 
 const port = parentPort!;
 const { entries, shard } = workerData as WorkerData;
@@ -21,28 +29,39 @@ const onMessage = (message: ToWorker): void => void (message === STOP ? fileRun.
 port.on('message', onMessage);
 post({ type: 'ready' });
 
+// Each entry's outcome once it ended, told at once: the main thread ends it there, not at the run's end.
+const ended: (WorkerOutcome | undefined)[] = fileRun.runs.map(() => undefined);
+fileRun.runs.forEach(
+  (run, i) =>
+    void run.done.then((outcome) => {
+      ended[i] = workerOutcome(run, outcome);
+      post({ type: 'stats', entries: countersOf(fileRun) });
+    }),
+);
+
 const outcomes = await fileRun.done;
 clearInterval(ticker);
 post({
   type: 'done',
   entries: countersOf(fileRun),
-  outcomes: outcomes.map(({ error, inSink }, i) => {
-    if (error) return { error: error.message, inSink };
-    // This worker's sink let nothing through: its series are lost, though other workers' may have been delivered.
-    const { stats } = fileRun.runs[i]!;
-    return stats.neverDelivered()
-      ? {
-          error: `worker ${shard.index + 1} of ${shard.count} delivered nothing of its series (${stats.lastSinkError})`,
-          inSink: true,
-        }
-      : {};
-  }),
+  outcomes: outcomes.map((outcome, i) => workerOutcome(fileRun.runs[i]!, outcome)),
 });
 // Nothing keeps the thread alive any more: it exits once its stdout drained.
 port.off('message', onMessage);
 
+function workerOutcome({ stats }: EntryRun, { error, inSink }: EntryOutcome): WorkerOutcome {
+  if (error) return { error: error.message, inSink };
+  // This worker's sink let nothing through: its series are lost, though other workers' may have been delivered.
+  return stats.neverDelivered()
+    ? {
+        error: `worker ${shard.index + 1} of ${shard.count} delivered nothing of its series (${stats.lastSinkError})`,
+        inSink: true,
+      }
+    : {};
+}
+
 function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
-  return runs.map(({ entry, stats }: EntryRun) => ({
+  return runs.map(({ entry, stats }: EntryRun, i) => ({
     events: stats.totalEvents,
     bytes: stats.bytes,
     failures: stats.totalSinkFailures,
@@ -57,5 +76,6 @@ function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
     started: startedAt(entry.id) !== undefined,
     warnings: stats.sinkWarnings,
     ...(stats.receiverWritten && { receiverWritten: stats.receiverWritten }),
+    ...(ended[i] && { ended: ended[i] }),
   }));
 }

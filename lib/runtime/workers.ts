@@ -15,7 +15,8 @@
  * a worker that took longer to load neither starts late nor writes its series on a later timeline.
  *
  * The main thread sees each entry as one {@link EntryRun}: its statistics are the sums of the
- * workers' (reported every {@link REPORT_MS}), its outcome the first error of any worker's.
+ * workers' (reported every {@link REPORT_MS}, and at once when it ends on a worker), its outcome the
+ * first error of any worker's; it ends once it ended on every worker.
  */
 import { closeSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -61,6 +62,14 @@ export interface WorkerCounters {
   readonly warnings: readonly string[];
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   readonly receiverWritten?: WrittenCounts;
+  /** How the entry ended on this worker, once it did (reported at once then). */
+  readonly ended?: WorkerOutcome;
+}
+
+/** An entry's outcome on one worker, as a message carries it. */
+export interface WorkerOutcome {
+  readonly error?: string;
+  readonly inSink?: boolean;
 }
 
 /**
@@ -73,7 +82,7 @@ export type WorkerMessage =
   | {
       readonly type: 'done';
       readonly entries: readonly WorkerCounters[];
-      readonly outcomes: readonly { error?: string; inSink?: boolean }[];
+      readonly outcomes: readonly WorkerOutcome[];
     };
 
 /** The message that stops a worker (stop means flush). */
@@ -177,12 +186,26 @@ export function startWorkers(
   const stats = entries.map(() => new EntryStats(scheduler.now()));
   const startedAt = new Map<string, number>();
   const output = forwarder(stdout);
+  // Each entry ends once it ended on every worker, with the first error of theirs: an entry that ends before the
+  // others shows its STOPPED line, and its elapsed time, at its own end rather than the run's.
+  const endings = entries.map(() => {
+    let workersLeft = count;
+    let outcome: EntryOutcome = {};
+    let settle!: (outcome: EntryOutcome) => void;
+    const done = new Promise<EntryOutcome>((resolve) => (settle = resolve));
+    const end = (ended: WorkerOutcome) => {
+      if (!outcome.error) outcome = outcomeOf(ended);
+      if (--workersLeft === 0) settle(outcome);
+    };
+    return { done, end };
+  });
   const workers = Array.from({ length: count }, (_, index) =>
     runWorker(entries, { index, count }, output.add, (counters, last) => {
       const now = scheduler.now();
       counters.forEach((next, i) => {
         addCounters(stats[i]!, last[i]!, next, now);
         if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
+        if (next.ended && !last[i]!.ended) endings[i]!.end(next.ended);
       });
     }),
   );
@@ -208,14 +231,11 @@ export function startWorkers(
       (_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {},
     );
   });
-  const runs = entries.map(
-    (entry, i): EntryRun => ({
-      entry,
-      stats: stats[i]!,
-      done: ended.then((outcomes) => outcomes[i]!),
-      stop: () => (stopAll(), ended.then((outcomes) => outcomes[i]!)),
-    }),
-  );
+  const runs = entries.map((entry, i): EntryRun => {
+    // A worker that failed never reports the entries it ran as ended: the run's end ends them.
+    const done = Promise.race([endings[i]!.done, ended.then((outcomes) => outcomes[i]!)]);
+    return { entry, stats: stats[i]!, done, stop: () => (stopAll(), done) };
+  });
   return {
     runs,
     done: ended,
@@ -288,10 +308,7 @@ function runWorker(
     if (message.type === 'ready') return isReady();
     report(message.entries, last);
     last = message.entries;
-    if (message.type === 'done')
-      outcomes = message.outcomes.map((o) =>
-        o.error === undefined ? {} : { error: new Error(o.error), inSink: o.inSink },
-      );
+    if (message.type === 'done') outcomes = message.outcomes.map(outcomeOf);
   });
   worker.on('error', (error: Error) => (crash ??= error));
   // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
@@ -314,6 +331,11 @@ function runWorker(
       post(STOP);
     },
   };
+}
+
+/** An entry's outcome from a worker's message. */
+function outcomeOf({ error, inSink }: WorkerOutcome): EntryOutcome {
+  return error === undefined ? {} : { error: new Error(error), inSink };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import type { Entry } from '../../lib/config/types.js';
 import { defaultWorkers, MAX_WORKERS, ONE_CORE_EVENTS, startWorkers } from '../../lib/runtime/workers.js';
@@ -165,5 +166,26 @@ describe('startWorkers: one start for every worker', function () {
     const stats = run.runs[0]!.stats;
     expect(stats.startedAt - called).to.be.greaterThan(0);
     expect(Math.abs(stats.startedAt - first)).to.be.lessThan(20);
+  });
+});
+
+describe('startWorkers: the end of each entry', function () {
+  this.timeout(30_000);
+
+  it('ends an entry when it ended on every worker, not when the run ends', async () => {
+    // One series each, so each worker writes one of them; `short` ends 1.8 s before `long`.
+    const long = metricEntry({ id: 'long', name: 'long', rate: 10, duration: 2000 });
+    const short = metricEntry({ id: 'short', name: 'short', rate: 10, duration: 200 });
+    const run = startWorkers([long, short], 2, { stdout: new PassThrough().resume() });
+    const [longRun, shortRun] = run.runs;
+    let longEnded = false;
+    void longRun!.done.then(() => (longEnded = true));
+    expect(await shortRun!.done).to.deep.equal({});
+    // Its final figures are in by then.
+    expect(shortRun!.stats.totalEvents).to.equal(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(longEnded).to.equal(false);
+    expect(await run.done).to.deep.equal([{}, {}]);
+    expect(longRun!.stats.totalEvents).to.equal(20);
   });
 });
