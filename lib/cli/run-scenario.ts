@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
-import { backfillEntries, type Backfill } from '../runtime/backfill.js';
+import { AHEAD_MS, backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
 import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
@@ -119,9 +119,11 @@ function cutShort(backfill: Backfill, runs: readonly EntryRun[]): string[] {
     const started = backfill.startedAt(entry.id);
     if (started === undefined) return [`${entry.id}: never started; nothing of it was backfilled`];
     const covered = backfill.endedAt(entry.id) - started;
+    // The clock's figure: the timer writes slots up to AHEAD_MS ahead of it, so the sink may hold a little more.
+    const ahead = Math.min(AHEAD_MS, entry.duration! - covered);
     return covered < entry.duration!
       ? [
-          `${entry.id}: backfilled ${formatDuration(covered)} of ${formatDuration(entry.duration!)}; its sink holds only that part`,
+          `${entry.id}: backfilled ${formatDuration(covered)} of ${formatDuration(entry.duration!)} (its sink may hold up to ${formatDuration(ahead)} more, written ahead of the clock); the rest is missing`,
         ]
       : [];
   });

@@ -14,7 +14,7 @@ import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
  * the slot, and emitting early changes nothing a slot's scheduled time decides (timestamps,
  * windows, when an `after` entry starts). Batches stay bounded by the timer's own limits.
  */
-const AHEAD_MS = 60_000;
+export const AHEAD_MS = 60_000;
 
 export interface BackfillOptions
   extends Omit<FileRunOptions, 'scheduler' | 'sinkScheduler' | 'onBackpressure' | 'ahead'> {

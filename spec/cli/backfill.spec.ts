@@ -146,7 +146,7 @@ scenarios:
       expect(errors).to.have.length(2);
       expect(errors[0]).to.match(
         new RegExp(
-          `^error: long: backfilled \\S+ of 1000h00m00s; its sink holds only that part \\(the backfill was stopped by ${signal}\\)$`,
+          `^error: long: backfilled (\\S+) of 1000h00m00s \\(its sink may hold up to 1m00s more, written ahead of the clock\\); the rest is missing \\(the backfill was stopped by ${signal}\\)$`,
         ),
       );
       expect(errors[1]).to.equal(
