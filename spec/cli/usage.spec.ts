@@ -166,6 +166,16 @@ describe('svc help and version', () => {
     expect(missing).to.deep.equal([]);
   });
 
+  it('docs/cli.md gives every flag of a fixed set of values the values that svc help lists', async () => {
+    const doc = readFileSync('docs/cli.md', 'utf8');
+    const choices = new Map(
+      [...(await svc(['help'])).stdout.matchAll(/(--[a-z-]+) <([a-z]+(?:\|[a-z]+)+)>/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    expect(choices.size).to.be.greaterThan(1);
+    for (const [flag, values] of choices)
+      expect(doc.match(new RegExp(`\`${flag} ([a-z\\\\|]+)\``))?.[1]?.replaceAll('\\', ''), flag).to.equal(values);
+  });
+
   it('svc version, svc -V, svc --version print the version', async () => {
     for (const argv of [['version'], ['-V'], ['--version'], ['-v']]) {
       expect(await svc(argv), argv[0]).to.deep.equal({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
