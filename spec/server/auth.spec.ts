@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { testServer } from '../support/server.js';
 import { OPENAPI } from '../../lib/server/routes/openapi.js';
 
@@ -112,5 +113,18 @@ describe('OpenAPI document', () => {
     const undocumented = await server.request({ method: 'PUT', url: '/scenarios' });
     expect(undocumented.statusCode).to.equal(405);
     expect(undocumented.json()).to.deep.include({ error: 'method_not_allowed' });
+  });
+
+  it('docs/http-api.md gives each route with a table of errors the error statuses of the document', () => {
+    const sections = readFileSync('docs/http-api.md', 'utf8').split('\n### ').slice(1);
+    const tables = sections.filter((section) => section.includes('| Status | error | When |'));
+    expect(tables).to.have.length.greaterThan(2);
+    for (const section of tables) {
+      const [method, path] = section.slice(0, section.indexOf('\n')).split(' ') as [string, string];
+      const documented = section.match(/^\| \d{3}(, \d{3})* \|/gm)!.flatMap((row) => row.match(/\d{3}/g)!);
+      const responses = OPENAPI.paths[path]![method.toLowerCase()] as { responses: Record<string, unknown> };
+      const errors = Object.keys(responses.responses).filter((status) => status >= '400');
+      expect([...new Set(documented)].sort(), `${method} ${path}`).to.deep.equal(errors.sort());
+    }
   });
 });
