@@ -77,7 +77,16 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
   const placeOf = (i: number) => place(sources[i]!, expansion.entries[i]!.id);
   const labels = expansion.entries.map((_, i) => placeOf(i).label!);
   const report = (issues: readonly { index: number; issue: Issue }[]) =>
-    fail(issues.map(({ index, issue }) => problemAt(placeOf(index), issue)));
+    fail(
+      folded(issues, sources).map(({ index, issue, count }) =>
+        problemAt(
+          count > 1
+            ? place(sources[index]!, `${file.scenarios[sources[index]!]!.id}, ${count} of its entries`)
+            : placeOf(index),
+          issue,
+        ),
+      ),
+    );
 
   report(ambiguousRefs(expansion.entries, sources, origins));
   // The checks of lib/config once more, now that the ids inside packs exist.
@@ -208,4 +217,23 @@ export function describePredictedStart(entry: Entry, start: PredictedStart): str
   return start.at === undefined
     ? `${when}: ${first}; ${ref}'s own start is decided at run time`
     : `${when}: ${first} → ${formatMs(start.at)} after the file start`;
+}
+
+/**
+ * Issues told once for the entries one file entry expanded into (a pack's metrics, a CSV's columns) when they are
+ * the same issue, with how many of them have it: a pack entry's `after` that can never hold is one mistake, not one
+ * a metric.
+ */
+function folded(
+  issues: readonly { index: number; issue: Issue }[],
+  sources: readonly number[],
+): { index: number; issue: Issue; count: number }[] {
+  const seen = new Map<string, { index: number; issue: Issue; count: number }>();
+  for (const { index, issue } of issues) {
+    const key = JSON.stringify([sources[index], issue.path, issue.message]);
+    const first = seen.get(key);
+    if (first) first.count++;
+    else seen.set(key, { index, issue, count: 1 });
+  }
+  return [...seen.values()];
 }

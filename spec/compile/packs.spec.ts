@@ -277,6 +277,16 @@ metrics:
       }
     });
 
+    it('tells once an after that can never hold for every metric of a pack entry, with how many it stops', () => {
+      const metrics = compile([packed({ id: 'web' })]).scenarios.length;
+      expect(metrics).to.be.above(1);
+      expect(
+        compileProblems([stepEntry('cpu'), packed({ id: 'web', after: { ref: 'cpu', op: '<', value: -1 } })]),
+      ).to.deep.equal([
+        `scenarios[1] (web, ${metrics} of its entries): after: cpu never goes below -1 (step from 0 by 1: moving away from -1), so this entry would never start`,
+      ]);
+    });
+
     it('rejects a ref to a metric the pack does not have', () => {
       expect(
         compileProblems([packed({ id: 'web' }), metric({ after: { ref: 'web.nope', op: '>', value: 1 } })]),
