@@ -166,7 +166,7 @@ scenarios:
   it('refuses --for past 24h, a --width out of bounds and an unknown --entry, with exit 2', async () => {
     const longer = await svc(['plot', windows, '--for', '25h']);
     expect(longer.code).to.equal(2);
-    expect(longer.stderr).to.contain('--for: at most 24h');
+    expect(longer.stderr).to.contain('--for: at most 24h, got "25h"');
     const narrow = await svc(['plot', windows, '--width', '10']);
     expect(narrow.code).to.equal(2);
     expect(narrow.stderr).to.contain('--width').and.contain('40 to 500');

@@ -56,7 +56,7 @@ export class PlotCommand extends ScenarioSourceCommand {
     } catch (error) {
       throw new UsageError(`--for: ${(error as Error).message}`);
     }
-    if (forMs > MAX_PREVIEW_MS) throw new UsageError(`--for: at most 24h, got ${forText}`);
+    if (forMs > MAX_PREVIEW_MS) throw new UsageError(`--for: at most 24h, got ${JSON.stringify(forText)}`);
     const width =
       this.width === undefined
         ? Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, terminalWidth(this.context.stdout) ?? DEFAULT_WIDTH))
