@@ -137,10 +137,20 @@ export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {
     examples: ['now', '-1h', '+30m', '2024-05-01T12:00:00Z'],
   }),
-  (start, u, c) =>
-    start.kind === 'relative' && Math.abs(start.offsetMs) > limits.MAX_START_OFFSET_MS
-      ? t.failure(u, c, `expected an offset up to 36500d (100 years) either way, got ${show(u)}`)
-      : t.success(start),
+  (start, u, c) => {
+    if (start.kind === 'relative' && Math.abs(start.offsetMs) > limits.MAX_START_OFFSET_MS)
+      return t.failure(u, c, `expected an offset up to 36500d (100 years) either way, got ${show(u)}`);
+    if (
+      start.kind === 'absolute' &&
+      !(start.epochMs >= limits.MIN_START_EPOCH_MS && start.epochMs <= limits.MAX_START_EPOCH_MS)
+    )
+      return t.failure(
+        u,
+        c,
+        `expected an instant from 1678-01-01T00:00:00Z to 2200-01-01T00:00:00Z (timestamps in nanoseconds overflow 64 bits past 2262), got ${show(u)}`,
+      );
+    return t.success(start);
+  },
 );
 
 /** An integer from 1 to `max`. */

@@ -69,6 +69,13 @@ export const MAX_DURATION_MS = 365 * DAY;
 export const MAX_BACKOFF_MS = HOUR;
 /** A relative `start_time`, either way: 100 years. */
 export const MAX_START_OFFSET_MS = 36_500 * DAY;
+/**
+ * An absolute `start_time`: nanoseconds since 1970 in a signed 64-bit integer (InfluxDB line protocol, Loki, and OTLP's
+ * unsigned times up to 2554) hold 1677-09-21 to 2262-04-11; 2200 leaves room for the durations, phase offsets and
+ * `after` delays of a file.
+ */
+export const MIN_START_EPOCH_MS = Date.UTC(1678, 0, 1);
+export const MAX_START_EPOCH_MS = Date.UTC(2200, 0, 1);
 /** `period_secs` of a sine or sawtooth, `duration_secs` and `interval_secs` of a spike, in seconds. */
 export const MIN_PERIOD_SECS = 1 / SECOND;
 export const MAX_PERIOD_SECS = MAX_DURATION_MS / SECOND;

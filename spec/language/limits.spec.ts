@@ -143,6 +143,16 @@ const beyond: [string, Record<string, unknown>, string][] = [
     'scenarios[0] (cpu): start_time: expected an offset up to 36500d (100 years) either way, got "-40000d"',
   ],
   [
+    'a start_time past 2200, whose nanoseconds overflow 64 bits in OTLP, InfluxDB and Loki',
+    metric({ start_time: '2600-01-01T00:00:00Z' }),
+    'scenarios[0] (cpu): start_time: expected an instant from 1678-01-01T00:00:00Z to 2200-01-01T00:00:00Z (timestamps in nanoseconds overflow 64 bits past 2262), got "2600-01-01T00:00:00Z"',
+  ],
+  [
+    'a start_time before 1678',
+    metric({ start_time: '0001-01-01T00:00:00Z' }),
+    'scenarios[0] (cpu): start_time: expected an instant from 1678-01-01T00:00:00Z to 2200-01-01T00:00:00Z (timestamps in nanoseconds overflow 64 bits past 2262), got "0001-01-01T00:00:00Z"',
+  ],
+  [
     'retry max_attempts of 1e9',
     sink({ type: 'tcp', address: 'h:1', retry: { max_attempts: 1e9 } }),
     'scenarios[0] (cpu): sink.retry.max_attempts: expected at most 100, got 1000000000',
@@ -181,6 +191,14 @@ describe('limits: every number of the scenario language is bounded', () => {
       duration: 365 * 86_400_000,
     });
     expect(entryOf(metric({ rate: 0.000001 })).rate).to.equal(0.000001);
+    expect(entryOf(metric({ start_time: '2200-01-01T00:00:00Z' })).start_time).to.deep.equal({
+      kind: 'absolute',
+      epochMs: Date.UTC(2200, 0, 1),
+    });
+    expect(entryOf(metric({ start_time: '1678-01-01T00:00:00Z' })).start_time).to.deep.equal({
+      kind: 'absolute',
+      epochMs: Date.UTC(1678, 0, 1),
+    });
     expect(
       entryOf(metric({ rate: 1000, bursts: { every: '10s', for: '1s', multiplier: 1000 } })).bursts!.multiplier,
     ).to.equal(1000);
