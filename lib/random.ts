@@ -71,6 +71,18 @@ function fmix32(x: number): number {
   return x ^ (x >>> 16);
 }
 
+/**
+ * The point a fraction `f` (0 ≤ f < 1) of the way from `a` to `b` (a ≤ b): a unit draw scaled onto a range, a value
+ * between two ranks. `a + f·(b − a)`; where `b − a` is beyond the doubles (bounds more than 1.8e308 apart, or an
+ * infinite one), `a·(1 − f) + b·f`, which stays finite where the point is: `-1e308` to `1e308` gave +Inf and, at
+ * f = 0, NaN.
+ */
+export function between(a: number, b: number, f: number): number {
+  const span = b - a;
+  if (Number.isFinite(span)) return a + f * span;
+  return f === 0 || a === b ? a : a * (1 - f) + b * f;
+}
+
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */
 export class SplitMix64 {
   private seedHi: number;

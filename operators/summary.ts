@@ -2,6 +2,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { boundText, expandRows, type SeriesTotals } from './internal/series-rows.js';
 import { checkIncreasing, PROBABILITY } from './internal/arguments.js';
+import { between } from '../lib/random.js';
 
 export const DEFAULT_QUANTILES = [0.5, 0.9, 0.95, 0.99] as const;
 
@@ -40,11 +41,11 @@ export function summary(
   });
 }
 
-/** Quantile q of sorted values, interpolating linearly between ranks; NaN when empty. */
+/** Quantile q of sorted values, interpolating linearly between ranks (an infinite one holds its side); NaN when empty. */
 export function quantileOf(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return NaN;
   const rank = q * (sorted.length - 1);
   const below = Math.floor(rank);
   const above = Math.min(below + 1, sorted.length - 1);
-  return sorted[below]! + (sorted[above]! - sorted[below]!) * (rank - below);
+  return between(sorted[below]!, sorted[above]!, rank - below);
 }

@@ -1,5 +1,5 @@
 import type { DistributionConfig } from '../language/fields.js';
-import { SplitMix64 } from '../random.js';
+import { between, SplitMix64 } from '../random.js';
 
 /**
  * Observation i of a distribution, made at `at` ms after the entry start: a pure function of
@@ -33,7 +33,7 @@ function transform(config: DistributionConfig): (u: number, v: number) => number
     }
     case 'uniform': {
       const { min, max } = config;
-      return (u) => min + u * (max - min);
+      return (u) => between(min, max, u);
     }
     case 'normal': {
       const { mean, stddev } = config;

@@ -1,6 +1,6 @@
 import type { ValueGenerator } from '../../operators/generate.js';
 import type { GeneratorConfig } from '../language/types.js';
-import { SplitMix64 } from '../random.js';
+import { between, SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
 
 /**
@@ -34,13 +34,13 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     case 'uniform': {
       const { min, max } = config;
       const random = new SplitMix64(config.seed);
-      return (n) => min + random.unit(n) * (max - min);
+      return (n) => between(min, max, random.unit(n));
     }
     case 'sawtooth': {
       const { min, max } = config;
       const period = config.period_secs * 1000;
-      // The fraction of the period is below 1, but min + 1·(max − min) may round to max: keep below it.
-      return (_n, at) => Math.min(min + ((at % period) / period) * (max - min), previousDouble(max));
+      // The fraction of the period is below 1, but the point may round to max: keep below it.
+      return (_n, at) => Math.min(between(min, max, (at % period) / period), previousDouble(max));
     }
     case 'spike': {
       const { baseline, magnitude } = config;

@@ -3,6 +3,7 @@
  * accumulator is told where a row falls on the grid (`point`, already bounded to [0, points)) and what it was;
  * the series are read once the run ended. Memory is bounded by the grid, never by the events.
  */
+import { quantileOf } from '../../operators/summary.js';
 import { SEVERITIES } from '../language/fields.js';
 import type { PreviewSeries } from './types.js';
 
@@ -172,12 +173,4 @@ export class QuantileBand {
     this.seen = 0;
     this.stride = 1;
   }
-}
-
-/** The `q` quantile of ascending `sorted` (not empty), interpolated between the two nearest ranks. */
-export function quantileOf(sorted: Float64Array, q: number): number {
-  const at = q * (sorted.length - 1);
-  const below = Math.floor(at);
-  const above = Math.min(below + 1, sorted.length - 1);
-  return sorted[below]! + (sorted[above]! - sorted[below]!) * (at - below);
 }

@@ -32,6 +32,11 @@ describe('distributions', () => {
     expect(Math.max(...values)).to.be.below(6);
   });
 
+  it('uniform over a range wider than the doubles (-1e308 to 1e308) stays finite and within it', () => {
+    const { values } = moments({ type: 'uniform', min: -1e308, max: 1e308 }, 3, 1000);
+    for (const value of values) expect(value).to.be.within(-1e308, 1e308);
+  });
+
   it('is reproducible per seed and differs between seeds', () => {
     const config: DistributionConfig = { type: 'normal', mean: 0, stddev: 1 };
     expect(moments(config, 5, 100).values).to.deep.equal(moments(config, 5, 100).values);

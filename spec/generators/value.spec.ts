@@ -69,6 +69,14 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
     );
   });
 
+  it('uniform and sawtooth over a range wider than the doubles (-1e308 to 1e308) stay finite and within it', () => {
+    // max − min overflows: the values were +Inf, and NaN where the fraction is 0 (the sawtooth's start).
+    const uniform = first(valueGenerator({ type: 'uniform', min: -1e308, max: 1e308, seed: 3 }), 100);
+    const sawtooth = first(valueGenerator({ type: 'sawtooth', min: -1e308, max: 1e308, period_secs: 4 }), 5);
+    for (const value of [...uniform, ...sawtooth]) expect(value).to.be.within(-1e308, 1e308);
+    expect(sawtooth).to.deep.equal([-1e308, -5e307, 0, 5e307, -1e308]);
+  });
+
   it('spike is baseline + magnitude for the first duration_secs of every interval_secs, else baseline', () => {
     const gen = valueGenerator({ type: 'spike', baseline: 5, magnitude: 90, duration_secs: 2, interval_secs: 5 });
     expect(first(gen, 11)).to.deep.equal([95, 95, 5, 5, 5, 95, 95, 5, 5, 5, 95]);

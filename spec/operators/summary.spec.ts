@@ -35,4 +35,15 @@ describe('summary', () => {
     expect([0, 0.25, 0.5, 0.99, 1].map((q) => quantileOf(sorted, q))).to.deep.equal([10, 20, 30, 49.6, 50]);
     expect(quantileOf(new Float64Array(0), 0.5)).to.be.NaN;
   });
+
+  it('gives an infinite observation its side, not NaN, and does not overflow between far apart ones', () => {
+    const [inf, finite, wide] = [
+      [5, Infinity, Infinity],
+      [-Infinity, 1],
+      [-1e308, 1e308],
+    ].map((v) => Float64Array.from(v));
+    expect([0, 0.25, 0.5, 0.9].map((q) => quantileOf(inf!, q))).to.deep.equal([5, Infinity, Infinity, Infinity]);
+    expect([0, 0.5, 1].map((q) => quantileOf(finite!, q))).to.deep.equal([-Infinity, -Infinity, 1]);
+    expect(quantileOf(wide!, 0.5)).to.equal(0);
+  });
 });
