@@ -216,6 +216,10 @@ function seriesOf(header: string): { name?: string; labels: Record<string, strin
   return { ...(name !== undefined && { name }), labels };
 }
 
+/** A decimal number, as Grafana writes one: `-1.5`, `.5`, `2e-3`. */
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
+const NUMBER_CELL = 'a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed)';
+
 export function metricTable(text: string, origin: string): MetricTable {
   const { header, rows } = rowsOf(text, origin);
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
@@ -236,9 +240,10 @@ export function metricTable(text: string, origin: string): MetricTable {
       const cell = (cells[column] ?? '').trim();
       // An empty cell (Grafana's null) holds the value before it.
       if (cell !== '') {
-        last = Number(cell);
+        // Decimal only: Number() also reads 0x10, 0b1 and Infinity.
+        last = DECIMAL.test(cell) ? Number(cell) : NaN;
         if (!Number.isFinite(last))
-          throw fail(`${at(line, column, text)}: expected a number, got ${show(cells[column])}`);
+          throw fail(`${at(line, column, text)}: expected ${NUMBER_CELL}, got ${show(cells[column])}`);
       }
       values.push(last ?? NaN);
     }

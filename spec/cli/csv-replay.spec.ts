@@ -77,7 +77,7 @@ describe('svc run: csv_replay', () => {
     const result = await svc(['run', file, '--dry-run']);
     expect(result.code).to.equal(1);
     expect(result.stderr).to.include(
-      `${join(file, '..', 'data', 'load.csv')}: line 3, column 2 (load): expected a number, got "high"`,
+      `${join(file, '..', 'data', 'load.csv')}: line 3, column 2 (load): expected a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed), got "high"`,
     );
   });
 });

@@ -191,7 +191,9 @@ describe('svc new --from FILE.csv', () => {
     expect(missing.stderr).to.match(/nope\.csv: cannot read the CSV file \(no such file\)/);
     const broken = await svc(['new', '--from', csv('broken.csv', ['time,load', '0,high'])]);
     expect(broken.code).to.equal(1);
-    expect(broken.stderr).to.match(/broken\.csv: line 2, column 2 \(load\): expected a number, got "high"/);
+    expect(broken.stderr).to.match(
+      /broken\.csv: line 2, column 2 \(load\): expected a finite decimal number \(NaN, infinities and values beyond ±1\.8e308 are not replayed\), got "high"/,
+    );
   });
 });
 

@@ -72,8 +72,14 @@ describe('csv_replay: metric CSV files', () => {
   });
 
   it('names the file, line and column of every problem', () => {
+    const NUMBER = 'a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed)';
     const cases: [string, string][] = [
-      ['Time,x\n1,1\n2,abc\n', 'bad.csv: line 3, column 2 (x): expected a number, got "abc"'],
+      ['Time,x\n1,1\n2,abc\n', `bad.csv: line 3, column 2 (x): expected ${NUMBER}, got "abc"`],
+      // Prometheus writes these, and Number() reads hex: each said only "expected a number", or was read as 16.
+      ...['NaN', '+Inf', '1e400', '0x10'].map((cell): [string, string] => [
+        `Time,x\n1,1\n2,${cell}\n`,
+        `bad.csv: line 3, column 2 (x): expected ${NUMBER}, got "${cell}"`,
+      ]),
       [
         'Time,x\n1,1\nyesterday,2\n',
         'bad.csv: line 3, column 1 (Time): expected a timestamp (Unix seconds or milliseconds, or a date-time such as 2024-05-01T10:00:00Z), got "yesterday"',

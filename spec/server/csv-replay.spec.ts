@@ -80,7 +80,7 @@ describe('csv_replay on the server (files read only below --file-root)', () => {
     expect(res.statusCode).to.equal(422);
     expect(res.json()).to.include({
       error: 'validation_failed',
-      detail: `${join(root, 'bad.csv')}: line 3, column 2 (load): expected a number, got "x"`,
+      detail: `${join(root, 'bad.csv')}: line 3, column 2 (load): expected a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed), got "x"`,
     });
   });
 });
