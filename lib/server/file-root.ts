@@ -5,20 +5,33 @@ import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
 
 /**
- * Where a `file` sink posted to the server may write: only below the operator's `--file-root`
- * (design, "Server safety"), so a client cannot overwrite what the process can write elsewhere.
+ * The files a sink run by the server names, confined below the operator's `--file-root` (design, "Server safety"):
+ * where a `file` sink writes (see {@link confineFileSink}) and the `tls.ca_cert` a `broker` sink reads, by the rules
+ * of {@link confineReadFile}: a client must not make the process read what it can read elsewhere, nor a named pipe,
+ * whose read would stop the whole server. Returns the sink with the checked paths; other sinks pass unchanged.
+ *
+ * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused.
+ */
+export async function confineSink(sink: SinkConfig, root: string | undefined, where: string): Promise<SinkConfig> {
+  if (sink.type === 'file') return confineFileSink(sink, root, where);
+  if (sink.type !== 'broker' || sink.tls?.ca_cert === undefined) return sink;
+  const caCert = sink.tls.ca_cert;
+  const path = await confineRead(caCert, 'ca_cert', `${where}sink.tls.ca_cert: ${caCert}`, root);
+  return { ...sink, tls: { ...sink.tls, ca_cert: path } };
+}
+
+/**
+ * Where a `file` sink posted to the server may write: only below the operator's `--file-root`,
+ * so a client cannot overwrite what the process can write elsewhere.
  * Returns the sink with the path it will open: relative paths are taken below the root, `..`
  * is resolved, and the part of the path that exists is followed through its symlinks, so the
- * sink opens exactly the file checked here. Other sinks pass unchanged.
- *
- * `root` is the root's real path ({@link realFileRoot}); undefined: file sinks are refused.
+ * sink opens exactly the file checked here.
  */
-export async function confineFileSink<S extends SinkConfig>(
+async function confineFileSink<S extends { type: 'file'; path: string }>(
   sink: S,
   root: string | undefined,
   where: string,
 ): Promise<S> {
-  if (sink.type !== 'file') return sink;
   if (root === undefined) {
     throw new HttpError(
       422,
@@ -52,8 +65,11 @@ const READ_CODES: Readonly<Record<NamedFile, string>> = {
  * relative paths are taken below the root. Undefined `root`: refused.
  */
 export async function confineReadFile(file: string, kind: NamedFile, root: string | undefined): Promise<string> {
-  const code = READ_CODES[kind];
-  const what = `${NAMED_FILES[kind]} ${file}`;
+  return confineRead(file, READ_CODES[kind], `${NAMED_FILES[kind]} ${file}`, root);
+}
+
+/** {@link confineReadFile} of a file shown as `what`, refused with the error codes `<code>_…`. */
+async function confineRead(file: string, code: string, what: string, root: string | undefined): Promise<string> {
   if (root === undefined) {
     throw new HttpError(
       422,

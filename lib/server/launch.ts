@@ -1,11 +1,11 @@
 import type { ScenarioFile } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
-import { confineFileSink } from './file-root.js';
+import { confineSink } from './file-root.js';
 import type { StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 
 /**
- * A compiled file as this server runs it: its `file` sinks confined below the file root, with the advisory
+ * A compiled file as this server runs it: the files its sinks name confined below the file root, with the advisory
  * warnings about its sinks.
  */
 export interface PreparedScenario {
@@ -14,14 +14,15 @@ export interface PreparedScenario {
 }
 
 /**
- * Readies a compiled file, posted or autostarted, for this server: every `file` sink confined
- * below the file root (422 otherwise), every sink checked for advisory warnings.
+ * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
+ * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink checked for
+ * advisory warnings.
  */
 export async function prepareScenario(file: ScenarioFile, fileRoot: string | undefined): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineFileSink(entry.sink, fileRoot, `${entry.id}: `),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
   return { file: { ...file, scenarios }, warnings: scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink)) };

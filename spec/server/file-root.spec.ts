@@ -117,3 +117,55 @@ describe('file sinks on the server (design: server safety)', () => {
     expect(readFileSync(join(root, 'sub/event.prom'), 'utf8')).to.equal('deploys_total 3 0\n');
   });
 });
+
+describe("a broker sink's tls.ca_cert on the server (design: server safety)", () => {
+  const broker = (caCert: string) => ({
+    type: 'broker',
+    brokers: 'kafka.example:9093',
+    topic: 't',
+    tls: { enabled: true, ca_cert: caCert },
+  });
+  const post = (server: Server, caCert: string) => [
+    server.request({ method: 'POST', url: '/scenarios', ...json({ ...entry('x'), sink: broker(caCert) }) }),
+    server.request({ method: 'POST', url: '/events', ...json({ ...event('x'), sink: broker(caCert) }) }),
+  ];
+
+  it('is read only below the file root, as a csv_replay file is: its path leads out, or there is no root, 422', async () => {
+    const { root, outside } = layout();
+    const confined = testServer({ deps: { fileRoot: root } });
+    for (const path of ['/etc/passwd', join(outside, 'precious.txt'), 'out-file', '../outside/precious.txt']) {
+      for (const res of await Promise.all(post(confined, path))) {
+        expect(res.statusCode, `${path}: ${res.body}`).to.equal(422);
+        expect(res.json().error, path).to.equal('ca_cert_outside_root');
+        expect(res.json().detail, path).to.include(`sink.tls.ca_cert: ${path}: not a file below the file root ${root}`);
+      }
+    }
+    for (const res of await Promise.all(post(testServer(), '/etc/ssl/ca.pem'))) {
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json().error).to.equal('ca_cert_disabled');
+      expect(res.json().detail).to.match(/sink\.tls\.ca_cert: \/etc\/ssl\/ca\.pem: .*--file-root DIR/);
+    }
+    expect(confined.registry.list()).to.deep.equal([]);
+  });
+
+  it('refuses a named pipe with 422 ca_cert_not_a_file (reading it stopped the whole server, /health included)', async () => {
+    const { root } = layout();
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+    const server = testServer({ deps: { fileRoot: root } });
+    for (const res of await Promise.all(post(server, 'pipe'))) {
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json().error).to.equal('ca_cert_not_a_file');
+      expect(res.json().detail).to.match(/sink\.tls\.ca_cert: pipe: it is a named pipe \(FIFO\), not a file$/);
+    }
+  });
+
+  it('below the root, the sink reads the checked path', async () => {
+    const { root } = layout();
+    writeFileSync(join(root, 'sub/ca.pem'), 'PEM');
+    const server = testServer({ deps: { fileRoot: root } });
+    const [res] = await Promise.all(post(server, 'in-dir/ca.pem'));
+    expect(res.statusCode, res.body).to.equal(201);
+    const [started] = server.registry.list();
+    expect((started.run.entry.sink as { tls: { ca_cert: string } }).tls.ca_cert).to.equal(join(root, 'sub/ca.pem'));
+  });
+});
