@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
+import { apiKeyProblem } from './middleware/auth.js';
 import { logLevelOf } from './log-level.js';
 import { DEFAULT_MAX_ENTRIES, EntryRegistry } from './registry.js';
 import type { PreparedScenario } from './launch.js';
@@ -261,6 +262,9 @@ class ServeCommand extends Command {
             expected: 'an integer from 1 to 1000000',
           });
     const limits = this.limits();
+    const apiKey = this.apiKey ?? process.env.SVC_API_KEY;
+    const keyProblem = apiKey === undefined ? undefined : apiKeyProblem(apiKey);
+    if (keyProblem) throw new UsageError(`${this.apiKey === undefined ? 'SVC_API_KEY' : '--api-key'}: ${keyProblem}`);
     try {
       const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
       const catalog =
@@ -274,7 +278,7 @@ class ServeCommand extends Command {
       return {
         port,
         bind: this.bind ?? process.env.SVC_BIND ?? '127.0.0.1',
-        apiKey: this.apiKey ?? process.env.SVC_API_KEY,
+        apiKey,
         fileRoot,
         catalog,
         autostart: names,

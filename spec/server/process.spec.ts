@@ -160,6 +160,30 @@ describe('svc-server start-up safety (design: server safety)', function () {
     expect(code).to.equal(2);
     expect(err).to.match(/--file-root: \/no\/such\/dir is not a directory/);
   });
+
+  it('exits 2 for an API key that is empty (every route was open) or holds whitespace (every request was refused)', async () => {
+    const exitOf = async (args: string[], env: Record<string, string> = {}) => {
+      const child = spawnServerProcess({ args, env });
+      let err = '';
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+      // A server that takes the key listens until stopped: stopped here, it fails the spec instead of hanging it.
+      const stopper = setTimeout(() => child.kill(), 10_000);
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      clearTimeout(stopper);
+      return { code, err };
+    };
+    const [empty, newline, spaced] = await Promise.all([
+      exitOf(['--api-key', '']),
+      exitOf([], { SVC_API_KEY: 'k3y-from-a-file\n' }),
+      exitOf(['--api-key', 'two words']),
+    ]);
+    expect([empty.code, newline.code, spaced.code]).to.deep.equal([2, 2, 2]);
+    expect(empty.err).to.include('--api-key: is empty, which would leave every route open');
+    expect(newline.err).to.include('SVC_API_KEY: holds whitespace or a control character (a line break at its end?)');
+    expect(spaced.err).to.include('--api-key: holds whitespace');
+    // The key itself is never shown.
+    expect(newline.err + spaced.err).to.not.match(/k3y-from-a-file|two words/);
+  });
 });
 
 describe('svc-server stopping into a stdout nobody reads', function () {

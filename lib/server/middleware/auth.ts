@@ -22,6 +22,19 @@ export function auth(apiKey: string | undefined): Middleware {
   };
 }
 
+/**
+ * Why `key` cannot serve as the API key, without showing it; undefined when it can. An empty key left every route
+ * open without a word (`--api-key "$UNSET"`), and one with whitespace or a control character (a line break at its
+ * end, as a Secret made from a file keeps) could never be sent as `Bearer <key>`, so every request was refused.
+ */
+export function apiKeyProblem(key: string): string | undefined {
+  if (key === '')
+    return 'is empty, which would leave every route open: give the key, or leave it unset to run without one';
+  if (/[\s\u0000-\u001f\u007f]/.test(key))
+    return 'holds whitespace or a control character (a line break at its end?), which an Authorization: Bearer header cannot carry: remove it';
+  return undefined;
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
