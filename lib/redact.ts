@@ -8,8 +8,11 @@
 /** What a secret is shown as. */
 export const MASK = '***';
 
-/** Header names whose values are credentials: `Authorization` and anything naming a token, key, secret or password. */
-const SECRET_HEADER = /^(proxy-)?authorization$|token|key|secret|passw/i;
+/**
+ * Header names whose values are credentials: `Authorization`, `Cookie` (a session) and anything naming a token, key,
+ * secret or password.
+ */
+const SECRET_HEADER = /^(proxy-)?authorization$|^cookie$|token|key|secret|passw/i;
 
 /** `scheme://userinfo@`: the userinfo ends at the last `@` before the path, as URL parsers split it. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;

@@ -69,6 +69,13 @@ describe('redact', () => {
       for (const name of ['Content-Type', 'X-Scope-OrgID', 'Accept'])
         expect(isSecretHeader(name), name).to.equal(false);
     });
+
+    it('is true for Cookie, whose value is a session credential (it was shown as written)', () => {
+      for (const name of ['Cookie', 'cookie']) expect(isSecretHeader(name), name).to.equal(true);
+      expect(redactConfig({ headers: { Cookie: 'session=c00kie-value' } })).to.deep.equal({
+        headers: { Cookie: MASK },
+      });
+    });
   });
 
   describe('redactConfig', () => {
