@@ -4,6 +4,7 @@ import { Koa } from './packages.js';
 import { MAX_TEXT_BYTES } from '../language/limits.js';
 import type { ServerDeps } from './deps.js';
 import { auth } from './middleware/auth.js';
+import { loopbackHosts } from './middleware/host.js';
 import { sameOrigin } from './middleware/origin.js';
 import { consoleAssets } from './console.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -19,7 +20,8 @@ import { scenarioRoutes } from './routes/scenarios.js';
 const require = createRequire(import.meta.url);
 
 /**
- * The svc HTTP API as a koa app: error envelope first, the refusal of other origins' pages, then the web console's
+ * The svc HTTP API as a koa app: error envelope first, the refusal of other origins' pages (and of DNS names on a
+ * keyless loopback server), then the web console's
  * files (open: docs/console.md), authentication, body parsing (text of JSON and YAML bodies; 1 MiB at most: larger ones get 413), and one router
  * per resource. Tests drive it through `app.callback()`; `svc-server` listens with it. JSON is read as text too:
  * lib/config parses every body, with its bounds on size and nesting, so no parse of a hostile body is unbounded.
@@ -28,6 +30,7 @@ export function createApp(deps: ServerDeps): Koa {
   const app = new Koa();
   app.silent = true; // the error middleware logs what deserves it
   app.use(errors(deps.logger));
+  if (deps.loopbackOnly) app.use(loopbackHosts()); // a page must not reach a keyless local server by DNS rebinding
   app.use(sameOrigin()); // before all: a page of another origin must not start scenarios through a browser
   app.use(consoleAssets()); // open: the console's page must load to ask for the key
   app.use(auth(deps.apiKey));

@@ -13,6 +13,11 @@ export interface ServerDeps {
   readonly logger: Logger;
   /** Bearer key required on every route but `GET /health`; none: open. */
   readonly apiKey?: string;
+  /**
+   * The server listens on a loopback address without an API key: requests must name it by an IP address or
+   * `localhost` (lib/server/middleware/host.ts).
+   */
+  readonly loopbackOnly?: boolean;
   /** Real path of the directory `file` sinks of requests must write below; none: they are refused. */
   readonly fileRoot?: string;
   /** Where `pack: <name>` and bodies of `@name` resolve (`--catalog`); none: built-in packs only. */

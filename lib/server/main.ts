@@ -131,6 +131,7 @@ class ServeCommand extends Command {
       registry,
       logger,
       apiKey,
+      loopbackOnly: !apiKey && (isLoopback(bind) || bind === 'localhost'),
       fileRoot,
       catalog,
       state,

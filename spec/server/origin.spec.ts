@@ -37,3 +37,42 @@ describe('requests from web pages of another origin (design: server safety)', ()
     }
   });
 });
+
+describe('a keyless server on a loopback address and the names it is reached by (DNS rebinding)', () => {
+  const keyless = () => testServer({ deps: { loopbackOnly: true } });
+
+  it('refuses a request naming it by a DNS name other than localhost, with 403 host_not_allowed, and starts nothing', async () => {
+    const server = keyless();
+    // A rebinding page is of its own origin: the origin check lets it through.
+    for (const host of ['evil.example:8080', 'EVIL.example', 'localhost.evil.example:8080']) {
+      const res = await post(server, { host, origin: `http://${host}` });
+      expect(res.statusCode, host).to.equal(403);
+      expect(res.json().error, host).to.equal('host_not_allowed');
+      expect(res.json().detail, host)
+        .to.include(`the host ${JSON.stringify(host)} are refused`)
+        .and.include('--api-key');
+    }
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+
+  it('takes an IP address, localhost, a name below localhost, and clients that send no Host', async () => {
+    const server = keyless();
+    for (const host of [
+      '127.0.0.1:8080',
+      '[::1]:8080',
+      '10.1.2.3',
+      'localhost:8080',
+      'LOCALHOST',
+      'svc.localhost:8080',
+    ]) {
+      expect((await post(server, { host })).statusCode, host).to.equal(201);
+    }
+    const bare = await server.request({ method: 'GET', url: '/health', headers: { host: '' } });
+    expect(bare.statusCode).to.equal(200);
+  });
+
+  it('takes any host name when the server has an API key, or listens beyond loopback (the check is off)', async () => {
+    const res = await post(testServer(), { host: 'svc.example.com' });
+    expect(res.statusCode).to.equal(201);
+  });
+});

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
@@ -134,6 +135,9 @@ describe('svc-server start-up safety (design: server safety)', function () {
       expect(logLines(server)[0]).to.include({ msg: 'svc-server listening', bind: '127.0.0.1' });
       expect((await fetch(`${server.base}/health`)).status).to.equal(200);
       expect(logLines(server).filter((line) => line.level >= 40)).to.deep.equal([]);
+      // Keyless on loopback: a DNS name other than localhost is a rebinding page's.
+      expect(await statusNaming(server, 'rebound.example')).to.equal(403);
+      expect(await statusNaming(server, 'localhost')).to.equal(200);
     } finally {
       await stop(server);
     }
@@ -215,3 +219,14 @@ describe('svc-server stopping into a stdout nobody reads', function () {
     }
   });
 });
+
+/** The status of `GET /health` sent to `server` with the `Host` header naming `host`. */
+function statusNaming(server: ServerProcess, host: string): Promise<number | undefined> {
+  const { port } = new URL(server.base);
+  return new Promise((resolve, reject) =>
+    httpGet({ host: '127.0.0.1', port, path: '/health', headers: { host } }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject),
+  );
+}
