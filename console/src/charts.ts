@@ -56,6 +56,7 @@ export function timeChart(
         stroke: COLORS[i % COLORS.length],
         width: 1.5,
         spanGaps: false,
+        points: { filter: lonePoints },
       })),
     ],
     axes: [
@@ -76,6 +77,18 @@ export function timeChart(
   resizer.observe(target);
   resizers.set(key, resizer);
   return chart;
+}
+
+/**
+ * The points of series `index` to draw as dots where uPlot draws none (too many for dots): the values with a null on
+ * each side. A line needs two values in a row, so a series written less often than the chart's steps (span metrics
+ * every 15 s, in a preview of 7.5 s steps) drew nothing at all.
+ */
+function lonePoints(u: uPlot, index: number, show: boolean): number[] | null {
+  if (show) return null;
+  const values = u.data[index]!;
+  const lone = [...values.keys()].filter((i) => values[i] != null && values[i - 1] == null && values[i + 1] == null);
+  return lone.length ? lone : null;
 }
 
 /** Removes the chart of `key` from the page, if there is one. */

@@ -183,6 +183,31 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       expect(widest, `${key}: ${labels.join(' ')}`).to.be.at.most(room);
   });
 
+  it('draws a series written every other step: each lone value as a dot', async () => {
+    // Every 15 s on steps of 7.5 s: a value, a null, a value… No two values in a row, so no line joins them.
+    await setText('signal_type: metrics\nname: sparse\nrate: 0.0666667\ngenerator: { type: constant, value: 1 }\n');
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: 1 entr/);
+    // What the canvas shows: the columns of the plot where the series' colour (#2f6fdf) was drawn.
+    const { columns, width } = await page.evaluate(() => {
+      type Chart = {
+        ctx: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        bbox: { left: number; top: number; width: number; height: number };
+      };
+      const chart = (globalThis as unknown as { svcConsole: { charts: Map<string, Chart> } }).svcConsole.charts.get(
+        'preview:sparse',
+      )!;
+      const { left, top, width, height } = chart.bbox;
+      const { data } = chart.ctx.getImageData(left, top, width, height);
+      const blue = new Set<number>();
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i + 2]! > 150 && data[i + 2]! - data[i]! > 100) blue.add((i / 4) % width);
+      return { columns: blue.size, width };
+    });
+    expect(columns, `${columns} of ${width} columns`).to.be.above(width / 2);
+  });
+
   it('asks for a whole number of minutes', async () => {
     await setMinutes('1.5');
     await page.click('#preview');
