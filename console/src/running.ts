@@ -36,15 +36,16 @@ const SERIES_SHOWN = 4;
 const CARDS_SHOWN = 24;
 
 /**
- * What a card has drawn so far: the poll times, the rates and the values of the series it follows; once its
- * scenario ended, the statistics and series read after the end, which no longer change.
+ * What a card has drawn so far: the poll times, the rates and the values of the series it follows (null before a
+ * series was first listed); once its scenario ended, the statistics and series read after the end, which no longer
+ * change.
  */
 interface History {
   readonly card: HTMLElement;
   readonly times: number[];
   readonly rates: number[];
   names: readonly string[];
-  values: (number | null)[][];
+  readonly values: (number | null)[][];
   final?: { readonly stats: Stats; readonly series: SeriesList | undefined };
 }
 
@@ -155,11 +156,15 @@ function addCard(list: HTMLElement, listed: Listed, onError: (message: string) =
   return history;
 }
 
-/** Adds this poll to the history; the first series seen are the ones followed (names fixed once known). */
+/**
+ * Adds this poll to the history. A series is followed from the poll that first lists it, up to {@link SERIES_SHOWN}:
+ * a scenario's label sets appear one tick after the other, and those the first poll did not see were never drawn.
+ */
 function record(history: History, now: number, stats: Stats, series: SeriesList | undefined): void {
-  if (history.names.length === 0 && series?.series.length) {
-    history.names = series.series.map((s) => s.name);
-    history.values = history.names.map(() => history.times.map(() => null));
+  for (const { name } of series?.series ?? []) {
+    if (history.names.length === SERIES_SHOWN || history.names.includes(name)) continue;
+    history.names = [...history.names, name];
+    history.values.push(history.times.map(() => null));
   }
   history.times.push(now);
   history.rates.push(stats.current_rate);

@@ -220,6 +220,30 @@ describe('web console in Chromium (docs/console.md)', () => {
     expect((await api(`/scenarios/${id}`, { method: 'DELETE' })).ok).to.equal(true);
   });
 
+  it('draws a label set that appears after the first poll, beside the ones already drawn', async () => {
+    // One route a tick, a tick every 2.5 s: the first poll that sees a series sees one, the next two come later.
+    const started = await post(
+      'signal_type: metrics\nname: routes\nrate: 0.4\ngenerator: { type: constant, value: 1 }\n' +
+        'dynamic_labels: [{ key: route, values: [a, b, c] }]\n',
+    );
+    const { id } = (await started.json()) as { id: string };
+    const key = `running:${id}`;
+    try {
+      // The time column, the three routes and the rate.
+      await page.waitForFunction(
+        (k) => (globalThis as unknown as PageGlobals).svcConsole.charts.get(k)?.data.length === 5,
+        { timeout: 15_000 },
+        key,
+      );
+      const labels = await page.$$eval(`.card[data-id="${id}"] .u-legend .u-label`, (cells) =>
+        cells.map((cell) => cell.textContent),
+      );
+      expect(labels).to.deep.equal(['routes{route="a"}', 'routes{route="b"}', 'routes{route="c"}', 'events/s']);
+    } finally {
+      await api(`/scenarios/${id}`, { method: 'DELETE' });
+    }
+  });
+
   it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
     await page.click('#editor >>> .cm-content');
     await page.keyboard.down('Control');
