@@ -25,13 +25,22 @@ export interface Mark {
 
 export interface ChartSeries {
   readonly label: string;
-  /** The scale it is drawn on: `y` (left axis) unless given (`rate`: the right axis). */
+  /** The scale it is drawn on: `y` (left axis) unless given (one of {@link RIGHT_SCALES}: an axis on the right). */
   readonly scale?: string;
 }
 
 /**
- * A time chart (x in epoch ms) of `series` in `target`, under `key`, replacing the chart that had the key. A
- * second scale (`rate`) gets its own axis on the right.
+ * The scales with an axis on the right, each with its axis label: the events/s of a live chart, and a traces
+ * preview's error ratio, from 0 to 1 (on the spans/s axis, tens of spans a second, it was a flat line at 0).
+ */
+const RIGHT_SCALES: Record<string, { readonly label: string; readonly range?: uPlot.Range.MinMax }> = {
+  rate: { label: 'events/s' },
+  ratio: { label: 'error ratio', range: [0, 1] },
+};
+
+/**
+ * A time chart (x in epoch ms) of `series` in `target`, under `key`, replacing the chart that had the key. The
+ * {@link RIGHT_SCALES} get their own axis on the right.
  */
 export function timeChart(
   key: string,
@@ -59,10 +68,17 @@ export function timeChart(
         points: { filter: lonePoints },
       })),
     ],
+    scales: Object.fromEntries(
+      Object.entries(RIGHT_SCALES).flatMap(([scale, { range }]) =>
+        scales.has(scale) && range ? [[scale, { range }]] : [],
+      ),
+    ),
     axes: [
       {},
       ...(scales.has('y') ? [valueAxis({ scale: 'y' })] : []),
-      ...(scales.has('rate') ? [valueAxis({ scale: 'rate', side: 1, label: 'events/s', grid: { show: false } })] : []),
+      ...Object.entries(RIGHT_SCALES).flatMap(([scale, { label }]) =>
+        scales.has(scale) ? [valueAxis({ scale, side: 1, label, grid: { show: false } })] : [],
+      ),
     ],
     hooks: { draw: [(u) => recordAxes(key, u)] },
     plugins: marks.length ? [marksPlugin(key, marks)] : [],

@@ -34,7 +34,10 @@ export async function showPreview(
       `preview:${entry.id}`,
       chart,
       // A series without labels is named `{}`: the entry's id says more in the legend.
-      entry.series.map((s) => ({ label: s.name === '{}' ? entry.id : s.name })),
+      entry.series.map((s) => ({
+        label: s.name === '{}' ? entry.id : s.name,
+        scale: s.name === 'error ratio' ? 'ratio' : undefined,
+      })),
       [times, ...entry.series.map((s) => [...s.values])],
       entry.marks,
     );

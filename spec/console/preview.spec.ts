@@ -208,6 +208,21 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(columns, `${columns} of ${width} columns`).to.be.above(width / 2);
   });
 
+  it("draws a traces entry's error ratio on its own axis, from 0 to 1", async () => {
+    await setText(readFileSync('examples/traces.yaml', 'utf8'));
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: /);
+    const axes = await page.evaluate(() =>
+      Object.fromEntries((globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:checkout')!),
+    );
+    // Spans/s on the left, tens of them; the ratio on the right, where 2 % of errors is not a line at 0.
+    expect(Object.keys(axes)).to.deep.equal(['y', 'ratio']);
+    expect(axes.y!.labels.map(Number)).to.satisfy((values: number[]) => Math.max(...values) > 1);
+    expect(axes.ratio!.labels[0]).to.equal('0');
+    expect(axes.ratio!.labels.at(-1)).to.equal('1');
+  });
+
   it('asks for a whole number of minutes', async () => {
     await setMinutes('1.5');
     await page.click('#preview');
