@@ -427,6 +427,18 @@ describe('web console in Chromium (docs/console.md)', () => {
         return documentElement.scrollWidth - documentElement.clientWidth;
       });
       expect(sideways).to.equal(0);
+      // A button's label is not broken up to make room (the catalog's Start read "St", "ar", "t").
+      const broken = await page.$$eval('button', (buttons) =>
+        buttons
+          .filter((button) => button.getClientRects().length > 0)
+          .filter((button) => {
+            const text = button.ownerDocument.createRange();
+            text.selectNodeContents(button);
+            return text.getClientRects().length > 1;
+          })
+          .map((button) => button.textContent),
+      );
+      expect(broken).to.deep.equal([]);
     } finally {
       await page.setViewport({ width: 1280, height: 900 });
       await api(`/scenarios/${id}`, { method: 'DELETE' });
