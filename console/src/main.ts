@@ -34,6 +34,9 @@ function say(text: string, failed = false): void {
 const describeError = (error: unknown) =>
   error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
 
+/** `1 entry`, `2 entries`. */
+const entries = (count: number) => `${count} ${count === 1 ? 'entry' : 'entries'}`;
+
 /** Shows `text` in `element`, or hides it when there is none. */
 function show(element: HTMLElement, text: string | undefined): void {
   element.textContent = text ?? '';
@@ -65,10 +68,8 @@ $('#start').onclick = async () => {
       '/scenarios',
       editor.state.doc.toString(),
     );
-    const count = started.scenarios?.length ?? 1;
-    say(
-      `Started ${count} ${count === 1 ? 'entry' : 'entries'}.${started.warnings ? ` ${started.warnings.join(' ')}` : ''}`,
-    );
+    const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
+    say(`Started ${entries(started.scenarios?.length ?? 1)}.${warnings}`);
   } catch (error) {
     say(describeError(error), true);
   }
@@ -92,7 +93,7 @@ $('#preview').onclick = async () => {
   say(`Computing the preview of ${minutes} minutes…`);
   try {
     const preview = await showPreview(editor.state.doc.toString(), minutes, target, asked.signal);
-    say(`Preview of ${minutes} minutes: ${preview.entries.length} entries.`);
+    say(`Preview of ${minutes} minutes: ${entries(preview.entries.length)}.`);
   } catch (error) {
     if (!asked.signal.aborted) say(describeError(error), true);
   } finally {

@@ -188,7 +188,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     await setText('signal_type: metrics\nname: sparse\nrate: 0.0666667\ngenerator: { type: constant, value: 1 }\n');
     await setMinutes('30');
     await page.click('#preview');
-    await waitForText(page, '#message', /^Preview of 30 minutes: 1 entr/);
+    await waitForText(page, '#message', /^Preview of 30 minutes: 1 entry\.$/);
     // What the canvas shows: the columns of the plot where the series' colour (#2f6fdf) was drawn.
     const { columns, width } = await page.evaluate(() => {
       type Chart = {
