@@ -25,12 +25,13 @@ const hook: { charts: typeof charts; marks: typeof drawnMarks; axes: typeof draw
 };
 (globalThis as unknown as { svcConsole: typeof hook }).svcConsole = hook;
 
-const message = $('#message');
-/** Shows the outcome of an action under the editor: an API error's detail, or what happened. */
-function say(text: string, failed = false): void {
+/** Shows the outcome of an action in `message`, beside the button that did it: an API error's detail, or what happened. */
+function tell(message: HTMLElement, text: string, failed = false): void {
   message.textContent = text;
   message.classList.toggle('failed', failed);
 }
+/** Under the editor's buttons. */
+const say = (text: string, failed = false) => tell($('#message'), text, failed);
 const describeError = (error: unknown) =>
   error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
 
@@ -104,6 +105,9 @@ $('#preview').onclick = async () => {
   }
 };
 
+/** Where a catalog Start says how it went: under the editor, a narrow window's other end, a refusal went unseen. */
+const outcome = $('#catalog-message');
+
 /** The catalog's runnable scenarios, each with a button that starts it (`POST /scenarios` of `@name`). */
 async function listCatalog(): Promise<void> {
   const { items } = await api<{ items: CatalogItem[] }>('GET', '/catalog');
@@ -117,8 +121,8 @@ async function listCatalog(): Promise<void> {
       start.textContent = 'Start';
       start.onclick = () =>
         void api('POST', '/scenarios', `@${item.name}`)
-          .then(() => say(`Started @${item.name}.`))
-          .catch((error) => say(describeError(error), true));
+          .then(() => tell(outcome, `Started @${item.name}.`))
+          .catch((error) => tell(outcome, describeError(error), true));
       const name = document.createElement('strong');
       name.textContent = item.name;
       row.append(start, name, ` ${item.description ?? ''}`);

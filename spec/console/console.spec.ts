@@ -162,7 +162,8 @@ describe('web console in Chromium (docs/console.md)', () => {
 
   it('starts a catalog scenario, and Delete all stops everything', async () => {
     await page.click('#catalog li button');
-    await waitForText(page, '#message', /Started @checkout/);
+    // Said under the catalog, by the button.
+    await waitForText(page, '#catalog-message', /^Started @checkout-incident\.$/);
     const started = ((await (await api('/scenarios')).json()) as { scenarios: unknown[] }).scenarios.length;
     expect(started).to.be.above(1);
     // Its cards drawn first: an empty list would pass the wait below before anything was deleted.

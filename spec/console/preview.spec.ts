@@ -35,6 +35,11 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       minutes,
     );
 
+  it('says the catalog is empty on a server without one', async () => {
+    await waitForText(page, '#catalog + .when-empty', /^No runnable scenario in the catalog/);
+    expect(await page.$eval('#catalog + .when-empty', (note) => note.checkVisibility())).to.equal(true);
+  });
+
   it("draws every entry's preview: the series the server computed, point for point", async () => {
     const text = readFileSync('examples/plot.yaml', 'utf8');
     await setText(text);
