@@ -63,6 +63,13 @@ describe('web console in Chromium (docs/console.md)', () => {
   it('asks for the key at the first 401, again after a wrong one, then shows the console', async () => {
     await page.goto(`${server.base}/`);
     await page.waitForSelector('#login[open]');
+    // Nothing is known without the key: the page says neither that nothing runs nor that the catalog is empty.
+    const said = await page.$$eval('.when-empty', (notes) =>
+      notes
+        .filter((note) => note.ownerDocument.defaultView!.getComputedStyle(note).display !== 'none')
+        .map((note) => note.textContent),
+    );
+    expect(said).to.deep.equal([]);
     await signIn(page, 'wrong-key');
     await waitForText(page, '#login .login-error', /refused/);
     expect(await page.$('#login[open]')).to.not.equal(null);
