@@ -29,11 +29,15 @@ function itemRefsResolvable(schema: unknown): unknown {
 }
 
 /**
- * `source` that also completes an empty value (`type: `, then Ctrl-Space). codemirror-json-schema offers values only
- * once one is begun (its issue #148): at an empty value it offered nothing, though after an opening quote it offers
- * them all. So there the options are asked of the text with that quote, and given for the empty value.
+ * `source` that also completes the first field of a mapping begun and an empty value.
+ * - A mapping's first field (`generator:`, a new line, `ty`; a list item `- si`): to YAML the word is still the value
+ *   of the key above, where codemirror-json-schema finds no field to offer. Asked of the text with a colon after the
+ *   word, it offers that mapping's fields.
+ * - An empty value (`type: `, then Ctrl-Space): it offers values only once one is begun (its issue #148), though after
+ *   an opening quote it offers them all. So there the options are asked of the text with that quote, and given for
+ *   the empty value.
  */
-function completingEmptyValues(source: ReturnType<typeof yamlCompletion>): CompletionSource {
+function completingBegunFieldsAndEmptyValues(source: ReturnType<typeof yamlCompletion>): CompletionSource {
   return (context) => {
     // It answers an empty array where it has nothing to offer.
     const answer = (asked: CompletionContext) => {
@@ -41,13 +45,14 @@ function completingEmptyValues(source: ReturnType<typeof yamlCompletion>): Compl
       return Array.isArray(result) ? null : result;
     };
     const own = answer(context);
+    if (own && own.options.length > 0) return own;
     const line = context.state.doc.lineAt(context.pos);
-    if (
-      (own && own.options.length > 0) ||
-      !context.explicit ||
-      !/:\s+$/.test(line.text.slice(0, context.pos - line.from))
-    )
-      return own;
+    const before = line.text.slice(0, context.pos - line.from);
+    if (/^\s*(- )?[\w.-]+$/.test(before)) {
+      const keyed = context.state.update({ changes: { from: context.pos, insert: ':' } }).state;
+      return answer(new CompletionContext(keyed, context.pos, true)) ?? own;
+    }
+    if (!context.explicit || !/:\s+$/.test(before)) return own;
     const quoted = context.state.update({ changes: { from: context.pos, insert: '"' } }).state;
     const begun = answer(new CompletionContext(quoted, context.pos + 1, true));
     return begun && { ...begun, from: context.pos, to: context.pos };
@@ -73,7 +78,7 @@ export function createEditor(host: HTMLElement): EditorView {
       yaml(),
       // Completion and hover docs from codemirror-json-schema; errors from our linter (lint.ts).
       stateExtensions(itemRefsResolvable(schema) as Parameters<typeof stateExtensions>[0]),
-      yamlLanguage.data.of({ autocomplete: completingEmptyValues(yamlCompletion()) }),
+      yamlLanguage.data.of({ autocomplete: completingBegunFieldsAndEmptyValues(yamlCompletion()) }),
       hoverTooltip(yamlSchemaHover()),
       schemaLinter(schema),
     ],

@@ -325,6 +325,26 @@ describe('web console in Chromium (docs/console.md)', () => {
     }
   });
 
+  it("offers the fields of a mapping at its first field's first letters, and takes the one chosen", async () => {
+    const entry = 'version: 2\nkind: runnable\nscenarios:\n';
+    for (const [text, chosen] of [
+      [`${entry}  - sig`, 'signal_type'],
+      [`${entry}  - signal_type: metrics\n    generator:\n      ty`, 'type'],
+      [`${entry}  - signal_type: histogram\n    exemplars:\n      ev`, 'every'],
+      [`${entry}  - signal_type: metrics\n    gap_windows:\n      - a`, 'at'],
+    ] as const) {
+      await setEditorText(page, text);
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Space');
+      await page.keyboard.up('Control');
+      await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
+      for (const label of await page.$$('#editor >>> .cm-completionLabel'))
+        if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
+      // The word typed is replaced by the field, and its colon.
+      await waitForEditorText(page, `${text.replace(/\w+$/, chosen)}: `);
+    }
+  });
+
   it('shows the cards in start order, whichever statistics answer first', async () => {
     const start = async (name: string) => {
       const answer = await post(
