@@ -80,6 +80,7 @@ export function timeChart(
         scales.has(scale) ? [valueAxis({ scale, side: 1, label, grid: { show: false } })] : [],
       ),
     ],
+    padding: [null, null, null, leftPadding],
     hooks: { draw: [(u) => recordAxes(key, u)] },
     plugins: marks.length ? [marksPlugin(key, marks)] : [],
   };
@@ -117,24 +118,56 @@ export function dropChart(key: string): void {
   drawnAxes.delete(key);
 }
 
-/** What a value axis drew last: its labels, the width of the widest and the width it had for them (CSS pixels). */
+/**
+ * What an axis drew last (CSS pixels): its labels, the width of the widest and the width it had for them; for the
+ * time axis (`x`), how far its first label reaches left of its tick and how far that tick is from the canvas's edge.
+ */
 export interface DrawnAxis {
   readonly labels: readonly string[];
   readonly widest: number;
   readonly room: number;
 }
 
-/** The value axes of each chart, by key, then scale: `svcConsole.axes` reads them (the specs check none is cut). */
+/** The axes of each chart, by key, then scale: `svcConsole.axes` reads them (the specs check none is cut). */
 export const drawnAxes = new Map<string, Map<string, DrawnAxis>>();
 
-/** An axis as uPlot keeps it once drawn: its font (as drawn, in canvas pixels), its labels and its width. */
+/** An axis as uPlot keeps it once drawn: its font (as drawn, in canvas pixels), side, ticks, labels and width. */
 interface AxisState {
   readonly scale?: string;
+  readonly side: number;
   readonly font: readonly [string];
   readonly ticks: { readonly size: number };
   readonly gap: number;
+  readonly _show: boolean;
+  readonly _splits?: readonly number[];
   readonly _values?: readonly string[];
   readonly _size: number;
+}
+
+/** uPlot's own padding of a side with no axis: half its default axis size. */
+const EDGE_PADDING = 25;
+
+/**
+ * The time axis' first tick and how far its label reaches left of it (CSS pixels): uPlot centres a label under its
+ * tick, the first one with the date on a second line ("11/29/26 2:24am").
+ */
+function firstTimeLabel(u: uPlot): { readonly at: number; readonly reach: number } | undefined {
+  const { _splits, _values } = u.axes[0] as unknown as AxisState;
+  if (_splits?.[0] === undefined || _values?.[0] === undefined) return undefined;
+  return { at: _splits[0], reach: widestLabel(u, 0, _values[0].split('\n')) / 2 };
+}
+
+/**
+ * The chart's left padding: uPlot's own, or what the time axis' first label needs so as not to start left of the
+ * canvas, where it was cut ("/29/26 2:24am") when its tick was near the plot's left edge.
+ */
+function leftPadding(u: uPlot, _side: number, sidesWithAxes: uPlot.SidesWithAxes, cycle: number): number {
+  const own = sidesWithAxes[3] ? 0 : EDGE_PADDING;
+  const first = cycle > 0 ? firstTimeLabel(u) : undefined;
+  if (!first) return own;
+  const axes = (u.axes as unknown as AxisState[]).filter((axis) => axis.side === 3 && axis._show);
+  const left = axes.reduce((width, axis) => width + axis._size, 0);
+  return Math.max(own, Math.ceil(first.reach - left - u.valToPos(first.at, 'x')));
 }
 
 /** The width of the widest of `labels` in the font of axis `index` (CSS pixels). */
@@ -171,9 +204,14 @@ function valueAxis(axis: uPlot.Axis): uPlot.Axis {
   };
 }
 
-/** Keeps what the value axes of the chart under `key` drew. */
+/** Keeps what the axes of the chart under `key` drew. */
 function recordAxes(key: string, u: uPlot): void {
   const axes = new Map<string, DrawnAxis>();
+  const first = firstTimeLabel(u);
+  if (first) {
+    const room = u.bbox.left / devicePixelRatio + u.valToPos(first.at, 'x');
+    axes.set('x', { labels: (u.axes[0] as unknown as AxisState)._values!, widest: first.reach, room });
+  }
   for (const [index, axis] of (u.axes as unknown as AxisState[]).entries()) {
     if (index === 0 || !axis._values) continue;
     axes.set(axis.scale!, {

@@ -222,10 +222,36 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       Object.fromEntries((globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:checkout')!),
     );
     // Spans/s on the left, tens of them; the ratio on the right, where 2 % of errors is not a line at 0.
-    expect(Object.keys(axes)).to.deep.equal(['y', 'ratio']);
+    expect(Object.keys(axes)).to.deep.equal(['x', 'y', 'ratio']);
     expect(axes.y!.labels.map(Number)).to.satisfy((values: number[]) => Math.max(...values) > 1);
     expect(axes.ratio!.labels[0]).to.equal('0');
     expect(axes.ratio!.labels.at(-1)).to.equal('1');
+  });
+
+  it("keeps the time axis' first label, its date, inside the chart when its tick is at the plot's left edge", async () => {
+    await setText('signal_type: metrics\nname: edge\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
+    await setMinutes('1');
+    // The preview starts 50 ms before a whole 10 s: its first tick, "11/29/26 2:24am" under ":10", is at the edge.
+    await page.setRequestInterception(true);
+    const edge = (request: HTTPRequest) => {
+      const url = new URL(request.url());
+      if (!url.pathname.startsWith('/preview')) return void request.continue();
+      url.searchParams.set('start', String(Math.ceil(Date.now() / 10_000) * 10_000 - 50));
+      void request.continue({ url: url.href });
+    };
+    page.on('request', edge);
+    try {
+      await page.click('#preview');
+      await waitForText(page, '#message', /^Preview of 1 minutes: 1 entry\.$/);
+    } finally {
+      page.off('request', edge);
+      await page.setRequestInterception(false);
+    }
+    const x = await page.evaluate(
+      () => (globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:edge')!.get('x')!,
+    );
+    expect(x.labels[0], 'a date under the first tick').to.include('\n');
+    expect(x.widest, `${JSON.stringify(x.labels[0])} reaches ${x.widest} px left of its tick`).to.be.at.most(x.room);
   });
 
   it('asks for a whole number of minutes', async () => {

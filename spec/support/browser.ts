@@ -62,7 +62,7 @@ export interface PageGlobals {
   readonly sessionStorage: { getItem(key: string): string | null };
   /**
    * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
-   * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's value axes drew, by
+   * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's axes drew, by
    * scale (their labels, the widest one's width and the width they had).
    */
   readonly svcConsole: {
