@@ -35,8 +35,8 @@ const say = (text: string, failed = false) => tell($('#message'), text, failed);
 const describeError = (error: unknown) =>
   error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
 
-/** `1 entry`, `2 entries`. */
-const entries = (count: number) => `${count} ${count === 1 ? 'entry' : 'entries'}`;
+/** `1 entry`, `2 entries`: `count` and the word for one thing or for more. */
+const counted = (count: number, one: string, more: string) => `${count} ${count === 1 ? one : more}`;
 
 /** Shows `text` in `element`, or hides it when there is none. */
 function show(element: HTMLElement, text: string | undefined): void {
@@ -70,7 +70,7 @@ $('#start').onclick = async () => {
       editor.state.doc.toString(),
     );
     const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
-    say(`Started ${entries(started.scenarios?.length ?? 1)}.${warnings}`);
+    say(`Started ${counted(started.scenarios?.length ?? 1, 'entry', 'entries')}.${warnings}`);
   } catch (error) {
     say(describeError(error), true);
   }
@@ -91,10 +91,11 @@ $('#preview').onclick = async () => {
   previewing = asked;
   const target = $('#preview-charts');
   target.setAttribute('aria-busy', 'true');
-  say(`Computing the preview of ${minutes} minutes…`);
+  const span = counted(minutes, 'minute', 'minutes');
+  say(`Computing the preview of ${span}…`);
   try {
     const preview = await showPreview(editor.state.doc.toString(), minutes, target, asked.signal);
-    say(`Preview of ${minutes} minutes: ${entries(preview.entries.length)}.`);
+    say(`Preview of ${span}: ${counted(preview.entries.length, 'entry', 'entries')}.`);
   } catch (error) {
     if (!asked.signal.aborted) say(describeError(error), true);
   } finally {

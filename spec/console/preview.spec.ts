@@ -242,7 +242,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     page.on('request', edge);
     try {
       await page.click('#preview');
-      await waitForText(page, '#message', /^Preview of 1 minutes: 1 entry\.$/);
+      await waitForText(page, '#message', /^Preview of 1 minute: 1 entry\.$/);
     } finally {
       page.off('request', edge);
       await page.setRequestInterception(false);
