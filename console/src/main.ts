@@ -46,16 +46,18 @@ function show(element: HTMLElement, text: string | undefined): void {
 
 const banner = $('#banner');
 const hidden = $('#running-hidden');
+/** A failed Stop or Delete all, under the Running heading (under the editor, a narrow window's other end, unseen). */
+const refused = $('#running-message');
 pollRunning($('#running'), {
   poll: (text) => show(banner, text),
-  stop: (text) => say(text, true),
+  stop: (text) => tell(refused, text, true),
   hidden: (text) => show(hidden, text),
 });
 
 $('#delete-all').onclick = () =>
   void deleteAll((count) =>
     confirm(`Stop and remove all ${count} scenarios of this server, other people's too?`),
-  ).catch((error) => say(describeError(error), true));
+  ).catch((error) => tell(refused, describeError(error), true));
 
 // Most of the console's code is the editor's: the running scenarios show while it loads.
 const { createEditor } = await import('./editor.js');

@@ -252,6 +252,33 @@ describe('web console in Chromium (docs/console.md)', () => {
     }
   });
 
+  it('says why a Stop failed under the Running heading', async () => {
+    const started = await post('signal_type: metrics\nname: kept\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
+    const { id } = (await started.json()) as { id: string };
+    await page.waitForSelector(`.card[data-id="${id}"] .stop`);
+    // The server refuses the DELETE, as one shutting down would.
+    await page.setRequestInterception(true);
+    const refuse = (request: HTTPRequest) =>
+      void (request.method() === 'DELETE'
+        ? request.respond({
+            status: 503,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'draining', detail: 'the server is shutting down' }),
+          })
+        : request.continue());
+    page.on('request', refuse);
+    try {
+      await page.click(`.card[data-id="${id}"] .stop`);
+      await waitForText(page, '#running-message.failed', /^Could not stop kept: the server is shutting down$/);
+    } finally {
+      page.off('request', refuse);
+      await page.setRequestInterception(false);
+      await api(`/scenarios/${id}`, { method: 'DELETE' });
+    }
+    // The refusal this spec made is no problem of the page's.
+    problems.splice(0, problems.length, ...problems.filter((problem) => !/status of 503/.test(problem)));
+  });
+
   it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
     await page.click('#editor >>> .cm-content');
     await page.keyboard.down('Control');
