@@ -196,4 +196,21 @@ scenarios:
     // IHDR: the width the SVG declares.
     expect(png.readUInt32BE(16)).to.equal(960);
   });
+
+  it('draws a dot for each value of a series sparser than its points, which no line joins', async () => {
+    const sparse = scenario(
+      'sparse.yaml',
+      `
+version: 2
+kind: runnable
+scenarios:
+  - {signal_type: metrics, name: every_15s, rate: 0.0667, generator: {type: constant, value: 5}}
+`,
+    );
+    const svgPath = join(dir, 'sparse.svg');
+    const { code, stderr } = await svc(['plot', sparse, '--for', '10m', '--svg', svgPath]);
+    expect(code, stderr).to.equal(0);
+    // One event every 15 s over 10 minutes, each alone among points a few seconds apart.
+    expect(readFileSync(svgPath, 'utf8').match(/<circle /g)).to.have.length(Math.ceil(600 * 0.0667));
+  });
 });

@@ -79,10 +79,13 @@ function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: 
       `<text x="${LEFT - 6}" y="${plotTop + linesHeight}" text-anchor="end" fill="#495057">${formatValue(range.min)}</text>`,
     );
     if (entry.type === 'histogram' || entry.type === 'summary') out.push(band(lines, x, y));
-    for (const [i, series] of lines.entries())
-      out.push(
-        `<path d="${pathOf(series.values, x, y)}" fill="none" stroke="${colourOf(series, i)}" stroke-width="1.5"/>`,
-      );
+    for (const [i, series] of lines.entries()) {
+      const colour = colourOf(series, i);
+      out.push(`<path d="${pathOf(series.values, x, y)}" fill="none" stroke="${colour}" stroke-width="1.5"/>`);
+      // A value with no value beside it makes no line (a series sparser than the points): a dot shows it.
+      for (const [at, value] of lonely(series.values))
+        out.push(`<circle cx="${xOf(at, x)}" cy="${y(value).toFixed(1)}" r="2" fill="${colour}"/>`);
+    }
   }
   for (const [i, series] of strips.entries()) {
     const stripTop = plotTop + linesHeight + i * STRIP_HEIGHT;
@@ -140,11 +143,23 @@ function pathOf(values: readonly (number | null)[], x: (i: number) => number, y:
   for (const [i, value] of values.entries()) {
     if (value === null) drawing = false;
     else {
-      d += `${drawing ? 'L' : 'M'}${(x(i) + 0.5 * (x(1) - x(0))).toFixed(1)} ${y(value).toFixed(1)}`;
+      d += `${drawing ? 'L' : 'M'}${xOf(i, x)} ${y(value).toFixed(1)}`;
       drawing = true;
     }
   }
   return d || 'M0 0';
+}
+
+/** The middle of point `i`'s step. */
+function xOf(i: number, x: (i: number) => number): string {
+  return (x(i) + 0.5 * (x(1) - x(0))).toFixed(1);
+}
+
+/** The points with a value and none on either side: [index, value]. */
+function lonely(values: readonly (number | null)[]): [number, number][] {
+  return values.flatMap((value, i) =>
+    value !== null && (values[i - 1] ?? null) === null && (values[i + 1] ?? null) === null ? [[i, value]] : [],
+  );
 }
 
 /** A filled strip: a bar per point down to `base`; none where the value is null or 0. */
