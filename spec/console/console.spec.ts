@@ -30,6 +30,20 @@ async function hoverShowsRateDocs(page: Page): Promise<void> {
 }
 
 /** Types `key` into the open sign-in dialog and submits it. */
+/** Ctrl-Space in the editor, as a person asks for completions. */
+async function askCompletions(page: Page): Promise<void> {
+  await page.keyboard.down('Control');
+  await page.keyboard.press('Space');
+  await page.keyboard.up('Control');
+}
+
+/** Clicks the completion option whose label is `chosen`, once the options show. */
+async function chooseCompletion(page: Page, chosen: string): Promise<void> {
+  await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
+  for (const label of await page.$$('#editor >>> .cm-completionLabel'))
+    if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
+}
+
 async function signIn(page: Page, key: string): Promise<void> {
   await page.type('#login input[name=key]', key);
   await page.click('#login button[type=submit]');
@@ -293,9 +307,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     const flagged = await page.$$eval('#editor >>> .cm-lintRange-error', (spans) => spans.map((s) => s.textContent));
     expect(flagged).to.deep.equal(['-3', 'bogus_field']);
     await page.keyboard.type('gener');
-    await page.keyboard.down('Control');
-    await page.keyboard.press('Space');
-    await page.keyboard.up('Control');
+    await askCompletions(page);
     await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
     const offered = await page.$$eval('#editor >>> .cm-tooltip-autocomplete li', (items) =>
       items.map((i) => i.textContent),
@@ -313,9 +325,7 @@ describe('web console in Chromium (docs/console.md)', () => {
       ['    generator:\n      type: si', 'sine'],
     ] as const) {
       await setEditorText(page, entry + typed);
-      await page.keyboard.down('Control');
-      await page.keyboard.press('Space');
-      await page.keyboard.up('Control');
+      await askCompletions(page);
       await page.waitForFunction(
         (e, w) => [...e!.shadowRoot!.querySelectorAll('.cm-completionLabel')].some((l) => l.textContent === w),
         {},
@@ -340,14 +350,11 @@ describe('web console in Chromium (docs/console.md)', () => {
       ['signal_type: metrics\ngenerator: {type: ', ['constant', 'sine'], 'constant'],
     ] as const) {
       await setEditorText(page, text);
-      await page.keyboard.down('Control');
-      await page.keyboard.press('Space');
-      await page.keyboard.up('Control');
+      await askCompletions(page);
       await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
       expect(await completions(), text).to.include.members([...some]);
       // The option clicked is written where the cursor was.
-      for (const label of await page.$$('#editor >>> .cm-completionLabel'))
-        if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
+      await chooseCompletion(page, chosen);
       await waitForEditorText(page, text + chosen);
     }
   });
@@ -361,12 +368,8 @@ describe('web console in Chromium (docs/console.md)', () => {
       [`${entry}  - signal_type: metrics\n    gap_windows:\n      - a`, 'at'],
     ] as const) {
       await setEditorText(page, text);
-      await page.keyboard.down('Control');
-      await page.keyboard.press('Space');
-      await page.keyboard.up('Control');
-      await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
-      for (const label of await page.$$('#editor >>> .cm-completionLabel'))
-        if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
+      await askCompletions(page);
+      await chooseCompletion(page, chosen);
       // The word typed is replaced by the field, and its colon.
       await waitForEditorText(page, `${text.replace(/\w+$/, chosen)}: `);
     }

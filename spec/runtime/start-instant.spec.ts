@@ -5,16 +5,21 @@ import { startEntries } from '../../lib/runtime/file-run.js';
 import { MemorySink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
 
+/** Virtual time read through a wall clock on a busy machine: every reading is a millisecond later than the one before. */
+function movingClock(): { test: TestScheduler; scheduler: SchedulerLike } {
+  const test = new TestScheduler(() => undefined);
+  test.maxFrames = Infinity;
+  let readings = 0;
+  const scheduler: SchedulerLike = {
+    now: () => test.now() + ++readings,
+    schedule: (work: any, delay?: number, state?: any) => test.schedule(work, delay, state),
+  };
+  return { test, scheduler };
+}
+
 describe('startEntries: the instant an entry starts', () => {
   it('is the instant its timer starts from, even on a clock that moves between two readings', async () => {
-    const test = new TestScheduler(() => undefined);
-    test.maxFrames = Infinity;
-    // A wall clock on a busy machine: every reading is a millisecond later than the one before.
-    let readings = 0;
-    const scheduler: SchedulerLike = {
-      now: () => test.now() + ++readings,
-      schedule: (work: any, delay?: number, state?: any) => test.schedule(work, delay, state),
-    };
+    const { test, scheduler } = movingClock();
     const sinks = new Map(['cpu', 'alert'].map((id) => [id, new MemorySink()]));
     const fileRun = startEntries(
       [
@@ -78,14 +83,7 @@ describe('startEntries: the instant an entry starts', () => {
   });
 
   it('is the file start for every entry without a phase offset, however long the entries before it took', async () => {
-    const test = new TestScheduler(() => undefined);
-    test.maxFrames = Infinity;
-    // A wall clock on a busy machine: every reading is a millisecond later than the one before.
-    let readings = 0;
-    const scheduler: SchedulerLike = {
-      now: () => test.now() + ++readings,
-      schedule: (work: any, delay?: number, state?: any) => test.schedule(work, delay, state),
-    };
+    const { test, scheduler } = movingClock();
     const entries = ['a', 'b', 'c', 'd'].map((id) => metricEntry({ id, name: id, duration: 100 }));
     const sinks = new Map(entries.map((entry) => [entry.id, new MemorySink()]));
     const fileRun = startEntries(entries, { scheduler, createSink: (entry) => sinks.get(entry.id)! });
