@@ -13,7 +13,7 @@ import { SEVERITIES } from '../language/fields.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
 import type { LogLines, LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
-import { readTextFile } from './read.js';
+import { originOf, readTextFile, type TextSource } from './read.js';
 import type { Entry, ScenarioFile } from './types.js';
 
 /**
@@ -24,10 +24,10 @@ export const NAMED_FILES = { csv_replay: 'csv_replay file', replay: 'replay file
 export type NamedFile = keyof typeof NAMED_FILES;
 
 /**
- * Where a file a scenario names is: the path to open (relative paths: from the scenario file), or a refusal
- * thrown. `kind` says what the file is for, in messages.
+ * Where a file a scenario names is: the path to open (relative paths: from the scenario file), or the file opened
+ * (the server's, below its file root), or a refusal thrown. `kind` says what the file is for, in messages.
  */
-export type LocateFile = (file: string, kind: NamedFile) => Promise<string>;
+export type LocateFile = (file: string, kind: NamedFile) => Promise<TextSource>;
 
 /**
  * Relative paths from `dir` (the directory of the scenario file), else from the working directory
@@ -68,9 +68,9 @@ export async function readReplays(file: ScenarioFile, locate: LocateFile): Promi
     const key = `${kind}:${name}`;
     let found = texts.get(key);
     if (!found) {
-      found = locate(name, kind).then(async (path) => ({
-        path,
-        text: await readTextFile(path, NAMED_FILES[kind], MAX_CSV_BYTES, kind === 'replay' ? 'text' : 'CSV'),
+      found = locate(name, kind).then(async (source) => ({
+        path: originOf(source),
+        text: await readTextFile(source, NAMED_FILES[kind], MAX_CSV_BYTES, kind === 'replay' ? 'text' : 'CSV'),
       }));
       texts.set(key, found);
     }

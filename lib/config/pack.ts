@@ -27,7 +27,7 @@ import {
 import { packMetricGenerator } from '../language/aliases.js';
 import { basename, extname } from 'node:path';
 import { formatOf, parseText, type Format } from './parse.js';
-import { readTextFile } from './read.js';
+import { originOf, readTextFile } from './read.js';
 import type { Variables } from './interpolate.js';
 import { LOCAL_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import {
@@ -166,8 +166,9 @@ export async function readPackFiles(
   );
   const read = await Promise.all(
     [...references].map(async (reference) => {
-      const path = await locate(reference, 'pack');
-      const pack = loadPack(await readTextFile(path, 'pack file'), { ...options, origin: path });
+      const source = await locate(reference, 'pack');
+      const path = originOf(source);
+      const pack = loadPack(await readTextFile(source, 'pack file'), { ...options, origin: path });
       return [reference, { pack, path }] as const;
     }),
   );

@@ -27,9 +27,9 @@ export interface RunEntryOptions {
   readonly createSink?: (entry: Entry) => Sink;
   /**
    * How the sink opens beyond its configuration: a worker thread appends to the file the main thread
-   * truncated (workers.ts).
+   * truncated (workers.ts); the server opens the paths it checked below its file root as real paths.
    */
-  readonly sinkDeps?: Pick<SinkDeps, 'appendFiles'>;
+  readonly sinkDeps?: Pick<SinkDeps, 'appendFiles' | 'realPaths'>;
   /** Taps into the entry's chain (values for `after` triggers, samples for scrape buffers). */
   readonly hooks?: SignalHooks;
   /** Emit only this shard of the entry's series; default: all of them. */

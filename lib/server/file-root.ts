@@ -1,6 +1,8 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
+import type { TextSource } from '../config/read.js';
+import { realFileStream } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
 
@@ -62,10 +64,12 @@ const READ_CODES: Readonly<Record<NamedFile, string>> = {
 /**
  * Where a file named in a request (a `csv_replay` or `replay` file, a pack file given by its path) may be read from: only
  * below `--file-root`, as file sinks write (a client must not read what the process can read elsewhere);
- * relative paths are taken below the root. Undefined `root`: refused.
+ * relative paths are taken below the root. Undefined `root`: refused. Returns the checked file, opened only if it
+ * still is the one checked.
  */
-export async function confineReadFile(file: string, kind: NamedFile, root: string | undefined): Promise<string> {
-  return confineRead(file, READ_CODES[kind], `${NAMED_FILES[kind]} ${file}`, root);
+export async function confineReadFile(file: string, kind: NamedFile, root: string | undefined): Promise<TextSource> {
+  const path = await confineRead(file, READ_CODES[kind], `${NAMED_FILES[kind]} ${file}`, root);
+  return { stream: realFileStream(path), origin: path };
 }
 
 /** {@link confineReadFile} of a file shown as `what`, refused with the error codes `<code>_…`. */

@@ -126,6 +126,8 @@ export class EntryRegistry {
     const { logger } = this.options;
     const fileRun = startEntries(file.scenarios, {
       ...this.options,
+      // Every path a sink names here was confined below the file root (launch.ts).
+      sinkDeps: { realPaths: true },
       gone,
       hooks: (entry) => ({
         onSamples: (batch) => scrapes.get(entry.id)!.record(batch),

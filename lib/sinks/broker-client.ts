@@ -3,6 +3,7 @@ import type * as Kafkajs from 'kafkajs';
 import { hostOf } from '../language/address.js';
 import { describeError, networkError } from './core/errors.js';
 import { SinkError } from './core/errors.js';
+import { readRealFile } from '../real-file.js';
 
 /** How the sink reaches the cluster: the fields of a `broker` sink that make the client. */
 export interface BrokerConnection {
@@ -14,8 +15,11 @@ export interface BrokerConnection {
     readonly username: string;
     readonly password: string;
   };
-  /** `caCert`: a PEM file of the authorities to trust instead of the system's. */
-  readonly tls?: { readonly enabled: boolean; readonly caCert?: string };
+  /**
+   * `caCert`: a PEM file of the authorities to trust instead of the system's; `realPath`: one the server checked below
+   * its file root, read only if it still is ({@link readRealFile}).
+   */
+  readonly tls?: { readonly enabled: boolean; readonly caCert?: string; readonly realPath?: boolean };
 }
 
 export const DEFAULT_CLIENT_ID = 'svc';
@@ -32,7 +36,8 @@ export const REQUEST_TIMEOUT = 10_000;
  */
 export function kafkaConfig(
   connection: BrokerConnection,
-  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  readFile: (path: string) => string = (path) =>
+    connection.tls?.realPath ? readRealFile(path) : readFileSync(path, 'utf8'),
 ): Kafkajs.KafkaConfig {
   const { tls, sasl } = connection;
   return {

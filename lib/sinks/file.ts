@@ -1,10 +1,11 @@
-import { createWriteStream } from 'node:fs';
+import { constants, createWriteStream, ftruncateSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { fileError } from './core/errors.js';
 import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
+import { openRealFile } from '../real-file.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -12,6 +13,8 @@ export interface FileSinkOptions {
   readonly append?: boolean;
   /** Written once when the last sink on the file closes (see StreamSinkOptions). */
   readonly trailer?: string;
+  /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
+  readonly realPath?: boolean;
 }
 
 /**
@@ -33,8 +36,8 @@ const HIGH_WATER_MARK = 1 << 22;
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
  * `append`), and the last to close closes it.
  */
-export function fileSink({ path, append = false, trailer }: FileSinkOptions): Sink {
-  const file = share(path, append);
+export function fileSink({ path, append = false, trailer, realPath = false }: FileSinkOptions): Sink {
+  const file = share(path, append, realPath);
   return streamSink({
     name: 'file',
     target: path,
@@ -54,10 +57,10 @@ interface SharedFile {
 const open = new Map<string, SharedFile>();
 
 /** The write stream of `path`, shared with every sink using it now; `release` when done with it. */
-function share(path: string, append: boolean): { stream: Writable; release: () => Promise<void> } {
+function share(path: string, append: boolean, realPath: boolean): { stream: Writable; release: () => Promise<void> } {
   const key = resolve(path);
   let file = open.get(key);
-  if (!file) open.set(key, (file = { stream: openStream(path, append), users: 0 }));
+  if (!file) open.set(key, (file = { stream: openStream(path, append, realPath), users: 0 }));
   file.users++;
   const shared = file;
   // Called once per sink: SinkCore's close runs its driver's release once.
@@ -72,9 +75,12 @@ function share(path: string, append: boolean): { stream: Writable; release: () =
 }
 
 /** The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would. */
-function openStream(path: string, append: boolean): Writable {
+function openStream(path: string, append: boolean, realPath: boolean): Writable {
   try {
-    return createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
+    if (!realPath) return createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
+    const fd = openRealFile(path, constants.O_WRONLY | constants.O_CREAT | (append ? constants.O_APPEND : 0));
+    if (!append) ftruncateSync(fd);
+    return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
   }

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import fsPromises from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
@@ -167,5 +169,73 @@ describe("a broker sink's tls.ca_cert on the server (design: server safety)", ()
     expect(res.statusCode, res.body).to.equal(201);
     const [started] = server.registry.list();
     expect((started.run.entry.sink as { tls: { ca_cert: string } }).tls.ca_cert).to.equal(join(root, 'sub/ca.pem'));
+  });
+});
+
+/**
+ * Runs `swap` right after the server's check of `path` ends (its last step, the `stat` of the checked path), before
+ * anything opens it: the moment someone writing below the root would have to hit. Undo with the function returned.
+ */
+function afterCheckOf(path: string, swap: () => void): () => void {
+  const stat = fsPromises.stat;
+  fsPromises.stat = (async (...args: Parameters<typeof stat>) => {
+    try {
+      return await stat(...args);
+    } finally {
+      if (args[0] === path) swap();
+    }
+  }) as typeof stat;
+  syncBuiltinESMExports();
+  return () => {
+    fsPromises.stat = stat;
+    syncBuiltinESMExports();
+  };
+}
+
+describe('a path checked below the file root and swapped for a symbolic link before it is opened (design: server safety)', () => {
+  /** A root whose `sub` holds `precious.txt` as the outside does; `swapSub` makes `sub` a link to the outside. */
+  function swappable() {
+    const { root, outside } = layout();
+    writeFileSync(join(root, 'sub/precious.txt'), 'inside\n');
+    const swapSub = () => {
+      renameSync(join(root, 'sub'), join(root, 'sub-was'));
+      symlinkSync(outside, join(root, 'sub'));
+    };
+    return { root, outside, swapSub };
+  }
+
+  it('a file sink of POST /events writes nothing outside: the opened file is not the one checked, 502', async () => {
+    const { root, outside, swapSub } = swappable();
+    const server = testServer({ deps: { fileRoot: root, createSink: undefined } });
+    const undo = afterCheckOf(join(root, 'sub/precious.txt'), swapSub);
+    const res = await postEvent(server, 'sub/precious.txt').finally(undo);
+    expect(res.statusCode, res.body).to.equal(502);
+    expect(res.json().detail).to.include('is no longer the file checked below the file root');
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).to.equal('keep me\n');
+  });
+
+  it("a scenario's file sink does not truncate the file a link put in its place leads to", async () => {
+    const { root, outside } = layout();
+    const server = testServer({ deps: { fileRoot: root }, registry: { createSink: undefined } });
+    const swap = () => symlinkSync(join(outside, 'precious.txt'), join(root, 'a.prom'));
+    const undo = afterCheckOf(join(root, 'a.prom'), swap);
+    const res = await postScenario(server, 'a.prom').finally(undo);
+    expect(res.statusCode, res.body).to.equal(201);
+    await Promise.all(server.registry.list().map((scenario) => scenario.run.stop()));
+    expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).to.equal('keep me\n');
+  });
+
+  it('a csv_replay file is not read from outside the root: 422 naming the file and the change', async () => {
+    const { root, swapSub } = swappable();
+    const server = testServer({ deps: { fileRoot: root } });
+    const generator = { type: 'csv_replay', file: 'sub/precious.txt' };
+    const undo = afterCheckOf(join(root, 'sub/precious.txt'), swapSub);
+    const res = await server
+      .request({ method: 'POST', url: '/scenarios', ...json({ ...entry('x.prom'), generator }) })
+      .finally(undo);
+    expect(res.statusCode, res.body).to.equal(422);
+    expect(res.json().error).to.equal('validation_failed');
+    expect(res.json().detail).to.include('is no longer the file checked below the file root');
+    expect(res.body).not.to.include('keep me');
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -167,6 +167,21 @@ describe('broker sink', () => {
         expect(() =>
           kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } }),
         ).to.throw(`broker sink: cannot read tls.ca_cert ${join(dir, 'missing.pem')}: no such file or directory`);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("the server's ca_cert (realPath) is read only if no link took its place since the server checked it", async () => {
+      const dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-broker-ca-')));
+      try {
+        await writeFile(join(dir, 'outside.pem'), 'secret');
+        await symlink(join(dir, 'outside.pem'), join(dir, 'ca.pem'));
+        const tls = { enabled: true, caCert: join(dir, 'ca.pem') };
+        expect(kafkaConfig({ brokers: ['k:9093'], tls }).ssl).to.deep.equal({ ca: ['secret'] });
+        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { ...tls, realPath: true } })).to.throw(
+          `cannot read tls.ca_cert ${join(dir, 'ca.pem')}: it is no longer the file checked below the file root`,
+        );
       } finally {
         await rm(dir, { recursive: true, force: true });
       }

@@ -38,7 +38,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     // A single event adds to a file sink's file; only a run empties its files (once, at its start).
     const sink = deps.createSink
       ? deps.createSink(event.sink, event.encoder.type)
-      : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true });
+      : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true, realPaths: true });
     try {
       await sink.write(chunk);
       await sink.flush();

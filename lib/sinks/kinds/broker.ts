@@ -96,7 +96,7 @@ export const brokerKind = defineSink({
       brokers: config.brokers,
       topic: config.topic,
       sasl: config.sasl,
-      tls: config.tls && { enabled: config.tls.enabled, caCert: config.tls.ca_cert },
+      tls: config.tls && { enabled: config.tls.enabled, caCert: config.tls.ca_cert, realPath: deps.realPaths },
       acks: config.acks,
       compression: config.compression,
       clientId: config.client_id,

@@ -8,7 +8,8 @@ export const fileKind = defineSink({
     type: oneOf(['file']),
     path: nonEmptyString.describe('The file written (truncated at start; a single event appends).'),
   }),
-  create: (config, deps) => fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer }),
+  create: (config, deps) =>
+    fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer, realPath: deps.realPaths }),
   carries: ['metrics', 'logs', 'traces'],
   address: { field: 'path', network: false },
 });

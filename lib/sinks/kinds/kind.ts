@@ -15,6 +15,11 @@ export interface SinkDeps {
   readonly encoder?: string;
   /** Open `file` sinks for appending (an event adds to the file) instead of truncating it. */
   readonly appendFiles?: boolean;
+  /**
+   * The files the sink names (a `file` sink's path, a broker's `tls.ca_cert`) are real paths the server checked below
+   * its file root: opened only if they still are (lib/real-file.ts).
+   */
+  readonly realPaths?: boolean;
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
   /** How the chunks of one request body join: the encoder kind's `join` (zipkin_json); default one after another. */
