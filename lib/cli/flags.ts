@@ -1,4 +1,5 @@
 import { Option, UsageError } from 'clipanion';
+import { decimal } from '../language/decimal.js';
 
 /**
  * The value each flag takes, as help and usage errors write it (`--rate <n>`): clipanion itself
@@ -47,15 +48,11 @@ export interface NumberRange {
   readonly expected?: string;
 }
 
-/** A number in decimal notation, as scenario files write them: `-3`, `0.5`, `.5`, `1e6`. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
 /** The number `flag`'s `text` gives, or a UsageError naming the flag: the one parser of every number flag. */
 export function flagNumber(flag: string, text: string, range: NumberRange = {}): number {
-  const n = Number(text);
-  // Decimal notation only (`Number` also reads 0x10 and Infinity) and finite (1e400 is Infinity).
+  // Decimal notation only, and finite (1e400 is Infinity).
+  const n = decimal(text) ?? Number.NaN;
   const fits =
-    DECIMAL.test(text) &&
     Number.isFinite(n) &&
     (!range.integer || Number.isInteger(n)) &&
     !(n < (range.min ?? -Infinity)) &&

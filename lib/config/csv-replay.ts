@@ -10,6 +10,7 @@ import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { SEVERITIES } from '../language/fields.js';
+import { decimal } from '../language/decimal.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
 import type { LogLines, LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
@@ -216,8 +217,6 @@ function seriesOf(header: string): { name?: string; labels: Record<string, strin
   return { ...(name !== undefined && { name }), labels };
 }
 
-/** A decimal number, as Grafana writes one: `-1.5`, `.5`, `2e-3`. */
-const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;
 const NUMBER_CELL = 'a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed)';
 
 export function metricTable(text: string, origin: string): MetricTable {
@@ -240,8 +239,7 @@ export function metricTable(text: string, origin: string): MetricTable {
       const cell = (cells[column] ?? '').trim();
       // An empty cell (Grafana's null) holds the value before it.
       if (cell !== '') {
-        // Decimal only: Number() also reads 0x10, 0b1 and Infinity.
-        last = DECIMAL.test(cell) ? Number(cell) : NaN;
+        last = decimal(cell) ?? Number.NaN;
         if (!Number.isFinite(last))
           throw fail(`${at(line, column, text)}: expected ${NUMBER_CELL}, got ${show(cells[column])}`);
       }

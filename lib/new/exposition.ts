@@ -1,3 +1,4 @@
+import { decimal } from '../language/decimal.js';
 /**
  * A parser of the Prometheus text exposition format (version 0.0.4), the format of `/metrics`
  * endpoints. No npm parser fits: the one in wide use (parse-prometheus-text-format, unchanged
@@ -199,6 +200,5 @@ function parseValue(text: string): number | undefined {
   const special = /^([+-]?)(inf|infinity)$/i.exec(text);
   if (special) return special[1] === '-' ? -Infinity : Infinity;
   if (/^nan$/i.test(text)) return NaN;
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
-  return Number(text);
+  return decimal(text);
 }
