@@ -68,9 +68,13 @@ function previousDouble(x: number): number {
 
 /**
  * The values of one cycle of a step that wraps at `max`: start … the last one below max, which is never written
- * (the reference tool's wrap: max 5 by 1 is 0 … 4). The tolerance keeps a max that start + k·step_size reaches
- * exactly out of the cycle despite rounding of the quotient.
+ * (the reference tool's wrap: max 5 by 1 is 0 … 4).
  */
 export function stepCycle(start: number, stepSize: number, max: number): number {
-  return Math.ceil(((max - start) / stepSize) * (1 - 1e-12));
+  // The quotient's estimate, then set by the values the generator writes (start + n·step_size), so rounding neither
+  // keeps max in the cycle nor drops values below it, however long the cycle.
+  let cycle = Math.max(1, Math.ceil((max - start) / stepSize));
+  while (cycle > 1 && start + (cycle - 1) * stepSize >= max) cycle--;
+  while (start + cycle * stepSize < max) cycle++;
+  return cycle;
 }

@@ -95,6 +95,11 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
       0, 0.1, 0.2, 0,
     ]);
     expect(first(valueGenerator({ type: 'step', start: 1, step_size: 2, max: 6 }), 5)).to.deep.equal([1, 3, 5, 1, 3]);
+    // Cycles of any length keep every value below max and no other: 10^13 and 2^52 steps.
+    for (const max of [1e13, 2 ** 52]) {
+      const step = valueGenerator({ type: 'step', start: 0, step_size: 1, max });
+      expect([step(max - 1, 0), step(max, 0)], String(max)).to.deep.equal([max - 1, 0]);
+    }
     fc.assert(
       fc.property(
         finite,
