@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
+import { servesLocalNamesOnly } from './middleware/host.js';
 import { apiKeyProblem } from './middleware/auth.js';
 import { logLevelOf } from './log-level.js';
 import { DEFAULT_MAX_ENTRIES, EntryRegistry } from './registry.js';
@@ -131,7 +132,7 @@ class ServeCommand extends Command {
       registry,
       logger,
       apiKey,
-      loopbackOnly: !apiKey && (isLoopback(bind) || bind === 'localhost'),
+      loopbackOnly: servesLocalNamesOnly(bind, apiKey),
       fileRoot,
       catalog,
       state,

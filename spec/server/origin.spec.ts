@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { servesLocalNamesOnly } from '../../lib/server/middleware/host.js';
 import { testServer } from '../support/server.js';
 
 /** What a page of another origin can send without a preflight: a text/plain POST, here a scenario. */
@@ -72,7 +73,13 @@ describe('a keyless server on a loopback address and the names it is reached by 
   });
 
   it('takes any host name when the server has an API key, or listens beyond loopback (the check is off)', async () => {
-    const res = await post(testServer(), { host: 'svc.example.com' });
-    expect(res.statusCode).to.equal(201);
+    expect((await post(testServer(), { host: 'svc.example.com' })).statusCode).to.equal(201);
+    // The rule svc-server applies to its --bind and --api-key.
+    expect(servesLocalNamesOnly('127.0.0.1', undefined)).to.equal(true);
+    expect(servesLocalNamesOnly('::1', undefined)).to.equal(true);
+    expect(servesLocalNamesOnly('localhost', undefined)).to.equal(true);
+    expect(servesLocalNamesOnly('127.0.0.1', 'secret')).to.equal(false);
+    expect(servesLocalNamesOnly('0.0.0.0', undefined)).to.equal(false);
+    expect(servesLocalNamesOnly('10.1.2.3', undefined)).to.equal(false);
   });
 });

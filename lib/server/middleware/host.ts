@@ -1,6 +1,12 @@
 import { isIP } from 'node:net';
 import type { Middleware } from 'koa';
 import { HttpError } from '../http-error.js';
+import { isLoopback } from '../loopback.js';
+
+/** Whether a server bound to `bind`, with or without an API key, takes only local names ({@link loopbackHosts}). */
+export function servesLocalNamesOnly(bind: string, apiKey: string | undefined): boolean {
+  return !apiKey && isLoopback(bind);
+}
 
 /**
  * On a server that listens on a loopback address without an API key, refuses a request that names the server by a
