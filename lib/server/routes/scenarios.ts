@@ -9,7 +9,7 @@ import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { aggregateProtobuf } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
-import { inAnyWindow, inHead, inTail } from '../../../operators/model/window.js';
+import { inAnyWindow, inHead, inTail, type OneShotWindow } from '../../../operators/model/window.js';
 import { nowOf } from '../clock.js';
 import { sampleName } from '../../encoders/metrics-text.js';
 import type { ScenarioStore } from '../state.js';
@@ -175,6 +175,14 @@ function identityOf(started: StartedEntry) {
   return { id: started.id, entry: started.run.entry.id, name: started.name, status: statusOf(started) };
 }
 
+/** Each entry's `gap_windows` test, made once: the console polls the statistics of every running entry. */
+const windowTests = new WeakMap<readonly OneShotWindow[], (offset: number) => boolean>();
+function windowTest(windows: readonly OneShotWindow[]): (offset: number) => boolean {
+  let test = windowTests.get(windows);
+  if (!test) windowTests.set(windows, (test = inAnyWindow(windows)));
+  return test;
+}
+
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
 function statsOf(started: StartedEntry, now: number) {
   const { entry, stats } = started.run;
@@ -184,7 +192,7 @@ function statsOf(started: StartedEntry, now: number) {
   const inGap =
     elapsed !== undefined &&
     ((entry.gaps !== undefined && inTail(entry.gaps, elapsed)) ||
-      (entry.gap_windows !== undefined && inAnyWindow(entry.gap_windows)(elapsed)));
+      (entry.gap_windows !== undefined && windowTest(entry.gap_windows)(elapsed)));
   return {
     ...stats.snapshot(now),
     in_gap: inGap,
