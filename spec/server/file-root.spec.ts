@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -221,7 +230,11 @@ describe('a path checked below the file root and swapped for a symbolic link bef
     const undo = afterCheckOf(join(root, 'a.prom'), swap);
     const res = await postScenario(server, 'a.prom').finally(undo);
     expect(res.statusCode, res.body).to.equal(201);
-    await Promise.all(server.registry.list().map((scenario) => scenario.run.stop()));
+    // The swap happened after the check, and the sink refused the file it found.
+    expect(lstatSync(join(root, 'a.prom')).isSymbolicLink()).to.equal(true);
+    const [scenario] = server.registry.list();
+    await scenario!.run.stop();
+    expect(scenario!.run.stats.lastSinkError).to.include('is no longer the file checked below the file root');
     expect(readFileSync(join(outside, 'precious.txt'), 'utf8')).to.equal('keep me\n');
   });
 
