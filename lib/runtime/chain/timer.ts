@@ -74,29 +74,37 @@ function textPerEvent(entry: Entry, rows: number): number {
   for (const [key, value] of Object.entries(entry.labels)) row += bytes(key) + bytes(value) + 4;
   for (const label of entry.dynamic_labels)
     row += bytes(label.key) + 4 + (label.form === 'list' ? longest(label.values) : bytes(label.prefix) + 20);
-  const logs = entry.log_generator;
-  const message =
-    logs?.type === 'template'
-      ? longest(logs.templates.map((template) => template.message)) +
+  return rows * row + messageText(entry.log_generator, bytes, longest);
+}
+
+/** The most text a log record of `logs` carries: its message and fields at their longest. */
+function messageText(
+  logs: Entry['log_generator'],
+  bytes: (text: string) => number,
+  longest: (texts: readonly string[]) => number,
+): number {
+  switch (logs?.type) {
+    case 'template':
+      return (
+        longest(logs.templates.map((template) => template.message)) +
         [logs.field_pools, ...logs.templates.map((template) => template.field_pools ?? {})]
           .flatMap((pools) => Object.values(pools))
           .reduce((sum, pool) => sum + longest(pool), 0)
-      : logs?.type === 'replay'
-        ? longest(logs.lines?.lines ?? [])
-        : logs?.type === 'csv_replay'
-          ? (logs.table?.records ?? []).reduce(
-              (most, { message, fields }) =>
-                Math.max(
-                  most,
-                  Object.entries(fields).reduce(
-                    (sum, [key, value]) => sum + bytes(key) + bytes(value) + 4,
-                    bytes(message),
-                  ),
-                ),
-              0,
-            )
-          : 0;
-  return rows * row + message;
+      );
+    case 'replay':
+      return longest(logs.lines?.lines ?? []);
+    case 'csv_replay': {
+      let most = 0;
+      for (const { message, fields } of logs.table?.records ?? []) {
+        let size = bytes(message);
+        for (const key in fields) size += bytes(key) + bytes(fields[key]!) + 4;
+        most = Math.max(most, size);
+      }
+      return most;
+    }
+    default:
+      return 0;
+  }
 }
 
 /**
