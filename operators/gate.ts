@@ -10,7 +10,7 @@ import {
 } from 'rxjs';
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
-import { check, checkOptional, FUNCTION, NON_NEGATIVE, withMethods } from './internal/arguments.js';
+import { check, checkOptional, FUNCTION, NON_NEGATIVE, SCHEDULER, OBSERVABLE } from './internal/arguments.js';
 
 export interface GateOptions<B extends TickBatch> {
   /** How long (ms) the condition must hold before the gate opens; default 0. */
@@ -53,15 +53,13 @@ export function gate<B extends TickBatch>(
   condition: Observable<boolean | Reading>,
   options: GateOptions<B> = {},
 ): MonoTypeOperatorFunction<B> {
-  check('gate', 'condition', condition, withMethods('subscribe'));
+  check('gate', 'condition', condition, OBSERVABLE);
   const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler, onEdge } = options;
   check('gate', 'open', openDelay, NON_NEGATIVE);
   check('gate', 'close', closeDelay, NON_NEGATIVE);
-  check('gate', 'scheduler', scheduler, withMethods('now', 'schedule'));
+  check('gate', 'scheduler', scheduler, SCHEDULER);
   checkOptional('gate', 'snap', snap, FUNCTION);
   checkOptional('gate', 'onEdge', onEdge, FUNCTION);
-  const settle = (holds: boolean, delay: number, at: number): Observable<boolean> =>
-    delay > 0 ? longTimer(at - scheduler.now(), scheduler).pipe(map(() => holds)) : of(holds);
   return (source) =>
     new Observable<B>((subscriber) => {
       let open = false;
@@ -81,9 +79,12 @@ export function gate<B extends TickBatch>(
           distinctUntilChanged((previous, next) => previous.holds === next.holds),
           switchMap(({ holds, since }) => {
             const delay = holds ? openDelay : closeDelay;
-            const at = since + delay;
-            pending = delay > 0 ? { open: holds, at } : undefined;
-            return settle(holds, delay, at);
+            if (delay === 0) {
+              pending = undefined;
+              return of(holds);
+            }
+            pending = { open: holds, at: since + delay };
+            return longTimer(pending.at - scheduler.now(), scheduler).pipe(map(() => holds));
           }),
         )
         .subscribe({ next: turn, error: (error: unknown) => subscriber.error(error) });

@@ -1,5 +1,5 @@
 import { Observable, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { check, checkOptional, withMethods, type Rule } from './internal/arguments.js';
+import { check, checkOptional, type Rule, SCHEDULER } from './internal/arguments.js';
 
 /**
  * Longest delay one timer takes: Node clamps a longer one to 1 ms (with a TimeoutOverflowWarning),
@@ -22,7 +22,7 @@ const DELAY: Rule = { type: 'number', test: (value: number) => !Number.isNaN(val
  */
 export function longTimer(delay: number, scheduler: SchedulerLike = asyncScheduler): Observable<0> {
   check('longTimer', 'delay', delay, DELAY);
-  checkOptional('longTimer', 'scheduler', scheduler, withMethods('now', 'schedule'));
+  checkOptional('longTimer', 'scheduler', scheduler, SCHEDULER);
   return new Observable<0>((subscriber) => {
     const due = scheduler.now() + Math.max(0, delay);
     let pending: Subscription | undefined;

@@ -21,7 +21,15 @@ import { seriesOf, type Series } from './model/series.js';
 import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanResource } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
 import { readingSpans } from './internal/span-pool.js';
-import { check, checkIncreasing, checkOptional, NON_NEGATIVE, oneOf, withMethods } from './internal/arguments.js';
+import {
+  check,
+  checkIncreasing,
+  checkOptional,
+  NON_NEGATIVE,
+  oneOf,
+  SCHEDULER,
+  OBSERVABLE,
+} from './internal/arguments.js';
 
 /** Units of the duration histogram, as the OpenTelemetry span metrics connector offers them. */
 export const SPAN_METRICS_UNITS = ['ms', 's'] as const;
@@ -97,14 +105,14 @@ export function spanMetrics<B extends TickBatch>(
   spans: Observable<SpanBatch>,
   options: SpanMetricsOptions,
 ): OperatorFunction<B, Labelled<SampleBatch>> {
-  check('spanMetrics', 'spans', spans, withMethods('subscribe'));
+  check('spanMetrics', 'spans', spans, OBSERVABLE);
   const { family, unit = 'ms', exemplars = false, naming = 'prometheus', end, scheduler } = options;
   check('spanMetrics', 'family', family, oneOf(['calls', 'duration']));
   check('spanMetrics', 'unit', unit, oneOf(SPAN_METRICS_UNITS));
   check('spanMetrics', 'naming', naming, oneOf(Object.keys(DIMENSIONS)));
   if (options.buckets) checkIncreasing('spanMetrics', 'buckets', options.buckets);
   checkOptional('spanMetrics', 'end', end, NON_NEGATIVE);
-  checkOptional('spanMetrics', 'scheduler', scheduler, withMethods('now', 'schedule'));
+  checkOptional('spanMetrics', 'scheduler', scheduler, SCHEDULER);
   const bounds = [...(options.buckets ?? SPAN_METRICS_BUCKETS), Infinity];
   const scale = unit === 'ms' ? 1000 : 1;
   const rowsPerSet = family === 'calls' ? 1 : bounds.length + 2;

@@ -18,7 +18,8 @@ import {
   FUNCTION,
   NON_NEGATIVE,
   POSITIVE_COUNT,
-  withMethods,
+  SCHEDULER,
+  OBSERVABLE,
 } from './internal/arguments.js';
 
 export interface TicksOptions {
@@ -79,13 +80,13 @@ export interface SlotPattern {
  * without a cost each); batches hold up to `maxBatch` emitted slots.
  */
 export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
-  checkOptional('ticks', 'scheduler', options.scheduler, withMethods('now', 'schedule'));
+  checkOptional('ticks', 'scheduler', options.scheduler, SCHEDULER);
   checkOptional('ticks', 'duration', options.duration, DURATION);
   checkOptional('ticks', 'start', options.start, FINITE);
   checkOptional('ticks', 'anchor', options.anchor, FUNCTION);
   checkOptional('ticks', 'maxBatch', options.maxBatch, POSITIVE_COUNT);
   checkOptional('ticks', 'maxBatchesPerWake', options.maxBatchesPerWake, POSITIVE_COUNT);
-  checkOptional('ticks', 'paused', options.paused, withMethods('subscribe'));
+  checkOptional('ticks', 'paused', options.paused, OBSERVABLE);
   checkOptional('ticks', 'ahead', options.ahead, NON_NEGATIVE);
   const {
     scheduler = asyncScheduler,

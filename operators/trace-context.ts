@@ -4,7 +4,7 @@ import type { SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
-import { check, INTEGER, oneOf, PROBABILITY, withMethods } from './internal/arguments.js';
+import { check, INTEGER, oneOf, PROBABILITY, OBSERVABLE } from './internal/arguments.js';
 
 /** Which records name a span: those of severity error or fatal, every one, or each with a probability. */
 export type TraceContextOn = 'error' | 'all' | 'probability';
@@ -42,7 +42,7 @@ export function traceContext<B extends LogBatch>(
   spans: Observable<SpanBatch>,
   options: TraceContextOptions = {},
 ): MonoTypeOperatorFunction<B> {
-  check('traceContext', 'spans', spans, withMethods('subscribe'));
+  check('traceContext', 'spans', spans, OBSERVABLE);
   const { on = 'error', probability = 1, seed = 0 } = options;
   check('traceContext', 'on', on, oneOf(['error', 'all', 'probability']));
   check('traceContext', 'probability', probability, PROBABILITY);

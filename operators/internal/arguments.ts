@@ -42,6 +42,11 @@ export const PROBABILITY: Rule = {
 };
 export const FUNCTION: Rule = { type: 'function', test: () => true, expected: 'a function' };
 
+/** A scheduler, as RxJS takes one. */
+export const SCHEDULER: Rule = withMethods('now', 'schedule');
+/** An observable. */
+export const OBSERVABLE: Rule = withMethods('subscribe');
+
 /** One of `values`. */
 export function oneOf(values: readonly string[]): Rule {
   return {
