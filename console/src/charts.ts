@@ -3,6 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatValue } from '../../lib/format.js';
 import { type DrawnMarks, LABEL_FONT, labelBoxes } from './mark-labels.js';
+import { ERROR_RATIO, loneIndices } from '../../lib/preview/points.js';
 
 const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0', '#d33f49', '#6a5acd'];
 
@@ -35,7 +36,7 @@ export interface ChartSeries {
  */
 const RIGHT_SCALES: Record<string, { readonly label: string; readonly range?: uPlot.Range.MinMax }> = {
   rate: { label: 'events/s' },
-  ratio: { label: 'error ratio', range: [0, 1] },
+  ratio: { label: ERROR_RATIO, range: [0, 1] },
 };
 
 /**
@@ -103,8 +104,7 @@ export function timeChart(
  */
 function lonePoints(u: uPlot, index: number, show: boolean): number[] | null {
   if (show) return null;
-  const values = u.data[index]!;
-  const lone = [...values.keys()].filter((i) => values[i] != null && values[i - 1] == null && values[i + 1] == null);
+  const lone = loneIndices(u.data[index]!);
   return lone.length ? lone : null;
 }
 

@@ -2,6 +2,7 @@
 import { api } from './api.js';
 import type { Preview } from '../../lib/preview/types.js';
 import { charts, dropChart, timeChart } from './charts.js';
+import { ERROR_RATIO } from '../../lib/preview/points.js';
 
 /** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
 export const PREVIEW_POINTS = 240;
@@ -36,7 +37,7 @@ export async function showPreview(
       // A series without labels is named `{}`: the entry's id says more in the legend.
       entry.series.map((s) => ({
         label: s.name === '{}' ? entry.id : s.name,
-        scale: s.name === 'error ratio' ? 'ratio' : undefined,
+        scale: s.name === ERROR_RATIO ? 'ratio' : undefined,
       })),
       [times, ...entry.series.map((s) => [...s.values])],
       entry.marks,

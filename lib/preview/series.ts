@@ -6,6 +6,7 @@
 import { quantileOf } from '../../operators/summary.js';
 import { SEVERITIES } from '../language/fields.js';
 import type { PreviewSeries } from './types.js';
+import { ERROR_RATIO } from './points.js';
 
 /** Label sets a gauge or counter preview draws one line each for; past it, `min`, `mean` and `max`. */
 export const MAX_LINES = 8;
@@ -123,7 +124,7 @@ export class SpanLines {
     const none = (i: number) => this.spans[i] === 0;
     return [
       { name: 'spans/s', values: Array.from(this.spans, (n, i) => (none(i) ? null : (n * 1000) / this.stepMs)) },
-      { name: 'error ratio', values: Array.from(this.errors, (n, i) => (none(i) ? null : n / this.spans[i]!)) },
+      { name: ERROR_RATIO, values: Array.from(this.errors, (n, i) => (none(i) ? null : n / this.spans[i]!)) },
     ];
   }
 }

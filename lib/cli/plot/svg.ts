@@ -7,6 +7,7 @@
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
 import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
+import { ERROR_RATIO, loneIndices } from '../../preview/points.js';
 
 const WIDTH = 960;
 const LEFT = 70;
@@ -48,7 +49,7 @@ export function previewSvg(preview: Preview, caption: string): string {
 }
 
 function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: string; height: number } {
-  const strips = entry.series.filter((series) => entry.type === 'logs' || series.name === 'error ratio');
+  const strips = entry.series.filter((series) => entry.type === 'logs' || series.name === ERROR_RATIO);
   const lines = entry.series.filter((series) => !strips.includes(series));
   const plotTop = top + TITLE;
   const linesHeight = lines.length > 0 ? LINES_HEIGHT : 0;
@@ -56,7 +57,7 @@ function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: 
   const x = (i: number) => LEFT + (i / preview.points) * PLOT_WIDTH;
   const atX = (at: number) => LEFT + ((at - preview.from) / (preview.step * preview.points)) * PLOT_WIDTH;
   const colourOf = (series: PreviewSeries, i: number) =>
-    series.name === 'error ratio' ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
+    series.name === ERROR_RATIO ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
   const out: string[] = [];
   out.push(`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(titleOf(entry))}</text>`);
   let legendX = LEFT + 12 + titleOf(entry).length * 7.2;
@@ -83,13 +84,13 @@ function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: 
       const colour = colourOf(series, i);
       out.push(`<path d="${pathOf(series.values, x, y)}" fill="none" stroke="${colour}" stroke-width="1.5"/>`);
       // A value with no value beside it makes no line (a series sparser than the points): a dot shows it.
-      for (const [at, value] of lonely(series.values))
-        out.push(`<circle cx="${xOf(at, x)}" cy="${y(value).toFixed(1)}" r="2" fill="${colour}"/>`);
+      for (const at of loneIndices(series.values))
+        out.push(`<circle cx="${xOf(at, x)}" cy="${y(series.values[at]!).toFixed(1)}" r="2" fill="${colour}"/>`);
     }
   }
   for (const [i, series] of strips.entries()) {
     const stripTop = plotTop + linesHeight + i * STRIP_HEIGHT;
-    const max = series.name === 'error ratio' ? 1 : Math.max(0, ...series.values.map((v) => v ?? 0));
+    const max = series.name === ERROR_RATIO ? 1 : Math.max(0, ...series.values.map((v) => v ?? 0));
     const colour = colourOf(series, lines.length + i);
     const y = (value: number) => stripTop + STRIP_HEIGHT - 2 - (max > 0 ? (value / max) * (STRIP_HEIGHT - 4) : 0);
     out.push(
@@ -153,13 +154,6 @@ function pathOf(values: readonly (number | null)[], x: (i: number) => number, y:
 /** The middle of point `i`'s step. */
 function xOf(i: number, x: (i: number) => number): string {
   return (x(i) + 0.5 * (x(1) - x(0))).toFixed(1);
-}
-
-/** The points with a value and none on either side: [index, value]. */
-function lonely(values: readonly (number | null)[]): [number, number][] {
-  return values.flatMap((value, i) =>
-    value !== null && (values[i - 1] ?? null) === null && (values[i + 1] ?? null) === null ? [[i, value]] : [],
-  );
 }
 
 /** A filled strip: a bar per point down to `base`; none where the value is null or 0. */

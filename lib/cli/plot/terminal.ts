@@ -17,6 +17,7 @@ import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
+import { ERROR_RATIO } from '../../preview/points.js';
 
 /** Character cells left of a chart: its value labels. */
 export const GUTTER = 12;
@@ -53,7 +54,7 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
   const lines = entry.series.filter((series) => !isStrip(entry, series));
   const strips = entry.series.filter((series) => isStrip(entry, series));
   const colourOf = (series: PreviewSeries, i: number) =>
-    series.name === 'error ratio' ? ERROR_COLOUR : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
+    series.name === ERROR_RATIO ? ERROR_COLOUR : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
   const width = GUTTER + columns;
   const out = wrapped([titleOf(entry), ...entry.series.map((series) => `━ ${series.name}`)], width, (item, i) =>
     i === 0 ? item : paint(colourOf(entry.series[i - 1]!, i - 1), item),
@@ -70,9 +71,9 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
     });
   }
   for (const [i, series] of strips.entries()) {
-    const top = series.name === 'error ratio' ? 1 : Math.max(0, ...series.values.map((v) => v ?? 0));
+    const top = series.name === ERROR_RATIO ? 1 : Math.max(0, ...series.values.map((v) => v ?? 0));
     // The error ratio's scale is always 0 to 1.
-    const label = series.name === 'error ratio' ? series.name : `${series.name} ${formatValue(top)}`;
+    const label = series.name === ERROR_RATIO ? series.name : `${series.name} ${formatValue(top)}`;
     out.push(gutter(label) + paint(colourOf(series, lines.length + i), blockStrip(series.values, columns, top)));
   }
   out.push(gutter('') + paint(MARK_COLOUR, marksRow(entry.marks, preview, columns)));
@@ -118,7 +119,7 @@ export function fitLines(text: string, width: number): string {
 
 /** Logs draw a strip per severity; traces their error ratio: a share, on a scale of its own. */
 function isStrip(entry: PreviewEntry, series: PreviewSeries): boolean {
-  return entry.type === 'logs' || series.name === 'error ratio';
+  return entry.type === 'logs' || series.name === ERROR_RATIO;
 }
 
 function gutter(label: string): string {
