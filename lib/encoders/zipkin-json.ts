@@ -74,23 +74,28 @@ export function zipkinJson(): TraceEncoder {
     open: '[',
     separator: ',',
     close: CLOSE.toString(),
-    node: (node: SpanNode) => ({
-      head: Buffer.from(
-        `","name":${JSON.stringify(node.name)}${node.kind === 'internal' ? '' : `,"kind":"${node.kind.toUpperCase()}"`},"timestamp":`,
-      ),
-      endpoints: Buffer.from(
-        `,"localEndpoint":{"serviceName":${JSON.stringify(node.service)}}${
-          node.peer !== undefined && (node.kind === 'client' || node.kind === 'producer')
-            ? `,"remoteEndpoint":{"serviceName":${JSON.stringify(node.peer)}}`
-            : ''
-        },"tags":{`,
-      ),
-      attributes: attributeMembers(node, tag),
-      failing: attributeMembers(node, tag, ERROR),
-      keys: new Set([...Object.keys(node.attributes), ...node.picked.map((attribute) => attribute.key)]),
-      error: Buffer.from(`"error":${JSON.stringify(node.exception.message)}`),
-      tags: new WeakMap(),
-    }),
+    node: (node: SpanNode) => {
+      const attributes = attributeMembers(node, tag);
+      const keys = new Set([...Object.keys(node.attributes), ...node.picked.map((attribute) => attribute.key)]);
+      return {
+        head: Buffer.from(
+          `","name":${JSON.stringify(node.name)}${node.kind === 'internal' ? '' : `,"kind":"${node.kind.toUpperCase()}"`},"timestamp":`,
+        ),
+        endpoints: Buffer.from(
+          `,"localEndpoint":{"serviceName":${JSON.stringify(node.service)}}${
+            node.peer !== undefined && (node.kind === 'client' || node.kind === 'producer')
+              ? `,"remoteEndpoint":{"serviceName":${JSON.stringify(node.peer)}}`
+              : ''
+          },"tags":{`,
+        ),
+        attributes,
+        // Without an attribute of its own named error, a failing span's members are the same.
+        failing: keys.has(ERROR) ? attributeMembers(node, tag, ERROR) : attributes,
+        keys,
+        error: Buffer.from(`"error":${JSON.stringify(node.exception.message)}`),
+        tags: new WeakMap(),
+      };
+    },
     resource: (resource: SpanResource): ResourceText => {
       const members = Object.entries(resource.attributes)
         .filter(([key]) => key !== 'service.name')
