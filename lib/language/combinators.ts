@@ -199,7 +199,12 @@ export function oneOf<const V extends string>(values: readonly V[]): Codec<V> {
   return new Codec<V>(
     allowed,
     (u, c) => {
-      if (typeof u !== 'string') return invalidType(u, c, `one of ${allowed}`);
+      if (typeof u !== 'string') {
+        // YAML and JSON read an unquoted 2.0 as the number 2: name the quoted value it was meant as.
+        const meant = typeof u === 'number' ? values.find((v) => Number(v) === u) : undefined;
+        const quote = meant === undefined ? '' : ` as a quoted string ("${meant}"; unquoted it is read as a number)`;
+        return invalidType(u, c, `one of ${allowed}${quote}`);
+      }
       return (values as readonly string[]).includes(u)
         ? t.success(u as V)
         : t.failure(u, c, `expected one of ${allowed}, got ${show(u)}`);
