@@ -27,7 +27,8 @@ type Fold = (message: Record<string, unknown>, row: LatestRow, at: string | unde
  *   `_count`, its native histogram (the latest exemplar of the native series in `exemplars`), and its start as
  *   `created_timestamp`; a summary family likewise, with its quantiles;
  * - any other family (counter, gauge, untyped, and the `untyped` family of entries whose types differ): one family
- *   per sample name, a counter's latest exemplar on its `Counter`. Native histograms have no untyped form.
+ *   per sample name, a counter's start as `created_timestamp` and its latest exemplar on its `Counter`. Native
+ *   histograms have no untyped form.
  *
  * Empty (no bytes) when no entry has a sample.
  */
@@ -62,9 +63,14 @@ function familyMessages({ family, rows }: LatestFamily): object[] {
   return [...bySample].map(([sampleName, metric]) => ({ name: sampleName, ...help, type: TYPE_NUMBER[type], metric }));
 }
 
-/** The `Gauge`, `Counter` or `Untyped` message of a row. */
-function simpleValue(type: 'counter' | 'gauge' | 'untyped', { value, exemplar }: LatestRow): object {
-  return type === 'counter' && exemplar ? { value, exemplar: exemplarMessage(exemplar) } : { value };
+/** The `Gauge`, `Counter` or `Untyped` message of a row; a counter's with its start and latest exemplar. */
+function simpleValue(type: 'counter' | 'gauge' | 'untyped', { value, exemplar, created }: LatestRow): object {
+  if (type !== 'counter') return { value };
+  return {
+    value,
+    createdTimestamp: timestampMessage(created),
+    ...(exemplar && { exemplar: exemplarMessage(exemplar) }),
+  };
 }
 
 /** What tells the rows of one histogram or summary apart, the list they go to, and how each row is folded in. */

@@ -89,7 +89,7 @@ export interface LatestRow {
   readonly native?: NativeHistogram;
   /** The latest exemplar the series carried, if any did. */
   readonly exemplar?: Exemplar;
-  /** Epoch ms from which the entry's histogram and summary counts are cumulative: its start. */
+  /** Epoch ms from which the entry's counter, histogram and summary counts are cumulative: its start. */
   readonly created: number;
 }
 

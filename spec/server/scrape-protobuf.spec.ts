@@ -126,7 +126,7 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     });
   });
 
-  it('writes a counter with its latest exemplar, kept while later samples carry none; a gauge with its value', () => {
+  it('writes a counter with its start and its latest exemplar, kept while later samples carry none; a gauge with its value', () => {
     const counter = new ScrapeBuffer({ name: 'orders_total', type: 'counter', help: 'Orders.' });
     const exemplar: Exemplar = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), value: 1, timestamp: START + 1500 };
     counter.record({
@@ -141,7 +141,12 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
         name: 'orders_total',
         help: 'Orders.',
         type: 'COUNTER',
-        metric: [{ label: [{ name: 'route', value: '/pay' }], counter: { value: 7, exemplar: exemplarOf(exemplar) } }],
+        metric: [
+          {
+            label: [{ name: 'route', value: '/pay' }],
+            counter: { value: 7, created_timestamp: created, exemplar: exemplarOf(exemplar) },
+          },
+        ],
       },
       {
         name: 'queue_depth',
