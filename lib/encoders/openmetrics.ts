@@ -9,6 +9,7 @@ import {
   type SampleBatch,
 } from '../../operators/model/batch.js';
 import { escapeLabelValue, seriesOf, type Series } from '../../operators/model/series.js';
+import { familyName, unitOf } from '../protocols/metric-units.js';
 import type { MetricMeta, TextMetricEncoder } from './encoder.js';
 import { sampleName } from './metrics-text.js';
 import { textValueFormat } from './number.js';
@@ -31,22 +32,6 @@ const FAMILY_TYPE: Record<MetricType, string> = {
   untyped: 'unknown',
 };
 
-/** Base units a family name may end with (`_seconds`): its `# UNIT`. */
-const UNITS = [
-  'seconds',
-  'bytes',
-  'ratio',
-  'meters',
-  'grams',
-  'celsius',
-  'kelvin',
-  'volts',
-  'amperes',
-  'joules',
-  'watts',
-  'hertz',
-];
-
 /** The suffix of a series' creation time sample. */
 const CREATED = '_created';
 
@@ -66,7 +51,7 @@ const CREATED = '_created';
  */
 export function openMetrics({ name, metricType, help, precision }: OpenMetricsOptions): TextMetricEncoder {
   const counter = metricType === 'counter';
-  const family = counter ? name.replace(/(?<=.)_total$/, '') : name;
+  const family = familyName(name, metricType);
   const value = textValueFormat(precision);
   const mayCarry = EXEMPLARS_ON[metricType ?? 'untyped'];
   const lines = sampleLines({
@@ -175,7 +160,7 @@ function carriedExemplars(
 
 /** The family's metadata lines; HELP escaped as OpenMetrics escapes it, as a label value. */
 function familyHeader(family: string, metricType: MetricType = 'untyped', help: string | undefined): string {
-  const unit = UNITS.find((u) => family.endsWith(`_${u}`));
+  const unit = unitOf(family);
   return (
     `# TYPE ${family} ${FAMILY_TYPE[metricType]}\n` +
     (help === undefined ? '' : `# HELP ${family} ${escapeLabelValue(help)}\n`) +

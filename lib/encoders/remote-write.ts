@@ -32,7 +32,7 @@ interface Head {
  * value and millisecond timestamp), written as a `WriteRequest.timeseries` field. Such fields
  * concatenate into one `WriteRequest`, so each row is a record of the chunk's frames and a sink
  * cuts requests at any row. The chunk's `preamble` is the metric's `metadata` field (type from
- * `metric_type`, `help`), which a request carries once.
+ * `metric_type`, `help`, the unit its name ends with), which a request carries once.
  *
  * Precomputed bytes on the hot path, all of them encoded by protobufjs: per series the row's
  * head (field tag and length, the label messages, the sample's tags), weakly cached as the text
@@ -61,7 +61,7 @@ export function remoteWrite({
   const metric = remoteWriteMetric(name, metricType, help);
   // 1.0's MetricMetadata.type numbers the metric types as 2.0's Metadata.type does.
   const preamble = WriteRequest.encode({
-    metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '' }],
+    metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '', unit: metric.unit }],
   }).finish();
   const heads = new WeakMap<Series, Head>();
   /** The bytes of `series` for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */

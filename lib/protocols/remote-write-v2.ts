@@ -9,6 +9,7 @@
  * since a request joins the rows of several chunks.
  */
 import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { familyName, unitOf } from './metric-units.js';
 
 /** The versions of the protocol the remote_write sink speaks. */
 export type RemoteWriteProtocol = '1.0' | '2.0';
@@ -75,18 +76,21 @@ export interface RemoteWriteMetric {
   /** `Metadata.type` */
   readonly type: number;
   readonly help: string;
+  /** The base unit the family's name ends with (`seconds`), `''` for none: `Metadata.unit_ref`. */
+  readonly unit: string;
   /** Counters, histograms and summaries carry the time they started counting (the entry start). */
   readonly startTimestamps: boolean;
 }
 
-/** The metric of `name`, `metricType` and `help`, as 2.0 rows carry it. */
+/** The metric of `name`, `metricType` and `help` (its unit read off the name), as 2.0 rows carry it. */
 export function remoteWriteMetric(
   name: string,
   metricType: keyof typeof METRIC_TYPE = 'untyped',
   help = '',
 ): RemoteWriteMetric {
   const startTimestamps = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
-  return { name, type: METRIC_TYPE[metricType], help, startTimestamps };
+  const unit = unitOf(familyName(name, metricType)) ?? '';
+  return { name, type: METRIC_TYPE[metricType], help, unit, startTimestamps };
 }
 
 /**

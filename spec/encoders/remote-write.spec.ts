@@ -14,7 +14,7 @@ interface Decoded {
     labels: { name: string; value: string }[];
     samples: { value: number; timestamp: { toString(): string } }[];
   }[];
-  metadata: { type: number; metricFamilyName: string; help: string }[];
+  metadata: { type: number; metricFamilyName: string; help: string; unit: string }[];
 }
 
 function decode(bytes: Uint8Array): Decoded {
@@ -125,6 +125,19 @@ describe('remoteWrite encoder', () => {
           .metadata[0]!.type,
     );
     expect(types).to.deep.equal([2, 3, 5, 0]);
+  });
+
+  it("hands the base unit the family name ends with in the metadata, a counter's name read without _total", () => {
+    const unitOf = (name: string, metricType: 'counter' | 'gauge' | 'histogram') =>
+      decode(remoteWrite({ name, metricType }).encode(sampleBatch({ values: [1] })).preamble as Uint8Array).metadata[0]!
+        .unit;
+    expect([
+      unitOf('cpu_seconds_total', 'counter'),
+      unitOf('request_duration_seconds', 'histogram'),
+      unitOf('heap_bytes', 'gauge'),
+      unitOf('requests_total', 'counter'),
+      unitOf('seconds', 'gauge'),
+    ]).to.deep.equal(['seconds', 'seconds', 'bytes', '', '']);
   });
 
   it('gives a chunk without rows no records', () => {

@@ -81,7 +81,7 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
     ]);
     // Sorted by byte order, as 1.0 sorts them.
     for (const s of request!.series) expect(s.labelOrder).to.deep.equal(['Host', '__name__', 'app', 'zone']);
-    // A gauge: its type and help inline, no unit, no start time.
+    // A gauge: its type and help inline, no unit (its name ends with none), no start time.
     for (const s of request!.series) {
       expect(s.metadata).to.deep.equal({ type: 2, help: 'Up or not.', unit: '' });
       expect(s.samples[0]!.startTimestamp).to.equal(0);
@@ -118,6 +118,26 @@ describe('remote_write sink, protocol 2.0 (against a receiver built from the pub
       ['latency', 5, start, start],
       ['latency_sum', 5, start, start],
       ['latency_count', 5, start, start],
+    ]);
+  });
+
+  it("writes the base unit the family name ends with as unit_ref, a counter's name read without _total", async () => {
+    receiver = await startRemoteWriteV2Receiver();
+    const sink = remoteWriteSink({ url: receiver.url, protocol: '2.0' });
+    const metrics = [
+      { name: 'cpu_seconds_total', metricType: 'counter' },
+      { name: 'heap_bytes', metricType: 'gauge' },
+      { name: 'up', metricType: 'gauge' },
+    ] as const;
+    for (const meta of metrics) {
+      sink.write(remoteWrite({ ...meta, remoteWriteProtocol: '2.0' }).encode(sampleBatch({ values: [1] })));
+    }
+    await sink.close();
+    const series = receiver.v2.flatMap((r) => r.series);
+    expect(series.map((s) => [s.labels.__name__, s.metadata.unit])).to.deep.equal([
+      ['cpu_seconds_total', 'seconds'],
+      ['heap_bytes', 'bytes'],
+      ['up', ''],
     ]);
   });
 

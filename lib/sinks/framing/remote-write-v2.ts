@@ -191,9 +191,10 @@ interface SeriesRow {
 /** What the rows of one metric end in, in one generation of the table. */
 interface MetricRows {
   generation: number;
-  /** The `metadata` field (`help_ref` in the table of `generation`), and the help string's reference. */
+  /** The `metadata` field (`help_ref`, `unit_ref` in the table of `generation`), and those strings' references. */
   metadata: Buffer;
   helpRef: number;
+  unitRef: number;
   /** The time the metric's series started counting (0: none), written in every row. */
   start: number;
   /** A sample row's bytes after its timestamp: the sample's start time field, `metadata`, the created time. */
@@ -212,7 +213,7 @@ const TRACE_ID = 'trace_id';
  * Writes remote write 2.0 `io.prometheus.write.v2.Request`s, snappy block-compressed, from the rows of the remote_write
  * chunks of a request: the sink's whole symbol table (`symbols[0]` the empty string), one `TimeSeries` per row with its
  * `labels_refs` (sorted by name, `__name__` among them), its sample or, on a row holding one, its native histogram
- * (integer counts as bucket deltas), its exemplar (`span_id`, `trace_id`), its metadata (type, `help_ref`; no unit)
+ * (integer counts as bucket deltas), its exemplar (`span_id`, `trace_id`), its metadata (type, `help_ref`, `unit_ref`)
  * and, on counters, histograms and summaries, the time the series started counting (the entry start): written where the
  * 2.0 release candidates up to rc.3 read it (`TimeSeries.created_timestamp`, Prometheus 3.0 to 3.7) and where rc.4 does
  * (`Sample.start_timestamp`, `Histogram.start_timestamp`, Prometheus 3.8 on), since a receiver skips a field its
@@ -265,7 +266,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
       const start = metric.startTimestamps ? batch.anchor : 0;
       const shared = metricRows(metric, start);
       const { metadata } = shared;
-      loose.push(shared.helpRef);
+      loose.push(shared.helpRef, shared.unitRef);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
         const own = rowOf(batch.series[i]!, metric.name);
@@ -353,14 +354,15 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
   function metricRows(metric: RemoteWriteMetric, start: number): MetricRows {
     let rows = metrics.get(metric);
     if (!rows) {
-      rows = { generation: 0, metadata: NONE, helpRef: 0, start: -1, tail: NONE, startLength: 0 };
+      rows = { generation: 0, metadata: NONE, helpRef: 0, unitRef: 0, start: -1, tail: NONE, startLength: 0 };
       metrics.set(metric, rows);
     }
     if (rows.generation !== table.generation || rows.start !== start) {
       if (rows.generation !== table.generation) {
         rows.generation = table.generation;
         rows.helpRef = table.ref(metric.help);
-        rows.metadata = metadataBytes(metric.type, rows.helpRef);
+        rows.unitRef = table.ref(metric.unit);
+        rows.metadata = metadataBytes(metric.type, rows.helpRef, rows.unitRef);
       }
       rows.start = start;
       rows.startLength = start ? 1 + varintBytes(start) : 0;
@@ -465,16 +467,21 @@ function writeCreated(out: Buffer, start: number, at: number): number {
   return writeVarint(out, start, at + 1);
 }
 
-/** A `Metadata` field: `type` and `help_ref` (no unit: `unit_ref` 0, the empty string). */
-function metadataBytes(type: number, helpRef: number): Buffer {
-  const body = 1 + varintBytes(type) + 1 + varintBytes(helpRef);
+/** A `Metadata` field: `type`, `help_ref` and `unit_ref` (left out when 0, the empty string, as proto3 does). */
+function metadataBytes(type: number, helpRef: number, unitRef: number): Buffer {
+  const unitLength = unitRef ? 1 + varintBytes(unitRef) : 0;
+  const body = 1 + varintBytes(type) + 1 + varintBytes(helpRef) + unitLength;
   const out = Buffer.allocUnsafe(field(body));
   out[0] = TIME_SERIES.metadata;
   let at = writeVarint(out, body, 1);
   out[at] = METADATA.type;
   at = writeVarint(out, type, at + 1);
   out[at] = METADATA.helpRef;
-  writeVarint(out, helpRef, at + 1);
+  at = writeVarint(out, helpRef, at + 1);
+  if (unitRef) {
+    out[at] = METADATA.unitRef;
+    writeVarint(out, unitRef, at + 1);
+  }
   return out;
 }
 
