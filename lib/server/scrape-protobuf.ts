@@ -4,6 +4,7 @@ import { countDeltas, type NativeHistogram } from '../../operators/model/native-
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { metricFamilyType } from '../protocols/metric-family.js';
+import { familyName, unitOf } from '../protocols/metric-units.js';
 import { latestFamilies, type LatestFamily, type LatestRow, type ScrapeBuffer } from './scrape.js';
 
 /** client_model's `MetricType` numbers. */
@@ -30,7 +31,8 @@ type Fold = (message: Record<string, unknown>, row: LatestRow, at: string | unde
  *   per sample name, a counter's start as `created_timestamp` and its latest exemplar on its `Counter`. Native
  *   histograms have no untyped form.
  *
- * Empty (no bytes) when no entry has a sample.
+ * Every family carries the base unit its name ends with, as OpenMetrics' `# UNIT` does. Empty (no bytes) when no
+ * entry has a sample.
  */
 export function aggregateProtobuf(
   buffers: readonly ScrapeBuffer[],
@@ -47,9 +49,10 @@ export function aggregateProtobuf(
 /** The `MetricFamily` messages of one family. */
 function familyMessages({ family, rows }: LatestFamily): object[] {
   const { name, type } = family;
-  const help = family.help === undefined ? {} : { help: family.help };
+  const unit = unitOf(familyName(name, type));
+  const meta = { ...(family.help !== undefined && { help: family.help }), ...(unit && { unit }) };
   if (type === 'histogram' || type === 'summary') {
-    return [{ name, ...help, type: TYPE_NUMBER[type], metric: gathered(rows, type) }];
+    return [{ name, ...meta, type: TYPE_NUMBER[type], metric: gathered(rows, type) }];
   }
   const bySample = new Map<string, object[]>();
   for (const row of rows) {
@@ -60,7 +63,7 @@ function familyMessages({ family, rows }: LatestFamily): object[] {
     if (metrics) metrics.push(metric);
     else bySample.set(sampleName, [metric]);
   }
-  return [...bySample].map(([sampleName, metric]) => ({ name: sampleName, ...help, type: TYPE_NUMBER[type], metric }));
+  return [...bySample].map(([sampleName, metric]) => ({ name: sampleName, ...meta, type: TYPE_NUMBER[type], metric }));
 }
 
 /** The `Gauge`, `Counter` or `Untyped` message of a row; a counter's with its start and latest exemplar. */

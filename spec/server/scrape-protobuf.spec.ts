@@ -74,7 +74,12 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
 
     const [family, ...others] = protobufOf(buffer);
     expect(others).to.deep.equal([]);
-    expect(family).to.deep.include({ name: 'pay_seconds', help: 'Payment latency.', type: 'HISTOGRAM' });
+    expect(family).to.deep.include({
+      name: 'pay_seconds',
+      help: 'Payment latency.',
+      unit: 'seconds',
+      type: 'HISTOGRAM',
+    });
     expect(family!.metric).to.have.length(1);
     const [{ label, histogram: h }] = family!.metric as [{ label: unknown; histogram: Record<string, any> }];
     expect(label).to.deep.equal([{ name: 'route', value: '/pay' }]);
@@ -126,7 +131,7 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     });
   });
 
-  it('writes a counter with its start and its latest exemplar, kept while later samples carry none; a gauge with its value', () => {
+  it('writes a counter with its start and its latest exemplar, kept while later samples carry none; a gauge with its value and the unit its name ends with', () => {
     const counter = new ScrapeBuffer({ name: 'orders_total', type: 'counter', help: 'Orders.' });
     const exemplar: Exemplar = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), value: 1, timestamp: START + 1500 };
     counter.record({
@@ -134,7 +139,7 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
       exemplars: exemplarRows([exemplar]),
     });
     counter.record(sampleBatch({ values: [7], anchor: START, offsets: [2000], series: PAY }));
-    const gauge = new ScrapeBuffer({ name: 'queue_depth', type: 'gauge' });
+    const gauge = new ScrapeBuffer({ name: 'queue_size_bytes', type: 'gauge' });
     gauge.record(sampleBatch({ values: [3, 4], series: [seriesOf({ queue: 'a' }), seriesOf({ queue: 'b' })] }));
     expect(protobufOf(counter, gauge)).to.deep.equal([
       {
@@ -149,7 +154,8 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
         ],
       },
       {
-        name: 'queue_depth',
+        name: 'queue_size_bytes',
+        unit: 'bytes',
         type: 'GAUGE',
         metric: [
           { label: [{ name: 'queue', value: 'a' }], gauge: { value: 3 } },
@@ -164,6 +170,7 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     buffer.record(await firstValueFrom(from([observed([[1, 2, 3, 4]])]).pipe(summary([0.5, 0.9]))));
     expect(protobufOf(buffer)[0]).to.deep.equal({
       name: 'rpc_seconds',
+      unit: 'seconds',
       type: 'SUMMARY',
       metric: [
         {
