@@ -1,7 +1,7 @@
 import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
-import { check, checkOptional, oneOf, withMethods, OBSERVABLE } from './internal/arguments.js';
+import { check, checkOptional, oneOf, withMethods, BOOLEAN, OBSERVABLE } from './internal/arguments.js';
 
 /**
  * A destination for encoded chunks (the bytes, and the batch they were encoded from).
@@ -13,9 +13,10 @@ import { check, checkOptional, oneOf, withMethods, OBSERVABLE } from './internal
  *
  * A sink that delivers later than `write` (a buffer, a socket, a batch sent over HTTP) tells
  * what became of the data on {@link Sink.reports}: acknowledgements and failures that happen
- * after `write` returned, and retries. A failure reported there is never also thrown by
- * `write`; `flush` and `close` may reject with that same error object, which {@link deliver}
- * counts once.
+ * after `write` returned, and retries. Each `failed` report, and each `write` that throws, gives up
+ * its own events, whatever its error object (several chunks may be lost to one error). A promise that
+ * rejects (a write's wait, `flush`, `close`) with an error already reported or thrown tells of a loss
+ * already counted; {@link deliver} counts it once.
  */
 export interface Sink {
   write(chunk: EncodedBatch): void | Promise<void>;
@@ -79,13 +80,19 @@ export interface DeliverOptions {
    * letting chunks queue without bound.
    */
   readonly backpressure?: Pick<Observer<boolean>, 'next'>;
+  /**
+   * Once the source completes, close the sink (flush, then release it) instead of only flushing it, so that
+   * what the close loses is counted as a failure here too. Default false: the sink stays open for the caller.
+   */
+  readonly close?: boolean;
 }
 
 /**
  * Sink subscriber: writes every chunk to `sink` in order and reports each outcome: `written`
  * per chunk taken, then whatever the sink reports later (`delivered`, `failed`, `retrying`);
  * a sink without `reports` counts as `delivered` as soon as a write returns. When the source
- * completes, it waits for pending writes, flushes the sink, then completes: stop means flush.
+ * completes, it waits for pending writes, flushes (or, with `close`, closes) the sink, then completes: stop
+ * means flush.
  * Under `fail`, the first failure (thrown, rejected or reported) is reported, then errors the
  * stream: an error that arrives without a `failed` before it came from upstream, not the sink.
  *
@@ -101,23 +108,25 @@ export interface DeliverOptions {
 export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunction<EncodedBatch, Delivery> {
   check('deliver', 'sink', sink, withMethods('write', 'flush', 'close'));
   checkOptional('deliver', 'sink.reports', sink.reports, OBSERVABLE);
-  const { onError = 'warn', backpressure } = options;
+  const { onError = 'warn', backpressure, close = false } = options;
   check('deliver', 'onError', onError, oneOf(['warn', 'fail']));
   checkOptional('deliver', 'backpressure', backpressure, withMethods('next'));
+  check('deliver', 'close', close, BOOLEAN);
   const acknowledges = sink.reports !== undefined;
   // The source is a parameter of `run` that none of its closures reads: a running delivery does not hold the
   // upstream observables (operators and their arguments) in memory.
   const run = (source: Observable<EncodedBatch>, subscriber: Subscriber<Delivery>) => {
     const queue: EncodedBatch[] = [];
-    // Failures the sink reported: when flush or close reject with one of them, it is not new.
-    const reported = new WeakSet<Error>();
+    // The errors of the failures counted: a promise that rejects with one of them tells of no new loss.
+    const counted = new WeakSet<Error>();
     let waiting = false;
     let sourceDone = false;
 
-    // A sink may throw the same error for every chunk it drops: each throw is a failure.
-    const failed = (size: number, bytes: number, cause: unknown, refusal?: number) => {
+    // Every report and every throw gives up its own events; a rejected promise may repeat one (`again`).
+    const failed = (size: number, bytes: number, cause: unknown, again: boolean, refusal?: number) => {
       const error = cause instanceof Error ? cause : new Error(String(cause));
-      if (reported.has(error)) return;
+      if (again && counted.has(error)) return;
+      counted.add(error);
       subscriber.next(
         refusal === undefined
           ? { kind: 'failed', size, bytes, error }
@@ -134,17 +143,16 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     const reports = sink.reports?.subscribe({
       next: guarded(subscriber, (report: SinkReport) => {
         if (report.kind !== 'failed') return subscriber.next(report);
-        failed(report.size, report.bytes, report.error, report.refusal);
-        reported.add(report.error);
+        failed(report.size, report.bytes, report.error, false, report.refusal);
       }),
       error: (error: unknown) => subscriber.error(error),
     });
 
     const finish = () => {
-      sink.flush().then(
+      (close ? sink.close() : sink.flush()).then(
         () => subscriber.complete(),
         (cause) => {
-          failed(0, 0, cause);
+          failed(0, 0, cause, true);
           subscriber.complete();
         },
       );
@@ -160,7 +168,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         try {
           pending = sink.write(chunk);
         } catch (cause) {
-          failed(chunk.size, bytes, cause);
+          failed(chunk.size, bytes, cause, false);
           continue;
         }
         if (!pending) {
@@ -172,7 +180,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         pending
           .then(
             () => written(chunk.size, bytes),
-            (cause) => failed(chunk.size, bytes, cause),
+            (cause) => failed(chunk.size, bytes, cause, true),
           )
           .finally(() => {
             waiting = false;

@@ -71,7 +71,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   const onDelivery = options.hooks?.onDelivery;
-  // The failure deliver reported last: a chain error that is this one is the sink's.
+  // The failure deliver counted last: a chain error that is this one is the sink's.
   let lastFailure: Error | undefined;
   // A failure after which the sink can take nothing more (a full disk): it stops the entry.
   let lasting: SinkError | undefined;
@@ -104,15 +104,9 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     record,
   );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
-    try {
-      await sink.close();
-    } catch (closeError) {
-      // Bytes lost at close are a sink failure like any other: counted, and fatal under `fail` only. A close that
-      // fails with the failure already counted (a file that could not be opened) loses nothing more.
-      if (!error && closeError !== lastFailure)
-        record({ kind: 'failed', size: 0, bytes: 0, error: closeError as Error });
-      if (entry.on_sink_error === 'fail') error ??= closeError as Error;
-    }
+    // A chain that completed closed its sink (deliver counted what the close lost); one that errored has it
+    // closed here, its loss told by the error that ended it.
+    await sink.close().catch(() => undefined);
     if (!error && lasting) return { error: lasting, inSink: true };
     return error ? { error, inSink: error === lastFailure } : {};
   });

@@ -7,7 +7,7 @@
 
 /** What an argument must be: its `typeof`, and the test of a value of that type. */
 export interface Rule {
-  readonly type: 'number' | 'function' | 'string' | 'object';
+  readonly type: 'number' | 'function' | 'string' | 'object' | 'boolean';
   readonly test: (value: never) => boolean;
   /** What it must be, as the message says it: "a whole number ≥ 1". */
   readonly expected: string;
@@ -41,6 +41,7 @@ export const PROBABILITY: Rule = {
   expected: 'a number from 0 to 1',
 };
 export const FUNCTION: Rule = { type: 'function', test: () => true, expected: 'a function' };
+export const BOOLEAN: Rule = { type: 'boolean', test: () => true, expected: 'true or false' };
 
 /** A scheduler, as RxJS takes one. */
 export const SCHEDULER: Rule = withMethods('now', 'schedule');

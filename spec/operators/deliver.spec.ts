@@ -92,6 +92,23 @@ describe('deliver', () => {
     expect(end.error).to.equal(undefined);
   });
 
+  it('with close, closes the sink once the source completes and counts what the close lost once', async () => {
+    const sink = new MemorySink();
+    const lost = new Error('file sink: cannot close /tmp/out: EIO');
+    sink.close = async () => {
+      sink.closed = true;
+      throw lost;
+    };
+    const source = new Subject<EncodedBatch>();
+    const out: Delivery[] = [];
+    source.pipe(deliver(sink, { close: true })).subscribe((d) => out.push(d));
+    source.next(chunk('1'));
+    source.complete();
+    await settle();
+    expect(sink.closed).to.equal(true);
+    expect(out.filter((d) => d.kind === 'failed')).to.deep.equal([{ kind: 'failed', size: 0, bytes: 0, error: lost }]);
+  });
+
   it('under fail errors the stream on the first failure', () => {
     const sink = new MemorySink();
     const { source, out, end } = harness(sink, 'fail');
@@ -126,6 +143,34 @@ describe('deliver', () => {
         { kind: 'failed', size: 3, bytes: 2, error: lost },
       ]);
       expect(end.completed).to.equal(true);
+    });
+
+    it('counts every report of lost events, when one error lost several chunks', async () => {
+      const sink = new ReportingSink();
+      const { source, out } = harness(sink, 'warn');
+      const refused = new Error('udp sink: connection refused');
+      source.next(chunk('a\n', 2));
+      source.next(chunk('b\n', 3));
+      sink.reports.next({ kind: 'failed', size: 2, bytes: 2, error: refused });
+      sink.reports.next({ kind: 'failed', size: 3, bytes: 2, error: refused });
+      sink.flushError = refused;
+      source.complete();
+      await settle();
+      expect(out.filter((d) => d.kind === 'failed').map((d) => d.size)).to.deep.equal([2, 3]);
+    });
+
+    it('counts a write thrown with the reported error as its own loss, and the flush rejecting with it as none', async () => {
+      const sink = new ReportingSink();
+      const { source, out } = harness(sink, 'warn');
+      const full = new Error('file sink: no space left on device');
+      source.next(chunk('a\n', 2));
+      sink.reports.next({ kind: 'failed', size: 2, bytes: 2, error: full });
+      sink.failWith = full;
+      source.next(chunk('b\n', 3));
+      sink.flushError = full;
+      source.complete();
+      await settle();
+      expect(out.filter((d) => d.kind === 'failed').map((d) => d.size)).to.deep.equal([2, 3]);
     });
 
     it('under fail errors the stream on a reported failure, without waiting for another write', () => {

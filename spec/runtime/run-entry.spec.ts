@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import { runEntry } from '../../lib/runtime/run-entry.js';
+import { PassThrough } from 'node:stream';
+import { streamSink } from '../../lib/sinks/core/stream-sink.js';
 import { MemorySink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
 
@@ -123,5 +125,18 @@ describe('runEntry', () => {
     expect(await run.done).to.deep.equal({ error: broken, inSink: false });
     expect(run.stats.totalSinkFailures).to.equal(0);
     expect(run.stats.lastSinkError).to.equal(undefined);
+  });
+
+  it('counts a destination that failed for good once, though the next write, the flush and the close each tell of it', async () => {
+    const stream = new PassThrough();
+    const sink = streamSink({ name: 'file', target: '/tmp/out.prom', stream });
+    stream.destroy(new Error('EIO: i/o error'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const scheduler = new TestScheduler(() => undefined);
+    scheduler.maxFrames = Infinity;
+    const run = runEntry(metricEntry({ duration: 300 }), { scheduler, createSink: () => sink });
+    scheduler.flush();
+    await run.done;
+    expect(run.stats.snapshot(scheduler.now())).to.include({ total_sink_failures: 1, dropped_events: 1 });
   });
 });

@@ -34,8 +34,10 @@ export class MemorySink implements Sink {
     this.flushes++;
   }
 
+  /** Flushes, then closes, as a sink's close does. */
   async close(): Promise<void> {
     this.closed = true;
+    await this.flush();
   }
 }
 

@@ -43,7 +43,7 @@ export interface ChainDeps extends PipelineOptions {
 /**
  * The observable chain of one entry: start → schedule → timer → signal (generate, jitter, gate,
  * gaps, labels) → encode → deliver. It emits one {@link Delivery} per chunk written and completes
- * after the sink flushed. Throws at once when the entry's encoder cannot be built.
+ * after the sink flushed and closed. Throws at once when the entry's encoder cannot be built.
  */
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
   // The closures below read these, not `deps`, which holds the start's observables.
@@ -66,6 +66,6 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
     takeUntil(stop),
     signal,
     encode(encoder),
-    deliver(sink, { onError: entry.on_sink_error, backpressure }),
+    deliver(sink, { onError: entry.on_sink_error, backpressure, close: true }),
   );
 }

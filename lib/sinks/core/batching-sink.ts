@@ -339,13 +339,9 @@ class Batcher<R extends Request> implements SinkDriver {
     }
   }
 
-  /**
-   * Gives up `size` events with the expired flush's error, as a new object each time: `deliver` counts an error
-   * object once, and the request in flight and the chunks behind it are each given up.
-   */
+  /** Gives up `size` events with the expired flush's error (the request in flight, then the chunks behind it). */
   private drop(size: number, bytes: number): Error {
-    const { detail, cause } = this.dropping!;
-    return this.core.failed(size, bytes, this.core.error(detail, { cause }));
+    return this.core.failed(size, bytes, this.dropping!);
   }
 
   private pause(ms: number): Promise<void> {

@@ -101,8 +101,7 @@ export class SinkCore implements Sink {
   }
 
   write = (chunk: EncodedBatch): void | Promise<void> => {
-    // A new error object each time: the reported one is counted once, each dropped chunk once more.
-    if (this.failure) throw this.error(this.failure.detail, { cause: this.failure.cause, lasting: true });
+    if (this.failure) throw this.failure;
     if (this.closing) throw this.error(this.options.closedDetail);
     const { bytes } = chunk;
     if (this.settlement.stalled) {
@@ -233,7 +232,7 @@ export class SinkCore implements Sink {
     this.driver.expire?.(this.error(detail, { cause: this.lastError }));
   }
 
-  /** The failure of a chunk written while stalled (one error object per report: each counts). */
+  /** The failure of a chunk written while stalled, saying the last error seen. */
   private stalledError(): SinkError {
     const { target, silence } = this.options;
     const { flushTimeout, wording } = silence!;

@@ -43,8 +43,7 @@ const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: st
  *
  * The first stream error becomes a {@link SinkError}: the chunks still in the stream are
  * reported `failed` with it, it rejects the pending drain and flush waits and `flush` rejects
- * with it from then on; every later `write` throws an error with the same words, so each
- * dropped chunk counts as a failure. `close` flushes, calls `finish` (which ends the stream),
+ * with it from then on; every later `write` throws it, so each dropped chunk counts as a failure. `close` flushes, calls `finish` (which ends the stream),
  * and rejects if anything failed.
  */
 export function streamSink(options: StreamSinkOptions): Sink {
