@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type * as Kafkajs from 'kafkajs';
 import { hostOf } from '../language/address.js';
-import { describeError, networkError } from './core/errors.js';
+import { describeError, networkError, NO_ANSWER } from './core/errors.js';
 import { SinkError } from './core/errors.js';
 import { readRealFile } from '../real-file.js';
 
@@ -168,13 +168,8 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
     }
     return networkError('broker', broker, hostOf(broker), error);
   }
-  if (error.name === 'KafkaJSRequestTimeoutError') {
-    return new SinkError(
-      'broker',
-      `${broker} did not answer within ${REQUEST_TIMEOUT / 1000} s: is the broker overloaded?`,
-      { cause, retryable: true },
-    );
-  }
+  if (error.name === 'KafkaJSRequestTimeoutError')
+    return networkError('broker', broker, hostOf(broker), error, { code: NO_ANSWER, timeout: REQUEST_TIMEOUT });
   const answered = error.type ? `answered ${error.type}: ` : '';
   return new SinkError('broker', `cannot send to ${target}: ${answered}${error.message}`, {
     cause,

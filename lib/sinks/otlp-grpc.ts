@@ -8,7 +8,7 @@ import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
-import { firstLine, networkError, SinkError } from './core/errors.js';
+import { firstLine, networkError, NO_ANSWER, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
@@ -65,7 +65,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const details = firstLine(redact(error.details ?? ''));
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
     const system = tls ? undefined : systemCodeOf(code, details);
-    if (system) return networkError('otlp_grpc', address, hostOf(address), error, system);
+    if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryAfter = retryDelayOf(error.metadata);
     // A server out of resources says when to come back (RetryInfo) if it will recover; without one it will not.
@@ -183,10 +183,14 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
- * `connect ECONNREFUSED …` in its details), a failed name lookup, or the call's deadline passed.
+ * `connect ECONNREFUSED …` in its details), a failed name lookup, or the call's deadline passed: before a
+ * connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`).
  */
 function systemCodeOf(code: string, details: string): string | undefined {
-  if (code === 'DEADLINE_EXCEEDED') return /^Deadline exceeded/i.test(details) ? 'ETIMEDOUT' : undefined;
+  if (code === 'DEADLINE_EXCEEDED') {
+    if (!/^Deadline exceeded/i.test(details)) return undefined;
+    return /\bremote_addr=/.test(details) ? NO_ANSWER : 'ETIMEDOUT';
+  }
   if (code !== 'UNAVAILABLE') return undefined;
   if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];

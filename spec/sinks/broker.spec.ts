@@ -369,7 +369,8 @@ describe('broker sink', () => {
         ),
       ).to.include({
         retryable: true,
-        message: 'broker sink: k1:9092 did not answer within 10 s: is the broker overloaded?',
+        message:
+          'broker sink: k1:9092 accepted the connection but did not answer within 10 s: is the endpoint overloaded or stuck?',
       });
     });
   });

@@ -386,6 +386,35 @@ describe('OTLP sinks', function () {
     }
   });
 
+  it('otlp_grpc: a collector that took the call and did not answer in time is said as http_push says it', async () => {
+    const server = new grpc.Server();
+    const export_ = '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export';
+    server.register(
+      export_,
+      () => undefined,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      'unary',
+    );
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    try {
+      const sink = otlpGrpcSink({
+        endpoint: `127.0.0.1:${port}`,
+        signal: 'metrics',
+        timeout: 300,
+        retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+      });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
+        `otlp_grpc sink: 127.0.0.1:${port} accepted the connection but did not answer within 0.3 s: is the endpoint overloaded or stuck?`,
+      );
+    } finally {
+      server.forceShutdown();
+    }
+  });
+
   it('otlp_http: a 404 says the url is the base address', async () => {
     const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));

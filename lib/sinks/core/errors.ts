@@ -50,9 +50,17 @@ export function firstLine(text: string, max = 200): string {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-/** What a network error code means for the user, and what to check. */
-function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
+/**
+ * The code {@link networkError} takes for a request the peer took (over a connection it accepted) and did not
+ * answer within the request's timeout: no system error has a name for that.
+ */
+export const NO_ANSWER = 'SVC_NO_ANSWER';
+
+/** What a network error code means for the user, and what to check; `timeout`: the request's, ms. */
+function explainNetwork(code: string | undefined, target: string, host: string, timeout?: number): string | undefined {
   switch (code) {
+    case NO_ANSWER:
+      return `${target} accepted the connection but did not answer within ${(timeout ?? 0) / 1000} s: is the endpoint overloaded or stuck?`;
     case 'ECONNREFUSED':
       return `connection refused by ${target}: is the backend running, and is ${target} the right port?`;
     case 'ENOTFOUND':
@@ -80,16 +88,17 @@ const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse t
  * A network failure of `sink` reaching `target` (`host:port` or a URL origin) as a retryable
  * {@link SinkError} whose message says what to check, e.g. for connection refused: "is the
  * backend running, and is <host:port> the right port?". `target` must not carry credentials.
- * `code`: the system error code, when the cause only names it in its words (gRPC's).
+ * `code`: the system error code, when the cause only names it in its words (gRPC's), or {@link NO_ANSWER} with
+ * the request's `timeout` (ms).
  */
 export function networkError(
   sink: string,
   target: string,
   host: string,
   cause: unknown,
-  code = (cause as NodeJS.ErrnoException | undefined)?.code,
+  { code = (cause as NodeJS.ErrnoException | undefined)?.code, timeout }: { code?: string; timeout?: number } = {},
 ): SinkError {
-  const detail = explainNetwork(code, target, host) ?? `cannot reach ${target}: ${describeError(cause)}`;
+  const detail = explainNetwork(code, target, host, timeout) ?? `cannot reach ${target}: ${describeError(cause)}`;
   return new SinkError(sink, detail, { cause, retryable: true });
 }
 

@@ -8,7 +8,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { firstLine, networkError, SinkError } from '../core/errors.js';
+import { firstLine, networkError, NO_ANSWER, SinkError } from '../core/errors.js';
 import { redactAnswer, sentSecrets } from '../../redact.js';
 import { VERSION } from '../../version.js';
 
@@ -123,14 +123,9 @@ export function httpEndpoint({
         });
         req.on('timeout', () => {
           // A connected peer that keeps silent is no firewall or wrong host: say that it took the connection.
+          const code = req.socket?.connecting === false ? NO_ANSWER : 'ETIMEDOUT';
           req.destroy(
-            req.socket?.connecting === false
-              ? new SinkError(
-                  sink,
-                  `${url.host} accepted the connection but did not answer within ${timeout / 1000} s: is the endpoint overloaded or stuck?`,
-                  { retryable: true },
-                )
-              : Object.assign(new Error(`no answer within ${timeout} ms`), { code: 'ETIMEDOUT' }),
+            networkError(sink, url.host, url.hostname, new Error(`no answer within ${timeout} ms`), { code, timeout }),
           );
         });
         req.on('error', (error) => reject(error instanceof SinkError ? error : networkFailure(error)));
