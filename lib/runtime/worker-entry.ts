@@ -41,11 +41,11 @@ fileRun.runs.forEach(
 
 const outcomes = await fileRun.done;
 clearInterval(ticker);
-post({
-  type: 'done',
-  entries: countersOf(fileRun),
-  outcomes: outcomes.map((outcome, i) => workerOutcome(fileRun.runs[i]!, outcome)),
+// Every entry's outcome is in its counters' `ended` from here on, whatever order the promises above settled in.
+outcomes.forEach((outcome, i) => {
+  ended[i] ??= workerOutcome(fileRun.runs[i]!, outcome);
 });
+post({ type: 'done', entries: countersOf(fileRun) });
 // Nothing keeps the thread alive any more: it exits once its stdout drained.
 port.off('message', onMessage);
 

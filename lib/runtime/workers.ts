@@ -73,17 +73,12 @@ export interface WorkerOutcome {
 }
 
 /**
- * Messages of a worker: that it is ready to start, its counters per entry (in file order), and at its end its
- * outcomes too.
+ * Messages of a worker: that it is ready to start, and its counters per entry (in file order), the last ones as
+ * `done`, when every entry's `ended` tells its outcome.
  */
 export type WorkerMessage =
   | { readonly type: 'ready' }
-  | { readonly type: 'stats'; readonly entries: readonly WorkerCounters[] }
-  | {
-      readonly type: 'done';
-      readonly entries: readonly WorkerCounters[];
-      readonly outcomes: readonly WorkerOutcome[];
-    };
+  | { readonly type: 'stats' | 'done'; readonly entries: readonly WorkerCounters[] };
 
 /** The message that stops a worker (stop means flush). */
 export const STOP = 'stop';
@@ -308,7 +303,7 @@ function runWorker(
     if (message.type === 'ready') return isReady();
     report(message.entries, last);
     last = message.entries;
-    if (message.type === 'done') outcomes = message.outcomes.map(outcomeOf);
+    if (message.type === 'done') outcomes = message.entries.map(({ ended }) => outcomeOf(ended ?? {}));
   });
   worker.on('error', (error: Error) => (crash ??= error));
   // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
