@@ -40,7 +40,7 @@ function unrouted(ctx: Context): never {
 }
 
 /** Our own errors, a draining registry's (503), a full one's (429), and the status errors koa and its body parser throw (413, 400, 415). */
-function asHttpError(error: unknown): HttpError | undefined {
+export function asHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof DrainingError) return new HttpError(503, 'draining', error.message);
   if (error instanceof TooManyEntriesError) return new HttpError(429, 'too_many_entries', error.message);

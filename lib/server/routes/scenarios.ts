@@ -4,7 +4,8 @@ import type { Context } from 'koa';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
-import { DrainingError, statusOf, TooManyEntriesError, type EntryRegistry, type StartedEntry } from '../registry.js';
+import { statusOf, type EntryRegistry, type StartedEntry } from '../registry.js';
+import { asHttpError } from '../middleware/errors.js';
 import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { aggregateProtobuf } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
@@ -46,7 +47,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         try {
           started = launchScenario(deps, prepared);
         } catch (error) {
-          if (error instanceof DrainingError || error instanceof TooManyEntriesError) throw error;
+          // A refusal (draining, too many entries) is answered as such; anything else is the server's failure.
+          if (asHttpError(error)) throw error;
           logger.error({ err: error }, 'could not start scenario');
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
