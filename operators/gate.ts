@@ -10,6 +10,7 @@ import {
 } from 'rxjs';
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
+import { guarded } from './internal/guarded.js';
 import { check, checkOptional, FUNCTION, NON_NEGATIVE, SCHEDULER, OBSERVABLE } from './internal/arguments.js';
 
 export interface GateOptions<B extends TickBatch> {
@@ -39,8 +40,8 @@ export interface Reading {
  * `condition` completes. A batch is judged by the state when it arrives, an edge due at that very
  * instant included, whichever of the two the scheduler runs first (so a backfill on virtual time
  * and a run on real time agree to the millisecond). With `snap`, the first
- * batch that arrives after a close gives one last tick (its first, remade by `snap`). Each
- * subscription has its own gate and watches `condition` anew.
+ * batch that arrives after a close gives one last tick (its first, remade by `snap`). A throw in
+ * `snap` or `onEdge` errors the stream. Each subscription has its own gate and watches `condition` anew.
  *
  * ```
  * condition: f-t-------f-----t--f---|
@@ -87,16 +88,17 @@ export function gate<B extends TickBatch>(
             return longTimer(pending.at - scheduler.now(), scheduler).pipe(map(() => holds));
           }),
         )
-        .subscribe({ next: turn, error: (error: unknown) => subscriber.error(error) });
+        // `turn` runs the caller's `onEdge`, and a batch's handler its `snap`: what they throw goes down the stream.
+        .subscribe({ next: guarded(subscriber, turn), error: (error: unknown) => subscriber.error(error) });
       const ticks = source.subscribe({
-        next: (batch) => {
+        next: guarded(subscriber, (batch: B) => {
           if (pending && scheduler.now() >= pending.at) turn(pending.open);
           if (open) subscriber.next(batch);
           else if (snapDue) {
             snapDue = false;
             subscriber.next(snap!(batch));
           }
-        },
+        }),
         error: (error: unknown) => subscriber.error(error),
         complete: () => subscriber.complete(),
       });

@@ -140,4 +140,28 @@ describe('gate', () => {
       );
     });
   });
+
+  it("routes a throw of the caller's snap or onEdge into the stream, unsubscribing the condition and the source", () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const failed = new Error('snap failed');
+      const holds = hot('          -t-f------', condition);
+      const source = cold('        a-b-c-d-e|', ticks);
+      const snap = (): SampleBatch => {
+        throw failed;
+      };
+      expectObservable(source.pipe(gate(holds, { snap }), firstValue)).toBe('--b-#', named, failed);
+      expectSubscriptions(holds.subscriptions).toBe('^---!');
+      expectSubscriptions(source.subscriptions).toBe('^---!');
+
+      const edgeFailed = new Error('onEdge failed');
+      const onEdge = () => {
+        throw edgeFailed;
+      };
+      const opens = hot('          -t--------', condition);
+      const again = cold('         a-b-c-d-e|', ticks);
+      expectObservable(again.pipe(gate(opens, { onEdge }), firstValue)).toBe('-#', named, edgeFailed);
+      expectSubscriptions(opens.subscriptions).toBe('^!');
+      expectSubscriptions(again.subscriptions).toBe('^!');
+    });
+  });
 });
