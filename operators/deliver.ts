@@ -1,14 +1,15 @@
 import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
-import { check, checkOptional, oneOf, withMethods, BOOLEAN, OBSERVABLE } from './internal/arguments.js';
+import { check, checkOptional, oneOf, withMethods, BOOLEAN, OBSERVABLE, PROMISE } from './internal/arguments.js';
 
 /**
  * A destination for encoded chunks (the bytes, and the batch they were encoded from).
  *
  * `write` returns `undefined` when the chunk was taken at once, or a promise when the caller
  * must wait before writing more: that promise is how a slow destination applies backpressure
- * to the chain. A write the sink refuses throws, or rejects the returned promise, with an
+ * to the chain. Anything else (the boolean of a Node stream's `write`), or a `flush` that
+ * returns no promise, errors {@link deliver}'s stream with a TypeError saying so. A write the sink refuses throws, or rejects the returned promise, with an
  * error whose message tells the user what to fix.
  *
  * A sink that delivers later than `write` (a buffer, a socket, a batch sent over HTTP) tells
@@ -148,8 +149,16 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       error: (error: unknown) => subscriber.error(error),
     });
 
+    // A sink of the caller's own may return what the contract does not say (a Node stream's `write` gives a
+    // boolean): told as such, rather than as a `.then` missing deep inside deliver.
+    const settle = (method: 'flush' | 'close'): Promise<void> => {
+      const settled = sink[method]();
+      check('deliver', `what sink.${method}() returns`, settled, PROMISE);
+      return settled;
+    };
+
     const finish = () => {
-      (close ? sink.close() : sink.flush()).then(
+      settle(close ? 'close' : 'flush').then(
         () => subscriber.complete(),
         (cause) => {
           failed(0, 0, cause, true);
@@ -171,6 +180,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           failed(chunk.size, bytes, cause, false);
           continue;
         }
+        checkOptional('deliver', 'what sink.write() returns', pending, PROMISE);
         if (!pending) {
           written(chunk.size, bytes);
           continue;
@@ -201,7 +211,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         sourceDone = true;
         // A stop while the sink holds the chain back: flush now, so a stalled destination's
         // flush timeout starts at once. The final flush below reports the outcome.
-        if (waiting) guarded(subscriber, () => void sink.flush().catch(() => undefined))();
+        if (waiting) guarded(subscriber, () => void settle('flush').catch(() => undefined))();
         pump();
       },
     });

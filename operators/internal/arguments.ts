@@ -47,6 +47,8 @@ export const BOOLEAN: Rule = { type: 'boolean', test: () => true, expected: 'tru
 export const SCHEDULER: Rule = withMethods('now', 'schedule');
 /** An observable. */
 export const OBSERVABLE: Rule = withMethods('subscribe');
+/** A promise (any thenable). */
+export const PROMISE: Rule = { ...withMethods('then'), expected: 'a promise' };
 
 /** One of `values`. */
 export function oneOf(values: readonly string[]): Rule {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Subject } from 'rxjs';
-import { deliver, type Delivery } from '../../operators/deliver.js';
+import { lastValueFrom, Subject, toArray } from 'rxjs';
+import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { chunk } from '../support/batches.js';
 import { MemorySink, ReportingSink } from '../support/sinks.js';
@@ -116,6 +116,24 @@ describe('deliver', () => {
     source.next(chunk('1'));
     expect(out).to.deep.equal([{ kind: 'failed', size: 1, bytes: 1, error: sink.failWith }]);
     expect(end.error).to.equal(sink.failWith);
+  });
+
+  it("errors the stream, naming the method, when a sink's write or flush returns neither nothing nor a promise", async () => {
+    const outcome = async (sink: Sink): Promise<unknown> => {
+      const source = new Subject<EncodedBatch>();
+      const done = lastValueFrom(source.pipe(deliver(sink), toArray())).catch((error: unknown) => error);
+      source.next(chunk('a\n'));
+      source.complete();
+      return done;
+    };
+    const streamLike = { write: () => true, flush: async () => {}, close: async () => {} };
+    expect(await outcome(streamLike as unknown as Sink))
+      .to.be.an.instanceOf(TypeError)
+      .with.property('message', 'deliver: what sink.write() returns must be a promise, got true');
+    const syncFlush = { write: () => undefined, flush: () => undefined, close: async () => {} };
+    expect(await outcome(syncFlush as unknown as Sink))
+      .to.be.an.instanceOf(TypeError)
+      .with.property('message', 'deliver: what sink.flush() returns must be a promise, got undefined');
   });
 
   describe('with a sink that reports later', () => {
