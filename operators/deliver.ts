@@ -1,7 +1,16 @@
 import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
 import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
-import { check, checkOptional, oneOf, withMethods, BOOLEAN, OBSERVABLE, PROMISE } from './internal/arguments.js';
+import {
+  check,
+  checkOptional,
+  oneOf,
+  withMethods,
+  BOOLEAN,
+  OBJECT,
+  OBSERVABLE,
+  PROMISE,
+} from './internal/arguments.js';
 
 /**
  * A destination for encoded chunks (the bytes, and the batch they were encoded from).
@@ -109,6 +118,7 @@ export interface DeliverOptions {
 export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunction<EncodedBatch, Delivery> {
   check('deliver', 'sink', sink, withMethods('write', 'flush', 'close'));
   checkOptional('deliver', 'sink.reports', sink.reports, OBSERVABLE);
+  check('deliver', 'options', options, OBJECT);
   const { onError = 'warn', backpressure, close = false } = options;
   check('deliver', 'onError', onError, oneOf(['warn', 'fail']));
   checkOptional('deliver', 'backpressure', backpressure, withMethods('next'));

@@ -4,7 +4,16 @@ import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
-import { checkOptional, FUNCTION, INTEGER, POSITIVE_COUNT, PROBABILITY, OBSERVABLE } from './internal/arguments.js';
+import {
+  check,
+  checkOptional,
+  FUNCTION,
+  INTEGER,
+  OBJECT,
+  POSITIVE_COUNT,
+  PROBABILITY,
+  OBSERVABLE,
+} from './internal/arguments.js';
 
 export interface ExemplarOptions {
   /** The batches of the traces whose spans the exemplars name; absent: random ids. */
@@ -45,6 +54,7 @@ export interface ExemplarOptions {
  * ```
  */
 export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOptions = {}): MonoTypeOperatorFunction<B> {
+  check('exemplars', 'options', options, OBJECT);
   checkOptional('exemplars', 'spans', options.spans, OBSERVABLE);
   checkOptional('exemplars', 'every', options.every, POSITIVE_COUNT);
   checkOptional('exemplars', 'probability', options.probability, PROBABILITY);

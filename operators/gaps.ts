@@ -1,7 +1,7 @@
 import { filter, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
 import { selectTicks, type TickBatch } from './model/batch.js';
 import { inAnyWindow, inTail, type OneShotWindow, type Window } from './model/window.js';
-import { check, checkList, checkWindow, NON_NEGATIVE, POSITIVE } from './internal/arguments.js';
+import { check, checkList, checkWindow, NON_NEGATIVE, OBJECT, POSITIVE } from './internal/arguments.js';
 
 /**
  * Gap filter: drops every tick scheduled in the tail `[every - for, every)` of a cycle,
@@ -34,6 +34,7 @@ export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunct
 export function gapWindows<B extends TickBatch>(windows: readonly OneShotWindow[]): MonoTypeOperatorFunction<B> {
   checkList('gapWindows', 'windows', windows);
   windows.forEach((window, i) => {
+    check('gapWindows', `windows[${i}]`, window, OBJECT);
     check('gapWindows', `windows[${i}].at`, window.at, NON_NEGATIVE);
     check('gapWindows', `windows[${i}].for`, window.for, POSITIVE);
   });

@@ -11,7 +11,7 @@ import {
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
 import { guarded } from './internal/guarded.js';
-import { check, checkOptional, FUNCTION, NON_NEGATIVE, SCHEDULER, OBSERVABLE } from './internal/arguments.js';
+import { check, checkOptional, FUNCTION, NON_NEGATIVE, SCHEDULER, OBSERVABLE, OBJECT } from './internal/arguments.js';
 
 export interface GateOptions<B extends TickBatch> {
   /** How long (ms) the condition must hold before the gate opens; default 0. */
@@ -55,6 +55,7 @@ export function gate<B extends TickBatch>(
   options: GateOptions<B> = {},
 ): MonoTypeOperatorFunction<B> {
   check('gate', 'condition', condition, OBSERVABLE);
+  check('gate', 'options', options, OBJECT);
   const { open: openDelay = 0, close: closeDelay = 0, snap, scheduler = asyncScheduler, onEdge } = options;
   check('gate', 'open', openDelay, NON_NEGATIVE);
   check('gate', 'close', closeDelay, NON_NEGATIVE);

@@ -2,7 +2,7 @@ import type { OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from './model/batch.js';
 import { boundText, bucketOf, expandRows, type SeriesTotals } from './internal/series-rows.js';
 import { checkNativeOptions, ExponentialBuckets, type NativeHistogramOptions } from './internal/exponential-buckets.js';
-import { checkIncreasing } from './internal/arguments.js';
+import { check, checkIncreasing, OBJECT } from './internal/arguments.js';
 
 export type { NativeHistogramOptions };
 
@@ -38,9 +38,11 @@ export interface HistogramOptions {
  */
 export function histogram(
   buckets: readonly number[] = DEFAULT_BUCKETS,
-  { native }: HistogramOptions = {},
+  options: HistogramOptions = {},
 ): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
   checkIncreasing('histogram', 'buckets', buckets);
+  check('histogram', 'options', options, OBJECT);
+  const { native } = options;
   if (native) checkNativeOptions('histogram', 'native', native);
   const bounds = [...buckets, Infinity];
   const rows = [

@@ -33,7 +33,16 @@ import {
 } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
 import { SplitMix64 } from '../lib/random.js';
-import { check, checkList, checkOptional, checkWindow, INTEGER, oneOf, POSITIVE_COUNT } from './internal/arguments.js';
+import {
+  check,
+  checkList,
+  checkOptional,
+  checkWindow,
+  INTEGER,
+  OBJECT,
+  oneOf,
+  POSITIVE_COUNT,
+} from './internal/arguments.js';
 
 /** A rotating label present on every event: `prefix` + (n mod cardinality), or `values` cycled. */
 export type RotatingLabel =
@@ -240,9 +249,12 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
 const KEY = { type: 'string', test: (key: string) => key !== '', expected: 'a label name' } as const;
 
 /** Throws, naming the field, unless `options` can label ticks: a mistake would show as `pod_NaN` or a crash later. */
-function checkLabelOptions({ dynamic = [], spikes = [], shard }: LabelOptions): void {
+function checkLabelOptions(options: LabelOptions): void {
+  check('labels', 'options', options, OBJECT);
+  const { dynamic = [], spikes = [], shard } = options;
   checkList('labels', 'dynamic', dynamic);
   dynamic.forEach((label, i) => {
+    check('labels', `dynamic[${i}]`, label, OBJECT);
     check('labels', `dynamic[${i}].key`, label.key, KEY);
     if ('values' in label) {
       checkList('labels', `dynamic[${i}].values`, label.values);
@@ -251,6 +263,7 @@ function checkLabelOptions({ dynamic = [], spikes = [], shard }: LabelOptions): 
   });
   checkList('labels', 'spikes', spikes);
   spikes.forEach((spike, i) => {
+    check('labels', `spikes[${i}]`, spike, OBJECT);
     check('labels', `spikes[${i}].label`, spike.label, KEY);
     check('labels', `spikes[${i}].cardinality`, spike.cardinality, POSITIVE_COUNT);
     checkWindow('labels', `spikes[${i}]`, spike);
@@ -258,6 +271,7 @@ function checkLabelOptions({ dynamic = [], spikes = [], shard }: LabelOptions): 
     checkOptional('labels', `spikes[${i}].seed`, spike.seed, INTEGER);
   });
   if (!shard) return;
+  check('labels', 'shard', shard, OBJECT);
   check('labels', 'shard.count', shard.count, POSITIVE_COUNT);
   check('labels', 'shard.index', shard.index, {
     type: 'number',

@@ -26,6 +26,7 @@ import {
   checkIncreasing,
   checkOptional,
   NON_NEGATIVE,
+  OBJECT,
   oneOf,
   SCHEDULER,
   OBSERVABLE,
@@ -106,6 +107,7 @@ export function spanMetrics<B extends TickBatch>(
   options: SpanMetricsOptions,
 ): OperatorFunction<B, Labelled<SampleBatch>> {
   check('spanMetrics', 'spans', spans, OBSERVABLE);
+  check('spanMetrics', 'options', options, OBJECT);
   const { family, unit = 'ms', exemplars = false, naming = 'prometheus', end, scheduler } = options;
   check('spanMetrics', 'family', family, oneOf(['calls', 'duration']));
   check('spanMetrics', 'unit', unit, oneOf(SPAN_METRICS_UNITS));

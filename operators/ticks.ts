@@ -20,6 +20,7 @@ import {
   POSITIVE_COUNT,
   SCHEDULER,
   OBSERVABLE,
+  OBJECT,
 } from './internal/arguments.js';
 
 export interface TicksOptions {
@@ -80,6 +81,7 @@ export interface SlotPattern {
  * without a cost each); batches hold up to `maxBatch` emitted slots.
  */
 export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule, TickBatch> {
+  check('ticks', 'options', options, OBJECT);
   checkOptional('ticks', 'scheduler', options.scheduler, SCHEDULER);
   checkOptional('ticks', 'duration', options.duration, DURATION);
   checkOptional('ticks', 'start', options.start, FINITE);

@@ -4,7 +4,7 @@ import type { SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
-import { check, INTEGER, oneOf, PROBABILITY, OBSERVABLE } from './internal/arguments.js';
+import { check, INTEGER, OBJECT, oneOf, PROBABILITY, OBSERVABLE } from './internal/arguments.js';
 
 /** Which records name a span: those of severity error or fatal, every one, or each with a probability. */
 export type TraceContextOn = 'error' | 'all' | 'probability';
@@ -43,6 +43,7 @@ export function traceContext<B extends LogBatch>(
   options: TraceContextOptions = {},
 ): MonoTypeOperatorFunction<B> {
   check('traceContext', 'spans', spans, OBSERVABLE);
+  check('traceContext', 'options', options, OBJECT);
   const { on = 'error', probability = 1, seed = 0 } = options;
   check('traceContext', 'on', on, oneOf(['error', 'all', 'probability']));
   check('traceContext', 'probability', probability, PROBABILITY);

@@ -43,6 +43,12 @@ export const PROBABILITY: Rule = {
 export const FUNCTION: Rule = { type: 'function', test: () => true, expected: 'a function' };
 export const BOOLEAN: Rule = { type: 'boolean', test: () => true, expected: 'true or false' };
 
+/** An object of named fields: an operator's options, one element of a list of them. */
+export const OBJECT: Rule = {
+  type: 'object',
+  test: (value: object) => !Array.isArray(value),
+  expected: 'an object',
+};
 /** A scheduler, as RxJS takes one. */
 export const SCHEDULER: Rule = withMethods('now', 'schedule');
 /** An observable. */
@@ -63,15 +69,14 @@ export function oneOf(values: readonly string[]): Rule {
 export function withMethods(...methods: readonly string[]): Rule {
   return {
     type: 'object',
-    test: (value: Record<string, unknown>) =>
-      value !== null && methods.every((method) => typeof value[method] === 'function'),
+    test: (value: Record<string, unknown>) => methods.every((method) => typeof value[method] === 'function'),
     expected: `an object with ${methods.map((m) => `${m}()`).join(', ')}`,
   };
 }
 
 /** Throws unless `value`, the argument `name` of `operator`, follows `rule`: a TypeError of the wrong type. */
 export function check(operator: string, name: string, value: unknown, rule: Rule): void {
-  const typed = typeof value === rule.type;
+  const typed = typeof value === rule.type && value !== null;
   if (typed && rule.test(value as never)) return;
   const message = `${operator}: ${name} must be ${rule.expected}, got ${shown(value)}`;
   throw typed ? new RangeError(message) : new TypeError(message);
@@ -114,7 +119,7 @@ export function checkIncreasing(operator: string, name: string, values: readonly
 function withFields(...fields: readonly string[]): Rule {
   return {
     type: 'object',
-    test: (value: Record<string, unknown>) => value !== null && fields.every((field) => field in value),
+    test: (value: Record<string, unknown>) => fields.every((field) => field in value),
     expected: `an object with ${fields.join(' and ')}`,
   };
 }

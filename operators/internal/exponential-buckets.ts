@@ -1,5 +1,5 @@
 import type { BucketSpan, NativeHistogram } from '../model/native-histogram.js';
-import { check, NON_NEGATIVE, POSITIVE_COUNT } from './arguments.js';
+import { check, NON_NEGATIVE, OBJECT, POSITIVE_COUNT } from './arguments.js';
 
 /** How a native histogram records: its finest resolution, its zero bucket, the most buckets it keeps populated. */
 export interface NativeHistogramOptions {
@@ -18,6 +18,7 @@ const MAX_SCHEMA = 8;
 
 /** Throws unless `options` (the argument `name` of `operator`) are native histogram settings Prometheus defines. */
 export function checkNativeOptions(operator: string, name: string, options: NativeHistogramOptions): void {
+  check(operator, name, options, OBJECT);
   check(operator, `${name}.schema`, options.schema, {
     type: 'number',
     test: (schema: number) => Number.isInteger(schema) && schema >= MIN_SCHEMA && schema <= MAX_SCHEMA,

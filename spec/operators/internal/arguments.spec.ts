@@ -136,6 +136,59 @@ describe('operator arguments', () => {
       TypeError,
       'RateSchedule: rate must be a finite number > 0, got "10"',
     ],
+    // A JavaScript caller's options left out or null: named, instead of a destructuring TypeError of their fields.
+    ['ticks options null', () => ticks(untyped(null)), TypeError, 'ticks: options must be an object, got null'],
+    [
+      'spanMetrics without options',
+      () => spanMetrics(NEVER, untyped(undefined)),
+      TypeError,
+      'spanMetrics: options must be an object, got undefined',
+    ],
+    ['labels options null', () => labels(untyped(null)), TypeError, 'labels: options must be an object, got null'],
+    [
+      'labels dynamic element',
+      () => labels({ dynamic: [untyped(null)] }),
+      TypeError,
+      'labels: dynamic[0] must be an object, got null',
+    ],
+    ['gate options null', () => gate(NEVER, untyped(null)), TypeError, 'gate: options must be an object, got null'],
+    [
+      'histogram options',
+      () => histogram([1], untyped(null)),
+      TypeError,
+      'histogram: options must be an object, got null',
+    ],
+    [
+      'nativeHistogram options',
+      () => nativeHistogram(untyped(null)),
+      TypeError,
+      'nativeHistogram: options must be an object, got null',
+    ],
+    ['exemplars options', () => exemplars(untyped(null)), TypeError, 'exemplars: options must be an object, got null'],
+    [
+      'traceContext options',
+      () => traceContext(NEVER, untyped('all')),
+      TypeError,
+      'traceContext: options must be an object, got "all"',
+    ],
+    [
+      'gapWindows element',
+      () => gapWindows([untyped(null)]),
+      TypeError,
+      'gapWindows: windows[0] must be an object, got null',
+    ],
+    [
+      'deliver options',
+      () => deliver({ write: () => undefined, flush: async () => {}, close: async () => {} }, untyped(null)),
+      TypeError,
+      'deliver: options must be an object, got null',
+    ],
+    [
+      'deliver sink null',
+      () => deliver(untyped(null)),
+      TypeError,
+      'deliver: sink must be an object with write(), flush(), close(), got null',
+    ],
   ];
   for (const [name, call, type, message] of refused) {
     it(`${name}: refused when the operator is made, naming the argument`, () => {
