@@ -11,7 +11,16 @@ import {
 import { selectTicks, type SampleBatch, type TickBatch } from './model/batch.js';
 import { longTimer } from './long-timer.js';
 import { guarded } from './internal/guarded.js';
-import { check, checkOptional, FUNCTION, NON_NEGATIVE, SCHEDULER, OBSERVABLE, OBJECT } from './internal/arguments.js';
+import {
+  check,
+  checkOptional,
+  FUNCTION,
+  NON_NEGATIVE,
+  SCHEDULER,
+  OBSERVABLE,
+  OBJECT,
+  type Rule,
+} from './internal/arguments.js';
 
 export interface GateOptions<B extends TickBatch> {
   /** How long (ms) the condition must hold before the gate opens; default 0. */
@@ -77,7 +86,12 @@ export function gate<B extends TickBatch>(
       };
       const edges = condition
         .pipe(
-          map((reading) => (typeof reading === 'boolean' ? { holds: reading, since: scheduler.now() } : reading)),
+          map((reading) => {
+            if (typeof reading === 'boolean') return { holds: reading, since: scheduler.now() };
+            // Anything else would read as a condition that fails: a gate shut without a word.
+            check('gate', 'each value of condition', reading, READING);
+            return reading;
+          }),
           distinctUntilChanged((previous, next) => previous.holds === next.holds),
           switchMap(({ holds, since }) => {
             const delay = holds ? openDelay : closeDelay;
@@ -109,6 +123,13 @@ export function gate<B extends TickBatch>(
       };
     });
 }
+
+/** What a condition may say besides a boolean. */
+const READING: Rule = {
+  type: 'object',
+  test: (reading: Reading) => typeof reading.holds === 'boolean' && Number.isFinite(reading.since),
+  expected: 'a boolean or a Reading {holds: boolean, since: scheduler time}',
+};
 
 /** A `snap` for {@link gate}: the batch's first tick, carrying `value`. */
 export function snapTo<B extends SampleBatch>(value: number): (batch: B) => B {

@@ -164,4 +164,25 @@ describe('gate', () => {
       expectSubscriptions(again.subscriptions).toBe('^!');
     });
   });
+
+  it('errors the stream, naming what it must be, on a condition value that is neither a boolean nor a reading', () => {
+    virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const expected =
+        'gate: each value of condition must be a boolean or a Reading {holds: boolean, since: scheduler time}';
+      const numbers = hot('-x---', { x: 1 });
+      const source = cold('a-b-c|', ticks);
+      expectObservable(source.pipe(gate(numbers as never), firstValue)).toBe(
+        '-#',
+        named,
+        new TypeError(`${expected}, got 1`),
+      );
+      expectSubscriptions(source.subscriptions).toBe('^!');
+      const sinceless = hot('-x---', { x: { holds: true } });
+      expectObservable(cold('a-b-c|', ticks).pipe(gate(sinceless as never, { open: 2 }), firstValue)).toBe(
+        '-#',
+        named,
+        new RangeError(`${expected}, got {holds}`),
+      );
+    });
+  });
 });
