@@ -13,6 +13,7 @@ import { longTimer, MAX_TIMER_DELAY } from './long-timer.js';
 import { RateSchedule } from './model/rate-schedule.js';
 import {
   check,
+  checkIncreasing,
   checkOptional,
   FINITE,
   FUNCTION,
@@ -90,6 +91,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   checkOptional('ticks', 'maxBatchesPerWake', options.maxBatchesPerWake, POSITIVE_COUNT);
   checkOptional('ticks', 'paused', options.paused, OBSERVABLE);
   checkOptional('ticks', 'ahead', options.ahead, NON_NEGATIVE);
+  if (options.slots !== undefined) checkSlots(options.slots);
   const {
     scheduler = asyncScheduler,
     duration = Infinity,
@@ -264,6 +266,17 @@ const SCHEDULE = {
   test: (value: object) => value instanceof RateSchedule,
   expected: 'a RateSchedule (of(RateSchedule.constant(rate)))',
 } as const;
+
+/** Throws unless `slots` is a pattern: a period ≥ 1 and ascending residues below it (none: a shard without slots). */
+function checkSlots(slots: SlotPattern): void {
+  check('ticks', 'slots', slots, OBJECT);
+  check('ticks', 'slots.period', slots.period, POSITIVE_COUNT);
+  checkIncreasing('ticks', 'slots.residues', slots.residues, {
+    type: 'number',
+    test: (residue: number) => Number.isInteger(residue) && residue >= 0 && residue < slots.period,
+    expected: `a whole number from 0 to ${slots.period - 1} (below slots.period)`,
+  });
+}
 
 /** Every slot: the default pattern. */
 const EVERY_SLOT: SlotPattern = { period: 1, residues: [0] };

@@ -136,6 +136,25 @@ describe('operator arguments', () => {
       TypeError,
       'RateSchedule: rate must be a finite number > 0, got "10"',
     ],
+    // A pattern that names no slot it could emit would end the run silently, without a tick.
+    [
+      'ticks slots period',
+      () => ticks({ slots: { period: 0, residues: [] } }),
+      RangeError,
+      'ticks: slots.period must be a whole number ≥ 1, got 0',
+    ],
+    [
+      'ticks slots residue past the period',
+      () => ticks({ slots: { period: 2, residues: [5] } }),
+      RangeError,
+      'ticks: slots.residues[0] must be a whole number from 0 to 1 (below slots.period), got 5',
+    ],
+    [
+      'ticks slots residues out of order',
+      () => ticks({ slots: { period: 4, residues: [2, 1] } }),
+      RangeError,
+      'ticks: slots.residues must increase, but slots.residues[1] (1) is not greater than 2',
+    ],
     // A JavaScript caller's options left out or null: named, instead of a destructuring TypeError of their fields.
     ['ticks options null', () => ticks(untyped(null)), TypeError, 'ticks: options must be an object, got null'],
     [
@@ -217,6 +236,7 @@ describe('operator arguments', () => {
 
   it('takes what the runtime passes: defaults, Infinity as no end, zero observations a tick', () => {
     expect(() => ticks({ duration: Infinity, ahead: 0 })).not.to.throw();
+    expect(() => ticks({ slots: { period: 3, residues: [] } })).not.to.throw();
     expect(() => observe(() => 1, 0)).not.to.throw();
     expect(() => histogram()).not.to.throw();
     expect(() => summary([0, 1])).not.to.throw();
