@@ -56,7 +56,7 @@ export interface Reading {
  * condition: f-t-------f-----t--f---|
  * ticks:     a-b-c-d-e-f-g-h-i-j-k-l-m-|
  *            gate(condition, { open: 2 ticks, close: 2 ticks, snap })
- * ticks:     ------d-e-f-g-S------------|   S: g's slot, snapped; t..f shorter than `open` never opens
+ * ticks:     ------d-e-f-g-S-----------|   S: h's slot, snapped; t..f shorter than `open` never opens
  * ```
  */
 export function gate<B extends TickBatch>(

@@ -95,6 +95,16 @@ describe('gate', () => {
     });
   });
 
+  it('behaves as its TSDoc diagram draws: the snap is the slot of the first tick after the close', () => {
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const holds = hot('          f-t-------f-----t--f---|', condition);
+      const source = cold('        a-b-c-d-e-f-g-h-i-j-k-l-m-|', ticks);
+      const gated = source.pipe(gate(holds, { open: 4, close: 4, snap: snapTo(-1) }));
+      expectObservable(gated.pipe(firstValue)).toBe('------d-e-f-g-S-----------|', named);
+      expectObservable(gated.pipe(map((batch) => batch.offset[0]))).toBe('------d-e-f-g-h-----------|', named);
+    });
+  });
+
   it('snaps a batch of several ticks to its first tick only, keeping its slot and offset', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const holds = hot('-t-f', condition);
