@@ -30,7 +30,7 @@ export const ENTERPRISE_NUMBER = 32473;
  * `[trace@32473 span_id="…" trace_id="…"]` after them when the record names a span.
  * PRI = facility × 8 + severity code. Labels and the record's fields are structured data
  * (values escape `"`, `\` and `]`); an empty element is left out, and `-` stands for none.
- * A line feed inside the message is written as `\n` so one record stays one line.
+ * A line feed inside the message or a structured-data value is written as `\n` so one record stays one line.
  */
 export function syslog(options: SyslogOptions = {}): TextLogEncoder {
   const facility = SYSLOG_FACILITIES.indexOf((options.facility ?? 'user') as (typeof SYSLOG_FACILITIES)[number]);
@@ -44,7 +44,7 @@ export function syslog(options: SyslogOptions = {}): TextLogEncoder {
     // Whole messages only when a piece has a line feed (its CR may end the piece before) or a lone surrogate
     // (that may pair across).
     messagePiece: (text) => (text.includes('\n') || LONE_SURROGATE.test(text) ? undefined : text),
-    message: (text) => text.replace(/\r?\n/g, '\\n'),
+    message: oneLine,
     fieldValue: escapeParam,
     fields: (names) => ({
       before: names.map((name, k) => `${k === 0 ? `[fields@${ENTERPRISE_NUMBER}` : '"'} ${paramName(name)}="`),
@@ -80,9 +80,14 @@ function paramName(name: string): string {
   return name.replace(/[^\x21-\x7e]|[="\]]/gu, '_').slice(0, 32) || '_';
 }
 
-/** A PARAM-VALUE: `"`, `\` and `]` escaped. */
+/** A PARAM-VALUE: `"`, `\` and `]` escaped, on one line as a message is (a line feed would end the record). */
 function escapeParam(value: string): string {
-  return value.replace(/["\\\]]/g, '\\$&');
+  return oneLine(value.replace(/["\\\]]/g, '\\$&'));
+}
+
+/** Text with each line feed (and the CR before it) written as the two characters `\n`. */
+function oneLine(text: string): string {
+  return text.replace(/\r?\n/g, '\\n');
 }
 
 /** A header field, or the NILVALUE `-` when empty. */

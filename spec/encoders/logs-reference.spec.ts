@@ -71,7 +71,7 @@ function syslogReference(r: LogRecord, ms: number): string {
   const element = (name: string, o: Readonly<Record<string, string>>) => {
     const keys = Object.keys(o).sort();
     if (keys.length === 0) return '';
-    return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${sdName(k)}="${o[k]!.replace(/["\\\]]/g, (c) => `\\${c}`)}"`).join('')}]`;
+    return `[${name}@${ENTERPRISE_NUMBER}${keys.map((k) => ` ${sdName(k)}="${oneLine(o[k]!.replace(/["\\\]]/g, (c) => `\\${c}`))}"`).join('')}]`;
   };
   // An SD-NAME: each code point outside printable US-ASCII, and each of = ] ", becomes _; at most 32 of them.
   const sdName = (k: string) =>
@@ -79,8 +79,11 @@ function syslogReference(r: LogRecord, ms: number): string {
       .join('')
       .slice(0, 32) || '_';
   const data = element('labels', r.labels) + element('fields', r.fields);
-  return `<${19 * 8 + CODES[r.severity]!}>1 ${new Date(ms).toISOString()} host app - - ${data || '-'} ${r.message.split(/\r?\n/).join('\\n')}\n`;
+  return `<${19 * 8 + CODES[r.severity]!}>1 ${new Date(ms).toISOString()} host app - - ${data || '-'} ${oneLine(r.message)}\n`;
 }
+
+/** A message or SD value on one line: each line feed, with the CR before it, as `\n`. */
+const oneLine = (text: string) => text.split(/\r?\n/).join('\\n');
 
 describe('log encoders against a reference', () => {
   const reference = { json_lines: jsonReference, syslog: syslogReference };

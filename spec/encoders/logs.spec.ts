@@ -91,10 +91,19 @@ describe('syslog encoder', () => {
   it('escapes structured data values and keeps one record on one line', () => {
     const out = text(
       syslog({ hostname: 'h' }).encode(
-        logBatch([{ severity: 'info', message: 'two\nlines', fields: { q: 'a"b\\c]d' } }]),
+        logBatch([
+          {
+            severity: 'info',
+            message: 'two\nlines',
+            labels: { app: 'a\r\nb' },
+            fields: { q: 'a"b\\c]d', stack: 'at f()\nat g()' },
+          },
+        ]),
       ),
     );
-    expect(out).to.equal('<14>1 1970-01-01T00:00:00.000Z h svc - - [fields@32473 q="a\\"b\\\\c\\]d"] two\\nlines\n');
+    expect(out).to.equal(
+      '<14>1 1970-01-01T00:00:00.000Z h svc - - [labels@32473 app="a\\nb"][fields@32473 q="a\\"b\\\\c\\]d" stack="at f()\\nat g()"] two\\nlines\n',
+    );
   });
 
   it('writes every label and field name as a valid SD-NAME: at most 32 printable characters, none of = space ] "', () => {

@@ -40,7 +40,7 @@ const RECORDS: LogRecord[] = [
     fields: { odd: 'a"b\\c]d' },
     context: { traceId: TRACE_ID, spanId: SPAN_ID },
   },
-  { severity: 'fatal', message: 'two\nlines', labels: { service: 'sshd' } },
+  { severity: 'fatal', message: 'two\nlines', labels: { service: 'sshd' }, fields: { stack: 'at f()\nat g()' } },
   { severity: 'debug', message: 'no structured data' },
   { severity: 'trace', message: 'trace maps to debug', context: { traceId: TRACE_ID, spanId: SPAN_ID } },
 ];
@@ -51,7 +51,7 @@ const SD = [
   '[labels@32473 pod="pod_0" service="sshd"][fields@32473 ip="203.0.113.5" user="alice"]',
   '[labels@32473 pod="pod_1" service="sshd"][fields@32473 user="root"]',
   `[labels@32473 service="sshd"][fields@32473 odd="a\\"b\\\\c\\]d"][trace@32473 span_id="${SPAN_ID}" trace_id="${TRACE_ID}"]`,
-  '[labels@32473 service="sshd"]',
+  '[labels@32473 service="sshd"][fields@32473 stack="at f()\\nat g()"]',
   '-',
   `[trace@32473 span_id="${SPAN_ID}" trace_id="${TRACE_ID}"]`,
 ];
