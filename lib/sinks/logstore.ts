@@ -25,8 +25,8 @@ export function pushUrl(base: string): URL {
 /**
  * Sink for a log store that speaks the Loki push API: batches (as http_push) become JSON
  * pushes with one stream per distinct label set (see {@link lokiPushes}); a flush with more
- * than `maxStreamsPerPush` streams is split into several pushes. A 400 names the usual cause,
- * a label name or a missing label; 401 the tenant header.
+ * than `maxStreamsPerPush` streams is split into several pushes. A 400 names what the store's answer points at
+ * (structured metadata, a line's size, timestamps, else a label name or a missing label); 401 the tenant header.
  */
 export function logstoreSink(options: LogstoreSinkOptions): Sink {
   return httpBatchingSink<LokiPush>(
@@ -42,10 +42,32 @@ export function logstoreSink(options: LogstoreSinkOptions): Sink {
   );
 }
 
-function refusalHint(status: number): string | undefined {
+/**
+ * What to check for a 400, by the store's own words (Loki's validation messages): structured metadata, line size and
+ * timestamps each have their setting; anything else is most often a label.
+ */
+const BAD_REQUEST_HINTS: readonly (readonly [RegExp, string])[] = [
+  [
+    /structured metadata.*disallowed/i,
+    'the store refuses structured metadata, which carries the span ids of trace_context: allow it (Loki 3: limits_config.allow_structured_metadata, with a v13 schema) or remove trace_context from the entry',
+  ],
+  [
+    /entry size|line too long/i,
+    'a record is longer than the store takes (Loki: limits_config.max_line_size, 256 KB by default): shorten the messages',
+  ],
+  [
+    /too old|too new|too far behind|out of order/i,
+    'the store refuses timestamps too old or too far ahead (start_time; Loki: limits_config.reject_old_samples_max_age, 1 week by default) and, in one stream, more than about 1 h behind its newest entry (several entries writing the same labels, or start_time going back)',
+  ],
+];
+
+function refusalHint(status: number, body: string): string | undefined {
   switch (status) {
     case 400:
-      return `label names must match ${LABEL_KEY_PATTERN}, every stream needs at least one label and Loki takes at most 15 by default (limits_config.max_label_names_per_series); timestamps too old or too far ahead (start_time) are refused as well`;
+      return (
+        BAD_REQUEST_HINTS.find(([words]) => words.test(body))?.[1] ??
+        `label names must match ${LABEL_KEY_PATTERN}, every stream needs at least one label and Loki takes at most 15 by default (limits_config.max_label_names_per_series); timestamps too old or too far ahead (start_time) are refused as well`
+      );
     case 401:
     case 403:
       return 'set the tenant header (X-Scope-OrgID) or the credentials in headers';

@@ -182,6 +182,43 @@ describe('logstore sink (Loki push API)', () => {
     expect(error.message).to.include('Loki takes at most 15 by default (limits_config.max_label_names_per_series)');
   });
 
+  describe("a 400 points at what the store's answer names", () => {
+    /** The message of the failure a push of `batch` into `receiver` ends with. */
+    async function refusal(batch: EncodedBatch): Promise<string> {
+      const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+      sink.write(batch);
+      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+    }
+
+    it('structured metadata the store does not allow: its setting, or leaving out trace_context', async () => {
+      receiver = await startLokiReceiver({ allowStructuredMetadata: false });
+      const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+      const batch = logBatch([{ severity: 'error', message: 'failed', labels: { app: 'a' }, context }], Date.now());
+      const message = await refusal(jsonLinesLogs().encode(batch));
+      expect(message).to.match(/answered 400 Bad Request: "stream .* includes structured metadata, but this feature/);
+      expect(message).to.include('limits_config.allow_structured_metadata');
+      expect(message).to.include('remove trace_context');
+      expect(message).not.to.include('label names must match');
+    });
+
+    it("a line longer than the store takes: the store's line size limit", async () => {
+      receiver = await startLokiReceiver();
+      const message = await refusal(lineChunk({ app: 'a' }, 'x'.repeat(300 * 1024)));
+      expect(message).to.match(/answered 400 Bad Request: "Max entry size '262144' bytes exceeded/);
+      expect(message).to.include('limits_config.max_line_size');
+      expect(message).not.to.include('label names must match');
+    });
+
+    it('a timestamp too old: start_time and the age the store keeps', async () => {
+      receiver = await startLokiReceiver();
+      const message = await refusal(lineChunk({ app: 'a' }, 'old', Date.now() - 8 * 24 * 3600 * 1000));
+      expect(message).to.match(/answered 400 Bad Request: "entry for stream .* has timestamp too old/);
+      expect(message).to.include('start_time');
+      expect(message).to.include('reject_old_samples_max_age');
+      expect(message).not.to.include('label names must match');
+    });
+  });
+
   it('a 401 from a multi-tenant store points at the tenant header', async () => {
     receiver = await startLokiReceiver({ requireTenant: true });
     const sink = logstoreSink({ url: receiver.url });

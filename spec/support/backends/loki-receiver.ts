@@ -28,6 +28,8 @@ export interface LokiReceiverOptions {
   readonly requireTenant?: boolean;
   /** Clock of the age rules, epoch ms. */
   readonly now?: () => number;
+  /** Whether entries may carry structured metadata (Loki 3's `limits_config.allow_structured_metadata`); default true. */
+  readonly allowStructuredMetadata?: boolean;
 }
 
 export interface LokiReceiver {
@@ -60,7 +62,8 @@ const NANOS = /^\d{1,19}$/;
  * 204 on success, an entry with the timestamp and line of an earlier entry of its stream left out
  * (Loki drops such duplicates without an error); 400 for a body that does not parse, a stream without labels, a label name not
  * matching `[a-zA-Z_][a-zA-Z0-9_]*`, too many or too long labels, a non-string or malformed
- * timestamp, one older than 7 days or more than 10 minutes ahead, a line above 256 KiB (valid
+ * timestamp, one older than 7 days or more than 10 minutes ahead, a line above 256 KiB, structured metadata
+ * where it is not allowed (valid
  * streams of the same push are still taken, as Loki does); 401 without `X-Scope-OrgID` in
  * multi-tenant mode. The protobuf form (`application/x-protobuf`, snappy) is answered 415: this
  * receiver implements the JSON form only.
@@ -120,7 +123,7 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
     if (!Array.isArray(streams)) return answer(req, res, 400, 0, 'loghttp.PushRequest.Streams: expected an array');
     const errors: string[] = [];
     for (const stream of streams) {
-      const problem = validateStream(stream, now());
+      const problem = validateStream(stream, now(), options.allowStructuredMetadata ?? true);
       if (problem) errors.push(problem);
       else
         for (const [ts, line, metadata] of (stream as Stream).values) {
@@ -157,7 +160,7 @@ interface Stream {
 }
 
 /** Loki's validation of one stream: the first problem, or undefined. */
-function validateStream(stream: unknown, nowMs: number): string | undefined {
+function validateStream(stream: unknown, nowMs: number, allowStructuredMetadata: boolean): string | undefined {
   const { stream: labels, values } = (stream ?? {}) as { stream?: unknown; values?: unknown };
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels))
     return 'stream: expected an object of labels';
@@ -185,13 +188,15 @@ function validateStream(stream: unknown, nowMs: number): string | undefined {
       return `stream '${shown}': structured metadata must be an object`;
     if (metadata !== undefined && Object.values(metadata).some((value) => typeof value !== 'string'))
       return `stream '${shown}': structured metadata values must be strings`;
+    if (metadata !== undefined && !allowStructuredMetadata)
+      return `stream '${shown}' includes structured metadata, but this feature is disallowed. Please see \`limits_config.allow_structured_metadata\` or contact your Loki administrator to enable it.`;
     const ms = Number(ts) / 1e6;
     if (ms < nowMs - LIMITS.oldestMs)
       return `entry for stream '${shown}' has timestamp too old: ${new Date(ms).toISOString()}`;
     if (ms > nowMs + LIMITS.newestMs)
       return `entry for stream '${shown}' has timestamp too new: ${new Date(ms).toISOString()}`;
     if (Buffer.byteLength(line) > LIMITS.lineBytes)
-      return `max entry size '${LIMITS.lineBytes}' bytes exceeded for stream '${shown}'`;
+      return `Max entry size '${LIMITS.lineBytes}' bytes exceeded for stream '${shown}' while adding an entry with length '${Buffer.byteLength(line)}' bytes`;
   }
   return undefined;
 }
