@@ -1,6 +1,6 @@
 /**
  * Reading scenario and pack texts, from a file or from standard input (`svc run -`): one reader,
- * bounded in size, that refuses what is not UTF-8 text.
+ * bounded in size, that refuses what is not UTF-8 text (binary data, or text in another encoding, named apart).
  */
 import { createReadStream, fstatSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
@@ -51,9 +51,23 @@ export async function readTextFile(
     throw unreadable(`cannot read the ${what} (${reasonOf(error as NodeJS.ErrnoException)})`);
   }
   const bytes = Buffer.concat(chunks, length);
-  if (!isUtf8(bytes) || bytes.includes(0))
-    throw unreadable(`not a text file (it holds binary data): give a ${format} ${what}`);
+  if (bytes.includes(0)) throw unreadable(`not a text file (it holds binary data): give a ${format} ${what}`);
+  // Text in another encoding (a Latin-1 log) is no binary file: say where it is not UTF-8, and how to convert it.
+  if (!isUtf8(bytes))
+    throw unreadable(
+      `not UTF-8 text (line ${firstNonUtf8Line(bytes)} is not: in another encoding, such as Latin-1? iconv -f latin1 -t utf-8 converts that): give a ${format} ${what}`,
+    );
   return bytes.toString('utf8');
+}
+
+/** The number of the first line that is not UTF-8 (a line feed is never part of a UTF-8 character). */
+function firstNonUtf8Line(bytes: Buffer): number {
+  let line = 1;
+  for (let start = 0; ; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    if (!isUtf8(bytes.subarray(start, end < 0 ? bytes.length : end)) || end < 0) return line;
+    start = end + 1;
+  }
 }
 
 /** Whether the stream reads a descriptor that is a directory. */

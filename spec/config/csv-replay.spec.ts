@@ -210,4 +210,17 @@ describe('replay: log files', () => {
     const error = await readReplays(scenario('missing.log'), filesIn(dir)).catch((e: unknown) => e);
     expect((error as ConfigError).message).to.match(/^missing\.log: cannot read the replay file \(no such file\)/);
   });
+
+  it('names a log file in another encoding (Latin-1) as text that is not UTF-8, with its first such line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+    writeFileSync(join(dir, 'latin1.log'), Buffer.from('GET / 200\ncaf\xe9 ol\xe9\n', 'latin1'));
+    const scenario = load(
+      v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'replay', file: 'latin1.log' } }]),
+      { format: 'json' },
+    );
+    const error = await readReplays(scenario, filesIn(dir)).catch((e: unknown) => e);
+    expect((error as ConfigError).message).to.equal(
+      `${join(dir, 'latin1.log')}: not UTF-8 text (line 2 is not: in another encoding, such as Latin-1? iconv -f latin1 -t utf-8 converts that): give a text replay file`,
+    );
+  });
 });
