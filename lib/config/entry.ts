@@ -214,10 +214,14 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
-  // A log store refuses a stream without labels (400): say so before the run rather than drop every push.
+  // A log store refuses a stream without labels (400): say so before the run rather than drop every push. Metric
+  // lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a CSV's
+  // columns may bring labels of their own, known only later.
   if (
-    signal === 'logs' &&
+    signal !== 'traces' &&
     sink.type === 'logstore' &&
+    !has('pack') &&
+    fields.generator?.type !== 'csv_replay' &&
     !failed('labels', 'dynamic_labels') &&
     !Object.keys(fields.labels ?? {}).length &&
     !fields.dynamic_labels?.length

@@ -253,6 +253,18 @@ describe('sink', () => {
     expect(entryOf(labelledLogs({ sink })).sink).to.deep.equal(sink);
   });
 
+  it('refuses a metrics, histogram or summary entry without labels into the logstore sink too: its lines go in streams of their labels', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    const refusal =
+      'labels: the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}';
+    expect(entryProblems(metric({ sink }))).to.deep.equal([`scenarios[0] (cpu): ${refusal}`]);
+    expect(entryProblems(histogram({ sink }))).to.deep.equal([`scenarios[0] (latency): ${refusal}`]);
+    expect(entryProblems(summary({ sink }))).to.deep.equal([`scenarios[0] (latency): ${refusal}`]);
+    expect(entryOf(metric({ sink, labels: { job: 'node' } })).sink).to.deep.equal(sink);
+    // A pack's metrics bring their own labels.
+    expect(entryOf({ signal_type: 'metrics', pack: 'node_basics', rate: 1, sink }).sink).to.deep.equal(sink);
+  });
+
   it('rejects tcp retry max_attempts 0', () => {
     expect(sinkProblems({ type: 'tcp', address: 'localhost:9000', retry: { max_attempts: 0 } })).to.deep.equal([
       'scenarios[0] (cpu): sink.retry.max_attempts: expected an integer greater than 0, got 0',
