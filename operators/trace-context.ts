@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { timestampOf, type LogBatch, type SpanContext } from './model/batch.js';
+import { timestampOf, type LogBatch, type RecordSpan } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
@@ -23,7 +23,8 @@ export interface TraceContextOptions {
 const FAILING = new Set(['error', 'fatal']);
 
 /**
- * Writes the span a log record was written in into its `context`: an error or fatal record names
+ * Writes the span a log record was written in into its `context` (its ids and its trace's W3C
+ * flags, sampled or not): an error or fatal record names
  * a span of `spans` that raised an error (one of the choice's service, when it has one); another
  * record one of the choice's spans; each span one that has ended by the record's time, the last
  * to end not named yet (see SpanPool). Every failing record names one; `on` chooses among the
@@ -54,7 +55,7 @@ export function traceContext<B extends LogBatch>(
   const filters = [spanFilter({ service: choice.service, errors: true }), ...(failingOnly ? [] : [spanFilter(choice)])];
   return withSpanPools<B, B>(spans, filters, ([errors, any]) =>
     map((batch) => {
-      let context: (SpanContext | undefined)[] | undefined;
+      let context: (RecordSpan | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {
         const failing = FAILING.has(batch.severity[i]!);
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
@@ -62,8 +63,9 @@ export function traceContext<B extends LogBatch>(
         const now = timestampOf(batch, i);
         const span = failing ? errors!.take(now) : any!.take(now);
         if (!span) continue;
-        context ??= new Array<SpanContext | undefined>(batch.size);
-        context[i] = { traceId: traceIdHex(span.spans, span.s), spanId: spanIdHex(span.spans, span.s) };
+        context ??= new Array<RecordSpan | undefined>(batch.size);
+        const { spans: columns, s } = span;
+        context[i] = { traceId: traceIdHex(columns, s), spanId: spanIdHex(columns, s), flags: columns.flags[s]! };
       }
       return context ? { ...batch, context } : batch;
     }),

@@ -8,9 +8,8 @@ import {
   type Labelled,
   type LogBatch,
   type SampleBatch,
-  type SpanContext,
+  type RecordSpan,
 } from '../../operators/model/batch.js';
-import { SAMPLED_FLAG } from '../../operators/model/span.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Severity } from '../language/types.js';
@@ -453,7 +452,7 @@ export interface OtlpLogsOptions {
  * number and text (the severity as the scenario names it), body the message, attributes the
  * entry's labels and the record's `fields` (a field wins over a label of the same name),
  * `time_unix_nano` the entry's clock, `observed_time_unix_nano` the moment of encoding; a record
- * naming a span (`trace_context`) carries its `trace_id`, `span_id` and the sampled flag.
+ * naming a span (`trace_context`) carries its `trace_id`, `span_id` and its trace's W3C flags.
  */
 export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpEncoder<Labelled<LogBatch>> {
   const { protobuf, type } = otlpMessages();
@@ -492,13 +491,13 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
   };
 }
 
-/** A log record's trace fields when it names a span: the ids as bytes, and the W3C flag "sampled". */
-function spanOf(context: SpanContext | undefined) {
+/** A log record's trace fields when it names a span: the ids as bytes, and the flags of the span's trace. */
+function spanOf(context: RecordSpan | undefined) {
   return (
     context && {
       traceId: Buffer.from(context.traceId, 'hex'),
       spanId: Buffer.from(context.spanId, 'hex'),
-      flags: SAMPLED_FLAG,
+      flags: context.flags,
     }
   );
 }

@@ -282,7 +282,7 @@ export interface LogBatch extends TickBatch {
    */
   readonly template?: (LogTemplate | undefined)[];
   /** The span each record was written in, on entries that take `trace_context` (undefined: none). */
-  readonly context?: (SpanContext | undefined)[];
+  readonly context?: (RecordSpan | undefined)[];
 }
 
 /** A span's identity, as a log record or an exemplar names it. */
@@ -291,6 +291,11 @@ export interface SpanContext {
   readonly traceId: string;
   /** 16 lowercase hexadecimal digits. */
   readonly spanId: string;
+}
+
+/** The span a log record was written in: its ids, and its trace's W3C flags, as an SDK copies them to the record. */
+export interface RecordSpan extends SpanContext {
+  readonly flags: number;
 }
 
 /**

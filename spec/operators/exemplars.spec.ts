@@ -16,6 +16,7 @@ import {
 } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/ids.js';
+import { SAMPLED_FLAG } from '../../operators/model/span.js';
 import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
@@ -237,6 +238,20 @@ describe('traceContext', () => {
       expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-b|', {
         a: ['error:-', 'error:-'],
         b: ['error:c9', 'error:c9'],
+      });
+    });
+  });
+
+  it('gives a record the W3C flags of its span’s trace: a span of an unsampled trace is named with the flag clear', () => {
+    const batch = spanBatch([0.1, 0.2]);
+    batch.spans.flags[1] = SAMPLED_FLAG;
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s--', { s: batch });
+      const logs = cold('-a|', { a: records(['info', 'info']) });
+      const flags = (logged: Labelled<LogBatch>) =>
+        logged.context?.map((span) => `${span?.spanId.slice(-2)}:${span?.flags}`);
+      expectObservable(logs.pipe(traceContext(spans, { on: 'all' }), map(flags))).toBe('-a|', {
+        a: ['c9:1', 'c8:0'],
       });
     });
   });

@@ -126,7 +126,7 @@ describe('logstore sink (Loki push API)', () => {
 
   it('a record naming a span carries its ids as structured metadata, not as labels', async () => {
     receiver = await startLokiReceiver();
-    const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 };
     const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
     sink.write(
       jsonLinesLogs().encode(
@@ -192,7 +192,7 @@ describe('logstore sink (Loki push API)', () => {
 
     it('structured metadata the store does not allow: its setting, or leaving out trace_context', async () => {
       receiver = await startLokiReceiver({ allowStructuredMetadata: false });
-      const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+      const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 };
       const batch = logBatch([{ severity: 'error', message: 'failed', labels: { app: 'a' }, context }], Date.now());
       const message = await refusal(jsonLinesLogs().encode(batch));
       expect(message).to.match(/answered 400 Bad Request: "stream .* includes structured metadata, but this feature/);

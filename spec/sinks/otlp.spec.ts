@@ -192,8 +192,9 @@ describe('OTLP sinks', function () {
         expect(receiver.received[0]!.signal).to.equal('logs');
       });
 
-      it('a log record naming a span (trace_context) carries its trace_id, span_id and the sampled flag', async () => {
-        const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+      it('a log record naming a span (trace_context) carries its trace_id, span_id and the flags of its trace, sampled or not', async () => {
+        const sampled = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 };
+        const unsampled = { traceId: '4bf92f3577b34da6a3ce929d0e0e4737', spanId: '00f067aa0ba902b8', flags: 0 };
         const sink = createSink({
           type: `otlp_${via}`,
           ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }),
@@ -202,14 +203,16 @@ describe('OTLP sinks', function () {
         sink.write(
           otlpLogs().encode(
             logBatch([
-              { severity: 'error', message: 'charge failed', context },
+              { severity: 'error', message: 'charge failed', context: sampled },
+              { severity: 'error', message: 'refund failed', context: unsampled },
               { severity: 'info', message: 'charged' },
             ]),
           ),
         );
         await sink.close();
-        const [named, plain] = logsOf(receiver);
-        expect(named).to.deep.include({ trace_id: context.traceId, span_id: context.spanId, flags: 1 });
+        const [named, unsampledNamed, plain] = logsOf(receiver);
+        expect(named).to.deep.include({ trace_id: sampled.traceId, span_id: sampled.spanId, flags: 1 });
+        expect(unsampledNamed).to.deep.include({ trace_id: unsampled.traceId, span_id: unsampled.spanId, flags: 0 });
         expect(plain).to.deep.include({ trace_id: '', span_id: '', flags: 0 });
       });
 

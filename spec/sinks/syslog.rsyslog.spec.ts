@@ -14,7 +14,7 @@ interface LogRecord {
   message: string;
   labels?: Record<string, string>;
   fields?: Record<string, string>;
-  context?: { traceId: string; spanId: string };
+  context?: { traceId: string; spanId: string; flags: number };
 }
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -38,11 +38,11 @@ const RECORDS: LogRecord[] = [
     message: 'quote " backslash \\ bracket ] in fields',
     labels: { service: 'sshd' },
     fields: { odd: 'a"b\\c]d' },
-    context: { traceId: TRACE_ID, spanId: SPAN_ID },
+    context: { traceId: TRACE_ID, spanId: SPAN_ID, flags: 1 },
   },
   { severity: 'fatal', message: 'two\nlines', labels: { service: 'sshd' }, fields: { stack: 'at f()\nat g()' } },
   { severity: 'debug', message: 'no structured data' },
-  { severity: 'trace', message: 'trace maps to debug', context: { traceId: TRACE_ID, spanId: SPAN_ID } },
+  { severity: 'trace', message: 'trace maps to debug', context: { traceId: TRACE_ID, spanId: SPAN_ID, flags: 1 } },
 ];
 
 /** auth facility (4): PRI = 4 × 8 + severity code. */

@@ -5,7 +5,7 @@ import {
   type LogBatch,
   type LogTemplate,
   type SampleBatch,
-  type SpanContext,
+  type RecordSpan,
 } from '../../operators/model/batch.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 
@@ -96,7 +96,7 @@ export function logBatch(
     fields?: Readonly<Record<string, string>>;
     labels?: Record<string, string>;
     template?: LogTemplate;
-    context?: SpanContext;
+    context?: RecordSpan;
   }[],
   anchor = 0,
 ): Labelled<LogBatch> {
