@@ -260,7 +260,7 @@ const spanFields = {
     'server, client, producer, consumer or internal. A client (producer) call to another service makes the client (producer) span and, below it, the callee’s server (consumer) span.',
   ),
 };
-const incident = strict(
+const incidentFields = strict(
   'incident',
   {
     start: duration.describe('When the incident begins, after the entry’s start.'),
@@ -270,9 +270,22 @@ const incident = strict(
     duration: spanDuration.describe('How long the span lasts during the incident; default as outside it.'),
     error_rate: share('Share of these spans that fail during the incident; default as outside it'),
   },
-).describe(
-  'A window in which this span is slower or fails more (a payment outage): its duration and error_rate replace the span’s own there.',
 );
+// Without either the window would change nothing: a mistake, not an incident.
+const incident = andThen(
+  incidentFields,
+  (raw, u, c): t.Validation<IncidentConfig> =>
+    raw.duration === undefined && raw.error_rate === undefined
+      ? t.failure(u, c, 'expected duration or error_rate (or both): an incident without them changes nothing')
+      : t.success(raw),
+)
+  .withSchema((child) => ({
+    ...child(incidentFields),
+    anyOf: [{ required: ['duration'] }, { required: ['error_rate'] }],
+  }))
+  .describe(
+    'A window in which this span is slower or fails more (a payment outage): its duration and error_rate replace the span’s own there.',
+  );
 
 const spanOptions = { error_rate: errorRate, attributes: spanAttributes, incident };
 

@@ -220,6 +220,15 @@ describe('trace_generator', () => {
       ],
     ],
     [
+      'an incident that changes neither the duration nor the error rate',
+      tree(
+        [call({ incident: { start: '5m', for: '5m' } })],
+        {},
+        { incident: { start: '1m', for: '1m', error_rate: 1 } },
+      ),
+      ['root.calls[0].incident: expected duration or error_rate (or both): an incident without them changes nothing'],
+    ],
+    [
       'several mistakes of the tree at once',
       tree([call({ kind: 'client', new_trace: true, duration: 2 })], { services: { cart: {} } }, { duration: 1 }),
       [
@@ -249,6 +258,9 @@ describe('trace_generator', () => {
     const schema = schemaOfTraceGenerator();
     expect(schemaErrors(schema, documentedExample())).to.deep.equal([]);
     expect(schemaErrors(schema, tree([call({ kind: 'clinet' })]))).not.to.deep.equal([]);
+    const incident = (fields: Fields) => tree([call({ incident: { start: '5m', for: '5m', ...fields } })]);
+    expect(schemaErrors(schema, incident({ error_rate: 0.3 }))).to.deep.equal([]);
+    expect(schemaErrors(schema, incident({}))).not.to.deep.equal([]);
     const undescribed: string[] = [];
     const visit = (node: unknown, path: string): void => {
       if (typeof node !== 'object' || node === null) return;
