@@ -169,7 +169,12 @@ export function starterScenario(options: StarterOptions): string {
   const entry = doc.mapping([
     { key: 'signal_type', value: signal, comment: 'metrics, logs, histogram, summary or traces' },
     ...SOURCES[signal],
-    { key: 'rate', value: 2, comment: 'events per second, fractions allowed (0.1: one every 10 s)' },
+    {
+      key: 'rate',
+      value: 2,
+      // A traces entry's tick starts a trace, a tree of spans: its events (spans) are several per tick.
+      comment: `${signal === 'traces' ? 'traces (each a tree of spans)' : 'events'} per second, fractions allowed (0.1: one every 10 s)`,
+    },
     {
       key: 'duration',
       value: '1m',

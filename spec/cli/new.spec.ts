@@ -43,6 +43,13 @@ describe('svc new: starter scenarios', () => {
     });
   }
 
+  it('says what rate counts: events, or traces for a traces starter (its events are spans)', async () => {
+    expect(await starter(['--signal', 'logs'])).to.match(/^ {4}rate: 2 # events per second, /m);
+    expect(await starter(['--signal', 'traces'])).to.match(
+      /^ {4}rate: 2 # traces \(each a tree of spans\) per second, /m,
+    );
+  });
+
   it('writes metrics by default, and the metrics starter runs: its samples on stdout', async () => {
     const file = scenario('run.yaml', await starter([]));
     const result = await svc(['run', file, '--duration', '1s', '--quiet']);
