@@ -1,3 +1,4 @@
+import TinyQueue from 'tinyqueue';
 import {
   concatWith,
   defer,
@@ -20,7 +21,7 @@ import {
 import { seriesOf, type Series } from './model/series.js';
 import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanResource } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
-import { readingSpans } from './internal/span-pool.js';
+import { endOf, readingSpans, type TimedSpan } from './internal/span-pool.js';
 import {
   check,
   checkIncreasing,
@@ -77,29 +78,32 @@ interface Dimensions {
   calls: number;
   sum: number;
   readonly perBucket: Float64Array;
-  /** The last span counted in each bucket since the last write (`exemplars`). */
-  readonly exemplars: ({ spans: SpanColumns; s: number } | undefined)[];
+  /** The span that ended last among those each bucket counted since the last write (`exemplars`). */
+  readonly exemplars: (TimedSpan | undefined)[];
 }
 
 /**
  * Span metrics, as the OpenTelemetry span metrics connector makes them: every span of `spans` is
  * counted under its dimensions (service, span name, kind as `SPAN_KIND_SERVER`, status as
- * `STATUS_CODE_UNSET` or `STATUS_CODE_ERROR`, the latter for a span that raised or saw an error);
- * each tick (the connector's flush) writes every dimension set seen so far, cumulative since the
- * subscription, counting the traces started before it (the span batches' tick times, so which of
- * the two streams comes first at one instant changes nothing). `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in
- * `unit`, `+Inf`, `_sum`, `_count`, with, under `exemplars`, the last span each bucket counted
- * since the last tick. Each row's series carries the resource of its service (`Series.resource`, without a pod's
- * `k8s.pod.name`: the set counts every pod of the service), as the connector copies the spans' resource. With a `scheduler`, the end of the ticks writes once more, at that time (not
- * past `end`), so the last interval is counted too. State is created per subscription; the spans are
- * read while the result is subscribed.
+ * `STATUS_CODE_UNSET` or `STATUS_CODE_ERROR`, the latter for a span that raised or saw an error)
+ * once it has ended, as the connector sees a span when it ends: each tick (the connector's flush)
+ * counts the spans that ended by its time (of the traces started before it: the span batches' tick
+ * times, so which of the two streams comes first at one instant changes nothing), the others wait
+ * for a later tick, and writes every dimension set seen so far, cumulative since the subscription.
+ * `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in `unit`, `+Inf`,
+ * `_sum`, `_count`, with, under `exemplars`, the span that ended last among those each bucket
+ * counted since the last tick. Each row's series carries the resource of its service
+ * (`Series.resource`, without a pod's `k8s.pod.name`: the set counts every pod of the service), as
+ * the connector copies the spans' resource. With a `scheduler`, the end of the ticks writes once
+ * more, at that time (not past `end`), so what ended in the last interval is counted too; spans
+ * still running then are never counted. State is created per subscription; the spans are read
+ * while the result is subscribed.
  *
  * ```
- * spans:   -a--b-----|          a: 2 spans of GET /, b: 1 failing span of GET /
+ * spans:   -a--b-----|          a: 2 spans of GET / ending before tick 0, b: 1 failing span of GET / ending after tick 1
  * ticks:   ---0-----1|
  *          spanMetrics(spans, {family: 'calls'})
- * rows:    ---x-----(xy)|       x = {span_name="GET /", status_code="STATUS_CODE_UNSET"} 2,
- *                               y = {…, status_code="STATUS_CODE_ERROR"} 1
+ * rows:    ---x-----x|          x = {span_name="GET /", status_code="STATUS_CODE_UNSET"} 2 (b still running)
  * ```
  */
 export function spanMetrics<B extends TickBatch>(
@@ -136,7 +140,7 @@ export function spanMetrics<B extends TickBatch>(
     // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
     const byNode: (Dimensions | undefined)[] = [];
     const seen: Dimensions[] = [];
-    const count = (columns: SpanColumns, s: number): void => {
+    const count = (columns: SpanColumns, s: number, end: number): void => {
       const failed = columns.status[s] !== SPAN_STATUS.unset;
       const key = 2 * columns.node[s]! + (failed ? 1 : 0);
       let set = byNode[key];
@@ -166,22 +170,37 @@ export function spanMetrics<B extends TickBatch>(
       set.sum += seconds * scale;
       const b = bucketOf(bounds, seconds);
       set.perBucket[b]!++;
-      if (exemplars) set.exemplars[b] = { spans: columns, s };
+      if (!exemplars) return;
+      const held = set.exemplars[b];
+      if (!held || held.end <= end) set.exemplars[b] = { spans: columns, s, end };
     };
-    // Span batches not counted whole yet, and the first tick of the oldest not counted.
+    // Span batches not looked at whole yet, and the first tick of the oldest not looked at.
     const pending: SpanBatch[] = [];
     let next = 0;
-    /** Counts the traces started before `time` (epoch ms), whichever of the two streams came first at an instant. */
+    // Spans of traces looked at that had not ended by then, the first to end on top.
+    const running = new TinyQueue<TimedSpan>([], (a, b) => a.end - b.end);
+    /**
+     * Counts the spans ended by `time` (epoch ms) not counted yet, as the connector sees a span when it ends. Only traces
+     * started before `time` are looked at, so which of the two streams comes first at an instant changes nothing.
+     */
     const countUntil = (time: number): void => {
       while (pending.length > 0) {
         const batch = pending[0]!;
         for (; next < batch.size && batch.anchor + batch.offset[next]! < time; next++) {
           const first = batch.firstSpan[next]!;
-          for (let s = first; s < first + batch.spanCount[next]!; s++) count(batch.spans, s);
+          for (let s = first; s < first + batch.spanCount[next]!; s++) {
+            const end = endOf(batch, s);
+            if (end <= time) count(batch.spans, s, end);
+            else running.push({ spans: batch.spans, s, end });
+          }
         }
-        if (next < batch.size) return;
+        if (next < batch.size) break;
         pending.shift();
         next = 0;
+      }
+      while (running.length > 0 && running.peek()!.end <= time) {
+        const { spans: columns, s, end } = running.pop()!;
+        count(columns, s, end);
       }
     };
 

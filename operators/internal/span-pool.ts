@@ -27,10 +27,13 @@ const RUNNING_CAPACITY = 4096;
  */
 const FRESH_MS = 1000;
 
-/** A span that has not ended yet, with its end in epoch milliseconds. */
-interface RunningSpan extends PooledSpan {
+/** A span with its end in epoch milliseconds. */
+export interface TimedSpan extends PooledSpan {
   readonly end: number;
 }
+
+/** When span `s` of `batch` ends, in epoch milliseconds. */
+export const endOf = (batch: SpanBatch, s: number): number => batch.anchor + batch.spans.end[s]! / 1e6;
 
 /**
  * The recent spans of a traces entry that another entry's exemplars or log records name. A span is named only once
@@ -42,7 +45,7 @@ interface RunningSpan extends PooledSpan {
  * batches' columns, not copies: a reader takes the ids of the spans handed out from them.
  */
 export class SpanPool {
-  private readonly running = new TinyQueue<RunningSpan>([], (a, b) => a.end - b.end);
+  private readonly running = new TinyQueue<TimedSpan>([], (a, b) => a.end - b.end);
   private readonly columns = new Array<SpanColumns>(CAPACITY);
   private readonly rows = new Int32Array(CAPACITY);
   private readonly ends = new Float64Array(CAPACITY);
@@ -62,7 +65,7 @@ export class SpanPool {
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
         if (this.running.length >= RUNNING_CAPACITY) break;
-        if (this.keep(spans, s)) this.running.push({ spans, s, end: anchor + spans.end[s]! / 1e6 });
+        if (this.keep(spans, s)) this.running.push({ spans, s, end: endOf(batch, s) });
       }
     }
   }

@@ -22,13 +22,13 @@ const rows = (batch: Labelled<SampleBatch>) =>
   });
 
 describe('spanMetrics', () => {
-  it('calls: each tick writes every dimension set, counting the traces started before it, cumulatively', () => {
+  it('calls: each tick counts the spans ended by its time, cumulatively; a span still running waits for a later tick', () => {
     virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
-      // Two fast spans at 10 ms, one of them failing; one more at 30 ms; a tick at 20 ms sees the first two.
-      const spans = hot('-a-b----', { a: spanBatch([0.1, 0.2], [1], 10), b: spanBatch([0.3], [], 30) });
+      // At 10 ms a span of 5 ms and a failing one of 20 ms; at 30 ms one of 10 ms, which ends at the tick of 40 ms.
+      const spans = hot('-a-b----', { a: spanBatch([0.005, 0.02], [1], 10), b: spanBatch([0.01], [], 30) });
       const ticks = cold('--x-y-z|', { x: tick(20), y: tick(40), z: tick(60) });
       expectObservable(ticks.pipe(spanMetrics(spans, { family: 'calls' }), map(rows))).toBe('--x-y-z|', {
-        x: ['{ok} 1', '{error} 1'],
+        x: ['{ok} 1'],
         y: ['{ok} 2', '{error} 1'],
         z: ['{ok} 2', '{error} 1'],
       });
@@ -36,27 +36,30 @@ describe('spanMetrics', () => {
     });
   });
 
-  it('with a scheduler, writes once more when the ticks end, at that time but not past the end: the last interval counted', () => {
+  it('with a scheduler, writes once more when the ticks end, at that time but not past the end: what ended in the last interval counted', () => {
     const scheduler = virtualTime();
     scheduler.run(({ cold, hot, expectObservable }) => {
-      const spans = hot('10ms a 34ms b', { a: spanBatch([0.1, 0.2], [1], 10), b: spanBatch([0.3], [], 45) });
+      const spans = hot('10ms a 34ms b', {
+        a: spanBatch([0.005, 0.02], [1], 10),
+        b: spanBatch([0.003, 0.01], [], 45),
+      });
       const ticks = cold('20ms x 19ms y 19ms |', { x: tick(20), y: tick(40) });
       const written = (end?: number) =>
         ticks.pipe(
           spanMetrics(spans, { family: 'calls', scheduler, ...(end !== undefined && { end }) }),
           map((batch) => [batch.offset[0], ...rows(batch)]),
         );
-      // The last tick at 40 ms saw the traces of 10 ms; the end at 50 ms sees the one of 45 ms too.
+      // The end at 50 ms counts the span ended at 48 ms; the one ending at 55 ms, still running, is never counted.
       expectObservable(written(50)).toBe('20ms x 19ms y 19ms (z|)', {
-        x: [20, '{ok} 1', '{error} 1'],
+        x: [20, '{ok} 1'],
         y: [40, '{ok} 1', '{error} 1'],
         z: [50, '{ok} 2', '{error} 1'],
       });
-      // Without an end: at the time the ticks end.
+      // Without an end: at the time the ticks end, by which both have ended.
       expectObservable(written()).toBe('20ms x 19ms y 19ms (z|)', {
-        x: [20, '{ok} 1', '{error} 1'],
+        x: [20, '{ok} 1'],
         y: [40, '{ok} 1', '{error} 1'],
-        z: [60, '{ok} 2', '{error} 1'],
+        z: [60, '{ok} 3', '{error} 1'],
       });
     });
   });
@@ -65,7 +68,7 @@ describe('spanMetrics', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const spans = hot('a---', { a: spanBatch([0.1], [0], 0) });
       const labelsOf = (naming: 'otlp' | 'prometheus') =>
-        cold('-x|', { x: tick(10) }).pipe(
+        cold('-x|', { x: tick(200) }).pipe(
           spanMetrics(spans, { family: 'calls', naming }),
           map((batch) => batch.series[0]!.labels),
         );
@@ -88,16 +91,18 @@ describe('spanMetrics', () => {
     });
   });
 
-  it('duration: a histogram in the unit asked, each bucket with the last span it counted since the last tick', () => {
+  it('duration: a histogram in the unit asked, each bucket with the span that ended last among those it counted since the last tick', () => {
     virtualTime().run(({ cold, hot, expectObservable }) => {
-      const spans = hot('-a-b---', { a: spanBatch([0.05, 2], [], 10), b: spanBatch([0.08], [], 30) });
-      const ticks = cold('--x-y|', { x: tick(20), y: tick(40) });
+      // At 10 ms: c8 of 50 ms, c9 of 2 s, ca of 40 ms; at 30 ms: c8 of 8 ms.
+      const spans = hot('-ab----', { a: spanBatch([0.05, 2, 0.04], [], 10), b: spanBatch([0.008], [], 30) });
+      const ticks = cold('---x-y-z|', { x: tick(40), y: tick(70), z: tick(2100) });
       expectObservable(
         ticks.pipe(spanMetrics(spans, { family: 'duration', buckets: [0.1, 1], exemplars: true }), map(rows)),
-      ).toBe('--x-y|', {
-        // c8: 0.05 s, c9: 2 s; then c8 of the second batch: 0.08 s.
-        x: ['_bucket{ok 100} 1 #c8', '_bucket{ok 1000} 1', '_bucket{ok +Inf} 2 #c9', '_sum{ok} 2050', '_count{ok} 2'],
-        y: ['_bucket{ok 100} 2 #c8', '_bucket{ok 1000} 2', '_bucket{ok +Inf} 3', '_sum{ok} 2130', '_count{ok} 3'],
+      ).toBe('---x-y-z|', {
+        x: ['_bucket{ok 100} 1 #c8', '_bucket{ok 1000} 1', '_bucket{ok +Inf} 1', '_sum{ok} 8', '_count{ok} 1'],
+        // ca ended at 50 ms, c8 at 60 ms: c8 is the bucket's exemplar.
+        y: ['_bucket{ok 100} 3 #c8', '_bucket{ok 1000} 3', '_bucket{ok +Inf} 3', '_sum{ok} 98', '_count{ok} 3'],
+        z: ['_bucket{ok 100} 3', '_bucket{ok 1000} 3', '_bucket{ok +Inf} 4 #c9', '_sum{ok} 2098', '_count{ok} 4'],
       });
     });
   });
@@ -105,7 +110,7 @@ describe('spanMetrics', () => {
   it('keeps its counts per subscription: a re-subscription counts only the spans that came after it', () => {
     virtualTime().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
       const spans = hot('-a--b----', { a: spanBatch([0.1], [], 10), b: spanBatch([0.1, 0.1], [], 40) });
-      const counted = cold('--x|', { x: tick(100) }).pipe(spanMetrics(spans, { family: 'calls' }), map(rows));
+      const counted = cold('--x|', { x: tick(1000) }).pipe(spanMetrics(spans, { family: 'calls' }), map(rows));
       expectObservable(counted).toBe('--x|', { x: ['{ok} 1'] });
       expectObservable(counted, '--^').toBe('----x|', { x: ['{ok} 2'] });
       expectSubscriptions(spans.subscriptions).toBe(['^--!', '--^--!']);

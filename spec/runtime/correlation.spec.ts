@@ -220,7 +220,7 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     );
   });
 
-  it('span metrics count the spans of the traces started before each write, per service, name, kind and status', async () => {
+  it('span metrics count the spans ended by each write, per service, name, kind and status', async () => {
     const { text } = await runTogether(
       file({
         ...CHECKOUT,
@@ -228,12 +228,8 @@ describe('one incident across signals (exemplars, trace_context)', () => {
       }),
     );
     const spans = spansFromJsonLines(text('checkout'));
-    const before = (ms: number) => {
-      const roots = new Set(
-        spans.filter((span) => !span.parentSpanId && Number(span.start / 1_000_000n) < ms).map((s) => s.traceId),
-      );
-      return spans.filter((span) => roots.has(span.traceId));
-    };
+    // As the connector sees them: once they end.
+    const before = (ms: number) => spans.filter((span) => span.end <= BigInt(ms) * 1_000_000n);
     const dimensions = (span: TraceSpan) =>
       `service_name="${span.service}",span_kind="SPAN_KIND_${span.kind.toUpperCase()}",span_name="${span.name}",status_code="STATUS_CODE_${span.status === 'error' ? 'ERROR' : 'UNSET'}"`;
     // The last write, at 2 s: every sample of it, by series.

@@ -10,8 +10,8 @@ export const NODE: SpanNode = {
 };
 
 /**
- * A batch of one tick, `offset` ms after 0, holding root spans of `payment`'s `POST /pay` (server) of these durations
- * (seconds), span k with trace id word 100 + k and span id 200 + k; `failed` ones raised an error.
+ * A batch of one tick, `offset` ms after 0, holding root spans of `payment`'s `POST /pay` (server) starting then, of
+ * these durations (seconds), span k with trace id word 100 + k and span id 200 + k; `failed` ones raised an error.
  */
 export function spanBatch(seconds: readonly number[], failed: readonly number[] = [], offset = 0): SpanBatch {
   const writer = new SpanWriter([NODE]);
@@ -19,8 +19,8 @@ export function spanBatch(seconds: readonly number[], failed: readonly number[] 
     const s = writer.add(0, -1, { service: 'payment', attributes: {} });
     writer.traceId.set([0, 0, 0, 100 + k], 4 * s);
     writer.spanId.set([0, 200 + k], 2 * s);
-    writer.start[s] = 0;
-    writer.end[s] = duration * 1e9;
+    writer.start[s] = offset * 1e6;
+    writer.end[s] = offset * 1e6 + duration * 1e9;
     if (failed.includes(k)) writer.status[s] = SPAN_STATUS.error;
   });
   const spans = writer.finish();
