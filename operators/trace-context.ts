@@ -24,19 +24,21 @@ const FAILING = new Set(['error', 'fatal']);
 
 /**
  * Writes the span a log record was written in into its `context` (its ids and its trace's W3C
- * flags, sampled or not): an error or fatal record names
- * a span of `spans` that raised an error (one of the choice's service, when it has one); another
- * record one of the choice's spans; each span one that has ended by the record's time, the last
- * to end not named yet (see SpanPool). Every failing record names one; `on` chooses among the
- * others: `error` (default) none, `all` every one, `probability` each with that chance (drawn
- * from `seed` and the tick's slot number). A record gets no context while no fitting span has
- * ended, or a failing one while no failure has: an error log names an error span or none.
+ * flags, sampled or not): an error or fatal record names a span of `spans` that raised an error
+ * (one of the choice's service, when it has one); another record one of the choice's spans. As an
+ * SDK stamps a log with the active span, the span named is running at the record's time (started
+ * by then, not ended before), so a trace-to-logs search over the span's time finds the record: the
+ * first to end among those not named yet, else the first to end; only while none runs, the last to
+ * end before (see SpanPool). Every failing record names one; `on` chooses among the others:
+ * `error` (default) none, `all` every one, `probability` each with that chance (drawn from `seed`
+ * and the tick's slot number). A record gets no context while no fitting span has started, or a
+ * failing one while no failure has: an error log names an error span or none.
  *
  * ```
- * spans:    -a--e------|        e: a span that raised an error
+ * spans:    -a--e------|        a: a span running until the end, e: a span that raised an error, ended before E
  * records:  ---i--E----|        i: info, E: error
  *           traceContext(spans, {on: 'all'})
- * records:  ---i'-E'---|        i' names a, E' names e
+ * records:  ---i'-E'---|        i' names a (running), E' names e (none that raised an error runs)
  * ```
  */
 export function traceContext<B extends LogBatch>(
@@ -61,7 +63,7 @@ export function traceContext<B extends LogBatch>(
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
         if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
         const now = timestampOf(batch, i);
-        const span = failing ? errors!.take(now) : any!.take(now);
+        const span = (failing ? errors! : any!).takeRunning(now);
         if (!span) continue;
         context ??= new Array<RecordSpan | undefined>(batch.size);
         const { spans: columns, s } = span;

@@ -16,8 +16,8 @@ const CAPACITY = 1024;
 
 /**
  * Spans a pool holds until they end. A traces entry writes a trace whole when it starts, so its spans come before
- * they end; beyond this many at once (a high rate of long spans) the newest are not kept, and the pool names the
- * others as they end.
+ * they start; beyond this many at once (a high rate of long spans) the newest are not kept, and the pool names the
+ * others.
  */
 const RUNNING_CAPACITY = 4096;
 
@@ -32,20 +32,32 @@ export interface TimedSpan extends PooledSpan {
   readonly end: number;
 }
 
+/** A span a pool holds until it ends, with its start too. */
+interface HeldSpan extends TimedSpan {
+  readonly start: number;
+}
+
 /** When span `s` of `batch` ends, in epoch milliseconds. */
 export const endOf = (batch: SpanBatch, s: number): number => batch.anchor + batch.spans.end[s]! / 1e6;
 
+const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
+
 /**
- * The recent spans of a traces entry that another entry's exemplars or log records name. A span is named only once
- * it has ended by the time of the record naming it (an error log follows its failure; an exemplar's request is
- * done): spans come when their trace starts and wait until then. Ended spans are handed out newest first (the last
- * to end), each once while fresh ones (ended in the last second, not named yet) remain; when none is fresh, the
- * newest again (a request writes several log lines), so a consumer faster than the traces still names real, recent
- * spans, and a slower one does not fall behind them. A pool keeps references to the
- * batches' columns, not copies: a reader takes the ids of the spans handed out from them.
+ * The recent spans of a traces entry that another entry's exemplars or log records name, as of the time of the record
+ * naming one. Spans come when their trace starts and are held until they end. {@link take} names a span that has
+ * ended (an exemplar's request is done); {@link takeRunning} one running then, as an SDK stamps a log with the active
+ * span. Ended spans are handed out newest first (the last to end), each once while fresh ones (ended in the last
+ * second, not named yet) remain; when none is fresh, the newest again (a request writes several log lines), so a
+ * consumer faster than the traces still names real, recent spans, and a slower one does not fall behind them. A pool
+ * keeps references to the batches' columns, not copies: a reader takes the ids of the spans handed out from them.
  */
 export class SpanPool {
-  private readonly running = new TinyQueue<TimedSpan>([], (a, b) => a.end - b.end);
+  /** Held spans not started by the last time asked, the first to start on top. */
+  private readonly coming = new TinyQueue<HeldSpan>([], (a, b) => a.start - b.start);
+  /** Held spans started then and not named while running, the first to end on top. */
+  private readonly running = new TinyQueue<HeldSpan>([], byEnd);
+  /** Held spans started then and named while running. */
+  private readonly named = new TinyQueue<HeldSpan>([], byEnd);
   private readonly columns = new Array<SpanColumns>(CAPACITY);
   private readonly rows = new Int32Array(CAPACITY);
   private readonly ends = new Float64Array(CAPACITY);
@@ -61,18 +73,19 @@ export class SpanPool {
     const { spans, anchor } = batch;
     for (let i = 0; i < batch.size; i++) {
       // What ended before this trace started has ended for any record to come.
-      this.endUntil(anchor + batch.offset[i]!);
+      this.advance(anchor + batch.offset[i]!, false);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
-        if (this.running.length >= RUNNING_CAPACITY) break;
-        if (this.keep(spans, s)) this.running.push({ spans, s, end: endOf(batch, s) });
+        if (this.coming.length + this.running.length + this.named.length >= RUNNING_CAPACITY) break;
+        if (this.keep(spans, s))
+          this.coming.push({ spans, s, start: anchor + spans.start[s]! / 1e6, end: endOf(batch, s) });
       }
     }
   }
 
   /** The newest fresh span ended by `now` (epoch ms), else the newest one; undefined while no span has ended. */
   take(now: number): PooledSpan | undefined {
-    this.endUntil(now);
+    this.advance(now, true);
     if (this.added === 0) return undefined;
     const newest = (this.added - 1) % CAPACITY;
     const oldest = Math.max(0, this.added - CAPACITY);
@@ -90,15 +103,33 @@ export class SpanPool {
     return { spans: this.columns[found]!, s: this.rows[found]! };
   }
 
-  /** Moves the spans ended by `now` among the ended ones, in the order they ended. */
-  private endUntil(now: number): void {
-    while (this.running.length > 0 && this.running.peek()!.end <= now) {
-      const { spans, s, end } = this.running.pop()!;
+  /**
+   * A span running at `now` (epoch ms: started by then, not ended before): the first to end among those not named
+   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; while none
+   * runs, as {@link take}.
+   */
+  takeRunning(now: number): PooledSpan | undefined {
+    this.advance(now, false);
+    const fresh = this.running.pop();
+    if (fresh) this.named.push(fresh);
+    return fresh ?? this.named.peek() ?? this.take(now);
+  }
+
+  /** Starts the spans started by `now`, and ends those ended before it (or at it, with `atNow`), in the order they end. */
+  private advance(now: number, atNow: boolean): void {
+    while (this.coming.length > 0 && this.coming.peek()!.start <= now) this.running.push(this.coming.pop()!);
+    for (;;) {
+      const unnamed = this.running.peek();
+      const named = this.named.peek();
+      const wasNamed = named !== undefined && (unnamed === undefined || named.end < unnamed.end);
+      const span = wasNamed ? named : unnamed;
+      if (!span || span.end > now || (span.end === now && !atNow)) return;
+      (wasNamed ? this.named : this.running).pop();
       const at = this.added++ % CAPACITY;
-      this.columns[at] = spans;
-      this.rows[at] = s;
-      this.ends[at] = end;
-      this.taken[at] = 0;
+      this.columns[at] = span.spans;
+      this.rows[at] = span.s;
+      this.ends[at] = span.end;
+      this.taken[at] = wasNamed ? 1 : 0;
     }
   }
 }

@@ -230,14 +230,25 @@ describe('traceContext', () => {
     });
   });
 
-  it('names a span that has ended by the time of the record: an error log follows its failure', () => {
+  it('names a span running at the record’s time, the first to end among those not named yet; while none runs, the last to end before', () => {
+    // c8 failed from 0 to 2 s, c9 from 0 to 0.1 s, ca from 0.6 to 1 s.
+    const batch = spanBatch([2, 0.1, 1], [0, 1, 2]);
+    batch.spans.start[2] = 0.6e9;
     virtualTime().run(({ cold, hot, expectObservable }) => {
-      // c8 failed after 2 s, c9 after 0.1 s.
-      const spans = hot('s---', { s: spanBatch([2, 0.1], [0, 1]) });
-      const logs = cold('-a-b|', { a: records(['error', 'error'], 0, 50), b: records(['error', 'error'], 2, 1000) });
-      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-b|', {
-        a: ['error:-', 'error:-'],
-        b: ['error:c9', 'error:c9'],
+      const spans = hot('s----', { s: batch });
+      const logs = cold('-a-b-c-d|', {
+        a: records(['error', 'error'], 0, 50),
+        b: records(['error', 'error'], 2, 700),
+        c: records(['error'], 4, 2000),
+        d: records(['error'], 5, 3000),
+      });
+      // a: ca has not started yet. b: c9 has ended; ca, not named yet, then ca again, the first of the named to end.
+      // c: c8 ends then. d: none runs, c8 ended last.
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-b-c-d|', {
+        a: ['error:c9', 'error:c8'],
+        b: ['error:ca', 'error:ca'],
+        c: ['error:c8'],
+        d: ['error:c8'],
       });
     });
   });
