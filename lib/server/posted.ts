@@ -28,7 +28,8 @@ import type { BodyFormat } from './state.js';
  * unparseable, 422 when invalid.
  */
 export async function parseScenario(ctx: Context, deps: ServerDeps): Promise<PostedScenario> {
-  if (ctx.request.length && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
+  // A chunked body has no Content-Length: it is a body all the same, and its type is the problem, not its absence.
+  if ((ctx.request.length || ctx.get('Transfer-Encoding')) && !ctx.is([...JSON_TYPES, ...YAML_TYPES])) {
     throw new HttpError(
       415,
       'unsupported_media_type',

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { ScrapeBudget } from '../../lib/server/scrape.js';
 import { testServer } from '../support/server.js';
@@ -177,6 +178,16 @@ scenarios:
     it('413 for a body over 1 MiB, 415 for another content type', async () => {
       expectError(await post(testServer(), `# ${'x'.repeat(1024 * 1024)}\n${gauge()}`), 413, 'payload_too_large');
       expectError(await post(testServer(), gauge(), 'application/xml'), 415, 'unsupported_media_type');
+    });
+
+    it('415, not empty_body, for a chunked body (no Content-Length) of another content type or none, on both routes', async () => {
+      for (const url of ['/scenarios', '/preview']) {
+        for (const type of [{ 'content-type': 'application/xml' }, {}]) {
+          const headers = { ...type, 'transfer-encoding': 'chunked' };
+          const res = await testServer().request({ method: 'POST', url, headers, payload: Readable.from([gauge()]) });
+          expectError(res, 415, 'unsupported_media_type', /send text\/yaml or application\/json/);
+        }
+      }
     });
 
     it('400 for a body its Content-Encoding does not decode (not gzip, cut short, not brotli); a gzip body taken', async () => {
