@@ -52,13 +52,14 @@ export function createApp(deps: ServerDeps): Koa {
 /**
  * The body parser, keeping bodies of the YAML and JSON types as text. It is loaded by the first
  * request with such a body: its decoders are of no use to an idle server. Other requests skip it:
- * it would read nothing of theirs.
+ * it would read nothing of theirs; so do the methods of routes that take no body (only POSTs do), which a
+ * body too large or badly encoded would otherwise fail with 413 or 400, a liveness probe included.
  */
 function textBodies(): Middleware {
   const types = [...YAML_TYPES, ...JSON_TYPES];
   let parser: Middleware | undefined;
   return (ctx, next) => {
-    if (!ctx.is(types)) return next();
+    if (ctx.method !== 'POST' || !ctx.is(types)) return next();
     parser ??= (require('koa-bodyparser') as typeof import('koa-bodyparser'))({
       enableTypes: ['text'],
       extendTypes: { text: types },

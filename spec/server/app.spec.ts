@@ -484,6 +484,24 @@ scenarios:
       }
     });
 
+    it('reads no body on a route that takes none: a JSON one too large or not what its Content-Encoding says changes nothing', async () => {
+      const server = testServer();
+      for (const [encoding, payload] of [
+        ['identity', `"${'x'.repeat(1024 * 1024)}"`],
+        ['gzip', 'not gzip'],
+      ] as const) {
+        const headers = { 'content-type': 'application/json', 'content-encoding': encoding };
+        for (const [method, url, status] of [
+          ['GET', '/health', 200],
+          ['GET', '/scenarios', 200],
+          ['DELETE', '/scenarios/nope', 404],
+        ] as const) {
+          const res = await server.request({ method, url, headers, payload });
+          expect(res.statusCode, `${method} ${url} ${encoding}: ${res.body}`).to.equal(status);
+        }
+      }
+    });
+
     it('404 for any method on a path no route takes', async () => {
       for (const method of ['GET', 'PROPFIND'])
         expectError(
