@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { testServer } from '../support/server.js';
 import { OPENAPI } from '../../lib/server/routes/openapi.js';
+import { openapiProblems } from '../support/openapi.js';
 
 const KEY = 's3cret-key';
 const ROUTES: [string, string][] = [
@@ -113,6 +114,42 @@ describe('OpenAPI document', () => {
     const undocumented = await server.request({ method: 'PUT', url: '/scenarios' });
     expect(undocumented.statusCode).to.equal(405);
     expect(undocumented.json()).to.deep.include({ error: 'method_not_allowed' });
+  });
+
+  it('lists for every operation the 403 of a page of another origin and of a DNS name on a keyless loopback server', async () => {
+    // testServer checks every answer against the document: a status it does not list fails here.
+    for (const [method, url] of [...ROUTES, ['GET', '/health'], ['HEAD', '/health']] as const) {
+      for (const [server, headers, code] of [
+        [testServer(), { origin: 'http://page.example' }, 'cross_origin'],
+        [testServer({ deps: { loopbackOnly: true } }), { host: 'rebound.example' }, 'host_not_allowed'],
+      ] as const) {
+        const res = await server.request({ method: method as 'GET', url, headers });
+        expect(res.statusCode, `${method} ${url}`).to.equal(403);
+        if (method !== 'HEAD') expect(res.json().error).to.equal(code);
+      }
+    }
+  });
+
+  it('lists the 503 of readiness for HEAD /health?ready as for GET', async () => {
+    const server = testServer({ deps: { starting: () => true } });
+    for (const method of ['GET', 'HEAD'] as const)
+      expect((await server.request({ method, url: '/health?ready' })).statusCode).to.equal(503);
+  });
+
+  it('is checked closely: a status, a media type or a field it does not give is a problem', () => {
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    const ok = JSON.stringify({ status: 'ok' });
+    expect(openapiProblems('GET', '/health', { statusCode: 200, headers: json, body: ok })).to.deep.equal([]);
+    expect(openapiProblems('GET', '/health', { statusCode: 418, headers: json, body: ok })).to.have.length(1);
+    expect(
+      openapiProblems('GET', '/health', { statusCode: 200, headers: { 'content-type': 'text/html' }, body: ok }),
+    ).to.have.length(1);
+    const extra = openapiProblems('GET', '/health', {
+      statusCode: 200,
+      headers: json,
+      body: JSON.stringify({ status: 'ok', uptime: 1 }),
+    });
+    expect(extra.join()).to.match(/additional properties.*uptime/);
   });
 
   it('docs/http-api.md gives each route with a table of errors the error statuses of the document', () => {

@@ -1,5 +1,7 @@
 import { Writable } from 'node:stream';
-import inject, { type InjectOptions } from 'light-my-request';
+import { expect } from 'chai';
+import inject, { type InjectOptions, type Response } from 'light-my-request';
+import { openapiProblems } from './openapi.js';
 import { TestScheduler } from 'rxjs/testing';
 import { createApp } from '../../lib/server/app.js';
 import { createLogger } from '../../lib/server/logger.js';
@@ -53,15 +55,18 @@ export function testServer(
     registry,
     /** The app's request handler, for a spec that serves it on a real port. */
     handler,
-    request: (opts: InjectOptions) => inject(handler, opts),
+    /** Sends a request; an answer that departs from docs/openapi.json fails the spec (support/openapi.ts). */
+    request: (opts: InjectOptions) => inject(handler, opts).then(documented),
     /** POSTs `body` to `url` as JSON (`raw` instead: that text as the body, for malformed JSON). */
-    postJson: (url: string, body: unknown, raw?: string) =>
-      inject(handler, {
+    postJson: (url: string, body: unknown, raw?: string) => {
+      const opts = {
         method: 'POST',
         url,
         headers: { 'content-type': 'application/json' },
         payload: raw ?? JSON.stringify(body),
-      }),
+      } as const;
+      return inject(handler, opts).then(documented);
+    },
     /** Moves virtual time forward by `ms`, running everything due. */
     advance(ms: number) {
       scheduler.maxFrames = scheduler.now() + ms;
@@ -69,6 +74,13 @@ export function testServer(
       scheduler.frame = scheduler.maxFrames;
     },
   };
+}
+
+/** Passes an answer on when docs/openapi.json describes it; fails the spec, naming every difference, when not. */
+function documented(res: Response): Response {
+  const { method, url } = res.raw.req;
+  expect(openapiProblems(method!, url!, res), 'the answer departs from docs/openapi.json').to.deep.equal([]);
+  return res;
 }
 
 export const yaml = (body: string) => ({ 'content-type': 'text/yaml' as const, body });
