@@ -6,7 +6,6 @@ export class HttpError extends Error {
     readonly code: string,
     /** What happened and what to fix. */
     readonly detail: string,
-    readonly hint?: string,
   ) {
     super(detail);
     this.name = 'HttpError';

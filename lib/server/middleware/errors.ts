@@ -16,10 +16,10 @@ export function errors(logger: Logger): Middleware {
     } catch (error) {
       const known = asHttpError(error);
       if (!known) logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected error');
-      const { status, code, detail, hint } =
+      const { status, code, detail } =
         known ?? new HttpError(500, 'internal_error', 'unexpected server error; see the server log');
       ctx.status = status;
-      ctx.body = hint ? { error: code, detail, hint } : { error: code, detail };
+      ctx.body = { error: code, detail };
       if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
     }
   };
