@@ -484,6 +484,24 @@ scenarios:
       }
     });
 
+    it('answers OPTIONS 200 with Allow and no body, and HEAD on every GET route with its headers and no body', async () => {
+      const server = testServer();
+      const options = await server.request({ method: 'OPTIONS', url: '/scenarios' });
+      expect(options.statusCode).to.equal(200);
+      expect(options.headers.allow).to.equal('POST, HEAD, GET');
+      expect(options.body).to.equal('');
+      for (const url of ['/health', '/scenarios', '/scenarios/metrics', '/catalog', '/openapi.json']) {
+        const [head, getAnswer] = await Promise.all(
+          ['HEAD', 'GET'].map((method) => server.request({ method: method as 'GET', url })),
+        );
+        expect([head!.statusCode, head!.headers['content-type'], head!.body], url).to.deep.equal([
+          getAnswer!.statusCode,
+          getAnswer!.headers['content-type'],
+          '',
+        ]);
+      }
+    });
+
     it('reads no body on a route that takes none: a JSON one too large or not what its Content-Encoding says changes nothing', async () => {
       const server = testServer();
       for (const [encoding, payload] of [
