@@ -2,7 +2,8 @@
  * Secrets masked wherever a configuration or a message about one is shown: dry-run and verbose
  * output, warnings, logs, API responses, validation messages (design.md §4). What counts as a
  * secret: the userinfo of a URL (the password, or a lone user name, which is often a token), the
- * values of secret-bearing headers, and fields named `password` (SASL).
+ * values of URL query parameters that name a credential (`?token=`, `?api_key=`, InfluxDB's `?p=`), the values of
+ * secret-bearing headers, and fields named `password` (SASL).
  */
 
 /** What a secret is shown as. */
@@ -23,6 +24,15 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;
  */
 const BARE_USERINFO = /(^|[\s"'(=])([^\s"'(=:/@]+):([^\s"'/@]+)@(?=[\w.[-])/g;
 
+/**
+ * Query parameter names whose values are credentials: a token, key, secret, password, signature or credential, and
+ * the short names services give them (`sig` of a shared access signature, InfluxDB 1.x's `p`, `pwd`, `auth`).
+ */
+const SECRET_PARAM = /token|key|secret|passw|signature|credential|^(sig|p|pwd|auth)$/i;
+
+/** `?name=value` or `&name=value` of a URL's query: the value ends at the next parameter, the fragment or a blank. */
+const QUERY_PARAM = /([?&])([^=&#\s"'?]+)=([^&#\s"']*)/g;
+
 /** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 
@@ -39,9 +49,20 @@ export function isSecretField(key: string, parent: string | undefined): boolean 
   return /passw/i.test(key) || (parent === 'headers' && isSecretHeader(key));
 }
 
-/** `text` with URL credentials and `Bearer`/`Basic` credentials masked: `http://admin:***@host`, `Bearer ***`. */
+/** True for a URL query parameter whose value must never be shown (`token`, `api_key`, `p`). */
+function isSecretParam(name: string): boolean {
+  return SECRET_PARAM.test(decodeURIComponentSafe(name));
+}
+
+/**
+ * `text` with URL credentials and `Bearer`/`Basic` credentials masked: `http://admin:***@host`, `?token=***`,
+ * `Bearer ***`.
+ */
 export function redactText(text: string): string {
   return text
+    .replace(QUERY_PARAM, (whole, lead: string, name: string, value: string) =>
+      value && isSecretParam(name) ? `${lead}${name}=${MASK}` : whole,
+    )
     .replace(URL_USERINFO, (_, scheme: string, userinfo: string) => {
       const colon = userinfo.indexOf(':');
       return `${scheme}${colon < 0 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
@@ -74,14 +95,19 @@ const MIN_ECHOED_SECRET = 4;
 /**
  * The credentials a sink sends, as a receiver may echo them in an answer (a collector quoting the request's
  * `Authorization`): the values of its secret headers and the credentials of a `Bearer`/`Basic` value alone, and
- * the userinfo of its URL, as written and decoded.
+ * the userinfo and secret query parameters of its URL, as written and decoded.
  */
 export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?: URL): string[] {
   const values = Object.entries(headers)
     .filter(([name]) => isSecretHeader(name))
     .flatMap(([, value]) => [value, value.replace(/^\s*(bearer|basic)\s+/i, '')]);
-  const userinfo = url ? [url.username, url.password].flatMap((part) => [part, decodeURIComponentSafe(part)]) : [];
-  return [...new Set([...values, ...userinfo].map((value) => value.trim()))]
+  // As written (the raw query, not URLSearchParams, which decodes) and decoded.
+  const params = [...(url?.search.matchAll(QUERY_PARAM) ?? [])].filter(([, , name]) => isSecretParam(name!));
+  const inUrl = (url ? [url.username, url.password, ...params.map(([, , , value]) => value!)] : []).flatMap((part) => [
+    part,
+    decodeURIComponentSafe(part),
+  ]);
+  return [...new Set([...values, ...inUrl].map((value) => value.trim()))]
     .filter((value) => value.length >= MIN_ECHOED_SECRET)
     .sort((a, b) => b.length - a.length);
 }

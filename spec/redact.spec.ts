@@ -49,6 +49,20 @@ describe('redact', () => {
         expect(redactText(text)).to.equal(text);
       }
     });
+    it('masks the values of query parameters that name a credential, and leaves the others as written', () => {
+      expect(redactText('http://influx:8086/write?db=metrics&u=ann&p=hunter2&precision=ms')).to.equal(
+        `http://influx:8086/write?db=metrics&u=ann&p=${MASK}&precision=ms`,
+      );
+      expect(
+        redactText('POST https://h/push?api_key=abc123&access_token=t0k#top failed; see https://h/x?tenant=a'),
+      ).to.equal(`POST https://h/push?api_key=${MASK}&access_token=${MASK}#top failed; see https://h/x?tenant=a`);
+      expect(redactText('https://acct.blob/c?sv=2022&sig=Zm9v%3D&se=2027')).to.equal(
+        `https://acct.blob/c?sv=2022&sig=${MASK}&se=2027`,
+      );
+      expect(redactConfig({ url: 'http://h/?Token=s3cret' })).to.deep.equal({ url: `http://h/?Token=${MASK}` });
+      for (const text of ['http://h/api/v1/query?query=up&time=1', 'http://h/?design=a&keep=', 'a?b=c'])
+        expect(redactText(text)).to.equal(text);
+    });
   });
 
   describe('isSecretHeader', () => {
@@ -107,10 +121,18 @@ describe('redact', () => {
     it('masks the credentials a sink sent wherever the answer repeats them, longest first', () => {
       const secrets = sentSecrets(
         { Authorization: 'Bearer tok-1234', 'X-Api-Key': 'k3y-value', 'X-Scope-OrgID': 'team-a', 'x-token': 'abc' },
-        new URL('http://svc:p%40ss@host/push'),
+        new URL('http://svc:p%40ss@host/push?tenant=team-a&token=q%2Bsecret'),
       );
       // The tenant is no secret; a three-character token is too short to look for in text.
-      expect(secrets).to.have.members(['Bearer tok-1234', 'tok-1234', 'k3y-value', 'p%40ss', 'p@ss']);
+      expect(secrets).to.have.members([
+        'Bearer tok-1234',
+        'tok-1234',
+        'k3y-value',
+        'p%40ss',
+        'p@ss',
+        'q%2Bsecret',
+        'q+secret',
+      ]);
       expect(redactAnswer('got tok-1234, k3y-value, p@ss and p%40ss for team-a', secrets)).to.equal(
         `got ${MASK}, ${MASK}, ${MASK} and ${MASK} for team-a`,
       );
