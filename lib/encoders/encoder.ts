@@ -23,6 +23,11 @@ export interface MetricMeta {
   /** Whether the values are whole counts, which OTLP then writes as integers (`as_int`). */
   readonly integer?: boolean;
   /**
+   * A histogram with a negative bucket bound, or whose sum can go below 0: OpenMetrics allows it no `_sum` (a
+   * counter), and a `_count` only beside a `_sum`, so the openmetrics encoder writes neither.
+   */
+  readonly withoutSum?: boolean;
+  /**
    * The protocol of the remote_write sink the chunks go to, for the remote_write encoder: a 2.0 sink writes its
    * requests from the chunks' rows, so their 1.0 records are written only if it falls back to 1.0.
    */

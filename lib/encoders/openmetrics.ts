@@ -47,13 +47,16 @@ const CREATED = '_created';
  * A counter's, histogram's or summary's event ends with its `<family>_created` sample: the series' creation
  * time in seconds, the entry start (as OTLP's start time). Exemplars go where OpenMetrics allows them, after
  * a counter's `_total` and a histogram's `_bucket` samples: ` # {trace_id="…",span_id="…"} value timestamp`;
- * the others' (a gauge's, a summary's, a histogram's `_sum` and `_count`) are left out.
+ * the others' (a gauge's, a summary's, a histogram's `_sum` and `_count`) are left out. A histogram `withoutSum`
+ * has no `_sum` and no `_count` rows: OpenMetrics allows no sum beside a negative bucket bound, nor a negative one,
+ * and a `_count` only beside a `_sum`.
  */
-export function openMetrics({ name, metricType, help, precision }: OpenMetricsOptions): TextMetricEncoder {
+export function openMetrics({ name, metricType, help, precision, withoutSum }: OpenMetricsOptions): TextMetricEncoder {
   const counter = metricType === 'counter';
   const family = familyName(name, metricType);
   const value = textValueFormat(precision);
   const mayCarry = EXEMPLARS_ON[metricType ?? 'untyped'];
+  const written = metricType === 'histogram' && withoutSum ? notSumOrCount : undefined;
   const lines = sampleLines({
     lead: (series) => `${sampleName(counter && series.suffix !== CREATED ? `${family}_total` : family, series)} `,
     middle: () => '',
@@ -76,7 +79,7 @@ export function openMetrics({ name, metricType, help, precision }: OpenMetricsOp
   let header: string | undefined = familyHeader(family, metricType, help);
   return {
     encode(rows: Labelled<SampleBatch>) {
-      const batch = withCreated ? openMetricsRows(rows, createdOf, mayCarry) : rows;
+      const batch = withCreated ? openMetricsRows(rows, createdOf, mayCarry, written) : rows;
       const chunk = lines.encode(batch);
       if (header === undefined || batch.size === 0) return chunk;
       const prefixed = withPrefix(chunk, header);
@@ -95,36 +98,45 @@ const EXEMPLARS_ON: Record<MetricType, ((series: Series) => boolean) | undefined
   untyped: undefined,
 };
 
+/** The rows of a histogram without a sum: its buckets. */
+const notSumOrCount = (series: Series): boolean => series.suffix !== '_sum' && series.suffix !== '_count';
+
 /**
- * The rows to write of a batch whose events have a creation time: each event's rows, then its `_created` row (its
- * label set's, the value the entry start in seconds, the event's time), and the exemplars of the rows that may
- * carry one.
+ * The rows to write of a batch whose events have a creation time: each event's rows (those `written`, all without
+ * it), then its `_created` row (its label set's, the value the entry start in seconds, the event's time), and the
+ * exemplars of the rows that may carry one.
  */
 function openMetricsRows(
   batch: Labelled<SampleBatch>,
   createdOf: (series: Series) => Series,
   mayCarry: ((series: Series) => boolean) | undefined,
+  written: ((series: Series) => boolean) | undefined,
 ): Labelled<SampleBatch> {
   const events = batch.events ?? batch.size;
   const rows = events > 0 ? batch.size / events : 0;
-  const size = batch.size + events;
+  // Where each row of an event goes among the event's written rows; -1: not written. Every event has the same rows.
+  const place = new Int32Array(rows);
+  let kept = 0;
+  for (let r = 0; r < rows; r++) place[r] = !written || written(batch.series[r]!) ? kept++ : -1;
+  const size = (kept + 1) * events;
   const index = new Float64Array(size);
   const offset = new Float64Array(size);
   const value = new Float64Array(size);
   const series = new Array<Series>(size);
   const createdAt = Math.floor(batch.anchor) / 1000;
-  const exemplars = batch.exemplars && mayCarry && carriedExemplars(batch, rows, mayCarry);
+  const exemplars = batch.exemplars && mayCarry && carriedExemplars(batch, rows, kept, place, mayCarry);
   // The batch's columns read once, not a property load a row.
   const { index: fromIndex, offset: fromOffset, value: fromValue, series: fromSeries } = batch;
   for (let e = 0, from = 0, to = 0; e < events; e++) {
     const first = from;
-    for (let r = 0; r < rows; r++, from++, to++) {
+    for (let r = 0; r < rows; r++, from++) {
+      if (place[r]! < 0) continue;
       index[to] = fromIndex[from]!;
       offset[to] = fromOffset[from]!;
       value[to] = fromValue[from]!;
-      series[to] = fromSeries[from]!;
+      series[to++] = fromSeries[from]!;
     }
-    // The last row has the event's label set: a counter's sample, a histogram's or summary's `_count`.
+    // The last row (written or not) has the event's label set: a counter's sample, a histogram's or summary's `_count`.
     index[to] = fromIndex[first]!;
     offset[to] = fromOffset[first]!;
     value[to] = createdAt;
@@ -135,24 +147,26 @@ function openMetricsRows(
 }
 
 /**
- * The exemplars of the rows that may carry one, at their places among the rows with `_created` (one more an event
- * before them); undefined when none is left. When every one is kept (a histogram's exemplars on `_bucket` rows), only
- * the rows are new: the other columns are shared.
+ * The exemplars of the rows that may carry one, at their places among the written rows with `_created` (`kept` + 1
+ * an event, row r of an event at `place[r]`); undefined when none is left. When every one is kept (a histogram's
+ * exemplars on `_bucket` rows), only the rows are new: the other columns are shared.
  */
 function carriedExemplars(
   batch: Labelled<SampleBatch>,
   rows: number,
+  kept: number,
+  place: Int32Array,
   mayCarry: (series: Series) => boolean,
 ): ExemplarRows | undefined {
   const column = batch.exemplars!;
   const moved = new Int32Array(column.rows.length);
-  let kept = 0;
+  let carries = 0;
   for (let k = 0; k < column.rows.length; k++) {
     const row = column.rows[k]!;
-    if (mayCarry(batch.series[row]!)) moved[kept++] = row + Math.floor(row / rows);
+    if (mayCarry(batch.series[row]!)) moved[carries++] = Math.floor(row / rows) * (kept + 1) + place[row % rows]!;
   }
-  if (kept === column.rows.length) return exemplarsOnRows(column, moved);
-  const carried = new ExemplarRowsBuilder(kept);
+  if (carries === column.rows.length) return exemplarsOnRows(column, moved);
+  const carried = new ExemplarRowsBuilder(carries);
   for (let k = 0, m = 0; k < column.rows.length; k++)
     if (mayCarry(batch.series[column.rows[k]!]!)) carried.addFrom(moved[m++]!, column, k);
   return carried.build();

@@ -41,3 +41,21 @@ function transform(config: DistributionConfig): (u: number, v: number) => number
     }
   }
 }
+
+/**
+ * Whether the mean of a distribution's observations is 0 or below at some moment of an entry lasting `duration` ms
+ * (absent: until stopped): at its start, or later as a negative `mean_shift_per_sec` moves it down. A histogram's
+ * sum, of every observation so far, then goes below 0 (or about 0, half the time below).
+ */
+export function meanReachesZero(config: DistributionConfig, duration?: number): boolean {
+  const mean =
+    config.type === 'exponential'
+      ? 1 / config.rate
+      : config.type === 'uniform'
+        ? (config.min + config.max) / 2
+        : config.mean;
+  const shift = config.mean_shift_per_sec ?? 0;
+  if (mean <= 0) return true;
+  if (shift >= 0) return false;
+  return duration === undefined || mean + (shift * duration) / 1000 <= 0;
+}

@@ -7,7 +7,7 @@ import { exemplarRows, recordOf, type Exemplar } from '../../operators/model/bat
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { scenarioDir, svc } from '../support/cli.js';
-import { promtoolCheck } from '../support/promtool.js';
+import { promtoolCheck, strictOpenMetricsCheck } from '../support/promtool.js';
 
 const T0 = Date.UTC(2024, 0, 1); // 1704067200000
 
@@ -222,6 +222,56 @@ describe('openMetrics: _created and exemplars', () => {
   });
 });
 
+describe('openMetrics: a histogram without a sum', () => {
+  /** One event of a histogram over buckets -1, 0 and +Inf: 1, 2 and 3 observations, summing to -1.5. */
+  const rows = [
+    seriesOf({ le: '-1' }, '_bucket'),
+    seriesOf({ le: '0' }, '_bucket'),
+    seriesOf({ le: '+Inf' }, '_bucket'),
+    seriesOf({}, '_sum'),
+    seriesOf({}, '_count'),
+  ];
+  const event = (offset: number) =>
+    sampleBatch({ anchor: T0, values: [1, 2, 3, -1.5, 3], offsets: Array(5).fill(offset), series: rows });
+  const trace = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', value: -2, timestamp: T0 };
+
+  it('writes neither _sum nor _count, and keeps each exemplar on its _bucket line; a strict parser takes it', () => {
+    const [first, second] = [event(0), event(1000)];
+    const batch = {
+      ...sampleBatch({
+        anchor: T0,
+        values: [...first.value, ...second.value],
+        offsets: [...first.offset, ...second.offset],
+        series: [...rows, ...rows],
+      }),
+      events: 2,
+      exemplars: exemplarRows([trace, undefined, undefined, undefined, undefined, undefined, undefined, trace]),
+    };
+    const encoded = openMetrics({ name: 'delta', metricType: 'histogram', withoutSum: true }).encode(batch);
+    const text = encoded.data.toString();
+    const exemplar = ' # {trace_id="4bf92f3577b34da6a3ce929d0e0e4736",span_id="00f067aa0ba902b7"} -2 1704067200';
+    expect(text.split('\n').slice(1, -1)).to.deep.equal([
+      `delta_bucket{le="-1"} 1 1704067200${exemplar}`,
+      'delta_bucket{le="0"} 2 1704067200',
+      'delta_bucket{le="+Inf"} 3 1704067200',
+      'delta_created 1704067200 1704067200',
+      'delta_bucket{le="-1"} 1 1704067201',
+      'delta_bucket{le="0"} 2 1704067201',
+      `delta_bucket{le="+Inf"} 3 1704067201${exemplar}`,
+      'delta_created 1704067200 1704067201',
+    ]);
+    expect(encoded.frames.ends.at(-1)).to.equal(encoded.data.length);
+    const one = openMetrics({ name: 'delta', metricType: 'histogram', withoutSum: true }).encode({
+      ...event(0),
+      events: 1,
+    });
+    expect(strictOpenMetricsCheck(`${one.data}${OPENMETRICS_EOF}`)).to.equal('ok');
+    // With them, the strict parser refuses the sum.
+    const summed = openMetrics({ name: 'delta', metricType: 'histogram' }).encode({ ...event(0), events: 1 });
+    expect(strictOpenMetricsCheck(`${summed.data}${OPENMETRICS_EOF}`)).to.match(/negative/);
+  });
+});
+
 describe('openmetrics in a file, with its real consumers', function () {
   this.timeout(30_000);
   const { dir, scenario } = scenarioDir('svc-openmetrics-');
@@ -312,5 +362,36 @@ scenarios:
     expect(Math.max(...maxTime!)).to.equal(Date.UTC(2026, 0, 1, 2) - 4_000 + 1);
     expect(samples!.reduce((a, b) => a + b)).to.equal(1800 * 7);
     expect(series!.reduce((a, b) => a + b)).to.equal(7 * blocks.length);
+  });
+
+  it('leaves out _sum and _count of a histogram with a negative bound or whose mean is not above 0, not of others', async () => {
+    const histogram = (distribution: string, buckets: string) =>
+      scenario(
+        'sumless.yaml',
+        `signal_type: histogram\nname: delta\nrate: 1\nduration: 1s\nstart_time: 2026-01-01T00:00:00Z\n` +
+          `encoder: {type: openmetrics}\nobservations_per_tick: 5\ndistribution: ${distribution}\nbuckets: ${buckets}\n`,
+      );
+    const cases = [
+      ['{type: normal, mean: 0, stddev: 1}', '[-1, 0, 1]', false],
+      ['{type: normal, mean: 0, stddev: 1}', '[0.5, 1]', false],
+      ['{type: uniform, min: 1, max: 2, mean_shift_per_sec: -2}', '[0.5, 1]', false],
+      ['{type: normal, mean: 5, stddev: 1}', '[0.5, 1]', true],
+      ['{type: uniform, min: 1, max: 2, mean_shift_per_sec: -1}', '[0.5, 1]', true],
+    ] as const;
+    for (const [distribution, buckets, summed] of cases) {
+      const run = await svc(['run', '-q', '--backfill', histogram(distribution, buckets)]);
+      expect(run.code, run.stderr).to.equal(0);
+      const lines = run.stdout.split('\n');
+      const what = `${distribution} ${buckets}`;
+      expect(
+        lines.some((line) => line.startsWith('delta_sum ')),
+        what,
+      ).to.equal(summed);
+      expect(
+        lines.some((line) => line.startsWith('delta_count ')),
+        what,
+      ).to.equal(summed);
+      expect(strictOpenMetricsCheck(run.stdout), what).to.equal('ok');
+    }
   });
 });

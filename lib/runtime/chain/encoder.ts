@@ -5,6 +5,7 @@ import type { Entry, SpanMetricsSource } from '../../config/types.js';
 import type { MetricMeta } from '../../encoders/encoder.js';
 import { createLogEncoder, createMetricEncoder, createTraceEncoder } from '../../encoders/index.js';
 import { encoderKindOf } from '../../encoders/kinds/index.js';
+import { meanReachesZero } from '../../generators/distribution.js';
 import { required } from './unsupported.js';
 
 /** What the signal stage of an entry emits: labelled samples (metrics, histogram, summary rows), log records, or spans. */
@@ -25,11 +26,19 @@ export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
     name,
     metricType: entry.metric_type,
     help: entry.help,
+    withoutSum: withoutSum(entry),
     ...spanMetricsMeta(entry.span_metrics_of),
     remoteWriteProtocol: entry.sink.type === 'remote_write' ? entry.sink.protocol : undefined,
   });
   if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
   return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
+}
+
+/** Whether a histogram entry's sum is one OpenMetrics forbids: beside a negative bucket bound, or below 0. */
+function withoutSum(entry: Entry): boolean {
+  if (entry.signal_type !== 'histogram') return false;
+  if (entry.buckets?.some((bound) => bound < 0)) return true;
+  return entry.distribution !== undefined && meanReachesZero(entry.distribution, entry.duration);
 }
 
 /**
