@@ -15,5 +15,5 @@ import { checkBurst, type Burst, type RateSchedule } from './model/rate-schedule
  */
 export function bursts(burst: Burst): MonoTypeOperatorFunction<RateSchedule> {
   checkBurst('bursts', burst);
-  return map((schedule) => schedule.withBurst(burst));
+  return map((schedule) => schedule.withBurst(burst, 'bursts'));
 }

@@ -1,6 +1,15 @@
 import { map, type OperatorFunction } from 'rxjs';
 import type { ObservationBatch, TickBatch } from './model/batch.js';
-import { check, COUNT, FUNCTION } from './internal/arguments.js';
+import { check, FUNCTION, type Rule } from './internal/arguments.js';
+
+/** Observations a tick at most: the scenario language's bound of `observations_per_tick` (its batch is one buffer). */
+export const MAX_OBSERVATIONS_PER_TICK = 10_000;
+
+const PER_TICK: Rule = {
+  type: 'number',
+  test: (value: number) => Number.isInteger(value) && value >= 0 && value <= MAX_OBSERVATIONS_PER_TICK,
+  expected: `a whole number from 0 to ${MAX_OBSERVATIONS_PER_TICK}`,
+};
 
 /**
  * Generator map for histogram and summary entries: gives tick n, scheduled `at` ms after the
@@ -18,7 +27,7 @@ export function observe<B extends TickBatch>(
   perTick: number,
 ): OperatorFunction<B, B & ObservationBatch> {
   check('observe', 'sample', sample, FUNCTION);
-  check('observe', 'perTick', perTick, COUNT);
+  check('observe', 'perTick', perTick, PER_TICK);
   return map((batch) => {
     const observations = new Array<Float64Array>(batch.size);
     // One buffer for the batch, a view of it per tick: a typed array of its own per tick would

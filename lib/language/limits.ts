@@ -49,7 +49,7 @@ export const MIN_RATE = 0.000001;
 export const MAX_RATE = 100_000_000;
 /** Observations per second of a histogram or summary entry at its burst peak. */
 export const MAX_OBSERVATIONS_PER_SECOND = 100_000_000;
-export const MAX_OBSERVATIONS_PER_TICK = 10_000;
+export { MAX_OBSERVATIONS_PER_TICK } from '../../operators/observe.js';
 /**
  * Series of one entry: label sets × samples per event. Past 65,536 label sets a metrics or logs
  * entry keeps nothing per series (operators/labels.ts); a histogram or summary keeps its running

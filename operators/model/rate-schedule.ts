@@ -61,10 +61,11 @@ export class RateSchedule {
     return new RateSchedule(rate);
   }
 
-  /** This schedule with a burst window. A schedule holds at most one burst window. */
-  withBurst(burst: Burst): RateSchedule {
-    if (this.burst) throw new Error('a rate schedule holds at most one burst window');
-    checkBurst('withBurst', burst);
+  /** This schedule with a burst window. A schedule holds at most one burst window. `operator` names the caller. */
+  withBurst(burst: Burst, operator = 'withBurst'): RateSchedule {
+    if (this.burst)
+      throw new Error(`${operator}: the schedule has a burst window already, and a rate schedule holds at most one`);
+    checkBurst(operator, burst);
     return new RateSchedule(this.rate, burst);
   }
 

@@ -67,11 +67,13 @@ describe('bursts', () => {
     );
   });
 
-  it('errors the stream on a schedule that has a burst already', () => {
+  it('errors the stream on a schedule that has a burst already, naming the operator', () => {
     let error: unknown;
     of(RateSchedule.constant(1).withBurst({ every: 100, for: 10, multiplier: 2 }))
       .pipe(bursts({ every: 100, for: 50, multiplier: 2 }))
       .subscribe({ error: (e) => (error = e) });
-    expect(String(error)).to.match(/at most one burst window/);
+    expect(String(error)).to.equal(
+      'Error: bursts: the schedule has a burst window already, and a rate schedule holds at most one',
+    );
   });
 });

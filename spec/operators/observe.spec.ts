@@ -20,4 +20,12 @@ describe('observe', () => {
       [4.2, 5.2],
     ]);
   });
+
+  it('refuses more observations a tick than the scenario language allows, naming perTick', () => {
+    expect(() => observe(() => 0, 1e12)).to.throw(
+      RangeError,
+      'observe: perTick must be a whole number from 0 to 10000, got 1000000000000',
+    );
+    expect(() => observe(() => 0, 10_000)).to.not.throw();
+  });
 });

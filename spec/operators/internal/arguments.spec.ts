@@ -84,7 +84,12 @@ describe('operator arguments', () => {
       RangeError,
       'labels: shard.index must be a whole number from 0 to 1 (below shard.count), got 2',
     ],
-    ['observe', () => observe(() => 1, -1), RangeError, 'observe: perTick must be a whole number ≥ 0, got -1'],
+    [
+      'observe',
+      () => observe(() => 1, -1),
+      RangeError,
+      'observe: perTick must be a whole number from 0 to 10000, got -1',
+    ],
     [
       'histogram buckets out of order',
       () => histogram([5, 1]),
