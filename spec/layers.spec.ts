@@ -8,7 +8,15 @@ import ts from 'typescript';
  * lowest first; folders on one line do not import each other.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['lib/format.ts', 'lib/redact.ts', 'lib/features.ts', 'lib/random.ts', 'lib/version.ts', 'lib/real-file.ts'],
+  [
+    'lib/format.ts',
+    'lib/redact.ts',
+    'lib/features.ts',
+    'lib/random.ts',
+    'lib/version.ts',
+    'lib/real-file.ts',
+    'lib/per-object.ts',
+  ],
   ['operators'],
   ['lib/language', 'lib/protocols', 'lib/fetch-url.ts'],
   ['lib/generators', 'lib/encoders', 'lib/sinks'],

@@ -21,7 +21,8 @@ import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
 import { putBytes, putUInt32LE } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
-import { perObject, seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+import { seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+import { perObject } from '../per-object.js';
 
 /** What every span of a node writes alike, as Span fields. */
 interface NodeBytes {

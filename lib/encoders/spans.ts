@@ -18,20 +18,11 @@ import type { Encoder } from './encoder.js';
 import { grown } from './grow.js';
 import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
+import { perObject } from '../per-object.js';
 import { writeHexWords } from './id-words.js';
 
 /** Encoder of spans (a traces entry). */
 export type TraceEncoder = Encoder<SpanBatch, Uint8Array>;
-
-/** `make`, made once per object and kept as long as the object lives: an encoder's bytes of a node or resource. */
-export function perObject<K extends object, V>(make: (key: K) => V): (key: K) => V {
-  const made = new WeakMap<K, V>();
-  return (key) => {
-    let value = made.get(key);
-    if (value === undefined) made.set(key, (value = make(key)));
-    return value;
-  };
-}
 
 /** A resource as a label set (attribute values as text): what frames name as a record's series. */
 export const seriesOfResource = perObject(

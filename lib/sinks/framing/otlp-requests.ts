@@ -3,7 +3,8 @@ import type { SpanResource } from '../../../operators/model/span.js';
 import { OTLP_TAG, attributes, otlpMessages, resourceField, typedAttributes } from '../../protocols/otlp.js';
 import { VERSION } from '../../version.js';
 import type { PartialRefusal } from '../core/batching-sink.js';
-import { cutRecords, recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
+import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
+import { perObject } from '../../per-object.js';
 import { SinkError } from '../core/errors.js';
 
 /** The OTLP signals svc sends, with what their requests and refusals name. */
@@ -39,16 +40,11 @@ export function otlpRequests(
   signal: OtlpSignal = 'metrics',
 ): (chunks: readonly EncodedBatch[]) => RecordRequest[] {
   // The traces encoder writes whole ResourceSpans, one per service: any run of them is the request.
-  if (signal === 'traces') return recordRequests(limit, (_preambles, records) => Buffer.concat(records));
+  if (signal === 'traces') return recordRequests(limit, (runs) => Buffer.concat(runs.map(recordBytes)));
   const { protobuf, type } = otlpMessages();
   const sinkResource = resourceField(attributes({ ...DEFAULT_RESOURCE, ...resource }));
-  const resourceFields = new WeakMap<SpanResource, Uint8Array>();
-  const resourceOf = (own: SpanResource | undefined): Uint8Array => {
-    if (!own) return sinkResource;
-    let bytes = resourceFields.get(own);
-    if (!bytes) resourceFields.set(own, (bytes = resourceField(typedAttributes(own.attributes))));
-    return bytes;
-  };
+  const ownResource = perObject((own: SpanResource) => resourceField(typedAttributes(own.attributes)));
+  const resourceOf = (own: SpanResource | undefined): Uint8Array => (own ? ownResource(own) : sinkResource);
   const scopeField = protobuf.Writer.create()
     .uint32(OTLP_TAG.first)
     .bytes(type('InstrumentationScope').encode({ name: 'svc', version: VERSION }).finish())
@@ -85,7 +81,7 @@ export function otlpRequests(
     }
     return Buffer.concat(parts);
   };
-  return (chunks) => cutRecords(limit, chunks).map(({ size, bytes, runs }) => ({ size, bytes, body: body(runs) }));
+  return recordRequests(limit, body);
 }
 
 /**

@@ -21,19 +21,14 @@ export interface RecordCut extends Request {
 /**
  * Cuts buffered chunks of binary records into requests of at most `limit` records, at event
  * boundaries (at least one event each: a histogram's series set is never split), and makes each
- * request's body from the distinct preambles of its chunks and its records, in order. Records
- * are views of the chunks' data, never copies, until `body` joins them.
+ * request's body from its runs of records, in order ({@link recordBytes}: views of the chunks'
+ * data, never copies, until `body` joins them).
  */
 export function recordRequests(
   limit: number,
-  body: (preambles: readonly Uint8Array[], records: readonly Uint8Array[], bytes: number) => Uint8Array,
+  body: (runs: readonly RecordRun[]) => Uint8Array,
 ): (chunks: readonly EncodedBatch[]) => RecordRequest[] {
-  return (chunks) =>
-    cutRecords(limit, chunks).map(({ size, bytes, runs }) => ({
-      size,
-      bytes,
-      body: body(preamblesOf(runs), runs.map(recordBytes), bytes),
-    }));
+  return (chunks) => cutRecords(limit, chunks).map(({ size, bytes, runs }) => ({ size, bytes, body: body(runs) }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EncodedBatch } from '../../../operators/model/batch.js';
-import { recordRequests } from '../../../lib/sinks/framing/record-requests.js';
+import { recordBytes, recordRequests } from '../../../lib/sinks/framing/record-requests.js';
 
 /** A chunk of one-byte records `names`, with the frames given (`perEvent`, `events`). */
 function chunk(names: string, frames: { perEvent?: number; events?: number[] } = {}): EncodedBatch {
@@ -16,7 +16,7 @@ function chunk(names: string, frames: { perEvent?: number; events?: number[] } =
 }
 
 const cut = (limit: number, chunks: EncodedBatch[]) =>
-  recordRequests(limit, (_preambles, records) => Buffer.concat(records))(chunks).map((request) => ({
+  recordRequests(limit, (runs) => Buffer.concat(runs.map(recordBytes)))(chunks).map((request) => ({
     body: Buffer.from(request.body).toString(),
     size: request.size,
   }));
