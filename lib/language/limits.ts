@@ -13,6 +13,8 @@ const DAY = 86_400_000;
 
 /** Bytes of one scenario or pack text (the server's request body limit is the same 1 MiB). */
 export const MAX_TEXT_BYTES = 1024 * 1024;
+/** A Prometheus rules file `svc test --rules` reads: a large rule set is a few hundred KiB. */
+export const MAX_RULES_BYTES = 16 * 1024 * 1024;
 /**
  * What one YAML parse may cost: the bytes of the text and its tokens (scalars, indicators, line
  * breaks, indentation). The YAML parser takes some microseconds per token and per 10 characters

@@ -146,6 +146,7 @@ expect:
       'plain.yaml',
       readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''),
     );
+    const binary = scenario('rules.gz', 'rules\0\u0001');
     const nativeOnly = scenario(
       'native.yaml',
       `version: 2
@@ -178,12 +179,22 @@ expect:
       [
         ['test', 'examples/alerts/link-flap.yaml', '--rules', '/nonexistent/rules.yml'],
         1,
-        /^error: --rules: cannot read \/nonexistent\/rules\.yml \(no such file\)$/m,
+        /^error: --rules: \/nonexistent\/rules\.yml: cannot read the rules file \(no such file\)$/m,
       ],
       [
         ['test', 'examples/alerts/link-flap.yaml', '--rules', 'examples'],
         1,
-        /^error: --rules: cannot read \/.*\/examples \(it is a directory\)$/m,
+        /^error: --rules: \/.*\/examples: cannot read the rules file \(it is a directory\)$/m,
+      ],
+      [
+        ['test', 'examples/alerts/link-flap.yaml', '--rules', '/dev/zero'],
+        1,
+        /^error: --rules: \/dev\/zero: the text is larger than 16777216 bytes \(16 MiB\), the limit for a rules file$/m,
+      ],
+      [
+        ['test', 'examples/alerts/link-flap.yaml', '--rules', binary],
+        1,
+        /^error: --rules: .*: not a text file \(it holds binary data\): give a YAML rules file$/m,
       ],
     ];
     for (const [argv, expectedCode, message] of cases) {

@@ -247,13 +247,15 @@ export class TestCommand extends SvcCommand {
     expectations: readonly AlertExpectation[],
   ): Promise<number> {
     const [
-      { mkdtemp, readFile, rm, writeFile },
+      { mkdtemp, rm, writeFile },
       { tmpdir },
       { join },
       { sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
       { alertsNotInRules, checkExpectations, findingLine },
+      { readTextFile },
+      { MAX_RULES_BYTES },
     ] = await Promise.all([
       import('node:fs/promises'),
       import('node:os'),
@@ -262,11 +264,12 @@ export class TestCommand extends SvcCommand {
       import('../../alert-test/unit-test.js'),
       import('../../alert-test/promtool.js'),
       import('../../alert-test/check.js'),
+      import('../../config/read.js'),
+      import('../../language/limits.js'),
     ]);
-    // Read here, not only by promtool: a missing file or a directory is named before anything is sampled.
-    const rulesText = await readFile(rulesFile, 'utf8').catch(async (error: NodeJS.ErrnoException) => {
-      const { reasonOf } = await import('../../config/read.js');
-      throw new Error(`--rules: cannot read ${rulesFile} (${reasonOf(error)})`);
+    // Read here, not only by promtool: a missing file, a directory or binary data is named before anything is sampled.
+    const rulesText = await readTextFile(rulesFile, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
+      throw new Error(`--rules: ${error.message}`);
     });
     const unknown = alertsNotInRules(expectations, rulesText, this.rules!);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
