@@ -31,6 +31,7 @@ import { sinkCodec } from '../sinks/kinds/index.js';
 import {
   after,
   buckets,
+  durationBuckets,
   cardinalitySpike,
   distribution,
   duration,
@@ -111,8 +112,8 @@ const spanMetricsSettings = strict(
     sink: sinkCodec.describe("Where the span metrics go; default the entry's sink, when it carries metrics (OTLP)."),
     encoder: encoderCodec.describe("How they are encoded; default the sink's default for metrics."),
     interval: duration.describe('How often they are written (metrics_flush_interval); default 15s.'),
-    buckets: buckets.describe(
-      "Upper bounds of the duration histogram in seconds; default the connector's, 2 ms to 15 s.",
+    buckets: durationBuckets.describe(
+      "Upper bounds of the duration histogram in seconds, at least 0 (a duration is never negative); default the connector's, 2 ms to 15 s.",
     ),
     unit: oneOf(SPAN_METRICS_UNITS).describe(
       'The unit of the duration histogram: ms (default, as the connector) or s.',

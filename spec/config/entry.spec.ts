@@ -360,6 +360,14 @@ describe('entry: a field that failed to decode', () => {
     ).to.have.length(1);
   });
 
+  it('refuses a negative span_metrics bucket bound: a duration is never below 0', () => {
+    expect(entryProblems(traces({ span_metrics: { buckets: [-0.5, 0, 1] } }))).to.deep.equal([
+      'scenarios[0] (checkout): span_metrics.buckets[0]: expected a number greater than or equal to 0, got -0.5',
+    ]);
+    const zero = entryOf(traces({ span_metrics: { buckets: [0, 1], sink: { type: 'file', path: '/tmp/m' } } }));
+    expect(zero.span_metrics?.buckets).to.deep.equal([0, 1]);
+  });
+
   it('leaves the rules that need it alone only: span metrics of their own sink are still checked', () => {
     expect(
       entryProblems(
