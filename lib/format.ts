@@ -45,8 +45,12 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${trim(value.toFixed(1))} ${UNITS[unit]}`;
 }
 
-/** Events per second with at most one decimal: `10/s`, `0.5/s`, `1234.5/s`. */
+/**
+ * Events per second with at most one decimal: `10/s`, `0.5/s`, `1234.5/s`; below 1, two significant digits, so a
+ * slow rate is not rounded to another or to none (`0.067/s`, one event every 15 s; `0.01/s`).
+ */
 export function formatRate(perSecond: number): string {
+  if (perSecond > 0 && perSecond < 1) return `${Number(perSecond.toPrecision(2))}/s`;
   return `${trim(perSecond.toFixed(1))}/s`;
 }
 

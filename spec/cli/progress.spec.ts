@@ -19,7 +19,9 @@ describe('progress lines', () => {
       '1h02m03s',
     ]);
     expect([512, 1536, 12.34 * 1024 * 1024].map(formatBytes)).to.deep.equal(['512 B', '1.5 KiB', '12.3 MiB']);
-    expect([10, 0.5, 1234.56].map(formatRate)).to.deep.equal(['10/s', '0.5/s', '1234.6/s']);
+    expect([10, 0.5, 1234.56, 0].map(formatRate)).to.deep.equal(['10/s', '0.5/s', '1234.6/s', '0/s']);
+    // Below 1, two significant digits: span metrics every 15 s, a rate of 0.01.
+    expect([1 / 15, 0.01, 0.000001].map(formatRate)).to.deep.equal(['0.067/s', '0.01/s', '0.000001/s']);
   });
 
   it('reports events, rate, bytes and elapsed time', () => {
