@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { pino } from './packages.js';
 import { firstStopSignal } from '../runtime/first-stop-signal.js';
 import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
+import { describeError } from '../sinks/core/errors.js';
 import { createLogger } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
@@ -142,7 +143,13 @@ class ServeCommand extends Command {
     // Loaded before listening: see lib/server/restore.ts.
     const restore = state && (await import('./restore.js'));
     const server = limitedServer(createApp(deps).callback(), settings.limits).listen(port, bind);
-    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+    try {
+      await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+    } catch (error) {
+      const bindName = this.bind === undefined && process.env.SVC_BIND !== undefined ? 'SVC_BIND' : '--bind';
+      this.context.stderr.write(`error: ${listenProblem(error as NodeJS.ErrnoException, port, bind, bindName)}\n`);
+      return 1;
+    }
     const address = server.address() as AddressInfo;
     this.context.stdout.write(`${JSON.stringify({ svc_server: { port: address.port } })}\n`);
     // Before the scenarios start: a stop signal while they do stops the start (the registry drains) and flushes.
@@ -292,6 +299,26 @@ class ServeCommand extends Command {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+  }
+}
+
+/** Why the server could not listen on `bind`:`port`, naming the setting to change (`bindName`: --bind or SVC_BIND). */
+function listenProblem(error: NodeJS.ErrnoException, port: number, bind: string, bindName: string): string {
+  const at = bind.includes(':') ? `[${bind}]:${port}` : `${bind}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `--port ${port}: ${at} is already in use (another svc-server?): stop that process, or give another port (--port 0 takes a free one)`;
+    case 'EACCES':
+      return `--port ${port}: this user may not listen on ${at} (ports below 1024 need privileges): give a port from 1024`;
+    case 'EADDRNOTAVAIL':
+      return `${bindName} ${bind}: no network interface of this machine has that address: give one of its addresses, 127.0.0.1, or 0.0.0.0 for every interface`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+    case 'EAI_NONAME':
+      return `${bindName} ${bind}: cannot resolve that host name: give an IP address of this machine, 127.0.0.1, or 0.0.0.0 for every interface`;
+    default:
+      return `cannot listen on ${at}: ${describeError(error)}`;
   }
 }
 

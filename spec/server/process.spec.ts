@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
+import { createServer, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
@@ -163,6 +164,38 @@ describe('svc-server start-up safety (design: server safety)', function () {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).to.equal(2);
     expect(err).to.match(/--file-root: \/no\/such\/dir is not a directory/);
+  });
+
+  it('exits 1 naming --port or --bind when it cannot listen there, without a stack trace', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as AddressInfo).port;
+    const run = async (args: string[], env: Record<string, string> = {}) => {
+      const child = spawnServerProcess({ args, env });
+      let err = '';
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, err };
+    };
+    try {
+      const [inUse, notHere, unknownHost] = await Promise.all([
+        run(['--port', String(takenPort)]),
+        // TEST-NET-1 (RFC 5737): no interface of a test machine has it.
+        run([], { SVC_BIND: '192.0.2.1' }),
+        run(['--bind', 'no-such-host.invalid']),
+      ]);
+      expect([inUse.code, notHere.code, unknownHost.code]).to.deep.equal([1, 1, 1]);
+      expect(inUse.err).to.equal(
+        `error: --port ${takenPort}: 127.0.0.1:${takenPort} is already in use (another svc-server?): stop that process, or give another port (--port 0 takes a free one)\n`,
+      );
+      expect(notHere.err).to.match(
+        /^error: SVC_BIND 192\.0\.2\.1: no network interface of this machine has that address/,
+      );
+      expect(unknownHost.err).to.match(/^error: --bind no-such-host\.invalid: cannot resolve that host name/);
+      for (const { err } of [inUse, notHere, unknownHost]) expect(err).to.not.match(/Internal Error|\n\s+at /);
+    } finally {
+      taken.close();
+    }
   });
 
   it('exits 2 for an API key that is empty (every route was open) or holds whitespace (every request was refused)', async () => {
