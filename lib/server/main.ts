@@ -94,8 +94,9 @@ class ServeCommand extends Command {
   async execute(): Promise<number> {
     let settings: Settings;
     let autostarts: PreparedScenario[];
-    const logger = createLogger(logLevelOf(process.env), pino.destination(2));
+    let logger: Logger;
     try {
+      logger = createLogger(this.logLevel(), pino.destination(2));
       settings = await this.settings(logger);
     } catch (error) {
       // On stderr: stdout carries only the start-up line.
@@ -227,6 +228,15 @@ class ServeCommand extends Command {
     server.closeAllConnections();
     logger.info('stopped');
     logger.flush();
+  }
+
+  /** The log level of the environment ({@link logLevelOf}); a UsageError naming SVC_LOG_LEVEL when it names none. */
+  private logLevel(): string {
+    try {
+      return logLevelOf(process.env);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
   }
 
   /** The HTTP limits: each flag, else its environment variable, else the default; a UsageError naming a wrong one. */
