@@ -4,6 +4,7 @@ import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { parseDuration } from '../../language/duration.js';
+import { MAX_START_EPOCH_MS } from '../../language/limits.js';
 import type { PreviewOptions } from '../../preview/index.js';
 
 // The parser, the pipeline and the preview are loaded by the first POST (docs/performance.md).
@@ -81,12 +82,10 @@ function previewOptions(ctx: Context): PreviewOptions {
   if (entry === '') throw invalid('entry: expected the id of an entry of the file, got ""');
   const startText = single('start');
   const start = startText === undefined ? undefined : Number(startText);
-  if (start !== undefined && !(Number.isSafeInteger(start) && start >= 0 && start <= MAX_EPOCH_MS))
+  // A file's absolute start_time ends at 2200 too: past it, timestamps overflow what the encoders write.
+  if (start !== undefined && !(Number.isSafeInteger(start) && start >= 0 && start <= MAX_START_EPOCH_MS))
     throw invalid(
-      `start: expected epoch milliseconds, a whole number from 0 to ${MAX_EPOCH_MS}, got ${JSON.stringify(startText)}`,
+      `start: expected epoch milliseconds, a whole number from 0 to ${MAX_START_EPOCH_MS} (2200-01-01T00:00:00Z), got ${JSON.stringify(startText)}`,
     );
   return { for: forMs, points, ...(entry !== undefined && { entry }), ...(start !== undefined && { start }) };
 }
-
-/** The last instant a JavaScript date holds (year 275760). */
-const MAX_EPOCH_MS = 8.64e15;
