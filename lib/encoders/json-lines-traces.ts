@@ -1,11 +1,14 @@
 import { SAMPLED_FLAG, SPAN_STATUS, type SpanNode, type SpanResource } from '../../operators/model/span.js';
 import {
   attributeMembers,
+  errorMembers,
   jsonIds,
   rfc3339Nanos,
   spanTextEncoder,
+  writeErrorMember,
   writeMembers,
   type AttributeMembers,
+  type ErrorMembers,
   type TraceEncoder,
 } from './spans.js';
 import { putBytes } from '../protocols/bytes.js';
@@ -16,6 +19,7 @@ interface NodeText {
   /** From the service to the opening quote of `start`. */
   readonly head: Buffer;
   readonly attributes: AttributeMembers;
+  readonly errorType: ErrorMembers;
   /** The exception event after its time. */
   readonly eventTail: Buffer;
 }
@@ -34,10 +38,10 @@ const LINK_END = Buffer.from('"}]');
  * `{"trace_id","span_id","parent_span_id","service","name","kind","start","end","status","attributes","resource"}`
  * in that order, `parent_span_id` absent on a root; ids in lowercase hex; `start` and `end`
  * RFC 3339 UTC with nanoseconds; `status` `unset` or `error`; attributes with their types
- * (numbers, booleans, strings) in the order written; `resource` the service's resource
- * attributes. Then, when they apply: `"sampled":false` (a trace not marked sampled), `events`
- * (the `exception` event of an error raised in the span, at its end) and `links` (a `new_trace`
- * consumer's producer).
+ * (numbers, booleans, strings) in the order written, then a span in error's `error.type`;
+ * `resource` the service's resource attributes. Then, when they apply: `"sampled":false` (a
+ * trace not marked sampled), `events` (the `exception` event of an error raised in the span, at
+ * its end) and `links` (a `new_trace` consumer's producer).
  */
 export function jsonLinesTraces(): TraceEncoder {
   const time = rfc3339Nanos();
@@ -51,6 +55,7 @@ export function jsonLinesTraces(): TraceEncoder {
         `","service":${JSON.stringify(node.service)},"name":${JSON.stringify(node.name)},"kind":"${node.kind}","start":"`,
       ),
       attributes: attributeMembers(node, (value) => JSON.stringify(value)),
+      errorType: errorMembers(node, JSON.stringify),
       eventTail: Buffer.from(
         `","attributes":${JSON.stringify({ 'exception.type': node.exception.type, 'exception.message': node.exception.message })}}]`,
       ),
@@ -60,6 +65,7 @@ export function jsonLinesTraces(): TraceEncoder {
       node.head.length +
       node.attributes.fixed.length +
       node.attributes.pickedRoom +
+      node.errorType.room +
       resource.length +
       node.eventTail.length,
     write(out, at, node, resource, spans, s, times) {
@@ -71,7 +77,9 @@ export function jsonLinesTraces(): TraceEncoder {
       const endMs = times.msOf(end[s]!);
       at = time(out, at, endMs, times.nsIn(end[s]!, endMs));
       at = putBytes(out, status[s] === SPAN_STATUS.unset ? UNSET : ERROR, at);
+      const before = at;
       at = writeMembers(out, at, node.attributes, spans, s, true);
+      at = writeErrorMember(out, at, node.errorType, spans, s, at === before);
       at = putBytes(out, resource, at);
       if ((spans.flags[s]! & SAMPLED_FLAG) === 0) at = putBytes(out, NOT_SAMPLED, at);
       if (status[s] === SPAN_STATUS.error) {

@@ -21,7 +21,7 @@ import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
 import { putBytes, putUInt32LE } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
-import { seriesOfResource, spanFrames, type TraceEncoder } from './spans.js';
+import { ERROR_TYPE, errorTypesOf, seriesOfResource, spanFrames, type ErrorTypes, type TraceEncoder } from './spans.js';
 import { perObject } from '../per-object.js';
 
 /** What every span of a node writes alike, as Span fields. */
@@ -35,6 +35,9 @@ interface NodeBytes {
   readonly eventBody: Buffer;
   /** The `status` field of an error raised in the span. */
   readonly error: Buffer;
+  readonly errorTypes: ErrorTypes;
+  /** The `attributes` field of each of `errorTypes.values`. */
+  readonly errorType: readonly Buffer[];
 }
 
 /** A counted attribute's bytes: the KeyValue's key field and value tag; the value is AnyValue{string_value: prefix + n}. */
@@ -65,8 +68,8 @@ function digits(n: number): number {
  * `ResourceSpans` per resource met in the batch (a service; with pods, a service's pod), its
  * attributes the service's resource, holding one `ScopeSpans` (scope `svc` and its version) with
  * that resource's spans in batch order. A span carries its ids, parent, name, kind, times in
- * nanoseconds, typed attributes (int, double, bool, string), W3C trace flags, a link (a
- * `new_trace` consumer's producer), and for an error raised in it an `exception` event at its
+ * nanoseconds, typed attributes (int, double, bool, string; a span in error's `error.type` last),
+ * W3C trace flags, a link (a `new_trace` consumer's producer), and for an error raised in it an `exception` event at its
  * end and status error with the exception message (status error alone when it saw a call fail).
  *
  * Records of the frames are the `ResourceSpans` fields, each stamped at its first span and
@@ -97,6 +100,7 @@ export function otlpTraces(): TraceEncoder {
     const eventHead = Buffer.alloc(1 + varintBytes(eventLength));
     eventHead[0] = SPAN_TAG.events;
     writeVarint(eventHead, eventLength, 1);
+    const errorTypes = errorTypesOf(node);
     return {
       fixed: Buffer.from(
         Span.encode({
@@ -120,6 +124,10 @@ export function otlpTraces(): TraceEncoder {
       error: Buffer.from(
         Span.encode({ status: { message: node.exception.message, code: OTLP_STATUS_ERROR } }).finish(),
       ),
+      errorTypes,
+      errorType: errorTypes.values.map((value) =>
+        Buffer.from(Span.encode({ attributes: typedAttributes({ [ERROR_TYPE]: value }) }).finish()),
+      ),
     };
   });
   const resourceOf = perObject((resource: SpanResource) =>
@@ -136,6 +144,8 @@ export function otlpTraces(): TraceEncoder {
       const pick = spans.picks[from + j]!;
       length += Array.isArray(pieces) ? pieces[pick]!.length : counterLength(pieces as CounterBytes, pick);
     }
+    const type = node.errorTypes.at(spans, s);
+    if (type >= 0) length += node.errorType[type]!.length;
     const status = spans.status[s]!;
     if (status === SPAN_STATUS.error) length += node.eventHead.length + 9 + node.eventBody.length + node.error.length;
     else if (status === SPAN_STATUS.failedCall) length += FAILED_CALL.length;
@@ -301,6 +311,8 @@ function writeSpan(
     const pick = spans.picks[from + j]!;
     at = Array.isArray(pieces) ? putBytes(out, pieces[pick]!, at) : writeCounter(out, pieces as CounterBytes, pick, at);
   }
+  const type = node.errorTypes.at(spans, s);
+  if (type >= 0) at = putBytes(out, node.errorType[type]!, at);
   at = writeTime(out, SPAN_TAG.startTime, base, spans.start[s]!, at);
   at = writeTime(out, SPAN_TAG.endTime, base, spans.end[s]!, at);
   const status = spans.status[s]!;

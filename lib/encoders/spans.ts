@@ -6,6 +6,7 @@
 import type { EncodedBatch, Frames } from '../../operators/model/batch.js';
 import type { Series } from '../../operators/model/series.js';
 import {
+  SPAN_STATUS,
   spansIn,
   type AttributeValue,
   type SpanBatch,
@@ -184,6 +185,46 @@ export function rfc3339Nanos(): (out: Buffer, at: number, ms: number, ns: number
   };
 }
 
+/** The OpenTelemetry attribute naming the class of a failed span's error. */
+export const ERROR_TYPE = 'error.type';
+/** `error.type` when no type is known: the semantic conventions' fallback. */
+const OTHER_ERROR_TYPE = '_OTHER';
+const HTTP_STATUS_CODE = 'http.response.status_code';
+
+/** The `error.type` values of a node's failed spans, and which one a span carries. */
+export interface ErrorTypes {
+  /** The values its failed spans carry, each once; empty when the node sets `error.type` itself. */
+  readonly values: readonly string[];
+  /** The index in `values` of span `s`'s `error.type`; -1 when it carries none (not in error). */
+  at(spans: SpanColumns, s: number): number;
+}
+
+/**
+ * The `error.type` of a node's spans in error (docs/traces.md): the status code as a string when its
+ * `http.response.status_code` (a number: fixed, or each value of a list) is 400 or more, else its exception's
+ * type, which is also the type of a failure it sees from a call (svc raises one type in every span); `_OTHER`
+ * when there is none. A node whose attributes name `error.type` keeps its own.
+ */
+export const errorTypesOf = perObject((node: SpanNode): ErrorTypes => {
+  const failing = (spans: SpanColumns, s: number) => spans.status[s] !== SPAN_STATUS.unset;
+  const own = node.exception.type || OTHER_ERROR_TYPE;
+  const code = (value: AttributeValue | undefined) =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 400 ? String(value) : own;
+  if (Object.hasOwn(node.attributes, ERROR_TYPE) || node.picked.some(({ key }) => key === ERROR_TYPE))
+    return { values: [], at: () => -1 };
+  const j = node.picked.findIndex(({ key }) => key === HTTP_STATUS_CODE);
+  const list = node.picked[j];
+  if (list === undefined || !('values' in list)) {
+    const values = [code(node.attributes[HTTP_STATUS_CODE])];
+    return { values, at: (spans, s) => (failing(spans, s) ? 0 : -1) };
+  }
+  // A picked status code: the value of each pick.
+  const types = list.values.map(code);
+  const values = [...new Set(types)];
+  const byPick = Int32Array.from(types, (type) => values.indexOf(type));
+  return { values, at: (spans, s) => (failing(spans, s) ? byPick[spans.picks[spans.pickAt[s]! + j]!]! : -1) };
+});
+
 /** The JSON members of a node's attributes as a format writes them: the fixed ones joined, and each picked one's pieces. */
 export interface AttributeMembers {
   /** `"k":v,"k2":v2` (no braces), empty without fixed attributes. */
@@ -260,4 +301,35 @@ export function writeMembers(
     }
   }
   return at;
+}
+
+/** A node's `error.type` as a JSON member, one per value it takes. */
+export interface ErrorMembers {
+  readonly types: ErrorTypes;
+  /** `"error.type":v` of each of `types.values`. */
+  readonly members: readonly Buffer[];
+  /** Most bytes a member takes, with its comma. */
+  readonly room: number;
+}
+
+/** A node's `error.type` members, each value written by `json` (as its other attributes are). */
+export function errorMembers(node: SpanNode, json: (value: AttributeValue) => string): ErrorMembers {
+  const types = errorTypesOf(node);
+  const members = types.values.map((value) => Buffer.from(`${JSON.stringify(ERROR_TYPE)}:${json(value)}`));
+  return { types, members, room: Math.max(0, ...members.map((member) => 1 + member.length)) };
+}
+
+/** Writes span `s`'s `error.type` member if it has one, after a comma unless `first`; returns where it ends. */
+export function writeErrorMember(
+  out: Buffer,
+  at: number,
+  { types, members }: ErrorMembers,
+  spans: SpanColumns,
+  s: number,
+  first: boolean,
+): number {
+  const type = types.at(spans, s);
+  if (type < 0) return at;
+  if (!first) out[at++] = 0x2c;
+  return putBytes(out, members[type]!, at);
 }

@@ -3,11 +3,15 @@ import { SPAN_STATUS, type AttributeValue, type SpanNode, type SpanResource } fr
 import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
 import {
+  ERROR_TYPE,
   attributeMembers,
+  errorMembers,
   jsonIds,
   spanTextEncoder,
+  writeErrorMember,
   writeMembers,
   type AttributeMembers,
+  type ErrorMembers,
   type TraceEncoder,
 } from './spans.js';
 
@@ -20,6 +24,7 @@ interface NodeText {
   readonly attributes: AttributeMembers;
   /** The attributes of a span in error or a failed call: an `error` attribute left out, the `error` tag in its place. */
   readonly failing: AttributeMembers;
+  readonly errorType: ErrorMembers;
   /** The keys of its attributes: a resource attribute of one of them is left out of its spans' tags. */
   readonly keys: ReadonlySet<string>;
   /** The `error` tag of an error raised in the span. */
@@ -33,7 +38,7 @@ interface NodeText {
 /** A resource's tags on a node's spans: `"k":"v",…` (no braces), without the keys the span sets. */
 interface ResourceTags {
   readonly tags: Buffer;
-  /** On a span in error or a failed call: without an `error` key too. */
+  /** On a span in error or a failed call: without an `error` nor `error.type` key too. */
   readonly failing: Buffer;
 }
 
@@ -60,9 +65,10 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']\n'].map((text) => Buffer.from(text)) 
  * `duration` in whole microseconds (a duration at least 1), `localEndpoint.serviceName`,
  * `remoteEndpoint.serviceName` for a client or producer span whose callee is known, `tags`:
  * the resource's attributes but `service.name`, then the span's, every value a string, and
- * `error` on a span in error (the exception message where the error was raised, else "true");
- * each key once (a JSON object), the value Zipkin keeps of repeated tags, the last: a resource
- * attribute the span also sets is left out, and so is an `error` attribute of a span in error.
+ * `error.type` and `error` on a span in error (`error`: the exception message where the error was raised, else
+ * "true"); each key once (a JSON object), the value Zipkin keeps of repeated tags, the last: a resource
+ * attribute the span also sets is left out, and so are `error` attributes and an `error.type` resource attribute
+ * of a span in error.
  * An error raised in the span adds an `exception` annotation at its end. Zipkin has no links
  * nor a sampled flag: they are left out. Record i of the frames is span i with the comma or
  * bracket and line feed after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
@@ -91,6 +97,7 @@ export function zipkinJson(): TraceEncoder {
         attributes,
         // Without an attribute of its own named error, a failing span's members are the same.
         failing: keys.has(ERROR) ? attributeMembers(node, tag, ERROR) : attributes,
+        errorType: errorMembers(node, tag),
         keys,
         error: Buffer.from(`"error":${JSON.stringify(node.exception.message)}`),
         tags: new WeakMap(),
@@ -107,6 +114,7 @@ export function zipkinJson(): TraceEncoder {
       node.endpoints.length +
       node.attributes.fixed.length +
       node.attributes.pickedRoom +
+      node.errorType.room +
       resource.room +
       node.error.length,
     write(out, at, node, resourceText, spans, s, times) {
@@ -124,6 +132,7 @@ export function zipkinJson(): TraceEncoder {
       if (resource.length > 0) at = putBytes(out, resource, at);
       const before = at;
       at = writeMembers(out, at, failing ? node.failing : node.attributes, spans, s, resource.length === 0);
+      at = writeErrorMember(out, at, node.errorType, spans, s, resource.length === 0 && at === before);
       if (failing) {
         if (resource.length > 0 || at > before) out[at++] = 0x2c;
         at = putBytes(out, status[s] === SPAN_STATUS.error ? node.error : FAILED_CALL, at);
@@ -150,7 +159,7 @@ function resourceTagsOf(node: NodeText, { resource, members }: ResourceText): Re
   if (!found) {
     const kept = members.filter(([key]) => !node.keys.has(key));
     const tags = Buffer.from(kept.map(([, member]) => member).join(','));
-    const withoutError = kept.filter(([key]) => key !== ERROR);
+    const withoutError = kept.filter(([key]) => key !== ERROR && key !== ERROR_TYPE);
     const failing =
       withoutError.length === kept.length ? tags : Buffer.from(withoutError.map(([, member]) => member).join(','));
     node.tags.set(resource, (found = { tags, failing }));

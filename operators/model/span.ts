@@ -34,7 +34,10 @@ export interface SpanNode {
   readonly picked: readonly PickedAttribute[];
   /** The service a client or producer span calls, when that service is in the tree (Zipkin's remote endpoint). */
   readonly peer?: string;
-  /** What an error raised in this span says: its status message, and its `exception` event's attributes. */
+  /**
+   * What an error raised in this span says: its status message, and its `exception` event's attributes. Every
+   * node raises the same type, so `type` is also that of a failure its spans see from a call (their `error.type`).
+   */
   readonly exception: { readonly type: string; readonly message: string };
 }
 

@@ -1,15 +1,21 @@
 import { expect } from 'chai';
 import { jsonLinesTraces } from '../../lib/encoders/json-lines-traces.js';
+import { errorTypesOf } from '../../lib/encoders/spans.js';
+import { NODE } from '../support/span-batches.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
 import {
+  ERROR_TYPE_CASES,
   T0,
   epochNanos,
+  errorTypeCases,
+  errorTypeSpans,
   everyFeature,
   spanBatch,
   spanRows,
   ticksAt,
   traceConfig,
+  withErrorType,
   type SpanRow,
 } from '../support/trace-generators.js';
 
@@ -32,7 +38,7 @@ function expectedLine(row: SpanRow, anchor: number): Record<string, unknown> {
     start: rfc3339(epochNanos({ anchor }, row.start)),
     end,
     status: row.status === SPAN_STATUS.unset ? 'unset' : 'error',
-    attributes: row.attributes,
+    attributes: withErrorType(row),
     resource: row.resource,
     ...(row.flags === 0 && { sampled: false }),
     ...(row.status === SPAN_STATUS.error && {
@@ -92,6 +98,18 @@ describe('jsonLinesTraces', () => {
       'host.cores': '8',
     });
     expect(frames.offset[1]).to.equal(rows[1]!.start / 1e6);
+  });
+
+  it('writes `error.type` on every span in error: its status code of 400 or more, else its exception type', () => {
+    const batch = errorTypeSpans();
+    const rows = spanRows(batch);
+    expect(errorTypeCases(rows)).to.deep.equal(ERROR_TYPE_CASES);
+    const lines = jsonLinesTraces().encode(batch).data.toString().trim().split('\n');
+    expect(lines.map((line) => JSON.parse(line))).to.deep.equal(rows.map((row) => expectedLine(row, T0)));
+    // Each key once: a span that sets `error.type` itself keeps its own.
+    for (const line of lines) expect(line.split('"error.type"').length).to.be.at.most(2);
+    // No type known: the semantic conventions' fallback.
+    expect(errorTypesOf({ ...NODE, exception: { type: '', message: 'failed' } }).values).to.deep.equal(['_OTHER']);
   });
 
   it('writes only the traces of the ticks a gap or gate kept, and nothing for none', () => {

@@ -7,7 +7,17 @@ import { otlpMessages } from '../../lib/protocols/otlp.js';
 import { VERSION } from '../../lib/version.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type AttributeValue } from '../../operators/model/span.js';
-import { T0, epochNanos, everyFeature, spanRows, type SpanRow } from '../support/trace-generators.js';
+import {
+  ERROR_TYPE_CASES,
+  T0,
+  epochNanos,
+  errorTypeCases,
+  errorTypeSpans,
+  everyFeature,
+  spanRows,
+  withErrorType,
+  type SpanRow,
+} from '../support/trace-generators.js';
 
 /** The official opentelemetry-proto files (the `otlp-protos` dev dependency), as a collector reads requests. */
 const PROTOS = join(dirname(createRequire(import.meta.url).resolve('otlp-protos/package.json')), 'build', 'protos');
@@ -45,7 +55,7 @@ function expectedSpan(row: SpanRow): Json {
     kind: `SPAN_KIND_${row.kind.toUpperCase()}`,
     start_time_unix_nano: String(epochNanos({ anchor: T0 }, row.start)),
     end_time_unix_nano: end,
-    attributes: keyValues(row.attributes),
+    attributes: keyValues(withErrorType(row)),
     events:
       row.status === SPAN_STATUS.error
         ? [
@@ -96,6 +106,17 @@ describe('otlpTraces', () => {
     expect(decoded).to.deep.equal(expected);
     expect(size).to.equal(rows.length);
     expect(decoded.some(({ span }: Json) => span.events.length && span.links.length === 0)).to.equal(true);
+  });
+
+  it('writes `error.type` on every span in error: its status code of 400 or more, else its exception type', () => {
+    const batch = errorTypeSpans();
+    const rows = spanRows(batch);
+    expect(errorTypeCases(rows)).to.deep.equal(ERROR_TYPE_CASES);
+    const decoded = decode(otlpTraces().encode(batch).data).resource_spans.flatMap((r: Json) =>
+      r.scope_spans[0].spans.map((span: Json) => readable(span)),
+    );
+    const bySpan = new Map(decoded.map((span: Json) => [span.span_id, span]));
+    expect(rows.map((row) => bySpan.get(row.spanId))).to.deep.equal(rows.map(expectedSpan));
   });
 
   it('writes the W3C trace flags of every span (field 16, which the 0.38 protos predate)', () => {

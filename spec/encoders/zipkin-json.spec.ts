@@ -3,13 +3,17 @@ import { zipkinBody, zipkinJson } from '../../lib/encoders/zipkin-json.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
 import {
+  ERROR_TYPE_CASES,
   T0,
   epochNanos,
+  errorTypeCases,
+  errorTypeSpans,
   everyFeature,
   spanBatch,
   spanRows,
   ticksAt,
   traceConfig,
+  withErrorType,
   type SpanRow,
 } from '../support/trace-generators.js';
 
@@ -22,7 +26,9 @@ function expectedSpan(row: SpanRow, rows: readonly SpanRow[]): Record<string, un
   const { 'service.name': _service, ...resource } = row.resource;
   const callee = rows.find((r) => r.parentRow === row.row || r.link?.spanId === row.spanId);
   const remote = (row.kind === 'client' || row.kind === 'producer') && callee && callee.service !== row.service;
-  const tags = Object.fromEntries(Object.entries({ ...resource, ...row.attributes }).map(([k, v]) => [k, String(v)]));
+  const tags = Object.fromEntries(
+    Object.entries({ ...resource, ...withErrorType(row) }).map(([k, v]) => [k, String(v)]),
+  );
   if (row.status === SPAN_STATUS.error) tags.error = `${row.name} failed`;
   if (row.status === SPAN_STATUS.failedCall) tags.error = 'true';
   return {
@@ -56,13 +62,16 @@ describe('zipkinJson', () => {
     expect(recordOf(chunk, 0).toString()[0]).to.equal('[');
   });
 
-  it("writes each tag key once: the span's attribute over the resource's, the failure's `error` over an attribute", () => {
+  it("writes each tag key once: the span's attribute over the resource's, a failure's `error` and `error.type` over others", () => {
     const batch = spanBatch(
       traceConfig({
         seed: 3,
         services: {
-          api: { attributes: { region: 'eu', zone: 'a', error: 'resource' }, pods: { count: 2 } },
-          db: { attributes: { region: 'eu', error: 'resource' } },
+          api: {
+            attributes: { region: 'eu', zone: 'a', error: 'resource', 'error.type': 'resource' },
+            pods: { count: 2 },
+          },
+          db: { attributes: { region: 'eu', error: 'resource', 'error.type': 'resource' } },
         },
         root: {
           service: 'api',
@@ -86,6 +95,16 @@ describe('zipkinJson', () => {
       ...['api', 'db'].flatMap((service) => [SPAN_STATUS.unset, SPAN_STATUS.error].map((s) => `${service} ${s}`)),
       `api ${SPAN_STATUS.failedCall}`,
     );
+  });
+
+  it('writes an `error.type` tag on every span in error: its status code of 400 or more, else its exception type', () => {
+    const batch = errorTypeSpans();
+    const rows = spanRows(batch);
+    expect(errorTypeCases(rows)).to.deep.equal(ERROR_TYPE_CASES);
+    const text = zipkinJson().encode(batch).data.toString();
+    const spans = JSON.parse(text);
+    expect(`${JSON.stringify(spans)}\n`).to.equal(text);
+    expect(spans).to.deep.equal(rows.map((row) => expectedSpan(row, rows)));
   });
 
   it('joins the arrays of several chunks into one request body, and writes an empty array for none', () => {

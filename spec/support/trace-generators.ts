@@ -7,7 +7,7 @@ import { traceGenerator } from '../../lib/generators/trace.js';
 import type { TickBatch } from '../../operators/model/batch.js';
 import { of } from 'rxjs';
 import { generateTraces } from '../../operators/generate-traces.js';
-import type { AttributeValue, SpanBatch, TraceGenerator } from '../../operators/model/span.js';
+import { SPAN_STATUS, type AttributeValue, type SpanBatch, type TraceGenerator } from '../../operators/model/span.js';
 import { spanIdHex, traceIdHex } from '../../operators/model/ids.js';
 
 export const T0 = Date.UTC(2024, 0, 1);
@@ -149,6 +149,93 @@ export const EVERY_FEATURE = {
     ],
   },
 };
+
+/**
+ * A span's attributes and the `error.type` a span in error adds (docs/traces.md, restated): its HTTP status code
+ * of 400 or more as a string, else the exception type (`Error`, raised or propagated); none on a span not in
+ * error, nor where the span sets `error.type` itself.
+ */
+export function withErrorType(row: SpanRow): Readonly<Record<string, AttributeValue>> {
+  if (row.status === SPAN_STATUS.unset || 'error.type' in row.attributes) return row.attributes;
+  const code = row.attributes['http.response.status_code'];
+  return { ...row.attributes, 'error.type': typeof code === 'number' && code >= 400 ? String(code) : 'Error' };
+}
+
+/**
+ * A tree whose failed spans carry every kind of `error.type`: a database error raised and propagated through a
+ * server whose listed status code is 200 or 503 (itself failing too) to a root answering 502, and a call that sets
+ * `error.type` itself.
+ */
+export const ERROR_TYPES = {
+  seed: 5,
+  root: {
+    service: 'frontend',
+    operation: 'GET /checkout',
+    kind: 'server',
+    attributes: { 'http.request.method': 'GET', 'http.response.status_code': 502 },
+    calls: [
+      {
+        service: 'payment',
+        operation: 'POST /pay',
+        kind: 'client',
+        duration: 0.01,
+        error_rate: 0.3,
+        propagate: true,
+        attributes: { 'http.request.method': 'POST', 'http.response.status_code': { one_of: [200, 503] } },
+        calls: [
+          {
+            operation: 'INSERT payments',
+            kind: 'client',
+            duration: 0.001,
+            error_rate: 0.3,
+            propagate: true,
+            attributes: { 'db.system': 'postgresql' },
+          },
+        ],
+      },
+      {
+        service: 'cart',
+        operation: 'GET /cart',
+        kind: 'client',
+        duration: 0.001,
+        error_rate: 0.5,
+        attributes: { 'error.type': 'timeout' },
+      },
+    ],
+  },
+};
+
+/** Spans of {@link ERROR_TYPES} for ticks 0 to 39. */
+export function errorTypeSpans(): SpanBatch {
+  return spanBatch(traceConfig(ERROR_TYPES), ticksAt(Array.from({ length: 40 }, (_, n) => n)));
+}
+
+/** Each span's service, name, status and `error.type` ({@link withErrorType}), once. */
+export function errorTypeCases(rows: readonly SpanRow[]): string[] {
+  return [
+    ...new Set(rows.map((row) => `${row.service} ${row.name} ${row.status} ${withErrorType(row)['error.type']}`)),
+  ].sort();
+}
+
+/** The cases of {@link errorTypeSpans}: each rule met (status 1: raised, 2: a failed call). */
+export const ERROR_TYPE_CASES = [
+  'cart GET /cart 0 timeout',
+  'cart GET /cart 1 timeout',
+  'frontend GET /cart 0 timeout',
+  'frontend GET /cart 2 timeout',
+  'frontend GET /checkout 0 undefined',
+  'frontend GET /checkout 2 502',
+  'frontend POST /pay 0 undefined',
+  'frontend POST /pay 2 503',
+  'frontend POST /pay 2 Error',
+  'payment INSERT payments 0 undefined',
+  'payment INSERT payments 1 Error',
+  'payment POST /pay 0 undefined',
+  'payment POST /pay 1 503',
+  'payment POST /pay 1 Error',
+  'payment POST /pay 2 503',
+  'payment POST /pay 2 Error',
+];
 
 /** Spans of {@link EVERY_FEATURE} for ticks 0 to `count - 1`. */
 export function everyFeature(count = 12): SpanBatch {
