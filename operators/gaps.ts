@@ -1,4 +1,4 @@
-import { filter, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
+import { filter, identity, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
 import { selectTicks, type TickBatch } from './model/batch.js';
 import { inAnyWindow, inTail, type OneShotWindow, type Window } from './model/window.js';
 import { check, checkList, checkWindow, NON_NEGATIVE, OBJECT, POSITIVE } from './internal/arguments.js';
@@ -15,8 +15,7 @@ import { check, checkList, checkWindow, NON_NEGATIVE, OBJECT, POSITIVE } from '.
  * ```
  */
 export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunction<B> {
-  checkWindow('gaps', 'window', window);
-  return silence((offset) => inTail(window, offset));
+  return silence(recurring(window));
 }
 
 /**
@@ -32,13 +31,38 @@ export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunct
  * ```
  */
 export function gapWindows<B extends TickBatch>(windows: readonly OneShotWindow[]): MonoTypeOperatorFunction<B> {
+  return silence(oneShot(windows));
+}
+
+/**
+ * Both silences in one stage: drops every tick {@link gaps}`(window)` or {@link gapWindows}`(windows)` would drop,
+ * testing each tick once; either may be absent (neither: every tick is kept).
+ */
+export function silences<B extends TickBatch>(
+  window: Window | undefined,
+  windows: readonly OneShotWindow[] | undefined,
+): MonoTypeOperatorFunction<B> {
+  if (!window && !windows) return identity;
+  const inGap = window ? recurring(window) : never;
+  const inWindow = windows ? oneShot(windows) : never;
+  return silence((offset) => inGap(offset) || inWindow(offset));
+}
+
+const never = () => false;
+
+function recurring(window: Window): (offset: number) => boolean {
+  checkWindow('gaps', 'window', window);
+  return (offset) => inTail(window, offset);
+}
+
+function oneShot(windows: readonly OneShotWindow[]): (offset: number) => boolean {
   checkList('gapWindows', 'windows', windows);
   windows.forEach((window, i) => {
     check('gapWindows', `windows[${i}]`, window, OBJECT);
     check('gapWindows', `windows[${i}].at`, window.at, NON_NEGATIVE);
     check('gapWindows', `windows[${i}].for`, window.for, POSITIVE);
   });
-  return silence(inAnyWindow(windows));
+  return inAnyWindow(windows);
 }
 
 /** Drops the ticks whose offset from the entry start is `silent`, and the batches left empty. */

@@ -4,7 +4,7 @@
  */
 import type { Entry } from '../config/types.js';
 import { formatMs } from '../format.js';
-import type { Window } from '../../operators/model/window.js';
+import { mergedWindows, type Window } from '../../operators/model/window.js';
 import type { PreviewMark } from './types.js';
 
 /** Windows of one kind (bursts, gaps, open gates) an entry's preview marks at most; later ones are left out. */
@@ -35,9 +35,10 @@ export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonl
     const { every, for: length } = entry.gaps;
     for (const [at, until] of windows(entry.gaps, every - length, span)) marks.push({ kind: 'gap', at, until });
   }
-  for (const window of (entry.gap_windows ?? []).slice(0, MAX_WINDOW_MARKS)) {
+  // The spans the run silences, as it merges them: overlapping or touching windows are one gap.
+  for (const [from, to] of mergedWindows(entry.gap_windows ?? []).slice(0, MAX_WINDOW_MARKS)) {
     const end = Math.min(span.ended, span.to);
-    const [at, until] = [span.started + window.at, span.started + window.at + window.for];
+    const [at, until] = [span.started + from, span.started + to];
     if (at < end && until > span.from)
       marks.push({ kind: 'gap', at: Math.max(at, span.from), until: Math.min(until, end) });
   }

@@ -21,17 +21,25 @@ export interface OneShotWindow {
 }
 
 /**
- * The test "does `offset` (ms since the entry start) lie in one of `windows`": the windows are merged once into
- * sorted disjoint spans (touching ones joined into one silence), then searched by bisection, so a capture's many
- * windows cost little per tick.
+ * `windows` as the one silence they make together: sorted, disjoint `[from, to)` spans, windows that touch or
+ * overlap joined into one. What the runtime drops and what a preview marks are both read from these spans.
  */
-export function inAnyWindow(windows: readonly OneShotWindow[]): (offset: number) => boolean {
+export function mergedWindows(windows: readonly OneShotWindow[]): [number, number][] {
   const spans: [number, number][] = [];
   for (const { at, for: length } of [...windows].sort((a, b) => a.at - b.at)) {
     const last = spans.at(-1);
     if (last && at <= last[1]) last[1] = Math.max(last[1], at + length);
     else spans.push([at, at + length]);
   }
+  return spans;
+}
+
+/**
+ * The test "does `offset` (ms since the entry start) lie in one of `windows`": the windows are merged once
+ * ({@link mergedWindows}), then searched by bisection, so a capture's many windows cost little per tick.
+ */
+export function inAnyWindow(windows: readonly OneShotWindow[]): (offset: number) => boolean {
+  const spans = mergedWindows(windows);
   return (offset) => {
     // The first span that ends after offset.
     let low = 0;

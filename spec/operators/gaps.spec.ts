@@ -3,7 +3,7 @@ import { of } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { ticks } from '../../operators/ticks.js';
 import { bursts } from '../../operators/bursts.js';
-import { gaps, gapWindows } from '../../operators/gaps.js';
+import { gaps, gapWindows, silences } from '../../operators/gaps.js';
 import { generate } from '../../operators/generate.js';
 import type { TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
@@ -126,5 +126,28 @@ describe('gapWindows (one-shot silences)', () => {
       tick,
     ).map(({ at }) => Math.round(at));
     expect(at).to.deep.equal([0, 200, 300, 500, 600, 700, 800]);
+  });
+});
+
+describe('silences (both silences in one stage)', () => {
+  const kept = (stage: ReturnType<typeof silences<TickBatch>>) =>
+    collect(of(RateSchedule.constant(10)).pipe(ticks({ duration: 1000 }), stage), tick).map(({ at }) => Math.round(at));
+
+  it('drops what gaps or gapWindows would, overlapping unsorted windows as one silence', () => {
+    expect(
+      kept(
+        silences({ every: 500, for: 100 }, [
+          { at: 600, for: 100 },
+          { at: 100, for: 100 },
+          { at: 150, for: 100 },
+        ]),
+      ),
+    ).to.deep.equal([0, 300, 500, 700, 800]);
+  });
+
+  it('applies the one given, and keeps every tick given neither', () => {
+    expect(kept(silences({ every: 500, for: 100 }, undefined))).to.deep.equal([0, 100, 200, 300, 500, 600, 700, 800]);
+    expect(kept(silences(undefined, [{ at: 100, for: 700 }]))).to.deep.equal([0, 800, 900]);
+    expect(kept(silences(undefined, undefined))).to.have.length(10);
   });
 });

@@ -67,6 +67,31 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     ]);
   });
 
+  it('marks gap_windows as the run silences them: overlapping, unsorted windows as one gap', async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    labels: {job: a}
+    generator: {type: constant, value: 1}
+    gap_windows: [{at: 40s, for: 5s}, {at: 10s, for: 10s}, {at: 15s, for: 10s}, {at: 25s, for: 5s}]
+`),
+      ),
+      { for: 60_000, points: 12 },
+    );
+    const m = entryOf(preview, 'm');
+    const at = (s: number) => PREVIEW_EPOCH + s * 1000;
+    expect(m.marks).to.deep.equal([
+      { kind: 'start', at: at(0) },
+      { kind: 'gap', at: at(10), until: at(30) },
+      { kind: 'gap', at: at(40), until: at(45) },
+    ]);
+    expect(m.series[0]!.values).to.deep.equal([1, 1, null, null, null, null, 1, 1, null, 1, 1, 1]);
+  });
+
   it('starts an entry where its after trigger fires, and marks the spans its while gate was open', async () => {
     const preview = await besideLoad(`  - id: page
     name: page

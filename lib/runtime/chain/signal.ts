@@ -13,7 +13,7 @@ import { exemplars } from '../../../operators/exemplars.js';
 import { traceContext } from '../../../operators/trace-context.js';
 import { spanMetrics } from '../../../operators/span-metrics.js';
 import { jitter } from '../../../operators/jitter.js';
-import { gaps, gapWindows } from '../../../operators/gaps.js';
+import { silences } from '../../../operators/gaps.js';
 import { gate, snapTo, type Reading } from '../../../operators/gate.js';
 import { labels, type Shard } from '../../../operators/labels.js';
 import type { SlotPattern } from '../../../operators/ticks.js';
@@ -89,18 +89,14 @@ export interface PipelineOptions extends SignalHooks {
  * takes its labels first (before generate, generateLogs or observe), dropping the other shards'
  * ticks before any value is made.
  *
- * `gaps` is both silences: the recurring `gaps` and the one-shot `gap_windows`.
+ * `gaps` is both silences, one stage: the recurring `gaps` and the one-shot `gap_windows`.
  *
  * Histogram and summary state is kept per label set, after the labels are known, and only
  * from ticks that survive the gaps: silence records nothing.
  */
 export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): OperatorFunction<TickBatch, SignalBatch> {
   const labelled = labelOptions(entry, hooks.slots ? undefined : hooks.shard);
-  const silence = <B extends TickBatch>(): OperatorFunction<B, B> => {
-    const recurring = optional(entry.gaps && gaps<B>(entry.gaps));
-    const once = optional(entry.gap_windows && gapWindows<B>(entry.gap_windows));
-    return (batches) => batches.pipe(recurring, once);
-  };
+  const silence = <B extends TickBatch>(): OperatorFunction<B, B> => silences<B>(entry.gaps, entry.gap_windows);
   const gated = <B extends TickBatch>(snap?: (batch: B) => B) =>
     optional(
       entry.while &&
