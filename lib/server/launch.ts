@@ -3,10 +3,11 @@ import type { ServerDeps } from './deps.js';
 import { confineSink } from './file-root.js';
 import type { StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
+import { entryWarnings } from '../compile/warnings.js';
 
 /**
  * A compiled file as this server runs it: the files its sinks name confined below the file root, with the advisory
- * warnings about its sinks.
+ * warnings about its sinks and entries.
  */
 export interface PreparedScenario {
   readonly file: ScenarioFile;
@@ -15,8 +16,8 @@ export interface PreparedScenario {
 
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
- * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink checked for
- * advisory warnings.
+ * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink and entry
+ * checked for advisory warnings.
  */
 export async function prepareScenario(file: ScenarioFile, fileRoot: string | undefined): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
@@ -25,7 +26,11 @@ export async function prepareScenario(file: ScenarioFile, fileRoot: string | und
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
-  return { file: { ...file, scenarios }, warnings: scenarios.flatMap((entry) => sinkWarnings(entry.id, entry.sink)) };
+  const warnings = scenarios.flatMap((entry) => [
+    ...sinkWarnings(entry.id, entry.sink),
+    ...entryWarnings(entry).map((warning) => `${entry.id}: ${warning}`),
+  ]);
+  return { file: { ...file, scenarios }, warnings };
 }
 
 /**

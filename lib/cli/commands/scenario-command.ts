@@ -93,12 +93,13 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       this.context.stderr.write(
         `[info] --workers ${asked}: the file has ${series} series, each written by one worker: running ${workers}\n`,
       );
-    const [{ sinkKindOf }, { redactText }] = await Promise.all([
+    const [{ sinkKindOf }, { redactText }, { entryWarnings }] = await Promise.all([
       import('../../sinks/kinds/index.js'),
       import('../../redact.js'),
+      import('../../compile/warnings.js'),
     ]);
     for (const entry of plan.scenarios) {
-      for (const warning of sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? [])
+      for (const warning of [...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []), ...entryWarnings(entry)])
         this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
     }
     if (json) {
