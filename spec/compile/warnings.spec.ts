@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
-import { entryWarnings } from '../../lib/compile/warnings.js';
+import { entryWarnings, LOKI_DEFAULT_MAX_STREAMS } from '../../lib/compile/warnings.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { testServer } from '../support/server.js';
 
@@ -67,6 +67,47 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
       expect(res.json().warnings).to.deep.equal([
         "checkout: trace_generator.root.incident.start: the incident starts at 2m, at or after the entry's end (duration 1m): it never happens",
       ]);
+    });
+  });
+  describe('a logs entry into a log store with more streams than Loki takes by default', () => {
+    const logs = (labels: string, sink = 'logstore') => `version: 2
+kind: runnable
+scenarios:
+  - id: app
+    name: app
+    signal_type: logs
+    rate: 1
+    labels: {job: app}
+    ${labels}
+    sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}
+    log_generator: {type: template, templates: [{message: hello}]}
+`;
+    const pods = (n: number) =>
+      `dynamic_labels: [{key: pod, prefix: p, cardinality: ${n}}, {key: level, values: [info, error]}]`;
+
+    it("names the entry's labels, the streams they make and the Loki setting", () => {
+      expect(warningsOf(logs(pods(2501)))).to.deep.equal([
+        `dynamic_labels: the labels make up to 5002 streams (label sets) in the log store; Loki keeps at most ${LOKI_DEFAULT_MAX_STREAMS} active streams per tenant by default (limits_config.max_global_streams_per_user) and refuses pushes to more: raise that limit, or lower the cardinalities`,
+      ]);
+    });
+
+    it('counts cardinality spikes as validation does', () => {
+      const spikes = 'cardinality_spikes: [{label: user, cardinality: 5001, every: 10m, for: 1m}]';
+      expect(warningsOf(logs(spikes))[0]).to.match(/^cardinality_spikes: the labels make up to 5002 streams/);
+    });
+
+    it('is not warned of at the limit, nor for another sink', () => {
+      expect(warningsOf(logs(pods(2500)))).to.deep.equal([]);
+      expect(warningsOf(logs(pods(2501), 'file'))).to.deep.equal([]);
+    });
+
+    it('svc prints it at --dry-run, naming the entry', async () => {
+      const { scenario } = scenarioDir('svc-streams-warn-');
+      const result = await svc(['run', scenario('l.yaml', logs(pods(3001))), '--dry-run']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(
+        /^\[warn\] app: dynamic_labels: the labels make up to 6002 streams .*max_global_streams_per_user/m,
+      );
     });
   });
 });
