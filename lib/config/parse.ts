@@ -4,6 +4,7 @@
  * `syntax` ConfigError, found before the cost is paid: a hostile body can neither block the
  * event loop for long nor exhaust memory, and no parser internals reach the message.
  */
+import { visit } from 'jsonc-parser';
 import { CST, Composer, Lexer, LineCounter, Parser, isAlias, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { MAX_ALIAS_COUNT, MAX_DEPTH, MAX_TEXT_BYTES, SHARED_YAML_BUDGET, type YamlBudget } from '../language/limits.js';
 import { ConfigError, show } from '../language/problems.js';
@@ -53,8 +54,9 @@ export function parseText(
 function parseJson(source: string, origin: string): unknown {
   const tooDeep = jsonDepthExceeded(source);
   if (tooDeep !== undefined) throw syntaxError(origin, deepMessage(position(source, tooDeep)));
+  let data: unknown;
   try {
-    return JSON.parse(source);
+    data = JSON.parse(source);
   } catch (error) {
     // V8 counts characters ("at position 84", then " (line 4 column 44)" on Node 22): name the line and column, as YAML's.
     const message = (error as Error).message.replace(
@@ -63,6 +65,26 @@ function parseJson(source: string, origin: string): unknown {
     );
     throw syntaxError(origin, `invalid JSON: ${message}`);
   }
+  refuseDuplicateKeys(source, origin);
+  return data;
+}
+
+/**
+ * A key given twice in one object is refused, as YAML refuses it: JSON.parse keeps the last silently, so the first
+ * would be lost without a word. Read by jsonc-parser's scanner once the text is known to be valid JSON.
+ */
+function refuseDuplicateKeys(source: string, origin: string): void {
+  const objects: Set<string>[] = [];
+  visit(source, {
+    onObjectBegin: () => void objects.push(new Set()),
+    onObjectEnd: () => void objects.pop(),
+    onObjectProperty: (key, offset) => {
+      const keys = objects[objects.length - 1]!;
+      if (keys.has(key))
+        throw syntaxError(origin, `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`);
+      keys.add(key);
+    },
+  });
 }
 
 /** Offset of the first bracket that opens level MAX_DEPTH + 1, if any (strings skipped). */

@@ -225,6 +225,16 @@ describe('loadScenario: text', () => {
     expect(error.problems[0]!.message).to.equal('invalid YAML: duplicate key "name" at line 3, column 1');
   });
 
+  it('rejects duplicate keys in JSON too, which JSON.parse would keep the last of, naming the line and column', () => {
+    const text =
+      '{"version": 2, "kind": "runnable",\n "scenarios": [{"signal_type": "metrics", "name": "a",\n  "rate": 1, "rate": 2}]}';
+    const error = configError(text, { format: 'json' });
+    expect(error.kind).to.equal('syntax');
+    expect(error.problems[0]!.message).to.equal('invalid JSON: duplicate key "rate" at line 3, column 14');
+    // The same name in two objects, or a key that is a value elsewhere, is no duplicate.
+    expect(configError('{"a": {"k": 1}, "b": {"k": 2}, "k": "k"}', { format: 'json' }).kind).to.not.equal('syntax');
+  });
+
   it('rejects several documents in one text', () => {
     expect(configError('signal_type: metrics\n---\nname: a\n').kind).to.equal('syntax');
   });
