@@ -42,6 +42,7 @@ import {
   OBJECT,
   oneOf,
   POSITIVE_COUNT,
+  wholeNumberBelow,
 } from './internal/arguments.js';
 
 /** A rotating label present on every event: `prefix` + (n mod cardinality), or `values` cycled. */
@@ -273,11 +274,7 @@ function checkLabelOptions(options: LabelOptions): void {
   if (!shard) return;
   check('labels', 'shard', shard, OBJECT);
   check('labels', 'shard.count', shard.count, POSITIVE_COUNT);
-  check('labels', 'shard.index', shard.index, {
-    type: 'number',
-    test: (index: number) => Number.isInteger(index) && index >= 0 && index < shard.count,
-    expected: `a whole number from 0 to ${shard.count - 1} (below shard.count)`,
-  });
+  check('labels', 'shard.index', shard.index, wholeNumberBelow(shard.count, 'shard.count'));
 }
 
 /** Most label sets an entry interns (see `labels`); past that, a shard hashes every tick's label set. */

@@ -22,6 +22,7 @@ import {
   SCHEDULER,
   OBSERVABLE,
   OBJECT,
+  wholeNumberBelow,
 } from './internal/arguments.js';
 
 export interface TicksOptions {
@@ -271,11 +272,7 @@ const SCHEDULE = {
 function checkSlots(slots: SlotPattern): void {
   check('ticks', 'slots', slots, OBJECT);
   check('ticks', 'slots.period', slots.period, POSITIVE_COUNT);
-  checkIncreasing('ticks', 'slots.residues', slots.residues, {
-    type: 'number',
-    test: (residue: number) => Number.isInteger(residue) && residue >= 0 && residue < slots.period,
-    expected: `a whole number from 0 to ${slots.period - 1} (below slots.period)`,
-  });
+  checkIncreasing('ticks', 'slots.residues', slots.residues, wholeNumberBelow(slots.period, 'slots.period'));
 }
 
 /** Every slot: the default pattern. */

@@ -56,6 +56,15 @@ export const OBSERVABLE: Rule = withMethods('subscribe');
 /** A promise (any thenable). */
 export const PROMISE: Rule = { ...withMethods('then'), expected: 'a promise' };
 
+/** A whole number below `bound`, which the message names as `boundName` (an index of `shard.count` shards). */
+export function wholeNumberBelow(bound: number, boundName: string): Rule {
+  return {
+    type: 'number',
+    test: (value: number) => Number.isInteger(value) && value >= 0 && value < bound,
+    expected: `a whole number from 0 to ${bound - 1} (below ${boundName})`,
+  };
+}
+
 /** One of `values`. */
 export function oneOf(values: readonly string[]): Rule {
   return {
