@@ -7,6 +7,7 @@
 import type { Labelled, LogBatch, ObservationBatch, SampleBatch } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type SpanBatch } from '../../operators/model/span.js';
 import type { Entry } from '../config/types.js';
+import type { EntryPlan } from '../compile/index.js';
 import { rowsPerEvent } from '../config/entry.js';
 import { anchorOf } from '../runtime/chain/start.js';
 import { BackfillScheduler } from '../runtime/backfill-scheduler.js';
@@ -22,6 +23,10 @@ export type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from './types.
 
 /** Longest span of virtual time a preview covers (ms): a day. */
 export const MAX_PREVIEW_MS = 24 * 3_600_000;
+/** The span a preview covers when the caller gives none, at most: 30 minutes. */
+export const DEFAULT_PREVIEW_MS = 30 * 60_000;
+/** The shortest span a preview defaults to: its points stay milliseconds apart, not fractions of one. */
+const MIN_DEFAULT_PREVIEW_MS = 1000;
 /** Fewest and most points of a preview's grid. */
 export const MIN_POINTS = 10;
 export const MAX_POINTS = 2000;
@@ -185,6 +190,26 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
       };
     }),
   };
+}
+
+/**
+ * The span of a preview of `plans` (of its entry `entry`, else of every entry) when the caller gives none: until the
+ * last of the entries it runs ends, when each has a `duration` and a start known before running (at once, a phase
+ * offset, an `after` crossing the compiler predicted), from 1s to {@link DEFAULT_PREVIEW_MS}; else that 30 minutes.
+ * A 3-second file then fills the chart instead of its first column.
+ */
+export function defaultPreviewFor(plans: readonly EntryPlan[], entry?: string): number {
+  const entries = plans.map((plan) => plan.entry);
+  const running = new Set(
+    withReferences(entries, entry === undefined ? entries : entries.filter((e) => e.id === entry)),
+  );
+  let end = 0;
+  for (const { entry, predictedStart } of plans) {
+    if (!running.has(entry)) continue;
+    if (entry.duration === undefined || predictedStart.at === undefined) return DEFAULT_PREVIEW_MS;
+    end = Math.max(end, predictedStart.at + entry.duration);
+  }
+  return Math.min(DEFAULT_PREVIEW_MS, Math.max(MIN_DEFAULT_PREVIEW_MS, end));
 }
 
 /** `shown` and every entry they reference (`after`, `while`, `exemplars`, `trace_context`, span metrics), in file order. */

@@ -4,6 +4,7 @@ import { loadScenario } from '../config/load.js';
 import { parseText } from '../config/parse.js';
 import { planScenario } from '../compile/plan.js';
 import type { ScenarioFile } from '../config/types.js';
+import type { ScenarioPlan } from '../compile/index.js';
 import type { Variables } from '../config/interpolate.js';
 import { filesBeside, type LocateFile } from '../config/csv-replay.js';
 import type { PackReadOptions } from '../config/pack.js';
@@ -49,7 +50,7 @@ export async function parseScenario(ctx: Context, deps: ServerDeps): Promise<Pos
 
 /** A posted scenario: its compiled file, and the body as posted (what `--state` keeps to start it again). */
 export interface PostedScenario {
-  readonly file: ScenarioFile;
+  readonly file: ScenarioPlan;
   readonly text: string;
   readonly format: BodyFormat;
 }
@@ -62,7 +63,7 @@ export async function compileBody(
   text: string,
   format: BodyFormat,
   { catalog, variables, fileRoot }: ServerDeps,
-): Promise<ScenarioFile> {
+): Promise<ScenarioPlan> {
   const { file, origin, locate, packOptions } = refusingInvalid(() =>
     loadBody(text, format, catalog, variables ?? {}, fileRoot),
   );

@@ -81,6 +81,21 @@ describe('svc plot', () => {
     expect(stdout).to.contain('^ burst ×3');
   });
 
+  it('without --for, draws a file whose entries all have a duration until the last ends, and says so', async () => {
+    const width = 70;
+    const { code, stdout, stderr } = await svc(['plot', 'examples/histogram.yaml', '--width', String(width)]);
+    expect(code, stderr).to.equal(0);
+    expect(stdout.split('\n')[1]).to.match(/^3s \(until the entries end\) from 2026-01-01T00:00:00\.000Z, a point/);
+    // Its three ticks (at 0, 1s and 2s) spread over the chart, not all in its first column.
+    const { chart, axis } = chartOf(stdout, 'http_request_duration_seconds');
+    const drawn = new Set(chart.flatMap((row) => [...row].flatMap((char, c) => (char === ' ' ? [] : [c]))));
+    const columns = width - GUTTER;
+    expect([...drawn].some((c) => c > columns / 2)).to.equal(true);
+    expect(axis.trimEnd()).to.match(/ 3s$/);
+    // An entry without a duration runs on: 30 minutes, as before.
+    expect((await svc(['plot', windows, '--width', '70'])).stdout.split('\n')[1]).to.match(/^30m from /);
+  });
+
   it('draws logs as a strip per severity and traces as spans/s with an error ratio strip', async () => {
     const { stdout } = await svc(['plot', 'examples/plot.yaml', '--entry', 'app_logs', '--width', '60']);
     const lines = stdout.split('\n');

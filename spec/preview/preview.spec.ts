@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import {
+  defaultPreviewFor,
   MAX_PREVIEW_ROWS,
   PREVIEW_EPOCH,
   previewScenario,
@@ -234,6 +235,33 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(p99.slice(6, 10).every((ms) => ms > 1000)).to.equal(true);
     const calls = await previewScenario(entries, { for: 900_000, points: 15, entry: 'checkout.calls' });
     expect(calls.entries[0]).to.include({ type: 'counter', unit: 'value' });
+  });
+
+  it('defaults its span to where the last entry run ends, from 1s to 30m, or 30m when an end is unknown', () => {
+    const plans = (entries: string) =>
+      compileScenario(loadScenario(file(entries), { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' })
+        .plans;
+    const entry = (id: string, rest: string) =>
+      `  - {id: ${id}, name: ${id}, signal_type: metrics, rate: 1, generator: {type: step, step_size: 1}, ${rest}}\n`;
+    const timed = plans(
+      entry('load', 'duration: 2m') +
+        entry('late', 'duration: 10s, phase_offset: 30s') +
+        // The compiler predicts load's crossing of 60 at its 61st tick: 1m1s, + 5s delay, + 1m.
+        entry('page', "duration: 1m, after: {ref: load, op: '>', value: 60, delay: 5s}"),
+    );
+    expect(defaultPreviewFor(timed)).to.equal(126_000);
+    expect(defaultPreviewFor(timed, 'late')).to.equal(40_000);
+    // An entry runs with those it watches: load's 2 minutes count.
+    expect(defaultPreviewFor(timed, 'page')).to.equal(126_000);
+    expect(defaultPreviewFor(plans(entry('long', 'duration: 2h')))).to.equal(1_800_000);
+    expect(defaultPreviewFor(plans(entry('short', 'duration: 100ms')))).to.equal(1000);
+    // No duration, or an `after` start only the run can tell (a crossing of a jittered entry): 30 minutes.
+    expect(defaultPreviewFor(plans(entry('endless', 'labels: {a: b}')))).to.equal(1_800_000);
+    const jittered = plans(
+      entry('load', 'duration: 2m, jitter: 0.1') +
+        entry('page', "duration: 1m, after: {ref: load, op: '>', value: 60}"),
+    );
+    expect(defaultPreviewFor(jittered)).to.equal(1_800_000);
   });
 
   it('anchors from at an absolute start_time, or at the instant the caller passes', async () => {

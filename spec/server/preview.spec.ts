@@ -81,6 +81,17 @@ describe('POST /preview', () => {
     );
   });
 
+  it('defaults for to where the last entry ends when every entry has a duration', async () => {
+    const server = testServer();
+    const res = await preview(server, '', `${gauge}duration: 90s\n`);
+    expect(res.statusCode, res.body).to.equal(200);
+    // 90 s on the default 240 points.
+    expect(res.json()).to.include({ step: 375, points: 240 });
+    // The last sample, at 89.5 s, falls in point 238: [89.25 s, 89.625 s).
+    const values: (number | null)[] = res.json().entries[0].series[0].values;
+    expect(values.slice(237).map((value) => value !== null)).to.deep.equal([true, true, false]);
+  });
+
   it('answers 400 for a query out of bounds, naming the parameter', async () => {
     const server = testServer();
     expectError(await preview(server, '?for=25h', gauge), 400, 'invalid_query', /^for: at most 24h/);

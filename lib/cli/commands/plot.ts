@@ -17,7 +17,7 @@ export class PlotCommand extends ScenarioSourceCommand {
     details:
       'Computes the entries as a backfill would, on virtual time and without writing to their sinks, and draws one chart per entry: lines in braille characters, logs as a strip per severity, histograms as a p50/p90/p99 band, traces as spans/s and error ratio; bursts, while gates and late starts marked under the chart, gaps left empty. docs/plot.md says what each chart shows.',
     examples: [
-      ['The first 30 minutes of a file', '$0 plot examples/plot.yaml'],
+      ['A file, until its entries end (at most 30 minutes)', '$0 plot examples/plot.yaml'],
       ['One entry over two hours, 120 columns wide', '$0 plot examples/plot.yaml --entry cpu --for 2h --width 120'],
       ['The charts as images', '$0 plot examples/plot.yaml --svg /tmp/plot.svg --png /tmp/plot.png'],
       ['A scenario of a catalog', '$0 plot @checkout-incident --catalog examples/catalog'],
@@ -28,7 +28,7 @@ export class PlotCommand extends ScenarioSourceCommand {
   for = valueFlag(
     '--for',
     '<time>',
-    'Virtual time to draw from the file start: 30s, 30m, 2h, at most 24h (default: 30m)',
+    'Virtual time to draw from the file start: 30s, 30m, 2h, at most 24h (default: until the last entry ends when every entry has a duration, at most 30m)',
   );
   entry = valueFlag('--entry', '<id>', 'Draw this entry only (the entries it needs run too)');
   width = valueFlag(
@@ -42,21 +42,24 @@ export class PlotCommand extends ScenarioSourceCommand {
   async execute(): Promise<number> {
     const [
       { parseDuration },
-      { MAX_PREVIEW_MS, previewScenario, PreviewError },
+      { DEFAULT_PREVIEW_MS, MAX_PREVIEW_MS, defaultPreviewFor, previewScenario, PreviewError },
       { MIN_WIDTH, MAX_WIDTH, plotColumns },
+      { formatMs },
     ] = await Promise.all([
       import('../../language/duration.js'),
       import('../../preview/index.js'),
       import('../plot/terminal.js'),
+      import('../../format.js'),
     ]);
-    const forText = this.for ?? '30m';
-    let forMs: number;
-    try {
-      forMs = parseDuration(forText);
-    } catch (error) {
-      throw new UsageError(`--for: ${(error as Error).message}`);
+    let givenMs: number | undefined;
+    if (this.for !== undefined) {
+      try {
+        givenMs = parseDuration(this.for);
+      } catch (error) {
+        throw new UsageError(`--for: ${(error as Error).message}`);
+      }
+      if (givenMs > MAX_PREVIEW_MS) throw new UsageError(`--for: at most 24h, got ${JSON.stringify(this.for)}`);
     }
-    if (forMs > MAX_PREVIEW_MS) throw new UsageError(`--for: at most 24h, got ${JSON.stringify(forText)}`);
     const width =
       this.width === undefined
         ? Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, terminalWidth(this.context.stdout) ?? DEFAULT_WIDTH))
@@ -74,6 +77,9 @@ export class PlotCommand extends ScenarioSourceCommand {
     }
 
     const plan = await this.planOf(await this.loadScenarioArg(this.file, {}));
+    const forMs = givenMs ?? defaultPreviewFor(plan.plans, this.entry);
+    // The header says when the default span was cut short to where the entries end.
+    const forText = this.for ?? `${formatMs(forMs)}${forMs < DEFAULT_PREVIEW_MS ? ' (until the entries end)' : ''}`;
     let preview: Awaited<ReturnType<typeof previewScenario>>;
     try {
       preview = await previewScenario(plan.scenarios, {

@@ -10,8 +10,7 @@ import type { PreviewOptions } from '../../preview/index.js';
 // The parser, the pipeline and the preview are loaded by the first POST (docs/performance.md).
 const require = createRequire(import.meta.url);
 
-/** Span of a preview when the query gives no `for`, and its points when it gives no `points`. */
-const DEFAULT_FOR = '30m';
+/** Points of a preview when the query gives no `points`. */
 const DEFAULT_POINTS = 240;
 /** Previews computed at once: each keeps a core busy for up to seconds, so more wait for none and get 429. */
 export const MAX_RUNNING_PREVIEWS = 2;
@@ -26,7 +25,7 @@ export function previewRoutes(deps: ServerDeps): Router {
   let running = 0;
   return new Router().post('/preview', async (ctx) => {
     const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
-    const { previewScenario, PreviewError } =
+    const { defaultPreviewFor, previewScenario, PreviewError } =
       require('../../preview/index.js') as typeof import('../../preview/index.js');
     const options = previewOptions(ctx);
     const { file } = await parseScenario(ctx, deps);
@@ -38,7 +37,11 @@ export function previewRoutes(deps: ServerDeps): Router {
     const abandon = () => ctx.res.writableFinished || gone.abort(new Error('the client went away'));
     ctx.res.once('close', abandon);
     try {
-      ctx.body = await previewScenario(file.scenarios, { ...options, signal: gone.signal });
+      ctx.body = await previewScenario(file.scenarios, {
+        ...options,
+        for: options.for ?? defaultPreviewFor(file.plans, options.entry),
+        signal: gone.signal,
+      });
     } catch (error) {
       if (gone.signal.aborted) return;
       if (!(error instanceof PreviewError)) {
@@ -54,8 +57,11 @@ export function previewRoutes(deps: ServerDeps): Router {
   });
 }
 
-/** The query's `for`, `points`, `entry` and `start`, bounded: 400 `invalid_query` naming the parameter. */
-function previewOptions(ctx: Context): PreviewOptions {
+/**
+ * The query's `for`, `points`, `entry` and `start`, bounded: 400 `invalid_query` naming the parameter. Without
+ * `for`, the file decides it (defaultPreviewFor).
+ */
+function previewOptions(ctx: Context): Omit<PreviewOptions, 'for'> & { readonly for?: number } {
   const { MAX_PREVIEW_MS, MIN_POINTS, MAX_POINTS } =
     require('../../preview/index.js') as typeof import('../../preview/index.js');
   const invalid = (detail: string) => new HttpError(400, 'invalid_query', detail);
@@ -64,14 +70,16 @@ function previewOptions(ctx: Context): PreviewOptions {
     if (Array.isArray(raw)) throw invalid(`${name}: give it once, got ${raw.length} values`);
     return raw;
   };
-  const forText = single('for') ?? DEFAULT_FOR;
-  let forMs: number;
-  try {
-    forMs = parseDuration(forText);
-  } catch (error) {
-    throw invalid(`for: ${(error as Error).message}`);
+  const forText = single('for');
+  let forMs: number | undefined;
+  if (forText !== undefined) {
+    try {
+      forMs = parseDuration(forText);
+    } catch (error) {
+      throw invalid(`for: ${(error as Error).message}`);
+    }
+    if (forMs > MAX_PREVIEW_MS) throw invalid(`for: at most 24h, got ${JSON.stringify(forText)}`);
   }
-  if (forMs > MAX_PREVIEW_MS) throw invalid(`for: at most 24h, got ${JSON.stringify(forText)}`);
   const pointsText = single('points');
   const points = pointsText === undefined ? DEFAULT_POINTS : Number(pointsText);
   if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)
@@ -87,5 +95,10 @@ function previewOptions(ctx: Context): PreviewOptions {
     throw invalid(
       `start: expected epoch milliseconds, a whole number from 0 to ${MAX_START_EPOCH_MS} (2200-01-01T00:00:00Z), got ${JSON.stringify(startText)}`,
     );
-  return { for: forMs, points, ...(entry !== undefined && { entry }), ...(start !== undefined && { start }) };
+  return {
+    ...(forMs !== undefined && { for: forMs }),
+    points,
+    ...(entry !== undefined && { entry }),
+    ...(start !== undefined && { start }),
+  };
 }
