@@ -178,6 +178,68 @@ scenarios:
     expect(terminal.raw()).to.contain('point every').and.contain('…');
   });
 
+  it('writes the labels its series share once, by the title, and in each legend item only those that differ', async () => {
+    const pods = scenario(
+      'pods.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: pods
+    name: kube_pod_status_ready
+    signal_type: metrics
+    rate: 1
+    duration: 10s
+    generator: { type: constant, value: 1 }
+    labels: { kubernetes_namespace: production-eu-west, kubernetes_cluster: checkout-eu-west-1-primary }
+    dynamic_labels: [{ key: pod, cardinality: 3, prefix: checkout-api-7d9f8b6c5- }]
+`,
+    );
+    const { code, stdout, stderr } = await svc(['plot', pods, '--width', '80']);
+    expect(code, stderr).to.equal(0);
+    const lines = stdout.split('\n');
+    const legend = lines.slice(lines.indexOf('pods · gauge · value'), lines.indexOf('pods · gauge · value') + 4);
+    // The shared labels are too wide for a line of their own: broken after a comma, not cut.
+    expect(legend).to.deep.equal([
+      'pods · gauge · value',
+      '{kubernetes_cluster="checkout-eu-west-1-primary",',
+      '  kubernetes_namespace="production-eu-west"}',
+      '━ {pod="checkout-api-7d9f8b6c5-0"}  ━ {pod="checkout-api-7d9f8b6c5-1"}',
+    ]);
+    const svgPath = join(dir, 'pods.svg');
+    expect((await svc(['plot', pods, '--svg', svgPath])).code).to.equal(0);
+    const texts = [...readFileSync(svgPath, 'utf8').matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(texts).to.include.members([
+      '{kubernetes_cluster=&quot;checkout-eu-west-1-primary&quot;,kubernetes_namespace=&quot;production-eu-west&quot;}',
+      '{pod=&quot;checkout-api-7d9f8b6c5-2&quot;}',
+    ]);
+  });
+
+  it('breaks a legend item too wide for a line after its commas, never cutting where label sets differ', async () => {
+    const { code, stdout, stderr } = await svc([
+      'plot',
+      'examples/incident.yaml',
+      '--entry',
+      'checkout.calls',
+      '--width',
+      '100',
+    ]);
+    expect(code, stderr).to.equal(0);
+    const legend = stdout.split('\n').filter((line) => /^(━ | {2})[{s]/.test(line));
+    expect(legend).to.have.length(14);
+    expect(legend.filter((line) => line.includes('status.code="STATUS_CODE_ERROR"}'))).to.have.length(3);
+    expect(stdout).to.not.contain('…');
+    const svgPath = join(dir, 'incident.svg');
+    expect(
+      (await svc(['plot', 'examples/incident.yaml', '--entry', 'checkout.calls', '--svg', svgPath])).code,
+    ).to.equal(0);
+    // Every item on a line of its own within the 960-pixel panel, not past its right edge.
+    const xs = [...readFileSync(svgPath, 'utf8').matchAll(/<text x="([\d.]+)"[^>]*>\{service/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(xs).to.have.length(7);
+    expect(new Set(xs).size).to.equal(1);
+  });
+
   it('refuses --for past 24h, a --width out of bounds and an unknown --entry, with exit 2', async () => {
     const longer = await svc(['plot', windows, '--for', '25h']);
     expect(longer.code).to.equal(2);

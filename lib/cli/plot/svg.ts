@@ -5,7 +5,7 @@
  * output format, with no script and no external reference.
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { brokenAtCommas, heightOf, legendOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import { ERROR_RATIO, loneIndices } from '../../preview/points.js';
 
@@ -14,6 +14,11 @@ const LEFT = 70;
 const RIGHT = 44;
 const PLOT_WIDTH = WIDTH - LEFT - RIGHT;
 const TITLE = 26;
+/** Height of each legend line past the title's. */
+const LEGEND_LINE = 16;
+/** Width of a legend item's text (an estimate: about 7 pixels a character), its colour swatch and the gap after. */
+const textWidth = (text: string) => text.length * 7;
+const SWATCH = 30;
 const LINES_HEIGHT = 110;
 const STRIP_HEIGHT = 22;
 const AXIS = 34;
@@ -51,23 +56,15 @@ export function previewSvg(preview: Preview, caption: string): string {
 function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: string; height: number } {
   const strips = entry.series.filter((series) => entry.type === 'logs' || series.name === ERROR_RATIO);
   const lines = entry.series.filter((series) => !strips.includes(series));
-  const plotTop = top + TITLE;
+  const colourOf = (series: PreviewSeries, i: number) =>
+    series.name === ERROR_RATIO ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
+  const { svg: legend, lines: legendLines } = legendSvg(entry, top, colourOf);
+  const plotTop = top + TITLE + (legendLines - 1) * LEGEND_LINE;
   const linesHeight = lines.length > 0 ? LINES_HEIGHT : 0;
   const plotHeight = linesHeight + strips.length * STRIP_HEIGHT;
   const x = (i: number) => LEFT + (i / preview.points) * PLOT_WIDTH;
   const atX = (at: number) => LEFT + ((at - preview.from) / (preview.step * preview.points)) * PLOT_WIDTH;
-  const colourOf = (series: PreviewSeries, i: number) =>
-    series.name === ERROR_RATIO ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
-  const out: string[] = [];
-  out.push(`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(titleOf(entry))}</text>`);
-  let legendX = LEFT + 12 + titleOf(entry).length * 7.2;
-  for (const [i, series] of entry.series.entries()) {
-    out.push(
-      `<rect x="${legendX.toFixed(1)}" y="${top + 8}" width="14" height="4" fill="${colourOf(series, i)}"/>`,
-      `<text x="${(legendX + 18).toFixed(1)}" y="${top + 15}" fill="#495057">${escapeXml(series.name)}</text>`,
-    );
-    legendX += 30 + series.name.length * 7;
-  }
+  const out: string[] = [...legend];
   out.push(...windowShades(entry.marks, atX, plotTop, plotHeight));
   out.push(
     `<rect x="${LEFT}" y="${plotTop}" width="${PLOT_WIDTH}" height="${plotHeight}" fill="none" stroke="#dee2e6"/>`,
@@ -113,7 +110,43 @@ function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: 
     out.push(
       `<text x="${LEFT}" y="${plotTop + plotHeight + 30}" font-size="11" fill="#868e96">${escapeXml(legends)}</text>`,
     );
-  return { svg: `<g>\n${out.join('\n')}\n</g>`, height: TITLE + plotHeight + AXIS };
+  return { svg: `<g>\n${out.join('\n')}\n</g>`, height: plotTop - top + plotHeight + AXIS };
+}
+
+/**
+ * The title of an entry's panel, the labels its series share and a swatch and name for each series, on as many lines
+ * as the panel's width takes (a name too wide for one is broken after its commas).
+ */
+function legendSvg(
+  entry: PreviewEntry,
+  top: number,
+  colourOf: (series: PreviewSeries, i: number) => string,
+): { svg: string[]; lines: number } {
+  const title = titleOf(entry);
+  const out = [`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(title)}</text>`];
+  const right = WIDTH - RIGHT;
+  let x = LEFT + 12 + title.length * 7.2;
+  let line = 0;
+  const place = (text: string, swatch: string | undefined) => {
+    const parts = brokenAtCommas(text, (part) => LEFT + SWATCH + textWidth(part) <= right);
+    parts.forEach((part, k) => {
+      if (k > 0 || x + SWATCH + textWidth(part) > right) {
+        line++;
+        x = LEFT;
+      }
+      const y = top + line * LEGEND_LINE;
+      if (swatch && k === 0)
+        out.push(`<rect x="${x.toFixed(1)}" y="${y + 8}" width="14" height="4" fill="${swatch}"/>`);
+      out.push(`<text x="${(x + 18).toFixed(1)}" y="${y + 15}" fill="#495057">${escapeXml(part)}</text>`);
+      x += SWATCH + textWidth(part);
+    });
+    // An item broken onto lines of its own ends its last one too.
+    if (parts.length > 1) x = right;
+  };
+  const legend = legendOf(entry.series);
+  if (legend.shared !== undefined) place(legend.shared, undefined);
+  for (const [i, name] of legend.names.entries()) place(name, colourOf(entry.series[i]!, i));
+  return { svg: out, lines: line + 1 };
 }
 
 /** Burst, gap and open `while` windows, shaded behind the lines. */

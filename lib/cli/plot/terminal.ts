@@ -13,7 +13,7 @@
  * ```
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { brokenAtCommas, heightOf, legendOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
@@ -56,8 +56,10 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
   const colourOf = (series: PreviewSeries, i: number) =>
     series.name === ERROR_RATIO ? ERROR_COLOUR : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
   const width = GUTTER + columns;
-  const out = wrapped([titleOf(entry), ...entry.series.map((series) => `━ ${series.name}`)], width, (item, i) =>
-    i === 0 ? item : paint(colourOf(entry.series[i - 1]!, i - 1), item),
+  const legend = legendOf(entry.series);
+  const title = legend.shared === undefined ? [titleOf(entry)] : [titleOf(entry), legend.shared];
+  const out = wrapped([...title, ...legend.names.map((name) => `━ ${name}`)], width, (item, i) =>
+    i < title.length ? item : paint(colourOf(entry.series[i - title.length]!, i - title.length), item),
   );
   if (lines.length > 0) {
     const range = rangeOf(entry, lines);
@@ -85,8 +87,8 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
 
 /**
  * `items` `separator` apart (two spaces), on as many lines as it takes to stay within `width` terminal cells (a
- * wide character counts two); an item longer than that is cut to a line of its own. Each item is painted by `paint`
- * once placed.
+ * wide character counts two); an item longer than that gets lines of its own, broken after its commas, and a part
+ * still too long is cut. Each item is painted by `paint` once placed.
  */
 function wrapped(
   items: readonly string[],
@@ -98,14 +100,19 @@ function wrapped(
   let line = '';
   let length = 0;
   items.forEach((whole, i) => {
-    const item = cliTruncate(whole, width);
-    const cells = stringWidth(item);
-    if (length > 0 && length + separator.length + cells > width) {
+    const parts = brokenAtCommas(whole, (part) => stringWidth(part) <= width).map((part) => cliTruncate(part, width));
+    const cells = stringWidth(parts[0]!);
+    if (length > 0 && (parts.length > 1 || length + separator.length + cells > width)) {
       lines.push(line);
       line = '';
       length = 0;
     }
-    line += (length > 0 ? separator : '') + paint(item, i);
+    // An item broken onto lines of its own ends its last one too.
+    if (parts.length > 1) {
+      lines.push(...parts.map((part) => paint(part, i)));
+      return;
+    }
+    line += (length > 0 ? separator : '') + paint(parts[0]!, i);
     length += (length > 0 ? separator.length : 0) + cells;
   });
   if (length > 0) lines.push(line);
