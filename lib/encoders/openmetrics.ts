@@ -114,10 +114,16 @@ function openMetricsRows(
 ): Labelled<SampleBatch> {
   const events = batch.events ?? batch.size;
   const rows = events > 0 ? batch.size / events : 0;
-  // Where each row of an event goes among the event's written rows; -1: not written. Every event has the same rows.
+  // The rows of an event that are written, and where each row goes among them (-1: not written). Every event has
+  // the same rows.
+  const keptRows = new Int32Array(rows);
   const place = new Int32Array(rows);
   let kept = 0;
-  for (let r = 0; r < rows; r++) place[r] = !written || written(batch.series[r]!) ? kept++ : -1;
+  for (let r = 0; r < rows; r++) {
+    const keep = !written || written(batch.series[r]!);
+    place[r] = keep ? kept : -1;
+    if (keep) keptRows[kept++] = r;
+  }
   const size = (kept + 1) * events;
   const index = new Float64Array(size);
   const offset = new Float64Array(size);
@@ -127,20 +133,19 @@ function openMetricsRows(
   const exemplars = batch.exemplars && mayCarry && carriedExemplars(batch, rows, kept, place, mayCarry);
   // The batch's columns read once, not a property load a row.
   const { index: fromIndex, offset: fromOffset, value: fromValue, series: fromSeries } = batch;
-  for (let e = 0, from = 0, to = 0; e < events; e++) {
-    const first = from;
-    for (let r = 0; r < rows; r++, from++) {
-      if (place[r]! < 0) continue;
+  for (let e = 0, first = 0, to = 0; e < events; e++, first += rows) {
+    for (let k = 0; k < kept; k++, to++) {
+      const from = first + keptRows[k]!;
       index[to] = fromIndex[from]!;
       offset[to] = fromOffset[from]!;
       value[to] = fromValue[from]!;
-      series[to++] = fromSeries[from]!;
+      series[to] = fromSeries[from]!;
     }
     // The last row (written or not) has the event's label set: a counter's sample, a histogram's or summary's `_count`.
     index[to] = fromIndex[first]!;
     offset[to] = fromOffset[first]!;
     value[to] = createdAt;
-    series[to++] = createdOf(fromSeries[from - 1]!);
+    series[to++] = createdOf(fromSeries[first + rows - 1]!);
   }
   const rowBatch: Labelled<SampleBatch> = { size, anchor: batch.anchor, index, offset, value, series, events };
   return exemplars ? carryingExemplars(rowBatch, exemplars) : rowBatch;
