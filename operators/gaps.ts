@@ -42,10 +42,20 @@ export function silences<B extends TickBatch>(
   window: Window | undefined,
   windows: readonly OneShotWindow[] | undefined,
 ): MonoTypeOperatorFunction<B> {
-  if (!window && !windows) return identity;
+  return !window && !windows ? identity : silence(silenceTest(window, windows));
+}
+
+/**
+ * Whether {@link silences}`(window, windows)` drops a tick at `offset` (ms of the entry's clock): for a reader that
+ * asks at an instant, as svc-server's statistics say whether an entry is in a gap.
+ */
+export function silenceTest(
+  window: Window | undefined,
+  windows: readonly OneShotWindow[] | undefined,
+): (offset: number) => boolean {
   const inGap = window ? recurring(window) : never;
   const inWindow = windows ? oneShot(windows) : never;
-  return silence((offset) => inGap(offset) || inWindow(offset));
+  return (offset) => inGap(offset) || inWindow(offset);
 }
 
 const never = () => false;

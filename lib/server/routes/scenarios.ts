@@ -10,7 +10,9 @@ import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
 import { aggregateProtobuf } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
-import { inAnyWindow, inHead, inTail, type OneShotWindow } from '../../../operators/model/window.js';
+import { inHead } from '../../../operators/model/window.js';
+import { silenceTest } from '../../../operators/gaps.js';
+import type { Entry } from '../../config/types.js';
 import { nowOf } from '../clock.js';
 import { sampleName } from '../../encoders/metrics-text.js';
 import type { ScenarioStore } from '../state.js';
@@ -177,11 +179,11 @@ function identityOf(started: StartedEntry) {
   return { id: started.id, entry: started.run.entry.id, name: started.name, status: statusOf(started) };
 }
 
-/** Each entry's `gap_windows` test, made once: the console polls the statistics of every running entry. */
-const windowTests = new WeakMap<readonly OneShotWindow[], (offset: number) => boolean>();
-function windowTest(windows: readonly OneShotWindow[]): (offset: number) => boolean {
-  let test = windowTests.get(windows);
-  if (!test) windowTests.set(windows, (test = inAnyWindow(windows)));
+/** Each entry's silence test, made once: the console polls the statistics of every running entry. */
+const silenceTests = new WeakMap<Entry, (offset: number) => boolean>();
+function silenced(entry: Entry): (offset: number) => boolean {
+  let test = silenceTests.get(entry);
+  if (!test) silenceTests.set(entry, (test = silenceTest(entry.gaps, entry.gap_windows)));
   return test;
 }
 
@@ -191,10 +193,7 @@ function statsOf(started: StartedEntry, now: number) {
   const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
   const elapsed = since === undefined ? undefined : now - since;
-  const inGap =
-    elapsed !== undefined &&
-    ((entry.gaps !== undefined && inTail(entry.gaps, elapsed)) ||
-      (entry.gap_windows !== undefined && windowTest(entry.gap_windows)(elapsed)));
+  const inGap = elapsed !== undefined && silenced(entry)(elapsed);
   return {
     ...stats.snapshot(now),
     in_gap: inGap,
