@@ -695,15 +695,14 @@ function increasing(what: string) {
   };
 }
 
-export const buckets = andThen(
-  list(number, { nonEmpty: true, max: limits.MAX_BUCKETS }),
-  increasing('bucket'),
-).describe('Upper bounds of the buckets, increasing; +Inf is added. Default: the Prometheus client buckets.');
+/** Increasing upper bounds of histogram buckets, each an `element` (+Inf is added by the histogram). */
+const bucketList = (element: typeof number) =>
+  andThen(list(element, { nonEmpty: true, max: limits.MAX_BUCKETS }), increasing('bucket'));
+export const buckets = bucketList(number).describe(
+  'Upper bounds of the buckets, increasing; +Inf is added. Default: the Prometheus client buckets.',
+);
 /** A span duration histogram's bounds, in seconds: as {@link buckets}, never below 0 (a duration is not). */
-export const durationBuckets = andThen(
-  list(nonNegative, { nonEmpty: true, max: limits.MAX_BUCKETS }),
-  increasing('bucket'),
-).describe('Upper bounds of the buckets, at least 0 and increasing; +Inf is added.');
+export const durationBuckets = bucketList(nonNegative);
 export const quantiles = andThen(
   list(
     numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'),
