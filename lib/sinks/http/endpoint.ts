@@ -86,7 +86,8 @@ export function httpEndpoint({
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
   const shown = `${url.origin}${url.pathname}`;
-  const networkFailure = (error: unknown): SinkError => networkError(sink, url.host, url.hostname, error);
+  const networkFailure = (error: unknown, how?: { code: string; timeout: number }): SinkError =>
+    networkError(sink, url.host, url.hostname, error, how);
   const unsendable = headerProblem(headers);
   const secrets = sentSecrets(headers, url);
   const redact = (answer: string) => redactAnswer(answer, secrets);
@@ -124,9 +125,7 @@ export function httpEndpoint({
         req.on('timeout', () => {
           // A connected peer that keeps silent is no firewall or wrong host: say that it took the connection.
           const code = req.socket?.connecting === false ? NO_ANSWER : 'ETIMEDOUT';
-          req.destroy(
-            networkError(sink, url.host, url.hostname, new Error(`no answer within ${timeout} ms`), { code, timeout }),
-          );
+          req.destroy(networkFailure(new Error(`no answer within ${timeout} ms`), { code, timeout }));
         });
         req.on('error', (error) => reject(error instanceof SinkError ? error : networkFailure(error)));
         req.on('response', (response) => {
