@@ -79,7 +79,7 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
       'points',
       `points: expected a whole number from ${MIN_POINTS} to ${MAX_POINTS}, got ${points}`,
     );
-  const shown = options.entry === undefined ? entries : entries.filter((entry) => entry.id === options.entry);
+  const shown = chosen(entries, options.entry);
   if (shown.length === 0)
     throw new PreviewError(
       'entry',
@@ -192,6 +192,11 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
   };
 }
 
+/** The entries a preview shows: the one whose id is `entry`, else every one. */
+function chosen(entries: readonly Entry[], entry: string | undefined): readonly Entry[] {
+  return entry === undefined ? entries : entries.filter((e) => e.id === entry);
+}
+
 /**
  * The span of a preview of `plans` (of its entry `entry`, else of every entry) when the caller gives none: until the
  * last of the entries it runs ends, when each has a `duration` and a start known before running (at once, a phase
@@ -200,9 +205,7 @@ export async function previewScenario(entries: readonly Entry[], options: Previe
  */
 export function defaultPreviewFor(plans: readonly EntryPlan[], entry?: string): number {
   const entries = plans.map((plan) => plan.entry);
-  const running = new Set(
-    withReferences(entries, entry === undefined ? entries : entries.filter((e) => e.id === entry)),
-  );
+  const running = new Set(withReferences(entries, chosen(entries, entry)));
   let end = 0;
   for (const { entry, predictedStart } of plans) {
     if (!running.has(entry)) continue;
