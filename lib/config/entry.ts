@@ -214,25 +214,33 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
-  // A log store refuses a stream without labels (400): say so before the run rather than drop every push. Metric
-  // lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a CSV's
-  // columns may bring labels of their own, known only later.
+  // Metric lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a
+  // CSV's columns may bring labels of their own, known only later.
   if (
     signal !== 'traces' &&
-    sink.type === 'logstore' &&
     !has('pack') &&
     fields.generator?.type !== 'csv_replay' &&
     !failed('labels', 'dynamic_labels') &&
-    !Object.keys(fields.labels ?? {}).length &&
     !fields.dynamic_labels?.length
-  )
-    add(
-      ['labels'],
-      'the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}',
-    );
+  ) {
+    const refusal = unlabelledStreamRefusal(sink.type, fields.labels ?? {});
+    if (refusal) add(['labels'], refusal);
+  }
   const nativeOnly = signal === 'histogram' && has('native') && !has('buckets') && nativeRefusal(encoder);
   if (nativeOnly) add(['native'], nativeOnly);
   return issues;
+}
+
+/**
+ * Why events of `labels` cannot go to a sink of `sinkType`: a log store refuses a stream without labels (400), so
+ * every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead.
+ */
+export function unlabelledStreamRefusal(
+  sinkType: string,
+  labels: Readonly<Record<string, string>>,
+): string | undefined {
+  if (sinkType !== 'logstore' || Object.keys(labels).length) return undefined;
+  return 'the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}';
 }
 
 /**

@@ -5,7 +5,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
 import { number, oneOf, record, strict, string } from '../language/combinators.js';
 import { formatPath, issuesOf } from '../language/problems.js';
-import { pairing, unbuiltRefusal } from '../config/entry.js';
+import { pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
@@ -92,6 +92,8 @@ export function decodeEvent(body: unknown): SingleEvent {
       'validation_failed',
       problems.map((p) => `${formatPath(p.path)}: ${p.message}`).join('; '),
     );
+  const unlabelled = unlabelledStreamRefusal(sink.type, labels);
+  if (unlabelled) throw new HttpError(422, 'validation_failed', `labels: ${unlabelled}`);
   if (branch === 'log') {
     const log = valid('log', logCodec, raw.log);
     return { signal_type: 'logs', labels, log: { ...log, fields: log.fields ?? {} }, encoder, sink };

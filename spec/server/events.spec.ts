@@ -94,6 +94,21 @@ describe('POST /events', () => {
     );
   });
 
+  it('422: an event without labels into a logstore sink (the store refuses a stream without labels), naming labels', async () => {
+    const server = testServer();
+    for (const event of [
+      logEvent({ labels: {}, sink: { type: 'loki', url: 'http://loki.example:3100/loki/api/v1/push' } }),
+      metricEvent({ sink: { type: 'logstore', url: 'http://loki.example:3100/loki/api/v1/push' } }),
+    ])
+      expectError(
+        await send(event, server),
+        422,
+        'validation_failed',
+        /^labels: the logstore sink needs at least one label .*e\.g\. labels: \{job: <name>\}$/,
+      );
+    expect(server.sinks).to.have.length(0);
+  });
+
   it('422: invalid metric name, severity, sink settings, pairings and features not built in', async () => {
     expectError(
       await send(metricEvent({ metric: { name: '9lives', value: 1 } })),
