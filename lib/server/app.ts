@@ -34,6 +34,7 @@ export function createApp(deps: ServerDeps): Koa {
   app.use(sameOrigin()); // before all: a page of another origin must not start scenarios through a browser
   app.use(consoleAssets()); // open: the console's page must load to ask for the key
   app.use(auth(deps.apiKey));
+  app.use(exactPaths());
   app.use(textBodies());
   for (const router of [
     healthRoutes(deps),
@@ -47,6 +48,21 @@ export function createApp(deps: ServerDeps): Koa {
     app.use(router.allowedMethods());
   }
   return app;
+}
+
+/**
+ * A path with a trailing slash names no resource, as in Prometheus' API: `/scenarios/` is not `/scenarios` (the
+ * router would take both). 404, naming the path that is.
+ */
+function exactPaths(): Middleware {
+  return (ctx, next) => {
+    if (ctx.path === '/' || !ctx.path.endsWith('/')) return next();
+    throw new HttpError(
+      404,
+      'not_found',
+      `no route for ${ctx.method} ${ctx.path}: paths take no trailing slash (${ctx.path.replace(/\/+$/, '') || '/'})`,
+    );
+  };
 }
 
 /**

@@ -520,6 +520,24 @@ scenarios:
       }
     });
 
+    it('404 for a path with a trailing slash, naming the path without it, as Prometheus answers', async () => {
+      const server = testServer();
+      for (const [method, url, exact] of [
+        ['GET', '/scenarios/', '/scenarios'],
+        ['POST', '/scenarios/', '/scenarios'],
+        ['GET', '/health/', '/health'],
+        ['POST', '/events//', '/events'],
+      ] as const)
+        expectError(
+          await server.request({ method, url }),
+          404,
+          'not_found',
+          new RegExp(`^no route for ${method} ${url}: paths take no trailing slash \\(${exact}\\)$`),
+        );
+      expect(server.sinks).to.have.length(0);
+      expect((await get(server, '/scenarios')).statusCode).to.equal(200);
+    });
+
     it('404 for any method on a path no route takes', async () => {
       for (const method of ['GET', 'PROPFIND'])
         expectError(
