@@ -1,5 +1,5 @@
 /**
- * Figures as text: durations (the one duration formatter, in two precisions), byte counts and rates,
+ * Figures as text: durations (in two precisions, and as Prometheus writes them), byte counts and rates,
  * for compile messages, dry-run output and progress lines; values on the axes of charts.
  */
 
@@ -30,6 +30,27 @@ export function formatMs(ms: number): string {
   const minutes = Math.floor(ms / 60_000) % 60;
   const seconds = Math.round(ms % 60_000) / 1000;
   return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds ? `${exact(seconds)}s` : ''}`;
+}
+
+/**
+ * As Prometheus and promtool write a duration (whole units, `0s` for none): `1h30m`, `15s`, `7s500ms`, for
+ * PromQL and the PASS and FAIL lines of `svc test`.
+ */
+export function promDuration(ms: number): string {
+  const units: [string, number][] = [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ];
+  let rest = Math.round(ms);
+  let text = '';
+  for (const [unit, size] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0) text += `${n}${unit}`;
+    rest -= n * size;
+  }
+  return text || '0s';
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMs, formatValue } from '../lib/format.js';
+import { formatMs, formatValue, promDuration } from '../lib/format.js';
 
 describe('figures as text', () => {
   it('gives a duration exactly for messages: three decimals at most, zero parts left out', () => {
@@ -11,6 +11,10 @@ describe('figures as text', () => {
       '1h',
       '1h2m3.5s',
     ]);
+  });
+
+  it('writes a duration as Prometheus does: whole units, 0s for none', () => {
+    expect([15_000, 7_500, 5_430_000, 0].map(promDuration)).to.deep.equal(['15s', '7s500ms', '1h30m30s', '0s']);
   });
 
   it('writes a value as an axis does: three significant digits, compact when large, an exponent when small', () => {

@@ -6,7 +6,7 @@
 import { parse } from 'yaml';
 import type { AlertExpectation } from '../language/fields.js';
 import { closest } from '../language/problems.js';
-import { formatMs } from '../format.js';
+import { promDuration } from '../format.js';
 import { promtoolWords, type PromtoolResult } from './promtool.js';
 import type { Sampling } from './sampling.js';
 import { overSteps, type Check } from './unit-test.js';
@@ -173,19 +173,19 @@ export function alertsNotInRules(
 
 /** `PASS <alert> firing after <t> (within <d>)`, or `FAIL …` saying what did not happen in time. */
 export function findingLine({ expectation, firedAtMs, resolvedAfterMs, inAlertmanager, passed }: Finding): string {
-  const within = formatMs(expectation.firing_within);
+  const within = promDuration(expectation.firing_within);
   let text =
     firedAtMs === undefined
       ? `${alertName(expectation)} not firing within ${within}`
-      : `${alertName(expectation)} firing after ${formatMs(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
+      : `${alertName(expectation)} firing after ${promDuration(firedAtMs)} (${firedAtMs <= expectation.firing_within ? 'within' : 'not within'} ${within})`;
   if (firedAtMs !== undefined && inAlertmanager !== undefined)
     text += inAlertmanager ? ', in Alertmanager' : ', not seen in Alertmanager';
   const resolveWithin = expectation.resolves_within;
   if (firedAtMs !== undefined && resolveWithin !== undefined) {
     text +=
       resolvedAfterMs === undefined
-        ? `, not resolved within ${formatMs(resolveWithin)}`
-        : `, resolved ${formatMs(resolvedAfterMs)} later (${resolvedAfterMs <= resolveWithin ? 'within' : 'not within'} ${formatMs(resolveWithin)})`;
+        ? `, not resolved within ${promDuration(resolveWithin)}`
+        : `, resolved ${promDuration(resolvedAfterMs)} later (${resolvedAfterMs <= resolveWithin ? 'within' : 'not within'} ${promDuration(resolveWithin)})`;
   }
   return `${passed ? 'PASS' : 'FAIL'} ${text}`;
 }

@@ -5,6 +5,7 @@
 import { stringify } from 'yaml';
 import type { AlertExpectation } from '../language/fields.js';
 import type { Sampling } from './sampling.js';
+import { promDuration } from '../format.js';
 
 /** One check of a unit test: `expr` evaluated at `atMs` gives the single sample `{} value`. */
 export interface Check {
@@ -127,22 +128,4 @@ function number(v: number): string {
 /** A PromQL string literal (JSON's escapes are Go's). */
 function quote(text: string): string {
   return JSON.stringify(text);
-}
-
-/** Milliseconds as a Prometheus duration: `1h30m`, `15s`, `7s500ms`. */
-export function promDuration(ms: number): string {
-  const units: [string, number][] = [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-    ['ms', 1],
-  ];
-  let rest = Math.round(ms);
-  let text = '';
-  for (const [unit, size] of units) {
-    const n = Math.floor(rest / size);
-    if (n > 0) text += `${n}${unit}`;
-    rest -= n * size;
-  }
-  return text || '0s';
 }

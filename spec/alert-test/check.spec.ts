@@ -105,6 +105,13 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect(checks[1]!.expr).to.match(/^min_over_time\(.* \* min_over_time\(/);
   });
 
+  it('writes the times of PASS and FAIL lines as Prometheus writes durations: 0s at the first evaluation, 7s500ms', () => {
+    const expectation = { alert: 'Always', firing_within: MINUTE, resolves_within: 1500 };
+    expect(findingLine({ expectation, firedAtMs: 0, resolvedAfterMs: 7500, passed: false })).to.equal(
+      'FAIL Always firing after 0s (within 1m), resolved 7s500ms later (not within 1s500ms)',
+    );
+  });
+
   it('reports a rules file promtool refuses, with its words', async () => {
     const { run } = promtoolRuns('groups:\n  - name: g\n    rules:\n      - alert: Bad\n        expr: m >\n');
     const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch(

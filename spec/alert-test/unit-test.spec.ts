@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expandingNotation, firingExpr, promDuration } from '../../lib/alert-test/unit-test.js';
+import { expandingNotation, firingExpr } from '../../lib/alert-test/unit-test.js';
 
 describe('the promtool unit test of a sampling', () => {
   it('writes values in expanding notation: gaps, repeats, whole-number runs, else each value', () => {
@@ -15,9 +15,5 @@ describe('the promtool unit test of a sampling', () => {
     expect(firingExpr({ alert: 'High', labels: { path: '/a"b' } })).to.equal(
       '(count(ALERTS{alertname="High",alertstate="firing",path="/a\\"b"}) > bool 0 or vector(0))',
     );
-  });
-
-  it('writes Prometheus durations', () => {
-    expect([15_000, 7_500, 5_430_000, 0].map(promDuration)).to.deep.equal(['15s', '7s500ms', '1h30m30s', '0s']);
   });
 });

@@ -114,7 +114,7 @@ expect:
       'groups:\n  - name: g\n    rules:\n      - {alert: Observed, expr: lat_count > 0}\n',
     );
     const { code, stdout, stderr } = await svc(['test', file, '--rules', rules, '--keep']);
-    expect(lines(stdout)).to.deep.equal(['PASS Observed firing after 0ms (within 2m)']);
+    expect(lines(stdout)).to.deep.equal(['PASS Observed firing after 0s (within 2m)']);
     expect(stderr).to.match(
       /^\[warn\] lat: its native histogram is left out of the test \(promtool's unit test gets float series only\); its classic series are tested\n/,
     );
