@@ -26,6 +26,7 @@ import type { NativeConfig, ReferenceDelay, While } from '../language/fields.js'
 import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import { isPackPath, packPathId } from './pack.js';
+import { lowestValue } from '../generators/value.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
@@ -176,6 +177,13 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     add(
       ['jitter'],
       'not allowed on a counter: the noise makes its samples go down, which Prometheus reads as resets (rate() and increase() jump by the whole value); give metric_type: gauge, or leave out jitter',
+    );
+  const lowest =
+    fields.metric_type === 'counter' && fields.generator !== undefined ? lowestValue(fields.generator) : undefined;
+  if (lowest !== undefined && lowest < 0)
+    add(
+      ['generator'],
+      `goes down to ${lowest} on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a generator that stays at 0 or above`,
     );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');

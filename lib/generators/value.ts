@@ -57,6 +57,35 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
   }
 }
 
+/**
+ * The least value `config` writes over an unbounded run (-Infinity for a step counting down without `max`); undefined
+ * for a csv_replay not compiled yet (its values are read with its file).
+ */
+export function lowestValue(config: GeneratorConfig): number | undefined {
+  switch (config.type) {
+    case 'constant':
+      return config.value;
+    case 'sine':
+      return config.offset - Math.abs(config.amplitude);
+    case 'step':
+      return config.step_size < 0 && config.max === undefined ? -Infinity : config.start;
+    case 'sequence':
+      return least(config.values);
+    case 'uniform':
+    case 'sawtooth':
+      return config.min;
+    case 'spike':
+      return Math.min(config.baseline, config.baseline + config.magnitude);
+    case 'csv_replay':
+      return config.series && least(config.series.values);
+  }
+}
+
+/** The least of `values`, without spreading them onto the stack (a CSV column holds up to a million). */
+function least(values: readonly number[]): number {
+  return values.reduce((low, value) => Math.min(low, value), Infinity);
+}
+
 /** The largest double below `x` (finite x). */
 function previousDouble(x: number): number {
   if (x === 0) return -Number.MIN_VALUE;

@@ -181,6 +181,29 @@ describe('entry: common fields', () => {
       expect(entryOf(metric({ metric_type: 'counter', jitter: 0 })).metric_type).to.equal('counter');
     });
 
+    it('refuses a counter whose generator goes below 0, which OpenMetrics forbids, naming the generator', () => {
+      const why =
+        'on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a generator that stays at 0 or above';
+      for (const [generator, lowest] of [
+        [{ type: 'sine', amplitude: 5, offset: 0, period_secs: 60 }, '-5'],
+        [{ type: 'step', start: 10, step_size: -1 }, '-Infinity'],
+        [{ type: 'sequence', values: [3, -1, 2] }, '-1'],
+        [{ type: 'spike', baseline: 1, magnitude: -3, duration_secs: 1, interval_secs: 10 }, '-2'],
+        [{ type: 'constant', value: -0.5 }, '-0.5'],
+      ] as const)
+        expect(entryProblems(metric({ metric_type: 'counter', generator }))).to.deep.equal([
+          `scenarios[0] (cpu): generator: goes down to ${lowest} ${why}`,
+        ]);
+      for (const generator of [
+        { type: 'sine', amplitude: 5, offset: 5, period_secs: 60 },
+        { type: 'uniform', min: 0, max: 3 },
+      ])
+        expect(entryOf(metric({ metric_type: 'counter', generator })).metric_type).to.equal('counter');
+      expect(
+        entryOf(metric({ metric_type: 'gauge', generator: { type: 'constant', value: -1 } })).metric_type,
+      ).to.equal('gauge');
+    });
+
     it('accepts and ignores metric_type and help on a logs entry', () => {
       const entry = entryOf(logs({ metric_type: 'gauge', help: 'ignored' }));
       expect(entry.metric_type).to.equal('untyped');
