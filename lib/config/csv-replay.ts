@@ -129,6 +129,8 @@ function rowsOf(text: string, origin: string): { header: readonly string[]; rows
       info: true,
       // A quote inside an unquoted cell is text: `load{host="a"}` written by hand, unquoted, is one header.
       relax_quotes: true,
+      // A row of another length is refused below, naming its line and the column it lacks or adds.
+      relax_column_count: true,
       skip_empty_lines: true,
       max_record_size: MAX_CSV_CELL,
       to: MAX_CSV_ROWS + 2,
@@ -141,10 +143,17 @@ function rowsOf(text: string, origin: string): { header: readonly string[]; rows
   if (rest.length > MAX_CSV_ROWS) throw fail(`more than ${MAX_CSV_ROWS} rows, the limit for a csv_replay file`);
   if (header.record.length > MAX_CSV_COLUMNS)
     throw fail(`${header.record.length} columns, more than ${MAX_CSV_COLUMNS}, the limit for a csv_replay file`);
-  return {
-    header: header.record.map((h) => h.trim()),
-    rows: rest.map(({ record, info }) => ({ cells: record, line: info.lines })),
-  };
+  const names = header.record.map((h) => h.trim());
+  const uneven = rest.find(({ record }) => record.length !== names.length);
+  if (uneven) {
+    const { record, info } = uneven;
+    const short = record.length < names.length;
+    const column = Math.min(record.length, names.length);
+    throw fail(
+      `${at(info.lines, column, names[column])}: ${short ? 'missing' : 'beyond the header'}: the row has ${record.length} cells, the header ${names.length}${short ? ' (an empty cell, not a missing one, holds the value before it)' : ''}${labelledHeader(text) ? UNQUOTED_LABELS : ''}`,
+    );
+  }
+  return { header: names, rows: rest.map(({ record, info }) => ({ cells: record, line: info.lines })) };
 }
 
 /** Names the place of a cell in messages: `line 3, column 2 (cpu)`. */

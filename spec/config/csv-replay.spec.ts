@@ -57,7 +57,7 @@ describe('csv_replay: metric CSV files', () => {
       { name: 'load', labels: { host: 'a' }, values: [1, 2] },
     ]);
     expect(problems(() => metricTable('time,load{host="a",dc="b"}\n1,1\n', 'load.csv'))).to.deep.equal([
-      'load.csv: not a CSV file: Invalid Record Length: expect 3, got 2 on line 2; a header whose labels hold commas is one CSV cell only when quoted, its quotes doubled, as Grafana writes it: "node_load1{instance=""a"",job=""b""}"',
+      'load.csv: line 2, column 3 (dc="b"}): missing: the row has 2 cells, the header 3 (an empty cell, not a missing one, holds the value before it); a header whose labels hold commas is one CSV cell only when quoted, its quotes doubled, as Grafana writes it: "node_load1{instance=""a"",job=""b""}"',
     ]);
   });
 
@@ -101,7 +101,11 @@ describe('csv_replay: metric CSV files', () => {
         'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "{__name__=\\"cpu usage\\"}"',
       ],
       ['Time,x,y\n1,1,\n2,2,\n', 'bad.csv: line 1, column 3 (y): the column has no value in any row'],
-      ['Time,x\n1,1\n2,2,3\n', 'bad.csv: not a CSV file: Invalid Record Length: expect 2, got 3 on line 3'],
+      ['Time,x\n1,1\n2,2,3\n', 'bad.csv: line 3, column 3: beyond the header: the row has 3 cells, the header 2'],
+      [
+        'Time,x,y\n1,1,2\n2,,3\n3,4\n',
+        'bad.csv: line 4, column 3 (y): missing: the row has 2 cells, the header 3 (an empty cell, not a missing one, holds the value before it)',
+      ],
       ['Time,x\n', 'bad.csv: expected a header line and at least one row'],
     ];
     for (const [text, message] of cases)
