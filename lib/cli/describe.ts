@@ -51,7 +51,13 @@ function describeEntry(
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
     ['signal', entry.signal_type],
-    ['rate', formatRate(entry.rate)],
+    // Span metrics are written every interval, as the connector flushes: `every 15s` reads better than 0.067/s.
+    [
+      'rate',
+      entry.span_metrics_of
+        ? `every ${formatDuration(1000 / entry.rate)} (span_metrics.interval)`
+        : formatRate(entry.rate),
+    ],
     ['duration', entry.duration === undefined ? 'until stopped' : formatDuration(entry.duration)],
     ['generator', describeGenerator(entry)],
     ['encoder', describeEncoder(entry.encoder)],

@@ -38,6 +38,20 @@ describe('svc run --dry-run of files written for other tools', () => {
   });
 });
 
+describe('svc run --dry-run of span metrics', () => {
+  it('shows their rate as the interval they are written at, not as a fraction of an event a second', async () => {
+    const result = await svc(['run', '--dry-run', join(import.meta.dirname, '../../examples/incident.yaml')]);
+    expect(result.code, result.stderr).to.equal(0);
+    const rates = result.stderr.split('\n').filter((line) => line.startsWith('  rate:'));
+    expect(rates.map((line) => line.replace(/ +/g, ' '))).to.deep.equal([
+      ' rate: 10/s',
+      ' rate: every 15s (span_metrics.interval)',
+      ' rate: every 15s (span_metrics.interval)',
+      ' rate: 2/s',
+    ]);
+  });
+});
+
 describe('svc run --format json and -o', () => {
   const { dir, scenario } = scenarioDir('svc-plan-output-');
 
