@@ -45,12 +45,22 @@ export function redrawnRows(stream: NodeJS.WritableStream, count: number): Progr
   };
 }
 
-/** Warnings and rows as plain lines, every 5 s: for a pipe, a file, or a terminal that event data shares. */
+/**
+ * Warnings and rows as plain lines, every 5 s: for a pipe, a file, or a terminal that event data shares. A row the
+ * same as the one last printed for its entry (an ended entry's STOPPED line) is not printed again: a log of a long run
+ * would repeat it every 5 s until the last entry ends.
+ */
 export function printedLines(stream: NodeJS.WritableStream): ProgressDisplay {
+  const printed: string[] = [];
   return {
     periodMs: LINES_MS,
     show(warnings, rows) {
-      for (const line of [...warnings, ...rows]) stream.write(`${line}\n`);
+      for (const line of warnings) stream.write(`${line}\n`);
+      for (const [i, row] of rows.entries()) {
+        if (row === printed[i]) continue;
+        printed[i] = row;
+        stream.write(`${row}\n`);
+      }
     },
     stop() {},
   };

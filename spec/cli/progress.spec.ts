@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
 import { FailureWarnings, SinkWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
+import { printedLines } from '../../lib/cli/progress-display.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';
@@ -126,5 +127,24 @@ describe('progress lines', () => {
     refuse(10_400, 1);
     expect(warnings.check(run, 10_400)).to.deep.equal([said]);
     expect(stats.snapshot(10_400)).to.include({ receiver_rejected: 102, total_sink_failures: 51 });
+  });
+
+  it("printed lines: an ended entry's STOPPED line once, not again every 5 s while others run", () => {
+    const written: string[] = [];
+    const display = printedLines({ write: (line: string) => written.push(line) } as unknown as NodeJS.WritableStream);
+    const stopped = '[progress] a  STOPPED | events: 3 | bytes: 30 B | elapsed: 2s';
+    display.show([], [stopped, '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 5s']);
+    display.show(['[warn] b: down'], [stopped, '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 10s']);
+    display.show([], [stopped, '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 15s']);
+    expect(written.join('')).to.equal(
+      [
+        stopped,
+        '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 5s',
+        '[warn] b: down',
+        '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 10s',
+        '[progress] b  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 15s',
+        '',
+      ].join('\n'),
+    );
   });
 });
