@@ -183,7 +183,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (lowest !== undefined && lowest < 0)
     add(
       ['generator'],
-      `goes down to ${lowest} on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a generator that stays at 0 or above`,
+      `${Number.isFinite(lowest) ? `goes down to ${lowest}` : 'goes down without end (a negative step_size and no max)'} on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a generator that stays at 0 or above`,
     );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');
