@@ -253,7 +253,9 @@ scenarios:
     const busy = scenario('busy.yaml', readFileSync(windows, 'utf8').replace('rate: 1', 'rate: 50000'));
     const costly = await svc(['plot', busy, '--for', '24h']);
     expect(costly.code).to.equal(1);
-    expect(costly.stderr).to.match(/^error: the preview would make about .* q, at rate 50000 events\/s over 24h/);
+    expect(costly.stderr).to.match(
+      /^error: the preview would make the work of about .* q, at rate 50000 events\/s over 24h/,
+    );
   });
 
   it('writes the charts as SVG and PNG', async () => {

@@ -319,4 +319,26 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
       .to.contain('busy, at rate 100000 events/s over 1h')
       .and.contain(MAX_PREVIEW_ROWS.toLocaleString('en'));
   });
+
+  it('counts the rows of an entry whose ticks build their own label sets as the slower work they are', async () => {
+    // 9,000,000 rows: under the bound with one label set, but a label set built per row takes 2.5 times as long.
+    const entries = plan(
+      file(`
+  - id: users
+    name: users
+    signal_type: metrics
+    rate: 5000
+    generator: {type: constant, value: 1}
+    dynamic_labels: [{key: user, cardinality: 10000000}]
+`),
+    );
+    const refused = await previewScenario(entries, { for: 1_800_000, points: 100 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(PreviewError).and.include({ option: 'rate' });
+    expect((refused as PreviewError).message)
+      .to.contain('about 22,500,000 rows')
+      .and.contain('users, at rate 5000 events/s over 30m, a row counted 2.5 times as it builds its own label set');
+  });
 });
