@@ -230,6 +230,8 @@ const MARK_COLORS: Record<string, string> = {
   while: '#6a5acd',
   burst: '#e0712c',
   gap: '#d33f49',
+  spike: '#8f5fd6',
+  incident: '#c2255c',
 };
 
 /** The marks of each chart, by key: `svcConsole.marks` reads them (the specs check that labels do not overlap). */

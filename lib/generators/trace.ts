@@ -14,6 +14,7 @@ import {
   isAsync,
   isPair,
   type CallConfig,
+  type IncidentConfig,
   type RootSpanConfig,
   type ServiceConfig,
   type SpanDuration,
@@ -63,6 +64,25 @@ const LATENCY_SPREAD_NS = 400_000;
 const NS_PER_MS = 1e6;
 const NS_PER_SECOND = 1e9;
 
+/** Where an incident changes its span: `[from, until)`, ms after the entry start. */
+export function incidentWindow(incident: IncidentConfig): { readonly from: number; readonly until: number } {
+  return { from: incident.start, until: incident.start + incident.for };
+}
+
+/** The incidents of a `trace_generator`'s spans, root first, each with the operation of the span it changes. */
+export function incidentsOf(
+  config: TraceGeneratorConfig,
+): { readonly operation: string; readonly incident: IncidentConfig }[] {
+  const found: { operation: string; incident: IncidentConfig }[] = [];
+  // Calls nest at most MAX_SPANS_PER_TRACE deep: the recursion is bounded.
+  const walk = (span: RootSpanConfig | CallConfig): void => {
+    if (span.incident) found.push({ operation: span.operation, incident: span.incident });
+    span.calls.forEach(walk);
+  };
+  walk(config.root);
+  return found;
+}
+
 /**
  * The traces of a `trace_generator`: tick n makes one trace, a pure function of (seed, n, the
  * tick's time), its ids of the run's anchor too. Every draw of trace n comes from its own SplitMix64 stream, seeded with output n
@@ -108,8 +128,7 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
       errorRate: span.error_rate,
       ...(span.incident && {
         incident: {
-          from: span.incident.start,
-          until: span.incident.start + span.incident.for,
+          ...incidentWindow(span.incident),
           ...(span.incident.duration !== undefined && { duration: secondsDraw(span.incident.duration) }),
           ...(span.incident.error_rate !== undefined && { errorRate: span.incident.error_rate }),
         },

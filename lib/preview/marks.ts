@@ -1,13 +1,15 @@
 /**
  * The moments a preview marks on an entry's chart: its start (at once, after its phase offset, or on its `after`
- * trigger), its end, the spans its `while` gate was open, and its burst and gap windows.
+ * trigger), its end, the spans its `while` gate was open, its burst, gap and cardinality spike windows, and the
+ * incident windows of its spans.
  */
 import type { Entry } from '../config/types.js';
 import { formatMs } from '../format.js';
 import { mergedWindows, type Window } from '../../operators/model/window.js';
+import { incidentsOf, incidentWindow } from '../generators/trace.js';
 import type { PreviewMark } from './types.js';
 
-/** Windows of one kind (bursts, gaps, open gates) an entry's preview marks at most; later ones are left out. */
+/** Windows of one kind (bursts, gaps, spikes, open gates) an entry's preview marks at most; later ones are left out. */
 export const MAX_WINDOW_MARKS = 500;
 
 /** Where the preview's time axis starts (epoch ms) and ends, and where the entry started and ended on it. */
@@ -36,13 +38,28 @@ export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonl
     for (const [at, until] of windows(entry.gaps, every - length, span)) marks.push({ kind: 'gap', at, until });
   }
   // The spans the run silences, as it merges them: overlapping or touching windows are one gap.
-  for (const [from, to] of mergedWindows(entry.gap_windows ?? []).slice(0, MAX_WINDOW_MARKS)) {
-    const end = Math.min(span.ended, span.to);
-    const [at, until] = [span.started + from, span.started + to];
-    if (at < end && until > span.from)
-      marks.push({ kind: 'gap', at: Math.max(at, span.from), until: Math.min(until, end) });
+  for (const [at, until] of oneShots(mergedWindows(entry.gap_windows ?? []).slice(0, MAX_WINDOW_MARKS), span))
+    marks.push({ kind: 'gap', at, until });
+  for (const spike of entry.cardinality_spikes) {
+    const label = `spike ${spike.label}: ${spike.cardinality} values`;
+    for (const [at, until] of windows(spike, 0, span)) marks.push({ kind: 'spike', at, until, label });
   }
+  if (entry.trace_generator)
+    for (const { operation, incident } of incidentsOf(entry.trace_generator)) {
+      const { from, until } = incidentWindow(incident);
+      for (const [at, to] of oneShots([[from, until]], span))
+        marks.push({ kind: 'incident', at, until: to, label: `incident ${operation}` });
+    }
   return marks;
+}
+
+/** The windows `[from, to)` counted from the entry's start that overlap where it ran and the axis, cut to them. */
+function oneShots(spans: readonly (readonly [number, number])[], span: Span): [number, number][] {
+  const end = Math.min(span.ended, span.to);
+  return spans.flatMap(([from, to]) => {
+    const [at, until] = [span.started + from, span.started + to];
+    return at < end && until > span.from ? [[Math.max(at, span.from), Math.min(until, end)] as [number, number]] : [];
+  });
 }
 
 function startMark(entry: Entry, at: number): PreviewMark {

@@ -35,12 +35,15 @@ export interface PreviewSeries {
 
 /** A moment, or a span of time, of an entry's preview. */
 export interface PreviewMark {
-  /** `start`: the entry started (at once or after its phase offset); `after`: its `after` trigger started it. */
-  readonly kind: 'start' | 'end' | 'after' | 'while' | 'burst' | 'gap';
+  /**
+   * `start`: the entry started (at once or after its phase offset); `after`: its `after` trigger started it;
+   * `spike`: a cardinality spike's window; `incident`: a traces incident's window.
+   */
+  readonly kind: 'start' | 'end' | 'after' | 'while' | 'burst' | 'gap' | 'spike' | 'incident';
   /** Epoch milliseconds, on the preview's time axis. */
   readonly at: number;
-  /** Epoch milliseconds where a window (a burst, a gap, an open `while` gate) ends; absent on a moment. */
+  /** Epoch milliseconds where a window (a burst, a gap, a spike, an incident, an open `while` gate) ends; absent on a moment. */
   readonly until?: number;
-  /** What the mark stands for: `after cpu > 80`, `phase_offset 30s`, `×5`. */
+  /** What the mark stands for: `after cpu > 80`, `phase_offset 30s`, `×5`, `spike pod: 1000 values`, `incident checkout`. */
   readonly label?: string;
 }

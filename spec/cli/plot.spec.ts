@@ -276,6 +276,52 @@ scenarios:
     expect(png.readUInt32BE(16)).to.equal(960);
   });
 
+  it('marks cardinality spikes and traces incidents under the chart and shades them in the SVG', async () => {
+    const marked = scenario(
+      'marked.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    generator: { type: constant, value: 1 }
+    cardinality_spikes: [{ label: pod, every: 10m, for: 2m, cardinality: 50 }]
+  - id: t
+    name: t
+    signal_type: traces
+    rate: 1
+    trace_generator:
+      seed: 3
+      services: { a: { version: '1' } }
+      root: { service: a, operation: checkout, kind: server, incident: { start: 15m, for: 5m, error_rate: 1 } }
+`,
+    );
+    const width = 72;
+    const { code, stdout, stderr } = await svc(['plot', marked, '--for', '30m', '--width', String(width)]);
+    expect(code, stderr).to.equal(0);
+    const cellMs = (30 * MINUTE) / (width - GUTTER);
+    const columnsOf = (row: string, sign: string) => [...row].flatMap((char, c) => (char === sign ? [c] : []));
+    const lines = stdout.split('\n');
+    // Spikes at [0, 2m), [10m, 12m), [20m, 22m): 2m is 4 cells of 30 s.
+    const spikes = columnsOf(lines[lines.findIndex((line) => line.startsWith('m · ')) + 6]!.slice(GUTTER), '*');
+    expect(spikes.map((c) => Math.floor((c * cellMs) / (10 * MINUTE)))).to.deep.equal([
+      0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2,
+    ]);
+    expect(stdout).to.contain('* spike pod: 50 values');
+    // Traces draw spans/s (5 rows) and an error ratio strip before their marks row.
+    const incident = columnsOf(lines[lines.findIndex((line) => line.startsWith('t · ')) + 7]!.slice(GUTTER), '!');
+    expect([incident[0]! * cellMs, (incident.at(-1)! + 1) * cellMs]).to.deep.equal([15 * MINUTE, 20 * MINUTE]);
+    expect(stdout).to.contain('! incident checkout');
+
+    const svgPath = join(dir, 'marked.svg');
+    expect((await svc(['plot', marked, '--for', '30m', '--svg', svgPath])).code).to.equal(0);
+    const svg = readFileSync(svgPath, 'utf8');
+    expect(svg.match(/<title>spike pod: 50 values<\/title>/g)).to.have.length(3);
+    expect(svg.match(/<title>incident checkout<\/title>/g)).to.have.length(1);
+  });
+
   it('draws a dot for each value of a series sparser than its points, which no line joins', async () => {
     const sparse = scenario(
       'sparse.yaml',

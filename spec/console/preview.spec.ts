@@ -188,6 +188,40 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       expect(widest, `${key}: ${labels.join(' ')}`).to.be.at.most(room);
   });
 
+  it('marks cardinality spikes and traces incidents, labelled', async () => {
+    await setText(`version: 2
+kind: runnable
+scenarios:
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    generator: { type: constant, value: 1 }
+    cardinality_spikes: [{ label: pod, every: 10m, for: 2m, cardinality: 50 }]
+  - id: t
+    name: t
+    signal_type: traces
+    rate: 1
+    trace_generator:
+      seed: 3
+      services: { a: { version: '1' } }
+      root: { service: a, operation: checkout, kind: server, incident: { start: 15m, for: 5m, error_rate: 1 } }
+`);
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);
+    const texts = await page.evaluate(() =>
+      Object.fromEntries(
+        ['m', 't'].map((id) => [
+          id,
+          (globalThis as unknown as PageGlobals).svcConsole.marks.get(`preview:${id}`)!.labels.map((l) => l.text),
+        ]),
+      ),
+    );
+    expect(texts.m).to.include('spike pod: 50 values');
+    expect(texts.t).to.include('incident checkout');
+  });
+
   it('draws a series written every other step: each lone value as a dot', async () => {
     // Every 15 s on steps of 7.5 s: a value, a null, a value… No two values in a row, so no line joins them.
     await setText('signal_type: metrics\nname: sparse\nrate: 0.0666667\ngenerator: { type: constant, value: 1 }\n');

@@ -93,6 +93,48 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(m.series[0]!.values).to.deep.equal([1, 1, null, null, null, null, 1, 1, null, 1, 1, 1]);
   });
 
+  it("marks cardinality spike windows and the incident windows of a traces entry's spans, cut to the run", async () => {
+    const preview = await previewScenario(
+      plan(
+        file(`
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    phase_offset: 5s
+    generator: {type: constant, value: 1}
+    cardinality_spikes: [{label: pod, every: 40s, for: 10s, cardinality: 50}]
+  - id: t
+    name: t
+    signal_type: traces
+    rate: 1
+    duration: 45s
+    trace_generator:
+      seed: 3
+      services: {a: {version: '1'}, b: {version: '1'}}
+      root:
+        service: a
+        operation: checkout
+        kind: server
+        incident: {start: 10s, for: 20s, error_rate: 1}
+        calls:
+          - {service: b, operation: charge, kind: client, duration: 0.01, incident: {start: 40s, for: 30s, error_rate: 1}}
+`),
+      ),
+      { for: 60_000, points: 10 },
+    );
+    const at = (s: number) => PREVIEW_EPOCH + s * 1000;
+    expect(entryOf(preview, 'm').marks.filter((mark) => mark.kind === 'spike')).to.deep.equal([
+      { kind: 'spike', at: at(5), until: at(15), label: 'spike pod: 50 values' },
+      { kind: 'spike', at: at(45), until: at(55), label: 'spike pod: 50 values' },
+    ]);
+    // The call's incident is cut where the entry ends (45 s).
+    expect(entryOf(preview, 't').marks.filter((mark) => mark.kind === 'incident')).to.deep.equal([
+      { kind: 'incident', at: at(10), until: at(30), label: 'incident checkout' },
+      { kind: 'incident', at: at(40), until: at(45), label: 'incident charge' },
+    ]);
+  });
+
   it('starts an entry where its after trigger fires, and marks the spans its while gate was open', async () => {
     const preview = await besideLoad(`  - id: page
     name: page

@@ -64,6 +64,8 @@ export function markLegend(kind: string, label: string | undefined): string | un
       return label && `start ${label}`;
     case 'after':
     case 'while':
+    case 'spike':
+    case 'incident':
       return label;
     case 'end':
       return 'end';

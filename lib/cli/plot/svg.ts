@@ -33,7 +33,13 @@ const SEVERITY_COLOURS: Record<string, string> = {
   error: '#e03131',
   fatal: '#c0399a',
 };
-const WINDOW_FILLS: Record<string, string> = { burst: '#ffa94d', gap: '#adb5bd', while: '#69db7c' };
+const WINDOW_FILLS: Record<string, string> = {
+  burst: '#ffa94d',
+  gap: '#adb5bd',
+  while: '#69db7c',
+  spike: '#b197fc',
+  incident: '#ff8787',
+};
 
 /** The SVG document of every entry's panel, stacked. */
 export function previewSvg(preview: Preview, caption: string): string {
@@ -149,14 +155,14 @@ function legendSvg(
   return { svg: out, lines: line + 1 };
 }
 
-/** Burst, gap and open `while` windows, shaded behind the lines. */
+/** Burst, gap, spike, incident and open `while` windows, shaded behind the lines. */
 function windowShades(marks: readonly PreviewMark[], atX: (at: number) => number, top: number, height: number) {
   return marks
     .filter((mark) => mark.until !== undefined && WINDOW_FILLS[mark.kind])
     .map((mark) => {
       const x = atX(mark.at);
       const width = Math.max(1, atX(mark.until!) - x);
-      return `<rect x="${x.toFixed(1)}" y="${top}" width="${width.toFixed(1)}" height="${height}" fill="${WINDOW_FILLS[mark.kind]}" fill-opacity="0.25"><title>${escapeXml(mark.kind + (mark.label ? ` ${mark.label}` : ''))}</title></rect>`;
+      return `<rect x="${x.toFixed(1)}" y="${top}" width="${width.toFixed(1)}" height="${height}" fill="${WINDOW_FILLS[mark.kind]}" fill-opacity="0.25"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></rect>`;
     });
 }
 

@@ -192,8 +192,9 @@ function blockStrip(values: readonly (number | null)[], columns: number, top: nu
 }
 
 /**
- * The marks under a chart: `^` under a burst, `=` while the `while` gate is open, `>` where the entry started late
- * (a phase offset, `after`), `|` where it ended. Gaps are the empty columns of the chart itself.
+ * The marks under a chart: `^` under a burst, `*` under a cardinality spike, `!` under an incident, `=` while the
+ * `while` gate is open, `>` where the entry started late (a phase offset, `after`), `|` where it ended. Gaps are the
+ * empty columns of the chart itself.
  */
 function marksRow(marks: readonly PreviewMark[], preview: Preview, columns: number): string {
   const row = new Array<string>(columns).fill(' ');
@@ -203,6 +204,8 @@ function marksRow(marks: readonly PreviewMark[], preview: Preview, columns: numb
     for (let c = Math.max(0, cellOf(mark.at)); c <= last; c++) row[c] = char;
   };
   for (const mark of marks) if (mark.kind === 'while') fill(mark, '=');
+  for (const mark of marks) if (mark.kind === 'spike') fill(mark, '*');
+  for (const mark of marks) if (mark.kind === 'incident') fill(mark, '!');
   for (const mark of marks) if (mark.kind === 'burst') fill(mark, '^');
   for (const mark of marks) {
     const cell = cellOf(mark.at);
@@ -228,7 +231,15 @@ function timeAxis(preview: Preview, columns: number): string {
 
 /** What the marks row's signs stand for, each mark once: `^ burst ×5`, `> after cpu > 75 + 1m`, `= while cpu > 70`. */
 function markLegends(marks: readonly PreviewMark[]): string[] {
-  const sign: Record<string, string> = { burst: '^', while: '=', after: '>', start: '>', end: '|' };
+  const sign: Record<string, string> = {
+    burst: '^',
+    spike: '*',
+    incident: '!',
+    while: '=',
+    after: '>',
+    start: '>',
+    end: '|',
+  };
   const named = new Set<string>();
   for (const mark of marks) {
     if ((mark.kind === 'start' || mark.kind === 'after') && mark.label === undefined) continue;
