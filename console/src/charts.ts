@@ -3,9 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatValue } from '../../lib/format.js';
 import { type DrawnMarks, LABEL_FONT, labelBoxes } from './mark-labels.js';
-import { ERROR_RATIO, loneIndices } from '../../lib/preview/points.js';
-
-const COLORS = ['#2f6fdf', '#e0712c', '#2e9e5b', '#b8419f', '#8a6d1f', '#1aa0b0', '#d33f49', '#6a5acd'];
+import { ERROR_RATIO, loneIndices, SERIES_COLOURS } from '../../lib/preview/points.js';
 
 /** Every chart on the page, by key (`running:<id>`, `preview:<entry id>`): `svcConsole.charts` reads them. */
 export const charts = new Map<string, uPlot>();
@@ -63,7 +61,7 @@ export function timeChart(
       ...series.map((s, i) => ({
         label: s.label,
         scale: s.scale ?? 'y',
-        stroke: COLORS[i % COLORS.length],
+        stroke: SERIES_COLOURS[i % SERIES_COLOURS.length],
         width: 1.5,
         spanGaps: false,
         points: { filter: lonePoints },

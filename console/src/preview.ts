@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import type { Preview } from '../../lib/preview/types.js';
 import { charts, dropChart, timeChart } from './charts.js';
-import { ERROR_RATIO } from '../../lib/preview/points.js';
+import { ERROR_RATIO, legendOf } from '../../lib/preview/points.js';
 
 /** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
 export const PREVIEW_POINTS = 240;
@@ -26,8 +26,10 @@ export async function showPreview(
   for (const entry of preview.entries) {
     const card = document.createElement('article');
     card.className = 'card';
+    // Labels every series shares are written once, by the title, as svc plot writes them; the legend names the rest.
+    const legend = legendOf(entry.series);
     const title = document.createElement('header');
-    title.textContent = `${entry.id} · ${entry.type}${entry.unit ? ` (${entry.unit})` : ''}`;
+    title.textContent = `${entry.id} · ${entry.type}${entry.unit ? ` (${entry.unit})` : ''}${legend.shared ? ` ${legend.shared}` : ''}`;
     const chart = document.createElement('div');
     card.append(title, chart);
     target.append(card);
@@ -35,8 +37,8 @@ export async function showPreview(
       `preview:${entry.id}`,
       chart,
       // A series without labels is named `{}`: the entry's id says more in the legend.
-      entry.series.map((s) => ({
-        label: s.name === '{}' ? entry.id : s.name,
+      entry.series.map((s, i) => ({
+        label: s.name === '{}' ? entry.id : legend.names[i]!,
         scale: s.name === ERROR_RATIO ? 'ratio' : undefined,
       })),
       [times, ...entry.series.map((s) => [...s.values])],

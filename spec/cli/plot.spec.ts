@@ -214,6 +214,28 @@ scenarios:
     ]);
   });
 
+  it('draws each of up to eight label sets in a colour of its own in the SVG', async () => {
+    const eight = scenario(
+      'eight.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: pods
+    name: pods
+    signal_type: metrics
+    rate: 8
+    duration: 10s
+    generator: { type: constant, value: 1 }
+    dynamic_labels: [{ key: pod, cardinality: 8 }]
+`,
+    );
+    const svgPath = join(dir, 'eight.svg');
+    expect((await svc(['plot', eight, '--svg', svgPath])).code).to.equal(0);
+    const strokes = [...readFileSync(svgPath, 'utf8').matchAll(/<path d="[^"]*" fill="none" stroke="([^"]+)"/g)];
+    expect(strokes).to.have.length(8);
+    expect(new Set(strokes.map((m) => m[1])).size).to.equal(8);
+  });
+
   it('breaks a legend item too wide for a line after its commas, never cutting where label sets differ', async () => {
     const { code, stdout, stderr } = await svc([
       'plot',

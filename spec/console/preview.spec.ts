@@ -188,6 +188,24 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       expect(widest, `${key}: ${labels.join(' ')}`).to.be.at.most(room);
   });
 
+  it('writes the labels all series share once, by the title, and draws seven series in seven colours', async () => {
+    await setText(
+      'signal_type: metrics\nname: pods\nrate: 7\ngenerator: { type: constant, value: 1 }\nlabels: { region: eu }\n' +
+        'dynamic_labels: [{ key: pod, values: [a, b, c, d, e, f, g] }]\n',
+    );
+    await setMinutes('1');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 1 minute: 1 entry\.$/);
+    const card = '#preview-charts .card';
+    expect(await page.$eval(`${card} header`, (e) => e.textContent)).to.equal('pods · gauge (value) {region="eu"}');
+    const labels = await page.$$eval(`${card} .u-legend .u-label`, (cells) => cells.map((cell) => cell.textContent));
+    expect(labels).to.deep.equal(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((pod) => `{pod="${pod}"}`));
+    const colours = await page.$$eval(`${card} .u-legend .u-marker`, (markers) =>
+      markers.map((marker) => (marker as unknown as { style: { borderColor: string } }).style.borderColor),
+    );
+    expect(new Set(colours).size, colours.join(' ')).to.equal(7);
+  });
+
   it('marks cardinality spikes and traces incidents, labelled', async () => {
     await setText(`version: 2
 kind: runnable

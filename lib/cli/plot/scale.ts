@@ -75,32 +75,6 @@ export function markLegend(kind: string, label: string | undefined): string | un
 }
 
 /**
- * The legend of a chart's series: the labels every series shares, written once (`{service.name="api"}`, for the
- * title), and each series' name with only the labels that differ. Similar label sets cut to a line's width would
- * otherwise read alike, cut where they differ. Without a label shared by all (or with one series, or a name that is
- * not a label set) `shared` is undefined and the names are as they are.
- */
-export function legendOf(series: readonly PreviewSeries[]): { shared?: string; names: string[] } {
-  const names = series.map((s) => s.name);
-  const sets = names.map(labelPairs);
-  if (sets.length < 2 || sets.some((set) => set === undefined)) return { names };
-  const shared = sets[0]!.filter((pair) => sets.every((set) => set!.includes(pair)));
-  if (shared.length === 0) return { names };
-  return {
-    shared: `{${shared.join(',')}}`,
-    names: sets.map((set) => `{${set!.filter((pair) => !shared.includes(pair)).join(',')}}`),
-  };
-}
-
-/** The `k="v"` pairs of a label set's name as a preview writes it (`{k="v",k2="v2"}`); undefined for another name. */
-function labelPairs(name: string): string[] | undefined {
-  if (!name.startsWith('{') || !name.endsWith('}')) return undefined;
-  const inner = name.slice(1, -1);
-  const pairs = inner.match(/[^=,]+="(?:[^"\\]|\\.)*"/g) ?? [];
-  return pairs.join(',') === inner ? pairs : undefined;
-}
-
-/**
  * `item` on as few lines as `fits` allows, broken after its commas (between the labels of a label set), each line
  * after the first two spaces in: a legend item too wide for one line is not cut where its label sets differ. A part
  * with no comma to break at may still not fit.

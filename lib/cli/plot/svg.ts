@@ -5,9 +5,9 @@
  * output format, with no script and no external reference.
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { brokenAtCommas, heightOf, legendOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { brokenAtCommas, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
-import { ERROR_RATIO, loneIndices } from '../../preview/points.js';
+import { ERROR_RATIO, legendOf, loneIndices, SERIES_COLOURS } from '../../preview/points.js';
 
 const WIDTH = 960;
 const LEFT = 70;
@@ -24,7 +24,6 @@ const STRIP_HEIGHT = 22;
 const AXIS = 34;
 const FONT = 'DejaVu Sans, Verdana, sans-serif';
 
-const PALETTE = ['#1f9bcf', '#e0a100', '#c0399a', '#2f9e44', '#3b5bdb', '#e03131'];
 const SEVERITY_COLOURS: Record<string, string> = {
   trace: '#868e96',
   debug: '#3b5bdb',
@@ -63,7 +62,9 @@ function entryPanel(preview: Preview, entry: PreviewEntry, top: number): { svg: 
   const strips = entry.series.filter((series) => entry.type === 'logs' || series.name === ERROR_RATIO);
   const lines = entry.series.filter((series) => !strips.includes(series));
   const colourOf = (series: PreviewSeries, i: number) =>
-    series.name === ERROR_RATIO ? '#e03131' : (SEVERITY_COLOURS[series.name] ?? PALETTE[i % PALETTE.length]!);
+    series.name === ERROR_RATIO
+      ? '#e03131'
+      : (SEVERITY_COLOURS[series.name] ?? SERIES_COLOURS[i % SERIES_COLOURS.length]!);
   const { svg: legend, lines: legendLines } = legendSvg(entry, top, colourOf);
   const plotTop = top + TITLE + (legendLines - 1) * LEGEND_LINE;
   const linesHeight = lines.length > 0 ? LINES_HEIGHT : 0;
@@ -226,7 +227,7 @@ function band(lines: readonly PreviewSeries[], x: (i: number) => number, y: (v: 
     else run.push(i);
   }
   close();
-  return `<path d="${d || 'M0 0'}" fill="${PALETTE[0]}" fill-opacity="0.15"/>`;
+  return `<path d="${d || 'M0 0'}" fill="${SERIES_COLOURS[0]}" fill-opacity="0.15"/>`;
 }
 
 function escapeXml(text: string): string {

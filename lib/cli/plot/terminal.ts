@@ -13,11 +13,11 @@
  * ```
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { brokenAtCommas, heightOf, legendOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { brokenAtCommas, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
-import { ERROR_RATIO } from '../../preview/points.js';
+import { ERROR_RATIO, legendOf } from '../../preview/points.js';
 
 /** Character cells left of a chart: its value labels. */
 export const GUTTER = 12;
