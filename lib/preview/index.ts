@@ -50,10 +50,16 @@ export const BUILT_LABEL_SET_ROW_WEIGHT = 2.5;
 export const PREVIEW_EPOCH = Date.UTC(2026, 0, 1);
 
 export interface PreviewOptions {
-  /** Milliseconds of virtual time from the file's start: at most {@link MAX_PREVIEW_MS}. */
-  readonly for: number;
-  /** Steps of the grid: {@link MIN_POINTS} to {@link MAX_POINTS}. */
-  readonly points: number;
+  /**
+   * Milliseconds of virtual time from the file's start: at most {@link MAX_PREVIEW_MS}. Default: until the entries
+   * end ({@link defaultPreviewFor}).
+   */
+  readonly for?: number;
+  /**
+   * Steps of the grid: {@link MIN_POINTS} to {@link MAX_POINTS}; or those of a span, given the `for` the preview
+   * covers (an image whose steps are whole seconds).
+   */
+  readonly points: number | ((forMs: number) => number);
   /** Only this entry's chart (the entries it watches or counts the spans of run too). */
   readonly entry?: string;
   /** Epoch ms the virtual clock starts at; default: an absolute `start_time` of the file, else {@link PREVIEW_EPOCH}. */
@@ -74,12 +80,13 @@ export class PreviewError extends Error {
 }
 
 /**
- * The preview of `entries` (compiled: lib/compile). Throws a {@link PreviewError} when the options are out of
- * bounds or the preview would make more than {@link MAX_PREVIEW_ROWS} rows; rejects when an entry fails.
+ * The preview of the entries of `plans` (compiled: lib/compile). Throws a {@link PreviewError} when the options are
+ * out of bounds or the preview would make more than {@link MAX_PREVIEW_ROWS} rows; rejects when an entry fails.
  */
-export async function previewScenario(entries: readonly Entry[], options: PreviewOptions): Promise<Preview> {
-  const { points } = options;
-  const forMs = options.for;
+export async function previewScenario(plans: readonly EntryPlan[], options: PreviewOptions): Promise<Preview> {
+  const entries = plans.map((plan) => plan.entry);
+  const forMs = options.for ?? defaultPreviewFor(plans, options.entry);
+  const points = typeof options.points === 'number' ? options.points : options.points(forMs);
   if (!(forMs > 0 && forMs <= MAX_PREVIEW_MS))
     throw new PreviewError('for', `for: expected a duration from 1ms to 24h, got ${formatMs(forMs)}`);
   if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)

@@ -12,7 +12,7 @@ import {
 } from '../../lib/preview/index.js';
 
 const plan = (yaml: string) =>
-  compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).scenarios;
+  compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).plans;
 
 const file = (entries: string) => `
 version: 2
@@ -252,7 +252,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     const text = readFileSync('examples/plot.yaml', 'utf8');
     const entries = compileScenario(loadScenario(text, { origin: 'plot.yaml', format: 'yaml' }), {
       origin: 'plot.yaml',
-    }).scenarios;
+    }).plans;
     const options = { for: 1_800_000, points: 120 };
     const [first, second] = [await previewScenario(entries, options), await previewScenario(entries, options)];
     expect(JSON.stringify(first)).to.equal(JSON.stringify(second));
@@ -265,7 +265,7 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     const text = readFileSync('examples/incident.yaml', 'utf8');
     const entries = compileScenario(loadScenario(text, { origin: 'incident.yaml', format: 'yaml' }), {
       origin: 'incident.yaml',
-    }).scenarios;
+    }).plans;
     // Only the durations: the traces entry they count runs too, without a chart.
     const preview = await previewScenario(entries, { for: 900_000, points: 15, entry: 'checkout.duration' });
     expect(preview.entries.map((entry) => entry.id)).to.deep.equal(['checkout.duration']);
@@ -279,10 +279,8 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(calls.entries[0]).to.include({ type: 'counter', unit: 'value' });
   });
 
-  it('defaults its span to where the last entry run ends, from 1s to 30m, or 30m when an end is unknown', () => {
-    const plans = (entries: string) =>
-      compileScenario(loadScenario(file(entries), { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' })
-        .plans;
+  it('defaults its span to where the last entry run ends, from 1s to 30m, or 30m when an end is unknown', async () => {
+    const plans = (entries: string) => plan(file(entries));
     const entry = (id: string, rest: string) =>
       `  - {id: ${id}, name: ${id}, signal_type: metrics, rate: 1, generator: {type: step, step_size: 1}, ${rest}}\n`;
     const timed = plans(
@@ -304,6 +302,11 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
         entry('page', "duration: 1m, after: {ref: load, op: '>', value: 60}"),
     );
     expect(defaultPreviewFor(jittered)).to.equal(1_800_000);
+    // previewScenario takes that span when the caller gives no `for`, and the points of a span it computes.
+    const short = await previewScenario(plans(entry('short', 'duration: 100ms')), { points: 10 });
+    expect(short).to.include({ step: 100, points: 10 });
+    const late = await previewScenario(timed, { entry: 'late', points: (forMs) => forMs / 1000 });
+    expect(late).to.include({ step: 1000, points: 40 });
   });
 
   it('anchors from at an absolute start_time, or at the instant the caller passes', async () => {

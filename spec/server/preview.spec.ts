@@ -39,7 +39,7 @@ describe('POST /preview', () => {
     expect(res.statusCode, res.body).to.equal(200);
     const entries = compileScenario(loadScenario(gauge, { origin: 'body', format: 'yaml' }), {
       origin: 'body',
-    }).scenarios;
+    }).plans;
     expect(res.json()).to.deep.equal(
       JSON.parse(JSON.stringify(await previewScenario(entries, { for: 1_800_000, points: 60 }))),
     );

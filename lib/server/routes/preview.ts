@@ -25,7 +25,7 @@ export function previewRoutes(deps: ServerDeps): Router {
   let running = 0;
   return new Router().post('/preview', async (ctx) => {
     const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
-    const { defaultPreviewFor, previewScenario, PreviewError } =
+    const { previewScenario, PreviewError } =
       require('../../preview/index.js') as typeof import('../../preview/index.js');
     const options = previewOptions(ctx);
     const { file } = await parseScenario(ctx, deps);
@@ -37,11 +37,7 @@ export function previewRoutes(deps: ServerDeps): Router {
     const abandon = () => ctx.res.writableFinished || gone.abort(new Error('the client went away'));
     ctx.res.once('close', abandon);
     try {
-      ctx.body = await previewScenario(file.scenarios, {
-        ...options,
-        for: options.for ?? defaultPreviewFor(file.plans, options.entry),
-        signal: gone.signal,
-      });
+      ctx.body = await previewScenario(file.plans, { ...options, signal: gone.signal });
     } catch (error) {
       if (gone.signal.aborted) return;
       if (!(error instanceof PreviewError)) {
@@ -59,9 +55,9 @@ export function previewRoutes(deps: ServerDeps): Router {
 
 /**
  * The query's `for`, `points`, `entry` and `start`, bounded: 400 `invalid_query` naming the parameter. Without
- * `for`, the file decides it (defaultPreviewFor).
+ * `for`, the file decides it (previewScenario).
  */
-function previewOptions(ctx: Context): Omit<PreviewOptions, 'for'> & { readonly for?: number } {
+function previewOptions(ctx: Context): PreviewOptions {
   const { MAX_PREVIEW_MS, MIN_POINTS, MAX_POINTS } =
     require('../../preview/index.js') as typeof import('../../preview/index.js');
   const invalid = (detail: string) => new HttpError(400, 'invalid_query', detail);
