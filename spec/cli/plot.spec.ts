@@ -214,6 +214,45 @@ scenarios:
     ]);
   });
 
+  it('gives a legend item too wide for a line lines of its own in the SVG, as in the terminal', async () => {
+    const long = (c: string) => c.repeat(60);
+    const wide = scenario(
+      'wide.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: w
+    name: w
+    signal_type: metrics
+    rate: 2
+    duration: 10s
+    generator: { type: constant, value: 1 }
+    dynamic_labels: [{ key: a, values: [${long('p')}, ${long('q')}] }, { key: b, values: [${long('r')}, ${long('s')}] }]
+`,
+    );
+    const { stdout } = await svc(['plot', wide, '--width', '120']);
+    const lines = stdout.split('\n');
+    // The title, then each item broken after its comma, each part on a line of its own.
+    expect(lines.slice(3, 8)).to.deep.equal([
+      'w · gauge · value',
+      `━ {a="${long('p')}",`,
+      `  b="${long('r')}"}`,
+      `━ {a="${long('q')}",`,
+      `  b="${long('s')}"}`,
+    ]);
+    const svgPath = join(dir, 'wide.svg');
+    expect((await svc(['plot', wide, '--svg', svgPath])).code).to.equal(0);
+    const texts = [...readFileSync(svgPath, 'utf8').matchAll(/<text x="([\d.]+)" y="(\d+)"[^>]*>([^<]*)<\/text>/g)];
+    const title = texts.find((m) => m[3] === 'w · gauge · value')!;
+    const parts = texts.filter((m) => /^ *(\{a|b)=/.test(m[3]!));
+    expect(parts.map((m) => m[3]!.trim().slice(0, 3))).to.deep.equal(['{a=', 'b=&', '{a=', 'b=&']);
+    // Each part at the left of a line of its own, under the title's.
+    expect(new Set(parts.map((m) => m[1]))).to.deep.equal(new Set(['88.0']));
+    const ys = parts.map((m) => Number(m[2]));
+    expect(ys[0]).to.be.above(Number(title[2]));
+    expect(new Set(ys).size).to.equal(4);
+  });
+
   it('draws each of up to eight label sets in a colour of its own in the SVG', async () => {
     const eight = scenario(
       'eight.yaml',

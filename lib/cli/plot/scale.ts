@@ -79,7 +79,7 @@ export function markLegend(kind: string, label: string | undefined): string | un
  * after the first two spaces in: a legend item too wide for one line is not cut where its label sets differ. A part
  * with no comma to break at may still not fit.
  */
-export function brokenAtCommas(item: string, fits: (line: string) => boolean): string[] {
+function brokenAtCommas(item: string, fits: (line: string) => boolean): string[] {
   if (fits(item)) return [item];
   const lines: string[] = [];
   let line = '';
@@ -91,4 +91,44 @@ export function brokenAtCommas(item: string, fits: (line: string) => boolean): s
     line += part;
   }
   return [...lines, line];
+}
+
+/** A part of a legend item placed on a line: its text, the index of its item and whether it is the item's first. */
+export interface LegendPart {
+  readonly item: number;
+  readonly text: string;
+  readonly first: boolean;
+}
+
+/**
+ * The lines `items` take, `gap` apart, within `room` as `widthOf` measures them, the first line already `start`
+ * used (by a title): an item that does not fit where the line is goes to the next; one wider than `room` gets lines
+ * of its own, broken after its commas ({@link brokenAtCommas}), and the next item starts a line. The one layout of
+ * the terminal's and the SVG's legends.
+ */
+export function legendLines(
+  items: readonly string[],
+  room: number,
+  widthOf: (text: string) => number,
+  gap: number,
+  start = 0,
+): LegendPart[][] {
+  const lines: LegendPart[][] = [[]];
+  let used = start;
+  const newLine = () => {
+    lines.push([]);
+    used = 0;
+  };
+  items.forEach((whole, item) => {
+    const parts = brokenAtCommas(whole, (part) => widthOf(part) <= room);
+    if (used > 0 && (parts.length > 1 || used + gap + widthOf(parts[0]!) > room)) newLine();
+    parts.forEach((text, k) => {
+      if (k > 0) newLine();
+      lines.at(-1)!.push({ item, text, first: k === 0 });
+      used += (used > 0 ? gap : 0) + widthOf(text);
+    });
+    // An item broken onto lines of its own ends its last one too.
+    if (parts.length > 1) used = Infinity;
+  });
+  return lines;
 }

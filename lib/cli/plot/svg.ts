@@ -5,7 +5,7 @@
  * output format, with no script and no external reference.
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { brokenAtCommas, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { heightOf, legendLines, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import { ERROR_RATIO, legendOf, loneIndices, SERIES_COLOURS } from '../../preview/points.js';
 
@@ -131,29 +131,26 @@ function legendSvg(
 ): { svg: string[]; lines: number } {
   const title = titleOf(entry);
   const out = [`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(title)}</text>`];
-  const right = WIDTH - RIGHT;
-  let x = LEFT + 12 + title.length * 7.2;
-  let line = 0;
-  const place = (text: string, swatch: string | undefined) => {
-    const parts = brokenAtCommas(text, (part) => LEFT + SWATCH + textWidth(part) <= right);
-    parts.forEach((part, k) => {
-      if (k > 0 || x + SWATCH + textWidth(part) > right) {
-        line++;
-        x = LEFT;
-      }
-      const y = top + line * LEGEND_LINE;
-      if (swatch && k === 0)
-        out.push(`<rect x="${x.toFixed(1)}" y="${y + 8}" width="14" height="4" fill="${swatch}"/>`);
-      out.push(`<text x="${(x + 18).toFixed(1)}" y="${y + 15}" fill="#495057">${escapeXml(part)}</text>`);
-      x += SWATCH + textWidth(part);
-    });
-    // An item broken onto lines of its own ends its last one too.
-    if (parts.length > 1) x = right;
-  };
+  const titleWidth = 12 + title.length * 7.2;
   const legend = legendOf(entry.series);
-  if (legend.shared !== undefined) place(legend.shared, undefined);
-  for (const [i, name] of legend.names.entries()) place(name, colourOf(entry.series[i]!, i));
-  return { svg: out, lines: line + 1 };
+  // The shared labels come first, without a swatch; then each series' name.
+  const shared = legend.shared === undefined ? [] : [legend.shared];
+  const items = [...shared, ...legend.names];
+  const lines = legendLines(items, WIDTH - RIGHT - LEFT, (part) => SWATCH + textWidth(part), 0, titleWidth);
+  lines.forEach((parts, line) => {
+    const y = top + line * LEGEND_LINE;
+    let x = LEFT + (line === 0 ? titleWidth : 0);
+    for (const { item, text, first } of parts) {
+      const series = item - shared.length;
+      if (series >= 0 && first) {
+        const swatch = colourOf(entry.series[series]!, series);
+        out.push(`<rect x="${x.toFixed(1)}" y="${y + 8}" width="14" height="4" fill="${swatch}"/>`);
+      }
+      out.push(`<text x="${(x + 18).toFixed(1)}" y="${y + 15}" fill="#495057">${escapeXml(text)}</text>`);
+      x += SWATCH + textWidth(text);
+    }
+  });
+  return { svg: out, lines: lines.length };
 }
 
 /** Burst, gap, spike, incident and open `while` windows, shaded behind the lines. */

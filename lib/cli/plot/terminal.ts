@@ -13,7 +13,7 @@
  * ```
  */
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
-import { brokenAtCommas, heightOf, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
+import { heightOf, legendLines, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
@@ -96,27 +96,9 @@ function wrapped(
   paint: (item: string, i: number) => string,
   separator = '  ',
 ): string[] {
-  const lines: string[] = [];
-  let line = '';
-  let length = 0;
-  items.forEach((whole, i) => {
-    const parts = brokenAtCommas(whole, (part) => stringWidth(part) <= width).map((part) => cliTruncate(part, width));
-    const cells = stringWidth(parts[0]!);
-    if (length > 0 && (parts.length > 1 || length + separator.length + cells > width)) {
-      lines.push(line);
-      line = '';
-      length = 0;
-    }
-    // An item broken onto lines of its own ends its last one too.
-    if (parts.length > 1) {
-      lines.push(...parts.map((part) => paint(part, i)));
-      return;
-    }
-    line += (length > 0 ? separator : '') + paint(parts[0]!, i);
-    length += (length > 0 ? separator.length : 0) + cells;
-  });
-  if (length > 0) lines.push(line);
-  return lines;
+  return legendLines(items, width, stringWidth, separator.length).map((line) =>
+    line.map(({ item, text }) => paint(cliTruncate(text, width), item)).join(separator),
+  );
 }
 
 /** `text` on lines of at most `width` terminal cells, broken at its spaces (a word too long is cut). */
