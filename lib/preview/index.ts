@@ -87,7 +87,7 @@ export async function previewScenario(plans: readonly EntryPlan[], options: Prev
   const entries = plans.map((plan) => plan.entry);
   const forMs = options.for ?? defaultPreviewFor(plans, options.entry);
   const points = typeof options.points === 'number' ? options.points : options.points(forMs);
-  if (!(forMs > 0 && forMs <= MAX_PREVIEW_MS))
+  if (!(forMs >= 1 && forMs <= MAX_PREVIEW_MS))
     throw new PreviewError('for', `for: expected a duration from 1ms to 24h, got ${formatMs(forMs)}`);
   if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)
     throw new PreviewError(

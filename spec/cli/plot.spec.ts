@@ -305,6 +305,9 @@ scenarios:
     const longer = await svc(['plot', windows, '--for', '25h']);
     expect(longer.code).to.equal(2);
     expect(longer.stderr).to.contain('--for: at most 24h, got "25h"');
+    const tiny = await svc(['plot', windows, '--for', '0.5ms']);
+    expect(tiny.code).to.equal(2);
+    expect(tiny.stderr).to.contain('--for: expected a duration from 1ms to 24h');
     const narrow = await svc(['plot', windows, '--width', '10']);
     expect(narrow.code).to.equal(2);
     expect(narrow.stderr).to.contain('--width').and.contain('40 to 500');

@@ -96,6 +96,12 @@ describe('POST /preview', () => {
     const server = testServer();
     expectError(await preview(server, '?for=25h', gauge), 400, 'invalid_query', /^for: at most 24h/);
     expectError(await preview(server, '?for=soon', gauge), 400, 'invalid_query', /^for: expected a duration/);
+    expectError(
+      await preview(server, '?for=0.5ms', gauge),
+      400,
+      'invalid_query',
+      /^for: expected a duration from 1ms to 24h/,
+    );
     expectError(await preview(server, '?points=5', gauge), 400, 'invalid_query', /^points: .*10 to 2000/);
     expectError(await preview(server, '?points=1e9', gauge), 400, 'invalid_query', /^points:/);
     expectError(await preview(server, '?for=1m&for=2m', gauge), 400, 'invalid_query', /^for: give it once/);

@@ -85,7 +85,8 @@ export class PlotCommand extends ScenarioSourceCommand {
         ...(this.entry !== undefined && { entry: this.entry }),
       });
     } catch (error) {
-      if (error instanceof PreviewError && error.option === 'entry') throw new UsageError(`--${error.message}`);
+      // Bounds of the flags are usage errors; too much work is the file's (exit 1).
+      if (error instanceof PreviewError && error.option !== 'rate') throw new UsageError(`--${error.message}`);
       throw error;
     }
     const forMs = preview.step * preview.points;
