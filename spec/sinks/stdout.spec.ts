@@ -45,6 +45,29 @@ describe('stdoutSink', () => {
     expect(received.join('')).to.equal('12345678abcdefgh');
   });
 
+  it('a sink waiting on a stream another sink keeps full is woken when a write ends with room, not only at drain', async () => {
+    const { stream, received } = slowWritable(5, 8);
+    const busy = stdoutSink({ stream });
+    const waiting = stdoutSink({ stream });
+    expect(busy.write(chunk('1111'))).to.equal(undefined);
+    const busyWait = busy.write(chunk('2222'));
+    // Its chunk ends while the busy sink's next ones fill the stream again: no write of its own is left to wake it.
+    const wait = waiting.write(chunk('ab'));
+    expect(wait).to.be.instanceOf(Promise);
+    let busyWrites = 2;
+    let wokenAt: number | undefined;
+    void (wait as Promise<void>).then(() => (wokenAt = busyWrites));
+    await busyWait;
+    // The busy sink writes again as soon as it may, as a fast chain does: the stream never drains.
+    while (busyWrites < 20) {
+      busyWrites++;
+      await busy.write(chunk(`${busyWrites % 10}`.repeat(4)));
+    }
+    expect(wokenAt, 'woken while the other sink kept writing').to.be.lessThan(5);
+    await Promise.all([busy.flush(), waiting.flush()]);
+    expect(received).to.include('ab');
+  });
+
   it('flush resolves only once the stream buffer is empty', async () => {
     const { stream, received } = slowWritable(10, 1 << 20);
     const sink = stdoutSink({ stream });

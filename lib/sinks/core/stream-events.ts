@@ -19,14 +19,11 @@ export function streamEvents(stream: NodeJS.WritableStream) {
     stream.on('error', (error: Error) => {
       for (const listener of created.errors) listener(error);
     });
-    stream.on('drain', () => {
-      const waiting = [...created.drains];
-      created.drains.clear();
-      for (const listener of waiting) listener();
-    });
+    stream.on('drain', () => wake(created));
     hubs.set(stream, (hub = created));
   }
-  const { errors, drains } = hub;
+  const found = hub;
+  const { errors, drains } = found;
   return {
     /** Calls `listener` on every error until the returned function is called. */
     onError(listener: Listener<[Error]>): () => void {
@@ -38,5 +35,19 @@ export function streamEvents(stream: NodeJS.WritableStream) {
       drains.add(listener);
       return () => drains.delete(listener);
     },
+    /**
+     * Calls the drain listeners now: a write on the stream ended and left it room. Sinks sharing a
+     * stream that one of them keeps filling as it empties would otherwise wait for a drain that never
+     * comes (an entry writing a shared file starved by another one's).
+     */
+    roomMade(): void {
+      wake(found);
+    },
   };
+}
+
+function wake({ drains }: Hub): void {
+  const waiting = [...drains];
+  drains.clear();
+  for (const listener of waiting) listener();
 }

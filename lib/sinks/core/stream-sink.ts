@@ -37,7 +37,7 @@ const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: st
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer is under its
  * high-water mark; past it, `write` returns a promise settled once the stream holds less again (read at each
- * write callback, and at `'drain'`), so the chain waits for the destination but makes its next chunks while
+ * write callback of any sink on the stream, and at `'drain'`), so the chain waits for the destination but makes its next chunks while
  * the stream writes the last ones. A write counts as delivered (reported on `reports`) when the stream hands
  * it to the OS, i.e. when its write callback runs.
  *
@@ -99,8 +99,8 @@ class StreamDriver implements SinkDriver {
       this.fail(cause as Error);
       return;
     }
-    // Woken by its own writes' callbacks, and by 'drain' too: another sink's data on a shared
-    // stream may fill it while none of this sink's writes is left to call back.
+    // Woken by its own writes' callbacks, and by 'drain' or another sink's write callback too: another
+    // sink's data on a shared stream may fill it while none of this sink's writes is left to call back.
     if (!this.hasRoom() && !this.drainWait) this.drainWait = this.events.onceDrain(this.onDrain);
   }
 
@@ -154,6 +154,8 @@ class StreamDriver implements SinkDriver {
     if (this.head === inFlight.length) inFlight.length = this.head = 0;
     this.core.delivered(size, bytes);
     this.core.settle(1, bytes);
+    // The other sinks on the stream may wait with no write of theirs left to call back.
+    if (this.hasRoom()) this.events.roomMade();
   };
 
   private readonly onDrain = (): void => {
