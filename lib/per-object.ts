@@ -7,3 +7,26 @@ export function perObject<K extends object, V>(make: (key: K) => V): (key: K) =>
     return value;
   };
 }
+
+/**
+ * {@link perObject} for series, except a transient one (a label set built for one tick, past interning): it is
+ * never met again, so keeping its value would only cost a weak map entry at every event of a high-cardinality entry.
+ */
+export function perSeries<K extends { readonly transient?: boolean }, V>(make: (series: K) => V): (series: K) => V {
+  const kept = perObject(make);
+  return (series) => (series.transient ? make(series) : kept(series));
+}
+
+/**
+ * {@link perSeries} of values that also depend on a `variant` which seldom changes (a start time, the length of a
+ * timestamp field): `of(variant)` gives the values for it, kept until another variant comes.
+ */
+export function perSeriesOf<K extends { readonly transient?: boolean }, A, V>(
+  make: (series: K, variant: A) => V,
+): (variant: A) => (series: K) => V {
+  let last: { readonly variant: A; readonly of: (series: K) => V } | undefined;
+  return (variant) => {
+    if (last?.variant !== variant) last = { variant, of: perSeries((series: K) => make(series, variant)) };
+    return last.of;
+  };
+}

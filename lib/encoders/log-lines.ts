@@ -9,6 +9,7 @@ import type { Series } from '../../operators/model/series.js';
 import { encodedLines, type Encoder } from './encoder.js';
 import { grown } from './grow.js';
 import { putBytes } from '../protocols/bytes.js';
+import { perSeries } from '../per-object.js';
 
 /** Encoder of log records (a `logs` entry). */
 export type LogEncoder = Encoder<Labelled<LogBatch>>;
@@ -147,7 +148,7 @@ class LineWriter implements LogLine {
   private template: PreparedTemplate | undefined;
   private readonly valueBytes: ValueBytes[] = [];
 
-  private readonly seriesBytes = new WeakMap<Series, Uint8Array>();
+  private readonly seriesBytes = perSeries((series: Series): Uint8Array => Buffer.from(this.format.series(series)));
   private lastSeries: Series | undefined;
   private seriesPart: Uint8Array = Buffer.alloc(0);
   private lastMs = NaN;
@@ -170,9 +171,7 @@ class LineWriter implements LogLine {
       const s = batch.series[i]!;
       if (s !== this.lastSeries) {
         this.lastSeries = s;
-        let bytes = this.seriesBytes.get(s);
-        if (!bytes) this.seriesBytes.set(s, (bytes = Buffer.from(this.format.series(s))));
-        this.seriesPart = bytes;
+        this.seriesPart = this.seriesBytes(s);
       }
       const ms = timestampOf(batch, i);
       if (ms !== this.lastMs) {

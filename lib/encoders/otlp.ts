@@ -18,6 +18,7 @@ import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets
 import { grown } from './grow.js';
 import { putBigUInt64LE, putBytes, putDoubleLE } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
+import { perSeriesOf } from '../per-object.js';
 import {
   EXEMPLAR_TAG,
   OTLP_TAG,
@@ -122,15 +123,11 @@ function numberMetrics({
       .finish();
     return Buffer.concat([record, metric, sumFields, dataPoint, labels, startField]);
   };
-  const heads = new WeakMap<Series, NumberHead>();
-  const headOf = (series: Series, anchor: number): NumberHead => {
-    let head = heads.get(series);
-    if (head?.anchor !== anchor) {
-      const start = nanoseconds(anchor);
-      heads.set(series, (head = { bytes: headBytes(series, start, 0), anchor, start }));
-    }
-    return head;
-  };
+  // The heads of the batches' anchor (its time is their start time).
+  const headsAt = perSeriesOf((series: Series, anchor: number): NumberHead => {
+    const start = nanoseconds(anchor);
+    return { bytes: headBytes(series, start, 0), start };
+  });
   // Sum: each series' previous point, by key (one label set may come as several objects); its head holds it.
   const previous = new Map<string, PreviousPoint>();
 
@@ -142,8 +139,9 @@ function numberMetrics({
       let at = 0;
       const ends = new Array<number>(size);
       const entryStart = nanoseconds(batch.anchor);
+      const headOf = headsAt(batch.anchor);
       for (let i = 0; i < size; i++) {
-        const head = headOf(series[i]!, batch.anchor);
+        const head = headOf(series[i]!);
         const time = nanoseconds(timestampOf(batch, i));
         let start = entryStart;
         let point = value[i]!;
@@ -206,7 +204,6 @@ function numberMetrics({
  */
 interface NumberHead {
   bytes: Buffer;
-  readonly anchor: number;
   start: bigint;
   exemplarBytes?: Buffer;
   last?: PreviousPoint;

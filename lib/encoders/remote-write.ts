@@ -10,6 +10,7 @@ import { countDeltas, type NativeHistogram } from '../../operators/model/native-
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
+import { perSeriesOf } from '../per-object.js';
 import { putBytes, putDoubleLE } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
@@ -21,7 +22,6 @@ export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;
 interface Head {
   readonly bytes: Buffer;
   readonly labels: Uint8Array;
-  readonly stampLength: number;
   /** Bytes of a plain row, kept beside `bytes` so that measuring rows reads no buffer. */
   readonly rowLength: number;
 }
@@ -36,7 +36,7 @@ interface Head {
  *
  * Precomputed bytes on the hot path, all of them encoded by protobufjs: per series the row's
  * head (field tag and length, the label messages, the sample's tags), weakly cached as the text
- * encoders cache their prefixes; per millisecond the timestamp field. A row is its head, the
+ * encoders cache their prefixes (not a transient series': it comes once); per millisecond the timestamp field. A row is its head, the
  * value as the little-endian double protobuf's `double` is, and the timestamp field, copied into
  * one buffer per batch.
  *
@@ -63,11 +63,8 @@ export function remoteWrite({
   const preamble = WriteRequest.encode({
     metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '', unit: metric.unit }],
   }).finish();
-  const heads = new WeakMap<Series, Head>();
-  /** The bytes of `series` for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */
-  const headOf = (series: Series, stampLength: number): Head => {
-    const found = heads.get(series);
-    if (found?.stampLength === stampLength) return found;
+  /** The bytes of series for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */
+  const headsFor = perSeriesOf((series: Series, stampLength: number): Head => {
     const labels = Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([key, value]) => ({ name: key, value }));
@@ -79,10 +76,8 @@ export function remoteWrite({
       .uint32(labelBytes.length + tail.length - 1 + sampleLength)
       .finish();
     const bytes = Buffer.concat([lead, labelBytes, tail]);
-    const head = { bytes, labels: labelBytes, stampLength, rowLength: bytes.length + 8 + stampLength };
-    heads.set(series, head);
-    return head;
-  };
+    return { bytes, labels: labelBytes, rowLength: bytes.length + 8 + stampLength };
+  });
   /** A row with a native histogram or an exemplar: its whole `WriteRequest.timeseries` field. */
   const richRow = (labels: Uint8Array, ms: number, value: number, native?: NativeHistogram, exemplar?: Exemplar) => {
     const fields = TimeSeries.encode({
@@ -98,6 +93,7 @@ export function remoteWrite({
   };
   let lastMs = NaN;
   let stamp: Uint8Array = new Uint8Array(0);
+  let headOf = headsFor(stamp.length);
   /**
    * The records of rows `[from, to)` of `batch`: where each ends (counted from `from`'s), and their bytes when
    * `write`, else nothing (measured only: one code both sizes and writes them, so sizes and bytes agree).
@@ -113,8 +109,9 @@ export function remoteWrite({
       if (ms !== lastMs) {
         lastMs = ms;
         stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();
+        headOf = headsFor(stamp.length);
       }
-      const head = headOf(series[i]!, stamp.length);
+      const head = headOf(series[i]!);
       const rowNative = native?.[i];
       const rowExemplar = exemplars.at(i);
       if (rowNative || rowExemplar) {

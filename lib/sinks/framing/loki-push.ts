@@ -1,5 +1,6 @@
 import { recordOf, type EncodedBatch, type Frames } from '../../../operators/model/batch.js';
 import type { Series } from '../../../operators/model/series.js';
+import { perSeries } from '../../per-object.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {
@@ -34,17 +35,9 @@ const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Se
  * string once per tick time.
  */
 export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]) => LokiPush[] {
-  const heads = new WeakMap<Series, string>();
+  const head = perSeries((series: Series): string => `{"stream":${JSON.stringify(series.labels)},"values":[`);
   let lastTime = NaN;
   let lastNs = '';
-  const head = (series: Series): string => {
-    let text = heads.get(series);
-    if (text === undefined) {
-      text = `{"stream":${JSON.stringify(series.labels)},"values":[`;
-      heads.set(series, text);
-    }
-    return text;
-  };
   // The tick's own time, below the millisecond too: Loki drops an entry with the time and line of one it has, so
   // identical records in one millisecond (above 1000 events/s) would be lost at millisecond precision.
   const ns = (time: number): string => {
