@@ -203,7 +203,10 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const source = SOURCE_FIELD[signal];
   if (!has(source) && !(source === 'generator' && has('pack')))
     add([source], `missing required field (a ${signal} entry needs it)`);
-  issues.push(...costIssues(fields, signal), ...ownLabelIssues(fields, signal));
+  // Pairing, and the series an entry may keep state for, need both types.
+  const sink = failed('encoder', 'sink') ? undefined : (fields.sink ?? { type: 'stdout' as const });
+  const encoder = sink && (fields.encoder?.type ?? defaultEncoder(signal, sink.type));
+  issues.push(...costIssues(fields, signal, encoder), ...ownLabelIssues(fields, signal));
 
   // Where a run would fail first: validation refuses what this build cannot run (whatever else
   // is wrong with the sink), so --dry-run, run and the server all stop here with the same message.
@@ -216,10 +219,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (signal === 'traces' && fields.span_metrics && (fields.span_metrics.sink || !failed('sink')))
     issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink));
 
-  // Pairing needs both types.
-  if (failed('encoder', 'sink')) return issues;
-  const sink = fields.sink ?? { type: 'stdout' as const };
-  const encoder = fields.encoder?.type ?? defaultEncoder(signal, sink.type);
+  if (!sink || !encoder) return issues;
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
   // Metric lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a
@@ -376,7 +376,7 @@ export function fitSink(signal: SignalType, config: SinkConfig): SinkConfig | Si
  * limits (lib/language/limits.ts). Fields that failed to decode are left out; absent ones take
  * their defaults.
  */
-function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
+function costIssues(fields: EntryFields, signal: SignalType, encoder: EncoderType | undefined): Issue[] {
   const issues: Issue[] = [];
   if (fields.rate === undefined) return issues;
   const shape = {
@@ -412,7 +412,9 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
   const dynamic = fields.dynamic_labels ?? [];
   const spikes = fields.cardinality_spikes ?? [];
   const sets = labelSetCount({ dynamic, spikes });
-  const maxSeries = signal === 'histogram' || signal === 'summary' ? MAX_SERIES_WITH_STATE : MAX_SERIES;
+  // An OTLP counter (a Sum) keeps each series' last point and start time, as a histogram its running totals.
+  const otlpSum = encoder === 'otlp' && fields.metric_type === 'counter';
+  const maxSeries = signal === 'histogram' || signal === 'summary' || otlpSum ? MAX_SERIES_WITH_STATE : MAX_SERIES;
   if (sets * samples > maxSeries) {
     const [count, series] =
       sets < COUNTED_LABEL_SETS
@@ -422,7 +424,7 @@ function costIssues(fields: EntryFields, signal: SignalType): Issue[] {
       path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
       message:
         `the dynamic labels and cardinality spikes make ${count} label sets × ${samples} sample${samples === 1 ? '' : 's'} per event` +
-        ` = ${series} series; the limit is ${maxSeries}`,
+        ` = ${series} series; the limit is ${maxSeries}${otlpSum ? ' for a counter the otlp encoder writes (it keeps the last point of each series)' : ''}`,
     });
   }
   const maxBuckets = signal === 'histogram' && fields.native ? nativeOptions(fields.native).max_buckets : 0;

@@ -55,7 +55,8 @@ export { MAX_OBSERVATIONS_PER_TICK } from '../../operators/observe.js';
 /**
  * Series of one entry: label sets × samples per event. Past 65,536 label sets a metrics or logs
  * entry keeps nothing per series (operators/labels.ts); a histogram or summary keeps its running
- * totals per series, so its memory grows with them: it has the lower bound.
+ * totals per series, and a counter the otlp encoder writes its last point (about 225 bytes), so their
+ * memory grows with them: they have the lower bound.
  */
 export const MAX_SERIES = 10_000_000;
 export const MAX_SERIES_WITH_STATE = 100_000;

@@ -81,6 +81,15 @@ const beyond: [string, Record<string, unknown>, string][] = [
     'scenarios[0] (latency): dynamic_labels: the dynamic labels and cardinality spikes make up to 10000 label sets × 14 samples per event = 140000 series; the limit is 100000',
   ],
   [
+    'series of a counter the otlp encoder writes (it keeps each last point) beyond the limit of series with state',
+    metric({
+      metric_type: 'counter',
+      dynamic_labels: [{ key: 'user', cardinality: 1_000_000 }],
+      sink: { type: 'otlp_http', url: 'http://127.0.0.1:4318/v1/metrics' },
+    }),
+    'scenarios[0] (cpu): dynamic_labels: the dynamic labels and cardinality spikes make up to 1000000 label sets × 1 sample per event = 1000000 series; the limit is 100000 for a counter the otlp encoder writes (it keeps the last point of each series)',
+  ],
+  [
     'too many dynamic labels',
     metric({ dynamic_labels: Array.from({ length: 17 }, (_, i) => ({ key: `k${i}`, cardinality: 1 })) }),
     'scenarios[0] (cpu): dynamic_labels: expected at most 16 items, got 17',
