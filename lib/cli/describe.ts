@@ -5,6 +5,9 @@ import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioP
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
 import { formatDuration, formatRate } from '../format.js';
+import { rowsPerEvent } from '../config/entry.js';
+import { labelSetCount } from '../../operators/labels.js';
+import { labelOptions } from '../runtime/chain/labels.js';
 
 /**
  * The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as
@@ -31,13 +34,17 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
  * durations in milliseconds, its `clock_group` there), then the clock groups.
  */
 export function planJson(plan: ScenarioPlan, origin: string): string {
-  const entries = plan.plans.map(({ entry, label, pack, predictedStart }) => ({
-    id: entry.id,
-    label,
-    ...(pack && { pack }),
-    starts: { ...predictedStart, description: describePredictedStart(entry, predictedStart) },
-    config: redactConfig(entry),
-  }));
+  const entries = plan.plans.map(({ entry, label, pack, predictedStart }) => {
+    const series = seriesOf(entry)?.series;
+    return {
+      id: entry.id,
+      label,
+      ...(pack && { pack }),
+      starts: { ...predictedStart, description: describePredictedStart(entry, predictedStart) },
+      ...(series !== undefined && { series }),
+      config: redactConfig(entry),
+    };
+  });
   const clockGroups = plan.groups.map((group) => ({ ...group, start_time: formatStartTime(group.start_time) }));
   return `${JSON.stringify({ scenario: origin, version: plan.version, kind: plan.kind, entries, clock_groups: clockGroups }, null, 2)}\n`;
 }
@@ -48,6 +55,7 @@ function describeEntry(
   groups: ReadonlyMap<string, ClockGroup>,
 ): string[] {
   const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
+  const series = seriesOf(entry);
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
     ['signal', entry.signal_type],
@@ -63,6 +71,7 @@ function describeEntry(
     ['encoder', describeEncoder(entry.encoder)],
     ['sink', describeSink(entry.sink)],
     ['labels', describeLabels(entry)],
+    ...(series ? [['series', describeSeries(series)] as [string, string]] : []),
     ['phase offset', entry.phase_offset === undefined ? 'none' : formatDuration(entry.phase_offset)],
     ['clock group', group ? `${group.name}${group.automatic ? ' (automatic)' : ''}` : 'none'],
     ['starts', describePredictedStart(entry, predictedStart)],
@@ -86,6 +95,23 @@ function describeEntry(
     ]);
   }
   return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];
+}
+
+/**
+ * The series an entry may write, counted as its series limit counts them (lib/config/entry.ts): its label sets
+ * (rotating labels and spikes) × samples per event. None for spans, and for span metrics, whose labels come from
+ * the spans.
+ */
+function seriesOf(entry: Entry): { sets: number; samples: number; series: number } | undefined {
+  if (entry.trace_generator || entry.span_metrics_of) return undefined;
+  const sets = labelSetCount(labelOptions(entry));
+  const samples = rowsPerEvent(entry);
+  return { sets, samples, series: sets * samples };
+}
+
+/** `up to 3`, `up to 140 (10 label sets × 14 samples per event)`. */
+function describeSeries({ sets, samples, series }: { sets: number; samples: number; series: number }): string {
+  return `up to ${series}${samples > 1 ? ` (${sets} label sets × ${samples} samples per event)` : ''}`;
 }
 
 function describeGenerator(entry: Entry): string {
