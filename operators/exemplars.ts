@@ -2,7 +2,7 @@ import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { carryingExemplars, ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
-import { spanFilter, withSpanPools, type SpanChoice, type SpanPool } from './internal/span-pool.js';
+import { spanFilter, withSpanPools, type EndedSpanPool, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 import {
   check,
@@ -70,7 +70,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       : every === 1
         ? () => true
         : (index: number) => index % every === 0;
-  const attach = (pool: SpanPool | undefined) => {
+  const attach = (pool: EndedSpanPool | undefined) => {
     const places = new Places();
     return map((batch: B): B => {
       const events = batch.events ?? batch.size;
@@ -102,7 +102,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
   };
   if (!options.spans) return attach(undefined);
   const keep = spanFilter(options.choice ?? { roots: true });
-  return withSpanPools<B, B>(options.spans, [keep], ([pool]) => attach(pool));
+  return withSpanPools<B, B>(options.spans, [keep], 'ended', ([pool]) => attach(pool));
 }
 
 /** Separates the stream of random ids from that of `probability`'s draws. */

@@ -55,7 +55,7 @@ export function traceContext<B extends LogBatch>(
   const draws = new SplitMix64(seed);
   const failingOnly = on === 'error';
   const filters = [spanFilter({ service: choice.service, errors: true }), ...(failingOnly ? [] : [spanFilter(choice)])];
-  return withSpanPools<B, B>(spans, filters, ([errors, any]) =>
+  return withSpanPools<B, B>(spans, filters, 'running', ([errors, any]) =>
     map((batch) => {
       let context: (RecordSpan | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {

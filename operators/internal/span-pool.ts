@@ -49,13 +49,14 @@ const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
  * span. Ended spans are handed out newest first (the last to end), each once while fresh ones (ended in the last
  * second, not named yet) remain; when none is fresh, the newest again (a request writes several log lines), so a
  * consumer faster than the traces still names real, recent spans, and a slower one does not fall behind them. A pool
- * keeps references to the batches' columns, not copies: a reader takes the ids of the spans handed out from them.
+ * keeps references to the batches' columns, not copies: a reader takes the ids of the spans handed out from them. A
+ * pool asked for ended spans only holds its spans by their end alone: one not started has not ended either.
  */
 export class SpanPool {
-  /** Held spans not started by the last time asked, the first to start on top. */
+  /** Held spans not started by the last time asked, the first to start on top; unused when asked for ended spans. */
   private readonly coming = new TinyQueue<HeldSpan>([], (a, b) => a.start - b.start);
-  /** Held spans started then and not named while running, the first to end on top. */
-  private readonly running = new TinyQueue<HeldSpan>([], byEnd);
+  /** Held spans not named while running (when asked for running spans, those started then), the first to end on top. */
+  private readonly unnamed = new TinyQueue<HeldSpan>([], byEnd);
   /** Held spans started then and named while running. */
   private readonly named = new TinyQueue<HeldSpan>([], byEnd);
   private readonly columns = new Array<SpanColumns>(CAPACITY);
@@ -66,7 +67,15 @@ export class SpanPool {
   /** Ended spans added so far; the newest is at `(added - 1) % CAPACITY`. */
   private added = 0;
 
-  constructor(private readonly keep: SpanFilter) {}
+  /** Where spans come: in start order when they are to be named while running. */
+  private readonly arriving: TinyQueue<HeldSpan>;
+
+  constructor(
+    private readonly keep: SpanFilter,
+    asked: SpanAsk,
+  ) {
+    this.arriving = asked === 'running' ? this.coming : this.unnamed;
+  }
 
   /** Holds the spans of `batch`'s ticks that the filter keeps until they end. */
   add(batch: SpanBatch): void {
@@ -76,9 +85,9 @@ export class SpanPool {
       this.advance(anchor + batch.offset[i]!, false);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
-        if (this.coming.length + this.running.length + this.named.length >= RUNNING_CAPACITY) break;
+        if (this.coming.length + this.unnamed.length + this.named.length >= RUNNING_CAPACITY) break;
         if (this.keep(spans, s))
-          this.coming.push({ spans, s, start: anchor + spans.start[s]! / 1e6, end: endOf(batch, s) });
+          this.arriving.push({ spans, s, start: anchor + spans.start[s]! / 1e6, end: endOf(batch, s) });
       }
     }
   }
@@ -86,6 +95,24 @@ export class SpanPool {
   /** The newest fresh span ended by `now` (epoch ms), else the newest one; undefined while no span has ended. */
   take(now: number): PooledSpan | undefined {
     this.advance(now, true);
+    return this.newest(now);
+  }
+
+  /**
+   * A span running at `now` (epoch ms: started by then, not ended before): the first to end among those not named
+   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; while none
+   * runs, as {@link take}. Only for a pool asked for running spans.
+   */
+  takeRunning(now: number): PooledSpan | undefined {
+    this.advance(now, false);
+    const fresh = this.unnamed.pop();
+    if (fresh) this.named.push(fresh);
+    // While none runs, every held span starts after `now`: none ends at it, the catch-up of take would find nothing.
+    return fresh ?? this.named.peek() ?? this.newest(now);
+  }
+
+  /** The newest fresh span ended by `now` (epoch ms), as of the last catch-up, else the newest one. */
+  private newest(now: number): PooledSpan | undefined {
     if (this.added === 0) return undefined;
     const newest = (this.added - 1) % CAPACITY;
     const oldest = Math.max(0, this.added - CAPACITY);
@@ -103,28 +130,16 @@ export class SpanPool {
     return { spans: this.columns[found]!, s: this.rows[found]! };
   }
 
-  /**
-   * A span running at `now` (epoch ms: started by then, not ended before): the first to end among those not named
-   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; while none
-   * runs, as {@link take}.
-   */
-  takeRunning(now: number): PooledSpan | undefined {
-    this.advance(now, false);
-    const fresh = this.running.pop();
-    if (fresh) this.named.push(fresh);
-    return fresh ?? this.named.peek() ?? this.take(now);
-  }
-
   /** Starts the spans started by `now`, and ends those ended before it (or at it, with `atNow`), in the order they end. */
   private advance(now: number, atNow: boolean): void {
-    while (this.coming.length > 0 && this.coming.peek()!.start <= now) this.running.push(this.coming.pop()!);
+    while (this.coming.length > 0 && this.coming.peek()!.start <= now) this.unnamed.push(this.coming.pop()!);
     for (;;) {
-      const unnamed = this.running.peek();
+      const unnamed = this.unnamed.peek();
       const named = this.named.peek();
       const wasNamed = named !== undefined && (unnamed === undefined || named.end < unnamed.end);
       const span = wasNamed ? named : unnamed;
       if (!span || span.end > now || (span.end === now && !atNow)) return;
-      (wasNamed ? this.named : this.running).pop();
+      (wasNamed ? this.named : this.unnamed).pop();
       const at = this.added++ % CAPACITY;
       this.columns[at] = span.spans;
       this.rows[at] = span.s;
@@ -176,14 +191,39 @@ export function readingSpans<A, B>(
     });
 }
 
-/** Runs `source` through the operator `project` makes of the pools of `filters` (one per filter), fed by `spans`. */
+/**
+ * What a pool is asked for: spans ended by a time ({@link SpanPool.take}), or running then too
+ * ({@link SpanPool.takeRunning}, which costs keeping the spans in start order as well).
+ */
+export type SpanAsk = 'ended' | 'running';
+
+/** A pool asked for ended spans only. */
+export type EndedSpanPool = Pick<SpanPool, 'take'>;
+
+/**
+ * Runs `source` through the operator `project` makes of the pools of `filters` (one per filter), fed by `spans`,
+ * each asked for what `asked` says.
+ */
 export function withSpanPools<A, B>(
   spans: Observable<SpanBatch>,
   filters: readonly SpanFilter[],
+  asked: 'ended',
+  project: (pools: readonly EndedSpanPool[]) => OperatorFunction<A, B>,
+): OperatorFunction<A, B>;
+export function withSpanPools<A, B>(
+  spans: Observable<SpanBatch>,
+  filters: readonly SpanFilter[],
+  asked: 'running',
+  project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
+): OperatorFunction<A, B>;
+export function withSpanPools<A, B>(
+  spans: Observable<SpanBatch>,
+  filters: readonly SpanFilter[],
+  asked: SpanAsk,
   project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
 ): OperatorFunction<A, B> {
   return readingSpans(spans, () => {
-    const pools = filters.map((keep) => new SpanPool(keep));
+    const pools = filters.map((keep) => new SpanPool(keep, asked));
     return {
       feed: (batch) => {
         for (const pool of pools) pool.add(batch);
