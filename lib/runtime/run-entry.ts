@@ -104,9 +104,9 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     record,
   );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
-    // A chain that completed closed its sink (deliver counted what the close lost); one that errored has it
-    // closed here, its loss told by the error that ended it.
-    await sink.close().catch(() => undefined);
+    // A chain that completed (a stop completes it too) closed its sink in deliver, which counted what the close
+    // lost; one that errored has it closed here, its loss told by the error that ended it.
+    if (error) await sink.close().catch(() => undefined);
     if (!error && lasting) return { error: lasting, inSink: true };
     return error ? { error, inSink: error === lastFailure } : {};
   });

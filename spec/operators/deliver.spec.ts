@@ -96,7 +96,7 @@ describe('deliver', () => {
     const sink = new MemorySink();
     const lost = new Error('file sink: cannot close /tmp/out: EIO');
     sink.close = async () => {
-      sink.closed = true;
+      sink.closes++;
       throw lost;
     };
     const source = new Subject<EncodedBatch>();

@@ -64,6 +64,34 @@ describe('runEntry', () => {
     expect(sink.closed).to.equal(true);
   });
 
+  it('closes the sink once however the chain ends: completed, stopped, failed in its sink or broken upstream', async () => {
+    const completed = virtualRun({ duration: 300 });
+    const stopped = virtualRun({});
+    stopped.scheduler.schedule(() => void stopped.run.stop(), 450);
+    const failing = new MemorySink();
+    failing.failWith = new Error('file sink: cannot write');
+    const failed = virtualRun({ on_sink_error: 'fail' }, failing);
+    const brokenSink = new MemorySink();
+    const broken = runEntry(metricEntry({ duration: 300 }), {
+      scheduler: completed.scheduler,
+      createSink: () => brokenSink,
+      hooks: {
+        onValues: () => {
+          throw new Error('a hook broke');
+        },
+      },
+    });
+    for (const { scheduler } of [completed, stopped, failed]) scheduler.flush();
+    const outcomes = await Promise.all([completed, stopped, failed].map(({ run }) => run.done).concat(broken.done));
+    expect(outcomes.map((outcome) => outcome.error?.message)).to.deep.equal([
+      undefined,
+      undefined,
+      'file sink: cannot write',
+      'a hook broke',
+    ]);
+    expect([completed.sink, stopped.sink, failing, brokenSink].map((sink) => sink.closes)).to.deep.equal([1, 1, 1, 1]);
+  });
+
   it('under on_sink_error fail ends with the sink error and counts it', async () => {
     const sink = new MemorySink();
     sink.failWith = new Error('file sink: cannot write');

@@ -6,10 +6,15 @@ import type { EncodedBatch } from '../../operators/model/batch.js';
 export class MemorySink implements Sink {
   readonly chunks: string[] = [];
   flushes = 0;
-  closed = false;
+  /** How many times `close` was called. */
+  closes = 0;
   failWith: Error | undefined;
   private holding = false;
   private waiting: (() => void)[] = [];
+
+  get closed(): boolean {
+    return this.closes > 0;
+  }
 
   get text(): string {
     return this.chunks.join('');
@@ -36,7 +41,7 @@ export class MemorySink implements Sink {
 
   /** Flushes, then closes, as a sink's close does. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.closes++;
     await this.flush();
   }
 }
