@@ -51,9 +51,37 @@ export function parseText(
   return parseYaml(source, origin, budget.tokens);
 }
 
+/**
+ * One pass of jsonc-parser's scanner before JSON.parse bounds the nesting (so no deeper level is read, by it or
+ * after it) and finds the first key given twice in one object, refused as YAML refuses it: JSON.parse keeps the last
+ * silently, so the first would be lost without a word. A duplicate is told only once the text is known to be valid
+ * JSON, so that a text that is not is told so first.
+ */
 function parseJson(source: string, origin: string): unknown {
-  const tooDeep = jsonDepthExceeded(source);
-  if (tooDeep !== undefined) throw syntaxError(origin, deepMessage(position(source, tooDeep)));
+  const objects: Set<string>[] = [];
+  let depth = 0;
+  let duplicate: string | undefined;
+  const open = (offset: number) => {
+    if (++depth > MAX_DEPTH) throw syntaxError(origin, deepMessage(position(source, offset)));
+  };
+  const close = () => void depth--;
+  visit(source, {
+    onObjectBegin: (offset) => {
+      open(offset);
+      objects.push(new Set());
+    },
+    onObjectEnd: () => {
+      close();
+      objects.pop();
+    },
+    onArrayBegin: open,
+    onArrayEnd: close,
+    onObjectProperty: (key, offset) => {
+      const keys = objects[objects.length - 1]!;
+      if (keys.has(key)) duplicate ??= `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`;
+      keys.add(key);
+    },
+  });
   let data: unknown;
   try {
     data = JSON.parse(source);
@@ -65,42 +93,8 @@ function parseJson(source: string, origin: string): unknown {
     );
     throw syntaxError(origin, `invalid JSON: ${message}`);
   }
-  refuseDuplicateKeys(source, origin);
+  if (duplicate !== undefined) throw syntaxError(origin, duplicate);
   return data;
-}
-
-/**
- * A key given twice in one object is refused, as YAML refuses it: JSON.parse keeps the last silently, so the first
- * would be lost without a word. Read by jsonc-parser's scanner once the text is known to be valid JSON.
- */
-function refuseDuplicateKeys(source: string, origin: string): void {
-  const objects: Set<string>[] = [];
-  visit(source, {
-    onObjectBegin: () => void objects.push(new Set()),
-    onObjectEnd: () => void objects.pop(),
-    onObjectProperty: (key, offset) => {
-      const keys = objects[objects.length - 1]!;
-      if (keys.has(key))
-        throw syntaxError(origin, `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`);
-      keys.add(key);
-    },
-  });
-}
-
-/** Offset of the first bracket that opens level MAX_DEPTH + 1, if any (strings skipped). */
-function jsonDepthExceeded(source: string): number | undefined {
-  let depth = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source.charCodeAt(i);
-    if (c === 0x22 /* " */) {
-      for (i++; i < source.length && source.charCodeAt(i) !== 0x22; i++) if (source.charCodeAt(i) === 0x5c /* \ */) i++;
-    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > MAX_DEPTH) return i;
-    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
-    }
-  }
-  return undefined;
 }
 
 /**

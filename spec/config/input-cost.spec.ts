@@ -44,6 +44,13 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       });
     });
 
+    it('tells JSON that is not valid before it nests too deep by its first error, the depth read as the text is parsed', () => {
+      expect(refusal(`{"a" ${'['.repeat(500_000)}`, 'json')).to.deep.equal({
+        kind: 'syntax',
+        message: "invalid JSON: Expected ':' after property name in JSON at line 1, column 6",
+      });
+    });
+
     it('accepts 64 levels', () => {
       const nested = (open: string, close: string) => `{"labels": ${open.repeat(63)}1${close.repeat(63)}}`;
       for (const format of ['yaml', 'json'] as const) {
