@@ -62,27 +62,25 @@ function ticksPerBatch(entry: Entry): number {
   return Math.max(1, Math.floor(Math.min(byCost, BATCH_TEXT_BYTES / textPerEvent(entry, rows))));
 }
 
+const bytes = (text: string): number => Buffer.byteLength(text);
+
+const longest = (texts: readonly string[]): number => texts.reduce((most, text) => Math.max(most, bytes(text)), 0);
+
 /**
  * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
  * label's longest value), a log record's longest message with its fields' longest values, a replayed log
  * file's longest line, or a replayed CSV's largest record (message and fields).
  */
 function textPerEvent(entry: Entry, rows: number): number {
-  const bytes = (text: string) => Buffer.byteLength(text);
-  const longest = (texts: readonly string[]) => texts.reduce((most, text) => Math.max(most, bytes(text)), 0);
   let row = bytes(entry.name ?? '') + 32;
   for (const [key, value] of Object.entries(entry.labels)) row += bytes(key) + bytes(value) + 4;
   for (const label of entry.dynamic_labels)
     row += bytes(label.key) + 4 + (label.form === 'list' ? longest(label.values) : bytes(label.prefix) + 20);
-  return rows * row + messageText(entry.log_generator, bytes, longest);
+  return rows * row + messageText(entry.log_generator);
 }
 
 /** The most text a log record of `logs` carries: its message and fields at their longest. */
-function messageText(
-  logs: Entry['log_generator'],
-  bytes: (text: string) => number,
-  longest: (texts: readonly string[]) => number,
-): number {
+function messageText(logs: Entry['log_generator']): number {
   switch (logs?.type) {
     case 'template':
       return (
