@@ -76,10 +76,18 @@ export function openMetrics({ name, metricType, help, precision, withoutSum }: O
     if (!found) created.set(series, (found = seriesOf(series.labels, CREATED)));
     return found;
   };
+  // The layout of the last batch's events: an entry's events of one number of rows have the same rows in order.
+  let layout: RowLayout | undefined;
   let header: string | undefined = familyHeader(family, metricType, help);
   return {
     encode(rows: Labelled<SampleBatch>) {
-      const batch = withCreated ? openMetricsRows(rows, createdOf, mayCarry, written) : rows;
+      let batch = rows;
+      if (withCreated) {
+        const events = rows.events ?? rows.size;
+        const width = events > 0 ? rows.size / events : 0;
+        if (layout?.rows !== width) layout = rowLayout(rows.series, width, written);
+        batch = openMetricsRows(rows, layout, createdOf, mayCarry);
+      }
       const chunk = lines.encode(batch);
       if (header === undefined || batch.size === 0) return chunk;
       const prefixed = withPrefix(chunk, header);
@@ -102,28 +110,45 @@ const EXEMPLARS_ON: Record<MetricType, ((series: Series) => boolean) | undefined
 const notSumOrCount = (series: Series): boolean => series.suffix !== '_sum' && series.suffix !== '_count';
 
 /**
- * The rows to write of a batch whose events have a creation time: each event's rows (those `written`, all without
- * it), then its `_created` row (its label set's, the value the entry start in seconds, the event's time), and the
- * exemplars of the rows that may carry one.
+ * Which of an event's `rows` rows are written (`keptRows`, `kept` of them), and where each goes among them (`place`,
+ * -1: not written).
  */
-function openMetricsRows(
-  batch: Labelled<SampleBatch>,
-  createdOf: (series: Series) => Series,
-  mayCarry: ((series: Series) => boolean) | undefined,
+interface RowLayout {
+  readonly rows: number;
+  readonly keptRows: Int32Array;
+  readonly place: Int32Array;
+  readonly kept: number;
+}
+
+/** The layout of events of `rows` rows, the first event's rows the first of `series`: those `written`, all without it. */
+function rowLayout(
+  series: readonly Series[],
+  rows: number,
   written: ((series: Series) => boolean) | undefined,
-): Labelled<SampleBatch> {
-  const events = batch.events ?? batch.size;
-  const rows = events > 0 ? batch.size / events : 0;
-  // The rows of an event that are written, and where each row goes among them (-1: not written). Every event has
-  // the same rows.
+): RowLayout {
   const keptRows = new Int32Array(rows);
   const place = new Int32Array(rows);
   let kept = 0;
   for (let r = 0; r < rows; r++) {
-    const keep = !written || written(batch.series[r]!);
+    const keep = !written || written(series[r]!);
     place[r] = keep ? kept : -1;
     if (keep) keptRows[kept++] = r;
   }
+  return { rows, keptRows, place, kept };
+}
+
+/**
+ * The rows to write of a batch whose events have a creation time: each event's rows (as `layout` says), then its
+ * `_created` row (its label set's, the value the entry start in seconds, the event's time), and the exemplars of the
+ * rows that may carry one.
+ */
+function openMetricsRows(
+  batch: Labelled<SampleBatch>,
+  { rows, keptRows, place, kept }: RowLayout,
+  createdOf: (series: Series) => Series,
+  mayCarry: ((series: Series) => boolean) | undefined,
+): Labelled<SampleBatch> {
+  const events = batch.events ?? batch.size;
   const size = (kept + 1) * events;
   const index = new Float64Array(size);
   const offset = new Float64Array(size);
