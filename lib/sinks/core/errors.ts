@@ -56,11 +56,9 @@ export function firstLine(text: string, max = 200): string {
  */
 export const NO_ANSWER = 'SVC_NO_ANSWER';
 
-/** What a network error code means for the user, and what to check; `timeout`: the request's, ms. */
-function explainNetwork(code: string | undefined, target: string, host: string, timeout?: number): string | undefined {
+/** What a network error code means for the user, and what to check. */
+function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
   switch (code) {
-    case NO_ANSWER:
-      return `${target} accepted the connection but did not answer within ${(timeout ?? 0) / 1000} s: is the endpoint overloaded or stuck?`;
     case 'ECONNREFUSED':
       return `connection refused by ${target}: is the backend running, and is ${target} the right port?`;
     case 'ENOTFOUND':
@@ -88,17 +86,21 @@ const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse t
  * A network failure of `sink` reaching `target` (`host:port` or a URL origin) as a retryable
  * {@link SinkError} whose message says what to check, e.g. for connection refused: "is the
  * backend running, and is <host:port> the right port?". `target` must not carry credentials.
- * `code`: the system error code, when the cause only names it in its words (gRPC's), or {@link NO_ANSWER} with
- * the request's `timeout` (ms).
+ * `how`: the system error code, when the cause only names it in its words (gRPC's), or {@link NO_ANSWER}; with the
+ * request's `timeout` (ms), which a peer that did not answer is told with.
  */
 export function networkError(
   sink: string,
   target: string,
   host: string,
   cause: unknown,
-  { code = (cause as NodeJS.ErrnoException | undefined)?.code, timeout }: { code?: string; timeout?: number } = {},
+  how?: { readonly code: string; readonly timeout: number },
 ): SinkError {
-  const detail = explainNetwork(code, target, host, timeout) ?? `cannot reach ${target}: ${describeError(cause)}`;
+  const detail =
+    how?.code === NO_ANSWER
+      ? `${target} accepted the connection but did not answer within ${how.timeout / 1000} s: is the endpoint overloaded or stuck?`
+      : (explainNetwork(how?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code, target, host) ??
+        `cannot reach ${target}: ${describeError(cause)}`);
   return new SinkError(sink, detail, { cause, retryable: true });
 }
 
