@@ -8,6 +8,7 @@ import {
   realpathSync,
   renameSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import fsPromises from 'node:fs/promises';
@@ -130,15 +131,15 @@ describe('file sinks on the server (design: server safety)', () => {
 });
 
 describe("a broker sink's tls.ca_cert on the server (design: server safety)", () => {
-  const broker = (caCert: string) => ({
+  const broker = (caCert: string, brokers: string) => ({
     type: 'broker',
-    brokers: 'kafka.example:9093',
+    brokers,
     topic: 't',
     tls: { enabled: true, ca_cert: caCert },
   });
-  const post = (server: Server, caCert: string) => [
-    server.request({ method: 'POST', url: '/scenarios', ...json({ ...entry('x'), sink: broker(caCert) }) }),
-    server.request({ method: 'POST', url: '/events', ...json({ ...event('x'), sink: broker(caCert) }) }),
+  const post = (server: Server, caCert: string, brokers = 'kafka.example:9093') => [
+    server.request({ method: 'POST', url: '/scenarios', ...json({ ...entry('x'), sink: broker(caCert, brokers) }) }),
+    server.request({ method: 'POST', url: '/events', ...json({ ...event('x'), sink: broker(caCert, brokers) }) }),
   ];
 
   it('is read only below the file root, as a csv_replay file is: its path leads out, or there is no root, 422', async () => {
@@ -172,12 +173,28 @@ describe("a broker sink's tls.ca_cert on the server (design: server safety)", ()
 
   it('below the root, the sink reads the checked path', async () => {
     const { root } = layout();
-    writeFileSync(join(root, 'sub/ca.pem'), 'PEM');
-    const server = testServer({ deps: { fileRoot: root } });
-    const [res] = await Promise.all(post(server, 'in-dir/ca.pem'));
-    expect(res.statusCode, res.body).to.equal(201);
+    const checked = join(root, 'sub/ca.pem');
+    writeFileSync(checked, 'PEM');
+    // The event's sink is a real one, to a port where no broker listens: it reads the certificate before connecting.
+    const server = testServer({ deps: { fileRoot: root, createSink: undefined } });
+    const [scenario, sent] = await Promise.all(post(server, 'in-dir/ca.pem', '127.0.0.1:1'));
+    expect(scenario.statusCode, scenario.body).to.equal(201);
     const [started] = server.registry.list();
-    expect((started.run.entry.sink as { tls: { ca_cert: string } }).tls.ca_cert).to.equal(join(root, 'sub/ca.pem'));
+    expect((started!.run.entry.sink as { tls: { ca_cert: string } }).tls.ca_cert).to.equal(checked);
+    // The event's sink read the certificate and went on to connect.
+    expect(sent.statusCode, sent.body).to.equal(502);
+    expect(sent.json().detail).to.match(/^broker sink: connection refused by 127\.0\.0\.1:1: /);
+    // Gone after the check: the sink names the path it opened, the checked one.
+    const undo = afterCheckOf(checked, () => unlinkSync(checked));
+    const gone = await server
+      .request({
+        method: 'POST',
+        url: '/events',
+        ...json({ ...event('x'), sink: broker('in-dir/ca.pem', '127.0.0.1:1') }),
+      })
+      .finally(undo);
+    expect(gone.statusCode, gone.body).to.equal(502);
+    expect(gone.json().detail).to.match(new RegExp(`^broker sink: cannot read tls\\.ca_cert ${checked}: `));
   });
 });
 
