@@ -52,6 +52,11 @@ export interface TicksOptions {
   ahead?: number;
   /** Emit only these slots (a shard's); default: every slot. */
   slots?: SlotPattern;
+  /**
+   * Called once, when the run ends at its duration behind a rate it could not keep, with the number of its slots
+   * (the pattern's, with `slots`) due before the duration and never emitted: the shortfall dropped.
+   */
+  onShortfall?: (slots: number) => void;
 }
 
 /**
@@ -92,6 +97,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
   checkOptional('ticks', 'maxBatchesPerWake', options.maxBatchesPerWake, POSITIVE_COUNT);
   checkOptional('ticks', 'paused', options.paused, OBSERVABLE);
   checkOptional('ticks', 'ahead', options.ahead, NON_NEGATIVE);
+  checkOptional('ticks', 'onShortfall', options.onShortfall, FUNCTION);
   if (options.slots !== undefined) checkSlots(options.slots);
   const {
     scheduler = asyncScheduler,
@@ -103,6 +109,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     paused: paused$,
     ahead = 0,
     slots = EVERY_SLOT,
+    onShortfall,
   } = options;
   const { period, residues } = slots;
   const every = slots === EVERY_SLOT;
@@ -113,6 +120,11 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     const cycle = Math.floor(n / period);
     const j = firstFrom[n - cycle * period]!;
     return j < residues.length ? cycle * period + residues[j]! : (cycle + 1) * period + residues[0]!;
+  };
+  /** How many slots of the pattern come before `n`. */
+  const slotsBelow = (n: number): number => {
+    const cycle = Math.floor(n / period);
+    return cycle * residues.length + firstFrom[n - cycle * period]!;
   };
 
   // The source is a parameter of `run` that none of its closures reads: a running timer does not hold the
@@ -132,6 +144,13 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
     let deadline: Subscription | undefined;
 
     const elapsed = () => scheduler.now() - start;
+
+    /** Ends the run at its duration, telling the slots due before it that were never emitted, if any. */
+    const end = () => {
+      const missed = slotsBelow(endSlot) - slotsBelow(next);
+      if (missed > 0) onShortfall?.(missed);
+      subscriber.complete();
+    };
 
     /**
      * Emits the slots due by `dueBy` ms (the pattern's, with `slots`), at most `maxBatch`; whether more may
@@ -201,7 +220,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         // Every slot before the end was emitted, or the run time is over and a shortfall
         // the rate could not sustain is dropped: either way the entry ends at its duration,
         // when the deadline timer (set at the first schedule) wakes it, if not now.
-        if (now >= duration) subscriber.complete();
+        if (now >= duration) end();
         return;
       }
       if (paused) return;
@@ -232,7 +251,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
           anchor = anchorOf(start);
           if (duration !== Infinity)
             deadline = longTimer(start + duration - scheduler.now(), scheduler).subscribe(() =>
-              paused ? subscriber.complete() : wake(),
+              paused ? end() : wake(),
             );
         } else {
           emitDue(elapsed());

@@ -60,7 +60,8 @@ function formatSpeedUp(speedUp: number): string {
 
 /**
  * `[progress] <name>  STOPPED (sink: <last error>) | events: <n> | bytes: <size> | elapsed: <time>`, and
- * `| dropped: <n>`, `| written: …` and `| rejected: <n>` as on the progress line;
+ * `| dropped: <n>`, `| written: …` and `| rejected: <n>` as on the progress line, then `| missed: <n> (rate not
+ * kept)` when the entry fell behind its rate and events due before its duration were never made;
  * the parenthetical names the sink error that stopped the entry, else the last sink error, and is
  * absent after a clean run; an error of the entry's own chain (not its sink's) reads `(error: …)`.
  */
@@ -71,7 +72,8 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
     `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${deliveryParts(stats)}`
+    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${deliveryParts(stats)}` +
+    (stats.missedEvents > 0 ? ` | missed: ${stats.missedEvents} (rate not kept)` : '')
   );
 }
 

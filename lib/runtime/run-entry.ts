@@ -100,6 +100,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       spans: options.spans,
       shard: options.shard,
       ahead: options.ahead,
+      onShortfall: (events) => (stats.missedEvents += events),
     }),
     record,
   );

@@ -27,6 +27,11 @@ export interface StatsRecord {
    * or spans); each such request is a sink failure too.
    */
   receiver_rejected: number;
+  /**
+   * Events due before the entry's duration that were never made: it fell behind a rate the machine or the sink
+   * could not keep, and the shortfall was dropped at the duration (docs/timing.md).
+   */
+  missed_events: number;
 }
 
 /** No delivery for this long after sink failures makes an entry `degraded` (spec: 30 s). */
@@ -58,6 +63,8 @@ export class EntryStats {
   /** Streaks of such requests begun (one request wholly taken ends a streak), and the error that began the last. */
   refusalStreaks = 0;
   lastRefusal: string | undefined;
+  /** Events due before the duration that were never made (the rate was not kept). */
+  missedEvents = 0;
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
   /** Samples of the total for `current_rate`. */
@@ -161,6 +168,7 @@ export class EntryStats {
       sink_warnings: [...this.sinkWarnings],
       receiver_written: this.receiverWritten ? { ...this.receiverWritten } : null,
       receiver_rejected: this.receiverRejected,
+      missed_events: this.missedEvents,
     };
   }
 

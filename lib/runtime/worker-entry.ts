@@ -75,6 +75,7 @@ function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
     retries: stats.sinkRetries,
     started: startedAt(entry.id) !== undefined,
     warnings: stats.sinkWarnings,
+    missed: stats.missedEvents,
     ...(stats.receiverWritten && { receiverWritten: stats.receiverWritten }),
     ...(ended[i] && { ended: ended[i] }),
   }));

@@ -62,6 +62,8 @@ export interface WorkerCounters {
   readonly warnings: readonly string[];
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   readonly receiverWritten?: WrittenCounts;
+  /** Events due before the duration that this worker never made (the rate was not kept). */
+  readonly missed: number;
   /** How the entry ended on this worker, once it did (reported at once then). */
   readonly ended?: WorkerOutcome;
 }
@@ -103,6 +105,7 @@ const NO_COUNTERS: WorkerCounters = {
   retries: 0,
   started: false,
   warnings: [],
+  missed: 0,
 };
 
 /** The worker's module: the .js beside this one in dist, the .ts when run from source (tsx, in development and specs). */
@@ -364,6 +367,7 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   }
   for (let n = last.retries; n < next.retries; n++)
     stats.record({ kind: 'retrying', attempt: 0, delay: 0, error }, now);
+  stats.missedEvents += next.missed - last.missed;
 }
 
 /** What the receiver said it wrote between two reports; undefined when nothing. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BehaviorSubject, of, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import { ticks } from '../../operators/ticks.js';
+import { ticks, type SlotPattern } from '../../operators/ticks.js';
 import { timestampOf, type TickBatch } from '../../operators/model/batch.js';
 import { collect, perTick, virtualTime } from '../support/marbles.js';
 
@@ -87,6 +87,30 @@ describe('ticks', () => {
       const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 30, paused }), perTick(slot));
       expectObservable(source).toBe('a 29ms |', { a: 0 });
     });
+  });
+
+  it('tells the slots it dropped at its duration, once, a shard counting its own slots only; nothing when it kept up', () => {
+    const shortfalls = (pausedFrom: string | undefined, slots?: SlotPattern) => {
+      const told: number[] = [];
+      virtualTime().run(({ expectObservable, cold }) => {
+        const paused = new BehaviorSubject(false);
+        if (pausedFrom) cold(pausedFrom, { a: true }).subscribe(paused);
+        const source = of(RateSchedule.constant(100)).pipe(
+          ticks({ duration: 80, paused, slots, onShortfall: (missed) => told.push(missed) }),
+        );
+        // Slots 0 to 7 fall due before 80 ms.
+        expectObservable(source.pipe(perTick(slot))).toBe(
+          !pausedFrom ? 'a 9ms b 9ms c 9ms d 9ms e 9ms f 9ms g 9ms h 9ms |' : slots ? '80ms |' : 'a 79ms |',
+          { a: 0, b: 1, c: 2, d: 3, e: 4, f: 5, g: 6, h: 7 },
+        );
+      });
+      return told;
+    };
+    expect(shortfalls(undefined)).to.deep.equal([]);
+    // Paused from 5 ms: only slot 0 went out.
+    expect(shortfalls('5ms a')).to.deep.equal([7]);
+    // The shard's slots before 8 are 1, 2, 4, 5 and 7, none of them out.
+    expect(shortfalls('5ms a', { period: 3, residues: [1, 2] })).to.deep.equal([5]);
   });
 
   it('emits the slots of the next `ahead` ms at each wake-up, never late, and still ends at its duration', () => {

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { streamSink } from '../../lib/sinks/core/stream-sink.js';
 import { MemorySink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
+import { stoppedLine } from '../../lib/cli/progress.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -53,6 +54,23 @@ describe('runEntry', () => {
     scheduler.flush();
     await run.done;
     expect(sink.text).to.equal('up 1 500\nup 1 600\n');
+  });
+
+  it('counts the events a held-back entry never made before its duration in missed_events, and says so when it stops', async () => {
+    const sink = new MemorySink();
+    sink.hold();
+    const { scheduler, run } = virtualRun({ rate: 10, duration: 1000 }, sink);
+    // The first write is held until the duration is over: the nine slots due after it are never made.
+    scheduler.flush();
+    sink.release();
+    expect(await run.done).to.deep.equal({});
+    expect(run.stats.snapshot(scheduler.now())).to.include({ total_events: 1, missed_events: 9 });
+    expect(stoppedLine(run, {}, scheduler.now())).to.match(/ \| missed: 9 \(rate not kept\)$/);
+    const kept = virtualRun({ rate: 10, duration: 1000 });
+    kept.scheduler.flush();
+    await kept.run.done;
+    expect(kept.run.stats.snapshot(kept.scheduler.now())).to.include({ total_events: 10, missed_events: 0 });
+    expect(stoppedLine(kept.run, {}, kept.scheduler.now())).to.not.include('missed');
   });
 
   it('stop delivers what was produced, flushes and closes', async () => {

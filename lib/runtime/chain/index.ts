@@ -38,6 +38,8 @@ export interface ChainDeps extends PipelineOptions {
   readonly start?: Observable<EntryStart>;
   /** How far ahead of the clock the timer may emit slots (ms; `ticks`' `ahead`): on virtual time only. */
   readonly ahead?: number;
+  /** Told the events due before the entry's duration that it could not keep up with and dropped. */
+  readonly onShortfall?: (events: number) => void;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface ChainDeps extends PipelineOptions {
  */
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
   // The closures below read these, not `deps`, which holds the start's observables.
-  const { scheduler, sink, stop, backpressure, ahead } = deps;
+  const { scheduler, sink, stop, backpressure, ahead, onShortfall } = deps;
   if (entry.after && !deps.start) {
     throw new UnsupportedEntryError(
       `${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`,
@@ -60,7 +62,7 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
     take(1),
     switchMap(({ at, anchor }) =>
       entrySchedule(entry).pipe(
-        entryTicks(entry, { scheduler, start: at, anchor, paused: backpressure, ahead, slots }),
+        entryTicks(entry, { scheduler, start: at, anchor, paused: backpressure, ahead, slots, onShortfall }),
       ),
     ),
     takeUntil(stop),

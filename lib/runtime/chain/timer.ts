@@ -36,6 +36,8 @@ export interface TimerOptions {
   readonly ahead?: number;
   /** The slots the timer emits when they are only a shard's ({@link shardSlots}). */
   readonly slots?: SlotPattern;
+  /** Told the events due before the duration that the timer never emitted (`ticks`' `onShortfall`). */
+  readonly onShortfall?: (events: number) => void;
 }
 
 /** The timer of an entry: its due ticks, in batches, from the schedule's rate until its duration ends. */
@@ -49,6 +51,7 @@ export function entryTicks(entry: Entry, options: TimerOptions): OperatorFunctio
     maxBatch: ticksPerBatch(entry),
     ahead: options.ahead,
     slots: options.slots,
+    onShortfall: options.onShortfall,
   });
 }
 
