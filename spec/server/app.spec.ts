@@ -390,6 +390,34 @@ scenarios:
       expect((await get(server, '/scenarios/metrics')).body).to.equal(first.body);
     });
 
+    it('answers scrapes from an exposition for as long as it took to build, when that took 100 ms or more', async () => {
+      // A scraper asking more often than a large exposition takes to build (5 s for 170,000 series) kept the server
+      // building for good, deaf to /health and every other request.
+      const server = testServer();
+      await post(server, gauge());
+      server.advance(300);
+      const list = server.registry.list.bind(server.registry);
+      let builds = 0;
+      let took = 2000;
+      // Each build takes `took` ms of the server's clock, as a large one does.
+      server.registry.list = () => {
+        builds++;
+        server.scheduler.frame += took;
+        return list();
+      };
+      const first = (await get(server, '/scenarios/metrics')).body;
+      await post(server, gauge().replace('room: lab', 'room: hall'));
+      server.advance(1999);
+      expect([(await get(server, '/scenarios/metrics')).body, builds]).to.deep.equal([first, 1]);
+      server.advance(1);
+      took = 99;
+      const second = (await get(server, '/scenarios/metrics')).body;
+      expect([second.includes('room="hall"'), builds]).to.deep.equal([true, 2]);
+      // Built in under 100 ms: every scrape builds its own.
+      await get(server, '/scenarios/metrics');
+      expect(builds).to.equal(3);
+    });
+
     it('answers 200 with an empty text exposition when no scenario has a sample (Prometheus counts a 204 as down)', async () => {
       const res = await get(testServer(), '/scenarios/metrics');
       expect([res.statusCode, res.headers['content-type'], res.body]).to.deep.equal([

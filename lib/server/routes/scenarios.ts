@@ -28,6 +28,13 @@ const MAX_PAGE = 1_000;
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 /** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
 const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
+/**
+ * An exposition of `GET /scenarios/metrics` that took at least this long (ms) to build answers the scrapes of
+ * its format for as long again: building blocks the event loop (5 s for the 170,000 series of two scenarios on
+ * a busy machine), and a scraper asking more often than that kept the server building, deaf to every other
+ * request, for good. Scrapes then take at most about half of it; a smaller exposition is built for each.
+ */
+const MIN_REUSED_BUILD_MS = 100;
 
 /**
  * The scenarios resource: start (`POST`), list, inspect, live stats, the latest value of each series
@@ -37,6 +44,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   const { registry, logger } = deps;
   const now = nowOf(deps);
   const find = (ctx: Context): StartedEntry => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
+  const expositions = new Map<string, { body: string | Buffer; at: number; took: number }>();
 
   return (
     new Router({ prefix: '/scenarios' })
@@ -80,7 +88,6 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       // Before /:id, which would take "metrics" for an id.
       .get('/metrics', (ctx) => {
-        const buffers = registry.list().map((started) => started.scrape);
         const onConflict = (name: string, types: readonly string[]) =>
           logger.warn(
             { metric: name, types },
@@ -89,9 +96,20 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         ctx.vary('Accept');
         // As Prometheus negotiates: the protobuf exposition when the Accept header prefers it (its q-values), else text.
         const protobuf = ctx.accepts(SCRAPE_FORMATS) === PROTOBUF_EXPOSITION;
+        const type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
+        const start = now();
+        let exposition = expositions.get(type);
+        if (!exposition || start - exposition.at >= exposition.took) {
+          const buffers = registry.list().map((started) => started.scrape);
+          const body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
+          const at = now();
+          exposition = { body, at, took: at - start };
+          if (exposition.took >= MIN_REUSED_BUILD_MS) expositions.set(type, exposition);
+          else expositions.delete(type);
+        }
         // Empty is still 200: Prometheus takes any other status for a failed scrape (the target shows down).
-        ctx.body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
-        ctx.type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
+        ctx.body = exposition.body;
+        ctx.type = type;
       })
       .get('/:id', (ctx) => {
         const started = find(ctx);
