@@ -320,6 +320,16 @@ describe('OTLP sinks', function () {
       expect((await calls({ ...exhausted, http: status }, 'http')).calls).to.equal(3);
   });
 
+  it("otlp_grpc: 1,000 log records of 5 KB go in requests below the collector's 4 MiB receive limit, and all arrive", async () => {
+    // The receiver's gRPC server keeps grpc's (and the collector's) default: messages of at most 4 MiB.
+    const message = 'x'.repeat(5000);
+    const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'logs', retry: QUICK_RETRY });
+    sink.write(otlpLogs().encode(logBatch(Array.from({ length: 1000 }, () => ({ severity: 'info', message })))));
+    await sink.close();
+    expect(logsOf(receiver)).to.have.length(1000);
+    expect(receiver.received).to.have.length(2);
+  });
+
   it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data' }));
     const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY });

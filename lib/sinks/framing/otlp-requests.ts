@@ -20,14 +20,19 @@ export const OTLP_SIGNALS = {
 
 export type OtlpSignal = keyof typeof OTLP_SIGNALS;
 
-/** The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. */
-export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000 } as const;
+/**
+ * The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. A request holds at most
+ * 4,000,000 bytes of records: the collector's gRPC receiver refuses a message above 4 MiB (its default
+ * `max_recv_msg_size_mib`, counted after decompression) as RESOURCE_EXHAUSTED, so 1,000 large log records
+ * would be lost; the rest of 4 MiB is room for the resource and scope around them.
+ */
+export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000, maxRequestBytes: 4_000_000 } as const;
 
 /** The resource of every request unless the sink's `resource` says otherwise. */
 export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
 
 /**
- * Requests of at most `limit` records: each an `Export{Metrics,Logs}ServiceRequest` with a
+ * Requests of at most `limit` records and {@link OTLP_DEFAULTS}' `maxRequestBytes` of them: each an `Export{Metrics,Logs}ServiceRequest` with a
  * `ResourceMetrics`/`ResourceLogs` per resource of its records, in order of first appearance: a record's
  * series' own (`Series.resource`: a span metric's service), else the sink's `resource` over
  * {@link DEFAULT_RESOURCE}. Each holds one scope (`svc` and its version) and its records, in order, which the
@@ -40,7 +45,8 @@ export function otlpRequests(
   signal: OtlpSignal = 'metrics',
 ): (chunks: readonly EncodedBatch[]) => RecordRequest[] {
   // The traces encoder writes whole ResourceSpans, one per service: any run of them is the request.
-  if (signal === 'traces') return recordRequests(limit, (runs) => Buffer.concat(runs.map(recordBytes)));
+  if (signal === 'traces')
+    return recordRequests(limit, (runs) => Buffer.concat(runs.map(recordBytes)), OTLP_DEFAULTS.maxRequestBytes);
   const { protobuf, type } = otlpMessages();
   const sinkResource = resourceField(attributes({ ...DEFAULT_RESOURCE, ...resource }));
   const ownResource = perObject((own: SpanResource) => resourceField(typedAttributes(own.attributes)));
@@ -81,7 +87,7 @@ export function otlpRequests(
     }
     return Buffer.concat(parts);
   };
-  return recordRequests(limit, body);
+  return recordRequests(limit, body, OTLP_DEFAULTS.maxRequestBytes);
 }
 
 /**

@@ -19,23 +19,26 @@ export interface RecordCut extends Request {
 }
 
 /**
- * Cuts buffered chunks of binary records into requests of at most `limit` records, at event
- * boundaries (at least one event each: a histogram's series set is never split), and makes each
- * request's body from its runs of records, in order ({@link recordBytes}: views of the chunks'
+ * Cuts buffered chunks of binary records into requests of at most `limit` records and `maxBytes` bytes of
+ * records, at event boundaries (at least one event each: a histogram's series set is never split), and makes
+ * each request's body from its runs of records, in order ({@link recordBytes}: views of the chunks'
  * data, never copies, until `body` joins them).
  */
 export function recordRequests(
   limit: number,
   body: (runs: readonly RecordRun[]) => Uint8Array,
+  maxBytes = Infinity,
 ): (chunks: readonly EncodedBatch[]) => RecordRequest[] {
-  return (chunks) => cutRecords(limit, chunks).map(({ size, bytes, runs }) => ({ size, bytes, body: body(runs) }));
+  return (chunks) =>
+    cutRecords(limit, chunks, maxBytes).map(({ size, bytes, runs }) => ({ size, bytes, body: body(runs) }));
 }
 
 /**
- * Cuts buffered chunks into the records of requests of at most `limit` records, at event boundaries. A record
- * that holds several events (`frames.events`: an OTLP `ResourceSpans`) counts as its events, and is never split.
+ * Cuts buffered chunks into the records of requests of at most `limit` records and `maxBytes` bytes of records
+ * (at least one event each), at event boundaries. A record that holds several events (`frames.events`: an OTLP
+ * `ResourceSpans`) counts as its events, and is never split.
  */
-export function cutRecords(limit: number, chunks: readonly EncodedBatch[]): RecordCut[] {
+export function cutRecords(limit: number, chunks: readonly EncodedBatch[], maxBytes = Infinity): RecordCut[] {
   const cuts: RecordCut[] = [];
   let runs: RecordRun[] = [];
   let records = 0;
@@ -50,21 +53,43 @@ export function cutRecords(limit: number, chunks: readonly EncodedBatch[]): Reco
     const { ends, perEvent, events: held } = chunk.frames;
     for (let row = 0; row < ends.length; ) {
       // A record holding several events goes alone and counts as its events; other records go
-      // in whole events, as many as the limit leaves room for.
+      // in whole events, as many as the limits leave room for.
+      const start = row === 0 ? 0 : ends[row - 1]!;
       const first = held ? held[row]! : perEvent;
-      if (records > 0 && records + first > limit) close();
+      const firstBytes = ends[row + (held ? 1 : perEvent) - 1]! - start;
+      if (records > 0 && (records + first > limit || bytes + firstBytes > maxBytes)) close();
       const take = held
         ? 1
-        : Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent));
+        : eventsWithin(
+            ends,
+            row,
+            Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent)),
+            perEvent,
+            maxBytes - bytes,
+          );
       runs.push({ chunk, from: row, to: row + take });
       records += held ? first : take;
       events += held ? first : take / perEvent;
-      bytes += ends[row + take - 1]! - (row === 0 ? 0 : ends[row - 1]!);
+      bytes += ends[row + take - 1]! - start;
       row += take;
     }
   }
   if (records > 0) close();
   return cuts;
+}
+
+/** Of the `rows` records from `row` (whole events of `perEvent`), the most that fit in `room` bytes: at least one event. */
+function eventsWithin(ends: ArrayLike<number>, row: number, rows: number, perEvent: number, room: number): number {
+  const start = row === 0 ? 0 : ends[row - 1]!;
+  let fits = 1;
+  let over = rows / perEvent + 1;
+  // Ends grow with the row: a binary search for the last event that ends within the room.
+  while (over - fits > 1) {
+    const mid = Math.floor((fits + over) / 2);
+    if (ends[row + mid * perEvent - 1]! - start <= room) fits = mid;
+    else over = mid;
+  }
+  return fits * perEvent;
 }
 
 /** The distinct preambles of the chunks of `runs`, in order. */

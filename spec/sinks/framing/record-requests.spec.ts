@@ -15,8 +15,12 @@ function chunk(names: string, frames: { perEvent?: number; events?: number[] } =
   };
 }
 
-const cut = (limit: number, chunks: EncodedBatch[]) =>
-  recordRequests(limit, (runs) => Buffer.concat(runs.map(recordBytes)))(chunks).map((request) => ({
+const cut = (limit: number, chunks: EncodedBatch[], maxBytes?: number) =>
+  recordRequests(
+    limit,
+    (runs) => Buffer.concat(runs.map(recordBytes)),
+    maxBytes,
+  )(chunks).map((request) => ({
     body: Buffer.from(request.body).toString(),
     size: request.size,
   }));
@@ -34,6 +38,21 @@ describe('recordRequests', () => {
       { body: 'ab', size: 5 },
       { body: 'c', size: 4 },
       { body: 'd', size: 7 },
+    ]);
+  });
+
+  it('cuts at most `maxBytes` bytes of records a request, at event boundaries, and at least one event', () => {
+    expect(
+      cut(100, [chunk('abcdef', { perEvent: 2 }), chunk('ghij', { perEvent: 2 }), chunk('klmnop', { perEvent: 6 })], 5),
+    ).to.deep.equal([
+      { body: 'abcd', size: 2 },
+      { body: 'efgh', size: 2 },
+      { body: 'ij', size: 1 },
+      { body: 'klmnop', size: 1 },
+    ]);
+    expect(cut(100, [chunk('abc', { events: [1, 1, 1] })], 2)).to.deep.equal([
+      { body: 'ab', size: 2 },
+      { body: 'c', size: 1 },
     ]);
   });
 });
