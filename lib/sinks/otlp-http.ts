@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { otlpMessages } from '../protocols/otlp.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
 import type { RecordRequest } from './framing/record-requests.js';
@@ -21,16 +22,17 @@ export function exportUrl(base: string, signal: OtlpSignal): URL {
   return url;
 }
 
-/**
- * Sink for OTLP over HTTP with protobuf bodies (the collector's port 4318; Prometheus,
- * VictoriaMetrics, Loki and Grafana Cloud accept only this form): the requests of the gRPC sink
- * POSTed to `<url>/v1/metrics` or `<url>/v1/logs`, `Content-Type: application/x-protobuf`,
- * gzip-compressed when asked. Retries 408, 429 (after its Retry-After), 5xx and network errors;
- * a partial success in the answer fails the refused records only.
- */
 /** The statuses OTLP/HTTP calls retryable; "all other 4xx or 5xx response status codes MUST NOT be retried". */
 const RETRYABLE = new Set([429, 502, 503, 504]);
 
+/**
+ * Sink for OTLP over HTTP with protobuf bodies (the collector's port 4318; Prometheus,
+ * VictoriaMetrics, Loki and Grafana Cloud accept only this form): the requests of the gRPC sink
+ * POSTed to `<url>/v1/metrics`, `/v1/logs` or `/v1/traces`, `Content-Type: application/x-protobuf`,
+ * gzip-compressed when asked. Retries 429, 502, 503, 504 (after their Retry-After) and network errors;
+ * a refusal says the message of the google.rpc.Status it carries; a partial success in the answer fails
+ * the refused records only.
+ */
 export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const { signal } = options;
   const gzip = options.compression === 'gzip';
@@ -48,11 +50,26 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       },
       hint: (status) => refusalHint(status, signal),
       retryable: (status) => RETRYABLE.has(status),
+      refusalText,
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
     async (request, http) =>
       partialRefusal('otlp_http', signal, (await http.post(request.body)).body, request, http.redact),
   );
+}
+
+/**
+ * What a refusal says: OTLP/HTTP servers answer a failed protobuf request with a protobuf google.rpc.Status
+ * ("MUST"), whose `message` is the reason; bytes that do not decode as one are shown as text.
+ */
+function refusalText(body: Buffer, contentType: string | undefined): string {
+  if (!contentType?.startsWith('application/x-protobuf')) return body.toString('utf8');
+  try {
+    const { type } = otlpMessages();
+    return String(type('Status').toObject(type('Status').decode(body)).message ?? '');
+  } catch {
+    return body.toString('utf8');
+  }
 }
 
 function refusalHint(status: number, signal: OtlpSignal): string | undefined {

@@ -428,6 +428,15 @@ describe('OTLP sinks', function () {
     }
   });
 
+  it('otlp_http: a refusal says the message of the google.rpc.Status the collector answers with, not its bytes', async () => {
+    receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data', http: 400 }));
+    const sink = otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
+      `otlp_http sink: POST ${receiver.httpUrl}/v1/metrics answered 400 Bad Request: "unexpected data"; the collector refused the data as invalid: check that the sink's signal_type (metrics) matches the entry`,
+    );
+  });
+
   it('otlp_http: a 404 says the url is the base address', async () => {
     const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));

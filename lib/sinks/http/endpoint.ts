@@ -27,6 +27,8 @@ export interface HttpEndpointOptions {
   readonly hint?: (status: number, body: string) => string | undefined;
   /** Which refusals are worth trying again; default 408, 429 and 5xx. */
   readonly retryable?: (status: number) => boolean;
+  /** The text of a refusal's body (the head of it), by its `Content-Type`; default the body as UTF-8. */
+  readonly refusalText?: (body: Buffer, contentType: string | undefined) => string;
 }
 
 /** A 2xx answer: its headers, and its body (at most {@link MAX_ANSWER_BYTES}). */
@@ -81,6 +83,7 @@ export function httpEndpoint({
   timeout,
   hint,
   retryable: worthRetrying = (status) => status === 408 || status === 429 || status >= 500,
+  refusalText = (body) => body.toString('utf8'),
 }: HttpEndpointOptions): HttpEndpoint {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
@@ -142,7 +145,7 @@ export function httpEndpoint({
           response.on('end', () => {
             const answer = Buffer.concat(parts).subarray(0, keep);
             if (ok) resolve({ headers: response.headers, body: answer });
-            else reject(refused(response, answer.toString('utf8')));
+            else reject(refused(response, refusalText(answer, response.headers['content-type'])));
           });
           response.on('error', (error) => reject(networkFailure(error)));
         });

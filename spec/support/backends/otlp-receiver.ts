@@ -283,7 +283,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const answer = decide(signal);
     if ('grpc' in answer) {
       if (answer.retryAfterMs !== undefined) res.setHeader('Retry-After', String(answer.retryAfterMs / 1000));
-      return res.writeHead(answer.http ?? 503).end(answer.details ?? '');
+      // As the collector: a failure's body is a google.rpc.Status in the request's encoding (OTLP/HTTP "MUST").
+      const status = { code: answer.grpc, message: answer.details ?? '' };
+      const { type } = otlpMessages();
+      return res
+        .writeHead(answer.http ?? 503, { 'Content-Type': `application/${encoding === 'json' ? 'json' : 'x-protobuf'}` })
+        .end(encoding === 'json' ? JSON.stringify(status) : type('Status').encode(status).finish());
     }
     const raw = Buffer.concat(parts);
     const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
