@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { svc } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 import { GUTTER } from '../../lib/cli/plot/terminal.js';
+import { SPIKE_AND_INCIDENT } from '../support/scenarios.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-plot-'));
 const scenario = (name: string, text: string) => {
@@ -341,27 +342,7 @@ scenarios:
   });
 
   it('marks cardinality spikes and traces incidents under the chart and shades them in the SVG', async () => {
-    const marked = scenario(
-      'marked.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - id: m
-    name: m
-    signal_type: metrics
-    rate: 1
-    generator: { type: constant, value: 1 }
-    cardinality_spikes: [{ label: pod, every: 10m, for: 2m, cardinality: 50 }]
-  - id: t
-    name: t
-    signal_type: traces
-    rate: 1
-    trace_generator:
-      seed: 3
-      services: { a: { version: '1' } }
-      root: { service: a, operation: checkout, kind: server, incident: { start: 15m, for: 5m, error_rate: 1 } }
-`,
-    );
+    const marked = scenario('marked.yaml', SPIKE_AND_INCIDENT);
     const width = 72;
     const { code, stdout, stderr } = await svc(['plot', marked, '--for', '30m', '--width', String(width)]);
     expect(code, stderr).to.equal(0);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { launchOrSkip, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { SPIKE_AND_INCIDENT } from '../support/scenarios.js';
 
 describe('web console preview in Chromium (docs/console.md)', () => {
   let browser: Browser;
@@ -207,24 +208,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
   });
 
   it('marks cardinality spikes and traces incidents, labelled', async () => {
-    await setText(`version: 2
-kind: runnable
-scenarios:
-  - id: m
-    name: m
-    signal_type: metrics
-    rate: 1
-    generator: { type: constant, value: 1 }
-    cardinality_spikes: [{ label: pod, every: 10m, for: 2m, cardinality: 50 }]
-  - id: t
-    name: t
-    signal_type: traces
-    rate: 1
-    trace_generator:
-      seed: 3
-      services: { a: { version: '1' } }
-      root: { service: a, operation: checkout, kind: server, incident: { start: 15m, for: 5m, error_rate: 1 } }
-`);
+    await setText(SPIKE_AND_INCIDENT);
     await setMinutes('30');
     await page.click('#preview');
     await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);

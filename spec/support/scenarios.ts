@@ -81,3 +81,23 @@ export function problems(document: string | Fields, options: Options = {}): stri
 export function entryProblems(fields: Fields, options: Options = {}): string[] {
   return problems(v2([fields]), { format: 'json', ...options });
 }
+
+/** A file whose preview marks a cardinality spike (every 10m for 2m) and a traces incident (15m to 20m). */
+export const SPIKE_AND_INCIDENT = `version: 2
+kind: runnable
+scenarios:
+  - id: m
+    name: m
+    signal_type: metrics
+    rate: 1
+    generator: { type: constant, value: 1 }
+    cardinality_spikes: [{ label: pod, every: 10m, for: 2m, cardinality: 50 }]
+  - id: t
+    name: t
+    signal_type: traces
+    rate: 1
+    trace_generator:
+      seed: 3
+      services: { a: { version: '1' } }
+      root: { service: a, operation: checkout, kind: server, incident: { start: 15m, for: 5m, error_rate: 1 } }
+`;
