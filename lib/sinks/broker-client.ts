@@ -30,8 +30,9 @@ export const REQUEST_TIMEOUT = 10_000;
 
 /**
  * The kafkajs client configuration of a sink. kafkajs's own retries are off: the sink's `retry`
- * is the only retry policy, so it says exactly how long a batch is tried. kafkajs logs nothing:
- * every failure reaches the sink as an error of its send. `ca_cert` is read here, when the sink
+ * is the only retry policy, so it says exactly how long a batch is tried. kafkajs prints nothing:
+ * every failure reaches the sink as an error of its send (the sink's producer reads only which broker
+ * answered an error from kafkajs's log). `ca_cert` is read here, when the sink
  * first connects.
  */
 export function kafkaConfig(
@@ -105,7 +106,12 @@ export interface ErrorContext {
   /** The brokers as messages name them. */
   readonly target: string;
   readonly tls: boolean;
+  /** The broker that answered an error with this message, if known: kafkajs's Kafka errors do not say. */
+  readonly answeredBy?: (message: string) => string | undefined;
 }
+
+/** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
+const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION: 'NOT_LEADER_OR_FOLLOWER' };
 
 /**
  * A failure of the producer in words, with what to do: a missing topic, refused credentials or
@@ -113,9 +119,11 @@ export interface ErrorContext {
  * timeouts and the errors Kafka marks retriable (no leader yet, not the leader) are retried under
  * `retry`.
  */
-export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext): SinkError {
+export function brokerError(cause: unknown, { topic, target, tls, answeredBy }: ErrorContext): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
+  const answerer = error.broker ?? answeredBy?.(error.message);
+  const broker = answerer ?? target;
   const final = (detail: string) => new SinkError('broker', detail, { cause });
   const saslRefused = () =>
     final(
@@ -138,7 +146,7 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
       return final(
-        `${target} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`,
+        `${broker} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`,
       );
     default:
       break;
@@ -149,7 +157,6 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
       `${target} does not offer SASL on this listener (no ${error.apiName}): remove sasl, or give the address of the brokers' SASL listener`,
     );
   }
-  const broker = error.broker ?? target;
   if (error.name === 'KafkaJSConnectionError' || error.name === 'KafkaJSConnectionClosedError') {
     if (error.code && UNTRUSTED_CERTIFICATE.test(error.code)) {
       return final(
@@ -170,8 +177,10 @@ export function brokerError(cause: unknown, { topic, target, tls }: ErrorContext
   }
   if (error.name === 'KafkaJSRequestTimeoutError')
     return networkError('broker', broker, hostOf(broker), error, { code: NO_ANSWER, timeout: REQUEST_TIMEOUT });
-  const answered = error.type ? `answered ${error.type}: ` : '';
-  return new SinkError('broker', `cannot send to ${target}: ${answered}${error.message}`, {
+  const detail = error.type
+    ? `${answerer ?? `a broker of ${target}`} answered ${KAFKA_NAMES[error.type] ?? error.type} (${error.message})`
+    : `${target}: ${error.message}`;
+  return new SinkError('broker', `cannot send to topic "${topic}": ${detail}`, {
     cause,
     retryable: error.retriable !== false,
   });

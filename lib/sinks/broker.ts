@@ -86,6 +86,10 @@ class Producer {
   private brokers: readonly string[];
   /** The producer's open connections, which {@link abort} cuts. */
   private readonly sockets = new Set<Socket>();
+  /** The last error answer of a broker, as kafkajs logs it: its Kafka errors do not name the broker. */
+  private lastAnswer: { readonly broker: string; readonly error: string } | undefined;
+  private readonly answeredBy = (message: string) =>
+    this.lastAnswer?.error === message ? this.lastAnswer.broker : undefined;
 
   constructor(
     private readonly kafkajs: typeof Kafkajs,
@@ -106,7 +110,7 @@ class Producer {
     try {
       await producer.send({ ...this.record, messages });
     } catch (cause) {
-      throw brokerError(cause, this.context);
+      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy });
     }
   }
 
@@ -129,7 +133,7 @@ class Producer {
     this.connecting ??= this.open().catch(async (cause: unknown) => {
       await this.disconnect();
       this.brokers = [...this.brokers.slice(1), ...this.brokers.slice(0, 1)];
-      throw brokerError(cause, this.context);
+      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy });
     });
     return this.connecting;
   }
@@ -138,6 +142,9 @@ class Producer {
     const kafka = new this.kafkajs.Kafka({
       ...kafkaConfig({ ...this.options, brokers: this.brokers }),
       socketFactory: this.openSocket,
+      // Errors only, and kept rather than printed: the connection's log of an error answer names its broker.
+      logLevel: this.kafkajs.logLevel.ERROR,
+      logCreator: () => this.noteAnswer,
     });
     // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
     this.producer = kafka.producer({
@@ -147,6 +154,11 @@ class Producer {
     await this.producer.connect();
     return this.producer;
   }
+
+  private readonly noteAnswer = ({ namespace, log }: Kafkajs.LogEntry): void => {
+    if (namespace === 'Connection' && typeof log.broker === 'string' && typeof log.error === 'string')
+      this.lastAnswer = { broker: log.broker, error: log.error };
+  };
 
   /** kafkajs's own socket factory (TLS naming the host it verifies, keep-alive after a minute), keeping the socket. */
   private readonly openSocket: Kafkajs.ISocketFactory = ({ host, port, ssl, onConnect }) => {

@@ -6,7 +6,13 @@ import { brokerSink } from '../../lib/sinks/broker.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
-import { KAFKA_ERRORS, startKafkaMock, type ConsumedMessage, type KafkaMock } from '../support/backends/kafka.js';
+import {
+  KAFKA_APIS,
+  KAFKA_ERRORS,
+  startKafkaMock,
+  type ConsumedMessage,
+  type KafkaMock,
+} from '../support/backends/kafka.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
 import { waitFor } from '../support/backends/ports.js';
 import {
@@ -193,6 +199,24 @@ describe('broker sink into a Kafka mock cluster', function () {
     expect(result.stderr).to.include(
       `(sink: broker sink: topic "absent" does not exist on ${kafka.bootstrap} (UnknownTopicOrPartition) and the cluster does not create topics automatically: ` +
         'create it (kafka-topics.sh --create --topic absent), or enable auto.create.topics.enable on the brokers)',
+    );
+  });
+
+  it('a Kafka error answered to a send: the message names the topic, the broker that answered and the error by its Kafka name', async () => {
+    await kafka.requestErrors(KAFKA_APIS.PRODUCE, [
+      KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER,
+      KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER,
+    ]);
+    const sink = brokerSink({
+      brokers: [kafka.bootstrap],
+      topic: 'svc-answered',
+      retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 20 },
+    });
+    sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(
+      `broker sink: cannot send to topic "svc-answered": ${kafka.bootstrap} answered NOT_LEADER_OR_FOLLOWER ` +
+        '(This server is not the leader for that topic-partition) (gave up after 2 attempts)',
     );
   });
 

@@ -355,10 +355,17 @@ describe('broker sink', () => {
         message:
           'broker sink: k1:9092 refused messages this large (MESSAGE_TOO_LARGE happened): lower batch_size, or send a message per event (message_per: event)',
       });
-      expect(brokerError(protocolError('NOT_LEADER_FOR_PARTITION', true), context)).to.include({
+      expect(brokerError(protocolError('NOT_ENOUGH_REPLICAS', true), context)).to.include({
         retryable: true,
         message:
-          'broker sink: cannot send to k1:9092: answered NOT_LEADER_FOR_PARTITION: NOT_LEADER_FOR_PARTITION happened',
+          'broker sink: cannot send to topic "metrics": a broker of k1:9092 answered NOT_ENOUGH_REPLICAS (NOT_ENOUGH_REPLICAS happened)',
+      });
+      // kafkajs's Kafka errors do not name the broker: the producer says which answered what.
+      const answeredBy = (message: string) => (message === 'NOT_LEADER_FOR_PARTITION happened' ? 'k2:9092' : undefined);
+      expect(brokerError(protocolError('NOT_LEADER_FOR_PARTITION', true), { ...context, answeredBy })).to.include({
+        retryable: true,
+        message:
+          'broker sink: cannot send to topic "metrics": k2:9092 answered NOT_LEADER_OR_FOLLOWER (NOT_LEADER_FOR_PARTITION happened)',
       });
       expect(
         brokerError(

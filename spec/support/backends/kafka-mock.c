@@ -15,6 +15,7 @@
  *   down BROKER | up BROKER        a broker (1..BROKERS, or -1 for all) refuses connections, or takes them again
  *   leader NAME PARTITION BROKER   the partition's leader moves to BROKER (a leader election): clients sending
  *                                  to the old leader are told NOT_LEADER_OR_FOLLOWER and must refresh metadata
+ *   errors APIKEY ERRCODE...       the next requests of that API (0: Produce), one an ERRCODE, fail with them
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -55,8 +56,16 @@ int main(int argc, char **argv) {
     char line[1024];
     while (fgets(line, sizeof(line), stdin)) {
         char name[512];
-        int number, partition, replicas;
-        if (sscanf(line, "leader %511s %d %d", name, &partition, &number) == 3) {
+        int number, partition, replicas, offset;
+        if (sscanf(line, "errors %d %n", &number, &offset) == 1) {
+            rd_kafka_resp_err_t errors[64];
+            size_t count = 0;
+            int used;
+            for (char *at = line + offset; count < 64 && sscanf(at, "%d%n", &partition, &used) == 1; at += used)
+                errors[count++] = (rd_kafka_resp_err_t)partition;
+            rd_kafka_mock_push_request_errors_array(cluster, (int16_t)number, count, errors);
+            reply(RD_KAFKA_RESP_ERR_NO_ERROR);
+        } else if (sscanf(line, "leader %511s %d %d", name, &partition, &number) == 3) {
             reply(rd_kafka_mock_partition_set_leader(cluster, name, partition, number));
         } else if (sscanf(line, "topic-error %511s %d", name, &number) == 2) {
             rd_kafka_mock_topic_set_error(cluster, name, (rd_kafka_resp_err_t)number);

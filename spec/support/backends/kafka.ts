@@ -21,7 +21,10 @@ export interface ConsumedMessage {
 }
 
 /** Kafka protocol error codes the specs inject. */
-export const KAFKA_ERRORS = { UNKNOWN_TOPIC_OR_PARTITION: 3 } as const;
+export const KAFKA_ERRORS = { UNKNOWN_TOPIC_OR_PARTITION: 3, NOT_LEADER_OR_FOLLOWER: 6 } as const;
+
+/** Kafka protocol API keys whose requests the specs make fail. */
+export const KAFKA_APIS = { PRODUCE: 0 } as const;
 
 /**
  * A Kafka cluster on 127.0.0.1: librdkafka's mock cluster (no Kafka broker installs here), run by
@@ -36,6 +39,8 @@ export interface KafkaMock {
   leader(topic: string, partition: number, id: number): Promise<void>;
   /** Every request about `topic` fails with `code` (0 clears it). */
   topicError(topic: string, code: number): Promise<void>;
+  /** The next requests of API `apiKey` to any broker fail with `codes`, one each, in order. */
+  requestErrors(apiKey: number, codes: readonly number[]): Promise<void>;
   /** Broker `id` (1..n, or -1 for all) drops its connections and refuses new ones, or takes them again. */
   down(id: number): Promise<void>;
   up(id: number): Promise<void>;
@@ -95,6 +100,7 @@ export async function startKafkaMock({ brokers = 1 }: { brokers?: number } = {})
     createTopic: (name, partitions, replicas = 1) => command(`topic ${name} ${partitions} ${replicas}`),
     leader: (topic, partition, id) => command(`leader ${topic} ${partition} ${id}`),
     topicError: (topic, code) => command(`topic-error ${topic} ${code}`),
+    requestErrors: (apiKey, codes) => command(`errors ${apiKey} ${codes.join(' ')}`),
     down: (id) => command(`down ${id}`),
     up: (id) => command(`up ${id}`),
     async consume(topic) {
