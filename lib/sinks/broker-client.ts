@@ -108,18 +108,20 @@ export interface ErrorContext {
   readonly tls: boolean;
   /** The broker that answered an error with this message, if known: kafkajs's Kafka errors do not say. */
   readonly answeredBy?: (message: string) => string | undefined;
+  /** The topic took messages of this sink before: a missing topic was deleted, and may come back. */
+  readonly written?: boolean;
 }
 
 /** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
 const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION: 'NOT_LEADER_OR_FOLLOWER' };
 
 /**
- * A failure of the producer in words, with what to do: a missing topic, refused credentials or
+ * A failure of the producer in words, with what to do: a topic missing from the start, refused credentials or
  * authorisation, a listener without SASL and oversized messages are final; connection failures,
  * timeouts and the errors Kafka marks retriable (no leader yet, not the leader) are retried under
  * `retry`.
  */
-export function brokerError(cause: unknown, { topic, target, tls, answeredBy }: ErrorContext): SinkError {
+export function brokerError(cause: unknown, { topic, target, tls, answeredBy, written }: ErrorContext): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
   const answerer = error.broker ?? answeredBy?.(error.message);
@@ -131,6 +133,14 @@ export function brokerError(cause: unknown, { topic, target, tls, answeredBy }: 
     );
   switch (error.type) {
     case 'UNKNOWN_TOPIC_OR_PARTITION':
+      // Deleted mid-run: retried, as a cluster that creates topics automatically makes it again when asked.
+      if (written)
+        return new SinkError(
+          'broker',
+          `topic "${topic}" no longer exists on ${target} (UnknownTopicOrPartition): was it deleted? ` +
+            `create it again (kafka-topics.sh --create --topic ${topic})`,
+          { cause, retryable: true },
+        );
       return final(
         `topic "${topic}" does not exist on ${target} (UnknownTopicOrPartition) and the cluster does not create topics automatically: ` +
           `create it (kafka-topics.sh --create --topic ${topic}), or enable auto.create.topics.enable on the brokers`,

@@ -38,9 +38,9 @@ const ACKS = { all: -1, leader: 1, none: 0 } as const;
  * Sink for Kafka (kafkajs, build feature `kafka`): a batching sink whose sends are
  * `producer.send`s of the buffered events as messages (see {@link produceRequests}) to `topic`,
  * with the record timestamps of the entry's clock. A send is delivered when the brokers
- * acknowledged it as `acks` asks; connection failures, timeouts and retriable Kafka errors are
- * retried under `retry`, a missing topic, refused credentials and oversized messages are final.
- * The producer connects on the first send and disconnects when the sink closes, after its flush; a flush
+ * acknowledged it as `acks` asks; connection failures, timeouts, retriable Kafka errors and a topic
+ * deleted after it took messages are retried under `retry`; a topic missing from the first send on,
+ * refused credentials and oversized messages are final. The producer connects on the first send and disconnects when the sink closes, after its flush; a flush
  * that runs out of time cuts its connections, so the close does not wait for the answers.
  */
 export function brokerSink(options: BrokerSinkOptions): Sink {
@@ -90,6 +90,8 @@ class Producer {
   private lastAnswer: { readonly broker: string; readonly error: string } | undefined;
   private readonly answeredBy = (message: string) =>
     this.lastAnswer?.error === message ? this.lastAnswer.broker : undefined;
+  /** A send was acknowledged: the topic existed. */
+  private written = false;
 
   constructor(
     private readonly kafkajs: typeof Kafkajs,
@@ -109,8 +111,9 @@ class Producer {
     const producer = await this.connect();
     try {
       await producer.send({ ...this.record, messages });
+      this.written = true;
     } catch (cause) {
-      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy });
+      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy, written: this.written });
     }
   }
 

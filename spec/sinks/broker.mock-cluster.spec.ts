@@ -220,6 +220,38 @@ describe('broker sink into a Kafka mock cluster', function () {
     );
   });
 
+  describe('a topic deleted mid-run (UnknownTopicOrPartition after the topic took messages)', () => {
+    const deletedMidRun = async (retry: { maxAttempts: number; initialBackoff: number; maxBackoff: number }) => {
+      await kafka.createTopic('svc-deleted', 1);
+      const sink = brokerSink({ brokers: [kafka.bootstrap], topic: 'svc-deleted', retry });
+      const encoder = metricsText({ name: 'beat' });
+      sink.write(encoder.encode(sampleBatch({ values: [1] })));
+      await sink.flush();
+      return { sink, write: () => sink.write(encoder.encode(sampleBatch({ values: [2] }))) };
+    };
+
+    it('is retried: a cluster that creates topics automatically makes it again, and nothing is lost', async () => {
+      const { sink, write } = await deletedMidRun({ maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 });
+      // The deleted topic's partition answers once, then the cluster has made the topic again.
+      await kafka.requestErrors(KAFKA_APIS.PRODUCE, [KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION]);
+      write();
+      await sink.close();
+      expect((await kafka.consume('svc-deleted')).map((m) => m.payload.split(' ')[1])).to.deep.equal(['1', '2']);
+    });
+
+    it('gone for good: given up after the retries, saying it no longer exists', async () => {
+      const { sink, write } = await deletedMidRun({ maxAttempts: 2, initialBackoff: 10, maxBackoff: 20 });
+      await kafka.topicError('svc-deleted', KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION);
+      await kafka.requestErrors(KAFKA_APIS.PRODUCE, Array(4).fill(KAFKA_ERRORS.UNKNOWN_TOPIC_OR_PARTITION));
+      write();
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.equal(
+        `broker sink: topic "svc-deleted" no longer exists on ${kafka.bootstrap} (UnknownTopicOrPartition): was it deleted? ` +
+          'create it again (kafka-topics.sh --create --topic svc-deleted) (gave up after 2 attempts)',
+      );
+    });
+  });
+
   it('a broker set down mid-run, then up: retries, last_successful_write_at waits for acknowledgements, no counted event lost', async () => {
     const entryRun = runEntry(
       metricEntry({
