@@ -1,4 +1,4 @@
-import { Observable, type Observer, type OperatorFunction, type Subscriber } from 'rxjs';
+import { Observable, type Observer, type OperatorFunction, type Subscriber, type Subscription } from 'rxjs';
 import type { EncodedBatch } from './model/batch.js';
 import { guarded } from './internal/guarded.js';
 import {
@@ -92,7 +92,9 @@ export interface DeliverOptions {
   readonly backpressure?: Pick<Observer<boolean>, 'next'>;
   /**
    * Once the source completes, close the sink (flush, then release it) instead of only flushing it, so that
-   * what the close loses is counted as a failure here too. Default false: the sink stays open for the caller.
+   * what the close loses is counted as a failure here too; once an error ends the stream (a failure under `fail`,
+   * an upstream error), close it before erroring, reporting what it still delivered or gave up of what it held.
+   * Default false: the sink stays open for the caller.
    */
   readonly close?: boolean;
 }
@@ -104,7 +106,8 @@ export interface DeliverOptions {
  * completes, it waits for pending writes, flushes (or, with `close`, closes) the sink, then completes: stop
  * means flush.
  * Under `fail`, the first failure (thrown, rejected or reported) is reported, then errors the
- * stream: an error that arrives without a `failed` before it came from upstream, not the sink.
+ * stream: an error that arrives without a `failed` before it came from upstream, not the sink. With `close`, an
+ * error (the sink's or upstream's) first closes the sink and reports what the close delivered or gave up.
  *
  * ```
  * chunks:      a---b---c---|
@@ -132,6 +135,10 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     const counted = new WeakSet<Error>();
     let waiting = false;
     let sourceDone = false;
+    let subscription: Subscription | undefined;
+    // With `close`, the error that ends the stream once the close told what it gave up: no chunk is taken meanwhile.
+    let ending: Error | undefined;
+    const open = () => !subscriber.closed && ending === undefined;
 
     // Every report and every throw gives up its own events; a rejected promise may repeat one (`again`).
     const failed = (size: number, bytes: number, cause: unknown, again: boolean, refusal?: number) => {
@@ -143,21 +150,12 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
           ? { kind: 'failed', size, bytes, error }
           : { kind: 'failed', size, bytes, error, refusal },
       );
-      if (onError === 'fail') subscriber.error(error);
+      if (onError === 'fail') end(error);
     };
     const written = (size: number, bytes: number) => {
       subscriber.next({ kind: 'written', size, bytes });
       if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
     };
-
-    // A `reports` that errors is a broken sink, not a failed delivery: the stream errors.
-    const reports = sink.reports?.subscribe({
-      next: guarded(subscriber, (report: SinkReport) => {
-        if (report.kind !== 'failed') return subscriber.next(report);
-        failed(report.size, report.bytes, report.error, false, report.refusal);
-      }),
-      error: (error: unknown) => subscriber.error(error),
-    });
 
     // A sink of the caller's own may return what the contract does not say (a Node stream's `write` gives a
     // boolean): told as such, rather than as a `.then` missing deep inside deliver.
@@ -167,20 +165,47 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       return settled;
     };
 
+    // Without `close` the sink stays the caller's; with it, the events the sink still holds are delivered or given
+    // up by the close, and counted, before the stream errors: none is left neither delivered nor dropped.
+    const end = (error: unknown) => {
+      if (!close) return subscriber.error(error);
+      if (ending) return;
+      ending = error instanceof Error ? error : new Error(String(error));
+      subscription?.unsubscribe();
+      queue.length = 0;
+      const ended = ending;
+      guarded(subscriber, () =>
+        settle('close')
+          .catch((cause: unknown) => failed(0, 0, cause, true))
+          .finally(() => subscriber.error(ended)),
+      )();
+    };
+
+    // What a sink throws where it should reject, or a contract it breaks, ends the stream as an error does.
+    const guard =
+      <A extends unknown[]>(work: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          work(...args);
+        } catch (error) {
+          end(error);
+        }
+      };
+
     const finish = () => {
       settle(close ? 'close' : 'flush').then(
         () => subscriber.complete(),
         (cause) => {
           failed(0, 0, cause, true);
-          subscriber.complete();
+          if (open()) subscriber.complete();
         },
       );
     };
 
     // Every entry into the sink goes through here: a sink that throws where it should reject
     // (flush) errors the stream instead of escaping it.
-    const pump = guarded(subscriber, () => {
-      while (!waiting && queue.length > 0 && !subscriber.closed) {
+    const pump = guard(() => {
+      while (!waiting && queue.length > 0 && open()) {
         const chunk = queue.shift()!;
         const { bytes } = chunk;
         let pending: void | Promise<void>;
@@ -208,25 +233,36 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
             pump();
           });
       }
-      if (!waiting && queue.length === 0 && sourceDone && !subscriber.closed) finish();
+      if (!waiting && queue.length === 0 && sourceDone && open()) finish();
     });
 
-    const subscription = source.subscribe({
+    // A `reports` that errors is a broken sink, not a failed delivery: the stream ends with its error.
+    const reports = sink.reports?.subscribe({
+      next: guard((report: SinkReport) => {
+        if (report.kind !== 'failed') return subscriber.next(report);
+        failed(report.size, report.bytes, report.error, false, report.refusal);
+      }),
+      error: end,
+    });
+
+    subscription = source.subscribe({
       next: (chunk) => {
+        if (ending) return;
         queue.push(chunk);
         pump();
       },
-      error: (err) => subscriber.error(err),
+      error: end,
       complete: () => {
         sourceDone = true;
         // A stop while the sink holds the chain back: flush now, so a stalled destination's
         // flush timeout starts at once. The final flush below reports the outcome.
-        if (waiting) guarded(subscriber, () => void settle('flush').catch(() => undefined))();
+        if (waiting) guard(() => void settle('flush').catch(() => undefined))();
         pump();
       },
     });
+    if (ending) subscription.unsubscribe();
     return () => {
-      subscription.unsubscribe();
+      subscription?.unsubscribe();
       reports?.unsubscribe();
     };
   };

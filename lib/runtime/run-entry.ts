@@ -71,12 +71,13 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   const stop = new Subject<void>();
   const stats = new EntryStats(scheduler.now());
   const onDelivery = options.hooks?.onDelivery;
-  // The failure deliver counted last: a chain error that is this one is the sink's.
-  let lastFailure: Error | undefined;
+  // The first failure deliver counted: under `fail` it is the one that ends the chain, though the close after it
+  // may count more; a chain error that is this one is the sink's.
+  let firstFailure: Error | undefined;
   // A failure after which the sink can take nothing more (a full disk): it stops the entry.
   let lasting: SinkError | undefined;
   const record = (delivery: Delivery) => {
-    if (delivery.kind === 'failed') lastFailure = delivery.error;
+    if (delivery.kind === 'failed') firstFailure ??= delivery.error;
     if (delivery.kind === 'failed' && delivery.error instanceof SinkError && delivery.error.lasting && !lasting) {
       lasting = delivery.error;
       stop.next();
@@ -105,11 +106,10 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     record,
   );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
-    // A chain that completed (a stop completes it too) closed its sink in deliver, which counted what the close
-    // lost; one that errored has it closed here, its loss told by the error that ended it.
-    if (error) await sink.close().catch(() => undefined);
+    // Deliver closed the sink, counting what the close delivered or lost, whether the chain completed (a stop
+    // completes it too) or errored.
     if (!error && lasting) return { error: lasting, inSink: true };
-    return error ? { error, inSink: error === lastFailure } : {};
+    return error ? { error, inSink: error === firstFailure } : {};
   });
 
   return {

@@ -3,7 +3,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { PassThrough } from 'node:stream';
 import { streamSink } from '../../lib/sinks/core/stream-sink.js';
-import { MemorySink } from '../support/sinks.js';
+import { MemorySink, ReportingSink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
 import { stoppedLine } from '../../lib/cli/progress.js';
 
@@ -171,6 +171,32 @@ describe('runEntry', () => {
     expect(await run.done).to.deep.equal({ error: broken, inSink: false });
     expect(run.stats.totalSinkFailures).to.equal(0);
     expect(run.stats.lastSinkError).to.equal(undefined);
+  });
+
+  it('under fail, counts what the sink still held as its close delivered or gave it up, the failure once', async () => {
+    const sink = new ReportingSink();
+    const refused = new Error('http_push sink: 400 Bad Request');
+    const lost = new Error('http_push sink: connection refused (gave up after 5 attempts)');
+    // The first batch is refused while the rest are held; the close delivers one of them and gives up the others.
+    sink.close = async () => {
+      sink.closes++;
+      sink.reports.next({ kind: 'delivered', size: 1, bytes: 1 });
+      sink.reports.next({ kind: 'failed', size: sink.chunks.length - 2, bytes: 1, error: lost });
+      sink.reports.complete();
+      throw lost;
+    };
+    const { scheduler, run } = virtualRun({ duration: 1000, on_sink_error: 'fail' }, sink);
+    scheduler.schedule(() => sink.reports.next({ kind: 'failed', size: 1, bytes: 1, error: refused }), 250);
+    scheduler.flush();
+    expect(await run.done).to.deep.equal({ error: refused, inSink: true });
+    expect(sink.chunks).to.have.length(3);
+    expect(run.stats.snapshot(scheduler.now())).to.include({
+      total_events: 3,
+      dropped_events: 2,
+      total_sink_failures: 2,
+      last_sink_error: lost.message,
+    });
+    expect(run.stats.lastSuccessfulWriteAt).to.not.equal(undefined);
   });
 
   it('counts a destination that failed for good once, though the next write, the flush and the close each tell of it', async () => {
