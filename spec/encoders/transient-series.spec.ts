@@ -3,6 +3,7 @@ import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { lokiPushes } from '../../lib/sinks/framing/loki-push.js';
+import { remoteWriteV2Requests } from '../../lib/sinks/framing/remote-write-v2.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
@@ -34,6 +35,18 @@ const encoders: Record<string, (series: Series) => unknown> = {
   'json_lines log encoder': (() => {
     const encoder = jsonLinesLogs();
     return (series: Series) => encoder.encode({ ...logBatch([{ severity: 'info', message: 'hi' }]), series: [series] });
+  })(),
+  'remote write 2.0 requests': (() => {
+    const requests = remoteWriteV2Requests((data) => data);
+    const encoder = remoteWrite({ name: 'm' });
+    // Each series' chunk encoded once: the reads counted after it are the requests' own.
+    const chunks = new Map<Series, EncodedBatch>();
+    const chunkOf = (series: Series) =>
+      chunks.get(series) ??
+      chunks
+        .set(series, encoder.encode(sampleBatch({ values: [1], anchor: Date.UTC(2026, 0, 1), series })) as EncodedBatch)
+        .get(series)!;
+    return (series: Series) => requests([{ chunk: chunkOf(series), from: 0, to: 1 }]);
   })(),
   'logstore push bodies': (() => {
     const pushes = lokiPushes(128);

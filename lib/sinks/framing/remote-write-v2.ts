@@ -326,16 +326,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
 
   /** The row of `series`, its references taken in the table's current generation. */
   function rowOf(series: Series, name: string): SeriesRow {
-    let own = last?.nextSeries === series ? last.next : undefined;
-    if (!own) {
-      own = rows.get(series);
-      if (!own) rows.set(series, (own = seriesRow(sortedLabels(name, series))));
-      if (last) {
-        last.nextSeries = series;
-        last.next = own;
-      }
-    }
-    last = own;
+    const own = (last = rowMade(series, name));
     if (own.generation !== table.generation) {
       own.generation = table.generation;
       const { ids, refs } = own;
@@ -346,6 +337,22 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
       for (let k = 0; k < ids.length; k++) refs[k] = table.refOfId(ids[k]!);
       own.labels = packedField(TIME_SERIES.labelsRefs, refs, own.labels);
       own.stampLength = -1;
+    }
+    return own;
+  }
+
+  /** The row of `series`, as made for an earlier request when there was one. */
+  function rowMade(series: Series, name: string): SeriesRow {
+    // A transient series (a label set built for one tick) is never met again: kept, it would only cost a weak map
+    // entry at every event (lib/per-object.ts).
+    if (series.transient) return seriesRow(sortedLabels(name, series));
+    let own = last?.nextSeries === series ? last.next : undefined;
+    if (own) return own;
+    own = rows.get(series);
+    if (!own) rows.set(series, (own = seriesRow(sortedLabels(name, series))));
+    if (last) {
+      last.nextSeries = series;
+      last.next = own;
     }
     return own;
   }
