@@ -62,7 +62,7 @@ export interface EntryRun {
   stop(): Promise<EntryOutcome>;
 }
 
-/** Starts one entry's chain. Throws at once when its sink or encoder cannot be built. */
+/** Starts one entry's chain. Throws at once when its sink or encoder cannot be built (the sink it built closed). */
 export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun {
   const scheduler = options.scheduler ?? liveScheduler;
   const sink =
@@ -90,19 +90,21 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
   // Neither the chain nor `options` is held by the closures below: their observables (operators and their
   // arguments, the start's) would stay in memory as long as the entry, beside the subscribers that run it.
   const ended = outcomeOf(
-    entryChain(entry, {
-      ...options.hooks,
-      scheduler,
-      sink,
-      stop,
-      backpressure,
-      start: options.start,
-      condition: options.condition,
-      spans: options.spans,
-      shard: options.shard,
-      ahead: options.ahead,
-      onShortfall: (events) => (stats.missedEvents += events),
-    }),
+    chainOrClose(sink, () =>
+      entryChain(entry, {
+        ...options.hooks,
+        scheduler,
+        sink,
+        stop,
+        backpressure,
+        start: options.start,
+        condition: options.condition,
+        spans: options.spans,
+        shard: options.shard,
+        ahead: options.ahead,
+        onShortfall: (events) => (stats.missedEvents += events),
+      }),
+    ),
     record,
   );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
@@ -121,6 +123,23 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
       return done;
     },
   };
+}
+
+/**
+ * The entry's chain, built after its sink: a chain that cannot be built (an encoder, an unsupported entry) closes
+ * the sink before the error is thrown, or its file handle or socket would stay open with nothing to close it.
+ */
+function chainOrClose(sink: Sink, build: () => Observable<Delivery>): Observable<Delivery> {
+  try {
+    return build();
+  } catch (error) {
+    // Nothing was written: the close has nothing to deliver or lose, and the build's error is the one to tell.
+    // A close that throws or rejects would hide it.
+    Promise.resolve()
+      .then(() => sink.close())
+      .catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

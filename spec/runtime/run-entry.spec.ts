@@ -147,6 +147,15 @@ describe('runEntry', () => {
     );
   });
 
+  it('closes the sink it built when the chain cannot be built, and throws the chain error', async () => {
+    const sink = new MemorySink();
+    expect(() => runEntry(metricEntry({ signal_type: 'logs' }), { createSink: () => sink })).to.throw(
+      /log_generator is required/,
+    );
+    await Promise.resolve();
+    expect(sink.closes).to.equal(1);
+  });
+
   it('counts a sink error under fail once, as the sink error; an error of the chain itself is no sink failure', async () => {
     const failing = new MemorySink();
     failing.failWith = new Error('tcp sink: connection refused');
