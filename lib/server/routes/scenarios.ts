@@ -146,7 +146,13 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
         logger.info({ id: started.id, name: started.name }, 'scenario stopped');
         if (deps.state) await forget(deps.state, started);
-        ctx.body = { id: started.id, status: 'stopped', total_events: started.run.stats.totalEvents };
+        // The id is gone after this answer: its final record (what the stop's flush delivered or gave up) is told here.
+        ctx.body = {
+          id: started.id,
+          status: 'stopped',
+          total_events: started.run.stats.totalEvents,
+          stats: statsOf(started, now()),
+        };
       })
   );
 }
