@@ -76,8 +76,9 @@ export type SinkReport =
   | { readonly kind: 'warning'; readonly message: string };
 
 /**
- * One outcome of the sink subscriber: a chunk `written` (taken by the sink, counted in
- * `total_events` even while still buffered), or a {@link SinkReport}.
+ * One outcome of the sink subscriber: a chunk `written` (handed to the sink, counted in
+ * `total_events` even while still buffered, or when the sink refused it: a `failed` then follows), or a
+ * {@link SinkReport}.
  */
 export type Delivery = { readonly kind: 'written'; readonly size: number; readonly bytes: number } | SinkReport;
 
@@ -152,9 +153,16 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
       );
       if (onError === 'fail') end(error);
     };
+    // Every chunk handed to `write` counts in `total_events`, one the sink refused too: its `failed` follows, so
+    // `total_events` − `dropped_events` stays what was delivered.
+    const taken = (size: number, bytes: number) => subscriber.next({ kind: 'written', size, bytes });
     const written = (size: number, bytes: number) => {
-      subscriber.next({ kind: 'written', size, bytes });
+      taken(size, bytes);
       if (!acknowledges) subscriber.next({ kind: 'delivered', size, bytes });
+    };
+    const refused = (size: number, bytes: number, cause: unknown, again: boolean) => {
+      taken(size, bytes);
+      failed(size, bytes, cause, again);
     };
 
     // A sink of the caller's own may return what the contract does not say (a Node stream's `write` gives a
@@ -212,7 +220,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         try {
           pending = sink.write(chunk);
         } catch (cause) {
-          failed(chunk.size, bytes, cause, false);
+          refused(chunk.size, bytes, cause, false);
           continue;
         }
         checkOptional('deliver', 'what sink.write() returns', pending, PROMISE);
@@ -225,7 +233,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
         pending
           .then(
             () => written(chunk.size, bytes),
-            (cause) => failed(chunk.size, bytes, cause, true),
+            (cause) => refused(chunk.size, bytes, cause, true),
           )
           .finally(() => {
             waiting = false;

@@ -79,16 +79,17 @@ describe('deliver', () => {
     expect(end.completed).to.equal(true);
   });
 
-  it('under warn reports a failed chunk and keeps writing', () => {
+  it('under warn reports a failed chunk, handed to the sink and refused, and keeps writing', () => {
     const sink = new MemorySink();
     const { source, out, end } = harness(sink, 'warn');
     sink.failWith = new Error('connection refused');
     source.next(chunk('1', 5));
     sink.failWith = undefined;
     source.next(chunk('2'));
-    expect(out[0]).to.deep.include({ kind: 'failed', size: 5 });
-    expect((out[0] as { error: Error }).error.message).to.equal('connection refused');
-    expect(out[1]).to.deep.equal({ kind: 'written', size: 1, bytes: 1 });
+    expect(out[0]).to.deep.equal({ kind: 'written', size: 5, bytes: 1 });
+    expect(out[1]).to.deep.include({ kind: 'failed', size: 5 });
+    expect((out[1] as { error: Error }).error.message).to.equal('connection refused');
+    expect(out[2]).to.deep.equal({ kind: 'written', size: 1, bytes: 1 });
     expect(end.error).to.equal(undefined);
   });
 
@@ -114,7 +115,10 @@ describe('deliver', () => {
     const { source, out, end } = harness(sink, 'fail');
     sink.failWith = new Error('connection refused');
     source.next(chunk('1'));
-    expect(out).to.deep.equal([{ kind: 'failed', size: 1, bytes: 1, error: sink.failWith }]);
+    expect(out).to.deep.equal([
+      { kind: 'written', size: 1, bytes: 1 },
+      { kind: 'failed', size: 1, bytes: 1, error: sink.failWith },
+    ]);
     expect(end.error).to.equal(sink.failWith);
   });
 

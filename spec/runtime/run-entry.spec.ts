@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import { runEntry } from '../../lib/runtime/run-entry.js';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { streamSink } from '../../lib/sinks/core/stream-sink.js';
 import { MemorySink, ReportingSink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
@@ -124,7 +124,7 @@ describe('runEntry', () => {
     expect(sink.closed).to.equal(true);
   });
 
-  it('under warn keeps running, counts failures and resets them on success', async () => {
+  it('under warn keeps running, counts failures and resets them on success; a refused write is in total_events and dropped', async () => {
     const sink = new MemorySink();
     sink.failWith = new Error('down');
     const { scheduler, run } = virtualRun({ duration: 1000 }, sink);
@@ -135,7 +135,8 @@ describe('runEntry', () => {
     expect(stats).to.include({
       total_sink_failures: 3,
       consecutive_failures: 0,
-      total_events: 7,
+      total_events: 10,
+      dropped_events: 3,
       last_sink_error: 'down',
     });
     expect(stats.last_successful_write_at).to.equal(new Date(900).toISOString());
@@ -219,5 +220,22 @@ describe('runEntry', () => {
     scheduler.flush();
     await run.done;
     expect(run.stats.snapshot(scheduler.now())).to.include({ total_sink_failures: 1, dropped_events: 1 });
+  });
+
+  it('counts a chunk whose write waited when the destination failed in total_events as in dropped_events', async () => {
+    // A stream that takes one chunk and never calls back: the next write waits on backpressure.
+    const stream = new Writable({ highWaterMark: 1, write: () => undefined });
+    const sink = streamSink({ name: 'file', target: '/tmp/out.prom', stream });
+    const scheduler = new TestScheduler(() => undefined);
+    scheduler.maxFrames = Infinity;
+    const run = runEntry(metricEntry({ duration: 300 }), { scheduler, createSink: () => sink });
+    scheduler.flush();
+    stream.destroy(new Error('EIO: i/o error'));
+    await new Promise((resolve) => setImmediate(resolve));
+    scheduler.flush();
+    await run.done;
+    const { total_events, dropped_events } = run.stats.snapshot(scheduler.now());
+    expect(dropped_events).to.be.greaterThan(0);
+    expect(total_events).to.equal(dropped_events);
   });
 });
