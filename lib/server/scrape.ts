@@ -30,24 +30,31 @@ export const SCRAPE_BUDGET_ROWS = 500_000;
  */
 export class ScrapeBudget {
   private members = 0;
-  /** Series the tables of latest values of every entry hold together. */
+  /** Series the tables of latest values of every entry hold together, and the characters of their label text. */
   private seriesKept = 0;
+  private labelCharsKept = 0;
 
   constructor(
     readonly rows = SCRAPE_BUDGET_ROWS,
     readonly series = SCRAPE_BUDGET_SERIES,
+    readonly labelChars = SCRAPE_BUDGET_LABEL_CHARS,
   ) {}
 
-  /** Takes room for one more series in a table of latest values; false when the server's tables are full. */
-  claimSeries(): boolean {
-    if (this.seriesKept >= this.series) return false;
+  /**
+   * Takes room for one more series, whose label text (`{k="v",…}`) is `chars` long, in a table of latest values;
+   * false when the server's tables are full.
+   */
+  claimSeries(chars: number): boolean {
+    if (this.seriesKept >= this.series || this.labelCharsKept + chars > this.labelChars) return false;
     this.seriesKept++;
+    this.labelCharsKept += chars;
     return true;
   }
 
-  /** Gives back the room of `count` series (their entry is deleted). */
-  releaseSeries(count: number): void {
+  /** Gives back the room of `count` series of label text `chars` long together (their entry is deleted). */
+  releaseSeries(count: number, chars: number): void {
     this.seriesKept -= count;
+    this.labelCharsKept -= chars;
   }
 
   /** Counts a ring in (at its first event) or out (when its entry is deleted). */
@@ -68,10 +75,17 @@ export class ScrapeBudget {
 /** Most series whose latest value an entry keeps for `GET /scenarios/metrics`: the first ones seen. */
 export const MAX_LATEST_SERIES = 100_000;
 /**
- * Most series whose latest values the entries of a server keep together, first come (about 400 bytes each): at
- * high cardinality the tables were the largest part of a server's memory, 40 MB an entry at its 100,000.
+ * Most series whose latest values the entries of a server keep together, first come (about 400 bytes each, with
+ * short labels): at high cardinality the tables were the largest part of a server's memory, 40 MB an entry at its
+ * 100,000.
  */
 export const SCRAPE_BUDGET_SERIES = 500_000;
+/**
+ * Characters of label text (`{k="v",…}`) those series may have together, first come: a series costs its text
+ * again in the table, and in every exposition `GET /scenarios/metrics` builds. By count alone, 100,000 series of
+ * 1 KB of labels held 200 MB more heap after one scrape, and a 100 MB exposition.
+ */
+export const SCRAPE_BUDGET_LABEL_CHARS = 50_000_000;
 
 /** One metric family as a scrape shows it. */
 export interface Family {
@@ -113,7 +127,8 @@ const formatValue = textValueFormat();
  * (the oldest event gives way when the ring is full), so an entry's buffer costs bounded memory and no garbage
  * however long it runs. The table of latest
  * values holds the first {@link MAX_LATEST_SERIES} series seen, within the room the budget has left of the server's
- * {@link SCRAPE_BUDGET_SERIES}, so that memory is bounded at any cardinality and any number of entries too.
+ * {@link SCRAPE_BUDGET_SERIES} and {@link SCRAPE_BUDGET_LABEL_CHARS}, so that memory is bounded at any cardinality,
+ * label length and number of entries too.
  */
 export class ScrapeBuffer {
   /** Rows of one event: 1 for a sample; a histogram or summary writes a fixed series set per event. */
@@ -130,6 +145,8 @@ export class ScrapeBuffer {
   private kept = 0;
   /** The series seen, in order of appearance (up to MAX_LATEST_SERIES), with their latest values. */
   private readonly indexOf = new Map<string, number>();
+  /** Characters of the label text of those series, claimed from the budget. */
+  private labelChars = 0;
   /** The same index by object, for interned series: the common case builds no text per sample. */
   private readonly indexOfObject = new WeakMap<Series, number>();
   private readonly series: Series[] = [];
@@ -195,7 +212,7 @@ export class ScrapeBuffer {
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.budget.releaseSeries(this.series.length);
+    this.budget.releaseSeries(this.series.length, this.labelChars);
     if (this.width === 0) return;
     this.budget.leave();
     this.first = this.kept = this.capacity = 0;
@@ -274,7 +291,8 @@ export class ScrapeBuffer {
     const id = sampleName('', series);
     let index = this.indexOf.get(id);
     if (index === undefined) {
-      if (this.series.length >= MAX_LATEST_SERIES || !this.budget.claimSeries()) return undefined;
+      if (this.series.length >= MAX_LATEST_SERIES || !this.budget.claimSeries(id.length)) return undefined;
+      this.labelChars += id.length;
       index = this.series.push(series) - 1;
       this.indexOf.set(id, index);
     }

@@ -179,6 +179,28 @@ describe('ScrapeBudget: the series whose latest values the entries of a server k
     pods(c, 0, 40);
     expect(c.latestRows()).to.have.length(30);
   });
+
+  it('keeps series within the characters of label text the server has room for: long label sets take more', () => {
+    // `{pod="<100 characters>"}` is 108 characters: 9 such series fill 1000, whatever the count allows.
+    const long = (n: number) => `${n}`.padStart(100, 'x');
+    const record = (buffer: ScrapeBuffer, from: number, to: number) =>
+      buffer.record(
+        sampleBatch({
+          values: range(from, to),
+          offsets: range(from, to).map(() => 0),
+          series: range(from, to).map((n) => seriesOf({ pod: long(n) })),
+        }),
+      );
+    const budget = new ScrapeBudget(100, 50, 1000);
+    const [a, b] = [gauge(budget), gauge(budget)];
+    record(a, 0, 6);
+    record(b, 6, 12);
+    expect([a.latestRows().length, b.latestRows().length]).to.deep.equal([6, 3]);
+    // Deleting an entry gives its text back.
+    a.release();
+    record(b, 12, 20);
+    expect(b.latestRows()).to.have.length(9);
+  });
 });
 
 /** `from`..`to - 1`, the values `recordEvents` gives those events. */
