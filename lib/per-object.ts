@@ -30,3 +30,14 @@ export function perSeriesOf<K extends { readonly transient?: boolean }, A, V>(
     return last.of;
   };
 }
+
+/**
+ * A copy of `bytes` with memory of its own, for bytes kept as long as their series: a small Buffer (`Buffer.from`,
+ * `Buffer.concat`, protobufjs' `finish`) is a slice of an 8 KiB slab Node shares with the short-lived buffers made
+ * after it, so one kept for good keeps its whole slab alive (`Buffer.alloc` takes no slab).
+ */
+export function ownBytes(bytes: Uint8Array): Buffer {
+  const own = Buffer.alloc(bytes.length);
+  own.set(bytes);
+  return own;
+}

@@ -10,7 +10,7 @@ import { countDeltas, type NativeHistogram } from '../../operators/model/native-
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
-import { perSeriesOf } from '../per-object.js';
+import { ownBytes, perSeriesOf } from '../per-object.js';
 import { putBytes, putDoubleLE } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
@@ -75,8 +75,10 @@ export function remoteWrite({
       .uint32(TAG.first)
       .uint32(labelBytes.length + tail.length - 1 + sampleLength)
       .finish();
-    const bytes = Buffer.concat([lead, labelBytes, tail]);
-    return { bytes, labels: labelBytes, rowLength: bytes.length + 8 + stampLength };
+    const bytes = ownBytes(Buffer.concat([lead, labelBytes, tail]));
+    // The label fields are a view of the head's: one allocation a series.
+    const own = bytes.subarray(lead.length, lead.length + labelBytes.length);
+    return { bytes, labels: own, rowLength: bytes.length + 8 + stampLength };
   });
   /** A row with a native histogram or an exemplar: its whole `WriteRequest.timeseries` field. */
   const richRow = (labels: Uint8Array, ms: number, value: number, native?: NativeHistogram, exemplar?: Exemplar) => {
