@@ -3,13 +3,12 @@ import { Subject } from 'rxjs';
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { lines, scenarioDir, STOPPED, svc } from '../support/cli.js';
 import { backfilledLine, backfillLine } from '../../lib/cli/progress.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import { metricEntry } from '../support/entries.js';
+import { collectGarbage } from '../support/memory.js';
 
 const sorted = (text: string) => lines(text).sort();
 
@@ -157,11 +156,9 @@ scenarios:
 
   it('backfills hours into a file with bounded memory', async function () {
     this.timeout(60_000);
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
     // Live memory: what a full collection leaves.
     const live = () => {
-      gc();
+      collectGarbage();
       const { heapUsed, external, arrayBuffers } = process.memoryUsage();
       return heapUsed + external + arrayBuffers;
     };

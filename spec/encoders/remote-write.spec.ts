@@ -1,13 +1,12 @@
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { expect } from 'chai';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { remoteWriteChunk } from '../../lib/protocols/remote-write-v2.js';
 import { exemplarRows, recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
+import { collectGarbage } from '../support/memory.js';
 
 const T0 = Date.UTC(2024, 0, 1); // 1704067200000
 
@@ -34,10 +33,8 @@ function rows(bytes: Uint8Array): string[] {
 
 describe('remoteWrite encoder', () => {
   it("keeps each series' bytes in memory of their own, not in the slabs of the short-lived buffers made around them", () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
     const used = () => {
-      gc();
+      collectGarbage();
       const { heapUsed, external } = process.memoryUsage();
       // Buffers' memory is outside the heap.
       return heapUsed + external;

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBudget, ScrapeBuffer } from '../../lib/server/scrape.js';
 import { seriesOf } from '../../operators/model/series.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
+import { collectGarbage } from '../support/memory.js';
 
 const gauge = (budget?: ScrapeBudget) => new ScrapeBuffer({ name: 'depth', type: 'gauge' }, budget);
 /** One interned label set, as the labels operator hands every tick of a series. */
@@ -115,11 +114,9 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
   });
 
   it('holds a full ring in fixed memory: about 20 bytes an event for a single-sample entry', () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
     // Typed arrays keep their numbers outside the heap.
     const used = () => {
-      gc();
+      collectGarbage();
       const { heapUsed, arrayBuffers } = process.memoryUsage();
       return heapUsed + arrayBuffers;
     };

@@ -4,14 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createLogger } from '../../lib/server/logger.js';
 import { restoreScenarios } from '../../lib/server/restore.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { testServer } from '../support/server.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { waitFor } from '../support/backends/ports.js';
+import { collectGarbage } from '../support/memory.js';
 
 /**
  * `--state DIR` (docs/reliability.md): scenarios started through the API are kept in DIR and started
@@ -289,10 +288,8 @@ scenarios:
     });
 
     it('keeps nothing of a POST it could not write: a client retrying on a full disk does not grow the server', async () => {
-      setFlagsFromString('--expose-gc');
-      const gc = runInNewContext('gc') as () => void;
       const heap = () => {
-        gc();
+        collectGarbage();
         return process.memoryUsage().heapUsed;
       };
       const dir = stateDir();
