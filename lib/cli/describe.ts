@@ -8,6 +8,7 @@ import { formatDuration, formatRate } from '../format.js';
 import { rowsPerEvent } from '../config/entry.js';
 import { labelSetCount } from '../../operators/labels.js';
 import { labelOptions } from '../runtime/chain/labels.js';
+import { flushInterval } from './progress.js';
 
 /**
  * The resolved settings of every entry (packs expanded), when each starts, and the clock groups, as
@@ -56,16 +57,11 @@ function describeEntry(
 ): string[] {
   const group = entry.clock_group === undefined ? undefined : groups.get(entry.clock_group);
   const series = seriesOf(entry);
+  const flushAt = flushInterval(entry);
   const rows: [string, string][] = [
     ['name', entry.name ?? `(pack ${entry.pack})`],
     ['signal', entry.signal_type],
-    // Span metrics are written every interval, as the connector flushes: `every 15s` reads better than 0.067/s.
-    [
-      'rate',
-      entry.span_metrics_of
-        ? `every ${formatDuration(1000 / entry.rate)} (span_metrics.interval)`
-        : formatRate(entry.rate),
-    ],
+    ['rate', flushAt ? `${flushAt} (span_metrics.interval)` : formatRate(entry.rate)],
     ['duration', entry.duration === undefined ? 'until stopped' : formatDuration(entry.duration)],
     ['generator', describeGenerator(entry)],
     ['encoder', describeEncoder(entry.encoder)],

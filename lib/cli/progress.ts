@@ -1,3 +1,4 @@
+import type { Entry } from '../config/types.js';
 import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
 import { formatBytes, formatDuration, formatRate } from '../format.js';
 
@@ -9,10 +10,18 @@ import { formatBytes, formatDuration, formatRate } from '../format.js';
 export function progressLine(run: EntryRun, now: number): string {
   const { stats } = run;
   return (
-    `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${formatRate(stats.currentRate(now))}` +
+    `[progress] ${run.entry.id}  events: ${stats.totalEvents} | rate: ${flushInterval(run.entry) ?? formatRate(stats.currentRate(now))}` +
     ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}` +
     deliveryParts(stats)
   );
+}
+
+/**
+ * `every 15s` for an entry of span metrics, which are written once an interval as the connector flushes them: a rate
+ * over the last seconds would swing between 0 and a burst. Undefined for any other entry.
+ */
+export function flushInterval(entry: Entry): string | undefined {
+  return entry.span_metrics_of ? `every ${formatDuration(1000 / entry.rate)}` : undefined;
 }
 
 /**

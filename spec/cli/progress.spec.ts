@@ -5,6 +5,9 @@ import { printedLines } from '../../lib/cli/progress-display.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';
+import { readFileSync } from 'node:fs';
+import { compileScenario } from '../../lib/compile/index.js';
+import { loadScenario } from '../../lib/config/load.js';
 
 function fakeRun(stats: EntryStats): EntryRun {
   return { entry: metricEntry({ id: 'cpu' }), stats, done: Promise.resolve({}), stop: () => Promise.resolve({}) };
@@ -30,6 +33,20 @@ describe('progress lines', () => {
     for (const at of [0, 1000, 2000]) stats.record({ kind: 'written', size: 10, bytes: 1024 }, at);
     expect(progressLine(fakeRun(stats), 2000)).to.equal(
       '[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s',
+    );
+  });
+
+  it('gives span metrics the interval they are written at as their rate, not a rate that swings with each flush', () => {
+    const origin = 'examples/incident.yaml';
+    const text = readFileSync(new URL('../../examples/incident.yaml', import.meta.url), 'utf8');
+    const { scenarios } = compileScenario(loadScenario(text, { origin, format: 'yaml' }), { origin });
+    const calls = scenarios.find((entry) => entry.span_metrics_of?.family === 'calls')!;
+    const stats = new EntryStats(0);
+    // One flush of 14 points: a rate over the last 5 s swings between 0/s and a burst after each flush.
+    stats.record({ kind: 'written', size: 14, bytes: 700 }, 15_000);
+    const run = { entry: calls, stats, done: Promise.resolve({}), stop: () => Promise.resolve({}) };
+    expect(progressLine(run, 16_000)).to.equal(
+      `[progress] ${calls.id}  events: 14 | rate: every 15s | bytes: 700 B | elapsed: 16s`,
     );
   });
 
