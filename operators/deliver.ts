@@ -139,6 +139,8 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     let subscription: Subscription | undefined;
     // With `close`, the error that ends the stream once the close told what it gave up: no chunk is taken meanwhile.
     let ending: Error | undefined;
+    // The final close has begun: an error it ends with closes nothing again.
+    let closing = false;
     const open = () => !subscriber.closed && ending === undefined;
 
     // Every report and every throw gives up its own events; a rejected promise may repeat one (`again`).
@@ -176,7 +178,7 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     // Without `close` the sink stays the caller's; with it, the events the sink still holds are delivered or given
     // up by the close, and counted, before the stream errors: none is left neither delivered nor dropped.
     const end = (error: unknown) => {
-      if (!close) return subscriber.error(error);
+      if (!close || closing) return subscriber.error(error);
       if (ending) return;
       ending = error instanceof Error ? error : new Error(String(error));
       subscription?.unsubscribe();
@@ -190,17 +192,10 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     };
 
     // What a sink throws where it should reject, or a contract it breaks, ends the stream as an error does.
-    const guard =
-      <A extends unknown[]>(work: (...args: A) => void) =>
-      (...args: A) => {
-        try {
-          work(...args);
-        } catch (error) {
-          end(error);
-        }
-      };
+    const guard = <A extends unknown[]>(work: (...args: A) => void) => guarded({ error: end }, work);
 
     const finish = () => {
+      closing = close;
       settle(close ? 'close' : 'flush').then(
         () => subscriber.complete(),
         (cause) => {

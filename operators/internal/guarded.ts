@@ -7,7 +7,7 @@ import type { Subscriber } from 'rxjs';
  * stream as an uncaught exception.
  */
 export function guarded<A extends unknown[]>(
-  subscriber: Subscriber<unknown>,
+  subscriber: Pick<Subscriber<unknown>, 'error'>,
   work: (...args: A) => void,
 ): (...args: A) => void {
   return (...args) => {

@@ -82,13 +82,20 @@ describe('runEntry', () => {
     expect(sink.closed).to.equal(true);
   });
 
-  it('closes the sink once however the chain ends: completed, stopped, failed in its sink or broken upstream', async () => {
+  it('closes the sink once however the chain ends: completed, stopped, failed in its sink or in its close, or broken upstream', async () => {
     const completed = virtualRun({ duration: 300 });
     const stopped = virtualRun({});
     stopped.scheduler.schedule(() => void stopped.run.stop(), 450);
     const failing = new MemorySink();
     failing.failWith = new Error('file sink: cannot write');
     const failed = virtualRun({ on_sink_error: 'fail' }, failing);
+    const closeFailing = new (class extends MemorySink {
+      override async close(): Promise<void> {
+        await super.close();
+        throw new Error('file sink: cannot close');
+      }
+    })();
+    const closeFailed = virtualRun({ on_sink_error: 'fail', duration: 300 }, closeFailing);
     const brokenSink = new MemorySink();
     const broken = runEntry(metricEntry({ duration: 300 }), {
       scheduler: completed.scheduler,
@@ -99,15 +106,20 @@ describe('runEntry', () => {
         },
       },
     });
-    for (const { scheduler } of [completed, stopped, failed]) scheduler.flush();
-    const outcomes = await Promise.all([completed, stopped, failed].map(({ run }) => run.done).concat(broken.done));
+    for (const { scheduler } of [completed, stopped, failed, closeFailed]) scheduler.flush();
+    const outcomes = await Promise.all(
+      [completed, stopped, failed, closeFailed].map(({ run }) => run.done).concat(broken.done),
+    );
     expect(outcomes.map((outcome) => outcome.error?.message)).to.deep.equal([
       undefined,
       undefined,
       'file sink: cannot write',
+      'file sink: cannot close',
       'a hook broke',
     ]);
-    expect([completed.sink, stopped.sink, failing, brokenSink].map((sink) => sink.closes)).to.deep.equal([1, 1, 1, 1]);
+    expect([completed.sink, stopped.sink, failing, closeFailing, brokenSink].map((sink) => sink.closes)).to.deep.equal([
+      1, 1, 1, 1, 1,
+    ]);
   });
 
   it('under on_sink_error fail ends with the sink error and counts it', async () => {
