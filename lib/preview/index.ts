@@ -55,11 +55,8 @@ export interface PreviewOptions {
    * end ({@link defaultPreviewFor}).
    */
   readonly for?: number;
-  /**
-   * Steps of the grid: {@link MIN_POINTS} to {@link MAX_POINTS}; or those of a span, given the `for` the preview
-   * covers (an image whose steps are whole seconds).
-   */
-  readonly points: number | ((forMs: number) => number);
+  /** Steps of the grid: {@link MIN_POINTS} to {@link MAX_POINTS}. */
+  readonly points: number;
   /** Only this entry's chart (the entries it watches or counts the spans of run too). */
   readonly entry?: string;
   /** Epoch ms the virtual clock starts at; default: an absolute `start_time` of the file, else {@link PREVIEW_EPOCH}. */
@@ -86,7 +83,7 @@ export class PreviewError extends Error {
 export async function previewScenario(plans: readonly EntryPlan[], options: PreviewOptions): Promise<Preview> {
   const entries = plans.map((plan) => plan.entry);
   const forMs = options.for ?? defaultPreviewFor(plans, options.entry);
-  const points = typeof options.points === 'number' ? options.points : options.points(forMs);
+  const { points } = options;
   if (!(forMs >= 1 && forMs <= MAX_PREVIEW_MS))
     throw new PreviewError('for', `for: expected a duration from 1ms to 24h, got ${formatMs(forMs)}`);
   if (!Number.isInteger(points) || points < MIN_POINTS || points > MAX_POINTS)

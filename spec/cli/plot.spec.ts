@@ -87,6 +87,17 @@ describe('svc plot', () => {
     const { code, stdout, stderr } = await svc(['plot', 'examples/histogram.yaml', '--width', String(width)]);
     expect(code, stderr).to.equal(0);
     expect(stdout.split('\n')[1]).to.match(/^3s \(until the entries end\) from 2026-01-01T00:00:00\.000Z, a point/);
+    // At a width whose step is no whole number of ms, the header still says the span, not 29m60s.
+    const wide = await svc([
+      'plot',
+      join(import.meta.dirname, '../../examples/plot.yaml'),
+      '--entry',
+      'cpu',
+      '--width',
+      '59',
+    ]);
+    expect(wide.code, wide.stderr).to.equal(0);
+    expect(wide.stdout.split('\n')[1]).to.match(/^30m from /);
     // Its three ticks (at 0, 1s and 2s) spread over the chart, not all in its first column.
     const { chart, axis } = chartOf(stdout, 'http_request_duration_seconds');
     const drawn = new Set(chart.flatMap((row) => [...row].flatMap((char, c) => (char === ' ' ? [] : [c]))));

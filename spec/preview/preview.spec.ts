@@ -302,10 +302,10 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
         entry('page', "duration: 1m, after: {ref: load, op: '>', value: 60}"),
     );
     expect(defaultPreviewFor(jittered)).to.equal(1_800_000);
-    // previewScenario takes that span when the caller gives no `for`, and the points of a span it computes.
+    // previewScenario takes that span when the caller gives no `for`.
     const short = await previewScenario(plans(entry('short', 'duration: 100ms')), { points: 10 });
     expect(short).to.include({ step: 100, points: 10 });
-    const late = await previewScenario(timed, { entry: 'late', points: (forMs) => forMs / 1000 });
+    const late = await previewScenario(timed, { entry: 'late', points: 40 });
     expect(late).to.include({ step: 1000, points: 40 });
   });
 

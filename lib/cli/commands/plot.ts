@@ -42,7 +42,7 @@ export class PlotCommand extends ScenarioSourceCommand {
   async execute(): Promise<number> {
     const [
       { parseDuration },
-      { DEFAULT_PREVIEW_MS, MAX_PREVIEW_MS, previewScenario, PreviewError },
+      { DEFAULT_PREVIEW_MS, MAX_PREVIEW_MS, defaultPreviewFor, previewScenario, PreviewError },
       { MIN_WIDTH, MAX_WIDTH, plotColumns },
       { formatMs },
     ] = await Promise.all([
@@ -77,11 +77,13 @@ export class PlotCommand extends ScenarioSourceCommand {
     }
 
     const plan = await this.planOf(await this.loadScenarioArg(this.file, {}));
+    // The span, known before the preview: its points follow from it, and the header says it exactly.
+    const forMs = givenMs ?? defaultPreviewFor(plan.plans, this.entry);
     let preview: Awaited<ReturnType<typeof previewScenario>>;
     try {
       preview = await previewScenario(plan.plans, {
-        ...(givenMs !== undefined && { for: givenMs }),
-        points: image ? imagePoints : 2 * plotColumns(width),
+        for: forMs,
+        points: image ? imagePoints(forMs) : 2 * plotColumns(width),
         ...(this.entry !== undefined && { entry: this.entry }),
       });
     } catch (error) {
@@ -89,7 +91,6 @@ export class PlotCommand extends ScenarioSourceCommand {
       if (error instanceof PreviewError && error.option !== 'rate') throw new UsageError(`--${error.message}`);
       throw error;
     }
-    const forMs = preview.step * preview.points;
     // The header says when the default span was cut short to where the entries end.
     const forText = this.for ?? `${formatMs(forMs)}${forMs < DEFAULT_PREVIEW_MS ? ' (until the entries end)' : ''}`;
     const span = `${forText} from ${new Date(preview.from).toISOString()}, a point every ${formatStep(preview.step)}`;
