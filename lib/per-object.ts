@@ -32,12 +32,17 @@ export function perSeriesOf<K extends { readonly transient?: boolean }, A, V>(
 }
 
 /**
- * A copy of `bytes` with memory of its own, for bytes kept as long as their series: a small Buffer (`Buffer.from`,
+ * `parts` joined in memory of their own, for bytes kept as long as their series: a small Buffer (`Buffer.from`,
  * `Buffer.concat`, protobufjs' `finish`) is a slice of an 8 KiB slab Node shares with the short-lived buffers made
- * after it, so one kept for good keeps its whole slab alive (`Buffer.alloc` takes no slab).
+ * after it, so one kept for good keeps its whole slab alive (`Buffer.alloc` takes no slab). One allocation, as
+ * `Buffer.concat` makes.
  */
-export function ownBytes(bytes: Uint8Array): Buffer {
-  const own = Buffer.alloc(bytes.length);
-  own.set(bytes);
+export function ownBytes(...parts: readonly Uint8Array[]): Buffer {
+  const own = Buffer.alloc(parts.reduce((length, part) => length + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    own.set(part, at);
+    at += part.length;
+  }
   return own;
 }

@@ -75,7 +75,7 @@ export function remoteWrite({
       .uint32(TAG.first)
       .uint32(labelBytes.length + tail.length - 1 + sampleLength)
       .finish();
-    const bytes = ownBytes(Buffer.concat([lead, labelBytes, tail]));
+    const bytes = ownBytes(lead, labelBytes, tail);
     // The label fields are a view of the head's: one allocation a series.
     const own = bytes.subarray(lead.length, lead.length + labelBytes.length);
     return { bytes, labels: own, rowLength: bytes.length + 8 + stampLength };
