@@ -47,6 +47,8 @@ export function streamEvents(stream: NodeJS.WritableStream) {
 }
 
 function wake({ drains }: Hub): void {
+  // Called after every write that left room: most often no sink waits.
+  if (drains.size === 0) return;
   const waiting = [...drains];
   drains.clear();
   for (const listener of waiting) listener();
