@@ -63,6 +63,7 @@ export function cutRecords(limit: number, chunks: readonly EncodedBatch[], maxBy
         : eventsWithin(
             ends,
             row,
+            start,
             Math.min(ends.length - row, Math.max(perEvent, Math.floor((limit - records) / perEvent) * perEvent)),
             perEvent,
             maxBytes - bytes,
@@ -78,9 +79,20 @@ export function cutRecords(limit: number, chunks: readonly EncodedBatch[], maxBy
   return cuts;
 }
 
-/** Of the `rows` records from `row` (whole events of `perEvent`), the most that fit in `room` bytes: at least one event. */
-function eventsWithin(ends: ArrayLike<number>, row: number, rows: number, perEvent: number, room: number): number {
-  const start = row === 0 ? 0 : ends[row - 1]!;
+/**
+ * Of the `rows` records from `row` (whole events of `perEvent`, from byte `start`), the most that fit in `room` bytes:
+ * at least one event.
+ */
+function eventsWithin(
+  ends: ArrayLike<number>,
+  row: number,
+  start: number,
+  rows: number,
+  perEvent: number,
+  room: number,
+): number {
+  // Most often all fit (no byte cap, or small records): no search.
+  if (ends[row + rows - 1]! - start <= room) return rows;
   let fits = 1;
   let over = rows / perEvent + 1;
   // Ends grow with the row: a binary search for the last event that ends within the room.
