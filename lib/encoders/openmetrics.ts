@@ -1,3 +1,4 @@
+import { perSeries } from '../per-object.js';
 import type { MetricType } from '../language/types.js';
 import {
   carryingExemplars,
@@ -68,14 +69,13 @@ export function openMetrics({ name, metricType, help, precision, withoutSum }: O
     ...(mayCarry && { exemplar: { open: ' # {trace_id="', between: '",span_id="', close: '"} ' } }),
   });
   const withCreated = metricType === 'counter' || metricType === 'histogram' || metricType === 'summary';
-  const created = new WeakMap<Series, Series>();
   /** The `_created` series of an event's label set; one object per interned set, as the label operator keeps them. */
-  const createdOf = (series: Series): Series => {
-    if (series.transient) return Object.freeze({ ...seriesOf(series.labels, CREATED), transient: true });
-    let found = created.get(series);
-    if (!found) created.set(series, (found = seriesOf(series.labels, CREATED)));
-    return found;
-  };
+  const createdOf = perSeries(
+    (series: Series): Series =>
+      series.transient
+        ? Object.freeze({ ...seriesOf(series.labels, CREATED), transient: true })
+        : seriesOf(series.labels, CREATED),
+  );
   // The layout of the last batch's events: an entry's events of one number of rows have the same rows in order.
   let layout: RowLayout | undefined;
   let header: string | undefined = familyHeader(family, metricType, help);
