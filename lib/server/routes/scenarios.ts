@@ -1,3 +1,4 @@
+import { perObject } from '../../per-object.js';
 import { createRequire } from 'node:module';
 import { Router } from '../packages.js';
 import type { Context } from 'koa';
@@ -204,12 +205,7 @@ function identityOf(started: StartedEntry) {
 }
 
 /** Each entry's silence test, made once: the console polls the statistics of every running entry. */
-const silenceTests = new WeakMap<Entry, (offset: number) => boolean>();
-function silenced(entry: Entry): (offset: number) => boolean {
-  let test = silenceTests.get(entry);
-  if (!test) silenceTests.set(entry, (test = silenceTest(entry.gaps, entry.gap_windows)));
-  return test;
-}
+const silenced = perObject((entry: Entry) => silenceTest(entry.gaps, entry.gap_windows));
 
 /** The statistics record, with gap and burst state at this moment of the entry's clock. */
 function statsOf(started: StartedEntry, now: number) {
