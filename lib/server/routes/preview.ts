@@ -44,7 +44,8 @@ export function previewRoutes(deps: ServerDeps): Router {
         deps.logger.error({ err: error }, 'preview failed');
         throw new HttpError(500, 'preview_failed', `the preview failed: ${(error as Error).message}`);
       }
-      if (error.option === 'for' || error.option === 'points') throw new HttpError(400, 'invalid_query', error.message);
+      // The route checked `points` and the upper bound of `for` itself; the lower bound is previewScenario's.
+      if (error.option === 'for') throw new HttpError(400, 'invalid_query', error.message);
       // What is left is about the file (an entry it lacks, its rates).
       throw new HttpError(422, error.option === 'rate' ? 'preview_too_large' : 'validation_failed', error.message);
     } finally {
