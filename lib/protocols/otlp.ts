@@ -321,6 +321,15 @@ export function otlpMessages(): OtlpMessages {
   return messages;
 }
 
+/** A google.rpc.Status decoded (throws on bytes that are not one): an OTLP refusal's message, and its details. */
+export function decodeStatus(bytes: Uint8Array): {
+  message?: string;
+  details?: { typeUrl: string; value: Uint8Array }[];
+} {
+  const status = otlpMessages().type('Status');
+  return status.toObject(status.decode(bytes));
+}
+
 /**
  * Nanoseconds since the epoch of an epoch-millisecond time (before 1970: 0, which OTLP's unsigned times
  * cannot go below).

@@ -1,6 +1,6 @@
 import type * as Grpc from '@grpc/grpc-js';
 import { asyncScheduler } from 'rxjs';
-import { otlpMessages } from '../protocols/otlp.js';
+import { decodeStatus, otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
 import { batchingSink, type BatchSettings } from './core/batching-sink.js';
 import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
@@ -167,9 +167,7 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
   if (!Buffer.isBuffer(details)) return undefined;
   try {
     const { type } = otlpMessages();
-    const status = type('Status').toObject(type('Status').decode(details)) as {
-      details?: { typeUrl: string; value: Uint8Array }[];
-    };
+    const status = decodeStatus(details);
     const info = status.details?.find((detail) => detail.typeUrl === RETRY_INFO);
     if (!info) return undefined;
     const { retryDelay } = type('RetryInfo').toObject(type('RetryInfo').decode(info.value), { longs: Number }) as {

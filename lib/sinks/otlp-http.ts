@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { otlpMessages } from '../protocols/otlp.js';
+import { decodeStatus } from '../protocols/otlp.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
 import type { RecordRequest } from './framing/record-requests.js';
@@ -65,8 +65,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
 function refusalText(body: Buffer, contentType: string | undefined): string {
   if (!contentType?.startsWith('application/x-protobuf')) return body.toString('utf8');
   try {
-    const { type } = otlpMessages();
-    return String(type('Status').toObject(type('Status').decode(body)).message ?? '');
+    return decodeStatus(body).message ?? '';
   } catch {
     return body.toString('utf8');
   }
