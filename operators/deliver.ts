@@ -70,6 +70,11 @@ export type SinkReport =
       readonly error: Error;
       readonly refusal?: number;
     }
+  /**
+   * `size` events were given up with no failure: nobody is left to take them (the reader of stdout went away).
+   * They count as dropped, never as a sink error.
+   */
+  | { readonly kind: 'dropped'; readonly size: number; readonly bytes: number }
   /** Attempt `attempt` failed with `error`; the next one follows in `delay` ms. Nothing is lost yet. */
   | { readonly kind: 'retrying'; readonly attempt: number; readonly delay: number; readonly error: Error }
   /** Something the user should know, once, that loses nothing (remote write 2.0 refused, 1.0 sent instead). */

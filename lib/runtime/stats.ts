@@ -98,6 +98,9 @@ export class EntryStats {
         this.lastSinkError = delivery.error.message;
         if (delivery.refusal !== undefined) this.addRefusal(delivery.size, delivery.refusal, delivery.error.message);
         return;
+      case 'dropped':
+        this.droppedEvents += delivery.size;
+        return;
       case 'retrying':
         this.sinkRetries++;
         return;

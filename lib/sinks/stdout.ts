@@ -15,7 +15,8 @@ export interface StdoutSinkOptions {
  *
  * EPIPE is not a failure: the reader went away (`svc … | head`), nobody is left to miss the
  * data, and the run ends (lib/cli/run-scenario.ts), as Unix tools do. From then on what is
- * written is dropped: taken, never acknowledged, never counted as a sink failure.
+ * written is dropped: taken, never acknowledged, reported `dropped` (the STOPPED line's `dropped`), never
+ * as a sink failure.
  */
 export function stdoutSink({ stream = process.stdout, trailer }: StdoutSinkOptions = {}): Sink {
   return streamSink({

@@ -13,6 +13,19 @@ describe('EntryStats: delivery health', () => {
     expect(stats.snapshot(T0 + 5).last_successful_write_at).to.equal(new Date(T0 + 5).toISOString());
   });
 
+  it('counts events dropped with no failure (the reader of stdout gone) in dropped_events only', () => {
+    const stats = new EntryStats(T0);
+    stats.record({ kind: 'written', size: 5, bytes: 50 }, T0 + 1);
+    stats.record({ kind: 'dropped', size: 5, bytes: 50 }, T0 + 2);
+    expect(stats.snapshot(T0 + 2)).to.include({
+      total_events: 5,
+      dropped_events: 5,
+      errors: 0,
+      total_sink_failures: 0,
+    });
+    expect(stats.neverDelivered()).to.equal(false);
+  });
+
   it('counts failures and retries; the next acknowledgement resets consecutive_failures only', () => {
     const stats = new EntryStats(T0);
     stats.record({ kind: 'retrying', attempt: 1, delay: 50, error: down }, T0 + 1);

@@ -136,7 +136,11 @@ export class SinkCore implements Sink {
     return error;
   }
 
-  /** Attempt `attempt` failed with `error`; the next follows in `delay` ms. */
+  /** `size` events in `bytes` bytes were given up with no failure: nobody is left to take them. */
+  dropped(size: number, bytes: number): void {
+    if (size > 0) this.reports.next({ kind: 'dropped', size, bytes });
+  }
+
   /**
    * After attempt `attempt` failed with `error`: the delay before the next one, reported as
    * `retrying`; or, when the error is final or no attempt is left, the error to give up with.

@@ -21,7 +21,7 @@ export interface StreamSinkOptions {
   readonly explain?: (cause: Error) => SinkError;
   /**
    * True for a stream error that means nobody reads any more (EPIPE on stdout): no failure, but
-   * what is in the stream and everything written after it is taken and dropped, never reported.
+   * what is in the stream and everything written after it is taken and reported dropped, never as a failure.
    */
   readonly readerGone?: (cause: Error) => boolean;
   /**
@@ -86,6 +86,7 @@ class StreamDriver implements SinkDriver {
 
   send({ size, data, bytes }: EncodedBatch): void {
     if (this.gone) {
+      this.core.dropped(size, bytes);
       this.core.settle(1, bytes);
       return;
     }
@@ -169,6 +170,7 @@ class StreamDriver implements SinkDriver {
     const { writes, size, bytes } = this.takeInFlight();
     if (readerGone?.(cause)) {
       this.gone = true;
+      this.core.dropped(size, bytes);
       this.core.settle(writes, bytes);
       return;
     }
