@@ -36,7 +36,7 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
   readonly logger?: Logger;
   /** Called when an entry ended by itself (its duration, or its sink under `fail`), not when it was removed. */
   readonly onEnded?: (started: StartedEntry) => void;
-  /** What the entries' scrape rings hold together (default: a budget of its own, `SCRAPE_BUDGET_ROWS` rows). */
+  /** What the entries' scrape rings hold together (default: a budget of its own, `SCRAPE_BUDGET_ROWS` rows and `SCRAPE_BUDGET_RING_LABEL_CHARS` characters of label text). */
   readonly scrapeBudget?: ScrapeBudget;
   /** Most entries running at once (`--max-entries`; default {@link DEFAULT_MAX_ENTRIES}); ended ones do not count. */
   readonly maxEntries?: number;

@@ -21,10 +21,17 @@ const INITIAL_EVENTS = 8;
  * entries hold together: five hundred sample entries keep their last 1000 events each, ten thousand their last 50.
  */
 export const SCRAPE_BUDGET_ROWS = 500_000;
+/**
+ * Characters of label text (`{k="v",…}`) those rows may have together: a row's cost grows with its labels (a label
+ * set built per tick is held by its row, and every drain writes it out). Labels of 100 characters or fewer reach
+ * the row bound first; rows of 1 KB of labels: 50,000 of them.
+ */
+export const SCRAPE_BUDGET_RING_LABEL_CHARS = 50_000_000;
 
 /**
  * The bound on what a server's undrained rings hold together: each ring that recorded an event may hold an equal
- * share of {@link rows} in whole events, at least its latest one and at most {@link MAX_SCRAPE_EVENTS}. A ring
+ * share of {@link rows}, and of {@link ringLabelChars} by its longest event's label text, in whole events, at least
+ * its latest one and at most {@link MAX_SCRAPE_EVENTS}. A ring
  * reads its share at every event, so it grows when entries are deleted and gives up its oldest events when more
  * entries share the budget (docs/http-api.md, "Scraping").
  */
@@ -38,6 +45,7 @@ export class ScrapeBudget {
     readonly rows = SCRAPE_BUDGET_ROWS,
     readonly series = SCRAPE_BUDGET_SERIES,
     readonly labelChars = SCRAPE_BUDGET_LABEL_CHARS,
+    readonly ringLabelChars = SCRAPE_BUDGET_RING_LABEL_CHARS,
   ) {}
 
   /**
@@ -66,9 +74,13 @@ export class ScrapeBudget {
     this.members--;
   }
 
-  /** Events a ring of `width` rows an event may hold now. */
-  eventsFor(width: number): number {
-    const share = Math.floor(this.rows / (Math.max(1, this.members) * width));
+  /** Events a ring of `width` rows an event, of `chars` characters of label text an event, may hold now. */
+  eventsFor(width: number, chars: number): number {
+    const members = Math.max(1, this.members);
+    const share = Math.min(
+      Math.floor(this.rows / (members * width)),
+      Math.floor(this.ringLabelChars / (members * Math.max(1, chars))),
+    );
     return Math.max(1, Math.min(MAX_SCRAPE_EVENTS, share));
   }
 }
@@ -138,6 +150,8 @@ export class ScrapeBuffer {
   private stamps = new Float64Array(0);
   /** Events the ring holds now: it doubles when full, up to the budget's share. */
   private capacity = 0;
+  /** Label text of the longest event recorded (its rows' `key`s): what an event is charged against the budget. */
+  private eventChars = 0;
   /** Set when its entry is deleted: the ring is given back and records nothing more. */
   private released = false;
   /** Slot of the oldest event kept, and how many are kept. */
@@ -178,6 +192,9 @@ export class ScrapeBuffer {
     if (this.width === 0) this.allocate(batch.size / events);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
     for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) {
+      let chars = 0;
+      for (let r = 0; r < this.width; r++) chars += batch.series[e * this.width + r]!.key.length;
+      if (chars > this.eventChars) this.eventChars = chars;
       const at = this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
       for (let r = 0; r < this.width; r++) {
         this.rowSeries[at + r] = batch.series[e * this.width + r]!;
@@ -233,7 +250,7 @@ export class ScrapeBuffer {
   private allocate(width: number): void {
     this.width = width;
     this.budget.join();
-    this.resize(Math.min(INITIAL_EVENTS, this.budget.eventsFor(width)));
+    this.resize(Math.min(INITIAL_EVENTS, this.budget.eventsFor(width, this.eventChars)));
   }
 
   /** Moves the kept events, oldest first, to a ring of `capacity` events: the newest ones, when fewer fit. */
@@ -261,7 +278,7 @@ export class ScrapeBuffer {
 
   /** Takes the slot after the newest event, over the oldest when full, stamped `ms`; returns it. */
   private nextSlot(ms: number): number {
-    const share = this.budget.eventsFor(this.width);
+    const share = this.budget.eventsFor(this.width, this.eventChars);
     if (this.capacity > share) this.resize(share);
     else if (this.kept === this.capacity && this.capacity < share) this.resize(Math.min(share, this.capacity * 2));
     const slot = (this.first + this.kept) % this.capacity;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBudget, ScrapeBuffer } from '../../lib/server/scrape.js';
-import { seriesOf } from '../../operators/model/series.js';
+import { seriesOf, seriesOfSorted } from '../../operators/model/series.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
 import { collectGarbage } from '../support/memory.js';
@@ -245,6 +245,19 @@ describe('ScrapeBudget: what the rings of a server hold together', () => {
     recordEvents(one, 0, 5);
     recordEvents(other, 0, 5);
     expect([drained(one, 10), drained(other, 10)]).to.deep.equal([[4], [4]]);
+  });
+
+  it('counts label text too: an event of long labels takes more of the share than its rows', () => {
+    // A label set built per tick (past interning), its text `pod="…"` 106 characters; 2,000 for the server's rings.
+    const pod = (n: number) => seriesOfSorted(['pod'], [`${'p'.repeat(94)}${String(n).padStart(6, '0')}`], true);
+    const budget = new ScrapeBudget(1000, 50, 1000, 2000);
+    const long = gauge(budget);
+    for (let n = 0; n < 100; n++) long.record(sampleBatch({ values: [n], offsets: [n], series: pod(n) }));
+    expect(drained(long, MAX_SCRAPE_EVENTS)).to.deep.equal(range(82, 100));
+    // Short labels under the same budget: the rows bound.
+    const short = gauge(new ScrapeBudget(1000, 50, 1000, 2000));
+    recordEvents(short, 0, 100);
+    expect(drained(short, MAX_SCRAPE_EVENTS)).to.have.length(100);
   });
 
   it(`gives a ring alone the whole budget, up to ${MAX_SCRAPE_EVENTS} events`, () => {
