@@ -9,6 +9,7 @@ import type { Issue } from '../language/problems.js';
 import type { CsvColumn, CsvReplayGenerator, MetricTable } from '../language/types.js';
 import type { Entry } from '../config/types.js';
 import { claim } from '../config/references.js';
+import { NEGATIVE_COUNTER } from '../config/entry.js';
 
 /** The entries of a csv_replay entry, or the issue that stops it. */
 export function expandReplay(
@@ -26,6 +27,15 @@ export function expandReplay(
     ? selected(table, wanted, entry.generator.file)
     : { columns: table.columns.map((column) => ({ column })) };
   if ('issue' in chosen) return chosen;
+  const negative =
+    entry.metric_type === 'counter' && chosen.columns.find(({ column }) => column.negative)?.column.negative;
+  if (negative)
+    return {
+      issue: {
+        path: ['generator', 'file'],
+        message: `${entry.generator.file} ${negative.place}: ${negative.value} ${NEGATIVE_COUNTER}, or a file whose values stay at 0 or above`,
+      },
+    };
   const taken = new Set<string>();
   const entries = chosen.columns.map(({ column, as }): Entry => {
     const name = as?.name ?? column.name ?? entry.name!;

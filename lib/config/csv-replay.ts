@@ -244,6 +244,7 @@ export function metricTable(text: string, origin: string): MetricTable {
       );
     const values: number[] = [];
     let last: number | undefined;
+    let negative: { place: string; value: number } | undefined;
     for (const { cells, line } of rows) {
       const cell = (cells[column] ?? '').trim();
       // An empty cell (Grafana's null) holds the value before it.
@@ -251,13 +252,19 @@ export function metricTable(text: string, origin: string): MetricTable {
         last = decimal(cell) ?? Number.NaN;
         if (!Number.isFinite(last))
           throw fail(`${at(line, column, text)}: expected ${NUMBER_CELL}, got ${show(cells[column])}`);
+        if (last < 0) negative ??= { place: at(line, column, text), value: last };
       }
       values.push(last ?? NaN);
     }
     const firstValue = values.find((v) => !Number.isNaN(v));
     if (firstValue === undefined) throw fail(`${at(1, column, text)}: the column has no value in any row`);
     // Empty cells before the first value take it.
-    return { header: text, ...series, values: values.map((v) => (Number.isNaN(v) ? firstValue : v)) };
+    return {
+      header: text,
+      ...series,
+      values: values.map((v) => (Number.isNaN(v) ? firstValue : v)),
+      ...(negative && { negative }),
+    };
   });
   return { times, columns, toJSON: () => ({ rows: rows.length, columns: columns.length }) };
 }

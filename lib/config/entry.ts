@@ -85,6 +85,10 @@ const SOURCE_FIELD: Record<SignalType, EntryField> = {
 export { DEFAULT_BUCKETS, DEFAULT_QUANTILES };
 export const DEFAULT_OBSERVATIONS_PER_TICK = 100;
 
+/** Why a counter may not go below 0 (a generator's lowest value, a replayed CSV's cell), and what to give instead. */
+export const NEGATIVE_COUNTER =
+  'on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge';
+
 export interface DecodedEntry {
   /** Every field that decoded, even when others did not: file-level checks look at them. */
   readonly fields: EntryFields;
@@ -183,7 +187,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (lowest !== undefined && lowest < 0)
     add(
       ['generator'],
-      `${Number.isFinite(lowest) ? `goes down to ${lowest}` : 'goes down without end (a negative step_size and no max)'} on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a generator that stays at 0 or above`,
+      `${Number.isFinite(lowest) ? `goes down to ${lowest}` : 'goes down without end (a negative step_size and no max)'} ${NEGATIVE_COUNTER}, or a generator that stays at 0 or above`,
     );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');

@@ -77,6 +77,8 @@ export interface MetricTable {
     readonly name?: string;
     readonly labels: Readonly<Record<string, string>>;
     readonly values: readonly number[];
+    /** The first negative cell, where its value is (`line 3, column 2 (jobs_total)`): a counter refuses the column. */
+    readonly negative?: { readonly place: string; readonly value: number };
   }[];
   /** A summary, not the rows: what dry-run shows. */
   toJSON(): object;

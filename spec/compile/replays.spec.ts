@@ -28,6 +28,7 @@ writeFileSync(
   ),
 );
 writeFileSync(join(dir, 'unlevelled.csv'), ['timestamp,level,message', '100,,quiet', '102,error,loud', ''].join('\n'));
+writeFileSync(join(dir, 'balances.csv'), ['Time,credit,debit', '0,1,5', '10,,-2', '20,3,-4', ''].join('\n'));
 writeFileSync(join(dir, 'plain.csv'), ['timestamp,message', '100,hello', ''].join('\n'));
 
 async function compile(scenarios: Record<string, unknown>[]): Promise<ScenarioPlan> {
@@ -121,6 +122,16 @@ describe('csv_replay: one entry per column', () => {
     expect(await compileProblems([replay({ columns: ['errors', 'latency'] })])).to.deep.equal([
       'scenarios[0] (recorded): generator.columns[1]: series.csv has no column "latency" (its columns: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors)',
     ]);
+  });
+
+  it('refuses a negative value on a counter once the file is read, naming its line and column; only in the columns chosen', async () => {
+    const counter = (extra: Record<string, unknown> = {}) =>
+      replay({ file: 'balances.csv', ...extra }, { metric_type: 'counter' });
+    expect(await compileProblems([counter()])).to.deep.equal([
+      'scenarios[0] (recorded): generator.file: balances.csv line 3, column 3 (debit): -2 on a counter (metric_type: counter): OpenMetrics forbids negative counter values, and Prometheus reads every fall as a reset; give metric_type: gauge, or a file whose values stay at 0 or above',
+    ]);
+    expect((await compile([counter({ columns: ['credit'] })])).scenarios).to.have.length(1);
+    expect((await compile([replay({ file: 'balances.csv' })])).scenarios).to.have.length(2);
   });
 
   it('refuses csv_replay in a pack override, whose file no one reads', () => {
