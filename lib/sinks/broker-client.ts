@@ -30,10 +30,9 @@ export const REQUEST_TIMEOUT = 10_000;
 
 /**
  * The kafkajs client configuration of a sink. kafkajs's own retries are off: the sink's `retry`
- * is the only retry policy, so it says exactly how long a batch is tried. kafkajs prints nothing:
- * every failure reaches the sink as an error of its send (the sink's producer reads only which broker
- * answered an error from kafkajs's log). `ca_cert` is read here, when the sink
- * first connects.
+ * is the only retry policy, so it says exactly how long a batch is tried. Its logging is the sink's
+ * producer's (lib/sinks/broker.ts), which keeps errors from kafkajs's log rather than printing them: every
+ * failure reaches the sink as an error of its send. `ca_cert` is read here, when the sink first connects.
  */
 export function kafkaConfig(
   connection: BrokerConnection,
@@ -51,7 +50,6 @@ export function kafkaConfig(
     connectionTimeout: CONNECTION_TIMEOUT,
     requestTimeout: REQUEST_TIMEOUT,
     retry: { retries: 0 },
-    logLevel: 0 satisfies Kafkajs.logLevel.NOTHING,
   };
 }
 

@@ -187,7 +187,7 @@ describe('broker sink', () => {
       }
     });
 
-    it("client_id (default svc), timeouts, no retries of its own (the sink's retry is the policy) and no logging", () => {
+    it("client_id (default svc), timeouts, no retries of its own (the sink's retry is the policy); no log level, which the producer sets with its log creator", () => {
       expect(kafkaConfig({ brokers: ['k:9092'] })).to.deep.equal({
         clientId: 'svc',
         brokers: ['k:9092'],
@@ -195,7 +195,6 @@ describe('broker sink', () => {
         connectionTimeout: 5000,
         requestTimeout: 10_000,
         retry: { retries: 0 },
-        logLevel: kafkajs.logLevel.NOTHING,
       });
       expect(kafkaConfig({ brokers: ['k:9092'], clientId: 'gen-1' }).clientId).to.equal('gen-1');
     });
