@@ -24,15 +24,16 @@ export const SERIES_COLOURS = ['#1f9bcf', '#e0a100', '#c0399a', '#2f9e44', '#3b5
 /**
  * The legend of a chart's series: the labels every series shares, written once (`{service.name="api"}`, for the
  * title), and each series' name with only the labels that differ. Similar label sets cut to a line's width would
- * otherwise read alike, cut where they differ. Without a label shared by all (or with one series, or a name that is
- * not a label set) `shared` is undefined and the names are as they are.
+ * otherwise read alike, cut where they differ. Without a label shared by all (or with one series, a name that is
+ * not a label set, or a series with only the shared labels) `shared` is undefined and the names are as they are.
  */
 export function legendOf(series: readonly PreviewSeries[]): { shared?: string; names: string[] } {
   const names = series.map((s) => s.name);
   const sets = names.map(labelPairs);
   if (sets.length < 2 || sets.some((set) => set === undefined)) return { names };
   const shared = sets[0]!.filter((pair) => sets.every((set) => set!.includes(pair)));
-  if (shared.length === 0) return { names };
+  // A series with no label beyond the shared ones would be named `{}`: the names stay whole instead.
+  if (shared.length === 0 || sets.some((set) => set!.length === shared.length)) return { names };
   return {
     shared: `{${shared.join(',')}}`,
     names: sets.map((set) => `{${set!.filter((pair) => !shared.includes(pair)).join(',')}}`),

@@ -10,6 +10,7 @@ import {
   PreviewError,
   type Preview,
 } from '../../lib/preview/index.js';
+import { legendOf } from '../../lib/preview/points.js';
 
 const plan = (yaml: string) =>
   compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), { origin: 'test.yaml' }).plans;
@@ -385,5 +386,22 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect((refused as PreviewError).message)
       .to.contain('about 22,500,000 rows')
       .and.contain('users, at rate 5000 events/s over 30m, a row counted 2.5 times as it builds its own label set');
+  });
+});
+
+describe('legendOf: the labels all series of a chart share, lifted into its title', () => {
+  const named = (...names: string[]) => names.map((name) => ({ name, values: [] }));
+
+  it('keeps in each name only the labels that differ', () => {
+    expect(legendOf(named('{env="a",host="1"}', '{env="a",host="2"}'))).to.deep.equal({
+      shared: '{env="a"}',
+      names: ['{host="1"}', '{host="2"}'],
+    });
+  });
+
+  it('lifts nothing when a series has only the shared labels, which would leave it named {}', () => {
+    expect(legendOf(named('{env="a"}', '{env="a",host="2"}'))).to.deep.equal({
+      names: ['{env="a"}', '{env="a",host="2"}'],
+    });
   });
 });
