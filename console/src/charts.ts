@@ -3,7 +3,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatValue } from '../../lib/format.js';
 import { type DrawnMarks, LABEL_FONT, labelBoxes } from './mark-labels.js';
-import { ERROR_RATIO, loneIndices, SERIES_COLOURS } from '../../lib/preview/points.js';
+import { ERROR_RATIO, loneIndices, MARK_COLOURS, SERIES_COLOURS } from '../../lib/preview/points.js';
+import type { PreviewMark } from '../../lib/preview/types.js';
 
 /** Every chart on the page, by key (`running:<id>`, `preview:<entry id>`): `svcConsole.charts` reads them. */
 export const charts = new Map<string, uPlot>();
@@ -15,7 +16,7 @@ const resizers = new Map<string, ResizeObserver>();
 
 /** A vertical mark on a chart: a start, a burst or a gap (a span when `until` is given). */
 export interface Mark {
-  readonly kind: string;
+  readonly kind: PreviewMark['kind'];
   /** Epoch ms. */
   readonly at: number;
   readonly until?: number;
@@ -221,17 +222,6 @@ function recordAxes(key: string, u: uPlot): void {
   drawnAxes.set(key, axes);
 }
 
-const MARK_COLORS: Record<string, string> = {
-  start: '#2e9e5b',
-  end: '#888',
-  after: '#6a5acd',
-  while: '#6a5acd',
-  burst: '#e0712c',
-  gap: '#d33f49',
-  spike: '#8f5fd6',
-  incident: '#c2255c',
-};
-
 /** The marks of each chart, by key: `svcConsole.marks` reads them (the specs check that labels do not overlap). */
 export const drawnMarks = new Map<string, DrawnMarks>();
 
@@ -248,7 +238,7 @@ function marksPlugin(key: string, marks: readonly Mark[]): uPlot.Plugin {
         const ratio = devicePixelRatio;
         const { top, height, left, width } = u.bbox;
         ctx.save();
-        const colors = marks.map((mark) => MARK_COLORS[mark.kind] ?? '#888');
+        const colors = marks.map((mark) => MARK_COLOURS[mark.kind]);
         const xs = marks.map((mark) => u.valToPos(mark.at, 'x', true));
         for (const [i, mark] of marks.entries()) {
           const x = xs[i]!;

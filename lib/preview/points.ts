@@ -2,7 +2,7 @@
  * What the drawers of a preview share beyond its types (the console's browser code reads this module too, so it
  * imports only types).
  */
-import type { PreviewSeries } from './types.js';
+import type { PreviewMark, PreviewSeries } from './types.js';
 
 /** The name of a traces entry's series of failed spans over all spans, drawn on a 0–1 scale of its own. */
 export const ERROR_RATIO = 'error ratio';
@@ -20,6 +20,21 @@ export function loneIndices(values: ArrayLike<number | null | undefined>): numbe
  * up to 8 lines a chart has (MAX_LINES label sets, or min, mean and max), so no two lines of a chart share one.
  */
 export const SERIES_COLOURS = ['#1f9bcf', '#e0a100', '#c0399a', '#2f9e44', '#3b5bdb', '#e03131', '#8a6d1f', '#495057'];
+
+/**
+ * The colour of each kind of mark, in the SVG of `svc plot` and in the console: its line and label, and, tinted, the
+ * window it shades (a burst, gap, spike, incident, open `while`).
+ */
+export const MARK_COLOURS: Readonly<Record<PreviewMark['kind'], string>> = {
+  start: '#2e9e5b',
+  end: '#868e96',
+  after: '#6a5acd',
+  while: '#6a5acd',
+  burst: '#e0712c',
+  gap: '#d33f49',
+  spike: '#8f5fd6',
+  incident: '#c2255c',
+};
 
 /**
  * The legend of a chart's series: the labels every series shares, written once (`{service.name="api"}`, for the

@@ -7,7 +7,7 @@
 import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../preview/index.js';
 import { heightOf, legendLines, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
-import { ERROR_RATIO, legendOf, loneIndices, SERIES_COLOURS } from '../../preview/points.js';
+import { ERROR_RATIO, legendOf, loneIndices, MARK_COLOURS, SERIES_COLOURS } from '../../preview/points.js';
 
 const WIDTH = 960;
 const LEFT = 70;
@@ -31,13 +31,6 @@ const SEVERITY_COLOURS: Record<string, string> = {
   warn: '#e0a100',
   error: '#e03131',
   fatal: '#c0399a',
-};
-const WINDOW_FILLS: Record<string, string> = {
-  burst: '#ffa94d',
-  gap: '#adb5bd',
-  while: '#69db7c',
-  spike: '#b197fc',
-  incident: '#ff8787',
 };
 
 /** The SVG document of every entry's panel, stacked. */
@@ -156,11 +149,11 @@ function legendSvg(
 /** Burst, gap, spike, incident and open `while` windows, shaded behind the lines. */
 function windowShades(marks: readonly PreviewMark[], atX: (at: number) => number, top: number, height: number) {
   return marks
-    .filter((mark) => mark.until !== undefined && WINDOW_FILLS[mark.kind])
+    .filter((mark) => mark.until !== undefined)
     .map((mark) => {
       const x = atX(mark.at);
       const width = Math.max(1, atX(mark.until!) - x);
-      return `<rect x="${x.toFixed(1)}" y="${top}" width="${width.toFixed(1)}" height="${height}" fill="${WINDOW_FILLS[mark.kind]}" fill-opacity="0.25"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></rect>`;
+      return `<rect x="${x.toFixed(1)}" y="${top}" width="${width.toFixed(1)}" height="${height}" fill="${MARK_COLOURS[mark.kind]}" fill-opacity="0.2"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></rect>`;
     });
 }
 
@@ -170,7 +163,7 @@ function moments(marks: readonly PreviewMark[], atX: (at: number) => number, top
     .filter((mark) => mark.kind === 'end' || ((mark.kind === 'start' || mark.kind === 'after') && mark.label))
     .map((mark) => {
       const x = atX(mark.at).toFixed(1);
-      return `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + height}" stroke="#495057" stroke-dasharray="4 3"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></line>`;
+      return `<line x1="${x}" y1="${top}" x2="${x}" y2="${top + height}" stroke="${MARK_COLOURS[mark.kind]}" stroke-dasharray="4 3"><title>${escapeXml(markLegend(mark.kind, mark.label) ?? mark.kind)}</title></line>`;
     });
 }
 

@@ -173,6 +173,18 @@ function blockStrip(values: readonly (number | null)[], columns: number, top: nu
   return text;
 }
 
+/** The sign of each kind of mark in the marks row; a gap has none (its columns of the chart are empty). */
+const MARK_SIGNS: Readonly<Record<PreviewMark['kind'], string>> = {
+  burst: '^',
+  spike: '*',
+  incident: '!',
+  while: '=',
+  after: '>',
+  start: '>',
+  end: '|',
+  gap: ' ',
+};
+
 /**
  * The marks under a chart: `^` under a burst, `*` under a cardinality spike, `!` under an incident, `=` while the
  * `while` gate is open, `>` where the entry started late (a phase offset, `after`), `|` where it ended. Gaps are the
@@ -185,15 +197,14 @@ function marksRow(marks: readonly PreviewMark[], preview: Preview, columns: numb
     const last = Math.min(columns - 1, Math.ceil((mark.until! - preview.from) / preview.step / 2) - 1);
     for (let c = Math.max(0, cellOf(mark.at)); c <= last; c++) row[c] = char;
   };
-  for (const mark of marks) if (mark.kind === 'while') fill(mark, '=');
-  for (const mark of marks) if (mark.kind === 'spike') fill(mark, '*');
-  for (const mark of marks) if (mark.kind === 'incident') fill(mark, '!');
-  for (const mark of marks) if (mark.kind === 'burst') fill(mark, '^');
+  // Later kinds are drawn over earlier ones: a burst shows inside an open `while`.
+  for (const kind of ['while', 'spike', 'incident', 'burst'] as const)
+    for (const mark of marks) if (mark.kind === kind) fill(mark, MARK_SIGNS[kind]);
   for (const mark of marks) {
     const cell = cellOf(mark.at);
     if (cell < 0 || cell >= columns) continue;
-    if (mark.kind === 'end') row[cell] = '|';
-    if ((mark.kind === 'start' || mark.kind === 'after') && mark.at > preview.from) row[cell] = '>';
+    if (mark.kind === 'end' || ((mark.kind === 'start' || mark.kind === 'after') && mark.at > preview.from))
+      row[cell] = MARK_SIGNS[mark.kind];
   }
   return row.join('');
 }
@@ -213,20 +224,11 @@ function timeAxis(preview: Preview, columns: number): string {
 
 /** What the marks row's signs stand for, each mark once: `^ burst ×5`, `> after cpu > 75 + 1m`, `= while cpu > 70`. */
 function markLegends(marks: readonly PreviewMark[]): string[] {
-  const sign: Record<string, string> = {
-    burst: '^',
-    spike: '*',
-    incident: '!',
-    while: '=',
-    after: '>',
-    start: '>',
-    end: '|',
-  };
   const named = new Set<string>();
   for (const mark of marks) {
     if ((mark.kind === 'start' || mark.kind === 'after') && mark.label === undefined) continue;
     const text = markLegend(mark.kind, mark.label);
-    if (text) named.add(`${sign[mark.kind]} ${text}`);
+    if (text) named.add(`${MARK_SIGNS[mark.kind]} ${text}`);
   }
   return [...named];
 }
