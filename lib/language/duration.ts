@@ -1,3 +1,5 @@
+import { show } from './problems.js';
+
 /** Duration grammar shared by `duration`, windows, `phase_offset`, `after.delay` and retry backoffs. */
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
@@ -14,13 +16,11 @@ const DURATION = new RegExp(DURATION_PATTERN);
 export function parseDuration(text: string, { zero = false }: { zero?: boolean } = {}): number {
   const match = DURATION.exec(text);
   if (!match) {
-    throw new RangeError(
-      `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(text)}`,
-    );
+    throw new RangeError(`expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${show(text)}`);
   }
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
   if (!(ms > 0 || (zero && ms === 0)) || !Number.isFinite(ms)) {
-    throw new RangeError(`expected a ${zero ? 'finite' : 'positive, finite'} duration, got ${JSON.stringify(text)}`);
+    throw new RangeError(`expected a ${zero ? 'finite' : 'positive, finite'} duration, got ${show(text)}`);
   }
   return ms;
 }

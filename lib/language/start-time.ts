@@ -1,3 +1,4 @@
+import { show } from './problems.js';
 import type { StartTime } from './types.js';
 
 const OFFSET_UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -19,23 +20,22 @@ export function parseStartTime(text: string): StartTime {
     // Rounded to the microsecond, as durations are.
     const magnitude =
       Math.round(Number(relative[2]) * OFFSET_UNIT_MS[relative[3] as keyof typeof OFFSET_UNIT_MS] * 1000) / 1000;
-    if (!Number.isFinite(magnitude))
-      throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (offset too large)`);
+    if (!Number.isFinite(magnitude)) throw new RangeError(`${EXPECTED}, got ${show(text)} (offset too large)`);
     // `0 * -1` is -0; keep offsets free of negative zero.
     return { kind: 'relative', offsetMs: relative[1] === '-' && magnitude !== 0 ? -magnitude : magnitude };
   }
   if (UNSIGNED.test(text)) {
-    throw new RangeError(
-      `${EXPECTED}, got ${JSON.stringify(text)} (a relative offset needs a sign: +${text} or -${text})`,
-    );
+    // Digits and a unit: quoting adds no escapes, only cuts a long one short.
+    const offset = show(text).slice(1, -1);
+    throw new RangeError(`${EXPECTED}, got ${show(text)} (a relative offset needs a sign: +${offset} or -${offset})`);
   }
   const absolute = RFC3339.exec(text);
-  if (!absolute) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)}`);
+  if (!absolute) throw new RangeError(`${EXPECTED}, got ${show(text)}`);
   if (absolute[8] === undefined) {
-    throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (an instant needs a time zone: Z or ±hh:mm)`);
+    throw new RangeError(`${EXPECTED}, got ${show(text)} (an instant needs a time zone: Z or ±hh:mm)`);
   }
   const epochMs = instantMs(absolute);
-  if (epochMs === undefined) throw new RangeError(`${EXPECTED}, got ${JSON.stringify(text)} (no such date or time)`);
+  if (epochMs === undefined) throw new RangeError(`${EXPECTED}, got ${show(text)} (no such date or time)`);
   return { kind: 'absolute', epochMs };
 }
 

@@ -66,4 +66,17 @@ describe('parseDuration', () => {
   it('rejects a duration too large to represent', () => {
     expect(() => parseDuration(`${'9'.repeat(400)}h`)).to.throw(RangeError, 'expected a positive, finite duration');
   });
+
+  it('quotes a long value cut short, as every message does, not the whole of it', () => {
+    for (const long of ['x'.repeat(100_000), `${'9'.repeat(100_000)}h`]) {
+      const message = (() => {
+        try {
+          parseDuration(long);
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      expect(message).to.match(/, got "[x9]{57}\.\.\."$/);
+    }
+  });
 });

@@ -36,6 +36,15 @@ describe('parseStartTime', () => {
     it('asks for a sign when there is none', () => {
       expect(() => parseStartTime('1h')).to.throw(RangeError, '(a relative offset needs a sign: +1h or -1h)');
     });
+
+    it('quotes a long value cut short, not the whole of it', () => {
+      for (const long of ['x'.repeat(100_000), `${'1'.repeat(100_000)}h`, `+${'9'.repeat(100_000)}h`]) {
+        expect(() => parseStartTime(long))
+          .to.throw(RangeError)
+          .with.property('message')
+          .that.has.length.below(400);
+      }
+    });
   });
 
   describe('absolute instants (RFC 3339)', () => {
