@@ -170,9 +170,9 @@ function* boundedTokens(source: string, lines: LineCounter, origin: string, maxT
 }
 
 /**
- * Keys repeated in one mapping (merge keys `<<` may repeat), and aliases inside the node they name (a node that
- * contains itself, which no field of a scenario can be, and which `toJS` would turn into a cyclic object), with their
- * positions.
+ * Keys repeated in one mapping (merge keys `<<` may repeat), aliases that name no anchor before them, and aliases
+ * inside the node they name (a node that contains itself, which no field of a scenario can be, and which `toJS` would
+ * turn into a cyclic object), with their positions.
  */
 function structureProblems(document: Document.Parsed, source: string, lines: LineCounter): string[] {
   const found: string[] = [];
@@ -180,7 +180,13 @@ function structureProblems(document: Document.Parsed, source: string, lines: Lin
   // Nesting is at most MAX_DEPTH deep here: the recursion is bounded.
   const walk = (node: unknown): void => {
     if (isAlias(node)) {
-      if (ancestors.includes(node.resolve(document)))
+      const named = node.resolve(document);
+      // toJS would call it an alias bomb: its ReferenceError is the one of too many expansions.
+      if (named === undefined)
+        found.push(
+          `the alias *${node.source} at ${position(source, node.range?.[0] ?? 0, lines)} names no anchor: write &${node.source} on a node before it`,
+        );
+      else if (ancestors.includes(named))
         found.push(
           `the alias *${node.source} at ${position(source, node.range?.[0] ?? 0, lines)} is inside the node it names: it would make a structure that contains itself`,
         );

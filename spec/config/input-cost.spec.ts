@@ -104,6 +104,18 @@ describe('input cost: documents are bounded before they cost time or memory', ()
       expect(reused.kind).to.not.equal('syntax');
     });
 
+    it('names an alias without its anchor as such, not as an alias bomb', () => {
+      for (const [text, name] of [
+        ['a: *nope', 'nope'],
+        ['a: *x\nb: &x 1', 'x'],
+      ]) {
+        expect(refusal(text!)).to.deep.equal({
+          kind: 'syntax',
+          message: `invalid YAML: the alias *${name} at line 1, column 4 names no anchor: write &${name} on a node before it`,
+        });
+      }
+    });
+
     it('refuses more than 500 entries before validating any of them', () => {
       const entries = Array.from({ length: 372_000 }, () => 0);
       expect(refusal(v2(entries), 'json')).to.deep.equal({
