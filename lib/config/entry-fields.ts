@@ -12,6 +12,7 @@ import {
   integer,
   list,
   matching,
+  filePath,
   nonEmptyString,
   nonNegative,
   oneOf,
@@ -192,7 +193,7 @@ export const entryFields = {
   exemplars,
   trace_context: traceContext,
   span_metrics: spanMetrics,
-  pack: nonEmptyString.describe(
+  pack: filePath.describe(
     'A metric pack: its name (built-in or from the catalog), or the path of a pack file (holding a / or starting with .; relative: from the scenario file). The entry becomes one entry per metric of the pack.',
   ),
   overrides,

@@ -5,6 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isRight } from 'fp-ts/lib/Either.js';
+import { MAX_PATH_CHARS } from './limits.js';
 import { closest, describe, isMapping, show } from './problems.js';
 
 /** A JSON Schema (draft 2020-12) node. */
@@ -108,6 +109,13 @@ export function stringWhere(test: (s: string) => boolean, expected: string, sche
 }
 
 export const nonEmptyString = stringWhere((s) => s.length > 0, 'a non-empty string', { minLength: 1 });
+
+/** A path a scenario names: longer than the system opens, it could only fail later, quoting the whole of it. */
+export const filePath = stringWhere(
+  (s) => s.length > 0 && s.length <= MAX_PATH_CHARS,
+  `a path of 1 to ${MAX_PATH_CHARS} characters`,
+  { minLength: 1, maxLength: MAX_PATH_CHARS },
+);
 
 /** A string matching `pattern` (written without anchors, as it appears in messages). */
 export function matching(pattern: string, what: string): Codec<string> {

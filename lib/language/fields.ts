@@ -19,6 +19,7 @@ import {
   invalidType,
   list,
   matching,
+  filePath,
   nonEmptyString,
   nonNegative,
   number,
@@ -402,7 +403,7 @@ const replayTiming = {
     'CSV seconds per second of the run (default 1): 15 plays 15 s rows one a second.',
   ),
 };
-const csvFile = nonEmptyString.describe(
+const csvFile = filePath.describe(
   'The CSV file: a relative path is looked for beside the scenario file, then in the working directory.',
 );
 
@@ -643,7 +644,7 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   // The reference tool's: no timing or severity fields, the lines are the records.
   replay: strict('replay log generator', {
     type: oneOf(['replay']),
-    file: nonEmptyString.describe(
+    file: filePath.describe(
       'The log file, one record a line: a relative path is looked for beside the scenario file, then in the working directory.',
     ),
   }).describe('The lines of a text file, one record a tick in order, starting over after the last; severity info.'),

@@ -100,6 +100,8 @@ export const MAX_CSV_CELL = 64 * 1024;
 
 // ---- lists and other counts -------------------------------------------------------------------
 
+/** Characters of a path a scenario names (a file sink's, a CSV, a replayed log, a pack, a CA certificate): Linux's PATH_MAX. */
+export const MAX_PATH_CHARS = 4096;
 export const MAX_BUCKETS = 256;
 /** `native.schema` of a histogram: Prometheus' resolutions, from base 2^16 (-4) to base 2^(1/256) (8). */
 export const MIN_NATIVE_SCHEMA = -4;

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
 import { loadPackFile } from '../../lib/config/pack.js';
 import { readTextFile } from '../../lib/config/read.js';
-import { configError, metric, problems, v2 } from '../support/scenarios.js';
+import { configError, entryProblems, logs, metric, problems, v2 } from '../support/scenarios.js';
 
 const MiB = 1024 * 1024;
 
@@ -114,6 +114,26 @@ describe('input cost: documents are bounded before they cost time or memory', ()
           message: `invalid YAML: the alias *${name} at line 1, column 4 names no anchor: write &${name} on a node before it`,
         });
       }
+    });
+
+    it('refuses a path longer than the system opens, in every field that names a file, quoting it cut short', () => {
+      const long = `${'d/'.repeat(2100)}x`;
+      const kafka = { type: 'broker', brokers: ['127.0.0.1:9092'], topic: 't', tls: { enabled: true, ca_cert: long } };
+      const expected = `expected a path of 1 to 4096 characters, got "${long.slice(0, 57)}..."`;
+      expect(
+        entryProblems(metric({ sink: { type: 'file', path: long } })).concat(
+          entryProblems(metric({ sink: kafka })),
+          entryProblems(metric({ generator: { type: 'csv_replay', file: long } })),
+          entryProblems(logs({ log_generator: { type: 'replay', file: long } })),
+          entryProblems({ id: 'p', signal_type: 'metrics', pack: long, rate: 1 }),
+        ),
+      ).to.deep.equal([
+        `scenarios[0] (cpu): sink.path: ${expected}`,
+        `scenarios[0] (cpu): sink.tls.ca_cert: ${expected}`,
+        `scenarios[0] (cpu): generator.file: ${expected}`,
+        `scenarios[0] (app): log_generator.file: ${expected}`,
+        `scenarios[0] (p): pack: ${expected}`,
+      ]);
     });
 
     it('refuses more than 500 entries before validating any of them', () => {

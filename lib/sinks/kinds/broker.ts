@@ -5,7 +5,7 @@ import {
   invalidType,
   list,
   matching,
-  nonEmptyString,
+  filePath,
   oneOf,
   strict,
   string,
@@ -76,7 +76,7 @@ export const brokerKind = defineSink({
       tls: strict(
         'tls',
         { enabled: boolean.describe('Connect over TLS.') },
-        { ca_cert: nonEmptyString.describe("A PEM file of the CA to trust; default the system's.") },
+        { ca_cert: filePath.describe("A PEM file of the CA to trust; default the system's.") },
       ).describe('TLS to the brokers.'),
       acks: oneOf(['all', 'leader', 'none']).describe('Which acknowledgements a send waits for; default all.'),
       compression: oneOf(['none', 'gzip']).describe('Compression of the message batches; default none.'),

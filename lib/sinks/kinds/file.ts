@@ -1,4 +1,4 @@
-import { nonEmptyString, oneOf, strict } from '../../language/combinators.js';
+import { filePath, oneOf, strict } from '../../language/combinators.js';
 import { fileSink } from '../file.js';
 import { defineSink } from './kind.js';
 
@@ -6,7 +6,7 @@ export const fileKind = defineSink({
   type: 'file',
   codec: strict('file sink', {
     type: oneOf(['file']),
-    path: nonEmptyString.describe('The file written (truncated at start; a single event appends).'),
+    path: filePath.describe('The file written (truncated at start; a single event appends).'),
   }),
   create: (config, deps) =>
     fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer, realPath: deps.realPaths }),
