@@ -23,6 +23,7 @@ import {
   isMapping,
   issuesOf,
   problemAt,
+  shortened,
   show,
   type Issue,
   type Place,
@@ -282,5 +283,5 @@ function flagProblems(results: readonly { place: Place; flagIssues: readonly Fla
 /** `scenarios[0] (cpu_usage)`: the entry's id, else name, else pack, when it is a string. */
 function labelOf(prefix: string, raw: Record<string, unknown>): string {
   const name = [raw.id, raw.name, raw.pack].find((v): v is string => typeof v === 'string' && v !== '');
-  return name === undefined ? prefix : `${prefix} (${name})`;
+  return name === undefined ? prefix : `${prefix} (${shortened(name)})`;
 }

@@ -102,12 +102,14 @@ export function formatPath(path: readonly Segment[]): string {
 
 const SHOWN_CHARS = 60;
 
+/** A text of the user's as messages hold it: a long one cut short. */
+export function shortened(text: string): string {
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS - 3)}...` : text;
+}
+
 /** A value as written in messages: `0`, `"run"`, `a list`. */
 export function show(value: unknown): string {
-  if (typeof value === 'string') {
-    const shown = redactText(value);
-    return JSON.stringify(shown.length > SHOWN_CHARS ? `${shown.slice(0, SHOWN_CHARS - 3)}...` : shown);
-  }
+  if (typeof value === 'string') return JSON.stringify(shortened(redactText(value)));
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
