@@ -1,11 +1,14 @@
 /**
  * svc-server's `GET /scenarios/metrics` in `npm run bench`: milliseconds to build one answer in the text and in the
  * protobuf exposition, of 1,000 label sets of a histogram (11 buckets, a native histogram and exemplars: 15,000
- * series) and of a gauge of 100,000 series, the median of 5 answers each. Prints figures; asserts nothing.
+ * series) and of a gauge of 100,000 series, the median of 5 answers each; and built as the server builds them, in
+ * slices, the longest the event loop waited meanwhile (goal: tens of ms, not the whole build). Prints figures;
+ * asserts nothing.
  */
 import { firstValueFrom, of } from 'rxjs';
-import { aggregate, ScrapeBuffer } from '../lib/server/scrape.js';
-import { aggregateProtobuf } from '../lib/server/scrape-protobuf.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { aggregate, aggregateSteps, ScrapeBuffer, sliced, type Steps } from '../lib/server/scrape.js';
+import { aggregateProtobuf, protobufSteps } from '../lib/server/scrape-protobuf.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE, histogram } from '../operators/histogram.js';
 import { exemplars } from '../operators/exemplars.js';
 import { seriesOf } from '../operators/model/series.js';
@@ -14,6 +17,17 @@ import { percentile } from '../spec/support/percentile.js';
 const RUNS = 5;
 
 /** Median ms and bytes of one answer. */
+/** Wall ms of a sliced build, and the longest the event loop waited while it ran (ms). */
+async function slicedAnswer(steps: Steps<unknown>): Promise<{ ms: number; delay: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const started = performance.now();
+  await sliced(steps);
+  const ms = performance.now() - started;
+  delay.disable();
+  return { ms, delay: delay.max / 1e6 };
+}
+
 function answer(build: () => { length: number }): { ms: number; bytes: number } {
   const bytes = build().length;
   const times = Array.from({ length: RUNS }, () => {
@@ -64,5 +78,14 @@ export async function scrapeBench(): Promise<void> {
     console.log(
       `  ${what}: text ${text.ms.toFixed(1)} ms (${text.bytes} B), protobuf ${protobuf.ms.toFixed(1)} ms (${protobuf.bytes} B)`,
     );
+    for (const [format, steps] of [
+      ['text', aggregateSteps([buffer], () => {})],
+      ['protobuf', protobufSteps([buffer], () => {})],
+    ] as const) {
+      const { ms, delay } = await slicedAnswer(steps);
+      console.log(
+        `    in slices, ${format}: ${ms.toFixed(1)} ms, the event loop waited at most ${delay.toFixed(1)} ms`,
+      );
+    }
   }
 }

@@ -5,7 +5,15 @@ import { seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { metricFamilyType } from '../protocols/metric-family.js';
 import { familyName, unitOf } from '../protocols/metric-units.js';
-import { latestFamilies, type LatestFamily, type LatestRow, type ScrapeBuffer } from './scrape.js';
+import {
+  latestFamilies,
+  STEP_ROWS,
+  unsliced,
+  type LatestFamily,
+  type LatestRow,
+  type ScrapeBuffer,
+  type Steps,
+} from './scrape.js';
 
 /** client_model's `MetricType` numbers. */
 const TYPE_NUMBER: Record<MetricType, number> = { counter: 0, gauge: 1, summary: 2, untyped: 3, histogram: 4 };
@@ -34,28 +42,61 @@ type Fold = (message: Record<string, unknown>, row: LatestRow, at: string | unde
  * Every family carries the base unit its name ends with, as OpenMetrics' `# UNIT` does. Empty (no bytes) when no
  * entry has a sample.
  */
-export function aggregateProtobuf(
+export function* protobufSteps(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): Uint8Array {
+): Steps<Uint8Array> {
   const MetricFamily = metricFamilyType();
+  const Metric = MetricFamily.root.lookupType('io.prometheus.client.Metric');
   let writer: Writer | undefined;
-  for (const family of latestFamilies(buffers, onConflict).flatMap(familyMessages)) {
-    writer = MetricFamily.encodeDelimited(family, writer);
+  for (const family of yield* latestFamilies(buffers, onConflict)) {
+    for (const { metric, unit, ...head } of yield* familyMessages(family)) {
+      // What MetricFamily.encodeDelimited writes, a Metric at a time so that the build can yield between them:
+      // the fields in the order of their numbers, each Metric as field 4 (wire type 2, length-delimited).
+      writer = MetricFamily.encode(head, writer?.fork());
+      for (let i = 0; i < metric.length; i++) {
+        if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+        Metric.encode(metric[i]!, writer.uint32(METRIC_TAG).fork()).ldelim();
+      }
+      if (unit) MetricFamily.encode({ unit }, writer);
+      writer.ldelim();
+    }
   }
   return writer?.finish() ?? new Uint8Array(0);
 }
 
+/** {@link protobufSteps} at once. */
+export function aggregateProtobuf(
+  buffers: readonly ScrapeBuffer[],
+  onConflict: (name: string, types: MetricType[]) => void,
+): Uint8Array {
+  return unsliced(protobufSteps(buffers, onConflict));
+}
+
+/** The key of `MetricFamily.metric`: field 4, wire type 2 (length-delimited). */
+const METRIC_TAG = (4 << 3) | 2;
+
+/** A `MetricFamily` message: its `Metric`s apart, as they are encoded one at a time. */
+interface FamilyMessage {
+  readonly name: string;
+  readonly help?: string;
+  readonly type: number;
+  readonly unit?: string;
+  readonly metric: readonly object[];
+}
+
 /** The `MetricFamily` messages of one family. */
-function familyMessages({ family, rows }: LatestFamily): object[] {
+function* familyMessages({ family, rows }: LatestFamily): Steps<FamilyMessage[]> {
   const { name, type } = family;
   const unit = unitOf(familyName(name, type));
   const meta = { ...(family.help !== undefined && { help: family.help }), ...(unit && { unit }) };
   if (type === 'histogram' || type === 'summary') {
-    return [{ name, ...meta, type: TYPE_NUMBER[type], metric: gathered(rows, type) }];
+    return [{ name, ...meta, type: TYPE_NUMBER[type], metric: yield* gathered(rows, type) }];
   }
   const bySample = new Map<string, object[]>();
-  for (const row of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+    const row = rows[i]!;
     if (row.native) continue;
     const sampleName = name + (row.series.suffix ?? '');
     const metric = { label: labelPairs(row.series), [type]: simpleValue(type, row) };
@@ -86,10 +127,12 @@ const COMPOSITE: Record<'histogram' | 'summary', { by: string; list: string; fol
  * The `Metric`s of a histogram's or summary's rows: one per label set without the label that tells a bucket's or a
  * quantile's rows apart, each with its `Histogram` or `Summary` message.
  */
-function gathered(rows: readonly LatestRow[], kind: 'histogram' | 'summary'): object[] {
+function* gathered(rows: readonly LatestRow[], kind: 'histogram' | 'summary'): Steps<object[]> {
   const { by, list, fold } = COMPOSITE[kind];
   const metrics = new Map<string, { label: LabelPair[]; message: Record<string, unknown> }>();
-  for (const row of rows) {
+  for (let i = 0; i < rows.length; i++) {
+    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+    const row = rows[i]!;
     const at = row.series.labels[by];
     const base = at === undefined ? row.series : withoutLabel(row.series, by);
     let metric = metrics.get(base.key);

@@ -239,12 +239,25 @@ export class ScrapeBuffer {
 
   /** The latest state of every series, without timestamps. */
   latestRows(): readonly LatestRow[] {
-    const { created } = this;
-    return this.series.map((series, i) => {
-      const native = this.latestNative[i];
-      const exemplar = this.latestExemplar[i];
-      return { series, value: this.latest[i]!, created, ...(native && { native }), ...(exemplar && { exemplar }) };
-    });
+    return this.series.map((_, i) => this.latestRow(i));
+  }
+
+  /** Series whose latest value the table holds: it only grows while the entry runs. */
+  get latestCount(): number {
+    return this.series.length;
+  }
+
+  /** The latest state of the series at `index` (of the first {@link latestCount}), as it is now. */
+  latestRow(index: number): LatestRow {
+    const native = this.latestNative[index];
+    const exemplar = this.latestExemplar[index];
+    return {
+      series: this.series[index]!,
+      value: this.latest[index]!,
+      created: this.created,
+      ...(native && { native }),
+      ...(exemplar && { exemplar }),
+    };
   }
 
   private allocate(width: number): void {
@@ -319,14 +332,49 @@ export class ScrapeBuffer {
 }
 
 /**
+ * A build that yields (`yield;`) every {@link STEP_ROWS} rows or so, so that {@link sliced} can hand the event loop
+ * back between slices; its return value is the result.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Rows a build handles between two looks at the clock: about a millisecond of work. */
+export const STEP_ROWS = 1000;
+/** How long (ms) a slice of a build holds the event loop before the requests and sinks waiting get their turn. */
+const SLICE_MS = 15;
+
+/**
+ * Runs a build in slices of about `sliceMs` ms (0: a step a slice), each after the I/O and timers that were waiting
+ * (`setImmediate`): a 170,000-series exposition took seconds, during which the server answered nothing and its
+ * sinks stood still.
+ */
+export async function sliced<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
+  for (;;) {
+    const start = performance.now();
+    let step = steps.next();
+    while (!step.done && performance.now() - start < sliceMs) step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Runs a build to its result at once (specs, benches). */
+export function unsliced<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
  * The metric families of the latest rows of every entry, one per metric name, in order of first appearance.
  * Entries that share a name but not a type make one `untyped` family; `onConflict` is told so it can log a warning.
- * Two entries writing the very same series: the first one's row only, one sample per series in a scrape.
+ * Two entries writing the very same series: the first one's row only, one sample per series in a scrape. Each row
+ * is read once, as it is when its step runs: in a {@link sliced} build, rows read in a later slice may be newer.
  */
-export function latestFamilies(
+export function* latestFamilies(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): LatestFamily[] {
+): Steps<LatestFamily[]> {
   const byName = new Map<string, ScrapeBuffer[]>();
   for (const buffer of buffers) {
     const group = byName.get(buffer.family.name);
@@ -335,22 +383,26 @@ export function latestFamilies(
   }
   const families: LatestFamily[] = [];
   for (const [name, group] of byName) {
-    const rows = group.flatMap((buffer) => buffer.latestRows());
-    if (rows.length === 0) continue;
+    const seen = new Set<string>();
+    const unique: (LatestRow & { sample: string })[] = [];
+    for (const buffer of group) {
+      // The count as the buffer's first step sees it: series added after are for the next scrape.
+      for (let i = 0, count = buffer.latestCount; i < count; i++) {
+        if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+        const row = buffer.latestRow(i);
+        const sample = sampleName(name, row.series);
+        // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
+        // that name.
+        const key = row.native ? `${sample} native` : sample;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        unique.push({ ...row, sample });
+      }
+    }
+    if (unique.length === 0) continue;
     const types = [...new Set(group.map((buffer) => buffer.family.type))];
     if (types.length > 1) onConflict(name, types);
     const help = group.find((buffer) => buffer.family.help)?.family.help;
-    const seen = new Set<string>();
-    const unique: (LatestRow & { sample: string })[] = [];
-    for (const row of rows) {
-      const sample = sampleName(name, row.series);
-      // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
-      // that name.
-      const key = row.native ? `${sample} native` : sample;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      unique.push({ ...row, sample });
-    }
     families.push({ family: { name, type: types.length > 1 ? 'untyped' : types[0]!, help }, rows: unique });
   }
   return families;
@@ -360,18 +412,30 @@ export function latestFamilies(
  * Text exposition of the latest value of every series of every entry ({@link latestFamilies}), one `# HELP`/`# TYPE`
  * block per metric name. A native histogram's row has no text form: a family of native histograms only is left out.
  */
+export function* aggregateSteps(
+  buffers: readonly ScrapeBuffer[],
+  onConflict: (name: string, types: MetricType[]) => void,
+): Steps<string> {
+  let out = '';
+  for (const { family, rows } of yield* latestFamilies(buffers, onConflict)) {
+    const classic = rows.filter((row) => !row.native);
+    if (classic.length === 0) continue;
+    out += header(family);
+    for (let i = 0; i < classic.length; i++) {
+      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+      const { sample, value } = classic[i]!;
+      out += `${sample} ${formatValue(value)}\n`;
+    }
+  }
+  return out;
+}
+
+/** {@link aggregateSteps} at once. */
 export function aggregate(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
 ): string {
-  let out = '';
-  for (const { family, rows } of latestFamilies(buffers, onConflict)) {
-    const classic = rows.filter((row) => !row.native);
-    if (classic.length === 0) continue;
-    out += header(family);
-    for (const { sample, value } of classic) out += `${sample} ${formatValue(value)}\n`;
-  }
-  return out;
+  return unsliced(aggregateSteps(buffers, onConflict));
 }
 
 function header({ name, type, help }: Family): string {

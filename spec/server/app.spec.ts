@@ -418,6 +418,22 @@ scenarios:
       expect(builds).to.equal(3);
     });
 
+    it('forgets a reused exposition when a scenario is deleted: its series are not answered after, nor kept', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge())).json();
+      await post(server, gauge().replace('room: lab', 'room: hall'));
+      server.advance(300);
+      const list = server.registry.list.bind(server.registry);
+      server.registry.list = () => {
+        server.scheduler.frame += 2000;
+        return list();
+      };
+      expect((await get(server, '/scenarios/metrics')).body).to.include('room="lab"');
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+      const after = (await get(server, '/scenarios/metrics')).body;
+      expect([after.includes('room="lab"'), after.includes('room="hall"')]).to.deep.equal([false, true]);
+    });
+
     it('answers 200 with an empty text exposition when no scenario has a sample (Prometheus counts a 204 as down)', async () => {
       const res = await get(testServer(), '/scenarios/metrics');
       expect([res.statusCode, res.headers['content-type'], res.body]).to.deep.equal([

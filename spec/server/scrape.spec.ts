@@ -1,5 +1,15 @@
 import { expect } from 'chai';
-import { MAX_LATEST_SERIES, MAX_SCRAPE_EVENTS, ScrapeBudget, ScrapeBuffer } from '../../lib/server/scrape.js';
+import {
+  aggregate,
+  aggregateSteps,
+  MAX_LATEST_SERIES,
+  MAX_SCRAPE_EVENTS,
+  ScrapeBudget,
+  ScrapeBuffer,
+  sliced,
+  STEP_ROWS,
+} from '../../lib/server/scrape.js';
+import { aggregateProtobuf, protobufSteps } from '../../lib/server/scrape-protobuf.js';
 import { seriesOf, seriesOfSorted } from '../../operators/model/series.js';
 import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
 import { sampleBatch } from '../support/batches.js';
@@ -265,4 +275,41 @@ describe('ScrapeBudget: what the rings of a server hold together', () => {
     recordEvents(alone, 0, 400);
     expect(drained(alone, MAX_SCRAPE_EVENTS)).to.have.length(300);
   });
+});
+
+describe('GET /scenarios/metrics: the exposition built in slices', () => {
+  /** A gauge of `size` series, a counter sharing its name for the untyped path, and its expositions built at once. */
+  function buffers(size: number): ScrapeBuffer[] {
+    const many = gauge();
+    const values = Array.from({ length: size }, (_, i) => i / 4);
+    many.record(sampleBatch({ values, series: values.map((_, i) => seriesOf({ pod: `pod_${i}` })) }));
+    const other = new ScrapeBuffer({ name: 'depth', type: 'counter' });
+    other.record(sampleBatch({ values: [1, 2], series: [seriesOf({ pod: 'pod_0' }), seriesOf({ pod: 'extra' })] }));
+    return [many, other];
+  }
+
+  for (const [format, steps, atOnce] of [
+    ['text', aggregateSteps, aggregate],
+    ['protobuf', protobufSteps, aggregateProtobuf],
+  ] as const) {
+    it(`lets the event loop run between its slices, and answers the same bytes as a build at once (${format})`, async () => {
+      const scraped = buffers(3 * STEP_ROWS);
+      const events: string[] = [];
+      // Queued before the build: without slices the build would be done before it ran.
+      setImmediate(() => events.push('other work'));
+      const build = sliced(
+        (steps as typeof aggregateSteps)(scraped, () => {}),
+        0,
+      ).then((value) => {
+        events.push('built');
+        return value;
+      });
+      // The rows read in a later slice are at their latest value then.
+      setImmediate(() => scraped[0]!.record(sampleBatch({ values: [-1], series: seriesOf({ pod: 'pod_2999' }) })));
+      const value = await build;
+      expect(events).to.deep.equal(['other work', 'built']);
+      expect(value).to.deep.equal((atOnce as typeof aggregate)(scraped, () => {}));
+      if (format === 'text') expect(value).to.include('depth{pod="pod_2999"} -1\n');
+    });
+  }
 });

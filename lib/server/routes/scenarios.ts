@@ -7,8 +7,8 @@ import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
 import { statusOf, type EntryRegistry, type StartedEntry } from '../registry.js';
 import { asHttpError } from '../middleware/errors.js';
-import { aggregate, MAX_SCRAPE_EVENTS } from '../scrape.js';
-import { aggregateProtobuf } from '../scrape-protobuf.js';
+import { aggregateSteps, MAX_SCRAPE_EVENTS, sliced, type Steps } from '../scrape.js';
+import { protobufSteps } from '../scrape-protobuf.js';
 import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
 import { inHead } from '../../../operators/model/window.js';
@@ -30,12 +30,19 @@ const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
 /** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
 const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
 /**
- * An exposition of `GET /scenarios/metrics` that took at least this long (ms) to build answers the scrapes of
- * its format for as long again: building blocks the event loop (5 s for the 170,000 series of two scenarios on
- * a busy machine), and a scraper asking more often than that kept the server building, deaf to every other
- * request, for good. Scrapes then take at most about half of it; a smaller exposition is built for each.
+ * An exposition of `GET /scenarios/metrics` whose build took at least this long (ms) answers the
+ * scrapes of its format for as long again: 170,000 series of two scenarios take seconds, and a scraper asking
+ * more often than that (Prometheus at 1 s) would keep the server building for good, its sinks given only what is
+ * left. Scrapes then take at most about half of it; a smaller exposition is built for each.
  */
 const MIN_REUSED_BUILD_MS = 100;
+
+/** An answer of `GET /scenarios/metrics` in one format, built by `at` in `took` ms (the server's clock). */
+interface Exposition {
+  readonly body: string | Buffer;
+  readonly at: number;
+  readonly took: number;
+}
 
 /**
  * The scenarios resource: start (`POST`), list, inspect, live stats, the latest value of each series
@@ -45,7 +52,29 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   const { registry, logger } = deps;
   const now = nowOf(deps);
   const find = (ctx: Context): StartedEntry => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
-  const expositions = new Map<string, { body: string | Buffer; at: number; took: number }>();
+  /** Per format: the exposition that answers scrapes until it is `took` ms old, and the build in flight. */
+  const expositions = new Map<string, Exposition>();
+  const builds = new Map<string, Promise<Exposition>>();
+  /** Scenarios deleted so far: a build that saw a deleted scenario answers its scrapes but is not kept. */
+  let deletions = 0;
+  const forgetExpositions = () => {
+    deletions++;
+    expositions.clear();
+  };
+  const build = async (type: string, steps: Steps<string | Uint8Array>, start: number): Promise<Exposition> => {
+    const seen = deletions;
+    try {
+      const value = await sliced(steps);
+      const at = now();
+      // Its time between slices counts too: scrapes then take at most half of the server's time, when it is busy.
+      const exposition = { body: typeof value === 'string' ? value : Buffer.from(value), at, took: at - start };
+      if (exposition.took >= MIN_REUSED_BUILD_MS && seen === deletions) expositions.set(type, exposition);
+      else expositions.delete(type);
+      return exposition;
+    } finally {
+      builds.delete(type);
+    }
+  };
 
   return (
     new Router({ prefix: '/scenarios' })
@@ -88,7 +117,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         };
       })
       // Before /:id, which would take "metrics" for an id.
-      .get('/metrics', (ctx) => {
+      .get('/metrics', async (ctx) => {
         const onConflict = (name: string, types: readonly string[]) =>
           logger.warn(
             { metric: name, types },
@@ -101,12 +130,15 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const start = now();
         let exposition = expositions.get(type);
         if (!exposition || start - exposition.at >= exposition.took) {
-          const buffers = registry.list().map((started) => started.scrape);
-          const body = protobuf ? Buffer.from(aggregateProtobuf(buffers, onConflict)) : aggregate(buffers, onConflict);
-          const at = now();
-          exposition = { body, at, took: at - start };
-          if (exposition.took >= MIN_REUSED_BUILD_MS) expositions.set(type, exposition);
-          else expositions.delete(type);
+          // Scrapes that come while a build is in flight take its answer rather than start their own.
+          let building = builds.get(type);
+          if (!building) {
+            const buffers = registry.list().map((started) => started.scrape);
+            const steps = protobuf ? protobufSteps(buffers, onConflict) : aggregateSteps(buffers, onConflict);
+            building = build(type, steps, start);
+            builds.set(type, building);
+          }
+          exposition = await building;
         }
         // Empty is still 200: Prometheus takes any other status for a failed scrape (the target shows down).
         ctx.body = exposition.body;
@@ -145,6 +177,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .delete('/:id', async (ctx) => {
         const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
+        forgetExpositions();
         logger.info({ id: started.id, name: started.name }, 'scenario stopped');
         if (deps.state) await forget(deps.state, started);
         // The id is gone after this answer: its final record (what the stop's flush delivered or gave up) is told here.
