@@ -144,16 +144,11 @@ export function alertsNotInRules(
   rulesText: string,
   rulesFile: string,
 ): string[] {
-  let groups: unknown;
-  try {
-    groups = (parse(rulesText) as { groups?: unknown } | null)?.groups;
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(groups)) return [];
+  const groups = ruleGroups(rulesText);
+  if (!groups) return [];
   const alerts = [
     ...new Set(
-      groups.flatMap((group: { rules?: unknown } | null) =>
+      groups.flatMap((group) =>
         Array.isArray(group?.rules) ? group.rules.map((rule: { alert?: unknown } | null) => rule?.alert) : [],
       ),
     ),
@@ -169,6 +164,52 @@ export function alertsNotInRules(
       `expect.alerts[${i}].alert: the rules file ${rulesFile} has no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
     ];
   });
+}
+
+/**
+ * A warning per rule group whose own `interval:` is not `intervalMs`: promtool evaluates every group at the unit
+ * test's one evaluation interval, where Prometheus evaluates that group at its own, so its alerts' times can be off
+ * by up to the longer of the two. None when the text is not a rules file Prometheus reads.
+ */
+export function groupIntervalWarnings(rulesText: string, rulesFile: string, intervalMs: number): string[] {
+  return (ruleGroups(rulesText) ?? []).flatMap((group) => {
+    const interval = typeof group?.interval === 'string' ? promDurationMs(group.interval) : undefined;
+    if (interval === undefined || interval === intervalMs) return [];
+    return [
+      `${rulesFile}: group "${String(group!.name)}" has interval: ${group!.interval}, but svc test evaluates every group every ${promDuration(intervalMs)} (--interval), as promtool does: the times of its alerts can differ from Prometheus's by up to ${promDuration(Math.max(interval, intervalMs))}; give --interval ${promDuration(interval)} to test it as Prometheus evaluates it`,
+    ];
+  });
+}
+
+/** A rule group of a rules file as parsed: any field may be missing or of another type (promtool says so). */
+type RuleGroup = { name?: unknown; interval?: unknown; rules?: unknown } | null;
+
+/** The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list); undefined otherwise. */
+function ruleGroups(rulesText: string): RuleGroup[] | undefined {
+  try {
+    const groups = (parse(rulesText) as { groups?: unknown } | null)?.groups;
+    return Array.isArray(groups) ? groups : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Prometheus's units of a duration (`1h30m`, `2d`, `500ms`; a year is 365 days). */
+const PROM_UNITS: [string, number][] = [
+  ['y', 365 * 86_400_000],
+  ['w', 7 * 86_400_000],
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+];
+const PROM_DURATION = new RegExp(`^${PROM_UNITS.map(([unit]) => `(?:(\\d+)${unit})?`).join('')}$`);
+
+/** A duration as Prometheus writes it in a rules file, in ms; undefined when it is not one (promtool says so). */
+function promDurationMs(text: string): number | undefined {
+  const match = text === '' ? null : PROM_DURATION.exec(text);
+  return match ? PROM_UNITS.reduce((ms, [, size], i) => ms + Number(match[i + 1] ?? 0) * size, 0) : undefined;
 }
 
 /** `PASS <alert> firing after <t> (within <d>)`, or `FAIL …` saying what did not happen in time. */

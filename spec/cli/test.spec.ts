@@ -136,6 +136,23 @@ expect:
     );
   });
 
+  it('warns of a rule group with its own interval, which promtool evaluates at --interval like every group', async () => {
+    const { scenario } = scenarioDir('svc-test-');
+    const rules = scenario(
+      'rules.yml',
+      readFileSync('examples/alerts/link-flap.rules.yml', 'utf8')
+        .replace('- name: network', '- name: network\n    interval: 1m')
+        .concat('  - {name: same, interval: 15s, rules: []}\n  - {name: spelt, interval: 1m30s, rules: []}\n'),
+    );
+    const { code, stdout, stderr } = await svc(['test', 'examples/alerts/link-flap.yaml', '--rules', rules]);
+    expect(lines(stdout)).to.deep.equal(['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)']);
+    expect(lines(stderr)).to.deep.equal([
+      `[warn] ${rules}: group "network" has interval: 1m, but svc test evaluates every group every 15s (--interval), as promtool does: the times of its alerts can differ from Prometheus's by up to 1m; give --interval 1m to test it as Prometheus evaluates it`,
+      `[warn] ${rules}: group "spelt" has interval: 1m30s, but svc test evaluates every group every 15s (--interval), as promtool does: the times of its alerts can differ from Prometheus's by up to 1m30s; give --interval 1m30s to test it as Prometheus evaluates it`,
+    ]);
+    expect(code).to.equal(0);
+  });
+
   it('refuses what it cannot test, naming the problem', async () => {
     const { scenario } = scenarioDir('svc-test-');
     const endless = scenario(

@@ -253,7 +253,7 @@ export class TestCommand extends SvcCommand {
       { sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
-      { alertsNotInRules, checkExpectations, findingLine },
+      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings },
       { readTextFile },
       { MAX_RULES_BYTES },
     ] = await Promise.all([
@@ -273,6 +273,8 @@ export class TestCommand extends SvcCommand {
     });
     const unknown = alertsNotInRules(expectations, rulesText, this.rules!);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
+    for (const warning of groupIntervalWarnings(rulesText, this.rules!, intervalMs))
+      this.context.stderr.write(`[warn] ${warning}\n`);
     const sampling = await sampleScenario(entries, intervalMs, { scheduler: this.context.scheduler });
     const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
     const testFile = join(dir, 'unit-test.yml');
