@@ -23,6 +23,12 @@ const LOOKBACK_MS = 5 * 60_000;
  */
 const TOO_MANY_SAMPLES = /\bexpr: .*\berr: query processing would load too many samples into memory/;
 
+/**
+ * Most rule evaluations a promtool run of svc test is asked for: promtool evaluates every rule at every step up to
+ * a check's time, about 5 s per 40 000 steps (a week at 15s) of a small rules file, far below its 60 s limit.
+ */
+export const MAX_EVALUATIONS = 100_000;
+
 /** Runs promtool on the unit test of the sampling with these checks (and no other). */
 export type RunChecks = (checks: readonly Check[]) => Promise<PromtoolResult>;
 
@@ -64,7 +70,7 @@ export async function checkExpectations(
   if (!refused.passed) throw new Error(`promtool refused the unit test${promtoolWords(refused)}`);
   const { intervalMs } = sampling;
   const steps = (ms: number) => Math.floor(ms / intervalMs);
-  const lastStep = sampling.steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
+  const lastStep = lastDataStep(sampling);
   // Steps per subquery of a probe (unit-test.ts's overSteps): all at first, halved while promtool's query sample
   // limit is hit. A power of two below the span, so smaller windows nest in the larger ones a probe already ran.
   let window = Infinity;
@@ -113,6 +119,35 @@ export async function checkExpectations(
   }
   const checks = stated.map((args) => probe(...args));
   return { findings, checks, result: await run(checks) };
+}
+
+/** The last step at which the sampled data can still change an alert: its end and Prometheus's lookback after it. */
+function lastDataStep({ steps, intervalMs }: Sampling): number {
+  return steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
+}
+
+/**
+ * What would make promtool evaluate the rules at more than {@link MAX_EVALUATIONS} steps (a `firing_within` of
+ * days at 1s), named by its field; undefined when nothing does. The probes evaluate up to the later of the data's
+ * end (with the lookback) and `firing_within`, then `resolves_within` after the firing.
+ */
+export function tooManyEvaluations(sampling: Sampling, expectations: readonly AlertExpectation[]): string | undefined {
+  const { intervalMs } = sampling;
+  const at = `rule evaluations at ${promDuration(intervalMs)} (--interval): promtool evaluates every rule at each, and svc test asks for at most ${MAX_EVALUATIONS}`;
+  const steps = (ms: number) => Math.floor(ms / intervalMs) + 1;
+  const data = lastDataStep(sampling) + 1;
+  if (data > MAX_EVALUATIONS)
+    return `the scenario's samples and the 5m lookback after them are ${data} ${at}: give a shorter duration or a longer --interval`;
+  for (const [i, { firing_within, resolves_within = 0 }] of expectations.entries()) {
+    const firing = steps(firing_within);
+    if (firing > MAX_EVALUATIONS)
+      return `expect.alerts[${i}].firing_within: ${promDuration(firing_within)} is ${firing} ${at}: give a shorter firing_within or a longer --interval`;
+    // A firing is searched up to the later of the two; its resolution, resolves_within after it.
+    const resolving = Math.max(data, firing) + steps(resolves_within);
+    if (resolves_within > 0 && resolving > MAX_EVALUATIONS)
+      return `expect.alerts[${i}].resolves_within: ${promDuration(resolves_within)} after a firing found up to ${promDuration((Math.max(data, firing) - 1) * intervalMs)} is up to ${resolving} ${at}: give a shorter resolves_within or a longer --interval`;
+  }
+  return undefined;
 }
 
 /** The first k of [from, to] where `holds` (false, then true from some k on), or undefined when it never does. */

@@ -163,6 +163,11 @@ expect:
       'plain.yaml',
       readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace(/expect:[\s\S]*/, ''),
     );
+    // promtool would evaluate the rules at 1 920 001 steps to answer: it was stopped after 60 s, in words naming no field.
+    const farDeadline = scenario(
+      'far.yaml',
+      readFileSync('examples/alerts/link-flap.yaml', 'utf8').replace('firing_within: 10m', 'firing_within: 8000h'),
+    );
     const binary = scenario('rules.gz', 'rules\0\u0001');
     const nativeOnly = scenario(
       'native.yaml',
@@ -181,6 +186,16 @@ expect:
         /svc test: nlat: a native histogram cannot be tested offline: promtool's unit test gets float series only \(promtool 2\.42 has no notation for native histograms\); give the entry classic buckets too, or test with --live/,
       ],
       [['test', 'examples/alerts/link-flap.yaml'], 2, /missing --rules/],
+      [
+        ['test', farDeadline, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        1,
+        /^error: .*far\.yaml: expect\.alerts\[0\]\.firing_within: 8000h is 1920001 rule evaluations at 15s \(--interval\): promtool evaluates every rule at each, and svc test asks for at most 100000: give a shorter firing_within or a longer --interval\n$/,
+      ],
+      [
+        [...example('link-flap'), '--duration', '28h', '--interval', '1s'],
+        1,
+        /^error: examples\/alerts\/link-flap\.yaml: the scenario's samples and the 5m lookback after them are 101101 rule evaluations at 1s \(--interval\): .*at most 100000: give a shorter duration or a longer --interval\n$/,
+      ],
       [[...example('link-flap'), '--interval', '10ms'], 2, /--interval: expected from 1s to 1h, got "10ms"/],
       [[...example('link-flap'), '--interval', 'often'], 2, /--interval: /],
       [

@@ -253,7 +253,7 @@ export class TestCommand extends SvcCommand {
       { sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
-      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings },
+      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings, tooManyEvaluations },
       { readTextFile },
       { MAX_RULES_BYTES },
     ] = await Promise.all([
@@ -276,6 +276,8 @@ export class TestCommand extends SvcCommand {
     for (const warning of groupIntervalWarnings(rulesText, this.rules!, intervalMs))
       this.context.stderr.write(`[warn] ${warning}\n`);
     const sampling = await sampleScenario(entries, intervalMs, { scheduler: this.context.scheduler });
+    const tooMany = tooManyEvaluations(sampling, expectations);
+    if (tooMany) throw new Error(`${this.file}: ${tooMany}`);
     const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
     const testFile = join(dir, 'unit-test.yml');
     const run = promtool(this.context.env.PROMTOOL ?? 'promtool');
