@@ -2,13 +2,12 @@
  * What svc's reads of a URL through Node's `fetch` share (`svc new --from`, `svc test --live`): credentials in the
  * URL sent as Basic auth, which fetch refuses in the URL itself, and a failure said in words.
  */
-import { redactText } from './redact.js';
+import { basicCredentials, redactText } from './redact.js';
 
 /** Moves `url`'s userinfo into `headers` as a Basic `authorization`; returns `url` without it. */
 export function basicAuthOf(url: URL, headers: Record<string, string>): URL {
   if (!url.username && !url.password) return url;
-  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+  headers.authorization = `Basic ${basicCredentials(url)}`;
   const bare = new URL(url);
   bare.username = bare.password = '';
   return bare;

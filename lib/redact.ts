@@ -95,7 +95,8 @@ const MIN_ECHOED_SECRET = 4;
 /**
  * The credentials a sink sends, as a receiver may echo them in an answer (a collector quoting the request's
  * `Authorization`): the values of its secret headers and the credentials of a `Bearer`/`Basic` value alone, and
- * the userinfo and secret query parameters of its URL, as written and decoded.
+ * the userinfo (also as the Basic credentials made of it) and secret query parameters of its URL, as written and
+ * decoded.
  */
 export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?: URL): string[] {
   const values = Object.entries(headers)
@@ -107,9 +108,21 @@ export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?
     part,
     decodeURIComponentSafe(part),
   ]);
-  return [...new Set([...values, ...inUrl].map((value) => value.trim()))]
+  // The userinfo also goes out encoded, as the Basic `Authorization` the client makes of it.
+  const basic = url && (url.username || url.password) ? [basicCredentials(url)] : [];
+  return [...new Set([...values, ...inUrl, ...basic].map((value) => value.trim()))]
     .filter((value) => value.length >= MIN_ECHOED_SECRET)
     .sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The credentials of `url`'s userinfo as a Basic `Authorization` carries them: `user:password`, decoded, in base64
+ * (what Node's http client sends for a URL with userinfo).
+ */
+export function basicCredentials(url: URL): string {
+  return Buffer.from(`${decodeURIComponentSafe(url.username)}:${decodeURIComponentSafe(url.password)}`).toString(
+    'base64',
+  );
 }
 
 /**

@@ -132,6 +132,7 @@ describe('redact', () => {
         'p@ss',
         'q%2Bsecret',
         'q+secret',
+        Buffer.from('svc:p@ss').toString('base64'),
       ]);
       expect(redactAnswer('got tok-1234, k3y-value, p@ss and p%40ss for team-a', secrets)).to.equal(
         `got ${MASK}, ${MASK}, ${MASK} and ${MASK} for team-a`,

@@ -75,6 +75,15 @@ describe('http_push sink', () => {
     expect(error.message).to.include('answered 401 Unauthorized: "token *** (key ***) for svc:*** is unknown"');
   });
 
+  it("masks the Basic credentials made of the URL's userinfo where the answer repeats them without `Basic`", async () => {
+    receiver.answer((request) => ({ status: 403, body: `token ${request.headers.authorization!.slice(6)} denied` }));
+    const url = new URL(receiver.url);
+    const sink = httpPushSink({ url: `http://svc:p%40ss@${url.host}/push` });
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.include('answered 403 Forbidden: "token *** denied"');
+  });
+
   it('sends json_lines as NDJSON unless content_type (or a Content-Type header) says otherwise', async () => {
     const ndjson = createSink({ type: 'http_push', url: receiver.url }, { encoder: 'json_lines' });
     const explicit = createSink(
