@@ -2,10 +2,10 @@
  * GET requests with a JSON answer to a backend's HTTP API (Prometheus, Alertmanager) at the base
  * URL given on the command line. Credentials in that URL (`https://user:pass@host`) go into a
  * Basic `Authorization` header (fetch refuses them in the URL) and never into a message: every
- * message names the URL as {@link redactText} shows it.
+ * message names the URL as {@link redactText} shows it, and masks them where an answer it quotes repeats them.
  */
 import { basicAuthOf, fetchFailure } from '../fetch-url.js';
-import { redactText } from '../redact.js';
+import { redactAnswer, redactText, sentSecrets } from '../redact.js';
 
 /** A request that takes longer is abandoned: an API answering a query slower than this is not usable for polling. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -36,6 +36,9 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
   if (base.protocol !== 'http:' && base.protocol !== 'https:')
     throw new Error(`expected an http(s) URL, got "${redactText(url)}"`);
   const headers: Record<string, string> = { accept: 'application/json' };
+  // An answer may quote the credentials it got (a proxy echoing the request's Authorization, or the password).
+  const secrets = sentSecrets({}, base);
+  const redact = (answer: string) => redactAnswer(answer, secrets);
   base = basicAuthOf(base, headers);
   const name = `${what} at ${redactText(url)}`;
   // Paths are taken below the base URL's own path (a Prometheus behind `/prometheus/`).
@@ -62,13 +65,13 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
         body = JSON.parse(text);
       } catch {
         throw new Error(
-          `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${text ? `: ${redactText(text.slice(0, 200))}` : ''}`,
+          `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${text ? `: ${redact(text.slice(0, 200))}` : ''}`,
         );
       }
       if (!res.ok) {
         const said = (body as { error?: unknown }).error;
         throw new Error(
-          `${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redactText(said)}` : ''}`,
+          `${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redact(said)}` : ''}`,
         );
       }
       return body;

@@ -40,6 +40,26 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     );
   });
 
+  it('masks the credentials it sent where an answer it quotes repeats them', async () => {
+    const basic = Buffer.from('bob:s3cr3t-pw').toString('base64');
+    const echo = httpApi(
+      'Prometheus',
+      'http://bob:s3cr3t-pw@prom:9090',
+      fakeFetch(401, `bad token ${basic} (s3cr3t-pw)`).fetchImpl,
+    );
+    expect(await echo.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
+      'Prometheus at http://bob:***@prom:9090 answered 401 Bad Request with no JSON to GET /api/v1/query: bad token *** (***)',
+    );
+    const json = httpApi(
+      'Alertmanager',
+      'http://bob:s3cr3t-pw@am:9093',
+      fakeFetch(400, '{"status":"error","error":"user bob:s3cr3t-pw refused"}').fetchImpl,
+    );
+    expect(await json.get('/api/v2/alerts', {}).catch((error: Error) => error.message)).to.equal(
+      'Alertmanager at http://bob:***@am:9093 answered 400 Bad Request to GET /api/v2/alerts: user bob:*** refused',
+    );
+  });
+
   it('refuses a URL that is not http(s), with its credentials masked', () => {
     expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/')).to.throw(
       'expected an http(s) URL, got "ftp://bob:***@host/"',
