@@ -30,8 +30,11 @@ const BARE_USERINFO = /(^|[\s"'(=])([^\s"'(=:/@]+):([^\s"'/@]+)@(?=[\w.[-])/g;
  */
 const SECRET_PARAM = /token|key|secret|passw|signature|credential|^(sig|p|pwd|auth)$/i;
 
-/** `?name=value` or `&name=value` of a URL's query: the value ends at the next parameter, the fragment or a blank. */
-const QUERY_PARAM = /([?&])([^=&#\s"'?]+)=([^&#\s"']*)/g;
+/**
+ * `?name=value` or `&name=value` of a URL's query: the value ends at the next parameter, the fragment or a blank, and
+ * leaves out the punctuation of the sentence around it (`?api_key=k3y: HTTP 401`, `(…?token=t0k).`).
+ */
+const QUERY_PARAM = /([?&])([^=&#\s"'?]+)=([^&#\s"']*?)(?=[:;,.)]*(?:[&#\s"']|$))/g;
 
 /** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;

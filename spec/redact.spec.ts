@@ -63,6 +63,13 @@ describe('redact', () => {
       for (const text of ['http://h/api/v1/query?query=up&time=1', 'http://h/?design=a&keep=', 'a?b=c'])
         expect(redactText(text)).to.equal(text);
     });
+
+    it('keeps the punctuation after a masked parameter, and a masked text as it is when masked again', () => {
+      // svc new --from masks its message, and the error: line masks it again.
+      const once = redactText('--from: cannot read http://u:pw@h/m?api_key=k3y: HTTP 401 Unauthorized');
+      expect(once).to.equal(`--from: cannot read http://u:${MASK}@h/m?api_key=${MASK}: HTTP 401 Unauthorized`);
+      expect(redactText(once)).to.equal(once);
+    });
   });
 
   describe('isSecretHeader', () => {
