@@ -10,10 +10,10 @@
 export const MASK = '***';
 
 /**
- * Header names whose values are credentials: `Authorization`, `Cookie` (a session) and anything naming a token, key,
- * secret or password.
+ * Header names whose values are credentials: `Cookie` (a session) and anything naming auth (`Authorization`,
+ * `X-Auth`, `Authentication`), a token, key, secret, password, credential or signature, as query parameters do.
  */
-const SECRET_HEADER = /^(proxy-)?authorization$|^cookie$|token|key|secret|passw/i;
+const SECRET_HEADER = /auth|^cookie$|token|key|secret|passw|credential|signature/i;
 
 /** `scheme://userinfo@`: the userinfo ends at the last `@` before the path, as URL parsers split it. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;

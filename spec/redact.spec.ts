@@ -73,7 +73,7 @@ describe('redact', () => {
   });
 
   describe('isSecretHeader', () => {
-    it('is true for Authorization and names with token, key, secret or password, in any case', () => {
+    it('is true for names with auth, token, key, secret, password, credential or signature, in any case', () => {
       for (const name of [
         'Authorization',
         'proxy-authorization',
@@ -81,6 +81,10 @@ describe('redact', () => {
         'x-auth-token',
         'Client-Secret',
         'X-Password',
+        'X-Auth',
+        'Authentication',
+        'X-Goog-Credential',
+        'X-Signature',
       ]) {
         expect(isSecretHeader(name), name).to.equal(true);
       }
