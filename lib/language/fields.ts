@@ -197,7 +197,23 @@ function isHttpUrl(s: string): boolean {
 }
 
 export const hostPort = stringWhere(isHostPort, 'host:port (port 1-65535)');
-export const httpUrl = stringWhere(isHttpUrl, 'an http:// or https:// URL');
+/**
+ * An http(s) URL whose user name and password decode: they are sent decoded as Basic auth, and Node's client throws
+ * at every request for a `%` that starts no escape (`p%ss`).
+ */
+export const httpUrl = andThen<string, string>(stringWhere(isHttpUrl, 'an http:// or https:// URL'), (s, u, c) => {
+  const { username, password } = new URL(s);
+  try {
+    decodeURIComponent(username + password);
+    return t.success(s);
+  } catch {
+    return t.failure(
+      u,
+      c,
+      `expected a URL whose user name and password decode, got ${show(s)}: a % there starts an escape such as %40 (@); write % itself as %25`,
+    );
+  }
+});
 export const grpcEndpoint = stringWhere(
   (s) => isHostPort(s) || isHttpUrl(s),
   'host:port or an http:// or https:// URL',

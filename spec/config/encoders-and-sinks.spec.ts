@@ -306,6 +306,13 @@ describe('sink', () => {
     expect(sinkProblems({ type: 'http_push', url: 'ftp://x' })).to.deep.equal([
       'scenarios[0] (cpu): sink.url: expected an http:// or https:// URL, got "ftp://x"',
     ]);
+    // Sent decoded as Basic auth; Node's client would throw `URI malformed` at every request.
+    expect(sinkProblems({ type: 'remote_write', url: 'http://u:50%off@h/write' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.url: expected a URL whose user name and password decode, got "http://u:***@h/write": a % there starts an escape such as %40 (@); write % itself as %25',
+    ]);
+    expect(sinkOf({ type: 'remote_write', url: 'http://u:50%25off@h/write' })).to.include({
+      url: 'http://u:50%25off@h/write',
+    });
     expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'collector' })).to.deep.equal([
       'scenarios[0] (cpu): sink.endpoint: expected host:port or an http:// or https:// URL, got "collector"',
     ]);
