@@ -214,9 +214,20 @@ export const httpUrl = andThen<string, string>(stringWhere(isHttpUrl, 'an http:/
     );
   }
 });
-export const grpcEndpoint = stringWhere(
-  (s) => isHostPort(s) || isHttpUrl(s),
-  'host:port or an http:// or https:// URL',
+/** host:port or an http(s) URL; gRPC takes only the host and port of a URL, so credentials there would not be sent. */
+export const grpcEndpoint = andThen<string, string>(
+  stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'host:port or an http:// or https:// URL'),
+  (s, u, c) => {
+    if (isHostPort(s)) return t.success(s);
+    const { username, password } = new URL(s);
+    return username || password
+      ? t.failure(
+          u,
+          c,
+          `expected an address without credentials, got ${show(s)}: gRPC does not send a URL's user name and password; give them in headers (authorization: Basic …, or the collector's token header)`,
+        )
+      : t.success(s);
+  },
 );
 
 // ---- labels and schedules ------------------------------------------------------------------

@@ -316,6 +316,10 @@ describe('sink', () => {
     expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'collector' })).to.deep.equal([
       'scenarios[0] (cpu): sink.endpoint: expected host:port or an http:// or https:// URL, got "collector"',
     ]);
+    // Not silently dropped: the collector would answer UNAUTHENTICATED with no clue why.
+    expect(sinkProblems({ type: 'otlp_grpc', endpoint: 'https://u:s3cret@collector:4317' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.endpoint: expected an address without credentials, got "https://u:***@collector:4317": gRPC does not send a URL\'s user name and password; give them in headers (authorization: Basic …, or the collector\'s token header)',
+    ]);
     expect(sinkProblems({ type: 'broker', brokers: 'k1:9092,k2', topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "k2" in "k1:9092,k2"',
     ]);
