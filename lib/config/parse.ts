@@ -61,36 +61,49 @@ function parseJson(source: string, origin: string): unknown {
   const objects: Set<string>[] = [];
   let depth = 0;
   let duplicate: string | undefined;
+  let firstError: number | undefined;
   const open = (offset: number) => {
     if (++depth > MAX_DEPTH) throw syntaxError(origin, deepMessage(position(source, offset)));
   };
   const close = () => void depth--;
-  visit(source, {
-    onObjectBegin: (offset) => {
-      open(offset);
-      objects.push(new Set());
+  visit(
+    source,
+    {
+      onObjectBegin: (offset) => {
+        open(offset);
+        objects.push(new Set());
+      },
+      onObjectEnd: () => {
+        close();
+        objects.pop();
+      },
+      onArrayBegin: open,
+      onArrayEnd: close,
+      onObjectProperty: (key, offset) => {
+        const keys = objects[objects.length - 1]!;
+        if (keys.has(key)) duplicate ??= `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`;
+        keys.add(key);
+      },
+      onError: (_, offset) => void (firstError ??= offset),
     },
-    onObjectEnd: () => {
-      close();
-      objects.pop();
-    },
-    onArrayBegin: open,
-    onArrayEnd: close,
-    onObjectProperty: (key, offset) => {
-      const keys = objects[objects.length - 1]!;
-      if (keys.has(key)) duplicate ??= `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`;
-      keys.add(key);
-    },
-  });
+    { disallowComments: true },
+  );
   let data: unknown;
   try {
     data = JSON.parse(source);
   } catch (error) {
     // V8 counts characters ("at position 84", then " (line 4 column 44)" on Node 22): name the line and column, as YAML's.
-    const message = (error as Error).message.replace(
-      / at position (\d+)(?: \(line \d+ column \d+\))?$/,
-      (_, offset: string) => ` at ${position(source, Number(offset))}`,
-    );
+    // For an unexpected token it quotes the text around it instead (`, ..."pw"]}" is not valid JSON`), which may be a
+    // secret: the scanner's first error says where.
+    const message = (error as Error).message
+      .replace(
+        /, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/,
+        firstError === undefined ? '' : ` at position ${firstError}`,
+      )
+      .replace(
+        / at position (\d+)(?: \(line \d+ column \d+\))?$/,
+        (_, offset: string) => ` at ${position(source, Number(offset))}`,
+      );
     throw syntaxError(origin, `invalid JSON: ${message}`);
   }
   if (duplicate !== undefined) throw syntaxError(origin, duplicate);

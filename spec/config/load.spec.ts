@@ -221,6 +221,14 @@ describe('loadScenario: text', () => {
     expect(error.problems[0]!.message).to.match(/^invalid JSON: .* at line 4, column 18$/);
   });
 
+  it('names where an unexpected JSON token is, not the text around it, which may hold a secret', () => {
+    // V8 would say: Unexpected token ']', "{"version": 2,\n "sasl": {"password": ["s3cr3t",]}}" is not valid JSON.
+    const error = configError('{"version": 2,\n "sasl": {"password": ["s3cr3t",]}}', { format: 'json' });
+    expect(error.problems.map((problem) => problem.message)).to.deep.equal([
+      "invalid JSON: Unexpected token ']' at line 2, column 33",
+    ]);
+  });
+
   it('reads JSON text through the YAML parser when no format is given', () => {
     expect(loadScenario(JSON.stringify(metric()), { origin: 'body' }).scenarios).to.have.length(1);
   });
