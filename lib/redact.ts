@@ -97,11 +97,15 @@ const MIN_ECHOED_SECRET = 4;
 
 /**
  * The credentials a sink sends, as a receiver may echo them in an answer (a collector quoting the request's
- * `Authorization`): the values of its secret headers and the credentials of a `Bearer`/`Basic` value alone, and
- * the userinfo (also as the Basic credentials made of it) and secret query parameters of its URL, as written and
- * decoded.
+ * `Authorization`): the values of its secret headers and the credentials of a `Bearer`/`Basic` value alone, the
+ * userinfo (also as the Basic credentials made of it) and secret query parameters of its URL, as written and
+ * decoded, and `others` as they are (a SASL password).
  */
-export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?: URL): string[] {
+export function sentSecrets(
+  headers: Readonly<Record<string, string>> = {},
+  url?: URL,
+  others: readonly string[] = [],
+): string[] {
   const values = Object.entries(headers)
     .filter(([name]) => isSecretHeader(name))
     .flatMap(([, value]) => [value, value.replace(/^\s*(bearer|basic)\s+/i, '')]);
@@ -113,7 +117,7 @@ export function sentSecrets(headers: Readonly<Record<string, string>> = {}, url?
   ]);
   // The userinfo also goes out encoded, as the Basic `Authorization` the client makes of it.
   const basic = url && (url.username || url.password) ? [basicCredentials(url)] : [];
-  return [...new Set([...values, ...inUrl, ...basic].map((value) => value.trim()))]
+  return [...new Set([...values, ...inUrl, ...basic, ...others].map((value) => value.trim()))]
     .filter((value) => value.length >= MIN_ECHOED_SECRET)
     .sort((a, b) => b.length - a.length);
 }

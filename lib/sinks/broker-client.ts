@@ -4,6 +4,7 @@ import { hostOf } from '../language/address.js';
 import { describeError, networkError, NO_ANSWER } from './core/errors.js';
 import { SinkError } from './core/errors.js';
 import { readRealFile } from '../real-file.js';
+import { redactAnswer } from '../redact.js';
 
 /** How the sink reaches the cluster: the fields of a `broker` sink that make the client. */
 export interface BrokerConnection {
@@ -108,6 +109,8 @@ export interface ErrorContext {
   readonly answeredBy?: (message: string) => string | undefined;
   /** The topic took messages of this sink before: a missing topic was deleted, and may come back. */
   readonly written?: boolean;
+  /** The credentials the sink sends (its SASL password, see sentSecrets), masked where a broker's message repeats them. */
+  readonly secrets?: readonly string[];
 }
 
 /** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
@@ -119,16 +122,18 @@ const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION
  * timeouts and the errors Kafka marks retriable (no leader yet, not the leader) are retried under
  * `retry`.
  */
-export function brokerError(cause: unknown, { topic, target, tls, answeredBy, written }: ErrorContext): SinkError {
+export function brokerError(
+  cause: unknown,
+  { topic, target, tls, answeredBy, written, secrets = [] }: ErrorContext,
+): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
+  const said = redactAnswer(error.message, secrets);
   const answerer = error.broker ?? answeredBy?.(error.message);
   const broker = answerer ?? target;
   const final = (detail: string) => new SinkError('broker', detail, { cause });
   const saslRefused = () =>
-    final(
-      `${target} refused the SASL authentication (${error.message}): check sasl.mechanism, sasl.username and sasl.password`,
-    );
+    final(`${target} refused the SASL authentication (${said}): check sasl.mechanism, sasl.username and sasl.password`);
   switch (error.type) {
     case 'UNKNOWN_TOPIC_OR_PARTITION':
       // Deleted mid-run: retried, as a cluster that creates topics automatically makes it again when asked.
@@ -154,7 +159,7 @@ export function brokerError(cause: unknown, { topic, target, tls, answeredBy, wr
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
       return final(
-        `${broker} refused messages this large (${error.message}): lower batch_size, or send a message per event (message_per: event)`,
+        `${broker} refused messages this large (${said}): lower batch_size, or send a message per event (message_per: event)`,
       );
     default:
       break;
@@ -168,7 +173,7 @@ export function brokerError(cause: unknown, { topic, target, tls, answeredBy, wr
   if (error.name === 'KafkaJSConnectionError' || error.name === 'KafkaJSConnectionClosedError') {
     if (error.code && UNTRUSTED_CERTIFICATE.test(error.code)) {
       return final(
-        `the certificate of ${broker} is not trusted (${error.message}): set tls.ca_cert to the PEM file of the authority that signed it`,
+        `the certificate of ${broker} is not trusted (${said}): set tls.ca_cert to the PEM file of the authority that signed it`,
       );
     }
     // A listener of the other kind (TLS or not) drops the connection at its first bytes.
@@ -176,7 +181,7 @@ export function brokerError(cause: unknown, { topic, target, tls, answeredBy, wr
       ? 'tls.enabled is true: is it a TLS listener?'
       : 'if it is a TLS listener, set tls: {enabled: true}';
     if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !error.code) {
-      return new SinkError('broker', `${broker} dropped the connection (${error.message}): did it restart? ${kind}`, {
+      return new SinkError('broker', `${broker} dropped the connection (${said}): did it restart? ${kind}`, {
         cause,
         retryable: true,
       });
@@ -186,8 +191,8 @@ export function brokerError(cause: unknown, { topic, target, tls, answeredBy, wr
   if (error.name === 'KafkaJSRequestTimeoutError')
     return networkError('broker', broker, hostOf(broker), error, { code: NO_ANSWER, timeout: REQUEST_TIMEOUT });
   const detail = error.type
-    ? `${answerer ?? `a broker of ${target}`} answered ${KAFKA_NAMES[error.type] ?? error.type} (${error.message})`
-    : `${target}: ${error.message}`;
+    ? `${answerer ?? `a broker of ${target}`} answered ${KAFKA_NAMES[error.type] ?? error.type} (${said})`
+    : `${target}: ${said}`;
   return new SinkError('broker', `cannot send to topic "${topic}": ${detail}`, {
     cause,
     retryable: error.retriable !== false,

@@ -12,6 +12,7 @@ import {
 } from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './framing/broker-messages.js';
 import { DEFAULT_RETRY } from './core/retry.js';
+import { sentSecrets } from '../redact.js';
 import type { Sink } from '../../operators/deliver.js';
 
 export interface BrokerSinkOptions extends BrokerConnection, BatchSettings {
@@ -47,7 +48,12 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
   const kafkajs = featurePackage<typeof Kafkajs>('kafka', 'kafkajs');
   const target = options.brokers.join(',');
   const batchSize = options.batchSize ?? BROKER_DEFAULTS.batchSize;
-  const producer = new Producer(kafkajs, options, { topic: options.topic, target, tls: options.tls?.enabled ?? false });
+  const producer = new Producer(kafkajs, options, {
+    topic: options.topic,
+    target,
+    tls: options.tls?.enabled ?? false,
+    secrets: sentSecrets({}, undefined, options.sasl ? [options.sasl.password] : []),
+  });
   return batchingSink<ProduceRequest>(
     {
       prepare: produceRequests({

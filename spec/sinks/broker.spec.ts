@@ -7,6 +7,7 @@ import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { brokerError, kafkaConfig, brokerWarnings, type ErrorContext } from '../../lib/sinks/broker-client.js';
 import { produceRequests, type ProduceRequest } from '../../lib/sinks/framing/broker-messages.js';
 import { sinkWarnings } from '../../lib/server/warnings.js';
+import { sentSecrets } from '../../lib/redact.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
@@ -318,6 +319,17 @@ describe('broker sink', () => {
       expect(error).to.include({ retryable: false });
       expect(error.message).to.equal(
         'broker sink: k1:9092 refused the SASL authentication (SASL PLAIN authentication failed: invalid credentials): check sasl.mechanism, sasl.username and sasl.password',
+      );
+    });
+
+    it("masks the SASL password where a broker's refusal repeats it", () => {
+      const SaslError = kafkajs.KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error;
+      const error = brokerError(
+        exhausted(new SaslError('SASL PLAIN authentication failed: no user svc with password S3CRETpw')),
+        { ...context, secrets: sentSecrets({}, undefined, ['S3CRETpw']) },
+      );
+      expect(error.message).to.equal(
+        'broker sink: k1:9092 refused the SASL authentication (SASL PLAIN authentication failed: no user svc with password ***): check sasl.mechanism, sasl.username and sasl.password',
       );
     });
 
