@@ -41,13 +41,17 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
   const redact = (answer: string) => redactAnswer(answer, secrets);
   base = basicAuthOf(base, headers);
   const name = `${what} at ${redactText(url)}`;
-  // Paths are taken below the base URL's own path (a Prometheus behind `/prometheus/`).
-  const root = base.href.endsWith('/') ? base.href : `${base.href}/`;
+  // Paths are taken below the base URL's own path (a Prometheus behind `/prometheus/`); its query (a proxy's
+  // `?api_key=`) goes with every request.
+  const root = new URL(base);
+  root.search = root.hash = '';
+  if (!root.pathname.endsWith('/')) root.pathname += '/';
 
   return {
     name,
     async get(path, params) {
       const target = new URL(path.replace(/^\//, ''), root);
+      target.search = base.search;
       for (const [key, value] of Object.entries(params))
         for (const one of typeof value === 'string' ? [value] : value) target.searchParams.append(key, one);
       const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);

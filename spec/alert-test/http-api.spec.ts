@@ -25,6 +25,14 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     expect(requests[0]!.headers.authorization).to.equal(`Basic ${Buffer.from('bob:s@cret').toString('base64')}`);
   });
 
+  it("keeps the base URL's query (a proxy's api_key) on every request, and masks it in messages", async () => {
+    const { fetchImpl, requests } = fakeFetch(200, '{"status":"success"}');
+    const api = httpApi('Prometheus', 'https://prom.example/prometheus?api_key=k3y-1', fetchImpl);
+    expect(api.name).to.equal('Prometheus at https://prom.example/prometheus?api_key=***');
+    await api.get('/api/v1/query', { query: 'up' });
+    expect(requests[0]!.url).to.equal('https://prom.example/prometheus/api/v1/query?api_key=k3y-1&query=up');
+  });
+
   it("names the backend's refusal with its own error, and an answer that is not JSON", async () => {
     const refused = httpApi(
       'Prometheus',
