@@ -35,8 +35,8 @@ const WARNING_INTERVAL_MS = 5000;
  * each ends, a stop signal arrives, or the reader of stdout goes away, with progress and STOPPED
  * lines on stderr. An entry that never started (its `after` condition never held, or the run
  * stopped during its phase offset) gets an `[info]` line before the STOPPED lines. Resolves to the
- * exit code: 1 when an entry ended with an error or its sink never delivered anything because of
- * sink errors (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
+ * exit code: 1 when an entry ended with an error, its sink never delivered anything because of
+ * sink errors, or (a backfill) its sink dropped events (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
  * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
  */
 export async function runScenario(
@@ -98,7 +98,7 @@ export async function runScenario(
     sinkWarnings.take(run).forEach(write);
     warnings.check(run, now, true).forEach(write);
   });
-  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
+  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!, backfill !== undefined));
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
     for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
@@ -147,11 +147,15 @@ function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
 /**
  * Why an entry fails the run, if it does: the error that stopped it (under `fail`), or sink errors
  * that let nothing through, whatever `on_sink_error` says (the spec: an unreachable sink is a
- * runtime error). An entry that delivered and later lost batches under `warn` does not.
+ * runtime error). An entry that delivered and later lost batches under `warn` does not, unless it
+ * is backfilled: a backfill is a span to load whole, and one with holes must not pass a shell's `&&`.
  */
-function failureOf(run: EntryRun, outcome: EntryOutcome): string | undefined {
+function failureOf(run: EntryRun, outcome: EntryOutcome, backfill: boolean): string | undefined {
   if (outcome.error) return outcome.error.message;
-  if (run.stats.neverDelivered()) return `nothing was delivered (${run.stats.lastSinkError})`;
+  const { stats } = run;
+  if (stats.neverDelivered()) return `nothing was delivered (${stats.lastSinkError})`;
+  if (backfill && stats.droppedEvents > 0)
+    return `its sink dropped ${stats.droppedEvents} of ${stats.totalEvents} events (${stats.lastSinkError}); the backfilled span is missing them`;
   return undefined;
 }
 

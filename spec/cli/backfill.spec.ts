@@ -9,6 +9,7 @@ import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import { metricEntry } from '../support/entries.js';
 import { collectGarbage } from '../support/memory.js';
+import { startHttpReceiver } from '../support/backends/http-receiver.js';
 
 const sorted = (text: string) => lines(text).sort();
 
@@ -151,6 +152,42 @@ scenarios:
       expect(errors[1]).to.equal(
         `error: late: never started; nothing of it was backfilled (the backfill was stopped by ${signal})`,
       );
+    }
+  });
+
+  it('exits 1 naming the events its sink dropped, when the sink refused part of the span', async () => {
+    const receiver = await startHttpReceiver();
+    try {
+      // The receiver takes the first request and refuses the rest, as a TSDB refuses samples older than its head.
+      receiver.answer(() =>
+        receiver.accepted.length === 0 ? { status: 204 } : { status: 400, body: 'out of bounds' },
+      );
+      const file = scenario(
+        'refused.yaml',
+        `
+version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: cpu
+    rate: 1
+    duration: 1h
+    start_time: -1h
+    generator: {type: constant, value: 1}
+    sink: {type: http_push, url: ${receiver.url}/import, batch_size: 1000}
+`,
+      );
+      const { code, stderr } = await svc(['run', '--backfill', '-q', file]);
+      const delivered = lines(receiver.text()).length;
+      expect(delivered).to.be.within(1, 3599);
+      expect(code, stderr).to.equal(1);
+      expect(lines(stderr).at(-1)).to.match(
+        new RegExp(
+          `^error: cpu: its sink dropped ${3600 - delivered} of 3600 events \\(http_push sink: POST \\S+ answered 400 Bad Request: "out of bounds".*\\); the backfilled span is missing them$`,
+        ),
+      );
+    } finally {
+      await receiver.stop();
     }
   });
 
