@@ -8,6 +8,9 @@ import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
 import { BackfillScheduler } from './backfill-scheduler.js';
 import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
+import { anchorOf } from './chain/start.js';
+import { formatStartTime } from '../compile/format.js';
+import { formatDuration } from '../format.js';
 
 /**
  * How far ahead of the virtual clock a timer emits slots: a wake-up per slot would cost more than
@@ -53,6 +56,31 @@ export function backfillRefusal(entries: readonly Entry[]): string | undefined {
   return unbounded.length > 0
     ? `a backfill needs a finite duration on every entry; none on: ${unbounded.join(', ')}`
     : undefined;
+}
+
+const UNITS: readonly (readonly [string, number])[] = [
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1000],
+];
+
+/**
+ * A warning when a backfill started at `now` (real time) would stamp `entry` (with a finite duration) past now:
+ * from `start_time: now`, the default, it writes the entry's duration into the future, which a TSDB then
+ * holds as its newest data and a log store refuses. (An `after` entry is counted from the run's start.)
+ */
+export function futureWarnings(entry: Entry, now: number): string[] {
+  const phase = entry.phase_offset ?? 0;
+  const duration = entry.duration!;
+  const ahead = anchorOf(entry.start_time)(now + phase) + duration - now;
+  if (ahead <= 0) return [];
+  // In start_time's own syntax (one number, one unit), so it can be pasted into the file.
+  const lead = phase + duration;
+  const [unit, ms] = UNITS.find(([, ms]) => lead % ms === 0) ?? ['s', 1000];
+  const fill = `-${lead / ms}${unit}`;
+  return [
+    `the backfill writes timestamps up to ${formatDuration(ahead)} past now (start_time ${formatStartTime(entry.start_time)}, duration ${formatDuration(duration)}): start_time: ${fill} (or earlier) fills the past up to now`,
+  ];
 }
 
 /**

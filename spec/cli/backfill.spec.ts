@@ -116,6 +116,32 @@ scenarios:
     expect(lines(readFileSync(join(dir, 'bounded.prom'), 'utf8'))).to.have.length(6);
   });
 
+  it('warns of each entry it would stamp past now, with the start_time that fills the past instead', async () => {
+    const file = scenario(
+      'future.yaml',
+      `
+version: 2
+kind: runnable
+defaults: {duration: 24h, generator: {type: constant, value: 1}}
+scenarios:
+  - {signal_type: metrics, name: now, rate: 1}
+  - {signal_type: metrics, name: offset, rate: 1, phase_offset: 90s}
+  - {signal_type: metrics, name: straddles, rate: 1, start_time: -1h, duration: 3h}
+  - {signal_type: metrics, name: past, rate: 1, start_time: -24h}
+  - {signal_type: metrics, name: absolute, rate: 1, start_time: 2020-01-01T00:00:00Z}
+`,
+    );
+    const { code, stderr } = await svc(['run', '--backfill', '--dry-run', '-q', file]);
+    expect(code, stderr).to.equal(0);
+    expect(lines(stderr)).to.deep.equal([
+      '[warn] now: the backfill writes timestamps up to 24h00m00s past now (start_time now, duration 24h00m00s): start_time: -24h (or earlier) fills the past up to now',
+      '[warn] offset: the backfill writes timestamps up to 24h01m30s past now (start_time now, duration 24h00m00s): start_time: -86490s (or earlier) fills the past up to now',
+      '[warn] straddles: the backfill writes timestamps up to 2h00m00s past now (start_time -1h, duration 3h00m00s): start_time: -3h (or earlier) fills the past up to now',
+    ]);
+    // A run in real time is meant to stamp the present: no warning.
+    expect((await svc(['run', '--dry-run', '-q', file])).stderr).to.equal('');
+  });
+
   it("exits with the signal's code, naming what it left out, when a signal cuts it short", async () => {
     const file = scenario(
       'cut.yaml',

@@ -18,8 +18,8 @@ export class RunCommand extends ScenarioCommand {
       ['Override rate and sink', '$0 run examples/quickstart.yaml --rate 100 --sink file --endpoint /tmp/out.prom'],
       ['A scenario of a catalog, by name', '$0 run @checkout-incident --catalog examples/catalog'],
       [
-        'A day of the scenario into a file in seconds (virtual time)',
-        '$0 run --backfill examples/quickstart.yaml --duration 24h --sink file --endpoint /tmp/day.prom',
+        'The last two hours of the scenario (its start_time: -2h) into a file in seconds (virtual time)',
+        '$0 run --backfill examples/openmetrics.yaml --duration 2h -o /tmp/svc.om',
       ],
     ],
   });

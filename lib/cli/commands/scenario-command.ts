@@ -75,9 +75,9 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     const plan = await this.planOf(loaded);
-    if (this.backfill) {
-      const { backfillRefusal } = await import('../../runtime/backfill.js');
-      const refusal = backfillRefusal(plan.scenarios);
+    const backfill = this.backfill ? await import('../../runtime/backfill.js') : undefined;
+    if (backfill) {
+      const refusal = backfill.backfillRefusal(plan.scenarios);
       if (refusal) throw new UsageError(`--backfill: ${refusal} (give each a duration, or --duration)`);
     }
     if (asked !== undefined && asked > 1) {
@@ -98,8 +98,13 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       import('../../redact.js'),
       import('../../compile/warnings.js'),
     ]);
+    const now = this.context.scheduler?.now() ?? Date.now();
     for (const entry of plan.scenarios) {
-      for (const warning of [...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []), ...entryWarnings(entry)])
+      for (const warning of [
+        ...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []),
+        ...entryWarnings(entry),
+        ...(backfill?.futureWarnings(entry, now) ?? []),
+      ])
         this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
     }
     if (json) {
