@@ -16,7 +16,13 @@ const DURATION = new RegExp(DURATION_PATTERN);
 export function parseDuration(text: string, { zero = false }: { zero?: boolean } = {}): number {
   const match = DURATION.exec(text);
   if (!match) {
-    throw new RangeError(`expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${show(text)}`);
+    // `7d` is what a start_time (`-7d`) and PromQL take: say what a duration takes instead.
+    const days = /^(\d+(?:\.\d+)?)d$/.exec(text)?.[1];
+    const hint =
+      days === undefined ? '' : `: a duration has no d unit, write ${Math.round(Number(days) * 24e6) / 1e6}h`;
+    throw new RangeError(
+      `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${show(text)}${hint}`,
+    );
   }
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
   if (!(ms > 0 || (zero && ms === 0)) || !Number.isFinite(ms)) {

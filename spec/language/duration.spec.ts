@@ -36,7 +36,6 @@ describe('parseDuration', () => {
     '5',
     's',
     '5x',
-    '1d',
     '-1s',
     '+1s',
     '1 s',
@@ -53,6 +52,19 @@ describe('parseDuration', () => {
       expect(() => parseDuration(bad)).to.throw(
         RangeError,
         `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${JSON.stringify(bad)}`,
+      );
+    });
+  }
+
+  for (const [days, hours] of [
+    ['7d', '168h'],
+    ['1.5d', '36h'],
+    ['0.1d', '2.4h'],
+  ]) {
+    it(`rejects ${days}, naming the hours to write instead`, () => {
+      expect(() => parseDuration(days)).to.throw(
+        RangeError,
+        `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "${days}": a duration has no d unit, write ${hours}`,
       );
     });
   }
