@@ -1,7 +1,7 @@
 import type * as Snappy from 'snappy';
 import { featurePackage } from '../features.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
-import type { HttpAnswer, HttpEndpoint } from './http/endpoint.js';
+import { retryableStatus, type HttpAnswer, type HttpEndpoint } from './http/endpoint.js';
 import { cutRecords, preamblesOf, type RecordCut, type RecordRun } from './framing/record-requests.js';
 import { remoteWriteV2Requests } from './framing/remote-write-v2.js';
 import { remoteWriteChunk, type RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
@@ -47,7 +47,8 @@ const UNSUPPORTED_MEDIA_TYPE = 415;
  * Sink for Prometheus remote write (Prometheus with `--web.enable-remote-write-receiver`, VictoriaMetrics,
  * Mimir, Cortex, Thanos receive): a batching HTTP sink whose requests carry at most `batchSize` series (whole
  * events: a histogram's series set is never split), snappy block-compressed. Retries 5xx, 429 and network
- * errors; other 4xx are final, with a hint for the usual causes.
+ * errors, except a "too old sample" (Prometheus' 500 for a sample beyond its out-of-order window); other 4xx are
+ * final, with a hint for the usual causes.
  *
  * Every chunk of the `remote_write` encoder carries the rows of the batch it was written from, and their 1.0
  * `WriteRequest.timeseries` records (and the metric's metadata as its preamble). A 1.0 request is the
@@ -85,6 +86,7 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
       url: new URL(options.url),
       headers: { ...options.headers, ...PROTOCOL_HEADERS['1.0'] },
       hint: refusalHint,
+      retryable: (status, body) => retryableStatus(status) && !TOO_OLD_SAMPLE.test(body),
     },
     (chunks) => cutRecords(batchSize, chunks),
     async (request, http) => {
@@ -126,8 +128,17 @@ function writtenCounts({ headers }: HttpAnswer): WrittenCounts | undefined {
   return { samples: samples || 0, histograms: histograms || 0, exemplars: exemplars || 0 };
 }
 
+/**
+ * A sample older than the receiver's out-of-order window: Prometheus 2.x answers 500 for it, which no retry
+ * changes (a backfill spent its retries on it, then lost the newer samples queued behind at the flush deadline).
+ */
+const TOO_OLD_SAMPLE = /too old sample/i;
+
 /** What the usual refusals of a remote-write receiver mean and how to fix them. */
 function refusalHint(status: number, body: string): string | undefined {
+  if (TOO_OLD_SAMPLE.test(body)) {
+    return 'the receiver refuses samples older than its out-of-order window (start_time further back than it): Prometheus takes them only when storage.tsdb.out_of_order_time_window in prometheus.yml covers the whole backfilled span, from start_time to now';
+  }
   if (status === 400 && /out of order/i.test(body)) {
     return 'the receiver refuses samples older than the newest of their series (out of order): several entries write the same series, or start_time went back; Prometheus takes them only with storage.tsdb.out_of_order_time_window set; native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';
   }

@@ -279,6 +279,50 @@ scenarios:
       }
     });
 
+    it('a backfill beyond the out-of-order window: Prometheus\' 500 "too old sample" is not retried, names the window, and the newer samples arrive', async () => {
+      const tolerant = await startPrometheus({ receiver: true, outOfOrderWindow: '1h' });
+      try {
+        const url = `${tolerant.url}/api/v1/write`;
+        await run(
+          metricEntry({
+            name: 'svc_rw_window',
+            rate: 10,
+            duration: 100,
+            encoder: { type: 'remote_write' },
+            sink: { type: 'remote_write', url },
+          }),
+        );
+        const file = scenario(
+          'beyond-window.yaml',
+          `version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: svc_rw_window
+    rate: 1
+    duration: 3h
+    start_time: -3h
+    labels: { old: "yes" }
+    generator: { type: constant, value: 1 }
+    sink: { type: remote_write, url: "${url}", batch_size: 100 }
+`,
+        );
+        const result = await svc(['run', '--backfill', file]);
+        expect(result.code, result.stderr).to.equal(1);
+        expect(result.stderr).to.contain(
+          'answered 500 Internal Server Error: "too old sample"; the receiver refuses samples older than its out-of-order window (start_time further back than it): Prometheus takes them only when storage.tsdb.out_of_order_time_window in prometheus.yml covers the whole backfilled span, from start_time to now',
+        );
+        expect(result.stderr).to.not.contain('gave up after');
+        // What it did not drop is stored: the samples within the window (about the last hour of the three).
+        const dropped = Number(/\| dropped: (\d+)/.exec(result.stderr)![1]);
+        const stored = await tolerant.query('sum(count_over_time(svc_rw_window{old="yes"}[4h]))');
+        expect(Number(stored[0]!.value[1])).to.equal(10_800 - dropped);
+        expect(dropped).to.be.within(7000, 8000);
+      } finally {
+        await tolerant.stop();
+      }
+    });
+
     it('SIGTERM mid-run: every sample counted as written is queryable', async () => {
       const file = foreverScenario(
         scenario,

@@ -174,9 +174,14 @@ describe('remote_write sink', () => {
       /: "out of order sample"; the receiver refuses samples older than the newest of their series \(out of order\).*out_of_order_time_window/,
     ],
     [
+      'an out-of-bounds 400',
+      'out of bounds',
+      /: "out of bounds"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\).*native histograms only where the receiver takes them out of order/,
+    ],
+    [
       'a too-old 400',
       'too old sample',
-      /: "too old sample"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\).*native histograms only where the receiver takes them out of order/,
+      /: "too old sample"; the receiver refuses samples older than its out-of-order window \(start_time further back than it\).*out_of_order_time_window in prometheus.yml covers the whole backfilled span/,
     ],
     [
       'a duplicate-timestamp 400',
@@ -196,6 +201,17 @@ describe('remote_write sink', () => {
         .and.match(message);
     });
   }
+
+  it("does not retry Prometheus' 500 for a sample beyond its out-of-order window: no retry takes it", async () => {
+    receiver.answer(() => ({ status: 500, body: 'too old sample' }));
+    const sink = remoteWriteSink({ url: `${receiver.url}/api/v1/write`, retry: QUICK_RETRY });
+    sink.write(gaugeChunks(1)[0]!);
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(receiver.requests).to.have.length(1);
+    expect(error.message).to.match(
+      /answered 500 Internal Server Error: "too old sample"; the receiver refuses samples older than its out-of-order window/,
+    );
+  });
 
   it('says where the write endpoint is when the receiver is not one (404)', async () => {
     receiver.answer(() => ({

@@ -21,12 +21,12 @@ export interface HttpEndpointOptions {
   /** No answer within this many ms is a (retryable) failure. */
   readonly timeout: number;
   /**
-   * What to tell the user when the destination refuses a request with `status` (a 4xx other than
-   * 408 and 429); `body` is the head of its answer.
+   * What to tell the user when the destination refuses a request with `status` for good (one not
+   * `retryable`); `body` is the head of its answer.
    */
   readonly hint?: (status: number, body: string) => string | undefined;
-  /** Which refusals are worth trying again; default 408, 429 and 5xx. */
-  readonly retryable?: (status: number) => boolean;
+  /** Which refusals are worth trying again (`body` is the head of the answer); default {@link retryableStatus}. */
+  readonly retryable?: (status: number, body: string) => boolean;
   /** The text of a refusal's body (the head of it), by its `Content-Type`; default the body as UTF-8. */
   readonly refusalText?: (body: Buffer, contentType: string | undefined) => string;
 }
@@ -67,6 +67,11 @@ const EXCERPT_CHARS = 200;
 /** How much of a 2xx answer's body is kept for the caller; the rest is drained. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** The refusals worth trying again unless a protocol knows better: 408, 429 and 5xx. */
+export function retryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
 /**
  * POSTs to one URL with Node's own http/https client: no dependency, error codes such as
  * ECONNREFUSED available as they are for precise messages, a per-request timeout, and an agent
@@ -82,7 +87,7 @@ export function httpEndpoint({
   headers,
   timeout,
   hint,
-  retryable: worthRetrying = (status) => status === 408 || status === 429 || status >= 500,
+  retryable: worthRetrying = retryableStatus,
   refusalText = (body) => body.toString('utf8'),
 }: HttpEndpointOptions): HttpEndpoint {
   const secure = url.protocol === 'https:';
@@ -98,7 +103,7 @@ export function httpEndpoint({
   const refused = (response: IncomingMessage, answer: string): SinkError => {
     const body = redact(answer);
     const status = response.statusCode ?? 0;
-    const retryable = worthRetrying(status);
+    const retryable = worthRetrying(status, body);
     const advice = retryable ? undefined : hint?.(status, body);
     const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${excerpt(body)}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, {
