@@ -35,8 +35,9 @@ const WARNING_INTERVAL_MS = 5000;
  * each ends, a stop signal arrives, or the reader of stdout goes away, with progress and STOPPED
  * lines on stderr. An entry that never started (its `after` condition never held, or the run
  * stopped during its phase offset) gets an `[info]` line before the STOPPED lines. Resolves to the
- * exit code: 1 when an entry ended with an error, its sink never delivered anything because of
- * sink errors, or (a backfill) its sink dropped events (each gets an `error:` line, last), else 0. A backfill's rows show the virtual time
+ * exit code: 1 when an entry ended with an error or its sink never delivered anything because of
+ * sink errors (each gets an `error:` line, last); a backfill cut short by a signal, the signal's code, and
+ * one whose sinks dropped events, 1 (each gets an `error:` line too); else 0. A backfill's rows show the virtual time
  * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
  */
 export async function runScenario(
@@ -98,7 +99,7 @@ export async function runScenario(
     sinkWarnings.take(run).forEach(write);
     warnings.check(run, now, true).forEach(write);
   });
-  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!, backfill !== undefined));
+  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
     for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
@@ -110,7 +111,10 @@ export async function runScenario(
   // not go on to load it as if whole. (A reader of stdout gone is a Unix end, exit 0.)
   const cut = backfill && stoppedBy && stoppedBy !== 'EPIPE' ? cutShort(backfill, runs) : [];
   for (const line of cut) write(`error: ${line} (the backfill was stopped by ${stoppedBy})`);
-  return cut.length > 0 ? signalExitCode(stoppedBy!) : 0;
+  // So does a sink that dropped part of it, whatever `on_sink_error` says.
+  const holes = backfill ? runs.flatMap(droppedLine) : [];
+  for (const line of holes) write(`error: ${line}`);
+  return cut.length > 0 ? signalExitCode(stoppedBy!) : holes.length > 0 ? 1 : 0;
 }
 
 /** What a stopped backfill left out: a line per entry stopped before the end of its duration, or never started. */
@@ -147,16 +151,22 @@ function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
 /**
  * Why an entry fails the run, if it does: the error that stopped it (under `fail`), or sink errors
  * that let nothing through, whatever `on_sink_error` says (the spec: an unreachable sink is a
- * runtime error). An entry that delivered and later lost batches under `warn` does not, unless it
- * is backfilled: a backfill is a span to load whole, and one with holes must not pass a shell's `&&`.
+ * runtime error). An entry that delivered and later lost batches under `warn` does not (but see
+ * {@link droppedLine} for a backfill).
  */
-function failureOf(run: EntryRun, outcome: EntryOutcome, backfill: boolean): string | undefined {
+function failureOf(run: EntryRun, outcome: EntryOutcome): string | undefined {
   if (outcome.error) return outcome.error.message;
-  const { stats } = run;
-  if (stats.neverDelivered()) return `nothing was delivered (${stats.lastSinkError})`;
-  if (backfill && stats.droppedEvents > 0)
-    return `its sink dropped ${stats.droppedEvents} of ${stats.totalEvents} events (${stats.lastSinkError}); the backfilled span is missing them`;
+  if (run.stats.neverDelivered()) return `nothing was delivered (${run.stats.lastSinkError})`;
   return undefined;
+}
+
+/** What a backfilled entry's sink dropped, if it dropped any: a span with holes, not one to load as whole. */
+function droppedLine({ entry, stats }: EntryRun): string[] {
+  return stats.droppedEvents > 0
+    ? [
+        `${entry.id}: its sink dropped ${stats.droppedEvents} of ${stats.totalEvents} events (${stats.lastSinkError}); the backfilled span is missing them`,
+      ]
+    : [];
 }
 
 /**
