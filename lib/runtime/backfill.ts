@@ -65,17 +65,22 @@ const UNITS: readonly (readonly [string, number])[] = [
 ];
 
 /**
- * A warning when a backfill started at `now` (real time) would stamp `entry` (with a finite duration) past now:
+ * A warning when a backfill started at `now` (real time) would stamp `entry`, one of `entries` (each with a finite
+ * duration), past now:
  * from `start_time: now`, the default, it writes the entry's duration into the future, which a TSDB then
  * holds as its newest data and a log store refuses. (An `after` entry is counted from the run's start.)
  */
-export function futureWarnings(entry: Entry, now: number): string[] {
+export function futureWarnings(entry: Entry, now: number, entries: readonly Entry[]): string[] {
   const phase = entry.phase_offset ?? 0;
   const duration = entry.duration!;
   const ahead = anchorOf(entry.start_time)(now + phase) + duration - now;
   if (ahead <= 0) return [];
+  // The entries of a clock group share one start_time: the one that fills the past for all of them.
+  const group = entries.filter(
+    (other) => other === entry || (entry.clock_group && other.clock_group === entry.clock_group),
+  );
+  const lead = Math.max(...group.map((other) => (other.phase_offset ?? 0) + other.duration!));
   // In start_time's own syntax (one number, one unit), so it can be pasted into the file.
-  const lead = phase + duration;
   const [unit, ms] = UNITS.find(([, ms]) => lead % ms === 0) ?? ['s', 1000];
   const fill = `-${lead / ms}${unit}`;
   return [

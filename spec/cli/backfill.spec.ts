@@ -129,6 +129,8 @@ scenarios:
   - {signal_type: metrics, name: straddles, rate: 1, start_time: -1h, duration: 3h}
   - {signal_type: metrics, name: past, rate: 1, start_time: -24h}
   - {signal_type: metrics, name: absolute, rate: 1, start_time: 2020-01-01T00:00:00Z}
+  - {signal_type: metrics, id: web-1, name: up, rate: 1, duration: 1h, clock_group: rollout}
+  - {signal_type: metrics, id: web-2, name: up, rate: 1, duration: 1h, clock_group: rollout, phase_offset: 30m}
 `,
     );
     const { code, stderr } = await svc(['run', '--backfill', '--dry-run', '-q', file]);
@@ -137,6 +139,9 @@ scenarios:
       '[warn] now: the backfill writes timestamps up to 24h00m00s past now (start_time now, duration 24h00m00s): start_time: -24h (or earlier) fills the past up to now',
       '[warn] offset: the backfill writes timestamps up to 24h01m30s past now (start_time now, duration 24h00m00s): start_time: -86490s (or earlier) fills the past up to now',
       '[warn] straddles: the backfill writes timestamps up to 2h00m00s past now (start_time -1h, duration 3h00m00s): start_time: -3h (or earlier) fills the past up to now',
+      // One start_time for the clock group: the one that ends its last entry at now.
+      '[warn] web-1: the backfill writes timestamps up to 1h00m00s past now (start_time now, duration 1h00m00s): start_time: -90m (or earlier) fills the past up to now',
+      '[warn] web-2: the backfill writes timestamps up to 1h30m00s past now (start_time now, duration 1h00m00s): start_time: -90m (or earlier) fills the past up to now',
     ]);
     // A run in real time is meant to stamp the present: no warning.
     expect((await svc(['run', '--dry-run', '-q', file])).stderr).to.equal('');

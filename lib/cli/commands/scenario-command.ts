@@ -103,7 +103,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       for (const warning of [
         ...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []),
         ...entryWarnings(entry),
-        ...(backfill?.futureWarnings(entry, now) ?? []),
+        ...(backfill?.futureWarnings(entry, now, plan.scenarios) ?? []),
       ])
         this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);
     }
