@@ -146,7 +146,7 @@ function refusalHint(status: number, body: string): string | undefined {
     return 'several samples of one series fell in one millisecond with different values (remote write carries milliseconds: a series above 1000 events/s, a burst that takes it past that, or two entries writing the same series), and Prometheus refuses the whole request for one: keep each series at most 1000 events/s';
   }
   if (status === 400 && /too old|out of bounds/i.test(body)) {
-    return 'the receiver refuses samples this old (start_time in the past): Prometheus takes samples older than its head block (about 1 h) only with storage.tsdb.out_of_order_time_window set (for example 6h) in prometheus.yml; native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';
+    return 'the receiver refuses samples this old (start_time in the past): Prometheus takes samples older than its head block (about 1 h) only with storage.tsdb.out_of_order_time_window set in prometheus.yml, as far back as start_time goes (for example 8d for a start_time of -7d); native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';
   }
   switch (status) {
     case 401:

@@ -176,7 +176,7 @@ describe('remote_write sink', () => {
     [
       'an out-of-bounds 400',
       'out of bounds',
-      /: "out of bounds"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set \(for example 6h\).*native histograms only where the receiver takes them out of order/,
+      /: "out of bounds"; the receiver refuses samples this old \(start_time in the past\).*out_of_order_time_window set in prometheus.yml, as far back as start_time goes \(for example 8d for a start_time of -7d\).*native histograms only where the receiver takes them out of order/,
     ],
     [
       'a too-old 400',
