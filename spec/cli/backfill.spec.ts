@@ -222,6 +222,33 @@ scenarios:
     }
   });
 
+  it('exits 0 when the reader of its stdout goes away, as a live run does', async () => {
+    const file = scenario(
+      'piped.yaml',
+      `
+version: 2
+kind: runnable
+scenarios:
+  - signal_type: metrics
+    name: cpu
+    rate: 10
+    duration: 1h
+    start_time: -1h
+    generator: {type: constant, value: 1}
+    sink: {type: stdout}
+`,
+    );
+    let written = 0;
+    const stdout = new Writable({
+      write(_chunk, _encoding, done) {
+        done(++written > 1 ? Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }) : undefined);
+      },
+    });
+    const { code, stderr } = await svc(['run', '--backfill', '-q', file], { stdout });
+    expect(code, stderr).to.equal(0);
+    expect(stderr).to.not.match(/error/);
+  });
+
   it('backfills hours into a file with bounded memory', async function () {
     this.timeout(60_000);
     // Live memory: what a full collection leaves.
