@@ -30,11 +30,15 @@ const BARE_USERINFO = /(^|[\s"'(=])([^\s"'(=:/@]+):([^\s"'/@]+)@(?=[\w.[-])/g;
  */
 const SECRET_PARAM = /token|key|secret|passw|signature|credential|^(sig|p|pwd|auth)$/i;
 
-/**
- * `?name=value` or `&name=value` of a URL's query: the value ends at the next parameter, the fragment or a blank, and
- * leaves out the punctuation of the sentence around it (`?api_key=k3y: HTTP 401`, `(…?token=t0k).`).
- */
-const QUERY_PARAM = /([?&])([^=&#\s"'?]+)=([^&#\s"']*?)(?=[:;,.)]*(?:[&#\s"']|$))/g;
+/** `?name=value` or `&name=value` of a URL's query: the value ends at the next parameter, the fragment or a blank. */
+const QUERY_PARAM = /([?&])([^=&#\s"'?]+)=([^&#\s"']*)/g;
+
+/** Where `value` ends before the punctuation of a sentence around it (`?api_key=k3y: HTTP 401`, `(…?token=t0k).`). */
+function beforePunctuation(value: string): number {
+  let end = value.length;
+  while (end > 0 && ':;,.)'.includes(value[end - 1]!)) end--;
+  return end;
+}
 
 /** `Bearer <token>` and `Basic <credentials>` in free text, as headers are written in messages. */
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]+/gi;
@@ -63,9 +67,10 @@ function isSecretParam(name: string): boolean {
  */
 export function redactText(text: string): string {
   return text
-    .replace(QUERY_PARAM, (whole, lead: string, name: string, value: string) =>
-      value && isSecretParam(name) ? `${lead}${name}=${MASK}` : whole,
-    )
+    .replace(QUERY_PARAM, (whole, lead: string, name: string, value: string) => {
+      const end = beforePunctuation(value);
+      return end > 0 && isSecretParam(name) ? `${lead}${name}=${MASK}${value.slice(end)}` : whole;
+    })
     .replace(URL_USERINFO, (_, scheme: string, userinfo: string) => {
       const colon = userinfo.indexOf(':');
       return `${scheme}${colon < 0 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`}@`;
