@@ -1,4 +1,4 @@
-import { show } from './problems.js';
+import { shortened, show } from './problems.js';
 import type { StartTime } from './types.js';
 
 const OFFSET_UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -25,8 +25,7 @@ export function parseStartTime(text: string): StartTime {
     return { kind: 'relative', offsetMs: relative[1] === '-' && magnitude !== 0 ? -magnitude : magnitude };
   }
   if (UNSIGNED.test(text)) {
-    // Digits and a unit: quoting adds no escapes, only cuts a long one short.
-    const offset = show(text).slice(1, -1);
+    const offset = shortened(text);
     throw new RangeError(`${EXPECTED}, got ${show(text)} (a relative offset needs a sign: +${offset} or -${offset})`);
   }
   const absolute = RFC3339.exec(text);
