@@ -157,10 +157,18 @@ describe('loadScenario: single flat entry', () => {
   it('names an entry by its id, name or pack cut short, as values are quoted', () => {
     const long = 'a'.repeat(100_000);
     expect(
-      problems(v2([metric({ id: long, rate: 0 }), metric({ name: long, rate: 0 })]), { format: 'json' }),
+      problems(
+        v2([
+          metric({ id: long, rate: 0 }),
+          metric({ name: long, rate: 0 }),
+          { signal_type: 'metrics', pack: `./${long.slice(0, 4000)}`, rate: 0 },
+        ]),
+        { format: 'json' },
+      ),
     ).to.deep.equal([
       `scenarios[0] (${'a'.repeat(57)}...): rate: expected a number greater than 0, got 0`,
       `scenarios[1] (${'a'.repeat(57)}...): rate: expected a number greater than 0, got 0`,
+      `scenarios[2] (./${'a'.repeat(55)}...): rate: expected a number greater than 0, got 0`,
     ]);
   });
 
