@@ -122,16 +122,20 @@ export async function checkExpectations(
 }
 
 /** The last step at which the sampled data can still change an alert: its end and Prometheus's lookback after it. */
-function lastDataStep({ steps, intervalMs }: Sampling): number {
+function lastDataStep({ steps, intervalMs }: Pick<Sampling, 'steps' | 'intervalMs'>): number {
   return steps - 1 + Math.ceil(LOOKBACK_MS / intervalMs);
 }
 
 /**
  * What would make promtool evaluate the rules at more than {@link MAX_EVALUATIONS} steps (a `firing_within` of
  * days at 1s), named by its field; undefined when nothing does. The probes evaluate up to the later of the data's
- * end (with the lookback) and `firing_within`, then `resolves_within` after the firing.
+ * end (with the lookback) and `firing_within`, then `resolves_within` after the firing. `sampling` may be the
+ * least steps known before sampling (leastSteps), so that a test refused is refused before its costly sampling.
  */
-export function tooManyEvaluations(sampling: Sampling, expectations: readonly AlertExpectation[]): string | undefined {
+export function tooManyEvaluations(
+  sampling: Pick<Sampling, 'steps' | 'intervalMs'>,
+  expectations: readonly AlertExpectation[],
+): string | undefined {
   const { intervalMs } = sampling;
   const at = `rule evaluations at ${promDuration(intervalMs)} (--interval): promtool evaluates every rule at each, and svc test asks for at most ${MAX_EVALUATIONS}`;
   const steps = (ms: number) => Math.floor(ms / intervalMs) + 1;

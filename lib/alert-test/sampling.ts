@@ -41,6 +41,16 @@ export function nativeHistograms(entries: readonly Entry[]): { untestable: strin
 }
 
 /**
+ * The steps a sampling of `entries` at `intervalMs` has at least, known before it runs: an entry that starts with
+ * the file lasts its duration (one started by `after` ends later).
+ */
+export function leastSteps(entries: readonly Entry[], intervalMs: number): number {
+  return (
+    Math.floor(Math.max(0, ...entries.filter((entry) => !entry.after).map((entry) => entry.duration!)) / intervalMs) + 1
+  );
+}
+
+/**
  * Samples `entries` (compiled, each with a finite duration) at `intervalMs`. Step k holds the last
  * sample written in ((k − 1)·I, k·I] after the file's start, as a scrape at k·I would show it; a
  * step without one is left empty (a gap, as in pushed data: queries look back over it). Rejects
@@ -54,12 +64,9 @@ export async function sampleScenario(
 ): Promise<Sampling> {
   // Per series, its values from step 0 on (NaN where it has none), grown as the run goes.
   const table = new Map<string, number[]>();
-  // The steps the sampling will have at least: an entry that starts with the file lasts its duration (one started
-  // by `after` ends later). Series × these steps over the limit is known once the series have appeared, and the
-  // backfill is stopped then rather than run to its end.
-  const leastSteps =
-    Math.floor(Math.max(0, ...entries.filter((entry) => !entry.after).map((entry) => entry.duration!)) / intervalMs) +
-    1;
+  // Series × the least steps over the limit is known once the series have appeared, and the backfill is stopped
+  // then rather than run to its end.
+  const least = leastSteps(entries, intervalMs);
   let held = 0;
   let tooMany = false;
   const place = (backfill: Backfill, entry: Entry, samples: Labelled<SampleBatch>): void => {
@@ -73,7 +80,7 @@ export async function sampleScenario(
       let values = table.get(name);
       if (!values) table.set(name, (values = []));
       const grown = Math.max(0, step + 1 - values.length);
-      if ((held += grown) > MAX_SAMPLED_VALUES || table.size * leastSteps > MAX_SAMPLED_VALUES) {
+      if ((held += grown) > MAX_SAMPLED_VALUES || table.size * least > MAX_SAMPLED_VALUES) {
         tooMany = true;
         void backfill.stop();
       } else {
