@@ -136,9 +136,10 @@ export class SinkCore implements Sink {
     return error;
   }
 
-  /** `size` events in `bytes` bytes were given up with no failure: nobody is left to take them. */
-  dropped(size: number, bytes: number): void {
+  /** The next `units` chunks taken (`size` events, `bytes` bytes) given up with no failure: nobody is left to take them. */
+  settleDropped(units: number, size: number, bytes: number): void {
     if (size > 0) this.reports.next({ kind: 'dropped', size, bytes });
+    this.settle(units, bytes);
   }
 
   /**

@@ -86,8 +86,7 @@ class StreamDriver implements SinkDriver {
 
   send({ size, data, bytes }: EncodedBatch): void {
     if (this.gone) {
-      this.core.dropped(size, bytes);
-      this.core.settle(1, bytes);
+      this.core.settleDropped(1, size, bytes);
       return;
     }
     this.inFlight.push(size, bytes);
@@ -170,8 +169,7 @@ class StreamDriver implements SinkDriver {
     const { writes, size, bytes } = this.takeInFlight();
     if (readerGone?.(cause)) {
       this.gone = true;
-      this.core.dropped(size, bytes);
-      this.core.settle(writes, bytes);
+      this.core.settleDropped(writes, size, bytes);
       return;
     }
     this.core.fail(
