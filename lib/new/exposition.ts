@@ -19,7 +19,9 @@ import { decimal } from '../language/decimal.js';
  * - The samples of a histogram `x` are `x_bucket{le="…"}`, `x_sum` and `x_count`; of a summary
  *   `x{quantile="…"}`, `x_sum` and `x_count`.
  * OpenMetrics' variants met on the same endpoints are read too: `# TYPE x counter` with samples
- * `x_total`, `_created` samples, `unknown` for `untyped`, and `# EOF`. Lines that break these rules
+ * `x_total`, `_created` samples, `unknown` for `untyped`, `info` (samples `x_info`) and `stateset`
+ * as gauges, as Prometheus stores them, timestamps in seconds with a fraction, an exemplar after
+ * the value (`# {trace_id="…"} 0.5 [timestamp]`, not kept), and `# EOF`. Lines that break these rules
  * (and UTF-8 metric names written in quotes) are skipped and counted, so one bad line does not
  * lose the rest.
  */
@@ -67,6 +69,7 @@ const TYPES: Readonly<Record<string, ExpositionType>> = {
   summary: 'summary',
   untyped: 'untyped',
   unknown: 'untyped',
+  stateset: 'gauge',
 };
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
@@ -115,7 +118,15 @@ function readComment(line: string, family: (name: string) => Building): string |
     family(name!).help = rest.replace(/\\(\\|n)/g, (_, c: string) => (c === 'n' ? '\n' : '\\'));
     return undefined;
   }
-  const type = TYPES[rest.trim().toLowerCase()];
+  const typeName = rest.trim().toLowerCase();
+  // An info family `x` is written as samples `x_info`: that is the gauge to reproduce, with x's help.
+  if (typeName === 'info') {
+    const info = family(`${name}_info`);
+    info.type = 'gauge';
+    info.help ??= family(name!).help;
+    return undefined;
+  }
+  const type = TYPES[typeName];
   if (!type) return `unknown metric type "${rest.trim()}"`;
   family(name!).type = type;
   return undefined;
@@ -137,13 +148,16 @@ function readSample(
     if (typeof read === 'string') return read;
     at = read;
   }
+  // An OpenMetrics exemplar follows a `#`, which neither a value nor a timestamp holds.
   const [valueText, timestamp, extra] = line
     .slice(at)
+    .split('#', 1)[0]!
     .trim()
     .split(/[ \t]+/);
   const value = parseValue(valueText ?? '');
   if (value === undefined) return `expected a value, got "${valueText ?? ''}"`;
-  if (extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp)))
+  // Milliseconds in the text format, seconds with a fraction in OpenMetrics.
+  if (extra !== undefined || (timestamp !== undefined && !/^-?\d+(\.\d+)?$/.test(timestamp)))
     return 'expected a value and an optional timestamp after the labels';
   family(familyOf(name, families)).samples.push({ name, labels, value });
   return undefined;

@@ -96,6 +96,54 @@ describe('parseExposition: the Prometheus text format', () => {
     ]);
   });
 
+  it('reads OpenMetrics samples with exemplars and timestamps in seconds, and info and stateset families as gauges', () => {
+    const { families, skipped, firstSkipped } = parseExposition(
+      [
+        '# TYPE rpc histogram',
+        '# UNIT rpc seconds',
+        'rpc_bucket{le="0.1"} 10 # {trace_id="abc123"} 0.05 1700000000.123',
+        'rpc_bucket{le="+Inf"} 25 1700000100.5 # {trace_id="d#f"} 0.3',
+        'rpc_count 25',
+        'rpc_sum 5.5',
+        '# TYPE temp gauge',
+        'temp{room="#1"} 21.5 1700000100.250',
+        '# HELP build Build info',
+        '# TYPE build info',
+        'build_info{version="1.2.3"} 1',
+        '# TYPE state stateset',
+        'state{state="running"} 1',
+        'state{state="stopped"} 0',
+        '# EOF',
+      ].join('\n'),
+    );
+    expect({ skipped, firstSkipped }).to.deep.equal({ skipped: 0, firstSkipped: undefined });
+    expect(families.map((f) => [f.name, f.type, f.help, f.samples.map((s) => [s.name, s.value])])).to.deep.equal([
+      [
+        'rpc',
+        'histogram',
+        undefined,
+        [
+          ['rpc_bucket', 10],
+          ['rpc_bucket', 25],
+          ['rpc_count', 25],
+          ['rpc_sum', 5.5],
+        ],
+      ],
+      ['temp', 'gauge', undefined, [['temp', 21.5]]],
+      ['build_info', 'gauge', 'Build info', [['build_info', 1]]],
+      [
+        'state',
+        'gauge',
+        undefined,
+        [
+          ['state', 1],
+          ['state', 0],
+        ],
+      ],
+    ]);
+    expect(families[1]!.samples[0]!.labels).to.deep.equal({ room: '#1' });
+  });
+
   it('skips and counts the lines that break the format, naming the first, and keeps the rest', () => {
     const { families, skipped, firstSkipped } = parseExposition(
       'up 1\nup{job="a" 1\n# TYPE x frobnicator\ndown two\n{"utf8.name"} 1\nlast 2\n',
