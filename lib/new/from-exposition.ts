@@ -9,6 +9,7 @@ import {
   LOCAL_YAML_BUDGET,
   MAX_BUCKETS,
   MAX_DYNAMIC_LABELS,
+  MAX_OBSERVATIONS_PER_TICK,
   MAX_QUANTILES,
   MAX_SERIES_WITH_STATE,
 } from '../language/limits.js';
@@ -34,6 +35,11 @@ const ASSUMED_COUNTER_AGE_S = 3600;
 const Z_90 = 1.2816;
 /** An exponential's median is ln 2 ≈ 0.69 of its mean; a median below this share of the mean reads as right-skewed. */
 const SKEWED_MEDIAN_SHARE = 0.85;
+/**
+ * Fewest observations a summary's tick draws: its quantiles are those of one tick's observations, so
+ * fewer would make them jump from tick to tick (svc's default).
+ */
+const MIN_SUMMARY_OBSERVATIONS = 100;
 
 export interface ExpositionOptions {
   /** Where the text came from, credentials masked: written in the header. */
@@ -125,9 +131,9 @@ function defaultsOf(doc: CommentedDocument, { sink, encoder }: ExpositionOptions
 function profileFamily(family: MetricFamily, age: CounterAge): Profiled | string {
   switch (family.type) {
     case 'histogram':
-      return profileHistogram(family);
+      return profileHistogram(family, age);
     case 'summary':
-      return profileSummary(family);
+      return profileSummary(family, age);
     case 'counter':
       return profileCounter(family, age);
     default:
@@ -198,7 +204,7 @@ function profileCounter(family: MetricFamily, age: CounterAge): Profiled | strin
   };
 }
 
-function profileHistogram(family: MetricFamily): Profiled {
+function profileHistogram(family: MetricFamily, age: CounterAge): Profiled {
   const bucketSamples = family.samples.filter(
     (sample) => sample.name === `${family.name}_bucket` && sample.labels.le !== undefined,
   );
@@ -228,16 +234,17 @@ function profileHistogram(family: MetricFamily): Profiled {
       ...(written.length
         ? [{ key: 'buckets', value: written, flow: true, comment: 'the bounds (le) read; +Inf is implicit' }]
         : []),
+      ...observationItems(count, labels, age, 1),
       ...labels.items,
     ],
     found: [
-      `histogram ${family.name}: ${describeSeries(labels)}; ${written.length} bucket bounds; ${count} observations, sum ${rounded(sum)}.`,
+      `histogram ${family.name}: ${describeSeries(labels)}; ${written.length} bucket bounds; ${count} observations, sum ${rounded(sum)}; ${age.source}.`,
       ...notes,
     ],
   };
 }
 
-function profileSummary(family: MetricFamily): Profiled {
+function profileSummary(family: MetricFamily, age: CounterAge): Profiled {
   const byQuantile = new Map<number, number[]>();
   for (const { labels, value } of family.samples) {
     const q = labels.quantile === undefined ? NaN : Number(labels.quantile);
@@ -279,10 +286,11 @@ function profileSummary(family: MetricFamily): Profiled {
       ...(quantiles.length
         ? [{ key: 'quantiles', value: quantiles, flow: true, comment: 'the quantiles read (0 < q < 1)' }]
         : []),
+      ...observationItems(count, labels, age, MIN_SUMMARY_OBSERVATIONS),
       ...labels.items,
     ],
     found: [
-      `summary ${family.name}: ${describeSeries(labels)}; quantiles ${quantiles.join(', ') || 'none'}; ${count} observations, sum ${rounded(sum)}.`,
+      `summary ${family.name}: ${describeSeries(labels)}; quantiles ${quantiles.join(', ') || 'none'}; ${count} observations, sum ${rounded(sum)}; ${age.source}.`,
       ...notes,
     ],
   };
@@ -301,6 +309,31 @@ function head(family: MetricFamily, signal: SignalType, name: string, rate: numb
     { key: 'metric_type', value: family.type },
     ...(family.help ? [{ key: 'help', value: family.help }] : []),
     { key: 'rate', value: rate, comment: rate > 1 ? 'one cycle of the labels a second' : 'one sample a second' },
+  ];
+}
+
+/**
+ * `observations_per_tick` that makes each series' `_count` climb as the one read did: its observations
+ * over its age, a series; each series is written rate / label sets times a second. At least `fewest`;
+ * none when nothing was observed (svc's default then).
+ */
+function observationItems(count: number, labels: LabelFields, age: CounterAge, fewest: number): Item[] {
+  if (!(count > 0) || labels.series === 0) return [];
+  const perSecond = count / labels.series / age.seconds;
+  const perTick = Math.round((perSecond * labels.sets) / labels.rate);
+  const value = Math.min(MAX_OBSERVATIONS_PER_TICK, Math.max(fewest, perTick));
+  const why =
+    value === perTick
+      ? 'as many a second as were read'
+      : value === fewest
+        ? `at least ${fewest}${fewest > 1 ? ', for quantiles over one tick' : ''}`
+        : `at most ${MAX_OBSERVATIONS_PER_TICK}`;
+  return [
+    {
+      key: 'observations_per_tick',
+      value,
+      comment: `${why}: about ${rounded(perSecond)}/s a series`,
+    },
   ];
 }
 

@@ -185,6 +185,40 @@ describe('scenarioFromExposition: what becomes what', () => {
     expect(rotating(counter!, 'queue')).to.deep.equal({ values: ['fast', 'slow'], distinct: 2 });
   });
 
+  it("draws as many observations a tick as keep each histogram's and summary's _count climbing at the rate read", () => {
+    const histogram = (name: string, counts: readonly number[]) =>
+      [
+        `# TYPE ${name} histogram`,
+        ...counts.flatMap((count, i) => [
+          `${name}_bucket{le="1",path="/${i}"} ${count}`,
+          `${name}_bucket{le="+Inf",path="/${i}"} ${count}`,
+          `${name}_count{path="/${i}"} ${count}`,
+          `${name}_sum{path="/${i}"} ${count / 2}`,
+        ]),
+      ].join('\n');
+    const entries = profiled(
+      [
+        histogram('lat', [1000, 3000]),
+        histogram('busy', [2e9]),
+        '# TYPE rpc summary',
+        'rpc{quantile="0.5"} 1',
+        'rpc_count 5',
+        'rpc_sum 5',
+        '# TYPE process_start_time_seconds gauge',
+        `process_start_time_seconds ${readAt.getTime() / 1000 - 100}`,
+      ].join('\n'),
+    );
+    // 2000 observations a series in 100 s: 20/s, each series written once a second; a summary's quantiles
+    // are those of one tick's observations: never fewer than 100; and never more than svc draws.
+    expect(
+      entries.filter((e) => e.signal_type !== 'metrics').map((e) => [e.name, e.rate, e.observations_per_tick]),
+    ).to.deep.equal([
+      ['lat', 2, 20],
+      ['busy', 1, 10_000],
+      ['rpc', 1, 100],
+    ]);
+  });
+
   it('dates counters by their _created samples, and leaves the families of creation times out', () => {
     const text = scenarioFromExposition(
       `# TYPE a_total counter\na_total 100\n# TYPE a_created gauge\na_created ${readAt.getTime() / 1000 - 10}\n`,
