@@ -82,6 +82,16 @@ interface Building {
   samples: Sample[];
 }
 
+/**
+ * Whether `text` is an exposition rather than a CSV: a HELP or TYPE line, or a first line that is a
+ * sample (a CSV's header holds a comma outside any braces: the time column and a series).
+ */
+export function looksLikeExposition(text: string): boolean {
+  if (/^[ \t]*#[ \t]*(HELP|TYPE)[ \t]/m.test(text)) return true;
+  const first = text.split('\n').find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
+  return first !== undefined && /^\s*[a-zA-Z_:][a-zA-Z0-9_:]*\s*(\{.*\})?\s*[^\s,{]+(\s+[^\s,]+)*\s*$/.test(first);
+}
+
 /** The families of a text exposition. */
 export function parseExposition(text: string): Exposition {
   const families = new Map<string, Building>();

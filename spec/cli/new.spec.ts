@@ -195,11 +195,30 @@ describe('svc new --from FILE.csv', () => {
   it('exits 1 naming a CSV it cannot read or parse', async () => {
     const missing = await svc(['new', '--from', join(dir, 'nope.csv')]);
     expect(missing.code).to.equal(1);
-    expect(missing.stderr).to.match(/nope\.csv: cannot read the CSV file \(no such file\)/);
+    expect(missing.stderr).to.match(/nope\.csv: cannot read the --from file \(no such file\)/);
     const broken = await svc(['new', '--from', csv('broken.csv', ['time,load', '0,high'])]);
     expect(broken.code).to.equal(1);
     expect(broken.stderr).to.match(
       /broken\.csv: line 2, column 2 \(load\): expected a finite decimal number \(NaN, infinities and values beyond ±1\.8e308 are not replayed\), got "high"/,
+    );
+  });
+});
+
+describe('svc new --from a saved exposition', () => {
+  it('profiles a scrape saved in a file as the URL would be, with the sink asked for; a target without http:// is named as such', async () => {
+    const saved = scenario(
+      'scrape.txt',
+      '# HELP up Whether the target is up.\n# TYPE up gauge\nup{job="node",instance="a:9100"} 1\nload1{cpu="0"} 0.5\n',
+    );
+    const text = await starter(['--from', saved, '--sink', 'remote_write']);
+    expect(text).to.include(`read from ${saved}`);
+    const { scenarios } = loadScenario(text, { origin: 'profiled.yaml' });
+    expect(scenarios.map((e) => [e.name, e.metric_type, e.labels, e.sink.type])).to.deep.equal([
+      ['up', 'gauge', { instance: 'a:9100', job: 'node' }, 'remote_write'],
+      ['load1', 'untyped', { cpu: '0' }, 'remote_write'],
+    ]);
+    expect(await usageError(['new', '--from', 'admin:secret@127.0.0.1:9100/metrics'])).to.equal(
+      'Usage Error: --from admin:***@127.0.0.1:9100/metrics: no such file; a URL starts with http:// or https://',
     );
   });
 });
@@ -238,8 +257,9 @@ describe('svc new: usage errors (exit 2)', () => {
   });
 
   it('refuse --sink with --from FILE.csv, --signal with --from, and --force without -o', async () => {
-    expect(await usageError(['new', '--from', 'load.csv', '--sink', 'file'])).to.match(
-      /^Usage Error: --sink and --encoder go with starters and --from URL/,
+    const csv = scenario('sink.csv', 'time,load\n0,1\n');
+    expect(await usageError(['new', '--from', csv, '--sink', 'file'])).to.match(
+      /^Usage Error: --sink and --encoder go with starters, --from URL and a saved exposition/,
     );
     expect(await usageError(['new', '--from', 'http://127.0.0.1:9/metrics', '--signal', 'logs'])).to.match(
       /^Usage Error: --signal picks the signal of a starter/,

@@ -50,7 +50,7 @@ export class NewCommand extends SvcCommand {
   from = valueFlag(
     '--from',
     '<FILE.csv|URL>',
-    'Fit generators to the series of a CSV file, or reproduce the Prometheus text exposition at an http(s) URL',
+    'Fit generators to the series of a CSV file, or reproduce the Prometheus text exposition at an http(s) URL or saved in a file',
   );
   output = valueFlag('-o,--output', '<file>', 'Write the scenario into this file instead of stdout');
   force = Option.Boolean('--force', false, { description: 'With -o: replace the file when it exists' });
@@ -104,30 +104,49 @@ export class NewCommand extends SvcCommand {
   private async profile(from: string, sink: string | undefined, encoder: string | undefined): Promise<string> {
     if (this.signal !== undefined)
       throw new UsageError('--signal picks the signal of a starter: with --from, each family read decides its own');
-    if (!/^https?:\/\//i.test(from)) return this.fitted(from, sink, encoder);
     const [{ readExposition }, { scenarioFromExposition }, { redactText }] = await Promise.all([
       import('../../new/read-exposition.js'),
       import('../../new/from-exposition.js'),
       import('../../redact.js'),
     ]);
-    const exposition = await readExposition(from);
-    return this.validated(() =>
-      scenarioFromExposition(exposition.text, { origin: redactText(from), readAt: exposition.readAt, sink, encoder }),
-    );
-  }
-
-  /** A scenario whose generators reproduce the series of the CSV file `file` (docs/new.md). */
-  private async fitted(file: string, sink: string | undefined, encoder: string | undefined): Promise<string> {
-    if (sink !== undefined || encoder !== undefined)
-      throw new UsageError(
-        '--sink and --encoder go with starters and --from URL: a scenario fitted to a CSV writes to stdout; change its sink in the file',
+    const origin = redactText(from);
+    if (/^https?:\/\//i.test(from)) {
+      const exposition = await readExposition(from);
+      return this.validated(() =>
+        scenarioFromExposition(exposition.text, { origin, readAt: exposition.readAt, sink, encoder }),
       );
-    const [{ readTextFile }, { MAX_CSV_BYTES }, { scenarioFromCsv }] = await Promise.all([
+    }
+    const [{ readTextFile }, { MAX_CSV_BYTES }, { looksLikeExposition }, { stat }] = await Promise.all([
       import('../../config/read.js'),
       import('../../language/limits.js'),
-      import('../../new/from-csv.js'),
+      import('../../new/exposition.js'),
+      import('node:fs/promises'),
     ]);
-    const text = await readTextFile(file, 'CSV file', MAX_CSV_BYTES, 'CSV');
+    // host:9100/metrics is a target as Prometheus writes it, not a file.
+    const written = await stat(from).catch(() => undefined);
+    if (!written && /^[^/\s]+:\d+(\/|$)/.test(from))
+      throw new UsageError(`--from ${origin}: no such file; a URL starts with http:// or https://`);
+    const text = await readTextFile(from, '--from file', MAX_CSV_BYTES, 'CSV or exposition');
+    // A saved scrape (curl …/metrics > file) is profiled as the URL would be, as read when it was written.
+    if (looksLikeExposition(text))
+      return this.validated(() =>
+        scenarioFromExposition(text, { origin, readAt: written?.mtime ?? new Date(), sink, encoder }),
+      );
+    return this.fitted(from, text, sink, encoder);
+  }
+
+  /** A scenario whose generators reproduce the series of the CSV `text`, read from `file` (docs/new.md). */
+  private async fitted(
+    file: string,
+    text: string,
+    sink: string | undefined,
+    encoder: string | undefined,
+  ): Promise<string> {
+    if (sink !== undefined || encoder !== undefined)
+      throw new UsageError(
+        '--sink and --encoder go with starters, --from URL and a saved exposition: a scenario fitted to a CSV writes to stdout; change its sink in the file',
+      );
+    const { scenarioFromCsv } = await import('../../new/from-csv.js');
     return this.validated(() => scenarioFromCsv(text, file, file));
   }
 
