@@ -15,7 +15,7 @@ export function basicAuthOf(url: URL, headers: Record<string, string>): URL {
 
 /**
  * Why a fetch of `url` failed, in words, its credentials masked: the cause's (`connect ECONNREFUSED 127.0.0.1:9`)
- * rather than `fetch failed`; no answer within `timeoutMs`; or a port fetch will not reach.
+ * rather than `fetch failed`; no answer within `timeoutMs`; a port fetch will not reach; or https to a server of plain HTTP.
  */
 export function fetchFailure(error: unknown, url: URL, timeoutMs: number): string {
   const { name, message, cause } = error as {
@@ -27,5 +27,8 @@ export function fetchFailure(error: unknown, url: URL, timeoutMs: number): strin
   const why = cause?.message ?? cause?.code ?? message ?? String(error);
   if (why === 'bad port')
     return `fetch refuses port ${url.port} (one of the ports browsers block, such as 6000 and 6665 to 6669): serve it on another port`;
+  // OpenSSL's own text (`…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:…`) says nothing to a user.
+  if (cause?.code === 'ERR_SSL_WRONG_VERSION_NUMBER')
+    return `the server at ${url.host} does not answer in TLS: is it an http:// URL?`;
   return redactText(why);
 }

@@ -383,6 +383,11 @@ describe('readExposition: one GET', () => {
     expect((refused as Error).message).to.match(
       /^--from: cannot read http:\/\/admin:\*\*\*@127\.0\.0\.1:\d+: connect ECONNREFUSED/,
     );
+    const plain = `${target.url.replace('http://', 'https://')}/metrics`;
+    const tls = await readExposition(plain).catch((e: Error) => e);
+    expect((tls as Error).message).to.equal(
+      `--from: cannot read ${plain}: the server at ${new URL(plain).host} does not answer in TLS: is it an http:// URL?`,
+    );
   });
 
   it('says that fetch refuses a port browsers block, rather than "bad port"', async () => {
