@@ -3,6 +3,7 @@
  * series, from the instant the main thread starts every worker at, reports its counters, stops
  * (flushing) when told to, and reports its outcomes.
  */
+import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Subject } from 'rxjs';
 import { startEntries, type FileRun } from './file-run.js';
@@ -10,6 +11,7 @@ import type { EntryOutcome, EntryRun } from './run-entry.js';
 import {
   REPORT_MS,
   STOP,
+  type StdoutAnswer,
   type ToWorker,
   type WorkerCounters,
   type WorkerData,
@@ -20,12 +22,27 @@ import {
 const port = parentPort!;
 const { entries, shard } = workerData as WorkerData;
 const startAt = new Subject<number>();
-// The main thread truncated the files (and refused encodings with a trailer on them).
-const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true }, startAt });
 const post = (message: WorkerMessage): void => port.postMessage(message);
+/** The callback of the chunks the main thread is writing to its stdout (one message at a time). */
+let writing: ((error?: Error) => void) | undefined;
+// The stdout sinks' stream: a write is done once the main thread wrote it, so what the reader of stdout never
+// took is counted dropped here, as on one thread (workers.ts).
+const stdout = new Writable({
+  decodeStrings: false,
+  writev(chunks, done) {
+    writing = done;
+    post({ type: 'stdout', chunks: chunks.map(({ chunk }) => chunk as string | Uint8Array) });
+  },
+});
+// The main thread truncated the files (and refused encodings with a trailer on them).
+const fileRun = startEntries(entries, { shard, sinkDeps: { appendFiles: true }, stdout, startAt });
 const ticker = setInterval(() => post({ type: 'stats', entries: countersOf(fileRun) }), REPORT_MS);
-// A stop before the start stops the entries waiting for it.
-const onMessage = (message: ToWorker): void => void (message === STOP ? fileRun.stop() : startAt.next(message.start));
+const onMessage = (message: ToWorker): void => {
+  // A stop before the start stops the entries waiting for it.
+  if (message === STOP) void fileRun.stop();
+  else if ('start' in message) startAt.next(message.start);
+  else written(message);
+};
 port.on('message', onMessage);
 post({ type: 'ready' });
 
@@ -46,8 +63,14 @@ outcomes.forEach((outcome, i) => {
   ended[i] ??= workerOutcome(fileRun.runs[i]!, outcome);
 });
 post({ type: 'done', entries: countersOf(fileRun) });
-// Nothing keeps the thread alive any more: it exits once its stdout drained.
+// Nothing keeps the thread alive any more: it exits.
 port.off('message', onMessage);
+
+function written(answer: StdoutAnswer): void {
+  const done = writing!;
+  writing = undefined;
+  done('failed' in answer ? Object.assign(new Error(answer.failed), { code: answer.code }) : undefined);
+}
 
 function workerOutcome({ stats }: EntryRun, { error, inSink }: EntryOutcome): WorkerOutcome {
   if (error) return { error: error.message, inSink };

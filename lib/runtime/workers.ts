@@ -4,8 +4,9 @@
  * schedule, values, gaps and `after` triggers, and emits only its series; docs/deploy.md).
  *
  * Output: the main thread truncates each file sink's path once before the workers start, and the
- * workers append to it, each chunk one write of whole lines. The workers' stdout reaches the
- * main thread's chunk by chunk (a chunk is whole lines), so lines are never torn. Other sinks
+ * workers append to it, each chunk one write of whole lines. A worker's `stdout` sinks write to the
+ * main thread chunk by chunk (a chunk is whole lines), so lines are never torn, and a chunk counts
+ * as written once the main thread wrote it to its stdout ({@link stdoutWriter}). Other sinks
  * open one connection per worker. An encoding that makes a stream one document (openmetrics:
  * each family's metadata once, `# EOF` last) cannot be split so on a file or stdout: refused
  * ({@link workersRefusal}).
@@ -19,8 +20,6 @@
  * first error of any worker's; it ends once it ended on every worker.
  */
 import { closeSync, openSync } from 'node:fs';
-import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import type { SchedulerLike } from 'rxjs';
 import type { WrittenCounts } from '../../operators/deliver.js';
 import type { Entry } from '../config/types.js';
@@ -80,13 +79,20 @@ export interface WorkerOutcome {
  */
 export type WorkerMessage =
   | { readonly type: 'ready' }
-  | { readonly type: 'stats' | 'done'; readonly entries: readonly WorkerCounters[] };
+  | { readonly type: 'stats' | 'done'; readonly entries: readonly WorkerCounters[] }
+  | { readonly type: 'stdout'; readonly chunks: readonly (string | Uint8Array)[] };
 
 /** The message that stops a worker (stop means flush). */
 export const STOP = 'stop';
 
-/** Messages to a worker: start the file at this instant (the main thread's clock), or stop. */
-export type ToWorker = typeof STOP | { readonly start: number };
+/**
+ * The main thread's answer to a worker's `stdout` chunks: written to its stdout, or the error
+ * that writing met (its `code`: EPIPE when the reader went away).
+ */
+export type StdoutAnswer = { readonly written: true } | { readonly failed: string; readonly code?: string };
+
+/** Messages to a worker: start the file at this instant (the main thread's clock), stop, or its stdout chunks' fate. */
+export type ToWorker = typeof STOP | { readonly start: number } | StdoutAnswer;
 
 export interface WorkersOptions {
   readonly scheduler?: SchedulerLike;
@@ -183,7 +189,7 @@ export function startWorkers(
   truncateFiles(entries);
   const stats = entries.map(() => new EntryStats(scheduler.now()));
   const startedAt = new Map<string, number>();
-  const output = forwarder(stdout);
+  const output = stdoutWriter(stdout);
   // Each entry ends once it ended on every worker, with the first error of theirs: an entry that ends before the
   // others shows its STOPPED line, and its elapsed time, at its own end rather than the run's.
   const endings = entries.map(() => {
@@ -198,7 +204,7 @@ export function startWorkers(
     return { done, end };
   });
   const workers = Array.from({ length: count }, (_, index) =>
-    runWorker(entries, { index, count }, output.add, (counters, last) => {
+    runWorker(entries, { index, count }, output, (counters, last) => {
       const now = scheduler.now();
       counters.forEach((next, i) => {
         addCounters(stats[i]!, last[i]!, next, now);
@@ -223,12 +229,11 @@ export function startWorkers(
   workers.forEach(
     (worker) => void worker.ended.then((outcomes) => outcomes.some((outcome) => outcome.crashed) && stopAll()),
   );
-  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) => {
-    output.close();
-    return entries.map(
+  const ended = Promise.all(workers.map((worker) => worker.ended)).then((byWorker) =>
+    entries.map(
       (_, i): EntryOutcome => byWorker.map((outcomes) => outcomes[i]!).find((outcome) => outcome.error) ?? {},
-    );
-  });
+    ),
+  );
   const runs = entries.map((entry, i): EntryRun => {
     // A worker that failed never reports the entries it ran as ended: the run's end ends them.
     const done = Promise.race([endings[i]!.done, ended.then((outcomes) => outcomes[i]!)]);
@@ -250,52 +255,37 @@ interface RunningWorker {
   stop(): void;
 }
 
+/** Writes a worker's `stdout` chunks, then answers with their fate. */
+type StdoutWrite = (chunks: readonly (string | Uint8Array)[], answer: (answer: StdoutAnswer) => void) => void;
+
 /**
- * The workers' stdout chunks (each whole lines) written to `stdout` one by one, a worker paused
- * while `stdout` is full. Once writing fails (EPIPE: the reader went away, and the run stops) the
- * chunks are dropped, so that the workers can still flush and end. One set of listeners on
- * `stdout` however many workers.
+ * The workers' `stdout` chunks (each whole lines) written to `stdout`, each message answered once
+ * its last chunk was written or writing failed: the worker counts them as written or, once the
+ * reader went away (EPIPE), as dropped, as a `stdout` sink on the main thread does. A worker waits
+ * for the answer before it sends more, so `stdout`'s fill is its backpressure. After the first
+ * error every chunk is answered with it at once.
  */
-function forwarder(stdout: NodeJS.WritableStream): { add: (source: Readable) => void; close: () => void } {
-  let broken = false;
-  const paused = new Set<Readable>();
-  const resume = (): void => {
-    for (const source of paused) source.resume();
-    paused.clear();
-  };
-  const fail = (): void => {
-    broken = true;
-    resume();
-  };
-  stdout.on('drain', resume);
-  stdout.on('error', fail);
-  return {
-    add(source) {
-      source.on('data', (chunk: Buffer) => {
-        if (broken || stdout.write(chunk)) return;
-        source.pause();
-        paused.add(source);
-      });
-    },
-    close() {
-      stdout.off('drain', resume);
-      stdout.off('error', fail);
-    },
+function stdoutWriter(stdout: NodeJS.WritableStream): StdoutWrite {
+  let broken: StdoutAnswer | undefined;
+  return (chunks, answer) => {
+    if (broken) return answer(broken);
+    let left = chunks.length;
+    const done = (error?: Error | null): void => {
+      if (error) broken ??= { failed: error.message, code: (error as NodeJS.ErrnoException).code };
+      if (--left === 0) answer(broken ?? { written: true });
+    };
+    for (const chunk of chunks) stdout.write(chunk, done);
   };
 }
 
-/**
- * One worker: its counters go to `report` (with the previous ones), its stdout to `output`; ends once it
- * exited and its stdout drained.
- */
+/** One worker: its counters go to `report` (with the previous ones), its stdout chunks to `output`; ends once it exited. */
 function runWorker(
   entries: readonly Entry[],
   shard: Shard,
-  output: (stdout: Readable) => void,
+  output: StdoutWrite,
   report: (counters: readonly WorkerCounters[], last: readonly WorkerCounters[]) => void,
 ): RunningWorker {
-  const worker = moduleWorker(WORKER_URL, { workerData: { entries, shard } satisfies WorkerData, stdout: true });
-  output(worker.stdout);
+  const worker = moduleWorker(WORKER_URL, { workerData: { entries, shard } satisfies WorkerData });
   let last: readonly WorkerCounters[] = entries.map(() => NO_COUNTERS);
   let outcomes: EntryOutcome[] | undefined;
   let crash: Error | undefined;
@@ -304,6 +294,7 @@ function runWorker(
   const post = (message: ToWorker): void => worker.postMessage(message);
   worker.on('message', (message: WorkerMessage) => {
     if (message.type === 'ready') return isReady();
+    if (message.type === 'stdout') return output(message.chunks, post);
     report(message.entries, last);
     last = message.entries;
     if (message.type === 'done') outcomes = message.entries.map(({ ended }) => outcomeOf(ended ?? {}));
@@ -311,7 +302,7 @@ function runWorker(
   worker.on('error', (error: Error) => (crash ??= error));
   // Not events.once: it rejects on the 'error' that precedes the exit of a failed worker.
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
-  const ended = Promise.all([exited, finished(worker.stdout)]).then(([code]) => {
+  const ended = exited.then((code) => {
     if (outcomes) return outcomes;
     const error = new Error(
       `worker ${shard.index + 1} of ${shard.count} failed: ${crash?.message ?? `it exited with code ${code}`}`,
@@ -358,6 +349,8 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
     stats.record({ kind: 'failed', size: dropped, bytes: 0, error }, now);
     dropped = 0;
   }
+  // Given up with no failure: the reader of stdout gone.
+  if (dropped > 0) stats.record({ kind: 'dropped', size: dropped, bytes: 0 }, now);
   // The partial refusals as the sink reported them: the streaks begun first, all the events on the first.
   const refused = new Error(next.lastRefusal);
   const begun = next.streaks - last.streaks;

@@ -216,31 +216,41 @@ scenarios:
     expect(lines(result.stdout)).to.have.length(Number(counted));
   });
 
-  it('stops quietly and exits 0 when the reader of stdout goes away (EPIPE)', async () => {
-    const forever = scenario(
-      'endless.yaml',
-      readFileSync(gauge, 'utf8').replace('    duration: 300ms\n', '').replace('rate: 20', 'rate: 200'),
-    );
-    let written = 0;
-    const stdout = new Writable({
-      write(_chunk, _encoding, done) {
-        done(++written > 3 ? Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }) : undefined);
-      },
+  for (const workers of ['1', '2'])
+    it(`stops quietly and exits 0 when the reader of stdout goes away (EPIPE), --workers ${workers}`, async () => {
+      const forever = scenario(
+        'endless.yaml',
+        readFileSync(gauge, 'utf8')
+          .replace('    duration: 300ms\n', '    dynamic_labels: [{ key: pod, cardinality: 2 }]\n')
+          .replace('rate: 20', 'rate: 200'),
+      );
+      let written = 0;
+      let taken = 0;
+      const stdout = new Writable({
+        write(chunk, _encoding, done) {
+          if (++written > 3) return done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+          taken += lines(String(chunk)).length;
+          done();
+        },
+      });
+      // Bounded: a run that does not stop on its own is stopped after 5 s, and the spec fails.
+      const signals = new Subject<string>();
+      const bound = setTimeout(() => signals.next('SIGTERM'), 5000);
+      const started = Date.now();
+      const result = await svc(['run', forever, '--workers', workers], { stdout, signals }).finally(() =>
+        clearTimeout(bound),
+      );
+      expect(Date.now() - started, 'stopped by the bound, not by EPIPE').to.be.lessThan(5000);
+      const { code, stderr } = result;
+      expect(code, stderr).to.equal(0);
+      expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
+      const stopped = lines(stderr).filter((l) => STOPPED.test(l));
+      expect(stopped).to.have.length(1);
+      // What the reader never took is counted: events − dropped is what reached it.
+      const [, events, dropped] = / events: (\d+) .* \| dropped: (\d+)/.exec(stopped[0]!) ?? [];
+      expect(Number(dropped), stopped[0]).to.be.greaterThan(0);
+      expect(Number(events) - Number(dropped), stopped[0]).to.equal(taken);
     });
-    // Bounded: a run that does not stop on its own is stopped after 5 s, and the spec fails.
-    const signals = new Subject<string>();
-    const bound = setTimeout(() => signals.next('SIGTERM'), 5000);
-    const started = Date.now();
-    const result = await svc(['run', forever], { stdout, signals }).finally(() => clearTimeout(bound));
-    expect(Date.now() - started, 'stopped by the bound, not by EPIPE').to.be.lessThan(5000);
-    const { code, stderr } = result;
-    expect(code, stderr).to.equal(0);
-    expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
-    const stopped = lines(stderr).filter((l) => STOPPED.test(l));
-    expect(stopped).to.have.length(1);
-    // What the reader never took is counted: events − dropped is what reached it.
-    expect(stopped[0]).to.match(/ \| dropped: [1-9]/);
-  });
 
   it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
     const result = await svc([
