@@ -13,6 +13,7 @@ import { familyOf, METRIC_TYPES_OF, SIGNAL_TYPES } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal, nativeRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
+  MAX_DURATION_MS,
   MAX_NATIVE_BUCKET_STATE,
   MAX_OBSERVATIONS_PER_SECOND,
   MAX_RATE,
@@ -27,6 +28,7 @@ import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
 import { isPackPath, packPathId } from './pack.js';
 import { lowestValue } from '../generators/value.js';
+import { observationReach } from '../generators/distribution.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
@@ -188,6 +190,15 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     add(
       ['generator'],
       `${Number.isFinite(lowest) ? `goes down to ${lowest}` : 'goes down without end (a negative step_size and no max)'} ${NEGATIVE_COUNTER}, or a generator that stays at 0 or above`,
+    );
+  // Observations of both infinities would make _sum NaN, which rate() and every reader of the sum then carries.
+  if (
+    fields.distribution !== undefined &&
+    !(observationReach(fields.distribution, fields.duration ?? MAX_DURATION_MS) <= Number.MAX_VALUE)
+  )
+    add(
+      ['distribution'],
+      `observations would go beyond ±1.8e308, the largest finite number, ${fields.duration === undefined ? 'within 365 days (no duration)' : 'within the duration'} (they reach |mean| + 8.6 × stddev, or 36.7 / rate, plus |mean_shift_per_sec| × the time): written as ±Inf, they would make _sum NaN; give parameters of a smaller magnitude`,
     );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');

@@ -59,3 +59,21 @@ export function meanReachesZero(config: DistributionConfig, duration?: number): 
   if (shift >= 0) return false;
   return duration === undefined || mean + (shift * duration) / 1000 <= 0;
 }
+
+/** The most −ln(1 − u) reaches for a unit draw: u has 53 bits, so 1 − u ≥ 2^−53. */
+const MAX_LOG_DRAW = 53 * Math.LN2;
+
+/**
+ * The largest magnitude an observation reaches within `duration` ms of the entry start: an exponential draw is at
+ * most 53 ln 2 ≈ 36.7 times its mean, a normal one at most √(2 × 53 ln 2) ≈ 8.6 standard deviations from its
+ * mean, a uniform one between its bounds; `mean_shift_per_sec` moves them further.
+ */
+export function observationReach(config: DistributionConfig, duration: number): number {
+  const drawn =
+    config.type === 'exponential'
+      ? MAX_LOG_DRAW / config.rate
+      : config.type === 'normal'
+        ? Math.abs(config.mean) + Math.sqrt(2 * MAX_LOG_DRAW) * config.stddev
+        : Math.max(Math.abs(config.min), Math.abs(config.max));
+  return drawn + (Math.abs(config.mean_shift_per_sec ?? 0) * duration) / 1000;
+}

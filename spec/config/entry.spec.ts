@@ -343,6 +343,32 @@ describe('entry: common fields', () => {
       }
     });
 
+    it('refuses a distribution whose observations overflow to ±Inf (their _sum would be NaN), naming it', () => {
+      const overflow =
+        'distribution: observations would go beyond ±1.8e308, the largest finite number, within the duration (they reach |mean| + 8.6 × stddev, or 36.7 / rate, plus |mean_shift_per_sec| × the time): written as ±Inf, they would make _sum NaN; give parameters of a smaller magnitude';
+      for (const distribution of [
+        { type: 'normal', mean: 1e308, stddev: 1e308 },
+        { type: 'normal', mean: 0, stddev: 3e307 },
+        { type: 'exponential', rate: 1e-307 },
+        { type: 'uniform', min: 0, max: 1, mean_shift_per_sec: 1e306 },
+      ])
+        expect(entryProblems(histogram({ distribution, duration: '10m' })), JSON.stringify(distribution)).to.deep.equal(
+          [`scenarios[0] (latency): ${overflow}`],
+        );
+      // Without a duration, the shift counts over the longest one (365 days).
+      expect(
+        entryProblems(summary({ distribution: { type: 'normal', mean: 0, stddev: 1, mean_shift_per_sec: 1e301 } })),
+      ).to.deep.equal([
+        `scenarios[0] (latency): ${overflow.replace('within the duration', 'within 365 days (no duration)')}`,
+      ]);
+      for (const distribution of [
+        { type: 'normal', mean: 1e307, stddev: 1e307 },
+        { type: 'exponential', rate: 1e-306 },
+        { type: 'uniform', min: -1e308, max: 1e308 },
+      ])
+        expect(entryOf(histogram({ distribution })).distribution).to.deep.equal(distribution);
+    });
+
     it('requires observations_per_tick to be an integer of at least 1', () => {
       for (const n of [0, 2.5]) {
         expect(entryProblems(histogram({ observations_per_tick: n }))).to.deep.equal([
