@@ -4,7 +4,7 @@ import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operat
 import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
 import { number, oneOf, record, strict, string } from '../language/combinators.js';
-import { formatPath, issuesOf } from '../language/problems.js';
+import { formatPath, issuesOf, show } from '../language/problems.js';
 import { pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
@@ -51,7 +51,7 @@ export function decodeEvent(body: unknown): SingleEvent {
     throw new HttpError(
       400,
       'unknown_signal_type',
-      `signal_type: expected logs or metrics, got ${JSON.stringify(raw.signal_type)}`,
+      `signal_type: expected logs or metrics, got ${show(raw.signal_type)}`,
     );
   }
   const branch = raw.signal_type === 'logs' ? 'log' : 'metric';
@@ -69,7 +69,7 @@ export function decodeEvent(body: unknown): SingleEvent {
       throw new HttpError(
         400,
         `unknown_${field}`,
-        `${field}.type: expected one of ${types.join(', ')}, got ${JSON.stringify(type)}`,
+        `${field}.type: expected one of ${types.join(', ')}, got ${show(type)}`,
       );
     }
   }

@@ -94,6 +94,20 @@ describe('POST /events', () => {
     );
   });
 
+  it('400: an unknown signal_type, encoder.type or sink.type is quoted as every message quotes a value: cut to 60 characters', async () => {
+    const long = 'x'.repeat(10_000);
+    const cut = `"${'x'.repeat(57)}..."`;
+    for (const [event, code, field] of [
+      [logEvent({ signal_type: long }), 'unknown_signal_type', 'signal_type: expected logs or metrics'],
+      [logEvent({ encoder: { type: long } }), 'unknown_encoder', 'encoder.type: expected one of'],
+      [logEvent({ sink: {} }), 'unknown_sink', 'sink.type: expected one of'],
+    ] as const) {
+      const res = await send(event);
+      expectError(res, 400, code, new RegExp(`^${field.replace('.', '\\.')}`));
+      expect(res.json().detail).to.match(field.startsWith('sink') ? /, got nothing$/ : new RegExp(`, got ${cut}$`));
+    }
+  });
+
   it('422: an event without labels into a logstore sink (the store refuses a stream without labels), naming labels', async () => {
     const server = testServer();
     for (const event of [
