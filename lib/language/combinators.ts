@@ -124,6 +124,15 @@ export function matching(pattern: string, what: string): Codec<string> {
   return stringWhere((s) => re.test(s), `${what} matching ${pattern}`, { pattern: anchored });
 }
 
+/** `codec`'s strings of at most `max` characters; a longer one is refused with its length. */
+export function charsUpTo(codec: Codec<string>, max: number, what: string): Codec<string> {
+  return andThen<string, string>(codec, (s, u, c) =>
+    s.length <= max
+      ? t.success(s)
+      : t.failure(u, c, `expected ${what} of at most ${max} characters, got ${s.length} characters`),
+  ).withSchema(refined(codec, { maxLength: max }));
+}
+
 export const number = new Codec<number>(
   'number',
   (u, c) => {

@@ -19,6 +19,7 @@ import {
   invalidType,
   list,
   matching,
+  charsUpTo,
   filePath,
   nonEmptyString,
   nonNegative,
@@ -157,7 +158,7 @@ export const startTime: Codec<StartTime> = andThen(
 /** An integer from 1 to `max`. */
 export const countUpTo = (max: number) => atMost(positiveInteger, max);
 
-export const metricName = matching(NAME_PATTERN, 'a name');
+export const metricName = charsUpTo(matching(NAME_PATTERN, 'a name'), limits.MAX_NAME_CHARS, 'a name');
 export const catalogName = matching(CATALOG_NAME_PATTERN, 'a name');
 export const METRIC_TYPES = ['gauge', 'counter', 'histogram', 'summary', 'untyped'] as const;
 export const metricType = oneOf(METRIC_TYPES);
@@ -171,7 +172,7 @@ export const METRIC_TYPES_OF: Readonly<Record<'metrics' | 'histogram' | 'summary
   histogram: ['histogram'],
   summary: ['summary'],
 };
-const labelKeyText = matching(LABEL_KEY_PATTERN, 'a label key');
+const labelKeyText = charsUpTo(matching(LABEL_KEY_PATTERN, 'a label key'), limits.MAX_NAME_CHARS, 'a label key');
 /** A label key; Prometheus reserves those beginning with `__` (`__name__` is the metric name). */
 export const labelKey = andThen<string, string>(labelKeyText, (key, u, c) =>
   key.startsWith('__')
@@ -236,16 +237,17 @@ export const grpcEndpoint = andThen<string, string>(
  * A label value: text; a YAML number or boolean (`status: 200`) is taken as its text, as the number reads
  * (`1.50` is `"1.5"`).
  */
-export const labelValue = new Codec<string>(
-  'label value',
-  (u, c) => {
+export const labelValue = charsUpTo(
+  new Codec<string>('label value', (u, c) => {
     if (typeof u === 'string') return t.success(u);
     if (typeof u === 'boolean' || (typeof u === 'number' && Number.isFinite(u))) return t.success(String(u));
     return invalidType(u, c, 'a string, a number or a boolean');
-  },
-  undefined,
-  () => ({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] }),
-);
+  }),
+  limits.MAX_LABEL_VALUE_CHARS,
+  'a label value',
+).withSchema(() => ({
+  anyOf: [{ type: 'string', maxLength: limits.MAX_LABEL_VALUE_CHARS }, { type: 'number' }, { type: 'boolean' }],
+}));
 
 export const labels = record(labelKey, labelValue)
   .describe('Label keys and values; a number or boolean value is taken as its text.')
@@ -327,7 +329,12 @@ export const dynamicLabel = andThen(
     'dynamic label',
     { key: labelKey.describe('The label key; a dynamic label wins over a static one of the same key.') },
     {
-      prefix: string.describe('Counter form: the value prefix; default the key and an underscore.'),
+      // Room for the counter: values are prefix + 0 to cardinality − 1.
+      prefix: charsUpTo(
+        string,
+        limits.MAX_LABEL_VALUE_CHARS - String(limits.MAX_CARDINALITY - 1).length,
+        'a prefix',
+      ).describe('Counter form: the value prefix; default the key and an underscore.'),
       cardinality: cardinality.describe('Counter form: tick n has value prefix + (n mod cardinality).'),
       values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
         'List form: the values, cycled in order, one per tick.',

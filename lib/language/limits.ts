@@ -102,6 +102,12 @@ export const MAX_CSV_CELL = 64 * 1024;
 
 /** Characters of a path a scenario names (a file sink's, a CSV, a replayed log, a pack, a CA certificate): Linux's PATH_MAX. */
 export const MAX_PATH_CHARS = 4096;
+/**
+ * Characters of a metric name or label key, and of a label value: Loki's defaults (max_label_name_length,
+ * max_label_value_length), which remote-write receivers' limits are commonly set near; Prometheus has none.
+ */
+export const MAX_NAME_CHARS = 1024;
+export const MAX_LABEL_VALUE_CHARS = 2048;
 export const MAX_BUCKETS = 256;
 /** `native.schema` of a histogram: Prometheus' resolutions, from base 2^16 (-4) to base 2^(1/256) (8). */
 export const MIN_NATIVE_SCHEMA = -4;

@@ -89,13 +89,14 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** `scenarios[0].labels["bad-key"]`: dotted names, bracketed indexes, quoted odd keys. */
 export function formatPath(path: readonly Segment[]): string {
+  // A key is the user's text too: a long one is cut as values are.
   return path
     .map((segment, i) =>
       typeof segment === 'number'
         ? `[${segment}]`
         : IDENTIFIER.test(segment)
-          ? `${i ? '.' : ''}${segment}`
-          : `[${JSON.stringify(segment)}]`,
+          ? `${i ? '.' : ''}${shortened(segment)}`
+          : `[${JSON.stringify(shortened(segment))}]`,
     )
     .join('');
 }

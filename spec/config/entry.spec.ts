@@ -37,6 +37,30 @@ describe('entry: common fields', () => {
       });
     }
 
+    it('bounds names, label keys and values (Loki refuses longer ones), naming the field and the length', () => {
+      const long = (n: number) => 'a'.repeat(n);
+      expect(entryOf(metric({ name: long(1024), labels: { [long(1024)]: long(2048) } })).name).to.have.length(1024);
+      expect(
+        entryProblems(
+          metric({
+            name: long(1025),
+            id: 'e',
+            labels: { [long(1025)]: 'x', ok: long(2049) },
+            dynamic_labels: [
+              { key: 'pod', prefix: long(2042), cardinality: 10 },
+              { key: 'az', values: [long(2049)] },
+            ],
+          }),
+        ),
+      ).to.deep.equal([
+        'scenarios[0] (e): name: expected a name of at most 1024 characters, got 1025 characters',
+        `scenarios[0] (e): labels.${long(57)}...: expected a label key of at most 1024 characters, got 1025 characters`,
+        'scenarios[0] (e): labels.ok: expected a label value of at most 2048 characters, got 2049 characters',
+        'scenarios[0] (e): dynamic_labels[0].prefix: expected a prefix of at most 2041 characters, got 2042 characters',
+        'scenarios[0] (e): dynamic_labels[1].values[0]: expected a label value of at most 2048 characters, got 2049 characters',
+      ]);
+    });
+
     it('requires a name without pack', () => {
       const { name: _, ...entry } = metric();
       expect(entryProblems(entry)).to.deep.equal(['scenarios[0]: name: missing required field']);
