@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Runs a TypeScript example as a user's file would: inside the package, so that `svc` and `svc/operators` resolve to this build (self-reference). */
@@ -33,5 +33,30 @@ describe('docs/operators.md', () => {
   it('has examples', () => expect(examples).to.have.length.greaterThan(1));
   examples.forEach((code, i) => {
     it(`example ${i + 1} runs and passes its own assertions`, () => runExample(`operators-example-${i + 1}`, code));
+  });
+});
+
+describe('the docs', () => {
+  /** Paths the docs write as examples of a form, not as files of the repository. */
+  const PLACEHOLDERS = new Set(['lib/X/y.ts', 'spec/X/y.spec.ts', 'examples/data.csv']);
+
+  it('name only files and directories of the repository that exist', () => {
+    const pages = [
+      'README.md',
+      ...readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join('docs', f)),
+    ];
+    const missing = pages.flatMap((page) =>
+      [
+        ...readFileSync(page, 'utf8').matchAll(
+          /(?<![\w/.:@-])(?:lib|spec|bench|examples|schema|chart|console|operators|bin|docs)\/[\w./@-]*\w/g,
+        ),
+      ]
+        .map((m) => m[0])
+        .filter((path) => !PLACEHOLDERS.has(path) && !existsSync(path))
+        .map((path) => `${page}: ${path}`),
+    );
+    expect(missing).to.deep.equal([]);
   });
 });
