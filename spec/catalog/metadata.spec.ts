@@ -86,6 +86,19 @@ describe('svc catalog list --kind and --tag', () => {
     ).to.deep.equal(['snmp_extra', 'node_cpu', 'node_memory', 'snmp_interface', 'http_server']);
   });
 
+  it('each example of svc help catalog list lists an item of examples/catalog', async () => {
+    const examples = [...(await svc(['help', 'catalog', 'list'])).stdout.matchAll(/^ +\$ svc (catalog list .*)$/gm)];
+    expect(examples).to.have.length.greaterThan(2);
+    for (const [, example] of examples) {
+      const result = await svc([...example!.split(' '), '--json'].filter((arg, i, all) => all.indexOf(arg) === i));
+      expect(result.code, example).to.equal(0);
+      const sources = (JSON.parse(result.stdout).items as { source: string }[]).map((item) => item.source);
+      expect(sources, example).to.satisfy((all: string[]) =>
+        all.some((source) => source.startsWith('examples/catalog/')),
+      );
+    }
+  });
+
   it('refuses an unknown kind, exit 2', async () => {
     const result = await svc(['catalog', 'list', '--catalog', dir, '--kind', 'scenario']);
     expect(result.code).to.equal(2);

@@ -14,8 +14,8 @@ export class CatalogListCommand extends SvcCommand {
       ['The catalog of the examples', '$0 catalog list --catalog examples/catalog'],
       ['As JSON', '$0 catalog list --catalog examples/catalog --json'],
       [
-        'Only the runnable scenarios tagged network',
-        '$0 catalog list --catalog examples/catalog --kind runnable --tag network',
+        'Only the runnable scenarios tagged incident',
+        '$0 catalog list --catalog examples/catalog --kind runnable --tag incident',
       ],
     ],
   });
