@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { bodyVariables } from './body.js';
 import type { AddressInfo } from 'node:net';
-import { Builtins, Cli, Command, Option, UsageError, type BaseContext } from 'clipanion';
+import { Builtins, Cli, Command, UsageError, type BaseContext } from 'clipanion';
 import type { Logger } from 'pino';
 import { pino } from './packages.js';
 import { firstStopSignal } from '../runtime/first-stop-signal.js';
@@ -21,7 +21,7 @@ import { parseShard } from './shard.js';
 import { ScenarioStore } from './state.js';
 import { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_FLAGS, limitedServer, type HttpLimits } from './http-limits.js';
 import type { Shard } from '../../operators/labels.js';
-import { flagNumber } from '../cli/flags.js';
+import { flagNumber, valueFlag } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
 
 /** What svc-server runs with, from its flags and `SVC_` environment variables. */
@@ -37,6 +37,9 @@ interface Settings {
   readonly maxEntries: number;
   readonly limits: HttpLimits;
 }
+
+/** The port without --port. */
+const DEFAULT_PORT = 8080;
 
 /** How long a stop waits for the scenarios' flushes: the sinks' own flush deadline, and 5 s more for the last writes. */
 const STOP_GRACE_MS = DEFAULT_FLUSH_TIMEOUT + 5_000;
@@ -64,27 +67,39 @@ class ServeCommand extends Command {
     ],
   });
 
-  port = Option.String('--port', '8080', { description: 'Port (0: any free port)' });
-  bind = Option.String('--bind', { description: 'Bind address (also SVC_BIND; default 127.0.0.1)' });
-  apiKey = Option.String('--api-key', { description: 'Require Authorization: Bearer <key> (also SVC_API_KEY)' });
-  fileRoot = Option.String('--file-root', {
-    description: 'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)',
-  });
-  catalog = Option.String('--catalog', {
-    description: 'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)',
-  });
-  autostart = Option.String('--autostart', {
-    description: 'Catalog scenarios to start at boot: @a,@b (also SVC_AUTOSTART; needs --catalog)',
-  });
-  shard = Option.String('--shard', {
-    description: "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)",
-  });
-  state = Option.String('--state', {
-    description: 'Keep scenarios started through the API in DIR and start them again on restart (also SVC_STATE_DIR)',
-  });
-  maxEntries = Option.String('--max-entries', {
-    description: `Most scenario entries running at once; a POST /scenarios past it gets 429 (also SVC_MAX_ENTRIES; default ${DEFAULT_MAX_ENTRIES})`,
-  });
+  port = valueFlag('--port', '<port>', `Port (0: any free port; default ${DEFAULT_PORT})`);
+  bind = valueFlag('--bind', '<address>', 'Bind address (also SVC_BIND; default 127.0.0.1)');
+  apiKey = valueFlag('--api-key', '<key>', 'Require Authorization: Bearer <key> (also SVC_API_KEY)');
+  fileRoot = valueFlag(
+    '--file-root',
+    '<dir>',
+    'Let file sinks of requests write below DIR (also SVC_FILE_ROOT; default: refused)',
+  );
+  catalog = valueFlag(
+    '--catalog',
+    '<dir>',
+    'Catalog directory: pack: <name> and bodies of @name resolve there (also SVC_CATALOG)',
+  );
+  autostart = valueFlag(
+    '--autostart',
+    '<@a,@b>',
+    'Catalog scenarios to start at boot (also SVC_AUTOSTART; needs --catalog)',
+  );
+  shard = valueFlag(
+    '--shard',
+    '<i/n>',
+    "Emit only this server's share of every scenario's series: ORDINAL/COUNT (also SVC_SHARD)",
+  );
+  state = valueFlag(
+    '--state',
+    '<dir>',
+    'Keep scenarios started through the API in DIR and start them again on restart (also SVC_STATE_DIR)',
+  );
+  maxEntries = valueFlag(
+    '--max-entries',
+    '<n>',
+    `Most scenario entries running at once; a POST /scenarios past it gets 429 (also SVC_MAX_ENTRIES; default ${DEFAULT_MAX_ENTRIES})`,
+  );
   headersTimeout = limitFlag('headersTimeoutMs');
   requestTimeout = limitFlag('requestTimeoutMs');
   keepAliveTimeout = limitFlag('keepAliveTimeoutMs');
@@ -258,7 +273,7 @@ class ServeCommand extends Command {
 
   /** The flags, each falling back on its environment variable; a UsageError naming the flag when one is wrong. */
   private async settings(logger: Logger): Promise<Settings> {
-    const port = flagNumber('--port', this.port, {
+    const port = flagNumber('--port', this.port ?? String(DEFAULT_PORT), {
       integer: true,
       min: 0,
       max: 65535,
@@ -340,7 +355,12 @@ function fieldOf(flag: string): string {
 /** The option of an HTTP limit, described with its environment variable and default. */
 function limitFlag(key: keyof HttpLimits) {
   const { flag, env, description } = HTTP_LIMIT_FLAGS.find((limit) => limit.key === key)!;
-  return Option.String(flag, { description: `${description} (also ${env}; default ${DEFAULT_HTTP_LIMITS[key]})` });
+  // The timeouts' keys end in Ms; the other limits are counts.
+  return valueFlag(
+    flag,
+    key.endsWith('Ms') ? '<ms>' : '<n>',
+    `${description} (also ${env}; default ${DEFAULT_HTTP_LIMITS[key]})`,
+  );
 }
 
 /** Entry point of `bin/svc-server`. */

@@ -157,6 +157,18 @@ describe('svc-server start-up safety (design: server safety)', function () {
     }
   });
 
+  it("--help names what each flag of docs/http-api.md's usage line takes, and --port's default", async () => {
+    const child = spawnServerProcess({ args: ['--help'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+    expect(await new Promise((resolve) => child.once('exit', resolve))).to.equal(0);
+    const documented = /```\nsvc-server ([\s\S]*?)```/.exec(readFileSync('docs/http-api.md', 'utf8'))![1]!;
+    const options = [...out.matchAll(/^ {2}(--[a-z-]+) <([^>]+)> /gm)];
+    expect(options.map(([, flag]) => flag)).to.deep.equal(documented.match(/--[a-z-]+/g));
+    expect(options.map(([, , value]) => value)).to.not.include('value');
+    expect(out).to.match(/^ {2}--port <port> +Port \(0: any free port; default 8080\)$/m);
+  });
+
   it('exits 2 naming --file-root when it is not a directory', async () => {
     const child = spawnServerProcess({ args: ['--file-root', '/no/such/dir'] });
     let err = '';
