@@ -65,7 +65,10 @@ export interface PreviewOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A preview that cannot be made: `option` names what is wrong (`for`, `points`, `entry`), or `rate` when it is too much work. */
+/**
+ * A preview that cannot be made: `option` names what is wrong (`for`, `points`, `entry`), or `rate` when it is too much
+ * work, whose message the caller ends with what to ask instead in its own terms (flags, query parameters).
+ */
 export class PreviewError extends Error {
   override readonly name = 'PreviewError';
   constructor(
@@ -266,7 +269,7 @@ function refuseCostly(entries: readonly Entry[], forMs: number): void {
       : '';
   throw new PreviewError(
     'rate',
-    `the preview would make the work of about ${Math.round(total).toLocaleString('en')} rows (samples, log records, spans and observations), more than ${MAX_PREVIEW_ROWS.toLocaleString('en')}; most come from ${entry.id}, at rate ${entry.rate} events/s over ${formatMs(Math.min(entry.duration!, forMs))}${built}: preview a shorter span (for) or one entry`,
+    `the preview would make the work of about ${Math.round(total).toLocaleString('en')} rows (samples, log records, spans and observations), more than ${MAX_PREVIEW_ROWS.toLocaleString('en')}; most come from ${entry.id}, at rate ${entry.rate} events/s over ${formatMs(Math.min(entry.duration!, forMs))}${built}`,
   );
 }
 

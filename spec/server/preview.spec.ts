@@ -125,7 +125,7 @@ describe('POST /preview', () => {
       await preview(testServer(), '?for=24h', busy),
       422,
       'preview_too_large',
-      /temp_celsius, at rate 100000 events\/s over 24h/,
+      /temp_celsius, at rate 100000 events\/s over 24h: ask a shorter span \(for\) or one entry \(entry\)$/,
     );
   });
 

@@ -89,6 +89,7 @@ export class PlotCommand extends ScenarioSourceCommand {
     } catch (error) {
       // Bounds of the flags are usage errors; too much work is the file's (exit 1).
       if (error instanceof PreviewError && error.option !== 'rate') throw new UsageError(`--${error.message}`);
+      if (error instanceof PreviewError) throw new Error(`${error.message}: give a shorter --for, or one --entry`);
       throw error;
     }
     // The header says when the default span was cut short to where the entries end.

@@ -47,7 +47,13 @@ export function previewRoutes(deps: ServerDeps): Router {
       // The route checked `points` and the upper bound of `for` itself; the lower bound is previewScenario's.
       if (error.option === 'for') throw new HttpError(400, 'invalid_query', error.message);
       // What is left is about the file (an entry it lacks, its rates).
-      throw new HttpError(422, error.option === 'rate' ? 'preview_too_large' : 'validation_failed', error.message);
+      if (error.option === 'rate')
+        throw new HttpError(
+          422,
+          'preview_too_large',
+          `${error.message}: ask a shorter span (for) or one entry (entry)`,
+        );
+      throw new HttpError(422, 'validation_failed', error.message);
     } finally {
       ctx.res.off('close', abandon);
       running--;
