@@ -116,12 +116,21 @@ const DESCRIPTOR = {
 };
 
 let metricFamily: Protobuf.Type | undefined;
+let protobuf: typeof Protobuf | undefined;
+
+/** protobufjs, loaded on first use (an install without the optional packages has none). */
+function protobufjs(): typeof Protobuf {
+  protobuf ??= featurePackage<typeof Protobuf>('protobuf-exposition', 'protobufjs');
+  return protobuf;
+}
 
 /** The `io.prometheus.client.MetricFamily` message type, built once. */
 export function metricFamilyType(): Protobuf.Type {
-  if (!metricFamily) {
-    const protobuf = featurePackage<typeof Protobuf>('protobuf-exposition', 'protobufjs');
-    metricFamily = protobuf.Root.fromJSON(DESCRIPTOR).lookupType('io.prometheus.client.MetricFamily');
-  }
+  metricFamily ??= protobufjs().Root.fromJSON(DESCRIPTOR).lookupType('io.prometheus.client.MetricFamily');
   return metricFamily;
+}
+
+/** A new protobufjs `Writer`, for messages written a part at a time. */
+export function newWriter(): Protobuf.Writer {
+  return protobufjs().Writer.create();
 }

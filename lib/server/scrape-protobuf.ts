@@ -1,11 +1,12 @@
-import type { Writer } from 'protobufjs';
+import type { Type, Writer } from 'protobufjs';
 import { exemplarLabels, type Exemplar } from '../../operators/model/batch.js';
 import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
-import { metricFamilyType } from '../protocols/metric-family.js';
+import { metricFamilyType, newWriter } from '../protocols/metric-family.js';
 import { familyName, unitOf } from '../protocols/metric-units.js';
 import {
+  eachRow,
   latestFamilies,
   STEP_ROWS,
   unsliced,
@@ -45,24 +46,27 @@ type Fold = (message: Record<string, unknown>, row: LatestRow, at: string | unde
 export function* protobufSteps(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): Steps<Uint8Array> {
+): Steps<Buffer> {
   const MetricFamily = metricFamilyType();
   const Metric = MetricFamily.root.lookupType('io.prometheus.client.Metric');
-  let writer: Writer | undefined;
-  for (const family of yield* latestFamilies(buffers, onConflict)) {
-    for (const { metric, unit, ...head } of yield* familyMessages(family)) {
-      // What MetricFamily.encodeDelimited writes, a Metric at a time so that the build can yield between them:
-      // the fields in the order of their numbers, each Metric as field 4 (wire type 2, length-delimited).
-      writer = MetricFamily.encode(head, writer?.fork());
-      for (let i = 0; i < metric.length; i++) {
-        if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-        Metric.encode(metric[i]!, writer.uint32(METRIC_TAG).fork()).ldelim();
-      }
-      if (unit) MetricFamily.encode({ unit }, writer);
-      writer.ldelim();
+  const out = newWriter();
+  for (const latest of latestFamilies(buffers, onConflict)) {
+    const { name, type, help } = latest.family;
+    const unit = unitOf(familyName(name, type));
+    for (const [sampleName, metrics] of yield* encodedMetrics(latest, Metric)) {
+      // What MetricFamily.encodeDelimited writes: the fields in the order of their numbers, the Metrics (field 4)
+      // as they were encoded, a step at a time.
+      MetricFamily.encode(
+        { name: sampleName, ...(help !== undefined && { help }), type: TYPE_NUMBER[type] },
+        out.fork(),
+      );
+      out.raw(metrics);
+      if (unit) MetricFamily.encode({ unit }, out);
+      out.ldelim();
     }
   }
-  return writer?.finish() ?? new Uint8Array(0);
+  const bytes = out.finish();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 /** {@link protobufSteps} at once. */
@@ -76,35 +80,34 @@ export function aggregateProtobuf(
 /** The key of `MetricFamily.metric`: field 4, wire type 2 (length-delimited). */
 const METRIC_TAG = (4 << 3) | 2;
 
-/** A `MetricFamily` message: its `Metric`s apart, as they are encoded one at a time. */
-interface FamilyMessage {
-  readonly name: string;
-  readonly help?: string;
-  readonly type: number;
-  readonly unit?: string;
-  readonly metric: readonly object[];
-}
-
-/** The `MetricFamily` messages of one family. */
-function* familyMessages({ family, rows }: LatestFamily): Steps<FamilyMessage[]> {
-  const { name, type } = family;
-  const unit = unitOf(familyName(name, type));
-  const meta = { ...(family.help !== undefined && { help: family.help }), ...(unit && { unit }) };
+/**
+ * The `Metric`s of one family, each as the field 4 of its `MetricFamily`, by the family's name: a histogram's or a
+ * summary's under the family's name; a counter's, gauge's or untyped sample's under its sample name. Each row is
+ * encoded as it is read (of a histogram, its label set's once all its rows are read), so the build keeps bytes
+ * rather than objects of every series.
+ */
+function* encodedMetrics(latest: LatestFamily, Metric: Type): Steps<Map<string, Uint8Array>> {
+  const { name, type } = latest.family;
+  const encode = (writer: Writer, metric: object) => Metric.encode(metric, writer.uint32(METRIC_TAG).fork()).ldelim();
+  const bySample = new Map<string, Writer>();
   if (type === 'histogram' || type === 'summary') {
-    return [{ name, ...meta, type: TYPE_NUMBER[type], metric: yield* gathered(rows, type) }];
+    const writer = newWriter();
+    const metrics = yield* gathered(latest, type);
+    for (let i = 0; i < metrics.length; i++) {
+      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+      encode(writer, metrics[i]!);
+    }
+    bySample.set(name, writer);
+  } else {
+    yield* eachRow(latest, (row) => {
+      if (row.native) return;
+      const sampleName = name + (row.series.suffix ?? '');
+      let writer = bySample.get(sampleName);
+      if (!writer) bySample.set(sampleName, (writer = newWriter()));
+      encode(writer, { label: labelPairs(row.series), [type]: simpleValue(type, row) });
+    });
   }
-  const bySample = new Map<string, object[]>();
-  for (let i = 0; i < rows.length; i++) {
-    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-    const row = rows[i]!;
-    if (row.native) continue;
-    const sampleName = name + (row.series.suffix ?? '');
-    const metric = { label: labelPairs(row.series), [type]: simpleValue(type, row) };
-    const metrics = bySample.get(sampleName);
-    if (metrics) metrics.push(metric);
-    else bySample.set(sampleName, [metric]);
-  }
-  return [...bySample].map(([sampleName, metric]) => ({ name: sampleName, ...meta, type: TYPE_NUMBER[type], metric }));
+  return new Map([...bySample].map(([sampleName, writer]) => [sampleName, writer.finish(true)]));
 }
 
 /** The `Gauge`, `Counter` or `Untyped` message of a row; a counter's with its start and latest exemplar. */
@@ -127,12 +130,10 @@ const COMPOSITE: Record<'histogram' | 'summary', { by: string; list: string; fol
  * The `Metric`s of a histogram's or summary's rows: one per label set without the label that tells a bucket's or a
  * quantile's rows apart, each with its `Histogram` or `Summary` message.
  */
-function* gathered(rows: readonly LatestRow[], kind: 'histogram' | 'summary'): Steps<object[]> {
+function* gathered(latest: LatestFamily, kind: 'histogram' | 'summary'): Steps<object[]> {
   const { by, list, fold } = COMPOSITE[kind];
   const metrics = new Map<string, { label: LabelPair[]; message: Record<string, unknown> }>();
-  for (let i = 0; i < rows.length; i++) {
-    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-    const row = rows[i]!;
+  yield* eachRow(latest, (row) => {
     const at = row.series.labels[by];
     const base = at === undefined ? row.series : withoutLabel(row.series, by);
     let metric = metrics.get(base.key);
@@ -141,7 +142,7 @@ function* gathered(rows: readonly LatestRow[], kind: 'histogram' | 'summary'): S
       metrics.set(base.key, (metric = { label: labelPairs(base), message }));
     }
     fold(metric.message, row, at);
-  }
+  });
   return [...metrics.values()].map(({ label, message }) => ({ label, [kind]: message }));
 }
 

@@ -119,10 +119,10 @@ export interface LatestRow {
   readonly created: number;
 }
 
-/** A metric family of every entry's latest rows: each series once, under its text exposition name (`sample`). */
+/** A metric family of every entry's latest rows: the tables of the entries that write it, read by {@link eachRow}. */
 export interface LatestFamily {
   readonly family: Family;
-  readonly rows: readonly (LatestRow & { readonly sample: string })[];
+  readonly buffers: readonly ScrapeBuffer[];
 }
 
 const formatValue = textValueFormat();
@@ -366,15 +366,14 @@ export function unsliced<T>(steps: Steps<T>): T {
 }
 
 /**
- * The metric families of the latest rows of every entry, one per metric name, in order of first appearance.
- * Entries that share a name but not a type make one `untyped` family; `onConflict` is told so it can log a warning.
- * Two entries writing the very same series: the first one's row only, one sample per series in a scrape. Each row
- * is read once, as it is when its step runs: in a {@link sliced} build, rows read in a later slice may be newer.
+ * The metric families of the latest rows of every entry, one per metric name, in order of first appearance; those
+ * with no row yet are left out. Entries that share a name but not a type make one `untyped` family; `onConflict` is
+ * told so it can log a warning.
  */
-export function* latestFamilies(
+export function latestFamilies(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): Steps<LatestFamily[]> {
+): LatestFamily[] {
   const byName = new Map<string, ScrapeBuffer[]>();
   for (const buffer of buffers) {
     const group = byName.get(buffer.family.name);
@@ -383,59 +382,81 @@ export function* latestFamilies(
   }
   const families: LatestFamily[] = [];
   for (const [name, group] of byName) {
-    const seen = new Set<string>();
-    const unique: (LatestRow & { sample: string })[] = [];
-    for (const buffer of group) {
-      // The count as the buffer's first step sees it: series added after are for the next scrape.
-      for (let i = 0, count = buffer.latestCount; i < count; i++) {
-        if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-        const row = buffer.latestRow(i);
-        const sample = sampleName(name, row.series);
-        // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
-        // that name.
-        const key = row.native ? `${sample} native` : sample;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        unique.push({ ...row, sample });
-      }
-    }
-    if (unique.length === 0) continue;
+    if (group.every((buffer) => buffer.latestCount === 0)) continue;
     const types = [...new Set(group.map((buffer) => buffer.family.type))];
     if (types.length > 1) onConflict(name, types);
     const help = group.find((buffer) => buffer.family.help)?.family.help;
-    families.push({ family: { name, type: types.length > 1 ? 'untyped' : types[0]!, help }, rows: unique });
+    families.push({ family: { name, type: types.length > 1 ? 'untyped' : types[0]!, help }, buffers: group });
   }
   return families;
 }
 
 /**
+ * Hands each series of a family's latest rows to `visit` once, read as it is when its step runs: in a
+ * {@link sliced} build, rows read in a later slice may be newer. Two entries writing the very same series: the first
+ * one's row only, one sample per series in a scrape. A series a table adds after its walk began is for the next
+ * scrape. The rows are read one at a time and not kept: a build that held every row (and its text) for seconds had
+ * them promoted to the old generation, whose collection then stalled the server for up to a second.
+ */
+export function* eachRow({ buffers }: LatestFamily, visit: (row: LatestRow) => void): Steps<void> {
+  // An entry's table holds each series once: only the tables of entries sharing a name need telling apart.
+  const seen = buffers.length > 1 ? new Set<string>() : undefined;
+  let read = 0;
+  for (const buffer of buffers) {
+    for (let i = 0, count = buffer.latestCount; i < count; i++) {
+      if (++read % STEP_ROWS === 0) yield;
+      const row = buffer.latestRow(i);
+      if (seen) {
+        // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
+        // that name.
+        const key = row.native ? `${sampleName('', row.series)} native` : sampleName('', row.series);
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      visit(row);
+    }
+  }
+}
+
+/** Bytes of text a build gathers before it encodes them: its strings stay small and short-lived. */
+const TEXT_CHUNK = 64 * 1024;
+
+/**
  * Text exposition of the latest value of every series of every entry ({@link latestFamilies}), one `# HELP`/`# TYPE`
- * block per metric name. A native histogram's row has no text form: a family of native histograms only is left out.
+ * block per metric name, UTF-8. A native histogram's row has no text form: a family of native histograms only is
+ * left out.
  */
 export function* aggregateSteps(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
-): Steps<string> {
-  let out = '';
-  for (const { family, rows } of yield* latestFamilies(buffers, onConflict)) {
-    const classic = rows.filter((row) => !row.native);
-    if (classic.length === 0) continue;
-    out += header(family);
-    for (let i = 0; i < classic.length; i++) {
-      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-      const { sample, value } = classic[i]!;
-      out += `${sample} ${formatValue(value)}\n`;
-    }
+): Steps<Buffer> {
+  const chunks: Buffer[] = [];
+  let text = '';
+  for (const latest of latestFamilies(buffers, onConflict)) {
+    const { family } = latest;
+    let head = header(family);
+    yield* eachRow(latest, ({ series, value, native }) => {
+      if (native) return;
+      text += `${head}${sampleName(family.name, series)} ${formatValue(value)}\n`;
+      head = '';
+      // Encoded a piece at a time: one string of the whole exposition (8 MB at 190,000 series) is a rope of
+      // hundreds of thousands of parts, all kept until it is flattened in one go.
+      if (text.length >= TEXT_CHUNK) {
+        chunks.push(Buffer.from(text));
+        text = '';
+      }
+    });
   }
-  return out;
+  chunks.push(Buffer.from(text));
+  return Buffer.concat(chunks);
 }
 
-/** {@link aggregateSteps} at once. */
+/** {@link aggregateSteps} at once, as a string. */
 export function aggregate(
   buffers: readonly ScrapeBuffer[],
   onConflict: (name: string, types: MetricType[]) => void,
 ): string {
-  return unsliced(aggregateSteps(buffers, onConflict));
+  return unsliced(aggregateSteps(buffers, onConflict)).toString();
 }
 
 function header({ name, type, help }: Family): string {

@@ -39,7 +39,7 @@ const MIN_REUSED_BUILD_MS = 100;
 
 /** An answer of `GET /scenarios/metrics` in one format, built by `at` in `took` ms (the server's clock). */
 interface Exposition {
-  readonly body: string | Buffer;
+  readonly body: Buffer;
   readonly at: number;
   readonly took: number;
 }
@@ -61,13 +61,13 @@ export function scenarioRoutes(deps: ServerDeps): Router {
     deletions++;
     expositions.clear();
   };
-  const build = async (type: string, steps: Steps<string | Uint8Array>, start: number): Promise<Exposition> => {
+  const build = async (type: string, steps: Steps<Buffer>, start: number): Promise<Exposition> => {
     const seen = deletions;
     try {
-      const value = await sliced(steps);
+      const body = await sliced(steps);
       const at = now();
       // Its time between slices counts too: scrapes then take at most half of the server's time, when it is busy.
-      const exposition = { body: typeof value === 'string' ? value : Buffer.from(value), at, took: at - start };
+      const exposition = { body, at, took: at - start };
       if (exposition.took >= MIN_REUSED_BUILD_MS && seen === deletions) expositions.set(type, exposition);
       else expositions.delete(type);
       return exposition;
