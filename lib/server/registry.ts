@@ -80,6 +80,7 @@ export class EntryRegistry {
   private readonly entries = new Map<string, StartedEntry>();
   private stopping = false;
   private started = 0;
+  private removed = 0;
   /** Entries started and not ended yet (a removed one counts until its flush ended): what `maxEntries` bounds. */
   private running = 0;
   private readonly scrapeBudget: ScrapeBudget;
@@ -192,9 +193,18 @@ export class EntryRegistry {
     const started = this.entries.get(id);
     if (!started) return undefined;
     this.entries.delete(id);
+    this.removed++;
     started.outcome = await started.run.stop();
     started.scrape.release();
     return started;
+  }
+
+  /**
+   * Entries taken out so far, counted as soon as one is (before its stop's flush): what was built from the entries
+   * before (an exposition of their latest values) may show series no longer there.
+   */
+  get removals(): number {
+    return this.removed;
   }
 
   /** Starts draining, stops every entry and waits until every sink flushed. */

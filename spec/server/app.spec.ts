@@ -434,6 +434,25 @@ scenarios:
       expect([after.includes('room="lab"'), after.includes('room="hall"')]).to.deep.equal([false, true]);
     });
 
+    it('does not keep, nor let later scrapes join, a build during which a scenario was taken out (a DELETE, a failed POST rolled back)', async () => {
+      const server = testServer();
+      const { id } = (await post(server, gauge())).json();
+      await post(server, gauge().replace('room: lab', 'room: hall'));
+      server.advance(300);
+      const list = server.registry.list.bind(server.registry);
+      server.registry.list = () => {
+        // A build long enough to be kept; the first one's scenario is taken out while it is in flight.
+        server.scheduler.frame += 2000;
+        const listed = list();
+        if (listed.some((started) => started.id === id)) void server.registry.remove(id);
+        return listed;
+      };
+      // The scrape in flight answers with what it read.
+      expect((await get(server, '/scenarios/metrics')).body).to.include('room="lab"');
+      const after = (await get(server, '/scenarios/metrics')).body;
+      expect([after.includes('room="lab"'), after.includes('room="hall"')]).to.deep.equal([false, true]);
+    });
+
     it('answers 200 with an empty text exposition when no scenario has a sample (Prometheus counts a 204 as down)', async () => {
       const res = await get(testServer(), '/scenarios/metrics');
       expect([res.statusCode, res.headers['content-type'], res.body]).to.deep.equal([

@@ -37,11 +37,15 @@ const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [E
  */
 const MIN_REUSED_BUILD_MS = 100;
 
-/** An answer of `GET /scenarios/metrics` in one format, built by `at` in `took` ms (the server's clock). */
+/**
+ * An answer of `GET /scenarios/metrics` in one format, built by `at` in `took` ms (the server's clock) from the
+ * entries there after `removals` were taken out (EntryRegistry.removals).
+ */
 interface Exposition {
   readonly body: Buffer;
   readonly at: number;
   readonly took: number;
+  readonly removals: number;
 }
 
 /**
@@ -52,27 +56,24 @@ export function scenarioRoutes(deps: ServerDeps): Router {
   const { registry, logger } = deps;
   const now = nowOf(deps);
   const find = (ctx: Context): StartedEntry => registry.get(ctx.params.id!) ?? notFoundScenario(ctx.params.id!);
-  /** Per format: the exposition that answers scrapes until it is `took` ms old, and the build in flight. */
+  /**
+   * Per format: the exposition that answers scrapes until it is `took` ms old or an entry is taken out (it would
+   * show the entry's series), and the build in flight, which a scrape joins while no entry was taken out since it
+   * began. A build that saw an entry taken out answers the scrapes waiting for it, and is not kept.
+   */
   const expositions = new Map<string, Exposition>();
-  const builds = new Map<string, Promise<Exposition>>();
-  /** Scenarios deleted so far: a build that saw a deleted scenario answers its scrapes but is not kept. */
-  let deletions = 0;
-  const forgetExpositions = () => {
-    deletions++;
-    expositions.clear();
-  };
-  const build = async (type: string, steps: Steps<Buffer>, start: number): Promise<Exposition> => {
-    const seen = deletions;
+  const builds = new Map<string, { readonly removals: number; readonly answer: Promise<Exposition> }>();
+  const build = async (type: string, steps: Steps<Buffer>, start: number, removals: number): Promise<Exposition> => {
     try {
       const body = await sliced(steps);
       const at = now();
       // Its time between slices counts too: scrapes then take at most half of the server's time, when it is busy.
-      const exposition = { body, at, took: at - start };
-      if (exposition.took >= MIN_REUSED_BUILD_MS && seen === deletions) expositions.set(type, exposition);
+      const exposition = { body, at, took: at - start, removals };
+      if (exposition.took >= MIN_REUSED_BUILD_MS && removals === registry.removals) expositions.set(type, exposition);
       else expositions.delete(type);
       return exposition;
     } finally {
-      builds.delete(type);
+      if (builds.get(type)?.removals === removals) builds.delete(type);
     }
   };
 
@@ -128,17 +129,18 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const protobuf = ctx.accepts(SCRAPE_FORMATS) === PROTOBUF_EXPOSITION;
         const type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
         const start = now();
+        const { removals } = registry;
         let exposition = expositions.get(type);
-        if (!exposition || start - exposition.at >= exposition.took) {
+        if (!exposition || exposition.removals !== removals || start - exposition.at >= exposition.took) {
           // Scrapes that come while a build is in flight take its answer rather than start their own.
           let building = builds.get(type);
-          if (!building) {
+          if (building?.removals !== removals) {
             const buffers = registry.list().map((started) => started.scrape);
             const steps = protobuf ? protobufSteps(buffers, onConflict) : aggregateSteps(buffers, onConflict);
-            building = build(type, steps, start);
+            building = { removals, answer: build(type, steps, start, removals) };
             builds.set(type, building);
           }
-          exposition = await building;
+          exposition = await building.answer;
         }
         // Empty is still 200: Prometheus takes any other status for a failed scrape (the target shows down).
         ctx.body = exposition.body;
@@ -176,8 +178,10 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         ctx.body = text;
       })
       .delete('/:id', async (ctx) => {
-        const started = (await registry.remove(ctx.params.id!)) ?? notFoundScenario(ctx.params.id!);
-        forgetExpositions();
+        const removing = registry.remove(ctx.params.id!);
+        // What a kept exposition holds is no longer answered (removals): not held either.
+        expositions.clear();
+        const started = (await removing) ?? notFoundScenario(ctx.params.id!);
         logger.info({ id: started.id, name: started.name }, 'scenario stopped');
         if (deps.state) await forget(deps.state, started);
         // The id is gone after this answer: its final record (what the stop's flush delivered or gave up) is told here.
