@@ -193,7 +193,11 @@ export class ScrapeBuffer {
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
     for (let e = Math.max(0, events - MAX_SCRAPE_EVENTS); e < events; e++) {
       let chars = 0;
-      for (let r = 0; r < this.width; r++) chars += batch.series[e * this.width + r]!.key.length;
+      // Only a label set built for its tick is held by the ring alone; an interned one is shared.
+      for (let r = 0; r < this.width; r++) {
+        const series = batch.series[e * this.width + r]!;
+        if (series.transient) chars += series.key.length;
+      }
       if (chars > this.eventChars) this.eventChars = chars;
       const at = this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
       for (let r = 0; r < this.width; r++) {

@@ -269,6 +269,11 @@ describe('ScrapeBudget: what the rings of a server hold together', () => {
     const short = gauge(new ScrapeBudget(1000, 50, 1000, 2000));
     recordEvents(short, 0, 100);
     expect(drained(short, MAX_SCRAPE_EVENTS)).to.have.length(100);
+    // The same long labels interned: one shared label set, which the ring does not hold alone.
+    const interned = gauge(new ScrapeBudget(1000, 50, 1000, 2000));
+    const shared = seriesOfSorted(['pod'], ['p'.repeat(100)]);
+    for (let n = 0; n < 100; n++) interned.record(sampleBatch({ values: [n], offsets: [n], series: shared }));
+    expect(drained(interned, MAX_SCRAPE_EVENTS)).to.have.length(100);
   });
 
   it(`gives a ring alone the whole budget, up to ${MAX_SCRAPE_EVENTS} events`, () => {
