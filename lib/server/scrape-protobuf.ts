@@ -8,7 +8,7 @@ import { familyName, unitOf } from '../protocols/metric-units.js';
 import {
   eachRow,
   latestFamilies,
-  STEP_ROWS,
+  Pace,
   unsliced,
   type LatestFamily,
   type LatestRow,
@@ -50,10 +50,11 @@ export function* protobufSteps(
   const MetricFamily = metricFamilyType();
   const Metric = MetricFamily.root.lookupType('io.prometheus.client.Metric');
   const out = newWriter();
+  const pace = new Pace();
   for (const latest of latestFamilies(buffers, onConflict)) {
     const { name, type, help } = latest.family;
     const unit = unitOf(familyName(name, type));
-    for (const [sampleName, metrics] of yield* encodedMetrics(latest, Metric)) {
+    for (const [sampleName, metrics] of yield* encodedMetrics(latest, Metric, pace)) {
       // What MetricFamily.encodeDelimited writes: the fields in the order of their numbers, the Metrics (field 4)
       // as they were encoded, a step at a time.
       MetricFamily.encode(
@@ -86,20 +87,19 @@ const METRIC_TAG = (4 << 3) | 2;
  * encoded as it is read (of a histogram, its label set's once all its rows are read), so the build keeps bytes
  * rather than objects of every series.
  */
-function* encodedMetrics(latest: LatestFamily, Metric: Type): Steps<Map<string, Uint8Array>> {
+function* encodedMetrics(latest: LatestFamily, Metric: Type, pace: Pace): Steps<Map<string, Uint8Array>> {
   const { name, type } = latest.family;
   const encode = (writer: Writer, metric: object) => Metric.encode(metric, writer.uint32(METRIC_TAG).fork()).ldelim();
   const bySample = new Map<string, Writer>();
   if (type === 'histogram' || type === 'summary') {
     const writer = newWriter();
-    const metrics = yield* gathered(latest, type);
-    for (let i = 0; i < metrics.length; i++) {
-      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
-      encode(writer, metrics[i]!);
+    for (const metric of yield* gathered(latest, type, pace)) {
+      if (pace.due()) yield;
+      encode(writer, metric);
     }
     bySample.set(name, writer);
   } else {
-    yield* eachRow(latest, (row) => {
+    yield* eachRow(latest, pace, (row) => {
       if (row.native) return;
       const sampleName = name + (row.series.suffix ?? '');
       let writer = bySample.get(sampleName);
@@ -130,10 +130,10 @@ const COMPOSITE: Record<'histogram' | 'summary', { by: string; list: string; fol
  * The `Metric`s of a histogram's or summary's rows: one per label set without the label that tells a bucket's or a
  * quantile's rows apart, each with its `Histogram` or `Summary` message.
  */
-function* gathered(latest: LatestFamily, kind: 'histogram' | 'summary'): Steps<object[]> {
+function* gathered(latest: LatestFamily, kind: 'histogram' | 'summary', pace: Pace): Steps<object[]> {
   const { by, list, fold } = COMPOSITE[kind];
   const metrics = new Map<string, { label: LabelPair[]; message: Record<string, unknown> }>();
-  yield* eachRow(latest, (row) => {
+  yield* eachRow(latest, pace, (row) => {
     const at = row.series.labels[by];
     const base = at === undefined ? row.series : withoutLabel(row.series, by);
     let metric = metrics.get(base.key);

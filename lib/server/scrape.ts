@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import {
   classicRows,
   ExemplarCursor,
@@ -343,6 +344,19 @@ export type Steps<T> = Generator<void, T, void>;
 
 /** Rows a build handles between two looks at the clock: about a millisecond of work. */
 export const STEP_ROWS = 1000;
+
+/**
+ * The rows a build has handled: it yields every {@link STEP_ROWS} of them however they are split over entries and
+ * families (a thousand families of a hundred series must yield as one of a hundred thousand does).
+ */
+export class Pace {
+  private rows = 0;
+
+  /** Counts a row; true when the build should yield after it. */
+  due(): boolean {
+    return ++this.rows % STEP_ROWS === 0;
+  }
+}
 /** How long (ms) a slice of a build holds the event loop before the requests and sinks waiting get their turn. */
 const SLICE_MS = 15;
 
@@ -357,7 +371,7 @@ export async function sliced<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T>
     let step = steps.next();
     while (!step.done && performance.now() - start < sliceMs) step = steps.next();
     if (step.done) return step.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await setImmediate();
   }
 }
 
@@ -402,18 +416,18 @@ export function latestFamilies(
  * scrape. The rows are read one at a time and not kept: a build that held every row (and its text) for seconds had
  * them promoted to the old generation, whose collection then stalled the server for up to a second.
  */
-export function* eachRow({ buffers }: LatestFamily, visit: (row: LatestRow) => void): Steps<void> {
+export function* eachRow({ buffers }: LatestFamily, pace: Pace, visit: (row: LatestRow) => void): Steps<void> {
   // An entry's table holds each series once: only the tables of entries sharing a name need telling apart.
   const seen = buffers.length > 1 ? new Set<string>() : undefined;
-  let read = 0;
   for (const buffer of buffers) {
     for (let i = 0, count = buffer.latestCount; i < count; i++) {
-      if (++read % STEP_ROWS === 0) yield;
+      if (pace.due()) yield;
       const row = buffer.latestRow(i);
       if (seen) {
         // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of
         // that name.
-        const key = row.native ? `${sampleName('', row.series)} native` : sampleName('', row.series);
+        const sample = sampleName('', row.series);
+        const key = row.native ? `${sample} native` : sample;
         if (seen.has(key)) continue;
         seen.add(key);
       }
@@ -436,10 +450,11 @@ export function* aggregateSteps(
 ): Steps<Buffer> {
   const chunks: Buffer[] = [];
   let text = '';
+  const pace = new Pace();
   for (const latest of latestFamilies(buffers, onConflict)) {
     const { family } = latest;
     let head = header(family);
-    yield* eachRow(latest, ({ series, value, native }) => {
+    yield* eachRow(latest, pace, ({ series, value, native }) => {
       if (native) return;
       text += `${head}${sampleName(family.name, series)} ${formatValue(value)}\n`;
       head = '';
