@@ -418,39 +418,39 @@ scenarios:
       expect(builds).to.equal(3);
     });
 
-    it('forgets a reused exposition when a scenario is deleted: its series are not answered after, nor kept', async () => {
+    /**
+     * Scenarios of two rooms, lab (`id`) and hall, and builds that take 2 s of the server's clock (long enough to be
+     * reused); `duringFirst` runs while the first build reads the scenarios.
+     */
+    async function twoRooms(duringFirst?: (server: ReturnType<typeof testServer>, id: string) => void) {
       const server = testServer();
       const { id } = (await post(server, gauge())).json();
       await post(server, gauge().replace('room: lab', 'room: hall'));
       server.advance(300);
       const list = server.registry.list.bind(server.registry);
+      let first = true;
       server.registry.list = () => {
         server.scheduler.frame += 2000;
-        return list();
+        const listed = list();
+        if (first) duringFirst?.(server, id);
+        first = false;
+        return listed;
       };
+      // The scrape answers with what it read.
       expect((await get(server, '/scenarios/metrics')).body).to.include('room="lab"');
+      return { server, id };
+    }
+    const rooms = (text: string) => [text.includes('room="lab"'), text.includes('room="hall"')];
+
+    it('forgets a reused exposition when a scenario is deleted: its series are not answered after, nor kept', async () => {
+      const { server, id } = await twoRooms();
       expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
-      const after = (await get(server, '/scenarios/metrics')).body;
-      expect([after.includes('room="lab"'), after.includes('room="hall"')]).to.deep.equal([false, true]);
+      expect(rooms((await get(server, '/scenarios/metrics')).body)).to.deep.equal([false, true]);
     });
 
     it('does not keep, nor let later scrapes join, a build during which a scenario was taken out (a DELETE, a failed POST rolled back)', async () => {
-      const server = testServer();
-      const { id } = (await post(server, gauge())).json();
-      await post(server, gauge().replace('room: lab', 'room: hall'));
-      server.advance(300);
-      const list = server.registry.list.bind(server.registry);
-      server.registry.list = () => {
-        // A build long enough to be kept; the first one's scenario is taken out while it is in flight.
-        server.scheduler.frame += 2000;
-        const listed = list();
-        if (listed.some((started) => started.id === id)) void server.registry.remove(id);
-        return listed;
-      };
-      // The scrape in flight answers with what it read.
-      expect((await get(server, '/scenarios/metrics')).body).to.include('room="lab"');
-      const after = (await get(server, '/scenarios/metrics')).body;
-      expect([after.includes('room="lab"'), after.includes('room="hall"')]).to.deep.equal([false, true]);
+      const { server } = await twoRooms((during, id) => void during.registry.remove(id));
+      expect(rooms((await get(server, '/scenarios/metrics')).body)).to.deep.equal([false, true]);
     });
 
     it('answers 200 with an empty text exposition when no scenario has a sample (Prometheus counts a 204 as down)', async () => {
