@@ -4,6 +4,8 @@
  * value, rotating through the values read when it has several) and values in the ranges read.
  * The rules, and why: docs/new.md.
  */
+import { basename, extname } from 'node:path';
+import { unlabelledStreamRefusal } from '../config/entry.js';
 import { loadScenario } from '../config/load.js';
 import {
   LOCAL_YAML_BUDGET,
@@ -97,7 +99,7 @@ export function scenarioFromExposition(text: string, options: ExpositionOptions)
   const root = doc.mapping([
     { key: 'version', value: 2, comment: 'the scenario file format' },
     { key: 'kind', value: 'runnable' },
-    ...(defaults ? [{ key: 'defaults', value: defaults, comment: 'the sink and encoder of every entry' }] : []),
+    ...(defaults ? [{ key: 'defaults', value: defaults, comment: 'fields of every entry' }] : []),
     { key: 'scenarios', value: doc.list(entries) },
   ]);
   const scenario = doc.write(root, [
@@ -110,9 +112,24 @@ export function scenarioFromExposition(text: string, options: ExpositionOptions)
   return scenario;
 }
 
-/** `defaults` with the sink and encoder asked for: the sink's required fields hold placeholders. */
-function defaultsOf(doc: CommentedDocument, { sink, encoder }: ExpositionOptions): YAMLMap {
+/**
+ * `defaults` with the sink and encoder asked for: the sink's required fields hold placeholders. A sink that refuses
+ * unlabelled streams (a log store) gets a `job` label on every entry, named after the source, as Prometheus adds
+ * `job` to every series it scrapes: a family without labels would otherwise be refused.
+ */
+function defaultsOf(doc: CommentedDocument, { sink, encoder, origin }: ExpositionOptions): YAMLMap {
+  const labelled = sink !== undefined && unlabelledStreamRefusal(sink, {}) !== undefined;
   return doc.mapping([
+    ...(labelled
+      ? [
+          {
+            key: 'labels',
+            value: { job: jobOf(origin) },
+            flow: true,
+            comment: `the ${sink} sink refuses a stream without labels: job names the source, as Prometheus' scrape adds it`,
+          },
+        ]
+      : []),
     ...(encoder ? [{ key: 'encoder', value: { type: encoder }, flow: true }] : []),
     ...(sink
       ? [
@@ -125,6 +142,12 @@ function defaultsOf(doc: CommentedDocument, { sink, encoder }: ExpositionOptions
         ]
       : []),
   ]);
+}
+
+/** The `job` of what was read from `origin`: a URL's host and port, a file's name without its extension. */
+function jobOf(origin: string): string {
+  if (/^https?:\/\//i.test(origin)) return new URL(origin).host;
+  return basename(origin, extname(origin)) || 'svc';
 }
 
 /** The entry of one family, or why it is left out. */

@@ -341,6 +341,20 @@ describe('scenarioFromExposition: what becomes what', () => {
     expect(entry!.sink).to.deep.include({ type: 'remote_write', url: 'http://127.0.0.1:9090/api/v1/write' });
     expect(entry!.encoder.type).to.equal('remote_write');
   });
+
+  it('labels every entry into a log store with a job named after the source, as a scrape adds job: unlabelled families validate', () => {
+    const exposition = '# TYPE up gauge\nup 1\n# TYPE reqs counter\nreqs{method="get"} 3\n';
+    const jobs = (from: string) =>
+      loadScenario(scenarioFromExposition(exposition, { origin: from, readAt, sink: 'logstore' }), {
+        origin: 'profile',
+      }).scenarios.map((entry) => [entry.name, entry.sink.type, entry.labels]);
+    expect(jobs(origin)).to.deep.equal([
+      ['up', 'logstore', { job: '127.0.0.1' }],
+      ['reqs', 'logstore', { job: '127.0.0.1', method: 'get' }],
+    ]);
+    expect(jobs('/data/node-scrape.txt')[0]).to.deep.equal(['up', 'logstore', { job: 'node-scrape' }]);
+    expect(profiled(exposition).map((entry) => entry.labels)).to.deep.equal([{}, { method: 'get' }]);
+  });
 });
 
 describe('readExposition: one GET', () => {
