@@ -61,7 +61,6 @@ function parseJson(source: string, origin: string): unknown {
   const objects: Set<string>[] = [];
   let depth = 0;
   let duplicate: string | undefined;
-  let firstError: number | undefined;
   const open = (offset: number) => {
     if (++depth > MAX_DEPTH) throw syntaxError(origin, deepMessage(position(source, offset)));
   };
@@ -84,7 +83,6 @@ function parseJson(source: string, origin: string): unknown {
         if (keys.has(key)) duplicate ??= `invalid JSON: duplicate key ${show(key)} at ${position(source, offset)}`;
         keys.add(key);
       },
-      onError: (_, offset) => void (firstError ??= offset),
     },
     { disallowComments: true },
   );
@@ -92,22 +90,26 @@ function parseJson(source: string, origin: string): unknown {
   try {
     data = JSON.parse(source);
   } catch (error) {
-    // V8 counts characters ("at position 84", then " (line 4 column 44)" on Node 22): name the line and column, as YAML's.
-    // For an unexpected token it quotes the text around it instead (`, ..."pw"]}" is not valid JSON`), which may be a
-    // secret: the scanner's first error says where.
-    const message = (error as Error).message
-      .replace(
-        /, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/,
-        firstError === undefined ? '' : ` at position ${firstError}`,
-      )
-      .replace(
-        / at position (\d+)(?: \(line \d+ column \d+\))?$/,
-        (_, offset: string) => ` at ${position(source, Number(offset))}`,
-      );
-    throw syntaxError(origin, `invalid JSON: ${message}`);
+    throw syntaxError(origin, `invalid JSON: ${jsonSyntaxMessage(source, error as Error)}`);
   }
   if (duplicate !== undefined) throw syntaxError(origin, duplicate);
   return data;
+}
+
+/**
+ * What is wrong with `source`, from JSON.parse's `error` on it, saying where by line and column. V8 counts characters
+ * ("at position 84", then " (line 4 column 44)" on Node 22); for an unexpected token it quotes the text around it
+ * instead (`, ..."pw"]}" is not valid JSON`), which may be a secret: jsonc-parser's first error says where.
+ */
+export function jsonSyntaxMessage(source: string, error: Error): string {
+  let firstError: number | undefined;
+  visit(source, { onError: (_, offset) => void (firstError ??= offset) }, { disallowComments: true });
+  return error.message
+    .replace(/, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/, firstError === undefined ? '' : ` at position ${firstError}`)
+    .replace(
+      / at position (\d+)(?: \(line \d+ column \d+\))?$/,
+      (_, offset: string) => ` at ${position(source, Number(offset))}`,
+    );
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { jsonSyntaxMessage } from '../config/parse.js';
 
 /** How a posted body was written: it is parsed again the same way when the server restarts. */
 export type BodyFormat = 'json' | 'yaml';
@@ -218,7 +219,7 @@ function parseRecord(text: string): { format: BodyFormat; body: string; ids: Map
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`not JSON (${(error as Error).message})`);
+    throw new Error(`not JSON (${jsonSyntaxMessage(text, error as Error)})`);
   }
   const record = value as Record<string, unknown> | null;
   if (typeof record !== 'object' || record === null || record.svc_state !== VERSION)

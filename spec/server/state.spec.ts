@@ -252,6 +252,21 @@ scenarios:
       expect(records(dir)).to.have.length(4);
     });
 
+    it('says where a corrupt record breaks JSON without quoting its text, which may hold a secret', async () => {
+      const dir = stateDir();
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, 'corrupt.json'),
+        '{"svc_state": "svc-state/1", "format": "yaml",\n "body": "password: hunter2", "ids": hunter2}',
+      );
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(0);
+      const errors = second.logs.filter((line) => line.level === 50).map((line) => line.msg);
+      expect(errors).to.have.length(1);
+      expect(errors[0]).to.match(/corrupt\.json: not JSON \(Unexpected token 'h' at line 2, column 38\);/);
+      expect(JSON.stringify(second.logs)).to.not.include('hunter2');
+    });
+
     it('leaves on disk, with a warning, a record whose entries would go past --max-entries, and starts the others', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
