@@ -247,8 +247,8 @@ export function metricTable(text: string, origin: string): MetricTable {
     let negative: { place: string; value: number } | undefined;
     for (const { cells, line } of rows) {
       const cell = (cells[column] ?? '').trim();
-      // An empty cell (Grafana's null) holds the value before it.
-      if (cell !== '') {
+      // An empty cell or `null` (Grafana's null, written so by its older exports and since 12.0.2) holds the value before it.
+      if (cell !== '' && cell !== 'null') {
         last = decimal(cell) ?? Number.NaN;
         if (!Number.isFinite(last))
           throw fail(`${at(line, column, text)}: expected ${NUMBER_CELL}, got ${show(cells[column])}`);

@@ -38,6 +38,17 @@ describe('csv_replay: metric CSV files', () => {
     expect(table.times).to.deep.equal({ at: [0, 15_000, 30_000], span: 45_000 });
   });
 
+  it('reads a cell written null, as Grafana 12 exports a null, as an empty one', () => {
+    const table = metricTable(
+      'Time,a,b\n1714557600000,null,1\n1714557615000,2,null\n1714557630000,"null",3\n',
+      'g.csv',
+    );
+    expect(table.columns.map((column) => column.values)).to.deep.equal([
+      [2, 2, 2],
+      [1, 1, 3],
+    ]);
+  });
+
   it('skips lines that begin with #, as the reference tool does; a # within a cell is data', () => {
     const text =
       '# CPU during an incident.\n# Exported from VictoriaMetrics.\ntimestamp,"cpu{note=""a#b""}"\n1700000000,1\n# a pause\n1700000010,2\n';
