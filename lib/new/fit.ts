@@ -162,7 +162,8 @@ function seriesOf(timesMs: readonly number[], values: readonly number[]): Series
     mean: sum / values.length,
     spacing,
     span: t[t.length - 1]! + spacing,
-    level: (x) => Number(x.toFixed(decimals)),
+    // A tiny negative rounds to -0, which YAML writes as `-0`: 0 it is.
+    level: (x) => Number(x.toFixed(decimals)) || 0,
   };
 }
 

@@ -301,6 +301,15 @@ describe('new: scenarioFromCsv', () => {
       expect(entriesOf(scenarioFromCsv(unnamed, 'u.csv', 'u.csv'))[0]).to.include({ name: 'series_1' });
     });
 
+    it('writes a level that rounds to zero from below as 0, not -0', () => {
+      const rows = Array.from(
+        { length: 120 },
+        (_, i) => `${1_700_000_000 + i},${10 * Math.sin((2 * Math.PI * i) / 30 + 0.3) - 1e-9}`,
+      );
+      const written = scenarioFromCsv(`time,wave\n${rows.join('\n')}\n`, 'w.csv', 'w.csv');
+      expect(written).to.contain('generator: { type: sine, amplitude: 10, period_secs: 30, offset: 0 }');
+    });
+
     it('refuses a text that is not a metrics CSV, naming its origin', () => {
       expect(() => scenarioFromCsv('when,value\nyesterday,1\n', 'bad.csv', 'bad.csv')).to.throw(
         ConfigError,
