@@ -52,9 +52,14 @@ export async function readExposition(url: string): Promise<ReadExposition> {
       chunks.push(chunk);
     }
   } catch (error) {
-    throw error instanceof Error && error.message.startsWith('--from:')
-      ? error
-      : fail(fetchFailure(error, target, READ_TIMEOUT_MS));
+    if (error instanceof Error && error.message.startsWith('--from:')) throw error;
+    // The answer began: its end is what failed, not the connection or the server's answering.
+    const timedOut = (error as Error).name === 'TimeoutError';
+    throw fail(
+      timedOut
+        ? `the answer was not complete within ${READ_TIMEOUT_MS / 1000} s (${size} bytes read)`
+        : `the answer was cut off after ${size} bytes: ${fetchFailure(error, target, READ_TIMEOUT_MS)}`,
+    );
   }
   return { text: Buffer.concat(chunks).toString('utf8'), readAt };
 }

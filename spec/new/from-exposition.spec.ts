@@ -404,6 +404,18 @@ describe('readExposition: one GET', () => {
     );
   });
 
+  it('says that an answer the server closed mid-body was cut off, and after how much', async () => {
+    const cut = await serve((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+      response.write('# TYPE up gauge\nup 1\n', () => response.socket?.destroy());
+    });
+    const error = await readExposition(`${cut.url}/metrics`).catch((e: Error) => e);
+    cut.server.close();
+    expect((error as Error).message).to.equal(
+      `--from: cannot read ${cut.url}/metrics: the answer was cut off after 21 bytes: other side closed`,
+    );
+  });
+
   it('says that fetch refuses a port browsers block, rather than "bad port"', async () => {
     const error = await readExposition('http://127.0.0.1:6000/metrics').catch((e: Error) => e);
     expect((error as Error).message).to.equal(
