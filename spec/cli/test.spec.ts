@@ -196,6 +196,12 @@ expect:
         1,
         /^error: examples\/alerts\/link-flap\.yaml: the scenario's samples and the 5m lookback after them are 101101 rule evaluations at 1s \(--interval\): .*at most 100000: give a shorter duration or a longer --interval\n$/,
       ],
+      // Its resolves_within: 10s passes at --interval 1s (above); at the default 15s no evaluation could see it.
+      [
+        example('queue-backlog'),
+        1,
+        /^error: examples\/alerts\/queue-backlog\.yaml: expect\.alerts\[0\]\.resolves_within: shorter than the evaluation interval \(15s\)\n$/,
+      ],
       [[...example('link-flap'), '--interval', '10ms'], 2, /--interval: expected from 1s to 1h, got "10ms"/],
       [[...example('link-flap'), '--interval', 'often'], 2, /--interval: /],
       [
