@@ -85,7 +85,10 @@ export class PreviewError extends Error {
  */
 export async function previewScenario(plans: readonly EntryPlan[], options: PreviewOptions): Promise<Preview> {
   const entries = plans.map((plan) => plan.entry);
-  const forMs = options.for ?? defaultPreviewFor(plans, options.entry);
+  const shown = chosen(entries, options.entry);
+  // An entry runs with those it watches and whose spans it counts: without them it would not start, or differ.
+  const referenced = withReferences(entries, shown);
+  const forMs = options.for ?? untilLastEnd(plans, referenced);
   const { points } = options;
   if (!(forMs >= 1 && forMs <= MAX_PREVIEW_MS))
     throw new PreviewError('for', `for: expected a duration from 1ms to 24h, got ${formatMs(forMs)}`);
@@ -94,14 +97,12 @@ export async function previewScenario(plans: readonly EntryPlan[], options: Prev
       'points',
       `points: expected a whole number from ${MIN_POINTS} to ${MAX_POINTS}, got ${points}`,
     );
-  const shown = chosen(entries, options.entry);
   if (shown.length === 0)
     throw new PreviewError(
       'entry',
       `entry: no entry of the file has the id "${options.entry}" (its ids: ${entries.map((e) => e.id).join(', ')})`,
     );
-  // An entry runs with those it watches and whose spans it counts: without them it would not start, or differ.
-  const running = withReferences(entries, shown).map((entry) => ({
+  const running = referenced.map((entry) => ({
     ...entry,
     duration: Math.min(entry.duration ?? Infinity, forMs),
   }));
@@ -220,7 +221,12 @@ function chosen(entries: readonly Entry[], entry: string | undefined): readonly 
  */
 export function defaultPreviewFor(plans: readonly EntryPlan[], entry?: string): number {
   const entries = plans.map((plan) => plan.entry);
-  const running = new Set(withReferences(entries, chosen(entries, entry)));
+  return untilLastEnd(plans, withReferences(entries, chosen(entries, entry)));
+}
+
+/** {@link defaultPreviewFor} of the entries `referenced` runs. */
+function untilLastEnd(plans: readonly EntryPlan[], referenced: readonly Entry[]): number {
+  const running = new Set(referenced);
   let end = 0;
   for (const { entry, predictedStart } of plans) {
     if (!running.has(entry)) continue;
