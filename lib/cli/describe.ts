@@ -5,9 +5,7 @@ import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioP
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
 import { formatDuration, formatRate } from '../format.js';
-import { rowsPerEvent } from '../config/entry.js';
-import { labelSetCount } from '../../operators/labels.js';
-import { labelOptions } from '../runtime/chain/labels.js';
+import { seriesCount } from '../config/entry.js';
 import { flushInterval } from './progress.js';
 
 /**
@@ -94,15 +92,13 @@ function describeEntry(
 }
 
 /**
- * The series an entry may write, counted as its series limit counts them (lib/config/entry.ts): its label sets
+ * The series an entry may write, counted as its series limit counts them (seriesCount): its label sets
  * (rotating labels and spikes) × samples per event. None for spans, and for span metrics, whose labels come from
  * the spans.
  */
 function seriesOf(entry: Entry): { sets: number; samples: number; series: number } | undefined {
   if (entry.trace_generator || entry.span_metrics_of) return undefined;
-  const sets = labelSetCount(labelOptions(entry));
-  const samples = rowsPerEvent(entry);
-  return { sets, samples, series: sets * samples };
+  return seriesCount(entry);
 }
 
 /** `up to 3`, `up to 140 (10 label sets × 14 samples per event)`. */

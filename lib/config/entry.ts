@@ -33,7 +33,7 @@ import type { EncoderType, Entry, SinkConfig } from './types.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
-import { COUNTED_LABEL_SETS, labelSetCount } from '../../operators/labels.js';
+import { COUNTED_LABEL_SETS, labelSetCount, type LabelOptions } from '../../operators/labels.js';
 
 /** A trace's spans carry attributes and their services' resources (trace_generator), not labels nor metric fields. */
 const WITHOUT_TRACES = SIGNAL_TYPES.filter((signal) => signal !== 'traces');
@@ -107,6 +107,21 @@ export function rowsPerEvent(
   entry: Parameters<typeof samplesPerEvent>[0] & { readonly trace_generator?: TraceGeneratorConfig },
 ): number {
   return entry.trace_generator ? maxSpansPerTrace(entry.trace_generator) : samplesPerEvent(entry);
+}
+
+/**
+ * The series an entry may write: its label sets (rotating labels and spikes) × the rows of one event. The one count
+ * of the series limit (validation) and of `svc run --dry-run`.
+ */
+export function seriesCount(
+  entry: Parameters<typeof rowsPerEvent>[0] & {
+    readonly dynamic_labels?: LabelOptions['dynamic'];
+    readonly cardinality_spikes?: LabelOptions['spikes'];
+  },
+): { sets: number; samples: number; series: number } {
+  const sets = labelSetCount({ dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes });
+  const samples = rowsPerEvent(entry);
+  return { sets, samples, series: sets * samples };
 }
 
 /** `id`, else `name`, else `pack` (a pack file: its name without extension). */
@@ -400,7 +415,13 @@ function costIssues(fields: EntryFields, signal: SignalType, encoder: EncoderTyp
     quantiles: fields.quantiles ?? DEFAULT_QUANTILES,
     native: signal === 'histogram' ? fields.native : undefined,
   };
-  const samples = rowsPerEvent({ ...shape, trace_generator: fields.trace_generator });
+  const dynamic = fields.dynamic_labels ?? [];
+  const { sets, samples, series } = seriesCount({
+    ...shape,
+    trace_generator: fields.trace_generator,
+    dynamic_labels: dynamic,
+    cardinality_spikes: fields.cardinality_spikes,
+  });
   const what = signal === 'traces' ? 'spans' : 'samples';
   const multiplier = Math.max(1, fields.bursts?.multiplier ?? 1);
   const peak = fields.rate * multiplier;
@@ -424,22 +445,19 @@ function costIssues(fields: EntryFields, signal: SignalType, encoder: EncoderTyp
       });
     }
   }
-  const dynamic = fields.dynamic_labels ?? [];
-  const spikes = fields.cardinality_spikes ?? [];
-  const sets = labelSetCount({ dynamic, spikes });
   // An OTLP counter (a Sum) keeps each series' last point and start time, as a histogram its running totals.
   const otlpSum = encoder === 'otlp' && fields.metric_type === 'counter';
   const maxSeries = signal === 'histogram' || signal === 'summary' || otlpSum ? MAX_SERIES_WITH_STATE : MAX_SERIES;
-  if (sets * samples > maxSeries) {
-    const [count, series] =
+  if (series > maxSeries) {
+    const [count, shown] =
       sets < COUNTED_LABEL_SETS
-        ? [`up to ${sets}`, `${sets * samples}`]
+        ? [`up to ${sets}`, `${series}`]
         : [`more than ${COUNTED_LABEL_SETS}`, `more than ${COUNTED_LABEL_SETS}`];
     issues.push({
       path: [dynamic.length ? 'dynamic_labels' : 'cardinality_spikes'],
       message:
         `the dynamic labels and cardinality spikes make ${count} label sets × ${samples} sample${samples === 1 ? '' : 's'} per event` +
-        ` = ${series} series; the limit is ${maxSeries}${otlpSum ? ' for a counter the otlp encoder writes (it keeps the last point of each series)' : ''}`,
+        ` = ${shown} series; the limit is ${maxSeries}${otlpSum ? ' for a counter the otlp encoder writes (it keeps the last point of each series)' : ''}`,
     });
   }
   const maxBuckets = signal === 'histogram' && fields.native ? nativeOptions(fields.native).max_buckets : 0;
