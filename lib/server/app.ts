@@ -8,7 +8,7 @@ import { loopbackHosts } from './middleware/host.js';
 import { sameOrigin } from './middleware/origin.js';
 import { consoleAssets } from './console.js';
 import { catalogRoutes } from './routes/catalog.js';
-import { errors } from './middleware/errors.js';
+import { errors, exactPaths } from './middleware/errors.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { openapiRoutes } from './routes/openapi.js';
@@ -48,21 +48,6 @@ export function createApp(deps: ServerDeps): Koa {
     app.use(router.allowedMethods());
   }
   return app;
-}
-
-/**
- * A path with a trailing slash names no resource, as in Prometheus' API: `/scenarios/` is not `/scenarios` (the
- * router would take both). 404, naming the path that is.
- */
-function exactPaths(): Middleware {
-  return (ctx, next) => {
-    if (ctx.path === '/' || !ctx.path.endsWith('/')) return next();
-    throw new HttpError(
-      404,
-      'not_found',
-      `no route for ${ctx.method} ${ctx.path}: paths take no trailing slash (${ctx.path.replace(/\/+$/, '') || '/'})`,
-    );
-  };
 }
 
 /**

@@ -34,9 +34,26 @@ function unrouted(ctx: Context): never {
   const allowed = ctx.response.get('Allow');
   if (ctx.status === 404 || !allowed) {
     ctx.remove('Allow');
-    throw new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}`);
+    throw noRoute(ctx);
   }
   throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allowed})`);
+}
+
+/**
+ * A path with a trailing slash names no resource, as in Prometheus' API: `/scenarios/` is not `/scenarios`. The
+ * router would take both (its `strict` option breaks its prefixes), so this runs before the routers, after
+ * authentication: 404, naming the path that is.
+ */
+export function exactPaths(): Middleware {
+  return (ctx, next) => {
+    if (ctx.path === '/' || !ctx.path.endsWith('/')) return next();
+    throw noRoute(ctx, `: paths take no trailing slash (${ctx.path.replace(/\/+$/, '') || '/'})`);
+  };
+}
+
+/** The 404 of a path no route takes, `why` after it. */
+function noRoute(ctx: Context, why = ''): HttpError {
+  return new HttpError(404, 'not_found', `no route for ${ctx.method} ${ctx.path}${why}`);
 }
 
 /** Our own errors, a draining registry's (503), a full one's (429), and the status errors koa and its body parser throw (413, 400, 415). */
