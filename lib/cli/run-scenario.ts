@@ -171,17 +171,20 @@ function droppedLine({ entry, stats }: EntryRun): string[] {
 }
 
 /**
- * Rows redrawn in place on a terminal that nothing else prints on meanwhile, and tall enough for
- * them; printed lines otherwise: a redraw moves the cursor up over whatever is above the rows,
- * such as event lines of a `stdout` sink that reach the same terminal.
+ * Rows redrawn in place on a terminal that nothing else prints on meanwhile, tall enough for them
+ * and able to move its cursor (not `TERM=dumb`, which prints escape sequences as text); printed lines
+ * otherwise: a redraw moves the cursor up over whatever is above the rows, such as event lines of a
+ * `stdout` sink that reach the same terminal.
  */
-function progressDisplay({ stdout, stderr }: SvcContext, file: ScenarioFile, quiet: boolean): ProgressDisplay {
+function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile, quiet: boolean): ProgressDisplay {
   if (quiet) return warningsOnly(stderr);
   const count = file.scenarios.length;
   const fits = count < ((stderr as { rows?: number }).rows ?? Infinity);
   const eventsOnScreen =
     file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
-  return isTerminal(stderr) && fits && !eventsOnScreen ? redrawnRows(stderr, count) : printedLines(stderr);
+  return isTerminal(stderr) && env.TERM !== 'dumb' && fits && !eventsOnScreen
+    ? redrawnRows(stderr, count)
+    : printedLines(stderr);
 }
 
 /** `[info] <id>: never started (…)`: why an entry wrote nothing. */

@@ -8,6 +8,8 @@ import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 
 const { dir, scenario } = scenarioDir('svc-tty-');
+/** A terminal that moves its cursor, whatever the TERM of the shell running the specs. */
+const CURSOR_TERM = { ...process.env, TERM: 'xterm-256color' };
 
 /** Sum of the `events:` figures of the STOPPED lines among `rows`. */
 const stoppedEvents = (rows: string[]) =>
@@ -51,7 +53,9 @@ scenarios:
       () => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))),
       100,
     );
-    const result = await svc(['run', file], { stdout, stderr: terminal.stream }).finally(() => clearInterval(watching));
+    const result = await svc(['run', file], { stdout, stderr: terminal.stream, env: CURSOR_TERM }).finally(() =>
+      clearInterval(watching),
+    );
     expect(result.code).to.equal(0);
     await new Promise((resolve) => stdout.end(resolve));
     expect(lines(readFileSync(join(dir, 'out.prom'), 'utf8'))).to.have.length(6 + 50);
@@ -92,6 +96,22 @@ scenarios:
     expect(screen.filter((row) => /^(cpu_usage_percent|http_requests_total)\{/.test(row))).to.have.length(
       stoppedEvents(screen),
     );
+  });
+
+  it("TERM=dumb, a terminal that cannot move its cursor (an editor's shell buffer): printed lines", async () => {
+    const terminal = fakeTerminal(80);
+    const file = scenario(
+      'dumb.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - { signal_type: metrics, name: up, rate: 10, duration: 1.2s, generator: { type: constant, value: 1 }, sink: { type: file, path: ${join(dir, 'dumb.prom')} } }
+`,
+    );
+    const result = await svc(['run', file], { stderr: terminal.stream, env: { ...process.env, TERM: 'dumb' } });
+    expect(result.code).to.equal(0);
+    expect(terminal.raw()).to.not.include('\x1b[');
+    expect(lines(terminal.raw()).filter((line) => STOPPED.test(line))).to.have.length(1);
   });
 
   it('more entries than the terminal has rows: printed lines', async () => {
