@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import cliTruncate from 'cli-truncate';
 
 /**
  * Where the progress of a run goes while its entries run (its final lines are printed after
@@ -18,6 +19,23 @@ const REDRAW_MS = 1000;
 const LINES_MS = 5000;
 
 /**
+ * `row` on one line of at most `columns` cells: its control characters escaped (`\n`: an entry id may hold
+ * them) and cut by the cells its characters take (a CJK character takes two), since a row that moves to another
+ * line or wraps leaves a copy behind at every redraw.
+ */
+function oneRow(row: string, columns: number): string {
+  return cliTruncate(
+    row.replace(
+      /\p{Cc}/gu,
+      (char) => CONTROL_ESCAPES[char] ?? `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+    ),
+    columns,
+  );
+}
+
+const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
  * One row per entry, redrawn in place by cli-progress below the warnings, each cut to the
  * terminal's width (a wrapped row would break the redraw). Only for a terminal that nothing else
  * writes to meanwhile: on a terminal shared with event data, use {@link printedLines}.
@@ -26,7 +44,7 @@ export function redrawnRows(stream: NodeJS.WritableStream, count: number): Progr
   const bars = new cliProgress.MultiBar({
     stream,
     // One column spare: a row that fills the last column leaves the cursor waiting to wrap.
-    format: (_options, { maxWidth }, { row }: { row: string }) => row.slice(0, Math.max(1, maxWidth - 1)),
+    format: (_options, { maxWidth }, { row }: { row: string }) => oneRow(row, Math.max(1, maxWidth - 1)),
     // Rows are cut above: leave the terminal's own wrapping on (warnings above the rows wrap as usual).
     linewrap: true,
     // Rows change when show() is called; cli-progress' own timer only repeats the drawing.

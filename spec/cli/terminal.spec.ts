@@ -98,6 +98,37 @@ scenarios:
     );
   });
 
+  it('an entry id of wide characters or with a line break: each row stays on one line of the terminal', async () => {
+    const terminal = fakeTerminal(40);
+    const file = scenario(
+      'wide.yaml',
+      `version: 2
+kind: runnable
+defaults: { rate: 10, duration: 2.5s, generator: { type: constant, value: 1 }, sink: { type: file, path: ${join(dir, 'wide.prom')} } }
+scenarios:
+  - { signal_type: metrics, name: a, id: "数据库延迟数据库延迟数据库延迟数据库延迟" }
+  - { signal_type: metrics, name: b, id: "two\\nlines" }
+`,
+    );
+    const frames: string[][] = [];
+    const watching = setInterval(
+      () => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))),
+      100,
+    );
+    const result = await svc(['run', file], { stderr: terminal.stream, env: CURSOR_TERM }).finally(() =>
+      clearInterval(watching),
+    );
+    expect(result.code).to.equal(0);
+    // While an entry runs (a STOPPED line reads `STOPPED | events:`).
+    const during = frames.filter((rows) => rows.some((row) => row.includes('  events: ')));
+    expect(during).to.not.be.empty;
+    for (const rows of during)
+      expect(rows, rows.join('\n')).to.deep.equal([
+        rows.find((row) => row.startsWith('[progress] 数据库')),
+        rows.find((row) => row.startsWith('[progress] two\\nlines  ')),
+      ]);
+  });
+
   it("TERM=dumb, a terminal that cannot move its cursor (an editor's shell buffer): printed lines", async () => {
     const terminal = fakeTerminal(80);
     const file = scenario(
