@@ -17,6 +17,22 @@ export function progressLine(run: EntryRun, now: number): string {
 }
 
 /**
+ * `[progress] <name>  not started: phase offset 5m00s, starts in 4m05s | elapsed: <time>`, or `not started: waits for
+ * cpu > 75`: an entry before its start, which a row of zeros (`rate: 0/s`) would show as stalled.
+ */
+export function waitingLine({ entry, stats }: EntryRun, now: number): string {
+  const elapsed = now - stats.startedAt;
+  const offset = entry.phase_offset ?? 0;
+  const why = entry.after
+    ? `waits for ${entry.after.ref} ${entry.after.op} ${entry.after.value}`
+    : offset > 0
+      ? `phase offset ${formatDuration(offset)}, starts in ${formatDuration(Math.max(0, offset - elapsed))}`
+      : // `--workers`: the workers are still loading.
+        'starting';
+  return `[progress] ${entry.id}  not started: ${why} | elapsed: ${formatDuration(elapsed)}`;
+}
+
+/**
  * `every 15s` for an entry of span metrics, which are written once an interval as the connector flushes them: a rate
  * over the last seconds would swing between 0 and a burst. Undefined for any other entry.
  */

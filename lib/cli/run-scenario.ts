@@ -7,7 +7,15 @@ import { AHEAD_MS, backfillEntries, type Backfill } from '../runtime/backfill.js
 import { stopSignals } from '../runtime/stop-signals.js';
 import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
-import { FailureWarnings, SinkWarnings, backfillLine, backfilledLine, progressLine, stoppedLine } from './progress.js';
+import {
+  FailureWarnings,
+  SinkWarnings,
+  backfillLine,
+  backfilledLine,
+  progressLine,
+  stoppedLine,
+  waitingLine,
+} from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
 import { formatDuration } from '../format.js';
@@ -67,7 +75,8 @@ export async function runScenario(
   const row = (run: EntryRun, now: number): string => {
     const end = ended.get(run);
     if (end) return stoppedLine(run, end.outcome, end.at);
-    return backfill ? backfillRow(backfill, run, now) : progressLine(run, now);
+    if (backfill) return backfillRow(backfill, run, now);
+    return fileRun.startedAt(run.entry.id) === undefined ? waitingLine(run, now) : progressLine(run, now);
   };
 
   const display = progressDisplay(context, file, quiet);

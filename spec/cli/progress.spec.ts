@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
-import { FailureWarnings, SinkWarnings, progressLine, stoppedLine } from '../../lib/cli/progress.js';
+import { FailureWarnings, SinkWarnings, progressLine, stoppedLine, waitingLine } from '../../lib/cli/progress.js';
 import { printedLines } from '../../lib/cli/progress-display.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
+import type { Entry } from '../../lib/config/types.js';
 import { metricEntry } from '../support/entries.js';
 import { readFileSync } from 'node:fs';
 import { compileScenario } from '../../lib/compile/index.js';
@@ -33,6 +34,17 @@ describe('progress lines', () => {
     for (const at of [0, 1000, 2000]) stats.record({ kind: 'written', size: 10, bytes: 1024 }, at);
     expect(progressLine(fakeRun(stats), 2000)).to.equal(
       '[progress] cpu  events: 30 | rate: 10/s | bytes: 3 KiB | elapsed: 2s',
+    );
+  });
+
+  it('an entry before its start says what it waits for, not a rate of 0/s that reads as stalled', () => {
+    const waiting = (entry: Partial<Entry>, now: number) =>
+      waitingLine({ ...fakeRun(new EntryStats(1000)), entry: metricEntry({ id: 'late', ...entry }) }, now);
+    expect(waiting({ phase_offset: 300_000 }, 56_000)).to.equal(
+      '[progress] late  not started: phase offset 5m00s, starts in 4m05s | elapsed: 55s',
+    );
+    expect(waiting({ after: { ref: 'cpu', op: '>', value: 75 } }, 11_000)).to.equal(
+      '[progress] late  not started: waits for cpu > 75 | elapsed: 10s',
     );
   });
 
