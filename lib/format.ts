@@ -96,3 +96,8 @@ export function formatValue(value: number, digits = 3): string {
 function trim(fixed: string): string {
   return fixed.endsWith('.0') ? fixed.slice(0, -2) : fixed;
 }
+
+/** `cpu > 75`: an `after` or `while` condition as a scenario file writes it. */
+export function formatCondition({ ref, op, value }: { ref: string; op: string; value: number }): string {
+  return `${ref} ${op} ${value}`;
+}

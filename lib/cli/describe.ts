@@ -4,7 +4,7 @@ import type { GeneratorConfig } from '../language/types.js';
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
-import { formatDuration, formatRate } from '../format.js';
+import { formatCondition, formatDuration, formatRate } from '../format.js';
 import { seriesCount } from '../config/entry.js';
 import { flushInterval } from './progress.js';
 
@@ -74,18 +74,21 @@ function describeEntry(
   const schedules = describeSchedules(entry);
   if (schedules) rows.push(['schedules', schedules]);
   if (entry.after) {
-    const { ref, op, value, delay } = entry.after;
-    rows.push(['after', `${ref} ${op} ${value}${delay === undefined ? '' : `, delay ${formatDuration(delay)}`}`]);
+    const { delay } = entry.after;
+    rows.push([
+      'after',
+      `${formatCondition(entry.after)}${delay === undefined ? '' : `, delay ${formatDuration(delay)}`}`,
+    ]);
   }
   if (entry.while) {
-    const { ref, op, value, delay, snap_to } = entry.while;
+    const { delay, snap_to } = entry.while;
     const delays = [
       delay?.open && `opens ${formatDuration(delay.open)} after it holds`,
       delay?.close && `closes ${formatDuration(delay.close)} after it stops`,
     ].filter(Boolean);
     rows.push([
       'while',
-      `${ref} ${op} ${value}${delays.length ? ` (${delays.join(', ')})` : ''}${snap_to === undefined ? '' : `, snap_to ${snap_to} on close`}`,
+      `${formatCondition(entry.while)}${delays.length ? ` (${delays.join(', ')})` : ''}${snap_to === undefined ? '' : `, snap_to ${snap_to} on close`}`,
     ]);
   }
   return [`entry ${i + 1}: ${entry.id}`, ...rows.map(([key, value]) => `  ${`${key}:`.padEnd(14)}${value}`)];

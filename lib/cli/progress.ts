@@ -1,6 +1,6 @@
 import type { Entry } from '../config/types.js';
 import type { EntryRun, EntryOutcome } from '../runtime/run-entry.js';
-import { formatBytes, formatDuration, formatRate } from '../format.js';
+import { formatBytes, formatCondition, formatDuration, formatRate } from '../format.js';
 
 /**
  * `[progress] <name>  events: <n> | rate: <r>/s | bytes: <size> | elapsed: <time>`, and `| dropped: <n>` once the
@@ -24,7 +24,7 @@ export function waitingLine({ entry, stats }: EntryRun, now: number): string {
   const elapsed = now - stats.startedAt;
   const offset = entry.phase_offset ?? 0;
   const why = entry.after
-    ? `waits for ${entry.after.ref} ${entry.after.op} ${entry.after.value}`
+    ? `waits for ${formatCondition(entry.after)}`
     : offset > 0
       ? `phase offset ${formatDuration(offset)}, starts in ${formatDuration(Math.max(0, offset - elapsed))}`
       : // `--workers`: the workers are still loading.

@@ -18,7 +18,7 @@ import {
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
-import { formatDuration } from '../format.js';
+import { formatCondition, formatDuration } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -199,7 +199,7 @@ function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile
 /** `[info] <id>: never started (…)`: why an entry wrote nothing. */
 export function neverStartedLine(entry: Entry): string {
   const why = entry.after
-    ? `${entry.after.ref} ${entry.after.op} ${entry.after.value} did not happen before the run ended`
+    ? `${formatCondition(entry.after)} did not happen before the run ended`
     : entry.phase_offset
       ? 'the run stopped during its phase offset'
       : 'the run stopped before it started';

@@ -11,7 +11,7 @@ import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from '../catalog/index.js';
 import type { PackAtPath } from '../config/pack.js';
 import { CROSSING_STEPS, firstCrossing, type Crossing } from './crossing.js';
-import { formatMs } from '../format.js';
+import { formatCondition, formatMs } from '../format.js';
 import { assignClockGroups, type ClockGroup } from './groups.js';
 import { expandPacks, type PackOrigin } from './packs.js';
 import { withSpanMetrics } from './span-metrics.js';
@@ -176,7 +176,7 @@ function predictStarts(entries: readonly Entry[]): {
     const crossing = firstCrossing(watched, entry.after, budget);
     const watchedAt = startOf(watchedIndex).at;
     const { ref, op, value } = entry.after;
-    const condition = `${ref} ${op} ${value}`;
+    const condition = formatCondition(entry.after);
     if (crossing.kind === 'never') {
       issues.push({
         index: i,
@@ -208,8 +208,8 @@ function predictStarts(entries: readonly Entry[]): {
 export function describePredictedStart(entry: Entry, start: PredictedStart): string {
   if (start.kind === 'offset')
     return start.at ? `${formatMs(start.at)} after the file start (phase offset)` : 'at the file start';
-  const { ref, op, value, delay } = entry.after!;
-  const when = `when ${ref} ${op} ${value}${delay ? ` (+ ${formatMs(delay)} delay)` : ''}`;
+  const { ref, delay } = entry.after!;
+  const when = `when ${formatCondition(entry.after!)}${delay ? ` (+ ${formatMs(delay)} delay)` : ''}`;
   const { crossing } = start;
   if (crossing.kind === 'runtime') return `${when}: decided at run time (${crossing.reason})`;
   if (crossing.kind === 'never') return `${when}: never`;

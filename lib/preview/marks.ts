@@ -4,7 +4,7 @@
  * incident windows of its spans.
  */
 import type { Entry } from '../config/types.js';
-import { formatMs } from '../format.js';
+import { formatCondition, formatMs } from '../format.js';
 import { mergedWindows, type Window } from '../../operators/model/window.js';
 import { incidentsOf, incidentWindow } from '../generators/trace.js';
 import type { PreviewMark } from './types.js';
@@ -26,7 +26,7 @@ export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonl
   if (span.ended < span.to) marks.push({ kind: 'end', at: span.ended });
   const gate = entry.while;
   if (gate) {
-    const label = `while ${gate.ref} ${gate.op} ${gate.value}`;
+    const label = `while ${formatCondition(gate)}`;
     for (const [at, until] of gateOpen.slice(0, MAX_WINDOW_MARKS)) marks.push({ kind: 'while', at, until, label });
   }
   if (entry.bursts) {
@@ -64,8 +64,8 @@ function oneShots(spans: readonly (readonly [number, number])[], span: Span): [n
 
 function startMark(entry: Entry, at: number): PreviewMark {
   if (entry.after) {
-    const { ref, op, value, delay } = entry.after;
-    return { kind: 'after', at, label: `after ${ref} ${op} ${value}${delay ? ` + ${formatMs(delay)}` : ''}` };
+    const { delay } = entry.after;
+    return { kind: 'after', at, label: `after ${formatCondition(entry.after)}${delay ? ` + ${formatMs(delay)}` : ''}` };
   }
   return entry.phase_offset === undefined
     ? { kind: 'start', at }
