@@ -69,8 +69,11 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       const at = now();
       // Its time between slices counts too: scrapes then take at most half of the server's time, when it is busy.
       const exposition = { body, at, took: at - start, removals };
-      if (exposition.took >= MIN_REUSED_BUILD_MS && removals === registry.removals) expositions.set(type, exposition);
-      else expositions.delete(type);
+      // One that began before a removal leaves what a later build kept.
+      if (removals === registry.removals) {
+        if (exposition.took >= MIN_REUSED_BUILD_MS) expositions.set(type, exposition);
+        else expositions.delete(type);
+      }
       return exposition;
     } finally {
       if (builds.get(type)?.removals === removals) builds.delete(type);
