@@ -297,7 +297,7 @@ describe('GET /scenarios/metrics: the exposition built in slices', () => {
     ['text', aggregateSteps],
     ['protobuf', protobufSteps],
   ] as const) {
-    it(`lets the event loop run between its slices, and reads each row as it is then (${format})`, async () => {
+    it(`lets the event loop run between its slices${format === 'text' ? ', and reads each row as it is then' : ''} (${format})`, async () => {
       const scraped = buffers(3 * STEP_ROWS);
       const events: string[] = [];
       // Queued before the build: without slices the build would be done before it ran.
