@@ -249,6 +249,11 @@ export const labelValue = charsUpTo(
   anyOf: [{ type: 'string', maxLength: limits.MAX_LABEL_VALUE_CHARS }, { type: 'number' }, { type: 'boolean' }],
 }));
 
+/** The prefix of generated label values, each followed by up to `suffixChars` characters: a label value's bound. */
+function valuePrefix(suffixChars: number): Codec<string> {
+  return charsUpTo(string, limits.MAX_LABEL_VALUE_CHARS - suffixChars, 'a prefix');
+}
+
 export const labels = record(labelKey, labelValue)
   .describe('Label keys and values; a number or boolean value is taken as its text.')
   .define('labels');
@@ -304,7 +309,8 @@ export const cardinalitySpike: Codec<CardinalitySpike> = andThen(
         strategy: oneOf(['counter', 'random']).describe(
           'counter: prefix + 0, 1, … cardinality − 1; random: prefix + a hex value (SplitMix64). Default counter.',
         ),
-        prefix: string.describe('Value prefix; default the label name and an underscore.'),
+        // Room for the longer suffix: 16 hex digits of the random strategy.
+        prefix: valuePrefix(16).describe('Value prefix; default the label name and an underscore.'),
         seed: integer.describe('Seed of the random strategy; default 0.'),
       },
     ),
@@ -330,11 +336,9 @@ export const dynamicLabel = andThen(
     { key: labelKey.describe('The label key; a dynamic label wins over a static one of the same key.') },
     {
       // Room for the counter: values are prefix + 0 to cardinality − 1.
-      prefix: charsUpTo(
-        string,
-        limits.MAX_LABEL_VALUE_CHARS - String(limits.MAX_CARDINALITY - 1).length,
-        'a prefix',
-      ).describe('Counter form: the value prefix; default the key and an underscore.'),
+      prefix: valuePrefix(String(limits.MAX_CARDINALITY - 1).length).describe(
+        'Counter form: the value prefix; default the key and an underscore.',
+      ),
       cardinality: cardinality.describe('Counter form: tick n has value prefix + (n mod cardinality).'),
       values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
         'List form: the values, cycled in order, one per tick.',

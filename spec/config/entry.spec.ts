@@ -50,6 +50,7 @@ describe('entry: common fields', () => {
               { key: 'pod', prefix: long(2042), cardinality: 10 },
               { key: 'az', values: [long(2049)] },
             ],
+            cardinality_spikes: [{ label: 'user', every: '1m', for: '10s', cardinality: 10, prefix: long(2033) }],
           }),
         ),
       ).to.deep.equal([
@@ -58,6 +59,7 @@ describe('entry: common fields', () => {
         'scenarios[0] (e): labels.ok: expected a label value of at most 2048 characters, got 2049 characters',
         'scenarios[0] (e): dynamic_labels[0].prefix: expected a prefix of at most 2041 characters, got 2042 characters',
         'scenarios[0] (e): dynamic_labels[1].values[0]: expected a label value of at most 2048 characters, got 2049 characters',
+        'scenarios[0] (e): cardinality_spikes[0].prefix: expected a prefix of at most 2032 characters, got 2033 characters',
       ]);
     });
 
