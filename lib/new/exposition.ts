@@ -89,8 +89,15 @@ interface Building {
 export function looksLikeExposition(text: string): boolean {
   if (/^[ \t]*#[ \t]*(HELP|TYPE)[ \t]/m.test(text)) return true;
   const first = text.split('\n').find((line) => line.trim() !== '' && !line.trimStart().startsWith('#'));
-  return first !== undefined && /^\s*[a-zA-Z_:][a-zA-Z0-9_:]*\s*(\{.*\})?\s*[^\s,{]+(\s+[^\s,]+)*\s*$/.test(first);
+  return first !== undefined && SAMPLE_LINE.test(first);
 }
+
+/**
+ * A sample line's shape: a metric name, its labels or a blank, a value, then what may follow it after a blank (a
+ * timestamp; an exemplar after `#`, whose labels may hold commas). No comma outside braces and the exemplar, as a
+ * CSV's header has; each part is matched one way only, so a long line is read in one pass.
+ */
+const SAMPLE_LINE = new RegExp(`^\\s*${METRIC_NAME.source.slice(1)}(\\{.*\\}\\s*|\\s+)[^\\s,{#]+(\\s[^,#]*(#.*)?)?$`);
 
 /** The families of a text exposition. */
 export function parseExposition(text: string): Exposition {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseExposition } from '../../lib/new/exposition.js';
+import { looksLikeExposition, parseExposition } from '../../lib/new/exposition.js';
 import { MAX_LISTED_VALUES, MAX_PROFILED_FAMILIES, scenarioFromExposition } from '../../lib/new/from-exposition.js';
 import { readExposition } from '../../lib/new/read-exposition.js';
 import { SCHEMA_MODELINE } from '../../lib/new/modeline.js';
@@ -44,6 +44,22 @@ async function serve(listener: RequestListener): Promise<{ url: string; server: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
+
+describe('looksLikeExposition: a saved scrape told from a CSV', () => {
+  it('takes a first sample line of the text format or OpenMetrics, and no CSV header', () => {
+    const texts = [
+      'up 1\n',
+      'up{a="1",b="2"} 1 1700000000\n',
+      'x_bucket{le="0.1"} 10 # {trace_id="a",span_id="b"} 0.05 1700000000.123\n',
+      '# TYPE up gauge\nup 1\n',
+      'time,value\n1700000000,1\n',
+      // A name and a value with no blank between them is no sample line.
+      'up1\n',
+      'value\n1\n',
+    ];
+    expect(texts.map(looksLikeExposition)).to.deep.equal([true, true, true, true, false, false, false]);
+  });
+});
 
 describe('parseExposition: the Prometheus text format', () => {
   it('reads HELP and TYPE, escaped help and label values, timestamps, special values, and groups suffixed samples in their family', () => {
