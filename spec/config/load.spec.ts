@@ -161,7 +161,7 @@ describe('loadScenario: single flat entry', () => {
         v2([
           metric({ id: long, rate: 0 }),
           metric({ name: long, rate: 0 }),
-          { signal_type: 'metrics', pack: `./${long.slice(0, 4000)}`, rate: 0 },
+          { signal_type: 'metrics', pack: `./${long}`, rate: 0 },
         ]),
         { format: 'json' },
       ),
