@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import cliTruncate from 'cli-truncate';
+import stringWidth from 'string-width';
 
 /**
  * Where the progress of a run goes while its entries run (its final lines are printed after
@@ -21,37 +22,49 @@ const LINES_MS = 5000;
 /**
  * `row` on one line of at most `columns` cells: its control characters escaped (`\n`: an entry id may hold
  * them) and cut by the cells its characters take (a CJK character takes two), since a row that moves to another
- * line or wraps leaves a copy behind at every redraw.
+ * line or wraps leaves a copy behind at every redraw. A row too wide has its entry's id (what follows
+ * `[progress] `) shortened in the middle first, so that the figures after it stay in sight.
  */
-function oneRow(row: string, columns: number): string {
-  return cliTruncate(
-    row.replace(
-      /\p{Cc}/gu,
-      (char) => CONTROL_ESCAPES[char] ?? `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
-    ),
-    columns,
+function oneRow(row: string, id: string, columns: number): string {
+  const line = escapeControls(row);
+  const shown = escapeControls(id);
+  const over = stringWidth(line) - columns;
+  if (over <= 0) return line;
+  const shortId = cliTruncate(shown, Math.max(MIN_ID_CELLS, stringWidth(shown) - over), { position: 'middle' });
+  return cliTruncate(`${PROGRESS}${shortId}${line.slice(PROGRESS.length + shown.length)}`, columns);
+}
+
+const PROGRESS = '[progress] ';
+/** The least of an id a shortened row keeps: enough to tell entries apart, though the figures may then be cut. */
+const MIN_ID_CELLS = 8;
+
+function escapeControls(text: string): string {
+  return text.replace(
+    /\p{Cc}/gu,
+    (char) => CONTROL_ESCAPES[char] ?? `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
   );
 }
 
 const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
- * One row per entry, redrawn in place by cli-progress below the warnings, each cut to the
- * terminal's width (a wrapped row would break the redraw). Only for a terminal that nothing else
+ * One row per entry of `ids` (rows in their order, each starting `[progress] <id>`), redrawn in place by cli-progress
+ * below the warnings, each cut to the terminal's width (a wrapped row would break the redraw). Only for a terminal that nothing else
  * writes to meanwhile: on a terminal shared with event data, use {@link printedLines}.
  */
-export function redrawnRows(stream: NodeJS.WritableStream, count: number): ProgressDisplay {
+export function redrawnRows(stream: NodeJS.WritableStream, ids: readonly string[]): ProgressDisplay {
   const bars = new cliProgress.MultiBar({
     stream,
     // One column spare: a row that fills the last column leaves the cursor waiting to wrap.
-    format: (_options, { maxWidth }, { row }: { row: string }) => oneRow(row, Math.max(1, maxWidth - 1)),
+    format: (_options, { maxWidth }, { row, id }: { row: string; id: string }) =>
+      oneRow(row, id, Math.max(1, maxWidth - 1)),
     // Rows are cut above: leave the terminal's own wrapping on (warnings above the rows wrap as usual).
     linewrap: true,
     // Rows change when show() is called; cli-progress' own timer only repeats the drawing.
     fps: 1,
     clearOnComplete: true,
   });
-  const rows = Array.from({ length: count }, () => bars.create(0, 0, { row: '' }));
+  const rows = ids.map((id) => bars.create(0, 0, { row: '', id }));
   return {
     periodMs: REDRAW_MS,
     show(warnings, lines) {

@@ -192,7 +192,10 @@ function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile
   const eventsOnScreen =
     file.scenarios.some((entry) => entry.sink.type === 'stdout') && mayReachTerminal(stdout, stderr);
   return isTerminal(stderr) && env.TERM !== 'dumb' && fits && !eventsOnScreen
-    ? redrawnRows(stderr, count)
+    ? redrawnRows(
+        stderr,
+        file.scenarios.map((entry) => entry.id),
+      )
     : printedLines(stderr);
 }
 

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
 import { FailureWarnings, SinkWarnings, progressLine, stoppedLine, waitingLine } from '../../lib/cli/progress.js';
-import { printedLines } from '../../lib/cli/progress-display.js';
+import { printedLines, redrawnRows } from '../../lib/cli/progress-display.js';
+import { fakeTerminal } from '../support/terminal.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
 import type { EntryRun } from '../../lib/runtime/run-entry.js';
 import type { Entry } from '../../lib/config/types.js';
@@ -175,5 +176,26 @@ describe('progress lines', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('redrawn rows on a narrow terminal: a long id is shortened in its middle so that the figures fit', async () => {
+    const terminal = fakeTerminal(80);
+    const long = `node.${'node_cpu_seconds_total_'.repeat(3)}#2`;
+    const figures = 'events: 120 | rate: 10/s | bytes: 1.2 KiB | elapsed: 12s';
+    const display = redrawnRows(terminal.stream, [long, 'cpu']);
+    display.show([], [`[progress] ${long}  ${figures}`, `[progress] cpu  ${figures}`]);
+    const screen = await terminal.screen();
+    display.stop();
+    // One column spare: 79 cells.
+    expect(screen).to.deep.equal([`[progress] node.…l_#2  ${figures}`, `[progress] cpu  ${figures}`]);
+    expect(screen[0]).to.have.length(79);
+  });
+
+  it('printed lines keep the whole id however long', () => {
+    const written: string[] = [];
+    const display = printedLines({ write: (line: string) => written.push(line) } as unknown as NodeJS.WritableStream);
+    const row = `[progress] node.${'node_cpu_seconds_total_'.repeat(3)}#2  events: 1 | rate: 0/s | bytes: 10 B | elapsed: 5s`;
+    display.show([], [row]);
+    expect(written).to.deep.equal([`${row}\n`]);
   });
 });
