@@ -20,8 +20,8 @@ const REDRAW_MS = 1000;
 const LINES_MS = 5000;
 
 /**
- * `row` on one line of at most `columns` cells: its control characters escaped (`\n`: an entry id may hold
- * them) and cut by the cells its characters take (a CJK character takes two), since a row that moves to another
+ * `row` on one line of at most `columns` cells: its control characters escaped (`\n`: a sink's error message may
+ * hold them) and cut by the cells its characters take (a CJK character takes two), since a row that moves to another
  * line or wraps leaves a copy behind at every redraw. A row too wide has its entry's id (what follows
  * `[progress] `) shortened in the middle first, so that the figures after it stay in sight.
  */

@@ -137,9 +137,24 @@ const spanMetrics = new Codec<SpanMetricsConfig | undefined>(
 );
 export type SpanMetricsConfig = t.TypeOf<typeof spanMetricsSettings>;
 
+/** Whether `s` can be an entry's id: not empty, no control characters (see `id`). */
+export function isEntryId(s: string): boolean {
+  return /^\P{Cc}+$/u.test(s);
+}
+
+/**
+ * An explicit `id`: without control characters, since ids are printed on lines of their own (progress, STOPPED,
+ * `error:`), are path segments of svc-server's URLs and name `--state` files; a line break would split a line.
+ */
+const entryIdCodec = stringWhere(
+  isEntryId,
+  'a non-empty string without control characters (such as a line break or tab)',
+  { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' },
+);
+
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {
-  id: nonEmptyString.describe(
+  id: entryIdCodec.describe(
     "The entry's identifier: after, while and clock_group name it. Default: name (or pack), made unique.",
   ),
   signal_type: oneOf(SIGNAL_TYPES).describe('What the entry emits: metrics, logs, histogram, summary or traces.'),

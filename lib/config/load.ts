@@ -6,7 +6,7 @@
 import * as t from 'io-ts';
 import { andThen, decodeFields, didYouMean, string, type UnknownFieldHint } from '../language/combinators.js';
 import { fileFields } from '../language/fields.js';
-import { entryFields, type EntryFields } from './entry-fields.js';
+import { entryFields, isEntryId, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry, impliedSignal } from './entry.js';
 import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
@@ -280,8 +280,11 @@ function flagProblems(results: readonly { place: Place; flagIssues: readonly Fla
   }));
 }
 
-/** `scenarios[0] (cpu_usage)`: the entry's id, else name, else pack, when it is a string. */
+/**
+ * `scenarios[0] (cpu_usage)`: the entry's id, else name, else pack, the first that is a string fit for an id (a line
+ * break in it would split the message).
+ */
 function labelOf(prefix: string, raw: Record<string, unknown>): string {
-  const name = [raw.id, raw.name, raw.pack].find((v): v is string => typeof v === 'string' && v !== '');
+  const name = [raw.id, raw.name, raw.pack].find((v): v is string => typeof v === 'string' && isEntryId(v));
   return name === undefined ? prefix : `${prefix} (${shortened(name)})`;
 }

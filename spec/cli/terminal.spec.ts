@@ -97,7 +97,7 @@ scenarios:
     );
   });
 
-  it('an entry id of wide characters or with a line break: each row stays on one line of the terminal', async () => {
+  it('an entry id of wide characters: each row stays on one line of the terminal', async () => {
     const terminal = fakeTerminal(40);
     const file = scenario(
       'wide.yaml',
@@ -106,7 +106,7 @@ kind: runnable
 defaults: { rate: 10, duration: 2.5s, generator: { type: constant, value: 1 }, sink: { type: file, path: ${join(dir, 'wide.prom')} } }
 scenarios:
   - { signal_type: metrics, name: a, id: "数据库延迟数据库延迟数据库延迟数据库延迟" }
-  - { signal_type: metrics, name: b, id: "two\\nlines" }
+  - { signal_type: metrics, name: b, id: "数据库延迟数据库延迟数据库延迟数据库延迟#2" }
 `,
     );
     const frames: string[][] = [];
@@ -124,7 +124,7 @@ scenarios:
     for (const rows of during)
       expect(rows, rows.join('\n')).to.deep.equal([
         rows.find((row) => row.startsWith('[progress] 数据')),
-        rows.find((row) => row.startsWith('[progress] two\\')),
+        rows.find((row) => /^\[progress\] 数据\S*…\S*#2 /.test(row)),
       ]);
   });
 

@@ -72,7 +72,12 @@ describe('entry: common fields', () => {
     it('keeps an explicit id', () => expect(entryOf(metric({ id: 'first' })).id).to.equal('first'));
     it('rejects an empty id', () => {
       expect(entryProblems(metric({ id: '' }))).to.deep.equal([
-        'scenarios[0] (cpu): id: expected a non-empty string, got ""',
+        'scenarios[0] (cpu): id: expected a non-empty string without control characters (such as a line break or tab), got ""',
+      ]);
+    });
+    it('rejects an id with a control character, which would split the lines that print it', () => {
+      expect(entryProblems(metric({ id: 'two\nlines' }))).to.deep.equal([
+        'scenarios[0] (cpu): id: expected a non-empty string without control characters (such as a line break or tab), got "two\\nlines"',
       ]);
     });
   });
