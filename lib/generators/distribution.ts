@@ -60,8 +60,13 @@ export function meanReachesZero(config: DistributionConfig, duration?: number): 
   return duration === undefined || mean + (shift * duration) / 1000 <= 0;
 }
 
-/** The most −ln(1 − u) reaches for a unit draw: u has 53 bits, so 1 − u ≥ 2^−53. */
-const MAX_LOG_DRAW = 53 * Math.LN2;
+/**
+ * How many means an exponential draw reaches at most: the most −ln(1 − u) reaches for a unit draw (u has 53 bits,
+ * so 1 − u ≥ 2^−53).
+ */
+export const EXPONENTIAL_REACH = 53 * Math.LN2;
+/** How many standard deviations from its mean a normal draw reaches at most (Box–Muller of the same draw). */
+export const NORMAL_REACH = Math.sqrt(2 * EXPONENTIAL_REACH);
 
 /**
  * The largest magnitude an observation reaches within `duration` ms of the entry start: an exponential draw is at
@@ -71,9 +76,9 @@ const MAX_LOG_DRAW = 53 * Math.LN2;
 export function observationReach(config: DistributionConfig, duration: number): number {
   const drawn =
     config.type === 'exponential'
-      ? MAX_LOG_DRAW / config.rate
+      ? EXPONENTIAL_REACH / config.rate
       : config.type === 'normal'
-        ? Math.abs(config.mean) + Math.sqrt(2 * MAX_LOG_DRAW) * config.stddev
+        ? Math.abs(config.mean) + NORMAL_REACH * config.stddev
         : Math.max(Math.abs(config.min), Math.abs(config.max));
   return drawn + (Math.abs(config.mean_shift_per_sec ?? 0) * duration) / 1000;
 }
