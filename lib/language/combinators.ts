@@ -124,13 +124,21 @@ export function matching(pattern: string, what: string): Codec<string> {
   return stringWhere((s) => re.test(s), `${what} matching ${pattern}`, { pattern: anchored });
 }
 
-/** `codec`'s strings of at most `max` characters; a longer one is refused with its length. */
-export function charsUpTo(codec: Codec<string>, max: number, what: string): Codec<string> {
+/**
+ * `codec`'s strings of at most `max` characters; a longer one is refused with its length. `schema`: the codec's
+ * with `maxLength` beside it, unless given (where the codec takes more than strings).
+ */
+export function charsUpTo(
+  codec: Codec<string>,
+  max: number,
+  what: string,
+  schema: SchemaOf = refined(codec, { maxLength: max }),
+): Codec<string> {
   return andThen<string, string>(codec, (s, u, c) =>
     s.length <= max
       ? t.success(s)
       : t.failure(u, c, `expected ${what} of at most ${max} characters, got ${s.length} characters`),
-  ).withSchema(refined(codec, { maxLength: max }));
+  ).withSchema(schema);
 }
 
 export const number = new Codec<number>(

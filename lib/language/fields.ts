@@ -245,9 +245,10 @@ export const labelValue = charsUpTo(
   }),
   limits.MAX_LABEL_VALUE_CHARS,
   'a label value',
-).withSchema(() => ({
-  anyOf: [{ type: 'string', maxLength: limits.MAX_LABEL_VALUE_CHARS }, { type: 'number' }, { type: 'boolean' }],
-}));
+  () => ({
+    anyOf: [{ type: 'string', maxLength: limits.MAX_LABEL_VALUE_CHARS }, { type: 'number' }, { type: 'boolean' }],
+  }),
+);
 
 /** The prefix of generated label values, each followed by up to `suffixChars` characters: a label value's bound. */
 function valuePrefix(suffixChars: number): Codec<string> {
