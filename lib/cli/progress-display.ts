@@ -30,6 +30,7 @@ function oneRow(row: string, id: string, columns: number): string {
   const shown = escapeControls(id);
   const over = stringWidth(line) - columns;
   if (over <= 0) return line;
+  if (!line.startsWith(`${PROGRESS}${shown}`)) return cliTruncate(line, columns);
   const shortId = cliTruncate(shown, Math.max(MIN_ID_CELLS, stringWidth(shown) - over), { position: 'middle' });
   return cliTruncate(`${PROGRESS}${shortId}${line.slice(PROGRESS.length + shown.length)}`, columns);
 }
