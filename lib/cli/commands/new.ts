@@ -122,16 +122,17 @@ export class NewCommand extends SvcCommand {
       import('../../new/exposition.js'),
       import('node:fs/promises'),
     ]);
-    // host:9100/metrics is a target as Prometheus writes it, not a file.
-    const written = await stat(from).catch(() => undefined);
-    if (!written && /^[^/\s]+:\d+(\/|$)/.test(from))
-      throw new UsageError(`--from ${origin}: no such file; a URL starts with http:// or https://`);
-    const text = await readTextFile(from, '--from file', MAX_CSV_BYTES, 'CSV or exposition');
+    const text = await readTextFile(from, '--from file', MAX_CSV_BYTES, 'CSV or exposition').catch((error: Error) => {
+      // host:9100/metrics is a target as Prometheus writes it, not a file.
+      if (/^[^/\s]+:\d+(\/|$)/.test(from))
+        throw new UsageError(`--from ${origin}: no such file; a URL starts with http:// or https://`);
+      throw error;
+    });
     // A saved scrape (curl …/metrics > file) is profiled as the URL would be, as read when it was written.
-    if (looksLikeExposition(text))
-      return this.validated(() =>
-        scenarioFromExposition(text, { origin, readAt: written?.mtime ?? new Date(), sink, encoder }),
-      );
+    if (looksLikeExposition(text)) {
+      const { mtime } = await stat(from);
+      return this.validated(() => scenarioFromExposition(text, { origin, readAt: mtime, sink, encoder }));
+    }
     return this.fitted(from, text, sink, encoder);
   }
 
