@@ -1,5 +1,6 @@
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
+import { asyncScheduler } from 'rxjs';
 import type { CliOverrides } from '../../config/overrides.js';
 import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
@@ -98,7 +99,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       import('../../redact.js'),
       import('../../compile/warnings.js'),
     ]);
-    const now = this.context.scheduler?.now() ?? Date.now();
+    const now = (this.context.scheduler ?? asyncScheduler).now();
     for (const entry of plan.scenarios) {
       for (const warning of [
         ...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []),
