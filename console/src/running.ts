@@ -1,5 +1,5 @@
 /** The running scenarios: a card each with status, sink health and a live chart of its rate and latest values. */
-import { api } from './api.js';
+import { ApiError, api } from './api.js';
 import { charts, dropChart, timeChart } from './charts.js';
 
 /** A row of `GET /scenarios`. */
@@ -93,12 +93,7 @@ async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
       ? `Showing ${shown.length} of ${scenarios.length} scenarios (the first ${shown.length} listed).`
       : undefined,
   );
-  for (const [id, history] of histories) {
-    if (shown.some((s) => s.id === id)) continue;
-    dropChart(`running:${id}`);
-    history.card.remove();
-    histories.delete(id);
-  }
+  for (const id of histories.keys()) if (!shown.some((s) => s.id === id)) forget(id);
   list.classList.toggle('empty', shown.length === 0);
   const now = Date.now();
   await Promise.all(
@@ -109,11 +104,10 @@ async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
         describe(known.card, listed, known.final.stats, known.final.series);
         return;
       }
-      const path = `/scenarios/${encodeURIComponent(listed.id)}`;
-      const [stats, series] = await Promise.all([
-        api<Stats>('GET', `${path}/stats`),
-        listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
-      ]);
+      const read = await readScenario(listed);
+      // Removed since the list was read (a Stop here, a DELETE elsewhere): gone, as the next list would say.
+      if (!read) return forget(listed.id);
+      const [stats, series] = read;
       const history = known ?? addCard(list, listed, reports.stop);
       record(history, now, stats, series);
       describe(history.card, listed, stats, series);
@@ -123,6 +117,29 @@ async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
     }),
   );
   inListOrder(list, shown);
+}
+
+/** A listed scenario's statistics and first series; undefined when the server no longer has it (404). */
+async function readScenario(listed: Listed): Promise<[Stats, SeriesList | undefined] | undefined> {
+  const path = `/scenarios/${encodeURIComponent(listed.id)}`;
+  try {
+    return await Promise.all([
+      api<Stats>('GET', `${path}/stats`),
+      listed.signal_type === 'metrics' ? api<SeriesList>('GET', `${path}/series?limit=${SERIES_SHOWN}`) : undefined,
+    ]);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Takes a scenario's card and chart away. */
+function forget(id: string): void {
+  const history = histories.get(id);
+  if (!history) return;
+  dropChart(`running:${id}`);
+  history.card.remove();
+  histories.delete(id);
 }
 
 /**

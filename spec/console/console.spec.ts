@@ -293,6 +293,38 @@ describe('web console in Chromium (docs/console.md)', () => {
     problems.splice(0, problems.length, ...problems.filter((problem) => !/status of 503/.test(problem)));
   });
 
+  it("takes a scenario removed between a poll's list and its reads as gone: its card goes, and no poll failed", async () => {
+    const started = await post('signal_type: metrics\nname: raced\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
+    const { id } = (await started.json()) as { id: string };
+    const card = `.card[data-id="${id}"]`;
+    await page.waitForSelector(card);
+    // Another client removes it after the page listed it and before the page asks for its statistics.
+    await page.setRequestInterception(true);
+    let raced = false;
+    const race = (request: HTTPRequest) => {
+      if (raced || new URL(request.url()).pathname !== `/scenarios/${id}/stats`) return void request.continue();
+      raced = true;
+      void api(`/scenarios/${id}`, { method: 'DELETE' }).then(() => request.continue());
+    };
+    page.on('request', race);
+    try {
+      await page.waitForFunction(
+        (selector) => {
+          const { document } = globalThis as unknown as PageGlobals;
+          return !document.querySelector(selector) || document.querySelector('#banner:not([hidden])') !== null;
+        },
+        {},
+        card,
+      );
+    } finally {
+      page.off('request', race);
+      await page.setRequestInterception(false);
+    }
+    expect(raced).to.equal(true);
+    expect(await page.$eval('#banner', (banner) => [banner.hidden, banner.textContent])).to.deep.equal([true, '']);
+    expect(await page.$(card)).to.equal(null);
+  });
+
   it('checks the YAML as you type: errors at the field, completion of fields, docs on hover', async () => {
     await page.click('#editor >>> .cm-content');
     await page.keyboard.down('Control');
@@ -504,6 +536,10 @@ describe('web console in Chromium (docs/console.md)', () => {
   });
 
   it('ran without a page error or a Content-Security-Policy violation', () => {
-    expect(problems, problems.join('\n')).to.deep.equal([]);
+    // A scenario a spec removes (by the page or by the API) while a poll is reading it answers 404 there, which the
+    // console takes as gone (above): Chromium logs those answers all the same.
+    const gone = /status of 404 .*\(http:[^ ]*\/scenarios\/[^/ ]+\/(stats|series)[?)]/;
+    const left = problems.filter((problem) => !gone.test(problem));
+    expect(left, left.join('\n')).to.deep.equal([]);
   });
 });

@@ -44,7 +44,8 @@ export function problemsOf(page: Page, expected: readonly number[] = [401]): str
   page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
   page.on('console', (message) => {
     const status = failed.exec(message.text())?.[1];
-    if (message.type() === 'error' && !expected.includes(Number(status))) problems.push(message.text());
+    if (message.type() === 'error' && !expected.includes(Number(status)))
+      problems.push(`${message.text()} (${message.location().url ?? 'no address'})`);
   });
   return problems;
 }
