@@ -20,7 +20,7 @@ import {
   type SpanDuration,
   type TraceGeneratorConfig,
 } from '../language/traces.js';
-import { SplitMix64 } from '../random.js';
+import { SplitMix64, textSeed } from '../random.js';
 import { observation } from './distribution.js';
 
 /** A draw of seconds or of a count: from two unit draws (the second read by normal distributions only), at `at` ms. */
@@ -87,7 +87,8 @@ export function incidentsOf(
  * The traces of a `trace_generator`: tick n makes one trace, a pure function of (seed, n, the
  * tick's time), its ids of the run's anchor too. Every draw of trace n comes from its own SplitMix64 stream, seeded with output n
  * of the entry's (draw k of trace n), so a trace does not depend on the ones before it, and the
- * same seed makes the same traces on every run and machine.
+ * same seed makes the same traces on every run and machine. Their ids depend on `entryId` too, so that two entries
+ * of one file, which share a seed (0 by default) and a start instant, never write the same ids.
  *
  * Layout (docs/traces.md): a span's calls start one after another, each after a gap of 10 µs
  * plus a tenth of the span's own duration shared among them; parallel calls (and the repeats of
@@ -96,7 +97,7 @@ export function incidentsOf(
  * delay (0.1 to 0.5 ms) before its server span and ends one after it; a producer span lasts one
  * such delay, and its consumer starts after it, `queue_delay` and one more delay later.
  */
-export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
+export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): TraceGenerator {
   const nodes: SpanNode[] = [];
   const services: string[] = [];
   const nodeService: number[] = [];
@@ -145,8 +146,11 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
   const resources = services.map((name) => resourcesOf(name, config.services[name]));
   const entry = new SplitMix64(config.seed);
   const random = new SplitMix64(0);
-  // Ids differ from run to run, where the rest of a trace is the same for a seed: see `salted`.
+  // Ids differ from run to run and from entry to entry, where the rest of a trace is the same for a seed: see `salted`.
   const salt = new Uint32Array(6);
+  const entrySalt = new Uint32Array(6);
+  const ofEntry = new SplitMix64(textSeed(entryId));
+  for (let w = 0; w < 6; w += 2) ofEntry.words(w, entrySalt, w);
   let saltedFor = NaN;
   const { sampled } = config;
 
@@ -299,14 +303,16 @@ export function traceGenerator(config: TraceGeneratorConfig): TraceGenerator {
   };
 
   /**
-   * The words every id of a run is XORed with, drawn from its anchor (the `start_time` instant): a run that
-   * starts `now` writes ids no other run wrote, so two runs into one trace backend never merge their traces,
-   * while a run with an absolute `start_time` (a replay, a backfill) writes the same ids again. XOR by one
-   * constant keeps the ids of a run apart from each other, and leaves every other draw where it was.
+   * The words every id of a run is XORed with, drawn from its anchor (the `start_time` instant) and its entry's
+   * id: a run that starts `now` writes ids no other run wrote, and an entry ids no other entry of its file wrote,
+   * so two runs or two entries into one trace backend never merge their traces, while a run with an absolute
+   * `start_time` (a replay, a backfill) writes the same ids again. XOR by one constant keeps the ids of a run apart
+   * from each other, and leaves every other draw where it was.
    */
   const salted = (anchor: number): void => {
     const source = new SplitMix64(anchor);
     for (let w = 0; w < 6; w += 2) source.words(w, salt, w);
+    for (let w = 0; w < 6; w++) salt[w] ^= entrySalt[w]!;
     saltedFor = anchor;
   };
 

@@ -105,6 +105,23 @@ describe('traces entries (signal_type: traces)', () => {
     expect(other.text).to.not.equal(first.text);
   });
 
+  it('write ids of their own per entry: two entries of one file with one seed and start share no trace or span id', async () => {
+    const file = {
+      version: 2,
+      kind: 'runnable',
+      defaults: { signal_type: 'traces', rate: 50, duration: '2s', start_time: '2026-01-01T00:00:00Z' },
+      scenarios: ['checkout', 'refund'].map((name) => ({ name, trace_generator: CHECKOUT })),
+    };
+    const entries = loadScenario(JSON.stringify(file), { origin: 'spec', format: 'json' }).scenarios;
+    const [checkout, refund] = await Promise.all(
+      entries.map(async (entry) => spansFromJsonLines((await runVirtual(entry)).text)),
+    );
+    const ids = (spans: readonly TraceSpan[]) => new Set(spans.flatMap((span) => [span.traceId, span.spanId]));
+    expect([...ids(refund!)].filter((id) => ids(checkout!).has(id))).to.deep.equal([]);
+    // Into one backend, each trace is still one well-formed tree.
+    expect(traceProblems([...checkout!, ...refund!])).to.deep.equal([]);
+  });
+
   it('keep the schedule: no trace starts inside a gap', async () => {
     const { text } = await runVirtual(tracesEntry({ rate: 10, gaps: { every: '1s', for: '500ms' } }));
     const offsets = roots(spansFromJsonLines(text)).map(

@@ -162,7 +162,7 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
         );
     }
     case 'traces': {
-      const generator = traceGenerator(required(entry, 'trace_generator', entry.trace_generator));
+      const generator = traceGenerator(required(entry, 'trace_generator', entry.trace_generator), entry.id);
       return (ticks) =>
         ticks.pipe(
           early(),
