@@ -38,7 +38,7 @@ export interface ExemplarOptions {
  * Puts an exemplar on the events that are due: on a histogram's event, on the `_bucket` row its
  * value falls in (and on its native histogram row); on a summary's, on `_count`; on any other
  * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise: one
- * request counted). An exemplar names a span of `spans` that has ended by its time (the last to
+ * request counted). An exemplar names a span of a sampled trace of `spans` that has ended by its time (the last to
  * end not named yet, see SpanPool); on a histogram's or a summary's event it is worth the span's
  * duration, so a slow bucket gets a slow span; while no span has ended, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
@@ -101,7 +101,9 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
     });
   };
   if (!options.spans) return attach(undefined);
-  const keep = spanFilter(options.choice ?? { roots: true });
+  // As an SDK records exemplars (OpenTelemetry's default trace-based filter; client_golang's examples): only of
+  // sampled spans, those a head-sampled pipeline keeps, so that an exemplar leads to a trace the backend holds.
+  const keep = spanFilter({ ...(options.choice ?? { roots: true }), sampled: true });
   return withSpanPools<B, B>(options.spans, [keep], 'ended', ([pool]) => attach(pool));
 }
 

@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import TinyQueue from 'tinyqueue';
-import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
+import { SAMPLED_FLAG, SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
 
 /** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
 export type SpanFilter = (spans: SpanColumns, s: number) => boolean;
@@ -157,12 +157,15 @@ export interface SpanChoice {
   readonly errors?: boolean;
   /** Only the roots of traces. */
   readonly roots?: boolean;
+  /** Only the spans of sampled traces (their W3C sampled flag set). */
+  readonly sampled?: boolean;
 }
 
 /** The filter of a {@link SpanChoice}. */
-export function spanFilter({ service, kinds, errors, roots }: SpanChoice): SpanFilter {
+export function spanFilter({ service, kinds, errors, roots, sampled }: SpanChoice): SpanFilter {
   return (spans, s) => {
     if (roots && spans.parent[s] !== -1) return false;
+    if (sampled && (spans.flags[s]! & SAMPLED_FLAG) === 0) return false;
     if (errors && spans.status[s] !== SPAN_STATUS.error) return false;
     const node = spans.nodes[spans.node[s]!]!;
     return (service === undefined || node.service === service) && (kinds === undefined || kinds.includes(node.kind));

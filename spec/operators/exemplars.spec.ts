@@ -16,7 +16,6 @@ import {
 } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/ids.js';
-import { SAMPLED_FLAG } from '../../operators/model/span.js';
 import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
@@ -103,6 +102,26 @@ describe('exemplars', () => {
     ).filter(Boolean);
     // The last one kept, the 4096th, ended last among those kept; without the bound it would be the 5000th.
     expect(named.map((id) => Number.parseInt(id!, 16) - 200)).to.deep.equal([4095]);
+  });
+
+  it('names only spans of sampled traces, as an SDK records exemplars: none while only unsampled ones have ended', () => {
+    // c8: 0.5 s, unsampled; c9: 1 s, sampled; ca: 1.5 s, unsampled.
+    const batch = spanBatch([0.5, 1, 1.5]);
+    batch.spans.flags[0] = 0;
+    batch.spans.flags[2] = 0;
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s------', { s: batch });
+      const events = cold('-a-b-c|', {
+        a: histogramEvent(0, 600),
+        b: histogramEvent(1, 1000),
+        c: histogramEvent(2, 1600),
+      });
+      expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('-a-b-c|', {
+        a: [],
+        b: ['_bucket1 c9 1'],
+        c: ['_bucket1 c9 1'],
+      });
+    });
   });
 
   it("on a counter's sample names a span and is worth one request, not the span's duration", () => {
@@ -255,7 +274,7 @@ describe('traceContext', () => {
 
   it('gives a record the W3C flags of its span’s trace: a span of an unsampled trace is named with the flag clear', () => {
     const batch = spanBatch([0.1, 0.2]);
-    batch.spans.flags[1] = SAMPLED_FLAG;
+    batch.spans.flags[0] = 0;
     virtualTime().run(({ cold, hot, expectObservable }) => {
       const spans = hot('s--', { s: batch });
       const logs = cold('-a|', { a: records(['info', 'info']) });

@@ -1,4 +1,4 @@
-import { SPAN_STATUS, SpanWriter, type SpanBatch, type SpanNode } from '../../operators/model/span.js';
+import { SAMPLED_FLAG, SPAN_STATUS, SpanWriter, type SpanBatch, type SpanNode } from '../../operators/model/span.js';
 
 export const NODE: SpanNode = {
   service: 'payment',
@@ -11,7 +11,8 @@ export const NODE: SpanNode = {
 
 /**
  * A batch of one tick, `offset` ms after 0, holding root spans of `payment`'s `POST /pay` (server) starting then, of
- * these durations (seconds), span k with trace id word 100 + k and span id 200 + k; `failed` ones raised an error.
+ * these durations (seconds), span k with trace id word 100 + k and span id 200 + k, its trace sampled; `failed` ones
+ * raised an error.
  */
 export function spanBatch(seconds: readonly number[], failed: readonly number[] = [], offset = 0): SpanBatch {
   const writer = new SpanWriter([NODE]);
@@ -21,6 +22,7 @@ export function spanBatch(seconds: readonly number[], failed: readonly number[] 
     writer.spanId.set([0, 200 + k], 2 * s);
     writer.start[s] = offset * 1e6;
     writer.end[s] = offset * 1e6 + duration * 1e9;
+    writer.flags[s] = SAMPLED_FLAG;
     if (failed.includes(k)) writer.status[s] = SPAN_STATUS.error;
   });
   const spans = writer.finish();
