@@ -25,7 +25,9 @@ const FAILING = new Set(['error', 'fatal']);
 /**
  * Writes the span a log record was written in into its `context` (its ids and its trace's W3C
  * flags, sampled or not): an error or fatal record names a span of `spans` that raised an error
- * (one of the choice's service, when it has one); another record one of the choice's spans. As an
+ * (one of the choice's service, when it has one), or while none has, one in error because a call of it
+ * failed (a frontend whose payment calls fail logs its errors in its own spans); another record one of
+ * the choice's spans. As an
  * SDK stamps a log with the active span, the span named is running at the record's time (started
  * by then, not ended before), so a trace-to-logs search over the span's time finds the record: the
  * first to end among those not named yet, else the first to end; only while none runs, the last to
@@ -54,8 +56,12 @@ export function traceContext<B extends LogBatch>(
   const choice = options.choice ?? { kinds: ['server', 'consumer'] };
   const draws = new SplitMix64(seed);
   const failingOnly = on === 'error';
-  const filters = [spanFilter({ service: choice.service, errors: true }), ...(failingOnly ? [] : [spanFilter(choice)])];
-  return withSpanPools<B, B>(spans, filters, 'running', ([errors, any]) =>
+  const filters = [
+    spanFilter({ service: choice.service, errors: true }),
+    spanFilter({ service: choice.service, failedCalls: true }),
+    ...(failingOnly ? [] : [spanFilter(choice)]),
+  ];
+  return withSpanPools<B, B>(spans, filters, 'running', ([raised, seen, any]) =>
     map((batch) => {
       let context: (RecordSpan | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {
@@ -63,7 +69,7 @@ export function traceContext<B extends LogBatch>(
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
         if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
         const now = timestampOf(batch, i);
-        const span = (failing ? errors! : any!).takeRunning(now);
+        const span = failing ? (raised!.takeRunning(now) ?? seen!.takeRunning(now)) : any!.takeRunning(now);
         if (!span) continue;
         context ??= new Array<RecordSpan | undefined>(batch.size);
         const { spans: columns, s } = span;

@@ -155,6 +155,8 @@ export interface SpanChoice {
   readonly kinds?: readonly SpanKind[];
   /** Only the spans that raised an error (status error with its exception). */
   readonly errors?: boolean;
+  /** Only the spans that saw a call fail without raising an error themselves (status error, no exception). */
+  readonly failedCalls?: boolean;
   /** Only the roots of traces. */
   readonly roots?: boolean;
   /** Only the spans of sampled traces (their W3C sampled flag set). */
@@ -162,11 +164,12 @@ export interface SpanChoice {
 }
 
 /** The filter of a {@link SpanChoice}. */
-export function spanFilter({ service, kinds, errors, roots, sampled }: SpanChoice): SpanFilter {
+export function spanFilter({ service, kinds, errors, failedCalls, roots, sampled }: SpanChoice): SpanFilter {
   return (spans, s) => {
     if (roots && spans.parent[s] !== -1) return false;
     if (sampled && (spans.flags[s]! & SAMPLED_FLAG) === 0) return false;
     if (errors && spans.status[s] !== SPAN_STATUS.error) return false;
+    if (failedCalls && spans.status[s] !== SPAN_STATUS.failedCall) return false;
     const node = spans.nodes[spans.node[s]!]!;
     return (service === undefined || node.service === service) && (kinds === undefined || kinds.includes(node.kind));
   };

@@ -214,6 +214,32 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(named.some((record) => record.severity === 'info')).to.equal(true);
   });
 
+  it("error log records of a service that raises no error name its spans that saw a call fail (the frontend's client spans of failed payments)", async () => {
+    const { text } = await runTogether(
+      file(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', service: 'frontend' } }),
+    );
+    const all = spansFromJsonLines(text('checkout'));
+    const spans = new Map(all.map((span) => [spanKey(span), span]));
+    const firstFailure = all
+      .filter((span) => span.service === 'frontend' && span.status === 'error')
+      .map((span) => span.start)
+      .sort((a, b) => Number(a - b))[0]!;
+    const errors = text('payment_logs')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { severity: string; timestamp: string; trace_id?: string; span_id?: string })
+      .filter((record) => record.severity === 'error');
+    // Every one once a frontend span is in error (none before: an error log never names a healthy span).
+    const after = (record: { timestamp: string }) => BigInt(Date.parse(record.timestamp)) * 1_000_000n >= firstFailure;
+    expect(errors.filter(after)).to.have.length.at.least(10);
+    expect(errors.map((record) => record.trace_id !== undefined)).to.deep.equal(errors.map(after));
+    for (const record of errors.filter(after)) {
+      const span = spans.get(`${record.trace_id}/${record.span_id}`);
+      expect(span, 'a span of the traces entry').to.not.equal(undefined);
+      expect([span!.service, span!.status]).to.deep.equal(['frontend', 'error']);
+    }
+  });
+
   it('trace_context on: error (the default) leaves the other records without ids', async () => {
     const { text } = await runTogether(file(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout' } }));
     const records = text('payment_logs')
