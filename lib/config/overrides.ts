@@ -7,6 +7,8 @@
 import { formatPath, isMapping, type Issue, type Segment } from '../language/problems.js';
 import { SINK_KINDS, sinkKindOf } from '../sinks/kinds/index.js';
 import { encoderKindOf } from '../encoders/kinds/index.js';
+import { FIELD_SIGNALS, impliedSignal } from './entry.js';
+import { SIGNAL_TYPES } from '../language/fields.js';
 
 export interface CliOverrides {
   readonly rate?: number;
@@ -17,7 +19,7 @@ export interface CliOverrides {
   readonly endpoint?: string;
   /** Encoder type; a different type replaces the encoder, the same type keeps its fields. */
   readonly encoder?: string;
-  /** Merged key by key over the entry's labels; the override wins. */
+  /** Merged key by key over the entry's labels; the override wins. Entries that take no labels (traces) skip them. */
   readonly labels?: Readonly<Record<string, string>>;
   readonly on_sink_error?: string;
   /** Fields a command wrote from its own flags (`svc metrics --name`): their problems name the flag. */
@@ -73,7 +75,7 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
   set('duration', '--duration', overrides.duration);
   set('on_sink_error', '--on-sink-error', overrides.on_sink_error);
   // A malformed `labels` stays as written, so that its own error is reported.
-  if (overrides.labels !== undefined && (isMapping(raw.labels) || !Object.hasOwn(raw, 'labels'))) {
+  if (overrides.labels !== undefined && takesLabels(raw) && (isMapping(raw.labels) || !Object.hasOwn(raw, 'labels'))) {
     raw.labels = { ...(raw.labels as Record<string, unknown> | undefined), ...overrides.labels };
     for (const key of Object.keys(overrides.labels)) flags.push({ path: ['labels', key], flag: `--label ${key}` });
   }
@@ -102,6 +104,16 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
   }
   const fields = Object.keys(raw).filter((key) => raw[key] !== entry[key]);
   return { raw, fields, flags, issues };
+}
+
+/**
+ * Whether `--label` goes to this entry: not to one of a signal that takes no labels (a traces entry, whose spans carry
+ * attributes), as a `labels` default skips it; an entry of no known signal gets them, its own error comes first.
+ */
+function takesLabels(raw: Record<string, unknown>): boolean {
+  const signal = typeof raw.signal_type === 'string' ? raw.signal_type : impliedSignal(raw);
+  const known = SIGNAL_TYPES.find((type) => type === signal);
+  return known === undefined || (FIELD_SIGNALS.labels?.includes(known) ?? true);
 }
 
 /** Whether two type names name one kind (an alias names its kind); unknown names are compared as written. */

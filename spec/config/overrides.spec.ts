@@ -49,6 +49,22 @@ describe('CLI overrides', () => {
     ]);
   });
 
+  it('give labels to the entries that take them, not to a traces entry, whose spans carry attributes', () => {
+    const traces = {
+      signal_type: 'traces',
+      name: 'checkout',
+      rate: 1,
+      trace_generator: { root: { service: 'frontend', operation: 'GET /', kind: 'server', duration: 0.01 } },
+    };
+    const file = load(v2([traces, logs()]), { overrides: { labels: { env: 'ci' } } });
+    expect(file.scenarios.map((entry) => entry.labels)).to.deep.equal([{}, { env: 'ci' }]);
+    // A flat entry whose trace_generator makes it a traces entry, too.
+    const { signal_type: _signal, ...flat } = traces;
+    expect(
+      load(JSON.stringify(flat), { format: 'yaml', overrides: { labels: { env: 'ci' } } }).scenarios[0]!.signal_type,
+    ).to.equal('traces');
+  });
+
   describe('sink and endpoint', () => {
     const cases: [string, string, string][] = [
       ['file', '/tmp/out.prom', 'path'],

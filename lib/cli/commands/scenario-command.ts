@@ -43,7 +43,11 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
   );
   endpoint = valueFlag('--endpoint', '<address>', 'Sink address: the file path, host:port or URL');
   encoder = valueFlag('--encoder', '<type>', "Encoder type: metrics_text, json_lines, … (default: the file's)");
-  label = listFlag('--label', '<key=value>', "Static label, repeatable; merged over the file's labels, the flag wins");
+  label = listFlag(
+    '--label',
+    '<key=value>',
+    "Static label, repeatable; merged over the file's labels, the flag wins (traces entries take none)",
+  );
   onSinkError = valueFlag('--on-sink-error', '<warn|fail>', "Sink error policy (default: the file's, else warn)");
   workers = valueFlag(
     '--workers',
