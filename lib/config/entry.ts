@@ -13,7 +13,7 @@ import { familyOf, METRIC_TYPES_OF, SIGNAL_TYPES } from '../language/fields.js';
 import { encoderKindOf, encodingRefusal, nativeRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
-  DAY,
+  MAX_DURATION_DAYS,
   MAX_DURATION_MS,
   MAX_NATIVE_BUCKET_STATE,
   MAX_OBSERVATIONS_PER_SECOND,
@@ -214,7 +214,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   )
     add(
       ['distribution'],
-      `observations would go beyond ±1.8e308, the largest finite number, ${fields.duration === undefined ? `within ${MAX_DURATION_MS / DAY} days (no duration)` : 'within the duration'} (they reach |mean| + ${NORMAL_REACH.toFixed(1)} × stddev, or ${EXPONENTIAL_REACH.toFixed(1)} / rate, plus |mean_shift_per_sec| × the time): written as ±Inf, they would make _sum NaN; give parameters of a smaller magnitude`,
+      `observations would go beyond ±1.8e308, the largest finite number, ${fields.duration === undefined ? `within ${MAX_DURATION_DAYS} days (no duration)` : 'within the duration'} (they reach |mean| + ${NORMAL_REACH.toFixed(1)} × stddev, or ${EXPONENTIAL_REACH.toFixed(1)} / rate, plus |mean_shift_per_sec| × the time): written as ±Inf, they would make _sum NaN; give parameters of a smaller magnitude`,
     );
   if (has('phase_offset') && has('after'))
     add(['after'], 'not allowed together with phase_offset (an entry starts after a delay or on a trigger, not both)');

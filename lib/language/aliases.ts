@@ -140,7 +140,7 @@ const ALIASES: Record<GeneratorAlias, Codec<Desugared>> = {
           u,
           c,
           'down_duration',
-          `expected up_duration + down_duration up to ${formatMs(limits.MAX_DURATION_MS)} (365 days), got ${formatMs(cycle)}`,
+          `expected up_duration + down_duration up to ${formatMs(limits.MAX_DURATION_MS)} (${limits.MAX_DURATION_DAYS} days), got ${formatMs(cycle)}`,
         );
       }
       const states = FLAP_STATES[a.enum ?? 'boolean'];

@@ -128,7 +128,7 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
 }
 
 /** `duration`, `phase_offset`, `after.delay` and window lengths. */
-export const duration = durationUpTo(limits.MAX_DURATION_MS, ' (365 days)').define('duration');
+export const duration = durationUpTo(limits.MAX_DURATION_MS, ` (${limits.MAX_DURATION_DAYS} days)`).define('duration');
 const backoff = durationUpTo(limits.MAX_BACKOFF_MS);
 /** `max_buffer_age` of a batching sink: `0s` turns the age rule off (a batch goes out full, or at the stop). */
 export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS, '', true).describe(
@@ -276,7 +276,7 @@ export const gaps: Codec<Window> = andThen(
 );
 /** One `gap_windows` entry: a silence that happened once, `[at, at + for)` from the entry start. */
 export const gapWindow: Codec<OneShotWindow> = strict('gap window', {
-  at: durationUpTo(limits.MAX_DURATION_MS, ' (365 days)', true).describe(
+  at: durationUpTo(limits.MAX_DURATION_MS, ` (${limits.MAX_DURATION_DAYS} days)`, true).describe(
     'When the silence begins, from the entry start; 0s: the entry starts inside it.',
   ),
   for: duration.describe('How long the silence lasts.'),
@@ -381,9 +381,9 @@ export const dynamicLabels = andThen(list(dynamicLabel, { max: limits.MAX_DYNAMI
 
 // ---- value, log and observation generators ------------------------------------------------
 
-/** A period of a periodic generator, in seconds: from 1 ms to 365 days. */
+/** A period of a periodic generator, in seconds: from 1 ms to the longest duration. */
 const periodSecs = atMost(atLeast(positive, limits.MIN_PERIOD_SECS), limits.MAX_PERIOD_SECS).describe(
-  'Seconds, from 0.001 to 365 days.',
+  `Seconds, from 0.001 to ${limits.MAX_DURATION_DAYS} days.`,
 );
 
 /** `max` above `min`, reported on `max`. */

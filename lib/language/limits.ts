@@ -66,8 +66,9 @@ export const MAX_BURST_MULTIPLIER = 1000;
 
 // ---- times ------------------------------------------------------------------------------------
 
-/** `duration`, `phase_offset`, `after.delay` and the `every`/`for` of windows: 365 days. */
-export const MAX_DURATION_MS = 365 * DAY;
+/** `duration`, `phase_offset`, `after.delay` and the `every`/`for` of windows, in days: messages name it so. */
+export const MAX_DURATION_DAYS = 365;
+export const MAX_DURATION_MS = MAX_DURATION_DAYS * DAY;
 /** Retry backoffs. */
 export const MAX_BACKOFF_MS = HOUR;
 /** A relative `start_time`, either way: 100 years. */
