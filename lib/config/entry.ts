@@ -4,6 +4,7 @@ import { decodeFields } from '../language/combinators.js';
 import {
   REQUIRED_ENTRY_FIELDS,
   entryFields,
+  isEntryId,
   type EntryField,
   type EntryFields,
   type SpanMetricsConfig,
@@ -23,7 +24,7 @@ import {
   samplesExplained,
   samplesPerEvent,
 } from '../language/limits.js';
-import { isMapping, issuesOf, type Issue } from '../language/problems.js';
+import { isMapping, issuesOf, show, type Issue } from '../language/problems.js';
 import type { NativeConfig, ReferenceDelay, While } from '../language/fields.js';
 import { desugarAlias } from '../language/aliases.js';
 import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
@@ -163,6 +164,13 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
     if (has('generator')) add(['generator'], 'not allowed with pack (the pack supplies the generators)');
     if (has('metric_type')) add(['metric_type'], 'not allowed with pack (the pack sets the type of each metric)');
     if (has('help')) add(['help'], 'not allowed with pack (the pack sets the help of each metric)');
+    // A pack file's name becomes the id when none is given: it must be fit for one, as an explicit id is.
+    const fileId = fields.pack !== undefined && isPackPath(fields.pack) ? packPathId(fields.pack) : undefined;
+    if (fileId !== undefined && !has('id') && !isEntryId(fileId))
+      add(
+        ['pack'],
+        `the file name ${show(fileId)}, the default id of the entry, holds a control character (such as a line break or tab), which an id cannot: give the entry an id, or rename the file`,
+      );
   } else {
     if (!has('name')) add(['name'], 'missing required field');
     if (has('overrides')) add(['overrides'], 'only allowed with pack (it changes metrics of the pack)');

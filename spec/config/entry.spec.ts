@@ -98,6 +98,14 @@ describe('entry: common fields', () => {
         'scenarios[0] (x): generator: not allowed with pack (the pack supplies the generators)',
       ]);
     });
+
+    it("refuses a pack file whose name, the entry's default id, holds a control character, as an id with one", () => {
+      const file = { signal_type: 'metrics', pack: './packs/re\tdis.yaml', rate: 1 };
+      expect(entryProblems(file)).to.deep.equal([
+        'scenarios[0]: pack: the file name "re\\tdis", the default id of the entry, holds a control character (such as a line break or tab), which an id cannot: give the entry an id, or rename the file',
+      ]);
+      expect(entryOf({ ...file, id: 'redis' }).id).to.equal('redis');
+    });
   });
 
   describe('signal_type', () => {
