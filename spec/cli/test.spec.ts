@@ -179,11 +179,21 @@ expect:
   alerts: [{alert: NativeSeen, firing_within: 2m}]
 `,
     );
+    // The default encoder (metrics_text) writes no native histograms: the file is invalid, as svc run says.
+    const nativeToText = scenario(
+      'native-text.yaml',
+      readFileSync(nativeOnly, 'utf8').replace(/, sink: \{[^}]*\}/, ''),
+    );
     const cases: [string[], number, RegExp][] = [
       [
         ['test', nativeOnly, '--rules', 'examples/alerts/link-flap.rules.yml'],
         2,
         /svc test: nlat: a native histogram cannot be tested offline: promtool's unit test gets float series only \(promtool 2\.42 has no notation for native histograms\); give the entry classic buckets too, or test with --live/,
+      ],
+      [
+        ['test', nativeToText, '--rules', 'examples/alerts/link-flap.rules.yml'],
+        1,
+        /^error: .*native-text\.yaml: scenarios\[0\] \(nlat\): native: the metrics_text encoder does not write native histograms \(remote_write and otlp do\); give buckets too, and it writes the classic ones\n$/,
       ],
       [['test', 'examples/alerts/link-flap.yaml'], 2, /missing --rules/],
       [
