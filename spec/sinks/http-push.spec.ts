@@ -142,6 +142,30 @@ describe('http_push sink', () => {
     expect(receiver.text()).to.equal('a 1 1\n');
   });
 
+  it('a redirect is not followed and says where it points, its credentials masked', async () => {
+    receiver.answer(() => ({
+      status: 307,
+      headers: { Location: 'http://bob:s3cret@other.example:9000/api/v1/import?token=t0k' },
+    }));
+    const sink = httpPushSink({ url: `${receiver.url}/push`, retry: QUICK_RETRY });
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(
+      `http_push sink: POST ${receiver.url}/push answered 307 Temporary Redirect to http://bob:***@other.example:9000/api/v1/import?token=***; ` +
+        'svc does not follow redirects (they would take the data, and the credentials of the sink, to another address): set url to the address the data should go to',
+    );
+    expect(error.message).not.to.match(/s3cret|t0k/);
+    expect(receiver.requests).to.have.length(1);
+  });
+
+  it('a redirect to a relative address names it in full', async () => {
+    receiver.answer(() => ({ status: 308, headers: { Location: '/v2/push' } }));
+    const sink = httpPushSink({ url: `${receiver.url}/push` });
+    sink.write(chunk('a 1 1\n'));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.include(`answered 308 Permanent Redirect to ${receiver.url}/v2/push; svc does not follow`);
+  });
+
   it('a 400 from an import endpoint is not retried and names content_type', async () => {
     receiver.answer(() => ({ status: 400, body: 'cannot parse line "a 1 1": unexpected   token\n' }));
     const sink = httpPushSink({

@@ -104,8 +104,11 @@ export function httpEndpoint({
     const body = redact(answer);
     const status = response.statusCode ?? 0;
     const retryable = worthRetrying(status, body);
-    const advice = retryable ? undefined : hint?.(status, body);
-    const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${excerpt(body)}${advice ? `; ${advice}` : ''}`;
+    const target = redirectTarget(response, url);
+    // A redirect's body only repeats where it points, which the message says.
+    const said = target ? ` to ${redact(target)}` : excerpt(body);
+    const advice = target ? NOT_FOLLOWED : retryable ? undefined : hint?.(status, body);
+    const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${said}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, {
       retryable,
       retryAfter: retryable ? retryAfterOf(response.headers['retry-after']) : undefined,
@@ -181,6 +184,18 @@ function headerProblem(headers: Readonly<Record<string, string>>): string | unde
     }
   }
   return undefined;
+}
+
+/** Following a redirect would take the data, and the credentials sent, where the user never said. */
+const NOT_FOLLOWED =
+  'svc does not follow redirects (they would take the data, and the credentials of the sink, to another address): set url to the address the data should go to';
+
+/** Where a 3xx answer points (its `Location`, resolved against the request's URL); undefined for other answers. */
+function redirectTarget(response: IncomingMessage, url: URL): string | undefined {
+  const status = response.statusCode ?? 0;
+  const location = response.headers.location;
+  if (status < 300 || status >= 400 || !location) return undefined;
+  return URL.canParse(location, url.href) ? new URL(location, url).href : location;
 }
 
 /** `: "<first line of the body>"`, or nothing for an empty body. */
