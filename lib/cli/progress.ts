@@ -124,8 +124,11 @@ export class FailureWarnings {
 
   constructor(private readonly intervalMs: number) {}
 
-  /** The warnings to print for `run` now, if any; `final` ignores the interval (the run ended). */
-  check(run: EntryRun, now: number, final = false): string[] {
+  /**
+   * The warnings to print for `run` now, if any. `final` (the run ended) ignores the interval, and leaves the
+   * failures' warning out when a line below names the error (`saidBelow`: its STOPPED or error line).
+   */
+  check(run: EntryRun, now: number, final?: { readonly saidBelow: boolean }): string[] {
     const { totalSinkFailures, refusedRequests, refusalStreaks, lastRefusal, lastSinkError } = run.stats;
     const last = this.seen.get(run) ?? { failures: 0, at: -Infinity, streaks: 0 };
     const warnings: string[] = [];
@@ -134,9 +137,9 @@ export class FailureWarnings {
         `[warn] ${run.entry.id}: ${lastRefusal} (the receiver refuses part of the data: counted in rejected, said again once it took a whole request)`,
       );
     const failures = totalSinkFailures - refusedRequests;
-    const due = failures !== last.failures && (final || now - last.at >= this.intervalMs);
+    const due = failures !== last.failures && (final !== undefined || now - last.at >= this.intervalMs);
     this.seen.set(run, due ? { failures, at: now, streaks: refusalStreaks } : { ...last, streaks: refusalStreaks });
-    if (!due) return warnings;
+    if (!due || final?.saidBelow) return warnings;
     const dropped = failures - last.failures;
     warnings.push(
       `[warn] ${run.entry.id}: ${lastSinkError} (${dropped} batch${dropped === 1 ? '' : 'es'} dropped, ${failures} in all)`,

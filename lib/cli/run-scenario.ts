@@ -104,11 +104,14 @@ export async function runScenario(
 
   const now = clock.now();
   const write = (line: string): void => void stderr.write(`${line}\n`);
-  runs.forEach((run) => {
+  // The STOPPED line names the entry's sink error; without it (--quiet) the error line may.
+  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!, !quiet));
+  runs.forEach((run, i) => {
+    const { error, inSink } = outcomes[i]!;
+    const saidBelow = !quiet || inSink === true || (!error && run.stats.neverDelivered());
     sinkWarnings.take(run).forEach(write);
-    warnings.check(run, now, true).forEach(write);
+    warnings.check(run, now, { saidBelow }).forEach(write);
   });
-  const failures = runs.map((run, i) => failureOf(run, outcomes[i]!));
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
     for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
@@ -162,11 +165,16 @@ function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
  * Why an entry fails the run, if it does: the error that stopped it (under `fail`), or sink errors
  * that let nothing through, whatever `on_sink_error` says (the spec: an unreachable sink is a
  * runtime error). An entry that delivered and later lost batches under `warn` does not (but see
- * {@link droppedLine} for a backfill).
+ * {@link droppedLine} for a backfill). When its STOPPED line is printed (`stoppedLineShown`), that
+ * line names the error, and this one points to it rather than saying it again.
  */
-function failureOf(run: EntryRun, outcome: EntryOutcome): string | undefined {
-  if (outcome.error) return outcome.error.message;
-  if (run.stats.neverDelivered()) return `nothing was delivered (${run.stats.lastSinkError})`;
+function failureOf(run: EntryRun, outcome: EntryOutcome, stoppedLineShown: boolean): string | undefined {
+  if (outcome.error)
+    return stoppedLineShown
+      ? `${outcome.inSink ? 'its sink failed' : 'it failed'} (the error is on its STOPPED line above)`
+      : outcome.error.message;
+  if (run.stats.neverDelivered())
+    return `nothing was delivered (${stoppedLineShown ? 'the sink error is on its STOPPED line above' : run.stats.lastSinkError})`;
   return undefined;
 }
 

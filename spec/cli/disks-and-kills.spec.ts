@@ -59,8 +59,8 @@ describe('disks and kills (docs/reliability.md)', function () {
     const file = foreverScenario(scenario, '{ type: file, path: /dev/full }', { rate: 1000 });
     const { code, stderr } = await start(['run', file]).ended;
     expect(code, stderr).to.equal(1);
-    expect(stderr).to.include('error: beat: file sink: cannot write /dev/full: the disk is full');
     expect(stderr).to.match(/STOPPED \(sink: file sink: cannot write \/dev\/full: the disk is full\)/);
+    expect(stderr).to.include('error: beat: its sink failed (the error is on its STOPPED line above)');
   });
 
   it('a file that cannot grow (ulimit -f) mid-run: exit 1 naming the path; what was written stays whole', async () => {
@@ -69,7 +69,8 @@ describe('disks and kills (docs/reliability.md)', function () {
     // 64 blocks of 1 KiB (POSIX sh counts ulimit -f in 512-byte blocks on some shells: either way a small file).
     const { code, stderr } = await start(['run', file], 'ulimit -f 64').ended;
     expect(code, stderr).to.equal(1);
-    expect(stderr).to.include(`error: beat: file sink: cannot write ${path}: the file reached the largest size`);
+    expect(stderr).to.include(`STOPPED (sink: file sink: cannot write ${path}: the file reached the largest size`);
+    expect(stderr).to.include('error: beat: its sink failed (the error is on its STOPPED line above)');
     expect(wholeLinesInOrder(readFileSync(path, 'utf8'))).to.be.greaterThan(100);
   });
 

@@ -28,12 +28,16 @@ const refused = (port: number) =>
   `tcp sink: connection refused by 127.0.0.1:${port}: is the backend running, and is 127.0.0.1:${port} the right port? (gave up after 2 attempts)`;
 
 describe('svc run with a network sink whose destination is down', () => {
-  it('under on_sink_error: fail exits 1, the STOPPED line naming the sink error', async () => {
+  it('under on_sink_error: fail exits 1, the STOPPED line naming the sink error, said once', async () => {
     const port = await freeTcpPort();
     const result = await svc(['run', downTcp(port, '    on_sink_error: fail\n')]);
     expect(result.code, result.stderr).to.equal(1);
     expect(result.stderr).to.match(
       new RegExp(`\\[progress\\] beat  STOPPED \\(sink: ${escapedForRegExp(refused(port))}\\) \\| events: \\d+`),
+    );
+    expect(result.stderr.split(refused(port)), result.stderr).to.have.length(2);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal(
+      'error: beat: its sink failed (the error is on its STOPPED line above)',
     );
   });
 
@@ -45,15 +49,27 @@ describe('svc run with a network sink whose destination is down', () => {
     expect(fromFlag.stderr).to.include(`STOPPED (sink: ${refused(port)})`);
   });
 
-  it('under warn runs to the end and warns with the reason, but exits 1: the sink never delivered anything', async () => {
+  it('under warn runs to the end and exits 1: the sink never delivered anything; its error is said once, on the STOPPED line', async () => {
     const port = await freeTcpPort();
     const result = await svc(['run', downTcp(port)]);
     expect(result.code, result.stderr).to.equal(1);
-    expect(result.stderr).to.include(`[warn] beat: ${refused(port)}`);
-    expect(result.stderr).to.match(/STOPPED \(sink: .+\) \| events: 20 \|/);
+    expect(result.stderr).to.include(`STOPPED (sink: ${refused(port)}) | events: 20 |`);
+    expect(result.stderr.split(refused(port)), result.stderr).to.have.length(2);
+    expect(result.stderr).not.to.include('[warn]');
     expect(result.stderr.trimEnd().split('\n').at(-1)).to.equal(
-      `error: beat: nothing was delivered (${refused(port)})`,
+      'error: beat: nothing was delivered (the sink error is on its STOPPED line above)',
     );
+  });
+
+  it('with --quiet (no STOPPED line) says the sink error once, on the error line', async () => {
+    const port = await freeTcpPort();
+    for (const policy of ['warn', 'fail']) {
+      const result = await svc(['run', downTcp(port), '--quiet', '--on-sink-error', policy]);
+      expect(result.code, result.stderr).to.equal(1);
+      expect(result.stderr.trimEnd()).to.equal(
+        policy === 'warn' ? `error: beat: nothing was delivered (${refused(port)})` : `error: beat: ${refused(port)}`,
+      );
+    }
   });
 
   it('under warn exits 0 when the sink delivered before it failed, the STOPPED line naming the failure', async () => {

@@ -151,7 +151,7 @@ describe('progress lines', () => {
     // The streak goes on past the interval: nothing more is said.
     for (let n = 2; n <= 50; n++) refuse(100 * n, n);
     expect(warnings.check(run, 5200)).to.deep.equal([]);
-    expect(warnings.check(run, 10_300, true)).to.deep.equal([]);
+    expect(warnings.check(run, 10_300, { saidBelow: false })).to.deep.equal([]);
     expect(progressLine(run, 10_300)).to.match(/ \| rejected: 100$/);
     // A whole request taken ended it (the sink counts from 1 again): a new streak is said again.
     refuse(10_400, 1);

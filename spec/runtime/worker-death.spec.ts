@@ -93,8 +93,16 @@ describe('svc run --workers: a worker thread that dies', function () {
     const { code, stderr } = await run;
 
     expect(code, stderr).to.equal(1);
-    for (const entry of ['beat', 'tick'])
-      expect(lines(stderr)).to.include(`error: ${entry}: worker 2 of 2 failed: a fault in the thread`);
+    // The STOPPED line names the error, the error line points to it (said once).
+    for (const entry of ['beat', 'tick']) {
+      expect(stderr).to.match(
+        new RegExp(
+          `^\\[progress\\] ${entry} +STOPPED \\(error: worker 2 of 2 failed: a fault in the thread\\) \\|`,
+          'm',
+        ),
+      );
+      expect(lines(stderr)).to.include(`error: ${entry}: it failed (the error is on its STOPPED line above)`);
+    }
     // Worker 1 flushed at the stop: its pod's events, in order from the first, none missing.
     const beats = receiver.accepted.flatMap((request) => lines(request.body));
     expect(beats.length).to.be.greaterThan(0);
