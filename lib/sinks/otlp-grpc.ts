@@ -10,6 +10,7 @@ import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
 import { firstLine, networkError, NO_ANSWER, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
+import { formatBytes } from '../format.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
@@ -60,7 +61,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   let client: Grpc.Client | undefined;
   const calls = new Set<Grpc.ClientUnaryCall>();
 
-  const failure = (error: Grpc.ServiceError): SinkError => {
+  const failure = (error: Grpc.ServiceError, request: RecordRequest): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
     const details = firstLine(redact(error.details ?? ''));
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
@@ -72,7 +73,9 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const retryable = RETRYABLE.has(code) && (code !== 'RESOURCE_EXHAUSTED' || retryAfter !== undefined);
     const hint = tls
       ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
-      : advice(code, signal, address);
+      : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
+        ? tooLarge(request, signal)
+        : advice(code, signal, address);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
       retryAfter: retryable ? retryAfter : undefined,
@@ -97,7 +100,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         { deadline: Date.now() + timeout },
         (error, answer) => {
           calls.delete(call);
-          if (error) reject(failure(error));
+          if (error) reject(failure(error, request));
           else resolve(partialRefusal('otlp_grpc', signal, answer ?? Buffer.alloc(0), request, redact));
         },
       );
@@ -192,6 +195,17 @@ function systemCodeOf(code: string, details: string): string | undefined {
   if (code !== 'UNAVAILABLE') return undefined;
   if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
+}
+
+/**
+ * What to change when the collector refused a message as larger than it takes (4 MiB unless its receiver's
+ * `max_recv_msg_size_mib` says otherwise): svc's requests hold at most {@link OTLP_DEFAULTS}' `maxRequestBytes` of
+ * records, so a larger one holds a single record, which no request can split; a smaller one meets a lowered limit.
+ */
+function tooLarge(request: RecordRequest, signal: OtlpSignal): string {
+  return request.bytes > OTLP_DEFAULTS.maxRequestBytes
+    ? `; the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (4 MiB unless its receiver's max_recv_msg_size_mib says more): make the record smaller, or raise that limit`
+    : `; the collector takes less in one message than svc sends (up to ${formatBytes(OTLP_DEFAULTS.maxRequestBytes)} of records): lower batch_size, or raise its receiver's max_recv_msg_size_mib`;
 }
 
 /** What to check after a final status. */

@@ -330,6 +330,29 @@ describe('OTLP sinks', function () {
     expect(receiver.received).to.have.length(2);
   });
 
+  it('otlp_grpc: a record larger than the collector takes by itself fails alone, counted, saying so; the others arrive', async () => {
+    // 5 MB in one log record: above the receiver's (and the collector's) 4 MiB, and no request can split it.
+    const records = ['a', 'x'.repeat(5_000_000), 'b'].map((message) => ({ severity: 'info', message }));
+    const reports: SinkReport[] = [];
+    const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'logs', retry: QUICK_RETRY });
+    sink.reports!.subscribe((report) => reports.push(report));
+    sink.write(otlpLogs().encode(logBatch(records)));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(logsOf(receiver).map((record) => record.body.string_value)).to.deep.equal(['a', 'b']);
+    expect(error.message).to.match(
+      new RegExp(
+        `^otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "Received message larger than max \\(50\\d{5} vs\\.? 4194304\\)"; ` +
+          'the request holds a single record of 4\\.8 MiB \\(one log record\\), which svc cannot split, and the collector takes less in one message ' +
+          "\\(4 MiB unless its receiver's max_recv_msg_size_mib says more\\): make the record smaller, or raise that limit$",
+      ),
+    );
+    expect(reports.filter((r) => r.kind === 'failed').map((r) => r.size)).to.deep.equal([1]);
+    expect(
+      reports.map((r) => r.kind),
+      'not retried',
+    ).not.to.include('retrying');
+  });
+
   it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data' }));
     const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY });
@@ -458,6 +481,35 @@ describe('OTLP sinks', function () {
       const [resource] = request.resource_metrics ?? request.resource_logs;
       expect(resource.resource.attributes).to.deep.include(attribute('service.name', 'checkout'));
     }
+  });
+
+  it('bin/svc: a trace whose spans of one service exceed 4 MiB by themselves fails alone, counted in dropped, saying so', async () => {
+    // Six spans of a 900 kB attribute: one ResourceSpans of 5.2 MiB, which no request can split.
+    const file = scenario(
+      'huge-trace.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - name: big
+    signal_type: traces
+    rate: 1
+    duration: 1s
+    trace_generator:
+      root:
+        service: front
+        operation: GET /
+        kind: server
+        duration: 0.01
+        calls:
+          - { operation: work, kind: internal, duration: 1ms, repeat: 6, attributes: { huge: "${'x'.repeat(900_000)}" } }
+    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", signal_type: traces }
+`,
+    );
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(1);
+    expect(result.stderr).to.match(
+      /STOPPED \(sink: otlp_grpc sink: .* answered RESOURCE_EXHAUSTED: "Received message larger than max \(\d+ vs\.? 4194304\)"; the request holds a single record of 5\.\d MiB \(the spans of one service in one batch of traces\), which svc cannot split, .*\) \| events: 7 \| .* \| dropped: 7$/m,
+    );
   });
 
   it("bin/svc: INVALID_ARGUMENT under on_sink_error fail exits 1 with the collector's words", async () => {

@@ -7,15 +7,26 @@ import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from 
 import { perObject } from '../../per-object.js';
 import { SinkError } from '../core/errors.js';
 
-/** The OTLP signals svc sends, with what their requests and refusals name. */
+/** The OTLP signals svc sends, with what their requests and refusals name, and what one record (never split) holds. */
 export const OTLP_SIGNALS = {
   metrics: {
     service: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
     path: '/v1/metrics',
     units: 'data points',
+    record: "one event: a sample, or a histogram's or summary's series",
   },
-  logs: { service: 'opentelemetry.proto.collector.logs.v1.LogsService', path: '/v1/logs', units: 'log records' },
-  traces: { service: 'opentelemetry.proto.collector.trace.v1.TraceService', path: '/v1/traces', units: 'spans' },
+  logs: {
+    service: 'opentelemetry.proto.collector.logs.v1.LogsService',
+    path: '/v1/logs',
+    units: 'log records',
+    record: 'one log record',
+  },
+  traces: {
+    service: 'opentelemetry.proto.collector.trace.v1.TraceService',
+    path: '/v1/traces',
+    units: 'spans',
+    record: 'the spans of one service in one batch of traces',
+  },
 } as const;
 
 export type OtlpSignal = keyof typeof OTLP_SIGNALS;
