@@ -55,6 +55,14 @@ const LINK_BYTES = 2 + LINK_BODY;
 /** `status` of a span that saw a call fail: the error code, no message. */
 const FAILED_CALL = Buffer.from([SPAN_TAG.status, 2, (3 << 3) | 0, OTLP_STATUS_ERROR]);
 const TWO_32 = 0x1_0000_0000;
+/**
+ * Most spans and bytes of spans in one `ResourceSpans` record: a resource's spans of a batch (up to about 4,096, in
+ * a backfill or at high rates) go in several, as the OTLP sinks never split a record. So their requests keep to
+ * `batch_size` (1,000 by default; one of fewer than 64 may be exceeded by a record) and to the 4 MiB a collector's
+ * gRPC receiver takes: 4,096 spans with a 1.5 KB attribute each made one 6.5 MB request it refused.
+ */
+const MAX_RECORD_SPANS = 64;
+const MAX_RECORD_BYTES = 1 << 20;
 
 /** Digits of `n`, a non-negative integer below 10^16. */
 function digits(n: number): number {
@@ -65,7 +73,8 @@ function digits(n: number): number {
 
 /**
  * OTLP traces encoder: each batch is one `ExportTraceServiceRequest` (TracesData): one
- * `ResourceSpans` per resource met in the batch (a service; with pods, a service's pod), its
+ * `ResourceSpans` per resource met in the batch (a service; with pods, a service's pod; several for one of more
+ * than {@link MAX_RECORD_SPANS} spans or {@link MAX_RECORD_BYTES} bytes), its
  * attributes the service's resource, holding one `ScopeSpans` (scope `svc` and its version) with
  * that resource's spans in batch order. A span carries its ids, parent, name, kind, times in
  * nanoseconds, typed attributes (int, double, bool, string; a span in error's `error.type` last),
@@ -164,7 +173,7 @@ export function otlpTraces(): TraceEncoder {
       const size = spansIn(batch);
       if (rows.length < size)
         [rows, lengths, groupOfRow] = [new Int32Array(size), new Int32Array(size), new Int32Array(size)];
-      // Pass 1: each span's length and group (one per resource, in order of first appearance).
+      // Pass 1: each span's length and group (one per resource in order of first appearance, a new one when it is full).
       const groups = new Map<SpanResource, number>();
       const groupResources: SpanResource[] = [];
       const groupBytes: number[] = [];
@@ -175,18 +184,23 @@ export function otlpTraces(): TraceEncoder {
         const last = batch.firstSpan[i]! + batch.spanCount[i]!;
         for (let s = batch.firstSpan[i]!; s < last; s++, r++) {
           const resource = spans.resource[s]!;
+          const length = spanLength(spans, s, nodeOf(spans.nodes[spans.node[s]!]!));
+          const field = 1 + varintBytes(length) + length;
           let group = groups.get(resource);
-          if (group === undefined) {
+          if (
+            group === undefined ||
+            groupSpans[group]! >= MAX_RECORD_SPANS ||
+            groupBytes[group]! + field > MAX_RECORD_BYTES
+          ) {
             groups.set(resource, (group = groupResources.push(resource) - 1));
             groupBytes.push(0);
             groupSpans.push(0);
             groupStart.push(spans.start[s]! / 1e6);
           }
-          const length = spanLength(spans, s, nodeOf(spans.nodes[spans.node[s]!]!));
           rows[r] = s;
           lengths[r] = length;
           groupOfRow[r] = group;
-          groupBytes[group]! += 1 + varintBytes(length) + length;
+          groupBytes[group]! += field;
           groupSpans[group]!++;
         }
       }

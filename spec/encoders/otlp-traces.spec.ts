@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import { otlpTraces } from '../../lib/encoders/otlp-traces.js';
 import { otlpMessages } from '../../lib/protocols/otlp.js';
+import { OTLP_DEFAULTS, otlpRequests } from '../../lib/sinks/framing/otlp-requests.js';
 import { VERSION } from '../../lib/version.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type AttributeValue } from '../../operators/model/span.js';
@@ -14,7 +15,10 @@ import {
   errorTypeCases,
   errorTypeSpans,
   everyFeature,
+  spanBatch,
   spanRows,
+  ticksAt,
+  traceConfig,
   withErrorType,
   type SpanRow,
 } from '../support/trace-generators.js';
@@ -150,5 +154,28 @@ describe('otlpTraces', () => {
     const joined = decode(Buffer.concat([chunk.data, later]));
     expect(joined.resource_spans).to.have.length(records.length + decode(later).resource_spans.length);
     expect(otlpTraces().encode(selectTicks(batch, [])).bytes).to.equal(0);
+  });
+
+  it("splits a resource's many spans into several ResourceSpans, so that the OTLP sinks' requests keep to batch_size and to 4 MiB", () => {
+    // 4,096 spans of one service with a 1.5 KB attribute (a backfill's batch): 6.5 MB, which a collector's gRPC
+    // receiver (4 MiB) refused as one request.
+    const query = { 'db.query.text': 'x'.repeat(1500) };
+    const config = traceConfig({
+      root: { service: 'a', operation: 'op', kind: 'server', duration: 0.001, attributes: query },
+    });
+    const batch = spanBatch(
+      config,
+      ticksAt(
+        Array.from({ length: 4096 }, (_, n) => n),
+        1000,
+      ),
+    );
+    const requests = otlpRequests(OTLP_DEFAULTS.batchSize, {}, 'traces')([otlpTraces().encode(batch)]);
+    const spans = requests.map((request) =>
+      decode(request.body).resource_spans.reduce((n: number, r: Json) => n + r.scope_spans[0].spans.length, 0),
+    );
+    expect(spans.reduce((a, b) => a + b)).to.equal(4096);
+    expect(Math.max(...spans)).to.be.at.most(1000);
+    expect(Math.max(...requests.map((request) => request.body.length))).to.be.at.most(4 * 1024 * 1024);
   });
 });
