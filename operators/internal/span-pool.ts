@@ -157,7 +157,10 @@ export interface SpanChoice {
   readonly errors?: boolean;
   /** Only the spans that saw a call fail without raising an error themselves (status error, no exception). */
   readonly failedCalls?: boolean;
-  /** Only the roots of traces. */
+  /**
+   * Only the roots of the traces ticks start (a request as its user saw it), not those of the traces a `new_trace`
+   * consumer starts, which a link to their producer marks.
+   */
   readonly roots?: boolean;
   /** Only the spans of sampled traces (their W3C sampled flag set). */
   readonly sampled?: boolean;
@@ -166,7 +169,7 @@ export interface SpanChoice {
 /** The filter of a {@link SpanChoice}. */
 export function spanFilter({ service, kinds, errors, failedCalls, roots, sampled }: SpanChoice): SpanFilter {
   return (spans, s) => {
-    if (roots && spans.parent[s] !== -1) return false;
+    if (roots && (spans.parent[s] !== -1 || spans.link[s]! >= 0)) return false;
     if (sampled && (spans.flags[s]! & SAMPLED_FLAG) === 0) return false;
     if (errors && spans.status[s] !== SPAN_STATUS.error) return false;
     if (failedCalls && spans.status[s] !== SPAN_STATUS.failedCall) return false;

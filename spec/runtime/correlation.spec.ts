@@ -142,6 +142,34 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(new Set(found.map(({ exemplar }) => spanKey(exemplar))).size).to.equal(found.length);
   });
 
+  it("a histogram's exemplars name the checkout's roots, not those of the traces its queue consumers start", async () => {
+    // The worker's consumer starts a trace of its own, ending after the checkout's root: the last root to end.
+    const publish = {
+      service: 'worker',
+      operation: 'orders publish',
+      kind: 'producer',
+      duration: 0.5,
+      new_trace: true,
+    };
+    const root = CHECKOUT.trace_generator.root;
+    const checkout = {
+      ...CHECKOUT,
+      trace_generator: {
+        ...CHECKOUT.trace_generator,
+        services: { ...CHECKOUT.trace_generator.services, worker: {} },
+        root: { ...root, calls: [...root.calls, publish] },
+      },
+    };
+    const { text, samples } = await runTogether(file(checkout, { ...LATENCY, exemplars: { from: 'checkout' } }));
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const named = exemplarRows(samples('http_request_duration_seconds')).map(({ exemplar }) => {
+      const span = spans.get(spanKey(exemplar))!;
+      return `${span.service} ${span.name}`;
+    });
+    expect(named).to.have.length.at.least(10);
+    expect(new Set(named)).to.deep.equal(new Set(['frontend GET /checkout']));
+  });
+
   it("random exemplars of a histogram are worth their tick's first observation, on the bucket holding it", async () => {
     const { samples, firstObserved } = await runTogether(file({ ...LATENCY, exemplars: { every: 3 } }));
     const found = exemplarRows(samples('http_request_duration_seconds'));
