@@ -4,6 +4,7 @@ import { charts, drawnAxes, drawnMarks } from './charts.js';
 import { showPreview } from './preview.js';
 import { deleteAll, pollRunning } from './running.js';
 import './style.css';
+import type { EditorView } from '@codemirror/view';
 
 /** A row of `GET /catalog`. */
 interface CatalogItem {
@@ -59,55 +60,6 @@ $('#delete-all').onclick = () =>
     confirm(`Stop and remove all ${count} scenarios of this server, other people's too?`),
   ).catch((error) => tell(refused, describeError(error), true));
 
-// Most of the console's code is the editor's: the running scenarios show while it loads.
-const { createEditor } = await import('./editor.js');
-const editor = createEditor($('#editor'));
-hook.editor = editor;
-
-$('#start').onclick = async () => {
-  try {
-    const started = await api<{ id?: string; scenarios?: unknown[]; warnings?: string[] }>(
-      'POST',
-      '/scenarios',
-      editor.state.doc.toString(),
-    );
-    const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
-    say(`Started ${counted(started.scenarios?.length ?? 1, 'entry', 'entries')}.${warnings}`);
-  } catch (error) {
-    say(describeError(error), true);
-  }
-};
-
-/** The preview being computed: a newer one aborts it, so that an older answer, come later, is not drawn. */
-let previewing: AbortController | undefined;
-
-$('#preview').onclick = async () => {
-  const input = $<HTMLInputElement>('#minutes');
-  const minutes = input.valueAsNumber;
-  if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
-    const got = input.value === '' ? 'nothing' : input.value;
-    return say(`Preview: Next must be a whole number of minutes from 1 to 1440, got ${got}.`, true);
-  }
-  previewing?.abort();
-  const asked = new AbortController();
-  previewing = asked;
-  const target = $('#preview-charts');
-  target.setAttribute('aria-busy', 'true');
-  const span = counted(minutes, 'minute', 'minutes');
-  say(`Computing the preview of ${span}…`);
-  try {
-    const preview = await showPreview(editor.state.doc.toString(), minutes, target, asked.signal);
-    say(`Preview of ${span}: ${counted(preview.entries.length, 'entry', 'entries')}.`);
-  } catch (error) {
-    if (!asked.signal.aborted) say(describeError(error), true);
-  } finally {
-    if (previewing === asked) {
-      previewing = undefined;
-      target.removeAttribute('aria-busy');
-    }
-  }
-};
-
 /** Where a catalog Start says how it went: under the editor, a narrow window's other end, a refusal went unseen. */
 const outcome = $('#catalog-message');
 
@@ -135,3 +87,63 @@ async function listCatalog(): Promise<void> {
   list.classList.toggle('empty', runnable.length === 0);
 }
 void listCatalog().catch((error) => say(describeError(error), true));
+
+// Most of the console's code is the editor's: the running scenarios and the catalog show while it loads, and its
+// buttons, which need it, wait for it (on a slow network, for seconds).
+const loaded = await import('./editor.js').catch((error: unknown) => {
+  tell($('#editor .loading'), `Could not load the editor (${String(error)}): reload the page to try again.`, true);
+  return undefined;
+});
+if (loaded) {
+  const editor = loaded.createEditor($('#editor'));
+  hook.editor = editor;
+  useEditor(editor);
+  for (const button of ['#preview', '#start']) $<HTMLButtonElement>(button).disabled = false;
+}
+
+/** Gives Start and Preview the editor's text to post. */
+function useEditor(editor: EditorView): void {
+  $('#start').onclick = async () => {
+    try {
+      const started = await api<{ id?: string; scenarios?: unknown[]; warnings?: string[] }>(
+        'POST',
+        '/scenarios',
+        editor.state.doc.toString(),
+      );
+      const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
+      say(`Started ${counted(started.scenarios?.length ?? 1, 'entry', 'entries')}.${warnings}`);
+    } catch (error) {
+      say(describeError(error), true);
+    }
+  };
+
+  /** The preview being computed: a newer one aborts it, so that an older answer, come later, is not drawn. */
+  let previewing: AbortController | undefined;
+
+  $('#preview').onclick = async () => {
+    const input = $<HTMLInputElement>('#minutes');
+    const minutes = input.valueAsNumber;
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) {
+      const got = input.value === '' ? 'nothing' : input.value;
+      return say(`Preview: Next must be a whole number of minutes from 1 to 1440, got ${got}.`, true);
+    }
+    previewing?.abort();
+    const asked = new AbortController();
+    previewing = asked;
+    const target = $('#preview-charts');
+    target.setAttribute('aria-busy', 'true');
+    const span = counted(minutes, 'minute', 'minutes');
+    say(`Computing the preview of ${span}…`);
+    try {
+      const preview = await showPreview(editor.state.doc.toString(), minutes, target, asked.signal);
+      say(`Preview of ${span}: ${counted(preview.entries.length, 'entry', 'entries')}.`);
+    } catch (error) {
+      if (!asked.signal.aborted) say(describeError(error), true);
+    } finally {
+      if (previewing === asked) {
+        previewing = undefined;
+        target.removeAttribute('aria-busy');
+      }
+    }
+  };
+}

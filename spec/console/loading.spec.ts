@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+/** Whether the element `selector` is disabled. */
+const disabled = (page: Page, selector: string) =>
+  page.$eval(selector, (button) => (button as unknown as { disabled: boolean }).disabled);
+
+/** Opens the console with the editor's script held back (as a slow network would) until `release` is called. */
+async function openWithEditorHeld(page: Page, base: string): Promise<Promise<HTTPRequest>> {
+  await page.setRequestInterception(true);
+  const held = new Promise<HTTPRequest>((resolve) =>
+    page.on('request', (request) =>
+      /\/ui\/assets\/editor-[^/]*\.js$/.test(request.url()) ? resolve(request) : void request.continue(),
+    ),
+  );
+  // The held script delays the load event: wait for the document only.
+  await page.goto(`${base}/`, { waitUntil: 'domcontentloaded' });
+  return held;
+}
+
+describe('web console while its editor loads (docs/console.md)', () => {
+  let browser: Browser;
+  let server: ServerProcess;
+
+  before(async function () {
+    browser = await launchOrSkip(this);
+    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+
+  it('lists the catalog and says the editor is loading, its Start and Preview disabled until it is there', async () => {
+    const page = await browser.newPage();
+    const problems = problemsOf(page);
+    const editorScript = await openWithEditorHeld(page, server.base);
+    await waitForText(page, '#catalog', /checkout-incident/);
+    await waitForText(page, '#editor', /Loading the editor/);
+    expect(await disabled(page, '#start'), 'Start').to.equal(true);
+    expect(await disabled(page, '#preview'), 'Preview').to.equal(true);
+    await (await editorScript).continue();
+    // (waitForSelector of `#editor >>> .cm-content` watches the document, not the shadow root the editor fills.)
+    await page.waitForFunction(() => {
+      const { document, svcConsole } = globalThis as unknown as {
+        document: { getElementById(id: string): { disabled: boolean } };
+        svcConsole: { editor?: unknown };
+      };
+      return (
+        svcConsole.editor && !document.getElementById('start').disabled && !document.getElementById('preview').disabled
+      );
+    });
+    expect(await page.$('#editor >>> .cm-content')).to.not.equal(null);
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+
+  it('says so when the editor could not be loaded', async () => {
+    const page = await browser.newPage();
+    const problems = problemsOf(page);
+    await (await openWithEditorHeld(page, server.base)).abort('connectionfailed');
+    await waitForText(page, '#editor', /Could not load the editor .*reload the page/);
+    expect(await disabled(page, '#start'), 'Start').to.equal(true);
+    // The failed script is the only error the page logged.
+    expect(problems.filter((problem) => !/ERR_CONNECTION_FAILED/.test(problem))).to.deep.equal([]);
+    await page.close();
+  });
+});
