@@ -34,7 +34,7 @@ export async function api<T>(
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (key) headers.Authorization = `Bearer ${key}`;
     if (body !== undefined) headers['Content-Type'] = type;
-    const res = await fetch(path, { method, headers, body, signal });
+    const res = await send(path, { method, headers, body, signal });
     if (res.status === 401) {
       // A refusal of a key replaced while the call was out (calls come back in any order) asks nothing: go again.
       if (sessionStorage.getItem(KEY_ITEM) !== key) continue;
@@ -46,6 +46,19 @@ export async function api<T>(
     const answer = await res.json().catch(() => ({}));
     if (!res.ok) throw new ApiError(res.status, answer.error ?? 'http_error', answer.detail ?? res.statusText);
     return answer as T;
+  }
+}
+
+/**
+ * `fetch`, whose network failure (the server down or restarting, the network gone) says so: the browser's own
+ * error, a TypeError "Failed to fetch", told a person nothing. An abort stays an abort.
+ */
+async function send(path: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new Error('svc-server did not answer (is it running?)');
   }
 }
 

@@ -34,7 +34,11 @@ function tell(message: HTMLElement, text: string, failed = false): void {
 /** Under the editor's buttons. */
 const say = (text: string, failed = false) => tell($('#message'), text, failed);
 const describeError = (error: unknown) =>
-  error instanceof ApiError ? `${error.status} ${error.code}: ${error.detail}` : String(error);
+  error instanceof ApiError
+    ? `${error.status} ${error.code}: ${error.detail}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 
 /** `1 entry`, `2 entries`: `count` and the word for one thing or for more. */
 const counted = (count: number, one: string, more: string) => `${count} ${count === 1 ? one : more}`;
@@ -91,7 +95,11 @@ void listCatalog().catch((error) => say(describeError(error), true));
 // Most of the console's code is the editor's: the running scenarios and the catalog show while it loads, and its
 // buttons, which need it, wait for it (on a slow network, for seconds).
 const loaded = await import('./editor.js').catch((error: unknown) => {
-  tell($('#editor .loading'), `Could not load the editor (${String(error)}): reload the page to try again.`, true);
+  tell(
+    $('#editor .loading'),
+    `Could not load the editor (${describeError(error)}): reload the page to try again.`,
+    true,
+  );
   return undefined;
 });
 if (loaded) {

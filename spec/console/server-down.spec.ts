@@ -1,0 +1,54 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+/** What a person reads on the page: the banner, the messages, the cards. */
+const pageText = (page: Page) => page.$eval('body', (body) => body.textContent ?? '');
+
+describe('web console while svc-server is down and when it is back (docs/console.md)', () => {
+  let browser: Browser;
+  let server: ServerProcess;
+  let page: Page;
+  let problems: string[];
+
+  before(async function () {
+    browser = await launchOrSkip(this);
+    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
+    page = await browser.newPage();
+    problems = problemsOf(page);
+    await page.goto(`${server.base}/`);
+    await waitForText(page, '#catalog', /checkout-incident/);
+    await page.waitForFunction(
+      () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
+    );
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+
+  it("says the server does not answer, in words, where the browser's own error said 'TypeError: Failed to fetch'", async () => {
+    server.kill();
+    await server.exited;
+    await waitForText(page, '#banner', /Could not read the scenarios.*svc-server did not answer \(is it running\?\)/);
+    await page.click('#start');
+    await waitForText(page, '#message', /^svc-server did not answer \(is it running\?\)$/);
+    await page.click('#catalog button');
+    await waitForText(page, '#catalog-message', /^svc-server did not answer \(is it running\?\)$/);
+    expect(await pageText(page)).to.not.match(/TypeError|Failed to fetch/);
+  });
+
+  it('recovers once the server is back on its address: the banner goes', async () => {
+    server = await startServerProcess({
+      args: ['--catalog', 'examples/catalog', '--port', new URL(server.base).port],
+      quiet: true,
+    });
+    await page.waitForSelector('#banner[hidden]');
+  });
+
+  it('logged no page error but the refused connections', () => {
+    expect(problems.filter((problem) => !/ERR_CONNECTION_REFUSED/.test(problem))).to.deep.equal([]);
+  });
+});
