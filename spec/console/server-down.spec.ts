@@ -3,6 +3,19 @@ import type { Browser, Page } from 'puppeteer-core';
 import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
+/** The WCAG contrast ratio of two `rgb(r, g, b)` colours: 4.5 is the least for text (level AA). */
+function contrast(one: string, other: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, b] = colour.match(/\d+/g)!.map((c) => {
+      const s = Number(c) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(one), luminance(other)].sort((a, b) => b - a);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
 /** What a person reads on the page: the banner, the messages, the cards. */
 const pageText = (page: Page) => page.$eval('body', (body) => body.textContent ?? '');
 
@@ -38,6 +51,20 @@ describe('web console while svc-server is down and when it is back (docs/console
     await page.click('#catalog button');
     await waitForText(page, '#catalog-message', /^svc-server did not answer \(is it running\?\)$/);
     expect(await pageText(page)).to.not.match(/TypeError|Failed to fetch/);
+  });
+
+  it('writes that line in the top bar readably: a contrast of at least 4.5 with the bar', async () => {
+    const [text, bar] = await page.evaluate(() => {
+      const { document, getComputedStyle } = globalThis as unknown as {
+        document: { querySelector(selector: string): unknown };
+        getComputedStyle(element: unknown): { color: string; backgroundColor: string };
+      };
+      return [
+        getComputedStyle(document.querySelector('#banner')).color,
+        getComputedStyle(document.querySelector('.top')).backgroundColor,
+      ];
+    });
+    expect(contrast(text!, bar!), `${text} on ${bar}`).to.be.at.least(4.5);
   });
 
   it('recovers once the server is back on its address: the banner goes', async () => {
