@@ -61,15 +61,25 @@ export interface Reports {
   readonly hidden: (message: string | undefined) => void;
 }
 
-/** Refreshes the cards every {@link POLL_MS}, one poll after the other. */
+/**
+ * Refreshes the cards every {@link POLL_MS}, one poll after the other. While polls fail (the server down or
+ * restarting) the cards are dimmed (`stale`): as last read, they would otherwise still say running, at a rate.
+ */
 export function pollRunning(list: HTMLElement, reports: Reports): void {
+  let failingSince: Date | undefined;
   const tick = async () => {
     try {
       await refresh(list, reports);
+      failingSince = undefined;
       reports.poll(undefined);
     } catch (error) {
-      reports.poll(`Could not read the scenarios: ${(error as Error).message}`);
+      failingSince ??= new Date();
+      const since = failingSince.toLocaleTimeString();
+      reports.poll(
+        `Could not read the scenarios since ${since} (the cards are as last read): ${(error as Error).message}`,
+      );
     }
+    list.classList.toggle('stale', failingSince !== undefined);
     setTimeout(tick, POLL_MS);
   };
   void tick();

@@ -32,6 +32,13 @@ describe('web console while svc-server is down and when it is back (docs/console
     problems = problemsOf(page);
     await page.goto(`${server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
+    const started = await fetch(`${server.base}/scenarios`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/yaml' },
+      body: 'signal_type: metrics\nname: live_gauge\nrate: 5\ngenerator: {type: constant, value: 1}\n',
+    });
+    expect(started.status).to.equal(201);
+    await page.waitForSelector('#running .card');
     await page.waitForFunction(
       () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
     );
@@ -45,12 +52,27 @@ describe('web console while svc-server is down and when it is back (docs/console
   it("says the server does not answer, in words, where the browser's own error said 'TypeError: Failed to fetch'", async () => {
     server.kill();
     await server.exited;
-    await waitForText(page, '#banner', /Could not read the scenarios.*svc-server did not answer \(is it running\?\)/);
+    await waitForText(
+      page,
+      '#banner',
+      /^Could not read the scenarios since \d.* \(the cards are as last read\): svc-server did not answer \(is it running\?\)$/,
+    );
     await page.click('#start');
     await waitForText(page, '#message', /^svc-server did not answer \(is it running\?\)$/);
     await page.click('#catalog button');
     await waitForText(page, '#catalog-message', /^svc-server did not answer \(is it running\?\)$/);
     expect(await pageText(page)).to.not.match(/TypeError|Failed to fetch/);
+  });
+
+  it('dims the cards while the polls fail: as last read, they still say running', async () => {
+    await page.waitForFunction(() => {
+      const { document, getComputedStyle } = globalThis as unknown as {
+        document: { querySelector(selector: string): unknown };
+        getComputedStyle(element: unknown): { opacity: string };
+      };
+      const card = document.querySelector('#running .card');
+      return card !== null && Number(getComputedStyle(card).opacity) < 1;
+    });
   });
 
   it('writes that line in the top bar readably: a contrast of at least 4.5 with the bar', async () => {
@@ -73,9 +95,12 @@ describe('web console while svc-server is down and when it is back (docs/console
       quiet: true,
     });
     await page.waitForSelector('#banner[hidden]');
+    // The scenario went with the server (no --state): its card goes, and no card is dimmed.
+    await page.waitForSelector('#running .card', { hidden: true });
+    await page.waitForSelector('#running:not(.stale)');
   });
 
   it('logged no page error but the refused connections', () => {
-    expect(problems.filter((problem) => !/ERR_CONNECTION_REFUSED/.test(problem))).to.deep.equal([]);
+    expect(problems.filter((problem) => !/ERR_CONNECTION_REFUSED/.test(problem)).join('\n')).to.equal('');
   });
 });
