@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+/** The element Tab focused (the editor's host for its content, which lives in a shadow root) and its outline. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const { document, getComputedStyle } = globalThis as unknown as {
+      document: { activeElement: { id: string; textContent: string | null } };
+      getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
+    };
+    const element = document.activeElement;
+    const { outlineStyle, outlineWidth } = getComputedStyle(element);
+    return {
+      id: element.id || element.textContent,
+      outline: outlineStyle === 'none' ? 0 : Number.parseFloat(outlineWidth),
+    };
+  });
+
+describe('web console with the keyboard only (docs/console.md)', () => {
+  let browser: Browser;
+  let server: ServerProcess;
+
+  before(async function () {
+    browser = await launchOrSkip(this);
+    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill();
+  });
+
+  it('tabs through every control in reading order, each with its focus visible, the editor too', async () => {
+    const page = await browser.newPage();
+    const problems = problemsOf(page);
+    await page.goto(`${server.base}/`);
+    await waitForText(page, '#catalog', /checkout-incident/);
+    await page.waitForFunction(
+      () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
+    );
+    const stops = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await focused(page));
+    }
+    expect(stops.map((stop) => stop.id)).to.deep.equal([
+      'delete-all',
+      'Start',
+      'editor',
+      'minutes',
+      'preview',
+      'start',
+    ]);
+    for (const { id, outline } of stops) expect(outline, `the outline of ${id}`).to.be.at.least(1);
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+});
