@@ -40,6 +40,21 @@ const describeError = (error: unknown) =>
       ? error.message
       : String(error);
 
+/**
+ * Runs `action` for a click of `button`, and ignores the button's clicks until it is done: on a slow network nothing
+ * showed for seconds and a second click started the scenario twice. The button stays focusable (`aria-disabled`, not
+ * `disabled`, which would drop the focus of a keyboard user to the page).
+ */
+async function once(button: HTMLElement, action: () => Promise<unknown>): Promise<void> {
+  if (button.getAttribute('aria-disabled') === 'true') return;
+  button.setAttribute('aria-disabled', 'true');
+  try {
+    await action();
+  } finally {
+    button.removeAttribute('aria-disabled');
+  }
+}
+
 /** `1 entry`, `2 entries`: `count` and the word for one thing or for more. */
 const counted = (count: number, one: string, more: string) => `${count} ${count === 1 ? one : more}`;
 
@@ -79,9 +94,12 @@ async function listCatalog(): Promise<void> {
       start.type = 'button';
       start.textContent = 'Start';
       start.onclick = () =>
-        void api('POST', '/scenarios', `@${item.name}`)
-          .then(() => tell(outcome, `Started @${item.name}.`))
-          .catch((error) => tell(outcome, describeError(error), true));
+        void once(start, () => {
+          tell(outcome, `Starting @${item.name}…`);
+          return api('POST', '/scenarios', `@${item.name}`)
+            .then(() => tell(outcome, `Started @${item.name}.`))
+            .catch((error) => tell(outcome, describeError(error), true));
+        });
       const name = document.createElement('strong');
       name.textContent = item.name;
       row.append(start, name, ` ${item.description ?? ''}`);
@@ -111,19 +129,22 @@ if (loaded) {
 
 /** Gives Start and Preview the editor's text to post. */
 function useEditor(editor: EditorView): void {
-  $('#start').onclick = async () => {
-    try {
-      const started = await api<{ id?: string; scenarios?: unknown[]; warnings?: string[] }>(
-        'POST',
-        '/scenarios',
-        editor.state.doc.toString(),
-      );
-      const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
-      say(`Started ${counted(started.scenarios?.length ?? 1, 'entry', 'entries')}.${warnings}`);
-    } catch (error) {
-      say(describeError(error), true);
-    }
-  };
+  const start = $('#start');
+  start.onclick = () =>
+    void once(start, async () => {
+      say('Starting…');
+      try {
+        const started = await api<{ id?: string; scenarios?: unknown[]; warnings?: string[] }>(
+          'POST',
+          '/scenarios',
+          editor.state.doc.toString(),
+        );
+        const warnings = started.warnings ? ` ${started.warnings.join(' ')}` : '';
+        say(`Started ${counted(started.scenarios?.length ?? 1, 'entry', 'entries')}.${warnings}`);
+      } catch (error) {
+        say(describeError(error), true);
+      }
+    });
 
   /** The preview being computed: a newer one aborts it, so that an older answer, come later, is not drawn. */
   let previewing: AbortController | undefined;
