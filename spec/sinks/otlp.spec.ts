@@ -440,12 +440,13 @@ describe('OTLP sinks', function () {
       const sink = otlpGrpcSink({
         endpoint: `127.0.0.1:${port}`,
         signal: 'metrics',
-        timeout: 300,
+        // Long enough for the connection to be made on a loaded machine (at 300 ms it sometimes was not: 'no answer').
+        timeout: 1500,
         retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
       });
       sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
       expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
-        `otlp_grpc sink: 127.0.0.1:${port} accepted the connection but did not answer within 0.3 s: is the endpoint overloaded or stuck?`,
+        `otlp_grpc sink: 127.0.0.1:${port} accepted the connection but did not answer within 1.5 s: is the endpoint overloaded or stuck?`,
       );
     } finally {
       server.forceShutdown();
