@@ -1,14 +1,13 @@
 import { expect } from 'chai';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import {
-  launchOrSkip,
+  consoleFixture,
   type PageGlobals,
   problemsOf,
   setEditorText,
   waitForEditorText,
   waitForText,
 } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const KEY = 'console-spec-key';
 
@@ -50,32 +49,24 @@ async function signIn(page: Page, key: string): Promise<void> {
 }
 
 describe('web console in Chromium (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture(['--api-key', KEY, '--catalog', 'examples/catalog']);
   let page: Page;
   let problems: string[];
 
   const api = async (path: string, init: RequestInit = {}) =>
-    fetch(`${server.base}${path}`, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } });
+    fetch(`${fixture.server.base}${path}`, { ...init, headers: { Authorization: `Bearer ${KEY}`, ...init.headers } });
   /** Starts the scenario `yaml` through the API, as another client of the server would. */
   const post = (yaml: string) =>
     api('/scenarios', { method: 'POST', headers: { 'Content-Type': 'application/yaml' }, body: yaml });
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ args: ['--api-key', KEY, '--catalog', 'examples/catalog'], quiet: true });
-    page = await browser.newPage();
+  before(async () => {
+    page = await fixture.browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
     problems = problemsOf(page);
   });
 
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-  });
-
   it('asks for the key at the first 401, again after a wrong one, then shows the console', async () => {
-    await page.goto(`${server.base}/`);
+    await page.goto(`${fixture.server.base}/`);
     await page.waitForSelector('#login[open]');
     // Nothing is known without the key: the page says neither that nothing runs nor that the catalog is empty.
     const said = await page.$$eval('.when-empty', (notes) =>
@@ -416,7 +407,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     };
     const [first, second] = [await start('first'), await start('second')];
     // A fresh tab whose first answer for the older scenario's statistics is held until the newer card is drawn.
-    const tab = await browser.newPage();
+    const tab = await fixture.browser.newPage();
     await tab.evaluateOnNewDocument(
       (key) =>
         (
@@ -434,7 +425,7 @@ describe('web console in Chromium (docs/console.md)', () => {
         } else void request.continue();
       });
     });
-    await tab.goto(`${server.base}/`);
+    await tab.goto(`${fixture.server.base}/`);
     const stats = await held;
     await tab.waitForSelector(`#running .card[data-id="${second}"]`);
     await stats.continue();
@@ -455,7 +446,7 @@ describe('web console in Chromium (docs/console.md)', () => {
   it('a refusal that answers a key already replaced asks nothing: the call goes again with the new key', async () => {
     // A slow machine answers the calls sent with the wrong key in any order: here the catalog's answer is held
     // until the right key has been given, so its 401 arrives after the dialog closed.
-    const tab = await browser.newPage();
+    const tab = await fixture.browser.newPage();
     const tabProblems = problemsOf(tab);
     await tab.setRequestInterception(true);
     const held = new Promise<HTTPRequest>((resolve) =>
@@ -465,7 +456,7 @@ describe('web console in Chromium (docs/console.md)', () => {
         else void request.continue();
       }),
     );
-    await tab.goto(`${server.base}/`);
+    await tab.goto(`${fixture.server.base}/`);
     await tab.waitForSelector('#login[open]');
     await signIn(tab, 'wrong-key');
     await waitForText(tab, '#login .login-error', /refused/);

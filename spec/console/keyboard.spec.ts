@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import type { Page } from 'puppeteer-core';
+import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
 
 /** The element Tab focused (the editor's host for its content, which lives in a shadow root) and its outline. */
 const focused = (page: Page) =>
@@ -19,23 +18,14 @@ const focused = (page: Page) =>
   });
 
 describe('web console with the keyboard only (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture(['--catalog', 'examples/catalog']);
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-  });
+  before(async () => {});
 
   it('tabs through every control in reading order, each with its focus visible, the editor too', async () => {
-    const page = await browser.newPage();
+    const page = await fixture.browser.newPage();
     const problems = problemsOf(page);
-    await page.goto(`${server.base}/`);
+    await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
     await page.waitForFunction(
       () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
 
 /** Whether the element `selector` is disabled. */
 const disabled = (page: Page, selector: string) =>
@@ -21,23 +20,14 @@ async function openWithEditorHeld(page: Page, base: string): Promise<Promise<HTT
 }
 
 describe('web console while its editor loads (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture(['--catalog', 'examples/catalog']);
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-  });
+  before(async () => {});
 
   it('lists the catalog and says the editor is loading, its Start and Preview disabled until it is there', async () => {
-    const page = await browser.newPage();
+    const page = await fixture.browser.newPage();
     const problems = problemsOf(page);
-    const editorScript = await openWithEditorHeld(page, server.base);
+    const editorScript = await openWithEditorHeld(page, fixture.server.base);
     await waitForText(page, '#catalog', /checkout-incident/);
     await waitForText(page, '#editor', /Loading the editor/);
     expect(await disabled(page, '#start'), 'Start').to.equal(true);
@@ -59,9 +49,9 @@ describe('web console while its editor loads (docs/console.md)', () => {
   });
 
   it('says so when the editor could not be loaded', async () => {
-    const page = await browser.newPage();
+    const page = await fixture.browser.newPage();
     const problems = problemsOf(page);
-    await (await openWithEditorHeld(page, server.base)).abort('connectionfailed');
+    await (await openWithEditorHeld(page, fixture.server.base)).abort('connectionfailed');
     await waitForText(page, '#editor', /Could not load the editor .*reload the page/);
     expect(await disabled(page, '#start'), 'Start').to.equal(true);
     // The failed script is the only error the page logged.

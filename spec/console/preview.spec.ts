@@ -1,29 +1,20 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { consoleFixture, type PageGlobals, problemsOf, setEditorText, waitForText } from '../support/browser.js';
 import { SPIKE_AND_INCIDENT } from '../support/scenarios.js';
 
 describe('web console preview in Chromium (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture();
   let page: Page;
   let problems: string[];
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ quiet: true });
-    page = await browser.newPage();
+  before(async () => {
+    page = await fixture.browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
     problems = problemsOf(page, [422]);
-    await page.goto(`${server.base}/ui/`);
+    await page.goto(`${fixture.server.base}/ui/`);
     await page.waitForSelector('#editor >>> .cm-content');
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.kill();
   });
 
   const setText = (text: string) => setEditorText(page, text);
@@ -57,7 +48,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     // The same request, answered to this spec: what the charts draw must be its data.
     const url = new URL(request.url());
     const preview = (await (
-      await fetch(`${server.base}${url.pathname}${url.search}`, {
+      await fetch(`${fixture.server.base}${url.pathname}${url.search}`, {
         method: 'POST',
         headers: { 'content-type': 'application/yaml' },
         body: text,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import type { Page } from 'puppeteer-core';
+import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
+import { startServerProcess } from '../support/server-process.js';
 
 /** The WCAG contrast ratio of two `rgb(r, g, b)` colours: 4.5 is the least for text (level AA). */
 function contrast(one: string, other: string): number {
@@ -20,19 +20,16 @@ function contrast(one: string, other: string): number {
 const pageText = (page: Page) => page.$eval('body', (body) => body.textContent ?? '');
 
 describe('web console while svc-server is down and when it is back (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture(['--catalog', 'examples/catalog']);
   let page: Page;
   let problems: string[];
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
-    page = await browser.newPage();
+  before(async () => {
+    page = await fixture.browser.newPage();
     problems = problemsOf(page);
-    await page.goto(`${server.base}/`);
+    await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
-    const started = await fetch(`${server.base}/scenarios`, {
+    const started = await fetch(`${fixture.server.base}/scenarios`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/yaml' },
       body: 'signal_type: metrics\nname: live_gauge\nrate: 5\ngenerator: {type: constant, value: 1}\n',
@@ -44,14 +41,9 @@ describe('web console while svc-server is down and when it is back (docs/console
     );
   });
 
-  after(async () => {
-    await browser?.close();
-    server?.kill();
-  });
-
   it("says the server does not answer, in words, where the browser's own error said 'TypeError: Failed to fetch'", async () => {
-    server.kill();
-    await server.exited;
+    fixture.server.kill();
+    await fixture.server.exited;
     await waitForText(
       page,
       '#banner',
@@ -90,8 +82,8 @@ describe('web console while svc-server is down and when it is back (docs/console
   });
 
   it('recovers once the server is back on its address: the banner goes', async () => {
-    server = await startServerProcess({
-      args: ['--catalog', 'examples/catalog', '--port', new URL(server.base).port],
+    fixture.server = await startServerProcess({
+      args: ['--catalog', 'examples/catalog', '--port', new URL(fixture.server.base).port],
       quiet: true,
     });
     await page.waitForSelector('#banner[hidden]');

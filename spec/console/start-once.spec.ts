@@ -1,24 +1,20 @@
 import { expect } from 'chai';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
-import { launchOrSkip, problemsOf, waitForText } from '../support/browser.js';
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
 import { waitFor } from '../support/backends/ports.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 describe('web console on a slow network: a Start clicked twice starts once (docs/console.md)', () => {
-  let browser: Browser;
-  let server: ServerProcess;
+  const fixture = consoleFixture(['--catalog', 'examples/catalog']);
   let page: Page;
   let problems: string[];
   /** The `POST /scenarios` requests the page sent, held until the spec lets them go, as a slow network would. */
   let posts: HTTPRequest[];
 
   const listed = async () =>
-    ((await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: unknown[] }).scenarios.length;
+    ((await (await fetch(`${fixture.server.base}/scenarios`)).json()) as { scenarios: unknown[] }).scenarios.length;
 
-  before(async function () {
-    browser = await launchOrSkip(this);
-    server = await startServerProcess({ args: ['--catalog', 'examples/catalog'], quiet: true });
-    page = await browser.newPage();
+  before(async () => {
+    page = await fixture.browser.newPage();
     problems = problemsOf(page);
     posts = [];
     await page.setRequestInterception(true);
@@ -27,7 +23,7 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
         ? void posts.push(request)
         : void request.continue(),
     );
-    await page.goto(`${server.base}/`);
+    await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
     await page.waitForFunction(
       () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
@@ -35,15 +31,11 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
   });
 
   afterEach(async () => {
-    for (const id of ((await (await fetch(`${server.base}/scenarios`)).json()) as { scenarios: { id: string }[] })
-      .scenarios)
-      await fetch(`${server.base}/scenarios/${id.id}`, { method: 'DELETE' });
+    for (const id of (
+      (await (await fetch(`${fixture.server.base}/scenarios`)).json()) as { scenarios: { id: string }[] }
+    ).scenarios)
+      await fetch(`${fixture.server.base}/scenarios/${id.id}`, { method: 'DELETE' });
     posts = [];
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.kill();
   });
 
   for (const [where, button, message, started] of [

@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser, Page } from 'puppeteer-core';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 import type { DrawnMarks } from '../../console/src/mark-labels.js';
 
 /** Where Debian's `chromium` package puts the browser (.ci/run installs it), or `CHROMIUM_PATH`. */
@@ -31,6 +32,23 @@ export async function launchOrSkip(context: Mocha.Context): Promise<Browser> {
   const { launch } = await import('puppeteer-core');
   // --no-sandbox: CI and this machine run as root, where Chromium's sandbox cannot start.
   return launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * A Chromium and a `bin/svc-server` process started with `args`, for the specs of one `describe` (call it there):
+ * started before them, closed after. `server` may be replaced (a spec that restarts the server).
+ */
+export function consoleFixture(args: readonly string[] = []): { browser: Browser; server: ServerProcess } {
+  const fixture = {} as { browser: Browser; server: ServerProcess };
+  before(async function () {
+    fixture.browser = await launchOrSkip(this);
+    fixture.server = await startServerProcess({ args: [...args], quiet: true });
+  });
+  after(async () => {
+    await fixture.browser?.close();
+    fixture.server?.kill();
+  });
+  return fixture;
 }
 
 /**
