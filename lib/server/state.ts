@@ -40,8 +40,11 @@ const DIR_MODE = 0o700;
  */
 export class ScenarioStore {
   private readonly records = new Map<string, { format: BodyFormat; body: string; ids: Map<string, string> }>();
-  /** Scenario id → the key of the record it belongs to. */
-  private readonly keyOf = new Map<string, string>();
+  /**
+   * Scenario id → the keys of the records holding it: one, unless a record was copied in the directory (a backup
+   * beside it), and then a deletion must leave every copy, or the next start would bring the scenario back.
+   */
+  private readonly keysOf = new Map<string, Set<string>>();
   /** The write in flight per record: the next one waits for it, so the last state wins on disk. */
   private readonly writes = new Map<string, Promise<void>>();
 
@@ -83,7 +86,7 @@ export class ScenarioStore {
       try {
         const record = parseRecord(await readFile(path, 'utf8'));
         this.records.set(key, record);
-        for (const id of record.ids.values()) this.keyOf.set(id, key);
+        this.hold(key, record.ids);
         scenarios.push({ key, ...record });
       } catch (error) {
         unreadable.push({ file: path, problem: (error as Error).message });
@@ -100,12 +103,12 @@ export class ScenarioStore {
   async save(format: BodyFormat, body: string, ids: ReadonlyMap<string, string>): Promise<void> {
     const key = `${Date.now().toString(36).padStart(9, '0')}-${randomUUID()}`;
     this.records.set(key, { format, body, ids: new Map(ids) });
-    for (const id of ids.values()) this.keyOf.set(id, key);
+    this.hold(key, ids);
     try {
       await this.write(key);
     } catch (error) {
       this.records.delete(key);
-      for (const id of ids.values()) this.keyOf.delete(id);
+      for (const id of ids.values()) this.keysOf.delete(id);
       // A write that failed after its rename (the directory's fsync) left the file: it must not start at restart.
       await this.write(key).catch(() => undefined);
       throw error;
@@ -113,22 +116,35 @@ export class ScenarioStore {
   }
 
   /**
-   * Takes a stopped or deleted scenario out of its record (the file goes with its last scenario);
+   * Takes a stopped or deleted scenario out of every record holding it (a file goes with its last scenario);
    * unknown ids are ignored. A failure to write is logged and rejects: the scenario is stopped whatever
    * the disk says, but its record on disk still starts it again at restart.
    */
   async forget(id: string): Promise<void> {
-    const key = this.keyOf.get(id);
-    if (key === undefined) return;
-    this.keyOf.delete(id);
-    const record = this.records.get(key)!;
-    for (const [entry, scenario] of record.ids) if (scenario === id) record.ids.delete(entry);
-    if (record.ids.size === 0) this.records.delete(key);
-    try {
-      await this.write(key);
-    } catch (error) {
-      this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
-      throw error;
+    const keys = this.keysOf.get(id);
+    if (keys === undefined) return;
+    this.keysOf.delete(id);
+    const writes = [...keys].map(async (key) => {
+      const record = this.records.get(key)!;
+      for (const [entry, scenario] of record.ids) if (scenario === id) record.ids.delete(entry);
+      if (record.ids.size === 0) this.records.delete(key);
+      try {
+        await this.write(key);
+      } catch (error) {
+        this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
+        throw error;
+      }
+    });
+    const failed = (await Promise.allSettled(writes)).find((write) => write.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** Notes that the record `key` holds the scenarios `ids`. */
+  private hold(key: string, ids: ReadonlyMap<string, string>): void {
+    for (const id of ids.values()) {
+      const keys = this.keysOf.get(id);
+      if (keys) keys.add(key);
+      else this.keysOf.set(id, new Set([key]));
     }
   }
 

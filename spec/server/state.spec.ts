@@ -102,6 +102,24 @@ describe('svc-server --state DIR', () => {
       expect(records(dir)).to.deep.equal([]);
     });
 
+    it('takes a deleted scenario out of a copy of its record too: it does not come back at the next start', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('copied_total'))).json();
+      const [file] = records(dir);
+      // An operator's backup beside the record, as `cp` makes it.
+      writeFileSync(join(dir, `${file!.slice(0, -'.json'.length)}-backup.json`), readFileSync(join(dir, file!)));
+
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      expect((await second.server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+      expect(records(dir)).to.deep.equal([]);
+
+      const third = await serverOn(dir);
+      expect(await third.restore()).to.equal(0);
+      expect(third.running()).to.deep.equal([]);
+    });
+
     describe('an `after` entry whose watched entry was deleted', () => {
       const AFTER = `version: 2
 kind: runnable
