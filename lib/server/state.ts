@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { jsonSyntaxMessage } from '../config/parse.js';
@@ -84,7 +85,7 @@ export class ScenarioStore {
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
       const key = name.slice(0, -'.json'.length);
       try {
-        const record = parseRecord(await readFile(path, 'utf8'));
+        const record = parseRecord(await readRecord(path));
         this.records.set(key, record);
         this.hold(key, record.ids);
         scenarios.push({ key, ...record });
@@ -228,9 +229,25 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The text of the state file at `path`, refused when it is not a regular file or larger than a record can be:
+ * a named pipe would hold the start for ever (opening it waits for a writer, here it is opened without waiting),
+ * a device such as /dev/zero would be read until memory ran out.
+ */
+async function readRecord(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error('not a regular file (a directory, a named pipe or a device?)');
+    if (stats.size > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A record's text as written by {@link ScenarioStore}; an Error saying what is wrong otherwise. */
 function parseRecord(text: string): { format: BodyFormat; body: string; ids: Map<string, string> } {
-  if (text.length > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
   let value: unknown;
   try {
     value = JSON.parse(text);

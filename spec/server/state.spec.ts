@@ -1,5 +1,15 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -268,6 +278,28 @@ scenarios:
       expect(errors[2]).to.match(/^--state: could not start .*invalid\.json again: /);
       // Left for the operator to look at.
       expect(records(dir)).to.have.length(4);
+    });
+
+    it('skips a named pipe, a device and a directory named *.json without waiting on them, and starts the others', async function () {
+      // Before, opening the pipe waited for a writer: the start never ended, deaf to SIGTERM.
+      this.timeout(10_000);
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('good_total'))).json();
+      execFileSync('mkfifo', [join(dir, 'pipe.json')]);
+      symlinkSync('/dev/zero', join(dir, 'zero.json'));
+      mkdirSync(join(dir, 'directory.json'));
+
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      expect(second.running()).to.deep.equal([`${id} good_total`]);
+      const errors = second.logs.filter((line) => line.level === 50).map((line) => line.msg);
+      expect(errors).to.deep.equal(
+        ['directory', 'pipe', 'zero'].map(
+          (name) =>
+            `--state: skipped ${join(dir, name)}.json: not a regular file (a directory, a named pipe or a device?); remove it, or move it out of the state directory`,
+        ),
+      );
     });
 
     it('says where a corrupt record breaks JSON without quoting its text, which may hold a secret', async () => {
