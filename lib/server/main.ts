@@ -14,7 +14,7 @@ import { isLoopback } from './loopback.js';
 import { servesLocalNamesOnly } from './middleware/host.js';
 import { apiKeyProblem } from './middleware/auth.js';
 import { logLevelOf } from './log-level.js';
-import { DEFAULT_MAX_ENTRIES, EntryRegistry } from './registry.js';
+import { DEFAULT_MAX_ENTRIES, EntryRegistry, type StartedEntry } from './registry.js';
 import type { PreparedScenario } from './launch.js';
 import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
@@ -216,23 +216,23 @@ class ServeCommand extends Command {
     return 0;
   }
 
-  /** Drains (readiness turns 503), stops and flushes every scenario, then closes the server. */
   /**
-   * Stops every scenario and flushes it, then closes the server. A flush that has not ended {@link STOP_GRACE_MS}
+   * Drains (readiness turns 503), stops every scenario and flushes it, logs what they did not deliver, then closes
+   * the server. A flush that has not ended {@link STOP_GRACE_MS}
    * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
    * the log says so and the process exits 1 at once, as a write pending on a pipe nobody reads holds one of node's
    * threads, and the process with it, for ever.
    */
   private async shutDown(registry: EntryRegistry, server: Server, logger: Logger): Promise<void> {
     let grace: NodeJS.Timeout | undefined;
-    const flushed = await Promise.race([
-      registry.stopAll().then(() => true),
-      new Promise<false>((resolve) => {
-        grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
+    const stopped = await Promise.race([
+      registry.stopAll(),
+      new Promise<undefined>((resolve) => {
+        grace = setTimeout(() => resolve(undefined), STOP_GRACE_MS);
       }),
     ]);
     clearTimeout(grace);
-    if (!flushed) {
+    if (!stopped) {
       logger.error(
         `stopped without every flush: a destination took nothing for ${STOP_GRACE_MS / 1000} s after the stop (a stdout nobody reads?); what it held is lost`,
       );
@@ -241,7 +241,7 @@ class ServeCommand extends Command {
     }
     await new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
-    logger.info('stopped');
+    logStopped(logger, stopped);
     logger.flush();
   }
 
@@ -325,6 +325,38 @@ class ServeCommand extends Command {
       throw new UsageError((error as Error).message);
     }
   }
+}
+
+/**
+ * The last word on the scenarios a stop ended, whose statistics leave with the process: a warning for each that
+ * did not deliver all it made (retries given up, a stall, a flush out of time), and the totals on `stopped`.
+ */
+function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
+  let events = 0;
+  let dropped = 0;
+  for (const { id, name, run } of stopped) {
+    const { totalEvents, droppedEvents, lastSinkError } = run.stats;
+    events += totalEvents;
+    dropped += droppedEvents;
+    if (droppedEvents > 0)
+      logger.warn(
+        {
+          scenario: id,
+          entry: run.entry.id,
+          name,
+          total_events: totalEvents,
+          dropped_events: droppedEvents,
+          sink_error: lastSinkError,
+        },
+        `scenario stopped: ${droppedEvents} of its ${totalEvents} events were not delivered (last sink error: ${lastSinkError})`,
+      );
+  }
+  logger.info(
+    { scenarios: stopped.length, total_events: events, dropped_events: dropped },
+    dropped
+      ? `stopped: ${dropped} of the ${events} events of ${stopped.length} scenarios were not delivered`
+      : 'stopped',
+  );
 }
 
 /** Why the server could not listen on `bind`:`port`, naming the setting to change (`bindName`: --bind or SVC_BIND). */

@@ -207,10 +207,12 @@ export class EntryRegistry {
     return this.removed;
   }
 
-  /** Starts draining, stops every entry and waits until every sink flushed. */
-  async stopAll(): Promise<void> {
+  /** Starts draining, stops every entry and waits until every sink flushed; returns the entries that were running. */
+  async stopAll(): Promise<StartedEntry[]> {
     this.stopping = true;
+    const running = [...this.entries.values()].filter((started) => !started.outcome);
     await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
+    return running;
   }
 }
 

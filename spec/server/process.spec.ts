@@ -235,6 +235,50 @@ describe('svc-server start-up safety (design: server safety)', function () {
   });
 });
 
+describe('svc-server stopping with events its sinks did not deliver', function () {
+  this.timeout(30_000);
+
+  it('logs at SIGTERM, per scenario and in all, how many events were not delivered, whose counts leave with it', async () => {
+    // /ok takes every request; /refused refuses each one (400: not retried, its events are dropped).
+    const requests = { ok: 0, refused: 0 };
+    const receiver = createServer((req, res) => {
+      req.resume();
+      const path = req.url === '/ok' ? 'ok' : 'refused';
+      requests[path]++;
+      res.writeHead(path === 'ok' ? 204 : 400).end('refused');
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const server = await startServerProcess();
+    try {
+      const body = (path: string) =>
+        `name: ${path}_total\nsignal_type: metrics\nrate: 100\ngenerator: {type: constant, value: 1}\nsink: {type: http_push, url: "${url}/${path}", max_buffer_age: 100ms}\n`;
+      for (const path of ['ok', 'refused'])
+        expect((await fetch(`${server.base}/scenarios`, { method: 'POST', body: body(path) })).status).to.equal(201);
+      await waitFor('a request of each scenario', () => requests.ok > 0 && requests.refused > 0, 10_000);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      const lines = logLines(server) as unknown as Record<string, unknown>[];
+      const lost = lines.filter((line) => String(line.msg).startsWith('scenario stopped:'));
+      expect(lost).to.have.length(1);
+      expect(lost[0]!.name).to.equal('refused_total');
+      expect(lost[0]!.dropped_events).to.be.above(0).and.equal(lost[0]!.total_events);
+      expect(lost[0]!.msg).to.match(
+        /^scenario stopped: (\d+) of its \1 events were not delivered \(last sink error: .*400/,
+      );
+      const stopped = lines.at(-1)!;
+      expect(stopped).to.include({ scenarios: 2, dropped_events: lost[0]!.dropped_events });
+      expect(stopped.total_events).to.be.above(lost[0]!.total_events as number);
+      expect(stopped.msg).to.equal(
+        `stopped: ${stopped.dropped_events} of the ${stopped.total_events} events of 2 scenarios were not delivered`,
+      );
+    } finally {
+      server.kill();
+      receiver.close();
+    }
+  });
+});
+
 describe('svc-server stopping into a stdout nobody reads', function () {
   this.timeout(40_000);
 
