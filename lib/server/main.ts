@@ -279,11 +279,11 @@ class ServeCommand extends Command {
       max: 65535,
       expected: 'a port from 0 to 65535',
     });
-    const fileRootDir = this.fileRoot ?? process.env.SVC_FILE_ROOT;
-    const catalogDir = this.catalog ?? process.env.SVC_CATALOG;
+    const fileRootDir = directorySetting('--file-root', this.fileRoot, 'SVC_FILE_ROOT');
+    const catalogDir = directorySetting('--catalog', this.catalog, 'SVC_CATALOG');
     const autostart = this.autostart ?? process.env.SVC_AUTOSTART;
     const shard = this.shard ?? process.env.SVC_SHARD;
-    const stateDir = this.state ?? process.env.SVC_STATE_DIR;
+    const stateDir = directorySetting('--state', this.state, 'SVC_STATE_DIR');
     const maxEntriesText = this.maxEntries ?? process.env.SVC_MAX_ENTRIES;
     // A million entries is about 20 GiB of heap: past it a number is a typo, not a machine.
     const maxEntries =
@@ -357,6 +357,19 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
       ? `stopped: ${dropped} of the ${events} events of ${stopped.length} scenarios were not delivered`
       : 'stopped',
   );
+}
+
+/**
+ * A directory flag, else its environment variable; a UsageError naming the one given when it is empty (a variable
+ * set from an unset one, `SVC_STATE_DIR=$DIR`): it named no directory, and the errors of the empty path named none.
+ */
+function directorySetting(flag: string, given: string | undefined, env: string): string | undefined {
+  const dir = given ?? process.env[env];
+  if (dir === '')
+    throw new UsageError(
+      `${given === undefined ? env : flag} is empty: give a directory${given === undefined ? `, or unset ${env}` : ''}`,
+    );
+  return dir;
 }
 
 /** Why the server could not listen on `bind`:`port`, naming the setting to change (`bindName`: --bind or SVC_BIND). */

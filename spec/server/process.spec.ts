@@ -178,6 +178,23 @@ describe('svc-server start-up safety (design: server safety)', function () {
     expect(err).to.match(/--file-root: \/no\/such\/dir is not a directory/);
   });
 
+  it('exits 2 naming the flag or the variable of a directory setting that is empty', async () => {
+    const cases: { env?: Record<string, string>; args?: string[]; said: string }[] = [
+      { env: { SVC_STATE_DIR: '' }, said: 'SVC_STATE_DIR is empty: give a directory, or unset SVC_STATE_DIR' },
+      { env: { SVC_FILE_ROOT: '' }, said: 'SVC_FILE_ROOT is empty: give a directory, or unset SVC_FILE_ROOT' },
+      { env: { SVC_CATALOG: '' }, said: 'SVC_CATALOG is empty: give a directory, or unset SVC_CATALOG' },
+      { args: ['--state', ''], said: '--state is empty: give a directory' },
+    ];
+    for (const { env, args, said } of cases) {
+      const child = spawnServerProcess({ env, args });
+      let err = '';
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code, err).to.equal(2);
+      expect(err.split('\n')[0]).to.equal(`Usage Error: ${said}`);
+    }
+  });
+
   it('exits 1 naming --port or --bind when it cannot listen there, without a stack trace', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
