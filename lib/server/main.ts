@@ -239,8 +239,11 @@ class ServeCommand extends Command {
       logger.flush();
       process.exit(1);
     }
-    await new Promise((resolve) => server.close(resolve));
+    // close() also ends node's checks of the request timeouts: a request still arriving (a body sent slowly, or never)
+    // would hold the process for ever. Every scenario is stopped, nothing is left to serve: the connections go now.
+    const closed = new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
+    await closed;
     logStopped(logger, stopped);
     logger.flush();
   }

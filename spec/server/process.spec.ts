@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
@@ -292,6 +292,37 @@ describe('svc-server stopping with events its sinks did not deliver', function (
     } finally {
       server.kill();
       receiver.close();
+    }
+  });
+});
+
+describe('svc-server stopping while a client still sends its request', function () {
+  this.timeout(30_000);
+
+  it('closes the connection and exits 0 at SIGTERM: a body that never comes does not hold it', async () => {
+    const server = await startServerProcess();
+    try {
+      const { port } = new URL(server.base);
+      const client = connect(Number(port), '127.0.0.1');
+      const closed = new Promise((resolve) => client.once('close', resolve));
+      client.on('error', () => undefined);
+      // Headers and the first bytes of a 1000-byte body, then nothing.
+      await new Promise<void>((resolve) =>
+        client.write(
+          'POST /scenarios HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\nContent-Length: 1000\r\n\r\nversion: 2\n',
+          () => resolve(),
+        ),
+      );
+      // A request answered after it was sent: the server has taken that connection.
+      expect((await fetch(`${server.base}/health`)).status).to.equal(200);
+      server.child.kill('SIGTERM');
+      // Before, the process waited for the body for ever: close() ends node's checks of the request timeout.
+      const still = new Promise((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000).unref());
+      expect(await Promise.race([server.exited, still])).to.equal(0);
+      await closed;
+      expect(logLines(server).at(-1)!.msg).to.equal('stopped');
+    } finally {
+      server.kill();
     }
   });
 });
