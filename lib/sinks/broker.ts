@@ -12,6 +12,7 @@ import {
 } from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './framing/broker-messages.js';
 import { DEFAULT_RETRY } from './core/retry.js';
+import { SinkError } from './core/errors.js';
 import { sentSecrets } from '../redact.js';
 import type { Sink } from '../../operators/deliver.js';
 
@@ -38,7 +39,8 @@ const ACKS = { all: -1, leader: 1, none: 0 } as const;
 /**
  * Sink for Kafka (kafkajs, build feature `kafka`): a batching sink whose sends are
  * `producer.send`s of the buffered events as messages (see {@link produceRequests}) to `topic`,
- * with the record timestamps of the entry's clock. A send is delivered when the brokers
+ * with the record timestamps of the entry's clock, one `producer.send` per leader broker (see {@link Producer.send}).
+ * A send is delivered when the brokers
  * acknowledged it as `acks` asks; connection failures, timeouts, retriable Kafka errors and a topic
  * deleted after it took messages are retried under `retry`; a topic missing from the first send on,
  * refused credentials and oversized messages are final. The producer connects on the first send and disconnects when the sink closes, after its flush; a flush
@@ -62,7 +64,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
         batchSize,
         maxBytes: BROKER_DEFAULTS.maxSendBytes,
       }),
-      send: (request) => producer.send(request.messages),
+      send: (request) => producer.send(request),
       abort: () => producer.abort(),
       release: () => producer.disconnect(),
     },
@@ -78,6 +80,32 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
       random: options.random,
     },
   );
+}
+
+/** A message of a request with the partition it goes to (kafkajs ignores its `events`). */
+interface Routed extends BrokerMessage {
+  readonly partition: number;
+}
+
+/** The messages of a request that one `producer.send` carries: a leader broker's, or a partition's. */
+interface Share {
+  readonly routed: Routed[];
+  readonly events: number;
+  readonly bytes: number;
+}
+
+/** `routed` grouped by what `groupOf` says of each message's partition, in order. */
+function sharesBy(routed: readonly Routed[], groupOf: (partition: number) => number): Share[] {
+  const shares = new Map<number, { routed: Routed[]; events: number; bytes: number }>();
+  for (const r of routed) {
+    const group = groupOf(r.partition);
+    let share = shares.get(group);
+    if (!share) shares.set(group, (share = { routed: [], events: 0, bytes: 0 }));
+    share.routed.push(r);
+    share.events += r.events;
+    share.bytes += r.value.byteLength;
+  }
+  return [...shares.values()];
 }
 
 /**
@@ -98,6 +126,12 @@ class Producer {
     this.lastAnswer?.error === message ? this.lastAnswer.broker : undefined;
   /** A send was acknowledged: the topic existed. */
   private written = false;
+  /** Java's partitioner (murmur2 of the key; keyless messages in turn): a key lands where Java clients put it. */
+  private readonly partitioner: ReturnType<Kafkajs.ICustomPartitioner>;
+  /** The topic's partitions, as kafkajs last read them from the cluster's metadata (it partitions every message it sends). */
+  private partitions: Kafkajs.PartitionMetadata[] | undefined;
+  /** The messages of a request not stored yet, after an attempt that failed: a retry sends only them. */
+  private readonly unstored = new WeakMap<ProduceRequest, Routed[]>();
 
   constructor(
     private readonly kafkajs: typeof Kafkajs,
@@ -105,6 +139,7 @@ class Producer {
     private readonly context: ErrorContext,
   ) {
     this.brokers = options.brokers;
+    this.partitioner = kafkajs.Partitioners.DefaultPartitioner();
     this.record = {
       topic: options.topic,
       acks: ACKS[options.acks ?? 'all'],
@@ -113,14 +148,74 @@ class Producer {
     };
   }
 
-  async send(messages: BrokerMessage[]): Promise<void> {
+  /**
+   * Sends a request as one `producer.send` per leader broker of its partitions, at once: as many Produce requests
+   * as kafkajs makes of one send, but a broker that fails (down, unreachable, refusing) fails only its
+   * partitions' messages. When some fail, the error says what the others stored ({@link SinkError.stored}) and the
+   * request's retry sends only the failed messages, to the same partitions, one `producer.send` per partition, so
+   * that a partition refused again fails alone. kafkajs's error does not say which partition of a broker's answer
+   * failed, so such an error (NOT_LEADER_OR_FOLLOWER for one partition) retries all of that broker's share: the
+   * partitions it stored store their messages twice (at least once). The first send of the producer learns the
+   * partitions and their leaders from a first message sent alone.
+   */
+  async send(request: ProduceRequest): Promise<void> {
     const producer = await this.connect();
+    const failed = this.unstored.get(request);
+    const stored = { size: 0, bytes: 0 };
     try {
-      await producer.send({ ...this.record, messages });
-      this.written = true;
+      let shares: Share[];
+      if (failed) shares = sharesBy(failed, (partition) => partition);
+      else {
+        let messages: readonly BrokerMessage[] = request.messages;
+        if (!this.partitions) {
+          const [first] = messages;
+          await this.produce(producer, first!);
+          stored.size += first!.events;
+          stored.bytes += first!.value.byteLength;
+          messages = messages.slice(1);
+        }
+        const leaders = new Map(this.partitions!.map(({ partitionId, leader }) => [partitionId, leader]));
+        shares = sharesBy(this.routed(messages), (partition) => leaders.get(partition) ?? -1);
+      }
+      const results = await Promise.allSettled(
+        shares.map(({ routed }) => producer.send({ ...this.record, messages: routed })),
+      );
+      const unstored: Routed[] = [];
+      shares.forEach((share, n) => {
+        if (results[n]!.status === 'rejected') unstored.push(...share.routed);
+        else {
+          stored.size += share.events;
+          stored.bytes += share.bytes;
+        }
+      });
+      if (results.some((result) => result.status === 'fulfilled')) this.written = true;
+      if (unstored.length === 0) {
+        this.unstored.delete(request);
+        return;
+      }
+      this.unstored.set(request, unstored);
+      throw (results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
     } catch (cause) {
-      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy, written: this.written });
+      const error = brokerError(cause, { ...this.context, answeredBy: this.answeredBy, written: this.written });
+      if (stored.size === 0) throw error;
+      throw new SinkError('broker', error.detail, { cause: error.cause, retryable: error.retryable, stored });
     }
+  }
+
+  /** Sends one message, kafkajs choosing its partition. */
+  private async produce(producer: Kafkajs.Producer, { key, value, timestamp }: BrokerMessage): Promise<void> {
+    await producer.send({ ...this.record, messages: [{ key, value, timestamp }] });
+    this.written = true;
+  }
+
+  /** `messages` with the partitions the partitioner gives them. */
+  private routed(messages: readonly BrokerMessage[]): Routed[] {
+    const { topic } = this.record;
+    const partitionMetadata = this.partitions!;
+    return messages.map(({ key, value, timestamp, events }) => {
+      const partition = this.partitioner({ topic, partitionMetadata, message: { key, value } });
+      return { key, value, timestamp, events, partition };
+    });
   }
 
   /**
@@ -155,14 +250,16 @@ class Producer {
       logLevel: this.kafkajs.logLevel.ERROR,
       logCreator: () => this.noteAnswer,
     });
-    // Java's partitioner (murmur2 of the key): a key lands where Java clients put it.
-    this.producer = kafka.producer({
-      createPartitioner: this.kafkajs.Partitioners.DefaultPartitioner,
-      retry: { retries: 0 },
-    });
+    this.producer = kafka.producer({ createPartitioner: () => this.partitionLearning, retry: { retries: 0 } });
     await this.producer.connect();
     return this.producer;
   }
+
+  /** The partitioner kafkajs calls for every message it sends, keeping the partitions it passes; a message the sink routed keeps its partition. */
+  private readonly partitionLearning = (args: Kafkajs.PartitionerArgs): number => {
+    this.partitions = args.partitionMetadata;
+    return args.message.partition ?? this.partitioner(args);
+  };
 
   private readonly noteAnswer = ({ namespace, log }: Kafkajs.LogEntry): void => {
     if (namespace === 'Connection' && typeof log.broker === 'string' && typeof log.error === 'string')

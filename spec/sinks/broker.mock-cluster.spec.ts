@@ -4,6 +4,7 @@ import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { brokerSink } from '../../lib/sinks/broker.js';
 import { createSink } from '../../lib/sinks/index.js';
+import type { SinkReport } from '../../operators/deliver.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import {
@@ -527,5 +528,74 @@ describe('broker sink into a cluster that changes mid-run', function () {
     const values = await held();
     const missing = Array.from({ length: stats.total_events }, (_, n) => n).filter((n) => !values.has(n));
     expect(missing.length).to.be.greaterThan(0).and.at.most(stats.dropped_events);
+  });
+});
+
+/**
+ * A send whose messages go to partitions led by different brokers: a request to each. When one broker fails its
+ * request (refuses it, or is down), the other has stored its messages: a retry must carry only the failed
+ * broker's messages, or the others are stored twice.
+ */
+describe('broker sink: a send over partitions led by two brokers, of which one fails', function () {
+  this.timeout(60_000);
+  let kafka: KafkaMock;
+  beforeEach(async () => {
+    kafka = await startKafkaMock({ brokers: 2 });
+    await kafka.createTopic('svc-spread', 2, 2);
+    await kafka.leader('svc-spread', 0, 1);
+    await kafka.leader('svc-spread', 1, 2);
+  });
+  afterEach(async () => kafka?.stop());
+
+  const PODS = ['a', 'b', 'c', 'd', 'e', 'f'];
+  /** A sink keyed by pod that has sent once (the topic's partitions are known), and what it reported since. */
+  const started = async (maxAttempts: number) => {
+    const sink = brokerSink({
+      brokers: kafka.bootstrap.split(','),
+      topic: 'svc-spread',
+      keyLabel: 'pod',
+      retry: { maxAttempts, initialBackoff: 10, maxBackoff: 20 },
+    });
+    const encoder = metricsText({ name: 'up' });
+    const write = (pod: string, value: number) =>
+      sink.write(encoder.encode(sampleBatch({ values: [value], series: seriesOf({ pod }) })));
+    write('warm', 0);
+    await sink.flush();
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((report) => reports.push(report));
+    return { sink, reports, writeAll: () => PODS.forEach((pod) => write(pod, 1)) };
+  };
+  const stored = async () => (await kafka.consume('svc-spread')).filter((m) => m.key !== 'warm');
+  const total = (reports: SinkReport[], kind: 'delivered' | 'failed') =>
+    reports.reduce((n, r) => (r.kind === kind ? n + r.size : n), 0);
+
+  it("retried: one broker refuses its request, only its partition's messages are sent again, and kcat reads every event exactly once", async () => {
+    const { sink, reports, writeAll } = await started(3);
+    // Both partitions hold some of the pods, so the send is two requests, to two brokers.
+    await kafka.requestErrors(KAFKA_APIS.PRODUCE, [KAFKA_ERRORS.NOT_LEADER_OR_FOLLOWER]);
+    writeAll();
+    await sink.close();
+    const messages = await stored();
+    expect(new Set(messages.map((m) => m.partition))).to.deep.equal(new Set([0, 1]));
+    expect(messages.map((m) => m.key).sort()).to.deep.equal(PODS);
+    expect(total(reports, 'delivered')).to.equal(PODS.length);
+    expect(reports.filter((r) => r.kind === 'retrying')).to.have.length(1);
+  });
+
+  it("given up: only the partition of the broker that is down is counted failed; the other broker's partition stored its events once", async () => {
+    const { sink, reports, writeAll } = await started(2);
+    await kafka.down(2);
+    writeAll();
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.match(/^broker sink: .*\(gave up after 2 attempts\)$/);
+    await kafka.up(2); // kcat reads a topic to its end on every partition
+    const messages = await stored();
+    const keys = messages.map((m) => m.key);
+    // The pods of partition 0 (led by broker 1), each once; those of partition 1 (broker 2, down) are missing.
+    expect(new Set(messages.map((m) => m.partition))).to.deep.equal(new Set([0]));
+    expect(keys).to.have.length(new Set(keys).size);
+    expect(keys.length).to.be.within(1, PODS.length - 1);
+    expect(total(reports, 'delivered')).to.equal(keys.length);
+    expect(total(reports, 'failed')).to.equal(PODS.length - keys.length);
   });
 });

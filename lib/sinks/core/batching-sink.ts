@@ -121,6 +121,9 @@ const MIN_REQUEST_BYTES = 1 << 20;
  * - A request the destination took but refused some events of (a {@link PartialRefusal}: OTLP partial
  *   success) delivers the rest and fails those, numbered by `refusal` as the how-manieth such request in a
  *   row: one wholly taken request ends the streak, so the run can say it once per streak.
+ * - A failed attempt after which the destination had stored part of the request ({@link SinkError.stored}: a
+ *   Kafka send whose other partitions took their messages) reports that part `delivered` at once; the retries
+ *   and the give-up count only the rest.
  * - Backpressure: once `maxBufferedBytes` are held, `write` returns a promise that resolves
  *   when a request settled, so a slow or stalled destination holds the chain back and memory
  *   stays bounded.
@@ -303,11 +306,16 @@ class Batcher<R extends Request> implements SinkDriver {
     return failure;
   }
 
-  /** Sends one request with retries; resolves to the error it was given up with, if any. */
+  /**
+   * Sends one request with retries; resolves to the error it was given up with, if any. A failed attempt that
+   * stored part of the request ({@link SinkError.stored}) delivers that part: later attempts and the give-up
+   * count only the rest.
+   */
   private async attempt(request: R): Promise<Error | undefined> {
     const { core } = this;
+    let left = { size: request.size, bytes: request.bytes };
     for (let n = 1; ; n++) {
-      if (this.dropping) return this.drop(request.size, request.bytes);
+      if (this.dropping) return this.drop(left.size, left.bytes);
       try {
         const receipt = await new Promise<Receipt | void>((resolve, reject) => {
           this.cut = reject;
@@ -317,13 +325,13 @@ class Batcher<R extends Request> implements SinkDriver {
         if (receipt?.warning) core.warn(receipt.warning);
         if (!receipt?.error || !receipt.rejected || receipt.rejected <= 0) {
           this.refusals = 0;
-          core.delivered(request.size, request.bytes, receipt?.written);
+          core.delivered(left.size, left.bytes, receipt?.written);
           return undefined;
         }
         // The refused events fail, the others are delivered; bytes are shared out by events.
-        const rejected = Math.min(receipt.rejected, request.size);
-        const refusedBytes = Math.round((request.bytes * rejected) / request.size);
-        if (rejected < request.size) core.delivered(request.size - rejected, request.bytes - refusedBytes);
+        const rejected = Math.min(receipt.rejected, left.size);
+        const refusedBytes = Math.round((left.bytes * rejected) / left.size);
+        if (rejected < left.size) core.delivered(left.size - rejected, left.bytes - refusedBytes);
         return core.failed(rejected, refusedBytes, receipt.error, ++this.refusals);
       } catch (cause) {
         this.cut = undefined;
@@ -331,9 +339,13 @@ class Batcher<R extends Request> implements SinkDriver {
           cause instanceof SinkError
             ? cause
             : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
-        if (this.dropping) return this.drop(request.size, request.bytes);
+        if (error.stored) {
+          core.delivered(error.stored.size, error.stored.bytes);
+          left = { size: left.size - error.stored.size, bytes: left.bytes - error.stored.bytes };
+        }
+        if (this.dropping) return this.drop(left.size, left.bytes);
         const next = core.nextAttempt(error, n, this.options.retry, this.options.random);
-        if (typeof next !== 'number') return core.failed(request.size, request.bytes, next);
+        if (typeof next !== 'number') return core.failed(left.size, left.bytes, next);
         await this.pause(next);
       }
     }

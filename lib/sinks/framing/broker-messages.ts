@@ -8,6 +8,8 @@ export interface BrokerMessage {
   readonly value: Buffer;
   /** Epoch ms from the entry's clock (Kafka's CreateTime), as a string. */
   readonly timestamp: string;
+  /** Events the message carries: 1, or a batch's events of its key value. */
+  readonly events: number;
 }
 
 /** One send of the producer. */
@@ -104,7 +106,7 @@ function perEvent(): SendBuilder {
     add({ chunk, start, end }, key, timestamp) {
       const value = slice(chunk.data, start, end - chunk.frames.separator);
       bytes += value.byteLength;
-      messages.push({ key, value, timestamp });
+      messages.push({ key, value, timestamp, events: 1 });
     },
     close: () => ({ size: messages.length, bytes, messages }),
   };
@@ -114,7 +116,7 @@ function perEvent(): SendBuilder {
 function perBatch(): SendBuilder {
   const groups = new Map<
     string | null,
-    { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string }
+    { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string; events: number }
   >();
   let events = 0;
   let bytes = 0;
@@ -127,15 +129,21 @@ function perBatch(): SendBuilder {
     },
     add({ chunk, start, end }, key, timestamp, size) {
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { spans: [], timestamp }));
+      if (!group) groups.set(key, (group = { spans: [], timestamp, events: 0 }));
       const last = group.spans.at(-1);
       if (last && last.data === chunk.data && last.end === start) last.end = end;
       else group.spans.push({ data: chunk.data, start, end });
+      group.events++;
       events++;
       bytes += size;
     },
     close() {
-      const messages = [...groups].map(([key, { spans, timestamp }]) => ({ key, timestamp, value: joined(spans) }));
+      const messages = [...groups].map(([key, { spans, timestamp, events }]) => ({
+        key,
+        timestamp,
+        value: joined(spans),
+        events,
+      }));
       return { size: events, bytes: messages.reduce((n, m) => n + m.value.byteLength, 0), messages };
     },
   };

@@ -166,6 +166,36 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(fake.sent).to.deep.equal(['b\n']);
   });
 
+  it('a failed attempt that stored part of the request: that part is delivered at once, and only the rest is retried and given up', async () => {
+    const { scheduler, fake, sink, reports } = setup({
+      name: 'broker',
+      retry: { maxAttempts: 3, initialBackoff: 10, maxBackoff: 10 },
+    });
+    // As a Kafka send whose partitions answer apart: the first attempt stores 2 of 5 events, the next 1 more.
+    const stored = [2, 1];
+    fake.answerWith(
+      (_, attempt) =>
+        new SinkError('broker', 'answered NOT_LEADER_OR_FOLLOWER', {
+          retryable: true,
+          ...(attempt <= stored.length && { stored: { size: stored[attempt - 1]!, bytes: 2 * stored[attempt - 1]! } }),
+        }),
+    );
+    sink.write(chunk('a\nb\nc\nd\ne\n', 5));
+    const flushed = sink.flush().catch((e: unknown) => e);
+    await scheduler.advance(20);
+    const settled = reports.flatMap((r) =>
+      r.kind === 'delivered' || r.kind === 'failed' ? [[r.kind, r.size, r.bytes]] : [],
+    );
+    expect(settled).to.deep.equal([
+      ['delivered', 2, 4],
+      ['delivered', 1, 2],
+      ['failed', 2, 4],
+    ]);
+    expect(((await flushed) as Error).message).to.equal(
+      'broker sink: answered NOT_LEADER_OR_FOLLOWER (gave up after 3 attempts)',
+    );
+  });
+
   it('does not retry a refusal (a 4xx other than 408/429)', async () => {
     const { fake, sink, reports } = setup();
     const refusal = new SinkError('http_push', 'answered 400: check content_type');
