@@ -29,8 +29,8 @@ export interface BrokerSinkOptions extends BrokerConnection, BatchSettings {
 
 /**
  * A send carries up to 1,000 events and 5 s of waiting (design §4: the protocol sinks' 5 s), and
- * at most 1,000,000 bytes of message values, so that no message or record batch exceeds the
- * brokers' default `message.max.bytes` (1 MiB).
+ * at most 1,000,000 bytes of records (values, keys and each record's framing), so that no message
+ * or record batch exceeds the brokers' default `message.max.bytes` (1 MiB).
  */
 export const BROKER_DEFAULTS = { batchSize: 1000, maxAge: 5000, maxSendBytes: 1_000_000 } as const;
 

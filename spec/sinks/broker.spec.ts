@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { metricsText } from '../../lib/encoders/metrics-text.js';
+import { BROKER_DEFAULTS } from '../../lib/sinks/broker.js';
 import { brokerError, kafkaConfig, brokerWarnings, type ErrorContext } from '../../lib/sinks/broker-client.js';
-import { produceRequests, type ProduceRequest } from '../../lib/sinks/framing/broker-messages.js';
+import { produceRequests, RECORD_FRAMING_BYTES, type ProduceRequest } from '../../lib/sinks/framing/broker-messages.js';
 import { sinkWarnings } from '../../lib/server/warnings.js';
 import { sentSecrets } from '../../lib/redact.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
@@ -16,6 +18,8 @@ import { entryOf, entryProblems, metric } from '../support/scenarios.js';
 
 const T0 = Date.UTC(2024, 0, 1);
 const ONE_MB = 1_000_000;
+/** The brokers' default `message.max.bytes`: the largest record batch they take. */
+const KAFKA_MESSAGE_MAX_BYTES = 1_048_588;
 
 /** `up` gauge chunk: one event per pod, 10 ms apart from T0. */
 function gauge(...pods: string[]): EncodedBatch {
@@ -92,12 +96,25 @@ describe('broker sink', () => {
       expect(requests.map((r) => r.size)).to.deep.equal([1, 1]);
     });
 
-    it('a send carries at most maxBytes of values, and at least one event', () => {
-      const line = 'up{pod="a"} 0 1704067200000\n'.length;
-      const cut = produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 2 * line })([
-        gauge('a', 'b', 'c', 'd', 'e'),
-      ]);
+    it("a send carries at most maxBytes of records (values, keys and each record's framing), and at least one event", () => {
+      const value = 'up{pod="a"} 0 1704067200000'.length;
+      // An event's size counts its line feed, which a message per event leaves out (a byte over, as a bound may be).
+      const record = value + 1 + RECORD_FRAMING_BYTES;
+      const cut = produceRequests({
+        messagePer: 'event',
+        batchSize: 1000,
+        maxBytes: 2 * record,
+      })([gauge('a', 'b', 'c', 'd', 'e')]);
       expect(cut.map((r) => r.size)).to.deep.equal([2, 2, 1]);
+      // Keys count too: "a" and "b" take a byte each, so two records no longer fit.
+      const keyed = produceRequests({
+        messagePer: 'event',
+        keyLabel: 'pod',
+        batchSize: 1000,
+        maxBytes: 2 * record,
+      })([gauge('a', 'b', 'c')]);
+      expect(keyed.map((r) => r.size)).to.deep.equal([1, 1, 1]);
+      expect(keyed.map((r) => r.bytes)).to.deep.equal([value, value, value]);
       expect(
         produceRequests({ messagePer: 'event', batchSize: 1000, maxBytes: 1 })([gauge('a', 'b')]).map((r) => r.size),
       ).to.deep.equal([1, 1]);
@@ -120,6 +137,33 @@ describe('broker sink', () => {
         ['a|0|up{pod="a"} 0 1704067200000\n', 'b|10|up{pod="b"} 1 1704067200010\n'],
         ['a|0|up{pod="a"} 0 1704067200000\nup{pod="a"} 1 1704067200010\n'],
       ]);
+    });
+
+    it("a send of many small events stays within the brokers' default message.max.bytes as kafkajs encodes it, framing of each record included", async () => {
+      // kafkajs's own produce request encoder (not a public API): one partition, so one record batch of the whole send.
+      const encodeProduce = createRequire(import.meta.url)('kafkajs/src/protocol/requests/produce/v3/request.js') as (
+        request: object,
+      ) => { encode(): Promise<{ size(): number }> };
+      const requests = produceRequests({
+        messagePer: 'event',
+        keyLabel: 'pod',
+        batchSize: 100_000,
+        maxBytes: BROKER_DEFAULTS.maxSendBytes,
+      })([gauge(...Array<string>(60_000).fill('a'))]);
+      expect(requests.reduce((n, r) => n + r.size, 0)).to.equal(60_000);
+      for (const request of requests) {
+        const messages = request.messages.map(({ key, value, timestamp }) => ({
+          key,
+          value,
+          timestamp: Number(timestamp),
+        }));
+        const produce = encodeProduce({
+          acks: -1,
+          timeout: 10_000,
+          topicData: [{ topic: 't', partitions: [{ partition: 0, messages }] }],
+        });
+        expect((await produce.encode()).size()).to.be.at.most(KAFKA_MESSAGE_MAX_BYTES);
+      }
     });
 
     it('counts bytes of values in UTF-8', () => {

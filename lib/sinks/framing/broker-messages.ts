@@ -24,9 +24,16 @@ export interface MessageOptions {
   readonly keyLabel?: string;
   /** Events in one send at most. */
   readonly batchSize: number;
-  /** Bytes of message values in one send at most (at least one event goes). */
+  /** Bytes of records in one send at most, as Kafka frames them (at least one event goes). */
   readonly maxBytes: number;
 }
+
+/**
+ * The most bytes Kafka's record format adds to a record's key and value: its length (varint, 5), attributes (1),
+ * timestamp delta (varlong, 10), offset delta (5), key and value lengths (5 each) and header count (1). Counted
+ * against `maxBytes` so that a send of many small messages stays within the brokers' `message.max.bytes` too.
+ */
+export const RECORD_FRAMING_BYTES = 32;
 
 /** Where one event lies in a chunk's data. */
 interface EventSpan {
@@ -38,14 +45,17 @@ interface EventSpan {
 /** Gathers the events of one send into its messages. */
 interface SendBuilder {
   readonly events: number;
-  readonly bytes: number;
+  /** Bytes of the send's records as Kafka frames them, at most. */
+  readonly recordBytes: number;
+  /** What an event of `bytes` bytes keyed `key` would add to {@link recordBytes}. */
+  growth(key: string | null, bytes: number): number;
   add(span: EventSpan, key: string | null, timestamp: string, bytes: number): void;
   close(): ProduceRequest;
 }
 
 /**
- * Cuts buffered chunks into producer sends of at most `batchSize` events and about `maxBytes`
- * bytes, at event boundaries (a histogram's series set is one event). Records come from the
+ * Cuts buffered chunks into producer sends of at most `batchSize` events and `maxBytes` bytes of
+ * records (values, keys, {@link RECORD_FRAMING_BYTES} each), at event boundaries (a histogram's series set is one event). Records come from the
  * encoder's frames: an event spans its rows, and is stamped with its first row's time.
  *
  * - `event`: each event is one message, its rows without the final line feed (a histogram
@@ -79,11 +89,11 @@ export function produceRequests(options: MessageOptions): (chunks: readonly Enco
         const start = row === 0 ? 0 : ends[row - 1]!;
         const end = ends[row + rows - 1]!;
         const bytes = (end - start) * bytesPerUnit;
-        if (send.events > 0 && (send.events >= batchSize || send.bytes + bytes > maxBytes)) {
+        const key = keyLabel === undefined ? null : (frames.series[row]?.labels[keyLabel] ?? null);
+        if (send.events > 0 && (send.events >= batchSize || send.recordBytes + send.growth(key, bytes) > maxBytes)) {
           requests.push(send.close());
           send = builder();
         }
-        const key = keyLabel === undefined ? null : (frames.series[row]?.labels[keyLabel] ?? null);
         send.add({ chunk, start, end }, key, stamp(timestampOf(frames, row)), bytes);
       }
     }
@@ -96,16 +106,20 @@ export function produceRequests(options: MessageOptions): (chunks: readonly Enco
 function perEvent(): SendBuilder {
   const messages: BrokerMessage[] = [];
   let bytes = 0;
+  let recordBytes = 0;
+  const growth = (key: string | null, size: number) => RECORD_FRAMING_BYTES + keyBytes(key) + size;
   return {
     get events() {
       return messages.length;
     },
-    get bytes() {
-      return bytes;
+    get recordBytes() {
+      return recordBytes;
     },
-    add({ chunk, start, end }, key, timestamp) {
+    growth,
+    add({ chunk, start, end }, key, timestamp, size) {
       const value = slice(chunk.data, start, end - chunk.frames.separator);
       bytes += value.byteLength;
+      recordBytes += growth(key, size);
       messages.push({ key, value, timestamp, events: 1 });
     },
     close: () => ({ size: messages.length, bytes, messages }),
@@ -119,15 +133,20 @@ function perBatch(): SendBuilder {
     { spans: { data: string | Uint8Array; start: number; end: number }[]; timestamp: string; events: number }
   >();
   let events = 0;
-  let bytes = 0;
+  let recordBytes = 0;
+  // An event adds its bytes to its key's message; the first of a key adds that message's record.
+  const growth = (key: string | null, size: number) =>
+    size + (groups.has(key) ? 0 : RECORD_FRAMING_BYTES + keyBytes(key));
   return {
     get events() {
       return events;
     },
-    get bytes() {
-      return bytes;
+    get recordBytes() {
+      return recordBytes;
     },
+    growth,
     add({ chunk, start, end }, key, timestamp, size) {
+      recordBytes += growth(key, size);
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { spans: [], timestamp, events: 0 }));
       const last = group.spans.at(-1);
@@ -135,7 +154,6 @@ function perBatch(): SendBuilder {
       else group.spans.push({ data: chunk.data, start, end });
       group.events++;
       events++;
-      bytes += size;
     },
     close() {
       const messages = [...groups].map(([key, { spans, timestamp, events }]) => ({
@@ -147,6 +165,10 @@ function perBatch(): SendBuilder {
       return { size: events, bytes: messages.reduce((n, m) => n + m.value.byteLength, 0), messages };
     },
   };
+}
+
+function keyBytes(key: string | null): number {
+  return key === null ? 0 : Buffer.byteLength(key);
 }
 
 function slice(data: string | Uint8Array, start: number, end: number): Buffer {
