@@ -111,6 +111,8 @@ export interface ErrorContext {
   readonly written?: boolean;
   /** The credentials the sink sends (its SASL password, see sentSecrets), masked where a broker's message repeats them. */
   readonly secrets?: readonly string[];
+  /** What a message holds (`message_per`), which decides what to do about messages too large; default event. */
+  readonly messagePer?: 'event' | 'batch';
 }
 
 /** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
@@ -124,7 +126,7 @@ const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION
  */
 export function brokerError(
   cause: unknown,
-  { topic, target, tls, answeredBy, written, secrets = [] }: ErrorContext,
+  { topic, target, tls, answeredBy, written, secrets = [], messagePer = 'event' }: ErrorContext,
 ): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
@@ -158,8 +160,11 @@ export function brokerError(
       return saslRefused();
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
+      // A message per event already: one event, or a send's record batch, is over the topic's limit.
       return final(
-        `${broker} refused messages this large (${said}): lower batch_size, or send a message per event (message_per: event)`,
+        messagePer === 'batch'
+          ? `${broker} refused messages this large (${said}): lower batch_size, or send a message per event (message_per: event)`
+          : `${broker} refused messages this large (${said}): an event, or a send of batch_size events, is over the topic's max.message.bytes (the brokers' message.max.bytes, 1 MiB by default): lower batch_size, or raise that limit`,
       );
     default:
       break;

@@ -50,16 +50,18 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
   const kafkajs = featurePackage<typeof Kafkajs>('kafka', 'kafkajs');
   const target = options.brokers.join(',');
   const batchSize = options.batchSize ?? BROKER_DEFAULTS.batchSize;
+  const messagePer = options.messagePer ?? 'event';
   const producer = new Producer(kafkajs, options, {
     topic: options.topic,
     target,
     tls: options.tls?.enabled ?? false,
     secrets: sentSecrets({}, undefined, options.sasl ? [options.sasl.password] : []),
+    messagePer,
   });
   return batchingSink<ProduceRequest>(
     {
       prepare: produceRequests({
-        messagePer: options.messagePer ?? 'event',
+        messagePer,
         keyLabel: options.keyLabel,
         batchSize,
         maxBytes: BROKER_DEFAULTS.maxSendBytes,

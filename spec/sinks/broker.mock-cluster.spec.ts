@@ -221,6 +221,21 @@ describe('broker sink into a Kafka mock cluster', function () {
     );
   });
 
+  it('MESSAGE_TOO_LARGE with a message per event: final at once, and the advice fits (not "send a message per event")', async () => {
+    await kafka.requestErrors(KAFKA_APIS.PRODUCE, [KAFKA_ERRORS.MESSAGE_TOO_LARGE]);
+    const sink = brokerSink({
+      brokers: [kafka.bootstrap],
+      topic: 'svc-large',
+      retry: { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 },
+    });
+    sink.write(metricsText({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(error.message).to.equal(
+      `broker sink: ${kafka.bootstrap} refused messages this large (The request included a message larger than the max message size the server will accept): ` +
+        "an event, or a send of batch_size events, is over the topic's max.message.bytes (the brokers' message.max.bytes, 1 MiB by default): lower batch_size, or raise that limit",
+    );
+  });
+
   describe('a topic deleted mid-run (UnknownTopicOrPartition after the topic took messages)', () => {
     const deletedMidRun = async (retry: { maxAttempts: number; initialBackoff: number; maxBackoff: number }) => {
       await kafka.createTopic('svc-deleted', 1);

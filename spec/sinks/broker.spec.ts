@@ -405,10 +405,16 @@ describe('broker sink', () => {
     });
 
     it('oversized messages are final; retriable Kafka errors and timeouts are retried', () => {
-      expect(brokerError(protocolError('MESSAGE_TOO_LARGE', false), context)).to.include({
+      expect(brokerError(protocolError('MESSAGE_TOO_LARGE', false), { ...context, messagePer: 'batch' })).to.include({
         retryable: false,
         message:
           'broker sink: k1:9092 refused messages this large (MESSAGE_TOO_LARGE happened): lower batch_size, or send a message per event (message_per: event)',
+      });
+      // A message per event already: the advice is not to send one.
+      expect(brokerError(protocolError('RECORD_LIST_TOO_LARGE', false), context)).to.include({
+        retryable: false,
+        message:
+          "broker sink: k1:9092 refused messages this large (RECORD_LIST_TOO_LARGE happened): an event, or a send of batch_size events, is over the topic's max.message.bytes (the brokers' message.max.bytes, 1 MiB by default): lower batch_size, or raise that limit",
       });
       expect(brokerError(protocolError('NOT_ENOUGH_REPLICAS', true), context)).to.include({
         retryable: true,

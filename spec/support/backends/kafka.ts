@@ -21,7 +21,11 @@ export interface ConsumedMessage {
 }
 
 /** Kafka protocol error codes the specs inject. */
-export const KAFKA_ERRORS = { UNKNOWN_TOPIC_OR_PARTITION: 3, NOT_LEADER_OR_FOLLOWER: 6 } as const;
+export const KAFKA_ERRORS = {
+  UNKNOWN_TOPIC_OR_PARTITION: 3,
+  NOT_LEADER_OR_FOLLOWER: 6,
+  MESSAGE_TOO_LARGE: 10,
+} as const;
 
 /** Kafka protocol API keys whose requests the specs make fail. */
 export const KAFKA_APIS = { PRODUCE: 0 } as const;
