@@ -42,6 +42,7 @@ import {
   OBJECT,
   oneOf,
   POSITIVE_COUNT,
+  STRING,
   wholeNumberBelow,
 } from './internal/arguments.js';
 
@@ -252,7 +253,11 @@ const KEY = { type: 'string', test: (key: string) => key !== '', expected: 'a la
 /** Throws, naming the field, unless `options` can label ticks: a mistake would show as `pod_NaN` or a crash later. */
 function checkLabelOptions(options: LabelOptions): void {
   check('labels', 'options', options, OBJECT);
-  const { dynamic = [], spikes = [], shard } = options;
+  const { static: fixed = {}, dynamic = [], spikes = [], shard } = options;
+  // Label values are text: a number would be added to a counter (prefix 5 gives "6" for tick 1), and a string
+  // taken for the static map would label every event with its characters.
+  check('labels', 'static', fixed, OBJECT);
+  for (const [key, value] of Object.entries(fixed)) check('labels', `static.${key}`, value, STRING);
   checkList('labels', 'dynamic', dynamic);
   dynamic.forEach((label, i) => {
     check('labels', `dynamic[${i}]`, label, OBJECT);
@@ -260,7 +265,13 @@ function checkLabelOptions(options: LabelOptions): void {
     if ('values' in label) {
       checkList('labels', `dynamic[${i}].values`, label.values);
       if (label.values.length === 0) throw new RangeError(`labels: dynamic[${i}].values must not be empty`);
-    } else check('labels', `dynamic[${i}].cardinality`, label.cardinality, POSITIVE_COUNT);
+      label.values.forEach((value, j) => {
+        check('labels', `dynamic[${i}].values[${j}]`, value, STRING);
+      });
+    } else {
+      check('labels', `dynamic[${i}].cardinality`, label.cardinality, POSITIVE_COUNT);
+      checkOptional('labels', `dynamic[${i}].prefix`, label.prefix, STRING);
+    }
   });
   checkList('labels', 'spikes', spikes);
   spikes.forEach((spike, i) => {
@@ -269,6 +280,7 @@ function checkLabelOptions(options: LabelOptions): void {
     check('labels', `spikes[${i}].cardinality`, spike.cardinality, POSITIVE_COUNT);
     checkWindow('labels', `spikes[${i}]`, spike);
     checkOptional('labels', `spikes[${i}].strategy`, spike.strategy, oneOf(['counter', 'random']));
+    checkOptional('labels', `spikes[${i}].prefix`, spike.prefix, STRING);
     checkOptional('labels', `spikes[${i}].seed`, spike.seed, INTEGER);
   });
   if (!shard) return;

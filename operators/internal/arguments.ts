@@ -41,6 +41,7 @@ export const PROBABILITY: Rule = {
   expected: 'a number from 0 to 1',
 };
 export const FUNCTION: Rule = { type: 'function', test: () => true, expected: 'a function' };
+export const STRING: Rule = { type: 'string', test: () => true, expected: 'a string' };
 export const BOOLEAN: Rule = { type: 'boolean', test: () => true, expected: 'true or false' };
 
 /** An object of named fields: an operator's options, one element of a list of them. */

@@ -78,6 +78,38 @@ describe('operator arguments', () => {
       RangeError,
       'labels: dynamic[0].values must not be empty',
     ],
+    // Label values are text: a number prefix would be added to the counter ("6" for prefix 5, tick 1), a string
+    // given as the static map would label events with its characters.
+    [
+      'labels static as text',
+      () => labels({ static: untyped('env=ci') }),
+      TypeError,
+      'labels: static must be an object, got "env=ci"',
+    ],
+    [
+      'labels static value',
+      () => labels({ static: untyped({ env: 1 }) }),
+      TypeError,
+      'labels: static.env must be a string, got 1',
+    ],
+    [
+      'labels rotating prefix',
+      () => labels({ dynamic: [{ key: 'pod', cardinality: 2, prefix: untyped(5) }] }),
+      TypeError,
+      'labels: dynamic[0].prefix must be a string, got 5',
+    ],
+    [
+      'labels rotating value',
+      () => labels({ dynamic: [{ key: 'pod', values: untyped(['a', 2]) }] }),
+      TypeError,
+      'labels: dynamic[0].values[1] must be a string, got 2',
+    ],
+    [
+      'labels spike prefix',
+      () => labels({ spikes: [{ label: 'user', every: 100, for: 10, cardinality: 2, prefix: untyped(7) }] }),
+      TypeError,
+      'labels: spikes[0].prefix must be a string, got 7',
+    ],
     [
       'labels shard',
       () => labels({ shard: { index: 2, count: 2 } }),
