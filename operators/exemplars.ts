@@ -2,7 +2,7 @@ import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { carryingExemplars, ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
-import { spanFilter, withSpanPools, type EndedSpanPool, type SpanChoice } from './internal/span-pool.js';
+import { checkChoice, spanFilter, withSpanPools, type EndedSpanPool, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 import {
   check,
@@ -56,6 +56,7 @@ export interface ExemplarOptions {
 export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOptions = {}): MonoTypeOperatorFunction<B> {
   check('exemplars', 'options', options, OBJECT);
   checkOptional('exemplars', 'spans', options.spans, OBSERVABLE);
+  if (options.choice !== undefined) checkChoice('exemplars', 'choice', options.choice);
   checkOptional('exemplars', 'every', options.every, POSITIVE_COUNT);
   checkOptional('exemplars', 'probability', options.probability, PROBABILITY);
   checkOptional('exemplars', 'seed', options.seed, INTEGER);

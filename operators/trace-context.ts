@@ -2,7 +2,7 @@ import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { timestampOf, type LogBatch, type RecordSpan } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
-import { spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
+import { checkChoice, spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 import { check, INTEGER, OBJECT, oneOf, PROBABILITY, OBSERVABLE } from './internal/arguments.js';
 
@@ -53,6 +53,7 @@ export function traceContext<B extends LogBatch>(
   check('traceContext', 'on', on, oneOf(['error', 'all', 'probability']));
   check('traceContext', 'probability', probability, PROBABILITY);
   check('traceContext', 'seed', seed, INTEGER);
+  if (options.choice !== undefined) checkChoice('traceContext', 'choice', options.choice);
   const choice = options.choice ?? { kinds: ['server', 'consumer'] };
   const draws = new SplitMix64(seed);
   const failingOnly = on === 'error';

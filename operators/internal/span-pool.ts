@@ -1,6 +1,14 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import TinyQueue from 'tinyqueue';
-import { SAMPLED_FLAG, SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanKind } from '../model/span.js';
+import {
+  SAMPLED_FLAG,
+  SPAN_KINDS,
+  SPAN_STATUS,
+  type SpanBatch,
+  type SpanColumns,
+  type SpanKind,
+} from '../model/span.js';
+import { check, checkList, checkOptional, oneOf, BOOLEAN, OBJECT, STRING } from './arguments.js';
 
 /** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
 export type SpanFilter = (spans: SpanColumns, s: number) => boolean;
@@ -164,6 +172,25 @@ export interface SpanChoice {
   readonly roots?: boolean;
   /** Only the spans of sampled traces (their W3C sampled flag set). */
   readonly sampled?: boolean;
+}
+
+/**
+ * Throws unless `choice`, the argument `name` of `operator`, is a {@link SpanChoice}: a kind misspelt or a service
+ * that is not text would match no span, and the operator would name none without a word.
+ */
+export function checkChoice(operator: string, name: string, choice: SpanChoice): void {
+  check(operator, name, choice, OBJECT);
+  checkOptional(operator, `${name}.service`, choice.service, STRING);
+  if (choice.kinds !== undefined) {
+    checkList(operator, `${name}.kinds`, choice.kinds);
+    choice.kinds.forEach((kind, i) => {
+      check(operator, `${name}.kinds[${i}]`, kind, oneOf(SPAN_KINDS));
+    });
+  }
+  checkOptional(operator, `${name}.errors`, choice.errors, BOOLEAN);
+  checkOptional(operator, `${name}.failedCalls`, choice.failedCalls, BOOLEAN);
+  checkOptional(operator, `${name}.roots`, choice.roots, BOOLEAN);
+  checkOptional(operator, `${name}.sampled`, choice.sampled, BOOLEAN);
 }
 
 /** The filter of a {@link SpanChoice}. */

@@ -142,6 +142,31 @@ describe('operator arguments', () => {
     ],
     ['summary', () => summary([1.5]), RangeError, 'summary: quantiles[0] must be a number from 0 to 1, got 1.5'],
     ['exemplars', () => exemplars({ every: 0 }), RangeError, 'exemplars: every must be a whole number ≥ 1, got 0'],
+    // A span choice that matches nothing (a kind misspelt, a service that is not text) would name no span, silently.
+    [
+      'exemplars choice kind',
+      () => exemplars({ choice: { kinds: [untyped('srv')] } }),
+      RangeError,
+      "exemplars: choice.kinds[0] must be one of 'server', 'client', 'producer', 'consumer', 'internal', got \"srv\"",
+    ],
+    [
+      'exemplars choice',
+      () => exemplars({ choice: untyped('roots') }),
+      TypeError,
+      'exemplars: choice must be an object, got "roots"',
+    ],
+    [
+      'traceContext choice service',
+      () => traceContext(NEVER, { choice: { service: untyped(5) } }),
+      TypeError,
+      'traceContext: choice.service must be a string, got 5',
+    ],
+    [
+      'traceContext choice kinds',
+      () => traceContext(NEVER, { choice: { kinds: untyped('server') } }),
+      TypeError,
+      'traceContext: choice.kinds must be a list, got "server"',
+    ],
     [
       'traceContext',
       () => traceContext(NEVER, { on: untyped('warn') }),
