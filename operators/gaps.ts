@@ -15,7 +15,7 @@ import { check, checkList, checkWindow, NON_NEGATIVE, OBJECT, POSITIVE } from '.
  * ```
  */
 export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunction<B> {
-  return silence(recurring(window));
+  return silence(recurring('gaps', window));
 }
 
 /**
@@ -31,12 +31,18 @@ export function gaps<B extends TickBatch>(window: Window): MonoTypeOperatorFunct
  * ```
  */
 export function gapWindows<B extends TickBatch>(windows: readonly OneShotWindow[]): MonoTypeOperatorFunction<B> {
-  return silence(oneShot(windows));
+  return silence(oneShot('gapWindows', windows));
 }
 
 /**
  * Both silences in one stage: drops every tick {@link gaps}`(window)` or {@link gapWindows}`(windows)` would drop,
  * testing each tick once; either may be absent (neither: every tick is kept).
+ *
+ * ```
+ * ticks:  0-1-2-3-4-5-6-7-|
+ *         silences({ every: 4 ticks, for: 1 tick }, [{ at: 1 tick, for: 1 tick }])
+ * ticks:  0---2---4-5-6---|
+ * ```
  */
 export function silences<B extends TickBatch>(
   window: Window | undefined,
@@ -53,24 +59,25 @@ export function silenceTest(
   window: Window | undefined,
   windows: readonly OneShotWindow[] | undefined,
 ): (offset: number) => boolean {
-  const inGap = window ? recurring(window) : never;
-  const inWindow = windows ? oneShot(windows) : never;
+  const inGap = window ? recurring('silences', window) : never;
+  const inWindow = windows ? oneShot('silences', windows) : never;
   return (offset) => inGap(offset) || inWindow(offset);
 }
 
 const never = () => false;
 
-function recurring(window: Window): (offset: number) => boolean {
-  checkWindow('gaps', 'window', window);
+/** `operator` names the caller in what a wrong argument throws. */
+function recurring(operator: string, window: Window): (offset: number) => boolean {
+  checkWindow(operator, 'window', window);
   return (offset) => inTail(window, offset);
 }
 
-function oneShot(windows: readonly OneShotWindow[]): (offset: number) => boolean {
-  checkList('gapWindows', 'windows', windows);
+function oneShot(operator: string, windows: readonly OneShotWindow[]): (offset: number) => boolean {
+  checkList(operator, 'windows', windows);
   windows.forEach((window, i) => {
-    check('gapWindows', `windows[${i}]`, window, OBJECT);
-    check('gapWindows', `windows[${i}].at`, window.at, NON_NEGATIVE);
-    check('gapWindows', `windows[${i}].for`, window.for, POSITIVE);
+    check(operator, `windows[${i}]`, window, OBJECT);
+    check(operator, `windows[${i}].at`, window.at, NON_NEGATIVE);
+    check(operator, `windows[${i}].for`, window.for, POSITIVE);
   });
   return inAnyWindow(windows);
 }

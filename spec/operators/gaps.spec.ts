@@ -150,4 +150,26 @@ describe('silences (both silences in one stage)', () => {
     expect(kept(silences(undefined, [{ at: 100, for: 700 }]))).to.deep.equal([0, 800, 900]);
     expect(kept(silences(undefined, undefined))).to.have.length(10);
   });
+
+  it('keeps the ticks of its marble diagram: a gap in the tail of every 4, a window over tick 1', () => {
+    virtualTime().run(({ expectObservable }) => {
+      const source = of(RateSchedule.constant(1000)).pipe(
+        ticks({ duration: 8 }),
+        silences({ every: 4, for: 1 }, [{ at: 1, for: 1 }]),
+        perTick((b, i) => b.index[i]),
+      );
+      expectObservable(source).toBe('a-c-efg-|', { a: 0, c: 2, e: 4, f: 5, g: 6 });
+    });
+  });
+
+  it('names itself, not gaps or gapWindows, in what a wrong argument throws', () => {
+    expect(() => silences({ every: 100, for: 200 }, undefined)).to.throw(
+      RangeError,
+      'silences: window.for must be shorter than window.every (100 ms), got 200 ms',
+    );
+    expect(() => silences(undefined, [{ at: -1, for: 10 }])).to.throw(
+      RangeError,
+      'silences: windows[0].at must be a finite number ≥ 0, got -1',
+    );
+  });
 });
