@@ -121,18 +121,20 @@ const FIRST_CAPACITY = 64;
  */
 export class SpanWriter {
   size = 0;
-  node = new Int32Array(0);
-  parent = new Int32Array(0);
-  traceId = new Uint32Array(0);
-  spanId = new Uint32Array(0);
-  start = new Float64Array(0);
-  end = new Float64Array(0);
-  status = new Uint8Array(0);
-  flags = new Uint8Array(0);
-  link = new Int32Array(0);
+  // Typed without a type argument: inferred, they would be declared `Int32Array<ArrayBuffer>`, which TypeScript
+  // before 5.7 cannot read in the package's declarations.
+  node: Int32Array = new Int32Array(0);
+  parent: Int32Array = new Int32Array(0);
+  traceId: Uint32Array = new Uint32Array(0);
+  spanId: Uint32Array = new Uint32Array(0);
+  start: Float64Array = new Float64Array(0);
+  end: Float64Array = new Float64Array(0);
+  status: Uint8Array = new Uint8Array(0);
+  flags: Uint8Array = new Uint8Array(0);
+  link: Int32Array = new Int32Array(0);
   resource: SpanResource[] = [];
-  pickAt = new Int32Array(0);
-  picks = new Uint32Array(0);
+  pickAt: Int32Array = new Int32Array(0);
+  picks: Uint32Array = new Uint32Array(0);
   private picked = 0;
 
   constructor(
