@@ -116,9 +116,10 @@ export interface DeliverOptions {
  * error (the sink's or upstream's) first closes the sink and reports what the close delivered or gave up.
  *
  * ```
- * chunks:      a---b---c---|
+ * chunks:      a-------b-------c-------|
  *              deliver(sink)
- * deliveries:  a---b---c---(f|)   a: written a (then delivered a, now or later); f: flush done
+ * deliveries:  (AA')---(BB')---(CC')-----|   A: written a, A': delivered a (at once without `reports`, else when
+ *                                           the sink reports it); | once flush() resolves, with no value of its own
  * ```
  *
  * The completion waits for `flush()`'s promise: in `TestScheduler.run` it comes after the run's
