@@ -1,4 +1,5 @@
 import type { Encoder } from '../../operators/encode.js';
+import { check, OBJECT, type Rule } from '../../operators/internal/arguments.js';
 import type { MetricType } from '../language/types.js';
 import type { RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
 import {
@@ -11,6 +12,18 @@ import {
 } from '../../operators/model/batch.js';
 
 export type { Encoder };
+
+const METRIC_NAME: Rule = { type: 'string', test: () => true, expected: 'a metric name (a string)' };
+
+/**
+ * Throws unless the options of `encoder` (metricsText, jsonLines) name the metric: a harness calling
+ * `metricsText('up')` would otherwise write `undefined` as every sample's name. The scenario language checks the
+ * name's pattern; the encoder writes what it is given.
+ */
+export function checkMetricOptions(encoder: string, options: { readonly name: string }): void {
+  check(encoder, 'options', options, OBJECT);
+  check(encoder, 'name', options.name, METRIC_NAME);
+}
 
 /** What a metric encoder knows of its metric. */
 export interface MetricMeta {

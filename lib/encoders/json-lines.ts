@@ -1,4 +1,4 @@
-import type { TextMetricEncoder } from './encoder.js';
+import { checkMetricOptions, type TextMetricEncoder } from './encoder.js';
 import { jsonValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
@@ -17,7 +17,9 @@ export interface JsonLinesOptions {
  * `NaN`, `+Inf` and `-Inf` have no JSON number form: `value` is then the string `"NaN"`,
  * `"+Inf"` or `"-Inf"`.
  */
-export function jsonLines({ name, precision }: JsonLinesOptions): TextMetricEncoder {
+export function jsonLines(options: JsonLinesOptions): TextMetricEncoder {
+  checkMetricOptions('jsonLines', options);
+  const { name, precision } = options;
   return sampleLines({
     lead: (series) => `{"name":${JSON.stringify(name + (series.suffix ?? ''))},"value":`,
     middle: (series) => `,"labels":${labelsJson(series.labels)},"timestamp":"`,

@@ -1,5 +1,5 @@
 import type { Series } from '../../operators/model/series.js';
-import type { TextMetricEncoder } from './encoder.js';
+import { checkMetricOptions, type TextMetricEncoder } from './encoder.js';
 import { millisecondsText, textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
@@ -14,7 +14,9 @@ export interface MetricsTextOptions {
  * Text exposition encoder: one line `name{k="v",…} value timestamp_ms` per sample, no braces
  * when the series has no labels. Label text comes from `Series.key` (sorted and escaped).
  */
-export function metricsText({ name, precision }: MetricsTextOptions): TextMetricEncoder {
+export function metricsText(options: MetricsTextOptions): TextMetricEncoder {
+  checkMetricOptions('metricsText', options);
+  const { name, precision } = options;
   const millis = millisecondsText();
   return sampleLines({
     lead: (series) => `${sampleName(name, series)} `,

@@ -101,4 +101,17 @@ describe('jsonLines (metrics)', () => {
       '2024-01-01T00:01:00.000Z',
     ]);
   });
+
+  it('refuses options without a metric name, naming the field, instead of writing "undefined" as the name', () => {
+    const untyped = (value: unknown): any => value;
+    expect(() => jsonLines(untyped('up'))).to.throw(TypeError, 'jsonLines: options must be an object, got "up"');
+    expect(() => jsonLines(untyped(undefined))).to.throw(
+      TypeError,
+      'jsonLines: options must be an object, got undefined',
+    );
+    expect(() => jsonLines(untyped({ metric: 'up' }))).to.throw(
+      TypeError,
+      'jsonLines: name must be a metric name (a string), got undefined',
+    );
+  });
 });

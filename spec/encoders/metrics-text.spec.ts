@@ -183,4 +183,17 @@ describe('metricsText', () => {
         .data.toString(),
     ).to.equal('');
   });
+
+  it('refuses options without a metric name, naming the field, instead of writing "undefined" as the name', () => {
+    const untyped = (value: unknown): any => value;
+    expect(() => metricsText(untyped('up'))).to.throw(TypeError, 'metricsText: options must be an object, got "up"');
+    expect(() => metricsText(untyped(undefined))).to.throw(
+      TypeError,
+      'metricsText: options must be an object, got undefined',
+    );
+    expect(() => metricsText(untyped({ metric: 'up' }))).to.throw(
+      TypeError,
+      'metricsText: name must be a metric name (a string), got undefined',
+    );
+  });
 });
