@@ -2,16 +2,50 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 
-/** Runs a TypeScript example as a user's file would: inside the package, so that `svc` and `svc/operators` resolve to this build (self-reference). */
-function runExample(name: string, code: string): void {
+/** Writes a TypeScript example where a user's file would be: inside the package, so that `svc` and `svc/operators` resolve to this build (self-reference). */
+function writeExample(name: string, code: string): string {
   const dir = join('.cache', 'readme');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.mts`);
   writeFileSync(file, code);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', file], { encoding: 'utf8' });
+  return file;
+}
+
+/** Runs a TypeScript example as a user's file would (tsx strips its types without checking them). */
+function runExample(name: string, code: string): void {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', writeExample(name, code)], { encoding: 'utf8' });
   expect(run.status, run.stderr).to.equal(0);
 }
+
+/**
+ * The TypeScript errors of examples as a harness project checks them: strict, ES modules resolved as Node does
+ * (`node16`), and the package's own declarations (dist/, through its `exports`) checked too, as by default.
+ */
+function typeErrors(examples: Record<string, string>, options: ts.CompilerOptions = {}): string[] {
+  const files = Object.entries(examples).map(([name, code]) => writeExample(name, code));
+  const program = ts.createProgram(files, {
+    strict: true,
+    module: ts.ModuleKind.Node16,
+    moduleResolution: ts.ModuleResolutionKind.Node16,
+    target: ts.ScriptTarget.ES2022,
+    types: ['node'],
+    noEmit: true,
+    ...options,
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+const readmeExample = (): string => {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('## Using the operators in your own harness'));
+  return /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+};
+const operatorsExamples = (): string[] =>
+  [...readFileSync('docs/operators.md', 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('README', () => {
   it('starts with the two commands a newcomer needs', () => {
@@ -21,18 +55,33 @@ describe('README', () => {
   });
 
   it('has an operator harness example that runs and passes its own assertion', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    const section = readme.slice(readme.indexOf('## Using the operators in your own harness'));
-    runExample('harness-example', /```ts\n([\s\S]*?)```/.exec(section)![1]!);
+    runExample('harness-example', readmeExample());
   });
 });
 
 describe('docs/operators.md', () => {
-  const examples = [...readFileSync('docs/operators.md', 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const examples = operatorsExamples();
 
   it('has examples', () => expect(examples).to.have.length.greaterThan(1));
   examples.forEach((code, i) => {
     it(`example ${i + 1} runs and passes its own assertions`, () => runExample(`operators-example-${i + 1}`, code));
+  });
+});
+
+describe('the harness examples (README and docs/operators.md) as a TypeScript project checks them', () => {
+  it('type-check against the built declarations: strict, node16, the libraries checked too', () => {
+    const examples = Object.fromEntries([
+      ['harness-example', readmeExample()],
+      ...operatorsExamples().map((code, i) => [`operators-example-${i + 1}`, code]),
+    ]);
+    expect(typeErrors(examples)).to.deep.equal([]);
+  }).timeout(60_000);
+
+  it('would report a type error an example made (the check reads the examples)', () => {
+    const wrong = `import { ticks } from 'svc/operators';\nexport const timer: number = ticks;\n`;
+    // The libraries left unchecked here: this only shows that an example's own mistake is told.
+    const errors = typeErrors({ 'type-error-example': wrong }, { skipLibCheck: true, types: [] });
+    expect(errors.join('\n')).to.include('is not assignable to type');
   });
 });
 
