@@ -249,9 +249,10 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         if (!schedule) {
           start = dueStart ?? scheduler.now();
           anchor = anchorOf(start);
+          // Ending while paused runs the caller's `onShortfall` here, outside `wake`: what it throws goes down the stream.
           if (duration !== Infinity)
-            deadline = longTimer(start + duration - scheduler.now(), scheduler).subscribe(() =>
-              paused ? end() : wake(),
+            deadline = longTimer(start + duration - scheduler.now(), scheduler).subscribe(
+              guarded(subscriber, () => (paused ? end() : wake())),
             );
         } else {
           emitDue(elapsed());

@@ -80,6 +80,24 @@ describe('ticks', () => {
     });
   });
 
+  it('errors the stream with what onShortfall throws at the end of a paused run, instead of letting it escape', () => {
+    const broken = new Error('the shortfall handler broke');
+    virtualTime().run(({ expectObservable }) => {
+      const paused = new BehaviorSubject(true);
+      const source = of(RateSchedule.constant(100)).pipe(
+        ticks({
+          duration: 30,
+          paused,
+          onShortfall: () => {
+            throw broken;
+          },
+        }),
+        perTick(slot),
+      );
+      expectObservable(source).toBe('30ms #', undefined, broken);
+    });
+  });
+
   it('ends at its duration even while still paused, dropping what it could not emit', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       const paused = new BehaviorSubject(false);
