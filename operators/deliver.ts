@@ -236,11 +236,15 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
             () => written(chunk.size, bytes),
             (cause) => refused(chunk.size, bytes, cause, true),
           )
-          .finally(() => {
-            waiting = false;
-            backpressure?.next(false);
-            pump();
-          });
+          // Runs the caller's `backpressure` observer in a promise continuation: what it throws ends the stream
+          // rather than rejecting a promise nobody holds.
+          .finally(
+            guard(() => {
+              waiting = false;
+              backpressure?.next(false);
+              pump();
+            }),
+          );
       }
       if (!waiting && queue.length === 0 && sourceDone && open()) finish();
     });

@@ -51,6 +51,38 @@ describe('deliver', () => {
     expect(out.filter((d) => d.kind === 'written')).to.have.length(2);
   });
 
+  it('errors the stream with what its backpressure observer throws once a slow write is released', async () => {
+    const sink = new MemorySink();
+    const broken = new Error('the backpressure observer broke');
+    const source = new Subject<EncodedBatch>();
+    const end: { error?: unknown } = {};
+    const rejections: unknown[] = [];
+    const rejected = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', rejected);
+    try {
+      source
+        .pipe(
+          deliver(sink, {
+            backpressure: {
+              next: (waiting) => {
+                if (!waiting) throw broken;
+              },
+            },
+          }),
+        )
+        .subscribe({ error: (e) => (end.error = e) });
+      sink.hold();
+      source.next(chunk('1'));
+      sink.release();
+      await settle();
+      await settle();
+    } finally {
+      process.off('unhandledRejection', rejected);
+    }
+    expect(rejections).to.deep.equal([]);
+    expect(end.error).to.equal(broken);
+  });
+
   it('flushes after the last pending write, then completes', async () => {
     const sink = new MemorySink();
     const { source, end } = harness(sink);
