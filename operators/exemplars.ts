@@ -105,7 +105,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
   // As an SDK records exemplars (OpenTelemetry's default trace-based filter; client_golang's examples): only of
   // sampled spans, those a head-sampled pipeline keeps, so that an exemplar leads to a trace the backend holds.
   const keep = spanFilter({ ...(options.choice ?? { roots: true }), sampled: true });
-  return withSpanPools<B, B>(options.spans, [keep], 'ended', ([pool]) => attach(pool));
+  return withSpanPools<B, B>('exemplars', options.spans, [keep], 'ended', ([pool]) => attach(pool));
 }
 
 /** Separates the stream of random ids from that of `probability`'s draws. */

@@ -136,7 +136,7 @@ export function spanMetrics<B extends TickBatch>(
         ];
   };
 
-  return readingSpans<B, Labelled<SampleBatch>>(spans, () => {
+  return readingSpans<B, Labelled<SampleBatch>>('spanMetrics', spans, () => {
     // By node of the call tree, then failing or not: the dimensions of a span are its node's and its status.
     const byNode: (Dimensions | undefined)[] = [];
     const seen: Dimensions[] = [];

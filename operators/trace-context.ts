@@ -62,7 +62,7 @@ export function traceContext<B extends LogBatch>(
     spanFilter({ service: choice.service, failedCalls: true }),
     ...(failingOnly ? [] : [spanFilter(choice)]),
   ];
-  return withSpanPools<B, B>(spans, filters, 'running', ([raised, seen, any]) =>
+  return withSpanPools<B, B>('traceContext', spans, filters, 'running', ([raised, seen, any]) =>
     map((batch) => {
       let context: (RecordSpan | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {

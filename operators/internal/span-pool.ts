@@ -8,7 +8,8 @@ import {
   type SpanColumns,
   type SpanKind,
 } from '../model/span.js';
-import { check, checkList, checkOptional, oneOf, BOOLEAN, OBJECT, STRING } from './arguments.js';
+import { check, checkList, checkOptional, oneOf, BOOLEAN, OBJECT, STRING, type Rule } from './arguments.js';
+import { guarded } from './guarded.js';
 
 /** Which spans of a traces entry a pool keeps: span `s` of `spans` is kept when this says so. */
 export type SpanFilter = (spans: SpanColumns, s: number) => boolean;
@@ -205,21 +206,40 @@ export function spanFilter({ service, kinds, errors, failedCalls, roots, sampled
   };
 }
 
+/** What `spans` must carry: the span columns generateTraces writes, not the ticks before it. */
+const SPAN_BATCH: Rule = {
+  type: 'object',
+  test: (batch: SpanBatch) =>
+    typeof batch.spans === 'object' &&
+    batch.spans !== null &&
+    batch.firstSpan instanceof Float64Array &&
+    batch.spanCount instanceof Float64Array,
+  expected: "a batch of spans (generateTraces' output)",
+};
+
 /**
- * An operator that reads `spans` beside its source: for each subscription `start` makes its state
- * (the function fed every span batch, and the operator the source runs through), spans are fed
+ * An operator, `operator` by name, that reads `spans` beside its source: for each subscription `start` makes its
+ * state (the function fed every span batch, and the operator the source runs through), spans are fed
  * for as long as the result is subscribed, and the result completes with the source, whatever the
- * spans do; an error of the spans errors it (unhandled, RxJS would throw it out of the stream).
+ * spans do; an error of the spans, a value that is no batch of spans, or a throw in `feed` errors it (unhandled,
+ * RxJS would throw it out of the stream).
  */
 export function readingSpans<A, B>(
+  operator: string,
   spans: Observable<SpanBatch>,
   start: () => { readonly feed: (batch: SpanBatch) => void; readonly operator: OperatorFunction<A, B> },
 ): OperatorFunction<A, B> {
   return (source) =>
     new Observable<B>((subscriber) => {
-      const { feed, operator } = start();
-      const fed = spans.subscribe({ next: feed, error: (error: unknown) => subscriber.error(error) });
-      const main = source.pipe(operator).subscribe(subscriber);
+      const { feed, operator: project } = start();
+      const fed = spans.subscribe({
+        next: guarded(subscriber, (batch: SpanBatch) => {
+          check(operator, 'each value of spans', batch, SPAN_BATCH);
+          feed(batch);
+        }),
+        error: (error: unknown) => subscriber.error(error),
+      });
+      const main = source.pipe(project).subscribe(subscriber);
       return () => {
         fed.unsubscribe();
         main.unsubscribe();
@@ -238,27 +258,30 @@ export type EndedSpanPool = Pick<SpanPool, 'take'>;
 
 /**
  * Runs `source` through the operator `project` makes of the pools of `filters` (one per filter), fed by `spans`,
- * each asked for what `asked` says.
+ * each asked for what `asked` says; `operator` names the caller in what a wrong value of `spans` errors with.
  */
 export function withSpanPools<A, B>(
+  operator: string,
   spans: Observable<SpanBatch>,
   filters: readonly SpanFilter[],
   asked: 'ended',
   project: (pools: readonly EndedSpanPool[]) => OperatorFunction<A, B>,
 ): OperatorFunction<A, B>;
 export function withSpanPools<A, B>(
+  operator: string,
   spans: Observable<SpanBatch>,
   filters: readonly SpanFilter[],
   asked: 'running',
   project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
 ): OperatorFunction<A, B>;
 export function withSpanPools<A, B>(
+  operator: string,
   spans: Observable<SpanBatch>,
   filters: readonly SpanFilter[],
   asked: SpanAsk,
   project: (pools: readonly SpanPool[]) => OperatorFunction<A, B>,
 ): OperatorFunction<A, B> {
-  return readingSpans(spans, () => {
+  return readingSpans(operator, spans, () => {
     const pools = filters.map((keep) => new SpanPool(keep, asked));
     return {
       feed: (batch) => {

@@ -1,5 +1,16 @@
 import { expect } from 'chai';
-import { concat, defer, lastValueFrom, map, NEVER, of, toArray, type Observable, type OperatorFunction } from 'rxjs';
+import {
+  catchError,
+  concat,
+  defer,
+  lastValueFrom,
+  map,
+  NEVER,
+  of,
+  toArray,
+  type Observable,
+  type OperatorFunction,
+} from 'rxjs';
 import type { Labelled, LogBatch, ObservationBatch, SampleBatch, TickBatch } from '../../operators/model/batch.js';
 import { DEFAULT_NATIVE, histogram } from '../../operators/histogram.js';
 import { nativeHistogram } from '../../operators/native-histogram.js';
@@ -165,6 +176,17 @@ describe('operators keep their state per subscription', () => {
         virtualTime().run(({ cold, expectObservable }) => {
           const spans = cold<SpanBatch>('--#', undefined, broken);
           expectObservable(read(spans)).toBe('--#', undefined, broken);
+        });
+      });
+
+      // Ticks given for spans (generateTraces left out) broke deep inside the pool, thrown out of the stream.
+      it(`${name}: spans that are not batches of spans error the result, naming what they must be`, () => {
+        virtualTime().run(({ cold, expectObservable }) => {
+          const spans = cold<SpanBatch>('--a', { a: tick(0) as SpanBatch });
+          const told = read(spans).pipe(catchError((error: Error) => of(error.message)));
+          expectObservable(told).toBe('--(m|)', {
+            m: `${name}: each value of spans must be a batch of spans (generateTraces' output), got {size, anchor, index, offset}`,
+          });
         });
       });
     }
