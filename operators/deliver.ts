@@ -99,7 +99,8 @@ export interface DeliverOptions {
   /**
    * Once the source completes, close the sink (flush, then release it) instead of only flushing it, so that
    * what the close loses is counted as a failure here too; once an error ends the stream (a failure under `fail`,
-   * an upstream error), close it before erroring, reporting what it still delivered or gave up of what it held.
+   * an upstream error), close it before erroring, reporting what it still delivered or gave up of what it held;
+   * unsubscribed before either (a `take` after deliver), close it too, without telling how the close ends.
    * Default false: the sink stays open for the caller.
    */
   readonly close?: boolean;
@@ -277,6 +278,14 @@ export function deliver(sink: Sink, options: DeliverOptions = {}): OperatorFunct
     return () => {
       subscription?.unsubscribe();
       reports?.unsubscribe();
+      // Unsubscribed before the final close began (a `take` after deliver): the sink is this stream's to release,
+      // so it is closed, sending what it holds; nobody is left to be told how that ends.
+      if (close && !closing && ending === undefined) {
+        closing = true;
+        Promise.resolve()
+          .then(() => sink.close())
+          .catch(() => undefined);
+      }
     };
   };
   return (source) => new Observable<Delivery>((subscriber) => run(source, subscriber));

@@ -142,6 +142,51 @@ describe('deliver', () => {
     expect(out.filter((d) => d.kind === 'failed')).to.deep.equal([{ kind: 'failed', size: 0, bytes: 0, error: lost }]);
   });
 
+  it('with close, closes the sink when unsubscribed before its source completed (a take after it), once', async () => {
+    const run = async (options: { close?: boolean }, leave: 'early' | 'after completion') => {
+      const sink = new MemorySink();
+      const source = new Subject<EncodedBatch>();
+      const subscription = source.pipe(deliver(sink, options)).subscribe();
+      source.next(chunk('1'));
+      if (leave === 'after completion') {
+        source.complete();
+        await settle();
+      }
+      subscription.unsubscribe();
+      await settle();
+      return { closes: sink.closes, flushes: sink.flushes };
+    };
+    // Left open, a sink keeps its sockets and timers, and what it buffered is never sent.
+    expect(await run({ close: true }, 'early')).to.deep.equal({ closes: 1, flushes: 1 });
+    expect(await run({ close: true }, 'after completion')).to.deep.equal({ closes: 1, flushes: 1 });
+    // Without close the sink stays the caller's.
+    expect(await run({}, 'early')).to.deep.equal({ closes: 0, flushes: 0 });
+  });
+
+  it('with close, a close on unsubscribing that throws or rejects reaches no one, not the caller of unsubscribe', async () => {
+    const rejections: unknown[] = [];
+    const rejected = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', rejected);
+    try {
+      for (const close of [
+        () => {
+          throw new Error('close threw');
+        },
+        () => Promise.reject(new Error('close rejected')),
+      ]) {
+        const sink = Object.assign(new MemorySink(), { close });
+        const source = new Subject<EncodedBatch>();
+        const subscription = source.pipe(deliver(sink, { close: true })).subscribe();
+        source.next(chunk('1'));
+        expect(() => subscription.unsubscribe()).not.to.throw();
+        await settle();
+      }
+    } finally {
+      process.off('unhandledRejection', rejected);
+    }
+    expect(rejections).to.deep.equal([]);
+  });
+
   it('under fail errors the stream on the first failure', () => {
     const sink = new MemorySink();
     const { source, out, end } = harness(sink, 'fail');
