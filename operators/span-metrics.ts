@@ -26,6 +26,7 @@ import {
   check,
   checkIncreasing,
   checkOptional,
+  BOOLEAN,
   NON_NEGATIVE,
   OBJECT,
   oneOf,
@@ -116,6 +117,7 @@ export function spanMetrics<B extends TickBatch>(
   check('spanMetrics', 'family', family, oneOf(['calls', 'duration']));
   check('spanMetrics', 'unit', unit, oneOf(SPAN_METRICS_UNITS));
   check('spanMetrics', 'naming', naming, oneOf(Object.keys(DIMENSIONS)));
+  check('spanMetrics', 'exemplars', exemplars, BOOLEAN);
   if (options.buckets) checkIncreasing('spanMetrics', 'buckets', options.buckets);
   checkOptional('spanMetrics', 'end', end, NON_NEGATIVE);
   checkOptional('spanMetrics', 'scheduler', scheduler, SCHEDULER);

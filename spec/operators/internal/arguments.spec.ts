@@ -179,6 +179,13 @@ describe('operator arguments', () => {
       RangeError,
       "spanMetrics: family must be one of 'calls', 'duration', got \"count\"",
     ],
+    // A flag given as text: 'false' would turn exemplars on.
+    [
+      'spanMetrics exemplars',
+      () => spanMetrics(NEVER, { family: 'duration', exemplars: untyped('false') }),
+      TypeError,
+      'spanMetrics: exemplars must be true or false, got "false"',
+    ],
     [
       'encode',
       () => encode(untyped(undefined)),
