@@ -3,14 +3,21 @@ import { asyncScheduler } from 'rxjs';
 import { decodeStatus, otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
 import { batchingSink, type BatchSettings } from './core/batching-sink.js';
-import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
+import {
+  OTLP_DEFAULTS,
+  otlpRequests,
+  OTLP_SIGNALS,
+  partialRefusal,
+  tooLargeAdvice,
+  type OtlpSignal,
+  type ReceiverLimit,
+} from './framing/otlp-requests.js';
 import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
 import { firstLine, networkError, NO_ANSWER, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
-import { formatBytes } from '../format.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
@@ -74,7 +81,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const hint = tls
       ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
-        ? tooLarge(request, signal)
+        ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
         : advice(code, signal, address);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
@@ -197,16 +204,8 @@ function systemCodeOf(code: string, details: string): string | undefined {
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
 }
 
-/**
- * What to change when the collector refused a message as larger than it takes (4 MiB unless its receiver's
- * `max_recv_msg_size_mib` says otherwise): svc's requests hold at most {@link OTLP_DEFAULTS}' `maxRequestBytes` of
- * records, so a larger one holds a single record, which no request can split; a smaller one meets a lowered limit.
- */
-function tooLarge(request: RecordRequest, signal: OtlpSignal): string {
-  return request.bytes > OTLP_DEFAULTS.maxRequestBytes
-    ? `; the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (4 MiB unless its receiver's max_recv_msg_size_mib says more): make the record smaller, or raise that limit`
-    : `; the collector takes less in one message than svc sends (up to ${formatBytes(OTLP_DEFAULTS.maxRequestBytes)} of records): lower batch_size, or raise its receiver's max_recv_msg_size_mib`;
-}
+/** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */
+const GRPC_LIMIT: ReceiverLimit = { size: '4 MiB', setting: 'max_recv_msg_size_mib' };
 
 /** What to check after a final status. */
 function advice(code: string, signal: OtlpSignal, address: string): string {

@@ -1,9 +1,18 @@
 import { gzipSync } from 'node:zlib';
 import { decodeStatus } from '../protocols/otlp.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
-import { OTLP_DEFAULTS, otlpRequests, OTLP_SIGNALS, partialRefusal, type OtlpSignal } from './framing/otlp-requests.js';
+import {
+  OTLP_DEFAULTS,
+  otlpRequests,
+  OTLP_SIGNALS,
+  partialRefusal,
+  tooLargeAdvice,
+  type OtlpSignal,
+  type ReceiverLimit,
+} from './framing/otlp-requests.js';
 import type { RecordRequest } from './framing/record-requests.js';
 import type { Sink } from '../../operators/deliver.js';
+import { SinkError } from './core/errors.js';
 
 export interface OtlpHttpSinkOptions extends HttpSinkOptions {
   /** The collector's base address; the sink appends `/v1/metrics` or `/v1/logs`. */
@@ -21,6 +30,9 @@ export function exportUrl(base: string, signal: OtlpSignal): URL {
   url.pathname = path.endsWith(wanted) ? path : `${path}${wanted}`;
   return url;
 }
+
+/** The collector's OTLP/HTTP receiver: request bodies of at most 20 MiB (confighttp's default), decompressed. */
+const HTTP_LIMIT: ReceiverLimit = { size: '20 MiB', setting: 'max_request_body_size' };
 
 /** The statuses OTLP/HTTP calls retryable; "all other 4xx or 5xx response status codes MUST NOT be retried". */
 const RETRYABLE = new Set([429, 502, 503, 504]);
@@ -54,8 +66,25 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
     async (request, http) =>
-      partialRefusal('otlp_http', signal, (await http.post(request.body)).body, request, http.redact),
+      partialRefusal(
+        'otlp_http',
+        signal,
+        (await http.post(request.body).catch(tooLarge(request))).body,
+        request,
+        http.redact,
+      ),
   );
+
+  /** A 413 says what to change, which depends on the request: one record cannot be split by a lower batch_size. */
+  function tooLarge(request: RecordRequest): (error: unknown) => never {
+    return (error) => {
+      if (!(error instanceof SinkError) || error.status !== 413) throw error;
+      throw new SinkError('otlp_http', `${error.detail}; ${tooLargeAdvice(request, signal, HTTP_LIMIT)}`, {
+        cause: error.cause,
+        status: error.status,
+      });
+    };
+  }
 }
 
 /**
@@ -81,8 +110,6 @@ function refusalHint(status: number, signal: OtlpSignal): string | undefined {
     case 404:
     case 405:
       return `url must be the collector's base address (the sink appends ${OTLP_SIGNALS[signal].path}; OTLP/HTTP is usually port 4318)`;
-    case 413:
-      return 'the request is too large: lower batch_size';
     case 415:
       return 'the endpoint does not take OTLP protobuf bodies';
     default:

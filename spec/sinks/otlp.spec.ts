@@ -354,6 +354,27 @@ describe('OTLP sinks', function () {
     ).not.to.include('retrying');
   });
 
+  it('otlp_http: a 413 says lower batch_size only when the request holds several records; a single record, that svc cannot split', async () => {
+    receiver.answer(() => ({ grpc: grpc.status.RESOURCE_EXHAUSTED, details: 'request body too large', http: 413 }));
+    const refusal = async (messages: string[]) => {
+      const sink = otlpHttpSink({ url: receiver.httpUrl, signal: 'logs', retry: QUICK_RETRY });
+      sink.write(otlpLogs().encode(logBatch(messages.map((message) => ({ severity: 'info', message })))));
+      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+    };
+    const said = `^otlp_http sink: POST ${receiver.httpUrl}/v1/logs answered 413 Payload Too Large: "request body too large"; `;
+    expect(await refusal(['x'.repeat(5_000_000)])).to.match(
+      new RegExp(
+        `${said}the request holds a single record of 4\\.8 MiB \\(one log record\\), which svc cannot split, and the collector takes less in one message ` +
+          "\\(20 MiB unless its receiver's max_request_body_size says more\\): make the record smaller, or raise that limit$",
+      ),
+    );
+    expect(await refusal(['a', 'b'])).to.match(
+      new RegExp(
+        `${said}the collector takes less in one message than svc sends \\(up to 3\\.8 MiB of records\\): lower batch_size, or raise its receiver's max_request_body_size$`,
+      ),
+    );
+  });
+
   it('otlp_grpc: INVALID_ARGUMENT is not retried; the message says what to check', async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'unexpected data' }));
     const sink = otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY });

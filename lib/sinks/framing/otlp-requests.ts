@@ -6,6 +6,7 @@ import type { PartialRefusal } from '../core/batching-sink.js';
 import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
 import { perObject } from '../../per-object.js';
 import { SinkError } from '../core/errors.js';
+import { formatBytes } from '../../format.js';
 
 /** The OTLP signals svc sends, with what their requests and refusals name, and what one record (never split) holds. */
 export const OTLP_SIGNALS = {
@@ -38,6 +39,23 @@ export type OtlpSignal = keyof typeof OTLP_SIGNALS;
  * would be lost; the rest of 4 MiB is room for the resource and scope around them.
  */
 export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000, maxRequestBytes: 4_000_000 } as const;
+
+/** A collector's receiver limit of one message: its default and the setting that raises it. */
+export interface ReceiverLimit {
+  readonly size: string;
+  readonly setting: string;
+}
+
+/**
+ * What to change when the collector refused a request as larger than it takes (`limit`, unless lowered): svc's
+ * requests hold at most {@link OTLP_DEFAULTS}' `maxRequestBytes` of records, so a larger one holds a single record,
+ * which no request can split (lowering batch_size cannot help); a smaller one meets a lowered limit.
+ */
+export function tooLargeAdvice(request: RecordRequest, signal: OtlpSignal, limit: ReceiverLimit): string {
+  return request.bytes > OTLP_DEFAULTS.maxRequestBytes
+    ? `the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (${limit.size} unless its receiver's ${limit.setting} says more): make the record smaller, or raise that limit`
+    : `the collector takes less in one message than svc sends (up to ${formatBytes(OTLP_DEFAULTS.maxRequestBytes)} of records): lower batch_size, or raise its receiver's ${limit.setting}`;
+}
 
 /** The resource of every request unless the sink's `resource` says otherwise. */
 export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
