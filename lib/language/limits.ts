@@ -198,6 +198,14 @@ export function samplesExplained(entry: SeriesSetShape): string | undefined {
  * grow with it.
  */
 export const MAX_SPANS_PER_TRACE = 1000;
+/**
+ * Bytes of attributes one tick's spans may carry, counted on the tree with every `repeat` at its largest: each
+ * span's attributes and its service's resource attributes, keys and values as text (a picked one at its longest).
+ * Real traces weigh kilobytes to a few megabytes: Grafana Tempo refuses a trace above 5 MB by default
+ * (`max_bytes_per_trace`), a collector's gRPC receiver a message above 4 MiB. The generator's batches and the
+ * encoders' buffers grow with it.
+ */
+export const MAX_TRACE_BYTES = 16 * 1024 * 1024;
 /** `repeat` of a call: a fixed count, and the largest count a drawn one is clamped to. */
 export const MAX_REPEAT = 100;
 /** One span's duration (and a producer's `queue_delay`), in seconds: a drawn one is clamped to it. */

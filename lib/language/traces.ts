@@ -31,7 +31,7 @@ import {
 import { distribution, durationUpTo, duration, countUpTo, type DistributionConfig } from './fields.js';
 import * as limits from './limits.js';
 import { isMapping, show } from './problems.js';
-import { formatMs } from '../format.js';
+import { formatBytes, formatMs } from '../format.js';
 import { SPAN_KINDS, type AttributeValue, type SpanKind } from '../../operators/model/span.js';
 
 export type { AttributeValue, SpanKind };
@@ -403,17 +403,26 @@ interface Place {
   readonly caller: string;
   /** The service running the span's calls: the callee's, or the caller's own. */
   readonly service: string;
+  /** Most instances of the span in one trace: the largest `repeat` of each call on its path, multiplied. */
+  readonly instances: number;
 }
 
 /** Every span of the tree, the root first, each before its calls. */
 function places(root: RootSpanConfig): Place[] {
   const found: Place[] = [];
-  const visit = (span: RootSpanConfig | CallConfig, call: CallConfig | undefined, path: Path, caller: string) => {
+  const visit = (
+    span: RootSpanConfig | CallConfig,
+    call: CallConfig | undefined,
+    path: Path,
+    caller: string,
+    instances: number,
+  ) => {
     const service = span.service ?? caller;
-    found.push({ span, path, caller, service, ...(call && { call }) });
-    for (const [i, child] of span.calls.entries()) visit(child, child, [...path, 'calls', i], service);
+    found.push({ span, path, caller, service, instances, ...(call && { call }) });
+    for (const [i, child] of span.calls.entries())
+      visit(child, child, [...path, 'calls', i], service, instances * mostCopies(child));
   };
-  visit(root, undefined, ['root'], root.service);
+  visit(root, undefined, ['root'], root.service, 1);
   return found;
 }
 
@@ -507,7 +516,7 @@ const mostCopies = (call: CallConfig) => repeatRange(call.repeat)[1];
 function boundProblem(root: RootSpanConfig): [Path, string] | undefined {
   const max = limits.MAX_SPANS_PER_TRACE;
   const limit = `; the limit is ${max} spans per trace`;
-  let place: Place = { span: root, path: ['root'], caller: root.service, service: root.service };
+  let place: Place = { span: root, path: ['root'], caller: root.service, service: root.service, instances: 1 };
   let total = spansOf(root, undefined, root.service);
   if (total <= max) return undefined;
   for (;;) {
@@ -519,7 +528,14 @@ function boundProblem(root: RootSpanConfig): [Path, string] | undefined {
     const childPath = [...path, 'calls', i];
     if (biggest.each > max) {
       const callee = biggest.child.service ?? service;
-      place = { span: biggest.child, call: biggest.child, path: childPath, caller: service, service: callee };
+      place = {
+        span: biggest.child,
+        call: biggest.child,
+        path: childPath,
+        caller: service,
+        service: callee,
+        instances: 1,
+      };
       total = biggest.each;
       continue;
     }
@@ -531,6 +547,70 @@ function boundProblem(root: RootSpanConfig): [Path, string] | undefined {
     const shares = parts.map((part, k) => `calls[${k}]: ${weight(part)}`).join(', ');
     return [[...path, 'calls'], `these calls make up to ${total} spans per trace (${shares})${limit}`];
   }
+}
+
+const textBytes = (value: AttributeValue): number => Buffer.byteLength(String(value));
+
+/** Bytes of a span's attributes as text, each picked one at its longest (a counter's number: 8 digits at most). */
+function attributeBytes(attributes: Readonly<Record<string, TraceAttribute>>): number {
+  let bytes = 0;
+  for (const [key, attribute] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(key);
+    if (attribute.form === 'fixed') bytes += textBytes(attribute.value);
+    else if (attribute.form === 'list')
+      bytes += attribute.values.reduce<number>((most, v) => Math.max(most, textBytes(v)), 0);
+    else bytes += Buffer.byteLength(attribute.prefix) + 8;
+  }
+  return bytes;
+}
+
+/** Bytes of a service's resource attributes as text: its name, version, environment, attributes, a pod's name. */
+function resourceBytes(name: string, service: ServiceConfig | undefined): number {
+  let bytes = 2 * Buffer.byteLength(name) + (service?.pods ? Buffer.byteLength(name) + 20 : 0);
+  for (const text of [service?.version, service?.environment]) if (text !== undefined) bytes += textBytes(text);
+  for (const [key, value] of Object.entries(service?.attributes ?? {}))
+    bytes += Buffer.byteLength(key) + textBytes(value);
+  return bytes;
+}
+
+/** What the spans of one trace weigh (limits.MAX_TRACE_BYTES), and what weighs most: a span's attributes, or a service's resource. */
+function traceWeight(config: TraceGeneratorConfig, all: readonly Place[]) {
+  const parts: { path: Path; what: string; spans: number; each: number }[] = [];
+  const spansIn = new Map<string, number>();
+  const runsIn = (service: string, spans: number) => spansIn.set(service, (spansIn.get(service) ?? 0) + spans);
+  for (const { span, call, caller, service, path, instances } of all) {
+    const pair = call !== undefined && isPair(call, caller);
+    if (pair) runsIn(caller, instances);
+    runsIn(service, instances);
+    const spans = pair ? 2 * instances : instances;
+    parts.push({ path: [...path, 'attributes'], what: 'attributes', spans, each: attributeBytes(span.attributes) });
+  }
+  for (const [name, spans] of spansIn)
+    parts.push({
+      path: ['services', name],
+      what: 'resource attributes',
+      spans,
+      each: resourceBytes(name, config.services[name]),
+    });
+  const total = parts.reduce((sum, part) => sum + part.spans * part.each, 0);
+  const heaviest = parts.reduce((a, b) => (b.spans * b.each > a.spans * a.each ? b : a));
+  return { total, heaviest };
+}
+
+/** The trace's weight past the bound, said at what weighs most. */
+function weightProblem(config: TraceGeneratorConfig, all: readonly Place[]): [Path, string] | undefined {
+  const { total, heaviest } = traceWeight(config, all);
+  if (total <= limits.MAX_TRACE_BYTES) return undefined;
+  const { path, what, spans, each } = heaviest;
+  return [
+    path,
+    `up to ${spans} span${spans === 1 ? '' : 's'} carrying ${formatBytes(each)} of ${what} each: a trace of up to ${formatBytes(total)} of attributes (each span's own and its resource's, as text); the limit is ${formatBytes(limits.MAX_TRACE_BYTES)} per trace`,
+  ];
+}
+
+/** Most bytes of attributes the spans of one tick carry (limits.MAX_TRACE_BYTES): what an entry's batches are sized by too. */
+export function maxTraceBytes(config: TraceGeneratorConfig): number {
+  return traceWeight(config, places(config.root)).total;
 }
 
 /** The services the spans of a trace generator's tree run in. */
@@ -573,7 +653,8 @@ export const traceGenerator: Codec<TraceGeneratorConfig> = andThen(
       seed: raw.seed ?? 0,
     };
     const all = places(config.root);
-    const bound = boundProblem(config.root);
+    // The weight counts spans as the span bound does: past that bound, it would only repeat the problem.
+    const bound = boundProblem(config.root) ?? weightProblem(config, all);
     const problems = [
       ...all.flatMap((place) => [...pairProblems(place), ...fitProblems(place)]),
       ...(bound ? [bound] : []),

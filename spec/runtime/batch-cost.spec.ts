@@ -3,6 +3,7 @@ import { runEntry } from '../../lib/runtime/run-entry.js';
 import { ManualScheduler } from '../support/clock.js';
 import { MemorySink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
+import { traceConfig } from '../support/trace-generators.js';
 
 /** Ticks per batch of a histogram entry catching up 2 s of ticks its held sink kept back. */
 function catchUpBatches(observationsPerTick: number): Promise<number[]> {
@@ -90,5 +91,32 @@ describe('batch cost', () => {
     expect(Math.max(...large)).to.equal(83);
     // Ordinary labels: the catch-up in one batch (199 ticks), as before the bound.
     expect(Math.max(...(await catchUp({ labels: { host: 'a' } })))).to.be.above(150);
+  });
+
+  it('a trace of large attributes makes smaller batches, by what its spans carry', async () => {
+    const traces = async (attributes: Record<string, string>): Promise<number[]> => {
+      const scheduler = new ManualScheduler();
+      const sink = new MemorySink();
+      const ticks: number[] = [];
+      const trace_generator = traceConfig({
+        root: { service: 'front', operation: 'GET /', kind: 'server', duration: 0.01, attributes },
+      });
+      const entry = metricEntry({ signal_type: 'traces', rate: 100, duration: 3000, trace_generator } as never);
+      const run = runEntry({ ...entry, encoder: { type: 'json_lines' } } as never, {
+        scheduler,
+        createSink: () => sink,
+        hooks: { onSpans: (batch) => void ticks.push(batch.size) },
+      });
+      sink.hold();
+      await scheduler.advance(2000);
+      sink.release();
+      await scheduler.advance(1000);
+      await run.done;
+      expect(ticks.reduce((a, b) => a + b, 0)).to.equal(300);
+      return ticks;
+    };
+    // 500 kB of attributes a trace: 16 traces make 8 MiB, where a catch-up of small traces takes 199 at once.
+    expect(Math.max(...(await traces({ body: 'x'.repeat(500_000) })))).to.equal(16);
+    expect(Math.max(...(await traces({ 'http.route': '/' })))).to.be.above(150);
   });
 });

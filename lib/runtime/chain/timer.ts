@@ -5,6 +5,7 @@ import type { RateSchedule } from '../../../operators/model/rate-schedule.js';
 import { ticks, type SlotPattern } from '../../../operators/ticks.js';
 import type { Entry } from '../../config/types.js';
 import { rowsPerEvent } from '../../config/entry.js';
+import { maxTraceBytes } from '../../language/traces.js';
 import { labelOptions } from './labels.js';
 import type { Anchor } from './start.js';
 
@@ -72,14 +73,16 @@ const longest = (texts: readonly string[]): number => texts.reduce((most, text) 
 /**
  * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
  * label's longest value), a log record's longest message with its fields' longest values, a replayed log
- * file's longest line, or a replayed CSV's largest record (message and fields).
+ * file's longest line, a replayed CSV's largest record (message and fields), or a trace's attributes.
  */
 function textPerEvent(entry: Entry, rows: number): number {
   let row = bytes(entry.name ?? '') + 32;
   for (const [key, value] of Object.entries(entry.labels)) row += bytes(key) + bytes(value) + 4;
   for (const label of entry.dynamic_labels)
     row += bytes(label.key) + 4 + (label.form === 'list' ? longest(label.values) : bytes(label.prefix) + 20);
-  return rows * row + messageText(entry.log_generator);
+  return (
+    rows * row + messageText(entry.log_generator) + (entry.trace_generator ? maxTraceBytes(entry.trace_generator) : 0)
+  );
 }
 
 /** The most text a log record of `logs` carries: its message and fields at their longest. */
