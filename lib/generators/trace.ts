@@ -20,7 +20,9 @@ import {
   type SpanDuration,
   type TraceGeneratorConfig,
 } from '../language/traces.js';
+import { createHash } from 'node:crypto';
 import { SplitMix64, textSeed } from '../random.js';
+import { VERSION } from '../version.js';
 import { observation } from './distribution.js';
 
 /** A draw of seconds or of a count: from two unit draws (the second read by normal distributions only), at `at` ms. */
@@ -374,20 +376,46 @@ function secondsDraw(duration: SpanDuration): Draw {
   return (u, v, at) => Math.min(MAX_SPAN_SECONDS, Math.max(0, observe(u, v, at)));
 }
 
+/** The OpenTelemetry semantic conventions' namespace of UUID v5 `service.instance.id`s. */
+const INSTANCE_ID_NAMESPACE = Buffer.from('4d63009a8d0f11eeaad74c796ed8e320', 'hex');
+
+/** A `service.instance.id` as the semantic conventions recommend: a UUID v5 of the instance's name (a pod's, or the service's). */
+function instanceId(name: string): string {
+  const hash = createHash('sha1').update(INSTANCE_ID_NAMESPACE).update(name).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.toString('hex', 0, 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** What every span's resource says of the SDK that wrote it: svc (not `opentelemetry`, which only the OpenTelemetry SDKs write), in Node.js. */
+const TELEMETRY_SDK: Readonly<Record<string, AttributeValue>> = {
+  'telemetry.sdk.name': 'svc',
+  'telemetry.sdk.language': 'nodejs',
+  'telemetry.sdk.version': VERSION,
+};
+
 /**
- * The resource of a span of `service` on tick n at `at` ms: its service's attributes, and with
- * `pods`, the pod `n mod count` of the generation `at / rotate_every` as `k8s.pod.name`. A
- * generation's resources are made once and kept until the next one (encoders cache their bytes
- * per object).
+ * The resource of a span of `service` on tick n at `at` ms (docs/traces.md#resources-and-pods): `service.name`, its
+ * `version` and `environment` (`deployment.environment.name`), a `service.instance.id`, `telemetry.sdk.*`, and its
+ * `attributes` over them; with `pods`, the pod `n mod count` of the generation `at / rotate_every` as `k8s.pod.name`
+ * and as the instance. A generation's resources are made once and kept until the next one (encoders cache their
+ * bytes per object).
  */
 function resourcesOf(service: string, config: ServiceConfig | undefined): (n: number, at: number) => SpanResource {
-  const attributes: Record<string, AttributeValue> = { 'service.name': service };
-  if (config?.version !== undefined) attributes['service.version'] = config.version;
-  if (config?.environment !== undefined) attributes['deployment.environment'] = config.environment;
+  const named: Record<string, AttributeValue> = { 'service.name': service };
+  if (config?.version !== undefined) named['service.version'] = config.version;
+  const described: Record<string, AttributeValue> = { ...TELEMETRY_SDK };
+  if (config?.environment !== undefined) described['deployment.environment.name'] = config.environment;
   const own = config?.attributes ?? {};
-  const resource = { service, attributes: { ...attributes, ...own } };
+  const instance = (name: string) => ({ ...named, 'service.instance.id': instanceId(name), ...described });
   const pods = config?.pods;
-  if (!pods) return () => resource;
+  if (!pods) {
+    const resource = { service, attributes: { ...instance(service), ...own } };
+    return () => resource;
+  }
+  // The pods of a service counted together (span metrics): its resource without the pod's own attributes.
+  const resource = { service, attributes: { ...named, ...described, ...own } };
   let generation = -1;
   // Made as the turns reach them: a generation may end before every pod served a trace.
   let current: (SpanResource | undefined)[] = [];
@@ -395,9 +423,10 @@ function resourcesOf(service: string, config: ServiceConfig | undefined): (n: nu
     const now = pods.rotate_every ? Math.floor(at / pods.rotate_every) : 0;
     if (now !== generation) [generation, current] = [now, []];
     const pod = n % pods.count;
+    const name = `${service}-${now}-${pod}`;
     return (current[pod] ??= {
       service,
-      attributes: { ...attributes, 'k8s.pod.name': `${service}-${now}-${pod}`, ...own },
+      attributes: { ...instance(name), 'k8s.pod.name': name, ...own },
       serviceResource: resource,
     });
   };

@@ -363,7 +363,7 @@ const service = andThen(
     {},
     {
       version: string.describe('Resource attribute service.version.'),
-      environment: string.describe('Resource attribute deployment.environment.'),
+      environment: string.describe('Resource attribute deployment.environment.name.'),
       attributes: bounded(record(attributeKey, scalar), 'attributes').describe(
         'More resource attributes of the service (cloud.region, host.name).',
       ),
@@ -564,9 +564,12 @@ function attributeBytes(attributes: Readonly<Record<string, TraceAttribute>>): n
   return bytes;
 }
 
+/** What every resource carries besides the service's own values, about: its keys, `service.instance.id` and `telemetry.sdk.*`. */
+const STANDARD_RESOURCE_BYTES = 256;
+
 /** Bytes of a service's resource attributes as text: its name, version, environment, attributes, a pod's name. */
 function resourceBytes(name: string, service: ServiceConfig | undefined): number {
-  let bytes = 2 * Buffer.byteLength(name) + (service?.pods ? Buffer.byteLength(name) + 20 : 0);
+  let bytes = STANDARD_RESOURCE_BYTES + Buffer.byteLength(name) + (service?.pods ? Buffer.byteLength(name) + 20 : 0);
   for (const text of [service?.version, service?.environment]) if (text !== undefined) bytes += textBytes(text);
   for (const [key, value] of Object.entries(service?.attributes ?? {}))
     bytes += Buffer.byteLength(key) + textBytes(value);
@@ -637,7 +640,7 @@ export const traceGenerator: Codec<TraceGeneratorConfig> = andThen(
     { root },
     {
       services: record(nonEmptyString, service).describe(
-        'Resource attributes per service name (service.version, deployment.environment, k8s.pod.name, more).',
+        'Resource attributes per service name (service.version, deployment.environment.name, k8s.pod.name, more).',
       ),
       sampled,
       seed: integer.describe(

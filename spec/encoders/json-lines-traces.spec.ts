@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { jsonLinesTraces } from '../../lib/encoders/json-lines-traces.js';
 import { errorTypesOf } from '../../lib/encoders/spans.js';
+import { VERSION } from '../../lib/version.js';
 import { NODE } from '../support/span-batches.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
@@ -70,7 +71,9 @@ describe('jsonLinesTraces', () => {
     expect(jsonLinesTraces().encode(batch).data.toString()).to.equal(
       `{"trace_id":"${row!.traceId}","span_id":"${row!.spanId}","service":"frontend","name":"GET /","kind":"server",` +
         '"start":"2024-01-01T00:00:00.300000000Z","end":"2024-01-01T00:00:00.320000002Z","status":"unset",' +
-        '"attributes":{"http.route":"/"},"resource":{"service.name":"frontend"}}\n',
+        '"attributes":{"http.route":"/"},"resource":{"service.name":"frontend",' +
+        '"service.instance.id":"85f0c8d7-5045-57e2-85b6-85b0cfb9087f","telemetry.sdk.name":"svc",' +
+        `"telemetry.sdk.language":"nodejs","telemetry.sdk.version":"${VERSION}"}}\n`,
     );
   });
 
@@ -93,7 +96,11 @@ describe('jsonLinesTraces', () => {
     expect(frames.series[0]!.labels).to.deep.equal({
       'service.name': 'frontend',
       'service.version': '2.4.1',
-      'deployment.environment': 'prod',
+      'service.instance.id': 'cbbc6cee-07fc-5eff-a8d6-c430c95475f9',
+      'deployment.environment.name': 'prod',
+      'telemetry.sdk.name': 'svc',
+      'telemetry.sdk.language': 'nodejs',
+      'telemetry.sdk.version': VERSION,
       'k8s.pod.name': 'frontend-0-0',
       'host.cores': '8',
     });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { traceGenerator } from '../../lib/generators/trace.js';
+import { VERSION } from '../../lib/version.js';
 import { SAMPLED_FLAG, SPAN_STATUS } from '../../operators/model/span.js';
 import { spanBatch, spanRows, ticksAt, traceConfig, type SpanRow } from '../support/trace-generators.js';
 
@@ -205,7 +206,12 @@ describe('traceGenerator', () => {
 
   it('gives each service its resource; with pods, trace n goes to pod n mod count, renamed every rotate_every', () => {
     const config = traceConfig({
-      root: { service: 'frontend', operation: 'GET /', kind: 'server' },
+      root: {
+        service: 'frontend',
+        operation: 'GET /',
+        kind: 'server',
+        calls: [{ service: 'cart', operation: 'GET /cart', kind: 'client', duration: '1ms' }],
+      },
       services: {
         frontend: {
           version: '1.0',
@@ -216,17 +222,40 @@ describe('traceGenerator', () => {
       },
     });
     const batch = spanBatch(config, ticksAt([0, 1, 2, 9, 10, 11]));
-    expect(spanRows(batch).map((r) => r.resource)).to.deep.equal(
-      ['0-0', '0-1', '0-0', '0-1', '1-0', '1-1'].map((pod) => ({
+    const sdk = { 'telemetry.sdk.name': 'svc', 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.version': VERSION };
+    // service.instance.id: the UUID v5 of the pod's name (of the service's, without pods) in the semantic conventions' namespace.
+    const instances: Record<string, string> = {
+      '0-0': 'cbbc6cee-07fc-5eff-a8d6-c430c95475f9',
+      '0-1': '63668be6-7c93-5150-83c3-62a5714e101e',
+      '1-0': '887d8a95-0e24-557e-a8e3-f957a97bf3f8',
+      '1-1': '10666d9a-76d5-5a87-9158-40fb33212683',
+    };
+    const rows = spanRows(batch);
+    expect(rows.filter((r) => r.service === 'frontend').map((r) => r.resource)).to.deep.equal(
+      ['0-0', '0-0', '0-1', '0-1', '0-0', '0-0', '0-1', '0-1', '1-0', '1-0', '1-1', '1-1'].map((pod) => ({
         'service.name': 'frontend',
         'service.version': '1.0',
-        'deployment.environment': 'prod',
+        'service.instance.id': instances[pod],
+        'deployment.environment.name': 'prod',
+        ...sdk,
         'k8s.pod.name': `frontend-${pod}`,
         'cloud.region': 'eu',
       })),
     );
-    // One object per pod of a generation: encoders keep its bytes by it.
-    expect(batch.spans.resource[0]).to.equal(batch.spans.resource[2]);
+    expect(rows.find((r) => r.service === 'cart')!.resource).to.deep.equal({
+      'service.name': 'cart',
+      'service.instance.id': 'd1a56c67-7346-51fa-a97b-8ddd3cbdf013',
+      ...sdk,
+    });
+    // One object per pod of a generation: encoders keep its bytes by it. The pods counted together: no pod, no instance.
+    expect(batch.spans.resource[0]).to.equal(batch.spans.resource[6]);
+    expect(batch.spans.resource[0]!.serviceResource!.attributes).to.deep.equal({
+      'service.name': 'frontend',
+      'service.version': '1.0',
+      'deployment.environment.name': 'prod',
+      ...sdk,
+      'cloud.region': 'eu',
+    });
   });
 
   it('makes valid ids and flags: 16 and 8 bytes, not zero, the sampled flag on the configured share of traces', () => {

@@ -114,7 +114,7 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
       .flatMap((r) => r.resource_logs.map((rl: ExportRequest) => rl.resource.attributes));
     for (const resource of resources)
       expect(resource.map((a: ExportRequest) => [a.key, a.value.string_value])).to.deep.equal([
-        ['deployment.environment', 'prod'],
+        ['deployment.environment.name', 'prod'],
         ['service.name', 'payment'],
         ['service.version', '3.0.2'],
       ]);

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Entry } from '../../lib/config/types.js';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
+import { VERSION } from '../../lib/version.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { exemplarRows, type Exemplar } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -172,9 +173,14 @@ scenarios:
           ],
         })),
       );
-      const frontend = { resource: { 'service.name': 'frontend', 'service.version': '1.2' }, services: ['frontend'] };
-      // Every pod of payment counted together: its resource without k8s.pod.name.
-      const payment = { resource: { 'service.name': 'payment' }, services: ['payment'] };
+      const sdk = { 'telemetry.sdk.name': 'svc', 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.version': VERSION };
+      const instance = { 'service.instance.id': '85f0c8d7-5045-57e2-85b6-85b0cfb9087f' };
+      const frontend = {
+        resource: { 'service.name': 'frontend', 'service.version': '1.2', ...instance, ...sdk },
+        services: ['frontend'],
+      };
+      // Every pod of payment counted together: its resource without k8s.pod.name nor a pod's service.instance.id.
+      const payment = { resource: { 'service.name': 'payment', ...sdk }, services: ['payment'] };
       for (const one of resources) expect([frontend, payment]).to.deep.include(one);
       expect(resources).to.deep.include(frontend).and.to.deep.include(payment);
       // One ResourceMetrics per service in a request.
