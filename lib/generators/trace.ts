@@ -52,10 +52,32 @@ interface CompiledCall {
   readonly parallel: boolean;
   readonly repeat: number | Draw;
   readonly probability: number;
-  /** How many values each picked attribute chooses from. */
+  /** How many values each picked attribute draws from; 0: none drawn, its first value (a fixed status code). */
   readonly choices: readonly number[];
+  /** The pick of its HTTP spans' `http.response.status_code`, when they are HTTP spans that have one. */
+  readonly statusCode?: StatusCode;
   readonly calls: readonly CompiledCall[];
 }
+
+/**
+ * The `http.response.status_code` of a call's HTTP spans (kind server or client), as a pick, so that a span in error
+ * can answer {@link FAILURE_STATUS_CODE} (docs/traces.md#errors): a fixed code becomes a pick of one value that is
+ * never drawn, a list's picks are drawn among its own values.
+ */
+interface StatusCode {
+  /** Its index among the node's picked attributes. */
+  readonly at: number;
+  /** Index of the value a span in error answers, when its own is no error for its kind. */
+  readonly failure: number;
+  /** By value index: whether it is an error of a server span (5xx), of a client span (4xx and 5xx). */
+  readonly errors: { readonly server: Uint8Array; readonly client: Uint8Array };
+}
+
+const HTTP_STATUS_CODE = 'http.response.status_code';
+/** What an HTTP span in error answers when its own status code is no error: 500 Internal Server Error. */
+const FAILURE_STATUS_CODE = 500;
+/** The least status code that is an error, by kind: the semantic conventions' rule for HTTP spans' status. */
+const LEAST_ERROR_CODE = { server: 500, client: 400 } as const;
 
 /** Gap before each call of a span: this much, plus {@link GAP_SHARE} of the span's own duration shared among its calls. */
 const MIN_GAP_NS = 10_000;
@@ -112,7 +134,8 @@ export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): Trac
   const compile = (span: RootSpanConfig | CallConfig, call: CallConfig | undefined, caller: string): CompiledCall => {
     const service = span.service ?? caller;
     const pair = call !== undefined && isPair(call, caller);
-    const { fixed, picked, choices } = attributesOf(span.attributes);
+    const http = span.kind === 'server' || span.kind === 'client';
+    const { fixed, picked, choices, statusCode } = attributesOf(span.attributes, http);
     // The caller's span of a pair names its callee, as instrumentations do, unless the call names it.
     const named = Object.hasOwn(span.attributes, 'peer.service');
     const peer = pair ? service : typeof fixed['peer.service'] === 'string' ? fixed['peer.service'] : undefined;
@@ -141,6 +164,7 @@ export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): Trac
       repeat: call === undefined ? 1 : typeof call.repeat === 'number' ? call.repeat : observation(call.repeat),
       probability: call?.probability ?? 1,
       choices,
+      ...(statusCode && { statusCode }),
       calls: span.calls.map((child) => compile(child, child, service)),
     };
   };
@@ -205,15 +229,29 @@ export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): Trac
     if (choices.length === 0) return;
     const at = out.pickRoom(choices.length);
     out.pickAt[s] = at;
-    for (let j = 0; j < choices.length; j++) out.picks[at + j] = Math.floor(unit() * choices[j]!);
+    for (let j = 0; j < choices.length; j++)
+      out.picks[at + j] = choices[j] === 0 ? 0 : Math.floor(unit() * choices[j]!);
   };
 
-  /** Ends span `s` at `end`; its status from its own error draw and its calls' errors. Returns whether it failed. */
-  const close = (s: number, end: number, errorRate: number, callFailed: boolean): boolean => {
-    const raised = errorRate > 0 && unit() < errorRate;
+  /** Whether span `s` answered a status code that is an error for its kind (server or client). */
+  const answeredError = (code: StatusCode | undefined, s: number): boolean =>
+    code !== undefined &&
+    code.errors[nodes[out.node[s]!]!.kind as 'server' | 'client'][out.picks[out.pickAt[s]! + code.at]!] === 1;
+
+  /**
+   * Ends span `s` at `end`; its status from its own error draw, its status code (a server's 5xx is its error, a
+   * client's 4xx or 5xx one it sees) and its calls' errors. A span in error whose status code is none answers 500.
+   * Returns whether it failed.
+   */
+  const close = (s: number, end: number, errorRate: number, callFailed: boolean, code?: StatusCode): boolean => {
+    const drawn = errorRate > 0 && unit() < errorRate;
+    const answered = answeredError(code, s);
+    const raised = drawn || (answered && nodes[out.node[s]!]!.kind === 'server');
+    const seen = callFailed || answered;
     out.end[s] = end;
-    out.status[s] = raised ? SPAN_STATUS.error : callFailed ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
-    return raised || callFailed;
+    out.status[s] = raised ? SPAN_STATUS.error : seen ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
+    if (code && (raised || seen) && !answered) out.picks[out.pickAt[s]! + code.at] = code.failure;
+    return raised || seen;
   };
 
   /** How many copies of `call` an instance of its caller makes: its repeat, each copy kept with its probability. */
@@ -278,7 +316,7 @@ export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): Trac
     pick(call, first);
     if (call.callee < 0) {
       const end = calls(call, first, start, nanoseconds(durationOf(call)));
-      failed = close(first, end, errorRateOf(call), failed);
+      failed = close(first, end, errorRateOf(call), failed, call.statusCode);
       return end;
     }
     const there = latency();
@@ -298,8 +336,10 @@ export function traceGenerator(config: TraceGeneratorConfig, entryId = ''): Trac
     const server = open(call.callee, first, start + there);
     out.pickAt[server] = out.pickAt[first]!;
     const served = calls(call, server, start + there, nanoseconds(durationOf(call)));
-    failed = close(server, served, errorRateOf(call), failed);
+    failed = close(server, served, errorRateOf(call), failed, call.statusCode);
     out.end[first] = served + back;
+    // The client sees its server's failure (and the 5xx it answered then), or a status code that is a client's error.
+    failed ||= answeredError(call.statusCode, first);
     out.status[first] = failed ? SPAN_STATUS.failedCall : SPAN_STATUS.unset;
     return served + back;
   };
@@ -351,13 +391,30 @@ function nodeOf(
   };
 }
 
-/** A span's attributes split into fixed ones and picked ones, with the number of choices of each pick. */
-function attributesOf(attributes: RootSpanConfig['attributes']) {
+/**
+ * A span's attributes split into fixed ones and picked ones, with the number of choices of each pick; of `http` spans
+ * (server, client), the status code as a pick (a fixed code or a list of them, a counter's text is no code).
+ */
+function attributesOf(attributes: RootSpanConfig['attributes'], http: boolean) {
   const fixed: Record<string, AttributeValue> = {};
   const picked: PickedAttribute[] = [];
   const choices: number[] = [];
+  let statusCode: StatusCode | undefined;
   for (const [key, attribute] of Object.entries(attributes)) {
-    if (attribute.form === 'fixed') fixed[key] = attribute.value;
+    if (http && key === HTTP_STATUS_CODE && attribute.form !== 'counter') {
+      const own = attribute.form === 'fixed' ? [attribute.value] : attribute.values;
+      const known = own.indexOf(FAILURE_STATUS_CODE);
+      const values = known < 0 ? [...own, FAILURE_STATUS_CODE] : own;
+      const errorsFrom = (least: number) =>
+        Uint8Array.from(values, (v) => (typeof v === 'number' && Number.isInteger(v) && v >= least ? 1 : 0));
+      statusCode = {
+        at: picked.length,
+        failure: known < 0 ? own.length : known,
+        errors: { server: errorsFrom(LEAST_ERROR_CODE.server), client: errorsFrom(LEAST_ERROR_CODE.client) },
+      };
+      picked.push({ key, values });
+      choices.push(attribute.form === 'fixed' ? 0 : own.length);
+    } else if (attribute.form === 'fixed') fixed[key] = attribute.value;
     else if (attribute.form === 'list') {
       picked.push({ key, values: attribute.values });
       choices.push(attribute.values.length);
@@ -366,7 +423,7 @@ function attributesOf(attributes: RootSpanConfig['attributes']) {
       choices.push(attribute.cardinality);
     }
   }
-  return { fixed, picked, choices };
+  return { fixed, picked, choices, statusCode };
 }
 
 /** Seconds of a span duration, clamped to [0, MAX_SPAN_SECONDS]. */

@@ -101,6 +101,74 @@ describe('traceGenerator', () => {
     expect(rowsOf([{ ...failing(true), error_rate: 0 }]).map((r) => r.status)).to.deep.equal([0, 0, 0]);
   });
 
+  it('agrees HTTP status codes and statuses: a server’s 5xx is an error, a client’s 4xx and 5xx, a span in error answers 500', () => {
+    const ticks = Array.from({ length: 300 }, (_, n) => n);
+    const status = (row: SpanRow) => row.attributes['http.response.status_code'];
+    // Codes picked with error_rate 0: the server fails on its 5xx only, its client on the 4xx too.
+    const picked = rowsOf(
+      [
+        {
+          service: 'cart',
+          operation: 'GET /cart',
+          kind: 'client',
+          duration: '1ms',
+          attributes: { 'http.response.status_code': { one_of: [200, 404, 503] } },
+        },
+      ],
+      { ticks },
+    );
+    const [server, client] = [byName(picked, 'GET /cart', 'server'), byName(picked, 'GET /cart', 'client')];
+    expect(new Set(server.map(status))).to.deep.equal(new Set([200, 404, 503]));
+    for (const row of server)
+      expect(row.status, `server ${status(row)}`).to.equal(status(row) === 503 ? SPAN_STATUS.error : SPAN_STATUS.unset);
+    for (const row of client)
+      expect(row.status, `client ${status(row)}`).to.equal(
+        status(row) === 200 ? SPAN_STATUS.unset : SPAN_STATUS.failedCall,
+      );
+    // Nothing is drawn for the codes outside the list.
+    expect(picked.filter((row) => status(row) === 500)).to.deep.equal([]);
+
+    // A failure (drawn, or propagated) of a span whose code is none answers 500, on the client of the failed server too.
+    const failing = rowsOf(
+      [
+        {
+          service: 'cart',
+          operation: 'GET /cart',
+          kind: 'client',
+          duration: '1ms',
+          error_rate: 1,
+          propagate: true,
+          attributes: { 'http.response.status_code': 404 },
+        },
+      ],
+      { root: { attributes: { 'http.response.status_code': 200, 'http.route': '/' } } },
+    );
+    expect(failing.map((row) => [row.kind, row.status, status(row)])).to.deep.equal([
+      ['server', SPAN_STATUS.failedCall, 500],
+      ['client', SPAN_STATUS.failedCall, 500],
+      ['server', SPAN_STATUS.error, 500],
+    ]);
+    // Without a failure the codes stay as written; spans of other kinds keep theirs whatever happens.
+    const kept = rowsOf(
+      [
+        {
+          operation: 'work',
+          kind: 'internal',
+          duration: '1ms',
+          error_rate: 1,
+          attributes: { 'http.response.status_code': 200 },
+        },
+      ],
+      {
+        root: { attributes: { 'http.response.status_code': 200 } },
+      },
+    );
+    expect(kept.map((row) => [row.kind, row.status, status(row)])).to.deep.equal([
+      ['server', SPAN_STATUS.unset, 200],
+      ['internal', SPAN_STATUS.error, 200],
+    ]);
+  });
+
   it('starts a consumer after its producer, outside the producer’s caller, in the same trace or a linked new one', () => {
     const publish = (new_trace: boolean) => ({
       service: 'worker',

@@ -163,8 +163,9 @@ export function withErrorType(row: SpanRow): Readonly<Record<string, AttributeVa
 
 /**
  * A tree whose failed spans carry every kind of `error.type`: a database error raised and propagated through a
- * server whose listed status code is 200 or 503 (itself failing too) to a root answering 502, and a call that sets
- * `error.type` itself.
+ * server whose listed status code is 200 or 503 (itself failing too, and on its 503) to a root answering 200 or 502
+ * (failing on its 502, answering 500 for a failure it sees on 200), a call that sets `error.type` itself, and a
+ * call to a service without status codes.
  */
 export const ERROR_TYPES = {
   seed: 5,
@@ -172,7 +173,7 @@ export const ERROR_TYPES = {
     service: 'frontend',
     operation: 'GET /checkout',
     kind: 'server',
-    attributes: { 'http.request.method': 'GET', 'http.response.status_code': 502 },
+    attributes: { 'http.request.method': 'GET', 'http.response.status_code': { one_of: [200, 502] } },
     calls: [
       {
         service: 'payment',
@@ -201,6 +202,7 @@ export const ERROR_TYPES = {
         error_rate: 0.5,
         attributes: { 'error.type': 'timeout' },
       },
+      { service: 'stock', operation: 'GET /stock', kind: 'client', duration: 0.001, error_rate: 0.5 },
     ],
   },
 };
@@ -224,17 +226,21 @@ export const ERROR_TYPE_CASES = [
   'frontend GET /cart 0 timeout',
   'frontend GET /cart 2 timeout',
   'frontend GET /checkout 0 undefined',
-  'frontend GET /checkout 2 502',
+  'frontend GET /checkout 1 502',
+  'frontend GET /checkout 2 500',
+  'frontend GET /stock 0 undefined',
+  'frontend GET /stock 2 Error',
   'frontend POST /pay 0 undefined',
+  'frontend POST /pay 2 500',
   'frontend POST /pay 2 503',
-  'frontend POST /pay 2 Error',
   'payment INSERT payments 0 undefined',
   'payment INSERT payments 1 Error',
   'payment POST /pay 0 undefined',
+  'payment POST /pay 1 500',
   'payment POST /pay 1 503',
-  'payment POST /pay 1 Error',
-  'payment POST /pay 2 503',
-  'payment POST /pay 2 Error',
+  'payment POST /pay 2 500',
+  'stock GET /stock 0 undefined',
+  'stock GET /stock 1 Error',
 ];
 
 /** Spans of {@link EVERY_FEATURE} for ticks 0 to `count - 1`. */
