@@ -536,6 +536,40 @@ scenarios:
     expect(spansFromOtlp(receiver.requestsOf('traces'))).to.have.length(7);
   });
 
+  it('bin/svc: a span that exceeds 4 MiB by itself fails alone, counted in dropped, saying so; the trace around it arrives', async () => {
+    // Five attributes of 900 kB (an alias repeats it: the file stays below 1 MiB): one span of 4.3 MiB, a record
+    // no request can split (the otlp encoder cuts a service's spans into records of 1 MiB, never a span).
+    const file = scenario(
+      'huge-span.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - name: big
+    signal_type: traces
+    rate: 1
+    duration: 1s
+    trace_generator:
+      root:
+        service: front
+        operation: GET /
+        kind: server
+        duration: 0.01
+        calls:
+          - { operation: work, kind: internal, duration: 1ms, attributes: { a: &huge "${'x'.repeat(900_000)}", b: *huge, c: *huge, d: *huge, e: *huge } }
+    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", signal_type: traces }
+`,
+    );
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.match(
+      /STOPPED \(sink: otlp_grpc sink: .* answered RESOURCE_EXHAUSTED: "Received message larger than max \(\d+ vs\.? 4194304\)"; the request holds a single record of 4\.3 MiB \(the spans of one service in one batch of traces\), which svc cannot split, .*\) \| events: 2 \| .* \| dropped: 1$/m,
+    );
+    const received = receiver.received.flatMap((r) =>
+      r.request.resource_spans.flatMap((rs: ExportRequest) => rs.scope_spans.flatMap((ss: ExportRequest) => ss.spans)),
+    );
+    expect(received.map((span: ExportRequest) => span.name)).to.deep.equal(['GET /']);
+  });
+
   it("bin/svc: INVALID_ARGUMENT under on_sink_error fail exits 1 with the collector's words", async () => {
     receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details: 'bad data' }));
     const file = scenario(
