@@ -393,7 +393,7 @@ function nodeOf(
 
 /**
  * A span's attributes split into fixed ones and picked ones, with the number of choices of each pick; of `http` spans
- * (server, client), the status code as a pick (a fixed code or a list of them, a counter's text is no code).
+ * (server, client), the status code as a pick (a fixed whole number or a list of them; text or other numbers are no code).
  */
 function attributesOf(attributes: RootSpanConfig['attributes'], http: boolean) {
   const fixed: Record<string, AttributeValue> = {};
@@ -401,8 +401,9 @@ function attributesOf(attributes: RootSpanConfig['attributes'], http: boolean) {
   const choices: number[] = [];
   let statusCode: StatusCode | undefined;
   for (const [key, attribute] of Object.entries(attributes)) {
-    if (http && key === HTTP_STATUS_CODE && attribute.form !== 'counter') {
-      const own = attribute.form === 'fixed' ? [attribute.value] : attribute.values;
+    const own = attribute.form === 'fixed' ? [attribute.value] : attribute.form === 'list' ? attribute.values : [];
+    // Only whole numbers are codes: a quoted "503" or a float is written as given, and no 500 of another type joins it.
+    if (http && key === HTTP_STATUS_CODE && own.length > 0 && own.every((v) => Number.isInteger(v))) {
       const known = own.indexOf(FAILURE_STATUS_CODE);
       const values = known < 0 ? [...own, FAILURE_STATUS_CODE] : own;
       const errorsFrom = (least: number) =>

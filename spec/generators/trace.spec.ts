@@ -169,6 +169,32 @@ describe('traceGenerator', () => {
     ]);
   });
 
+  it('reads only whole numbers as HTTP status codes: a quoted code or a float is written as given, never with a 500 beside it', () => {
+    const ticks = Array.from({ length: 200 }, (_, n) => n);
+    const status = (row: SpanRow) => row.attributes['http.response.status_code'];
+    for (const code of ['503', 200.5, { one_of: ['200', '503'] }]) {
+      const rows = rowsOf(
+        [
+          {
+            service: 'cart',
+            operation: 'GET /cart',
+            kind: 'client',
+            duration: '1ms',
+            error_rate: 0.5,
+            attributes: { 'http.response.status_code': code },
+          },
+        ],
+        { ticks },
+      );
+      const written = new Set(byName(rows, 'GET /cart', 'server').map(status));
+      const given = typeof code === 'object' ? code.one_of : [code];
+      expect(
+        [...written].every((value) => given.includes(value as never)),
+        `${JSON.stringify(code)}: ${[...written]}`,
+      ).to.equal(true);
+    }
+  });
+
   it('starts a consumer after its producer, outside the producer’s caller, in the same trace or a linked new one', () => {
     const publish = (new_trace: boolean) => ({
       service: 'worker',
