@@ -78,6 +78,13 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
       else {
         const service = fields[field]!.service;
         const generator = entries[target]!.trace_generator;
+        // An exemplar names a span of a sampled trace only (operators/exemplars.ts), as an SDK's filter does.
+        if (field === 'exemplars' && generator?.sampled === 0)
+          add(
+            i,
+            [field, 'from'],
+            `${show(ref)} marks no trace sampled (its trace_generator.sampled is false or 0), and exemplars name spans of sampled traces only: this entry would carry none`,
+          );
         const services = generator && spanServices(generator);
         if (service !== undefined && services && !services.has(service))
           add(

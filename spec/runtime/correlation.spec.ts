@@ -365,6 +365,18 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     ).to.deep.equal([
       'scenarios[1] (http_request_duration_seconds): exemplars.service: no span of "checkout" runs in service "billing" (its services: "frontend", "payment")',
     ]);
+    // Log records name spans of unsampled traces too: only the exemplars are refused.
+    const unsampled = [
+      'scenarios[1] (http_request_duration_seconds): exemplars.from: "checkout" marks no trace sampled (its trace_generator.sampled is false or 0), and exemplars name spans of sampled traces only: this entry would carry none',
+    ];
+    for (const sampled of [false, 0])
+      expect(
+        refusal(
+          { ...CHECKOUT, trace_generator: { ...CHECKOUT.trace_generator, sampled } },
+          { ...LATENCY, exemplars: { from: 'checkout' } },
+          { ...LOGS, trace_context: { from: 'checkout' } },
+        ),
+      ).to.deep.equal(unsampled);
     expect(refusal(CHECKOUT, { ...LOGS, trace_context: { from: 'checkout', on: 'probability' } })).to.deep.equal([
       'scenarios[1] (payment_logs): trace_context.probability: required with on: probability',
     ]);
