@@ -25,13 +25,14 @@ const FAILING = new Set(['error', 'fatal']);
 /**
  * Writes the span a log record was written in into its `context` (its ids and its trace's W3C
  * flags, sampled or not): an error or fatal record names a span of `spans` that raised an error
- * (one of the choice's service, when it has one), or while none has, one in error because a call of it
- * failed (a frontend whose payment calls fail logs its errors in its own spans); another record one of
- * the choice's spans. As an
- * SDK stamps a log with the active span, the span named is running at the record's time (started
- * by then, not ended before), so a trace-to-logs search over the span's time finds the record: the
- * first to end among those not named yet, else the first to end; only while none runs, the last to
- * end before (see SpanPool). Every failing record names one; `on` chooses among the others:
+ * (one of the choice's service, when it has one), else one in error because a call of it failed (a
+ * frontend whose payment calls fail logs its errors in its own spans); another record one of the
+ * choice's spans. As an SDK stamps a log with the active span, the span named is running at the
+ * record's time (started by then, not ended before) whenever a fitting one does, so a trace-to-logs
+ * search over the span's time finds the record: the first to end among those not named yet, else the
+ * first to end; only while none runs, the last to end before (see SpanPool). A failing record thus
+ * names a running span that raised an error, else a running one whose call failed, else the last
+ * that raised one to end, else the last whose call failed. Every failing record names one; `on` chooses among the others:
  * `error` (default) none, `all` every one, `probability` each with that chance (drawn from `seed`
  * and the tick's slot number). A record gets no context while no fitting span has started, or a
  * failing one while no failure has: an error log names an error span or none.
@@ -70,7 +71,13 @@ export function traceContext<B extends LogBatch>(
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
         if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
         const now = timestampOf(batch, i);
-        const span = failing ? (raised!.takeRunning(now) ?? seen!.takeRunning(now)) : any!.takeRunning(now);
+        // A span running at the record's time first, of those that raised an error before those that saw a call fail.
+        const span = failing
+          ? (raised!.takeRunning(now) ??
+            seen!.takeRunning(now) ??
+            raised!.takeEndedBefore(now) ??
+            seen!.takeEndedBefore(now))
+          : (any!.takeRunning(now) ?? any!.takeEndedBefore(now));
         if (!span) continue;
         context ??= new Array<RecordSpan | undefined>(batch.size);
         const { spans: columns, s } = span;

@@ -55,11 +55,12 @@ const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
  * The recent spans of a traces entry that another entry's exemplars or log records name, as of the time of the record
  * naming one. Spans come when their trace starts and are held until they end. {@link take} names a span that has
  * ended (an exemplar's request is done); {@link takeRunning} one running then, as an SDK stamps a log with the active
- * span. Ended spans are handed out newest first (the last to end), each once while fresh ones (ended in the last
- * second, not named yet) remain; when none is fresh, the newest again (a request writes several log lines), so a
- * consumer faster than the traces still names real, recent spans, and a slower one does not fall behind them. A pool
- * keeps references to the batches' columns, not copies: a reader takes the ids of the spans handed out from them. A
- * pool asked for ended spans only holds its spans by their end alone: one not started has not ended either.
+ * span, and {@link takeEndedBefore} one ended before then, for when none runs. Ended spans are handed out newest
+ * first (the last to end), each once while fresh ones (ended in the last second, not named yet) remain; when none is
+ * fresh, the newest again (a request writes several log lines), so a consumer faster than the traces still names
+ * real, recent spans, and a slower one does not fall behind them. A pool keeps references to the batches' columns,
+ * not copies: a reader takes the ids of the spans handed out from them. A pool asked for ended spans only holds its
+ * spans by their end alone: one not started has not ended either.
  */
 export class SpanPool {
   /** Held spans not started by the last time asked, the first to start on top; unused when asked for ended spans. */
@@ -109,15 +110,23 @@ export class SpanPool {
 
   /**
    * A span running at `now` (epoch ms: started by then, not ended before): the first to end among those not named
-   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; while none
-   * runs, as {@link take}. Only for a pool asked for running spans.
+   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; undefined
+   * while none runs. Only for a pool asked for running spans.
    */
   takeRunning(now: number): PooledSpan | undefined {
     this.advance(now, false);
     const fresh = this.unnamed.pop();
     if (fresh) this.named.push(fresh);
-    // While none runs, every held span starts after `now`: none ends at it, the catch-up of take would find nothing.
-    return fresh ?? this.named.peek() ?? this.newest(now);
+    return fresh ?? this.named.peek();
+  }
+
+  /**
+   * A span ended before `now` (epoch ms), as {@link take} chooses, for when none runs then: a span ending at `now`
+   * still runs. Only for a pool asked for running spans.
+   */
+  takeEndedBefore(now: number): PooledSpan | undefined {
+    this.advance(now, false);
+    return this.newest(now);
   }
 
   /** The newest fresh span ended by `now` (epoch ms), as of the last catch-up, else the newest one. */
@@ -249,7 +258,8 @@ export function readingSpans<A, B>(
 
 /**
  * What a pool is asked for: spans ended by a time ({@link SpanPool.take}), or running then too
- * ({@link SpanPool.takeRunning}, which costs keeping the spans in start order as well).
+ * ({@link SpanPool.takeRunning} and {@link SpanPool.takeEndedBefore}, which cost keeping the spans in start order as
+ * well).
  */
 export type SpanAsk = 'ended' | 'running';
 

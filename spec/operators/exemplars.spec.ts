@@ -16,6 +16,7 @@ import {
 } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/ids.js';
+import { SPAN_STATUS } from '../../operators/model/span.js';
 import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
@@ -269,6 +270,35 @@ describe('traceContext', () => {
         c: ['error:c8'],
         d: ['error:c8'],
       });
+    });
+  });
+
+  it('names a failing record a running span that raised an error, else a running failed call, else the last raised, else the last failed call', () => {
+    // c8 raised an error, 0 to 0.1 s; c9 saw a call fail, 0 to 10 s; ca saw a call fail, 0 to 0.2 s.
+    const batch = spanBatch([0.1, 10, 0.2], [0]);
+    batch.spans.status[1] = SPAN_STATUS.failedCall;
+    batch.spans.status[2] = SPAN_STATUS.failedCall;
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s----', { s: batch });
+      const logs = cold('-a-b-c|', {
+        a: records(['error'], 0, 50),
+        b: records(['error'], 1, 5000),
+        c: records(['error'], 2, 20_000),
+      });
+      // a: c8 runs. b: c8 has ended long ago, c9 runs. c: none runs, c8 raised the last error to end.
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-b-c|', {
+        a: ['error:c8'],
+        b: ['error:c9'],
+        c: ['error:c8'],
+      });
+    });
+    // With no span that raised an error: the last failed call to end once none runs.
+    const calls = spanBatch([0.1, 0.2]);
+    calls.spans.status.fill(SPAN_STATUS.failedCall);
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s--', { s: calls });
+      const logs = cold('-a|', { a: records(['error'], 0, 5000) });
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a|', { a: ['error:c9'] });
     });
   });
 
