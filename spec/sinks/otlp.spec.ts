@@ -562,7 +562,7 @@ scenarios:
     const result = await svc(['run', file]);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.match(
-      /STOPPED \(sink: otlp_grpc sink: .* answered RESOURCE_EXHAUSTED: "Received message larger than max \(\d+ vs\.? 4194304\)"; the request holds a single record of 4\.3 MiB \(the spans of one service in one batch of traces\), which svc cannot split, .*\) \| events: 2 \| .* \| dropped: 1$/m,
+      /STOPPED \(sink: otlp_grpc sink: .* answered RESOURCE_EXHAUSTED: "Received message larger than max \(\d+ vs\.? 4194304\)"; the request holds a single record of 4\.3 MiB \(one span, with its attributes\), which svc cannot split, .*\) \| events: 2 \| .* \| dropped: 1$/m,
     );
     const received = receiver.received.flatMap((r) =>
       r.request.resource_spans.flatMap((rs: ExportRequest) => rs.scope_spans.flatMap((ss: ExportRequest) => ss.spans)),

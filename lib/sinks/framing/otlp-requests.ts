@@ -8,7 +8,10 @@ import { perObject } from '../../per-object.js';
 import { SinkError } from '../core/errors.js';
 import { formatBytes } from '../../format.js';
 
-/** The OTLP signals svc sends, with what their requests and refusals name, and what one record (never split) holds. */
+/**
+ * The OTLP signals svc sends, with what their requests and refusals name, and what one record (never split) holds
+ * when it is too large for any request: a trace record above 1 MiB is a single span (lib/encoders/otlp-traces.ts).
+ */
 export const OTLP_SIGNALS = {
   metrics: {
     service: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
@@ -26,7 +29,7 @@ export const OTLP_SIGNALS = {
     service: 'opentelemetry.proto.collector.trace.v1.TraceService',
     path: '/v1/traces',
     units: 'spans',
-    record: 'the spans of one service in one batch of traces',
+    record: 'one span, with its attributes',
   },
 } as const;
 
