@@ -51,16 +51,21 @@ export async function api<T>(
 
 /**
  * `fetch`, whose network failure (the server down or restarting, the network gone) says so: the browser's own
- * error, a TypeError "Failed to fetch", told a person nothing. An abort stays an abort.
+ * error, a TypeError "Failed to fetch", told a person nothing. An abort stays an abort. The request is built first:
+ * a header it cannot carry is a mistake of the call, not the server's absence.
  */
 async function send(path: string, init: RequestInit): Promise<Response> {
+  const request = new Request(path, init);
   try {
-    return await fetch(path, init);
+    return await fetch(request);
   } catch (error) {
     if (init.signal?.aborted) throw error;
     throw new Error('svc-server did not answer (is it running?)');
   }
 }
+
+const UNSENDABLE_KEY =
+  'A browser cannot send this key: it holds a character beyond ISO-8859-1 (such as € or an emoji), which an Authorization header cannot carry. Check the key.';
 
 /** Shows the login dialog until a key is given; `wrong`: a key was sent and refused. */
 function askKey(wrong: boolean): Promise<void> {
@@ -74,6 +79,11 @@ function askKey(wrong: boolean): Promise<void> {
     form.onsubmit = (event) => {
       event.preventDefault();
       if (!input.value) return;
+      // fetch refuses such a header value outright: the key would fail every call without reaching the server.
+      if (/[^\u0000-\u00ff]/.test(input.value)) {
+        dialog.querySelector('.login-error')!.textContent = UNSENDABLE_KEY;
+        return;
+      }
       sessionStorage.setItem(KEY_ITEM, input.value);
       dialog.close();
       resolve();

@@ -28,7 +28,6 @@ async function hoverShowsRateDocs(page: Page): Promise<void> {
   );
 }
 
-/** Types `key` into the open sign-in dialog and submits it. */
 /** Ctrl-Space in the editor, as a person asks for completions. */
 async function askCompletions(page: Page): Promise<void> {
   await page.keyboard.down('Control');
@@ -43,6 +42,7 @@ async function chooseCompletion(page: Page, chosen: string): Promise<void> {
     if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
 }
 
+/** Types `key` into the open sign-in dialog and submits it. */
 async function signIn(page: Page, key: string): Promise<void> {
   await page.type('#login input[name=key]', key);
   await page.click('#login button[type=submit]');
@@ -63,6 +63,26 @@ describe('web console in Chromium (docs/console.md)', () => {
     page = await fixture.browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
     problems = problemsOf(page);
+  });
+
+  it('refuses a key no browser can send in a header (a character beyond ISO-8859-1), saying so, and keeps none', async () => {
+    await page.goto(`${fixture.server.base}/`);
+    await page.waitForSelector('#login[open]');
+    await signIn(page, 'console-spec-k€y');
+    await waitForText(page, '#login .login-error', /^A browser cannot send this key: .* ISO-8859-1 /);
+    expect(await page.$('#login[open]')).to.not.equal(null);
+    const stored = await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).sessionStorage.getItem('svc-api-key'),
+    );
+    expect(stored).to.equal(null);
+    // Such a key kept from before is no server down: the banner says what the browser refused.
+    await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).sessionStorage.setItem('svc-api-key', 'console-spec-k€y'),
+    );
+    await page.reload();
+    await waitForText(page, '#banner', /ISO-8859-1/);
+    expect(await page.$eval('#banner', (banner) => banner.textContent)).to.not.match(/did not answer/);
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).sessionStorage.removeItem('svc-api-key'));
   });
 
   it('asks for the key at the first 401, again after a wrong one, then shows the console', async () => {
@@ -409,10 +429,7 @@ describe('web console in Chromium (docs/console.md)', () => {
     // A fresh tab whose first answer for the older scenario's statistics is held until the newer card is drawn.
     const tab = await fixture.browser.newPage();
     await tab.evaluateOnNewDocument(
-      (key) =>
-        (
-          globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
-        ).sessionStorage.setItem('svc-api-key', key),
+      (key) => (globalThis as unknown as PageGlobals).sessionStorage.setItem('svc-api-key', key),
       KEY,
     );
     await tab.setRequestInterception(true);

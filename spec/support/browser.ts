@@ -78,7 +78,11 @@ export interface PageGlobals {
     querySelectorAll(selector: string): { readonly length: number };
     readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number };
   };
-  readonly sessionStorage: { getItem(key: string): string | null };
+  readonly sessionStorage: {
+    getItem(key: string): string | null;
+    setItem(key: string, value: string): void;
+    removeItem(key: string): void;
+  };
   /**
    * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
    * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's axes drew, by
