@@ -9,6 +9,19 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
   let problems: string[];
   /** The `POST /scenarios` requests the page sent, held until the spec lets them go, as a slow network would. */
   let posts: HTTPRequest[];
+  /** Resolves the wait of {@link sentSoFar} once its marker request reaches the spec. */
+  let markerSeen: (() => void) | undefined;
+
+  /**
+   * Waits until every request the page has sent so far reached the spec: requests reach it after the page sends
+   * them, so a duplicate POST could be counted only after an assertion right after the click. A click's handler
+   * sends its POST at once, before the marker the page sends next.
+   */
+  const sentSoFar = async () => {
+    const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+    await page.evaluate(() => void fetch('/health?marker'));
+    await seen;
+  };
 
   const listed = async () =>
     ((await (await fetch(`${fixture.server.base}/scenarios`)).json()) as { scenarios: unknown[] }).scenarios.length;
@@ -18,11 +31,12 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
     problems = problemsOf(page);
     posts = [];
     await page.setRequestInterception(true);
-    page.on('request', (request) =>
-      request.method() === 'POST' && new URL(request.url()).pathname === '/scenarios'
-        ? void posts.push(request)
-        : void request.continue(),
-    );
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (request.method() === 'POST' && url.pathname === '/scenarios') return void posts.push(request);
+      if (url.pathname === '/health' && url.search === '?marker') markerSeen?.();
+      void request.continue();
+    });
     await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
     await page.waitForFunction(
@@ -47,6 +61,7 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
       await waitForText(page, message, /^Starting/);
       await page.click(button);
       await page.click(button);
+      await sentSoFar();
       expect(posts, 'requests sent').to.have.length(1);
       await posts[0]!.continue();
       await waitForText(page, message, started);
@@ -55,6 +70,8 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
       await page.click(button);
       await (await waitFor('the next POST /scenarios', () => posts[1])).continue();
       await waitForText(page, message, started);
+      await sentSoFar();
+      expect(posts, 'requests sent').to.have.length(2);
       expect(await listed()).to.equal(entries * 2);
     });
   }
