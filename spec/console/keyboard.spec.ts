@@ -20,8 +20,6 @@ const focused = (page: Page) =>
 describe('web console with the keyboard only (docs/console.md)', () => {
   const fixture = consoleFixture(['--catalog', 'examples/catalog']);
 
-  before(async () => {});
-
   it('tabs through every control in reading order, each with its focus visible, the editor too', async () => {
     const page = await fixture.browser.newPage();
     const problems = problemsOf(page);

@@ -22,8 +22,6 @@ async function openWithEditorHeld(page: Page, base: string): Promise<Promise<HTT
 describe('web console while its editor loads (docs/console.md)', () => {
   const fixture = consoleFixture(['--catalog', 'examples/catalog']);
 
-  before(async () => {});
-
   it('lists the catalog and says the editor is loading, its Start and Preview disabled until it is there', async () => {
     const page = await fixture.browser.newPage();
     const problems = problemsOf(page);
