@@ -205,7 +205,7 @@ function systemCodeOf(code: string, details: string): string | undefined {
 }
 
 /** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */
-const GRPC_LIMIT: ReceiverLimit = { size: '4 MiB', setting: 'max_recv_msg_size_mib' };
+const GRPC_LIMIT: ReceiverLimit = { bytes: 4 * 1024 * 1024, setting: 'max_recv_msg_size_mib' };
 
 /** What to check after a final status. */
 function advice(code: string, signal: OtlpSignal, address: string): string {

@@ -32,7 +32,7 @@ export function exportUrl(base: string, signal: OtlpSignal): URL {
 }
 
 /** The collector's OTLP/HTTP receiver: request bodies of at most 20 MiB (confighttp's default), decompressed. */
-const HTTP_LIMIT: ReceiverLimit = { size: '20 MiB', setting: 'max_request_body_size' };
+const HTTP_LIMIT: ReceiverLimit = { bytes: 20 * 1024 * 1024, setting: 'max_request_body_size' };
 
 /** The statuses OTLP/HTTP calls retryable; "all other 4xx or 5xx response status codes MUST NOT be retried". */
 const RETRYABLE = new Set([429, 502, 503, 504]);

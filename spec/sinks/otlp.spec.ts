@@ -354,7 +354,7 @@ describe('OTLP sinks', function () {
     ).not.to.include('retrying');
   });
 
-  it('otlp_http: a 413 says lower batch_size only when the request holds several records; a single record, that svc cannot split', async () => {
+  it('otlp_http: a 413 says lower batch_size only when the request holds several events; a single record, that svc cannot split and that the limit was lowered', async () => {
     receiver.answer(() => ({ grpc: grpc.status.RESOURCE_EXHAUSTED, details: 'request body too large', http: 413 }));
     const refusal = async (messages: string[]) => {
       const sink = otlpHttpSink({ url: receiver.httpUrl, signal: 'logs', retry: QUICK_RETRY });
@@ -365,8 +365,12 @@ describe('OTLP sinks', function () {
     expect(await refusal(['x'.repeat(5_000_000)])).to.match(
       new RegExp(
         `${said}the request holds a single record of 4\\.8 MiB \\(one log record\\), which svc cannot split, and the collector takes less in one message ` +
-          "\\(20 MiB unless its receiver's max_request_body_size says more\\): make the record smaller, or raise that limit$",
+          "\\(its receiver's max_request_body_size, 20 MiB by default, was lowered, or a proxy in front of it takes less\\): make the record smaller, or raise that limit$",
       ),
+    );
+    // One small record alone: lowering batch_size cannot help either.
+    expect(await refusal(['x'.repeat(2_000_000)])).to.match(
+      new RegExp(`${said}the request holds a single record of 1\\.9 MiB \\(one log record\\), which svc cannot split`),
     );
     expect(await refusal(['a', 'b'])).to.match(
       new RegExp(

@@ -43,21 +43,28 @@ export type OtlpSignal = keyof typeof OTLP_SIGNALS;
  */
 export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000, maxRequestBytes: 4_000_000 } as const;
 
-/** A collector's receiver limit of one message: its default and the setting that raises it. */
+/** A collector's receiver limit of one message: its default, in bytes, and the setting that changes it. */
 export interface ReceiverLimit {
-  readonly size: string;
+  readonly bytes: number;
   readonly setting: string;
 }
 
 /**
- * What to change when the collector refused a request as larger than it takes (`limit`, unless lowered): svc's
- * requests hold at most {@link OTLP_DEFAULTS}' `maxRequestBytes` of records, so a larger one holds a single record,
- * which no request can split (lowering batch_size cannot help); a smaller one meets a lowered limit.
+ * What to change when the collector refused a request as larger than it takes (`limit`, unless changed): svc's
+ * requests hold at most {@link OTLP_DEFAULTS}' `maxRequestBytes` of records, so a larger one, or one of a single
+ * event, holds records no request can split (lowering batch_size cannot help); several events meet a lowered limit.
  */
 export function tooLargeAdvice(request: RecordRequest, signal: OtlpSignal, limit: ReceiverLimit): string {
-  return request.bytes > OTLP_DEFAULTS.maxRequestBytes
-    ? `the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (${limit.size} unless its receiver's ${limit.setting} says more): make the record smaller, or raise that limit`
-    : `the collector takes less in one message than svc sends (up to ${formatBytes(OTLP_DEFAULTS.maxRequestBytes)} of records): lower batch_size, or raise its receiver's ${limit.setting}`;
+  // One event's records are never split either (a histogram's series set), whatever their size.
+  const single = request.size <= 1 || request.bytes > OTLP_DEFAULTS.maxRequestBytes;
+  if (!single)
+    return `the collector takes less in one message than svc sends (up to ${formatBytes(OTLP_DEFAULTS.maxRequestBytes)} of records): lower batch_size, or raise its receiver's ${limit.setting}`;
+  // Below the receiver's default, its limit was lowered (or a proxy in front of it has one of its own).
+  const takes =
+    request.bytes > limit.bytes
+      ? `${formatBytes(limit.bytes)} unless its receiver's ${limit.setting} says more`
+      : `its receiver's ${limit.setting}, ${formatBytes(limit.bytes)} by default, was lowered, or a proxy in front of it takes less`;
+  return `the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (${takes}): make the record smaller, or raise that limit`;
 }
 
 /** The resource of every request unless the sink's `resource` says otherwise. */
