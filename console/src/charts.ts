@@ -81,7 +81,7 @@ export function timeChart(
       ),
     ],
     padding: [null, null, null, leftPadding],
-    hooks: { draw: [(u) => recordAxes(key, u)] },
+    hooks: { init: [spaceTimeLabels], draw: [(u) => recordAxes(key, u)] },
     plugins: marks.length ? [marksPlugin(key, marks)] : [],
   };
   const chart = new uPlot(options, data, target);
@@ -117,14 +117,24 @@ export function dropChart(key: string): void {
   drawnAxes.delete(key);
 }
 
+/** A line of a time axis label as drawn: its text, which line of its label it is, and its left and right edges. */
+export interface LabelLine {
+  readonly text: string;
+  readonly line: number;
+  readonly left: number;
+  readonly right: number;
+}
+
 /**
  * What an axis drew last (CSS pixels): its labels, the width of the widest and the width it had for them; for the
- * time axis (`x`), how far its first label reaches left of its tick and how far that tick is from the canvas's edge.
+ * time axis (`x`), how far its first label reaches left of its tick, how far that tick is from the canvas's edge,
+ * and each line of each label (from the canvas's left edge).
  */
 export interface DrawnAxis {
   readonly labels: readonly string[];
   readonly widest: number;
   readonly room: number;
+  readonly lines?: readonly LabelLine[];
 }
 
 /** The axes of each chart, by key, then scale: `svcConsole.axes` reads them (the specs check none is cut). */
@@ -169,6 +179,44 @@ function leftPadding(u: uPlot, _side: number, sidesWithAxes: uPlot.SidesWithAxes
   return Math.max(own, Math.ceil(first.reach - left - u.valToPos(first.at, 'x')));
 }
 
+/** The least room between two lines of the time axis' labels side by side (CSS pixels). */
+const LABEL_GAP = 4;
+
+/**
+ * Wraps uPlot's own time labels (set by then: `init` runs once the axes are) so that none of their second lines
+ * reaches the one before: with ticks a second apart and a minute starting at the second tick, the first tick's date
+ * ("11/29/26 2:25pm") was printed over "2:26pm". Such a later line is left out; the first label keeps its date.
+ */
+function spaceTimeLabels(u: uPlot): void {
+  const axis = u.axes[0]!;
+  const own = axis.values as uPlot.Axis.DynamicValues;
+  axis.values = (self, splits, ...rest) => {
+    let reached = Number.NEGATIVE_INFINITY;
+    return own(self, splits, ...rest).map((label, i) => {
+      const [first, second] = String(label).split('\n');
+      if (second === undefined) return label;
+      const at = self.valToPos(splits[i]!, 'x');
+      const half = widestLabel(self, 0, [second]) / 2;
+      if (at - half < reached + LABEL_GAP) return first!;
+      reached = at + half;
+      return label;
+    });
+  };
+}
+
+/** Each line of each label the time axis drew, where uPlot draws it: centred under its tick. */
+function timeLabelLines(u: uPlot): LabelLine[] {
+  const { _splits = [], _values = [] } = u.axes[0] as unknown as AxisState;
+  const left = u.bbox.left / devicePixelRatio;
+  return _values.flatMap((label, i) =>
+    label.split('\n').map((text, line) => {
+      const at = left + u.valToPos(_splits[i]!, 'x');
+      const half = widestLabel(u, 0, [text]) / 2;
+      return { text, line, left: at - half, right: at + half };
+    }),
+  );
+}
+
 /** The width of the widest of `labels` in the font of axis `index` (CSS pixels). */
 function widestLabel(u: uPlot, index: number, labels: readonly string[]): number {
   u.ctx.save();
@@ -209,7 +257,8 @@ function recordAxes(key: string, u: uPlot): void {
   const first = firstTimeLabel(u);
   if (first) {
     const room = u.bbox.left / devicePixelRatio + u.valToPos(first.at, 'x');
-    axes.set('x', { labels: (u.axes[0] as unknown as AxisState)._values!, widest: first.reach, room });
+    const labels = (u.axes[0] as unknown as AxisState)._values!;
+    axes.set('x', { labels, widest: first.reach, room, lines: timeLabelLines(u) });
   }
   for (const [index, axis] of (u.axes as unknown as AxisState[]).entries()) {
     if (index === 0 || !axis._values) continue;

@@ -255,30 +255,57 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(axes.ratio!.labels.at(-1)).to.equal('1');
   });
 
+  /** Clicks Preview, the server asked for the preview from `start` (epoch ms), and waits for its `message`. */
+  async function previewFrom(start: number, message: RegExp): Promise<void> {
+    await page.setRequestInterception(true);
+    const from = (request: HTTPRequest) => {
+      const url = new URL(request.url());
+      if (!url.pathname.startsWith('/preview')) return void request.continue();
+      url.searchParams.set('start', String(start));
+      void request.continue({ url: url.href });
+    };
+    page.on('request', from);
+    try {
+      await page.click('#preview');
+      await waitForText(page, '#message', message);
+    } finally {
+      page.off('request', from);
+      await page.setRequestInterception(false);
+    }
+  }
+
   it("keeps the time axis' first label, its date, inside the chart when its tick is at the plot's left edge", async () => {
     await setText('signal_type: metrics\nname: edge\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
     await setMinutes('1');
     // The preview starts 50 ms before a whole 10 s: its first tick, "11/29/26 2:24am" under ":10", is at the edge.
-    await page.setRequestInterception(true);
-    const edge = (request: HTTPRequest) => {
-      const url = new URL(request.url());
-      if (!url.pathname.startsWith('/preview')) return void request.continue();
-      url.searchParams.set('start', String(Math.ceil(Date.now() / 10_000) * 10_000 - 50));
-      void request.continue({ url: url.href });
-    };
-    page.on('request', edge);
-    try {
-      await page.click('#preview');
-      await waitForText(page, '#message', /^Preview of 1 minute: 1 entry\.$/);
-    } finally {
-      page.off('request', edge);
-      await page.setRequestInterception(false);
-    }
+    await previewFrom(Math.ceil(Date.now() / 10_000) * 10_000 - 50, /^Preview of 1 minute: 1 entry\.$/);
     const x = await page.evaluate(
       () => (globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:edge')!.get('x')!,
     );
     expect(x.labels[0], 'a date under the first tick').to.include('\n');
     expect(x.widest, `${JSON.stringify(x.labels[0])} reaches ${x.widest} px left of its tick`).to.be.at.most(x.room);
+  });
+
+  it("writes no time axis label over another: the first tick's date beside the next minute's time", async () => {
+    await setText('signal_type: metrics\nname: minute\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
+    await setMinutes('1');
+    // A narrow chart ticks every 10 s, 50 px apart: ":50" with its date ("11/29/26 2:25pm"), then ":00", a minute
+    // starting ("2:26pm"); the date reaches about 47 px right of its tick, "2:26pm" about 20 px left of its own.
+    await page.setViewport({ width: 420, height: 900 });
+    try {
+      await previewFrom(Math.ceil(Date.now() / 60_000) * 60_000 - 10_050, /^Preview of 1 minute: 1 entry\.$/);
+      const x = await page.evaluate(
+        () => (globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:minute')!.get('x')!,
+      );
+      expect(x.labels.slice(0, 2).map((label) => label.split('\n')[0])).to.deep.equal([':50', ':00']);
+      expect(x.labels[0], 'a date under the first tick').to.include('\n');
+      for (const [i, a] of x.lines!.entries())
+        for (const b of x.lines!.slice(i + 1))
+          if (a.line === b.line)
+            expect(a.right <= b.left || b.right <= a.left, `"${a.text}" and "${b.text}" overlap`).to.equal(true);
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+    }
   });
 
   it('asks for a whole number of minutes', async () => {

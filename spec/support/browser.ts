@@ -86,14 +86,23 @@ export interface PageGlobals {
   /**
    * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
    * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's axes drew, by
-   * scale (their labels, the widest one's width and the width they had).
+   * scale (their labels, the widest one's width and the width they had; the time axis' also each line of each
+   * label, with its left and right edges).
    */
   readonly svcConsole: {
     readonly charts: Map<string, { readonly data: (number | null)[][] }>;
     readonly marks: Map<string, DrawnMarks>;
     readonly axes: Map<
       string,
-      Map<string, { readonly labels: readonly string[]; readonly widest: number; readonly room: number }>
+      Map<
+        string,
+        {
+          readonly labels: readonly string[];
+          readonly widest: number;
+          readonly room: number;
+          readonly lines?: readonly { text: string; line: number; left: number; right: number }[];
+        }
+      >
     >;
   };
 }
