@@ -2,7 +2,7 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type * as Kafkajs from 'kafkajs';
 import { featurePackage } from '../features.js';
-import { batchingSink, type BatchSettings } from './core/batching-sink.js';
+import { batchingSink, type BatchSettings, type Stored } from './core/batching-sink.js';
 import {
   brokerError,
   kafkaConfig,
@@ -12,7 +12,6 @@ import {
 } from './broker-client.js';
 import { produceRequests, type BrokerMessage, type ProduceRequest } from './framing/broker-messages.js';
 import { DEFAULT_RETRY } from './core/retry.js';
-import { SinkError } from './core/errors.js';
 import { sentSecrets } from '../redact.js';
 import type { Sink } from '../../operators/deliver.js';
 
@@ -66,7 +65,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
         batchSize,
         maxBytes: BROKER_DEFAULTS.maxSendBytes,
       }),
-      send: (request) => producer.send(request),
+      send: (request, stored) => producer.send(request, stored),
       abort: () => producer.abort(),
       release: () => producer.disconnect(),
     },
@@ -153,17 +152,16 @@ class Producer {
   /**
    * Sends a request as one `producer.send` per leader broker of its partitions, at once: as many Produce requests
    * as kafkajs makes of one send, but a broker that fails (down, unreachable, refusing) fails only its
-   * partitions' messages. When some fail, the error says what the others stored ({@link SinkError.stored}) and the
+   * partitions' messages. Each broker's share is told `stored` as soon as it is acknowledged, and when some fail the
    * request's retry sends only the failed messages, to the same partitions, one `producer.send` per partition, so
    * that a partition refused again fails alone. kafkajs's error does not say which partition of a broker's answer
    * failed, so such an error (NOT_LEADER_OR_FOLLOWER for one partition) retries all of that broker's share: the
    * partitions it stored store their messages twice (at least once). The first send of the producer learns the
    * partitions and their leaders from a first message sent alone.
    */
-  async send(request: ProduceRequest): Promise<void> {
+  async send(request: ProduceRequest, stored: (part: Stored) => void): Promise<void> {
     const producer = await this.connect();
     const failed = this.unstored.get(request);
-    const stored = { size: 0, bytes: 0 };
     try {
       let shares: Share[];
       if (failed) shares = sharesBy(failed, (partition) => partition);
@@ -172,25 +170,20 @@ class Producer {
         if (!this.partitions) {
           const [first] = messages;
           await this.produce(producer, first!);
-          stored.size += first!.events;
-          stored.bytes += first!.value.byteLength;
+          stored({ size: first!.events, bytes: first!.value.byteLength });
           messages = messages.slice(1);
         }
         const leaders = new Map(this.partitions!.map(({ partitionId, leader }) => [partitionId, leader]));
         shares = sharesBy(this.routed(messages), (partition) => leaders.get(partition) ?? -1);
       }
       const results = await Promise.allSettled(
-        shares.map(({ routed }) => producer.send({ ...this.record, messages: routed })),
+        shares.map(async (share) => {
+          await producer.send({ ...this.record, messages: share.routed });
+          this.written = true;
+          stored({ size: share.events, bytes: share.bytes });
+        }),
       );
-      const unstored: Routed[] = [];
-      shares.forEach((share, n) => {
-        if (results[n]!.status === 'rejected') unstored.push(...share.routed);
-        else {
-          stored.size += share.events;
-          stored.bytes += share.bytes;
-        }
-      });
-      if (results.some((result) => result.status === 'fulfilled')) this.written = true;
+      const unstored = shares.flatMap((share, n) => (results[n]!.status === 'rejected' ? share.routed : []));
       if (unstored.length === 0) {
         this.unstored.delete(request);
         return;
@@ -198,9 +191,7 @@ class Producer {
       this.unstored.set(request, unstored);
       throw (results.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
     } catch (cause) {
-      const error = brokerError(cause, { ...this.context, answeredBy: this.answeredBy, written: this.written });
-      if (stored.size === 0) throw error;
-      throw new SinkError('broker', error.detail, { cause: error.cause, retryable: error.retryable, stored });
+      throw brokerError(cause, { ...this.context, answeredBy: this.answeredBy, written: this.written });
     }
   }
 

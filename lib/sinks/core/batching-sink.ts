@@ -40,6 +40,12 @@ export interface Receipt {
   readonly warning?: string;
 }
 
+/** Part of a request the destination acknowledged while the rest is still in flight or failed. */
+export interface Stored {
+  readonly size: number;
+  readonly bytes: number;
+}
+
 /** The destination accepted a request but refused `rejected` of its events, saying why. */
 export interface PartialRefusal extends Receipt {
   readonly rejected: number;
@@ -54,9 +60,11 @@ export interface BatchProtocol<R extends Request> {
    * Sends one request; rejects with a {@link SinkError} whose `retryable` says whether trying
    * again may help. Resolves to a {@link Receipt} when the destination said more than yes: a
    * {@link PartialRefusal} when it took the request but refused some of its events (OTLP partial
-   * success), what it wrote, a warning.
+   * success), what it wrote, a warning. A destination that stores a request in parts (a Kafka send spread over
+   * brokers) calls `stored` with each part as it is acknowledged: that part is delivered at once, and a retry, a
+   * give-up or a flush that runs out of time counts only the rest.
    */
-  send(request: R): Promise<Receipt | void>;
+  send(request: R, stored: (part: Stored) => void): Promise<Receipt | void>;
   /** Cuts the request in flight (a flush ran out of time); later sends must still work. */
   abort?(): void;
   /** Releases connections once the sink closed. */
@@ -121,9 +129,9 @@ const MIN_REQUEST_BYTES = 1 << 20;
  * - A request the destination took but refused some events of (a {@link PartialRefusal}: OTLP partial
  *   success) delivers the rest and fails those, numbered by `refusal` as the how-manieth such request in a
  *   row: one wholly taken request ends the streak, so the run can say it once per streak.
- * - A failed attempt after which the destination had stored part of the request ({@link SinkError.stored}: a
- *   Kafka send whose other partitions took their messages) reports that part `delivered` at once; the retries
- *   and the give-up count only the rest.
+ * - A part of a request the destination acknowledged on its own (the `stored` callback of
+ *   {@link BatchProtocol.send}: a Kafka send whose other brokers took their messages) is reported `delivered` at
+ *   once; the retries, the give-up and a flush that runs out of time count only the rest.
  * - Backpressure: once `maxBufferedBytes` are held, `write` returns a promise that resolves
  *   when a request settled, so a slow or stalled destination holds the chain back and memory
  *   stays bounded.
@@ -307,9 +315,8 @@ class Batcher<R extends Request> implements SinkDriver {
   }
 
   /**
-   * Sends one request with retries; resolves to the error it was given up with, if any. A failed attempt that
-   * stored part of the request ({@link SinkError.stored}) delivers that part: later attempts and the give-up
-   * count only the rest.
+   * Sends one request with retries; resolves to the error it was given up with, if any. A part the destination
+   * said it stored is delivered at once: later attempts, the give-up and a cut count only the rest.
    */
   private async attempt(request: R): Promise<Error | undefined> {
     const { core } = this;
@@ -318,8 +325,18 @@ class Batcher<R extends Request> implements SinkDriver {
       if (this.dropping) return this.drop(left.size, left.bytes);
       try {
         const receipt = await new Promise<Receipt | void>((resolve, reject) => {
-          this.cut = reject;
-          this.protocol.send(request).then(resolve, reject);
+          // Once cut, the request's remainder is given up: a part acknowledged later cannot be delivered too.
+          let cut = false;
+          this.cut = (error) => {
+            cut = true;
+            reject(error);
+          };
+          const stored = (part: Stored): void => {
+            if (cut) return;
+            core.delivered(part.size, part.bytes);
+            left = { size: left.size - part.size, bytes: left.bytes - part.bytes };
+          };
+          this.protocol.send(request, stored).then(resolve, reject);
         });
         this.cut = undefined;
         if (receipt?.warning) core.warn(receipt.warning);
@@ -339,10 +356,6 @@ class Batcher<R extends Request> implements SinkDriver {
           cause instanceof SinkError
             ? cause
             : core.error(`cannot send to ${this.options.target}: ${describeError(cause)}`, { cause, retryable: true });
-        if (error.stored) {
-          core.delivered(error.stored.size, error.stored.bytes);
-          left = { size: left.size - error.stored.size, bytes: left.bytes - error.stored.bytes };
-        }
         if (this.dropping) return this.drop(left.size, left.bytes);
         const next = core.nextAttempt(error, n, this.options.retry, this.options.random);
         if (typeof next !== 'number') return core.failed(left.size, left.bytes, next);

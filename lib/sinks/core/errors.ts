@@ -15,11 +15,6 @@ export class SinkError extends Error {
    * whatever `on_sink_error` says, as going on could only count drops.
    */
   readonly lasting: boolean;
-  /**
-   * The part of the request the destination stored before this failure (a Kafka send spread over partitions, some
-   * of which took their messages): delivered, and a retry of the request carries only the rest.
-   */
-  readonly stored: { readonly size: number; readonly bytes: number } | undefined;
 
   constructor(
     readonly sink: string,
@@ -31,7 +26,6 @@ export class SinkError extends Error {
       retryAfter?: number;
       status?: number;
       lasting?: boolean;
-      stored?: { readonly size: number; readonly bytes: number };
     },
   ) {
     super(`${sink} sink: ${detail}`, options);
@@ -40,7 +34,6 @@ export class SinkError extends Error {
     this.retryAfter = options?.retryAfter;
     this.status = options?.status;
     this.lasting = options?.lasting ?? false;
-    this.stored = options?.stored;
   }
 }
 

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import type { EncodedBatch } from '../../../operators/model/batch.js';
 import type { SinkReport } from '../../../operators/deliver.js';
-import { batchingSink, type BatchingOptions, type Request } from '../../../lib/sinks/core/batching-sink.js';
+import {
+  batchingSink,
+  type BatchingOptions,
+  type Request,
+  type Stored,
+} from '../../../lib/sinks/core/batching-sink.js';
 import { SinkError } from '../../../lib/sinks/core/errors.js';
 import { chunk } from '../../support/batches.js';
 import { ManualScheduler, settle } from '../../support/clock.js';
@@ -17,7 +22,8 @@ interface Body extends Request {
 function fakeTransport() {
   const sent: string[] = [];
   const pending: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  let answer: (body: string, attempt: number) => 'ok' | 'hang' | Error = () => 'ok';
+  /** `stored`: tells a part of the request acknowledged (a Kafka send whose brokers answer apart). */
+  let answer: (body: string, attempt: number, stored: (part: Stored) => void) => 'ok' | 'hang' | Error = () => 'ok';
   let attempts = 0;
   let released = false;
   return {
@@ -35,8 +41,8 @@ function fakeTransport() {
         if (body.includes('unframable')) throw new Error('cannot frame this');
         return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: body.length }];
       },
-      send: (request: Body): Promise<void> => {
-        const outcome = answer(request.body, ++attempts);
+      send: (request: Body, stored: (part: Stored) => void): Promise<void> => {
+        const outcome = answer(request.body, ++attempts, stored);
         if (outcome === 'hang') return new Promise((resolve, reject) => pending.push({ resolve, reject }));
         if (outcome instanceof Error) return Promise.reject(outcome);
         sent.push(request.body);
@@ -172,14 +178,11 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
       retry: { maxAttempts: 3, initialBackoff: 10, maxBackoff: 10 },
     });
     // As a Kafka send whose partitions answer apart: the first attempt stores 2 of 5 events, the next 1 more.
-    const stored = [2, 1];
-    fake.answerWith(
-      (_, attempt) =>
-        new SinkError('broker', 'answered NOT_LEADER_OR_FOLLOWER', {
-          retryable: true,
-          ...(attempt <= stored.length && { stored: { size: stored[attempt - 1]!, bytes: 2 * stored[attempt - 1]! } }),
-        }),
-    );
+    const parts = [2, 1];
+    fake.answerWith((_, attempt, stored) => {
+      if (attempt <= parts.length) stored({ size: parts[attempt - 1]!, bytes: 2 * parts[attempt - 1]! });
+      return new SinkError('broker', 'answered NOT_LEADER_OR_FOLLOWER', { retryable: true });
+    });
     sink.write(chunk('a\nb\nc\nd\ne\n', 5));
     const flushed = sink.flush().catch((e: unknown) => e);
     await scheduler.advance(20);
@@ -194,6 +197,39 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(((await flushed) as Error).message).to.equal(
       'broker sink: answered NOT_LEADER_OR_FOLLOWER (gave up after 3 attempts)',
     );
+  });
+
+  it('a part stored, then the rest acknowledged: each is delivered once, nothing failed', async () => {
+    const { scheduler, fake, sink, reports } = setup({ name: 'broker' });
+    fake.answerWith((_, _attempt, stored) => {
+      stored({ size: 2, bytes: 4 });
+      return 'ok';
+    });
+    sink.write(chunk('a\nb\nc\nd\ne\n', 5));
+    await sink.flush();
+    await scheduler.advance(0);
+    expect(reports).to.deep.equal([
+      { kind: 'delivered', size: 2, bytes: 4 },
+      { kind: 'delivered', size: 3, bytes: 6 },
+    ]);
+  });
+
+  it('a part stored, then the flush runs out of time: only the part still in flight is counted failed', async () => {
+    const { scheduler, fake, sink, reports } = setup({ name: 'broker', flushTimeout: 1000 });
+    // As a Kafka send over two brokers: one stores its share at once, the other never answers.
+    fake.answerWith((_, _attempt, stored) => {
+      stored({ size: 1, bytes: 2 });
+      return 'hang';
+    });
+    sink.write(chunk('a\nb\n', 2));
+    const flushed = sink.flush().catch((e: Error) => e);
+    await scheduler.advance(1000);
+    const error = (await flushed) as Error;
+    expect(error.message).to.match(/acknowledged nothing within 1 s of the flush/);
+    expect(reports).to.deep.equal([
+      { kind: 'delivered', size: 1, bytes: 2 },
+      { kind: 'failed', size: 1, bytes: 2, error },
+    ]);
   });
 
   it('does not retry a refusal (a 4xx other than 408/429)', async () => {
