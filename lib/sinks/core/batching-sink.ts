@@ -333,7 +333,7 @@ class Batcher<R extends Request> implements SinkDriver {
           };
           const stored = (part: Stored): void => {
             if (cut) return;
-            core.delivered(part.size, part.bytes);
+            core.deliveredPart(part.size, part.bytes);
             left = { size: left.size - part.size, bytes: left.bytes - part.bytes };
           };
           this.protocol.send(request, stored).then(resolve, reject);

@@ -42,8 +42,8 @@ export class Settlement {
   }
 
   /**
-   * Whether units have been pending for the watch's `after` ms without any settling: true
-   * from then until the next unit settles (delivered or given up).
+   * Whether units have been pending for the watch's `after` ms without any settling or {@link progress}: true
+   * from then until the next unit settles (delivered or given up) or progresses.
    */
   get stalled(): boolean {
     return this.isStalled;
@@ -56,14 +56,21 @@ export class Settlement {
     this.watch();
   }
 
+  /**
+   * The destination took part of a pending unit (a Kafka broker stored its share of a request): it is not
+   * stalled, though the unit is not settled yet.
+   */
+  progress(): void {
+    if (!this.stall) return;
+    this.since = this.stall.scheduler.now();
+    this.isStalled = false;
+    this.watch();
+  }
+
   /** Settles the next `n` units in order; `error` marks them given up. */
   settle(n: number, error?: Error): void {
     this.settled += n;
-    if (this.stall) {
-      this.since = this.stall.scheduler.now();
-      this.isStalled = false;
-      this.watch();
-    }
+    this.progress();
     if (error) for (const w of this.waiters) w.error ??= error;
     while (this.waiters.length > 0 && this.waiters[0]!.upTo <= this.settled) {
       const w = this.waiters.shift()!;

@@ -120,6 +120,15 @@ export class SinkCore implements Sink {
     this.reports.next(written ? { kind: 'delivered', size, bytes, written } : { kind: 'delivered', size, bytes });
   }
 
+  /**
+   * The destination stored `size` events (`bytes` bytes) of a chunk still held, the rest of it pending: delivered,
+   * and progress for the stall rule.
+   */
+  deliveredPart(size: number, bytes: number): void {
+    this.settlement.progress();
+    this.delivered(size, bytes);
+  }
+
   /** Something the user should know of how delivery goes, that loses nothing. */
   warn(message: string): void {
     this.reports.next({ kind: 'warning', message });

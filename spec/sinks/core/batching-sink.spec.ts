@@ -232,6 +232,31 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     ]);
   });
 
+  it('a part stored counts as progress for the stall rule: the stall is timed from it, not from the write', async () => {
+    const { scheduler, fake, sink, reports } = setup({
+      name: 'broker',
+      maxAge: 5000,
+      flushTimeout: 10_000,
+      retry: { maxAttempts: 3, initialBackoff: 12_000, maxBackoff: 12_000 },
+    });
+    // One broker stores its share at the first attempt (5 s); the other is down, its retries 6 s apart.
+    fake.answerWith((_, attempt, stored) => {
+      if (attempt === 1) stored({ size: 1, bytes: 2 });
+      return retryable(503);
+    });
+    sink.write(chunk('a\nb\n', 2));
+    await scheduler.advance(10_000);
+    sink.write(chunk('c\n'));
+    expect(
+      reports.filter((r) => r.kind === 'failed'),
+      'not stalled 10 s after the write',
+    ).to.deep.equal([]);
+    await scheduler.advance(5_000);
+    sink.write(chunk('d\n'));
+    const [dropped] = reports.filter((r) => r.kind === 'failed');
+    expect((dropped as { error: Error }).error.message).to.match(/acknowledged nothing for 10 s/);
+  });
+
   it('does not retry a refusal (a 4xx other than 408/429)', async () => {
     const { fake, sink, reports } = setup();
     const refusal = new SinkError('http_push', 'answered 400: check content_type');
