@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { bodyVariables } from './body.js';
 import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, UsageError, type BaseContext } from 'clipanion';
@@ -20,6 +19,7 @@ import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
 import { ScenarioStore } from './state.js';
 import { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_FLAGS, limitedServer, type HttpLimits } from './http-limits.js';
+import { gentleClose } from './gentle-close.js';
 import type { Shard } from '../../operators/labels.js';
 import { flagNumber, valueFlag } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
@@ -158,7 +158,9 @@ class ServeCommand extends Command {
     };
     // Loaded before listening: see lib/server/restore.ts.
     const restore = state && (await import('./restore.js'));
-    const server = limitedServer(createApp(deps).callback(), settings.limits).listen(port, bind);
+    const server = limitedServer(createApp(deps).callback(), settings.limits);
+    const closeServer = gentleClose(server);
+    server.listen(port, bind);
     try {
       await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
     } catch (error) {
@@ -183,7 +185,7 @@ class ServeCommand extends Command {
       signal = await Promise.race([startUp.then(() => undefined), stopSignal]);
     } catch (error) {
       logger.error({ err: error }, `--autostart: could not start a scenario: ${(error as Error).message}`);
-      await this.shutDown(registry, server, logger);
+      await this.shutDown(registry, closeServer, logger);
       return 1;
     }
     if (signal === undefined) {
@@ -212,18 +214,23 @@ class ServeCommand extends Command {
     }
     logger.info({ signal }, 'stopping: flushing every scenario');
     // A start cut short ends at its next scenario, which the draining registry refuses: wait for it too.
-    await Promise.all([this.shutDown(registry, server, logger), startUp.catch(() => undefined)]);
+    await Promise.all([this.shutDown(registry, closeServer, logger), startUp.catch(() => undefined)]);
     return 0;
   }
 
   /**
-   * Drains (readiness turns 503), stops every scenario and flushes it, logs what they did not deliver, then closes
-   * the server. A flush that has not ended {@link STOP_GRACE_MS}
+   * Drains (readiness turns 503), stops every scenario and flushes it, closes the server once the requests that
+   * arrived are answered (within the grace), then logs what the scenarios did not deliver. A flush that has not ended {@link STOP_GRACE_MS}
    * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
    * the log says so and the process exits 1 at once, as a write pending on a pipe nobody reads holds one of node's
    * threads, and the process with it, for ever.
    */
-  private async shutDown(registry: EntryRegistry, server: Server, logger: Logger): Promise<void> {
+  private async shutDown(
+    registry: EntryRegistry,
+    closeServer: (withinMs: number) => Promise<void>,
+    logger: Logger,
+  ): Promise<void> {
+    const start = Date.now();
     let grace: NodeJS.Timeout | undefined;
     const stopped = await Promise.race([
       registry.stopAll(),
@@ -239,11 +246,8 @@ class ServeCommand extends Command {
       logger.flush();
       process.exit(1);
     }
-    // close() also ends node's checks of the request timeouts: a request still arriving (a body sent slowly, or never)
-    // would hold the process for ever. Every scenario is stopped, nothing is left to serve: the connections go now.
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
+    // Every scenario is stopped: what is left is answering the requests that arrived (within the grace left).
+    await closeServer(Math.max(0, STOP_GRACE_MS - (Date.now() - start)));
     logStopped(logger, stopped);
     logger.flush();
   }

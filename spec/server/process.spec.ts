@@ -327,6 +327,50 @@ describe('svc-server stopping while a client still sends its request', function 
   });
 });
 
+describe('svc-server stopping while it sends an event', function () {
+  this.timeout(30_000);
+
+  it('answers a POST /events in flight at SIGTERM as usual, then exits 0', async () => {
+    // The receiver answers only once the server stopped listening: the moment it used to cut every connection.
+    let answer: (() => void) | undefined;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      answer = () => res.writeHead(204).end();
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/push`;
+    const server = await startServerProcess();
+    try {
+      const event = {
+        signal_type: 'metrics',
+        labels: {},
+        metric: { name: 'x_total', value: 1 },
+        encoder: { type: 'metrics_text' },
+        sink: { type: 'http_push', url },
+      };
+      const answered = fetch(`${server.base}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      }).then(
+        async (response) => ({ status: response.status, body: await response.json() }),
+        (error: Error & { cause?: { code?: string } }) => ({ error: error.cause?.code ?? error.message }),
+      );
+      await waitFor('the event at the receiver', () => answer);
+      server.child.kill('SIGTERM');
+      // A new connection each time: a keep-alive one would be served on after the server stopped listening.
+      await waitFor('the server no longer listening', () => refused(Number(new URL(server.base).port)));
+      answer!();
+      expect(await answered).to.deep.include({ status: 200 });
+      expect(await server.exited).to.equal(0);
+    } finally {
+      server.kill();
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  });
+});
+
 describe('svc-server stopping into a stdout nobody reads', function () {
   this.timeout(40_000);
 
@@ -356,6 +400,18 @@ describe('svc-server stopping into a stdout nobody reads', function () {
     }
   });
 });
+
+/** True once a connection to `port` on 127.0.0.1 is refused; undefined while one is accepted. */
+function refused(port: number): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
 
 /** The status of `GET /health` sent to `server` with the `Host` header naming `host`. */
 function statusNaming(server: ServerProcess, host: string): Promise<number | undefined> {
