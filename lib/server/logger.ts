@@ -25,3 +25,21 @@ export function createLogger(level: string, destination: DestinationStream): Log
     destination,
   );
 }
+
+/**
+ * Resolves once the logger's destination wrote out the lines just logged, or after `withinMs` (a stderr nobody
+ * reads). pino.destination writes asynchronously: a process.exit before that loses the lines still queued, or
+ * writes them out of order. Call it right after logging: it waits for the destination's next `drain`.
+ */
+export function logged(logger: Logger, withinMs: number): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, NodeJS.EventEmitter | undefined>)[pino.symbols.streamSym];
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      stream?.off('drain', done);
+      resolve();
+    };
+    const timer = setTimeout(done, withinMs);
+    stream?.once('drain', done);
+  });
+}

@@ -6,7 +6,7 @@ import { pino } from './packages.js';
 import { firstStopSignal } from '../runtime/first-stop-signal.js';
 import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { describeError } from '../sinks/core/errors.js';
-import { createLogger } from './logger.js';
+import { createLogger, logged } from './logger.js';
 import { createApp } from './app.js';
 import { realFileRoot } from './file-root.js';
 import { isLoopback } from './loopback.js';
@@ -43,6 +43,8 @@ const DEFAULT_PORT = 8080;
 
 /** How long a stop waits for the scenarios' flushes: the sinks' own flush deadline, and 5 s more for the last writes. */
 const STOP_GRACE_MS = DEFAULT_FLUSH_TIMEOUT + 5_000;
+/** How long an exit after the grace waits for its last log lines to reach stderr (a stderr nobody reads). */
+const LAST_LINES_MS = 1_000;
 
 /**
  * `svc-server [--port N] [--bind ADDRESS] [--api-key KEY] [--file-root DIR] [--catalog DIR] [--autostart @a,@b] [--shard I/N]
@@ -222,7 +224,7 @@ class ServeCommand extends Command {
    * Drains (readiness turns 503), stops every scenario and flushes it, closes the server once the requests that
    * arrived are answered (within the grace), then logs what the scenarios did not deliver. A flush that has not ended {@link STOP_GRACE_MS}
    * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
-   * the log says so and the process exits 1 at once, as a write pending on a pipe nobody reads holds one of node's
+   * the log says so and the process exits 1 once those lines are out, as a write pending on a pipe nobody reads holds one of node's
    * threads, and the process with it, for ever.
    */
   private async shutDown(
@@ -231,6 +233,8 @@ class ServeCommand extends Command {
     logger: Logger,
   ): Promise<void> {
     const start = Date.now();
+    // Taken before the stop: the registry forgets each entry as its stop begins.
+    const running = registry.unended();
     let grace: NodeJS.Timeout | undefined;
     const stopped = await Promise.race([
       registry.stopAll(),
@@ -240,10 +244,11 @@ class ServeCommand extends Command {
     ]);
     clearTimeout(grace);
     if (!stopped) {
+      logUndelivered(logger, running);
       logger.error(
         `stopped without every flush: a destination took nothing for ${STOP_GRACE_MS / 1000} s after the stop (a stdout nobody reads?); what it held is lost`,
       );
-      logger.flush();
+      await logged(logger, LAST_LINES_MS);
       process.exit(1);
     }
     // Every scenario is stopped: what is left is answering the requests that arrived (within the grace left).
@@ -339,6 +344,20 @@ class ServeCommand extends Command {
  * did not deliver all it made (retries given up, a stall, a flush out of time), and the totals on `stopped`.
  */
 function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
+  const { events, dropped } = logUndelivered(logger, stopped);
+  logger.info(
+    { scenarios: stopped.length, total_events: events, dropped_events: dropped },
+    dropped
+      ? `stopped: ${dropped} of the ${events} events of ${stopped.length} scenarios were not delivered`
+      : 'stopped',
+  );
+}
+
+/**
+ * Warns of each scenario of `stopped` that did not deliver some of its events, as far as its statistics know
+ * (a flush given up at the grace's end loses what it held uncounted); returns the events and drops of them all.
+ */
+function logUndelivered(logger: Logger, stopped: readonly StartedEntry[]): { events: number; dropped: number } {
   let events = 0;
   let dropped = 0;
   for (const { id, name, run } of stopped) {
@@ -358,12 +377,7 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
         `scenario stopped: ${droppedEvents} of its ${totalEvents} events were not delivered (last sink error: ${lastSinkError})`,
       );
   }
-  logger.info(
-    { scenarios: stopped.length, total_events: events, dropped_events: dropped },
-    dropped
-      ? `stopped: ${dropped} of the ${events} events of ${stopped.length} scenarios were not delivered`
-      : 'stopped',
-  );
+  return { events, dropped };
 }
 
 /**

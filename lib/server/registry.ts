@@ -207,10 +207,15 @@ export class EntryRegistry {
     return this.removed;
   }
 
+  /** The entries that have not ended. */
+  unended(): StartedEntry[] {
+    return [...this.entries.values()].filter((started) => !started.outcome);
+  }
+
   /** Starts draining, stops every entry and waits until every sink flushed; returns the entries that were running. */
   async stopAll(): Promise<StartedEntry[]> {
     this.stopping = true;
-    const running = [...this.entries.values()].filter((started) => !started.outcome);
+    const running = this.unended();
     await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
     return running;
   }

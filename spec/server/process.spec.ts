@@ -375,8 +375,20 @@ describe('svc-server stopping into a stdout nobody reads', function () {
   this.timeout(40_000);
 
   it('gives the flush up 15 s after SIGTERM, says so, and exits 1 instead of waiting for ever', async () => {
+    // A second scenario whose receiver refuses everything: what it did not deliver is still logged at the give-up.
+    let refused = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      refused++;
+      res.writeHead(400).end('refused');
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/refused`;
     const server = await startServerProcess();
     try {
+      const refusing = `name: refused_total\nsignal_type: metrics\nrate: 100\ngenerator: {type: constant, value: 1}\nsink: {type: http_push, url: "${url}", max_buffer_age: 100ms}\n`;
+      expect((await fetch(`${server.base}/scenarios`, { method: 'POST', body: refusing })).status).to.equal(201);
+      await waitFor('a refused request', () => refused > 0 || undefined);
       // Nobody reads the server's stdout from here on: the pipe fills, and the stdout sink's writes wait.
       server.child.stdout!.pause();
       const scenario = 'name: up\nsignal_type: metrics\nrate: 100000\ngenerator: {type: constant, value: 1}\n';
@@ -392,11 +404,21 @@ describe('svc-server stopping into a stdout nobody reads', function () {
       const still = new Promise((resolve) => setTimeout(() => resolve('still running after 30 s'), 30_000).unref());
       expect(await Promise.race([server.exited, still])).to.equal(1);
       expect(Date.now() - sent).to.be.within(14_000, 25_000);
-      expect(logLines(server).map((line) => line.msg)).to.include(
+      // The exit may come before the last lines of stderr are read.
+      const messages = await waitFor('the give-up line', () => {
+        const msgs = logLines(server).map((line) => line.msg);
+        return msgs.at(-1)?.startsWith('stopped without') ? msgs : undefined;
+      });
+      expect(messages.at(-1)).to.equal(
         'stopped without every flush: a destination took nothing for 15 s after the stop (a stdout nobody reads?); what it held is lost',
+      );
+      expect(messages.filter((msg) => msg.startsWith('scenario stopped:'))).to.have.length(1);
+      expect(messages.find((msg) => msg.startsWith('scenario stopped:'))).to.match(
+        /^scenario stopped: (\d+) of its \d+ events were not delivered \(last sink error: .*400/,
       );
     } finally {
       server.kill();
+      receiver.close();
     }
   });
 });
