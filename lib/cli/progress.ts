@@ -102,6 +102,17 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
   );
 }
 
+/**
+ * Whether a line printed after an ended entry's last warnings names its last sink error: its STOPPED line
+ * (`stoppedLineShown`: not --quiet) does unless an error of the entry's own chain stopped it (that line names
+ * that error instead), and its `error:` line does when the sink's error stopped it or the sink never delivered.
+ */
+export function sinkErrorSaidBelow(run: EntryRun, { error, inSink }: EntryOutcome, stoppedLineShown: boolean): boolean {
+  if (inSink) return true;
+  if (error) return false;
+  return stoppedLineShown || run.stats.neverDelivered();
+}
+
 /** `[warn] <name>: <warning>` for each sink warning of `run` not shown yet (once each). */
 export class SinkWarnings {
   private readonly shown = new Map<EntryRun, number>();

@@ -13,6 +13,7 @@ import {
   backfillLine,
   backfilledLine,
   progressLine,
+  sinkErrorSaidBelow,
   stoppedLine,
   waitingLine,
 } from './progress.js';
@@ -107,10 +108,8 @@ export async function runScenario(
   // The STOPPED line names the entry's sink error; without it (--quiet) the error line may.
   const failures = runs.map((run, i) => failureOf(run, outcomes[i]!, !quiet));
   runs.forEach((run, i) => {
-    const { error, inSink } = outcomes[i]!;
-    const saidBelow = !quiet || inSink === true || (!error && run.stats.neverDelivered());
     sinkWarnings.take(run).forEach(write);
-    warnings.check(run, now, { saidBelow }).forEach(write);
+    warnings.check(run, now, { saidBelow: sinkErrorSaidBelow(run, outcomes[i]!, !quiet) }).forEach(write);
   });
   if (!quiet) {
     for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));

@@ -1,10 +1,17 @@
 import { expect } from 'chai';
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
-import { FailureWarnings, SinkWarnings, progressLine, stoppedLine, waitingLine } from '../../lib/cli/progress.js';
+import {
+  FailureWarnings,
+  SinkWarnings,
+  progressLine,
+  sinkErrorSaidBelow,
+  stoppedLine,
+  waitingLine,
+} from '../../lib/cli/progress.js';
 import { printedLines, redrawnRows } from '../../lib/cli/progress-display.js';
 import { fakeTerminal } from '../support/terminal.js';
 import { EntryStats } from '../../lib/runtime/stats.js';
-import type { EntryRun } from '../../lib/runtime/run-entry.js';
+import type { EntryOutcome, EntryRun } from '../../lib/runtime/run-entry.js';
 import type { Entry } from '../../lib/config/types.js';
 import { metricEntry } from '../support/entries.js';
 import { readFileSync } from 'node:fs';
@@ -136,6 +143,28 @@ describe('progress lines', () => {
     expect(warnings.check(run, 300)).to.deep.equal([]);
     expect(warnings.check(run, 5100)).to.deep.equal(['[warn] cpu: down (2 batches dropped, 3 in all)']);
     expect(warnings.check(run, 10_200)).to.deep.equal([]);
+  });
+
+  it('at the end, warns of sink failures not said yet unless a line below names the sink error: not when an error of the entry itself stopped it', () => {
+    const stats = new EntryStats(0);
+    const run = fakeRun(stats);
+    stats.record({ kind: 'written', size: 2, bytes: 2 }, 0);
+    stats.record({ kind: 'delivered', size: 1, bytes: 1 }, 0);
+    stats.record({ kind: 'failed', size: 1, bytes: 1, error: new Error('down') }, 100);
+    const final = (outcome: EntryOutcome, stoppedLineShown: boolean) =>
+      new FailureWarnings(5000).check(run, 200, { saidBelow: sinkErrorSaidBelow(run, outcome, stoppedLineShown) });
+    const warned = ['[warn] cpu: down (1 batch dropped, 1 in all)'];
+    // Its STOPPED line names `down`; --quiet prints no STOPPED line, and nothing failed the run.
+    expect(final({}, true)).to.deep.equal([]);
+    expect(final({}, false)).to.deep.equal(warned);
+    // The STOPPED line (and the error line) name the entry's own error, not `down`.
+    const own = { error: new RangeError('slot 9007199254740992 cannot be counted exactly') };
+    expect(stoppedLine(run, own, 200)).to.not.include('down');
+    expect(final(own, true)).to.deep.equal(warned);
+    expect(final(own, false)).to.deep.equal(warned);
+    // Stopped by its sink: the STOPPED and error lines name that error.
+    expect(final({ error: new Error('down'), inSink: true }, true)).to.deep.equal([]);
+    expect(final({ error: new Error('down'), inSink: true }, false)).to.deep.equal([]);
   });
 
   it("a receiver's partial refusals: said once per streak however long, counted in rejected on the progress line", () => {
