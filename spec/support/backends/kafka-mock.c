@@ -16,6 +16,7 @@
  *   leader NAME PARTITION BROKER   the partition's leader moves to BROKER (a leader election): clients sending
  *                                  to the old leader are told NOT_LEADER_OR_FOLLOWER and must refresh metadata
  *   errors APIKEY ERRCODE...       the next requests of that API (0: Produce), one an ERRCODE, fail with them
+ *   rtt BROKER MS                  the broker answers every request MS ms late (0: at once): a broker that hangs
  */
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
@@ -78,6 +79,8 @@ int main(int argc, char **argv) {
             reply(rd_kafka_mock_broker_set_down(cluster, number));
         } else if (sscanf(line, "up %d", &number) == 1) {
             reply(rd_kafka_mock_broker_set_up(cluster, number));
+        } else if (sscanf(line, "rtt %d %d", &number, &partition) == 2) {
+            reply(rd_kafka_mock_broker_set_rtt(cluster, number, partition));
         } else {
             printf("error unknown command: %s", line);
             fflush(stdout);

@@ -48,6 +48,8 @@ export interface KafkaMock {
   /** Broker `id` (1..n, or -1 for all) drops its connections and refuses new ones, or takes them again. */
   down(id: number): Promise<void>;
   up(id: number): Promise<void>;
+  /** Broker `id` answers every request `ms` late (0: at once), as a broker that hangs. */
+  rtt(id: number, ms: number): Promise<void>;
   /** Every message of `topic` so far, read by kcat (the C client, not the one svc produces with), in partition and offset order. */
   consume(topic: string): Promise<ConsumedMessage[]>;
   stop(): Promise<void>;
@@ -107,6 +109,7 @@ export async function startKafkaMock({ brokers = 1 }: { brokers?: number } = {})
     requestErrors: (apiKey, codes) => command(`errors ${apiKey} ${codes.join(' ')}`),
     down: (id) => command(`down ${id}`),
     up: (id) => command(`up ${id}`),
+    rtt: (id, ms) => command(`rtt ${id} ${ms}`),
     async consume(topic) {
       const { stdout } = await run(kcat, ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-J'], {
         maxBuffer: 1 << 30,
