@@ -510,11 +510,10 @@ describe('OTLP sinks', function () {
     }
   });
 
-  it("bin/svc: a trace whose spans of one service weigh 5.2 MiB arrives whole, in records the collector's 4 MiB takes", async () => {
-    // Six spans of a 900 kB attribute: one ResourceSpans of 5.2 MiB, which no request could split, was refused whole;
-    // a ResourceSpans now holds at most 1 MiB of spans (docs/traces.md).
-    const file = scenario(
-      'huge-trace.yaml',
+  /** A file of a traces entry into the receiver: one second of a root whose one call has `call`'s fields too. */
+  const heavyTrace = (name: string, call: string) =>
+    scenario(
+      name,
       `version: 2
 kind: runnable
 scenarios:
@@ -529,10 +528,15 @@ scenarios:
         kind: server
         duration: 0.01
         calls:
-          - { operation: work, kind: internal, duration: 1ms, repeat: 6, attributes: { huge: "${'x'.repeat(900_000)}" } }
+          - { operation: work, kind: internal, duration: 1ms, ${call} }
     sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", signal_type: traces }
 `,
     );
+
+  it("bin/svc: a trace whose spans of one service weigh 5.2 MiB arrives whole, in records the collector's 4 MiB takes", async () => {
+    // Six spans of a 900 kB attribute: one ResourceSpans of 5.2 MiB, which no request could split, was refused whole;
+    // a ResourceSpans now holds at most 1 MiB of spans (docs/traces.md).
+    const file = heavyTrace('huge-trace.yaml', `repeat: 6, attributes: { huge: "${'x'.repeat(900_000)}" }`);
     const result = await svc(['run', file]);
     expect(result.code, result.stderr).to.equal(0);
     expect(result.stderr).to.match(/STOPPED \| events: 7 \| bytes: 5\.\d MiB \|/);
@@ -543,25 +547,9 @@ scenarios:
   it('bin/svc: a span that exceeds 4 MiB by itself fails alone, counted in dropped, saying so; the trace around it arrives', async () => {
     // Five attributes of 900 kB (an alias repeats it: the file stays below 1 MiB): one span of 4.3 MiB, a record
     // no request can split (the otlp encoder cuts a service's spans into records of 1 MiB, never a span).
-    const file = scenario(
+    const file = heavyTrace(
       'huge-span.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - name: big
-    signal_type: traces
-    rate: 1
-    duration: 1s
-    trace_generator:
-      root:
-        service: front
-        operation: GET /
-        kind: server
-        duration: 0.01
-        calls:
-          - { operation: work, kind: internal, duration: 1ms, attributes: { a: &huge "${'x'.repeat(900_000)}", b: *huge, c: *huge, d: *huge, e: *huge } }
-    sink: { type: otlp_grpc, endpoint: "${receiver.grpcAddress}", signal_type: traces }
-`,
+      `attributes: { a: &huge "${'x'.repeat(900_000)}", b: *huge, c: *huge, d: *huge, e: *huge }`,
     );
     const result = await svc(['run', file]);
     expect(result.code, result.stderr).to.equal(0);
