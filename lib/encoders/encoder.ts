@@ -1,5 +1,5 @@
 import type { Encoder } from '../../operators/encode.js';
-import { check, OBJECT, type Rule } from '../../operators/internal/arguments.js';
+import { check, OBJECT, STRING, type Rule } from '../../operators/internal/arguments.js';
 import type { MetricType } from '../language/types.js';
 import type { RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
 import {
@@ -13,7 +13,7 @@ import {
 
 export type { Encoder };
 
-const METRIC_NAME: Rule = { type: 'string', test: () => true, expected: 'a metric name (a string)' };
+const METRIC_NAME: Rule = { ...STRING, expected: 'a metric name (a string)' };
 
 /**
  * Throws unless the options of `encoder` (metricsText, jsonLines) name the metric: a harness calling
