@@ -83,19 +83,19 @@ export function between(a: number, b: number, f: number): number {
   return f === 0 || a === b ? a : a * (1 - f) + b * f;
 }
 
+/** 32-bit FNV-1a of a text's UTF-16 code units from `basis` (signed: `>>> 0` for the unsigned value). */
+export function fnv1a(text: string, basis = 0x811c9dc5): number {
+  let hash = basis;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
 /**
- * A seed made of a text (an entry's id): 32-bit FNV-1a over its UTF-16 code units from two bases, the high half
- * kept to 21 bits so that the seed is a safe integer.
+ * A seed made of a text (an entry's id): {@link fnv1a} from two bases, the high half kept to 21 bits so that the
+ * seed is a safe integer.
  */
 export function textSeed(text: string): number {
-  let hi = 0x811c9dc5;
-  let lo = 0x050c5d1f;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    hi = Math.imul(hi ^ unit, 0x01000193);
-    lo = Math.imul(lo ^ unit, 0x01000193);
-  }
-  return (hi >>> 11) * TWO_32 + (lo >>> 0);
+  return (fnv1a(text) >>> 11) * TWO_32 + (fnv1a(text, 0x050c5d1f) >>> 0);
 }
 
 /** The generator of one seed: output n as a 64-bit value, a unit float, or hex. */

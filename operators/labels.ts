@@ -32,7 +32,7 @@ import {
   type Series,
 } from './model/series.js';
 import { inHead, type Window } from './model/window.js';
-import { SplitMix64 } from '../lib/random.js';
+import { fnv1a, SplitMix64 } from '../lib/random.js';
 import {
   check,
   checkList,
@@ -369,10 +369,7 @@ interface Interned {
 
 /** The shard of a label set past interning: FNV-1a of its key, modulo the shard count. */
 function shardOf(series: Series, count: number): number {
-  let hash = 0x811c9dc5;
-  const { key } = series;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % count;
+  return (fnv1a(series.key) >>> 0) % count;
 }
 
 function rotating(label: RotatingLabel): Dimension {

@@ -137,9 +137,13 @@ const spanMetrics = new Codec<SpanMetricsConfig | undefined>(
 );
 export type SpanMetricsConfig = t.TypeOf<typeof spanMetricsSettings>;
 
+/** Not empty, no control characters (Unicode's Cc): the schema's pattern and the check are this one text. */
+const ENTRY_ID_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$';
+const ENTRY_ID = new RegExp(ENTRY_ID_PATTERN, 'u');
+
 /** Whether `s` can be an entry's id: not empty, no control characters (see `id`). */
 export function isEntryId(s: string): boolean {
-  return /^\P{Cc}+$/u.test(s);
+  return ENTRY_ID.test(s);
 }
 
 /**
@@ -149,7 +153,7 @@ export function isEntryId(s: string): boolean {
 const entryIdCodec = stringWhere(
   isEntryId,
   'a non-empty string without control characters (such as a line break or tab)',
-  { pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' },
+  { pattern: ENTRY_ID_PATTERN },
 );
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */

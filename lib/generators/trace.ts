@@ -406,8 +406,7 @@ function attributesOf(attributes: RootSpanConfig['attributes'], http: boolean) {
     if (http && key === HTTP_STATUS_CODE && own.length > 0 && own.every((v) => Number.isInteger(v))) {
       const known = own.indexOf(FAILURE_STATUS_CODE);
       const values = known < 0 ? [...own, FAILURE_STATUS_CODE] : own;
-      const errorsFrom = (least: number) =>
-        Uint8Array.from(values, (v) => (typeof v === 'number' && Number.isInteger(v) && v >= least ? 1 : 0));
+      const errorsFrom = (least: number) => Uint8Array.from(values, (v) => ((v as number) >= least ? 1 : 0));
       statusCode = {
         at: picked.length,
         failure: known < 0 ? own.length : known,
