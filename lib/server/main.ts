@@ -236,14 +236,14 @@ class ServeCommand extends Command {
     // Taken before the stop: the registry forgets each entry as its stop begins.
     const running = registry.unended();
     let grace: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([
-      registry.stopAll(),
-      new Promise<undefined>((resolve) => {
-        grace = setTimeout(() => resolve(undefined), STOP_GRACE_MS);
+    const flushed = await Promise.race([
+      registry.stopAll().then(() => true),
+      new Promise<false>((resolve) => {
+        grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
       }),
     ]);
     clearTimeout(grace);
-    if (!stopped) {
+    if (!flushed) {
       logUndelivered(logger, running);
       logger.error(
         `stopped without every flush: a destination took nothing for ${STOP_GRACE_MS / 1000} s after the stop (a stdout nobody reads?); what it held is lost`,
@@ -253,7 +253,7 @@ class ServeCommand extends Command {
     }
     // Every scenario is stopped: what is left is answering the requests that arrived (within the grace left).
     await closeServer(Math.max(0, STOP_GRACE_MS - (Date.now() - start)));
-    logStopped(logger, stopped);
+    logStopped(logger, running);
     logger.flush();
   }
 

@@ -212,12 +212,10 @@ export class EntryRegistry {
     return [...this.entries.values()].filter((started) => !started.outcome);
   }
 
-  /** Starts draining, stops every entry and waits until every sink flushed; returns the entries that were running. */
-  async stopAll(): Promise<StartedEntry[]> {
+  /** Starts draining, stops every entry and waits until every sink flushed. */
+  async stopAll(): Promise<void> {
     this.stopping = true;
-    const running = this.unended();
     await Promise.all([...this.entries.keys()].map((id) => this.remove(id)));
-    return running;
   }
 }
 
