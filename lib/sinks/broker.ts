@@ -169,7 +169,8 @@ class Producer {
         let messages: readonly BrokerMessage[] = request.messages;
         if (!this.partitions) {
           const [first] = messages;
-          await this.produce(producer, first!);
+          const { key, value, timestamp } = first!;
+          await this.produce(producer, [{ key, value, timestamp }]);
           stored({ size: first!.events, bytes: first!.value.byteLength });
           messages = messages.slice(1);
         }
@@ -178,8 +179,7 @@ class Producer {
       }
       const results = await Promise.allSettled(
         shares.map(async (share) => {
-          await producer.send({ ...this.record, messages: share.routed });
-          this.written = true;
+          await this.produce(producer, share.routed);
           stored({ size: share.events, bytes: share.bytes });
         }),
       );
@@ -195,9 +195,9 @@ class Producer {
     }
   }
 
-  /** Sends one message, kafkajs choosing its partition. */
-  private async produce(producer: Kafkajs.Producer, { key, value, timestamp }: BrokerMessage): Promise<void> {
-    await producer.send({ ...this.record, messages: [{ key, value, timestamp }] });
+  /** Sends `messages` to the topic (kafkajs choosing the partition of those without one); the topic exists then. */
+  private async produce(producer: Kafkajs.Producer, messages: Kafkajs.Message[]): Promise<void> {
+    await producer.send({ ...this.record, messages });
     this.written = true;
   }
 
@@ -248,10 +248,10 @@ class Producer {
     return this.producer;
   }
 
-  /** The partitioner kafkajs calls for every message it sends, keeping the partitions it passes; a message the sink routed keeps its partition. */
+  /** The partitioner kafkajs calls for every message it sends, keeping the partitions it passes (a message routed already keeps its partition: kafkajs's partitioner honours it). */
   private readonly partitionLearning = (args: Kafkajs.PartitionerArgs): number => {
     this.partitions = args.partitionMetadata;
-    return args.message.partition ?? this.partitioner(args);
+    return this.partitioner(args);
   };
 
   private readonly noteAnswer = ({ namespace, log }: Kafkajs.LogEntry): void => {
