@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'puppeteer-core';
-import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
+import { consoleFixture, problemsOf, waitForText, waitForEditor } from '../support/browser.js';
 
 /** The element Tab focused (the editor's host for its content, which lives in a shadow root) and its outline. */
 const focused = (page: Page) =>
@@ -25,9 +25,7 @@ describe('web console with the keyboard only (docs/console.md)', () => {
     const problems = problemsOf(page);
     await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
-    await page.waitForFunction(
-      () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
-    );
+    await waitForEditor(page);
     const stops = [];
     for (let i = 0; i < 6; i++) {
       await page.keyboard.press('Tab');
@@ -42,6 +40,15 @@ describe('web console with the keyboard only (docs/console.md)', () => {
       'start',
     ]);
     for (const { id, outline } of stops) expect(outline, `the outline of ${id}`).to.be.at.least(1);
+    // Every control: the next Tab leaves them (to the browser's own address bar, the page's body focused).
+    await page.keyboard.press('Tab');
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { tagName: string } | null } }).document.activeElement
+            ?.tagName,
+      ),
+    ).to.be.oneOf(['BODY', undefined]);
     expect(problems).to.deep.equal([]);
     await page.close();
   });

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
+import { consoleFixture, problemsOf, waitForText, waitForEditor } from '../support/browser.js';
 
 /** Whether the element `selector` is disabled. */
 const disabled = (page: Page, selector: string) =>
   page.$eval(selector, (button) => (button as unknown as { disabled: boolean }).disabled);
 
-/** Opens the console with the editor's script held back (as a slow network would) until `release` is called. */
+/** Opens the console with the editor's script held back (as a slow network would): the request, for the caller to continue or abort. */
 async function openWithEditorHeld(page: Page, base: string): Promise<Promise<HTTPRequest>> {
   await page.setRequestInterception(true);
   const held = new Promise<HTTPRequest>((resolve) =>
@@ -32,15 +32,9 @@ describe('web console while its editor loads (docs/console.md)', () => {
     expect(await disabled(page, '#preview'), 'Preview').to.equal(true);
     await (await editorScript).continue();
     // (waitForSelector of `#editor >>> .cm-content` watches the document, not the shadow root the editor fills.)
-    await page.waitForFunction(() => {
-      const { document, svcConsole } = globalThis as unknown as {
-        document: { getElementById(id: string): { disabled: boolean } };
-        svcConsole: { editor?: unknown };
-      };
-      return (
-        svcConsole.editor && !document.getElementById('start').disabled && !document.getElementById('preview').disabled
-      );
-    });
+    await waitForEditor(page);
+    expect(await disabled(page, '#start'), 'Start').to.equal(false);
+    expect(await disabled(page, '#preview'), 'Preview').to.equal(false);
     expect(await page.$('#editor >>> .cm-content')).to.not.equal(null);
     expect(problems).to.deep.equal([]);
     await page.close();
@@ -52,6 +46,7 @@ describe('web console while its editor loads (docs/console.md)', () => {
     await (await openWithEditorHeld(page, fixture.server.base)).abort('connectionfailed');
     await waitForText(page, '#editor', /Could not load the editor .*reload the page/);
     expect(await disabled(page, '#start'), 'Start').to.equal(true);
+    expect(await disabled(page, '#preview'), 'Preview').to.equal(true);
     // The failed script is the only error the page logged.
     expect(problems.filter((problem) => !/ERR_CONNECTION_FAILED/.test(problem))).to.deep.equal([]);
     await page.close();

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'puppeteer-core';
-import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
+import { consoleFixture, problemsOf, waitForText, waitForEditor } from '../support/browser.js';
 import { startServerProcess } from '../support/server-process.js';
 
 /** The WCAG contrast ratio of two `rgb(r, g, b)` colours: 4.5 is the least for text (level AA). */
@@ -36,9 +36,7 @@ describe('web console while svc-server is down and when it is back (docs/console
     });
     expect(started.status).to.equal(201);
     await page.waitForSelector('#running .card');
-    await page.waitForFunction(
-      () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
-    );
+    await waitForEditor(page);
   });
 
   it("says the server does not answer, in words, where the browser's own error said 'TypeError: Failed to fetch'", async () => {
@@ -59,11 +57,17 @@ describe('web console while svc-server is down and when it is back (docs/console
   it('dims the cards while the polls fail: as last read, they still say running', async () => {
     await page.waitForFunction(() => {
       const { document, getComputedStyle } = globalThis as unknown as {
-        document: { querySelector(selector: string): unknown };
+        document: {
+          querySelector(selector: string): { querySelector(selector: string): { textContent: string } | null } | null;
+        };
         getComputedStyle(element: unknown): { opacity: string };
       };
       const card = document.querySelector('#running .card');
-      return card !== null && Number(getComputedStyle(card).opacity) < 1;
+      return (
+        card !== null &&
+        Number(getComputedStyle(card).opacity) < 1 &&
+        card.querySelector('.status')?.textContent === 'running'
+      );
     });
   });
 

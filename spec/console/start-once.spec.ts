@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { consoleFixture, problemsOf, waitForText } from '../support/browser.js';
+import { consoleFixture, problemsOf, waitForText, waitForEditor } from '../support/browser.js';
 import { waitFor } from '../support/backends/ports.js';
 
 describe('web console on a slow network: a Start clicked twice starts once (docs/console.md)', () => {
@@ -39,9 +39,7 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
     });
     await page.goto(`${fixture.server.base}/`);
     await waitForText(page, '#catalog', /checkout-incident/);
-    await page.waitForFunction(
-      () => !!(globalThis as unknown as { svcConsole: { editor?: unknown } }).svcConsole.editor,
-    );
+    await waitForEditor(page);
   });
 
   afterEach(async () => {
@@ -66,6 +64,7 @@ describe('web console on a slow network: a Start clicked twice starts once (docs
       await posts[0]!.continue();
       await waitForText(page, message, started);
       const entries = await listed();
+      expect(entries, 'scenarios listed after the first Start').to.be.above(0);
       // Once it answered, the button starts again.
       await page.click(button);
       await (await waitFor('the next POST /scenarios', () => posts[1])).continue();

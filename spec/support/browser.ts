@@ -118,6 +118,11 @@ interface EditorGlobals {
   };
 }
 
+/** Waits until the console's editor has loaded (its script comes after the running view's). */
+export async function waitForEditor(page: Page): Promise<void> {
+  await page.waitForFunction(() => Boolean((globalThis as unknown as Partial<EditorGlobals>).svcConsole?.editor));
+}
+
 /** Replaces the text of the console's editor with `text`, the cursor at its end. */
 export async function setEditorText(page: Page, text: string): Promise<void> {
   await page.evaluate((t) => {
