@@ -25,6 +25,18 @@ export interface UnreadableState {
   readonly problem: string;
 }
 
+/**
+ * A write failed because the state directory itself is gone (removed or moved while the server runs): nothing can
+ * be kept there, and nothing there starts again at restart. The message says so, naming the directory.
+ */
+export class StateDirectoryGone extends Error {
+  constructor(readonly dir: string) {
+    super(
+      `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
+    );
+  }
+}
+
 /** The mark of a record, so that a foreign JSON file in the directory is not taken for one. */
 const VERSION = 'svc-state/1';
 /** A state file is a posted body and a few ids: bodies are 1 MiB at most (MAX_TEXT_BYTES). */
@@ -119,7 +131,8 @@ export class ScenarioStore {
   /**
    * Takes a stopped or deleted scenario out of every record holding it (a file goes with its last scenario);
    * unknown ids are ignored. A failure to write is logged and rejects: the scenario is stopped whatever
-   * the disk says, but its record on disk still starts it again at restart.
+   * the disk says, but its record on disk still starts it again at restart. When the directory itself is gone,
+   * its records went with it: nothing starts the scenario again, so this resolves (the loss is logged).
    */
   async forget(id: string): Promise<void> {
     const keys = this.keysOf.get(id);
@@ -132,6 +145,10 @@ export class ScenarioStore {
       try {
         await this.write(key);
       } catch (error) {
+        if (error instanceof StateDirectoryGone) {
+          this.logger?.error({ scenario: id }, error.message);
+          return;
+        }
         this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
         throw error;
       }
@@ -158,10 +175,23 @@ export class ScenarioStore {
     return join(this.dir, `${key}.json`);
   }
 
-  /** Writes (or removes, once empty) the record as it is when its turn comes, after the previous write of it. */
+  /**
+   * Writes (or removes, once empty) the record as it is when its turn comes, after the previous write of it;
+   * rejects with {@link StateDirectoryGone} when the directory no longer exists.
+   */
   private write(key: string): Promise<void> {
     const previous = this.writes.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.writeNow(key));
+    const next = previous
+      .catch(() => undefined)
+      .then(() => this.writeNow(key))
+      .catch(async (error) => {
+        // Node names the temporary file or the directory with ENOENT: the user removed the directory, say so.
+        const gone = await stat(this.dir).then(
+          () => false,
+          (statError: NodeJS.ErrnoException) => statError.code === 'ENOENT',
+        );
+        throw gone ? new StateDirectoryGone(this.dir) : error;
+      });
     this.writes.set(key, next);
     const forget = () => {
       if (this.writes.get(key) === next) this.writes.delete(key);

@@ -47,7 +47,6 @@ const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
 async function serverOn(dir: string, { maxEntries }: { maxEntries?: number } = {}) {
-  const state = await ScenarioStore.open(dir);
   const logs: { level: number; msg: string; file?: string }[] = [];
   const logger = createLogger(
     'info',
@@ -58,6 +57,7 @@ async function serverOn(dir: string, { maxEntries }: { maxEntries?: number } = {
       },
     }),
   );
+  const state = await ScenarioStore.open(dir, logger);
   const server = testServer({
     deps: { state },
     registry: { maxEntries, onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
@@ -348,7 +348,9 @@ scenarios:
       const res = await first.post(gauge('unsaved_total'));
       expect(res.statusCode).to.equal(500);
       expect(res.json()).to.include({ error: 'state_not_written' });
-      expect(res.json().detail).to.match(/^the scenario was not started: --state .* could not be written: ENOENT/);
+      expect(res.json().detail).to.equal(
+        `the scenario was not started: --state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
+      );
       expect(first.server.registry.list()).to.deep.equal([]);
     });
 
@@ -381,16 +383,33 @@ scenarios:
       const dir = stateDir();
       const first = await serverOn(dir);
       const { id } = (await first.post(gauge('undeleted_total'))).json();
-      rmSync(dir, { recursive: true });
+      // A fault the deletion cannot get past (root writes read-only directories): the record is a full directory.
+      const [file] = records(dir);
+      rmSync(join(dir, file!));
+      mkdirSync(join(dir, file!));
+      writeFileSync(join(dir, file!, 'x'), '');
       const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
       expect(res.statusCode).to.equal(500);
       expect(res.json()).to.include({ error: 'state_not_written' });
       expect(res.json().detail).to.match(
         new RegExp(
-          `^scenario ${id} was stopped, but --state .* could not be written: ENOENT.*; it will start again when the server restarts$`,
+          `^scenario ${id} was stopped, but --state .* could not be written: .*EISDIR.*; it will start again when the server restarts$`,
         ),
       );
       expect(first.server.registry.list()).to.deep.equal([]);
+    });
+
+    it('answers a DELETE 200 when the directory was removed: the record went with it, nothing starts it again', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('removed_total'))).json();
+      rmSync(dir, { recursive: true });
+      const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(first.server.registry.list()).to.deep.equal([]);
+      expect(first.logs.map((line) => line.msg)).to.include(
+        `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
+      );
     });
 
     it('refuses a state path that cannot be a directory, naming it', async () => {

@@ -16,7 +16,7 @@ import { silenceTest } from '../../../operators/gaps.js';
 import type { Entry } from '../../config/types.js';
 import { nowOf } from '../clock.js';
 import { sampleName } from '../../encoders/metrics-text.js';
-import type { ScenarioStore } from '../state.js';
+import { type ScenarioStore, StateDirectoryGone } from '../state.js';
 import type { PostedScenario } from '../posted.js';
 
 // The parser, the validator and the pipeline are loaded by the first POST (docs/performance.md).
@@ -212,17 +212,18 @@ async function keep(
     await state.save(format, text, new Map(started.map((entry) => [entry.run.entry.id, entry.id])));
   } catch (error) {
     await Promise.all(started.map((entry) => registry.remove(entry.id)));
-    throw new HttpError(
-      500,
-      'state_not_written',
-      `the scenario was not started: --state ${state.dir} could not be written: ${(error as Error).message}`,
-    );
+    const why =
+      error instanceof StateDirectoryGone
+        ? error.message
+        : `--state ${state.dir} could not be written: ${(error as Error).message}`;
+    throw new HttpError(500, 'state_not_written', `the scenario was not started: ${why}`);
   }
 }
 
 /**
  * Takes a deleted scenario out of the state directory before it is answered, so a 200 survives a restart; when
  * the write fails (the scenario is stopped all the same) the answer is a 500 saying it comes back at restart.
+ * A directory removed meanwhile took the record with it: that is a 200 (the store logs the loss).
  */
 async function forget(state: ScenarioStore, started: StartedEntry): Promise<void> {
   try {
