@@ -69,14 +69,18 @@ export class Catalog {
     private readonly loaded: readonly Loaded[],
   ) {}
 
-  /** Reads and validates every scenario and pack file below `dir`. */
-  static async open(dir: string, variables?: Variables): Promise<Catalog> {
+  /**
+   * Reads and validates every scenario and pack file below `dir`; `setting` is how the directory was given, which
+   * the error of a missing one names (svc-server's `SVC_CATALOG`, when set by the variable).
+   */
+  static async open(dir: string, variables?: Variables, setting = '--catalog'): Promise<Catalog> {
     const found = await stat(dir).catch(() => undefined);
     if (!found?.isDirectory()) {
+      const fix = setting.startsWith('--') ? `give ${setting} <dir> with` : `set ${setting} to`;
       throw new ConfigError('unreadable', dir, [
         {
           path: '',
-          message: `${found ? 'not a directory (a file)' : 'catalog directory not found'}: give --catalog <dir> with a directory of scenario and pack files`,
+          message: `${found ? 'not a directory (a file)' : 'catalog directory not found'}: ${fix} a directory of scenario and pack files`,
         },
       ]);
     }

@@ -109,11 +109,14 @@ async function pathBelow(root: string, path: string): Promise<string | undefined
   return below === undefined || below === '' || below.startsWith('..') || isAbsolute(below) ? undefined : real;
 }
 
-/** The real path of the `--file-root` directory; throws a message for the operator when it is not one. */
-export async function realFileRoot(dir: string): Promise<string> {
+/**
+ * The real path of the `--file-root` directory; throws a message for the operator when it is not one, naming
+ * `setting`, how it was given (`SVC_FILE_ROOT` when set by the variable).
+ */
+export async function realFileRoot(dir: string, setting = '--file-root'): Promise<string> {
   const root = await realpath(dir).catch(() => undefined);
   if (root === undefined || !(await lstat(root)).isDirectory())
-    throw new Error(`--file-root: ${dir} is not a directory`);
+    throw new Error(`${setting}: ${dir} is not a directory`);
   return root;
 }
 

@@ -312,11 +312,10 @@ class ServeCommand extends Command {
     const keyProblem = apiKey === undefined ? undefined : apiKeyProblem(apiKey);
     if (keyProblem) throw new UsageError(`${this.apiKey === undefined ? 'SVC_API_KEY' : '--api-key'}: ${keyProblem}`);
     try {
-      const fileRoot = fileRootDir === undefined ? undefined : await realFileRoot(fileRootDir);
+      const fileRoot = fileRootDir && (await realFileRoot(fileRootDir.dir, fileRootDir.setting));
       const catalog =
-        catalogDir === undefined
-          ? undefined
-          : await (await import('../catalog/index.js')).Catalog.open(catalogDir, process.env);
+        catalogDir &&
+        (await (await import('../catalog/index.js')).Catalog.open(catalogDir.dir, process.env, catalogDir.setting));
       const names =
         autostart === undefined || autostart.trim() === ''
           ? []
@@ -329,7 +328,7 @@ class ServeCommand extends Command {
         catalog,
         autostart: names,
         ...(shard !== undefined && { shard: parseShard(shard) }),
-        ...(stateDir !== undefined && { state: await ScenarioStore.open(stateDir, logger) }),
+        ...(stateDir && { state: await ScenarioStore.open(stateDir.dir, logger, stateDir.setting) }),
         maxEntries,
         limits,
       };
@@ -380,17 +379,23 @@ function logUndelivered(logger: Logger, stopped: readonly StartedEntry[]): { eve
   return { events, dropped };
 }
 
+/** A directory the operator gave, and how: the flag or its environment variable, which its errors name. */
+interface DirectorySetting {
+  readonly dir: string;
+  /** `--state`, or `SVC_STATE_DIR` when the flag was not given: the one the operator has to fix. */
+  readonly setting: string;
+}
+
 /**
  * A directory flag, else its environment variable; a UsageError naming the one given when it is empty (a variable
  * set from an unset one, `SVC_STATE_DIR=$DIR`): it named no directory, and the errors of the empty path named none.
  */
-function directorySetting(flag: string, given: string | undefined, env: string): string | undefined {
+function directorySetting(flag: string, given: string | undefined, env: string): DirectorySetting | undefined {
   const dir = given ?? process.env[env];
+  const setting = given === undefined ? env : flag;
   if (dir === '')
-    throw new UsageError(
-      `${given === undefined ? env : flag} is empty: give a directory${given === undefined ? `, or unset ${env}` : ''}`,
-    );
-  return dir;
+    throw new UsageError(`${setting} is empty: give a directory${given === undefined ? `, or unset ${env}` : ''}`);
+  return dir === undefined ? undefined : { dir, setting };
 }
 
 /** Why the server could not listen on `bind`:`port`, naming the setting to change (`bindName`: --bind or SVC_BIND). */

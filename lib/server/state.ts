@@ -66,8 +66,11 @@ export class ScenarioStore {
     private readonly logger?: Logger,
   ) {}
 
-  /** Opens (creating it, owner-only) the state directory; rejects naming the directory when it cannot be written. */
-  static async open(dir: string, logger?: Logger): Promise<ScenarioStore> {
+  /**
+   * Opens (creating it, owner-only) the state directory; rejects naming the directory, and `setting` (how it was
+   * given: `SVC_STATE_DIR` when set by the variable), when it cannot be written.
+   */
+  static async open(dir: string, logger?: Logger, setting = '--state'): Promise<ScenarioStore> {
     try {
       await makeDirectory(dir);
       if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
@@ -75,7 +78,7 @@ export class ScenarioStore {
       await (await open(probe, 'w', FILE_MODE)).close();
       await rm(probe);
     } catch (error) {
-      throw new Error(`--state ${dir}: cannot write there: ${(error as Error).message}`);
+      throw new Error(`${setting} ${dir}: cannot write there: ${(error as Error).message}`);
     }
     return new ScenarioStore(dir, logger);
   }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,6 +193,35 @@ describe('svc-server start-up safety (design: server safety)', function () {
       expect(code, err).to.equal(2);
       expect(err.split('\n')[0]).to.equal(`Usage Error: ${said}`);
     }
+  });
+
+  it('exits 2 naming the variable, not the flag, of a directory setting that is no directory', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svc-dirs-')), 'file');
+    writeFileSync(file, '');
+    const missing = `${file}-missing`;
+    const cases: { env: Record<string, string>; said: string }[] = [
+      { env: { SVC_STATE_DIR: file }, said: `SVC_STATE_DIR ${file}: cannot write there: not a directory` },
+      { env: { SVC_FILE_ROOT: file }, said: `SVC_FILE_ROOT: ${file} is not a directory` },
+      { env: { SVC_FILE_ROOT: missing }, said: `SVC_FILE_ROOT: ${missing} is not a directory` },
+      {
+        env: { SVC_CATALOG: file },
+        said: `${file}: not a directory (a file): set SVC_CATALOG to a directory of scenario and pack files`,
+      },
+      {
+        env: { SVC_CATALOG: missing },
+        said: `${missing}: catalog directory not found: set SVC_CATALOG to a directory of scenario and pack files`,
+      },
+    ];
+    const said = await Promise.all(
+      cases.map(async ({ env }) => {
+        const child = spawnServerProcess({ env });
+        let err = '';
+        child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
+        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        return `${code} ${err.split('\n')[0]}`;
+      }),
+    );
+    expect(said).to.deep.equal(cases.map((c) => `2 Usage Error: ${c.said}`));
   });
 
   it('exits 1 naming --port or --bind when it cannot listen there, without a stack trace', async () => {
