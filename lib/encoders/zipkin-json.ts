@@ -1,4 +1,3 @@
-import type { EncodedBatch } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type AttributeValue, type SpanNode, type SpanResource } from '../../operators/model/span.js';
 import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
@@ -169,11 +168,18 @@ function resourceTagsOf(node: NodeText, { resource, members }: ResourceText): Re
 }
 
 /**
- * One Zipkin JSON array of the spans of several encoded chunks (what an HTTP sink sends as one
- * request): each chunk's array, its brackets dropped, joined by commas.
+ * One Zipkin JSON array of the spans of several runs of records (what an HTTP sink sends as one request), each
+ * run whole records of one chunk: a whole chunk's array, or a part of it that an HTTP sink cut between spans to
+ * keep a request within its size. Each run's spans, without the brackets and commas around them, joined by commas.
  */
-export function zipkinBody(chunks: readonly EncodedBatch[]): Buffer {
-  const arrays = chunks.filter((chunk) => chunk.bytes > 0).map((chunk) => Buffer.from(chunk.data));
-  const parts = arrays.flatMap((array, i) => [i === 0 ? OPEN : COMMA, array.subarray(1, array.length - CLOSE.length)]);
+export function zipkinBody(runs: readonly Uint8Array[]): Buffer {
+  const parts = runs.filter((run) => run.length > 0).flatMap((run, i) => [i === 0 ? OPEN : COMMA, spansOf(run)]);
   return Buffer.concat(parts.length ? [...parts, CLOSE] : [OPEN, CLOSE]);
+}
+
+/** A run's spans: records from the first's `{` to the last's `}` (a chunk's `[`, and the `,` or `]\n` after a span, left out). */
+function spansOf(run: Uint8Array): Uint8Array {
+  const start = run[0] === OPEN[0] ? 1 : 0;
+  const end = run.at(-1) === COMMA[0] ? run.length - 1 : run.length - (run.at(-2) === CLOSE[0] ? CLOSE.length : 0);
+  return run.subarray(start, end);
 }

@@ -1,14 +1,19 @@
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { byteLength } from '../../operators/model/batch.js';
-import type { Request } from './core/batching-sink.js';
-import { httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
+import { defaultRequestBytes, type Request } from './core/batching-sink.js';
+import { cutRecords, recordBytes } from './framing/record-requests.js';
+import { HTTP_SINK_DEFAULTS, httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
 import type { Sink } from '../../operators/deliver.js';
 
 export interface HttpPushSinkOptions extends HttpSinkOptions {
   /** `Content-Type` of every request; default `text/plain` (see {@link defaultContentType}). */
   readonly contentType?: string;
-  /** How the chunks of a request join into its body (zipkin_json: one JSON array); default one after another. */
-  readonly join?: (chunks: readonly EncodedBatch[]) => string | Uint8Array;
+  /**
+   * How runs of whole records (each from one chunk) join into a request body (zipkin_json: one JSON array); given,
+   * a batch is cut between records into requests of at most the batch's bytes (1 MiB, or `batchSize` when larger).
+   * Absent: a batch is one request, its chunks whole one after another.
+   */
+  readonly join?: (runs: readonly Uint8Array[]) => Uint8Array;
 }
 
 /** The body type an encoder's output is sent as when `content_type` is not given. */
@@ -23,7 +28,8 @@ interface Body extends Request {
 
 /**
  * Sink that POSTs the encoded bytes to `url` in batches (see {@link batchingSink}): the body of
- * a request is the chunks of one batch, concatenated as the encoder wrote them. 2xx is
+ * a request is the chunks of one batch, concatenated as the encoder wrote them, or, with `join`, the records of
+ * at most a batch's bytes joined by it (a chunk larger than that is cut between records). 2xx is
  * delivered; 408, 429, 5xx and network errors are retried; another 4xx fails the batch with
  * the status, the start of the answer and what to check (`content_type` for a 400).
  */
@@ -40,12 +46,31 @@ export function httpPushSink(options: HttpPushSinkOptions): Sink {
       headers,
       hint: (status, body) => refusalHint(status, body, contentType),
     },
-    (chunks) => {
-      const body = (options.join ?? concat)(chunks);
-      return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
-    },
+    options.join ? joinedRequests(options.join, options.batchSize) : concatenated,
     postBody,
   );
+}
+
+/** A batch as one request: its chunks one after another. */
+function concatenated(chunks: readonly EncodedBatch[]): Body[] {
+  const body = concat(chunks);
+  return [{ body, size: chunks.reduce((n, c) => n + c.size, 0), bytes: byteLength(body) }];
+}
+
+/**
+ * A batch as requests of at most a batch's bytes of records, each joined by `join`: the batching core bounds a
+ * batch by whole chunks, and one chunk alone may hold a trace of 16 MiB (Zipkin refuses a body over 10 MiB).
+ */
+function joinedRequests(
+  join: (runs: readonly Uint8Array[]) => Uint8Array,
+  batchSize: number = HTTP_SINK_DEFAULTS.batchSize,
+): (chunks: readonly EncodedBatch[]) => Body[] {
+  const maxBytes = defaultRequestBytes(batchSize);
+  return (chunks) =>
+    cutRecords(Infinity, chunks, maxBytes).map(({ size, runs }) => {
+      const body = join(runs.map(recordBytes));
+      return { body, size, bytes: body.length };
+    });
 }
 
 /** What to check when an endpoint refuses a push with a 4xx (`body`: the start of its answer). */

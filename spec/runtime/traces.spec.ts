@@ -286,5 +286,40 @@ describe('traces entries (signal_type: traces)', () => {
       expect(traceProblems(spans)).to.deep.equal([]);
       expect(zipkin.posts.every((post) => post.status === 202)).to.equal(true);
     });
+
+    it('http_push with zipkin_json: a trace larger than Zipkin takes in one request is cut between spans', async () => {
+      const before = { spans: zipkin.spans.length, posts: zipkin.posts.length };
+      // One trace of 201 spans, 200 of them carrying 64 KiB: 13 MiB of JSON, over Zipkin's 10 MiB.
+      const blob = 'x'.repeat(64 * 1024);
+      const heavy = {
+        services: { frontend: {}, db: {} },
+        root: {
+          service: 'frontend',
+          operation: 'GET /',
+          kind: 'server',
+          calls: [
+            { service: 'db', operation: 'query', kind: 'client', repeat: 100, duration: 0.001, attributes: { blob } },
+          ],
+        },
+      };
+      const stats = await runLive(
+        tracesEntry({
+          duration: '1s',
+          rate: 1,
+          start_time: 'now',
+          trace_generator: heavy,
+          encoder: { type: 'zipkin_json' },
+          sink: { type: 'http_push', url: zipkin.endpoint },
+        }),
+      );
+      const posts = zipkin.posts.slice(before.posts);
+      expect(posts.map((post) => post.status)).to.deep.equal(posts.map(() => 202));
+      // http_push's request size: 1 MiB of chunks (batch_size when larger), a span more at most.
+      expect(Math.max(...posts.map((post) => post.bytes))).to.be.below(1024 * 1024 + 70 * 1024);
+      const spans = spansFromZipkin(zipkin.spans.slice(before.spans));
+      expect(stats).to.include({ total_events: 201, total_sink_failures: 0 });
+      expect(spans).to.have.length(201);
+      expect(traceProblems(spans)).to.deep.equal([]);
+    });
   });
 });

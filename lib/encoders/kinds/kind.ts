@@ -4,7 +4,6 @@ import type { Feature } from '../../features.js';
 import type { MetricEncoder, MetricMeta } from '../encoder.js';
 import type { LogEncoder } from '../log-lines.js';
 import type { TraceEncoder } from '../spans.js';
-import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /**
  * Everything svc knows about one encoder kind; the registry (./index.ts) lists them and
@@ -40,10 +39,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    */
   readonly trailer?: string;
   /**
-   * How the chunks a batching sink sends as one request body join (zipkin_json: one JSON array of
-   * their spans); absent: their bytes one after another.
+   * How the records a batching sink sends as one request body join (zipkin_json: one JSON array of their spans),
+   * given as runs: the bytes of consecutive whole records of one chunk each. An encoder with a `join` lets the sink
+   * cut a chunk between records to keep requests within its size; absent: chunks go whole, one after another.
    */
-  readonly join?: (chunks: readonly EncodedBatch[]) => Uint8Array;
+  readonly join?: (runs: readonly Uint8Array[]) => Uint8Array;
 }
 
 /** Declares an encoder kind, keeping its type and config precise for the registry's union. */

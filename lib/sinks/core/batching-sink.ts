@@ -113,6 +113,11 @@ export interface BatchingOptions {
 /** Default ceiling of one request's chunk bytes: big enough that a slow round trip is not the bottleneck. */
 const MIN_REQUEST_BYTES = 1 << 20;
 
+/** Bytes of chunks one request carries at most by default: the larger of `batchSize` (bytes) and 1 MiB. */
+export function defaultRequestBytes(batchSize: number): number {
+  return Math.max(batchSize, MIN_REQUEST_BYTES);
+}
+
 /**
  * The batching core of `http_push`, `logstore`, `remote_write` and `broker`: a {@link Sink} that buffers
  * chunks and sends them as batches through `protocol`, one request at a time (so the destination sees the
@@ -147,7 +152,7 @@ const MIN_REQUEST_BYTES = 1 << 20;
  */
 export function batchingSink<R extends Request>(protocol: BatchProtocol<R>, options: BatchingOptions): Sink {
   const { name, target, batchSize, scheduler = asyncScheduler } = options;
-  const maxRequestBytes = options.maxRequestBytes ?? Math.max(batchSize, MIN_REQUEST_BYTES);
+  const maxRequestBytes = options.maxRequestBytes ?? defaultRequestBytes(batchSize);
   const core = new SinkCore({
     name,
     target,

@@ -3,7 +3,6 @@ import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily, SignalType } from '../../language/types.js';
 import type { Feature } from '../../features.js';
 import type { Sink } from '../../../operators/deliver.js';
-import type { EncodedBatch } from '../../../operators/model/batch.js';
 
 /** What a sink factory gets besides its configuration. */
 export interface SinkDeps {
@@ -22,8 +21,11 @@ export interface SinkDeps {
   readonly realPaths?: boolean;
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
-  /** How the chunks of one request body join: the encoder kind's `join` (zipkin_json); default one after another. */
-  readonly join?: (chunks: readonly EncodedBatch[]) => Uint8Array;
+  /**
+   * How runs of whole records (each from one chunk) join into one request body: the encoder kind's `join`
+   * (zipkin_json); absent: whole chunks one after another.
+   */
+  readonly join?: (runs: readonly Uint8Array[]) => Uint8Array;
 }
 
 /** A field of the sink, at a path below `sink`, and what is wrong with it. */

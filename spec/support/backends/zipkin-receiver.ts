@@ -32,6 +32,8 @@ export interface ZipkinSpan {
 export interface ZipkinPost {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
+  /** Bytes of the body as sent. */
+  readonly bytes: number;
   /** The refusal's text. */
   readonly error?: string;
 }
@@ -48,6 +50,8 @@ export interface ZipkinReceiver {
   stop(): Promise<void>;
 }
 
+/** Zipkin's default limit of a request body (Armeria's `maxRequestLength`). */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 const TRACE_ID = /^(?:[0-9a-f]{16}|[0-9a-f]{32})$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO = /^0+$/;
@@ -57,7 +61,8 @@ const KINDS = new Set(['CLIENT', 'SERVER', 'PRODUCER', 'CONSUMER']);
  * A Zipkin collector's HTTP endpoint (none installs here): `POST /api/v2/spans` with a JSON array
  * of v2 spans (`Content-Type: application/json`, optionally `Content-Encoding: gzip`), 202 when
  * every span has the shape the v2 API defines; otherwise 400 naming the first malformed span, and
- * none of the request's spans is kept (Zipkin decodes a request whole). Thrift and protobuf
+ * none of the request's spans is kept (Zipkin decodes a request whole); 413 for a body over 10 MiB, Zipkin's
+ * default (Armeria's `maxRequestLength`), as it answers `ContentTooLargeException`. Thrift and protobuf
  * bodies get 415: this receiver reads the JSON form only. spec/sinks/zipkin-receiver.spec.ts
  * proves it with zipkin-js's own HTTP transport.
  */
@@ -69,15 +74,20 @@ export async function startZipkinReceiver(): Promise<ZipkinReceiver> {
     const parts: Buffer[] = [];
     for await (const part of req) parts.push(part as Buffer);
     if (req.method !== 'POST' || req.url?.split('?')[0] !== '/api/v2/spans') return res.writeHead(404).end();
+    const raw = Buffer.concat(parts);
     const answer = (status: number, error?: string) => {
-      posts.push({ status, headers: req.headers, ...(error ? { error } : {}) });
+      posts.push({ status, headers: req.headers, bytes: raw.length, ...(error ? { error } : {}) });
       res.writeHead(status, error ? { 'Content-Type': 'text/plain; charset=utf-8' } : {}).end(error);
     };
     const type = (req.headers['content-type'] ?? 'application/json').split(';')[0]!.trim();
     if (type !== 'application/json') return answer(415, `Content-Type ${type}: this receiver reads JSON v2 only`);
+    if (raw.length > MAX_REQUEST_BYTES)
+      return answer(
+        413,
+        `ContentTooLargeException: maxContentLength: ${MAX_REQUEST_BYTES}, contentLength: ${raw.length}`,
+      );
     let body: unknown;
     try {
-      const raw = Buffer.concat(parts);
       body = JSON.parse((req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8'));
     } catch (error) {
       return answer(400, `Cannot decode spans: ${(error as Error).message}`);
