@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { svc, scenarioDir, lines } from '../support/cli.js';
 import { SCHEMA_MODELINE } from '../../lib/new/modeline.js';
@@ -220,6 +220,19 @@ describe('svc new --from a saved exposition', () => {
     expect(await usageError(['new', '--from', 'admin:secret@127.0.0.1:9100/metrics'])).to.equal(
       'Usage Error: --from admin:***@127.0.0.1:9100/metrics: no such file; a URL starts with http:// or https://',
     );
+  });
+
+  it('says the real read error of a path shaped like a target that is there (a directory), not "no such file"', async () => {
+    const cwd = process.cwd();
+    mkdirSync(join(dir, 'node:9100', 'metrics'), { recursive: true });
+    process.chdir(dir);
+    try {
+      const result = await svc(['new', '--from', 'node:9100/metrics']);
+      expect(result.code).to.equal(1);
+      expect(result.stderr).to.equal('error: node:9100/metrics: cannot read the --from file (it is a directory)\n');
+    } finally {
+      process.chdir(cwd);
+    }
   });
 });
 

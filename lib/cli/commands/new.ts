@@ -122,12 +122,19 @@ export class NewCommand extends SvcCommand {
       import('../../new/exposition.js'),
       import('node:fs/promises'),
     ]);
-    const text = await readTextFile(from, '--from file', MAX_CSV_BYTES, 'CSV or exposition').catch((error: Error) => {
-      // host:9100/metrics is a target as Prometheus writes it, not a file.
-      if (/^[^/\s]+:\d+(\/|$)/.test(from))
-        throw new UsageError(`--from ${origin}: no such file; a URL starts with http:// or https://`);
-      throw error;
-    });
+    const text = await readTextFile(from, '--from file', MAX_CSV_BYTES, 'CSV or exposition').catch(
+      async (error: Error) => {
+        // host:9100/metrics is a target as Prometheus writes it, not a file; a path that is there (a directory,
+        // a file it may not read) is a file after all, and its read error says what is wrong.
+        const missing = await stat(from).then(
+          () => false,
+          (statError: NodeJS.ErrnoException) => statError.code === 'ENOENT' || statError.code === 'ENOTDIR',
+        );
+        if (missing && /^[^/\s]+:\d+(\/|$)/.test(from))
+          throw new UsageError(`--from ${origin}: no such file; a URL starts with http:// or https://`);
+        throw error;
+      },
+    );
     // A saved scrape (curl …/metrics > file) is profiled as the URL would be, as read when it was written.
     if (looksLikeExposition(text)) {
       const { mtime } = await stat(from);
