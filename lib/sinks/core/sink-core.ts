@@ -29,6 +29,8 @@ export interface SinkDriver {
 export interface SilenceWording {
   /** `<target> <expired> within N s of the flush`: "took nothing". */
   readonly expired: string;
+  /** `<target> <partly> N events within N s of the flush`, when some were settled since it began: "took only". */
+  readonly partly: string;
   /** `<target> <stalled> for N s (…)`: "has taken no data". */
   readonly stalled: string;
   /** Why, when no error was seen: "is the endpoint overloaded or stuck?". */
@@ -74,6 +76,8 @@ export class SinkCore implements Sink {
   lastError: SinkError | undefined;
   /** Bytes taken and not settled yet. */
   private held = 0;
+  /** Events delivered since the sink began: an expired flush tells how many arrived since it began. */
+  private deliveredEvents = 0;
   private readonly settlement: Settlement;
   private readonly space = new SpaceWait();
   private driver!: SinkDriver;
@@ -117,6 +121,7 @@ export class SinkCore implements Sink {
   /** The destination acknowledged `size` events in `bytes` bytes, saying it wrote `written` when it says so. */
   delivered(size: number, bytes: number, written?: WrittenCounts): void {
     this.lastError = undefined;
+    this.deliveredEvents += size;
     this.reports.next(written ? { kind: 'delivered', size, bytes, written } : { kind: 'delivered', size, bytes });
   }
 
@@ -205,11 +210,15 @@ export class SinkCore implements Sink {
 
   flush = (): Promise<void> => {
     if (this.failure) return Promise.reject(this.failure);
+    const before = this.deliveredEvents;
     const done = this.settlement.flush(); // before the driver's flush: a batch can settle synchronously
     this.driver.flush?.();
     const silence = this.options.silence;
     if (silence && this.settlement.pending > 0) {
-      const timer = silence.scheduler.schedule(() => this.expire(silence.flushTimeout), silence.flushTimeout);
+      const timer = silence.scheduler.schedule(
+        () => this.expire(silence.flushTimeout, this.deliveredEvents - before),
+        silence.flushTimeout,
+      );
       const stop = () => timer.unsubscribe();
       done.then(stop, stop);
     }
@@ -238,11 +247,15 @@ export class SinkCore implements Sink {
     return this.driver.hasRoom?.() ?? this.held < this.options.highWaterMark;
   }
 
-  private expire(flushTimeout: number): void {
+  /** Gives up what a flush has not got settled `flushTimeout` ms after it began, `delivered` events having arrived. */
+  private expire(flushTimeout: number, delivered: number): void {
     if (this.settlement.pending === 0) return;
     const { target, silence } = this.options;
     const last = this.lastError ? ` (last error: ${this.lastError.detail})` : '';
-    const detail = `${target} ${silence!.wording.expired} within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`;
+    // A Kafka send whose other broker stored its share, or a batch's first requests, did arrive: "nothing" would lie.
+    const events = `${delivered} event${delivered === 1 ? '' : 's'}`;
+    const what = delivered > 0 ? `${silence!.wording.partly} ${events}` : silence!.wording.expired;
+    const detail = `${target} ${what} within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`;
     this.driver.expire?.(this.error(detail, { cause: this.lastError }));
   }
 
