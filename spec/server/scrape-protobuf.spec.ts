@@ -101,6 +101,29 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     expect(h.exemplars).to.deep.equal([exemplarOf(third!)]);
   });
 
+  it('groups the buckets of each label set into its Metric scrape after scrape, a label set met later apart', async () => {
+    const CART = seriesOf({ route: '/cart' });
+    const rowsOf = async (series: typeof PAY, values: number[]) => {
+      const batch = { ...observed([values]), series: [series] };
+      return firstValueFrom(from([batch]).pipe(histogram([0.1, 1]), toArray()));
+    };
+    const buffer = new ScrapeBuffer({ name: 'pay_seconds', type: 'histogram' });
+    const counts = () =>
+      protobufOf(buffer)[0]!.metric.map((metric) => [
+        metric.label.map((pair: { value: string }) => pair.value).join(),
+        metric.histogram.bucket.map((bucket: { cumulative_count?: number }) => bucket.cumulative_count ?? 0),
+      ]);
+    for (const batch of await rowsOf(PAY, [0.05, 0.5])) buffer.record(batch);
+    expect(counts()).to.deep.equal([['/pay', [1, 2, 2]]]);
+    // The same rows again (the label sets without `le` kept from the first scrape), then a new label set's.
+    for (const batch of await rowsOf(PAY, [3])) buffer.record(batch);
+    for (const batch of await rowsOf(CART, [0.5])) buffer.record(batch);
+    expect(counts()).to.deep.equal([
+      ['/pay', [0, 0, 1]],
+      ['/cart', [0, 1, 1]],
+    ]);
+  });
+
   it('keeps the text exposition of the same buffer as it was: the classic rows only', async () => {
     const buffer = new ScrapeBuffer({ name: 'pay_seconds', type: 'histogram' });
     for (const batch of await histogramRows([[0.05], [3]], [0.05, 3])) buffer.record(batch);
