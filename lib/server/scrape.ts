@@ -189,6 +189,9 @@ export class ScrapeBuffer {
     const exemplars = new ExemplarCursor(samples.exemplars);
     for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
+    // A native histogram alone has no row the text exposition shows: nothing for the ring to keep, and no share of
+    // the budget to take (joining at every such batch shrank the other rings' shares without end).
+    if (batch.size === 0) return;
     const events = batch.events ?? batch.size;
     if (this.width === 0) this.allocate(batch.size / events);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.

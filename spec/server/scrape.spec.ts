@@ -275,6 +275,29 @@ describe('ScrapeBudget: what the rings of a server hold together', () => {
     expect(drained(interned, MAX_SCRAPE_EVENTS)).to.have.length(100);
   });
 
+  it('takes no share for an entry of native histograms only: text shows none of its rows, and its drain is empty', () => {
+    const budget = new ScrapeBudget(100);
+    const native = new ScrapeBuffer({ name: 'lat', type: 'histogram' }, budget);
+    const histogram = { schema: 0, zeroThreshold: 0, zeroCount: 0, count: 1, sum: 1 };
+    const buckets = {
+      positiveSpans: [{ offset: 0, length: 1 }],
+      positiveCounts: [1],
+      negativeSpans: [],
+      negativeCounts: [],
+    };
+    for (let n = 0; n < 50; n++)
+      native.record({
+        ...sampleBatch({ values: [1], offsets: [n] }),
+        events: 1,
+        native: [{ ...histogram, ...buckets }],
+      });
+    const other = gauge(budget);
+    recordEvents(other, 0, 100);
+    expect(drained(other, MAX_SCRAPE_EVENTS)).to.deep.equal(range(0, 100));
+    expect(native.drain(MAX_SCRAPE_EVENTS)).to.equal(undefined);
+    expect(native.latestRows().map((row) => row.native?.count)).to.deep.equal([1]);
+  });
+
   it(`gives a ring alone the whole budget, up to ${MAX_SCRAPE_EVENTS} events`, () => {
     const alone = gauge(new ScrapeBudget(300));
     recordEvents(alone, 0, 400);
