@@ -82,32 +82,39 @@ export function aggregateProtobuf(
 const METRIC_TAG = (4 << 3) | 2;
 
 /**
- * The `Metric`s of one family, each as the field 4 of its `MetricFamily`, by the family's name: a histogram's or a
- * summary's under the family's name; a counter's, gauge's or untyped sample's under its sample name. Each row is
- * encoded as it is read (of a histogram, its label set's once all its rows are read), so the build keeps bytes
- * rather than objects of every series.
+ * The `Metric`s of one family, each as the field 4 of its `MetricFamily`, with the name of the `MetricFamily` they
+ * go to: a histogram's or a summary's under the family's name; a counter's, gauge's or untyped sample's under its
+ * sample name. Each row is encoded as it is read (of a histogram, its label set's once all its rows are read), so
+ * the build keeps bytes rather than objects of every series.
+ *
+ * Prometheus reads a whole histogram family as native or as classic by its first `Metric`, so when entries sharing
+ * a name differ (one with `native`, one without), the histograms with a native part and those without go to two
+ * families of that name: in one, the classic ones were read as native histograms without buckets, their buckets
+ * lost (or the native ones as classic).
  */
-function* encodedMetrics(latest: LatestFamily, Metric: Type, pace: Pace): Steps<Map<string, Uint8Array>> {
+function* encodedMetrics(latest: LatestFamily, Metric: Type, pace: Pace): Steps<[string, Uint8Array][]> {
   const { name, type } = latest.family;
   const encode = (writer: Writer, metric: object) => Metric.encode(metric, writer.uint32(METRIC_TAG).fork()).ldelim();
-  const bySample = new Map<string, Writer>();
   if (type === 'histogram' || type === 'summary') {
-    const writer = newWriter();
-    for (const metric of yield* gathered(latest, type, pace)) {
+    const byKind = new Map<boolean, Writer>();
+    for (const { label, message } of yield* gathered(latest, type, pace)) {
       if (pace.due()) yield;
-      encode(writer, metric);
+      const native = message.schema !== undefined;
+      let writer = byKind.get(native);
+      if (!writer) byKind.set(native, (writer = newWriter()));
+      encode(writer, { label, [type]: message });
     }
-    bySample.set(name, writer);
-  } else {
-    yield* eachRow(latest, pace, (row) => {
-      if (row.native) return;
-      const sampleName = name + (row.series.suffix ?? '');
-      let writer = bySample.get(sampleName);
-      if (!writer) bySample.set(sampleName, (writer = newWriter()));
-      encode(writer, { label: labelPairs(row.series), [type]: simpleValue(type, row) });
-    });
+    return [...byKind.values()].map((writer) => [name, writer.finish(true)]);
   }
-  return new Map([...bySample].map(([sampleName, writer]) => [sampleName, writer.finish(true)]));
+  const bySample = new Map<string, Writer>();
+  yield* eachRow(latest, pace, (row) => {
+    if (row.native) return;
+    const sampleName = name + (row.series.suffix ?? '');
+    let writer = bySample.get(sampleName);
+    if (!writer) bySample.set(sampleName, (writer = newWriter()));
+    encode(writer, { label: labelPairs(row.series), [type]: simpleValue(type, row) });
+  });
+  return [...bySample].map(([sampleName, writer]) => [sampleName, writer.finish(true)]);
 }
 
 /** The `Gauge`, `Counter` or `Untyped` message of a row; a counter's with its start and latest exemplar. */
@@ -137,7 +144,11 @@ const COMPOSITE: Record<
  * The `Metric`s of a histogram's or summary's rows: one per label set without the label that tells a bucket's or a
  * quantile's rows apart, each with its `Histogram` or `Summary` message.
  */
-function* gathered(latest: LatestFamily, kind: 'histogram' | 'summary', pace: Pace): Steps<object[]> {
+function* gathered(
+  latest: LatestFamily,
+  kind: 'histogram' | 'summary',
+  pace: Pace,
+): Steps<{ base: Series; label: LabelPair[]; message: Record<string, unknown> }[]> {
   const { by, list, fold, bases } = COMPOSITE[kind];
   const metrics = new Map<string, { base: Series; label: LabelPair[]; message: Record<string, unknown> }>();
   yield* eachRow(latest, pace, (row) => {
@@ -155,7 +166,7 @@ function* gathered(latest: LatestFamily, kind: 'histogram' | 'summary', pace: Pa
     }
     fold(metric.message, row, at);
   });
-  return [...metrics.values()].map(({ label, message }) => ({ label, [kind]: message }));
+  return [...metrics.values()];
 }
 
 /** Folds a histogram's row into its `Histogram`: a bucket, the sum, the count, or the native histogram. */

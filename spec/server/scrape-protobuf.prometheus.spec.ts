@@ -117,4 +117,60 @@ scenarios:
       expect(exemplar.timestamp).to.equal(match.timestamp.seconds + (match.timestamp.nanos ?? 0) / 1e9);
     }
   });
+
+  it('keeps the classic histograms of an entry without native beside those of one with it, under one name', async () => {
+    // Prometheus reads a family as native or classic by its first metric: served as one family, the classic
+    // histogram was stored as a native one of no buckets (histogram_quantile 0) and its _bucket series were lost.
+    const name = 'svc_scrape_mixed_seconds';
+    const entry = (kind: string, native: string) => `
+  - signal_type: histogram
+    name: ${name}
+    rate: 10
+    duration: 1s
+    distribution: { type: exponential, rate: 10 }
+    observations_per_tick: 10
+    buckets: [0.1, 0.2]${native}
+    labels: { kind: ${kind} }
+    sink: { type: file, path: ${join(fileRoot, `${kind}.prom`)} }`;
+    const body = `version: 2\nkind: runnable\nscenarios:${entry('native', '\n    native: {}')}${entry('classic', '')}\n`;
+    const res = await fetch(`${server.base}/scenarios`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/yaml' },
+      body,
+    });
+    expect(res.status, await res.clone().text()).to.equal(201);
+    const { scenarios } = (await res.json()) as { scenarios: { id: string }[] };
+    for (const { id } of scenarios)
+      await waitFor('the run to end', async () => {
+        const detail = (await (await fetch(`${server.base}/scenarios/${id}`)).json()) as { status: string };
+        return detail.status === 'stopped' || undefined;
+      });
+    const mixed = await startPrometheus({
+      scrape: { host: server.base.slice('http://'.length), path: '/scenarios/metrics' },
+      features: ['native-histograms'],
+    });
+    try {
+      const buckets = await waitFor(
+        `${name}_bucket`,
+        async () => {
+          const found = await mixed.query(`${name}_bucket`);
+          return found.length ? found : undefined;
+        },
+        20_000,
+        250,
+      );
+      expect(buckets.map((b) => `${b.metric.kind} ${b.metric.le}`).sort()).to.deep.equal([
+        'classic +Inf',
+        'classic 0.1',
+        'classic 0.2',
+      ]);
+      expect(buckets.find((b) => b.metric.le === '+Inf')!.value[1]).to.equal('100');
+      const natives = await mixed.query(`histogram_count(${name})`);
+      expect(natives.map((n) => [n.metric.kind, n.value[1]])).to.deep.equal([['native', '100']]);
+      const [quantile] = await mixed.query(`histogram_quantile(0.5, ${name})`);
+      expect(Number(quantile!.value[1])).to.be.above(0);
+    } finally {
+      await mixed.stop();
+    }
+  });
 });

@@ -235,6 +235,25 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     });
   });
 
+  it('writes histograms of one name with and without a native part as two families: Prometheus reads a family by its first', async () => {
+    const native = new ScrapeBuffer({ name: 'lat', type: 'histogram' });
+    for (const batch of await histogramRows([[0.5]], [0.5])) native.record(batch);
+    const classic = new ScrapeBuffer({ name: 'lat', type: 'histogram' });
+    const refund = { ...observed([[0.05]]), series: [seriesOf({ route: '/refund' })] };
+    classic.record(await firstValueFrom(from([refund]).pipe(histogram([0.1, 1]))));
+    const families = protobufOf(native, classic);
+    expect(
+      families.map(({ name, type, metric }) => [
+        name,
+        type,
+        metric.map((m: any) => [m.label[0].value, (m.histogram.positive_span ?? []).length > 0]),
+      ]),
+    ).to.deep.equal([
+      ['lat', 'HISTOGRAM', [['/pay', true]]],
+      ['lat', 'HISTOGRAM', [['/refund', false]]],
+    ]);
+  });
+
   it('is empty when no entry has a sample', () => {
     expect(aggregateProtobuf([new ScrapeBuffer({ name: 'x', type: 'gauge' })], () => {})).to.have.length(0);
   });
