@@ -86,7 +86,7 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
       url: new URL(options.url),
       headers: { ...options.headers, ...PROTOCOL_HEADERS['1.0'] },
       hint: refusalHint,
-      retryable: (status, body) => retryableStatus(status) && !TOO_OLD_SAMPLE.test(body),
+      retryable: (status, body) => retryableStatus(status) && !PERMANENT_500.some((refusal) => refusal.test(body)),
     },
     (chunks) => cutRecords(batchSize, chunks),
     async (request, http) => {
@@ -133,11 +133,18 @@ function writtenCounts({ headers }: HttpAnswer): WrittenCounts | undefined {
  * changes (a backfill spent its retries on it, then lost the newer samples queued behind at the flush deadline).
  */
 const TOO_OLD_SAMPLE = /too old sample/i;
+/** Prometheus without `--enable-feature=native-histograms` answers 500 to a request holding one, every time. */
+const NATIVE_HISTOGRAMS_DISABLED = /native histograms are disabled/i;
+/** 500s that no retry changes: retried, they only hold back (and at the flush deadline lose) the requests behind. */
+const PERMANENT_500 = [TOO_OLD_SAMPLE, NATIVE_HISTOGRAMS_DISABLED];
 
 /** What the usual refusals of a remote-write receiver mean and how to fix them. */
 function refusalHint(status: number, body: string): string | undefined {
   if (TOO_OLD_SAMPLE.test(body)) {
     return 'the receiver refuses samples older than its out-of-order window (start_time further back than it): Prometheus takes them only when storage.tsdb.out_of_order_time_window in prometheus.yml covers the whole backfilled span, from start_time to now';
+  }
+  if (NATIVE_HISTOGRAMS_DISABLED.test(body)) {
+    return 'the receiver does not take native histograms, and refuses the whole request for one: start Prometheus with --enable-feature=native-histograms, or write the classic histogram only (buckets without native)';
   }
   if (status === 400 && /out of order/i.test(body)) {
     return 'the receiver refuses samples older than the newest of their series (out of order): several entries write the same series, or start_time went back; Prometheus takes them only with storage.tsdb.out_of_order_time_window set; native histograms only where the receiver takes them out of order (Prometheus 2.42 does not, whatever the window)';

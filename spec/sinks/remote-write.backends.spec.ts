@@ -279,6 +279,29 @@ scenarios:
       }
     });
 
+    it('a native histogram into Prometheus without the feature flag: its 500 is not retried, and says how to fix it', async () => {
+      const file = scenario(
+        'native-disabled.yaml',
+        `version: 2
+kind: runnable
+scenarios:
+  - signal_type: histogram
+    name: svc_rw_native_disabled_seconds
+    rate: 10
+    duration: 300ms
+    distribution: { type: exponential, rate: 10 }
+    buckets: [0.1]
+    native: {}
+    sink: { type: remote_write, url: "${prometheus.url}/api/v1/write", max_buffer_age: 100ms }
+`,
+      );
+      const result = await svc(['run', file]);
+      expect(result.stderr).to.contain(
+        'answered 500 Internal Server Error: "native histograms are disabled"; the receiver does not take native histograms, and refuses the whole request for one: start Prometheus with --enable-feature=native-histograms, or write the classic histogram only (buckets without native)',
+      );
+      expect(result.stderr).to.not.contain('gave up after');
+    });
+
     it('a backfill beyond the out-of-order window: Prometheus\' 500 "too old sample" is not retried, names the window, and the newer samples arrive', async () => {
       const tolerant = await startPrometheus({ receiver: true, outOfOrderWindow: '1h' });
       try {

@@ -213,6 +213,17 @@ describe('remote_write sink', () => {
     );
   });
 
+  it("does not retry Prometheus' 500 for a native histogram it was not started to take: no retry takes it", async () => {
+    receiver.answer(() => ({ status: 500, body: 'native histograms are disabled' }));
+    const sink = remoteWriteSink({ url: `${receiver.url}/api/v1/write`, retry: QUICK_RETRY });
+    sink.write(gaugeChunks(1)[0]!);
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(receiver.requests).to.have.length(1);
+    expect(error.message).to.match(
+      /answered 500 Internal Server Error: "native histograms are disabled"; the receiver does not take native histograms.*--enable-feature=native-histograms/,
+    );
+  });
+
   it('says where the write endpoint is when the receiver is not one (404)', async () => {
     receiver.answer(() => ({
       status: 404,
