@@ -194,6 +194,31 @@ describe('remote_write into real receivers', function () {
     });
   }
 
+  it('VictoriaMetrics 1.79 keeps the classic series of a histogram with native, and drops the native one with a 204', async () => {
+    // What docs/native-histograms.md says of it: the native series is counted delivered, and never stored.
+    const histogram = 'svc_rw_native_latency_seconds_vm';
+    const sink = { type: 'remote_write' as const, url: receivers[1]!.writeUrl, max_buffer_age: 200 };
+    const { events } = await run(
+      metricEntry({
+        ...histogramEntry,
+        name: histogram,
+        rate: 10,
+        duration: 300,
+        native: { schema: 3, zero_threshold: 0, max_buckets: 160 },
+        encoder: { type: 'remote_write' },
+        sink,
+      }),
+    );
+    expect(events).to.equal(3);
+    const rows = await receivers[1]!.series(`{__name__=~"${histogram}.*"}`, (found) => totalSamples(found) >= 3 * 6);
+    expect([...new Set(rows.map((s) => s.metric.__name__))].sort()).to.deep.equal([
+      `${histogram}_bucket`,
+      `${histogram}_count`,
+      `${histogram}_sum`,
+    ]);
+    expect(await vm.selfMetric('vm_rows_invalid_total')).to.equal(0);
+  });
+
   describe('bin/svc into Prometheus', () => {
     it('runs examples/remote-write.yaml into Prometheus', async () => {
       const result = await svc([
