@@ -11,7 +11,7 @@ import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { grown } from './grow.js';
 import { ownBytes, perSeriesOf } from '../per-object.js';
-import { putBytes, putDoubleLE } from '../protocols/bytes.js';
+import { putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
 import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
 
@@ -61,13 +61,13 @@ export function remoteWrite({
   const metric = remoteWriteMetric(name, metricType, help);
   // 1.0's MetricMetadata.type numbers the metric types as 2.0's Metadata.type does.
   const preamble = WriteRequest.encode({
-    metadata: [{ type: metric.type, metricFamilyName: name, help: help ?? '', unit: metric.unit }],
+    metadata: [{ type: metric.type, metricFamilyName: name, help: wellFormed(help ?? ''), unit: metric.unit }],
   }).finish();
   /** The bytes of series for a timestamp field of `stampLength` bytes (6 for any time from 1971 to 2109). */
   const headsFor = perSeriesOf((series: Series, stampLength: number): Head => {
     const labels = Object.entries({ ...series.labels, __name__: name + (series.suffix ?? '') })
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, value]) => ({ name: key, value }));
+      .map(([key, value]) => ({ name: key, value: wellFormed(value) }));
     const labelBytes = TimeSeries.encode({ labels }).finish();
     const sampleLength = SAMPLE_LENGTH + stampLength;
     const tail = protobuf.Writer.create().uint32(TAG.samples).uint32(sampleLength).uint32(TAG.value).finish();

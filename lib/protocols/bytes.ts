@@ -34,3 +34,17 @@ export function putUInt32BE(out: Buffer, value: number, at: number): number {
 export function putBigUInt64LE(out: Buffer, value: bigint, at: number): number {
   return writeBigUInt64LE.call(out, value, at);
 }
+
+/** Any surrogate code unit: only a string holding one may be ill-formed. */
+const SURROGATE = /[\ud800-\udfff]/;
+/** A surrogate without its other half, which has no UTF-8 form. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * `text` with each lone surrogate replaced by U+FFFD, as Node's `Buffer` writes such a string as UTF-8 (the text
+ * encoders, remote write 2.0's symbols). For strings protobufjs encodes: it writes a lone surrogate as its three
+ * CESU-8 bytes, which are no UTF-8, and Prometheus refuses a whole scrape for one label value holding them.
+ */
+export function wellFormed(text: string): string {
+  return SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\ufffd') : text;
+}

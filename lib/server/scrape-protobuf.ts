@@ -5,6 +5,7 @@ import { seriesOf, type Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { metricFamilyType, newWriter } from '../protocols/metric-family.js';
 import { familyName, unitOf } from '../protocols/metric-units.js';
+import { wellFormed } from '../protocols/bytes.js';
 import {
   eachRow,
   latestFamilies,
@@ -58,7 +59,7 @@ export function* protobufSteps(
       // What MetricFamily.encodeDelimited writes: the fields in the order of their numbers, the Metrics (field 4)
       // as they were encoded, a step at a time.
       MetricFamily.encode(
-        { name: sampleName, ...(help !== undefined && { help }), type: TYPE_NUMBER[type] },
+        { name: sampleName, ...(help !== undefined && { help: wellFormed(help) }), type: TYPE_NUMBER[type] },
         out.fork(),
       );
       out.raw(metrics);
@@ -220,7 +221,7 @@ function timestampMessage(ms: number) {
 }
 
 function labelPairs({ labels }: Series): LabelPair[] {
-  return Object.entries(labels).map(([name, value]) => ({ name, value }));
+  return Object.entries(labels).map(([name, value]) => ({ name, value: wellFormed(value) }));
 }
 
 /** The label set of `series` without the label `name` (the sorted order kept). */

@@ -70,6 +70,17 @@ describe('remoteWrite encoder', () => {
     expect(chunk.size).to.equal(2);
   });
 
+  it('writes a lone surrogate in a label value or the help as U+FFFD, as the 2.0 symbols and text do: UTF-8, not CESU-8', () => {
+    const encoder = remoteWrite({ name: 'up', help: 'half \ud800' });
+    const chunk = encoder.encode(sampleBatch({ anchor: T0, values: [1], series: seriesOf({ k: 'a\udc00b' }) }));
+    const bytes = Buffer.concat([chunk.preamble!, chunk.data]);
+    // protobufjs' own UTF-8 writes a lone surrogate as ED B0 80 (ED A0 80 for \ud800), which no UTF-8 reader takes.
+    expect(bytes.includes(Buffer.from([0xed, 0xb0, 0x80]))).to.equal(false);
+    expect(bytes.includes(Buffer.from([0xed, 0xa0, 0x80]))).to.equal(false);
+    expect(rows(chunk.data)).to.deep.equal([`__name__=up,k=a\ufffdb 1@${T0}`]);
+    expect(decode(chunk.preamble!).metadata[0]!.help).to.equal('half \ufffd');
+  });
+
   it('sorts by byte order, as the protocol requires: a capitalised label name comes before __name__', () => {
     const chunk = remoteWrite({ name: 'm' }).encode(
       sampleBatch({ values: [1], series: seriesOf({ Host: 'a', env: 'p' }) }),

@@ -254,6 +254,17 @@ describe('the protobuf exposition of svc-server (io.prometheus.client.MetricFami
     ]);
   });
 
+  it('writes a lone surrogate in a label value or the help as U+FFFD, as text does: Prometheus refuses a whole scrape for invalid UTF-8', () => {
+    const buffer = new ScrapeBuffer({ name: 'u', type: 'gauge', help: 'half \ud800' });
+    buffer.record(sampleBatch({ values: [1], series: seriesOf({ k: 'a\ud800b' }) }));
+    const bytes = Buffer.from(aggregateProtobuf([buffer], () => {}));
+    // protobufjs' own UTF-8 writes \ud800 as ED A0 80 (CESU-8), which Prometheus' parser refuses: "invalid label value".
+    expect(bytes.includes(Buffer.from([0xed, 0xa0, 0x80]))).to.equal(false);
+    const [family] = decodeFamilies(bytes);
+    expect(family!.help).to.equal('half \ufffd');
+    expect(family!.metric[0]!.label).to.deep.equal([{ name: 'k', value: 'a\ufffdb' }]);
+  });
+
   it('is empty when no entry has a sample', () => {
     expect(aggregateProtobuf([new ScrapeBuffer({ name: 'x', type: 'gauge' })], () => {})).to.have.length(0);
   });
