@@ -179,7 +179,10 @@ export class ExponentialBuckets {
     this.windowLimit = Math.max(MIN_WINDOW, WINDOW_PER_BUCKET * options.maxBuckets);
   }
 
-  /** Records one observation; NaN counts in the zero bucket, as client_golang counts it. */
+  /**
+   * Records one observation; NaN counts in the zero bucket (client_golang counts it in no bucket), so the count stays
+   * the buckets' total, as OTLP's exponential histogram requires.
+   */
   record(value: number): void {
     const threshold = this.options.zeroThreshold;
     this.count++;

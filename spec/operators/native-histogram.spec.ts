@@ -149,7 +149,7 @@ describe('nativeHistogram', () => {
     expect(h.positiveCounts).to.deep.equal([1, 1, 1, 2]);
   });
 
-  it('counts NaN and values within zero_threshold in the zero bucket, as client_golang does', () => {
+  it('counts values within zero_threshold in the zero bucket, and NaN too (client_golang counts it in none)', () => {
     const h = recorded([[0, 1e-9, -1e-9, NaN, 1]], { schema: 0, zeroThreshold: 1e-6, maxBuckets: 160 });
     expect(h.zeroCount).to.equal(4);
     expect(h.count).to.equal(5);
