@@ -74,11 +74,22 @@ function share(path: string, append: boolean, realPath: boolean): { stream: Writ
   return { stream: file.stream, release };
 }
 
+/**
+ * Every write goes to the end of the file (`O_APPEND`), a truncating open included: when a log rotator copies
+ * the file and truncates it under the writer (logrotate's `copytruncate`), the next line lands at its new start.
+ * Written at the writer's own offset instead, it landed there, after a hole of NUL bytes as long as what was cut.
+ */
+const WRITE_AT_END = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+
 /** The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would. */
 function openStream(path: string, append: boolean, realPath: boolean): Writable {
   try {
-    if (!realPath) return createWriteStream(path, { flags: append ? 'a' : 'w', highWaterMark: HIGH_WATER_MARK });
-    const fd = openRealFile(path, constants.O_WRONLY | constants.O_CREAT | (append ? constants.O_APPEND : 0));
+    if (!realPath) {
+      // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
+      const flags = (WRITE_AT_END | (append ? 0 : constants.O_TRUNC)) as unknown as string;
+      return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK });
+    }
+    const fd = openRealFile(path, WRITE_AT_END);
     if (!append) ftruncateSync(fd);
     return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK });
   } catch (cause) {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { chunk } from '../support/batches.js';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileSink } from '../../lib/sinks/file.js';
@@ -49,6 +49,20 @@ describe('fileSink', () => {
     await appending.close();
     expect(await readFile(path, 'utf8')).to.equal('new\nmore\n');
   });
+
+  for (const realPath of [false, true])
+    it(`a file truncated under the writer (logrotate's copytruncate) gets the next line at its start, with no hole of NUL bytes${realPath ? " (a path below the server's file root)" : ''}`, async () => {
+      const path = join(dir, 'out.log');
+      const sink = fileSink({ path, realPath });
+      sink.write(chunk('before the rotation\n'));
+      await sink.flush();
+      await copyFile(path, `${path}.1`);
+      await truncate(path);
+      sink.write(chunk('after the rotation\n'));
+      await sink.close();
+      expect(await readFile(`${path}.1`, 'utf8')).to.equal('before the rotation\n');
+      expect(await readFile(path, 'utf8')).to.equal('after the rotation\n');
+    });
 
   it('sinks open together on one path share one stream: the file is truncated once, every write lands, the last close closes it', async () => {
     const path = join(dir, 'shared.txt');
