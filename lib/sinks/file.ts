@@ -1,4 +1,14 @@
-import { constants, createWriteStream, ftruncateSync } from 'node:fs';
+import {
+  close,
+  constants,
+  createWriteStream,
+  fstat,
+  ftruncateSync,
+  open as openFile,
+  stat,
+  write,
+  writev,
+} from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -87,12 +97,97 @@ function openStream(path: string, append: boolean, realPath: boolean): Writable 
     if (!realPath) {
       // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
       const flags = (WRITE_AT_END | (append ? 0 : constants.O_TRUNC)) as unknown as string;
-      return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK });
+      const fs = new PathFollower(path, (done) => openFile(path, WRITE_AT_END, 0o666, done));
+      return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
     }
     const fd = openRealFile(path, WRITE_AT_END);
     if (!append) ftruncateSync(fd);
-    return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK });
+    const fs = new PathFollower(path, (done) => done(...tried(() => openRealFile(path, WRITE_AT_END))), fd);
+    return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
+  }
+}
+
+/** How often, at most, a file sink checks that its path still names the file it writes to (ms). */
+export const FOLLOW_PATH_EVERY = 1000;
+
+type Opened = (error: NodeJS.ErrnoException | null, fd?: number) => void;
+
+/**
+ * The file functions of a write stream that follows its path, as a log rotator expects of a writer: before a
+ * write, at most every {@link FOLLOW_PATH_EVERY}, it checks that the path still names the open file. When it
+ * does not (logrotate's default rotation renamed the file away, or it was removed), the path is opened again
+ * with `reopen` (created, appended to, never truncated), the old file closed, and the writes go to the new one.
+ * Before, svc wrote on into the renamed file for good, and into a removed one lost everything while counting it
+ * delivered. A path that cannot be opened again (its directory removed) leaves the writes going to the file
+ * open now, and is tried again at the next check: no data is dropped for it.
+ *
+ * Passed as a write stream's `fs` option: the stream keeps the descriptor it opened with, each call uses the
+ * current one.
+ */
+class PathFollower {
+  private checkedAt = Date.now();
+
+  constructor(
+    private readonly path: string,
+    private readonly reopen: (done: Opened) => void,
+    private fd = -1,
+  ) {}
+
+  readonly open = (path: string, flags: number, mode: number, done: Opened): void =>
+    openFile(path, flags, mode, (error, fd) => {
+      if (!error) this.fd = fd;
+      done(error, fd);
+    });
+
+  readonly write = (
+    _fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number | null,
+    done: (error: NodeJS.ErrnoException | null, written: number) => void,
+  ): void => this.current((fd) => write(fd, buffer, offset, length, position, done));
+
+  readonly writev = (
+    _fd: number,
+    buffers: readonly NodeJS.ArrayBufferView[],
+    position: number | null,
+    done: (error: NodeJS.ErrnoException | null, written: number) => void,
+  ): void => this.current((fd) => writev(fd, buffers, position, done));
+
+  readonly close = (_fd: number, done: (error: NodeJS.ErrnoException | null) => void): void => close(this.fd, done);
+
+  /** Calls `then` with the descriptor to write to, having opened the path again if it names another file now. */
+  private current(then: (fd: number) => void): void {
+    const now = Date.now();
+    if (now - this.checkedAt < FOLLOW_PATH_EVERY) {
+      then(this.fd);
+      return;
+    }
+    this.checkedAt = now;
+    fstat(this.fd, (unknown, opened) => {
+      if (unknown) return then(this.fd);
+      stat(this.path, (gone, there) => {
+        if (!gone && there.dev === opened.dev && there.ino === opened.ino) return then(this.fd);
+        this.reopen((failed, fd) => {
+          if (!failed && fd !== undefined) {
+            close(this.fd, () => {});
+            this.fd = fd;
+          }
+          then(this.fd);
+        });
+      });
+    });
+  }
+}
+
+/** `[null, value]`, or `[error]` when `make` throws: a synchronous call in the callback form. */
+function tried<T>(make: () => T): [NodeJS.ErrnoException | null, T?] {
+  try {
+    return [null, make()];
+  } catch (error) {
+    return [error as NodeJS.ErrnoException];
   }
 }

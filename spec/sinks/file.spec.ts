@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { chunk } from '../support/batches.js';
-import { copyFile, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileSink } from '../../lib/sinks/file.js';
+import { FOLLOW_PATH_EVERY, fileSink } from '../../lib/sinks/file.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -63,6 +64,38 @@ describe('fileSink', () => {
       expect(await readFile(`${path}.1`, 'utf8')).to.equal('before the rotation\n');
       expect(await readFile(path, 'utf8')).to.equal('after the rotation\n');
     });
+
+  for (const realPath of [false, true])
+    it(`follows its path when a log rotator renames the file away, then removes it: the next writes go to a new file at the path${realPath ? " (a path below the server's file root)" : ''}`, async () => {
+      const path = join(dir, 'out.log');
+      const sink = fileSink({ path, realPath });
+      sink.write(chunk('before the rotation\n'));
+      await sink.flush();
+      await rename(path, `${path}.1`);
+      await delay(FOLLOW_PATH_EVERY + 50);
+      sink.write(chunk('after the rotation\n'));
+      await sink.flush();
+      expect(await readFile(`${path}.1`, 'utf8')).to.equal('before the rotation\n');
+      expect(await readFile(path, 'utf8')).to.equal('after the rotation\n');
+      await unlink(path);
+      await delay(FOLLOW_PATH_EVERY + 50);
+      sink.write(chunk('after the removal\n'));
+      await sink.close();
+      expect(await readFile(path, 'utf8')).to.equal('after the removal\n');
+    });
+
+  it('a path that cannot be opened again after a rotation (its directory removed) leaves the writes going to the open file', async () => {
+    const sub = join(dir, 'logs');
+    await mkdir(sub);
+    const sink = fileSink({ path: join(sub, 'out.log') });
+    sink.write(chunk('one\n'));
+    await sink.flush();
+    await rename(sub, join(dir, 'logs.old'));
+    await delay(FOLLOW_PATH_EVERY + 50);
+    sink.write(chunk('two\n'));
+    await sink.close();
+    expect(await readFile(join(dir, 'logs.old', 'out.log'), 'utf8')).to.equal('one\ntwo\n');
+  });
 
   it('sinks open together on one path share one stream: the file is truncated once, every write lands, the last close closes it', async () => {
     const path = join(dir, 'shared.txt');
