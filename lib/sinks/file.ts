@@ -97,7 +97,7 @@ function openStream(path: string, append: boolean, realPath: boolean): Writable 
     if (!realPath) {
       // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
       const flags = (WRITE_AT_END | (append ? 0 : constants.O_TRUNC)) as unknown as string;
-      const fs = new PathFollower(path, (done) => openFile(path, WRITE_AT_END, 0o666, done));
+      const fs = new PathFollower(path, (done) => openWithoutWaiting(path, WRITE_AT_END, done));
       return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
     }
     const fd = openRealFile(path, WRITE_AT_END);
@@ -135,9 +135,9 @@ class PathFollower {
     private fd = -1,
   ) {}
 
-  readonly open = (path: string, flags: number, mode: number, done: Opened): void =>
-    openFile(path, flags, mode, (error, fd) => {
-      if (!error) this.fd = fd;
+  readonly open = (path: string, flags: number, _mode: number, done: Opened): void =>
+    openWithoutWaiting(path, flags, (error, fd) => {
+      if (!error) this.fd = fd!;
       done(error, fd);
     });
 
@@ -181,6 +181,23 @@ class PathFollower {
       });
     });
   }
+}
+
+/**
+ * Opens `path` for writing without waiting for a reader: a named pipe that no process reads fails at once (ENXIO)
+ * instead of holding the open, and with it the run, for ever (a stop waited on it too, deaf to SIGTERM). Anything
+ * but a regular file (a pipe with a reader, a terminal, a device) is opened again as usual (at once, a pipe having a
+ * reader), so that a slow reader holds writes back rather than failing them (a non-blocking write fails, EAGAIN).
+ */
+function openWithoutWaiting(path: string, flags: number, done: Opened): void {
+  openFile(path, flags | constants.O_NONBLOCK, 0o666, (error, fd) => {
+    if (error) return done(error);
+    fstat(fd, (unknown, stats) => {
+      if (unknown || stats.isFile()) return done(null, fd);
+      // Opened again before the first descriptor closes: the reader would take that close for the end of its input.
+      openFile(path, flags, 0o666, (error, blocking) => close(fd, () => done(error, blocking)));
+    });
+  });
 }
 
 /** `[null, value]`, or `[error]` when `make` throws: a synchronous call in the callback form. */

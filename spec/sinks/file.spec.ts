@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { execFileSync, spawn } from 'node:child_process';
 import { chunk } from '../support/batches.js';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -151,6 +152,37 @@ describe('fileSink', () => {
       `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
     );
     await sink.close().catch(() => undefined);
+  });
+
+  it('a named pipe that no process reads is a sink failure at once that says so, not an open that holds the run for ever', async () => {
+    const path = join(dir, 'pipe');
+    execFileSync('mkfifo', [path]);
+    const sink = fileSink({ path });
+    sink.write(chunk('lost\n'));
+    const error: unknown = await sink.flush().catch((e: unknown) => e);
+    expect((error as SinkError).message).to.equal(
+      `file sink: cannot open ${path}: it is a named pipe that no process reads: start its reader first`,
+    );
+    await sink.close().catch(() => undefined);
+  });
+
+  it('a named pipe with a reader gets every line, and the reader its end only at close', async () => {
+    const path = join(dir, 'pipe');
+    execFileSync('mkfifo', [path]);
+    const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let read = '';
+    reader.stdout.on('data', (data: Buffer) => (read += data));
+    const ended = new Promise((resolve) => reader.on('close', resolve));
+    await delay(200); // cat waits in its open for a writer
+    const sink = fileSink({ path });
+    sink.write(chunk('one\n'));
+    await sink.flush();
+    await delay(100);
+    expect(reader.exitCode, 'cat ended before the close').to.equal(null);
+    sink.write(chunk('two\n'));
+    await sink.close();
+    await ended;
+    expect(read).to.equal('one\ntwo\n');
   });
 
   it('a path whose directory exists but takes no new file says why: a link to a missing place, or /proc', async () => {

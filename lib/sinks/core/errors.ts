@@ -1,4 +1,4 @@
-import { existsSync, readlinkSync } from 'node:fs';
+import { existsSync, readlinkSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 
@@ -130,10 +130,21 @@ export function explainFile(code: string | undefined, path: string): string | un
       return 'the disk quota is used up';
     case 'EFBIG':
       return 'the file reached the largest size this process may write (its file size limit, ulimit -f)';
+    case 'ENXIO':
+      return isNamedPipe(path) ? 'it is a named pipe that no process reads: start its reader first' : undefined;
     case 'ERR_INVALID_ARG_VALUE':
       return 'the path contains a NUL byte, which no file name can hold';
     default:
       return undefined;
+  }
+}
+
+/** Whether `path` is a named pipe (FIFO); false when it cannot be looked at. */
+function isNamedPipe(path: string): boolean {
+  try {
+    return statSync(path).isFIFO();
+  } catch {
+    return false;
   }
 }
 
