@@ -11,6 +11,20 @@ const MAX_SETTLE = 1024;
 /** Slot numbers stay exact integers up to here, settling included. */
 const MAX_SLOT = Number.MAX_SAFE_INTEGER - MAX_SETTLE;
 
+/**
+ * A slot time within this fraction of itself of a whole microsecond is that microsecond: the few roundings of
+ * `timeOf` put a slot due exactly at a duration's end or a window's edge (which are whole microseconds) a bit before
+ * or after it, and the slot would be emitted past a `duration` or escape the gap it starts.
+ */
+const GRID_TOLERANCE = 2 ** -48;
+
+/** `ms` on the microsecond grid of durations when it is that close to it (see {@link GRID_TOLERANCE}), else `ms`. */
+function onMicrosecondGrid(ms: number): number {
+  const microseconds = ms * 1000;
+  const whole = Math.round(microseconds);
+  return Math.abs(microseconds - whole) <= microseconds * GRID_TOLERANCE ? whole / 1000 : ms;
+}
+
 /** Throws once settling takes more steps than rounding can explain. */
 function settling(step: number): void {
   if (step >= MAX_SETTLE) throw new RangeError('slot counting did not settle: the schedule disagrees with itself');
@@ -69,8 +83,15 @@ export class RateSchedule {
     return new RateSchedule(this.rate, burst);
   }
 
-  /** Offset in ms from the entry start at which slot n is due. */
+  /**
+   * Offset in ms from the entry start at which slot n is due. A slot whose exact time is a whole microsecond, as the
+   * slots at a duration's end or a window's edge are, is due at it (2.1/s: slot 21 at 10 000 ms, not 9 999.999…).
+   */
   timeOf(n: number): number {
+    return onMicrosecondGrid(this.rawTimeOf(n));
+  }
+
+  private rawTimeOf(n: number): number {
     const burst = this.burst;
     if (!burst) return n / this.perMs;
     const cycle = Math.floor(n / this.cycleSlots);

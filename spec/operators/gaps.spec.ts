@@ -47,6 +47,17 @@ describe('gaps', () => {
     expect(at).to.deep.equal([0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 300]);
   });
 
+  it('silences a slot due exactly where a gap starts, whatever floating point makes of n / rate', () => {
+    // At 0.005/s slot 1 is due at 200 s, which n / rate put at 199 999.99…: it escaped both silences.
+    for (const silence of [
+      gaps<TickBatch>({ every: 400_000, for: 200_000 }),
+      gapWindows<TickBatch>([{ at: 200_000, for: 1000 }]),
+    ]) {
+      const kept = collect(of(RateSchedule.constant(0.005)).pipe(ticks({ duration: 400_000 }), silence), tick);
+      expect(kept).to.deep.equal([{ n: 0, at: 0 }]);
+    }
+  });
+
   it('drops a batch that falls wholly in a gap instead of emitting an empty one', () => {
     const sizes: number[] = [];
     virtualTime().run(({ flush }) => {

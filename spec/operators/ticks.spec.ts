@@ -39,6 +39,22 @@ describe('ticks', () => {
     }
   });
 
+  it('puts a slot whose exact time is a whole microsecond at it, so a duration ending there leaves it out', () => {
+    // n / rate in floating point put these slots a hair before the duration's end: one event too many, stamped at it.
+    for (const [rate, duration, burst] of [
+      [2.1, 10_000],
+      [0.005, 200_000],
+      [0.017, 1_000_000],
+      [39.2, 5000, { every: 1000, for: 500, multiplier: 1.5 }],
+    ] as const) {
+      const schedule = burst ? RateSchedule.constant(rate).withBurst(burst) : RateSchedule.constant(rate);
+      const offsets = collect(of(schedule).pipe(ticks({ duration })), (b, i) => b.offset[i]!);
+      const expected = burst ? (duration / burst.every) * 49 : (duration * rate) / 1000;
+      expect(offsets, `rate ${rate}`).to.have.length(expected);
+      expect(schedule.timeOf(expected), `rate ${rate}`).to.equal(duration);
+    }
+  });
+
   it('has no cumulative drift: tick n is due at n / rate', () => {
     const offsets = collect(of(RateSchedule.constant(3)).pipe(ticks({ duration: 3_600_000 })), (b, i) => b.offset[i]!);
     expect(offsets[10_799]).to.equal(10_799 * (1000 / 3));
