@@ -100,10 +100,17 @@ function previousDouble(x: number): number {
  * (the reference tool's wrap: max 5 by 1 is 0 … 4).
  */
 export function stepCycle(start: number, stepSize: number, max: number): number {
-  // The quotient's estimate, then set by the values the generator writes (start + n·step_size), so rounding neither
-  // keeps max in the cycle nor drops values below it, however long the cycle.
-  let cycle = Math.max(1, Math.ceil((max - start) / stepSize));
-  while (cycle > 1 && start + (cycle - 1) * stepSize >= max) cycle--;
-  while (start + cycle * stepSize < max) cycle++;
-  return cycle;
+  // The least n whose value (start + n·step_size, as the generator computes it) reaches max, so rounding neither
+  // keeps max in the cycle nor drops values below it. A bisection: the quotient (max − start) / step_size can
+  // overflow (−1e308 to 1e308) or be off by billions of steps where step_size is far below start's precision,
+  // and a count settled one step at a time never ended there. Validation keeps a cycle under 2^53 steps.
+  const reaches = (n: number) => start + n * stepSize >= max;
+  let [low, high] = [1, Number.MAX_SAFE_INTEGER];
+  if (!reaches(high)) return high;
+  while (low < high) {
+    const middle = low + Math.floor((high - low) / 2);
+    if (reaches(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }

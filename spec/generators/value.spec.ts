@@ -100,6 +100,13 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
       const step = valueGenerator({ type: 'step', start: 0, step_size: 1, max });
       expect([step(max - 1, 0), step(max, 0)], String(max)).to.deep.equal([max - 1, 0]);
     }
+    // Where max − start overflows the double range, or step_size lies far below start's precision, the cycle is
+    // still found, and at once: counting it one step at a time from (max − start) / step_size had looped for ever
+    // (svc run, --dry-run with an `after` on it, and svc-server's POST /preview hung).
+    const wide = valueGenerator({ type: 'step', start: -1e308, step_size: 1e308, max: 1e308 });
+    expect([0, 1, 2].map((n) => wide(n, 0))).to.deep.equal([-1e308, 0, -1e308]);
+    const fine = valueGenerator({ type: 'step', start: 1e16, step_size: 1e-15, max: 1e16 + 2 });
+    expect([fine(1e15, 0), fine(1e15 + 1, 0)]).to.deep.equal([1e16, 1e16]);
     fc.assert(
       fc.property(
         finite,
