@@ -1,4 +1,5 @@
 import type { ReplayTimes } from '../language/types.js';
+import { onMicrosecondGrid } from '../../operators/model/window.js';
 
 /**
  * The row of a replayed CSV in force `at` ms after the entry start: the last row at or before
@@ -9,7 +10,8 @@ export function replayRow(times: ReplayTimes, repeat: boolean, timescale: number
   const { at: rows, span } = times;
   const last = rows.length - 1;
   return (at) => {
-    const t = at * timescale;
+    // On the grid: 90 ms at timescale 0.7 is 62.99999999999999, which read the row before the one at 63 ms.
+    const t = onMicrosecondGrid(at * timescale);
     if (t >= span && !repeat) return last;
     const within = t % span;
     // Binary search: the last row whose time is at or before `within`.

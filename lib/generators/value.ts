@@ -1,4 +1,5 @@
 import type { ValueGenerator } from '../../operators/generate.js';
+import { onMicrosecondGrid } from '../../operators/model/window.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { between, SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
@@ -38,13 +39,13 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     }
     case 'sawtooth': {
       const { min, max } = config;
-      const period = config.period_secs * 1000;
+      const period = periodMs(config.period_secs);
       // The fraction of the period is below 1, but the point may round to max: keep below it.
       return (_n, at) => Math.min(between(min, max, (at % period) / period), previousDouble(max));
     }
     case 'spike': {
       const { baseline, magnitude } = config;
-      const [length, every] = [config.duration_secs * 1000, config.interval_secs * 1000];
+      const [length, every] = [periodMs(config.duration_secs), periodMs(config.interval_secs)];
       return (_n, at) => (at % every < length ? baseline + magnitude : baseline);
     }
     case 'csv_replay': {
@@ -55,6 +56,14 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
       return (_n, at) => values[row(at)]!;
     }
   }
+}
+
+/**
+ * Milliseconds of a `*_secs` field, on the microsecond grid where it lies on it: 2.007 × 1000 is 2007.0000000000002,
+ * and a tick at 2007 ms then fell at the end of a period rather than the start of the next.
+ */
+function periodMs(seconds: number): number {
+  return onMicrosecondGrid(seconds * 1000);
 }
 
 /**

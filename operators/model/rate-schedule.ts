@@ -1,4 +1,4 @@
-import type { Window } from './window.js';
+import { onMicrosecondGrid, type Window } from './window.js';
 import { check, checkWindow, POSITIVE } from '../internal/arguments.js';
 
 /** A window during which the rate is multiplied. */
@@ -10,20 +10,6 @@ export interface Burst extends Window {
 const MAX_SETTLE = 1024;
 /** Slot numbers stay exact integers up to here, settling included. */
 const MAX_SLOT = Number.MAX_SAFE_INTEGER - MAX_SETTLE;
-
-/**
- * A slot time within this fraction of itself of a whole microsecond is that microsecond: the few roundings of
- * `timeOf` put a slot due exactly at a duration's end or a window's edge (which are whole microseconds) a bit before
- * or after it, and the slot would be emitted past a `duration` or escape the gap it starts.
- */
-const GRID_TOLERANCE = 2 ** -48;
-
-/** `ms` on the microsecond grid of durations when it is that close to it (see {@link GRID_TOLERANCE}), else `ms`. */
-function onMicrosecondGrid(ms: number): number {
-  const microseconds = ms * 1000;
-  const whole = Math.round(microseconds);
-  return Math.abs(microseconds - whole) <= microseconds * GRID_TOLERANCE ? whole / 1000 : ms;
-}
 
 /** Throws once settling takes more steps than rounding can explain. */
 function settling(step: number): void {

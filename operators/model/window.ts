@@ -4,6 +4,24 @@ export interface Window {
   readonly for: number;
 }
 
+/**
+ * A time within this fraction of itself of a whole microsecond is that microsecond: the few roundings of a
+ * product or quotient (n / rate, period_secs × 1000, at × timescale) put a time that is exactly a whole
+ * microsecond, where durations, windows and periods lie, a bit before or after it.
+ */
+const GRID_TOLERANCE = 2 ** -48;
+
+/**
+ * `ms` on the microsecond grid of durations when it is that close to it (see {@link GRID_TOLERANCE}), else `ms`:
+ * a slot due exactly at a duration's end is not emitted before it (2.1/s: slot 21 at 10 000 ms, not 9 999.999…),
+ * a spike of `interval_secs: 2.007` opens at 2007 ms, not just after it.
+ */
+export function onMicrosecondGrid(ms: number): number {
+  const microseconds = ms * 1000;
+  const whole = Math.round(microseconds);
+  return Math.abs(microseconds - whole) <= Math.abs(microseconds) * GRID_TOLERANCE ? whole / 1000 : ms;
+}
+
 /** True when `offset` (ms since the entry start) lies in the head `[0, for)` of its cycle. */
 export function inHead(window: Window, offset: number): boolean {
   return offset % window.every < window.for;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { valueGenerator } from '../../lib/generators/value.js';
+import { replayRow } from '../../lib/generators/replay.js';
 import { SplitMix64 } from '../../lib/random.js';
 
 const first = (gen: ReturnType<typeof valueGenerator>, count: number, spacingMs = 1000) =>
@@ -67,6 +68,22 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
         expect(value).to.be.at.least(10).and.below(20);
       }),
     );
+  });
+
+  it('spike, sawtooth and a csv_replay timescale start each period at its exact time, where × 1000 rounds up', () => {
+    // 2.007 × 1000 is 2007.0000000000002: the spike opened 1 ms late (none at 2007 and 4014 ms), the sawtooth wrapped late.
+    const spike = valueGenerator({
+      type: 'spike',
+      baseline: 0,
+      magnitude: 100,
+      duration_secs: 0.002,
+      interval_secs: 2.007,
+    });
+    expect([2006, 2007, 2008, 2009, 4013, 4014].map((t) => spike(0, t))).to.deep.equal([0, 100, 100, 0, 0, 100]);
+    const sawtooth = valueGenerator({ type: 'sawtooth', min: 0, max: 2007, period_secs: 2.007 });
+    expect([2006, 2007, 4014].map((t) => sawtooth(0, t))).to.deep.equal([2006, 0, 0]);
+    // 90 ms at timescale 0.7 is 63 ms of the CSV's time, not 62.99…: the row at 63 ms is in force.
+    expect(replayRow({ at: [0, 63], span: 126 }, true, 0.7)(90)).to.equal(1);
   });
 
   it('uniform and sawtooth over a range wider than the doubles (-1e308 to 1e308) stay finite and within it', () => {
