@@ -1,4 +1,4 @@
-import { onMicrosecondGrid, type Window } from './window.js';
+import { inHead, onMicrosecondGrid, type Window } from './window.js';
 import { check, checkWindow, POSITIVE } from '../internal/arguments.js';
 
 /** A window during which the rate is multiplied. */
@@ -91,7 +91,7 @@ export class RateSchedule {
   /** Events per second in force at `offset` ms from the entry start. */
   rateAt(offset: number): number {
     const burst = this.burst;
-    return burst && offset % burst.every < burst.for ? this.rate * burst.multiplier : this.rate;
+    return burst && inHead(burst, offset) ? this.rate * burst.multiplier : this.rate;
   }
 
   /** Number of slots due strictly before `offset` ms. */

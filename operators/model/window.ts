@@ -11,25 +11,43 @@ export interface Window {
  */
 const GRID_TOLERANCE = 2 ** -48;
 
+/** `ms` in microseconds: a whole number when `ms` is that close to one (see {@link GRID_TOLERANCE}). */
+function microseconds(ms: number): number {
+  const exact = ms * 1000;
+  const whole = Math.round(exact);
+  return Math.abs(exact - whole) <= Math.abs(exact) * GRID_TOLERANCE ? whole : exact;
+}
+
 /**
  * `ms` on the microsecond grid of durations when it is that close to it (see {@link GRID_TOLERANCE}), else `ms`:
  * a slot due exactly at a duration's end is not emitted before it (2.1/s: slot 21 at 10 000 ms, not 9 999.999…),
  * a spike of `interval_secs: 2.007` opens at 2007 ms, not just after it.
  */
 export function onMicrosecondGrid(ms: number): number {
-  const microseconds = ms * 1000;
-  const whole = Math.round(microseconds);
-  return Math.abs(microseconds - whole) <= Math.abs(microseconds) * GRID_TOLERANCE ? whole / 1000 : ms;
+  const us = microseconds(ms);
+  return Number.isInteger(us) ? us / 1000 : ms;
+}
+
+/**
+ * Where `offset` lies in its cycle, and the cycle's `every` and `for`, in microseconds: on the grid they are whole
+ * numbers, whose remainder is exact, so a tick at a cycle's edge is at its edge (in ms, 0.6 % 0.2 is
+ * 0.19999999999999996, which put the tick at the start of a 0.2 ms cycle in its tail).
+ */
+function inCycle(window: Window, offset: number): { at: number; every: number; for: number } {
+  const every = microseconds(window.every);
+  return { at: microseconds(offset) % every, every, for: microseconds(window.for) };
 }
 
 /** True when `offset` (ms since the entry start) lies in the head `[0, for)` of its cycle. */
 export function inHead(window: Window, offset: number): boolean {
-  return offset % window.every < window.for;
+  const cycle = inCycle(window, offset);
+  return cycle.at < cycle.for;
 }
 
 /** True when `offset` (ms since the entry start) lies in the tail `[every - for, every)` of its cycle. */
 export function inTail(window: Window, offset: number): boolean {
-  return offset % window.every >= window.every - window.for;
+  const cycle = inCycle(window, offset);
+  return cycle.at >= cycle.every - cycle.for;
 }
 
 /** A window that happens once: from `at` ms after the entry start, `for` ms long; half-open, `[at, at + for)`. */

@@ -58,6 +58,16 @@ describe('gaps', () => {
     }
   });
 
+  it('silences the tail of a sub-millisecond cycle from its first tick to its last, the cycle reckoned in microseconds', () => {
+    // 10 000/s in a 0.2 ms cycle whose tail is 0.1 ms: every odd slot is silent. In ms, 0.6 % 0.2 is
+    // 0.19999999999999996 and 0.3 % 0.2 is 0.09999999999999998, which silenced slot 6 and kept slot 3.
+    const kept = collect(
+      of(RateSchedule.constant(10_000)).pipe(ticks({ duration: 10 }), gaps({ every: 0.2, for: 0.1 })),
+      tick,
+    ).map(({ n }) => n);
+    expect(kept).to.deep.equal(Array.from({ length: 50 }, (_, i) => 2 * i));
+  });
+
   it('drops a batch that falls wholly in a gap instead of emitting an empty one', () => {
     const sizes: number[] = [];
     virtualTime().run(({ flush }) => {
