@@ -25,6 +25,12 @@ export function parseDuration(text: string, { zero = false }: { zero?: boolean }
     );
   }
   const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
+  // A length below half a microsecond rounds to 0: "expected a positive duration" would read as a contradiction.
+  if (ms === 0 && !zero && Number(match[1]) > 0) {
+    throw new RangeError(
+      `expected a duration of at least 0.001ms (durations count whole microseconds), got ${show(text)}`,
+    );
+  }
   if (!(ms > 0 || (zero && ms === 0)) || !Number.isFinite(ms)) {
     throw new RangeError(`expected a ${zero ? 'finite' : 'positive, finite'} duration, got ${show(text)}`);
   }

@@ -263,7 +263,12 @@ function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unk
   const raw = u as Record<string, unknown>;
   return w.for < w.every
     ? t.success(w)
-    : failAt(u, c, 'for', `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}`);
+    : failAt(
+        u,
+        c,
+        'for',
+        `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}${raw.for !== raw.every && w.for === w.every ? ` (both ${w.for}ms once counted in whole microseconds)` : ''}`,
+      );
 }
 
 const windowEvery = duration.describe('How often the window recurs, from the entry start.');

@@ -182,6 +182,10 @@ describe('gaps', () => {
         `scenarios[0] (cpu): gaps.for: expected a duration shorter than every ("1m"), got "${span}"`,
       ]);
     }
+    // Shorter as written, equal once counted in microseconds: the message says why.
+    expect(entryProblems(metric({ gaps: { every: '0.001ms', for: '0.0005ms' } }))).to.deep.equal([
+      'scenarios[0] (cpu): gaps.for: expected a duration shorter than every ("0.001ms"), got "0.0005ms" (both 0.001ms once counted in whole microseconds)',
+    ]);
   });
 
   it('needs both fields', () => {

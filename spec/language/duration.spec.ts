@@ -69,11 +69,22 @@ describe('parseDuration', () => {
     });
   }
 
-  for (const zero of ['0s', '0ms', '0.0h', '0.0000001ms']) {
+  for (const zero of ['0s', '0ms', '0.0h']) {
     it(`rejects the non-positive ${zero}`, () => {
       expect(() => parseDuration(zero)).to.throw(RangeError, `expected a positive, finite duration, got "${zero}"`);
     });
   }
+
+  it('rejects a positive length below the microsecond, saying so rather than calling it non-positive', () => {
+    for (const tiny of ['0.0000001ms', '0.0004ms']) {
+      expect(() => parseDuration(tiny)).to.throw(
+        RangeError,
+        `expected a duration of at least 0.001ms (durations count whole microseconds), got "${tiny}"`,
+      );
+    }
+    // A moment may be 0: below the microsecond it is the start.
+    expect(parseDuration('0.0004ms', { zero: true })).to.equal(0);
+  });
 
   it('rejects a duration too large to represent', () => {
     expect(() => parseDuration(`${'9'.repeat(400)}h`)).to.throw(RangeError, 'expected a positive, finite duration');
