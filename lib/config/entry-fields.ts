@@ -13,7 +13,6 @@ import {
   list,
   matching,
   filePath,
-  nonEmptyString,
   nonNegative,
   oneOf,
   positive,
@@ -147,10 +146,11 @@ export function isEntryId(s: string): boolean {
 }
 
 /**
- * An explicit `id`: without control characters, since ids are printed on lines of their own (progress, STOPPED,
- * `error:`), are path segments of svc-server's URLs and name `--state` files; a line break would split a line.
+ * An explicit `id`, and a `clock_group`: without control characters, since ids are printed on lines of their own
+ * (progress, STOPPED, `error:`), are path segments of svc-server's URLs and name `--state` files, and groups are
+ * printed by `--dry-run`; a line break would split a line.
  */
-const entryIdCodec = stringWhere(
+const lineSafeName = stringWhere(
   isEntryId,
   'a non-empty string without control characters (such as a line break or tab)',
   { pattern: ENTRY_ID_PATTERN },
@@ -158,7 +158,7 @@ const entryIdCodec = stringWhere(
 
 /** Every field an entry may carry; which ones are required depends on the others (entry.ts). */
 export const entryFields = {
-  id: entryIdCodec.describe(
+  id: lineSafeName.describe(
     "The entry's identifier: after, while and clock_group name it. Default: name (or pack), made unique.",
   ),
   signal_type: oneOf(SIGNAL_TYPES).describe('What the entry emits: metrics, logs, histogram, summary or traces.'),
@@ -205,7 +205,7 @@ export const entryFields = {
     'Label explosions: a label with many values during windows.',
   ),
   phase_offset: duration.describe('A delay before the entry starts; not with after.'),
-  clock_group: nonEmptyString.describe('Entries of one group share a start-time reference.'),
+  clock_group: lineSafeName.describe('Entries of one group share a start-time reference.'),
   after,
   while: whileGate,
   delay: referenceDelay,

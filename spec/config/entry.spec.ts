@@ -295,6 +295,11 @@ describe('entry: common fields', () => {
     });
 
     it('reads clock_group as given', () => expect(entryOf(metric({ clock_group: 'g1' })).clock_group).to.equal('g1'));
+    it('refuses a clock_group holding a line break, which split the lines --dry-run prints it on', () => {
+      expect(entryProblems(metric({ clock_group: 'g\nfake: line' }))).to.deep.equal([
+        'scenarios[0] (cpu): clock_group: expected a non-empty string without control characters (such as a line break or tab), got "g\\nfake: line"',
+      ]);
+    });
   });
 
   describe('jitter, on_sink_error', () => {
