@@ -204,11 +204,15 @@ async function loadItem(path: string, variables: Variables | undefined): Promise
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);
   }
-  // A v2 scenario file or a pack may name itself; in a single flat entry, `name` is the metric's.
-  const file = isMapping(document) && FILE_KEYS.some((key) => Object.hasOwn(document, key)) ? document : undefined;
-  const own = [file?.name, file?.scenario_name].find((name): name is string => typeof name === 'string' && name !== '');
+  // A v2 scenario file or a pack may name itself; in a single flat entry, `name` is the metric's, and
+  // `scenario_name` and `description` are the file's (lib/config/load.ts singleEntryMetadata).
+  const fields = isMapping(document) ? document : undefined;
+  const file = fields && FILE_KEYS.some((key) => Object.hasOwn(fields, key)) ? fields : undefined;
+  const own = [file?.name, fields?.scenario_name].find(
+    (name): name is string => typeof name === 'string' && name !== '',
+  );
   const named = own ?? fileName;
-  const description = typeof file?.description === 'string' ? file.description : undefined;
+  const description = typeof fields?.description === 'string' ? fields.description : undefined;
   const base = { name: named, path, ...(description !== undefined && { description }) };
   try {
     if (isPackDocument(document)) {

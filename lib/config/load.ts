@@ -105,26 +105,8 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
       'a pack file (metrics and no scenarios), not a scenario file: run it from an entry with pack: <its path or name> (docs/packs.md)';
     return { problems: [problemAt(TOP, { path: [], message })] };
   }
-  if (!FILE_FIELDS.some((key) => Object.hasOwn(document, key))) {
-    // A flat YAML entry, as the reference tool's simplest files are, may leave its signal type to its fields.
-    const signal = format === 'yaml' && !Object.hasOwn(document, 'signal_type') && impliedSignal(document);
-    return validateFlat(signal ? { signal_type: signal, ...document } : document, overrides, []);
-  }
-  if (isSingleEntry(document)) {
-    const { version, kind, ...entry } = document;
-    const context = [{ key: '', type: t.unknown, actual: document }];
-    const { errors } = decodeFields(
-      { version: fileFields.version, kind: singleEntryKind },
-      [],
-      { version, ...(kind !== undefined && { kind }) },
-      context,
-    );
-    return validateFlat(
-      entry,
-      overrides,
-      issuesOf(errors).map((issue) => problemAt(TOP, issue)),
-    );
-  }
+  const flat = !FILE_FIELDS.some((key) => Object.hasOwn(document, key));
+  if (flat || isSingleEntry(document)) return validateSingleEntry(document, flat, overrides, format);
   const context = [{ key: '', type: t.unknown, actual: document }];
   const { value, errors } = decodeFields(fileFields, REQUIRED_FILE_FIELDS, document, context, misplacedField);
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
@@ -168,6 +150,53 @@ function isSingleEntry(document: Record<string, unknown>): boolean {
   return (
     SINGLE_ENTRY.without.every((key) => !Object.hasOwn(document, key)) && Object.hasOwn(document, SINGLE_ENTRY.with)
   );
+}
+
+/**
+ * The catalog metadata a single entry's document may carry beside the entry's fields, as the
+ * reference tool's single-entry files do (`scenario_name`, `category`, `description` on top of
+ * the metric's fields): `name` there is the metric's, so `scenario_name` names the file.
+ */
+export const singleEntryMetadata = {
+  scenario_name: fileFields.scenario_name,
+  description: fileFields.description,
+  category: fileFields.category,
+  tags: fileFields.tags,
+};
+
+/**
+ * A document that is one entry, flat or beside `version: 2`: a runnable file of that entry, with
+ * the catalog metadata written beside it.
+ */
+function validateSingleEntry(
+  document: Record<string, unknown>,
+  flat: boolean,
+  overrides: CliOverrides,
+  format: Format,
+): Validated {
+  const headerFields = flat
+    ? singleEntryMetadata
+    : { version: fileFields.version, kind: singleEntryKind, ...singleEntryMetadata };
+  // Object.fromEntries, not assignment: a `__proto__` key stays a plain (unknown) field.
+  const fields = Object.entries(document);
+  const header = {
+    ...(!flat && { version: document.version }),
+    ...Object.fromEntries(fields.filter(([key]) => Object.hasOwn(headerFields, key))),
+  };
+  const entry = Object.fromEntries(fields.filter(([key]) => !Object.hasOwn(headerFields, key)));
+  const context = [{ key: '', type: t.unknown, actual: document }];
+  const { value, errors } = decodeFields(headerFields, [], header, context);
+  // A flat YAML entry, as the reference tool's simplest files are, may leave its signal type to its fields.
+  const signal = flat && format === 'yaml' && !Object.hasOwn(entry, 'signal_type') && impliedSignal(entry);
+  const result = validateFlat(
+    signal ? { signal_type: signal, ...entry } : entry,
+    overrides,
+    issuesOf(errors).map((issue) => problemAt(TOP, issue)),
+  );
+  if (!result.file) return result;
+  const { scenario_name: name, description, category, tags } = value;
+  const metadata = Object.entries({ name, description, category, tags }).filter(([, field]) => field !== undefined);
+  return { ...result, file: { ...result.file, ...Object.fromEntries(metadata) } };
 }
 
 /** A single entry runs by itself: its file is runnable. */

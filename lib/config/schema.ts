@@ -16,7 +16,7 @@ import { fileFields } from '../language/fields.js';
 import { MAX_ENTRIES } from '../language/limits.js';
 import { FIELD_SIGNALS } from './entry.js';
 import { REQUIRED_ENTRY_FIELDS, defaultsFields, entryFields } from './entry-fields.js';
-import { REQUIRED_FILE_FIELDS, SINGLE_ENTRY, singleEntryKind } from './load.js';
+import { REQUIRED_FILE_FIELDS, SINGLE_ENTRY, singleEntryKind, singleEntryMetadata } from './load.js';
 import { REQUIRED_PACK_FIELDS, packFields } from './pack.js';
 
 /** The schema svc's package ships, as a file:// URL: what a modeline written on this machine names. */
@@ -72,7 +72,7 @@ export function scenarioSchema(): JsonSchema {
   );
   const singleEntry = {
     ...objectSchema(
-      { ...entryFields, version: fileFields.version, kind: singleEntryKind },
+      { ...entryFields, version: fileFields.version, kind: singleEntryKind, ...singleEntryMetadata },
       // A flat YAML entry may leave its signal type to its fields (impliedSignal); beside `version` it routes here by it.
       REQUIRED_ENTRY_FIELDS.filter((field) => field !== 'signal_type'),
       child,

@@ -35,6 +35,20 @@ ${ENTRY}
     ]);
   });
 
+  it("keeps the metadata beside a single entry, as the reference tool's single-entry files carry it", () => {
+    const entry = 'signal_type: metrics\nname: up\nrate: 1\ngenerator: { type: constant, value: 1 }\n';
+    const metadata = 'scenario_name: cpu-spike\ncategory: infrastructure\ndescription: CPU spikes\n';
+    for (const top of ['', 'version: 2\n']) {
+      const file = load(`${top}${metadata}${entry}`);
+      expect(file, top).to.include({ name: 'cpu-spike', description: 'CPU spikes', category: 'infrastructure' });
+      expect(file.scenarios.map((e) => e.name)).to.deep.equal(['up']);
+    }
+    expect(problems(`scenario_name: "a b"\ncategory: ""\n${entry}`)).to.deep.equal([
+      'scenario_name: expected a name matching [a-zA-Z0-9_][a-zA-Z0-9_.-]*, got "a b"',
+      'category: expected a non-empty string, got ""',
+    ]);
+  });
+
   it('keeps category and tags of a pack file', () => {
     const pack = loadPack(
       'version: 2\nkind: composable\nname: p\ndescription: d\ncategory: infrastructure\ntags: [linux]\nmetrics: [{ name: up }]\n',
@@ -56,6 +70,10 @@ describe('svc catalog list --kind and --tag', () => {
     `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`,
   );
   writeFileSync(
+    join(dir, 'spike.yaml'),
+    'scenario_name: cpu-spike\ncategory: infrastructure\ndescription: CPU spikes\nname: up\nrate: 1\ngenerator: { type: constant, value: 1 }\n',
+  );
+  writeFileSync(
     join(dir, 'snmp.yaml'),
     'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n',
   );
@@ -73,8 +91,14 @@ describe('svc catalog list --kind and --tag', () => {
     expect(flap.tags).to.deep.equal(['snmp', 'flap']);
   });
 
+  it('names and describes a single entry by its scenario_name and description', async () => {
+    const result = await svc(['catalog', 'list', '--catalog', dir, '--json']);
+    const spike = JSON.parse(result.stdout).items.find((item: { name: string }) => item.name === 'cpu-spike');
+    expect(spike).to.include({ description: 'CPU spikes', category: 'infrastructure', kind: 'runnable' });
+  });
+
   it('filters by kind, by tag (every --tag given), and by both', async () => {
-    expect(await names('--kind', 'runnable')).to.deep.equal(['leak', 'link-flap']);
+    expect(await names('--kind', 'runnable')).to.deep.equal(['cpu-spike', 'leak', 'link-flap']);
     expect(await names('--tag', 'snmp')).to.deep.equal(['link-flap', 'snmp_extra']);
     expect(await names('--tag', 'snmp', '--tag', 'flap')).to.deep.equal(['link-flap']);
     expect(await names('--kind', 'pack', '--tag', 'snmp')).to.deep.equal(['snmp_extra']);
