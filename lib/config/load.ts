@@ -183,7 +183,10 @@ function validateSingleEntry(
     ...(!flat && { version: document.version }),
     ...Object.fromEntries(fields.filter(([key]) => Object.hasOwn(headerFields, key))),
   };
-  const entry = Object.fromEntries(fields.filter(([key]) => !Object.hasOwn(headerFields, key)));
+  const written = Object.fromEntries(fields.filter(([key]) => !Object.hasOwn(headerFields, key)));
+  const logsInGenerator = flat && holdsLogGenerator(written);
+  const { generator, ...others } = written;
+  const entry = logsInGenerator ? { ...others, log_generator: generator } : written;
   const context = [{ key: '', type: t.unknown, actual: document }];
   const { value, errors } = decodeFields(headerFields, [], header, context);
   // A flat YAML entry, as the reference tool's simplest files are, may leave its signal type to its fields.
@@ -192,11 +195,26 @@ function validateSingleEntry(
     signal ? { signal_type: signal, ...entry } : entry,
     overrides,
     issuesOf(errors).map((issue) => problemAt(TOP, issue)),
+    logsInGenerator ? { log_generator: 'generator' } : {},
   );
   if (!result.file) return result;
   const { scenario_name: name, description, category, tags } = value;
   const metadata = Object.entries({ name, description, category, tags }).filter(([, field]) => field !== undefined);
   return { ...result, file: { ...result.file, ...Object.fromEntries(metadata) } };
+}
+
+/** Log generator types no metrics generator has (`csv_replay` is both). */
+const LOG_ONLY_GENERATOR_TYPES: readonly unknown[] = ['template', 'replay'];
+
+/**
+ * Whether a flat entry holds its log generator in `generator`, as the reference tool's first
+ * files did (`sonda logs --scenario`, and its logs catalog files): its `signal_type` is `logs`,
+ * or it gives none and the generator's type only log generators have.
+ */
+function holdsLogGenerator(entry: Readonly<Record<string, unknown>>): boolean {
+  const { generator, signal_type } = entry;
+  if (!isMapping(generator) || Object.hasOwn(entry, 'log_generator')) return false;
+  return signal_type === 'logs' || (signal_type === undefined && LOG_ONLY_GENERATOR_TYPES.includes(generator.type));
 }
 
 /** A single entry runs by itself: its file is runnable. */
@@ -213,8 +231,16 @@ function validateFlat(
   entry: Record<string, unknown>,
   overrides: CliOverrides,
   problems: readonly Problem[],
+  writtenAs: WrittenAs = {},
 ): Validated {
-  const flat = validateEntries([entry], NO_DEFAULTS, overrides, 'runnable', () => ({ path: [], prefix: 'entry' }));
+  const flat = validateEntries(
+    [entry],
+    NO_DEFAULTS,
+    overrides,
+    'runnable',
+    () => ({ path: [], prefix: 'entry' }),
+    writtenAs,
+  );
   if (problems.length) return { problems: [...problems, ...flat.problems] };
   return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
 }
@@ -228,13 +254,23 @@ const misplacedField: UnknownFieldHint = (key, known) => {
   return didYouMean(key, known);
 };
 
+/** The names fields were written under, by svc's name of the field: messages name them as written. */
+type WrittenAs = Readonly<Record<string, string>>;
+
 function validateEntries(
   raws: readonly unknown[],
   defaults: Defaults,
   overrides: CliOverrides,
   kind: ScenarioFile['kind'],
   placeOf: (index: number) => { path: Place['path']; prefix: string },
+  writtenAs: WrittenAs = {},
 ): Validated {
+  const asWritten = (issue: Issue): Issue => {
+    const [field, ...rest] = issue.path;
+    return typeof field === 'string' && Object.hasOwn(writtenAs, field)
+      ? { ...issue, path: [writtenAs[field]!, ...rest] }
+      : issue;
+  };
   type Result = { place: Place; fields: EntryFields; entry?: Entry; issues: Issue[]; flagIssues: readonly FlagIssue[] };
   const results = raws.map((raw, i): Result => {
     const { path, prefix } = placeOf(i);
@@ -274,7 +310,7 @@ function validateEntries(
   }
   const problems = [
     ...flagProblems(results),
-    ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, issue))),
+    ...results.flatMap((r) => r.issues.map((issue) => problemAt(r.place, asWritten(issue)))),
   ];
   if (problems.length) return { problems };
   const ids = assignIds(results.map((r) => r.fields));

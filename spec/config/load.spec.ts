@@ -154,6 +154,38 @@ describe('loadScenario: single flat entry', () => {
     ]);
   });
 
+  it("reads a flat logs entry's generator as its log_generator, as the reference tool's first files wrote it", () => {
+    const entryOf = (text: string) => load(text).scenarios[0]!;
+    const template = 'generator: {type: template, templates: [{message: hi}]}\n';
+    for (const signal of ['', 'signal_type: logs\n']) {
+      const entry = entryOf(`name: x\nrate: 1\n${signal}${template}`);
+      expect(entry.signal_type, signal).to.equal('logs');
+      expect(entry.log_generator?.type, signal).to.equal('template');
+      expect(entry).not.to.have.property('generator');
+    }
+    expect(entryOf('name: x\nrate: 1\ngenerator: {type: replay, file: a.log}\n').log_generator).to.deep.equal({
+      type: 'replay',
+      file: 'a.log',
+    });
+    // Messages name the field as written.
+    expect(
+      problems('name: x\nrate: 1\nsignal_type: logs\ngenerator: {type: template, templates: [{mesage: hi}]}\n'),
+    ).to.deep.equal([
+      'entry (x): generator.templates[0].mesage: unknown field (did you mean message?)',
+      'entry (x): generator.templates[0].message: missing required field',
+    ]);
+    // A v2 entry keeps the two apart.
+    expect(
+      problems({
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          { signal_type: 'logs', name: 'x', rate: 1, generator: { type: 'template', templates: [{ message: 'hi' }] } },
+        ],
+      }),
+    ).to.include('scenarios[0] (x): generator: not allowed on a logs entry (only on metrics entries)');
+  });
+
   it('names an entry by its id, name or pack cut short, as values are quoted', () => {
     const long = 'a'.repeat(1024);
     expect(
