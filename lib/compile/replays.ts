@@ -2,8 +2,8 @@
  * `csv_replay` expansion: an entry replaying a CSV becomes one entry per replayed column (all of
  * them, or those `columns` names), as a `pack` entry becomes one per metric (packs.ts). A single
  * column keeps the entry's id; several get `<entry id>.<metric name>` (`#2`, ... when names repeat).
- * The header names the metric (else the entry's `name` does) and gives labels; the entry's own
- * labels win. The table was read before compiling (lib/config/csv-replay.ts).
+ * The header names the metric (else `default_metric_name` does, else the entry's `name`) and gives
+ * labels; the entry's own labels win. The table was read before compiling (lib/config/csv-replay.ts).
  */
 import type { Issue } from '../language/problems.js';
 import type { CsvColumn, CsvReplayGenerator, MetricTable } from '../language/types.js';
@@ -15,7 +15,7 @@ import { NEGATIVE_COUNTER } from '../config/entry.js';
 export function expandReplay(
   entry: Entry & { generator: CsvReplayGenerator },
 ): { entries: Entry[] } | { issue: Issue } {
-  const { table, columns: wanted, ...generator } = entry.generator;
+  const { table, columns: wanted, default_metric_name: fallback, ...generator } = entry.generator;
   if (!table)
     return {
       issue: {
@@ -36,9 +36,13 @@ export function expandReplay(
         message: `${entry.generator.file} ${negative.place}: ${negative.value} ${NEGATIVE_COUNTER}, or a file whose values stay at 0 or above`,
       },
     };
+  // As the reference tool names them: several nameless columns keep apart by their position.
+  const nameless = chosen.columns.filter(({ column, as }) => as?.name === undefined && column.name === undefined);
+  const fallbackOf = (column: TableColumn) =>
+    fallback !== undefined && nameless.length > 1 ? `${fallback}_${table.columns.indexOf(column) + 1}` : fallback;
   const taken = new Set<string>();
   const entries = chosen.columns.map(({ column, as }): Entry => {
-    const name = as?.name ?? column.name ?? entry.name!;
+    const name = as?.name ?? column.name ?? fallbackOf(column) ?? entry.name!;
     const series = {
       header: column.header,
       times: table.times,

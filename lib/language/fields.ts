@@ -569,6 +569,9 @@ export const GENERATOR_VARIANTS = {
         columns: list(csvColumnChoice, { nonEmpty: true, max: limits.MAX_CSV_COLUMNS }).describe(
           'The columns to replay, by header text or metric name, or {index, name, labels}; default every column (one entry each).',
         ),
+        default_metric_name: metricName.describe(
+          "The metric name of the columns whose header has labels and no name, the reference tool's: as it is for one such column, with _<column index> for several; default the entry's name.",
+        ),
       },
     ),
     (g) =>
@@ -576,6 +579,7 @@ export const GENERATOR_VARIANTS = {
         type: 'csv_replay' as const,
         file: g.file,
         ...(g.columns && { columns: g.columns }),
+        ...(g.default_metric_name !== undefined && { default_metric_name: g.default_metric_name }),
         repeat: g.repeat ?? true,
         timescale: g.timescale ?? 1,
       }),

@@ -46,6 +46,11 @@ export interface CsvReplayGenerator {
   readonly file: string;
   /** The columns to replay: header texts or metric names, or columns by position; absent: every column. */
   readonly columns?: readonly (string | CsvColumn)[];
+  /**
+   * The metric name of the replayed columns whose header has labels and no name (the reference
+   * tool's): as it is for one such column, `<name>_<column index>` for several; absent: the entry's `name`.
+   */
+  readonly default_metric_name?: string;
   readonly repeat: boolean;
   readonly timescale: number;
   readonly table?: MetricTable;

@@ -66,6 +66,27 @@ describe('csv_replay: one entry per column', () => {
     ]);
   });
 
+  it('names the columns whose header has labels and no name by default_metric_name, as the reference tool does', async () => {
+    writeFileSync(join(dir, 'nameless.csv'), ['Time,"{pod=""a""}","{pod=""b""}",errors', '0,1,2,3', ''].join('\n'));
+    const namesOf = async (generator: Record<string, unknown>) =>
+      (await compile([replay({ file: 'nameless.csv', ...generator })])).scenarios.map(({ name, labels }) => ({
+        name,
+        labels,
+      }));
+    // Several nameless columns: _<column index>; a named column keeps its own name.
+    expect(await namesOf({ default_metric_name: 'cpu' })).to.deep.equal([
+      { name: 'cpu_1', labels: { pod: 'a' } },
+      { name: 'cpu_2', labels: { pod: 'b' } },
+      { name: 'errors', labels: {} },
+    ]);
+    // One nameless column: the name as it is.
+    expect(await namesOf({ default_metric_name: 'cpu', columns: ['{pod="b"}'] })).to.deep.equal([
+      { name: 'cpu', labels: { pod: 'b' } },
+    ]);
+    // Without it, the entry's name.
+    expect((await namesOf({})).map(({ name }) => name)).to.deep.equal(['recorded', 'recorded', 'errors']);
+  });
+
   it("columns picks columns by metric name or header text; one column keeps the entry's id", async () => {
     const byName = await compile([replay({ columns: ['errors'] })]);
     expect(byName.scenarios.map(({ id, name }) => ({ id, name }))).to.deep.equal([{ id: 'recorded', name: 'errors' }]);
