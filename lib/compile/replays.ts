@@ -3,7 +3,8 @@
  * them, or those `columns` names), as a `pack` entry becomes one per metric (packs.ts). A single
  * column keeps the entry's id; several get `<entry id>.<metric name>` (`#2`, ... when names repeat).
  * The header names the metric (else `default_metric_name` does, else the entry's `name`) and gives
- * labels; the entry's own labels win. The table was read before compiling (lib/config/csv-replay.ts).
+ * labels, which win over the entry's own (as the reference tool merges them); a `columns` mapping's
+ * labels win over both. The table was read before compiling (lib/config/csv-replay.ts).
  */
 import type { Issue } from '../language/problems.js';
 import type { CsvColumn, CsvReplayGenerator, MetricTable } from '../language/types.js';
@@ -53,7 +54,7 @@ export function expandReplay(
       ...entry,
       id: chosen.columns.length === 1 ? entry.id : claim(`${entry.id}.${name}`, taken),
       name,
-      labels: { ...column.labels, ...entry.labels, ...as?.labels },
+      labels: { ...entry.labels, ...column.labels, ...as?.labels },
       generator: { ...generator, series },
     };
   });

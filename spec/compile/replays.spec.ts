@@ -57,12 +57,12 @@ function valuesAt(entry: Entry, count: number): number[] {
 }
 
 describe('csv_replay: one entry per column', () => {
-  it("without columns, every column is its own entry, named and labelled by its header; the entry's labels win", async () => {
-    const plan = await compile([replay({}, { id: 'rec', labels: { pod: 'override', env: 'test' } })]);
+  it("without columns, every column is its own entry, named and labelled by its header, whose labels win over the entry's as the reference tool's do", async () => {
+    const plan = await compile([replay({}, { id: 'rec', labels: { pod: 'entry', env: 'test' } })]);
     expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
-      { id: 'rec.rps', name: 'rps', labels: { pod: 'override', env: 'test' } },
-      { id: 'rec.rps#2', name: 'rps', labels: { pod: 'override', env: 'test' } },
-      { id: 'rec.errors', name: 'errors', labels: { pod: 'override', env: 'test' } },
+      { id: 'rec.rps', name: 'rps', labels: { pod: 'a', env: 'test' } },
+      { id: 'rec.rps#2', name: 'rps', labels: { pod: 'b', env: 'test' } },
+      { id: 'rec.errors', name: 'errors', labels: { pod: 'entry', env: 'test' } },
     ]);
   });
 
@@ -111,7 +111,7 @@ describe('csv_replay: one entry per column', () => {
     const plan = await compile([replay({ columns }, { id: 'rec', labels: { pod: 'entry', env: 'test' } })]);
     expect(plan.scenarios.map(({ id, name, labels }) => ({ id, name, labels }))).to.deep.equal([
       { id: 'rec.error_total', name: 'error_total', labels: { pod: 'c', env: 'test' } },
-      { id: 'rec.rps', name: 'rps', labels: { pod: 'entry', env: 'test' } },
+      { id: 'rec.rps', name: 'rps', labels: { pod: 'a', env: 'test' } },
     ]);
     expect(valuesAt(plan.scenarios[0]!, 3)).to.deep.equal([1, 1, 1]);
   });
