@@ -108,7 +108,9 @@ function validateDocument(document: Record<string, unknown>, overrides: CliOverr
   const flat = !FILE_FIELDS.some((key) => Object.hasOwn(document, key));
   if (flat || isSingleEntry(document)) return validateSingleEntry(document, flat, overrides, format);
   const context = [{ key: '', type: t.unknown, actual: document }];
-  const { value, errors } = decodeFields(fileFields, REQUIRED_FILE_FIELDS, document, context, misplacedField);
+  const { value, errors } = decodeFields(fileFields, REQUIRED_FILE_FIELDS, document, context, (key, known) =>
+    key === 'signal_type' && document.signal_type === 'multi' ? MULTI_MARK : misplacedField(key, known),
+  );
   const defaults = value.defaults ? decodeDefaults(value.defaults) : NO_DEFAULTS;
   const top = [
     ...issuesOf(errors).map((issue) => problemAt(TOP, issue)),
@@ -244,6 +246,13 @@ function validateFlat(
   if (problems.length) return { problems: [...problems, ...flat.problems] };
   return flat.file ? { ...flat, file: { ...flat.file, flat: true } } : flat;
 }
+
+/**
+ * `signal_type: multi` above `scenarios` marks the reference tool's first multi-scenario files
+ * (which had no `version` or `kind` either): it means nothing beside the entries' own.
+ */
+const MULTI_MARK =
+  "the reference tool's mark of a multi-scenario file: leave it out, each entry gives its own signal_type";
 
 /** An entry field or a pack file field at the top of a v2 file is misplaced: say where it belongs. */
 const misplacedField: UnknownFieldHint = (key, known) => {

@@ -218,6 +218,14 @@ describe('loadScenario: single flat entry', () => {
     ]);
   });
 
+  it("tells what to write instead of the reference tool's first multi-scenario file (signal_type: multi, no version or kind)", () => {
+    expect(problems({ signal_type: 'multi', scenarios: [metric()] })).to.deep.equal([
+      "signal_type: unknown field (the reference tool's mark of a multi-scenario file: leave it out, each entry gives its own signal_type)",
+      'version: missing required field (expected 2)',
+      'kind: missing required field (allowed: runnable, composable)',
+    ]);
+  });
+
   it('takes a single entry beside version: 2 (and kind: runnable) as that one entry', () => {
     for (const top of [{ version: 2 }, { version: 2, kind: 'runnable' }]) {
       const file = load({ ...top, ...metric() });
