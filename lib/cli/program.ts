@@ -29,16 +29,19 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
    * when the mistake is not found.
    */
   refusal(argv: readonly string[], error: unknown): string {
-    const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].map(([command, { builder }]) => ({
-      command,
-      path: builder.paths[0] ?? [],
-      options: builder.options,
-      positionals: [
-        ...builder.arity.leading.map((name) => `<${name}>`),
-        ...(Array.isArray(builder.arity.extra) ? builder.arity.extra.map((name) => `[${name}]`) : ['...']),
-        ...builder.arity.trailing.map((name) => `<${name}>`),
-      ],
-    }));
+    // One shape per path: a command may have several (`svc catalog list` and `svc list`).
+    const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].flatMap(([command, { builder }]) =>
+      (builder.paths.length ? builder.paths : [[]]).map((path) => ({
+        command,
+        path,
+        options: builder.options,
+        positionals: [
+          ...builder.arity.leading.map((name) => `<${name}>`),
+          ...(Array.isArray(builder.arity.extra) ? builder.arity.extra.map((name) => `[${name}]`) : ['...']),
+          ...builder.arity.trailing.map((name) => `<${name}>`),
+        ],
+      })),
+    );
     const refusal = explainRefusal(shapes, argv, this.binaryName);
     if (!refusal) return this.error(error);
     return `${this.format().error('Usage Error')}: ${refusal.message}\n${refusal.command ? `\n${this.usage(refusal.command)}` : ''}`;

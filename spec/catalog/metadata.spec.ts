@@ -123,6 +123,17 @@ describe('svc catalog list --kind and --tag', () => {
     }
   });
 
+  it("answers to the reference tool's names, svc list and svc show, its global flags before them", async () => {
+    const list = await svc(['catalog', 'list', '--catalog', dir, '--json']);
+    expect(await svc(['--catalog', dir, 'list', '--json'])).to.deep.equal(list);
+    const show = await svc(['catalog', 'show', '@cpu-spike', '--catalog', dir]);
+    expect(show.stdout).to.include('scenario_name: cpu-spike');
+    expect(await svc(['--catalog', dir, 'show', '@cpu-spike'])).to.deep.equal(show);
+    const refused = await svc(['list', '--catalog', dir, '--frob']);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.include('unknown flag --frob for svc list (svc list --help lists its flags)');
+  });
+
   it('refuses an unknown kind, exit 2', async () => {
     const result = await svc(['catalog', 'list', '--catalog', dir, '--kind', 'scenario']);
     expect(result.code).to.equal(2);

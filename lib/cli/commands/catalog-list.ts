@@ -4,7 +4,8 @@ import { flagChoice, listFlag, valueFlag } from '../flags.js';
 
 /** `svc catalog list [--catalog <dir>] [--json]`: the scenario and pack files of a catalog, and the built-in packs. */
 export class CatalogListCommand extends SvcCommand {
-  static override paths = [['catalog', 'list']];
+  // `svc list`: the reference tool's name of the command.
+  static override paths = [['catalog', 'list'], ['list']];
   static override usage = Command.Usage({
     category: 'Catalog',
     description: 'List the scenario and pack files of a catalog, and the built-in packs',

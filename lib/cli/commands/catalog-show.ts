@@ -4,7 +4,8 @@ import { valueFlag } from '../flags.js';
 
 /** `svc catalog show @name [--catalog <dir>]`: a catalog file or built-in pack, as written. */
 export class CatalogShowCommand extends SvcCommand {
-  static override paths = [['catalog', 'show']];
+  // `svc show`: the reference tool's name of the command.
+  static override paths = [['catalog', 'show'], ['show']];
   static override usage = Command.Usage({
     category: 'Catalog',
     description: 'Print a catalog scenario or pack file, or a built-in pack, as written',
