@@ -15,7 +15,32 @@ export const LOKI_DEFAULT_MAX_STREAMS = 5000;
 
 /** Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`). */
 export function entryWarnings(entry: Entry): string[] {
-  return [...incidentWarnings(entry), ...streamWarnings(entry)];
+  return [...incidentWarnings(entry), ...streamWarnings(entry), ...skippedRowWarnings(entry)];
+}
+
+/**
+ * A logs `csv_replay` sampled too slowly for its rows: each tick writes the row in force (docs/scenario-fields.md
+ * csv_replay), so rows that fall between two ticks are never written, records lost. The reference tool derives the
+ * rate from the CSV's spacing, so its files often give a `rate` (ignored there) that is too low here.
+ */
+function skippedRowWarnings(entry: Entry): string[] {
+  const replay = entry.log_generator;
+  if (replay?.type !== 'csv_replay' || !replay.table) return [];
+  const { at: rows, span } = replay.table.times;
+  // CSV time between two ticks: the tick at k writes the last row at or before k × step.
+  const step = (1000 / entry.rate) * replay.timescale;
+  let skipped = 0;
+  let closest = Number.POSITIVE_INFINITY;
+  for (const [i, at] of rows.entries()) {
+    const next = rows[i + 1] ?? span;
+    closest = Math.min(closest, next - at);
+    if (Math.ceil(at / step) * step >= next) skipped++;
+  }
+  if (!skipped) return [];
+  const needed = (1000 * replay.timescale) / closest;
+  return [
+    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks and are never written (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
+  ];
 }
 
 /** Traces incidents that begin at or after the entry's end: its spans never behave otherwise. */

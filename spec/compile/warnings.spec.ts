@@ -110,4 +110,29 @@ scenarios:
       );
     });
   });
+
+  describe('a logs csv_replay whose rows come closer together than its ticks', () => {
+    const { scenario } = scenarioDir('svc-replay-warn-');
+    scenario('app.csv', 'timestamp,message\n100,a\n100.1,b\n100.2,c\n101,d\n103,e\n');
+    const file = (rate: number, timescale = 1) =>
+      scenario(
+        `r${rate}-${timescale}.yaml`,
+        `version: 2\nkind: runnable\nscenarios:\n  - {name: app, signal_type: logs, rate: ${rate}, log_generator: {type: csv_replay, file: app.csv, timescale: ${timescale}}}\n`,
+      );
+
+    it('counts the rows never written and says the rate that writes them all', async () => {
+      const result = await svc(['run', file(1), '--dry-run']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.include(
+        "[warn] app: rate: 2 of the 5 rows of app.csv fall between two ticks and are never written (rows 100ms apart on the CSV's time; a tick every 1s): each tick writes the row in force, so give rate: 10 or more to write every row",
+      );
+    });
+
+    it('is not warned of when every row gets a tick, timescale counted', async () => {
+      for (const argv of [file(10), file(1, 0.1)]) {
+        const result = await svc(['run', argv, '--dry-run']);
+        expect(result.stderr, argv).not.to.include('[warn]');
+      }
+    });
+  });
 });
