@@ -202,12 +202,13 @@ const beyondSafe = (n: number) => Number.isInteger(n) && !Number.isSafeInteger(n
 export const integer = numberWhere(
   Number.isSafeInteger,
   (n) => (beyondSafe(n) ? `an integer from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : 'an integer'),
-  { type: 'integer' },
+  // JSON Schema's integer is any whole number (1e300 too): the range says what a double holds exactly.
+  { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
 );
 export const positiveInteger = numberWhere(
   (n) => Number.isSafeInteger(n) && n > 0,
   (n) => (beyondSafe(n) && n > 0 ? `an integer from 1 to ${Number.MAX_SAFE_INTEGER}` : 'an integer greater than 0'),
-  { type: 'integer', minimum: 1 },
+  { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
 );
 
 export const boolean = new Codec<boolean>(

@@ -754,7 +754,10 @@ export const buckets = bucketList(number).describe(
 export const durationBuckets = bucketList(nonNegative);
 export const quantiles = andThen(
   list(
-    numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)'),
+    numberWhere((q) => q > 0 && q < 1, 'a number between 0 and 1 (both excluded)', {
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 1,
+    }),
     { nonEmpty: true, max: limits.MAX_QUANTILES },
   ),
   increasing('quantile'),

@@ -1,0 +1,112 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { scenarioSchema } from '../../lib/config/schema.js';
+import { scenarioFromDocument } from '../../lib/config/load.js';
+import { decodePack, isPackDocument } from '../../lib/config/pack.js';
+import { interpolate } from '../../lib/config/interpolate.js';
+import { schemaErrors } from '../support/json-schema.js';
+
+/**
+ * The JSON Schema an editor checks a file with and svc's own validation, given the same documents: what one
+ * refuses for a field's own value, the other refuses too. Rules across fields and entries (min below max, ids
+ * that exist, limits of rate × multiplier) stay with validation: the schema cannot say them.
+ */
+
+type Document = Record<string, unknown>;
+const schema = scenarioSchema() as Document;
+
+/** svc's verdict on a parsed YAML document: its problems, none when it loads. */
+function loaderErrors(document: unknown): string[] {
+  try {
+    if (isPackDocument(document)) decodePack(document, 'document');
+    else scenarioFromDocument(document, { origin: 'document.yaml', format: 'yaml' });
+    return [];
+  } catch (error) {
+    return [(error as Error).message];
+  }
+}
+
+const entry = { signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'constant', value: 1 } };
+const file = (fields: Document): Document => ({ version: 2, kind: 'runnable', scenarios: [{ ...entry, ...fields }] });
+
+/** Values each refused by svc for the field's own shape: the schema must refuse them as well. */
+const REFUSED_BY_BOTH: Record<string, Document> = {
+  'a quantile of 0': file({
+    signal_type: 'summary',
+    generator: undefined,
+    distribution: { type: 'exponential', rate: 1 },
+    quantiles: [0, 0.5],
+  }),
+  'a quantile above 1': file({
+    signal_type: 'summary',
+    generator: undefined,
+    distribution: { type: 'exponential', rate: 1 },
+    quantiles: [0.5, 2],
+  }),
+  'a seed past 2^53': file({ jitter: 1, jitter_seed: 1e300 }),
+};
+
+/** Every example file, parsed as svc reads it (`${NAME}` with its default). */
+function examples(): [string, Document][] {
+  return readdirSync('examples', { withFileTypes: true, recursive: true })
+    .filter((f) => f.isFile() && /\.ya?ml$/.test(f.name) && !/\.rules\.ya?ml$/.test(f.name))
+    .map((f) => join(f.parentPath, f.name))
+    .map((path) => [path, parse(interpolate(readFileSync(path, 'utf8'), {}, path)) as Document]);
+}
+
+type Path = (string | number)[];
+/** Every place in `node` (not the document itself); of a list, its first two items stand for the rest. */
+function places(node: unknown, path: Path = []): Path[] {
+  const below = Array.isArray(node)
+    ? node.slice(0, 2).flatMap((item, i) => places(item, [...path, i]))
+    : typeof node === 'object' && node !== null
+      ? Object.entries(node).flatMap(([key, value]) => places(value, [...path, key]))
+      : [];
+  return path.length ? [path, ...below] : below;
+}
+
+/** Values at fields' edges: zero, a sign, a fraction, a double past 2^53, strings of no grammar, nothing. */
+const PROBES: unknown[] = [0, -1, 0.5, 1e300, '', 'x', null];
+
+describe('the JSON Schema and validation agree', () => {
+  it('the schema refuses what svc refuses for a field alone', () => {
+    const cases = Object.entries(REFUSED_BY_BOTH).map(([what, document]) => ({
+      what,
+      // As YAML or JSON gives it: no undefined fields.
+      document: JSON.parse(JSON.stringify(document)) as Document,
+    }));
+    expect(cases.filter(({ document }) => loaderErrors(document).length === 0).map(({ what }) => what)).to.deep.equal(
+      [],
+    );
+    expect(
+      cases.filter(({ document }) => schemaErrors(schema, document).length === 0).map(({ what }) => what),
+    ).to.deep.equal([]);
+  });
+
+  it('the schema accepts what svc loads: every example with one value changed or removed', function () {
+    this.timeout(60_000); // some 7,000 documents loaded
+    const refusedValid: string[] = [];
+    for (const [path, document] of examples()) {
+      for (const place of places(document)) {
+        const parentPath = place.slice(0, -1);
+        const key = place.at(-1)!;
+        const changes: [string, (parent: Document) => void][] = [
+          ...PROBES.map((probe): [string, (parent: Document) => void] => [
+            JSON.stringify(probe),
+            (parent) => (parent[key] = structuredClone(probe)),
+          ]),
+          ['removed', (parent) => (Array.isArray(parent) ? parent.splice(Number(key), 1) : delete parent[key])],
+        ];
+        for (const [change, apply] of changes) {
+          const changed = structuredClone(document);
+          apply(parentPath.reduce<Document>((node, k) => node[k] as Document, changed));
+          if (loaderErrors(changed).length === 0 && schemaErrors(schema, changed).length > 0)
+            refusedValid.push(`${path} ${place.join('.')} ${change}: ${schemaErrors(schema, changed)[0]}`);
+        }
+      }
+    }
+    expect(refusedValid).to.deep.equal([]);
+  });
+});
