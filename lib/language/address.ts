@@ -7,10 +7,12 @@ export interface HostPort {
 }
 
 /**
- * The one `host:port` grammar (`[::1]:514` for IPv6): the scenario language, the sinks and the server's
- * warnings read it.
+ * The one `host:port` grammar (`[::1]:514` for IPv6): the scenario language (and its JSON Schema's pattern, where
+ * the port's range is validation's), the sinks and the server's warnings read it.
  */
-const HOST_PORT = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9._-]+)):(\d{1,5})$/;
+export const HOST_PORT_FORM = '(?:\\[([0-9A-Fa-f:.]+)\\]|([A-Za-z0-9._-]+)):(\\d{1,5})';
+export const HOST_PORT_PATTERN = `^${HOST_PORT_FORM}$`;
+const HOST_PORT = new RegExp(HOST_PORT_PATTERN);
 
 /** `host:port` split, or undefined when `address` is not one (or its port is outside 1-65535). */
 export function splitHostPort(address: string): HostPort | undefined {

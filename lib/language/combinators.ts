@@ -101,8 +101,11 @@ export const string = new Codec<string>(
   () => ({ type: 'string' }),
 );
 
-/** A string passing `test`; `schema` says as much of the test as JSON Schema can. */
-export function stringWhere(test: (s: string) => boolean, expected: string, schema: JsonSchema = {}): Codec<string> {
+/**
+ * A string passing `test`; `schema` says as much of the test as JSON Schema can (required: an editor shows no error
+ * for what the test refuses and the schema does not say; `{}` where it can say nothing).
+ */
+export function stringWhere(test: (s: string) => boolean, expected: string, schema: JsonSchema): Codec<string> {
   return andThen<string, string>(string, (s, u, c) =>
     test(s) ? t.success(s) : t.failure(u, c, `expected ${expected}, got ${show(s)}`),
   ).withSchema(refined(string, schema));
@@ -152,13 +155,13 @@ export const number = new Codec<number>(
 );
 
 /**
- * A number passing `test`; `schema` says as much of the test as JSON Schema can. `expected` may depend on the
- * number refused.
+ * A number passing `test`; `schema` says as much of the test as JSON Schema can (required, as
+ * {@link stringWhere}'s). `expected` may depend on the number refused.
  */
 export function numberWhere(
   test: (n: number) => boolean,
   expected: string | ((n: number) => string),
-  schema: JsonSchema = {},
+  schema: JsonSchema,
 ): Codec<number> {
   return andThen<number, number>(number, (n, u, c) =>
     test(n)

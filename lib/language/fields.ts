@@ -6,7 +6,7 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { DURATION_PATTERN, parseDuration } from './duration.js';
-import { parseStartTime } from './start-time.js';
+import { START_TIME_PATTERN, parseStartTime } from './start-time.js';
 import { isMapping, show } from './problems.js';
 import {
   Codec,
@@ -39,7 +39,7 @@ import {
 } from './combinators.js';
 import * as limits from './limits.js';
 import { formatMs } from '../format.js';
-import { splitHostPort } from './address.js';
+import { HOST_PORT_PATTERN, splitHostPort } from './address.js';
 import type { OneShotWindow, Window } from '../../operators/model/window.js';
 import type { CardinalitySpike as OperatorSpike } from '../../operators/labels.js';
 import type {
@@ -113,6 +113,9 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
   );
 }
 
+/** The durations of no length (0s, 0.0ms): only a moment, not a length, may be one. */
+const ZERO_DURATION_PATTERN = '^0+(?:\\.0+)?(?:ms|s|m|h)$';
+
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
 export function durationUpTo(max: number, note = '', zero = false): Codec<number> {
   const text = parsed('duration', 'a duration string such as "30s"', (u) => parseDuration(u, { zero }), {
@@ -123,7 +126,8 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
   ).withSchema(() => ({
     type: 'string',
     pattern: DURATION_PATTERN,
-    description: `A number and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; at most ${formatMs(max)}.`,
+    ...(!zero && { not: { pattern: ZERO_DURATION_PATTERN } }),
+    description: `A number${zero ? '' : ' greater than 0'} and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; at most ${formatMs(max)}.`,
   }));
 }
 
@@ -137,6 +141,7 @@ export const maxBufferAge = durationUpTo(limits.MAX_BUFFER_AGE_MS, '', true).des
 
 export const startTime: Codec<StartTime> = andThen(
   parsed('start_time', 'a string such as "now", "-1h" or "2024-05-01T12:00:00Z"', parseStartTime, {
+    pattern: START_TIME_PATTERN,
     examples: ['now', '-1h', '+30m', '2024-05-01T12:00:00Z'],
   }),
   (start, u, c) => {
@@ -197,27 +202,35 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
-export const hostPort = stringWhere(isHostPort, 'host:port (port 1-65535)');
+export const hostPort = stringWhere(isHostPort, 'host:port (port 1-65535)', { pattern: HOST_PORT_PATTERN });
 /**
  * An http(s) URL whose user name and password decode: they are sent decoded as Basic auth, and Node's client throws
  * at every request for a `%` that starts no escape (`p%ss`).
  */
-export const httpUrl = andThen<string, string>(stringWhere(isHttpUrl, 'an http:// or https:// URL'), (s, u, c) => {
-  const { username, password } = new URL(s);
-  try {
-    decodeURIComponent(username + password);
-    return t.success(s);
-  } catch {
-    return t.failure(
-      u,
-      c,
-      `expected a URL whose user name and password decode, got ${show(s)}: a % there starts an escape such as %40 (@); write % itself as %25`,
-    );
-  }
-});
+/**
+ * What URL parsing takes (any case of the scheme, tabs and line breaks dropped, `http:host`) is no pattern a schema
+ * could state: validation alone judges a URL.
+ */
+const anyUrl = {};
+export const httpUrl = andThen<string, string>(
+  stringWhere(isHttpUrl, 'an http:// or https:// URL', anyUrl),
+  (s, u, c) => {
+    const { username, password } = new URL(s);
+    try {
+      decodeURIComponent(username + password);
+      return t.success(s);
+    } catch {
+      return t.failure(
+        u,
+        c,
+        `expected a URL whose user name and password decode, got ${show(s)}: a % there starts an escape such as %40 (@); write % itself as %25`,
+      );
+    }
+  },
+);
 /** host:port or an http(s) URL; gRPC takes only the host and port of a URL, so credentials there would not be sent. */
 export const grpcEndpoint = andThen<string, string>(
-  stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'host:port or an http:// or https:// URL'),
+  stringWhere((s) => isHostPort(s) || isHttpUrl(s), 'host:port or an http:// or https:// URL', anyUrl),
   (s, u, c) => {
     if (isHostPort(s)) return t.success(s);
     const { username, password } = new URL(s);

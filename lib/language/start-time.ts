@@ -2,9 +2,18 @@ import { shortened, show } from './problems.js';
 import type { StartTime } from './types.js';
 
 const OFFSET_UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const RELATIVE = /^([+-])(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const OFFSET = '([+-])(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)';
+const INSTANT = '(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?';
+const ZONE = '([Zz]|[+-]\\d{2}:\\d{2})';
+const RELATIVE = new RegExp(`^${OFFSET}$`);
 const UNSIGNED = /^\d+(?:\.\d+)?(?:ms|s|m|h|d)$/;
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
+// The zone is optional here so that an instant without one gets its own message.
+const RFC3339 = new RegExp(`^${INSTANT}${ZONE}?$`);
+/**
+ * The grammar of a start_time (the JSON Schema's pattern): now, a signed offset, an instant with its zone. Ranges
+ * (a 13th month, an offset past 100 years) are validation's.
+ */
+export const START_TIME_PATTERN = `^(?:now|${OFFSET}|${INSTANT}${ZONE})$`;
 
 const EXPECTED = 'expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d)';
 

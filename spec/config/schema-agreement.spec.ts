@@ -46,6 +46,22 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
     quantiles: [0.5, 2],
   }),
   'a seed past 2^53': file({ jitter: 1, jitter_seed: 1e300 }),
+  'a start_time of no grammar': file({ start_time: 'yesterday' }),
+  'a start_time without its sign': file({ start_time: '1h' }),
+  'an instant without a time zone': file({ start_time: '2024-05-01T12:00:00' }),
+  'a duration of 0': file({ duration: '0s' }),
+  'a window of 0.0ms': file({ gaps: { every: '1m', for: '0.0ms' } }),
+  'an address without a port': file({ sink: { type: 'tcp', address: 'localhost' } }),
+  'brokers with an address without a port': file({ sink: { type: 'broker', brokers: 'a:9092, b', topic: 't' } }),
+  'a Kafka topic with a space': file({ sink: { type: 'broker', brokers: 'a:9092', topic: 'my topic' } }),
+  'the Kafka topic ..': file({ sink: { type: 'broker', brokers: ['a:9092'], topic: '..' } }),
+  'an empty Kafka client_id': file({ sink: { type: 'broker', brokers: ['a:9092'], topic: 't', client_id: '' } }),
+  'a syslog app_name with a space': file({
+    signal_type: 'logs',
+    generator: undefined,
+    log_generator: { type: 'template', templates: [{ message: 'x' }] },
+    encoder: { type: 'syslog', app_name: 'my app' },
+  }),
 };
 
 /** Every example file, parsed as svc reads it (`${NAME}` with its default). */

@@ -3,11 +3,18 @@ import { SYSLOG_FACILITIES } from '../../language/fields.js';
 import { syslog } from '../syslog.js';
 import { defineEncoder } from './kind.js';
 
+const PRINTABLE_PATTERN = '^[\\x21-\\x7e]+$';
+const PRINTABLE = new RegExp(PRINTABLE_PATTERN);
+
 /** RFC 5424 header fields: printable US-ASCII, no spaces. */
 function printable(max: number): Codec<string> {
   return stringWhere(
-    (s) => /^[\x21-\x7e]+$/.test(s) && s.length <= max,
+    (s) => PRINTABLE.test(s) && s.length <= max,
     `printable ASCII without spaces, 1 to ${max} characters`,
+    {
+      pattern: PRINTABLE_PATTERN,
+      maxLength: max,
+    },
   );
 }
 

@@ -14,7 +14,7 @@ import {
 import { LABEL_KEY_PATTERN, countUpTo, hostPort, maxBufferAge, retry } from '../../language/fields.js';
 import { MAX_CLIENT_ID_LENGTH, MAX_EVENTS_PER_SEND, MAX_TOPIC_LENGTH } from '../../language/limits.js';
 import { show } from '../../language/problems.js';
-import { splitHostPort } from '../../language/address.js';
+import { HOST_PORT_FORM, splitHostPort } from '../../language/address.js';
 import { retryPolicy } from '../core/retry.js';
 import { brokerSink } from '../broker.js';
 import { brokerWarnings } from '../broker-client.js';
@@ -34,7 +34,13 @@ const brokers = new Codec<string[]>(
       : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
   },
   undefined,
-  (child) => ({ anyOf: [child(brokerList), { type: 'string', minLength: 1 }] }),
+  (child) => ({
+    anyOf: [
+      child(brokerList),
+      // Spaces around each address are trimmed.
+      { type: 'string', pattern: `^\\s*${HOST_PORT_FORM}(?:\\s*,\\s*${HOST_PORT_FORM})*\\s*$` },
+    ],
+  }),
 );
 
 /** Mechanisms are matched case-insensitively (Kafka writes them in capitals) and normalised to lower case. */
@@ -47,14 +53,18 @@ const saslMechanism = new Codec<(typeof SASL_MECHANISMS)[number]>(
 );
 
 /** Kafka's topic name rule: letters, digits, `.`, `_`, `-`, at most 249 characters, not `.` or `..`. */
+const TOPIC_PATTERN = '^[a-zA-Z0-9._-]+$';
+const TOPIC = new RegExp(TOPIC_PATTERN);
 const topic = stringWhere(
-  (s) => s.length <= MAX_TOPIC_LENGTH && /^[a-zA-Z0-9._-]+$/.test(s) && s !== '.' && s !== '..',
+  (s) => s.length <= MAX_TOPIC_LENGTH && TOPIC.test(s) && s !== '.' && s !== '..',
   `a Kafka topic name (letters, digits, ".", "_" and "-", at most ${MAX_TOPIC_LENGTH} characters, not "." or "..")`,
+  { pattern: TOPIC_PATTERN, maxLength: MAX_TOPIC_LENGTH, not: { enum: ['.', '..'] } },
 );
 
 const clientId = stringWhere(
   (s) => s.length > 0 && s.length <= MAX_CLIENT_ID_LENGTH,
   `a string of 1 to ${MAX_CLIENT_ID_LENGTH} characters`,
+  { minLength: 1, maxLength: MAX_CLIENT_ID_LENGTH },
 );
 
 export const brokerKind = defineSink({
