@@ -77,8 +77,8 @@ export function impliedSignal(fields: Readonly<Record<string, unknown>>): Signal
   );
 }
 
-/** What produces the values of each signal type. */
-const SOURCE_FIELD: Record<SignalType, EntryField> = {
+/** What produces the values of each signal type (a metrics entry's generator may come from a pack instead). */
+export const SOURCE_FIELD: Record<SignalType, EntryField> = {
   metrics: 'generator',
   logs: 'log_generator',
   histogram: 'distribution',
@@ -159,6 +159,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   const add = (path: Issue['path'], message: string, code?: Issue['code']): void =>
     void issues.push({ path, message, ...(code && { code }) });
 
+  // lib/config/schema.ts says these to editors too (packRule).
   if (has('pack')) {
     if (has('name')) add(['name'], 'not allowed with pack (the pack names its metrics)');
     if (has('generator')) add(['generator'], 'not allowed with pack (the pack supplies the generators)');

@@ -12,9 +12,9 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Codec, objectSchema, type AnyCodec, type JsonSchema } from '../language/combinators.js';
-import { fileFields } from '../language/fields.js';
+import { METRIC_TYPES_OF, fileFields } from '../language/fields.js';
 import { MAX_ENTRIES } from '../language/limits.js';
-import { FIELD_SIGNALS } from './entry.js';
+import { FIELD_SIGNALS, SOURCE_FIELD } from './entry.js';
 import { REQUIRED_ENTRY_FIELDS, defaultsFields, entryFields } from './entry-fields.js';
 import { REQUIRED_FILE_FIELDS, SINGLE_ENTRY, singleEntryKind, singleEntryMetadata } from './load.js';
 import { REQUIRED_PACK_FIELDS, packFields } from './pack.js';
@@ -49,27 +49,30 @@ export function scenarioSchema(): JsonSchema {
     return ref(name);
   };
 
-  const entry = { ...objectSchema(entryFields, [], child), allOf: signalRules() };
+  const entry = { ...objectSchema(entryFields, [], child), allOf: entryRules() };
   const defaults = objectSchema(defaultsFields, [], child);
-  const file = objectSchema(
-    {
-      ...fileFields,
-      defaults: fileFields.defaults.withSchema(() => ({
-        ...ref('defaults'),
-        description:
-          'Entry fields applied to every entry (except id, name and pack); an entry value wins, labels merge key by key.',
-      })),
-      scenarios: fileFields.scenarios.withSchema(() => ({
-        type: 'array',
-        minItems: 1,
-        maxItems: MAX_ENTRIES,
-        items: ref('entry'),
-        description: 'One entry per emitting scenario.',
-      })),
-    },
-    REQUIRED_FILE_FIELDS,
-    child,
-  );
+  const file = {
+    ...objectSchema(
+      {
+        ...fileFields,
+        defaults: fileFields.defaults.withSchema(() => ({
+          ...ref('defaults'),
+          description:
+            'Entry fields applied to every entry (except id, name and pack); an entry value wins, labels merge key by key.',
+        })),
+        scenarios: fileFields.scenarios.withSchema(() => ({
+          type: 'array',
+          minItems: 1,
+          maxItems: MAX_ENTRIES,
+          items: ref('entry'),
+          description: 'One entry per emitting scenario.',
+        })),
+      },
+      REQUIRED_FILE_FIELDS,
+      child,
+    ),
+    allOf: requiredUnlessDefaults(),
+  };
   const singleEntry = {
     ...objectSchema(
       { ...entryFields, version: fileFields.version, kind: singleEntryKind, ...singleEntryMetadata },
@@ -77,11 +80,10 @@ export function scenarioSchema(): JsonSchema {
       REQUIRED_ENTRY_FIELDS.filter((field) => field !== 'signal_type'),
       child,
     ),
-    allOf: signalRules(),
+    allOf: [...entryRules(), ...sourceRules().map(({ rule }) => rule)],
   };
   const pack = objectSchema(packFields, REQUIRED_PACK_FIELDS, child);
 
-  const has = (key: string) => ({ type: 'object', required: [key] });
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'svc scenario or pack file',
@@ -111,10 +113,70 @@ export function scenarioSchema(): JsonSchema {
   };
 }
 
+const has = (field: string): JsonSchema => ({ type: 'object', required: [field] });
+const signalIs = (signals: readonly string[]): JsonSchema => ({
+  type: 'object',
+  properties: { signal_type: { enum: [...signals] } },
+  required: ['signal_type'],
+});
+
+/** Rules between the fields of one entry (lib/config/entry.ts checks them) that JSON Schema can say. */
+function entryRules(): JsonSchema[] {
+  return [...signalRules(), ...metricTypeRules(), packRule()];
+}
+
 /** The fields only some signal types take (FIELD_SIGNALS): not allowed on an entry of another signal. */
 function signalRules(): JsonSchema[] {
   return Object.entries(FIELD_SIGNALS).map(([field, signals]) => ({
     if: { type: 'object', properties: { signal_type: { not: { enum: signals } } }, required: ['signal_type'] },
-    then: { not: { type: 'object', required: [field] } },
+    then: { not: has(field) },
   }));
+}
+
+/** The metric types each signal's samples can be announced as (METRIC_TYPES_OF). */
+function metricTypeRules(): JsonSchema[] {
+  return Object.entries(METRIC_TYPES_OF).map(([signal, types]) => ({
+    if: signalIs([signal]),
+    then: {
+      type: 'object',
+      properties: { metric_type: { enum: [...types], description: `On a ${signal} entry: ${types.join(', ')}.` } },
+    },
+  }));
+}
+
+/** With pack, the pack names its metrics and gives their generators, types and help; without, name is required. */
+function packRule(): JsonSchema {
+  return {
+    if: has('pack'),
+    then: { not: { anyOf: ['name', 'generator', 'metric_type', 'help'].map(has) } },
+    else: { type: 'object', required: ['name'], not: has('overrides') },
+  };
+}
+
+/** The field that makes each signal's values (SOURCE_FIELD), required on an entry of that signal. */
+function sourceRules(): { source: string; rule: JsonSchema }[] {
+  return Object.entries(SOURCE_FIELD).map(([signal, source]) => ({
+    source,
+    rule: {
+      if: signalIs([signal]),
+      then: source === 'generator' ? { anyOf: [has(source), has('pack')] } : has(source),
+    },
+  }));
+}
+
+/** In a file, what an entry must give unless the file's defaults give it for every entry. */
+function requiredUnlessDefaults(): JsonSchema[] {
+  const unlessDefaults = (field: string, rule: JsonSchema): JsonSchema => ({
+    if: { not: { type: 'object', properties: { defaults: has(field) }, required: ['defaults'] } },
+    then: {
+      type: 'object',
+      properties: {
+        scenarios: { type: 'array', items: rule, description: `Without ${field} in defaults, an entry gives it.` },
+      },
+    },
+  });
+  return [
+    ...REQUIRED_ENTRY_FIELDS.map((field) => unlessDefaults(field, has(field))),
+    ...sourceRules().map(({ source, rule }) => unlessDefaults(source, rule)),
+  ];
 }

@@ -28,6 +28,9 @@ function loaderErrors(document: unknown): string[] {
   }
 }
 
+/** `document` as YAML or JSON gives it: the fields set to undefined (left out of an entry) are not there. */
+const asParsed = (document: Document) => JSON.parse(JSON.stringify(document)) as Document;
+
 const entry = { signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'constant', value: 1 } };
 const file = (fields: Document): Document => ({ version: 2, kind: 'runnable', scenarios: [{ ...entry, ...fields }] });
 
@@ -62,6 +65,40 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
     log_generator: { type: 'template', templates: [{ message: 'x' }] },
     encoder: { type: 'syslog', app_name: 'my app' },
   }),
+  'an entry without rate, and no defaults.rate': file({ rate: undefined }),
+  'an entry without signal_type, and no defaults.signal_type': file({ signal_type: undefined }),
+  'an entry without name nor pack': file({ name: undefined }),
+  'a metrics entry without generator nor pack': file({ generator: undefined }),
+  'a logs entry without log_generator': file({ signal_type: 'logs', generator: undefined }),
+  'a single histogram entry without distribution': { signal_type: 'histogram', name: 'h', rate: 1 },
+  'an entry with pack and name': file({ pack: 'node_cpu', generator: undefined }),
+  'an entry with overrides and no pack': file({ overrides: {} }),
+  'metric_type summary on a metrics entry': file({ metric_type: 'summary' }),
+  'metric_type gauge on a histogram entry': file({
+    signal_type: 'histogram',
+    generator: undefined,
+    distribution: { type: 'exponential', rate: 1 },
+    metric_type: 'gauge',
+  }),
+};
+
+/** Documents svc loads, near those it refuses: the schema must accept them. */
+const ACCEPTED_BY_BOTH: Record<string, Document> = {
+  'entries whose rate, signal_type and generator come from defaults': {
+    version: 2,
+    kind: 'runnable',
+    defaults: { signal_type: 'metrics', rate: 1, generator: { type: 'constant', value: 1 } },
+    scenarios: [
+      { name: 'a' },
+      { name: 'b', signal_type: 'logs', log_generator: { type: 'template', templates: [{ message: 'x' }] } },
+    ],
+  },
+  'an entry with pack and overrides': file({ name: undefined, generator: undefined, pack: 'node_cpu', overrides: {} }),
+  'a flat entry whose signal type its fields imply': {
+    name: 'h',
+    rate: 1,
+    distribution: { type: 'exponential', rate: 1 },
+  },
 };
 
 /** Every example file, parsed as svc reads it (`${NAME}` with its default). */
@@ -88,17 +125,21 @@ const PROBES: unknown[] = [0, -1, 0.5, 1e300, '', 'x', null];
 
 describe('the JSON Schema and validation agree', () => {
   it('the schema refuses what svc refuses for a field alone', () => {
-    const cases = Object.entries(REFUSED_BY_BOTH).map(([what, document]) => ({
-      what,
-      // As YAML or JSON gives it: no undefined fields.
-      document: JSON.parse(JSON.stringify(document)) as Document,
-    }));
+    const cases = Object.entries(REFUSED_BY_BOTH).map(([what, document]) => ({ what, document: asParsed(document) }));
     expect(cases.filter(({ document }) => loaderErrors(document).length === 0).map(({ what }) => what)).to.deep.equal(
       [],
     );
     expect(
       cases.filter(({ document }) => schemaErrors(schema, document).length === 0).map(({ what }) => what),
     ).to.deep.equal([]);
+  });
+
+  it('the schema accepts what svc loads, near what it refuses', () => {
+    for (const [what, written] of Object.entries(ACCEPTED_BY_BOTH)) {
+      const document = asParsed(written);
+      expect(loaderErrors(document), `svc, ${what}`).to.deep.equal([]);
+      expect(schemaErrors(schema, document), `the schema, ${what}`).to.deep.equal([]);
+    }
   });
 
   it('the schema accepts what svc loads: every example with one value changed or removed', function () {

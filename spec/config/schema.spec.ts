@@ -92,7 +92,7 @@ describe('the JSON Schema of scenario and pack files', () => {
     for (const [path, object] of objects(schema)) {
       for (const [field, sub] of Object.entries(object.properties as Record<string, Schema>)) {
         // A variant's `type` is described by its union; `if` conditions are no fields.
-        if (field === 'type' || path.endsWith('/if') || Object.keys(sub).length === 0) continue;
+        if (field === 'type' || /\/if(\/|$)/.test(path) || Object.keys(sub).length === 0) continue;
         // A reference is described by its definition, which is what an editor shows.
         const described =
           sub.description ??
