@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Codec, objectSchema, type AnyCodec, type JsonSchema } from '../language/combinators.js';
+import { Codec, hasField as has, objectSchema, type AnyCodec, type JsonSchema } from '../language/combinators.js';
 import { METRIC_TYPES_OF, fileFields } from '../language/fields.js';
 import { MAX_ENTRIES } from '../language/limits.js';
 import { FIELD_SIGNALS, SOURCE_FIELD } from './entry.js';
@@ -113,7 +113,6 @@ export function scenarioSchema(): JsonSchema {
   };
 }
 
-const has = (field: string): JsonSchema => ({ type: 'object', required: [field] });
 const signalIs = (signals: readonly string[]): JsonSchema => ({
   type: 'object',
   properties: { signal_type: { enum: [...signals] } },

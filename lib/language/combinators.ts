@@ -388,6 +388,16 @@ export function strict<R extends Props, O extends Props = Record<never, never>>(
   );
 }
 
+/** The schema of a mapping that has `field`: a condition of rules between fields. */
+export function hasField(field: string): JsonSchema {
+  return { type: 'object', required: [field] };
+}
+
+/** JSON Schema's `if`/`then`/`else`, for codecs whose files the linter keeps free of `then` (a thenable elsewhere). */
+export function conditional(condition: JsonSchema, then: JsonSchema, otherwise?: JsonSchema): JsonSchema {
+  return { if: condition, then, ...(otherwise && { else: otherwise }) };
+}
+
 /** A mapping of exactly the fields `props`, `required` among them. */
 export function objectSchema(
   props: Props,

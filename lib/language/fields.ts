@@ -15,11 +15,13 @@ import {
   atMost,
   boolean,
   failAt,
+  hasField,
   integer,
   invalidType,
   list,
   matching,
   charsUpTo,
+  conditional,
   filePath,
   nonEmptyString,
   nonNegative,
@@ -349,40 +351,43 @@ export const cardinalitySpike: Codec<CardinalitySpike> = andThen(
 /** A cardinality spike as a scenario holds it: the labels operator's, every field given. */
 export type CardinalitySpike = Required<OperatorSpike>;
 
-export const dynamicLabel = andThen(
-  strict(
-    'dynamic label',
-    { key: labelKey.describe('The label key; a dynamic label wins over a static one of the same key.') },
-    {
-      // Room for the counter: values are prefix + 0 to cardinality − 1.
-      prefix: valuePrefix(String(limits.MAX_CARDINALITY - 1).length).describe(
-        'Counter form: the value prefix; default the key and an underscore.',
-      ),
-      cardinality: cardinality.describe('Counter form: tick n has value prefix + (n mod cardinality).'),
-      values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
-        'List form: the values, cycled in order, one per tick.',
-      ),
-    },
-  ),
-  (d, u, c): t.Validation<DynamicLabel> => {
-    if (d.cardinality !== undefined && d.values !== undefined) {
-      return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
-    }
-    if (d.values !== undefined) {
-      return d.prefix === undefined
-        ? t.success({ key: d.key, form: 'list', values: d.values })
-        : failAt(
-            u,
-            c,
-            'prefix',
-            'only allowed with cardinality (the counter form); the list form uses its values as written',
-          );
-    }
-    if (d.cardinality === undefined)
-      return t.failure(u, c, 'expected cardinality (counter form) or values (list form)');
-    return t.success({ key: d.key, form: 'counter', prefix: d.prefix ?? `${d.key}_`, cardinality: d.cardinality });
+const dynamicLabelFields = strict(
+  'dynamic label',
+  { key: labelKey.describe('The label key; a dynamic label wins over a static one of the same key.') },
+  {
+    // Room for the counter: values are prefix + 0 to cardinality − 1.
+    prefix: valuePrefix(String(limits.MAX_CARDINALITY - 1).length).describe(
+      'Counter form: the value prefix; default the key and an underscore.',
+    ),
+    cardinality: cardinality.describe('Counter form: tick n has value prefix + (n mod cardinality).'),
+    values: list(labelValue, { nonEmpty: true, max: limits.MAX_LIST_VALUES }).describe(
+      'List form: the values, cycled in order, one per tick.',
+    ),
   },
 );
+
+export const dynamicLabel = andThen(dynamicLabelFields, (d, u, c): t.Validation<DynamicLabel> => {
+  if (d.cardinality !== undefined && d.values !== undefined) {
+    return t.failure(u, c, 'expected either cardinality (counter form) or values (list form), not both');
+  }
+  if (d.values !== undefined) {
+    return d.prefix === undefined
+      ? t.success({ key: d.key, form: 'list', values: d.values })
+      : failAt(
+          u,
+          c,
+          'prefix',
+          'only allowed with cardinality (the counter form); the list form uses its values as written',
+        );
+  }
+  if (d.cardinality === undefined) return t.failure(u, c, 'expected cardinality (counter form) or values (list form)');
+  return t.success({ key: d.key, form: 'counter', prefix: d.prefix ?? `${d.key}_`, cardinality: d.cardinality });
+}).withSchema((child) => ({
+  ...child(dynamicLabelFields),
+  // The counter form or the list form; a prefix only in the counter form.
+  oneOf: [hasField('cardinality'), hasField('values')],
+  dependentRequired: { prefix: ['cardinality'] },
+}));
 
 export const dynamicLabels = andThen(list(dynamicLabel, { max: limits.MAX_DYNAMIC_LABELS }), (all, u, c) => {
   const first = new Map<string, number>();
@@ -642,17 +647,22 @@ const logTemplate = strict(
 );
 
 const severityWeight = atMost(nonNegative, limits.MAX_SEVERITY_WEIGHT).describe('Relative weight of this severity.');
-const severityWeights = andThen(
-  strict(
-    'severity weights',
-    {},
-    Object.fromEntries(SEVERITIES.map((s) => [s, severityWeight])) as Record<Severity, typeof severityWeight>,
-  ),
-  (weights, u, c) =>
-    Object.values(weights).some((w) => w > 0)
-      ? t.success(weights)
-      : t.failure(u, c, 'expected at least one weight greater than 0'),
-).describe('How often each severity is drawn; default info only.');
+const severityWeightFields = strict(
+  'severity weights',
+  {},
+  Object.fromEntries(SEVERITIES.map((s) => [s, severityWeight])) as Record<Severity, typeof severityWeight>,
+);
+const severityWeights = andThen(severityWeightFields, (weights, u, c) =>
+  Object.values(weights).some((w) => w > 0)
+    ? t.success(weights)
+    : t.failure(u, c, 'expected at least one weight greater than 0'),
+)
+  .withSchema((child) => ({
+    ...child(severityWeightFields),
+    // Weights are at least 0: not all of them 0 (nor none given) is one above 0.
+    not: { type: 'object', properties: Object.fromEntries(SEVERITIES.map((s) => [s, { const: 0 }])) },
+  }))
+  .describe('How often each severity is drawn (at least one above 0); default info only.');
 
 export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
   template: andThen(
@@ -926,29 +936,33 @@ const spanService = nonEmptyString.describe('Only spans of this service (of a tr
  * `exemplars`: which events carry one (every Nth tick, or each with a probability) and whose spans
  * they name (`from`: a traces entry; absent: random ids).
  */
-export const exemplars = andThen(
-  strict(
-    'exemplars',
-    {},
-    {
-      from: spanRef,
-      service: spanService.describe(
-        "Exemplars name this service's server and consumer spans; default the traces' root spans. Only with from.",
-      ),
-      every: countUpTo(limits.MAX_EXEMPLAR_EVERY).describe(
-        'An exemplar on every tick whose slot number is a multiple of this; default 1. Not with probability.',
-      ),
-      probability: unitInterval.describe('The chance that a tick carries an exemplar, from 0 to 1. Not with every.'),
-      seed: integer.describe('Seed of probability and of random ids; default 0.'),
-    },
-  ),
-  (config, u, c) =>
-    config.every !== undefined && config.probability !== undefined
-      ? failAt(u, c, 'probability', 'give every or probability, not both')
-      : config.service !== undefined && config.from === undefined
-        ? failAt(u, c, 'service', 'names the service of spans: only with from')
-        : t.success(config),
+const exemplarsFields = strict(
+  'exemplars',
+  {},
+  {
+    from: spanRef,
+    service: spanService.describe(
+      "Exemplars name this service's server and consumer spans; default the traces' root spans. Only with from.",
+    ),
+    every: countUpTo(limits.MAX_EXEMPLAR_EVERY).describe(
+      'An exemplar on every tick whose slot number is a multiple of this; default 1. Not with probability.',
+    ),
+    probability: unitInterval.describe('The chance that a tick carries an exemplar, from 0 to 1. Not with every.'),
+    seed: integer.describe('Seed of probability and of random ids; default 0.'),
+  },
+);
+export const exemplars = andThen(exemplarsFields, (config, u, c) =>
+  config.every !== undefined && config.probability !== undefined
+    ? failAt(u, c, 'probability', 'give every or probability, not both')
+    : config.service !== undefined && config.from === undefined
+      ? failAt(u, c, 'service', 'names the service of spans: only with from')
+      : t.success(config),
 )
+  .withSchema((child) => ({
+    ...child(exemplarsFields),
+    not: { allOf: [hasField('every'), hasField('probability')] },
+    dependentRequired: { service: ['from'] },
+  }))
   .describe(
     'Exemplars on a histogram, summary or counter: trace and span ids of the spans of a traces entry (from), or random ones.',
   )
@@ -956,29 +970,34 @@ export const exemplars = andThen(
 export type ExemplarsConfig = t.TypeOf<typeof exemplars>;
 
 /** `trace_context`: which log records carry the ids of a span of the traces entry `from`. */
-export const traceContext = andThen(
-  strict(
-    'trace_context',
-    { from: spanRef },
-    {
-      on: oneOf(['error', 'all', 'probability']).describe(
-        'Which records name a span: error (default: records of severity error or fatal, each naming a span that raised an error), all, or probability.',
-      ),
-      probability: unitInterval.describe('With on: probability, the chance that a record names a span, from 0 to 1.'),
-      service: spanService.describe('Records name spans of this service; default server and consumer spans of any.'),
-      seed: integer.describe("Seed of probability's draws; default 0."),
-    },
-  ),
-  (config, u, c) =>
-    (config.on === 'probability') !== (config.probability !== undefined)
-      ? failAt(
-          u,
-          c,
-          'probability',
-          config.on === 'probability' ? 'required with on: probability' : 'only with on: probability',
-        )
-      : t.success(config),
+const traceContextFields = strict(
+  'trace_context',
+  { from: spanRef },
+  {
+    on: oneOf(['error', 'all', 'probability']).describe(
+      'Which records name a span: error (default: records of severity error or fatal, each naming a span that raised an error), all, or probability.',
+    ),
+    probability: unitInterval.describe('With on: probability, the chance that a record names a span, from 0 to 1.'),
+    service: spanService.describe('Records name spans of this service; default server and consumer spans of any.'),
+    seed: integer.describe("Seed of probability's draws; default 0."),
+  },
+);
+export const traceContext = andThen(traceContextFields, (config, u, c) =>
+  (config.on === 'probability') !== (config.probability !== undefined)
+    ? failAt(
+        u,
+        c,
+        'probability',
+        config.on === 'probability' ? 'required with on: probability' : 'only with on: probability',
+      )
+    : t.success(config),
 )
+  .withSchema((child) => ({
+    ...child(traceContextFields),
+    ...conditional({ ...hasField('on'), properties: { on: { const: 'probability' } } }, hasField('probability'), {
+      not: hasField('probability'),
+    }),
+  }))
   .describe('Log records carry the trace and span ids of spans of a traces entry (from).')
   .define('trace_context');
 export type TraceContextConfig = t.TypeOf<typeof traceContext>;

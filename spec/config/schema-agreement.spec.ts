@@ -34,6 +34,37 @@ const asParsed = (document: Document) => JSON.parse(JSON.stringify(document)) as
 const entry = { signal_type: 'metrics', name: 'up', rate: 1, generator: { type: 'constant', value: 1 } };
 const file = (fields: Document): Document => ({ version: 2, kind: 'runnable', scenarios: [{ ...entry, ...fields }] });
 
+/** A single logs entry whose template generator has `fields` too. */
+const logs = (fields: Document): Document => ({
+  signal_type: 'logs',
+  name: 'app',
+  rate: 1,
+  log_generator: { type: 'template', templates: [{ message: 'x' }], ...fields },
+});
+/** A single histogram entry with `fields`. */
+const histogram = (fields: Document): Document => ({
+  signal_type: 'histogram',
+  name: 'latency',
+  rate: 1,
+  distribution: { type: 'exponential', rate: 1 },
+  ...fields,
+});
+/** A traces entry, and a logs entry whose trace_context names it with `fields` too. */
+const logsOfTraces = (fields: Document): Document => ({
+  version: 2,
+  kind: 'runnable',
+  scenarios: [
+    {
+      id: 'checkout',
+      signal_type: 'traces',
+      name: 'checkout',
+      rate: 1,
+      trace_generator: { root: { service: 'api', operation: 'GET /', kind: 'server' } },
+    },
+    { ...logs({}), trace_context: { from: 'checkout', ...fields } },
+  ],
+});
+
 /** Values each refused by svc for the field's own shape: the schema must refuse them as well. */
 const REFUSED_BY_BOTH: Record<string, Document> = {
   'a quantile of 0': file({
@@ -80,6 +111,14 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
     distribution: { type: 'exponential', rate: 1 },
     metric_type: 'gauge',
   }),
+  'a dynamic label of neither form': file({ dynamic_labels: [{ key: 'k' }] }),
+  'a dynamic label of both forms': file({ dynamic_labels: [{ key: 'k', cardinality: 2, values: ['a'] }] }),
+  'a prefix on a list-form dynamic label': file({ dynamic_labels: [{ key: 'k', prefix: 'p', values: ['a'] }] }),
+  'severity weights all 0': logs({ severity_weights: { info: 0, warn: 0 } }),
+  'exemplars with every and probability': histogram({ exemplars: { every: 2, probability: 0.5 } }),
+  'exemplars with service and no from': histogram({ exemplars: { service: 'api' } }),
+  'trace_context on: probability without probability': logsOfTraces({ on: 'probability' }),
+  'trace_context probability without on: probability': logsOfTraces({ probability: 0.5 }),
 };
 
 /** Documents svc loads, near those it refuses: the schema must accept them. */
@@ -94,6 +133,14 @@ const ACCEPTED_BY_BOTH: Record<string, Document> = {
     ],
   },
   'an entry with pack and overrides': file({ name: undefined, generator: undefined, pack: 'node_cpu', overrides: {} }),
+  'dynamic labels of each form': file({
+    dynamic_labels: [
+      { key: 'a', prefix: 'p', cardinality: 2 },
+      { key: 'b', values: ['x'] },
+    ],
+  }),
+  'severity weights with one above 0': logs({ severity_weights: { info: 0, warn: 1 } }),
+  'trace_context with on: probability and probability': logsOfTraces({ on: 'probability', probability: 0.5 }),
   'a flat entry whose signal type its fields imply': {
     name: 'h',
     rate: 1,

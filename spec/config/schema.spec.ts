@@ -91,8 +91,8 @@ describe('the JSON Schema of scenario and pack files', () => {
     const undescribed: string[] = [];
     for (const [path, object] of objects(schema)) {
       for (const [field, sub] of Object.entries(object.properties as Record<string, Schema>)) {
-        // A variant's `type` is described by its union; `if` conditions are no fields.
-        if (field === 'type' || /\/if(\/|$)/.test(path) || Object.keys(sub).length === 0) continue;
+        // A variant's `type` is described by its union; conditions (`if`, `not`) are no fields.
+        if (field === 'type' || /\/(if|not)(\/|$)/.test(path) || Object.keys(sub).length === 0) continue;
         // A reference is described by its definition, which is what an editor shows.
         const described =
           sub.description ??
