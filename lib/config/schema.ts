@@ -71,7 +71,8 @@ export function scenarioSchema(): JsonSchema {
       REQUIRED_FILE_FIELDS,
       child,
     ),
-    allOf: requiredUnlessDefaults(),
+    // scenario_name is the reference tool's word for name.
+    allOf: [...requiredUnlessDefaults(), notBoth('name', 'scenario_name')],
   };
   const singleEntry = {
     ...objectSchema(
@@ -121,8 +122,17 @@ const signalIs = (signals: readonly string[]): JsonSchema => ({
 
 /** Rules between the fields of one entry (lib/config/entry.ts checks them) that JSON Schema can say. */
 function entryRules(): JsonSchema[] {
-  return [...signalRules(), ...metricTypeRules(), packRule()];
+  return [
+    ...signalRules(),
+    ...metricTypeRules(),
+    packRule(),
+    // An entry starts after a delay or on a trigger; delay is the reference tool's place for while.delay.
+    notBoth('phase_offset', 'after'),
+    { dependentRequired: { delay: ['while'] } },
+  ];
 }
+
+const notBoth = (a: string, b: string): JsonSchema => ({ not: { allOf: [has(a), has(b)] } });
 
 /** The fields only some signal types take (FIELD_SIGNALS): not allowed on an entry of another signal. */
 function signalRules(): JsonSchema[] {

@@ -119,6 +119,16 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
   'exemplars with service and no from': histogram({ exemplars: { service: 'api' } }),
   'trace_context on: probability without probability': logsOfTraces({ on: 'probability' }),
   'trace_context probability without on: probability': logsOfTraces({ probability: 0.5 }),
+  'name and scenario_name': { ...file({}), name: 'a', scenario_name: 'b' },
+  'phase_offset and after': {
+    version: 2,
+    kind: 'runnable',
+    scenarios: [
+      { ...entry, id: 'first' },
+      { ...entry, name: 'second', phase_offset: '1s', after: { ref: 'first', op: '>', value: 0 } },
+    ],
+  },
+  'delay without while': file({ delay: { open: '1s' } }),
 };
 
 /** Documents svc loads, near those it refuses: the schema must accept them. */
