@@ -1,5 +1,5 @@
 import type { ValueGenerator } from '../../operators/generate.js';
-import { inHead, onMicrosecondGrid } from '../../operators/model/window.js';
+import { inHead, microsecondCycle, onMicrosecondGrid } from '../../operators/model/window.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { between, SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
@@ -39,9 +39,11 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     }
     case 'sawtooth': {
       const { min, max } = config;
-      const period = periodMs(config.period_secs);
+      // Where the tick lies in the period, in microseconds as a window's cycle (a period of 12.3 ms: in ms,
+      // 36.9 % 12.3 is 12.299999999999997, the top of the ramp, where a new period starts).
+      const period = microsecondCycle(periodMs(config.period_secs));
       // The fraction of the period is below 1, but the point may round to max: keep below it.
-      return (_n, at) => Math.min(between(min, max, (at % period) / period), previousDouble(max));
+      return (_n, at) => Math.min(between(min, max, period.position(at) / period.length), previousDouble(max));
     }
     case 'spike': {
       const { baseline, magnitude } = config;

@@ -29,13 +29,27 @@ export function onMicrosecondGrid(ms: number): number {
 }
 
 /**
- * Where `offset` lies in its cycle, and the cycle's `every` and `for`, in microseconds: on the grid they are whole
- * numbers, whose remainder is exact, so a tick at a cycle's edge is at its edge (in ms, 0.6 % 0.2 is
- * 0.19999999999999996, which put the tick at the start of a 0.2 ms cycle in its tail).
+ * A cycle of `every` ms reckoned in microseconds, `every` converted once: its length, and where an offset (ms) lies
+ * in it. On the grid both are whole numbers, whose remainder is exact, so a time at a cycle's edge is at its edge (in
+ * ms, 0.6 % 0.2 is 0.19999999999999996, which put a tick at the start of a 0.2 ms cycle in its tail).
  */
+export interface MicrosecondCycle {
+  /** The cycle's length, in microseconds. */
+  readonly length: number;
+  /** Where `offset` (ms) lies in the cycle, in microseconds: in `[0, length)`. */
+  position(offset: number): number;
+}
+
+/** The cycle of `every` ms on the microsecond grid ({@link MicrosecondCycle}). */
+export function microsecondCycle(every: number): MicrosecondCycle {
+  const length = microseconds(every);
+  return { length, position: (offset) => microseconds(offset) % length };
+}
+
+/** Where `offset` lies in the cycle of `window`, and the window's `for`, in microseconds. */
 function inCycle(window: Window, offset: number): { at: number; every: number; for: number } {
-  const every = microseconds(window.every);
-  return { at: microseconds(offset) % every, every, for: microseconds(window.for) };
+  const cycle = microsecondCycle(window.every);
+  return { at: cycle.position(offset), every: cycle.length, for: microseconds(window.for) };
 }
 
 /** True when `offset` (ms since the entry start) lies in the head `[0, for)` of its cycle. */
