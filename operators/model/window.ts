@@ -12,7 +12,7 @@ export interface Window {
 const GRID_TOLERANCE = 2 ** -48;
 
 /** `ms` in microseconds: a whole number when `ms` is that close to one (see {@link GRID_TOLERANCE}). */
-function microseconds(ms: number): number {
+export function microseconds(ms: number): number {
   const exact = ms * 1000;
   const whole = Math.round(exact);
   return Math.abs(exact - whole) <= Math.abs(exact) * GRID_TOLERANCE ? whole : exact;

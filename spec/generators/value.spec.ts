@@ -98,6 +98,10 @@ describe('value generators: uniform, sawtooth, spike, wrapping step', () => {
     expect([36.9, 73.8].map((t) => fast(0, t))).to.deep.equal([1, 1]);
     // 90 ms at timescale 0.7 is 63 ms of the CSV's time, not 62.99…: the row at 63 ms is in force.
     expect(replayRow({ at: [0, 63], span: 126 }, true, 0.7)(90)).to.equal(1);
+    // A pass of 41.1 ms: 123.3 % 41.1 is 41.09999999999999 in ms, which read the last row where the third repeat starts.
+    const rows = replayRow({ at: [0, 13.7, 27.4], span: 41.1 }, true, 1);
+    expect([41.1, 82.2, 123.3, 137, 164.4].map(rows)).to.deep.equal([0, 0, 0, 1, 0]);
+    expect([27.4, 41.1, 1e6].map(replayRow({ at: [0, 13.7, 27.4], span: 41.1 }, false, 1))).to.deep.equal([2, 2, 2]);
   });
 
   it('uniform and sawtooth over a range wider than the doubles (-1e308 to 1e308) stay finite and within it', () => {
