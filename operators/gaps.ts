@@ -1,6 +1,6 @@
 import { filter, identity, map, pipe, type MonoTypeOperatorFunction } from 'rxjs';
 import { selectTicks, type TickBatch } from './model/batch.js';
-import { inAnyWindow, inTail, type OneShotWindow, type Window } from './model/window.js';
+import { inAnyWindow, inTailOf, type OneShotWindow, type Window } from './model/window.js';
 import { check, checkList, checkWindow, NON_NEGATIVE, OBJECT, POSITIVE } from './internal/arguments.js';
 
 /**
@@ -69,7 +69,7 @@ const never = () => false;
 /** `operator` names the caller in what a wrong argument throws. */
 function recurring(operator: string, window: Window): (offset: number) => boolean {
   checkWindow(operator, 'window', window);
-  return (offset) => inTail(window, offset);
+  return inTailOf(window);
 }
 
 function oneShot(operator: string, windows: readonly OneShotWindow[]): (offset: number) => boolean {

@@ -31,7 +31,7 @@ import {
   ShapedSeries,
   type Series,
 } from './model/series.js';
-import { inHead, type Window } from './model/window.js';
+import { inHeadOf, type Window } from './model/window.js';
 import { fnv1a, SplitMix64 } from '../lib/random.js';
 import {
   check,
@@ -395,11 +395,12 @@ function rotating(label: RotatingLabel): Dimension {
 function spike(spike: CardinalitySpike): Dimension {
   const prefix = spike.prefix ?? `${spike.label}_`;
   const random = spike.strategy === 'random' ? new SplitMix64(spike.seed ?? 0) : undefined;
+  const inSpike = inHeadOf(spike);
   const fill = (digit: number) => (random ? random.hex(digit - 1) : digit - 1);
   return {
     key: spike.label,
     radix: spike.cardinality + 1,
-    digit: (index, offset) => (inHead(spike, offset) ? (index % spike.cardinality) + 1 : 0),
+    digit: (index, offset) => (inSpike(offset) ? (index % spike.cardinality) + 1 : 0),
     text: (digit) => prefix + fill(digit),
     counted: { prefix, fill },
   };

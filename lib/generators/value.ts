@@ -1,5 +1,5 @@
 import type { ValueGenerator } from '../../operators/generate.js';
-import { inHead, microsecondCycle, onMicrosecondGrid } from '../../operators/model/window.js';
+import { inHeadOf, microsecondCycle, onMicrosecondGrid } from '../../operators/model/window.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { between, SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
@@ -48,8 +48,8 @@ export function valueGenerator(config: GeneratorConfig): ValueGenerator {
     case 'spike': {
       const { baseline, magnitude } = config;
       // The spike is the head of every interval, as a burst's window is.
-      const window = { every: periodMs(config.interval_secs), for: periodMs(config.duration_secs) };
-      return (_n, at) => (inHead(window, at) ? baseline + magnitude : baseline);
+      const inSpike = inHeadOf({ every: periodMs(config.interval_secs), for: periodMs(config.duration_secs) });
+      return (_n, at) => (inSpike(at) ? baseline + magnitude : baseline);
     }
     case 'csv_replay': {
       // Compiling gives each column its own entry (lib/compile/replays.ts).

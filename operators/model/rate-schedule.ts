@@ -1,4 +1,4 @@
-import { inHead, onMicrosecondGrid, type Window } from './window.js';
+import { inHeadOf, onMicrosecondGrid, type Window } from './window.js';
 import { check, checkWindow, POSITIVE } from '../internal/arguments.js';
 
 /** A window during which the rate is multiplied. */
@@ -35,6 +35,8 @@ export class RateSchedule {
   /** Slots in one burst cycle, and in its burst head. */
   private readonly cycleSlots: number;
   private readonly headSlots: number;
+  /** Whether an offset lies in a burst window; the window converted once. */
+  private readonly inBurst: (offset: number) => boolean;
 
   private constructor(
     /** Base rate, events per second. */
@@ -54,6 +56,7 @@ export class RateSchedule {
     }
     this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
     this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
+    this.inBurst = burst ? inHeadOf(burst) : () => false;
   }
 
   /** A schedule of `rate` events per second. */
@@ -90,8 +93,7 @@ export class RateSchedule {
 
   /** Events per second in force at `offset` ms from the entry start. */
   rateAt(offset: number): number {
-    const burst = this.burst;
-    return burst && inHead(burst, offset) ? this.rate * burst.multiplier : this.rate;
+    return this.burst && this.inBurst(offset) ? this.rate * this.burst.multiplier : this.rate;
   }
 
   /** Number of slots due strictly before `offset` ms. */

@@ -29,10 +29,15 @@ export function onMicrosecondGrid(ms: number): number {
 }
 
 /**
- * A cycle of `every` ms reckoned in microseconds, `every` converted once: its length, and where an offset (ms) lies
- * in it. On the grid both are whole numbers, whose remainder is exact, so a time at a cycle's edge is at its edge (in
- * ms, 0.6 % 0.2 is 0.19999999999999996, which put a tick at the start of a 0.2 ms cycle in its tail).
+ * Where `offset` (ms) lies in a cycle of `every` microseconds, in microseconds. On the grid both are whole numbers,
+ * whose remainder is exact, so a time at a cycle's edge is at its edge (in ms, 0.6 % 0.2 is 0.19999999999999996,
+ * which put a tick at the start of a 0.2 ms cycle in its tail).
  */
+function positionIn(every: number, offset: number): number {
+  return microseconds(offset) % every;
+}
+
+/** A cycle of `every` ms reckoned in microseconds, `every` converted once: its length, and where an offset lies in it. */
 export interface MicrosecondCycle {
   /** The cycle's length, in microseconds. */
   readonly length: number;
@@ -43,25 +48,48 @@ export interface MicrosecondCycle {
 /** The cycle of `every` ms on the microsecond grid ({@link MicrosecondCycle}). */
 export function microsecondCycle(every: number): MicrosecondCycle {
   const length = microseconds(every);
-  return { length, position: (offset) => microseconds(offset) % length };
+  return { length, position: (offset) => positionIn(length, offset) };
 }
 
-/** Where `offset` lies in the cycle of `window`, and the window's `for`, in microseconds. */
-function inCycle(window: Window, offset: number): { at: number; every: number; for: number } {
-  const cycle = microsecondCycle(window.every);
-  return { at: cycle.position(offset), every: cycle.length, for: microseconds(window.for) };
+/** Whether `offset` (ms) lies in the head of a window of `every` and `length` microseconds. */
+function head(every: number, length: number, offset: number): boolean {
+  return positionIn(every, offset) < length;
 }
 
-/** True when `offset` (ms since the entry start) lies in the head `[0, for)` of its cycle. */
+/** Whether `offset` (ms) lies in the tail of a window of `every` and `length` microseconds. */
+function tail(every: number, length: number, offset: number): boolean {
+  return positionIn(every, offset) >= every - length;
+}
+
+/**
+ * The test "does `offset` (ms since the entry start) lie in the head `[0, for)` of its cycle", `window` converted to
+ * microseconds once: what a chain asks per tick.
+ */
+export function inHeadOf(window: Window): (offset: number) => boolean {
+  const [every, length] = [microseconds(window.every), microseconds(window.for)];
+  return (offset) => head(every, length, offset);
+}
+
+/**
+ * The test "does `offset` (ms since the entry start) lie in the tail `[every - for, every)` of its cycle", `window`
+ * converted to microseconds once: what a chain asks per tick.
+ */
+export function inTailOf(window: Window): (offset: number) => boolean {
+  const [every, length] = [microseconds(window.every), microseconds(window.for)];
+  return (offset) => tail(every, length, offset);
+}
+
+/** True when `offset` (ms since the entry start) lies in the head `[0, for)` of its cycle (per tick: {@link inHeadOf}). */
 export function inHead(window: Window, offset: number): boolean {
-  const cycle = inCycle(window, offset);
-  return cycle.at < cycle.for;
+  return head(microseconds(window.every), microseconds(window.for), offset);
 }
 
-/** True when `offset` (ms since the entry start) lies in the tail `[every - for, every)` of its cycle. */
+/**
+ * True when `offset` (ms since the entry start) lies in the tail `[every - for, every)` of its cycle (per tick:
+ * {@link inTailOf}).
+ */
 export function inTail(window: Window, offset: number): boolean {
-  const cycle = inCycle(window, offset);
-  return cycle.at >= cycle.every - cycle.for;
+  return tail(microseconds(window.every), microseconds(window.for), offset);
 }
 
 /** A window that happens once: from `at` ms after the entry start, `for` ms long; half-open, `[at, at + for)`. */
