@@ -24,7 +24,7 @@ export function parseDuration(text: string, { zero = false }: { zero?: boolean }
       `expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got ${show(text)}${hint}`,
     );
   }
-  const ms = Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] * 1000) / 1000;
+  const ms = Math.round(asWritten(match) * 1000) / 1000;
   // A length below half a microsecond rounds to 0: "expected a positive duration" would read as a contradiction.
   if (ms === 0 && !zero && Number(match[1]) > 0) {
     throw new RangeError(
@@ -35,4 +35,18 @@ export function parseDuration(text: string, { zero = false }: { zero?: boolean }
     throw new RangeError(`expected a ${zero ? 'finite' : 'positive, finite'} duration, got ${show(text)}`);
   }
   return ms;
+}
+
+/** The milliseconds of a matched duration as written, before rounding to the microsecond. */
+function asWritten(match: RegExpExecArray): number {
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
+/**
+ * The milliseconds `text` writes, before {@link parseDuration} rounds them to the microsecond (`0.0005ms` is 0.0005,
+ * not 0.001); NaN when `text` is not a duration.
+ */
+export function writtenMs(text: unknown): number {
+  const match = typeof text === 'string' ? DURATION.exec(text) : null;
+  return match ? asWritten(match) : Number.NaN;
 }

@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { DURATION_PATTERN, parseDuration } from './duration.js';
+import { DURATION_PATTERN, parseDuration, writtenMs } from './duration.js';
 import { START_TIME_PATTERN, parseStartTime } from './start-time.js';
 import { isMapping, show } from './problems.js';
 import {
@@ -42,7 +42,7 @@ import {
 import * as limits from './limits.js';
 import { formatMs } from '../format.js';
 import { HOST_PORT_PATTERN, splitHostPort } from './address.js';
-import type { OneShotWindow, Window } from '../../operators/model/window.js';
+import { microseconds, type OneShotWindow, type Window } from '../../operators/model/window.js';
 import type { CardinalitySpike as OperatorSpike } from '../../operators/labels.js';
 import type {
   DynamicLabel,
@@ -276,14 +276,16 @@ export const labels = record(labelKey, labelValue)
 
 function shorterThanEvery<W extends { every: number; for: number }>(w: W, u: unknown, c: t.Context): t.Validation<W> {
   const raw = u as Record<string, unknown>;
-  return w.for < w.every
-    ? t.success(w)
-    : failAt(
-        u,
-        c,
-        'for',
-        `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}${raw.for !== raw.every && w.for === w.every ? ` (both ${w.for}ms once counted in whole microseconds)` : ''}`,
-      );
+  if (w.for < w.every) return t.success(w);
+  // Equal only once rounded (0.0005ms and 0.001ms): say why. Not for 1000ms and 1s, equal as written; in microseconds,
+  // where 1.1s (1100.0000000000002 ms) and 1100ms are one value.
+  const rounded = w.for === w.every && microseconds(writtenMs(raw.for)) !== microseconds(writtenMs(raw.every));
+  return failAt(
+    u,
+    c,
+    'for',
+    `expected a duration shorter than every (${show(raw.every)}), got ${show(raw.for)}${rounded ? ` (both ${w.for}ms once counted in whole microseconds)` : ''}`,
+  );
 }
 
 const windowEvery = duration.describe('How often the window recurs, from the entry start.');

@@ -186,6 +186,17 @@ describe('gaps', () => {
     expect(entryProblems(metric({ gaps: { every: '0.001ms', for: '0.0005ms' } }))).to.deep.equal([
       'scenarios[0] (cpu): gaps.for: expected a duration shorter than every ("0.001ms"), got "0.0005ms" (both 0.001ms once counted in whole microseconds)',
     ]);
+    // Equal as written, in other units: nothing was rounded, so no word of microseconds.
+    for (const [every, span] of [
+      ['1s', '1000ms'],
+      ['1.1s', '1100ms'],
+      ['0.001s', '1ms'],
+      ['1h', '60m'],
+    ]) {
+      expect(entryProblems(metric({ gaps: { every, for: span } }))).to.deep.equal([
+        `scenarios[0] (cpu): gaps.for: expected a duration shorter than every ("${every}"), got "${span}"`,
+      ]);
+    }
   });
 
   it('needs both fields', () => {
