@@ -100,14 +100,17 @@ export interface OneShotWindow {
 
 /**
  * `windows` as the one silence they make together: sorted, disjoint `[from, to)` spans, windows that touch or
- * overlap joined into one. What the runtime drops and what a preview marks are both read from these spans.
+ * overlap joined into one. What the runtime drops and what a preview marks are both read from these spans. A span
+ * ends on the microsecond grid ({@link onMicrosecondGrid}): 0.1 + 0.2 ms is 0.30000000000000004, which silenced the
+ * tick at 0.3 ms, the end of the window.
  */
 export function mergedWindows(windows: readonly OneShotWindow[]): [number, number][] {
   const spans: [number, number][] = [];
   for (const { at, for: length } of [...windows].sort((a, b) => a.at - b.at)) {
+    const end = onMicrosecondGrid(at + length);
     const last = spans.at(-1);
-    if (last && at <= last[1]) last[1] = Math.max(last[1], at + length);
-    else spans.push([at, at + length]);
+    if (last && at <= last[1]) last[1] = Math.max(last[1], end);
+    else spans.push([at, end]);
   }
   return spans;
 }

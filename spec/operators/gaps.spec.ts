@@ -109,6 +109,22 @@ describe('gapWindows (one-shot silences)', () => {
     expect(at).to.deep.equal([200, 300, 400, 700, 800, 900]);
   });
 
+  it('ends a window on the microsecond grid: the tick at `at + for` is heard though `at + for` is a hair past it in ms', () => {
+    // At 10 000/s a tick every 0.1 ms; 0.1 + 0.2 is 0.30000000000000004, which silenced the tick at 0.3 ms too.
+    // 0.7 + 0.1 (0.7999999999999999) ends at 0.8 ms as well.
+    const kept = collect(
+      of(RateSchedule.constant(10_000)).pipe(
+        ticks({ duration: 1 }),
+        gapWindows([
+          { at: 0.1, for: 0.2 },
+          { at: 0.7, for: 0.1 },
+        ]),
+      ),
+      tick,
+    ).map(({ n }) => n);
+    expect(kept).to.deep.equal([0, 3, 4, 5, 6, 8, 9]);
+  });
+
   it('joins windows that touch or overlap, in any order, into one silence', () => {
     const at = collect(
       of(RateSchedule.constant(10)).pipe(
