@@ -48,7 +48,9 @@ export interface Reading {
  * deliver late). A flip back within the delay cancels the pending edge. The gate is closed until the condition first holds, and keeps its state when
  * `condition` completes. A batch is judged by the state when it arrives, an edge due at that very
  * instant included, whichever of the two the scheduler runs first (so a backfill on virtual time
- * and a run on real time agree to the millisecond). With `snap`, the first
+ * and a run on real time agree to the millisecond). A value of `condition` that arrives at that
+ * instant with no delay to run is not ordered with the batch: the batch sees the state before or
+ * after it, as the scheduler runs them (docs/timing.md, while gates). With `snap`, the first
  * batch that arrives after a close gives one last tick (its first, remade by `snap`). A throw in
  * `snap` or `onEdge` errors the stream. Each subscription has its own gate and watches `condition` anew.
  *
