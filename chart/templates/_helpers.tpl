@@ -52,6 +52,11 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- if and .Values.server.state.enabled .Values.shard.enabled .Values.server.state.existingClaim }}
 {{- fail "server.state.existingClaim: in shard mode each pod claims its own volume; leave it empty" }}
 {{- end }}
+{{- with .Values.serviceMonitor }}
+{{- if and .enabled (gt (include "svc.durationMs" .scrapeTimeout | int64) (include "svc.durationMs" .interval | int64)) }}
+{{- fail (printf "serviceMonitor.scrapeTimeout %s is longer than serviceMonitor.interval %s: the Prometheus Operator skips such a ServiceMonitor and nothing is scraped; make it at most the interval" .scrapeTimeout .interval) }}
+{{- end }}
+{{- end }}
 {{- if and .Values.server.autostart (not .Values.scenarios) }}
 {{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
 {{- end }}
@@ -61,6 +66,17 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- fail (printf "server.extraEnv: %s is the chart's to set, from %s: set that value instead" $env.name .) }}
 {{- end }}
 {{- end }}
+{{- end }}
+
+{{/* A Prometheus duration as values.schema.json allows it (1m30s, 500ms), in milliseconds: durations compare as numbers. */}}
+{{- define "svc.durationMs" -}}
+{{- $unitMs := dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000 }}
+{{- $total := 0 }}
+{{- range regexFindAll "[0-9]+(ms|s|m|h)" . -1 }}
+{{- $number := regexFind "^[0-9]+" . }}
+{{- $total = add $total (mul ($number | int64) (get $unitMs (trimPrefix $number .))) }}
+{{- end }}
+{{- $total }}
 {{- end }}
 
 {{/*

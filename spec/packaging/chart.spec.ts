@@ -588,6 +588,30 @@ describe('Helm chart (chart/)', function () {
       ).to.deep.equal(['demo-svc']);
     });
 
+    it('serviceMonitor: a scrapeTimeout longer than the interval is refused, naming both (the Prometheus Operator skips such a monitor)', async () => {
+      const refusal = (interval: string, scrapeTimeout?: string) =>
+        renderChart({ serviceMonitor: { enabled: true, interval, ...(scrapeTimeout && { scrapeTimeout }) } }).then(
+          () => undefined,
+          (error: Error) => error.message,
+        );
+      // The default scrapeTimeout, 10s, with a shorter interval.
+      expect(await refusal('5s')).to.match(
+        /serviceMonitor\.scrapeTimeout 10s is longer than serviceMonitor\.interval 5s: the Prometheus Operator skips/,
+      );
+      expect(await refusal('1m', '1m1s')).to.include('serviceMonitor.scrapeTimeout 1m1s is longer');
+      expect(await refusal('500ms', '1s')).to.include('serviceMonitor.scrapeTimeout 1s is longer');
+      for (const [interval, scrapeTimeout] of [
+        ['1m', '1m'],
+        ['1m', '59s'],
+        ['2m', '90s'],
+        ['1h', '59m59s999ms'],
+        ['1s', '999ms'],
+      ])
+        expect(await refusal(interval!, scrapeTimeout), `${interval} ${scrapeTimeout}`).to.equal(undefined);
+      // Off, the values are not used.
+      await renderChart({ serviceMonitor: { enabled: false, interval: '5s' } });
+    });
+
     it('serviceMonitor in shard mode selects the main Service only, not the headless one: each pod is scraped once', async () => {
       const rendered = await renderChart({
         shard: { enabled: true },
