@@ -137,8 +137,8 @@ spec:
         - name: SVC_API_KEY
           valueFrom:
             secretKeyRef:
-              name: {{ . }}
-              key: {{ required "server.apiKey.secretKey: name the key of the Secret that holds the API key" $.Values.server.apiKey.secretKey }}
+              name: {{ . | quote }}
+              key: {{ required "server.apiKey.secretKey: name the key of the Secret that holds the API key" $.Values.server.apiKey.secretKey | quote }}
         {{- end }}
         {{- if .Values.shard.enabled }}
         # The pod's ordinal in its StatefulSet (label set by Kubernetes 1.28 and later).
@@ -184,11 +184,11 @@ spec:
         {{- end }}
         {{- if .Values.server.fileRoot.enabled }}
         - name: file-root
-          mountPath: {{ .Values.server.fileRoot.path }}
+          mountPath: {{ .Values.server.fileRoot.path | quote }}
         {{- end }}
         {{- if .Values.server.state.enabled }}
         - name: state
-          mountPath: {{ .Values.server.state.path }}
+          mountPath: {{ .Values.server.state.path | quote }}
         {{- end }}
       {{- end }}
   {{- $stateVolume := and .Values.server.state.enabled (not .Values.shard.enabled) }}
@@ -210,7 +210,7 @@ spec:
     {{- if $stateVolume }}
     - name: state
       persistentVolumeClaim:
-        claimName: {{ include "svc.stateClaim" . }}
+        claimName: {{ include "svc.stateClaim" . | quote }}
     {{- end }}
   {{- end }}
   {{- with .Values.nodeSelector }}

@@ -100,6 +100,12 @@ const MODES: Record<string, object> = {
   },
   'state volume, shard mode': { shard: { enabled: true }, replicaCount: 2, server: { state: { enabled: true } } },
   'state volume on an existing claim': { server: { state: { enabled: true, existingClaim: 'mine' } } },
+  // Valid names that a YAML parser reads as a number or a boolean unless the chart quotes them.
+  'names that read as numbers or booleans': {
+    server: { apiKey: { existingSecret: '0123', secretKey: '2024' }, state: { enabled: true, existingClaim: '0042' } },
+    serviceMonitor: { enabled: true },
+    ingress: { enabled: true, className: 'true', tls: [{ secretName: '443', hosts: ['svc.local'] }] },
+  },
 };
 
 describe('Helm chart against the Kubernetes API schemas', function () {

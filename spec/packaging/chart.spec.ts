@@ -282,6 +282,40 @@ describe('Helm chart (chart/)', function () {
       expect(rendered.notes).not.to.match(/WARNING/);
     });
 
+    it('writes names and paths from values as strings, even those YAML would read as numbers, booleans or comments', async () => {
+      const rendered = await renderChart({
+        server: {
+          apiKey: { existingSecret: '0123', secretKey: '2024' },
+          fileRoot: { enabled: true, path: '/data #out' },
+          state: { enabled: true, path: '/state: kept', existingClaim: '0042' },
+        },
+        serviceMonitor: { enabled: true, path: '/metrics #1' },
+        ingress: {
+          enabled: true,
+          className: 'true',
+          hosts: [{ host: 'svc.local', paths: [{ path: '/a #b', pathType: 'Prefix' }] }],
+          tls: [{ secretName: '443', hosts: ['svc.local'] }],
+        },
+      });
+      const deployment = rendered.one('Deployment');
+      expect(envOf(deployment).SVC_API_KEY).to.deep.equal({ secretKeyRef: { name: '0123', key: '2024' } });
+      expect(container(deployment).volumeMounts).to.deep.equal([
+        { name: 'file-root', mountPath: '/data #out' },
+        { name: 'state', mountPath: '/state: kept' },
+      ]);
+      expect(deployment.spec.template.spec.volumes).to.deep.include({
+        name: 'state',
+        persistentVolumeClaim: { claimName: '0042' },
+      });
+      const endpoint = rendered.one('ServiceMonitor').spec.endpoints[0];
+      expect(endpoint.path).to.equal('/metrics #1');
+      expect(endpoint.authorization.credentials).to.deep.equal({ name: '0123', key: '2024' });
+      const ingress = rendered.one('Ingress').spec;
+      expect(ingress.ingressClassName).to.equal('true');
+      expect(ingress.tls[0].secretName).to.equal('443');
+      expect(ingress.rules[0].http.paths[0].path).to.equal('/a #b');
+    });
+
     it('refuses an API key Secret without a key name, naming the value', async () => {
       const failure = await renderChart({ server: { apiKey: { existingSecret: 'svc-key', secretKey: '' } } }).catch(
         (error: Error) => error.message,
