@@ -327,7 +327,7 @@ class ServeCommand extends Command {
         fileRoot,
         catalog,
         autostart: names,
-        ...(shard !== undefined && { shard: parseShard(shard) }),
+        ...(shard !== undefined && { shard: parseShard(shard, this.shard === undefined ? 'SVC_SHARD' : '--shard') }),
         ...(stateDir && { state: await ScenarioStore.open(stateDir.dir, logger, stateDir.setting) }),
         maxEntries,
         limits,

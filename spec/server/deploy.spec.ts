@@ -277,14 +277,17 @@ describe('svc-server in a deployment', () => {
       }
     });
 
-    it('exits 2 naming --shard for a shard that is not ORDINAL/COUNT, as when the pod index label is missing', async () => {
+    it('exits 2 naming --shard or SVC_SHARD for a shard that is not ORDINAL/COUNT, saying so when the pod index label is missing', async () => {
       const cases = await Promise.all([
-        exitOf([], { SVC_SHARD: '$(SVC_POD_INDEX)/3' }),
+        // Kubernetes before 1.28 sets no apps.kubernetes.io/pod-index label: SVC_POD_INDEX reads as empty.
+        exitOf([], { SVC_SHARD: '/3' }),
         exitOf(['--shard', '3/3']),
         exitOf(['--shard', '0/1001']),
       ]);
       expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
-      expect(cases[0]!.err).to.match(/--shard: expected ORDINAL\/COUNT.*got "\$\(SVC_POD_INDEX\)\/3"/);
+      expect(cases[0]!.err).to.include(
+        'SVC_SHARD: expected ORDINAL/COUNT, whole numbers with ORDINAL below COUNT and COUNT from 1 to 1000 (a pod\'s index and the replica count), got "/3": ORDINAL is empty (on Kubernetes before 1.28 no pod has the label apps.kubernetes.io/pod-index it is read from)',
+      );
       expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
       expect(cases[2]!.err).to.match(/COUNT from 1 to 1000/);
     });
