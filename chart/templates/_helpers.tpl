@@ -60,10 +60,14 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- if and .Values.server.autostart (not .Values.scenarios) }}
 {{- fail "server.autostart names catalog scenarios: put their files in scenarios" }}
 {{- end }}
-{{- $own := dict "SVC_LOG_LEVEL" "server.logLevel" "NODE_OPTIONS" "server.heapMiB" "SVC_API_KEY" "server.apiKey.existingSecret" "SVC_SHARD" "shard.enabled" "SVC_POD_INDEX" "shard.enabled" "SVC_CATALOG" "scenarios" "SVC_AUTOSTART" "server.autostart" "SVC_FILE_ROOT" "server.fileRoot" "SVC_STATE_DIR" "server.state" "SVC_BIND" "server.bind" "SVC_MAX_ENTRIES" "server.maxEntries" }}
+{{- $own := dict "SVC_LOG_LEVEL" "server.logLevel" "SVC_API_KEY" "server.apiKey.existingSecret" "SVC_SHARD" "shard.enabled" "SVC_POD_INDEX" "shard.enabled" "SVC_CATALOG" "scenarios" "SVC_AUTOSTART" "server.autostart" "SVC_FILE_ROOT" "server.fileRoot" "SVC_STATE_DIR" "server.state" "SVC_BIND" "server.bind" "SVC_MAX_ENTRIES" "server.maxEntries" }}
 {{- range $env := .Values.server.extraEnv }}
 {{- with get $own $env.name }}
 {{- fail (printf "server.extraEnv: %s is the chart's to set, from %s: set that value instead" $env.name .) }}
+{{- end }}
+{{- /* NODE_OPTIONS carries every Node option: the chart's only while server.heapMiB puts the heap limit in it. */}}
+{{- if and $.Values.server.heapMiB (eq $env.name "NODE_OPTIONS") }}
+{{- fail "server.extraEnv: NODE_OPTIONS is the chart's to set while server.heapMiB is set: set server.heapMiB to 0 and add --max-old-space-size=N to your NODE_OPTIONS, or leave NODE_OPTIONS out" }}
 {{- end }}
 {{- end }}
 {{- end }}

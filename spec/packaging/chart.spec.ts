@@ -391,6 +391,20 @@ describe('Helm chart (chart/)', function () {
       }
     });
 
+    it('server.extraEnv: NODE_OPTIONS for other Node options when server.heapMiB is 0; refused, saying how, when heapMiB sets it', async () => {
+      const nodeOptions = { name: 'NODE_OPTIONS', value: '--use-openssl-ca --dns-result-order=ipv4first' };
+      const deployment = (await renderChart({ server: { extraEnv: [nodeOptions] } })).one('Deployment');
+      expect(container(deployment).env.filter((e: { name: string }) => e.name === 'NODE_OPTIONS')).to.deep.equal([
+        nodeOptions,
+      ]);
+      const failure = await renderChart({ server: { heapMiB: 352, extraEnv: [nodeOptions] } }).catch(
+        (error: Error) => error.message,
+      );
+      expect(failure).to.include(
+        "server.extraEnv: NODE_OPTIONS is the chart's to set while server.heapMiB is set: set server.heapMiB to 0 and add --max-old-space-size=N to your NODE_OPTIONS",
+      );
+    });
+
     it('server.extraEnv: refuses a variable the chart sets from another value, naming that value', async () => {
       for (const [name, value] of [
         ['SVC_API_KEY', 'server.apiKey.existingSecret'],
