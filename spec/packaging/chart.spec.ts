@@ -316,6 +316,22 @@ describe('Helm chart (chart/)', function () {
       expect(ingress.rules[0].http.paths[0].path).to.equal('/a #b');
     });
 
+    it('refuses a loopback server.bind, which the probes and the Service cannot reach; takes any other address', async () => {
+      for (const bind of ['127.0.0.1', '127.0.0.53', 'localhost', '::1']) {
+        const failure = await renderChart({ server: { bind } }).then(
+          () => 'rendered',
+          (error: Error) => error.message,
+        );
+        expect(failure, bind).to.include(
+          `server.bind ${bind} is reachable only from inside the pod: the kubelet's probes and the Service connect to the pod's IP`,
+        );
+      }
+      for (const bind of ['0.0.0.0', '::', '10.1.2.3']) {
+        const deployment = (await renderChart({ server: { bind } })).one('Deployment');
+        expect(container(deployment).args.slice(2, 4)).to.deep.equal(['--bind', bind]);
+      }
+    });
+
     it('refuses an API key Secret without a key name, naming the value', async () => {
       const failure = await renderChart({ server: { apiKey: { existingSecret: 'svc-key', secretKey: '' } } }).catch(
         (error: Error) => error.message,
