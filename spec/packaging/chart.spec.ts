@@ -155,6 +155,17 @@ describe('Helm chart (chart/)', function () {
       expect(wrong(['server', 'heapMiB'], 1e6)).to.include('/server/heapMiB: must match a schema in anyOf');
       expect(wrong(['server', 'maxEntries'], 0)).to.deep.equal(['/server/maxEntries: must be >= 1']);
       expect(wrong(['server', 'maxEntries'], 2e6)).to.deep.equal(['/server/maxEntries: must be <= 1000000']);
+      // A misspelt valueFrom would otherwise render a variable without a value, which Kubernetes sets to "".
+      expect(
+        wrong(
+          ['server', 'extraEnv'],
+          [{ name: 'KAFKA_PASSWORD', valuefrom: { secretKeyRef: { name: 'k', key: 'p' } } }],
+        ),
+      ).to.deep.equal(['/server/extraEnv/0: must NOT have additional properties ("valuefrom")']);
+      // A misspelt secretName would leave the Ingress on the controller's default certificate.
+      expect(wrong(['ingress', 'tls'], [{ hosts: ['svc.local'], secretname: 'svc-tls' }])).to.deep.equal([
+        '/ingress/tls/0: must NOT have additional properties ("secretname")',
+      ]);
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
