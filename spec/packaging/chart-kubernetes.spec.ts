@@ -81,6 +81,11 @@ const MODES: Record<string, object> = {
       enabled: true,
       className: 'nginx',
       annotations: { 'nginx.ingress.kubernetes.io/proxy-body-size': '1m' },
+      // A named host, and a rule for any host.
+      hosts: [
+        { host: 'svc.local', paths: [{ path: '/', pathType: 'Prefix' }] },
+        { host: '', paths: [{ path: '/', pathType: 'Prefix' }] },
+      ],
       tls: [{ secretName: 'svc-tls', hosts: ['svc.local'] }],
     },
   },

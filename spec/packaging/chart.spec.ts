@@ -166,6 +166,8 @@ describe('Helm chart (chart/)', function () {
       expect(wrong(['ingress', 'tls'], [{ hosts: ['svc.local'], secretname: 'svc-tls' }])).to.deep.equal([
         '/ingress/tls/0: must NOT have additional properties ("secretname")',
       ]);
+      // Kubernetes refuses an Ingress with neither rules nor a default backend.
+      expect(wrong(['ingress', 'hosts'], [])).to.deep.equal(['/ingress/hosts: must NOT have fewer than 1 items']);
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
