@@ -615,6 +615,26 @@ describe('Helm chart (chart/)', function () {
       expect(max.spec).not.to.have.property('minAvailable');
     });
 
+    it('podDisruptionBudget: NOTES.txt warns when it allows no eviction, so a node drain would wait forever', async () => {
+      const warning = async (values: object, budget: object = {}) =>
+        /WARNING: the PodDisruptionBudget allows no eviction with (\d+) pod\(s\)/.exec(
+          (await renderChart({ ...values, podDisruptionBudget: { enabled: true, ...budget } })).notes,
+        )?.[1];
+      // The defaults, minAvailable 1 of one pod.
+      expect(await warning({})).to.equal('1');
+      expect(await warning({ autoscaling: { enabled: true } })).to.equal('1');
+      expect(await warning({ replicaCount: 3 }, { minAvailable: '100%' })).to.equal('3');
+      expect(await warning({ replicaCount: 3 }, { maxUnavailable: 0 })).to.equal('3');
+      for (const [values, budget] of [
+        [{ replicaCount: 2 }, {}],
+        [{}, { maxUnavailable: 1 }],
+        [{ replicaCount: 3 }, { minAvailable: '50%' }],
+        [{ autoscaling: { enabled: true, minReplicas: 2 } }, {}],
+        [{ shard: { enabled: true }, replicaCount: 4 }, {}],
+      ])
+        expect(await warning(values!, budget), JSON.stringify([values, budget])).to.equal(undefined);
+    });
+
     it('ingress: className, annotations, hosts with their paths to the port http, and tls', async () => {
       const ingress = (
         await renderChart({
