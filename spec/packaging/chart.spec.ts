@@ -168,6 +168,10 @@ describe('Helm chart (chart/)', function () {
       ]);
       // Kubernetes refuses an Ingress with neither rules nor a default backend.
       expect(wrong(['ingress', 'hosts'], [])).to.deep.equal(['/ingress/hosts: must NOT have fewer than 1 items']);
+      // A misspelt limits would be dropped by Kubernetes: a container without a memory limit.
+      expect(wrong(['resources'], { requests: { cpu: '100m' }, limit: { memory: '256Mi' } })).to.deep.equal([
+        '/resources: must NOT have additional properties ("limit")',
+      ]);
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
