@@ -73,7 +73,8 @@ const MODES: Record<string, object> = {
     server: { autostart: ['checkout'] },
   },
   autoscaling: {
-    autoscaling: { enabled: true, targetMemoryUtilizationPercentage: 70 },
+    // CPU above 100 % of the request.
+    autoscaling: { enabled: true, targetCPUUtilizationPercentage: 150, targetMemoryUtilizationPercentage: 70 },
     podDisruptionBudget: { enabled: true },
   },
   ingress: {

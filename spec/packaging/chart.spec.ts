@@ -172,6 +172,11 @@ describe('Helm chart (chart/)', function () {
       expect(wrong(['resources'], { requests: { cpu: '100m' }, limit: { memory: '256Mi' } })).to.deep.equal([
         '/resources: must NOT have additional properties ("limit")',
       ]);
+      // Utilization is of the requests: a pod may use 150 % of its CPU request, as Kubernetes allows.
+      expect(wrong(['autoscaling', 'targetCPUUtilizationPercentage'], 150)).to.deep.equal([]);
+      expect(wrong(['autoscaling', 'targetCPUUtilizationPercentage'], 0)).to.deep.equal([
+        '/autoscaling/targetCPUUtilizationPercentage: must be >= 1',
+      ]);
       // An empty instancePath is the document itself.
       expect(wrong(['servicemonitor'], {})).to.deep.equal([': must NOT have additional properties ("servicemonitor")']);
     });
