@@ -4,7 +4,7 @@
  * column keeps the entry's id; several get `<entry id>.<metric name>` (`#2`, ... when names repeat).
  * The header names the metric (else `default_metric_name` does, else the entry's `name`) and gives
  * labels, which win over the entry's own (as the reference tool merges them); a `columns` mapping's
- * labels win over both. The table was read before compiling (lib/config/csv-replay.ts).
+ * labels win over both, and `--label` over all of them (as the flag wins over the file's labels). The table was read before compiling (lib/config/csv-replay.ts).
  */
 import type { Issue } from '../language/problems.js';
 import type { CsvColumn, CsvReplayGenerator, MetricTable } from '../language/types.js';
@@ -42,6 +42,7 @@ export function expandReplay(
   const fallbackOf = (column: TableColumn) =>
     fallback !== undefined && nameless.length > 1 ? `${fallback}_${table.columns.indexOf(column) + 1}` : fallback;
   const taken = new Set<string>();
+  const { flag_labels: flagLabels, ...replayed } = entry;
   const entries = chosen.columns.map(({ column, as }): Entry => {
     const name = as?.name ?? column.name ?? fallbackOf(column) ?? entry.name!;
     const series = {
@@ -51,10 +52,10 @@ export function expandReplay(
       toJSON: () => ({ column: column.header, rows: column.values.length }),
     };
     return {
-      ...entry,
+      ...replayed,
       id: chosen.columns.length === 1 ? entry.id : claim(`${entry.id}.${name}`, taken),
       name,
-      labels: { ...entry.labels, ...column.labels, ...as?.labels },
+      labels: { ...entry.labels, ...column.labels, ...as?.labels, ...flagLabels },
       generator: { ...generator, series },
     };
   });

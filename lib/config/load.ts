@@ -9,7 +9,14 @@ import { fileFields } from '../language/fields.js';
 import { entryFields, isEntryId, type EntryFields } from './entry-fields.js';
 import { NO_DEFAULTS, decodeDefaults, mergeDefaults, type Defaults } from './defaults.js';
 import { decodeEntry, impliedSignal } from './entry.js';
-import { applyOverrides, flagIssue, flagMessage, type CliOverrides, type FlagIssue } from './overrides.js';
+import {
+  applyOverrides,
+  flagIssue,
+  notingFlagLabels,
+  flagMessage,
+  type CliOverrides,
+  type FlagIssue,
+} from './overrides.js';
 import { formatOf, parseText, type Format } from './parse.js';
 import { isPackDocument } from './pack.js';
 import type { Variables } from './interpolate.js';
@@ -309,7 +316,8 @@ function validateEntries(
           : issue,
       );
     const place = { path, label: labelOf(prefix, overridden.raw) };
-    return { place, fields: decoded.fields, ...(decoded.entry && { entry: decoded.entry }), issues, flagIssues };
+    const entry = decoded.entry && notingFlagLabels(decoded.entry, overrides);
+    return { place, fields: decoded.fields, ...(entry && { entry }), issues, flagIssues };
   });
   for (const { index, issue } of referenceIssues(
     results.map((r) => r.fields),

@@ -9,6 +9,7 @@ import { SINK_KINDS, sinkKindOf } from '../sinks/kinds/index.js';
 import { encoderKindOf } from '../encoders/kinds/index.js';
 import { FIELD_SIGNALS, impliedSignal } from './entry.js';
 import { SIGNAL_TYPES } from '../language/fields.js';
+import type { Entry } from './types.js';
 
 export interface CliOverrides {
   readonly rate?: number;
@@ -104,6 +105,16 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
   }
   const fields = Object.keys(raw).filter((key) => raw[key] !== entry[key]);
   return { raw, fields, flags, issues };
+}
+
+/**
+ * `entry` with the `--label` labels noted when it replays a CSV: the entry's labels hold them already, but a replayed
+ * column's header labels win over the entry's, and the flag wins over both (lib/compile/replays.ts).
+ */
+export function notingFlagLabels(entry: Entry, overrides: CliOverrides): Entry {
+  return overrides.labels && entry.generator?.type === 'csv_replay'
+    ? { ...entry, flag_labels: overrides.labels }
+    : entry;
 }
 
 /**

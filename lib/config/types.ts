@@ -61,6 +61,11 @@ export interface Entry {
   readonly encoder: EncoderConfig;
   readonly sink: SinkConfig;
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * On a `csv_replay` entry, the labels `--label` set (they are in `labels` too): they win over a replayed
+   * column's header labels as well, as the flag wins over every label of the file (lib/compile/replays.ts).
+   */
+  readonly flag_labels?: Readonly<Record<string, string>>;
   readonly dynamic_labels: readonly DynamicLabel[];
   readonly jitter?: number;
   readonly jitter_seed: number;

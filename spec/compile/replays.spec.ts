@@ -8,6 +8,7 @@ import { compileScenario, type ScenarioPlan } from '../../lib/compile/index.js';
 import { valueGenerator } from '../../lib/generators/value.js';
 import { logGenerator } from '../../lib/generators/log.js';
 import type { Entry } from '../../lib/config/types.js';
+import type { CliOverrides } from '../../lib/config/overrides.js';
 import { load, v2 } from '../support/scenarios.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
@@ -31,8 +32,8 @@ writeFileSync(join(dir, 'unlevelled.csv'), ['timestamp,level,message', '100,,qui
 writeFileSync(join(dir, 'balances.csv'), ['Time,credit,debit', '0,1,5', '10,,-2', '20,3,-4', ''].join('\n'));
 writeFileSync(join(dir, 'plain.csv'), ['timestamp,message', '100,hello', ''].join('\n'));
 
-async function compile(scenarios: Record<string, unknown>[]): Promise<ScenarioPlan> {
-  const file = await readReplays(load(v2(scenarios), { format: 'json' }), filesIn(dir));
+async function compile(scenarios: Record<string, unknown>[], overrides: CliOverrides = {}): Promise<ScenarioPlan> {
+  const file = await readReplays(load(v2(scenarios), { format: 'json', overrides }), filesIn(dir));
   return compileScenario(file, { origin: 'test.yaml' });
 }
 
@@ -114,6 +115,17 @@ describe('csv_replay: one entry per column', () => {
       { id: 'rec.rps', name: 'rps', labels: { pod: 'a', env: 'test' } },
     ]);
     expect(valuesAt(plan.scenarios[0]!, 3)).to.deep.equal([1, 1, 1]);
+  });
+
+  it("--label wins over the header labels and the columns mapping, as it wins over the file's labels", async () => {
+    const columns = [{ index: 3, labels: { pod: 'c' } }, { index: 1 }];
+    const entry = { id: 'rec', labels: { pod: 'entry', env: 'test' } };
+    const plan = await compile([replay({ columns }, entry)], { labels: { pod: 'cli' } });
+    expect(plan.scenarios.map(({ id, labels }) => ({ id, labels }))).to.deep.equal([
+      { id: 'rec.errors', labels: { pod: 'cli', env: 'test' } },
+      { id: 'rec.rps', labels: { pod: 'cli', env: 'test' } },
+    ]);
+    expect(plan.scenarios.some((e) => 'flag_labels' in e)).to.equal(false);
   });
 
   it("strings and mappings mix in one list; one chosen column keeps the entry's id", async () => {
