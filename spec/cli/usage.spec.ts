@@ -154,6 +154,17 @@ describe('svc help and version', () => {
     expect(run.stdout).to.equal((await svc(['run', '--help'])).stdout);
   });
 
+  it("svc help takes every path of a command, as the command line does: svc list is svc catalog list's", async () => {
+    for (const [alias, path] of [
+      ['list', ['catalog', 'list']],
+      ['show', ['catalog', 'show']],
+    ] as const) {
+      const help = await svc(['help', alias]);
+      expect(help.code, help.stderr).to.equal(0);
+      expect(help.stdout).to.equal((await svc([...path, '--help'])).stdout);
+    }
+  });
+
   it('docs/cli.md shows every command that svc help lists, and every flag of each', async () => {
     const doc = readFileSync('docs/cli.md', 'utf8');
     const missing: string[] = [];

@@ -17,13 +17,27 @@ export class HelpCommand extends SvcCommand {
       this.context.stdout.write(this.cli.usage());
       return 0;
     }
-    const { binaryName } = this.cli;
-    const commands = this.cli
-      .definitions()
-      .map(({ path }) => path.slice(binaryName.length + 1))
-      .filter((path) => path !== '' && !path.startsWith('-'));
-    if (!commands.includes(this.command.join(' ')))
+    const help = [...this.command, '--help'];
+    // Every path a command answers to is asked for as typed (definitions() hold only the first of each command's
+    // paths, so `svc help list`, the path `svc catalog list` also has, was an unknown command).
+    if (!answers(() => this.cli.process(help))) {
+      const { binaryName } = this.cli;
+      const commands = this.cli
+        .definitions()
+        .map(({ path }) => path.slice(binaryName.length + 1))
+        .filter((path) => path !== '' && !path.startsWith('-'));
       throw new UsageError(unknownCommandMessage(commands, this.command, `${binaryName} help`));
-    return this.cli.run([...this.command, '--help']);
+    }
+    return this.cli.run(help);
+  }
+}
+
+/** Whether clipanion resolves the command line to a command (it throws when no command takes it). */
+function answers(resolve: () => unknown): boolean {
+  try {
+    resolve();
+    return true;
+  } catch {
+    return false;
   }
 }
