@@ -206,10 +206,30 @@ function validateSingleEntry(
     issuesOf(errors).map((issue) => problemAt(TOP, issue)),
     logsInGenerator ? { log_generator: 'generator' } : {},
   );
-  if (!result.file) return result;
+  if (!result.file) return { problems: result.problems.map(logsReplayHint(entry)) };
   const { scenario_name: name, description, category, tags } = value;
   const metadata = Object.entries({ name, description, category, tags }).filter(([, field]) => field !== undefined);
   return { ...result, file: { ...result.file, ...Object.fromEntries(metadata) } };
+}
+
+/** Where a metrics csv_replay meets a field only the logs one has. */
+const LOGS_REPLAY_FIELD = formatPath(['generator', 'default_severity']);
+
+/**
+ * A flat entry without `signal_type` whose `csv_replay` generator has `default_severity` reads as metrics
+ * (`csv_replay` is both), whose replay refuses that field: the problem says what makes it a logs replay.
+ */
+function logsReplayHint(entry: Readonly<Record<string, unknown>>): (problem: Problem) => Problem {
+  const { generator } = entry;
+  const logsMeant =
+    !Object.hasOwn(entry, 'signal_type') &&
+    isMapping(generator) &&
+    generator.type === 'csv_replay' &&
+    Object.hasOwn(generator, 'default_severity');
+  return (problem) =>
+    logsMeant && problem.path === LOGS_REPLAY_FIELD
+      ? { ...problem, message: `${problem.message}; default_severity is a logs replay's: add signal_type: logs` }
+      : problem;
 }
 
 /** Log generator types no metrics generator has (`csv_replay` is both). */

@@ -186,6 +186,16 @@ describe('loadScenario: single flat entry', () => {
     ).to.include('scenarios[0] (x): generator: not allowed on a logs entry (only on metrics entries)');
   });
 
+  it('says what makes a flat csv_replay with default_severity a logs one: it reads as metrics without signal_type', () => {
+    const replay = 'name: x\nrate: 1\ngenerator: {type: csv_replay, file: a.csv, default_severity: warn}\n';
+    expect(problems(replay)).to.deep.equal([
+      "entry (x): generator.default_severity: unknown field (allowed: type, file, repeat, timescale, columns, default_metric_name); default_severity is a logs replay's: add signal_type: logs",
+    ]);
+    expect(load(`signal_type: logs\n${replay}`).scenarios[0]!.log_generator?.type).to.equal('csv_replay');
+    // Given as metrics, the field is simply not one of its.
+    expect(problems(`signal_type: metrics\n${replay}`)[0]).to.match(/unknown field \(allowed: [^)]*\)$/);
+  });
+
   it('names an entry by its id, name or pack cut short, as values are quoted', () => {
     const long = 'a'.repeat(1024);
     expect(
