@@ -32,7 +32,8 @@ function skippedRowWarnings(entry: Entry): string[] {
   let skipped = 0;
   let closest = Number.POSITIVE_INFINITY;
   for (const [i, at] of rows.entries()) {
-    const next = rows[i + 1] ?? span;
+    // Without repeat the last row stays in force until the entry stops: a tick always writes it.
+    const next = rows[i + 1] ?? (replay.repeat ? span : Number.POSITIVE_INFINITY);
     closest = Math.min(closest, next - at);
     if (Math.ceil(at / step) * step >= next) skipped++;
   }

@@ -128,6 +128,19 @@ scenarios:
       );
     });
 
+    it('without repeat, does not count the last row: it stays in force until the entry stops', async () => {
+      // Rows at 0, 1000 and 1100 ms (span 1200), a tick a second: ticks at 0 and 1 s write rows 0 and 1, and
+      // the tick at 2 s, past the span, writes the last row, which holds.
+      scenario('held.csv', 'timestamp,message\n100,a\n101,b\n101.1,c\n');
+      const entry = (repeat: boolean) =>
+        scenario(
+          `held-${repeat}.yaml`,
+          `version: 2\nkind: runnable\nscenarios:\n  - {name: app, signal_type: logs, rate: 1, log_generator: {type: csv_replay, file: held.csv, repeat: ${repeat}}}\n`,
+        );
+      expect((await svc(['run', entry(false), '--dry-run'])).stderr).not.to.include('[warn]');
+      expect((await svc(['run', entry(true), '--dry-run'])).stderr).to.include('[warn] app: rate: 1 of the 3 rows');
+    });
+
     it('is not warned of when every row gets a tick, timescale counted', async () => {
       for (const argv of [file(10), file(1, 0.1)]) {
         const result = await svc(['run', argv, '--dry-run']);
