@@ -9,6 +9,9 @@ import type { CallConfig, RootSpanConfig } from '../language/traces.js';
 import { formatPath, type Segment } from '../language/problems.js';
 import { formatMs } from '../format.js';
 import { labelSetCount } from '../../operators/labels.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
+import { replayRow, replayTime } from '../generators/replay.js';
+import type { ReplayTimes } from '../language/types.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -27,22 +30,56 @@ function skippedRowWarnings(entry: Entry): string[] {
   const replay = entry.log_generator;
   if (replay?.type !== 'csv_replay' || !replay.table) return [];
   const { at: rows, span } = replay.table.times;
-  // CSV time between two ticks: the tick at k writes the last row at or before k × step.
-  const step = (1000 / entry.rate) * replay.timescale;
-  let skipped = 0;
-  let closest = Number.POSITIVE_INFINITY;
-  for (const [i, at] of rows.entries()) {
-    // Without repeat the last row stays in force until the entry stops: a tick always writes it.
-    const next = rows[i + 1] ?? (replay.repeat ? span : Number.POSITIVE_INFINITY);
-    closest = Math.min(closest, next - at);
-    if (Math.ceil(at / step) * step >= next) skipped++;
-  }
+  const skipped = rowsBetweenTicks(entry.rate, entry.duration, { ...replay, times: replay.table.times });
   if (!skipped) return [];
+  const closest = rows.reduce((least, at, i) => Math.min(least, (rows[i + 1] ?? span) - at), Number.POSITIVE_INFINITY);
   const needed = (1000 * replay.timescale) / closest;
   return [
     `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks and are never written (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
   ];
 }
+
+/**
+ * How many rows of the first pass through the CSV no tick writes, by the runtime's own reckoning: its schedule's tick
+ * times and the row each reads (lib/generators/replay.ts). From each tick it jumps to the tick before the next row's
+ * start, so it looks at two ticks a row at most.
+ */
+function rowsBetweenTicks(
+  rate: number,
+  duration: number | undefined,
+  replay: { times: ReplayTimes; repeat: boolean; timescale: number },
+): number {
+  const { times, repeat, timescale } = replay;
+  const { at: rows, span } = times;
+  const schedule = RateSchedule.constant(rate);
+  const rowOf = replayRow(times, repeat, timescale);
+  const last = rows.length - 1;
+  let next = 0; // the first row no tick has reached yet
+  let skipped = 0;
+  for (let k = 0; ; ) {
+    const at = schedule.timeOf(k);
+    if (duration !== undefined && at >= duration) break;
+    // Without repeat the last row holds from the end of the span on: the pass ends with it.
+    if (repeat && replayTime(at, timescale) >= span) {
+      skipped += rows.length - next;
+      break;
+    }
+    const row = rowOf(at);
+    if (row >= next) {
+      skipped += row - next;
+      next = row + 1;
+    }
+    if (row === last) break;
+    // The tick before the one due at the next row's start: rounding may put that one a slot early or late.
+    const start = (rows[row + 1]! / timescale) * (rate / 1000);
+    if (!(start < MAX_SLOT)) break;
+    k = Math.max(k + 1, schedule.slotsBefore(rows[row + 1]! / timescale) - 1);
+  }
+  return skipped;
+}
+
+/** Slot numbers the reckoning above goes to: exact integers, well within what the schedule counts. */
+const MAX_SLOT = 2 ** 52;
 
 /** Traces incidents that begin at or after the entry's end: its spans never behave otherwise. */
 function incidentWarnings(entry: Entry): string[] {

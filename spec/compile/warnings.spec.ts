@@ -141,6 +141,23 @@ scenarios:
       expect((await svc(['run', entry(true), '--dry-run'])).stderr).to.include('[warn] app: rate: 1 of the 3 rows');
     });
 
+    it('counts ticks as the runtime schedules them, on its microsecond grid, where rows and ticks meet at fractions of a ms', async () => {
+      // A tick every 333.333… ms at timescale 0.7 is every 233.333… ms of the CSV's time: tick 3 is at 700 ms on the
+      // runtime's grid and writes the row there, ticks 13 and 14 (3033.3 and 3266.7 ms) leave out the row at 3100 ms.
+      const entry = (rows: string) => {
+        const name = `frac-${rows.replaceAll(' ', '_')}`;
+        scenario(`${name}.csv`, `timestamp,message\n${rows.replaceAll(' ', ',x\n')},x\n`);
+        return scenario(
+          `${name}.yaml`,
+          `version: 2\nkind: runnable\nscenarios:\n  - {name: app, signal_type: logs, rate: 3, log_generator: {type: csv_replay, file: ${name}.csv, timescale: 0.7}}\n`,
+        );
+      };
+      expect((await svc(['run', entry('100 100.7 100.9'), '--dry-run'])).stderr).not.to.include('[warn]');
+      expect((await svc(['run', entry('100 103.1 103.3'), '--dry-run'])).stderr).to.include(
+        '[warn] app: rate: 1 of the 3 rows',
+      );
+    });
+
     it('is not warned of when every row gets a tick, timescale counted', async () => {
       for (const argv of [file(10), file(1, 0.1)]) {
         const result = await svc(['run', argv, '--dry-run']);
