@@ -12,6 +12,7 @@ import { labelSetCount } from '../../operators/labels.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
+import { MAX_CSV_ROWS } from '../language/limits.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -23,7 +24,8 @@ export function entryWarnings(entry: Entry): string[] {
 
 /**
  * A logs `csv_replay` sampled too slowly for its rows: each tick writes the row in force (docs/scenario-fields.md
- * csv_replay), so rows that fall between two ticks are never written, records lost. The reference tool derives the
+ * csv_replay), so rows that fall between two ticks are not written, records lost (with `repeat`, in that pass through
+ * the file: the ticks fall elsewhere in the next). The reference tool derives the
  * rate from the CSV's spacing, so its files often give a `rate` (ignored there) that is too low here.
  */
 function skippedRowWarnings(entry: Entry): string[] {
@@ -35,14 +37,16 @@ function skippedRowWarnings(entry: Entry): string[] {
   const closest = rows.reduce((least, at, i) => Math.min(least, (rows[i + 1] ?? span) - at), Number.POSITIVE_INFINITY);
   const needed = (1000 * replay.timescale) / closest;
   return [
-    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks and are never written (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
+    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks ${replay.repeat ? 'in some passes through the file and are not written in those' : 'and are never written'} (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
   ];
 }
 
 /**
- * How many rows of the first pass through the CSV no tick writes, by the runtime's own reckoning: its schedule's tick
- * times and the row each reads (lib/generators/replay.ts). From each tick it jumps to the tick before the next row's
- * start, so it looks at two ticks a row at most.
+ * How many rows no tick writes, by the runtime's own reckoning: its schedule's tick times and the row each reads
+ * (lib/generators/replay.ts). With `repeat` the ticks fall elsewhere in each pass through the CSV, so a row skipped in
+ * one may be written in another: it counts the rows skipped in at least one of the passes it looks at (up to
+ * {@link PASSES_LOOKED_AT}, and {@link TICKS_LOOKED_AT} ticks).
+ * From each tick it jumps to the tick before the next row's start, so it looks at two ticks a row written at most.
  */
 function rowsBetweenTicks(
   rate: number,
@@ -54,30 +58,46 @@ function rowsBetweenTicks(
   const schedule = RateSchedule.constant(rate);
   const rowOf = replayRow(times, repeat, timescale);
   const last = rows.length - 1;
-  let next = 0; // the first row no tick has reached yet
+  const missed = new Uint8Array(rows.length);
   let skipped = 0;
-  for (let k = 0; ; ) {
+  const miss = (from: number, to: number) => {
+    for (let row = from; row < to; row++) {
+      skipped += 1 - missed[row]!;
+      missed[row] = 1;
+    }
+  };
+  let pass = 0;
+  let next = 0; // the first row of `pass` no tick has reached yet
+  for (let k = 0, looked = 0; looked < TICKS_LOOKED_AT && skipped < rows.length; looked++) {
     const at = schedule.timeOf(k);
     if (duration !== undefined && at >= duration) break;
-    // Without repeat the last row holds from the end of the span on: the pass ends with it.
-    if (repeat && replayTime(at, timescale) >= span) {
-      skipped += rows.length - next;
-      break;
+    const t = replayTime(at, timescale);
+    // Without repeat the last row holds from the end of the span on: one pass.
+    const tickPass = repeat ? Math.round((t - (t % span)) / span) : 0;
+    if (tickPass > pass) {
+      // A pass with no tick at all misses every row.
+      miss(tickPass > pass + 1 ? 0 : next, rows.length);
+      if (tickPass >= PASSES_LOOKED_AT) break;
+      [pass, next] = [tickPass, 0];
     }
     const row = rowOf(at);
     if (row >= next) {
-      skipped += row - next;
+      miss(next, row);
       next = row + 1;
     }
-    if (row === last) break;
+    if (row === last && !repeat) break;
     // The tick before the one due at the next row's start: rounding may put that one a slot early or late.
-    const start = (rows[row + 1]! / timescale) * (rate / 1000);
-    if (!(start < MAX_SLOT)) break;
-    k = Math.max(k + 1, schedule.slotsBefore(rows[row + 1]! / timescale) - 1);
+    const start = (pass * span + (rows[row + 1] ?? span)) / timescale;
+    if (!((start * rate) / 1000 < MAX_SLOT)) break;
+    k = Math.max(k + 1, schedule.slotsBefore(start) - 1);
   }
   return skipped;
 }
 
+/** Passes through a repeated CSV that {@link rowsBetweenTicks} looks at. */
+const PASSES_LOOKED_AT = 100;
+/** Ticks it looks at: a whole pass through the largest CSV (two ticks a row) and more. */
+const TICKS_LOOKED_AT = 3 * MAX_CSV_ROWS;
 /** Slot numbers the reckoning above goes to: exact integers, well within what the schedule counts. */
 const MAX_SLOT = 2 ** 52;
 
