@@ -12,7 +12,7 @@ import {
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { fileError } from './core/errors.js';
+import { describeError, explainFile, fileError } from './core/errors.js';
 import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
@@ -120,8 +120,10 @@ type Opened = (error: NodeJS.ErrnoException | null, fd?: number) => void;
  * does not (logrotate's default rotation renamed the file away, or it was removed), the path is opened again
  * with `reopen` (created, appended to, never truncated), the old file closed, and the writes go to the new one.
  * Before, svc wrote on into the renamed file for good, and into a removed one lost everything while counting it
- * delivered. A path that cannot be opened again (its directory removed) leaves the writes going to the file
- * open now, and is tried again at the next check: no data is dropped for it.
+ * delivered. A path that cannot be opened again while the open file still has a name (its directory renamed)
+ * leaves the writes going to that file, and is tried again at the next check. When the open file has no name
+ * left either (its directory removed, `rm -rf logs/`), no line could be read again: the write fails, saying so,
+ * rather than go on into the removed file, counted delivered.
  *
  * Passed as a write stream's `fs` option: the stream keeps the descriptor it opened with, each call uses the
  * current one.
@@ -148,39 +150,55 @@ class PathFollower {
     length: number,
     position: number | null,
     done: (error: NodeJS.ErrnoException | null, written: number) => void,
-  ): void => this.current((fd) => write(fd, buffer, offset, length, position, done));
+  ): void => this.current((error, fd) => (error ? done(error, 0) : write(fd, buffer, offset, length, position, done)));
 
   readonly writev = (
     _fd: number,
     buffers: readonly NodeJS.ArrayBufferView[],
     position: number | null,
     done: (error: NodeJS.ErrnoException | null, written: number) => void,
-  ): void => this.current((fd) => writev(fd, buffers, position, done));
+  ): void => this.current((error, fd) => (error ? done(error, 0) : writev(fd, buffers, position, done)));
 
   readonly close = (_fd: number, done: (error: NodeJS.ErrnoException | null) => void): void => close(this.fd, done);
 
-  /** Calls `then` with the descriptor to write to, having opened the path again if it names another file now. */
-  private current(then: (fd: number) => void): void {
+  /**
+   * Calls `then` with the descriptor to write to, having opened the path again if it names another file now;
+   * or with the error that no line written now could be read again (see {@link removedWhileWriting}).
+   */
+  private current(then: (error: NodeJS.ErrnoException | null, fd: number) => void): void {
     const now = Date.now();
     if (now - this.checkedAt < FOLLOW_PATH_EVERY) {
-      then(this.fd);
+      then(null, this.fd);
       return;
     }
     this.checkedAt = now;
     fstat(this.fd, (unknown, opened) => {
-      if (unknown) return then(this.fd);
+      if (unknown) return then(null, this.fd);
       stat(this.path, (gone, there) => {
-        if (!gone && there.dev === opened.dev && there.ino === opened.ino) return then(this.fd);
+        if (!gone && there.dev === opened.dev && there.ino === opened.ino) return then(null, this.fd);
         this.reopen((failed, fd) => {
           if (!failed && fd !== undefined) {
             close(this.fd, () => {});
             this.fd = fd;
+            return then(null, this.fd);
           }
-          then(this.fd);
+          // Renamed (with its directory), the open file still keeps the lines; removed, it loses them all.
+          then(opened.nlink === 0 ? removedWhileWriting(this.path, failed) : null, this.fd);
         });
       });
     });
   }
+}
+
+/**
+ * The write error of a file removed while svc writes to it whose path cannot be created again (`reopening` says
+ * why: mostly its directory was removed with it): what is written to the removed file is lost, though counted
+ * delivered, so the sink fails instead, as it does on a full disk.
+ */
+function removedWhileWriting(path: string, reopening: NodeJS.ErrnoException | null): NodeJS.ErrnoException {
+  const why = explainFile(reopening?.code, path) ?? describeError(reopening);
+  const message = `it was removed while svc writes to it, and cannot be created again: ${why}. Lines written on would be lost: make the path writable again (create its directory again), then start the run again`;
+  return Object.assign(new Error(message), { syscall: 'write' });
 }
 
 /**

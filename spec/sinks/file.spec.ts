@@ -85,7 +85,7 @@ describe('fileSink', () => {
       expect(await readFile(path, 'utf8')).to.equal('after the removal\n');
     });
 
-  it('a path that cannot be opened again after a rotation (its directory removed) leaves the writes going to the open file', async () => {
+  it('a path that cannot be opened again after a rotation (its directory renamed) leaves the writes going to the open file', async () => {
     const sub = join(dir, 'logs');
     await mkdir(sub);
     const sink = fileSink({ path: join(sub, 'out.log') });
@@ -96,6 +96,27 @@ describe('fileSink', () => {
     sink.write(chunk('two\n'));
     await sink.close();
     expect(await readFile(join(dir, 'logs.old', 'out.log'), 'utf8')).to.equal('one\ntwo\n');
+  });
+
+  it('a file removed with its directory (rm -rf logs/) is a sink failure that says so, not lines written into the removed file counted delivered', async () => {
+    const sub = join(dir, 'logs');
+    await mkdir(sub);
+    const path = join(sub, 'out.log');
+    const sink = fileSink({ path });
+    const reports: SinkReport[] = [];
+    sink.reports!.subscribe((r) => reports.push(r));
+    sink.write(chunk('one\n'));
+    await sink.flush();
+    await rm(sub, { recursive: true });
+    await delay(FOLLOW_PATH_EVERY + 50);
+    sink.write(chunk('two\n'));
+    const error: unknown = await sink.flush().catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(SinkError);
+    expect((error as SinkError).message).to.equal(
+      `file sink: cannot write ${path}: it was removed while svc writes to it, and cannot be created again: the directory ${sub} does not exist. Lines written on would be lost: make the path writable again (create its directory again), then start the run again`,
+    );
+    expect(reports.map((r) => r.kind)).to.deep.equal(['delivered', 'failed']);
+    await sink.close().catch(() => undefined);
   });
 
   it('sinks open together on one path share one stream: the file is truncated once, every write lands, the last close closes it', async () => {
