@@ -114,6 +114,15 @@ export const FOLLOW_PATH_EVERY = 1000;
 
 type Opened = (error: NodeJS.ErrnoException | null, fd?: number) => void;
 
+/** A write's callback, as Node's write stream passes it: the third argument is the data written (it slices the rest). */
+type Written = (error: NodeJS.ErrnoException | null, written: number, data?: unknown) => void;
+
+/** The system calls that write, as a {@link PathFollower} makes them (its spec gives ones that write in part). */
+export interface WriteCalls {
+  readonly write: typeof write;
+  readonly writev: typeof writev;
+}
+
 /**
  * The file functions of a write stream that follows its path, as a log rotator expects of a writer: before a
  * write, at most every {@link FOLLOW_PATH_EVERY}, it checks that the path still names the open file. When it
@@ -125,16 +134,22 @@ type Opened = (error: NodeJS.ErrnoException | null, fd?: number) => void;
  * left either (its directory removed, `rm -rf logs/`), no line could be read again: the write fails, saying so,
  * rather than go on into the removed file, counted delivered.
  *
+ * The path is checked only where a write of the stream begins: the system may take a write in part, and the
+ * stream then writes the rest with another call, which goes to the same file (a line is never cut in two files).
+ *
  * Passed as a write stream's `fs` option: the stream keeps the descriptor it opened with, each call uses the
  * current one.
  */
-class PathFollower {
+export class PathFollower {
   private checkedAt = Date.now();
+  /** The last write was taken in part: the stream's next call writes its rest, to the same file. */
+  private midWrite = false;
 
   constructor(
     private readonly path: string,
     private readonly reopen: (done: Opened) => void,
     private fd = -1,
+    private readonly calls: WriteCalls = { write, writev },
   ) {}
 
   readonly open = (path: string, flags: number, _mode: number, done: Opened): void =>
@@ -149,17 +164,33 @@ class PathFollower {
     offset: number,
     length: number,
     position: number | null,
-    done: (error: NodeJS.ErrnoException | null, written: number) => void,
-  ): void => this.current((error, fd) => (error ? done(error, 0) : write(fd, buffer, offset, length, position, done)));
+    done: Written,
+  ): void =>
+    this.current((error, fd) =>
+      error ? done(error, 0) : this.calls.write(fd, buffer, offset, length, position, this.track(length, done)),
+    );
 
   readonly writev = (
     _fd: number,
     buffers: readonly NodeJS.ArrayBufferView[],
     position: number | null,
-    done: (error: NodeJS.ErrnoException | null, written: number) => void,
-  ): void => this.current((error, fd) => (error ? done(error, 0) : writev(fd, buffers, position, done)));
+    done: Written,
+  ): void => {
+    const size = buffers.reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    this.current((error, fd) =>
+      error ? done(error, 0) : this.calls.writev(fd, buffers, position, this.track(size, done)),
+    );
+  };
 
   readonly close = (_fd: number, done: (error: NodeJS.ErrnoException | null) => void): void => close(this.fd, done);
+
+  /** `done`, noting whether the write of `size` bytes was taken in part (the stream retries EAGAIN, as a part). */
+  private track(size: number, done: Written): Written {
+    return (error, written, data) => {
+      this.midWrite = error ? error.code === 'EAGAIN' : written < size;
+      done(error, written, data);
+    };
+  }
 
   /**
    * Calls `then` with the descriptor to write to, having opened the path again if it names another file now;
@@ -167,7 +198,7 @@ class PathFollower {
    */
   private current(then: (error: NodeJS.ErrnoException | null, fd: number) => void): void {
     const now = Date.now();
-    if (now - this.checkedAt < FOLLOW_PATH_EVERY) {
+    if (this.midWrite || now - this.checkedAt < FOLLOW_PATH_EVERY) {
       then(null, this.fd);
       return;
     }

@@ -1,11 +1,13 @@
 import { expect } from 'chai';
 import { execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, open as openFile, openSync, write, writev } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { chunk } from '../support/batches.js';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FOLLOW_PATH_EVERY, fileSink } from '../../lib/sinks/file.js';
+import { FOLLOW_PATH_EVERY, PathFollower, type WriteCalls, fileSink } from '../../lib/sinks/file.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -117,6 +119,30 @@ describe('fileSink', () => {
     );
     expect(reports.map((r) => r.kind)).to.deep.equal(['delivered', 'failed']);
     await sink.close().catch(() => undefined);
+  });
+
+  it('a write the system takes in part has its rest in the same file, even when the path check falls between the two calls', async () => {
+    const path = join(dir, 'out.log');
+    const fd = openSync(path, 'a');
+    let calls = 0;
+    // The system takes half of the first write; a rotation renames the file, and a check is due, before the rest.
+    const inPart: WriteCalls = {
+      write: ((fd: number, buffer: Uint8Array, offset: number, length: number, position: null, done: never) => {
+        if (calls++ > 0) return write(fd, buffer, offset, length, position, done);
+        write(fd, buffer, offset, length >> 1, position, (error, written, data) => {
+          rename(path, `${path}.1`)
+            .then(() => delay(FOLLOW_PATH_EVERY + 50))
+            .then(() => (done as (...args: unknown[]) => void)(error, written, data));
+        });
+      }) as typeof write,
+      writev,
+    };
+    const follower = new PathFollower(path, (done) => openFile(path, 'a', done), fd, inPart);
+    const stream = createWriteStream(path, { fd, fs: follower });
+    stream.end('one whole line\n');
+    await finished(stream);
+    expect(calls).to.equal(2);
+    expect(await readFile(`${path}.1`, 'utf8')).to.equal('one whole line\n');
   });
 
   it('sinks open together on one path share one stream: the file is truncated once, every write lands, the last close closes it', async () => {
