@@ -237,6 +237,8 @@ function removedWhileWriting(path: string, reopening: NodeJS.ErrnoException | nu
  * instead of holding the open, and with it the run, for ever (a stop waited on it too, deaf to SIGTERM). Anything
  * but a regular file (a pipe with a reader, a terminal, a device) is opened again as usual (at once, a pipe having a
  * reader), so that a slow reader holds writes back rather than failing them (a non-blocking write fails, EAGAIN).
+ * A reader that exits between the two opens leaves the second one waiting for the next reader: Node has no fcntl
+ * to clear O_NONBLOCK on the first descriptor (docs/sinks.md says so).
  */
 function openWithoutWaiting(path: string, flags: number, done: Opened): void {
   openFile(path, flags | constants.O_NONBLOCK, 0o666, (error, fd) => {
