@@ -78,7 +78,7 @@ export function tcpSink(options: TcpSinkOptions): Sink {
       scheduler: options.scheduler ?? asyncScheduler,
       wording: {
         expired: 'took nothing',
-        partly: 'took only',
+        partly: 'taken',
         stalled: 'has taken no data',
         quiet: 'it accepted the connection but does not read: is the backend overloaded or stuck?',
         resumes: 'takes data again',

@@ -163,7 +163,7 @@ export function batchingSink<R extends Request>(protocol: BatchProtocol<R>, opti
       scheduler,
       wording: {
         expired: 'acknowledged nothing',
-        partly: 'acknowledged only',
+        partly: 'acknowledged',
         stalled: 'acknowledged nothing',
         quiet: 'is the endpoint overloaded or stuck?',
         resumes: 'answers again',

@@ -29,7 +29,10 @@ export interface SinkDriver {
 export interface SilenceWording {
   /** `<target> <expired> within N s of the flush`: "took nothing". */
   readonly expired: string;
-  /** `<target> <partly> N events within N s of the flush`, when some were settled since it began: "took only". */
+  /**
+   * `<target>: N events were <partly> since the flush began, but not the rest within N s`, when some were settled
+   * since it began (written before it or after): "taken".
+   */
   readonly partly: string;
   /** `<target> <stalled> for N s (…)`: "has taken no data". */
   readonly stalled: string;
@@ -252,10 +255,14 @@ export class SinkCore implements Sink {
     if (this.settlement.pending === 0) return;
     const { target, silence } = this.options;
     const last = this.lastError ? ` (last error: ${this.lastError.detail})` : '';
+    const within = `within ${flushTimeout / 1000} s of the flush`;
     // A Kafka send whose other broker stored its share, or a batch's first requests, did arrive: "nothing" would lie.
-    const events = `${delivered} event${delivered === 1 ? '' : 's'}`;
-    const what = delivered > 0 ? `${silence!.wording.partly} ${events}` : silence!.wording.expired;
-    const detail = `${target} ${what} within ${flushTimeout / 1000} s of the flush; the data still held was dropped${last}`;
+    // They are counted since the flush began, events written after it included: not a share of what it waited for.
+    const what =
+      delivered > 0
+        ? `${target}: ${delivered} event${delivered === 1 ? ' was' : 's were'} ${silence!.wording.partly} since the flush began, but not the rest ${within}`
+        : `${target} ${silence!.wording.expired} ${within}`;
+    const detail = `${what}; the data still held was dropped${last}`;
     this.driver.expire?.(this.error(detail, { cause: this.lastError }));
   }
 

@@ -227,7 +227,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     const error = (await flushed) as Error;
     // One broker's share arrived: not "acknowledged nothing".
     expect(error.message).to.equal(
-      'broker sink: http://receiver/push acknowledged only 1 event within 1 s of the flush; the data still held was dropped',
+      'broker sink: http://receiver/push: 1 event was acknowledged since the flush began, but not the rest within 1 s of the flush; the data still held was dropped',
     );
     expect(reports).to.deep.equal([
       { kind: 'delivered', size: 1, bytes: 2 },
@@ -243,7 +243,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     const flushed = sink.flush().catch((e: Error) => e);
     await scheduler.advance(1000);
     expect(((await flushed) as Error).message).to.equal(
-      'http_push sink: http://receiver/push acknowledged only 2 events within 1 s of the flush; the data still held was dropped',
+      'http_push sink: http://receiver/push: 2 events were acknowledged since the flush began, but not the rest within 1 s of the flush; the data still held was dropped',
     );
   });
 
