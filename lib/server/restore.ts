@@ -24,7 +24,10 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
   const { logger } = deps;
   const { scenarios, unreadable } = await store.load();
   for (const { file, problem } of unreadable)
-    logger.error({ file }, `--state: skipped ${file}: ${problem}; remove it, or move it out of the state directory`);
+    logger.error(
+      { file },
+      `${store.setting}: skipped ${file}: ${problem}; remove it, or move it out of the state directory`,
+    );
   let count = 0;
   let left = 0;
   /** Records refused by `--max-entries`. */
@@ -44,7 +47,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const gone = new Set(file.scenarios.filter((entry) => !stored.ids.has(entry.id)).map((entry) => entry.id));
       for (const entry of kept.scenarios)
         for (const loss of detached(entry, gone))
-          logger.warn({ file: where }, `--state: ${where}: ${entry.id}: ${loss}`);
+          logger.warn({ file: where }, `${store.setting}: ${where}: ${entry.id}: ${loss}`);
       count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {
@@ -53,11 +56,11 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       }
       if (error instanceof TooManyEntriesError) {
         full++;
-        logger.warn({ file: where }, `--state: ${where} left on disk, not started again: ${error.message}`);
+        logger.warn({ file: where }, `${store.setting}: ${where} left on disk, not started again: ${error.message}`);
         continue;
       }
       const detail = (error as { detail?: string }).detail ?? (error as Error).message;
-      logger.error({ file: where }, `--state: could not start ${where} again: ${detail}`);
+      logger.error({ file: where }, `${store.setting}: could not start ${where} again: ${detail}`);
     }
   }
   logger.info(
@@ -67,7 +70,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       ...(left && { records_left: left }),
       ...(full && { records_over_max: full }),
     },
-    `--state: started ${count} scenarios again${full ? ` (${full} records left on disk: over --max-entries)` : ''}${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
+    `${store.setting}: started ${count} scenarios again${full ? ` (${full} records left on disk: over --max-entries)` : ''}${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
   );
   return count;
 }

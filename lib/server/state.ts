@@ -30,9 +30,13 @@ export interface UnreadableState {
  * be kept there, and nothing there starts again at restart. The message says so, naming the directory.
  */
 export class StateDirectoryGone extends Error {
-  constructor(readonly dir: string) {
+  /** `setting`: how the directory was given, as {@link ScenarioStore.setting}. */
+  constructor(
+    readonly dir: string,
+    setting: string,
+  ) {
     super(
-      `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
+      `${setting} ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
     );
   }
 }
@@ -63,6 +67,8 @@ export class ScenarioStore {
 
   private constructor(
     readonly dir: string,
+    /** How the directory was given (`--state`, or `SVC_STATE_DIR`): the messages name the one the operator set. */
+    readonly setting: string,
     private readonly logger?: Logger,
   ) {}
 
@@ -80,7 +86,7 @@ export class ScenarioStore {
     } catch (error) {
       throw new Error(`${setting} ${dir}: cannot write there: ${(error as Error).message}`);
     }
-    return new ScenarioStore(dir, logger);
+    return new ScenarioStore(dir, setting, logger);
   }
 
   /**
@@ -152,7 +158,7 @@ export class ScenarioStore {
           this.logger?.error({ scenario: id }, error.message);
           return;
         }
-        this.logger?.error({ err: error, scenario: id }, `--state: could not update ${this.pathOf(key)}`);
+        this.logger?.error({ err: error, scenario: id }, `${this.setting}: could not update ${this.pathOf(key)}`);
         throw error;
       }
     });
@@ -193,7 +199,7 @@ export class ScenarioStore {
           () => false,
           (statError: NodeJS.ErrnoException) => statError.code === 'ENOENT',
         );
-        throw gone ? new StateDirectoryGone(this.dir) : error;
+        throw gone ? new StateDirectoryGone(this.dir, this.setting) : error;
       });
     this.writes.set(key, next);
     const forget = () => {

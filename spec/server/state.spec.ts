@@ -46,7 +46,7 @@ const stateDir = () => join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'state');
 const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
-async function serverOn(dir: string, { maxEntries }: { maxEntries?: number } = {}) {
+async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: number; setting?: string } = {}) {
   const logs: { level: number; msg: string; file?: string }[] = [];
   const logger = createLogger(
     'info',
@@ -57,7 +57,7 @@ async function serverOn(dir: string, { maxEntries }: { maxEntries?: number } = {
       },
     }),
   );
-  const state = await ScenarioStore.open(dir, logger);
+  const state = await ScenarioStore.open(dir, logger, setting);
   const server = testServer({
     deps: { state },
     registry: { maxEntries, onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
@@ -412,6 +412,26 @@ scenarios:
       );
     });
 
+    it('names SVC_STATE_DIR, not --state, in its answers and logs when the variable gave the directory', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir, { setting: 'SVC_STATE_DIR' });
+      const { id } = (await first.post(gauge('undeleted_total'))).json();
+      const [file] = records(dir);
+      rmSync(join(dir, file!));
+      mkdirSync(join(dir, file!));
+      writeFileSync(join(dir, file!, 'x'), '');
+      const undeleted = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      expect(undeleted.json().detail).to.match(
+        new RegExp(`^scenario ${id} was stopped, but SVC_STATE_DIR ${dir} could not be written: .*EISDIR`),
+      );
+      expect(first.logs.map((line) => line.msg)).to.include(`SVC_STATE_DIR: could not update ${join(dir, file!)}`);
+      rmSync(dir, { recursive: true });
+      const unsaved = await first.post(gauge('unsaved_total'));
+      expect(unsaved.json().detail).to.match(
+        new RegExp(`^the scenario was not started: SVC_STATE_DIR ${dir} no longer exists `),
+      );
+    });
+
     it('refuses a state path that cannot be a directory, naming it', async () => {
       const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
       writeFileSync(file, '');
@@ -441,7 +461,9 @@ scenarios:
     /** A server on the state directory, once it logged that it started the kept scenarios again. */
     const restarted = async (options: Parameters<typeof startServerProcess>[0]) => {
       const started = await startServerProcess({ ...options, quiet: true });
-      await waitFor('the restore log line', () => started.stderr().includes('--state: started') || undefined, 10_000);
+      // Its words name the setting that gave the directory: SVC_STATE_DIR when the variable did.
+      const line = options?.env?.SVC_STATE_DIR ? 'SVC_STATE_DIR: started' : '--state: started';
+      await waitFor('the restore log line', () => started.stderr().includes(line) || undefined, 10_000);
       return started;
     };
     const list = async (base: string) =>

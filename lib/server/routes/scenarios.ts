@@ -215,7 +215,7 @@ async function keep(
     const why =
       error instanceof StateDirectoryGone
         ? error.message
-        : `--state ${state.dir} could not be written: ${(error as Error).message}`;
+        : `${state.setting} ${state.dir} could not be written: ${(error as Error).message}`;
     throw new HttpError(500, 'state_not_written', `the scenario was not started: ${why}`);
   }
 }
@@ -232,7 +232,7 @@ async function forget(state: ScenarioStore, started: StartedEntry): Promise<void
     throw new HttpError(
       500,
       'state_not_written',
-      `scenario ${started.id} was stopped, but --state ${state.dir} could not be written: ${(error as Error).message}; it will start again when the server restarts`,
+      `scenario ${started.id} was stopped, but ${state.setting} ${state.dir} could not be written: ${(error as Error).message}; it will start again when the server restarts`,
     );
   }
 }
