@@ -26,8 +26,9 @@ export interface UnreadableState {
 }
 
 /**
- * A write failed because the state directory itself is gone (removed or moved while the server runs): nothing can
- * be kept there, and nothing there starts again at restart. The message says so, naming the directory.
+ * A write failed because the state directory itself is gone from its path (removed or moved while the server runs:
+ * a stat cannot tell which): nothing can be kept there. The message says so, naming the directory. A removed one
+ * took its records with it; a moved one still holds them, as they were, and starts them again if moved back.
  */
 export class StateDirectoryGone extends Error {
   /** `setting`: how the directory was given, as {@link ScenarioStore.setting}. */
@@ -140,8 +141,9 @@ export class ScenarioStore {
   /**
    * Takes a stopped or deleted scenario out of every record holding it (a file goes with its last scenario);
    * unknown ids are ignored. A failure to write is logged and rejects: the scenario is stopped whatever
-   * the disk says, but its record on disk still starts it again at restart. When the directory itself is gone,
-   * its records went with it: nothing starts the scenario again, so this resolves (the loss is logged).
+   * the disk says, but its record on disk still starts it again at restart. When the directory itself is gone, this
+   * resolves: removed, it took the record with it and nothing starts the scenario again. Moved, it still holds the
+   * record, which the log says (a stat cannot tell the two apart): moved back, it starts the scenario again.
    */
   async forget(id: string): Promise<void> {
     const keys = this.keysOf.get(id);
@@ -155,7 +157,10 @@ export class ScenarioStore {
         await this.write(key);
       } catch (error) {
         if (error instanceof StateDirectoryGone) {
-          this.logger?.error({ scenario: id }, error.message);
+          this.logger?.error(
+            { scenario: id },
+            `${error.message}. Scenario ${id} is stopped; if the directory was moved rather than removed, its records were not updated: moved back, they start the scenarios they held again at the next start, this one included`,
+          );
           return;
         }
         this.logger?.error({ err: error, scenario: id }, `${this.setting}: could not update ${this.pathOf(key)}`);

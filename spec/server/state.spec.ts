@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -44,6 +45,10 @@ scenarios:
 
 const stateDir = () => join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'state');
 const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
+
+/** What the log says when a DELETE finds `dir` gone: it cannot tell a removed directory from a moved one. */
+const goneLog = (dir: string, id: string) =>
+  `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios. Scenario ${id} is stopped; if the directory was moved rather than removed, its records were not updated: moved back, they start the scenarios they held again at the next start, this one included`;
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
 async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: number; setting?: string } = {}) {
@@ -407,9 +412,7 @@ scenarios:
       const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
       expect(res.statusCode, res.body).to.equal(200);
       expect(first.server.registry.list()).to.deep.equal([]);
-      expect(first.logs.map((line) => line.msg)).to.include(
-        `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
-      );
+      expect(first.logs.map((line) => line.msg)).to.include(goneLog(dir, id));
     });
 
     it('names SVC_STATE_DIR, not --state, in its answers and logs when the variable gave the directory', async () => {
@@ -430,6 +433,20 @@ scenarios:
       expect(unsaved.json().detail).to.match(
         new RegExp(`^the scenario was not started: SVC_STATE_DIR ${dir} no longer exists `),
       );
+    });
+
+    it('answers a DELETE 200 when the directory was moved, and logs that its record still starts the scenario if moved back, as it does', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('moved_total'))).json();
+      renameSync(dir, `${dir}.moved`);
+      const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(first.logs.map((line) => line.msg)).to.include(goneLog(dir, id));
+      renameSync(`${dir}.moved`, dir);
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      expect(second.running()).to.deep.equal([`${id} moved_total`]);
     });
 
     it('refuses a state path that cannot be a directory, naming it', async () => {

@@ -223,7 +223,8 @@ async function keep(
 /**
  * Takes a deleted scenario out of the state directory before it is answered, so a 200 survives a restart; when
  * the write fails (the scenario is stopped all the same) the answer is a 500 saying it comes back at restart.
- * A directory removed meanwhile took the record with it: that is a 200 (the store logs the loss).
+ * A directory gone meanwhile is a 200: removed, it took the record with it; moved, it still holds it, and the store
+ * logs that it starts the scenario again if moved back (nothing tells the two apart, and a removal is the likely one).
  */
 async function forget(state: ScenarioStore, started: StartedEntry): Promise<void> {
   try {
