@@ -19,7 +19,7 @@ import {
 import { VERSION } from '../version.js';
 import { varintBytes, writeVarint } from '../protocols/varint.js';
 import { writeInteger } from './shortest.js';
-import { putBytes, putUInt32LE } from '../protocols/bytes.js';
+import { putBytes, putUInt32LE, wellFormed } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import { ERROR_TYPE, errorTypesOf, seriesOfResource, spanFrames, type ErrorTypes, type TraceEncoder } from './spans.js';
 import { perObject } from '../per-object.js';
@@ -113,7 +113,7 @@ export function otlpTraces(): TraceEncoder {
     return {
       fixed: Buffer.from(
         Span.encode({
-          name: node.name,
+          name: wellFormed(node.name),
           kind: OTLP_SPAN_KIND[node.kind],
           attributes: typedAttributes(node.attributes),
         }).finish(),
@@ -124,14 +124,16 @@ export function otlpTraces(): TraceEncoder {
               Buffer.from(Span.encode({ attributes: typedAttributes({ [attribute.key]: value }) }).finish()),
             )
           : {
-              key: Buffer.from(protobuf.Writer.create().uint32(SPAN_TAG.key).string(attribute.key).finish()),
+              key: Buffer.from(
+                protobuf.Writer.create().uint32(SPAN_TAG.key).string(wellFormed(attribute.key)).finish(),
+              ),
               prefix: Buffer.from(attribute.prefix),
             },
       ),
       eventHead,
       eventBody: event,
       error: Buffer.from(
-        Span.encode({ status: { message: node.exception.message, code: OTLP_STATUS_ERROR } }).finish(),
+        Span.encode({ status: { message: wellFormed(node.exception.message), code: OTLP_STATUS_ERROR } }).finish(),
       ),
       errorTypes,
       errorType: errorTypes.values.map((value) =>

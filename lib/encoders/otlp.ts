@@ -16,7 +16,7 @@ import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
 import { grown } from './grow.js';
-import { putBigUInt64LE, putBytes, putDoubleLE } from '../protocols/bytes.js';
+import { putBigUInt64LE, putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import { perSeriesOf } from '../per-object.js';
 import {
@@ -110,9 +110,9 @@ function numberMetrics({
     const pointLength = labels.length + startField.length + tail + extra;
     const dataPoint = writer().uint32(OTLP_TAG.first).uint32(pointLength).finish();
     const innerLength = sumFields.length + dataPoint.length + pointLength;
-    const named = writer().uint32(OTLP_TAG.first).string(name);
-    if (help) named.uint32(OTLP_TAG.second).string(help);
-    if (unit) named.uint32(OTLP_TAG.unit).string(unit);
+    const named = writer().uint32(OTLP_TAG.first).string(wellFormed(name));
+    if (help) named.uint32(OTLP_TAG.second).string(wellFormed(help));
+    if (unit) named.uint32(OTLP_TAG.unit).string(wellFormed(unit));
     const metric = named
       .uint32(sum ? OTLP_TAG.sum : OTLP_TAG.gauge)
       .uint32(innerLength)
@@ -364,7 +364,11 @@ function described(
   help: string | undefined,
   unit: string | undefined,
 ): { name: string; description?: string; unit?: string } {
-  return { name, ...(help && { description: help }), ...(unit && { unit }) };
+  return {
+    name: wellFormed(name),
+    ...(help && { description: wellFormed(help) }),
+    ...(unit && { unit: wellFormed(unit) }),
+  };
 }
 
 /** The row of an event that holds its native histogram, or -1. */
@@ -468,7 +472,7 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
             observedTimeUnixNano: observed,
             severityNumber: SEVERITY_NUMBER[severity],
             severityText: severity,
-            body: { stringValue: batch.message[i]! },
+            body: { stringValue: wellFormed(batch.message[i]!) },
             attributes: attributes({ ...batch.series[i]!.labels, ...batch.fields[i] }),
             ...spanOf(batch.context?.[i]),
           },

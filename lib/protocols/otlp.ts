@@ -7,6 +7,7 @@
  */
 import type * as Protobuf from 'protobufjs';
 import { featurePackage } from '../features.js';
+import { wellFormed } from './bytes.js';
 
 const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id });
 const field = (type: string, id: number) => ({ type, id });
@@ -344,20 +345,20 @@ export function nanos(ms: number): { low: number; high: number; unsigned: true }
   return { low: Number(value & 0xffffffffn) | 0, high: Number((value >> 32n) & 0xffffffffn) | 0, unsigned: true };
 }
 
-/** String attributes, in key order. */
+/** String attributes, in key order; each string {@link wellFormed}, as every text svc gives protobufjs for OTLP. */
 export function attributes(
   values: Readonly<Record<string, string>>,
 ): { key: string; value: { stringValue: string } }[] {
   return Object.keys(values)
     .sort()
-    .map((key) => ({ key, value: { stringValue: values[key]! } }));
+    .map((key) => ({ key: wellFormed(key), value: { stringValue: wellFormed(values[key]!) } }));
 }
 
 /** An attribute value as OTLP's AnyValue: a string, a bool, an int (a safe integer) or a double. */
 export function anyValue(
   value: string | number | boolean,
 ): { stringValue: string } | { boolValue: boolean } | { intValue: number } | { doubleValue: number } {
-  if (typeof value === 'string') return { stringValue: value };
+  if (typeof value === 'string') return { stringValue: wellFormed(value) };
   if (typeof value === 'boolean') return { boolValue: value };
   return Number.isSafeInteger(value) ? { intValue: value } : { doubleValue: value };
 }
@@ -366,7 +367,7 @@ export function anyValue(
 export function typedAttributes(
   values: Readonly<Record<string, string | number | boolean>>,
 ): { key: string; value: ReturnType<typeof anyValue> }[] {
-  return Object.entries(values).map(([key, value]) => ({ key, value: anyValue(value) }));
+  return Object.entries(values).map(([key, value]) => ({ key: wellFormed(key), value: anyValue(value) }));
 }
 
 /** The `resource` field (1) of a ResourceSpans, ResourceMetrics or ResourceLogs: a Resource of these attributes. */
