@@ -233,7 +233,7 @@ function logsReplayHint(entry: Readonly<Record<string, unknown>>): (problem: Pro
 }
 
 /** Log generator types no metrics generator has (`csv_replay` is both). */
-const LOG_ONLY_GENERATOR_TYPES: readonly unknown[] = ['template', 'replay'];
+export const LOG_ONLY_GENERATOR_TYPES: readonly unknown[] = ['template', 'replay'];
 
 /**
  * Whether a flat entry holds its log generator in `generator`, as the reference tool's first

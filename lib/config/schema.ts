@@ -16,7 +16,13 @@ import { METRIC_TYPES_OF, fileFields } from '../language/fields.js';
 import { MAX_ENTRIES } from '../language/limits.js';
 import { FIELD_SIGNALS, SOURCE_FIELD } from './entry.js';
 import { REQUIRED_ENTRY_FIELDS, defaultsFields, entryFields } from './entry-fields.js';
-import { REQUIRED_FILE_FIELDS, SINGLE_ENTRY, singleEntryKind, singleEntryMetadata } from './load.js';
+import {
+  LOG_ONLY_GENERATOR_TYPES,
+  REQUIRED_FILE_FIELDS,
+  SINGLE_ENTRY,
+  singleEntryKind,
+  singleEntryMetadata,
+} from './load.js';
 import { REQUIRED_PACK_FIELDS, packFields } from './pack.js';
 
 /** The schema svc's package ships, as a file:// URL: what a modeline written on this machine names. */
@@ -49,7 +55,7 @@ export function scenarioSchema(): JsonSchema {
     return ref(name);
   };
 
-  const entry = { ...objectSchema(entryFields, [], child), allOf: entryRules() };
+  const entry = { ...objectSchema(entryFields, [], child), allOf: entryRules(false) };
   const defaults = objectSchema(defaultsFields, [], child);
   const file = {
     ...objectSchema(
@@ -74,14 +80,28 @@ export function scenarioSchema(): JsonSchema {
     // scenario_name is the reference tool's word for name.
     allOf: [...requiredUnlessDefaults(), notBoth('name', 'scenario_name')],
   };
+  const singleEntryFields = objectSchema(
+    { ...entryFields, version: fileFields.version, kind: singleEntryKind, ...singleEntryMetadata },
+    // A flat YAML entry may leave its signal type to its fields (impliedSignal); beside `version` it routes here by it.
+    REQUIRED_ENTRY_FIELDS.filter((field) => field !== 'signal_type'),
+    child,
+  );
   const singleEntry = {
-    ...objectSchema(
-      { ...entryFields, version: fileFields.version, kind: singleEntryKind, ...singleEntryMetadata },
-      // A flat YAML entry may leave its signal type to its fields (impliedSignal); beside `version` it routes here by it.
-      REQUIRED_ENTRY_FIELDS.filter((field) => field !== 'signal_type'),
-      child,
-    ),
-    allOf: [...entryRules(), ...sourceRules().map(({ rule }) => rule)],
+    ...singleEntryFields,
+    properties: {
+      ...(singleEntryFields.properties as Record<string, JsonSchema>),
+      // Which generator it is, the first rule says: a flat logs entry may hold its log generator here.
+      generator: { description: 'The metrics generator; on a flat logs entry, its log generator (as log_generator).' },
+    },
+    allOf: [
+      {
+        if: LOGS_IN_GENERATOR,
+        then: { type: 'object', properties: { generator: child(entryFields.log_generator) } },
+        else: { type: 'object', properties: { generator: child(entryFields.generator) } },
+      },
+      ...entryRules(true),
+      ...sourceRules(true).map(({ rule }) => rule),
+    ],
   };
   const pack = objectSchema(packFields, REQUIRED_PACK_FIELDS, child);
 
@@ -120,10 +140,39 @@ const signalIs = (signals: readonly string[]): JsonSchema => ({
   required: ['signal_type'],
 });
 
-/** Rules between the fields of one entry (lib/config/entry.ts checks them) that JSON Schema can say. */
-function entryRules(): JsonSchema[] {
+/**
+ * A flat entry (no version nor kind) that holds its log generator in `generator`, as load.ts
+ * (holdsLogGenerator) reads it: its signal_type is logs, or it gives none and the generator's
+ * type only log generators have.
+ */
+const LOGS_IN_GENERATOR: JsonSchema = {
+  type: 'object',
+  properties: { generator: { type: 'object' } },
+  required: ['generator'],
+  not: { anyOf: ['version', 'kind', 'log_generator'].map(has) },
+  anyOf: [
+    signalIs(['logs']),
+    {
+      type: 'object',
+      not: has('signal_type'),
+      properties: {
+        generator: {
+          type: 'object',
+          properties: { type: { enum: [...LOG_ONLY_GENERATOR_TYPES] } },
+          required: ['type'],
+        },
+      },
+    },
+  ],
+};
+
+/**
+ * Rules between the fields of one entry (lib/config/entry.ts checks them) that JSON Schema can say;
+ * `single` for a single entry's document, whose `generator` may be its log generator (LOGS_IN_GENERATOR).
+ */
+function entryRules(single: boolean): JsonSchema[] {
   return [
-    ...signalRules(),
+    ...signalRules(single),
     ...metricTypeRules(),
     packRule(),
     // An entry starts after a delay or on a trigger; delay is the reference tool's place for while.delay.
@@ -135,11 +184,19 @@ function entryRules(): JsonSchema[] {
 const notBoth = (a: string, b: string): JsonSchema => ({ not: { allOf: [has(a), has(b)] } });
 
 /** The fields only some signal types take (FIELD_SIGNALS): not allowed on an entry of another signal. */
-function signalRules(): JsonSchema[] {
-  return Object.entries(FIELD_SIGNALS).map(([field, signals]) => ({
-    if: { type: 'object', properties: { signal_type: { not: { enum: signals } } }, required: ['signal_type'] },
-    then: { not: has(field) },
-  }));
+function signalRules(single: boolean): JsonSchema[] {
+  return Object.entries(FIELD_SIGNALS).map(([field, signals]) => {
+    const otherSignal = {
+      type: 'object',
+      properties: { signal_type: { not: { enum: signals } } },
+      required: ['signal_type'],
+    };
+    const maybeLogs = single && field === 'generator';
+    return {
+      if: maybeLogs ? { allOf: [otherSignal, { not: LOGS_IN_GENERATOR }] } : otherSignal,
+      then: { not: has(field) },
+    };
+  });
 }
 
 /** The metric types each signal's samples can be announced as (METRIC_TYPES_OF). */
@@ -162,15 +219,22 @@ function packRule(): JsonSchema {
   };
 }
 
-/** The field that makes each signal's values (SOURCE_FIELD), required on an entry of that signal. */
-function sourceRules(): { source: string; rule: JsonSchema }[] {
-  return Object.entries(SOURCE_FIELD).map(([signal, source]) => ({
-    source,
-    rule: {
-      if: signalIs([signal]),
-      then: source === 'generator' ? { anyOf: [has(source), has('pack')] } : has(source),
-    },
-  }));
+/**
+ * The field that makes each signal's values (SOURCE_FIELD), required on an entry of that signal;
+ * on a `single` entry's document, a logs entry's may be in `generator` (LOGS_IN_GENERATOR).
+ */
+function sourceRules(single = false): { source: string; rule: JsonSchema }[] {
+  const alternative: Partial<Record<string, string>> = {
+    generator: 'pack',
+    ...(single && { log_generator: 'generator' }),
+  };
+  return Object.entries(SOURCE_FIELD).map(([signal, source]) => {
+    const other = alternative[source];
+    return {
+      source,
+      rule: { if: signalIs([signal]), then: other ? { anyOf: [has(source), has(other)] } : has(source) },
+    };
+  });
 }
 
 /** In a file, what an entry must give unless the file's defaults give it for every entry. */

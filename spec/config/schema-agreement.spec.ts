@@ -101,6 +101,12 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
   'an entry without name nor pack': file({ name: undefined }),
   'a metrics entry without generator nor pack': file({ generator: undefined }),
   'a logs entry without log_generator': file({ signal_type: 'logs', generator: undefined }),
+  'a logs entry beside version: 2 holding its log generator in generator': {
+    ...logs({}),
+    version: 2,
+    log_generator: undefined,
+    generator: { type: 'template', templates: [{ message: 'x' }] },
+  },
   'a single histogram entry without distribution': { signal_type: 'histogram', name: 'h', rate: 1 },
   'an entry with pack and name': file({ pack: 'node_cpu', generator: undefined }),
   'an entry with overrides and no pack': file({ overrides: {} }),
@@ -151,6 +157,16 @@ const ACCEPTED_BY_BOTH: Record<string, Document> = {
   }),
   'severity weights with one above 0': logs({ severity_weights: { info: 0, warn: 1 } }),
   'trace_context with on: probability and probability': logsOfTraces({ on: 'probability', probability: 0.5 }),
+  'a flat logs entry holding its log generator in generator': {
+    ...logs({}),
+    log_generator: undefined,
+    generator: { type: 'template', templates: [{ message: 'x' }] },
+  },
+  'a flat entry without signal_type holding a replay log generator in generator': {
+    name: 'app',
+    rate: 1,
+    generator: { type: 'replay', file: 'app.log' },
+  },
   'a flat entry whose signal type its fields imply': {
     name: 'h',
     rate: 1,
