@@ -46,9 +46,9 @@ export function diagnose(text: string, validator: Validator): Diagnostic[] {
     }));
   }
   const seen = new Set<string>();
-  return validator.validate(doc.toJS()).errors.flatMap((error) => {
+  return validator.validate(doc.toJS()).errors.flatMap((error, i, errors) => {
     if (WRAPPERS.has(error.keyword)) return [];
-    const message = messageOf(error);
+    const message = messageOf(error, errors[i - 1]);
     if (seen.has(`${error.instanceLocation} ${message}`)) return [];
     seen.add(`${error.instanceLocation} ${message}`);
     const [from, to] = spanOf(doc, pathOf(error.instanceLocation), error.keyword === 'false', text.length);
@@ -56,10 +56,12 @@ export function diagnose(text: string, validator: Validator): Diagnostic[] {
   });
 }
 
-function messageOf(error: OutputUnit): string {
+/** The message of `error`; `cause` is the error reported just before it, the keyword that led to it. */
+function messageOf(error: OutputUnit, cause: OutputUnit | undefined): string {
   const path = error.instanceLocation.replace(/^#\/?/, '').replaceAll('/', '.');
-  // A `false` schema is an unknown field here (the schema closes every object).
-  if (error.keyword === 'false') return `${path}: not a field here`;
+  // A `false` schema is an unknown field (the schema closes every object), or a field the fields beside it exclude.
+  if (error.keyword === 'false')
+    return `${path}: ${cause?.keyword === 'additionalProperties' ? 'not a field here' : 'not allowed with the fields beside it'}`;
   return `${path || 'document'}: ${error.error}`;
 }
 

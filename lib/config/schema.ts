@@ -181,7 +181,14 @@ function entryRules(single: boolean): JsonSchema[] {
   ];
 }
 
-const notBoth = (a: string, b: string): JsonSchema => ({ not: { allOf: [has(a), has(b)] } });
+/** Not both `a` and `b`: with `a`, `b` is refused, and an editor marks it, where validation's message is. */
+const notBoth = (a: string, b: string): JsonSchema => ({ dependentSchemas: { [a]: refuse([b]) } });
+
+/** A rule that refuses `fields` each at its key (a `false` schema), which is where an editor marks it. */
+const refuse = (fields: readonly string[]): JsonSchema => ({
+  type: 'object',
+  properties: Object.fromEntries(fields.map((field) => [field, false])),
+});
 
 /** The fields only some signal types take (FIELD_SIGNALS): not allowed on an entry of another signal. */
 function signalRules(single: boolean): JsonSchema[] {
@@ -194,7 +201,7 @@ function signalRules(single: boolean): JsonSchema[] {
     const maybeLogs = single && field === 'generator';
     return {
       if: maybeLogs ? { allOf: [otherSignal, { not: LOGS_IN_GENERATOR }] } : otherSignal,
-      then: { not: has(field) },
+      then: refuse([field]),
     };
   });
 }
@@ -214,8 +221,8 @@ function metricTypeRules(): JsonSchema[] {
 function packRule(): JsonSchema {
   return {
     if: has('pack'),
-    then: { not: { anyOf: ['name', 'generator', 'metric_type', 'help'].map(has) } },
-    else: { type: 'object', required: ['name'], not: has('overrides') },
+    then: refuse(['name', 'generator', 'metric_type', 'help']),
+    else: { ...refuse(['overrides']), required: ['name'] },
   };
 }
 

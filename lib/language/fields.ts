@@ -962,7 +962,8 @@ export const exemplars = andThen(exemplarsFields, (config, u, c) =>
 )
   .withSchema((child) => ({
     ...child(exemplarsFields),
-    not: { allOf: [hasField('every'), hasField('probability')] },
+    // At probability, where validation's message is.
+    dependentSchemas: { every: { type: 'object', properties: { probability: false } } },
     dependentRequired: { service: ['from'] },
   }))
   .describe(
@@ -997,7 +998,8 @@ export const traceContext = andThen(traceContextFields, (config, u, c) =>
   .withSchema((child) => ({
     ...child(traceContextFields),
     ...conditional({ ...hasField('on'), properties: { on: { const: 'probability' } } }, hasField('probability'), {
-      not: hasField('probability'),
+      type: 'object',
+      properties: { probability: false },
     }),
   }))
   .describe('Log records carry the trace and span ids of spans of a traces entry (from).')

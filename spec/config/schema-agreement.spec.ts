@@ -137,6 +137,16 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
   'delay without while': file({ delay: { open: '1s' } }),
 };
 
+/** Refusals for a rule across fields, and the field each is marked at: the one svc's message names. */
+const MARKED_AT: Record<string, string> = {
+  'an entry with pack and name': '/scenarios/0/name',
+  'an entry with overrides and no pack': '/scenarios/0/overrides',
+  'exemplars with every and probability': '/exemplars/probability',
+  'trace_context probability without on: probability': '/scenarios/1/trace_context/probability',
+  'name and scenario_name': '/scenario_name',
+  'phase_offset and after': '/scenarios/1/after',
+};
+
 /** Documents svc loads, near those it refuses: the schema must accept them. */
 const ACCEPTED_BY_BOTH: Record<string, Document> = {
   'entries whose rate, signal_type and generator come from defaults': {
@@ -205,6 +215,13 @@ describe('the JSON Schema and validation agree', () => {
     expect(
       cases.filter(({ document }) => schemaErrors(schema, document).length === 0).map(({ what }) => what),
     ).to.deep.equal([]);
+  });
+
+  it('the schema marks a rule across fields at the field svc names, not at the whole entry', () => {
+    for (const [what, path] of Object.entries(MARKED_AT))
+      expect(schemaErrors(schema, asParsed(REFUSED_BY_BOTH[what]!)), what).to.include(
+        `${path}: boolean schema is false`,
+      );
   });
 
   it('the schema accepts what svc loads, near what it refuses', () => {
