@@ -8,6 +8,22 @@ export const DURATION_PATTERN = '^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$';
 const DURATION = new RegExp(DURATION_PATTERN);
 
 /**
+ * The durations parseDuration reads as 0 (it counts whole microseconds, half a microsecond up):
+ * 0, and below 0.0005ms, 0.0000005s, 0.000000008m and 0.00000000013h, so the JSON Schema refuses
+ * them where a length must be above 0. The last two bounds stop short of the true ones
+ * (0.00000000833…m, 0.000000000138…h): the few values between are left to validation.
+ */
+export const ZERO_DURATION_PATTERN = [
+  '0+(?:\\.0+)?(?:ms|s|m|h)',
+  '0+\\.000[0-4]\\d*ms',
+  '0+\\.000000[0-4]\\d*s',
+  '0+\\.00000000[0-7]\\d*m',
+  '0+\\.000000000(?:0|1[0-2])\\d*h',
+]
+  .map((zero) => `^${zero}$`)
+  .join('|');
+
+/**
  * Parses `<number><unit>` (units ms, s, m, h; fractions allowed, `1.5s` = 1500) into milliseconds; 0 only
  * with `zero` (a moment such as `gap_windows[].at`, not a length).
  * Throws a RangeError saying what was expected. The result is rounded to the microsecond so that

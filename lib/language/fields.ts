@@ -5,7 +5,7 @@
  */
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { DURATION_PATTERN, parseDuration, writtenMs } from './duration.js';
+import { DURATION_PATTERN, ZERO_DURATION_PATTERN, parseDuration, writtenMs } from './duration.js';
 import { START_TIME_PATTERN, parseStartTime } from './start-time.js';
 import { isMapping, show } from './problems.js';
 import {
@@ -115,9 +115,6 @@ function parsed<A>(name: string, expected: string, parse: (text: string) => A, s
   );
 }
 
-/** The durations of no length (0s, 0.0ms): only a moment, not a length, may be one. */
-const ZERO_DURATION_PATTERN = '^0+(?:\\.0+)?(?:ms|s|m|h)$';
-
 /** A duration up to `max` ms; the limit is written from `max` itself, with an optional `note`. */
 export function durationUpTo(max: number, note = '', zero = false): Codec<number> {
   const text = parsed('duration', 'a duration string such as "30s"', (u) => parseDuration(u, { zero }), {
@@ -129,7 +126,7 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
     type: 'string',
     pattern: DURATION_PATTERN,
     ...(!zero && { not: { pattern: ZERO_DURATION_PATTERN } }),
-    description: `A number${zero ? '' : ' greater than 0'} and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; at most ${formatMs(max)}.`,
+    description: `A number and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; ${zero ? '' : 'at least 0.001ms, '}at most ${formatMs(max)}.`,
   }));
 }
 

@@ -85,6 +85,7 @@ const REFUSED_BY_BOTH: Record<string, Document> = {
   'an instant without a time zone': file({ start_time: '2024-05-01T12:00:00' }),
   'a duration of 0': file({ duration: '0s' }),
   'a window of 0.0ms': file({ gaps: { every: '1m', for: '0.0ms' } }),
+  'a duration below the microsecond': file({ duration: '0.0004ms' }),
   'an address without a port': file({ sink: { type: 'tcp', address: 'localhost' } }),
   'brokers with an address without a port': file({ sink: { type: 'broker', brokers: 'a:9092, b', topic: 't' } }),
   'a Kafka topic with a space': file({ sink: { type: 'broker', brokers: 'a:9092', topic: 'my topic' } }),

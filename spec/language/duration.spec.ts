@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseDuration } from '../../lib/config/index.js';
+import { ZERO_DURATION_PATTERN } from '../../lib/language/duration.js';
 
 describe('parseDuration', () => {
   const cases: [string, number][] = [
@@ -84,6 +85,26 @@ describe('parseDuration', () => {
     }
     // A moment may be 0: below the microsecond it is the start.
     expect(parseDuration('0.0004ms', { zero: true })).to.equal(0);
+  });
+
+  it("ZERO_DURATION_PATTERN (the JSON Schema's) matches durations it reads as 0, and none it takes", () => {
+    const zero = new RegExp(ZERO_DURATION_PATTERN);
+    const readsAsZero = (text: string) => parseDuration(text, { zero: true }) === 0;
+    // At the bounds of each unit: half a microsecond.
+    const near = ['0.0004ms', '0.0004999ms', '0.0005ms', '0.0000004s', '0.0000005s', '0.000000007m', '0.000000009m'];
+    for (const text of [...near, '0.00000000012h', '0.00000000014h', '0s', '0.000ms', '1ms'])
+      expect(zero.test(text), text).to.equal(readsAsZero(text));
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 12 }),
+        fc.nat({ max: 99 }),
+        fc.constantFrom('ms', 's', 'm', 'h'),
+        (zeros, digits, unit) => {
+          const text = `0.${'0'.repeat(zeros)}${digits}${unit}`;
+          if (zero.test(text)) expect(readsAsZero(text), text).to.equal(true);
+        },
+      ),
+    );
   });
 
   it('rejects a duration too large to represent', () => {
