@@ -30,6 +30,21 @@ export function schemaErrors(schema: Schema, value: unknown): string[] {
   return validate(value) ? [] : validate.errors!.map(describe);
 }
 
+/**
+ * Where and by which keyword `value` breaks `schema`: one `"<instancePath> <keyword>"` per ajv error,
+ * with the missing field of `required` and `dependentRequired` (`"/scenarios/0 required rate"`);
+ * a false schema (an unknown field, or one a rule refuses at its key) is `false schema`. None when valid.
+ */
+export function schemaErrorPlaces(schema: Schema, value: unknown): string[] {
+  const validate = compiled.get(schema) ?? compileSchema(schema);
+  return validate(value)
+    ? []
+    : validate.errors!.map(({ instancePath, keyword, params }) => {
+        const missing = (params as { missingProperty?: string }).missingProperty;
+        return `${instancePath} ${keyword}${missing === undefined ? '' : ` ${missing}`}`;
+      });
+}
+
 function compileSchema(schema: Schema): ValidateFunction {
   const createAjv = AJV_BY_DIALECT[String(schema.$schema)];
   if (!createAjv) throw new Error(`schemaErrors: no ajv for $schema ${String(schema.$schema)}`);
