@@ -81,7 +81,8 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- $total := 0 }}
 {{- range regexFindAll "[0-9]+(ms|s|m|h)" . -1 }}
 {{- $number := regexFind "^[0-9]+" . }}
-{{- $total = add $total (mul ($number | int64) (get $unitMs (trimPrefix $number .))) }}
+{{- /* atoi reads base 10; int64 would read a leading 0 as octal (010s as 8 s, 090s as 0). */}}
+{{- $total = add $total (mul ($number | atoi) (get $unitMs (trimPrefix $number .))) }}
 {{- end }}
 {{- $total }}
 {{- end }}

@@ -706,12 +706,15 @@ describe('Helm chart (chart/)', function () {
       );
       expect(await refusal('1m', '1m1s')).to.include('serviceMonitor.scrapeTimeout 1m1s is longer');
       expect(await refusal('500ms', '1s')).to.include('serviceMonitor.scrapeTimeout 1s is longer');
+      // Leading zeros are decimal, as Prometheus reads them: 090s is 90 s, not an invalid octal number.
+      expect(await refusal('1m', '090s')).to.include('serviceMonitor.scrapeTimeout 090s is longer');
       for (const [interval, scrapeTimeout] of [
         ['1m', '1m'],
         ['1m', '59s'],
         ['2m', '90s'],
         ['1h', '59m59s999ms'],
         ['1s', '999ms'],
+        ['010s', '9s'],
       ])
         expect(await refusal(interval!, scrapeTimeout), `${interval} ${scrapeTimeout}`).to.equal(undefined);
       // Off, the values are not used.
