@@ -88,6 +88,19 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- end }}
 
 {{/*
+A PodDisruptionBudget count (2) or percentage ("50%") of (list value pods), in hundredths of a pod:
+Kubernetes rounds a percentage up, so it keeps ceil(hundredths/100) pods. Hundredths need no rounding.
+*/}}
+{{- define "svc.podHundredths" -}}
+{{- $value := index . 0 }}
+{{- if hasSuffix "%" (toString $value) }}
+{{- mul (toString $value | trimSuffix "%" | atoi) (index . 1) }}
+{{- else }}
+{{- mul (int $value) 100 }}
+{{- end }}
+{{- end }}
+
+{{/*
 The pod template of the Deployment and of the sharded StatefulSet. The checksum of the rendered
 scenarios ConfigMap rolls the pods when scenarios change.
 */}}

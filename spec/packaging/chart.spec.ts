@@ -626,18 +626,45 @@ describe('Helm chart (chart/)', function () {
 
     it('podDisruptionBudget: NOTES.txt warns when it allows no eviction, so a node drain would wait forever', async () => {
       const warning = async (values: object, budget: object = {}) =>
-        /WARNING: the PodDisruptionBudget allows no eviction with (\d+) pod\(s\)/.exec(
-          (await renderChart({ ...values, podDisruptionBudget: { enabled: true, ...budget } })).notes,
-        )?.[1];
+        /WARNING: the PodDisruptionBudget allows no eviction with (\d+) pod\(s\).*\n.*forever\.\n(.*)/
+          .exec((await renderChart({ ...values, podDisruptionBudget: { enabled: true, ...budget } })).notes)
+          ?.slice(1);
+      const raisePods = (value: string) =>
+        `Raise ${value}, lower podDisruptionBudget.minAvailable, or set podDisruptionBudget.maxUnavailable: 1.`;
+      const raiseMaxUnavailable = 'Raise podDisruptionBudget.maxUnavailable to 1 (or a percentage above 0%).';
       // The defaults, minAvailable 1 of one pod.
-      expect(await warning({})).to.equal('1');
-      expect(await warning({ autoscaling: { enabled: true } })).to.equal('1');
-      expect(await warning({ replicaCount: 3 }, { minAvailable: '100%' })).to.equal('3');
-      expect(await warning({ replicaCount: 3 }, { maxUnavailable: 0 })).to.equal('3');
+      expect(await warning({})).to.deep.equal(['1', raisePods('replicaCount')]);
+      expect(await warning({ autoscaling: { enabled: true } })).to.deep.equal([
+        '1',
+        raisePods('autoscaling.minReplicas'),
+      ]);
+      expect(await warning({ replicaCount: 3 }, { minAvailable: '100%' })).to.deep.equal([
+        '3',
+        raisePods('replicaCount'),
+      ]);
+      // Kubernetes rounds a percentage up: ceil(50 % of 1) is 1 pod, ceil(60 % of 2) is 2.
+      expect(await warning({}, { minAvailable: '50%' })).to.deep.equal(['1', raisePods('replicaCount')]);
+      expect(await warning({ replicaCount: 2 }, { minAvailable: '60%' })).to.deep.equal([
+        '2',
+        raisePods('replicaCount'),
+      ]);
+      expect(await warning({ autoscaling: { enabled: true, minReplicas: 2 } }, { minAvailable: '51%' })).to.deep.equal([
+        '2',
+        raisePods('autoscaling.minReplicas'),
+      ]);
+      // More pods do not help a maxUnavailable of 0.
+      for (const maxUnavailable of [0, '0%', '00%'])
+        expect(await warning({ replicaCount: 3 }, { maxUnavailable }), String(maxUnavailable)).to.deep.equal([
+          '3',
+          raiseMaxUnavailable,
+        ]);
       for (const [values, budget] of [
         [{ replicaCount: 2 }, {}],
         [{}, { maxUnavailable: 1 }],
+        [{}, { maxUnavailable: '1%' }],
         [{ replicaCount: 3 }, { minAvailable: '50%' }],
+        [{ replicaCount: 2 }, { minAvailable: '50%' }],
+        [{}, { minAvailable: '0%' }],
         [{ autoscaling: { enabled: true, minReplicas: 2 } }, {}],
         [{ shard: { enabled: true }, replicaCount: 4 }, {}],
       ])
