@@ -166,8 +166,13 @@ describe('Helm chart (chart/)', function () {
       expect(wrong(['ingress', 'tls'], [{ hosts: ['svc.local'], secretname: 'svc-tls' }])).to.deep.equal([
         '/ingress/tls/0: must NOT have additional properties ("secretname")',
       ]);
-      // Kubernetes refuses an Ingress with neither rules nor a default backend.
-      expect(wrong(['ingress', 'hosts'], [])).to.deep.equal(['/ingress/hosts: must NOT have fewer than 1 items']);
+      // Kubernetes refuses an Ingress with neither rules nor a default backend; off, no Ingress needs them.
+      const ingress = VALUES.ingress as object;
+      expect(wrong(['ingress'], { ...ingress, enabled: false, hosts: [] })).to.deep.equal([]);
+      expect(wrong(['ingress'], { ...ingress, enabled: true, hosts: [] })).to.deep.equal([
+        '/ingress/hosts: must NOT have fewer than 1 items',
+        '/ingress: must match "then" schema',
+      ]);
       // A misspelt limits would be dropped by Kubernetes: a container without a memory limit.
       expect(wrong(['resources'], { requests: { cpu: '100m' }, limit: { memory: '256Mi' } })).to.deep.equal([
         '/resources: must NOT have additional properties ("limit")',
