@@ -52,7 +52,8 @@ up to 10 characters>, a label value of at most 63 characters, so a longer name g
 {{- if and .Values.server.state.enabled .Values.shard.enabled .Values.server.state.existingClaim }}
 {{- fail "server.state.existingClaim: in shard mode each pod claims its own volume; leave it empty" }}
 {{- end }}
-{{- if regexMatch "^(127\\.|localhost$|::1$)" (toString .Values.server.bind) }}
+{{- /* The whole value: 127.example.com is a host name, not a loopback address. */}}
+{{- if regexMatch "(?i)^(127(\\.[0-9]+){3}|localhost(\\.localdomain)?|(0+:){7}0*1|::1|::ffff:127(\\.[0-9]+){3})$" (toString .Values.server.bind) }}
 {{- fail (printf "server.bind %s is reachable only from inside the pod: the kubelet's probes and the Service connect to the pod's IP, so the pod would never be ready and be restarted; use 0.0.0.0 (or :: for IPv6), and an API key" .Values.server.bind) }}
 {{- end }}
 {{- with .Values.serviceMonitor }}

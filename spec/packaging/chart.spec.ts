@@ -344,7 +344,16 @@ describe('Helm chart (chart/)', function () {
     });
 
     it('refuses a loopback server.bind, which the probes and the Service cannot reach; takes any other address', async () => {
-      for (const bind of ['127.0.0.1', '127.0.0.53', 'localhost', '::1']) {
+      for (const bind of [
+        '127.0.0.1',
+        '127.0.0.53',
+        'localhost',
+        'LOCALHOST',
+        'localhost.localdomain',
+        '::1',
+        '0:0:0:0:0:0:0:1',
+        '::ffff:127.0.0.1',
+      ]) {
         const failure = await renderChart({ server: { bind } }).then(
           () => 'rendered',
           (error: Error) => error.message,
@@ -353,7 +362,8 @@ describe('Helm chart (chart/)', function () {
           `server.bind ${bind} is reachable only from inside the pod: the kubelet's probes and the Service connect to the pod's IP`,
         );
       }
-      for (const bind of ['0.0.0.0', '::', '10.1.2.3']) {
+      // Any other address, and names that only start like a loopback one.
+      for (const bind of ['0.0.0.0', '::', '10.1.2.3', '127.example.com', 'localhost-1.example.com', '::10']) {
         const deployment = (await renderChart({ server: { bind } })).one('Deployment');
         expect(container(deployment).args.slice(2, 4)).to.deep.equal(['--bind', bind]);
       }
