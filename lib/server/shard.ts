@@ -12,10 +12,12 @@ export function parseShard(text: string, setting: '--shard' | 'SVC_SHARD' = '--s
   const index = Number(ordinal);
   const total = Number(count);
   if (ordinal === undefined || total < 1 || total > MAX_SHARDS || index >= total) {
-    // Kubernetes reads a missing pod label as empty: the chart's StatefulSet then gives "/COUNT".
-    const emptyOrdinal = /^\s*\/\d+\s*$/.test(text)
-      ? ': ORDINAL is empty (on Kubernetes before 1.28 no pod has the label apps.kubernetes.io/pod-index it is read from)'
-      : '';
+    // Kubernetes reads a missing pod label as empty: the chart's StatefulSet then gives SVC_SHARD "/COUNT".
+    // A --shard flag was typed by someone, not filled in from a label.
+    const emptyOrdinal =
+      setting === 'SVC_SHARD' && /^\s*\/\d+\s*$/.test(text)
+        ? ': ORDINAL is empty (on Kubernetes before 1.28 no pod has the label apps.kubernetes.io/pod-index it is read from)'
+        : '';
     throw new Error(
       `${setting}: expected ORDINAL/COUNT, whole numbers with ORDINAL below COUNT and COUNT from 1 to ${MAX_SHARDS} (a pod's index and the replica count), got "${text}"${emptyOrdinal}`,
     );

@@ -283,13 +283,17 @@ describe('svc-server in a deployment', () => {
         exitOf([], { SVC_SHARD: '/3' }),
         exitOf(['--shard', '3/3']),
         exitOf(['--shard', '0/1001']),
+        // Typed, not read from a pod label: no word of Kubernetes.
+        exitOf(['--shard', '/3']),
       ]);
-      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2]);
+      expect(cases.map((c) => c.code)).to.deep.equal([2, 2, 2, 2]);
       expect(cases[0]!.err).to.include(
         'SVC_SHARD: expected ORDINAL/COUNT, whole numbers with ORDINAL below COUNT and COUNT from 1 to 1000 (a pod\'s index and the replica count), got "/3": ORDINAL is empty (on Kubernetes before 1.28 no pod has the label apps.kubernetes.io/pod-index it is read from)',
       );
       expect(cases[1]!.err).to.match(/--shard: .*got "3\/3"/);
       expect(cases[2]!.err).to.match(/COUNT from 1 to 1000/);
+      expect(cases[3]!.err).to.match(/--shard: .*got "\/3"\n/);
+      expect(cases[3]!.err).not.to.include('pod-index');
     });
 
     it('--max-entries (SVC_MAX_ENTRIES): exits 2 naming it out of 1 to 1000000; 10000 by default, as the listening line says', async () => {
