@@ -11,7 +11,17 @@
  * each usable on its own in a test harness. Every operator that reads time takes a scheduler.
  */
 export * from './model/batch.js';
-export * from './model/window.js';
+// The microsecond grid (microseconds, onMicrosecondGrid, microsecondCycle) is how these reckon, not an API of its own.
+export {
+  inAnyWindow,
+  inHead,
+  inHeadOf,
+  inTail,
+  inTailOf,
+  mergedWindows,
+  type OneShotWindow,
+  type Window,
+} from './model/window.js';
 export * from './model/rate-schedule.js';
 export * from './ticks.js';
 export * from './long-timer.js';
