@@ -64,14 +64,14 @@ export function overSteps(
 }
 
 /**
- * The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file) and the
- * checks.
+ * The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file; written as a
+ * glob that matches only it) and the checks.
  */
 export function unitTest(sampling: Sampling, rulesFile: string, checks: readonly Check[]): string {
   const interval = promDuration(sampling.intervalMs);
   return stringify(
     {
-      rule_files: [rulesFile],
+      rule_files: [literalGlob(rulesFile)],
       evaluation_interval: interval,
       tests: [
         {
@@ -123,6 +123,15 @@ export function expandingNotation(values: ArrayLike<number>): string {
 
 function number(v: number): string {
   return Number.isFinite(v) ? String(v) : v > 0 ? 'Inf' : '-Inf';
+}
+
+/**
+ * `path` as a glob pattern that matches only itself: promtool expands each of `rule_files` with Go's
+ * `filepath.Glob`, so a path holding `[`, `*`, `?` or `\` would match other files or none (a rules file under
+ * `alerts[prod]/` was silently not loaded: every alert read as not firing).
+ */
+function literalGlob(path: string): string {
+  return path.replace(/[*?[\\]/g, '\\$&');
 }
 
 /** A PromQL string literal (JSON's escapes are Go's). */

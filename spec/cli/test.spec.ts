@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { lines, scenarioDir, svc } from '../support/cli.js';
 import { failingWritable } from '../support/streams.js';
@@ -43,6 +44,30 @@ describe('svc test: alert expectations checked with promtool on virtual time', (
         'PASS QueueBacklog{severity="page",queue="orders"} firing after 3s (within 10s), resolved 3s later (within 10s)',
       ],
     );
+  });
+
+  it('loads a rules file whose path holds glob characters, which promtool would expand', async () => {
+    // promtool globs rule_files: unescaped, `team[prod]/` matched no file and every alert read as not firing.
+    const { dir, scenario } = scenarioDir('svc-test-');
+    mkdirSync(join(dir, 'team[prod]'));
+    const file = scenario(
+      'hot.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {name: temp, signal_type: metrics, rate: 1, duration: 2m, generator: {type: constant, value: 10}}
+expect:
+  alerts: [{alert: Hot, firing_within: 1m}]
+`,
+    );
+    const rules = scenario(
+      'team[prod]/rules.yml',
+      'groups:\n  - name: g\n    rules:\n      - {alert: Hot, expr: temp > 5}\n',
+    );
+    const { code, stdout, stderr } = await svc(['test', file, '--rules', rules]);
+    expect(stderr).to.equal('');
+    expect(lines(stdout)).to.deep.equal(['PASS Hot firing after 0s (within 1m)']);
+    expect(code).to.equal(0);
   });
 
   it('samples csv_replay entries, their CSV read beside the scenario file', async () => {
