@@ -56,7 +56,8 @@ export interface Outcome {
  * Checks every expectation. Firing is searched over the steps from 0 to the last one that could
  * matter (the end of `firing_within`, or of the data and the lookback after it); "has fired by
  * step k" only turns from false to true as k grows, so bisection finds the first step in
- * log2(steps) runs. Resolving is searched the same way from the step after the first firing.
+ * log2(steps) runs, up to `firing_within` first and past it only when the alert did not fire by then. Resolving is
+ * searched the same way from the step after the first firing, up to `resolves_within` after it first.
  * A probe over more samples than promtool's engine holds in one query is asked again in windows of steps.
  * Throws when promtool refuses the unit test itself (a bad rules file), or fails a check otherwise than by its
  * verdict (an evaluation error), with its output.
@@ -94,9 +95,7 @@ export async function checkExpectations(
   // The checks of the unit test left for inspection, written with the last window once the probes are done.
   const stated: Parameters<typeof probe>[] = [];
   for (const expectation of expectations) {
-    const fired = await firstStep(0, Math.max(lastStep, steps(expectation.firing_within)), (k) =>
-      holds(expectation, 0, k, 1),
-    );
+    const fired = await firstStepBy(0, steps(expectation.firing_within), lastStep, (k) => holds(expectation, 0, k, 1));
     stated.push([expectation, 0, steps(expectation.firing_within), 1]);
     const firedAtMs = fired === undefined ? undefined : fired * intervalMs;
     const firedInTime = firedAtMs !== undefined && firedAtMs <= expectation.firing_within;
@@ -105,7 +104,7 @@ export async function checkExpectations(
       findings.push({ expectation, firedAtMs, passed: firedInTime });
       continue;
     }
-    const resolved = await firstStep(fired + 1, Math.max(lastStep, fired + steps(within)), (k) =>
+    const resolved = await firstStepBy(fired + 1, fired + steps(within), lastStep, (k) =>
       holds(expectation, fired + 1, k, 0),
     );
     const resolvedAfterMs = resolved === undefined ? undefined : (resolved - fired) * intervalMs;
@@ -152,6 +151,22 @@ export function tooManyEvaluations(
       return `expect.alerts[${i}].resolves_within: ${promDuration(resolves_within)} after a firing found up to ${promDuration((Math.max(data, firing) - 1) * intervalMs)} is up to ${resolving} ${at}: give a shorter resolves_within or a longer --interval`;
   }
   return undefined;
+}
+
+/**
+ * The first k from `from` on, up to the later of `deadline` and `last`, where `holds` (as {@link firstStep}), looked
+ * for up to the deadline first: every probe makes promtool evaluate the rules at each step up to its k, so an alert
+ * that keeps its deadline (the usual case) is found without evaluating the rest of a long scenario; one that does not
+ * costs a single probe more.
+ */
+async function firstStepBy(
+  from: number,
+  deadline: number,
+  last: number,
+  holds: (k: number) => Promise<boolean>,
+): Promise<number | undefined> {
+  const inTime = await firstStep(from, deadline, holds);
+  return inTime !== undefined || deadline >= last ? inTime : firstStep(deadline + 1, last, holds);
 }
 
 /** The first k of [from, to] where `holds` (false, then true from some k on), or undefined when it never does. */

@@ -57,6 +57,26 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect(count()).to.be.at.most(2 + 2 * Math.ceil(Math.log2(60)) + 2);
   });
 
+  it('evaluates the rules no further than the deadlines of an alert that keeps them', async () => {
+    // Each probe makes promtool evaluate the rules at every step up to its check: searching past the deadlines
+    // first made a 20-hour scenario at 1s take minutes for an alert found in its first minutes.
+    const { run } = promtoolRuns();
+    let latestMs = 0;
+    const { findings } = await checkExpectations(
+      sampling,
+      [{ alert: 'High', firing_within: 3 * MINUTE, resolves_within: 5 * MINUTE }],
+      (checks) => {
+        latestMs = Math.max(latestMs, ...checks.map((check) => check.atMs));
+        return run(checks);
+      },
+    );
+    expect(findings.map(findingLine)).to.deep.equal([
+      'PASS High firing after 2m (within 3m), resolved 4m later (within 5m)',
+    ]);
+    // Fired at 2m, so resolution is looked for up to 7m; the data and its lookback run to 14m45s.
+    expect(latestMs).to.equal(7 * MINUTE);
+  });
+
   it('fails an alert that fires late, never, with other labels, or resolves late', async () => {
     const { run } = promtoolRuns();
     const { findings, result } = await checkExpectations(
