@@ -207,6 +207,18 @@ export function alertsNotInRules(
       ),
     ),
   ].filter((alert): alert is string => typeof alert === 'string');
+  return alertsNotDefined(expectations, alerts, `the rules file ${rulesFile}`);
+}
+
+/**
+ * A problem per expectation whose alert is none of `alerts`, the alerting rules `holder` (`the rules file rules.yml`,
+ * `Prometheus at <url>`) defines, with the close name of a typo and the alerts it has.
+ */
+export function alertsNotDefined(
+  expectations: readonly AlertExpectation[],
+  alerts: readonly string[],
+  holder: string,
+): string[] {
   const listed =
     alerts.length === 0
       ? 'it has no alerting rules'
@@ -215,7 +227,7 @@ export function alertsNotInRules(
     if (alerts.includes(alert)) return [];
     const near = closest(alert, alerts);
     return [
-      `expect.alerts[${i}].alert: the rules file ${rulesFile} has no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
+      `expect.alerts[${i}].alert: ${holder} has no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
     ];
   });
 }

@@ -23,6 +23,11 @@ export interface AlertStates {
     toMs: number,
     stepMs: number,
   ): ObservableInput<readonly AlertState[]>;
+  /**
+   * The names of the alerting rules it evaluates, or none when it lists none (a store whose alerts another ruler
+   * writes, such as VictoriaMetrics without vmalert, answers an empty list); undefined when not asked.
+   */
+  alertRules?(): ObservableInput<readonly string[]>;
 }
 
 /** Alertmanager, as the live test reads it. */
@@ -60,6 +65,20 @@ export function prometheusStates(api: HttpApi): AlertStates {
       };
       const [series] = result(await api.get(path, params), 'matrix', path) as { values?: [number, string][] }[];
       return (series?.values ?? []).map(([at, value]): AlertState => [Math.round(at * 1000), value === '1']);
+    },
+    async alertRules() {
+      const path = '/api/v1/rules';
+      const { status, data } = ((await api.get(path, { type: 'alert' })) ?? {}) as {
+        status?: unknown;
+        data?: { groups?: { rules?: { type?: unknown; name?: unknown }[] }[] };
+      };
+      if (status !== 'success' || !Array.isArray(data?.groups))
+        throw new Error(`${api.name} gave no rule groups to GET ${path}: is it Prometheus?`);
+      const rules = data.groups.flatMap((group) => (Array.isArray(group?.rules) ? group.rules : []));
+      const names = rules.flatMap((rule) =>
+        rule?.type === 'alerting' && typeof rule.name === 'string' ? [rule.name] : [],
+      );
+      return [...new Set(names)];
     },
   };
 }

@@ -24,7 +24,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import type { AlertExpectation } from '../language/fields.js';
-import { alertName, type Finding } from './check.js';
+import { alertName, alertsNotDefined, type Finding } from './check.js';
 import type { AlertInbox, AlertState, AlertStates } from './live-backends.js';
 
 /** Most points a range query asks for: Prometheus answers at most 11 000 per series. */
@@ -162,11 +162,16 @@ function decision(watch: Watch, askingAlertmanager: boolean): Finding | undefine
  * Throws when an expected alert is already firing in Prometheus, or already held by Alertmanager,
  * before the scenario starts: a live test counts from a quiet start, or it would pass on an alert
  * of some earlier run. Also the first contact with each backend: one that cannot be reached fails here.
+ * Throws too when Prometheus lists its alerting rules and an expected alert is none of them: a misspelt name
+ * could only fail as not firing, after waiting its whole `firing_within`.
  */
 export async function requireQuiet(
   expectations: readonly AlertExpectation[],
   { prometheus, alertmanager }: Pick<WatchOptions, 'prometheus' | 'alertmanager'>,
 ): Promise<void> {
+  const rules = prometheus.alertRules ? await lastValueFrom(from(prometheus.alertRules())) : [];
+  const unknown = rules.length ? alertsNotDefined(expectations, rules, prometheus.name) : [];
+  if (unknown.length) throw new Error(unknown.join('\n'));
   for (const expectation of expectations) {
     if (await lastValueFrom(from(prometheus.firing(expectation)))) {
       throw new Error(

@@ -128,6 +128,18 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     expect(code).to.equal(1);
   });
 
+  it('refuses an alert Prometheus has no alerting rule for, exit 1, before running anything', async () => {
+    const file = write('typo.yaml', scenario(prometheus, 'typo', '    - {alert: QueueBaklog, firing_within: 20s}'));
+    const began = Date.now();
+    const { code, stdout, stderr } = await live(file);
+    expect(stderr).to.equal(
+      `error: expect.alerts[0].alert: Prometheus at ${prometheus.url} has no alerting rule "QueueBaklog" (did you mean QueueBacklog?) (its alerts: QueueBacklog)\n`,
+    );
+    expect(stdout).to.equal('');
+    expect(code).to.equal(1);
+    expect(Date.now() - began).to.be.below(5_000);
+  });
+
   it('names an unreachable Prometheus with its credentials masked, exit 1, before running anything', async () => {
     const port = await freeTcpPort();
     const file = write(

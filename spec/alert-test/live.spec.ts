@@ -187,4 +187,19 @@ describe('requireQuiet: a live test starts with its alerts quiet', () => {
       await refused(requireQuiet(expectations, { prometheus: quiet, alertmanager: fakeAlertmanager(scheduler) })),
     ).to.equal('accepted');
   });
+
+  it('refuses an alert none of the alerting rules Prometheus lists defines, and trusts a store that lists none', async () => {
+    // A misspelt name could only fail as not firing, after the whole firing_within; a store that lists no rules
+    // (VictoriaMetrics, whose alerts vmalert writes) cannot say.
+    const expectations = [{ alert: 'Hihg', firing_within: 30 * S }];
+    const listing = (rules: string[]) => ({ ...fakePrometheus(scheduler, []), alertRules: () => of(rules) });
+    const refused = await requireQuiet(expectations, { prometheus: listing(['High', 'Low']) }).then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
+    expect(refused).to.equal(
+      'expect.alerts[0].alert: Prometheus at http://fake has no alerting rule "Hihg" (did you mean High?) (its alerts: High, Low)',
+    );
+    await requireQuiet(expectations, { prometheus: listing([]) });
+  });
 });
