@@ -13,17 +13,20 @@ export function promtoolWords({ output, code }: PromtoolResult): string {
   return said ? `:\n${said}` : `: it exited with code ${code} and printed nothing`;
 }
 
-/** Runs `promtool test rules` on a unit test file. */
-export type Promtool = (testFile: string) => Promise<PromtoolResult>;
+/** Runs `promtool test rules` on a unit test file; `stop` aborted ends the run (rejecting with its reason). */
+export type Promtool = (testFile: string, stop?: AbortSignal) => Promise<PromtoolResult>;
 
 /** A run that takes longer is stopped: promtool evaluates a few thousand steps in well under a second. */
 const PROMTOOL_TIMEOUT_MS = 60_000;
 
 /** `promtool test rules`, run from `command` (a path, or a name looked up on PATH). */
 export function promtool(command: string): Promtool {
-  return (testFile) =>
+  return (testFile, stop) =>
     new Promise((resolve, reject) => {
+      if (stop?.aborted) return reject(stop.reason);
       const child = spawn(command, ['test', 'rules', testFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const abort = () => child.kill('SIGTERM');
+      stop?.addEventListener('abort', abort, { once: true });
       // A timer of our own, cleared on every end: spawn's `timeout` stayed armed after a failed start (ENOENT),
       // holding the process for its whole length.
       const timer = setTimeout(() => child.kill('SIGTERM'), PROMTOOL_TIMEOUT_MS);
@@ -32,6 +35,7 @@ export function promtool(command: string): Promtool {
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        stop?.removeEventListener('abort', abort);
         reject(
           new Error(
             error.code === 'ENOENT'
@@ -42,7 +46,9 @@ export function promtool(command: string): Promtool {
       });
       child.on('close', (code, signal) => {
         clearTimeout(timer);
-        if (signal)
+        stop?.removeEventListener('abort', abort);
+        if (stop?.aborted) reject(stop.reason);
+        else if (signal)
           reject(
             new Error(
               `promtool stopped by ${signal}${signal === 'SIGTERM' ? ` (no answer within ${PROMTOOL_TIMEOUT_MS / 1000}s)` : ''}`,

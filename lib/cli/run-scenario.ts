@@ -146,7 +146,7 @@ function cutShort(backfill: Backfill, runs: readonly EntryRun[]): string[] {
 }
 
 /** The shell's code for a process ended by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM). */
-function signalExitCode(signal: string): number {
+export function signalExitCode(signal: string): number {
   return 128 + (constants.signals[signal as NodeJS.Signals] ?? 0);
 }
 

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { Subject } from 'rxjs';
 import { lines, scenarioDir, svc } from '../support/cli.js';
 import { failingWritable } from '../support/streams.js';
 
@@ -302,6 +303,26 @@ expect:
     });
     expect(stderr).to.match(/^error: promtool not found \("\/nonexistent\/promtool"\): install Prometheus's promtool/);
     expect(code).to.equal(1);
+  });
+
+  it('on a stop signal, ends the promtool run and removes the unit test, exit 130', async () => {
+    // The signal used to end the process where it stood, leaving the unit test (megabytes for a long scenario) in
+    // the temporary directory.
+    const { dir, scenario } = scenarioDir('svc-test-');
+    const seen = join(dir, 'unit-test-path');
+    const slow = scenario('slow-promtool', `#!/bin/sh\necho "$3" > ${seen}\nexec sleep 30\n`);
+    chmodSync(slow, 0o755);
+    const signals = new Subject<string>();
+    const began = Date.now();
+    const result = svc(example('link-flap'), { env: { ...process.env, PROMTOOL: slow }, signals });
+    while (!existsSync(seen) || !readFileSync(seen, 'utf8')) await new Promise((resolve) => setTimeout(resolve, 50));
+    signals.next('SIGINT');
+    const { code, stdout, stderr } = await result;
+    expect(stderr).to.equal('error: stopped by SIGINT: no expectation was decided\n');
+    expect(stdout).to.equal('');
+    expect(code).to.equal(130);
+    expect(Date.now() - began).to.be.below(10_000);
+    expect(existsSync(readFileSync(seen, 'utf8').trim())).to.equal(false);
   });
 
   it('says what a promtool that fails without a word did: its exit code', async () => {

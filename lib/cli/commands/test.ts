@@ -256,6 +256,9 @@ export class TestCommand extends SvcCommand {
       { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings, tooManyEvaluations },
       { readTextFile },
       { MAX_RULES_BYTES },
+      { stopSignals },
+      { signalExitCode },
+      { take },
     ] = await Promise.all([
       import('node:fs/promises'),
       import('node:os'),
@@ -266,6 +269,9 @@ export class TestCommand extends SvcCommand {
       import('../../alert-test/check.js'),
       import('../../config/read.js'),
       import('../../language/limits.js'),
+      import('../../runtime/stop-signals.js'),
+      import('../run-scenario.js'),
+      import('rxjs'),
     ]);
     // Read here, not only by promtool: a missing file, a directory or binary data is named before anything is sampled.
     const rulesText = await readTextFile(rulesFile, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
@@ -287,10 +293,14 @@ export class TestCommand extends SvcCommand {
     const dir = await mkdtemp(join(tmpdir(), 'svc-test-'));
     const testFile = join(dir, 'unit-test.yml');
     const run = promtool(this.context.env.PROMTOOL ?? 'promtool');
+    // From here a stop signal ends the promtool run in progress rather than the process, so that the unit test
+    // (which can be megabytes) is removed below; the exit code is the shell's for that signal, as svc run's.
+    const stop = new AbortController();
+    const stopping = (this.context.signals ?? stopSignals()).pipe(take(1)).subscribe((signal) => stop.abort(signal));
     try {
       const { findings, checks, result } = await checkExpectations(sampling, expectations, async (checks) => {
         await writeFile(testFile, unitTest(sampling, rulesFile, checks));
-        return run(testFile);
+        return run(testFile, stop.signal);
       });
       // What --keep leaves is the test of the expectations themselves.
       await writeFile(testFile, unitTest(sampling, rulesFile, checks));
@@ -299,7 +309,12 @@ export class TestCommand extends SvcCommand {
       if (passed !== result.passed)
         throw new Error(`promtool's verdict on the expectations differs from the search's${promtoolWords(result)}`);
       return passed ? 0 : 1;
+    } catch (error) {
+      if (!stop.signal.aborted) throw error;
+      this.context.stderr.write(`error: stopped by ${stop.signal.reason}: no expectation was decided\n`);
+      return signalExitCode(stop.signal.reason);
     } finally {
+      stopping.unsubscribe();
       if (this.keep)
         this.context.stderr.write(`kept the promtool unit test: ${testFile} (run: promtool test rules ${testFile})\n`);
       else await rm(dir, { recursive: true, force: true });
