@@ -132,7 +132,8 @@ export interface WriteCalls {
  * delivered. A path that cannot be opened again while the open file still has a name (its directory renamed)
  * leaves the writes going to that file, and is tried again at the next check. When the open file has no name
  * left either (its directory removed, `rm -rf logs/`), no line could be read again: the write fails, saying so,
- * rather than go on into the removed file, counted delivered.
+ * rather than go on into the removed file, counted delivered. Only a regular file is followed: a named pipe or a
+ * device keeps its descriptor (its reader holds it; opened again, a removed path would be a new file nobody reads).
  *
  * The path is checked only where a write of the stream begins: the system may take a write in part, and the
  * stream then writes the rest with another call, which goes to the same file (a line is never cut in two files).
@@ -204,7 +205,8 @@ export class PathFollower {
     }
     this.checkedAt = now;
     fstat(this.fd, (unknown, opened) => {
-      if (unknown) return then(null, this.fd);
+      // Not a log file: its reader holds it, not its path.
+      if (unknown || !opened.isFile()) return then(null, this.fd);
       stat(this.path, (gone, there) => {
         if (!gone && there.dev === opened.dev && there.ino === opened.ino) return then(null, this.fd);
         this.reopen((failed, fd) => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, open as openFile, openSync, write, writev } from 'node:fs';
+import { createWriteStream, existsSync, open as openFile, openSync, write, writev } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { chunk } from '../support/batches.js';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
@@ -231,6 +231,32 @@ describe('fileSink', () => {
     await ended;
     expect(read).to.equal('one\ntwo\n');
   });
+
+  for (const [removal, remove] of [
+    ['the pipe removed (rm p)', (pipe: string) => rm(pipe)],
+    ['its directory removed (rm -rf)', (pipe: string) => rm(join(pipe, '..'), { recursive: true })],
+  ] as const)
+    it(`a named pipe is not followed like a log file: ${removal} while its reader reads, the reader gets every line`, async () => {
+      const sub = join(dir, 'fifo');
+      await mkdir(sub);
+      const path = join(sub, 'pipe');
+      execFileSync('mkfifo', [path]);
+      const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let read = '';
+      reader.stdout.on('data', (data: Buffer) => (read += data));
+      const ended = new Promise((resolve) => reader.on('close', resolve));
+      await delay(200); // cat waits in its open for a writer
+      const sink = fileSink({ path });
+      sink.write(chunk('one\n'));
+      await sink.flush();
+      await remove(path);
+      await delay(FOLLOW_PATH_EVERY + 50);
+      sink.write(chunk('two\n'));
+      await sink.close();
+      await ended;
+      expect(read).to.equal('one\ntwo\n');
+      expect(existsSync(path), 'a file nobody reads made at the path').to.equal(false);
+    });
 
   it('a path whose directory exists but takes no new file says why: a link to a missing place, or /proc', async () => {
     const link = join(dir, 'dangling');
