@@ -24,7 +24,14 @@ export type {
 export { valueGenerator } from './generators/value.js';
 export { traceGenerator } from './generators/trace.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
-export { createTraceEncoder, jsonLinesTraces, zipkinJson, zipkinBody, type TraceEncoder } from './encoders/index.js';
+export {
+  createTraceEncoder,
+  jsonLinesTraces,
+  zipkinJson,
+  zipkinBody,
+  zipkinBodyOfRuns,
+  type TraceEncoder,
+} from './encoders/index.js';
 export {
   createSink,
   stdoutSink,

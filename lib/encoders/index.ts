@@ -16,7 +16,7 @@ export { syslog, type SyslogOptions } from './syslog.js';
 export type { LogEncoder } from './log-lines.js';
 export type { TraceEncoder } from './spans.js';
 export { jsonLinesTraces } from './json-lines-traces.js';
-export { zipkinJson, zipkinBody } from './zipkin-json.js';
+export { zipkinJson, zipkinBody, zipkinBodyOfRuns } from './zipkin-json.js';
 export {
   ENCODER_KINDS,
   ENCODER_TYPES,

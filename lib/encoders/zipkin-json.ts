@@ -1,3 +1,4 @@
+import type { EncodedBatch } from '../../operators/model/batch.js';
 import { SPAN_STATUS, type AttributeValue, type SpanNode, type SpanResource } from '../../operators/model/span.js';
 import { putBytes } from '../protocols/bytes.js';
 import { writeInteger } from './shortest.js';
@@ -70,7 +71,8 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']\n'].map((text) => Buffer.from(text)) 
  * of a span in error.
  * An error raised in the span adds an `exception` annotation at its end. Zipkin has no links
  * nor a sampled flag: they are left out. Record i of the frames is span i with the comma or
- * bracket and line feed after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks.
+ * bracket and line feed after it (the first also holds the opening bracket): {@link zipkinBody} joins chunks, {@link zipkinBodyOfRuns}
+ * runs of records.
  */
 export function zipkinJson(): TraceEncoder {
   const ids = jsonIds('traceId', 'id', 'parentId');
@@ -168,11 +170,19 @@ function resourceTagsOf(node: NodeText, { resource, members }: ResourceText): Re
 }
 
 /**
+ * One Zipkin JSON array of the spans of several encoded chunks (what an HTTP sink sends as one
+ * request): each chunk's array, its brackets dropped, joined by commas.
+ */
+export function zipkinBody(chunks: readonly EncodedBatch[]): Buffer {
+  return zipkinBodyOfRuns(chunks.map((chunk) => Buffer.from(chunk.data)));
+}
+
+/**
  * One Zipkin JSON array of the spans of several runs of records (what an HTTP sink sends as one request), each
  * run whole records of one chunk: a whole chunk's array, or a part of it that an HTTP sink cut between spans to
  * keep a request within its size. Each run's spans, without the brackets and commas around them, joined by commas.
  */
-export function zipkinBody(runs: readonly Uint8Array[]): Buffer {
+export function zipkinBodyOfRuns(runs: readonly Uint8Array[]): Buffer {
   const parts = runs.filter((run) => run.length > 0).flatMap((run, i) => [i === 0 ? OPEN : COMMA, spansOf(run)]);
   return Buffer.concat(parts.length ? [...parts, CLOSE] : [OPEN, CLOSE]);
 }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { zipkinBody, zipkinJson } from '../../lib/encoders/zipkin-json.js';
+import { zipkinBody, zipkinBodyOfRuns, zipkinJson } from '../../lib/encoders/zipkin-json.js';
 import { recordOf, selectTicks } from '../../operators/model/batch.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
 import {
@@ -114,7 +114,7 @@ describe('zipkinJson', () => {
       encoder.encode(b),
     );
     expect(chunks[1]!.bytes).to.equal(0);
-    const joined = JSON.parse(zipkinBody(chunks.map((chunk) => chunk.data)).toString());
+    const joined = JSON.parse(zipkinBody(chunks).toString());
     expect(joined).to.deep.equal(chunks.flatMap((chunk) => (chunk.bytes ? JSON.parse(chunk.data.toString()) : [])));
     expect(joined.map((span: { id: string }) => span.id)).to.deep.equal(
       spanRows(selectTicks(batch, [0, 1, 4])).map((row) => row.spanId),
@@ -129,8 +129,13 @@ describe('zipkinJson', () => {
     const cut = (from: number, to: number) => chunk.data.subarray(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]!);
     const whole = JSON.parse(chunk.data.toString());
     // The head keeps the chunk's `[`, the middle neither bracket, the tail its `]` and line feed.
-    const parts = [cut(0, 1), cut(1, 3), cut(3, ends.length)].map((run) => JSON.parse(zipkinBody([run]).toString()));
+    const parts = [cut(0, 1), cut(1, 3), cut(3, ends.length)].map((run) =>
+      JSON.parse(zipkinBodyOfRuns([run]).toString()),
+    );
     expect(parts).to.deep.equal([whole.slice(0, 1), whole.slice(1, 3), whole.slice(3)]);
-    expect(JSON.parse(zipkinBody([cut(1, 3), cut(0, 1)]).toString())).to.deep.equal([...whole.slice(1, 3), whole[0]]);
+    expect(JSON.parse(zipkinBodyOfRuns([cut(1, 3), cut(0, 1)]).toString())).to.deep.equal([
+      ...whole.slice(1, 3),
+      whole[0],
+    ]);
   });
 });

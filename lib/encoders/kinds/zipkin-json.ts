@@ -1,5 +1,5 @@
 import { oneOf, strict } from '../../language/combinators.js';
-import { zipkinBody, zipkinJson } from '../zipkin-json.js';
+import { zipkinBodyOfRuns, zipkinJson } from '../zipkin-json.js';
 import { defineEncoder } from './kind.js';
 
 export const zipkinJsonKind = defineEncoder({
@@ -9,5 +9,5 @@ export const zipkinJsonKind = defineEncoder({
   // An array per batch: a sink that cuts records (tcp, udp, broker, logstore) would split arrays.
   sinks: ['http_push', 'stdout', 'file'],
   traces: () => zipkinJson(),
-  join: zipkinBody,
+  join: zipkinBodyOfRuns,
 });
