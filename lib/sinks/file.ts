@@ -142,7 +142,8 @@ export interface WriteCalls {
  * current one.
  */
 export class PathFollower {
-  private checkedAt = Date.now();
+  // A monotonic clock: with the wall clock stepped back, no check would come due until it caught up again.
+  private checkedAt = performance.now();
   /** The last write was taken in part: the stream's next call writes its rest, to the same file. */
   private midWrite = false;
 
@@ -198,7 +199,7 @@ export class PathFollower {
    * or with the error that no line written now could be read again (see {@link removedWhileWriting}).
    */
   private current(then: (error: NodeJS.ErrnoException | null, fd: number) => void): void {
-    const now = Date.now();
+    const now = performance.now();
     if (this.midWrite || now - this.checkedAt < FOLLOW_PATH_EVERY) {
       then(null, this.fd);
       return;

@@ -87,6 +87,26 @@ describe('fileSink', () => {
       expect(await readFile(path, 'utf8')).to.equal('after the removal\n');
     });
 
+  it('follows its path with the wall clock stepped back (a check due is measured on a monotonic clock)', async () => {
+    const path = join(dir, 'out.log');
+    const wallClock = Date.now;
+    const stepped = wallClock() - 3_600_000;
+    try {
+      const sink = fileSink({ path });
+      sink.write(chunk('before\n'));
+      await sink.flush();
+      Date.now = () => stepped;
+      await rename(path, `${path}.1`);
+      await delay(FOLLOW_PATH_EVERY + 50);
+      sink.write(chunk('after\n'));
+      await sink.close();
+    } finally {
+      Date.now = wallClock;
+    }
+    expect(await readFile(`${path}.1`, 'utf8')).to.equal('before\n');
+    expect(await readFile(path, 'utf8')).to.equal('after\n');
+  });
+
   it('a path that cannot be opened again after a rotation (its directory renamed) leaves the writes going to the open file', async () => {
     const sub = join(dir, 'logs');
     await mkdir(sub);
