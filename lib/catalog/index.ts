@@ -52,13 +52,14 @@ export function catalogRef(arg: string): string | undefined {
   return arg.startsWith('@') && arg.length > 1 ? arg.slice(1) : undefined;
 }
 
-/** The error for `@name` (or `pack: name`) when no `--catalog` was given. */
-export function noCatalogError(ref: string): ConfigError {
+/**
+ * The error for `@name` (or `pack: name`) when no `--catalog` was given; `variable` also gives the directory where
+ * one does (svc-server's `SVC_CATALOG`).
+ */
+export function noCatalogError(ref: string, variable?: string): ConfigError {
+  const give = `give --catalog <dir>${variable ? ` or set ${variable}` : ''}`;
   return new ConfigError('unreadable', ref, [
-    {
-      path: '',
-      message: 'a catalog reference needs a catalog: give --catalog <dir> (the directory of scenario and pack files)',
-    },
+    { path: '', message: `a catalog reference needs a catalog: ${give} (the directory of scenario and pack files)` },
   ]);
 }
 
@@ -66,6 +67,8 @@ export class Catalog {
   private constructor(
     /** The directory, as given. */
     readonly dir: string,
+    /** How the directory was given (`--catalog`, or svc-server's `SVC_CATALOG`): the messages name the one set. */
+    readonly setting: string,
     private readonly loaded: readonly Loaded[],
   ) {}
 
@@ -76,11 +79,10 @@ export class Catalog {
   static async open(dir: string, variables?: Variables, setting = '--catalog'): Promise<Catalog> {
     const found = await stat(dir).catch(() => undefined);
     if (!found?.isDirectory()) {
-      const fix = setting.startsWith('--') ? `give ${setting} <dir> with` : `set ${setting} to`;
       throw new ConfigError('unreadable', dir, [
         {
           path: '',
-          message: `${found ? 'not a directory (a file)' : 'catalog directory not found'}: ${fix} a directory of scenario and pack files`,
+          message: `${found ? 'not a directory (a file)' : 'catalog directory not found'}: ${giveDirectory(setting)} a directory of scenario and pack files`,
         },
       ]);
     }
@@ -95,7 +97,12 @@ export class Catalog {
     }
     const loaded = await Promise.all(files.map((path) => loadItem(path, variables)));
     loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
-    return new Catalog(dir, loaded);
+    return new Catalog(dir, setting, loaded);
+  }
+
+  /** How to give another directory, in the words of the setting used: `give --catalog <dir> with`, `set SVC_CATALOG to`. */
+  get giveDirectory(): string {
+    return giveDirectory(this.setting);
   }
 
   get items(): readonly CatalogItem[] {
@@ -143,7 +150,7 @@ export class Catalog {
           path: '',
           message:
             `no scenario named "${name}" in the catalog ${this.dir}` +
-            ` (${names.length ? `it has: ${names.join(', ')}` : 'it has no scenario files'}); check the name, or give --catalog <dir> with the right directory`,
+            ` (${names.length ? `it has: ${names.join(', ')}` : 'it has no scenario files'}); check the name, or ${this.giveDirectory} the right directory`,
         },
       ]);
     }
@@ -176,6 +183,11 @@ export class Catalog {
     }
     return matches[0];
   }
+}
+
+/** How to give the catalog directory by `setting` (a flag, or a variable): the words before the directory. */
+function giveDirectory(setting: string): string {
+  return setting.startsWith('--') ? `give ${setting} <dir> with` : `set ${setting} to`;
 }
 
 /**

@@ -191,6 +191,6 @@ function unknownPack(name: string, catalog?: Catalog): string {
     return `${unknown} (${builtins}); for a pack file, give its path (./packs/<file>.yaml) or --catalog <dir> with the directory holding it`;
   return (
     `${unknown} (${builtins}; the catalog ${catalog.dir} has ${packs.length ? packs.join(', ') : 'no packs'});` +
-    ' check the name, or give --catalog <dir> with the directory holding it'
+    ` check the name, or ${catalog.giveDirectory} the directory holding it`
   );
 }

@@ -116,7 +116,7 @@ function loadBody(
       packOptions: { variables },
     };
   }
-  if (!catalog) throw noCatalogError(reference);
+  if (!catalog) throw noCatalogError(reference, 'SVC_CATALOG');
   const { file, path } = catalog.scenario(name);
   return { file, origin: path, locate: filesBeside(path), packOptions: { yamlBudget: LOCAL_YAML_BUDGET } };
 }

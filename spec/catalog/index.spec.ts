@@ -89,6 +89,15 @@ describe('catalog', () => {
     expect(() => catalog.scenario('bad-entry')).to.throw(/rate: expected a number greater than 0/);
   });
 
+  it('names SVC_CATALOG, not --catalog, in an unknown name when the variable gave the directory', async () => {
+    const { dir } = await sample();
+    const catalog = await Catalog.open(dir, undefined, 'SVC_CATALOG');
+    expect(() => catalog.scenario('nope')).to.throw(
+      ConfigError,
+      `@nope: no scenario named "nope" in the catalog ${dir} (it has: flat, plain, spike); check the name, or set SVC_CATALOG to the right directory`,
+    );
+  });
+
   it("finds a pack file in the reference tool's shape (no version, no kind) as a pack", async () => {
     const catalog = await Catalog.open(
       directory({ 'packs/redis.yaml': PACK.replace('version: 2\nkind: composable\n', '') }),

@@ -248,6 +248,13 @@ metrics:
       );
     });
 
+    it('names SVC_CATALOG, not --catalog, in an unknown pack when the variable gave the directory', async () => {
+      const catalog = await Catalog.open(directory({ 'packs/redis.yaml': REDIS }), undefined, 'SVC_CATALOG');
+      expect(compileProblems([packed({ pack: 'mysql' })], { catalog })[0]).to.match(
+        /; the catalog .* has redis\); check the name, or set SVC_CATALOG to the directory holding it$/,
+      );
+    });
+
     it('reports an invalid pack file with its own problems', async () => {
       const catalog = await Catalog.open(
         directory({ 'redis.yaml': REDIS.replace('  - name: redis_up\n', '  - name: redis-up\n') }),

@@ -143,13 +143,15 @@ describe('svc-server in a deployment', () => {
       expect(res.json()).to.include({ name: 'checkout_ratio', status: 'running' });
     });
 
-    it('422 naming the catalog for an unknown @name, and naming --catalog when the server has none', async () => {
+    it('422 naming the catalog for an unknown @name, and naming --catalog and SVC_CATALOG when the server has none', async () => {
       const withCatalog = await post(testServer({ deps: { catalog: await Catalog.open(dir) } }), '@nope');
       expect(withCatalog.statusCode).to.equal(422);
       expect(withCatalog.json().detail).to.match(/no scenario named "nope" in the catalog .*it has: checkout/);
       const without = await post(testServer(), '@checkout');
       expect(without.statusCode).to.equal(422);
-      expect(without.json().detail).to.match(/needs a catalog: give --catalog <dir>/);
+      expect(without.json().detail).to.match(
+        /needs a catalog: give --catalog <dir> or set SVC_CATALOG \(the directory/,
+      );
     });
   });
 
