@@ -7,7 +7,7 @@
  * is the tick the runtime trigger will see. Gaps do not matter: the trigger watches generated
  * values, also those a gap keeps from being emitted (docs/timing.md).
  */
-import { RateSchedule } from '../../operators/model/rate-schedule.js';
+import { rateScheduleOf } from '../config/entry.js';
 import type { Entry } from '../config/types.js';
 import type { After } from '../language/fields.js';
 import { stepCycle, valueGenerator } from '../generators/value.js';
@@ -76,9 +76,7 @@ export function firstCrossing(watched: Entry, after: After, budget: SearchBudget
   const config = watched.generator;
   if (!config) return { kind: 'runtime', reason: `${watched.id} has no value generator` };
 
-  const schedule = watched.bursts
-    ? RateSchedule.constant(watched.rate).withBurst(watched.bursts)
-    : RateSchedule.constant(watched.rate);
+  const schedule = rateScheduleOf(watched);
   const end = watched.duration === undefined ? Infinity : schedule.slotsBefore(watched.duration);
   const generate = valueGenerator(config);
   const valueAt = (n: number) => generate(n, schedule.timeOf(n));

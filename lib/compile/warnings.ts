@@ -9,7 +9,7 @@ import type { CallConfig, RootSpanConfig } from '../language/traces.js';
 import { formatPath, type Segment } from '../language/problems.js';
 import { formatMs } from '../format.js';
 import { labelSetCount } from '../../operators/labels.js';
-import { RateSchedule } from '../../operators/model/rate-schedule.js';
+import { rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS } from '../language/limits.js';
@@ -32,12 +32,15 @@ function skippedRowWarnings(entry: Entry): string[] {
   const replay = entry.log_generator;
   if (replay?.type !== 'csv_replay' || !replay.table) return [];
   const { at: rows, span } = replay.table.times;
-  const skipped = rowsBetweenTicks(entry.rate, entry.duration, { ...replay, times: replay.table.times });
+  const skipped = rowsBetweenTicks(entry, { ...replay, times: replay.table.times });
   if (!skipped) return [];
   const closest = rows.reduce((least, at, i) => Math.min(least, (rows[i + 1] ?? span) - at), Number.POSITIVE_INFINITY);
-  const needed = (1000 * replay.timescale) / closest;
+  // Bursts that slow the rate down space the ticks wider in their windows: the rate must cover those too.
+  const slowdown = Math.min(1, entry.bursts?.multiplier ?? 1);
+  const needed = (1000 * replay.timescale) / closest / slowdown;
+  const inBursts = slowdown < 1 ? `, every ${formatMs(1000 / (entry.rate * slowdown))} in its bursts` : '';
   return [
-    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks ${replay.repeat ? 'in some passes through the file and are not written in those' : 'and are never written'} (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
+    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks ${replay.repeat ? 'in some passes through the file and are not written in those' : 'and are never written'} (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}${inBursts}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
   ];
 }
 
@@ -49,13 +52,13 @@ function skippedRowWarnings(entry: Entry): string[] {
  * From each tick it jumps to the tick before the next row's start, so it looks at two ticks a row written at most.
  */
 function rowsBetweenTicks(
-  rate: number,
-  duration: number | undefined,
+  entry: Pick<Entry, 'rate' | 'bursts' | 'duration'>,
   replay: { times: ReplayTimes; repeat: boolean; timescale: number },
 ): number {
   const { times, repeat, timescale } = replay;
   const { at: rows, span } = times;
-  const schedule = RateSchedule.constant(rate);
+  const { rate, duration } = entry;
+  const schedule = rateScheduleOf(entry);
   const rowOf = replayRow(times, repeat, timescale);
   const last = rows.length - 1;
   const missed = new Uint8Array(rows.length);

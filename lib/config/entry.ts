@@ -32,6 +32,7 @@ import { isPackPath, packPathId } from './pack.js';
 import { lowestValue } from '../generators/value.js';
 import { EXPONENTIAL_REACH, NORMAL_REACH, observationReach } from '../generators/distribution.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
 import type { MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
@@ -124,6 +125,15 @@ export function seriesCount(
   const sets = labelSetCount({ dynamic: entry.dynamic_labels, spikes: entry.cardinality_spikes });
   const samples = rowsPerEvent(entry);
   return { sets, samples, series: sets * samples };
+}
+
+/**
+ * When each tick of `entry` is due: its rate with its burst window, as the runtime's chain makes it with the `bursts`
+ * operator (lib/runtime/chain/schedule.ts); what the compile-time reckonings of its ticks (crossings, warnings) read.
+ */
+export function rateScheduleOf(entry: Pick<Entry, 'rate' | 'bursts'>): RateSchedule {
+  const schedule = RateSchedule.constant(entry.rate);
+  return entry.bursts ? schedule.withBurst(entry.bursts, 'bursts') : schedule;
 }
 
 /** `id`, else `name`, else `pack` (a pack file: its name without extension). */

@@ -175,6 +175,26 @@ scenarios:
       expect((await svc(['run', entry(false), '--dry-run'])).stderr).not.to.include('[warn]');
     });
 
+    it("counts ticks at the rate its bursts give, as the runtime's schedule does", async () => {
+      // Rows 10 ms apart, a tick every 10 ms: every row is written, but for 500 ms of each second the bursts halve
+      // the rate, a tick every 20 ms, which skips every other row.
+      scenario(
+        'bursts.csv',
+        `timestamp,message\n${Array.from({ length: 1000 }, (_, i) => `${100 + i / 100},x`).join('\n')}\n`,
+      );
+      const entry = (bursts: string) =>
+        scenario(
+          `bursts-${bursts.length}.yaml`,
+          `version: 2\nkind: runnable\nscenarios:\n  - {name: app, signal_type: logs, rate: 100, ${bursts}log_generator: {type: csv_replay, file: bursts.csv, repeat: false}}\n`,
+        );
+      expect((await svc(['run', entry(''), '--dry-run'])).stderr).not.to.include('[warn]');
+      expect(
+        (await svc(['run', entry('bursts: {every: 1s, for: 500ms, multiplier: 0.5}, '), '--dry-run'])).stderr,
+      ).to.match(
+        /\[warn\] app: rate: \d+ of the 1000 rows of bursts.csv fall between two ticks and are never written .*a tick every 10ms, every 20ms in its bursts\): .* give rate: 200 or more/,
+      );
+    });
+
     it('is not warned of when every row gets a tick, timescale counted', async () => {
       for (const argv of [file(10), file(1, 0.1)]) {
         const result = await svc(['run', argv, '--dry-run']);
