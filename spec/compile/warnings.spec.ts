@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { loadScenario } from '../../lib/config/index.js';
+import type { Entry } from '../../lib/config/types.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { entryWarnings, LOKI_DEFAULT_MAX_STREAMS } from '../../lib/compile/warnings.js';
 import { scenarioDir, svc } from '../support/cli.js';
@@ -193,6 +194,26 @@ scenarios:
       ).to.match(
         /\[warn\] app: rate: \d+ of the 1000 rows of bursts.csv fall between two ticks and are never written .*a tick every 10ms, every 20ms in its bursts\): .* give rate: 200 or more/,
       );
+    });
+
+    it('finds the pass of a tick in microseconds, as the runtime finds its place in the pass', () => {
+      // Rows 13.7 ms apart, a pass of 41.1 ms, a tick every 13.7 ms: each tick writes a row. In ms, 123.3 % 41.1 is
+      // 41.09999999999999, which put the tick where the fourth pass starts in the third, and a row seemed skipped.
+      const entry = {
+        id: 'app',
+        signal_type: 'logs',
+        sink: { type: 'stdout' },
+        dynamic_labels: [],
+        rate: 1000 / 13.7,
+        log_generator: {
+          type: 'csv_replay',
+          file: 'r.csv',
+          repeat: true,
+          timescale: 1,
+          table: { times: { at: [0, 13.7, 27.4], span: 41.1 } },
+        },
+      } as unknown as Entry;
+      expect(entryWarnings(entry)).to.deep.equal([]);
     });
 
     it('is not warned of when every row gets a tick, timescale counted', async () => {
