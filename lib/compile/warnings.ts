@@ -12,7 +12,7 @@ import { labelSetCount } from '../../operators/labels.js';
 import { rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
-import { MAX_CSV_ROWS } from '../language/limits.js';
+import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle, microseconds } from '../../operators/model/window.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
@@ -39,10 +39,20 @@ function skippedRowWarnings(entry: Entry): string[] {
   // Bursts that slow the rate down space the ticks wider in their windows: the rate must cover those too.
   const slowdown = Math.min(1, entry.bursts?.multiplier ?? 1);
   const needed = (1000 * replay.timescale) / closest / slowdown;
-  const inBursts = slowdown < 1 ? `, every ${formatMs(1000 / (entry.rate * slowdown))} in its bursts` : '';
+  const inBursts = slowdown < 1 ? `, every ${formatInterval(1000 / (entry.rate * slowdown))} in its bursts` : '';
+  // Past the highest rate svc takes, only a slower replay of the CSV writes every row.
+  const advice =
+    needed <= MAX_RATE
+      ? `give rate: ${Number(needed.toPrecision(6))} or more to write every row`
+      : `no rate svc takes (at most ${MAX_RATE}) writes every row: give timescale: ${Number(((MAX_RATE * closest * slowdown) / 1000).toPrecision(6))} or less to replay the CSV slower`;
   return [
-    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks ${replay.repeat ? 'in some passes through the file and are not written in those' : 'and are never written'} (rows ${formatMs(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatMs(1000 / entry.rate)}${inBursts}): each tick writes the row in force, so give rate: ${Number(needed.toPrecision(6))} or more to write every row`,
+    `rate: ${skipped} of the ${rows.length} rows of ${replay.file} fall between two ticks ${replay.repeat ? 'in some passes through the file and are not written in those' : 'and are never written'} (rows ${formatInterval(closest)} apart on the CSV's time${replay.timescale === 1 ? '' : `, timescale ${replay.timescale}`}; a tick every ${formatInterval(1000 / entry.rate)}${inBursts}): each tick writes the row in force, so ${advice}`,
   ];
+}
+
+/** `ms` as {@link formatMs} writes it, or below a millisecond to six significant digits (its three decimals wrote 0ms). */
+function formatInterval(ms: number): string {
+  return ms < 1 ? `${Number(ms.toPrecision(6))}ms` : formatMs(ms);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { loadScenario } from '../../lib/config/index.js';
 import type { Entry } from '../../lib/config/types.js';
+import type { ReplayTimes } from '../../lib/language/types.js';
+import { MAX_RATE } from '../../lib/language/limits.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { entryWarnings, LOKI_DEFAULT_MAX_STREAMS } from '../../lib/compile/warnings.js';
 import { scenarioDir, svc } from '../support/cli.js';
@@ -32,6 +34,17 @@ const warningsOf = (yaml: string) =>
   compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), {
     origin: 'test.yaml',
   }).scenarios.flatMap(entryWarnings);
+
+/** A logs csv_replay entry of r.csv whose rows are `times`, as planning reads them, at `rate`. */
+const replayEntry = (times: ReplayTimes, rate: number, { repeat = false, timescale = 1 } = {}) =>
+  ({
+    id: 'app',
+    signal_type: 'logs',
+    sink: { type: 'stdout' },
+    dynamic_labels: [],
+    rate,
+    log_generator: { type: 'csv_replay', file: 'r.csv', repeat, timescale, table: { times } },
+  }) as unknown as Entry;
 
 describe('entryWarnings: what an entry asks for that never happens', () => {
   describe('a traces incident starting at or after the entry ends', () => {
@@ -199,21 +212,19 @@ scenarios:
     it('finds the pass of a tick in microseconds, as the runtime finds its place in the pass', () => {
       // Rows 13.7 ms apart, a pass of 41.1 ms, a tick every 13.7 ms: each tick writes a row. In ms, 123.3 % 41.1 is
       // 41.09999999999999, which put the tick where the fourth pass starts in the third, and a row seemed skipped.
-      const entry = {
-        id: 'app',
-        signal_type: 'logs',
-        sink: { type: 'stdout' },
-        dynamic_labels: [],
-        rate: 1000 / 13.7,
-        log_generator: {
-          type: 'csv_replay',
-          file: 'r.csv',
-          repeat: true,
-          timescale: 1,
-          table: { times: { at: [0, 13.7, 27.4], span: 41.1 } },
-        },
-      } as unknown as Entry;
-      expect(entryWarnings(entry)).to.deep.equal([]);
+      expect(
+        entryWarnings(replayEntry({ at: [0, 13.7, 27.4], span: 41.1 }, 1000 / 13.7, { repeat: true })),
+      ).to.deep.equal([]);
+    });
+
+    it('past the highest rate svc takes, says to replay slower, and writes sub-ms intervals', () => {
+      const rows = { at: [0, 0.001, 0.002], span: 0.003 };
+      expect(entryWarnings(replayEntry(rows, 1e5))).to.deep.equal([
+        "rate: 1 of the 3 rows of r.csv fall between two ticks and are never written (rows 0.001ms apart on the CSV's time; a tick every 0.01ms): each tick writes the row in force, so give rate: 1000000 or more to write every row",
+      ]);
+      expect(entryWarnings(replayEntry(rows, 5e7, { timescale: 1000 }))).to.deep.equal([
+        `rate: 1 of the 3 rows of r.csv fall between two ticks and are never written (rows 0.001ms apart on the CSV's time, timescale 1000; a tick every 0.00002ms): each tick writes the row in force, so no rate svc takes (at most ${MAX_RATE}) writes every row: give timescale: 100 or less to replay the CSV slower`,
+      ]);
     });
 
     it('is not warned of when every row gets a tick, timescale counted', async () => {
