@@ -13,7 +13,7 @@ import { rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
-import { microsecondCycle, microseconds } from '../../operators/model/window.js';
+import { microsecondCycle } from '../../operators/model/window.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -71,7 +71,7 @@ function rowsBetweenTicks(
   const { rate, duration } = entry;
   const schedule = rateScheduleOf(entry);
   const rowOf = replayRow(times, repeat, timescale);
-  const cycle = microsecondCycle(span);
+  const passOf = microsecondCycle(span);
   const last = rows.length - 1;
   const missed = new Uint8Array(rows.length);
   let skipped = 0;
@@ -89,7 +89,7 @@ function rowsBetweenTicks(
     const t = replayTime(at, timescale);
     // Without repeat the last row holds from the end of the span on: one pass. In microseconds, as replayRow finds
     // the place in the pass: in ms 123.3 % 41.1 put a tick where a 41.1 ms pass starts over in the pass before.
-    const tickPass = repeat ? Math.round((microseconds(t) - cycle.position(t)) / cycle.length) : 0;
+    const tickPass = repeat ? passOf.index(t) : 0;
     if (tickPass > pass) {
       // A pass with no tick at all misses every row.
       miss(tickPass > pass + 1 ? 0 : next, rows.length);

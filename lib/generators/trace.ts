@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { SplitMix64, textSeed } from '../random.js';
 import { VERSION } from '../version.js';
 import { observation } from './distribution.js';
+import { microsecondCycle, onMicrosecondGrid } from '../../operators/model/window.js';
 
 /** A draw of seconds or of a count: from two unit draws (the second read by normal distributions only), at `at` ms. */
 type Draw = (u: number, v: number, at: number) => number;
@@ -90,7 +91,8 @@ const NS_PER_SECOND = 1e9;
 
 /** Where an incident changes its span: `[from, until)`, ms after the entry start. */
 export function incidentWindow(incident: IncidentConfig): { readonly from: number; readonly until: number } {
-  return { from: incident.start, until: incident.start + incident.for };
+  // On the grid, as mergedWindows ends a window: 1.1 + 2.2 ms is 3.3000000000000003, which kept the span at 3.3 ms in it.
+  return { from: incident.start, until: onMicrosecondGrid(incident.start + incident.for) };
 }
 
 /** The incidents of a `trace_generator`'s spans, root first, each with the operation of the span it changes. */
@@ -476,8 +478,10 @@ function resourcesOf(service: string, config: ServiceConfig | undefined): (n: nu
   let generation = -1;
   // Made as the turns reach them: a generation may end before every pod served a trace.
   let current: (SpanResource | undefined)[] = [];
+  // In microseconds: in ms, 0.3 / 0.1 is 2.999…, which kept a trace at 0.3 ms in the generation before.
+  const generations = pods.rotate_every ? microsecondCycle(pods.rotate_every) : undefined;
   return (n, at) => {
-    const now = pods.rotate_every ? Math.floor(at / pods.rotate_every) : 0;
+    const now = generations ? generations.index(at) : 0;
     if (now !== generation) [generation, current] = [now, []];
     const pod = n % pods.count;
     const name = `${service}-${now}-${pod}`;

@@ -43,12 +43,19 @@ export interface MicrosecondCycle {
   readonly length: number;
   /** Where `offset` (ms) lies in the cycle, in microseconds: in `[0, length)`. */
   position(offset: number): number;
+  /** Which cycle `offset` (ms) lies in, counted from 0: exact at a cycle's start (in ms, 0.3 / 0.1 is 2.999…). */
+  index(offset: number): number;
 }
 
 /** The cycle of `every` ms on the microsecond grid ({@link MicrosecondCycle}). */
 export function microsecondCycle(every: number): MicrosecondCycle {
   const length = microseconds(every);
-  return { length, position: (offset) => positionIn(length, offset) };
+  return {
+    length,
+    position: (offset) => positionIn(length, offset),
+    // What lies before the position is a whole number of cycles: the division rounds off only its last bits.
+    index: (offset) => Math.round((microseconds(offset) - positionIn(length, offset)) / length),
+  };
 }
 
 /** Whether `offset` (ms) lies in the head of a window of `every` and `length` microseconds. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { traceGenerator } from '../../lib/generators/trace.js';
+import { incidentWindow, traceGenerator } from '../../lib/generators/trace.js';
+import type { IncidentConfig } from '../../lib/language/traces.js';
 import { VERSION } from '../../lib/version.js';
 import { SAMPLED_FLAG, SPAN_STATUS } from '../../operators/model/span.js';
 import { spanBatch, spanRows, ticksAt, traceConfig, type SpanRow } from '../support/trace-generators.js';
@@ -296,6 +297,18 @@ describe('traceGenerator', () => {
     ]);
     expect(client('c').peer).to.equal('postgres');
     expect(nodes.filter((node) => node.kind === 'server' && node.service === 'cart')).to.have.length(2);
+  });
+
+  it('rotates pods and ends incidents on the microsecond grid', () => {
+    // In ms, 0.3 / 0.1 is 2.999…: the trace at 0.3 ms went to the generation before.
+    const config = traceConfig({
+      root: { service: 'frontend', operation: 'GET /', kind: 'server' },
+      services: { frontend: { pods: { count: 1, rotate_every: '0.1ms' } } },
+    });
+    const rows = spanRows(spanBatch(config, ticksAt([3, 6, 7], 10_000)));
+    expect(rows.map((r) => r.resource['k8s.pod.name'])).to.deep.equal(['frontend-3-0', 'frontend-6-0', 'frontend-7-0']);
+    // 1.1 + 2.2 ms is 3.3000000000000003: a span at 3.3 ms fell in the incident that ends there.
+    expect(incidentWindow({ start: 1.1, for: 2.2 } as IncidentConfig)).to.deep.equal({ from: 1.1, until: 3.3 });
   });
 
   it('gives each service its resource; with pods, trace n goes to pod n mod count, renamed every rotate_every', () => {
