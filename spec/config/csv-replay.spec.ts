@@ -97,7 +97,7 @@ describe('csv_replay: metric CSV files', () => {
       ],
       [
         'Time,x\n2,1\n1,2\n',
-        'bad.csv: line 3, column 1 (Time): expected a time later than the row before\'s (rows must be in time order), got "1"',
+        'bad.csv: line 3, column 1 (Time): expected a time later than the row before\'s (rows must be in time order, read to 1 µs), got "1"',
       ],
       [
         'value,Time\n1,1\n',
@@ -150,6 +150,12 @@ describe('csv_replay: log CSV files', () => {
       { severity: 'info', message: 'ok', fields: { service: 'web' } },
     ]);
     expect(table.times).to.deep.equal({ at: [0, 2000], span: 4000 });
+  });
+
+  it('reads row times on the microsecond grid, finer fractions rounded', () => {
+    // In ms, 1.0137 s from 1 s is 13.700000000000045: a tick at 13.7 ms read the row before.
+    const table = logTable('ts,msg\n1,a\n1.0137,b\n1.0274004,c\n', 'app.csv');
+    expect(table.times).to.deep.equal({ at: [0, 13.7, 27.4], span: 41.1 });
   });
 
   it('names the file, line and column of every problem', () => {
