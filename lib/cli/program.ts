@@ -31,7 +31,7 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
   refusal(argv: readonly string[], error: unknown): string {
     // One shape per path: a command may have several (`svc catalog list` and `svc list`).
     const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].flatMap(([command, { builder }]) =>
-      (builder.paths.length ? builder.paths : [[]]).map((path) => ({
+      pathsOf(builder).map((path) => ({
         command,
         path,
         options: builder.options,
@@ -45,6 +45,20 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
     const refusal = explainRefusal(shapes, argv, this.binaryName);
     if (!refusal) return this.error(error);
     return `${this.format().error('Usage Error')}: ${refusal.message}\n${refusal.command ? `\n${this.usage(refusal.command)}` : ''}`;
+  }
+
+  /**
+   * Clipanion's definitions, one for each path a command answers to (clipanion's hold only the first of each
+   * command's paths): `svc help lst` suggests `list`, a path `svc catalog list` also has.
+   */
+  override definitions(opts?: { colored?: boolean }): ReturnType<Cli<C>['definitions']> {
+    const documented = [...this.registrations].filter(([command]) => command.usage !== undefined);
+    return super.definitions(opts).flatMap((definition, i) =>
+      pathsOf(documented[i]![1].builder).map((path) => ({
+        ...definition,
+        path: [this.binaryName, ...path].join(' '),
+      })),
+    );
   }
 
   protected override getUsageByIndex(n: number, opts?: { detailed?: boolean; inlineOptions?: boolean }) {
@@ -76,4 +90,9 @@ export async function runProgram<C extends BaseContext>(
   }
   const code = await cli.run(command, context);
   return (command as { failure?: number }).failure ?? code;
+}
+
+/** The paths a command answers to; a command without any is the default one, reached by no words. */
+function pathsOf(builder: { readonly paths: readonly (readonly string[])[] }): readonly (readonly string[])[] {
+  return builder.paths.length ? builder.paths : [[]];
 }

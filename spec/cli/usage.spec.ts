@@ -91,6 +91,10 @@ describe('svc usage errors', () => {
     expect(await usageError(['help', 'frobnicate'])).to.equal(
       'Usage Error: unknown command "frobnicate" (svc help lists the commands)',
     );
+    // From every path of a command, not its first only: `svc list` is also `svc catalog list`.
+    expect(await usageError(['help', 'lst'])).to.equal(
+      'Usage Error: unknown command "lst"; did you mean svc help list?',
+    );
   });
 
   it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {

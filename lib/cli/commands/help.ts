@@ -18,8 +18,7 @@ export class HelpCommand extends SvcCommand {
       return 0;
     }
     const help = [...this.command, '--help'];
-    // Every path a command answers to is asked for as typed (definitions() hold only the first of each command's
-    // paths, so `svc help list`, the path `svc catalog list` also has, was an unknown command).
+    // Every path a command answers to is asked for as typed, and suggested from (SvcCli.definitions has them all).
     if (!answers(() => this.cli.process(help))) {
       const { binaryName } = this.cli;
       const commands = this.cli
