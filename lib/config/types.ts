@@ -64,6 +64,8 @@ export interface Entry {
   /**
    * On a `csv_replay` entry, the labels `--label` set (they are in `labels` too): they win over a replayed
    * column's header labels as well, as the flag wins over every label of the file (lib/compile/replays.ts).
+   * Set by svc itself, not a field of the file: left out of the package's declarations.
+   * @internal
    */
   readonly flag_labels?: Readonly<Record<string, string>>;
   readonly dynamic_labels: readonly DynamicLabel[];

@@ -32,4 +32,10 @@ describe('the built declarations (dist/, as the package ships them)', () => {
     );
     expect(generic).to.deep.equal([]);
   });
+
+  it('leave out what is @internal: the labels svc sets on an entry for its own use', () => {
+    const entry = readFileSync('dist/lib/config/types.d.ts', 'utf8');
+    expect(entry).to.include('readonly dynamic_labels');
+    expect(entry).not.to.include('flag_labels');
+  });
 });
