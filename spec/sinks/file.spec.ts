@@ -13,6 +13,20 @@ import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';
 
+/**
+ * A named pipe made at `path`, read by `cat` once it is open: what cat has read when it ends (at the writer's
+ * close), and its exit code so far.
+ */
+async function pipeWithReader(path: string): Promise<{ ended: Promise<string>; exitCode: () => number | null }> {
+  execFileSync('mkfifo', [path]);
+  const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let read = '';
+  reader.stdout.on('data', (data: Buffer) => (read += data));
+  const ended = new Promise<string>((resolve) => reader.on('close', () => resolve(read)));
+  await delay(200); // cat waits in its open for a writer
+  return { ended, exitCode: () => reader.exitCode };
+}
+
 describe('fileSink', () => {
   let dir: string;
   beforeEach(async () => {
@@ -235,21 +249,15 @@ describe('fileSink', () => {
 
   it('a named pipe with a reader gets every line, and the reader its end only at close', async () => {
     const path = join(dir, 'pipe');
-    execFileSync('mkfifo', [path]);
-    const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let read = '';
-    reader.stdout.on('data', (data: Buffer) => (read += data));
-    const ended = new Promise((resolve) => reader.on('close', resolve));
-    await delay(200); // cat waits in its open for a writer
+    const reader = await pipeWithReader(path);
     const sink = fileSink({ path });
     sink.write(chunk('one\n'));
     await sink.flush();
     await delay(100);
-    expect(reader.exitCode, 'cat ended before the close').to.equal(null);
+    expect(reader.exitCode(), 'cat ended before the close').to.equal(null);
     sink.write(chunk('two\n'));
     await sink.close();
-    await ended;
-    expect(read).to.equal('one\ntwo\n');
+    expect(await reader.ended).to.equal('one\ntwo\n');
   });
 
   for (const [removal, remove] of [
@@ -260,12 +268,7 @@ describe('fileSink', () => {
       const sub = join(dir, 'fifo');
       await mkdir(sub);
       const path = join(sub, 'pipe');
-      execFileSync('mkfifo', [path]);
-      const reader = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let read = '';
-      reader.stdout.on('data', (data: Buffer) => (read += data));
-      const ended = new Promise((resolve) => reader.on('close', resolve));
-      await delay(200); // cat waits in its open for a writer
+      const reader = await pipeWithReader(path);
       const sink = fileSink({ path });
       sink.write(chunk('one\n'));
       await sink.flush();
@@ -273,8 +276,7 @@ describe('fileSink', () => {
       await delay(FOLLOW_PATH_EVERY + 50);
       sink.write(chunk('two\n'));
       await sink.close();
-      await ended;
-      expect(read).to.equal('one\ntwo\n');
+      expect(await reader.ended).to.equal('one\ntwo\n');
       expect(existsSync(path), 'a file nobody reads made at the path').to.equal(false);
     });
 
