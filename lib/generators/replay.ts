@@ -1,5 +1,5 @@
 import type { ReplayTimes } from '../language/types.js';
-import { microsecondCycle, microseconds, onMicrosecondGrid } from '../../operators/model/window.js';
+import { microseconds, onMicrosecondGrid } from '../../operators/model/window.js';
 
 /**
  * The CSV time (ms from its first row, before `repeat` wraps it) of the tick scheduled `at` ms after the entry start.
@@ -15,20 +15,20 @@ export function replayTime(at: number, timescale: number): number {
  * without it the last row holds. Times are compared in microseconds, on the grid of durations.
  */
 export function replayRow(times: ReplayTimes, repeat: boolean, timescale: number): (at: number) => number {
-  const { at: rows } = times;
+  // In microseconds, converted once: on the grid, 90 ms at timescale 0.7 (62.99999999999999 ms) is the row at 63 ms,
+  // and 123.3 ms is where a 41.1 ms pass starts over (in ms, 123.3 % 41.1 is 41.09999999999999: the last row).
+  const rows = Float64Array.from(times.at, microseconds);
+  const span = microseconds(times.span);
   const last = rows.length - 1;
-  // On the grid: 90 ms at timescale 0.7 is 62.99999999999999, which read the row before the one at 63 ms, and in ms
-  // 123.3 % 41.1 is 41.09999999999999, which read the last row of a 41.1 ms pass where it starts over.
-  const pass = microsecondCycle(times.span);
   return (at) => {
-    const t = replayTime(at, timescale);
-    if (!repeat && microseconds(t) >= pass.length) return last;
-    const within = pass.position(t);
+    const t = microseconds(at * timescale);
+    if (!repeat && t >= span) return last;
+    const within = t % span;
     // Binary search: the last row whose time is at or before `within`.
     let [low, high] = [0, last];
     while (low < high) {
       const mid = (low + high + 1) >> 1;
-      if (microseconds(rows[mid]!) <= within) low = mid;
+      if (rows[mid]! <= within) low = mid;
       else high = mid - 1;
     }
     return low;
