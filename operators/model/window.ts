@@ -53,8 +53,11 @@ export function microsecondCycle(every: number): MicrosecondCycle {
   return {
     length,
     position: (offset) => positionIn(length, offset),
-    // What lies before the position is a whole number of cycles: the division rounds off only its last bits.
-    index: (offset) => Math.round((microseconds(offset) - positionIn(length, offset)) / length),
+    index: (offset) => {
+      const us = microseconds(offset);
+      // What lies before the position is a whole number of cycles: the division rounds off only its last bits.
+      return Math.round((us - (us % length)) / length);
+    },
   };
 }
 
