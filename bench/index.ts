@@ -10,7 +10,8 @@
  * (bench/server-idle.ts), its scrape answers in text and protobuf (bench/scrape.ts), peak RSS against
  * receivers that never answer or answer one byte a second (bench/hostile-receivers.ts) and ten thousand
  * scenarios on one server (bench/server-scale.ts). Prints figures; asserts nothing (speed goals live here,
- * not in tests).
+ * not in tests). Runs compiled by tsc with the build's options (tsconfig.bench.json, into dist-bench/), so that
+ * what runs in this process is the code `bin/svc` runs, not tsx's transform of the sources.
  *
  * `npm run bench -- scale [--seconds N] [--heap-mb N]` runs only the ten thousand scenarios (60 s of running by
  * default; the server with `--max-old-space-size=N`);

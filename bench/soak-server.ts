@@ -1,11 +1,8 @@
 /**
- * svc-server (the built dist/) for bench/soak.ts, in a process started with `--expose-gc` and an IPC
+ * svc-server (compiled with the bench, as the build compiles it) for bench/soak.ts, in a process started with `--expose-gc` and an IPC
  * channel: on the message `gc` it collects its garbage fully and answers `{heapUsed}`.
  */
-// The built server, as in production (a bench runs after `npm run build`): not the sources through tsx.
-const { runServer } = (await import(
-  new URL('../dist/lib/server/main.js', import.meta.url).href
-)) as typeof import('../lib/server/main.js');
+import { runServer } from '../lib/server/main.js';
 
 const collect = (globalThis as { gc?: () => void }).gc;
 if (!collect) throw new Error('bench/soak-server.ts needs node --expose-gc');

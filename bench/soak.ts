@@ -48,8 +48,8 @@ function slope(points: readonly { x: number; y: number }[]): number {
 
 export async function soakBench(minutes = 30): Promise<void> {
   const receiver = await countingReceiver();
-  const child = fork(new URL('./soak-server.ts', import.meta.url).pathname, ['--port', '0'], {
-    execArgv: ['--expose-gc', '--import', 'tsx'],
+  const child = fork(new URL('./soak-server.js', import.meta.url).pathname, ['--port', '0'], {
+    execArgv: ['--expose-gc'],
     env: { ...process.env, SVC_LOG_LEVEL: 'error' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
