@@ -65,14 +65,10 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       refusalText,
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
-    async (request, http) =>
-      partialRefusal(
-        'otlp_http',
-        signal,
-        (await http.post(request.body).catch(tooLarge(request))).body,
-        request,
-        http.redact,
-      ),
+    async (request, http) => {
+      const answer = await http.post(request.body).catch(tooLarge(request));
+      return partialRefusal('otlp_http', signal, answer.body, request, http.redact, answer.headers['content-type']);
+    },
   );
 
   /** A 413 says what to change, which depends on the request: one record cannot be split by a lower batch_size. */

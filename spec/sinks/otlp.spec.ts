@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
+import { createServer } from 'node:http';
 import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -494,6 +495,45 @@ describe('OTLP sinks', function () {
     expect(error.message).to.equal(
       `otlp_http sink: POST ${receiver.httpUrl}/wrong/v1/metrics answered 404 Not Found: "404 page not found"; url must be the collector's base address (the sink appends /v1/metrics; OTLP/HTTP is usually port 4318)`,
     );
+  });
+
+  it("otlp_http: a 2xx answer that is no protobuf ExportResponse is a delivery, sent once; an OTLP/JSON one's partial success counts", async () => {
+    const answers: [string, string, [string, number][]][] = [
+      ['text/plain', 'OK', [['delivered', 2]]],
+      ['application/json', '{}', [['delivered', 2]]],
+      ['application/x-protobuf', '{"partialSuccess":{}}', [['delivered', 2]]],
+      [
+        'application/json',
+        '{"partialSuccess":{"rejectedDataPoints":"1","errorMessage":"NaN value"}}',
+        [
+          ['delivered', 1],
+          ['failed', 1],
+        ],
+      ],
+    ];
+    for (const [contentType, body, expected] of answers) {
+      let posts = 0;
+      const server = createServer((req, res) => {
+        posts++;
+        req.resume().on('end', () => res.writeHead(200, { 'Content-Type': contentType }).end(body));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const sink = otlpHttpSink({
+        url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        signal: 'metrics',
+        retry: QUICK_RETRY,
+      });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2] })));
+      await sink.close().catch(() => undefined);
+      await new Promise((resolve) => server.close(resolve));
+      expect({ body, posts, reports: reports.map((r) => [r.kind, (r as { size: number }).size]) }).to.deep.equal({
+        body,
+        posts: 1,
+        reports: expected,
+      });
+    }
   });
 
   it('bin/svc runs examples/otlp.yaml: a Sum, a Histogram and LogRecords under the resource it names', async () => {

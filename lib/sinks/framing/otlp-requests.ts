@@ -9,7 +9,8 @@ import { SinkError } from '../core/errors.js';
 import { formatBytes } from '../../format.js';
 
 /**
- * The OTLP signals svc sends, with what their requests and refusals name, and what one record (never split) holds
+ * The OTLP signals svc sends, with what their requests and refusals name (`rejected`: the count of a partial
+ * success in OTLP/JSON), and what one record (never split) holds
  * when it is too large for any request: a trace record above 1 MiB is a single span (lib/encoders/otlp-traces.ts).
  */
 export const OTLP_SIGNALS = {
@@ -17,18 +18,21 @@ export const OTLP_SIGNALS = {
     service: 'opentelemetry.proto.collector.metrics.v1.MetricsService',
     path: '/v1/metrics',
     units: 'data points',
+    rejected: 'rejectedDataPoints',
     record: "one event: a sample, or a histogram's or summary's series",
   },
   logs: {
     service: 'opentelemetry.proto.collector.logs.v1.LogsService',
     path: '/v1/logs',
     units: 'log records',
+    rejected: 'rejectedLogRecords',
     record: 'one log record',
   },
   traces: {
     service: 'opentelemetry.proto.collector.trace.v1.TraceService',
     path: '/v1/traces',
     units: 'spans',
+    rejected: 'rejectedSpans',
     record: 'one span, with its attributes',
   },
 } as const;
@@ -132,7 +136,10 @@ export function otlpRequests(
 /**
  * What an `Export` answer says: a partial success names how many of the request's records the
  * collector refused and why (shown through `redact`, which masks the sink's credentials); those
- * fail, the rest are delivered. A refusal of none (a warning only) is a success.
+ * fail, the rest are delivered. A refusal of none (a warning only) is a success. The answer is a
+ * protobuf ExportResponse, or OTLP/JSON when `contentType` says so (a server answering in its own
+ * encoding); one that reads as neither (a gateway's `OK`) says nothing more than the status did: the
+ * collector took the request, whose records must not be sent again.
  */
 export function partialRefusal(
   sink: string,
@@ -140,17 +147,13 @@ export function partialRefusal(
   answer: Uint8Array,
   request: RecordRequest,
   redact: (answer: string) => string,
+  contentType?: string,
 ): PartialRefusal | undefined {
   if (answer.length === 0) return undefined;
-  const { type } = otlpMessages();
-  const { partialSuccess } = type('ExportResponse').toObject(type('ExportResponse').decode(answer), {
-    longs: Number,
-  }) as {
-    partialSuccess?: { rejected?: number; errorMessage?: string };
-  };
-  const rejected = partialSuccess?.rejected ?? 0;
-  if (rejected <= 0) return undefined;
-  const why = partialSuccess?.errorMessage ? `: "${redact(partialSuccess.errorMessage)}"` : '';
+  const partialSuccess = partialSuccessOf(signal, answer, contentType);
+  const rejected = Number(partialSuccess?.rejected ?? 0);
+  if (!(rejected > 0)) return undefined;
+  const why = partialSuccess?.errorMessage ? `: "${redact(String(partialSuccess.errorMessage))}"` : '';
   return {
     rejected,
     error: new SinkError(
@@ -158,4 +161,27 @@ export function partialRefusal(
       `the collector refused ${rejected} of ${request.size} ${OTLP_SIGNALS[signal].units}${why}`,
     ),
   };
+}
+
+/** The partial success of an answer, or undefined for none or an answer that is no ExportResponse. */
+function partialSuccessOf(
+  signal: OtlpSignal,
+  answer: Uint8Array,
+  contentType: string | undefined,
+): { rejected?: unknown; errorMessage?: unknown } | undefined {
+  try {
+    if (contentType?.startsWith('application/json')) {
+      const { partialSuccess } = JSON.parse(Buffer.from(answer).toString('utf8')) ?? {};
+      return (
+        partialSuccess && {
+          rejected: partialSuccess[OTLP_SIGNALS[signal].rejected],
+          errorMessage: partialSuccess.errorMessage,
+        }
+      );
+    }
+    const { type } = otlpMessages();
+    return type('ExportResponse').toObject(type('ExportResponse').decode(answer), { longs: Number }).partialSuccess;
+  } catch {
+    return undefined;
+  }
 }
