@@ -82,7 +82,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
         ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
-        : advice(code, signal, address);
+        : advice(code, signal, address, retryAfter !== undefined);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
       retryAfter: retryable ? retryAfter : undefined,
@@ -207,8 +207,8 @@ function systemCodeOf(code: string, details: string): string | undefined {
 /** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */
 const GRPC_LIMIT: ReceiverLimit = { bytes: 4 * 1024 * 1024, setting: 'max_recv_msg_size_mib' };
 
-/** What to check after a final status. */
-function advice(code: string, signal: OtlpSignal, address: string): string {
+/** What to check after a status that failed the request (`retryInfo`: it came with a RetryInfo, and was retried). */
+function advice(code: string, signal: OtlpSignal, address: string, retryInfo: boolean): string {
   switch (code) {
     case 'INVALID_ARGUMENT':
       return `; the collector refused the data as invalid: check that the sink's signal_type (${signal}) is what this endpoint expects and that the entry is a ${signal} entry`;
@@ -220,7 +220,9 @@ function advice(code: string, signal: OtlpSignal, address: string): string {
     case 'UNAVAILABLE':
       return `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`;
     case 'RESOURCE_EXHAUSTED':
-      return ' without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits';
+      return retryInfo
+        ? '; the collector stayed out of resources through the waits its RetryInfo asked for: check its limits'
+        : ' without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits';
     default:
       return '';
   }

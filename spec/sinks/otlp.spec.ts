@@ -315,7 +315,11 @@ describe('OTLP sinks', function () {
       calls: 1,
       message: `otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "quota" without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits`,
     });
-    expect((await calls({ ...exhausted, retryAfterMs: 10 }, 'grpc')).calls).to.equal(3);
+    // Retried as asked, it fails at last saying so, not that the RetryInfo was missing.
+    expect(await calls({ ...exhausted, retryAfterMs: 10 }, 'grpc')).to.deep.equal({
+      calls: 3,
+      message: `otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "quota"; the collector stayed out of resources through the waits its RetryInfo asked for: check its limits (gave up after 3 attempts)`,
+    });
     for (const status of [408, 500, 501])
       expect((await calls({ ...exhausted, http: status }, 'http')).calls).to.equal(1);
     for (const status of [429, 502, 503, 504])
