@@ -331,6 +331,31 @@ export function decodeStatus(bytes: Uint8Array): {
   return status.toObject(status.decode(bytes));
 }
 
+/** google.rpc.Status' `message` (2), length-delimited. */
+const STATUS_MESSAGE_TAG = (2 << 3) | 2;
+
+/**
+ * The `message` of a google.rpc.Status from its bytes, or of their head when they were cut short (an HTTP
+ * refusal's body is read only so far): as much of the message as they hold. Undefined for bytes that are
+ * no Status.
+ */
+export function statusMessage(bytes: Uint8Array): string | undefined {
+  const reader = otlpMessages().protobuf.Reader.create(bytes);
+  try {
+    while (reader.pos < reader.len) {
+      const tag = reader.uint32();
+      if (tag === STATUS_MESSAGE_TAG) {
+        const length = reader.uint32();
+        return Buffer.from(bytes.subarray(reader.pos, reader.pos + length)).toString('utf8');
+      }
+      reader.skipType(tag & 7);
+    }
+    return '';
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Nanoseconds since the epoch of an epoch-millisecond time (before 1970: 0, which OTLP's unsigned times
  * cannot go below).

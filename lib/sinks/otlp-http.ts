@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { decodeStatus } from '../protocols/otlp.js';
+import { statusMessage } from '../protocols/otlp.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import {
   OTLP_DEFAULTS,
@@ -85,15 +85,12 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
 
 /**
  * What a refusal says: OTLP/HTTP servers answer a failed protobuf request with a protobuf google.rpc.Status
- * ("MUST"), whose `message` is the reason; bytes that do not decode as one are shown as text.
+ * ("MUST"), whose `message` is the reason (its start, when the body is longer than svc reads of a refusal);
+ * bytes that are not one are shown as text.
  */
 function refusalText(body: Buffer, contentType: string | undefined): string {
   if (!contentType?.startsWith('application/x-protobuf')) return body.toString('utf8');
-  try {
-    return decodeStatus(body).message ?? '';
-  } catch {
-    return body.toString('utf8');
-  }
+  return statusMessage(body) ?? body.toString('utf8');
 }
 
 function refusalHint(status: number, signal: OtlpSignal): string | undefined {

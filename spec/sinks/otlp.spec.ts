@@ -492,6 +492,17 @@ describe('OTLP sinks', function () {
     );
   });
 
+  it('otlp_http: a Status longer than svc reads of a refusal still says the start of its message, not bytes', async () => {
+    const details = `invalid data point: ${'x'.repeat(900)}`;
+    receiver.answer(() => ({ grpc: grpc.status.INVALID_ARGUMENT, details, http: 400 }));
+    const sink = otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const { message } = (await sink.close().catch((e: unknown) => e)) as Error;
+    expect(message).to.match(/answered 400 Bad Request: "invalid data point: x{100}/);
+    // None of the Status' own bytes (its tags and lengths) show.
+    expect(message).not.to.match(/[\u0000-\u001f]/);
+  });
+
   it('otlp_http: a 404 says the url is the base address', async () => {
     const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
