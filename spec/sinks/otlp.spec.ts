@@ -503,6 +503,23 @@ describe('OTLP sinks', function () {
     expect(message).not.to.match(/[\u0000-\u001f]/);
   });
 
+  it("otlp_http: a url of the collector's gRPC port says that port does not speak HTTP/1.1, not the parser's words", async () => {
+    // A server of its own: the HTTP/1.1 connections it got keep a graceful shutdown (the receiver's) waiting.
+    const server = new grpc.Server();
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    );
+    const sink = otlpHttpSink({ url: `http://127.0.0.1:${port}`, signal: 'metrics', retry: QUICK_RETRY });
+    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+    const error = (await sink.close().catch((e: unknown) => e)) as Error;
+    server.forceShutdown();
+    expect(error.message).to.equal(
+      `otlp_http sink: 127.0.0.1:${port} did not answer in HTTP/1.1: is it the right port? A gRPC port (such as OTLP/gRPC's 4317) speaks HTTP/2 only (gave up after 3 attempts)`,
+    );
+  });
+
   it('otlp_http: a 404 says the url is the base address', async () => {
     const sink = otlpHttpSink({ url: `${receiver.httpUrl}/wrong`, signal: 'metrics', retry: QUICK_RETRY });
     sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));

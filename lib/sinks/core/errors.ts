@@ -82,7 +82,10 @@ function explainNetwork(code: string | undefined, target: string, host: string):
     case 'EPIPE':
       return `${target} closed the connection: ${RESTART_OR_REFUSAL}`;
     default:
-      return undefined;
+      // Node's HTTP parser (llhttp) could not read the answer as HTTP/1.1: the port speaks something else.
+      return code?.startsWith('HPE_')
+        ? `${target} did not answer in HTTP/1.1: is it the right port? A gRPC port (such as OTLP/gRPC's 4317) speaks HTTP/2 only`
+        : undefined;
   }
 }
 
