@@ -16,7 +16,7 @@ import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
-import { firstLine, networkError, NO_ANSWER, SinkError } from './core/errors.js';
+import { firstLine, networkError, NO_ANSWER, PRIVATE_CA, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
@@ -79,7 +79,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     // A server out of resources says when to come back (RetryInfo) if it will recover; without one it will not.
     const retryable = RETRYABLE.has(code) && (code !== 'RESOURCE_EXHAUSTED' || retryAfter !== undefined);
     const hint = tls
-      ? '; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts? Plaintext is host:port'
+      ? `; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts (${grpcTrust()})? Plaintext is host:port`
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
         ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
         : advice(code, signal, address, retryAfter !== undefined);
@@ -202,6 +202,15 @@ function systemCodeOf(code: string, details: string): string | undefined {
   if (code !== 'UNAVAILABLE') return undefined;
   if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
+}
+
+/**
+ * Where grpc-js takes the CAs it trusts from: Node's (its own list and NODE_EXTRA_CA_CERTS), unless the environment
+ * names a file of them in GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, which then is the only one.
+ */
+function grpcTrust(): string {
+  const roots = process.env.GRPC_DEFAULT_SSL_ROOTS_FILE_PATH;
+  return roots ? `gRPC trusts only the CAs of GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, ${roots}` : PRIVATE_CA;
 }
 
 /** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */

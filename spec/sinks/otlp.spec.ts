@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { join } from 'node:path';
 import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -19,6 +23,7 @@ import {
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { spansFromOtlp } from '../support/traces.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
+import { requireBinary } from '../support/backends/binaries.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const { scenario } = scenarioDir('svc-otlp-');
@@ -424,6 +429,76 @@ describe('OTLP sinks', function () {
     expect(error.message).to.match(
       /^otlp_grpc sink: 127\.0\.0\.1:\d+ answered UNAVAILABLE: ".*SSL.*"; TLS failed \(an https:\/\/ endpoint\): does the collector serve TLS on this port/,
     );
+  });
+
+  it('TLS: a collector whose certificate no trusted CA signed says how to trust it; trusted through NODE_EXTRA_CA_CERTS, both sinks deliver', async () => {
+    // A self-signed certificate of 127.0.0.1, as a private CA's collector has one.
+    const { dir } = scenarioDir('svc-otlp-tls-');
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync(requireBinary('openssl', 'openssl'), [
+      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+      ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
+    ]);
+    let calls = 0;
+    const grpcServer = new grpc.Server();
+    grpcServer.addService(
+      {
+        Export: {
+          path: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
+          requestStream: false,
+          responseStream: false,
+          requestSerialize: (value: Buffer) => value,
+          requestDeserialize: (bytes: Buffer) => bytes,
+          responseSerialize: (value: Buffer) => value,
+          responseDeserialize: (bytes: Buffer) => bytes,
+        },
+      },
+      { Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, Buffer.alloc(0))) },
+    );
+    const grpcPort = await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync(
+        '127.0.0.1:0',
+        grpc.ServerCredentials.createSsl(null, [{ private_key: readFileSync(key), cert_chain: readFileSync(cert) }]),
+        (error, port) => (error ? reject(error) : resolve(port)),
+      ),
+    );
+    const httpsServer = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) =>
+      req.resume().on('end', () => (calls++, res.writeHead(200).end())),
+    );
+    await new Promise<void>((resolve) => httpsServer.listen(0, '127.0.0.1', resolve));
+    const httpsPort = (httpsServer.address() as { port: number }).port;
+    try {
+      const sink = otlpHttpSink({ url: `https://127.0.0.1:${httpsPort}`, signal: 'metrics', retry: QUICK_RETRY });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
+        `otlp_http sink: the TLS certificate of 127.0.0.1:${httpsPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS (gave up after 3 attempts)`,
+      );
+      const file = scenario(
+        'tls.yaml',
+        'version: 2\nkind: runnable\nscenarios:\n' +
+          `  - {name: a, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s, sink: {type: otlp_grpc, endpoint: "https://127.0.0.1:${grpcPort}"}}\n` +
+          `  - {name: b, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s, sink: {type: otlp_http, url: "https://127.0.0.1:${httpsPort}"}}\n`,
+      );
+      // A process of its own: Node reads NODE_EXTRA_CA_CERTS as it starts. GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, when
+      // set, would be the only CAs gRPC trusts.
+      const run = (extraCa: string | undefined) =>
+        new Promise<{ code: number; stderr: string }>((resolve) => {
+          const env = { ...process.env, NODE_EXTRA_CA_CERTS: extraCa, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined };
+          execFile('node', ['bin/svc', 'run', file], { env }, (error, _stdout, stderr) =>
+            resolve({ code: error ? Number(error.code) : 0, stderr }),
+          );
+        });
+      expect((await run(undefined)).stderr).to.include(
+        'with a certificate this machine trusts (for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS)?',
+      );
+      calls = 0;
+      expect({ code: (await run(cert)).code, calls }).to.deep.equal({ code: 0, calls: 2 });
+    } finally {
+      grpcServer.forceShutdown();
+      httpsServer.closeAllConnections();
+      httpsServer.close();
+    }
   });
 
   it('otlp_grpc: no connection, an unknown host and no answer in time are said in words, as the other sinks say them', async () => {

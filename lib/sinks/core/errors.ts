@@ -62,6 +62,12 @@ export function firstLine(text: string, max = 200): string {
  */
 export const NO_ANSWER = 'SVC_NO_ANSWER';
 
+/**
+ * How svc (Node) comes to trust a certificate its own CA list does not hold: the advice of every TLS failure
+ * of that kind, whatever the sink.
+ */
+export const PRIVATE_CA = 'for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS';
+
 /** What a network error code means for the user, and what to check. */
 function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
   switch (code) {
@@ -81,6 +87,11 @@ function explainNetwork(code: string | undefined, target: string, host: string):
       return `the connection to ${target} was reset: ${RESTART_OR_REFUSAL}`;
     case 'EPIPE':
       return `${target} closed the connection: ${RESTART_OR_REFUSAL}`;
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${PRIVATE_CA}`;
     default:
       // Node's HTTP parser (llhttp) could not read the answer as HTTP/1.1: the port speaks something else.
       return code?.startsWith('HPE_')
