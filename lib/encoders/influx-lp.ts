@@ -1,6 +1,6 @@
 import type { Series } from '../../operators/model/series.js';
 import type { TextMetricEncoder } from './encoder.js';
-import { millisecondsText, textValueFormat } from './number.js';
+import { nanosecondsText, textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface InfluxLpOptions {
@@ -17,17 +17,19 @@ export interface InfluxLpOptions {
  * sample. The measurement is the metric name (with its row's suffix: `_bucket`, `_sum`,
  * `_count`), the tags are the labels, sorted by key, the value is a float field, the timestamp
  * nanoseconds since the epoch (the precision InfluxDB and VictoriaMetrics assume when the
- * request names none). Labels with an empty value are left out: line protocol has no empty tag
- * value, and an empty label means no label in Prometheus terms too.
+ * request names none) of the tick's scheduled time, its fraction of a millisecond included:
+ * ticks of one series in one millisecond (above 1000 a second) stay distinct points, of which
+ * InfluxDB would keep only the last. Labels with an empty value are left out: line protocol has
+ * no empty tag value, and an empty label means no label in Prometheus terms too.
  */
 export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOptions): TextMetricEncoder {
   const field = ` ${escapeKey(fieldKey)}=`;
-  const millis = millisecondsText();
+  const nanoseconds = nanosecondsText();
   return sampleLines({
     lead: (series) => measurement(name, series) + field,
     middle: () => '',
-    // Whole milliseconds (timestampOf), so nanoseconds are exact as text.
-    stamp: (ms) => ` ${millis(ms)}000000\n`,
+    exactTimes: true,
+    stamp: (ms, nanos) => ` ${nanoseconds(ms, nanos)}\n`,
     value: textValueFormat(precision),
   });
 }

@@ -81,3 +81,17 @@ export function isoMillisecondsText(): (ms: number) => string {
     return `${head}${THREE_DIGITS[ms - s * 1000]!}Z`;
   };
 }
+
+/**
+ * Epoch nanoseconds as text, from millisecond `ms` and `nanos` past it (0 to 999 999): the digits of `ms`
+ * ({@link millisecondsText}) then six of `nanos`. Before 1970 through BigInt, where the nanoseconds count back
+ * towards 0. Each encoder keeps its own.
+ */
+export function nanosecondsText(): (ms: number, nanos: number) => string {
+  const millis = millisecondsText();
+  return (ms, nanos) => {
+    if (ms < 0) return String(BigInt(ms) * 1_000_000n + BigInt(nanos));
+    const micros = Math.floor(nanos / 1000);
+    return millis(ms) + THREE_DIGITS[micros]! + THREE_DIGITS[nanos - micros * 1000]!;
+  };
+}

@@ -1,4 +1,10 @@
-import { timestampOf, type ExemplarRows, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
+import {
+  nanosecondsWithin,
+  timestampOf,
+  type ExemplarRows,
+  type Labelled,
+  type SampleBatch,
+} from '../../operators/model/batch.js';
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
@@ -13,8 +19,17 @@ export interface SampleLineFormat {
   lead(series: Series): string;
   /** Text between the value and the timestamp fragment, once per series. */
   middle(series: Series): string;
-  /** Text from the timestamp to the end of the line, its line feed included, once per millisecond. */
-  stamp(ms: number): string;
+  /**
+   * Text from the timestamp to the end of the line, its line feed included, once per millisecond (`nanos` past it: 0
+   * unless {@link exactTimes}).
+   */
+  stamp(ms: number, nanos: number): string;
+  /**
+   * `stamp` is given the nanoseconds past each line's millisecond it was scheduled at ({@link nanosecondsWithin}): for
+   * a format whose timestamps are finer, where lines of one series in one millisecond must keep distinct times
+   * (InfluxDB keeps one point per series and time). An exemplar's time stays a whole millisecond. Absent: 0.
+   */
+  readonly exactTimes?: boolean;
   readonly value: ValueFormat;
   /**
    * Whether the series' values are times, written in the shortest form whatever the format's precision (OpenMetrics'
@@ -62,13 +77,13 @@ class ExemplarWriter {
   }
 
   /**
-   * Prepares exemplar `k` of `column`, on a line stamped `lineStamp` (its millisecond `lineMs`), and returns the most
-   * bytes it takes.
+   * Prepares exemplar `k` of `column`, on a line stamped `lineStamp` (its millisecond `lineMs`, `lineNanos` past it),
+   * and returns the most bytes it takes.
    */
-  prepare(column: ExemplarRows, k: number, lineMs: number, lineStamp: string): number {
+  prepare(column: ExemplarRows, k: number, lineMs: number, lineNanos: number, lineStamp: string): number {
     const ms = column.timestamp[k]!;
     // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
-    this.stamp = ms === lineMs ? lineStamp : this.format.stamp(ms);
+    this.stamp = ms === lineMs && lineNanos === 0 ? lineStamp : this.format.stamp(ms, 0);
     const value = column.value[k]!;
     this.straight = this.shortest && Number.isFinite(value);
     this.valueText = this.straight ? '' : this.format.value(value);
@@ -287,7 +302,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   };
   let lastSeries: Series | undefined;
   let head: LineHead = textHead;
+  const exactTimes = format.exactTimes ?? false;
   let lastMs = NaN;
+  let lastNanos = 0;
   let stamp = '';
   // The stamp's bytes, made on its second line: a backfill stamps each line with a new millisecond.
   let stampBytes: Buffer | undefined;
@@ -323,9 +340,11 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           }
         }
         const ms = timestampOf(batch, i);
-        if (ms !== lastMs) {
+        const nanos = exactTimes ? nanosecondsWithin(batch, i, ms) : 0;
+        if (ms !== lastMs || nanos !== lastNanos) {
           lastMs = ms;
-          stamp = format.stamp(ms);
+          lastNanos = nanos;
+          stamp = format.stamp(ms, nanos);
           stampBytes = undefined;
         } else stampBytes ??= Buffer.from(stamp);
         const v = value[i]!;
@@ -348,7 +367,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         if (exemplar) {
           const k = withExemplar++;
           nextExemplarRow = withExemplar < exemplars!.rows.length ? exemplars!.rows[withExemplar]! : size;
-          const room = exemplarWriter!.prepare(exemplars!, k, ms, stamp);
+          const room = exemplarWriter!.prepare(exemplars!, k, ms, nanos, stamp);
           if (at + room > out.length) out = grown(out, at, room + (size - i) * lineGuess);
           // In place of the line feed, which the exemplar's stamp ends with.
           at = exemplarWriter!.write(out, exemplars!, k, at - 1, stamp, stampBytes);
@@ -362,6 +381,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           series[same] === s &&
           value[same] === v &&
           timestampOf(batch, same) === ms &&
+          (!exactTimes || nanosecondsWithin(batch, same, ms) === nanos) &&
           !exemplar &&
           same !== nextExemplarRow
         )

@@ -384,6 +384,17 @@ export function timestampOf(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: numb
   return Math.floor(batch.anchor + batch.offset[i]!);
 }
 
+/**
+ * Nanoseconds past its millisecond `ms` ({@link timestampOf}) that tick `i` of a batch was scheduled at, 0 to 999 999:
+ * above 1000 ticks a second several share a millisecond, for formats whose timestamps are finer.
+ */
+export function nanosecondsWithin(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number, ms: number): number {
+  // anchor - ms is small, and exact for doubles within a factor of two (any anchor after 1970 and its times): the sum
+  // keeps the offset's precision, where anchor + offset has steps of a quarter of a microsecond around 2025.
+  const nanos = Math.round((batch.anchor - ms + batch.offset[i]!) * 1e6);
+  return Math.min(999_999, Math.max(0, nanos));
+}
+
 /** Copy of `batch` keeping only the ticks whose positions are listed in `keep` (ascending). */
 export function selectTicks<B extends TickBatch>(batch: B, keep: ArrayLike<number>): B {
   const out: Record<string, unknown> = {};

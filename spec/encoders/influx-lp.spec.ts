@@ -45,6 +45,25 @@ describe('influxLp', () => {
     expect(out).to.equal('m,dir=C:\\logs\\\\,path=a\\\\\\ b value=1 0000000\n');
   });
 
+  it('writes the nanoseconds of a time within its millisecond, so that ticks in one millisecond stay distinct points', () => {
+    const out = influxLp({ name: 'm' })
+      .encode(sampleBatch({ anchor: T0, offsets: [0, 1 / 3, 2 / 3, 1], values: [0, 1, 2, 3] }))
+      .data.toString();
+    expect(out).to.equal(
+      'm value=0 1704067200000000000\n' +
+        'm value=1 1704067200000333333\n' +
+        'm value=2 1704067200000666667\n' +
+        'm value=3 1704067200001000000\n',
+    );
+  });
+
+  it('counts the nanoseconds of a time before 1970 towards 0', () => {
+    const out = influxLp({ name: 'm' })
+      .encode(sampleBatch({ anchor: -5, offsets: [0, 0.5, 4.75], values: [0, 1, 2] }))
+      .data.toString();
+    expect(out).to.equal('m value=0 -5000000\nm value=1 -4500000\nm value=2 -250000\n');
+  });
+
   it("writes a histogram row's suffix on the measurement", () => {
     const rows = [seriesOf({ le: '0.5' }, '_bucket'), seriesOf({}, '_sum')];
     const out = influxLp({ name: 'lat' })
@@ -124,5 +143,25 @@ describe('influx_lp into a real InfluxDB 1.x through /write', function () {
     rows.forEach((row, n) =>
       expect(row).to.deep.equal({ time: start + 20 * n, ...LABELS, pod: `pod_${n % 2}`, reading: n }),
     );
+  });
+
+  it('keeps every tick of a series above 1000 a second, several in one millisecond', async () => {
+    const run = runEntry(
+      metricEntry({
+        name: 'svc_fast',
+        rate: 4000,
+        duration: 250,
+        generator: { type: 'step', start: 0, step_size: 1 },
+        encoder: { type: 'influx_lp' },
+        sink: { type: 'http_push', url: influx.writeUrl },
+      }),
+    );
+    expect(await run.done).to.deep.equal({});
+    expect(run.stats.snapshot(Date.now())).to.include({ total_events: 1000, total_sink_failures: 0 });
+
+    // InfluxDB keeps one point per series and time: ticks stamped with one millisecond would overwrite each other.
+    expect(await influx.query('SELECT count(value), sum(value) FROM svc_fast')).to.deep.equal([
+      { time: 0, count: 1000, sum: (999 * 1000) / 2 },
+    ]);
   });
 });
