@@ -319,8 +319,14 @@ function ownLabelIssues(fields: EntryFields, signal: SignalType): Issue[] {
   return labelIssues(fields, label, `not allowed on a ${signal} entry (its ${samples}): give the label another name`);
 }
 
-/** Where an entry names a label its encoder cannot write (influx_lp: `time`). */
-function encoderLabelIssues(fields: EntryFields, encoder: EncoderType): Issue[] {
+/**
+ * Where an entry (or a `POST /events` event, its static `labels` only) names a label its encoder cannot write
+ * (influx_lp: `time`).
+ */
+export function encoderLabelIssues(
+  fields: Pick<EntryFields, 'labels' | 'dynamic_labels' | 'cardinality_spikes'>,
+  encoder: EncoderType,
+): Issue[] {
   const reserved = encoderKindOf(encoder)?.reservedLabels ?? {};
   return Object.entries(reserved).flatMap(([label, why]) =>
     labelIssues(fields, label, `not allowed with the ${encoder} encoder (${why}): give the label another name`),
@@ -328,7 +334,11 @@ function encoderLabelIssues(fields: EntryFields, encoder: EncoderType): Issue[] 
 }
 
 /** Every place an entry names `label`: static, rotating or spiking. */
-function labelIssues(fields: EntryFields, label: string, message: string): Issue[] {
+function labelIssues(
+  fields: Pick<EntryFields, 'labels' | 'dynamic_labels' | 'cardinality_spikes'>,
+  label: string,
+  message: string,
+): Issue[] {
   return [
     ...(fields.labels && Object.hasOwn(fields.labels, label) ? [{ path: ['labels', label], message }] : []),
     ...(fields.dynamic_labels ?? []).flatMap((dynamic, i) =>

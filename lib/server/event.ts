@@ -5,7 +5,7 @@ import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
 import { number, oneOf, record, strict, string } from '../language/combinators.js';
 import { formatPath, issuesOf, show } from '../language/problems.js';
-import { pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
+import { encoderLabelIssues, pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
@@ -85,7 +85,9 @@ export function decodeEvent(body: unknown): SingleEvent {
     if (refusal) throw new HttpError(422, 'feature_not_built', `${field}.type: ${refusal}`);
   }
   // The rules of an entry's encoder and sink, and the sink fitted to the signal (an OTLP sink's signal_type).
-  const { problems, sink } = pairing(raw.signal_type, encoder.type, decodedSink);
+  const { problems: pairProblems, sink } = pairing(raw.signal_type, encoder.type, decodedSink);
+  // A label the encoder cannot write (influx_lp: time), refused as a scenario entry's is.
+  const problems = [...pairProblems, ...encoderLabelIssues({ labels }, encoder.type)];
   if (problems.length)
     throw new HttpError(
       422,

@@ -123,6 +123,17 @@ describe('POST /events', () => {
     expect(server.sinks).to.have.length(0);
   });
 
+  it('422: a label its encoder cannot write (influx_lp: time), naming the label, as in a scenario entry', async () => {
+    const server = testServer();
+    expectError(
+      await send(metricEvent({ labels: { time: 'now' }, encoder: { type: 'influx_lp' } }), server),
+      422,
+      'validation_failed',
+      /^labels\.time: not allowed with the influx_lp encoder \(InfluxDB refuses a point with a tag or field named time\)/,
+    );
+    expect(server.sinks).to.have.length(0);
+  });
+
   it('422: invalid metric name, severity, sink settings, pairings and features not built in', async () => {
     expectError(
       await send(metricEvent({ metric: { name: '9lives', value: 1 } })),
