@@ -7,6 +7,7 @@
  */
 import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from '../config/references.js';
+import { encoderLabelIssues } from '../config/entry.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from '../catalog/index.js';
 import type { PackAtPath } from '../config/pack.js';
@@ -89,6 +90,7 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
     );
 
   report(ambiguousRefs(expansion.entries, sources, origins));
+  report(broughtLabelIssues(expansion.entries, origins));
   // The checks of lib/config once more, now that the ids inside packs exist.
   report(
     referenceIssues(
@@ -115,6 +117,30 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
     predictedStart: predicted.starts[i]!,
   }));
   return { ...file, scenarios: entries, plans, groups };
+}
+
+/**
+ * Labels a pack's metric or a CSV's column brought that its entry's encoder cannot write (influx_lp: `time`): the
+ * file's entry was checked before they were known, and every line would be refused.
+ */
+function broughtLabelIssues(
+  entries: readonly Entry[],
+  origins: readonly (PackOrigin | undefined)[],
+): { index: number; issue: Issue }[] {
+  return entries.flatMap((entry, index) => {
+    const origin = origins[index];
+    const { generator } = entry;
+    const from = origin
+      ? `a label of the metric ${origin.metric} of the pack "${origin.pack}"`
+      : generator?.type === 'csv_replay'
+        ? `a label of the column ${generator.series?.header} of ${generator.file}`
+        : undefined;
+    if (from === undefined) return [];
+    return encoderLabelIssues({ labels: entry.labels }, entry.encoder.type).map(({ path, message }) => ({
+      index,
+      issue: { path, message: `${from}: ${message}` },
+    }));
+  });
 }
 
 /**

@@ -117,6 +117,14 @@ describe('compile: packs', () => {
     );
   });
 
+  it("refuses a label a pack's metric brings that the entry's encoder cannot write (influx_lp: time)", () => {
+    const overrides = { http_requests_in_flight: { labels: { time: 'x' } } };
+    expect(compileProblems([packed({ id: 'web', encoder: { type: 'influx_lp' }, overrides })])).to.deep.equal([
+      'scenarios[0] (web.http_requests_in_flight): labels.time: a label of the metric http_requests_in_flight of the pack "http_server": not allowed with the influx_lp encoder (InfluxDB refuses a point with a tag or field named time): give the label another name',
+    ]);
+    expect(compile([packed({ id: 'web', overrides })]).scenarios).to.have.length(5);
+  });
+
   it('names a single flat entry `entry` in messages, as lib/config does', () => {
     const file = loadScenario(JSON.stringify(packed({ id: 'web', overrides: { nope: {} } })), {
       origin: 'body',

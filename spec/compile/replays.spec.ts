@@ -31,6 +31,7 @@ writeFileSync(
 writeFileSync(join(dir, 'unlevelled.csv'), ['timestamp,level,message', '100,,quiet', '102,error,loud', ''].join('\n'));
 writeFileSync(join(dir, 'balances.csv'), ['Time,credit,debit', '0,1,5', '10,,-2', '20,3,-4', ''].join('\n'));
 writeFileSync(join(dir, 'plain.csv'), ['timestamp,message', '100,hello', ''].join('\n'));
+writeFileSync(join(dir, 'timed.csv'), ['Time,"load{time=""x""}"', '0,1', ''].join('\n'));
 
 async function compile(scenarios: Record<string, unknown>[], overrides: CliOverrides = {}): Promise<ScenarioPlan> {
   const file = await readReplays(load(v2(scenarios), { format: 'json', overrides }), filesIn(dir));
@@ -149,6 +150,14 @@ describe('csv_replay: one entry per column', () => {
       ConfigError,
       'generator.columns[0].nmae: unknown field (did you mean name?)',
     );
+  });
+
+  it("refuses a label a column brings that the entry's encoder cannot write (influx_lp: time), naming the column", async () => {
+    const timed = (entry: Record<string, unknown> = {}) => replay({ file: 'timed.csv' }, entry);
+    expect(await compileProblems([timed({ encoder: { type: 'influx_lp' } })])).to.deep.equal([
+      'scenarios[0] (recorded): labels.time: a label of the column load{time="x"} of timed.csv: not allowed with the influx_lp encoder (InfluxDB refuses a point with a tag or field named time): give the label another name',
+    ]);
+    expect((await compile([timed()])).scenarios[0]!.labels).to.deep.equal({ time: 'x' });
   });
 
   it('refuses a column the CSV does not have', async () => {
