@@ -393,6 +393,8 @@ export function pairing(
       path: ['sink', 'type'],
       message: `${sink.type} carries ${sink.carries.join(' and ')} only, not a ${signal} entry`,
     });
+  const sinkIssue = encoder.sinkIssue?.(config);
+  if (sinkIssue) problems.push({ path: ['sink', ...sinkIssue.path], message: sinkIssue.message });
   const fitted = fitSink(signal, config);
   if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
   return { problems, sink: 'message' in fitted ? config : fitted };

@@ -112,6 +112,20 @@ describe('encoder', () => {
       });
     }
 
+    it('influx_lp refuses a url asking for a timestamp precision other than its nanoseconds, naming sink.url', () => {
+      const influx = (url: string) => metric({ encoder: { type: 'influx_lp' }, sink: { type: 'http_push', url } });
+      expect(entryProblems(influx('http://influx:8086/write?db=svc&precision=ms'))).to.deep.equal([
+        'scenarios[0] (cpu): sink.url: precision=ms: influx_lp writes timestamps in nanoseconds, which InfluxDB would read in that unit and refuse (time outside range), and VictoriaMetrics drop; leave precision out or give precision=ns',
+      ]);
+      for (const url of [
+        'http://influx:8086/write?db=svc',
+        'http://i/write?precision=ns',
+        'http://i/write?precision=n',
+      ])
+        expect(entryOf(influx(url)).sink).to.include({ url });
+      expect(entryOf(metric({ sink: { type: 'http_push', url: 'http://i/write?precision=ms' } })).sink).to.exist;
+    });
+
     it('remote_write does not carry logs', () => {
       expect(entryProblems(logs({ sink: { type: 'remote_write', url: 'http://x' } }))).to.deep.equal([
         'scenarios[0] (app): sink.type: remote_write carries metrics only, not a logs entry',

@@ -123,13 +123,25 @@ describe('POST /events', () => {
     expect(server.sinks).to.have.length(0);
   });
 
-  it('422: a label its encoder cannot write (influx_lp: time), naming the label, as in a scenario entry', async () => {
+  it('422: a label its encoder cannot write (influx_lp: time), or a sink url it cannot write to, naming the field, as in a scenario entry', async () => {
     const server = testServer();
     expectError(
       await send(metricEvent({ labels: { time: 'now' }, encoder: { type: 'influx_lp' } }), server),
       422,
       'validation_failed',
       /^labels\.time: not allowed with the influx_lp encoder \(InfluxDB refuses a point with a tag or field named time\)/,
+    );
+    expectError(
+      await send(
+        metricEvent({
+          encoder: { type: 'influx_lp' },
+          sink: { type: 'http_push', url: 'http://influx:8086/write?db=svc&precision=s' },
+        }),
+        server,
+      ),
+      422,
+      'validation_failed',
+      /^sink\.url: precision=s: influx_lp writes timestamps in nanoseconds/,
     );
     expect(server.sinks).to.have.length(0);
   });

@@ -26,6 +26,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
   readonly nativeHistograms?: boolean;
   /** Label names it cannot write, and why (the backend refuses them): validation refuses them on an entry. */
   readonly reservedLabels?: Readonly<Record<string, string>>;
+  /**
+   * What is wrong with a sink's settings for this encoding (influx_lp: a `url` asking for another timestamp
+   * precision), as the path in the sink and the message; validation and POST /events refuse it. Absent: nothing.
+   */
+  readonly sinkIssue?: (sink: Readonly<Record<string, unknown>>) => { path: string[]; message: string } | undefined;
   /** The only sinks it works with (an encoder of one protocol); absent: any sink. */
   readonly sinks?: readonly string[];
   /** Its encoder of metric samples (metrics, histogram and summary entries) of the metric `meta`. */
