@@ -124,6 +124,18 @@ describe('logstore sink (Loki push API)', () => {
     );
   });
 
+  it("stamps a record with its tick's nanoseconds exactly, a third of a millisecond as 333333", async () => {
+    receiver = await startLokiReceiver();
+    const at = Date.now();
+    const same = Array.from({ length: 3 }, () => ({ severity: 'info', message: 'cache hit', labels: { app: 'shop' } }));
+    // anchor + offset, a double near 1.8e12, has steps of a quarter of a microsecond: 1/3 came out some 80 ns off.
+    const batch = { ...logBatch(same, at), offset: Float64Array.of(1 / 3, 2 / 3, 1) };
+    const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+    sink.write(jsonLinesLogs().encode(batch));
+    await sink.close();
+    expect(receiver.entries.map((e) => e.ts)).to.deep.equal([`${at}333333`, `${at}666667`, `${at + 1}000000`]);
+  });
+
   it('a record naming a span carries its ids as structured metadata, not as labels', async () => {
     receiver = await startLokiReceiver();
     const context = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 };

@@ -1,4 +1,10 @@
-import { recordOf, type EncodedBatch, type Frames } from '../../../operators/model/batch.js';
+import {
+  nanosecondsWithin,
+  recordOf,
+  timestampOf,
+  type EncodedBatch,
+  type Frames,
+} from '../../../operators/model/batch.js';
 import type { Series } from '../../../operators/model/series.js';
 import { perSeries } from '../../per-object.js';
 
@@ -36,15 +42,18 @@ const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Se
  */
 export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]) => LokiPush[] {
   const head = perSeries((series: Series): string => `{"stream":${JSON.stringify(series.labels)},"values":[`);
-  let lastTime = NaN;
+  let lastMs = NaN;
+  let lastNanos = NaN;
   let lastNs = '';
   // The tick's own time, below the millisecond too: Loki drops an entry with the time and line of one it has, so
   // identical records in one millisecond (above 1000 events/s) would be lost at millisecond precision.
-  const ns = (time: number): string => {
-    if (time !== lastTime) {
-      lastTime = time;
-      const ms = Math.floor(time);
-      lastNs = `${ms}${String(Math.floor((time - ms) * 1e6)).padStart(6, '0')}`;
+  const ns = (frames: Frames, i: number): string => {
+    const ms = timestampOf(frames, i);
+    const nanos = nanosecondsWithin(frames, i, ms);
+    if (ms !== lastMs || nanos !== lastNanos) {
+      lastMs = ms;
+      lastNanos = nanos;
+      lastNs = `${ms}${String(nanos).padStart(6, '0')}`;
     }
     return lastNs;
   };
@@ -60,9 +69,7 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
         const context = frames.context?.[i];
         const metadata = context ? `,{"trace_id":"${context.traceId}","span_id":"${context.spanId}"}` : '';
-        stream.values.push(
-          `["${ns(frames.anchor + frames.offset[i]!)}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`,
-        );
+        stream.values.push(`["${ns(frames, i)}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`);
         stream.size += weight;
       }
     }
