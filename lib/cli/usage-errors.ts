@@ -71,14 +71,32 @@ function unknownCommand<C>(
 
 /**
  * `unknown command "<words>"`, with the closest of `commands` (`run`, `catalog list`) to the words given, each
- * compared with as many words as it has; `prefix` goes before the suggestion (`svc`, `svc help`).
+ * compared with as many words as it has; `prefix` goes before the suggestion (`svc`, `svc help`). Words that
+ * only begin commands (`catalog`, which `svc help` lists as `catalog list` and `catalog show`) name those.
  */
 export function unknownCommandMessage(commands: readonly string[], words: readonly string[], prefix: string): string {
   const tried = (length: number) => words.slice(0, length).join(' ');
   const suggestion = closest((candidate) => tried(candidate.split(' ').length), commands);
-  const given = suggestion ? tried(suggestion.split(' ').length) : words[0];
   const binaryName = prefix.split(' ')[0];
-  return `unknown command "${given}"${suggestion ? `; did you mean ${prefix} ${suggestion}?` : ` (${binaryName} help lists the commands)`}`;
+  if (suggestion)
+    return `unknown command "${tried(suggestion.split(' ').length)}"; did you mean ${prefix} ${suggestion}?`;
+  const group = subcommandsOf(commands, words);
+  if (group)
+    return `${binaryName} ${group.name} needs a subcommand: ${group.members.map((command) => `${prefix} ${command}`).join(' or ')}`;
+  return `unknown command "${words[0]}" (${binaryName} help lists the commands)`;
+}
+
+/** The longest run of leading `words` that begins commands without being one (`catalog`), and those commands. */
+function subcommandsOf(
+  commands: readonly string[],
+  words: readonly string[],
+): { name: string; members: readonly string[] } | undefined {
+  for (let length = words.length; length > 0; length--) {
+    const name = words.slice(0, length).join(' ');
+    const members = commands.filter((command) => command.startsWith(`${name} `));
+    if (members.length > 0) return { name, members };
+  }
+  return undefined;
 }
 
 function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], command: string): string | undefined {

@@ -97,6 +97,18 @@ describe('svc usage errors', () => {
     );
   });
 
+  it('name the subcommands of a group of commands given without one (svc help lists svc catalog list and show)', async () => {
+    expect(await usageError(['catalog'])).to.equal(
+      'Usage Error: svc catalog needs a subcommand: svc catalog list or svc catalog show',
+    );
+    expect(await usageError(['catalog', '--catalog', 'examples/catalog'])).to.equal(
+      'Usage Error: svc catalog needs a subcommand: svc catalog list or svc catalog show',
+    );
+    expect(await usageError(['help', 'catalog'])).to.equal(
+      'Usage Error: svc catalog needs a subcommand: svc help catalog list or svc help catalog show',
+    );
+  });
+
   it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {
     expect(await usageError(['run', file, '--DURATION', '2s'])).to.equal(
       'Usage Error: unknown flag --DURATION for svc run; did you mean --duration?',
