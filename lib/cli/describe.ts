@@ -104,9 +104,9 @@ function seriesOf(entry: Entry): { sets: number; samples: number; series: number
   return seriesCount(entry);
 }
 
-/** `up to 3`, `up to 140 (10 label sets × 14 samples per event)`. */
+/** `up to 3`, `up to 140 (10 label sets × 14 samples per event)`, `up to 9 (1 label set × 9 samples per event)`. */
 function describeSeries({ sets, samples, series }: { sets: number; samples: number; series: number }): string {
-  return `up to ${series}${samples > 1 ? ` (${sets} label sets × ${samples} samples per event)` : ''}`;
+  return `up to ${series}${samples > 1 ? ` (${sets} label set${sets === 1 ? '' : 's'} × ${samples} samples per event)` : ''}`;
 }
 
 function describeGenerator(entry: Entry): string {

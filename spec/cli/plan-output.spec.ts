@@ -90,17 +90,20 @@ scenarios:
      dynamic_labels: [{key: pod, cardinality: 3}, {key: zone, cardinality: 2}], sink: {type: file, path: ${out}}}
   - {id: h, signal_type: histogram, name: h, rate: 100, duration: 300ms, distribution: {type: normal, mean: 1, stddev: 0.1},
      dynamic_labels: [{key: pod, cardinality: 2}], sink: {type: file, path: ${out}}}
+  - {id: one, signal_type: histogram, name: one, rate: 100, duration: 300ms, distribution: {type: normal, mean: 1, stddev: 0.1},
+     buckets: [1], sink: {type: file, path: ${out}}}
 `,
     );
     const text = await svc(['run', '--dry-run', file]);
     expect(text.stderr).to.match(/^ {2}series: +up to 6$/m);
     expect(text.stderr).to.match(/^ {2}series: +up to 28 \(2 label sets × 14 samples per event\)$/m);
+    expect(text.stderr).to.match(/^ {2}series: +up to 4 \(1 label set × 4 samples per event\)$/m);
     const plan = JSON.parse((await svc(['run', '--dry-run', '--format', 'json', file])).stdout);
-    expect(plan.entries.map((e: { series: number }) => e.series)).to.deep.equal([6, 28]);
+    expect(plan.entries.map((e: { series: number }) => e.series)).to.deep.equal([6, 28, 4]);
     const run = await svc(['run', '--workers', '1', file]);
     expect(run.code, run.stderr).to.equal(0);
     const written = new Set(lines(readFileSync(out, 'utf8')).map((line) => line.split(' ')[0]));
-    expect(written.size).to.equal(6 + 28);
+    expect(written.size).to.equal(6 + 28 + 4);
   });
 
   it('refuses --format json without --dry-run, and an unknown format, with exit code 2', async () => {
