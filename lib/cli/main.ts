@@ -12,6 +12,7 @@ import { SchemaCommand } from './commands/schema.js';
 import { TestCommand } from './commands/test.js';
 import { VersionCommand } from './commands/version.js';
 import { program, runProgram } from './program.js';
+import { colourDepth } from './terminal.js';
 
 /**
  * Runs the `svc` command line on `argv` and resolves to its exit code (0 ok, 1 runtime or validation error, 2
@@ -36,5 +37,5 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
 
 /** Entry point of `bin/svc`. */
 export async function runCli(): Promise<void> {
-  process.exitCode = await main(process.argv.slice(2), Cli.defaultContext);
+  process.exitCode = await main(process.argv.slice(2), { ...Cli.defaultContext, colorDepth: colourDepth(process.env) });
 }

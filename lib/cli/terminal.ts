@@ -1,4 +1,5 @@
 import { fstatSync } from 'node:fs';
+import { WriteStream } from 'node:tty';
 import type { BaseContext } from 'clipanion';
 
 type Stream = NodeJS.WritableStream & { readonly isTTY?: boolean; readonly fd?: number };
@@ -25,6 +26,16 @@ export function mayReachTerminal(out: NodeJS.WritableStream, terminal: NodeJS.Wr
   } catch {
     return true;
   }
+}
+
+/**
+ * The colour depth of a terminal described by `env`, as Node reckons it (`TERM`, `FORCE_COLOR`, `TERM=dumb`), except
+ * that an empty `NO_COLOR` leaves colours on, as no-color.org and {@link coloursAllowed} read it: Node counts the
+ * variable as set whatever its value, so `NO_COLOR=` turned colours off.
+ */
+export function colourDepth(env: NodeJS.ProcessEnv): number {
+  const { NO_COLOR: noColour, ...others } = env;
+  return WriteStream.prototype.getColorDepth(noColour ? env : others);
 }
 
 /**

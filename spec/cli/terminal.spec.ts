@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createWriteStream, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { mayReachTerminal } from '../../lib/cli/terminal.js';
+import { colourDepth, mayReachTerminal } from '../../lib/cli/terminal.js';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 
@@ -244,6 +244,14 @@ describe('colours', () => {
         .to.include('svc run')
         .and.not.match(/\x1b\[/);
     }
+  });
+
+  it('take the depth of the terminal bin/svc runs on, which an empty NO_COLOR leaves coloured (no-color.org), as TERM=dumb does not', () => {
+    const colourTerminal = { TERM: 'xterm-256color' };
+    expect(colourDepth(colourTerminal)).to.equal(8);
+    expect(colourDepth({ ...colourTerminal, NO_COLOR: '' })).to.equal(8);
+    expect(colourDepth({ ...colourTerminal, NO_COLOR: '1' })).to.equal(1);
+    expect(colourDepth({ TERM: 'dumb' })).to.equal(1);
   });
 
   it('are never written into a pipe, nor when stdout or stderr is not a terminal', async () => {
