@@ -72,7 +72,7 @@ const SOURCES: Record<SignalType, readonly Item[]> = {
     },
     { key: 'observations_per_tick', value: 100, comment: 'observations drawn each tick' },
     { key: 'seed', value: 0, comment: 'seed of the observations: the same seed, the same values' },
-    'distribution: {type: exponential, rate: 10, mean_shift_per_sec: 0.001}   # latency that drifts up 1 ms a second',
+    'distribution: {type: exponential, rate: 10, mean_shift_per_sec: 0.001}   # instead of the distribution above: latency that drifts up 1 ms a second',
   ],
   summary: [
     { key: 'name', value: 'rpc_duration_seconds', comment: 'metric name: quantile, _sum and _count series' },

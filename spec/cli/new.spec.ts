@@ -75,7 +75,10 @@ describe('svc new: starter scenarios', () => {
     expect(optional.length).to.be.at.least(7);
     for (const [i, line] of optional.entries()) {
       const field = line.slice(6).split(':')[0]!;
-      // The field replaces one of the same name, else it is added.
+      // The field replaces one of the same name, and says so (uncommented beside it, the key would be a duplicate),
+      // else it is added.
+      if (new RegExp(`^    ${field}:`, 'm').test(text))
+        expect(line, 'an alternative to a field written above').to.include(`instead of the ${field} above`);
       const edited = text.replace(new RegExp(`^    ${field}:.*\\n`, 'm'), '').replace(line, `    ${line.slice(6)}`);
       await expectValid(`optional-${i}.yaml`, edited);
     }
