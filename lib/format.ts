@@ -78,12 +78,19 @@ export function formatRate(perSecond: number): string {
 const compact = new Map<number, Intl.NumberFormat>();
 
 /**
+ * From here on a value is written with an exponent: compact notation has no unit past T and writes the rest in full
+ * (1e20 as `100,000,000T`, 1e308 as 400 characters).
+ */
+const LARGEST_COMPACT = 1e15;
+
+/**
  * A value as a chart's axis writes it (`svc plot` and the console), to `digits` significant digits (3 unless
- * given; an exponent keeps one less): `0.125`, `79.9`, `12.3K`, `301M`, `4.5e-5`.
+ * given; an exponent keeps one less): `0.125`, `79.9`, `12.3K`, `301M`, `4.5e-5`, `1.4e308`.
  */
 export function formatValue(value: number, digits = 3): string {
   const size = Math.abs(value);
-  if (size !== 0 && size < 0.001) return value.toExponential(digits - 2);
+  if ((size !== 0 && size < 0.001) || (size >= LARGEST_COMPACT && size !== Infinity))
+    return value.toExponential(digits - 2).replace('e+', 'e');
   if (size < 1000) return String(Number(value.toPrecision(digits)));
   let format = compact.get(digits);
   if (!format) {

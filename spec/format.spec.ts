@@ -17,7 +17,7 @@ describe('figures as text', () => {
     expect([15_000, 7_500, 5_430_000, 0].map(promDuration)).to.deep.equal(['15s', '7s500ms', '1h30m30s', '0s']);
   });
 
-  it('writes a value as an axis does: three significant digits, compact when large, an exponent when small', () => {
+  it('writes a value as an axis does: three significant digits, compact when large, an exponent when small or past T', () => {
     expect([0.125, 79.94, 12_345, 301_234_567, -2_500_000, 0.00004567, 0].map((v) => formatValue(v))).to.deep.equal([
       '0.125',
       '79.9',
@@ -26,6 +26,14 @@ describe('figures as text', () => {
       '-2.5M',
       '4.6e-5',
       '0',
+    ]);
+    // Past T, an exponent: compact notation would write the digits in full (1e308 as 400 characters).
+    expect([999e12, 1e15, 1.44e20, -1.7e308, Infinity].map((v) => formatValue(v))).to.deep.equal([
+      '999T',
+      '1.0e15',
+      '1.4e20',
+      '-1.7e308',
+      '∞',
     ]);
     expect([123_456_789, 0.00004567, 1.23456].map((v) => formatValue(v, 5))).to.deep.equal([
       '123.46M',
