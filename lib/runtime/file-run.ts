@@ -79,6 +79,24 @@ interface Clock {
   readonly reference: number;
 }
 
+/** The traces entry whose spans `entry` names (`exemplars`, `trace_context`) or counts (span metrics), if any. */
+function spansRef(entry: Entry): string | undefined {
+  return entry.exemplars?.from ?? entry.trace_context?.from ?? entry.span_metrics_of?.from;
+}
+
+/**
+ * The ids of the entries that run in step with the clock: gates judge ticks as they arrive, and exemplars, log records
+ * and span metrics name the spans made by then, so an entry with a `while` gate or naming spans, and the entry it
+ * watches or names, emit no slot ahead of the clock (on virtual time, a wake-up of the clock per slot).
+ */
+export function clockLinkedIds(entries: readonly Entry[]): ReadonlySet<string> {
+  return new Set(
+    entries.flatMap((entry) =>
+      [entry.while?.ref, spansRef(entry)].flatMap((ref) => (ref === undefined ? [] : [entry.id, ref])),
+    ),
+  );
+}
+
 /**
  * Starts every entry of a file (packs expanded, clock groups assigned: lib/compile). Throws at
  * once, having stopped the entries already started, when one cannot be built.
@@ -138,19 +156,11 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   }
   // Of every traces entry whose spans others name: its span batches.
   const spans = new Map<string, Subject<SpanBatch>>();
-  const spansRef = (entry: Entry) => entry.exemplars?.from ?? entry.trace_context?.from ?? entry.span_metrics_of?.from;
   for (const entry of entries) {
     const ref = spansRef(entry);
     if (ref !== undefined && !spans.has(ref)) spans.set(ref, new Subject());
   }
-  // Gates judge ticks as they arrive, and exemplars and log records name the spans made by then:
-  // such entries and those they follow emit no slot ahead of the clock.
-  const clockLinked = new Set(
-    entries.flatMap((entry) => [
-      ...(entry.while ? [entry.id, entry.while.ref] : []),
-      ...(spansRef(entry) !== undefined ? [entry.id, spansRef(entry)!] : []),
-    ]),
-  );
+  const clockLinked = clockLinkedIds(entries);
   const startedAt = new Map<string, number>();
   // From the scheduler's time to the timeline the timestamps are written on (`startAt`'s).
   let shift = 0;

@@ -387,6 +387,34 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
       .to.contain('about 22,500,000 rows')
       .and.contain('users, at rate 5000 events/s over 30m, a row counted 2.5 times as it builds its own label set');
   });
+
+  it('counts each event of an entry in step with the clock (a while gate, spans named) as the wake-up it costs', async () => {
+    // 9,003,600 rows, under the bound; but the clock wakes up for each event of a gated entry and of the one it
+    // watches, about 10 rows' work: ahead of the clock these rows take 2.5 s of CPU, in step with it 18 s.
+    const entries = plan(
+      file(`${LOAD}
+  - id: gated
+    name: gated
+    signal_type: metrics
+    rate: 2500
+    generator: {type: constant, value: 1}
+    while: {ref: load, op: '>', value: 0}
+`),
+    );
+    // Unrefused, it would run for 18 s: stopped after a second, the preview rejects without a PreviewError.
+    const refused = await previewScenario(entries, {
+      for: 3_600_000,
+      points: 100,
+      signal: AbortSignal.timeout(1000),
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).to.be.instanceOf(PreviewError).and.include({ option: 'rate' });
+    expect((refused as PreviewError).message)
+      .to.contain('about 99,039,600 rows')
+      .and.contain('gated, at rate 2500 events/s over 1h, each event counted 10 rows more as it runs in step');
+  });
 });
 
 describe('legendOf: the labels all series of a chart share, lifted into its title', () => {
