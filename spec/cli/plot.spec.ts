@@ -378,6 +378,27 @@ scenarios:
     expect(svg.match(/<title>incident checkout<\/title>/g)).to.have.length(1);
   });
 
+  it('draws values whose range is wider than the largest number where they lie, with no NaN in the SVG', async () => {
+    const wide = scenario(
+      'wide.yaml',
+      `
+version: 2
+kind: runnable
+scenarios:
+  - {id: w, signal_type: metrics, name: w, rate: 1, duration: 20s, generator: {type: sequence, values: [-1.7e308, 0, 1.7e308]}}
+`,
+    );
+    const width = 52;
+    const { code, stdout, stderr } = await svc(['plot', wide, '--width', String(width)]);
+    expect(code, stderr).to.equal(0);
+    // The lowest, middle and highest values on the bottom, middle and top rows, not all at the bottom.
+    const { chart } = chartOf(stdout, 'w');
+    expect(chart.map((row) => row.trim() !== '')).to.deep.equal([true, false, true, false, true]);
+    const svgPath = join(dir, 'wide.svg');
+    expect((await svc(['plot', wide, '--svg', svgPath])).code).to.equal(0);
+    expect(readFileSync(svgPath, 'utf8')).to.not.contain('NaN');
+  });
+
   it('draws a dot for each value of a series sparser than its points, which no line joins', async () => {
     const sparse = scenario(
       'sparse.yaml',

@@ -32,9 +32,12 @@ export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): 
   return { min, max };
 }
 
-/** Where `value` lies in `range`: 0 at its bottom, 1 at its top. */
+/**
+ * Where `value` lies in `range`: 0 at its bottom, 1 at its top. Halved first: a range wider than the largest number
+ * (values from -1.7e308 to 1.7e308) would make `max - min` Infinity, and every height 0 or NaN.
+ */
 export function heightOf(value: number, { min, max }: Range): number {
-  return (value - min) / (max - min);
+  return (value / 2 - min / 2) / (max / 2 - min / 2);
 }
 
 /** Tick spacings of a time axis, shortest first. */
