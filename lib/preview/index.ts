@@ -166,7 +166,7 @@ export async function previewScenario(plans: readonly EntryPlan[], options: Prev
     if (own && entry.while) {
       const open: [number, number][] = [];
       gates.set(entry.id, open);
-      // The gate's edges are read on the clock as they happen; an open span ends at its close, or at the axis' end.
+      // The gate's edges are read on the clock as they happen; an open span ends at its close (entryMarks cuts it).
       hooks.onGate = (isOpen) => {
         const at = from + clock.now() - start;
         if (isOpen) open.push([at, Infinity]);
@@ -205,12 +205,11 @@ export async function previewScenario(plans: readonly EntryPlan[], options: Prev
         started: began === undefined ? to : from + began - start,
         ended: began === undefined ? to : from + began - start + (entry.duration ?? Infinity),
       };
-      const gate = (gates.get(entry.id) ?? []).map(([at, until]) => [at, Math.min(until, to)] as const);
       return {
         id: entry.id,
         ...kindOf(entry),
         series: chart.series(),
-        marks: began === undefined ? [] : entryMarks(entry, span, gate),
+        marks: began === undefined ? [] : entryMarks(entry, span, gates.get(entry.id) ?? []),
       };
     }),
   };

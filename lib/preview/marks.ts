@@ -20,14 +20,20 @@ export interface Span {
   readonly ended: number;
 }
 
-/** The marks of an entry that started at `span.started` and ran until `span.ended`, and its gate's open spans. */
+/**
+ * The marks of an entry that started at `span.started` and ran until `span.ended`, and its gate's open spans (one still
+ * open: until Infinity).
+ */
 export function entryMarks(entry: Entry, span: Span, gateOpen: readonly (readonly [number, number])[]): PreviewMark[] {
   const marks: PreviewMark[] = [startMark(entry, span.started)];
   if (span.ended < span.to) marks.push({ kind: 'end', at: span.ended });
   const gate = entry.while;
   if (gate) {
     const label = `while ${formatCondition(gate)}`;
-    for (const [at, until] of gateOpen.slice(0, MAX_WINDOW_MARKS)) marks.push({ kind: 'while', at, until, label });
+    // A gate still open where the entry ended or the axis ends is drawn open until there.
+    const end = Math.min(span.ended, span.to);
+    for (const [at, until] of gateOpen.filter(([at]) => at < end).slice(0, MAX_WINDOW_MARKS))
+      marks.push({ kind: 'while', at, until: Math.min(until, end), label });
   }
   if (entry.bursts) {
     const label = `×${entry.bursts.multiplier}`;

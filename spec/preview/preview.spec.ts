@@ -164,6 +164,24 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     expect(entryOf(preview, 'hot').series[0]!.values).to.deep.equal([null, null, null, null, null, null, 2, 2, 2, 2]);
   });
 
+  it("cuts a while gate's open span to the entry's run: an entry that ended is no longer open", async () => {
+    const preview = await besideLoad(`  - id: short
+    name: short
+    signal_type: metrics
+    rate: 1
+    duration: 50s
+    generator: {type: constant, value: 1}
+    while: {ref: load, op: '>', value: 39}
+`);
+    const at = (s: number) => PREVIEW_EPOCH + s * 1000;
+    // Open from 40 s while load keeps rising, but short writes nothing past its end at 50 s.
+    expect(entryOf(preview, 'short').marks).to.deep.equal([
+      { kind: 'start', at: at(0) },
+      { kind: 'end', at: at(50) },
+      { kind: 'while', at: at(40), until: at(50), label: 'while load > 39' },
+    ]);
+  });
+
   it('shows an entry whose after trigger fired but whose delay runs past the axis as never started', async () => {
     const preview = await besideLoad(`  - id: late
     name: late
