@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
+import { escapeControls } from './terminal.js';
 
 /**
  * Where the progress of a run goes while its entries run (its final lines are printed after
@@ -38,15 +39,6 @@ function oneRow(row: string, id: string, columns: number): string {
 const PROGRESS = '[progress] ';
 /** The least of an id a shortened row keeps: enough to tell entries apart, though the figures may then be cut. */
 const MIN_ID_CELLS = 8;
-
-function escapeControls(text: string): string {
-  return text.replace(
-    /\p{Cc}/gu,
-    (char) => CONTROL_ESCAPES[char] ?? `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
-  );
-}
-
-const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
  * One row per entry of `ids` (rows in their order, each starting `[progress] <id>`), redrawn in place by cli-progress

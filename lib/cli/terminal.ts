@@ -45,3 +45,17 @@ export function colourDepth(env: NodeJS.ProcessEnv): number {
 export function coloursAllowed(context: BaseContext): boolean {
   return !context.env.NO_COLOR && context.colorDepth > 1 && isTerminal(context.stdout) && isTerminal(context.stderr);
 }
+
+/**
+ * `text` with its control characters (Unicode's Cc) escaped, `\n` `\r` `\t` or `\u001b`: text of a scenario (a label
+ * value, a sink's error message) printed as it is could move the cursor, recolour or clear a terminal, and would take
+ * cells its width does not count.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(
+    /\p{Cc}/gu,
+    (char) => CONTROL_ESCAPES[char] ?? `\\u${char.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+  );
+}
+
+const CONTROL_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };

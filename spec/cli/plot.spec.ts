@@ -399,6 +399,29 @@ scenarios:
     expect(readFileSync(svgPath, 'utf8')).to.not.contain('NaN');
   });
 
+  it("escapes a label value's control characters: nothing reaches the terminal raw, and the SVG stays XML", async () => {
+    const controls = scenario(
+      'controls.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {id: c, signal_type: metrics, name: c, rate: 1, duration: 10s, generator: {type: constant, value: 1}, labels: {host: "a\\e[2Jb\\tc"}}
+`,
+    );
+    const { code, stdout, stderr } = await svc(['plot', controls, '--width', '60']);
+    expect(code, stderr).to.equal(0);
+    expect(stdout)
+      .to.contain('{host="a\\u001b[2Jb\\tc"}')
+      .and.not.match(/[\u0000-\u0009\u000b-\u001f]/);
+    const svgPath = join(dir, 'controls.svg');
+    const pngPath = join(dir, 'controls.png');
+    const image = await svc(['plot', controls, '--svg', svgPath, '--png', pngPath]);
+    expect(image.code, image.stderr).to.equal(0);
+    expect(readFileSync(svgPath, 'utf8'))
+      .to.contain('a\\u001b[2Jb\\tc')
+      .and.not.match(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
+  });
+
   it('draws a dot for each value of a series sparser than its points, which no line joins', async () => {
     const sparse = scenario(
       'sparse.yaml',

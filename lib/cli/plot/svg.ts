@@ -8,6 +8,7 @@ import type { Preview, PreviewEntry, PreviewMark, PreviewSeries } from '../../pr
 import { heightOf, legendLines, markLegend, rangeOf, timeTicks, titleOf } from './scale.js';
 import { formatValue } from '../../format.js';
 import { ERROR_RATIO, legendOf, loneIndices, MARK_COLOURS, SERIES_COLOURS } from '../../preview/points.js';
+import { escapeControls } from '../terminal.js';
 
 const WIDTH = 960;
 const LEFT = 70;
@@ -220,6 +221,11 @@ function band(lines: readonly PreviewSeries[], x: (i: number) => number, y: (v: 
   return `<path d="${d || 'M0 0'}" fill="${SERIES_COLOURS[0]}" fill-opacity="0.15"/>`;
 }
 
+/** `text` as XML character data: its control characters escaped too, as XML 1.0 allows none but tab and line breaks. */
 function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return escapeControls(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }

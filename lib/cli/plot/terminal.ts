@@ -18,6 +18,7 @@ import { formatValue } from '../../format.js';
 import cliTruncate from 'cli-truncate';
 import stringWidth from 'string-width';
 import { ERROR_RATIO, legendOf } from '../../preview/points.js';
+import { escapeControls } from '../terminal.js';
 
 /** Character cells left of a chart: its value labels. */
 export const GUTTER = 12;
@@ -86,8 +87,8 @@ function drawEntry(preview: Preview, entry: PreviewEntry, { colour }: TerminalOp
 }
 
 /**
- * `items` `separator` apart (two spaces), on as many lines as it takes to stay within `width` terminal cells (a
- * wide character counts two); an item longer than that gets lines of its own, broken after its commas, and a part
+ * `items` `separator` apart (two spaces), their control characters escaped, on as many lines as it takes to stay within
+ * `width` terminal cells (a wide character counts two); an item longer than that gets lines of its own, broken after its commas, and a part
  * still too long is cut. Each item is painted by `paint` once placed.
  */
 function wrapped(
@@ -96,7 +97,7 @@ function wrapped(
   paint: (item: string, i: number) => string,
   separator = '  ',
 ): string[] {
-  return legendLines(items, width, stringWidth, separator.length).map((line) =>
+  return legendLines(items.map(escapeControls), width, stringWidth, separator.length).map((line) =>
     line.map(({ item, text }) => paint(cliTruncate(text, width), item)).join(separator),
   );
 }
@@ -112,7 +113,7 @@ function isStrip(entry: PreviewEntry, series: PreviewSeries): boolean {
 }
 
 function gutter(label: string): string {
-  const text = cliTruncate(label, GUTTER - 1);
+  const text = cliTruncate(escapeControls(label), GUTTER - 1);
   return `${' '.repeat(GUTTER - 1 - stringWidth(text))}${text} `;
 }
 
