@@ -406,9 +406,29 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
       .and.contain('users, at rate 5000 events/s over 30m, a row counted 2.5 times as it builds its own label set');
   });
 
+  it('counts the events of a burst while it lasts, not its multiplier over the whole run', async () => {
+    const entries = plan(
+      file(`
+  - id: bursty
+    name: bursty
+    signal_type: metrics
+    rate: 20000
+    generator: {type: constant, value: 1}
+    bursts: {every: 10m, for: 1m, multiplier: 5}
+`),
+    );
+    const refused = await previewScenario(entries, { for: 1_800_000, points: 100 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // 20,000 a second for 30 minutes, 5 times that in 3 minutes of them: 36,000,000 + 4 × 3,600,000, not 180,000,000.
+    expect(refused).to.be.instanceOf(PreviewError);
+    expect((refused as PreviewError).message).to.contain('about 50,400,000 rows');
+  });
+
   it('counts each event of an entry in step with the clock (a while gate, spans named) as the wake-up it costs', async () => {
     // 9,003,600 rows, under the bound; but the clock wakes up for each event of a gated entry and of the one it
-    // watches, about 10 rows' work: ahead of the clock these rows take 2.5 s of CPU, in step with it 18 s.
+    // watches, about 8 rows' work: ahead of the clock these rows take 2.5 s of CPU, in step with it 18 s.
     const entries = plan(
       file(`${LOAD}
   - id: gated
@@ -430,8 +450,8 @@ describe('previewScenario: a file on a time grid of virtual time', () => {
     );
     expect(refused).to.be.instanceOf(PreviewError).and.include({ option: 'rate' });
     expect((refused as PreviewError).message)
-      .to.contain('about 99,039,600 rows')
-      .and.contain('gated, at rate 2500 events/s over 1h, each event counted 10 rows more as it runs in step');
+      .to.contain('about 81,032,400 rows')
+      .and.contain('gated, at rate 2500 events/s over 1h, each event counted 8 rows more as it runs in step');
   });
 });
 
