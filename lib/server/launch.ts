@@ -1,9 +1,23 @@
 import type { ScenarioFile } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { confineSink } from './file-root.js';
-import type { StartedEntry } from './registry.js';
+import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { entryWarnings } from '../compile/warnings.js';
+import type { EntryPlan } from '../compile/index.js';
+import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
+
+/**
+ * Where every entry of a server writes besides its sink: the aggregate scrape shows each series once, so two
+ * entries writing one series there show a mix.
+ */
+export const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
+
+/** What a file is compared with before it starts: the entries running on the server, and its clock. */
+export interface Neighbours {
+  readonly registry: Pick<EntryRegistry, 'unended'>;
+  readonly now: number;
+}
 
 /**
  * A compiled file as this server runs it: the files its sinks name confined below the file root, with the advisory
@@ -17,20 +31,41 @@ export interface PreparedScenario {
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink and entry
- * checked for advisory warnings.
+ * checked for advisory warnings, its entries' series compared with each other's and, given `neighbours`, with
+ * those of the entries running (lib/compile/duplicate-series.ts).
  */
-export async function prepareScenario(file: ScenarioFile, fileRoot: string | undefined): Promise<PreparedScenario> {
+export async function prepareScenario(
+  file: ScenarioFile & { readonly plans?: readonly EntryPlan[] },
+  fileRoot: string | undefined,
+  neighbours?: Neighbours,
+): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
+  const duplicates = duplicateSeriesWarnings(fileWriters({ ...file, scenarios }, neighbours?.now ?? Date.now()), {
+    running: neighbours ? runningWriters(neighbours.registry) : [],
+    shared: AGGREGATE_SCRAPE,
+  });
   const warnings = scenarios.flatMap((entry) => [
     ...sinkWarnings(entry.id, entry.sink),
     ...entryWarnings(entry).map((warning) => `${entry.id}: ${warning}`),
+    ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
   ]);
   return { file: { ...file, scenarios }, warnings };
+}
+
+/** The writers of the entries a server runs, named with their scenario id; from when each began ticking, if it did. */
+function runningWriters(registry: Pick<EntryRegistry, 'unended'>): SeriesWriter[] {
+  return registry.unended().flatMap(({ id, run, startedAt, tickingSince }) => {
+    const { entry } = run;
+    const ticking = tickingSince();
+    const at = ticking === undefined ? entry.phase_offset : ticking - startedAt;
+    const start = at === undefined ? { atLeast: 0 } : { at, atLeast: at };
+    return seriesWriter(entry, start, startedAt, `${entry.id} (scenario ${id})`) ?? [];
+  });
 }
 
 /**

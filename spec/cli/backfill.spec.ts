@@ -129,8 +129,8 @@ scenarios:
   - {signal_type: metrics, name: straddles, rate: 1, start_time: -1h, duration: 3h}
   - {signal_type: metrics, name: past, rate: 1, start_time: -24h}
   - {signal_type: metrics, name: absolute, rate: 1, start_time: 2020-01-01T00:00:00Z}
-  - {signal_type: metrics, id: web-1, name: up, rate: 1, duration: 1h, clock_group: rollout}
-  - {signal_type: metrics, id: web-2, name: up, rate: 1, duration: 1h, clock_group: rollout, phase_offset: 30m}
+  - {signal_type: metrics, id: web-1, name: up, labels: {instance: web-1}, rate: 1, duration: 1h, clock_group: rollout}
+  - {signal_type: metrics, id: web-2, name: up, labels: {instance: web-2}, rate: 1, duration: 1h, clock_group: rollout, phase_offset: 30m}
 `,
     );
     const { code, stderr } = await svc(['run', '--backfill', '--dry-run', '-q', file]);

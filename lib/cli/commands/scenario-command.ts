@@ -98,16 +98,20 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
       this.context.stderr.write(
         `[info] --workers ${asked}: the file has ${series} series, each written by one worker: running ${workers}\n`,
       );
-    const [{ sinkKindOf }, { redactText }, { entryWarnings }] = await Promise.all([
-      import('../../sinks/kinds/index.js'),
-      import('../../redact.js'),
-      import('../../compile/warnings.js'),
-    ]);
+    const [{ sinkKindOf }, { redactText }, { entryWarnings }, { duplicateSeriesWarnings, fileWriters }] =
+      await Promise.all([
+        import('../../sinks/kinds/index.js'),
+        import('../../redact.js'),
+        import('../../compile/warnings.js'),
+        import('../../compile/duplicate-series.js'),
+      ]);
     const now = (this.context.scheduler ?? asyncScheduler).now();
+    const duplicates = duplicateSeriesWarnings(fileWriters(plan, now));
     for (const entry of plan.scenarios) {
       for (const warning of [
         ...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []),
         ...entryWarnings(entry),
+        ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => warning),
         ...(backfill?.futureWarnings(entry, now, plan.scenarios) ?? []),
       ])
         this.context.stderr.write(`[warn] ${entry.id}: ${redactText(warning)}\n`);

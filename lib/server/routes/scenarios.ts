@@ -86,7 +86,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
         const { launchScenario, prepareScenario } = require('../launch.js') as typeof import('../launch.js');
         const posted = await parseScenario(ctx, deps);
-        const prepared = await prepareScenario(posted.file, deps.fileRoot);
+        const prepared = await prepareScenario(posted.file, deps.fileRoot, { registry, now: now() });
         let started: StartedEntry[];
         try {
           started = launchScenario(deps, prepared);

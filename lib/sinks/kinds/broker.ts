@@ -120,5 +120,6 @@ export const brokerKind = defineSink({
   feature: 'kafka',
   carries: ['metrics', 'logs', 'traces'],
   address: { field: 'brokers', network: true },
+  destination: (config) => `${config.brokers.join(',')} topic ${config.topic}`,
   warnings: brokerWarnings,
 });

@@ -61,6 +61,11 @@ export interface SinkKind<Type extends string = string, Config extends { type: T
    */
   readonly address?: { readonly field: keyof Config & string; readonly network: boolean };
   /**
+   * Where it writes, when the {@link address} field alone does not say (a broker's topic): two entries whose
+   * sinks give one destination write into one store (lib/compile/duplicate-series.ts).
+   */
+  readonly destination?: (config: Config) => string;
+  /**
    * What is risky about a configuration that runs all the same (SASL credentials over plaintext):
    * the CLI and the server print it when an entry starts, and never block on it.
    */

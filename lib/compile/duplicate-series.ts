@@ -1,0 +1,376 @@
+/**
+ * Entries that write the same series (metric name and label set) into the same destination at overlapping
+ * times: a store keeps one sample per series and timestamp, so Prometheus, promtool and remote write drop or
+ * overwrite the other's samples (as duplicates or out of order), and a dashboard shows the two mixed. The
+ * rule of docs/signals.md ("Two entries, one series"): an advisory warning naming both entries, the series
+ * and the destination, never an error (two phases of one series that never overlap in time are fine).
+ *
+ * Each entry is reduced to a {@link SeriesWriter}: the sample names it writes, the values each of its label
+ * keys can take (a rotating label's range as a prefix and a count, never its values one by one) and the span
+ * of timestamps it writes, so the check costs the same at any cardinality.
+ */
+import type { Entry, ScenarioFile, SinkConfig } from '../config/types.js';
+import type { EntryPlan } from './index.js';
+import { sinkKindOf } from '../sinks/kinds/index.js';
+import { redactText } from '../redact.js';
+
+/** An entry as the check reads it: what it writes, where, and when. */
+export interface SeriesWriter {
+  /** How messages name the entry: its id, or more (`cpu (scenario 1b9e…)`) for one of another file. */
+  readonly name: string;
+  readonly family: string;
+  readonly samples: readonly string[];
+  readonly destination: string;
+  readonly labels: ReadonlyMap<string, KeyValues>;
+  /** Timestamps it writes, in ms since 1970: from `from` up to (not at) `to`. */
+  readonly from: number;
+  readonly to: number;
+}
+
+/** The values one label key can take on an entry's events. */
+interface KeyValues {
+  /** Some events lack the key (a cardinality spike outside its window). */
+  readonly absent: boolean;
+  readonly parts: readonly ValueSet[];
+}
+
+/** Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or `prefix` + anything. */
+type ValueSet =
+  | { readonly values: ReadonlySet<string> }
+  | { readonly prefix: string; readonly count: number }
+  | { readonly prefix: string; readonly count?: undefined };
+
+const NO_KEY: KeyValues = { absent: true, parts: [] };
+
+/**
+ * How an entry's start is known: `at` ms after its file's start, or (an `after` trigger decided at run time)
+ * not before `atLeast`.
+ */
+export interface KnownStart {
+  readonly at?: number;
+  readonly atLeast: number;
+}
+
+/**
+ * The starts of a compiled file's entries, from their predicted starts: an `after` entry whose crossing is
+ * decided at run time starts no sooner than its watched entry plus `after.delay`.
+ */
+export function knownStarts(plans: readonly EntryPlan[]): Map<string, KnownStart> {
+  const byId = new Map(plans.map((plan) => [plan.entry.id, plan]));
+  const starts = new Map<string, KnownStart>();
+  // `after` chains were checked for cycles, and each link is resolved once.
+  const startOf = (plan: EntryPlan): KnownStart => {
+    const known = starts.get(plan.entry.id);
+    if (known) return known;
+    const { predictedStart: predicted, entry } = plan;
+    const watched = entry.after && byId.get(entry.after.ref);
+    const start =
+      predicted.at !== undefined
+        ? { at: predicted.at, atLeast: predicted.at }
+        : { atLeast: (watched ? startOf(watched).atLeast : 0) + (entry.after?.delay ?? 0) };
+    starts.set(entry.id, start);
+    return start;
+  };
+  for (const plan of plans) startOf(plan);
+  return starts;
+}
+
+/**
+ * The writers of a file's entries, its start at `fileStart` (ms since 1970): their starts predicted by the plan
+ * when the file has one, else from their phase offsets. `name` names an entry in messages (default: its id).
+ */
+export function fileWriters(
+  file: ScenarioFile & { readonly plans?: readonly EntryPlan[] },
+  fileStart: number,
+  name: (entry: Entry) => string = (entry) => entry.id,
+): SeriesWriter[] {
+  const starts = file.plans ? knownStarts(file.plans) : undefined;
+  return file.scenarios.flatMap((entry) => {
+    const offset = entry.phase_offset ?? 0;
+    const start =
+      starts?.get(entry.id) ?? (entry.after ? { atLeast: entry.after.delay ?? 0 } : { at: offset, atLeast: offset });
+    return seriesWriter(entry, start, fileStart, name(entry)) ?? [];
+  });
+}
+
+/**
+ * The writer of `entry`, started `start` after its file's start at `fileStart` (ms since 1970); undefined
+ * for an entry whose series the check cannot know: logs and traces (a log store keeps every record of a
+ * stream, a trace store every span) and the span metrics of a traces entry (their labels come from its spans).
+ */
+export function seriesWriter(
+  entry: Entry,
+  start: KnownStart,
+  fileStart: number,
+  name = entry.id,
+): SeriesWriter | undefined {
+  if (entry.name === undefined || entry.span_metrics_of) return;
+  const samples = sampleNames(entry, entry.name);
+  if (!samples.length) return;
+  const { from, to } = timestampSpan(entry, start, fileStart);
+  return {
+    name,
+    family: entry.name,
+    samples,
+    destination: destinationOf(entry.sink),
+    labels: labelValues(entry),
+    from,
+    to,
+  };
+}
+
+/** The sample names an entry's events carry, as Prometheus stores them. */
+function sampleNames(entry: Entry, name: string): string[] {
+  switch (entry.signal_type) {
+    case 'metrics':
+      // OpenMetrics writes a counter's samples as `<name>_total`; the other encoders the name as it is.
+      return entry.metric_type === 'counter' && !name.endsWith('_total') ? [name, `${name}_total`] : [name];
+    case 'histogram':
+      return [
+        ...(entry.buckets ? [`${name}_bucket`] : []),
+        ...(entry.native ? [name] : []),
+        `${name}_sum`,
+        `${name}_count`,
+      ];
+    case 'summary':
+      return [name, `${name}_sum`, `${name}_count`];
+    default:
+      return [];
+  }
+}
+
+/**
+ * The span of timestamps an entry writes (docs/timing.md, "Timestamps"): from its anchor plus its start, but
+ * an absolute `start_time` outside a clock group stamps the entry's own tick 0 at that instant whatever its
+ * phase offset; to its `duration` later. An `after` start decided at run time is taken as early as it can be,
+ * and so as writing from there on.
+ */
+function timestampSpan(entry: Entry, start: KnownStart, fileStart: number): { from: number; to: number } {
+  const { start_time: anchor, duration, clock_group } = entry;
+  const shift = anchor.kind === 'absolute' && clock_group === undefined ? 0 : start.atLeast;
+  const base =
+    anchor.kind === 'absolute' ? anchor.epochMs : fileStart + (anchor.kind === 'relative' ? anchor.offsetMs : 0);
+  const from = base + shift;
+  const known = start.at !== undefined || shift === 0;
+  return { from, to: duration === undefined || !known ? Number.POSITIVE_INFINITY : from + duration };
+}
+
+/**
+ * Where a sink writes, as its kind names it (`remote_write http://prom:9090/api/v1/write`, `stdout`), with the
+ * tenant a multi-tenant store (Mimir, Cortex) reads from the `X-Scope-OrgID` header: each tenant is a store of
+ * its own.
+ */
+export function destinationOf(sink: SinkConfig): string {
+  const kind = sinkKindOf(sink.type);
+  const fields = sink as unknown as Record<string, unknown>;
+  const field = kind?.address?.field;
+  const address = kind?.destination?.(sink as never) ?? (field && fields[field]);
+  const headers = Object.entries((fields.headers ?? {}) as Record<string, string>);
+  const tenant = headers.find(([name]) => name.toLowerCase() === 'x-scope-orgid')?.[1];
+  const where = address === undefined || address === '' ? sink.type : `${sink.type} ${String(address)}`;
+  return redactText(tenant === undefined ? where : `${where} (tenant ${tenant})`);
+}
+
+/** The values each label key of the entry can take: static, then rotating (which win), then spikes (present in their windows). */
+function labelValues(entry: Entry): Map<string, KeyValues> {
+  const keys = new Map<string, KeyValues>();
+  for (const [key, value] of Object.entries(entry.labels))
+    keys.set(key, { absent: false, parts: [{ values: new Set([value]) }] });
+  for (const label of entry.dynamic_labels)
+    keys.set(label.key, {
+      absent: false,
+      parts: [
+        'values' in label ? { values: new Set(label.values) } : { prefix: label.prefix, count: label.cardinality },
+      ],
+    });
+  for (const spike of entry.cardinality_spikes) {
+    const outside = keys.get(spike.label) ?? NO_KEY;
+    const inside: ValueSet =
+      spike.strategy === 'random' ? { prefix: spike.prefix } : { prefix: spike.prefix, count: spike.cardinality };
+    keys.set(spike.label, { absent: outside.absent, parts: [...outside.parts, inside] });
+  }
+  return keys;
+}
+
+/**
+ * A label set both writers can write, or undefined when none: key by key, a value both can give the key (or
+ * both lacking it). Keys are taken one by one, so two rotating labels of one entry that move together count as
+ * free: the check may find a set that one of them never writes, and it never misses one.
+ */
+export function sharedLabelSet(a: SeriesWriter, b: SeriesWriter): Map<string, string> | undefined {
+  const shared = new Map<string, string>();
+  for (const [x, y] of [
+    [a, b],
+    [b, a],
+  ])
+    for (const [key, values] of x.labels) {
+      if (x === b && a.labels.has(key)) continue;
+      const value = sharedValue(values, y.labels.get(key) ?? NO_KEY);
+      if (value === undefined) return;
+      if (value !== null) shared.set(key, value);
+    }
+  return shared;
+}
+
+/** A value both can give a key, null when both can lack it, undefined when they have nothing in common. */
+function sharedValue(a: KeyValues, b: KeyValues): string | null | undefined {
+  for (const x of a.parts)
+    for (const y of b.parts) {
+      const value = commonValue(x, y);
+      if (value !== undefined) return value;
+    }
+  return a.absent && b.absent ? null : undefined;
+}
+
+function commonValue(x: ValueSet, y: ValueSet): string | undefined {
+  if ('values' in x && 'values' in y) {
+    const [small, large] = x.values.size <= y.values.size ? [x.values, y.values] : [y.values, x.values];
+    for (const value of small) if (large.has(value)) return value;
+    return;
+  }
+  if ('values' in x || 'values' in y) {
+    const [listed, made] = ('values' in x ? [x, y] : [y, x]) as [
+      { values: ReadonlySet<string> },
+      Exclude<ValueSet, { values: unknown }>,
+    ];
+    for (const value of listed.values) if (madeValue(made, value)) return value;
+    return;
+  }
+  // Two made ranges: the shorter prefix must begin the longer, the rest of it being digits of the shorter's numbers.
+  const [short, long] = x.prefix.length <= y.prefix.length ? [x, y] : [y, x];
+  if (!long.prefix.startsWith(short.prefix)) return;
+  const rest = long.prefix.slice(short.prefix.length);
+  const first = `${long.prefix}0`;
+  if (short.count === undefined) return first;
+  // `short.prefix` + n, n = rest followed by the digits of one of `long`'s numbers: rest·10 at least.
+  if (rest === '') return first;
+  return /^[1-9]\d*$/.test(rest) && Number(rest) * 10 < short.count ? first : undefined;
+}
+
+/** Whether `value` is one of a made range's: `prefix` + a number below `count` (or anything, without a count). */
+function madeValue(made: { readonly prefix: string; readonly count?: number }, value: string): boolean {
+  if (!value.startsWith(made.prefix) || value.length === made.prefix.length) return false;
+  if (made.count === undefined) return true;
+  const number = value.slice(made.prefix.length);
+  return /^(0|[1-9]\d*)$/.test(number) && Number(number) < made.count;
+}
+
+/** Options of {@link duplicateSeriesWarnings}. */
+export interface DuplicateOptions {
+  /** Writers already running (svc-server's other scenarios): compared with each of `writers`, not with each other. */
+  readonly running?: readonly SeriesWriter[];
+  /**
+   * A destination every writer writes to as well as its sink (svc-server's `GET /scenarios/metrics`, which
+   * shows each series once).
+   */
+  readonly shared?: string;
+}
+
+/**
+ * Pairs of writers {@link duplicateSeriesWarnings} compares at most, in one call: a file of 500 entries of one
+ * name and varying labels posted beside 10,000 such running ones would make 5,000,000. Past it, the pairs left
+ * are not compared (and their clashes not warned of), so a POST stays quick whatever the server runs.
+ */
+export const PAIRS_COMPARED = 100_000;
+
+/**
+ * For each writer that writes a series an earlier one (or a running one) writes into the same destination at
+ * overlapping times, one warning naming the other entry, the series and the destination, keyed by the writer's
+ * name. Writers are grouped by destination and sample name, and within a group those whose labels are all
+ * static by their label set, so only writers that may clash are compared (at most {@link PAIRS_COMPARED}).
+ */
+export function duplicateSeriesWarnings(
+  writers: readonly SeriesWriter[],
+  { running = [], shared }: DuplicateOptions = {},
+): { name: string; warning: string }[] {
+  const groups = new Map<string, Group>();
+  const placesOf = (writer: SeriesWriter) =>
+    [...new Set(shared ? [writer.destination, shared] : [writer.destination])].flatMap((destination) =>
+      writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
+    );
+  const add = (writer: SeriesWriter) => {
+    for (const { key } of placesOf(writer)) {
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { byLabels: new Map(), varied: [] }));
+      const signature = staticSignature(writer);
+      const same = signature === undefined ? group.varied : group.byLabels.get(signature);
+      if (same) same.push(writer);
+      else group.byLabels.set(signature!, [writer]);
+    }
+  };
+  for (const writer of running) add(writer);
+  const budget = { left: PAIRS_COMPARED };
+  const warnings: { name: string; warning: string }[] = [];
+  for (const writer of writers) {
+    const found = firstClash(writer, placesOf(writer), groups, budget);
+    if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
+    add(writer);
+  }
+  return warnings;
+}
+
+/** The writers of one sample name into one destination: those of static labels by their label set, the others. */
+interface Group {
+  readonly byLabels: Map<string, SeriesWriter[]>;
+  readonly varied: SeriesWriter[];
+}
+
+interface Clash {
+  readonly other: SeriesWriter;
+  readonly sample: string;
+  readonly destination: string;
+  readonly labels: Map<string, string>;
+}
+
+/** The first writer of `places` that clashes with `writer`, each compared once, while the budget lasts. */
+function firstClash(
+  writer: SeriesWriter,
+  places: readonly { destination: string; sample: string; key: string }[],
+  groups: ReadonlyMap<string, Group>,
+  budget: { left: number },
+): Clash | undefined {
+  const compared = new Set<SeriesWriter>();
+  const signature = staticSignature(writer);
+  for (const { destination, sample, key } of places) {
+    const group = groups.get(key);
+    if (!group) continue;
+    // A writer of static labels clashes only with one of the same set or one whose labels vary.
+    const lists =
+      signature === undefined
+        ? [...group.byLabels.values(), group.varied]
+        : [group.byLabels.get(signature) ?? [], group.varied];
+    for (const list of lists)
+      for (const other of list) {
+        if (compared.has(other)) continue;
+        if (budget.left-- <= 0) return;
+        compared.add(other);
+        if (!(writer.from < other.to && other.from < writer.to)) continue;
+        const labels = sharedLabelSet(writer, other);
+        if (labels) return { other, sample, destination, labels };
+      }
+  }
+}
+
+/** A writer's label set when each of its labels has one value on every event; undefined when one varies. */
+function staticSignature(writer: SeriesWriter): string | undefined {
+  const pairs: string[] = [];
+  for (const [key, { absent, parts }] of writer.labels) {
+    const only = parts.length === 1 && !absent && 'values' in parts[0]! && parts[0].values.size === 1;
+    if (!only) return;
+    pairs.push(`${key}=${JSON.stringify([...(parts[0] as { values: ReadonlySet<string> }).values][0])}`);
+  }
+  return pairs.sort().join(',');
+}
+
+function clashMessage(writer: SeriesWriter, { other, sample, destination, labels }: Clash): string {
+  const series = `${writer.family === other.family ? writer.family : sample}${labelText(labels)}`;
+  return `writes the same series as ${other.name}: ${series} into ${destination}, at times that overlap: a store keeps one sample per series and timestamp (Prometheus drops the others as duplicates or out of order) and dashboards show the two mixed; tell them apart with a label (labels: {source: b}) or another name, or give them times that do not overlap (phase_offset, duration)`;
+}
+
+function labelText(labels: ReadonlyMap<string, string>): string {
+  if (!labels.size) return '';
+  const pairs = [...labels]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+  return `{${pairs.join(',')}}`;
+}

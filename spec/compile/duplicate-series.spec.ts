@@ -1,0 +1,253 @@
+import { expect } from 'chai';
+import { loadScenario } from '../../lib/config/index.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import { duplicateSeriesWarnings, fileWriters } from '../../lib/compile/duplicate-series.js';
+import { scenarioDir, svc } from '../support/cli.js';
+import { testServer } from '../support/server.js';
+
+/** A runnable file of `entries` (YAML flow mappings), each at rate 1 for 10s into one file unless it says. */
+const file = (...entries: string[]) => `version: 2
+kind: runnable
+defaults: {rate: 1, duration: 10s, sink: {type: file, path: out.prom}}
+scenarios:
+${entries.map((entry) => `  - ${entry}`).join('\n')}
+`;
+
+/** A metrics entry `id` of `cpu` with `fields` added (`labels: {host: a}`). */
+const cpu = (id: string, fields = 'labels: {host: a}') =>
+  `{id: ${id}, signal_type: metrics, name: cpu, generator: {type: constant, value: 1}, ${fields}}`;
+
+/** The duplicate-series warnings of a file, as `<entry>: <the series and destination>` (the advice cut off). */
+const clashes = (text: string, format: 'yaml' | 'json' = 'yaml') => {
+  const plan = compileScenario(loadScenario(text, { origin: 't.yaml', format }), { origin: 't.yaml' });
+  return duplicateSeriesWarnings(fileWriters(plan, Date.parse('2026-01-01T00:00:00Z'))).map(
+    ({ name, warning }) => `${name}: ${warning.slice(0, warning.indexOf(', at times'))}`,
+  );
+};
+
+const ADVICE =
+  ', at times that overlap: a store keeps one sample per series and timestamp (Prometheus drops the others as duplicates or out of order) and dashboards show the two mixed; tell them apart with a label (labels: {source: b}) or another name, or give them times that do not overlap (phase_offset, duration)';
+
+describe('duplicateSeriesWarnings: two entries writing one series into one destination', () => {
+  it('warns of the later entry, naming the earlier, the series and the destination', () => {
+    expect(clashes(file(cpu('a'), cpu('b'), cpu('c')))).to.deep.equal([
+      'b: writes the same series as a: cpu{host="a"} into file out.prom',
+      'c: writes the same series as a: cpu{host="a"} into file out.prom',
+    ]);
+  });
+
+  it('does not warn of entries told apart by a label value, a label only one has, a name or the destination', () => {
+    expect(clashes(file(cpu('a'), cpu('b', 'labels: {host: b}')))).to.deep.equal([]);
+    expect(clashes(file(cpu('a'), cpu('b', 'labels: {host: a, phase: two}')))).to.deep.equal([]);
+    expect(clashes(file(cpu('a'), cpu('b', 'sink: {type: file, path: other.prom}')))).to.deep.equal([]);
+    expect(
+      clashes(file(cpu('a'), `{id: b, signal_type: metrics, name: mem, generator: {type: constant, value: 1}}`)),
+    ).to.deep.equal([]);
+  });
+
+  it('compares the destination of a sink kind: one remote write URL, one Kafka topic', () => {
+    const rw = (url: string) => `sink: {type: remote_write, url: "${url}"}, encoder: {type: remote_write}`;
+    expect(
+      clashes(file(cpu('a', rw('http://prom:9090/api/v1/write')), cpu('b', rw('http://prom:9090/api/v1/write')))),
+    ).to.deep.equal(['b: writes the same series as a: cpu into remote_write http://prom:9090/api/v1/write']);
+    const tenant = (id: string) =>
+      `sink: {type: remote_write, url: "http://mimir/api/v1/push", headers: {X-Scope-OrgID: ${id}}}, encoder: {type: remote_write}`;
+    expect(clashes(file(cpu('a', tenant('one')), cpu('b', tenant('two'))))).to.deep.equal([]);
+    expect(clashes(file(cpu('a', tenant('one')), cpu('b', tenant('one'))))).to.deep.equal([
+      'b: writes the same series as a: cpu into remote_write http://mimir/api/v1/push (tenant one)',
+    ]);
+    const kafka = (topic: string) => `sink: {type: broker, brokers: "k:9092", topic: ${topic}}`;
+    expect(clashes(file(cpu('a', kafka('m')), cpu('b', kafka('n'))))).to.deep.equal([]);
+    expect(clashes(file(cpu('a', kafka('m')), cpu('b', kafka('m'))))).to.deep.equal([
+      'b: writes the same series as a: cpu into broker k:9092 topic m',
+    ]);
+  });
+
+  describe('time', () => {
+    it('does not warn of two phases that follow each other (phase_offset at the first one’s end)', () => {
+      expect(clashes(file(cpu('a'), cpu('b', 'labels: {host: a}, phase_offset: 10s')))).to.deep.equal([]);
+      expect(clashes(file(cpu('a'), cpu('b', 'labels: {host: a}, phase_offset: 9s')))).to.have.length(1);
+      // Without a duration the first one writes for ever.
+      const forever = file(cpu('a'), cpu('b', 'labels: {host: a}, phase_offset: 1h')).replace('duration: 10s, ', '');
+      expect(clashes(forever)).to.have.length(1);
+    });
+
+    it('reads a computed after crossing: warns only when the second phase starts before the first ends', () => {
+      const step = `{id: a, signal_type: metrics, name: cpu, labels: {host: a}, generator: {type: step, start: 0, step_size: 1}}`;
+      // Tick 6 (6s) crosses 5: plus 5s, at 11s, after a's end at 10s; plus 1s, at 7s, before it.
+      const after = (delay: string) =>
+        cpu('b', `labels: {host: a}, after: {ref: a, op: '>', value: 5, delay: ${delay}}`);
+      expect(clashes(file(step, after('5s')))).to.deep.equal([]);
+      expect(clashes(file(step, after('1s')))).to.deep.equal([
+        'b: writes the same series as a: cpu{host="a"} into file out.prom',
+      ]);
+    });
+
+    it('takes an after decided at run time (jitter) as starting as soon as it can', () => {
+      const jittered = `{id: a, signal_type: metrics, name: cpu, labels: {host: a}, jitter: 1, generator: {type: step, start: 0, step_size: 1}}`;
+      const after = (delay: string) =>
+        cpu('b', `labels: {host: a}, after: {ref: a, op: '>', value: 5, delay: ${delay}}`);
+      expect(clashes(file(jittered, after('10s')))).to.deep.equal([]);
+      expect(clashes(file(jittered, after('5s')))).to.have.length(1);
+    });
+
+    it('compares timestamps: an absolute start_time stamps an ungrouped entry from it whatever its phase_offset', () => {
+      const at = (time: string, more = '') => `labels: {host: a}, start_time: "${time}"${more}`;
+      expect(
+        clashes(
+          file(cpu('a', at('2024-01-01T00:00:00Z')), cpu('b', at('2024-01-01T00:00:00Z', ', phase_offset: 10s'))),
+        ),
+      ).to.have.length(1);
+      expect(clashes(file(cpu('a', at('2024-01-01T00:00:00Z')), cpu('b', at('2024-01-01T00:00:10Z'))))).to.deep.equal(
+        [],
+      );
+      // In a clock group the phase offset moves the timestamps too.
+      const grouped = ', clock_group: g';
+      expect(
+        clashes(
+          file(
+            cpu('a', at('2024-01-01T00:00:00Z', grouped)),
+            cpu('b', at('2024-01-01T00:00:00Z', `${grouped}, phase_offset: 10s`)),
+          ),
+        ),
+      ).to.deep.equal([]);
+      // A backfill of yesterday and a live run of now.
+      expect(clashes(file(cpu('a', 'labels: {host: a}, start_time: "-1d"'), cpu('b')))).to.deep.equal([]);
+    });
+  });
+
+  describe('labels', () => {
+    it('finds a label set a rotating label and a static one share, or none', () => {
+      const pods = 'dynamic_labels: [{key: pod, cardinality: 10}]';
+      expect(clashes(file(cpu('a', pods), cpu('b', 'labels: {pod: pod_3}')))).to.deep.equal([
+        'b: writes the same series as a: cpu{pod="pod_3"} into file out.prom',
+      ]);
+      expect(clashes(file(cpu('a', pods), cpu('b', 'labels: {pod: pod_10}')))).to.deep.equal([]);
+      expect(clashes(file(cpu('a', pods), cpu('b', 'labels: {pod: pod_03}')))).to.deep.equal([]);
+    });
+
+    it('finds the sets two counter ranges share, by their prefixes', () => {
+      const pods = (prefix: string, n: number) => `dynamic_labels: [{key: pod, prefix: ${prefix}, cardinality: ${n}}]`;
+      expect(clashes(file(cpu('a', pods('p', 20)), cpu('b', pods('p1', 5))))).to.deep.equal([
+        'b: writes the same series as a: cpu{pod="p10"} into file out.prom',
+      ]);
+      expect(clashes(file(cpu('a', pods('p', 10)), cpu('b', pods('p1', 5))))).to.deep.equal([]);
+      expect(clashes(file(cpu('a', pods('p', 10)), cpu('b', pods('q', 5))))).to.deep.equal([]);
+      expect(
+        clashes(file(cpu('a', `dynamic_labels: [{key: pod, values: [x, y]}]`), cpu('b', pods('y', 5)))),
+      ).to.deep.equal([]);
+      expect(
+        clashes(file(cpu('a', `dynamic_labels: [{key: pod, values: [x, y3]}]`), cpu('b', pods('y', 5)))),
+      ).to.deep.equal(['b: writes the same series as a: cpu{pod="y3"} into file out.prom']);
+    });
+
+    it('counts a cardinality spike as absent outside its window', () => {
+      const spike = (label: string) =>
+        `labels: {host: a}, cardinality_spikes: [{label: ${label}, every: 1m, for: 10s, cardinality: 5}]`;
+      expect(clashes(file(cpu('a'), cpu('b', spike('user'))))).to.deep.equal([
+        'b: writes the same series as a: cpu{host="a"} into file out.prom',
+      ]);
+      // Outside its window the spike's entry writes host="a", which the other never does.
+      expect(clashes(file(cpu('a', 'labels: {host: a, user: x}'), cpu('b', spike('user'))))).to.deep.equal([]);
+      expect(clashes(file(cpu('a', 'labels: {host: a, user: user_4}'), cpu('b', spike('user'))))).to.deep.equal([
+        'b: writes the same series as a: cpu{host="a",user="user_4"} into file out.prom',
+      ]);
+    });
+
+    it('stays quick at cardinality 1,000,000 and with 500 entries of one name', () => {
+      const million = 'dynamic_labels: [{key: pod, cardinality: 1000000}, {key: zone, values: [a, b, c]}]';
+      const started = performance.now();
+      expect(clashes(file(cpu('a', million), cpu('b', million)))).to.deep.equal([
+        'b: writes the same series as a: cpu{pod="pod_0",zone="a"} into file out.prom',
+      ]);
+      const many = Array.from({ length: 500 }, (_, i) => ({
+        id: `c${i}`,
+        signal_type: 'metrics',
+        name: 'cpu',
+        rate: 1,
+        labels: { host: `h${i}` },
+        generator: { type: 'constant', value: 1 },
+      }));
+      expect(clashes(JSON.stringify({ version: 2, kind: 'runnable', scenarios: many }), 'json')).to.deep.equal([]);
+      expect(performance.now() - started).to.be.below(5000);
+    });
+  });
+
+  describe('signals', () => {
+    const histogram = (id: string, more = '') =>
+      `{id: ${id}, signal_type: histogram, name: lat, distribution: {type: exponential, rate: 1}${more}}`;
+
+    it('warns of histograms and summaries of one name, and of a gauge named as one of their samples', () => {
+      expect(clashes(file(histogram('a'), histogram('b')))).to.deep.equal([
+        'b: writes the same series as a: lat into file out.prom',
+      ]);
+      const summary = `{id: s, signal_type: summary, name: lat, distribution: {type: exponential, rate: 1}}`;
+      // Their _sum and _count.
+      expect(clashes(file(histogram('a'), summary))).to.deep.equal([
+        's: writes the same series as a: lat into file out.prom',
+      ]);
+      const gauge = `{id: g, signal_type: metrics, name: lat_count, generator: {type: constant, value: 1}}`;
+      expect(clashes(file(histogram('a'), gauge))).to.deep.equal([
+        'g: writes the same series as a: lat_count into file out.prom',
+      ]);
+      expect(
+        clashes(file(histogram('a', ', labels: {route: x}'), histogram('b', ', labels: {route: y}'))),
+      ).to.deep.equal([]);
+    });
+
+    it('warns of a counter and a gauge named as its OpenMetrics _total', () => {
+      const counter = `{id: a, signal_type: metrics, name: req, generator: {type: step, start: 0, step_size: 1}}`;
+      const gauge = `{id: b, signal_type: metrics, name: req_total, generator: {type: constant, value: 1}}`;
+      expect(clashes(file(counter, gauge))).to.deep.equal([
+        'b: writes the same series as a: req_total into file out.prom',
+      ]);
+    });
+
+    it('does not look at logs and traces: a stream keeps every record, a trace store every span', () => {
+      const logs = (id: string) =>
+        `{id: ${id}, signal_type: logs, name: app, labels: {job: a}, log_generator: {type: template, templates: [{message: hi}]}}`;
+      expect(clashes(file(logs('a'), logs('b')))).to.deep.equal([]);
+    });
+  });
+
+  it('svc prints it at --dry-run, and still validates', async () => {
+    const { scenario } = scenarioDir('svc-dupes-');
+    const result = await svc(['run', scenario('t.yaml', file(cpu('a'), cpu('b'))), '--dry-run']);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include(
+      `[warn] b: writes the same series as a: cpu{host="a"} into file out.prom${ADVICE}\n`,
+    );
+    expect(result.stderr).to.include('Validation: OK (2 scenarios)');
+  });
+
+  describe('svc-server', () => {
+    const post = (server: ReturnType<typeof testServer>, payload: string) =>
+      server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload });
+    const stdout = (...entries: string[]) =>
+      file(...entries).replace('sink: {type: file, path: out.prom}', 'sink: {type: stdout}');
+
+    it('answers it among the warnings of POST /scenarios: every entry also writes the aggregate scrape', async () => {
+      const server = testServer();
+      const res = await post(
+        server,
+        stdout(cpu('a'), cpu('b', 'labels: {host: a}, sink: {type: udp, address: "10.0.0.1:9"}')),
+      );
+      expect(res.statusCode).to.equal(201);
+      expect(res.json().warnings).to.deep.equal([
+        `b: writes the same series as a: cpu{host="a"} into svc-server GET /scenarios/metrics${ADVICE}`,
+      ]);
+    });
+
+    it('compares a posted file with the scenarios running, not with those stopped', async () => {
+      const server = testServer();
+      const first = await post(server, stdout(cpu('a')));
+      const id = first.json().id as string;
+      expect(first.json().warnings).to.equal(undefined);
+      const second = await post(server, stdout(cpu('b')));
+      expect(second.json().warnings).to.deep.equal([
+        `b: writes the same series as a (scenario ${id}): cpu{host="a"} into stdout${ADVICE}`,
+      ]);
+      expect((await post(server, stdout(cpu('c', 'labels: {host: c}')))).json().warnings).to.equal(undefined);
+    });
+  });
+});
