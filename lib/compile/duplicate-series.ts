@@ -10,6 +10,7 @@
  * of timestamps it writes, so the check costs the same at any cardinality.
  */
 import type { Entry, ScenarioFile, SinkConfig } from '../config/types.js';
+import type { While } from '../language/fields.js';
 import type { EntryPlan } from './index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
 import { redactText } from '../redact.js';
@@ -25,6 +26,8 @@ export interface SeriesWriter {
   /** Timestamps it writes, in ms since 1970: from `from` up to (not at) `to`. */
   readonly from: number;
   readonly to: number;
+  /** Its `while` gate, and the file whose ids its `ref` names. */
+  readonly gate?: { readonly file: object } & While;
 }
 
 /** The values one label key can take on an entry's events. */
@@ -89,7 +92,9 @@ export function fileWriters(
     const offset = entry.phase_offset ?? 0;
     const start =
       starts?.get(entry.id) ?? (entry.after ? { atLeast: entry.after.delay ?? 0 } : { at: offset, atLeast: offset });
-    return seriesWriter(entry, start, fileStart, name(entry)) ?? [];
+    const writer = seriesWriter(entry, start, fileStart, name(entry));
+    if (!writer) return [];
+    return entry.while ? { ...writer, gate: { file, ...entry.while } } : writer;
   });
 }
 
@@ -344,11 +349,26 @@ function firstClash(
         if (compared.has(other)) continue;
         if (budget.left-- <= 0) return;
         compared.add(other);
-        if (!(writer.from < other.to && other.from < writer.to)) continue;
+        if (!(writer.from < other.to && other.from < writer.to) || takeTurns(writer, other)) continue;
         const labels = sharedLabelSet(writer, other);
         if (labels) return { other, sample, destination, labels };
       }
   }
+}
+
+/**
+ * Whether two writers of one file take turns: gated (`while`) on one watched entry by conditions that never
+ * hold together (`> 50` and `< 50`), each gate closing no later than the other opens, and neither writing a
+ * last sample after it closed (`snap_to`). Both gates read the same values, so one opens as the other closes.
+ */
+function takeTurns(a: SeriesWriter, b: SeriesWriter): boolean {
+  const [x, y] = [a.gate, b.gate];
+  if (!x || !y || x.file !== y.file || x.ref !== y.ref || x.op === y.op) return false;
+  if (x.snap_to !== undefined || y.snap_to !== undefined) return false;
+  const [above, below] = x.op === '>' ? [x, y] : [y, x];
+  const open = (gate: While) => gate.delay?.open ?? 0;
+  const close = (gate: While) => gate.delay?.close ?? 0;
+  return below.value <= above.value && close(x) <= open(y) && close(y) <= open(x);
 }
 
 /** A writer's label set when each of its labels has one value on every event; undefined when one varies. */

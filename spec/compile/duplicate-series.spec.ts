@@ -91,6 +91,25 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       expect(clashes(file(jittered, after('5s')))).to.have.length(1);
     });
 
+    it('does not warn of two entries gated by while on conditions that never hold together', () => {
+      const load = `{id: load, signal_type: metrics, name: load, generator: {type: sine, amplitude: 50, period_secs: 60, offset: 50}}`;
+      const gated = (id: string, gate: string) => cpu(id, `labels: {host: a}, while: {ref: load, ${gate}}`);
+      const turns = (healthy: string, degraded: string) =>
+        clashes(
+          file(load, gated('healthy', `op: '<', value: ${healthy}`), gated('degraded', `op: '>', value: ${degraded}`)),
+        );
+      expect(turns('50', '50')).to.deep.equal([]);
+      expect(turns('50, delay: {close: 2s, open: 3s}', '50, delay: {close: 3s, open: 2s}')).to.deep.equal([]);
+      // Between 40 and 50 both are open; the healthy one stays open 10s after the load rose.
+      expect(turns('50', '40')).to.have.length(1);
+      expect(turns('50, delay: {close: 10s}', '50')).to.have.length(1);
+      // The last sample snap_to writes after the gate closed.
+      expect(turns('50, snap_to: 0', '50')).to.have.length(1);
+      // Gated alike, or only one of them.
+      expect(clashes(file(load, gated('a', `op: '<', value: 50`), gated('b', `op: '<', value: 50`)))).to.have.length(1);
+      expect(clashes(file(load, gated('a', `op: '<', value: 50`), cpu('b')))).to.have.length(1);
+    });
+
     it('compares timestamps: an absolute start_time stamps an ungrouped entry from it whatever its phase_offset', () => {
       const at = (time: string, more = '') => `labels: {host: a}, start_time: "${time}"${more}`;
       expect(
