@@ -21,6 +21,8 @@ export interface SeriesWriter {
   readonly name: string;
   readonly family: string;
   readonly samples: readonly string[];
+  /** The label a sample carries besides the entry's: a histogram's `_bucket` its `le`, a summary's quantiles `quantile`. */
+  readonly bound?: { readonly sample: string; readonly key: string };
   readonly destination: string;
   readonly labels: ReadonlyMap<string, KeyValues>;
   /** Timestamps it writes, in ms since 1970: from `from` up to (not at) `to`. */
@@ -44,6 +46,7 @@ type ValueSet =
   | { readonly prefix: string; readonly count?: undefined };
 
 const NO_KEY: KeyValues = { absent: true, parts: [] };
+const ANY_VALUE: KeyValues = { absent: false, parts: [{ prefix: '' }] };
 
 /**
  * How an entry's start is known: `at` ms after its file's start, or (an `after` trigger decided at run time)
@@ -117,6 +120,8 @@ export function seriesWriter(
     name,
     family: entry.name,
     samples,
+    ...(entry.signal_type === 'histogram' && entry.buckets && { bound: { sample: `${entry.name}_bucket`, key: 'le' } }),
+    ...(entry.signal_type === 'summary' && { bound: { sample: entry.name, key: 'quantile' } }),
     destination: destinationOf(entry.sink),
     labels: labelValues(entry),
     from,
@@ -202,18 +207,25 @@ function labelValues(entry: Entry): Map<string, KeyValues> {
  * both lacking it). Keys are taken one by one, so two rotating labels of one entry that move together count as
  * free: the check may find a set that one of them never writes, and it never misses one.
  */
-export function sharedLabelSet(a: SeriesWriter, b: SeriesWriter): Map<string, string> | undefined {
+export function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample?: string): Map<string, string> | undefined {
+  // On `sample`, a writer's bound label (`le`, `quantile`) takes any value.
+  const boundOf = ({ bound }: SeriesWriter) => (bound && bound.sample === sample ? bound.key : undefined);
+  const [boundA, boundB] = [boundOf(a), boundOf(b)];
+  const valuesOf = (writer: SeriesWriter, bound: string | undefined, key: string) =>
+    key === bound ? ANY_VALUE : (writer.labels.get(key) ?? NO_KEY);
   const shared = new Map<string, string>();
-  for (const [x, y] of [
-    [a, b],
-    [b, a],
-  ])
-    for (const [key, values] of x.labels) {
-      if (x === b && a.labels.has(key)) continue;
-      const value = sharedValue(values, y.labels.get(key) ?? NO_KEY);
-      if (value === undefined) return;
-      if (value !== null) shared.set(key, value);
-    }
+  const agree = (key: string): boolean => {
+    // Two histograms' `le`: their buckets, not their labels.
+    if (key === boundA && key === boundB) return true;
+    const value = sharedValue(valuesOf(a, boundA, key), valuesOf(b, boundB, key));
+    if (value === undefined) return false;
+    if (value !== null) shared.set(key, value);
+    return true;
+  };
+  for (const key of a.labels.keys()) if (!agree(key)) return;
+  for (const key of b.labels.keys()) if (!a.labels.has(key) && !agree(key)) return;
+  for (const key of [boundA, boundB])
+    if (key !== undefined && !a.labels.has(key) && !b.labels.has(key) && !agree(key)) return;
   return shared;
 }
 
@@ -294,10 +306,10 @@ export function duplicateSeriesWarnings(
       writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
     );
   const add = (writer: SeriesWriter) => {
-    for (const { key } of placesOf(writer)) {
+    for (const { key, sample } of placesOf(writer)) {
       let group = groups.get(key);
       if (!group) groups.set(key, (group = { byLabels: new Map(), varied: [] }));
-      const signature = staticSignature(writer);
+      const signature = staticSignature(writer, sample);
       const same = signature === undefined ? group.varied : group.byLabels.get(signature);
       if (same) same.push(writer);
       else group.byLabels.set(signature!, [writer]);
@@ -335,10 +347,10 @@ function firstClash(
   budget: { left: number },
 ): Clash | undefined {
   const compared = new Set<SeriesWriter>();
-  const signature = staticSignature(writer);
   for (const { destination, sample, key } of places) {
     const group = groups.get(key);
     if (!group) continue;
+    const signature = staticSignature(writer, sample);
     // A writer of static labels clashes only with one of the same set or one whose labels vary.
     const lists =
       signature === undefined
@@ -348,9 +360,10 @@ function firstClash(
       for (const other of list) {
         if (compared.has(other)) continue;
         if (budget.left-- <= 0) return;
-        compared.add(other);
+        // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
+        if (writer.bound?.sample !== sample && other.bound?.sample !== sample) compared.add(other);
         if (!(writer.from < other.to && other.from < writer.to) || takeTurns(writer, other)) continue;
-        const labels = sharedLabelSet(writer, other);
+        const labels = sharedLabelSet(writer, other, sample);
         if (labels) return { other, sample, destination, labels };
       }
   }
@@ -371,8 +384,9 @@ function takeTurns(a: SeriesWriter, b: SeriesWriter): boolean {
   return below.value <= above.value && close(x) <= open(y) && close(y) <= open(x);
 }
 
-/** A writer's label set when each of its labels has one value on every event; undefined when one varies. */
-function staticSignature(writer: SeriesWriter): string | undefined {
+/** A writer's label set on `sample` when each of its labels has one value there; undefined when one varies (`le`). */
+function staticSignature(writer: SeriesWriter, sample: string): string | undefined {
+  if (writer.bound?.sample === sample) return;
   const pairs: string[] = [];
   for (const [key, { absent, parts }] of writer.labels) {
     const only = parts.length === 1 && !absent && 'values' in parts[0]! && parts[0].values.size === 1;

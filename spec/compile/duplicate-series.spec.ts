@@ -212,6 +212,17 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       expect(
         clashes(file(histogram('a', ', labels: {route: x}'), histogram('b', ', labels: {route: y}'))),
       ).to.deep.equal([]);
+      // A summary's quantile samples carry `quantile`, which a gauge of its name lacks: lat{quantile="0.5"} is not lat.
+      const latGauge = `{id: g, signal_type: metrics, name: lat, generator: {type: constant, value: 1}}`;
+      expect(clashes(file(summary, latGauge))).to.deep.equal([]);
+      // A native histogram's `lat` has no `quantile`, but its `_sum` is the summary's.
+      const rw = ', encoder: {type: remote_write}, sink: {type: remote_write, url: "http://prom/w"}';
+      expect(clashes(file(summary.replace('}}', `}${rw}}`), histogram('n', `, native: {}${rw}`)))).to.deep.equal([
+        'n: writes the same series as s: lat into remote_write http://prom/w',
+      ]);
+      expect(
+        clashes(file(summary, latGauge.replace('name: lat,', 'name: lat, labels: {quantile: "0.5"},'))),
+      ).to.deep.equal(['g: writes the same series as s: lat{quantile="0.5"} into file out.prom']);
     });
 
     it('warns of a counter and a gauge named as its OpenMetrics _total', () => {
