@@ -61,7 +61,7 @@ export interface KnownStart {
  * The starts of a compiled file's entries, from their predicted starts: an `after` entry whose crossing is
  * decided at run time starts no sooner than its watched entry plus `after.delay`.
  */
-export function knownStarts(plans: readonly EntryPlan[]): Map<string, KnownStart> {
+function knownStarts(plans: readonly EntryPlan[]): Map<string, KnownStart> {
   const byId = new Map(plans.map((plan) => [plan.entry.id, plan]));
   const starts = new Map<string, KnownStart>();
   // `after` chains were checked for cycles, and each link is resolved once.
@@ -83,19 +83,18 @@ export function knownStarts(plans: readonly EntryPlan[]): Map<string, KnownStart
 
 /**
  * The writers of a file's entries, its start at `fileStart` (ms since 1970): their starts predicted by the plan
- * when the file has one, else from their phase offsets. `name` names an entry in messages (default: its id).
+ * when the file has one, else from their phase offsets.
  */
 export function fileWriters(
   file: ScenarioFile & { readonly plans?: readonly EntryPlan[] },
   fileStart: number,
-  name: (entry: Entry) => string = (entry) => entry.id,
 ): SeriesWriter[] {
   const starts = file.plans ? knownStarts(file.plans) : undefined;
   return file.scenarios.flatMap((entry) => {
     const offset = entry.phase_offset ?? 0;
     const start =
       starts?.get(entry.id) ?? (entry.after ? { atLeast: entry.after.delay ?? 0 } : { at: offset, atLeast: offset });
-    const writer = seriesWriter(entry, start, fileStart, name(entry));
+    const writer = seriesWriter(entry, start, fileStart);
     if (!writer) return [];
     return entry.while ? { ...writer, gate: { file, ...entry.while } } : writer;
   });
@@ -170,7 +169,7 @@ function timestampSpan(entry: Entry, start: KnownStart, fileStart: number): { fr
  * tenant a multi-tenant store (Mimir, Cortex) reads from the `X-Scope-OrgID` header: each tenant is a store of
  * its own.
  */
-export function destinationOf(sink: SinkConfig): string {
+function destinationOf(sink: SinkConfig): string {
   const kind = sinkKindOf(sink.type);
   const fields = sink as unknown as Record<string, unknown>;
   const field = kind?.address?.field;
@@ -207,7 +206,7 @@ function labelValues(entry: Entry): Map<string, KeyValues> {
  * both lacking it). Keys are taken one by one, so two rotating labels of one entry that move together count as
  * free: the check may find a set that one of them never writes, and it never misses one.
  */
-export function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample?: string): Map<string, string> | undefined {
+function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample: string): Map<string, string> | undefined {
   // On `sample`, a writer's bound label (`le`, `quantile`) takes any value.
   const boundOf = ({ bound }: SeriesWriter) => (bound && bound.sample === sample ? bound.key : undefined);
   const [boundA, boundB] = [boundOf(a), boundOf(b)];
