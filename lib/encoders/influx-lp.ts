@@ -19,8 +19,8 @@ export interface InfluxLpOptions {
  * nanoseconds since the epoch (the precision InfluxDB and VictoriaMetrics assume when the
  * request names none) of the tick's scheduled time, its fraction of a millisecond included:
  * ticks of one series in one millisecond (above 1000 a second) stay distinct points, of which
- * InfluxDB would keep only the last. Labels with an empty value are left out: line protocol has
- * no empty tag value, and an empty label means no label in Prometheus terms too.
+ * InfluxDB would keep only the last. A label with an empty value, which line protocol could not carry as a tag,
+ * never reaches it: a label set leaves it out (`seriesOf`), as an empty label means no label in Prometheus terms.
  */
 export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOptions): TextMetricEncoder {
   const field = ` ${escapeKey(fieldKey)}=`;
@@ -37,8 +37,7 @@ export function influxLp({ name, fieldKey = 'value', precision }: InfluxLpOption
 function measurement(name: string, series: Series): string {
   // Metric names are validated ([a-zA-Z_:][a-zA-Z0-9_:]*): nothing to escape.
   let out = name + (series.suffix ?? '');
-  for (const [key, value] of Object.entries(series.labels))
-    if (value !== '') out += `,${escapeKey(key)}=${escapeKey(value)}`;
+  for (const [key, value] of Object.entries(series.labels)) out += `,${escapeKey(key)}=${escapeKey(value)}`;
   return out;
 }
 

@@ -42,8 +42,10 @@ export interface SeriesShape {
 /**
  * Builds the {@link Series} of a label set: labels sorted by key, and the canonical `key`
  * `k1="v1",k2="v2"` with values escaped as the text exposition format requires (`\`, `"`
- * and line feed). The result is a fresh object: interning (one object per label set) is the
- * caller's job. `suffix` is appended to the metric name of this series (`_bucket`, `_sum`).
+ * and line feed). A label whose value is empty is left out: Prometheus, VictoriaMetrics and Loki
+ * read `k=""` as no label `k`, so `{k=""}` and `{}` are one series there and must be one here.
+ * The result is a fresh object: interning (one object per label set) is the caller's job.
+ * `suffix` is appended to the metric name of this series (`_bucket`, `_sum`).
  */
 export function seriesOf(labels: Readonly<Record<string, string>>, suffix?: string): Series {
   const names = Object.keys(labels).sort();
@@ -69,7 +71,8 @@ export function seriesOfSorted(
   let key = '';
   for (let i = 0; i < names.length; i++) {
     const value = values[i];
-    if (value === undefined) continue;
+    // An empty value is absence, as the stores read it (see seriesOf).
+    if (value === undefined || value === '') continue;
     labels[names[i]!] = value;
     key += `${key === '' ? '' : ','}${names[i]}="${escapeLabelValue(value)}"`;
   }

@@ -57,9 +57,13 @@ function sortedJson(o: Readonly<Record<string, string>>): string {
     .join(',')}}`;
 }
 
+/** The labels an encoder writes: an empty value is no label (docs/scenario-fields.md, Labels). */
+const written = (labels: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.entries(labels).filter(([, v]) => v !== ''));
+
 function jsonReference(r: LogRecord, ms: number): string {
   const head = `{"timestamp":${JSON.stringify(new Date(ms).toISOString())},"severity":${JSON.stringify(r.severity)},"message":${JSON.stringify(r.message)}`;
-  return `${head},"labels":${sortedJson(r.labels)},"fields":${sortedJson(r.fields)}}\n`;
+  return `${head},"labels":${sortedJson(written(r.labels))},"fields":${sortedJson(r.fields)}}\n`;
 }
 
 /** Text as a sink writes it: its UTF-8 bytes (a lone surrogate becomes U+FFFD), read back; equal text, equal bytes. */
@@ -78,7 +82,7 @@ function syslogReference(r: LogRecord, ms: number): string {
     Array.from(k, (c) => (/^[\x21-\x7e]$/.test(c) && !'="]'.includes(c) ? c : '_'))
       .join('')
       .slice(0, 32) || '_';
-  const data = element('labels', r.labels) + element('fields', r.fields);
+  const data = element('labels', written(r.labels)) + element('fields', r.fields);
   return `<${19 * 8 + CODES[r.severity]!}>1 ${new Date(ms).toISOString()} host app - - ${data || '-'} ${oneLine(r.message)}\n`;
 }
 

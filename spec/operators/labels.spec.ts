@@ -171,6 +171,12 @@ describe('labels', () => {
     expect(keys).to.deep.equal(['s="s_0"', 's="s_1"', 's="s_2"', 's="s_3"', 's="s_4"']);
   });
 
+  it('leaves out a label whose value is empty, as Prometheus and VictoriaMetrics read it: {k=""} is the series {}', () => {
+    const series = run({ static: { env: '', app: 'api' }, dynamic: [{ key: 'zone', values: ['', 'b'] }] }, 10, 200);
+    expect(series.map((s) => s.key)).to.deep.equal(['app="api"', 'app="api",zone="b"']);
+    expect(series.map((s) => s.labels)).to.deep.equal([{ app: 'api' }, { app: 'api', zone: 'b' }]);
+  });
+
   it('escapes label values in the series key', () => {
     const series = run({ static: { q: 'say "hi"\\\n' } }, 10, 100);
     expect(series[0]!.key).to.equal('q="say \\"hi\\"\\\\\\n"');

@@ -43,10 +43,16 @@ describe('seriesOf', () => {
     );
   });
 
+  it('leaves out a label whose value is empty: {k=""} is the series {} in Prometheus and VictoriaMetrics', () => {
+    expect(seriesOf({ k: '', a: 'x' })).to.deep.equal(seriesOf({ a: 'x' }));
+    expect(seriesOf({ k: '' }).key).to.equal('');
+  });
+
   it('escapes so that the value can be read back unambiguously', () => {
     const unescaped = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('a', '\\', '"', '\n', 'n', ',', '=') }), (value) => {
+      // Non-empty: an empty value is no label (below).
+      fc.property(fc.string({ unit: fc.constantFrom('a', '\\', '"', '\n', 'n', ',', '='), minLength: 1 }), (value) => {
         const key = seriesOf({ k: value }).key;
         expect(key.startsWith('k="') && key.endsWith('"')).to.equal(true);
         const body = key.slice(3, -1);
