@@ -291,14 +291,19 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
 /**
  * Why events of `labels` cannot go to a sink of `sinkType`: a log store refuses a stream without labels (400), so
- * every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead.
+ * every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead. A label
+ * whose value is empty is no label (`seriesOf` leaves it out).
  */
 export function unlabelledStreamRefusal(
   sinkType: string,
   labels: Readonly<Record<string, string>>,
 ): string | undefined {
-  if (sinkType !== 'logstore' || Object.keys(labels).length) return undefined;
-  return 'the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}';
+  if (sinkType !== 'logstore' || Object.values(labels).some((value) => value !== '')) return undefined;
+  const empty = Object.keys(labels);
+  const why = empty.length
+    ? `; an empty value, as ${empty.join(', ')} ${empty.length === 1 ? 'has' : 'have'}, is no label`
+    : '';
+  return `the logstore sink needs at least one label (the log store refuses a stream without labels${why}): add one, e.g. labels: {job: <name>}`;
 }
 
 /**

@@ -267,6 +267,14 @@ describe('sink', () => {
     expect(entryOf(labelledLogs({ sink })).sink).to.deep.equal(sink);
   });
 
+  it('refuses a logs entry into the logstore sink whose labels are all empty: an empty value is no label', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    expect(entryProblems(logs({ sink, labels: { job: '' } }))).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs at least one label (the log store refuses a stream without labels; an empty value, as job has, is no label): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect(entryOf(logs({ sink, labels: { job: 'app', env: '' } })).sink).to.deep.equal(sink);
+  });
+
   it('refuses a metrics, histogram or summary entry without labels into the logstore sink too: its lines go in streams of their labels', () => {
     const sink = { type: 'logstore', url: 'http://loki:3100' };
     const refusal =
