@@ -20,7 +20,27 @@ export const LOKI_DEFAULT_MAX_STREAMS = 5000;
 
 /** Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`). */
 export function entryWarnings(entry: Entry): string[] {
-  return [...incidentWarnings(entry), ...streamWarnings(entry), ...skippedRowWarnings(entry)];
+  return [
+    ...incidentWarnings(entry),
+    ...streamWarnings(entry),
+    ...skippedRowWarnings(entry),
+    ...shadowedLabelWarnings(entry),
+  ];
+}
+
+/**
+ * A static label (the file's, a pack's or `--label`'s) of a key a dynamic label has too: the dynamic label sets that
+ * key on every event and wins (docs/scenario-fields.md), so the static value is never written. (A spike's label
+ * wins only in its windows: the static value shows between them.) An empty value is no label anyway.
+ */
+function shadowedLabelWarnings(entry: Entry): string[] {
+  return entry.dynamic_labels.flatMap(({ key }, i) => {
+    const value = Object.hasOwn(entry.labels, key) ? entry.labels[key] : '';
+    if (!value) return [];
+    return [
+      `labels.${key}: ${JSON.stringify(value)} is never written: dynamic_labels[${i}] sets ${key} on every event, and a dynamic label wins over a static one; give one of them another name`,
+    ];
+  });
 }
 
 /**

@@ -234,4 +234,42 @@ scenarios:
       }
     });
   });
+
+  describe('a static label whose key a dynamic label has too', () => {
+    const metric = (labels: string) => `version: 2
+kind: runnable
+scenarios:
+  - id: web
+    name: web
+    signal_type: metrics
+    rate: 1
+    duration: 1s
+    generator: {type: constant, value: 1}
+    sink: {type: stdout}
+    ${labels}
+`;
+    const shadowed =
+      'labels.pod: "a" is never written: dynamic_labels[1] sets pod on every event, and a dynamic label wins over a static one; give one of them another name';
+
+    it('is named by its key, with its value and the dynamic label', () => {
+      const both =
+        'labels: {pod: a, env: ci}\n    dynamic_labels: [{key: zone, values: [x]}, {key: pod, cardinality: 2}]';
+      expect(warningsOf(metric(both))).to.deep.equal([shadowed]);
+    });
+
+    it('is not warned of for a spike of that key, which wins only in its windows, nor for an empty value', () => {
+      const spike = 'labels: {pod: a}\n    cardinality_spikes: [{label: pod, cardinality: 2, every: 10s, for: 1s}]';
+      expect(warningsOf(metric(spike))).to.deep.equal([]);
+      const empty = 'labels: {pod: ""}\n    dynamic_labels: [{key: zone, values: [x]}, {key: pod, cardinality: 2}]';
+      expect(warningsOf(metric(empty))).to.deep.equal([]);
+    });
+
+    it('svc says so of a --label the dynamic label overrides, which would otherwise vanish without a word', async () => {
+      const { scenario } = scenarioDir('svc-shadowed-label-');
+      const file = scenario('w.yaml', metric('dynamic_labels: [{key: zone, values: [x]}, {key: pod, cardinality: 2}]'));
+      const result = await svc(['run', file, '--dry-run', '--label', 'pod=a']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.include(`[warn] web: ${shadowed}\n`);
+    });
+  });
 });
