@@ -9,10 +9,10 @@
 import { access } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { SEVERITIES } from '../language/fields.js';
+import { labels as labelsCodec, SEVERITIES } from '../language/fields.js';
 import { decimal } from '../language/decimal.js';
 import { MAX_CSV_BYTES, MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../language/limits.js';
-import { ConfigError, show } from '../language/problems.js';
+import { ConfigError, formatPath, issuesOf, show } from '../language/problems.js';
 import type { LogLines, LogTable, MetricTable, ReplayTimes, Severity } from '../language/types.js';
 import { originOf, readTextFile, type TextSource } from './read.js';
 import type { Entry, ScenarioFile } from './types.js';
@@ -245,6 +245,12 @@ export function metricTable(text: string, origin: string): MetricTable {
       throw fail(
         `${at(1, column)}: expected a metric name or a series header such as {__name__="up", job="api"}, got ${show(text)}`,
       );
+    // The header's labels obey the rules of an entry's `labels` (no __ prefix, the length bounds): they are written as such.
+    const decoded = labelsCodec.decode(series.labels);
+    if (decoded._tag === 'Left') {
+      const [issue] = issuesOf(decoded.left);
+      throw fail(`${at(1, column, text)}: ${formatPath(['labels', ...issue!.path])}: ${issue!.message}`);
+    }
     const values: number[] = [];
     let last: number | undefined;
     let negative: { place: string; value: number } | undefined;

@@ -111,6 +111,15 @@ describe('csv_replay: metric CSV files', () => {
         'Time,"{__name__=""cpu usage""}"\n1,1\n',
         'bad.csv: line 1, column 2: expected a metric name or a series header such as {__name__="up", job="api"}, got "{__name__=\\"cpu usage\\"}"',
       ],
+      // A header's labels are written as an entry's labels are, and obey their rules: __x was replayed as it was.
+      [
+        'Time,cpu{__x="a"}\n1,1\n',
+        'bad.csv: line 1, column 2 (cpu{__x="a"}): labels.__x: expected a label key not beginning with __ (Prometheus reserves those; __name__ is the metric name, the entry\'s name), got "__x"',
+      ],
+      [
+        `Time,cpu{k="${'v'.repeat(2049)}"}\n1,1\n`,
+        `bad.csv: line 1, column 2 (cpu{k="${'v'.repeat(2049)}"}): labels.k: expected a label value of at most 2048 characters, got 2049 characters`,
+      ],
       ['Time,x,y\n1,1,\n2,2,\n', 'bad.csv: line 1, column 3 (y): the column has no value in any row'],
       ['Time,x\n1,1\n2,2,3\n', 'bad.csv: line 3, column 3: beyond the header: the row has 3 cells, the header 2'],
       [
