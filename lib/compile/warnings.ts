@@ -18,11 +18,17 @@ import { microsecondCycle } from '../../operators/model/window.js';
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
 
+/** Loki's default limit of label names a stream (`limits_config.max_label_names_per_series`). */
+export const LOKI_DEFAULT_MAX_LABEL_NAMES = 15;
+/** Loki's default limit of a label value, in UTF-8 bytes (`limits_config.max_label_value_length`). */
+export const LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES = 2048;
+
 /** Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`). */
 export function entryWarnings(entry: Entry): string[] {
   return [
     ...incidentWarnings(entry),
     ...streamWarnings(entry),
+    ...streamLabelWarnings(entry),
     ...skippedRowWarnings(entry),
     ...shadowedLabelWarnings(entry),
   ];
@@ -41,6 +47,57 @@ function shadowedLabelWarnings(entry: Entry): string[] {
       `labels.${key}: ${JSON.stringify(value)} is never written: dynamic_labels[${i}] sets ${key} on every event, and a dynamic label wins over a static one; give one of them another name`,
     ];
   });
+}
+
+/** The label a signal type writes on its own samples, a label of their streams in a log store too. */
+const OWN_LABEL: Partial<Record<Entry['signal_type'], string>> = { histogram: 'le', summary: 'quantile' };
+
+/**
+ * Labels of an entry into a log store past Loki's default limits: more label names a stream than it takes, or a
+ * value longer (in bytes, as Loki counts). The store answers 400 to every push that carries such a stream, so
+ * the run delivers none of it; the limits are the store's settings, hence a warning and not a refusal.
+ */
+function streamLabelWarnings(entry: Entry): string[] {
+  if (entry.sink.type !== 'logstore') return [];
+  const warnings: string[] = [];
+  // Loki drops labels with an empty value, and leaves service_name out of the count (it adds one itself).
+  const names = new Set([
+    ...Object.keys(entry.labels).filter((name) => entry.labels[name] !== ''),
+    ...entry.dynamic_labels.map((label) => label.key),
+    ...entry.cardinality_spikes.map((spike) => spike.label),
+    ...(OWN_LABEL[entry.signal_type] ?? []),
+  ]);
+  names.delete('service_name');
+  if (names.size > LOKI_DEFAULT_MAX_LABEL_NAMES)
+    warnings.push(
+      `labels: the entry's streams carry ${names.size} labels (${[...names].join(', ')}); Loki takes at most ${LOKI_DEFAULT_MAX_LABEL_NAMES} a stream by default (limits_config.max_label_names_per_series) and answers 400 to every push of more: raise that limit, or drop labels`,
+    );
+  for (const [path, value] of longestLabelValues(entry)) {
+    const bytes = Buffer.byteLength(value);
+    if (bytes > LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES)
+      warnings.push(
+        `${path}: a value of ${bytes} bytes (UTF-8); Loki takes label values of at most ${LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES} bytes by default (limits_config.max_label_value_length) and answers 400 to every push that carries a longer one: shorten it, or raise that limit`,
+      );
+  }
+  return warnings;
+}
+
+/** Where an entry's label values are written, each with the longest value it gives. */
+function longestLabelValues(entry: Entry): [path: string, value: string][] {
+  const counted = (prefix: string, cardinality: number) => prefix + String(cardinality - 1);
+  return [
+    ...Object.entries(entry.labels).map(([name, value]): [string, string] => [formatPath(['labels', name]), value]),
+    ...entry.dynamic_labels.flatMap((label, i): [string, string][] =>
+      label.form === 'list'
+        ? label.values.map((value, j): [string, string] => [formatPath(['dynamic_labels', i, 'values', j]), value])
+        : [[formatPath(['dynamic_labels', i, 'prefix']), counted(label.prefix, label.cardinality)]],
+    ),
+    ...entry.cardinality_spikes.map((spike, i): [string, string] => [
+      formatPath(['cardinality_spikes', i, 'prefix']),
+      // A random value is 16 hex digits.
+      spike.strategy === 'random' ? `${spike.prefix}${'0'.repeat(16)}` : counted(spike.prefix, spike.cardinality),
+    ]),
+  ];
 }
 
 /**

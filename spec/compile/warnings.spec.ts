@@ -125,6 +125,48 @@ scenarios:
     });
   });
 
+  describe("an entry into a log store whose labels pass Loki's default limits", () => {
+    const entry = (fields: string, sink = 'logstore') => `version: 2
+kind: runnable
+scenarios:
+  - id: app
+    name: app
+    signal_type: logs
+    rate: 1
+${fields}
+    sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}
+    log_generator: {type: template, templates: [{message: hello}]}
+`;
+    const labels = (n: number, extra = '') =>
+      `    labels: {${Array.from({ length: n }, (_, i) => `l${i}: v`).join(', ')}${extra}}`;
+
+    it('warns of more than 15 label names a stream, counting dynamic and spike labels, not empty ones', () => {
+      expect(warningsOf(entry(labels(16)))).to.deep.equal([
+        "labels: the entry's streams carry 16 labels (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15); Loki takes at most 15 a stream by default (limits_config.max_label_names_per_series) and answers 400 to every push of more: raise that limit, or drop labels",
+      ]);
+      const more = `${labels(14)}\n    dynamic_labels: [{key: pod, cardinality: 2}]\n    cardinality_spikes: [{label: user, cardinality: 2, every: 10m, for: 1m}]`;
+      expect(warningsOf(entry(more))[0]).to.match(
+        /^labels: the entry's streams carry 16 labels \(l0, .*, l13, pod, user\)/,
+      );
+      // Loki drops an empty label and does not count service_name, which it adds itself.
+      expect(warningsOf(entry(labels(15, ', empty: "", service_name: shop')))).to.deep.equal([]);
+      expect(warningsOf(entry(labels(16), 'file'))).to.deep.equal([]);
+    });
+
+    it('warns of a label value longer than 2048 bytes in UTF-8, naming where it is written', () => {
+      const value = 'é'.repeat(1025); // 1025 characters, 2050 bytes
+      expect(warningsOf(entry(`    labels: {job: "${value}"}`))).to.deep.equal([
+        'labels.job: a value of 2050 bytes (UTF-8); Loki takes label values of at most 2048 bytes by default (limits_config.max_label_value_length) and answers 400 to every push that carries a longer one: shorten it, or raise that limit',
+      ]);
+      const dynamic = `    labels: {job: app}\n    dynamic_labels: [{key: a, values: [x, "${value}"]}, {key: b, prefix: "${value}", cardinality: 2}]`;
+      expect(warningsOf(entry(dynamic)).map((w) => w.split(':')[0])).to.deep.equal([
+        'dynamic_labels[0].values[1]',
+        'dynamic_labels[1].prefix',
+      ]);
+      expect(warningsOf(entry(`    labels: {job: "${'é'.repeat(1024)}"}`))).to.deep.equal([]);
+    });
+  });
+
   describe('a logs csv_replay whose rows come closer together than its ticks', () => {
     const { scenario } = scenarioDir('svc-replay-warn-');
     scenario('app.csv', 'timestamp,message\n100,a\n100.1,b\n100.2,c\n101,d\n103,e\n');
