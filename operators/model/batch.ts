@@ -381,7 +381,11 @@ export function byteLength(data: string | Uint8Array): number {
 
 /** Epoch-millisecond timestamp of tick `i` of a batch (or of record `i` of its {@link Frames}). */
 export function timestampOf(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number): number {
-  return Math.floor(batch.anchor + batch.offset[i]!);
+  // Not floor(anchor + offset): an epoch time in ms as a double keeps only about 244 ns, so a tick closer than that
+  // before a millisecond's end (above 4 million events/s) would be rounded into the next one. The anchor's whole
+  // milliseconds are kept apart, and its fraction (exact) added to the offset.
+  const whole = Math.floor(batch.anchor);
+  return whole + Math.floor(batch.anchor - whole + batch.offset[i]!);
 }
 
 /**
@@ -390,7 +394,8 @@ export function timestampOf(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: numb
  */
 export function nanosecondsWithin(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number, ms: number): number {
   // anchor - ms is small, and exact for doubles within a factor of two (any anchor after 1970 and its times): the sum
-  // keeps the offset's precision, where anchor + offset has steps of a quarter of a microsecond around 2025.
+  // keeps the offset's precision, where anchor + offset has steps of a quarter of a microsecond around 2025. It is
+  // below 0 or past 999 999 only by a rounding of the offset's own sum.
   const nanos = Math.round((batch.anchor - ms + batch.offset[i]!) * 1e6);
   return Math.min(999_999, Math.max(0, nanos));
 }
