@@ -318,12 +318,15 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
   return { times, records, toJSON: () => ({ rows: rows.length }) };
 }
 
+const BYTE_ORDER_MARK = '\uFEFF';
+
 /** The lines of a replayed log file, blank ones left out (as the reference tool reads them), within the bounds. */
 export function logLines(text: string, origin: string): LogLines {
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
   const lines: string[] = [];
-  // Line by line, not split whole: a file of blank lines would be millions of strings at once.
-  for (let start = 0, number = 1; start < text.length; number++) {
+  // Line by line, not split whole: a file of blank lines would be millions of strings at once. A byte-order mark
+  // (editors on Windows write one) is no text of the first line, as the CSV reader and the scenario parser drop it.
+  for (let start = text.startsWith(BYTE_ORDER_MARK) ? 1 : 0, number = 1; start < text.length; number++) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const line = text.slice(start, text[end - 1] === '\r' ? end - 1 : end);

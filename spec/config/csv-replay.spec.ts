@@ -215,6 +215,10 @@ describe('replay: log files', () => {
     ]);
   });
 
+  it("drops a byte-order mark at the start of the file: it is no text of the first record's message", () => {
+    expect(logLines('\uFEFFGET /a 200\r\nGET /b 500\r\n', 'app.log').lines).to.deep.equal(['GET /a 200', 'GET /b 500']);
+  });
+
   it('names the file and the line of every problem, and is bounded', () => {
     expect(problems(() => logLines('\n \n', 'app.log'))).to.deep.equal([
       'app.log: expected at least one line that is not blank, got none',
