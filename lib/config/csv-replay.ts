@@ -300,6 +300,16 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
   if (message < 0) throw fail(`line 1: no message column (headed ${LOG_COLUMNS.message.join(', ')})`);
   const times = replayTimes(rows, time, header[time]!, origin);
   const fieldColumns = header.map((_, k) => k).filter((k) => k !== time && k !== severity && k !== message);
+  // A record holds one value a field name: of two columns with one header, the second would replace the first.
+  const columnOf = new Map<string, number>();
+  for (const k of fieldColumns) {
+    const first = columnOf.get(header[k]!);
+    if (first !== undefined)
+      throw fail(
+        `${at(1, k, header[k])}: the header names the field "${header[k]}" twice (columns ${first + 1} and ${k + 1}): a record has one value a field, so rename one`,
+      );
+    columnOf.set(header[k]!, k);
+  }
   const records = rows.map(({ cells, line }) => {
     let level = defaultSeverity;
     if (severity >= 0 && cells[severity]!.trim() !== '') {

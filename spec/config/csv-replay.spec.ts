@@ -180,6 +180,10 @@ describe('csv_replay: log CSV files', () => {
     expect(problems(() => logTable('time,severity,message\n1,info,a\n2,loud,b\n', 'app.csv'))).to.deep.equal([
       'app.csv: line 3, column 2 (severity): expected one of trace, debug, info, warn, error, fatal, got "loud"',
     ]);
+    // The second user column would replace the first in every record: refused, not lost.
+    expect(problems(() => logTable('time,message,user,host,user\n1,a,ann,h1,bob\n', 'app.csv'))).to.deep.equal([
+      'app.csv: line 1, column 5 (user): the header names the field "user" twice (columns 3 and 5): a record has one value a field, so rename one',
+    ]);
   });
 });
 
