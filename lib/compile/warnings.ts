@@ -8,6 +8,7 @@ import type { Entry } from '../config/types.js';
 import type { CallConfig, RootSpanConfig } from '../language/traces.js';
 import { formatPath, type Segment } from '../language/problems.js';
 import { formatMs } from '../format.js';
+import { formatStartTime } from './format.js';
 import { labelSetCount } from '../../operators/labels.js';
 import { rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
@@ -23,12 +24,27 @@ export const LOKI_DEFAULT_MAX_LABEL_NAMES = 15;
 /** Loki's default limit of a label value, in UTF-8 bytes (`limits_config.max_label_value_length`). */
 export const LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES = 2048;
 
-/** Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`). */
-export function entryWarnings(entry: Entry): string[] {
+/** Loki's default limit of a record's age when it arrives (`limits_config.reject_old_samples_max_age`, 1 week). */
+export const LOKI_DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
+/** How far ahead of its arrival Loki takes a record's time by default (`limits_config.creation_grace_period`). */
+export const LOKI_DEFAULT_GRACE_MS = 10 * 60_000;
+
+/** When and how the entries run: the time they start, and whether on a backfill's virtual clock. */
+export interface RunStart {
+  readonly now: number;
+  readonly backfill: boolean;
+}
+
+/**
+ * Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`); those that
+ * depend on the time of the run when `start` says it.
+ */
+export function entryWarnings(entry: Entry, start?: RunStart): string[] {
   return [
     ...incidentWarnings(entry),
     ...streamWarnings(entry),
     ...streamLabelWarnings(entry),
+    ...(start ? recordTimeWarnings(entry, start) : []),
     ...skippedRowWarnings(entry),
     ...shadowedLabelWarnings(entry),
   ];
@@ -47,6 +63,31 @@ function shadowedLabelWarnings(entry: Entry): string[] {
       `labels.${key}: ${JSON.stringify(value)} is never written: dynamic_labels[${i}] sets ${key} on every event, and a dynamic label wins over a static one; give one of them another name`,
     ];
   });
+}
+
+/**
+ * An entry into a log store whose records are stamped further from the time they arrive than Loki takes by
+ * default: more than a week before (a `start_time` far in the past, in real time or in a backfill) or more than
+ * 10 minutes after (a `start_time` ahead, in real time; a backfill past now has its own warning). The store answers
+ * 400 to every push of them; a warning, as its limits are its settings.
+ */
+function recordTimeWarnings(entry: Entry, { now, backfill }: RunStart): string[] {
+  if (entry.sink.type !== 'logstore' || entry.start_time.kind === 'now') return [];
+  const begins = now + (entry.phase_offset ?? 0);
+  const anchor = entry.start_time.kind === 'absolute' ? entry.start_time.epochMs : begins + entry.start_time.offsetMs;
+  // In real time each record is sent at its tick, stamped anchor − begins from it; a backfill sends them all now.
+  const ahead = anchor - (backfill ? now : begins);
+  const startTime = `start_time ${formatStartTime(entry.start_time)}`;
+  const seconds = (ms: number) => formatMs(Math.round(ms / 1000) * 1000);
+  if (ahead < -LOKI_DEFAULT_MAX_AGE_MS)
+    return [
+      `start_time: records stamped up to ${seconds(-ahead)} before they are sent (${startTime}); Loki refuses records older than ${formatMs(LOKI_DEFAULT_MAX_AGE_MS)} by default (limits_config.reject_old_samples_max_age) and answers 400 to every push of them: a later start_time, or raise that limit`,
+    ];
+  if (!backfill && ahead > LOKI_DEFAULT_GRACE_MS)
+    return [
+      `start_time: records stamped ${seconds(ahead)} after they are sent (${startTime}); Loki refuses records more than ${formatMs(LOKI_DEFAULT_GRACE_MS)} ahead by default (limits_config.creation_grace_period) and answers 400 to every push of them: start_time: now, or one in the past`,
+    ];
+  return [];
 }
 
 /** The label a signal type writes on its own samples, a label of their streams in a log store too. */

@@ -51,7 +51,9 @@ export async function prepareScenario(
   });
   const warnings = scenarios.flatMap((entry) => [
     ...sinkWarnings(entry.id, entry.sink),
-    ...entryWarnings(entry).map((warning) => `${entry.id}: ${warning}`),
+    ...entryWarnings(entry, { now: neighbours?.now ?? Date.now(), backfill: false }).map(
+      (warning) => `${entry.id}: ${warning}`,
+    ),
     ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
   ]);
   return { file: { ...file, scenarios }, warnings };

@@ -33,7 +33,7 @@ scenarios:
 const warningsOf = (yaml: string) =>
   compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), {
     origin: 'test.yaml',
-  }).scenarios.flatMap(entryWarnings);
+  }).scenarios.flatMap((entry) => entryWarnings(entry));
 
 /** A logs csv_replay entry of r.csv whose rows are `times`, as planning reads them, at `rate`. */
 const replayEntry = (times: ReplayTimes, rate: number, { repeat = false, timescale = 1 } = {}) =>
@@ -164,6 +164,56 @@ ${fields}
         'dynamic_labels[1].prefix',
       ]);
       expect(warningsOf(entry(`    labels: {job: "${'é'.repeat(1024)}"}`))).to.deep.equal([]);
+    });
+  });
+
+  describe('an entry into a log store whose records are stamped further from now than Loki takes by default', () => {
+    const NOW = Date.parse('2026-06-01T00:00:00Z');
+    const entry = (startTime: string, sink = 'logstore') =>
+      loadScenario(
+        `version: 2
+kind: runnable
+scenarios:
+  - {id: app, name: app, signal_type: logs, rate: 1, duration: 1h, start_time: "${startTime}", labels: {job: app}, log_generator: {type: template, templates: [{message: hello}]}, sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}}
+`,
+        { origin: 'test.yaml', format: 'yaml' },
+      ).scenarios[0]!;
+    const realTime = { now: NOW, backfill: false };
+    const backfill = { now: NOW, backfill: true };
+
+    it('warns of records older than a week when they are sent, in real time and in a backfill', () => {
+      const old =
+        'start_time: records stamped up to 720h before they are sent (start_time -720h); Loki refuses records older than 168h by default (limits_config.reject_old_samples_max_age) and answers 400 to every push of them: a later start_time, or raise that limit';
+      expect(entryWarnings(entry('-30d'), realTime)).to.deep.equal([old]);
+      expect(entryWarnings(entry('-30d'), backfill)).to.deep.equal([old]);
+      expect(entryWarnings(entry('2026-05-01T00:00:00Z'), realTime)[0]).to.match(
+        /^start_time: records stamped up to 744h before they are sent \(start_time 2026-05-01T00:00:00.000Z\)/,
+      );
+      expect(entryWarnings(entry('-6d'), backfill)).to.deep.equal([]);
+    });
+
+    it('warns of records more than 10 minutes ahead in real time (a backfill past now has its own warning)', () => {
+      expect(entryWarnings(entry('+1h'), realTime)).to.deep.equal([
+        'start_time: records stamped 1h after they are sent (start_time +1h); Loki refuses records more than 10m ahead by default (limits_config.creation_grace_period) and answers 400 to every push of them: start_time: now, or one in the past',
+      ]);
+      expect(entryWarnings(entry('+5m'), realTime)).to.deep.equal([]);
+      expect(entryWarnings(entry('+1h'), backfill)).to.deep.equal([]);
+    });
+
+    it('is not warned of for another sink, nor without the time of the run', () => {
+      expect(entryWarnings(entry('-30d', 'file'), realTime)).to.deep.equal([]);
+      expect(entryWarnings(entry('-30d'))).to.deep.equal([]);
+    });
+
+    it('svc prints it at --dry-run', async () => {
+      const { scenario } = scenarioDir('svc-old-records-');
+      const file = scenario(
+        'old.yaml',
+        'version: 2\nkind: runnable\nscenarios:\n  - {name: app, signal_type: logs, rate: 1, duration: 1m, start_time: -30d, labels: {job: app}, log_generator: {type: template, templates: [{message: hi}]}, sink: {type: logstore, url: "http://loki:3100"}}\n',
+      );
+      const result = await svc(['run', file, '--dry-run', '--backfill']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.match(/^\[warn\] app: start_time: records stamped up to 720h before they are sent/m);
     });
   });
 
