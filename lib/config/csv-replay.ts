@@ -321,8 +321,8 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
         );
       level = found;
     }
-    const fields: Record<string, string> = {};
-    for (const k of fieldColumns) if (cells[k] !== '') fields[header[k]!] = cells[k]!;
+    // fromEntries defines each field, where an assignment would set the prototype of a column headed __proto__.
+    const fields = Object.fromEntries(fieldColumns.filter((k) => cells[k] !== '').map((k) => [header[k]!, cells[k]!]));
     return { severity: level, message: cells[message]!, fields };
   });
   return { times, records, toJSON: () => ({ rows: rows.length }) };

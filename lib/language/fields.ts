@@ -629,10 +629,19 @@ export const packGenerator = new Codec<GeneratorConfig>('generator', (u, c) =>
     : generator.validate(u, c),
 );
 
-const fieldPools = record(
-  matching(LABEL_KEY_PATTERN, 'a placeholder name'),
-  list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES }),
-).describe(
+const placeholderText = matching(LABEL_KEY_PATTERN, 'a placeholder name');
+/** A placeholder name: a field name too, so not `__proto__`, which a record's fields would not keep as a field. */
+const placeholderName = andThen<string, string>(placeholderText, (name, u, c) =>
+  name === '__proto__'
+    ? t.failure(
+        u,
+        c,
+        `expected a placeholder name other than __proto__ (a template's records cannot carry a field so named), got "__proto__"`,
+      )
+    : t.success(name),
+).withSchema(refined(placeholderText, { not: { const: '__proto__' } }));
+
+const fieldPools = record(placeholderName, list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES })).describe(
   'Per placeholder, the values a {placeholder} of a message is drawn from; each drawn value is also a field of the record.',
 );
 const severity = oneOf(SEVERITIES);

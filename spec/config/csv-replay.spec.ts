@@ -161,6 +161,11 @@ describe('csv_replay: log CSV files', () => {
     expect(table.times).to.deep.equal({ at: [0, 2000], span: 4000 });
   });
 
+  it('keeps a column headed __proto__ as a field, as any other', () => {
+    const [record] = logTable('ts,msg,__proto__\n1,a,b\n', 'app.csv').records;
+    expect(Object.entries(record!.fields)).to.deep.equal([['__proto__', 'b']]);
+  });
+
   it('reads row times on the microsecond grid, finer fractions rounded', () => {
     // In ms, 1.0137 s from 1 s is 13.700000000000045: a tick at 13.7 ms read the row before.
     const table = logTable('ts,msg\n1,a\n1.0137,b\n1.0274004,c\n', 'app.csv');

@@ -196,6 +196,19 @@ describe('log_generator', () => {
     ]);
   });
 
+  it('refuses a pool named __proto__: the records of its template lost its values (syslog stopped the entry)', () => {
+    // JSON.parse makes __proto__ an own key, as a YAML file does; an object literal would set the prototype.
+    const pools = JSON.parse('{"__proto__": ["v1"]}') as unknown;
+    const problem =
+      'expected a placeholder name other than __proto__ (a template\'s records cannot carry a field so named), got "__proto__"';
+    expect(
+      logProblems({ type: 'template', templates: [{ message: 'hi {__proto__}' }], field_pools: pools }),
+    ).to.deep.equal([`scenarios[0] (app): log_generator.field_pools.__proto__: ${problem}`]);
+    expect(
+      logProblems({ type: 'template', templates: [{ message: 'hi {__proto__}', field_pools: pools }] }),
+    ).to.deep.equal([`scenarios[0] (app): log_generator.templates[0].field_pools.__proto__: ${problem}`]);
+  });
+
   it('accepts only known severities with non-negative weights, one of them positive', () => {
     const base = { type: 'template', templates: [{ message: 'x' }] };
     expect(logProblems({ ...base, severity_weights: { critical: 1 } })).to.deep.equal([
