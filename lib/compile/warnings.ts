@@ -10,7 +10,7 @@ import { formatPath, type Segment } from '../language/problems.js';
 import { formatMs } from '../format.js';
 import { formatStartTime } from './format.js';
 import { labelSetCount } from '../../operators/labels.js';
-import { rateScheduleOf } from '../config/entry.js';
+import { OWN_LABEL, rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
@@ -90,9 +90,6 @@ function recordTimeWarnings(entry: Entry, { now, backfill }: RunStart): string[]
   return [];
 }
 
-/** The label a signal type writes on its own samples, a label of their streams in a log store too. */
-const OWN_LABEL: Partial<Record<Entry['signal_type'], string>> = { histogram: 'le', summary: 'quantile' };
-
 /**
  * Labels of an entry into a log store past Loki's default limits: more label names a stream than it takes, or a
  * value longer (in bytes, as Loki counts). The store answers 400 to every push that carries such a stream, so
@@ -106,7 +103,8 @@ function streamLabelWarnings(entry: Entry): string[] {
     ...Object.keys(entry.labels).filter((name) => entry.labels[name] !== ''),
     ...entry.dynamic_labels.map((label) => label.key),
     ...entry.cardinality_spikes.map((spike) => spike.label),
-    ...(OWN_LABEL[entry.signal_type] ?? []),
+    // The label a histogram or summary writes on its own samples (le, quantile) is one of their streams' too.
+    ...(OWN_LABEL[entry.signal_type]?.slice(0, 1) ?? []),
   ]);
   names.delete('service_name');
   if (names.size > LOKI_DEFAULT_MAX_LABEL_NAMES)

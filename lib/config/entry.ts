@@ -311,7 +311,7 @@ export function unlabelledStreamRefusal(
  * summary's quantiles `quantile`. Prometheus' client libraries refuse it as a user label: a histogram's `_bucket`
  * samples would lose it and its `_sum` and `_count` keep it (`le="x"`, which no parser reads as a bound).
  */
-const OWN_LABEL: Partial<Record<SignalType, readonly [label: string, samples: string]>> = {
+export const OWN_LABEL: Partial<Record<SignalType, readonly [label: string, samples: string]>> = {
   histogram: ['le', 'bucket samples carry le, their bound'],
   summary: ['quantile', 'quantile samples carry quantile'],
 };

@@ -151,6 +151,11 @@ ${fields}
       // Loki drops an empty label and does not count service_name, which it adds itself.
       expect(warningsOf(entry(labels(15, ', empty: "", service_name: shop')))).to.deep.equal([]);
       expect(warningsOf(entry(labels(16), 'file'))).to.deep.equal([]);
+      // A histogram's bucket lines carry le, a label of their streams.
+      const histogram = entry(labels(15))
+        .replace('signal_type: logs', 'signal_type: histogram\n    distribution: {type: uniform, min: 0, max: 1}')
+        .replace(/ {4}log_generator: .*\n/, '');
+      expect(warningsOf(histogram)[0]).to.match(/^labels: the entry's streams carry 16 labels \(l0, .*, l14, le\)/);
     });
 
     it('warns of a label value longer than 2048 bytes in UTF-8, naming where it is written', () => {
