@@ -180,18 +180,25 @@ function destinationOf(sink: SinkConfig): string {
   return redactText(tenant === undefined ? where : `${where} (tenant ${tenant})`);
 }
 
-/** The values each label key of the entry can take: static, then rotating (which win), then spikes (present in their windows). */
+/**
+ * The values each label key of the entry can take: static, then rotating (which win), then spikes (present in their
+ * windows). An empty value is no label (a label set leaves it out): the key is absent where it is written.
+ */
 function labelValues(entry: Entry): Map<string, KeyValues> {
   const keys = new Map<string, KeyValues>();
   for (const [key, value] of Object.entries(entry.labels))
-    keys.set(key, { absent: false, parts: [{ values: new Set([value]) }] });
-  for (const label of entry.dynamic_labels)
-    keys.set(label.key, {
-      absent: false,
-      parts: [
-        'values' in label ? { values: new Set(label.values) } : { prefix: label.prefix, count: label.cardinality },
-      ],
-    });
+    if (value !== '') keys.set(key, { absent: false, parts: [{ values: new Set([value]) }] });
+  for (const label of entry.dynamic_labels) {
+    if (!('values' in label)) {
+      keys.set(label.key, { absent: false, parts: [{ prefix: label.prefix, count: label.cardinality }] });
+      continue;
+    }
+    const values = new Set(label.values.filter((value) => value !== ''));
+    const absent = values.size < new Set(label.values).size;
+    // A list of empty values only takes a static value of its key off every event.
+    if (!values.size) keys.delete(label.key);
+    else keys.set(label.key, { absent, parts: [{ values }] });
+  }
   for (const spike of entry.cardinality_spikes) {
     const outside = keys.get(spike.label) ?? NO_KEY;
     const inside: ValueSet =

@@ -45,6 +45,20 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     ).to.deep.equal([]);
   });
 
+  it('counts a label of an empty value as no label, as every encoder and store does', () => {
+    expect(clashes(file(cpu('a', 'labels: {host: a, zone: ""}'), cpu('b')))).to.deep.equal([
+      'b: writes the same series as a: cpu{host="a"} into file out.prom',
+    ]);
+    const zones = (values: string) => `labels: {host: a, zone: z}, dynamic_labels: [{key: zone, values: [${values}]}]`;
+    expect(clashes(file(cpu('a', zones('"", x')), cpu('b')))).to.deep.equal([
+      'b: writes the same series as a: cpu{host="a"} into file out.prom',
+    ]);
+    expect(clashes(file(cpu('a', zones('""')), cpu('b')))).to.deep.equal([
+      'b: writes the same series as a: cpu{host="a"} into file out.prom',
+    ]);
+    expect(clashes(file(cpu('a', zones('x')), cpu('b')))).to.deep.equal([]);
+  });
+
   it('compares the destination of a sink kind: one remote write URL, one Kafka topic', () => {
     const rw = (url: string) => `sink: {type: remote_write, url: "${url}"}, encoder: {type: remote_write}`;
     expect(
