@@ -10,8 +10,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { BENCH_HISTOGRAM, BENCH_LABELS as LABELS, exemplarEntry } from './entry.js';
+import { PACKAGE_ROOT } from '../spec/support/package-root.js';
 
-const SVC = join(import.meta.dirname, '..', 'bin', 'svc');
+const SVC = join(PACKAGE_ROOT, 'bin', 'svc');
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** Alternations of the exemplar rows, whose cost is a few per cent. */
 const EXEMPLAR_RUNS = 7;

@@ -2,11 +2,11 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { requireBinary } from './binaries.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 const run = promisify(execFile);
 
@@ -65,9 +65,7 @@ function buildFixture(): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), 'svc-kafka-mock-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const binary = join(dir, 'kafka-mock');
-    // From the package's root, not this module's folder: `npm run bench` runs this module compiled into dist-bench/.
-    const root = dirname(createRequire(import.meta.url).resolve('svc/package.json'));
-    const source = join(root, 'spec', 'support', 'backends', 'kafka-mock.c');
+    const source = join(PACKAGE_ROOT, 'spec', 'support', 'backends', 'kafka-mock.c');
     await run(gcc, ['-O1', '-o', binary, source, '-lrdkafka']).catch((error: { stderr?: string }) => {
       throw new Error(
         `cannot build the Kafka mock cluster (apt-get install -y --no-install-recommends gcc libc6-dev librdkafka-dev; .ci/run does so on CI): ${error.stderr ?? String(error)}`,
