@@ -4,6 +4,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
@@ -472,7 +473,7 @@ describe('OTLP sinks', function () {
       const sink = otlpHttpSink({ url: `https://127.0.0.1:${httpsPort}`, signal: 'metrics', retry: QUICK_RETRY });
       sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
       expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
-        `otlp_http sink: the TLS certificate of 127.0.0.1:${httpsPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS (gave up after 3 attempts)`,
+        `otlp_http sink: the TLS certificate of 127.0.0.1:${httpsPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS`,
       );
       const file = scenario(
         'tls.yaml',
@@ -593,6 +594,26 @@ describe('OTLP sinks', function () {
     expect(error.message).to.equal(
       `otlp_http sink: 127.0.0.1:${port} did not answer in HTTP/1.1: is it the right port? A gRPC port (such as OTLP/gRPC's 4317) speaks HTTP/2 only (gave up after 3 attempts)`,
     );
+  });
+
+  it("otlp_http: an HTTP answer the parser cannot take is said as malformed HTTP with the parser's reason, not as a wrong port", async () => {
+    const answers = {
+      'Header overflow': `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(20_000)}\r\nContent-Length: 0\r\n\r\n`,
+      'Invalid character in chunk size': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n',
+      'Duplicate Content-Length': 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nOK',
+    };
+    for (const [reason, answer] of Object.entries(answers)) {
+      const server = createNetServer((socket) => socket.on('error', () => {}).once('data', () => socket.end(answer)));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      const sink = otlpHttpSink({ url: `http://127.0.0.1:${port}`, signal: 'metrics', retry: QUICK_RETRY });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      server.close();
+      expect(error.message).to.equal(
+        `otlp_http sink: 127.0.0.1:${port} answered malformed HTTP: Parse Error: ${reason} (gave up after 3 attempts)`,
+      );
+    }
   });
 
   it('otlp_http: a 404 says the url is the base address', async () => {

@@ -68,8 +68,22 @@ export const NO_ANSWER = 'SVC_NO_ANSWER';
  */
 export const PRIVATE_CA = 'for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS';
 
+/**
+ * Certificate checks that failed (an untrusted, expired or not yet valid certificate, or one of another host):
+ * trying again meets the same certificate, so they are final.
+ */
+const CERTIFICATE_FAILURES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** What a network error code means for the user, and what to check. */
-function explainNetwork(code: string | undefined, target: string, host: string): string | undefined {
+function explainNetwork(code: string | undefined, target: string, host: string, cause: unknown): string | undefined {
   switch (code) {
     case 'ECONNREFUSED':
       return `connection refused by ${target}: is the backend running, and is ${target} the right port?`;
@@ -89,14 +103,23 @@ function explainNetwork(code: string | undefined, target: string, host: string):
       return `${target} closed the connection: ${RESTART_OR_REFUSAL}`;
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
       return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${PRIVATE_CA}`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: ${PRIVATE_CA}`;
+    case 'CERT_HAS_EXPIRED':
+      return `the TLS certificate of ${target} has expired: renew it on the server (or check this machine's clock)`;
+    case 'CERT_NOT_YET_VALID':
+      return `the TLS certificate of ${target} is not valid yet: check this machine's clock, or the certificate's dates`;
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `the TLS certificate of ${target} is not made out to "${host}" (${describeError(cause)}): address the server by a name its certificate holds`;
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_VERSION':
+      // Node's HTTP parser (llhttp) found no "HTTP/" at the start of the answer: the port speaks something else.
+      return `${target} did not answer in HTTP/1.1: is it the right port? A gRPC port (such as OTLP/gRPC's 4317) speaks HTTP/2 only`;
     default:
-      // Node's HTTP parser (llhttp) could not read the answer as HTTP/1.1: the port speaks something else.
-      return code?.startsWith('HPE_')
-        ? `${target} did not answer in HTTP/1.1: is it the right port? A gRPC port (such as OTLP/gRPC's 4317) speaks HTTP/2 only`
-        : undefined;
+      // Any other parser error is an HTTP answer the parser could not take (a header too large, a bad chunk).
+      return code?.startsWith('HPE_') ? `${target} answered malformed HTTP: ${describeError(cause)}` : undefined;
   }
 }
 
@@ -105,7 +128,8 @@ const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse t
 /**
  * A network failure of `sink` reaching `target` (`host:port` or a URL origin) as a retryable
  * {@link SinkError} whose message says what to check, e.g. for connection refused: "is the
- * backend running, and is <host:port> the right port?". `target` must not carry credentials.
+ * backend running, and is <host:port> the right port?"; a failed certificate check is final. `target` must not carry
+ * credentials.
  * `how`: the system error code, when the cause only names it in its words (gRPC's), or {@link NO_ANSWER}; with the
  * request's `timeout` (ms), which a peer that did not answer is told with.
  */
@@ -116,12 +140,12 @@ export function networkError(
   cause: unknown,
   how?: { readonly code: string; readonly timeout: number },
 ): SinkError {
+  const code = how?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
   const detail =
     how?.code === NO_ANSWER
       ? `${target} accepted the connection but did not answer within ${how.timeout / 1000} s: is the endpoint overloaded or stuck?`
-      : (explainNetwork(how?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code, target, host) ??
-        `cannot reach ${target}: ${describeError(cause)}`);
-  return new SinkError(sink, detail, { cause, retryable: true });
+      : (explainNetwork(code, target, host, cause) ?? `cannot reach ${target}: ${describeError(cause)}`);
+  return new SinkError(sink, detail, { cause, retryable: !CERTIFICATE_FAILURES.has(code ?? '') });
 }
 
 /** What a file system error code means for a writer of the file at `path` (a file sink, `svc -o`), in words. */

@@ -1,0 +1,32 @@
+import { expect } from 'chai';
+import { networkError } from '../../../lib/sinks/core/errors.js';
+
+const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
+
+describe('networkError', () => {
+  it('a failed certificate check is final, and says what to do; a refused connection is retried', () => {
+    const said = (code: string, message?: string) => {
+      const error = networkError('otlp_http', 'collector:4318', 'collector', failure(code, message));
+      return { retryable: error.retryable, message: error.message };
+    };
+    expect(said('UNABLE_TO_VERIFY_LEAF_SIGNATURE')).to.deep.equal({
+      retryable: false,
+      message:
+        'otlp_http sink: the TLS certificate of collector:4318 is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS',
+    });
+    expect(said('CERT_HAS_EXPIRED')).to.deep.equal({
+      retryable: false,
+      message:
+        "otlp_http sink: the TLS certificate of collector:4318 has expired: renew it on the server (or check this machine's clock)",
+    });
+    const altname =
+      "Hostname/IP does not match certificate's altnames: Host: collector. is not in the cert's altnames: DNS:other";
+    expect(said('ERR_TLS_CERT_ALTNAME_INVALID', altname)).to.deep.equal({
+      retryable: false,
+      message: `otlp_http sink: the TLS certificate of collector:4318 is not made out to "collector" (${altname}): address the server by a name its certificate holds`,
+    });
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_NOT_YET_VALID'])
+      expect(said(code).retryable, code).to.equal(false);
+    expect(said('ECONNREFUSED').retryable).to.equal(true);
+  });
+});
