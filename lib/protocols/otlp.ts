@@ -331,8 +331,45 @@ export function decodeStatus(bytes: Uint8Array): {
   return status.toObject(status.decode(bytes));
 }
 
+/** The tag of protobuf field `number` of wire type `wire` (0: a varint, 2: length-delimited). */
+export const fieldTag = (number: number, wire: 0 | 2): number => (number << 3) | wire;
+
 /** google.rpc.Status' `message` (2), length-delimited. */
-const STATUS_MESSAGE_TAG = (2 << 3) | 2;
+const STATUS_MESSAGE_TAG = fieldTag(2, 2);
+
+/**
+ * The first field of tag `tag` (see {@link fieldTag}) of a protobuf message from its bytes, or from their head when
+ * they were cut short (an HTTP answer's body is read only so far): a varint's value, or a length-delimited field's
+ * bytes, as many as the head holds. Null when the message (or the head: a field it cuts ends it) has no such field;
+ * undefined for bytes that are no message: their first field does not decode.
+ */
+export function headField(bytes: Uint8Array, tag: number): number | Uint8Array | null | undefined {
+  const { protobuf } = otlpMessages();
+  const reader = protobuf.Reader.create(bytes);
+  let fields = 0;
+  try {
+    for (; reader.pos < reader.len; fields++) {
+      const read = reader.uint32();
+      if (read === tag && (tag & 7) === 2) {
+        const length = reader.uint32();
+        return bytes.subarray(reader.pos, reader.pos + length);
+      }
+      if (read === tag) return protobuf.util.LongBits.from(reader.int64()).toNumber();
+      reader.skipType(read & 7);
+    }
+    return null;
+  } catch {
+    return fields > 0 ? null : undefined;
+  }
+}
+
+/**
+ * The text of UTF-8 bytes that may have been cut inside a character: such an incomplete tail is left out, not
+ * shown as U+FFFD.
+ */
+export function headText(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes, { stream: true });
+}
 
 /**
  * The `message` of a google.rpc.Status from its bytes, or of their head when they were cut short (an HTTP
@@ -340,20 +377,8 @@ const STATUS_MESSAGE_TAG = (2 << 3) | 2;
  * no Status.
  */
 export function statusMessage(bytes: Uint8Array): string | undefined {
-  const reader = otlpMessages().protobuf.Reader.create(bytes);
-  try {
-    while (reader.pos < reader.len) {
-      const tag = reader.uint32();
-      if (tag === STATUS_MESSAGE_TAG) {
-        const length = reader.uint32();
-        return Buffer.from(bytes.subarray(reader.pos, reader.pos + length)).toString('utf8');
-      }
-      reader.skipType(tag & 7);
-    }
-    return '';
-  } catch {
-    return undefined;
-  }
+  const message = headField(bytes, STATUS_MESSAGE_TAG);
+  return message === undefined ? undefined : message instanceof Uint8Array ? headText(message) : '';
 }
 
 /**

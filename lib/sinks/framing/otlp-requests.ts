@@ -1,6 +1,15 @@
 import type { EncodedBatch } from '../../../operators/model/batch.js';
 import type { SpanResource } from '../../../operators/model/span.js';
-import { OTLP_TAG, attributes, otlpMessages, resourceField, typedAttributes } from '../../protocols/otlp.js';
+import {
+  OTLP_TAG,
+  attributes,
+  fieldTag,
+  headField,
+  headText,
+  otlpMessages,
+  resourceField,
+  typedAttributes,
+} from '../../protocols/otlp.js';
 import { VERSION } from '../../version.js';
 import type { PartialRefusal } from '../core/batching-sink.js';
 import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
@@ -163,14 +172,22 @@ export function partialRefusal(
   };
 }
 
-/** The partial success of an answer, or undefined for none or an answer that is no ExportResponse. */
+/** ExportResponse's `partial_success` (1), and in it the count of refused records (1) and `error_message` (2). */
+const PARTIAL_SUCCESS_TAG = fieldTag(1, 2);
+const REJECTED_TAG = fieldTag(1, 0);
+const ERROR_MESSAGE_TAG = fieldTag(2, 2);
+
+/**
+ * The partial success of an answer, or undefined for none or an answer that is no ExportResponse. A protobuf one
+ * is read from its head: a 2xx body is kept only so far, and the count precedes a long error message.
+ */
 function partialSuccessOf(
   signal: OtlpSignal,
   answer: Uint8Array,
   contentType: string | undefined,
 ): { rejected?: unknown; errorMessage?: unknown } | undefined {
-  try {
-    if (contentType?.startsWith('application/json')) {
+  if (contentType?.startsWith('application/json')) {
+    try {
       const { partialSuccess } = JSON.parse(Buffer.from(answer).toString('utf8')) ?? {};
       return (
         partialSuccess && {
@@ -178,10 +195,15 @@ function partialSuccessOf(
           errorMessage: partialSuccess.errorMessage,
         }
       );
+    } catch {
+      return undefined;
     }
-    const { type } = otlpMessages();
-    return type('ExportResponse').toObject(type('ExportResponse').decode(answer), { longs: Number }).partialSuccess;
-  } catch {
-    return undefined;
   }
+  const partialSuccess = headField(answer, PARTIAL_SUCCESS_TAG);
+  if (!(partialSuccess instanceof Uint8Array)) return undefined;
+  const errorMessage = headField(partialSuccess, ERROR_MESSAGE_TAG);
+  return {
+    rejected: headField(partialSuccess, REJECTED_TAG) ?? 0,
+    errorMessage: errorMessage instanceof Uint8Array ? headText(errorMessage) : undefined,
+  };
 }

@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { otlpMessages, statusMessage } from '../../../lib/protocols/otlp.js';
+import { partialRefusal } from '../../../lib/sinks/framing/otlp-requests.js';
+import type { RecordRequest } from '../../../lib/sinks/framing/record-requests.js';
+
+const encode = (type: 'ExportResponse' | 'Status', value: object): Buffer => {
+  const message = otlpMessages().type(type);
+  return Buffer.from(message.encode(message.fromObject(value)).finish());
+};
+const request = { size: 4, bytes: 100, body: new Uint8Array() } as unknown as RecordRequest;
+const refusal = (answer: Uint8Array, contentType?: string) =>
+  partialRefusal('otlp_http', 'metrics', answer, request, (text) => text, contentType);
+
+describe('OTLP answers', () => {
+  it('an ExportResponse cut at the 64 KiB svc keeps of a 2xx body still refuses its records, with the start of its message', () => {
+    const answer = encode('ExportResponse', {
+      partialSuccess: { rejected: 3, errorMessage: 'bad point; '.repeat(7000) },
+    });
+    const cut = refusal(answer.subarray(0, 64 * 1024));
+    expect(cut?.rejected).to.equal(3);
+    expect(cut?.error.message).to.match(/^otlp_http sink: the collector refused 3 of 4 data points: "bad point; bad/);
+    expect(refusal(answer)?.rejected).to.equal(3);
+    // Bytes whose first field does not decode are no ExportResponse: the status said all there is.
+    expect(refusal(Buffer.from('OK'))).to.equal(undefined);
+  });
+
+  it('a message cut inside a character ends before it, not in U+FFFD', () => {
+    const status = encode('Status', { code: 3, message: 'é'.repeat(500) });
+    const message = statusMessage(status.subarray(0, 800));
+    expect(message).to.match(/^é+$/);
+    const answer = encode('ExportResponse', { partialSuccess: { rejected: 1, errorMessage: 'é'.repeat(500) } });
+    expect(refusal(answer.subarray(0, 800))?.error.message).to.match(/data points: "é+"$/);
+  });
+});
