@@ -89,7 +89,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
  * bytes that are not one are shown as text.
  */
 function refusalText(body: Buffer, contentType: string | undefined): string {
-  if (!contentType?.startsWith('application/x-protobuf')) return body.toString('utf8');
+  if (!contentType?.toLowerCase().startsWith('application/x-protobuf')) return body.toString('utf8');
   return statusMessage(body) ?? body.toString('utf8');
 }
 

@@ -160,9 +160,11 @@ export function partialRefusal(
 ): PartialRefusal | undefined {
   if (answer.length === 0) return undefined;
   const partialSuccess = partialSuccessOf(signal, answer, contentType);
-  const rejected = Number(partialSuccess?.rejected ?? 0);
+  // A count above the request's records is the collector's mistake: no more than it holds can be refused.
+  const rejected = Math.min(countOf(partialSuccess?.rejected), request.size);
   if (!(rejected > 0)) return undefined;
-  const why = partialSuccess?.errorMessage ? `: "${redact(String(partialSuccess.errorMessage))}"` : '';
+  const { errorMessage } = partialSuccess ?? {};
+  const why = typeof errorMessage === 'string' && errorMessage ? `: "${redact(errorMessage)}"` : '';
   return {
     rejected,
     error: new SinkError(
@@ -186,7 +188,8 @@ function partialSuccessOf(
   answer: Uint8Array,
   contentType: string | undefined,
 ): { rejected?: unknown; errorMessage?: unknown } | undefined {
-  if (contentType?.startsWith('application/json')) {
+  // Media types are case-insensitive (RFC 9110).
+  if (contentType?.toLowerCase().startsWith('application/json')) {
     try {
       const { partialSuccess } = JSON.parse(Buffer.from(answer).toString('utf8')) ?? {};
       return (
@@ -206,4 +209,13 @@ function partialSuccessOf(
     rejected: headField(partialSuccess, REJECTED_TAG) ?? 0,
     errorMessage: errorMessage instanceof Uint8Array ? headText(errorMessage) : undefined,
   };
+}
+
+/**
+ * A count of refused records as an answer gives it: a safe integer, or a string of digits (OTLP/JSON's int64);
+ * anything else ("1.5", "Infinity", "0x10", an object) counts none.
+ */
+function countOf(value: unknown): number {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : 0;
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0;
 }

@@ -31,4 +31,20 @@ describe('OTLP answers', () => {
     const answer = encode('ExportResponse', { partialSuccess: { rejected: 1, errorMessage: 'é'.repeat(500) } });
     expect(refusal(answer.subarray(0, 800))?.error.message).to.match(/data points: "é+"$/);
   });
+
+  it('OTLP/JSON: only a whole count is one, said at most as the request holds; a message only when it is text; any case of media type', () => {
+    const json = (partialSuccess: object, contentType = 'application/json') =>
+      refusal(Buffer.from(JSON.stringify({ partialSuccess })), contentType)?.error.message;
+    for (const count of ['1.5', 'Infinity', '0x10', '', ' 2', -1, 1.5, 2 ** 53])
+      expect(json({ rejectedDataPoints: count }), String(count)).to.equal(undefined);
+    expect(json({ rejectedDataPoints: '2', errorMessage: { a: 1 } })).to.equal(
+      'otlp_http sink: the collector refused 2 of 4 data points',
+    );
+    expect(json({ rejectedDataPoints: '99999999999999999999', errorMessage: 'quota' })).to.equal(
+      'otlp_http sink: the collector refused 4 of 4 data points: "quota"',
+    );
+    expect(json({ rejectedDataPoints: 1 }, 'Application/JSON; charset=utf-8')).to.equal(
+      'otlp_http sink: the collector refused 1 of 4 data points',
+    );
+  });
 });
