@@ -67,6 +67,8 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const redact = (answer: string) => redactAnswer(answer, secrets);
   let client: Grpc.Client | undefined;
   const calls = new Set<Grpc.ClientUnaryCall>();
+  // Calls made of each request: a refusal after the first came after the wait the last one's RetryInfo asked for.
+  const tries = new WeakMap<RecordRequest, number>();
 
   const failure = (error: Grpc.ServiceError, request: RecordRequest): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
@@ -82,7 +84,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       ? `; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts (${grpcTrust()})? Plaintext is host:port`
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
         ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
-        : advice(code, signal, address, retryAfter !== undefined);
+        : advice(code, signal, address, retryAfter !== undefined, (tries.get(request) ?? 1) > 1);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
       retryAfter: retryable ? retryAfter : undefined,
@@ -92,6 +94,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const send = (request: RecordRequest) =>
     new Promise<ReturnType<typeof partialRefusal>>((resolve, reject) => {
       if (problem) return reject(new SinkError('otlp_grpc', `cannot call ${address}: ${problem}; check headers`));
+      tries.set(request, (tries.get(request) ?? 0) + 1);
       client ??= new grpc.Client(
         address,
         secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure(),
@@ -216,8 +219,11 @@ function grpcTrust(): string {
 /** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */
 const GRPC_LIMIT: ReceiverLimit = { bytes: 4 * 1024 * 1024, setting: 'max_recv_msg_size_mib' };
 
-/** What to check after a status that failed the request (`retryInfo`: it came with a RetryInfo, and was retried). */
-function advice(code: string, signal: OtlpSignal, address: string, retryInfo: boolean): string {
+/**
+ * What to check after a status that failed the request (`retryInfo`: it came with a RetryInfo, and is retried;
+ * `waited`: it answered a call made after such a wait).
+ */
+function advice(code: string, signal: OtlpSignal, address: string, retryInfo: boolean, waited: boolean): string {
   switch (code) {
     case 'INVALID_ARGUMENT':
       return `; the collector refused the data as invalid: check that the sink's signal_type (${signal}) is what this endpoint expects and that the entry is a ${signal} entry`;
@@ -229,9 +235,11 @@ function advice(code: string, signal: OtlpSignal, address: string, retryInfo: bo
     case 'UNAVAILABLE':
       return `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`;
     case 'RESOURCE_EXHAUSTED':
-      return retryInfo
-        ? '; the collector stayed out of resources through the waits its RetryInfo asked for: check its limits'
-        : ' without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits';
+      if (retryInfo)
+        return waited
+          ? '; the collector stayed out of resources through the waits its RetryInfo asked for: check its limits'
+          : '; the collector is out of resources (its RetryInfo asks for a wait before trying again): check its limits';
+      return ' without a RetryInfo, which OTLP retries only with (the collector will not recover soon): check its limits';
     default:
       return '';
   }

@@ -305,12 +305,12 @@ describe('OTLP sinks', function () {
   });
 
   it('retries only what OTLP calls retryable: HTTP 429, 502, 503, 504; gRPC RESOURCE_EXHAUSTED with a RetryInfo', async () => {
-    const calls = async (answer: OtlpAnswer, via: 'grpc' | 'http') => {
+    const calls = async (answer: OtlpAnswer, via: 'grpc' | 'http', retry = QUICK_RETRY) => {
       receiver.answer(() => answer);
       const before = receiver.calls;
       const sink =
         via === 'grpc'
-          ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 })
+          ? otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', retry, random: () => 0 })
           : otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', retry: QUICK_RETRY, random: () => 0 });
       sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
       const error = (await sink.close().catch((e: unknown) => e)) as Error;
@@ -325,6 +325,11 @@ describe('OTLP sinks', function () {
     expect(await calls({ ...exhausted, retryAfterMs: 10 }, 'grpc')).to.deep.equal({
       calls: 3,
       message: `otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "quota"; the collector stayed out of resources through the waits its RetryInfo asked for: check its limits (gave up after 3 attempts)`,
+    });
+    // Not retried (max_attempts 1), no wait happened: it does not say it waited.
+    expect(await calls({ ...exhausted, retryAfterMs: 10 }, 'grpc', { ...QUICK_RETRY, maxAttempts: 1 })).to.deep.equal({
+      calls: 1,
+      message: `otlp_grpc sink: ${receiver.grpcAddress} answered RESOURCE_EXHAUSTED: "quota"; the collector is out of resources (its RetryInfo asks for a wait before trying again): check its limits`,
     });
     for (const status of [408, 500, 501])
       expect((await calls({ ...exhausted, http: status }, 'http')).calls).to.equal(1);
