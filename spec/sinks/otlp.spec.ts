@@ -442,10 +442,15 @@ describe('OTLP sinks', function () {
     const { dir } = scenarioDir('svc-otlp-tls-');
     const key = join(dir, 'key.pem');
     const cert = join(dir, 'cert.pem');
-    execFileSync(requireBinary('openssl', 'openssl'), [
-      ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-      ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
-    ]);
+    // Piped: openssl's key generation progress is no test output.
+    execFileSync(
+      requireBinary('openssl', 'openssl'),
+      [
+        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
+        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
+      ],
+      { stdio: 'pipe' },
+    );
     let calls = 0;
     const grpcServer = new grpc.Server();
     grpcServer.addService(
@@ -486,7 +491,8 @@ describe('OTLP sinks', function () {
           `  - {name: a, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s, sink: {type: otlp_grpc, endpoint: "https://127.0.0.1:${grpcPort}"}}\n` +
           `  - {name: b, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s, sink: {type: otlp_http, url: "https://127.0.0.1:${httpsPort}"}}\n`,
       );
-      // A process of its own: Node reads NODE_EXTRA_CA_CERTS as it starts. GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, when
+      // A process of its own: Node reads NODE_EXTRA_CA_CERTS as it starts. bin/svc runs the built code (dist/), as
+      // every bin/ spec: CI builds before the specs; locally, npm run build after changing lib. GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, when
       // set, would be the only CAs gRPC trusts.
       const run = (extraCa: string | undefined) =>
         new Promise<{ code: number; stderr: string }>((resolve) => {
