@@ -675,6 +675,43 @@ describe('OTLP sinks', function () {
     }
   });
 
+  it('otlp_grpc: an OK answer whose bytes are no protobuf ExportResponse is a delivery, in one call', async () => {
+    for (const answer of [Buffer.from('OK'), Buffer.from([0xff])]) {
+      let calls = 0;
+      const server = new grpc.Server();
+      server.addService(
+        {
+          Export: {
+            path: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
+            requestStream: false,
+            responseStream: false,
+            requestSerialize: (value: Buffer) => value,
+            requestDeserialize: (bytes: Buffer) => bytes,
+            responseSerialize: (value: Buffer) => value,
+            responseDeserialize: (bytes: Buffer) => bytes,
+          },
+        },
+        { Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, answer)) },
+      );
+      const port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+          error ? reject(error) : resolve(bound),
+        ),
+      );
+      const sink = otlpGrpcSink({ endpoint: `127.0.0.1:${port}`, signal: 'metrics', retry: QUICK_RETRY });
+      const reports: SinkReport[] = [];
+      sink.reports!.subscribe((r) => reports.push(r));
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2] })));
+      await sink.close().catch(() => undefined);
+      server.forceShutdown();
+      expect({ answer, calls, reports: reports.map((r) => [r.kind, (r as { size: number }).size]) }).to.deep.equal({
+        answer,
+        calls: 1,
+        reports: [['delivered', 2]],
+      });
+    }
+  });
+
   it('bin/svc runs examples/otlp.yaml: a Sum, a Histogram and LogRecords under the resource it names', async () => {
     const result = await svc(['run', 'examples/otlp.yaml', '--endpoint', receiver.grpcAddress, '--duration', '1s']);
     expect(result.code, result.stderr).to.equal(0);
