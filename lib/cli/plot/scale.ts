@@ -26,8 +26,10 @@ export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): 
       }
   if (min > max) return { min: 0, max: 1 };
   if (min === max) {
-    const pad = min === 0 ? 1 : Math.abs(min) * 0.1;
-    return { min: min - pad, max: max + pad };
+    // A tenth of the value, but never 0 (a tenth of 5e-324 is), and bounds that stay numbers (1.7e308 + a tenth is
+    // Infinity): an empty or infinite range draws no line.
+    const pad = min === 0 ? 1 : Math.max(Math.abs(min) * 0.1, Number.MIN_VALUE);
+    return { min: Math.max(min - pad, -Number.MAX_VALUE), max: Math.min(max + pad, Number.MAX_VALUE) };
   }
   return { min, max };
 }
