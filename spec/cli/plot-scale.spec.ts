@@ -17,3 +17,12 @@ describe('the value range of a chart', () => {
     expect(heightOf(1.7e308, rangeOf(gauge, flat(1.7e308)))).to.be.above(0.5);
   });
 });
+
+describe('the height of a value in a chart', () => {
+  it('places the smallest numbers where they lie, and values of a range wider than the largest number too', () => {
+    expect(heightOf(5e-324, { min: 0, max: 5e-324 })).to.equal(1);
+    expect(heightOf(5e-324, { min: 0, max: 1e-323 })).to.equal(0.5);
+    expect(heightOf(0, { min: -1.7e308, max: 1.7e308 })).to.equal(0.5);
+    expect(heightOf(1.7e308, { min: -1.7e308, max: 1.7e308 })).to.equal(1);
+  });
+});

@@ -35,10 +35,13 @@ export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): 
 }
 
 /**
- * Where `value` lies in `range`: 0 at its bottom, 1 at its top. Halved first: a range wider than the largest number
- * (values from -1.7e308 to 1.7e308) would make `max - min` Infinity, and every height 0 or NaN.
+ * Where `value` lies in `range`: 0 at its bottom, 1 at its top. Halved first only for a range wider than the largest
+ * number (values from -1.7e308 to 1.7e308), whose `max - min` is Infinity: halving would lose the smallest values
+ * (5e-324 / 2 is 0).
  */
 export function heightOf(value: number, { min, max }: Range): number {
+  const span = max - min;
+  if (Number.isFinite(span)) return (value - min) / span;
   return (value / 2 - min / 2) / (max / 2 - min / 2);
 }
 
