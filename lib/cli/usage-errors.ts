@@ -60,10 +60,12 @@ function unknownCommand<C>(
   if (first === undefined) return undefined;
   if (isFlag(first))
     return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
+  // The words before the first flag: a command's words stand together (a flag's value is not a subcommand).
+  const flag = argv.findIndex(isFlag);
   return {
     message: unknownCommandMessage(
       commands.map(({ path }) => path.join(' ')),
-      argv.filter((arg) => !isFlag(arg)),
+      flag < 0 ? argv : argv.slice(0, flag),
       binaryName,
     ),
   };
@@ -72,7 +74,8 @@ function unknownCommand<C>(
 /**
  * `unknown command "<words>"`, with the closest of `commands` (`run`, `catalog list`) to the words given, each
  * compared with as many words as it has; `prefix` goes before the suggestion (`svc`, `svc help`). Words that
- * only begin commands (`catalog`, which `svc help` lists as `catalog list` and `catalog show`) name those.
+ * only begin commands (`catalog`, which `svc help` lists as `catalog list` and `catalog show`) name those, and the
+ * word after them, if any, as an unknown subcommand.
  */
 export function unknownCommandMessage(commands: readonly string[], words: readonly string[], prefix: string): string {
   const tried = (length: number) => words.slice(0, length).join(' ');
@@ -81,8 +84,13 @@ export function unknownCommandMessage(commands: readonly string[], words: readon
   if (suggestion)
     return `unknown command "${tried(suggestion.split(' ').length)}"; did you mean ${prefix} ${suggestion}?`;
   const group = subcommandsOf(commands, words);
-  if (group)
-    return `${binaryName} ${group.name} needs a subcommand: ${group.members.map((command) => `${prefix} ${command}`).join(' or ')}`;
+  if (group) {
+    const members = group.members.map((command) => `${prefix} ${command}`).join(' or ');
+    const next = words[group.name.split(' ').length];
+    return next === undefined
+      ? `${binaryName} ${group.name} needs a subcommand: ${members}`
+      : `unknown subcommand "${next}" of ${binaryName} ${group.name}: ${members}`;
+  }
   return `unknown command "${words[0]}" (${binaryName} help lists the commands)`;
 }
 

@@ -107,6 +107,13 @@ describe('svc usage errors', () => {
     expect(await usageError(['help', 'catalog'])).to.equal(
       'Usage Error: svc catalog needs a subcommand: svc help catalog list or svc help catalog show',
     );
+    // A word after the group that is none of its subcommands is named.
+    expect(await usageError(['catalog', 'frobnicate', '--catalog', 'examples/catalog'])).to.equal(
+      'Usage Error: unknown subcommand "frobnicate" of svc catalog: svc catalog list or svc catalog show',
+    );
+    expect(await usageError(['help', 'catalog', 'frob'])).to.equal(
+      'Usage Error: unknown subcommand "frob" of svc catalog: svc help catalog list or svc help catalog show',
+    );
   });
 
   it('suggest by the rule of an unknown field: case ignored, a swap of two letters one edit, one edit for names up to 5 characters, two beyond', async () => {
