@@ -422,6 +422,33 @@ scenarios:
       .and.not.match(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
   });
 
+  it('places the SVG legend items by the width of their escaped text, so none overlaps the next', async () => {
+    const controls = scenario(
+      'legend-controls.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - id: e
+    name: e
+    signal_type: metrics
+    rate: 2
+    duration: 10s
+    generator: { type: constant, value: 1 }
+    dynamic_labels: [{ key: host, values: ["a\\e\\e\\e\\e\\e\\eb", "c"] }]
+`,
+    );
+    const svgPath = join(dir, 'legend-controls.svg');
+    const { code, stderr } = await svc(['plot', controls, '--svg', svgPath]);
+    expect(code, stderr).to.equal(0);
+    const items = [
+      ...readFileSync(svgPath, 'utf8').matchAll(/<text x="([\d.]+)" y="\d+"[^>]*>(\{host=[^<]*)<\/text>/g),
+    ];
+    const [first, next] = items.map((m) => ({ x: Number(m[1]), text: m[2]!.replaceAll('&quot;', '"') }));
+    expect(first!.text).to.equal('{host="a\\u001b\\u001b\\u001b\\u001b\\u001b\\u001bb"}');
+    // About 7 pixels a character of the text as shown.
+    expect(next!.x).to.be.at.least(first!.x + first!.text.length * 7);
+  });
+
   it('draws a dot for each value of a series sparser than its points, which no line joins', async () => {
     const sparse = scenario(
       'sparse.yaml',

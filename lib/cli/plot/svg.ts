@@ -123,13 +123,14 @@ function legendSvg(
   top: number,
   colourOf: (series: PreviewSeries, i: number) => string,
 ): { svg: string[]; lines: number } {
-  const title = titleOf(entry);
+  // Escaped before they are measured: an escape is wider than the character it shows (ESC as \u001b).
+  const title = escapeControls(titleOf(entry));
   const out = [`<text x="${LEFT}" y="${top + 16}" font-weight="bold" fill="#212529">${escapeXml(title)}</text>`];
   const titleWidth = 12 + title.length * 7.2;
   const legend = legendOf(entry.series);
   // The shared labels come first, without a swatch; then each series' name.
   const shared = legend.shared === undefined ? [] : [legend.shared];
-  const items = [...shared, ...legend.names];
+  const items = [...shared, ...legend.names].map(escapeControls);
   const lines = legendLines(items, WIDTH - RIGHT - LEFT, (part) => SWATCH + textWidth(part), 0, titleWidth);
   lines.forEach((parts, line) => {
     const y = top + line * LEGEND_LINE;
