@@ -88,8 +88,10 @@ const LARGEST_COMPACT = 1e15;
  * given; an exponent keeps one less): `0.125`, `79.9`, `12.3K`, `301M`, `4.5e-5`, `1.4e308`.
  */
 export function formatValue(value: number, digits = 3): string {
-  const size = Math.abs(value);
-  if ((size !== 0 && size < 0.001) || (size >= LARGEST_COMPACT && size !== Infinity))
+  // The notation is that of the value as rounded: 9.9996e14 is written 1.0e15, as 1e15 is, not 1000T.
+  const size = Math.abs(Number(value.toPrecision(digits)));
+  // A number rounded past the largest one (1.797e308 to 1.80e308) is still written with an exponent; ±∞ is not.
+  if (Number.isFinite(value) && ((size !== 0 && size < 0.001) || size >= LARGEST_COMPACT))
     return value.toExponential(digits - 2).replace('e+', 'e');
   if (size < 1000) return String(Number(value.toPrecision(digits)));
   let format = compact.get(digits);

@@ -35,6 +35,14 @@ describe('figures as text', () => {
       '-1.7e308',
       '∞',
     ]);
+    // The notation is chosen after rounding: a value that rounds to 1e15 is written as 1e15 is, not 1000T.
+    expect([9.9996e14, 999.96, 0.00099996, Number.MAX_VALUE, -Infinity].map((v) => formatValue(v))).to.deep.equal([
+      '1.0e15',
+      '1K',
+      '0.001',
+      '1.8e308',
+      '-∞',
+    ]);
     expect([123_456_789, 0.00004567, 1.23456].map((v) => formatValue(v, 5))).to.deep.equal([
       '123.46M',
       '4.567e-5',
