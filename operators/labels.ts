@@ -338,6 +338,18 @@ export function rotationPeriod(dynamic: readonly RotatingLabel[]): number {
   );
 }
 
+/**
+ * After how many ticks every label set `labels(options)` writes has come again, when the spikes' windows are open:
+ * the lcm of the rotating labels' and the spikes' cardinalities (at most {@link COUNTED_LABEL_SETS}). A label set not
+ * written for that many ticks is one the entry has moved on from.
+ */
+export function labelSetPeriod(options: LabelOptions): number {
+  return (options.spikes ?? []).reduce(
+    (period, spike) => leastCommonMultiple(period, spike.cardinality),
+    rotationPeriod(options.dynamic ?? []),
+  );
+}
+
 /** The least common multiple, capped at {@link COUNTED_LABEL_SETS}. */
 function leastCommonMultiple(a: number, b: number): number {
   let [x, y] = [a, b];

@@ -12,6 +12,7 @@ import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';
+import { OWN_LABEL } from '../config/entry.js';
 
 /** Most events an entry's drain buffer holds (the `limit` query maximum). */
 export const MAX_SCRAPE_EVENTS = 1000;
@@ -158,24 +159,45 @@ export class ScrapeBuffer {
   /** Slot of the oldest event kept, and how many are kept. */
   private first = 0;
   private kept = 0;
-  /** The series seen, in order of appearance (up to MAX_LATEST_SERIES), with their latest values. */
+  /**
+   * The series seen, in order of appearance (up to MAX_LATEST_SERIES), with their latest values; a series the entry
+   * moved on from ({@link isLive}) may be forgotten to make room, its slot listed in `free` for the next new one.
+   */
   private readonly indexOf = new Map<string, number>();
+  private readonly free: number[] = [];
   /** Characters of the label text of those series, claimed from the budget. */
   private labelChars = 0;
   /** The same index by object, for interned series: the common case builds no text per sample. */
   private readonly indexOfObject = new WeakMap<Series, number>();
-  private readonly series: Series[] = [];
+  private readonly series: (Series | undefined)[] = [];
   private readonly latest: number[] = [];
+  /** Per series: the entry's event count when it was last written, and its label names' {@link shapeOf}. */
+  private readonly writtenAt: number[] = [];
+  private readonly shapeOfSeries: number[] = [];
+  /** Label names (without the family's own `le`/`quantile`) → a small number; the shape of the latest event. */
+  private readonly shapes = new Map<string, number>();
+  private latestShape = -1;
+  /** Events recorded so far. */
+  private events = 0;
+  /** Set when the entry ended: it writes no series any more. */
+  private ended = false;
+  /** The batch whose rows last swept the table for room (at most one sweep a batch). */
+  private sweptAt = -1;
   /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
   private readonly latestNative: (NativeHistogram | undefined)[] = [];
   private readonly latestExemplar: (Exemplar | undefined)[] = [];
   /** The `anchor` of the entry's batches: its start. */
   private created = 0;
 
-  /** `budget`: shared by every ring of a server; a ring alone gets the whole budget. */
+  /**
+   * `budget`: shared by every ring of a server; a ring alone gets the whole budget. `period`: after how many events
+   * the entry has written every label set it writes again (`labelSetPeriod`): a series not written for that many
+   * leaves the scrape.
+   */
   constructor(
     readonly family: Family,
     private readonly budget = new ScrapeBudget(),
+    private readonly period = Number.POSITIVE_INFINITY,
   ) {}
 
   /**
@@ -187,6 +209,9 @@ export class ScrapeBuffer {
     if (this.series.length === 0) this.created = samples.anchor;
     const { series, value, native } = samples;
     const exemplars = new ExemplarCursor(samples.exemplars);
+    // Every row counts as written at the batch's last event: a series leaves at most a batch late, never early.
+    this.events += samples.events ?? samples.size;
+    this.latestShape = this.shapeOf(series[samples.size - 1]!);
     for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
     // A native histogram alone has no row the text exposition shows: nothing for the ring to keep, and no share of
@@ -237,7 +262,7 @@ export class ScrapeBuffer {
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.budget.releaseSeries(this.series.length, this.labelChars);
+    this.budget.releaseSeries(this.series.length - this.free.length, this.labelChars);
     if (this.width === 0) return;
     this.budget.leave();
     this.first = this.kept = this.capacity = 0;
@@ -245,17 +270,44 @@ export class ScrapeBuffer {
     this.rowValues = this.stamps = new Float64Array(0);
   }
 
-  /** The latest state of every series, without timestamps. */
+  /** The latest state of every series the table holds, without timestamps. */
   latestRows(): readonly LatestRow[] {
-    return this.series.map((_, i) => this.latestRow(i));
+    const rows: LatestRow[] = [];
+    for (let i = 0; i < this.series.length; i++) if (this.series[i]) rows.push(this.latestRow(i));
+    return rows;
   }
 
-  /** Series whose latest value the table holds: it only grows while the entry runs. */
+  /** Slots of the table of latest values (some may be free: see {@link isLive}): at most {@link MAX_LATEST_SERIES}. */
   get latestCount(): number {
     return this.series.length;
   }
 
-  /** The latest state of the series at `index` (of the first {@link latestCount}), as it is now. */
+  /** Marks the entry ended: none of its series is written any more, so none is {@link isLive}. */
+  end(): void {
+    this.ended = true;
+  }
+
+  /**
+   * Whether the series at `index` is one the entry still writes, which the scrape of latest values shows: its entry
+   * has not ended, the latest event has its label names (a spike's window that opened or closed changes them), and
+   * it was written within the last {@link period} events (a rotation came round to it).
+   */
+  isLive(index: number): boolean {
+    return (
+      !this.ended &&
+      this.series[index] !== undefined &&
+      this.shapeOfSeries[index] === this.latestShape &&
+      this.events - this.writtenAt[index]! < this.period
+    );
+  }
+
+  /** Whether any series of the table is {@link isLive}: a family of none is left out of the scrape. */
+  hasLive(): boolean {
+    for (let i = 0; i < this.series.length; i++) if (this.isLive(i)) return true;
+    return false;
+  }
+
+  /** The latest state of the series at `index` (a slot of the first {@link latestCount} that holds one), as it is now. */
   latestRow(index: number): LatestRow {
     const native = this.latestNative[index];
     const exemplar = this.latestExemplar[index];
@@ -314,9 +366,12 @@ export class ScrapeBuffer {
    * or has room for it. A row without an exemplar keeps the series' previous one: exemplars are sparse.
    */
   private seen(series: Series, value: number, native?: NativeHistogram, exemplar?: Exemplar): void {
-    const index = this.indexOfObject.get(series) ?? this.indexOfText(series);
+    const known = this.indexOfObject.get(series);
+    // A slot given to another series since: this object's index is stale.
+    const index = known !== undefined && this.series[known] === series ? known : this.indexOfText(series);
     if (index === undefined) return;
     this.latest[index] = value;
+    this.writtenAt[index] = this.events;
     if (native) this.latestNative[index] = native;
     if (exemplar) this.latestExemplar[index] = exemplar;
   }
@@ -329,13 +384,54 @@ export class ScrapeBuffer {
     const id = sampleName('', series);
     let index = this.indexOf.get(id);
     if (index === undefined) {
-      if (this.series.length >= MAX_LATEST_SERIES || !this.budget.claimSeries(id.length)) return undefined;
+      if (!this.claim(id.length)) return undefined;
       this.labelChars += id.length;
-      index = this.series.push(series) - 1;
+      index = this.free.pop();
+      if (index === undefined) index = this.series.push(series) - 1;
+      else {
+        this.series[index] = series;
+        this.latestNative[index] = this.latestExemplar[index] = undefined;
+      }
+      this.shapeOfSeries[index] = this.shapeOf(series);
       this.indexOf.set(id, index);
     }
     if (!series.transient) this.indexOfObject.set(series, index);
     return index;
+  }
+
+  /**
+   * Takes room for a new series of label text `chars` long: a free slot, or a new one within the bounds; when there
+   * is none, forgets the series the entry moved on from (once a batch: a sweep reads the whole table) and tries again.
+   */
+  private claim(chars: number): boolean {
+    const room = () =>
+      (this.free.length > 0 || this.series.length < MAX_LATEST_SERIES) && this.budget.claimSeries(chars);
+    if (room()) return true;
+    if (this.sweptAt === this.events) return false;
+    this.sweptAt = this.events;
+    // From the last slot down, so that the free slots are taken again from the first up.
+    for (let i = this.series.length - 1; i >= 0; i--) {
+      const series = this.series[i];
+      if (!series || this.isLive(i)) continue;
+      const id = sampleName('', series);
+      this.indexOf.delete(id);
+      this.budget.releaseSeries(1, id.length);
+      this.labelChars -= id.length;
+      this.series[i] = undefined;
+      this.free.push(i);
+    }
+    return room();
+  }
+
+  /** The number of a series' label names, its family's own label (`le`, `quantile`) left out. */
+  private shapeOf(series: Series): number {
+    const own = OWN_LABEL[this.family.type as keyof typeof OWN_LABEL]?.[0];
+    const names = Object.keys(series.labels)
+      .filter((name) => name !== own)
+      .join(',');
+    let shape = this.shapes.get(names);
+    if (shape === undefined) this.shapes.set(names, (shape = this.shapes.size));
+    return shape;
   }
 }
 
@@ -403,7 +499,7 @@ export function latestFamilies(
   }
   const families: LatestFamily[] = [];
   for (const [name, group] of byName) {
-    if (group.every((buffer) => buffer.latestCount === 0)) continue;
+    if (group.every((buffer) => !buffer.hasLive())) continue;
     const types = [...new Set(group.map((buffer) => buffer.family.type))];
     if (types.length > 1) onConflict(name, types);
     const help = group.find((buffer) => buffer.family.help)?.family.help;
@@ -425,6 +521,7 @@ export function* eachRow({ buffers }: LatestFamily, pace: Pace, visit: (row: Lat
   for (const buffer of buffers) {
     for (let i = 0, count = buffer.latestCount; i < count; i++) {
       if (pace.due()) yield;
+      if (!buffer.isLive(i)) continue;
       const row = buffer.latestRow(i);
       if (seen) {
         // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of

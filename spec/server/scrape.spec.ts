@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  aggregate,
   aggregateSteps,
   MAX_LATEST_SERIES,
   MAX_SCRAPE_EVENTS,
@@ -157,6 +158,57 @@ describe('ScrapeBuffer: the ring of recent events behind GET /scenarios/{id}/met
     expect(rows).to.have.length(MAX_LATEST_SERIES);
     expect(rows.at(-1)).to.deep.include({ value: 2 * (MAX_LATEST_SERIES - 1) });
     expect(rows.at(-1)!.series.labels).to.deep.equal({ pod: `pod_${MAX_LATEST_SERIES - 1}` });
+  });
+});
+
+describe('GET /scenarios/metrics: a series the entry no longer writes leaves the scrape', () => {
+  /** Records one event of each label set, in order, the n-th of value n. */
+  const events = (buffer: ScrapeBuffer, sets: readonly Record<string, string>[]) => {
+    for (const [n, labels] of sets.entries()) buffer.record(sampleBatch({ values: [n], series: seriesOf(labels) }));
+  };
+  /** The series of the scrape, as `labels value`. */
+  const scraped = (buffer: ScrapeBuffer) =>
+    aggregate([buffer], () => {})
+      .split('\n')
+      .filter((line) => line && !line.startsWith('#'))
+      .map((line) => line.slice('depth'.length));
+  const pod = (n: number) => ({ pod: `pod_${n}` });
+
+  it('keeps the series of a rotation that comes round to them, and drops one not written for a whole period', () => {
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, 3);
+    events(buffer, [pod(0), pod(1), pod(2), pod(9), pod(0), pod(1), pod(2)]);
+    expect(scraped(buffer)).to.deep.equal(['{pod="pod_0"} 4', '{pod="pod_1"} 5', '{pod="pod_2"} 6']);
+  });
+
+  it("shows a spike's series while its window is open, and the series without its label before and after", () => {
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, 2);
+    events(buffer, [{}, {}, { user: 'u0' }, { user: 'u1' }]);
+    expect(scraped(buffer)).to.deep.equal(['{user="u0"} 2', '{user="u1"} 3']);
+    events(buffer, [{}]);
+    // The series returns with its entry's latest value: a counter's keeps counting, read as no reset.
+    expect(scraped(buffer)).to.deep.equal([' 0']);
+  });
+
+  it('shows none of the series of an entry that ended', () => {
+    const buffer = gauge();
+    events(buffer, [pod(0)]);
+    buffer.end();
+    expect(aggregate([buffer], () => {})).to.equal('');
+    // Its own table still answers GET /scenarios/{id}/series.
+    expect(buffer.latestRows()).to.have.length(1);
+  });
+
+  it('gives the room of the series it moved on from to new ones, when the table is full', () => {
+    const budget = new ScrapeBudget(100, 10);
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, budget, 10);
+    events(
+      buffer,
+      range(0, 10).map((n) => ({ user: `u${n}` })),
+    );
+    // The window closed: the spike's series leave, and the table takes the rotation's.
+    events(buffer, range(0, 10).map(pod));
+    expect(scraped(buffer)).to.have.length(10);
+    expect(buffer.latestRows().map((row) => row.series.labels.pod)).to.deep.equal(range(0, 10).map((n) => `pod_${n}`));
   });
 });
 
