@@ -181,8 +181,9 @@ export class ScrapeBuffer {
   private events = 0;
   /** Set when the entry ended: it writes no series any more. */
   private ended = false;
-  /** The batch whose rows last swept the table for room (at most one sweep a batch). */
-  private sweptAt = -1;
+  /** The event count and latest shape at the last sweep of the table for room ({@link claim}). */
+  private sweptAt = Number.NEGATIVE_INFINITY;
+  private sweptShape = -1;
   /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
   private readonly latestNative: (NativeHistogram | undefined)[] = [];
   private readonly latestExemplar: (Exemplar | undefined)[] = [];
@@ -401,14 +402,16 @@ export class ScrapeBuffer {
 
   /**
    * Takes room for a new series of label text `chars` long: a free slot, or a new one within the bounds; when there
-   * is none, forgets the series the entry moved on from (once a batch: a sweep reads the whole table) and tries again.
+   * is none, forgets the series the entry moved on from and tries again. A sweep reads the whole table, so it runs
+   * only when series can have left since the last one: the latest event's label names changed, or a period of
+   * events went by. (Once a batch, a rotation of 1,000,000 values past a full table swept its 100,000 live series
+   * at every batch: 200 batches of 1000 new series took 1 s instead of 10 ms.)
    */
   private claim(chars: number): boolean {
-    const room = () =>
-      (this.free.length > 0 || this.series.length < MAX_LATEST_SERIES) && this.budget.claimSeries(chars);
-    if (room()) return true;
-    if (this.sweptAt === this.events) return false;
+    if (this.room(chars)) return true;
+    if (this.latestShape === this.sweptShape && this.events - this.sweptAt < this.period) return false;
     this.sweptAt = this.events;
+    this.sweptShape = this.latestShape;
     // From the last slot down, so that the free slots are taken again from the first up.
     for (let i = this.series.length - 1; i >= 0; i--) {
       const series = this.series[i];
@@ -420,7 +423,12 @@ export class ScrapeBuffer {
       this.series[i] = undefined;
       this.free.push(i);
     }
-    return room();
+    return this.room(chars);
+  }
+
+  /** A free slot or a new one, and the server's room for label text `chars` long. */
+  private room(chars: number): boolean {
+    return (this.free.length > 0 || this.series.length < MAX_LATEST_SERIES) && this.budget.claimSeries(chars);
   }
 
   /** The number of a series' label names, its family's own label (`le`, `quantile`) left out. */
