@@ -112,8 +112,7 @@ export class EntryRegistry {
     if (this.running + file.scenarios.length > max)
       throw new TooManyEntriesError(max, this.running, file.scenarios.length);
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
-    const { labelSetPeriod } = require('../../operators/labels.js') as typeof import('../../operators/labels.js');
-    const { labelOptions } = require('../runtime/chain/labels.js') as typeof import('../runtime/chain/labels.js');
+    const { labelCycle } = require('../runtime/chain/labels.js') as typeof import('../runtime/chain/labels.js');
     const idOf = new Map(file.scenarios.map((entry) => [entry.id, ids.get(entry.id) ?? randomUUID()]));
     const taken = [...idOf.values()].find((id) => this.entries.has(id));
     if (taken !== undefined) throw new Error(`scenario id ${taken} is already running`);
@@ -123,7 +122,7 @@ export class EntryRegistry {
         new ScrapeBuffer(
           { name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help },
           this.scrapeBudget,
-          labelSetPeriod(labelOptions(entry)),
+          labelCycle(entry),
         ),
       ]),
     );

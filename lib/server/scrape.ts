@@ -12,7 +12,6 @@ import type { Series } from '../../operators/model/series.js';
 import type { MetricType } from '../language/types.js';
 import { textValueFormat } from '../encoders/number.js';
 import { sampleName } from '../encoders/metrics-text.js';
-import { OWN_LABEL } from '../config/entry.js';
 
 /** Most events an entry's drain buffer holds (the `limit` query maximum). */
 export const MAX_SCRAPE_EVENTS = 1000;
@@ -101,6 +100,17 @@ export const SCRAPE_BUDGET_SERIES = 500_000;
  */
 export const SCRAPE_BUDGET_LABEL_CHARS = 50_000_000;
 
+/**
+ * How an entry's label sets come and go, for the scrape of latest values to show only the series it still writes:
+ * `period`, after how many events it has written every label set it writes again (`labelSetPeriod`; default never:
+ * series leave only by the spikes' windows and the entry's end); `spikeLabels`, the labels only its cardinality
+ * spikes write (a spike's series leave when its window closes, those without its label while it is open).
+ */
+export interface LabelCycle {
+  readonly period?: number;
+  readonly spikeLabels?: readonly string[];
+}
+
 /** One metric family as a scrape shows it. */
 export interface Family {
   readonly name: string;
@@ -171,35 +181,38 @@ export class ScrapeBuffer {
   private readonly indexOfObject = new WeakMap<Series, number>();
   private readonly series: (Series | undefined)[] = [];
   private readonly latest: number[] = [];
-  /** Per series: the entry's event count when it was last written, and its label names' {@link shapeOf}. */
+  /** Per series: the entry's event count when it was last written, and which spikes' labels it has ({@link spikesOf}). */
   private readonly writtenAt: number[] = [];
-  private readonly shapeOfSeries: number[] = [];
-  /** Label names (without the family's own `le`/`quantile`) → a small number; the shape of the latest event. */
-  private readonly shapes = new Map<string, number>();
-  private latestShape = -1;
+  private readonly spikesOfSeries: number[] = [];
+  /** Which spikes' labels the latest event has: the spikes whose window is open. */
+  private latestSpikes = 0;
   /** Events recorded so far. */
   private events = 0;
   /** Set when the entry ended: it writes no series any more. */
   private ended = false;
   /** The event count and latest shape at the last sweep of the table for room ({@link claim}). */
   private sweptAt = Number.NEGATIVE_INFINITY;
-  private sweptShape = -1;
+  private sweptSpikes = -1;
   /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
   private readonly latestNative: (NativeHistogram | undefined)[] = [];
   private readonly latestExemplar: (Exemplar | undefined)[] = [];
   /** The `anchor` of the entry's batches: its start. */
   private created = 0;
 
-  /**
-   * `budget`: shared by every ring of a server; a ring alone gets the whole budget. `period`: after how many events
-   * the entry has written every label set it writes again (`labelSetPeriod`): a series not written for that many
-   * leaves the scrape.
-   */
+  /** After how many events the entry has written every label set it writes again. */
+  private readonly period: number;
+  /** The labels only its cardinality spikes write. */
+  private readonly spikeLabels: readonly string[];
+
+  /** `budget`: shared by every ring of a server; a ring alone gets the whole budget. */
   constructor(
     readonly family: Family,
     private readonly budget = new ScrapeBudget(),
-    private readonly period = Number.POSITIVE_INFINITY,
-  ) {}
+    { period = Number.POSITIVE_INFINITY, spikeLabels = [] }: LabelCycle = {},
+  ) {
+    this.period = period;
+    this.spikeLabels = spikeLabels.slice(0, 31);
+  }
 
   /**
    * Records a labelled sample batch (the `onSamples` hook of the entry's chain): every row as the latest of its
@@ -212,7 +225,7 @@ export class ScrapeBuffer {
     const exemplars = new ExemplarCursor(samples.exemplars);
     // Every row counts as written at the batch's last event: a series leaves at most a batch late, never early.
     this.events += samples.events ?? samples.size;
-    this.latestShape = this.shapeOf(series[samples.size - 1]!);
+    this.latestSpikes = this.spikesOf(series[samples.size - 1]!);
     for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
     // A native histogram alone has no row the text exposition shows: nothing for the ring to keep, and no share of
@@ -290,14 +303,14 @@ export class ScrapeBuffer {
 
   /**
    * Whether the series at `index` is one the entry still writes, which the scrape of latest values shows: its entry
-   * has not ended, the latest event has its label names (a spike's window that opened or closed changes them), and
-   * it was written within the last {@link period} events (a rotation came round to it).
+   * has not ended, it has the labels of the spikes whose window is open (those of the latest event) and no other's,
+   * and it was written within the last {@link period} events (a rotation came round to it).
    */
   isLive(index: number): boolean {
     return (
       !this.ended &&
       this.series[index] !== undefined &&
-      this.shapeOfSeries[index] === this.latestShape &&
+      this.spikesOfSeries[index] === this.latestSpikes &&
       this.events - this.writtenAt[index]! < this.period
     );
   }
@@ -393,7 +406,7 @@ export class ScrapeBuffer {
         this.series[index] = series;
         this.latestNative[index] = this.latestExemplar[index] = undefined;
       }
-      this.shapeOfSeries[index] = this.shapeOf(series);
+      this.spikesOfSeries[index] = this.spikesOf(series);
       this.indexOf.set(id, index);
     }
     if (!series.transient) this.indexOfObject.set(series, index);
@@ -403,15 +416,15 @@ export class ScrapeBuffer {
   /**
    * Takes room for a new series of label text `chars` long: a free slot, or a new one within the bounds; when there
    * is none, forgets the series the entry moved on from and tries again. A sweep reads the whole table, so it runs
-   * only when series can have left since the last one: the latest event's label names changed, or a period of
+   * only when series can have left since the last one: a spike's window opened or closed, or a period of
    * events went by. (Once a batch, a rotation of 1,000,000 values past a full table swept its 100,000 live series
    * at every batch: 200 batches of 1000 new series took 1 s instead of 10 ms.)
    */
   private claim(chars: number): boolean {
     if (this.room(chars)) return true;
-    if (this.latestShape === this.sweptShape && this.events - this.sweptAt < this.period) return false;
+    if (this.latestSpikes === this.sweptSpikes && this.events - this.sweptAt < this.period) return false;
     this.sweptAt = this.events;
-    this.sweptShape = this.latestShape;
+    this.sweptSpikes = this.latestSpikes;
     // From the last slot down, so that the free slots are taken again from the first up.
     for (let i = this.series.length - 1; i >= 0; i--) {
       const series = this.series[i];
@@ -431,15 +444,12 @@ export class ScrapeBuffer {
     return (this.free.length > 0 || this.series.length < MAX_LATEST_SERIES) && this.budget.claimSeries(chars);
   }
 
-  /** The number of a series' label names, its family's own label (`le`, `quantile`) left out. */
-  private shapeOf(series: Series): number {
-    const own = OWN_LABEL[this.family.type as keyof typeof OWN_LABEL]?.[0];
-    const names = Object.keys(series.labels)
-      .filter((name) => name !== own)
-      .join(',');
-    let shape = this.shapes.get(names);
-    if (shape === undefined) this.shapes.set(names, (shape = this.shapes.size));
-    return shape;
+  /** Which of the spikes' labels a series has, bit k for label k. */
+  private spikesOf(series: Series): number {
+    let spikes = 0;
+    for (let k = 0; k < this.spikeLabels.length; k++)
+      if (Object.hasOwn(series.labels, this.spikeLabels[k]!)) spikes |= 1 << k;
+    return spikes;
   }
 }
 

@@ -175,18 +175,25 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
   const pod = (n: number) => ({ pod: `pod_${n}` });
 
   it('keeps the series of a rotation that comes round to them, and drops one not written for a whole period', () => {
-    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, 3);
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 3 });
     events(buffer, [pod(0), pod(1), pod(2), pod(9), pod(0), pod(1), pod(2)]);
     expect(scraped(buffer)).to.deep.equal(['{pod="pod_0"} 4', '{pod="pod_1"} 5', '{pod="pod_2"} 6']);
   });
 
   it("shows a spike's series while its window is open, and the series without its label before and after", () => {
-    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, 2);
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 2, spikeLabels: ['user'] });
     events(buffer, [{}, {}, { user: 'u0' }, { user: 'u1' }]);
     expect(scraped(buffer)).to.deep.equal(['{user="u0"} 2', '{user="u1"} 3']);
     events(buffer, [{}]);
     // The series returns with its entry's latest value: a counter's keeps counting, read as no reset.
     expect(scraped(buffer)).to.deep.equal([' 0']);
+  });
+
+  it('keeps both series of a rotating label with an empty value, which the events without the label write', () => {
+    // An empty value is no label: only a spike's label tells a window apart, not any label an event lacks.
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 2, spikeLabels: ['user'] });
+    events(buffer, [{ zone: 'a' }, {}, { zone: 'a' }, {}]);
+    expect(scraped(buffer)).to.deep.equal(['{zone="a"} 2', ' 3']);
   });
 
   it('shows none of the series of an entry that ended', () => {
@@ -200,7 +207,7 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
 
   it('sweeps a table full of series it still writes once a period, not at every batch', () => {
     // A rotation of 1,000,000 values past its 100,000 series: swept at every batch, 200 batches took 1 s, not 10 ms.
-    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, 1_000_000);
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 1_000_000 });
     const pods = (from: number) =>
       sampleBatch({ values: range(0, 1000), series: range(from, from + 1000).map((n) => seriesOf(pod(n))) });
     for (let from = 0; from < MAX_LATEST_SERIES; from += 1000) buffer.record(pods(from));
@@ -214,7 +221,7 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
 
   it('gives the room of the series it moved on from to new ones, when the table is full', () => {
     const budget = new ScrapeBudget(100, 10);
-    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, budget, 10);
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, budget, { period: 10, spikeLabels: ['user'] });
     events(
       buffer,
       range(0, 10).map((n) => ({ user: `u${n}` })),
