@@ -342,6 +342,7 @@ export function rotationPeriod(dynamic: readonly RotatingLabel[]): number {
  * After how many ticks every label set `labels(options)` writes has come again, when the spikes' windows are open:
  * the lcm of the rotating labels' and the spikes' cardinalities (at most {@link COUNTED_LABEL_SETS}). A label set not
  * written for that many ticks is one the entry has moved on from.
+ * @internal (svc-server's scrape; not part of the operators' API)
  */
 export function labelSetPeriod(options: LabelOptions): number {
   return (options.spikes ?? []).reduce(
