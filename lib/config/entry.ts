@@ -33,7 +33,7 @@ import { lowestValue } from '../generators/value.js';
 import { EXPONENTIAL_REACH, NORMAL_REACH, observationReach } from '../generators/distribution.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import type { MetricType, SignalType } from '../language/types.js';
+import type { DynamicLabel, MetricType, SignalType } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
 import { COUNTED_LABEL_SETS, labelSetCount, type LabelOptions } from '../../operators/labels.js';
@@ -273,15 +273,14 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
   // Metric lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a
-  // CSV's columns may bring labels of their own, known only later.
+  // CSV's columns may bring labels of their own, checked once they are known (lib/compile).
   if (
     signal !== 'traces' &&
     !has('pack') &&
     fields.generator?.type !== 'csv_replay' &&
-    !failed('labels', 'dynamic_labels') &&
-    !fields.dynamic_labels?.length
+    !failed('labels', 'dynamic_labels')
   ) {
-    const refusal = unlabelledStreamRefusal(sink.type, fields.labels ?? {});
+    const refusal = unlabelledStreamRefusal(sink.type, fields.labels ?? {}, fields.dynamic_labels);
     if (refusal) add(['labels'], refusal);
   }
   const nativeOnly = signal === 'histogram' && has('native') && !has('buckets') && nativeRefusal(encoder);
@@ -290,20 +289,33 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 }
 
 /**
- * Why events of `labels` cannot go to a sink of `sinkType`: a log store refuses a stream without labels (400), so
- * every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead. A label
- * whose value is empty is no label (`seriesOf` leaves it out).
+ * Why events of `labels` and `dynamic` cannot go to a sink of `sinkType`: a log store refuses a stream without labels
+ * (400), so every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead. A
+ * label whose value is empty is no label (`seriesOf` leaves it out), a rotating list's `""` included. An event whose
+ * every label is empty is refused with its whole push, the labelled events beside it too: so a list that can be
+ * `""` is refused as well unless another label always has a value (a static one, a counter, a list without `""`).
  */
 export function unlabelledStreamRefusal(
   sinkType: string,
   labels: Readonly<Record<string, string>>,
+  dynamic: readonly DynamicLabel[] = [],
 ): string | undefined {
   if (sinkType !== 'logstore' || Object.values(labels).some((value) => value !== '')) return undefined;
-  const empty = Object.keys(labels);
+  if (dynamic.some((label) => label.form === 'counter' || !label.values.includes(''))) return undefined;
+  const fix = 'add one that always has a value, e.g. labels: {job: <name>}';
+  const sometimes = dynamic.filter((label) => label.form === 'list' && !isEmptyLabel(label)).map(({ key }) => key);
+  if (sometimes.length)
+    return `the logstore sink needs a label on every event (the log store refuses a stream without labels, and the whole push it is in): ${sometimes.join(', ')} can be empty, and an empty value is no label; ${fix}`;
+  const empty = [...Object.keys(labels), ...dynamic.map(({ key }) => key)];
   const why = empty.length
     ? `; an empty value, as ${empty.join(', ')} ${empty.length === 1 ? 'has' : 'have'}, is no label`
     : '';
   return `the logstore sink needs at least one label (the log store refuses a stream without labels${why}): add one, e.g. labels: {job: <name>}`;
+}
+
+/** A rotating label that is never written: a list whose every value is empty (an empty value is no label). */
+export function isEmptyLabel(label: DynamicLabel): boolean {
+  return label.form === 'list' && label.values.every((value) => value === '');
 }
 
 /**

@@ -275,6 +275,25 @@ describe('sink', () => {
     expect(entryOf(logs({ sink, labels: { job: 'app', env: '' } })).sink).to.deep.equal(sink);
   });
 
+  it('refuses a logs entry into the logstore sink whose rotating labels can all be empty: its events would have none', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    expect(entryProblems(logs({ sink, dynamic_labels: [{ key: 'pod', values: [''] }] }))).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs at least one label (the log store refuses a stream without labels; an empty value, as pod has, is no label): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect(
+      entryProblems(logs({ sink, labels: { job: '' }, dynamic_labels: [{ key: 'pod', values: ['', 'a'] }] })),
+    ).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs a label on every event (the log store refuses a stream without labels, and the whole push it is in): pod can be empty, and an empty value is no label; add one that always has a value, e.g. labels: {job: <name>}',
+    ]);
+    // Another label that always has a value labels every stream.
+    const pod = { key: 'pod', values: ['', 'a'] };
+    expect(entryOf(logs({ sink, labels: { job: 'app' }, dynamic_labels: [pod] })).sink).to.deep.equal(sink);
+    expect(entryOf(logs({ sink, dynamic_labels: [pod, { key: 'zone', values: ['a', 'b'] }] })).sink).to.deep.equal(
+      sink,
+    );
+    expect(entryOf(logs({ sink, dynamic_labels: [pod, { key: 'zone', cardinality: 2 }] })).sink).to.deep.equal(sink);
+  });
+
   it('refuses a metrics, histogram or summary entry without labels into the logstore sink too: its lines go in streams of their labels', () => {
     const sink = { type: 'logstore', url: 'http://loki:3100' };
     const refusal =
