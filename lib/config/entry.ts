@@ -350,16 +350,21 @@ export function encoderLabelIssues(
   );
 }
 
-/** Every place an entry names `label`: static, rotating or spiking. */
+/**
+ * Every place an entry names `label`: static, rotating or spiking. A static label of an empty value and a list whose
+ * values are all empty are no label (no encoder writes them), so they name nothing (`--label time=`).
+ */
 function labelIssues(
   fields: Pick<EntryFields, 'labels' | 'dynamic_labels' | 'cardinality_spikes'>,
   label: string,
   message: string,
 ): Issue[] {
   return [
-    ...(fields.labels && Object.hasOwn(fields.labels, label) ? [{ path: ['labels', label], message }] : []),
+    ...(fields.labels && Object.hasOwn(fields.labels, label) && fields.labels[label] !== ''
+      ? [{ path: ['labels', label], message }]
+      : []),
     ...(fields.dynamic_labels ?? []).flatMap((dynamic, i) =>
-      dynamic.key === label ? [{ path: ['dynamic_labels', i, 'key'], message }] : [],
+      dynamic.key === label && !isEmptyLabel(dynamic) ? [{ path: ['dynamic_labels', i, 'key'], message }] : [],
     ),
     ...(fields.cardinality_spikes ?? []).flatMap((spike, i) =>
       spike.label === label ? [{ path: ['cardinality_spikes', i, 'label'], message }] : [],

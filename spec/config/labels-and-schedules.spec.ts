@@ -77,6 +77,20 @@ describe('labels', () => {
     expect(entryOf(metric({ labels: { time: 'x' } })).labels).to.deep.equal({ time: 'x' });
   });
 
+  it('takes a reserved label of an empty value, which is no label (--label time= takes it off)', () => {
+    const encoder = { type: 'influx_lp' };
+    const none = { key: 'time', values: [''] };
+    expect(entryOf(metric({ labels: { time: '', job: 'a' }, dynamic_labels: [none], encoder })).labels).to.deep.equal({
+      time: '',
+      job: 'a',
+    });
+    expect(entryOf(histogram({ labels: { le: '' }, dynamic_labels: [{ ...none, key: 'le' }] })).labels).to.deep.equal({
+      le: '',
+    });
+    // A list that can hold a value writes the label on those events.
+    expect(entryProblems(metric({ dynamic_labels: [{ key: 'time', values: ['', 'a'] }], encoder }))).to.have.length(1);
+  });
+
   it('takes YAML numbers and booleans as their text (status: 200)', () => {
     const file = load(`
 version: 2
