@@ -7,7 +7,7 @@
  */
 import { ConfigError, problemAt, type Issue, type Place, type Problem } from '../language/problems.js';
 import { referenceIssues } from '../config/references.js';
-import { encoderLabelIssues } from '../config/entry.js';
+import { encoderLabelIssues, unlabelledStreamRefusal } from '../config/entry.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { Catalog } from '../catalog/index.js';
 import type { PackAtPath } from '../config/pack.js';
@@ -120,8 +120,9 @@ export function compileScenario(file: ScenarioFile, options: CompileOptions): Sc
 }
 
 /**
- * Labels a pack's metric or a CSV's column brought that its entry's encoder cannot write (influx_lp: `time`): the
- * file's entry was checked before they were known, and every line would be refused.
+ * Labels a pack's metric or a CSV's column brought that its entry's encoder cannot write (influx_lp: `time`), and
+ * streams left without a label for a log store: the file's entry was checked before they were known, and every line
+ * (every push) would be refused.
  */
 function broughtLabelIssues(
   entries: readonly Entry[],
@@ -130,16 +131,20 @@ function broughtLabelIssues(
   return entries.flatMap((entry, index) => {
     const origin = origins[index];
     const { generator } = entry;
-    const from = origin
-      ? `a label of the metric ${origin.metric} of the pack "${origin.pack}"`
+    const source = origin
+      ? `the metric ${origin.metric} of the pack "${origin.pack}"`
       : generator?.type === 'csv_replay'
-        ? `a label of the column ${generator.series?.header} of ${generator.file}`
+        ? `the column ${generator.series?.header} of ${generator.file}`
         : undefined;
-    if (from === undefined) return [];
-    return encoderLabelIssues({ labels: entry.labels }, entry.encoder.type).map(({ path, message }) => ({
-      index,
-      issue: { path, message: `${from}: ${message}` },
-    }));
+    if (source === undefined) return [];
+    const unlabelled = unlabelledStreamRefusal(entry.sink.type, entry.labels, entry.dynamic_labels);
+    return [
+      ...encoderLabelIssues({ labels: entry.labels }, entry.encoder.type).map(({ path, message }) => ({
+        path,
+        message: `a label of ${source}: ${message}`,
+      })),
+      ...(unlabelled ? [{ path: ['labels'], message: `${source}: ${unlabelled}` }] : []),
+    ].map((issue) => ({ index, issue }));
   });
 }
 

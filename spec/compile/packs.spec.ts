@@ -125,6 +125,15 @@ describe('compile: packs', () => {
     expect(compile([packed({ id: 'web', overrides })]).scenarios).to.have.length(5);
   });
 
+  it('refuses a metric of a pack left without a label into the logstore sink, whose store refuses such a stream', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    const overrides = { http_requests_in_flight: { labels: { job: '' } } };
+    expect(compileProblems([packed({ id: 'web', sink, overrides })])).to.deep.equal([
+      'scenarios[0] (web.http_requests_in_flight): labels: the metric http_requests_in_flight of the pack "http_server": the logstore sink needs at least one label (the log store refuses a stream without labels; an empty value, as job has, is no label): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect(compile([packed({ id: 'web', sink })]).scenarios).to.have.length(5);
+  });
+
   it('names a single flat entry `entry` in messages, as lib/config does', () => {
     const file = loadScenario(JSON.stringify(packed({ id: 'web', overrides: { nope: {} } })), {
       origin: 'body',

@@ -160,6 +160,14 @@ describe('csv_replay: one entry per column', () => {
     expect((await compile([timed()])).scenarios[0]!.labels).to.deep.equal({ time: 'x' });
   });
 
+  it('refuses a column without labels into the logstore sink, whose store refuses such a stream', async () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    expect(await compileProblems([replay({}, { sink })])).to.deep.equal([
+      'scenarios[0] (recorded.errors): labels: the column errors of series.csv: the logstore sink needs at least one label (the log store refuses a stream without labels): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect((await compile([replay({}, { sink, labels: { job: 'r' } })])).scenarios).to.have.length(3);
+  });
+
   it('refuses a column the CSV does not have', async () => {
     expect(await compileProblems([replay({ columns: ['errors', 'latency'] })])).to.deep.equal([
       'scenarios[0] (recorded): generator.columns[1]: series.csv has no column "latency" (its columns: {__name__="rps", pod="a"}, {__name__="rps", pod="b"}, errors)',
