@@ -209,24 +209,33 @@ const SERIES_HEADER = /^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)?\s*\{(.*)\}\s*$/;
 const LABEL_PAIR = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*(?:,|$)/y;
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
-/** The metric name and labels of a column header; undefined when it is neither a series header nor a metric name. */
-function seriesOf(header: string): { name?: string; labels: Record<string, string> } | undefined {
+/**
+ * The metric name and labels of a column header; undefined when it is neither a series header nor a metric name.
+ * `repeated` is a label (or `__name__`) the header gives twice: which value it means is unknown.
+ */
+function seriesOf(header: string): { name?: string; labels: Record<string, string>; repeated?: string } | undefined {
   if (METRIC_NAME.test(header)) return { name: header, labels: {} };
   const match = SERIES_HEADER.exec(header);
   if (!match) return undefined;
-  const labels: Record<string, string> = {};
+  // No prototype: a label headed __proto__ is a key of its own, refused by the label rules, not a prototype set.
+  const labels: Record<string, string> = Object.create(null);
+  const seen = new Set<string>(match[1] === undefined ? [] : ['__name__']);
+  let repeated: string | undefined;
   let name = match[1];
   const body = match[2]!.trim();
   LABEL_PAIR.lastIndex = 0;
   while (LABEL_PAIR.lastIndex < body.length) {
     const pair = LABEL_PAIR.exec(body);
     if (!pair) return undefined;
+    const key = pair[1]!;
     const value = pair[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    if (pair[1] === '__name__') name = value;
-    else labels[pair[1]!] = value;
+    if (seen.has(key)) repeated ??= key;
+    seen.add(key);
+    if (key === '__name__') name = value;
+    else labels[key] = value;
   }
   if (name !== undefined && !METRIC_NAME.test(name)) return undefined;
-  return { ...(name !== undefined && { name }), labels };
+  return { ...(name !== undefined && { name }), labels: { ...labels }, ...(repeated !== undefined && { repeated }) };
 }
 
 const NUMBER_CELL = 'a finite decimal number (NaN, infinities and values beyond ±1.8e308 are not replayed)';
@@ -244,6 +253,10 @@ export function metricTable(text: string, origin: string): MetricTable {
     if (!series)
       throw fail(
         `${at(1, column)}: expected a metric name or a series header such as {__name__="up", job="api"}, got ${show(text)}`,
+      );
+    if (series.repeated !== undefined)
+      throw fail(
+        `${at(1, column, text)}: the header gives ${series.repeated} twice: a series has one value a label, so give it once`,
       );
     // The header's labels obey the rules of an entry's `labels` (no __ prefix, the length bounds): they are written as such.
     const decoded = labelsCodec.decode(series.labels);

@@ -116,6 +116,20 @@ describe('csv_replay: metric CSV files', () => {
         'Time,cpu{__x="a"}\n1,1\n',
         'bad.csv: line 1, column 2 (cpu{__x="a"}): labels.__x: expected a label key not beginning with __ (Prometheus reserves those; __name__ is the metric name, the entry\'s name), got "__x"',
       ],
+      // __proto__ set the prototype of the labels and was dropped without a word.
+      [
+        'Time,cpu{__proto__="a"}\n1,1\n',
+        'bad.csv: line 1, column 2 (cpu{__proto__="a"}): labels.__proto__: expected a label key not beginning with __ (Prometheus reserves those; __name__ is the metric name, the entry\'s name), got "__proto__"',
+      ],
+      // The last of two values was kept without a word.
+      [
+        'Time,"cpu{pod=""a"", pod=""b""}"\n1,1\n',
+        'bad.csv: line 1, column 2 (cpu{pod="a", pod="b"}): the header gives pod twice: a series has one value a label, so give it once',
+      ],
+      [
+        'Time,"cpu{__name__=""mem""}"\n1,1\n',
+        'bad.csv: line 1, column 2 (cpu{__name__="mem"}): the header gives __name__ twice: a series has one value a label, so give it once',
+      ],
       [
         `Time,cpu{k="${'v'.repeat(2049)}"}\n1,1\n`,
         `bad.csv: line 1, column 2 (cpu{k="${'v'.repeat(2049)}"}): labels.k: expected a label value of at most 2048 characters, got 2049 characters`,
