@@ -121,6 +121,8 @@ describe('encoder', () => {
         'http://influx:8086/write?db=svc',
         'http://i/write?precision=ns',
         'http://i/write?precision=n',
+        // InfluxDB and VictoriaMetrics read an empty precision as none: nanoseconds.
+        'http://i/write?db=svc&precision=',
       ])
         expect(entryOf(influx(url)).sink).to.include({ url });
       expect(entryOf(metric({ sink: { type: 'http_push', url: 'http://i/write?precision=ms' } })).sink).to.exist;

@@ -26,9 +26,10 @@ export const influxLpKind = defineEncoder({
   carries: ['metrics'],
   reservedLabels: { time: TIME_REFUSED },
   sinkIssue: ({ url }) => {
-    // InfluxDB and VictoriaMetrics read a write's timestamps in the unit its `precision` names, nanoseconds without.
+    // InfluxDB and VictoriaMetrics read a write's timestamps in the unit its `precision` names, nanoseconds without
+    // or empty (`?precision=`).
     const precision = typeof url === 'string' && URL.canParse(url) ? new URL(url).searchParams.get('precision') : null;
-    if (precision === null || precision === 'n' || precision === 'ns') return undefined;
+    if (precision === null || ['', 'n', 'ns'].includes(precision)) return undefined;
     return {
       path: ['url'],
       message: `precision=${precision}: influx_lp writes timestamps in nanoseconds, which InfluxDB would read in that unit and refuse (time outside range), and VictoriaMetrics drop; leave precision out or give precision=ns`,
