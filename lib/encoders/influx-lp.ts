@@ -1,6 +1,7 @@
 import type { Series } from '../../operators/model/series.js';
 import type { TextMetricEncoder } from './encoder.js';
-import { nanosecondsText, textValueFormat } from './number.js';
+import { nanosecondsText } from '../protocols/epoch-text.js';
+import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface InfluxLpOptions {

@@ -1,6 +1,6 @@
 import { labelsJson } from './json-lines.js';
 import { logLines, type TextLogEncoder } from './log-lines.js';
-import { isoMillisecondsText } from './number.js';
+import { isoMillisecondsText } from '../protocols/epoch-text.js';
 
 /** A lone surrogate (in a `u` regexp a pair is one character, not a surrogate). */
 const LONE_SURROGATE = /\p{Cs}/u;

@@ -1,6 +1,7 @@
 import type { Series } from '../../operators/model/series.js';
 import { checkMetricOptions, type TextMetricEncoder } from './encoder.js';
-import { millisecondsText, textValueFormat } from './number.js';
+import { millisecondsText } from '../protocols/epoch-text.js';
+import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface MetricsTextOptions {

@@ -1,7 +1,7 @@
 import { hostname as osHostname } from 'node:os';
 import { SYSLOG_FACILITIES } from '../language/fields.js';
 import { logLines, type TextLogEncoder } from './log-lines.js';
-import { isoMillisecondsText } from './number.js';
+import { isoMillisecondsText } from '../protocols/epoch-text.js';
 
 export interface SyslogOptions {
   /** HOSTNAME field; default: this machine's host name. */

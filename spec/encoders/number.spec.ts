@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { isoMillisecondsText, millisecondsText } from '../../lib/encoders/number.js';
+import { isoMillisecondsText, millisecondsText } from '../../lib/protocols/epoch-text.js';
 
 describe('millisecondsText', () => {
   it('writes every millisecond as String does, in any order: across seconds, below 1000, before 1970', () => {

@@ -7,6 +7,7 @@ import {
 } from '../../../operators/model/batch.js';
 import type { Series } from '../../../operators/model/series.js';
 import { perSeries } from '../../per-object.js';
+import { nanosecondsText } from '../../protocols/epoch-text.js';
 
 /** One push request of the Loki push API (JSON form). */
 export interface LokiPush {
@@ -42,6 +43,7 @@ const EMPTY_LABELS = Object.freeze({ labels: Object.freeze({}), key: '' }) as Se
  */
 export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]) => LokiPush[] {
   const head = perSeries((series: Series): string => `{"stream":${JSON.stringify(series.labels)},"values":[`);
+  const nanosecondsOf = nanosecondsText();
   let lastMs = NaN;
   let lastNanos = NaN;
   let lastNs = '';
@@ -53,7 +55,7 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
     if (ms !== lastMs || nanos !== lastNanos) {
       lastMs = ms;
       lastNanos = nanos;
-      lastNs = `${ms}${String(nanos).padStart(6, '0')}`;
+      lastNs = nanosecondsOf(ms, nanos);
     }
     return lastNs;
   };

@@ -109,6 +109,14 @@ describe('lokiPushes (logstore push bodies)', () => {
     );
   });
 
+  it('stamps a time before 1970 with its own nanoseconds, counted back towards 0 (as influx_lp writes them)', () => {
+    const data = 'old\n';
+    const frames = { ends: [4], separator: 1, perEvent: 1, series: [a], anchor: -2, offset: Float64Array.of(0.5) };
+    const [push] = lokiPushes(128)([{ size: 1, data, bytes: data.length, frames }]);
+    // 1.5 ms before the epoch; the millisecond and nanosecond digits side by side made -2500000.
+    expect(parse(push!.body).streams[0]!.values).to.deep.equal([['-1500000', 'old']]);
+  });
+
   it('takes records from the frames, not from line feeds: a record spanning lines stays one value of its stream', () => {
     const trace = 'Error: boom\n    at run (job.js:1:1)';
     const data = `${trace}\nnext\n`;
