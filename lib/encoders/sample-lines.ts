@@ -8,7 +8,7 @@ import {
 import { filledParts, partsAtHoles, type Series, type SeriesShape } from '../../operators/model/series.js';
 import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
-import { putBytes } from '../protocols/bytes.js';
+import { putBytes, putSixDigits } from '../protocols/bytes.js';
 import { writeHexWords } from './id-words.js';
 import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
 import type { ValueFormat } from './number.js';
@@ -28,6 +28,8 @@ export interface SampleLineFormat {
    * `stamp` is given the nanoseconds past each line's millisecond it was scheduled at ({@link nanosecondsWithin}): for
    * a format whose timestamps are finer, where lines of one series in one millisecond must keep distinct times
    * (InfluxDB keeps one point per series and time). An exemplar's time stays a whole millisecond. Absent: 0.
+   * After 1970 the stamp must be the millisecond's (`nanos` 0) with the six digits of `nanos` before its line feed
+   * (`nanosecondsText`): the encoder makes it once a millisecond and writes each line's digits over it.
    */
   readonly exactTimes?: boolean;
   readonly value: ValueFormat;
@@ -104,6 +106,9 @@ class ExemplarWriter {
     return putBytes(out, lineStampBytes, at);
   }
 }
+
+/** The end of an exact stamp written over: the six digits of its nanoseconds and the line feed. */
+const NANOS_TAIL = 7;
 
 /** Bytes of one line a batch starts from, before the encoder has seen a line. */
 const FIRST_LINE_GUESS = 96;
@@ -341,10 +346,12 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
         const ms = timestampOf(batch, i);
         const nanos = exactTimes ? nanosecondsWithin(batch, i, ms) : 0;
-        if (ms !== lastMs || nanos !== lastNanos) {
+        // After 1970 the stamp is the millisecond's, the nanoseconds written over it below: one stamp a millisecond.
+        const stampNanos = ms >= 0 ? 0 : nanos;
+        if (ms !== lastMs || stampNanos !== lastNanos) {
           lastMs = ms;
-          lastNanos = nanos;
-          stamp = format.stamp(ms, nanos);
+          lastNanos = stampNanos;
+          stamp = format.stamp(ms, stampNanos);
           stampBytes = undefined;
         } else stampBytes ??= Buffer.from(stamp);
         const v = value[i]!;
@@ -363,6 +370,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         at = direct ? writeShortest(out, v, at) : writeText(out, valueText, at);
         at = head.writeMiddle(out, at);
         at = stampBytes ? putBytes(out, stampBytes, at) : writeText(out, stamp, at);
+        if (nanos !== stampNanos) putSixDigits(out, nanos, at - NANOS_TAIL);
         const exemplar = i === nextExemplarRow;
         if (exemplar) {
           const k = withExemplar++;
@@ -374,14 +382,15 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
         ends[i] = at;
         // The lines after it with the same series, value and millisecond (a constant signal at
-        // a high rate) and no exemplar are the same bytes: copied in blocks that double, a few copies a run.
+        // a high rate) and no exemplar are the same bytes: copied in blocks that double, a few copies a run. Exact
+        // times after 1970 are then written over each copy's nanoseconds.
         let same = i + 1;
         while (
           same < size &&
           series[same] === s &&
           value[same] === v &&
           timestampOf(batch, same) === ms &&
-          (!exactTimes || nanosecondsWithin(batch, same, ms) === nanos) &&
+          (!exactTimes || ms >= 0) &&
           !exemplar &&
           same !== nextExemplarRow
         )
@@ -397,6 +406,9 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
             done += block;
           }
           for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
+          if (exactTimes)
+            for (let k = 1; k <= copies; k++)
+              putSixDigits(out, nanosecondsWithin(batch, i + k, ms), ends[i + k]! - NANOS_TAIL);
           i = same - 1;
         }
       }

@@ -15,6 +15,15 @@ export function putBytes(out: Uint8Array, bytes: Uint8Array, at: number): number
   return at + bytes.length;
 }
 
+/** Writes `value` (0 to 999 999) as six decimal digits, leading zeros kept, at `at` (room assumed). */
+export function putSixDigits(out: Uint8Array, value: number, at: number): void {
+  for (let k = at + 5; k >= at; k--) {
+    const rest = (value / 10) | 0;
+    out[k] = 48 + value - rest * 10; // '0' + the digit
+    value = rest;
+  }
+}
+
 /** Writes `value` as a little-endian double (protobuf's `double`, `fixed64` of a float) at `at`; returns its end. */
 export function putDoubleLE(out: Buffer, value: number, at: number): number {
   return writeDoubleLE.call(out, value, at);

@@ -57,6 +57,19 @@ describe('influxLp', () => {
     );
   });
 
+  it('gives each copy of a repeated line (a constant at a high rate) its own nanoseconds, before 1970 too', () => {
+    const encoder = influxLp({ name: 'm' });
+    const offsets = [0, 0.25, 0.25, 0.5, 1, 1.5];
+    const out = encoder.encode(sampleBatch({ anchor: T0, offsets, values: offsets.map(() => 7) })).data.toString();
+    expect(out).to.equal(
+      ['000000000', '000250000', '000250000', '000500000', '001000000', '001500000']
+        .map((ns) => `m value=7 1704067200${ns}\n`)
+        .join(''),
+    );
+    const before = encoder.encode(sampleBatch({ anchor: -5, offsets: [0, 0.5, 0.75], values: [7, 7, 7] }));
+    expect(before.data.toString()).to.equal('m value=7 -5000000\nm value=7 -4500000\nm value=7 -4250000\n');
+  });
+
   it('counts the nanoseconds of a time before 1970 towards 0', () => {
     const out = influxLp({ name: 'm' })
       .encode(sampleBatch({ anchor: -5, offsets: [0, 0.5, 4.75], values: [0, 1, 2] }))
