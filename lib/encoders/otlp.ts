@@ -1,6 +1,5 @@
 import {
   ExemplarCursor,
-  timestampOf,
   type EncodedBatch,
   type ExemplarRows,
   type Exemplar,
@@ -24,9 +23,11 @@ import {
   OTLP_TAG,
   OTLP_TEMPORALITY,
   attributes,
+  fixed64,
   nanos,
   nanoseconds,
   otlpMessages,
+  tickNanoseconds,
 } from '../protocols/otlp.js';
 
 /** An OTLP encoder: its records are `metrics` or `log_records` fields of a scope (see {@link otlpMetrics}). */
@@ -86,6 +87,7 @@ function numberMetrics({
   temporality,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
+  const timeOf = tickNanoseconds();
   const NumberDataPoint = type('NumberDataPoint');
   const sum = metricType === 'counter';
   const delta = sum && temporality === 'delta';
@@ -142,7 +144,7 @@ function numberMetrics({
       const headOf = headsAt(batch.anchor);
       for (let i = 0; i < size; i++) {
         const head = headOf(series[i]!);
-        const time = nanoseconds(timestampOf(batch, i));
+        const time = timeOf(batch, i);
         let start = entryStart;
         let point = value[i]!;
         if (sum) {
@@ -304,12 +306,13 @@ function distributionMetrics({
   temporality,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
+  const timeOf = tickNanoseconds();
   const Metric = type('Metric');
   const histogram = metricType === 'histogram';
   const delta = histogram && temporality === 'delta';
   const aggregationTemporality = OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'];
   // Delta: each series' previous state, by key.
-  const previous = new Map<string, { time: number; state: { count: number } }>();
+  const previous = new Map<string, { time: bigint; state: { count: number } }>();
   return {
     encode(batch) {
       const events = batch.events ?? batch.size;
@@ -327,7 +330,7 @@ function distributionMetrics({
         // The native row's label set, or the `_count` row's: the labels of the series without `le`.
         series[e] = batch.series[native < 0 ? at + rows - 1 : native]!;
         offset[e] = batch.offset[at]!;
-        const time = timestampOf(batch, at);
+        const time = timeOf(batch, at);
         const state = kind.state(batch, at, rows);
         const last = delta ? previous.get(series[e]!.key) : undefined;
         if (delta) previous.set(series[e]!.key, { time, state });
@@ -337,8 +340,8 @@ function distributionMetrics({
         const data = {
           ...kind.fields(state, before),
           attributes: attributes(series[e]!.labels),
-          startTimeUnixNano: nanos(last?.time ?? batch.anchor),
-          timeUnixNano: nanos(time),
+          startTimeUnixNano: fixed64(last?.time ?? nanoseconds(batch.anchor)),
+          timeUnixNano: fixed64(time),
           ...(exemplars.length > 0 && { exemplars }),
         };
         writer.uint32(OTLP_TAG.second).fork();
@@ -457,6 +460,7 @@ export interface OtlpLogsOptions {
  */
 export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpEncoder<Labelled<LogBatch>> {
   const { protobuf, type } = otlpMessages();
+  const timeOf = tickNanoseconds();
   const LogRecord = type('LogRecord');
   return {
     encode(batch) {
@@ -468,7 +472,7 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
         writer.uint32(OTLP_TAG.second).fork();
         LogRecord.encode(
           {
-            timeUnixNano: nanos(timestampOf(batch, i)),
+            timeUnixNano: fixed64(timeOf(batch, i)),
             observedTimeUnixNano: observed,
             severityNumber: SEVERITY_NUMBER[severity],
             severityText: severity,

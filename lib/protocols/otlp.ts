@@ -8,6 +8,7 @@
 import type * as Protobuf from 'protobufjs';
 import { featurePackage } from '../features.js';
 import { wellFormed } from './bytes.js';
+import { nanosecondsWithin, timestampOf, type TickBatch } from '../../operators/model/batch.js';
 
 const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id });
 const field = (type: string, id: number) => ({ type, id });
@@ -389,9 +390,41 @@ export function nanoseconds(ms: number): bigint {
   return ms > 0 ? BigInt(Math.trunc(ms)) * 1_000_000n : 0n;
 }
 
+/**
+ * Nanoseconds since the epoch of tick `i` of a batch, its fraction of a millisecond included ({@link nanosecondsWithin}):
+ * ticks of one millisecond (above 1000 a second) keep their own times, as spans do. Before 1970: 0, as
+ * {@link nanoseconds}. The millisecond's nanoseconds are kept from the tick before (ticks come in time order), so a
+ * tick costs one BigInt of its nanoseconds and a sum. Each encoder keeps its own.
+ */
+export function tickNanoseconds(): (batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number) => bigint {
+  let lastMs = NaN;
+  let msNanos = 0n;
+  return (batch, i) => {
+    const ms = timestampOf(batch, i);
+    if (ms <= 0) return 0n;
+    if (ms !== lastMs) {
+      lastMs = ms;
+      msNanos = BigInt(ms) * 1_000_000n;
+    }
+    const nanos = nanosecondsWithin(batch, i, ms);
+    return nanos === 0 ? msNanos : msNanos + BigInt(nanos);
+  };
+}
+
 /** {@link nanoseconds} as protobufjs takes a fixed64. */
-export function nanos(ms: number): { low: number; high: number; unsigned: true } {
-  const value = nanoseconds(ms);
+export function nanos(ms: number): Fixed64 {
+  return fixed64(nanoseconds(ms));
+}
+
+/** A fixed64 as protobufjs takes it. */
+export interface Fixed64 {
+  readonly low: number;
+  readonly high: number;
+  readonly unsigned: true;
+}
+
+/** `value` (below 2^64) as protobufjs takes a fixed64. */
+export function fixed64(value: bigint): Fixed64 {
   return { low: Number(value & 0xffffffffn) | 0, high: Number((value >> 32n) & 0xffffffffn) | 0, unsigned: true };
 }
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
-import { otlpMetrics, type OtlpMetricsOptions } from '../../lib/encoders/otlp.js';
+import { otlpLogs, otlpMetrics, type OtlpMetricsOptions } from '../../lib/encoders/otlp.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { exemplarRows, recordOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { BucketSpan, NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf, type Series } from '../../operators/model/series.js';
-import { sampleBatch } from '../support/batches.js';
+import { logBatch, sampleBatch } from '../support/batches.js';
 
 const require = createRequire(import.meta.url);
 /**
@@ -447,5 +447,54 @@ describe('otlpMetrics: exemplars', () => {
       exemplars: exemplarRows([shared, undefined, undefined]),
     });
     expect(Object.keys(pointsOf(encoded.data, 'summary')[0])).to.not.include('exemplars');
+  });
+});
+
+describe('OTLP encoders: times below the millisecond', () => {
+  // Ticks 1/3 ms apart (3000 events/s): a point or record of one millisecond had its time, the collapse the text
+  // encoders' nanoseconds fixed.
+  const offsets = [0, 1 / 3, 2 / 3];
+  const times = [`${T0}000000`, `${T0}333333`, `${T0}666667`];
+
+  it('a gauge point and a delta Sum point carry their tick time to the nanosecond; the Sum starts at the one before', () => {
+    const gauge = otlpMetrics({ name: 'm', metricType: 'gauge' }).encode(
+      sampleBatch({ anchor: T0, offsets, values: [1, 2, 3], series: offsets.map(() => seriesOf({ job: 'a' })) }),
+    );
+    expect(pointsOf(gauge.data, 'gauge').map((p) => p.timeUnixNano)).to.deep.equal(times);
+    const sum = otlpMetrics({ name: 'm', metricType: 'counter', temporality: 'delta' }).encode(
+      sampleBatch({ anchor: T0, offsets, values: [1, 2, 3], series: offsets.map(() => seriesOf({ job: 'a' })) }),
+    );
+    const points = pointsOf(sum.data, 'sum');
+    expect(points.map((p) => p.timeUnixNano)).to.deep.equal(times);
+    expect(points.map((p) => p.startTimeUnixNano)).to.deep.equal([nanos(T0), ...times.slice(0, 2)]);
+  });
+
+  it('a log record too', () => {
+    const ScopeLogs = require('@opentelemetry/otlp-transformer/build/src/generated/root.js').opentelemetry.proto.logs.v1
+      .ScopeLogs;
+    const batch = {
+      ...logBatch(
+        offsets.map(() => ({ severity: 'info', message: 'same' })),
+        T0,
+      ),
+    };
+    const data = otlpLogs().encode({ ...batch, offset: Float64Array.from(offsets) }).data;
+    const records = ScopeLogs.toObject(ScopeLogs.decode(data), { longs: String }).logRecords as Json[];
+    expect(records.map((r) => r.timeUnixNano)).to.deep.equal(times);
+  });
+
+  it('a histogram point too', () => {
+    const encoder = otlpMetrics({ name: 'h', metricType: 'histogram', temporality: 'delta' });
+    const batch = sampleBatch({
+      anchor: T0,
+      offsets: [0, 0, 0, 0.5, 0.5, 0.5],
+      values: [1, 3, 1, 2, 7, 2],
+      series: [0, 1].flatMap(() => [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')]),
+    });
+    const points = metricsOf(encoder.encode({ ...batch, events: 2 }).data).map((m) => m.histogram.dataPoints[0]);
+    expect(points.map((p) => [p.startTimeUnixNano, p.timeUnixNano])).to.deep.equal([
+      [nanos(T0), `${T0}000000`],
+      [`${T0}000000`, `${T0}500000`],
+    ]);
   });
 });
