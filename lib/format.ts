@@ -110,3 +110,11 @@ function trim(fixed: string): string {
 export function formatCondition({ ref, op, value }: { ref: string; op: string; value: number }): string {
   return `${ref} ${op} ${value}`;
 }
+
+/**
+ * A count and its noun, singular for one: `1 scenario`, `3 scenarios`, `1 entry`, `2 entries` (`plural` for
+ * nouns that do not take an s).
+ */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

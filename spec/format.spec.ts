@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMs, formatValue, promDuration } from '../lib/format.js';
+import { countOf, formatMs, formatValue, promDuration } from '../lib/format.js';
 
 describe('figures as text', () => {
   it('gives a duration exactly for messages: three decimals at most, zero parts left out', () => {
@@ -48,5 +48,11 @@ describe('figures as text', () => {
       '4.567e-5',
       '1.2346',
     ]);
+  });
+
+  it('writes a count with its noun, singular for one', () => {
+    expect([0, 1, 2].map((n) => countOf(n, 'scenario'))).to.deep.equal(['0 scenarios', '1 scenario', '2 scenarios']);
+    expect(countOf(1, 'entry', 'entries')).to.equal('1 entry');
+    expect(countOf(3, 'entry', 'entries')).to.equal('3 entries');
   });
 });

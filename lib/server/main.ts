@@ -23,6 +23,7 @@ import { gentleClose } from './gentle-close.js';
 import type { Shard } from '../../operators/labels.js';
 import { flagNumber, valueFlag } from '../cli/flags.js';
 import { program, runProgram } from '../cli/program.js';
+import { countOf } from '../format.js';
 
 /** What svc-server runs with, from its flags and `SVC_` environment variables. */
 interface Settings {
@@ -347,7 +348,7 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
   logger.info(
     { scenarios: stopped.length, total_events: events, dropped_events: dropped },
     dropped
-      ? `stopped: ${dropped} of the ${events} events of ${stopped.length} scenarios were not delivered`
+      ? `stopped: ${dropped} of the ${countOf(events, 'event')} of ${countOf(stopped.length, 'scenario')} ${dropped === 1 ? 'was' : 'were'} not delivered`
       : 'stopped',
   );
 }
@@ -373,7 +374,7 @@ function logUndelivered(logger: Logger, stopped: readonly StartedEntry[]): { eve
           dropped_events: droppedEvents,
           sink_error: lastSinkError,
         },
-        `scenario stopped: ${droppedEvents} of its ${totalEvents} events were not delivered (last sink error: ${lastSinkError})`,
+        `scenario stopped: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (last sink error: ${lastSinkError})`,
       );
   }
   return { events, dropped };

@@ -7,6 +7,7 @@ import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
 import type { FileRunOptions } from '../runtime/file-run.js';
 import { ScrapeBudget, ScrapeBuffer } from './scrape.js';
+import { countOf } from '../format.js';
 
 // The runtime is loaded by the first start (docs/performance.md): an idle server does not carry the pipeline.
 const require = createRequire(import.meta.url);
@@ -64,7 +65,7 @@ export class DrainingError extends Error {
 export class TooManyEntriesError extends Error {
   constructor(max: number, running: number, adding: number) {
     super(
-      `too many scenarios: this server runs at most ${max} entries at once (--max-entries), ${running} run now and this file has ${adding}; none of its entries started. Stop some (DELETE /scenarios/{id}), or start the server with a higher --max-entries`,
+      `too many scenarios: this server runs at most ${countOf(max, 'entry', 'entries')} at once (--max-entries), ${running} run now and this file has ${adding}; none of its entries started. Stop some (DELETE /scenarios/{id}), or start the server with a higher --max-entries`,
     );
     this.name = 'TooManyEntriesError';
   }
@@ -261,7 +262,7 @@ function sinkHealthLog(childLogger: () => Logger): (delivery: Delivery) => void 
     } else if (delivery.kind === 'warning') {
       logger().warn({ sink_warning: delivery.message }, delivery.message);
     } else if (delivery.kind === 'delivered' && failures > 0) {
-      logger().info(`sink delivering again after ${failures} failures`);
+      logger().info(`sink delivering again after ${countOf(failures, 'failure')}`);
       failures = 0;
     }
   };

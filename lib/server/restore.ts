@@ -5,6 +5,7 @@ import { launchScenario, prepareScenario } from './launch.js';
 import { compileBody } from './posted.js';
 import { DrainingError, TooManyEntriesError } from './registry.js';
 import type { ScenarioStore } from './state.js';
+import { countOf } from '../format.js';
 
 /**
  * Starts again, with the ids they had, the scenarios `--state` kept: each record's body compiled as a POST
@@ -70,7 +71,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       ...(left && { records_left: left }),
       ...(full && { records_over_max: full }),
     },
-    `${store.setting}: started ${count} scenarios again${full ? ` (${full} records left on disk: over --max-entries)` : ''}${left ? `, then stopped: shutting down (${left} records left on disk)` : ''}`,
+    `${store.setting}: started ${countOf(count, 'scenario')} again${full ? ` (${countOf(full, 'record')} left on disk: over --max-entries)` : ''}${left ? `, then stopped: shutting down (${countOf(left, 'record')} left on disk)` : ''}`,
   );
   return count;
 }

@@ -97,6 +97,7 @@ describe('svc-server --state DIR', () => {
 
       const second = await serverOn(dir);
       expect(await second.restore()).to.equal(1);
+      expect(second.logs.at(-1)?.msg).to.equal('--state: started 1 scenario again');
       expect(second.running()).to.deep.equal([`${res.json().id} kept_total`]);
       second.server.advance(950);
       expect(second.server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(10);
@@ -335,9 +336,12 @@ scenarios:
       const warnings = second.logs.filter((line) => line.level === 40).map((line) => line.msg);
       expect(warnings).to.have.length(1);
       expect(warnings[0]).to.match(
-        /^--state: .*\.json left on disk, not started again: too many scenarios: this server runs at most 1 entries at once \(--max-entries\), 0 run now and this file has 2;/,
+        /^--state: .*\.json left on disk, not started again: too many scenarios: this server runs at most 1 entry at once \(--max-entries\), 0 run now and this file has 2;/,
       );
-      expect(second.logs.at(-1)).to.include({ records_over_max: 1 });
+      expect(second.logs.at(-1)).to.include({
+        records_over_max: 1,
+        msg: '--state: started 1 scenario again (1 record left on disk: over --max-entries)',
+      });
       expect(records(dir)).to.have.length(2);
 
       // A server with room starts it again, with its ids.
@@ -528,7 +532,7 @@ scenarios:
       server.child.kill('SIGTERM');
       expect(await server.exited).to.equal(0);
       expect(server.stderr()).to.match(
-        /"msg":"--state: started \d+ scenarios again, then stopped: shutting down \(\d+ records left on disk\)"/,
+        /"msg":"--state: started \d+ scenarios? again, then stopped: shutting down \(\d+ records? left on disk\)"/,
       );
       expect(server.stderr()).to.include('"msg":"stopped"');
       // Stopped by the shutdown, not deleted: the next server starts every one again.
