@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { jsonSyntaxMessage } from '../config/parse.js';
@@ -83,7 +83,7 @@ export class ScenarioStore {
       if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
       const probe = join(dir, `.probe-${randomUUID()}`);
       await (await open(probe, 'w', FILE_MODE)).close();
-      await rm(probe);
+      await unlink(probe);
     } catch (error) {
       throw new Error(`${setting} ${dir}: cannot write there: ${(error as Error).message}`);
     }
@@ -101,7 +101,7 @@ export class ScenarioStore {
     for (const name of (await readdir(this.dir)).sort()) {
       const path = join(this.dir, name);
       if (name.startsWith('.tmp-')) {
-        await rm(path, { force: true });
+        await removeFile(path);
         continue;
       }
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
@@ -218,7 +218,7 @@ export class ScenarioStore {
     const record = this.records.get(key);
     const path = this.pathOf(key);
     if (!record) {
-      await rm(path, { force: true });
+      await removeFile(path);
       return syncDirectory(this.dir);
     }
     const text = JSON.stringify({
@@ -239,7 +239,7 @@ export class ScenarioStore {
       await rename(temporary, path);
     } catch (error) {
       // A full disk fails the write itself: no temporary file may stay behind, whichever step failed.
-      await rm(temporary, { force: true }).catch(() => undefined);
+      await removeFile(temporary).catch(() => undefined);
       throw error;
     }
     await syncDirectory(this.dir);
@@ -260,6 +260,19 @@ async function makeDirectory(dir: string, parentMade = false): Promise<void> {
     if (code !== 'ENOENT' || parentMade || dirname(dir) === dir) throw error;
     await makeDirectory(dirname(dir));
     await makeDirectory(dir, true);
+  }
+}
+
+/**
+ * Removes the file at `path`, if there is one. Not `rm({ force: true })`: on EPERM (an immutable directory, another
+ * user's file in a sticky one) it takes the file for a directory, and fails naming that: `ENOTDIR: not a directory,
+ * scandir '….json'`.
+ */
+async function removeFile(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 

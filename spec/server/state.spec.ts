@@ -408,6 +408,28 @@ scenarios:
       expect(first.server.registry.list()).to.deep.equal([]);
     });
 
+    it('names the failed removal of a record in an immutable directory (EPERM), not a scandir of the record', async function () {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('immutable_total'))).json();
+      const [file] = records(dir);
+      // chattr +i: what stops root from unlinking (it writes read-only directories); not every file system has it.
+      try {
+        execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
+      } catch {
+        this.skip();
+      }
+      try {
+        const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+        expect(res.statusCode).to.equal(500);
+        expect(res.json().detail).to.equal(
+          `scenario ${id} was stopped, but --state ${dir} could not be written: EPERM: operation not permitted, unlink '${join(dir, file!)}'; it will start again when the server restarts`,
+        );
+      } finally {
+        execFileSync('chattr', ['-i', dir]);
+      }
+    });
+
     it('answers a DELETE 200 when the directory was removed: the record went with it, nothing starts it again', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
