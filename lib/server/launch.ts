@@ -25,7 +25,13 @@ export interface Neighbours {
  */
 export interface PreparedScenario {
   readonly file: ScenarioFile;
-  readonly warnings: readonly string[];
+  readonly warnings: readonly EntryWarning[];
+}
+
+/** An advisory warning about one entry of a file: `text` names the entry, `entry` is its id, for the log. */
+export interface EntryWarning {
+  readonly entry: string;
+  readonly text: string;
 }
 
 /**
@@ -49,13 +55,15 @@ export async function prepareScenario(
     running: neighbours ? runningWriters(neighbours.registry) : [],
     shared: AGGREGATE_SCRAPE,
   });
-  const warnings = scenarios.flatMap((entry) => [
-    ...sinkWarnings(entry.id, entry.sink),
-    ...entryWarnings(entry, { now: neighbours?.now ?? Date.now(), backfill: false }).map(
-      (warning) => `${entry.id}: ${warning}`,
-    ),
-    ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
-  ]);
+  const warnings = scenarios.flatMap((entry) =>
+    [
+      ...sinkWarnings(entry.id, entry.sink),
+      ...entryWarnings(entry, { now: neighbours?.now ?? Date.now(), backfill: false }).map(
+        (warning) => `${entry.id}: ${warning}`,
+      ),
+      ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
+    ].map((text) => ({ entry: entry.id, text })),
+  );
   return { file: { ...file, scenarios }, warnings };
 }
 
@@ -71,7 +79,8 @@ function runningWriters(registry: Pick<EntryRegistry, 'unended'>): SeriesWriter[
 }
 
 /**
- * Starts a prepared file, logging its warnings and its start; throws as {@link EntryRegistry.start} does.
+ * Starts a prepared file, logging its start and its warnings, each with the scenario id of its entry (among a
+ * thousand running, the entry id alone does not say which); throws as {@link EntryRegistry.start} does.
  * `ids` and `gone`: the scenario ids its entries had before a restart (`--state`), and its entries deleted since.
  */
 export function launchScenario(
@@ -80,8 +89,9 @@ export function launchScenario(
   ids?: ReadonlyMap<string, string>,
   gone?: ReadonlySet<string>,
 ): StartedEntry[] {
-  for (const warning of warnings) logger.warn(warning);
   const started = registry.start(file, ids, gone);
   logger.info({ scenarios: started.map(({ id, name }) => ({ id, name })) }, 'scenario started');
+  for (const { entry, text } of warnings)
+    logger.warn({ scenario: started.find((one) => one.run.entry.id === entry)?.id, entry }, text);
   return started;
 }

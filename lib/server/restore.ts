@@ -49,7 +49,9 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       for (const entry of kept.scenarios)
         for (const loss of detached(entry, gone))
           logger.warn({ file: where }, `${store.setting}: ${where}: ${entry.id}: ${loss}`);
-      count += launchScenario(deps, await prepareScenario(kept, deps.fileRoot), stored.ids, gone).length;
+      // Its start and warnings name the record, which the operator removes to keep a scenario from coming back.
+      const launched = { ...deps, logger: logger.child({ file: where }) };
+      count += launchScenario(launched, await prepareScenario(kept, deps.fileRoot), stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {
         left = scenarios.length - index;

@@ -52,7 +52,7 @@ const goneLog = (dir: string, id: string) =>
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
 async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: number; setting?: string } = {}) {
-  const logs: { level: number; msg: string; file?: string }[] = [];
+  const logs: { level: number; msg: string; file?: string; scenario?: string; entry?: string }[] = [];
   const logger = createLogger(
     'info',
     new Writable({
@@ -101,6 +101,25 @@ describe('svc-server --state DIR', () => {
       expect(second.running()).to.deep.equal([`${res.json().id} kept_total`]);
       second.server.advance(950);
       expect(second.server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(10);
+    });
+
+    it('logs each warning of a scenario with its id, and the record it started again from', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      // Two entries of one series: the second is warned of the first.
+      const res = await first.post(TWO.replaceAll('b_total', 'a_total'));
+      const ids = Object.fromEntries(res.json().scenarios.map((s: { id: string; entry: string }) => [s.entry, s.id]));
+      const warned = (logs: readonly Record<string, unknown>[]) =>
+        logs.filter((line) => line.level === 40).map(({ scenario, entry, file }) => ({ scenario, entry, file }));
+      // The POST logs in the server's logger; the restore in the one it is given.
+      expect(warned(first.server.logs)).to.deep.equal([{ scenario: ids.b, entry: 'b', file: undefined }]);
+      await first.state.idle();
+
+      const second = await serverOn(dir);
+      await second.restore();
+      const file = join(dir, records(dir)[0]!);
+      expect(warned(second.logs)).to.deep.equal([{ scenario: ids.b, entry: 'b', file }]);
+      expect(second.logs.find((line) => line.msg === 'scenario started')).to.include({ file });
     });
 
     it('takes a deleted entry out of its file, and the file away with the last one', async () => {

@@ -98,7 +98,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         }
         if (deps.state) await keep(deps.state, registry, posted, started);
         const summaries = started.map(identityOf);
-        const { warnings } = prepared;
+        const warnings = prepared.warnings.map(({ text }) => text);
         ctx.status = 201;
         ctx.body = {
           ...(summaries.length === 1 ? summaries[0] : { scenarios: summaries }),
