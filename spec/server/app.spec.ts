@@ -512,6 +512,7 @@ scenarios:
       expect(res.json()).to.include({ id, status: 'stopped', total_events: 5 });
       expect(server.sinks[0]!.text.split('\n').filter(Boolean)).to.have.length(5);
       expect(server.sinks[0]!.closed).to.equal(true);
+      expect(server.logs.filter((line) => line.scenario === id).map((line) => line.msg)).to.include('scenario stopped');
       expect((await get(server, `/scenarios/${id}`)).statusCode).to.equal(404);
       expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(404);
       expect(server.registry.list()).to.deep.equal([]);

@@ -185,7 +185,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         // What a kept exposition holds is no longer answered (removals): not held either.
         expositions.clear();
         const started = (await removing) ?? notFoundScenario(ctx.params.id!);
-        logger.info({ id: started.id, name: started.name }, 'scenario stopped');
+        // `scenario`, as every other line of a scenario: a search for its id finds its end too.
+        logger.info({ scenario: started.id, entry: started.run.entry.id, name: started.name }, 'scenario stopped');
         if (deps.state) await forget(deps.state, started);
         // The id is gone after this answer: its final record (what the stop's flush delivered or gave up) is told here.
         ctx.body = {
