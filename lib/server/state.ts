@@ -4,6 +4,7 @@ import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { jsonSyntaxMessage } from '../config/parse.js';
+import { explainFile } from '../sinks/core/errors.js';
 
 /** How a posted body was written: it is parsed again the same way when the server restarts. */
 export type BodyFormat = 'json' | 'yaml';
@@ -204,7 +205,7 @@ export class ScenarioStore {
           () => false,
           (statError: NodeJS.ErrnoException) => statError.code === 'ENOENT',
         );
-        throw gone ? new StateDirectoryGone(this.dir, this.setting) : error;
+        throw gone ? new StateDirectoryGone(this.dir, this.setting) : explained(error, this.pathOf(key));
       });
     this.writes.set(key, next);
     const forget = () => {
@@ -244,6 +245,19 @@ export class ScenarioStore {
     }
     await syncDirectory(this.dir);
   }
+}
+
+const DISK_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS', 'EACCES', 'EPERM']);
+
+/**
+ * A failed write of the record at `path` with what its code means, in the words of the file sink's errors:
+ * `EFBIG: file too large, write` alone does not say that the limit is the process's (`ulimit -f`).
+ */
+function explained(error: unknown, path: string): unknown {
+  const { code, message } = error as NodeJS.ErrnoException;
+  // The faults of the disk and its rights; the others (a record that is a directory) say enough as they are.
+  const meaning = code !== undefined && DISK_FAULTS.has(code) ? explainFile(code, path) : undefined;
+  return meaning === undefined ? error : new Error(`${message}: ${meaning}`, { cause: error });
 }
 
 /**

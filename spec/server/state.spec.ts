@@ -442,7 +442,7 @@ scenarios:
         const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
         expect(res.statusCode).to.equal(500);
         expect(res.json().detail).to.equal(
-          `scenario ${id} was stopped, but --state ${dir} could not be written: EPERM: operation not permitted, unlink '${join(dir, file!)}'; it will start again when the server restarts`,
+          `scenario ${id} was stopped, but --state ${dir} could not be written: EPERM: operation not permitted, unlink '${join(dir, file!)}': permission denied: check that this user may write there; it will start again when the server restarts`,
         );
       } finally {
         execFileSync('chattr', ['-i', dir]);
@@ -604,7 +604,10 @@ scenarios:
         body: gauge('big_total', `help: ${'x'.repeat(2000)}`),
       });
       expect(res.status).to.equal(500);
-      expect(((await res.json()) as { detail: string }).detail).to.match(/could not be written: EFBIG/);
+      // The limit is the process's, not the disk's: the answer says which (EFBIG alone read "file too large").
+      expect(((await res.json()) as { detail: string }).detail).to.equal(
+        `the scenario was not started: --state ${dir} could not be written: EFBIG: file too large, write: the file reached the largest size this process may write (its file size limit, ulimit -f)`,
+      );
       expect(readdirSync(dir)).to.deep.equal([]);
     });
 
