@@ -16,6 +16,7 @@ import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
 import {
+  rawExportService,
   startOtlpReceiver,
   type ExportRequest,
   type OtlpAnswer,
@@ -453,20 +454,9 @@ describe('OTLP sinks', function () {
     );
     let calls = 0;
     const grpcServer = new grpc.Server();
-    grpcServer.addService(
-      {
-        Export: {
-          path: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
-          requestStream: false,
-          responseStream: false,
-          requestSerialize: (value: Buffer) => value,
-          requestDeserialize: (bytes: Buffer) => bytes,
-          responseSerialize: (value: Buffer) => value,
-          responseDeserialize: (bytes: Buffer) => bytes,
-        },
-      },
-      { Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, Buffer.alloc(0))) },
-    );
+    grpcServer.addService(rawExportService('metrics'), {
+      Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, Buffer.alloc(0))),
+    });
     const grpcPort = await new Promise<number>((resolve, reject) =>
       grpcServer.bindAsync(
         '127.0.0.1:0',
@@ -679,20 +669,9 @@ describe('OTLP sinks', function () {
     for (const answer of [Buffer.from('OK'), Buffer.from([0xff])]) {
       let calls = 0;
       const server = new grpc.Server();
-      server.addService(
-        {
-          Export: {
-            path: '/opentelemetry.proto.collector.metrics.v1.MetricsService/Export',
-            requestStream: false,
-            responseStream: false,
-            requestSerialize: (value: Buffer) => value,
-            requestDeserialize: (bytes: Buffer) => bytes,
-            responseSerialize: (value: Buffer) => value,
-            responseDeserialize: (bytes: Buffer) => bytes,
-          },
-        },
-        { Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, answer)) },
-      );
+      server.addService(rawExportService('metrics'), {
+        Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (calls++, callback(null, answer)),
+      });
       const port = await new Promise<number>((resolve, reject) =>
         server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
           error ? reject(error) : resolve(bound),

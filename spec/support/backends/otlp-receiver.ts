@@ -59,6 +59,21 @@ const requestType = (signal: Signal) => official.lookupType(`${packageOf(signal)
 
 export type Signal = keyof typeof SIGNALS;
 
+/** The Export method of `signal`'s OTLP/gRPC service, its request and answer bytes left undecoded. */
+export function rawExportService(signal: Signal) {
+  return {
+    Export: {
+      path: `/${packageOf(signal)}.${SIGNALS[signal].service}/Export`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value: Buffer) => value,
+      requestDeserialize: (bytes: Buffer) => bytes,
+      responseSerialize: (value: Buffer) => value,
+      responseDeserialize: (bytes: Buffer) => bytes,
+    },
+  };
+}
+
 /**
  * A decoded request as plain JSON: proto field names, 64-bit numbers as strings, enums by name,
  * defaults filled in, trace and span ids as lowercase hex (as OTLP/JSON writes them; '' when unset).
@@ -233,18 +248,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 
   const server = new grpc.Server();
   for (const signal of Object.keys(SIGNALS) as Signal[]) {
-    const definition = {
-      Export: {
-        path: `/${packageOf(signal)}.${SIGNALS[signal].service}/Export`,
-        requestStream: false,
-        responseStream: false,
-        requestSerialize: (value: Buffer) => value,
-        requestDeserialize: (bytes: Buffer) => bytes,
-        responseSerialize: (value: Buffer) => value,
-        responseDeserialize: (bytes: Buffer) => bytes,
-      },
-    };
-    server.addService(definition, {
+    server.addService(rawExportService(signal), {
       Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
         receiver.calls++;
         const answer = decide(signal);
