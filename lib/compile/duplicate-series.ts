@@ -34,16 +34,64 @@ export interface SeriesWriter {
 
 /** The values one label key can take on an entry's events. */
 interface KeyValues {
-  /** Some events lack the key (a cardinality spike outside its window). */
-  readonly absent: boolean;
+  /**
+   * Some events lack the key (a cardinality spike outside its window), or, given a list, those whose value in it
+   * is empty (known once the list is indexed).
+   */
+  readonly absent: boolean | ValueList;
   readonly parts: readonly ValueSet[];
 }
 
-/** Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or `prefix` + anything. */
+/**
+ * Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or `prefix` + anything.
+ * A list is kept as the entry has it and indexed ({@link indexOf}) the first time a comparison needs it.
+ */
 type ValueSet =
-  | { readonly values: ReadonlySet<string> }
+  | { readonly list: ValueList }
   | { readonly prefix: string; readonly count: number }
   | { readonly prefix: string; readonly count?: undefined };
+
+type ValueList = readonly string[];
+
+/** A list's values but the empty one, and whether it has the empty one. */
+interface ListIndex {
+  readonly values: ReadonlySet<string>;
+  readonly empty: boolean;
+}
+
+/**
+ * Work one check may do: a pair compared costs 1, a list indexed or walked a unit per value. Past it, the check
+ * stops, so a POST stays quick whatever the server runs and whatever lists its entries rotate.
+ */
+interface Budget {
+  left: number;
+}
+
+/** Thrown out of a comparison when the budget ran out. */
+const SPENT = Symbol('duplicate-series budget spent');
+
+function spend(budget: Budget, work: number): void {
+  budget.left -= work;
+  if (budget.left < 0) throw SPENT;
+}
+
+/** The indexes of the lists compared so far: a running entry's lists are indexed once, for every POST after. */
+const indexes = new WeakMap<ValueList, ListIndex>();
+
+function indexOf(list: ValueList, budget: Budget): ListIndex {
+  let index = indexes.get(list);
+  if (!index) {
+    spend(budget, list.length);
+    const values = new Set(list);
+    const empty = values.delete('');
+    indexes.set(list, (index = { values, empty }));
+  }
+  return index;
+}
+
+function isAbsent({ absent }: KeyValues, budget: Budget): boolean {
+  return typeof absent === 'boolean' ? absent : indexOf(absent, budget).empty;
+}
 
 const NO_KEY: KeyValues = { absent: true, parts: [] };
 const ANY_VALUE: KeyValues = { absent: false, parts: [{ prefix: '' }] };
@@ -187,17 +235,15 @@ function destinationOf(sink: SinkConfig): string {
 function labelValues(entry: Entry): Map<string, KeyValues> {
   const keys = new Map<string, KeyValues>();
   for (const [key, value] of Object.entries(entry.labels))
-    if (value !== '') keys.set(key, { absent: false, parts: [{ values: new Set([value]) }] });
+    if (value !== '') keys.set(key, { absent: false, parts: [{ list: [value] }] });
   for (const label of entry.dynamic_labels) {
     if (!('values' in label)) {
       keys.set(label.key, { absent: false, parts: [{ prefix: label.prefix, count: label.cardinality }] });
       continue;
     }
-    const values = new Set(label.values.filter((value) => value !== ''));
-    const absent = values.size < new Set(label.values).size;
     // A list of empty values only takes a static value of its key off every event.
-    if (!values.size) keys.delete(label.key);
-    else keys.set(label.key, { absent, parts: [{ values }] });
+    if (label.values.every((value) => value === '')) keys.delete(label.key);
+    else keys.set(label.key, { absent: label.values, parts: [{ list: label.values }] });
   }
   for (const spike of entry.cardinality_spikes) {
     const outside = keys.get(spike.label) ?? NO_KEY;
@@ -213,7 +259,12 @@ function labelValues(entry: Entry): Map<string, KeyValues> {
  * both lacking it). Keys are taken one by one, so two rotating labels of one entry that move together count as
  * free: the check may find a set that one of them never writes, and it never misses one.
  */
-function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample: string): Map<string, string> | undefined {
+function sharedLabelSet(
+  a: SeriesWriter,
+  b: SeriesWriter,
+  sample: string,
+  budget: Budget,
+): Map<string, string> | undefined {
   // On `sample`, a writer's bound label (`le`, `quantile`) takes any value.
   const boundOf = ({ bound }: SeriesWriter) => (bound && bound.sample === sample ? bound.key : undefined);
   const [boundA, boundB] = [boundOf(a), boundOf(b)];
@@ -223,7 +274,7 @@ function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample: string): Map<s
   const agree = (key: string): boolean => {
     // Two histograms' `le`: their buckets, not their labels.
     if (key === boundA && key === boundB) return true;
-    const value = sharedValue(valuesOf(a, boundA, key), valuesOf(b, boundB, key));
+    const value = sharedValue(valuesOf(a, boundA, key), valuesOf(b, boundB, key), budget);
     if (value === undefined) return false;
     if (value !== null) shared.set(key, value);
     return true;
@@ -236,28 +287,37 @@ function sharedLabelSet(a: SeriesWriter, b: SeriesWriter, sample: string): Map<s
 }
 
 /** A value both can give a key, null when both can lack it, undefined when they have nothing in common. */
-function sharedValue(a: KeyValues, b: KeyValues): string | null | undefined {
+function sharedValue(a: KeyValues, b: KeyValues, budget: Budget): string | null | undefined {
   for (const x of a.parts)
     for (const y of b.parts) {
-      const value = commonValue(x, y);
+      const value = commonValue(x, y, budget);
       if (value !== undefined) return value;
     }
-  return a.absent && b.absent ? null : undefined;
+  return isAbsent(a, budget) && isAbsent(b, budget) ? null : undefined;
 }
 
-function commonValue(x: ValueSet, y: ValueSet): string | undefined {
-  if ('values' in x && 'values' in y) {
-    const [small, large] = x.values.size <= y.values.size ? [x.values, y.values] : [y.values, x.values];
-    for (const value of small) if (large.has(value)) return value;
-    return;
+/**
+ * A value two sets share. Two lists: the shorter walked, the longer looked up. A list and a counter range: the
+ * range's values looked up in the list when fewer, else the list walked; the work charged to `budget`.
+ */
+function commonValue(x: ValueSet, y: ValueSet, budget: Budget): string | undefined {
+  if ('list' in x && 'list' in y) {
+    const [small, large] = x.list.length <= y.list.length ? [x.list, y.list] : [y.list, x.list];
+    const index = indexOf(large, budget);
+    return walk(small, (value) => index.values.has(value), budget);
   }
-  if ('values' in x || 'values' in y) {
-    const [listed, made] = ('values' in x ? [x, y] : [y, x]) as [
-      { values: ReadonlySet<string> },
-      Exclude<ValueSet, { values: unknown }>,
+  if ('list' in x || 'list' in y) {
+    const [{ list }, made] = ('list' in x ? [x, y] : [y, x]) as [
+      { list: ValueList },
+      Exclude<ValueSet, { list: unknown }>,
     ];
-    for (const value of listed.values) if (madeValue(made, value)) return value;
-    return;
+    if (made.count !== undefined && made.count < list.length) {
+      const index = indexOf(list, budget);
+      spend(budget, made.count);
+      for (let n = 0; n < made.count; n++) if (index.values.has(`${made.prefix}${n}`)) return `${made.prefix}${n}`;
+      return;
+    }
+    return walk(list, (value) => madeValue(made, value), budget);
   }
   // Two made ranges: the shorter prefix must begin the longer, the rest of it being digits of the shorter's numbers.
   const [short, long] = x.prefix.length <= y.prefix.length ? [x, y] : [y, x];
@@ -268,6 +328,13 @@ function commonValue(x: ValueSet, y: ValueSet): string | undefined {
   // `short.prefix` + n, n = rest followed by the digits of one of `long`'s numbers: rest·10 at least.
   if (rest === '') return first;
   return /^[1-9]\d*$/.test(rest) && Number(rest) * 10 < short.count ? first : undefined;
+}
+
+/** The first of `list` that `test` passes, the values looked at charged to `budget` (a list is at most one POST long). */
+function walk(list: ValueList, test: (value: string) => boolean, budget: Budget): string | undefined {
+  const at = list.findIndex(test);
+  spend(budget, at < 0 ? list.length : at + 1);
+  return list[at];
 }
 
 /** Whether `value` is one of a made range's: `prefix` + a number below `count` (or anything, without a count). */
@@ -290,17 +357,22 @@ export interface DuplicateOptions {
 }
 
 /**
- * Pairs of writers {@link duplicateSeriesWarnings} compares at most, in one call: a file of 500 entries of one
- * name and varying labels posted beside 10,000 such running ones would make 5,000,000. Past it, the pairs left
- * are not compared (and their clashes not warned of), so a POST stays quick whatever the server runs.
+ * Work {@link duplicateSeriesWarnings} does at most in one call, a pair of writers compared costing
+ * {@link PAIR_WORK} and a list value indexed or walked 1: a file of 500 entries of one name and varying labels
+ * posted beside 10,000 such running ones would make 5,000,000 pairs, and 250 entries each rotating a list of
+ * 100,000 values 25,000,000 values. Past it, what is left is not compared (and its clashes not warned of), so a
+ * POST stays quick whatever the server runs.
  */
-export const PAIRS_COMPARED = 100_000;
+export const WORK_BUDGET = 250_000;
+
+/** What comparing a pair of writers costs, against a list value indexed or walked (measured: about twice as long). */
+export const PAIR_WORK = 2;
 
 /**
  * For each writer that writes a series an earlier one (or a running one) writes into the same destination at
  * overlapping times, one warning naming the other entry, the series and the destination, keyed by the writer's
  * name. Writers are grouped by destination and sample name, and within a group those whose labels are all
- * static by their label set, so only writers that may clash are compared (at most {@link PAIRS_COMPARED}).
+ * static by their label set, so only writers that may clash are compared (within {@link WORK_BUDGET}).
  */
 export function duplicateSeriesWarnings(
   writers: readonly SeriesWriter[],
@@ -322,12 +394,16 @@ export function duplicateSeriesWarnings(
     }
   };
   for (const writer of running) add(writer);
-  const budget = { left: PAIRS_COMPARED };
+  const budget: Budget = { left: WORK_BUDGET };
   const warnings: { name: string; warning: string }[] = [];
-  for (const writer of writers) {
-    const found = firstClash(writer, placesOf(writer), groups, budget);
-    if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
-    add(writer);
+  try {
+    for (const writer of writers) {
+      const found = firstClash(writer, placesOf(writer), groups, budget);
+      if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
+      add(writer);
+    }
+  } catch (error) {
+    if (error !== SPENT) throw error;
   }
   return warnings;
 }
@@ -345,12 +421,12 @@ interface Clash {
   readonly labels: Map<string, string>;
 }
 
-/** The first writer of `places` that clashes with `writer`, each compared once, while the budget lasts. */
+/** The first writer of `places` that clashes with `writer`, each compared once; throws {@link SPENT} past the budget. */
 function firstClash(
   writer: SeriesWriter,
   places: readonly { destination: string; sample: string; key: string }[],
   groups: ReadonlyMap<string, Group>,
-  budget: { left: number },
+  budget: Budget,
 ): Clash | undefined {
   const compared = new Set<SeriesWriter>();
   for (const { destination, sample, key } of places) {
@@ -365,11 +441,11 @@ function firstClash(
     for (const list of lists)
       for (const other of list) {
         if (compared.has(other)) continue;
-        if (budget.left-- <= 0) return;
+        spend(budget, PAIR_WORK);
         // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
         if (writer.bound?.sample !== sample && other.bound?.sample !== sample) compared.add(other);
         if (!(writer.from < other.to && other.from < writer.to) || takeTurns(writer, other)) continue;
-        const labels = sharedLabelSet(writer, other, sample);
+        const labels = sharedLabelSet(writer, other, sample, budget);
         if (labels) return { other, sample, destination, labels };
       }
   }
@@ -395,9 +471,10 @@ function staticSignature(writer: SeriesWriter, sample: string): string | undefin
   if (writer.bound?.sample === sample) return;
   const pairs: string[] = [];
   for (const [key, { absent, parts }] of writer.labels) {
-    const only = parts.length === 1 && !absent && 'values' in parts[0]! && parts[0].values.size === 1;
+    const [part] = parts;
+    const only = parts.length === 1 && absent === false && part && 'list' in part && part.list.length === 1;
     if (!only) return;
-    pairs.push(`${key}=${JSON.stringify([...(parts[0] as { values: ReadonlySet<string> }).values][0])}`);
+    pairs.push(`${key}=${JSON.stringify(part.list[0])}`);
   }
   return pairs.sort().join(',');
 }

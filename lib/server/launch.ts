@@ -67,14 +67,25 @@ export async function prepareScenario(
   return { file: { ...file, scenarios }, warnings };
 }
 
+/**
+ * The writers of running entries, made once each (and again once it began ticking): a POST compares with them,
+ * and the lists they rotate stay indexed between POSTs (lib/compile/duplicate-series.ts).
+ */
+const writers = new WeakMap<StartedEntry, { readonly ticking: number | undefined; readonly writer?: SeriesWriter }>();
+
 /** The writers of the entries a server runs, named with their scenario id; from when each began ticking, if it did. */
 function runningWriters(registry: Pick<EntryRegistry, 'unended'>): SeriesWriter[] {
-  return registry.unended().flatMap(({ id, run, startedAt, tickingSince }) => {
+  return registry.unended().flatMap((started) => {
+    const ticking = started.tickingSince();
+    const made = writers.get(started);
+    if (made && made.ticking === ticking) return made.writer ?? [];
+    const { id, run, startedAt } = started;
     const { entry } = run;
-    const ticking = tickingSince();
     const at = ticking === undefined ? entry.phase_offset : ticking - startedAt;
     const start = at === undefined ? { atLeast: 0 } : { at, atLeast: at };
-    return seriesWriter(entry, start, startedAt, `${entry.id} (scenario ${id})`) ?? [];
+    const writer = seriesWriter(entry, start, startedAt, `${entry.id} (scenario ${id})`);
+    writers.set(started, { ticking, writer });
+    return writer ?? [];
   });
 }
 

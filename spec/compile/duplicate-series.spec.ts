@@ -204,6 +204,33 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       expect(clashes(JSON.stringify({ version: 2, kind: 'runnable', scenarios: many }), 'json')).to.deep.equal([]);
       expect(performance.now() - started).to.be.below(5000);
     });
+
+    it('stays quick when lists of 50,000 values meet counter ranges: a list is indexed once, not walked per pair', () => {
+      const values = Array.from({ length: 50_000 }, (_, i) => `v${i}`);
+      const entry = (id: string, more: object) => ({
+        id,
+        signal_type: 'metrics',
+        name: 'cpu',
+        rate: 1,
+        generator: { type: 'constant', value: 1 },
+        ...more,
+      });
+      const scenarios = [
+        ...Array.from({ length: 50 }, (_, i) =>
+          entry(`r${i}`, { dynamic_labels: [{ key: 'pod', prefix: `w${i}_`, cardinality: 10 }] }),
+        ),
+        ...Array.from({ length: 50 }, (_, i) => entry(`l${i}`, {})),
+      ];
+      // Each entry without its own gets the list of the defaults.
+      const defaults = { dynamic_labels: [{ key: 'pod', values }] };
+      const text = JSON.stringify({ version: 2, kind: 'runnable', defaults, scenarios });
+      const plan = compileScenario(loadScenario(text, { origin: 't.json', format: 'json' }), { origin: 't.json' });
+      const started = performance.now();
+      const warnings = duplicateSeriesWarnings(fileWriters(plan, Date.now()));
+      expect(performance.now() - started).to.be.below(1000);
+      expect(warnings[0]).to.deep.include({ name: 'l1' });
+      expect(warnings[0]!.warning).to.include('writes the same series as l0: cpu{pod="v0"}');
+    });
   });
 
   describe('signals', () => {
