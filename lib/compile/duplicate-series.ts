@@ -59,12 +59,10 @@ interface ListIndex {
   readonly empty: boolean;
 }
 
-/**
- * Work one check may do: a pair compared costs 1, a list indexed or walked a unit per value. Past it, the check
- * stops, so a POST stays quick whatever the server runs and whatever lists its entries rotate.
- */
+/** Work left to one comparison ({@link WORK_BUDGET}), and the pairs it compared. */
 interface Budget {
   left: number;
+  pairs: number;
 }
 
 /** Thrown out of a comparison when the budget ran out. */
@@ -357,11 +355,12 @@ export interface DuplicateOptions {
 }
 
 /**
- * Work {@link duplicateSeriesWarnings} does at most in one call, a pair of writers compared costing
+ * Work {@link duplicateSeriesWarnings} does at most comparing a file's entries with each other, and again with
+ * the entries running, a pair of writers compared costing
  * {@link PAIR_WORK} and a list value indexed or walked 1: a file of 500 entries of one name and varying labels
  * posted beside 10,000 such running ones would make 5,000,000 pairs, and 250 entries each rotating a list of
- * 100,000 values 25,000,000 values. Past it, what is left is not compared (and its clashes not warned of), so a
- * POST stays quick whatever the server runs.
+ * 100,000 values 25,000,000 values. Past it, what is left is not compared (a warning says where the check
+ * stopped), so a POST stays quick whatever the server runs.
  */
 export const WORK_BUDGET = 250_000;
 
@@ -371,41 +370,66 @@ export const PAIR_WORK = 2;
 /**
  * For each writer that writes a series an earlier one (or a running one) writes into the same destination at
  * overlapping times, one warning naming the other entry, the series and the destination, keyed by the writer's
- * name. Writers are grouped by destination and sample name, and within a group those whose labels are all
+ * name, and one where a budget ran out. Writers are grouped by destination and sample name, and within a group those whose labels are all
  * static by their label set, so only writers that may clash are compared (within {@link WORK_BUDGET}).
  */
 export function duplicateSeriesWarnings(
   writers: readonly SeriesWriter[],
   { running = [], shared }: DuplicateOptions = {},
 ): { name: string; warning: string }[] {
-  const groups = new Map<string, Group>();
   const placesOf = (writer: SeriesWriter) =>
     [...new Set(shared ? [writer.destination, shared] : [writer.destination])].flatMap((destination) =>
       writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
     );
-  const add = (writer: SeriesWriter) => {
-    for (const { key, sample } of placesOf(writer)) {
-      let group = groups.get(key);
-      if (!group) groups.set(key, (group = { byLabels: new Map(), varied: [] }));
-      const signature = staticSignature(writer, sample);
-      const same = signature === undefined ? group.varied : group.byLabels.get(signature);
-      if (same) same.push(writer);
-      else group.byLabels.set(signature!, [writer]);
-    }
-  };
-  for (const writer of running) add(writer);
-  const budget: Budget = { left: WORK_BUDGET };
   const warnings: { name: string; warning: string }[] = [];
-  try {
-    for (const writer of writers) {
-      const found = firstClash(writer, placesOf(writer), groups, budget);
-      if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
-      add(writer);
-    }
-  } catch (error) {
-    if (error !== SPENT) throw error;
-  }
+  /** Compares each of `writers` with `groups` (and, `growing`, with the writers before it), within a budget. */
+  const compare = (writers: readonly SeriesWriter[], groups: Map<string, Group>, growing: boolean, whom: string) => {
+    const budget: Budget = { left: WORK_BUDGET, pairs: 0 };
+    for (const writer of writers)
+      try {
+        const found = firstClash(writer, placesOf(writer), groups, budget);
+        if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
+        if (growing) addTo(groups, writer, placesOf(writer));
+      } catch (error) {
+        if (error !== SPENT) throw error;
+        const pairs = budget.pairs.toLocaleString('en-US');
+        warnings.push({
+          name: writer.name,
+          warning: `the check for entries that write one series stopped here, after ${pairs} pairs: this entry and those after it were not compared with ${whom}, and clashes among them are not warned of`,
+        });
+        return;
+      }
+  };
+  // The file's entries with each other first, then with the running ones: each with a budget of its own, so
+  // however many run, a clash within the file is found.
+  compare(writers, new Map(), true, 'the entries before them');
+  if (!running.length) return warnings;
+  const groups = new Map<string, Group>();
+  for (const writer of running) addTo(groups, writer, placesOf(writer));
+  const warned = new Set(warnings.map(({ name }) => name));
+  compare(
+    writers.filter(({ name }) => !warned.has(name)),
+    groups,
+    false,
+    'the entries running',
+  );
   return warnings;
+}
+
+/** Adds `writer` to the groups of its places. */
+function addTo(
+  groups: Map<string, Group>,
+  writer: SeriesWriter,
+  places: readonly { sample: string; key: string }[],
+): void {
+  for (const { key, sample } of places) {
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { byLabels: new Map(), varied: [] }));
+    const signature = staticSignature(writer, sample);
+    const same = signature === undefined ? group.varied : group.byLabels.get(signature);
+    if (same) same.push(writer);
+    else group.byLabels.set(signature!, [writer]);
+  }
 }
 
 /** The writers of one sample name into one destination: those of static labels by their label set, the others. */
@@ -442,6 +466,7 @@ function firstClash(
       for (const other of list) {
         if (compared.has(other)) continue;
         spend(budget, PAIR_WORK);
+        budget.pairs++;
         // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
         if (writer.bound?.sample !== sample && other.bound?.sample !== sample) compared.add(other);
         if (!(writer.from < other.to && other.from < writer.to) || takeTurns(writer, other)) continue;

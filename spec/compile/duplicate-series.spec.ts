@@ -233,6 +233,26 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     });
   });
 
+  it('compares the file’s entries with each other before the running ones, and says where a budget ran out', () => {
+    const plan = compileScenario(
+      loadScenario(file(cpu('a', 'labels: {pod: x}'), cpu('b', 'labels: {pod: x}')), { origin: 't.yaml' }),
+      { origin: 't.yaml' },
+    );
+    const posted = fileWriters(plan, Date.parse('2026-01-01T00:00:00Z'));
+    // More running writers of `cpu`, each its own pods, than one budget compares.
+    const running = Array.from({ length: 150_000 }, (_, i) => ({
+      ...posted[0]!,
+      name: `r${i} (scenario s)`,
+      labels: new Map([['pod', { absent: false, parts: [{ prefix: `s${i}_`, count: 10 }] }]]),
+    }));
+    const warnings = duplicateSeriesWarnings(posted, { running });
+    expect(warnings.map(({ name }) => name)).to.deep.equal(['b', 'a']);
+    expect(warnings[0]!.warning).to.include('writes the same series as a: cpu{pod="x"} into file out.prom');
+    expect(warnings[1]!.warning).to.equal(
+      'the check for entries that write one series stopped here, after 83,333 pairs: this entry and those after it were not compared with the entries running, and clashes among them are not warned of',
+    );
+  });
+
   describe('signals', () => {
     const histogram = (id: string, more = '') =>
       `{id: ${id}, signal_type: histogram, name: lat, distribution: {type: exponential, rate: 1}${more}}`;
