@@ -339,6 +339,10 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
         `b: writes the same series as a (scenario ${id}): cpu{host="a"} into stdout${ADVICE}`,
       ]);
       expect((await post(server, stdout(cpu('c', 'labels: {host: c}')))).json().warnings).to.equal(undefined);
+      // With a and b deleted, a third of their series clashes with none.
+      for (const scenario of [id, second.json().id as string])
+        expect((await server.request({ method: 'DELETE', url: `/scenarios/${scenario}` })).statusCode).to.equal(200);
+      expect((await post(server, stdout(cpu('d')))).json().warnings).to.equal(undefined);
     });
   });
 });
