@@ -23,7 +23,8 @@ export interface SeriesWriter {
   readonly samples: readonly string[];
   /** The label a sample carries besides the entry's: a histogram's `_bucket` its `le`, a summary's quantiles `quantile`. */
   readonly bound?: { readonly sample: string; readonly key: string };
-  readonly destination: string;
+  /** Where its sink writes; undefined for a store that keeps every record (a log store: metrics as log lines). */
+  readonly destination: string | undefined;
   readonly labels: ReadonlyMap<string, KeyValues>;
   /** Timestamps it writes, in ms since 1970: from `from` up to (not at) `to`. */
   readonly from: number;
@@ -211,12 +212,19 @@ function timestampSpan(entry: Entry, start: KnownStart, fileStart: number): { fr
 }
 
 /**
+ * Sink kinds whose store keeps every record written: a log store (Loki) keeps two lines of one stream and
+ * timestamp unless their text is the same too, so two entries' samples of one series both stay.
+ */
+const KEEPS_EVERY_RECORD: ReadonlySet<string> = new Set(['logstore']);
+
+/**
  * Where a sink writes, as its kind names it (`remote_write http://prom:9090/api/v1/write`, `stdout`), with the
  * tenant a multi-tenant store (Mimir, Cortex) reads from the `X-Scope-OrgID` header: each tenant is a store of
- * its own.
+ * its own. Undefined for a kind that keeps every record ({@link KEEPS_EVERY_RECORD}).
  */
-function destinationOf(sink: SinkConfig): string {
+function destinationOf(sink: SinkConfig): string | undefined {
   const kind = sinkKindOf(sink.type);
+  if (kind && KEEPS_EVERY_RECORD.has(kind.type)) return;
   const fields = sink as unknown as Record<string, unknown>;
   const field = kind?.address?.field;
   const address = kind?.destination?.(sink as never) ?? (field && fields[field]);
@@ -378,8 +386,10 @@ export function duplicateSeriesWarnings(
   { running = [], shared }: DuplicateOptions = {},
 ): { name: string; warning: string }[] {
   const placesOf = (writer: SeriesWriter) =>
-    [...new Set(shared ? [writer.destination, shared] : [writer.destination])].flatMap((destination) =>
-      writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
+    [...new Set([writer.destination, shared])].flatMap((destination) =>
+      destination === undefined
+        ? []
+        : writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
     );
   const warnings: { name: string; warning: string }[] = [];
   /** Compares each of `writers` with `groups` (and, `growing`, with the writers before it), within a budget. */

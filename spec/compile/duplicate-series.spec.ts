@@ -294,6 +294,11 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       ]);
     });
 
+    it('does not look at metrics into a log store: it keeps both lines of one stream and timestamp', () => {
+      const loki = `labels: {job: a}, sink: {type: logstore, url: "http://loki:3100"}`;
+      expect(clashes(file(cpu('x', loki), cpu('y', loki)))).to.deep.equal([]);
+    });
+
     it('does not look at logs and traces: a stream keeps every record, a trace store every span', () => {
       const logs = (id: string) =>
         `{id: ${id}, signal_type: logs, name: app, labels: {job: a}, log_generator: {type: template, templates: [{message: hi}]}}`;
