@@ -14,13 +14,17 @@ import type { While } from '../language/fields.js';
 import type { EntryPlan } from './index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
 import { redactText } from '../redact.js';
+import { familyName } from '../protocols/metric-units.js';
 
 /** An entry as the check reads it: what it writes, where, and when. */
 export interface SeriesWriter {
   /** How messages name the entry: its id, or more (`cpu (scenario 1b9e…)`) for one of another file. */
   readonly name: string;
   readonly family: string;
+  /** The sample names its encoder writes into its sink. */
   readonly samples: readonly string[];
+  /** The sample names svc-server's aggregate scrape shows of it (the text format's, and a native histogram's). */
+  readonly scraped: readonly string[];
   /** The label a sample carries besides the entry's: a histogram's `_bucket` its `le`, a summary's quantiles `quantile`. */
   readonly bound?: { readonly sample: string; readonly key: string };
   /** Where its sink writes; undefined for a store that keeps every record (a log store: metrics as log lines). */
@@ -159,13 +163,14 @@ export function seriesWriter(
   name = entry.id,
 ): SeriesWriter | undefined {
   if (entry.name === undefined || entry.span_metrics_of) return;
-  const samples = sampleNames(entry, entry.name);
+  const samples = sampleNames(entry, entry.encoder.type);
   if (!samples.length) return;
   const { from, to } = timestampSpan(entry, start, fileStart);
   return {
     name,
     family: entry.name,
     samples,
+    scraped: sampleNames(entry, 'metrics_text'),
     ...(entry.signal_type === 'histogram' && entry.buckets && { bound: { sample: `${entry.name}_bucket`, key: 'le' } }),
     ...(entry.signal_type === 'summary' && { bound: { sample: entry.name, key: 'quantile' } }),
     destination: destinationOf(entry.sink),
@@ -175,21 +180,30 @@ export function seriesWriter(
   };
 }
 
-/** The sample names an entry's events carry, as Prometheus stores them. */
-function sampleNames(entry: Entry, name: string): string[] {
+/**
+ * The sample names an entry's events carry as `encoder` writes them: OpenMetrics a counter's as `<family>_total`
+ * (its family the name without `_total`) and a counter's, histogram's or summary's creation time as
+ * `<family>_created`; the others (the text format, remote write, OTLP, Influx, JSON lines) the name as it is.
+ */
+function sampleNames(entry: Entry, encoder: string): string[] {
+  const name = entry.name!;
+  const openMetrics = encoder === 'openmetrics';
   switch (entry.signal_type) {
-    case 'metrics':
-      // OpenMetrics writes a counter's samples as `<name>_total`; the other encoders the name as it is.
-      return entry.metric_type === 'counter' && !name.endsWith('_total') ? [name, `${name}_total`] : [name];
+    case 'metrics': {
+      if (!openMetrics || entry.metric_type !== 'counter') return [name];
+      const family = familyName(name, 'counter');
+      return [`${family}_total`, `${family}_created`];
+    }
     case 'histogram':
       return [
         ...(entry.buckets ? [`${name}_bucket`] : []),
         ...(entry.native ? [name] : []),
         `${name}_sum`,
         `${name}_count`,
+        ...(openMetrics ? [`${name}_created`] : []),
       ];
     case 'summary':
-      return [name, `${name}_sum`, `${name}_count`];
+      return [name, `${name}_sum`, `${name}_count`, ...(openMetrics ? [`${name}_created`] : [])];
     default:
       return [];
   }
@@ -389,7 +403,11 @@ export function duplicateSeriesWarnings(
     [...new Set([writer.destination, shared])].flatMap((destination) =>
       destination === undefined
         ? []
-        : writer.samples.map((sample) => ({ destination, sample, key: `${destination}\n${sample}` })),
+        : (destination === shared ? writer.scraped : writer.samples).map((sample) => ({
+            destination,
+            sample,
+            key: `${destination}\n${sample}`,
+          })),
     );
   const warnings: { name: string; warning: string }[] = [];
   /** Compares each of `writers` with `groups` (and, `growing`, with the writers before it), within a budget. */

@@ -286,12 +286,28 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       ).to.deep.equal(['g: writes the same series as s: lat{quantile="0.5"} into file out.prom']);
     });
 
-    it('warns of a counter and a gauge named as its OpenMetrics _total', () => {
-      const counter = `{id: a, signal_type: metrics, name: req, generator: {type: step, start: 0, step_size: 1}}`;
-      const gauge = `{id: b, signal_type: metrics, name: req_total, generator: {type: constant, value: 1}}`;
-      expect(clashes(file(counter, gauge))).to.deep.equal([
+    it('names a counter as its encoder does: OpenMetrics `_total` and `_created`, the others the name', () => {
+      const counter = (encoder: string) =>
+        `{id: a, signal_type: metrics, name: req, encoder: {type: ${encoder}}, generator: {type: step, start: 0, step_size: 1}}`;
+      const gauge = (name: string) =>
+        `{id: b, signal_type: metrics, name: ${name}, generator: {type: constant, value: 1}}`;
+      expect(clashes(file(counter('openmetrics'), gauge('req_total')))).to.deep.equal([
         'b: writes the same series as a: req_total into file out.prom',
       ]);
+      expect(clashes(file(counter('openmetrics'), gauge('req_created')))).to.deep.equal([
+        'b: writes the same series as a: req_created into file out.prom',
+      ]);
+      expect(clashes(file(counter('openmetrics'), gauge('req')))).to.deep.equal([]);
+      // The text format and remote write write the counter `req` as `req`.
+      expect(clashes(file(counter('metrics_text'), gauge('req_total')))).to.deep.equal([]);
+      expect(clashes(file(counter('metrics_text'), gauge('req')))).to.deep.equal([
+        'b: writes the same series as a: req into file out.prom',
+      ]);
+      const rw = (fields: string) =>
+        `{${fields}, sink: {type: remote_write, url: "http://prom/w"}, encoder: {type: remote_write}}`;
+      const rwCounter = rw('id: a, signal_type: metrics, name: req, generator: {type: step, start: 0, step_size: 1}');
+      const rwGauge = rw('id: b, signal_type: metrics, name: req_total, generator: {type: constant, value: 1}');
+      expect(clashes(file(rwCounter, rwGauge))).to.deep.equal([]);
     });
 
     it('does not look at metrics into a log store: it keeps both lines of one stream and timestamp', () => {
