@@ -15,6 +15,7 @@ import type { EntryPlan } from './index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
 import { redactText } from '../redact.js';
 import { familyName } from '../protocols/metric-units.js';
+import { SplitMix64 } from '../random.js';
 
 /** An entry as the check reads it: what it writes, where, and when. */
 export interface SeriesWriter {
@@ -48,13 +49,23 @@ interface KeyValues {
 }
 
 /**
- * Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or `prefix` + anything.
- * A list is kept as the entry has it and indexed ({@link indexOf}) the first time a comparison needs it.
+ * Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or a `random`
+ * spike's `prefix` + the 16 hex digits SplitMix64 of `seed` gives 0 … count−1 (operators/labels.ts). A list is
+ * kept as the entry has it and indexed ({@link indexOf}) the first time a comparison needs it; a random spike's
+ * values are made ({@link randomList}) the first time one is.
  */
-type ValueSet =
-  | { readonly list: ValueList }
-  | { readonly prefix: string; readonly count: number }
-  | { readonly prefix: string; readonly count?: undefined };
+type ValueSet = { readonly list: ValueList } | CounterRange | RandomSpike | { readonly anything: true };
+
+interface CounterRange {
+  readonly prefix: string;
+  readonly count: number;
+}
+
+interface RandomSpike {
+  readonly prefix: string;
+  readonly count: number;
+  readonly seed: number;
+}
 
 type ValueList = readonly string[];
 
@@ -97,7 +108,7 @@ function isAbsent({ absent }: KeyValues, budget: Budget): boolean {
 }
 
 const NO_KEY: KeyValues = { absent: true, parts: [] };
-const ANY_VALUE: KeyValues = { absent: false, parts: [{ prefix: '' }] };
+const ANY_VALUE: KeyValues = { absent: false, parts: [{ anything: true }] };
 
 /**
  * How an entry's start is known: `at` ms after its file's start, or (an `after` trigger decided at run time)
@@ -268,7 +279,9 @@ function labelValues(entry: Entry): Map<string, KeyValues> {
   for (const spike of entry.cardinality_spikes) {
     const outside = keys.get(spike.label) ?? NO_KEY;
     const inside: ValueSet =
-      spike.strategy === 'random' ? { prefix: spike.prefix } : { prefix: spike.prefix, count: spike.cardinality };
+      spike.strategy === 'random'
+        ? { prefix: spike.prefix, count: spike.cardinality, seed: spike.seed ?? 0 }
+        : { prefix: spike.prefix, count: spike.cardinality };
     keys.set(spike.label, { absent: outside.absent, parts: [...outside.parts, inside] });
   }
   return keys;
@@ -318,20 +331,22 @@ function sharedValue(a: KeyValues, b: KeyValues, budget: Budget): string | null 
 
 /**
  * A value two sets share. Two lists: the shorter walked, the longer looked up. A list and a counter range: the
- * range's values looked up in the list when fewer, else the list walked; the work charged to `budget`.
+ * range's values looked up in the list when fewer, else the list walked. A random spike: as the list of its values.
+ * The work charged to `budget`.
  */
 function commonValue(x: ValueSet, y: ValueSet, budget: Budget): string | undefined {
+  if ('anything' in x) return 'anything' in y ? '0' : someValue(y, budget);
+  if ('anything' in y) return someValue(x, budget);
+  if ('seed' in x) return commonValue({ list: randomList(x, budget) }, y, budget);
+  if ('seed' in y) return commonValue(x, { list: randomList(y, budget) }, budget);
   if ('list' in x && 'list' in y) {
     const [small, large] = x.list.length <= y.list.length ? [x.list, y.list] : [y.list, x.list];
     const index = indexOf(large, budget);
     return walk(small, (value) => index.values.has(value), budget);
   }
   if ('list' in x || 'list' in y) {
-    const [{ list }, made] = ('list' in x ? [x, y] : [y, x]) as [
-      { list: ValueList },
-      Exclude<ValueSet, { list: unknown }>,
-    ];
-    if (made.count !== undefined && made.count < list.length) {
+    const [{ list }, made] = ('list' in x ? [x, y] : [y, x]) as [{ list: ValueList }, CounterRange];
+    if (made.count < list.length) {
       const index = indexOf(list, budget);
       spend(budget, made.count);
       for (let n = 0; n < made.count; n++) if (index.values.has(`${made.prefix}${n}`)) return `${made.prefix}${n}`;
@@ -339,12 +354,11 @@ function commonValue(x: ValueSet, y: ValueSet, budget: Budget): string | undefin
     }
     return walk(list, (value) => madeValue(made, value), budget);
   }
-  // Two made ranges: the shorter prefix must begin the longer, the rest of it being digits of the shorter's numbers.
-  const [short, long] = x.prefix.length <= y.prefix.length ? [x, y] : [y, x];
+  // Two counter ranges: the shorter prefix must begin the longer, the rest of it being digits of the shorter's numbers.
+  const [short, long] = (x.prefix.length <= y.prefix.length ? [x, y] : [y, x]) as [CounterRange, CounterRange];
   if (!long.prefix.startsWith(short.prefix)) return;
   const rest = long.prefix.slice(short.prefix.length);
   const first = `${long.prefix}0`;
-  if (short.count === undefined) return first;
   // `short.prefix` + n, n = rest followed by the digits of one of `long`'s numbers: rest·10 at least.
   if (rest === '') return first;
   return /^[1-9]\d*$/.test(rest) && Number(rest) * 10 < short.count ? first : undefined;
@@ -357,10 +371,31 @@ function walk(list: ValueList, test: (value: string) => boolean, budget: Budget)
   return list[at];
 }
 
-/** Whether `value` is one of a made range's: `prefix` + a number below `count` (or anything, without a count). */
-function madeValue(made: { readonly prefix: string; readonly count?: number }, value: string): boolean {
+/** A value of a set: a list's first not empty, a range's first. */
+function someValue(set: Exclude<ValueSet, { anything: true }>, budget: Budget): string | undefined {
+  if ('seed' in set) return randomList(set, budget)[0];
+  if ('list' in set) return walk(set.list, (value) => value !== '', budget);
+  return `${set.prefix}0`;
+}
+
+/** The values of random spikes made so far, kept as their writers are. */
+const randomLists = new WeakMap<RandomSpike, ValueList>();
+
+/** A random spike's values, made once (charged to `budget`, a value each). */
+function randomList(spike: RandomSpike, budget: Budget): ValueList {
+  let list = randomLists.get(spike);
+  if (!list) {
+    spend(budget, spike.count);
+    const random = new SplitMix64(spike.seed);
+    list = Array.from({ length: spike.count }, (_, n) => `${spike.prefix}${random.hex(n)}`);
+    randomLists.set(spike, list);
+  }
+  return list;
+}
+
+/** Whether `value` is one of a counter range's: `prefix` + a number below `count`. */
+function madeValue(made: CounterRange, value: string): boolean {
   if (!value.startsWith(made.prefix) || value.length === made.prefix.length) return false;
-  if (made.count === undefined) return true;
   const number = value.slice(made.prefix.length);
   return /^(0|[1-9]\d*)$/.test(number) && Number(number) < made.count;
 }

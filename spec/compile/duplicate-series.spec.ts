@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { duplicateSeriesWarnings, fileWriters } from '../../lib/compile/duplicate-series.js';
+import { SplitMix64 } from '../../lib/random.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { testServer } from '../support/server.js';
 
@@ -185,6 +186,25 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       expect(clashes(file(cpu('a', 'labels: {host: a, user: user_4}'), cpu('b', spike('user'))))).to.deep.equal([
         'b: writes the same series as a: cpu{host="a",user="user_4"} into file out.prom',
       ]);
+    });
+
+    it('knows the values of a random spike: its prefix and the hex of its seed, not anything after the prefix', () => {
+      const random = (seed = 0) =>
+        `labels: {host: a}, cardinality_spikes: [{label: user, every: 1m, for: 10s, cardinality: 5, strategy: random, seed: ${seed}}]`;
+      const users = 'labels: {host: a}, dynamic_labels: [{key: user, prefix: user_, cardinality: 10}]';
+      expect(clashes(file(cpu('a', random()), cpu('b', users)))).to.deep.equal([]);
+      const value = `user_${new SplitMix64(0).hex(4)}`;
+      expect(clashes(file(cpu('a', random()), cpu('b', `labels: {host: a, user: ${value}}`)))).to.deep.equal([
+        `b: writes the same series as a: cpu{host="a",user="${value}"} into file out.prom`,
+      ]);
+      expect(
+        clashes(file(cpu('a', random()), cpu('b', `labels: {host: a, user: user_0123456789abcdef}`))),
+      ).to.deep.equal([]);
+      expect(clashes(file(cpu('a', random()), cpu('b', random())))).to.have.length(1);
+      // Outside their windows they write user x and y; inside, the values of their seeds.
+      const seeded = (user: string, seed: number) => random(seed).replace('{host: a}', `{host: a, user: ${user}}`);
+      expect(clashes(file(cpu('a', seeded('x', 0)), cpu('b', seeded('y', 7))))).to.deep.equal([]);
+      expect(clashes(file(cpu('a', seeded('x', 0)), cpu('b', seeded('y', 0))))).to.have.length(1);
     });
 
     it('stays quick at cardinality 1,000,000 and with 500 entries of one name', () => {
