@@ -34,8 +34,19 @@ export interface SeriesWriter {
   /** Timestamps it writes, in ms since 1970: from `from` up to (not at) `to`. */
   readonly from: number;
   readonly to: number;
+  /**
+   * When it runs, by the wall clock (ms since 1970): what a scrape of its latest values (svc-server's aggregate)
+   * sees, whatever its timestamps.
+   */
+  readonly runs: Span;
   /** Its `while` gate, and the file whose ids its `ref` names. */
   readonly gate?: { readonly file: object } & While;
+}
+
+/** Times from `from` up to (not at) `to`, in ms since 1970. */
+interface Span {
+  readonly from: number;
+  readonly to: number;
 }
 
 /** The values one label key can take on an entry's events. */
@@ -177,6 +188,9 @@ export function seriesWriter(
   const samples = sampleNames(entry, entry.encoder.type);
   if (!samples.length) return;
   const { from, to } = timestampSpan(entry, start, fileStart);
+  const runsFrom = fileStart + start.atLeast;
+  const runsTo =
+    entry.duration === undefined || start.at === undefined ? Number.POSITIVE_INFINITY : runsFrom + entry.duration;
   return {
     name,
     family: entry.name,
@@ -188,6 +202,7 @@ export function seriesWriter(
     labels: labelValues(entry),
     from,
     to,
+    runs: { from: runsFrom, to: runsTo },
   };
 }
 
@@ -226,7 +241,7 @@ function sampleNames(entry: Entry, encoder: string): string[] {
  * phase offset; to its `duration` later. An `after` start decided at run time is taken as early as it can be,
  * and so as writing from there on.
  */
-function timestampSpan(entry: Entry, start: KnownStart, fileStart: number): { from: number; to: number } {
+function timestampSpan(entry: Entry, start: KnownStart, fileStart: number): Span {
   const { start_time: anchor, duration, clock_group } = entry;
   const shift = anchor.kind === 'absolute' && clock_group === undefined ? 0 : start.atLeast;
   const base =
@@ -442,6 +457,7 @@ export function duplicateSeriesWarnings(
             destination,
             sample,
             key: `${destination}\n${sample}`,
+            byRunTime: destination === shared,
           })),
     );
   const warnings: { name: string; warning: string }[] = [];
@@ -508,15 +524,31 @@ interface Clash {
   readonly labels: Map<string, string>;
 }
 
-/** The first writer of `places` that clashes with `writer`, each compared once; throws {@link SPENT} past the budget. */
+/** Where a writer writes a sample, and whether two writers overlap there by run time (a scrape) or by timestamps. */
+interface Place {
+  readonly destination: string;
+  readonly sample: string;
+  readonly key: string;
+  readonly byRunTime: boolean;
+}
+
+function overlap(a: Span, b: Span): boolean {
+  return a.from < b.to && b.from < a.to;
+}
+
+/**
+ * The first writer of `places` that clashes with `writer`, each compared once (once by timestamps, once by run
+ * time); throws {@link SPENT} past the budget.
+ */
 function firstClash(
   writer: SeriesWriter,
-  places: readonly { destination: string; sample: string; key: string }[],
+  places: readonly Place[],
   groups: ReadonlyMap<string, Group>,
   budget: Budget,
 ): Clash | undefined {
-  const compared = new Set<SeriesWriter>();
-  for (const { destination, sample, key } of places) {
+  const comparedBy = { stamps: new Set<SeriesWriter>(), runs: new Set<SeriesWriter>() };
+  for (const { destination, sample, key, byRunTime } of places) {
+    const compared = byRunTime ? comparedBy.runs : comparedBy.stamps;
     const group = groups.get(key);
     if (!group) continue;
     const signature = staticSignature(writer, sample);
@@ -532,7 +564,8 @@ function firstClash(
         budget.pairs++;
         // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
         if (writer.bound?.sample !== sample && other.bound?.sample !== sample) compared.add(other);
-        if (!(writer.from < other.to && other.from < writer.to) || takeTurns(writer, other)) continue;
+        const overlaps = byRunTime ? overlap(writer.runs, other.runs) : overlap(writer, other);
+        if (!overlaps || takeTurns(writer, other)) continue;
         const labels = sharedLabelSet(writer, other, sample, budget);
         if (labels) return { other, sample, destination, labels };
       }

@@ -370,6 +370,16 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       ]);
     });
 
+    it('judges the aggregate scrape by run time: a backfill of yesterday and a live entry show there together', async () => {
+      const res = await post(testServer(), stdout(cpu('a', 'labels: {host: a}, start_time: "-1d"'), cpu('b')));
+      expect(res.json().warnings).to.deep.equal([
+        `b: writes the same series as a: cpu{host="a"} into svc-server GET /scenarios/metrics${ADVICE}`,
+      ]);
+      // One after the other, they do not.
+      const turns = stdout(cpu('a'), cpu('b', 'labels: {host: a}, phase_offset: 10s'));
+      expect((await post(testServer(), turns)).json().warnings).to.equal(undefined);
+    });
+
     it('compares a posted file with the scenarios running, not with those stopped', async () => {
       const server = testServer();
       const first = await post(server, stdout(cpu('a')));
