@@ -4,7 +4,8 @@ import { filesBeside } from '../config/csv-replay.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
 import { HttpError } from './http-error.js';
-import { prepareScenario, type PreparedScenario } from './launch.js';
+import { prepareScenario, type Neighbours, type PreparedScenario } from './launch.js';
+import type { SeriesWriter } from '../compile/duplicate-series.js';
 
 /**
  * The catalog scenarios `--autostart @a,@b` (`SVC_AUTOSTART`) names, each once; an Error naming
@@ -27,42 +28,57 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
 
 /**
  * Each named catalog scenario compiled and prepared as a posted one would be (packs resolved in
- * the catalog, `file` sinks confined below the file root); an Error naming the scenario and its
- * problem when one cannot run.
+ * the catalog, `file` sinks confined below the file root), its series compared with those of the
+ * files named before it (`cpu (@web)`), as they will be running; an Error naming the scenario and
+ * its problem when one cannot run.
  */
 export async function prepareAutostart(
   names: readonly string[],
   catalog: Catalog,
   fileRoot: string | undefined,
 ): Promise<PreparedScenario[]> {
-  return Promise.all(
-    names.map(async (name) => {
-      let path: string | undefined;
-      try {
-        const scenario = catalog.scenario(name);
-        path = scenario.path;
-        return await prepareScenario(
-          await planScenario(scenario.file, {
-            origin: path,
-            catalog,
-            locate: filesBeside(path),
-            packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
-          }),
-          fileRoot,
-        );
-      } catch (error) {
-        // A CSV's problems need its path, the error's origin.
-        const detail =
-          error instanceof ConfigError
-            ? error.origin === path
-              ? error.problems.map((p) => p.message).join('; ') || error.message
-              : error.message
-            : error instanceof HttpError
-              ? error.detail
-              : undefined;
-        if (detail === undefined) throw error;
-        throw new Error(`--autostart @${name}: ${detail}`);
-      }
-    }),
-  );
+  const prepared: PreparedScenario[] = [];
+  const before: SeriesWriter[] = [];
+  const now = Date.now();
+  for (const name of names) {
+    const file = await prepareOne(name, catalog, fileRoot, { before: [...before], now });
+    prepared.push(file);
+    before.push(...file.writers.map((writer) => ({ ...writer, name: `${writer.name} (@${name})` })));
+  }
+  return prepared;
+}
+
+async function prepareOne(
+  name: string,
+  catalog: Catalog,
+  fileRoot: string | undefined,
+  neighbours: Neighbours,
+): Promise<PreparedScenario> {
+  let path: string | undefined;
+  try {
+    const scenario = catalog.scenario(name);
+    path = scenario.path;
+    return await prepareScenario(
+      await planScenario(scenario.file, {
+        origin: path,
+        catalog,
+        locate: filesBeside(path),
+        packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
+      }),
+      fileRoot,
+      neighbours,
+    );
+  } catch (error) {
+    // A CSV's problems need its path, the error's origin.
+    const detail =
+      error instanceof ConfigError
+        ? error.origin === path
+          ? error.problems.map((p) => p.message).join('; ') || error.message
+          : error.message
+        : error instanceof HttpError
+          ? error.detail
+          : undefined;
+    if (detail === undefined) throw error;
+    throw new Error(`--autostart @${name}: ${detail}`);
+  }
 }

@@ -13,9 +13,14 @@ import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter }
  */
 export const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
 
-/** What a file is compared with before it starts: the entries running on the server, and its clock. */
+/**
+ * What a file is compared with before it starts: the entries running on the server, the files starting with it
+ * before it (`--autostart`), and its clock.
+ */
 export interface Neighbours {
-  readonly registry: Pick<EntryRegistry, 'unended'>;
+  readonly registry?: Pick<EntryRegistry, 'unended'>;
+  /** The writers of the files started before it, named for their file (`cpu (@web)`). */
+  readonly before?: readonly SeriesWriter[];
   readonly now: number;
 }
 
@@ -26,6 +31,8 @@ export interface Neighbours {
 export interface PreparedScenario {
   readonly file: ScenarioFile;
   readonly warnings: readonly EntryWarning[];
+  /** Its entries' series writers, to compare the files started after it with. */
+  readonly writers: readonly SeriesWriter[];
 }
 
 /** An advisory warning about one entry of a file: `text` names the entry, `entry` is its id, for the log. */
@@ -51,8 +58,9 @@ export async function prepareScenario(
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
-  const duplicates = duplicateSeriesWarnings(fileWriters({ ...file, scenarios }, neighbours?.now ?? Date.now()), {
-    running: neighbours ? runningWriters(neighbours.registry) : [],
+  const writers = fileWriters({ ...file, scenarios }, neighbours?.now ?? Date.now());
+  const duplicates = duplicateSeriesWarnings(writers, {
+    running: [...(neighbours?.registry ? runningWriters(neighbours.registry) : []), ...(neighbours?.before ?? [])],
     shared: AGGREGATE_SCRAPE,
   });
   const warnings = scenarios.flatMap((entry) =>
@@ -64,7 +72,7 @@ export async function prepareScenario(
       ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
     ].map((text) => ({ entry: entry.id, text })),
   );
-  return { file: { ...file, scenarios }, warnings };
+  return { file: { ...file, scenarios }, warnings, writers };
 }
 
 /**

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { duplicateSeriesWarnings, fileWriters } from '../../lib/compile/duplicate-series.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Catalog } from '../../lib/catalog/index.js';
 import { SplitMix64 } from '../../lib/random.js';
+import { prepareAutostart } from '../../lib/server/autostart.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { testServer } from '../support/server.js';
 
@@ -367,6 +372,17 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       expect(res.statusCode).to.equal(201);
       expect(res.json().warnings).to.deep.equal([
         `b: writes the same series as a: cpu{host="a"} into svc-server GET /scenarios/metrics${ADVICE}`,
+      ]);
+    });
+
+    it('compares each --autostart file with the files named before it', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-dupes-catalog-'));
+      writeFileSync(join(dir, 'web.yaml'), stdout(cpu('a')));
+      writeFileSync(join(dir, 'api.yaml'), stdout(cpu('b')));
+      const [web, api] = await prepareAutostart(['web', 'api'], await Catalog.open(dir), undefined);
+      expect(web!.warnings).to.deep.equal([]);
+      expect(api!.warnings).to.deep.equal([
+        { entry: 'b', text: `b: writes the same series as a (@web): cpu{host="a"} into stdout${ADVICE}` },
       ]);
     });
 
