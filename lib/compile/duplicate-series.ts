@@ -537,8 +537,8 @@ function overlap(a: Span, b: Span): boolean {
 }
 
 /**
- * The first writer of `places` that clashes with `writer`, each compared once (once by timestamps, once by run
- * time); throws {@link SPENT} past the budget.
+ * The first writer of `places` that clashes with `writer`, each pair's labels compared once and its times once
+ * by timestamps and once by run time; throws {@link SPENT} past the budget.
  */
 function firstClash(
   writer: SeriesWriter,
@@ -546,11 +546,14 @@ function firstClash(
   groups: ReadonlyMap<string, Group>,
   budget: Budget,
 ): Clash | undefined {
-  const comparedBy = { stamps: new Set<SeriesWriter>(), runs: new Set<SeriesWriter>() };
+  // Others settled at every place: their labels share no set (on a sample where no bound label changes that).
+  const apart = new Set<SeriesWriter>();
+  // Others settled at the places judged by timestamps, or by run time: they never write together there.
+  const notTogether = { stamps: new Set<SeriesWriter>(), runs: new Set<SeriesWriter>() };
   for (const { destination, sample, key, byRunTime } of places) {
-    const compared = byRunTime ? comparedBy.runs : comparedBy.stamps;
     const group = groups.get(key);
     if (!group) continue;
+    const elsewhere = byRunTime ? notTogether.runs : notTogether.stamps;
     const signature = staticSignature(writer, sample);
     // A writer of static labels clashes only with one of the same set or one whose labels vary.
     const lists =
@@ -559,15 +562,18 @@ function firstClash(
         : [group.byLabels.get(signature) ?? [], group.varied];
     for (const list of lists)
       for (const other of list) {
-        if (compared.has(other)) continue;
+        if (apart.has(other) || elsewhere.has(other)) continue;
         spend(budget, PAIR_WORK);
         budget.pairs++;
-        // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
-        if (writer.bound?.sample !== sample && other.bound?.sample !== sample) compared.add(other);
         const overlaps = byRunTime ? overlap(writer.runs, other.runs) : overlap(writer, other);
-        if (!overlaps || takeTurns(writer, other)) continue;
+        if (!overlaps || takeTurns(writer, other)) {
+          elsewhere.add(other);
+          continue;
+        }
         const labels = sharedLabelSet(writer, other, sample, budget);
         if (labels) return { other, sample, destination, labels };
+        // Compared once, but again on each sample where a bound label (`le`, `quantile`) makes the answer differ.
+        if (writer.bound?.sample !== sample && other.bound?.sample !== sample) apart.add(other);
       }
   }
 }
