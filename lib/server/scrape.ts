@@ -186,13 +186,18 @@ export class ScrapeBuffer {
   private readonly spikesOfSeries: number[] = [];
   /** Which spikes' labels the latest event has: the spikes whose window is open. */
   private latestSpikes = 0;
+  /**
+   * The event count at which that set of spikes last changed: only a series written since has the shape the entry
+   * writes now. A window shorter than a spike's cardinality writes other values at each opening: those of earlier
+   * windows have the same labels but are not written again.
+   */
+  private shapeSince = 0;
   /** Events recorded so far. */
   private events = 0;
   /** Set when the entry ended: it writes no series any more. */
   private ended = false;
-  /** The event count and latest shape at the last sweep of the table for room ({@link claim}). */
+  /** The event count at the last sweep of the table for room ({@link claim}). */
   private sweptAt = Number.NEGATIVE_INFINITY;
-  private sweptSpikes = -1;
   /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
   private readonly latestNative: (NativeHistogram | undefined)[] = [];
   private readonly latestExemplar: (Exemplar | undefined)[] = [];
@@ -225,7 +230,11 @@ export class ScrapeBuffer {
     const exemplars = new ExemplarCursor(samples.exemplars);
     // Every row counts as written at the batch's last event: a series leaves at most a batch late, never early.
     this.events += samples.events ?? samples.size;
-    this.latestSpikes = this.spikesOf(series[samples.size - 1]!);
+    const spikes = this.spikesOf(series[samples.size - 1]!);
+    if (spikes !== this.latestSpikes) {
+      this.latestSpikes = spikes;
+      this.shapeSince = this.events;
+    }
     for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
     // A native histogram alone has no row the text exposition shows: nothing for the ring to keep, and no share of
@@ -304,13 +313,15 @@ export class ScrapeBuffer {
   /**
    * Whether the series at `index` is one the entry still writes, which the scrape of latest values shows: its entry
    * has not ended, it has the labels of the spikes whose window is open (those of the latest event) and no other's,
-   * and it was written within the last {@link period} events (a rotation came round to it).
+   * it was written since those windows opened (not in an earlier window of the same spikes), and within the last
+   * {@link period} events (a rotation came round to it).
    */
   isLive(index: number): boolean {
     return (
       !this.ended &&
       this.series[index] !== undefined &&
       this.spikesOfSeries[index] === this.latestSpikes &&
+      this.writtenAt[index]! >= this.shapeSince &&
       this.events - this.writtenAt[index]! < this.period
     );
   }
@@ -422,9 +433,8 @@ export class ScrapeBuffer {
    */
   private claim(chars: number): boolean {
     if (this.room(chars)) return true;
-    if (this.latestSpikes === this.sweptSpikes && this.events - this.sweptAt < this.period) return false;
+    if (this.shapeSince <= this.sweptAt && this.events - this.sweptAt < this.period) return false;
     this.sweptAt = this.events;
-    this.sweptSpikes = this.latestSpikes;
     // From the last slot down, so that the free slots are taken again from the first up.
     for (let i = this.series.length - 1; i >= 0; i--) {
       const series = this.series[i];

@@ -189,6 +189,13 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
     expect(scraped(buffer)).to.deep.equal([' 0']);
   });
 
+  it("drops the series of a spike's earlier window, when its window is shorter than its cardinality", () => {
+    // Each window writes other values of the spike: those of the last one have its labels, within the period.
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 4, spikeLabels: ['user'] });
+    events(buffer, [{}, { user: 'u0' }, { user: 'u1' }, {}, { user: 'u2' }]);
+    expect(scraped(buffer)).to.deep.equal(['{user="u2"} 4']);
+  });
+
   it('keeps both series of a rotating label with an empty value, which the events without the label write', () => {
     // An empty value is no label: only a spike's label tells a window apart, not any label an event lacks.
     const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 2, spikeLabels: ['user'] });
