@@ -312,13 +312,14 @@ export class ScrapeBuffer {
 
   /**
    * Whether the series at `index` is one the entry still writes, which the scrape of latest values shows: its entry
-   * has not ended, it has the labels of the spikes whose window is open (those of the latest event) and no other's,
+   * has not ended nor been deleted, it has the labels of the spikes whose window is open (those of the latest event) and no other's,
    * it was written since those windows opened (not in an earlier window of the same spikes), and within the last
    * {@link period} events (a rotation came round to it).
    */
   isLive(index: number): boolean {
     return (
       !this.ended &&
+      !this.released &&
       this.series[index] !== undefined &&
       this.spikesOfSeries[index] === this.latestSpikes &&
       this.writtenAt[index]! >= this.shapeSince &&

@@ -212,6 +212,14 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
     expect(buffer.latestRows()).to.have.length(1);
   });
 
+  it('shows none of the series of an entry that was deleted, though it has not ended yet', () => {
+    // A scrape built after DELETE, before the entry's chain has run its end.
+    const buffer = gauge();
+    events(buffer, [pod(0)]);
+    buffer.release();
+    expect(aggregate([buffer], () => {})).to.equal('');
+  });
+
   it('sweeps a table full of series it still writes once a period, not at every batch', () => {
     // A rotation of 1,000,000 values past its 100,000 series: swept at every batch, 200 batches took 1 s, not 10 ms.
     const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, undefined, { period: 1_000_000 });
