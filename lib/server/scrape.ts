@@ -196,8 +196,11 @@ export class ScrapeBuffer {
   private events = 0;
   /** Set when the entry ended: it writes no series any more. */
   private ended = false;
-  /** The event count at the last sweep of the table for room ({@link claim}). */
+  /** The event count at the last sweep of the table for room ({@link claim}), and how many sweeps there were. */
   private sweptAt = Number.NEGATIVE_INFINITY;
+  private sweepCount = 0;
+  /** Per slot: the sweep count when it took its series ({@link takenAfter}). */
+  private readonly takenAt: number[] = [];
   /** Sparse: filled only at the indexes of native histogram rows and of series that carried an exemplar. */
   private readonly latestNative: (NativeHistogram | undefined)[] = [];
   private readonly latestExemplar: (Exemplar | undefined)[] = [];
@@ -333,6 +336,20 @@ export class ScrapeBuffer {
     return false;
   }
 
+  /** Sweeps of the table for room so far: a walk of the table notes it as it begins ({@link takenAfter}). */
+  get sweeps(): number {
+    return this.sweepCount;
+  }
+
+  /**
+   * Whether the slot at `index` took its series after sweep number `sweeps`. A walk begun before that sweep may
+   * have shown the series already, in the slot the sweep freed: a series that left and came back (a spike's window
+   * closed and opened again) takes a free slot, maybe one the walk has yet to reach.
+   */
+  takenAfter(index: number, sweeps: number): boolean {
+    return this.takenAt[index]! > sweeps;
+  }
+
   /** The latest state of the series at `index` (a slot of the first {@link latestCount} that holds one), as it is now. */
   latestRow(index: number): LatestRow {
     const native = this.latestNative[index];
@@ -419,6 +436,7 @@ export class ScrapeBuffer {
         this.latestNative[index] = this.latestExemplar[index] = undefined;
       }
       this.spikesOfSeries[index] = this.spikesOf(series);
+      this.takenAt[index] = this.sweepCount;
       this.indexOf.set(id, index);
     }
     if (!series.transient) this.indexOfObject.set(series, index);
@@ -436,6 +454,7 @@ export class ScrapeBuffer {
     if (this.room(chars)) return true;
     if (this.shapeSince <= this.sweptAt && this.events - this.sweptAt < this.period) return false;
     this.sweptAt = this.events;
+    this.sweepCount++;
     // From the last slot down, so that the free slots are taken again from the first up.
     for (let i = this.series.length - 1; i >= 0; i--) {
       const series = this.series[i];
@@ -541,16 +560,20 @@ export function latestFamilies(
  * Hands each series of a family's latest rows to `visit` once, read as it is when its step runs: in a
  * {@link sliced} build, rows read in a later slice may be newer. Two entries writing the very same series: the first
  * one's row only, one sample per series in a scrape. A series a table adds after its walk began is for the next
- * scrape. The rows are read one at a time and not kept: a build that held every row (and its text) for seconds had
- * them promoted to the old generation, whose collection then stalled the server for up to a second.
+ * scrape: in a new slot, past the walk's end; in a slot freed since, as it may be one that left and came back,
+ * shown already in its old slot. The rows are read one at a time and not kept: a build that held every row (and
+ * its text) for seconds had them promoted to the old generation, whose collection then stalled the server for up
+ * to a second.
  */
 export function* eachRow({ buffers }: LatestFamily, pace: Pace, visit: (row: LatestRow) => void): Steps<void> {
   // An entry's table holds each series once: only the tables of entries sharing a name need telling apart.
   const seen = buffers.length > 1 ? new Set<string>() : undefined;
   for (const buffer of buffers) {
+    // A series that left and took another slot since the walk began may have been shown already.
+    const sweeps = buffer.sweeps;
     for (let i = 0, count = buffer.latestCount; i < count; i++) {
       if (pace.due()) yield;
-      if (!buffer.isLive(i)) continue;
+      if (!buffer.isLive(i) || buffer.takenAfter(i, sweeps)) continue;
       const row = buffer.latestRow(i);
       if (seen) {
         // A native histogram's row is named as its family is, with no suffix: not the same series as a sample of

@@ -2,10 +2,13 @@ import { expect } from 'chai';
 import {
   aggregate,
   aggregateSteps,
+  eachRow,
+  type LatestRow,
   MAX_LATEST_SERIES,
   MAX_SCRAPE_EVENTS,
   ScrapeBudget,
   ScrapeBuffer,
+  Pace,
   sliced,
   STEP_ROWS,
   unsliced,
@@ -218,6 +221,24 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
     events(buffer, [pod(0)]);
     buffer.release();
     expect(aggregate([buffer], () => {})).to.equal('');
+  });
+
+  it('shows a series once in a scrape, though it left and came back into another slot while the scrape was built', () => {
+    const buffer = new ScrapeBuffer({ name: 'depth', type: 'gauge' }, new ScrapeBudget(100, 3), {
+      spikeLabels: ['user'],
+    });
+    events(buffer, [{ user: 'u0' }, { user: 'u1' }, { user: 'u2' }]);
+    const shown: LatestRow[] = [];
+    const pace = new Pace();
+    // The build yields after the first slot, u0's.
+    for (let row = 0; row < STEP_ROWS - 2; row++) pace.due();
+    const walk = eachRow({ family: buffer.family, buffers: [buffer] }, pace, (row) => shown.push(row));
+    expect(walk.next().done).to.equal(false);
+    // Between two slices: the window closes (the sweep for room frees the spike's slots, the first one taken by the
+    // series without the label), and opens again: u0 takes the next free slot, which the walk has yet to reach.
+    events(buffer, [{}, { user: 'u0' }]);
+    while (!walk.next().done);
+    expect(shown.map((row) => row.series.labels.user)).to.deep.equal(['u0']);
   });
 
   it('sweeps a table full of series it still writes once a period, not at every batch', () => {
