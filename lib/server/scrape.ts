@@ -332,6 +332,8 @@ export class ScrapeBuffer {
 
   /** Whether any series of the table is {@link isLive}: a family of none is left out of the scrape. */
   hasLive(): boolean {
+    // Every scrape asks, of every entry: an ended or deleted one's whole table need not be read to answer.
+    if (this.ended || this.released) return false;
     for (let i = 0; i < this.series.length; i++) if (this.isLive(i)) return true;
     return false;
   }

@@ -215,6 +215,17 @@ describe('GET /scenarios/metrics: a series the entry no longer writes leaves the
     expect(buffer.latestRows()).to.have.length(1);
   });
 
+  it("reads none of an ended entry's table to leave it out of a scrape", () => {
+    const buffer = gauge();
+    events(buffer, range(0, 100).map(pod));
+    buffer.end();
+    let read = 0;
+    const isLive = buffer.isLive.bind(buffer);
+    buffer.isLive = (index) => (read++, isLive(index));
+    expect(aggregate([buffer], () => {})).to.equal('');
+    expect(read).to.equal(0);
+  });
+
   it('shows none of the series of an entry that was deleted, though it has not ended yet', () => {
     // A scrape built after DELETE, before the entry's chain has run its end.
     const buffer = gauge();
