@@ -288,7 +288,8 @@ export class ScrapeBuffer {
   release(): void {
     if (this.released) return;
     this.released = true;
-    this.budget.releaseSeries(this.series.length - this.free.length, this.labelChars);
+    // An ended entry gave its series' room back already.
+    if (!this.ended) this.giveSeriesBack();
     if (this.width === 0) return;
     this.budget.leave();
     this.first = this.kept = this.capacity = 0;
@@ -308,9 +309,19 @@ export class ScrapeBuffer {
     return this.series.length;
   }
 
-  /** Marks the entry ended: none of its series is written any more, so none is {@link isLive}. */
+  /**
+   * Marks the entry ended: none of its series is written any more, so none is {@link isLive}; their room in the
+   * server's tables goes to the entries still running (its rows stay, for `GET /scenarios/{id}/series`).
+   */
   end(): void {
+    if (this.ended || this.released) return;
     this.ended = true;
+    this.giveSeriesBack();
+  }
+
+  /** Gives the room the table's series take back to the budget (once: its entry ended or was deleted). */
+  private giveSeriesBack(): void {
+    this.budget.releaseSeries(this.series.length - this.free.length, this.labelChars);
   }
 
   /**
@@ -453,6 +464,8 @@ export class ScrapeBuffer {
    * at every batch: 200 batches of 1000 new series took 1 s instead of 10 ms.)
    */
   private claim(chars: number): boolean {
+    // An ended entry's series take no room: it gave its room back, and none of them would show.
+    if (this.ended) return false;
     if (this.room(chars)) return true;
     if (this.shapeSince <= this.sweptAt && this.events - this.sweptAt < this.period) return false;
     this.sweptAt = this.events;

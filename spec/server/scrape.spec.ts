@@ -307,6 +307,23 @@ describe('ScrapeBudget: the series whose latest values the entries of a server k
     expect(c.latestRows()).to.have.length(30);
   });
 
+  it("gives an ended entry's room to the entries still running, once", () => {
+    const budget = new ScrapeBudget(100, 10);
+    const [a, b] = [gauge(budget), gauge(budget)];
+    pods(a, 0, 10);
+    a.end();
+    // None of a's series shows: b's must, though a's filled the budget.
+    pods(b, 0, 1);
+    expect(aggregate([a, b], () => {})).to.equal('# TYPE depth gauge\ndepth{pod="pod_0"} 0\n');
+    // a's rows stay for its own table, and its series take room neither again nor twice back when it is deleted.
+    pods(a, 10, 20);
+    expect(a.latestRows()).to.have.length(10);
+    a.release();
+    const c = gauge(budget);
+    pods(c, 0, 20);
+    expect(c.latestRows()).to.have.length(9);
+  });
+
   it('keeps series within the characters of label text the server has room for: long label sets take more', () => {
     // `{pod="<100 characters>"}` is 108 characters: 9 such series fill 1000, whatever the count allows.
     const long = (n: number) => `${n}`.padStart(100, 'x');
