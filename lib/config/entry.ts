@@ -293,20 +293,24 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
  * (400), so every push would fail; said before the run (a file's entry) or the request (`POST /events`) instead. A
  * label whose value is empty is no label (`seriesOf` leaves it out), a rotating list's `""` included. An event whose
  * every label is empty is refused with its whole push, the labelled events beside it too: so a list that can be
- * `""` is refused as well unless another label always has a value (a static one, a counter, a list without `""`).
+ * `""` is refused as well unless another label always has a value (a static one no rotating label of its key
+ * overrides, a counter, a list without `""`).
  */
 export function unlabelledStreamRefusal(
   sinkType: string,
   labels: Readonly<Record<string, string>>,
   dynamic: readonly DynamicLabel[] = [],
 ): string | undefined {
-  if (sinkType !== 'logstore' || Object.values(labels).some((value) => value !== '')) return undefined;
+  if (sinkType !== 'logstore') return undefined;
+  // A rotating label overrides a static one of its key, so that static value is not always written.
+  const rotating = new Set(dynamic.map(({ key }) => key));
+  if (Object.entries(labels).some(([key, value]) => value !== '' && !rotating.has(key))) return undefined;
   if (dynamic.some((label) => label.form === 'counter' || !label.values.includes(''))) return undefined;
   const fix = 'add one that always has a value, e.g. labels: {job: <name>}';
   const sometimes = dynamic.filter((label) => label.form === 'list' && !isEmptyLabel(label)).map(({ key }) => key);
   if (sometimes.length)
     return `the logstore sink needs a label on every event (the log store refuses a stream without labels, and the whole push it is in): ${sometimes.join(', ')} can be empty, and an empty value is no label; ${fix}`;
-  const empty = [...Object.keys(labels), ...dynamic.map(({ key }) => key)];
+  const empty = [...new Set([...Object.keys(labels), ...rotating])];
   const why = empty.length
     ? `; an empty value, as ${empty.join(', ')} ${empty.length === 1 ? 'has' : 'have'}, is no label`
     : '';

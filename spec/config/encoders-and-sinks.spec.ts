@@ -296,6 +296,23 @@ describe('sink', () => {
     expect(entryOf(logs({ sink, dynamic_labels: [pod, { key: 'zone', cardinality: 2 }] })).sink).to.deep.equal(sink);
   });
 
+  it('refuses a logs entry into the logstore sink whose static label a rotating one of its key empties: the rotating one wins', () => {
+    const sink = { type: 'logstore', url: 'http://loki:3100' };
+    expect(
+      entryProblems(logs({ sink, labels: { job: 'x' }, dynamic_labels: [{ key: 'job', values: [''] }] })),
+    ).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs at least one label (the log store refuses a stream without labels; an empty value, as job has, is no label): add one, e.g. labels: {job: <name>}',
+    ]);
+    expect(
+      entryProblems(logs({ sink, labels: { job: 'x' }, dynamic_labels: [{ key: 'job', values: ['', 'a'] }] })),
+    ).to.deep.equal([
+      'scenarios[0] (app): labels: the logstore sink needs a label on every event (the log store refuses a stream without labels, and the whole push it is in): job can be empty, and an empty value is no label; add one that always has a value, e.g. labels: {job: <name>}',
+    ]);
+    // A static label of another key still labels every stream.
+    const job = { key: 'job', values: ['', 'a'] };
+    expect(entryOf(logs({ sink, labels: { job: 'x', env: 'p' }, dynamic_labels: [job] })).sink).to.deep.equal(sink);
+  });
+
   it('refuses a metrics, histogram or summary entry without labels into the logstore sink too: its lines go in streams of their labels', () => {
     const sink = { type: 'logstore', url: 'http://loki:3100' };
     const refusal =
