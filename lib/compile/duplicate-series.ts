@@ -461,13 +461,18 @@ export function duplicateSeriesWarnings(
           })),
     );
   const warnings: { name: string; warning: string }[] = [];
+  /** The writers warned of a clash: one warning each is enough (one the budget stopped at is still compared). */
+  const clashed = new Set<string>();
   /** Compares each of `writers` with `groups` (and, `growing`, with the writers before it), within a budget. */
   const compare = (writers: readonly SeriesWriter[], groups: Map<string, Group>, growing: boolean, whom: string) => {
     const budget: Budget = { left: WORK_BUDGET, pairs: 0 };
     for (const writer of writers)
       try {
         const found = firstClash(writer, placesOf(writer), groups, budget);
-        if (found) warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
+        if (found) {
+          warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
+          clashed.add(writer.name);
+        }
         if (growing) addTo(groups, writer, placesOf(writer));
       } catch (error) {
         if (error !== SPENT) throw error;
@@ -485,9 +490,8 @@ export function duplicateSeriesWarnings(
   if (!running.length) return warnings;
   const groups = new Map<string, Group>();
   for (const writer of running) addTo(groups, writer, placesOf(writer));
-  const warned = new Set(warnings.map(({ name }) => name));
   compare(
-    writers.filter(({ name }) => !warned.has(name)),
+    writers.filter(({ name }) => !clashed.has(name)),
     groups,
     false,
     'the entries running',

@@ -278,6 +278,36 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     );
   });
 
+  it('still compares the entry a budget stopped at with the running ones: a running copy of it is warned of', () => {
+    // More pairs of `cpu` entries, each its own pods, than one budget compares.
+    const scenarios = Array.from({ length: 500 }, (_, i) => ({
+      id: `e${i}`,
+      signal_type: 'metrics',
+      name: 'cpu',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      dynamic_labels: [{ key: 'pod', values: [`a${i}`, `b${i}`] }],
+    }));
+    const text = JSON.stringify({
+      version: 2,
+      kind: 'runnable',
+      defaults: { sink: { type: 'file', path: 'out.prom' } },
+      scenarios,
+    });
+    const plan = compileScenario(loadScenario(text, { origin: 't.json', format: 'json' }), { origin: 't.json' });
+    const posted = fileWriters(plan, Date.parse('2026-01-01T00:00:00Z'));
+    // The lists are indexed (and charged) at the first check only: where a check stops, from the second on.
+    duplicateSeriesWarnings(posted);
+    const [stopped] = duplicateSeriesWarnings(posted);
+    expect(stopped!.warning).to.include('the check for entries that write one series stopped here');
+    const copy = posted.find(({ name }) => name === stopped!.name)!;
+    const warnings = duplicateSeriesWarnings(posted, { running: [{ ...copy, name: `${copy.name} (scenario s)` }] });
+    const clash = warnings.find(
+      ({ name, warning }) => name === copy.name && warning.includes('writes the same series'),
+    );
+    expect(clash?.warning).to.include(`writes the same series as ${copy.name} (scenario s)`);
+  });
+
   describe('signals', () => {
     const histogram = (id: string, more = '') =>
       `{id: ${id}, signal_type: histogram, name: lat, distribution: {type: exponential, rate: 1}${more}}`;
