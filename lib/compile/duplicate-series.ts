@@ -63,7 +63,8 @@ interface KeyValues {
  * Values written as they are (static labels, a list), `prefix` + 0 … count−1 (counter form), or a `random`
  * spike's `prefix` + the 16 hex digits SplitMix64 of `seed` gives 0 … count−1 (operators/labels.ts). A list is
  * kept as the entry has it and indexed ({@link indexOf}) the first time a comparison needs it; a random spike's
- * values are made ({@link randomList}) the first time one is.
+ * values are made ({@link randomList}) the first time one call of {@link duplicateSeriesWarnings} needs them, and
+ * dropped after it (a spike of 250,000 values is about 17 MB, too much to keep in every running entry's writer).
  */
 type ValueSet = { readonly list: ValueList } | CounterRange | RandomSpike | { readonly anything: true };
 
@@ -86,10 +87,14 @@ interface ListIndex {
   readonly empty: boolean;
 }
 
-/** Work left to one comparison ({@link WORK_BUDGET}), and the pairs it compared. */
+/**
+ * Work left to one comparison ({@link WORK_BUDGET}), the pairs it compared, and the values of random spikes made
+ * in this call of {@link duplicateSeriesWarnings}.
+ */
 interface Budget {
   left: number;
   pairs: number;
+  readonly randomLists: Map<RandomSpike, ValueList>;
 }
 
 /** Thrown out of a comparison when the budget ran out. */
@@ -388,22 +393,19 @@ function walk(list: ValueList, test: (value: string) => boolean, budget: Budget)
 
 /** A value of a set: a list's first not empty, a range's first. */
 function someValue(set: Exclude<ValueSet, { anything: true }>, budget: Budget): string | undefined {
-  if ('seed' in set) return randomList(set, budget)[0];
+  if ('seed' in set) return `${set.prefix}${new SplitMix64(set.seed).hex(0)}`;
   if ('list' in set) return walk(set.list, (value) => value !== '', budget);
   return `${set.prefix}0`;
 }
 
-/** The values of random spikes made so far, kept as their writers are. */
-const randomLists = new WeakMap<RandomSpike, ValueList>();
-
-/** A random spike's values, made once (charged to `budget`, a value each). */
+/** A random spike's values, made once a call (charged to `budget`, a value each). */
 function randomList(spike: RandomSpike, budget: Budget): ValueList {
-  let list = randomLists.get(spike);
+  let list = budget.randomLists.get(spike);
   if (!list) {
     spend(budget, spike.count);
     const random = new SplitMix64(spike.seed);
     list = Array.from({ length: spike.count }, (_, n) => `${spike.prefix}${random.hex(n)}`);
-    randomLists.set(spike, list);
+    budget.randomLists.set(spike, list);
   }
   return list;
 }
@@ -463,9 +465,10 @@ export function duplicateSeriesWarnings(
   const warnings: { name: string; warning: string }[] = [];
   /** The writers warned of a clash: one warning each is enough (one the budget stopped at is still compared). */
   const clashed = new Set<string>();
+  const randomLists = new Map<RandomSpike, ValueList>();
   /** Compares each of `writers` with `groups` (and, `growing`, with the writers before it), within a budget. */
   const compare = (writers: readonly SeriesWriter[], groups: Map<string, Group>, growing: boolean, whom: string) => {
-    const budget: Budget = { left: WORK_BUDGET, pairs: 0 };
+    const budget: Budget = { left: WORK_BUDGET, pairs: 0, randomLists };
     for (const writer of writers)
       try {
         const found = firstClash(writer, placesOf(writer), groups, budget);

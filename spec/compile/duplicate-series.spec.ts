@@ -308,6 +308,23 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     expect(clash?.warning).to.include(`writes the same series as ${copy.name} (scenario s)`);
   });
 
+  it('keeps a random spike’s values for one check only, not in the running entry’s writer for every POST after', () => {
+    const plan = compileScenario(loadScenario(file(cpu('a')), { origin: 't.yaml' }), { origin: 't.yaml' });
+    const [posted] = fileWriters(plan, Date.parse('2026-01-01T00:00:00Z'));
+    // 200,000 random users running, made and indexed, spend more than a budget; without them, 1,000 posted do not.
+    const spiking = (name: string, seed: number, count: number) => ({
+      ...posted!,
+      name,
+      labels: new Map([['user', { absent: false, parts: [{ prefix: 'user_', count, seed }] }]]),
+    });
+    const running = [spiking('r (scenario s)', 1, 200_000)];
+    const check = () => duplicateSeriesWarnings([spiking('a', 2, 1_000)], { running }).map(({ warning }) => warning);
+    const first = check();
+    expect(first).to.have.length(1);
+    expect(first[0]).to.include('the check for entries that write one series stopped here');
+    expect(check()).to.deep.equal(first);
+  });
+
   describe('signals', () => {
     const histogram = (id: string, more = '') =>
       `{id: ${id}, signal_type: histogram, name: lat, distribution: {type: exponential, rate: 1}${more}}`;
