@@ -51,7 +51,10 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
           logger.warn({ file: where }, `${store.setting}: ${where}: ${entry.id}: ${loss}`);
       // Its start and warnings name the record, which the operator removes to keep a scenario from coming back.
       const launched = { ...deps, logger: logger.child({ file: where }) };
-      count += launchScenario(launched, await prepareScenario(kept, deps.fileRoot), stored.ids, gone).length;
+      // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.
+      const neighbours = { registry: deps.registry, now: Date.now() };
+      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours);
+      count += launchScenario(launched, prepared, stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {
         left = scenarios.length - index;

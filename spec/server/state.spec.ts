@@ -122,6 +122,22 @@ describe('svc-server --state DIR', () => {
       expect(second.logs.find((line) => line.msg === 'scenario started')).to.include({ file });
     });
 
+    it('compares each record started again with those started before it, as a POST is with the running ones', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      for (const _ of [1, 2]) expect((await first.post(gauge('same_total'))).statusCode).to.equal(201);
+      expect(first.server.logs.filter((line) => line.level === 40)).to.have.length(1);
+      await first.state.idle();
+
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(2);
+      const warnings = second.logs.filter((line) => line.level === 40).map((line) => line.msg);
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.match(
+        /^same_total: writes the same series as same_total \(scenario [\w-]+\): same_total /,
+      );
+    });
+
     it('takes a deleted entry out of its file, and the file away with the last one', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
