@@ -68,6 +68,9 @@ describe('influxLp', () => {
     );
     const before = encoder.encode(sampleBatch({ anchor: -5, offsets: [0, 0.5, 0.75], values: [7, 7, 7] }));
     expect(before.data.toString()).to.equal('m value=7 -5000000\nm value=7 -4500000\nm value=7 -4250000\n');
+    // Truly repeated lines before 1970, each stamp written whole: a copy of the first would carry its time.
+    const repeated = encoder.encode(sampleBatch({ anchor: -5, offsets: [0, 0.5, 0.5], values: [7, 7, 7] }));
+    expect(repeated.data.toString()).to.equal('m value=7 -5000000\nm value=7 -4500000\nm value=7 -4500000\n');
   });
 
   it('counts the nanoseconds of a time before 1970 towards 0', () => {
