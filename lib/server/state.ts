@@ -251,13 +251,17 @@ const DISK_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'EROFS', 'EACCES', 'EP
 
 /**
  * A failed write of the record at `path` with what its code means, in the words of the file sink's errors:
- * `EFBIG: file too large, write` alone does not say that the limit is the process's (`ulimit -f`).
+ * `EFBIG: file too large, write` alone does not say that the limit is the process's (`ulimit -f`), nor
+ * `EPERM` that an immutable or sticky directory refuses what its rights allow.
  */
 function explained(error: unknown, path: string): unknown {
   const { code, message } = error as NodeJS.ErrnoException;
   // The faults of the disk and its rights; the others (a record that is a directory) say enough as they are.
   const meaning = code !== undefined && DISK_FAULTS.has(code) ? explainFile(code, path) : undefined;
-  return meaning === undefined ? error : new Error(`${message}: ${meaning}`, { cause: error });
+  if (meaning === undefined) return error;
+  // EPERM, not EACCES: rights on the directory would allow it, as for root, yet an attribute forbids it.
+  const forbidden = code === 'EPERM' ? ', or the directory is immutable (chattr +i) or sticky (chmod +t)' : '';
+  return new Error(`${message}: ${meaning}${forbidden}`, { cause: error });
 }
 
 /**

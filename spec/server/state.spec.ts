@@ -458,7 +458,7 @@ scenarios:
         const res = await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
         expect(res.statusCode).to.equal(500);
         expect(res.json().detail).to.equal(
-          `scenario ${id} was stopped, but --state ${dir} could not be written: EPERM: operation not permitted, unlink '${join(dir, file!)}': permission denied: check that this user may write there; it will start again when the server restarts`,
+          `scenario ${id} was stopped, but --state ${dir} could not be written: EPERM: operation not permitted, unlink '${join(dir, file!)}': permission denied: check that this user may write there, or the directory is immutable (chattr +i) or sticky (chmod +t); it will start again when the server restarts`,
         );
       } finally {
         execFileSync('chattr', ['-i', dir]);
