@@ -48,7 +48,10 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const gone = new Set(file.scenarios.filter((entry) => !stored.ids.has(entry.id)).map((entry) => entry.id));
       for (const entry of kept.scenarios)
         for (const loss of detached(entry, gone))
-          logger.warn({ file: where }, `${store.setting}: ${where}: ${entry.id}: ${loss}`);
+          logger.warn(
+            { file: where, scenario: stored.ids.get(entry.id), entry: entry.id },
+            `${store.setting}: ${where}: ${entry.id}: ${loss}`,
+          );
       // Its start and warnings name the record, which the operator removes to keep a scenario from coming back.
       const launched = { ...deps, logger: logger.child({ file: where }) };
       // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.

@@ -264,6 +264,13 @@ scenarios:
           'gated: its while gate stays closed: "cpu", the entry it watches, was deleted',
           'requests_total: its exemplars name no span: "checkout", the traces entry they named, was deleted',
         ]);
+        // With the scenario and entry, as the other warnings of a scenario are.
+        expect(
+          second.logs.filter((line) => line.level === 40).map(({ scenario, entry }) => ({ scenario, entry })),
+        ).to.deep.equal([
+          { scenario: idOf.gated, entry: 'gated' },
+          { scenario: idOf.requests_total, entry: 'requests_total' },
+        ]);
         second.server.advance(1000);
         const stats = async (entry: string) =>
           (await second.server.request({ method: 'GET', url: `/scenarios/${idOf[entry]}/stats` })).json();
