@@ -421,6 +421,8 @@ function madeValue(made: CounterRange, value: string): boolean {
 export interface DuplicateOptions {
   /** Writers already running (svc-server's other scenarios): compared with each of `writers`, not with each other. */
   readonly running?: readonly SeriesWriter[];
+  /** What `running` are, in the warning where a budget ran out; default `the entries running`. */
+  readonly runningAre?: string;
   /**
    * A destination every writer writes to as well as its sink (svc-server's `GET /scenarios/metrics`, which
    * shows each series once).
@@ -449,7 +451,7 @@ export const PAIR_WORK = 2;
  */
 export function duplicateSeriesWarnings(
   writers: readonly SeriesWriter[],
-  { running = [], shared }: DuplicateOptions = {},
+  { running = [], runningAre = 'the entries running', shared }: DuplicateOptions = {},
 ): { name: string; warning: string }[] {
   const placesOf = (writer: SeriesWriter) =>
     [...new Set([writer.destination, shared])].flatMap((destination) =>
@@ -497,7 +499,7 @@ export function duplicateSeriesWarnings(
     writers.filter(({ name }) => !clashed.has(name)),
     groups,
     false,
-    'the entries running',
+    runningAre,
   );
   return warnings;
 }

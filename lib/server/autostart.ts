@@ -41,7 +41,11 @@ export async function prepareAutostart(
   const before: SeriesWriter[] = [];
   const now = Date.now();
   for (const name of names) {
-    const file = await prepareOne(name, catalog, fileRoot, { before: [...before], now });
+    const file = await prepareOne(name, catalog, fileRoot, {
+      before: [...before],
+      are: 'the --autostart scenarios named before this one',
+      now,
+    });
     prepared.push(file);
     before.push(...file.writers.map((writer) => ({ ...writer, name: `${writer.name} (@${name})` })));
   }

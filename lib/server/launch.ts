@@ -21,6 +21,8 @@ export interface Neighbours {
   readonly registry?: Pick<EntryRegistry, 'unended'>;
   /** The writers of the files started before it, named for their file (`cpu (@web)`). */
   readonly before?: readonly SeriesWriter[];
+  /** What they are, in a warning: `the entries running` unless said (--autostart's have not started). */
+  readonly are?: string;
   readonly now: number;
 }
 
@@ -62,6 +64,7 @@ export async function prepareScenario(
   const duplicates = duplicateSeriesWarnings(writers, {
     running: [...(neighbours?.registry ? runningWriters(neighbours.registry) : []), ...(neighbours?.before ?? [])],
     shared: AGGREGATE_SCRAPE,
+    runningAre: neighbours?.are,
   });
   const warnings = scenarios.flatMap((entry) =>
     [

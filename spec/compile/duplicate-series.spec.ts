@@ -438,6 +438,22 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       ]);
     });
 
+    it('names the --autostart files before it, not entries running, where a budget ran out comparing with them', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-dupes-catalog-'));
+      // 400 entries of cpu each, each its own pods: more pairs across the two files than a budget compares.
+      const many = (name: string) =>
+        Array.from({ length: 400 }, (_, i) =>
+          cpu(`${name}${i}`, `dynamic_labels: [{key: pod, prefix: ${name}${i}_, cardinality: 2}]`),
+        );
+      writeFileSync(join(dir, 'web.yaml'), stdout(...many('w')));
+      writeFileSync(join(dir, 'api.yaml'), stdout(...many('a')));
+      const [, api] = await prepareAutostart(['web', 'api'], await Catalog.open(dir), undefined);
+      expect(api!.warnings).to.have.length(1);
+      expect(api!.warnings[0]!.text).to.match(
+        /^a\d+: the check for entries that write one series stopped here, after [\d,]+ pairs: this entry and those after it were not compared with the --autostart scenarios named before this one, /,
+      );
+    });
+
     it('judges the aggregate scrape by run time: a backfill of yesterday and a live entry show there together', async () => {
       const res = await post(testServer(), stdout(cpu('a', 'labels: {host: a}, start_time: "-1d"'), cpu('b')));
       expect(res.json().warnings).to.deep.equal([
