@@ -4,7 +4,7 @@ import type { GeneratorConfig } from '../language/types.js';
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
-import { formatCondition, formatDuration, formatRate } from '../format.js';
+import { countOf, formatCondition, formatDuration, formatRate } from '../format.js';
 import { seriesCount } from '../config/entry.js';
 import { flushInterval } from './progress.js';
 
@@ -106,7 +106,7 @@ function seriesOf(entry: Entry): { sets: number; samples: number; series: number
 
 /** `up to 3`, `up to 140 (10 label sets × 14 samples per event)`, `up to 9 (1 label set × 9 samples per event)`. */
 function describeSeries({ sets, samples, series }: { sets: number; samples: number; series: number }): string {
-  return `up to ${series}${samples > 1 ? ` (${sets} label set${sets === 1 ? '' : 's'} × ${samples} samples per event)` : ''}`;
+  return `up to ${series}${samples > 1 ? ` (${countOf(sets, 'label set')} × ${samples} samples per event)` : ''}`;
 }
 
 function describeGenerator(entry: Entry): string {
