@@ -92,23 +92,34 @@ describe('influxLp', () => {
 /** Labels with every character line protocol escapes, and a backslash it need not. */
 const LABELS = { job: 'svc job', path: '/a,b=c', dir: 'C:\\logs' };
 
-/** Runs 50 ticks of `svc_influx` (value n at tick n, pods 0 and 1 in turn, 20 ms apart) into `url` and checks each was delivered. */
-async function writeFifty(url: string): Promise<void> {
+/**
+ * Runs a step gauge (value n at tick n) of `fields` in influx_lp through an http_push sink to `url`, and checks that
+ * all its `events` were delivered.
+ */
+async function deliverSteps(url: string, events: number, fields: Parameters<typeof metricEntry>[0]): Promise<void> {
   const run = runEntry(
     metricEntry({
-      name: 'svc_influx',
-      rate: 50,
-      duration: 1000,
       generator: { type: 'step', start: 0, step_size: 1 },
-      labels: LABELS,
-      dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
-      encoder: { type: 'influx_lp', field_key: 'reading' },
-      sink: { type: 'http_push', url, batch_size: 512 },
+      encoder: { type: 'influx_lp' },
+      sink: { type: 'http_push', url },
+      ...fields,
     }),
   );
   expect(await run.done).to.deep.equal({});
-  expect(run.stats.snapshot(Date.now())).to.include({ total_events: 50, total_sink_failures: 0 });
+  expect(run.stats.snapshot(Date.now())).to.include({ total_events: events, total_sink_failures: 0 });
 }
+
+/** Runs 50 ticks of `svc_influx` (value n at tick n, pods 0 and 1 in turn, 20 ms apart) into `url`, each delivered. */
+const writeFifty = (url: string) =>
+  deliverSteps(url, 50, {
+    name: 'svc_influx',
+    rate: 50,
+    duration: 1000,
+    labels: LABELS,
+    dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality: 2 }],
+    encoder: { type: 'influx_lp', field_key: 'reading' },
+    sink: { type: 'http_push', url, batch_size: 512 },
+  });
 
 describe('influx_lp into a real VictoriaMetrics through /write', function () {
   this.timeout(30_000);
@@ -162,18 +173,7 @@ describe('influx_lp into a real InfluxDB 1.x through /write', function () {
   });
 
   it('keeps every tick of a series above 1000 a second, several in one millisecond', async () => {
-    const run = runEntry(
-      metricEntry({
-        name: 'svc_fast',
-        rate: 4000,
-        duration: 250,
-        generator: { type: 'step', start: 0, step_size: 1 },
-        encoder: { type: 'influx_lp' },
-        sink: { type: 'http_push', url: influx.writeUrl },
-      }),
-    );
-    expect(await run.done).to.deep.equal({});
-    expect(run.stats.snapshot(Date.now())).to.include({ total_events: 1000, total_sink_failures: 0 });
+    await deliverSteps(influx.writeUrl, 1000, { name: 'svc_fast', rate: 4000, duration: 250 });
 
     // InfluxDB keeps one point per series and time: ticks stamped with one millisecond would overwrite each other.
     expect(await influx.query('SELECT count(value), sum(value) FROM svc_fast')).to.deep.equal([
