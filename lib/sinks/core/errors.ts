@@ -69,18 +69,33 @@ export const NO_ANSWER = 'SVC_NO_ANSWER';
 export const PRIVATE_CA = 'for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS';
 
 /**
- * Certificate checks that failed (an untrusted, expired or not yet valid certificate, or one of another host):
- * trying again meets the same certificate, so they are final.
+ * What a failed certificate check means (an untrusted, expired or not yet valid certificate, or one of another
+ * host), and what to do; undefined for any other code. Trying again meets the same certificate: such a failure is
+ * final.
  */
-const CERTIFICATE_FAILURES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
+function explainCertificate(
+  code: string | undefined,
+  target: string,
+  host: string,
+  cause: unknown,
+): string | undefined {
+  switch (code) {
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${PRIVATE_CA}`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: ${PRIVATE_CA}`;
+    case 'CERT_HAS_EXPIRED':
+      return `the TLS certificate of ${target} has expired: renew it on the server (or check this machine's clock)`;
+    case 'CERT_NOT_YET_VALID':
+      return `the TLS certificate of ${target} is not valid yet: check this machine's clock, or the certificate's dates`;
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `the TLS certificate of ${target} is not made out to "${host}" (${describeError(cause)}): address the server by a name its certificate holds`;
+    default:
+      return undefined;
+  }
+}
 
 /** What a network error code means for the user, and what to check. */
 function explainNetwork(code: string | undefined, target: string, host: string, cause: unknown): string | undefined {
@@ -101,18 +116,6 @@ function explainNetwork(code: string | undefined, target: string, host: string, 
       return `the connection to ${target} was reset: ${RESTART_OR_REFUSAL}`;
     case 'EPIPE':
       return `${target} closed the connection: ${RESTART_OR_REFUSAL}`;
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${PRIVATE_CA}`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-      return `the TLS certificate of ${target} is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: ${PRIVATE_CA}`;
-    case 'CERT_HAS_EXPIRED':
-      return `the TLS certificate of ${target} has expired: renew it on the server (or check this machine's clock)`;
-    case 'CERT_NOT_YET_VALID':
-      return `the TLS certificate of ${target} is not valid yet: check this machine's clock, or the certificate's dates`;
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `the TLS certificate of ${target} is not made out to "${host}" (${describeError(cause)}): address the server by a name its certificate holds`;
     case 'HPE_INVALID_CONSTANT':
     case 'HPE_INVALID_VERSION':
       // Node's HTTP parser (llhttp) found no "HTTP/" at the start of the answer: the port speaks something else.
@@ -141,11 +144,12 @@ export function networkError(
   how?: { readonly code: string; readonly timeout: number },
 ): SinkError {
   const code = how?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
+  const certificate = explainCertificate(code, target, host, cause);
   const detail =
     how?.code === NO_ANSWER
       ? `${target} accepted the connection but did not answer within ${how.timeout / 1000} s: is the endpoint overloaded or stuck?`
-      : (explainNetwork(code, target, host, cause) ?? `cannot reach ${target}: ${describeError(cause)}`);
-  return new SinkError(sink, detail, { cause, retryable: !CERTIFICATE_FAILURES.has(code ?? '') });
+      : (certificate ?? explainNetwork(code, target, host, cause) ?? `cannot reach ${target}: ${describeError(cause)}`);
+  return new SinkError(sink, detail, { cause, retryable: certificate === undefined });
 }
 
 /** What a file system error code means for a writer of the file at `path` (a file sink, `svc -o`), in words. */
