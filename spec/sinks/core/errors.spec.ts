@@ -25,7 +25,12 @@ describe('networkError', () => {
       retryable: false,
       message: `otlp_http sink: the TLS certificate of collector:4318 is not made out to "collector" (${altname}): address the server by a name its certificate holds`,
     });
-    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'CERT_NOT_YET_VALID'])
+    for (const code of [
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'SELF_SIGNED_CERT_IN_CHAIN',
+      'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'CERT_NOT_YET_VALID',
+    ])
       expect(said(code).retryable, code).to.equal(false);
     expect(said('ECONNREFUSED').retryable).to.equal(true);
   });
