@@ -209,7 +209,7 @@ export class ScrapeBuffer {
 
   /** After how many events the entry has written every label set it writes again. */
   private readonly period: number;
-  /** The labels only its cardinality spikes write. */
+  /** The labels only its cardinality spikes write: at most MAX_CARDINALITY_SPIKES (8), one bit each in {@link spikesOf}. */
   private readonly spikeLabels: readonly string[];
 
   /** `budget`: shared by every ring of a server; a ring alone gets the whole budget. */
@@ -219,7 +219,7 @@ export class ScrapeBuffer {
     { period = Number.POSITIVE_INFINITY, spikeLabels = [] }: LabelCycle = {},
   ) {
     this.period = period;
-    this.spikeLabels = spikeLabels.slice(0, 31);
+    this.spikeLabels = spikeLabels;
   }
 
   /**
