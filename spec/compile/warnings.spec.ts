@@ -46,6 +46,22 @@ const replayEntry = (times: ReplayTimes, rate: number, { repeat = false, timesca
     log_generator: { type: 'csv_replay', file: 'r.csv', repeat, timescale, table: { times } },
   }) as unknown as Entry;
 
+/**
+ * A runnable file of one logs entry `app` at rate 1 with `fields` (YAML lines indented for the entry) into `sink`:
+ * a log store, or a file.
+ */
+const logsEntry = (fields: string, sink = 'logstore') => `version: 2
+kind: runnable
+scenarios:
+  - id: app
+    name: app
+    signal_type: logs
+    rate: 1
+${fields}
+    sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}
+    log_generator: {type: template, templates: [{message: hello}]}
+`;
+
 describe('entryWarnings: what an entry asks for that never happens', () => {
   describe('a traces incident starting at or after the entry ends', () => {
     it('is named by its path, with its start and the duration', () => {
@@ -84,18 +100,7 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
     });
   });
   describe('a logs entry into a log store with more streams than Loki takes by default', () => {
-    const logs = (labels: string, sink = 'logstore') => `version: 2
-kind: runnable
-scenarios:
-  - id: app
-    name: app
-    signal_type: logs
-    rate: 1
-    labels: {job: app}
-    ${labels}
-    sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}
-    log_generator: {type: template, templates: [{message: hello}]}
-`;
+    const logs = (labels: string, sink = 'logstore') => logsEntry(`    labels: {job: app}\n    ${labels}`, sink);
     const pods = (n: number) =>
       `dynamic_labels: [{key: pod, prefix: p, cardinality: ${n}}, {key: level, values: [info, error]}]`;
 
@@ -126,33 +131,22 @@ scenarios:
   });
 
   describe("an entry into a log store whose labels pass Loki's default limits", () => {
-    const entry = (fields: string, sink = 'logstore') => `version: 2
-kind: runnable
-scenarios:
-  - id: app
-    name: app
-    signal_type: logs
-    rate: 1
-${fields}
-    sink: {type: ${sink}, ${sink === 'logstore' ? 'url: "http://loki:3100"' : 'path: app.log'}}
-    log_generator: {type: template, templates: [{message: hello}]}
-`;
     const labels = (n: number, extra = '') =>
       `    labels: {${Array.from({ length: n }, (_, i) => `l${i}: v`).join(', ')}${extra}}`;
 
     it('warns of more than 15 label names a stream, counting dynamic and spike labels, not empty ones', () => {
-      expect(warningsOf(entry(labels(16)))).to.deep.equal([
+      expect(warningsOf(logsEntry(labels(16)))).to.deep.equal([
         "labels: the entry's streams carry 16 labels (l0, l1, l2, l3, l4, l5, l6, l7, l8, l9, l10, l11, l12, l13, l14, l15); Loki takes at most 15 a stream by default (limits_config.max_label_names_per_series) and answers 400 to every push of more: raise that limit, or drop labels",
       ]);
       const more = `${labels(14)}\n    dynamic_labels: [{key: pod, cardinality: 2}]\n    cardinality_spikes: [{label: user, cardinality: 2, every: 10m, for: 1m}]`;
-      expect(warningsOf(entry(more))[0]).to.match(
+      expect(warningsOf(logsEntry(more))[0]).to.match(
         /^labels: the entry's streams carry 16 labels \(l0, .*, l13, pod, user\)/,
       );
       // Loki drops an empty label and does not count service_name, which it adds itself.
-      expect(warningsOf(entry(labels(15, ', empty: "", service_name: shop')))).to.deep.equal([]);
-      expect(warningsOf(entry(labels(16), 'file'))).to.deep.equal([]);
+      expect(warningsOf(logsEntry(labels(15, ', empty: "", service_name: shop')))).to.deep.equal([]);
+      expect(warningsOf(logsEntry(labels(16), 'file'))).to.deep.equal([]);
       // A histogram's bucket lines carry le, a label of their streams.
-      const histogram = entry(labels(15))
+      const histogram = logsEntry(labels(15))
         .replace('signal_type: logs', 'signal_type: histogram\n    distribution: {type: uniform, min: 0, max: 1}')
         .replace(/ {4}log_generator: .*\n/, '');
       expect(warningsOf(histogram)[0]).to.match(/^labels: the entry's streams carry 16 labels \(l0, .*, l14, le\)/);
@@ -160,15 +154,15 @@ ${fields}
 
     it('warns of a label value longer than 2048 bytes in UTF-8, naming where it is written', () => {
       const value = 'é'.repeat(1025); // 1025 characters, 2050 bytes
-      expect(warningsOf(entry(`    labels: {job: "${value}"}`))).to.deep.equal([
+      expect(warningsOf(logsEntry(`    labels: {job: "${value}"}`))).to.deep.equal([
         'labels.job: a value of 2050 bytes (UTF-8); Loki takes label values of at most 2048 bytes by default (limits_config.max_label_value_length) and answers 400 to every push that carries a longer one: shorten it, or raise that limit',
       ]);
       const dynamic = `    labels: {job: app}\n    dynamic_labels: [{key: a, values: [x, "${value}"]}, {key: b, prefix: "${value}", cardinality: 2}]`;
-      expect(warningsOf(entry(dynamic)).map((w) => w.split(':')[0])).to.deep.equal([
+      expect(warningsOf(logsEntry(dynamic)).map((w) => w.split(':')[0])).to.deep.equal([
         'dynamic_labels[0].values[1]',
         'dynamic_labels[1].prefix',
       ]);
-      expect(warningsOf(entry(`    labels: {job: "${'é'.repeat(1024)}"}`))).to.deep.equal([]);
+      expect(warningsOf(logsEntry(`    labels: {job: "${'é'.repeat(1024)}"}`))).to.deep.equal([]);
     });
   });
 
