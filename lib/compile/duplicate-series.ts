@@ -453,7 +453,7 @@ export function duplicateSeriesWarnings(
   writers: readonly SeriesWriter[],
   { running = [], runningAre = 'the entries running', shared }: DuplicateOptions = {},
 ): { name: string; warning: string }[] {
-  const placesOf = (writer: SeriesWriter) =>
+  const placesOf = (writer: SeriesWriter): Place[] =>
     [...new Set([writer.destination, shared])].flatMap((destination) =>
       destination === undefined
         ? []
@@ -473,12 +473,13 @@ export function duplicateSeriesWarnings(
     const budget: Budget = { left: WORK_BUDGET, pairs: 0, randomLists };
     for (const writer of writers)
       try {
-        const found = firstClash(writer, placesOf(writer), groups, budget);
+        const places = placesOf(writer);
+        const found = firstClash(writer, places, groups, budget);
         if (found) {
           warnings.push({ name: writer.name, warning: clashMessage(writer, found) });
           clashed.add(writer.name);
         }
-        if (growing) addTo(groups, writer, placesOf(writer));
+        if (growing) addTo(groups, writer, places);
       } catch (error) {
         if (error !== SPENT) throw error;
         const pairs = budget.pairs.toLocaleString('en-US');
@@ -505,11 +506,7 @@ export function duplicateSeriesWarnings(
 }
 
 /** Adds `writer` to the groups of its places. */
-function addTo(
-  groups: Map<string, Group>,
-  writer: SeriesWriter,
-  places: readonly { sample: string; key: string }[],
-): void {
+function addTo(groups: Map<string, Group>, writer: SeriesWriter, places: readonly Place[]): void {
   for (const { key, sample } of places) {
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { byLabels: new Map(), varied: [] }));
