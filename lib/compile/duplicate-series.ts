@@ -13,6 +13,7 @@ import type { Entry, ScenarioFile, SinkConfig } from '../config/types.js';
 import type { While } from '../language/fields.js';
 import type { EntryPlan } from './index.js';
 import { sinkKindOf } from '../sinks/kinds/index.js';
+import { isEmptyLabel } from '../config/entry.js';
 import { redactText } from '../redact.js';
 import { familyName } from '../protocols/metric-units.js';
 import { SplitMix64 } from '../random.js';
@@ -288,13 +289,10 @@ function labelValues(entry: Entry): Map<string, KeyValues> {
   for (const [key, value] of Object.entries(entry.labels))
     if (value !== '') keys.set(key, { absent: false, parts: [{ list: [value] }] });
   for (const label of entry.dynamic_labels) {
-    if (!('values' in label)) {
-      keys.set(label.key, { absent: false, parts: [{ prefix: label.prefix, count: label.cardinality }] });
-      continue;
-    }
     // A list of empty values only takes a static value of its key off every event.
-    if (label.values.every((value) => value === '')) keys.delete(label.key);
-    else keys.set(label.key, { absent: label.values, parts: [{ list: label.values }] });
+    if (isEmptyLabel(label)) keys.delete(label.key);
+    else if (label.form === 'list') keys.set(label.key, { absent: label.values, parts: [{ list: label.values }] });
+    else keys.set(label.key, { absent: false, parts: [{ prefix: label.prefix, count: label.cardinality }] });
   }
   for (const spike of entry.cardinality_spikes) {
     const outside = keys.get(spike.label) ?? NO_KEY;
