@@ -60,7 +60,8 @@ export async function prepareScenario(
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
-  const writers = fileWriters({ ...file, scenarios }, neighbours?.now ?? Date.now());
+  const now = neighbours?.now ?? Date.now();
+  const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
     running: [...(neighbours?.registry ? runningWriters(neighbours.registry) : []), ...(neighbours?.before ?? [])],
     shared: AGGREGATE_SCRAPE,
@@ -69,9 +70,7 @@ export async function prepareScenario(
   const warnings = scenarios.flatMap((entry) =>
     [
       ...sinkWarnings(entry.id, entry.sink),
-      ...entryWarnings(entry, { now: neighbours?.now ?? Date.now(), backfill: false }).map(
-        (warning) => `${entry.id}: ${warning}`,
-      ),
+      ...entryWarnings(entry, { now, backfill: false }).map((warning) => `${entry.id}: ${warning}`),
       ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
     ].map((text) => ({ entry: entry.id, text })),
   );
@@ -82,20 +81,23 @@ export async function prepareScenario(
  * The writers of running entries, made once each (and again once it began ticking): a POST compares with them,
  * and the lists they rotate stay indexed between POSTs (lib/compile/duplicate-series.ts).
  */
-const writers = new WeakMap<StartedEntry, { readonly ticking: number | undefined; readonly writer?: SeriesWriter }>();
+const runningWriterOf = new WeakMap<
+  StartedEntry,
+  { readonly ticking: number | undefined; readonly writer?: SeriesWriter }
+>();
 
 /** The writers of the entries a server runs, named with their scenario id; from when each began ticking, if it did. */
 function runningWriters(registry: Pick<EntryRegistry, 'unended'>): SeriesWriter[] {
   return registry.unended().flatMap((started) => {
     const ticking = started.tickingSince();
-    const made = writers.get(started);
+    const made = runningWriterOf.get(started);
     if (made && made.ticking === ticking) return made.writer ?? [];
     const { id, run, startedAt } = started;
     const { entry } = run;
     const at = ticking === undefined ? entry.phase_offset : ticking - startedAt;
     const start = at === undefined ? { atLeast: 0 } : { at, atLeast: at };
     const writer = seriesWriter(entry, start, startedAt, `${entry.id} (scenario ${id})`);
-    writers.set(started, { ticking, writer });
+    runningWriterOf.set(started, { ticking, writer });
     return writer ?? [];
   });
 }
