@@ -436,10 +436,10 @@ export interface DuplicateOptions {
  * 100,000 values 25,000,000 values. Past it, what is left is not compared (a warning says where the check
  * stopped), so a POST stays quick whatever the server runs.
  */
-export const WORK_BUDGET = 250_000;
+const WORK_BUDGET = 250_000;
 
 /** What comparing a pair of writers costs, against a list value indexed or walked (measured: about twice as long). */
-export const PAIR_WORK = 2;
+const PAIR_WORK = 2;
 
 /**
  * For each writer that writes a series an earlier one (or a running one) writes into the same destination at

@@ -20,14 +20,14 @@ import { microsecondCycle } from '../../operators/model/window.js';
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
 
 /** Loki's default limit of label names a stream (`limits_config.max_label_names_per_series`). */
-export const LOKI_DEFAULT_MAX_LABEL_NAMES = 15;
+const LOKI_DEFAULT_MAX_LABEL_NAMES = 15;
 /** Loki's default limit of a label value, in UTF-8 bytes (`limits_config.max_label_value_length`). */
-export const LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES = 2048;
+const LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES = 2048;
 
 /** Loki's default limit of a record's age when it arrives (`limits_config.reject_old_samples_max_age`, 1 week). */
-export const LOKI_DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
+const LOKI_DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
 /** How far ahead of its arrival Loki takes a record's time by default (`limits_config.creation_grace_period`). */
-export const LOKI_DEFAULT_GRACE_MS = 10 * 60_000;
+const LOKI_DEFAULT_GRACE_MS = 10 * 60_000;
 
 /** When and how the entries run: the time they start, and whether on a backfill's virtual clock. */
 export interface RunStart {

@@ -11,7 +11,7 @@ import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter }
  * Where every entry of a server writes besides its sink: the aggregate scrape shows each series once, so two
  * entries writing one series there show a mix.
  */
-export const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
+const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
 
 /**
  * What a file is compared with before it starts: the entries running on the server, the files starting with it
