@@ -396,6 +396,9 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
       const logs = (id: string) =>
         `{id: ${id}, signal_type: logs, name: app, labels: {job: a}, log_generator: {type: template, templates: [{message: hi}]}}`;
       expect(clashes(file(logs('a'), logs('b')))).to.deep.equal([]);
+      const traces = (id: string) =>
+        `{id: ${id}, signal_type: traces, name: checkout, trace_generator: {services: {web: {}}, root: {service: web, operation: GET /, kind: server, duration: 10ms}}}`;
+      expect(clashes(file(traces('a'), traces('b')))).to.deep.equal([]);
     });
   });
 
