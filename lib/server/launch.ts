@@ -46,13 +46,13 @@ export interface EntryWarning {
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink and entry
- * checked for advisory warnings, its entries' series compared with each other's and, given `neighbours`, with
+ * checked for advisory warnings, its entries' series compared with each other's and with
  * those of the entries running (lib/compile/duplicate-series.ts).
  */
 export async function prepareScenario(
   file: ScenarioFile & { readonly plans?: readonly EntryPlan[] },
   fileRoot: string | undefined,
-  neighbours?: Neighbours,
+  neighbours: Neighbours,
 ): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
@@ -60,12 +60,12 @@ export async function prepareScenario(
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
     })),
   );
-  const now = neighbours?.now ?? Date.now();
+  const { now } = neighbours;
   const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
-    running: [...(neighbours?.registry ? runningWriters(neighbours.registry) : []), ...(neighbours?.before ?? [])],
+    running: [...(neighbours.registry ? runningWriters(neighbours.registry) : []), ...(neighbours.before ?? [])],
     shared: AGGREGATE_SCRAPE,
-    runningAre: neighbours?.are,
+    runningAre: neighbours.are,
   });
   const warnings = scenarios.flatMap((entry) =>
     [

@@ -1,5 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Entry } from '../config/types.js';
+import { nowOf } from './clock.js';
 import type { ServerDeps } from './deps.js';
 import { launchScenario, prepareScenario } from './launch.js';
 import { compileBody } from './posted.js';
@@ -55,7 +56,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       // Its start and warnings name the record, which the operator removes to keep a scenario from coming back.
       const launched = { ...deps, logger: logger.child({ file: where }) };
       // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.
-      const neighbours = { registry: deps.registry, now: Date.now() };
+      const neighbours = { registry: deps.registry, now: nowOf(deps)() };
       const prepared = await prepareScenario(kept, deps.fileRoot, neighbours);
       count += launchScenario(launched, prepared, stored.ids, gone).length;
     } catch (error) {
