@@ -10,6 +10,7 @@ import {
   FUNCTION,
   INTEGER,
   OBJECT,
+  POSITIVE,
   POSITIVE_COUNT,
   PROBABILITY,
   OBSERVABLE,
@@ -29,9 +30,14 @@ export interface ExemplarOptions {
   /**
    * The value of an exemplar on tick `index` scheduled `offset` ms after the start, whose event is the batch's
    * `event`th (an observation); default 1. On a histogram's or a summary's event, an exemplar naming a span is worth
-   * the span's duration in seconds instead.
+   * the span's duration (in {@link unitsPerSecond}) instead.
    */
   readonly value?: (index: number, offset: number, event: number) => number;
+  /**
+   * The unit of a span's duration as an exemplar's value, in units a second (default 1: seconds): 1000 for a
+   * histogram or summary of milliseconds, so the exemplar lands in the bucket of its span's latency.
+   */
+  readonly unitsPerSecond?: number;
 }
 
 /**
@@ -61,7 +67,10 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
   checkOptional('exemplars', 'probability', options.probability, PROBABILITY);
   checkOptional('exemplars', 'seed', options.seed, INTEGER);
   checkOptional('exemplars', 'value', options.value, FUNCTION);
-  const { every = 1, probability, seed = 0, value = () => 1 } = options;
+  checkOptional('exemplars', 'unitsPerSecond', options.unitsPerSecond, POSITIVE);
+  const { every = 1, probability, seed = 0, value = () => 1, unitsPerSecond = 1 } = options;
+  // Span times are in nanoseconds.
+  const nanosecondsPerUnit = 1e9 / unitsPerSecond;
   const draws = new SplitMix64(seed);
   const ids = new SplitMix64(seed ^ ID_STREAM);
   // Slot numbers are doubles, whose remainder is a slow division: every event needs none.
@@ -90,7 +99,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         places.see(series, at, rows);
         const worth =
           span && (native || places.distribution)
-            ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / 1e9
+            ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / nanosecondsPerUnit
             : value(index, offset[at]!, e);
         const k = placed.add(places.of(native, at, rows, worth), worth, time);
         if (span) placed.setIds(k, span.spans, span.s);

@@ -21,11 +21,11 @@ import { spanBatch } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
 /**
- * A histogram event ([1, 2] buckets) at tick `index`, written at `ms` epoch milliseconds (default: after every span
- * of these specs has ended), its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`.
+ * A histogram event ([1, 2] buckets, or `bounds`) at tick `index`, written at `ms` epoch milliseconds (default: after
+ * every span of these specs has ended), its rows `_bucket{le=1}`, `le=2`, `+Inf`, `_sum`, `_count`.
  */
-function histogramEvent(index: number, ms = LATER): Labelled<SampleBatch> {
-  const rows = ['1', '2', '+Inf'].map((le) => seriesOf({ le }, '_bucket'));
+function histogramEvent(index: number, ms = LATER, bounds = ['1', '2', '+Inf']): Labelled<SampleBatch> {
+  const rows = bounds.map((le) => seriesOf({ le }, '_bucket'));
   const series = [...rows, seriesOf({}, '_sum'), seriesOf({}, '_count')];
   return {
     size: 5,
@@ -123,6 +123,17 @@ describe('exemplars', () => {
         c: ['_bucket1 c9 1'],
       });
     });
+  });
+
+  it('with unitsPerSecond, is worth the span duration in that unit, on the bucket holding it (1000: milliseconds)', () => {
+    const inMs = (index: number) => histogramEvent(index, 1500, ['1000', '2000', '+Inf']);
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s-', { s: spanBatch([0.5, 1.5]) });
+      expectObservable(
+        cold('-ab|', { a: inMs(0), b: inMs(1) }).pipe(exemplars({ spans, unitsPerSecond: 1000 }), map(placed)),
+      ).toBe('-ab|', { a: ['_bucket2000 c9 1500'], b: ['_bucket1000 c8 500'] });
+    });
+    expect(() => exemplars({ unitsPerSecond: 0 })).to.throw(/unitsPerSecond/);
   });
 
   it("on a counter's sample names a span and is worth one request, not the span's duration", () => {

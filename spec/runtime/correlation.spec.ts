@@ -142,6 +142,23 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(new Set(found.map(({ exemplar }) => spanKey(exemplar))).size).to.equal(found.length);
   });
 
+  it("a histogram of milliseconds gets its exemplars in milliseconds, on the bucket of the span's duration", async () => {
+    // The unit is read off the name, as OpenTelemetry's exporters write a histogram of ms: 0.25 s is worth 250.
+    const name = 'http_request_duration_milliseconds';
+    const inMs = { ...LATENCY, name, distribution: { type: 'exponential', rate: 0.005 }, buckets: [100, 500, 1000] };
+    const { text, samples } = await runTogether(file(CHECKOUT, { ...inMs, exemplars: { from: 'checkout' } }));
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const found = exemplarRows(samples(name));
+    expect(found.length).to.be.within(10, 11);
+    for (const { exemplar, row } of found) {
+      expect(exemplar.value).to.be.closeTo(seconds(spans.get(spanKey(exemplar))!) * 1000, 1e-6);
+      const le = [100, 500, 1000].find((bound) => exemplar.value <= bound);
+      expect(`${row.suffix}{le="${row.labels.le}"}`).to.equal(`_bucket{le="${le ?? '+Inf'}"}`);
+    }
+    // The spans last 10 to 900 ms: not all in the first bucket, as seconds read as milliseconds would be.
+    expect(new Set(found.map(({ row }) => row.labels.le)).size).to.be.above(1);
+  });
+
   it("a histogram's exemplars name the checkout's roots, not those of the traces its queue consumers start", async () => {
     // The worker's consumer starts a trace of its own, ending after the checkout's root: the last root to end.
     const publish = {

@@ -22,6 +22,7 @@ import { valueGenerator } from '../../generators/value.js';
 import { logGenerator } from '../../generators/log.js';
 import { traceGenerator } from '../../generators/trace.js';
 import { distributionSampler } from '../../generators/distribution.js';
+import { timeUnitsPerSecond } from '../../protocols/metric-units.js';
 import type { SignalBatch } from './encoder.js';
 import { labelOptions } from './labels.js';
 import { optional } from './optional.js';
@@ -222,6 +223,8 @@ function withExemplars(
   return exemplars({
     ...due,
     value,
+    // A span's duration in the unit the metric's name gives its observations: a `_milliseconds` histogram's in ms.
+    unitsPerSecond: timeUnitsPerSecond(entry.name ?? ''),
     ...(from !== undefined && { spans: spansOf(entry, 'exemplars', hooks) }),
     ...(service !== undefined && { choice: { service, kinds: ['server', 'consumer'] } }),
   });
