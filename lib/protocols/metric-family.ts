@@ -11,6 +11,47 @@ import { featurePackage } from '../features.js';
 export const PROTOBUF_EXPOSITION =
   'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
 
+/**
+ * Whether an `Accept` header asks for {@link PROTOBUF_EXPOSITION} rather than the text format, as client_golang
+ * negotiates (expfmt's `Negotiate`): its media ranges by q-value, highest first (in their order on a tie; q=0 ones
+ * never), the first that names a format deciding: `application/vnd.google.protobuf` with
+ * `proto=io.prometheus.client.MetricFamily` and `encoding=delimited` (protobuf), or `text/plain` (text). Other
+ * parameters do not matter: Prometheus 3 adds `escaping=allow-utf-8` to every range, which changes nothing here (a
+ * metric or label name of svc is always one of the classic character set). Text when no range names a format.
+ */
+export function acceptsProtobufExposition(accept: string | undefined): boolean {
+  const ranges = (accept ?? '').split(',').map((range, order) => {
+    const [type = '', ...parameters] = range.split(';').map((part) => part.trim());
+    const params = new Map(
+      parameters.map((parameter) => {
+        const at = parameter.indexOf('=');
+        const value = at < 0 ? '' : parameter.slice(at + 1).trim();
+        return [
+          parameter
+            .slice(0, at < 0 ? undefined : at)
+            .trim()
+            .toLowerCase(),
+          value.replace(/^"(.*)"$/, '$1'),
+        ];
+      }),
+    );
+    const q = params.has('q') ? Number(params.get('q')) : 1;
+    return { type: type.toLowerCase(), params, q: Number.isNaN(q) ? 0 : q, order };
+  });
+  ranges.sort((a, b) => b.q - a.q || a.order - b.order);
+  for (const { type, params, q } of ranges) {
+    if (q <= 0) break;
+    if (type === 'text/plain') return false;
+    if (
+      type === 'application/vnd.google.protobuf' &&
+      params.get('proto') === 'io.prometheus.client.MetricFamily' &&
+      params.get('encoding') === 'delimited'
+    )
+      return true;
+  }
+  return false;
+}
+
 const exemplar = { type: 'Exemplar' } as const;
 const timestamp = { type: 'google.protobuf.Timestamp' } as const;
 

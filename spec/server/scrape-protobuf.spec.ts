@@ -323,6 +323,20 @@ observations_per_tick: 10
     expect(h.exemplars[0].label[0].value).to.match(/^[0-9a-f]{32}$/);
   });
 
+  it("answers the protobuf exposition to Prometheus 3's Accept header, whose ranges carry escaping=allow-utf-8", async () => {
+    const server = await histogramServer();
+    // What Prometheus 3.0 sends with native histograms on (scrape.go acceptHeader: UTF-8 names add the parameter
+    // to every range); a name of svc reads the same under any escaping.
+    const accept =
+      'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;escaping=allow-utf-8;q=0.5,' +
+      'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,application/openmetrics-text;version=0.0.1;escaping=allow-utf-8;q=0.3,' +
+      'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.2,text/plain;version=0.0.4;escaping=allow-utf-8;q=0.1,*/*;escaping=allow-utf-8;q=0.0';
+    const res = await scrape(server, accept);
+    expect(res.headers['content-type']).to.equal(PROTOBUF_EXPOSITION);
+    const [family] = decodeFamilies(res.rawPayload);
+    expect(family!.metric[0]!.histogram.schema).to.equal(2);
+  });
+
   it('answers text, the same bytes as without an Accept header, to any other Accept header', async () => {
     const server = await histogramServer();
     const text = await scrape(server);
@@ -339,6 +353,8 @@ observations_per_tick: 10
       'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0,text/plain',
       // Another protobuf encoding than the delimited one.
       'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text',
+      // Text preferred by its q-value.
+      'text/plain;q=0.9,application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5',
     ]) {
       const res = await scrape(server, accept);
       expect([res.headers['content-type'], res.body], accept).to.deep.equal([text.headers['content-type'], text.body]);

@@ -9,7 +9,7 @@ import { statusOf, type EntryRegistry, type StartedEntry } from '../registry.js'
 import { asHttpError } from '../middleware/errors.js';
 import { aggregateSteps, MAX_SCRAPE_EVENTS, sliced, type Steps } from '../scrape.js';
 import { protobufSteps } from '../scrape-protobuf.js';
-import { PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
+import { acceptsProtobufExposition, PROTOBUF_EXPOSITION } from '../../protocols/metric-family.js';
 import { featureRefusal } from '../../features.js';
 import { inHead } from '../../../operators/model/window.js';
 import { silenceTest } from '../../../operators/gaps.js';
@@ -27,8 +27,8 @@ const MAX_SERIES_LISTED = 1000;
 /** Most scenarios a page of `GET /scenarios` holds (a page stays well under 1 MiB); without `limit`, the whole list. */
 const MAX_PAGE = 1_000;
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';
-/** The formats of `GET /scenarios/metrics`, text first: what an Accept header of any type, or none, gets. */
-const SCRAPE_FORMATS = featureRefusal('protobuf-exposition') ? [EXPOSITION] : [EXPOSITION, PROTOBUF_EXPOSITION];
+/** Whether `GET /scenarios/metrics` answers the protobuf exposition to a scraper that asks for it (its build feature is installed); else text, whatever the Accept header. */
+const PROTOBUF_SERVED = !featureRefusal('protobuf-exposition');
 /**
  * An exposition of `GET /scenarios/metrics` whose build took at least this long (ms) answers the
  * scrapes of its format for as long again: 170,000 series of two scenarios take seconds, and a scraper asking
@@ -129,7 +129,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           );
         ctx.vary('Accept');
         // As Prometheus negotiates: the protobuf exposition when the Accept header prefers it (its q-values), else text.
-        const protobuf = ctx.accepts(SCRAPE_FORMATS) === PROTOBUF_EXPOSITION;
+        const protobuf = PROTOBUF_SERVED && acceptsProtobufExposition(ctx.get('Accept'));
         const type = protobuf ? PROTOBUF_EXPOSITION : EXPOSITION;
         const start = now();
         const { removals } = registry;
