@@ -47,6 +47,44 @@ export function entryWarnings(entry: Entry, start?: RunStart): string[] {
     ...(start ? recordTimeWarnings(entry, start) : []),
     ...skippedRowWarnings(entry),
     ...shadowedLabelWarnings(entry),
+    ...brokerKeyWarnings(entry),
+  ];
+}
+
+/**
+ * The names of the labels an entry's events carry: its static labels (not empty ones), dynamic labels and spikes, and
+ * the label a histogram or summary writes on its own samples (le, quantile); a span's are its service's resource
+ * attributes, of which only the services' own `attributes` can be named by a label key (the others, service.name
+ * and the like, have dots).
+ */
+function eventLabelNames(entry: Entry): Set<string> {
+  const services = Object.values(entry.trace_generator?.services ?? {});
+  return new Set([
+    ...Object.keys(entry.labels).filter((name) => entry.labels[name] !== ''),
+    ...entry.dynamic_labels.map((label) => label.key),
+    ...entry.cardinality_spikes.map((spike) => spike.label),
+    ...(OWN_LABEL[entry.signal_type]?.slice(0, 1) ?? []),
+    ...services.flatMap((service) => Object.keys(service.attributes)),
+  ]);
+}
+
+/**
+ * A broker sink keyed by a label that no event of the entry carries (a typo, or a traces entry whose services have
+ * no resource attribute of that name): every message goes without a key, spread over the partitions in turn, so no
+ * series (no service's spans) stays in one partition, and nothing else would say so.
+ */
+function brokerKeyWarnings(entry: Entry): string[] {
+  const { sink } = entry;
+  if (sink.type !== 'broker' || sink.key === undefined || sink.key === 'none') return [];
+  const names = eventLabelNames(entry);
+  if (names.has(sink.key)) return [];
+  const listed = names.size === 0 ? 'none' : [...names].join(', ');
+  const carried =
+    entry.signal_type === 'traces'
+      ? `a span's labels are its service's resource attributes; those of trace_generator.services: ${listed}`
+      : `its labels: ${listed}`;
+  return [
+    `sink.key: no event of this entry carries the label ${JSON.stringify(sink.key)} (${carried}), so every message goes without a key, spread over the partitions in turn: name one of its labels, or key: none`,
   ];
 }
 
@@ -99,13 +137,8 @@ function streamLabelWarnings(entry: Entry): string[] {
   if (entry.sink.type !== 'logstore') return [];
   const warnings: string[] = [];
   // Loki drops labels with an empty value, and leaves service_name out of the count (it adds one itself).
-  const names = new Set([
-    ...Object.keys(entry.labels).filter((name) => entry.labels[name] !== ''),
-    ...entry.dynamic_labels.map((label) => label.key),
-    ...entry.cardinality_spikes.map((spike) => spike.label),
-    // The label a histogram or summary writes on its own samples (le, quantile) is one of their streams' too.
-    ...(OWN_LABEL[entry.signal_type]?.slice(0, 1) ?? []),
-  ]);
+  // The label a histogram or summary writes on its own samples (le, quantile) is one of their streams' too.
+  const names = eventLabelNames(entry);
   names.delete('service_name');
   if (names.size > LOKI_DEFAULT_MAX_LABEL_NAMES)
     warnings.push(

@@ -360,4 +360,63 @@ scenarios:
       expect(result.stderr).to.include(`[warn] web: ${shadowed}\n`);
     });
   });
+
+  describe('a broker sink keyed by a label that no event of the entry carries', () => {
+    const keyed = (
+      key: string,
+      fields = 'labels: {env: ci}\n    dynamic_labels: [{key: instance, cardinality: 2}]',
+    ) => `version: 2
+kind: runnable
+scenarios:
+  - id: web
+    name: web
+    signal_type: metrics
+    rate: 1
+    generator: {type: constant, value: 1}
+    ${fields}
+    sink: {type: broker, brokers: "kafka:9092", topic: t, key: ${key}}
+`;
+    const unkeyed = (label: string, carried: string) =>
+      `sink.key: no event of this entry carries the label "${label}" (${carried}), so every message goes without a key, spread over the partitions in turn: name one of its labels, or key: none`;
+
+    it("is named by the key, with the entry's labels (every message would go without a key)", () => {
+      expect(warningsOf(keyed('instnace'))).to.deep.equal([unkeyed('instnace', 'its labels: env, instance')]);
+      expect(warningsOf(keyed('pod', 'labels: {}'))).to.deep.equal([unkeyed('pod', 'its labels: none')]);
+    });
+
+    it("a span's labels are its service's resource attributes: a key may name one of the services' attributes", () => {
+      const span = (key: string, attributes = '') =>
+        traces('1m', '10s', '10s')
+          .replace('sink: {type: stdout}', `sink: {type: broker, brokers: "kafka:9092", topic: t, key: ${key}}`)
+          .replace('frontend: {}', `frontend: {${attributes}}`)
+          .replace(/ +incident: \{[^}]*\}\n/, '');
+      const resource = "a span's labels are its service's resource attributes; those of trace_generator.services";
+      expect(warningsOf(span('service'))).to.deep.equal([unkeyed('service', `${resource}: none`)]);
+      expect(warningsOf(span('region', 'attributes: {cloud.region: eu}'))).to.deep.equal([
+        unkeyed('region', `${resource}: cloud.region`),
+      ]);
+      expect(warningsOf(span('zone', 'attributes: {zone: z1}'))).to.deep.equal([]);
+    });
+
+    it('is not warned of for a static, dynamic or spike label, the le of a histogram, key none or no key', () => {
+      for (const key of ['env', 'instance', 'none']) expect(warningsOf(keyed(key)), key).to.deep.equal([]);
+      const spike = 'cardinality_spikes: [{label: pod, cardinality: 2, every: 10s, for: 1s}]';
+      expect(warningsOf(keyed('pod', spike))).to.deep.equal([]);
+      expect(warningsOf(keyed('none').replace(', key: none', ''))).to.deep.equal([]);
+      const histogram = keyed('le', 'labels: {}')
+        .replace('metrics', 'histogram')
+        .replace(
+          'generator: {type: constant, value: 1}',
+          'buckets: [1]\n    distribution: {type: exponential, rate: 5}',
+        );
+      expect(warningsOf(histogram)).to.deep.equal([]);
+    });
+
+    it('svc prints it at --dry-run, naming the entry', async () => {
+      const { scenario } = scenarioDir('svc-broker-key-');
+      const result = await svc(['run', scenario('k.yaml', keyed('instnace')), '--dry-run']);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr).to.include(`[warn] web: ${unkeyed('instnace', 'its labels: env, instance')}\n`);
+    });
+  });
 });
