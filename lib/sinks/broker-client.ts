@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type * as Kafkajs from 'kafkajs';
 import { hostOf } from '../language/address.js';
@@ -55,11 +56,39 @@ export function kafkaConfig(
 }
 
 function readCa(path: string, readFile: (path: string) => string): string {
+  let pem: string;
   try {
-    return readFile(path);
+    pem = readFile(path);
   } catch (cause) {
     throw new SinkError('broker', `cannot read tls.ca_cert ${path}: ${describeError(cause)}`, { cause });
   }
+  const problem = caProblem(pem);
+  if (problem)
+    throw new SinkError(
+      'broker',
+      `tls.ca_cert ${path} ${problem}: give the PEM file of the authority that signed the brokers' certificates`,
+    );
+  return pem;
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * What keeps `pem` from being a list of authorities to trust. Node's TLS skips what it cannot read without a word,
+ * so a file without a certificate (a key, a DER file, an empty file) would trust nothing, and every handshake would
+ * fail as if the brokers' certificate were the problem.
+ */
+function caProblem(pem: string): string | undefined {
+  const certificates = pem.match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) return 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)';
+  for (const [n, certificate] of certificates.entries()) {
+    try {
+      new X509Certificate(certificate);
+    } catch (cause) {
+      return `holds a certificate that cannot be read (certificate ${n + 1} of ${certificates.length}: ${describeError(cause)})`;
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -16,6 +16,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
+import { selfSigned } from '../support/certificate.js';
 import { testServer } from '../support/server.js';
 
 const entry = (path: string) => ({
@@ -174,7 +175,7 @@ describe("a broker sink's tls.ca_cert on the server (design: server safety)", ()
   it('below the root, the sink reads the checked path', async () => {
     const { root } = layout();
     const checked = join(root, 'sub/ca.pem');
-    writeFileSync(checked, 'PEM');
+    writeFileSync(checked, selfSigned(root).pem);
     // The event's sink is a real one, to a port where no broker listens: it reads the certificate before connecting.
     const server = testServer({ deps: { fileRoot: root, createSink: undefined } });
     const [scenario, sent] = await Promise.all(post(server, 'in-dir/ca.pem', '127.0.0.1:1'));

@@ -13,6 +13,7 @@ import { sentSecrets } from '../../lib/redact.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
+import { selfSigned } from '../support/certificate.js';
 import { scenarioDir, svc, upScenario } from '../support/cli.js';
 import { entryOf, entryProblems, metric } from '../support/scenarios.js';
 
@@ -198,16 +199,19 @@ describe('broker sink', () => {
       }
     });
 
+    /** A self-signed certificate in a directory of its own. */
+    const selfSignedIn = async () => {
+      const dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-broker-ca-')));
+      return { dir, ...selfSigned(dir) };
+    };
+
     it('tls.enabled: TLS with the system authorities, or with ca_cert read as the authority to trust', async () => {
       expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true } }).ssl).to.equal(true);
       expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: false, caCert: '/nowhere' } }).ssl).to.equal(false);
-      const dir = await mkdtemp(join(tmpdir(), 'svc-broker-ca-'));
+      const { dir, cert, pem } = await selfSignedIn();
       try {
-        await writeFile(join(dir, 'ca.pem'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
-        expect(
-          kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'ca.pem') } }).ssl,
-        ).to.deep.equal({
-          ca: ['-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'],
+        expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: cert } }).ssl).to.deep.equal({
+          ca: [pem],
         });
         expect(() =>
           kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } }),
@@ -217,13 +221,33 @@ describe('broker sink', () => {
       }
     });
 
-    it("the server's ca_cert (realPath) is read only if no link took its place since the server checked it", async () => {
-      const dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-broker-ca-')));
+    it('a ca_cert without a certificate Node can read (a key, an empty file, a damaged one) is refused, naming the file', async () => {
+      // Node's TLS would skip it without a word and trust nothing: every handshake would then fail.
+      const { dir, key, pem } = await selfSignedIn();
       try {
-        await writeFile(join(dir, 'outside.pem'), 'secret');
-        await symlink(join(dir, 'outside.pem'), join(dir, 'ca.pem'));
+        const damaged = join(dir, 'damaged.pem');
+        await writeFile(damaged, `${pem}-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n`);
+        const empty = join(dir, 'empty.pem');
+        await writeFile(empty, '');
+        const advice = "give the PEM file of the authority that signed the brokers' certificates";
+        for (const path of [key, empty])
+          expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: path } })).to.throw(
+            `broker sink: tls.ca_cert ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${advice}`,
+          );
+        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: damaged } })).to.throw(
+          `broker sink: tls.ca_cert ${damaged} holds a certificate that cannot be read (certificate 2 of 2: `,
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("the server's ca_cert (realPath) is read only if no link took its place since the server checked it", async () => {
+      const { dir, cert, pem } = await selfSignedIn();
+      try {
+        await symlink(cert, join(dir, 'ca.pem'));
         const tls = { enabled: true, caCert: join(dir, 'ca.pem') };
-        expect(kafkaConfig({ brokers: ['k:9093'], tls }).ssl).to.deep.equal({ ca: ['secret'] });
+        expect(kafkaConfig({ brokers: ['k:9093'], tls }).ssl).to.deep.equal({ ca: [pem] });
         expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { ...tls, realPath: true } })).to.throw(
           `cannot read tls.ca_cert ${join(dir, 'ca.pem')}: it is no longer the file checked below the file root`,
         );

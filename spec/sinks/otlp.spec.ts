@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer } from 'node:net';
-import { join } from 'node:path';
 import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -25,7 +24,7 @@ import {
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { spansFromOtlp } from '../support/traces.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
-import { requireBinary } from '../support/backends/binaries.js';
+import { selfSigned } from '../support/certificate.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const { scenario } = scenarioDir('svc-otlp-');
@@ -441,17 +440,7 @@ describe('OTLP sinks', function () {
   it('TLS: a collector whose certificate no trusted CA signed says how to trust it; trusted through NODE_EXTRA_CA_CERTS, both sinks deliver', async () => {
     // A self-signed certificate of 127.0.0.1, as a private CA's collector has one.
     const { dir } = scenarioDir('svc-otlp-tls-');
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    // Piped: openssl's key generation progress is no test output.
-    execFileSync(
-      requireBinary('openssl', 'openssl'),
-      [
-        ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-        ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
-      ],
-      { stdio: 'pipe' },
-    );
+    const { key, cert } = selfSigned(dir);
     let calls = 0;
     const grpcServer = new grpc.Server();
     grpcServer.addService(rawExportService('metrics'), {
