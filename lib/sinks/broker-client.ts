@@ -142,6 +142,8 @@ export interface ErrorContext {
   readonly secrets?: readonly string[];
   /** What a message holds (`message_per`), which decides what to do about messages too large; default event. */
   readonly messagePer?: 'event' | 'batch';
+  /** The SASL user the sink authenticates as (`sasl.username`); absent: it sends no credentials. */
+  readonly user?: string;
 }
 
 /** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
@@ -155,7 +157,7 @@ const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION
  */
 export function brokerError(
   cause: unknown,
-  { topic, target, tls, answeredBy, written, secrets = [], messagePer = 'event' }: ErrorContext,
+  { topic, target, tls, answeredBy, written, secrets = [], messagePer = 'event', user }: ErrorContext,
 ): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
@@ -180,8 +182,12 @@ export function brokerError(
           `create it (kafka-topics.sh --create --topic ${topic}), or enable auto.create.topics.enable on the brokers`,
       );
     case 'TOPIC_AUTHORIZATION_FAILED':
+      // Without SASL the brokers' default principal builder names the client User:ANONYMOUS.
       return final(
-        `not allowed to write to topic "${topic}" (TopicAuthorizationFailed): grant the sasl.username Write on the topic`,
+        `not allowed to write to topic "${topic}" (TopicAuthorizationFailed): ` +
+          (user === undefined
+            ? 'the sink sends no credentials (no sasl), so the brokers see it as User:ANONYMOUS: set sasl, or grant User:ANONYMOUS Write on the topic'
+            : `grant the user ${JSON.stringify(user)} (sasl.username) Write on the topic`),
       );
     case 'SASL_AUTHENTICATION_FAILED':
     case 'UNSUPPORTED_SASL_MECHANISM':

@@ -56,6 +56,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
     tls: options.tls?.enabled ?? false,
     secrets: sentSecrets({}, undefined, options.sasl ? [options.sasl.password] : []),
     messagePer,
+    user: options.sasl?.username,
   });
   return batchingSink<ProduceRequest>(
     {

@@ -401,6 +401,18 @@ describe('broker sink', () => {
       );
     });
 
+    it('a refused write is final and names the principal to grant Write: the SASL user, or User:ANONYMOUS without sasl', () => {
+      const refused = exhausted(protocolError('TOPIC_AUTHORIZATION_FAILED', false));
+      const error = brokerError(refused, { ...context, user: 'svc-writer' });
+      expect(error).to.include({ retryable: false });
+      expect(error.message).to.equal(
+        'broker sink: not allowed to write to topic "metrics" (TopicAuthorizationFailed): grant the user "svc-writer" (sasl.username) Write on the topic',
+      );
+      expect(brokerError(refused, context).message).to.equal(
+        'broker sink: not allowed to write to topic "metrics" (TopicAuthorizationFailed): the sink sends no credentials (no sasl), so the brokers see it as User:ANONYMOUS: set sasl, or grant User:ANONYMOUS Write on the topic',
+      );
+    });
+
     it('an untrusted broker certificate is final and points at tls.ca_cert', () => {
       const cause = new kafkajs.KafkaJSConnectionError('Connection error: self-signed certificate', {
         broker: 'k1:9093',
