@@ -193,6 +193,13 @@ export function brokerError(
     case 'UNSUPPORTED_SASL_MECHANISM':
     case 'ILLEGAL_SASL_STATE':
       return saslRefused();
+    case 'INVALID_TIMESTAMP':
+      // Kafka checks CreateTime against its own clock: the entry clock's time, shifted by start_time or a backfill.
+      return final(
+        `${broker} refused the messages' timestamps (INVALID_TIMESTAMP: ${said}): each message carries its event's time (the entry's clock: start_time, --backfill), ` +
+          'and the topic takes only times within its message.timestamp.before.max.ms and message.timestamp.after.max.ms of now ' +
+          '(message.timestamp.difference.max.ms before Kafka 3.6): a start_time nearer now, or raise those limits',
+      );
     case 'MESSAGE_TOO_LARGE':
     case 'RECORD_LIST_TOO_LARGE':
       // A message per event already: one event, or a send's record batch, is over the topic's limit.

@@ -413,6 +413,16 @@ describe('broker sink', () => {
       );
     });
 
+    it("timestamps out of the topic's range are final, and point at start_time and the topic's limits", () => {
+      const error = brokerError(exhausted(protocolError('INVALID_TIMESTAMP', false)), context);
+      expect(error).to.include({ retryable: false });
+      expect(error.message).to.equal(
+        "broker sink: k1:9092 refused the messages' timestamps (INVALID_TIMESTAMP: INVALID_TIMESTAMP happened): each message carries its event's time (the entry's clock: start_time, --backfill), " +
+          'and the topic takes only times within its message.timestamp.before.max.ms and message.timestamp.after.max.ms of now ' +
+          '(message.timestamp.difference.max.ms before Kafka 3.6): a start_time nearer now, or raise those limits',
+      );
+    });
+
     it('an untrusted broker certificate is final and points at tls.ca_cert', () => {
       const cause = new kafkajs.KafkaJSConnectionError('Connection error: self-signed certificate', {
         broker: 'k1:9093',
