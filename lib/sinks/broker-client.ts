@@ -144,6 +144,8 @@ export interface ErrorContext {
   readonly messagePer?: 'event' | 'batch';
   /** The SASL user the sink authenticates as (`sasl.username`); absent: it sends no credentials. */
   readonly user?: string;
+  /** The messages carry a key (`key` names a label). */
+  readonly keyed?: boolean;
 }
 
 /** Kafka's current names of the errors kafkajs still calls by an older one (KIP-392 renamed code 6). */
@@ -157,7 +159,7 @@ const KAFKA_NAMES: Readonly<Record<string, string>> = { NOT_LEADER_FOR_PARTITION
  */
 export function brokerError(
   cause: unknown,
-  { topic, target, tls, answeredBy, written, secrets = [], messagePer = 'event', user }: ErrorContext,
+  { topic, target, tls, answeredBy, written, secrets = [], messagePer = 'event', user, keyed }: ErrorContext,
 ): SinkError {
   if (cause instanceof SinkError) return cause;
   const error = rootOf(cause);
@@ -193,6 +195,12 @@ export function brokerError(
     case 'UNSUPPORTED_SASL_MECHANISM':
     case 'ILLEGAL_SASL_STATE':
       return saslRefused();
+    case 'INVALID_RECORD':
+      // What a producer of well-formed records meets (Kafka 2.4+; CORRUPT_MESSAGE before): a compacted topic's refusal of a message without a key.
+      return final(
+        `${broker} refused the messages as invalid (INVALID_RECORD: ${said}): a compacted topic (cleanup.policy=compact) takes only messages with a key: ` +
+          (keyed ? 'does every event carry the label of sink.key?' : 'set sink.key to a label of the entry'),
+      );
     case 'INVALID_TIMESTAMP':
       // Kafka checks CreateTime against its own clock: the entry clock's time, shifted by start_time or a backfill.
       return final(

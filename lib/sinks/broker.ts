@@ -57,6 +57,7 @@ export function brokerSink(options: BrokerSinkOptions): Sink {
     secrets: sentSecrets({}, undefined, options.sasl ? [options.sasl.password] : []),
     messagePer,
     user: options.sasl?.username,
+    keyed: options.keyLabel !== undefined,
   });
   return batchingSink<ProduceRequest>(
     {

@@ -413,6 +413,18 @@ describe('broker sink', () => {
       );
     });
 
+    it('INVALID_RECORD is final and says a compacted topic takes only messages with a key', () => {
+      const invalid = exhausted(protocolError('INVALID_RECORD', false));
+      const refused =
+        'broker sink: k1:9092 refused the messages as invalid (INVALID_RECORD: INVALID_RECORD happened): a compacted topic (cleanup.policy=compact) takes only messages with a key: ';
+      const error = brokerError(invalid, context);
+      expect(error).to.include({ retryable: false });
+      expect(error.message).to.equal(`${refused}set sink.key to a label of the entry`);
+      expect(brokerError(invalid, { ...context, keyed: true }).message).to.equal(
+        `${refused}does every event carry the label of sink.key?`,
+      );
+    });
+
     it("timestamps out of the topic's range are final, and point at start_time and the topic's limits", () => {
       const error = brokerError(exhausted(protocolError('INVALID_TIMESTAMP', false)), context);
       expect(error).to.include({ retryable: false });
