@@ -16,7 +16,7 @@ import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
-import { firstLine, networkError, NO_ANSWER, PRIVATE_CA, SinkError } from './core/errors.js';
+import { certificateCodeOf, firstLine, networkError, NO_ANSWER, PRIVATE_CA, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
@@ -53,7 +53,7 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
  * OTLP calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
  * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
  * an OTLP/gRPC endpoint of that signal). No connection, a failed name lookup and a passed deadline are said as
- * network errors. A partial success fails the refused records only.
+ * network errors; a failed certificate check too, final as with every sink. A partial success fails the refused records only.
  */
 export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const grpc = featurePackage<typeof Grpc>('otlp', '@grpc/grpc-js');
@@ -74,6 +74,16 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const code = grpc.status[error.code] ?? String(error.code);
     const details = firstLine(redact(error.details ?? ''));
     const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
+    // A failed certificate check is final and said as every sink says it; grpc-js keeps only its words.
+    const certificate = tls ? certificateCodeOf(details) : undefined;
+    if (certificate) {
+      const cause = new Error(lastErrorOf(details), { cause: error });
+      return networkError('otlp_grpc', address, hostOf(address), cause, {
+        code: certificate,
+        timeout,
+        trust: grpcTrust(),
+      });
+    }
     const system = tls ? undefined : systemCodeOf(code, details);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
@@ -207,13 +217,20 @@ function systemCodeOf(code: string, details: string): string | undefined {
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
 }
 
+/** The words of the error behind a status grpc-js made up (`No connection established. Last error: Error: <words>.`). */
+function lastErrorOf(details: string): string {
+  return /Last error: (?:\w*Error(?: \[\w+\])?: )?(.*?)\.?(?: Resolution note:.*)?$/.exec(details)?.[1] ?? details;
+}
+
 /**
  * Where grpc-js takes the CAs it trusts from: Node's (its own list and NODE_EXTRA_CA_CERTS), unless the environment
  * names a file of them in GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, which then is the only one.
  */
-function grpcTrust(): string {
+export function grpcTrust(): string {
   const roots = process.env.GRPC_DEFAULT_SSL_ROOTS_FILE_PATH;
-  return roots ? `gRPC trusts only the CAs of GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, ${roots}` : PRIVATE_CA;
+  return roots
+    ? `gRPC trusts only the CAs in ${roots} (GRPC_DEFAULT_SSL_ROOTS_FILE_PATH): add a private CA's PEM there`
+    : PRIVATE_CA;
 }
 
 /** The collector's gRPC receiver: messages of at most 4 MiB, counted after decompression. */

@@ -10,7 +10,8 @@ import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { otlpLogs, otlpMetrics } from '../../lib/encoders/otlp.js';
-import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import { grpcTrust, otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import type { SinkError } from '../../lib/sinks/core/errors.js';
 import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
@@ -464,6 +465,18 @@ describe('OTLP sinks', function () {
       expect(((await sink.close().catch((e: unknown) => e)) as Error).message).to.equal(
         `otlp_http sink: the TLS certificate of 127.0.0.1:${httpsPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS`,
       );
+      // otlp_grpc tells it as well, from grpc-js's words, and as final: no retries meeting the same certificate.
+      const grpcSink = otlpGrpcSink({
+        endpoint: `https://127.0.0.1:${grpcPort}`,
+        signal: 'metrics',
+        retry: QUICK_RETRY,
+      });
+      grpcSink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const grpcError = (await grpcSink.close().catch((e: unknown) => e)) as SinkError;
+      expect({ message: grpcError.message, retryable: grpcError.retryable }).to.deep.equal({
+        message: `otlp_grpc sink: the TLS certificate of 127.0.0.1:${grpcPort} is not signed by a CA this machine trusts: ${grpcTrust()}`,
+        retryable: false,
+      });
       const file = scenario(
         'tls.yaml',
         'version: 2\nkind: runnable\nscenarios:\n' +
@@ -481,7 +494,7 @@ describe('OTLP sinks', function () {
           );
         });
       expect((await run(undefined)).stderr).to.include(
-        'with a certificate this machine trusts (for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS)?',
+        `otlp_grpc sink: the TLS certificate of 127.0.0.1:${grpcPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS)`,
       );
       calls = 0;
       expect({ code: (await run(cert)).code, calls }).to.deep.equal({ code: 0, calls: 2 });

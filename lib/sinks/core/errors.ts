@@ -69,23 +69,43 @@ export const NO_ANSWER = 'SVC_NO_ANSWER';
 export const PRIVATE_CA = 'for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS';
 
 /**
+ * Node's (OpenSSL's) words for each failed certificate check, by its code: what a client that keeps only the words
+ * (grpc-js: `… Last error: Error: self-signed certificate …`) reports.
+ */
+const CERTIFICATE_WORDS: readonly (readonly [RegExp, string])[] = [
+  [/self[- ]signed certificate in certificate chain/i, 'SELF_SIGNED_CERT_IN_CHAIN'],
+  [/self[- ]signed certificate/i, 'DEPTH_ZERO_SELF_SIGNED_CERT'],
+  [/unable to get local issuer certificate/i, 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY'],
+  [/unable to verify the first certificate/i, 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
+  [/certificate has expired/i, 'CERT_HAS_EXPIRED'],
+  [/certificate is not yet valid/i, 'CERT_NOT_YET_VALID'],
+  [/Hostname\/IP does not match certificate's altnames/i, 'ERR_TLS_CERT_ALTNAME_INVALID'],
+];
+
+/** The code of the failed certificate check that `words` tell, or undefined (not one: another TLS failure). */
+export function certificateCodeOf(words: string): string | undefined {
+  return CERTIFICATE_WORDS.find(([pattern]) => pattern.test(words))?.[1];
+}
+
+/**
  * What a failed certificate check means (an untrusted, expired or not yet valid certificate, or one of another
- * host), and what to do; undefined for any other code. Trying again meets the same certificate: such a failure is
- * final.
+ * host), and what to do (`trust`: how this client comes to trust a private CA); undefined for any other code.
+ * Trying again meets the same certificate: such a failure is final.
  */
 function explainCertificate(
   code: string | undefined,
   target: string,
   host: string,
   cause: unknown,
+  trust: string,
 ): string | undefined {
   switch (code) {
     case 'DEPTH_ZERO_SELF_SIGNED_CERT':
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-      return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${PRIVATE_CA}`;
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts: ${trust}`;
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-      return `the TLS certificate of ${target} is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: ${PRIVATE_CA}`;
+      return `the TLS certificate of ${target} is not signed by a CA this machine trusts, or the server does not send its intermediate certificates: ${trust}`;
     case 'CERT_HAS_EXPIRED':
       return `the TLS certificate of ${target} has expired: renew it on the server (or check this machine's clock)`;
     case 'CERT_NOT_YET_VALID':
@@ -134,17 +154,18 @@ const RESTART_OR_REFUSAL = "check the backend's log (did it restart, or refuse t
  * backend running, and is <host:port> the right port?"; a failed certificate check is final. `target` must not carry
  * credentials.
  * `how`: the system error code, when the cause only names it in its words (gRPC's), or {@link NO_ANSWER}; with the
- * request's `timeout` (ms), which a peer that did not answer is told with.
+ * request's `timeout` (ms), which a peer that did not answer is told with, and how the client comes to trust a
+ * private CA when not as Node does ({@link PRIVATE_CA}).
  */
 export function networkError(
   sink: string,
   target: string,
   host: string,
   cause: unknown,
-  how?: { readonly code: string; readonly timeout: number },
+  how?: { readonly code: string; readonly timeout: number; readonly trust?: string },
 ): SinkError {
   const code = how?.code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
-  const certificate = explainCertificate(code, target, host, cause);
+  const certificate = explainCertificate(code, target, host, cause, how?.trust ?? PRIVATE_CA);
   const detail =
     how?.code === NO_ANSWER
       ? `${target} accepted the connection but did not answer within ${how.timeout / 1000} s: is the endpoint overloaded or stuck?`

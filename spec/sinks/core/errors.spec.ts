@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { networkError } from '../../../lib/sinks/core/errors.js';
+import { certificateCodeOf, networkError } from '../../../lib/sinks/core/errors.js';
 
 const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -33,5 +33,25 @@ describe('networkError', () => {
     ])
       expect(said(code).retryable, code).to.equal(false);
     expect(said('ECONNREFUSED').retryable).to.equal(true);
+  });
+
+  it("certificateCodeOf: Node's words of each failed certificate check give its code (grpc-js keeps only the words)", () => {
+    const words = {
+      'self-signed certificate': 'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'self-signed certificate in certificate chain': 'SELF_SIGNED_CERT_IN_CHAIN',
+      'unable to get local issuer certificate': 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+      'unable to verify the first certificate': 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'certificate has expired': 'CERT_HAS_EXPIRED',
+      'certificate is not yet valid': 'CERT_NOT_YET_VALID',
+      "Hostname/IP does not match certificate's altnames: IP: 10.0.0.1 is not in the cert's list: ":
+        'ERR_TLS_CERT_ALTNAME_INVALID',
+    };
+    for (const [said, code] of Object.entries(words))
+      expect(certificateCodeOf(`No connection established. Last error: Error: ${said}. Resolution note:`)).to.equal(
+        code,
+      );
+    expect(
+      certificateCodeOf('No connection established. Last error: Error: write EPROTO wrong version number'),
+    ).to.equal(undefined);
   });
 });
