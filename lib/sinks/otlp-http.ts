@@ -1,9 +1,11 @@
 import { gzipSync } from 'node:zlib';
 import { statusMessage } from '../protocols/otlp.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { MAX_ANSWER_BYTES } from './http/endpoint.js';
 import {
   OTLP_DEFAULTS,
   otlpRequests,
+  isOtlpJson,
   OTLP_SIGNALS,
   partialRefusal,
   tooLargeAdvice,
@@ -63,6 +65,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       hint: (status) => refusalHint(status, signal),
       retryable: (status) => RETRYABLE.has(status),
       refusalText,
+      answerBytes,
     },
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
     async (request, http) => {
@@ -82,6 +85,17 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
     };
   }
 }
+
+/**
+ * How much of a 2xx answer svc reads: a protobuf ExportResponse from its head (the count precedes the message), an
+ * OTLP/JSON one whole, as JSON cannot be read from its head, up to 4 MiB (a partial success whose message is longer
+ * is past reason).
+ */
+function answerBytes(contentType: string | undefined): number {
+  return isOtlpJson(contentType) ? MAX_JSON_ANSWER_BYTES : MAX_ANSWER_BYTES;
+}
+
+const MAX_JSON_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /**
  * What a refusal says: OTLP/HTTP servers answer a failed protobuf request with a protobuf google.rpc.Status

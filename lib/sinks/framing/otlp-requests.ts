@@ -188,8 +188,7 @@ function partialSuccessOf(
   answer: Uint8Array,
   contentType: string | undefined,
 ): { rejected?: unknown; errorMessage?: unknown } | undefined {
-  // Media types are case-insensitive (RFC 9110).
-  if (contentType?.toLowerCase().startsWith('application/json')) {
+  if (isOtlpJson(contentType)) {
     try {
       const { partialSuccess } = JSON.parse(Buffer.from(answer).toString('utf8')) ?? {};
       return (
@@ -209,6 +208,11 @@ function partialSuccessOf(
     rejected: headField(partialSuccess, REJECTED_TAG) ?? 0,
     errorMessage: errorMessage instanceof Uint8Array ? headText(errorMessage) : undefined,
   };
+}
+
+/** Whether an answer is OTLP/JSON (media types are case-insensitive, RFC 9110). */
+export function isOtlpJson(contentType: string | undefined): boolean {
+  return contentType?.toLowerCase().startsWith('application/json') ?? false;
 }
 
 /**

@@ -29,9 +29,14 @@ export interface HttpEndpointOptions {
   readonly retryable?: (status: number, body: string) => boolean;
   /** The text of a refusal's body (the head of it), by its `Content-Type`; default the body as UTF-8. */
   readonly refusalText?: (body: Buffer, contentType: string | undefined) => string;
+  /**
+   * How much of a 2xx answer's body to keep, by its `Content-Type` (a format that cannot be read from its head
+   * needs more); default {@link MAX_ANSWER_BYTES}.
+   */
+  readonly answerBytes?: (contentType: string | undefined) => number;
 }
 
-/** A 2xx answer: its headers, and its body (at most {@link MAX_ANSWER_BYTES}). */
+/** A 2xx answer: its headers, and its body (its head, as much as `answerBytes` keeps). */
 export interface HttpAnswer {
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
@@ -64,7 +69,7 @@ export const USER_AGENT = `svc/${VERSION}`;
 
 /** How much of an error answer's body goes into the message. */
 const EXCERPT_CHARS = 200;
-/** How much of a 2xx answer's body is kept for the caller; the rest is drained. */
+/** How much of a 2xx answer's body is kept for the caller unless it says otherwise; the rest is drained. */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** The refusals worth trying again unless a protocol knows better: 408, 429 and 5xx. */
@@ -89,6 +94,7 @@ export function httpEndpoint({
   hint,
   retryable: worthRetrying = retryableStatus,
   refusalText = (body) => body.toString('utf8'),
+  answerBytes = () => MAX_ANSWER_BYTES,
 }: HttpEndpointOptions): HttpEndpoint {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
@@ -144,7 +150,7 @@ export function httpEndpoint({
           const parts: Buffer[] = [];
           let kept = 0;
           // Keep only the head of the body; drain the rest so the connection can be reused.
-          const keep = ok ? MAX_ANSWER_BYTES : EXCERPT_CHARS * 4;
+          const keep = ok ? answerBytes(response.headers['content-type']) : EXCERPT_CHARS * 4;
           response.on('data', (part: Buffer) => {
             if (kept >= keep) return;
             parts.push(part);
