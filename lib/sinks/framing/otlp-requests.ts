@@ -14,7 +14,7 @@ import { VERSION } from '../../version.js';
 import type { PartialRefusal } from '../core/batching-sink.js';
 import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
 import { perObject } from '../../per-object.js';
-import { SinkError } from '../core/errors.js';
+import { firstLine, SinkError } from '../core/errors.js';
 import { formatBytes } from '../../format.js';
 
 /**
@@ -144,7 +144,8 @@ export function otlpRequests(
 
 /**
  * What an `Export` answer says: a partial success names how many of the request's records the
- * collector refused and why (shown through `redact`, which masks the sink's credentials); those
+ * collector refused and why (the first line of its message, shown through `redact`, which masks the sink's
+ * credentials); those
  * fail, the rest are delivered. A refusal of none (a warning only) is a success. The answer is a
  * protobuf ExportResponse, or OTLP/JSON when `contentType` says so (a server answering in its own
  * encoding); one that reads as neither (a gateway's `OK`) says nothing more than the status did: the
@@ -164,7 +165,9 @@ export function partialRefusal(
   const rejected = Math.min(countOf(partialSuccess?.rejected), request.size);
   if (!(rejected > 0)) return undefined;
   const { errorMessage } = partialSuccess ?? {};
-  const why = typeof errorMessage === 'string' && errorMessage ? `: "${redact(errorMessage)}"` : '';
+  // Its first line, cut as every answer svc repeats: the message goes on one warning and STOPPED line.
+  const said = typeof errorMessage === 'string' ? firstLine(redact(errorMessage)) : '';
+  const why = said ? `: "${said}"` : '';
   return {
     rejected,
     error: new SinkError(
