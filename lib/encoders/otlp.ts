@@ -18,6 +18,7 @@ import { grown } from './grow.js';
 import { putBigUInt64LE, putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import { perSeriesOf } from '../per-object.js';
+import { ucumUnitOf } from '../protocols/metric-units.js';
 import {
   EXEMPLAR_TAG,
   OTLP_TAG,
@@ -67,14 +68,17 @@ const RECORD_ESTIMATE = 160;
  * - `summary` → Summary with its quantile values, sum and count (no temporality: always since the entry start).
  *
  * The exemplars of an event's rows go on its data point (a summary point has none). Labels become data-point
- * attributes, `help` the description, `unit` the unit; a metric of whole counts (`integer`) has integer points; times are the entry's clock in nanoseconds. Gauge and Sum points are
+ * attributes, `help` the description, `unit` the unit (by default the UCUM code of the base unit the name ends
+ * with, before a counter's `_total`: `_seconds` is `s`, `_bytes` `By`, `_ratio` `1`); a metric of whole counts (`integer`) has integer points; times are the entry's clock in nanoseconds. Gauge and Sum points are
  * written from precomputed bytes (per series, everything but the start time under delta, the time, the value
  * and an exemplar, encoded by protobufjs); histogram and summary points are encoded whole.
  */
 export function otlpMetrics(options: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
+  // The unit the name ends with, as OpenMetrics' # UNIT and remote write's metadata read it, unless given.
+  const withUnit = { ...options, unit: options.unit ?? ucumUnitOf(options.name, options.metricType) };
   return options.metricType === 'histogram' || options.metricType === 'summary'
-    ? distributionMetrics(options)
-    : numberMetrics(options);
+    ? distributionMetrics(withUnit)
+    : numberMetrics(withUnit);
 }
 
 /** Gauge and Sum points from precomputed bytes. */

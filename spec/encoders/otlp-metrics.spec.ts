@@ -303,7 +303,7 @@ describe('otlpMetrics: native histograms as ExponentialHistogram', () => {
       const encoded = otlpMetrics(histogramOptions).encode(histogramBatch(natives, { layout }));
       const metrics = metricsOf(encoded.data);
       expect(metrics.map((m) => Object.keys(m).sort())).to.deep.equal(
-        Array(2).fill(['description', 'exponentialHistogram', 'name']),
+        Array(2).fill(['description', 'exponentialHistogram', 'name', 'unit']),
       );
       expect(metrics[0].exponentialHistogram.aggregationTemporality).to.equal('AGGREGATION_TEMPORALITY_CUMULATIVE');
       const points = metrics.map((m) => m.exponentialHistogram.dataPoints[0]);
@@ -496,5 +496,47 @@ describe('OTLP encoders: times below the millisecond', () => {
       [nanos(T0), `${T0}000000`],
       [`${T0}000000`, `${T0}500000`],
     ]);
+  });
+});
+
+describe('otlpMetrics: unit', () => {
+  const one = sampleBatch({ values: [1] });
+  const unitOf = (options: OtlpMetricsOptions, batch: Labelled<SampleBatch> = one) =>
+    metricsOf(otlpMetrics(options).encode(batch).data)[0].unit;
+
+  it("is the UCUM code of the base unit the name ends with (before a counter's _total), as # UNIT and remote write read it", () => {
+    const histogram = {
+      ...sampleBatch({
+        values: [2, 3, 2],
+        series: [seriesOf({ le: '+Inf' }, '_bucket'), seriesOf({}, '_sum'), seriesOf({}, '_count')],
+        offsets: [0, 0, 0],
+      }),
+      events: 1,
+    };
+    const summary = {
+      ...sampleBatch({
+        values: [1, 2, 2],
+        series: [seriesOf({ quantile: '0.5' }), seriesOf({}, '_sum'), seriesOf({}, '_count')],
+        offsets: [0, 0, 0],
+      }),
+      events: 1,
+    };
+    expect([
+      unitOf({ name: 'http_request_duration_seconds', metricType: 'histogram' }, histogram),
+      unitOf({ name: 'rpc_latency_seconds', metricType: 'summary' }, summary),
+      unitOf({ name: 'network_receive_bytes_total', metricType: 'counter' }, one),
+      unitOf({ name: 'network_receive_bytes_total', metricType: 'counter', temporality: 'delta' }, one),
+      unitOf({ name: 'cache_hit_ratio', metricType: 'gauge' }),
+      unitOf({ name: 'room_celsius' }),
+    ]).to.deep.equal(['s', 's', 'By', 'By', '1', 'Cel']);
+    // No base unit at its end: none (the field left out), not a guess.
+    expect([
+      unitOf({ name: 'requests_total', metricType: 'counter' }),
+      unitOf({ name: 'seconds_total', metricType: 'counter' }),
+      unitOf({ name: 'latency_ms', metricType: 'gauge' }),
+      unitOf({ name: 'http_request_duration_seconds_total', metricType: 'gauge' }),
+    ]).to.deep.equal([undefined, undefined, undefined, undefined]);
+    // A unit the entry has (span metrics' ms) is kept.
+    expect(unitOf({ name: 'duration_seconds', metricType: 'histogram', unit: 'ms' }, histogram)).to.equal('ms');
   });
 });
