@@ -11,9 +11,11 @@ export const MASK = '***';
 
 /**
  * Header names whose values are credentials: `Cookie` (a session) and anything naming auth (`Authorization`,
- * `X-Auth`, `Authentication`), a token, key, secret, password, credential or signature, as query parameters do.
+ * `X-Auth`, `Authentication`), a token, key, secret, password, credential or signature, as query parameters do; and
+ * the OTLP backends' credential headers whose names say none of those: Honeycomb's `x-honeycomb-team` (its API key,
+ * the example of OTEL_EXPORTER_OTLP_HEADERS in OpenTelemetry's docs) and a DSN (`uptrace-dsn`: a URL holding a token).
  */
-const SECRET_HEADER = /auth|^cookie$|token|key|secret|passw|credential|signature/i;
+const SECRET_HEADER = /auth|^cookie$|token|key|secret|passw|credential|signature|^x-honeycomb-team$|dsn/i;
 
 /** `scheme://userinfo@`: the userinfo ends at the last `@` before the path, as URL parsers split it. */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)@/gi;

@@ -73,7 +73,7 @@ describe('redact', () => {
   });
 
   describe('isSecretHeader', () => {
-    it('is true for names with auth, token, key, secret, password, credential or signature, in any case', () => {
+    it("is true for names with auth, token, key, secret, password, credential or signature, in any case, and Honeycomb's and DSN headers", () => {
       for (const name of [
         'Authorization',
         'proxy-authorization',
@@ -85,6 +85,10 @@ describe('redact', () => {
         'Authentication',
         'X-Goog-Credential',
         'X-Signature',
+        // OTLP backends' API keys under names that say none of those.
+        'x-honeycomb-team',
+        'X-Honeycomb-Team',
+        'uptrace-dsn',
       ]) {
         expect(isSecretHeader(name), name).to.equal(true);
       }
