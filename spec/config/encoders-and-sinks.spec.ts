@@ -356,6 +356,28 @@ describe('sink', () => {
     ).to.deep.equal(['scenarios[0] (app): sink.signal_type: expected logs for a logs entry, got "metrics"']);
   });
 
+  it('otlp_grpc: a header gRPC metadata cannot carry is refused at load, naming it, never its value', () => {
+    const grpc = (headers: Record<string, string>) =>
+      entryProblems(logs({ sink: { type: 'otlp_grpc', endpoint: 'c:4317', headers } }));
+    expect(grpc({ 'x-tenant': 'équipe' })).to.deep.equal([
+      'scenarios[0] (app): sink.headers["x-tenant"]: expected printable ASCII, which gRPC metadata carries (a value of other bytes needs a name ending in -bin)',
+    ]);
+    expect(grpc({ 'x!tenant': 'a' })).to.deep.equal([
+      'scenarios[0] (app): sink.headers["x!tenant"]: expected a gRPC metadata name (letters, digits, _ . -), got "x!tenant"',
+    ]);
+    // Bytes under -bin, any case of name (svc lowercases it), and HTTP takes what gRPC does not.
+    expect(
+      entryOf(
+        logs({
+          sink: { type: 'otlp_grpc', endpoint: 'c:4317', headers: { 'x-trace-bin': 'équipe', 'X-Scope-OrgID': 'a' } },
+        }),
+      ).sink,
+    ).to.include({ type: 'otlp_grpc' });
+    expect(
+      entryOf(logs({ sink: { type: 'otlp_http', url: 'http://c:4318', headers: { 'x!tenant': 'a' } } })).sink,
+    ).to.include({ type: 'otlp_http' });
+  });
+
   it('checks addresses', () => {
     expect(sinkProblems({ type: 'tcp', address: 'localhost' })).to.deep.equal([
       'scenarios[0] (cpu): sink.address: expected host:port (port 1-65535), got "localhost"',

@@ -1,7 +1,8 @@
 import { oneOf, strict } from '../../language/combinators.js';
 import { grpcEndpoint } from '../../language/fields.js';
 import { otlpGrpcSink } from '../otlp-grpc.js';
-import { defineSink } from './kind.js';
+import { show } from '../../language/problems.js';
+import { defineSink, type SinkIssue } from './kind.js';
 import { fitSignal, otlpFields, otlpOptions } from './otlp.js';
 
 export const otlpGrpcKind = defineSink({
@@ -22,5 +23,27 @@ export const otlpGrpcKind = defineSink({
   carries: ['metrics', 'logs', 'traces'],
   encoders: ['otlp'],
   address: { field: 'endpoint', network: true },
-  fit: fitSignal,
+  fit: (config, signal) => metadataIssue(config.headers) ?? fitSignal(config, signal),
 });
+
+/**
+ * A header gRPC cannot carry as metadata, by grpc-js's rules (its keys are lower case: svc lowercases them): a
+ * name of other characters than letters, digits, `_`, `.` and `-`, or a value that is not printable ASCII unless
+ * its name ends with `-bin` (bytes). Found at load, not by the first call; the value is never shown (a secret).
+ */
+function metadataIssue(headers: Readonly<Record<string, string>> | undefined): SinkIssue | undefined {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/^[0-9a-z_.-]+$/i.test(name))
+      return {
+        path: ['headers', name],
+        message: `expected a gRPC metadata name (letters, digits, _ . -), got ${show(name)}`,
+      };
+    if (!/-bin$/i.test(name) && !/^[ -~]*$/.test(value))
+      return {
+        path: ['headers', name],
+        message:
+          'expected printable ASCII, which gRPC metadata carries (a value of other bytes needs a name ending in -bin)',
+      };
+  }
+  return undefined;
+}
