@@ -64,7 +64,8 @@ const RECORD_ESTIMATE = 160;
  * - `histogram` → Histogram: explicit bounds are the entry's buckets, bucket counts per bucket (not cumulative,
  *   as OTLP wants; the last one counts above the highest bound), sum, count; an event carrying a native histogram
  *   (a row of the `native` column) → ExponentialHistogram instead, its classic rows left out (one metric cannot be
- *   both in one export); either cumulative or delta as the Sum;
+ *   both in one export); either cumulative or delta as the Sum; no `sum` for a histogram that can see negative
+ *   observations (`withoutSum`: the proto says it "should not be filled out" then, as OpenMetrics has no `_sum`);
  * - `summary` → Summary with its quantile values, sum and count (no temporality: always since the entry start).
  *
  * The exemplars of an event's rows go on its data point (a summary point has none). Labels become data-point
@@ -308,11 +309,14 @@ function distributionMetrics({
   help,
   unit,
   temporality,
+  withoutSum,
 }: OtlpMetricsOptions): OtlpEncoder<Labelled<SampleBatch>> {
   const { protobuf, type } = otlpMessages();
   const timeOf = tickNanoseconds();
   const Metric = type('Metric');
   const histogram = metricType === 'histogram';
+  // A histogram that can see negative observations: OTLP's sum "should not be filled out", as OpenMetrics'.
+  const noSum = histogram && withoutSum === true;
   const delta = histogram && temporality === 'delta';
   const aggregationTemporality = OTLP_TEMPORALITY[delta ? 'delta' : 'cumulative'];
   // Delta: each series' previous state, by key.
@@ -343,6 +347,7 @@ function distributionMetrics({
         const exemplars = cursor ? exemplarsOf(cursor, at, rows) : [];
         const data = {
           ...kind.fields(state, before),
+          ...(noSum && { sum: undefined }),
           attributes: attributes(series[e]!.labels),
           startTimeUnixNano: fixed64(last?.time ?? nanoseconds(batch.anchor)),
           timeUnixNano: fixed64(time),

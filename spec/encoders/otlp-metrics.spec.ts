@@ -392,6 +392,28 @@ describe('otlpMetrics: native histograms as ExponentialHistogram', () => {
   });
 });
 
+describe('otlpMetrics: a histogram that can see negative observations', () => {
+  it('has no sum on its Histogram and ExponentialHistogram points (the proto: "should not be filled out"), as OpenMetrics has no _sum', () => {
+    const rows = [
+      seriesOf({ le: '-1' }, '_bucket'),
+      seriesOf({ le: '+Inf' }, '_bucket'),
+      seriesOf({}, '_sum'),
+      seriesOf({}, '_count'),
+    ];
+    const classic = { ...sampleBatch({ values: [1, 2, -3, 2], series: rows, offsets: [0, 0, 0, 0] }), events: 1 };
+    const exponential = histogramBatch([nativeOf([-2, 1], 3)], { layout: 'native-only' });
+    for (const temporality of ['cumulative', 'delta'] as const) {
+      const encoder = otlpMetrics({ name: 'offset_seconds', metricType: 'histogram', withoutSum: true, temporality });
+      const [histogram] = ScopeMetrics.decode(encoder.encode(classic).data).metrics[0].histogram.dataPoints;
+      const [native] = ScopeMetrics.decode(encoder.encode(exponential).data).metrics[0].exponentialHistogram.dataPoints;
+      for (const point of [histogram, native]) {
+        expect(point._sum, temporality).to.equal(undefined);
+        expect(Number(point.count), temporality).to.equal(2);
+      }
+    }
+  });
+});
+
 describe('otlpMetrics: exemplars', () => {
   it('on Gauge and Sum points (cumulative and delta), ids as bytes; the points around them stay as they were', () => {
     const series = seriesOf({ job: 'a' });
