@@ -18,6 +18,7 @@ import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
 import { certificateCodeOf, firstLine, networkError, NO_ANSWER, PRIVATE_CA, SinkError } from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
+import { USER_AGENT } from './http/endpoint.js';
 
 export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** `host:port` (plaintext), or `http://` / `https://` (TLS) with host and port. */
@@ -161,10 +162,12 @@ export function grpcAddress(endpoint: string): { address: string; secure: boolea
 }
 
 function channelOptions(compression: OtlpGrpcSinkOptions['compression']): Grpc.ChannelOptions {
-  // grpc-js: 2 is gzip. Keep-alive pings keep a long run's channel from going stale unnoticed.
+  // grpc-js: 2 is gzip. Keep-alive pings keep a long run's channel from going stale unnoticed. The user agent names
+  // svc first, as the HTTP sinks do (OTLP exporters SHOULD name themselves; grpc-js adds its own after).
   return {
     ...(compression === 'gzip' ? { 'grpc.default_compression_algorithm': 2 } : {}),
     'grpc.keepalive_time_ms': 60_000,
+    'grpc.primary_user_agent': USER_AGENT,
   };
 }
 

@@ -26,6 +26,7 @@ import { histogramEntry, metricEntry } from '../support/entries.js';
 import { spansFromOtlp } from '../support/traces.js';
 import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
 import { selfSigned } from '../support/certificate.js';
+import { VERSION } from '../../lib/version.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 const { scenario } = scenarioDir('svc-otlp-');
@@ -225,7 +226,7 @@ describe('OTLP sinks', function () {
         expect(plain).to.deep.include({ trace_id: '', span_id: '', flags: 0 });
       });
 
-      it('sends the resource of the sink and its headers, and still arrives with gzip on (over HTTP as Content-Encoding: gzip)', async () => {
+      it('sends the resource of the sink and its headers, names itself svc/<version> (OTLP: exporters SHOULD), and still arrives with gzip on (over HTTP as Content-Encoding: gzip)', async () => {
         const sink = {
           ...sinks()[via],
           resource: { 'service.name': 'checkout', 'deployment.environment': 'test' },
@@ -239,6 +240,8 @@ describe('OTLP sinks', function () {
           attribute('service.name', 'checkout'),
         ]);
         expect(request!.headers['x-scope-orgid']).to.equal('team-a');
+        // gRPC: grpc-js adds its own name after it.
+        expect(request!.headers['user-agent']).to.match(new RegExp(`^svc/${VERSION.replaceAll('.', '\\.')}( |$)`));
         if (via === 'http') expect(request!.headers['content-encoding']).to.equal('gzip');
       });
 
