@@ -252,7 +252,8 @@ export function spanMetrics<B extends TickBatch>(
     /** The write when the ticks end, at that time but not past `end`, if later than the last tick. */
     const lastWrite = () => {
       if (!scheduler || !last) return EMPTY;
-      const now = scheduler.now() - last.anchor;
+      // The ticks' offsets count from their start in scheduler time; the anchor is epoch ms, perhaps another instant.
+      const now = scheduler.now() - (last.start ?? last.anchor);
       const at = Math.min(now, end ?? now);
       if (!(at > last.offset[last.size - 1]!)) return EMPTY;
       const tick = { size: 1, anchor: last.anchor, index: Float64Array.of(last.index[last.size - 1]! + 1) };

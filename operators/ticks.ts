@@ -178,7 +178,13 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
       if (size === 0) return false;
       const offset = new Float64Array(size);
       for (let i = 0; i < size; i++) offset[i] = current.timeOf(index[i]!);
-      subscriber.next({ size, anchor, index: size === index.length ? index : index.subarray(0, size), offset });
+      subscriber.next({
+        size,
+        anchor,
+        start,
+        index: size === index.length ? index : index.subarray(0, size),
+        offset,
+      });
       return size === maxBatch;
     };
 

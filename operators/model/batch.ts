@@ -19,6 +19,12 @@ export interface TickBatch {
   readonly size: number;
   /** Epoch milliseconds written on an event scheduled at offset 0 (the `start_time` anchor). */
   readonly anchor: number;
+  /**
+   * When offset 0 was, in the time of the scheduler of the timer that made the batch (`ticks` sets it): what an
+   * operator that reads the scheduler's `now()` counts the offsets from. Absent (a batch made by hand): `anchor`,
+   * which is that start unless an `anchor` option said otherwise.
+   */
+  readonly start?: number;
   /** Slot number of each tick, counted from 0 at the entry start (gap slots are counted too). */
   readonly index: Float64Array;
   /** Scheduled time of each tick, in milliseconds since the entry start. */

@@ -1,5 +1,7 @@
-import { map } from 'rxjs';
+import { map, of } from 'rxjs';
 import { spanMetrics } from '../../operators/span-metrics.js';
+import { RateSchedule } from '../../operators/model/rate-schedule.js';
+import { ticks } from '../../operators/ticks.js';
 import { ExemplarCursor, type Labelled, type SampleBatch, type TickBatch } from '../../operators/model/batch.js';
 import { spanBatch } from '../support/span-batches.js';
 import { virtualTime } from '../support/marbles.js';
@@ -62,6 +64,31 @@ describe('spanMetrics', () => {
         z: [60, '{ok} 3', '{error} 1'],
       });
     });
+  });
+
+  it("writes once more at the ticks' end on their own clock, whatever epoch `ticks`' anchor writes (a start_time ahead or behind)", () => {
+    for (const epoch of [1_700_000_000_000, -3_600_000]) {
+      const scheduler = virtualTime();
+      scheduler.run(({ hot, expectObservable }) => {
+        // The spans of traces started 10 ms and 45 ms after that start, stamped from the same epoch as the ticks.
+        const spans = hot('10ms a 34ms b', {
+          a: { ...spanBatch([0.005, 0.02], [1], 10), anchor: epoch },
+          b: { ...spanBatch([0.003, 0.01], [], 45), anchor: epoch },
+        });
+        const written = of(RateSchedule.constant(50)).pipe(
+          ticks({ scheduler, duration: 50, anchor: () => epoch }),
+          spanMetrics(spans, { family: 'calls', scheduler }),
+          map((batch) => [batch.offset[0], ...rows(batch)]),
+        );
+        // The ticks end at 50 ms, which counts the span ended at 48 ms.
+        expectObservable(written).toBe('a 19ms b 19ms c 9ms (d|)', {
+          a: [undefined], // no span has ended at 0 ms: no row
+          b: [20, '{ok} 1'],
+          c: [40, '{ok} 1', '{error} 1'],
+          d: [50, '{ok} 2', '{error} 1'],
+        });
+      });
+    }
   });
 
   it('labels a set as the connector does, OTLP or Prometheus names', () => {
