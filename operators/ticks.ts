@@ -76,7 +76,8 @@ export interface SlotPattern {
  * `start + timeOf(n)`: each wake-up emits, as one batch, every tick due by then, so late
  * wake-ups are caught up and no drift accumulates. Timer delays are whole milliseconds, so at high rates a wake-up carries
  * many ticks. A later schedule replaces the current one from the moment it arrives. The run
- * ends at its duration whatever happens, even while paused.
+ * ends at its duration whatever happens, even while paused; a source that completes before its first
+ * schedule ends it then (the entry never started), one that completes after it changes nothing.
  *
  * ```
  * schedules: a---------------------
@@ -269,6 +270,10 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         wake();
       }),
       error: (err) => subscriber.error(err),
+      // Without a schedule the entry never starts: no duration runs out to end the stream.
+      complete: () => {
+        if (!schedule) subscriber.complete();
+      },
     });
 
     return () => {

@@ -177,6 +177,15 @@ describe('ticks', () => {
     });
   });
 
+  it('ends when its source completes before the first schedule: the entry never started, nothing is left waiting', () => {
+    virtualTime().run(({ expectObservable, expectSubscriptions, cold }) => {
+      const paused = cold<boolean>('f', { f: false });
+      const schedules = cold<RateSchedule>('20ms |');
+      expectObservable(schedules.pipe(ticks({ duration: 100, paused }))).toBe('20ms |');
+      expectSubscriptions(paused.subscriptions).toBe('^ 19ms !');
+    });
+  });
+
   it('counts from `start` when given: a schedule that arrives late catches up, and the duration ends on time', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       // Due at 10 ms, arriving at 17 ms: ticks 0 (10 ms) is caught up at once, the rest fall on their own times.
