@@ -28,7 +28,8 @@ const FAILING = new Set(['error', 'fatal']);
  * (one of the choice's service, when it has one), else one in error because a call of it failed (a
  * frontend whose payment calls fail logs its errors in its own spans); another record one of the
  * choice's spans. As an SDK stamps a log with the active span, the span named is running at the
- * record's time (started by then, not ended before) whenever a fitting one does, so a trace-to-logs
+ * record's time (started before it, not ended before: a span starting at that very instant is not, whichever of the
+ * two streams the scheduler runs first) whenever a fitting one does, so a trace-to-logs
  * search over the span's time finds the record: the first to end among those not named yet, else the
  * first to end; only while none runs, the last to end before (see SpanPool). A failing record thus
  * names a running span that raised an error, else a running one whose call failed, else the last

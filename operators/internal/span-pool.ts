@@ -109,7 +109,7 @@ export class SpanPool {
   }
 
   /**
-   * A span running at `now` (epoch ms: started by then, not ended before): the first to end among those not named
+   * A span running at `now` (epoch ms: started before then, not ended before): the first to end among those not named
    * yet (the failure closest to being raised, its exception event is at its end), else the first to end; undefined
    * while none runs. Only for a pool asked for running spans.
    */
@@ -148,9 +148,13 @@ export class SpanPool {
     return { spans: this.columns[found]!, s: this.rows[found]! };
   }
 
-  /** Starts the spans started by `now`, and ends those ended before it (or at it, with `atNow`), in the order they end. */
+  /**
+   * Starts the spans started before `now`, and ends those ended before it (or at it, with `atNow`), in the order they
+   * end. A span starting at `now` itself is not started yet: the traces of that instant may come before or after
+   * the record asking (as the scheduler runs the two timers), and it would be named in one order and not the other.
+   */
   private advance(now: number, atNow: boolean): void {
-    while (this.coming.length > 0 && this.coming.peek()!.start <= now) this.unnamed.push(this.coming.pop()!);
+    while (this.coming.length > 0 && this.coming.peek()!.start < now) this.unnamed.push(this.coming.pop()!);
     for (;;) {
       const unnamed = this.unnamed.peek();
       const named = this.named.peek();

@@ -284,6 +284,22 @@ describe('traceContext', () => {
     });
   });
 
+  // c8 failed from 0 to 0.5 s; d0 fails from 1 s, the instant of the record, to 1.1 s.
+  for (const [order, marbles] of [
+    ['the spans', 'p s'],
+    ['the record', 'p-s'],
+  ] as const) {
+    it(`names the same span whichever stream comes first at an instant (here ${order}): a span starting at the record’s time has not started for it`, () => {
+      const starting = spanBatch([0.1], [0], 1000);
+      starting.spans.spanId.set([0, 0xd0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.5], [0]), s: starting });
+        const logs = cold('-a--|', { a: records(['error'], 0, 1000) });
+        expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
+      });
+    });
+  }
+
   it('names a failing record a running span that raised an error, else a running failed call, else the last raised, else the last failed call', () => {
     // c8 raised an error, 0 to 0.1 s; c9 saw a call fail, 0 to 10 s; ca saw a call fail, 0 to 0.2 s.
     const batch = spanBatch([0.1, 10, 0.2], [0]);
