@@ -1,5 +1,5 @@
 /**
- * svc as a library: load scenario files, run entries, and the encoders, sinks and value and
+ * svc as a library: load scenario files, run entries, and the encoders, sinks and value, log and
  * trace generators the entry chains are built from. The RxJS operators are in `svc/operators`.
  */
 export { loadScenario, loadScenarioFile, ConfigError, parseDuration, parseStartTime } from './config/index.js';
@@ -22,8 +22,10 @@ export type {
   TraceAttribute,
 } from './language/traces.js';
 export { valueGenerator } from './generators/value.js';
+export { logGenerator, type LogRecord } from './generators/log.js';
 export { traceGenerator } from './generators/trace.js';
 export { createMetricEncoder, metricsText, jsonLines, type MetricEncoder } from './encoders/index.js';
+export { createLogEncoder, type LogEncoder } from './encoders/index.js';
 export {
   createTraceEncoder,
   jsonLinesTraces,
