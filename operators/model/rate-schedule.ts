@@ -50,9 +50,7 @@ export class RateSchedule {
       !(this.perMs > 0) ||
       (burst && !(this.perMs * burst.multiplier > 0 && Number.isFinite(this.perMs * burst.multiplier)))
     ) {
-      throw new RangeError(
-        `rate ${rate}${burst ? ` × ${burst.multiplier}` : ''} is outside the range a schedule can represent`,
-      );
+      throw new RangeError(`rate ${this.rateText()} is outside the range a schedule can represent`);
     }
     this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
     this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
@@ -91,6 +89,11 @@ export class RateSchedule {
       : start + burst.for + (rest - this.headSlots) / this.perMs;
   }
 
+  /** The rate for a message, with the burst multiplier that may be what makes it too high. */
+  private rateText(unit = ''): string {
+    return `${this.rate}${unit}${this.burst ? ` × ${this.burst.multiplier} (burst.multiplier)` : ''}`;
+  }
+
   /** Events per second in force at `offset` ms from the entry start. */
   rateAt(offset: number): number {
     return this.burst && this.inBurst(offset) ? this.rate * this.burst.multiplier : this.rate;
@@ -115,7 +118,7 @@ export class RateSchedule {
     const estimate = Math.max(0, Math.ceil(this.integral(offset)));
     if (!(estimate <= MAX_SLOT)) {
       throw new RangeError(
-        `more than 2^53 slots fall due within ${offset} ms at ${this.rate} events/s: slot numbers would no longer be exact`,
+        `more than 2^53 slots fall due within ${offset} ms at ${this.rateText(' events/s')}: slot numbers would no longer be exact`,
       );
     }
     let n = estimate;

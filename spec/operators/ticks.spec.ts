@@ -356,6 +356,14 @@ describe('slot counting past the exact integers', () => {
     expect(RateSchedule.constant(1e6).slotsBefore(365 * 86_400_000)).to.equal(31_536_000_000_000);
   });
 
+  it('names a burst when its multiplier is what makes too many slots, not the base rate alone', () => {
+    const burst = { every: 10, for: 5, multiplier: 1e300 };
+    expect(() => RateSchedule.constant(10).withBurst(burst).slotsBefore(5)).to.throw(
+      RangeError,
+      'more than 2^53 slots fall due within 5 ms at 10 events/s × 1e+300 (burst.multiplier): slot numbers would no longer be exact',
+    );
+  });
+
   it('sends that error down the stream of ticks', () => {
     virtualTime().run(({ expectObservable }) => {
       const source = of(RateSchedule.constant(1e300)).pipe(ticks({ duration: 1000 }));
