@@ -35,7 +35,10 @@ export interface TicksOptions {
    * rather than shifting every slot and timestamp of the entry.
    */
   start?: number;
-  /** Epoch ms written on tick 0, given the entry start in scheduler time. Default: the start itself. */
+  /**
+   * Epoch ms written on tick 0, given the entry start in scheduler time. Default: the start itself. Anything but a
+   * number within a Date's range (±8.64e15) errors the stream.
+   */
   anchor?: (start: number) => number;
   /** Most ticks in one batch. */
   maxBatch?: number;
@@ -256,6 +259,7 @@ export function ticks(options: TicksOptions = {}): OperatorFunction<RateSchedule
         if (!schedule) {
           start = dueStart ?? scheduler.now();
           anchor = anchorOf(start);
+          check('ticks', 'what anchor returns', anchor, EPOCH_MS);
           // Ending while paused runs the caller's `onShortfall` here, outside `wake`: what it throws goes down the stream.
           if (duration !== Infinity)
             deadline = longTimer(start + duration - scheduler.now(), scheduler).subscribe(
@@ -291,6 +295,12 @@ const DURATION = {
   type: 'number',
   test: (ms: number) => ms >= 0,
   expected: 'a number of ms ≥ 0 (Infinity: no end)',
+} as const;
+/** What `anchor` gives: a time every event is stamped from, which NaN or a number past a Date's range is not. */
+const EPOCH_MS = {
+  type: 'number',
+  test: (ms: number) => Math.abs(ms) <= 8.64e15,
+  expected: 'epoch ms, a number from -8.64e15 to 8.64e15',
 } as const;
 /** What the timer reads: a schedule, not a rate. */
 const SCHEDULE = {

@@ -186,6 +186,24 @@ describe('ticks', () => {
     });
   });
 
+  it('errors, naming it, when anchor gives no epoch ms: NaN or a number past a Date would be written on every event', () => {
+    for (const [given, shown] of [
+      [Number.NaN, 'NaN'],
+      [1e300, '1e+300'],
+    ] as const) {
+      virtualTime().run(({ expectObservable }) => {
+        const source = of(RateSchedule.constant(100)).pipe(ticks({ duration: 20, anchor: () => given }));
+        expectObservable(source).toBe(
+          '#',
+          undefined,
+          new RangeError(
+            `ticks: what anchor returns must be epoch ms, a number from -8.64e15 to 8.64e15, got ${shown}`,
+          ),
+        );
+      });
+    }
+  });
+
   it('counts from `start` when given: a schedule that arrives late catches up, and the duration ends on time', () => {
     virtualTime().run(({ expectObservable, cold }) => {
       // Due at 10 ms, arriving at 17 ms: ticks 0 (10 ms) is caught up at once, the rest fall on their own times.
