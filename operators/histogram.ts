@@ -53,6 +53,7 @@ export function histogram(
   ];
   type State = SeriesTotals & { perBucket: Float64Array; native?: ExponentialBuckets };
   return expandRows<State>({
+    operator: 'histogram',
     rows,
     initial: () => ({
       sum: 0,

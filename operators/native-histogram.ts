@@ -23,6 +23,7 @@ export function nativeHistogram(
 ): OperatorFunction<Labelled<ObservationBatch>, Labelled<SampleBatch>> {
   checkNativeOptions('nativeHistogram', 'options', options);
   return expandRows<ExponentialBuckets>({
+    operator: 'nativeHistogram',
     rows: [{ suffix: '', native: true }],
     initial: () => new ExponentialBuckets(options),
     record: (state, observations, out, at) => {

@@ -28,6 +28,7 @@ export function summary(
     { suffix: '_count' },
   ];
   return expandRows<SeriesTotals>({
+    operator: 'summary',
     rows,
     initial: () => ({ sum: 0, count: 0 }),
     record: (state, observations, out, at) => {

@@ -2,6 +2,7 @@ import { defer, map, type OperatorFunction } from 'rxjs';
 import type { Labelled, ObservationBatch, SampleBatch } from '../model/batch.js';
 import type { NativeHistogram } from '../model/native-histogram.js';
 import { seriesOf, type Series } from '../model/series.js';
+import { check, type Rule } from './arguments.js';
 
 /** The running totals of one series of a histogram or summary. */
 export interface SeriesTotals {
@@ -10,6 +11,8 @@ export interface SeriesTotals {
 }
 
 export interface RowsOptions<S extends SeriesTotals> {
+  /** The operator, named in what a batch it cannot read errors with. */
+  readonly operator: string;
   /** Label and name suffix of each row, built once per label set; `native`: the row carries the native histogram. */
   readonly rows: readonly {
     readonly suffix: string;
@@ -38,6 +41,7 @@ export function expandRows<S extends SeriesTotals>(
 
 /** One subscription's expansion: its own state per label set. */
 function rowsExpander<S extends SeriesTotals>({
+  operator,
   rows,
   initial,
   record,
@@ -64,6 +68,7 @@ function rowsExpander<S extends SeriesTotals>({
   };
 
   return (batch) => {
+    check(operator, 'each value of its source', batch, OBSERVED);
     const size = batch.size * perEvent;
     const index = new Float64Array(size);
     const offset = new Float64Array(size);
@@ -85,6 +90,14 @@ function rowsExpander<S extends SeriesTotals>({
     return natives ? { ...rowBatch, native: natives } : rowBatch;
   };
 }
+
+/** What the rows are made of: without either column a JavaScript caller's chain would fail on a read of undefined. */
+const OBSERVED: Rule = {
+  type: 'object',
+  test: (batch: Partial<Labelled<ObservationBatch>>) =>
+    Array.isArray(batch.observations) && Array.isArray(batch.series),
+  expected: 'a labelled batch of observations (observe(…), labels(…) before it)',
+};
 
 /** Prometheus' text form of a bucket bound or quantile: shortest round trip, `+Inf`. */
 export function boundText(bound: number): string {

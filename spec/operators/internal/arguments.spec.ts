@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { lastValueFrom, NEVER, of, toArray } from 'rxjs';
+import { lastValueFrom, NEVER, of, pipe, toArray, type OperatorFunction } from 'rxjs';
 import {
   bursts,
   deliver,
@@ -20,6 +20,7 @@ import {
   ticks,
   traceContext,
   type Sink,
+  type TickBatch,
 } from '../../../operators/index.js';
 
 /** Calls a JavaScript caller could make: the types would refuse them, so they are cast. */
@@ -301,6 +302,27 @@ describe('operator arguments', () => {
     expect(error?.message).to.equal(
       'ticks: each value of its source must be a RateSchedule (of(RateSchedule.constant(rate))), got 10',
     );
+  });
+
+  it('histogram, nativeHistogram, summary: batches without observations or labels error the stream, naming the stages', async () => {
+    const batches = (pipeline: OperatorFunction<TickBatch, unknown>) =>
+      lastValueFrom(of(RateSchedule.constant(1000)).pipe(ticks({ duration: 3 }), pipeline, toArray())).then(
+        () => undefined,
+        (e: Error) => e.message,
+      );
+    const expected = (operator: string, got: string) =>
+      `${operator}: each value of its source must be a labelled batch of observations (observe(…), labels(…) before it), got ${got}`;
+    const unlabelled: OperatorFunction<TickBatch, unknown> = pipe(
+      observe(() => 1, 1),
+      untyped(histogram()),
+    );
+    expect(await batches(unlabelled)).to.equal(
+      expected('histogram', '{size, anchor, start, index, offset, observations}'),
+    );
+    const unobserved: OperatorFunction<TickBatch, unknown> = pipe(labels(), untyped(summary()));
+    expect(await batches(unobserved)).to.equal(expected('summary', '{size, anchor, start, index, offset, series}'));
+    const neither: OperatorFunction<TickBatch, unknown> = untyped(nativeHistogram());
+    expect(await batches(neither)).to.equal(expected('nativeHistogram', '{size, anchor, start, index, offset}'));
   });
 
   it('takes what the runtime passes: defaults, Infinity as no end, zero observations a tick', () => {
