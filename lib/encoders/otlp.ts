@@ -52,6 +52,8 @@ const POINT_TAIL = 18;
 const DELTA_POINT_TAIL = 27;
 /** First guess of a number point's record bytes; a batch of longer ones grows its buffer. */
 const RECORD_ESTIMATE = 160;
+/** Bytes a record of the next batch is guessed to need beyond the last batch's mean (label values differ in length). */
+const RECORD_MARGIN = 8;
 
 /**
  * OTLP metrics encoder. Each event becomes one `Metric` of its OTLP type holding one data point,
@@ -137,12 +139,14 @@ function numberMetrics({
   });
   // Sum: each series' previous point, by key (one label set may come as several objects); its head holds it.
   const previous = new Map<string, PreviousPoint>();
+  /** Bytes of a record as the last batch wrote them, with a margin: a buffer guessed too large is held as long as its chunk. */
+  let recordGuess = RECORD_ESTIMATE;
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
       const { size, value, series } = batch;
       const exemplars = new ExemplarCursor(batch.exemplars);
-      let out: Buffer = Buffer.allocUnsafe(size * RECORD_ESTIMATE);
+      let out: Buffer = Buffer.allocUnsafe(size * recordGuess);
       let at = 0;
       const ends = new Array<number>(size);
       const entryStart = nanoseconds(batch.anchor);
@@ -195,6 +199,7 @@ function numberMetrics({
         if (withExemplar) at = writeExemplar(out, at, batch.exemplars!, k);
         ends[i] = at;
       }
+      if (size > 0) recordGuess = Math.ceil(at / size) + RECORD_MARGIN;
       return {
         size,
         data: out.subarray(0, at),

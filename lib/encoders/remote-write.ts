@@ -96,6 +96,8 @@ export function remoteWrite({
   let lastMs = NaN;
   let stamp: Uint8Array = new Uint8Array(0);
   let headOf = headsFor(stamp.length);
+  /** Bytes of a row as the last batch wrote them, with a margin: a buffer guessed too large is held as long as its chunk. */
+  let rowGuess = ROW_ESTIMATE;
   /**
    * The records of rows `[from, to)` of `batch`: where each ends (counted from `from`'s), and their bytes when
    * `write`, else nothing (measured only: one code both sizes and writes them, so sizes and bytes agree).
@@ -103,7 +105,7 @@ export function remoteWrite({
   const records = (batch: Labelled<SampleBatch>, from: number, to: number, write: boolean) => {
     const { value, series, native } = batch;
     const exemplars = new ExemplarCursor(batch.exemplars);
-    let out: Buffer = Buffer.allocUnsafe(write ? (to - from) * ROW_ESTIMATE : 0);
+    let out: Buffer = Buffer.allocUnsafe(write ? (to - from) * rowGuess : 0);
     let at = 0;
     const ends = new Array<number>(to - from);
     for (let i = from; i < to; i++) {
@@ -121,7 +123,7 @@ export function remoteWrite({
         const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;
         if (!write) at += rowLength;
         else {
-          if (at + rowLength > out.length) out = grown(out, at, rowLength + ROW_ESTIMATE * (to - i));
+          if (at + rowLength > out.length) out = grown(out, at, rowLength + rowGuess * (to - i));
           for (const part of parts) at = putBytes(out, part, at);
         }
       } else {
@@ -135,6 +137,7 @@ export function remoteWrite({
       }
       ends[i - from] = at;
     }
+    if (write && to > from) rowGuess = Math.ceil(at / (to - from)) + ROW_MARGIN;
     return { data: out.subarray(0, at), ends };
   };
 
@@ -178,3 +181,5 @@ function histogramMessage(h: NativeHistogram, ms: number) {
 const SAMPLE_LENGTH = 9;
 /** First guess of a row's bytes; a batch of longer rows grows its buffer. */
 const ROW_ESTIMATE = 128;
+/** Bytes a row of the next batch is guessed to need beyond the last batch's mean (label values differ in length). */
+const ROW_MARGIN = 8;
