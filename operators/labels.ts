@@ -265,9 +265,9 @@ function checkLabelOptions(options: LabelOptions): void {
     if ('values' in label) {
       checkList('labels', `dynamic[${i}].values`, label.values);
       if (label.values.length === 0) throw new RangeError(`labels: dynamic[${i}].values must not be empty`);
-      label.values.forEach((value, j) => {
-        check('labels', `dynamic[${i}].values[${j}]`, value, STRING);
-      });
+      // The path is written for the value refused only: a list of 100,000 values would write 100,000 of them.
+      const refused = label.values.findIndex((value) => typeof value !== 'string');
+      if (refused >= 0) check('labels', `dynamic[${i}].values[${refused}]`, label.values[refused], STRING);
     } else {
       check('labels', `dynamic[${i}].cardinality`, label.cardinality, POSITIVE_COUNT);
       checkOptional('labels', `dynamic[${i}].prefix`, label.prefix, STRING);

@@ -13,12 +13,14 @@ import { desugarAlias } from '../language/aliases.js';
 export interface Defaults {
   /** The raw values of the fields that passed validation. */
   readonly fields: Readonly<Record<string, unknown>>;
+  /** Those fields decoded: an entry that gets one as it is takes its decoded value, not a decode of its own. */
+  readonly decoded: Readonly<Record<string, unknown>>;
   /** Fields that failed: entries lacking them are not blamed for their absence. */
   readonly broken: ReadonlySet<string>;
   readonly issues: readonly Issue[];
 }
 
-export const NO_DEFAULTS: Defaults = { fields: {}, broken: new Set(), issues: [] };
+export const NO_DEFAULTS: Defaults = { fields: {}, decoded: {}, broken: new Set(), issues: [] };
 
 /** A default that an entry's own field rules out. */
 const EXCLUDED_BY: Partial<Record<EntryField, EntryField>> = {
@@ -46,6 +48,7 @@ export function decodeDefaults(raw: Record<string, unknown>): Defaults {
   ];
   return {
     fields: Object.fromEntries(Object.entries(shared).filter(([key]) => Object.hasOwn(value, key))),
+    decoded: value,
     broken: new Set(fieldIssues.map((issue) => String(issue.path[0]))),
     issues: [
       ...entryOnly.map((key) => ({

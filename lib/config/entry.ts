@@ -1,6 +1,6 @@
 /** One entry: decode its fields, apply the rules that relate them, normalise it into an `Entry`. */
 import * as t from 'io-ts';
-import { decodeFields } from '../language/combinators.js';
+import { decodeFields, type DecodedBefore } from '../language/combinators.js';
 import {
   REQUIRED_ENTRY_FIELDS,
   entryFields,
@@ -145,12 +145,11 @@ export function entryId(fields: EntryFields): string | undefined {
   );
 }
 
-export function decodeEntry(written: Record<string, unknown>): DecodedEntry {
+export function decodeEntry(written: Record<string, unknown>, before?: DecodedBefore): DecodedEntry {
   const desugared = desugarAlias(written);
   const raw = desugared.fields;
-  const { value: fields, errors } = decodeFields(entryFields, REQUIRED_ENTRY_FIELDS, raw, [
-    { key: '', type: t.unknown, actual: raw },
-  ]);
+  const context = [{ key: '', type: t.unknown, actual: raw }];
+  const { value: fields, errors } = decodeFields(entryFields, REQUIRED_ENTRY_FIELDS, raw, context, undefined, before);
   // An alias that failed is still the generator: its problems replace the generator codec's.
   const issues = [
     ...desugared.issues,

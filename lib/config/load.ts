@@ -316,7 +316,8 @@ function validateEntries(
     }
     const merged = mergeDefaults(defaults, raw);
     const overridden = applyOverrides(merged.raw, overrides);
-    const decoded = decodeEntry(overridden.raw);
+    // The defaults were decoded once; an entry that got them unchanged takes their decoded values.
+    const decoded = decodeEntry(overridden.raw, { raw: defaults.fields, value: defaults.decoded });
     const flagIssues = [...overridden.issues];
     const own: Issue[] = [];
     for (const issue of decoded.issues) {

@@ -68,7 +68,17 @@ function ticksPerBatch(entry: Entry): number {
 
 const bytes = (text: string): number => Buffer.byteLength(text);
 
-const longest = (texts: readonly string[]): number => texts.reduce((most, text) => Math.max(most, bytes(text)), 0);
+/** The longest of each list measured: entries given one list by `defaults` share it, and it may hold 100,000 values. */
+const longestOf = new WeakMap<readonly string[], number>();
+
+function longest(texts: readonly string[]): number {
+  let most = longestOf.get(texts);
+  if (most === undefined) {
+    most = texts.reduce((longer, text) => Math.max(longer, bytes(text)), 0);
+    longestOf.set(texts, most);
+  }
+  return most;
+}
 
 /**
  * The most text an event of `entry` (of `rows` rows) repeats, about: each row's name and labels (a rotating
