@@ -34,6 +34,11 @@ export class SinkError extends Error {
     this.retryAfter = options?.retryAfter;
     this.status = options?.status;
     this.lasting = options?.lasting ?? false;
+    // Until its stack is read, V8 keeps an error's call sites, and with them the closures it was made in: a sink
+    // keeps its last error (and a give-up its cause), so each kept the body of the request that failed, 1 MiB,
+    // and the requests before it. Written out now, the stack is text and holds nothing.
+    void this.stack;
+    if (options?.cause instanceof Error) void options.cause.stack;
   }
 }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { certificateCodeOf, networkError } from '../../../lib/sinks/core/errors.js';
+import { certificateCodeOf, networkError, SinkError } from '../../../lib/sinks/core/errors.js';
+import { collectGarbage } from '../../support/memory.js';
 
 const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -53,5 +54,26 @@ describe('networkError', () => {
     expect(
       certificateCodeOf('No connection established. Last error: Error: write EPROTO wrong version number'),
     ).to.equal(undefined);
+  });
+});
+
+describe('SinkError', () => {
+  it('keeps nothing of the closures it was made in (the body of the request that failed), nor does its cause', async () => {
+    // As the HTTP endpoint makes one: in a callback of the request, whose closure holds the request's body.
+    const made = (body: Uint8Array) => {
+      const cause = new Error('socket hang up');
+      const fail = () => new SinkError('http_push', `cannot send ${body.length} bytes`, { cause, retryable: true });
+      return fail();
+    };
+    let body: Uint8Array | undefined = new Uint8Array(1 << 20);
+    const bodyRef = new WeakRef(body);
+    // Kept, as a sink keeps its last error.
+    const kept = made(body);
+    body = undefined;
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(bodyRef.deref(), 'the body, held through the error').to.equal(undefined);
+    expect(kept.message).to.equal('http_push sink: cannot send 1048576 bytes');
   });
 });
