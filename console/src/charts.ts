@@ -46,11 +46,12 @@ export function timeChart(
   key: string,
   target: HTMLElement,
   series: readonly ChartSeries[],
-  data: uPlot.AlignedData,
+  data: ChartData,
   marks: readonly Mark[] = [],
 ): uPlot {
   dropChart(key);
   const scales = new Set(series.map((s) => s.scale ?? 'y'));
+  scalesOf.set(key, [undefined, ...series.map((s) => s.scale ?? 'y')]);
   const options: uPlot.Options = {
     width: Math.max(target.clientWidth, MIN_WIDTH),
     height: 160,
@@ -69,22 +70,20 @@ export function timeChart(
       })),
     ],
     scales: Object.fromEntries(
-      Object.entries(RIGHT_SCALES).flatMap(([scale, { range }]) =>
-        scales.has(scale) && range ? [[scale, { range }]] : [],
-      ),
+      [...scales].map((scale) => [scale, { range: RIGHT_SCALES[scale]?.range ?? valueRange }]),
     ),
     axes: [
       {},
-      ...(scales.has('y') ? [valueAxis({ scale: 'y' })] : []),
+      ...(scales.has('y') ? [valueAxis(key, { scale: 'y' })] : []),
       ...Object.entries(RIGHT_SCALES).flatMap(([scale, { label }]) =>
-        scales.has(scale) ? [valueAxis({ scale, side: 1, label, grid: { show: false } })] : [],
+        scales.has(scale) ? [valueAxis(key, { scale, side: 1, label, grid: { show: false } })] : [],
       ),
     ],
     padding: [null, null, null, leftPadding],
     hooks: { init: [spaceTimeLabels], draw: [(u) => recordAxes(key, u)] },
     plugins: marks.length ? [marksPlugin(key, marks)] : [],
   };
-  const chart = new uPlot(options, data, target);
+  const chart = new uPlot(options, inPowersOfTen(key, data), target);
   charts.set(key, chart);
   // The chart follows its box's width: a window made narrower (a phone turned) must not leave it wider than the page.
   const resizer = new ResizeObserver(() => {
@@ -94,6 +93,87 @@ export function timeChart(
   resizer.observe(target);
   resizers.set(key, resizer);
   return chart;
+}
+
+/** A chart's data: the times (epoch ms), then each series' values (null where it has none). */
+export type ChartData = readonly [readonly number[], ...(readonly (number | null)[])[]];
+
+/**
+ * The range of a scale without a fixed one: uPlot's own (its ends rounded, 0 in view when near), unless that does not
+ * hold the values: uPlot rounds away what follows six zeros after the point, so values from 1.00000001 to 1.00000002
+ * got the range 1 to 1, whose ticks filled the memory (a page error, and no chart).
+ */
+function valueRange(_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax {
+  if (min === null || max === null) return [min, max];
+  const [low, high] = uPlot.rangeNum(min, max, 0.1, true);
+  if (low !== null && high !== null && low <= min && high >= max && low < high) return [low, high];
+  const pad = (max - min) / 10 || Math.abs(max) / 10 || 1;
+  return [min - pad, max + pad];
+}
+
+/** More ticks than a value axis ever has room for: a bound on the loop of {@link valueSplits}. */
+const MOST_TICKS = 100;
+
+/**
+ * A value axis' ticks: every multiple of uPlot's `increment` from `min` to `max`. uPlot's own rounded the first one
+ * away after six zeros past the point: for values from 1.00000001 to 1.00000002 its ticks started at 1 and
+ * 1.000000005, below the plot, their labels written over the time axis.
+ */
+function valueSplits(_u: uPlot, _axis: number, min: number, max: number, increment: number): number[] {
+  const splits: number[] = [];
+  if (!(increment > 0)) return splits;
+  for (let i = Math.ceil(min / increment); i * increment <= max && splits.length < MOST_TICKS; i++)
+    splits.push(i * increment);
+  return splits;
+}
+
+/** Gives the chart of `key` new data (a poll's), drawn in the powers of ten its values need. */
+export function setChartData(key: string, data: ChartData): void {
+  charts.get(key)?.setData(inPowersOfTen(key, data));
+}
+
+/** The scale of each column of a chart's data, by key (the times' column has none). */
+const scalesOf = new Map<string, readonly (string | undefined)[]>();
+/** The power of ten each scale of a chart draws its values in, by key then scale: none is 0. */
+const exponents = new Map<string, Map<string, number>>();
+
+/**
+ * The magnitudes uPlot ticks well, which `formatValue` writes without an exponent. Past them uPlot's range and tick
+ * math broke down: values up to ±1.7e308 (or a flat line at 1e40) drew no axis and no line, its range being
+ * Infinity; values of 1e-31 were labelled 0, 50 and 100, and those of 1e-18 or 5e-324 got no label at all.
+ */
+const PLAIN_MAGNITUDES = { min: 1e-3, max: 1e15 } as const;
+
+/**
+ * `data` as the chart of `key` draws it: the values of each scale without a fixed range whose largest magnitude lies
+ * outside {@link PLAIN_MAGNITUDES} divided by that magnitude's power of ten (kept in {@link exponents}, which the
+ * axis labels add back), so uPlot sees values from 1 to 10.
+ */
+function inPowersOfTen(key: string, data: ChartData): uPlot.AlignedData {
+  const columns = scalesOf.get(key) ?? [];
+  const largest = new Map<string, number>();
+  columns.forEach((scale, i) => {
+    if (scale === undefined || RIGHT_SCALES[scale]?.range) return;
+    for (const value of data[i]!) largest.set(scale, Math.max(largest.get(scale) ?? 0, Math.abs(value ?? 0)));
+  });
+  const powers = new Map<string, number>();
+  for (const [scale, magnitude] of largest)
+    if (magnitude > 0 && (magnitude < PLAIN_MAGNITUDES.min || magnitude >= PLAIN_MAGNITUDES.max))
+      powers.set(scale, Math.floor(Math.log10(magnitude)));
+  exponents.set(key, powers);
+  return data.map((column, i) => {
+    const exponent = powers.get(columns[i] ?? '');
+    return exponent === undefined ? column : column.map((v) => (v === null ? v : timesTenTo(v, -exponent)));
+  }) as uPlot.AlignedData;
+}
+
+/**
+ * `value` × 10^`exponent`, in two steps: 10^324, which takes 5e-324 to 4.9, is no number (Infinity), nor is 10^-324
+ * (0), but their halves are.
+ */
+function timesTenTo(value: number, exponent: number): number {
+  const half = Math.trunc(exponent / 2);
+  return value * 10 ** half * 10 ** (exponent - half);
 }
 
 /**
@@ -115,6 +195,8 @@ export function dropChart(key: string): void {
   charts.delete(key);
   drawnMarks.delete(key);
   drawnAxes.delete(key);
+  scalesOf.delete(key);
+  exponents.delete(key);
 }
 
 /** A line of a time axis label as drawn: its text, which line of its label it is, and its left and right edges. */
@@ -126,11 +208,13 @@ export interface LabelLine {
 }
 
 /**
- * What an axis drew last (CSS pixels): its labels, the width of the widest and the width it had for them; for the
+ * What an axis drew last (CSS pixels): the power of ten of its values, its labels, the width of the widest and the width it had for them; for the
  * time axis (`x`), how far its first label reaches left of its tick, how far that tick is from the canvas's edge,
  * and each line of each label (from the canvas's left edge).
  */
 export interface DrawnAxis {
+  /** The power of ten a value axis draws its values in: the chart's `data` holds them divided by 10^exponent. */
+  readonly exponent?: number;
   readonly labels: readonly string[];
   readonly widest: number;
   readonly room: number;
@@ -226,24 +310,35 @@ function widestLabel(u: uPlot, index: number, labels: readonly string[]): number
   return widest;
 }
 
-/** Ticks' labels as `svc plot` writes values, with more digits where fewer would write two ticks alike. */
-function tickLabels(splits: readonly number[]): string[] {
+/**
+ * Ticks' labels as `svc plot` writes values, with more digits where fewer would write two ticks alike; ticks drawn
+ * in a power of ten (`exponent`) are written in real units (`1.5e308`), the exponent added to the mantissa's as text
+ * (1e-324 as a number is 0).
+ */
+function tickLabels(splits: readonly number[], exponent: number): string[] {
+  const label = (split: number, digits: number) => {
+    if (exponent === 0) return formatValue(split, digits);
+    if (split === 0) return '0';
+    const [mantissa, power] = split.toExponential(digits - 2).split('e');
+    return `${mantissa}e${Number(power) + exponent}`;
+  };
   let labels: string[] = [];
   for (let digits = 3; digits <= 15; digits++) {
-    labels = splits.map((split) => formatValue(split, digits));
+    labels = splits.map((split) => label(split, digits));
     if (new Set(labels).size === labels.length) break;
   }
   return labels;
 }
 
 /**
- * A value axis: its ticks written as `svc plot` writes values (`301M`, `7.0e-5`), and as wide as its widest label
- * (a fixed width cut the leading digits of large values).
+ * A value axis of the chart of `key`: its ticks written as `svc plot` writes values (`301M`, `7.0e-5`), in real
+ * units, and as wide as its widest label (a fixed width cut the leading digits of large values).
  */
-function valueAxis(axis: uPlot.Axis): uPlot.Axis {
+function valueAxis(key: string, axis: uPlot.Axis): uPlot.Axis {
   return {
     ...axis,
-    values: (_, splits) => tickLabels(splits),
+    splits: valueSplits,
+    values: (_, splits) => tickLabels(splits, exponents.get(key)?.get(axis.scale!) ?? 0),
     size: (u, labels, index) => {
       const { ticks, gap } = u.axes[index] as unknown as AxisState;
       return Math.ceil(widestLabel(u, index, labels ?? [])) + ticks.size + gap;
@@ -263,6 +358,7 @@ function recordAxes(key: string, u: uPlot): void {
   for (const [index, axis] of (u.axes as unknown as AxisState[]).entries()) {
     if (index === 0 || !axis._values) continue;
     axes.set(axis.scale!, {
+      exponent: exponents.get(key)?.get(axis.scale!) ?? 0,
       labels: axis._values,
       widest: widestLabel(u, index, axis._values),
       room: axis._size - axis.ticks.size - axis.gap,

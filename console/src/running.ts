@@ -1,6 +1,6 @@
 /** The running scenarios: a card each with status, sink health and a live chart of its rate and latest values. */
 import { ApiError, api } from './api.js';
-import { charts, dropChart, timeChart } from './charts.js';
+import { charts, dropChart, setChartData, timeChart } from './charts.js';
 
 /** A row of `GET /scenarios`. */
 interface Listed {
@@ -240,7 +240,7 @@ function draw(id: string, history: History): void {
   const data: [number[], ...(number | null)[][]] = [history.times, ...history.values, history.rates];
   const chart = charts.get(key);
   if (chart && chart.series.length === data.length) {
-    chart.setData(data);
+    setChartData(key, data);
     return;
   }
   const series = [...history.names.map((label) => ({ label })), { label: 'events/s', scale: 'rate' }];

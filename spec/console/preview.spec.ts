@@ -221,23 +221,47 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     await setMinutes('30');
     await page.click('#preview');
     await waitForText(page, '#message', /^Preview of 30 minutes: 1 entry\.$/);
-    // What the canvas shows: the columns of the plot where the series' colour (#2f6fdf) was drawn.
-    const { columns, width } = await page.evaluate(() => {
-      type Chart = {
-        ctx: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
-        bbox: { left: number; top: number; width: number; height: number };
-      };
-      const chart = (globalThis as unknown as { svcConsole: { charts: Map<string, Chart> } }).svcConsole.charts.get(
-        'preview:sparse',
-      )!;
-      const { left, top, width, height } = chart.bbox;
-      const { data } = chart.ctx.getImageData(left, top, width, height);
-      const blue = new Set<number>();
-      for (let i = 0; i < data.length; i += 4)
-        if (data[i + 2]! > 150 && data[i + 2]! - data[i]! > 100) blue.add((i / 4) % width);
-      return { columns: blue.size, width };
-    });
+    const { columns, width } = await drawnColumns('preview:sparse');
     expect(columns, `${columns} of ${width} columns`).to.be.above(width / 2);
+  });
+
+  it('draws values at the ends of what a number can be, on an axis labelled in their units', async () => {
+    // uPlot's range and tick math broke past them: no axis and no line for ±1.7e308, nor any label for 5e-324;
+    // 1e-31 labelled 0, 50 and 100; a page error for values apart by 1e-8.
+    const entries = {
+      wide: ['[-1.7e308, 0, 1.7e308]', /^(-?\d\.\de308|0)$/],
+      least: ['[5e-324, 0]', /^(\d\.\de-324|0)$/],
+      small: ['[1e-31, 3e-31]', /^\d\.\de-31$/],
+      close: ['[1.00000001, 1.00000002]', /^1\.0000000\d+$/],
+    } as const;
+    await setText(
+      `version: 2\nkind: runnable\nscenarios:\n${Object.entries(entries)
+        .map(
+          ([id, [values]]) =>
+            `  - { id: ${id}, signal_type: metrics, name: ${id}, rate: 1, generator: { type: sequence, values: ${values} } }\n`,
+        )
+        .join('')}`,
+    );
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: 4 entries/);
+    const axes = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
+      ),
+    );
+    for (const [id, [, pattern]] of Object.entries(entries)) {
+      const { labels } = axes[`preview:${id}`]!;
+      expect(labels.length, `${id}: ${labels.join(' ')}`).to.be.above(1);
+      for (const label of labels) expect(label, id).to.match(pattern);
+      const { columns, width } = await drawnColumns(`preview:${id}`);
+      expect(columns, `${id}: ${columns} of ${width} columns`).to.be.above(width / 2);
+    }
+    // Every tick inside the plot: uPlot's own started at 1 and 1.000000005, below it.
+    for (const label of axes['preview:close']!.labels)
+      expect(Number(label), label).to.be.within(1.000000009, 1.000000021);
+    expect(axes['preview:wide']!.exponent).to.equal(308);
+    expect(axes['preview:least']!.exponent).to.equal(-324);
   });
 
   it("draws a traces entry's error ratio on its own axis, from 0 to 1", async () => {
@@ -254,6 +278,23 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(axes.ratio!.labels[0]).to.equal('0');
     expect(axes.ratio!.labels.at(-1)).to.equal('1');
   });
+
+  /** How many of the plot's columns of the chart of `key` the first series' colour (#2f6fdf) was drawn in. */
+  async function drawnColumns(key: string): Promise<{ columns: number; width: number }> {
+    return page.evaluate((k) => {
+      type Chart = {
+        ctx: { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+        bbox: { left: number; top: number; width: number; height: number };
+      };
+      const chart = (globalThis as unknown as { svcConsole: { charts: Map<string, Chart> } }).svcConsole.charts.get(k)!;
+      const { left, top, width, height } = chart.bbox;
+      const { data } = chart.ctx.getImageData(left, top, width, height);
+      const blue = new Set<number>();
+      for (let i = 0; i < data.length; i += 4)
+        if (data[i + 2]! > 150 && data[i + 2]! - data[i]! > 100) blue.add((i / 4) % width);
+      return { columns: blue.size, width };
+    }, key);
+  }
 
   /** Clicks Preview, the server asked for the preview from `start` (epoch ms), and waits for its `message`. */
   async function previewFrom(start: number, message: RegExp): Promise<void> {

@@ -97,6 +97,7 @@ export interface PageGlobals {
       Map<
         string,
         {
+          readonly exponent?: number;
           readonly labels: readonly string[];
           readonly widest: number;
           readonly room: number;
