@@ -252,7 +252,9 @@ function firstTimeLabel(u: uPlot): { readonly at: number; readonly reach: number
 
 /**
  * The chart's left padding: uPlot's own, or what the time axis' first label needs so as not to start left of the
- * canvas, where it was cut ("/29/26 2:24am") when its tick was near the plot's left edge.
+ * canvas, where it was cut ("/29/26 2:24am"), were its tick at the plot's left edge. Not where the tick is: room made
+ * for it moved the ticks (a narrower plot, other steps), whose first label then needed other room, and uPlot applies
+ * only two of its three layout passes: a live chart's date was cut until the next poll, or for good once it ended.
  */
 function leftPadding(u: uPlot, _side: number, sidesWithAxes: uPlot.SidesWithAxes, cycle: number): number {
   const own = sidesWithAxes[3] ? 0 : EDGE_PADDING;
@@ -260,7 +262,7 @@ function leftPadding(u: uPlot, _side: number, sidesWithAxes: uPlot.SidesWithAxes
   if (!first) return own;
   const axes = (u.axes as unknown as AxisState[]).filter((axis) => axis.side === 3 && axis._show);
   const left = axes.reduce((width, axis) => width + axis._size, 0);
-  return Math.max(own, Math.ceil(first.reach - left - u.valToPos(first.at, 'x')));
+  return Math.max(own, Math.ceil(first.reach - left));
 }
 
 /** The least room between two lines of the time axis' labels side by side (CSS pixels). */

@@ -544,6 +544,34 @@ describe('web console in Chromium (docs/console.md)', () => {
     }
   });
 
+  it("keeps a live chart's first time label whole at every poll, on a phone's width", async () => {
+    // A logs scenario's chart has no left axis: the first label's date reaches furthest past the plot there.
+    const started = await post(
+      'signal_type: logs\nname: edge_logs\nrate: 3\nlog_generator: { type: template, templates: [{ message: m }] }\n',
+    );
+    expect(started.status, await started.clone().text()).to.equal(201);
+    const { id } = (await started.json()) as { id: string };
+    await page.setViewport({ width: 360, height: 800 });
+    try {
+      // Every 50 ms of its first seconds (a drawing stays until the next poll), while its ticks go from a quarter second apart to seconds: the room made
+      // for the label moved the ticks, whose label then needed other room, and what uPlot's last layout pass asked
+      // for was not applied (the date cut, "1/29/26 10:15pm", until the next poll, or for good once it ended).
+      const cut = await page.evaluate(async (k) => {
+        const seen: string[] = [];
+        for (const end = performance.now() + 6000; performance.now() < end; ) {
+          const x = (globalThis as unknown as PageGlobals).svcConsole.axes.get(k)?.get('x');
+          for (const line of x?.lines ?? []) if (line.left < 0) seen.push(`${line.text} at ${line.left}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return seen;
+      }, `running:${id}`);
+      expect(cut).to.deep.equal([]);
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+      await api(`/scenarios/${id}`, { method: 'DELETE' });
+    }
+  });
+
   it('ran without a page error or a Content-Security-Policy violation', () => {
     // A scenario a spec removes (by the page or by the API) while a poll is reading it answers 404 there, which the
     // console takes as gone (above): Chromium logs those answers all the same.

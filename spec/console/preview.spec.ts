@@ -331,8 +331,8 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     await setText('signal_type: metrics\nname: minute\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
     await setMinutes('1');
     // A narrow chart ticks every 10 s, 50 px apart: ":50" with its date ("11/29/26 2:25pm"), then ":00", a minute
-    // starting ("2:26pm"); the date reaches about 47 px right of its tick, "2:26pm" about 20 px left of its own.
-    await page.setViewport({ width: 420, height: 900 });
+    // starting ("2:26pm"); the date reaches about 56 px right of its tick, "2:26pm" about 27 px left of its own.
+    await page.setViewport({ width: 440, height: 900 });
     try {
       await previewFrom(Math.ceil(Date.now() / 60_000) * 60_000 - 10_050, /^Preview of 1 minute: 1 entry\.$/);
       const x = await page.evaluate(
