@@ -27,6 +27,8 @@ export interface ChartSeries {
   readonly label: string;
   /** The scale it is drawn on: `y` (left axis) unless given (one of {@link RIGHT_SCALES}: an axis on the right). */
   readonly scale?: string;
+  /** A rate (events/s): its scale counts from 0, as `svc plot`'s does (see `isRate`). */
+  readonly rate?: boolean;
 }
 
 /**
@@ -70,7 +72,13 @@ export function timeChart(
       })),
     ],
     scales: Object.fromEntries(
-      [...scales].map((scale) => [scale, { range: RIGHT_SCALES[scale]?.range ?? valueRange }]),
+      [...scales].map((scale) => {
+        const fromZero = series.some((s) => s.rate && (s.scale ?? 'y') === scale);
+        const range: uPlot.Scale.Range =
+          RIGHT_SCALES[scale]?.range ??
+          ((u, min, max) => valueRange(u, fromZero && min !== null ? Math.min(min, 0) : min, max));
+        return [scale, { range }];
+      }),
     ),
     axes: [
       {},

@@ -2,7 +2,7 @@
 import { api } from './api.js';
 import type { Preview } from '../../lib/preview/types.js';
 import { charts, dropChart, timeChart } from './charts.js';
-import { ERROR_RATIO, legendOf } from '../../lib/preview/points.js';
+import { ERROR_RATIO, isRate, legendOf } from '../../lib/preview/points.js';
 
 /** Points a preview asks for: one per 2 pixels of a chart about 480 pixels wide. */
 export const PREVIEW_POINTS = 240;
@@ -40,6 +40,7 @@ export async function showPreview(
       entry.series.map((s, i) => ({
         label: s.name === '{}' ? entry.id : legend.names[i]!,
         scale: s.name === ERROR_RATIO ? 'ratio' : undefined,
+        rate: isRate(entry.unit),
       })),
       [times, ...entry.series.map((s) => [...s.values])],
       entry.marks,

@@ -243,6 +243,6 @@ function draw(id: string, history: History): void {
     setChartData(key, data);
     return;
   }
-  const series = [...history.names.map((label) => ({ label })), { label: 'events/s', scale: 'rate' }];
+  const series = [...history.names.map((label) => ({ label })), { label: 'events/s', scale: 'rate', rate: true }];
   timeChart(key, history.card.querySelector<HTMLElement>('.chart')!, series, data);
 }

@@ -7,6 +7,14 @@ import type { PreviewMark, PreviewSeries } from './types.js';
 /** The name of a traces entry's series of failed spans over all spans, drawn on a 0–1 scale of its own. */
 export const ERROR_RATIO = 'error ratio';
 
+/**
+ * Whether values of `unit` are a rate (events/s, spans/s), which a chart counts from 0: the steps of a steady rate
+ * hold n or n + 1 events, which must not look like a swing.
+ */
+export function isRate(unit: string): boolean {
+  return unit.endsWith('/s');
+}
+
 /** The points with a value and none on either side: a line joins no other point to them, so a drawer shows each. */
 export function loneIndices(values: ArrayLike<number | null | undefined>): number[] {
   const lone: number[] = [];

@@ -264,6 +264,20 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(axes['preview:least']!.exponent).to.equal(-324);
   });
 
+  it('counts a rate from 0, as svc plot does: the steps of a steady rate do not look like a swing', async () => {
+    // 3 events/s in steps of 1.25 s: 3 or 4 events a step, 2.4 or 3.2 events/s, drawn from 2.4 to 3.2 before.
+    await setText(
+      'signal_type: logs\nname: steady\nrate: 3\nlog_generator: { type: template, templates: [{ message: m }] }\n',
+    );
+    await setMinutes('5');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 5 minutes: 1 entry\.$/);
+    const { labels } = await page.evaluate(
+      () => (globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:steady')!.get('y')!,
+    );
+    expect(labels[0], labels.join(' ')).to.equal('0');
+  });
+
   it("draws a traces entry's error ratio on its own axis, from 0 to 1", async () => {
     await setText(readFileSync('examples/traces.yaml', 'utf8'));
     await setMinutes('30');

@@ -4,6 +4,7 @@
  */
 import type { PreviewEntry, PreviewSeries } from '../../preview/index.js';
 import { formatMs } from '../../format.js';
+import { isRate } from '../../preview/points.js';
 
 /** A chart's value range: every value of its series inside [min, max], never empty. */
 export interface Range {
@@ -11,12 +12,9 @@ export interface Range {
   readonly max: number;
 }
 
-/**
- * The range of the lines of `entry`; a flat or empty one is widened so a line sits inside it. A rate (events/s,
- * spans/s) counts from 0: the steps of a steady rate hold n or n + 1 events, which must not look like a swing.
- */
+/** The range of the lines of `entry`; a flat or empty one is widened so a line sits inside it. A rate counts from 0. */
 export function rangeOf(entry: PreviewEntry, series: readonly PreviewSeries[]): Range {
-  let min = entry.unit.endsWith('/s') ? 0 : Infinity;
+  let min = isRate(entry.unit) ? 0 : Infinity;
   let max = -Infinity;
   for (const { values } of series)
     for (const value of values)
