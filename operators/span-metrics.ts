@@ -68,7 +68,8 @@ export interface SpanMetricsOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-const DIMENSIONS: Readonly<Record<SpanMetricsNaming, readonly [string, string, string, string]>> = {
+/** The labels of every row of a span metric, by naming: the span's service, name, kind and status. */
+export const SPAN_METRICS_DIMENSIONS: Readonly<Record<SpanMetricsNaming, readonly [string, string, string, string]>> = {
   otlp: ['service.name', 'span.name', 'span.kind', 'status.code'],
   prometheus: ['service_name', 'span_name', 'span_kind', 'status_code'],
 };
@@ -116,7 +117,7 @@ export function spanMetrics<B extends TickBatch>(
   const { family, unit = 'ms', exemplars = false, naming = 'prometheus', end, scheduler } = options;
   check('spanMetrics', 'family', family, oneOf(['calls', 'duration']));
   check('spanMetrics', 'unit', unit, oneOf(SPAN_METRICS_UNITS));
-  check('spanMetrics', 'naming', naming, oneOf(Object.keys(DIMENSIONS)));
+  check('spanMetrics', 'naming', naming, oneOf(Object.keys(SPAN_METRICS_DIMENSIONS)));
   check('spanMetrics', 'exemplars', exemplars, BOOLEAN);
   if (options.buckets) checkIncreasing('spanMetrics', 'buckets', options.buckets);
   checkOptional('spanMetrics', 'end', end, NON_NEGATIVE);
@@ -124,7 +125,7 @@ export function spanMetrics<B extends TickBatch>(
   const bounds = [...(options.buckets ?? SPAN_METRICS_BUCKETS), Infinity];
   const scale = unit === 'ms' ? 1000 : 1;
   const rowsPerSet = family === 'calls' ? 1 : bounds.length + 2;
-  const [service, name, kind, status] = DIMENSIONS[naming];
+  const [service, name, kind, status] = SPAN_METRICS_DIMENSIONS[naming];
   const rowsOf = (labels: Record<string, string>, resource: SpanResource): Series[] => {
     // As the connector copies a span's resource to its metrics; a service's pods counted together.
     const row = (rowLabels: Record<string, string>, suffix?: string): Series =>

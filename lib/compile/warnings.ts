@@ -15,6 +15,7 @@ import { replayRow, replayTime } from '../generators/replay.js';
 import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
+import { SPAN_METRICS_DIMENSIONS } from '../../operators/span-metrics.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -53,9 +54,9 @@ export function entryWarnings(entry: Entry, start?: RunStart): string[] {
 
 /**
  * The names of the labels an entry's events carry: its static labels (not empty ones), dynamic labels and spikes, and
- * the label a histogram or summary writes on its own samples (le, quantile); a span's are its service's resource
- * attributes, of which only the services' own `attributes` can be named by a label key (the others, service.name
- * and the like, have dots).
+ * the label a histogram or summary writes on its own samples (le, quantile); a span metric's, the span's dimensions
+ * (service_name, span_name…); a span's are its service's resource attributes, of which only the services' own
+ * `attributes` can be named by a label key (the others, service.name and the like, have dots).
  */
 function eventLabelNames(entry: Entry): Set<string> {
   const services = Object.values(entry.trace_generator?.services ?? {});
@@ -64,6 +65,7 @@ function eventLabelNames(entry: Entry): Set<string> {
     ...entry.dynamic_labels.map((label) => label.key),
     ...entry.cardinality_spikes.map((spike) => spike.label),
     ...(OWN_LABEL[entry.signal_type]?.slice(0, 1) ?? []),
+    ...(entry.span_metrics_of ? SPAN_METRICS_DIMENSIONS[entry.span_metrics_of.naming ?? 'prometheus'] : []),
     ...services.flatMap((service) => Object.keys(service.attributes)),
   ]);
 }

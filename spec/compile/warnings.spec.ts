@@ -398,6 +398,22 @@ scenarios:
       expect(warningsOf(span('zone', 'attributes: {zone: z1}'))).to.deep.equal([]);
     });
 
+    it("a span metric's labels are the span's dimensions: a key may name one, another is warned of naming them", () => {
+      const spanMetrics = (key: string) =>
+        traces('1m', '10s', '10s')
+          .replace(/ +incident: \{[^}]*\}\n/, '')
+          .replace(
+            'sink: {type: stdout}',
+            `sink: {type: stdout}\n    span_metrics: {sink: {type: broker, brokers: "kafka:9092", topic: t, key: ${key}}}`,
+          );
+      expect(warningsOf(spanMetrics('service_name'))).to.deep.equal([]);
+      const dimensions = 'service_name, span_name, span_kind, status_code';
+      expect(warningsOf(spanMetrics('pod'))).to.deep.equal([
+        unkeyed('pod', `its labels: ${dimensions}`),
+        unkeyed('pod', `its labels: le, ${dimensions}`),
+      ]);
+    });
+
     it('is not warned of for a static, dynamic or spike label, the le of a histogram, key none or no key', () => {
       for (const key of ['env', 'instance', 'none']) expect(warningsOf(keyed(key)), key).to.deep.equal([]);
       const spike = 'cardinality_spikes: [{label: pod, cardinality: 2, every: 10s, for: 1s}]';
