@@ -73,18 +73,27 @@ function eventLabelNames(entry: Entry): Set<string> {
 /**
  * A broker sink keyed by a label that no event of the entry carries (a typo, or a traces entry whose services have
  * no resource attribute of that name): every message goes without a key, spread over the partitions in turn, so no
- * series (no service's spans) stays in one partition, and nothing else would say so.
+ * series (no service's spans) stays in one partition, and nothing else would say so. Or keyed by the label a
+ * histogram or summary writes on its own samples (le, quantile): an event is a whole series set and a message takes
+ * its key from the event's first row (lib/sinks/framing/broker-messages.ts), so every message has the same key and
+ * they all go to one partition.
  */
 function brokerKeyWarnings(entry: Entry): string[] {
   const { sink } = entry;
   if (sink.type !== 'broker' || sink.key === undefined || sink.key === 'none') return [];
   const names = eventLabelNames(entry);
+  const own = OWN_LABEL[entry.signal_type];
+  if (own) names.delete(own[0]);
   if (names.has(sink.key)) return [];
   const listed = names.size === 0 ? 'none' : [...names].join(', ');
   const carried =
     entry.signal_type === 'traces'
       ? `a span's labels are its service's resource attributes; those of trace_generator.services: ${listed}`
       : `its labels: ${listed}`;
+  if (own?.[0] === sink.key)
+    return [
+      `sink.key: ${JSON.stringify(sink.key)} is the same on every message, so they all go to one partition: an event of this entry is a series set whose ${own[1]}, and a message takes its key from its event's first row; name one of its labels (${carried}), or key: none`,
+    ];
   return [
     `sink.key: no event of this entry carries the label ${JSON.stringify(sink.key)} (${carried}), so every message goes without a key, spread over the partitions in turn: name one of its labels, or key: none`,
   ];

@@ -410,22 +410,31 @@ scenarios:
       const dimensions = 'service_name, span_name, span_kind, status_code';
       expect(warningsOf(spanMetrics('pod'))).to.deep.equal([
         unkeyed('pod', `its labels: ${dimensions}`),
-        unkeyed('pod', `its labels: le, ${dimensions}`),
+        unkeyed('pod', `its labels: ${dimensions}`),
       ]);
     });
 
-    it('is not warned of for a static, dynamic or spike label, the le of a histogram, key none or no key', () => {
+    it('is not warned of for a static, dynamic or spike label, key none or no key', () => {
       for (const key of ['env', 'instance', 'none']) expect(warningsOf(keyed(key)), key).to.deep.equal([]);
       const spike = 'cardinality_spikes: [{label: pod, cardinality: 2, every: 10s, for: 1s}]';
       expect(warningsOf(keyed('pod', spike))).to.deep.equal([]);
       expect(warningsOf(keyed('none').replace(', key: none', ''))).to.deep.equal([]);
-      const histogram = keyed('le', 'labels: {}')
-        .replace('metrics', 'histogram')
-        .replace(
-          'generator: {type: constant, value: 1}',
-          'buckets: [1]\n    distribution: {type: exponential, rate: 5}',
-        );
-      expect(warningsOf(histogram)).to.deep.equal([]);
+    });
+
+    it("the le of a histogram, the quantile of a summary: every message is keyed by its event's first row, the same", () => {
+      const distribution = (signal: string, key: string) =>
+        keyed(key, 'labels: {env: ci}')
+          .replace('metrics', signal)
+          .replace('generator: {type: constant, value: 1}', 'distribution: {type: exponential, rate: 5}');
+      const same = (key: string, samples: string) =>
+        `sink.key: "${key}" is the same on every message, so they all go to one partition: an event of this entry is a series set whose ${samples}, and a message takes its key from its event's first row; name one of its labels (its labels: env), or key: none`;
+      expect(warningsOf(distribution('histogram', 'le'))).to.deep.equal([
+        same('le', 'bucket samples carry le, their bound'),
+      ]);
+      expect(warningsOf(distribution('summary', 'quantile'))).to.deep.equal([
+        same('quantile', 'quantile samples carry quantile'),
+      ]);
+      expect(warningsOf(distribution('histogram', 'env'))).to.deep.equal([]);
     });
 
     it('svc prints it at --dry-run, naming the entry', async () => {
