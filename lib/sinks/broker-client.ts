@@ -184,12 +184,13 @@ export function brokerError(
           `create it (kafka-topics.sh --create --topic ${topic}), or enable auto.create.topics.enable on the brokers`,
       );
     case 'TOPIC_AUTHORIZATION_FAILED':
-      // Without SASL the brokers' default principal builder names the client User:ANONYMOUS.
+      // The brokers' default principal builder names the client User:<SASL user name>, or User:ANONYMOUS without
+      // SASL. The user name is no secret (docs/secrets.md: --dry-run shows it too), so the principal is named whole.
       return final(
         `not allowed to write to topic "${topic}" (TopicAuthorizationFailed): ` +
           (user === undefined
             ? 'the sink sends no credentials (no sasl), so the brokers see it as User:ANONYMOUS: set sasl, or grant User:ANONYMOUS Write on the topic'
-            : `grant the user ${JSON.stringify(user)} (sasl.username) Write on the topic`),
+            : `grant User:${user} (the principal of sasl.username) Write on the topic`),
       );
     case 'SASL_AUTHENTICATION_FAILED':
     case 'UNSUPPORTED_SASL_MECHANISM':

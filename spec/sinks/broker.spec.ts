@@ -406,7 +406,7 @@ describe('broker sink', () => {
       const error = brokerError(refused, { ...context, user: 'svc-writer' });
       expect(error).to.include({ retryable: false });
       expect(error.message).to.equal(
-        'broker sink: not allowed to write to topic "metrics" (TopicAuthorizationFailed): grant the user "svc-writer" (sasl.username) Write on the topic',
+        'broker sink: not allowed to write to topic "metrics" (TopicAuthorizationFailed): grant User:svc-writer (the principal of sasl.username) Write on the topic',
       );
       expect(brokerError(refused, context).message).to.equal(
         'broker sink: not allowed to write to topic "metrics" (TopicAuthorizationFailed): the sink sends no credentials (no sasl), so the brokers see it as User:ANONYMOUS: set sasl, or grant User:ANONYMOUS Write on the topic',
