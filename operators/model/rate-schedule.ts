@@ -50,7 +50,7 @@ export class RateSchedule {
       !(this.perMs > 0) ||
       (burst && !(this.perMs * burst.multiplier > 0 && Number.isFinite(this.perMs * burst.multiplier)))
     ) {
-      throw new RangeError(`rate ${this.rateText()} is outside the range a schedule can represent`);
+      throw new RangeError(`rate ${this.rateText(this.perMs > 0)} is outside the range a schedule can represent`);
     }
     this.headSlots = burst ? burst.for * burst.multiplier * this.perMs : 0;
     this.cycleSlots = burst ? this.headSlots + (burst.every - burst.for) * this.perMs : Infinity;
@@ -89,9 +89,12 @@ export class RateSchedule {
       : start + burst.for + (rest - this.headSlots) / this.perMs;
   }
 
-  /** The rate for a message, with the burst multiplier that may be what makes it too high. */
-  private rateText(unit = ''): string {
-    return `${this.rate}${unit}${this.burst ? ` × ${this.burst.multiplier} (burst.multiplier)` : ''}`;
+  /**
+   * The rate for a message, with the burst multiplier when it is what makes the rate fail a check: when the base
+   * rate alone passes it (`baseFits`).
+   */
+  private rateText(baseFits: boolean, unit = ''): string {
+    return `${this.rate}${unit}${this.burst && baseFits ? ` × ${this.burst.multiplier} (burst.multiplier)` : ''}`;
   }
 
   /** Events per second in force at `offset` ms from the entry start. */
@@ -117,8 +120,9 @@ export class RateSchedule {
     // and scheduling agree to the last floating-point bit. Past 2^53, n + 1 === n: stop there.
     const estimate = Math.max(0, Math.ceil(this.integral(offset)));
     if (!(estimate <= MAX_SLOT)) {
+      const baseFits = Math.ceil(offset * this.perMs) <= MAX_SLOT;
       throw new RangeError(
-        `more than 2^53 slots fall due within ${offset} ms at ${this.rateText(' events/s')}: slot numbers would no longer be exact`,
+        `more than 2^53 slots fall due within ${offset} ms at ${this.rateText(baseFits, ' events/s')}: slot numbers would no longer be exact`,
       );
     }
     let n = estimate;

@@ -382,6 +382,14 @@ describe('slot counting past the exact integers', () => {
     );
   });
 
+  it('names the base rate alone when it makes too many slots by itself, whatever the burst', () => {
+    const burst = { every: 10, for: 5, multiplier: 2 };
+    expect(() => RateSchedule.constant(1e300).withBurst(burst).slotsBefore(5)).to.throw(
+      RangeError,
+      'more than 2^53 slots fall due within 5 ms at 1e+300 events/s: slot numbers would no longer be exact',
+    );
+  });
+
   it('sends that error down the stream of ticks', () => {
     virtualTime().run(({ expectObservable }) => {
       const source = of(RateSchedule.constant(1e300)).pipe(ticks({ duration: 1000 }));
