@@ -28,10 +28,12 @@ const FAILING = new Set(['error', 'fatal']);
  * (one of the choice's service, when it has one), else one in error because a call of it failed (a
  * frontend whose payment calls fail logs its errors in its own spans); another record one of the
  * choice's spans. As an SDK stamps a log with the active span, the span named is running at the
- * record's time (started before it, not ended before: a span starting at that very instant is not, whichever of the
- * two streams the scheduler runs first) whenever a fitting one does, so a trace-to-logs
+ * record's time (started before it, not ended before) whenever a fitting one does, so a trace-to-logs
  * search over the span's time finds the record: the first to end among those not named yet, else the
- * first to end; only while none runs, the last to end before (see SpanPool). A failing record thus
+ * first to end; only while none runs, the last to end before (see SpanPool). A span whose trace is
+ * emitted in the record's own whole-millisecond wake (a trace of 999.5 ms with a record of 1 000 ms)
+ * has not started for it, nor has one starting at its very instant, so which of the two streams the
+ * scheduler runs first in a wake changes nothing. A failing record thus
  * names a running span that raised an error, else a running one whose call failed, else the last
  * that raised one to end, else the last whose call failed. Every failing record names one; `on` chooses among the others:
  * `error` (default) none, `all` every one, `probability` each with that chance (drawn from `seed`

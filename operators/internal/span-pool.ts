@@ -41,7 +41,10 @@ export interface TimedSpan extends PooledSpan {
   readonly end: number;
 }
 
-/** A span a pool holds until it ends, with its start too. */
+/**
+ * A span a pool holds until it ends, with the time it starts for a record (epoch ms): its start, but not before the
+ * whole millisecond its trace's tick is emitted in (see {@link SpanPool.add}).
+ */
 interface HeldSpan extends TimedSpan {
   readonly start: number;
 }
@@ -87,17 +90,27 @@ export class SpanPool {
     this.arriving = asked === 'running' ? this.coming : this.unnamed;
   }
 
-  /** Holds the spans of `batch`'s ticks that the filter keeps until they end. */
+  /**
+   * Holds the spans of `batch`'s ticks that the filter keeps until they end. Timers wake on whole milliseconds, so a
+   * trace's tick is emitted in the wake of the millisecond at or after it, and a record's of its own: a span whose
+   * trace is emitted in the record's wake may come before or after the record (as the scheduler runs the two timers).
+   * It starts for a record only from that millisecond, so a record names a span of an earlier wake or none, in either
+   * order: a span starting 0.5 ms before a record, its trace emitted in the record's wake, has not started for it.
+   */
   add(batch: SpanBatch): void {
     const { spans, anchor } = batch;
     for (let i = 0; i < batch.size; i++) {
+      const tick = anchor + batch.offset[i]!;
       // What ended before this trace started has ended for any record to come.
-      this.advance(anchor + batch.offset[i]!, false);
+      this.advance(tick, false);
+      const emitted = Math.ceil(tick);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
         if (this.coming.length + this.unnamed.length + this.named.length >= RUNNING_CAPACITY) break;
-        if (this.keep(spans, s))
-          this.arriving.push({ spans, s, start: anchor + spans.start[s]! / 1e6, end: endOf(batch, s) });
+        if (this.keep(spans, s)) {
+          const start = Math.max(anchor + spans.start[s]! / 1e6, emitted);
+          this.arriving.push({ spans, s, start, end: endOf(batch, s) });
+        }
       }
     }
   }
@@ -109,8 +122,8 @@ export class SpanPool {
   }
 
   /**
-   * A span running at `now` (epoch ms: started before then, not ended before): the first to end among those not named
-   * yet (the failure closest to being raised, its exception event is at its end), else the first to end; undefined
+   * A span running at `now` (epoch ms: started before then, and in an earlier millisecond's wake than `now`'s, see
+   * {@link add}; not ended before): the first to end among those not named yet (the failure closest to being raised, its exception event is at its end), else the first to end; undefined
    * while none runs. Only for a pool asked for running spans.
    */
   takeRunning(now: number): PooledSpan | undefined {
@@ -149,9 +162,10 @@ export class SpanPool {
   }
 
   /**
-   * Starts the spans started before `now`, and ends those ended before it (or at it, with `atNow`), in the order they
-   * end. A span starting at `now` itself is not started yet: the traces of that instant may come before or after
-   * the record asking (as the scheduler runs the two timers), and it would be named in one order and not the other.
+   * Starts the spans started before `now` (as {@link add} reckons their start), and ends those ended before it (or at
+   * it, with `atNow`), in the order they end. A span starting at `now` itself, or whose trace is emitted in `now`'s
+   * millisecond, is not started yet: that trace may come before or after the record asking (as the scheduler runs the
+   * two timers), and it would be named in one order and not the other.
    */
   private advance(now: number, atNow: boolean): void {
     while (this.coming.length > 0 && this.coming.peek()!.start < now) this.unnamed.push(this.coming.pop()!);

@@ -298,7 +298,30 @@ describe('traceContext', () => {
         expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
       });
     });
+
+    // d0 fails from 999.5 ms, its trace's tick, emitted in the wake of 1 000 ms, the record's, to 1.1 s.
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a span whose trace is emitted in the record’s millisecond has not started for it`, () => {
+      const starting = spanBatch([0.1], [0], 999.5);
+      starting.spans.spanId.set([0, 0xd0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.5], [0]), s: starting });
+        const logs = cold('-a--|', { a: records(['error'], 0, 1000) });
+        expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
+      });
+    });
   }
+
+  it('names a span starting 0.5 ms before the record when its trace was emitted in an earlier wake', () => {
+    // c8 fails from 999.5 ms to 1.1 s, in a trace whose tick, at 0, was emitted long before the record.
+    const batch = spanBatch([0.1], [0]);
+    batch.spans.start[0] = 999.5e6;
+    batch.spans.end[0] = 1100e6;
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s---', { s: batch });
+      const logs = cold('-a-|', { a: records(['error'], 0, 1000) });
+      expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a-|', { a: ['error:c8'] });
+    });
+  });
 
   it('names a failing record a running span that raised an error, else a running failed call, else the last raised, else the last failed call', () => {
     // c8 raised an error, 0 to 0.1 s; c9 saw a call fail, 0 to 10 s; ca saw a call fail, 0 to 0.2 s.
