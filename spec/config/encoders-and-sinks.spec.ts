@@ -365,6 +365,13 @@ describe('sink', () => {
     expect(grpc({ 'x!tenant': 'a' })).to.deep.equal([
       'scenarios[0] (app): sink.headers["x!tenant"]: expected a gRPC metadata name (letters, digits, _ . -), got "x!tenant"',
     ]);
+    // HTTP/2 forbids connection headers: every call would hang to its deadline (any case: svc lowercases names).
+    for (const name of ['Connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']) {
+      const path = /^\w+$/.test(name) ? `.${name}` : `["${name}"]`;
+      expect(grpc({ [name]: 'close' })).to.deep.equal([
+        `scenarios[0] (app): sink.headers${path}: "${name}" is an HTTP/1 connection header, which HTTP/2 (gRPC) forbids: remove it`,
+      ]);
+    }
     // Bytes under -bin, any case of name (svc lowercases it), and HTTP takes what gRPC does not.
     expect(
       entryOf(

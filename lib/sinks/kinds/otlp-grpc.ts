@@ -27,9 +27,16 @@ export const otlpGrpcKind = defineSink({
 });
 
 /**
+ * HTTP/1 connection headers, which HTTP/2 forbids (RFC 9113 8.2.2): grpc-js takes them as metadata, and Node's
+ * HTTP/2 then refuses every call's headers, which the call only says by passing its deadline.
+ */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade']);
+
+/**
  * A header gRPC cannot carry as metadata, by grpc-js's rules (its keys are lower case: svc lowercases them): a
- * name of other characters than letters, digits, `_`, `.` and `-`, or a value that is not printable ASCII unless
- * its name ends with `-bin` (bytes). Found at load, not by the first call; the value is never shown (a secret).
+ * name of other characters than letters, digits, `_`, `.` and `-`, an HTTP/1 connection header, or a value that is
+ * not printable ASCII unless its name ends with `-bin` (bytes). Found at load, not by the first call (which would
+ * hang to its deadline); the value is never shown (a secret).
  */
 function metadataIssue(headers: Readonly<Record<string, string>> | undefined): SinkIssue | undefined {
   for (const [name, value] of Object.entries(headers ?? {})) {
@@ -37,6 +44,11 @@ function metadataIssue(headers: Readonly<Record<string, string>> | undefined): S
       return {
         path: ['headers', name],
         message: `expected a gRPC metadata name (letters, digits, _ . -), got ${show(name)}`,
+      };
+    if (CONNECTION_HEADERS.has(name.toLowerCase()))
+      return {
+        path: ['headers', name],
+        message: `${show(name)} is an HTTP/1 connection header, which HTTP/2 (gRPC) forbids: remove it`,
       };
     if (!/-bin$/i.test(name) && !/^[ -~]*$/.test(value))
       return {
