@@ -73,12 +73,16 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
 
   const failure = (error: Grpc.ServiceError, request: RecordRequest): SinkError => {
     const code = grpc.status[error.code] ?? String(error.code);
-    const details = firstLine(redact(error.details ?? ''));
-    const tls = secure && /SSL|TLS|certificate/i.test(details ?? '');
+    const fullDetails = redact(error.details ?? '');
+    const details = firstLine(fullDetails);
+    // Only grpc-js's own words for a connection it could not make speak of svc's TLS: a collector answering with a
+    // status whose details tell its own exporter's certificate failure is a refusal like any other.
+    const tls = secure && connectionFailed(fullDetails) && /SSL|TLS|certificate/i.test(fullDetails);
     // A failed certificate check is final and said as every sink says it; grpc-js keeps only its words.
-    const certificate = tls ? certificateCodeOf(details) : undefined;
+    const certificate = tls ? certificateCodeOf(fullDetails) : undefined;
     if (certificate) {
-      const cause = new Error(lastErrorOf(details), { cause: error });
+      // Its words taken from all the details, then cut: a wrong host's words end with the names the certificate holds.
+      const cause = new Error(firstLine(lastErrorOf(fullDetails)), { cause: error });
       return networkError('otlp_grpc', address, hostOf(address), cause, {
         code: certificate,
         timeout,
@@ -220,9 +224,17 @@ function systemCodeOf(code: string, details: string): string | undefined {
   return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
 }
 
+/**
+ * Whether a status's details are grpc-js's own for a connection it could not make (`No connection established. Last
+ * error: …`, a load balancer's name before it), not a collector's: only then do they tell of svc's connection.
+ */
+function connectionFailed(details: string): boolean {
+  return /^(?:\w+: )?No connection established\b/.test(details.trimStart());
+}
+
 /** The words of the error behind a status grpc-js made up (`No connection established. Last error: Error: <words>.`). */
 function lastErrorOf(details: string): string {
-  return /Last error: (?:\w*Error(?: \[\w+\])?: )?(.*?)\.?(?: Resolution note:.*)?$/.exec(details)?.[1] ?? details;
+  return /Last error: (?:\w*Error(?: \[\w+\])?: )?(.*?)\.?(?: Resolution note:.*)?$/s.exec(details)?.[1] ?? details;
 }
 
 /**

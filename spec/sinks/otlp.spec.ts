@@ -508,6 +508,73 @@ describe('OTLP sinks', function () {
     }
   });
 
+  describe('otlp_grpc over TLS to a collector this machine trusts (NODE_EXTRA_CA_CERTS, read as bin/svc starts)', () => {
+    /** A TLS collector of a certificate made out to `altNames`, answering every call with `answer`, counting them. */
+    const tlsCollector = async (altNames: string, answer: Partial<grpc.StatusObject> | null) => {
+      const { dir } = scenarioDir('svc-otlp-tls-');
+      const { key, cert } = selfSigned(dir, altNames);
+      const collector = { calls: 0, cert, port: 0, server: new grpc.Server() };
+      collector.server.addService(rawExportService('metrics'), {
+        Export: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => (
+          collector.calls++, callback(answer, answer ? null : Buffer.alloc(0))
+        ),
+      });
+      collector.port = await new Promise<number>((resolve, reject) =>
+        collector.server.bindAsync(
+          '127.0.0.1:0',
+          grpc.ServerCredentials.createSsl(null, [{ private_key: readFileSync(key), cert_chain: readFileSync(cert) }]),
+          (error, port) => (error ? reject(error) : resolve(port)),
+        ),
+      );
+      return collector;
+    };
+    /** bin/svc sending one point to the collector, three tries; its stderr. */
+    const send = (collector: { cert: string; port: number }) => {
+      const file = scenario(
+        'tls-answer.yaml',
+        'version: 2\nkind: runnable\nscenarios:\n' +
+          '  - {name: a, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s,\n' +
+          `     sink: {type: otlp_grpc, endpoint: "https://127.0.0.1:${collector.port}", retry: {max_attempts: 3, initial_backoff: 10ms, max_backoff: 20ms}}}\n`,
+      );
+      return new Promise<string>((resolve) => {
+        const env = {
+          ...process.env,
+          NODE_EXTRA_CA_CERTS: collector.cert,
+          GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined,
+        };
+        execFile('node', ['bin/svc', 'run', file], { env }, (_error, _stdout, stderr) => resolve(stderr));
+      });
+    };
+
+    it("a collector's UNAVAILABLE telling its own exporter's certificate failure is retried as a refusal, not made svc's certificate failure", async () => {
+      const details = 'failed to export: x509: certificate has expired or is not yet valid';
+      const collector = await tlsCollector('IP:127.0.0.1', { code: grpc.status.UNAVAILABLE, details });
+      try {
+        const stderr = await send(collector);
+        expect({ calls: collector.calls, said: stderr.includes(`answered UNAVAILABLE: "${details}"`) }).to.deep.equal({
+          calls: 3,
+          said: true,
+        });
+        expect(stderr).not.to.include('has expired: renew it');
+      } finally {
+        collector.server.forceShutdown();
+      }
+    });
+
+    it('a certificate made out to other addresses is said with all of them (grpc-js words them past the 200 characters kept)', async () => {
+      const addresses = Array.from({ length: 8 }, (_, i) => `10.0.0.${i + 1}`);
+      const collector = await tlsCollector(addresses.map((address) => `IP:${address}`).join(','), null);
+      try {
+        expect(await send(collector)).to.include(
+          `the TLS certificate of 127.0.0.1:${collector.port} is not made out to "127.0.0.1" (Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in the cert's list: ${addresses.join(', ')}): address the server by a name its certificate holds`,
+        );
+        expect(collector.calls).to.equal(0);
+      } finally {
+        collector.server.forceShutdown();
+      }
+    });
+  });
+
   it('otlp_grpc: no connection, an unknown host and no answer in time are said in words, as the other sinks say them', async () => {
     const silent = await startHostileReceiver('silent');
     const failure = async (endpoint: string) => {

@@ -12,9 +12,9 @@ export interface SelfSigned {
 
 /**
  * A self-signed certificate of 127.0.0.1 (its own authority, as a private CA's server has one), made by openssl
- * into `dir` as cert.pem and key.pem.
+ * into `dir` as cert.pem and key.pem; `altNames` (openssl's subjectAltName list) makes it out to other names.
  */
-export function selfSigned(dir: string): SelfSigned {
+export function selfSigned(dir: string, altNames = 'IP:127.0.0.1'): SelfSigned {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   // Piped: openssl's key generation progress is no test output.
@@ -22,7 +22,7 @@ export function selfSigned(dir: string): SelfSigned {
     requireBinary('openssl', 'openssl'),
     [
       ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1'],
-      ...['-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert],
+      ...['-addext', `subjectAltName=${altNames}`, '-keyout', key, '-out', cert],
     ],
     { stdio: 'pipe' },
   );
