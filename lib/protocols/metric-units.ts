@@ -1,22 +1,45 @@
+/** A unit a family name may end with (`_seconds`). */
+interface Unit {
+  /** Its UCUM code, OTLP's `Metric.unit`; none when the collector's Prometheus translation has no word for it. */
+  readonly ucum?: string;
+  /** One of Prometheus' base units: OpenMetrics' `# UNIT` and remote write's metadata name it. */
+  readonly base?: true;
+  /** A time: how many of it make a second. */
+  readonly perSecond?: number;
+}
+
 /**
- * Base units a family name may end with (`_seconds`): OpenMetrics' `# UNIT`, remote write's metadata unit; and each
- * one's UCUM code, OTLP's `Metric.unit` (the codes the collector's Prometheus translation maps to these words and
- * back, so a collector or Prometheus reading OTLP names the metric as svc does, without a second suffix).
+ * The units a family name may end with. A UCUM code is only one the OTLP→Prometheus translation (the collector's,
+ * Prometheus' OTLP receiver: prometheus/otlptranslator) maps back to the same word, so that it names the metric as
+ * svc does, without a second suffix: `kelvin` has none (`K` is not in its table: `room_kelvin` came back as
+ * `room_kelvin_K`). The times are as OpenTelemetry's Prometheus exporters name them (`ms` becomes `_milliseconds`).
  */
-const UNITS: Readonly<Record<string, string>> = {
-  seconds: 's',
-  bytes: 'By',
-  ratio: '1',
-  meters: 'm',
-  grams: 'g',
-  celsius: 'Cel',
-  kelvin: 'K',
-  volts: 'V',
-  amperes: 'A',
-  joules: 'J',
-  watts: 'W',
-  hertz: 'Hz',
+const UNITS: Readonly<Record<string, Unit>> = {
+  seconds: { ucum: 's', base: true, perSecond: 1 },
+  milliseconds: { ucum: 'ms', perSecond: 1e3 },
+  microseconds: { ucum: 'us', perSecond: 1e6 },
+  nanoseconds: { ucum: 'ns', perSecond: 1e9 },
+  minutes: { ucum: 'min', perSecond: 1 / 60 },
+  hours: { ucum: 'h', perSecond: 1 / 3600 },
+  days: { ucum: 'd', perSecond: 1 / 86_400 },
+  bytes: { ucum: 'By', base: true },
+  ratio: { ucum: '1', base: true },
+  meters: { ucum: 'm', base: true },
+  grams: { ucum: 'g', base: true },
+  celsius: { ucum: 'Cel', base: true },
+  kelvin: { base: true },
+  volts: { ucum: 'V', base: true },
+  amperes: { ucum: 'A', base: true },
+  joules: { ucum: 'J', base: true },
+  watts: { ucum: 'W', base: true },
+  hertz: { ucum: 'Hz', base: true },
 };
+
+/** The unit `family` ends with, if any (`_milliseconds` is not `_seconds`: the word follows an underscore). */
+function unitEnding(family: string): Unit | undefined {
+  const word = Object.keys(UNITS).find((unit) => family.endsWith(`_${unit}`));
+  return word === undefined ? undefined : UNITS[word];
+}
 
 /** The metric family of a metric's name: a counter's without `_total` (`requests_total` is of `requests`). */
 export function familyName(name: string, metricType?: string): string {
@@ -25,36 +48,21 @@ export function familyName(name: string, metricType?: string): string {
 
 /** The base unit `family` ends with (`http_request_duration_seconds`: `seconds`), if any. */
 export function unitOf(family: string): string | undefined {
-  return Object.keys(UNITS).find((unit) => family.endsWith(`_${unit}`));
+  return Object.keys(UNITS).find((unit) => UNITS[unit]!.base && family.endsWith(`_${unit}`));
 }
 
 /**
- * The UCUM unit (OTLP's `Metric.unit`) of the base unit a metric's name ends with, before a counter's `_total`
- * (`http_request_duration_seconds`: `s`; `network_receive_bytes_total`: `By`), if any.
+ * The UCUM unit (OTLP's `Metric.unit`) of the unit a metric's name ends with, before a counter's `_total`
+ * (`http_request_duration_seconds`: `s`; `gc_pause_milliseconds`: `ms`; `network_receive_bytes_total`: `By`), if any.
  */
 export function ucumUnitOf(name: string, metricType?: string): string | undefined {
-  const unit = unitOf(familyName(name, metricType));
-  return unit === undefined ? undefined : UNITS[unit];
+  return unitEnding(familyName(name, metricType))?.ucum;
 }
-
-/**
- * Time units a family name may end with, as OpenTelemetry's Prometheus exporters name them (`ms` becomes
- * `_milliseconds`), and how many of each make a second.
- */
-const TIME_UNITS: readonly (readonly [string, number])[] = [
-  ['nanoseconds', 1e9],
-  ['microseconds', 1e6],
-  ['milliseconds', 1e3],
-  ['seconds', 1],
-  ['minutes', 1 / 60],
-  ['hours', 1 / 3600],
-  ['days', 1 / 86_400],
-];
 
 /**
  * How many of the time unit `family` ends with make a second (`request_duration_milliseconds`: 1000); 1 for a name
  * without a time unit, read as seconds, Prometheus' base unit of time.
  */
 export function timeUnitsPerSecond(family: string): number {
-  return TIME_UNITS.find(([unit]) => family.endsWith(`_${unit}`))?.[1] ?? 1;
+  return unitEnding(family)?.perSecond ?? 1;
 }

@@ -526,7 +526,7 @@ describe('otlpMetrics: unit', () => {
   const unitOf = (options: OtlpMetricsOptions, batch: Labelled<SampleBatch> = one) =>
     metricsOf(otlpMetrics(options).encode(batch).data)[0].unit;
 
-  it("is the UCUM code of the base unit the name ends with (before a counter's _total), as # UNIT and remote write read it", () => {
+  it("is the UCUM code of the unit the name ends with (before a counter's _total), one the Prometheus translation maps back to it", () => {
     const histogram = {
       ...sampleBatch({
         values: [2, 3, 2],
@@ -551,6 +551,14 @@ describe('otlpMetrics: unit', () => {
       unitOf({ name: 'cache_hit_ratio', metricType: 'gauge' }),
       unitOf({ name: 'room_celsius' }),
     ]).to.deep.equal(['s', 's', 'By', 'By', '1', 'Cel']);
+    // The times OpenTelemetry's Prometheus exporters name (ms: _milliseconds), which the translation maps back.
+    expect(
+      ['milliseconds', 'microseconds', 'nanoseconds', 'minutes', 'hours', 'days'].map((unit) =>
+        unitOf({ name: `gc_pause_${unit}`, metricType: 'gauge' }),
+      ),
+    ).to.deep.equal(['ms', 'us', 'ns', 'min', 'h', 'd']);
+    // Kelvin has no code the OTLP→Prometheus translation knows: K would come back as room_kelvin_K.
+    expect(unitOf({ name: 'room_kelvin' })).to.equal(undefined);
     // No base unit at its end: none (the field left out), not a guess.
     expect([
       unitOf({ name: 'requests_total', metricType: 'counter' }),
