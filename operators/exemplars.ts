@@ -5,6 +5,7 @@ import type { Series } from './model/series.js';
 import { checkChoice, spanFilter, withSpanPools, type EndedSpanPool, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
 import {
+  BOOLEAN,
   check,
   checkOptional,
   FUNCTION,
@@ -30,7 +31,7 @@ export interface ExemplarOptions {
   /**
    * The value of an exemplar on tick `index` scheduled `offset` ms after the start, whose event is the batch's
    * `event`th (an observation); default 1. On a histogram's or a summary's event, an exemplar naming a span is worth
-   * the span's duration (in {@link unitsPerSecond}) instead.
+   * the span's duration (in {@link unitsPerSecond}) instead, unless {@link spanDurations} is false.
    */
   readonly value?: (index: number, offset: number, event: number) => number;
   /**
@@ -38,6 +39,11 @@ export interface ExemplarOptions {
    * histogram or summary of milliseconds, so the exemplar lands in the bucket of its span's latency.
    */
   readonly unitsPerSecond?: number;
+  /**
+   * Whether a histogram's or a summary's exemplar naming a span is worth the span's duration (default true); false
+   * for one whose observations are no time (`_bytes`): it is worth `value`, the span giving only its ids.
+   */
+  readonly spanDurations?: boolean;
 }
 
 /**
@@ -68,7 +74,8 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
   checkOptional('exemplars', 'seed', options.seed, INTEGER);
   checkOptional('exemplars', 'value', options.value, FUNCTION);
   checkOptional('exemplars', 'unitsPerSecond', options.unitsPerSecond, POSITIVE);
-  const { every = 1, probability, seed = 0, value = () => 1, unitsPerSecond = 1 } = options;
+  checkOptional('exemplars', 'spanDurations', options.spanDurations, BOOLEAN);
+  const { every = 1, probability, seed = 0, value = () => 1, unitsPerSecond = 1, spanDurations = true } = options;
   // Span times are in nanoseconds.
   const nanosecondsPerUnit = 1e9 / unitsPerSecond;
   const draws = new SplitMix64(seed);
@@ -98,7 +105,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         if (pool && !span) continue;
         places.see(series, at, rows);
         const worth =
-          span && (native || places.distribution)
+          span && spanDurations && (native || places.distribution)
             ? (span.spans.end[span.s]! - span.spans.start[span.s]!) / nanosecondsPerUnit
             : value(index, offset[at]!, e);
         const k = placed.add(places.of(native, at, rows, worth), worth, time);

@@ -61,8 +61,9 @@ export function ucumUnitOf(name: string, metricType?: string): string | undefine
 
 /**
  * How many of the time unit `family` ends with make a second (`request_duration_milliseconds`: 1000); 1 for a name
- * without a time unit, read as seconds, Prometheus' base unit of time.
+ * without a unit, read as seconds, Prometheus' base unit of time; undefined for a unit that is no time (`_bytes`).
  */
-export function timeUnitsPerSecond(family: string): number {
-  return unitEnding(family)?.perSecond ?? 1;
+export function timeUnitsPerSecond(family: string): number | undefined {
+  const unit = unitEnding(family);
+  return unit === undefined ? 1 : unit.perSecond;
 }

@@ -136,6 +136,21 @@ describe('exemplars', () => {
     expect(() => exemplars({ unitsPerSecond: 0 })).to.throw(/unitsPerSecond/);
   });
 
+  it('with spanDurations false (observations of no time: bytes), is worth value, on the bucket holding it; the span gives the ids', () => {
+    const inBytes = (index: number) => histogramEvent(index, 1500, ['1000', '2000', '+Inf']);
+    const value = (index: number) => [1800, 700][index]!;
+    virtualTime().run(({ cold, hot, expectObservable }) => {
+      const spans = hot('s-', { s: spanBatch([0.5, 1.5]) });
+      expectObservable(
+        cold('-ab|', { a: inBytes(0), b: inBytes(1) }).pipe(
+          exemplars({ spans, value, spanDurations: false }),
+          map(placed),
+        ),
+      ).toBe('-ab|', { a: ['_bucket2000 c9 1800'], b: ['_bucket1000 c8 700'] });
+    });
+    expect(() => exemplars({ spanDurations: 'no' as unknown as boolean })).to.throw(/spanDurations/);
+  });
+
   it("on a counter's sample names a span and is worth one request, not the span's duration", () => {
     const counterEvent: Labelled<SampleBatch> = {
       size: 1,

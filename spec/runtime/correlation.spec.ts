@@ -159,6 +159,26 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     expect(new Set(found.map(({ row }) => row.labels.le)).size).to.be.above(1);
   });
 
+  it("a histogram whose unit is no time (_bytes) gets exemplars worth the tick's first observation, the span naming only the ids", async () => {
+    // As an SDK records one (client_golang's ObserveWithExemplar, OpenTelemetry's exemplar reservoir): the measurement.
+    const name = 'http_response_size_bytes';
+    const sizes = { ...LATENCY, name, distribution: { type: 'exponential', rate: 0.001 }, buckets: [500, 1000, 5000] };
+    const { text, samples, firstObserved } = await runTogether(
+      file(CHECKOUT, { ...sizes, exemplars: { from: 'checkout' } }),
+    );
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const found = exemplarRows(samples(name));
+    expect(found.length).to.be.within(10, 11);
+    for (const { exemplar, row, time } of found) {
+      expect(spans.get(spanKey(exemplar))?.parentSpanId, 'a root span of the traces entry').to.equal(undefined);
+      expect(spans.has(spanKey(exemplar))).to.equal(true);
+      // 4 ticks a second: its slot's first observation (bytes), not a span's duration read as bytes.
+      expect(exemplar.value).to.equal(firstObserved.get(((time - START) / 1000) * 4));
+      const le = [500, 1000, 5000].find((bound) => exemplar.value <= bound);
+      expect(`${row.suffix}{le="${row.labels.le}"}`).to.equal(`_bucket{le="${le ?? '+Inf'}"}`);
+    }
+  });
+
   it("a histogram's exemplars name the checkout's roots, not those of the traces its queue consumers start", async () => {
     // The worker's consumer starts a trace of its own, ending after the checkout's root: the last root to end.
     const publish = {

@@ -183,8 +183,8 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
           // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
           // (an event a tick, in order), else drawn again (the same number). Kept per subscription.
           let observed: ObservationBatch | undefined;
-          // Only random exemplars read it: those of a traces entry are worth their spans' durations.
-          const keepsObserved = entry.exemplars !== undefined && entry.exemplars.from === undefined;
+          // Only exemplars worth an observation read it: not those worth their spans' durations.
+          const keepsObserved = entry.exemplars !== undefined && spanDurationUnits(entry) === undefined;
           const firstObservation = (index: number, offset: number, event: number) =>
             observed?.index[event] === index && perTick > 0
               ? observed.observations[event]![0]!
@@ -220,14 +220,24 @@ function withExemplars(
   const config = entry.exemplars;
   if (!config) return identity;
   const { from, service, ...due } = config;
+  const unitsPerSecond = spanDurationUnits(entry);
   return exemplars({
     ...due,
     value,
-    // A span's duration in the unit the metric's name gives its observations: a `_milliseconds` histogram's in ms.
-    unitsPerSecond: timeUnitsPerSecond(entry.name ?? ''),
+    ...(unitsPerSecond === undefined ? { spanDurations: false } : { unitsPerSecond }),
     ...(from !== undefined && { spans: spansOf(entry, 'exemplars', hooks) }),
     ...(service !== undefined && { choice: { service, kinds: ['server', 'consumer'] } }),
   });
+}
+
+/**
+ * The unit, in units a second, of the span durations an entry's exemplars are worth: the time its name ends with
+ * (a `_milliseconds` histogram's in ms; seconds for a name without a unit). Undefined when they are worth the event's
+ * observation, as an SDK records one: random exemplars, and a metric whose unit is no time (`_bytes`), whose span
+ * gives only the ids.
+ */
+function spanDurationUnits(entry: Entry): number | undefined {
+  return entry.exemplars?.from === undefined ? undefined : timeUnitsPerSecond(entry.name ?? '');
 }
 
 /** The spans a `from` names: only the entries run together can feed them (file-run.ts). */
