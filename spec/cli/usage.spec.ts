@@ -35,8 +35,8 @@ describe('svc usage errors', () => {
   });
 
   it('name the unknown flag, not a known flag written before the command (the reference tool puts --dry-run there)', async () => {
-    expect(await usageError(['--dry-run', 'metrics', '--name', 'cpu', '--value-mode', 'sine'])).to.equal(
-      'Usage Error: unknown flag --value-mode for svc metrics (svc metrics --help lists its flags)',
+    expect(await usageError(['--dry-run', 'metrics', '--name', 'cpu', '--spike-label', 'pod'])).to.equal(
+      'Usage Error: unknown flag --spike-label for svc metrics (svc metrics --help lists its flags)',
     );
     expect(await usageError(['-q', '--dry-run', 'run', file, '--duraton', '2s'])).to.equal(
       'Usage Error: unknown flag --duraton for svc run; did you mean --duration?',

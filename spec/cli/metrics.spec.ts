@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { svc, lines } from '../support/cli.js';
+
+/** The entry `svc metrics` builds from `flags`, as --dry-run --format json prints it. */
+async function entryOf(flags: string[]): Promise<Record<string, unknown>> {
+  const result = await svc(['metrics', '--name', 'cpu', '--rate', '2', ...flags, '--dry-run', '--format', 'json']);
+  expect(result.code, result.stderr).to.equal(0);
+  return JSON.parse(result.stdout).entries[0].config;
+}
+
+describe('svc metrics', () => {
+  it("takes the reference tool's --value-mode and the flags of each generator, with its defaults", async () => {
+    expect((await entryOf([])).generator).to.deep.equal({ type: 'constant', value: 1 });
+    expect((await entryOf(['--value-mode', 'sine', '--amplitude', '50', '--offset', '50'])).generator).to.deep.equal({
+      type: 'sine',
+      amplitude: 50,
+      period_secs: 60,
+      offset: 50,
+    });
+    expect((await entryOf(['--value-mode', 'sawtooth', '--max', '10', '--period-secs', '5'])).generator).to.deep.equal({
+      type: 'sawtooth',
+      min: 0,
+      max: 10,
+      period_secs: 5,
+    });
+    const uniform = await entryOf(['--value-mode', 'uniform', '--seed', '7', '--jitter', '0.5', '--jitter-seed', '3']);
+    expect(uniform.generator).to.deep.equal({ type: 'uniform', min: 0, max: 1, seed: 7 });
+    expect([uniform.jitter, uniform.jitter_seed]).to.deep.equal([0.5, 3]);
+  });
+
+  it('writes the wave the flags describe', async () => {
+    const result = await svc([
+      'metrics',
+      '--name',
+      'cpu',
+      '--rate',
+      '2',
+      '--duration',
+      '1600ms',
+      '--value-mode',
+      'sine',
+      '--amplitude',
+      '50',
+      '--offset',
+      '50',
+      '--period-secs',
+      '4',
+    ]);
+    expect(result.code, result.stderr).to.equal(0);
+    const values = lines(result.stdout).map((line) => Number(line.split(' ')[1]).toFixed(3));
+    expect(values).to.deep.equal(['50.000', '85.355', '100.000', '85.355']);
+  });
+
+  it('refuses a generator flag the mode does not take, or beside --scenario, naming it', async () => {
+    const sine = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--value-mode', 'sine', '--value', '3']);
+    expect(sine.code).to.equal(2);
+    expect(sine.stderr).to.include(
+      'Usage Error: --value does not apply to --value-mode sine, which takes --amplitude, --period-secs, --offset',
+    );
+    const mode = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--value-mode', 'cosine']);
+    expect(mode.stderr).to.include('--value-mode: expected one of constant, sine, sawtooth, uniform, got "cosine"');
+    const file = await svc(['metrics', '--scenario', 'examples/quickstart.yaml', '--amplitude', '3']);
+    expect(file.code).to.equal(2);
+    expect(file.stderr).to.include('--amplitude: these flags define a metric, they cannot be combined with --scenario');
+  });
+
+  it('names the flag of a generator field out of range', async () => {
+    const result = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--value-mode', 'uniform', '--min', '5']);
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.include('--max: expected a number greater than min (5), got 1');
+  });
+});
