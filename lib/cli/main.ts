@@ -32,7 +32,10 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   cli.register(HelpCommand);
   cli.register(VersionCommand);
 
-  return runProgram(cli, argv, context);
+  // `svc -v` alone is the version; before a command it is the reference tool's short `--verbose`, which
+  // clipanion would read as the version command's path followed by arguments it does not take.
+  const args = argv[0] === '-v' && argv.length > 1 ? ['--verbose', ...argv.slice(1)] : argv;
+  return runProgram(cli, args, context);
 }
 
 /** Entry point of `bin/svc`. */

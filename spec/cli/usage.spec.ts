@@ -215,4 +215,19 @@ describe('svc help and version', () => {
       expect(await svc(argv), argv[0]).to.deep.equal({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
     }
   });
+
+  it('-v is --verbose where the reference tool writes it, before or after the command (alone it is the version)', async () => {
+    for (const argv of [
+      ['-v', 'run', file, '--duration', '1ms'],
+      ['run', file, '--duration', '1ms', '-v'],
+    ]) {
+      const result = await svc(argv);
+      expect(result.code, result.stderr).to.equal(0);
+      expect(result.stderr, argv.join(' ')).to.include('entry 1: up');
+    }
+    expect((await svc(['run', file, '--duration', '1ms'])).stderr).not.to.include('entry 1: up');
+    expect(await usageError(['-v', '-q', 'run', file])).to.equal(
+      'Usage Error: --quiet and --verbose ask for opposite things: give one of them',
+    );
+  });
 });

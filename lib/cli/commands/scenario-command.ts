@@ -26,7 +26,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     '<file>',
     'Write every entry to this file: short for --sink file --endpoint <file>',
   );
-  verbose = Option.Boolean('--verbose', false, { description: 'Print the resolved settings, then run' });
+  verbose = Option.Boolean('-v,--verbose', false, { description: 'Print the resolved settings, then run' });
   quiet = Option.Boolean('-q,--quiet', false, {
     description: 'Print no progress, settings or STOPPED lines: events, warnings and errors only',
   });
