@@ -50,6 +50,13 @@ describe('svc new: starter scenarios', () => {
     );
   });
 
+  it("takes the reference tool's --template: the starter, as without it; not with --from", async () => {
+    expect(await starter(['--template'])).to.equal(await starter([]));
+    expect(await usageError(['new', '--template', '--from', 'x.csv'])).to.equal(
+      'Usage Error: --template writes the starter scenario, --from one read from a source: give one of them',
+    );
+  });
+
   it('writes metrics by default, and the metrics starter runs: its samples on stdout', async () => {
     const file = scenario('run.yaml', await starter([]));
     const result = await svc(['run', file, '--duration', '1s', '--quiet']);

@@ -54,6 +54,9 @@ export class NewCommand extends SvcCommand {
   );
   output = valueFlag('-o,--output', '<file>', 'Write the scenario into this file instead of stdout');
   force = Option.Boolean('--force', false, { description: 'With -o: replace the file when it exists' });
+  template = Option.Boolean('--template', false, {
+    description: "The starter scenario, as without --from (the reference tool's flag for it)",
+  });
 
   async execute(): Promise<number> {
     const [sinks, encoders] = await Promise.all([
@@ -75,6 +78,8 @@ export class NewCommand extends SvcCommand {
               ...Object.keys(encoders.ENCODER_ALIASES),
             ]),
           )!.type;
+    if (this.template && this.from !== undefined)
+      throw new UsageError('--template writes the starter scenario, --from one read from a source: give one of them');
     if (this.force && this.output === undefined)
       throw new UsageError('--force replaces the file of -o: give -o <file> too');
     const text =
