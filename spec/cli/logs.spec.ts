@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { svc, lines } from '../support/cli.js';
+import { svc, lines, scenarioDir } from '../support/cli.js';
 
 describe('svc logs', () => {
   it('emits seeded records from flag templates and pools, with labels, as json_lines', async () => {
@@ -71,6 +71,45 @@ describe('svc logs', () => {
     const metrics = await svc(['metrics', '--name', 'cpu-usage', '--rate', '1']);
     expect(metrics.code).to.equal(1);
     expect(metrics.stderr).to.include('svc metrics flags: --name: expected a name matching');
+  });
+
+  it("takes the reference tool's --mode replay --file, and --severity-weights", async () => {
+    const { scenario } = scenarioDir('svc-logs-replay-');
+    const file = scenario('app.log', 'line one\nline two\n');
+    const replay = await svc(['logs', '--mode', 'replay', '--file', file, '--rate', '20', '--duration', '200ms']);
+    expect(replay.code, replay.stderr).to.equal(0);
+    expect(lines(replay.stdout).map((l) => JSON.parse(l).message)).to.deep.equal([
+      'line one',
+      'line two',
+      'line one',
+      'line two',
+    ]);
+    const weighted = await svc([
+      'logs',
+      '--mode',
+      'template',
+      '--message',
+      'boom',
+      '--severity-weights',
+      'error=1',
+      '--rate',
+      '10',
+      '--duration',
+      '200ms',
+    ]);
+    expect(weighted.code, weighted.stderr).to.equal(0);
+    for (const line of lines(weighted.stdout)) expect(JSON.parse(line).severity).to.equal('error');
+    const mistakes: [string[], string][] = [
+      [['--mode', 'replay', '--file', file, '--message', 'x'], '--message shapes templates: --mode replay'],
+      [['--mode', 'replay'], '--mode replay needs --file <file>'],
+      [['--message', 'x', '--file', file], '--file is the file of --mode replay: give --mode replay too'],
+      [['--mode', 'tail', '--message', 'x'], '--mode: expected one of template, replay, got "tail"'],
+    ];
+    for (const [argv, message] of mistakes) {
+      const result = await svc(['logs', '--rate', '1', ...argv]);
+      expect(result.code, argv.join(' ')).to.equal(2);
+      expect(result.stderr, argv.join(' ')).to.include(message);
+    }
   });
 
   it('exits 2 on usage mistakes', async () => {

@@ -1,5 +1,5 @@
 import { Command, UsageError } from 'clipanion';
-import { flagNumber, listFlag, valueFlag } from '../flags.js';
+import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand } from './scenario-command.js';
 import type { LoadedScenario } from './scenario-source-command.js';
@@ -24,10 +24,16 @@ export class LogsCommand extends ScenarioCommand {
   });
 
   name = valueFlag('--name', '<name>', 'Entry name (default: logs)');
-  message = listFlag('--message', '<template>', 'Message template, repeatable');
-  field = listFlag('--field', '<name=v1,v2,…>', 'Placeholder pool, repeatable');
-  severity = valueFlag('--severity', '<level=weight,…>', 'Severity weights: info=7,warn=2,error=1 (default: all info)');
-  seed = valueFlag('--seed', '<n>', 'Seed of the record choice (default: 0)');
+  mode = valueFlag('--mode', '<template|replay>', 'Log generator: template (default) or replay');
+  message = listFlag('--message', '<template>', 'template: message template, repeatable');
+  field = listFlag('--field', '<name=v1,v2,…>', 'template: placeholder pool, repeatable');
+  severity = valueFlag(
+    '--severity,--severity-weights',
+    '<level=weight,…>',
+    'template: severity weights, info=7,warn=2,error=1 (default: all info)',
+  );
+  seed = valueFlag('--seed', '<n>', 'template: seed of the record choice (default: 0)');
+  file = valueFlag('--file,--replay-file', '<file>', 'replay: the file whose lines are the messages, one a record');
   scenario = valueFlag(
     '--scenario',
     '<file>',
@@ -36,17 +42,56 @@ export class LogsCommand extends ScenarioCommand {
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     const { loadScenario } = await import('../../config/load.js');
-    const flagDefined = [this.name, this.message, this.field, this.severity, this.seed].some((v) => v !== undefined);
+    const flagDefined = [this.name, this.mode, this.message, this.field, this.severity, this.seed, this.file].some(
+      (v) => v !== undefined,
+    );
     if (this.scenario) {
       if (flagDefined)
         throw new UsageError(
-          '--name, --message, --field, --severity and --seed define records from flags; they cannot be combined with --scenario',
+          '--name, --mode, --message, --field, --severity, --seed and --file define records from flags; they cannot be combined with --scenario',
         );
       return this.loadScenarioArg(this.scenario, overrides);
     }
-    if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
+    const mode = flagChoice('--mode', this.mode ?? 'template', ['template', 'replay'] as const);
+    const log_generator = mode === 'replay' ? this.replay() : this.template();
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');
-    const log_generator = {
+    const entry = { signal_type: 'logs', name: this.name ?? 'logs', rate: overrides.rate, log_generator };
+    const origin = 'svc logs flags';
+    const written = [
+      { path: ['name'], flag: '--name' },
+      { path: ['log_generator', 'templates'], flag: '--message' },
+      { path: ['log_generator', 'field_pools'], flag: '--field' },
+      { path: ['log_generator', 'severity_weights'], flag: '--severity' },
+      { path: ['log_generator', 'seed'], flag: '--seed' },
+      { path: ['log_generator', 'file'], flag: '--file' },
+    ];
+    return {
+      file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides: { ...overrides, written } }),
+      origin,
+    };
+  }
+
+  /** `--mode replay`: the lines of --file, which the template flags do not shape. */
+  private replay(): Record<string, unknown> {
+    const stray = (
+      [
+        ['--message', this.message],
+        ['--field', this.field],
+        ['--severity', this.severity],
+        ['--seed', this.seed],
+      ] as const
+    ).find(([, value]) => value !== undefined)?.[0];
+    if (stray !== undefined)
+      throw new UsageError(`${stray} shapes templates: --mode replay writes the lines of --file as they are`);
+    if (this.file === undefined) throw new UsageError('--mode replay needs --file <file>: the lines to replay');
+    return { type: 'replay', file: this.file };
+  }
+
+  /** `--mode template` (the default): records from the --message templates. */
+  private template(): Record<string, unknown> {
+    if (this.file !== undefined) throw new UsageError('--file is the file of --mode replay: give --mode replay too');
+    if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
+    return {
       type: 'template',
       templates: this.message.map((message) => ({ message })),
       field_pools: Object.fromEntries(
@@ -58,19 +103,6 @@ export class LogsCommand extends ScenarioCommand {
         ),
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
-    };
-    const entry = { signal_type: 'logs', name: this.name ?? 'logs', rate: overrides.rate, log_generator };
-    const origin = 'svc logs flags';
-    const written = [
-      { path: ['name'], flag: '--name' },
-      { path: ['log_generator', 'templates'], flag: '--message' },
-      { path: ['log_generator', 'field_pools'], flag: '--field' },
-      { path: ['log_generator', 'severity_weights'], flag: '--severity' },
-      { path: ['log_generator', 'seed'], flag: '--seed' },
-    ];
-    return {
-      file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides: { ...overrides, written } }),
-      origin,
     };
   }
 
