@@ -140,6 +140,16 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     expect(Date.now() - began).to.be.below(5_000);
   });
 
+  it("takes the reference tool's --prometheus-url for --live --prometheus <url>", async () => {
+    const file = write('url.yaml', scenario(prometheus, 'url', '    - {alert: QueueBaklog, firing_within: 20s}'));
+    const { code, stderr } = await svc(['test', file, '--prometheus-url', prometheus.url, '--interval', '1s']);
+    expect(stderr).to.include(`Prometheus at ${prometheus.url} has no alerting rule "QueueBaklog"`);
+    expect(code).to.equal(1);
+    const both = await svc(['test', file, '--prometheus-url', prometheus.url, '--prometheus', prometheus.url]);
+    expect(both.stderr).to.include('--prometheus-url is short for --live --prometheus <url>: give one of them');
+    expect(both.code).to.equal(2);
+  });
+
   it('names an unreachable Prometheus with its credentials masked, exit 1, before running anything', async () => {
     const port = await freeTcpPort();
     const file = write(

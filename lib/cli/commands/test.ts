@@ -71,8 +71,19 @@ export class TestCommand extends SvcCommand {
     '<url>',
     'With --live: also check that each alert reaches this Alertmanager',
   );
+  prometheusUrl = valueFlag(
+    '--prometheus-url',
+    '<url>',
+    '--live --prometheus <url> as the reference tool writes it (its test is always live)',
+  );
 
   async execute(): Promise<number> {
+    if (this.prometheusUrl !== undefined) {
+      if (this.prometheus !== undefined)
+        throw new UsageError('--prometheus-url is short for --live --prometheus <url>: give one of them');
+      this.live = true;
+      this.prometheus = this.prometheusUrl;
+    }
     if (this.live) {
       if (this.prometheus === undefined)
         throw new UsageError('--live needs --prometheus <url>: the Prometheus that evaluates the rules');
