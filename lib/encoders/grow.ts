@@ -3,7 +3,29 @@
  * grow it when rows are longer than guessed.
  */
 export function grown(out: Buffer, used: number, more: number): Buffer {
-  const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, used + more));
+  return copied(out, used, Math.max(out.length * 2, used + more));
+}
+
+/**
+ * `out` with room for `rest` bytes after its first `used`, where `rest` already estimates the rest of the batch
+ * (its rows at the length guessed, with a margin): grown to that, not doubled, since a chunk keeps its whole buffer
+ * alive. By an eighth at least, so that rows ever longer cost a few copies, not one every few rows.
+ */
+export function grownToFit(out: Buffer, used: number, rest: number): Buffer {
+  return copied(out, used, Math.max(used + rest, out.length + (out.length >> 3)));
+}
+
+/**
+ * `out`'s first `used` bytes: in a buffer of their own when more than `slack` bytes of `out` lie past them (rows
+ * shorter than guessed), since a chunk keeps its whole buffer alive; else `out` itself, not copied.
+ */
+export function fitted(out: Buffer, used: number, slack: number): Buffer {
+  return out.length - used > slack ? copied(out, used, used) : out.subarray(0, used);
+}
+
+/** A buffer of `length` bytes starting with `out`'s first `used`. */
+function copied(out: Buffer, used: number, length: number): Buffer {
+  const bigger = Buffer.allocUnsafe(length);
   out.copy(bigger, 0, 0, used);
   return bigger;
 }

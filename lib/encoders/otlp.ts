@@ -14,7 +14,7 @@ import type { Series } from '../../operators/model/series.js';
 import type { Severity } from '../language/types.js';
 import type { Encoder, MetricMeta } from './encoder.js';
 import { exponentialPoint, type ExponentialBuckets } from './exponential-buckets.js';
-import { grown } from './grow.js';
+import { fitted, grownToFit } from './grow.js';
 import { putBigUInt64LE, putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { writeIdBytes } from './id-words.js';
 import { perSeriesOf } from '../per-object.js';
@@ -180,7 +180,7 @@ function numberMetrics({
           ? (head.exemplarBytes ??= headBytes(series[i]!, head.start, EXEMPLAR_FIELD))
           : head.bytes;
         const length = bytes.length + tail + (withExemplar ? EXEMPLAR_FIELD : 0);
-        if (at + length > out.length) out = grown(out, at, length * (size - i));
+        if (at + length > out.length) out = grownToFit(out, at, (length + RECORD_MARGIN) * (size - i));
         at = putBytes(out, bytes, at);
         if (delta) {
           out[at] = OTLP_TAG.startTime;
@@ -202,7 +202,7 @@ function numberMetrics({
       if (size > 0) recordGuess = Math.ceil(at / size) + RECORD_MARGIN;
       return {
         size,
-        data: out.subarray(0, at),
+        data: fitted(out, at, 2 * RECORD_MARGIN * size),
         bytes: at,
         frames: recordFrames(ends, series, batch.anchor, batch.offset),
       };

@@ -9,7 +9,7 @@ import {
 import { countDeltas, type NativeHistogram } from '../../operators/model/native-histogram.js';
 import type { Series } from '../../operators/model/series.js';
 import type { Encoder, MetricMeta } from './encoder.js';
-import { grown } from './grow.js';
+import { fitted, grownToFit } from './grow.js';
 import { ownBytes, perSeriesOf } from '../per-object.js';
 import { putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
@@ -123,14 +123,14 @@ export function remoteWrite({
         const rowLength = parts[0]!.length + parts[1]!.length + parts[2]!.length;
         if (!write) at += rowLength;
         else {
-          if (at + rowLength > out.length) out = grown(out, at, rowLength + rowGuess * (to - i));
+          if (at + rowLength > out.length) out = grownToFit(out, at, rowLength + rowGuess * (to - i));
           for (const part of parts) at = putBytes(out, part, at);
         }
       } else {
         const { rowLength } = head;
         if (!write) at += rowLength;
         else {
-          if (at + rowLength > out.length) out = grown(out, at, rowLength * (to - i));
+          if (at + rowLength > out.length) out = grownToFit(out, at, (rowLength + ROW_MARGIN) * (to - i));
           at = putDoubleLE(out, value[i]!, putBytes(out, head.bytes, at));
           at = putBytes(out, stamp, at);
         }
@@ -138,7 +138,7 @@ export function remoteWrite({
       ends[i - from] = at;
     }
     if (write && to > from) rowGuess = Math.ceil(at / (to - from)) + ROW_MARGIN;
-    return { data: out.subarray(0, at), ends };
+    return { data: fitted(out, at, 2 * ROW_MARGIN * (to - from)), ends };
   };
 
   return {

@@ -5,9 +5,14 @@ import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 
-/** A batch of `rows` short rows (about 40 bytes of labels each), as a metric entry with a `pod` label writes them. */
-function podBatch(rows: number, anchor: number): Labelled<SampleBatch> {
-  const pods = Array.from({ length: 50 }, (_, n) => seriesOf({ __name__: 'm', pod: `pod-${n}` }));
+/**
+ * A batch of `rows` short rows (about 40 bytes of labels each), as a metric entry with a `pod` label writes them;
+ * its pod names padded to `podLength` characters.
+ */
+function podBatch(rows: number, anchor: number, podLength = 0): Labelled<SampleBatch> {
+  const pods = Array.from({ length: 50 }, (_, n) =>
+    seriesOf({ __name__: 'm', pod: `pod-${n}`.padEnd(podLength, 'x') }),
+  );
   return sampleBatch({
     anchor,
     values: Array.from({ length: rows }, (_, i) => i),
@@ -27,13 +32,22 @@ describe('binary encoders: what a chunk holds', () => {
     remote_write: () => remoteWrite({ name: 'm' }),
     otlp: () => otlpMetrics({ name: 'm', metricType: 'gauge' }),
   };
+  // Pod names of the first batch, then of the second: the same; longer (rows past the guess grew the buffer, and
+  // doubled it); shorter (the guess, from the first batch, too large).
+  const podLengths = { 'as long': [6, 6], longer: [6, 16], 'much longer': [6, 30], shorter: [30, 6] };
   for (const [name, make] of Object.entries(encoders)) {
-    it(`${name}: from the second batch on, a chunk's buffer is its bytes and a few bytes a row`, () => {
-      const encoder = make();
-      // Rows many enough that the buffer is one of its own, not cut from Node's pool slab.
-      encoder.encode(podBatch(1000, 0));
-      const chunk = encoder.encode(podBatch(1000, 1000));
-      expect(chunk.bytes).to.be.above(0);
+    for (const [change, [first, second]] of Object.entries(podLengths)) {
+      it(`${name}: a second batch of rows ${change}: a chunk's buffer is its bytes and a few bytes a row`, () => {
+        const encoder = make();
+        // Rows many enough that the buffer is one of its own, not cut from Node's pool slab.
+        encoder.encode(podBatch(1000, 0, first));
+        const chunk = encoder.encode(podBatch(1000, 1000, second));
+        expect(chunk.bytes).to.be.above(0);
+        expect(heldBytes(chunk)).to.be.at.most(chunk.bytes + 16 * 1000);
+      });
+    }
+    it(`${name}: the first batch, whose rows are guessed: a chunk's buffer is its bytes and a few bytes a row`, () => {
+      const chunk = make().encode(podBatch(1000, 0));
       expect(heldBytes(chunk)).to.be.at.most(chunk.bytes + 16 * 1000);
     });
   }
