@@ -59,10 +59,12 @@ describe('networkError', () => {
 
 describe('SinkError', () => {
   it('keeps nothing of the closures it was made in (the body of the request that failed), nor does its cause', async () => {
-    // As the HTTP endpoint makes one: in a callback of the request, whose closure holds the request's body.
+    // As the HTTP endpoint makes one: in a callback of the request, whose closure holds the request's body; its
+    // cause too, as a client's error is made in a closure of the request (else the cause's half could not fail).
     const made = (body: Uint8Array) => {
-      const cause = new Error('socket hang up');
-      const fail = () => new SinkError('http_push', `cannot send ${body.length} bytes`, { cause, retryable: true });
+      const hangUp = () => new Error(`socket hang up after ${body.length} bytes`);
+      const fail = () =>
+        new SinkError('http_push', `cannot send ${body.length} bytes`, { cause: hangUp(), retryable: true });
       return fail();
     };
     let body: Uint8Array | undefined = new Uint8Array(1 << 20);
