@@ -36,11 +36,20 @@ export class SinkError extends Error {
     this.lasting = options?.lasting ?? false;
     // Until its stack is read, V8 keeps an error's call sites, and with them the closures it was made in: a sink
     // keeps its last error (and a give-up its cause), so each kept the body of the request that failed, 1 MiB,
-    // and the requests before it. Written out now, the stack is text and holds nothing.
+    // and the requests before it. Written out now, the stack is text and holds nothing. So are its causes' (a
+    // client's error wrapped as a cause's cause: otlp_grpc's certificate failures), as deep as anyone wraps them;
+    // bounded, as a chain may loop.
     void this.stack;
-    if (options?.cause instanceof Error) void options.cause.stack;
+    let cause = options?.cause;
+    for (let depth = 0; cause instanceof Error && depth < CAUSES_WRITTEN; depth++) {
+      void cause.stack;
+      cause = cause.cause;
+    }
   }
 }
+
+/** How many causes deep a {@link SinkError} writes out their stacks: more than any sink wraps. */
+const CAUSES_WRITTEN = 8;
 
 /**
  * The words of an error for a person: a system error's description ("no such file or

@@ -78,4 +78,24 @@ describe('SinkError', () => {
     expect(bodyRef.deref(), 'the body, held through the error').to.equal(undefined);
     expect(kept.message).to.equal('http_push sink: cannot send 1048576 bytes');
   });
+
+  it("nor does its cause's cause (otlp_grpc wraps grpc-js's error so), and a chain of causes that loops ends", async () => {
+    const made = (body: Uint8Array) => {
+      const refused = () => new Error(`call of ${body.length} bytes refused`);
+      const cause = new Error('self-signed certificate', { cause: refused() });
+      return new SinkError('otlp_grpc', 'the TLS certificate is not trusted', { cause });
+    };
+    let body: Uint8Array | undefined = new Uint8Array(1 << 20);
+    const bodyRef = new WeakRef(body);
+    const kept = made(body);
+    body = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(bodyRef.deref(), 'the body, held through the cause of the cause').to.equal(undefined);
+    expect(kept.cause).to.be.an('error');
+
+    const first = new Error('first');
+    first.cause = new Error('second', { cause: first });
+    expect(new SinkError('http_push', 'looped', { cause: first }).cause).to.equal(first);
+  });
 });
