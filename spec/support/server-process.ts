@@ -75,7 +75,15 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     if (!options.quiet || err.length < 1 << 20) err += s;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = await waitFor('the start-up line', () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1], 10_000);
+  const port = await waitFor(
+    'the start-up line',
+    () => /^\{"svc_server":\{"port":(\d+)\}\}\n/.exec(out)?.[1],
+    10_000,
+  ).catch((error: unknown) => {
+    // A server slow to start (a loaded machine) is not left running: it kept mocha from ever exiting.
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     child,
     base: `http://127.0.0.1:${port}`,
