@@ -7,6 +7,7 @@ import {
   setEditorText,
   waitForEditorText,
   waitForText,
+  withoutGonePolls,
 } from '../support/browser.js';
 
 const KEY = 'console-spec-key';
@@ -573,10 +574,8 @@ describe('web console in Chromium (docs/console.md)', () => {
   });
 
   it('ran without a page error or a Content-Security-Policy violation', () => {
-    // A scenario a spec removes (by the page or by the API) while a poll is reading it answers 404 there, which the
-    // console takes as gone (above): Chromium logs those answers all the same.
-    const gone = /status of 404 .*\(http:[^ ]*\/scenarios\/[^/ ]+\/(stats|series)[?)]/;
-    const left = problems.filter((problem) => !gone.test(problem));
+    // The console takes a scenario removed while a poll reads it as gone (above).
+    const left = withoutGonePolls(problems);
     expect(left, left.join('\n')).to.deep.equal([]);
   });
 });

@@ -69,6 +69,16 @@ export function problemsOf(page: Page, expected: readonly number[] = [401]): str
 }
 
 /**
+ * `problems` but Chromium's logs of the 404 a poll of a scenario's stats or series gets when the scenario was
+ * removed (by the page, or by a spec's clean-up through the API) while the poll was out: the console takes the
+ * scenario as gone, but Chromium logs the answer all the same (more often the slower the machine).
+ */
+export function withoutGonePolls(problems: readonly string[]): string[] {
+  const gone = /status of 404 .*\(http:[^ ]*\/scenarios\/[^/ ]+\/(stats|series)[?)]/;
+  return problems.filter((problem) => !gone.test(problem));
+}
+
+/**
  * The browser globals the specs' page functions read, typed here since the Node build has no DOM types (a page
  * function is sent to the browser as text: `globalThis as unknown as PageGlobals` there is the window).
  */
