@@ -250,10 +250,17 @@ export function groupIntervalWarnings(rulesText: string, rulesFile: string, inte
 /** A rule group of a rules file as parsed: any field may be missing or of another type (promtool says so). */
 type RuleGroup = { name?: unknown; interval?: unknown; rules?: unknown } | null;
 
-/** The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list); undefined otherwise. */
+/**
+ * The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list); undefined otherwise. A file
+ * with no groups (empty, only comments, `groups:` with nothing under it) is one Prometheus loads with no rules.
+ */
 function ruleGroups(rulesText: string): RuleGroup[] | undefined {
   try {
-    const groups = (parse(rulesText) as { groups?: unknown } | null)?.groups;
+    const rules = parse(rulesText) as unknown;
+    if (rules === null || rules === undefined) return [];
+    const keys = typeof rules === 'object' ? Object.keys(rules) : [];
+    const { groups } = rules as { groups?: unknown };
+    if (groups === null && keys.length === 1) return [];
     return Array.isArray(groups) ? groups : undefined;
   } catch {
     return undefined;

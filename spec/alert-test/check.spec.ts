@@ -182,8 +182,15 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
     );
   });
 
+  it('says so of a rules file with no groups, which promtool loads as no rules', () => {
+    for (const text of ['', '# nothing yet\n', 'groups:\n', '---\n'])
+      expect(alertsNotInRules([expectation('High')], text, 'r.yml'), text).to.deep.equal([
+        'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
+      ]);
+  });
+
   it('leaves a text that is not a rules file to promtool', () => {
-    for (const text of ['groups: [', '', 'version: 2', 'groups: 3'])
+    for (const text of ['groups: [', 'version: 2', 'groups: 3', '[1]', 'groups:\nversion: 2'])
       expect(alertsNotInRules([expectation('High')], text, 'r.yml'), text).to.deep.equal([]);
   });
 });
