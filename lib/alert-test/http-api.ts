@@ -23,10 +23,10 @@ export interface HttpApi {
 }
 
 /**
- * The API of `what` (`Prometheus`) at `url`. Throws a message naming the problem when `url` is
- * not an http(s) URL; `fetchImpl` is for specs.
+ * The API of `what` (`Prometheus`) at `url`, given by the command line's `flag` (`--prometheus`). Throws a message
+ * naming the problem when `url` is not an http(s) URL; `fetchImpl` is for specs.
  */
-export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fetch): HttpApi {
+export function httpApi(what: string, url: string, flag: string, fetchImpl: typeof fetch = fetch): HttpApi {
   let base: URL;
   try {
     base = new URL(url);
@@ -68,8 +68,11 @@ export function httpApi(what: string, url: string, fetchImpl: typeof fetch = fet
       try {
         body = JSON.parse(text);
       } catch {
+        const said = redact(text.slice(0, 200).trim());
+        // Another server's API (an Alertmanager given as Prometheus) or a base URL without its path prefix.
+        const hint = res.status === 404 ? `: is ${flag} the base URL of ${what}'s HTTP API?` : '';
         throw new Error(
-          `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${text ? `: ${redact(text.slice(0, 200))}` : ''}`,
+          `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${said ? `: ${said}` : ''}${hint}`,
         );
       }
       if (!res.ok) {

@@ -14,7 +14,7 @@ function fakeFetch(status: number, body: string) {
 describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
   it('sends the credentials of the URL as Basic authorization, never in the URL, and asks below its path', async () => {
     const { fetchImpl, requests } = fakeFetch(200, '{"status":"success"}');
-    const api = httpApi('Prometheus', 'https://bob:s%40cret@prom.example/prometheus', fetchImpl);
+    const api = httpApi('Prometheus', 'https://bob:s%40cret@prom.example/prometheus', '--prometheus', fetchImpl);
     expect(api.name).to.equal('Prometheus at https://bob:***@prom.example/prometheus');
     expect(await api.get('/api/v1/query', { query: 'up', filter: ['a="1"', 'b="2"'] })).to.deep.equal({
       status: 'success',
@@ -27,7 +27,7 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
 
   it("keeps the base URL's query (a proxy's api_key) on every request, and masks it in messages", async () => {
     const { fetchImpl, requests } = fakeFetch(200, '{"status":"success"}');
-    const api = httpApi('Prometheus', 'https://prom.example/prometheus?api_key=k3y-1', fetchImpl);
+    const api = httpApi('Prometheus', 'https://prom.example/prometheus?api_key=k3y-1', '--prometheus', fetchImpl);
     expect(api.name).to.equal('Prometheus at https://prom.example/prometheus?api_key=***');
     await api.get('/api/v1/query', { query: 'up' });
     expect(requests[0]!.url).to.equal('https://prom.example/prometheus/api/v1/query?api_key=k3y-1&query=up');
@@ -37,14 +37,33 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     const refused = httpApi(
       'Prometheus',
       'http://bob:pw@prom:9090',
+      '--prometheus',
       fakeFetch(400, '{"status":"error","error":"parse error at char 3"}').fetchImpl,
     );
     expect(await refused.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
       'Prometheus at http://bob:***@prom:9090 answered 400 Bad Request to GET /api/v1/query: parse error at char 3',
     );
-    const html = httpApi('Alertmanager', 'http://am:9093', fakeFetch(200, '<html>login</html>').fetchImpl);
+    const html = httpApi(
+      'Alertmanager',
+      'http://am:9093',
+      '--alertmanager',
+      fakeFetch(200, '<html>login</html>').fetchImpl,
+    );
     expect(await html.get('/api/v2/alerts', {}).catch((error: Error) => error.message)).to.equal(
       'Alertmanager at http://am:9093 answered 200 OK with no JSON to GET /api/v2/alerts: <html>login</html>',
+    );
+  });
+
+  it('asks whether the flag gives the right API when the path is not found (another server, a missing prefix)', async () => {
+    // Alertmanager's own 404, as Prometheus's URL: its text ends in a newline, which made a blank line.
+    const elsewhere = httpApi(
+      'Prometheus',
+      'http://am:9093',
+      '--prometheus',
+      fakeFetch(404, '404 page not found\n').fetchImpl,
+    );
+    expect(await elsewhere.get('/api/v1/rules', {}).catch((error: Error) => error.message)).to.equal(
+      "Prometheus at http://am:9093 answered 404 Bad Request with no JSON to GET /api/v1/rules: 404 page not found: is --prometheus the base URL of Prometheus's HTTP API?",
     );
   });
 
@@ -53,6 +72,7 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     const echo = httpApi(
       'Prometheus',
       'http://bob:s3cr3t-pw@prom:9090',
+      '--prometheus',
       fakeFetch(401, `bad token ${basic} (s3cr3t-pw)`).fetchImpl,
     );
     expect(await echo.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
@@ -61,6 +81,7 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
     const json = httpApi(
       'Alertmanager',
       'http://bob:s3cr3t-pw@am:9093',
+      '--alertmanager',
       fakeFetch(400, '{"status":"error","error":"user bob:s3cr3t-pw refused"}').fetchImpl,
     );
     expect(await json.get('/api/v2/alerts', {}).catch((error: Error) => error.message)).to.equal(
@@ -69,9 +90,11 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
   });
 
   it('refuses a URL that is not http(s), with its credentials masked', () => {
-    expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/')).to.throw(
+    expect(() => httpApi('Prometheus', 'ftp://bob:pw@host/', '--prometheus')).to.throw(
       'expected an http(s) URL, got "ftp://bob:***@host/"',
     );
-    expect(() => httpApi('Prometheus', 'localhost:9090')).to.throw('expected an http(s) URL, got "localhost:9090"');
+    expect(() => httpApi('Prometheus', 'localhost:9090', '--prometheus')).to.throw(
+      'expected an http(s) URL, got "localhost:9090"',
+    );
   });
 });

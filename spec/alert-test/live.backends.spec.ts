@@ -170,6 +170,19 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     expect(code).to.equal(1);
   });
 
+  it('asks whether --prometheus is the right URL when it is another API (an Alertmanager), exit 1', async () => {
+    const file = write(
+      'elsewhere.yaml',
+      scenario(prometheus, 'elsewhere', '    - {alert: QueueBacklog, firing_within: 2s}'),
+    );
+    const { code, stdout, stderr } = await svc(['test', file, '--live', '--prometheus', idleAlertmanager.url]);
+    expect(stderr).to.equal(
+      `error: Prometheus at ${idleAlertmanager.url} answered 404 Not Found with no JSON to GET /api/v1/rules: 404 page not found: is --prometheus the base URL of Prometheus's HTTP API?\n`,
+    );
+    expect(stdout).to.equal('');
+    expect(code).to.equal(1);
+  });
+
   it('refuses flags that do not go together, exit 2', async () => {
     const file = write('flags.yaml', scenario(prometheus, 'flags', '    - {alert: QueueBacklog, firing_within: 2s}'));
     const cases: [string[], RegExp][] = [

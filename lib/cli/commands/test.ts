@@ -164,7 +164,7 @@ export class TestCommand extends SvcCommand {
     ]);
     const api = (flag: string, what: string, url: string) => {
       try {
-        return httpApi(what, url);
+        return httpApi(what, url, flag);
       } catch (error) {
         throw new UsageError(`${flag}: ${(error as Error).message}`);
       }
