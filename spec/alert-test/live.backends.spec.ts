@@ -183,6 +183,29 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     expect(code).to.equal(1);
   });
 
+  it('warns before running when Prometheus lists no alerting rules, which could only fail as not firing', async () => {
+    const bare = await startPrometheus({ receiver: true });
+    try {
+      const file = write('bare.yaml', scenario(bare, 'bare', '    - {alert: QueueBacklog, firing_within: 2s}'));
+      const { code, stdout, stderr } = await svc([
+        'test',
+        file,
+        '--live',
+        '--prometheus',
+        bare.url,
+        '--interval',
+        '1s',
+      ]);
+      expect(lines(stderr)[0]).to.equal(
+        `[warn] Prometheus at ${bare.url} lists no alerting rules: the expected alerts can fire only if another ruler (vmalert, a Prometheus remote-writing its ALERTS) writes them there; if it should evaluate them itself, its rule_files did not load them, and each would fail as not firing after its firing_within`,
+      );
+      expect(stdout).to.equal('FAIL QueueBacklog not firing within 2s\n');
+      expect(code).to.equal(1);
+    } finally {
+      await bare.stop();
+    }
+  });
+
   it('refuses flags that do not go together, exit 2', async () => {
     const file = write('flags.yaml', scenario(prometheus, 'flags', '    - {alert: QueueBacklog, firing_within: 2s}'));
     const cases: [string[], RegExp][] = [

@@ -170,7 +170,7 @@ describe('requireQuiet: a live test starts with its alerts quiet', () => {
     const expectations = [{ alert: 'High', labels: { severity: 'page' }, firing_within: 30 * S }];
     const firing = fakePrometheus(scheduler, [[0, Infinity]]);
     const quiet = fakePrometheus(scheduler, []);
-    const refused = (promise: Promise<void>) =>
+    const refused = (promise: Promise<unknown>) =>
       promise.then(
         () => 'accepted',
         (error: Error) => error.message,
@@ -188,7 +188,7 @@ describe('requireQuiet: a live test starts with its alerts quiet', () => {
     ).to.equal('accepted');
   });
 
-  it('refuses an alert none of the alerting rules Prometheus lists defines, and trusts a store that lists none', async () => {
+  it('refuses an alert none of the alerting rules Prometheus lists defines, and trusts a store that lists none, with a warning', async () => {
     // A misspelt name could only fail as not firing, after the whole firing_within; a store that lists no rules
     // (VictoriaMetrics, whose alerts vmalert writes) cannot say.
     const expectations = [{ alert: 'Hihg', firing_within: 30 * S }];
@@ -200,6 +200,11 @@ describe('requireQuiet: a live test starts with its alerts quiet', () => {
     expect(refused).to.equal(
       'expect.alerts[0].alert: Prometheus at http://fake has no alerting rule "Hihg" (did you mean High?) (its alerts: High, Low)',
     );
-    await requireQuiet(expectations, { prometheus: listing([]) });
+    expect(await requireQuiet(expectations, { prometheus: listing(['Hihg']) })).to.deep.equal([]);
+    // A Prometheus whose rule_files did not load would let the test wait its whole firing_within, then fail.
+    expect(await requireQuiet(expectations, { prometheus: listing([]) })).to.deep.equal([
+      'Prometheus at http://fake lists no alerting rules: the expected alerts can fire only if another ruler (vmalert, a Prometheus remote-writing its ALERTS) writes them there; if it should evaluate them itself, its rule_files did not load them, and each would fail as not firing after its firing_within',
+    ]);
+    expect(await requireQuiet(expectations, { prometheus: fakePrometheus(scheduler, []) })).to.deep.equal([]);
   });
 });

@@ -205,7 +205,7 @@ export class TestCommand extends SvcCommand {
       import('../../runtime/stop-signals.js'),
       import('../../format.js'),
     ]);
-    await requireQuiet(expectations, backends);
+    for (const warning of await requireQuiet(expectations, backends)) this.context.stderr.write(`[warn] ${warning}\n`);
     const scheduler = this.context.scheduler ?? asyncScheduler;
     const signals = this.context.signals ?? stopSignals();
     const findings = new Map<AlertExpectation, Finding>();
