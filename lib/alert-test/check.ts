@@ -188,46 +188,59 @@ async function firstStep(
 /** Alert names a message lists at most. */
 const LISTED_ALERTS = 10;
 
+/** A rules file given to svc test: its name as given, and its text. */
+export interface RulesFile {
+  readonly file: string;
+  readonly text: string;
+}
+
 /**
- * A problem per expectation whose alert no alerting rule of the rules file (`rulesText`, read from `rulesFile`)
- * defines: it could only fail as "not firing", which hides a misspelt name. None when the text is not a rules file
- * as Prometheus reads it (YAML with `groups[].rules[]`): promtool then says what is wrong with it.
+ * A problem per expectation whose alert no alerting rule of the rules files defines: it could only fail as "not
+ * firing", which hides a misspelt name. None when a text is not a rules file as Prometheus reads it (YAML with
+ * `groups[].rules[]`): promtool then says what is wrong with it.
  */
 export function alertsNotInRules(
   expectations: readonly AlertExpectation[],
-  rulesText: string,
-  rulesFile: string,
+  rulesFiles: readonly RulesFile[],
 ): string[] {
-  const groups = ruleGroups(rulesText);
-  if (!groups) return [];
+  const groups = rulesFiles.map(({ text }) => ruleGroups(text));
+  if (groups.some((of) => of === undefined)) return [];
   const alerts = [
     ...new Set(
-      groups.flatMap((group) =>
-        Array.isArray(group?.rules) ? group.rules.map((rule: { alert?: unknown } | null) => rule?.alert) : [],
-      ),
+      groups
+        .flat()
+        .flatMap((group) =>
+          Array.isArray(group?.rules) ? group.rules.map((rule: { alert?: unknown } | null) => rule?.alert) : [],
+        ),
     ),
   ].filter((alert): alert is string => typeof alert === 'string');
-  return alertsNotDefined(expectations, alerts, `the rules file ${rulesFile}`);
+  const names = rulesFiles.map(({ file }) => file);
+  return names.length === 1
+    ? alertsNotDefined(expectations, alerts, `the rules file ${names[0]}`)
+    : alertsNotDefined(expectations, alerts, `the rules files ${names.join(', ')}`, true);
 }
 
 /**
  * A problem per expectation whose alert is none of `alerts`, the alerting rules `holder` (`the rules file rules.yml`,
- * `Prometheus at <url>`) defines, with the close name of a typo and the alerts it has.
+ * `Prometheus at <url>`; `the rules files a.yml, b.yml`, `plural`) defines, with the close name of a typo and the
+ * alerts it has.
  */
 export function alertsNotDefined(
   expectations: readonly AlertExpectation[],
   alerts: readonly string[],
   holder: string,
+  plural = false,
 ): string[] {
+  const [has, its] = plural ? ['have', 'their'] : ['has', 'its'];
   const listed =
     alerts.length === 0
-      ? 'it has no alerting rules'
-      : `its alerts: ${alerts.slice(0, LISTED_ALERTS).join(', ')}${alerts.length > LISTED_ALERTS ? `, and ${alerts.length - LISTED_ALERTS} more` : ''}`;
+      ? `${plural ? 'they have' : 'it has'} no alerting rules`
+      : `${its} alerts: ${alerts.slice(0, LISTED_ALERTS).join(', ')}${alerts.length > LISTED_ALERTS ? `, and ${alerts.length - LISTED_ALERTS} more` : ''}`;
   return expectations.flatMap(({ alert }, i) => {
     if (alerts.includes(alert)) return [];
     const near = closest(alert, alerts);
     return [
-      `expect.alerts[${i}].alert: ${holder} has no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
+      `expect.alerts[${i}].alert: ${holder} ${has} no alerting rule "${alert}"${near ? ` (did you mean ${near}?)` : ''} (${listed})`,
     ];
   });
 }

@@ -1,6 +1,6 @@
 /**
  * The `promtool test rules` unit test of a sampled scenario: its series as input (promtool's
- * expanding notation), the rules file, and PromQL checks of the `ALERTS` series the rules write.
+ * expanding notation), the rules files, and PromQL checks of the `ALERTS` series the rules write.
  */
 import { stringify } from 'yaml';
 import type { AlertExpectation } from '../language/fields.js';
@@ -64,14 +64,14 @@ export function overSteps(
 }
 
 /**
- * The unit test as YAML: `rulesFile` (an absolute path: promtool reads it relative to the test file; written as a
- * glob that matches only it) and the checks.
+ * The unit test as YAML: `rulesFiles` (absolute paths: promtool reads them relative to the test file; each written as
+ * a glob that matches only it) and the checks.
  */
-export function unitTest(sampling: Sampling, rulesFile: string, checks: readonly Check[]): string {
+export function unitTest(sampling: Sampling, rulesFiles: readonly string[], checks: readonly Check[]): string {
   const interval = promDuration(sampling.intervalMs);
   return stringify(
     {
-      rule_files: [literalGlob(rulesFile)],
+      rule_files: rulesFiles.map(literalGlob),
       evaluation_interval: interval,
       tests: [
         {

@@ -35,7 +35,7 @@ function promtoolRuns(rules = RULES, of = sampling): { run: RunChecks; count: ()
   return {
     run: (checks) => {
       runs++;
-      writeFileSync(testFile, unitTest(of, rulesFile, checks));
+      writeFileSync(testFile, unitTest(of, [rulesFile], checks));
       return promtoolRun(testFile);
     },
     count: () => runs,
@@ -164,7 +164,10 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
 
   it('names each alert the rules file lacks, with the close name of a typo and the alerts it has', () => {
     expect(
-      alertsNotInRules([expectation('High'), expectation('Hihg'), expectation('Low')], RULES, 'r.yml'),
+      alertsNotInRules(
+        [expectation('High'), expectation('Hihg'), expectation('Low')],
+        [{ file: 'r.yml', text: RULES }],
+      ),
     ).to.deep.equal([
       'expect.alerts[1].alert: the rules file r.yml has no alerting rule "Hihg" (did you mean High?) (its alerts: High)',
       'expect.alerts[2].alert: the rules file r.yml has no alerting rule "Low" (its alerts: High)',
@@ -173,24 +176,39 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
 
   it('says when the file has no alerting rules, and lists at most 10 alerts', () => {
     const recording = 'groups:\n  - name: g\n    rules:\n      - {record: job:m, expr: sum(m)}\n';
-    expect(alertsNotInRules([expectation('High')], recording, 'r.yml')).to.deep.equal([
+    expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: recording }])).to.deep.equal([
       'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
     ]);
     const many = `groups:\n  - name: g\n    rules:\n${Array.from({ length: 12 }, (_, i) => `      - {alert: A${i}, expr: m > ${i}}\n`).join('')}`;
-    expect(alertsNotInRules([expectation('High')], many, 'r.yml')[0]).to.match(
+    expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: many }])[0]).to.match(
       /\(its alerts: A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, and 2 more\)$/,
     );
   });
 
   it('says so of a rules file with no groups, which promtool loads as no rules', () => {
     for (const text of ['', '# nothing yet\n', 'groups:\n', '---\n'])
-      expect(alertsNotInRules([expectation('High')], text, 'r.yml'), text).to.deep.equal([
+      expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([
         'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
       ]);
   });
 
+  it('takes the alerts of every rules file given, and names them all', () => {
+    const recording = {
+      file: 'rec.yml',
+      text: 'groups:\n  - name: r\n    rules:\n      - {record: job:m, expr: sum(m)}\n',
+    };
+    const alerting = { file: 'alerts.yml', text: RULES };
+    expect(alertsNotInRules([expectation('High')], [recording, alerting])).to.deep.equal([]);
+    expect(alertsNotInRules([expectation('Low')], [recording, alerting])).to.deep.equal([
+      'expect.alerts[0].alert: the rules files rec.yml, alerts.yml have no alerting rule "Low" (their alerts: High)',
+    ]);
+    expect(alertsNotInRules([expectation('High')], [alerting, { file: 'bad.yml', text: 'groups: [' }])).to.deep.equal(
+      [],
+    );
+  });
+
   it('leaves a text that is not a rules file to promtool', () => {
     for (const text of ['groups: [', 'version: 2', 'groups: 3', '[1]', 'groups:\nversion: 2'])
-      expect(alertsNotInRules([expectation('High')], text, 'r.yml'), text).to.deep.equal([]);
+      expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([]);
   });
 });

@@ -71,6 +71,37 @@ expect:
     expect(code).to.equal(0);
   });
 
+  it('loads every --rules file, a recording rule in one feeding an alert in another', async () => {
+    // Only the last --rules was kept: the alert read a recorded series nothing wrote, and failed as not firing.
+    const { scenario } = scenarioDir('svc-test-');
+    const file = scenario(
+      'hot.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - {name: temp, signal_type: metrics, labels: {room: a}, rate: 1, duration: 2m, generator: {type: constant, value: 10}}
+expect:
+  alerts: [{alert: Hot, firing_within: 1m}]
+`,
+    );
+    const recording = scenario(
+      'rec.yml',
+      'groups:\n  - name: r\n    rules:\n      - {record: room:temp:max, expr: max(temp)}\n',
+    );
+    const alerting = scenario(
+      'alerts.yml',
+      'groups:\n  - name: a\n    rules:\n      - {alert: Hot, expr: room:temp:max > 5}\n',
+    );
+    const { code, stdout, stderr } = await svc(['test', file, '--rules', recording, '--rules', alerting]);
+    expect(stderr).to.equal('');
+    expect(lines(stdout)).to.deep.equal(['PASS Hot firing after 0s (within 1m)']);
+    expect(code).to.equal(0);
+    const only = await svc(['test', file, '--rules', recording, '--rules', recording]);
+    expect(only.stderr).to.equal(
+      `error: ${file}: expect.alerts[0].alert: the rules file ${recording} has no alerting rule "Hot" (it has no alerting rules)\n`,
+    );
+  });
+
   it('samples csv_replay entries, their CSV read beside the scenario file', async () => {
     const { scenario } = scenarioDir('svc-test-');
     scenario('load.csv', 'Time,load\n0,0.5\n60,3\n120,0.5\n');

@@ -4,7 +4,7 @@ import type { AlertExpectation } from '../../language/fields.js';
 import type { Finding } from '../../alert-test/check.js';
 import type { WatchOptions } from '../../alert-test/live.js';
 import type { Subscription } from 'rxjs';
-import { valueFlag } from '../flags.js';
+import { listFlag, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /** Shortest and longest `--interval`: a rule evaluation interval Prometheus would use. */
@@ -44,7 +44,11 @@ export class TestCommand extends SvcCommand {
   });
 
   file = Option.String({ name: 'scenario-file' });
-  rules = valueFlag('--rules', '<rules.yml>', 'Prometheus rules file with the alerting rules under test');
+  rules = listFlag(
+    '--rules',
+    '<rules.yml>',
+    'Prometheus rules file with the rules under test (repeat it for rules split over several files)',
+  );
   interval = valueFlag(
     '--interval',
     '<time>',
@@ -96,7 +100,7 @@ export class TestCommand extends SvcCommand {
     } else {
       if (this.prometheus !== undefined || this.alertmanager !== undefined)
         throw new UsageError('--prometheus and --alertmanager go with --live');
-      if (!this.rules)
+      if (!this.rules?.length)
         throw new UsageError(
           'missing --rules: svc test <scenario-file> --rules <rules.yml> (or --live --prometheus <url>)',
         );
@@ -109,7 +113,6 @@ export class TestCommand extends SvcCommand {
       { nativeHistograms },
       { filesBeside },
       { LOCAL_YAML_BUDGET },
-      { resolve },
     ] = await Promise.all([
       import('../../language/duration.js'),
       import('../../config/load.js'),
@@ -118,7 +121,6 @@ export class TestCommand extends SvcCommand {
       import('../../alert-test/sampling.js'),
       import('../../config/csv-replay.js'),
       import('../../language/limits.js'),
-      import('node:path'),
     ]);
     const intervalMs = this.intervalMs(parseDuration);
     const backends = this.live ? await this.backends() : undefined;
@@ -153,7 +155,7 @@ export class TestCommand extends SvcCommand {
       this.context.stderr.write(
         `[warn] ${id}: its native histogram is left out of the test (promtool's unit test gets float series only); its classic series are tested\n`,
       );
-    return this.check(plan.scenarios, intervalMs, resolve(this.rules!), expectations);
+    return this.check(plan.scenarios, intervalMs, expectations);
   }
 
   /** The backends of --live, from their flags' URLs (a bad URL is a usage error naming the flag). */
@@ -254,13 +256,12 @@ export class TestCommand extends SvcCommand {
   private async check(
     entries: readonly Entry[],
     intervalMs: number,
-    rulesFile: string,
     expectations: readonly AlertExpectation[],
   ): Promise<number> {
     const [
       { mkdtemp, rm, writeFile },
       { tmpdir },
-      { join },
+      { join, resolve },
       { leastSteps, sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
@@ -284,14 +285,23 @@ export class TestCommand extends SvcCommand {
       import('../run-scenario.js'),
       import('rxjs'),
     ]);
+    // Each file once (promtool would load a repeated one's groups twice), by the absolute path promtool is given.
+    const named = [...new Map(this.rules!.map((file) => [resolve(file), file])).entries()];
+    const rulesFiles = named.map(([path]) => path);
     // Read here, not only by promtool: a missing file, a directory or binary data is named before anything is sampled.
-    const rulesText = await readTextFile(rulesFile, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
-      throw new Error(`--rules: ${error.message}`);
-    });
-    const unknown = alertsNotInRules(expectations, rulesText, this.rules!);
+    const rules = await Promise.all(
+      named.map(async ([path, file]) => ({
+        file,
+        text: await readTextFile(path, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
+          throw new Error(`--rules: ${error.message}`);
+        }),
+      })),
+    );
+    const unknown = alertsNotInRules(expectations, rules);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
-    for (const warning of groupIntervalWarnings(rulesText, this.rules!, intervalMs))
-      this.context.stderr.write(`[warn] ${warning}\n`);
+    for (const { file, text } of rules)
+      for (const warning of groupIntervalWarnings(text, file, intervalMs))
+        this.context.stderr.write(`[warn] ${warning}\n`);
     // Before sampling, which is the long part of such a test, with the steps the data has at least; then with those
     // it has (an entry started by `after` lasts longer).
     const refuseTooMany = (steps: number) => {
@@ -310,11 +320,11 @@ export class TestCommand extends SvcCommand {
     const stopping = (this.context.signals ?? stopSignals()).pipe(take(1)).subscribe((signal) => stop.abort(signal));
     try {
       const { findings, checks, result } = await checkExpectations(sampling, expectations, async (checks) => {
-        await writeFile(testFile, unitTest(sampling, rulesFile, checks));
+        await writeFile(testFile, unitTest(sampling, rulesFiles, checks));
         return run(testFile, stop.signal);
       });
       // What --keep leaves is the test of the expectations themselves.
-      await writeFile(testFile, unitTest(sampling, rulesFile, checks));
+      await writeFile(testFile, unitTest(sampling, rulesFiles, checks));
       await this.print(findings.map((finding) => `${findingLine(finding)}\n`).join(''));
       const passed = findings.every((finding) => finding.passed);
       if (passed !== result.passed)
