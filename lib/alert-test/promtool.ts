@@ -7,9 +7,20 @@ export interface PromtoolResult {
   readonly code: number;
 }
 
-/** What promtool said, to follow a message: `:` and its output, or its exit code when it printed nothing. */
+/**
+ * What promtool said, to follow a message: `:` and its output, or its exit code when it printed nothing. Its
+ * framing is left out (`Unit Testing:  <the unit test, removed by then>`, `FAILED:`), and so are the lines it
+ * repeats (a rules file's YAML error comes twice).
+ */
 export function promtoolWords({ output, code }: PromtoolResult): string {
-  const said = output.trim();
+  const said = [
+    ...new Set(
+      output
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line && !/^Unit Testing:/.test(line) && line !== 'FAILED:'),
+    ),
+  ].join('\n');
   return said ? `:\n${said}` : `: it exited with code ${code} and printed nothing`;
 }
 

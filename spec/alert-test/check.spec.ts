@@ -138,7 +138,20 @@ describe('checkExpectations: alert expectations through promtool', () => {
       (error: Error) => error,
     );
     expect(failure).to.be.instanceOf(Error);
-    expect((failure as Error).message).to.match(/^promtool refused the unit test:\n[\s\S]*parse error/);
+    expect((failure as Error).message).to.match(
+      /^promtool refused the unit test:\n\/\S+\/rules\.yml: 5:15: group "g", rule 1, "Bad": could not parse expression: 1:4: parse error: unexpected end of input$/,
+    );
+  });
+
+  it("reports a rules file's YAML error once, without promtool's framing around the removed unit test", async () => {
+    // promtool says `Unit Testing:  <test file>`, `FAILED:` and a YAML error twice.
+    const { run } = promtoolRuns('groups:\n  - name: g\n    rules:\n      - alert: Bad\n       expr: m > 1\n');
+    const failure = await checkExpectations(sampling, [{ alert: 'Bad', firing_within: MINUTE }], run).catch(
+      (error: Error) => error,
+    );
+    expect((failure as Error).message).to.match(
+      /^promtool refused the unit test:\n\/\S+\/rules\.yml: yaml: line \d+: did not find expected '-' indicator$/,
+    );
   });
 
   it('reports a check promtool could not evaluate, even in windows of one step, as an error, not as an alert that did not fire', async () => {
@@ -154,7 +167,7 @@ describe('checkExpectations: alert expectations through promtool', () => {
     );
     expect(failure).to.be.instanceOf(Error);
     expect((failure as Error).message).to.equal(
-      `promtool could not evaluate the rules over the scenario's samples:\n${error.trim()}`,
+      `promtool could not evaluate the rules over the scenario's samples:\nexpr: "max_over_time(…)", time: 15m, err: query processing would load too many samples into memory in query execution`,
     );
   });
 });
