@@ -246,6 +246,16 @@ export function alertsNotDefined(
 }
 
 /**
+ * The names of the rule groups of the rules files, in the order written (each once): promtool evaluates the groups
+ * of a unit test in its `group_eval_order`, and without one in an order that changes from run to run, so an alert on
+ * another group's recorded series fired one evaluation earlier or later between the probes of one test.
+ */
+export function ruleGroupOrder(rulesFiles: readonly RulesFile[]): string[] {
+  const names = rulesFiles.flatMap(({ text }) => (ruleGroups(text) ?? []).map((group) => group?.name));
+  return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
+}
+
+/**
  * A warning per rule group whose own `interval:` is not `intervalMs`: promtool evaluates every group at the unit
  * test's one evaluation interval, where Prometheus evaluates that group at its own, so its alerts' times can be off
  * by up to the longer of the two. None when the text is not a rules file Prometheus reads.

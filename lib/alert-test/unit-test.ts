@@ -65,14 +65,21 @@ export function overSteps(
 
 /**
  * The unit test as YAML: `rulesFiles` (absolute paths: promtool reads them relative to the test file; each written as
- * a glob that matches only it) and the checks.
+ * a glob that matches only it), the order promtool evaluates their groups in (`groupOrder`, their names) and the
+ * checks.
  */
-export function unitTest(sampling: Sampling, rulesFiles: readonly string[], checks: readonly Check[]): string {
+export function unitTest(
+  sampling: Sampling,
+  rulesFiles: readonly string[],
+  checks: readonly Check[],
+  groupOrder: readonly string[] = [],
+): string {
   const interval = promDuration(sampling.intervalMs);
   return stringify(
     {
       rule_files: rulesFiles.map(literalGlob),
       evaluation_interval: interval,
+      ...(groupOrder.length ? { group_eval_order: groupOrder } : {}),
       tests: [
         {
           interval,

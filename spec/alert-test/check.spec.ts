@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { alertsNotInRules, checkExpectations, findingLine, type RunChecks } from '../../lib/alert-test/check.js';
+import {
+  alertsNotInRules,
+  checkExpectations,
+  findingLine,
+  ruleGroupOrder,
+  type RunChecks,
+} from '../../lib/alert-test/check.js';
 import { promtool } from '../../lib/alert-test/promtool.js';
 import type { Sampling } from '../../lib/alert-test/sampling.js';
 import { unitTest } from '../../lib/alert-test/unit-test.js';
@@ -169,6 +175,44 @@ describe('checkExpectations: alert expectations through promtool', () => {
     expect((failure as Error).message).to.equal(
       `promtool could not evaluate the rules over the scenario's samples:\nexpr: "max_over_time(…)", time: 15m, err: query processing would load too many samples into memory in query execution`,
     );
+  });
+});
+
+describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () => {
+  const recording = 'groups:\n  - name: rec\n    rules:\n      - {record: job:m:max, expr: max by (job) (m)}\n';
+  const alerting =
+    'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n  - {name: rec, rules: []}\n';
+
+  it("is the groups' order in the files, each name once (promtool refuses a name repeated)", () => {
+    expect(
+      ruleGroupOrder([
+        { file: 'rec.yml', text: recording },
+        { file: 'alerts.yml', text: alerting },
+      ]),
+    ).to.deep.equal(['rec', 'alerts']);
+    expect(ruleGroupOrder([{ file: 'bad.yml', text: 'groups: [' }])).to.deep.equal([]);
+  });
+
+  it('makes every promtool run see a recorded series at the evaluation that recorded it', async () => {
+    // Without group_eval_order promtool ran the groups in an order that changed from run to run: the alert on the
+    // recorded series fired at step 4 in some probes of a test and at step 5 in others.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
+    const files = [join(dir, 'rec.yml'), join(dir, 'alerts.yml')];
+    writeFileSync(files[0]!, recording);
+    writeFileSync(files[1]!, 'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n');
+    const order = ruleGroupOrder([
+      { file: files[0]!, text: recording },
+      { file: files[1]!, text: alerting },
+    ]);
+    const testFile = join(dir, 'test.yml');
+    // m turns 10 at step 4: High fires there when rec is evaluated before alerts.
+    const check = { expr: 'count(ALERTS{alertname="High"}) or vector(0)', atMs: 4 * 15_000, value: 1 as const };
+    writeFileSync(testFile, unitTest(sampling, files, [check], order));
+    const run = promtool('promtool');
+    for (let i = 0; i < 8; i++) {
+      const result = await run(testFile);
+      expect(result.passed, result.output).to.equal(true);
+    }
   });
 });
 

@@ -265,7 +265,7 @@ export class TestCommand extends SvcCommand {
       { leastSteps, sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
-      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings, tooManyEvaluations },
+      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings, ruleGroupOrder, tooManyEvaluations },
       { readTextFile },
       { MAX_RULES_BYTES },
       { stopSignals },
@@ -297,6 +297,7 @@ export class TestCommand extends SvcCommand {
         }),
       })),
     );
+    const groupOrder = ruleGroupOrder(rules);
     const unknown = alertsNotInRules(expectations, rules);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
     for (const { file, text } of rules)
@@ -320,11 +321,11 @@ export class TestCommand extends SvcCommand {
     const stopping = (this.context.signals ?? stopSignals()).pipe(take(1)).subscribe((signal) => stop.abort(signal));
     try {
       const { findings, checks, result } = await checkExpectations(sampling, expectations, async (checks) => {
-        await writeFile(testFile, unitTest(sampling, rulesFiles, checks));
+        await writeFile(testFile, unitTest(sampling, rulesFiles, checks, groupOrder));
         return run(testFile, stop.signal);
       });
       // What --keep leaves is the test of the expectations themselves.
-      await writeFile(testFile, unitTest(sampling, rulesFiles, checks));
+      await writeFile(testFile, unitTest(sampling, rulesFiles, checks, groupOrder));
       await this.print(findings.map((finding) => `${findingLine(finding)}\n`).join(''));
       const passed = findings.every((finding) => finding.passed);
       if (passed !== result.passed)
