@@ -13,7 +13,12 @@ import { fitted, grownToFit } from './grow.js';
 import { ownBytes, perSeriesOf } from '../per-object.js';
 import { putBytes, putDoubleLE, wellFormed } from '../protocols/bytes.js';
 import { TAG, writeRequestMessages } from '../protocols/remote-write.js';
-import { remoteWriteMetric, type RemoteWriteChunk } from '../protocols/remote-write-v2.js';
+import {
+  remoteWriteMetric,
+  type RemoteWriteChunk,
+  type RemoteWriteColumns,
+  type RemoteWriteRows,
+} from '../protocols/remote-write-v2.js';
 
 /** A metric encoder whose chunks are remote-write protobuf. */
 export type RemoteWriteEncoder = Encoder<Labelled<SampleBatch>, Uint8Array>;
@@ -45,10 +50,11 @@ interface Head {
  * exemplar adds it as the series' `exemplars` (labels `trace_id` and `span_id`). protobufjs writes
  * those rows' fields after the series' cached label bytes.
  *
- * The chunk also carries the batch itself (`rows`): a remote write 2.0 request needs one symbol table for all
- * its rows, so the sink writes it from them (lib/sinks/framing/remote-write-v2.ts). For a 2.0 sink
- * (`remoteWriteProtocol`) the records are only measured, not written: the sink has them written from the rows
- * (`rows.records`) only if the receiver refuses 2.0.
+ * For a 2.0 sink (`remoteWriteProtocol`) the chunk carries the batch's columns instead (`rows`): a remote write
+ * 2.0 request needs one symbol table for all its rows, so the sink writes it from them
+ * (lib/sinks/framing/remote-write-v2.ts). Its records are only measured, not written: the sink has them written
+ * from the rows (`rows.records`) only if the receiver refuses 2.0. A chunk for a 1.0 sink keeps nothing of the
+ * batch but the columns its frames share (series, offsets): a held-back sink holds thousands of chunks.
  */
 export function remoteWrite({
   name,
@@ -102,7 +108,7 @@ export function remoteWrite({
    * The records of rows `[from, to)` of `batch`: where each ends (counted from `from`'s), and their bytes when
    * `write`, else nothing (measured only: one code both sizes and writes them, so sizes and bytes agree).
    */
-  const records = (batch: Labelled<SampleBatch>, from: number, to: number, write: boolean) => {
+  const records = (batch: RemoteWriteColumns, from: number, to: number, write: boolean) => {
     const { value, series, native } = batch;
     const exemplars = new ExemplarCursor(batch.exemplars);
     let out: Buffer = Buffer.allocUnsafe(write ? (to - from) * rowGuess : 0);
@@ -141,17 +147,24 @@ export function remoteWrite({
     return { data: fitted(out, at, 2 * ROW_MARGIN * (to - from)), ends };
   };
 
+  /**
+   * What a chunk for a 2.0 sink writes its requests from: the columns of `batch` its rows read, made apart from
+   * `encode` so that no closure of a chunk holds the whole batch.
+   */
+  const rowsOf = ({ anchor, offset, value, series, exemplars, native }: Labelled<SampleBatch>): RemoteWriteRows => {
+    const columns: RemoteWriteColumns = { anchor, offset, value, series, exemplars, native };
+    return { batch: columns, metric, records: (from, to) => records(columns, from, to, true).data };
+  };
+
   return {
     encode(batch): RemoteWriteChunk {
       const { size } = batch;
       const { data, ends } = records(batch, 0, size, !v2);
       const perEvent = batch.events ? size / batch.events : 1;
       const frames = { ends, separator: 0, perEvent, series: batch.series, anchor: batch.anchor, offset: batch.offset };
-      const recordsOf = v2
-        ? (from: number, to: number) => records(batch, from, to, true).data
-        : (from: number, to: number) => data.subarray(from === 0 ? 0 : ends[from - 1]!, ends[to - 1]!);
       const bytes = size ? ends[size - 1]! : 0;
-      return { size: batch.events ?? size, data, bytes, frames, preamble, rows: { batch, metric, records: recordsOf } };
+      const chunk = { size: batch.events ?? size, data, bytes, frames, preamble };
+      return v2 ? { ...chunk, rows: rowsOf(batch) } : chunk;
     },
   };
 }

@@ -94,27 +94,52 @@ export function remoteWriteMetric(
 }
 
 /**
- * A remote_write chunk: its 1.0 `TimeSeries` records, and the rows they are written from. A chunk for a 2.0
- * sink leaves the records out of `data` (empty) until a 415 makes the sink fall back to 1.0: `bytes` and
- * `frames.ends` still measure them, so requests are cut and held memory bounded as for 1.0.
+ * The columns of a batch a 2.0 request is written from, and the 1.0 records of a fallback: what the rows say, not
+ * the batch's other columns (its slot `index`), which a chunk would otherwise hold as long as a sink holds it.
  */
-export interface RemoteWriteChunk extends EncodedBatch<Uint8Array> {
-  /** Row `i` of `batch` is record `i` of the chunk. */
-  readonly rows: {
-    readonly batch: Labelled<SampleBatch>;
-    readonly metric: RemoteWriteMetric;
-    /** The records of rows `[from, to)`, as `frames.ends` measures them: a view of `data`, or written now. */
-    readonly records: (from: number, to: number) => Uint8Array;
-  };
+export type RemoteWriteColumns = Pick<
+  Labelled<SampleBatch>,
+  'anchor' | 'offset' | 'value' | 'series' | 'exemplars' | 'native'
+>;
+
+/** What a chunk made for a 2.0 sink writes its requests from. */
+export interface RemoteWriteRows {
+  /** Row `i` is record `i` of the chunk. */
+  readonly batch: RemoteWriteColumns;
+  readonly metric: RemoteWriteMetric;
+  /** The 1.0 records of rows `[from, to)`, as `frames.ends` measures them, written now (a fallback to 1.0). */
+  readonly records: (from: number, to: number) => Uint8Array;
 }
 
-/** Whether `chunk` came from the remote_write encoder, so a 2.0 request can be written from its rows. */
-export function isRemoteWriteChunk(chunk: EncodedBatch): chunk is RemoteWriteChunk {
-  return (chunk as Partial<RemoteWriteChunk>).rows !== undefined;
+/**
+ * A remote_write chunk: its 1.0 `TimeSeries` records, or for a 2.0 sink the rows they are written from. A chunk for
+ * a 2.0 sink leaves the records out of `data` (empty) until a 415 makes the sink fall back to 1.0: `bytes` and
+ * `frames.ends` still measure them, so requests are cut and held memory bounded as for 1.0. A chunk for a 1.0 sink
+ * carries no rows: nothing ever writes it as 2.0 (a sink only falls back from 2.0), and a held-back sink holds
+ * thousands of chunks.
+ */
+export interface RemoteWriteChunk extends EncodedBatch<Uint8Array> {
+  /** On a chunk made for a 2.0 sink only. */
+  readonly rows?: RemoteWriteRows;
+}
+
+/** The 1.0 records of rows `[from, to)` of a remote_write chunk: a view of its data, or written from its rows. */
+export function v1Records(chunk: EncodedBatch, from: number, to: number): Uint8Array {
+  const { rows, data, frames } = remoteWriteChunk(chunk);
+  if (rows) return rows.records(from, to);
+  return data.subarray(from === 0 ? 0 : frames.ends[from - 1]!, frames.ends[to - 1]!);
+}
+
+/** The rows of `chunk`, which a 2.0 request is written from; throws for a chunk made for a 1.0 sink. */
+export function v2Rows(chunk: EncodedBatch): RemoteWriteRows {
+  const { rows } = remoteWriteChunk(chunk);
+  if (!rows) throw new Error('a chunk made for a remote write 1.0 sink cannot be sent as 2.0');
+  return rows;
 }
 
 /** `chunk` as a remote_write chunk; throws when another encoder made it (the remote_write sink takes no other). */
-export function remoteWriteChunk(chunk: EncodedBatch): RemoteWriteChunk {
-  if (!isRemoteWriteChunk(chunk)) throw new Error('the remote_write sink takes the chunks of the remote_write encoder');
-  return chunk;
+function remoteWriteChunk(chunk: EncodedBatch): RemoteWriteChunk {
+  if (typeof chunk.data === 'string' || chunk.preamble === undefined)
+    throw new Error('the remote_write sink takes the chunks of the remote_write encoder');
+  return chunk as RemoteWriteChunk;
 }

@@ -2,9 +2,9 @@ import type * as Snappy from 'snappy';
 import { featurePackage } from '../features.js';
 import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import { retryableStatus, type HttpAnswer, type HttpEndpoint } from './http/endpoint.js';
-import { cutRecords, preamblesOf, type RecordCut, type RecordRun } from './framing/record-requests.js';
+import { cutRecords, preamblesOf, type RecordCut } from './framing/record-requests.js';
 import { remoteWriteV2Requests } from './framing/remote-write-v2.js';
-import { remoteWriteChunk, type RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
+import { v1Records, type RemoteWriteProtocol } from '../protocols/remote-write-v2.js';
 import { SinkError } from './core/errors.js';
 import type { Receipt } from './core/batching-sink.js';
 import type { Sink, WrittenCounts } from '../../operators/deliver.js';
@@ -50,12 +50,11 @@ const UNSUPPORTED_MEDIA_TYPE = 415;
  * errors, except a "too old sample" (Prometheus' 500 for a sample beyond its out-of-order window); other 4xx are
  * final, with a hint for the usual causes.
  *
- * Every chunk of the `remote_write` encoder carries the rows of the batch it was written from, and their 1.0
- * `WriteRequest.timeseries` records (and the metric's metadata as its preamble). A 1.0 request is the
- * preambles of its chunks followed by their records, joined without being read. A 2.0 request
- * (`io.prometheus.write.v2.Request`) needs one symbol table for all its series, so it is written from the
- * rows when it is sent (framing/remote-write-v2.ts); an entry with a 2.0 sink has its encoder only measure
- * the 1.0 records, not write them. Requests are cut by the records either way, so when a receiver refuses 2.0
+ * Every chunk of the `remote_write` encoder carries its 1.0 `WriteRequest.timeseries` records (and the metric's
+ * metadata as its preamble). A 1.0 request is the preambles of its chunks followed by their records, joined
+ * without being read. A 2.0 request (`io.prometheus.write.v2.Request`) needs one symbol table for all its
+ * series, so it is written from the rows when it is sent (framing/remote-write-v2.ts): an entry with a 2.0 sink
+ * has its encoder keep the rows' columns in each chunk and only measure the 1.0 records, not write them. Requests are cut by the records either way, so when a receiver refuses 2.0
  * with 415 the same request goes again at once as 1.0, its records written from its rows then, and so does
  * every request after it, with one warning: nothing it would have taken is lost. A 2xx answer's
  * `X-Prometheus-Remote-Write-{Samples,Histograms,Exemplars}-Written` headers are reported with the delivery; a
@@ -71,7 +70,7 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   const compress = (data: Buffer): Buffer => snappy.compressSync(data);
   const v2Body = remoteWriteV2Requests(compress);
   const v1Body = ({ runs }: RecordCut): Buffer =>
-    compress(Buffer.concat([...preamblesOf(runs), ...runs.map(v1Records)]));
+    compress(Buffer.concat([...preamblesOf(runs), ...runs.map(({ chunk, from, to }) => v1Records(chunk, from, to))]));
   /** Posts a compressed body. */
   const post = async (http: HttpEndpoint, version: RemoteWriteProtocol, body: Buffer): Promise<Receipt> => {
     const answer = await http.post(body, PROTOCOL_HEADERS[version]);
@@ -111,11 +110,6 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
       }
     },
   );
-}
-
-/** The 1.0 records of a run: views of its chunk's data, or written from its rows (a chunk made for 2.0). */
-function v1Records({ chunk, from, to }: RecordRun): Uint8Array {
-  return remoteWriteChunk(chunk).rows.records(from, to);
 }
 
 /** What a 2xx answer says was written; undefined when it says nothing (a 1.0 receiver). */

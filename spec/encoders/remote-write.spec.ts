@@ -2,7 +2,7 @@ import type { NativeHistogram } from '../../operators/model/native-histogram.js'
 import { expect } from 'chai';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
-import { remoteWriteChunk } from '../../lib/protocols/remote-write-v2.js';
+import { v1Records } from '../../lib/protocols/remote-write-v2.js';
 import { exemplarRows, recordOf, type EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
@@ -279,10 +279,8 @@ describe('remoteWrite encoder: native histograms and exemplars', () => {
       native: [native, undefined, undefined, undefined],
       exemplars: exemplarRows([undefined, exemplar, undefined, exemplar]),
     };
-    const v1 = remoteWriteChunk(remoteWrite({ name: 'lat', metricType: 'histogram' }).encode(batch));
-    const v2 = remoteWriteChunk(
-      remoteWrite({ name: 'lat', metricType: 'histogram', remoteWriteProtocol: '2.0' }).encode(batch),
-    );
+    const v1 = remoteWrite({ name: 'lat', metricType: 'histogram' }).encode(batch);
+    const v2 = remoteWrite({ name: 'lat', metricType: 'histogram', remoteWriteProtocol: '2.0' }).encode(batch);
     expect(v2.data).to.have.length(0);
     expect(v2.bytes).to.equal(v1.bytes).and.to.equal(v1.data.length);
     expect(v2.frames.ends).to.deep.equal(v1.frames.ends);
@@ -296,8 +294,8 @@ describe('remoteWrite encoder: native histograms and exemplars', () => {
       [3, 4],
     ] as const) {
       const records = Buffer.from(v1.data.subarray(from === 0 ? 0 : ends[from - 1], ends[to - 1]));
-      expect(Buffer.from(v2.rows.records(from, to)), `records ${from} to ${to}`).to.deep.equal(records);
-      expect(Buffer.from(v1.rows.records(from, to))).to.deep.equal(records);
+      expect(Buffer.from(v1Records(v2, from, to)), `records ${from} to ${to}`).to.deep.equal(records);
+      expect(Buffer.from(v1Records(v1, from, to))).to.deep.equal(records);
     }
   });
 });

@@ -38,7 +38,8 @@ const encoders: Record<string, (series: Series) => unknown> = {
   })(),
   'remote write 2.0 requests': (() => {
     const requests = remoteWriteV2Requests((data) => data);
-    const encoder = remoteWrite({ name: 'm' });
+    // An encoder for a 2.0 sink: only its chunks carry the rows a 2.0 request is written from.
+    const encoder = remoteWrite({ name: 'm', remoteWriteProtocol: '2.0' });
     // Each series' chunk encoded once: the reads counted after it are the requests' own.
     const chunks = new Map<Series, EncodedBatch>();
     const chunkOf = (series: Series) =>

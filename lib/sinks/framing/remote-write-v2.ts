@@ -9,7 +9,7 @@ import {
   REQUEST,
   SAMPLE,
   TIME_SERIES,
-  remoteWriteChunk,
+  v2Rows,
   type RemoteWriteMetric,
 } from '../../protocols/remote-write-v2.js';
 import { varintBytes, writeVarint, zigzag } from '../../protocols/varint.js';
@@ -262,7 +262,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
     const used: ArrayLike<number>[] = [loose];
     let at = 0;
     for (const { chunk, from, to } of runs) {
-      const { batch, metric } = remoteWriteChunk(chunk).rows;
+      const { batch, metric } = v2Rows(chunk);
       const start = metric.startTimestamps ? batch.anchor : 0;
       const shared = metricRows(metric, start);
       const { metadata } = shared;
