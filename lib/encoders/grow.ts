@@ -1,3 +1,5 @@
+import { ownBytes } from '../per-object.js';
+
 /**
  * `out` with room for `more` bytes after its first `used`: binary encoders write a batch into one buffer and
  * grow it when rows are longer than guessed.
@@ -16,11 +18,16 @@ export function grownToFit(out: Buffer, used: number, rest: number): Buffer {
 }
 
 /**
- * `out`'s first `used` bytes: in a buffer of their own when more than `slack` bytes of `out` lie past them (rows
- * shorter than guessed), since a chunk keeps its whole buffer alive; else `out` itself, not copied.
+ * `out`'s first `used` bytes as a chunk keeps them, since a sink holds a chunk's whole buffer for as long as its
+ * receiver makes it wait: in memory of their own when more than `slack` bytes of `out` lie past them (rows shorter
+ * than guessed), or when `out` is a slice of Node's 8 KiB buffer pool (a batch of a few rows, as an entry's timer
+ * makes at a few thousand events a second), whose slab a held slice keeps alive with the short-lived buffers cut from
+ * it after (docs/reliability.md, "What a held-back sink really holds"); else `out` itself, not copied.
  */
 export function fitted(out: Buffer, used: number, slack: number): Buffer {
-  return out.length - used > slack ? copied(out, used, used) : out.subarray(0, used);
+  const data = out.subarray(0, used);
+  const pooled = out.buffer.byteLength === Buffer.poolSize && out.length < Buffer.poolSize;
+  return pooled || out.length - used > slack ? ownBytes(data) : data;
 }
 
 /** A buffer of `length` bytes starting with `out`'s first `used`. */

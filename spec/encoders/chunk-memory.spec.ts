@@ -51,6 +51,16 @@ describe('binary encoders: what a chunk holds', () => {
       const chunk = make().encode(podBatch(1000, 0));
       expect(heldBytes(chunk)).to.be.at.most(chunk.bytes + 16 * 1000);
     });
+
+    it(`${name}: a chunk of a few rows keeps a buffer of its own, not a slice of Node's 8 KiB pool`, () => {
+      // A held slice kept its whole slab alive, and with it the short-lived buffers cut from it after: 20
+      // remote_write sinks held back by their receiver held 15 MiB more (docs/reliability.md).
+      const encoder = make();
+      encoder.encode(podBatch(20, 0));
+      const chunk = encoder.encode(podBatch(20, 1000));
+      expect(chunk.bytes).to.be.within(1, 4096);
+      expect(heldBytes(chunk)).to.equal(chunk.bytes);
+    });
   }
 });
 
