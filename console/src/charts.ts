@@ -320,15 +320,21 @@ function widestLabel(u: uPlot, index: number, labels: readonly string[]): number
   return widest;
 }
 
+/** The least positive double with all its digits: below it (subnormals) 2.5e-324 is 4.9e-324, and 1e-324 is 0. */
+const LEAST_NORMAL = 2 ** -1022;
+
 /**
- * Ticks' labels as `svc plot` writes values, with more digits where fewer would write two ticks alike; ticks drawn
- * in a power of ten (`exponent`) are written in real units (`1.5e308`), the exponent added to the mantissa's as text
- * (1e-324 as a number is 0).
+ * Ticks' labels as `svc plot` writes values, with more digits where fewer would write two ticks alike. Ticks drawn
+ * in a power of ten (`exponent`) are written in real units: by `formatValue` where a double holds the real value
+ * (0 to 1.2e15 is `0`, `500T`, `1.0e15`, not `5.0e14`), else with the exponent added to the mantissa's as text:
+ * the padding past ±1.8e308 is Infinity as a number, a subnormal tick has lost its digits.
  */
 function tickLabels(splits: readonly number[], exponent: number): string[] {
   const label = (split: number, digits: number) => {
     if (exponent === 0) return formatValue(split, digits);
     if (split === 0) return '0';
+    const real = timesTenTo(split, exponent);
+    if (Number.isFinite(real) && Math.abs(real) >= LEAST_NORMAL) return formatValue(real, digits);
     const [mantissa, power] = split.toExponential(digits - 2).split('e');
     return `${mantissa}e${Number(power) + exponent}`;
   };

@@ -264,6 +264,39 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     expect(axes['preview:least']!.exponent).to.equal(-324);
   });
 
+  it('writes a tick drawn in a power of ten as svc plot writes its value: 500T, 0.001, not 5.0e14, 1.0e-3', async () => {
+    // Drawn divided by 1e15 and 1e-4, whose ticks were all written as mantissa and exponent.
+    const entries = {
+      large: ['sequence, values: [0, 1.2e15]', 15, /^\d+T$/, /^(0|\d+T|\d\.\d+e15)$/],
+      small: ['constant, value: 0.0009999999', -4, /^0\.\d+$/, /^(0|\d\.\de-4|0\.\d+)$/],
+    } as const;
+    await setText(
+      `version: 2\nkind: runnable\nscenarios:\n${Object.entries(entries)
+        .map(
+          ([id, [generator]]) =>
+            `  - { id: ${id}, signal_type: metrics, name: ${id}, rate: 1, generator: { type: ${generator} } }\n`,
+        )
+        .join('')}`,
+    );
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);
+    const axes = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
+      ),
+    );
+    for (const [id, [, exponent, plain, pattern]] of Object.entries(entries)) {
+      const { labels, exponent: drawnIn } = axes[`preview:${id}`]!;
+      expect(drawnIn, id).to.equal(exponent);
+      expect(
+        labels.some((label) => plain.test(label)),
+        `${id}: ${labels.join(' ')}`,
+      ).to.equal(true);
+      for (const label of labels) expect(label, id).to.match(pattern);
+    }
+  });
+
   it('counts a rate from 0, as svc plot does: the steps of a steady rate do not look like a swing', async () => {
     // 3 events/s in steps of 1.25 s: 3 or 4 events a step, 2.4 or 3.2 events/s, drawn from 2.4 to 3.2 before.
     await setText(
