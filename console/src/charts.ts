@@ -135,9 +135,22 @@ function valueSplits(_u: uPlot, _axis: number, min: number, max: number, increme
   return splits;
 }
 
-/** Gives the chart of `key` new data (a poll's), drawn in the powers of ten its values need. */
+/**
+ * Gives the chart of `key` new data (a poll's), drawn in the powers of ten its values need. uPlot writes an axis'
+ * labels anew only when a scale's range changed: values going from 5e15 to 5e16 are drawn from 1 to 10 both times,
+ * so where a power of ten changed the axes are written anew (else they follow only because a live chart's times move).
+ */
 export function setChartData(key: string, data: ChartData): void {
-  charts.get(key)?.setData(inPowersOfTen(key, data));
+  const chart = charts.get(key);
+  if (!chart) return;
+  const before = exponents.get(key);
+  chart.setData(inPowersOfTen(key, data));
+  const after = exponents.get(key)!;
+  const changed = [...new Set([...(before?.keys() ?? []), ...after.keys()])].some(
+    (scale) => before?.get(scale) !== after.get(scale),
+  );
+  // Not the paths (false): setData has them drawn anew, and its own x range is not to be replaced by the last.
+  if (changed) chart.redraw(false, true);
 }
 
 /** The scale of each column of a chart's data, by key (the times' column has none). */

@@ -573,6 +573,49 @@ describe('web console in Chromium (docs/console.md)', () => {
     }
   });
 
+  it("writes a live chart's value axis in the power of ten of each poll: its labels follow values crossing 1e15", async () => {
+    // From 500T up by 50T a tick, 1e15 after 5 s: drawn as they are, then divided by 1e15.
+    const started = await post(
+      'signal_type: metrics\nname: growing\nrate: 2\ngenerator: { type: step, start: 5e14, step_size: 5e13 }\n',
+    );
+    expect(started.status, await started.clone().text()).to.equal(201);
+    const { id } = (await started.json()) as { id: string };
+    try {
+      // Every 50 ms until drawn in 1e15 for 2 s: each label's value (500T, 1.0e15) must lie within the scale's range
+      // in real units, which a label written in the power of ten of an earlier poll does not.
+      const { exponents, astray } = await page.evaluate(async (k) => {
+        const { svcConsole } = globalThis as unknown as PageGlobals;
+        const units: Record<string, number> = { '': 1, K: 1e3, M: 1e6, B: 1e9, T: 1e12 };
+        const exponents = new Set<number>();
+        const astray: string[] = [];
+        let since: number | undefined;
+        for (const end = performance.now() + 15000; performance.now() < end; ) {
+          const y = svcConsole.axes.get(k)?.get('y');
+          const scale = svcConsole.charts.get(k)?.scales.y;
+          if (y && scale?.min != null && scale.max != null) {
+            const power = 10 ** y.exponent!;
+            exponents.add(y.exponent!);
+            for (const label of y.labels) {
+              // (A function declared here is sent as text that names a helper of the spec's build: none.)
+              const [, number, unit] = /^(.*?)([KMBT]?)$/.exec(label)!;
+              const value = Number(number) * units[unit!]!;
+              if (!(value >= scale.min * power * 0.999 && value <= scale.max * power * 1.001))
+                astray.push(`${label} in 10^${y.exponent} ${scale.min}..${scale.max}`);
+            }
+            if (y.exponent === 15) since ??= performance.now();
+            if (since !== undefined && performance.now() - since > 2000) break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return { exponents: [...exponents], astray };
+      }, `running:${id}`);
+      expect(exponents).to.include.members([0, 15]);
+      expect(astray).to.deep.equal([]);
+    } finally {
+      await api(`/scenarios/${id}`, { method: 'DELETE' });
+    }
+  });
+
   it('ran without a page error or a Content-Security-Policy violation', () => {
     // The console takes a scenario removed while a poll reads it as gone (above).
     const left = withoutGonePolls(problems);

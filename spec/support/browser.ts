@@ -94,13 +94,19 @@ export interface PageGlobals {
     removeItem(key: string): void;
   };
   /**
-   * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws; what each chart's marks
+   * The console's hook (console/src/main.ts): each chart by key, its `data` what it draws (and `scales` their ranges); what each chart's marks
    * drew (its plot's box and each label's text and box, in CSS pixels); what each chart's axes drew, by
    * scale (their labels, the widest one's width and the width they had; the time axis' also each line of each
    * label, with its left and right edges).
    */
   readonly svcConsole: {
-    readonly charts: Map<string, { readonly data: (number | null)[][] }>;
+    readonly charts: Map<
+      string,
+      {
+        readonly data: (number | null)[][];
+        readonly scales: Readonly<Record<string, { readonly min?: number | null; readonly max?: number | null }>>;
+      }
+    >;
     readonly marks: Map<string, DrawnMarks>;
     readonly axes: Map<
       string,
