@@ -168,14 +168,16 @@ const PLAIN_MAGNITUDES = { min: 1e-3, max: 1e15 } as const;
 /**
  * `data` as the chart of `key` draws it: the values of each scale without a fixed range whose largest magnitude lies
  * outside {@link PLAIN_MAGNITUDES} divided by that magnitude's power of ten (kept in {@link exponents}, which the
- * axis labels add back), so uPlot sees values from 1 to 10.
+ * axis labels add back), so uPlot sees values from 1 to 10. A value no axis can place (NaN, ±Infinity) is a gap: one
+ * made the largest magnitude NaN, which left its whole scale undivided, and uPlot takes a first NaN as its range.
  */
 function inPowersOfTen(key: string, data: ChartData): uPlot.AlignedData {
   const columns = scalesOf.get(key) ?? [];
   const largest = new Map<string, number>();
   columns.forEach((scale, i) => {
     if (scale === undefined || RIGHT_SCALES[scale]?.range) return;
-    for (const value of data[i]!) largest.set(scale, Math.max(largest.get(scale) ?? 0, Math.abs(value ?? 0)));
+    for (const value of data[i]!)
+      if (Number.isFinite(value)) largest.set(scale, Math.max(largest.get(scale) ?? 0, Math.abs(value!)));
   });
   const powers = new Map<string, number>();
   for (const [scale, magnitude] of largest)
@@ -183,8 +185,9 @@ function inPowersOfTen(key: string, data: ChartData): uPlot.AlignedData {
       powers.set(scale, Math.floor(Math.log10(magnitude)));
   exponents.set(key, powers);
   return data.map((column, i) => {
-    const exponent = powers.get(columns[i] ?? '');
-    return exponent === undefined ? column : column.map((v) => (v === null ? v : timesTenTo(v, -exponent)));
+    if (i === 0) return column;
+    const exponent = powers.get(columns[i] ?? '') ?? 0;
+    return column.map((v) => (v === null || !Number.isFinite(v) ? null : timesTenTo(v, -exponent)));
   }) as uPlot.AlignedData;
 }
 

@@ -297,6 +297,34 @@ describe('web console preview in Chromium (docs/console.md)', () => {
     }
   });
 
+  it('draws a value no axis can place (Infinity) as a gap, and the others in their power of ten', async () => {
+    // JSON.parse reads 1e999 as Infinity: it made the largest magnitude Infinity, and every value NaN (no line).
+    const values = Array.from({ length: 60 }, (_, i) => (i === 30 ? '1e999' : `${(i % 7) + 1}e20`));
+    const body = `{"from":${Date.now()},"step":30000,"points":60,"entries":[{"id":"huge","signal":"metrics","type":"gauge","unit":"value","series":[{"name":"{}","values":[${values}]}],"marks":[]}]}`;
+    await page.setRequestInterception(true);
+    const answer = (request: HTTPRequest) =>
+      request.url().includes('/preview?')
+        ? void request.respond({ status: 200, contentType: 'application/json', body })
+        : void request.continue();
+    page.on('request', answer);
+    try {
+      await setMinutes('30');
+      await page.click('#preview');
+      await waitForText(page, '#message', /^Preview of 30 minutes: 1 entry/);
+    } finally {
+      page.off('request', answer);
+      await page.setRequestInterception(false);
+    }
+    const y = await page.evaluate(() =>
+      (globalThis as unknown as PageGlobals).svcConsole.axes.get('preview:huge')?.get('y'),
+    );
+    expect(y?.exponent, 'no value axis drawn').to.equal(20);
+    expect(y!.labels.length, y!.labels.join(' ')).to.be.above(1);
+    for (const label of y!.labels) expect(label).to.match(/^(0|\d\.\de20)$/);
+    const { columns, width } = await drawnColumns('preview:huge');
+    expect(columns, `${columns} of ${width} columns`).to.be.above(width / 2);
+  });
+
   it('counts a rate from 0, as svc plot does: the steps of a steady rate do not look like a swing', async () => {
     // 3 events/s in steps of 1.25 s: 3 or 4 events a step, 2.4 or 3.2 events/s, drawn from 2.4 to 3.2 before.
     await setText(
