@@ -27,6 +27,19 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       minutes,
     );
 
+  /** Previews `text` (`entries` entries) over 30 minutes; each chart's value axis, by chart key. */
+  const previewedYAxes = async (text: string, entries: number) => {
+    await setText(text);
+    await setMinutes('30');
+    await page.click('#preview');
+    await waitForText(page, '#message', new RegExp(`^Preview of 30 minutes: ${entries} entries`));
+    return page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
+      ),
+    );
+  };
+
   it('says the catalog is empty on a server without one', async () => {
     await waitForText(page, '#catalog + .when-empty', /^No runnable scenario in the catalog/);
     expect(await page.$eval('#catalog + .when-empty', (note) => note.checkVisibility())).to.equal(true);
@@ -150,7 +163,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
   });
 
   it('writes axis values as svc plot does, on an axis wide enough for them: large and small values', async () => {
-    await setText(
+    const axes = await previewedYAxes(
       [
         'version: 2',
         'kind: runnable',
@@ -159,14 +172,7 @@ describe('web console preview in Chromium (docs/console.md)', () => {
         '  - { id: small, signal_type: metrics, name: small, rate: 1, generator: { type: sine, amplitude: 0.00002, period_secs: 300, offset: 0.00005 } }',
         '',
       ].join('\n'),
-    );
-    await setMinutes('30');
-    await page.click('#preview');
-    await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);
-    const axes = await page.evaluate(() =>
-      Object.fromEntries(
-        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
-      ),
+      2,
     );
     // Counted in millions from 123,456,789 on; around 5e-5.
     for (const [key, pattern] of [
@@ -234,21 +240,14 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       small: ['[1e-31, 3e-31]', /^\d\.\de-31$/],
       close: ['[1.00000001, 1.00000002]', /^1\.0000000\d+$/],
     } as const;
-    await setText(
+    const axes = await previewedYAxes(
       `version: 2\nkind: runnable\nscenarios:\n${Object.entries(entries)
         .map(
           ([id, [values]]) =>
             `  - { id: ${id}, signal_type: metrics, name: ${id}, rate: 1, generator: { type: sequence, values: ${values} } }\n`,
         )
         .join('')}`,
-    );
-    await setMinutes('30');
-    await page.click('#preview');
-    await waitForText(page, '#message', /^Preview of 30 minutes: 4 entries/);
-    const axes = await page.evaluate(() =>
-      Object.fromEntries(
-        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
-      ),
+      4,
     );
     for (const [id, [, pattern]] of Object.entries(entries)) {
       const { labels } = axes[`preview:${id}`]!;
@@ -270,21 +269,14 @@ describe('web console preview in Chromium (docs/console.md)', () => {
       large: ['sequence, values: [0, 1.2e15]', 15, /^\d+T$/, /^(0|\d+T|\d\.\d+e15)$/],
       small: ['constant, value: 0.0009999999', -4, /^0\.\d+$/, /^(0|\d\.\de-4|0\.\d+)$/],
     } as const;
-    await setText(
+    const axes = await previewedYAxes(
       `version: 2\nkind: runnable\nscenarios:\n${Object.entries(entries)
         .map(
           ([id, [generator]]) =>
             `  - { id: ${id}, signal_type: metrics, name: ${id}, rate: 1, generator: { type: ${generator} } }\n`,
         )
         .join('')}`,
-    );
-    await setMinutes('30');
-    await page.click('#preview');
-    await waitForText(page, '#message', /^Preview of 30 minutes: 2 entries/);
-    const axes = await page.evaluate(() =>
-      Object.fromEntries(
-        [...(globalThis as unknown as PageGlobals).svcConsole.axes].map(([key, byScale]) => [key, byScale.get('y')!]),
-      ),
+      2,
     );
     for (const [id, [, exponent, plain, pattern]] of Object.entries(entries)) {
       const { labels, exponent: drawnIn } = axes[`preview:${id}`]!;

@@ -57,6 +57,21 @@ describe('networkError', () => {
   });
 });
 
+/**
+ * Whether a 1 MiB body is still held once `made(body)` has made the error that is kept, and that error: the body is
+ * dropped, then a full collection runs.
+ */
+async function bodyHeldBy<E>(made: (body: Uint8Array) => E): Promise<{ held: boolean; kept: E }> {
+  let body: Uint8Array | undefined = new Uint8Array(1 << 20);
+  const bodyRef = new WeakRef(body);
+  const kept = made(body);
+  body = undefined;
+  // A WeakRef holds its target until the current job ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  collectGarbage();
+  return { held: bodyRef.deref() !== undefined, kept };
+}
+
 describe('SinkError', () => {
   it('keeps nothing of the closures it was made in (the body of the request that failed), nor does its cause', async () => {
     // As the HTTP endpoint makes one: in a callback of the request, whose closure holds the request's body; its
@@ -67,15 +82,9 @@ describe('SinkError', () => {
         new SinkError('http_push', `cannot send ${body.length} bytes`, { cause: hangUp(), retryable: true });
       return fail();
     };
-    let body: Uint8Array | undefined = new Uint8Array(1 << 20);
-    const bodyRef = new WeakRef(body);
     // Kept, as a sink keeps its last error.
-    const kept = made(body);
-    body = undefined;
-    // A WeakRef holds its target until the current job ends.
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage();
-    expect(bodyRef.deref(), 'the body, held through the error').to.equal(undefined);
+    const { held, kept } = await bodyHeldBy(made);
+    expect(held, 'the body, held through the error').to.equal(false);
     expect(kept.message).to.equal('http_push sink: cannot send 1048576 bytes');
   });
 
@@ -85,13 +94,8 @@ describe('SinkError', () => {
       const cause = new Error('self-signed certificate', { cause: refused() });
       return new SinkError('otlp_grpc', 'the TLS certificate is not trusted', { cause });
     };
-    let body: Uint8Array | undefined = new Uint8Array(1 << 20);
-    const bodyRef = new WeakRef(body);
-    const kept = made(body);
-    body = undefined;
-    await new Promise((resolve) => setImmediate(resolve));
-    collectGarbage();
-    expect(bodyRef.deref(), 'the body, held through the cause of the cause').to.equal(undefined);
+    const { held, kept } = await bodyHeldBy(made);
+    expect(held, 'the body, held through the cause of the cause').to.equal(false);
     expect(kept.cause).to.be.an('error');
 
     const first = new Error('first');
