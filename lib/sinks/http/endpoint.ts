@@ -129,14 +129,12 @@ export function httpEndpoint({
       // Node would throw for such a header: a refusal of every request, not worth retrying.
       if (unsendable)
         return Promise.reject(new SinkError(sink, `cannot send to ${shown}: ${unsendable}; check headers`));
-      // A string goes as it is: a Buffer of it would be a second copy of the body, which the request's closures
-      // kept as long as the request was in flight (up to 1 MiB a sink held back by its receiver).
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+      const payload = typeof body === 'string' ? Buffer.from(body) : body;
       return new Promise<HttpAnswer>((resolve, reject) => {
         const req = request(url, {
           method: 'POST',
           agent,
-          headers: { 'User-Agent': USER_AGENT, ...headers, ...extra, 'Content-Length': String(length) },
+          headers: { 'User-Agent': USER_AGENT, ...headers, ...extra, 'Content-Length': String(payload.byteLength) },
           // As an option, not req.setTimeout(): that one starts once connected, so a host that drops the SYNs (a
           // firewall, a host gone) kept the request for the kernel's connect retries, not `timeout`.
           timeout,
@@ -165,7 +163,7 @@ export function httpEndpoint({
           });
           response.on('error', (error) => reject(networkFailure(error)));
         });
-        req.end(body);
+        req.end(payload);
       });
     },
     abort() {
