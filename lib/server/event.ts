@@ -122,7 +122,9 @@ export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
     return createLogEncoder(event.encoder).encode(batch);
   }
   const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };
-  return createMetricEncoder(event.encoder, { name: event.metric.name }).encode(batch);
+  // A 2.0 sink writes its requests from the chunk's rows, which an encoder makes only when told the protocol.
+  const remoteWriteProtocol = event.sink.type === 'remote_write' ? event.sink.protocol : undefined;
+  return createMetricEncoder(event.encoder, { name: event.metric.name, remoteWriteProtocol }).encode(batch);
 }
 
 function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unknown): A {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
 import { testServer } from '../support/server.js';
+import { startRemoteWriteV2Receiver } from '../support/backends/remote-write-v2-receiver.js';
 
 const logEvent = (fields: Record<string, unknown> = {}) => ({
   signal_type: 'logs',
@@ -63,6 +64,28 @@ describe('POST /events', () => {
     const res = await send(metricEvent({ sink: { type: 'file', path }, labels: { env: 'prod' } }), server);
     expect(res.statusCode).to.equal(200);
     expect(readFileSync(path, 'utf8')).to.equal('deploys_total{env="prod"} 3 0\n');
+  });
+
+  it('sends a metric sample to a remote write 2.0 receiver as a 2.0 request', async () => {
+    const receiver = await startRemoteWriteV2Receiver();
+    try {
+      const server = testServer({ deps: { createSink: (config) => createSink(config) } });
+      const res = await send(
+        metricEvent({
+          labels: { env: 'prod' },
+          encoder: { type: 'remote_write' },
+          sink: { type: 'remote_write', url: receiver.url, protocol: '2.0' },
+        }),
+        server,
+      );
+      expect(res.statusCode, res.body).to.equal(200);
+      expect(receiver.v1).to.have.length(0);
+      const [series] = receiver.v2.flatMap((request) => request.series);
+      expect(series!.labels).to.deep.equal({ __name__: 'deploys_total', env: 'prod' });
+      expect(series!.samples.map((sample) => sample.value)).to.deep.equal([3]);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('adds warnings for loopback sink addresses, and only then', async () => {
