@@ -1,5 +1,3 @@
-import { ownBytes } from '../per-object.js';
-
 /**
  * `out` with room for `more` bytes after its first `used`: binary encoders write a batch into one buffer and
  * grow it when rows are longer than guessed.
@@ -25,9 +23,12 @@ export function grownToFit(out: Buffer, used: number, rest: number): Buffer {
  * it after (docs/reliability.md, "What a held-back sink really holds"); else `out` itself, not copied.
  */
 export function fitted(out: Buffer, used: number, slack: number): Buffer {
-  const data = out.subarray(0, used);
   const pooled = out.buffer.byteLength === Buffer.poolSize && out.length < Buffer.poolSize;
-  return pooled || out.length - used > slack ? ownBytes(data) : data;
+  if (!pooled && out.length - used <= slack) return out.subarray(0, used);
+  // Never pooled, and not zeroed first: every byte is copied over.
+  const own = Buffer.allocUnsafeSlow(used);
+  out.copy(own, 0, 0, used);
+  return own;
 }
 
 /** A buffer of `length` bytes starting with `out`'s first `used`. */
