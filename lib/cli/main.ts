@@ -32,9 +32,9 @@ export async function main(argv: readonly string[], context: SvcContext): Promis
   cli.register(HelpCommand);
   cli.register(VersionCommand);
 
-  // `svc -v` alone is the version; before a command it is the reference tool's short `--verbose`, which
-  // clipanion would read as the version command's path followed by arguments it does not take.
-  const args = argv[0] === '-v' && argv.length > 1 ? ['--verbose', ...argv.slice(1)] : argv;
+  // A lone `svc -v` is the version; before a command it stays the short `--verbose` of the commands that declare
+  // it (clipanion reads options before the path), and elsewhere it is an unknown flag like any other.
+  const args = argv.length === 1 && argv[0] === '-v' ? ['--version'] : argv;
   return runProgram(cli, args, context);
 }
 

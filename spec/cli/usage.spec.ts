@@ -230,4 +230,14 @@ describe('svc help and version', () => {
       'Usage Error: --quiet and --verbose ask for opposite things: give one of them',
     );
   });
+
+  it('-v before a command that has no --verbose is an unknown -v, never a --verbose nobody typed', async () => {
+    expect(await usageError(['-v', 'new'])).to.match(/^Usage Error: unknown flag -v for svc new\b/);
+    expect(await usageError(['-v', 'test', file])).to.match(/^Usage Error: unknown flag -v for svc test\b/);
+    for (const argv of [
+      ['-v', '--help'],
+      ['-v', '-V'],
+    ])
+      expect(await usageError(argv), argv.join(' ')).to.match(/^Usage Error: unknown flag -v\b/);
+  });
 });
