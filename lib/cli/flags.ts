@@ -66,3 +66,21 @@ export function flagChoice<T extends string>(flag: string, text: string, choices
   if ((choices as readonly string[]).includes(text)) return text as T;
   throw new UsageError(`${flag}: expected one of ${choices.join(', ')}, got "${text}"`);
 }
+
+/** The value of a flag with the spelling it was given in: the spelling errors about it name. */
+export interface GivenFlag<T> {
+  readonly flag: string;
+  readonly value: T;
+}
+
+/**
+ * The one given of the `spellings` of one flag (each declared as its own option, e.g. `--file` and the reference
+ * tool's `--replay-file`), or undefined; both given is a UsageError rather than a silent last-wins.
+ */
+export function givenSpelling<T>(spellings: Readonly<Record<string, T | undefined>>): GivenFlag<T> | undefined {
+  const given = Object.entries(spellings).filter((entry): entry is [string, T] => entry[1] !== undefined);
+  if (given.length > 1)
+    throw new UsageError(`${given.map(([flag]) => flag).join(' and ')} are one flag: give one of them`);
+  const [first] = given;
+  return first && { flag: first[0], value: first[1] };
+}

@@ -98,11 +98,22 @@ describe('svc logs', () => {
       '200ms',
     ]);
     expect(weighted.code, weighted.stderr).to.equal(0);
+    expect(lines(weighted.stdout)).to.have.lengthOf(2);
     for (const line of lines(weighted.stdout)) expect(JSON.parse(line).severity).to.equal('error');
     const mistakes: [string[], string][] = [
       [['--mode', 'replay', '--file', file, '--message', 'x'], '--message shapes templates: --mode replay'],
       [['--mode', 'replay'], '--mode replay needs --file <file>'],
       [['--message', 'x', '--file', file], '--file is the file of --mode replay: give --mode replay too'],
+      [['--message', 'x', '--replay-file', file], '--replay-file is the file of --mode replay: give --mode replay too'],
+      [['--message', 'x', '--severity-weights', 'error=x'], '--severity-weights: expected a number, got "x"'],
+      [
+        ['--mode', 'replay', '--file', file, '--replay-file', file],
+        '--file and --replay-file are one flag: give one of them',
+      ],
+      [
+        ['--message', 'x', '--severity', 'error=1', '--severity-weights', 'info=1'],
+        '--severity and --severity-weights are one flag: give one of them',
+      ],
       [['--mode', 'tail', '--message', 'x'], '--mode: expected one of template, replay, got "tail"'],
     ];
     for (const [argv, message] of mistakes) {
@@ -110,6 +121,9 @@ describe('svc logs', () => {
       expect(result.code, argv.join(' ')).to.equal(2);
       expect(result.stderr, argv.join(' ')).to.include(message);
     }
+    const unknownLevel = await svc(['logs', '--rate', '1', '--message', 'x', '--severity-weights', 'bogus=1']);
+    expect(unknownLevel.code).to.equal(1);
+    expect(unknownLevel.stderr).to.include('--severity-weights: bogus: unknown field');
   });
 
   it('exits 2 on usage mistakes', async () => {

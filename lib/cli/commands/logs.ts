@@ -1,5 +1,5 @@
 import { Command, UsageError } from 'clipanion';
-import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
+import { type GivenFlag, flagChoice, flagNumber, givenSpelling, listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand } from './scenario-command.js';
 import type { LoadedScenario } from './scenario-source-command.js';
@@ -28,12 +28,14 @@ export class LogsCommand extends ScenarioCommand {
   message = listFlag('--message', '<template>', 'template: message template, repeatable');
   field = listFlag('--field', '<name=v1,v2,…>', 'template: placeholder pool, repeatable');
   severity = valueFlag(
-    '--severity,--severity-weights',
+    '--severity',
     '<level=weight,…>',
     'template: severity weights, info=7,warn=2,error=1 (default: all info)',
   );
+  severityWeights = valueFlag('--severity-weights', '<level=weight,…>', '--severity as the reference tool writes it');
   seed = valueFlag('--seed', '<n>', 'template: seed of the record choice (default: 0)');
-  file = valueFlag('--file,--replay-file', '<file>', 'replay: the file whose lines are the messages, one a record');
+  file = valueFlag('--file', '<file>', 'replay: the file whose lines are the messages, one a record');
+  replayFile = valueFlag('--replay-file', '<file>', '--file as the reference tool writes it');
   scenario = valueFlag(
     '--scenario',
     '<file>',
@@ -42,7 +44,10 @@ export class LogsCommand extends ScenarioCommand {
 
   protected async load(overrides: CliOverrides): Promise<LoadedScenario> {
     const { loadScenario } = await import('../../config/load.js');
-    const flagDefined = [this.name, this.mode, this.message, this.field, this.severity, this.seed, this.file].some(
+    // Each alias is its own option, so that errors name the spelling given and both given is refused.
+    const severity = givenSpelling({ '--severity': this.severity, '--severity-weights': this.severityWeights });
+    const file = givenSpelling({ '--file': this.file, '--replay-file': this.replayFile });
+    const flagDefined = [this.name, this.mode, this.message, this.field, severity, this.seed, file].some(
       (v) => v !== undefined,
     );
     if (this.scenario) {
@@ -53,7 +58,7 @@ export class LogsCommand extends ScenarioCommand {
       return this.loadScenarioArg(this.scenario, overrides);
     }
     const mode = flagChoice('--mode', this.mode ?? 'template', ['template', 'replay'] as const);
-    const log_generator = mode === 'replay' ? this.replay() : this.template();
+    const log_generator = mode === 'replay' ? this.replay(severity, file) : this.template(severity, file);
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');
     const entry = { signal_type: 'logs', name: this.name ?? 'logs', rate: overrides.rate, log_generator };
     const origin = 'svc logs flags';
@@ -61,9 +66,9 @@ export class LogsCommand extends ScenarioCommand {
       { path: ['name'], flag: '--name' },
       { path: ['log_generator', 'templates'], flag: '--message' },
       { path: ['log_generator', 'field_pools'], flag: '--field' },
-      { path: ['log_generator', 'severity_weights'], flag: '--severity' },
+      { path: ['log_generator', 'severity_weights'], flag: severity?.flag ?? '--severity' },
       { path: ['log_generator', 'seed'], flag: '--seed' },
-      { path: ['log_generator', 'file'], flag: '--file' },
+      { path: ['log_generator', 'file'], flag: file?.flag ?? '--file' },
     ];
     return {
       file: loadScenario(JSON.stringify(entry), { origin, format: 'json', overrides: { ...overrides, written } }),
@@ -72,24 +77,24 @@ export class LogsCommand extends ScenarioCommand {
   }
 
   /** `--mode replay`: the lines of --file, which the template flags do not shape. */
-  private replay(): Record<string, unknown> {
+  private replay(severity?: GivenFlag<string>, file?: GivenFlag<string>): Record<string, unknown> {
     const stray = (
       [
         ['--message', this.message],
         ['--field', this.field],
-        ['--severity', this.severity],
+        [severity?.flag, severity],
         ['--seed', this.seed],
       ] as const
     ).find(([, value]) => value !== undefined)?.[0];
     if (stray !== undefined)
       throw new UsageError(`${stray} shapes templates: --mode replay writes the lines of --file as they are`);
-    if (this.file === undefined) throw new UsageError('--mode replay needs --file <file>: the lines to replay');
-    return { type: 'replay', file: this.file };
+    if (file === undefined) throw new UsageError('--mode replay needs --file <file>: the lines to replay');
+    return { type: 'replay', file: file.value };
   }
 
   /** `--mode template` (the default): records from the --message templates. */
-  private template(): Record<string, unknown> {
-    if (this.file !== undefined) throw new UsageError('--file is the file of --mode replay: give --mode replay too');
+  private template(severity?: GivenFlag<string>, file?: GivenFlag<string>): Record<string, unknown> {
+    if (file !== undefined) throw new UsageError(`${file.flag} is the file of --mode replay: give --mode replay too`);
     if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
     return {
       type: 'template',
@@ -97,9 +102,11 @@ export class LogsCommand extends ScenarioCommand {
       field_pools: Object.fromEntries(
         (this.field ?? []).map((pool) => this.pair('--field', pool, (values) => values.split(','))),
       ),
-      ...(this.severity && {
+      ...(severity && {
         severity_weights: Object.fromEntries(
-          this.severity.split(',').map((weight) => this.pair('--severity', weight, (w) => flagNumber('--severity', w))),
+          severity.value
+            .split(',')
+            .map((weight) => this.pair(severity.flag, weight, (w) => flagNumber(severity.flag, w))),
         ),
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
