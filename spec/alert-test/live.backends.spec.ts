@@ -145,9 +145,6 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
     const { code, stderr } = await svc(['test', file, '--prometheus-url', prometheus.url, '--interval', '1s']);
     expect(stderr).to.include(`Prometheus at ${prometheus.url} has no alerting rule "QueueBaklog"`);
     expect(code).to.equal(1);
-    const both = await svc(['test', file, '--prometheus-url', prometheus.url, '--prometheus', prometheus.url]);
-    expect(both.stderr).to.include('--prometheus-url is short for --live --prometheus <url>: give one of them');
-    expect(both.code).to.equal(2);
   });
 
   it('names an unreachable Prometheus with its credentials masked, exit 1, before running anything', async () => {
@@ -203,37 +200,6 @@ describe('svc test --live: alert expectations against a real Prometheus and Aler
       expect(code).to.equal(1);
     } finally {
       await bare.stop();
-    }
-  });
-
-  it('refuses flags that do not go together, exit 2', async () => {
-    const file = write('flags.yaml', scenario(prometheus, 'flags', '    - {alert: QueueBacklog, firing_within: 2s}'));
-    const cases: [string[], RegExp][] = [
-      [['--live'], /--live needs --prometheus <url>/],
-      [
-        ['--live', '--prometheus', prometheus.url, '--rules', 'examples/alerts/link-flap.rules.yml'],
-        /--rules has no use with --live/,
-      ],
-      [['--live', '--prometheus', prometheus.url, '--keep'], /--keep keeps the promtool test/],
-      [['--prometheus', prometheus.url], /--prometheus and --alertmanager go with --live/],
-      [
-        ['--live', '--prometheus', 'ftp://user:pw@host/'],
-        /--prometheus: expected an http\(s\) URL, got "ftp:\/\/user:\*\*\*@host\/"/,
-      ],
-      [
-        ['--live', '--prometheus', prometheus.url, '--alertmanager', 'not a url'],
-        /--alertmanager: expected an http\(s\) URL, got "not a url"/,
-      ],
-      [
-        ['--live', '--prometheus', prometheus.url, '--interval', '100ms'],
-        /--interval: expected from 1s to 1h, got "100ms"/,
-      ],
-    ];
-    for (const [flags, message] of cases) {
-      const { code, stderr } = await svc(['test', file, ...flags]);
-      expect(stderr, flags.join(' ')).to.match(message);
-      expect(stderr, flags.join(' ')).not.to.contain('pw@');
-      expect(code, flags.join(' ')).to.equal(2);
     }
   });
 });

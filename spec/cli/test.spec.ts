@@ -309,6 +309,49 @@ expect:
     }
   });
 
+  it('refuses flags that do not go together, naming the flags given, exit 2 (no backend is asked)', async () => {
+    const file = 'examples/alerts/queue-backlog.yaml';
+    const url = 'http://127.0.0.1:1';
+    const rules = 'examples/alerts/link-flap.rules.yml';
+    const cases: [string[], RegExp][] = [
+      [['--live'], /--live needs --prometheus <url>/],
+      [
+        ['--live', '--prometheus', url, '--rules', rules],
+        /--rules has no use with --live: .* of --prometheus evaluates/,
+      ],
+      [
+        ['--live', '--prometheus', url, '--keep'],
+        /--keep keeps the promtool test of a run on virtual time: --live writes/,
+      ],
+      [['--prometheus', url], /--prometheus and --alertmanager go with --live/],
+      [
+        ['--live', '--prometheus', 'ftp://user:pw@host/'],
+        /--prometheus: expected an http\(s\) URL, got "ftp:\/\/user:\*\*\*@host\/"/,
+      ],
+      [
+        ['--live', '--prometheus', url, '--alertmanager', 'not a url'],
+        /--alertmanager: expected an http\(s\) URL, got "not a url"/,
+      ],
+      [['--live', '--prometheus', url, '--interval', '100ms'], /--interval: expected from 1s to 1h, got "100ms"/],
+      [
+        ['--prometheus-url', url, '--prometheus', url],
+        /--prometheus-url is short for --live --prometheus <url>: give one/,
+      ],
+      [
+        ['--prometheus-url', url, '--rules', rules],
+        /--rules has no use with --prometheus-url: .* of --prometheus-url evaluates/,
+      ],
+      [['--prometheus-url', url, '--keep'], /virtual time: --prometheus-url writes none/],
+      [['--prometheus-url', 'notaurl'], /^Usage Error: --prometheus-url: expected an http\(s\) URL, got "notaurl"/],
+    ];
+    for (const [flags, message] of cases) {
+      const { code, stderr } = await svc(['test', file, ...flags]);
+      expect(stderr, flags.join(' ')).to.match(message);
+      expect(stderr, flags.join(' ')).not.to.contain('pw@');
+      expect(code, flags.join(' ')).to.equal(2);
+    }
+  });
+
   it('refuses an expectation whose alert no rule of the rules file defines, naming it and the close name', async () => {
     const { scenario } = scenarioDir('svc-test-');
     const file = scenario(

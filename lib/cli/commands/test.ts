@@ -82,6 +82,8 @@ export class TestCommand extends SvcCommand {
   );
 
   async execute(): Promise<number> {
+    // Errors name the flag given: --prometheus-url stands for both --live and --prometheus.
+    const liveFlag = this.prometheusUrl === undefined ? '--live' : '--prometheus-url';
     if (this.prometheusUrl !== undefined) {
       if (this.prometheus !== undefined)
         throw new UsageError('--prometheus-url is short for --live --prometheus <url>: give one of them');
@@ -93,10 +95,10 @@ export class TestCommand extends SvcCommand {
         throw new UsageError('--live needs --prometheus <url>: the Prometheus that evaluates the rules');
       if (this.rules !== undefined)
         throw new UsageError(
-          '--rules has no use with --live: the rules are those the Prometheus of --prometheus evaluates',
+          `--rules has no use with ${liveFlag}: the rules are those the Prometheus of ${this.prometheusFlag()} evaluates`,
         );
       if (this.keep)
-        throw new UsageError('--keep keeps the promtool test of a run on virtual time: --live writes none');
+        throw new UsageError(`--keep keeps the promtool test of a run on virtual time: ${liveFlag} writes none`);
     } else {
       if (this.prometheus !== undefined || this.alertmanager !== undefined)
         throw new UsageError('--prometheus and --alertmanager go with --live');
@@ -158,6 +160,11 @@ export class TestCommand extends SvcCommand {
     return this.check(plan.scenarios, intervalMs, expectations);
   }
 
+  /** The flag that gave the Prometheus URL, as errors name it. */
+  private prometheusFlag(): string {
+    return this.prometheusUrl === undefined ? '--prometheus' : '--prometheus-url';
+  }
+
   /** The backends of --live, from their flags' URLs (a bad URL is a usage error naming the flag). */
   private async backends(): Promise<Pick<WatchOptions, 'prometheus' | 'alertmanager'>> {
     const [{ httpApi }, { prometheusStates, alertmanagerInbox }] = await Promise.all([
@@ -172,7 +179,7 @@ export class TestCommand extends SvcCommand {
       }
     };
     return {
-      prometheus: prometheusStates(api('--prometheus', 'Prometheus', this.prometheus!)),
+      prometheus: prometheusStates(api(this.prometheusFlag(), 'Prometheus', this.prometheus!)),
       alertmanager:
         this.alertmanager === undefined
           ? undefined
