@@ -64,6 +64,12 @@ describe('svc metrics', () => {
     expect(file.stderr).to.include('--amplitude: these flags define a metric, they cannot be combined with --scenario');
   });
 
+  it('refuses --jitter-seed without --jitter, whose noise it seeds', async () => {
+    const result = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--duration', '100ms', '--jitter-seed', '3']);
+    expect(result.code).to.equal(2);
+    expect(result.stderr).to.include('Usage Error: --jitter-seed seeds the noise of --jitter: give --jitter <n> too');
+  });
+
   it('names the flag of a generator field out of range', async () => {
     const result = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--value-mode', 'uniform', '--min', '5']);
     expect(result.code).to.equal(1);

@@ -68,6 +68,8 @@ export class MetricsCommand extends ScenarioCommand {
     }
     if (this.name === undefined) throw new UsageError('missing --name (or give --scenario <file>)');
     if (overrides.rate === undefined) throw new UsageError('missing --rate (events per second)');
+    if (this.jitterSeed !== undefined && this.jitter === undefined)
+      throw new UsageError('--jitter-seed seeds the noise of --jitter: give --jitter <n> too');
     const mode = flagChoice('--value-mode', this.valueMode ?? 'constant', Object.keys(VALUE_MODES) as ValueMode[]);
     const flags: Record<string, readonly [string, number]> = VALUE_MODES[mode];
     const stray = GENERATOR_FLAGS.find((flag) => !(flag in flags) && this.flagText(flag) !== undefined);
