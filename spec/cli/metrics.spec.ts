@@ -70,9 +70,30 @@ describe('svc metrics', () => {
     expect(result.stderr).to.include('Usage Error: --jitter-seed seeds the noise of --jitter: give --jitter <n> too');
   });
 
+  it('help lists every --value-mode generator and, on each generator flag, the generators that take it', async () => {
+    const { stdout } = await svc(['metrics', '--help']);
+    expect(stdout).to.match(/--value-mode <mode> +Generator: constant, sine, sawtooth, uniform \(default: constant\)/);
+    expect(stdout).to.match(/--period-secs <n> +sine, sawtooth: seconds a period \(default: 60\)/);
+    expect(stdout).to.match(/--seed <n> +uniform: seed of the values \(default: 0\)/);
+  });
+
   it('names the flag of a generator field out of range', async () => {
     const result = await svc(['metrics', '--name', 'cpu', '--rate', '1', '--value-mode', 'uniform', '--min', '5']);
     expect(result.code).to.equal(1);
-    expect(result.stderr).to.include('--max: expected a number greater than min (5), got 1');
+    expect(result.stderr).to.include('--max (default 1): expected a number greater than min (5), got 1');
+    const given = await svc([
+      'metrics',
+      '--name',
+      'cpu',
+      '--rate',
+      '1',
+      '--value-mode',
+      'uniform',
+      '--min',
+      '5',
+      '--max',
+      '2',
+    ]);
+    expect(given.stderr).to.include('--max: expected a number greater than min (5), got 2');
   });
 });
