@@ -283,41 +283,6 @@ scenarios:
   });
 });
 
-describe('svc metrics', () => {
-  it('emits a constant gauge defined by flags', async () => {
-    const result = await svc(['metrics', '--name', 'up', '--rate', '10', '--duration', '0.3s', '--label', 'job=demo']);
-    expect(result.code).to.equal(0);
-    const out = lines(result.stdout);
-    expect(out).to.have.length(3);
-    for (const line of out) expect(line).to.match(/^up\{job="demo"\} 1 \d{13}$/);
-  });
-
-  it('takes --value, and validates the name like a file entry', async () => {
-    const ok = await svc(['metrics', '--name', 'temp', '--value=-3.25', '--rate', '10', '--duration', '100ms']);
-    expect(lines(ok.stdout)[0]).to.match(/^temp -3\.25 \d{13}$/);
-    const bad = await svc(['metrics', '--name', '1bad', '--rate', '10']);
-    expect(bad.code).to.equal(1);
-    expect(bad.stderr).to.match(/name: .*\[a-zA-Z_:\]\[a-zA-Z0-9_:\]\*/);
-  });
-
-  it('runs a file with --scenario and overrides', async () => {
-    const result = await svc(['metrics', '--scenario', gauge, '--rate', '10']);
-    expect(result.code).to.equal(0);
-    expect(lines(result.stdout)).to.have.length(3);
-  });
-
-  it('exits 2 when the metric is not defined', async () => {
-    for (const argv of [
-      ['metrics', '--rate', '1'],
-      ['metrics', '--name', 'x'],
-      ['metrics', '--name', 'x', '--rate', '1', '--value', 'abc'],
-      ['metrics', '--scenario', gauge, '--name', 'x'],
-    ]) {
-      expect((await svc(argv)).code, argv.join(' ')).to.equal(2);
-    }
-  });
-});
-
 /**
  * Examples that write to a backend; the backend's spec runs them (spec/sinks/remote-write.backends.spec.ts,
  * otlp.spec.ts, broker.mock-cluster.spec.ts, spec/runtime/traces.spec.ts).
