@@ -9,19 +9,33 @@ export interface PromtoolResult {
 
 /**
  * What promtool said, to follow a message: `:` and its output, or its exit code when it printed nothing. Its
- * framing is left out (`Unit Testing:  <the unit test, removed by then>`, `FAILED:`), and so are the lines it
- * repeats (a rules file's YAML error comes twice).
+ * framing is left out (`Unit Testing:  <the unit test, removed by then>`, `FAILED:`), and so is a block of lines it
+ * repeats right after itself (a rules file's YAML error comes twice). Lines keep their indentation but for the one
+ * they all share: a check's `exp:` and `got:` stay under its `expr:`, and two checks failing with the same lines
+ * are both told.
  */
 export function promtoolWords({ output, code }: PromtoolResult): string {
-  const said = [
-    ...new Set(
-      output
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line && !/^Unit Testing:/.test(line) && line !== 'FAILED:'),
-    ),
-  ].join('\n');
+  const lines = withoutRepeatedBlocks(
+    output
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .filter((line) => line && !/^\s*Unit Testing:/.test(line) && line.trim() !== 'FAILED:'),
+  );
+  const indent = Math.min(...lines.map((line) => line.length - line.trimStart().length));
+  const said = lines.map((line) => line.slice(indent)).join('\n');
   return said ? `:\n${said}` : `: it exited with code ${code} and printed nothing`;
+}
+
+/** `lines` without any block of them that repeats, line for line, the block right before it. */
+function withoutRepeatedBlocks(lines: readonly string[]): string[] {
+  const kept = [...lines];
+  for (let size = 1; size <= kept.length / 2; size++)
+    for (let at = 0; at + 2 * size <= kept.length; ) {
+      const repeats = kept.slice(at, at + size).every((line, i) => line === kept[at + size + i]);
+      if (repeats) kept.splice(at + size, size);
+      else at++;
+    }
+  return kept;
 }
 
 /** Runs `promtool test rules` on a unit test file; `stop` aborted ends the run (rejecting with its reason). */

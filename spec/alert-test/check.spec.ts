@@ -9,7 +9,7 @@ import {
   ruleGroupOrder,
   type RunChecks,
 } from '../../lib/alert-test/check.js';
-import { promtool } from '../../lib/alert-test/promtool.js';
+import { promtool, promtoolWords } from '../../lib/alert-test/promtool.js';
 import type { Sampling } from '../../lib/alert-test/sampling.js';
 import { unitTest } from '../../lib/alert-test/unit-test.js';
 
@@ -157,6 +157,23 @@ describe('checkExpectations: alert expectations through promtool', () => {
     );
     expect((failure as Error).message).to.match(
       /^promtool refused the unit test:\n\/\S+\/rules\.yml: yaml: line \d+: did not find expected '-' indicator$/,
+    );
+  });
+
+  it("tells every failing check of promtool's output, each with its own expected and got lines, indented", async () => {
+    // Both checks fail with the same exp: and got: lines: the second one's once vanished as repeated lines.
+    const check = (atMs: number) => ({ expr: 'vector(0)', atMs, value: 1 as const });
+    const result = await promtoolRuns().run([check(MINUTE), check(2 * MINUTE)]);
+    expect(promtoolWords(result)).to.equal(
+      [
+        ':',
+        'expr: "vector(0)", time: 1m,',
+        '    exp: {} 1E+00',
+        '    got: {} 0E+00',
+        'expr: "vector(0)", time: 2m,',
+        '    exp: {} 1E+00',
+        '    got: {} 0E+00',
+      ].join('\n'),
     );
   });
 
