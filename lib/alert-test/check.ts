@@ -256,6 +256,28 @@ export function ruleGroupOrder(rulesFiles: readonly RulesFile[]): string[] {
 }
 
 /**
+ * A warning per rule group name in more than one of the rules files: promtool ranks the groups of its
+ * `group_eval_order` by name alone, so those groups are evaluated in an order that changes from run to run, which
+ * {@link ruleGroupOrder} cannot fix.
+ */
+export function groupOrderWarnings(rulesFiles: readonly RulesFile[]): string[] {
+  const filesOf = new Map<string, string[]>();
+  for (const { file, text } of rulesFiles)
+    for (const group of ruleGroups(text) ?? []) {
+      if (typeof group?.name !== 'string') continue;
+      const files = filesOf.get(group.name) ?? [];
+      // A name repeated in one file is promtool's to refuse.
+      if (!files.includes(file)) filesOf.set(group.name, [...files, file]);
+    }
+  return [...filesOf]
+    .filter(([, files]) => files.length > 1)
+    .map(
+      ([name, files]) =>
+        `rule group "${name}" is in ${files.slice(0, -1).join(', ')} and ${files.at(-1)}: promtool orders a unit test's groups by name alone, so these run in an order that changes from run to run, and an alert on a series one of them records can fire one evaluation (--interval) earlier or later between the probes of a test; give the groups different names`,
+    );
+}
+
+/**
  * A warning per rule group whose own `interval:` is not `intervalMs`: promtool evaluates every group at the unit
  * test's one evaluation interval, where Prometheus evaluates that group at its own, so its alerts' times can be off
  * by up to the longer of the two. None when the text is not a rules file Prometheus reads.

@@ -6,6 +6,7 @@ import {
   alertsNotInRules,
   checkExpectations,
   findingLine,
+  groupOrderWarnings,
   ruleGroupOrder,
   type RunChecks,
 } from '../../lib/alert-test/check.js';
@@ -230,6 +231,22 @@ describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () =
       const result = await run(testFile);
       expect(result.passed, result.output).to.equal(true);
     }
+  });
+});
+
+describe('groupOrderWarnings: what leaves the order of the rule groups to chance', () => {
+  const group = (name: string) => `  - {name: ${name}, rules: []}\n`;
+
+  it('names a group name in more than one file with its files; one repeated in a file is for promtool to refuse', () => {
+    expect(
+      groupOrderWarnings([
+        { file: 'a.yml', text: `groups:\n${group('g')}${group('h')}${group('h')}` },
+        { file: 'b.yml', text: `groups:\n${group('k')}${group('g')}` },
+        { file: 'c.yml', text: `groups:\n${group('g')}` },
+      ]),
+    ).to.deep.equal([
+      `rule group "g" is in a.yml, b.yml and c.yml: promtool orders a unit test's groups by name alone, so these run in an order that changes from run to run, and an alert on a series one of them records can fire one evaluation (--interval) earlier or later between the probes of a test; give the groups different names`,
+    ]);
   });
 });
 

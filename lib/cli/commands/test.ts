@@ -272,7 +272,15 @@ export class TestCommand extends SvcCommand {
       { leastSteps, sampleScenario },
       { unitTest },
       { promtool, promtoolWords },
-      { alertsNotInRules, checkExpectations, findingLine, groupIntervalWarnings, ruleGroupOrder, tooManyEvaluations },
+      {
+        alertsNotInRules,
+        checkExpectations,
+        findingLine,
+        groupIntervalWarnings,
+        groupOrderWarnings,
+        ruleGroupOrder,
+        tooManyEvaluations,
+      },
       { readTextFile },
       { MAX_RULES_BYTES },
       { stopSignals },
@@ -310,6 +318,7 @@ export class TestCommand extends SvcCommand {
     for (const { file, text } of rules)
       for (const warning of groupIntervalWarnings(text, file, intervalMs))
         this.context.stderr.write(`[warn] ${warning}\n`);
+    for (const warning of groupOrderWarnings(rules)) this.context.stderr.write(`[warn] ${warning}\n`);
     // Before sampling, which is the long part of such a test, with the steps the data has at least; then with those
     // it has (an entry started by `after` lasts longer).
     const refuseTooMany = (steps: number) => {
