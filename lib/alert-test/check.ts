@@ -3,7 +3,7 @@
  * is found by bisection, each probe a promtool run of the unit test with one PromQL check; the
  * final unit test states the expectations themselves, and its promtool run gives the verdict.
  */
-import { parse } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { AlertExpectation } from '../language/fields.js';
 import { closest } from '../language/problems.js';
 import { promDuration } from '../format.js';
@@ -256,25 +256,33 @@ export function ruleGroupOrder(rulesFiles: readonly RulesFile[]): string[] {
 }
 
 /**
- * A warning per rule group name in more than one of the rules files: promtool ranks the groups of its
- * `group_eval_order` by name alone, so those groups are evaluated in an order that changes from run to run, which
- * {@link ruleGroupOrder} cannot fix.
+ * A warning per rules file whose groups svc cannot read (promtool may still load them: they are left out of
+ * {@link ruleGroupOrder}), and per rule group name in more than one of the rules files (promtool ranks the groups
+ * of its `group_eval_order` by name alone): those groups are evaluated in an order that changes from run to run.
  */
 export function groupOrderWarnings(rulesFiles: readonly RulesFile[]): string[] {
+  const unread: string[] = [];
   const filesOf = new Map<string, string[]>();
-  for (const { file, text } of rulesFiles)
-    for (const group of ruleGroups(text) ?? []) {
+  for (const { file, text } of rulesFiles) {
+    const groups = ruleGroups(text);
+    if (!groups)
+      unread.push(
+        `${file}: svc test cannot read its rule groups (YAML with a groups list), so the order promtool evaluates them in is not fixed: an alert on a series another group records can fire one evaluation (--interval) earlier or later between the probes of a test`,
+      );
+    for (const group of groups ?? []) {
       if (typeof group?.name !== 'string') continue;
       const files = filesOf.get(group.name) ?? [];
       // A name repeated in one file is promtool's to refuse.
       if (!files.includes(file)) filesOf.set(group.name, [...files, file]);
     }
-  return [...filesOf]
+  }
+  const shared = [...filesOf]
     .filter(([, files]) => files.length > 1)
     .map(
       ([name, files]) =>
         `rule group "${name}" is in ${files.slice(0, -1).join(', ')} and ${files.at(-1)}: promtool orders a unit test's groups by name alone, so these run in an order that changes from run to run, and an alert on a series one of them records can fire one evaluation (--interval) earlier or later between the probes of a test; give the groups different names`,
     );
+  return [...unread, ...shared];
 }
 
 /**
@@ -296,12 +304,15 @@ export function groupIntervalWarnings(rulesText: string, rulesFile: string, inte
 type RuleGroup = { name?: unknown; interval?: unknown; rules?: unknown } | null;
 
 /**
- * The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list); undefined otherwise. A file
- * with no groups (empty, only comments, `groups:` with nothing under it) is one Prometheus loads with no rules.
+ * The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list, in its first document: Prometheus
+ * reads no other); undefined otherwise. A file with no groups (empty, only comments, `groups:` with nothing under it)
+ * is one Prometheus loads with no rules.
  */
 function ruleGroups(rulesText: string): RuleGroup[] | undefined {
   try {
-    const rules = parse(rulesText) as unknown;
+    const [first] = parseAllDocuments(rulesText);
+    if (first?.errors.length) return undefined;
+    const rules = first?.toJS() as unknown;
     if (rules === null || rules === undefined) return [];
     const keys = typeof rules === 'object' ? Object.keys(rules) : [];
     const { groups } = rules as { groups?: unknown };

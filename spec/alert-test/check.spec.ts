@@ -211,6 +211,16 @@ describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () =
     expect(ruleGroupOrder([{ file: 'bad.yml', text: 'groups: [' }])).to.deep.equal([]);
   });
 
+  it('reads the first YAML document of a file, as Prometheus does', () => {
+    // A trailing `---` (a second, empty document) made the file unreadable to svc, not to promtool: its groups
+    // were left out of the order.
+    const records = { file: 'rec.yml', text: `---\n${recording}---\n` };
+    const alerts = { file: 'alerts.yml', text: 'groups: [{name: alerts, rules: [{alert: High, expr: up}]}]\n---\n' };
+    expect(ruleGroupOrder([records, alerts])).to.deep.equal(['rec', 'alerts']);
+    expect(groupOrderWarnings([records, alerts])).to.deep.equal([]);
+    expect(alertsNotInRules([{ alert: 'Low', firing_within: MINUTE }], [records, alerts])).to.have.length(1);
+  });
+
   it('makes every promtool run see a recorded series at the evaluation that recorded it', async () => {
     // Without group_eval_order promtool ran the groups in an order that changed from run to run: the alert on the
     // recorded series fired at step 4 in some probes of a test and at step 5 in others.
@@ -246,6 +256,17 @@ describe('groupOrderWarnings: what leaves the order of the rule groups to chance
       ]),
     ).to.deep.equal([
       `rule group "g" is in a.yml, b.yml and c.yml: promtool orders a unit test's groups by name alone, so these run in an order that changes from run to run, and an alert on a series one of them records can fire one evaluation (--interval) earlier or later between the probes of a test; give the groups different names`,
+    ]);
+  });
+
+  it('names a file whose groups svc cannot read, left out of the order', () => {
+    expect(
+      groupOrderWarnings([
+        { file: 'a.yml', text: `groups:\n${group('g')}` },
+        { file: 'bad.yml', text: 'groups: [' },
+      ]),
+    ).to.deep.equal([
+      'bad.yml: svc test cannot read its rule groups (YAML with a groups list), so the order promtool evaluates them in is not fixed: an alert on a series another group records can fire one evaluation (--interval) earlier or later between the probes of a test',
     ]);
   });
 });
