@@ -305,8 +305,8 @@ type RuleGroup = { name?: unknown; interval?: unknown; rules?: unknown } | null;
 
 /**
  * The `groups` of a rules file as Prometheus reads it (YAML with a `groups` list, in its first document: Prometheus
- * reads no other); undefined otherwise. A file with no groups (empty, only comments, `groups:` with nothing under it)
- * is one Prometheus loads with no rules.
+ * reads no other); undefined otherwise. A file with no groups (empty, only comments, `{}`, `groups:` with nothing
+ * under it) is one Prometheus loads with no rules.
  */
 function ruleGroups(rulesText: string): RuleGroup[] | undefined {
   try {
@@ -314,9 +314,10 @@ function ruleGroups(rulesText: string): RuleGroup[] | undefined {
     if (first?.errors.length) return undefined;
     const rules = first?.toJS() as unknown;
     if (rules === null || rules === undefined) return [];
-    const keys = typeof rules === 'object' ? Object.keys(rules) : [];
+    const keys = typeof rules === 'object' && !Array.isArray(rules) ? Object.keys(rules) : undefined;
     const { groups } = rules as { groups?: unknown };
-    if (groups === null && keys.length === 1) return [];
+    // `{}` and `groups:` (null) are no groups; a list or a scalar is no rules file.
+    if (keys?.length === 0 || (groups === null && keys?.length === 1)) return [];
     return Array.isArray(groups) ? groups : undefined;
   } catch {
     return undefined;

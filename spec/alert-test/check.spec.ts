@@ -304,7 +304,7 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
   });
 
   it('says so of a rules file with no groups, which promtool loads as no rules', () => {
-    for (const text of ['', '# nothing yet\n', 'groups:\n', '---\n'])
+    for (const text of ['', '# nothing yet\n', 'groups:\n', '---\n', '{}\n'])
       expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([
         'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
       ]);
@@ -326,7 +326,7 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
   });
 
   it('leaves a text that is not a rules file to promtool', () => {
-    for (const text of ['groups: [', 'version: 2', 'groups: 3', '[1]', 'groups:\nversion: 2'])
+    for (const text of ['groups: [', 'version: 2', 'groups: 3', '[1]', '[]', 'text', 'groups:\nversion: 2'])
       expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([]);
   });
 });
