@@ -64,13 +64,14 @@ export function httpApi(what: string, url: string, flag: string, fetchImpl: type
       const text = await readCapped(res, name).catch((error: Error) => {
         throw signal.aborted ? new Error(`${name}: no complete answer within ${REQUEST_TIMEOUT_MS / 1000}s`) : error;
       });
+      // A path not found, with JSON or not: another server's API (an Alertmanager given as Prometheus) or a base URL
+      // without its path prefix.
+      const hint = res.status === 404 ? `: is ${flag} the base URL of ${what}'s HTTP API?` : '';
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
         const said = redact(text.slice(0, 200).trim());
-        // Another server's API (an Alertmanager given as Prometheus) or a base URL without its path prefix.
-        const hint = res.status === 404 ? `: is ${flag} the base URL of ${what}'s HTTP API?` : '';
         throw new Error(
           `${name} answered ${res.status} ${res.statusText} with no JSON to GET ${path}${said ? `: ${said}` : ''}${hint}`,
         );
@@ -78,7 +79,7 @@ export function httpApi(what: string, url: string, flag: string, fetchImpl: type
       if (!res.ok) {
         const said = (body as { error?: unknown }).error;
         throw new Error(
-          `${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redact(said)}` : ''}`,
+          `${name} answered ${res.status} ${res.statusText} to GET ${path}${typeof said === 'string' ? `: ${redact(said)}` : ''}${hint}`,
         );
       }
       return body;

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { STATUS_CODES } from 'node:http';
 import { httpApi } from '../../lib/alert-test/http-api.js';
 
 /** A fetch that records each request and answers with `status` and `body`. */
@@ -6,7 +7,7 @@ function fakeFetch(status: number, body: string) {
   const requests: { url: string; headers: Record<string, string> }[] = [];
   const fetchImpl = (async (url: URL, init: RequestInit) => {
     requests.push({ url: url.href, headers: init.headers as Record<string, string> });
-    return new Response(body, { status, statusText: status === 200 ? 'OK' : 'Bad Request' });
+    return new Response(body, { status, statusText: STATUS_CODES[status] });
   }) as typeof fetch;
   return { fetchImpl, requests };
 }
@@ -63,7 +64,17 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
       fakeFetch(404, '404 page not found\n').fetchImpl,
     );
     expect(await elsewhere.get('/api/v1/rules', {}).catch((error: Error) => error.message)).to.equal(
-      "Prometheus at http://am:9093 answered 404 Bad Request with no JSON to GET /api/v1/rules: 404 page not found: is --prometheus the base URL of Prometheus's HTTP API?",
+      "Prometheus at http://am:9093 answered 404 Not Found with no JSON to GET /api/v1/rules: 404 page not found: is --prometheus the base URL of Prometheus's HTTP API?",
+    );
+    // A server whose API answers JSON for a path it does not have was told no more than its 404.
+    const jsonApi = httpApi(
+      'Alertmanager',
+      'http://prom:9090',
+      '--alertmanager',
+      fakeFetch(404, '{"status":"error","error":"not found"}').fetchImpl,
+    );
+    expect(await jsonApi.get('/api/v2/alerts', {}).catch((error: Error) => error.message)).to.equal(
+      "Alertmanager at http://prom:9090 answered 404 Not Found to GET /api/v2/alerts: not found: is --alertmanager the base URL of Alertmanager's HTTP API?",
     );
   });
 
@@ -76,7 +87,7 @@ describe('httpApi: GET with a JSON answer from a backend given by URL', () => {
       fakeFetch(401, `bad token ${basic} (s3cr3t-pw)`).fetchImpl,
     );
     expect(await echo.get('/api/v1/query', {}).catch((error: Error) => error.message)).to.equal(
-      'Prometheus at http://bob:***@prom:9090 answered 401 Bad Request with no JSON to GET /api/v1/query: bad token *** (***)',
+      'Prometheus at http://bob:***@prom:9090 answered 401 Unauthorized with no JSON to GET /api/v1/query: bad token *** (***)',
     );
     const json = httpApi(
       'Alertmanager',
