@@ -96,7 +96,15 @@ expect:
     expect(stderr).to.equal('');
     expect(lines(stdout)).to.deep.equal(['PASS Hot firing after 0s (within 1m)']);
     expect(code).to.equal(0);
-    const only = await svc(['test', file, '--rules', recording, '--rules', recording]);
+    // A file given twice is loaded once, named as first given (the last spelling was kept).
+    const only = await svc([
+      'test',
+      file,
+      '--rules',
+      recording,
+      '--rules',
+      recording.replace(/rec\.yml$/, './rec.yml'),
+    ]);
     expect(only.stderr).to.equal(
       `error: ${file}: expect.alerts[0].alert: the rules file ${recording} has no alerting rule "Hot" (it has no alerting rules)\n`,
     );

@@ -300,8 +300,11 @@ export class TestCommand extends SvcCommand {
       import('../run-scenario.js'),
       import('rxjs'),
     ]);
-    // Each file once (promtool would load a repeated one's groups twice), by the absolute path promtool is given.
-    const named = [...new Map(this.rules!.map((file) => [resolve(file), file])).entries()];
+    // Each file once (promtool would load a repeated one's groups twice), by the absolute path promtool is given,
+    // and named as first given.
+    const named = this.rules!.map((file) => [resolve(file), file] as const).filter(
+      ([path], i, all) => all.findIndex(([first]) => first === path) === i,
+    );
     const rulesFiles = named.map(([path]) => path);
     // Read here, not only by promtool: a missing file, a directory or binary data is named before anything is sampled.
     const rules = await Promise.all(
