@@ -21,6 +21,15 @@ async function expectPasses(args: string[], results: string[]): Promise<void> {
   expect(code).to.equal(0);
 }
 
+/** A scenario of a constant temperature of 10 for 2 minutes, expecting the alert Hot within a minute. */
+const HOT = `version: 2
+kind: runnable
+scenarios:
+  - {name: temp, signal_type: metrics, rate: 1, duration: 2m, generator: {type: constant, value: 10}}
+expect:
+  alerts: [{alert: Hot, firing_within: 1m}]
+`;
+
 describe('svc test: alert expectations checked with promtool on virtual time', () => {
   it('passes HighErrorRate on a burst, firing and resolving in time', async () => {
     await expectPasses(example('error-burst'), [
@@ -51,16 +60,7 @@ describe('svc test: alert expectations checked with promtool on virtual time', (
     // promtool globs rule_files: unescaped, `team[prod]/` matched no file and every alert read as not firing.
     const { dir, scenario } = scenarioDir('svc-test-');
     mkdirSync(join(dir, 'team[prod]'));
-    const file = scenario(
-      'hot.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - {name: temp, signal_type: metrics, rate: 1, duration: 2m, generator: {type: constant, value: 10}}
-expect:
-  alerts: [{alert: Hot, firing_within: 1m}]
-`,
-    );
+    const file = scenario('hot.yaml', HOT);
     const rules = scenario(
       'team[prod]/rules.yml',
       'groups:\n  - name: g\n    rules:\n      - {alert: Hot, expr: temp > 5}\n',
@@ -114,16 +114,7 @@ expect:
     // promtool ranks group_eval_order by name alone: the two groups "g" ran in either order, and the alert on the
     // recorded series fired one evaluation later in some runs (1 in 8), with no word of why.
     const { scenario } = scenarioDir('svc-test-');
-    const file = scenario(
-      'hot.yaml',
-      `version: 2
-kind: runnable
-scenarios:
-  - {name: temp, signal_type: metrics, rate: 1, duration: 2m, generator: {type: constant, value: 10}}
-expect:
-  alerts: [{alert: Hot, firing_within: 1m}]
-`,
-    );
+    const file = scenario('hot.yaml', HOT);
     const recording = scenario(
       'rec.yml',
       'groups:\n  - name: g\n    rules:\n      - {record: t:max, expr: max(temp)}\n',
