@@ -123,7 +123,8 @@ export class SpanPool {
 
   /**
    * A span running at `now` (epoch ms: started before then, and in an earlier millisecond's wake than `now`'s, see
-   * {@link add}; not ended before): the first to end among those not named yet (the failure closest to being raised, its exception event is at its end), else the first to end; undefined
+   * {@link add}; not ended before): the first to end among those not named yet (the failure closest to being
+   * raised, its exception event is at its end), else the first to end; undefined
    * while none runs. Only for a pool asked for running spans.
    */
   takeRunning(now: number): PooledSpan | undefined {
