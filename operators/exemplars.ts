@@ -51,8 +51,9 @@ export interface ExemplarOptions {
  * value falls in (and on its native histogram row); on a summary's, on `_count`; on any other
  * event, on its one row (a counter's exemplar is worth 1 unless `value` says otherwise: one
  * request counted). An exemplar names a span of a sampled trace of `spans` that has ended by its time (the last to
- * end not named yet, see SpanPool); on a histogram's or a summary's event it is worth the span's
- * duration, so a slow bucket gets a slow span; while no span has ended, due events get none.
+ * end not named yet, see SpanPool), of a trace emitted in an earlier whole-millisecond wake than the event's, so which
+ * of the two streams comes first in a wake changes nothing; on a histogram's or a summary's event it is worth the
+ * span's duration, so a slow bucket gets a slow span; while no span has ended, due events get none.
  * Without `spans`, ids are random, drawn from `seed` and the tick's slot number. The exemplar's
  * time is its row's. An event's rows are known by their first and last series and their number:
  * the events of one label set keep their rows in one order, one series object a row, as the

@@ -21,7 +21,7 @@ import {
 import { seriesOf, type Series } from './model/series.js';
 import { SPAN_STATUS, type SpanBatch, type SpanColumns, type SpanResource } from './model/span.js';
 import { boundText, bucketOf } from './internal/series-rows.js';
-import { endOf, readingSpans, type TimedSpan } from './internal/span-pool.js';
+import { emittedBefore, endOf, readingSpans, type TimedSpan } from './internal/span-pool.js';
 import {
   check,
   checkIncreasing,
@@ -89,9 +89,10 @@ interface Dimensions {
  * counted under its dimensions (service, span name, kind as `SPAN_KIND_SERVER`, status as
  * `STATUS_CODE_UNSET` or `STATUS_CODE_ERROR`, the latter for a span that raised or saw an error)
  * once it has ended, as the connector sees a span when it ends: each tick (the connector's flush)
- * counts the spans that ended by its time (of the traces started before it: the span batches' tick
- * times, so which of the two streams comes first at one instant changes nothing), the others wait
- * for a later tick, and writes every dimension set seen so far, cumulative since the subscription.
+ * counts the spans that ended by its time (of the traces emitted in an earlier whole-millisecond wake
+ * than its own, read from the span batches' tick times, so which of the two streams comes first in a
+ * wake changes nothing), the others wait for a later tick, and writes every dimension set seen so
+ * far, cumulative since the subscription.
  * `calls` writes one row per set; `duration` its histogram rows, `_bucket{le}` in `unit`, `+Inf`,
  * `_sum`, `_count`, with, under `exemplars`, the span that ended last among those each bucket
  * counted since the last tick. Each row's series carries the resource of its service
@@ -184,12 +185,13 @@ export function spanMetrics<B extends TickBatch>(
     const running = new TinyQueue<TimedSpan>([], (a, b) => a.end - b.end);
     /**
      * Counts the spans ended by `time` (epoch ms) not counted yet, as the connector sees a span when it ends. Only traces
-     * started before `time` are looked at, so which of the two streams comes first at an instant changes nothing.
+     * emitted in an earlier wake than `time`'s are looked at ({@link emittedBefore}), so which of the two streams comes
+     * first in a wake changes nothing.
      */
     const countUntil = (time: number): void => {
       while (pending.length > 0) {
         const batch = pending[0]!;
-        for (; next < batch.size && batch.anchor + batch.offset[next]! < time; next++) {
+        for (; next < batch.size && emittedBefore(batch.anchor + batch.offset[next]!, time); next++) {
           const first = batch.firstSpan[next]!;
           for (let s = first; s < first + batch.spanCount[next]!; s++) {
             const end = endOf(batch, s);

@@ -36,6 +36,21 @@ const RUNNING_CAPACITY = 4096;
  */
 const FRESH_MS = 1000;
 
+/**
+ * The whole millisecond (epoch ms) whose timer wake emits a tick at `tick` (epoch ms): timers wake on whole
+ * milliseconds, each emitting the ticks due by then.
+ */
+export const wakeOf = (tick: number): number => Math.ceil(tick);
+
+/**
+ * Whether a trace whose tick is at `tick` counts for a record at `now` (both epoch ms): only if emitted in an earlier
+ * wake than the record's. Two entries' timers firing in one wake fire in either order, so a trace of the record's own
+ * wake may come before or after it; counted, it would be named (or counted) in one order and not in the other. The one
+ * rule of every reader of spans (exemplars, log records, span metrics), reading the times alone, so a live run and a
+ * backfill agree.
+ */
+export const emittedBefore = (tick: number, now: number): boolean => wakeOf(tick) < now;
+
 /** A span with its end in epoch milliseconds. */
 export interface TimedSpan extends PooledSpan {
   readonly end: number;
@@ -63,7 +78,8 @@ const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
  * fresh, the newest again (a request writes several log lines), so a consumer faster than the traces still names
  * real, recent spans, and a slower one does not fall behind them. A pool keeps references to the batches' columns,
  * not copies: a reader takes the ids of the spans handed out from them. A pool asked for ended spans only holds its
- * spans by their end alone: one not started has not ended either.
+ * spans by their end alone (one not started has not ended either), except those ending by their trace's wake, which
+ * end for a record only after that wake ({@link emittedBefore}).
  */
 export class SpanPool {
   /** Held spans not started by the last time asked, the first to start on top; unused when asked for ended spans. */
@@ -80,22 +96,17 @@ export class SpanPool {
   /** Ended spans added so far; the newest is at `(added - 1) % CAPACITY`. */
   private added = 0;
 
-  /** Where spans come: in start order when they are to be named while running. */
-  private readonly arriving: TinyQueue<HeldSpan>;
-
   constructor(
     private readonly keep: SpanFilter,
-    asked: SpanAsk,
-  ) {
-    this.arriving = asked === 'running' ? this.coming : this.unnamed;
-  }
+    private readonly asked: SpanAsk,
+  ) {}
 
   /**
-   * Holds the spans of `batch`'s ticks that the filter keeps until they end. Timers wake on whole milliseconds, so a
-   * trace's tick is emitted in the wake of the millisecond at or after it, and a record's of its own: a span whose
-   * trace is emitted in the record's wake may come before or after the record (as the scheduler runs the two timers).
-   * It starts for a record only from that millisecond, so a record names a span of an earlier wake or none, in either
-   * order: a span starting 0.5 ms before a record, its trace emitted in the record's wake, has not started for it.
+   * Holds the spans of `batch`'s ticks that the filter keeps until they end. A span whose trace is emitted in a
+   * record's own wake may come before or after the record (as the scheduler runs the two timers), so it counts for a
+   * record only after that wake ({@link emittedBefore}): it starts for a record from that millisecond, and ends for
+   * one no earlier. A record thus names a span of an earlier wake or none, in either order: neither a span starting 0.5
+   * ms before a record nor one ended by then, their trace emitted in the record's wake.
    */
   add(batch: SpanBatch): void {
     const { spans, anchor } = batch;
@@ -103,19 +114,24 @@ export class SpanPool {
       const tick = anchor + batch.offset[i]!;
       // What ended before this trace started has ended for any record to come.
       this.advance(tick, false);
-      const emitted = Math.ceil(tick);
+      const emitted = wakeOf(tick);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
         if (this.coming.length + this.unnamed.length + this.named.length >= RUNNING_CAPACITY) break;
-        if (this.keep(spans, s)) {
-          const start = Math.max(anchor + spans.start[s]! / 1e6, emitted);
-          this.arriving.push({ spans, s, start, end: endOf(batch, s) });
-        }
+        if (!this.keep(spans, s)) continue;
+        const start = Math.max(anchor + spans.start[s]! / 1e6, emitted);
+        const end = endOf(batch, s);
+        // Held by its end alone only if that is after its trace's wake: an earlier end counts from the wake on.
+        const queue = this.asked === 'running' || end <= emitted ? this.coming : this.unnamed;
+        queue.push({ spans, s, start, end });
       }
     }
   }
 
-  /** The newest fresh span ended by `now` (epoch ms), else the newest one; undefined while no span has ended. */
+  /**
+   * The newest fresh span ended by `now` (epoch ms; of a trace emitted in an earlier wake than `now`'s, see
+   * {@link add}), else the newest one; undefined while no span has ended.
+   */
   take(now: number): PooledSpan | undefined {
     this.advance(now, true);
     return this.newest(now);

@@ -125,6 +125,28 @@ describe('exemplars', () => {
     });
   });
 
+  // Two streams whose timers fire in the same whole millisecond, in either order: the spans first, or the event.
+  for (const [order, marbles] of [
+    ['the spans', 'p s'],
+    ['the event', 'p-s'],
+  ] as const) {
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a span whose trace is emitted in the event’s millisecond has not ended for it, though it ended before the event`, () => {
+      // c8: 0 to 0.5 s; d0: 999.5 to 999.8 ms, its trace's tick at 999.5 ms emitted in the wake of 1 000 ms, the
+      // first event's.
+      const short = spanBatch([0.0003], [], 999.5);
+      short.spans.spanId.set([0, 0xd0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.5]), s: short });
+        const events = cold('-a--b|', { a: histogramEvent(0, 1000), b: histogramEvent(1, 1001) });
+        // b, in the next wake, names d0.
+        expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('-a--b|', {
+          a: ['_bucket1 c8 0.5'],
+          b: ['_bucket1 d0 0.0003'],
+        });
+      });
+    });
+  }
+
   it('with unitsPerSecond, is worth the span duration in that unit, on the bucket holding it (1000: milliseconds)', () => {
     const inMs = (index: number) => histogramEvent(index, 1500, ['1000', '2000', '+Inf']);
     virtualTime().run(({ cold, hot, expectObservable }) => {

@@ -38,6 +38,24 @@ describe('spanMetrics', () => {
     });
   });
 
+  // Two streams whose timers fire in the same whole millisecond, in either order: the spans first, or the tick.
+  for (const [order, marbles] of [
+    ['the spans', 'p s'],
+    ['the tick', 'p-s'],
+  ] as const) {
+    it(`counts the same spans whichever stream comes first in a wake (here ${order}): a span whose trace is emitted in the tick’s millisecond waits for a later tick, though it ended before`, () => {
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        // A span of 0 to 0.5 s; one of 999.5 to 999.8 ms, its trace's tick at 999.5 ms emitted in the wake of 1 000 ms.
+        const spans = hot(marbles, { p: spanBatch([0.5]), s: spanBatch([0.0003], [], 999.5) });
+        const ticks = cold('-x--y|', { x: tick(1000), y: tick(1010) });
+        expectObservable(ticks.pipe(spanMetrics(spans, { family: 'calls' }), map(rows))).toBe('-x--y|', {
+          x: ['{ok} 1'],
+          y: ['{ok} 2'],
+        });
+      });
+    });
+  }
+
   it('with a scheduler, writes once more when the ticks end, at that time but not past the end: what ended in the last interval counted', () => {
     const scheduler = virtualTime();
     scheduler.run(({ cold, hot, expectObservable }) => {
