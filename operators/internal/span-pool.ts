@@ -58,16 +58,18 @@ export interface TimedSpan extends PooledSpan {
 
 /**
  * A span a pool holds until it ends, with the time it starts for a record (epoch ms): its start, but not before the
- * whole millisecond its trace's tick is emitted in (see {@link SpanPool.add}).
+ * whole millisecond its trace's tick is emitted in (see {@link SpanPool.add}); and the order it came in, which breaks
+ * ties of times so that spans are started and ended in one order however the pool's work was split between calls.
  */
 interface HeldSpan extends TimedSpan {
   readonly start: number;
+  readonly order: number;
 }
 
 /** When span `s` of `batch` ends, in epoch milliseconds. */
 export const endOf = (batch: SpanBatch, s: number): number => batch.anchor + batch.spans.end[s]! / 1e6;
 
-const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
+const byEnd = (a: HeldSpan, b: HeldSpan): number => a.end - b.end || a.order - b.order;
 
 /**
  * The recent spans of a traces entry that another entry's exemplars or log records name, as of the time of the record
@@ -83,7 +85,7 @@ const byEnd = (a: TimedSpan, b: TimedSpan): number => a.end - b.end;
  */
 export class SpanPool {
   /** Held spans not started by the last time asked, the first to start on top; unused when asked for ended spans. */
-  private readonly coming = new TinyQueue<HeldSpan>([], (a, b) => a.start - b.start);
+  private readonly coming = new TinyQueue<HeldSpan>([], (a, b) => a.start - b.start || a.order - b.order);
   /** Held spans not named while running (when asked for running spans, those started then), the first to end on top. */
   private readonly unnamed = new TinyQueue<HeldSpan>([], byEnd);
   /** Held spans started then and named while running. */
@@ -95,6 +97,8 @@ export class SpanPool {
   private readonly taken = new Uint8Array(CAPACITY);
   /** Ended spans added so far; the newest is at `(added - 1) % CAPACITY`. */
   private added = 0;
+  /** Spans held so far: the order of the next. */
+  private arrived = 0;
 
   constructor(
     private readonly keep: SpanFilter,
@@ -111,10 +115,10 @@ export class SpanPool {
   add(batch: SpanBatch): void {
     const { spans, anchor } = batch;
     for (let i = 0; i < batch.size; i++) {
-      const tick = anchor + batch.offset[i]!;
-      // What ended before this trace started has ended for any record to come.
-      this.advance(tick, false);
-      const emitted = wakeOf(tick);
+      const emitted = wakeOf(anchor + batch.offset[i]!);
+      // Every record to come is of this wake or a later one, so after its previous millisecond: what started or ended
+      // before then has for it. (Not up to the tick: a record of this wake may be before it.)
+      this.advance(emitted - 1, false);
       const first = batch.firstSpan[i]!;
       for (let s = first; s < first + batch.spanCount[i]!; s++) {
         if (this.coming.length + this.unnamed.length + this.named.length >= RUNNING_CAPACITY) break;
@@ -123,7 +127,7 @@ export class SpanPool {
         const end = endOf(batch, s);
         // Held by its end alone only if that is after its trace's wake: an earlier end counts from the wake on.
         const queue = this.asked === 'running' || end <= emitted ? this.coming : this.unnamed;
-        queue.push({ spans, s, start, end });
+        queue.push({ spans, s, start, end, order: this.arrived++ });
       }
     }
   }
@@ -133,7 +137,7 @@ export class SpanPool {
    * {@link add}), else the newest one; undefined while no span has ended.
    */
   take(now: number): PooledSpan | undefined {
-    this.advance(now, true);
+    this.catchUp(now, true);
     return this.newest(now);
   }
 
@@ -144,7 +148,7 @@ export class SpanPool {
    * while none runs. Only for a pool asked for running spans.
    */
   takeRunning(now: number): PooledSpan | undefined {
-    this.advance(now, false);
+    this.catchUp(now, false);
     const fresh = this.unnamed.pop();
     if (fresh) this.named.push(fresh);
     return fresh ?? this.named.peek();
@@ -155,7 +159,7 @@ export class SpanPool {
    * still runs. Only for a pool asked for running spans.
    */
   takeEndedBefore(now: number): PooledSpan | undefined {
-    this.advance(now, false);
+    this.catchUp(now, false);
     return this.newest(now);
   }
 
@@ -179,17 +183,27 @@ export class SpanPool {
   }
 
   /**
+   * {@link advance}s to `now` by way of the millisecond before its wake, as {@link add} does for a trace of that wake:
+   * the pool then starts and ends its spans in the same steps, so in the same order, whether that trace or the record
+   * asking came first.
+   */
+  private catchUp(now: number, atNow: boolean): void {
+    this.advance(wakeOf(now) - 1, false);
+    this.advance(now, atNow);
+  }
+
+  /**
    * Starts the spans started before `now` (as {@link add} reckons their start), and ends those ended before it (or at
    * it, with `atNow`), in the order they end. A span starting at `now` itself, or whose trace is emitted in `now`'s
    * millisecond, is not started yet: that trace may come before or after the record asking (as the scheduler runs the
-   * two timers), and it would be named in one order and not the other.
+   * two timers), and it would be named in one order and not the other. Going back to an earlier time changes nothing.
    */
   private advance(now: number, atNow: boolean): void {
     while (this.coming.length > 0 && this.coming.peek()!.start < now) this.unnamed.push(this.coming.pop()!);
     for (;;) {
       const unnamed = this.unnamed.peek();
       const named = this.named.peek();
-      const wasNamed = named !== undefined && (unnamed === undefined || named.end < unnamed.end);
+      const wasNamed = named !== undefined && (unnamed === undefined || byEnd(named, unnamed) < 0);
       const span = wasNamed ? named : unnamed;
       if (!span || span.end > now || (span.end === now && !atNow)) return;
       (wasNamed ? this.named : this.unnamed).pop();

@@ -145,6 +145,39 @@ describe('exemplars', () => {
         });
       });
     });
+
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a trace of the event’s millisecond ticking after it ends no span for it`, () => {
+      // c8: 0 to 0.5 s; c9: 0 to 999.7 ms, running at the event's tick, 999.5 ms (stamped 999 ms); d0's trace ticks at
+      // 999.9 ms, in the event's wake (1 000 ms), after it.
+      const later = spanBatch([1], [], 999.9);
+      later.spans.spanId.set([0, 0xd0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.5, 0.9997]), s: later });
+        const events = cold('-a--|', { a: histogramEvent(0, 999.5) });
+        expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('-a--|', { a: ['_bucket1 c8 0.5'] });
+      });
+    });
+  }
+
+  for (const [order, marbles] of [
+    ['the spans', 'pas'],
+    ['the event', 'pa-s'],
+  ] as const) {
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a span that ended within its trace’s wake ends for an event only after that wake`, () => {
+      // c8: 0 to 998.5 ms; d0: 998.25 to 998.375 ms, its trace emitted in the wake of 999 ms, so ending for an event
+      // after c8; e0's trace ticks at 999.5 ms, in the event's wake (1 000 ms).
+      const short = spanBatch([0.000125], [], 998.25);
+      short.spans.spanId.set([0, 0xd0], 0);
+      const later = spanBatch([1], [], 999.5);
+      later.spans.spanId.set([0, 0xe0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.9985]), a: short, s: later });
+        const events = cold('--a--|', { a: histogramEvent(0, 1000) });
+        expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('--a--|', {
+          a: ['_bucket1 d0 0.000125'],
+        });
+      });
+    });
   }
 
   it('with unitsPerSecond, is worth the span duration in that unit, on the bucket holding it (1000: milliseconds)', () => {
@@ -343,6 +376,17 @@ describe('traceContext', () => {
       virtualTime().run(({ cold, hot, expectObservable }) => {
         const spans = hot(marbles, { p: spanBatch([0.5], [0]), s: starting });
         const logs = cold('-a--|', { a: records(['error'], 0, 1000) });
+        expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
+      });
+    });
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a trace of the record’s millisecond ticking after it ends no span for it`, () => {
+      // c8 fails from 0 to 999.7 ms and c9 from 0 to 2 s, both running at the record's tick, 999.5 ms (stamped 999
+      // ms); d0's trace ticks at 999.9 ms, in the record's wake (1 000 ms), after it. The first of them to end is c8.
+      const later = spanBatch([1], [0], 999.9);
+      later.spans.spanId.set([0, 0xd0], 0);
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, { p: spanBatch([0.9997, 2], [0, 1]), s: later });
+        const logs = cold('-a--|', { a: records(['error'], 0, 999.5) });
         expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
       });
     });
