@@ -2,12 +2,12 @@ import type * as Grpc from '@grpc/grpc-js';
 import { asyncScheduler } from 'rxjs';
 import { decodeStatus, otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
-import { batchingSink, type BatchSettings } from './core/batching-sink.js';
+import { batchingSink, type BatchSettings, type Receipt } from './core/batching-sink.js';
 import {
   OTLP_DEFAULTS,
   otlpRequests,
   OTLP_SIGNALS,
-  partialRefusal,
+  exportAnswers,
   tooLargeAdvice,
   type OtlpSignal,
   type ReceiverLimit,
@@ -54,7 +54,8 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
  * OTLP calls retryable) are retried, waiting at least the delay a server's RetryInfo asks; others fail
  * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
  * an OTLP/gRPC endpoint of that signal). No connection, a failed name lookup and a passed deadline are said as
- * network errors; a failed certificate check too, final as with every sink. A partial success fails the refused records only.
+ * network errors; a failed certificate check too, final as with every sink. A partial success fails the refused records only; one
+ * refusing none warns, once (exportAnswers).
  */
 export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const grpc = featurePackage<typeof Grpc>('otlp', '@grpc/grpc-js');
@@ -66,6 +67,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const { metadata, problem } = metadataOf(grpc, options.headers ?? {});
   const secrets = sentSecrets(options.headers);
   const redact = (answer: string) => redactAnswer(answer, secrets);
+  const receiptOf = exportAnswers('otlp_grpc', signal);
   let client: Grpc.Client | undefined;
   const calls = new Set<Grpc.ClientUnaryCall>();
   // Calls made of each request: a refusal after the first came after the wait the last one's RetryInfo asked for.
@@ -107,7 +109,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   };
 
   const send = (request: RecordRequest) =>
-    new Promise<ReturnType<typeof partialRefusal>>((resolve, reject) => {
+    new Promise<Receipt | undefined>((resolve, reject) => {
       if (problem) return reject(new SinkError('otlp_grpc', `cannot call ${address}: ${problem}; check headers`));
       tries.set(request, (tries.get(request) ?? 0) + 1);
       client ??= new grpc.Client(
@@ -126,7 +128,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         (error, answer) => {
           calls.delete(call);
           if (error) reject(failure(error, request));
-          else resolve(partialRefusal('otlp_grpc', signal, answer ?? Buffer.alloc(0), request, redact));
+          else resolve(receiptOf(answer ?? Buffer.alloc(0), request, redact));
         },
       );
       calls.add(call);

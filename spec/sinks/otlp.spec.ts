@@ -285,6 +285,28 @@ describe('OTLP sinks', function () {
           `otlp_${via} sink: the collector refused 2 of 5 data points: "value out of range"`,
         );
       });
+
+      it("a partial success refusing none delivers every point and says the collector's warning once", async () => {
+        receiver.answer(() => ({ accept: true, rejected: 0, message: 'unit furlongs unknown' }));
+        const sink = createSink({
+          type: `otlp_${via}`,
+          ...(via === 'grpc' ? { endpoint: receiver.grpcAddress } : { url: receiver.httpUrl }),
+          signal_type: 'metrics',
+          batch_size: 1,
+        } as never);
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2, 3] })));
+        await sink.close();
+        expect(
+          reports.map((r) => (r.kind === 'warning' ? r.message : [r.kind, (r as { size: number }).size])),
+        ).to.deep.equal([
+          `otlp_${via} sink: the collector took all data points but warned: "unit furlongs unknown" (said once: later warnings of this sink are not shown)`,
+          ['delivered', 1],
+          ['delivered', 1],
+          ['delivered', 1],
+        ]);
+      });
     });
   }
 

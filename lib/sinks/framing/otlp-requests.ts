@@ -11,7 +11,7 @@ import {
   typedAttributes,
 } from '../../protocols/otlp.js';
 import { VERSION } from '../../version.js';
-import type { PartialRefusal } from '../core/batching-sink.js';
+import type { PartialRefusal, Receipt } from '../core/batching-sink.js';
 import { recordBytes, recordRequests, type RecordRequest, type RecordRun } from './record-requests.js';
 import { perObject } from '../../per-object.js';
 import { firstLine, SinkError } from '../core/errors.js';
@@ -146,27 +146,32 @@ export function otlpRequests(
  * What an `Export` answer says: a partial success names how many of the request's records the
  * collector refused and why (the first line of its message, shown through `redact`, which masks the sink's
  * credentials); those
- * fail, the rest are delivered. A refusal of none (a warning only) is a success. The answer is a
+ * fail, the rest are delivered. A partial success refusing none with a message is a warning ("servers MAY use
+ * the partial_success field to convey warnings/suggestions"): the request is delivered, and the message said as
+ * a refusal's is. The answer is a
  * protobuf ExportResponse, or OTLP/JSON when `contentType` says so (a server answering in its own
  * encoding); one that reads as neither (a gateway's `OK`) says nothing more than the status did: the
  * collector took the request, whose records must not be sent again.
  */
-export function partialRefusal(
+export function exportReceipt(
   sink: string,
   signal: OtlpSignal,
   answer: Uint8Array,
   request: RecordRequest,
   redact: (answer: string) => string,
   contentType?: string,
-): PartialRefusal | undefined {
+): PartialRefusal | Warned | undefined {
   if (answer.length === 0) return undefined;
   const partialSuccess = partialSuccessOf(signal, answer, contentType);
   // A count above the request's records is the collector's mistake: no more than it holds can be refused.
   const rejected = Math.min(countOf(partialSuccess?.rejected), request.size);
-  if (!(rejected > 0)) return undefined;
   const { errorMessage } = partialSuccess ?? {};
   // Its first line, cut as every answer svc repeats: the message goes on one warning and STOPPED line.
   const said = typeof errorMessage === 'string' ? firstLine(redact(errorMessage)) : '';
+  if (!(rejected > 0))
+    return said
+      ? { warning: `${sink} sink: the collector took all ${OTLP_SIGNALS[signal].units} but warned: "${said}"` }
+      : undefined;
   const why = said ? `: "${said}"` : '';
   return {
     rejected,
@@ -174,6 +179,35 @@ export function partialRefusal(
       sink,
       `the collector refused ${rejected} of ${request.size} ${OTLP_SIGNALS[signal].units}${why}`,
     ),
+  };
+}
+
+/** A request the destination took whole, saying something the user should know. */
+interface Warned extends Receipt {
+  readonly warning: string;
+}
+
+/**
+ * A sink's reader of its `Export` answers ({@link exportReceipt}) that tells a collector's warning once: a
+ * collector that warns usually warns of every request, and the first says what to look at. Refusals are said as
+ * the run says them (once per streak).
+ */
+export function exportAnswers(
+  sink: string,
+  signal: OtlpSignal,
+): (
+  answer: Uint8Array,
+  request: RecordRequest,
+  redact: (answer: string) => string,
+  contentType?: string,
+) => Receipt | undefined {
+  let warned = false;
+  return (answer, request, redact, contentType) => {
+    const receipt = exportReceipt(sink, signal, answer, request, redact, contentType);
+    if (!receipt?.warning) return receipt;
+    if (warned) return undefined;
+    warned = true;
+    return { warning: `${receipt.warning} (said once: later warnings of this sink are not shown)` };
   };
 }
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { otlpMessages, statusMessage } from '../../../lib/protocols/otlp.js';
-import { partialRefusal } from '../../../lib/sinks/framing/otlp-requests.js';
+import { exportAnswers, exportReceipt } from '../../../lib/sinks/framing/otlp-requests.js';
 import type { RecordRequest } from '../../../lib/sinks/framing/record-requests.js';
 
 const encode = (type: 'ExportResponse' | 'Status', value: object): Buffer => {
@@ -9,7 +9,7 @@ const encode = (type: 'ExportResponse' | 'Status', value: object): Buffer => {
 };
 const request = { size: 4, bytes: 100, body: new Uint8Array() } as unknown as RecordRequest;
 const refusal = (answer: Uint8Array, contentType?: string) =>
-  partialRefusal('otlp_http', 'metrics', answer, request, (text) => text, contentType);
+  exportReceipt('otlp_http', 'metrics', answer, request, (text) => text, contentType);
 
 describe('OTLP answers', () => {
   it('an ExportResponse cut at the 64 KiB svc keeps of a 2xx body still refuses its records, with the start of its message', () => {
@@ -18,10 +18,10 @@ describe('OTLP answers', () => {
     });
     const cut = refusal(answer.subarray(0, 64 * 1024));
     expect(cut?.rejected).to.equal(3);
-    expect(cut?.error.message).to.match(/^otlp_http sink: the collector refused 3 of 4 data points: "bad point; bad/);
+    expect(cut?.error?.message).to.match(/^otlp_http sink: the collector refused 3 of 4 data points: "bad point; bad/);
     // Said on one line of a reasonable length, as every answer svc repeats, not 64 KiB of it.
-    expect(cut?.error.message).to.match(/…"$/);
-    expect(cut?.error.message.length).to.be.below(300);
+    expect(cut?.error?.message).to.match(/…"$/);
+    expect(cut?.error?.message.length).to.be.below(300);
     expect(refusal(answer)?.rejected).to.equal(3);
     // Bytes whose first field does not decode are no ExportResponse: the status said all there is.
     expect(refusal(Buffer.from('OK'))).to.equal(undefined);
@@ -33,12 +33,12 @@ describe('OTLP answers', () => {
     expect(message).to.match(/^é+$/);
     // 8 bytes before the message: 101 bytes hold 46 é and the first byte of the 47th.
     const answer = encode('ExportResponse', { partialSuccess: { rejected: 1, errorMessage: 'é'.repeat(500) } });
-    expect(refusal(answer.subarray(0, 101))?.error.message).to.match(/data points: "é{46}"$/);
+    expect(refusal(answer.subarray(0, 101))?.error?.message).to.match(/data points: "é{46}"$/);
   });
 
   it('OTLP/JSON: only a whole count is one, said at most as the request holds; a message only when it is text; any case of media type', () => {
     const json = (partialSuccess: object, contentType = 'application/json') =>
-      refusal(Buffer.from(JSON.stringify({ partialSuccess })), contentType)?.error.message;
+      refusal(Buffer.from(JSON.stringify({ partialSuccess })), contentType)?.error?.message;
     for (const count of ['1.5', 'Infinity', '0x10', '', ' 2', -1, 1.5, 2 ** 53])
       expect(json({ rejectedDataPoints: count }), String(count)).to.equal(undefined);
     expect(json({ rejectedDataPoints: '2', errorMessage: { a: 1 } })).to.equal(
@@ -50,5 +50,26 @@ describe('OTLP answers', () => {
     expect(json({ rejectedDataPoints: 1 }, 'Application/JSON; charset=utf-8')).to.equal(
       'otlp_http sink: the collector refused 1 of 4 data points',
     );
+  });
+
+  it("a partial success refusing none is a warning, the collector's message said once per sink, masked and cut", () => {
+    const warning = (message: string) =>
+      encode('ExportResponse', { partialSuccess: { rejected: 0, errorMessage: message } });
+    const answers = exportAnswers('otlp_grpc', 'logs');
+    const mask = (text: string) => text.replaceAll('tok-1', '***');
+    const first = answers(warning(`attribute of key tok-1 dropped\n${'x'.repeat(300)}`), request, mask);
+    expect(first).to.deep.equal({
+      warning:
+        'otlp_grpc sink: the collector took all log records but warned: "attribute of key *** dropped" (said once: later warnings of this sink are not shown)',
+    });
+    expect(answers(warning('other'), request, mask)).to.equal(undefined);
+    // A refusal is still one after the warning; no message and no refusal says nothing.
+    expect(answers(encode('ExportResponse', { partialSuccess: { rejected: 1 } }), request, mask)?.rejected).to.equal(1);
+    expect(
+      exportAnswers('otlp_grpc', 'logs')(encode('ExportResponse', { partialSuccess: {} }), request, mask),
+    ).to.equal(undefined);
+    // A long one is cut as every answer svc repeats.
+    const long = exportAnswers('otlp_http', 'metrics')(warning('w'.repeat(5000)), request, mask);
+    expect(long?.warning?.length).to.be.below(400);
   });
 });

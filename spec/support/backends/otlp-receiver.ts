@@ -173,9 +173,11 @@ function recordCount(signal: Signal, request: ExportRequest): number {
 }
 
 function responseOf(signal: Signal, answer: Extract<OtlpAnswer, { accept: true }>, encoding: 'protobuf' | 'json') {
-  const partialSuccess = answer.rejected
-    ? { rejected: answer.rejected, errorMessage: answer.message ?? '' }
-    : undefined;
+  // A message without a refusal is a warning: a partial success that refuses none.
+  const partialSuccess =
+    answer.rejected || answer.message
+      ? { rejected: answer.rejected ?? 0, errorMessage: answer.message ?? '' }
+      : undefined;
   if (encoding === 'json') {
     const body = partialSuccess
       ? {
