@@ -22,7 +22,7 @@ import {
 } from '../language/traces.js';
 import { createHash } from 'node:crypto';
 import { SplitMix64, textSeed } from '../random.js';
-import { VERSION } from '../version.js';
+import { TELEMETRY_SDK } from '../../operators/model/resource.js';
 import { observation } from './distribution.js';
 import { microsecondCycle, onMicrosecondGrid } from '../../operators/model/window.js';
 
@@ -446,13 +446,6 @@ function instanceId(name: string): string {
   const hex = hash.toString('hex', 0, 16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
-
-/** What every span's resource says of the SDK that wrote it: svc (not `opentelemetry`, which only the OpenTelemetry SDKs write), in Node.js. */
-const TELEMETRY_SDK: Readonly<Record<string, AttributeValue>> = {
-  'telemetry.sdk.name': 'svc',
-  'telemetry.sdk.language': 'nodejs',
-  'telemetry.sdk.version': VERSION,
-};
 
 /**
  * The resource of a span of `service` on tick n at `at` ms (docs/traces.md#resources-and-pods): `service.name`, its

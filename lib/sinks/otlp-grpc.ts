@@ -28,7 +28,7 @@ export interface OtlpGrpcSinkOptions extends BatchSettings {
   /** gRPC metadata of every call (credentials, a tenant). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly compression?: 'none' | 'gzip';
-  /** Resource attributes over `service.name: svc`. */
+  /** Resource attributes over `service.name: svc` and `telemetry.sdk.*` (DEFAULT_RESOURCE). */
   readonly resource?: Readonly<Record<string, string>>;
   /** Deadline of each call, ms; default 10 s. */
   readonly timeout?: number;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startOtlpReceiver, type ExportRequest, type OtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { svc } from '../support/cli.js';
 import { spansFromOtlp, type TraceSpan } from '../support/traces.js';
+import { VERSION } from '../../lib/version.js';
 
 const MINUTE_NS = 60_000_000_000n;
 
@@ -117,6 +118,9 @@ describe('examples/incident.yaml: one incident told by traces, span metrics and 
         ['deployment.environment.name', 'prod'],
         ['service.name', 'payment'],
         ['service.version', '3.0.2'],
+        ['telemetry.sdk.language', 'nodejs'],
+        ['telemetry.sdk.name', 'svc'],
+        ['telemetry.sdk.version', VERSION],
       ]);
     const records = logsOf(otlp.requestsOf('logs'));
     expect(records).to.have.length(600);

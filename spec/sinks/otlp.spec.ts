@@ -58,6 +58,13 @@ async function run(entry: Entry): Promise<{ started: number; events: number }> {
   return { started, events: entryRun.stats.snapshot(Date.now()).total_events };
 }
 
+/** What every resource svc writes says of the SDK that wrote it (as a span's resource does), as the receiver decodes it. */
+const SDK_ATTRIBUTES = [
+  attribute('telemetry.sdk.language', 'nodejs'),
+  attribute('telemetry.sdk.name', 'svc'),
+  attribute('telemetry.sdk.version', VERSION),
+];
+
 describe('OTLP sinks', function () {
   this.timeout(20_000);
   let receiver: OtlpReceiver;
@@ -103,6 +110,7 @@ describe('OTLP sinks', function () {
         const [request] = receiver.received;
         expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([
           attribute('service.name', 'svc'),
+          ...SDK_ATTRIBUTES,
         ]);
         expect(request!.request.resource_metrics[0].scope_metrics[0].scope).to.deep.include({ name: 'svc' });
       });
@@ -238,6 +246,7 @@ describe('OTLP sinks', function () {
         expect(request!.request.resource_metrics[0].resource.attributes).to.deep.equal([
           attribute('deployment.environment', 'test'),
           attribute('service.name', 'checkout'),
+          ...SDK_ATTRIBUTES,
         ]);
         expect(request!.headers['x-scope-orgid']).to.equal('team-a');
         // gRPC: grpc-js adds its own name after it.
@@ -798,7 +807,7 @@ describe('OTLP sinks', function () {
     }
   });
 
-  it('bin/svc runs examples/otlp.yaml: a Sum, a Histogram and LogRecords under the resource it names', async () => {
+  it("bin/svc runs examples/otlp.yaml: a Sum, a Histogram and LogRecords under the resource it names, which says svc wrote them as a span's does", async () => {
     const result = await svc(['run', 'examples/otlp.yaml', '--endpoint', receiver.grpcAddress, '--duration', '1s']);
     expect(result.code, result.stderr).to.equal(0);
     const kinds = metricsOf(receiver).map((m) => `${m.name} ${m.sum ? 'sum' : m.histogram ? 'histogram' : 'other'}`);
@@ -809,6 +818,7 @@ describe('OTLP sinks', function () {
     for (const { request } of receiver.received) {
       const [resource] = request.resource_metrics ?? request.resource_logs;
       expect(resource.resource.attributes).to.deep.include(attribute('service.name', 'checkout'));
+      expect(resource.resource.attributes).to.deep.include.members(SDK_ATTRIBUTES);
     }
   });
 

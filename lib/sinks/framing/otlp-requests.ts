@@ -1,5 +1,6 @@
 import type { EncodedBatch } from '../../../operators/model/batch.js';
 import type { SpanResource } from '../../../operators/model/span.js';
+import { TELEMETRY_SDK } from '../../../operators/model/resource.js';
 import {
   OTLP_TAG,
   attributes,
@@ -80,8 +81,11 @@ export function tooLargeAdvice(request: RecordRequest, signal: OtlpSignal, limit
   return `the request holds a single record of ${formatBytes(request.bytes)} (${OTLP_SIGNALS[signal].record}), which svc cannot split, and the collector takes less in one message (${takes}): make the record smaller, or raise that limit`;
 }
 
-/** The resource of every request unless the sink's `resource` says otherwise. */
-export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc' };
+/**
+ * The resource of every metrics or logs request unless the sink's `resource` says otherwise: svc's service, and
+ * the SDK as a span's resource names it.
+ */
+export const DEFAULT_RESOURCE: Readonly<Record<string, string>> = { 'service.name': 'svc', ...TELEMETRY_SDK };
 
 /**
  * Requests of at most `limit` records and {@link OTLP_DEFAULTS}' `maxRequestBytes` of them: each an `Export{Metrics,Logs}ServiceRequest` with a
