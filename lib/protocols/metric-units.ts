@@ -9,10 +9,12 @@ interface Unit {
 }
 
 /**
- * The units a family name may end with. A UCUM code is only one the OTLP→Prometheus translation (the collector's,
- * Prometheus' OTLP receiver: prometheus/otlptranslator) maps back to the same word, so that it names the metric as
- * svc does, without a second suffix: `kelvin` has none (`K` is not in its table: `room_kelvin` came back as
- * `room_kelvin_K`). The times are as OpenTelemetry's Prometheus exporters name them (`ms` becomes `_milliseconds`).
+ * The units a family name may end with: the words of the OTLP→Prometheus translation's unit table (the collector's,
+ * Prometheus' OTLP receiver: prometheus/otlptranslator's `unitMap`, as the OpenTelemetry specification's Prometheus
+ * compatibility asks), and Prometheus' base units. A UCUM code is only one that table maps back to the same word, so
+ * that it names the metric as svc does, without a second suffix: `kelvin` has none (`K` is not in its table:
+ * `room_kelvin` came back as `room_kelvin_K`), nor has `tebibytes` (the table spells `TiBy` `tibibytes`). The times
+ * are as OpenTelemetry's Prometheus exporters name them (`ms` becomes `_milliseconds`).
  */
 const UNITS: Readonly<Record<string, Unit>> = {
   seconds: { ucum: 's', base: true, perSecond: 1 },
@@ -23,7 +25,16 @@ const UNITS: Readonly<Record<string, Unit>> = {
   hours: { ucum: 'h', perSecond: 1 / 3600 },
   days: { ucum: 'd', perSecond: 1 / 86_400 },
   bytes: { ucum: 'By', base: true },
+  kibibytes: { ucum: 'KiBy' },
+  mebibytes: { ucum: 'MiBy' },
+  gibibytes: { ucum: 'GiBy' },
+  tibibytes: { ucum: 'TiBy' },
+  kilobytes: { ucum: 'KBy' },
+  megabytes: { ucum: 'MBy' },
+  gigabytes: { ucum: 'GBy' },
+  terabytes: { ucum: 'TBy' },
   ratio: { ucum: '1', base: true },
+  percent: { ucum: '%' },
   meters: { ucum: 'm', base: true },
   grams: { ucum: 'g', base: true },
   celsius: { ucum: 'Cel', base: true },

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import { otlpLogs, otlpMetrics, type OtlpMetricsOptions } from '../../lib/encoders/otlp.js';
+import { timeUnitsPerSecond } from '../../lib/protocols/metric-units.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { exemplarRows, recordOf, type Exemplar, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { BucketSpan, NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -557,8 +558,27 @@ describe('otlpMetrics: unit', () => {
         unitOf({ name: `gc_pause_${unit}`, metricType: 'gauge' }),
       ),
     ).to.deep.equal(['ms', 'us', 'ns', 'min', 'h', 'd']);
-    // Kelvin has no code the OTLP→Prometheus translation knows: K would come back as room_kelvin_K.
+    // The rest of the translation's table (prometheus/otlptranslator's unitMap): sizes of bytes, percentages.
+    expect(
+      [
+        'cache_kibibytes',
+        'heap_mebibytes',
+        'disk_gibibytes',
+        'pool_tibibytes',
+        'page_kilobytes',
+        'heap_megabytes',
+        'disk_gigabytes',
+        'pool_terabytes',
+        'cpu_usage_percent',
+      ].map((name) => unitOf({ name, metricType: 'gauge' })),
+    ).to.deep.equal(['KiBy', 'MiBy', 'GiBy', 'TiBy', 'KBy', 'MBy', 'GBy', 'TBy', '%']);
+    expect(unitOf({ name: 'written_kibibytes_total', metricType: 'counter' })).to.equal('KiBy');
+    // The same table says which names measure no time: their exemplars are not worth a span's duration in seconds.
+    expect(['cpu_usage_percent', 'cache_kibibytes'].map(timeUnitsPerSecond)).to.deep.equal([undefined, undefined]);
+    // Kelvin has no code the OTLP→Prometheus translation knows: K would come back as room_kelvin_K; nor has
+    // tebibytes, which its table spells tibibytes (TiBy would come back as pool_tebibytes_tibibytes).
     expect(unitOf({ name: 'room_kelvin' })).to.equal(undefined);
+    expect(unitOf({ name: 'pool_tebibytes' })).to.equal(undefined);
     // No base unit at its end: none (the field left out), not a guess.
     expect([
       unitOf({ name: 'requests_total', metricType: 'counter' }),
