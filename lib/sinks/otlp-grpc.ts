@@ -79,7 +79,9 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const details = firstLine(fullDetails);
     // Only grpc-js's own words for a connection it could not make speak of svc's TLS: a collector answering with a
     // status whose details tell its own exporter's certificate failure is a refusal like any other.
-    const tls = secure && connectionFailed(fullDetails) && /SSL|TLS|certificate/i.test(fullDetails);
+    // grpc-js's words for a connection it could not make: the rest came from a peer that took the call.
+    const unconnected = connectionFailed(fullDetails);
+    const tls = secure && unconnected && /SSL|TLS|certificate/i.test(fullDetails);
     // A failed certificate check is final and said as every sink says it; grpc-js keeps only its words.
     const certificate = tls ? certificateCodeOf(fullDetails) : undefined;
     if (certificate) {
@@ -91,7 +93,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         trust: grpcTrust(),
       });
     }
-    const system = tls ? undefined : systemCodeOf(code, details);
+    const system = tls ? undefined : systemCodeOf(code, details, unconnected);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryAfter = retryDelayOf(error.metadata);
@@ -101,7 +103,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       ? `; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts (${grpcTrust()})? Plaintext is host:port`
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
         ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
-        : advice(code, signal, address, retryAfter !== undefined, (tries.get(request) ?? 1) > 1);
+        : advice(code, signal, address, retryAfter !== undefined, (tries.get(request) ?? 1) > 1, unconnected);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
       retryAfter: retryable ? retryAfter : undefined,
@@ -213,18 +215,24 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
- * `connect ECONNREFUSED …` in its details), a failed name lookup, or the call's deadline passed: before a
- * connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`).
+ * `connect ECONNREFUSED …` in its words for a connection it could not make: `unconnected`), a connection that broke
+ * under the call ({@link BROKEN_CONNECTION}), a failed name lookup, or the call's deadline passed: before a
+ * connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`). A peer's
+ * UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it refused
+ * its connection), not svc's.
  */
-function systemCodeOf(code: string, details: string): string | undefined {
+function systemCodeOf(code: string, details: string, unconnected: boolean): string | undefined {
   if (code === 'DEADLINE_EXCEEDED') {
     if (!/^Deadline exceeded/i.test(details)) return undefined;
     return /\bremote_addr=/.test(details) ? NO_ANSWER : 'ETIMEDOUT';
   }
   if (code !== 'UNAVAILABLE') return undefined;
   if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
-  return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
+  return (unconnected ? /\b(E[A-Z]{3,})\b/ : BROKEN_CONNECTION).exec(details)?.[1];
 }
+
+/** grpc-js's words for its connection failing under a call: Node's error (`read ECONNRESET`), after its own lead. */
+const BROKEN_CONNECTION = /^(?:Write error: |Write failed with error )?(?:read|write) (E[A-Z]+)\b/;
 
 /**
  * Whether a status's details are grpc-js's own for a connection it could not make (`No connection established. Last
@@ -255,9 +263,16 @@ const GRPC_LIMIT: ReceiverLimit = { bytes: 4 * 1024 * 1024, setting: 'max_recv_m
 
 /**
  * What to check after a status that failed the request (`retryInfo`: it came with a RetryInfo, and is retried;
- * `waited`: it answered a call made after such a wait).
+ * `waited`: it answered a call made after such a wait; `unconnected`: grpc-js made it up, no peer took the call).
  */
-function advice(code: string, signal: OtlpSignal, address: string, retryInfo: boolean, waited: boolean): string {
+function advice(
+  code: string,
+  signal: OtlpSignal,
+  address: string,
+  retryInfo: boolean,
+  waited: boolean,
+  unconnected: boolean,
+): string {
   switch (code) {
     case 'INVALID_ARGUMENT':
       return `; the collector refused the data as invalid: check that the sink's signal_type (${signal}) is what this endpoint expects and that the entry is a ${signal} entry`;
@@ -267,7 +282,9 @@ function advice(code: string, signal: OtlpSignal, address: string, retryInfo: bo
     case 'PERMISSION_DENIED':
       return '; set the credentials or the tenant in headers';
     case 'UNAVAILABLE':
-      return `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`;
+      return unconnected
+        ? `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`
+        : `; ${address} took the call: the collector is overloaded or shutting down, or a proxy there cannot reach the collector behind it`;
     case 'RESOURCE_EXHAUSTED':
       if (retryInfo)
         return waited
