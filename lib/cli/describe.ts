@@ -1,5 +1,5 @@
 import type { Entry, EncoderConfig, SinkConfig } from '../config/types.js';
-import { maxSpansPerTrace, type TraceGeneratorConfig } from '../language/traces.js';
+import { maxSpansPerTrace, spanServices, type TraceGeneratorConfig } from '../language/traces.js';
 import type { GeneratorConfig } from '../language/types.js';
 import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
@@ -127,10 +127,13 @@ function describeGenerator(entry: Entry): string {
   return entry.jitter ? `${base}, jitter ±${entry.jitter} (seed ${entry.jitter_seed})` : base;
 }
 
-/** `trace from frontend GET /checkout (server), services frontend, payment; up to 12 spans a trace, seed 42`. */
+/**
+ * `trace from frontend GET /checkout (server), services frontend, payment; up to 12 spans a trace, seed 42`: every
+ * service a span runs in, in tree order (those of calls too, not only the ones `services` describes).
+ */
 function describeTraces(config: TraceGeneratorConfig): string {
   const { service, operation, kind } = config.root;
-  const services = [...new Set([service, ...Object.keys(config.services)])].join(', ');
+  const services = [...spanServices(config)].join(', ');
   return `trace from ${service} ${operation} (${kind}), services ${services}; up to ${maxSpansPerTrace(config)} spans a trace, seed ${config.seed}`;
 }
 

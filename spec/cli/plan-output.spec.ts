@@ -139,3 +139,37 @@ scenarios:
     expect(both.stderr).to.include('-o/--output is short for --sink file --endpoint <file>: give either, not both');
   });
 });
+
+describe('svc run --dry-run of a traces entry', () => {
+  const { scenario } = scenarioDir('svc-plan-traces-');
+
+  it('lists every service a span runs in, those only its calls name too', async () => {
+    const file = scenario(
+      'traces.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - signal_type: traces
+    name: checkout
+    rate: 1
+    trace_generator:
+      services: {frontend: {version: 1.0.0}}
+      root:
+        service: frontend
+        operation: GET /checkout
+        kind: server
+        calls:
+          - service: payment
+            operation: POST /pay
+            kind: client
+            duration: 0.01
+            calls: [{service: ledger, operation: write, kind: producer, duration: 0.001}]
+`,
+    );
+    const result = await svc(['run', '--dry-run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.match(
+      /^ {2}generator: +trace from frontend GET \/checkout \(server\), services frontend, payment, ledger;/m,
+    );
+  });
+});
