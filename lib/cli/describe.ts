@@ -1,7 +1,13 @@
 import type { Entry, EncoderConfig, SinkConfig } from '../config/types.js';
 import { maxSpansPerTrace, spanServices, type TraceGeneratorConfig } from '../language/traces.js';
 import type { GeneratorConfig } from '../language/types.js';
-import { describePredictedStart, type ClockGroup, type EntryPlan, type ScenarioPlan } from '../compile/index.js';
+import {
+  describeLinks,
+  describePredictedStart,
+  type ClockGroup,
+  type EntryPlan,
+  type ScenarioPlan,
+} from '../compile/index.js';
 import { formatStartTime } from '../compile/format.js';
 import { redactConfig } from '../redact.js';
 import { countOf, formatCondition, formatDuration, formatRate } from '../format.js';
@@ -20,7 +26,7 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
     lines.push('clock groups:');
     for (const group of plan.groups) {
       lines.push(
-        `  ${group.name}${group.automatic ? ' (automatic: linked by after)' : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`,
+        `  ${group.name}${group.automatic ? ` (automatic: linked by ${describeLinks(group.linkedBy ?? ['after'])})` : ''}: ${group.members.join(', ')}; start_time ${formatStartTime(group.start_time)}`,
       );
     }
   }

@@ -1,8 +1,8 @@
 /**
- * Clock groups: entries in one group share one start reference. Entries linked by `after` (in
- * either direction, transitively) form a linked set that always lies in one group: the group one
- * of them names, else `chain_<lowest id>`. Two different groups named in one linked set, and
- * entries of one group with different `start_time`s, are errors.
+ * Clock groups: entries in one group share one start reference. Entries linked by `after`, or by the spans one names
+ * of a traces entry (`exemplars.from`, `trace_context.from`, its span metrics), in either direction, transitively,
+ * form a linked set that always lies in one group: the group one of them names, else `chain_<lowest id>`. Two
+ * different groups named in one linked set, and entries of one group with different `start_time`s, are errors.
  */
 import type { Issue } from '../language/problems.js';
 import type { Entry } from '../config/types.js';
@@ -11,12 +11,35 @@ import { formatStartTime } from './format.js';
 
 export interface ClockGroup {
   readonly name: string;
-  /** True when svc named it (`chain_<lowest id>`) because entries are linked by `after`. */
+  /** True when svc named it (`chain_<lowest id>`) because entries are linked by `after` or by spans named. */
   readonly automatic: boolean;
+  /** What links its entries, when they are linked: `after`, spans one names of another, or both. */
+  readonly linkedBy?: readonly LinkKind[];
   /** Ids of its entries, in file order. */
   readonly members: readonly string[];
   /** The start_time every member has: the group's timestamps reference. */
   readonly start_time: StartTime;
+}
+
+/**
+ * How one entry depends on another's timeline: `after` starts it at the other's crossing; `spans` names the spans
+ * the other made at its own timestamps (an exemplar, a log record's trace context, a span metric), which must be
+ * those of the same instants.
+ */
+export type LinkKind = 'after' | 'spans';
+
+/** The entries `entry` is linked to, and by what. */
+function linksOf(entry: Entry): { readonly ref: string; readonly kind: LinkKind }[] {
+  const spans = entry.exemplars?.from ?? entry.trace_context?.from ?? entry.span_metrics_of?.from;
+  return [
+    ...(entry.after ? [{ ref: entry.after.ref, kind: 'after' as const }] : []),
+    ...(spans !== undefined ? [{ ref: spans, kind: 'spans' as const }] : []),
+  ];
+}
+
+/** How a linked set's links read in messages: `after`, `the spans they name`, or both. */
+export function describeLinks(kinds: readonly LinkKind[]): string {
+  return kinds.map((kind) => (kind === 'after' ? 'after' : 'the spans they name')).join(' and ');
 }
 
 export interface GroupedEntries {
@@ -31,24 +54,34 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   const issues: { index: number; issue: Issue }[] = [];
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
 
-  // Linked sets: union-find over the after edges.
+  // Linked sets: union-find over the links.
   const parent = entries.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  const kindsOf = new Map<number, Set<LinkKind>>();
+  const linked = new Set<number>();
   entries.forEach((entry, i) => {
-    const target = entry.after && byId.get(entry.after.ref);
-    if (target !== undefined) parent[root(i)] = root(target);
+    for (const { ref } of linksOf(entry)) {
+      linked.add(i);
+      const target = byId.get(ref);
+      if (target === undefined) continue;
+      parent[root(i)] = root(target);
+      linked.add(target);
+    }
   });
-  const watched = new Set(entries.map((entry) => entry.after?.ref));
   const sets = new Map<number, number[]>();
   entries.forEach((entry, i) => {
-    if (entry.after || watched.has(entry.id)) {
-      append(sets, root(i), i);
-    }
+    if (!linked.has(i)) return;
+    append(sets, root(i), i);
+    const kinds = kindsOf.get(root(i)) ?? new Set<LinkKind>();
+    for (const { kind } of linksOf(entry)) kinds.add(kind);
+    kindsOf.set(root(i), kinds);
   });
 
   const groupOf = entries.map((entry) => entry.clock_group);
   const automatic = new Set<string>();
-  for (const members of sets.values()) {
+  const linkKinds = new Map<string, LinkKind[]>();
+  for (const [at, members] of sets) {
+    const kinds = [...kindsOf.get(at)!].sort();
     const named = members.filter((i) => entries[i]!.clock_group !== undefined);
     const first = named[0];
     for (const i of named) {
@@ -58,7 +91,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
           issue: {
             path: ['clock_group'],
             message:
-              `entries linked by after share one clock group, but this one names "${entries[i]!.clock_group}"` +
+              `entries linked by ${describeLinks(kinds)} share one clock group, but this one names "${entries[i]!.clock_group}"` +
               ` and ${labels[first!]} names "${entries[first!]!.clock_group}"`,
           },
         });
@@ -67,6 +100,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     const name =
       first === undefined ? `chain_${members.map((i) => entries[i]!.id).sort()[0]}` : entries[first]!.clock_group!;
     if (first === undefined) automatic.add(name);
+    linkKinds.set(name, [...new Set([...(linkKinds.get(name) ?? []), ...kinds])].sort());
     for (const i of members) groupOf[i] = name;
   }
 
@@ -77,6 +111,11 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   const groups: ClockGroup[] = [];
   for (const [name, indexes] of members) {
     const reference = entries[indexes[0]!]!.start_time;
+    const linkedBy = linkKinds.get(name);
+    // Why an entry naming spans cannot keep a start_time of its own: it would name spans of other instants.
+    const why = linkedBy?.includes('spans')
+      ? ` (entries linked by ${describeLinks(linkedBy)} share one: a log record, an exemplar or a span metric is stamped on the timeline of the spans it names)`
+      : '';
     for (const i of indexes.slice(1)) {
       if (!sameStartTime(entries[i]!.start_time, reference)) {
         issues.push({
@@ -85,7 +124,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
             path: ['start_time'],
             message:
               `the entries of clock group "${name}" share one start-time reference: expected ${formatStartTime(reference)}` +
-              ` as on ${labels[indexes[0]!]}, got ${formatStartTime(entries[i]!.start_time)}`,
+              ` as on ${labels[indexes[0]!]}, got ${formatStartTime(entries[i]!.start_time)}${why}`,
           },
         });
       }
@@ -93,6 +132,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     groups.push({
       name,
       automatic: automatic.has(name) && indexes.every((i) => entries[i]!.clock_group === undefined),
+      ...(linkedBy && { linkedBy }),
       members: indexes.map((i) => entries[i]!.id),
       start_time: reference,
     });

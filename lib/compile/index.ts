@@ -18,6 +18,7 @@ import { expandPacks, type PackOrigin } from './packs.js';
 import { withSpanMetrics } from './span-metrics.js';
 
 export type { ClockGroup } from './groups.js';
+export { describeLinks } from './groups.js';
 export type { Crossing } from './crossing.js';
 export type { PackOrigin } from './packs.js';
 

@@ -32,7 +32,13 @@ describe('compile: clock groups', () => {
       undefined,
     ]);
     expect(plan.groups).to.deep.equal([
-      { name: 'chain_beta', automatic: true, members: ['zeta', 'beta', 'gamma'], start_time: { kind: 'now' } },
+      {
+        name: 'chain_beta',
+        automatic: true,
+        linkedBy: ['after'],
+        members: ['zeta', 'beta', 'gamma'],
+        start_time: { kind: 'now' },
+      },
     ]);
   });
 
@@ -44,7 +50,13 @@ describe('compile: clock groups', () => {
     ]);
     expect(plan.scenarios.map((e) => e.clock_group)).to.deep.equal(['incident', 'incident', 'incident']);
     expect(plan.groups).to.deep.equal([
-      { name: 'incident', automatic: false, members: ['cpu', 'alert', 'other'], start_time: { kind: 'now' } },
+      {
+        name: 'incident',
+        automatic: false,
+        linkedBy: ['after'],
+        members: ['cpu', 'alert', 'other'],
+        start_time: { kind: 'now' },
+      },
     ]);
   });
 

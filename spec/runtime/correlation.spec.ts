@@ -319,6 +319,51 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     );
   });
 
+  it('an entry naming spans that starts late stamps its records and exemplars on the timeline of the spans, with an absolute start_time', async () => {
+    // Before, the late entry's tick 0 was stamped at start_time itself: its records and exemplars, a second before
+    // the spans they named, pointed at spans that had not started yet.
+    const { text, samples } = await runTogether(
+      file(
+        CHECKOUT,
+        { ...LOGS, phase_offset: '1s', duration: '2s', trace_context: { from: 'checkout', on: 'all' } },
+        { ...LATENCY, phase_offset: '1s', duration: '2s', exemplars: { from: 'checkout' } },
+      ),
+    );
+    const spans = new Map(spansFromJsonLines(text('checkout')).map((span) => [spanKey(span), span]));
+    const records = text('payment_logs')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { timestamp: string; trace_id?: string; span_id?: string });
+    expect(Date.parse(records[0]!.timestamp)).to.equal(START + 1000);
+    const named = records.filter((record) => record.trace_id !== undefined);
+    expect(named.length).to.be.at.least(15);
+    for (const record of named) {
+      const span = spans.get(`${record.trace_id}/${record.span_id}`)!;
+      expect(Number(span.start) / 1e6, 'started by then').to.be.at.most(Date.parse(record.timestamp));
+    }
+    const exemplars = exemplarRows(samples('http_request_duration_seconds'));
+    expect(exemplars.length).to.be.at.least(6);
+    for (const { exemplar, time } of exemplars) {
+      expect(time).to.be.at.least(START + 1000);
+      expect(Number(spans.get(spanKey(exemplar))!.end) / 1e6, 'ended by then').to.be.at.most(time);
+    }
+  });
+
+  it('refuses an entry naming spans whose start_time is not that of the traces entry, naming the field', () => {
+    const problems = (...scenarios: Record<string, unknown>[]) => {
+      try {
+        compileScenario(file(...scenarios), { origin: 'spec' });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems.map((problem) => problem.message);
+        throw error;
+      }
+      throw new Error('the file compiled');
+    };
+    expect(problems(CHECKOUT, { ...LOGS, start_time: '-1h', trace_context: { from: 'checkout' } })).to.deep.equal([
+      'scenarios[1] (payment_logs): start_time: the entries of clock group "chain_checkout" share one start-time reference: expected 2026-01-01T00:00:00.000Z as on scenarios[0] (checkout), got -1h (entries linked by the spans they name share one: a log record, an exemplar or a span metric is stamped on the timeline of the spans it names)',
+    ]);
+  });
+
   it('span metrics count the spans ended by each write, per service, name, kind and status', async () => {
     const { text } = await runTogether(
       file({
