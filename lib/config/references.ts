@@ -5,7 +5,7 @@
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
-import { spanServices } from '../language/traces.js';
+import { REQUEST_SPAN_KINDS, spanKindsByService, spanServices } from '../language/traces.js';
 
 export interface EntryIssue {
   readonly index: number;
@@ -92,6 +92,18 @@ export function referenceIssues(entries: readonly EntryFields[], places: readonl
             [field, 'service'],
             `no span of ${show(ref)} runs in service ${show(service)} (its services: ${[...services].map(show).join(', ')})`,
           );
+        else if (field === 'exemplars' && service !== undefined && generator) {
+          // Exemplars name a request's span of the service (operators/exemplars.ts): one running only other kinds gets none.
+          const serving = [...spanKindsByService(generator)]
+            .filter(([, kinds]) => REQUEST_SPAN_KINDS.some((kind) => kinds.has(kind)))
+            .map(([name]) => name);
+          if (!serving.includes(service))
+            add(
+              i,
+              [field, 'service'],
+              `no ${REQUEST_SPAN_KINDS.join(' or ')} span of ${show(ref)} runs in service ${show(service)}, and exemplars name those (a request as the service served it): this entry would carry none (${serving.length ? `its services with some: ${serving.map(show).join(', ')}` : 'it has none'})`,
+            );
+        }
       }
     }
     const cycle = cycles.get(i);

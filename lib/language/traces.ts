@@ -621,6 +621,22 @@ export function spanServices(config: { readonly root: RootSpanConfig }): Set<str
   return new Set(places(config.root).map((place) => place.service));
 }
 
+/** The kinds of span of a request as its service served it: what exemplars with a `service` name. */
+export const REQUEST_SPAN_KINDS: readonly SpanKind[] = ['server', 'consumer'];
+
+/** The kinds of the spans each service of the tree runs: a pair's caller span in its caller's, its callee's in its own. */
+export function spanKindsByService(config: { readonly root: RootSpanConfig }): Map<string, Set<SpanKind>> {
+  const found = new Map<string, Set<SpanKind>>();
+  const add = (service: string, kind: SpanKind) => found.set(service, (found.get(service) ?? new Set()).add(kind));
+  for (const { span, call, caller, service } of places(config.root)) {
+    if (call && isPair(call, caller)) {
+      add(caller, call.kind);
+      add(service, call.kind === 'client' ? 'server' : 'consumer');
+    } else add(service, span.kind);
+  }
+  return found;
+}
+
 /** Services of `services` that no span of the tree runs in. */
 function unusedServices(config: TraceGeneratorConfig, all: readonly Place[]): [Path, string][] {
   const used = new Set(all.map((p) => p.service));

@@ -447,6 +447,29 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     ).to.deep.equal([
       'scenarios[1] (http_request_duration_seconds): exemplars.service: no span of "checkout" runs in service "billing" (its services: "frontend", "payment")',
     ]);
+    // Exemplars name a service's server and consumer spans: a service running only other kinds would get none.
+    const batch = {
+      ...CHECKOUT,
+      trace_generator: {
+        ...CHECKOUT.trace_generator,
+        root: {
+          ...CHECKOUT.trace_generator.root,
+          calls: [
+            ...CHECKOUT.trace_generator.root.calls,
+            { service: 'batch', operation: 'flush', kind: 'internal', duration: 0.001 },
+          ],
+        },
+      },
+    };
+    expect(
+      refusal(
+        batch,
+        { ...LATENCY, exemplars: { from: 'checkout', service: 'batch' } },
+        { ...LOGS, trace_context: { from: 'checkout', service: 'batch' } },
+      ),
+    ).to.deep.equal([
+      'scenarios[1] (http_request_duration_seconds): exemplars.service: no server or consumer span of "checkout" runs in service "batch", and exemplars name those (a request as the service served it): this entry would carry none (its services with some: "frontend", "payment")',
+    ]);
     // Log records name spans of unsampled traces too: only the exemplars are refused.
     const unsampled = [
       'scenarios[1] (http_request_duration_seconds): exemplars.from: "checkout" marks no trace sampled (its trace_generator.sampled is false or 0), and exemplars name spans of sampled traces only: this entry would carry none',

@@ -21,6 +21,7 @@ import type { Entry } from '../../config/types.js';
 import { valueGenerator } from '../../generators/value.js';
 import { logGenerator } from '../../generators/log.js';
 import { traceGenerator } from '../../generators/trace.js';
+import { REQUEST_SPAN_KINDS } from '../../language/traces.js';
 import { distributionSampler } from '../../generators/distribution.js';
 import { timeUnitsPerSecond } from '../../protocols/metric-units.js';
 import type { SignalBatch } from './encoder.js';
@@ -226,7 +227,7 @@ function withExemplars(
     value,
     ...(unitsPerSecond === undefined ? { spanDurations: false } : { unitsPerSecond }),
     ...(from !== undefined && { spans: spansOf(entry, 'exemplars', hooks) }),
-    ...(service !== undefined && { choice: { service, kinds: ['server', 'consumer'] } }),
+    ...(service !== undefined && { choice: { service, kinds: REQUEST_SPAN_KINDS } }),
   });
 }
 
