@@ -357,6 +357,9 @@ const root = andThen(
     t.success({ ...raw, error_rate: raw.error_rate ?? 0, attributes: raw.attributes ?? {}, calls: raw.calls ?? [] }),
 ).describe('The first span of every trace, and below it the calls it makes.');
 
+/** The resource attribute naming a span's service: a service's key, never one of its `attributes`. */
+const SERVICE_NAME = 'service.name';
+
 const service = andThen(
   strict(
     'service',
@@ -378,7 +381,19 @@ const service = andThen(
       ).describe('Resource attribute k8s.pod.name: <service>-<generation>-<pod>, the pod taking turns per trace.'),
     },
   ),
-  (raw): t.Validation<ServiceConfig> => t.success({ ...raw, attributes: raw.attributes ?? {} }),
+  (raw, u, c): t.Validation<ServiceConfig> =>
+    // Every encoder, span metrics, trace_context.service and exemplars.service know a service by its key: a
+    // service.name of its own would show one service under two names.
+    raw.attributes !== undefined && Object.hasOwn(raw.attributes, SERVICE_NAME)
+      ? t.failures([
+          errorAt(
+            u,
+            c,
+            ['attributes', SERVICE_NAME],
+            `the service's name is its key in services (and the service its spans name): name the service ${show(String(raw.attributes[SERVICE_NAME]))} instead`,
+          ),
+        ])
+      : t.success({ ...raw, attributes: raw.attributes ?? {} }),
 ).describe('Resource attributes of one service (service.name is its key).');
 
 const sampled = new Codec<number>(

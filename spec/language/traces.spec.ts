@@ -221,6 +221,13 @@ describe('trace_generator', () => {
       ],
     ],
     [
+      "a service.name among a service's attributes, which would show its spans under two names",
+      tree([], { services: { frontend: { attributes: { 'service.name': 'shop', 'cloud.region': 'eu' } } } }),
+      [
+        'services.frontend.attributes["service.name"]: the service\'s name is its key in services (and the service its spans name): name the service "shop" instead',
+      ],
+    ],
+    [
       'an incident that changes neither the duration nor the error rate',
       tree(
         [call({ incident: { start: '5m', for: '5m' } })],
