@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 
 /**
  * An entry the server started: one entry of a posted file, with its id and scrape buffer (the
- * HTTP API calls it a scenario). It stays listed after it ended, until it is deleted.
+ * HTTP API calls it a scenario). It stays listed after it ended, until it is deleted or a start needs its room.
  */
 export interface StartedEntry {
   readonly id: string;
@@ -39,7 +39,10 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
   readonly onEnded?: (started: StartedEntry) => void;
   /** What the entries' scrape rings hold together (default: a budget of its own, `SCRAPE_BUDGET_ROWS` rows and `SCRAPE_BUDGET_RING_LABEL_CHARS` characters of label text). */
   readonly scrapeBudget?: ScrapeBudget;
-  /** Most entries running at once (`--max-entries`; default {@link DEFAULT_MAX_ENTRIES}); ended ones do not count. */
+  /**
+   * Most entries running at once (`--max-entries`; default {@link DEFAULT_MAX_ENTRIES}), and listed: ended ones do not
+   * count against a start, but those that ended first are forgotten to make its room.
+   */
   readonly maxEntries?: number;
 }
 
@@ -84,6 +87,8 @@ export class EntryRegistry {
   private removed = 0;
   /** Entries started and not ended yet (a removed one counts until its flush ended): what `maxEntries` bounds. */
   private running = 0;
+  /** The listed entries that ended by themselves, in the order they ended: the first give way to new starts. */
+  private readonly ended = new Set<StartedEntry>();
   private readonly scrapeBudget: ScrapeBudget;
 
   constructor(private readonly options: RegistryOptions = {}) {
@@ -99,7 +104,8 @@ export class EntryRegistry {
    * Starts every entry of a compiled file together (clock groups, phase offsets and `after`
    * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
    * a {@link TooManyEntriesError} when they would take the running entries past `maxEntries` (none starts),
-   * and a {@link DrainingError} once the registry drains. `ids` gives entries the ids they had
+   * and a {@link DrainingError} once the registry drains. The entries listed, running and ended, stay within
+   * `maxEntries` too: the ended ones that ended first are forgotten to make room, as if deleted. `ids` gives entries the ids they had
    * before a restart (`--state`); the others get a new UUID. `gone`: entries deleted before the restart,
    * which others may still name (see {@link FileRunOptions.gone}).
    */
@@ -138,6 +144,7 @@ export class EntryRegistry {
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });
+    this.makeRoom(fileRun.runs.length);
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -161,7 +168,10 @@ export class EntryRegistry {
           );
         }
         // remove() takes an entry out of the map before stopping it: an entry still there ended by itself.
-        if (this.entries.get(started.id) === started && !this.stopping) this.options.onEnded?.(started);
+        if (this.entries.get(started.id) === started && !this.stopping) {
+          this.ended.add(started);
+          this.options.onEnded?.(started);
+        }
       });
       this.entries.set(started.id, started);
       return started;
@@ -196,11 +206,34 @@ export class EntryRegistry {
   async remove(id: string): Promise<StartedEntry | undefined> {
     const started = this.entries.get(id);
     if (!started) return undefined;
-    this.entries.delete(id);
-    this.removed++;
+    this.forget(started);
     started.outcome = await started.run.stop();
     started.scrape.release();
     return started;
+  }
+
+  /**
+   * Forgets the entries that ended first until `adding` more fit within `maxEntries` listed: kept until deleted, the
+   * ended entries of a client posting short scenarios grew the server without bound (about 30 KiB each).
+   */
+  private makeRoom(adding: number): void {
+    const max = this.options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    for (const started of this.ended) {
+      if (this.entries.size + adding <= max) return;
+      this.forget(started);
+      started.scrape.release();
+      this.options.logger?.info(
+        logFields(started.id, started.run.entry),
+        `scenario forgotten: it had ended, and the scenarios listed were at --max-entries (${max}): a new one took its place`,
+      );
+    }
+  }
+
+  /** Takes an entry out of the list: what was built from the list before (an exposition) is no longer valid. */
+  private forget(started: StartedEntry): void {
+    this.entries.delete(started.id);
+    this.ended.delete(started);
+    this.removed++;
   }
 
   /**

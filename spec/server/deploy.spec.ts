@@ -120,6 +120,31 @@ describe('svc-server in a deployment', () => {
       expect((await postFile(server, 1)).statusCode).to.equal(201);
       expect(server.registry.get(kept.id)).to.not.equal(undefined);
     });
+
+    it('bounds the ended entries it lists too: a start past it forgets those that ended first, logged', async () => {
+      // Before, every ended entry stayed listed until deleted: a client posting short scenarios grew the server
+      // without bound (11,340 ended entries of --max-entries 50: 400 MiB RSS).
+      const server = testServer({ registry: { maxEntries: 3 } });
+      const first = (await postFile(server, 1, '1s')).json();
+      server.advance(500);
+      const second = (await postFile(server, 1, '1s')).json();
+      server.advance(1000);
+      await Promise.all([first, second].map(({ id }) => server.registry.get(id)!.run.done));
+      // Room left: both ended ones stay listed.
+      const running = (await postFile(server, 1)).json();
+      expect(server.registry.list().map(({ id }) => id)).to.deep.equal([first.id, second.id, running.id]);
+      // A start of one entry needs the room of one: the first to end goes, the other stays.
+      const next = (await postFile(server, 1)).json();
+      expect(server.registry.list().map(({ id }) => id)).to.deep.equal([second.id, running.id, next.id]);
+      expect((await server.request({ method: 'GET', url: `/scenarios/${first.id}` })).statusCode).to.equal(404);
+      expect(server.logs.filter((line) => line.scenario === first.id).at(-1)).to.include({
+        msg: 'scenario forgotten: it had ended, and the scenarios listed were at --max-entries (3): a new one took its place',
+        entry: 'e0',
+      });
+      // Only ended entries give way: past the running ones it is the 429 as before.
+      expect((await postFile(server, 2)).statusCode).to.equal(429);
+      expect(server.registry.get(second.id)).to.not.equal(undefined);
+    });
   });
 
   describe('a catalog (--catalog)', () => {
