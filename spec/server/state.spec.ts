@@ -403,6 +403,14 @@ scenarios:
         `the scenario was not started: --state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
       );
       expect(first.server.registry.list()).to.deep.equal([]);
+      // The log said it started: its last line about it says that it stopped, and why (before, nothing did).
+      const [started] = first.server.logs.filter((line) => line.msg === 'scenario started');
+      const { id } = (started!.scenarios as { id: string }[])[0]!;
+      expect(first.server.logs.filter((line) => line.scenario === id).at(-1)).to.include({
+        level: 50,
+        entry: 'unsaved_total',
+        msg: `scenario stopped: its POST was answered 500 state_not_written: --state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios`,
+      });
     });
 
     it('keeps nothing of a POST it could not write: a client retrying on a full disk does not grow the server', async () => {

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type { ServerDeps } from '../deps.js';
 import { HttpError, notFound } from '../http-error.js';
 import { redactConfig } from '../../redact.js';
-import { statusOf, type EntryRegistry, type StartedEntry } from '../registry.js';
+import { statusOf, type StartedEntry } from '../registry.js';
 import { asHttpError } from '../middleware/errors.js';
 import { aggregateSteps, MAX_SCRAPE_EVENTS, sliced, type Steps } from '../scrape.js';
 import { protobufSteps } from '../scrape-protobuf.js';
@@ -96,7 +96,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           logger.error({ err: error }, 'could not start scenario');
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
-        if (deps.state) await keep(deps.state, registry, posted, started);
+        if (deps.state) await keep(deps.state, deps, posted, started);
         const summaries = started.map(identityOf);
         const warnings = prepared.warnings.map(({ text }) => text);
         ctx.status = 201;
@@ -201,11 +201,12 @@ export function scenarioRoutes(deps: ServerDeps): Router {
 
 /**
  * Writes a started POST to the state directory before it is answered, so a 201 survives a restart; when the
- * write fails the scenarios are stopped again and the answer is a 500 saying why.
+ * write fails the scenarios are stopped again, each logged as stopped (the log said they started), and the answer is
+ * a 500 saying why.
  */
 async function keep(
   state: ScenarioStore,
-  registry: EntryRegistry,
+  { registry, logger }: Pick<ServerDeps, 'registry' | 'logger'>,
   { text, format }: PostedScenario,
   started: readonly StartedEntry[],
 ): Promise<void> {
@@ -217,6 +218,11 @@ async function keep(
       error instanceof StateDirectoryGone
         ? error.message
         : `${state.setting} ${state.dir} could not be written: ${(error as Error).message}`;
+    for (const entry of started)
+      logger.error(
+        { scenario: entry.id, entry: entry.run.entry.id, name: entry.name },
+        `scenario stopped: its POST was answered 500 state_not_written: ${why}`,
+      );
     throw new HttpError(500, 'state_not_written', `the scenario was not started: ${why}`);
   }
 }
