@@ -13,7 +13,7 @@ import { isLoopback } from './loopback.js';
 import { servesLocalNamesOnly } from './middleware/host.js';
 import { apiKeyProblem } from './middleware/auth.js';
 import { logLevelOf } from './log-level.js';
-import { DEFAULT_MAX_ENTRIES, EntryRegistry, type StartedEntry } from './registry.js';
+import { DEFAULT_MAX_ENTRIES, EntryRegistry, type StartedEntry, warnUndelivered } from './registry.js';
 import type { PreparedScenario } from './launch.js';
 import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
@@ -360,22 +360,10 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
 function logUndelivered(logger: Logger, stopped: readonly StartedEntry[]): { events: number; dropped: number } {
   let events = 0;
   let dropped = 0;
-  for (const { id, name, run } of stopped) {
-    const { totalEvents, droppedEvents, lastSinkError } = run.stats;
-    events += totalEvents;
-    dropped += droppedEvents;
-    if (droppedEvents > 0)
-      logger.warn(
-        {
-          scenario: id,
-          entry: run.entry.id,
-          name,
-          total_events: totalEvents,
-          dropped_events: droppedEvents,
-          sink_error: lastSinkError,
-        },
-        `scenario stopped: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (last sink error: ${lastSinkError})`,
-      );
+  for (const started of stopped) {
+    events += started.run.stats.totalEvents;
+    dropped += started.run.stats.droppedEvents;
+    warnUndelivered(logger, started, 'stopped');
   }
   return { events, dropped };
 }

@@ -169,6 +169,7 @@ export class EntryRegistry {
         }
         // remove() takes an entry out of the map before stopping it: an entry still there ended by itself.
         if (this.entries.get(started.id) === started && !this.stopping) {
+          if (logger && statusOf(started) === 'stopped') logEnded(logger, started);
           this.ended.add(started);
           this.options.onEnded?.(started);
         }
@@ -264,6 +265,38 @@ export class EntryRegistry {
 export function statusOf(started: StartedEntry): Status {
   if (!started.outcome) return 'running';
   return started.outcome.error || started.run.stats.neverDelivered() ? 'failed' : 'stopped';
+}
+
+/**
+ * Logs an entry that ended by itself and not `failed` (which has its error line) with its counts: its statistics
+ * leave with it (a DELETE, a start that needs its room, the process's exit), the log stays.
+ */
+function logEnded(logger: Logger, started: StartedEntry): void {
+  if (warnUndelivered(logger, started, 'ended')) return;
+  const { totalEvents } = started.run.stats;
+  logger.info(
+    { ...logFields(started.id, started.run.entry), total_events: totalEvents, dropped_events: 0 },
+    `scenario ended: ${countOf(totalEvents, 'event')}`,
+  );
+}
+
+/**
+ * Warns that `started`, which `how` (`ended`, `stopped`), did not deliver some of its events, as far as its
+ * statistics know; false, logging nothing, when it delivered them all.
+ */
+export function warnUndelivered(logger: Logger, started: StartedEntry, how: string): boolean {
+  const { totalEvents, droppedEvents, lastSinkError } = started.run.stats;
+  if (droppedEvents === 0) return false;
+  logger.warn(
+    {
+      ...logFields(started.id, started.run.entry),
+      total_events: totalEvents,
+      dropped_events: droppedEvents,
+      sink_error: lastSinkError,
+    },
+    `scenario ${how}: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (last sink error: ${lastSinkError})`,
+  );
+  return true;
 }
 
 /** What every log line about a started entry carries (`scenario` is its id, as the HTTP API names it). */

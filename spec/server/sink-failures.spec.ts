@@ -119,6 +119,28 @@ describe('sink failures of server scenarios: status, list and log', () => {
     await settle();
     expect(await listed(server, id)).to.include({ status: 'stopped', last_sink_error: REFUSED });
     expect(logsOf(server, id, 50)).to.deep.equal([]);
+    // Its statistics leave with it (a DELETE, a start that needs its room, the process's exit): the log tells its
+    // loss when it ends, as at a stop. Before, only the streak's 'sink failing' warning, without a count.
+    const { total_events: total, dropped_events: dropped } = (await detail(server, id)).stats;
+    expect(dropped).to.be.above(0);
+    expect(logsOf(server, id, 40).at(-1)).to.include({
+      msg: `scenario ended: ${dropped} of its ${total} events were not delivered (last sink error: ${REFUSED})`,
+      total_events: total,
+      dropped_events: dropped,
+    });
+  });
+
+  it('a scenario that ends with everything delivered logs its end and its count', async () => {
+    const server = testServer();
+    const id = await start(server, { duration: '500ms' });
+    server.advance(600);
+    await settle();
+    expect(logsOf(server, id, 30).at(-1)).to.include({
+      msg: 'scenario ended: 5 events',
+      entry: 'room',
+      total_events: 5,
+      dropped_events: 0,
+    });
   });
 
   const realSinks = [
