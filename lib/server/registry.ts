@@ -77,7 +77,7 @@ export class TooManyEntriesError extends Error {
 /**
  * The entries a server runs: started from a posted file (all its entries together, as one file
  * run), listed, stopped and forgotten. An entry whose duration ends stays listed as `stopped`,
- * with its final statistics, until it is deleted. Once {@link stopAll} began it drains: it
+ * with its final statistics, until it is deleted or a start needs its room. Once {@link stopAll} began it drains: it
  * starts nothing more (an entry started then would outlive the flush), and readiness says so.
  */
 export class EntryRegistry {
