@@ -79,15 +79,23 @@ export class ScenarioStore {
    * given: `SVC_STATE_DIR` when set by the variable), when it cannot be written.
    */
   static async open(dir: string, logger?: Logger, setting = '--state'): Promise<ScenarioStore> {
+    let mode: number;
     try {
       await makeDirectory(dir);
-      if (!(await stat(dir)).isDirectory()) throw new Error('not a directory');
+      const stats = await stat(dir);
+      if (!stats.isDirectory()) throw new Error('not a directory');
+      mode = stats.mode;
       const probe = join(dir, `.probe-${randomUUID()}`);
       await (await open(probe, 'w', FILE_MODE)).close();
       await unlink(probe);
     } catch (error) {
       throw new Error(`${setting} ${dir}: cannot write there: ${(error as Error).message}`);
     }
+    // A directory made beforehand keeps its mode. Warned, not refused: a volume's provisioner may make it so.
+    if (mode & constants.S_IWOTH)
+      logger?.warn(
+        `${setting} ${dir} is writable by every user of this machine (mode ${(mode & 0o7777).toString(8)}): anyone can put a record there, which the next start starts as a POST it took, API key or not; chmod 700 it, as svc-server makes it`,
+      );
     return new ScenarioStore(dir, setting, logger);
   }
 

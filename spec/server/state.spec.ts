@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -523,6 +524,21 @@ scenarios:
       const second = await serverOn(dir);
       expect(await second.restore()).to.equal(1);
       expect(second.running()).to.deep.equal([`${id} moved_total`]);
+    });
+
+    it('warns at start when other users may write in DIR: a record put there starts at the next restart', async () => {
+      // A record is a POST the server makes itself: from a directory anyone can write in (a DIR made beforehand,
+      // mode 0777), any user of the machine started scenarios past the API key. Before, no word of it.
+      const dir = stateDir();
+      mkdirSync(dir);
+      chmodSync(dir, 0o777);
+      const first = await serverOn(dir);
+      expect(first.logs.map(({ level, msg }) => ({ level, msg }))).to.deep.include({
+        level: 40,
+        msg: `--state ${dir} is writable by every user of this machine (mode 777): anyone can put a record there, which the next start starts as a POST it took, API key or not; chmod 700 it, as svc-server makes it`,
+      });
+      chmodSync(dir, 0o755);
+      expect((await serverOn(dir)).logs).to.deep.equal([]);
     });
 
     it('refuses a state path that cannot be a directory, naming it', async () => {
