@@ -4,6 +4,8 @@ import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
 import { familyOf } from '../lib/language/fields.js';
 import type { SignalType } from '../lib/language/types.js';
+import { GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../lib/language/fields.js';
+import { scenarioSchema } from '../lib/config/schema.js';
 
 /** The rows of the table under `heading` (`## Sinks`) in a page of docs/, cut into cells. */
 function table(heading: string, page = 'scenario-fields.md'): string[][] {
@@ -24,6 +26,23 @@ function table(heading: string, page = 'scenario-fields.md'): string[][] {
 /** A kind's type cell: its name, and its aliases after it. */
 const typeCell = (kind: { type: string; aliases?: readonly string[] }): string =>
   `\`${kind.type}\`${kind.aliases ? ` (alias ${kind.aliases.map((alias) => `\`${alias}\``).join(', ')})` : ''}`;
+
+/** The fields of each type of a tagged definition of the JSON Schema (`generator`), by its `type`, but `type`. */
+function fieldsByType(definition: string): Map<string, string[]> {
+  const { allOf } = (scenarioSchema() as { $defs: Record<string, { allOf: Record<string, any>[] }> }).$defs[
+    definition
+  ]!;
+  return new Map(
+    allOf.map((variant) => [
+      variant.if.properties.type.const as string,
+      Object.keys(variant.then.properties).filter((field) => field !== 'type'),
+    ]),
+  );
+}
+
+/** The fields a cell does not name as `field`. */
+const unnamed = (cell: string, fields: readonly string[]): string[] =>
+  fields.filter((field) => !cell.includes(`\`${field}\``));
 
 const openapi = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
 const eventField = (field: string): string[] => openapi.components.schemas.Event.properties[field].properties.type.enum;
@@ -61,6 +80,39 @@ describe('the kind registries and the docs', () => {
       const named = [...encoders!.matchAll(/`([a-z_]+)`/g)].map(([, type]) => type).sort();
       const able = ENCODER_KINDS.filter((kind) => kind.carries.includes(family)).map((kind) => kind.type);
       expect(named, signal).to.deep.equal(able.sort());
+    }
+  });
+
+  it('docs/scenario-fields.md lists every generator type and operational alias, each with every field it takes', () => {
+    const fields = fieldsByType('generator');
+    // The section holds two tables: the fields of each type (four cells), then the value of each.
+    const generators = table('### Generators');
+    const byFields = generators.filter((row) => row.length === 4);
+    expect(byFields.map(([type]) => type)).to.deep.equal(Object.keys(GENERATOR_VARIANTS).map((type) => `\`${type}\``));
+    expect(
+      generators
+        .filter((row) => row.length === 2)
+        .map(([type]) => type)
+        .sort(),
+    ).to.deep.equal(byFields.map(([type]) => type).sort());
+    const aliases = table('### Operational aliases');
+    expect(aliases.map(([alias]) => alias)).to.deep.equal(GENERATOR_ALIASES.map((alias) => `\`${alias}\``));
+    for (const [type, cell] of [...byFields, ...aliases]) {
+      const name = type!.replaceAll('`', '');
+      expect(unnamed(cell!, fields.get(name)!), name).to.deep.equal([]);
+    }
+  });
+
+  it('docs/scenario-fields.md lists every log generator type with every field it takes', () => {
+    const rows = table('### Log generator');
+    const typeRule = rows.find(([field]) => field === '`type`')!.at(-1)!;
+    for (const [type, fields] of fieldsByType('log_generator')) {
+      // A template's fields are rows of the table; the other types' are named after the type in the rule of `type`.
+      const named =
+        type === 'template'
+          ? rows.map(([field]) => field).join(' ')
+          : (typeRule.split(`\`${type}\``)[1]?.split(/[;(]/)[0] ?? '');
+      expect(unnamed(named, fields), type).to.deep.equal([]);
     }
   });
 
