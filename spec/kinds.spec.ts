@@ -33,9 +33,10 @@ function fieldsByType(definition: string): Map<string, string[]> {
     definition
   ]!;
   return new Map(
-    allOf.map((variant) => [
-      variant.if.properties.type.const as string,
-      Object.keys(variant.then.properties).filter((field) => field !== 'type'),
+    allOf.map(({ if: { properties }, then }) => [
+      // A kind with aliases is matched by an enum of its names, its own first.
+      (properties.type.const ?? properties.type.enum[0]) as string,
+      Object.keys(then.properties).filter((field) => field !== 'type'),
     ]),
   );
 }
@@ -48,19 +49,23 @@ const openapi = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.m
 const eventField = (field: string): string[] => openapi.components.schemas.Event.properties[field].properties.type.enum;
 
 describe('the kind registries and the docs', () => {
-  it('docs/scenario-fields.md lists every sink kind, its aliases, its address field and its build feature', () => {
+  it('docs/scenario-fields.md lists every sink kind, its aliases, its fields, its address field and its build feature', () => {
     const rows = table('## Sinks');
+    const schemaFields = fieldsByType('sink');
     expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map(typeCell));
     for (const [[, fields, rules], kind] of rows.map((row, i) => [row, SINK_KINDS[i]!] as const)) {
+      expect(unnamed(fields!, schemaFields.get(kind.type)!), kind.type).to.deep.equal([]);
       if (kind.address) expect(fields, kind.type).to.include(`**\`${kind.address.field}\`**`);
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
   });
 
-  it('docs/scenario-fields.md lists every encoder kind, its aliases and its build feature', () => {
+  it('docs/scenario-fields.md lists every encoder kind, its aliases, its fields and its build feature', () => {
     const rows = table('## Encoders');
+    const schemaFields = fieldsByType('encoder');
     expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map(typeCell));
-    for (const [[, , rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
+    for (const [[, fields, rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
+      expect(unnamed(fields!, schemaFields.get(kind.type)!), kind.type).to.deep.equal([]);
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
   });
