@@ -6,6 +6,7 @@ import { familyOf } from '../lib/language/fields.js';
 import type { SignalType } from '../lib/language/types.js';
 import { GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../lib/language/fields.js';
 import { scenarioSchema } from '../lib/config/schema.js';
+import { entryFields } from '../lib/config/entry-fields.js';
 
 /** The rows of the table under `heading` (`## Sinks`) in a page of docs/, cut into cells. */
 function table(heading: string, page = 'scenario-fields.md'): string[][] {
@@ -86,6 +87,12 @@ describe('the kind registries and the docs', () => {
       const able = ENCODER_KINDS.filter((kind) => kind.carries.includes(family)).map((kind) => kind.type);
       expect(named, signal).to.deep.equal(able.sort());
     }
+  });
+
+  it('docs/scenario-fields.md lists every entry field', () => {
+    expect(table('## Entry').map(([field]) => field)).to.deep.equal(
+      Object.keys(entryFields).map((field) => `\`${field}\``),
+    );
   });
 
   it('docs/scenario-fields.md lists every generator type and operational alias, each with every field it takes', () => {
