@@ -152,6 +152,21 @@ describe('OpenAPI document', () => {
     expect(extra.join()).to.match(/additional properties.*uptime/);
   });
 
+  it("docs/http-api.md's Routes table lists every operation of the document", () => {
+    const routes = readFileSync('docs/http-api.md', 'utf8').split('\n## Routes\n')[1]!.split('\n#')[0]!;
+    const listed = new Set(
+      [...routes.matchAll(/^\| ([A-Z, ]+) \| `([^`?]+)[^`]*` \|/gm)].flatMap(([, methods, path]) =>
+        methods!.split(', ').map((method) => `${method} ${path}`),
+      ),
+    );
+    const operations = Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.filter((operation) => !listed.has(operation))).to.deep.equal([]);
+  });
+
   it('docs/http-api.md gives each route with a table of errors the error statuses of the document', () => {
     const sections = readFileSync('docs/http-api.md', 'utf8').split('\n### ').slice(1);
     const tables = sections.filter((section) => section.includes('| Status | error | When |'));
