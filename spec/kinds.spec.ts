@@ -128,6 +128,17 @@ describe('the kind registries and the docs', () => {
     }
   });
 
+  it('docs/scenario-fields.md lists every distribution type with every field it takes', () => {
+    const rows = table('### Histograms and summaries');
+    const typeRule = rows.find(([field]) => field === '`distribution.type`')!.at(-1)!;
+    // The fields are rows, `distribution.rate` or `distribution.mean`, `stddev`: each named without its prefix.
+    const named = rows.map(([field]) => field!.replaceAll('distribution.', '')).join(' ');
+    for (const [type, fields] of fieldsByType('distribution')) {
+      expect(typeRule, type).to.include(`\`${type}\``);
+      expect(unnamed(named, fields), type).to.deep.equal([]);
+    }
+  });
+
   it('docs/openapi.json names the sink and encoder types of POST /events', () => {
     expect(eventField('sink')).to.deep.equal(SINK_KINDS.map((kind) => kind.type));
     expect(eventField('encoder')).to.deep.equal(ENCODER_KINDS.map((kind) => kind.type));
