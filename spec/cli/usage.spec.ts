@@ -172,6 +172,8 @@ describe('svc help and version', () => {
     const all = await svc(['help']);
     expect(all.code).to.equal(0);
     expect(all.stdout).to.include('svc run').and.include('svc metrics').and.include('svc catalog list');
+    // svc alone and svc --help are the same list (docs/cli.md).
+    for (const argv of [[], ['--help']]) expect(await svc(argv), argv.join(' ')).to.deep.equal(all);
     const run = await svc(['help', 'run']);
     expect(run.code).to.equal(0);
     expect(run.stdout).to.equal((await svc(['run', '--help'])).stdout);
