@@ -73,10 +73,10 @@ async function prepareOne(
       neighbours,
     );
   } catch (error) {
-    // A CSV's problems need its path, the error's origin.
+    // A CSV's problems need its path, the error's origin; the file's own, or the catalog's about @name, do not.
     const detail =
       error instanceof ConfigError
-        ? error.origin === path
+        ? error.origin === path || error.origin === `@${name}`
           ? error.problems.map((p) => p.message).join('; ') || error.message
           : error.message
         : error instanceof HttpError
