@@ -412,6 +412,10 @@ describe('sink', () => {
     expect(sinkProblems({ type: 'broker', brokers: 'k1:9092,k2', topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "k2" in "k1:9092,k2"',
     ]);
+    // One address: the string itself, once (it read `got "kafka" in "kafka"`).
+    expect(sinkProblems({ type: 'broker', brokers: 'kafka', topic: 't' })).to.deep.equal([
+      'scenarios[0] (cpu): sink.brokers: expected host:port addresses separated by commas, got "kafka"',
+    ]);
     expect(sinkProblems({ type: 'broker', brokers: [], topic: 't' })).to.deep.equal([
       'scenarios[0] (cpu): sink.brokers: expected a non-empty list, got an empty list',
     ]);

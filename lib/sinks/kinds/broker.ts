@@ -31,7 +31,11 @@ const brokers = new Codec<string[]>(
     const bad = addresses.find((a) => !splitHostPort(a));
     return bad === undefined
       ? t.success(addresses)
-      : t.failure(u, c, `expected host:port addresses separated by commas, got ${show(bad)} in ${show(u)}`);
+      : t.failure(
+          u,
+          c,
+          `expected host:port addresses separated by commas, got ${show(bad)}${addresses.length > 1 ? ` in ${show(u)}` : ''}`,
+        );
   },
   undefined,
   (child) => ({
