@@ -8,6 +8,7 @@ import type {
 } from '../language/types.js';
 import { SplitMix64 } from '../random.js';
 import { replayRow } from './replay.js';
+import { PLACEHOLDER } from '../language/fields.js';
 
 /** One generated log record. */
 export interface LogRecord {
@@ -29,8 +30,6 @@ interface CompiledTemplate extends LogTemplate {
   readonly severity?: Severity;
   readonly pools: readonly (readonly string[])[];
 }
-
-const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /** The record of the tick scheduled `at` ms after the entry start, its n-th. */
 export function logGenerator(config: LogGeneratorConfig): (n: number, at: number) => LogRecord {

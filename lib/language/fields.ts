@@ -641,6 +641,33 @@ const placeholderName = andThen<string, string>(placeholderText, (name, u, c) =>
     : t.success(name),
 ).withSchema(refined(placeholderText, { not: { const: '__proto__' } }));
 
+/** A `{name}` placeholder of a log template; one whose name has no pool stays literal text. */
+export const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
+
+/**
+ * The longest record a template makes, by `measure` (default: UTF-16 characters): its message with each placeholder
+ * that has a pool given its longest value, and those values once more each, as the record's fields.
+ */
+export function longestRecord(
+  message: string,
+  pools: Readonly<Record<string, readonly string[]>>,
+  measure: (text: string) => number = (text) => text.length,
+): { readonly message: number; readonly fields: number } {
+  const longest = new Map<string, number>();
+  let length = 0;
+  let last = 0;
+  for (const match of message.matchAll(PLACEHOLDER)) {
+    const name = match[1]!;
+    if (!Object.hasOwn(pools, name)) continue;
+    let value = longest.get(name);
+    if (value === undefined) longest.set(name, (value = pools[name]!.reduce((m, v) => Math.max(m, measure(v)), 0)));
+    length += measure(message.slice(last, match.index)) + value;
+    last = match.index + match[0].length;
+  }
+  length += measure(message.slice(last));
+  return { message: length, fields: [...longest.values()].reduce((sum, n) => sum + n, 0) };
+}
+
 const fieldPools = record(placeholderName, list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES })).describe(
   'Per placeholder, the values a {placeholder} of a message is drawn from; each drawn value is also a field of the record.',
 );
@@ -689,8 +716,18 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
       },
     ),
     // A placeholder without a pool stays literal in the message (issue 3): no check here.
-    (g): t.Validation<LogGeneratorConfig> => {
+    (g, u, c): t.Validation<LogGeneratorConfig> => {
       const shared = g.field_pools ?? {};
+      for (const [i, template] of g.templates.entries()) {
+        const chars = longestRecord(template.message, { ...shared, ...template.field_pools }).message;
+        if (chars > limits.MAX_MESSAGE_CHARS)
+          return failAt(
+            u,
+            c,
+            ['templates', i, 'message'],
+            `makes messages of up to ${chars} characters (each placeholder given its longest value), more than ${limits.MAX_MESSAGE_CHARS}: use fewer placeholders or shorter values`,
+          );
+      }
       return t.success({
         type: 'template',
         templates: g.templates,

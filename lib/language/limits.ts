@@ -125,6 +125,11 @@ export const MAX_QUANTILES = 64;
 export const MAX_EXEMPLAR_EVERY = 1_000_000_000;
 export const MAX_SEQUENCE_VALUES = 10_000;
 export const MAX_TEMPLATES = 1000;
+/**
+ * Characters of the longest message a log template makes, its placeholders given their longest values: as long as a
+ * whole scenario text may be. Placeholders repeat a value, so a short file could ask for records of gigabytes.
+ */
+export const MAX_MESSAGE_CHARS = MAX_TEXT_BYTES;
 /** Values of one placeholder pool, and of one list-form dynamic label. */
 export const MAX_LIST_VALUES = 100_000;
 /** Tags of one scenario or pack file (catalog metadata). */

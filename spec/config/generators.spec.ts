@@ -209,6 +209,33 @@ describe('log_generator', () => {
     ).to.deep.equal([`scenarios[0] (app): log_generator.templates[0].field_pools.__proto__: ${problem}`]);
   });
 
+  it('refuses a template whose longest message is past MAX_MESSAGE_CHARS: repeated placeholders made records of gigabytes', () => {
+    // 8000 × a 100 000-character value: one record of 800 million characters stopped the entry with V8's
+    // "Invalid string length"; 5000 × wrote a record of 477 MiB from a file of 115 KB.
+    const value = 'x'.repeat(100_000);
+    expect(
+      logProblems({ type: 'template', templates: [{ message: '{a}'.repeat(8000) }], field_pools: { a: ['y', value] } }),
+    ).to.deep.equal([
+      'scenarios[0] (app): log_generator.templates[0].message: makes messages of up to 800000000 characters (each placeholder given its longest value), more than 1048576: use fewer placeholders or shorter values',
+    ]);
+    // A template's own pool wins over the shared one; a name without a pool stays literal text and counts as written.
+    expect(
+      logProblems({
+        type: 'template',
+        templates: [{ message: 'ok' }, { message: '{a}{a}{b}', field_pools: { a: ['x'.repeat(600_000)] } }],
+        field_pools: { a: ['y'] },
+      }),
+    ).to.deep.equal([
+      'scenarios[0] (app): log_generator.templates[1].message: makes messages of up to 1200003 characters (each placeholder given its longest value), more than 1048576: use fewer placeholders or shorter values',
+    ]);
+    const atTheLimit = {
+      type: 'template',
+      templates: [{ message: '{a}{a}' }],
+      field_pools: { a: ['x'.repeat(524_288)] },
+    };
+    expect(logGeneratorOf(atTheLimit)).to.deep.equal({ ...atTheLimit, seed: 0 });
+  });
+
   it('accepts only known severities with non-negative weights, one of them positive', () => {
     const base = { type: 'template', templates: [{ message: 'x' }] };
     expect(logProblems({ ...base, severity_weights: { critical: 1 } })).to.deep.equal([
