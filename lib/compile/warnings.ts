@@ -16,6 +16,7 @@ import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
 import { SPAN_METRICS_DIMENSIONS } from '../../operators/span-metrics.js';
+import { longestRecord } from '../language/fields.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -24,6 +25,9 @@ export const LOKI_DEFAULT_MAX_STREAMS = 5000;
 const LOKI_DEFAULT_MAX_LABEL_NAMES = 15;
 /** Loki's default limit of a label value, in UTF-8 bytes (`limits_config.max_label_value_length`). */
 const LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES = 2048;
+
+/** Loki's default limit of a line, in UTF-8 bytes (`limits_config.max_line_size`, 256KB). */
+const LOKI_DEFAULT_MAX_LINE_BYTES = 256 * 1024;
 
 /** Loki's default limit of a record's age when it arrives (`limits_config.reject_old_samples_max_age`, 1 week). */
 const LOKI_DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
@@ -45,6 +49,7 @@ export function entryWarnings(entry: Entry, start?: RunStart): string[] {
     ...incidentWarnings(entry),
     ...streamWarnings(entry),
     ...streamLabelWarnings(entry),
+    ...lineSizeWarnings(entry),
     ...(start ? recordTimeWarnings(entry, start) : []),
     ...skippedRowWarnings(entry),
     ...shadowedLabelWarnings(entry),
@@ -163,6 +168,41 @@ function streamLabelWarnings(entry: Entry): string[] {
       );
   }
   return warnings;
+}
+
+/**
+ * Log records into a log store longer than Loki takes a line by default: the message and the field values alone
+ * (every text encoder writes both) are past it. Loki answers 400 to each push carrying such a line (it writes the
+ * push's other lines), and svc counts the whole push dropped; the limit is the store's setting, hence a warning.
+ */
+function lineSizeWarnings(entry: Entry): string[] {
+  const generator = entry.log_generator;
+  if (entry.signal_type !== 'logs' || entry.sink.type !== 'logstore' || !generator) return [];
+  const warn = (path: string, bytes: number) =>
+    bytes > LOKI_DEFAULT_MAX_LINE_BYTES
+      ? [
+          `${path}: records of at least ${bytes} bytes (UTF-8: the message and its field values); Loki takes lines of at most ${LOKI_DEFAULT_MAX_LINE_BYTES} bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit`,
+        ]
+      : [];
+  const bytesOf = ({ message, fields }: { message: string; fields: Readonly<Record<string, string>> }) =>
+    Object.values(fields).reduce((sum, value) => sum + Buffer.byteLength(value), Buffer.byteLength(message));
+  const longest = (records: readonly { message: string; fields: Readonly<Record<string, string>> }[]) =>
+    records.reduce((most, record) => Math.max(most, bytesOf(record)), 0);
+  switch (generator.type) {
+    case 'template':
+      return generator.templates.flatMap((template, i) => {
+        const pools = { ...generator.field_pools, ...template.field_pools };
+        const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength);
+        return warn(`log_generator.templates[${i}].message`, message + fields);
+      });
+    case 'csv_replay':
+      return warn('log_generator.file', longest(generator.table?.records ?? []));
+    case 'replay':
+      return warn(
+        'log_generator.file',
+        longest((generator.lines?.lines ?? []).map((message) => ({ message, fields: {} }))),
+      );
+  }
 }
 
 /** Where an entry's label values are written, each with the longest value it gives. */

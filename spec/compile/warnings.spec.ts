@@ -166,6 +166,57 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
     });
   });
 
+  describe("an entry into a log store whose records are longer than Loki's default max_line_size", () => {
+    // A template line of 600 115 bytes went out unwarned and every push carrying one was answered 400 "Max entry size
+    // '262144' bytes exceeded …" (a scratch receiver validating as Loki's distributor does).
+    const template = (message: string, pools: string, sink = 'logstore') =>
+      logsEntry('    labels: {job: app}', sink).replace(
+        '{type: template, templates: [{message: hello}]}',
+        `{type: template, templates: [{message: ok}, {message: "${message}"}], field_pools: {${pools}}}`,
+      );
+
+    it('warns of a template whose message and field values pass 262144 bytes in UTF-8, naming the template', () => {
+      // 40 000 × é is 80 000 bytes, three times in the message and once as the field: 320 003 bytes with "a: ".
+      const warning =
+        'log_generator.templates[1].message: records of at least 320003 bytes (UTF-8: the message and its field values); Loki takes lines of at most 262144 bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit';
+      const pools = `v: [x, "${'é'.repeat(40_000)}"]`;
+      expect(warningsOf(template('a: {v}{v}{v}', pools))).to.deep.equal([warning]);
+      expect(warningsOf(template('a: {v}{v}{v}', pools, 'file'))).to.deep.equal([]);
+      // 196 605 bytes in the message and 65 535 as the field: 262 140, within the limit.
+      expect(warningsOf(template('{v}{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([]);
+    });
+
+    it('warns of a csv_replay row whose message and fields pass it', () => {
+      const row = (message: string, fields: Record<string, string>) => ({ severity: 'info', message, fields });
+      // 65 536 bytes of message, 65 536 of field a and 2 × b's characters of field b (é).
+      const entry = (b: number) =>
+        ({
+          id: 'app',
+          signal_type: 'logs',
+          sink: { type: 'logstore', url: 'http://loki:3100' },
+          labels: { job: 'app' },
+          dynamic_labels: [],
+          cardinality_spikes: [],
+          start_time: { kind: 'now' },
+          rate: 1,
+          log_generator: {
+            type: 'csv_replay',
+            file: 'r.csv',
+            repeat: true,
+            timescale: 1,
+            table: {
+              times: { at: [0, 1000], span: 2000 },
+              records: [row('a', {}), row('x'.repeat(65_536), { a: 'y'.repeat(65_536), b: 'é'.repeat(b) })],
+            },
+          },
+        }) as unknown as Entry;
+      expect(entryWarnings(entry(65_537))[0]).to.match(
+        /^log_generator\.file: records of at least 262146 bytes \(UTF-8: the message and its field values\); Loki takes lines of at most 262144 bytes/,
+      );
+      expect(entryWarnings(entry(65_536))).to.deep.equal([]);
+    });
+  });
+
   describe('an entry into a log store whose records are stamped further from now than Loki takes by default', () => {
     const NOW = Date.parse('2026-06-01T00:00:00Z');
     const entry = (startTime: string, sink = 'logstore') =>
