@@ -111,6 +111,25 @@ describe('logstore sink (Loki push API)', () => {
     expect(values).to.deep.equal(Array.from({ length: 80 }, (_, i) => i));
   });
 
+  it('compression: gzip sends each push gzip-compressed with Content-Encoding: gzip, as Loki takes it', async () => {
+    receiver = await startLokiReceiver();
+    const entry = metricEntry({
+      name: 'queue_depth',
+      rate: 1000,
+      duration: 200,
+      generator: { type: 'step', start: 0, step_size: 1 },
+      labels: { job: 'svc' },
+      sink: { type: 'logstore', url: receiver.url, compression: 'gzip' },
+    });
+    const run = runEntry(entry);
+    expect(await run.done).to.deep.equal({});
+    expect(receiver.entries).to.have.length(200);
+    expect(receiver.pushes.every((p) => p.status === 204 && p.headers['content-encoding'] === 'gzip')).to.equal(true);
+    const sent = receiver.pushes.reduce((sum, p) => sum + Number(p.headers['content-length']), 0);
+    const lines = receiver.entries.reduce((sum, e) => sum + e.line.length + e.ts.length, 0);
+    expect(sent, 'bytes on the wire, less than the lines and times alone').to.be.below(lines / 3);
+  });
+
   it('identical records within one millisecond (4000 events/s) all arrive: each is stamped with its tick to the nanosecond', async () => {
     receiver = await startLokiReceiver();
     const at = Date.now();

@@ -20,12 +20,19 @@ export const logstoreKind = defineSink({
       ),
       batch_size: batchSize.describe('Bytes buffered before a push; default 4 KiB.'),
       headers,
+      compression: oneOf(['none', 'gzip']).describe(
+        'Compression of the pushes: gzip sends each body gzip-compressed (Content-Encoding: gzip); default none.',
+      ),
       retry,
       max_buffer_age: maxBufferAge,
     },
   ),
   create: (config, deps) =>
-    logstoreSink({ ...httpSinkOptions(config, deps), maxStreamsPerPush: config.max_streams_per_push }),
+    logstoreSink({
+      ...httpSinkOptions(config, deps),
+      maxStreamsPerPush: config.max_streams_per_push,
+      compression: config.compression,
+    }),
   carries: ['metrics', 'logs'],
   address: { field: 'url', network: true },
 });
