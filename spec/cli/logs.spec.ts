@@ -126,6 +126,24 @@ describe('svc logs', () => {
     expect(unknownLevel.stderr).to.include('--severity-weights: bogus: unknown field');
   });
 
+  it('refuses a pool or a severity given twice, which kept the last value only', async () => {
+    // --field user=ann --field user=bob wrote bob in every record: ann's pool was dropped without a word.
+    for (const [argv, message] of [
+      [
+        ['--field', 'user=ann', '--field', 'user=bob'],
+        '--field: user is given twice, and only one value could be kept: give all its values in one --field user=a,b',
+      ],
+      [
+        ['--severity', 'info=1,error=2,info=3'],
+        '--severity: info is given twice, and only one value could be kept: give one weight a severity',
+      ],
+    ] as const) {
+      const result = await svc(['logs', '--rate', '1', '--duration', '1s', '--message', '{user}', ...argv]);
+      expect(result.code, argv.join(' ')).to.equal(2);
+      expect(result.stderr, argv.join(' ')).to.include(message);
+    }
+  });
+
   it('exits 2 on usage mistakes', async () => {
     for (const argv of [
       ['logs', '--rate', '1'],

@@ -99,23 +99,43 @@ export class LogsCommand extends ScenarioCommand {
     return {
       type: 'template',
       templates: this.message.map((message) => ({ message })),
-      field_pools: Object.fromEntries(
-        (this.field ?? []).map((pool) => this.pair('--field', pool, (values) => values.split(','))),
+      field_pools: this.pairs(
+        '--field',
+        this.field ?? [],
+        (values) => values.split(','),
+        (name) => `give all its values in one --field ${name}=a,b`,
       ),
       ...(severity && {
-        severity_weights: Object.fromEntries(
-          severity.value
-            .split(',')
-            .map((weight) => this.pair(severity.flag, weight, (w) => flagNumber(severity.flag, w))),
+        severity_weights: this.pairs(
+          severity.flag,
+          severity.value.split(','),
+          (w) => flagNumber(severity.flag, w),
+          () => 'give one weight a severity',
         ),
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
     };
   }
 
-  private pair<T>(flag: string, text: string, value: (raw: string) => T): [string, T] {
-    const at = text.indexOf('=');
-    if (at <= 0) throw new UsageError(`${flag}: expected name=value, got "${text}"`);
-    return [text.slice(0, at), value(text.slice(at + 1))];
+  /**
+   * `name=value` texts as a record; a name given twice is refused, as the later value would silently replace the
+   * earlier one (`--field user=ann --field user=bob` wrote bob only).
+   */
+  private pairs<T>(
+    flag: string,
+    texts: readonly string[],
+    value: (raw: string) => T,
+    once: (name: string) => string,
+  ): Record<string, T> {
+    const pairs = new Map<string, T>();
+    for (const text of texts) {
+      const at = text.indexOf('=');
+      if (at <= 0) throw new UsageError(`${flag}: expected name=value, got "${text}"`);
+      const name = text.slice(0, at);
+      if (pairs.has(name))
+        throw new UsageError(`${flag}: ${name} is given twice, and only one value could be kept: ${once(name)}`);
+      pairs.set(name, value(text.slice(at + 1)));
+    }
+    return Object.fromEntries(pairs);
   }
 }
