@@ -74,8 +74,28 @@ const BAD_REQUEST_HINTS: readonly (readonly [RegExp, string])[] = [
   ],
 ];
 
+/**
+ * What to change for a 429, by the store's own words: Loki limits the bytes of lines a second per tenant and per
+ * stream, and the number of streams (retried, each keeps refusing while the rate stays).
+ */
+const TOO_MANY_HINTS: readonly (readonly [RegExp, string])[] = [
+  [
+    /per stream rate limit/i,
+    'the store takes at most so many bytes of lines a second in one stream (Loki: limits_config.per_stream_rate_limit, 3 MB by default): lower the rate, spread the records over more streams (dynamic_labels), or raise that limit',
+  ],
+  [
+    /stream limit/i,
+    'the store keeps at most so many active streams per tenant (Loki: limits_config.max_global_streams_per_user, 5000 by default): lower the cardinalities of the labels, or raise that limit',
+  ],
+];
+
 function refusalHint(status: number, body: string): string | undefined {
   switch (status) {
+    case 429:
+      return (
+        TOO_MANY_HINTS.find(([words]) => words.test(body))?.[1] ??
+        'the store takes at most so many bytes of lines a second per tenant (Loki: limits_config.ingestion_rate_mb, 4 MB by default, with bursts up to ingestion_burst_size_mb, 6 MB): lower the rate or the size of the records, or raise that limit'
+      );
     case 400:
       return (
         BAD_REQUEST_HINTS.find(([words]) => words.test(body))?.[1] ??

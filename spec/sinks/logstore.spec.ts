@@ -192,6 +192,36 @@ describe('logstore sink (Loki push API)', () => {
     expect(receiver.entries.map((e) => e.line)).to.deep.equal(['hello']);
   });
 
+  it("a 429 the retries do not outlast names the store's rate or stream limit, by its own words", async () => {
+    // Loki's texts (pkg/validation): the tenant's rate, a stream's rate, the number of streams. Before, the message
+    // ended at the store's words and "(gave up after 4 attempts)", without the setting to look at.
+    const cases = [
+      [
+        "Ingestion rate limit exceeded for user fake (limit: 4194304 bytes/sec) while attempting to ingest '1000' lines totaling '5000000' bytes",
+        'limits_config.ingestion_rate_mb',
+      ],
+      [
+        'Per stream rate limit exceeded (limit: 3MB/sec) while attempting to ingest for stream \'{app="a"}\' totaling 5000000B',
+        'limits_config.per_stream_rate_limit',
+      ],
+      [
+        "Maximum active stream limit exceeded, reduce the number of active streams (reduce labels or reduce label values), user: 'fake'",
+        'limits_config.max_global_streams_per_user',
+      ],
+    ];
+    for (const [text, setting] of cases) {
+      receiver = await startLokiReceiver();
+      receiver.failNext(429, QUICK_RETRY.maxAttempts, text);
+      const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });
+      sink.write(lineChunk({ app: 'a' }, 'hello'));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      expect(error.message).to.include(`answered 429 Too Many Requests: "${text.slice(0, 40)}`);
+      expect(error.message, text).to.include(setting!);
+      expect(error.message).to.match(/\(gave up after 4 attempts\)$/);
+      await receiver.stop();
+    }
+  });
+
   it("a 400 names the label-name rule, with the store's own words", async () => {
     receiver = await startLokiReceiver();
     const sink = logstoreSink({ url: receiver.url, retry: QUICK_RETRY });

@@ -83,7 +83,8 @@ export function retryableStatus(status: number): boolean {
  * whose sockets `release` destroys so the process can exit at once.
  *
  * Outcomes: 2xx resolves; 408, 429 and 5xx (or what `retryable` says) reject with a retryable {@link SinkError}; other
- * statuses reject with a final one carrying the status, an excerpt of the body and the hint;
+ * statuses reject with a final one; both carry the status, an excerpt of the body and the hint (a retryable one's
+ * shows when the retries give up);
  * network errors and timeouts are retryable. Messages show the URL without credentials.
  */
 export function httpEndpoint({
@@ -113,7 +114,7 @@ export function httpEndpoint({
     const target = redirectTarget(response, url);
     // A redirect's body only repeats where it points, which the message says.
     const said = target ? ` to ${redact(target)}` : excerpt(body);
-    const advice = target ? NOT_FOLLOWED : retryable ? undefined : hint?.(status, body);
+    const advice = target ? NOT_FOLLOWED : hint?.(status, body);
     const message = `${`POST ${shown} answered ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()}${said}${advice ? `; ${advice}` : ''}`;
     return new SinkError(sink, message, {
       retryable,

@@ -38,8 +38,8 @@ export interface LokiReceiver {
   readonly pushes: ReceivedPush[];
   /** Every accepted line, in arrival order. */
   readonly entries: ReceivedEntry[];
-  /** Answers the next `count` pushes with `status` (429, 500, …) instead of taking them. */
-  failNext(status: number, count?: number): void;
+  /** Answers the next `count` pushes with `status` (429, 500, …) instead of taking them, saying `text` if given. */
+  failNext(status: number, count?: number, text?: string): void;
   stop(): Promise<void>;
 }
 
@@ -72,7 +72,7 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
   const now = options.now ?? Date.now;
   const pushes: ReceivedPush[] = [];
   const entries: ReceivedEntry[] = [];
-  let failures: { status: number; count: number } | undefined;
+  let failures: { status: number; count: number; text?: string } | undefined;
   const seen = new Set<string>();
 
   const answer = (req: IncomingMessage, res: ServerResponse, status: number, streams: number, error?: string): void => {
@@ -96,7 +96,7 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
         res,
         failures.status,
         0,
-        failures.status === 429 ? 'Ingestion rate limit exceeded' : 'injected failure',
+        failures.text ?? (failures.status === 429 ? 'Ingestion rate limit exceeded' : 'injected failure'),
       );
     }
     const type = (header(req, 'content-type') ?? '').split(';')[0]!.trim();
@@ -143,8 +143,8 @@ export async function startLokiReceiver(options: LokiReceiverOptions = {}): Prom
     url: `http://127.0.0.1:${port}`,
     pushes,
     entries,
-    failNext(status, count = 1) {
-      failures = { status, count };
+    failNext(status, count = 1, text) {
+      failures = { status, count, ...(text !== undefined && { text }) };
     },
     stop: () =>
       new Promise<void>((resolve) => {
