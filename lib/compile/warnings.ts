@@ -16,7 +16,7 @@ import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
 import { SPAN_METRICS_DIMENSIONS } from '../../operators/span-metrics.js';
-import { longestRecord } from '../language/fields.js';
+import { longestRecord, longestValues } from '../language/fields.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -189,12 +189,14 @@ function lineSizeWarnings(entry: Entry): string[] {
   const longest = (records: readonly { message: string; fields: Readonly<Record<string, string>> }[]) =>
     records.reduce((most, record) => Math.max(most, bytesOf(record)), 0);
   switch (generator.type) {
-    case 'template':
+    case 'template': {
+      const longest = longestValues(Buffer.byteLength);
       return generator.templates.flatMap((template, i) => {
         const pools = { ...generator.field_pools, ...template.field_pools };
-        const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength);
+        const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength, longest);
         return warn(`log_generator.templates[${i}].message`, message + fields);
       });
+    }
     case 'csv_replay':
       return warn('log_generator.file', longest(generator.table?.records ?? []));
     case 'replay':

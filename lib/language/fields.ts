@@ -645,27 +645,42 @@ const placeholderName = andThen<string, string>(placeholderText, (name, u, c) =>
 export const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /**
- * The longest record a template makes, by `measure` (default: UTF-16 characters): its message with each placeholder
- * that has a pool given its longest value, and those values once more each, as the record's fields.
+ * The length of the longest value of a pool by `measure` (UTF-16 characters, UTF-8 bytes), each pool measured once:
+ * the templates of a generator share its pools, of up to 100 000 values each.
+ */
+export function longestValues(measure: (text: string) => number): (pool: readonly string[]) => number {
+  const measured = new WeakMap<readonly string[], number>();
+  return (pool) => {
+    let longest = measured.get(pool);
+    if (longest === undefined) measured.set(pool, (longest = pool.reduce((m, v) => Math.max(m, measure(v)), 0)));
+    return longest;
+  };
+}
+
+/**
+ * The longest record a template makes, by `measure` (default: UTF-16 characters) and `longest` (the same measure of a
+ * pool's longest value): its message with each placeholder that has a pool given its longest value, and those values
+ * once more each, as the record's fields.
  */
 export function longestRecord(
   message: string,
   pools: Readonly<Record<string, readonly string[]>>,
   measure: (text: string) => number = (text) => text.length,
+  longest = longestValues(measure),
 ): { readonly message: number; readonly fields: number } {
-  const longest = new Map<string, number>();
+  const values = new Map<string, number>();
   let length = 0;
   let last = 0;
   for (const match of message.matchAll(PLACEHOLDER)) {
     const name = match[1]!;
     if (!Object.hasOwn(pools, name)) continue;
-    let value = longest.get(name);
-    if (value === undefined) longest.set(name, (value = pools[name]!.reduce((m, v) => Math.max(m, measure(v)), 0)));
+    const value = longest(pools[name]!);
+    values.set(name, value);
     length += measure(message.slice(last, match.index)) + value;
     last = match.index + match[0].length;
   }
   length += measure(message.slice(last));
-  return { message: length, fields: [...longest.values()].reduce((sum, n) => sum + n, 0) };
+  return { message: length, fields: [...values.values()].reduce((sum, n) => sum + n, 0) };
 }
 
 const fieldPools = record(placeholderName, list(string, { nonEmpty: true, max: limits.MAX_LIST_VALUES })).describe(
@@ -718,14 +733,21 @@ export const logGenerator: Codec<LogGeneratorConfig> = tagged('log_generator', {
     // A placeholder without a pool stays literal in the message (issue 3): no check here.
     (g, u, c): t.Validation<LogGeneratorConfig> => {
       const shared = g.field_pools ?? {};
+      const chars = (text: string) => text.length;
+      const longest = longestValues(chars);
       for (const [i, template] of g.templates.entries()) {
-        const chars = longestRecord(template.message, { ...shared, ...template.field_pools }).message;
-        if (chars > limits.MAX_MESSAGE_CHARS)
+        const { message: length } = longestRecord(
+          template.message,
+          { ...shared, ...template.field_pools },
+          chars,
+          longest,
+        );
+        if (length > limits.MAX_MESSAGE_CHARS)
           return failAt(
             u,
             c,
             ['templates', i, 'message'],
-            `makes messages of up to ${chars} characters (each placeholder given its longest value), more than ${limits.MAX_MESSAGE_CHARS}: use fewer placeholders or shorter values`,
+            `makes messages of up to ${length} characters (each placeholder given its longest value), more than ${limits.MAX_MESSAGE_CHARS}: use fewer placeholders or shorter values`,
           );
       }
       return t.success({
