@@ -102,7 +102,7 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
         const index = batch.index[at]!;
         if (!due(index)) continue;
         const time = timestampOf(batch, at);
-        const span = pool?.take(time);
+        const span = pool?.take(time, batch.anchor + offset[at]!);
         if (pool && !span) continue;
         places.see(series, at, rows);
         const worth =

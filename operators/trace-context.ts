@@ -74,13 +74,14 @@ export function traceContext<B extends LogBatch>(
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
         if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
         const now = timestampOf(batch, i);
+        const tick = batch.anchor + batch.offset[i]!;
         // A span running at the record's time first, of those that raised an error before those that saw a call fail.
         const span = failing
-          ? (raised!.takeRunning(now) ??
-            seen!.takeRunning(now) ??
-            raised!.takeEndedBefore(now) ??
-            seen!.takeEndedBefore(now))
-          : (any!.takeRunning(now) ?? any!.takeEndedBefore(now));
+          ? (raised!.takeRunning(now, tick) ??
+            seen!.takeRunning(now, tick) ??
+            raised!.takeEndedBefore(now, tick) ??
+            seen!.takeEndedBefore(now, tick))
+          : (any!.takeRunning(now, tick) ?? any!.takeEndedBefore(now, tick));
         if (!span) continue;
         context ??= new Array<RecordSpan | undefined>(batch.size);
         const { spans: columns, s } = span;

@@ -134,10 +134,11 @@ export class SpanPool {
 
   /**
    * The newest fresh span ended by `now` (epoch ms; of a trace emitted in an earlier wake than `now`'s, see
-   * {@link add}), else the newest one; undefined while no span has ended.
+   * {@link add}), else the newest one; undefined while no span has ended. `now` is the time a record is stamped (its
+   * tick's whole millisecond) and `tick` its tick (epoch ms), whose wake says which traces have surely come.
    */
-  take(now: number): PooledSpan | undefined {
-    this.catchUp(now, true);
+  take(now: number, tick: number): PooledSpan | undefined {
+    this.catchUp(now, tick, true);
     return this.newest(now);
   }
 
@@ -145,10 +146,10 @@ export class SpanPool {
    * A span running at `now` (epoch ms: started before then, and in an earlier millisecond's wake than `now`'s, see
    * {@link add}; not ended before): the first to end among those not named yet (the failure closest to being
    * raised, its exception event is at its end), else the first to end; undefined
-   * while none runs. Only for a pool asked for running spans.
+   * while none runs. Only for a pool asked for running spans. `tick` as for {@link take}.
    */
-  takeRunning(now: number): PooledSpan | undefined {
-    this.catchUp(now, false);
+  takeRunning(now: number, tick: number): PooledSpan | undefined {
+    this.catchUp(now, tick, false);
     const fresh = this.unnamed.pop();
     if (fresh) this.named.push(fresh);
     return fresh ?? this.named.peek();
@@ -156,10 +157,10 @@ export class SpanPool {
 
   /**
    * A span ended before `now` (epoch ms), as {@link take} chooses, for when none runs then: a span ending at `now`
-   * still runs. Only for a pool asked for running spans.
+   * still runs. Only for a pool asked for running spans. `tick` as for {@link take}.
    */
-  takeEndedBefore(now: number): PooledSpan | undefined {
-    this.catchUp(now, false);
+  takeEndedBefore(now: number, tick: number): PooledSpan | undefined {
+    this.catchUp(now, tick, false);
     return this.newest(now);
   }
 
@@ -183,12 +184,14 @@ export class SpanPool {
   }
 
   /**
-   * {@link advance}s to `now` by way of the millisecond before its wake, as {@link add} does for a trace of that wake:
-   * the pool then starts and ends its spans in the same steps, so in the same order, whether that trace or the record
-   * asking came first.
+   * {@link advance}s to `now` by way of the millisecond before the wake of the record's `tick`, as {@link add} does for
+   * a trace of that wake: the pool then starts and ends its spans in the same steps, so in the same order, whether that
+   * trace or the record asking came first. (The wake of the tick, not of `now`: a record ticking at 999.5 ms is stamped
+   * 999 ms but fires in the wake of 1 000 ms, with the traces whose {@link add} steps to 999 ms.)
    */
-  private catchUp(now: number, atNow: boolean): void {
-    this.advance(wakeOf(now) - 1, false);
+  private catchUp(now: number, tick: number, atNow: boolean): void {
+    // Not past `now`, should the tick's sum have rounded across a millisecond.
+    this.advance(Math.min(wakeOf(tick) - 1, now), false);
     this.advance(now, atNow);
   }
 

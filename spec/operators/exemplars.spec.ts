@@ -17,7 +17,7 @@ import {
 import { seriesOf } from '../../operators/model/series.js';
 import { spanIdHex } from '../../operators/model/ids.js';
 import { SPAN_STATUS } from '../../operators/model/span.js';
-import { spanBatch } from '../support/span-batches.js';
+import { spanBatch, withSpanId } from '../support/span-batches.js';
 import { collect, virtualTime } from '../support/marbles.js';
 
 /**
@@ -176,6 +176,25 @@ describe('exemplars', () => {
         expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('--a--|', {
           a: ['_bucket1 d0 0.000125'],
         });
+      });
+    });
+  }
+
+  for (const [order, marbles] of [
+    ['the spans', 'pq s'],
+    ['the event', 'pq-s'],
+  ] as const) {
+    it(`names the same span whichever stream comes first in a wake (here ${order}): an event ticking within a millisecond steps the spans as a trace of its wake does`, () => {
+      // a0: 990 to 997.9 ms; b1: 997.5 to 997.7 ms, its trace emitted in the wake of 998 ms; the event ticks at 999.5
+      // ms (stamped 999 ms) in the wake of 1 000 ms, with c2's trace at 999.8 ms. Both ended by one step, a0 last.
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(marbles, {
+          p: withSpanId(spanBatch([0.0079], [], 990), 0xa0),
+          q: withSpanId(spanBatch([0.0002], [], 997.5), 0xb1),
+          s: withSpanId(spanBatch([1], [], 999.8), 0xc2),
+        });
+        const events = cold('--a--|', { a: histogramEvent(0, 999.5) });
+        expectObservable(events.pipe(exemplars({ spans }), map(placed))).toBe('--a--|', { a: ['_bucket1 a0 0.0079'] });
       });
     });
   }
@@ -388,6 +407,19 @@ describe('traceContext', () => {
         const spans = hot(marbles, { p: spanBatch([0.9997, 2], [0, 1]), s: later });
         const logs = cold('-a--|', { a: records(['error'], 0, 999.5) });
         expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('-a--|', { a: ['error:c8'] });
+      });
+    });
+    it(`names the same span whichever stream comes first in a wake (here ${order}): a record ticking within a millisecond steps the spans as a trace of its wake does`, () => {
+      // As for exemplars: a0 and b1 failed and ended before the record, which ticks at 999.5 ms (stamped 999 ms) in
+      // the wake of 1 000 ms with c2's trace at 999.8 ms; ended in one step, a0 last.
+      virtualTime().run(({ cold, hot, expectObservable }) => {
+        const spans = hot(order === 'the spans' ? 'pq s' : 'pq-s', {
+          p: withSpanId(spanBatch([0.0079], [0], 990), 0xa0),
+          q: withSpanId(spanBatch([0.0002], [0], 997.5), 0xb1),
+          s: withSpanId(spanBatch([1], [0], 999.8), 0xc2),
+        });
+        const logs = cold('--a--|', { a: records(['error'], 0, 999.5) });
+        expectObservable(logs.pipe(traceContext(spans), map(contexts))).toBe('--a--|', { a: ['error:a0'] });
       });
     });
   }

@@ -36,3 +36,9 @@ export function spanBatch(seconds: readonly number[], failed: readonly number[] 
     spanCount: Float64Array.of(spans.size),
   };
 }
+
+/** `batch` with the id of its first span ending in the byte `id` (the rest zero), to tell spans apart by it. */
+export function withSpanId(batch: SpanBatch, id: number): SpanBatch {
+  batch.spans.spanId.set([0, id], 0);
+  return batch;
+}

@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import { SpanPool, type PooledSpan, type SpanAsk } from '../../../operators/internal/span-pool.js';
+import type { SpanBatch } from '../../../operators/model/span.js';
+import { spanBatch, withSpanId } from '../../support/span-batches.js';
+
+/** A trace ticking at `tick` ms whose one span starts then and lasts `seconds`, its span id ending in `id`. */
+const trace = (seconds: number, tick: number, id: number): SpanBatch => withSpanId(spanBatch([seconds], [], tick), id);
+
+/** The last byte of a handed-out span's id, in hex; '-' for none. */
+const named = (span: PooledSpan | undefined) => (span ? span.spans.spanId[2 * span.s + 1]!.toString(16) : '-');
+
+describe('SpanPool', () => {
+  // a0: 990 to 997.9 ms (wake 990); b1: 997.5 to 997.7 ms, ending within its trace's wake (998 ms), so for a record
+  // from then on. In the wake of 1 000 ms a record ticks at 999.5 ms (stamped 999 ms) and c2's trace at 999.8 ms, in
+  // either order. The trace steps the pool to 999 ms, ending a0 and b1 in one step, in the order of their ends; the
+  // record asking first must take the same step, not one to 998 ms (a0 alone) and then 999 ms (b1, then the newest).
+  for (const traceFirst of [true, false]) {
+    const order = traceFirst ? 'the trace' : 'the record';
+    const pool = (asked: SpanAsk, take: (pool: SpanPool) => PooledSpan | undefined) => {
+      const spans = new SpanPool(() => true, asked);
+      spans.add(trace(0.0079, 990, 0xa0));
+      spans.add(trace(0.0002, 997.5, 0xb1));
+      const later = trace(1, 999.8, 0xc2);
+      if (traceFirst) spans.add(later);
+      const got = take(spans);
+      if (!traceFirst) spans.add(later);
+      return named(got);
+    };
+
+    it(`ends spans in one order for a record ticking within a millisecond, whichever comes first in its wake (here ${order})`, () => {
+      expect(pool('ended', (spans) => spans.take(999, 999.5))).to.equal('a0');
+      expect(pool('running', (spans) => spans.takeRunning(999, 999.5) ?? spans.takeEndedBefore(999, 999.5))).to.equal(
+        'a0',
+      );
+    });
+  }
+});
