@@ -34,4 +34,34 @@ describe('SpanPool', () => {
       );
     });
   }
+
+  /** A pool fed spans starting at 0 in batches of these durations (seconds), and which batch and span it names. */
+  const fed = (asked: SpanAsk, durations: readonly (readonly number[])[]) => {
+    const pool = new SpanPool(() => true, asked);
+    const batches = durations.map((seconds) => spanBatch(seconds));
+    for (const batch of batches) pool.add(batch);
+    const which = (span: PooledSpan | undefined) =>
+      span ? `batch ${batches.findIndex((batch) => batch.spans === span.spans)} span ${span.s}` : '-';
+    return { pool, which };
+  };
+
+  it('ends spans ending at one time in the order they came, however the heap holds them: the last to come is the newest', () => {
+    // Spans 1 of both batches end at 700 ms.
+    const { pool, which } = fed('ended', [
+      [0.6, 0.7],
+      [0.6, 0.7],
+    ]);
+    expect(which(pool.take(1000, 1000))).to.equal('batch 1 span 1');
+    expect(which(pool.take(1000, 1000))).to.equal('batch 0 span 1');
+  });
+
+  it('of running spans starting and ending at one time, names the first to come first', () => {
+    // At 550 ms batch 1's span 0 has ended; span 0 of batch 0 and span 1 of batch 1 run from 0 to 600 ms.
+    const { pool, which } = fed('running', [
+      [0.6, 0.7],
+      [0.5, 0.6],
+    ]);
+    expect(which(pool.takeRunning(550, 550))).to.equal('batch 0 span 0');
+    expect(which(pool.takeRunning(550, 550))).to.equal('batch 1 span 1');
+  });
 });
