@@ -190,8 +190,10 @@ export class SpanPool {
    * 999 ms but fires in the wake of 1 000 ms, with the traces whose {@link add} steps to 999 ms.)
    */
   private catchUp(now: number, tick: number, atNow: boolean): void {
-    // Not past `now`, should the tick's sum have rounded across a millisecond.
-    this.advance(Math.min(wakeOf(tick) - 1, now), false);
+    const before = wakeOf(tick) - 1;
+    // Mostly `now` itself (a tick within a millisecond), which the second step covers; never past it, should the
+    // tick's sum have rounded across a millisecond.
+    if (before < now) this.advance(before, false);
     this.advance(now, atNow);
   }
 
