@@ -26,7 +26,7 @@ const CAPACITY = 1024;
 /**
  * Spans a pool holds until they end. A traces entry writes a trace whole when it starts, so its spans come before
  * they start; beyond this many at once (a high rate of long spans) the newest are not kept, and the pool names the
- * others.
+ * others. Those are not counted: no reader of a pool has a way to warn the user; docs/correlation.md gives the bound.
  */
 const RUNNING_CAPACITY = 4096;
 
