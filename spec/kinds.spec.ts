@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
-import { familyOf } from '../lib/language/fields.js';
+import { familyOf, GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../lib/language/fields.js';
 import type { SignalType } from '../lib/language/types.js';
-import { GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../lib/language/fields.js';
 import { scenarioSchema } from '../lib/config/schema.js';
 import { entryFields } from '../lib/config/entry-fields.js';
 

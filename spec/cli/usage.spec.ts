@@ -173,7 +173,7 @@ describe('svc help and version', () => {
     expect(all.code).to.equal(0);
     expect(all.stdout).to.include('svc run').and.include('svc metrics').and.include('svc catalog list');
     // svc alone and svc --help are the same list (docs/cli.md).
-    for (const argv of [[], ['--help']]) expect(await svc(argv), argv.join(' ')).to.deep.equal(all);
+    for (const argv of [[], ['--help']]) expect(await svc(argv), `svc ${argv.join(' ')}`).to.deep.equal(all);
     const run = await svc(['help', 'run']);
     expect(run.code).to.equal(0);
     expect(run.stdout).to.equal((await svc(['run', '--help'])).stdout);
