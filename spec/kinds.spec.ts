@@ -27,18 +27,31 @@ function table(heading: string, page = 'scenario-fields.md'): string[][] {
 const typeCell = (kind: { type: string; aliases?: readonly string[] }): string =>
   `\`${kind.type}\`${kind.aliases ? ` (alias ${kind.aliases.map((alias) => `\`${alias}\``).join(', ')})` : ''}`;
 
-/** The fields of each type of a tagged definition of the JSON Schema (`generator`), by its `type`, but `type`. */
+/**
+ * The fields of each type of a tagged definition of the JSON Schema (`generator`), by its `type`, but `type`; a member
+ * of its `allOf` that is not about one type (no `if.properties.type`) is not one.
+ */
 function fieldsByType(definition: string): Map<string, string[]> {
   const { allOf } = (scenarioSchema() as { $defs: Record<string, { allOf: Record<string, any>[] }> }).$defs[
     definition
   ]!;
   return new Map(
-    allOf.map(({ if: { properties }, then }) => [
-      // A kind with aliases is matched by an enum of its names, its own first.
-      (properties.type.const ?? properties.type.enum[0]) as string,
-      Object.keys(then.properties).filter((field) => field !== 'type'),
-    ]),
+    allOf
+      .filter((member) => member.if?.properties?.type)
+      .map(({ if: { properties }, then }) => [
+        // A kind with aliases is matched by an enum of its names, its own first.
+        (properties.type.const ?? properties.type.enum[0]) as string,
+        Object.keys(then.properties).filter((field) => field !== 'type'),
+      ]),
   );
+}
+
+/** The fields of `type` in `byType` (of fieldsByType), failing when the schema has no such type. */
+function fieldsOf(byType: Map<string, string[]>, type: string, definition: string): string[] {
+  const fields = byType.get(type);
+  if (!fields)
+    expect.fail(`the JSON Schema's ${definition} has no type "${type}" (it has ${[...byType.keys()].join(', ')})`);
+  return fields;
 }
 
 /** The fields a cell does not name as `field`. */
@@ -54,7 +67,7 @@ describe('the kind registries and the docs', () => {
     const schemaFields = fieldsByType('sink');
     expect(rows.map(([type]) => type)).to.deep.equal(SINK_KINDS.map(typeCell));
     for (const [[, fields, rules], kind] of rows.map((row, i) => [row, SINK_KINDS[i]!] as const)) {
-      expect(unnamed(fields!, schemaFields.get(kind.type)!), kind.type).to.deep.equal([]);
+      expect(unnamed(fields!, fieldsOf(schemaFields, kind.type, 'sink')), kind.type).to.deep.equal([]);
       if (kind.address) expect(fields, kind.type).to.include(`**\`${kind.address.field}\`**`);
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
@@ -65,7 +78,7 @@ describe('the kind registries and the docs', () => {
     const schemaFields = fieldsByType('encoder');
     expect(rows.map(([type]) => type)).to.deep.equal(ENCODER_KINDS.map(typeCell));
     for (const [[, fields, rules], kind] of rows.map((row, i) => [row, ENCODER_KINDS[i]!] as const)) {
-      expect(unnamed(fields!, schemaFields.get(kind.type)!), kind.type).to.deep.equal([]);
+      expect(unnamed(fields!, fieldsOf(schemaFields, kind.type, 'encoder')), kind.type).to.deep.equal([]);
       expect(rules!.match(/build feature `([^`]+)`/)?.[1], kind.type).to.equal(kind.feature);
     }
   });
@@ -110,7 +123,7 @@ describe('the kind registries and the docs', () => {
     expect(aliases.map(([alias]) => alias)).to.deep.equal(GENERATOR_ALIASES.map((alias) => `\`${alias}\``));
     for (const [type, cell] of [...byFields, ...aliases]) {
       const name = type!.replaceAll('`', '');
-      expect(unnamed(cell!, fields.get(name)!), name).to.deep.equal([]);
+      expect(unnamed(cell!, fieldsOf(fields, name, 'generator')), name).to.deep.equal([]);
     }
   });
 
