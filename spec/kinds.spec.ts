@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { docTable } from './support/doc-tables.js';
 import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
@@ -7,21 +8,8 @@ import type { SignalType } from '../lib/language/types.js';
 import { scenarioSchema } from '../lib/config/schema.js';
 import { entryFields } from '../lib/config/entry-fields.js';
 
-/** The rows of the table under `heading` (`## Sinks`) in a page of docs/, cut into cells. */
-function table(heading: string, page = 'scenario-fields.md'): string[][] {
-  // A line feed before the page: its title is a heading too.
-  const text = `\n${readFileSync(new URL(`../docs/${page}`, import.meta.url), 'utf8')}`;
-  const section = text.split(`\n${heading}\n`)[1]!.split('\n#')[0]!;
-  return section
-    .split('\n')
-    .filter((line) => line.startsWith('| `'))
-    .map((line) =>
-      line
-        .split('|')
-        .slice(1, -1)
-        .map((cell) => cell.trim()),
-    );
-}
+/** The rows of the tables under `heading` (`## Sinks`) in docs/scenario-fields.md, cut into cells. */
+const table = (heading: string): string[][] => docTable('scenario-fields.md', { heading });
 
 /** A kind's type cell: its name, and its aliases after it. */
 const typeCell = (kind: { type: string; aliases?: readonly string[] }): string =>
@@ -84,16 +72,16 @@ describe('the kind registries and the docs', () => {
   });
 
   it('docs/architecture.md lists every sink kind and every encoder kind with the signals it carries', () => {
-    expect(table('### Sinks', 'architecture.md').map(([type]) => type)).to.deep.equal(
+    expect(docTable('architecture.md', { heading: '### Sinks' }).map(([type]) => type)).to.deep.equal(
       SINK_KINDS.map((kind) => `\`${kind.type}\``),
     );
-    expect(table('### Encoders', 'architecture.md').map(([type, carries]) => [type, carries])).to.deep.equal(
-      ENCODER_KINDS.map((kind) => [`\`${kind.type}\``, kind.carries.join(', ')]),
-    );
+    expect(
+      docTable('architecture.md', { heading: '### Encoders' }).map(([type, carries]) => [type, carries]),
+    ).to.deep.equal(ENCODER_KINDS.map((kind) => [`\`${kind.type}\``, kind.carries.join(', ')]));
   });
 
   it('docs/signals.md names every encoder of each signal type', () => {
-    for (const [signal, , , encoders] of table('# Signal types', 'signals.md')) {
+    for (const [signal, , , encoders] of docTable('signals.md', { heading: '# Signal types' })) {
       const family = familyOf(signal!.replaceAll('`', '') as SignalType);
       const named = [...encoders!.matchAll(/`([a-z_]+)`/g)].map(([, type]) => type).sort();
       const able = ENCODER_KINDS.filter((kind) => kind.carries.includes(family)).map((kind) => kind.type);
@@ -102,9 +90,8 @@ describe('the kind registries and the docs', () => {
   });
 
   it('docs/scenario-fields.md lists every entry field', () => {
-    expect(table('## Entry').map(([field]) => field)).to.deep.equal(
-      Object.keys(entryFields).map((field) => `\`${field}\``),
-    );
+    const fields = docTable('scenario-fields.md', { heading: '## Entry', keep: (_, [first]) => first === 'Field' });
+    expect(fields.map(([field]) => field)).to.deep.equal(Object.keys(entryFields).map((field) => `\`${field}\``));
   });
 
   it('docs/scenario-fields.md lists every generator type and operational alias, each with every field it takes', () => {

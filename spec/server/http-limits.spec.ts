@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { DEFAULT_HTTP_LIMITS, HTTP_LIMIT_FLAGS, limitedServer, type HttpLimits } from '../../lib/server/http-limits.js';
 import { DEFAULT_MAX_ENTRIES } from '../../lib/server/registry.js';
 import { spawnServerProcess } from '../support/server-process.js';
 import { testServer } from '../support/server.js';
+import { codeSpan, docTable } from '../support/doc-tables.js';
 
 /**
  * Slow and greedy clients (docs/reliability.md): svc-server's HTTP limits on a real listening socket, with
@@ -158,17 +158,16 @@ describe('svc-server HTTP limits: slow and greedy clients', function () {
 
 describe('svc-server limit flags', () => {
   it("docs/reliability.md's table has every limit flag, with its variable and default", () => {
-    const rows = readFileSync('docs/reliability.md', 'utf8')
-      .split('\n')
-      .filter((line) => line.startsWith('| `--'))
-      .map((line) => line.split(' | ').slice(0, 3).join(' | '));
+    const rows = docTable('reliability.md', { keep: ([flag]) => flag!.startsWith('`--') });
     const limits = [
       ...HTTP_LIMIT_FLAGS.map(({ key, flag, env }) => ({ flag, env, value: DEFAULT_HTTP_LIMITS[key] })),
       { flag: '--max-entries', env: 'SVC_MAX_ENTRIES', value: DEFAULT_MAX_ENTRIES },
     ];
     for (const { flag, env, value } of limits) {
-      const row = rows.find((r) => r.startsWith(`| \`${flag} `));
-      expect(row, flag).to.match(new RegExp(`^\\| \`${flag} (MS|N)\` \\| \`${env}\` \\| ${value}\\b`));
+      const row = rows.find(([cell]) => codeSpan(cell!).startsWith(`${flag} `));
+      expect(row?.slice(0, 3).join(' | '), flag).to.match(
+        new RegExp(`^\`${flag} (MS|N)\` \\| \`${env}\` \\| ${value}\\b`),
+      );
     }
   });
 });
