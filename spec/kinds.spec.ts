@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { docTable } from './support/doc-tables.js';
+import { codeSpan, docTable } from './support/doc-tables.js';
 import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
@@ -116,13 +116,14 @@ describe('the kind registries and the docs', () => {
 
   it('docs/scenario-fields.md lists every log generator type with every field it takes', () => {
     const rows = table('### Log generator');
+    const types = fieldsByType('log_generator');
+    // The rule of `type` has a clause a type, apart by ';': the type's name, its first code span, then its fields.
     const typeRule = rows.find(([field]) => field === '`type`')!.at(-1)!;
-    for (const [type, fields] of fieldsByType('log_generator')) {
-      // A template's fields are rows of the table; the other types' are named after the type in the rule of `type`.
-      const named =
-        type === 'template'
-          ? rows.map(([field]) => field).join(' ')
-          : (typeRule.split(`\`${type}\``)[1]?.split(/[;(]/)[0] ?? '');
+    const clauses = new Map(typeRule.split(';').map((clause) => [codeSpan(clause), clause]));
+    expect([...clauses.keys()].sort(), 'the types of the rule of `type`').to.deep.equal([...types.keys()].sort());
+    for (const [type, fields] of types) {
+      // A template's fields are rows of the table.
+      const named = type === 'template' ? rows.map(([field]) => field).join(' ') : clauses.get(type)!;
       expect(unnamed(named, fields), type).to.deep.equal([]);
     }
   });
