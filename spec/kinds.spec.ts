@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { codeSpan, docTable } from './support/doc-tables.js';
+import { codeSpan, codeSpans, docTable } from './support/doc-tables.js';
 import { expect } from 'chai';
 import { ENCODER_KINDS } from '../lib/encoders/kinds/index.js';
 import { SINK_KINDS } from '../lib/sinks/kinds/index.js';
@@ -128,14 +128,23 @@ describe('the kind registries and the docs', () => {
     }
   });
 
-  it('docs/scenario-fields.md lists every distribution type with every field it takes', () => {
+  it('docs/scenario-fields.md lists every distribution type with exactly the fields it takes', () => {
     const rows = table('### Histograms and summaries');
+    const types = fieldsByType('distribution');
     const typeRule = rows.find(([field]) => field === '`distribution.type`')!.at(-1)!;
-    // The fields are rows, `distribution.rate` or `distribution.mean`, `stddev`: each named without its prefix.
-    const named = rows.map(([field]) => field!.replaceAll('distribution.', '')).join(' ');
-    for (const [type, fields] of fieldsByType('distribution')) {
-      expect(typeRule, type).to.include(`\`${type}\``);
-      expect(unnamed(named, fields), type).to.deep.equal([]);
+    expect(codeSpans(typeRule).sort(), 'the types of the rule of `distribution.type`').to.deep.equal(
+      [...types.keys()].sort(),
+    );
+    for (const [type, fields] of types) {
+      // A type's fields are the rows of `distribution.` fields whose Where is the type or any distribution; a row
+      // names them `distribution.mean`, `stddev`: the first with its prefix, the others without.
+      const named = rows
+        .filter(
+          ([field, where]) =>
+            codeSpan(field!).startsWith('distribution.') && [type, 'any distribution'].includes(where!),
+        )
+        .flatMap(([field]) => codeSpans(field!).map((name) => name.replace(/^distribution\./, '')));
+      expect(named.sort(), type).to.deep.equal([...fields].sort());
     }
   });
 
