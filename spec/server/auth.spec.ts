@@ -5,6 +5,17 @@ import { OPENAPI } from '../../lib/server/routes/openapi.js';
 import { openapiProblems } from '../support/openapi.js';
 import { codeSpan, docTable } from '../support/doc-tables.js';
 
+/** The keys of an OpenAPI path item that are operations; the others (`parameters`, `summary`...) are not. */
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+/** Every operation of the API document: its method in capitals and its path as written (`/scenarios/{id}`). */
+const operations = (): { method: string; path: string }[] =>
+  Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => HTTP_METHODS.has(key))
+      .map((method) => ({ method: method.toUpperCase(), path })),
+  );
+
 const KEY = 's3cret-key';
 const ROUTES: [string, string][] = [
   ['POST', '/scenarios'],
@@ -24,11 +35,7 @@ const ROUTES: [string, string][] = [
 
 describe('authentication', () => {
   it('covers every route of the API document', () => {
-    const documented = Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((k) => k !== 'parameters')
-        .map((method) => `${method.toUpperCase()} ${path.replace('{id}', 'some-id')}`),
-    );
+    const documented = operations().map(({ method, path }) => `${method} ${path.replace('{id}', 'some-id')}`);
     expect([...ROUTES.map(([m, p]) => `${m} ${p}`), 'GET /health', 'HEAD /health'].sort()).to.deep.equal(
       documented.sort(),
     );
@@ -100,17 +107,15 @@ describe('OpenAPI document', () => {
     const server = testServer();
     const res = await server.request({ method: 'GET', url: '/openapi.json' });
     expect(res.json().openapi).to.match(/^3\./);
-    for (const [path, item] of Object.entries(OPENAPI.paths)) {
-      for (const method of Object.keys(item).filter((k) => k !== 'parameters')) {
-        const answer = await server.request({ method: method.toUpperCase() as 'GET', url: path.replace('{id}', 'x') });
-        // A documented route may answer 4xx for this empty request, but never "no such route" (HEAD has no body).
-        const detail =
-          answer.body && String(answer.headers['content-type']).startsWith('application/json')
-            ? answer.json().detail
-            : '';
-        expect(detail ?? '', `${method} ${path}`).to.not.match(/^no route/);
-        expect(answer.statusCode, `${method} ${path}`).to.not.equal(405);
-      }
+    for (const { method, path } of operations()) {
+      const answer = await server.request({ method: method as 'GET', url: path.replace('{id}', 'x') });
+      // A documented route may answer 4xx for this empty request, but never "no such route" (HEAD has no body).
+      const detail =
+        answer.body && String(answer.headers['content-type']).startsWith('application/json')
+          ? answer.json().detail
+          : '';
+      expect(detail ?? '', `${method} ${path}`).to.not.match(/^no route/);
+      expect(answer.statusCode, `${method} ${path}`).to.not.equal(405);
     }
     const undocumented = await server.request({ method: 'PUT', url: '/scenarios' });
     expect(undocumented.statusCode).to.equal(405);
@@ -160,12 +165,10 @@ describe('OpenAPI document', () => {
         methods!.split(', ').map((method) => `${method} ${codeSpan(path!).split('?')[0]}`),
       ),
     );
-    const operations = Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
-      Object.keys(item)
-        .filter((k) => k !== 'parameters')
-        .map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    expect(operations.filter((operation) => !listed.has(operation))).to.deep.equal([]);
+    const unlisted = operations()
+      .map(({ method, path }) => `${method} ${path}`)
+      .filter((operation) => !listed.has(operation));
+    expect(unlisted).to.deep.equal([]);
   });
 
   it('docs/http-api.md gives each route with a table of errors the error statuses of the document', () => {
