@@ -11,7 +11,7 @@ import {
 } from './entry-fields.js';
 import { featureRefusal } from '../features.js';
 import { familyOf, METRIC_TYPES_OF, SIGNAL_TYPES } from '../language/fields.js';
-import { encoderKindOf, encodingRefusal, nativeRefusal } from '../encoders/kinds/index.js';
+import { encoderKindOf, encodingRefusal, nativeRefusal, startTimeRefusal } from '../encoders/kinds/index.js';
 import { sinkKindOf, type SinkIssue } from '../sinks/kinds/index.js';
 import {
   MAX_DURATION_DAYS,
@@ -33,7 +33,7 @@ import { lowestValue } from '../generators/value.js';
 import { EXPONENTIAL_REACH, NORMAL_REACH, observationReach } from '../generators/distribution.js';
 import type { EncoderType, Entry, SinkConfig } from './types.js';
 import { RateSchedule } from '../../operators/model/rate-schedule.js';
-import type { DynamicLabel, MetricType, SignalType } from '../language/types.js';
+import type { DynamicLabel, MetricType, SignalType, StartTime } from '../language/types.js';
 import { DEFAULT_BUCKETS, DEFAULT_NATIVE } from '../../operators/histogram.js';
 import { DEFAULT_QUANTILES } from '../../operators/summary.js';
 import { COUNTED_LABEL_SETS, labelSetCount, type LabelOptions } from '../../operators/labels.js';
@@ -266,11 +266,13 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   // Span metrics without a sink of their own go to the entry's.
   if (signal === 'traces' && fields.span_metrics && (fields.span_metrics.sink || !failed('sink')))
-    issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink));
+    issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink, fields.start_time));
 
   if (!sink || !encoder) return issues;
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
+  const before1970 = fields.start_time && startTimeRefusal(encoder, familyOf(signal), fields.start_time, Date.now());
+  if (before1970) add(['start_time'], before1970);
   // Metric lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a
   // CSV's columns may bring labels of their own, checked once they are known (lib/compile).
   if (
@@ -429,7 +431,11 @@ export function pairing(
  * What is wrong with where a traces entry's span metrics go: their own sink, else the entry's, which must then send
  * each signal where it belongs (an OTLP sink); their encoder with that sink.
  */
-function spanMetricsIssues(config: SpanMetricsConfig, entrySink: SinkConfig | undefined): Issue[] {
+function spanMetricsIssues(
+  config: SpanMetricsConfig,
+  entrySink: SinkConfig | undefined,
+  start: StartTime | undefined,
+): Issue[] {
   const sink = config.sink ?? entrySink ?? { type: 'stdout' as const };
   // Only a sink whose signal decides where it sends (OTLP: /v1/traces, /v1/metrics) takes both.
   if (!config.sink && !sinkKindOf(sink.type)!.fit)
@@ -441,6 +447,8 @@ function spanMetricsIssues(config: SpanMetricsConfig, entrySink: SinkConfig | un
     ];
   const encoder = config.encoder?.type ?? defaultEncoder('metrics', sink.type);
   const problems = pairing('metrics', encoder, sink).problems;
+  const before1970 = start && startTimeRefusal(encoder, 'metrics', start, Date.now());
+  if (before1970) problems.push({ path: ['encoder', 'type'], message: before1970 });
   // Each service's span metrics go under its resource, as its spans do (the entry's sink has none: traces).
   if (config.sink && 'resource' in config.sink && config.sink.resource !== undefined)
     problems.push({

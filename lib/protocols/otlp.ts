@@ -384,7 +384,7 @@ export function statusMessage(bytes: Uint8Array): string | undefined {
 
 /**
  * Nanoseconds since the epoch of an epoch-millisecond time (before 1970: 0, which OTLP's unsigned times
- * cannot go below).
+ * cannot go below; validation refuses such a `start_time` to the otlp encoder, so this only guards).
  */
 export function nanoseconds(ms: number): bigint {
   return ms > 0 ? BigInt(Math.trunc(ms)) * 1_000_000n : 0n;

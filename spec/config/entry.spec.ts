@@ -284,6 +284,47 @@ describe('entry: common fields', () => {
       ]);
     });
 
+    it('refuses a start_time before 1970 to the encoders whose times cannot go below it, naming start_time', () => {
+      // The zipkin_json encoder wrote `"timestamp":/99500000` (not JSON) and OTLP stamped every such time 0.
+      const before = '1969-12-31T23:59:59.5Z';
+      const trace = (encoder: string, sink: Record<string, unknown>, start_time: string) => ({
+        signal_type: 'traces',
+        name: 'checkout',
+        rate: 1,
+        start_time,
+        encoder: { type: encoder },
+        sink,
+        trace_generator: { services: { web: {} }, root: { service: 'web', operation: 'GET /', kind: 'server' } },
+      });
+      expect(entryProblems(trace('zipkin_json', { type: 'stdout' }, before))).to.deep.equal([
+        'scenarios[0] (checkout): start_time: the zipkin_json encoder cannot write times before 1970 (Zipkin reads a timestamp before 1970 as none), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (json_lines)',
+      ]);
+      const otlp = { type: 'otlp_http', url: 'http://collector:4318/v1/metrics' };
+      expect(entryProblems(metric({ start_time: before, sink: otlp, encoder: { type: 'otlp' } }))).to.deep.equal([
+        "scenarios[0] (cpu): start_time: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (metrics_text or json_lines or remote_write or influx_lp or openmetrics)",
+      ]);
+      // Span metrics through OTLP as well, beside spans in json_lines.
+      expect(
+        entryProblems({
+          ...trace('json_lines', { type: 'stdout' }, before),
+          span_metrics: { sink: { type: 'otlp_http', url: 'http://collector:4318/v1/metrics' } },
+        }),
+      ).to.deep.equal([
+        "scenarios[0] (checkout): span_metrics.encoder.type: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (metrics_text or json_lines or remote_write or influx_lp or openmetrics)",
+      ]);
+      // A relative start_time counts from now: 100 years back is before 1970 too.
+      expect(entryProblems(metric({ start_time: '-36500d', sink: otlp, encoder: { type: 'otlp' } }))).to.have.length(1);
+      for (const ok of [
+        trace('zipkin_json', { type: 'stdout' }, '1970-01-01T00:00:00Z'),
+        trace('json_lines', { type: 'stdout' }, before),
+      ])
+        expect(entryOf(ok).start_time.kind).to.equal('absolute');
+      expect(entryOf(metric({ start_time: before, encoder: { type: 'influx_lp' } })).start_time).to.deep.equal({
+        kind: 'absolute',
+        epochMs: -500,
+      });
+    });
+
     it('makes phase_offset and after mutually exclusive', () => {
       const file = v2([
         metric({ id: 'a' }),

@@ -24,6 +24,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * the classic rows, and validation refuses them a native-only histogram.
    */
   readonly nativeHistograms?: boolean;
+  /**
+   * Why its times cannot go before 1970 (OTLP's are unsigned nanoseconds), as the end of a sentence; validation refuses
+   * an entry whose `start_time` is earlier ({@link startTimeRefusal}). Absent: it writes earlier times as they are.
+   */
+  readonly timesFrom1970?: string;
   /** Label names it cannot write, and why (the backend refuses them): validation refuses them on an entry. */
   readonly reservedLabels?: Readonly<Record<string, string>>;
   /**

@@ -19,6 +19,7 @@ export const otlpKind = defineEncoder({
   carries: ['metrics', 'logs', 'traces'],
   sinks: ['otlp_grpc', 'otlp_http'],
   nativeHistograms: true,
+  timesFrom1970: "OTLP's times are unsigned nanoseconds since 1970",
   metrics: (config, meta) => otlpMetrics({ ...meta, temporality: config.temporality }),
   logs: () => otlpLogs(),
   traces: () => otlpTraces(),
