@@ -151,13 +151,17 @@ export function signalExitCode(signal: string): number {
 }
 
 /**
- * A backfill's row of an entry still running: its virtual time covered, and the backfill's speed-up (`real`
- * is the real time now).
+ * A backfill's row of an entry still running: the virtual time its events reached, and the speed-up (`real` is the
+ * real time now).
  */
 function backfillRow(backfill: Backfill, run: EntryRun, real: number): string {
   const started = backfill.startedAt(run.entry.id);
-  const covered = started === undefined ? 0 : Math.min(backfill.clock.now() - started, run.entry.duration!);
-  return backfillLine(run, covered, (backfill.clock.now() - backfill.start) / (real - backfill.start));
+  // The timer writes up to AHEAD_MS past the clock: the events written reach the later of the two (a backfill
+  // within that minute writes everything at the clock's first instant).
+  const now = backfill.clock.now();
+  const through = started === undefined ? now : Math.max(now, started + run.stats.slotsThrough);
+  const covered = started === undefined ? 0 : Math.min(through - started, run.entry.duration!);
+  return backfillLine(run, covered, (through - backfill.start) / (real - backfill.start));
 }
 
 /**

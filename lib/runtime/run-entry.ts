@@ -103,6 +103,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
         shard: options.shard,
         ahead: options.ahead,
         onShortfall: (events) => (stats.missedEvents += events),
+        onSlots: (offset) => (stats.slotsThrough = offset),
       }),
     ),
     record,

@@ -65,6 +65,11 @@ export class EntryStats {
   lastRefusal: string | undefined;
   /** Events due before the duration that were never made (the rate was not kept). */
   missedEvents = 0;
+  /**
+   * Scheduled time (ms after the entry start) of the latest slot its timer emitted; -1 before the first. A backfill's
+   * timer runs ahead of its virtual clock, so this, not the clock, says how far its timestamps reached.
+   */
+  slotsThrough = -1;
   /** Sums of what the receiver said it wrote; undefined until it said so. */
   receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
   /** Samples of the total for `current_rate`. */

@@ -286,6 +286,47 @@ scenarios:
     expect((peak - before) / 2 ** 20).to.be.below(32);
   });
 
+  it('counts in its rows the time its events reached, which runs ahead of the clock', async function () {
+    this.timeout(30_000);
+    // 20 s fall within the minute a backfill's timer writes ahead of its clock, which therefore stays at the start
+    // until the end: rows said `backfilled: 0ms of 20s | 0.0× real time` while millions of events went out.
+    const file = scenario(
+      'ahead.yaml',
+      `
+version: 2
+kind: runnable
+scenarios:
+  - {signal_type: metrics, name: fast, rate: 1000, duration: 20s, start_time: -1m, generator: {type: constant, value: 1}}
+`,
+    );
+    // Stdout holds its first write until a progress row (every 5 s) was printed.
+    let release: (() => void) | undefined;
+    let held = true;
+    const stdout = new Writable({
+      write(_chunk, _encoding, done) {
+        if (held) release = done;
+        else done();
+      },
+    });
+    let text = '';
+    const stderr = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString();
+        if (held && text.includes('backfilled:')) {
+          held = false;
+          release?.();
+        }
+        done();
+      },
+    });
+    const { code } = await svc(['run', '--backfill', file], { stdout, stderr });
+    expect(code, text).to.equal(0);
+    const row = lines(text).find((line) => line.includes('backfilled:'))!;
+    const [, reached, speed] = /backfilled: (\S+) of 20s \| (\S+) real time$/.exec(row)!;
+    expect(reached, row).to.not.equal('0ms');
+    expect(speed, row).to.not.equal('0.0×');
+  });
+
   it('shows the virtual time covered and the speed-up in its progress rows', () => {
     const stats = new EntryStats(0);
     stats.record({ kind: 'written', size: 1200, bytes: 40_000 }, 0);

@@ -10,7 +10,7 @@
  *  sink.ts      deliver: bytes → destination (the sink is built by runEntry, run-entry.ts)
  * ```
  */
-import { switchMap, take, takeUntil, type Observable, type Observer, type SchedulerLike } from 'rxjs';
+import { switchMap, take, takeUntil, tap, type Observable, type Observer, type SchedulerLike } from 'rxjs';
 import { deliver, type Delivery, type Sink } from '../../../operators/deliver.js';
 import { encode } from '../../../operators/encode.js';
 import type { Entry } from '../../config/types.js';
@@ -40,6 +40,11 @@ export interface ChainDeps extends PipelineOptions {
   readonly ahead?: number;
   /** Told the events due before the entry's duration that it could not keep up with and dropped. */
   readonly onShortfall?: (events: number) => void;
+  /**
+   * Told the scheduled time (ms after the entry start) of the last slot of each batch the timer emits: how far its
+   * timestamps reached, which on virtual time runs up to `ahead` past the clock.
+   */
+  readonly onSlots?: (offset: number) => void;
 }
 
 /**
@@ -49,7 +54,7 @@ export interface ChainDeps extends PipelineOptions {
  */
 export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> {
   // The closures below read these, not `deps`, which holds the start's observables.
-  const { scheduler, sink, stop, backpressure, ahead, onShortfall } = deps;
+  const { scheduler, sink, stop, backpressure, ahead, onShortfall, onSlots } = deps;
   if (entry.after && !deps.start) {
     throw new UnsupportedEntryError(
       `${entry.id}: an after trigger watches another entry; run the entries of its file together (startEntries)`,
@@ -65,6 +70,9 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
         entryTicks(entry, { scheduler, start: at, anchor, paused: backpressure, ahead, slots, onShortfall }),
       ),
     ),
+    tap((batch) => {
+      if (batch.size > 0) onSlots?.(batch.offset[batch.size - 1]!);
+    }),
     takeUntil(stop),
     signal,
     encode(encoder),
