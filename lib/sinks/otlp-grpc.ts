@@ -77,9 +77,8 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     const code = grpc.status[error.code] ?? String(error.code);
     const fullDetails = redact(error.details ?? '');
     const details = firstLine(fullDetails);
-    // Only grpc-js's own words for a connection it could not make speak of svc's TLS: a collector answering with a
-    // status whose details tell its own exporter's certificate failure is a refusal like any other.
-    // grpc-js's words for a connection it could not make: the rest came from a peer that took the call.
+    // grpc-js's words for a connection it could not make: the rest came from a peer that took the call. Only they
+    // speak of svc's TLS: a collector's status telling its own exporter's certificate failure is a refusal like any other.
     const unconnected = connectionFailed(fullDetails);
     const tls = secure && unconnected && /SSL|TLS|certificate/i.test(fullDetails);
     // A failed certificate check is final and said as every sink says it; grpc-js keeps only its words.
