@@ -4,7 +4,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { SinkReport } from '../../operators/deliver.js';
 import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -631,6 +632,33 @@ describe('OTLP sinks', function () {
     } finally {
       await silent.stop();
     }
+  });
+
+  describe('otlp_grpc: a connection that breaks under a call is said as the other sinks say it', () => {
+    /** What an otlp_grpc sink gives up with after two calls to an HTTP/2 server doing `breakCall` to each. */
+    const failureUnder = async (breakCall: (stream: ServerHttp2Stream) => void): Promise<string> => {
+      const server = createHttp2Server();
+      server.on('stream', breakCall);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const sink = otlpGrpcSink({
+          endpoint: address,
+          signal: 'metrics',
+          retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 10 },
+        });
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+        return ((await sink.close().catch((e: unknown) => e)) as Error).message.replaceAll(address, 'ADDRESS');
+      } finally {
+        server.close();
+      }
+    };
+
+    it('reset (read ECONNRESET)', async () => {
+      expect(await failureUnder((stream) => (stream.session!.socket as Socket).resetAndDestroy())).to.equal(
+        "otlp_grpc sink: the connection to ADDRESS was reset: check the backend's log (did it restart, or refuse the data?) (gave up after 2 attempts)",
+      );
+    });
   });
 
   it("otlp_grpc: a gateway's UNAVAILABLE relaying that the collector behind it refused its connection is its answer, not svc's connection refused", async () => {
