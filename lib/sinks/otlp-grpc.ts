@@ -215,8 +215,9 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
  * `connect ECONNREFUSED …` in its words for a connection it could not make: `unconnected`), a connection that broke
- * under the call ({@link BROKEN_CONNECTION}), a failed name lookup, or the call's deadline passed: before a
- * connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`). A peer's
+ * under the call ({@link BROKEN_CONNECTION}) or was closed under it ({@link DROPPED_CONNECTION}), a failed name
+ * lookup, or the call's deadline passed: before a connection took it (ETIMEDOUT), or after the collector took it
+ * (its details name the `remote_addr`). A peer's
  * UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it refused
  * its connection), not svc's.
  */
@@ -227,11 +228,18 @@ function systemCodeOf(code: string, details: string, unconnected: boolean): stri
   }
   if (code !== 'UNAVAILABLE') return undefined;
   if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
-  return (unconnected ? /\b(E[A-Z]{3,})\b/ : BROKEN_CONNECTION).exec(details)?.[1];
+  if (unconnected) return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
+  return DROPPED_CONNECTION.test(details) ? 'EPIPE' : BROKEN_CONNECTION.exec(details)?.[1];
 }
 
 /** grpc-js's words for its connection failing under a call: Node's error (`read ECONNRESET`), after its own lead. */
 const BROKEN_CONNECTION = /^(?:Write error: |Write failed with error )?(?:read|write) (E[A-Z]+)\b/;
+
+/**
+ * grpc-js's words for the HTTP/2 session closing under a call (a collector restarting): the peer closed the
+ * connection, said as a closed socket (EPIPE) is.
+ */
+const DROPPED_CONNECTION = /^Connection dropped$/;
 
 /**
  * Whether a status's details are grpc-js's own for a connection it could not make (`No connection established. Last

@@ -654,6 +654,12 @@ describe('OTLP sinks', function () {
       }
     };
 
+    it("closed (grpc-js's 'Connection dropped': a collector restarting), not as the collector's UNAVAILABLE", async () => {
+      expect(await failureUnder((stream) => stream.session!.destroy())).to.equal(
+        "otlp_grpc sink: ADDRESS closed the connection: check the backend's log (did it restart, or refuse the data?) (gave up after 2 attempts)",
+      );
+    });
+
     it('reset (read ECONNRESET)', async () => {
       expect(await failureUnder((stream) => (stream.session!.socket as Socket).resetAndDestroy())).to.equal(
         "otlp_grpc sink: the connection to ADDRESS was reset: check the backend's log (did it restart, or refuse the data?) (gave up after 2 attempts)",
