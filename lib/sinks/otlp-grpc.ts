@@ -92,7 +92,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         trust: grpcTrust(),
       });
     }
-    const system = tls ? undefined : systemCodeOf(code, details, unconnected);
+    const system = tls ? undefined : systemCodeOf(code, details, unconnected, address);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryAfter = retryDelayOf(error.metadata);
@@ -215,19 +215,20 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
  * `connect ECONNREFUSED …` in its words for a connection it could not make: `unconnected`), a connection that broke
- * under the call ({@link BROKEN_CONNECTION}) or was closed under it ({@link DROPPED_CONNECTION}), a failed name
- * lookup, or the call's deadline passed: before a connection took it (ETIMEDOUT), or after the collector took it
+ * under the call ({@link BROKEN_CONNECTION}) or was closed under it ({@link DROPPED_CONNECTION}), a failed lookup of
+ * `address`'s name, or the call's deadline passed: before a connection took it (ETIMEDOUT), or after the collector took it
  * (its details name the `remote_addr`). A peer's
  * UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it refused
  * its connection), not svc's.
  */
-function systemCodeOf(code: string, details: string, unconnected: boolean): string | undefined {
+function systemCodeOf(code: string, details: string, unconnected: boolean, address: string): string | undefined {
   if (code === 'DEADLINE_EXCEEDED') {
     if (!/^Deadline exceeded/i.test(details)) return undefined;
     return /\bremote_addr=/.test(details) ? NO_ANSWER : 'ETIMEDOUT';
   }
   if (code !== 'UNAVAILABLE') return undefined;
-  if (/^Name resolution failed/i.test(details)) return 'ENOTFOUND';
+  // grpc-js's resolver names the target it failed to resolve: svc's; a gateway's own failure names another.
+  if (details === `Name resolution failed for target dns:${address}`) return 'ENOTFOUND';
   if (unconnected) return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
   return DROPPED_CONNECTION.test(details) ? 'EPIPE' : BROKEN_CONNECTION.exec(details)?.[1];
 }

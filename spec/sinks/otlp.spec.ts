@@ -667,22 +667,25 @@ describe('OTLP sinks', function () {
     });
   });
 
-  it("otlp_grpc: a gateway's UNAVAILABLE relaying that the collector behind it refused its connection is its answer, not svc's connection refused", async () => {
-    const details = 'upstream unreachable: connect ECONNREFUSED 10.0.0.5:4317';
-    receiver.answer(() => ({ grpc: grpc.status.UNAVAILABLE, details }));
-    const sink = otlpGrpcSink({
-      endpoint: receiver.grpcAddress,
-      signal: 'metrics',
-      retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 10 },
+  for (const [what, details] of [
+    ['refused its connection', 'upstream unreachable: connect ECONNREFUSED 10.0.0.5:4317'],
+    ['could not resolve its name', 'Name resolution failed for target dns:collector-b:4317'],
+  ])
+    it(`otlp_grpc: a gateway's UNAVAILABLE relaying that the collector behind it ${what} is its answer, not svc's network error`, async () => {
+      receiver.answer(() => ({ grpc: grpc.status.UNAVAILABLE, details }));
+      const sink = otlpGrpcSink({
+        endpoint: receiver.grpcAddress,
+        signal: 'metrics',
+        retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 10 },
+      });
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      const error = (await sink.close().catch((e: unknown) => e)) as Error;
+      // Retried, as any UNAVAILABLE.
+      expect({ message: error.message, calls: receiver.calls }).to.deep.equal({
+        message: `otlp_grpc sink: ${receiver.grpcAddress} answered UNAVAILABLE: "${details}"; ${receiver.grpcAddress} took the call: the collector is overloaded or shutting down, or a proxy there cannot reach the collector behind it (gave up after 2 attempts)`,
+        calls: 2,
+      });
     });
-    sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
-    const error = (await sink.close().catch((e: unknown) => e)) as Error;
-    // Retried, as any UNAVAILABLE.
-    expect({ message: error.message, calls: receiver.calls }).to.deep.equal({
-      message: `otlp_grpc sink: ${receiver.grpcAddress} answered UNAVAILABLE: "${details}"; ${receiver.grpcAddress} took the call: the collector is overloaded or shutting down, or a proxy there cannot reach the collector behind it (gave up after 2 attempts)`,
-      calls: 2,
-    });
-  });
 
   it('otlp_grpc: a collector that took the call and did not answer in time is said as http_push says it', async () => {
     const server = new grpc.Server();
