@@ -94,6 +94,15 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
     }
     const system = tls ? undefined : systemCodeOf(code, details, unconnected, address);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
+    // No connection, for a cause that names no system code: svc's failure still, as nothing took the call.
+    if (unconnected && !tls) {
+      const why = connectionErrorOf(fullDetails);
+      return new SinkError(
+        'otlp_grpc',
+        `cannot connect to ${address}${why ? ` (${why})` : ''}: is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`,
+        { cause: error, retryable: true },
+      );
+    }
     const said = `${address} answered ${code}${details ? `: "${details}"` : ''}`;
     const retryAfter = retryDelayOf(error.metadata);
     // A server out of resources says when to come back (RetryInfo) if it will recover; without one it will not.
@@ -102,7 +111,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       ? `; TLS failed (an https:// endpoint): does the collector serve TLS on this port, with a certificate this machine trusts (${grpcTrust()})? Plaintext is host:port`
       : code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(details)
         ? `; ${tooLargeAdvice(request, signal, GRPC_LIMIT)}`
-        : advice(code, signal, address, retryAfter !== undefined, (tries.get(request) ?? 1) > 1, unconnected);
+        : advice(code, signal, address, retryAfter !== undefined, (tries.get(request) ?? 1) > 1);
     return new SinkError('otlp_grpc', `${said}${hint}`, {
       retryable,
       retryAfter: retryable ? retryAfter : undefined,
@@ -256,6 +265,16 @@ function lastErrorOf(details: string): string {
 }
 
 /**
+ * What grpc-js kept of why it could not connect (`Failed to connect`, `Protocol error` for a port that speaks no
+ * HTTP/2), without the time it stamps on it; nothing when it kept nothing (`Last error: null`, as when the call gave
+ * up before the first attempt failed).
+ */
+function connectionErrorOf(details: string): string {
+  if (!/Last error: (?!null\b)/.test(details)) return '';
+  return firstLine(lastErrorOf(details).replace(/ \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/, ''));
+}
+
+/**
  * Where grpc-js takes the CAs it trusts from: Node's (its own list and NODE_EXTRA_CA_CERTS), unless the environment
  * names a file of them in GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, which then is the only one.
  */
@@ -271,16 +290,9 @@ const GRPC_LIMIT: ReceiverLimit = { bytes: 4 * 1024 * 1024, setting: 'max_recv_m
 
 /**
  * What to check after a status that failed the request (`retryInfo`: it came with a RetryInfo, and is retried;
- * `waited`: it answered a call made after such a wait; `unconnected`: grpc-js made it up, no peer took the call).
+ * `waited`: it answered a call made after such a wait).
  */
-function advice(
-  code: string,
-  signal: OtlpSignal,
-  address: string,
-  retryInfo: boolean,
-  waited: boolean,
-  unconnected: boolean,
-): string {
+function advice(code: string, signal: OtlpSignal, address: string, retryInfo: boolean, waited: boolean): string {
   switch (code) {
     case 'INVALID_ARGUMENT':
       return `; the collector refused the data as invalid: check that the sink's signal_type (${signal}) is what this endpoint expects and that the entry is a ${signal} entry`;
@@ -290,9 +302,7 @@ function advice(
     case 'PERMISSION_DENIED':
       return '; set the credentials or the tenant in headers';
     case 'UNAVAILABLE':
-      return unconnected
-        ? `; is the collector running, and is ${address} its OTLP/gRPC port (usually 4317)?`
-        : `; ${address} took the call: the collector is overloaded or shutting down, or a proxy there cannot reach the collector behind it`;
+      return `; ${address} took the call: the collector is overloaded or shutting down, or a proxy there cannot reach the collector behind it`;
     case 'RESOURCE_EXHAUSTED':
       if (retryInfo)
         return waited

@@ -667,6 +667,32 @@ describe('OTLP sinks', function () {
     });
   });
 
+  it("otlp_grpc: a connection grpc-js could not make for a cause naming no system code is svc's failure to connect, not the endpoint's answer", async () => {
+    const failure = async (handle: (socket: Socket) => void) => {
+      const server = createNetServer(handle);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const sink = otlpGrpcSink({
+          endpoint: address,
+          signal: 'metrics',
+          retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+        });
+        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+        return ((await sink.close().catch((e: unknown) => e)) as Error).message.replaceAll(address, 'ADDRESS');
+      } finally {
+        server.close();
+      }
+    };
+    const hint = 'is the collector running, and is ADDRESS its OTLP/gRPC port (usually 4317)?';
+    expect(await failure((socket) => socket.end())).to.equal(
+      `otlp_grpc sink: cannot connect to ADDRESS (Failed to connect): ${hint}`,
+    );
+    expect(await failure((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))).to.equal(
+      `otlp_grpc sink: cannot connect to ADDRESS (Protocol error): ${hint}`,
+    );
+  });
+
   for (const [what, details] of [
     ['refused its connection', 'upstream unreachable: connect ECONNREFUSED 10.0.0.5:4317'],
     ['could not resolve its name', 'Name resolution failed for target dns:collector-b:4317'],
