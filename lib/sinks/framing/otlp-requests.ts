@@ -167,22 +167,26 @@ export function exportReceipt(
 ): PartialRefusal | Warned | undefined {
   if (answer.length === 0) return undefined;
   const partialSuccess = partialSuccessOf(signal, answer, contentType);
-  // A count above the request's records is the collector's mistake: no more than it holds can be refused.
-  const rejected = Math.min(countOf(partialSuccess?.rejected), request.size);
+  const { units } = OTLP_SIGNALS[signal];
+  // Absent (or JSON's null) is proto3's 0; a count that reads as none is the collector's mistake, refusing nothing.
+  const count = partialSuccess?.rejected == null ? 0 : countOf(partialSuccess.rejected);
+  // A count above the request's records is the collector's mistake too: no more than it holds can be refused.
+  const rejected = Math.min(count ?? 0, request.size);
   const { errorMessage } = partialSuccess ?? {};
   // Its first line, cut as every answer svc repeats: the message goes on one warning and STOPPED line.
   const said = typeof errorMessage === 'string' ? firstLine(redact(errorMessage)) : '';
-  if (!(rejected > 0))
-    return said
-      ? { warning: `${sink} sink: the collector took all ${OTLP_SIGNALS[signal].units} but warned: "${said}"` }
-      : undefined;
+  if (!(rejected > 0)) {
+    if (!said) return undefined;
+    return count === 0
+      ? { warning: `${sink} sink: the collector took all ${units} but warned: "${said}"` }
+      : {
+          warning: `${sink} sink: the collector said "${said}" with no count of refused ${units} svc can read (all are counted as delivered)`,
+        };
+  }
   const why = said ? `: "${said}"` : '';
   return {
     rejected,
-    error: new SinkError(
-      sink,
-      `the collector refused ${rejected} of ${request.size} ${OTLP_SIGNALS[signal].units}${why}`,
-    ),
+    error: new SinkError(sink, `the collector refused ${rejected} of ${request.size} ${units}${why}`),
   };
 }
 
@@ -258,9 +262,9 @@ export function isOtlpJson(contentType: string | undefined): boolean {
 
 /**
  * A count of refused records as an answer gives it: a safe integer, or a string of digits (OTLP/JSON's int64);
- * anything else ("1.5", "Infinity", "0x10", an object) counts none.
+ * anything else ("1.5", "Infinity", "0x10", -1, an object) is none svc can read: undefined.
  */
-function countOf(value: unknown): number {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : 0;
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : 0;
+function countOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
 }

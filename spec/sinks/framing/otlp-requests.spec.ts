@@ -39,8 +39,36 @@ describe('OTLP answers', () => {
   it('OTLP/JSON: only a whole count is one, said at most as the request holds; a message only when it is text; any case of media type', () => {
     const json = (partialSuccess: object, contentType = 'application/json') =>
       refusal(Buffer.from(JSON.stringify({ partialSuccess })), contentType)?.error?.message;
-    for (const count of ['1.5', 'Infinity', '0x10', '', ' 2', -1, 1.5, 2 ** 53])
+    for (const count of ['1.5', 'Infinity', '0x10', '', ' 2', -1, 1.5, 2 ** 53]) {
       expect(json({ rejectedDataPoints: count }), String(count)).to.equal(undefined);
+      // With a message, the message is said, not that the collector took all.
+      expect(
+        refusal(
+          Buffer.from(JSON.stringify({ partialSuccess: { rejectedDataPoints: count, errorMessage: 'bad points' } })),
+          'application/json',
+        ),
+        String(count),
+      ).to.deep.equal({
+        warning:
+          'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered)',
+      });
+    }
+    expect(
+      refusal(encode('ExportResponse', { partialSuccess: { rejected: -1, errorMessage: 'bad points' } })),
+    ).to.deep.equal({
+      warning:
+        'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered)',
+    });
+    // Only an absent count (null in JSON) or 0 is "took all".
+    for (const count of [undefined, null, 0, '0'])
+      expect(
+        refusal(
+          Buffer.from(JSON.stringify({ partialSuccess: { rejectedDataPoints: count, errorMessage: 'w' } })),
+          'application/json',
+        ),
+      ).to.deep.equal({
+        warning: 'otlp_http sink: the collector took all data points but warned: "w"',
+      });
     expect(json({ rejectedDataPoints: '2', errorMessage: { a: 1 } })).to.equal(
       'otlp_http sink: the collector refused 2 of 4 data points',
     );
