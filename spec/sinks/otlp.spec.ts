@@ -338,6 +338,21 @@ describe('OTLP sinks', function () {
           .and.not.match(/SECRET/);
       }
     }
+    // A warning (a partial success refusing none) repeating the Authorization sent shows it masked too.
+    receiver.answer(() => ({ accept: true, rejected: 0, message: 'Bearer tok-SECRET1 is deprecated' }));
+    for (const sink of [
+      otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'metrics', headers, retry: QUICK_RETRY }),
+      otlpHttpSink({ url: receiver.httpUrl, signal: 'metrics', headers, retry: QUICK_RETRY }),
+    ]) {
+      const warnings: string[] = [];
+      sink.reports!.subscribe((report) => report.kind === 'warning' && warnings.push(report.message));
+      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+      await sink.close();
+      expect(warnings).to.have.length(1);
+      expect(warnings[0])
+        .to.include('but warned: "*** is deprecated"')
+        .and.not.match(/SECRET/);
+    }
   });
 
   it('retries only what OTLP calls retryable: HTTP 429, 502, 503, 504; gRPC RESOURCE_EXHAUSTED with a RetryInfo', async () => {
