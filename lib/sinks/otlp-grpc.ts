@@ -7,7 +7,7 @@ import {
   OTLP_DEFAULTS,
   otlpRequests,
   OTLP_SIGNALS,
-  exportAnswers,
+  exportReceipt,
   tooLargeAdvice,
   type OtlpSignal,
   type ReceiverLimit,
@@ -55,7 +55,7 @@ const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
  * the request with what to fix (INVALID_ARGUMENT: the data or `signal_type`; UNIMPLEMENTED: not
  * an OTLP/gRPC endpoint of that signal). No connection, a failed name lookup and a passed deadline are said as
  * network errors; a failed certificate check too, final as with every sink. A partial success fails the refused records only; one
- * refusing none warns, once (exportAnswers).
+ * refusing none warns, once (exportReceipt).
  */
 export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const grpc = featurePackage<typeof Grpc>('otlp', '@grpc/grpc-js');
@@ -67,7 +67,6 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
   const { metadata, problem } = metadataOf(grpc, options.headers ?? {});
   const secrets = sentSecrets(options.headers);
   const redact = (answer: string) => redactAnswer(answer, secrets);
-  const receiptOf = exportAnswers('otlp_grpc', signal);
   let client: Grpc.Client | undefined;
   const calls = new Set<Grpc.ClientUnaryCall>();
   // Calls made of each request: a refusal after the first came after the wait the last one's RetryInfo asked for.
@@ -138,7 +137,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         (error, answer) => {
           calls.delete(call);
           if (error) reject(failure(error, request));
-          else resolve(receiptOf(answer ?? Buffer.alloc(0), request, redact));
+          else resolve(exportReceipt('otlp_grpc', signal, answer ?? Buffer.alloc(0), request, redact));
         },
       );
       calls.add(call);

@@ -7,7 +7,7 @@ import {
   otlpRequests,
   isOtlpJson,
   OTLP_SIGNALS,
-  exportAnswers,
+  exportReceipt,
   tooLargeAdvice,
   type OtlpSignal,
   type ReceiverLimit,
@@ -45,14 +45,13 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
  * POSTed to `<url>/v1/metrics`, `/v1/logs` or `/v1/traces`, `Content-Type: application/x-protobuf`,
  * gzip-compressed when asked. Retries 429, 502, 503, 504 (after their Retry-After) and network errors;
  * a refusal says the message of the google.rpc.Status it carries; a partial success in the answer fails
- * the refused records only; one refusing none warns, once (exportAnswers).
+ * the refused records only; one refusing none warns, once (exportReceipt).
  */
 export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const { signal } = options;
   const gzip = options.compression === 'gzip';
   const batchSize = options.batchSize ?? OTLP_DEFAULTS.batchSize;
   const requests = otlpRequests(batchSize, options.resource, signal);
-  const receiptOf = exportAnswers('otlp_http', signal);
   return httpBatchingSink<RecordRequest>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge },
     {
@@ -71,7 +70,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
     gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
     async (request, http) => {
       const answer = await http.post(request.body).catch(tooLarge(request));
-      return receiptOf(answer.body, request, http.redact, answer.headers['content-type']);
+      return exportReceipt('otlp_http', signal, answer.body, request, http.redact, answer.headers['content-type']);
     },
   );
 

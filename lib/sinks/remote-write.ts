@@ -74,9 +74,8 @@ export function remoteWriteSink(options: RemoteWriteSinkOptions): Sink {
   /** Posts a compressed body. */
   const post = async (http: HttpEndpoint, version: RemoteWriteProtocol, body: Buffer): Promise<Receipt> => {
     const answer = await http.post(body, PROTOCOL_HEADERS[version]);
-    const receipt = { written: writtenCounts(answer), warning: fallback };
-    fallback = undefined;
-    return receipt;
+    // Said once by the batching core (Receipt.warning), with the first request taken after the fallback.
+    return { written: writtenCounts(answer), warning: fallback };
   };
   return httpBatchingSink<RecordCut>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? REMOTE_WRITE_DEFAULTS.maxAge },

@@ -36,7 +36,10 @@ export interface Receipt {
   readonly error?: SinkError;
   /** What it says it wrote (remote write 2.0's response headers). */
   readonly written?: WrittenCounts;
-  /** What the user should know of how the request went (remote write fell back to 1.0), told once. */
+  /**
+   * What the user should know of how the request went (remote write fell back to 1.0, a collector's warning): the
+   * first one said is a sink's only one, as a destination that warns usually warns of every request.
+   */
   readonly warning?: string;
 }
 
@@ -196,6 +199,8 @@ class Batcher<R extends Request> implements SinkDriver {
   private wake: (() => void) | undefined;
   /** Rejects the wait for the request in flight (a flush timed out). */
   private cut: ((error: Error) => void) | undefined;
+  /** A receipt's warning was said (see Receipt.warning). */
+  private warned = false;
   /** Requests in a row the destination took but refused some events of (a partial refusal). */
   private refusals = 0;
 
@@ -345,7 +350,11 @@ class Batcher<R extends Request> implements SinkDriver {
           this.protocol.send(request, stored).then(resolve, reject);
         });
         this.cut = undefined;
-        if (receipt?.warning) core.warn(receipt.warning);
+        // Marked as it is said: a warning whose request was cut (a flush out of time) was not, and the next one is.
+        if (receipt?.warning && !this.warned) {
+          this.warned = true;
+          core.warn(receipt.warning);
+        }
         if (!receipt?.error || !receipt.rejected || receipt.rejected <= 0) {
           this.refusals = 0;
           core.delivered(left.size, left.bytes, receipt?.written);

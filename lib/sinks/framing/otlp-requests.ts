@@ -177,11 +177,12 @@ export function exportReceipt(
   const said = typeof errorMessage === 'string' ? firstLine(redact(errorMessage)) : '';
   if (!(rejected > 0)) {
     if (!said) return undefined;
-    return count === 0
-      ? { warning: `${sink} sink: the collector took all ${units} but warned: "${said}"` }
-      : {
-          warning: `${sink} sink: the collector said "${said}" with no count of refused ${units} svc can read (all are counted as delivered)`,
-        };
+    const warning =
+      count === 0
+        ? `${sink} sink: the collector took all ${units} but warned: "${said}"`
+        : `${sink} sink: the collector said "${said}" with no count of refused ${units} svc can read (all are counted as delivered)`;
+    // The batching core says a sink's first warning only (Receipt.warning).
+    return { warning: `${warning} (said once: later warnings of this sink are not shown)` };
   }
   const why = said ? `: "${said}"` : '';
   return {
@@ -193,30 +194,6 @@ export function exportReceipt(
 /** A request the destination took whole, saying something the user should know. */
 interface Warned extends Receipt {
   readonly warning: string;
-}
-
-/**
- * A sink's reader of its `Export` answers ({@link exportReceipt}) that tells a collector's warning once: a
- * collector that warns usually warns of every request, and the first says what to look at. Refusals are said as
- * the run says them (once per streak).
- */
-export function exportAnswers(
-  sink: string,
-  signal: OtlpSignal,
-): (
-  answer: Uint8Array,
-  request: RecordRequest,
-  redact: (answer: string) => string,
-  contentType?: string,
-) => Receipt | undefined {
-  let warned = false;
-  return (answer, request, redact, contentType) => {
-    const receipt = exportReceipt(sink, signal, answer, request, redact, contentType);
-    if (!receipt?.warning) return receipt;
-    if (warned) return undefined;
-    warned = true;
-    return { warning: `${receipt.warning} (said once: later warnings of this sink are not shown)` };
-  };
 }
 
 /** ExportResponse's `partial_success` (1), and in it the count of refused records (1) and `error_message` (2). */

@@ -4,6 +4,7 @@ import type { SinkReport } from '../../../operators/deliver.js';
 import {
   batchingSink,
   type BatchingOptions,
+  type Receipt,
   type Request,
   type Stored,
 } from '../../../lib/sinks/core/batching-sink.js';
@@ -233,6 +234,41 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
       { kind: 'delivered', size: 1, bytes: 2 },
       { kind: 'failed', size: 1, bytes: 2, error },
     ]);
+  });
+
+  it("a receipt's warning is said once per sink, marked as it is said: one whose request a flush cut does not count", async () => {
+    const scheduler = new ManualScheduler();
+    const answers: ((receipt: Receipt) => void)[] = [];
+    const sink = batchingSink<Body>(
+      {
+        prepare: (chunks) => [{ body: '', size: chunks.length, bytes: 1 }],
+        send: () => new Promise<Receipt>((resolve) => answers.push(resolve)),
+      },
+      {
+        name: 'otlp_http',
+        target: 't',
+        batchSize: 1,
+        maxAge: 0,
+        flushTimeout: 1000,
+        scheduler,
+        retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
+      },
+    );
+    const warnings: string[] = [];
+    sink.reports!.subscribe((report) => report.kind === 'warning' && warnings.push(report.message));
+    sink.write(chunk('a\n'));
+    const flushed = sink.flush().catch((e: Error) => e);
+    await scheduler.advance(1000);
+    await flushed;
+    // The answer came after the flush cut its request: not said, and the next warning is.
+    answers[0]!({ warning: 'cut' });
+    for (const [i, warning] of ['second', 'third'].entries()) {
+      sink.write(chunk('b\n'));
+      await settle();
+      answers[i + 1]!({ warning });
+      await settle();
+    }
+    expect(warnings).to.deep.equal(['second']);
   });
 
   it('a flush whose first requests were acknowledged and the last hangs says how many arrived, not "nothing"', async () => {

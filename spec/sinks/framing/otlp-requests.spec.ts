@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { otlpMessages, statusMessage } from '../../../lib/protocols/otlp.js';
-import { exportAnswers, exportReceipt } from '../../../lib/sinks/framing/otlp-requests.js';
+import { exportReceipt } from '../../../lib/sinks/framing/otlp-requests.js';
 import type { RecordRequest } from '../../../lib/sinks/framing/record-requests.js';
 
 const encode = (type: 'ExportResponse' | 'Status', value: object): Buffer => {
@@ -50,14 +50,14 @@ describe('OTLP answers', () => {
         String(count),
       ).to.deep.equal({
         warning:
-          'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered)',
+          'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered) (said once: later warnings of this sink are not shown)',
       });
     }
     expect(
       refusal(encode('ExportResponse', { partialSuccess: { rejected: -1, errorMessage: 'bad points' } })),
     ).to.deep.equal({
       warning:
-        'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered)',
+        'otlp_http sink: the collector said "bad points" with no count of refused data points svc can read (all are counted as delivered) (said once: later warnings of this sink are not shown)',
     });
     // Only an absent count (null in JSON) or 0 is "took all".
     for (const count of [undefined, null, 0, '0'])
@@ -67,7 +67,8 @@ describe('OTLP answers', () => {
           'application/json',
         ),
       ).to.deep.equal({
-        warning: 'otlp_http sink: the collector took all data points but warned: "w"',
+        warning:
+          'otlp_http sink: the collector took all data points but warned: "w" (said once: later warnings of this sink are not shown)',
       });
     expect(json({ rejectedDataPoints: '2', errorMessage: { a: 1 } })).to.equal(
       'otlp_http sink: the collector refused 2 of 4 data points',
@@ -80,24 +81,22 @@ describe('OTLP answers', () => {
     );
   });
 
-  it("a partial success refusing none is a warning, the collector's message said once per sink, masked and cut", () => {
+  it("a partial success refusing none is a warning, the collector's message masked and cut", () => {
     const warning = (message: string) =>
       encode('ExportResponse', { partialSuccess: { rejected: 0, errorMessage: message } });
-    const answers = exportAnswers('otlp_grpc', 'logs');
+    const answers = (answer: Uint8Array, request: RecordRequest, mask: (text: string) => string) =>
+      exportReceipt('otlp_grpc', 'logs', answer, request, mask);
     const mask = (text: string) => text.replaceAll('tok-1', '***');
     const first = answers(warning(`attribute of key tok-1 dropped\n${'x'.repeat(300)}`), request, mask);
     expect(first).to.deep.equal({
       warning:
         'otlp_grpc sink: the collector took all log records but warned: "attribute of key *** dropped" (said once: later warnings of this sink are not shown)',
     });
-    expect(answers(warning('other'), request, mask)).to.equal(undefined);
-    // A refusal is still one after the warning; no message and no refusal says nothing.
+    // A refusal is still one; no message and no refusal says nothing.
     expect(answers(encode('ExportResponse', { partialSuccess: { rejected: 1 } }), request, mask)?.rejected).to.equal(1);
-    expect(
-      exportAnswers('otlp_grpc', 'logs')(encode('ExportResponse', { partialSuccess: {} }), request, mask),
-    ).to.equal(undefined);
+    expect(answers(encode('ExportResponse', { partialSuccess: {} }), request, mask)).to.equal(undefined);
     // A long one is cut as every answer svc repeats.
-    const long = exportAnswers('otlp_http', 'metrics')(warning('w'.repeat(5000)), request, mask);
+    const long = answers(warning('w'.repeat(5000)), request, mask);
     expect(long?.warning?.length).to.be.below(400);
   });
 });
