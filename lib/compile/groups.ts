@@ -1,6 +1,6 @@
 /**
  * Clock groups: entries in one group share one start reference. Entries linked by `after`, or by the spans one names
- * of a traces entry (`exemplars.from`, `trace_context.from`, its span metrics), in either direction, transitively,
+ * of a traces entry (`exemplars.from`, `trace_context.from`), in either direction, transitively,
  * form a linked set that always lies in one group: the group one of them names, else `chain_<lowest id>`. Two
  * different groups named in one linked set, and entries of one group with different `start_time`s, are errors.
  */
@@ -23,14 +23,18 @@ export interface ClockGroup {
 
 /**
  * How one entry depends on another's timeline: `after` starts it at the other's crossing; `spans` names the spans
- * the other made at its own timestamps (an exemplar, a log record's trace context, a span metric), which must be
+ * the other made at its own timestamps (an exemplar, a log record's trace context), which must be
  * those of the same instants.
  */
 export type LinkKind = 'after' | 'spans';
 
-/** The entries `entry` is linked to, and by what. */
+/**
+ * The entries `entry` is linked to, and by what. A traces entry's span metrics are not linked: they copy its
+ * start_time, phase_offset, clock_group and after, so they already share its timeline, and a link would put the
+ * traces entry alone in a group, which moves its spans by its phase_offset.
+ */
 function linksOf(entry: Entry): { readonly ref: string; readonly kind: LinkKind }[] {
-  const spans = entry.exemplars?.from ?? entry.trace_context?.from ?? entry.span_metrics_of?.from;
+  const spans = entry.exemplars?.from ?? entry.trace_context?.from;
   return [
     ...(entry.after ? [{ ref: entry.after.ref, kind: 'after' as const }] : []),
     ...(spans !== undefined ? [{ ref: spans, kind: 'spans' as const }] : []),
@@ -114,7 +118,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     const linkedBy = linkKinds.get(name);
     // Why an entry naming spans cannot keep a start_time of its own: it would name spans of other instants.
     const why = linkedBy?.includes('spans')
-      ? ` (entries linked by ${describeLinks(linkedBy)} share one: a log record, an exemplar or a span metric is stamped on the timeline of the spans it names)`
+      ? ` (entries linked by ${describeLinks(linkedBy)} share one: a log record or an exemplar is stamped on the timeline of the spans it names)`
       : '';
     for (const i of indexes.slice(1)) {
       if (!sameStartTime(entries[i]!.start_time, reference)) {

@@ -360,8 +360,20 @@ describe('one incident across signals (exemplars, trace_context)', () => {
       throw new Error('the file compiled');
     };
     expect(problems(CHECKOUT, { ...LOGS, start_time: '-1h', trace_context: { from: 'checkout' } })).to.deep.equal([
-      'scenarios[1] (payment_logs): start_time: the entries of clock group "chain_checkout" share one start-time reference: expected 2026-01-01T00:00:00.000Z as on scenarios[0] (checkout), got -1h (entries linked by the spans they name share one: a log record, an exemplar or a span metric is stamped on the timeline of the spans it names)',
+      'scenarios[1] (payment_logs): start_time: the entries of clock group "chain_checkout" share one start-time reference: expected 2026-01-01T00:00:00.000Z as on scenarios[0] (checkout), got -1h (entries linked by the spans they name share one: a log record or an exemplar is stamped on the timeline of the spans it names)',
     ]);
+  });
+
+  it('span metrics leave a traces entry out of any clock group, so its spans start where they would without them', async () => {
+    // Before, the span metrics linked to the traces entry (group chain_checkout), which moved its spans by its
+    // phase_offset: with start_time 00:00:00 and phase_offset 2s the first span started at 00:00:02, not 00:00:00.
+    const late = { ...CHECKOUT, phase_offset: '2s', duration: '1s' };
+    const metrics = { sink: { type: 'stdout' }, interval: '1s' };
+    const loaded = compileScenario(file({ ...late, span_metrics: metrics }), { origin: 'spec' });
+    expect(loaded.groups).to.deep.equal([]);
+    const firstSpan = async (traces: Record<string, unknown>) =>
+      Math.min(...spansFromJsonLines((await runTogether(file(traces))).text('checkout')).map((s) => Number(s.start)));
+    expect(await firstSpan({ ...late, span_metrics: metrics })).to.equal(await firstSpan(late));
   });
 
   it('span metrics count the spans ended by each write, per service, name, kind and status', async () => {
