@@ -381,19 +381,23 @@ const service = andThen(
       ).describe('Resource attribute k8s.pod.name: <service>-<generation>-<pod>, the pod taking turns per trace.'),
     },
   ),
-  (raw, u, c): t.Validation<ServiceConfig> =>
+  (raw, u, c): t.Validation<ServiceConfig> => {
     // Every encoder, span metrics, trace_context.service and exemplars.service know a service by its key: a
-    // service.name of its own would show one service under two names.
-    raw.attributes !== undefined && Object.hasOwn(raw.attributes, SERVICE_NAME)
+    // service.name of its own would show one service under two names. One equal to the key says the same name
+    // again, so it is taken, and left to the key.
+    const { [SERVICE_NAME]: named, ...attributes } = raw.attributes ?? {};
+    const key = c[c.length - 1]?.key;
+    return named !== undefined && named !== key
       ? t.failures([
           errorAt(
             u,
             c,
             ['attributes', SERVICE_NAME],
-            `the service's name is its key in services (and the service its spans name): name the service ${show(String(raw.attributes[SERVICE_NAME]))} instead`,
+            `the service's name is its key in services (and the service its spans name): name the service ${show(String(named))} instead`,
           ),
         ])
-      : t.success({ ...raw, attributes: raw.attributes ?? {} }),
+      : t.success({ ...raw, attributes });
+  },
 ).describe('Resource attributes of one service (service.name is its key).');
 
 const sampled = new Codec<number>(

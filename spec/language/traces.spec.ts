@@ -75,6 +75,11 @@ describe('trace_generator', () => {
       tier: { form: 'list', values: ['gold', 2, true] },
     });
     expect(traceConfig(tree([], { sampled: 0.25 })).sampled).to.equal(0.25);
+    // A service.name equal to the service's key says its name again: taken, the key naming it.
+    const named = { frontend: { attributes: { 'service.name': 'frontend', 'cloud.region': 'eu' } } };
+    expect(traceConfig(tree([], { services: named })).services.frontend!.attributes).to.deep.equal({
+      'cloud.region': 'eu',
+    });
     expect(traceConfig(tree([])).seed).to.equal(0);
   });
 
