@@ -1,6 +1,6 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
 import { timestampOf, type LogBatch, type RecordSpan } from './model/batch.js';
-import type { SpanBatch } from './model/span.js';
+import { REQUEST_SPAN_KINDS, type SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { checkChoice, spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
 import { SplitMix64 } from '../lib/random.js';
@@ -58,7 +58,7 @@ export function traceContext<B extends LogBatch>(
   check('traceContext', 'probability', probability, PROBABILITY);
   check('traceContext', 'seed', seed, INTEGER);
   if (options.choice !== undefined) checkChoice('traceContext', 'choice', options.choice);
-  const choice = options.choice ?? { kinds: ['server', 'consumer'] };
+  const choice = options.choice ?? { kinds: REQUEST_SPAN_KINDS };
   const draws = new SplitMix64(seed);
   const failingOnly = on === 'error';
   const filters = [

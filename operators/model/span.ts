@@ -16,6 +16,11 @@ export type { AttributeValue, SpanResource };
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 export const SPAN_KINDS: readonly SpanKind[] = ['server', 'client', 'producer', 'consumer', 'internal'];
+/**
+ * The kinds of span of a request as its service served it: what exemplars with a `service` name, and what
+ * traceContext names of a record that is not failing, unless told which kinds.
+ */
+export const REQUEST_SPAN_KINDS: readonly SpanKind[] = ['server', 'consumer'];
 
 /** An attribute whose value each span picks: one of `values`, or `prefix` + a number below `cardinality`. */
 export type PickedAttribute =
