@@ -36,7 +36,8 @@ export function describeScenario(plan: ScenarioPlan, origin: string): string {
 /**
  * The same plan as JSON (`svc run --dry-run --format json`): per entry its id, its place in the
  * file, the pack it came from, when it starts, and its resolved configuration (secrets redacted,
- * durations in milliseconds, its `clock_group` there), then the clock groups.
+ * durations in milliseconds, its `clock_group` there), then the clock groups (`name`, `automatic`, `linked_by`,
+ * `members`, `start_time`).
  */
 export function planJson(plan: ScenarioPlan, origin: string): string {
   const entries = plan.plans.map(({ entry, label, pack, predictedStart }) => {
@@ -50,7 +51,12 @@ export function planJson(plan: ScenarioPlan, origin: string): string {
       config: redactConfig(entry),
     };
   });
-  const clockGroups = plan.groups.map((group) => ({ ...group, start_time: formatStartTime(group.start_time) }));
+  // Snake case, as the entries' configuration beside them.
+  const clockGroups = plan.groups.map(({ linkedBy, ...group }) => ({
+    ...group,
+    ...(linkedBy && { linked_by: linkedBy }),
+    start_time: formatStartTime(group.start_time),
+  }));
   return `${JSON.stringify({ scenario: origin, version: plan.version, kind: plan.kind, entries, clock_groups: clockGroups }, null, 2)}\n`;
 }
 

@@ -52,6 +52,45 @@ describe('svc run --dry-run of span metrics', () => {
   });
 });
 
+describe('svc run --dry-run of clock groups linked by the spans entries name', () => {
+  const { scenario } = scenarioDir('svc-plan-spans-');
+  const traces = `
+  - {id: checkout, name: checkout, signal_type: traces, rate: 1, duration: 1s, trace_generator: {root: {service: shop, operation: GET /, kind: server}}}`;
+  const logs = (extra: string) => `
+  - {id: errs, name: errs, signal_type: logs, rate: 1, duration: 1s, log_generator: {type: template, templates: [{message: hi}]},
+     trace_context: {from: checkout}${extra}}`;
+  const cpu = `
+  - {id: cpu, signal_type: metrics, name: cpu, rate: 10, duration: 1s, generator: {type: step, start: 0, step_size: 1}}`;
+
+  for (const [what, entries, linkedBy, text] of [
+    ['spans', traces + logs(''), ['spans'], 'the spans they name'],
+    [
+      'after and spans',
+      traces + cpu + logs(", after: {ref: cpu, op: '>', value: 2}"),
+      ['after', 'spans'],
+      'after and the spans they name',
+    ],
+  ] as const) {
+    it(`says the group is linked by ${what}, in text and as linked_by in JSON`, async () => {
+      const file = scenario(`${what.replace(/ /g, '-')}.yaml`, `version: 2\nkind: runnable\nscenarios:${entries}\n`);
+      const result = await svc(['run', '--dry-run', file]);
+      expect(result.code, result.stderr).to.equal(0);
+      const members = linkedBy.length === 1 ? 'checkout, errs' : 'checkout, cpu, errs';
+      expect(result.stderr).to.include(`  chain_checkout (automatic: linked by ${text}): ${members}; start_time now\n`);
+      const plan = JSON.parse((await svc(['run', '--dry-run', '--format', 'json', file])).stdout);
+      expect(plan.clock_groups).to.deep.equal([
+        {
+          name: 'chain_checkout',
+          automatic: true,
+          linked_by: linkedBy,
+          members: members.split(', '),
+          start_time: 'now',
+        },
+      ]);
+    });
+  }
+});
+
 describe('svc run --format json and -o', () => {
   const { dir, scenario } = scenarioDir('svc-plan-output-');
 
