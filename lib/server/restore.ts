@@ -3,6 +3,7 @@ import type { Entry } from '../config/types.js';
 import { nowOf } from './clock.js';
 import type { ServerDeps } from './deps.js';
 import { launchScenario, prepareScenario } from './launch.js';
+import { HttpError } from './http-error.js';
 import { compileBody } from './posted.js';
 import { DrainingError, TooManyEntriesError } from './registry.js';
 import type { ScenarioStore } from './state.js';
@@ -70,7 +71,12 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
         continue;
       }
       const detail = (error as { detail?: string }).detail ?? (error as Error).message;
-      logger.error({ file: where }, `${store.setting}: could not start ${where} again: ${detail}`);
+      // A body stored by an earlier version may fail checks added since: say so, as the detail names only the field.
+      const refused =
+        error instanceof HttpError && error.code === 'validation_failed'
+          ? "this version's checks refuse it (accepted when it was stored: by an earlier version, or before its catalog changed): "
+          : '';
+      logger.error({ file: where }, `${store.setting}: could not start ${where} again: ${refused}${detail}`);
     }
   }
   logger.info(

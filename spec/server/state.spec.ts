@@ -329,6 +329,26 @@ scenarios:
       expect(records(dir)).to.have.length(4);
     });
 
+    it('says a record it cannot start again is refused by the checks of this version, naming the field', async () => {
+      // A body stored before a check was added: the log said only 'could not start … again: <detail>'.
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const { id } = (await first.post(gauge('good_total'))).json();
+      const body =
+        'version: 2\nkind: runnable\nscenarios:\n  - {id: x, signal_type: metrics, name: x, rate: 1, generator: {type: constant, value: 1}, sprinkle: 1}\n';
+      writeFileSync(
+        join(dir, 'old.json'),
+        JSON.stringify({ svc_state: 'svc-state/1', format: 'yaml', body, ids: { x: id.replace(/./, 'f') } }),
+      );
+      const second = await serverOn(dir);
+      expect(await second.restore()).to.equal(1);
+      const errors = second.logs.filter((line) => line.level === 50).map((line) => line.msg);
+      expect(errors).to.have.length(1);
+      expect(errors[0]).to.match(
+        /^--state: could not start .*old\.json again: this version's checks refuse it \(accepted when it was stored: by an earlier version, or before its catalog changed\): scenarios\[0\] \(x\): sprinkle: unknown field/,
+      );
+    });
+
     it('skips a named pipe, a device and a directory named *.json without waiting on them, and starts the others', async function () {
       // Before, opening the pipe waited for a writer: the start never ended, deaf to SIGTERM.
       this.timeout(10_000);
