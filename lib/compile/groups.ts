@@ -33,12 +33,24 @@ export type LinkKind = 'after' | 'spans';
  * start_time, phase_offset, clock_group and after, so they already share its timeline, and a link would put the
  * traces entry alone in a group, which moves its spans by its phase_offset.
  */
-function linksOf(entry: Entry): { readonly ref: string; readonly kind: LinkKind }[] {
-  const spans = entry.exemplars?.from ?? entry.trace_context?.from;
+function linksOf(entry: Entry): Link[] {
+  const spans =
+    entry.exemplars?.from !== undefined
+      ? { ref: entry.exemplars.from, field: 'exemplars.from' }
+      : entry.trace_context?.from !== undefined
+        ? { ref: entry.trace_context.from, field: 'trace_context.from' }
+        : undefined;
   return [
-    ...(entry.after ? [{ ref: entry.after.ref, kind: 'after' as const }] : []),
-    ...(spans !== undefined ? [{ ref: spans, kind: 'spans' as const }] : []),
+    ...(entry.after ? [{ ref: entry.after.ref, kind: 'after' as const, field: 'after.ref' }] : []),
+    ...(spans ? [{ ...spans, kind: 'spans' as const }] : []),
   ];
+}
+
+/** One entry's link to another: the id it names, by what, in which field. */
+interface Link {
+  readonly ref: string;
+  readonly kind: LinkKind;
+  readonly field: string;
 }
 
 /** How a linked set's links read in messages: `after`, `the spans they name`, or both. */
@@ -81,33 +93,67 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     kindsOf.set(root(i), kinds);
   });
 
+  /** The link through which entry i joined its set's group, as messages tell it. */
+  const joinLink = (i: number): string => {
+    const own = linksOf(entries[i]!)[0];
+    if (own) return `its ${own.field} "${own.ref}"`;
+    const j = entries.findIndex((other) => linksOf(other).some((link) => link.ref === entries[i]!.id));
+    const link = linksOf(entries[j]!).find((candidate) => candidate.ref === entries[i]!.id)!;
+    return `${link.field} of ${labels[j]}`;
+  };
   const groupOf = entries.map((entry) => entry.clock_group);
   const automatic = new Set<string>();
   const linkKinds = new Map<string, LinkKind[]>();
+  /** Per entry that joined a named group through a link, that link as messages tell it. */
+  const joinedThrough = new Map<number, string>();
   for (const [at, members] of sets) {
     const kinds = [...kindsOf.get(at)!].sort();
     const named = members.filter((i) => entries[i]!.clock_group !== undefined);
     const first = named[0];
-    for (const i of named) {
-      if (entries[i]!.clock_group !== entries[first!]!.clock_group) {
-        issues.push({
-          index: i,
-          issue: {
-            path: ['clock_group'],
-            message:
-              `entries linked by ${describeLinks(kinds)} share one clock group, but this one names "${entries[i]!.clock_group}"` +
-              ` and ${labels[first!]} names "${entries[first!]!.clock_group}"`,
-          },
-        });
+    const advice = 'name the same clock_group on both, or drop one';
+    // A conflict is told once, on the entry whose link joins two groups, else on each member naming another group.
+    const direct = members.flatMap((i) =>
+      linksOf(entries[i]!).flatMap((link) => {
+        const target = byId.get(link.ref);
+        const [own, theirs] = [
+          entries[i]!.clock_group,
+          target === undefined ? undefined : entries[target]!.clock_group,
+        ];
+        return own !== undefined && theirs !== undefined && own !== theirs ? [{ i, target: target!, link }] : [];
+      }),
+    );
+    for (const { i, target, link } of direct)
+      issues.push({
+        index: i,
+        issue: {
+          path: ['clock_group'],
+          message:
+            `"${entries[i]!.clock_group}", but ${labels[target]} that its ${link.field} names is in "${entries[target]!.clock_group}":` +
+            ` entries linked by ${describeLinks([link.kind])} share one clock group: ${advice}`,
+        },
+      });
+    if (direct.length === 0)
+      for (const i of named) {
+        if (entries[i]!.clock_group !== entries[first!]!.clock_group) {
+          issues.push({
+            index: i,
+            issue: {
+              path: ['clock_group'],
+              message:
+                `entries linked by ${describeLinks(kinds)} share one clock group, but this one names "${entries[i]!.clock_group}"` +
+                ` and ${labels[first!]} names "${entries[first!]!.clock_group}": ${advice}`,
+            },
+          });
+        }
       }
-    }
     const name =
       first === undefined ? `chain_${members.map((i) => entries[i]!.id).sort()[0]}` : entries[first]!.clock_group!;
     if (first === undefined) automatic.add(name);
     linkKinds.set(name, [...new Set([...(linkKinds.get(name) ?? []), ...kinds])].sort());
+    if (first !== undefined)
+      for (const i of members) if (entries[i]!.clock_group === undefined) joinedThrough.set(i, joinLink(i));
     for (const i of members) groupOf[i] = name;
   }
-
   const members = new Map<string, number[]>();
   groupOf.forEach((group, i) => {
     if (group !== undefined) append(members, group, i);
@@ -116,10 +162,14 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
   for (const [name, indexes] of members) {
     const reference = entries[indexes[0]!]!.start_time;
     const linkedBy = linkKinds.get(name);
-    // Why an entry naming spans cannot keep a start_time of its own: it would name spans of other instants.
-    const why = linkedBy?.includes('spans')
-      ? ` (entries linked by ${describeLinks(linkedBy)} share one: a log record or an exemplar is stamped on the timeline of the spans it names)`
-      : '';
+    /** Why entry i is held to the reference: linked to it by spans, or joined the group through a link. */
+    const why = (i: number): string => {
+      const kinds = root(i) === root(indexes[0]!) ? kindsOf.get(root(i)) : undefined;
+      // An entry naming spans cannot keep a start_time of its own: it would name spans of other instants.
+      if (kinds?.has('spans'))
+        return ` (entries linked by ${describeLinks([...kinds].sort())} share one: a log record or an exemplar is stamped on the timeline of the spans it names)`;
+      return joinedThrough.has(i) ? ` (it joined "${name}" through ${joinedThrough.get(i)})` : '';
+    };
     for (const i of indexes.slice(1)) {
       if (!sameStartTime(entries[i]!.start_time, reference)) {
         issues.push({
@@ -128,7 +178,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
             path: ['start_time'],
             message:
               `the entries of clock group "${name}" share one start-time reference: expected ${formatStartTime(reference)}` +
-              ` as on ${labels[indexes[0]!]}, got ${formatStartTime(entries[i]!.start_time)}${why}`,
+              ` as on ${labels[indexes[0]!]}, got ${formatStartTime(entries[i]!.start_time)}${why(i)}`,
           },
         });
       }

@@ -210,7 +210,7 @@ scenarios:
       [
         `  - { name: a, clock_group: x, generator: { type: step, step_size: 1 } }
   - { name: b, clock_group: y, generator: { type: constant, value: 5 }, after: { ref: a, op: '>', value: 1 } }`,
-        'scenarios[1] (b): clock_group: entries linked by after share one clock group, but this one names "y" and scenarios[0] (a) names "x"',
+        'scenarios[1] (b): clock_group: "y", but scenarios[0] (a) that its after.ref names is in "x": entries linked by after share one clock group: name the same clock_group on both, or drop one',
       ],
       [
         `  - { id: p, pack: nope }`,

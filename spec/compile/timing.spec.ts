@@ -83,7 +83,7 @@ describe('compile: clock groups', () => {
         stepEntry('alert', { clock_group: 'b', ...after('mid', '>', 1) }),
       ]),
     ).to.deep.equal([
-      'scenarios[2] (alert): clock_group: entries linked by after share one clock group, but this one names "b" and scenarios[0] (cpu) names "a"',
+      'scenarios[2] (alert): clock_group: entries linked by after share one clock group, but this one names "b" and scenarios[0] (cpu) names "a": name the same clock_group on both, or drop one',
     ]);
   });
 

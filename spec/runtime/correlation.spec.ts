@@ -65,6 +65,17 @@ function file(...scenarios: Record<string, unknown>[]): ScenarioFile {
 }
 
 /** The problems of a file that does not validate. */
+/** The problems of a file that validates but does not compile. */
+function compileProblems(...scenarios: Record<string, unknown>[]): string[] {
+  try {
+    compileScenario(file(...scenarios), { origin: 'spec' });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((problem) => problem.message);
+    throw error;
+  }
+  throw new Error('the file compiled');
+}
+
 function refusal(...scenarios: Record<string, unknown>[]): string[] {
   try {
     file(...scenarios);
@@ -361,6 +372,33 @@ describe('one incident across signals (exemplars, trace_context)', () => {
     };
     expect(problems(CHECKOUT, { ...LOGS, start_time: '-1h', trace_context: { from: 'checkout' } })).to.deep.equal([
       'scenarios[1] (payment_logs): start_time: the entries of clock group "chain_checkout" share one start-time reference: expected 2026-01-01T00:00:00.000Z as on scenarios[0] (checkout), got -1h (entries linked by the spans they name share one: a log record or an exemplar is stamped on the timeline of the spans it names)',
+    ]);
+  });
+
+  it('refuses two clock groups joined by the spans an entry names, once, on that entry, saying how to fix it', () => {
+    // Before, the traces entry was blamed ("checkout, 3 of its entries", its span metrics counted) with no fix.
+    const spanMetrics = { sink: { type: 'stdout' }, exemplars: true };
+    const traces = { ...CHECKOUT, start_time: 'now', clock_group: 'G', span_metrics: spanMetrics };
+    const logs = { ...LOGS, start_time: 'now', clock_group: 'H', trace_context: { from: 'checkout' } };
+    const latency = { ...LATENCY, start_time: 'now', clock_group: 'H', exemplars: { from: 'checkout' } };
+    const told = (field: string, label: string) =>
+      `${label}: clock_group: "H", but scenarios[0] (checkout) that its ${field} names is in "G": entries linked by the spans they name share one clock group: name the same clock_group on both, or drop one`;
+    expect(compileProblems(traces, logs)).to.deep.equal([told('trace_context.from', 'scenarios[1] (payment_logs)')]);
+    expect(compileProblems(traces, latency)).to.deep.equal([
+      told('exemplars.from', 'scenarios[1] (http_request_duration_seconds)'),
+    ]);
+  });
+
+  it('explains a start_time mismatch in a named group by the link only where the link is the cause', () => {
+    // Before, both got the spans explanation, though the unrelated entry set the reference.
+    const unrelated = { ...LATENCY, name: 'unrelated', clock_group: 'G', start_time: '-1h' };
+    const traces = { ...CHECKOUT, start_time: 'now', clock_group: 'G' };
+    const logs = { ...LOGS, start_time: 'now', trace_context: { from: 'checkout' } };
+    const expected = (label: string, why: string) =>
+      `${label}: start_time: the entries of clock group "G" share one start-time reference: expected -1h as on scenarios[0] (unrelated), got now${why}`;
+    expect(compileProblems(unrelated, traces, logs)).to.deep.equal([
+      expected('scenarios[1] (checkout)', ''),
+      expected('scenarios[2] (payment_logs)', ' (it joined "G" through its trace_context.from "checkout")'),
     ]);
   });
 
