@@ -16,7 +16,10 @@ import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
 import { SPAN_METRICS_DIMENSIONS } from '../../operators/span-metrics.js';
-import { longestRecord, longestValues } from '../language/fields.js';
+import { longestRecord, longestValues, PLACEHOLDER, SEVERITIES } from '../language/fields.js';
+import { createLogEncoder } from '../encoders/index.js';
+import { byteLength, recordOf } from '../../operators/model/batch.js';
+import { seriesOf } from '../../operators/model/series.js';
 
 /** Loki's default limit of active streams per tenant (`limits_config.max_global_streams_per_user`). */
 export const LOKI_DEFAULT_MAX_STREAMS = 5000;
@@ -160,7 +163,7 @@ function streamLabelWarnings(entry: Entry): string[] {
     warnings.push(
       `labels: the entry's streams carry ${names.size} labels (${[...names].join(', ')}); Loki takes at most ${LOKI_DEFAULT_MAX_LABEL_NAMES} a stream by default (limits_config.max_label_names_per_series) and answers 400 to every push of more: raise that limit, or drop labels`,
     );
-  for (const [path, value] of longestLabelValues(entry)) {
+  for (const [path, , value] of longestLabelValues(entry)) {
     const bytes = Buffer.byteLength(value);
     if (bytes > LOKI_DEFAULT_MAX_LABEL_VALUE_BYTES)
       warnings.push(
@@ -171,59 +174,185 @@ function streamLabelWarnings(entry: Entry): string[] {
 }
 
 /**
- * Log records into a log store longer than Loki takes a line by default: the message and the field values alone
- * (every text encoder writes both) are past it. Loki answers 400 to each push carrying such a line (it writes the
- * push's other lines), and svc counts the whole push dropped; the limit is the store's setting, hence a warning.
+ * Log records into a log store longer than Loki takes a line by default, measured as the entry's encoder writes them
+ * (its timestamp, severity, labels, field names and escaping included: Loki measures the line it receives). Loki
+ * answers 400 to each push carrying such a line (it writes the push's other lines), and svc counts the whole push
+ * dropped; the limit is the store's setting, hence a warning. A template's longest record is encoded once (its
+ * message is at most 1 MiB). One warning names the first record over the limit and counts the others.
  */
 function lineSizeWarnings(entry: Entry): string[] {
   const generator = entry.log_generator;
   if (entry.signal_type !== 'logs' || entry.sink.type !== 'logstore' || !generator) return [];
-  const warn = (path: string, bytes: number) =>
-    bytes > LOKI_DEFAULT_MAX_LINE_BYTES
-      ? [
-          `${path}: records of at least ${bytes} bytes (UTF-8: the message and its field values); Loki takes lines of at most ${LOKI_DEFAULT_MAX_LINE_BYTES} bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit`,
-        ]
-      : [];
-  const bytesOf = ({ message, fields }: { message: string; fields: Readonly<Record<string, string>> }) =>
-    Object.values(fields).reduce((sum, value) => sum + Buffer.byteLength(value), Buffer.byteLength(message));
-  const longest = (records: readonly { message: string; fields: Readonly<Record<string, string>> }[]) =>
-    records.reduce((most, record) => Math.max(most, bytesOf(record)), 0);
+  const lineBytes = encodedLineBytes(entry);
+  const warn = (over: readonly { readonly bytes: number; readonly path: string }[], others: string) =>
+    over.length === 0
+      ? []
+      : [
+          `${over[0]!.path}${over.length > 1 ? ` (and ${over.length - 1} other ${others})` : ''}: records of ${over[0]!.bytes} bytes as the entry's encoder writes them (UTF-8); Loki takes lines of at most ${LOKI_DEFAULT_MAX_LINE_BYTES} bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit`,
+        ];
+  // A record is encoded only when its text alone does not settle it (the first one over aside, to be named with its
+  // size): under the limit even at its worst escaping (a byte of text is at most 6 bytes escaped, \u0000; a field
+  // adds at most 6 bytes around its name and value), or over it with its message and field values alone.
+  const empty = lineBytes({ severity: LONGEST_SEVERITY, message: '', fields: { a: '' } });
+  const over = (records: Iterable<TextRecord>) => {
+    const found: { bytes: number; path: string }[] = [];
+    for (const { path, values, text, record } of records) {
+      if (empty + MAX_ESCAPED_BYTES * text <= LOKI_DEFAULT_MAX_LINE_BYTES) continue;
+      if (found.length > 0 && values > LOKI_DEFAULT_MAX_LINE_BYTES) found.push({ bytes: values, path });
+      else {
+        const line = lineBytes(record());
+        if (line > LOKI_DEFAULT_MAX_LINE_BYTES) found.push({ bytes: line, path });
+      }
+    }
+    return found;
+  };
+  const replayed = (records: readonly LineRecord[], unit: string) =>
+    records.map(
+      (record, i): TextRecord => ({
+        path: `log_generator.file ${unit} ${i + 1}`,
+        ...Object.entries(record.fields).reduce(
+          ({ values, text }, [name, value]) => {
+            const bytes = Buffer.byteLength(value);
+            return { values: values + bytes, text: text + 1 + Buffer.byteLength(name) + bytes };
+          },
+          { values: Buffer.byteLength(record.message), text: Buffer.byteLength(record.message) },
+        ),
+        record: () => record,
+      }),
+    );
   switch (generator.type) {
     case 'template': {
-      const longest = longestValues(Buffer.byteLength);
-      return generator.templates.flatMap((template, i) => {
+      const longestBytes = longestValues(Buffer.byteLength);
+      const longest = longestEscapedValues();
+      const records = generator.templates.map((template, i) => {
         const pools = { ...generator.field_pools, ...template.field_pools };
-        const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength, longest);
-        return warn(`log_generator.templates[${i}].message`, message + fields);
+        const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength, longestBytes);
+        const record = (): LineRecord => {
+          const values: Record<string, string> = {};
+          const filled = template.message.replace(PLACEHOLDER, (text, name: string) =>
+            Object.hasOwn(pools, name) ? (values[name] = longest(pools[name]!)) : text,
+          );
+          return { severity: template.severity ?? LONGEST_SEVERITY, message: filled, fields: values };
+        };
+        // Each field's name is in the message too, as its placeholder: the message counted twice bounds them.
+        return {
+          path: `log_generator.templates[${i}].message`,
+          values: message + fields,
+          text: 2 * message + fields,
+          record,
+        };
       });
+      return warn(over(records), 'templates');
     }
     case 'csv_replay':
-      return warn('log_generator.file', longest(generator.table?.records ?? []));
-    case 'replay':
-      return warn(
-        'log_generator.file',
-        longest((generator.lines?.lines ?? []).map((message) => ({ message, fields: {} }))),
-      );
+      return warn(over(replayed(generator.table?.records ?? [], 'row')), 'rows');
+    case 'replay': {
+      const lines = (generator.lines?.lines ?? []).map((message) => ({
+        severity: LONGEST_SEVERITY,
+        message,
+        fields: {},
+      }));
+      return warn(over(replayed(lines, 'line')), 'lines');
+    }
   }
 }
 
-/** Where an entry's label values are written, each with the longest value it gives. */
-function longestLabelValues(entry: Entry): [path: string, value: string][] {
+/**
+ * A record to measure: where it is written, the UTF-8 bytes of its message and field values (the least its line
+ * holds), of its text (a bound of those and the field names, each escaped at most 6 times), and the record itself.
+ */
+interface TextRecord {
+  readonly path: string;
+  readonly values: number;
+  readonly text: number;
+  record(): LineRecord;
+}
+
+/** A log record as the line-size warning encodes it. */
+interface LineRecord {
+  readonly severity: string;
+  readonly message: string;
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** The most UTF-8 bytes a byte of text becomes when a text encoder escapes it (`\u0000`). */
+const MAX_ESCAPED_BYTES = 6;
+/** The longest severity name, for records whose severity is drawn at run time. */
+const LONGEST_SEVERITY = SEVERITIES.reduce((a, b) => (b.length > a.length ? b : a));
+
+/**
+ * The bytes of each record's line as the entry's encoder writes it (its separator left out), with the longest value of
+ * each of the entry's labels and, when it takes `trace_context`, span ids.
+ */
+function encodedLineBytes(entry: Entry): (record: LineRecord) => number {
+  const labels: Record<string, string> = {};
+  for (const [, name, value] of longestLabelValues(entry))
+    if (Buffer.byteLength(value) >= Buffer.byteLength(labels[name] ?? '')) labels[name] = value;
+  const series = seriesOf(labels);
+  const encoder = createLogEncoder(entry.encoder);
+  const one = Float64Array.of(0);
+  return ({ severity, message, fields }) =>
+    byteLength(
+      recordOf(
+        encoder.encode({
+          size: 1,
+          anchor: 0,
+          index: one,
+          offset: one,
+          severity: [severity],
+          message: [message],
+          fields: [fields],
+          ...(entry.trace_context && { context: [{ traceId: '0'.repeat(32), spanId: '0'.repeat(16), flags: 1 }] }),
+          series: [series],
+        }),
+        0,
+      ),
+    );
+}
+
+/**
+ * Each pool's value that is longest once escaped (as JSON: the most an encoder escapes), each pool measured once: the
+ * templates of a generator share its pools, of up to 100 000 values each.
+ */
+function longestEscapedValues(): (pool: readonly string[]) => string {
+  const found = new WeakMap<readonly string[], string>();
+  const escaped = (value: string) => Buffer.byteLength(JSON.stringify(value));
+  return (pool) => {
+    let longest = found.get(pool);
+    if (longest === undefined) {
+      let most = -1;
+      for (const value of pool) {
+        const bytes = escaped(value);
+        if (bytes > most) [most, longest] = [bytes, value];
+      }
+      found.set(pool, longest!);
+    }
+    return longest!;
+  };
+}
+
+/** Where an entry's label values are written, each with the label's name and the longest value it gives. */
+function longestLabelValues(entry: Entry): LabelValue[] {
   const counted = (prefix: string, cardinality: number) => prefix + String(cardinality - 1);
   return [
-    ...Object.entries(entry.labels).map(([name, value]): [string, string] => [formatPath(['labels', name]), value]),
-    ...entry.dynamic_labels.flatMap((label, i): [string, string][] =>
+    ...Object.entries(entry.labels).map(([name, value]): LabelValue => [formatPath(['labels', name]), name, value]),
+    ...entry.dynamic_labels.flatMap((label, i): LabelValue[] =>
       label.form === 'list'
-        ? label.values.map((value, j): [string, string] => [formatPath(['dynamic_labels', i, 'values', j]), value])
-        : [[formatPath(['dynamic_labels', i, 'prefix']), counted(label.prefix, label.cardinality)]],
+        ? label.values.map((value, j): LabelValue => [formatPath(['dynamic_labels', i, 'values', j]), label.key, value])
+        : [[formatPath(['dynamic_labels', i, 'prefix']), label.key, counted(label.prefix, label.cardinality)]],
     ),
-    ...entry.cardinality_spikes.map((spike, i): [string, string] => [
-      formatPath(['cardinality_spikes', i, 'prefix']),
-      // A random value is 16 hex digits.
-      spike.strategy === 'random' ? `${spike.prefix}${'0'.repeat(16)}` : counted(spike.prefix, spike.cardinality),
-    ]),
+    ...entry.cardinality_spikes.map(
+      (spike, i): LabelValue => [
+        formatPath(['cardinality_spikes', i, 'prefix']),
+        spike.label,
+        // A random value is 16 hex digits.
+        spike.strategy === 'random' ? `${spike.prefix}${'0'.repeat(16)}` : counted(spike.prefix, spike.cardinality),
+      ],
+    ),
   ];
 }
+
+type LabelValue = [path: string, name: string, value: string];
 
 /**
  * A logs `csv_replay` sampled too slowly for its rows: each tick writes the row in force (docs/scenario-fields.md

@@ -175,45 +175,82 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
         `{type: template, templates: [{message: ok}, {message: "${message}"}], field_pools: {${pools}}}`,
       );
 
-    it('warns of a template whose message and field values pass 262144 bytes in UTF-8, naming the template', () => {
-      // 40 000 × é is 80 000 bytes, three times in the message and once as the field: 320 003 bytes with "a: ".
-      const warning =
-        'log_generator.templates[1].message: records of at least 320003 bytes (UTF-8: the message and its field values); Loki takes lines of at most 262144 bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit';
+    const tail =
+      "bytes as the entry's encoder writes them (UTF-8); Loki takes lines of at most 262144 bytes by default (limits_config.max_line_size) and answers 400 to each push that carries a longer one (svc counts the whole push dropped): shorten the messages, or raise that limit";
+
+    it('warns of a template whose longest record, as the encoder writes it, passes 262144 bytes, naming the template', () => {
+      // 40 000 × é is 80 000 bytes, three times in the message and once as the field; json_lines adds the rest.
       const pools = `v: [x, "${'é'.repeat(40_000)}"]`;
-      expect(warningsOf(template('a: {v}{v}{v}', pools))).to.deep.equal([warning]);
+      expect(warningsOf(template('a: {v}{v}{v}', pools))).to.deep.equal([
+        `log_generator.templates[1].message: records of 320116 ${tail}`,
+      ]);
       expect(warningsOf(template('a: {v}{v}{v}', pools, 'file'))).to.deep.equal([]);
-      // 196 605 bytes in the message and 65 535 as the field: 262 140, within the limit.
-      expect(warningsOf(template('{v}{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([]);
+      // 196 605 bytes in the message and 65 535 as the field: 262 140, within the limit counting them alone, but the
+      // encoder's timestamp, severity, labels and field name made a line of 262 252 bytes, answered 400.
+      expect(warningsOf(template('{v}{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([
+        `log_generator.templates[1].message: records of 262253 ${tail}`,
+      ]);
+      expect(warningsOf(template('{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([]);
     });
 
-    it('warns of a csv_replay row whose message and fields pass it', () => {
-      const row = (message: string, fields: Record<string, string>) => ({ severity: 'info', message, fields });
-      // 65 536 bytes of message, 65 536 of field a and 2 × b's characters of field b (é).
-      const entry = (b: number) =>
-        ({
-          id: 'app',
-          signal_type: 'logs',
-          sink: { type: 'logstore', url: 'http://loki:3100' },
-          labels: { job: 'app' },
-          dynamic_labels: [],
-          cardinality_spikes: [],
-          start_time: { kind: 'now' },
-          rate: 1,
-          log_generator: {
-            type: 'csv_replay',
-            file: 'r.csv',
-            repeat: true,
-            timescale: 1,
-            table: {
-              times: { at: [0, 1000], span: 2000 },
-              records: [row('a', {}), row('x'.repeat(65_536), { a: 'y'.repeat(65_536), b: 'é'.repeat(b) })],
-            },
-          },
-        }) as unknown as Entry;
-      expect(entryWarnings(entry(65_537))[0]).to.match(
-        /^log_generator\.file: records of at least 262146 bytes \(UTF-8: the message and its field values\); Loki takes lines of at most 262144 bytes/,
+    it('counts what the encoder escapes: a quote is 2 bytes in json_lines', () => {
+      // 100 000 bytes of text, 200 000 escaped, plus the field's 50 000 × 2.
+      const quotes = `v: ['${'"'.repeat(50_000)}']`;
+      expect(warningsOf(template('{v}{v}', quotes))[0]).to.match(
+        /^log_generator\.templates\[1\]\.message: records of 300\d{3} bytes/,
       );
-      expect(entryWarnings(entry(65_536))).to.deep.equal([]);
+    });
+
+    it('gives one warning for all the templates over the limit, naming the first and counting the others', () => {
+      const big = `{message: "{v}{v}{v}{v}"}`;
+      const entry = logsEntry('    labels: {job: app}').replace(
+        '{type: template, templates: [{message: hello}]}',
+        `{type: template, templates: [{message: ok}, ${Array(100).fill(big).join(', ')}], field_pools: {v: ["${'x'.repeat(70_000)}"]}}`,
+      );
+      expect(warningsOf(entry)).to.have.length(1);
+      expect(warningsOf(entry)[0]).to.match(
+        /^log_generator\.templates\[1\]\.message \(and 99 other templates\): records of 350\d{3} bytes/,
+      );
+    });
+
+    const replayEntry = (generator: object) =>
+      ({
+        id: 'app',
+        signal_type: 'logs',
+        sink: { type: 'logstore', url: 'http://loki:3100' },
+        encoder: { type: 'json_lines' },
+        labels: { job: 'app' },
+        dynamic_labels: [],
+        cardinality_spikes: [],
+        start_time: { kind: 'now' },
+        rate: 1,
+        log_generator: generator,
+      }) as unknown as Entry;
+
+    it('warns of a csv_replay row whose record passes it, naming the row', () => {
+      const row = (message: string, fields: Record<string, string>) => ({ severity: 'info', message, fields });
+      // 65 536 bytes of message, 65 536 of field a and 2 × b's characters of field b (é), and the encoder's bytes.
+      const entry = (b: number) =>
+        replayEntry({
+          type: 'csv_replay',
+          file: 'r.csv',
+          repeat: true,
+          timescale: 1,
+          table: {
+            times: { at: [0, 1000], span: 2000 },
+            records: [row('a', {}), row('x'.repeat(65_536), { a: 'y'.repeat(65_536), b: 'é'.repeat(b) })],
+          },
+        });
+      expect(entryWarnings(entry(65_500))).to.deep.equal([`log_generator.file row 2: records of 262191 ${tail}`]);
+      expect(entryWarnings(entry(65_400))).to.deep.equal([]);
+    });
+
+    it('warns of a replayed line that passes it once escaped, naming the line', () => {
+      // 65 536 control characters are 65 536 bytes, each written \u0001 by json_lines: 393 216 bytes.
+      const entry = replayEntry({ type: 'replay', file: 'r.log', lines: { lines: ['a', '\u0001'.repeat(65_536)] } });
+      expect(entryWarnings(entry)[0]).to.match(
+        /^log_generator\.file line 2: records of 393\d{3} bytes as the entry's encoder/,
+      );
     });
   });
 
