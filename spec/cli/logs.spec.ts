@@ -135,13 +135,39 @@ describe('svc logs', () => {
       ],
       [
         ['--severity', 'info=1,error=2,info=3'],
-        '--severity: info is given twice, and only one value could be kept: give one weight a severity',
+        '--severity: info is given twice, and only one value could be kept: give each severity one weight',
+      ],
+      // Across repeated flags too: --severity info=1 --severity info=2 kept info=2 without a word.
+      [
+        ['--severity', 'info=1', '--severity', 'info=2'],
+        '--severity: info is given twice, and only one value could be kept: give each severity one weight',
       ],
     ] as const) {
       const result = await svc(['logs', '--rate', '1', '--duration', '1s', '--message', '{user}', ...argv]);
       expect(result.code, argv.join(' ')).to.equal(2);
       expect(result.stderr, argv.join(' ')).to.include(message);
     }
+  });
+
+  it('merges repeated --severity flags, as repeated --field flags', async () => {
+    // --severity info=1 --severity error=1 weighted error alone: the last flag replaced the first.
+    const result = await svc([
+      'logs',
+      '--rate',
+      '200',
+      '--duration',
+      '1s',
+      '--message',
+      'x',
+      '--severity',
+      'info=1',
+      '--severity',
+      'error=1',
+      '-q',
+    ]);
+    expect(result.code, result.stderr).to.equal(0);
+    const severities = new Set(lines(result.stdout).map((line) => JSON.parse(line).severity));
+    expect([...severities].sort()).to.deep.equal(['error', 'info']);
   });
 
   it('exits 2 on usage mistakes', async () => {

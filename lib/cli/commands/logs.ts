@@ -27,12 +27,12 @@ export class LogsCommand extends ScenarioCommand {
   mode = valueFlag('--mode', '<template|replay>', 'Log generator: template (default) or replay');
   message = listFlag('--message', '<template>', 'template: message template, repeatable');
   field = listFlag('--field', '<name=v1,v2,…>', 'template: placeholder pool, repeatable');
-  severity = valueFlag(
+  severity = listFlag(
     '--severity',
     '<level=weight,…>',
-    'template: severity weights, info=7,warn=2,error=1 (default: all info)',
+    'template: severity weights, info=7,warn=2,error=1, repeatable (default: all info)',
   );
-  severityWeights = valueFlag('--severity-weights', '<level=weight,…>', '--severity as the reference tool writes it');
+  severityWeights = listFlag('--severity-weights', '<level=weight,…>', '--severity as the reference tool writes it');
   seed = valueFlag('--seed', '<n>', 'template: seed of the record choice (default: 0)');
   file = valueFlag('--file', '<file>', 'replay: the file whose lines are the messages, one a record');
   replayFile = valueFlag('--replay-file', '<file>', '--file as the reference tool writes it');
@@ -77,7 +77,7 @@ export class LogsCommand extends ScenarioCommand {
   }
 
   /** `--mode replay`: the lines of --file, which the template flags do not shape. */
-  private replay(severity?: GivenFlag<string>, file?: GivenFlag<string>): Record<string, unknown> {
+  private replay(severity?: GivenFlag<string[]>, file?: GivenFlag<string>): Record<string, unknown> {
     const stray = (
       [
         ['--message', this.message],
@@ -93,7 +93,7 @@ export class LogsCommand extends ScenarioCommand {
   }
 
   /** `--mode template` (the default): records from the --message templates. */
-  private template(severity?: GivenFlag<string>, file?: GivenFlag<string>): Record<string, unknown> {
+  private template(severity?: GivenFlag<string[]>, file?: GivenFlag<string>): Record<string, unknown> {
     if (file !== undefined) throw new UsageError(`${file.flag} is the file of --mode replay: give --mode replay too`);
     if (!this.message?.length) throw new UsageError('missing --message (or give --scenario <file>)');
     return {
@@ -108,9 +108,9 @@ export class LogsCommand extends ScenarioCommand {
       ...(severity && {
         severity_weights: this.pairs(
           severity.flag,
-          severity.value.split(','),
+          severity.value.flatMap((weights) => weights.split(',')),
           (w) => flagNumber(severity.flag, w),
-          () => 'give one weight a severity',
+          () => 'give each severity one weight',
         ),
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
