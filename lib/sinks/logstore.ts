@@ -1,6 +1,5 @@
-import { gzipSync } from 'node:zlib';
 import { LABEL_KEY_PATTERN } from '../language/fields.js';
-import { httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
+import { gzippedBodies, httpBatchingSink, postBody, type HttpSinkOptions } from './http/batching-sink.js';
 import { lokiPushes, type LokiPush } from './framing/loki-push.js';
 import type { Sink } from '../../operators/deliver.js';
 
@@ -35,7 +34,8 @@ export function pushUrl(base: string): URL {
 export function logstoreSink(options: LogstoreSinkOptions): Sink {
   const gzip = options.compression === 'gzip';
   const pushes = lokiPushes(options.maxStreamsPerPush ?? DEFAULT_MAX_STREAMS_PER_PUSH);
-  return httpBatchingSink<LokiPush | GzipPush>(
+  const gzipped = gzippedBodies();
+  return httpBatchingSink<LokiPush>(
     options,
     {
       sink: 'logstore',
@@ -47,13 +47,10 @@ export function logstoreSink(options: LogstoreSinkOptions): Sink {
       },
       hint: refusalHint,
     },
-    gzip ? (chunks) => pushes(chunks).map((push) => ({ ...push, body: gzipSync(push.body) })) : pushes,
-    postBody,
+    pushes,
+    gzip ? async (push, http) => postBody({ body: await gzipped(push) }, http) : postBody,
   );
 }
-
-/** A push whose JSON body is gzip-compressed. */
-type GzipPush = Omit<LokiPush, 'body'> & { readonly body: Buffer };
 
 /**
  * What to check for a 400, by the store's own words (Loki's validation messages): structured metadata, line size and

@@ -1,6 +1,5 @@
-import { gzipSync } from 'node:zlib';
 import { statusMessage } from '../protocols/otlp.js';
-import { httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
+import { gzippedBodies, httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import { MAX_ANSWER_BYTES } from './http/endpoint.js';
 import {
   OTLP_DEFAULTS,
@@ -52,6 +51,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const gzip = options.compression === 'gzip';
   const batchSize = options.batchSize ?? OTLP_DEFAULTS.batchSize;
   const requests = otlpRequests(batchSize, options.resource, signal);
+  const gzipped = gzippedBodies();
   return httpBatchingSink<RecordRequest>(
     { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge },
     {
@@ -67,9 +67,9 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       refusalText,
       answerBytes,
     },
-    gzip ? (chunks) => requests(chunks).map((request) => ({ ...request, body: gzipSync(request.body) })) : requests,
+    requests,
     async (request, http) => {
-      const answer = await http.post(request.body).catch(tooLarge(request));
+      const answer = await http.post(gzip ? await gzipped(request) : request.body).catch(tooLarge(request));
       return exportReceipt('otlp_http', signal, answer.body, request, http.redact, answer.headers['content-type']);
     },
   );
