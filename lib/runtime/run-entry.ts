@@ -109,6 +109,7 @@ export function runEntry(entry: Entry, options: RunEntryOptions = {}): EntryRun 
     record,
   );
   const done = ended.then(async (error): Promise<EntryOutcome> => {
+    stats.end(scheduler.now());
     // Deliver closed the sink, counting what the close delivered or lost, whether the chain completed (a stop
     // completes it too) or errored.
     if (!error && lasting) return { error: lasting, inSink: true };

@@ -74,9 +74,25 @@ export class EntryStats {
   receiverWritten: { samples: number; histograms: number; exemplars: number } | undefined;
   /** Samples of the total for `current_rate`. */
   private readonly recent = new RateWindow();
+  /** When the entry ended (its sink closed); undefined while it runs. */
+  private endedAt: number | undefined;
 
   /** @param startedAt when the entry started; a `--workers` run moves it to the instant its workers start at, once all are ready. */
   constructor(public startedAt: number) {}
+
+  /** Marks the entry ended at `now`: its record no longer moves with the clock (see {@link asOf}). */
+  end(now: number): void {
+    this.endedAt ??= now;
+  }
+
+  /**
+   * The instant the record is read at: `now` while the entry runs, its end once it ended. An ended entry's
+   * `uptime`, `current_rate` and `degraded` stay as they were at its end, rather than growing (uptime) or
+   * decaying (the rate, over an ever longer span) as long as it stays listed.
+   */
+  asOf(now: number): number {
+    return this.endedAt === undefined ? now : Math.min(now, this.endedAt);
+  }
 
   /**
    * Counts one outcome of the sink subscriber: written chunks add events and bytes (buffered
@@ -133,10 +149,11 @@ export class EntryStats {
   /**
    * True when the entry had sink failures and nothing was delivered for
    * {@link DEGRADED_AFTER_MS}, counted from the last delivery (or from the start when nothing
-   * was ever delivered). `now` is passed in: the rule never reads the clock itself.
+   * was ever delivered). `now` is passed in: the rule never reads the clock itself; an ended entry is judged at its end.
    */
   degraded(now: number): boolean {
-    return this.totalSinkFailures > 0 && now - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
+    const at = this.asOf(now);
+    return this.totalSinkFailures > 0 && at - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
   }
 
   /**
@@ -158,7 +175,9 @@ export class EntryStats {
     return span > 0 ? ((this.totalEvents - this.recent.oldestTotal) * 1000) / span : 0;
   }
 
-  snapshot(now: number): StatsRecord {
+  /** The record at `now`, or at the entry's end once it ended ({@link asOf}). */
+  snapshot(readAt: number): StatsRecord {
+    const now = this.asOf(readAt);
     return {
       total_events: this.totalEvents,
       bytes_emitted: this.bytes,

@@ -531,6 +531,37 @@ scenarios:
       });
     });
 
+    it('stops the clock of an ended entry: uptime, elapsed_ms, current_rate and degraded stay as at its end', async () => {
+      const server = testServer({ failingSink: new Error('tcp sink: connection refused by 127.0.0.1:9') });
+      const { id } = (await post(server, gauge('duration: 2s'))).json();
+      // Exactly to its end: the end is taken when its sink closed, which a virtual clock does not move past.
+      server.advance(2000);
+      await new Promise((resolve) => setImmediate(resolve));
+      const read = async () => {
+        const one = (await get(server, `/scenarios/${id}`)).json();
+        const listed = (await get(server, '/scenarios')).json().scenarios[0];
+        const { uptime, current_rate, degraded } = one.stats;
+        return {
+          status: one.status,
+          elapsed_ms: one.elapsed_ms,
+          uptime,
+          current_rate,
+          degraded,
+          listed: listed.degraded,
+        };
+      };
+      const atEnd = await read();
+      expect(atEnd).to.include({ status: 'failed', elapsed_ms: 2000, uptime: 2, degraded: false });
+      expect(atEnd.current_rate).to.be.within(9, 10);
+      // Before, all of them moved on as long as the entry stayed listed: uptime 62 s, a rate of about 0.8/s, degraded.
+      server.advance(60_000);
+      expect(await read()).to.deep.equal(atEnd);
+      expect((await get(server, `/scenarios/${id}/stats`)).json()).to.include({
+        uptime: 2,
+        current_rate: atEnd.current_rate,
+      });
+    });
+
     it('answers the final statistics record: what the stop delivered or gave up is not lost with the id', async () => {
       const server = testServer({ failingSink: new Error('tcp sink: connection refused by 127.0.0.1:9') });
       const { id } = (await post(server, gauge())).json();

@@ -155,7 +155,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           ...identityOf(started),
           config: redactConfig(started.run.entry),
           stats: statsOf(started, now()),
-          elapsed_ms: now() - started.startedAt,
+          // Stops at the entry's end, as its uptime does.
+          elapsed_ms: started.run.stats.asOf(now()) - started.startedAt,
         };
       })
       .get('/:id/stats', (ctx) => {
@@ -256,9 +257,10 @@ function identityOf(started: StartedEntry) {
 /** Each entry's silence test, made once: the console polls the statistics of every running entry. */
 const silenced = perObject((entry: Entry) => silenceTest(entry.gaps, entry.gap_windows));
 
-/** The statistics record, with gap and burst state at this moment of the entry's clock. */
-function statsOf(started: StartedEntry, now: number) {
+/** The statistics record, with gap and burst state at this moment of the entry's clock (at its end, once it ended). */
+function statsOf(started: StartedEntry, readAt: number) {
   const { entry, stats } = started.run;
+  const now = stats.asOf(readAt);
   const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
   const elapsed = since === undefined ? undefined : now - since;
