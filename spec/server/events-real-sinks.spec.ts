@@ -44,13 +44,13 @@ describe('POST /events with real sinks', () => {
     );
   });
 
-  it('a file sink into a missing directory answers 502 naming the directory', async () => {
+  it('a file sink into a missing directory is refused, 422 naming sink.path and the directory', async () => {
     const path = join(dir, 'missing', 'events.prom');
     const res = await post(server, { type: 'file', path });
-    expect(res.statusCode).to.equal(502);
+    expect(res.statusCode).to.equal(422);
     expect(res.json()).to.deep.equal({
-      error: 'sink_failed',
-      detail: `file sink: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
+      error: 'file_sink_cannot_open',
+      detail: `sink.path: cannot open ${path}: the directory ${join(dir, 'missing')} does not exist`,
     });
   });
 

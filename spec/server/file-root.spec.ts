@@ -122,6 +122,29 @@ describe('file sinks on the server (design: server safety)', () => {
     expect(server.registry.list()).to.deep.equal([]);
   });
 
+  it('refuse at the request a file sink that cannot open: 422 naming sink.path, not a 201 whose scenario then fails', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const refusals = [
+      [
+        'missing/x.prom',
+        'file_sink_cannot_open',
+        `sink.path: cannot open missing/x.prom: the directory ${root}/missing does not exist`,
+      ],
+      ['sub', 'file_sink_not_a_file', 'sink.path: sub is a directory, not a file'],
+    ] as const;
+    for (const [path, code, detail] of refusals) {
+      const [scenario, event] = [await postScenario(server, path), await postEvent(server, path)];
+      for (const res of [scenario, event]) {
+        expect(res.statusCode, `${path}: ${res.body}`).to.equal(422);
+        expect(res.json().error, path).to.equal(code);
+      }
+      expect(scenario.json().detail).to.equal(`depth: ${detail}`);
+      expect(event.json().detail).to.equal(detail);
+    }
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+
   it('POST /events writes the checked path through a real file sink', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root, createSink: (config) => createSink(config) } });

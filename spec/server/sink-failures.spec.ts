@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asyncScheduler } from 'rxjs';
@@ -143,6 +143,8 @@ describe('sink failures of server scenarios: status, list and log', () => {
     });
   });
 
+  /** A directory below the file root that every sink's build removes: it was there for the request's checks. */
+  const GONE = 'gone';
   const realSinks = [
     [
       'an http_push sink to a port that refuses',
@@ -155,10 +157,14 @@ describe('sink failures of server scenarios: status, list and log', () => {
       'its sink delivered nothing: ',
     ],
     [
-      // A file that cannot be written stops its scenario at once (docs/reliability.md).
-      'a file sink into a directory that does not exist',
-      async () => ({ type: 'file', path: 'missing/events.prom' }),
-      /missing\/events\.prom/,
+      // A file that cannot be written stops its scenario at once (docs/reliability.md). A directory missing at the
+      // request is refused then (422 file_sink_cannot_open): this one goes between the request and the sink's open.
+      'a file sink whose directory was removed after the request',
+      async (root: string) => {
+        mkdirSync(join(root, GONE));
+        return { type: 'file', path: `${GONE}/events.prom` };
+      },
+      /gone\/events\.prom: the directory .*gone does not exist/,
       '',
     ],
   ] as const;
@@ -167,9 +173,15 @@ describe('sink failures of server scenarios: status, list and log', () => {
       const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-failing-')));
       const server = testServer({
         deps: { scheduler: asyncScheduler, fileRoot },
-        registry: { scheduler: asyncScheduler, createSink: (entry) => createSink(entry.sink) },
+        registry: {
+          scheduler: asyncScheduler,
+          createSink: (entry) => {
+            rmSync(join(fileRoot, GONE), { recursive: true, force: true });
+            return createSink(entry.sink);
+          },
+        },
       });
-      const id = await start(server, { duration: '200ms', sink: await sink() });
+      const id = await start(server, { duration: '200ms', sink: await sink(fileRoot) });
       const ended = await waitFor('the scenario to end', async () =>
         (await listed(server, id)).status === 'running' ? undefined : listed(server, id),
       );
