@@ -8,6 +8,7 @@ import {
   stat,
   write,
   writev,
+  type WriteStream,
 } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -55,6 +56,8 @@ export function fileSink({ path, append = false, trailer, realPath = false }: Fi
     trailer,
     finish: file.release,
     explain: (cause) => fileError(path, cause),
+    // An fs write stream counts the bytes its writes took, a partial one included (a new stream that failed to open: 0).
+    bytesWritten: () => (file.stream as Partial<WriteStream>).bytesWritten ?? 0,
   });
 }
 

@@ -25,6 +25,11 @@ export interface StreamSinkOptions {
    */
   readonly readerGone?: (cause: Error) => boolean;
   /**
+   * Bytes the destination took so far (a file stream's `bytesWritten`): after a failed write, what of it landed is
+   * counted delivered. Absent (stdout: a socket's count includes what it still buffers): the failure drops it all.
+   */
+  readonly bytesWritten?: () => number;
+  /**
    * Text the stream ends with (openmetrics `# EOF`): written once, by the last of the sinks
    * writing to this stream to close, if none of them failed.
    */
@@ -32,7 +37,15 @@ export interface StreamSinkOptions {
 }
 
 /** The stream sinks open on each stream (a file shared by entries, stdout) and the trailer it ends with. */
-const writers = new WeakMap<NodeJS.WritableStream, { users: number; trailer?: string; failed: boolean }>();
+const writers = new WeakMap<
+  NodeJS.WritableStream,
+  {
+    users: number;
+    trailer?: string;
+    failed: boolean /** Bytes whose write called back without error. */;
+    acked: number;
+  }
+>();
 
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer is under its
@@ -60,10 +73,10 @@ export function streamSink(options: StreamSinkOptions): Sink {
 /** Writes chunks to the stream; the stream's own buffer is the backpressure. */
 class StreamDriver implements SinkDriver {
   /**
-   * Events and bytes of each write still in the stream, in write order (the stream runs write
-   * callbacks in that order): what the next callback acknowledges. From `head` on.
+   * Each chunk still in the stream, in write order (the stream runs write callbacks in that order): what the next
+   * callback acknowledges. From `head` on. The stream holds their data until then anyway.
    */
-  private readonly inFlight: number[] = [];
+  private readonly inFlight: EncodedBatch[] = [];
   private head = 0;
   /** Whether the stream asked to wait for `'drain'`; cancels the drain listener. */
   private drainWait: (() => void) | undefined;
@@ -78,20 +91,20 @@ class StreamDriver implements SinkDriver {
   ) {
     this.events = streamEvents(options.stream);
     this.stopListening = this.events.onError(this.fail);
-    const writing = writers.get(options.stream) ?? { users: 0, failed: false };
+    const writing = writers.get(options.stream) ?? { users: 0, failed: false, acked: 0 };
     writing.users++;
     writing.trailer ??= options.trailer;
     writers.set(options.stream, writing);
   }
 
-  send({ size, data, bytes }: EncodedBatch): void {
+  send(chunk: EncodedBatch): void {
     if (this.gone) {
-      this.core.settleDropped(1, size, bytes);
+      this.core.settleDropped(1, chunk.size, chunk.bytes);
       return;
     }
-    this.inFlight.push(size, bytes);
+    this.inFlight.push(chunk);
     try {
-      this.options.stream.write(data, this.onWritten);
+      this.options.stream.write(chunk.data, this.onWritten);
     } catch (cause) {
       // Thrown, not called back (a chunk over what one write may hold, 2 GiB): the stream counts it as being
       // written and would never call back, drain nor finish; it is broken, as after an error event.
@@ -148,10 +161,10 @@ class StreamDriver implements SinkDriver {
       return;
     }
     const { inFlight } = this;
-    const size = inFlight[this.head]!;
-    const bytes = inFlight[this.head + 1]!;
-    this.head += 2;
+    const { size, bytes } = inFlight[this.head]!;
+    inFlight[this.head++] = undefined!;
     if (this.head === inFlight.length) inFlight.length = this.head = 0;
+    writers.get(this.options.stream)!.acked += bytes;
     this.core.delivered(size, bytes);
     this.core.settle(1, bytes);
     // The other sinks on the stream may wait with no write of theirs left to call back.
@@ -166,6 +179,7 @@ class StreamDriver implements SinkDriver {
   private readonly fail = (cause: Error): void => {
     if (this.core.failedWith || this.gone) return;
     const { target, explain, readerGone } = this.options;
+    this.deliverLanded();
     const { writes, size, bytes } = this.takeInFlight();
     if (readerGone?.(cause)) {
       this.gone = true;
@@ -179,18 +193,73 @@ class StreamDriver implements SinkDriver {
     );
   };
 
+  /**
+   * Counts delivered the writes still in flight that reached the file whole before the stream failed: a file stream
+   * writes its buffer in one `writev` (megabytes) and calls back every write of it with the error, though a full
+   * disk took all but the last part (dropped_events counted thousands of lines that were in the file).
+   * {@link StreamSinkOptions.bytesWritten} tells what landed. Of the write cut short, the events whose records are whole in the file are
+   * delivered; the rest of it is what the failure drops. Only for a stream this sink alone writes: on a shared one,
+   * what landed is not known to be this sink's.
+   */
+  private deliverLanded(): void {
+    const { stream, bytesWritten } = this.options;
+    const writing = writers.get(stream);
+    if (!bytesWritten || !writing || writing.users !== 1) return;
+    let landed = bytesWritten() - writing.acked;
+    const { inFlight } = this;
+    while (this.head < inFlight.length && inFlight[this.head]!.bytes <= landed) {
+      const { size, bytes } = inFlight[this.head]!;
+      inFlight[this.head++] = undefined!;
+      landed -= bytes;
+      writing.acked += bytes;
+      this.core.delivered(size, bytes);
+      this.core.settle(1, bytes);
+    }
+    const cut = inFlight[this.head];
+    if (!cut || landed <= 0) return;
+    const whole = wholeEvents(cut, landed);
+    if (whole.size === 0) return;
+    writing.acked += whole.bytes;
+    // The chunk stays in flight, its size less what landed: the failure drops the rest.
+    inFlight[this.head] = { ...cut, size: cut.size - whole.size, bytes: cut.bytes - whole.bytes };
+    this.core.deliveredPart(whole.size, whole.bytes);
+  }
+
   /** Forgets the writes still in the stream (and any drain wait): how many, their events and bytes. */
   private takeInFlight(): { writes: number; size: number; bytes: number } {
     let size = 0;
     let bytes = 0;
-    for (let i = this.head; i < this.inFlight.length; i += 2) {
-      size += this.inFlight[i]!;
-      bytes += this.inFlight[i + 1]!;
+    for (let i = this.head; i < this.inFlight.length; i++) {
+      size += this.inFlight[i]!.size;
+      bytes += this.inFlight[i]!.bytes;
     }
-    const writes = (this.inFlight.length - this.head) / 2;
+    const writes = this.inFlight.length - this.head;
     this.inFlight.length = this.head = 0;
     this.drainWait?.();
     this.drainWait = undefined;
     return { writes, size, bytes };
   }
+}
+
+/**
+ * The events of `chunk` whose records lie whole in its first `landed` bytes, and their bytes: records in order
+ * ({@link Frames}), an event `perEvent` records (or as many as `events` says a record holds).
+ */
+function wholeEvents({ data, frames }: EncodedBatch, landed: number): { size: number; bytes: number } {
+  let size = 0;
+  let bytes = 0;
+  let end = 0;
+  let recordEnd = 0;
+  for (let i = 0; i < frames.ends.length; i++) {
+    const next = frames.ends[i]!;
+    // Ends count code units of a string: its bytes are UTF-8.
+    recordEnd += typeof data === 'string' ? Buffer.byteLength(data.slice(end, next)) : next - end;
+    end = next;
+    if (recordEnd > landed) break;
+    const events = frames.events ? frames.events[i]! : (i + 1) % frames.perEvent === 0 ? 1 : 0;
+    if (events === 0) continue;
+    size += events;
+    bytes = recordEnd;
+  }
+  return { size, bytes };
 }
