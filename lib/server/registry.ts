@@ -208,6 +208,9 @@ export class EntryRegistry {
     const started = this.entries.get(id);
     if (!started) return undefined;
     this.forget(started);
+    // Its series may be in an exposition built while it ran. An ended entry forgotten by makeRoom is not counted:
+    // ending took its series out already (ScrapeBuffer.end), so what was built stays valid.
+    this.removed++;
     started.outcome = await started.run.stop();
     started.scrape.release();
     return started;
@@ -230,16 +233,16 @@ export class EntryRegistry {
     }
   }
 
-  /** Takes an entry out of the list: what was built from the list before (an exposition) is no longer valid. */
+  /** Takes an entry out of the list (and of the ended ones that give way to starts). */
   private forget(started: StartedEntry): void {
     this.entries.delete(started.id);
     this.ended.delete(started);
-    this.removed++;
   }
 
   /**
-   * Entries taken out so far, counted as soon as one is (before its stop's flush): what was built from the entries
-   * before (an exposition of their latest values) may show series no longer there.
+   * Entries removed so far ({@link remove}), counted as soon as one is (before its stop's flush): what was built from
+   * the entries before (an exposition of their latest values) may show series no longer there. Ended entries
+   * forgotten to make room are not counted: they showed no series since they ended.
    */
   get removals(): number {
     return this.removed;

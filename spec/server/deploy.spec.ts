@@ -134,8 +134,11 @@ describe('svc-server in a deployment', () => {
       const running = (await postFile(server, 1)).json();
       expect(server.registry.list().map(({ id }) => id)).to.deep.equal([first.id, second.id, running.id]);
       // A start of one entry needs the room of one: the first to end goes, the other stays.
+      const { removals } = server.registry;
       const next = (await postFile(server, 1)).json();
       expect(server.registry.list().map(({ id }) => id)).to.deep.equal([second.id, running.id, next.id]);
+      // Not a removal: its series left the exposition when it ended, so the one /scenarios/metrics keeps stays valid.
+      expect(server.registry.removals).to.equal(removals);
       expect((await server.request({ method: 'GET', url: `/scenarios/${first.id}` })).statusCode).to.equal(404);
       expect(server.logs.filter((line) => line.scenario === first.id).at(-1)).to.include({
         msg: 'scenario forgotten: it had ended, and the scenarios listed were at --max-entries (3): a new one took its place',
