@@ -182,6 +182,7 @@ class ServeCommand extends Command {
         for (const prepared of autostarts) launchScenario({ registry, logger }, prepared);
       }
       if (state && restore) await restore.restoreScenarios(state, deps);
+      registry.makeRoom();
     })();
     let signal: NodeJS.Signals | undefined;
     try {

@@ -105,7 +105,7 @@ export class EntryRegistry {
    * triggers wired by startEntries); throws, with nothing left running, when one cannot start,
    * a {@link TooManyEntriesError} when they would take the running entries past `maxEntries` (none starts),
    * and a {@link DrainingError} once the registry drains. The entries listed, running and ended, stay within
-   * `maxEntries` too: the ended ones that ended first are forgotten to make room, as if deleted. `ids` gives entries the ids they had
+   * `maxEntries` too once the caller kept the start and called {@link makeRoom}. `ids` gives entries the ids they had
    * before a restart (`--state`); the others get a new UUID. `gone`: entries deleted before the restart,
    * which others may still name (see {@link FileRunOptions.gone}).
    */
@@ -144,7 +144,6 @@ export class EntryRegistry {
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });
-    this.makeRoom(fileRun.runs.length);
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -217,13 +216,14 @@ export class EntryRegistry {
   }
 
   /**
-   * Forgets the entries that ended first until `adding` more fit within `maxEntries` listed: kept until deleted, the
-   * ended entries of a client posting short scenarios grew the server without bound (about 30 KiB each).
+   * Forgets the entries that ended first until those listed are within `maxEntries`: kept until deleted, the ended
+   * entries of a client posting short scenarios grew the server without bound (about 30 KiB each). Called once a
+   * start is kept, not by {@link start}: a start rolled back (its POST answered 500) leaves the ended ones listed.
    */
-  private makeRoom(adding: number): void {
+  makeRoom(): void {
     const max = this.options.maxEntries ?? DEFAULT_MAX_ENTRIES;
     for (const started of this.ended) {
-      if (this.entries.size + adding <= max) return;
+      if (this.entries.size <= max) return;
       this.forget(started);
       started.scrape.release();
       this.options.logger?.info(

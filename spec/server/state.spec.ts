@@ -434,6 +434,21 @@ scenarios:
       });
     });
 
+    it('forgets no ended scenario for a POST it could not write: only a kept start takes their room', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir, { maxEntries: 1 });
+      const ended = (await first.post(gauge('ended_total', 'duration: 1s'))).json();
+      first.server.advance(1100);
+      await first.server.registry.get(ended.id)!.run.done;
+      rmSync(dir, { recursive: true });
+      expect((await first.post(gauge('unsaved_total'))).statusCode).to.equal(500);
+      // Before, the start had forgotten it already: a POST answered 500 lost the ended scenario's statistics.
+      expect(first.running()).to.deep.equal([`${ended.id} ended_total`]);
+      expect(first.logs.map(({ msg }) => msg)).to.not.include.members([
+        'scenario forgotten: it had ended, and the scenarios listed were at --max-entries (1): a new one took its place',
+      ]);
+    });
+
     it('keeps nothing of a POST it could not write: a client retrying on a full disk does not grow the server', async () => {
       const heap = () => {
         collectGarbage();

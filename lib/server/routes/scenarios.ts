@@ -97,6 +97,8 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
         }
         if (deps.state) await keep(deps.state, deps, posted, started);
+        // Only now: a POST answered 500 (not kept) forgets no ended scenario.
+        registry.makeRoom();
         const summaries = started.map(identityOf);
         const warnings = prepared.warnings.map(({ text }) => text);
         ctx.status = 201;
