@@ -283,6 +283,9 @@ function logEnded(logger: Logger, started: StartedEntry): void {
   );
 }
 
+/** Why events were dropped with no sink error (a `dropped` delivery): the only sink that drops so is stdout. */
+const NOBODY_READING = 'no sink error: nobody was left to take them, as when the reader of stdout goes away';
+
 /**
  * Warns that `started`, which `how` (`ended`, `stopped`), did not deliver some of its events, as far as its
  * statistics know; false, logging nothing, when it delivered them all.
@@ -297,7 +300,7 @@ export function warnUndelivered(logger: Logger, started: StartedEntry, how: stri
       dropped_events: droppedEvents,
       sink_error: lastSinkError,
     },
-    `scenario ${how}: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (last sink error: ${lastSinkError})`,
+    `scenario ${how}: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (${lastSinkError === undefined ? NOBODY_READING : `last sink error: ${lastSinkError}`})`,
   );
   return true;
 }

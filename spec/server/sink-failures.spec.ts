@@ -130,6 +130,24 @@ describe('sink failures of server scenarios: status, list and log', () => {
     });
   });
 
+  it('a scenario whose events were dropped with no sink error (its reader gone) says so when it ends', async () => {
+    const sink = new ReportingSink();
+    const server = testServer({ registry: { createSink: () => sink } });
+    const id = await start(server, { duration: '500ms' });
+    server.advance(150);
+    sink.reports.next({ kind: 'delivered', size: 1, bytes: 10 });
+    // As the stdout sink reports events given up once its reader went away (EPIPE): no failure.
+    sink.reports.next({ kind: 'dropped', size: 3, bytes: 30 });
+    server.advance(500);
+    await settle();
+    const { total_events: total } = (await detail(server, id)).stats;
+    // Before: '(last sink error: undefined)'.
+    expect(logsOf(server, id, 40).at(-1)).to.include({
+      msg: `scenario ended: 3 of its ${total} events were not delivered (no sink error: nobody was left to take them, as when the reader of stdout goes away)`,
+      dropped_events: 3,
+    });
+  });
+
   it('a scenario that ends with everything delivered logs its end and its count', async () => {
     const server = testServer();
     const id = await start(server, { duration: '500ms' });
