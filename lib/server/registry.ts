@@ -161,8 +161,15 @@ export class EntryRegistry {
         started.scrape.end();
         if (statusOf(started) === 'failed') {
           const error = outcome.error?.message ?? run.stats.lastSinkError;
+          const { totalEvents, droppedEvents } = run.stats;
+          // Its counts too: a failed entry is forgotten as an ended one is, and its statistics with it.
           this.options.logger?.error(
-            { ...logFields(started.id, run.entry), sink_error: error },
+            {
+              ...logFields(started.id, run.entry),
+              sink_error: error,
+              total_events: totalEvents,
+              dropped_events: droppedEvents,
+            },
             `scenario failed: ${outcome.error ? '' : 'its sink delivered nothing: '}${error}`,
           );
         }

@@ -54,7 +54,15 @@ describe('sink failures of server scenarios: status, list and log', () => {
       null,
     ]);
     const [ended] = logsOf(server, id, 50);
-    expect(ended).to.include({ entry: 'room', name: 'temp_celsius', sink_error: REFUSED });
+    // With its counts, which leave with it (a DELETE, a start that needs its room): before, the line had none.
+    expect(ended).to.include({
+      entry: 'room',
+      name: 'temp_celsius',
+      sink_error: REFUSED,
+      total_events: one.stats.total_events,
+      dropped_events: one.stats.dropped_events,
+    });
+    expect(one.stats.dropped_events).to.be.above(0);
     expect(ended!.msg).to.match(/scenario failed: its sink delivered nothing/);
   });
 
