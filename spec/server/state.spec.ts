@@ -434,6 +434,23 @@ scenarios:
       });
     });
 
+    it('logs as stopped by the rollback only the scenarios it stopped, not those deleted while their record was written', async () => {
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      // A DELETE that comes while the record is written, which then fails.
+      first.state.save = async (_format, _body, ids) => {
+        for (const id of ids.values()) await first.server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+        throw new Error('ENOSPC: no space left on device');
+      };
+      expect((await first.post(gauge('deleted_total'))).statusCode).to.equal(500);
+      const [started] = first.server.logs.filter((line) => line.msg === 'scenario started');
+      const { id } = (started!.scenarios as { id: string }[])[0]!;
+      // Before, a second line said the POST's 500 stopped it, though the DELETE had.
+      expect(first.server.logs.filter((line) => line.scenario === id).map(({ msg }) => msg)).to.deep.equal([
+        'scenario stopped',
+      ]);
+    });
+
     it('forgets no ended scenario for a POST it could not write: only a kept start takes their room', async () => {
       const dir = stateDir();
       const first = await serverOn(dir, { maxEntries: 1 });

@@ -204,7 +204,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
 
 /**
  * Writes a started POST to the state directory before it is answered, so a 201 survives a restart; when the
- * write fails the scenarios are stopped again, each logged as stopped (the log said they started), and the answer is
+ * write fails the scenarios still listed are stopped again, each logged as stopped (the log said they started), and the answer is
  * a 500 saying why.
  */
 async function keep(
@@ -216,12 +216,13 @@ async function keep(
   try {
     await state.save(format, text, new Map(started.map((entry) => [entry.run.entry.id, entry.id])));
   } catch (error) {
-    await Promise.all(started.map((entry) => registry.remove(entry.id)));
+    // Those a DELETE or another POST's room took out meanwhile were logged as such: not stopped here.
+    const stopped = await Promise.all(started.map((entry) => registry.remove(entry.id)));
     const why =
       error instanceof StateDirectoryGone
         ? error.message
         : `${state.setting} ${state.dir} could not be written: ${(error as Error).message}`;
-    for (const entry of started)
+    for (const entry of stopped.filter((removed) => removed !== undefined))
       logger.error(
         { scenario: entry.id, entry: entry.run.entry.id, name: entry.name },
         `scenario stopped: its POST was answered 500 state_not_written: ${why}`,
