@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -79,22 +79,22 @@ export class ScenarioStore {
    * given: `SVC_STATE_DIR` when set by the variable), when it cannot be written.
    */
   static async open(dir: string, logger?: Logger, setting = '--state'): Promise<ScenarioStore> {
-    let mode: number;
+    let stats: Stats;
     try {
       await makeDirectory(dir);
-      const stats = await stat(dir);
+      stats = await stat(dir);
       if (!stats.isDirectory()) throw new Error('not a directory');
-      mode = stats.mode;
       const probe = join(dir, `.probe-${randomUUID()}`);
       await (await open(probe, 'w', FILE_MODE)).close();
       await unlink(probe);
     } catch (error) {
       throw new Error(`${setting} ${dir}: cannot write there: ${(error as Error).message}`);
     }
-    // A directory made beforehand keeps its mode. Warned, not refused: a volume's provisioner may make it so.
-    if (mode & constants.S_IWOTH)
+    // A directory made beforehand keeps its mode and owner. Warned, not refused: a volume's provisioner may make it so.
+    const writers = otherWriters(stats);
+    if (writers)
       logger?.warn(
-        `${setting} ${dir} is writable by every user of this machine (mode ${(mode & 0o7777).toString(8)}): anyone can put a record there, which the next start starts as a POST it took, API key or not; chmod 700 it, as svc-server makes it`,
+        `${setting} ${dir} ${writers} (mode ${(stats.mode & 0o7777).toString(8)}): they can put a record there, which the next start starts as a POST it took, API key or not; chown it to this server's user and chmod 700 it, as svc-server makes it`,
       );
     return new ScenarioStore(dir, setting, logger);
   }
@@ -349,4 +349,22 @@ function parseRecord(text: string): { format: BodyFormat; body: string; ids: Map
   for (const [entry, id] of Object.entries(ids))
     if (typeof id !== 'string' || !uuid.test(id)) throw new Error(`ids.${entry}: expected a UUID`);
   return { format: record.format, body: record.body, ids: new Map(Object.entries(ids as Record<string, string>)) };
+}
+
+/**
+ * Who but this server's user may write in the state directory, as a warning says it; undefined when nobody. Every
+ * user (mode o+w, as /tmp); an owner other than this user and root (root writes anywhere anyway); a group other than
+ * this server's own (mode g+w): a Kubernetes volume under `fsGroup` is group-writable on purpose, by the pod's group,
+ * which is the server's own when fsGroup is its gid (1000 in the image), and is not warned of.
+ */
+function otherWriters({ mode, uid, gid }: Stats): string | undefined {
+  if (mode & constants.S_IWOTH) return 'is writable by every user of this machine';
+  // Undefined where processes have no uid (Windows): nothing to compare with.
+  const user = process.getuid?.();
+  if (user !== undefined && uid !== user && uid !== 0)
+    return `is owned by another user (uid ${uid}; this server runs as uid ${user})`;
+  const group = process.getgid?.();
+  if (group !== undefined && mode & constants.S_IWGRP && gid !== group)
+    return `is writable by the users of its group (gid ${gid}; this server's group is ${group})`;
+  return undefined;
 }

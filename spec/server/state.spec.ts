@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -587,10 +588,33 @@ scenarios:
       const first = await serverOn(dir);
       expect(first.logs.map(({ level, msg }) => ({ level, msg }))).to.deep.include({
         level: 40,
-        msg: `--state ${dir} is writable by every user of this machine (mode 777): anyone can put a record there, which the next start starts as a POST it took, API key or not; chmod 700 it, as svc-server makes it`,
+        msg: `--state ${dir} is writable by every user of this machine (mode 777): they can put a record there, which the next start starts as a POST it took, API key or not; chown it to this server's user and chmod 700 it, as svc-server makes it`,
       });
       chmodSync(dir, 0o755);
       expect((await serverOn(dir)).logs).to.deep.equal([]);
+    });
+
+    it('warns at start when DIR is writable by another group, or owned by another user; not for its own group (fsGroup)', async function () {
+      // Before, only a directory writable by every user was warned of.
+      if (process.getuid?.() !== 0) this.skip(); // chown to another user takes root
+      const warningOf = async (dir: string) =>
+        (await serverOn(dir)).logs.filter(({ level }) => level === 40).map(({ msg }) => msg);
+      const dir = stateDir();
+      mkdirSync(dir);
+      chmodSync(dir, 0o770);
+      chownSync(dir, 0, 4242);
+      expect(await warningOf(dir)).to.deep.equal([
+        `--state ${dir} is writable by the users of its group (gid 4242; this server's group is ${process.getgid!()}) (mode 770): they can put a record there, which the next start starts as a POST it took, API key or not; chown it to this server's user and chmod 700 it, as svc-server makes it`,
+      ]);
+      // A Kubernetes volume under fsGroup: group-writable by the server's own group, setgid.
+      chmodSync(dir, 0o2770);
+      chownSync(dir, 0, process.getgid!());
+      expect(await warningOf(dir)).to.deep.equal([]);
+      chmodSync(dir, 0o700);
+      chownSync(dir, 4242, process.getgid!());
+      expect(await warningOf(dir)).to.deep.equal([
+        `--state ${dir} is owned by another user (uid 4242; this server runs as uid ${process.getuid!()}) (mode 700): they can put a record there, which the next start starts as a POST it took, API key or not; chown it to this server's user and chmod 700 it, as svc-server makes it`,
+      ]);
     });
 
     it('refuses a state path that cannot be a directory, naming it', async () => {
