@@ -92,7 +92,19 @@ export function pollRunning(list: HTMLElement, reports: Reports): void {
 export async function deleteAll(confirmed: (count: number) => boolean): Promise<void> {
   const { scenarios } = await api<{ scenarios: Listed[] }>('GET', '/scenarios');
   if (scenarios.length === 0 || !confirmed(scenarios.length)) return;
-  await Promise.all(scenarios.map((s) => api('DELETE', `/scenarios/${encodeURIComponent(s.id)}`)));
+  await Promise.all(scenarios.map((s) => removeScenario(s.id)));
+}
+
+/**
+ * `DELETE /scenarios/{id}`; a 404 is done too: the scenario went since the page listed it (another client's DELETE,
+ * or the server forgot it, ended, to make room for a start), which is what was asked.
+ */
+async function removeScenario(id: string): Promise<void> {
+  try {
+    await api('DELETE', `/scenarios/${encodeURIComponent(id)}`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+  }
 }
 
 async function refresh(list: HTMLElement, reports: Reports): Promise<void> {
@@ -172,7 +184,7 @@ function addCard(list: HTMLElement, listed: Listed, onError: (message: string) =
   const stop = card.querySelector<HTMLButtonElement>('.stop')!;
   stop.onclick = () => {
     stop.disabled = true;
-    api('DELETE', `/scenarios/${encodeURIComponent(listed.id)}`).catch((error: Error) => {
+    removeScenario(listed.id).catch((error: Error) => {
       stop.disabled = false;
       onError(`Could not ${stop.textContent!.toLowerCase()} ${listed.entry}: ${error.message}`);
     });

@@ -305,6 +305,36 @@ describe('web console in Chromium (docs/console.md)', () => {
     problems.splice(0, problems.length, ...problems.filter((problem) => !/status of 503/.test(problem)));
   });
 
+  it('takes a Stop answered 404 (removed by another client since the last poll) as done: no error', async () => {
+    const started = await post('signal_type: metrics\nname: gone\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
+    const { id } = (await started.json()) as { id: string };
+    const card = `.card[data-id="${id}"]`;
+    await page.waitForSelector(`${card} .stop`);
+    // Another client removes it just before the page's DELETE reaches the server.
+    await page.setRequestInterception(true);
+    const race = (request: HTTPRequest) =>
+      void (request.method() === 'DELETE'
+        ? api(`/scenarios/${id}`, { method: 'DELETE' }).then(() => request.continue())
+        : request.continue());
+    page.on('request', race);
+    try {
+      await page.click(`${card} .stop`);
+      await page.waitForFunction(
+        (selector) => !(globalThis as unknown as PageGlobals).document.querySelector(selector),
+        {},
+        card,
+      );
+    } finally {
+      page.off('request', race);
+      await page.setRequestInterception(false);
+    }
+    // Before, 'Could not stop gone: scenario … not found' under the Running heading.
+    expect(await page.$eval('#running-message', (message) => message.textContent)).to.not.include(
+      'Could not stop gone',
+    );
+    problems.splice(0, problems.length, ...problems.filter((problem) => !/status of 404/.test(problem)));
+  });
+
   it("takes a scenario removed between a poll's list and its reads as gone: its card goes, and no poll failed", async () => {
     const started = await post('signal_type: metrics\nname: raced\nrate: 1\ngenerator: { type: constant, value: 1 }\n');
     const { id } = (await started.json()) as { id: string };
