@@ -66,6 +66,30 @@ const SDK_ATTRIBUTES = [
   attribute('telemetry.sdk.version', VERSION),
 ];
 
+/**
+ * The message an otlp_grpc sink of metrics at `endpoint` gives up with on one batch, after `maxAttempts` calls
+ * (10 ms apart) of at most `timeout` ms each (the sink's default when absent).
+ */
+async function grpcGivenUp(endpoint: string, maxAttempts: number, timeout?: number): Promise<string> {
+  const sink = otlpGrpcSink({
+    endpoint,
+    signal: 'metrics',
+    ...(timeout !== undefined && { timeout }),
+    retry: { maxAttempts, initialBackoff: 10, maxBackoff: 10 },
+  });
+  sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
+  return ((await sink.close().catch((e: unknown) => e)) as Error).message;
+}
+
+/** The address (`127.0.0.1:port`) `server` listens on, once it does. */
+async function listening(server: {
+  listen(port: number, host: string, done: () => void): unknown;
+  address(): unknown;
+}) {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 describe('OTLP sinks', function () {
   this.timeout(20_000);
   let receiver: OtlpReceiver;
@@ -624,16 +648,7 @@ describe('OTLP sinks', function () {
 
   it('otlp_grpc: no connection, an unknown host and no answer in time are said in words, as the other sinks say them', async () => {
     const silent = await startHostileReceiver('silent');
-    const failure = async (endpoint: string) => {
-      const sink = otlpGrpcSink({
-        endpoint,
-        signal: 'metrics',
-        timeout: 300,
-        retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
-      });
-      sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
-      return ((await sink.close().catch((e: unknown) => e)) as Error).message;
-    };
+    const failure = (endpoint: string) => grpcGivenUp(endpoint, 1, 300);
     try {
       expect(await failure('127.0.0.1:1')).to.equal(
         'otlp_grpc sink: connection refused by 127.0.0.1:1: is the backend running, and is 127.0.0.1:1 the right port?',
@@ -654,16 +669,9 @@ describe('OTLP sinks', function () {
     const failureUnder = async (breakCall: (stream: ServerHttp2Stream) => void): Promise<string> => {
       const server = createHttp2Server();
       server.on('stream', breakCall);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const address = await listening(server);
       try {
-        const sink = otlpGrpcSink({
-          endpoint: address,
-          signal: 'metrics',
-          retry: { maxAttempts: 2, initialBackoff: 10, maxBackoff: 10 },
-        });
-        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
-        return ((await sink.close().catch((e: unknown) => e)) as Error).message.replaceAll(address, 'ADDRESS');
+        return (await grpcGivenUp(address, 2)).replaceAll(address, 'ADDRESS');
       } finally {
         server.close();
       }
@@ -685,16 +693,9 @@ describe('OTLP sinks', function () {
   it("otlp_grpc: a connection grpc-js could not make for a cause naming no system code is svc's failure to connect, not the endpoint's answer", async () => {
     const failure = async (handle: (socket: Socket) => void) => {
       const server = createNetServer(handle);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const address = await listening(server);
       try {
-        const sink = otlpGrpcSink({
-          endpoint: address,
-          signal: 'metrics',
-          retry: { maxAttempts: 1, initialBackoff: 10, maxBackoff: 10 },
-        });
-        sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1] })));
-        return ((await sink.close().catch((e: unknown) => e)) as Error).message.replaceAll(address, 'ADDRESS');
+        return (await grpcGivenUp(address, 1)).replaceAll(address, 'ADDRESS');
       } finally {
         server.close();
       }
