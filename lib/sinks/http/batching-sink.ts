@@ -4,6 +4,7 @@ import type { EncodedBatch } from '../../../operators/model/batch.js';
 import { batchingSink, type BatchSettings, type Receipt, type Request } from '../core/batching-sink.js';
 import { httpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from './endpoint.js';
 import { DEFAULT_RETRY } from '../core/retry.js';
+import { SinkError } from '../core/errors.js';
 import type { Sink } from '../../../operators/deliver.js';
 
 /**
@@ -55,9 +56,23 @@ export function httpBatchingSink<R extends Request>(
   exchange: (request: R, http: HttpEndpoint) => Promise<Receipt | void>,
 ): Sink {
   const http = httpEndpoint({ ...target, timeout: options.timeout ?? HTTP_SINK_DEFAULTS.timeout });
-  const send = (request: R) => exchange(request, http);
+  // Times the requests in flight were cut (a flush out of time, the sink closed). A request cut while its exchange
+  // awaited something before posting (gzip) was reported dropped: posted when that ends, it would still arrive.
+  let cuts = 0;
+  const send = (request: R) => {
+    const began = cuts;
+    const post: HttpEndpoint['post'] = (body, headers) =>
+      cuts === began
+        ? http.post(body, headers)
+        : Promise.reject(new SinkError(target.sink, `not sent to ${http.address}: the request was given up`));
+    return exchange(request, { ...http, post });
+  };
+  const cut = (end: () => void) => () => {
+    cuts++;
+    end();
+  };
   return batchingSink<R>(
-    { prepare, send, abort: () => http.abort(), release: () => http.release() },
+    { prepare, send, abort: cut(http.abort), release: cut(http.release) },
     {
       name: target.sink,
       target: http.address,

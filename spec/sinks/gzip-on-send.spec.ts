@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import type { EncodedBatch } from '../../operators/model/batch.js';
+import type { Sink, SinkReport } from '../../operators/deliver.js';
+import { seriesOf } from '../../operators/model/series.js';
+import { otlpLogs } from '../../lib/encoders/otlp.js';
+import { logstoreSink } from '../../lib/sinks/logstore.js';
+import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
+import { chunk, logBatch } from '../support/batches.js';
+import { startHttpReceiver, type HttpReceiver } from '../support/backends/http-receiver.js';
+
+/** Lines that do not compress to nothing, so gzip takes a while (tens of ms for the big ones). */
+function lines(count: number, length: number): string[] {
+  const seed = Math.random().toString(36);
+  return Array.from({ length: count }, (_, i) => `${seed}-${i}-${(i * 7919).toString(36).repeat(length / 8)}`);
+}
+
+/** logstore and otlp_http with `compression: gzip`, and a chunk of `count` records of about `length` bytes. */
+const SINKS: {
+  name: string;
+  sink: (url: string, settings: { flushTimeout?: number }) => Sink;
+  chunk: (count: number, length: number) => EncodedBatch;
+}[] = [
+  {
+    name: 'logstore',
+    sink: (url, settings) =>
+      logstoreSink({ url, compression: 'gzip', batchSize: 1 << 30, maxAge: 0, ...QUICK, ...settings }),
+    chunk: (count, length) =>
+      chunk(lines(count, length).join('\n') + '\n', count, { series: [seriesOf({ job: 'svc' })], times: [Date.now()] }),
+  },
+  {
+    name: 'otlp_http',
+    sink: (url, settings) =>
+      otlpHttpSink({ url, signal: 'logs', compression: 'gzip', batchSize: 1 << 30, maxAge: 0, ...QUICK, ...settings }),
+    chunk: (count, length) =>
+      otlpLogs().encode(logBatch(lines(count, length).map((message) => ({ severity: 'info', message })))),
+  },
+];
+
+const QUICK = { retry: { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 }, random: () => 0 };
+
+describe('compression: gzip (logstore, otlp_http): each request compressed as it is sent', () => {
+  let receiver: HttpReceiver;
+  beforeEach(async () => (receiver = await startHttpReceiver()));
+  afterEach(async () => receiver.stop());
+
+  for (const { name, sink: sinkOf, chunk: chunkOf } of SINKS) {
+    describe(name, () => {
+      it('a request given up while it is compressed (its flush out of time) is never posted', async () => {
+        const sink = sinkOf(receiver.url, { flushTimeout: 2 });
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        sink.write(chunkOf(60_000, 200));
+        const closed = await sink.close().then(
+          () => 'closed',
+          (error: Error) => error.message,
+        );
+        expect(closed).to.match(/acknowledged nothing/);
+        expect(new Set(reports.map((r) => r.kind))).to.deep.equal(new Set(['failed']));
+        // Long enough for gzip of the 12 MB to end (about 100 ms here).
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        expect(
+          receiver.requests.map((r) => r.raw.length),
+          'requests after the give-up',
+        ).to.deep.equal([]);
+      });
+    });
+  }
+});
