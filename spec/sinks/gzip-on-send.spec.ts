@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { syncBuiltinESMExports } from 'node:module';
+import zlib from 'node:zlib';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { Sink, SinkReport } from '../../operators/deliver.js';
 import { seriesOf } from '../../operators/model/series.js';
@@ -38,6 +40,27 @@ const SINKS: {
 
 const QUICK = { retry: { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 }, random: () => 0 };
 
+/** Counts the calls of zlib's gzip while `body` runs, failing those `fails` says (by call number, from 1). */
+async function countingGzip(
+  body: () => Promise<void>,
+  fails: (call: number) => boolean = () => false,
+): Promise<number> {
+  const original = zlib.gzip;
+  let calls = 0;
+  zlib.gzip = ((input: zlib.InputType, done: zlib.CompressCallback) =>
+    fails(++calls)
+      ? setImmediate(() => done(new Error('zlib ran out of memory'), Buffer.alloc(0)))
+      : original(input, done)) as typeof zlib.gzip;
+  syncBuiltinESMExports();
+  try {
+    await body();
+  } finally {
+    zlib.gzip = original;
+    syncBuiltinESMExports();
+  }
+  return calls;
+}
+
 describe('compression: gzip (logstore, otlp_http): each request compressed as it is sent', () => {
   let receiver: HttpReceiver;
   beforeEach(async () => (receiver = await startHttpReceiver()));
@@ -45,6 +68,22 @@ describe('compression: gzip (logstore, otlp_http): each request compressed as it
 
   for (const { name, sink: sinkOf, chunk: chunkOf } of SINKS) {
     describe(name, () => {
+      it('a gzip that failed is tried again with the request, and the retry delivers', async () => {
+        const sink = sinkOf(receiver.url, {});
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        const calls = await countingGzip(
+          async () => {
+            sink.write(chunkOf(10, 50));
+            await sink.close();
+          },
+          (call) => call === 1,
+        );
+        expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'delivered']);
+        expect(calls).to.equal(2);
+        expect(receiver.accepted).to.have.length(1);
+      });
+
       it('a request given up while it is compressed (its flush out of time) is never posted', async () => {
         const sink = sinkOf(receiver.url, { flushTimeout: 2 });
         const reports: SinkReport[] = [];
