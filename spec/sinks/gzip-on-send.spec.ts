@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { syncBuiltinESMExports } from 'node:module';
-import zlib from 'node:zlib';
+import zlib, { gunzipSync } from 'node:zlib';
+import { gzippedBodies } from '../../lib/sinks/http/batching-sink.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import type { Sink, SinkReport } from '../../operators/deliver.js';
 import { seriesOf } from '../../operators/model/series.js';
@@ -65,6 +66,16 @@ describe('compression: gzip (logstore, otlp_http): each request compressed as it
   let receiver: HttpReceiver;
   beforeEach(async () => (receiver = await startHttpReceiver()));
   afterEach(async () => receiver.stop());
+
+  it('a compressed body replaces the raw one in its request: a batch waiting on its last request holds one copy of each', async () => {
+    const gzipped = gzippedBodies();
+    const raw = JSON.stringify({ line: 'x'.repeat(1_000_000) });
+    const request: { body: string | Uint8Array } = { body: raw };
+    const body = await gzipped(request);
+    expect(request.body).to.equal(body);
+    expect(gunzipSync(body).toString()).to.equal(raw);
+    expect(await gzipped(request), 'compressed once').to.equal(body);
+  });
 
   for (const { name, sink: sinkOf, chunk: chunkOf } of SINKS) {
     describe(name, () => {
