@@ -41,17 +41,31 @@ const SINKS: {
 
 const QUICK = { retry: { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 }, random: () => 0 };
 
-/** Counts the calls of zlib's gzip while `body` runs, failing those `fails` says (by call number, from 1). */
+/**
+ * Counts the calls of zlib's gzip while `body` runs, failing those `fails` says (by call number, from 1), and the
+ * event loop turns while a compression runs (none when it would hold the loop).
+ */
 async function countingGzip(
   body: () => Promise<void>,
   fails: (call: number) => boolean = () => false,
-): Promise<number> {
+): Promise<{ calls: number; turns: number }> {
   const original = zlib.gzip;
   let calls = 0;
-  zlib.gzip = ((input: zlib.InputType, done: zlib.CompressCallback) =>
-    fails(++calls)
-      ? setImmediate(() => done(new Error('zlib ran out of memory'), Buffer.alloc(0)))
-      : original(input, done)) as typeof zlib.gzip;
+  let turns = 0;
+  let running = 0;
+  const turn = (): void => {
+    if (running === 0) return;
+    turns++;
+    setImmediate(turn);
+  };
+  zlib.gzip = ((input: zlib.InputType, done: zlib.CompressCallback) => {
+    if (fails(++calls)) return setImmediate(() => done(new Error('zlib ran out of memory'), Buffer.alloc(0)));
+    if (running++ === 0) setImmediate(turn);
+    original(input, (error, compressed) => {
+      running--;
+      done(error, compressed);
+    });
+  }) as typeof zlib.gzip;
   syncBuiltinESMExports();
   try {
     await body();
@@ -59,7 +73,7 @@ async function countingGzip(
     zlib.gzip = original;
     syncBuiltinESMExports();
   }
-  return calls;
+  return { calls, turns };
 }
 
 describe('compression: gzip (logstore, otlp_http): each request compressed as it is sent', () => {
@@ -79,11 +93,31 @@ describe('compression: gzip (logstore, otlp_http): each request compressed as it
 
   for (const { name, sink: sinkOf, chunk: chunkOf } of SINKS) {
     describe(name, () => {
+      it('compressed once, off the event loop, however often it is retried: 503 twice, then 204', async () => {
+        let posts = 0;
+        receiver.answer(() => (++posts <= 2 ? { status: 503 } : { status: 204 }));
+        const sink = sinkOf(receiver.url, {});
+        const reports: SinkReport[] = [];
+        sink.reports!.subscribe((r) => reports.push(r));
+        const { calls, turns } = await countingGzip(async () => {
+          sink.write(chunkOf(5_000, 200));
+          await sink.close();
+        });
+        expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'retrying', 'delivered']);
+        expect(calls, 'gzip calls').to.equal(1);
+        expect(turns, 'event loop turns while compressing').to.be.above(0);
+        const [first, ...retries] = receiver.requests.map((r) => r.raw);
+        expect(retries).to.have.length(2);
+        for (const retry of retries) expect(retry.equals(first!), 'the retry sends the same bytes').to.equal(true);
+        expect(receiver.requests.every((r) => r.headers['content-encoding'] === 'gzip')).to.equal(true);
+        expect(gunzipSync(first!).length).to.be.above(first!.length * 2);
+      });
+
       it('a gzip that failed is tried again with the request, and the retry delivers', async () => {
         const sink = sinkOf(receiver.url, {});
         const reports: SinkReport[] = [];
         sink.reports!.subscribe((r) => reports.push(r));
-        const calls = await countingGzip(
+        const { calls } = await countingGzip(
           async () => {
             sink.write(chunkOf(10, 50));
             await sink.close();
