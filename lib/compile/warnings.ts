@@ -234,11 +234,12 @@ function lineSizeWarnings(entry: Entry): string[] {
           );
           return { severity: template.severity ?? LONGEST_SEVERITY, message: filled, fields: values };
         };
-        // Each field's name is in the message too, as its placeholder: the message counted twice bounds them.
+        // Each field's name is in the template's message, as its placeholder (`{name}`, a byte or more beyond the
+        // name): that message's bytes bound the names, the filled one not (long names with short values).
         return {
           path: `log_generator.templates[${i}].message`,
           values: message + fields,
-          text: 2 * message + fields,
+          text: Buffer.byteLength(template.message) + message + fields,
           record,
         };
       });

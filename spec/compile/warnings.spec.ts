@@ -193,6 +193,37 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
       expect(warningsOf(template('{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([]);
     });
 
+    it('counts the field names of a template whose placeholders are longer than their values', () => {
+      // 3 700 placeholders of 64-character names, each value `x`: the message is 3 700 bytes, but json_lines writes
+      // each name as a field too: a line of 266 506 bytes. The names were left out of the bound, the line not encoded.
+      const names = Array.from({ length: 3_700 }, (_, i) => `f${String(i).padStart(63, '0')}`);
+      const message = names.map((name) => `{${name}}`).join('');
+      // Past the YAML limit (128 KiB): sent as JSON, as a file this large would be.
+      const json = JSON.stringify({
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          {
+            id: 'app',
+            name: 'app',
+            signal_type: 'logs',
+            rate: 1,
+            labels: { job: 'app' },
+            sink: { type: 'logstore', url: 'http://loki:3100' },
+            log_generator: {
+              type: 'template',
+              templates: [{ message }],
+              field_pools: Object.fromEntries(names.map((name) => [name, ['x']])),
+            },
+          },
+        ],
+      });
+      const file = loadScenario(json, { origin: 'test.json', format: 'json' });
+      expect(
+        compileScenario(file, { origin: 'test.json' }).scenarios.flatMap((entry) => entryWarnings(entry))[0],
+      ).to.match(/^log_generator\.templates\[0\]\.message: records of 266\d{3} bytes/);
+    });
+
     it('counts what the encoder escapes: a quote is 2 bytes in json_lines', () => {
       // 100 000 bytes of text, 200 000 escaped, plus the field's 50 000 × 2.
       const quotes = `v: ['${'"'.repeat(50_000)}']`;
