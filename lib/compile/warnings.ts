@@ -206,10 +206,11 @@ function lineSizeWarnings(entry: Entry): string[] {
     }
     return found;
   };
-  const replayed = (records: readonly LineRecord[], unit: string) =>
+  // Named by the file's line, as the reader's own errors are: blank lines (and a CSV's comments) hold no record.
+  const replayed = (records: readonly LineRecord[], lineNumbers: readonly number[]) =>
     records.map(
       (record, i): TextRecord => ({
-        path: `log_generator.file ${unit} ${i + 1}`,
+        path: `log_generator.file line ${lineNumbers[i]}`,
         ...Object.entries(record.fields).reduce(
           ({ values, text }, [name, value]) => {
             const bytes = Buffer.byteLength(value);
@@ -246,14 +247,14 @@ function lineSizeWarnings(entry: Entry): string[] {
       return warn(over(records), 'templates');
     }
     case 'csv_replay':
-      return warn(over(replayed(generator.table?.records ?? [], 'row')), 'rows');
+      return warn(over(replayed(generator.table?.records ?? [], generator.table?.lineNumbers ?? [])), 'rows');
     case 'replay': {
       const lines = (generator.lines?.lines ?? []).map((message) => ({
         severity: LONGEST_SEVERITY,
         message,
         fields: {},
       }));
-      return warn(over(replayed(lines, 'line')), 'lines');
+      return warn(over(replayed(lines, generator.lines?.lineNumbers ?? [])), 'lines');
     }
   }
 }

@@ -338,7 +338,7 @@ export function logTable(text: string, origin: string, defaultSeverity: Severity
     const fields = Object.fromEntries(fieldColumns.filter((k) => cells[k] !== '').map((k) => [header[k]!, cells[k]!]));
     return { severity: level, message: cells[message]!, fields };
   });
-  return { times, records, toJSON: () => ({ rows: rows.length }) };
+  return { times, records, lineNumbers: rows.map(({ line }) => line), toJSON: () => ({ rows: rows.length }) };
 }
 
 const BYTE_ORDER_MARK = '\uFEFF';
@@ -347,6 +347,7 @@ const BYTE_ORDER_MARK = '\uFEFF';
 export function logLines(text: string, origin: string): LogLines {
   const fail = (message: string) => new ConfigError('invalid', origin, [{ path: '', message }]);
   const lines: string[] = [];
+  const lineNumbers: number[] = [];
   // Line by line, not split whole: a file of blank lines would be millions of strings at once. A byte-order mark
   // (editors on Windows write one) is no text of the first line, as the CSV reader and the scenario parser drop it.
   for (let start = text.startsWith(BYTE_ORDER_MARK) ? 1 : 0, number = 1; start < text.length; number++) {
@@ -360,7 +361,8 @@ export function logLines(text: string, origin: string): LogLines {
     if (lines.length === MAX_CSV_ROWS)
       throw fail(`more than ${MAX_CSV_ROWS} lines that are not blank, the limit for a replay file`);
     lines.push(line);
+    lineNumbers.push(number);
   }
   if (lines.length === 0) throw fail('expected at least one line that is not blank, got none');
-  return { lines, toJSON: () => ({ lines: lines.length }) };
+  return { lines, lineNumbers, toJSON: () => ({ lines: lines.length }) };
 }

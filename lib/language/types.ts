@@ -129,6 +129,8 @@ export interface LogTable {
     readonly message: string;
     readonly fields: Readonly<Record<string, string>>;
   }[];
+  /** The file's line of each record (comments and blank lines skipped are counted), for messages. */
+  readonly lineNumbers: readonly number[];
   /** A summary, not the rows: what dry-run shows. */
   toJSON(): object;
 }
@@ -147,6 +149,8 @@ export interface LineReplayLogGenerator {
 /** The lines of a replayed log file that are not blank. */
 export interface LogLines {
   readonly lines: readonly string[];
+  /** The file's line of each of `lines` (blank ones skipped are counted), for messages. */
+  readonly lineNumbers: readonly number[];
   /** A summary, not the lines: what dry-run shows. */
   toJSON(): object;
 }

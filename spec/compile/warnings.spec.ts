@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { logLines } from '../../lib/config/csv-replay.js';
 import { loadScenario } from '../../lib/config/index.js';
 import type { Entry } from '../../lib/config/types.js';
 import type { ReplayTimes } from '../../lib/language/types.js';
@@ -258,7 +259,7 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
         log_generator: generator,
       }) as unknown as Entry;
 
-    it('warns of a csv_replay row whose record passes it, naming the row', () => {
+    it("warns of a csv_replay row whose record passes it, naming the row's line in the file", () => {
       const row = (message: string, fields: Record<string, string>) => ({ severity: 'info', message, fields });
       // 65 536 bytes of message, 65 536 of field a and 2 × b's characters of field b (é), and the encoder's bytes.
       const entry = (b: number) =>
@@ -270,17 +271,21 @@ describe('entryWarnings: what an entry asks for that never happens', () => {
           table: {
             times: { at: [0, 1000], span: 2000 },
             records: [row('a', {}), row('x'.repeat(65_536), { a: 'y'.repeat(65_536), b: 'é'.repeat(b) })],
+            // A comment before the second row: it is the file's line 4, its second row.
+            lineNumbers: [2, 4],
           },
         });
-      expect(entryWarnings(entry(65_500))).to.deep.equal([`log_generator.file row 2: records of 262191 ${tail}`]);
+      expect(entryWarnings(entry(65_500))).to.deep.equal([`log_generator.file line 4: records of 262191 ${tail}`]);
       expect(entryWarnings(entry(65_400))).to.deep.equal([]);
     });
 
-    it('warns of a replayed line that passes it once escaped, naming the line', () => {
-      // 65 536 control characters are 65 536 bytes, each written \u0001 by json_lines: 393 216 bytes.
-      const entry = replayEntry({ type: 'replay', file: 'r.log', lines: { lines: ['a', '\u0001'.repeat(65_536)] } });
+    it("warns of a replayed line that passes it once escaped, naming the file's line, blank ones counted", () => {
+      // 65 536 control characters are 65 536 bytes, each written \u0001 by json_lines: 393 216 bytes. It is the file's
+      // line 3, after a blank one (named line 2 once, the line before it in the file).
+      const lines = logLines(`a\n\n${'\u0001'.repeat(65_536)}\n`, 'r.log');
+      const entry = replayEntry({ type: 'replay', file: 'r.log', lines });
       expect(entryWarnings(entry)[0]).to.match(
-        /^log_generator\.file line 2: records of 393\d{3} bytes as the entry's encoder/,
+        /^log_generator\.file line 3: records of 393\d{3} bytes as the entry's encoder/,
       );
     });
   });

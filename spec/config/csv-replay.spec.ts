@@ -62,6 +62,12 @@ describe('csv_replay: metric CSV files', () => {
     ]);
   });
 
+  it("keeps each log row's line in the file, comments and blank lines counted, for messages that name it", () => {
+    expect(logTable('# nginx\nts,message\n\n1,a\n# b\n2,"b\nc"\n3,d\n', 'log.csv').lineNumbers).to.deep.equal([
+      4, 7, 8,
+    ]);
+  });
+
   it('reads a header of one label written by hand, unquoted; one split at its commas is told to quote it', () => {
     const table = metricTable('time,load{host="a"}\n1,1\n2,2\n', 'load.csv');
     expect(table.columns.map(({ header, ...column }) => column)).to.deep.equal([
@@ -236,6 +242,10 @@ describe('replay: log files', () => {
       'GET /b 500',
       'last without a newline',
     ]);
+  });
+
+  it('keeps the line in the file of each line kept, blank ones counted, for messages that name it', () => {
+    expect(logLines('a\r\n\n   \nb\nc', 'app.log').lineNumbers).to.deep.equal([1, 4, 5]);
   });
 
   it("drops a byte-order mark at the start of the file: it is no text of the first record's message", () => {

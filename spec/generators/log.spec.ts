@@ -125,7 +125,7 @@ describe('log generator: replay', () => {
     const replay: LineReplayLogGenerator = {
       type: 'replay',
       file: 'app.log',
-      lines: { lines: ['a', 'b', 'c'], toJSON: () => ({}) },
+      lines: { lines: ['a', 'b', 'c'], lineNumbers: [1, 2, 3], toJSON: () => ({}) },
     };
     const generator = logGenerator(replay);
     expect([0, 1, 2, 3, 7].map((n) => generator(n, n * 60_000))).to.deep.equal(
