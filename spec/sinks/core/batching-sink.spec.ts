@@ -236,7 +236,7 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     ]);
   });
 
-  it("a receipt's warning is said once per sink, marked as it is said: one whose request a flush cut does not count", async () => {
+  it("a receipt's warning is said once per sink: the first receipt's that brings one, none after it", async () => {
     const scheduler = new ManualScheduler();
     const answers: ((receipt: Receipt) => void)[] = [];
     const sink = batchingSink<Body>(
@@ -260,7 +260,8 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     const flushed = sink.flush().catch((e: Error) => e);
     await scheduler.advance(1000);
     await flushed;
-    // The answer came after the flush cut its request: not said, and the next warning is.
+    // The answer came after the flush cut its request: the core reads no receipt of a cut request, so this one is
+    // nothing to it (a protocol that marked a warning said when it read its answer lost it: the once rule is here).
     answers[0]!({ warning: 'cut' });
     for (const [i, warning] of ['second', 'third'].entries()) {
       sink.write(chunk('b\n'));
