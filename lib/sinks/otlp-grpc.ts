@@ -91,6 +91,15 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
         trust: grpcTrust(),
       });
     }
+    // grpc-js makes up its statuses without metadata; a peer's comes with its headers (content-type at least), so a
+    // gateway relaying words grpc-js also says (its dropped connection) is told by them.
+    const own = code === 'UNAVAILABLE' && Object.keys(error.metadata?.getMap() ?? {}).length === 0;
+    if (own && DROPPED_CONNECTION.test(details))
+      return new SinkError(
+        'otlp_grpc',
+        `the connection to ${address} dropped under the call: the collector closed it (check its log: did it restart, or refuse the data?), or did not answer grpc-js's keepalive ping in time (is it stuck, or the network down?)`,
+        { cause: error, retryable: true },
+      );
     const system = tls ? undefined : systemCodeOf(code, details, unconnected, address);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     // No connection, for a cause that names no system code: svc's failure still, as nothing took the call.
@@ -223,11 +232,10 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
  * `connect ECONNREFUSED …` in its words for a connection it could not make: `unconnected`), a connection that broke
- * under the call ({@link BROKEN_CONNECTION}) or was closed under it ({@link DROPPED_CONNECTION}), a failed lookup of
- * `address`'s name, or the call's deadline passed: before a connection took it (ETIMEDOUT), or after the collector took it
- * (its details name the `remote_addr`). A peer's
- * UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it refused
- * its connection), not svc's.
+ * under the call ({@link BROKEN_CONNECTION}), a failed lookup of `address`'s name, or the call's deadline passed:
+ * before a connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`). A
+ * peer's UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it
+ * refused its connection), not svc's.
  */
 function systemCodeOf(code: string, details: string, unconnected: boolean, address: string): string | undefined {
   if (code === 'DEADLINE_EXCEEDED') {
@@ -238,15 +246,15 @@ function systemCodeOf(code: string, details: string, unconnected: boolean, addre
   // grpc-js's resolver names the target it failed to resolve: svc's; a gateway's own failure names another.
   if (details === `Name resolution failed for target dns:${address}`) return 'ENOTFOUND';
   if (unconnected) return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
-  return DROPPED_CONNECTION.test(details) ? 'EPIPE' : BROKEN_CONNECTION.exec(details)?.[1];
+  return BROKEN_CONNECTION.exec(details)?.[1];
 }
 
 /** grpc-js's words for its connection failing under a call: Node's error (`read ECONNRESET`), after its own lead. */
 const BROKEN_CONNECTION = /^(?:Write error: |Write failed with error )?(?:read|write) (E[A-Z]+)\b/;
 
 /**
- * grpc-js's words for the HTTP/2 session closing under a call (a collector restarting): the peer closed the
- * connection, said as a closed socket (EPIPE) is.
+ * grpc-js's words for the HTTP/2 session closing under a call: the peer closed it (a collector restarting), or
+ * grpc-js did, as the peer did not answer its keepalive ping in time.
  */
 const DROPPED_CONNECTION = /^Connection dropped$/;
 

@@ -677,9 +677,9 @@ describe('OTLP sinks', function () {
       }
     };
 
-    it("closed (grpc-js's 'Connection dropped': a collector restarting), not as the collector's UNAVAILABLE", async () => {
+    it("dropped (grpc-js's 'Connection dropped': a collector restarting, or its own keepalive ping unanswered), not as the collector's UNAVAILABLE", async () => {
       expect(await failureUnder((stream) => stream.session!.destroy())).to.equal(
-        "otlp_grpc sink: ADDRESS closed the connection: check the backend's log (did it restart, or refuse the data?) (gave up after 2 attempts)",
+        "otlp_grpc sink: the connection to ADDRESS dropped under the call: the collector closed it (check its log: did it restart, or refuse the data?), or did not answer grpc-js's keepalive ping in time (is it stuck, or the network down?) (gave up after 2 attempts)",
       );
     });
 
@@ -712,6 +712,8 @@ describe('OTLP sinks', function () {
   for (const [what, details] of [
     ['refused its connection', 'upstream unreachable: connect ECONNREFUSED 10.0.0.5:4317'],
     ['could not resolve its name', 'Name resolution failed for target dns:collector-b:4317'],
+    // grpc-js's own words, but with the peer's headers as metadata: grpc-js makes up its statuses without any.
+    ['lost its connection to it', 'Connection dropped'],
   ])
     it(`otlp_grpc: a gateway's UNAVAILABLE relaying that the collector behind it ${what} is its answer, not svc's network error`, async () => {
       receiver.answer(() => ({ grpc: grpc.status.UNAVAILABLE, details }));
