@@ -92,15 +92,22 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       });
     }
     // grpc-js makes up its statuses without metadata; a peer's comes with its headers (content-type at least), so a
-    // gateway relaying words grpc-js also says (its dropped connection) is told by them.
+    // gateway relaying words grpc-js also says (its own failed lookup, its dropped connection) is told by them.
     const own = code === 'UNAVAILABLE' && Object.keys(error.metadata?.getMap() ?? {}).length === 0;
+    const lookedUp = own ? UNRESOLVED_TARGET.exec(details)?.[1] : undefined;
+    if (lookedUp && lookedUp !== address)
+      return new SinkError(
+        'otlp_grpc',
+        `cannot resolve host "${hostOf(lookedUp)}", which grpc-js looked up to reach ${address} (target dns:${lookedUp}): is it the proxy named in grpc_proxy, https_proxy or http_proxy? Check that host name, or leave ${hostOf(address)} out of the proxy with no_grpc_proxy`,
+        { cause: error, retryable: true },
+      );
     if (own && DROPPED_CONNECTION.test(details))
       return new SinkError(
         'otlp_grpc',
         `the connection to ${address} dropped under the call: the collector closed it (check its log: did it restart, or refuse the data?), or did not answer grpc-js's keepalive ping in time (is it stuck, or the network down?)`,
         { cause: error, retryable: true },
       );
-    const system = tls ? undefined : systemCodeOf(code, details, unconnected, address);
+    const system = tls ? undefined : lookedUp ? 'ENOTFOUND' : systemCodeOf(code, details, unconnected);
     if (system) return networkError('otlp_grpc', address, hostOf(address), error, { code: system, timeout });
     // No connection, for a cause that names no system code: svc's failure still, as nothing took the call.
     if (unconnected && !tls) {
@@ -232,22 +239,26 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
 /**
  * The system error code of a status grpc-js made up itself, not the collector's: no connection (UNAVAILABLE,
  * `connect ECONNREFUSED …` in its words for a connection it could not make: `unconnected`), a connection that broke
- * under the call ({@link BROKEN_CONNECTION}), a failed lookup of `address`'s name, or the call's deadline passed:
- * before a connection took it (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`). A
- * peer's UNAVAILABLE naming a code otherwise is its own failure (a gateway relaying that the collector behind it
- * refused its connection), not svc's.
+ * under the call ({@link BROKEN_CONNECTION}), or the call's deadline passed: before a connection took it
+ * (ETIMEDOUT), or after the collector took it (its details name the `remote_addr`). A peer's UNAVAILABLE naming a
+ * code otherwise is its own failure (a gateway relaying that the collector behind it refused its connection), not
+ * svc's.
  */
-function systemCodeOf(code: string, details: string, unconnected: boolean, address: string): string | undefined {
+function systemCodeOf(code: string, details: string, unconnected: boolean): string | undefined {
   if (code === 'DEADLINE_EXCEEDED') {
     if (!/^Deadline exceeded/i.test(details)) return undefined;
     return /\bremote_addr=/.test(details) ? NO_ANSWER : 'ETIMEDOUT';
   }
   if (code !== 'UNAVAILABLE') return undefined;
-  // grpc-js's resolver names the target it failed to resolve: svc's; a gateway's own failure names another.
-  if (details === `Name resolution failed for target dns:${address}`) return 'ENOTFOUND';
   if (unconnected) return /\b(E[A-Z]{3,})\b/.exec(details)?.[1];
   return BROKEN_CONNECTION.exec(details)?.[1];
 }
+
+/**
+ * grpc-js's resolver's words for a lookup that failed, naming the target: the endpoint's, or the proxy's when one
+ * is set in the environment (grpc_proxy, https_proxy, http_proxy), as grpc-js then looks that up instead.
+ */
+const UNRESOLVED_TARGET = /^Name resolution failed for target dns:(.+)$/;
 
 /** grpc-js's words for its connection failing under a call: Node's error (`read ECONNRESET`), after its own lead. */
 const BROKEN_CONNECTION = /^(?:Write error: |Write failed with error )?(?:read|write) (E[A-Z]+)\b/;

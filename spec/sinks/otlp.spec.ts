@@ -664,6 +664,19 @@ describe('OTLP sinks', function () {
     }
   });
 
+  it("otlp_grpc: a failed lookup of the proxy in grpc_proxy is svc's, naming the proxy's host, not the endpoint's answer", async () => {
+    const before = process.env.grpc_proxy;
+    process.env.grpc_proxy = 'http://no-such-proxy.invalid:3128';
+    try {
+      expect(await grpcGivenUp('collector.invalid:4317', 1, 3000)).to.equal(
+        'otlp_grpc sink: cannot resolve host "no-such-proxy.invalid", which grpc-js looked up to reach collector.invalid:4317 (target dns:no-such-proxy.invalid:3128): is it the proxy named in grpc_proxy, https_proxy or http_proxy? Check that host name, or leave collector.invalid out of the proxy with no_grpc_proxy',
+      );
+    } finally {
+      if (before === undefined) delete process.env.grpc_proxy;
+      else process.env.grpc_proxy = before;
+    }
+  });
+
   describe('otlp_grpc: a connection that breaks under a call is said as the other sinks say it', () => {
     /** What an otlp_grpc sink gives up with after two calls to an HTTP/2 server doing `breakCall` to each. */
     const failureUnder = async (breakCall: (stream: ServerHttp2Stream) => void): Promise<string> => {
@@ -709,13 +722,15 @@ describe('OTLP sinks', function () {
     );
   });
 
-  for (const [what, details] of [
+  for (const [what, wording] of [
     ['refused its connection', 'upstream unreachable: connect ECONNREFUSED 10.0.0.5:4317'],
     ['could not resolve its name', 'Name resolution failed for target dns:collector-b:4317'],
     // grpc-js's own words, but with the peer's headers as metadata: grpc-js makes up its statuses without any.
     ['lost its connection to it', 'Connection dropped'],
+    ['could not resolve a name it shares with the endpoint', 'Name resolution failed for target dns:ENDPOINT'],
   ])
     it(`otlp_grpc: a gateway's UNAVAILABLE relaying that the collector behind it ${what} is its answer, not svc's network error`, async () => {
+      const details = wording.replace('ENDPOINT', receiver.grpcAddress);
       receiver.answer(() => ({ grpc: grpc.status.UNAVAILABLE, details }));
       const sink = otlpGrpcSink({
         endpoint: receiver.grpcAddress,
