@@ -271,7 +271,8 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
   if (!sink || !encoder) return issues;
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
   issues.push(...encoderLabelIssues(fields, encoder));
-  const before1970 = fields.start_time && startTimeRefusal(encoder, familyOf(signal), fields.start_time, Date.now());
+  const before1970 =
+    fields.start_time && startTimeRefusal(encoder, fields.start_time, Date.now(), pairsWith(signal, sink));
   if (before1970) add(['start_time'], before1970);
   // Metric lines go in streams of their labels too (a histogram's _sum and _count have no le); a pack's metrics and a
   // CSV's columns may bring labels of their own, checked once they are known (lib/compile).
@@ -393,6 +394,23 @@ export function pairing(
   encoderType: EncoderType,
   config: SinkConfig,
 ): { problems: { path: string[]; message: string }[]; sink: SinkConfig } {
+  const problems = encoderSinkProblems(signal, encoderType, config);
+  const fitted = fitSink(signal, config);
+  if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
+  return { problems, sink: 'message' in fitted ? config : fitted };
+}
+
+/** Whether encoder `other` pairs with sink `config` on an entry of `signal`: the encoders {@link startTimeRefusal} may advise. */
+function pairsWith(signal: SignalType, config: SinkConfig): (other: EncoderType) => boolean {
+  return (other) => encoderSinkProblems(signal, other, config).length === 0;
+}
+
+/** What is wrong with an encoder and a sink together on an entry of `signal`, leaving out the sink's fields alone. */
+function encoderSinkProblems(
+  signal: SignalType,
+  encoderType: EncoderType,
+  config: SinkConfig,
+): { path: string[]; message: string }[] {
   const problems: { path: string[]; message: string }[] = [];
   const sink = sinkKindOf(config.type)!;
   const encoder = encoderKindOf(encoderType)!;
@@ -422,9 +440,7 @@ export function pairing(
     });
   const sinkIssue = encoder.sinkIssue?.(config);
   if (sinkIssue) problems.push({ path: ['sink', ...sinkIssue.path], message: sinkIssue.message });
-  const fitted = fitSink(signal, config);
-  if ('message' in fitted) problems.push({ path: ['sink', ...fitted.path], message: fitted.message });
-  return { problems, sink: 'message' in fitted ? config : fitted };
+  return problems;
 }
 
 /**
@@ -447,7 +463,7 @@ function spanMetricsIssues(
     ];
   const encoder = config.encoder?.type ?? defaultEncoder('metrics', sink.type);
   const problems = pairing('metrics', encoder, sink).problems;
-  const before1970 = start && startTimeRefusal(encoder, 'metrics', start, Date.now());
+  const before1970 = start && startTimeRefusal(encoder, start, Date.now(), pairsWith('metrics', sink));
   if (before1970) problems.push({ path: ['encoder', 'type'], message: before1970 });
   // Each service's span metrics go under its resource, as its spans do (the entry's sink has none: traces).
   if (config.sink && 'resource' in config.sink && config.sink.resource !== undefined)

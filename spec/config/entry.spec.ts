@@ -299,9 +299,10 @@ describe('entry: common fields', () => {
       expect(entryProblems(trace('zipkin_json', { type: 'stdout' }, before))).to.deep.equal([
         'scenarios[0] (checkout): start_time: the zipkin_json encoder cannot write times before 1970 (Zipkin reads a timestamp before 1970 as none), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (json_lines)',
       ]);
+      // The otlp_http sink takes the otlp encoder only: no other encoder to advise.
       const otlp = { type: 'otlp_http', url: 'http://collector:4318/v1/metrics' };
       expect(entryProblems(metric({ start_time: before, sink: otlp, encoder: { type: 'otlp' } }))).to.deep.equal([
-        "scenarios[0] (cpu): start_time: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (metrics_text or json_lines or remote_write or influx_lp or openmetrics)",
+        "scenarios[0] (cpu): start_time: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on",
       ]);
       // Span metrics through OTLP as well, beside spans in json_lines.
       expect(
@@ -310,7 +311,7 @@ describe('entry: common fields', () => {
           span_metrics: { sink: { type: 'otlp_http', url: 'http://collector:4318/v1/metrics' } },
         }),
       ).to.deep.equal([
-        "scenarios[0] (checkout): span_metrics.encoder.type: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (metrics_text or json_lines or remote_write or influx_lp or openmetrics)",
+        "scenarios[0] (checkout): span_metrics.encoder.type: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on",
       ]);
       // A relative start_time counts from now: 100 years back is before 1970 too.
       expect(entryProblems(metric({ start_time: '-36500d', sink: otlp, encoder: { type: 'otlp' } }))).to.have.length(1);

@@ -86,22 +86,23 @@ export function encodingRefusal(type: EncoderType, family: SignalFamily, what: s
 
 /**
  * Why encoder `type` cannot write the times of an entry starting at `start`, or undefined when it can: the one rule of
- * times before 1970, which some wire formats cannot carry (`timesFrom1970`); the advice lists the encoders of `family`
- * that can. A relative `start_time` is reckoned
- * from `now`, the instant the entry is loaded: it starts then or later, so its times are never earlier.
+ * times before 1970, which some wire formats cannot carry (`timesFrom1970`); the advice lists the encoders that can
+ * and that `pairs` with the entry's sink and signal, or only the start_time when none does. A relative `start_time` is
+ * reckoned from `now`, the instant the entry is loaded: it starts then or later, so its times are never earlier.
  */
 export function startTimeRefusal(
   type: EncoderType,
-  family: SignalFamily,
   start: StartTime,
   now: number,
+  pairs: (other: EncoderType) => boolean,
 ): string | undefined {
   const why = encoderKindOf(type)!.timesFrom1970;
   const first = start.kind === 'absolute' ? start.epochMs : start.kind === 'relative' ? now + start.offsetMs : now;
   if (!why || first >= 0) return undefined;
-  const able = ENCODER_KINDS.filter((kind) => !kind.timesFrom1970 && kind.carries.includes(family)).map((k) => k.type);
+  const able = ENCODER_KINDS.filter((kind) => !kind.timesFrom1970 && pairs(kind.type)).map((kind) => kind.type);
+  const another = able.length > 0 ? `, or another encoder (${able.join(' or ')})` : '';
   return (
     `the ${type} encoder cannot write times before 1970 (${why}), and this start_time stamps ` +
-    `${new Date(first).toISOString()}: give a start_time from 1970-01-01T00:00:00Z on, or another encoder (${able.join(' or ')})`
+    `${new Date(first).toISOString()}: give a start_time from 1970-01-01T00:00:00Z on${another}`
   );
 }
