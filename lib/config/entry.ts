@@ -266,7 +266,7 @@ function crossFieldIssues(fields: EntryFields, raw: Record<string, unknown>): Is
 
   // Span metrics without a sink of their own go to the entry's.
   if (signal === 'traces' && fields.span_metrics && (fields.span_metrics.sink || !failed('sink')))
-    issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink, fields.start_time));
+    issues.push(...spanMetricsIssues(fields.span_metrics, fields.sink, fields.start_time, encoder));
 
   if (!sink || !encoder) return issues;
   for (const problem of pairing(signal, encoder, sink).problems) add(problem.path, problem.message);
@@ -445,12 +445,14 @@ function encoderSinkProblems(
 
 /**
  * What is wrong with where a traces entry's span metrics go: their own sink, else the entry's, which must then send
- * each signal where it belongs (an OTLP sink); their encoder with that sink.
+ * each signal where it belongs (an OTLP sink); their encoder with that sink and the entry's `start`, said under
+ * start_time (the user wrote no span_metrics.encoder) and once only when it is the entry's own `entryEncoder`.
  */
 function spanMetricsIssues(
   config: SpanMetricsConfig,
   entrySink: SinkConfig | undefined,
   start: StartTime | undefined,
+  entryEncoder: EncoderType | undefined,
 ): Issue[] {
   const sink = config.sink ?? entrySink ?? { type: 'stdout' as const };
   // Only a sink whose signal decides where it sends (OTLP: /v1/traces, /v1/metrics) takes both.
@@ -463,15 +465,19 @@ function spanMetricsIssues(
     ];
   const encoder = config.encoder?.type ?? defaultEncoder('metrics', sink.type);
   const problems = pairing('metrics', encoder, sink).problems;
-  const before1970 = start && startTimeRefusal(encoder, start, Date.now(), pairsWith('metrics', sink));
-  if (before1970) problems.push({ path: ['encoder', 'type'], message: before1970 });
   // Each service's span metrics go under its resource, as its spans do (the entry's sink has none: traces).
   if (config.sink && 'resource' in config.sink && config.sink.resource !== undefined)
     problems.push({
       path: ['sink', 'resource'],
       message: "not allowed for span metrics: each service's metrics carry its resource from trace_generator.services",
     });
-  return problems.map(({ path, message }) => ({ path: ['span_metrics', ...path], message }));
+  const issues: Issue[] = problems.map(({ path, message }) => ({ path: ['span_metrics', ...path], message }));
+  const before1970 =
+    start &&
+    encoder !== entryEncoder &&
+    startTimeRefusal(encoder, start, Date.now(), pairsWith('metrics', sink), "span metrics'");
+  if (before1970) issues.push({ path: ['start_time'], message: before1970 });
+  return issues;
 }
 
 /**

@@ -311,7 +311,12 @@ describe('entry: common fields', () => {
           span_metrics: { sink: { type: 'otlp_http', url: 'http://collector:4318/v1/metrics' } },
         }),
       ).to.deep.equal([
-        "scenarios[0] (checkout): span_metrics.encoder.type: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on",
+        "scenarios[0] (checkout): start_time: span metrics' otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on",
+      ]);
+      // Spans and span metrics both through the entry's own otlp encoder: said once.
+      const otlpTraces = { type: 'otlp_http', url: 'http://collector:4318/v1/traces' };
+      expect(entryProblems({ ...trace('otlp', otlpTraces, before), span_metrics: {} })).to.deep.equal([
+        "scenarios[0] (checkout): start_time: the otlp encoder cannot write times before 1970 (OTLP's times are unsigned nanoseconds since 1970), and this start_time stamps 1969-12-31T23:59:59.500Z: give a start_time from 1970-01-01T00:00:00Z on",
       ]);
       // A relative start_time counts from now: 100 years back is before 1970 too.
       expect(entryProblems(metric({ start_time: '-36500d', sink: otlp, encoder: { type: 'otlp' } }))).to.have.length(1);

@@ -89,12 +89,14 @@ export function encodingRefusal(type: EncoderType, family: SignalFamily, what: s
  * times before 1970, which some wire formats cannot carry (`timesFrom1970`); the advice lists the encoders that can
  * and that `pairs` with the entry's sink and signal, or only the start_time when none does. A relative `start_time` is
  * reckoned from `now`, the instant the entry is loaded: it starts then or later, so its times are never earlier.
+ * `whose` encoder it is: the entry's ("the"), or another's ("span metrics'").
  */
 export function startTimeRefusal(
   type: EncoderType,
   start: StartTime,
   now: number,
   pairs: (other: EncoderType) => boolean,
+  whose = 'the',
 ): string | undefined {
   const why = encoderKindOf(type)!.timesFrom1970;
   const first = start.kind === 'absolute' ? start.epochMs : start.kind === 'relative' ? now + start.offsetMs : now;
@@ -102,7 +104,7 @@ export function startTimeRefusal(
   const able = ENCODER_KINDS.filter((kind) => !kind.timesFrom1970 && pairs(kind.type)).map((kind) => kind.type);
   const another = able.length > 0 ? `, or another encoder (${able.join(' or ')})` : '';
   return (
-    `the ${type} encoder cannot write times before 1970 (${why}), and this start_time stamps ` +
+    `${whose} ${type} encoder cannot write times before 1970 (${why}), and this start_time stamps ` +
     `${new Date(first).toISOString()}: give a start_time from 1970-01-01T00:00:00Z on${another}`
   );
 }
