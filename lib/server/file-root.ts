@@ -65,8 +65,17 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
  * `201` whose scenario fails a moment later, its reason only in a later GET or the log. Undefined when it may open.
  */
 async function cannotCreateIn(path: string): Promise<string | undefined> {
-  const target = (await isFile(path)) ? path : dirname(path);
-  const problem = await access(target, constants.W_OK).then(
+  if (await isFile(path)) return accessProblem(path, constants.W_OK);
+  const parent = await stat(dirname(path)).catch((error: NodeJS.ErrnoException) => error);
+  if (parent instanceof Error) return explainFile(parent.code, path) ?? parent.message;
+  // Creating a file needs a directory this process may write to and search (W and X); a file there is no directory.
+  if (!parent.isDirectory()) return explainFile('ENOTDIR', path);
+  return accessProblem(dirname(path), constants.W_OK | constants.X_OK, path);
+}
+
+/** Why this process may not reach `target` in `mode`, said of the sink's `path`; undefined when it may. */
+async function accessProblem(target: string, mode: number, path = target): Promise<string | undefined> {
+  const problem = await access(target, mode).then(
     () => undefined,
     (error: NodeJS.ErrnoException) => error,
   );
@@ -147,11 +156,14 @@ export async function realFileRoot(dir: string, setting = '--file-root'): Promis
   return root;
 }
 
+/** Why realpath may fail on a path whose existing part is still found by walking up. */
+const UNRESOLVED = new Set(['ENOENT', 'ENOTDIR', 'EACCES']);
+
 /**
  * `path` with its existing part replaced by its real path (symlinks followed) and the rest
  * appended as written. Undefined when it cannot be resolved that way: a part of it is a symlink
- * that leads nowhere (opening it would create its target, wherever that is), or is not a
- * directory, or the path is not one the system takes.
+ * that leads nowhere (opening it would create its target, wherever that is), or the path is not one
+ * the system takes.
  */
 async function realPathOf(path: string): Promise<string | undefined> {
   const missing: string[] = [];
@@ -159,7 +171,9 @@ async function realPathOf(path: string): Promise<string | undefined> {
     try {
       return join(await realpath(existing), ...missing);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+      // A part that is a file (ENOTDIR) or may not be searched (EACCES) ends the existing part as a missing one does:
+      // the path is still below the root or not, and the sink's checks then name why it cannot open.
+      if (!UNRESOLVED.has((error as NodeJS.ErrnoException).code ?? '')) return undefined;
       if (
         await lstat(existing).then(
           () => true,

@@ -132,7 +132,14 @@ describe('file sinks on the server (design: server safety)', () => {
         `sink.path: cannot open missing/x.prom: the directory ${root}/missing does not exist`,
       ],
       ['sub', 'file_sink_not_a_file', 'sink.path: sub is a directory, not a file'],
+      // A regular file as its directory: the root's check took it as outside the root, the write check let it pass.
+      [
+        'notes.txt/x.prom',
+        'file_sink_cannot_open',
+        `sink.path: cannot open notes.txt/x.prom: a part of ${root}/notes.txt is a file, not a directory`,
+      ],
     ] as const;
+    writeFileSync(join(root, 'notes.txt'), 'a file, not a directory\n');
     for (const [path, code, detail] of refusals) {
       const [scenario, event] = [await postScenario(server, path), await postEvent(server, path)];
       for (const res of [scenario, event]) {
