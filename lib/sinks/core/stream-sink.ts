@@ -36,16 +36,35 @@ export interface StreamSinkOptions {
   readonly trailer?: string;
 }
 
-/** The stream sinks open on each stream (a file shared by entries, stdout) and the trailer it ends with. */
-const writers = new WeakMap<
-  NodeJS.WritableStream,
-  {
-    users: number;
-    trailer?: string;
-    failed: boolean /** Bytes whose write called back without error. */;
-    acked: number;
-  }
->();
+/** The sinks open on one stream (a file shared by entries, stdout) and the trailer it ends with. */
+interface Writers {
+  users: number;
+  trailer?: string;
+  failed: boolean;
+  /** Bytes whose write called back without error. */
+  acked: number;
+}
+
+/** The stream sinks open on each stream. */
+const writers = new WeakMap<NodeJS.WritableStream, Writers>();
+
+/**
+ * What the accounting needs of a chunk still in the stream: not its data, which the stream holds (a string chunk
+ * would be held twice, up to the high-water mark), nor its frames' labels and times.
+ */
+interface InFlight {
+  readonly size: number;
+  readonly bytes: number;
+  /** Its records, kept only when what landed of a failed write is counted ({@link StreamSinkOptions.bytesWritten}). */
+  readonly records?: Records;
+}
+
+/** Where a chunk's records end, in bytes of the stream, and how they make events (as its frames say). */
+interface Records {
+  readonly byteEnds: readonly number[];
+  readonly perEvent: number;
+  readonly events?: readonly number[];
+}
 
 /**
  * A {@link Sink} over a Node writable stream. Writes go straight to the stream while its buffer is under its
@@ -76,7 +95,7 @@ class StreamDriver implements SinkDriver {
    * Each chunk still in the stream, in write order (the stream runs write callbacks in that order): what the next
    * callback acknowledges. From `head` on. The stream holds their data until then anyway.
    */
-  private readonly inFlight: EncodedBatch[] = [];
+  private readonly inFlight: InFlight[] = [];
   private head = 0;
   /** Whether the stream asked to wait for `'drain'`; cancels the drain listener. */
   private drainWait: (() => void) | undefined;
@@ -84,6 +103,8 @@ class StreamDriver implements SinkDriver {
   private readonly stopListening: () => void;
   /** Nobody reads the stream any more (see {@link StreamSinkOptions.readerGone}). */
   private gone = false;
+  /** This sink's stream's record in {@link writers}, looked up once. */
+  private readonly writing: Writers;
 
   constructor(
     private readonly core: SinkCore,
@@ -95,6 +116,7 @@ class StreamDriver implements SinkDriver {
     writing.users++;
     writing.trailer ??= options.trailer;
     writers.set(options.stream, writing);
+    this.writing = writing;
   }
 
   send(chunk: EncodedBatch): void {
@@ -102,7 +124,8 @@ class StreamDriver implements SinkDriver {
       this.core.settleDropped(1, chunk.size, chunk.bytes);
       return;
     }
-    this.inFlight.push(chunk);
+    const { size, bytes } = chunk;
+    this.inFlight.push(this.options.bytesWritten ? { size, bytes, records: recordsOf(chunk) } : { size, bytes });
     try {
       this.options.stream.write(chunk.data, this.onWritten);
     } catch (cause) {
@@ -144,7 +167,7 @@ class StreamDriver implements SinkDriver {
   /** The stream's trailer, when this is the last sink on the stream and no sink on it failed. */
   private async writeTrailer(): Promise<void> {
     const { stream } = this.options;
-    const writing = writers.get(stream)!;
+    const { writing } = this;
     writing.failed ||= this.core.failedWith !== undefined || this.gone;
     if (--writing.users > 0) return;
     writers.delete(stream);
@@ -164,7 +187,7 @@ class StreamDriver implements SinkDriver {
     const { size, bytes } = inFlight[this.head]!;
     inFlight[this.head++] = undefined!;
     if (this.head === inFlight.length) inFlight.length = this.head = 0;
-    writers.get(this.options.stream)!.acked += bytes;
+    this.writing.acked += bytes;
     this.core.delivered(size, bytes);
     this.core.settle(1, bytes);
     // The other sinks on the stream may wait with no write of theirs left to call back.
@@ -202,9 +225,9 @@ class StreamDriver implements SinkDriver {
    * what landed is not known to be this sink's.
    */
   private deliverLanded(): void {
-    const { stream, bytesWritten } = this.options;
-    const writing = writers.get(stream);
-    if (!bytesWritten || !writing || writing.users !== 1) return;
+    const { bytesWritten } = this.options;
+    const { writing } = this;
+    if (!bytesWritten || writing.users !== 1) return;
     let landed = bytesWritten() - writing.acked;
     const { inFlight } = this;
     while (this.head < inFlight.length && inFlight[this.head]!.bytes <= landed) {
@@ -216,12 +239,12 @@ class StreamDriver implements SinkDriver {
       this.core.settle(1, bytes);
     }
     const cut = inFlight[this.head];
-    if (!cut || landed <= 0) return;
-    const whole = wholeEvents(cut, landed);
+    if (!cut?.records || landed <= 0) return;
+    const whole = wholeEvents(cut.records, landed);
     if (whole.size === 0) return;
     writing.acked += whole.bytes;
     // The chunk stays in flight, its size less what landed: the failure drops the rest.
-    inFlight[this.head] = { ...cut, size: cut.size - whole.size, bytes: cut.bytes - whole.bytes };
+    inFlight[this.head] = { size: cut.size - whole.size, bytes: cut.bytes - whole.bytes };
     this.core.deliveredPart(whole.size, whole.bytes);
   }
 
@@ -242,21 +265,37 @@ class StreamDriver implements SinkDriver {
 }
 
 /**
- * The events of `chunk` whose records lie whole in its first `landed` bytes, and their bytes: records in order
- * ({@link Frames}), an event `perEvent` records (or as many as `events` says a record holds).
+ * `chunk`'s records by their ends in bytes: its frames' own ends when they count bytes (binary data, or text of one
+ * byte a code unit); else measured once, so the text need not be kept to measure it after a failure.
  */
-function wholeEvents({ data, frames }: EncodedBatch, landed: number): { size: number; bytes: number } {
+function recordsOf({ data, bytes, frames }: EncodedBatch): Records {
+  const { ends, perEvent, events } = frames;
+  if (typeof data !== 'string' || data.length === bytes) return { byteEnds: ends, perEvent, events };
+  const byteEnds: number[] = [];
+  let end = 0;
+  let byteEnd = 0;
+  for (const next of ends) {
+    byteEnd += Buffer.byteLength(data.slice(end, next));
+    byteEnds.push(byteEnd);
+    end = next;
+  }
+  return { byteEnds, perEvent, events };
+}
+
+/**
+ * The events of a chunk whose `records` lie whole in its first `landed` bytes, and their bytes: records in order
+ * (as the frames list them), an event `perEvent` records (or as many as `events` says a record holds).
+ */
+function wholeEvents(
+  { byteEnds, perEvent, events: eventsOf }: Records,
+  landed: number,
+): { size: number; bytes: number } {
   let size = 0;
   let bytes = 0;
-  let end = 0;
-  let recordEnd = 0;
-  for (let i = 0; i < frames.ends.length; i++) {
-    const next = frames.ends[i]!;
-    // Ends count code units of a string: its bytes are UTF-8.
-    recordEnd += typeof data === 'string' ? Buffer.byteLength(data.slice(end, next)) : next - end;
-    end = next;
+  for (let i = 0; i < byteEnds.length; i++) {
+    const recordEnd = byteEnds[i]!;
     if (recordEnd > landed) break;
-    const events = frames.events ? frames.events[i]! : (i + 1) % frames.perEvent === 0 ? 1 : 0;
+    const events = eventsOf ? eventsOf[i]! : (i + 1) % perEvent === 0 ? 1 : 0;
     if (events === 0) continue;
     size += events;
     bytes = recordEnd;
