@@ -19,6 +19,7 @@ import { entrySchedule } from './schedule.js';
 import { signalPipeline, type PipelineOptions } from './signal.js';
 import { entryStart, type EntryStart } from './start.js';
 import { entryTicks, shardSlots } from './timer.js';
+import { optional } from './optional.js';
 import { UnsupportedEntryError } from './unsupported.js';
 
 export interface ChainDeps extends PipelineOptions {
@@ -70,9 +71,13 @@ export function entryChain(entry: Entry, deps: ChainDeps): Observable<Delivery> 
         entryTicks(entry, { scheduler, start: at, anchor, paused: backpressure, ahead, slots, onShortfall }),
       ),
     ),
-    tap((batch) => {
-      if (batch.size > 0) onSlots?.(batch.offset[batch.size - 1]!);
-    }),
+    // Only when someone listens: svc-server runs thousands of chains that do not.
+    optional(
+      onSlots &&
+        tap((batch) => {
+          if (batch.size > 0) onSlots(batch.offset[batch.size - 1]!);
+        }),
+    ),
     takeUntil(stop),
     signal,
     encode(encoder),
