@@ -26,6 +26,8 @@ export interface FileSinkOptions {
   readonly trailer?: string;
   /** `path` is a real path the server checked below its file root: opened only if it still is ({@link openRealFile}). */
   readonly realPath?: boolean;
+  /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
+  readonly wholeChunks?: boolean;
 }
 
 /**
@@ -47,13 +49,14 @@ const HIGH_WATER_MARK = 1 << 22;
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
  * `append`), and the last to close closes it.
  */
-export function fileSink({ path, append = false, trailer, realPath = false }: FileSinkOptions): Sink {
+export function fileSink({ path, append = false, trailer, realPath = false, wholeChunks }: FileSinkOptions): Sink {
   const file = share(path, append, realPath);
   return streamSink({
     name: 'file',
     target: path,
     stream: file.stream,
     trailer,
+    wholeChunks,
     finish: file.release,
     explain: (cause) => fileError(path, cause),
     // An fs write stream counts the bytes its writes took, a partial one included (a new stream that failed to open: 0).

@@ -81,6 +81,42 @@ describe('disks and kills (docs/reliability.md)', function () {
     expect(events! - dropped!, stderr).to.equal(lines);
   });
 
+  it('zipkin_json in a file that cannot grow: the spans counted delivered are those a JSON reader reads', async () => {
+    const path = join(dir, 'spans.json');
+    const file = scenario(
+      'spans.yaml',
+      [
+        'version: 2',
+        'kind: runnable',
+        'scenarios:',
+        '  - signal_type: traces',
+        '    name: spans',
+        '    rate: 2000',
+        '    encoder: { type: zipkin_json }',
+        `    sink: { type: file, path: "${path}" }`,
+        '    trace_generator: { services: { web: {} }, root: { service: web, operation: "GET /", kind: server } }',
+      ].join('\n'),
+    );
+    const { code, stderr } = await start(['run', file], 'ulimit -f 64').ended;
+    expect(code, stderr).to.equal(1);
+    // One JSON array per chunk, a line each: the cut last one is no JSON. Before, the spans of its whole lines
+    // counted delivered, though no reader can read them (events - dropped was 94, 93 spans readable).
+    const readable = readFileSync(path, 'utf8')
+      .split('\n')
+      .flatMap((line) => {
+        try {
+          return JSON.parse(line) as unknown[];
+        } catch {
+          return [];
+        }
+      }).length;
+    expect(readable).to.be.greaterThan(10);
+    const [, events, dropped] = /STOPPED .*\| events: ([\d,]+) .*\| dropped: ([\d,]+)/
+      .exec(stderr)!
+      .map((n) => Number(n.replaceAll(',', '')));
+    expect(events! - dropped!, stderr).to.equal(readable);
+  });
+
   for (const [what, flags] of [
     ['one thread', []],
     ['--workers 2', ['--workers', '2']],

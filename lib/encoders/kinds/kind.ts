@@ -49,6 +49,11 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    */
   readonly trailer?: string;
   /**
+   * Each chunk is one document (zipkin_json: one JSON array of its spans): a chunk cut short is read by no reader, so
+   * a `file` sink whose write failed midway counts that chunk dropped whole, not the records of it that landed.
+   */
+  readonly wholeChunks?: boolean;
+  /**
    * How the records a batching sink sends as one request body join (zipkin_json: one JSON array of their spans),
    * given as runs: the bytes of consecutive whole records of one chunk each. An encoder with a `join` lets the sink
    * cut a chunk between records to keep requests within its size; absent: chunks go whole, one after another.

@@ -12,4 +12,5 @@ export const zipkinJsonKind = defineEncoder({
   sinks: ['http_push', 'stdout', 'file'],
   traces: () => zipkinJson(),
   join: zipkinBodyOfRuns,
+  wholeChunks: true,
 });

@@ -6,12 +6,18 @@ import type { SinkDeps } from '../../sinks/kinds/index.js';
 
 /**
  * The sink an entry's chain delivers to, as its `sink` configuration names it, told what its
- * encoder writes (the http_push body type and how its chunks join, the openmetrics trailer). Throws when it cannot be built.
+ * encoder writes (the http_push body type and how its chunks join, the openmetrics trailer, zipkin_json's whole chunks). Throws when it cannot be built.
  */
-export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'trailer' | 'join'>): Sink {
+export function entrySink(entry: Entry, deps: Omit<SinkDeps, 'encoder' | 'trailer' | 'join' | 'wholeChunks'>): Sink {
   const encoder = entry.encoder.type;
   const kind = encoderKindOf(encoder);
-  return createSink(entry.sink, { ...deps, encoder, trailer: kind?.trailer, join: kind?.join });
+  return createSink(entry.sink, {
+    ...deps,
+    encoder,
+    trailer: kind?.trailer,
+    join: kind?.join,
+    wholeChunks: kind?.wholeChunks,
+  });
 }
 
 /** Takes every write and keeps nothing: for runs that read the chain's hooks instead (svc test, previews). */

@@ -30,6 +30,11 @@ export interface StreamSinkOptions {
    */
   readonly bytesWritten?: () => number;
   /**
+   * Each chunk is one document (zipkin_json: one JSON array): of a write cut short, no record is readable, so the
+   * whole chunk is dropped; writes that landed whole still count delivered.
+   */
+  readonly wholeChunks?: boolean;
+  /**
    * Text the stream ends with (openmetrics `# EOF`): written once, by the last of the sinks
    * writing to this stream to close, if none of them failed.
    */
@@ -55,7 +60,7 @@ const writers = new WeakMap<NodeJS.WritableStream, Writers>();
 interface InFlight {
   readonly size: number;
   readonly bytes: number;
-  /** Its records, kept only when what landed of a failed write is counted ({@link StreamSinkOptions.bytesWritten}). */
+  /** Its records, kept only when what landed of a failed write is counted ({@link StreamSinkOptions.bytesWritten}) record by record (not {@link StreamSinkOptions.wholeChunks}). */
   readonly records?: Records;
 }
 
@@ -125,7 +130,8 @@ class StreamDriver implements SinkDriver {
       return;
     }
     const { size, bytes } = chunk;
-    this.inFlight.push(this.options.bytesWritten ? { size, bytes, records: recordsOf(chunk) } : { size, bytes });
+    const { bytesWritten, wholeChunks } = this.options;
+    this.inFlight.push(bytesWritten && !wholeChunks ? { size, bytes, records: recordsOf(chunk) } : { size, bytes });
     try {
       this.options.stream.write(chunk.data, this.onWritten);
     } catch (cause) {

@@ -9,7 +9,13 @@ export const fileKind = defineSink({
     path: filePath.describe('The file written (truncated at start; a single event appends).'),
   }),
   create: (config, deps) =>
-    fileSink({ path: config.path, append: deps.appendFiles, trailer: deps.trailer, realPath: deps.realPaths }),
+    fileSink({
+      path: config.path,
+      append: deps.appendFiles,
+      trailer: deps.trailer,
+      realPath: deps.realPaths,
+      wholeChunks: deps.wholeChunks,
+    }),
   carries: ['metrics', 'logs', 'traces'],
   address: { field: 'path', network: false },
 });

@@ -21,6 +21,8 @@ export interface SinkDeps {
   readonly realPaths?: boolean;
   /** Text a `file` or `stdout` stream ends with, once: the encoder kind's `trailer` (openmetrics `# EOF`). */
   readonly trailer?: string;
+  /** Each chunk is one document, read only whole: the encoder kind's `wholeChunks` (zipkin_json). */
+  readonly wholeChunks?: boolean;
   /**
    * How runs of whole records (each from one chunk) join into one request body: the encoder kind's `join`
    * (zipkin_json); absent: whole chunks one after another.
