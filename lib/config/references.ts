@@ -5,7 +5,8 @@
 import { entryId } from './entry.js';
 import type { EntryFields } from './entry-fields.js';
 import { show, type Issue } from '../language/problems.js';
-import { REQUEST_SPAN_KINDS, spanKindsByService, spanServices } from '../language/traces.js';
+import { spanKindsByService, spanServices } from '../language/traces.js';
+import { REQUEST_SPAN_KINDS } from '../../operators/model/span.js';
 
 export interface EntryIssue {
   readonly index: number;

@@ -640,8 +640,6 @@ export function spanServices(config: { readonly root: RootSpanConfig }): Set<str
   return new Set(places(config.root).map((place) => place.service));
 }
 
-export { REQUEST_SPAN_KINDS } from '../../operators/model/span.js';
-
 /** The kinds of the spans each service of the tree runs: a pair's caller span in its caller's, its callee's in its own. */
 export function spanKindsByService(config: { readonly root: RootSpanConfig }): Map<string, Set<SpanKind>> {
   const found = new Map<string, Set<SpanKind>>();

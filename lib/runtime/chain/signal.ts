@@ -1,6 +1,6 @@
 import { defer, identity, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { Labelled, LogBatch, ObservationBatch, SampleBatch, TickBatch } from '../../../operators/model/batch.js';
-import type { SpanBatch } from '../../../operators/model/span.js';
+import { REQUEST_SPAN_KINDS, type SpanBatch } from '../../../operators/model/span.js';
 import type { Delivery } from '../../../operators/deliver.js';
 import { generate } from '../../../operators/generate.js';
 import { generateLogs } from '../../../operators/generate-logs.js';
@@ -21,7 +21,6 @@ import type { Entry } from '../../config/types.js';
 import { valueGenerator } from '../../generators/value.js';
 import { logGenerator } from '../../generators/log.js';
 import { traceGenerator } from '../../generators/trace.js';
-import { REQUEST_SPAN_KINDS } from '../../language/traces.js';
 import { distributionSampler } from '../../generators/distribution.js';
 import { timeUnitsPerSecond } from '../../protocols/metric-units.js';
 import type { SignalBatch } from './encoder.js';
