@@ -153,12 +153,14 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .get('/:id', (ctx) => {
         const started = find(ctx);
+        // One instant for the whole answer, so that uptime and elapsed_ms agree.
+        const at = now();
         ctx.body = {
           ...identityOf(started),
           config: redactConfig(started.run.entry),
-          stats: statsOf(started, now()),
+          stats: statsOf(started, at),
           // Stops at the entry's end, as its uptime does.
-          elapsed_ms: started.run.stats.asOf(now()) - started.startedAt,
+          elapsed_ms: started.run.stats.asOf(at) - started.startedAt,
         };
       })
       .get('/:id/stats', (ctx) => {
@@ -269,7 +271,7 @@ function statsOf(started: StartedEntry, readAt: number) {
   const elapsed = since === undefined ? undefined : now - since;
   const inGap = elapsed !== undefined && silenced(entry)(elapsed);
   return {
-    ...stats.snapshot(now),
+    ...stats.snapshot(readAt),
     in_gap: inGap,
     in_burst: elapsed !== undefined && entry.bursts !== undefined && inHead(entry.bursts, elapsed) && !inGap,
   };
