@@ -9,6 +9,7 @@ import { encoderLabelIssues, pairing, unbuiltRefusal, unlabelledStreamRefusal } 
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
 import { ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
+import { remoteWriteProtocolOf } from '../runtime/chain/encoder.js';
 import { SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
 
@@ -122,8 +123,7 @@ export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
     return createLogEncoder(event.encoder).encode(batch);
   }
   const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };
-  // A 2.0 sink writes its requests from the chunk's rows, which an encoder makes only when told the protocol.
-  const remoteWriteProtocol = event.sink.type === 'remote_write' ? event.sink.protocol : undefined;
+  const remoteWriteProtocol = remoteWriteProtocolOf(event.sink);
   return createMetricEncoder(event.encoder, { name: event.metric.name, remoteWriteProtocol }).encode(batch);
 }
 

@@ -1,7 +1,7 @@
 import type { Encoder } from '../../../operators/encode.js';
 import { classicRows, type Labelled, type LogBatch, type SampleBatch } from '../../../operators/model/batch.js';
 import type { SpanBatch } from '../../../operators/model/span.js';
-import type { Entry, SpanMetricsSource } from '../../config/types.js';
+import type { Entry, SinkConfig, SpanMetricsSource } from '../../config/types.js';
 import type { MetricMeta } from '../../encoders/encoder.js';
 import { createLogEncoder, createMetricEncoder, createTraceEncoder } from '../../encoders/index.js';
 import { encoderKindOf } from '../../encoders/kinds/index.js';
@@ -28,10 +28,18 @@ export function entryEncoder(entry: Entry): Encoder<SignalBatch> {
     help: entry.help,
     withoutSum: withoutSum(entry),
     ...spanMetricsMeta(entry.span_metrics_of),
-    remoteWriteProtocol: entry.sink.type === 'remote_write' ? entry.sink.protocol : undefined,
+    remoteWriteProtocol: remoteWriteProtocolOf(entry.sink),
   });
   if (!entry.native || encoderKindOf(entry.encoder.type)!.nativeHistograms) return encoder;
   return { encode: (batch) => encoder.encode(classicRows(batch as Labelled<SampleBatch>)) };
+}
+
+/**
+ * The remote write protocol a metric encoder writes for `sink`: a 2.0 sink writes its requests from the chunk's rows,
+ * which an encoder makes only when told the protocol.
+ */
+export function remoteWriteProtocolOf(sink: SinkConfig): MetricMeta['remoteWriteProtocol'] {
+  return sink.type === 'remote_write' ? sink.protocol : undefined;
 }
 
 /** Whether a histogram entry's sum is one OpenMetrics forbids: beside a negative bucket bound, or below 0. */
