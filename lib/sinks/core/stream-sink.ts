@@ -189,6 +189,13 @@ class StreamDriver implements SinkDriver {
       this.fail(error);
       return;
     }
+    this.ackOldest();
+    // The other sinks on the stream may wait with no write of theirs left to call back.
+    if (this.hasRoom()) this.events.roomMade();
+  };
+
+  /** Delivers the oldest write still in flight, which reached the stream; returns its bytes. */
+  private ackOldest(): number {
     const { inFlight } = this;
     const { size, bytes } = inFlight[this.head]!;
     inFlight[this.head++] = undefined!;
@@ -196,9 +203,8 @@ class StreamDriver implements SinkDriver {
     this.writing.acked += bytes;
     this.core.delivered(size, bytes);
     this.core.settle(1, bytes);
-    // The other sinks on the stream may wait with no write of theirs left to call back.
-    if (this.hasRoom()) this.events.roomMade();
-  };
+    return bytes;
+  }
 
   private readonly onDrain = (): void => {
     this.drainWait = undefined;
@@ -236,14 +242,7 @@ class StreamDriver implements SinkDriver {
     if (!bytesWritten || writing.users !== 1) return;
     let landed = bytesWritten() - writing.acked;
     const { inFlight } = this;
-    while (this.head < inFlight.length && inFlight[this.head]!.bytes <= landed) {
-      const { size, bytes } = inFlight[this.head]!;
-      inFlight[this.head++] = undefined!;
-      landed -= bytes;
-      writing.acked += bytes;
-      this.core.delivered(size, bytes);
-      this.core.settle(1, bytes);
-    }
+    while (this.head < inFlight.length && inFlight[this.head]!.bytes <= landed) landed -= this.ackOldest();
     const cut = inFlight[this.head];
     if (!cut?.records || landed <= 0) return;
     const whole = wholeEvents(cut.records, landed);
