@@ -26,14 +26,12 @@ export function fitted(out: Buffer, used: number, slack: number): Buffer {
   const pooled = out.buffer.byteLength === Buffer.poolSize && out.length < Buffer.poolSize;
   if (!pooled && out.length - used <= slack) return out.subarray(0, used);
   // Never pooled, and not zeroed first: every byte is copied over.
-  const own = Buffer.allocUnsafeSlow(used);
-  out.copy(own, 0, 0, used);
-  return own;
+  return copied(out, used, used, Buffer.allocUnsafeSlow);
 }
 
-/** A buffer of `length` bytes starting with `out`'s first `used`. */
-function copied(out: Buffer, used: number, length: number): Buffer {
-  const bigger = Buffer.allocUnsafe(length);
+/** A buffer of `length` bytes (made by `alloc`) starting with `out`'s first `used`. */
+function copied(out: Buffer, used: number, length: number, alloc = Buffer.allocUnsafe): Buffer {
+  const bigger = alloc(length);
   out.copy(bigger, 0, 0, used);
   return bigger;
 }
