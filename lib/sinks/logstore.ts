@@ -48,7 +48,11 @@ export function logstoreSink(options: LogstoreSinkOptions): Sink {
       hint: refusalHint,
     },
     pushes,
-    gzip ? async (push, http) => postBody({ body: await gzipped(push) }, http) : postBody,
+    gzip
+      ? async (push, http) => {
+          await http.post(await gzipped(push));
+        }
+      : postBody,
   );
 }
 
