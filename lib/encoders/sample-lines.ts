@@ -1,5 +1,6 @@
 import {
   nanosecondsWithin,
+  timestampAt,
   timestampOf,
   type ExemplarRows,
   type Labelled,
@@ -56,7 +57,7 @@ export interface ExemplarText {
 /**
  * Writes a row's exemplar in place of its line feed (see {@link SampleLineFormat.exemplar}): the fixed text with room
  * for the ids between, copied at once (one copy costs less than three short ones), the ids written over the room from
- * their words, then the value and the stamp. Out of the encoder's loop: inlined there, it slowed every line.
+ * their words, then the value and the stamp.
  */
 class ExemplarWriter {
   private readonly text: Buffer;
@@ -322,98 +323,133 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
   const exemplarWriter = format.exemplar && new ExemplarWriter(format.exemplar, format);
+  // The buffer of the batch being encoded: grown by the writers below, as the lines need.
+  let out: Buffer = NO_BYTES;
+
+  /**
+   * Writes the lines of rows `from` to `to` (excluded) of `batch` at `at`, their ends into `ends`; returns where they
+   * end. No exemplar is written here, and `to` ends the runs of lines copied: an exemplar's row is the last of a call.
+   * With a row's exemplar written inside this loop, every line of a batch carrying any cost about 7 ns more, however
+   * few carried one (docs/performance.md).
+   */
+  const writeLines = (batch: Labelled<SampleBatch>, from: number, to: number, at: number, ends: number[]): number => {
+    const { size, value, series, anchor, offset } = batch;
+    let bytes = out;
+    for (let i = from; i < to; i++) {
+      const s = series[i]!;
+      if (s !== lastSeries) {
+        lastSeries = s;
+        head = headOf(s);
+        if (!formatShortest && head.timeValued !== shortest) {
+          shortest = head.timeValued;
+          // The value's text was made in the other form.
+          lastValue = NaN;
+        }
+      }
+      const ms = timestampAt(anchor, offset, i);
+      const nanos = exactTimes ? nanosecondsWithin(batch, i, ms) : 0;
+      // After 1970 the stamp is the millisecond's, the nanoseconds written over it below: one stamp a millisecond.
+      const stampNanos = ms >= 0 ? 0 : nanos;
+      if (ms !== lastMs || stampNanos !== lastNanos) {
+        lastMs = ms;
+        lastNanos = stampNanos;
+        stamp = format.stamp(ms, stampNanos);
+        stampBytes = undefined;
+      } else stampBytes ??= Buffer.from(stamp);
+      const v = value[i]!;
+      // NaN never equals itself: it is formatted again, which is correct, only slower.
+      if (v !== lastValue) {
+        lastValue = v;
+        // A finite value in the shortest form is written straight (writeShortest: the text String gives).
+        direct = shortest && Number.isFinite(v);
+        valueText = direct ? '' : format.value(v);
+      }
+      // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
+      const length = head.room + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
+      if (at + length > bytes.length) out = bytes = grown(bytes, at, length + (size - i) * lineGuess);
+      const lineStart = at;
+      at = head.writeLead(bytes, at);
+      at = direct ? writeShortest(bytes, v, at) : writeText(bytes, valueText, at);
+      at = head.writeMiddle(bytes, at);
+      at = stampBytes ? putBytes(bytes, stampBytes, at) : writeText(bytes, stamp, at);
+      if (nanos !== stampNanos) putSixDigits(bytes, nanos, at - NANOS_TAIL);
+      ends[i] = at;
+      // The lines after it with the same series, value and millisecond (a constant signal at a high rate) are the
+      // same bytes: copied in blocks that double, a few copies a run. Exact times after 1970 are then written over
+      // each copy's nanoseconds.
+      let same = i + 1;
+      while (
+        same < to &&
+        series[same] === s &&
+        value[same] === v &&
+        timestampAt(anchor, offset, same) === ms &&
+        (!exactTimes || ms >= 0)
+      )
+        same++;
+      const copies = same - i - 1;
+      if (copies > 0) {
+        const line = at - lineStart;
+        if (at + copies * line > bytes.length)
+          out = bytes = grown(bytes, at, copies * line + (size - same) * lineGuess);
+        for (let done = 0; done < copies; ) {
+          const block = Math.min(copies - done, done + 1);
+          bytes.copyWithin(at, lineStart, lineStart + block * line);
+          at += block * line;
+          done += block;
+        }
+        for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
+        if (exactTimes)
+          for (let k = 1; k <= copies; k++)
+            putSixDigits(bytes, nanosecondsWithin(batch, i + k, ms), ends[i + k]! - NANOS_TAIL);
+        i = same - 1;
+      }
+    }
+    return at;
+  };
+
+  /**
+   * Writes exemplar `k` of `batch` in place of the line feed of its row, the line written last, which ends at `at`;
+   * returns where it ends.
+   */
+  const writeExemplar = (batch: Labelled<SampleBatch>, k: number, at: number): number => {
+    const exemplars = batch.exemplars!;
+    const row = exemplars.rows[k]!;
+    const ms = timestampOf(batch, row);
+    const nanos = exactTimes ? nanosecondsWithin(batch, row, ms) : 0;
+    const room = exemplarWriter!.prepare(exemplars, k, ms, nanos, stamp);
+    if (at + room > out.length) out = grown(out, at, room + (batch.size - row) * lineGuess);
+    // In place of the line feed, which the exemplar's stamp ends with.
+    return exemplarWriter!.write(out, exemplars, k, at - 1, stamp, stampBytes);
+  };
 
   return {
     encode(batch: Labelled<SampleBatch>) {
-      const { size, value, series } = batch;
+      const { size } = batch;
       const exemplars = format.exemplar && batch.exemplars;
-      // The next row with an exemplar (rows ascend), past the end when none is left.
-      let withExemplar = 0;
-      let nextExemplarRow = exemplars ? exemplars.rows[0]! : size;
-      let out: Buffer = Buffer.allocUnsafe(size * lineGuess);
-      let at = 0;
+      out = Buffer.allocUnsafe(size * lineGuess);
       const ends = new Array<number>(size);
-      for (let i = 0; i < size; i++) {
-        const s = series[i]!;
-        if (s !== lastSeries) {
-          lastSeries = s;
-          head = headOf(s);
-          if (!formatShortest && head.timeValued !== shortest) {
-            shortest = head.timeValued;
-            // The value's text was made in the other form.
-            lastValue = NaN;
-          }
+      let at = 0;
+      let from = 0;
+      // The lines up to each exemplar's row (rows ascend), then its exemplar; then the lines after the last.
+      if (exemplars)
+        for (let k = 0; k < exemplars.rows.length; k++) {
+          const row = exemplars.rows[k]!;
+          // Rows ascend, each at most once (ExemplarRows): one out of order or past the end is left out, not written
+          // over another line.
+          if (row < from || row >= size) continue;
+          at = writeLines(batch, from, row + 1, at, ends);
+          ends[row] = at = writeExemplar(batch, k, at);
+          from = row + 1;
         }
-        const ms = timestampOf(batch, i);
-        const nanos = exactTimes ? nanosecondsWithin(batch, i, ms) : 0;
-        // After 1970 the stamp is the millisecond's, the nanoseconds written over it below: one stamp a millisecond.
-        const stampNanos = ms >= 0 ? 0 : nanos;
-        if (ms !== lastMs || stampNanos !== lastNanos) {
-          lastMs = ms;
-          lastNanos = stampNanos;
-          stamp = format.stamp(ms, stampNanos);
-          stampBytes = undefined;
-        } else stampBytes ??= Buffer.from(stamp);
-        const v = value[i]!;
-        // NaN never equals itself: it is formatted again, which is correct, only slower.
-        if (v !== lastValue) {
-          lastValue = v;
-          // A finite value in the shortest form is written straight (writeShortest: the text String gives).
-          direct = shortest && Number.isFinite(v);
-          valueText = direct ? '' : format.value(v);
-        }
-        // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
-        const length = head.room + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
-        if (at + length > out.length) out = grown(out, at, length + (size - i) * lineGuess);
-        const lineStart = at;
-        at = head.writeLead(out, at);
-        at = direct ? writeShortest(out, v, at) : writeText(out, valueText, at);
-        at = head.writeMiddle(out, at);
-        at = stampBytes ? putBytes(out, stampBytes, at) : writeText(out, stamp, at);
-        if (nanos !== stampNanos) putSixDigits(out, nanos, at - NANOS_TAIL);
-        const exemplar = i === nextExemplarRow;
-        if (exemplar) {
-          const k = withExemplar++;
-          nextExemplarRow = withExemplar < exemplars!.rows.length ? exemplars!.rows[withExemplar]! : size;
-          const room = exemplarWriter!.prepare(exemplars!, k, ms, nanos, stamp);
-          if (at + room > out.length) out = grown(out, at, room + (size - i) * lineGuess);
-          // In place of the line feed, which the exemplar's stamp ends with.
-          at = exemplarWriter!.write(out, exemplars!, k, at - 1, stamp, stampBytes);
-        }
-        ends[i] = at;
-        // The lines after it with the same series, value and millisecond (a constant signal at
-        // a high rate) and no exemplar are the same bytes: copied in blocks that double, a few copies a run. Exact
-        // times after 1970 are then written over each copy's nanoseconds.
-        let same = i + 1;
-        while (
-          same < size &&
-          series[same] === s &&
-          value[same] === v &&
-          timestampOf(batch, same) === ms &&
-          (!exactTimes || ms >= 0) &&
-          !exemplar &&
-          same !== nextExemplarRow
-        )
-          same++;
-        const copies = same - i - 1;
-        if (copies > 0) {
-          const line = at - lineStart;
-          if (at + copies * line > out.length) out = grown(out, at, copies * line + (size - same) * lineGuess);
-          for (let done = 0; done < copies; ) {
-            const block = Math.min(copies - done, done + 1);
-            out.copyWithin(at, lineStart, lineStart + block * line);
-            at += block * line;
-            done += block;
-          }
-          for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
-          if (exactTimes)
-            for (let k = 1; k <= copies; k++)
-              putSixDigits(out, nanosecondsWithin(batch, i + k, ms), ends[i + k]! - NANOS_TAIL);
-          i = same - 1;
-        }
-      }
+      at = writeLines(batch, from, size, at, ends);
       if (size > 0) lineGuess = Math.ceil(at / size) + 8;
-      return encodedLines(batch, out.subarray(0, at), ends);
+      const data = out.subarray(0, at);
+      // Not held past the batch: the chunk holds it.
+      out = NO_BYTES;
+      return encodedLines(batch, data, ends);
     },
   };
 }
+
+/** The encoder's buffer between batches. */
+const NO_BYTES = Buffer.alloc(0);
