@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { carryingExemplars, ExemplarRowsBuilder, timestampOf, type Labelled, type SampleBatch } from './model/batch.js';
+import { carryingExemplars, ExemplarRowsBuilder, timestampAt, type Labelled, type SampleBatch } from './model/batch.js';
 import type { SpanBatch } from './model/span.js';
 import type { Series } from './model/series.js';
 import { checkChoice, spanFilter, withSpanPools, type EndedSpanPool, type SpanChoice } from './internal/span-pool.js';
@@ -96,13 +96,13 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
       const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
       const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
-      const { native, series, offset } = batch;
+      const { native, series, offset, anchor } = batch;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
         const index = batch.index[at]!;
         if (!due(index)) continue;
-        const time = timestampOf(batch, at);
-        const span = pool?.take(time, batch.anchor + offset[at]!);
+        const time = timestampAt(anchor, offset, at);
+        const span = pool?.take(time, anchor + offset[at]!);
         if (pool && !span) continue;
         places.see(series, at, rows);
         const worth =

@@ -193,7 +193,10 @@ function carriedExemplars(
   let carries = 0;
   for (let k = 0; k < column.rows.length; k++) {
     const row = column.rows[k]!;
-    if (mayCarry(batch.series[row]!)) moved[carries++] = Math.floor(row / rows) * (kept + 1) + place[row % rows]!;
+    if (!mayCarry(batch.series[row]!)) continue;
+    // Integer division: a row number is an int32, and a double's floor and remainder cost more.
+    const event = (row / rows) | 0;
+    moved[carries++] = event * (kept + 1) + place[row - event * rows]!;
   }
   if (carries === column.rows.length) return exemplarsOnRows(column, moved);
   const carried = new ExemplarRowsBuilder(carries);

@@ -1,7 +1,6 @@
 import {
   nanosecondsWithin,
   timestampAt,
-  timestampOf,
   type ExemplarRows,
   type Labelled,
   type SampleBatch,
@@ -414,7 +413,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const writeExemplar = (batch: Labelled<SampleBatch>, k: number, at: number): number => {
     const exemplars = batch.exemplars!;
     const row = exemplars.rows[k]!;
-    const ms = timestampOf(batch, row);
+    const ms = timestampAt(batch.anchor, batch.offset, row);
     const nanos = exactTimes ? nanosecondsWithin(batch, row, ms) : 0;
     const room = exemplarWriter!.prepare(exemplars, k, ms, nanos, stamp);
     if (at + room > out.length) out = grown(out, at, room + (batch.size - row) * lineGuess);
