@@ -174,6 +174,8 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       batchSize: options.batchSize ?? OTLP_DEFAULTS.batchSize,
       batchUnit: 'records',
       maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge,
+      maxRequestBytes: OTLP_DEFAULTS.maxRequestBytes,
+      maxBufferedBytes: OTLP_DEFAULTS.maxBufferedBytes,
       retry: options.retry ?? DEFAULT_RETRY,
       flushTimeout: options.flushTimeout,
       scheduler,

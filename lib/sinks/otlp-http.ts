@@ -53,7 +53,14 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
   const requests = otlpRequests(batchSize, options.resource, signal);
   const gzipped = gzippedBodies();
   return httpBatchingSink<RecordRequest>(
-    { ...options, batchSize, batchUnit: 'records', maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge },
+    {
+      ...options,
+      batchSize,
+      batchUnit: 'records',
+      maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge,
+      maxRequestBytes: OTLP_DEFAULTS.maxRequestBytes,
+      maxBufferedBytes: OTLP_DEFAULTS.maxBufferedBytes,
+    },
     {
       sink: 'otlp_http',
       url: exportUrl(options.url, signal),

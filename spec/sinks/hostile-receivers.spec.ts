@@ -7,6 +7,7 @@ import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { httpPushSink } from '../../lib/sinks/http-push.js';
 import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import { OTLP_DEFAULTS } from '../../lib/sinks/framing/otlp-requests.js';
 import { tcpSink } from '../../lib/sinks/tcp.js';
 import { sampleBatch } from '../support/batches.js';
 import { startHostileReceiver, type Hostility, type HostileReceiver } from '../support/backends/hostile.js';
@@ -25,7 +26,7 @@ const batch = sampleBatch({
 
 /**
  * Each sink against receivers that take its connection and then do not play along, with its documented bound
- * on the bytes it holds (docs/sinks.md "Stalls": 4 MiB for the batching sinks, 1 MiB for tcp).
+ * on the bytes it holds (docs/sinks.md "Stalls": 4 MiB for the batching sinks, 8 MB for the OTLP ones, 1 MiB for tcp).
  */
 const CASES: {
   sink: string;
@@ -45,7 +46,7 @@ const CASES: {
   {
     sink: 'otlp_grpc',
     hostility: 'silent',
-    bound: 4 * MiB,
+    bound: OTLP_DEFAULTS.maxBufferedBytes,
     open: (receiver) => ({
       sink: otlpGrpcSink({ endpoint: receiver.address, signal: 'metrics', flushTimeout: FLUSH_TIMEOUT }),
       chunk: otlpMetrics({ name: 'load' }).encode(batch),
@@ -71,7 +72,7 @@ const CASES: {
 describe('sinks against receivers that never answer or answer one byte a second', function () {
   this.timeout(20_000);
   for (const { sink: kind, hostility, bound, open } of CASES)
-    it(`${kind}, receiver ${hostility}: held bytes stay within ${bound / MiB} MiB, backpressure then counted drops`, async () => {
+    it(`${kind}, receiver ${hostility}: held bytes stay within ${(bound / MiB).toFixed(1)} MiB, backpressure then counted drops`, async () => {
       const receiver = await startHostileReceiver(hostility);
       try {
         const { sink, chunk } = open(receiver);

@@ -422,6 +422,27 @@ describe('OTLP sinks', function () {
     expect(receiver.received).to.have.length(2);
   });
 
+  it('otlp_grpc and otlp_http: records of many chunks fill requests up to 4,000,000 bytes, not the 1 MiB of other sinks', async () => {
+    // Ten chunks of 100 records of 5 KB: the batching core gathered 1 MiB of chunks, so five requests of 200 records.
+    const message = 'x'.repeat(5000);
+    for (const sink of [
+      otlpGrpcSink({ endpoint: receiver.grpcAddress, signal: 'logs', retry: QUICK_RETRY }),
+      otlpHttpSink({ url: receiver.httpUrl, signal: 'logs', retry: QUICK_RETRY }),
+    ]) {
+      const before = receiver.received.length;
+      for (let chunk = 0; chunk < 10; chunk++)
+        sink.write(otlpLogs().encode(logBatch(Array.from({ length: 100 }, () => ({ severity: 'info', message })))));
+      await sink.close();
+      // Whole chunks of 501,000 bytes: seven make a request, an eighth would pass 4,000,000.
+      const requests = receiver.received
+        .slice(before)
+        .map(
+          ({ request }) => request.resource_logs.flatMap((rl: ExportRequest) => rl.scope_logs[0].log_records).length,
+        );
+      expect(requests).to.deep.equal([700, 300]);
+    }
+  });
+
   it('otlp_grpc: a record larger than the collector takes by itself fails alone, counted, saying so; the others arrive', async () => {
     // 5 MB in one log record: above the receiver's (and the collector's) 4 MiB, and no request can split it.
     const records = ['a', 'x'.repeat(5_000_000), 'b'].map((message) => ({ severity: 'info', message }));

@@ -53,9 +53,17 @@ export type OtlpSignal = keyof typeof OTLP_SIGNALS;
  * The OpenTelemetry SDKs' defaults: batches of up to 1,000, sent at least every 5 s. A request holds at most
  * 4,000,000 bytes of records: the collector's gRPC receiver refuses a message above 4 MiB (its default
  * `max_recv_msg_size_mib`, counted after decompression) as RESOURCE_EXHAUSTED, so 1,000 large log records
- * would be lost; the rest of 4 MiB is room for the resource and scope around them.
+ * would be lost; the rest of 4 MiB is room for the resource and scope around them. The batching core gathers that
+ * much too (its own default is 1 MiB), so records of many small chunks fill a request as those of one large chunk do.
  */
-export const OTLP_DEFAULTS = { batchSize: 1000, maxAge: 5000, timeout: 10_000, maxRequestBytes: 4_000_000 } as const;
+export const OTLP_DEFAULTS = {
+  batchSize: 1000,
+  maxAge: 5000,
+  timeout: 10_000,
+  maxRequestBytes: 4_000_000,
+  // A request in flight and the next one filling: the batching core's 4 × a request would be 16 MB a sink.
+  maxBufferedBytes: 8_000_000,
+} as const;
 
 /** A collector's receiver limit of one message: its default, in bytes, and the setting that changes it. */
 export interface ReceiverLimit {

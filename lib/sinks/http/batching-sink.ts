@@ -18,6 +18,10 @@ export interface HttpSinkOptions extends BatchSettings {
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-request timeout, ms; default 10 s. */
   readonly timeout?: number;
+  /** Bytes of chunks one request carries at most (the batching core's default unless the protocol has its own). */
+  readonly maxRequestBytes?: number;
+  /** Bytes held (buffered and in flight) past which `write` waits (the batching core's default unless said). */
+  readonly maxBufferedBytes?: number;
 }
 
 export const HTTP_SINK_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
@@ -93,6 +97,8 @@ export function httpBatchingSink<R extends Request>(
       batchSize: options.batchSize ?? HTTP_SINK_DEFAULTS.batchSize,
       batchUnit: options.batchUnit,
       maxAge: options.maxAge ?? HTTP_SINK_DEFAULTS.maxAge,
+      maxRequestBytes: options.maxRequestBytes,
+      maxBufferedBytes: options.maxBufferedBytes,
       retry: options.retry ?? DEFAULT_RETRY,
       flushTimeout: options.flushTimeout,
       scheduler: options.scheduler,
