@@ -194,6 +194,24 @@ export function grpcAddress(endpoint: string): { address: string; secure: boolea
   };
 }
 
+/**
+ * What an endpoint URL holds that gRPC has no use for: a path, a query or a fragment. OpenTelemetry's exporters take
+ * a URL for gRPC too (its scheme says TLS or not) and use only its host and port, as svc does; the calls' paths are
+ * the services' own (`/opentelemetry.proto.collector.…/Export`). An endpoint such as `http://host:4317/v1/traces`
+ * then reaches `host:4317` all the same, but says that its writer expected the path to count: an OTLP/HTTP url
+ * (the otlp_http sink's).
+ */
+export function grpcEndpointWarnings(endpoint: string): string[] {
+  if (!/^https?:\/\//.test(endpoint)) return [];
+  const { pathname, search, hash } = new URL(endpoint);
+  const unused = `${pathname === '/' ? '' : pathname}${search}${hash}`;
+  if (!unused) return [];
+  const { address, secure } = grpcAddress(endpoint);
+  return [
+    `otlp_grpc sink: sink.endpoint ${endpoint} has "${unused}" after its host and port, which gRPC does not use: the calls go to ${secure ? 'https://' : ''}${address}, to the path of the OTLP service (a path such as /v1/traces is OTLP/HTTP's: the otlp_http sink's url); write the endpoint without it`,
+  ];
+}
+
 function channelOptions(compression: OtlpGrpcSinkOptions['compression']): Grpc.ChannelOptions {
   // grpc-js: 2 is gzip. Keep-alive pings keep a long run's channel from going stale unnoticed. The user agent names
   // svc first, as the HTTP sinks do (OTLP exporters SHOULD name themselves; grpc-js adds its own after).

@@ -11,7 +11,8 @@ import type { Entry } from '../../lib/config/types.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { otlpLogs, otlpMetrics } from '../../lib/encoders/otlp.js';
-import { grpcTrust, otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import { grpcEndpointWarnings, grpcTrust, otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
+import { sinkWarnings } from '../../lib/server/warnings.js';
 import type { SinkError } from '../../lib/sinks/core/errors.js';
 import { otlpHttpSink } from '../../lib/sinks/otlp-http.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
@@ -420,6 +421,26 @@ describe('OTLP sinks', function () {
     await sink.close();
     expect(logsOf(receiver)).to.have.length(1000);
     expect(receiver.received).to.have.length(2);
+  });
+
+  it('otlp_grpc: an endpoint URL with a path (gRPC has no use for one) is warned about at load, naming sink.endpoint, and delivers to host:port', async () => {
+    const port = receiver.grpcAddress.split(':')[1];
+    const endpoint = `http://127.0.0.1:${port}/v1/traces`;
+    const warning = `otlp_grpc sink: sink.endpoint ${endpoint} has "/v1/traces" after its host and port, which gRPC does not use: the calls go to 127.0.0.1:${port}, to the path of the OTLP service (a path such as /v1/traces is OTLP/HTTP's: the otlp_http sink's url); write the endpoint without it`;
+    expect(grpcEndpointWarnings(endpoint)).to.deep.equal([warning]);
+    expect(grpcEndpointWarnings('https://collector:4317?x=1#y')[0]).to.include('has "?x=1#y" after its host and port');
+    for (const clean of ['127.0.0.1:4317', 'http://collector:4317', 'https://collector:4317/'])
+      expect(grpcEndpointWarnings(clean), clean).to.deep.equal([]);
+    // svc-server says it with a request's other warnings; bin/svc when the entry starts.
+    expect(sinkWarnings('sink', { type: 'otlp_grpc', endpoint } as never)).to.include(`sink: ${warning}`);
+    const file = scenario(
+      'grpc-path.yaml',
+      upScenario(`{ type: otlp_grpc, endpoint: "${endpoint}" }`, ['rate: 10', 'duration: 300ms']),
+    );
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(0);
+    expect(result.stderr).to.include(`[warn] up: ${warning}\n`);
+    expect(metricsOf(receiver).length).to.be.greaterThan(0);
   });
 
   it('otlp_grpc and otlp_http: records of many chunks fill requests up to 4,000,000 bytes, not the 1 MiB of other sinks', async () => {

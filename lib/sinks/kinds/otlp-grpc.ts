@@ -1,6 +1,6 @@
 import { oneOf, strict } from '../../language/combinators.js';
 import { grpcEndpoint } from '../../language/fields.js';
-import { otlpGrpcSink } from '../otlp-grpc.js';
+import { grpcEndpointWarnings, otlpGrpcSink } from '../otlp-grpc.js';
 import { show } from '../../language/problems.js';
 import { defineSink, type SinkIssue } from './kind.js';
 import { fitSignal, otlpFields, otlpOptions } from './otlp.js';
@@ -23,6 +23,7 @@ export const otlpGrpcKind = defineSink({
   carries: ['metrics', 'logs', 'traces'],
   encoders: ['otlp'],
   address: { field: 'endpoint', network: true },
+  warnings: (config) => grpcEndpointWarnings(config.endpoint),
   fit: (config, signal) => metadataIssue(config.headers) ?? fitSignal(config, signal),
 });
 
