@@ -1,12 +1,11 @@
-import { constants } from 'node:fs';
-import { access, lstat, realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
 import type { TextSource } from '../config/read.js';
 import { realFileStream } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
-import { explainFile } from '../sinks/core/errors.js';
+import { cannotOpenFile } from '../sinks/file.js';
 
 /**
  * The files a sink run by the server names, confined below the operator's `--file-root` (design, "Server safety"):
@@ -53,41 +52,15 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   const special = (await specialFile(path)) ?? ((await isDirectory(path)) ? 'a directory' : undefined);
   if (special)
     throw new HttpError(422, 'file_sink_not_a_file', `${where}sink.path: ${sink.path} is ${special}, not a file`);
-  const unopenable = await cannotCreateIn(path);
+  // Answered at the POST rather than by a `201` whose scenario fails a moment later, its reason only in a later GET.
+  const unopenable = await cannotOpenFile(path);
   if (unopenable)
     throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
   return { ...sink, path };
 }
 
-/**
- * Why the file sink could not open `path` for sure, found without opening (which would create or truncate it): its
- * directory does not exist or is not one, or this process may not write there. Answered at the POST rather than by a
- * `201` whose scenario fails a moment later, its reason only in a later GET or the log. Undefined when it may open.
- */
-async function cannotCreateIn(path: string): Promise<string | undefined> {
-  if (await isFile(path)) return accessProblem(path, constants.W_OK);
-  const parent = await stat(dirname(path)).catch((error: NodeJS.ErrnoException) => error);
-  if (parent instanceof Error) return explainFile(parent.code, path) ?? parent.message;
-  // Creating a file needs a directory this process may write to and search (W and X); a file there is no directory.
-  if (!parent.isDirectory()) return explainFile('ENOTDIR', path);
-  return accessProblem(dirname(path), constants.W_OK | constants.X_OK, path);
-}
-
-/** Why this process may not reach `target` in `mode`, said of the sink's `path`; undefined when it may. */
-async function accessProblem(target: string, mode: number, path = target): Promise<string | undefined> {
-  const problem = await access(target, mode).then(
-    () => undefined,
-    (error: NodeJS.ErrnoException) => error,
-  );
-  return problem && (explainFile(problem.code, path) ?? problem.message);
-}
-
 async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isFile() ?? false;
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */

@@ -10,7 +10,8 @@ import {
   writev,
   type WriteStream,
 } from 'node:fs';
-import { resolve } from 'node:path';
+import { access, stat as statOf } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { describeError, explainFile, fileError } from './core/errors.js';
@@ -28,6 +29,33 @@ export interface FileSinkOptions {
   readonly realPath?: boolean;
   /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
   readonly wholeChunks?: boolean;
+}
+
+/**
+ * Why a file sink could not open `path` for sure, found without opening it (which would create or truncate it): it
+ * is a directory, its directory does not exist or is not one, or this process may not write there. Undefined when
+ * it may open. Asked before a run starts (svc-server at the POST, `svc run` before any entry starts), so that a
+ * mistyped path is refused with its field rather than by a sink failing once the run is under way.
+ */
+export async function cannotOpenFile(path: string): Promise<string | undefined> {
+  const target = await statOf(path).catch(() => undefined);
+  if (target?.isDirectory()) return explainFile('EISDIR', path);
+  // An existing file, pipe or device (`-o /dev/null`) is opened as it is: only its own permission counts.
+  if (target) return accessProblem(path, constants.W_OK);
+  const parent = await statOf(dirname(path)).catch((error: NodeJS.ErrnoException) => error);
+  if (parent instanceof Error) return explainFile(parent.code, path) ?? parent.message;
+  // Creating a file needs a directory this process may write to and search (W and X); a file there is no directory.
+  if (!parent.isDirectory()) return explainFile('ENOTDIR', path);
+  return accessProblem(dirname(path), constants.W_OK | constants.X_OK, path);
+}
+
+/** Why this process may not reach `target` in `mode`, said of the sink's `path`; undefined when it may. */
+async function accessProblem(target: string, mode: number, path = target): Promise<string | undefined> {
+  const problem = await access(target, mode).then(
+    () => undefined,
+    (error: NodeJS.ErrnoException) => error,
+  );
+  return problem && (explainFile(problem.code, path) ?? problem.message);
 }
 
 /**

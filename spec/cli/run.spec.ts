@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { closeSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
@@ -252,21 +253,44 @@ scenarios:
       expect(Number(events) - Number(dropped), stopped[0]).to.equal(taken);
     });
 
+  it('refuses before starting, exit 1, a file sink that cannot open its path, naming the entry and sink.path', async () => {
+    const notDir = join(tmp, 'plain-file');
+    writeFileSync(notDir, '');
+    const missing = join(tmp, 'missing', 'dir', 'out.prom');
+    for (const [path, why] of [
+      [missing, `the directory ${join(tmp, 'missing', 'dir')} does not exist`],
+      [tmp, 'it is a directory; path must name a file'],
+      [join(notDir, 'out.prom'), `a part of ${notDir} is a file, not a directory`],
+    ]) {
+      const expected = `error: ${gauge}: temp: sink.path: cannot open ${path}: ${why}\n`;
+      const inFile = scenario(
+        'unopenable.yaml',
+        readFileSync(gauge, 'utf8').replace('labels:', `sink: { type: file, path: "${path}" }\n    labels:`),
+      );
+      for (const argv of [
+        ['run', inFile],
+        ['run', gauge, '-o', path],
+        ['run', gauge, '--sink', 'file', '--endpoint', path],
+      ]) {
+        const result = await svc(argv);
+        expect(result, argv.join(' ')).to.include({ code: 1, stdout: '' });
+        expect(result.stderr, argv.join(' ')).to.equal(argv[1] === inFile ? expected.replace(gauge, inFile) : expected);
+      }
+      const dry = await svc(['run', '--dry-run', gauge, '-o', path]);
+      expect(dry.code).to.equal(1);
+      expect(dry.stderr).to.equal(`${expected}Validation: FAILED\n`);
+    }
+    expect(readdirSync(tmp)).to.not.include('missing');
+  });
+
+  // A named pipe that no process reads passes the checks before the run (it exists and may be written); opening it fails.
   it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
-    const result = await svc([
-      'run',
-      gauge,
-      '--sink',
-      'file',
-      '--endpoint',
-      join(tmp, 'missing', 'dir', 'out.prom'),
-      '--on-sink-error',
-      'fail',
-    ]);
+    const pipe = unreadPipe('fail.pipe');
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', pipe, '--on-sink-error', 'fail']);
     expect(result.code).to.equal(1);
     const stopped = lines(result.stderr).find((l) => STOPPED.test(l))!;
     expect(stopped).to.include(
-      `(sink: file sink: cannot open ${join(tmp, 'missing', 'dir', 'out.prom')}: the directory ${join(tmp, 'missing', 'dir')} does not exist)`,
+      `(sink: file sink: cannot open ${pipe}: it is a named pipe that no process reads: start its reader first)`,
     );
     expect(lines(result.stderr).at(-1)).to.equal(
       'error: temp: its sink failed (the error is on its STOPPED line above)',
@@ -274,7 +298,7 @@ scenarios:
   });
 
   it('a file that cannot be written stops its entry even under warn: said once, on the STOPPED line, exit 1', async () => {
-    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', join(tmp, 'missing', 'out.prom')]);
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', unreadPipe('warn.pipe')]);
     expect(result.code).to.equal(1);
     const err = lines(result.stderr);
     expect(err.find((l) => STOPPED.test(l))).to.include('STOPPED (sink: file sink: cannot open');
@@ -282,6 +306,13 @@ scenarios:
     expect(err.at(-1)).to.equal('error: temp: its sink failed (the error is on its STOPPED line above)');
   });
 });
+
+/** A named pipe in the scenario directory that no process reads. */
+function unreadPipe(name: string): string {
+  const path = join(tmp, name);
+  execFileSync('mkfifo', [path]);
+  return path;
+}
 
 /**
  * Examples that write to a backend; the backend's spec runs them (spec/sinks/remote-write.backends.spec.ts,

@@ -208,20 +208,13 @@ scenarios:
     const invalid = await svc(['run', scenario('bad-quiet.yaml', 'version: 2\nkind: runnable\nscenarios: 3\n'), '-q']);
     expect(invalid.code).to.equal(1);
     expect(invalid.stderr).to.match(/^error: .*scenarios/);
-    const failing = await svc([
-      'run',
-      gauge,
-      '-q',
-      '--sink',
-      'file',
-      '--endpoint',
-      '/nonexistent-dir/out.prom',
-      '--on-sink-error',
-      'fail',
-    ]);
+    // A named pipe that no process reads: its sink fails once the run started.
+    const pipe = join(dir, 'quiet.pipe');
+    execFileSync('mkfifo', [pipe]);
+    const failing = await svc(['run', gauge, '-q', '--sink', 'file', '--endpoint', pipe, '--on-sink-error', 'fail']);
     expect(failing.code).to.equal(1);
     expect(failing.stderr).to.include(
-      'file sink: cannot open /nonexistent-dir/out.prom: the directory /nonexistent-dir does not exist',
+      `file sink: cannot open ${pipe}: it is a named pipe that no process reads: start its reader first`,
     );
   });
 

@@ -1,6 +1,7 @@
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
+import type { ScenarioPlan } from '../../compile/index.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
@@ -80,6 +81,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     const plan = await this.planOf(loaded);
+    await refuseUnopenableFiles(plan, origin);
     const backfill = this.backfill ? await import('../../runtime/backfill.js') : undefined;
     if (backfill) {
       const refusal = backfill.backfillRefusal(plan.scenarios);
@@ -156,6 +158,25 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     if (this.label) overrides.labels = Object.fromEntries(this.label.map(parseLabel));
     return overrides;
   }
+}
+
+/**
+ * Refuses, as invalid configuration, a file whose `file` sinks cannot open their path (a missing directory, a
+ * directory, no permission), by the check svc-server makes at the POST: before any entry starts, rather than as a
+ * sink failing once the run is under way, with the entry and `sink.path` named.
+ */
+async function refuseUnopenableFiles(plan: ScenarioPlan, origin: string): Promise<void> {
+  const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
+    import('../../sinks/file.js'),
+    import('../../language/problems.js'),
+  ]);
+  const problems = [];
+  for (const { id, sink } of plan.scenarios) {
+    if (sink.type !== 'file') continue;
+    const why = await cannotOpenFile(sink.path);
+    if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
+  }
+  if (problems.length > 0) throw new ConfigError('invalid', origin, problems);
 }
 
 function parseLabel(pair: string): [string, string] {
