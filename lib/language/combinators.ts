@@ -452,6 +452,8 @@ export function tagged<V extends Record<string, AnyCodec>>(
       }
       if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
       const named = canonical(u.type);
+      if (typeof named === 'string' && !Object.hasOwn(variants, named))
+        return failAt(u, c, 'type', unknownTypeMessage(named, Object.keys(variants), aliases));
       const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
       return isRight(decodedType)
         ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c)
@@ -460,6 +462,21 @@ export function tagged<V extends Record<string, AnyCodec>>(
     undefined,
     schema,
   );
+}
+
+/**
+ * `expected one of <types> (or <alias> for <type>, …), got "<typed>"`, with the closest type or alias when the typed
+ * one is a typo of it: the aliases are accepted as `type` (and by `--sink`/`--encoder`), so the message names them.
+ */
+function unknownTypeMessage(
+  typed: string,
+  types: readonly string[],
+  aliases: Readonly<Record<string, string>>,
+): string {
+  const names = Object.keys(aliases);
+  const also = names.length > 0 ? ` (or ${names.map((alias) => `${alias} for ${aliases[alias]}`).join(', ')})` : '';
+  const near = closest(typed, [...types, ...names]);
+  return `expected one of ${types.join(', ')}${also}, got ${show(typed)}${near ? `; did you mean ${near}?` : ''}`;
 }
 
 /**

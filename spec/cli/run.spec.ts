@@ -181,6 +181,14 @@ scenarios:
     expect(result.stderr).to.include('rate: expected a number greater than 0, got 0');
   });
 
+  it('names the aliases of sink kinds a --sink may be, and the closest one to a typo', async () => {
+    const result = await svc(['run', gauge, '--sink', 'lokki']);
+    expect(result).to.include({ code: 1, stdout: '' });
+    expect(result.stderr).to.equal(
+      `error: ${gauge}: --sink lokki: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker (or loki for logstore, kafka for broker), got "lokki"; did you mean loki?\n`,
+    );
+  });
+
   it('exits 1 naming the path of a missing file', async () => {
     const result = await svc(['run', join(tmp, 'nope.yaml')]);
     expect(result.code).to.equal(1);

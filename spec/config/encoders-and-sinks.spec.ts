@@ -68,7 +68,7 @@ describe('encoder', () => {
 
   it('names the allowed types', () => {
     expect(entryProblems(metric({ encoder: { type: 'prometheus' } }))).to.deep.equal([
-      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, zipkin_json, got "prometheus"',
+      'scenarios[0] (cpu): encoder.type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, zipkin_json (or prometheus_text for metrics_text), got "prometheus"',
     ]);
   });
 
@@ -463,7 +463,7 @@ describe('sink', () => {
 
   it('names the allowed types', () => {
     expect(sinkProblems({ type: 'kafak' })).to.deep.equal([
-      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafak"',
+      'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker (or loki for logstore, kafka for broker), got "kafak"; did you mean kafka?',
     ]);
   });
 });

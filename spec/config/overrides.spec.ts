@@ -174,7 +174,7 @@ describe('CLI overrides', () => {
 
     it('an unknown sink type is reported with the allowed values', () => {
       expect(problems(v2([metric()]), { overrides: { sink: 'kafak', endpoint: 'k:1' } })).to.deep.equal([
-        '--sink kafak: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker, got "kafak"',
+        '--sink kafak: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker (or loki for logstore, kafka for broker), got "kafak"; did you mean kafka?',
       ]);
     });
 
