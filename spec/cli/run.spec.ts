@@ -291,6 +291,19 @@ scenarios:
     expect(readdirSync(tmp)).to.not.include('missing');
   });
 
+  it('refuses a file sink onto the scenario file itself (svc run f.yaml -o f.yaml), which it would overwrite', async () => {
+    const own = scenario('own.yaml', readFileSync(gauge, 'utf8'));
+    const text = readFileSync(own, 'utf8');
+    for (const target of [own, `${tmp}/./own.yaml`]) {
+      const result = await svc(['run', own, '-o', target]);
+      expect(result).to.include({ code: 1, stdout: '' });
+      expect(result.stderr).to.equal(
+        `error: ${own}: temp: sink.path: cannot open ${target}: it is the scenario file being run, which writing would overwrite\n`,
+      );
+    }
+    expect(readFileSync(own, 'utf8')).to.equal(text);
+  });
+
   // A named pipe that no process reads passes the checks before the run (it exists and may be written); opening it fails.
   it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
     const pipe = unreadPipe('fail.pipe');

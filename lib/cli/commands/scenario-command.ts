@@ -1,4 +1,5 @@
 import { Option, UsageError } from 'clipanion';
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
 import type { ScenarioPlan } from '../../compile/index.js';
@@ -81,7 +82,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     const plan = await this.planOf(loaded);
-    await refuseUnopenableFiles(plan, origin);
+    await refuseUnopenableFiles(plan, loaded);
     const backfill = this.backfill ? await import('../../runtime/backfill.js') : undefined;
     if (backfill) {
       const refusal = backfill.backfillRefusal(plan.scenarios);
@@ -162,18 +163,27 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
 
 /**
  * Refuses, as invalid configuration, a file whose `file` sinks cannot open their path (a missing directory, a
- * directory, no permission), by the check svc-server makes at the POST: before any entry starts, rather than as a
- * sink failing once the run is under way, with the entry and `sink.path` named.
+ * directory, no permission), by the check svc-server makes at the POST, or would write over the scenario file itself
+ * (`svc run f.yaml -o f.yaml`, a slip of completion that would leave the user without the file): before any entry
+ * starts, rather than as a sink failing once the run is under way, with the entry and `sink.path` named.
  */
-async function refuseUnopenableFiles(plan: ScenarioPlan, origin: string): Promise<void> {
+async function refuseUnopenableFiles(
+  plan: ScenarioPlan,
+  { origin, path: scenarioPath }: LoadedScenario,
+): Promise<void> {
   const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
     import('../../sinks/file.js'),
     import('../../language/problems.js'),
   ]);
+  const scenarioFile = scenarioPath === undefined ? undefined : await stat(scenarioPath).catch(() => undefined);
   const problems = [];
   for (const { id, sink } of plan.scenarios) {
     if (sink.type !== 'file') continue;
-    const why = await cannotOpenFile(sink.path);
+    const target = scenarioFile && (await stat(sink.path).catch(() => undefined));
+    const why =
+      target && target.dev === scenarioFile!.dev && target.ino === scenarioFile!.ino
+        ? 'it is the scenario file being run, which writing would overwrite'
+        : await cannotOpenFile(sink.path);
     if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
   }
   if (problems.length > 0) throw new ConfigError('invalid', origin, problems);
