@@ -38,6 +38,8 @@ export interface FileSinkOptions {
  * mistyped path is refused with its field rather than by a sink failing once the run is under way.
  */
 export async function cannotOpenFile(path: string): Promise<string | undefined> {
+  // The system opens `out/` as a directory, existing or not (EISDIR): say so before the sink's open does.
+  if (path.endsWith('/')) return explainFile('EISDIR', path);
   const target = await statOf(path).catch(() => undefined);
   if (target?.isDirectory()) return explainFile('EISDIR', path);
   // An existing file, pipe or device (`-o /dev/null`) is opened as it is: only its own permission counts.

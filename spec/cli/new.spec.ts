@@ -149,6 +149,12 @@ describe('svc new: starter scenarios', () => {
       [['schema', '-o', dir], '-o', dir, isDirectory],
       [['plot', 'examples/quickstart.yaml', '--svg', dir], '--svg', dir, isDirectory],
       [
+        ['schema', '-o', 'new-dir/'],
+        '-o',
+        'new-dir/',
+        'it ends with /, which names a directory; path must name a file',
+      ],
+      [
         ['schema', '-o', '/nonexistent/x.json'],
         '-o',
         '/nonexistent/x.json',

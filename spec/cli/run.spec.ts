@@ -269,6 +269,7 @@ scenarios:
       [missing, `the directory ${join(tmp, 'missing', 'dir')} does not exist`],
       [tmp, 'it is a directory; path must name a file'],
       [join(notDir, 'out.prom'), `a part of ${notDir} is a file, not a directory`],
+      [join(tmp, 'new-dir/'), 'it ends with /, which names a directory; path must name a file'],
     ]) {
       const expected = `error: ${gauge}: temp: sink.path: cannot open ${path}: ${why}\n`;
       const inFile = scenario(

@@ -195,7 +195,8 @@ export function explainFile(code: string | undefined, path: string): string | un
     case 'ENOTDIR':
       return `a part of ${dirname(path)} is a file, not a directory`;
     case 'EISDIR':
-      return 'it is a directory; path must name a file';
+      // The system opens `out/` as a directory, whether one exists there or not.
+      return `${path.endsWith('/') ? 'it ends with /, which names a directory' : 'it is a directory'}; path must name a file`;
     case 'EACCES':
     case 'EPERM':
       return 'permission denied: check that this user may write there';
