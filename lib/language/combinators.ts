@@ -466,16 +466,17 @@ export function tagged<V extends Record<string, AnyCodec>>(
 
 /**
  * `expected one of <types> (or <alias> for <type>, …), got "<typed>"`, with the closest type or alias when the typed
- * one is a typo of it: the aliases are accepted as `type` (and by `--sink`/`--encoder`), so the message names them.
+ * one is a typo of it: the aliases are accepted as `type` (and by `--sink`/`--encoder`, POST /events), so the message
+ * names them.
  */
-function unknownTypeMessage(
-  typed: string,
+export function unknownTypeMessage(
+  typed: unknown,
   types: readonly string[],
   aliases: Readonly<Record<string, string>>,
 ): string {
   const names = Object.keys(aliases);
   const also = names.length > 0 ? ` (or ${names.map((alias) => `${alias} for ${aliases[alias]}`).join(', ')})` : '';
-  const near = closest(typed, [...types, ...names]);
+  const near = typeof typed === 'string' ? closest(typed, [...types, ...names]) : undefined;
   return `expected one of ${types.join(', ')}${also}, got ${show(typed)}${near ? `; did you mean ${near}?` : ''}`;
 }
 

@@ -3,14 +3,14 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
 import * as codecs from '../language/fields.js';
-import { number, oneOf, record, strict, string } from '../language/combinators.js';
+import { number, oneOf, record, strict, string, unknownTypeMessage } from '../language/combinators.js';
 import { formatPath, issuesOf, show } from '../language/problems.js';
 import { encoderLabelIssues, pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
-import { ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
+import { ENCODER_ALIASES, ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
 import { remoteWriteProtocolOf } from '../runtime/chain/encoder.js';
-import { SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
+import { SINK_ALIASES, SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
 import { HttpError } from './http-error.js';
 
 /** The body of `POST /events`, validated. */
@@ -61,17 +61,13 @@ export function decodeEvent(body: unknown): SingleEvent {
   }
   const other = branch === 'log' ? 'metric' : 'log';
   if (raw[other] !== undefined) throw shape(`${other}: not allowed with signal_type ${raw.signal_type}`);
-  for (const [field, types, kindOf] of [
-    ['encoder', ENCODER_TYPES, encoderKindOf],
-    ['sink', SINK_TYPES, sinkKindOf],
+  for (const [field, types, aliases, kindOf] of [
+    ['encoder', ENCODER_TYPES, ENCODER_ALIASES, encoderKindOf],
+    ['sink', SINK_TYPES, SINK_ALIASES, sinkKindOf],
   ] as const) {
     const type = (raw[field] as { type?: unknown })?.type;
     if (!kindOf(type)) {
-      throw new HttpError(
-        400,
-        `unknown_${field}`,
-        `${field}.type: expected one of ${types.join(', ')}, got ${show(type)}`,
-      );
+      throw new HttpError(400, `unknown_${field}`, `${field}.type: ${unknownTypeMessage(type, types, aliases)}`);
     }
   }
 

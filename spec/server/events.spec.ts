@@ -115,6 +115,13 @@ describe('POST /events', () => {
       'unknown_sink',
       /sink\.type: expected one of/,
     );
+    // The aliases the scenario language accepts are named, and the closest name to a typo.
+    expectError(
+      await send(logEvent({ sink: { type: 'lokki' } })),
+      400,
+      'unknown_sink',
+      /^sink\.type: expected one of stdout, .*, broker \(or loki for logstore, kafka for broker\), got "lokki"; did you mean loki\?$/,
+    );
   });
 
   it('400: an unknown signal_type, encoder.type or sink.type is quoted as every message quotes a value: cut to 60 characters', async () => {
