@@ -531,6 +531,29 @@ scenarios:
       });
     });
 
+    // One line per event of a scenario's life: before, the DELETE of one that had ended logged "scenario stopped"
+    // after its "scenario ended" (or "scenario failed") line, as if it had been running.
+    for (const [how, options, end] of [
+      ['ended', {}, 'scenario ended: 2 events'],
+      [
+        'failed',
+        { failingSink: new Error('tcp sink: connection refused by 127.0.0.1:9') },
+        'scenario failed: its sink delivered nothing: tcp sink: connection refused by 127.0.0.1:9',
+      ],
+    ] as const) {
+      it(`logs no stop for the DELETE of a scenario that had ${how}: its end was logged`, async () => {
+        const server = testServer(options);
+        const { id } = (await post(server, gauge('duration: 200ms'))).json();
+        server.advance(500);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+        const ends = server.logs
+          .filter((line) => line.scenario === id && /^scenario /.test(String(line.msg)))
+          .map((line) => line.msg);
+        expect(ends).to.deep.equal([end]);
+      });
+    }
+
     it('stops the clock of an ended entry: uptime, elapsed_ms, current_rate and degraded stay as at its end', async () => {
       const server = testServer({ failingSink: new Error('tcp sink: connection refused by 127.0.0.1:9') });
       const { id } = (await post(server, gauge('duration: 2s'))).json();

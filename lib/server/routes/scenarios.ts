@@ -186,12 +186,15 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         ctx.body = text;
       })
       .delete('/:id', async (ctx) => {
+        // One that had ended logged its end then ("scenario ended", "scenario failed"): one line per event of its life.
+        const running = registry.get(ctx.params.id!)?.outcome === undefined;
         const removing = registry.remove(ctx.params.id!);
         // What a kept exposition holds is no longer answered (removals): not held either.
         expositions.clear();
         const started = (await removing) ?? notFoundScenario(ctx.params.id!);
         // `scenario`, as every other line of a scenario: a search for its id finds its end too.
-        logger.info({ scenario: started.id, entry: started.run.entry.id, name: started.name }, 'scenario stopped');
+        if (running)
+          logger.info({ scenario: started.id, entry: started.run.entry.id, name: started.name }, 'scenario stopped');
         if (deps.state) await forget(deps.state, started);
         // The id is gone after this answer: its final record (what the stop's flush delivered or gave up) is told here.
         ctx.body = {
