@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, JSHandle, Page } from 'puppeteer-core';
 import {
   consoleFixture,
   type PageGlobals,
@@ -41,6 +41,36 @@ async function chooseCompletion(page: Page, chosen: string): Promise<void> {
   await page.waitForSelector('#editor >>> .cm-tooltip-autocomplete');
   for (const label of await page.$$('#editor >>> .cm-completionLabel'))
     if ((await label.evaluate((l) => l.textContent)) === chosen) await label.click();
+}
+
+/**
+ * `{done}`, in the page: a promise that resolves once the page is done with the answer of its next `DELETE`: its
+ * body read (the console reads it with json()), and every promise that waited on it settled (the console's own
+ * handling, an error it shows). Wrapped: a promise returned would be awaited here. Source text, not a function:
+ * tsx would name the functions of a function's body with a helper the page does not have.
+ */
+async function afterNextDeleteHandled(page: Page): Promise<JSHandle<{ done: Promise<void> }>> {
+  return (await page.evaluateHandle(`(() => {
+    const fetchOfPage = globalThis.fetch;
+    const done = new Promise((resolve) => {
+      globalThis.fetch = async (input, init) => {
+        const response = await fetchOfPage(input, init);
+        if ((input instanceof Request ? input.method : init?.method) !== 'DELETE') return response;
+        globalThis.fetch = fetchOfPage;
+        const json = response.json.bind(response);
+        Object.defineProperty(response, 'json', {
+          value: () => {
+            const read = json();
+            // A task after the body: the microtasks of those who await the read ran by then.
+            read.finally(() => setTimeout(resolve, 0)).catch(() => undefined);
+            return read;
+          },
+        });
+        return response;
+      };
+    });
+    return { done };
+  })()`)) as JSHandle<{ done: Promise<void> }>;
 }
 
 /** Types `key` into the open sign-in dialog and submits it. */
@@ -318,7 +348,13 @@ describe('web console in Chromium (docs/console.md)', () => {
         : request.continue());
     page.on('request', race);
     try {
+      const answered = page.waitForResponse((response) => response.request().method() === 'DELETE');
+      const handled = await afterNextDeleteHandled(page);
       await page.click(`${card} .stop`);
+      expect((await answered).status()).to.equal(404);
+      // Before, the checks below ran once the card was gone, which a poll could do before the page had the 404:
+      // they then passed untried, and Chromium's log of the 404 came after the spec had taken it out of `problems`.
+      await handled.evaluate((inPage) => inPage.done);
       await page.waitForFunction(
         (selector) => !(globalThis as unknown as PageGlobals).document.querySelector(selector),
         {},
