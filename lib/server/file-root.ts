@@ -53,7 +53,8 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   if (special)
     throw new HttpError(422, 'file_sink_not_a_file', `${where}sink.path: ${sink.path} is ${special}, not a file`);
   // Answered at the POST rather than by a `201` whose scenario fails a moment later, its reason only in a later GET.
-  const unopenable = await cannotOpenFile(path);
+  // The root's resolve drops a final `/`, which said a directory: it is checked as written.
+  const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path);
   if (unopenable)
     throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
   return { ...sink, path };

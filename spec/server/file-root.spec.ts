@@ -132,6 +132,12 @@ describe('file sinks on the server (design: server safety)', () => {
         `sink.path: cannot open missing/x.prom: the directory ${root}/missing does not exist`,
       ],
       ['sub', 'file_sink_not_a_file', 'sink.path: sub is a directory, not a file'],
+      // Not a file `new-dir` made in the root: the final `/` said a directory.
+      [
+        'new-dir/',
+        'file_sink_cannot_open',
+        'sink.path: cannot open new-dir/: it ends with /, which names a directory; path must name a file',
+      ],
       // A regular file as its directory: the root's check took it as outside the root, the write check let it pass.
       [
         'notes.txt/x.prom',
