@@ -4,6 +4,7 @@ import { decodeStatus, otlpMessages } from '../protocols/otlp.js';
 import { featurePackage } from '../features.js';
 import { batchingSink, type BatchSettings, type Receipt } from './core/batching-sink.js';
 import {
+  OTLP_BATCH_LIMITS,
   OTLP_DEFAULTS,
   otlpRequests,
   OTLP_SIGNALS,
@@ -174,8 +175,7 @@ export function otlpGrpcSink(options: OtlpGrpcSinkOptions): Sink {
       batchSize: options.batchSize ?? OTLP_DEFAULTS.batchSize,
       batchUnit: 'records',
       maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge,
-      maxRequestBytes: OTLP_DEFAULTS.maxRequestBytes,
-      maxBufferedBytes: OTLP_DEFAULTS.maxBufferedBytes,
+      ...OTLP_BATCH_LIMITS,
       retry: options.retry ?? DEFAULT_RETRY,
       flushTimeout: options.flushTimeout,
       scheduler,

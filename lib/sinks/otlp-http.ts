@@ -2,6 +2,7 @@ import { statusMessage } from '../protocols/otlp.js';
 import { gzippedBodies, httpBatchingSink, type HttpSinkOptions } from './http/batching-sink.js';
 import { MAX_ANSWER_BYTES } from './http/endpoint.js';
 import {
+  OTLP_BATCH_LIMITS,
   OTLP_DEFAULTS,
   otlpRequests,
   isOtlpJson,
@@ -58,8 +59,7 @@ export function otlpHttpSink(options: OtlpHttpSinkOptions): Sink {
       batchSize,
       batchUnit: 'records',
       maxAge: options.maxAge ?? OTLP_DEFAULTS.maxAge,
-      maxRequestBytes: OTLP_DEFAULTS.maxRequestBytes,
-      maxBufferedBytes: OTLP_DEFAULTS.maxBufferedBytes,
+      ...OTLP_BATCH_LIMITS,
     },
     {
       sink: 'otlp_http',

@@ -65,6 +65,12 @@ export const OTLP_DEFAULTS = {
   maxBufferedBytes: 8_000_000,
 } as const;
 
+/** The batching core's bounds of an OTLP sink's requests and of what it holds, as both OTLP sinks give them. */
+export const OTLP_BATCH_LIMITS = {
+  maxRequestBytes: OTLP_DEFAULTS.maxRequestBytes,
+  maxBufferedBytes: OTLP_DEFAULTS.maxBufferedBytes,
+} as const;
+
 /** A collector's receiver limit of one message: its default, in bytes, and the setting that changes it. */
 export interface ReceiverLimit {
   readonly bytes: number;

@@ -1,6 +1,12 @@
 import { gzip } from 'node:zlib';
 import type { EncodedBatch } from '../../../operators/model/batch.js';
-import { batchingSink, type BatchSettings, type Receipt, type Request } from '../core/batching-sink.js';
+import {
+  batchingSink,
+  type BatchingOptions,
+  type BatchSettings,
+  type Receipt,
+  type Request,
+} from '../core/batching-sink.js';
 import { httpEndpoint, type HttpEndpoint, type HttpEndpointOptions } from './endpoint.js';
 import { DEFAULT_RETRY } from '../core/retry.js';
 import { SinkError } from '../core/errors.js';
@@ -10,7 +16,7 @@ import type { Sink } from '../../../operators/deliver.js';
  * The settings every HTTP batching sink takes (http_push, logstore, remote_write, otlp_http); `batchSize` 4
  * KiB and `maxAge` 1 s unless the sink says otherwise.
  */
-export interface HttpSinkOptions extends BatchSettings {
+export interface HttpSinkOptions extends BatchSettings, Pick<BatchingOptions, 'maxRequestBytes' | 'maxBufferedBytes'> {
   readonly url: string;
   /** What `batchSize` counts; bytes unless the protocol counts records (remote write: series). */
   readonly batchUnit?: 'bytes' | 'records';
@@ -18,10 +24,6 @@ export interface HttpSinkOptions extends BatchSettings {
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-request timeout, ms; default 10 s. */
   readonly timeout?: number;
-  /** Bytes of chunks one request carries at most (the batching core's default unless the protocol has its own). */
-  readonly maxRequestBytes?: number;
-  /** Bytes held (buffered and in flight) past which `write` waits (the batching core's default unless said). */
-  readonly maxBufferedBytes?: number;
 }
 
 export const HTTP_SINK_DEFAULTS = { batchSize: 4096, maxAge: 1000, timeout: 10_000 } as const;
