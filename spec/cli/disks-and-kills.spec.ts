@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/backends/ports.js';
-import { foreverScenario, scenarioDir } from '../support/cli.js';
+import { foreverScenario, scenarioDir, stoppedCounts } from '../support/cli.js';
 
 const { dir, scenario } = scenarioDir('svc-disks-');
 
@@ -75,10 +75,8 @@ describe('disks and kills (docs/reliability.md)', function () {
     expect(lines).to.be.greaterThan(100);
     // Counted by whole lines that landed: before, every chunk of the failed write counted dropped, though the
     // file took all but its last part (84 dropped, 45 of them whole lines in the file).
-    const [, events, dropped] = /STOPPED .*\| events: ([\d,]+) .*\| dropped: ([\d,]+)/
-      .exec(stderr)!
-      .map((n) => Number(n.replaceAll(',', '')));
-    expect(events! - dropped!, stderr).to.equal(lines);
+    const { events, dropped } = stoppedCounts(stderr);
+    expect(events - dropped, stderr).to.equal(lines);
   });
 
   it('zipkin_json in a file that cannot grow: the spans counted delivered are those a JSON reader reads', async () => {
@@ -111,10 +109,8 @@ describe('disks and kills (docs/reliability.md)', function () {
         }
       }).length;
     expect(readable).to.be.greaterThan(10);
-    const [, events, dropped] = /STOPPED .*\| events: ([\d,]+) .*\| dropped: ([\d,]+)/
-      .exec(stderr)!
-      .map((n) => Number(n.replaceAll(',', '')));
-    expect(events! - dropped!, stderr).to.equal(readable);
+    const { events, dropped } = stoppedCounts(stderr, 'spans');
+    expect(events - dropped, stderr).to.equal(readable);
   });
 
   for (const [what, flags] of [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
-import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
+import { svc, lines, STOPPED, scenarioDir, stoppedCounts } from '../support/cli.js';
 
 const { dir: tmp, scenario } = scenarioDir('svc-cli-');
 
@@ -256,9 +256,9 @@ scenarios:
       const stopped = lines(stderr).filter((l) => STOPPED.test(l));
       expect(stopped).to.have.length(1);
       // What the reader never took is counted: events − dropped is what reached it.
-      const [, events, dropped] = / events: (\d+) .* \| dropped: (\d+)/.exec(stopped[0]!) ?? [];
-      expect(Number(dropped), stopped[0]).to.be.greaterThan(0);
-      expect(Number(events) - Number(dropped), stopped[0]).to.equal(taken);
+      const { events, dropped } = stoppedCounts(stderr, 'temp');
+      expect(dropped, stopped[0]).to.be.greaterThan(0);
+      expect(events - dropped, stopped[0]).to.equal(taken);
     });
 
   it('refuses before starting, exit 1, a file sink that cannot open its path, naming the entry and sink.path', async () => {

@@ -89,12 +89,17 @@ export function runUntilTerm(
   });
 }
 
-/** Events of an entry's STOPPED line (default: the entry `beat`). */
-export const stoppedEvents = (stderr: string, entry = 'beat'): number => {
-  const match = new RegExp(`\\[progress\\] ${entry}  STOPPED(?: \\(sink: .+\\))? \\| events: (\\d+) \\|`).exec(stderr);
+/** Events and dropped events (0 when its line names none) of an entry's STOPPED line (default: the entry `beat`). */
+export const stoppedCounts = (stderr: string, entry = 'beat'): { events: number; dropped: number } => {
+  const match = new RegExp(
+    `\\[progress\\] ${entry}  STOPPED(?: \\(sink: .+\\))? \\| events: (\\d+) \\|(?:[^\\n]* \\| dropped: (\\d+))?`,
+  ).exec(stderr);
   expect(match, stderr).to.not.equal(null);
-  return Number(match![1]);
+  return { events: Number(match![1]), dropped: Number(match![2] ?? 0) };
 };
+
+/** Events of an entry's STOPPED line (default: the entry `beat`). */
+export const stoppedEvents = (stderr: string, entry = 'beat'): number => stoppedCounts(stderr, entry).events;
 
 /**
  * A scenario file (written with `scenario`) whose one metrics entry `beat` counts up by one a
