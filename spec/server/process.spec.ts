@@ -497,7 +497,11 @@ describe('startServerProcess (spec support)', function () {
   it('fails at once when the server exits before its start-up line, with its code and stderr', async () => {
     const since = Date.now();
     let failure: Error | undefined;
-    await startServerProcess({ args: ['--max-entries', 'many'] }).catch((error: Error) => (failure = error));
+    await startServerProcess({ args: ['--max-entries', 'many'] }).then(
+      // Started after all: killed, not left to keep mocha from exiting; the expectation below then fails.
+      (server) => server.kill(),
+      (error: Error) => (failure = error),
+    );
     expect(failure?.message).to.match(/^svc-server exited \(2\) before its start-up line; stderr: ".*max-entries/);
     expect(Date.now() - since).to.be.below(8_000);
   });
