@@ -64,11 +64,17 @@ interface InFlight {
   readonly records?: Records;
 }
 
-/** Where a chunk's records end, in bytes of the stream, and how they make events (as its frames say). */
+/** Where a chunk's records end and how they make events (as its frames say). */
 interface Records {
-  readonly byteEnds: readonly number[];
+  /** In bytes of the stream; in code units of `text` when there is one. */
+  readonly ends: readonly number[];
   readonly perEvent: number;
   readonly events?: readonly number[];
+  /**
+   * The bytes written of text whose code units are not its bytes (non-ASCII): the stream holds them anyway, and
+   * its records' ends in bytes are measured from them only after a failed write ({@link byteEndsOf}).
+   */
+  readonly text?: Buffer;
 }
 
 /**
@@ -131,9 +137,10 @@ class StreamDriver implements SinkDriver {
     }
     const { size, bytes } = chunk;
     const { bytesWritten, wholeChunks } = this.options;
-    this.inFlight.push(bytesWritten && !wholeChunks ? { size, bytes, records: recordsOf(chunk) } : { size, bytes });
+    const records = bytesWritten && !wholeChunks ? recordsOf(chunk) : undefined;
+    this.inFlight.push(records ? { size, bytes, records } : { size, bytes });
     try {
-      this.options.stream.write(chunk.data, this.onWritten);
+      this.options.stream.write(records?.text ?? chunk.data, this.onWritten);
     } catch (cause) {
       // Thrown, not called back (a chunk over what one write may hold, 2 GiB): the stream counts it as being
       // written and would never call back, drain nor finish; it is broken, as after an error event.
@@ -245,7 +252,7 @@ class StreamDriver implements SinkDriver {
     while (this.head < inFlight.length && inFlight[this.head]!.bytes <= landed) landed -= this.ackOldest();
     const cut = inFlight[this.head];
     if (!cut?.records || landed <= 0) return;
-    const whole = wholeEvents(cut.records, landed);
+    const whole = wholeEvents(byteEndsOf(cut.records), cut.records, landed);
     if (whole.size === 0) return;
     writing.acked += whole.bytes;
     // The chunk stays in flight, its size less what landed: the failure drops the rest.
@@ -270,12 +277,22 @@ class StreamDriver implements SinkDriver {
 }
 
 /**
- * `chunk`'s records by their ends in bytes: its frames' own ends when they count bytes (binary data, or text of one
- * byte a code unit); else measured once, so the text need not be kept to measure it after a failure.
+ * `chunk`'s records, by their frames' own ends. Text whose code units are not its bytes is kept as the bytes the
+ * stream makes of it (a file stream turns a string into them anyway): the string itself would be held twice, and
+ * measuring each record's bytes at every write costs a pass over the text that only a failed write reads.
  */
-function recordsOf({ data, bytes, frames }: EncodedBatch): Records {
-  const { ends, perEvent, events } = frames;
-  if (typeof data !== 'string' || data.length === bytes) return { byteEnds: ends, perEvent, events };
+function recordsOf({ data, bytes, frames: { ends, perEvent, events } }: EncodedBatch): Records {
+  if (typeof data !== 'string' || data.length === bytes) return { ends, perEvent, events };
+  return { ends, perEvent, events, text: Buffer.from(data) };
+}
+
+/**
+ * Where `records` end in bytes of the stream: their ends, or measured on their text decoded again (its code units
+ * as the string's: a lone surrogate was written as U+FFFD, one code unit of three bytes either way).
+ */
+function byteEndsOf({ ends, text }: Records): readonly number[] {
+  if (!text) return ends;
+  const data = text.toString('utf8');
   const byteEnds: number[] = [];
   let end = 0;
   let byteEnd = 0;
@@ -284,15 +301,17 @@ function recordsOf({ data, bytes, frames }: EncodedBatch): Records {
     byteEnds.push(byteEnd);
     end = next;
   }
-  return { byteEnds, perEvent, events };
+  return byteEnds;
 }
 
 /**
- * The events of a chunk whose `records` lie whole in its first `landed` bytes, and their bytes: records in order
- * (as the frames list them), an event `perEvent` records (or as many as `events` says a record holds).
+ * The events of a chunk whose records, ending at `byteEnds`, lie whole in its first `landed` bytes, and their
+ * bytes: records in order (as the frames list them), an event `perEvent` records (or as many as `events` says a
+ * record holds).
  */
 function wholeEvents(
-  { byteEnds, perEvent, events: eventsOf }: Records,
+  byteEnds: readonly number[],
+  { perEvent, events: eventsOf }: Records,
   landed: number,
 ): { size: number; bytes: number } {
   let size = 0;
