@@ -7,8 +7,15 @@ import {
   readFileSync,
   realpathSync,
   statSync,
+  type Stats,
 } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+
+/** What is at `path`, its links followed; undefined when nothing is (or it cannot be looked at). */
+export async function statIfAny(path: string): Promise<Stats | undefined> {
+  return stat(path).catch(() => undefined);
+}
 
 /**
  * Opens `path`, a real path the server checked below its `--file-root` (lib/server/file-root.ts), only if it is

@@ -1,4 +1,5 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { statIfAny } from '../real-file.js';
 import { explainFile } from '../sinks/core/errors.js';
 
 /**
@@ -17,14 +18,10 @@ export async function writeOutputFile(
   } catch (error) {
     // A directory is no file that --force could replace: it is refused as without `exclusive`.
     const code =
-      (error as NodeJS.ErrnoException).code === 'EEXIST' && (await isDirectory(path))
+      (error as NodeJS.ErrnoException).code === 'EEXIST' && (await statIfAny(path))?.isDirectory()
         ? 'EISDIR'
         : (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw error;
     throw new Error(`${option}: cannot write ${path}: ${explainFile(code, path) ?? (error as Error).message}`);
   }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }

@@ -1,8 +1,9 @@
-import { lstat, realpath, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
 import type { TextSource } from '../config/read.js';
-import { realFileStream } from '../real-file.js';
+import { realFileStream, statIfAny } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
 import { cannotOpenFile } from '../sinks/file.js';
@@ -49,19 +50,16 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
       'file_sink_outside_root',
       `${where}sink.path: ${sink.path} is not a file below the file root ${root}`,
     );
-  const special = (await specialFile(path)) ?? ((await isDirectory(path)) ? 'a directory' : undefined);
+  const target = await statIfAny(path);
+  const special = target?.isDirectory() ? 'a directory' : specialFile(target);
   if (special)
     throw new HttpError(422, 'file_sink_not_a_file', `${where}sink.path: ${sink.path} is ${special}, not a file`);
   // Answered at the POST rather than by a `201` whose scenario fails a moment later, its reason only in a later GET.
   // The root's resolve drops a final `/`, which said a directory: it is checked as written.
-  const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path);
+  const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path, target);
   if (unopenable)
     throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
   return { ...sink, path };
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */
@@ -94,18 +92,17 @@ async function confineRead(file: string, code: string, what: string, root: strin
   const path = await pathBelow(root, file);
   if (path === undefined)
     throw new HttpError(422, `${code}_outside_root`, `${what}: not a file below the file root ${root}`);
-  const special = await specialFile(path);
+  const special = specialFile(await statIfAny(path));
   if (special) throw new HttpError(422, `${code}_not_a_file`, `${what}: it is ${special}, not a file`);
   return path;
 }
 
 /**
- * What `path` is when it exists and is neither a regular file nor a directory (whose own messages say so): opening
- * a FIFO waits for its other end, a device may never end, so a request naming one would hold the server's file
- * threads.
+ * What a path is, by its `stats`, when it exists and is neither a regular file nor a directory (whose own messages
+ * say so): opening a FIFO waits for its other end, a device may never end, so a request naming one would hold the
+ * server's file threads.
  */
-async function specialFile(path: string): Promise<string | undefined> {
-  const stats = await stat(path).catch(() => undefined);
+function specialFile(stats: Stats | undefined): string | undefined {
   if (!stats || stats.isFile() || stats.isDirectory()) return undefined;
   if (stats.isFIFO()) return 'a named pipe (FIFO)';
   if (stats.isSocket()) return 'a socket';

@@ -8,6 +8,7 @@ import {
   stat,
   write,
   writev,
+  type Stats,
   type WriteStream,
 } from 'node:fs';
 import { access, stat as statOf } from 'node:fs/promises';
@@ -36,11 +37,12 @@ export interface FileSinkOptions {
  * is a directory, its directory does not exist or is not one, or this process may not write there. Undefined when
  * it may open. Asked before a run starts (svc-server at the POST, `svc run` before any entry starts), so that a
  * mistyped path is refused with its field rather than by a sink failing once the run is under way.
+ *
+ * `target`: what is at `path`, as `statIfAny` (lib/real-file.ts) found it (the callers look at it too).
  */
-export async function cannotOpenFile(path: string): Promise<string | undefined> {
+export async function cannotOpenFile(path: string, target: Stats | undefined): Promise<string | undefined> {
   // The system opens `out/` as a directory, existing or not (EISDIR): say so before the sink's open does.
   if (path.endsWith('/')) return explainFile('EISDIR', path);
-  const target = await statOf(path).catch(() => undefined);
   if (target?.isDirectory()) return explainFile('EISDIR', path);
   // An existing file, pipe or device (`-o /dev/null`) is opened as it is: only its own permission counts.
   if (target) return accessProblem(path, constants.W_OK);

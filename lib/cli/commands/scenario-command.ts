@@ -1,7 +1,7 @@
 import { Option, UsageError } from 'clipanion';
-import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
+import { statIfAny } from '../../real-file.js';
 import type { ScenarioPlan } from '../../compile/index.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
@@ -175,15 +175,15 @@ async function refuseUnopenableFiles(
     import('../../sinks/file.js'),
     import('../../language/problems.js'),
   ]);
-  const scenarioFile = scenarioPath === undefined ? undefined : await stat(scenarioPath).catch(() => undefined);
+  const scenarioFile = scenarioPath === undefined ? undefined : await statIfAny(scenarioPath);
   const problems = [];
   for (const { id, sink } of plan.scenarios) {
     if (sink.type !== 'file') continue;
-    const target = scenarioFile && (await stat(sink.path).catch(() => undefined));
+    const target = await statIfAny(sink.path);
     const why =
-      target && target.dev === scenarioFile!.dev && target.ino === scenarioFile!.ino
+      target && scenarioFile && target.dev === scenarioFile.dev && target.ino === scenarioFile.ino
         ? 'it is the scenario file being run, which writing would overwrite'
-        : await cannotOpenFile(sink.path);
+        : await cannotOpenFile(sink.path, target);
     if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
   }
   if (problems.length > 0) throw new ConfigError('invalid', origin, problems);
