@@ -153,18 +153,18 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .get('/:id', (ctx) => {
         const started = find(ctx);
-        // One instant for the whole answer, so that uptime and elapsed_ms agree.
-        const at = now();
+        // One instant for the whole answer, so that uptime and elapsed_ms agree; it stops at the entry's end.
+        const at = started.run.stats.asOf(now());
         ctx.body = {
           ...identityOf(started),
           config: redactConfig(started.run.entry),
           stats: statsOf(started, at),
-          // Stops at the entry's end, as its uptime does.
-          elapsed_ms: started.run.stats.asOf(at) - started.startedAt,
+          elapsed_ms: at - started.startedAt,
         };
       })
       .get('/:id/stats', (ctx) => {
-        ctx.body = statsOf(find(ctx), now());
+        const started = find(ctx);
+        ctx.body = statsOf(started, started.run.stats.asOf(now()));
       })
       .get('/:id/series', (ctx) => {
         const { scrape } = find(ctx);
@@ -265,16 +265,18 @@ function identityOf(started: StartedEntry) {
 /** Each entry's silence test, made once: the console polls the statistics of every running entry. */
 const silenced = perObject((entry: Entry) => silenceTest(entry.gaps, entry.gap_windows));
 
-/** The statistics record, with gap and burst state at this moment of the entry's clock (at its end, once it ended). */
-function statsOf(started: StartedEntry, readAt: number) {
+/**
+ * The statistics record, with gap and burst state, at `now`: this moment of the entry's clock, or its end once it
+ * ended, as its stats' `asOf` gave it.
+ */
+function statsOf(started: StartedEntry, now: number) {
   const { entry, stats } = started.run;
-  const now = stats.asOf(readAt);
   const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
   const elapsed = since === undefined ? undefined : now - since;
   const inGap = elapsed !== undefined && silenced(entry)(elapsed);
   return {
-    ...stats.snapshot(readAt),
+    ...stats.recordAt(now),
     in_gap: inGap,
     in_burst: elapsed !== undefined && entry.bursts !== undefined && inHead(entry.bursts, elapsed) && !inGap,
   };
