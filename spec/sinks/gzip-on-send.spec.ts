@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { syncBuiltinESMExports } from 'node:module';
 import zlib, { gunzipSync } from 'node:zlib';
 import { gzippedBodies } from '../../lib/sinks/http/batching-sink.js';
@@ -43,32 +44,42 @@ const QUICK = { retry: { maxAttempts: 4, initialBackoff: 10, maxBackoff: 20 }, r
 
 /**
  * Counts the calls of zlib's gzip while `body` runs, failing those `fails` says (by call number, from 1), and the
- * event loop turns while a compression runs (none when it would hold the loop).
+ * event loop turns while a compression runs (none when it would hold the loop). With `hold`, a compression runs
+ * only once the promise `hold` returns at its call settles: one that outlasts what `body` awaits, which ends (and
+ * has its result taken) before this returns.
  */
 async function countingGzip(
   body: () => Promise<void>,
-  fails: (call: number) => boolean = () => false,
+  { fails = () => false, hold }: { fails?: (call: number) => boolean; hold?: () => Promise<void> } = {},
 ): Promise<{ calls: number; turns: number }> {
   const original = zlib.gzip;
   let calls = 0;
   let turns = 0;
   let running = 0;
+  let idle: (() => void) | undefined;
   const turn = (): void => {
     if (running === 0) return;
     turns++;
     setImmediate(turn);
   };
-  zlib.gzip = ((input: zlib.InputType, done: zlib.CompressCallback) => {
-    if (fails(++calls)) return setImmediate(() => done(new Error('zlib ran out of memory'), Buffer.alloc(0)));
-    if (running++ === 0) setImmediate(turn);
+  const compress = (input: zlib.InputType, done: zlib.CompressCallback) =>
     original(input, (error, compressed) => {
       running--;
       done(error, compressed);
+      if (running === 0) idle?.();
     });
+  zlib.gzip = ((input: zlib.InputType, done: zlib.CompressCallback) => {
+    if (fails(++calls)) return setImmediate(() => done(new Error('zlib ran out of memory'), Buffer.alloc(0)));
+    if (running++ === 0) setImmediate(turn);
+    if (hold) void hold().then(() => compress(input, done));
+    else compress(input, done);
   }) as typeof zlib.gzip;
   syncBuiltinESMExports();
   try {
     await body();
+    if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
+    // What took the compressed body has run (a post, or its refusal).
+    await new Promise((resolve) => setImmediate(resolve));
   } finally {
     zlib.gzip = original;
     syncBuiltinESMExports();
@@ -122,7 +133,7 @@ describe('compression: gzip (logstore, otlp_http): each request compressed as it
             sink.write(chunkOf(10, 50));
             await sink.close();
           },
-          (call) => call === 1,
+          { fails: (call) => call === 1 },
         );
         expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'delivered']);
         expect(calls).to.equal(2);
@@ -133,19 +144,38 @@ describe('compression: gzip (logstore, otlp_http): each request compressed as it
         const sink = sinkOf(receiver.url, { flushTimeout: 2 });
         const reports: SinkReport[] = [];
         sink.reports!.subscribe((r) => reports.push(r));
-        sink.write(chunkOf(60_000, 200));
-        const closed = await sink.close().then(
-          () => 'closed',
-          (error: Error) => error.message,
-        );
-        expect(closed).to.match(/acknowledged nothing/);
+        // Every HTTP request this process begins (node:http says so as it makes one).
+        let posts = 0;
+        const posted = () => posts++;
+        subscribe('http.client.request.start', posted);
+        let compressing = false;
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        try {
+          await countingGzip(
+            async () => {
+              sink.write(chunkOf(10, 50));
+              const closed = await sink.close().then(
+                () => 'closed',
+                (error: Error) => error.message,
+              );
+              expect(closed).to.match(/acknowledged nothing/);
+              expect(compressing, 'given up while its body was compressed').to.equal(true);
+              release();
+            },
+            {
+              hold: () => {
+                compressing = true;
+                return held;
+              },
+            },
+          );
+        } finally {
+          unsubscribe('http.client.request.start', posted);
+        }
         expect(new Set(reports.map((r) => r.kind))).to.deep.equal(new Set(['failed']));
-        // Long enough for gzip of the 12 MB to end (about 100 ms here).
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        expect(
-          receiver.requests.map((r) => r.raw.length),
-          'requests after the give-up',
-        ).to.deep.equal([]);
+        expect(posts, 'requests begun once the compression ended').to.equal(0);
+        expect(receiver.requests).to.deep.equal([]);
       });
     });
   }
