@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { closeSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
-import { svc, lines, STOPPED, scenarioDir, stoppedCounts } from '../support/cli.js';
+import { svc, lines, STOPPED, scenarioDir, stoppedCounts, unreadPipe } from '../support/cli.js';
 
 const { dir: tmp, scenario } = scenarioDir('svc-cli-');
 
@@ -307,7 +306,7 @@ scenarios:
 
   // A named pipe that no process reads passes the checks before the run (it exists and may be written); opening it fails.
   it('under --on-sink-error fail exits 1 with the sink error in the STOPPED line and an error line', async () => {
-    const pipe = unreadPipe('fail.pipe');
+    const pipe = unreadPipe(tmp, 'fail.pipe');
     const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', pipe, '--on-sink-error', 'fail']);
     expect(result.code).to.equal(1);
     const stopped = lines(result.stderr).find((l) => STOPPED.test(l))!;
@@ -320,7 +319,7 @@ scenarios:
   });
 
   it('a file that cannot be written stops its entry even under warn: said once, on the STOPPED line, exit 1', async () => {
-    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', unreadPipe('warn.pipe')]);
+    const result = await svc(['run', gauge, '--sink', 'file', '--endpoint', unreadPipe(tmp, 'warn.pipe')]);
     expect(result.code).to.equal(1);
     const err = lines(result.stderr);
     expect(err.find((l) => STOPPED.test(l))).to.include('STOPPED (sink: file sink: cannot open');
@@ -328,13 +327,6 @@ scenarios:
     expect(err.at(-1)).to.equal('error: temp: its sink failed (the error is on its STOPPED line above)');
   });
 });
-
-/** A named pipe in the scenario directory that no process reads. */
-function unreadPipe(name: string): string {
-  const path = join(tmp, name);
-  execFileSync('mkfifo', [path]);
-  return path;
-}
 
 /**
  * Examples that write to a backend; the backend's spec runs them (spec/sinks/remote-write.backends.spec.ts,

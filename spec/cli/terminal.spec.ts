@@ -4,7 +4,7 @@ import { createWriteStream, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { colourDepth, mayReachTerminal } from '../../lib/cli/terminal.js';
-import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
+import { svc, lines, STOPPED, scenarioDir, unreadPipe } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 
 const { dir, scenario } = scenarioDir('svc-tty-');
@@ -208,9 +208,8 @@ scenarios:
     const invalid = await svc(['run', scenario('bad-quiet.yaml', 'version: 2\nkind: runnable\nscenarios: 3\n'), '-q']);
     expect(invalid.code).to.equal(1);
     expect(invalid.stderr).to.match(/^error: .*scenarios/);
-    // A named pipe that no process reads: its sink fails once the run started.
-    const pipe = join(dir, 'quiet.pipe');
-    execFileSync('mkfifo', [pipe]);
+    // Its sink fails once the run started.
+    const pipe = unreadPipe(dir, 'quiet.pipe');
     const failing = await svc(['run', gauge, '-q', '--sink', 'file', '--endpoint', pipe, '--on-sink-error', 'fail']);
     expect(failing.code).to.equal(1);
     expect(failing.stderr).to.include(

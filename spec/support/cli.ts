@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,16 @@ export function scenarioDir(prefix: string): { dir: string; scenario: (name: str
       return path;
     },
   };
+}
+
+/**
+ * A named pipe `name` made in `dir` that no process reads: it passes the checks before a run (it exists and may be
+ * written), and a file sink's open of it fails.
+ */
+export function unreadPipe(dir: string, name: string): string {
+  const path = join(dir, name);
+  execFileSync('mkfifo', [path]);
+  return path;
 }
 
 /** Runs bin/svc on `file` (with `flags`), sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
