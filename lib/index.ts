@@ -58,6 +58,6 @@ export { Catalog, type CatalogItem } from './catalog/index.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
 export { startEntries, type FileRun, type FileRunOptions } from './runtime/file-run.js';
 export { entryChain } from './runtime/chain/index.js';
-export { anchorOf } from './runtime/chain/start.js';
+export { anchorOf } from './language/start-time.js';
 export { EntryStats, type StatsRecord } from './runtime/stats.js';
 export { SplitMix64 } from './random.js';

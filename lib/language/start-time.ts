@@ -76,3 +76,18 @@ function daysInMonth(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   return month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
+
+/** The timestamp written on tick 0, given the entry's start in scheduler time. */
+export type Anchor = (start: number) => number;
+
+/** The anchor of an entry's own `start_time`: its start for `now`, the instant, or its start plus the offset. */
+export function anchorOf(startTime: StartTime): Anchor {
+  switch (startTime.kind) {
+    case 'now':
+      return (start) => start;
+    case 'absolute':
+      return () => startTime.epochMs;
+    case 'relative':
+      return (start) => start + startTime.offsetMs;
+  }
+}

@@ -9,7 +9,7 @@ import { SPAN_STATUS, type SpanBatch } from '../../operators/model/span.js';
 import type { Entry } from '../config/types.js';
 import type { EntryPlan } from '../compile/index.js';
 import { rateScheduleOf, rowsPerEvent } from '../config/entry.js';
-import { anchorOf } from '../runtime/chain/start.js';
+import { anchorOf } from '../language/start-time.js';
 import { labelOptions } from '../runtime/chain/labels.js';
 import { internsLabelSets } from '../../operators/labels.js';
 import { BackfillScheduler } from '../runtime/backfill-scheduler.js';

@@ -8,7 +8,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { Entry } from '../config/types.js';
 import { BackfillScheduler } from './backfill-scheduler.js';
 import { startEntries, type FileRun, type FileRunOptions } from './file-run.js';
-import { anchorOf } from './chain/start.js';
+import { anchorOf } from '../language/start-time.js';
 import { formatStartTime } from '../compile/format.js';
 import { formatDuration } from '../format.js';
 

@@ -4,6 +4,7 @@
  */
 import type * as t from 'io-ts';
 import { tagged, type Codec } from '../../language/combinators.js';
+import { anchorOf } from '../../language/start-time.js';
 import type { SignalFamily, StartTime } from '../../language/types.js';
 import { influxLpKind } from './influx-lp.js';
 import { jsonLinesKind } from './json-lines.js';
@@ -99,7 +100,7 @@ export function startTimeRefusal(
   whose = 'the',
 ): string | undefined {
   const why = encoderKindOf(type)!.timesFrom1970;
-  const first = start.kind === 'absolute' ? start.epochMs : start.kind === 'relative' ? now + start.offsetMs : now;
+  const first = anchorOf(start)(now);
   if (!why || first >= 0) return undefined;
   const able = ENCODER_KINDS.filter((kind) => !kind.timesFrom1970 && pairs(kind.type)).map((kind) => kind.type);
   const another = able.length > 0 ? `, or another encoder (${able.join(' or ')})` : '';

@@ -1,10 +1,7 @@
 import { defer, map, of, type Observable, type SchedulerLike } from 'rxjs';
 import { longTimer } from '../../../operators/long-timer.js';
 import type { Entry } from '../../config/types.js';
-import type { StartTime } from '../../language/types.js';
-
-/** The timestamp written on tick 0, given the entry's start in scheduler time. */
-export type Anchor = (start: number) => number;
+import { anchorOf, type Anchor } from '../../language/start-time.js';
 
 /**
  * An entry starting: the instant it was due to start (scheduler time), which its slots and duration count from
@@ -34,16 +31,4 @@ export function dueAt(at: number, scheduler: SchedulerLike): Observable<number> 
     const wait = at - scheduler.now();
     return wait > 0 ? longTimer(wait, scheduler).pipe(map(() => at)) : of(at);
   });
-}
-
-/** The anchor of an entry's own `start_time`: its start for `now`, the instant, or its start plus the offset. */
-export function anchorOf(startTime: StartTime): Anchor {
-  switch (startTime.kind) {
-    case 'now':
-      return (start) => start;
-    case 'absolute':
-      return () => startTime.epochMs;
-    case 'relative':
-      return (start) => start + startTime.offsetMs;
-  }
 }

@@ -7,7 +7,7 @@ import type { Entry } from '../../config/types.js';
 import { rowsPerEvent } from '../../config/entry.js';
 import { maxTraceBytes } from '../../language/traces.js';
 import { labelOptions } from './labels.js';
-import type { Anchor } from './start.js';
+import type { Anchor } from '../../language/start-time.js';
 
 /** Samples (or spans) and observations one batch of ticks may carry (a tick more than that goes alone). */
 const BATCH_COST = 4096;
