@@ -188,10 +188,18 @@ async function firstStep(
 /** Alert names a message lists at most. */
 const LISTED_ALERTS = 10;
 
-/** A rules file given to svc test: its name as given, and its text. */
+/**
+ * A rules file given to svc test: its name as given, and its rule groups, parsed once ({@link rulesFile});
+ * undefined when the text is not a rules file as Prometheus reads it (promtool then says what is wrong with it).
+ */
 export interface RulesFile {
   readonly file: string;
-  readonly text: string;
+  readonly groups: readonly RuleGroup[] | undefined;
+}
+
+/** The rules file `file` of `text`: its groups parsed for every check that reads them. */
+export function rulesFile(file: string, text: string): RulesFile {
+  return { file, groups: ruleGroups(text) };
 }
 
 /**
@@ -203,7 +211,7 @@ export function alertsNotInRules(
   expectations: readonly AlertExpectation[],
   rulesFiles: readonly RulesFile[],
 ): string[] {
-  const groups = rulesFiles.map(({ text }) => ruleGroups(text));
+  const groups = rulesFiles.map((rules) => rules.groups);
   if (groups.some((of) => of === undefined)) return [];
   const alerts = [
     ...new Set(
@@ -251,7 +259,7 @@ export function alertsNotDefined(
  * another group's recorded series fired one evaluation earlier or later between the probes of one test.
  */
 export function ruleGroupOrder(rulesFiles: readonly RulesFile[]): string[] {
-  const names = rulesFiles.flatMap(({ text }) => (ruleGroups(text) ?? []).map((group) => group?.name));
+  const names = rulesFiles.flatMap(({ groups }) => (groups ?? []).map((group) => group?.name));
   return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
 }
 
@@ -263,8 +271,7 @@ export function ruleGroupOrder(rulesFiles: readonly RulesFile[]): string[] {
 export function groupOrderWarnings(rulesFiles: readonly RulesFile[]): string[] {
   const unread: string[] = [];
   const filesOf = new Map<string, string[]>();
-  for (const { file, text } of rulesFiles) {
-    const groups = ruleGroups(text);
+  for (const { file, groups } of rulesFiles) {
     if (!groups)
       unread.push(
         `${file}: svc test cannot read its rule groups (YAML with a groups list), so the order promtool evaluates them in is not fixed: an alert on a series another group records can fire one evaluation (--interval) earlier or later between the probes of a test`,
@@ -290,12 +297,12 @@ export function groupOrderWarnings(rulesFiles: readonly RulesFile[]): string[] {
  * test's one evaluation interval, where Prometheus evaluates that group at its own, so its alerts' times can be off
  * by up to the longer of the two. None when the text is not a rules file Prometheus reads.
  */
-export function groupIntervalWarnings(rulesText: string, rulesFile: string, intervalMs: number): string[] {
-  return (ruleGroups(rulesText) ?? []).flatMap((group) => {
+export function groupIntervalWarnings({ file, groups }: RulesFile, intervalMs: number): string[] {
+  return (groups ?? []).flatMap((group) => {
     const interval = typeof group?.interval === 'string' ? promDurationMs(group.interval) : undefined;
     if (interval === undefined || interval === intervalMs) return [];
     return [
-      `${rulesFile}: group "${String(group!.name)}" has interval: ${group!.interval}, but svc test evaluates every group every ${promDuration(intervalMs)} (--interval), as promtool does: the times of its alerts can differ from Prometheus's by up to ${promDuration(Math.max(interval, intervalMs))}; give --interval ${promDuration(interval)} to test it as Prometheus evaluates it`,
+      `${file}: group "${String(group!.name)}" has interval: ${group!.interval}, but svc test evaluates every group every ${promDuration(intervalMs)} (--interval), as promtool does: the times of its alerts can differ from Prometheus's by up to ${promDuration(Math.max(interval, intervalMs))}; give --interval ${promDuration(interval)} to test it as Prometheus evaluates it`,
     ];
   });
 }

@@ -8,6 +8,7 @@ import {
   findingLine,
   groupOrderWarnings,
   ruleGroupOrder,
+  rulesFile,
   type RunChecks,
 } from '../../lib/alert-test/check.js';
 import { promtool, promtoolWords } from '../../lib/alert-test/promtool.js';
@@ -202,20 +203,18 @@ describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () =
     'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n  - {name: rec, rules: []}\n';
 
   it("is the groups' order in the files, each name once (promtool refuses a name repeated)", () => {
-    expect(
-      ruleGroupOrder([
-        { file: 'rec.yml', text: recording },
-        { file: 'alerts.yml', text: alerting },
-      ]),
-    ).to.deep.equal(['rec', 'alerts']);
-    expect(ruleGroupOrder([{ file: 'bad.yml', text: 'groups: [' }])).to.deep.equal([]);
+    expect(ruleGroupOrder([rulesFile('rec.yml', recording), rulesFile('alerts.yml', alerting)])).to.deep.equal([
+      'rec',
+      'alerts',
+    ]);
+    expect(ruleGroupOrder([rulesFile('bad.yml', 'groups: [')])).to.deep.equal([]);
   });
 
   it('reads the first YAML document of a file, as Prometheus does', () => {
     // A trailing `---` (a second, empty document) made the file unreadable to svc, not to promtool: its groups
     // were left out of the order.
-    const records = { file: 'rec.yml', text: `---\n${recording}---\n` };
-    const alerts = { file: 'alerts.yml', text: 'groups: [{name: alerts, rules: [{alert: High, expr: up}]}]\n---\n' };
+    const records = rulesFile('rec.yml', `---\n${recording}---\n`);
+    const alerts = rulesFile('alerts.yml', 'groups: [{name: alerts, rules: [{alert: High, expr: up}]}]\n---\n');
     expect(ruleGroupOrder([records, alerts])).to.deep.equal(['rec', 'alerts']);
     expect(groupOrderWarnings([records, alerts])).to.deep.equal([]);
     expect(alertsNotInRules([{ alert: 'Low', firing_within: MINUTE }], [records, alerts])).to.have.length(1);
@@ -225,16 +224,13 @@ describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () =
     // Without group_eval_order promtool ran the groups in an order that changed from run to run: the alert on the
     // recorded series fired at step 4 in some probes of a test and at step 5 in others.
     const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
-    const rules = [
-      { file: join(dir, 'rec.yml'), text: recording },
-      {
-        file: join(dir, 'alerts.yml'),
-        text: 'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n',
-      },
-    ];
-    for (const { file, text } of rules) writeFileSync(file, text);
-    const files = rules.map(({ file }) => file);
-    const order = ruleGroupOrder(rules);
+    const texts = [
+      [join(dir, 'rec.yml'), recording],
+      [join(dir, 'alerts.yml'), 'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n'],
+    ] as const;
+    for (const [file, text] of texts) writeFileSync(file, text);
+    const files = texts.map(([file]) => file);
+    const order = ruleGroupOrder(texts.map(([file, text]) => rulesFile(file, text)));
     const testFile = join(dir, 'test.yml');
     // m turns 10 at step 4: High fires there when rec is evaluated before alerts.
     const check = { expr: 'count(ALERTS{alertname="High"}) or vector(0)', atMs: 4 * 15_000, value: 1 as const };
@@ -256,9 +252,9 @@ describe('groupOrderWarnings: what leaves the order of the rule groups to chance
   it('names a group name in more than one file with its files; one repeated in a file is for promtool to refuse', () => {
     expect(
       groupOrderWarnings([
-        { file: 'a.yml', text: `groups:\n${group('g')}${group('h')}${group('h')}` },
-        { file: 'b.yml', text: `groups:\n${group('k')}${group('g')}` },
-        { file: 'c.yml', text: `groups:\n${group('g')}` },
+        rulesFile('a.yml', `groups:\n${group('g')}${group('h')}${group('h')}`),
+        rulesFile('b.yml', `groups:\n${group('k')}${group('g')}`),
+        rulesFile('c.yml', `groups:\n${group('g')}`),
       ]),
     ).to.deep.equal([
       `rule group "g" is in a.yml, b.yml and c.yml: promtool orders a unit test's groups by name alone, so these run in an order that changes from run to run, and an alert on a series one of them records can fire one evaluation (--interval) earlier or later between the probes of a test; give the groups different names`,
@@ -267,10 +263,7 @@ describe('groupOrderWarnings: what leaves the order of the rule groups to chance
 
   it('names a file whose groups svc cannot read, left out of the order', () => {
     expect(
-      groupOrderWarnings([
-        { file: 'a.yml', text: `groups:\n${group('g')}` },
-        { file: 'bad.yml', text: 'groups: [' },
-      ]),
+      groupOrderWarnings([rulesFile('a.yml', `groups:\n${group('g')}`), rulesFile('bad.yml', 'groups: [')]),
     ).to.deep.equal([
       'bad.yml: svc test cannot read its rule groups (YAML with a groups list), so the order promtool evaluates them in is not fixed: an alert on a series another group records can fire one evaluation (--interval) earlier or later between the probes of a test',
     ]);
@@ -282,10 +275,7 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
 
   it('names each alert the rules file lacks, with the close name of a typo and the alerts it has', () => {
     expect(
-      alertsNotInRules(
-        [expectation('High'), expectation('Hihg'), expectation('Low')],
-        [{ file: 'r.yml', text: RULES }],
-      ),
+      alertsNotInRules([expectation('High'), expectation('Hihg'), expectation('Low')], [rulesFile('r.yml', RULES)]),
     ).to.deep.equal([
       'expect.alerts[1].alert: the rules file r.yml has no alerting rule "Hihg" (did you mean High?) (its alerts: High)',
       'expect.alerts[2].alert: the rules file r.yml has no alerting rule "Low" (its alerts: High)',
@@ -294,39 +284,34 @@ describe('alertsNotInRules: expectations no alerting rule can meet', () => {
 
   it('says when the file has no alerting rules, and lists at most 10 alerts', () => {
     const recording = 'groups:\n  - name: g\n    rules:\n      - {record: job:m, expr: sum(m)}\n';
-    expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: recording }])).to.deep.equal([
+    expect(alertsNotInRules([expectation('High')], [rulesFile('r.yml', recording)])).to.deep.equal([
       'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
     ]);
     const many = `groups:\n  - name: g\n    rules:\n${Array.from({ length: 12 }, (_, i) => `      - {alert: A${i}, expr: m > ${i}}\n`).join('')}`;
-    expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: many }])[0]).to.match(
+    expect(alertsNotInRules([expectation('High')], [rulesFile('r.yml', many)])[0]).to.match(
       /\(its alerts: A0, A1, A2, A3, A4, A5, A6, A7, A8, A9, and 2 more\)$/,
     );
   });
 
   it('says so of a rules file with no groups, which promtool loads as no rules', () => {
     for (const text of ['', '# nothing yet\n', 'groups:\n', '---\n', '{}\n'])
-      expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([
+      expect(alertsNotInRules([expectation('High')], [rulesFile('r.yml', text)]), text).to.deep.equal([
         'expect.alerts[0].alert: the rules file r.yml has no alerting rule "High" (it has no alerting rules)',
       ]);
   });
 
   it('takes the alerts of every rules file given, and names them all', () => {
-    const recording = {
-      file: 'rec.yml',
-      text: 'groups:\n  - name: r\n    rules:\n      - {record: job:m, expr: sum(m)}\n',
-    };
-    const alerting = { file: 'alerts.yml', text: RULES };
+    const recording = rulesFile('rec.yml', 'groups:\n  - name: r\n    rules:\n      - {record: job:m, expr: sum(m)}\n');
+    const alerting = rulesFile('alerts.yml', RULES);
     expect(alertsNotInRules([expectation('High')], [recording, alerting])).to.deep.equal([]);
     expect(alertsNotInRules([expectation('Low')], [recording, alerting])).to.deep.equal([
       'expect.alerts[0].alert: the rules files rec.yml, alerts.yml have no alerting rule "Low" (their alerts: High)',
     ]);
-    expect(alertsNotInRules([expectation('High')], [alerting, { file: 'bad.yml', text: 'groups: [' }])).to.deep.equal(
-      [],
-    );
+    expect(alertsNotInRules([expectation('High')], [alerting, rulesFile('bad.yml', 'groups: [')])).to.deep.equal([]);
   });
 
   it('leaves a text that is not a rules file to promtool', () => {
     for (const text of ['groups: [', 'version: 2', 'groups: 3', '[1]', '[]', 'text', 'groups:\nversion: 2'])
-      expect(alertsNotInRules([expectation('High')], [{ file: 'r.yml', text: text }]), text).to.deep.equal([]);
+      expect(alertsNotInRules([expectation('High')], [rulesFile('r.yml', text)]), text).to.deep.equal([]);
   });
 });

@@ -279,6 +279,7 @@ export class TestCommand extends SvcCommand {
         groupIntervalWarnings,
         groupOrderWarnings,
         ruleGroupOrder,
+        rulesFile,
         tooManyEvaluations,
       },
       { readTextFile },
@@ -308,19 +309,20 @@ export class TestCommand extends SvcCommand {
     const rulesFiles = named.map(([path]) => path);
     // Read here, not only by promtool: a missing file, a directory or binary data is named before anything is sampled.
     const rules = await Promise.all(
-      named.map(async ([path, file]) => ({
-        file,
-        text: await readTextFile(path, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
-          throw new Error(`--rules: ${error.message}`);
-        }),
-      })),
+      named.map(async ([path, file]) =>
+        rulesFile(
+          file,
+          await readTextFile(path, 'rules file', MAX_RULES_BYTES, 'YAML').catch((error: Error) => {
+            throw new Error(`--rules: ${error.message}`);
+          }),
+        ),
+      ),
     );
     const groupOrder = ruleGroupOrder(rules);
     const unknown = alertsNotInRules(expectations, rules);
     if (unknown.length) throw new Error(unknown.map((problem) => `${this.file}: ${problem}`).join('\n'));
-    for (const { file, text } of rules)
-      for (const warning of groupIntervalWarnings(text, file, intervalMs))
-        this.context.stderr.write(`[warn] ${warning}\n`);
+    for (const warning of rules.flatMap((file) => groupIntervalWarnings(file, intervalMs)))
+      this.context.stderr.write(`[warn] ${warning}\n`);
     for (const warning of groupOrderWarnings(rules)) this.context.stderr.write(`[warn] ${warning}\n`);
     // Before sampling, which is the long part of such a test, with the steps the data has at least; then with those
     // it has (an entry started by `after` lasts longer).
