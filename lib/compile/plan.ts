@@ -5,9 +5,11 @@
  * lib/config/pack.ts: compiling does no file I/O), then the file compiled (./index.ts). A front end
  * differs only in where those files may be read from, and how a pack file is parsed.
  */
-import { readReplays, type LocateFile } from '../config/csv-replay.js';
+import { NAMED_FILES, readReplays, type LocateFile } from '../config/csv-replay.js';
 import { readPackFiles, type PackReadOptions } from '../config/pack.js';
+import { originOf } from '../config/read.js';
 import type { ScenarioFile } from '../config/types.js';
+import type { ReadFile } from '../sinks/file.js';
 import { compileScenario, type CompileOptions, type ScenarioPlan } from './index.js';
 
 export interface PlanOptions extends CompileOptions {
@@ -15,16 +17,31 @@ export interface PlanOptions extends CompileOptions {
   readonly locate: LocateFile;
   /** How a pack file named by path is parsed: its variables, its YAML budget (default: svc-server's). */
   readonly packOptions?: PackReadOptions;
+  /** The scenario file's path, when it was read from one (not standard input, not a request body). */
+  readonly path?: string;
+}
+
+/** A runnable plan, and every file read to make it: a file sink must not write over one (lib/sinks/file.ts). */
+export interface PlannedScenario extends ScenarioPlan {
+  readonly inputs: readonly ReadFile[];
 }
 
 /**
  * `file`'s runnable plan; a ConfigError when it cannot run. A CSV's or pack file's problems carry its path as
  * their origin, the plan's problems `options.origin`.
  */
-export async function planScenario(file: ScenarioFile, options: PlanOptions): Promise<ScenarioPlan> {
+export async function planScenario(file: ScenarioFile, options: PlanOptions): Promise<PlannedScenario> {
+  const inputs: ReadFile[] =
+    options.path === undefined ? [] : [{ path: options.path, what: 'the scenario file being run' }];
+  // Every file the scenario names is found by `locate`: kept here, where it is read from, as it is read.
+  const locate: LocateFile = async (name, kind) => {
+    const source = await options.locate(name, kind);
+    inputs.push({ path: originOf(source), what: `the ${NAMED_FILES[kind]} ${originOf(source)} the scenario reads` });
+    return source;
+  };
   const [replayed, packFiles] = await Promise.all([
-    readReplays(file, options.locate),
-    readPackFiles(file, options.locate, options.packOptions),
+    readReplays(file, locate),
+    readPackFiles(file, locate, options.packOptions),
   ]);
-  return compileScenario(replayed, { ...options, packFiles });
+  return { ...compileScenario(replayed, { ...options, packFiles }), inputs };
 }

@@ -65,6 +65,7 @@ async function prepareOne(
     return await prepareScenario(
       await planScenario(scenario.file, {
         origin: path,
+        path,
         catalog,
         locate: filesBeside(path),
         packOptions: { yamlBudget: LOCAL_YAML_BUDGET },

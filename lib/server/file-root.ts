@@ -6,7 +6,7 @@ import type { TextSource } from '../config/read.js';
 import { realFileStream, statIfAny } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import { HttpError } from './http-error.js';
-import { cannotOpenFile } from '../sinks/file.js';
+import { cannotOpenFile, type ReadFile } from '../sinks/file.js';
 
 /**
  * The files a sink run by the server names, confined below the operator's `--file-root` (design, "Server safety"):
@@ -14,10 +14,16 @@ import { cannotOpenFile } from '../sinks/file.js';
  * of {@link confineReadFile}: a client must not make the process read what it can read elsewhere, nor a named pipe,
  * whose read would stop the whole server. Returns the sink with the checked paths; other sinks pass unchanged.
  *
- * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused.
+ * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused. `reads`: the files the
+ * scenario reads, which a `file` sink may not write over.
  */
-export async function confineSink(sink: SinkConfig, root: string | undefined, where: string): Promise<SinkConfig> {
-  if (sink.type === 'file') return confineFileSink(sink, root, where);
+export async function confineSink(
+  sink: SinkConfig,
+  root: string | undefined,
+  where: string,
+  reads: readonly ReadFile[] = [],
+): Promise<SinkConfig> {
+  if (sink.type === 'file') return confineFileSink(sink, root, where, reads);
   if (sink.type !== 'broker' || sink.tls?.ca_cert === undefined) return sink;
   const caCert = sink.tls.ca_cert;
   const path = await confineRead(caCert, 'ca_cert', `${where}sink.tls.ca_cert: ${caCert}`, root);
@@ -26,7 +32,7 @@ export async function confineSink(sink: SinkConfig, root: string | undefined, wh
 
 /**
  * Where a `file` sink posted to the server may write: only below the operator's `--file-root`,
- * so a client cannot overwrite what the process can write elsewhere.
+ * so a client cannot overwrite what the process can write elsewhere, and not over a file of `reads`.
  * Returns the sink with the path it will open: relative paths are taken below the root, `..`
  * is resolved, and the part of the path that exists is followed through its symlinks, so the
  * sink opens exactly the file checked here.
@@ -35,6 +41,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   sink: S,
   root: string | undefined,
   where: string,
+  reads: readonly ReadFile[],
 ): Promise<S> {
   if (root === undefined) {
     throw new HttpError(
@@ -56,7 +63,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
     throw new HttpError(422, 'file_sink_not_a_file', `${where}sink.path: ${sink.path} is ${special}, not a file`);
   // Answered at the POST rather than by a `201` whose scenario fails a moment later, its reason only in a later GET.
   // The root's resolve drops a final `/`, which said a directory: it is checked as written.
-  const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path, target);
+  const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path, target, reads);
   if (unopenable)
     throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
   return { ...sink, path };

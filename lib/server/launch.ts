@@ -5,6 +5,7 @@ import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
+import type { ReadFile } from '../sinks/file.js';
 import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
 
 /**
@@ -45,19 +46,20 @@ export interface EntryWarning {
 
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
- * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), every sink and entry
+ * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), a `file` sink onto a file it
+ * reads (its `inputs`, lib/compile/plan.ts) refused (422 `file_sink_cannot_open`), every sink and entry
  * checked for advisory warnings, its entries' series compared with each other's and with
  * those of the entries running (lib/compile/duplicate-series.ts).
  */
 export async function prepareScenario(
-  file: ScenarioFile & { readonly plans?: readonly EntryPlan[] },
+  file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly ReadFile[] },
   fileRoot: string | undefined,
   neighbours: Neighbours,
 ): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs),
     })),
   );
   const { now } = neighbours;

@@ -4,7 +4,7 @@ import { loadScenario } from '../config/load.js';
 import { parseText } from '../config/parse.js';
 import { planScenario } from '../compile/plan.js';
 import type { ScenarioFile } from '../config/types.js';
-import type { ScenarioPlan } from '../compile/index.js';
+import type { PlannedScenario } from '../compile/plan.js';
 import type { Variables } from '../config/interpolate.js';
 import { filesBeside, type LocateFile } from '../config/csv-replay.js';
 import type { PackReadOptions } from '../config/pack.js';
@@ -50,7 +50,7 @@ export async function parseScenario(ctx: Context, deps: ServerDeps): Promise<Pos
 
 /** A posted scenario: its compiled file, and the body as posted (what `--state` keeps to start it again). */
 export interface PostedScenario {
-  readonly file: ScenarioPlan;
+  readonly file: PlannedScenario;
   readonly text: string;
   readonly format: BodyFormat;
 }
@@ -63,11 +63,10 @@ export async function compileBody(
   text: string,
   format: BodyFormat,
   { catalog, variables, fileRoot }: ServerDeps,
-): Promise<ScenarioPlan> {
-  const { file, origin, locate, packOptions } = refusingInvalid(() =>
-    loadBody(text, format, catalog, variables ?? {}, fileRoot),
-  );
-  return planScenario(file, { origin, catalog, locate, packOptions }).catch((error: unknown) => {
+): Promise<PlannedScenario> {
+  const { file, ...options } = refusingInvalid(() => loadBody(text, format, catalog, variables ?? {}, fileRoot));
+  const { origin } = options;
+  return planScenario(file, { ...options, catalog }).catch((error: unknown) => {
     // A CSV's or pack file's problems name its place in it; its path is the error's origin, kept in the detail.
     if (error instanceof ConfigError && error.origin !== origin)
       throw new HttpError(422, 'validation_failed', error.message);
@@ -95,8 +94,8 @@ function refusal(error: unknown): unknown {
 }
 
 /**
- * The scenario a body holds, or the catalog's that a body of `@name` names, where its csv_replay and pack files
- * are, and how a pack file is parsed: a body's as the body (the server's budget and variables), a catalog
+ * The scenario a body holds, or the catalog's that a body of `@name` names (and its file, which a file sink may not
+ * write over), where its csv_replay and pack files are, and how a pack file is parsed: a body's as the body (the server's budget and variables), a catalog
  * scenario's as the catalog's files.
  */
 function loadBody(
@@ -105,7 +104,7 @@ function loadBody(
   catalog: Catalog | undefined,
   variables: Variables,
   fileRoot: string | undefined,
-): { file: ScenarioFile; origin: string; locate: LocateFile; packOptions: PackReadOptions } {
+): { file: ScenarioFile; origin: string; path?: string; locate: LocateFile; packOptions: PackReadOptions } {
   const reference = text.trim();
   const name = catalogRef(reference);
   if (name === undefined) {
@@ -118,7 +117,7 @@ function loadBody(
   }
   if (!catalog) throw noCatalogError(reference, 'SVC_CATALOG');
   const { file, path } = catalog.scenario(name);
-  return { file, origin: path, locate: filesBeside(path), packOptions: { yamlBudget: LOCAL_YAML_BUDGET } };
+  return { file, origin: path, path, locate: filesBeside(path), packOptions: { yamlBudget: LOCAL_YAML_BUDGET } };
 }
 
 /** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */

@@ -34,15 +34,22 @@ export interface FileSinkOptions {
 
 /**
  * Why a file sink could not open `path` for sure, found without opening it (which would create or truncate it): it
- * is a directory, its directory does not exist or is not one, or this process may not write there. Undefined when
+ * is a directory, its directory does not exist or is not one, or this process may not write there; or it is one of
+ * `reads`, the files the run reads (its scenario file, a csv_replay file), which it would overwrite. Undefined when
  * it may open. Asked before a run starts (svc-server at the POST, `svc run` before any entry starts), so that a
- * mistyped path is refused with its field rather than by a sink failing once the run is under way.
+ * mistyped path is refused with its field rather than by a sink failing (or a file lost) once the run is under way.
  *
  * `target`: what is at `path`, as `statIfAny` (lib/real-file.ts) found it (the callers look at it too).
  */
-export async function cannotOpenFile(path: string, target: Stats | undefined): Promise<string | undefined> {
+export async function cannotOpenFile(
+  path: string,
+  target: Stats | undefined,
+  reads: readonly ReadFile[] = [],
+): Promise<string | undefined> {
   // The system opens `out/` as a directory, existing or not (EISDIR): say so before the sink's open does.
   if (path.endsWith('/')) return explainFile('EISDIR', path);
+  const overwritten = target && (await overwrites(target, reads));
+  if (overwritten) return overwritten;
   if (target?.isDirectory()) return explainFile('EISDIR', path);
   // An existing file, pipe or device (`-o /dev/null`) is opened as it is: only its own permission counts.
   if (target) return accessProblem(path, constants.W_OK);
@@ -51,6 +58,26 @@ export async function cannotOpenFile(path: string, target: Stats | undefined): P
   // Creating a file needs a directory this process may write to and search (W and X); a file there is no directory.
   if (!parent.isDirectory()) return explainFile('ENOTDIR', path);
   return accessProblem(dirname(path), constants.W_OK | constants.X_OK, path);
+}
+
+/** A file a run reads, and what it is in messages (`the scenario file being run`). */
+export interface ReadFile {
+  readonly path: string;
+  readonly what: string;
+}
+
+/**
+ * Why a file sink on the file `target` describes would write over one of `reads`, the files the run reads: the same file, by device and
+ * inode, so that a symbolic link, a hard link or another spelling of the path counts. Opening truncates it, and
+ * appending mixes the sink's lines into it: either way the user would be left without the file.
+ */
+async function overwrites(target: Stats, reads: readonly ReadFile[]): Promise<string | undefined> {
+  for (const { path: read, what } of reads) {
+    const stats = await statOf(read).catch(() => undefined);
+    if (stats && stats.dev === target.dev && stats.ino === target.ino)
+      return `it is ${what}, which writing would overwrite`;
+  }
+  return undefined;
 }
 
 /** Why this process may not reach `target` in `mode`, said of the sink's `path`; undefined when it may. */

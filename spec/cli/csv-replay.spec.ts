@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { lines, scenarioDir, svc } from '../support/cli.js';
 
 /** A scenario in a fresh directory, its CSVs in data/ beside it. */
@@ -110,5 +110,89 @@ describe("svc run: replay (the reference tool's log replay)", () => {
         ['2024-05-01T10:00:02.500Z', '10.0.0.3 - GET /c 404'],
       ].map(([timestamp, message]) => [timestamp, 'info', message, {}]),
     );
+  });
+});
+
+describe('svc run: a file sink onto a file the scenario reads', () => {
+  const csv = 'Time,load\n1714557600000,0.5\n1714557615000,0.75\n';
+  const log = 'GET /a 200\nGET /b 500\n';
+  const pack = 'name: web\ndescription: a pack\nmetrics:\n  - name: hits\n';
+
+  /** A scenario reading data/load.csv, data/app.log and data/web.yaml (a pack file); `sink` of its first entry. */
+  function reading(sink?: (data: string) => string) {
+    const { dir, scenario } = scenarioDir('svc-inputs-');
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'load.csv'), csv);
+    writeFileSync(join(data, 'app.log'), log);
+    writeFileSync(join(data, 'web.yaml'), pack);
+    const file = scenario(
+      'reads.yaml',
+      `version: 2
+kind: runnable
+scenarios:
+  - name: load
+    signal_type: metrics
+    rate: 1
+    duration: 1s
+    generator: { type: csv_replay, file: data/load.csv }
+${sink?.(data) ?? ''}  - name: app
+    signal_type: logs
+    rate: 1
+    duration: 1s
+    log_generator: { type: replay, file: data/app.log }
+  - pack: ./data/web.yaml
+    signal_type: metrics
+    rate: 1
+    duration: 1s
+`,
+    );
+    return { file, data };
+  }
+
+  it('is refused before any entry starts, exit 1, naming the entry, sink.path and the file it would overwrite', async () => {
+    const { file, data } = reading();
+    symlinkSync(join(data, 'load.csv'), join(data, 'link.csv'));
+    for (const [target, input] of [
+      [join(data, 'load.csv'), `the csv_replay file ${join(data, 'load.csv')}`],
+      // Another spelling of the path, and a symbolic link to the file: the same file.
+      [`${data}/../data/load.csv`, `the csv_replay file ${join(data, 'load.csv')}`],
+      [join(data, 'link.csv'), `the csv_replay file ${join(data, 'load.csv')}`],
+      [join(data, 'app.log'), `the replay file ${join(data, 'app.log')}`],
+      [join(data, 'web.yaml'), `the pack file ${join(data, 'web.yaml')}`],
+    ]) {
+      const why = `sink.path: cannot open ${target}: it is ${input} the scenario reads, which writing would overwrite`;
+      const expected = ['load', 'app', 'web.hits'].map((id) => `${id}: ${why}`);
+      for (const argv of [
+        ['run', file, '-o', target],
+        ['run', '--dry-run', file, '-o', target],
+      ]) {
+        const result = await svc(argv);
+        expect(result, argv.join(' ')).to.include({ code: 1, stdout: '' });
+        expect(lines(result.stderr).slice(0, 3), argv.join(' ')).to.deep.equal([
+          `error: ${file}: ${expected[0]}`,
+          ...expected.slice(1).map((line) => `${file}: ${line}`),
+        ]);
+      }
+    }
+    expect(['load.csv', 'app.log', 'web.yaml'].map((name) => readFileSync(join(data, name), 'utf8'))).to.deep.equal([
+      csv,
+      log,
+      pack,
+    ]);
+  });
+
+  it("is refused when the entry's own sink in the file names it (relative: from the working directory)", async () => {
+    let path = '';
+    const { file, data } = reading((dir) => {
+      path = relative(process.cwd(), join(dir, 'load.csv'));
+      return `    sink: { type: file, path: ${path} }\n`;
+    });
+    const result = await svc(['run', file]);
+    expect(result, result.stderr).to.include({ code: 1, stdout: '' });
+    expect(result.stderr).to.equal(
+      `error: ${file}: load: sink.path: cannot open ${path}: it is the csv_replay file ${join(data, 'load.csv')} the scenario reads, which writing would overwrite\n`,
+    );
+    expect(readFileSync(join(data, 'load.csv'), 'utf8')).to.equal(csv);
   });
 });

@@ -119,3 +119,38 @@ describe('replay log files on the server (read only below --file-root, as csv_re
     });
   });
 });
+
+describe('a file sink onto a file the posted scenario reads (below --file-root)', () => {
+  it('is refused with 422 file_sink_cannot_open naming the entry, sink.path and the file, nothing started', async () => {
+    const { root } = layout();
+    writeFileSync(join(root, 'sub', 'app.log'), 'GET /a 200\n');
+    writeFileSync(join(root, 'sub', 'web.yaml'), 'name: web\ndescription: a pack\nmetrics:\n  - name: hits\n');
+    symlinkSync(join(root, 'sub', 'load.csv'), join(root, 'sub', 'inner-link.csv'));
+    const server = testServer({ deps: { fileRoot: root } });
+    const entries = [
+      { name: 'load', signal_type: 'metrics', rate: 1, generator: { type: 'csv_replay', file: 'sub/load.csv' } },
+      { name: 'app', signal_type: 'logs', rate: 1, log_generator: { type: 'replay', file: 'sub/app.log' } },
+      { pack: './sub/web.yaml', signal_type: 'metrics', rate: 1 },
+    ];
+    for (const [path, input] of [
+      ['sub/load.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
+      ['./sub/../sub/inner-link.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
+      ['sub/app.log', `the replay file ${join(root, 'sub', 'app.log')}`],
+      ['sub/web.yaml', `the pack file ${join(root, 'sub', 'web.yaml')}`],
+    ]) {
+      const scenarios = entries.map((entry, i) => (i === 0 ? { ...entry, sink: { type: 'file', path } } : entry));
+      const res = await server.request({
+        method: 'POST',
+        url: '/scenarios',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({ version: 2, kind: 'runnable', scenarios }),
+      });
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json(), path).to.deep.equal({
+        error: 'file_sink_cannot_open',
+        detail: `load: sink.path: cannot open ${path}: it is ${input} the scenario reads, which writing would overwrite`,
+      });
+    }
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+});

@@ -2,7 +2,7 @@ import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
 import { statIfAny } from '../../real-file.js';
-import type { ScenarioPlan } from '../../compile/index.js';
+import type { PlannedScenario } from '../../compile/plan.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
@@ -163,27 +163,23 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
 
 /**
  * Refuses, as invalid configuration, a file whose `file` sinks cannot open their path (a missing directory, a
- * directory, no permission), by the check svc-server makes at the POST, or would write over the scenario file itself
- * (`svc run f.yaml -o f.yaml`, a slip of completion that would leave the user without the file): before any entry
- * starts, rather than as a sink failing once the run is under way, with the entry and `sink.path` named.
+ * directory, no permission), by the check svc-server makes at the POST, or would write over a file the run reads:
+ * the scenario file itself (`svc run f.yaml -o f.yaml`, a slip of completion), a csv_replay or replay file, a pack
+ * file, which the user would be left without. Before any entry starts, rather than as a sink failing (or a file
+ * lost) once the run is under way, with the entry and `sink.path` named.
  */
 async function refuseUnopenableFiles(
-  plan: ScenarioPlan,
-  { origin, path: scenarioPath }: LoadedScenario,
+  { scenarios, inputs }: PlannedScenario,
+  { origin }: LoadedScenario,
 ): Promise<void> {
   const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
     import('../../sinks/file.js'),
     import('../../language/problems.js'),
   ]);
-  const scenarioFile = scenarioPath === undefined ? undefined : await statIfAny(scenarioPath);
   const problems = [];
-  for (const { id, sink } of plan.scenarios) {
+  for (const { id, sink } of scenarios) {
     if (sink.type !== 'file') continue;
-    const target = await statIfAny(sink.path);
-    const why =
-      target && scenarioFile && target.dev === scenarioFile.dev && target.ino === scenarioFile.ino
-        ? 'it is the scenario file being run, which writing would overwrite'
-        : await cannotOpenFile(sink.path, target);
+    const why = await cannotOpenFile(sink.path, await statIfAny(sink.path), inputs);
     if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
   }
   if (problems.length > 0) throw new ConfigError('invalid', origin, problems);

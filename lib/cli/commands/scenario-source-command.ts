@@ -1,7 +1,7 @@
 import type { CliOverrides } from '../../config/overrides.js';
 import type { ScenarioFile } from '../../config/types.js';
 import type { Catalog } from '../../catalog/index.js';
-import type { ScenarioPlan } from '../../compile/index.js';
+import type { PlannedScenario } from '../../compile/plan.js';
 import { valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
@@ -61,10 +61,10 @@ export abstract class ScenarioSourceCommand extends SvcCommand {
   }
 
   /**
-   * CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan of a loaded scenario,
-   * or every problem as a ConfigError.
+   * CSV files, packs, csv_replay columns, after triggers and clock groups: the runnable plan of a loaded scenario
+   * and the files read for it, or every problem as a ConfigError.
    */
-  protected async planOf(loaded: LoadedScenario): Promise<ScenarioPlan> {
+  protected async planOf(loaded: LoadedScenario): Promise<PlannedScenario> {
     const [{ planScenario }, { filesBeside }, { LOCAL_YAML_BUDGET }] = await Promise.all([
       import('../../compile/plan.js'),
       import('../../config/csv-replay.js'),
@@ -72,6 +72,7 @@ export abstract class ScenarioSourceCommand extends SvcCommand {
     ]);
     return planScenario(loaded.file, {
       origin: loaded.origin,
+      ...(loaded.path !== undefined && { path: loaded.path }),
       catalog: await this.openCatalog(),
       locate: filesBeside(loaded.path),
       packOptions: { yamlBudget: LOCAL_YAML_BUDGET, variables: this.context.env },
