@@ -18,6 +18,8 @@ export interface CliOverrides {
   readonly sink?: string;
   /** The sink's address field (see ADDRESS_FIELDS); alone, it re-addresses the entry's own sink. */
   readonly endpoint?: string;
+  /** The flag that gave `sink` and `endpoint` at once, named in their problems (`-o/--output`, short for both). */
+  readonly sinkFlag?: string;
   /** Encoder type; a different type replaces the encoder, the same type keeps its fields. */
   readonly encoder?: string;
   /** Merged key by key over the entry's labels; the override wins. Entries that take no labels (traces) skip them. */
@@ -89,12 +91,13 @@ export function applyOverrides(entry: Record<string, unknown>, overrides: CliOve
     const current = isMapping(raw.sink) ? raw.sink : { type: 'stdout' };
     const kept = overrides.sink === undefined || sameKind(sinkKindOf, current.type, overrides.sink);
     const sink: Record<string, unknown> = kept ? { ...current } : { type: overrides.sink };
-    if (overrides.sink !== undefined) flags.push(...typeSet('sink', `--sink ${overrides.sink}`, kept));
+    if (overrides.sink !== undefined)
+      flags.push(...typeSet('sink', overrides.sinkFlag ?? `--sink ${overrides.sink}`, kept));
     if (overrides.endpoint !== undefined) {
       const field = sinkKindOf(sink.type)?.address?.field;
       if (field) {
         sink[field] = overrides.endpoint;
-        flags.push({ path: ['sink', field], flag: '--endpoint' });
+        flags.push({ path: ['sink', field], flag: overrides.sinkFlag ?? '--endpoint' });
       } else if (sink.type === 'stdout') {
         // An unknown sink type is reported by validation; stdout is known and has no address.
         const message = `the entry's sink is stdout, which has no address: give --sink too (${Object.keys(ADDRESS_FIELDS).join(', ')})`;

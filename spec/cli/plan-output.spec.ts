@@ -177,6 +177,23 @@ scenarios:
     expect(both.code).to.equal(2);
     expect(both.stderr).to.include('-o/--output is short for --sink file --endpoint <file>: give either, not both');
   });
+
+  it('names -o/--output, the flag given, in the problem of its path (not --endpoint, which it stands for)', async () => {
+    const file = scenario('named.yaml', twoOfOneName);
+    for (const [flag, named] of [
+      ['-o', '-o/--output'],
+      ['--output', '-o/--output'],
+      ['--endpoint', '--endpoint'],
+    ]) {
+      const argv = ['run', file, flag, '', ...(flag === '--endpoint' ? ['--sink', 'file'] : [])];
+      const result = await svc(argv);
+      expect(result, argv.join(' ')).to.include({
+        code: 1,
+        stdout: '',
+        stderr: `error: ${file}: ${named}: expected a path of 1 to 4096 characters, got ""\n`,
+      });
+    }
+  });
 });
 
 describe('svc run --dry-run of a traces entry', () => {

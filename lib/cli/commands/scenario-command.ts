@@ -151,6 +151,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
         throw new UsageError('-o/--output is short for --sink file --endpoint <file>: give either, not both');
       overrides.sink = 'file';
       overrides.endpoint = this.output;
+      overrides.sinkFlag = '-o/--output';
     }
     if (this.sink !== undefined) overrides.sink = this.sink;
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;
