@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { closeSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
@@ -289,6 +289,46 @@ scenarios:
       expect(dry.stderr).to.equal(`${expected}Validation: FAILED\n`);
     }
     expect(readdirSync(tmp)).to.not.include('missing');
+  });
+
+  it('refuses before starting a symbolic link to nowhere that the open could not create, saying where it leads', async () => {
+    const links = join(tmp, 'links');
+    mkdirSync(links);
+    writeFileSync(join(links, 'plain'), '');
+    const link = (name: string, to: string) => {
+      symlinkSync(to, join(links, name));
+      return join(links, name);
+    };
+    const gone = join(links, 'gone', 'out.prom');
+    link('loop-b', 'loop-a');
+    for (const [path, why] of [
+      [link('to-gone', gone), `it is a symbolic link to ${gone}: the directory ${join(links, 'gone')} does not exist`],
+      // A chain of links ends at the same place; a relative target is taken from the link's directory.
+      [
+        link('chained', 'to-gone'),
+        `it is a symbolic link to ${gone}: the directory ${join(links, 'gone')} does not exist`,
+      ],
+      [
+        link('through-file', 'plain/out.prom'),
+        `it is a symbolic link to ${join(links, 'plain', 'out.prom')}: a part of ${join(links, 'plain')} is a file, not a directory`,
+      ],
+      [link('loop-a', 'loop-b'), 'too many symbolic links encountered'],
+    ]) {
+      const result = await svc(['run', '--dry-run', gauge, '-o', path]);
+      expect(result.code, path).to.equal(1);
+      expect(result.stderr, path).to.equal(
+        `error: ${gauge}: temp: sink.path: cannot open ${path}: ${why}\nValidation: FAILED\n`,
+      );
+    }
+  });
+
+  it('follows a symbolic link to nowhere whose directory exists, as the open does: the run creates its target', async () => {
+    const dir = join(tmp, 'follow');
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    symlinkSync('data/out.prom', join(dir, 'out.prom'));
+    const result = await svc(['run', '-q', gauge, '-o', join(dir, 'out.prom')]);
+    expect(result, result.stderr).to.include({ code: 0, stderr: '' });
+    expect(lines(readFileSync(join(dir, 'data', 'out.prom'), 'utf8'))).to.have.length(6);
   });
 
   it('refuses a file sink onto the scenario file itself (svc run f.yaml -o f.yaml), which it would overwrite', async () => {

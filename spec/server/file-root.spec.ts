@@ -236,16 +236,22 @@ describe("a broker sink's tls.ca_cert on the server (design: server safety)", ()
 });
 
 /**
- * Runs `swap` right after the server's check of `path` ends (its last step, the `stat` of the checked path), before
- * anything opens it: the moment someone writing below the root would have to hit. Undo with the function returned.
+ * Runs `swap` once, right after the server's first `stat` of `path`, the path it confined below the root (its real
+ * path, found by realpath), before anything opens it: the moment someone writing below the root would have to hit;
+ * the rest of the check sees what they put there. Undo with the function returned.
  */
 function afterCheckOf(path: string, swap: () => void): () => void {
   const stat = fsPromises.stat;
+  let swapped = false;
   fsPromises.stat = (async (...args: Parameters<typeof stat>) => {
     try {
       return await stat(...args);
     } finally {
-      if (args[0] === path) swap();
+      // Once: a second swap would fail (the link is there), and its error would be the stat's.
+      if (args[0] === path && !swapped) {
+        swapped = true;
+        swap();
+      }
     }
   }) as typeof stat;
   syncBuiltinESMExports();

@@ -283,12 +283,17 @@ describe('fileSink', () => {
   it('a path whose directory exists but takes no new file says why: a link to a missing place, or /proc', async () => {
     const link = join(dir, 'dangling');
     await symlink(join(dir, 'gone', 'out.prom'), link);
+    const proc = join(dir, 'to-proc');
+    await symlink('/proc/out.prom', proc);
+    const noNewFile = '/proc takes no new file (no such file or directory): is it a file system such as /proc or /sys?';
     for (const [path, words] of [
-      [link, `it is a symbolic link to ${join(dir, 'gone', 'out.prom')}, whose directory does not exist`],
       [
-        '/proc/out.prom',
-        '/proc takes no new file (no such file or directory): is it a file system such as /proc or /sys?',
+        link,
+        `it is a symbolic link to ${join(dir, 'gone', 'out.prom')}: the directory ${join(dir, 'gone')} does not exist`,
       ],
+      ['/proc/out.prom', noNewFile],
+      // The link's target's directory exists: what fails is there, not a directory missing.
+      [proc, `it is a symbolic link to /proc/out.prom: ${noNewFile}`],
     ]) {
       const sink = fileSink({ path });
       sink.write(chunk('lost\n'));

@@ -1,5 +1,5 @@
 import { existsSync, readlinkSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 
 /** A delivery failure, named after the sink that failed. */
@@ -190,8 +190,15 @@ export function networkError(
 /** What a file system error code means for a writer of the file at `path` (a file sink, `svc -o`), in words. */
 export function explainFile(code: string | undefined, path: string): string | undefined {
   switch (code) {
-    case 'ENOENT':
-      return existsSync(dirname(path)) ? noNewFile(path) : `the directory ${dirname(path)} does not exist`;
+    case 'ENOENT': {
+      // A symbolic link to nowhere is opened as its target, which the open creates: what fails is there.
+      const created = createdAt(path);
+      if (created !== undefined && created !== path)
+        return `it is a symbolic link to ${created}: ${explainFile(code, created)}`;
+      return existsSync(dirname(path))
+        ? `${dirname(path)} takes no new file (no such file or directory): is it a file system such as /proc or /sys?`
+        : `the directory ${dirname(path)} does not exist`;
+    }
     case 'ENOTDIR':
       return `a part of ${dirname(path)} is a file, not a directory`;
     case 'EISDIR':
@@ -226,16 +233,27 @@ function isNamedPipe(path: string): boolean {
   }
 }
 
+/** The most symbolic links the system follows in one path (Linux's MAXSYMLINKS): past it, ELOOP. */
+const MAX_LINKS = 40;
+
 /**
- * Why no file could be made at `path` although its directory exists: it is a symbolic link to a place
- * whose directory does not exist, or a file system such as /proc takes no new files.
+ * Where opening `path` to write, with O_CREAT, makes the file when none is there: `path` itself, or the place the
+ * symbolic links at `path` lead to (a link to nowhere creates its target, relative to the link's directory).
+ * Undefined for links that lead on past {@link MAX_LINKS} (a loop), which the open refuses (ELOOP).
  */
-function noNewFile(path: string): string {
-  try {
-    return `it is a symbolic link to ${readlinkSync(path)}, whose directory does not exist`;
-  } catch {
-    return `${dirname(path)} takes no new file (no such file or directory): is it a file system such as /proc or /sys?`;
+export function createdAt(path: string): string | undefined {
+  let at = path;
+  for (let links = 0; links <= MAX_LINKS; links++) {
+    let target: string;
+    try {
+      target = readlinkSync(at);
+    } catch {
+      // Not a link (EINVAL), or nothing there (ENOENT): the file is made here.
+      return at;
+    }
+    at = isAbsolute(target) ? target : join(dirname(at), target);
   }
+  return undefined;
 }
 
 /**
