@@ -17,7 +17,10 @@ import { claim } from '../config/references.js';
 import { expandReplay } from './replays.js';
 import type { Catalog } from '../catalog/index.js';
 
-/** Where a pack was found: `built-in`, or the path of its catalog file. */
+/** The source of a built-in pack, which no file holds. */
+export const BUILT_IN = 'built-in';
+
+/** Where a pack was found: {@link BUILT_IN}, or the path of its file (the catalog's, or one named by its path). */
 export interface FoundPack {
   readonly pack: PackFile;
   readonly source: string;
@@ -34,7 +37,7 @@ export function findPack(
     return file && { pack: file.pack, source: file.path };
   }
   const builtin = builtinPack(name);
-  if (builtin) return { pack: builtin, source: 'built-in' };
+  if (builtin) return { pack: builtin, source: BUILT_IN };
   const found = catalog?.pack(name);
   return found && { pack: found.pack, source: found.path };
 }

@@ -11,6 +11,7 @@ import { originOf } from '../config/read.js';
 import type { ScenarioFile } from '../config/types.js';
 import type { ReadFile } from '../sinks/file.js';
 import { compileScenario, type CompileOptions, type ScenarioPlan } from './index.js';
+import { BUILT_IN } from './packs.js';
 
 export interface PlanOptions extends CompileOptions {
   /** Where a `csv_replay` file or pack file named in the scenario is read from, or why it may not be. */
@@ -43,5 +44,10 @@ export async function planScenario(file: ScenarioFile, options: PlanOptions): Pr
     readReplays(file, locate),
     readPackFiles(file, locate, options.packOptions),
   ]);
-  return { ...compileScenario(replayed, { ...options, packFiles }), inputs };
+  const plan = compileScenario(replayed, { ...options, packFiles });
+  // A catalog's pack, read with the catalog, is found by compiling: its file is one the scenario reads too.
+  for (const { pack } of plan.plans)
+    if (pack && pack.source !== BUILT_IN && !inputs.some(({ path }) => path === pack.source))
+      inputs.push({ path: pack.source, what: `the pack file ${pack.source} the scenario reads` });
+  return { ...plan, inputs };
 }

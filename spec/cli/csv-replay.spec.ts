@@ -195,4 +195,22 @@ ${sink?.(data) ?? ''}  - name: app
     );
     expect(readFileSync(join(data, 'load.csv'), 'utf8')).to.equal(csv);
   });
+
+  it("is refused onto a catalog's pack that an entry uses by name (--catalog), read with the catalog", async () => {
+    const { dir, scenario } = scenarioDir('svc-inputs-catalog-');
+    const catalog = join(dir, 'catalog');
+    mkdirSync(catalog);
+    writeFileSync(join(catalog, 'web.yaml'), pack);
+    const file = scenario(
+      'uses.yaml',
+      'version: 2\nkind: runnable\nscenarios:\n  - pack: web\n    signal_type: metrics\n    rate: 1\n    duration: 1s\n',
+    );
+    const target = join(catalog, 'web.yaml');
+    const result = await svc(['run', '--catalog', catalog, file, '-o', target]);
+    expect(result).to.include({ code: 1, stdout: '' });
+    expect(result.stderr).to.equal(
+      `error: ${file}: web.hits: sink.path: cannot open ${target}: it is the pack file ${target} the scenario reads, which writing would overwrite\n`,
+    );
+    expect(readFileSync(target, 'utf8')).to.equal(pack);
+  });
 });
