@@ -53,7 +53,7 @@ export {
   type PredictedStart,
   type ClockGroup,
 } from './compile/index.js';
-export { planScenario, type PlanOptions } from './compile/plan.js';
+export { planScenario, type PlanOptions, type PlannedScenario } from './compile/plan.js';
 export { Catalog, type CatalogItem } from './catalog/index.js';
 export { runEntry, type EntryRun, type EntryOutcome, type RunEntryOptions } from './runtime/run-entry.js';
 export { startEntries, type FileRun, type FileRunOptions } from './runtime/file-run.js';
