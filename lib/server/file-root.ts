@@ -5,6 +5,7 @@ import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
 import type { TextSource } from '../config/read.js';
 import { realFileStream, statIfAny } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
+import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { cannotOpenFile, type ReadFile } from '../sinks/file.js';
 
@@ -15,15 +16,17 @@ import { cannotOpenFile, type ReadFile } from '../sinks/file.js';
  * whose read would stop the whole server. Returns the sink with the checked paths; other sinks pass unchanged.
  *
  * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused. `reads`: the files the
- * scenario reads, which a `file` sink may not write over.
+ * scenario reads, which a `file` sink may not write over; `own`: the server's own directories
+ * ({@link serverDirectories}), which it may not write into.
  */
 export async function confineSink(
   sink: SinkConfig,
   root: string | undefined,
   where: string,
   reads: readonly ReadFile[] = [],
+  own: readonly ReadFile[] = [],
 ): Promise<SinkConfig> {
-  if (sink.type === 'file') return confineFileSink(sink, root, where, reads);
+  if (sink.type === 'file') return confineFileSink(sink, root, where, reads, own);
   if (sink.type !== 'broker' || sink.tls?.ca_cert === undefined) return sink;
   const caCert = sink.tls.ca_cert;
   const path = await confineRead(caCert, 'ca_cert', `${where}sink.tls.ca_cert: ${caCert}`, root);
@@ -42,6 +45,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   root: string | undefined,
   where: string,
   reads: readonly ReadFile[],
+  own: readonly ReadFile[],
 ): Promise<S> {
   if (root === undefined) {
     throw new HttpError(
@@ -57,6 +61,13 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
       'file_sink_outside_root',
       `${where}sink.path: ${sink.path} is not a file below the file root ${root}`,
     );
+  const dir = await directoryHolding(path, own);
+  if (dir)
+    throw new HttpError(
+      422,
+      'file_sink_cannot_open',
+      `${where}sink.path: cannot open ${sink.path}: it is in ${dir.what}`,
+    );
   const target = await statIfAny(path);
   const special = target?.isDirectory() ? 'a directory' : specialFile(target);
   if (special)
@@ -67,6 +78,34 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   if (unopenable)
     throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
   return { ...sink, path };
+}
+
+/**
+ * The directories the server reads its own files from, below the file root or not: its `--state` records (a sink
+ * writing one would lose a kept scenario at the next start) and its `--catalog` files.
+ */
+export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' | 'catalog'>): ReadFile[] {
+  return [
+    ...(state
+      ? [
+          {
+            path: state.dir,
+            what: `the ${state.setting} directory, where the server keeps the scenarios it starts again`,
+          },
+        ]
+      : []),
+    ...(catalog ? [{ path: catalog.dir, what: `the ${catalog.setting} directory, whose files the server reads` }] : []),
+  ];
+}
+
+/** The one of `dirs` that `path` (a real path) is below; undefined when none is (or none can be resolved). */
+async function directoryHolding(path: string, dirs: readonly ReadFile[]): Promise<ReadFile | undefined> {
+  for (const dir of dirs) {
+    const real = await realpath(dir.path).catch(() => undefined);
+    const below = real === undefined ? undefined : relative(real, path);
+    if (below !== undefined && below !== '' && !below.startsWith('..') && !isAbsolute(below)) return dir;
+  }
+  return undefined;
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */

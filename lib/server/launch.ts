@@ -47,7 +47,8 @@ export interface EntryWarning {
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), a `file` sink onto a file it
- * reads (its `inputs`, lib/compile/plan.ts) refused (422 `file_sink_cannot_open`), every sink and entry
+ * reads (its `inputs`, lib/compile/plan.ts) or into the server's `own` directories refused (422
+ * `file_sink_cannot_open`), every sink and entry
  * checked for advisory warnings, its entries' series compared with each other's and with
  * those of the entries running (lib/compile/duplicate-series.ts).
  */
@@ -55,11 +56,12 @@ export async function prepareScenario(
   file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly ReadFile[] },
   fileRoot: string | undefined,
   neighbours: Neighbours,
+  own: readonly ReadFile[] = [],
 ): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs, own),
     })),
   );
   const { now } = neighbours;

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Entry } from '../config/types.js';
 import { nowOf } from './clock.js';
 import type { ServerDeps } from './deps.js';
+import { serverDirectories } from './file-root.js';
 import { launchScenario, prepareScenario } from './launch.js';
 import { HttpError } from './http-error.js';
 import { compileBody } from './posted.js';
@@ -58,7 +59,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const launched = { ...deps, logger: logger.child({ file: where }) };
       // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.
       const neighbours = { registry: deps.registry, now: nowOf(deps)() };
-      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours);
+      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, serverDirectories(deps));
       count += launchScenario(launched, prepared, stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {

@@ -15,6 +15,8 @@ import fsPromises from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Catalog } from '../../lib/catalog/index.js';
+import { ScenarioStore } from '../../lib/server/state.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { selfSigned } from '../support/certificate.js';
 import { testServer } from '../support/server.js';
@@ -164,6 +166,41 @@ describe('file sinks on the server (design: server safety)', () => {
     const res = await postEvent(server, 'sub/event.prom');
     expect(res.statusCode, res.body).to.equal(200);
     expect(readFileSync(join(root, 'sub/event.prom'), 'utf8')).to.equal('deploys_total 3 0\n');
+  });
+});
+
+describe("file sinks into the server's own directories below the file root (--state, --catalog)", () => {
+  it('are refused with 422 file_sink_cannot_open: a kept scenario or a catalog file is not written over', async () => {
+    const { root } = layout();
+    mkdirSync(join(root, 'state'));
+    writeFileSync(join(root, 'state', 'kept.json'), '{"kept": true}\n');
+    mkdirSync(join(root, 'catalog'));
+    writeFileSync(join(root, 'catalog', 'web.yaml'), 'name: web\ndescription: a pack\nmetrics:\n  - name: hits\n');
+    const state = await ScenarioStore.open(join(root, 'state'));
+    const catalog = await Catalog.open(join(root, 'catalog'));
+    const server = testServer({ deps: { fileRoot: root, state, catalog } });
+    const inState = 'it is in the --state directory, where the server keeps the scenarios it starts again';
+    const inCatalog = 'it is in the --catalog directory, whose files the server reads';
+    for (const [path, why] of [
+      ['state/kept.json', inState],
+      ['state/new.prom', inState],
+      ['./sub/../state/kept.json', inState],
+      ['catalog/web.yaml', inCatalog],
+    ]) {
+      const scenario = await postScenario(server, path);
+      expect(scenario.statusCode, scenario.body).to.equal(422);
+      expect(scenario.json()).to.deep.equal({
+        error: 'file_sink_cannot_open',
+        detail: `depth: sink.path: cannot open ${path}: ${why}`,
+      });
+      const event = await postEvent(server, path);
+      expect(event.json(), path).to.deep.equal({
+        error: 'file_sink_cannot_open',
+        detail: `sink.path: cannot open ${path}: ${why}`,
+      });
+    }
+    expect(readFileSync(join(root, 'state', 'kept.json'), 'utf8')).to.equal('{"kept": true}\n');
+    expect((await postScenario(server, 'sub/out.prom')).statusCode).to.equal(201);
   });
 });
 

@@ -3,7 +3,7 @@ import { Router } from '../packages.js';
 import type { ServerDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { DrainingError } from '../registry.js';
-import { confineSink } from '../file-root.js';
+import { confineSink, serverDirectories } from '../file-root.js';
 import { nowOf } from '../clock.js';
 
 // Codecs, encoders and sinks are loaded by the first event (docs/performance.md).
@@ -24,7 +24,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
-    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '') };
+    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], serverDirectories(deps)) };
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
 

@@ -86,7 +86,13 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const { parseScenario } = require('../posted.js') as typeof import('../posted.js');
         const { launchScenario, prepareScenario } = require('../launch.js') as typeof import('../launch.js');
         const posted = await parseScenario(ctx, deps);
-        const prepared = await prepareScenario(posted.file, deps.fileRoot, { registry, now: now() });
+        const { serverDirectories } = require('../file-root.js') as typeof import('../file-root.js');
+        const prepared = await prepareScenario(
+          posted.file,
+          deps.fileRoot,
+          { registry, now: now() },
+          serverDirectories(deps),
+        );
         let started: StartedEntry[];
         try {
           started = launchScenario(deps, prepared);
