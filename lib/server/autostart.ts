@@ -3,7 +3,10 @@ import { planScenario } from '../compile/plan.js';
 import { filesBeside } from '../config/csv-replay.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
+import type { ServerDeps } from './deps.js';
+import { serverDirectories } from './file-root.js';
 import { HttpError } from './http-error.js';
+import type { ReadFile } from '../sinks/file.js';
 import { prepareScenario, type Neighbours, type PreparedScenario } from './launch.js';
 import type { SeriesWriter } from '../compile/duplicate-series.js';
 
@@ -36,12 +39,14 @@ export async function prepareAutostart(
   names: readonly string[],
   catalog: Catalog,
   fileRoot: string | undefined,
+  state?: ServerDeps['state'],
 ): Promise<PreparedScenario[]> {
   const prepared: PreparedScenario[] = [];
   const before: SeriesWriter[] = [];
   const now = Date.now();
+  const own = serverDirectories({ catalog, state });
   for (const name of names) {
-    const file = await prepareOne(name, catalog, fileRoot, {
+    const file = await prepareOne(name, catalog, fileRoot, own, {
       before: [...before],
       are: 'the --autostart scenarios named before this one',
       now,
@@ -56,6 +61,7 @@ async function prepareOne(
   name: string,
   catalog: Catalog,
   fileRoot: string | undefined,
+  own: readonly ReadFile[],
   neighbours: Neighbours,
 ): Promise<PreparedScenario> {
   let path: string | undefined;
@@ -72,6 +78,7 @@ async function prepareOne(
       }),
       fileRoot,
       neighbours,
+      own,
     );
   } catch (error) {
     // A CSV's problems need its path, the error's origin; the file's own, or the catalog's about @name, do not.

@@ -128,6 +128,7 @@ class ServeCommand extends Command {
             settings.autostart,
             settings.catalog,
             settings.fileRoot,
+            settings.state,
           )
         : [];
       const entries = autostarts.reduce((sum, { file }) => sum + file.scenarios.length, 0);

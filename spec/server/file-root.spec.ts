@@ -16,6 +16,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
+import { prepareAutostart } from '../../lib/server/autostart.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { selfSigned } from '../support/certificate.js';
@@ -201,6 +202,18 @@ describe("file sinks into the server's own directories below the file root (--st
     }
     expect(readFileSync(join(root, 'state', 'kept.json'), 'utf8')).to.equal('{"kept": true}\n');
     expect((await postScenario(server, 'sub/out.prom')).statusCode).to.equal(201);
+  });
+
+  it('are refused to an --autostart scenario too, naming it', async () => {
+    const { root } = layout();
+    mkdirSync(join(root, 'catalog'));
+    writeFileSync(join(root, 'catalog', 'own.yaml'), JSON.stringify({ ...entry('catalog/out.prom'), name: 'own' }));
+    const catalog = await Catalog.open(join(root, 'catalog'));
+    const state = await ScenarioStore.open(join(root, 'state'));
+    const error = await prepareAutostart(['own'], catalog, root, state).catch((e: unknown) => e);
+    expect((error as Error).message).to.equal(
+      '--autostart @own: own: sink.path: cannot open catalog/out.prom: it is in the --catalog directory, whose files the server reads',
+    );
   });
 });
 
