@@ -35,7 +35,7 @@ export async function confineSink(
 
 /**
  * Where a `file` sink posted to the server may write: only below the operator's `--file-root`,
- * so a client cannot overwrite what the process can write elsewhere, and not over a file of `reads`.
+ * so a client cannot overwrite what the process can write elsewhere; not over a file of `reads`, nor into `own`.
  * Returns the sink with the path it will open: relative paths are taken below the root, `..`
  * is resolved, and the part of the path that exists is followed through its symlinks, so the
  * sink opens exactly the file checked here.

@@ -75,7 +75,10 @@ export async function cannotOpenFile(
   return at(await accessProblem(dirname(created), constants.W_OK | constants.X_OK, created));
 }
 
-/** A file a run reads, and what it is in messages (`the scenario file being run`). */
+/**
+ * A file a run reads, and what it is in messages (`the scenario file being run`); svc-server names its own
+ * directories so too (lib/server/file-root.ts).
+ */
 export interface ReadFile {
   readonly path: string;
   readonly what: string;
