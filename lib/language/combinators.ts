@@ -452,12 +452,9 @@ export function tagged<V extends Record<string, AnyCodec>>(
       }
       if (!Object.hasOwn(u, 'type')) return failAt(u, c, 'type', `missing required field (${type.hint})`);
       const named = canonical(u.type);
-      if (typeof named === 'string' && !Object.hasOwn(variants, named))
+      if (typeof named !== 'string' || !Object.hasOwn(variants, named))
         return failAt(u, c, 'type', unknownTypeMessage(named, Object.keys(variants), aliases));
-      const decodedType = type.validate(named, t.appendContext(c, 'type', type, u.type));
-      return isRight(decodedType)
-        ? variants[decodedType.right]!.validate(named === u.type ? u : { ...u, type: named }, c)
-        : decodedType;
+      return variants[named]!.validate(named === u.type ? u : { ...u, type: named }, c);
     },
     undefined,
     schema,
@@ -467,7 +464,7 @@ export function tagged<V extends Record<string, AnyCodec>>(
 /**
  * `expected one of <types> (or <alias> for <type>, …), got "<typed>"`, with the closest type or alias when the typed
  * one is a typo of it: the aliases are accepted as `type` (and by `--sink`/`--encoder`, POST /events), so the message
- * names them.
+ * names them. A `type` that is no string at all (`type: 3`) gets the same list, as an invalid type.
  */
 export function unknownTypeMessage(
   typed: unknown,
@@ -476,8 +473,11 @@ export function unknownTypeMessage(
 ): string {
   const names = Object.keys(aliases);
   const also = names.length > 0 ? ` (or ${names.map((alias) => `${alias} for ${aliases[alias]}`).join(', ')})` : '';
+  const expected = `expected one of ${types.join(', ')}${also}`;
+  // A missing type (POST /events reads `sink: {}` here) reads "got nothing", not as a wrong type.
+  if (typeof typed !== 'string' && typed !== undefined) return `invalid type: ${expected}, got ${describe(typed)}`;
   const near = typeof typed === 'string' ? closest(typed, [...types, ...names]) : undefined;
-  return `expected one of ${types.join(', ')}${also}, got ${show(typed)}${near ? `; did you mean ${near}?` : ''}`;
+  return `${expected}, got ${show(typed)}${near ? `; did you mean ${near}?` : ''}`;
 }
 
 /**

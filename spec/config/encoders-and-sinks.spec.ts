@@ -72,6 +72,12 @@ describe('encoder', () => {
     ]);
   });
 
+  it('names the allowed types and aliases when the type is not a string', () => {
+    expect(entryProblems(metric({ encoder: { type: ['metrics_text'] } }))).to.deep.equal([
+      'scenarios[0] (cpu): encoder.type: invalid type: expected one of metrics_text, json_lines, syslog, remote_write, otlp, influx_lp, openmetrics, zipkin_json (or prometheus_text for metrics_text), got a list',
+    ]);
+  });
+
   describe('pairing with the sink and the signal', () => {
     it('remote_write encoder only with the remote_write sink, and back', () => {
       expect(entryProblems(metric({ encoder: { type: 'remote_write' } }))).to.deep.equal([
@@ -464,6 +470,12 @@ describe('sink', () => {
   it('names the allowed types', () => {
     expect(sinkProblems({ type: 'kafak' })).to.deep.equal([
       'scenarios[0] (cpu): sink.type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker (or loki for logstore, kafka for broker), got "kafak"; did you mean kafka?',
+    ]);
+  });
+
+  it('names the allowed types and aliases when the type is not a string', () => {
+    expect(sinkProblems({ type: 3 })).to.deep.equal([
+      'scenarios[0] (cpu): sink.type: invalid type: expected one of stdout, file, tcp, udp, http_push, logstore, remote_write, otlp_grpc, otlp_http, broker (or loki for logstore, kafka for broker), got number 3',
     ]);
   });
 });
