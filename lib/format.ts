@@ -112,6 +112,21 @@ export function formatCondition({ ref, op, value }: { ref: string; op: string; v
 }
 
 /**
+ * How the entry an `after` condition watches came to end the wait: by its own end (`duration`), an error that
+ * stopped it, a DELETE of it (svc-server), or the whole run stopped (a signal).
+ */
+export type WatchedEnd = 'ended' | 'failed' | 'deleted' | 'run stopped';
+
+/**
+ * Why an `after` entry never started, for its end line: `src > 10 did not happen before src failed`. An entry
+ * whose watched entry is gone waits for nothing more: it ends with no event, and this says why.
+ */
+export function afterNeverHeld(after: { ref: string; op: string; value: number }, end: WatchedEnd): string {
+  const before = { ended: `${after.ref} ended`, failed: `${after.ref} failed`, deleted: `${after.ref} was deleted` };
+  return `${formatCondition(after)} did not happen before ${end === 'run stopped' ? 'the run was stopped' : before[end]}`;
+}
+
+/**
  * A count and its noun, singular for one: `1 scenario`, `3 scenarios`, `1 entry`, `2 entries` (`plural` for
  * nouns that do not take an s).
  */

@@ -19,7 +19,7 @@ import {
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
-import { formatCondition, formatDuration } from '../format.js';
+import { afterNeverHeld, formatDuration, type WatchedEnd } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -112,7 +112,11 @@ export async function runScenario(
     warnings.check(run, now, { saidBelow: sinkErrorSaidBelow(run, outcomes[i]!, !quiet) }).forEach(write);
   });
   if (!quiet) {
-    for (const run of runs) if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry));
+    const outcomeOf = new Map(runs.map((run, i) => [run.entry.id, outcomes[i]!]));
+    const watchedEnd = (ref: string): WatchedEnd =>
+      outcomeOf.get(ref)?.error ? 'failed' : stoppedBy ? 'run stopped' : 'ended';
+    for (const run of runs)
+      if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry, watchedEnd));
     for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
     if (backfill) write(backfilledLine(now - backfill.start, scheduler.now() - backfill.start));
   }
@@ -210,10 +214,10 @@ function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile
     : printedLines(stderr);
 }
 
-/** `[info] <id>: never started (…)`: why an entry wrote nothing. */
-export function neverStartedLine(entry: Entry): string {
+/** `[info] <id>: never started (…)`: why an entry wrote nothing; `watchedEnd` tells how an `after` entry's wait ended. */
+function neverStartedLine(entry: Entry, watchedEnd: (ref: string) => WatchedEnd): string {
   const why = entry.after
-    ? `${formatCondition(entry.after)} did not happen before the run ended`
+    ? afterNeverHeld(entry.after, watchedEnd(entry.after.ref))
     : entry.phase_offset
       ? 'the run stopped during its phase offset'
       : 'the run stopped before it started';

@@ -7,7 +7,7 @@ import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
 import type { FileRunOptions } from '../runtime/file-run.js';
 import { ScrapeBudget, ScrapeBuffer } from './scrape.js';
-import { countOf } from '../format.js';
+import { afterNeverHeld, countOf, type WatchedEnd } from '../format.js';
 
 // The runtime is loaded by the first start (docs/performance.md): an idle server does not carry the pipeline.
 const require = createRequire(import.meta.url);
@@ -90,6 +90,8 @@ export class EntryRegistry {
   /** The listed entries that ended by themselves, in the order they ended: the first give way to new starts. */
   private readonly ended = new Set<StartedEntry>();
   private readonly scrapeBudget: ScrapeBudget;
+  /** The entries {@link remove} stopped: an `after` entry that waited for one says so at its end. */
+  private readonly deleted = new WeakSet<StartedEntry>();
 
   constructor(private readonly options: RegistryOptions = {}) {
     this.scrapeBudget = options.scrapeBudget ?? new ScrapeBudget();
@@ -144,6 +146,7 @@ export class EntryRegistry {
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });
+    const ofFile = new Map<string, StartedEntry>();
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -175,12 +178,19 @@ export class EntryRegistry {
         }
         // remove() takes an entry out of the map before stopping it: an entry still there ended by itself.
         if (this.entries.get(started.id) === started && !this.stopping) {
-          if (logger && statusOf(started) === 'stopped') logEnded(logger, started);
+          if (logger && statusOf(started) === 'stopped') {
+            const watched =
+              run.entry.after && started.tickingSince() === undefined ? ofFile.get(run.entry.after.ref) : undefined;
+            if (!watched) logEnded(logger, started);
+            // It waited for `watched`, which ended first: its end says how (its outcome is settled by then).
+            else void watched.run.done.then((end) => logEnded(logger, started, this.watchedEnd(watched, end)));
+          }
           this.ended.add(started);
           this.options.onEnded?.(started);
         }
       });
       this.entries.set(started.id, started);
+      ofFile.set(run.entry.id, started);
       return started;
     });
   }
@@ -209,11 +219,17 @@ export class EntryRegistry {
     return { entries, more: false };
   }
 
+  /** How `watched`, which an `after` entry waited for, ended: `outcome` is its run's. */
+  private watchedEnd(watched: StartedEntry, outcome: EntryOutcome): WatchedEnd {
+    return this.deleted.has(watched) ? 'deleted' : outcome.error ? 'failed' : 'ended';
+  }
+
   /** Stops an entry (flushing its sink), forgets it (its scrape ring too) and returns it; undefined for an unknown id. */
   async remove(id: string): Promise<StartedEntry | undefined> {
     const started = this.entries.get(id);
     if (!started) return undefined;
     this.forget(started);
+    this.deleted.add(started);
     // Its series may be in an exposition built while it ran. An ended entry forgotten by makeRoom is not counted:
     // ending took its series out already (ScrapeBuffer.end), so what was built stays valid.
     this.removed++;
@@ -279,14 +295,22 @@ export function statusOf(started: StartedEntry): Status {
 
 /**
  * Logs an entry that ended by itself and not `failed` (which has its error line) with its counts: its statistics
- * leave with it (a DELETE, a start that needs its room, the process's exit), the log stays.
+ * leave with it (a DELETE, a start that needs its room, the process's exit), the log stays. `watchedEnd`: an
+ * `after` entry that never started, how the entry it waited for ended (the line says it never started, and why).
  */
-function logEnded(logger: Logger, started: StartedEntry): void {
+function logEnded(logger: Logger, started: StartedEntry, watchedEnd?: WatchedEnd): void {
   if (warnUndelivered(logger, started, 'ended')) return;
   const { totalEvents } = started.run.stats;
+  const after = started.run.entry.after;
+  const never = after && watchedEnd ? afterNeverHeld(after, watchedEnd) : undefined;
   logger.info(
-    { ...logFields(started.id, started.run.entry), total_events: totalEvents, dropped_events: 0 },
-    `scenario ended: ${countOf(totalEvents, 'event')}`,
+    {
+      ...logFields(started.id, started.run.entry),
+      total_events: totalEvents,
+      dropped_events: 0,
+      ...(never && { never_started: never }),
+    },
+    `scenario ended: ${countOf(totalEvents, 'event')}${never ? `; it never started (${never})` : ''}`,
   );
 }
 

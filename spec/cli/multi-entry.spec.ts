@@ -90,7 +90,7 @@ scenarios:
     for (const line of stopped) expect(Number(STOPPED.exec(line)![3]), line).to.equal(10);
   });
 
-  it('says which entries never started: a condition that did not happen before the run ended', async () => {
+  it('says which entries never started: a condition that did not happen before the entry it watches ended', async () => {
     const file = scenario(
       'never.yaml',
       `version: 2
@@ -108,14 +108,36 @@ scenarios:
     const result = await svc(['run', file]);
     expect(result.code, result.stderr).to.equal(0);
     const err = lines(result.stderr);
-    expect(err).to.include('[info] alert: never started (cpu > 50 did not happen before the run ended)');
+    expect(err).to.include('[info] alert: never started (cpu > 50 did not happen before cpu ended)');
     const alert = err.find((l) => l.startsWith('[progress] alert  STOPPED'))!;
     expect(alert).to.match(STOPPED);
     expect(STOPPED.exec(alert)![3]).to.equal('0');
-    expect(err.indexOf('[info] alert: never started (cpu > 50 did not happen before the run ended)')).to.be.lessThan(
+    expect(err.indexOf('[info] alert: never started (cpu > 50 did not happen before cpu ended)')).to.be.lessThan(
       err.indexOf(alert),
     );
     expect(lines(result.stdout).every((l) => l.startsWith('cpu '))).to.equal(true);
+  });
+
+  it('says that an entry never started because the entry it watches failed first', async () => {
+    const file = scenario(
+      'failed-first.yaml',
+      `version: 2
+kind: runnable
+defaults: { signal_type: metrics, rate: 20, duration: 10s }
+scenarios:
+  - name: cpu
+    generator: { type: step, start: 0, step_size: 1 }
+    sink: { type: tcp, address: "127.0.0.1:1", retry: { max_attempts: 1 } }
+    on_sink_error: fail
+  - name: alert
+    generator: { type: constant, value: 1 }
+    after: { ref: cpu, op: '>', value: 100 }
+`,
+    );
+    const result = await svc(['run', file]);
+    expect(result.code, result.stderr).to.equal(1);
+    // Before: 'cpu > 100 did not happen before the run ended', though cpu had failed within a second of 10s.
+    expect(lines(result.stderr)).to.include('[info] alert: never started (cpu > 100 did not happen before cpu failed)');
   });
 
   it('says that a signal stopped the run before an entry without a phase offset started (workers still loading)', async () => {

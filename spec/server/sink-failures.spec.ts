@@ -169,6 +169,50 @@ describe('sink failures of server scenarios: status, list and log', () => {
     });
   });
 
+  describe('an after entry whose watched entry ends first logs that it never started, and why', () => {
+    /** Posts `src` (counting up, 10 a second) and `dep`, waiting for src > 100 (its tick 101): the ids of both. */
+    async function startPair(server: Server, src: Record<string, unknown> = {}): Promise<[string, string]> {
+      const res = await server.request({
+        method: 'POST',
+        url: '/scenarios',
+        headers: { 'content-type': 'application/json' },
+        payload: JSON.stringify({
+          version: 2,
+          kind: 'runnable',
+          scenarios: [
+            gauge({ id: 'src', name: 'src', generator: { type: 'step', start: 0, step_size: 1 }, ...src }),
+            gauge({ id: 'dep', name: 'dep', after: { ref: 'src', op: '>', value: 100 } }),
+          ],
+        }),
+      });
+      expect(res.statusCode, res.body).to.equal(201);
+      return res.json().scenarios.map((s: { id: string }) => s.id);
+    }
+
+    it('deleted', async () => {
+      const server = testServer();
+      const [src, dep] = await startPair(server);
+      server.advance(500);
+      expect((await server.request({ method: 'DELETE', url: `/scenarios/${src}` })).statusCode).to.equal(200);
+      await settle();
+      // Before: 'scenario ended: 0 events', as if it had run and made nothing.
+      expect(logsOf(server, dep, 30).at(-1)).to.include({
+        msg: 'scenario ended: 0 events; it never started (src > 100 did not happen before src was deleted)',
+        never_started: 'src > 100 did not happen before src was deleted',
+      });
+    });
+
+    it('failed', async () => {
+      const server = testServer({ failingSink: new Error(REFUSED) });
+      const [, dep] = await startPair(server, { on_sink_error: 'fail' });
+      server.advance(500);
+      await settle();
+      expect(logsOf(server, dep, 30).at(-1)).to.include({
+        msg: 'scenario ended: 0 events; it never started (src > 100 did not happen before src failed)',
+      });
+    });
+  });
+
   /** A directory below the file root that every sink's build removes: it was there for the request's checks. */
   const GONE = 'gone';
   const realSinks = [
