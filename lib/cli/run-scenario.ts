@@ -5,6 +5,7 @@ import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
 import { AHEAD_MS, backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
+import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
 import {
@@ -81,12 +82,12 @@ export async function runScenario(
   };
 
   const display = progressDisplay(context, file, quiet);
+  // Lines to show once, above the rows, at the next report.
+  const notices: string[] = [];
   const report = (): void => {
     const now = scheduler.now();
     display.show(
-      runs.flatMap((run) => {
-        return [...sinkWarnings.take(run), ...warnings.check(run, now)];
-      }),
+      [...notices.splice(0), ...runs.flatMap((run) => [...sinkWarnings.take(run), ...warnings.check(run, now)])],
       runs.map((run) => row(run, now)),
     );
   };
@@ -96,6 +97,11 @@ export async function runScenario(
     .pipe(take(1))
     .subscribe((cause) => {
       stoppedBy = cause;
+      // A flush into a receiver that does not answer takes up to its timeout, rows reading `rate: 0/s` meanwhile.
+      if (cause !== 'EPIPE' && !quiet) {
+        notices.push(stoppingLine(cause));
+        report();
+      }
       void fileRun.stop();
     });
   const outcomes = await fileRun.done;
@@ -212,6 +218,15 @@ function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile
         file.scenarios.map((entry) => entry.id),
       )
     : printedLines(stderr);
+}
+
+/**
+ * What a stop signal does, said as it arrives: the run flushes before it ends (a receiver that does not answer is
+ * waited for up to the sinks' flush timeout), and a second signal ends it at once (Node's default, docs/cli.md).
+ */
+function stoppingLine(signal: string): string {
+  const again = signal === 'SIGINT' ? 'a second Ctrl-C' : `another ${signal}`;
+  return `[info] ${signal}: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after ${formatDuration(DEFAULT_FLUSH_TIMEOUT)}); ${again} quits at once, losing it`;
 }
 
 /** `[info] <id>: never started (…)`: why an entry wrote nothing; `watchedEnd` tells how an `after` entry's wait ended. */

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { scenarioDir } from '../support/cli.js';
+import { scenarioDir, upScenario } from '../support/cli.js';
+import { startHostileReceiver } from '../support/backends/hostile.js';
+import { waitFor } from '../support/backends/ports.js';
 
-const forever = scenarioDir('svc-proc-').scenario(
+const { scenario } = scenarioDir('svc-proc-');
+const forever = scenario(
   'forever.yaml',
   `version: 2
 kind: runnable
@@ -77,4 +80,35 @@ describe('bin/svc whose reader goes away (svc … | head -3)', () => {
       }
     });
   }
+});
+
+describe('bin/svc stopped while its receiver does not answer', () => {
+  it('says at the signal that it flushes, for how long at most, and that a second Ctrl-C quits: and it does', async () => {
+    const receiver = await startHostileReceiver('silent');
+    try {
+      const file = scenario(
+        'silent.yaml',
+        upScenario(`{ type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1 }`, ['rate: 20']),
+      );
+      const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+      const closed = new Promise<NodeJS.Signals | null>((resolve) =>
+        child.on('close', (_code, signal) => resolve(signal)),
+      );
+      await waitFor('the first request', () => (receiver.received() > 0 ? true : undefined));
+      child.kill('SIGINT');
+      // Before: nothing but `rate: 0/s` rows until the flush gave up, 10 s later.
+      await waitFor('the stopping line', () => (stderr.includes('[info] SIGINT: stopping') ? true : undefined), 3_000);
+      expect(stderr).to.include(
+        '[info] SIGINT: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after 10s); a second Ctrl-C quits at once, losing it\n',
+      );
+      const sent = Date.now();
+      child.kill('SIGINT');
+      expect(await closed).to.equal('SIGINT');
+      expect(Date.now() - sent).to.be.below(2_000);
+    } finally {
+      await receiver.stop();
+    }
+  });
 });
