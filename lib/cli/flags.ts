@@ -61,6 +61,30 @@ export function flagNumber(flag: string, text: string, range: NumberRange = {}):
   return n;
 }
 
+/**
+ * `name=value` texts of a repeatable `flag` as a record (`form` is how its usage writes a pair: `key=value`); a
+ * name given twice is a UsageError ending with `once(name)`, as the later value would silently replace the earlier
+ * one (`--field user=ann --field user=bob` wrote bob only).
+ */
+export function flagPairs<T>(
+  flag: string,
+  form: string,
+  texts: readonly string[],
+  value: (raw: string) => T,
+  once: (name: string) => string,
+): Record<string, T> {
+  const pairs = new Map<string, T>();
+  for (const text of texts) {
+    const at = text.indexOf('=');
+    if (at <= 0) throw new UsageError(`${flag}: expected ${form}, got "${text}"`);
+    const name = text.slice(0, at);
+    if (pairs.has(name))
+      throw new UsageError(`${flag}: ${name} is given twice, and only one value could be kept: ${once(name)}`);
+    pairs.set(name, value(text.slice(at + 1)));
+  }
+  return Object.fromEntries(pairs);
+}
+
 /** `text` of `flag` when it is one of `choices`, else a UsageError naming the flag and the choices. */
 export function flagChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(text)) return text as T;

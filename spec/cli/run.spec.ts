@@ -112,6 +112,14 @@ describe('svc run', () => {
     expect(written[0].labels).to.deep.equal({ room: 'hall', team: 'obs' });
   });
 
+  it('refuses a label key given twice by --label, which kept the last value without a word', async () => {
+    const result = await svc(['run', gauge, '--label', 'team=obs', '--label', 'team=infra', '--dry-run']);
+    expect(result.code, result.stderr).to.equal(2);
+    expect(result.stderr).to.match(
+      /^Usage Error: --label: team is given twice, and only one value could be kept: give one --label team=<value>\n/,
+    );
+  });
+
   it('lets several entries write one file: it starts empty and keeps every line of every entry', async () => {
     const out = join(tmp, 'shared.prom');
     writeFileSync(out, 'stale line from an earlier run\n');

@@ -1,5 +1,5 @@
 import { Command, UsageError } from 'clipanion';
-import { type GivenFlag, flagChoice, flagNumber, givenSpelling, listFlag, valueFlag } from '../flags.js';
+import { type GivenFlag, flagChoice, flagNumber, flagPairs, givenSpelling, listFlag, valueFlag } from '../flags.js';
 import type { CliOverrides } from '../../config/overrides.js';
 import { ScenarioCommand } from './scenario-command.js';
 import type { LoadedScenario } from './scenario-source-command.js';
@@ -99,15 +99,17 @@ export class LogsCommand extends ScenarioCommand {
     return {
       type: 'template',
       templates: this.message.map((message) => ({ message })),
-      field_pools: this.pairs(
+      field_pools: flagPairs(
         '--field',
+        'name=value',
         this.field ?? [],
         (values) => values.split(','),
         (name) => `give all its values in one --field ${name}=a,b`,
       ),
       ...(severity && {
-        severity_weights: this.pairs(
+        severity_weights: flagPairs(
           severity.flag,
+          'name=value',
           severity.value.flatMap((weights) => weights.split(',')),
           (w) => flagNumber(severity.flag, w),
           () => 'give each severity one weight',
@@ -115,27 +117,5 @@ export class LogsCommand extends ScenarioCommand {
       }),
       seed: this.seed === undefined ? 0 : flagNumber('--seed', this.seed),
     };
-  }
-
-  /**
-   * `name=value` texts as a record; a name given twice is refused, as the later value would silently replace the
-   * earlier one (`--field user=ann --field user=bob` wrote bob only).
-   */
-  private pairs<T>(
-    flag: string,
-    texts: readonly string[],
-    value: (raw: string) => T,
-    once: (name: string) => string,
-  ): Record<string, T> {
-    const pairs = new Map<string, T>();
-    for (const text of texts) {
-      const at = text.indexOf('=');
-      if (at <= 0) throw new UsageError(`${flag}: expected name=value, got "${text}"`);
-      const name = text.slice(0, at);
-      if (pairs.has(name))
-        throw new UsageError(`${flag}: ${name} is given twice, and only one value could be kept: ${once(name)}`);
-      pairs.set(name, value(text.slice(at + 1)));
-    }
-    return Object.fromEntries(pairs);
   }
 }

@@ -4,7 +4,7 @@ import { asyncScheduler } from 'rxjs';
 import { statIfAny } from '../../real-file.js';
 import type { PlannedScenario } from '../../compile/plan.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import { flagChoice, flagNumber, listFlag, valueFlag } from '../flags.js';
+import { flagChoice, flagNumber, flagPairs, listFlag, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
@@ -157,7 +157,14 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;
     if (this.encoder !== undefined) overrides.encoder = this.encoder;
     if (this.onSinkError !== undefined) overrides.on_sink_error = this.onSinkError;
-    if (this.label) overrides.labels = Object.fromEntries(this.label.map(parseLabel));
+    if (this.label)
+      overrides.labels = flagPairs(
+        '--label',
+        'key=value',
+        this.label,
+        (value) => value,
+        (key) => `give one --label ${key}=<value>`,
+      );
     return overrides;
   }
 }
@@ -184,10 +191,4 @@ async function refuseUnopenableFiles(
     if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
   }
   if (problems.length > 0) throw new ConfigError('invalid', origin, problems);
-}
-
-function parseLabel(pair: string): [string, string] {
-  const at = pair.indexOf('=');
-  if (at <= 0) throw new UsageError(`--label: expected key=value, got "${pair}"`);
-  return [pair.slice(0, at), pair.slice(at + 1)];
 }
