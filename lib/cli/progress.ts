@@ -18,13 +18,17 @@ export function progressLine(run: EntryRun, now: number): string {
 
 /**
  * `[progress] <name>  not started: phase offset 5m00s, starts in 4m05s | elapsed: <time>`, or `not started: waits for
- * cpu > 75`: an entry before its start, which a row of zeros (`rate: 0/s`) would show as stalled.
+ * cpu > 75`, then `cpu > 75 happened, starts in 20s (delay 30s)` from `triggeredAt` (when the condition was met) on:
+ * an entry before its start, which a row of zeros (`rate: 0/s`) would show as stalled.
  */
-export function waitingLine({ entry, stats }: EntryRun, now: number): string {
+export function waitingLine({ entry, stats }: EntryRun, now: number, triggeredAt?: number): string {
   const elapsed = now - stats.startedAt;
   const offset = entry.phase_offset ?? 0;
+  const delay = entry.after?.delay ?? 0;
   const why = entry.after
-    ? `waits for ${formatCondition(entry.after)}`
+    ? triggeredAt === undefined
+      ? `waits for ${formatCondition(entry.after)}`
+      : `${formatCondition(entry.after)} happened, starts in ${formatDuration(Math.max(0, triggeredAt + delay - now))} (delay ${formatDuration(delay)})`
     : offset > 0
       ? `phase offset ${formatDuration(offset)}, starts in ${formatDuration(Math.max(0, offset - elapsed))}`
       : // `--workers`: the workers are still loading.

@@ -20,7 +20,7 @@ import {
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
-import { afterNeverHeld, formatDuration, type WatchedEnd } from '../format.js';
+import { afterNeverHeld, formatCondition, formatDuration, type WatchedEnd } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -78,7 +78,10 @@ export async function runScenario(
     const end = ended.get(run);
     if (end) return stoppedLine(run, end.outcome, end.at);
     if (backfill) return backfillRow(backfill, run, now);
-    return fileRun.startedAt(run.entry.id) === undefined ? waitingLine(run, now) : progressLine(run, now);
+    const id = run.entry.id;
+    return fileRun.startedAt(id) === undefined
+      ? waitingLine(run, now, fileRun.triggeredAt(id))
+      : progressLine(run, now);
   };
 
   const display = progressDisplay(context, file, quiet);
@@ -122,7 +125,8 @@ export async function runScenario(
     const watchedEnd = (ref: string): WatchedEnd =>
       outcomeOf.get(ref)?.error ? 'failed' : stoppedBy ? 'run stopped' : 'ended';
     for (const run of runs)
-      if (fileRun.startedAt(run.entry.id) === undefined) write(neverStartedLine(run.entry, watchedEnd));
+      if (fileRun.startedAt(run.entry.id) === undefined)
+        write(neverStartedLine(run.entry, watchedEnd, fileRun.triggeredAt(run.entry.id) !== undefined));
     for (const [i, run] of runs.entries()) write(stoppedLine(run, outcomes[i]!, ended.get(run)?.at ?? now));
     if (backfill) write(backfilledLine(now - backfill.start, scheduler.now() - backfill.start));
   }
@@ -229,10 +233,15 @@ function stoppingLine(signal: string): string {
   return `[info] ${signal}: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after ${formatDuration(DEFAULT_FLUSH_TIMEOUT)}); ${again} quits at once, losing it`;
 }
 
-/** `[info] <id>: never started (…)`: why an entry wrote nothing; `watchedEnd` tells how an `after` entry's wait ended. */
-function neverStartedLine(entry: Entry, watchedEnd: (ref: string) => WatchedEnd): string {
+/**
+ * `[info] <id>: never started (…)`: why an entry wrote nothing; `watchedEnd` tells how an `after` entry's wait ended,
+ * and `triggered` that its condition was met (the stop came during its delay).
+ */
+function neverStartedLine(entry: Entry, watchedEnd: (ref: string) => WatchedEnd, triggered: boolean): string {
   const why = entry.after
-    ? afterNeverHeld(entry.after, watchedEnd(entry.after.ref))
+    ? triggered
+      ? `${formatCondition(entry.after)} happened, but the run was stopped during its delay of ${formatDuration(entry.after.delay ?? 0)}`
+      : afterNeverHeld(entry.after, watchedEnd(entry.after.ref))
     : entry.phase_offset
       ? 'the run stopped during its phase offset'
       : 'the run stopped before it started';

@@ -70,6 +70,11 @@ export interface FileRun {
   readonly done: Promise<EntryOutcome[]>;
   /** Scheduler time at which entry `id` started; undefined while it has not (or never did). */
   startedAt(id: string): number | undefined;
+  /**
+   * Scheduler time of the watched entry's tick that met entry `id`'s `after` condition; undefined while none did.
+   * Between it and {@link startedAt} the entry waits out its `after.delay`.
+   */
+  triggeredAt(id: string): number | undefined;
   /** Stops every entry (also those still waiting to start); resolves as `done`. */
   stop(): Promise<EntryOutcome[]>;
 }
@@ -163,10 +168,11 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
   }
   const clockLinked = clockLinkedIds(entries);
   const startedAt = new Map<string, number>();
+  const triggeredAt = new Map<string, number>();
   // From the scheduler's time to the timeline the timestamps are written on (`startAt`'s).
   let shift = 0;
 
-  const trigger = (after: After): Observable<number> => {
+  const trigger = (id: string, after: After): Observable<number> => {
     const holds = after.op === '>' ? (v: number) => v > after.value : (v: number) => v < after.value;
     return values.get(after.ref)!.pipe(
       map((batch) => firstOffset(batch, holds)),
@@ -174,7 +180,10 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
       take(1),
       withLatestFrom(starts.get(after.ref)!),
       // Due `delay` after the crossing tick's scheduled time (not the wake-up that carried it).
-      mergeMap(([offset, watchedStart]) => dueAt(watchedStart + offset + (after.delay ?? 0), scheduler)),
+      mergeMap(([offset, watchedStart]) => {
+        triggeredAt.set(id, watchedStart + offset);
+        return dueAt(watchedStart + offset + (after.delay ?? 0), scheduler);
+      }),
     );
   };
 
@@ -182,7 +191,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     const clock = clockOf(entry);
     // Due at the file start plus its phase offset (scheduler time), however long the entries before it took.
     const begin = entry.after
-      ? trigger(entry.after)
+      ? trigger(entry.id, entry.after)
       : fileStarted.pipe(
           take(1),
           switchMap((t0) => dueAt(t0 - shift + (entry.phase_offset ?? 0), scheduler)),
@@ -280,6 +289,7 @@ export function startEntries(entries: readonly Entry[], options: FileRunOptions 
     runs,
     done,
     startedAt: (id) => startedAt.get(id),
+    triggeredAt: (id) => triggeredAt.get(id),
     stop() {
       runs.forEach((run) => void run.stop());
       return done;

@@ -83,7 +83,7 @@ function workerOutcome({ stats }: EntryRun, { error, inSink }: EntryOutcome): Wo
     : {};
 }
 
-function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
+function countersOf({ runs, startedAt, triggeredAt }: FileRun): WorkerCounters[] {
   return runs.map(({ entry, stats }: EntryRun, i) => ({
     events: stats.totalEvents,
     bytes: stats.bytes,
@@ -97,6 +97,7 @@ function countersOf({ runs, startedAt }: FileRun): WorkerCounters[] {
     lastWriteAt: stats.lastSuccessfulWriteAt,
     retries: stats.sinkRetries,
     started: startedAt(entry.id) !== undefined,
+    triggeredAt: triggeredAt(entry.id),
     warnings: stats.sinkWarnings,
     missed: stats.missedEvents,
     ...(stats.receiverWritten && { receiverWritten: stats.receiverWritten }),

@@ -57,6 +57,8 @@ export interface WorkerCounters {
   readonly lastWriteAt?: number;
   readonly retries: number;
   readonly started: boolean;
+  /** When its `after` condition was met (FileRun.triggeredAt: the worker's scheduler time, the wall clock). */
+  readonly triggeredAt?: number;
   /** What the sink warned of, in order. */
   readonly warnings: readonly string[];
   /** Sums of what the receiver said it wrote; undefined until it said so. */
@@ -189,6 +191,7 @@ export function startWorkers(
   truncateFiles(entries);
   const stats = entries.map(() => new EntryStats(scheduler.now()));
   const startedAt = new Map<string, number>();
+  const triggeredAt = new Map<string, number>();
   const output = stdoutWriter(stdout);
   // Each entry ends once it ended on every worker, with the first error of theirs: an entry that ends before the
   // others shows its STOPPED line, and its elapsed time, at its own end rather than the run's.
@@ -209,6 +212,7 @@ export function startWorkers(
       counters.forEach((next, i) => {
         addCounters(stats[i]!, last[i]!, next, now);
         if (next.started && !startedAt.has(entries[i]!.id)) startedAt.set(entries[i]!.id, now);
+        if (next.triggeredAt !== undefined) triggeredAt.set(entries[i]!.id, next.triggeredAt);
         if (next.ended && !last[i]!.ended) endings[i]!.end(next.ended);
       });
     }),
@@ -243,6 +247,7 @@ export function startWorkers(
     runs,
     done: ended,
     startedAt: (id) => startedAt.get(id),
+    triggeredAt: (id) => triggeredAt.get(id),
     stop: () => (stopAll(), ended),
   };
 }

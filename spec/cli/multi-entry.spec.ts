@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { of, Subject } from 'rxjs';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
 
@@ -139,6 +140,40 @@ scenarios:
     // Before: 'cpu > 100 did not happen before the run ended', though cpu had failed within a second of 10s.
     expect(lines(result.stderr)).to.include('[info] alert: never started (cpu > 100 did not happen before cpu failed)');
   });
+
+  for (const workers of ['1', '2'])
+    it(`says that a signal stopped the run during the delay of an after entry whose condition happened, --workers ${workers}`, async () => {
+      const file = scenario(
+        `delayed-${workers}.yaml`,
+        `version: 2
+kind: runnable
+defaults: { signal_type: metrics, rate: 20 }
+scenarios:
+  - name: cpu
+    generator: { type: step, start: 0, step_size: 1 }
+    dynamic_labels: [{ key: core, cardinality: 2 }]
+  - name: alert
+    generator: { type: constant, value: 1 }
+    after: { ref: cpu, op: '>', value: 2, delay: 1h }
+`,
+      );
+      // The signal once cpu wrote 20 ticks of its 2 series, past 2 (workers take a while to load).
+      const signals = new Subject<string>();
+      let written = 0;
+      const stdout = new Writable({
+        write(chunk, _encoding, done) {
+          written += String(chunk).split('\n').length - 1;
+          if (written >= 40) signals.next('SIGINT');
+          done();
+        },
+      });
+      const result = await svc(['run', file, '--workers', workers], { signals, stdout });
+      expect(result.code, result.stderr).to.equal(0);
+      // Before: 'cpu > 2 did not happen before the run ended', though cpu had passed 2 in its first second.
+      expect(lines(result.stderr)).to.include(
+        '[info] alert: never started (cpu > 2 happened, but the run was stopped during its delay of 1h00m00s)',
+      );
+    });
 
   it('says that a signal stopped the run before an entry without a phase offset started (workers still loading)', async () => {
     const file = scenario(

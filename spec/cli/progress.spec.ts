@@ -56,6 +56,17 @@ describe('progress lines', () => {
     );
   });
 
+  it('an after entry whose condition was met counts down its delay, not "waits for" a condition that happened', () => {
+    const run = {
+      ...fakeRun(new EntryStats(1000)),
+      entry: metricEntry({ id: 'late', after: { ref: 'cpu', op: '>', value: 75, delay: 30_000 } }),
+    };
+    // Before: 'waits for cpu > 75' until the delay ran out.
+    expect(waitingLine(run, 21_000, 11_000)).to.equal(
+      '[progress] late  not started: cpu > 75 happened, starts in 20s (delay 30s) | elapsed: 20s',
+    );
+  });
+
   it('gives span metrics the interval they are written at as their rate, not a rate that swings with each flush', () => {
     const origin = 'examples/incident.yaml';
     const text = readFileSync(new URL('../../examples/incident.yaml', import.meta.url), 'utf8');
