@@ -100,10 +100,24 @@ export function stoppedLine(run: EntryRun, outcome: EntryOutcome, now: number): 
     ? `${outcome.inSink ? 'sink' : 'error'}: ${outcome.error.message}`
     : stats.lastSinkError && `sink: ${stats.lastSinkError}`;
   return (
-    `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | events: ${stats.totalEvents}` +
-    ` | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${deliveryParts(stats)}` +
+    `[progress] ${run.entry.id}  STOPPED${error ? ` (${error})` : ''} | ${figures(stats, now)}` +
     (stats.missedEvents > 0 ? ` | missed: ${stats.missedEvents} (rate not kept)` : '')
   );
+}
+
+/**
+ * `[progress] <name>  flushing | events: <n> | bytes: <size> | elapsed: <time>` and the delivery parts of the
+ * progress line: an entry that makes no more events (its duration ran out, or a stop signal came) while its sink
+ * still delivers what it holds, up to its flush timeout against a receiver that does not answer. Its rate would
+ * read `0/s`, as if stalled.
+ */
+export function flushingLine(run: EntryRun, now: number): string {
+  return `[progress] ${run.entry.id}  flushing | ${figures(run.stats, now)}`;
+}
+
+/** `events: <n> | bytes: <size> | elapsed: <time>` and the delivery parts: the figures of an entry that ticks no more. */
+function figures(stats: EntryRun['stats'], now: number): string {
+  return `events: ${stats.totalEvents} | bytes: ${formatBytes(stats.bytes)} | elapsed: ${formatDuration(now - stats.startedAt)}${deliveryParts(stats)}`;
 }
 
 /**

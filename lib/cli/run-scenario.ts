@@ -17,6 +17,7 @@ import {
   sinkErrorSaidBelow,
   stoppedLine,
   waitingLine,
+  flushingLine,
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
@@ -74,14 +75,17 @@ export async function runScenario(
     (run) =>
       void run.done.then((outcome) => ended.set(run, { at: backfill?.endedAt(run.entry.id) ?? clock.now(), outcome })),
   );
+  // What stopped the run before its end: a signal's name, or EPIPE.
+  let stoppedBy: string | undefined;
   const row = (run: EntryRun, now: number): string => {
     const end = ended.get(run);
     if (end) return stoppedLine(run, end.outcome, end.at);
     if (backfill) return backfillRow(backfill, run, now);
-    const id = run.entry.id;
-    return fileRun.startedAt(id) === undefined
-      ? waitingLine(run, now, fileRun.triggeredAt(id))
-      : progressLine(run, now);
+    const { id, duration = Infinity } = run.entry;
+    const started = fileRun.startedAt(id);
+    if (started === undefined) return waitingLine(run, now, fileRun.triggeredAt(id));
+    // It makes no more events: what is left is its sink's flush.
+    return stoppedBy !== undefined || now >= started + duration ? flushingLine(run, now) : progressLine(run, now);
   };
 
   const display = progressDisplay(context, file, quiet);
@@ -95,7 +99,6 @@ export async function runScenario(
     );
   };
   const ticker = interval(display.periodMs, scheduler).subscribe(report);
-  let stoppedBy: string | undefined;
   const stopping = merge(context.signals ?? stopSignals(), readerGone(context.stdout))
     .pipe(take(1))
     .subscribe((cause) => {

@@ -103,10 +103,36 @@ describe('bin/svc stopped while its receiver does not answer', () => {
       expect(stderr).to.include(
         '[info] SIGINT: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after 10s); a second Ctrl-C quits at once, losing it\n',
       );
+      // Its rows say what it does, not `rate: 0/s`.
+      expect(stderr).to.match(/\n\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
       const sent = Date.now();
       child.kill('SIGINT');
       expect(await closed).to.equal('SIGINT');
       expect(Date.now() - sent).to.be.below(2_000);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('an entry past its duration whose sink still flushes reads "flushing", not a rate of 0/s', async () => {
+    const receiver = await startHostileReceiver('silent');
+    try {
+      const file = scenario(
+        'silent-1s.yaml',
+        upScenario(`{ type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1 }`, [
+          'rate: 20',
+          'duration: 1s',
+        ]),
+      );
+      const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      // The first row, 5 s in: the duration ran out at 1 s, the flush waits up to 10 s.
+      await waitFor('the first row', () => (stderr.includes('[progress]') ? true : undefined), 9_000);
+      expect(stderr).to.match(/^\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
+      child.kill('SIGKILL');
+      await closed;
     } finally {
       await receiver.stop();
     }
