@@ -85,6 +85,13 @@ export function flagPairs<T>(
   return Object.fromEntries(pairs);
 }
 
+/**
+ * The file `-o` names, or undefined for `-o -`: standard output, as `-` for the scenario file is standard input.
+ */
+export function outputFileOf(output: string | undefined): string | undefined {
+  return output === '-' ? undefined : output;
+}
+
 /** `text` of `flag` when it is one of `choices`, else a UsageError naming the flag and the choices. */
 export function flagChoice<T extends string>(flag: string, text: string, choices: readonly T[]): T {
   if ((choices as readonly string[]).includes(text)) return text as T;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { svc, scenarioDir, lines } from '../support/cli.js';
 import { SCHEMA_MODELINE } from '../../lib/new/modeline.js';
@@ -129,6 +129,33 @@ describe('svc new: starter scenarios', () => {
     expect(readFileSync(file, 'utf8')).to.include('signal_type: summary');
     expect((await svc(['new', '--signal', 'logs', '-o', file, '--force'])).code).to.equal(0);
     expect(readFileSync(file, 'utf8')).to.include('signal_type: logs');
+  });
+
+  it('takes -o - as standard output (svc new, schema and run alike), not as a file named -', async () => {
+    const dash = join(process.cwd(), '-');
+    try {
+      const gauge = scenario(
+        'dash.yaml',
+        'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 10, duration: 300ms, generator: { type: constant, value: 1 } }\n',
+      );
+      for (const argv of [
+        ['new', '-o', '-'],
+        ['schema', '-o', '-'],
+        ['run', gauge, '-o', '-'],
+      ]) {
+        const result = await svc(argv);
+        expect(result.code, result.stderr).to.equal(0);
+        // Before: a file named - in the working directory, and 'wrote - (check it: svc run - --dry-run)', which
+        // would read standard input.
+        expect(existsSync(dash), argv.join(' ')).to.equal(false);
+        expect(result.stderr).to.not.include('wrote -');
+      }
+      expect((await svc(['new', '-o', '-'])).stdout).to.match(/^# yaml-language-server/);
+      expect(JSON.parse((await svc(['schema', '-o', '-'])).stdout)).to.have.property('$schema');
+      expect(lines((await svc(['run', gauge, '-o', '-'])).stdout)).to.have.length(3);
+    } finally {
+      rmSync(dash, { force: true });
+    }
   });
 
   it('exits 1 when the file of -o cannot be written', async () => {

@@ -1,5 +1,5 @@
 import { Command, Option, UsageError } from 'clipanion';
-import { flagChoice, valueFlag } from '../flags.js';
+import { flagChoice, outputFileOf, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /**
@@ -80,23 +80,23 @@ export class NewCommand extends SvcCommand {
           )!.type;
     if (this.template && this.from !== undefined)
       throw new UsageError('--template writes the starter scenario, --from one read from a source: give one of them');
-    if (this.force && this.output === undefined)
-      throw new UsageError('--force replaces the file of -o: give -o <file> too');
+    const file = outputFileOf(this.output);
+    if (this.force && file === undefined) throw new UsageError('--force replaces the file of -o: give -o <file> too');
     const text =
       this.from === undefined ? await this.starter(sink, encoder) : await this.profile(this.from, sink, encoder);
-    if (this.output === undefined) {
+    if (file === undefined) {
       await this.print(text);
       return 0;
     }
     const { writeOutputFile } = await import('../output-file.js');
     try {
-      await writeOutputFile('-o', this.output, text, { exclusive: !this.force });
+      await writeOutputFile('-o', file, text, { exclusive: !this.force });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new UsageError(`-o: ${this.output} exists: give --force to replace it`);
+        throw new UsageError(`-o: ${file} exists: give --force to replace it`);
       throw error;
     }
-    this.context.stderr.write(`wrote ${this.output} (check it: svc run ${this.output} --dry-run)\n`);
+    this.context.stderr.write(`wrote ${file} (check it: svc run ${file} --dry-run)\n`);
     return 0;
   }
 

@@ -4,7 +4,7 @@ import { asyncScheduler } from 'rxjs';
 import { statIfAny } from '../../real-file.js';
 import type { PlannedScenario } from '../../compile/plan.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import { flagChoice, flagNumber, flagPairs, listFlag, valueFlag } from '../flags.js';
+import { flagChoice, flagNumber, flagPairs, listFlag, outputFileOf, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
 
 // Commands load the scenario language and the runtime lazily: `svc --help` must start fast.
@@ -149,9 +149,12 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     if (this.output !== undefined) {
       if (this.sink !== undefined || this.endpoint !== undefined)
         throw new UsageError('-o/--output is short for --sink file --endpoint <file>: give either, not both');
-      overrides.sink = 'file';
-      overrides.endpoint = this.output;
-      overrides.sinkFlag = '-o/--output';
+      const file = outputFileOf(this.output);
+      overrides.sink = file === undefined ? 'stdout' : 'file';
+      if (file !== undefined) {
+        overrides.endpoint = file;
+        overrides.sinkFlag = '-o/--output';
+      }
     }
     if (this.sink !== undefined) overrides.sink = this.sink;
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;

@@ -1,5 +1,5 @@
 import { Command } from 'clipanion';
-import { valueFlag } from '../flags.js';
+import { outputFileOf, valueFlag } from '../flags.js';
 import { SvcCommand } from './svc-command.js';
 
 /** `svc schema [-o FILE]`: the JSON Schema of scenario and pack files, for editors and other checkers. */
@@ -25,7 +25,8 @@ export class SchemaCommand extends SvcCommand {
       import('../output-file.js'),
     ]);
     const text = `${JSON.stringify(scenarioSchema(), null, 2)}\n`;
-    if (this.output !== undefined) await writeOutputFile('-o', this.output, text);
+    const file = outputFileOf(this.output);
+    if (file !== undefined) await writeOutputFile('-o', file, text);
     else await this.print(text);
     return 0;
   }
