@@ -146,7 +146,9 @@ export class EntryRegistry {
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });
-    const ofFile = new Map<string, StartedEntry>();
+    // The entries of the file that `after` entries wait for, by entry id: their end is what ends such a wait.
+    const watchedIds = new Set(file.scenarios.flatMap(({ after }) => (after ? [after.ref] : [])));
+    const watchedOf = new Map<string, StartedEntry>();
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -180,7 +182,7 @@ export class EntryRegistry {
         if (this.entries.get(started.id) === started && !this.stopping) {
           if (logger && statusOf(started) === 'stopped') {
             const watched =
-              run.entry.after && started.tickingSince() === undefined ? ofFile.get(run.entry.after.ref) : undefined;
+              run.entry.after && started.tickingSince() === undefined ? watchedOf.get(run.entry.after.ref) : undefined;
             if (!watched) logEnded(logger, started);
             // It waited for `watched`, which ended first: its end says how (its outcome is settled by then).
             else void watched.run.done.then((end) => logEnded(logger, started, this.watchedEnd(watched, end)));
@@ -190,7 +192,7 @@ export class EntryRegistry {
         }
       });
       this.entries.set(started.id, started);
-      ofFile.set(run.entry.id, started);
+      if (watchedIds.has(run.entry.id)) watchedOf.set(run.entry.id, started);
       return started;
     });
   }
