@@ -337,6 +337,14 @@ scenarios:
     const result = await svc(['run', '-q', gauge, '-o', join(dir, 'out.prom')]);
     expect(result, result.stderr).to.include({ code: 0, stderr: '' });
     expect(lines(readFileSync(join(dir, 'data', 'out.prom'), 'utf8'))).to.have.length(6);
+    // In a directory reached through a link, a `..` of the target is taken from where that directory really is.
+    mkdirSync(join(dir, 'a', 'b', 'c'), { recursive: true });
+    mkdirSync(join(dir, 'a', 'b', 'y'));
+    symlinkSync('a/b/c', join(dir, 'deep'));
+    symlinkSync('../y/out.prom', join(dir, 'deep', 'out.prom'));
+    const through = await svc(['run', '-q', gauge, '-o', join(dir, 'deep', 'out.prom')]);
+    expect(through, through.stderr).to.include({ code: 0, stderr: '' });
+    expect(lines(readFileSync(join(dir, 'a', 'b', 'y', 'out.prom'), 'utf8'))).to.have.length(6);
   });
 
   it('refuses a file sink onto the scenario file itself (svc run f.yaml -o f.yaml), which it would overwrite', async () => {

@@ -1,5 +1,5 @@
-import { existsSync, readlinkSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { existsSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { getSystemErrorMap } from 'node:util';
 
 /** A delivery failure, named after the sink that failed. */
@@ -238,8 +238,8 @@ const MAX_LINKS = 40;
 
 /**
  * Where opening `path` to write, with O_CREAT, makes the file when none is there: `path` itself, or the place the
- * symbolic links at `path` lead to (a link to nowhere creates its target, relative to the link's directory).
- * Undefined for links that lead on past {@link MAX_LINKS} (a loop), which the open refuses (ELOOP).
+ * symbolic links at `path` lead to (a link to nowhere creates its target, relative to the link's directory: where
+ * that directory really is, as the system takes a `..` in the target from there). Undefined for links that lead on past {@link MAX_LINKS} (a loop), which the open refuses (ELOOP).
  */
 export function createdAt(path: string): string | undefined {
   let at = path;
@@ -251,9 +251,18 @@ export function createdAt(path: string): string | undefined {
       // Not a link (EINVAL), or nothing there (ENOENT): the file is made here.
       return at;
     }
-    at = isAbsolute(target) ? target : join(dirname(at), target);
+    at = isAbsolute(target) ? target : resolve(realDirectory(dirname(at)), target);
   }
   return undefined;
+}
+
+/** Where directory `dir` (a link's, which exists) really is; `dir` itself if that cannot be found. */
+function realDirectory(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 /**
