@@ -37,7 +37,10 @@ export async function planScenario(file: ScenarioFile, options: PlanOptions): Pr
   // Every file the scenario names is found by `locate`: kept here, where it is read from, as it is read.
   const locate: LocateFile = async (name, kind) => {
     const source = await options.locate(name, kind);
-    inputs.push({ path: originOf(source), what: `the ${NAMED_FILES[kind]} ${originOf(source)} the scenario reads` });
+    const path = originOf(source);
+    // A file several entries read is one input.
+    if (!inputs.some((input) => input.path === path))
+      inputs.push({ path, what: `the ${NAMED_FILES[kind]} ${path} the scenario reads` });
     return source;
   };
   const [replayed, packFiles] = await Promise.all([

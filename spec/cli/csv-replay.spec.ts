@@ -150,7 +150,7 @@ ${sink?.(data) ?? ''}  - name: app
     return { file, data };
   }
 
-  it('is refused before any entry starts, exit 1, naming the entry, sink.path and the file it would overwrite', async () => {
+  it('is refused before any entry starts, exit 1, naming -o and the file it would overwrite, once for every entry', async () => {
     const { file, data } = reading();
     symlinkSync(join(data, 'load.csv'), join(data, 'link.csv'));
     for (const [target, input] of [
@@ -161,18 +161,15 @@ ${sink?.(data) ?? ''}  - name: app
       [join(data, 'app.log'), `the replay file ${join(data, 'app.log')}`],
       [join(data, 'web.yaml'), `the pack file ${join(data, 'web.yaml')}`],
     ]) {
-      const why = `sink.path: cannot open ${target}: it is ${input} the scenario reads, which writing would overwrite`;
-      const expected = ['load', 'app', 'web.hits'].map((id) => `${id}: ${why}`);
+      const why = `cannot open ${target}: it is ${input} the scenario reads, which writing would overwrite`;
       for (const argv of [
         ['run', file, '-o', target],
         ['run', '--dry-run', file, '-o', target],
       ]) {
         const result = await svc(argv);
         expect(result, argv.join(' ')).to.include({ code: 1, stdout: '' });
-        expect(lines(result.stderr).slice(0, 3), argv.join(' ')).to.deep.equal([
-          `error: ${file}: ${expected[0]}`,
-          ...expected.slice(1).map((line) => `${file}: ${line}`),
-        ]);
+        expect(lines(result.stderr)[0], argv.join(' ')).to.equal(`error: ${file}: -o/--output: ${why}`);
+        expect(result.stderr, argv.join(' ')).to.not.include(`${file}: load`);
       }
     }
     expect(['load.csv', 'app.log', 'web.yaml'].map((name) => readFileSync(join(data, name), 'utf8'))).to.deep.equal([
@@ -209,7 +206,7 @@ ${sink?.(data) ?? ''}  - name: app
     const result = await svc(['run', '--catalog', catalog, file, '-o', target]);
     expect(result).to.include({ code: 1, stdout: '' });
     expect(result.stderr).to.equal(
-      `error: ${file}: web.hits: sink.path: cannot open ${target}: it is the pack file ${target} the scenario reads, which writing would overwrite\n`,
+      `error: ${file}: -o/--output: cannot open ${target}: it is the pack file ${target} the scenario reads, which writing would overwrite\n`,
     );
     expect(readFileSync(target, 'utf8')).to.equal(pack);
   });

@@ -268,7 +268,7 @@ scenarios:
       expect(events - dropped, stopped[0]).to.equal(taken);
     });
 
-  it('refuses before starting, exit 1, a file sink that cannot open its path, naming the entry and sink.path', async () => {
+  it('refuses before starting, exit 1, a file sink that cannot open its path, naming the entry and sink.path (or -o)', async () => {
     const notDir = join(tmp, 'plain-file');
     writeFileSync(notDir, '');
     const missing = join(tmp, 'missing', 'dir', 'out.prom');
@@ -279,6 +279,8 @@ scenarios:
       [join(tmp, 'new-dir/'), 'it ends with /, which names a directory; path must name a file'],
     ]) {
       const expected = `error: ${gauge}: temp: sink.path: cannot open ${path}: ${why}\n`;
+      // Given by -o, the path is the flag's, once however many entries write it.
+      const byOutput = `error: ${gauge}: -o/--output: cannot open ${path}: ${why}\n`;
       const inFile = scenario(
         'unopenable.yaml',
         readFileSync(gauge, 'utf8').replace('labels:', `sink: { type: file, path: "${path}" }\n    labels:`),
@@ -290,13 +292,27 @@ scenarios:
       ]) {
         const result = await svc(argv);
         expect(result, argv.join(' ')).to.include({ code: 1, stdout: '' });
-        expect(result.stderr, argv.join(' ')).to.equal(argv[1] === inFile ? expected.replace(gauge, inFile) : expected);
+        expect(result.stderr, argv.join(' ')).to.equal(
+          argv[1] === inFile ? expected.replace(gauge, inFile) : argv[2] === '-o' ? byOutput : expected,
+        );
       }
       const dry = await svc(['run', '--dry-run', gauge, '-o', path]);
       expect(dry.code).to.equal(1);
-      expect(dry.stderr).to.equal(`${expected}Validation: FAILED\n`);
+      expect(dry.stderr).to.equal(`${byOutput}Validation: FAILED\n`);
     }
     expect(readdirSync(tmp)).to.not.include('missing');
+  });
+
+  it('refuses a path several entries write once, naming them all', async () => {
+    const path = join(tmp, 'missing', 'shared.prom');
+    const entry = (name: string) =>
+      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    sink: { type: file, path: "${path}" }\n`;
+    const file = scenario('shared.yaml', `version: 2\nkind: runnable\nscenarios:\n${entry('cpu')}${entry('mem')}`);
+    const result = await svc(['run', file]);
+    expect(result).to.include({ code: 1, stdout: '' });
+    expect(result.stderr).to.equal(
+      `error: ${file}: cpu, mem: sink.path: cannot open ${path}: the directory ${join(tmp, 'missing')} does not exist\n`,
+    );
   });
 
   it('refuses before starting a symbolic link to nowhere that the open could not create, saying where it leads', async () => {
@@ -325,7 +341,7 @@ scenarios:
       const result = await svc(['run', '--dry-run', gauge, '-o', path]);
       expect(result.code, path).to.equal(1);
       expect(result.stderr, path).to.equal(
-        `error: ${gauge}: temp: sink.path: cannot open ${path}: ${why}\nValidation: FAILED\n`,
+        `error: ${gauge}: -o/--output: cannot open ${path}: ${why}\nValidation: FAILED\n`,
       );
     }
   });
@@ -354,7 +370,7 @@ scenarios:
       const result = await svc(['run', own, '-o', target]);
       expect(result).to.include({ code: 1, stdout: '' });
       expect(result.stderr).to.equal(
-        `error: ${own}: temp: sink.path: cannot open ${target}: it is the scenario file being run, which writing would overwrite\n`,
+        `error: ${own}: -o/--output: cannot open ${target}: it is the scenario file being run, which writing would overwrite\n`,
       );
     }
     expect(readFileSync(own, 'utf8')).to.equal(text);

@@ -82,7 +82,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     const plan = await this.planOf(loaded);
-    await refuseUnopenableFiles(plan, loaded);
+    await refuseUnopenableFiles(plan, loaded, this.output);
     const backfill = this.backfill ? await import('../../runtime/backfill.js') : undefined;
     if (backfill) {
       const refusal = backfill.backfillRefusal(plan.scenarios);
@@ -177,21 +177,30 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
  * directory, no permission), by the check svc-server makes at the POST, or would write over a file the run reads:
  * the scenario file itself (`svc run f.yaml -o f.yaml`, a slip of completion), a csv_replay or replay file, a pack
  * file, which the user would be left without. Before any entry starts, rather than as a sink failing (or a file
- * lost) once the run is under way, with the entry and `sink.path` named.
+ * lost) once the run is under way: once a path, naming `-o/--output` when it is `output`'s, else the entries and
+ * `sink.path`.
  */
 async function refuseUnopenableFiles(
   { scenarios, inputs }: PlannedScenario,
   { origin }: LoadedScenario,
+  output: string | undefined,
 ): Promise<void> {
   const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
     import('../../sinks/file.js'),
     import('../../language/problems.js'),
   ]);
+  const entriesOf = new Map<string, string[]>();
+  for (const { id, sink } of scenarios)
+    if (sink.type === 'file') entriesOf.set(sink.path, [...(entriesOf.get(sink.path) ?? []), id]);
   const problems = [];
-  for (const { id, sink } of scenarios) {
-    if (sink.type !== 'file') continue;
-    const why = await cannotOpenFile(sink.path, await statIfAny(sink.path), inputs);
-    if (why) problems.push({ path: 'sink.path', message: `${id}: sink.path: cannot open ${sink.path}: ${why}` });
+  for (const [path, ids] of entriesOf) {
+    const why = await cannotOpenFile(path, await statIfAny(path), inputs);
+    const flag = path === output ? '-o/--output' : undefined;
+    if (why)
+      problems.push({
+        path: flag ?? 'sink.path',
+        message: `${flag ?? `${ids.join(', ')}: sink.path`}: cannot open ${path}: ${why}`,
+      });
   }
   if (problems.length > 0) throw new ConfigError('invalid', origin, problems);
 }
