@@ -4,7 +4,7 @@
  * `pack: <name>` resolve through it (packs: after the built-in ones).
  */
 import { readdir, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, extname, join, sep } from 'node:path';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
@@ -194,14 +194,18 @@ function giveDirectory(setting: string): string {
  * Scenario and pack files below `dir`, skipping hidden entries and not following directory links;
  * the listing stops one file past the limit.
  */
+/** Whether a catalog reads the file at `path`, relative to its directory: no part hidden, a scenario's extension. */
+export function catalogReads(path: string): boolean {
+  return !path.split(sep).some((part) => part.startsWith('.')) && EXTENSIONS.has(extname(path).toLowerCase());
+}
+
 async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (found.length > MAX_CATALOG_FILES) break;
     if (entry.name.startsWith('.')) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) await listFiles(path, found);
-    else if ((entry.isFile() || entry.isSymbolicLink()) && EXTENSIONS.has(extname(entry.name).toLowerCase()))
-      found.push(path);
+    else if ((entry.isFile() || entry.isSymbolicLink()) && catalogReads(entry.name)) found.push(path);
   }
   return found;
 }

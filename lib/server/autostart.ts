@@ -4,9 +4,8 @@ import { filesBeside } from '../config/csv-replay.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
 import type { ServerDeps } from './deps.js';
-import { serverDirectories } from './file-root.js';
+import { serverDirectories, type OwnDirectory } from './file-root.js';
 import { HttpError } from './http-error.js';
-import type { ReadFile } from '../sinks/file.js';
 import { prepareScenario, type Neighbours, type PreparedScenario } from './launch.js';
 import type { SeriesWriter } from '../compile/duplicate-series.js';
 
@@ -61,7 +60,7 @@ async function prepareOne(
   name: string,
   catalog: Catalog,
   fileRoot: string | undefined,
-  own: readonly ReadFile[],
+  own: readonly OwnDirectory[],
   neighbours: Neighbours,
 ): Promise<PreparedScenario> {
   let path: string | undefined;

@@ -7,6 +7,7 @@ import { realFileStream, statIfAny } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
+import { catalogReads } from '../catalog/index.js';
 import { cannotOpenFile, type ReadFile } from '../sinks/file.js';
 
 /**
@@ -24,7 +25,7 @@ export async function confineSink(
   root: string | undefined,
   where: string,
   reads: readonly ReadFile[] = [],
-  own: readonly ReadFile[] = [],
+  own: readonly OwnDirectory[] = [],
 ): Promise<SinkConfig> {
   if (sink.type === 'file') return confineFileSink(sink, root, where, reads, own);
   if (sink.type !== 'broker' || sink.tls?.ca_cert === undefined) return sink;
@@ -45,7 +46,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   root: string | undefined,
   where: string,
   reads: readonly ReadFile[],
-  own: readonly ReadFile[],
+  own: readonly OwnDirectory[],
 ): Promise<S> {
   if (root === undefined) {
     throw new HttpError(
@@ -80,11 +81,17 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   return { ...sink, path };
 }
 
+/** A directory the server reads its own files from; `reads`: which files below it (relative path), else every one. */
+export interface OwnDirectory extends ReadFile {
+  readonly reads?: (below: string) => boolean;
+}
+
 /**
  * The directories the server reads its own files from, below the file root or not: its `--state` records (a sink
- * writing one would lose a kept scenario at the next start) and its `--catalog` files.
+ * writing one would lose a kept scenario at the next start) and its `--catalog` files (those it would read: a sink
+ * may write other files there, so a file root inside the catalog stays usable).
  */
-export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' | 'catalog'>): ReadFile[] {
+export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' | 'catalog'>): OwnDirectory[] {
   return [
     ...(state
       ? [
@@ -94,16 +101,25 @@ export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' |
           },
         ]
       : []),
-    ...(catalog ? [{ path: catalog.dir, what: `the ${catalog.setting} directory, whose files the server reads` }] : []),
+    ...(catalog
+      ? [
+          {
+            path: catalog.dir,
+            what: `the ${catalog.setting} directory, whose .yaml, .yml and .json files the server reads`,
+            reads: catalogReads,
+          },
+        ]
+      : []),
   ];
 }
 
-/** The one of `dirs` that `path` (a real path) is below; undefined when none is (or none can be resolved). */
-async function directoryHolding(path: string, dirs: readonly ReadFile[]): Promise<ReadFile | undefined> {
+/** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does (or none resolves). */
+async function directoryHolding(path: string, dirs: readonly OwnDirectory[]): Promise<OwnDirectory | undefined> {
   for (const dir of dirs) {
     const real = await realpath(dir.path).catch(() => undefined);
     const below = real === undefined ? undefined : relative(real, path);
-    if (below !== undefined && below !== '' && !below.startsWith('..') && !isAbsolute(below)) return dir;
+    if (below === undefined || below === '' || below.startsWith('..') || isAbsolute(below)) continue;
+    if (dir.reads?.(below) ?? true) return dir;
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import type { ScenarioFile } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
-import { confineSink } from './file-root.js';
+import { confineSink, type OwnDirectory } from './file-root.js';
 import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { entryWarnings } from '../compile/warnings.js';
@@ -56,7 +56,7 @@ export async function prepareScenario(
   file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly ReadFile[] },
   fileRoot: string | undefined,
   neighbours: Neighbours,
-  own: readonly ReadFile[] = [],
+  own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({

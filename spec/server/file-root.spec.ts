@@ -181,12 +181,13 @@ describe("file sinks into the server's own directories below the file root (--st
     const catalog = await Catalog.open(join(root, 'catalog'));
     const server = testServer({ deps: { fileRoot: root, state, catalog } });
     const inState = 'it is in the --state directory, where the server keeps the scenarios it starts again';
-    const inCatalog = 'it is in the --catalog directory, whose files the server reads';
+    const inCatalog = 'it is in the --catalog directory, whose .yaml, .yml and .json files the server reads';
     for (const [path, why] of [
       ['state/kept.json', inState],
       ['state/new.prom', inState],
       ['./sub/../state/kept.json', inState],
       ['catalog/web.yaml', inCatalog],
+      ['catalog/deeper/new.JSON', inCatalog],
     ]) {
       const scenario = await postScenario(server, path);
       expect(scenario.statusCode, scenario.body).to.equal(422);
@@ -202,17 +203,20 @@ describe("file sinks into the server's own directories below the file root (--st
     }
     expect(readFileSync(join(root, 'state', 'kept.json'), 'utf8')).to.equal('{"kept": true}\n');
     expect((await postScenario(server, 'sub/out.prom')).statusCode).to.equal(201);
+    // A file the catalog does not read may be written there: a file root inside the catalog stays usable.
+    for (const path of ['catalog/out.prom', 'catalog/.out.yaml'])
+      expect((await postScenario(server, path)).statusCode, path).to.equal(201);
   });
 
   it('are refused to an --autostart scenario too, naming it', async () => {
     const { root } = layout();
     mkdirSync(join(root, 'catalog'));
-    writeFileSync(join(root, 'catalog', 'own.yaml'), JSON.stringify({ ...entry('catalog/out.prom'), name: 'own' }));
+    writeFileSync(join(root, 'catalog', 'own.yaml'), JSON.stringify({ ...entry('catalog/out.yaml'), name: 'own' }));
     const catalog = await Catalog.open(join(root, 'catalog'));
     const state = await ScenarioStore.open(join(root, 'state'));
     const error = await prepareAutostart(['own'], catalog, root, state).catch((e: unknown) => e);
     expect((error as Error).message).to.equal(
-      '--autostart @own: own: sink.path: cannot open catalog/out.prom: it is in the --catalog directory, whose files the server reads',
+      '--autostart @own: own: sink.path: cannot open catalog/out.yaml: it is in the --catalog directory, whose .yaml, .yml and .json files the server reads',
     );
   });
 });
