@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { svc } from '../support/cli.js';
@@ -350,6 +351,31 @@ scenarios:
     expect(png.subarray(0, 8).toString('hex')).to.equal('89504e470d0a1a0a');
     // IHDR: the width the SVG declares.
     expect(png.readUInt32BE(16)).to.equal(960);
+  });
+
+  it('writes an image to standard output for -, not to a file named -, and refuses both there', async () => {
+    const dash = join(process.cwd(), '-');
+    const svgPath = join(dir, 'dash.svg');
+    const svg = await svc(['plot', windows, '--svg', '-', '--png', join(dir, 'dash.png')]);
+    expect(svg.code, svg.stderr).to.equal(0);
+    expect(svg.stdout).to.match(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="960"/);
+    expect(svg.stdout).to.contain('q · gauge · value');
+    expect(svg.stderr).to.equal(`wrote ${join(dir, 'dash.png')}\n`);
+    const chunks: Buffer[] = [];
+    const stdout = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        done();
+      },
+    });
+    const png = await svc(['plot', windows, '--png', '-', '--svg', svgPath], { stdout });
+    expect(png.code, png.stderr).to.equal(0);
+    expect(Buffer.concat(chunks).subarray(0, 8).toString('hex')).to.equal('89504e470d0a1a0a');
+    expect(readFileSync(svgPath, 'utf8')).to.match(/^<svg /);
+    const both = await svc(['plot', windows, '--svg', '-', '--png', '-']);
+    expect(both.code).to.equal(2);
+    expect(both.stderr).to.include('--svg - and --png - would both write standard output: give one of them a file');
+    expect(existsSync(dash)).to.equal(false);
   });
 
   it('marks cardinality spikes and traces incidents under the chart and shades them in the SVG', async () => {

@@ -1,6 +1,6 @@
 import { Command, Option, UsageError } from 'clipanion';
 import { writeOutputFile } from '../output-file.js';
-import { flagNumber, valueFlag } from '../flags.js';
+import { flagNumber, outputFileOf, valueFlag } from '../flags.js';
 import { coloursAllowed, isTerminal } from '../terminal.js';
 import { ScenarioSourceCommand } from './scenario-source-command.js';
 
@@ -36,8 +36,8 @@ export class PlotCommand extends ScenarioSourceCommand {
     '<n>',
     'Width of the charts in characters, 40 to 500 (default: the terminal width, else 100)',
   );
-  svg = valueFlag('--svg', '<path>', 'Write the charts as SVG to this file instead of drawing them');
-  png = valueFlag('--png', '<path>', 'Write the charts as PNG to this file instead of drawing them');
+  svg = valueFlag('--svg', '<path>', 'Write the charts as SVG to this file (- for stdout) instead of drawing them');
+  png = valueFlag('--png', '<path>', 'Write the charts as PNG to this file (- for stdout) instead of drawing them');
 
   async execute(): Promise<number> {
     const [
@@ -70,6 +70,8 @@ export class PlotCommand extends ScenarioSourceCommand {
             expected: `a whole number from ${MIN_WIDTH} to ${MAX_WIDTH}`,
           });
     const image = this.svg !== undefined || this.png !== undefined;
+    if (this.svg === '-' && this.png === '-')
+      throw new UsageError('--svg - and --png - would both write standard output: give one of them a file');
     if (this.png !== undefined) {
       const { featureRefusal } = await import('../../features.js');
       const refusal = featureRefusal('png');
@@ -104,20 +106,24 @@ export class PlotCommand extends ScenarioSourceCommand {
     const caption = `${this.file}: ${span}`;
     const { previewSvg } = await import('../plot/svg.js');
     const svg = previewSvg(preview, caption);
-    if (this.svg !== undefined) {
-      await writeOutputFile('--svg', this.svg, svg);
-      this.context.stderr.write(`wrote ${this.svg}\n`);
-    }
+    if (this.svg !== undefined) await this.writeImage('--svg', this.svg, svg);
     if (this.png !== undefined) {
       const { featurePackage } = await import('../../features.js');
       const { Resvg } = featurePackage<typeof import('@resvg/resvg-js')>('png', '@resvg/resvg-js');
       const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } })
         .render()
         .asPng();
-      await writeOutputFile('--png', this.png, png);
-      this.context.stderr.write(`wrote ${this.png}\n`);
+      await this.writeImage('--png', this.png, png);
     }
     return 0;
+  }
+
+  /** Writes `image` where `option` says: its file, or standard output for `-`. */
+  private async writeImage(option: string, path: string, image: string | Uint8Array): Promise<void> {
+    const file = outputFileOf(path);
+    if (file === undefined) return this.print(image);
+    await writeOutputFile(option, file, image);
+    this.context.stderr.write(`wrote ${file}\n`);
   }
 }
 

@@ -12,10 +12,10 @@ export abstract class SvcCommand extends Command<SvcContext> {
   failure: number | undefined;
 
   /**
-   * Writes `text` on stdout; a reader that goes away first (`svc schema | head`) ends the output quietly, as
-   * with `svc run`.
+   * Writes `text` (or bytes: an image) on stdout; a reader that goes away first (`svc schema | head`) ends the output
+   * quietly, as with `svc run`.
    */
-  protected print(text: string): Promise<void> {
+  protected print(text: string | Uint8Array): Promise<void> {
     const { stdout } = this.context;
     return new Promise((resolve, reject) => {
       // A failed write's callback comes first, its 'error' event after: the listener stays for that event, else
