@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { scenarioDir, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
 import { waitFor } from '../support/backends/ports.js';
@@ -136,5 +138,25 @@ describe('bin/svc stopped while its receiver does not answer', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  it('refuses a file sink onto the scenario file redirected to standard input (svc run - -o s.yaml < s.yaml)', async () => {
+    // A short run: without the refusal, it would end having written over its own file.
+    const file = scenario('stdin.yaml', upScenario('{ type: stdout }', ['rate: 10', 'duration: 300ms']));
+    const text = readFileSync(file, 'utf8');
+    const input = openSync(file, 'r');
+    try {
+      const child = spawn('bin/svc', ['run', '-', '-o', file], { stdio: [input, 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
+      const [code] = (await once(child, 'close')) as [number];
+      expect(code, stderr).to.equal(1);
+      expect(stderr).to.equal(
+        `error: standard input: -o/--output: cannot open ${file}: it is the scenario file given on standard input, which writing would overwrite\n`,
+      );
+    } finally {
+      closeSync(input);
+    }
+    expect(readFileSync(file, 'utf8')).to.equal(text);
   });
 });

@@ -82,7 +82,13 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     const loaded = await this.load(this.overrides());
     const { origin } = loaded;
     const plan = await this.planOf(loaded);
-    await refuseUnopenableFiles(plan, loaded, this.output);
+    // A scenario on standard input may be a file redirected there (`svc run - -o s.yaml < s.yaml`).
+    const stdinFile = loaded.path === undefined && this.context.stdin === process.stdin;
+    await refuseUnopenableFiles(
+      stdinFile ? { ...plan, inputs: [...plan.inputs, STANDARD_INPUT] } : plan,
+      loaded,
+      this.output,
+    );
     const backfill = this.backfill ? await import('../../runtime/backfill.js') : undefined;
     if (backfill) {
       const refusal = backfill.backfillRefusal(plan.scenarios);
@@ -171,6 +177,9 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     return overrides;
   }
 }
+
+/** The file standard input reads, when it is one: found by device and inode, as the files a scenario names. */
+const STANDARD_INPUT = { path: '/dev/stdin', what: 'the scenario file given on standard input' };
 
 /**
  * Refuses, as invalid configuration, a file whose `file` sinks cannot open their path (a missing directory, a
