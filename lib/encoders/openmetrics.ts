@@ -17,7 +17,10 @@ import { textValueFormat } from './number.js';
 import { sampleLines } from './sample-lines.js';
 
 export interface OpenMetricsOptions extends MetricMeta {
-  /** Exact number of decimals of sample values (not of `_created`, a time); absent means the shortest round-trip form. */
+  /**
+   * Exact number of decimals of sample values (not of `_created`, a time, nor of exemplars); absent means the shortest
+   * round-trip form.
+   */
   readonly precision?: number;
 }
 

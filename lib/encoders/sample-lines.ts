@@ -40,7 +40,8 @@ export interface SampleLineFormat {
   timeValued?(series: Series): boolean;
   /**
    * How a row's exemplar is written before the line feed: `open + traceId + between + spanId + close`, then its
-   * value as the format writes values and its timestamp as `stamp` (OpenMetrics'
+   * value in the shortest form whatever the format's precision (decimals would move a span's duration, perhaps out of
+   * its bucket) and its timestamp as `stamp` (OpenMetrics'
    * ` # {trace_id="…",span_id="…"} value timestamp`). Absent: the format has no exemplars and the column is not read.
    */
   readonly exemplar?: ExemplarText;
@@ -62,7 +63,6 @@ class ExemplarWriter {
   private readonly text: Buffer;
   private readonly traceAt: number;
   private readonly spanAt: number;
-  private readonly shortest: boolean;
   // What `prepare` found for the exemplar `write` writes next.
   private straight = true;
   private valueText = '';
@@ -75,7 +75,6 @@ class ExemplarWriter {
     this.text = Buffer.from(`${open}${'0'.repeat(32)}${between}${'0'.repeat(16)}${close}`);
     this.traceAt = open.length;
     this.spanAt = open.length + 32 + between.length;
-    this.shortest = format.value.shortest;
   }
 
   /**
@@ -87,7 +86,9 @@ class ExemplarWriter {
     // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
     this.stamp = ms === lineMs && lineNanos === 0 ? lineStamp : this.format.stamp(ms, 0);
     const value = column.value[k]!;
-    this.straight = this.shortest && Number.isFinite(value);
+    // Whatever the precision: rounded, a span's duration would be no span's, perhaps out of its bucket (a non-finite
+    // value is the same text either way).
+    this.straight = Number.isFinite(value);
     this.valueText = this.straight ? '' : this.format.value(value);
     return this.text.length + (this.straight ? SHORTEST_MAX_BYTES : this.valueText.length * 3) + this.stamp.length * 3;
   }

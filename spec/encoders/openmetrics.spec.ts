@@ -189,6 +189,23 @@ describe('openMetrics: _created and exemplars', () => {
     }
   });
 
+  it("writes an exemplar's value whole whatever the precision: its span's duration, inside its bucket", () => {
+    // A span of 0.1004 s on the bucket (0.1, +Inf]: rounded to 0.10 it would be the lower bucket's, and no span's.
+    const span = exemplar(1, 0.1004, T0);
+    const lines = openMetrics({ name: 'rpc_seconds', metricType: 'histogram', precision: 2 })
+      .encode({
+        ...histogramRows([[1, 2, 0.1504]], [0], {}),
+        exemplars: exemplarRows([undefined, span, undefined, undefined]),
+      })
+      .data.toString()
+      .split('\n');
+    expect(lines.filter((line) => line.includes(' # '))).to.deep.equal([
+      `rpc_seconds_bucket{le="+Inf"} 2.00 1704067200${exemplarText(span)}`,
+    ]);
+    // Sample values keep the precision asked for.
+    expect(lines).to.include('rpc_seconds_sum 0.15 1704067200');
+  });
+
   it("Prometheus' own OpenMetrics parser (promtool tsdb create-blocks-from openmetrics) takes the output with its exemplars and _created", () => {
     const { scenario } = scenarioDir('svc-om-exemplars-');
     const load = (text: string, name: string) => {
