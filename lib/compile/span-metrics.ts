@@ -8,7 +8,14 @@
  */
 import { defaultEncoder, fitSink } from '../config/entry.js';
 import type { Entry, SinkConfig } from '../config/types.js';
-import { SPAN_METRICS_BUCKETS } from '../../operators/span-metrics.js';
+import type { Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { seriesOf, type Series } from '../../operators/model/series.js';
+import {
+  SPAN_METRICS_BUCKETS,
+  SPAN_METRICS_DIMENSIONS,
+  type SpanMetricsOptions,
+  type SpanMetricsUnit,
+} from '../../operators/span-metrics.js';
 
 /** The connector's defaults: its namespace and its flush interval. */
 export const SPAN_METRICS_NAMESPACE = 'traces.span.metrics';
@@ -41,9 +48,10 @@ function spanMetricsEntries(traces: Entry): Entry[] {
   const naming = encoder.type === 'otlp' ? 'otlp' : 'prometheus';
   const unit = config.unit ?? 'ms';
   const namespace = config.namespace ?? SPAN_METRICS_NAMESPACE;
-  const prefix = naming === 'otlp' ? (namespace ? `${namespace}.` : '') : namespace.replace(/[^a-zA-Z0-9_:]/g, '_');
-  const name = (family: string, suffix: string) =>
-    naming === 'otlp' ? `${prefix}${family}` : `${prefix ? `${prefix}_` : ''}${family}${suffix}`;
+  const name = (family: Family) => {
+    const otlp = namespace ? `${namespace}.${family}` : family;
+    return naming === 'otlp' ? otlp : prometheusName(otlp, family, unit);
+  };
   const buckets = config.buckets ?? SPAN_METRICS_BUCKETS;
   const shared = {
     rate: 1000 / (config.interval ?? SPAN_METRICS_INTERVAL_MS),
@@ -66,7 +74,7 @@ function spanMetricsEntries(traces: Entry): Entry[] {
       ...shared,
       id: `${traces.id}.calls`,
       signal_type: 'metrics',
-      name: name('calls', '_total'),
+      name: name('calls'),
       metric_type: 'counter',
       span_metrics_of: { ...source, family: 'calls' },
     },
@@ -74,10 +82,60 @@ function spanMetricsEntries(traces: Entry): Entry[] {
       ...shared,
       id: `${traces.id}.duration`,
       signal_type: 'histogram',
-      name: name('duration', unit === 'ms' ? '_milliseconds' : '_seconds'),
+      name: name('duration'),
       metric_type: 'histogram',
       buckets: buckets.map((bound) => (unit === 'ms' ? bound * 1000 : bound)),
       span_metrics_of: { ...source, family: 'duration' },
     },
   ];
+}
+
+type Family = SpanMetricsOptions['family'];
+
+/**
+ * A span metric's OTLP name (`traces.span.metrics.calls`) as a collector's Prometheus exporter translates it: each
+ * character a Prometheus name cannot hold becomes `_`, then the unit of the duration and a counter's `_total` follow
+ * (`traces_span_metrics_calls_total`, `traces_span_metrics_duration_milliseconds`).
+ */
+function prometheusName(otlp: string, family: Family, unit: SpanMetricsUnit): string {
+  const suffix = family === 'calls' ? '_total' : unit === 'ms' ? '_milliseconds' : '_seconds';
+  return `${otlp.replace(/[^a-zA-Z0-9_:]/g, '_')}${suffix}`;
+}
+
+/** An entry's name and rows as a Prometheus exposition shows them. */
+export interface PrometheusFace {
+  readonly name: string;
+  readonly rows: (batch: Labelled<SampleBatch>) => Labelled<SampleBatch>;
+}
+
+/**
+ * How a span metrics entry written in OTLP's words (its sink's encoder is `otlp`) shows in a Prometheus exposition
+ * (svc-server's scrape): named and labelled as a collector's Prometheus exporter translates them
+ * (`traces_span_metrics_calls_total{service_name="…"}`), since Prometheus refuses a whole scrape for one dotted name.
+ * Undefined for any other entry: its name and labels are Prometheus' already.
+ */
+export function prometheusFace(entry: Entry): PrometheusFace | undefined {
+  const source = entry.span_metrics_of;
+  if (source?.naming !== 'otlp' || entry.name === undefined) return undefined;
+  const [otlp, prometheus] = [SPAN_METRICS_DIMENSIONS.otlp, SPAN_METRICS_DIMENSIONS.prometheus];
+  // A row's series is made once per dimension set (operators/span-metrics.ts): each is translated once.
+  const translated = new Map<Series, Series>();
+  const translate = (series: Series): Series => {
+    let face = translated.get(series);
+    if (!face) {
+      const labels = Object.fromEntries(
+        Object.entries(series.labels).map(([key, value]) => {
+          const at = otlp.indexOf(key);
+          return [at < 0 ? key : prometheus[at]!, value];
+        }),
+      );
+      face = seriesOf(labels, series.suffix);
+      translated.set(series, face);
+    }
+    return face;
+  };
+  return {
+    name: prometheusName(entry.name, source.family, source.unit),
+    rows: (batch) => ({ ...batch, series: batch.series.map(translate) }),
+  };
 }

@@ -122,14 +122,17 @@ export class EntryRegistry {
       throw new TooManyEntriesError(max, this.running, file.scenarios.length);
     const { startEntries } = require('../runtime/file-run.js') as typeof import('../runtime/file-run.js');
     const { labelCycle } = require('../runtime/chain/labels.js') as typeof import('../runtime/chain/labels.js');
+    const { prometheusFace } = require('../compile/span-metrics.js') as typeof import('../compile/span-metrics.js');
     const idOf = new Map(file.scenarios.map((entry) => [entry.id, ids.get(entry.id) ?? randomUUID()]));
     const taken = [...idOf.values()].find((id) => this.entries.has(id));
     if (taken !== undefined) throw new Error(`scenario id ${taken} is already running`);
+    // The scrape is Prometheus' format: span metrics sent over OTLP show there as Prometheus names them.
+    const faces = new Map(file.scenarios.map((entry) => [entry.id, prometheusFace(entry)]));
     const scrapes = new Map(
       file.scenarios.map((entry) => [
         entry.id,
         new ScrapeBuffer(
-          { name: entry.name ?? entry.id, type: entry.metric_type, help: entry.help },
+          { name: faces.get(entry.id)?.name ?? entry.name ?? entry.id, type: entry.metric_type, help: entry.help },
           this.scrapeBudget,
           labelCycle(entry),
         ),
@@ -142,7 +145,10 @@ export class EntryRegistry {
       sinkDeps: { realPaths: true },
       gone,
       hooks: (entry) => ({
-        onSamples: (batch) => scrapes.get(entry.id)!.record(batch),
+        onSamples: (batch) => {
+          const face = faces.get(entry.id);
+          scrapes.get(entry.id)!.record(face ? face.rows(batch) : batch);
+        },
         ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
       }),
     });

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { ScrapeBudget } from '../../lib/server/scrape.js';
 import { testServer } from '../support/server.js';
 import { spansFromJsonLines, traceProblems } from '../support/traces.js';
+import { promtoolCheck } from '../support/promtool.js';
 
 const gauge = (fields = '') => `signal_type: metrics
 name: temp_celsius
@@ -460,6 +461,36 @@ scenarios:
         'text/plain; version=0.0.4; charset=utf-8',
         '',
       ]);
+    });
+
+    it('scrapes span metrics sent over OTLP under the names and labels Prometheus reads', async () => {
+      // Their OTLP names (traces.span.metrics.calls, service.name) made Prometheus refuse the whole scrape: the target
+      // was down, every scenario's series lost ("invalid metric name: traces.span.metrics.calls").
+      const server = testServer();
+      const traces = `signal_type: traces
+name: checkout
+rate: 10
+duration: 2s
+sink: {type: otlp_grpc, endpoint: 127.0.0.1:4317}
+span_metrics: {interval: 1s, exemplars: true}
+trace_generator:
+  root: {service: frontend, operation: GET /checkout, kind: server, duration: 0.01}
+`;
+      expect((await post(server, traces)).statusCode).to.equal(201);
+      server.advance(1500);
+      const text = (await get(server, '/scenarios/metrics')).body;
+      const labels =
+        'service_name="frontend",span_kind="SPAN_KIND_SERVER",span_name="GET /checkout",status_code="STATUS_CODE_UNSET"';
+      expect(text).to.include(
+        `# TYPE traces_span_metrics_calls_total counter\ntraces_span_metrics_calls_total{${labels}} 10\n`,
+      );
+      expect(text).to.include('# TYPE traces_span_metrics_duration_milliseconds histogram\n');
+      expect(text).to.include(`traces_span_metrics_duration_milliseconds_bucket{le="10",${labels}} 10\n`);
+      const { code, problems } = promtoolCheck(text);
+      // Lint only (no help text): it parses.
+      expect(code, problems.join('\n')).to.be.oneOf([0, 3]);
+      // The sink still gets them in OTLP's words, as the connector writes them.
+      expect(server.sinks.map((sink) => sink.text).join('')).to.include('traces.span.metrics.calls');
     });
 
     it('writes one untyped block when scenarios share a name but not a type, and logs a warning', async () => {
