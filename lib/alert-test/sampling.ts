@@ -7,6 +7,7 @@ import type { SchedulerLike } from 'rxjs';
 import { classicRows, type Labelled, type SampleBatch } from '../../operators/model/batch.js';
 import type { Entry } from '../config/types.js';
 import { sampleName } from '../encoders/metrics-text.js';
+import { prometheusFace } from '../compile/span-metrics.js';
 import { backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { DISCARD } from '../runtime/chain/sink.js';
 
@@ -69,14 +70,17 @@ export async function sampleScenario(
   const least = leastSteps(entries, intervalMs);
   let held = 0;
   let tooMany = false;
+  // The series as Prometheus reads them: span metrics sent over OTLP under their Prometheus names.
+  const faces = new Map(entries.map((entry) => [entry.id, prometheusFace(entry)]));
   const place = (backfill: Backfill, entry: Entry, samples: Labelled<SampleBatch>): void => {
+    const face = faces.get(entry.id);
     // A native histogram's row holds its count as the value: as a float series it would be a bogus one.
-    const batch = classicRows(samples);
+    const batch = classicRows(face ? face.rows(samples) : samples);
     // The instant the entry started, on the file's timeline; set before its first tick.
     const began = backfill.startedAt(entry.id)! - backfill.start;
     for (let row = 0; row < batch.size && !tooMany; row++) {
       const step = Math.ceil((began + batch.offset[row]!) / intervalMs);
-      const name = sampleName(entry.name!, batch.series[row]!);
+      const name = sampleName(face?.name ?? entry.name!, batch.series[row]!);
       let values = table.get(name);
       if (!values) table.set(name, (values = []));
       const grown = Math.max(0, step + 1 - values.length);

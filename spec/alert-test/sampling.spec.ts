@@ -56,6 +56,35 @@ scenarios:
     ]);
   });
 
+  it('names span metrics sent over OTLP as Prometheus reads them, so that promtool takes them and rules find them', async () => {
+    // In OTLP's words (traces.span.metrics.calls{service.name=…}) promtool refused the unit test of
+    // examples/incident.yaml: "parse error: unexpected character in series sequence: '.'".
+    const sampling = await sampleScenario(
+      plan(`
+version: 2
+kind: runnable
+scenarios:
+  - name: checkout
+    signal_type: traces
+    rate: 2
+    duration: 30s
+    sink: {type: otlp_grpc, endpoint: 127.0.0.1:4317}
+    span_metrics: {interval: 15s}
+    trace_generator:
+      root: {service: shop, operation: GET /, kind: server, duration: 0.01}
+`),
+      15_000,
+    );
+    const labels =
+      '{service_name="shop",span_kind="SPAN_KIND_SERVER",span_name="GET /",status_code="STATUS_CODE_UNSET"}';
+    const calls = sampling.series.find(({ series }) => series === `traces_span_metrics_calls_total${labels}`);
+    expect(calls, sampling.series.map(({ series }) => series).join('\n')).to.not.equal(undefined);
+    expect([...calls!.values]).to.deep.equal([NaN, 30, 60]);
+    expect(sampling.series.map(({ series }) => series)).to.include(
+      `traces_span_metrics_duration_milliseconds_bucket{le="10",${labels.slice(1)}`,
+    );
+  });
+
   it('refuses too many values (series × steps) as soon as the series have appeared, without sampling the rest', async function () {
     // 10,000 series × 601 steps: over the limit after the first virtual second, where the whole 150 minutes
     // (90 million samples) would take minutes.
