@@ -76,7 +76,8 @@ function spanMetricsEntries(traces: Entry): Entry[] {
       signal_type: 'metrics',
       name: name('calls'),
       metric_type: 'counter',
-      span_metrics_of: { ...source, family: 'calls' },
+      // Exemplars go on the duration buckets only, as the connector puts them: the calls carry none.
+      span_metrics_of: { ...source, exemplars: false, family: 'calls' },
     },
     {
       ...shared,

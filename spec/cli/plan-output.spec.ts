@@ -49,6 +49,11 @@ describe('svc run --dry-run of span metrics', () => {
       ' rate: every 15s (span_metrics.interval)',
       ' rate: 2/s',
     ]);
+    // Their exemplars are on the duration buckets: the calls carry none.
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('  generator:    span metrics'))).to.deep.equal([
+      '  generator:    span metrics (calls) of checkout',
+      '  generator:    span metrics (duration) of checkout, with exemplars',
+    ]);
   });
 });
 
