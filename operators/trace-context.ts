@@ -19,8 +19,8 @@ export interface TraceContextOptions {
   readonly choice?: SpanChoice;
 }
 
-/** Severities of the records that name a span that raised an error. */
-const FAILING = new Set(['error', 'fatal']);
+/** Severities of the records that name a span that raised an error, whatever `on` says. */
+export const FAILING_SEVERITIES: ReadonlySet<string> = new Set(['error', 'fatal']);
 
 /**
  * Writes the span a log record was written in into its `context` (its ids and its trace's W3C
@@ -70,7 +70,7 @@ export function traceContext<B extends LogBatch>(
     map((batch) => {
       let context: (RecordSpan | undefined)[] | undefined;
       for (let i = 0; i < batch.size; i++) {
-        const failing = FAILING.has(batch.severity[i]!);
+        const failing = FAILING_SEVERITIES.has(batch.severity[i]!);
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
         if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
         const now = timestampOf(batch, i);

@@ -16,6 +16,7 @@ import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
 import { SPAN_METRICS_DIMENSIONS } from '../../operators/span-metrics.js';
+import { FAILING_SEVERITIES } from '../../operators/trace-context.js';
 import { longestRecord, longestValues, PLACEHOLDER, SEVERITIES } from '../language/fields.js';
 import { createLogEncoder } from '../encoders/index.js';
 import { byteLength, recordOf } from '../../operators/model/batch.js';
@@ -50,6 +51,7 @@ export interface RunStart {
 export function entryWarnings(entry: Entry, start?: RunStart): string[] {
   return [
     ...incidentWarnings(entry),
+    ...traceContextWarnings(entry),
     ...streamWarnings(entry),
     ...streamLabelWarnings(entry),
     ...lineSizeWarnings(entry),
@@ -466,6 +468,37 @@ function incidentWarnings(entry: Entry): string[] {
   };
   walk(root, ['trace_generator', 'root']);
   return found;
+}
+
+/**
+ * A logs entry whose `trace_context` names a span on no record: `on` (error by default) leaves out every severity its
+ * generator writes. An SDK's info logs carry their span too, so `trace_context: {from}` over info records was a
+ * likely mistake that gave no record an id without a word.
+ */
+function traceContextWarnings(entry: Entry): string[] {
+  const context = entry.trace_context;
+  const generator = entry.log_generator;
+  if (!context || !generator) return [];
+  const on = context.on ?? 'error';
+  if (on === 'all' || (on === 'probability' && context.probability! > 0)) return [];
+  const written =
+    generator.type === 'template'
+      ? generator.templates.flatMap(
+          (template) =>
+            template.severity ??
+            Object.entries(generator.severity_weights ?? { info: 1 }).flatMap(([severity, weight]) =>
+              weight! > 0 ? [severity] : [],
+            ),
+        )
+      : generator.type === 'csv_replay'
+        ? generator.table?.records.map((record) => record.severity)
+        : ['info'];
+  if (written === undefined || written.some((severity) => FAILING_SEVERITIES.has(severity))) return [];
+  const severities = SEVERITIES.filter((severity) => written.includes(severity));
+  const asked = on === 'error' ? `error${context.on === undefined ? ' (the default)' : ''}` : 'probability 0';
+  return [
+    `trace_context.on: ${asked} gives the ids of a span of "${context.from}" to records of severity error or fatal only, and this entry writes ${severities.join(', ')} records: none carries them (on: all gives them to every record)`,
+  ];
 }
 
 /**

@@ -64,6 +64,48 @@ ${fields}
 `;
 
 describe('entryWarnings: what an entry asks for that never happens', () => {
+  describe('trace_context whose on leaves out every severity the entry writes', () => {
+    /** A traces entry, and a logs entry naming its spans with `context`, of templates `templates`. */
+    const namingLogs = (context: string, templates: string, weights = '') =>
+      traces('5m', '1m', '2m') +
+      `  - id: app
+    name: app
+    signal_type: logs
+    rate: 1
+    duration: 5m
+    sink: {type: stdout}
+    log_generator: {type: template, templates: ${templates}${weights}}
+    trace_context: {from: checkout${context}}
+`;
+    const warning = (on: string, severities: string) =>
+      `trace_context.on: ${on} gives the ids of a span of "checkout" to records of severity error or fatal only, and this entry writes ${severities} records: none carries them (on: all gives them to every record)`;
+
+    it('is named when no record can be an error: info templates (the default), weights without error, on: probability 0', () => {
+      expect(warningsOf(namingLogs('', '[{message: paid}]'))).to.deep.equal([warning('error (the default)', 'info')]);
+      expect(
+        warningsOf(
+          namingLogs(
+            ', on: error',
+            '[{message: paid}, {message: slow, severity: warn}]',
+            ', severity_weights: {debug: 1, error: 0}',
+          ),
+        ),
+      ).to.deep.equal([warning('error', 'debug, warn')]);
+      expect(
+        warningsOf(namingLogs(', on: probability, probability: 0', '[{message: paid, severity: info}]')),
+      ).to.deep.equal([warning('probability 0', 'info')]);
+    });
+
+    it('is not warned of when some record can be an error, or on gives ids to others', () => {
+      expect(warningsOf(namingLogs('', '[{message: paid}, {message: failed, severity: error}]'))).to.deep.equal([]);
+      expect(warningsOf(namingLogs('', '[{message: paid}]', ', severity_weights: {info: 9, fatal: 1}'))).to.deep.equal(
+        [],
+      );
+      expect(warningsOf(namingLogs(', on: all', '[{message: paid}]'))).to.deep.equal([]);
+      expect(warningsOf(namingLogs(', on: probability, probability: 0.1', '[{message: paid}]'))).to.deep.equal([]);
+    });
+  });
+
   describe('a traces incident starting at or after the entry ends', () => {
     it('is named by its path, with its start and the duration', () => {
       expect(warningsOf(traces('5m', '1m', '5m'))).to.deep.equal([
