@@ -46,12 +46,13 @@ export interface RunStart {
 
 /**
  * Each warning about `entry`, naming the field it is about (`trace_generator.root.incident.start: …`); those that
- * depend on the time of the run when `start` says it.
+ * depend on the time of the run when `start` says it, and on the other entries of its file when `entries` gives them.
  */
-export function entryWarnings(entry: Entry, start?: RunStart): string[] {
+export function entryWarnings(entry: Entry, start?: RunStart, entries: readonly Entry[] = []): string[] {
   return [
     ...incidentWarnings(entry),
     ...traceContextWarnings(entry),
+    ...outlivedSpansWarnings(entry, entries),
     ...streamWarnings(entry),
     ...streamLabelWarnings(entry),
     ...lineSizeWarnings(entry),
@@ -498,6 +499,30 @@ function traceContextWarnings(entry: Entry): string[] {
   const asked = on === 'error' ? `error${context.on === undefined ? ' (the default)' : ''}` : 'probability 0';
   return [
     `trace_context.on: ${asked} gives the ids of a span of "${context.from}" to records of severity error or fatal only, and this entry writes ${severities.join(', ')} records: none carries them (on: all gives them to every record)`,
+  ];
+}
+
+/**
+ * An entry naming the spans of a traces entry (`exemplars.from`, `trace_context.from`) that runs on after that entry
+ * ends: from then on it names the last spans made, ever older (docs/correlation.md), where an SDK would stamp none.
+ * Told when both are timed from the file's start (no `after`) and the traces entry has an end.
+ */
+function outlivedSpansWarnings(entry: Entry, entries: readonly Entry[]): string[] {
+  const [field, named] = entry.exemplars?.from
+    ? (['exemplars', 'its exemplars'] as const)
+    : entry.trace_context
+      ? (['trace_context', 'its records'] as const)
+      : [];
+  const traces = field && entries.find((other) => other.id === entry[field]!.from);
+  if (!traces || traces.duration === undefined || entry.after || traces.after) return [];
+  // One clock group: both phase offsets count from its start.
+  const tracesEnd = (traces.phase_offset ?? 0) + traces.duration;
+  const start = entry.phase_offset ?? 0;
+  const end = entry.duration === undefined ? Infinity : start + entry.duration;
+  if (end <= tracesEnd) return [];
+  const until = end === Infinity ? 'has no end' : `runs until ${formatMs(end)}`;
+  return [
+    `${field}.from: "${traces.id}" ends at ${formatMs(tracesEnd)} and this entry ${until}: ${start >= tracesEnd ? 'all' : `from ${formatMs(tracesEnd)} on,`} ${named} name the last spans "${traces.id}" made, ever older`,
   ];
 }
 

@@ -74,7 +74,7 @@ export async function prepareScenario(
   const warnings = scenarios.flatMap((entry) =>
     [
       ...sinkWarnings(entry.id, entry.sink),
-      ...entryWarnings(entry, { now, backfill: false }).map((warning) => `${entry.id}: ${warning}`),
+      ...entryWarnings(entry, { now, backfill: false }, scenarios).map((warning) => `${entry.id}: ${warning}`),
       ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => `${entry.id}: ${warning}`),
     ].map((text) => ({ entry: entry.id, text })),
   );

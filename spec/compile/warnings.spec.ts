@@ -34,7 +34,7 @@ scenarios:
 const warningsOf = (yaml: string) =>
   compileScenario(loadScenario(yaml, { origin: 'test.yaml', format: 'yaml' }), {
     origin: 'test.yaml',
-  }).scenarios.flatMap((entry) => entryWarnings(entry));
+  }).scenarios.flatMap((entry, _, entries) => entryWarnings(entry, undefined, entries));
 
 /** A logs csv_replay entry of r.csv whose rows are `times`, as planning reads them, at `rate`. */
 const replayEntry = (times: ReplayTimes, rate: number, { repeat = false, timescale = 1 } = {}) =>
@@ -64,6 +64,35 @@ ${fields}
 `;
 
 describe('entryWarnings: what an entry asks for that never happens', () => {
+  describe('an entry naming spans that runs on after its traces entry ends', () => {
+    /** The traces entry (5m), and a histogram naming its spans from `phase` for `duration` (or without end). */
+    const naming = (phase: string, duration?: string) =>
+      traces('5m', '1m', '2m') +
+      `  - id: lat
+    name: lat_seconds
+    signal_type: histogram
+    rate: 1
+    phase_offset: ${phase}
+${duration ? `    duration: ${duration}\n` : ''}    sink: {type: stdout}
+    distribution: {type: uniform, min: 0, max: 1}
+    exemplars: {from: checkout}
+`;
+    const outlived = (until: string, when: string) =>
+      `exemplars.from: "checkout" ends at 5m and this entry ${until}: ${when} its exemplars name the last spans "checkout" made, ever older`;
+
+    it('is named with when the spans end and until when the entry names them', () => {
+      // Shortening the traces of examples/incident.yaml left its error logs naming spans of minutes before.
+      expect(warningsOf(naming('6m', '5m'))).to.deep.equal([outlived('runs until 11m', 'all')]);
+      expect(warningsOf(naming('1m', '5m'))).to.deep.equal([outlived('runs until 6m', 'from 5m on,')]);
+      expect(warningsOf(naming('1m'))).to.deep.equal([outlived('has no end', 'from 5m on,')]);
+    });
+
+    it('is not warned of while the spans are made', () => {
+      expect(warningsOf(naming('1m', '4m'))).to.deep.equal([]);
+      expect(warningsOf(naming('10s', '290s'))).to.deep.equal([]);
+    });
+  });
+
   describe('trace_context whose on leaves out every severity the entry writes', () => {
     /** A traces entry, and a logs entry naming its spans with `context`, of templates `templates`. */
     const namingLogs = (context: string, templates: string, weights = '') =>

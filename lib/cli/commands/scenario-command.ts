@@ -119,7 +119,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
     for (const entry of plan.scenarios) {
       for (const warning of [
         ...(sinkKindOf(entry.sink.type)!.warnings?.(entry.sink) ?? []),
-        ...entryWarnings(entry, { now, backfill: backfill !== undefined }),
+        ...entryWarnings(entry, { now, backfill: backfill !== undefined }, plan.scenarios),
         ...duplicates.filter(({ name }) => name === entry.id).map(({ warning }) => warning),
         ...(backfill?.futureWarnings(entry, now, plan.scenarios) ?? []),
       ])
