@@ -135,6 +135,26 @@ describe('sinks against receivers that push back', function () {
         expect(run.stats.snapshot(clock.now())).to.include({ sink_retries: 1, total_sink_failures: 0 });
       });
 
+      // Asked to come back in an hour (or more: svc waits its longest backoff), the sink sends nothing meanwhile: its
+      // give-up and stall messages say so, where they said only the 429 and "until it answers again".
+      for (const [asked, said] of [
+        [3_600_000, 'it asked for a wait of 1h before the next attempt, and svc sends nothing to it until then'],
+        [
+          360_000_000,
+          'it asked for a wait of 100h before the next attempt: svc waits 1h (its longest backoff) and sends nothing to it until then',
+        ],
+      ] as const)
+        it(`${busy} asking for ${asked / 3_600_000} h: the give-up 10 s after the flush says the wait asked for`, async () => {
+          subject.answer(() => ({ wait: asked, status: 429, body: 'slow down' }));
+          const { run, deliveries } = start(subject.entry(), clock);
+          await waitFor('the first attempt refused', () => (retries(deliveries).length > 0 ? true : undefined));
+          await clock.advance(10_000);
+          await run.done;
+          expect(subject.attempts()).to.equal(1);
+          const { last_sink_error } = run.stats.snapshot(clock.now());
+          expect(last_sink_error).to.include('within 10 s of the flush').and.include('slow down').and.include(said);
+        });
+
       if (kind !== 'otlp_grpc')
         it('503 with Retry-After as an HTTP date waits until that date, then delivers', async () => {
           const date = new Date(Date.now() + 8000);

@@ -6,6 +6,7 @@ import { Settlement } from './settlement.js';
 import { SpaceWait } from './space-wait.js';
 import { backoff, type RetryPolicy } from './retry.js';
 import { MAX_BACKOFF_MS } from '../../language/limits.js';
+import { formatMs } from '../../format.js';
 
 /**
  * What a sink kind supplies to {@link SinkCore}: how chunks reach its destination. The core has
@@ -77,6 +78,8 @@ export class SinkCore implements Sink {
   readonly reports = new Subject<SinkReport>();
   /** The last failure seen since data was last settled, for the stall and give-up messages. */
   lastError: SinkError | undefined;
+  /** The wait (ms) the destination asked for before the attempt now awaited, when svc waits it; else undefined. */
+  private waitAsked: number | undefined;
   /** Bytes taken and not settled yet. */
   private held = 0;
   /** Events delivered since the sink began: an expired flush tells how many arrived since it began. */
@@ -124,6 +127,7 @@ export class SinkCore implements Sink {
   /** The destination acknowledged `size` events in `bytes` bytes, saying it wrote `written` when it says so. */
   delivered(size: number, bytes: number, written?: WrittenCounts): void {
     this.lastError = undefined;
+    this.waitAsked = undefined;
     this.deliveredEvents += size;
     this.reports.next(written ? { kind: 'delivered', size, bytes, written } : { kind: 'delivered', size, bytes });
   }
@@ -170,11 +174,14 @@ export class SinkCore implements Sink {
     random: () => number = Math.random,
   ): number | SinkError {
     this.lastError = error;
+    this.waitAsked = undefined;
     if (!error.retryable || attempt >= retry.maxAttempts) {
       return attempt > 1 ? this.error(`${error.detail} (gave up after ${attempt} attempts)`, { cause: error }) : error;
     }
     // A wait the destination asked for is honoured, up to the longest backoff svc allows.
-    const delay = Math.max(backoff(retry, attempt, random), Math.min(error.retryAfter ?? 0, MAX_BACKOFF_MS));
+    const asked = error.retryAfter ?? 0;
+    const delay = Math.max(backoff(retry, attempt, random), Math.min(asked, MAX_BACKOFF_MS));
+    if (asked > 0 && delay <= asked) this.waitAsked = asked;
     this.reports.next({ kind: 'retrying', attempt, delay, error });
     return delay;
   }
@@ -254,7 +261,7 @@ export class SinkCore implements Sink {
   private expire(flushTimeout: number, delivered: number): void {
     if (this.settlement.pending === 0) return;
     const { target, silence } = this.options;
-    const last = this.lastError ? ` (last error: ${this.lastError.detail})` : '';
+    const last = this.lastError ? ` (last error: ${this.lastErrorWords(this.lastError)})` : '';
     const within = `within ${flushTimeout / 1000} s of the flush`;
     // A Kafka send whose other broker stored its share, or a batch's first requests, did arrive: "nothing" would lie.
     // They are counted since the flush began, events written after it included: not a share of what it waited for.
@@ -266,11 +273,24 @@ export class SinkCore implements Sink {
     this.driver.expire?.(this.error(detail, { cause: this.lastError }));
   }
 
+  /**
+   * The last error as the stall and give-up messages repeat it, with the wait its destination asked for when svc
+   * waits it: a sink told to come back in an hour sends nothing meanwhile, even to a destination that recovered,
+   * where its stall message said only that new events are dropped "until it answers again".
+   */
+  private lastErrorWords(error: SinkError): string {
+    const asked = this.waitAsked;
+    if (asked === undefined) return error.detail;
+    const waited =
+      asked > MAX_BACKOFF_MS ? `: svc waits ${formatMs(MAX_BACKOFF_MS)} (its longest backoff) and` : ', and svc';
+    return `${error.detail}; it asked for a wait of ${formatMs(asked)} before the next attempt${waited} sends nothing to it until then`;
+  }
+
   /** The failure of a chunk written while stalled, saying the last error seen. */
   private stalledError(): SinkError {
     const { target, silence } = this.options;
     const { flushTimeout, wording } = silence!;
-    const why = this.lastError ? `last error: ${this.lastError.detail}` : wording.quiet;
+    const why = this.lastError ? `last error: ${this.lastErrorWords(this.lastError)}` : wording.quiet;
     return this.error(
       `${target} ${wording.stalled} for ${flushTimeout / 1000} s (${why}): new events are dropped until it ${wording.resumes}`,
       {
