@@ -108,7 +108,7 @@ export class EntryRegistry {
    * a {@link TooManyEntriesError} when they would take the running entries past `maxEntries` (none starts),
    * and a {@link DrainingError} once the registry drains. The entries listed, running and ended, stay within
    * `maxEntries` too once the caller kept the start and called {@link makeRoom}. `ids` gives entries the ids they had
-   * before a restart (`--state`); the others get a new UUID. `gone`: entries deleted before the restart,
+   * before a restart (`--state`), and then their `file` sinks append to their files; the others get a new UUID. `gone`: entries deleted before the restart,
    * which others may still name (see {@link FileRunOptions.gone}).
    */
   start(
@@ -141,8 +141,9 @@ export class EntryRegistry {
     const { logger } = this.options;
     const fileRun = startEntries(file.scenarios, {
       ...this.options,
-      // Every path a sink names here was confined below the file root (launch.ts).
-      sinkDeps: { realPaths: true },
+      // Every path a sink names here was confined below the file root (launch.ts). Entries started again after a
+      // restart (`ids`, from --state) go on with their files: emptied as a new run's are, a rolled pod lost all it wrote.
+      sinkDeps: { realPaths: true, appendFiles: ids.size > 0 },
       gone,
       hooks: (entry) => ({
         onSamples: (batch) => {

@@ -679,6 +679,31 @@ scenarios:
       expect((await list(server.base)).map((s) => s.id)).to.deep.equal([ids[1]]);
     });
 
+    it('appends to the file of a scenario it starts again: what it wrote before the restart stays', async () => {
+      // Before, the restarted scenario opened its file as a new run does, emptying it: a rolled pod lost all its output.
+      const dir = stateDir();
+      const root = mkdtempSync(join(tmpdir(), 'svc-root-'));
+      const out = join(root, 'out.jsonl');
+      const args = ['--state', dir, '--file-root', root];
+      server = await startServerProcess({ args, quiet: true });
+      const body = `${gauge('filed_total').replace('sink: { type: stdout }', `sink: { type: file, path: ${out} }`)}encoder: { type: json_lines }\n`;
+      const posted = await fetch(`${server.base}/scenarios`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/yaml' },
+        body,
+      });
+      expect(posted.status, await posted.clone().text()).to.equal(201);
+      const text = () => readFileSync(out, 'utf8');
+      await waitFor('lines in the file', () => text().split('\n').length > 5 || undefined, 10_000);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).to.equal(0);
+      const before = text();
+
+      server = await restarted({ args });
+      await waitFor('lines written after the restart', () => text().length > before.length || undefined, 10_000);
+      expect(text().startsWith(before), 'the file begins with what was written before the restart').to.equal(true);
+    });
+
     it('answers readiness 503 starting while it starts the kept scenarios again; SIGTERM then stops the start, flushes and exits 0', async () => {
       const dir = stateDir();
       mkdirSync(dir, { mode: 0o700 });

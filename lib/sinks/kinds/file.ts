@@ -6,7 +6,9 @@ export const fileKind = defineSink({
   type: 'file',
   codec: strict('file sink', {
     type: oneOf(['file']),
-    path: filePath.describe('The file written (truncated at start; a single event appends).'),
+    path: filePath.describe(
+      'The file written (truncated at start; a single event, and a scenario svc-server starts again from --state, append).',
+    ),
   }),
   create: (config, deps) =>
     fileSink({
