@@ -3,8 +3,10 @@ import {
   constants,
   createWriteStream,
   fstat,
+  fstatSync,
   ftruncateSync,
   open as openFile,
+  readSync,
   stat,
   write,
   writev,
@@ -117,7 +119,8 @@ async function accessProblem(target: string, mode: number, path = target): Promi
 const HIGH_WATER_MARK = 1 << 22;
 
 /**
- * Sink writing to a file, truncated on open unless `append` is set. Up to about 4 MiB is
+ * Sink writing to a file, truncated on open unless `append` is set (below the server's file root, `realPath`, an
+ * appended file's `trailer` is cut first and written again at the end). Up to about 4 MiB is
  * buffered in memory; past that `write` returns a promise resolving once the stream holds less.
  * `flush` resolves when every byte written so far was written to the file descriptor; `close`
  * flushes and closes the file. Failures to open or write (a missing directory, a full disk)
@@ -128,7 +131,7 @@ const HIGH_WATER_MARK = 1 << 22;
  * `append`), and the last to close closes it.
  */
 export function fileSink({ path, append = false, trailer, realPath = false, wholeChunks }: FileSinkOptions): Sink {
-  const file = share(path, append, realPath);
+  const file = share(path, append, realPath, trailer);
   return streamSink({
     name: 'file',
     target: path,
@@ -151,10 +154,15 @@ interface SharedFile {
 const open = new Map<string, SharedFile>();
 
 /** The write stream of `path`, shared with every sink using it now; `release` when done with it. */
-function share(path: string, append: boolean, realPath: boolean): { stream: Writable; release: () => Promise<void> } {
+function share(
+  path: string,
+  append: boolean,
+  realPath: boolean,
+  trailer: string | undefined,
+): { stream: Writable; release: () => Promise<void> } {
   const key = resolve(path);
   let file = open.get(key);
-  if (!file) open.set(key, (file = { stream: openStream(path, append, realPath), users: 0 }));
+  if (!file) open.set(key, (file = { stream: openStream(path, append, realPath, trailer), users: 0 }));
   file.users++;
   const shared = file;
   // Called once per sink: SinkCore's close runs its driver's release once.
@@ -175,8 +183,14 @@ function share(path: string, append: boolean, realPath: boolean): { stream: Writ
  */
 const WRITE_AT_END = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
-/** The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would. */
-function openStream(path: string, append: boolean, realPath: boolean): Writable {
+/** {@link WRITE_AT_END}, and read: the tail of a file appended to is read for a trailer to cut ({@link cutTrailer}). */
+const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
+
+/**
+ * The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would.
+ * Appending to a path below the server's file root (`realPath`), the `trailer` the file ends with is cut first.
+ */
+function openStream(path: string, append: boolean, realPath: boolean, trailer: string | undefined): Writable {
   try {
     if (!realPath) {
       // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
@@ -184,13 +198,29 @@ function openStream(path: string, append: boolean, realPath: boolean): Writable 
       const fs = new PathFollower(path, (done) => openWithoutWaiting(path, WRITE_AT_END, done));
       return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
     }
-    const fd = openRealFile(path, WRITE_AT_END);
+    const fd = openRealFile(path, append && trailer ? READ_WRITE_AT_END : WRITE_AT_END);
     if (!append) ftruncateSync(fd);
+    else if (trailer) cutTrailer(fd, trailer);
     const fs = new PathFollower(path, (done) => done(...tried(() => openRealFile(path, WRITE_AT_END))), fd);
     return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
   }
+}
+
+/**
+ * Cuts `trailer` (the `openmetrics` encoder's `# EOF`) from the end of the file open at `fd`, when the file ends with
+ * it: an earlier run closed the file with it (svc-server's run of a scenario before a restart, an event of `POST
+ * /events`), and appended to, the file would hold it in its middle, where its reader stops. This run's last sink
+ * writes it again at the end.
+ */
+function cutTrailer(fd: number, trailer: string): void {
+  const tail = Buffer.from(trailer);
+  const { size } = fstatSync(fd);
+  if (size < tail.length) return;
+  const end = Buffer.alloc(tail.length);
+  readSync(fd, end, 0, tail.length, size - tail.length);
+  if (end.equals(tail)) ftruncateSync(fd, size - tail.length);
 }
 
 /** How often, at most, a file sink checks that its path still names the file it writes to (ms). */

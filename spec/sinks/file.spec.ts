@@ -68,6 +68,23 @@ describe('fileSink', () => {
     expect(await readFile(path, 'utf8')).to.equal('new\nmore\n');
   });
 
+  it("appending below the server's file root, cuts the trailer the file ended with before writing, and ends with it again", async () => {
+    // A scenario svc-server starts again after a restart, an event of POST /events: before, the earlier run's `# EOF`
+    // stayed in the middle of the file, where an OpenMetrics reader stops.
+    const path = join(dir, 'out.om');
+    await writeFile(path, 'a 1\n# EOF\n');
+    const appending = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });
+    appending.write(chunk('b 2\n'));
+    await appending.close();
+    expect(await readFile(path, 'utf8')).to.equal('a 1\nb 2\n# EOF\n');
+    // A file that does not end with the trailer keeps all it holds.
+    await writeFile(path, 'a 1\n');
+    const again = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });
+    again.write(chunk('b 2\n'));
+    await again.close();
+    expect(await readFile(path, 'utf8')).to.equal('a 1\nb 2\n# EOF\n');
+  });
+
   for (const realPath of [false, true])
     it(`a file truncated under the writer (logrotate's copytruncate) gets the next line at its start, with no hole of NUL bytes${realPath ? " (a path below the server's file root)" : ''}`, async () => {
       const path = join(dir, 'out.log');
