@@ -172,7 +172,11 @@ export class ScenarioStore {
           );
           return;
         }
-        this.logger?.error({ err: error, scenario: id }, `${this.setting}: could not update ${this.pathOf(key)}`);
+        // Said in words, without a stack: the operator reads here that the scenario will come back, and why.
+        this.logger?.error(
+          { scenario: id },
+          `${this.setting}: could not update ${this.pathOf(key)}: ${(error as Error).message}; it still holds scenario ${id}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart`,
+        );
         throw error;
       }
     });

@@ -307,6 +307,28 @@ scenarios:
       expect(second.running()).to.deep.equal([`${kept} long_total`]);
     });
 
+    it('says why, and that it comes back at restart, when the record of a scenario that ended by itself cannot be updated', async () => {
+      // Before, the line said only `--state: could not update <file>`, the reason in a stack trace beside it.
+      const dir = stateDir();
+      const first = await serverOn(dir);
+      const ended = (await first.post(gauge('short_total', 'duration: 200ms'))).json().id;
+      const [file] = records(dir);
+      rmSync(join(dir, file!));
+      mkdirSync(join(dir, file!));
+      writeFileSync(join(dir, file!, 'x'), '');
+      first.server.advance(500);
+      await first.server.registry.get(ended)!.run.done;
+      await new Promise((resolve) => setImmediate(resolve));
+      await first.state.idle();
+      const line = first.logs.find((one) => one.msg.startsWith(`--state: could not update ${join(dir, file!)}`));
+      expect(line?.msg).to.match(
+        new RegExp(
+          `: EISDIR: .*; it still holds scenario ${ended}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart$`,
+        ),
+      );
+      expect(line).to.not.have.property('err');
+    });
+
     it('reports corrupt and foreign files with their path and starts the others', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
@@ -557,7 +579,15 @@ scenarios:
       expect(undeleted.json().detail).to.match(
         new RegExp(`^scenario ${id} was stopped, but SVC_STATE_DIR ${dir} could not be written: .*EISDIR`),
       );
-      expect(first.logs.map((line) => line.msg)).to.include(`SVC_STATE_DIR: could not update ${join(dir, file!)}`);
+      expect(first.logs.map((line) => line.msg)).to.include(
+        `SVC_STATE_DIR: could not update ${join(dir, file!)}: ${undeleted
+          .json()
+          .detail.split(' could not be written: ')[1]
+          .replace(
+            /; it will start again when the server restarts$/,
+            '',
+          )}; it still holds scenario ${id}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart`,
+      );
       rmSync(dir, { recursive: true });
       const unsaved = await first.post(gauge('unsaved_total'));
       expect(unsaved.json().detail).to.match(
