@@ -7,6 +7,7 @@ import {
   ftruncateSync,
   open as openFile,
   readSync,
+  writeSync,
   stat,
   write,
   writev,
@@ -183,7 +184,7 @@ function share(
  */
 const WRITE_AT_END = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
-/** {@link WRITE_AT_END}, and read: the tail of a file appended to is read for a trailer to cut ({@link cutTrailer}). */
+/** {@link WRITE_AT_END}, and read: the tail of a file appended to is read ({@link endForAppending}). */
 const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 
 /**
@@ -198,9 +199,8 @@ function openStream(path: string, append: boolean, realPath: boolean, trailer: s
       const fs = new PathFollower(path, (done) => openWithoutWaiting(path, WRITE_AT_END, done));
       return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
     }
-    const fd = openRealFile(path, append && trailer ? READ_WRITE_AT_END : WRITE_AT_END);
+    const fd = append ? openRealAppending(path, trailer) : openRealFile(path, WRITE_AT_END);
     if (!append) ftruncateSync(fd);
-    else if (trailer) cutTrailer(fd, trailer);
     const fs = new PathFollower(path, (done) => done(...tried(() => openRealFile(path, WRITE_AT_END))), fd);
     return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
@@ -208,20 +208,38 @@ function openStream(path: string, append: boolean, realPath: boolean, trailer: s
   }
 }
 
-/**
- * Cuts `trailer` (the `openmetrics` encoder's `# EOF`) from the end of the file open at `fd`, when the file ends with
- * it: an earlier run closed the file with it (svc-server's run of a scenario before a restart, an event of `POST
- * /events`), and appended to, the file would hold it in its middle, where its reader stops. This run's last sink
- * writes it again at the end.
- */
-function cutTrailer(fd: number, trailer: string): void {
-  const tail = Buffer.from(trailer);
-  const { size } = fstatSync(fd);
-  if (size < tail.length) return;
-  const end = Buffer.alloc(tail.length);
-  readSync(fd, end, 0, tail.length, size - tail.length);
-  if (end.equals(tail)) ftruncateSync(fd, size - tail.length);
+/** The file below the file root at `path`, opened for appending with its end readied ({@link endForAppending}). */
+function openRealAppending(path: string, trailer: string | undefined): number {
+  let fd: number;
+  try {
+    fd = openRealFile(path, READ_WRITE_AT_END);
+  } catch (error) {
+    // A file this user may write but not read is appended to as before, its end unread.
+    if ((error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
+    return openRealFile(path, WRITE_AT_END);
+  }
+  endForAppending(fd, trailer);
+  return fd;
 }
+
+/**
+ * Readies the end of the file open at `fd` for this run's lines. The `trailer` it ends with (the `openmetrics`
+ * encoder's `# EOF`, from an earlier run: svc-server's run of a scenario before a restart, an event of `POST /events`)
+ * is cut, as in the middle of the file its reader would stop there; this run's last sink writes it again at the end.
+ * A last line cut short (the process killed in the middle of a write, an OOM kill) is ended with a line break, so
+ * that the first line appended is not glued to it, unreadable. Every encoder a file takes writes lines.
+ */
+function endForAppending(fd: number, trailer: string | undefined): void {
+  const { size } = fstatSync(fd);
+  if (size === 0) return;
+  const tail = Buffer.from(trailer ?? '');
+  const end = Buffer.alloc(Math.min(size, Math.max(tail.length, 1)));
+  readSync(fd, end, 0, end.length, size - end.length);
+  if (tail.length > 0 && end.equals(tail)) ftruncateSync(fd, size - tail.length);
+  else if (end.at(-1) !== LINE_FEED) writeSync(fd, '\n');
+}
+
+const LINE_FEED = 0x0a;
 
 /** How often, at most, a file sink checks that its path still names the file it writes to (ms). */
 export const FOLLOW_PATH_EVERY = 1000;

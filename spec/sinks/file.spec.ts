@@ -85,6 +85,16 @@ describe('fileSink', () => {
     expect(await readFile(path, 'utf8')).to.equal('a 1\nb 2\n# EOF\n');
   });
 
+  it("appending below the server's file root, ends a last line cut short before writing: the first line is not glued to it", async () => {
+    // An earlier run killed in the middle of a write (kill -9, an OOM kill), then started again from --state.
+    const path = join(dir, 'out.jsonl');
+    await writeFile(path, '{"a":1}\n{"b":');
+    const appending = fileSink({ path, append: true, realPath: true });
+    appending.write(chunk('{"c":3}\n'));
+    await appending.close();
+    expect(await readFile(path, 'utf8')).to.equal('{"a":1}\n{"b":\n{"c":3}\n');
+  });
+
   for (const realPath of [false, true])
     it(`a file truncated under the writer (logrotate's copytruncate) gets the next line at its start, with no hole of NUL bytes${realPath ? " (a path below the server's file root)" : ''}`, async () => {
       const path = join(dir, 'out.log');
