@@ -175,7 +175,7 @@ export class ScenarioStore {
         // Said in words, without a stack: the operator reads here that the scenario will come back, and why.
         this.logger?.error(
           { scenario: id },
-          `${this.setting}: could not update ${this.pathOf(key)}: ${(error as Error).message}; it still holds scenario ${id}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart`,
+          `${this.setting}: could not update ${this.pathOf(key)}: ${(error as Error).message}; it still holds scenario ${id}, stopped, which will start again when the server restarts: delete it then (the record may hold other scenarios of its POST, still running)`,
         );
         throw error;
       }

@@ -235,8 +235,23 @@ function endForAppending(fd: number, trailer: string | undefined): void {
   const tail = Buffer.from(trailer ?? '');
   const end = Buffer.alloc(Math.min(size, Math.max(tail.length, 1)));
   readSync(fd, end, 0, end.length, size - end.length);
-  if (tail.length > 0 && end.equals(tail)) ftruncateSync(fd, size - tail.length);
-  else if (end.at(-1) !== LINE_FEED) writeSync(fd, '\n');
+  if (tail.length > 0 && end.equals(tail)) {
+    if (cutTo(fd, size - tail.length)) return;
+  } else if (end.at(-1) !== LINE_FEED) writeSync(fd, '\n');
+}
+
+/**
+ * Cuts the file open at `fd` to `size`; false when the file may be appended to but not cut (append-only, `chattr
+ * +a`: EPERM), which is then appended to with its trailer left where it is, rather than not at all.
+ */
+function cutTo(fd: number, size: number): boolean {
+  try {
+    ftruncateSync(fd, size);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EPERM') return false;
+    throw error;
+  }
 }
 
 const LINE_FEED = 0x0a;

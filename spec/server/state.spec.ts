@@ -323,7 +323,7 @@ scenarios:
       const line = first.logs.find((one) => one.msg.startsWith(`--state: could not update ${join(dir, file!)}`));
       expect(line?.msg).to.match(
         new RegExp(
-          `: EISDIR: .*; it still holds scenario ${ended}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart$`,
+          `: EISDIR: .*; it still holds scenario ${ended}, stopped, which will start again when the server restarts: delete it then \\(the record may hold other scenarios of its POST, still running\\)$`,
         ),
       );
       expect(line).to.not.have.property('err');
@@ -586,7 +586,7 @@ scenarios:
           .replace(
             /; it will start again when the server restarts$/,
             '',
-          )}; it still holds scenario ${id}, stopped, which will start again when the server restarts: remove the record, or delete the scenario after the restart`,
+          )}; it still holds scenario ${id}, stopped, which will start again when the server restarts: delete it then (the record may hold other scenarios of its POST, still running)`,
       );
       rmSync(dir, { recursive: true });
       const unsaved = await first.post(gauge('unsaved_total'));

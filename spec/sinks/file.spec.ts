@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, open as openFile, openSync, write, writev } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { chunk } from '../support/batches.js';
@@ -83,6 +83,21 @@ describe('fileSink', () => {
     again.write(chunk('b 2\n'));
     await again.close();
     expect(await readFile(path, 'utf8')).to.equal('a 1\nb 2\n# EOF\n');
+  });
+
+  it("appending below the server's file root to a file that may not be cut (chattr +a), appends with the trailer left", async function () {
+    const path = join(dir, 'append-only.om');
+    await writeFile(path, 'a 1\n# EOF\n');
+    // Root may set the attribute on ext4 and most Linux file systems; elsewhere there is nothing to show.
+    if (spawnSync('chattr', ['+a', path]).status !== 0) this.skip();
+    try {
+      const appending = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });
+      appending.write(chunk('b 2\n'));
+      await appending.close();
+      expect(await readFile(path, 'utf8')).to.equal('a 1\n# EOF\nb 2\n# EOF\n');
+    } finally {
+      spawnSync('chattr', ['-a', path]);
+    }
   });
 
   it("appending below the server's file root, ends a last line cut short before writing: the first line is not glued to it", async () => {
