@@ -4,7 +4,8 @@
  * `pack: <name>` resolve through it (packs: after the built-in ones).
  */
 import { readdir, stat } from 'node:fs/promises';
-import { basename, extname, join, sep } from 'node:path';
+import { basename, extname, join } from 'node:path';
+import { catalogReads } from './files.js';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
@@ -15,7 +16,6 @@ import type { Variables } from '../config/interpolate.js';
 import { ConfigError, isMapping } from '../language/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
 
-const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** Keys of a v2 scenario file or a pack file, as opposed to a single flat entry. */
 const FILE_KEYS = ['version', 'kind', 'defaults', 'scenarios', 'metrics'];
 
@@ -194,11 +194,6 @@ function giveDirectory(setting: string): string {
  * Scenario and pack files below `dir`, skipping hidden entries and not following directory links;
  * the listing stops one file past the limit.
  */
-/** Whether a catalog reads the file at `path`, relative to its directory: no part hidden, a scenario's extension. */
-export function catalogReads(path: string): boolean {
-  return !path.split(sep).some((part) => part.startsWith('.')) && EXTENSIONS.has(extname(path).toLowerCase());
-}
-
 async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (found.length > MAX_CATALOG_FILES) break;

@@ -9,7 +9,7 @@ import { NAMED_FILES, readReplays, type LocateFile } from '../config/csv-replay.
 import { readPackFiles, type PackReadOptions } from '../config/pack.js';
 import { originOf } from '../config/read.js';
 import type { ScenarioFile } from '../config/types.js';
-import type { ReadFile } from '../sinks/file.js';
+import type { ReadFile } from '../sinks/core/open-check.js';
 import { compileScenario, type CompileOptions, type ScenarioPlan } from './index.js';
 import { BUILT_IN } from './packs.js';
 

@@ -7,8 +7,8 @@ import { realFileStream, statIfAny } from '../real-file.js';
 import type { SinkConfig } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
-import { catalogReads } from '../catalog/index.js';
-import { cannotOpenFile, type ReadFile } from '../sinks/file.js';
+import { catalogReads } from '../catalog/files.js';
+import { cannotOpenFile, type ReadFile } from '../sinks/core/open-check.js';
 
 /**
  * The files a sink run by the server names, confined below the operator's `--file-root` (design, "Server safety"):

@@ -5,7 +5,7 @@ import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
-import type { ReadFile } from '../sinks/file.js';
+import type { ReadFile } from '../sinks/core/open-check.js';
 import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
 
 /**

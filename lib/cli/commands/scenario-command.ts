@@ -195,7 +195,7 @@ async function refuseUnopenableFiles(
   output: string | undefined,
 ): Promise<void> {
   const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
-    import('../../sinks/file.js'),
+    import('../../sinks/core/open-check.js'),
     import('../../language/problems.js'),
   ]);
   const entriesOf = new Map<string, string[]>();
