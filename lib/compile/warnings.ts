@@ -12,6 +12,7 @@ import { formatStartTime } from './format.js';
 import { labelSetCount } from '../../operators/labels.js';
 import { OWN_LABEL, rateScheduleOf } from '../config/entry.js';
 import { replayRow, replayTime } from '../generators/replay.js';
+import { drawnSeverities } from '../generators/log.js';
 import type { ReplayTimes } from '../language/types.js';
 import { MAX_CSV_ROWS, MAX_RATE } from '../language/limits.js';
 import { microsecondCycle } from '../../operators/model/window.js';
@@ -476,24 +477,21 @@ function incidentWarnings(entry: Entry): string[] {
  * generator writes. An SDK's info logs carry their span too, so `trace_context: {from}` over info records was a
  * likely mistake that gave no record an id without a word.
  */
+/** The severities a log generator writes; undefined when not known before it runs (a csv_replay not read yet). */
+function writtenSeverities(generator: NonNullable<Entry['log_generator']>): readonly string[] | undefined {
+  if (generator.type === 'csv_replay') return generator.table?.records.map((record) => record.severity);
+  if (generator.type !== 'template') return ['info'];
+  const drawn = drawnSeverities(generator.severity_weights).map(([severity]) => severity);
+  return generator.templates.flatMap((template) => template.severity ?? drawn);
+}
+
 function traceContextWarnings(entry: Entry): string[] {
   const context = entry.trace_context;
   const generator = entry.log_generator;
   if (!context || !generator) return [];
   const on = context.on ?? 'error';
   if (on === 'all' || (on === 'probability' && context.probability! > 0)) return [];
-  const written =
-    generator.type === 'template'
-      ? generator.templates.flatMap(
-          (template) =>
-            template.severity ??
-            Object.entries(generator.severity_weights ?? { info: 1 }).flatMap(([severity, weight]) =>
-              weight! > 0 ? [severity] : [],
-            ),
-        )
-      : generator.type === 'csv_replay'
-        ? generator.table?.records.map((record) => record.severity)
-        : ['info'];
+  const written = writtenSeverities(generator);
   if (written === undefined || written.some((severity) => FAILING_SEVERITIES.has(severity))) return [];
   const severities = SEVERITIES.filter((severity) => written.includes(severity));
   const asked = on === 'error' ? `error${context.on === undefined ? ' (the default)' : ''}` : 'probability 0';

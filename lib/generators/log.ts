@@ -108,9 +108,14 @@ function compile(message: string, pools: Readonly<Record<string, readonly string
   return { parts: parts.filter((p) => p !== ''), names, pools: names.map((name) => pools[name]!) };
 }
 
+/** The severities `weights` draw, with their weights: those above 0; `info` when none are given. */
+export function drawnSeverities(weights: TemplateLogGenerator['severity_weights']): [Severity, number][] {
+  return Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
+}
+
 /** Picks a severity from a unit draw, in proportion to the weights; `info` when none are given. */
 function severityPicker(weights: TemplateLogGenerator['severity_weights']): (u: number) => Severity {
-  const entries = Object.entries(weights ?? { info: 1 }).filter(([, w]) => w! > 0) as [Severity, number][];
+  const entries = drawnSeverities(weights);
   const severities = entries.map(([severity]) => severity);
   const shares = entries.map(([, weight]) => weight);
   const total = shares.reduce((sum, w) => sum + w, 0);
