@@ -157,10 +157,8 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
         throw new UsageError('-o/--output is short for --sink file --endpoint <file>: give either, not both');
       const file = outputFileOf(this.output);
       overrides.sink = file === undefined ? 'stdout' : 'file';
-      if (file !== undefined) {
-        overrides.endpoint = file;
-        overrides.sinkFlag = '-o/--output';
-      }
+      overrides.sinkFlag = '-o/--output';
+      if (file !== undefined) overrides.endpoint = file;
     }
     if (this.sink !== undefined) overrides.sink = this.sink;
     if (this.endpoint !== undefined) overrides.endpoint = this.endpoint;
