@@ -152,11 +152,7 @@ export class EntryStats {
    * was ever delivered). `now` is passed in: the rule never reads the clock itself; an ended entry is judged at its end.
    */
   degraded(now: number): boolean {
-    return this.degradedAt(this.asOf(now));
-  }
-
-  /** {@link degraded} at `at`, an instant {@link asOf} gave. */
-  private degradedAt(at: number): boolean {
+    const at = this.asOf(now);
     return this.totalSinkFailures > 0 && at - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
   }
 
@@ -179,16 +175,9 @@ export class EntryStats {
     return span > 0 ? ((this.totalEvents - this.recent.oldestTotal) * 1000) / span : 0;
   }
 
-  /** The record at `readAt`, or at the entry's end once it ended ({@link asOf}). */
+  /** The record at `now`, or at the entry's end once it ended ({@link asOf}). */
   snapshot(readAt: number): StatsRecord {
-    return this.recordAt(this.asOf(readAt));
-  }
-
-  /**
-   * The record at `now`, an instant {@link asOf} gave: for a reader that reads more of the entry at that same
-   * instant (the server's gap and burst state), clamping it once.
-   */
-  recordAt(now: number): StatsRecord {
+    const now = this.asOf(readAt);
     return {
       total_events: this.totalEvents,
       bytes_emitted: this.bytes,
@@ -201,7 +190,7 @@ export class EntryStats {
       last_sink_error: this.lastSinkError ?? null,
       last_successful_write_at:
         this.lastSuccessfulWriteAt === undefined ? null : new Date(this.lastSuccessfulWriteAt).toISOString(),
-      degraded: this.degradedAt(now),
+      degraded: this.degraded(now),
       sink_retries: this.sinkRetries,
       sink_warnings: [...this.sinkWarnings],
       receiver_written: this.receiverWritten ? { ...this.receiverWritten } : null,

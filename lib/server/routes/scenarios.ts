@@ -273,7 +273,7 @@ const silenced = perObject((entry: Entry) => silenceTest(entry.gaps, entry.gap_w
 
 /**
  * The statistics record, with gap and burst state, at `now`: this moment of the entry's clock, or its end once it
- * ended, as its stats' `asOf` gave it.
+ * ended, as its stats' `asOf` gave it (which `snapshot` gives again, the same instant).
  */
 function statsOf(started: StartedEntry, now: number) {
   const { entry, stats } = started.run;
@@ -282,7 +282,7 @@ function statsOf(started: StartedEntry, now: number) {
   const elapsed = since === undefined ? undefined : now - since;
   const inGap = elapsed !== undefined && silenced(entry)(elapsed);
   return {
-    ...stats.recordAt(now),
+    ...stats.snapshot(now),
     in_gap: inGap,
     in_burst: elapsed !== undefined && entry.bursts !== undefined && inHead(entry.bursts, elapsed) && !inGap,
   };
