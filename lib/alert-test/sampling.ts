@@ -73,14 +73,14 @@ export async function sampleScenario(
   // The series as Prometheus reads them: span metrics sent over OTLP under their Prometheus names.
   const faces = new Map(entries.map((entry) => [entry.id, prometheusFace(entry)]));
   const place = (backfill: Backfill, entry: Entry, samples: Labelled<SampleBatch>): void => {
-    const face = faces.get(entry.id);
+    const face = faces.get(entry.id)!;
     // A native histogram's row holds its count as the value: as a float series it would be a bogus one.
-    const batch = classicRows(face ? face.rows(samples) : samples);
+    const batch = classicRows(face.rows(samples));
     // The instant the entry started, on the file's timeline; set before its first tick.
     const began = backfill.startedAt(entry.id)! - backfill.start;
     for (let row = 0; row < batch.size && !tooMany; row++) {
       const step = Math.ceil((began + batch.offset[row]!) / intervalMs);
-      const name = sampleName(face?.name ?? entry.name!, batch.series[row]!);
+      const name = sampleName(face.name!, batch.series[row]!);
       let values = table.get(name);
       if (!values) table.set(name, (values = []));
       const grown = Math.max(0, step + 1 - values.length);

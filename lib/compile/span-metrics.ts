@@ -105,7 +105,8 @@ function prometheusName(otlp: string, family: Family, unit: SpanMetricsUnit): st
 
 /** An entry's name and rows as a Prometheus exposition shows them. */
 export interface PrometheusFace {
-  readonly name: string;
+  /** The entry's metric name there (undefined: it has none, a traces entry). */
+  readonly name: string | undefined;
   readonly rows: (batch: Labelled<SampleBatch>) => Labelled<SampleBatch>;
 }
 
@@ -113,11 +114,11 @@ export interface PrometheusFace {
  * How a span metrics entry written in OTLP's words (its sink's encoder is `otlp`) shows in a Prometheus exposition
  * (svc-server's scrape): named and labelled as a collector's Prometheus exporter translates them
  * (`traces_span_metrics_calls_total{service_name="…"}`), since Prometheus refuses a whole scrape for one dotted name.
- * Undefined for any other entry: its name and labels are Prometheus' already.
+ * Any other entry shows as it is: its name and labels are Prometheus' already.
  */
-export function prometheusFace(entry: Entry): PrometheusFace | undefined {
+export function prometheusFace(entry: Entry): PrometheusFace {
   const source = entry.span_metrics_of;
-  if (source?.naming !== 'otlp' || entry.name === undefined) return undefined;
+  if (source?.naming !== 'otlp' || entry.name === undefined) return { name: entry.name, rows: (batch) => batch };
   const [otlp, prometheus] = [SPAN_METRICS_DIMENSIONS.otlp, SPAN_METRICS_DIMENSIONS.prometheus];
   // A row's series is made once per dimension set (operators/span-metrics.ts): each is translated once.
   const translated = new Map<Series, Series>();

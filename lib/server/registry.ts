@@ -132,7 +132,7 @@ export class EntryRegistry {
       file.scenarios.map((entry) => [
         entry.id,
         new ScrapeBuffer(
-          { name: faces.get(entry.id)?.name ?? entry.name ?? entry.id, type: entry.metric_type, help: entry.help },
+          { name: faces.get(entry.id)!.name ?? entry.id, type: entry.metric_type, help: entry.help },
           this.scrapeBudget,
           labelCycle(entry),
         ),
@@ -145,13 +145,14 @@ export class EntryRegistry {
       // restart (`ids`, from --state) go on with their files: emptied as a new run's are, a rolled pod lost all it wrote.
       sinkDeps: { realPaths: true, appendFiles: ids.size > 0 },
       gone,
-      hooks: (entry) => ({
-        onSamples: (batch) => {
-          const face = faces.get(entry.id);
-          scrapes.get(entry.id)!.record(face ? face.rows(batch) : batch);
-        },
-        ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
-      }),
+      hooks: (entry) => {
+        const face = faces.get(entry.id)!;
+        const scrape = scrapes.get(entry.id)!;
+        return {
+          onSamples: (batch) => scrape.record(face.rows(batch)),
+          ...(logger && { onDelivery: sinkHealthLog(() => logger.child(logFields(idOf.get(entry.id)!, entry))) }),
+        };
+      },
     });
     // The entries of the file that `after` entries wait for, by entry id: their end is what ends such a wait.
     const watchedIds = new Set(file.scenarios.flatMap(({ after }) => (after ? [after.ref] : [])));
