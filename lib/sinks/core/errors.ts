@@ -187,14 +187,18 @@ export function networkError(
   return new SinkError(sink, detail, { cause, retryable: certificate === undefined });
 }
 
+/** `why` an open fails, said of a path that is a symbolic link to `created`, where the open makes the file. */
+export function throughLink(created: string, why: string): string {
+  return `it is a symbolic link to ${created}: ${why}`;
+}
+
 /** What a file system error code means for a writer of the file at `path` (a file sink, `svc -o`), in words. */
 export function explainFile(code: string | undefined, path: string): string | undefined {
   switch (code) {
     case 'ENOENT': {
       // A symbolic link to nowhere is opened as its target, which the open creates: what fails is there.
       const created = createdAt(path);
-      if (created !== undefined && created !== path)
-        return `it is a symbolic link to ${created}: ${explainFile(code, created)}`;
+      if (created !== undefined && created !== path) return throughLink(created, explainFile(code, created)!);
       return existsSync(dirname(path))
         ? `${dirname(path)} takes no new file (no such file or directory): is it a file system such as /proc or /sys?`
         : `the directory ${dirname(path)} does not exist`;

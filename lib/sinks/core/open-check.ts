@@ -2,7 +2,7 @@ import { constants, type Stats } from 'node:fs';
 import { access, stat as statOf } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { statIfAny } from '../../real-file.js';
-import { createdAt, describeError, explainFile } from './errors.js';
+import { createdAt, describeError, explainFile, throughLink } from './errors.js';
 
 /**
  * Whether a file sink's path can be opened, asked before a run starts: apart from the sink itself, so that what asks
@@ -43,8 +43,7 @@ export async function cannotOpenFile(
     return explainFile(missing.code, path) ?? describeError(missing);
   // The open creates the file, at the end of the symbolic links at `path` when it is one to nowhere.
   const created = createdAt(path) ?? path;
-  const at = (why: string | undefined) =>
-    why === undefined || created === path ? why : `it is a symbolic link to ${created}: ${why}`;
+  const at = (why: string | undefined) => (why === undefined || created === path ? why : throughLink(created, why));
   const parent = await statOf(dirname(created)).catch((error: NodeJS.ErrnoException) => error);
   if (parent instanceof Error) return at(explainFile(parent.code, created) ?? describeError(parent));
   // Creating a file needs a directory this process may write to and search (W and X); a file there is no directory.
