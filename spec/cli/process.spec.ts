@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { scenarioDir, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
@@ -18,6 +17,20 @@ scenarios:
     generator: { type: step, start: 0, step_size: 1 }
 `,
 );
+
+/**
+ * Starts `svc argv` as a real process (standard input from `stdin`), collecting its stderr; `closed` resolves with how
+ * it ended. A spec kills it in its `finally`, so that a failed assertion leaves no process running mocha waits for.
+ */
+function spawnSvc(argv: readonly string[], stdin: 'ignore' | number = 'ignore') {
+  const child = spawn('bin/svc', argv, { stdio: [stdin, 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stderr: () => stderr, closed };
+}
 
 /** Runs bin/svc as a real process, sends `signal` once output has started, collects everything. */
 function runUntil(signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -87,37 +100,40 @@ describe('bin/svc whose reader goes away (svc … | head -3)', () => {
 describe('bin/svc stopped while its receiver does not answer', () => {
   it('says at the signal that it flushes, for how long at most, and that a second Ctrl-C quits: and it does', async () => {
     const receiver = await startHostileReceiver('silent');
+    let kill = () => {};
     try {
       const file = scenario(
         'silent.yaml',
         upScenario(`{ type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1 }`, ['rate: 20']),
       );
-      const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
-      const closed = new Promise<NodeJS.Signals | null>((resolve) =>
-        child.on('close', (_code, signal) => resolve(signal)),
-      );
+      const { child, stderr, closed } = spawnSvc(['run', file]);
+      kill = () => child.kill('SIGKILL');
       await waitFor('the first request', () => (receiver.received() > 0 ? true : undefined));
       child.kill('SIGINT');
       // Before: nothing but `rate: 0/s` rows until the flush gave up, 10 s later.
-      await waitFor('the stopping line', () => (stderr.includes('[info] SIGINT: stopping') ? true : undefined), 3_000);
-      expect(stderr).to.include(
+      await waitFor(
+        'the stopping line',
+        () => (stderr().includes('[info] SIGINT: stopping') ? true : undefined),
+        3_000,
+      );
+      expect(stderr()).to.include(
         '[info] SIGINT: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after 10s); a second Ctrl-C quits at once, losing it\n',
       );
       // Its rows say what it does, not `rate: 0/s`.
-      expect(stderr).to.match(/\n\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
+      expect(stderr()).to.match(/\n\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
       const sent = Date.now();
       child.kill('SIGINT');
-      expect(await closed).to.equal('SIGINT');
+      expect((await closed).signal).to.equal('SIGINT');
       expect(Date.now() - sent).to.be.below(2_000);
     } finally {
+      kill();
       await receiver.stop();
     }
   });
 
   it('an entry past its duration whose sink still flushes reads "flushing", not a rate of 0/s', async () => {
     const receiver = await startHostileReceiver('silent');
+    let kill = () => {};
     try {
       const file = scenario(
         'silent-1s.yaml',
@@ -126,16 +142,15 @@ describe('bin/svc stopped while its receiver does not answer', () => {
           'duration: 1s',
         ]),
       );
-      const child = spawn('bin/svc', ['run', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
-      const closed = new Promise((resolve) => child.on('close', resolve));
+      const { child, stderr, closed } = spawnSvc(['run', file]);
+      kill = () => child.kill('SIGKILL');
       // The first row, 5 s in: the duration ran out at 1 s, the flush waits up to 10 s.
-      await waitFor('the first row', () => (stderr.includes('[progress]') ? true : undefined), 9_000);
-      expect(stderr).to.match(/^\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
-      child.kill('SIGKILL');
+      await waitFor('the first row', () => (stderr().includes('[progress]') ? true : undefined), 9_000);
+      expect(stderr()).to.match(/^\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
+      kill();
       await closed;
     } finally {
+      kill();
       await receiver.stop();
     }
   });
@@ -146,12 +161,9 @@ describe('bin/svc stopped while its receiver does not answer', () => {
     const text = readFileSync(file, 'utf8');
     const input = openSync(file, 'r');
     try {
-      const child = spawn('bin/svc', ['run', '-', '-o', file], { stdio: [input, 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr!.on('data', (data: Buffer) => (stderr += data.toString()));
-      const [code] = (await once(child, 'close')) as [number];
-      expect(code, stderr).to.equal(1);
-      expect(stderr).to.equal(
+      const { stderr, closed } = spawnSvc(['run', '-', '-o', file], input);
+      expect((await closed).code, stderr()).to.equal(1);
+      expect(stderr()).to.equal(
         `error: standard input: -o/--output: cannot open ${file}: it is the scenario file given on standard input, which writing would overwrite\n`,
       );
     } finally {
