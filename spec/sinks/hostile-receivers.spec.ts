@@ -7,7 +7,6 @@ import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { httpPushSink } from '../../lib/sinks/http-push.js';
 import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
-import { OTLP_DEFAULTS } from '../../lib/sinks/framing/otlp-requests.js';
 import { tcpSink } from '../../lib/sinks/tcp.js';
 import { sampleBatch } from '../support/batches.js';
 import { startHostileReceiver, type Hostility, type HostileReceiver } from '../support/backends/hostile.js';
@@ -46,7 +45,8 @@ const CASES: {
   {
     sink: 'otlp_grpc',
     hostility: 'silent',
-    bound: OTLP_DEFAULTS.maxBufferedBytes,
+    // docs/sinks.md: 8 MB buffered and in flight.
+    bound: 8_000_000,
     open: (receiver) => ({
       sink: otlpGrpcSink({ endpoint: receiver.address, signal: 'metrics', flushTimeout: FLUSH_TIMEOUT }),
       chunk: otlpMetrics({ name: 'load' }).encode(batch),
