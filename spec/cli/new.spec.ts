@@ -138,21 +138,20 @@ describe('svc new: starter scenarios', () => {
         'dash.yaml',
         'version: 2\nkind: runnable\nscenarios:\n  - { signal_type: metrics, name: up, rate: 10, duration: 300ms, generator: { type: constant, value: 1 } }\n',
       );
-      for (const argv of [
-        ['new', '-o', '-'],
-        ['schema', '-o', '-'],
-        ['run', gauge, '-o', '-'],
-      ]) {
+      const cases: [string[], (stdout: string) => void][] = [
+        [['new', '-o', '-'], (stdout: string) => expect(stdout).to.match(/^# yaml-language-server/)],
+        [['schema', '-o', '-'], (stdout: string) => expect(JSON.parse(stdout)).to.have.property('$schema')],
+        [['run', gauge, '-o', '-'], (stdout: string) => expect(lines(stdout)).to.have.length(3)],
+      ];
+      for (const [argv, wrote] of cases) {
         const result = await svc(argv);
         expect(result.code, result.stderr).to.equal(0);
         // Before: a file named - in the working directory, and 'wrote - (check it: svc run - --dry-run)', which
         // would read standard input.
         expect(existsSync(dash), argv.join(' ')).to.equal(false);
         expect(result.stderr).to.not.include('wrote -');
+        wrote(result.stdout);
       }
-      expect((await svc(['new', '-o', '-'])).stdout).to.match(/^# yaml-language-server/);
-      expect(JSON.parse((await svc(['schema', '-o', '-'])).stdout)).to.have.property('$schema');
-      expect(lines((await svc(['run', gauge, '-o', '-'])).stdout)).to.have.length(3);
     } finally {
       rmSync(dash, { force: true });
     }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { settle } from '../support/clock.js';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,7 +39,6 @@ const detail = async (server: Server, id: string) =>
 /** Log lines about scenario `id` at `level` (pino: 30 info, 40 warn, 50 error). */
 const logsOf = (server: Server, id: string, level: number) =>
   server.logs.filter((line) => line.scenario === id && line.level === level);
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('sink failures of server scenarios: status, list and log', () => {
   it('a scenario whose sink never delivered ends failed, with the sink error in the list and the detail', async () => {

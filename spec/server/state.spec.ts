@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { settle } from '../support/clock.js';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
@@ -214,7 +215,7 @@ scenarios:
           200,
         );
         await first.server.registry.get(idOf.alert!)!.run.done;
-        await new Promise((resolve) => setImmediate(resolve));
+        await settle();
         await first.state.idle();
         expect(records(dir)).to.deep.equal([]);
       });
@@ -300,7 +301,7 @@ scenarios:
       const kept = (await first.post(gauge('long_total'))).json().id;
       first.server.advance(500);
       await first.server.registry.get(ended)!.run.done;
-      await new Promise((resolve) => setImmediate(resolve));
+      await settle();
       await first.state.idle();
       const second = await serverOn(dir);
       await second.restore();
@@ -318,7 +319,7 @@ scenarios:
       writeFileSync(join(dir, file!, 'x'), '');
       first.server.advance(500);
       await first.server.registry.get(ended)!.run.done;
-      await new Promise((resolve) => setImmediate(resolve));
+      await settle();
       await first.state.idle();
       const line = first.logs.find((one) => one.msg.startsWith(`--state: could not update ${join(dir, file!)}`));
       expect(line?.msg).to.match(

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { settle } from '../support/clock.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { syncBuiltinESMExports } from 'node:module';
 import zlib, { gunzipSync } from 'node:zlib';
@@ -79,7 +80,7 @@ async function countingGzip(
     await body();
     if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
     // What took the compressed body has run (a post, or its refusal).
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
   } finally {
     zlib.gzip = original;
     syncBuiltinESMExports();
