@@ -3,9 +3,10 @@
  * by its top-level `name`, else by its file name without the extension. `svc run @name` and
  * `pack: <name>` resolve through it (packs: after the built-in ones).
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { catalogReads } from './files.js';
+import { statIfAny } from '../real-file.js';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
@@ -77,7 +78,7 @@ export class Catalog {
    * the error of a missing one names (svc-server's `SVC_CATALOG`, when set by the variable).
    */
   static async open(dir: string, variables?: Variables, setting = '--catalog'): Promise<Catalog> {
-    const found = await stat(dir).catch(() => undefined);
+    const found = await statIfAny(dir);
     if (!found?.isDirectory()) {
       throw new ConfigError('unreadable', dir, [
         {
