@@ -139,12 +139,7 @@ describe('a file sink onto a file the posted scenario reads (below --file-root)'
       ['sub/web.yaml', `the pack file ${join(root, 'sub', 'web.yaml')}`],
     ]) {
       const scenarios = entries.map((entry, i) => (i === 0 ? { ...entry, sink: { type: 'file', path } } : entry));
-      const res = await server.request({
-        method: 'POST',
-        url: '/scenarios',
-        headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify({ version: 2, kind: 'runnable', scenarios }),
-      });
+      const res = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
       expect(res.statusCode, res.body).to.equal(422);
       expect(res.json(), path).to.deep.equal({
         error: 'file_sink_cannot_open',

@@ -172,18 +172,13 @@ describe('sink failures of server scenarios: status, list and log', () => {
   describe('an after entry whose watched entry ends first logs that it never started, and why', () => {
     /** Posts `src` (counting up, 10 a second) and `dep`, waiting for src > 100 (its tick 101): the ids of both. */
     async function startPair(server: Server, src: Record<string, unknown> = {}): Promise<[string, string]> {
-      const res = await server.request({
-        method: 'POST',
-        url: '/scenarios',
-        headers: { 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          version: 2,
-          kind: 'runnable',
-          scenarios: [
-            gauge({ id: 'src', name: 'src', generator: { type: 'step', start: 0, step_size: 1 }, ...src }),
-            gauge({ id: 'dep', name: 'dep', after: { ref: 'src', op: '>', value: 100 } }),
-          ],
-        }),
+      const res = await server.postJson('/scenarios', {
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          gauge({ id: 'src', name: 'src', generator: { type: 'step', start: 0, step_size: 1 }, ...src }),
+          gauge({ id: 'dep', name: 'dep', after: { ref: 'src', op: '>', value: 100 } }),
+        ],
       });
       expect(res.statusCode, res.body).to.equal(201);
       return res.json().scenarios.map((s: { id: string }) => s.id);
