@@ -580,14 +580,13 @@ scenarios:
       expect(undeleted.json().detail).to.match(
         new RegExp(`^scenario ${id} was stopped, but SVC_STATE_DIR ${dir} could not be written: .*EISDIR`),
       );
+      // The log names the variable too, with the same reason the answer gave.
+      const reason = /could not be written: (.*); it will start again when the server restarts$/.exec(
+        undeleted.json().detail,
+      )?.[1];
+      expect(reason, undeleted.json().detail).to.match(/EISDIR/);
       expect(first.logs.map((line) => line.msg)).to.include(
-        `SVC_STATE_DIR: could not update ${join(dir, file!)}: ${undeleted
-          .json()
-          .detail.split(' could not be written: ')[1]
-          .replace(
-            /; it will start again when the server restarts$/,
-            '',
-          )}; it still holds scenario ${id}, stopped, which will start again when the server restarts: delete it then (the record may hold other scenarios of its POST, still running)`,
+        `SVC_STATE_DIR: could not update ${join(dir, file!)}: ${reason}; it still holds scenario ${id}, stopped, which will start again when the server restarts: delete it then (the record may hold other scenarios of its POST, still running)`,
       );
       rmSync(dir, { recursive: true });
       const unsaved = await first.post(gauge('unsaved_total'));
