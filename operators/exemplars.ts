@@ -96,10 +96,11 @@ export function exemplars<B extends Labelled<SampleBatch>>(options: ExemplarOpti
       // Room for the exemplars expected (two rows each with native histograms): growing the columns costs a copy.
       const expected = (probability ?? 1 / every) * events * (batch.native ? 2 : 1);
       const placed = new ExemplarRowsBuilder(Math.ceil(expected) + 8);
-      const { native, series, offset, anchor } = batch;
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { native, series, offset, anchor, index: indices } = batch;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
-        const index = batch.index[at]!;
+        const index = indices[at]!;
         if (!due(index)) continue;
         const time = timestampAt(anchor, offset, at);
         const span = pool?.take(time, anchor + offset[at]!);

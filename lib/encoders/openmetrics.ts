@@ -192,11 +192,13 @@ function carriedExemplars(
   mayCarry: (series: Series) => boolean,
 ): ExemplarRows | undefined {
   const column = batch.exemplars!;
+  // Read once: a load from the batch, whose shape differs with the operators before, is megamorphic.
+  const { series } = batch;
   const moved = new Int32Array(column.rows.length);
   let carries = 0;
   for (let k = 0; k < column.rows.length; k++) {
     const row = column.rows[k]!;
-    if (!mayCarry(batch.series[row]!)) continue;
+    if (!mayCarry(series[row]!)) continue;
     // Integer division: a row number is an int32, and a double's floor and remainder cost more.
     const event = (row / rows) | 0;
     moved[carries++] = event * (kept + 1) + place[row - event * rows]!;
@@ -204,7 +206,7 @@ function carriedExemplars(
   if (carries === column.rows.length) return exemplarsOnRows(column, moved);
   const carried = new ExemplarRowsBuilder(carries);
   for (let k = 0, m = 0; k < column.rows.length; k++)
-    if (mayCarry(batch.series[column.rows[k]!]!)) carried.addFrom(moved[m++]!, column, k);
+    if (mayCarry(series[column.rows[k]!]!)) carried.addFrom(moved[m++]!, column, k);
   return carried.build();
 }
 

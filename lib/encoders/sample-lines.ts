@@ -10,7 +10,7 @@ import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
 import { putBytes, putSixDigits } from '../protocols/bytes.js';
 import { writeHexWords } from './id-words.js';
-import { SHORTEST_MAX_BYTES, writeInteger, writeShortest } from './shortest.js';
+import { SHORTEST_MAX_BYTES, writeInteger, writeShortestAt } from './shortest.js';
 import type { ValueFormat } from './number.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
@@ -57,56 +57,73 @@ export interface ExemplarText {
 /**
  * Writes a row's exemplar in place of its line feed (see {@link SampleLineFormat.exemplar}): the fixed text with room
  * for the ids between, copied at once (one copy costs less than three short ones), the ids written over the room from
- * their words, then the value and the stamp.
+ * their words, then the value and the stamp. It keeps nothing of an exemplar: what the caller worked out comes as
+ * arguments (a field written an exemplar cost a write barrier each, docs/performance.md).
  */
 class ExemplarWriter {
   private readonly text: Buffer;
   private readonly traceAt: number;
   private readonly spanAt: number;
-  // What `prepare` found for the exemplar `write` writes next.
-  private straight = true;
-  private valueText = '';
-  private stamp = '';
+  /** Most bytes an exemplar takes besides its stamp, its value written straight. */
+  readonly room: number;
 
-  constructor(
-    { open, between, close }: ExemplarText,
-    private readonly format: SampleLineFormat,
-  ) {
+  constructor({ open, between, close }: ExemplarText) {
     this.text = Buffer.from(`${open}${'0'.repeat(32)}${between}${'0'.repeat(16)}${close}`);
     this.traceAt = open.length;
     this.spanAt = open.length + 32 + between.length;
+    this.room = this.text.length + SHORTEST_MAX_BYTES;
   }
 
   /**
-   * Prepares exemplar `k` of `column`, on a line stamped `lineStamp` (its millisecond `lineMs`, `lineNanos` past it),
-   * and returns the most bytes it takes.
+   * Writes exemplar `k` of `column` into `out` at `at`, where the line's feed was (room assumed): its value straight,
+   * or `valueText` when given; then `stamp`, text or bytes. Returns where it ends.
    */
-  prepare(column: ExemplarRows, k: number, lineMs: number, lineNanos: number, lineStamp: string): number {
-    const ms = column.timestamp[k]!;
-    // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves.
-    this.stamp = ms === lineMs && lineNanos === 0 ? lineStamp : this.format.stamp(ms, 0);
-    const value = column.value[k]!;
-    // Whatever the precision: rounded, a span's duration would be no span's, perhaps out of its bucket (a non-finite
-    // value is the same text either way).
-    this.straight = Number.isFinite(value);
-    this.valueText = this.straight ? '' : this.format.value(value);
-    return this.text.length + (this.straight ? SHORTEST_MAX_BYTES : this.valueText.length * 3) + this.stamp.length * 3;
-  }
-
-  /**
-   * Writes the exemplar prepared last into `out` at `at`, where the line's feed was (room assumed); `lineStampBytes`:
-   * the line's stamp as bytes, if made. Returns where it ends.
-   */
-  write(out: Buffer, column: ExemplarRows, k: number, at: number, lineStamp: string, lineStampBytes?: Buffer): number {
+  write(
+    out: Buffer,
+    column: ExemplarRows,
+    k: number,
+    at: number,
+    valueText: string | undefined,
+    stamp: string | Buffer,
+  ): number {
     putBytes(out, this.text, at);
     writeHexWords(out, column.traceId, 4 * k, 4, at + this.traceAt);
     writeHexWords(out, column.spanId, 2 * k, 2, at + this.spanAt);
     at += this.text.length;
-    at = this.straight ? writeShortest(out, column.value[k]!, at) : writeText(out, this.valueText, at);
-    if (this.stamp !== lineStamp || !lineStampBytes) return writeText(out, this.stamp, at);
-    return putBytes(out, lineStampBytes, at);
+    at = valueText === undefined ? writeShortestAt(out, column.value, k, at) : writeText(out, valueText, at);
+    return typeof stamp === 'string' ? writeText(out, stamp, at) : putBytes(out, stamp, at);
   }
 }
+
+/**
+ * The columns of the batch being encoded, read from it once a batch. A batch's shape differs with the operators it
+ * came through, and the encoder's code is shared by every entry's: a load from the batch itself is megamorphic (a
+ * lookup of some 70 instructions), and the line writer, called once an exemplar, made five a call
+ * (docs/performance.md).
+ */
+class BatchColumns {
+  size = 0;
+  anchor = 0;
+  offset: Float64Array = NO_NUMBERS;
+  value: Float64Array = NO_NUMBERS;
+  series: readonly Series[] = [];
+
+  take({ size, anchor, offset, value, series }: Labelled<SampleBatch>): this {
+    this.size = size;
+    this.anchor = anchor;
+    this.offset = offset;
+    this.value = value;
+    this.series = series;
+    return this;
+  }
+
+  release(): void {
+    this.offset = this.value = NO_NUMBERS;
+    this.series = [];
+  }
+}
+
+const NO_NUMBERS = new Float64Array(0);
 
 /** The end of an exact stamp written over: the six digits of its nanoseconds and the line feed. */
 const NANOS_TAIL = 7;
@@ -319,12 +336,13 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const formatShortest = format.value.shortest;
   // Values of the current series in the shortest form: the format's, or the series' values are times.
   let shortest = formatShortest;
-  // The value is written by writeShortest (`valueText` unused).
+  // The value is written by writeShortestAt (`valueText` unused).
   let direct = false;
   let lineGuess = FIRST_LINE_GUESS;
-  const exemplarWriter = format.exemplar && new ExemplarWriter(format.exemplar, format);
+  const exemplarWriter = format.exemplar && new ExemplarWriter(format.exemplar);
   // The buffer of the batch being encoded: grown by the writers below, as the lines need.
   let out: Buffer = NO_BYTES;
+  const columns = new BatchColumns();
 
   /**
    * Writes the lines of rows `from` to `to` (excluded) of `batch` at `at`, their ends into `ends`; returns where they
@@ -332,8 +350,8 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
    * With a row's exemplar written inside this loop, every line of a batch carrying any cost about 7 ns more, however
    * few carried one (docs/performance.md).
    */
-  const writeLines = (batch: Labelled<SampleBatch>, from: number, to: number, at: number, ends: number[]): number => {
-    const { size, value, series, anchor, offset } = batch;
+  const writeLines = (from: number, to: number, at: number, ends: number[]): number => {
+    const { size, value, series, anchor, offset } = columns;
     let bytes = out;
     for (let i = from; i < to; i++) {
       const s = series[i]!;
@@ -347,7 +365,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
       }
       const ms = timestampAt(anchor, offset, i);
-      const nanos = exactTimes ? nanosecondsWithin(batch, i, ms) : 0;
+      const nanos = exactTimes ? nanosecondsWithin(columns, i, ms) : 0;
       // After 1970 the stamp is the millisecond's, the nanoseconds written over it below: one stamp a millisecond.
       const stampNanos = ms >= 0 ? 0 : nanos;
       if (ms !== lastMs || stampNanos !== lastNanos) {
@@ -360,7 +378,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       // NaN never equals itself: it is formatted again, which is correct, only slower.
       if (v !== lastValue) {
         lastValue = v;
-        // A finite value in the shortest form is written straight (writeShortest: the text String gives).
+        // A finite value in the shortest form is written straight (writeShortestAt: the text String gives).
         direct = shortest && Number.isFinite(v);
         valueText = direct ? '' : format.value(v);
       }
@@ -369,7 +387,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       if (at + length > bytes.length) out = bytes = grown(bytes, at, length + (size - i) * lineGuess);
       const lineStart = at;
       at = head.writeLead(bytes, at);
-      at = direct ? writeShortest(bytes, v, at) : writeText(bytes, valueText, at);
+      at = direct ? writeShortestAt(bytes, value, i, at) : writeText(bytes, valueText, at);
       at = head.writeMiddle(bytes, at);
       at = stampBytes ? putBytes(bytes, stampBytes, at) : writeText(bytes, stamp, at);
       if (nanos !== stampNanos) putSixDigits(bytes, nanos, at - NANOS_TAIL);
@@ -400,7 +418,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
         if (exactTimes)
           for (let k = 1; k <= copies; k++)
-            putSixDigits(bytes, nanosecondsWithin(batch, i + k, ms), ends[i + k]! - NANOS_TAIL);
+            putSixDigits(bytes, nanosecondsWithin(columns, i + k, ms), ends[i + k]! - NANOS_TAIL);
         i = same - 1;
       }
     }
@@ -408,23 +426,29 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   };
 
   /**
-   * Writes exemplar `k` of `batch` in place of the line feed of its row, the line written last, which ends at `at`;
-   * returns where it ends.
+   * Writes exemplar `k` of the batch's `exemplars` in place of the line feed of its row, the line written last, which
+   * ends at `at`; returns where it ends.
    */
-  const writeExemplar = (batch: Labelled<SampleBatch>, k: number, at: number): number => {
-    const exemplars = batch.exemplars!;
+  const writeExemplar = (exemplars: ExemplarRows, k: number, at: number): number => {
     const row = exemplars.rows[k]!;
-    const ms = timestampAt(batch.anchor, batch.offset, row);
-    const nanos = exactTimes ? nanosecondsWithin(batch, row, ms) : 0;
-    const room = exemplarWriter!.prepare(exemplars, k, ms, nanos, stamp);
-    if (at + room > out.length) out = grown(out, at, room + (batch.size - row) * lineGuess);
+    const ms = timestampAt(columns.anchor, columns.offset, row);
+    const exemplarMs = exemplars.timestamp[k]!;
+    // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves ('').
+    const ownStamp =
+      exemplarMs !== ms || (exactTimes && nanosecondsWithin(columns, row, ms) !== 0) ? format.stamp(exemplarMs, 0) : '';
+    const value = exemplars.value[k]!;
+    // Whatever the precision: rounded, a span's duration would be no span's, perhaps out of its bucket (a non-finite
+    // value is the same text either way).
+    const valueText = Number.isFinite(value) ? undefined : format.value(value);
+    const room = exemplarWriter!.room + (valueText?.length ?? 0) * 3 + (ownStamp || stamp).length * 3;
+    if (at + room > out.length) out = grown(out, at, room + (columns.size - row) * lineGuess);
     // In place of the line feed, which the exemplar's stamp ends with.
-    return exemplarWriter!.write(out, exemplars, k, at - 1, stamp, stampBytes);
+    return exemplarWriter!.write(out, exemplars, k, at - 1, valueText, ownStamp || (stampBytes ?? stamp));
   };
 
   return {
     encode(batch: Labelled<SampleBatch>) {
-      const { size } = batch;
+      const { size } = columns.take(batch);
       const exemplars = format.exemplar && batch.exemplars;
       out = Buffer.allocUnsafe(size * lineGuess);
       const ends = new Array<number>(size);
@@ -437,15 +461,16 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
           // Rows ascend, each at most once (ExemplarRows): one out of order or past the end is left out, not written
           // over another line.
           if (row < from || row >= size) continue;
-          at = writeLines(batch, from, row + 1, at, ends);
-          ends[row] = at = writeExemplar(batch, k, at);
+          at = writeLines(from, row + 1, at, ends);
+          ends[row] = at = writeExemplar(exemplars, k, at);
           from = row + 1;
         }
-      at = writeLines(batch, from, size, at, ends);
+      at = writeLines(from, size, at, ends);
       if (size > 0) lineGuess = Math.ceil(at / size) + 8;
       const data = out.subarray(0, at);
-      // Not held past the batch: the chunk holds it.
+      // Not held past the batch: the chunk holds them.
       out = NO_BYTES;
+      columns.release();
       return encodedLines(batch, data, ends);
     },
   };

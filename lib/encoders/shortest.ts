@@ -59,6 +59,19 @@ export const SHORTEST_MAX_BYTES = 25;
  * Everything else (subnormals, huge, tiny, non-finite) falls back to `String(v)`.
  */
 export function writeShortest(out: Buffer, v: number, at: number): number {
+  ONE[0] = v;
+  return writeShortestAt(out, ONE, 0, at);
+}
+
+/** {@link writeShortest}'s argument, for a caller that does not hold it in a column. */
+const ONE = new Float64Array(1);
+
+/**
+ * {@link writeShortest} of `values[index]`. A hot caller holds its values in a column: a number that is no small
+ * integer, handed to a function not inlined, is boxed first (an allocation a value).
+ */
+export function writeShortestAt(out: Buffer, values: Float64Array, index: number, at: number): number {
+  const v = values[index]!;
   const magnitude = Math.abs(v);
   if (magnitude < P53 && Math.floor(magnitude) === magnitude) {
     if (v < 0) out[at++] = 45; // '-' (not for -0)

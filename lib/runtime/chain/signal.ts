@@ -181,13 +181,16 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
       return (ticks) =>
         defer(() => {
           // A random exemplar is worth the tick's first observation: the one drawn for the batch its event came from
-          // (an event a tick, in order), else drawn again (the same number). Kept per subscription.
-          let observed: ObservationBatch | undefined;
+          // (an event a tick, in order), else drawn again (the same number). Kept per subscription, as the batch's
+          // two columns: read through the batch, whose shape differs with the operators before, each exemplar paid
+          // two megamorphic property loads (docs/performance.md).
+          let observedIndex: ObservationBatch['index'] = NOTHING_OBSERVED.index;
+          let observedValues = NOTHING_OBSERVED.observations;
           // Only exemplars worth an observation read it: not those worth their spans' durations.
           const keepsObserved = entry.exemplars !== undefined && spanDurationUnits(entry) === undefined;
           const firstObservation = (index: number, offset: number, event: number) =>
-            observed?.index[event] === index && perTick > 0
-              ? observed.observations[event]![0]!
+            observedIndex[event] === index && perTick > 0
+              ? observedValues[event]![0]!
               : sample(index * perTick, offset);
           return ticks.pipe(
             early(),
@@ -198,7 +201,10 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
             optional<Labelled<ObservationBatch>>(
               (hooks.onObservations !== undefined || keepsObserved) &&
                 tap((batch) => {
-                  if (keepsObserved) observed = batch;
+                  if (keepsObserved) {
+                    observedIndex = batch.index;
+                    observedValues = batch.observations;
+                  }
                   hooks.onObservations?.(batch);
                 }),
             ),
@@ -210,6 +216,12 @@ export function signalPipeline(entry: Entry, hooks: PipelineOptions = {}): Opera
     }
   }
 }
+
+/** The observations a histogram's or summary's exemplars read before any batch came: none. */
+const NOTHING_OBSERVED: Pick<ObservationBatch, 'index' | 'observations'> = {
+  index: new Float64Array(0),
+  observations: [],
+};
 
 /** The exemplars of an entry that has `exemplars`: of the spans of its `from`, else with random ids. */
 function withExemplars(
