@@ -49,7 +49,7 @@ function threadCpuNanos(): number {
 }
 
 /** The bench entry of `side`, compiled. */
-function sideEntry(side: Side): Entry {
+export function sideEntry(side: Side): Entry {
   const [entry] = compileScenario(loadScenario(histogramFile(side), { origin: side, format: 'json' }), {
     origin: side,
   }).scenarios;
@@ -57,7 +57,7 @@ function sideEntry(side: Side): Entry {
 }
 
 /** Starts `entry` on virtual time from today, into a sink that drops the bytes: its run, and `step` to run a millisecond. */
-function runVirtual(entry: Entry, hooks?: SignalHooks) {
+export function runVirtual(entry: Entry, hooks?: SignalHooks) {
   const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
   // Timestamps of today, as a live run writes them (their digits are part of every line).
   scheduler.frame = liveScheduler.now();

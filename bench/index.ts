@@ -2,7 +2,7 @@
  * `npm run bench`: the speed and memory table of issue 15 on whole `svc run` processes
  * (bench/speed.ts: the pipeline against a hand-written loop producing the same bytes, sine,
  * histogram, cardinality 1,000,000 with its RSS, logs, workers), the cost of exemplars with the sides taking turns
- * in one process (bench/exemplar-cost.ts), writeShortest against String
+ * in one process (bench/exemplar-cost.ts) and in instructions (bench/exemplar-instructions.ts), writeShortest against String
  * (bench/shortest.ts), traces generated and encoded in one process (bench/traces.ts), then rate
  * accuracy at 10, 1,000 and 100,000 events/s, remote write (bench/remote-write.ts), OTLP (bench/otlp.ts), the HTTP client
  * (bench/http-clients.ts), Kafka (bench/kafka.ts), backfills on virtual time (bench/backfill.ts),
@@ -16,7 +16,8 @@
  * `npm run bench -- scale [--seconds N] [--heap-mb N]` runs only the ten thousand scenarios (60 s of running by
  * default; the server with `--max-old-space-size=N`);
  * `npm run bench -- soak [--minutes N]` only the soak bench (bench/soak.ts, 30 minutes by default), which the
- * whole run leaves out; `npm run bench -- exemplars` only the cost of exemplars (bench/exemplar-cost.ts).
+ * whole run leaves out; `npm run bench -- exemplars` only the cost of exemplars (bench/exemplar-cost.ts,
+ * bench/exemplar-instructions.ts).
  */
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import type { Entry } from '../lib/config/types.js';
 import { BENCH_LABELS as LABELS } from './entry.js';
 import { speedBench } from './speed.js';
 import { exemplarCostBench } from './exemplar-cost.js';
+import { exemplarInstructionsBench } from './exemplar-instructions.js';
 import { shortestBench } from './shortest.js';
 import { tracesBench } from './traces.js';
 import { httpClientBench } from './http-clients.js';
@@ -60,6 +62,7 @@ if (only === 'scale') {
 }
 if (only === 'exemplars') {
   await exemplarCostBench();
+  await exemplarInstructionsBench();
   process.exit(0);
 }
 if (only !== undefined)
@@ -116,6 +119,7 @@ try {
   await speedBench(dir, THROUGHPUT_MS / 1000);
   console.log("exemplars' cost in one process, the sides taking turns (bench/exemplar-cost.ts):");
   await exemplarCostBench();
+  await exemplarInstructionsBench();
   console.log('writeShortest against String(v) + copy (the value text of the sample-line encoders):');
   shortestBench();
   tracesBench(THROUGHPUT_MS / 1000);
