@@ -7,6 +7,7 @@ import { familyOf, GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../lib/language
 import type { SignalType } from '../lib/language/types.js';
 import { scenarioSchema } from '../lib/config/schema.js';
 import { entryFields } from '../lib/config/entry-fields.js';
+import { DURATION_PATTERN } from '../lib/language/duration.js';
 
 /** The rows of the tables under `heading` (`## Sinks`) in docs/scenario-fields.md, cut into cells. */
 const table = (heading: string): string[][] => docTable('scenario-fields.md', { heading });
@@ -152,5 +153,10 @@ describe('the kind registries and the docs', () => {
   it('docs/openapi.json names the sink and encoder types of POST /events', () => {
     expect(eventField('sink')).to.deep.equal(SINK_KINDS.map((kind) => kind.type));
     expect(eventField('encoder')).to.deep.equal(ENCODER_KINDS.map((kind) => kind.type));
+  });
+
+  it("docs/openapi.json's GET /preview `for` has the grammar of a scenario file's durations", () => {
+    const forParameter = openapi.paths['/preview'].parameters.find((p: { name: string }) => p.name === 'for');
+    expect(forParameter.schema.pattern).to.equal(DURATION_PATTERN);
   });
 });

@@ -126,7 +126,7 @@ export function durationUpTo(max: number, note = '', zero = false): Codec<number
     type: 'string',
     pattern: DURATION_PATTERN,
     ...(!zero && { not: { pattern: ZERO_DURATION_PATTERN } }),
-    description: `A number and a unit (ms, s, m, h), fractions allowed: 500ms, 1.5s, 2m; ${zero ? '' : 'at least 0.001ms, '}at most ${formatMs(max)}.`,
+    description: `A number and a unit, or several largest first as Prometheus writes them (units y, w, d, h, m, s, ms), fractions allowed: 500ms, 1.5s, 1m30s, 7d; ${zero ? '' : 'at least 0.001ms, '}at most ${formatMs(max)}.`,
   }));
 }
 

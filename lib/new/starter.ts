@@ -178,7 +178,7 @@ export function starterScenario(options: StarterOptions): string {
     {
       key: 'duration',
       value: '1m',
-      comment: 'run time (500ms, 30s, 1.5m, 2h); without it the entry runs until stopped',
+      comment: 'run time (500ms, 30s, 1m30s, 2h); without it the entry runs until stopped',
     },
     // A trace's spans carry attributes and their services' resources, not labels.
     ...(signal === 'traces'

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { entryOf, entryProblems, histogram, logs, metric, problems, summary, v2 } from '../support/scenarios.js';
+import { compileScenario } from '../../lib/compile/index.js';
+import { entryOf, entryProblems, histogram, load, logs, metric, problems, summary, v2 } from '../support/scenarios.js';
 
 describe('entry: common fields', () => {
   describe('rate', () => {
@@ -258,12 +259,41 @@ describe('entry: common fields', () => {
       });
     });
 
+    it("reads Prometheus' compound form (1m30s) in every duration field, to the plan its one-unit form (90s) gives", () => {
+      // The compound form is how svc prints durations (progress lines, dry-run, svc describe): it reads back.
+      const file = (d: (compound: string, single: string) => string) =>
+        v2([
+          metric({
+            id: 'first',
+            generator: { type: 'step', step_size: 1 },
+            duration: d('2h30m', '150m'),
+            gaps: { every: d('1m30s', '90s'), for: d('2s500ms', '2.5s') },
+            gap_windows: [{ at: d('1h0m', '60m'), for: d('1w', '168h') }],
+            bursts: { every: d('5m15s', '315s'), for: d('1m0.5s', '60500ms'), multiplier: 2 },
+            cardinality_spikes: [{ label: 'pod', cardinality: 3, every: d('1h1m1s', '3661s'), for: d('1m1s', '61s') }],
+            sink: {
+              type: 'http_push',
+              url: 'http://x/',
+              retry: { max_attempts: 3, initial_backoff: d('1s250ms', '1.25s'), max_backoff: d('0h5m', '5m') },
+            },
+          }),
+          metric({ id: 'second', after: { ref: 'first', op: '>', value: 5, delay: d('1m30s', '1.5m') } }),
+          metric({ id: 'third', phase_offset: d('2m500ms', '120.5s') }),
+        ]);
+      const compound = load(file((compound) => compound));
+      expect(compound).to.deep.equal(load(file((_, single) => single)));
+      expect(compound.scenarios[0]).to.deep.include({ duration: 9_000_000, gaps: { every: 90_000, for: 2_500 } });
+      expect(compileScenario(compound, { origin: 'spec' })).to.deep.equal(
+        compileScenario(load(file((_, single) => single)), { origin: 'spec' }),
+      );
+    });
+
     it('leaves duration out when absent (run until stopped)', () =>
       expect(entryOf(metric())).not.to.have.property('duration'));
 
     it('names the field of a bad duration', () => {
       expect(entryProblems(metric({ duration: '10 minutes' }))).to.deep.equal([
-        'scenarios[0] (cpu): duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "10 minutes"',
+        'scenarios[0] (cpu): duration: expected a duration such as 500ms, 1.5s, 1m30s or 7d (units y, w, d, h, m, s, ms: largest first, each at most once), got "10 minutes"',
       ]);
       expect(entryProblems(metric({ duration: 60 }))).to.deep.equal([
         'scenarios[0] (cpu): duration: invalid type: expected a duration string such as "30s", got number 60',

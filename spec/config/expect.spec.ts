@@ -26,7 +26,7 @@ describe('loadScenario: expect (alert expectations of svc test)', () => {
       problems(v2([metric()], { expect: { alerts: [{ alert: 'A' }, { alert: 'B', firing_within: 'soon' }] } })),
     ).to.deep.equal([
       'expect.alerts[0].firing_within: missing required field',
-      'expect.alerts[1].firing_within: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "soon"',
+      'expect.alerts[1].firing_within: expected a duration such as 500ms, 1.5s, 1m30s or 7d (units y, w, d, h, m, s, ms: largest first, each at most once), got "soon"',
     ]);
     expect(problems(v2([metric()], { expect: { alerts: [] } }))).to.deep.equal([
       'expect.alerts: expected a non-empty list, got an empty list',

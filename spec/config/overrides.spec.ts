@@ -22,7 +22,7 @@ describe('CLI overrides', () => {
       problems(v2([metric(), logs()]), { overrides: { rate: 0, duration: '5x', on_sink_error: 'retry' } }),
     ).to.deep.equal([
       '--rate: expected a number greater than 0, got 0',
-      '--duration: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "5x"',
+      '--duration: expected a duration such as 500ms, 1.5s, 1m30s or 7d (units y, w, d, h, m, s, ms: largest first, each at most once), got "5x"',
       '--on-sink-error: expected one of warn, fail, got "retry"',
     ]);
   });

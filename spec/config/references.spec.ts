@@ -173,7 +173,7 @@ describe('ids and references between entries', () => {
       ).to.deep.equal([
         'scenarios[1] (b): while.op: expected one of <, >, got "="',
         'scenarios[1] (b): while.delay.opening: unknown field (allowed: open, close)',
-        'scenarios[1] (b): while.delay.close: expected a duration such as 500ms, 1.5s, 2m or 1h (units ms, s, m, h), got "x"',
+        'scenarios[1] (b): while.delay.close: expected a duration such as 500ms, 1.5s, 1m30s or 7d (units y, w, d, h, m, s, ms: largest first, each at most once), got "x"',
         'scenarios[1] (b): while.snap_to: invalid type: expected a number, got string "zero"',
       ]);
     });

@@ -220,6 +220,26 @@ const ACCEPTED_BY_BOTH: Record<string, Document> = {
   },
 };
 
+/**
+ * Duration strings at the edges of the grammar (Prometheus' compound form, fractions, zero, the order and repeat of
+ * units): svc and the schema take the same ones. Bounds aside: `99999999999999h` has the grammar, and only
+ * validation's limit refuses it.
+ */
+const DURATIONS = {
+  taken: ['90s', '1m30s', '1h30m', '2m500ms', '2m05s', '1h2m3.5s', '1.5s', '0.5m', '0h1m', '7d', '1w', '1y', '0.001ms'],
+  refused: ['1m1m', '1s1m', '1ms1s', '1m-3s', 'm', '', '5', '1h 30m', '1e3ms', '1S', '7D', '1d1d', '-1s'],
+  zero: ['0s', '0h0m', '0.0004ms', '0s0.0004ms', '0.0000000001h0s'],
+};
+/** Each duration field, holding `text`. */
+const DURATION_FIELDS: Record<string, (text: string) => Document> = {
+  duration: (text) => file({ duration: text }),
+  phase_offset: (text) => file({ phase_offset: text }),
+  'gap_windows[].for': (text) => file({ gap_windows: [{ at: '0s', for: text }] }),
+  'gap_windows[].at': (text) => file({ gap_windows: [{ at: text, for: '1s' }] }),
+  'sink.retry.initial_backoff': (text) =>
+    file({ sink: { type: 'http_push', url: 'http://x/', retry: { initial_backoff: text } } }),
+};
+
 /** Every example file, parsed as svc reads it (`${NAME}` with its default). */
 function examples(): [string, Document][] {
   return readdirSync('examples', { withFileTypes: true, recursive: true })
@@ -261,6 +281,22 @@ describe('the JSON Schema and validation agree', () => {
       expect(loaderErrors(document), `svc, ${what}`).to.deep.equal([]);
       expect(schemaErrors(schema, document), `the schema, ${what}`).to.deep.equal([]);
     }
+  });
+
+  it('take the same duration strings in every duration field', () => {
+    const verdicts = (text: string) =>
+      Object.entries(DURATION_FIELDS).map(([field, document]) => {
+        const svc = loaderErrors(asParsed(document(text))).length === 0;
+        const editor = schemaErrors(schema, asParsed(document(text))).length === 0;
+        return `${field} ${JSON.stringify(text)}: svc ${svc ? 'takes' : 'refuses'}, the schema ${editor ? 'takes' : 'refuses'}`;
+      });
+    const disagreeing = [...DURATIONS.taken, ...DURATIONS.refused, ...DURATIONS.zero]
+      .flatMap(verdicts)
+      .filter((verdict) => /takes.*refuses|refuses.*takes/.test(verdict));
+    expect(disagreeing).to.deep.equal([]);
+    for (const text of DURATIONS.taken) expect(loaderErrors(file({ duration: text })), text).to.deep.equal([]);
+    for (const text of [...DURATIONS.refused, ...DURATIONS.zero])
+      expect(loaderErrors(file({ duration: text })), text).to.have.length(1);
   });
 
   it('the schema accepts what svc loads: every example with one value changed or removed', function () {

@@ -11,6 +11,7 @@ import { entryFields } from '../../lib/config/entry-fields.js';
 import { SINK_KINDS } from '../../lib/sinks/kinds/index.js';
 import { ENCODER_KINDS } from '../../lib/encoders/kinds/index.js';
 import { GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../../lib/language/fields.js';
+import { DURATION_PATTERN } from '../../lib/language/duration.js';
 import { schemaErrors } from '../support/json-schema.js';
 import { svc } from '../support/cli.js';
 
@@ -151,7 +152,7 @@ describe('the JSON Schema of scenario and pack files', () => {
       "/scenarios/0/generator: must have required property 'period_secs'",
     );
     expect(errorsOf(file({ duration: '10 minutes' }))).to.include(
-      '/scenarios/0/duration: must match pattern "^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$"',
+      `/scenarios/0/duration: must match pattern "${DURATION_PATTERN}"`,
     );
     expect(errorsOf(file({ log_generator: { type: 'template', templates: [{ message: 'x' }] } }))).to.include(
       '/scenarios/0/log_generator: boolean schema is false',

@@ -150,7 +150,7 @@ describe('operational aliases desugar into generators before validation', () => 
     ).to.deep.equal([
       'scenarios[0] (cpu): generator.spike_duration: expected a duration shorter than spike_interval (1m), got 1m',
     ]);
-    expect(aliasProblems({ type: 'flap', up_duration: '200d', down_duration: '200d' })[0]).to.include(
+    expect(aliasProblems({ type: 'flap', up_duration: '200 days', down_duration: '200d' })[0]).to.include(
       'generator.up_duration',
     );
     expect(aliasProblems({ type: 'flap', up_duration: '5000h', down_duration: '5000h' })).to.deep.equal([

@@ -42,8 +42,22 @@ const number = fc.oneof(
   fc.constantFrom(0, -1, 0.001, 1e300, 2 ** 53, 3e15, 1e9, 1e6, 2 ** 31, Number.MAX_SAFE_INTEGER),
 );
 const duration = fc.oneof(
-  fc.constantFrom('1s', '100ms', '2m', '9999999999999h', '1e300s', '-1s', '0ms', '1.5s', 'forever', ''),
-  fc.tuple(number, fc.constantFrom('ms', 's', 'm', 'h', 'd', '')).map(([n, unit]) => `${n}${unit}`),
+  fc.constantFrom(
+    '1s',
+    '100ms',
+    '2m',
+    '9999999999999h',
+    '1e300s',
+    '-1s',
+    '0ms',
+    '1.5s',
+    'forever',
+    '',
+    '1m30s',
+    '1m1m',
+    '52w1d',
+  ),
+  fc.tuple(number, fc.constantFrom('ms', 's', 'm', 'h', 'd', 'w', 'y', '')).map(([n, unit]) => `${n}${unit}`),
 );
 const junk = fc.oneof(
   fc.string({ maxLength: 20 }),

@@ -36,7 +36,7 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
   duration = valueFlag(
     '--duration',
     '<time>',
-    "Run time: 500ms, 30s, 1.5m, 2h (default: the file's, else until stopped)",
+    "Run time: 500ms, 30s, 1m30s, 2h (default: the file's, else until stopped)",
   );
   sink = valueFlag(
     '--sink',
