@@ -1,7 +1,7 @@
 import { show } from './problems.js';
 
 /**
- * Duration grammar shared by `duration`, windows, `phase_offset`, `after.delay`, retry backoffs
+ * Duration grammar shared by `duration`, windows, `phase_offset`, `after.delay`, retry backoffs, `start_time` offsets
  * and the duration flags and query fields of the CLI and server.
  *
  * Prometheus' form (`1h30m`, `2m500ms`, `7d`): one or more `<number><unit>`, units largest first, each at most once;

@@ -1,12 +1,13 @@
+import { DURATION_GRAMMAR, DURATION_PATTERN, writtenMs } from './duration.js';
 import { shortened, show } from './problems.js';
 import type { StartTime } from './types.js';
 
-const OFFSET_UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const OFFSET = '([+-])(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)';
+/** A signed duration (`-1h30m`, `+2d`), as durations are written. */
+const OFFSET = `([+-])(${DURATION_GRAMMAR})`;
 const INSTANT = '(\\d{4})-(\\d{2})-(\\d{2})[Tt](\\d{2}):(\\d{2}):(\\d{2})(?:\\.(\\d+))?';
 const ZONE = '([Zz]|[+-]\\d{2}:\\d{2})';
 const RELATIVE = new RegExp(`^${OFFSET}$`);
-const UNSIGNED = /^\d+(?:\.\d+)?(?:ms|s|m|h|d)$/;
+const UNSIGNED = new RegExp(DURATION_PATTERN);
 // The zone is optional here so that an instant without one gets its own message.
 const RFC3339 = new RegExp(`^${INSTANT}${ZONE}?$`);
 /**
@@ -19,7 +20,7 @@ const EXPECTED = 'expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a 
 
 /**
  * Parses `start_time`: `now`, an RFC 3339 instant (`Z` or `±hh:mm`, optional fraction; digits
- * below the millisecond are dropped), or a signed offset with unit ms, s, m, h or d.
+ * below the millisecond are dropped), or a signed duration (`-1h30m`, `+2d`: units y, w, d, h, m, s, ms).
  * Throws a RangeError saying what was expected.
  */
 export function parseStartTime(text: string): StartTime {
@@ -27,8 +28,7 @@ export function parseStartTime(text: string): StartTime {
   const relative = RELATIVE.exec(text);
   if (relative) {
     // Rounded to the microsecond, as durations are.
-    const magnitude =
-      Math.round(Number(relative[2]) * OFFSET_UNIT_MS[relative[3] as keyof typeof OFFSET_UNIT_MS] * 1000) / 1000;
+    const magnitude = Math.round(writtenMs(relative[2]) * 1000) / 1000;
     if (!Number.isFinite(magnitude)) throw new RangeError(`${EXPECTED}, got ${show(text)} (offset too large)`);
     // `0 * -1` is -0; keep offsets free of negative zero.
     return { kind: 'relative', offsetMs: relative[1] === '-' && magnitude !== 0 ? -magnitude : magnitude };

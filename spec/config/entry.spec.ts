@@ -278,7 +278,7 @@ describe('entry: common fields', () => {
             },
           }),
           metric({ id: 'second', after: { ref: 'first', op: '>', value: 5, delay: d('1m30s', '1.5m') } }),
-          metric({ id: 'third', phase_offset: d('2m500ms', '120.5s') }),
+          metric({ id: 'third', phase_offset: d('2m500ms', '120.5s'), start_time: `-${d('1d12h', '36h')}` }),
         ]);
       const compound = load(file((compound) => compound));
       expect(compound).to.deep.equal(load(file((_, single) => single)));

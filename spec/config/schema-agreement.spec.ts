@@ -230,14 +230,13 @@ const DURATIONS = {
   refused: ['1m1m', '1s1m', '1ms1s', '1m-3s', 'm', '', '5', '1h 30m', '1e3ms', '1S', '7D', '1d1d', '-1s'],
   zero: ['0s', '0h0m', '0.0004ms', '0s0.0004ms', '0.0000000001h0s'],
 };
-/** Each duration field, holding `text`. */
+/** Each duration field, holding `text`; start_time holds it as an offset back. */
 const DURATION_FIELDS: Record<string, (text: string) => Document> = {
   duration: (text) => file({ duration: text }),
   phase_offset: (text) => file({ phase_offset: text }),
   'gap_windows[].for': (text) => file({ gap_windows: [{ at: '0s', for: text }] }),
   'gap_windows[].at': (text) => file({ gap_windows: [{ at: text, for: '1s' }] }),
-  'sink.retry.initial_backoff': (text) =>
-    file({ sink: { type: 'http_push', url: 'http://x/', retry: { initial_backoff: text } } }),
+  start_time: (text) => file({ start_time: `-${text}` }),
 };
 
 /** Every example file, parsed as svc reads it (`${NAME}` with its default). */

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseStartTime } from '../../lib/config/index.js';
+import { formatStartTime } from '../../lib/compile/format.js';
 
 describe('parseStartTime', () => {
   it('reads now', () => expect(parseStartTime('now')).to.deep.equal({ kind: 'now' }));
@@ -15,6 +16,11 @@ describe('parseStartTime', () => {
       ['+0.5d', 43_200_000],
       ['+0s', 0],
       ['-0s', 0],
+      // A sign and a duration, in the duration's compound form too.
+      ['-1h30m', -5_400_000],
+      ['+2m500ms', 120_500],
+      ['-1w', -604_800_000],
+      ['-1y', -31_536_000_000],
     ];
     for (const [text, offsetMs] of cases) {
       it(`reads ${text} as ${offsetMs} ms`, () =>
@@ -31,6 +37,20 @@ describe('parseStartTime', () => {
           expect(parseStartTime(text)).to.deep.equal({ kind: 'relative', offsetMs: days * 86_400_000 || 0 });
         }),
       );
+    });
+
+    it('reads back the offset svc prints (dry-run, clock group messages)', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: -36_500 * 86_400_000, max: 36_500 * 86_400_000 }), (offsetMs) => {
+          const start = { kind: 'relative', offsetMs: offsetMs || 0 } as const;
+          expect(parseStartTime(formatStartTime(start)), formatStartTime(start)).to.deep.equal(start);
+        }),
+      );
+    });
+
+    it('refuses a unit written twice or out of order, as a duration does', () => {
+      for (const bad of ['-1m1m', '+1s1m', '-1m-3s', '-m'])
+        expect(() => parseStartTime(bad), bad).to.throw(RangeError, `, got "${bad}"`);
     });
 
     it('asks for a sign when there is none', () => {
@@ -98,7 +118,8 @@ describe('parseStartTime', () => {
     '2024-05-01',
     '2024-05-01 12:00:00Z',
     '12:00:00Z',
-    '+1w',
+    '+1x',
+    '-1m1m',
     '+-1h',
     '+1 h',
     '1714564800',
