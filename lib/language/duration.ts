@@ -21,16 +21,28 @@ const UNITS = [
 type Unit = (typeof UNITS)[number][0];
 const NUMBER = '\\d+(?:\\.\\d+)?';
 
-/** One optional `<number><unit>` part per unit, in order: capturing each number, or not (to embed in other grammars). */
-function parts(part: (unit: Unit) => string): string {
-  return UNITS.map(([unit]) => `(?:${part(unit)}${unit})?`).join('');
+/** From the `from`th unit on, each unit's optional `<number><unit>` part, in order; `part(unit)` gives its number. */
+function optionalParts(part: (unit: Unit) => string, from = 0): string {
+  return UNITS.slice(from)
+    .map(([unit]) => `(?:${part(unit)}${unit})?`)
+    .join('');
+}
+
+/**
+ * At least one part: an alternation on the first unit written, then the optional parts after it. Not a lookahead for
+ * a digit before optional parts: JSON Schema's patterns should keep to the regex subset it recommends, which has none
+ * (RE2-based validators refuse it).
+ */
+function someParts(part: (unit: Unit) => string): string {
+  return `(?:${UNITS.map(([unit], i) => `${part(unit)}${unit}${optionalParts(part, i + 1)}`).join('|')})`;
 }
 
 /** A duration, unanchored and without capture groups: for grammars that hold one (a start_time's offset). */
-export const DURATION_GRAMMAR = `(?=\\d)${parts(() => NUMBER)}`;
-/** The grammar of a duration (the JSON Schema's pattern too); the lookahead refuses the empty string. */
+export const DURATION_GRAMMAR = someParts(() => NUMBER);
+/** The grammar of a duration (the JSON Schema's pattern too). */
 export const DURATION_PATTERN = `^${DURATION_GRAMMAR}$`;
-const DURATION = new RegExp(`^(?=\\d)${parts(() => `(${NUMBER})`)}$`);
+/** The same, each unit's number captured (the lookahead refuses the empty string; this one is not in the schema). */
+const DURATION = new RegExp(`^(?=\\d)${optionalParts(() => `(${NUMBER})`)}$`);
 
 /**
  * The numbers below which a part alone reads as 0 (parseDuration counts whole microseconds, half a microsecond up):
@@ -55,7 +67,8 @@ const ZERO = '0+(?:\\.0+)?';
  * validation.
  */
 export const ZERO_DURATION_PATTERN = UNITS.map(
-  ([tiny]) => `^(?=\\d)${parts((unit) => (unit === tiny ? `(?:${ZERO}|${BELOW_HALF_MICROSECOND[unit]})` : ZERO))}$`,
+  // All parts optional: the empty string it also matches is no duration anyway (DURATION_PATTERN beside it).
+  ([tiny]) => `^${optionalParts((unit) => (unit === tiny ? `(?:${ZERO}|${BELOW_HALF_MICROSECOND[unit]})` : ZERO))}$`,
 ).join('|');
 
 const EXPECTED =

@@ -16,7 +16,8 @@ const RFC3339 = new RegExp(`^${INSTANT}${ZONE}?$`);
  */
 export const START_TIME_PATTERN = `^(?:now|${OFFSET}|${INSTANT}${ZONE})$`;
 
-const EXPECTED = 'expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d)';
+const EXPECTED =
+  'expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -1h30m, -2d: units largest first, each at most once)';
 
 /**
  * Parses `start_time`: `now`, an RFC 3339 instant (`Z` or `±hh:mm`, optional fraction; digits

@@ -310,7 +310,7 @@ describe('entry: common fields', () => {
         offsetMs: -172_800_000,
       });
       expect(entryProblems(metric({ start_time: 'yesterday' }))).to.deep.equal([
-        'scenarios[0] (cpu): start_time: expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d), got "yesterday"',
+        'scenarios[0] (cpu): start_time: expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -1h30m, -2d: units largest first, each at most once), got "yesterday"',
       ]);
     });
 

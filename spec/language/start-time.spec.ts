@@ -127,7 +127,7 @@ describe('parseStartTime', () => {
     it(`rejects ${JSON.stringify(bad)} listing the accepted forms`, () => {
       expect(() => parseStartTime(bad)).to.throw(
         RangeError,
-        `expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -2d), got ${JSON.stringify(bad)}`,
+        `expected now, an RFC 3339 instant (2024-05-01T12:00:00Z) or a signed offset (+1h, -30m, -1h30m, -2d: units largest first, each at most once), got ${JSON.stringify(bad)}`,
       );
     });
   }
