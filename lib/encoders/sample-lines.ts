@@ -454,24 +454,26 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       const ends = new Array<number>(size);
       let at = 0;
       let from = 0;
-      // The lines up to each exemplar's row (rows ascend), then its exemplar; then the lines after the last.
-      if (exemplars)
-        for (let k = 0; k < exemplars.rows.length; k++) {
-          const row = exemplars.rows[k]!;
-          // Rows ascend, each at most once (ExemplarRows): one out of order or past the end is left out, not written
-          // over another line.
-          if (row < from || row >= size) continue;
-          at = writeLines(from, row + 1, at, ends);
-          ends[row] = at = writeExemplar(exemplars, k, at);
-          from = row + 1;
-        }
-      at = writeLines(from, size, at, ends);
-      if (size > 0) lineGuess = Math.ceil(at / size) + 8;
-      const data = out.subarray(0, at);
-      // Not held past the batch: the chunk holds them.
-      out = NO_BYTES;
-      columns.release();
-      return encodedLines(batch, data, ends);
+      try {
+        // The lines up to each exemplar's row (rows ascend), then its exemplar; then the lines after the last.
+        if (exemplars)
+          for (let k = 0; k < exemplars.rows.length; k++) {
+            const row = exemplars.rows[k]!;
+            // Rows ascend, each at most once (ExemplarRows): one out of order or past the end is left out, not written
+            // over another line.
+            if (row < from || row >= size) continue;
+            at = writeLines(from, row + 1, at, ends);
+            ends[row] = at = writeExemplar(exemplars, k, at);
+            from = row + 1;
+          }
+        at = writeLines(from, size, at, ends);
+        if (size > 0) lineGuess = Math.ceil(at / size) + 8;
+        return encodedLines(batch, out.subarray(0, at), ends);
+      } finally {
+        // Not held past the batch, nor when a format's text throws: the chunk holds them.
+        out = NO_BYTES;
+        columns.release();
+      }
     },
   };
 }
