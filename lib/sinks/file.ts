@@ -157,9 +157,24 @@ function endForAppending(fd: number, trailer: string | undefined): void {
   const tail = Buffer.from(trailer ?? '');
   const end = Buffer.alloc(Math.min(size, Math.max(tail.length, 1)));
   readSync(fd, end, 0, end.length, size - end.length);
-  if (tail.length > 0 && end.equals(tail)) {
-    if (cutTo(fd, size - tail.length)) return;
-  } else if (end.at(-1) !== LINE_FEED) writeSync(fd, '\n');
+  const cut = trailerAt(end, tail);
+  if (cut > 0 && cutTo(fd, size - cut)) return;
+  if (end.at(-1) !== LINE_FEED) writeSync(fd, '\n');
+}
+
+/**
+ * How many bytes at the end of `end` (the file's last bytes, as many as `trailer` has) are `trailer`: all of
+ * them, or all but its line feed (`# EOF` as a hand or another tool ends a file, without one); 0 when it is not there.
+ */
+function trailerAt(end: Buffer, trailer: Buffer): number {
+  if (trailer.length === 0) return 0;
+  if (end.equals(trailer)) return trailer.length;
+  if (trailer.at(-1) !== LINE_FEED) return 0;
+  const bare = trailer.subarray(0, -1);
+  // Only as a whole line: `x# EOF` is not the trailer.
+  const line = end.length === trailer.length ? end.subarray(1) : end;
+  const before = end.length === trailer.length ? end.at(0) : LINE_FEED;
+  return line.equals(bare) && before === LINE_FEED ? bare.length : 0;
 }
 
 /**

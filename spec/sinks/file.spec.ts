@@ -85,6 +85,23 @@ describe('fileSink', () => {
     expect(await readFile(path, 'utf8')).to.equal('a 1\nb 2\n# EOF\n');
   });
 
+  it("appending below the server's file root, cuts the trailer the file ends with without its line feed too", async () => {
+    // `# EOF` as an editor, `printf` or another tool ends a file: before, it stayed in the middle of the file.
+    const path = join(dir, 'out.om');
+    for (const [before, after] of [
+      ['a 1\n# EOF', 'a 1\nb 2\n# EOF\n'],
+      ['# EOF', 'b 2\n# EOF\n'],
+      // Not a line of its own: not the trailer, and the last line is ended first.
+      ['a# EOF', 'a# EOF\nb 2\n# EOF\n'],
+    ]) {
+      await writeFile(path, before!);
+      const appending = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });
+      appending.write(chunk('b 2\n'));
+      await appending.close();
+      expect(await readFile(path, 'utf8'), before).to.equal(after);
+    }
+  });
+
   it("appending below the server's file root to a file that may not be cut (chattr +a), appends with the trailer left", async function () {
     const path = join(dir, 'append-only.om');
     await writeFile(path, 'a 1\n# EOF\n');
