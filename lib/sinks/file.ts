@@ -51,7 +51,8 @@ const HIGH_WATER_MARK = 1 << 22;
  *
  * File sinks open at the same time on one path (the entries of a run, a pack's metrics) share
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
- * `append`), and the last to close closes it.
+ * `append`), and the last to close closes it. One opening while that last one closes the file waits for the
+ * close (the trailer written), then appends (whatever its `append`; below the file root cutting the trailer).
  */
 export function fileSink({ path, append = false, trailer, realPath = false, wholeChunks }: FileSinkOptions): Sink {
   const file = share(path, append, realPath, trailer);
@@ -71,6 +72,8 @@ export function fileSink({ path, append = false, trailer, realPath = false, whol
 interface SharedFile {
   readonly stream: Writable;
   users: number;
+  /** Set once its last sink left: done when its stream has ended (the trailer written) and its file is closed. */
+  closed?: Promise<void>;
 }
 
 /** Open write streams by absolute path. */
@@ -85,18 +88,33 @@ function share(
 ): { stream: Writable; release: () => Promise<void> } {
   const key = resolve(path);
   let file = open.get(key);
-  if (!file) open.set(key, (file = { stream: openStream(path, append, realPath, trailer), users: 0 }));
+  if (!file || file.closed) {
+    // Its last sink is closing it (an event of POST /events ending as another begins): joined, the stream would
+    // take this sink's lines after the trailer; opened at once, truncated, it would lose what that sink wrote.
+    const after = file?.closed?.catch(() => undefined);
+    open.set(key, (file = { stream: openStream(path, append, realPath, trailer, after), users: 0 }));
+  }
   file.users++;
   const shared = file;
-  // Called once per sink: SinkCore's close runs its driver's release once.
+  // Called once per sink: SinkCore's close runs its driver's release once; the last in the turn its sink leaves
+  // the stream (lib/sinks/core/stream-sink.ts), so that no sink joins the stream once it is ending.
   const release = async (): Promise<void> => {
     if (--shared.users > 0) return;
-    open.delete(key);
-    if (shared.stream.destroyed) return;
-    shared.stream.end();
-    await finished(shared.stream);
+    shared.closed = end(shared.stream);
+    try {
+      await shared.closed;
+    } finally {
+      if (open.get(key) === shared) open.delete(key);
+    }
   };
   return { stream: file.stream, release };
+}
+
+/** Ends `stream` and waits for its file to close; rejects with the stream's failure. */
+async function end(stream: Writable): Promise<void> {
+  if (stream.destroyed) return;
+  stream.end();
+  await finished(stream);
 }
 
 /**
@@ -112,22 +130,44 @@ const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APP
 /**
  * The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would.
  * Appending to a path below the server's file root (`realPath`), the `trailer` the file ends with is cut first.
+ * `after`: the close of the file's last stream, still under way: the stream opens once it is done, appending
+ * whatever `append` says (what was just written stays; below the file root its trailer is cut).
  */
-function openStream(path: string, append: boolean, realPath: boolean, trailer: string | undefined): Writable {
+function openStream(
+  path: string,
+  append: boolean,
+  realPath: boolean,
+  trailer: string | undefined,
+  after?: Promise<unknown>,
+): Writable {
   try {
+    if (after) {
+      const appending: Opening = realPath
+        ? (done) => done(...tried(() => openRealAppending(path, trailer)))
+        : reopening(path, realPath);
+      const fs = new PathFollower(path, reopening(path, realPath), (done) => after.then(() => appending(done)));
+      return createWriteStream(path, { highWaterMark: HIGH_WATER_MARK, fs });
+    }
     if (!realPath) {
       // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
       const flags = (WRITE_AT_END | (append ? 0 : constants.O_TRUNC)) as unknown as string;
-      const fs = new PathFollower(path, (done) => openWithoutWaiting(path, WRITE_AT_END, done));
+      const fs = new PathFollower(path, reopening(path, realPath));
       return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
     }
     const fd = append ? openRealAppending(path, trailer) : openRealFile(path, WRITE_AT_END);
     if (!append) ftruncateSync(fd);
-    const fs = new PathFollower(path, (done) => done(...tried(() => openRealFile(path, WRITE_AT_END))), fd);
+    const fs = new PathFollower(path, reopening(path, realPath), fd);
     return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
   }
+}
+
+/** How a {@link PathFollower} opens `path` again: created, appended to, never truncated. */
+function reopening(path: string, realPath: boolean): Opening {
+  return realPath
+    ? (done) => done(...tried(() => openRealFile(path, WRITE_AT_END)))
+    : (done) => openWithoutWaiting(path, WRITE_AT_END, done);
 }
 
 /** The file below the file root at `path`, opened for appending with its end readied ({@link endForAppending}). */
@@ -198,6 +238,9 @@ export const FOLLOW_PATH_EVERY = 1000;
 
 type Opened = (error: NodeJS.ErrnoException | null, fd?: number) => void;
 
+/** Opens a file, calling `done` with its descriptor. */
+type Opening = (done: Opened) => void;
+
 /** A write's callback, as Node's write stream passes it: the third argument is the data written (it slices the rest). */
 type Written = (error: NodeJS.ErrnoException | null, written: number, data?: unknown) => void;
 
@@ -231,18 +274,29 @@ export class PathFollower {
   /** The last write was taken in part: the stream's next call writes its rest, to the same file. */
   private midWrite = false;
 
+  private fd: number;
+  /** How the stream's own open opens the file, when it is not the usual open of its path and flags. */
+  private readonly opening: Opening | undefined;
+
+  /** `first`: the descriptor open already, or how to open the file when the stream opens it. */
   constructor(
     private readonly path: string,
-    private readonly reopen: (done: Opened) => void,
-    private fd = -1,
+    private readonly reopen: Opening,
+    first: number | Opening = -1,
     private readonly calls: WriteCalls = { write, writev },
-  ) {}
+  ) {
+    this.fd = typeof first === 'number' ? first : -1;
+    this.opening = typeof first === 'number' ? undefined : first;
+  }
 
-  readonly open = (path: string, flags: number, _mode: number, done: Opened): void =>
-    openWithoutWaiting(path, flags, (error, fd) => {
+  readonly open = (path: string, flags: number, _mode: number, done: Opened): void => {
+    const opened: Opened = (error, fd) => {
       if (!error) this.fd = fd!;
       done(error, fd);
-    });
+    };
+    if (this.opening) this.opening(opened);
+    else openWithoutWaiting(path, flags, opened);
+  };
 
   readonly write = (
     _fd: number,

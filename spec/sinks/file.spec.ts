@@ -102,6 +102,28 @@ describe('fileSink', () => {
     }
   });
 
+  it('a sink appending to a file while its last sink closes waits for that close, then cuts the trailer: no line after it', async () => {
+    // Two POST /events onto one openmetrics file, the first ending just as the second starts: before, the second
+    // joined the closing stream and wrote its line after the first's `# EOF`. Opened at every turn of the event
+    // loop through the first's close (its flush, its trailer's write, its file's close), one of them in its middle.
+    // A run's sink (not appending) opening then must not truncate what the closing one wrote either: it empties the
+    // file only once that is closed.
+    const path = join(dir, 'out.om');
+    for (const append of [true, false])
+      for (let turns = 0; turns < 30; turns++) {
+        await writeFile(path, '');
+        const first = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });
+        first.write(chunk('a 1\n'));
+        const closing = first.close();
+        for (let turn = 0; turn < turns; turn++) await new Promise(setImmediate);
+        const second = fileSink({ path, append, trailer: '# EOF\n', realPath: true });
+        second.write(chunk('b 2\n'));
+        await Promise.all([closing, second.close()]);
+        const written = append ? ['a 1\nb 2\n# EOF\n'] : ['a 1\nb 2\n# EOF\n', 'b 2\n# EOF\n'];
+        expect(written, `append: ${append}, opened after ${turns} turns`).to.include(await readFile(path, 'utf8'));
+      }
+  });
+
   it("appending below the server's file root to a file that may not be cut (chattr +a), appends with the trailer left", async function () {
     const path = join(dir, 'append-only.om');
     await writeFile(path, 'a 1\n# EOF\n');

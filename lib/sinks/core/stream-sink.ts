@@ -170,23 +170,25 @@ class StreamDriver implements SinkDriver {
 
   async release(): Promise<void> {
     try {
-      await this.writeTrailer();
-      await this.options.finish?.().catch(this.fail);
+      // Both begun in this turn: the last sink leaves the stream (its trailer queued) as `finish` ends it, with no
+      // turn between in which a sink could join the stream after its trailer (a file's next sink opens it again).
+      const trailer = this.writeTrailer();
+      await Promise.all([trailer, this.options.finish?.().catch(this.fail)]);
     } finally {
       this.stopListening();
     }
   }
 
-  /** The stream's trailer, when this is the last sink on the stream and no sink on it failed. */
-  private async writeTrailer(): Promise<void> {
+  /** Writes the stream's trailer, when this is the last sink on the stream and no sink on it failed. */
+  private writeTrailer(): Promise<void> | undefined {
     const { stream } = this.options;
     const { writing } = this;
     writing.failed ||= this.core.failedWith !== undefined || this.gone;
-    if (--writing.users > 0) return;
+    if (--writing.users > 0) return undefined;
     writers.delete(stream);
     const { trailer, failed } = writing;
-    if (trailer === undefined || failed) return;
-    await new Promise<void>((resolve) => stream.write(trailer, () => resolve()));
+    if (trailer === undefined || failed) return undefined;
+    return new Promise<void>((resolve) => stream.write(trailer, () => resolve()));
   }
 
   // One shared callback for every write: no closure per batch.
