@@ -44,6 +44,20 @@ describe('POST /events with real sinks', () => {
     );
   });
 
+  it('an openmetrics event appended to a file ending with # EOF (a scenario wrote it) cuts it and ends the file with it', async () => {
+    // Before, the event's lines went after the `# EOF`, where Prometheus' parser stops (`promtool tsdb
+    // create-blocks-from openmetrics`: "unexpected data after # EOF"), and the file ended without one.
+    const path = join(dir, 'events.om');
+    await writeFile(path, '# TYPE jobs gauge\njobs 1 0\n# EOF\n');
+    for (const value of [2, 3])
+      expect((await post(server, { type: 'file', path }, value, 'openmetrics')).statusCode).to.equal(200);
+    const text = await readFile(path, 'utf8');
+    expect(text.match(/# EOF\n/g), text).to.have.length(1);
+    expect(text, text).to.match(
+      /^# TYPE jobs gauge\njobs 1 0\n(# TYPE deploys_total unknown\ndeploys_total\{env="ci"\} [23] 0\n){2}# EOF\n$/,
+    );
+  });
+
   it('a file sink into a missing directory is refused, 422 naming sink.path and the directory', async () => {
     const path = join(dir, 'missing', 'events.prom');
     const res = await post(server, { type: 'file', path });

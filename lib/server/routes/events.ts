@@ -22,6 +22,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
     const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
+    const { encoderSinkDeps } = require('../../runtime/chain/sink.js') as typeof import('../../runtime/chain/sink.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
     const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], serverDirectories(deps)) };
@@ -35,10 +36,11 @@ export function eventRoutes(deps: ServerDeps): Router {
       deps.logger.error({ err: error }, 'encoder failed on a single event');
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
-    // A single event adds to a file sink's file; only a run empties its files (once, at its start).
+    // A single event adds to a file sink's file; only a run empties its files (once, at its start). Told its
+    // encoder's trailer, it cuts the `# EOF` an openmetrics file ends with and writes it again after the event.
     const sink = deps.createSink
       ? deps.createSink(event.sink, event.encoder.type)
-      : createSink(event.sink, { encoder: event.encoder.type, appendFiles: true, realPaths: true });
+      : createSink(event.sink, { ...encoderSinkDeps(event.encoder.type), appendFiles: true, realPaths: true });
     try {
       await sink.write(chunk);
       await sink.flush();
