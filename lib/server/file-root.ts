@@ -9,6 +9,7 @@ import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { catalogReads } from '../catalog/files.js';
 import { cannotOpenFile, type ReadFile } from '../sinks/core/open-check.js';
+import { type Encoding, sharedFileRefusal } from '../sinks/core/shared-files.js';
 
 /**
  * The files a sink run by the server names, confined below the operator's `--file-root` (design, "Server safety"):
@@ -18,7 +19,8 @@ import { cannotOpenFile, type ReadFile } from '../sinks/core/open-check.js';
  *
  * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused. `reads`: the files the
  * scenario reads, which a `file` sink may not write over; `own`: the server's own directories
- * ({@link serverDirectories}), which it may not write into.
+ * ({@link serverDirectories}), which it may not write into; `encoding`: what the sink writes, refused onto a file
+ * another sink of the server writes now as another encoding ({@link sharedFileRefusal}).
  */
 export async function confineSink(
   sink: SinkConfig,
@@ -26,8 +28,9 @@ export async function confineSink(
   where: string,
   reads: readonly ReadFile[] = [],
   own: readonly OwnDirectory[] = [],
+  encoding?: Encoding,
 ): Promise<SinkConfig> {
-  if (sink.type === 'file') return confineFileSink(sink, root, where, reads, own);
+  if (sink.type === 'file') return confineFileSink(sink, root, where, reads, own, encoding);
   if (sink.type !== 'broker' || sink.tls?.ca_cert === undefined) return sink;
   const caCert = sink.tls.ca_cert;
   const path = await confineRead(caCert, 'ca_cert', `${where}sink.tls.ca_cert: ${caCert}`, root);
@@ -47,6 +50,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   where: string,
   reads: readonly ReadFile[],
   own: readonly OwnDirectory[],
+  encoding: Encoding | undefined,
 ): Promise<S> {
   if (root === undefined) {
     throw new HttpError(
@@ -76,8 +80,10 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   // Answered at the POST rather than by a `201` whose scenario fails a moment later, its reason only in a later GET.
   // The root's resolve drops a final `/`, which said a directory: it is checked as written.
   const unopenable = await cannotOpenFile(sink.path.endsWith('/') ? `${path}/` : path, target, reads);
-  if (unopenable)
-    throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${unopenable}`);
+  // Another sink of this server writing it now with another encoding: the sink would fail at its open.
+  const refusal = unopenable ?? (encoding && sharedFileRefusal(path, encoding));
+  if (refusal)
+    throw new HttpError(422, 'file_sink_cannot_open', `${where}sink.path: cannot open ${sink.path}: ${refusal}`);
   return { ...sink, path };
 }
 

@@ -1,8 +1,11 @@
-import type { ScenarioFile } from '../config/types.js';
+import type { Entry, ScenarioFile } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { confineSink, type OwnDirectory } from './file-root.js';
 import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
+import { encoderKindOf } from '../encoders/kinds/index.js';
+import { type Encoding, mixedEncodingRefusal } from '../sinks/core/shared-files.js';
+import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
 import type { ReadFile } from '../sinks/core/open-check.js';
@@ -58,12 +61,17 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
+  const encodingOf = (entry: Entry) => ({
+    encoder: entry.encoder.type,
+    trailer: encoderKindOf(entry.encoder.type)?.trailer,
+  });
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs, own),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs, own, encodingOf(entry)),
     })),
   );
+  refuseMixedEncodings(scenarios, encodingOf);
   const { now } = neighbours;
   const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
@@ -79,6 +87,28 @@ export async function prepareScenario(
     ].map((text) => ({ entry: entry.id, text })),
   );
   return { file: { ...file, scenarios }, warnings, writers };
+}
+
+/**
+ * Refuses (422 `file_sink_cannot_open`) entries of one file writing one path with encodings that cannot share it
+ * ({@link mixedEncodingRefusal}): refused at the POST, naming them, rather than by one of them failing at its start.
+ */
+function refuseMixedEncodings(entries: readonly Entry[], encodingOf: (entry: Entry) => Encoding): void {
+  const writersOf = new Map<string, Map<string, Encoding>>();
+  for (const entry of entries)
+    if (entry.sink.type === 'file') {
+      const writers = writersOf.get(entry.sink.path) ?? new Map<string, Encoding>();
+      writersOf.set(entry.sink.path, writers.set(entry.id, encodingOf(entry)));
+    }
+  for (const [path, writers] of writersOf) {
+    const why = mixedEncodingRefusal(writers);
+    if (why)
+      throw new HttpError(
+        422,
+        'file_sink_cannot_open',
+        `${[...writers.keys()].join(', ')}: sink.path: cannot open ${path}: ${why}`,
+      );
+  }
 }
 
 /**

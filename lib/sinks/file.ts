@@ -20,6 +20,7 @@ import { describeError, explainFile, fileError } from './core/errors.js';
 import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
+import { type Encoding, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -31,6 +32,8 @@ export interface FileSinkOptions {
   readonly realPath?: boolean;
   /** Each chunk is one document: a cut one counts dropped whole (see StreamSinkOptions). */
   readonly wholeChunks?: boolean;
+  /** The encoder whose chunks the sink takes, as messages name it ({@link sharedFileRefusal}). */
+  readonly encoder?: string;
 }
 
 /**
@@ -54,8 +57,15 @@ const HIGH_WATER_MARK = 1 << 22;
  * `append`), and the last to close closes it. One opening while that last one closes the file waits for the
  * close (the trailer written), then appends (whatever its `append`; below the file root cutting the trailer).
  */
-export function fileSink({ path, append = false, trailer, realPath = false, wholeChunks }: FileSinkOptions): Sink {
-  const file = share(path, append, realPath, trailer);
+export function fileSink({
+  path,
+  append = false,
+  trailer,
+  realPath = false,
+  wholeChunks,
+  encoder,
+}: FileSinkOptions): Sink {
+  const file = share(path, append, realPath, { trailer, encoder });
   return streamSink({
     name: 'file',
     target: path,
@@ -69,30 +79,23 @@ export function fileSink({ path, append = false, trailer, realPath = false, whol
   });
 }
 
-interface SharedFile {
-  readonly stream: Writable;
-  users: number;
-  /** Set once its last sink left: done when its stream has ended (the trailer written) and its file is closed. */
-  closed?: Promise<void>;
-}
-
-/** Open write streams by absolute path. */
-const open = new Map<string, SharedFile>();
-
 /** The write stream of `path`, shared with every sink using it now; `release` when done with it. */
 function share(
   path: string,
   append: boolean,
   realPath: boolean,
-  trailer: string | undefined,
+  encoding: Encoding,
 ): { stream: Writable; release: () => Promise<void> } {
+  const refusal = sharedFileRefusal(path, encoding);
+  if (refusal) return { stream: new Writable().destroy(new Error(refusal)), release: async () => undefined };
+  const { trailer } = encoding;
   const key = resolve(path);
   let file = open.get(key);
   if (!file || file.closed) {
     // Its last sink is closing it (an event of POST /events ending as another begins): joined, the stream would
     // take this sink's lines after the trailer; opened at once, truncated, it would lose what that sink wrote.
     const after = file?.closed?.catch(() => undefined);
-    open.set(key, (file = { stream: openStream(path, append, realPath, trailer, after), users: 0 }));
+    open.set(key, (file = { stream: openStream(path, append, realPath, trailer, after), encoding, users: 0 }));
   }
   file.users++;
   const shared = file;

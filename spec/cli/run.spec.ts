@@ -1,5 +1,14 @@
 import { expect } from 'chai';
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { Readable, Writable } from 'node:stream';
@@ -313,6 +322,23 @@ scenarios:
     expect(result.stderr).to.equal(
       `error: ${file}: cpu, mem: sink.path: cannot open ${path}: the directory ${join(tmp, 'missing')} does not exist\n`,
     );
+  });
+
+  it('refuses before starting entries writing one file with openmetrics and another encoder, naming them all', async () => {
+    // Before, the run wrote json lines into the OpenMetrics exposition, then its `# EOF`: a file no reader takes.
+    const path = join(tmp, 'mixed.om');
+    const entry = (name: string, encoder: string) =>
+      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    encoder: { type: ${encoder} }\n    sink: { type: file, path: "${path}" }\n`;
+    const file = scenario(
+      'mixed.yaml',
+      `version: 2\nkind: runnable\nscenarios:\n${entry('cpu', 'openmetrics')}${entry('mem', 'json_lines')}`,
+    );
+    const result = await svc(['run', file]);
+    expect(result).to.include({ code: 1, stdout: '' });
+    expect(result.stderr).to.equal(
+      `error: ${file}: cpu, mem: sink.path: cannot open ${path}: the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths\n`,
+    );
+    expect(existsSync(path)).to.equal(false);
   });
 
   it('refuses before starting a symbolic link to nowhere that the open could not create, saying where it leads', async () => {

@@ -7,6 +7,8 @@ import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
 import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { startOtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { testServer } from '../support/server.js';
+import { fileSink } from '../../lib/sinks/file.js';
+import { chunk } from '../support/batches.js';
 
 /** `POST /events` through the app with the sinks the route builds itself (no injected sink). */
 function post(
@@ -55,6 +57,29 @@ describe('POST /events with real sinks', () => {
     expect(text.match(/# EOF\n/g), text).to.have.length(1);
     expect(text, text).to.match(
       /^# TYPE jobs gauge\njobs 1 0\n(# TYPE deploys_total unknown\ndeploys_total\{env="ci"\} [23] 0\n){2}# EOF\n$/,
+    );
+  });
+
+  it('a json_lines event onto a file an openmetrics sink writes now is refused, 422 naming sink.path, the file left as it is', async () => {
+    // A scenario of this server writing the exposition: before, the event's line went into it, and the file's
+    // trailer handling followed whichever sink opened first.
+    const path = join(dir, 'run.om');
+    const scenario = fileSink({ path, realPath: true, encoder: 'openmetrics', trailer: '# EOF\n' });
+    scenario.write(chunk('jobs 1 0\n'));
+    try {
+      const res = await post(server, { type: 'file', path }, 1, 'json_lines');
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json().error).to.equal('file_sink_cannot_open');
+      expect(res.json().detail).to.equal(
+        `sink.path: cannot open ${path}: another sink of this process writes it now as openmetrics, and json_lines cannot share a file with it: a file of openmetrics holds nothing but its lines up to its "# EOF". Give this sink another path, or write into it once the other is done`,
+      );
+      // An openmetrics event joins it.
+      expect((await post(server, { type: 'file', path }, 2, 'openmetrics')).statusCode).to.equal(200);
+    } finally {
+      await scenario.close();
+    }
+    expect(await readFile(path, 'utf8')).to.equal(
+      'jobs 1 0\n# TYPE deploys_total unknown\ndeploys_total{env="ci"} 2 0\n# EOF\n',
     );
   });
 

@@ -125,6 +125,27 @@ describe('file sinks on the server (design: server safety)', () => {
     expect(server.registry.list()).to.deep.equal([]);
   });
 
+  it('refuse with 422 naming them the entries of a scenario writing one file with openmetrics and another encoder', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const entry = (name: string, encoder: string) => ({
+      signal_type: 'metrics',
+      name,
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      encoder: { type: encoder },
+      sink: { type: 'file', path: 'mixed.om' },
+    });
+    const body = { version: 2, kind: 'runnable', scenarios: [entry('cpu', 'openmetrics'), entry('mem', 'json_lines')] };
+    const res = await server.request({ method: 'POST', url: '/scenarios', ...json(body) });
+    expect(res.statusCode, res.body).to.equal(422);
+    expect(res.json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `cpu, mem: sink.path: cannot open ${root}/mixed.om: the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`,
+    });
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+
   it('refuse at the request a file sink that cannot open: 422 naming sink.path, not a 201 whose scenario then fails', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });

@@ -124,6 +124,32 @@ describe('fileSink', () => {
       }
   });
 
+  for (const [first, second] of [
+    ['openmetrics', 'json_lines'],
+    ['json_lines', 'openmetrics'],
+  ] as const)
+    it(`a ${second} sink opening a file a ${first} sink writes now fails, naming both, and leaves that file as it is`, async () => {
+      // Before, the second joined the stream: json lines inside an OpenMetrics exposition, or a `# EOF` ending a
+      // json_lines file (and its old `# EOF` not cut): a file readable by neither reader.
+      const trailerOf = (encoder: string) => (encoder === 'openmetrics' ? '# EOF\n' : undefined);
+      const path = join(dir, 'shared.out');
+      await writeFile(path, '');
+      const writing = fileSink({ path, append: true, realPath: true, encoder: first, trailer: trailerOf(first) });
+      writing.write(chunk(`${first} 1\n`));
+      const joining = fileSink({ path, append: true, realPath: true, encoder: second, trailer: trailerOf(second) });
+      joining.write(chunk(`${second} 2\n`));
+      const failure = await joining.close().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).to.be.instanceOf(SinkError);
+      expect((failure as Error).message).to.equal(
+        `file sink: cannot open ${path}: another sink of this process writes it now as ${first}, and ${second} cannot share a file with it: a file of openmetrics holds nothing but its lines up to its "# EOF". Give this sink another path, or write into it once the other is done`,
+      );
+      await writing.close();
+      expect(await readFile(path, 'utf8')).to.equal(`${first} 1\n${trailerOf(first) ?? ''}`);
+    });
+
   it("appending below the server's file root to a file that may not be cut (chattr +a), appends with the trailer left", async function () {
     const path = join(dir, 'append-only.om');
     await writeFile(path, 'a 1\n# EOF\n');

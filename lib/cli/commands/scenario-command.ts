@@ -192,16 +192,25 @@ async function refuseUnopenableFiles(
   { origin }: LoadedScenario,
   output: string | undefined,
 ): Promise<void> {
-  const [{ cannotOpenFile }, { ConfigError }] = await Promise.all([
+  const [{ cannotOpenFile }, { mixedEncodingRefusal }, { encoderKindOf }, { ConfigError }] = await Promise.all([
     import('../../sinks/core/open-check.js'),
+    import('../../sinks/core/shared-files.js'),
+    import('../../encoders/kinds/index.js'),
     import('../../language/problems.js'),
   ]);
-  const entriesOf = new Map<string, string[]>();
-  for (const { id, sink } of scenarios)
-    if (sink.type === 'file') entriesOf.set(sink.path, [...(entriesOf.get(sink.path) ?? []), id]);
+  const writersOf = new Map<string, Map<string, { encoder: string; trailer?: string }>>();
+  for (const { id, sink, encoder } of scenarios)
+    if (sink.type === 'file') {
+      const writers = writersOf.get(sink.path) ?? new Map();
+      writersOf.set(
+        sink.path,
+        writers.set(id, { encoder: encoder.type, trailer: encoderKindOf(encoder.type)?.trailer }),
+      );
+    }
   const problems = [];
-  for (const [path, ids] of entriesOf) {
-    const why = await cannotOpenFile(path, await statIfAny(path), inputs);
+  for (const [path, writers] of writersOf) {
+    const ids = [...writers.keys()];
+    const why = (await cannotOpenFile(path, await statIfAny(path), inputs)) ?? mixedEncodingRefusal(writers);
     const flag = path === output ? '-o/--output' : undefined;
     if (why)
       problems.push({

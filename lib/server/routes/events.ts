@@ -21,11 +21,13 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
     const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
-    const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const { encoderSinkDeps } = require('../../runtime/chain/sink.js') as typeof import('../../runtime/chain/sink.js');
+    const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
-    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], serverDirectories(deps)) };
+    const encoding = encoderSinkDeps(decoded.encoder.type);
+    const own = serverDirectories(deps);
+    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], own, encoding) };
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
 
@@ -40,7 +42,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     // encoder's trailer, it cuts the `# EOF` an openmetrics file ends with and writes it again after the event.
     const sink = deps.createSink
       ? deps.createSink(event.sink, event.encoder.type)
-      : createSink(event.sink, { ...encoderSinkDeps(event.encoder.type), appendFiles: true, realPaths: true });
+      : createSink(event.sink, { ...encoding, appendFiles: true, realPaths: true });
     try {
       await sink.write(chunk);
       await sink.flush();

@@ -17,6 +17,7 @@ export const fileKind = defineSink({
       trailer: deps.trailer,
       realPath: deps.realPaths,
       wholeChunks: deps.wholeChunks,
+      encoder: deps.encoder,
     }),
   carries: ['metrics', 'logs', 'traces'],
   address: { field: 'path', network: false },

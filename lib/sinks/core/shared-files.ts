@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+
+/**
+ * The files the file sinks of this process write now, by absolute path: apart from the sink itself, so that
+ * svc-server's checks at a POST ask {@link sharedFileRefusal} without loading the stream machinery.
+ */
+
+/** What the lines of a file are: the trailer it ends with, and the encoder writing them (as messages name it). */
+export interface Encoding {
+  readonly trailer?: string;
+  readonly encoder?: string;
+}
+
+/** A file the file sinks open on it share (lib/sinks/file.ts). */
+export interface SharedFile {
+  readonly stream: Writable;
+  /** What its first sink writes: every other sink on it writes the same ({@link sharedFileRefusal}). */
+  readonly encoding: Encoding;
+  users: number;
+  /** Set once its last sink left: done when its stream has ended (the trailer written) and its file is closed. */
+  closed?: Promise<void>;
+}
+
+/** Open (or closing) write streams by absolute path. */
+export const openFiles = new Map<string, SharedFile>();
+
+/**
+ * Why a file sink writing `encoding` cannot write `path` now, if it cannot: another sink of this process writes it
+ * (or is closing it) with an encoding that ends otherwise. An `openmetrics` exposition holds nothing but its own
+ * lines up to its `# EOF`: another encoder's lines in it, or a `# EOF` ending a `json_lines` file, would leave the
+ * file readable by neither reader. Asked by every file sink as it opens, and by svc-server at a POST, to refuse the
+ * request naming its field.
+ */
+export function sharedFileRefusal(path: string, encoding: Encoding): string | undefined {
+  const file = openFiles.get(resolve(path));
+  if (!file || file.encoding.trailer === encoding.trailer) return undefined;
+  const ended = encoding.trailer === undefined ? file.encoding : encoding;
+  return `another sink of this process writes it now as ${encoderName(file.encoding)}, and ${encoderName(encoding)} cannot share a file with it: a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. Give this sink another path, or write into it once the other is done`;
+}
+
+const encoderName = ({ encoder }: Encoding): string => encoder ?? 'another encoder';
+
+/**
+ * Why the entries of one run, writing one file with these encodings (by entry id), cannot, if they cannot: as
+ * {@link sharedFileRefusal}, they end it otherwise. Asked before the run starts (`svc run`, svc-server at the POST),
+ * so that the run is refused naming its entries rather than one of them failing as its sink opens.
+ */
+export function mixedEncodingRefusal(writers: ReadonlyMap<string, Encoding>): string | undefined {
+  const [[, first], ...rest] = [...writers];
+  const other = rest.find(([, encoding]) => encoding.trailer !== first!.trailer);
+  if (!other) return undefined;
+  const ended = first!.trailer === undefined ? other[1] : first!;
+  const each = [...writers].map(([id, encoding]) => `${id} as ${encoderName(encoding)}`).join(', ');
+  return `the entries write it with encodings that cannot share a file (${each}): a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. Give them different paths`;
+}
