@@ -60,6 +60,27 @@ describe('POST /events with real sinks', () => {
     );
   });
 
+  it('an openmetrics event to stdout writes no # EOF after itself: nothing would cut it before the next', async () => {
+    const written: string[] = [];
+    const write = process.stdout.write;
+    // Taken as written at once, its callback called: what a sink on stdout writes, without mocha's output.
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      if (done) process.nextTick(done);
+      return true;
+    }) as typeof write;
+    try {
+      for (const value of [1, 2])
+        expect((await post(server, { type: 'stdout' }, value, 'openmetrics')).statusCode).to.equal(200);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(written.join('')).to.equal(
+      '# TYPE deploys_total unknown\ndeploys_total{env="ci"} 1 0\n# TYPE deploys_total unknown\ndeploys_total{env="ci"} 2 0\n',
+    );
+  });
+
   it('a json_lines event onto a file an openmetrics sink writes now is refused, 422 naming sink.path, the file left as it is', async () => {
     // A scenario of this server writing the exposition: before, the event's line went into it, and the file's
     // trailer handling followed whichever sink opened first.

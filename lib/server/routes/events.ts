@@ -25,7 +25,10 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
-    const encoding = encoderSinkDeps(decoded.encoder.type);
+    // The trailer (openmetrics `# EOF`) only where the next event cuts it: a file. On stdout, which nothing cuts,
+    // each event's would stay in the middle of the stream.
+    const { trailer, ...encoder } = encoderSinkDeps(decoded.encoder.type);
+    const encoding = decoded.sink.type === 'file' ? { ...encoder, trailer } : encoder;
     const own = serverDirectories(deps);
     const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], own, encoding) };
     const warnings = sinkWarnings('sink', event.sink);
