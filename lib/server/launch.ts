@@ -71,7 +71,7 @@ export async function prepareScenario(
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs, own, encodingOf(entry)),
     })),
   );
-  refuseMixedEncodings(scenarios, encodingOf);
+  refuseMixedEncodings(file.scenarios, scenarios, encodingOf);
   const { now } = neighbours;
   const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
@@ -92,15 +92,25 @@ export async function prepareScenario(
 /**
  * Refuses (422 `file_sink_cannot_open`) entries of one file writing one path with encodings that cannot share it
  * ({@link mixedEncodingRefusal}): refused at the POST, naming them, rather than by one of them failing at its start.
+ * Grouped by the `confined` paths (the files written), named by the `posted` ones, as the other refusals of a path.
  */
-function refuseMixedEncodings(entries: readonly Entry[], encodingOf: (entry: Entry) => Encoding): void {
-  const writersOf = new Map<string, Map<string, Encoding>>();
-  for (const entry of entries)
-    if (entry.sink.type === 'file') {
-      const writers = writersOf.get(entry.sink.path) ?? new Map<string, Encoding>();
-      writersOf.set(entry.sink.path, writers.set(entry.id, encodingOf(entry)));
-    }
-  for (const [path, writers] of writersOf) {
+function refuseMixedEncodings(
+  posted: readonly Entry[],
+  confined: readonly Entry[],
+  encodingOf: (entry: Entry) => Encoding,
+): void {
+  const writersOf = new Map<string, { path: string; writers: Map<string, Encoding> }>();
+  confined.forEach((entry, i) => {
+    if (entry.sink.type !== 'file') return;
+    const named = posted[i]!.sink;
+    const file = writersOf.get(entry.sink.path) ?? {
+      path: named.type === 'file' ? named.path : entry.sink.path,
+      writers: new Map<string, Encoding>(),
+    };
+    writersOf.set(entry.sink.path, file);
+    file.writers.set(entry.id, encodingOf(entry));
+  });
+  for (const { path, writers } of writersOf.values()) {
     const why = mixedEncodingRefusal(writers);
     if (why)
       throw new HttpError(

@@ -133,8 +133,8 @@ const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APP
 /**
  * The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would.
  * Appending to a path below the server's file root (`realPath`), the `trailer` the file ends with is cut first.
- * `after`: the close of the file's last stream, still under way: the stream opens once it is done, appending
- * whatever `append` says (what was just written stays; below the file root its trailer is cut).
+ * `after`: the close of the file's last stream, still under way: the stream opens once it is done, as it would
+ * open then (appending keeps what was just written, below the file root its trailer cut; not appending empties it).
  */
 function openStream(
   path: string,
@@ -144,26 +144,33 @@ function openStream(
   after?: Promise<unknown>,
 ): Writable {
   try {
+    const flags = WRITE_AT_END | (append ? 0 : constants.O_TRUNC);
     if (after) {
-      const appending: Opening = realPath
-        ? (done) => done(...tried(() => openRealAppending(path, trailer)))
-        : reopening(path, realPath);
-      const fs = new PathFollower(path, reopening(path, realPath), (done) => after.then(() => appending(done)));
+      // Once the close is done, opened as it would be then: appending, or emptying the file.
+      const opening: Opening = realPath
+        ? (done) => done(...tried(() => openRealForSink(path, append, trailer)))
+        : (done) => openWithoutWaiting(path, flags, done);
+      const fs = new PathFollower(path, reopening(path, realPath), (done) => after.then(() => opening(done)));
       return createWriteStream(path, { highWaterMark: HIGH_WATER_MARK, fs });
     }
     if (!realPath) {
       // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
-      const flags = (WRITE_AT_END | (append ? 0 : constants.O_TRUNC)) as unknown as string;
       const fs = new PathFollower(path, reopening(path, realPath));
-      return createWriteStream(path, { flags, highWaterMark: HIGH_WATER_MARK, fs });
+      return createWriteStream(path, { flags: flags as unknown as string, highWaterMark: HIGH_WATER_MARK, fs });
     }
-    const fd = append ? openRealAppending(path, trailer) : openRealFile(path, WRITE_AT_END);
-    if (!append) ftruncateSync(fd);
+    const fd = openRealForSink(path, append, trailer);
     const fs = new PathFollower(path, reopening(path, realPath), fd);
     return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
   }
+}
+
+/** A sink's first open of `path` below the file root: appended to (its `trailer` cut), or emptied. */
+function openRealForSink(path: string, append: boolean, trailer: string | undefined): number {
+  const fd = append ? openRealAppending(path, trailer) : openRealFile(path, WRITE_AT_END);
+  if (!append) ftruncateSync(fd);
+  return fd;
 }
 
 /** How a {@link PathFollower} opens `path` again: created, appended to, never truncated. */

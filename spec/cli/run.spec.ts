@@ -341,6 +341,32 @@ scenarios:
     expect(existsSync(path)).to.equal(false);
   });
 
+  it('refuses the same file written with two encoders whatever its spelling, and under -o says how to run them', async () => {
+    // Before, the check grouped the entries by the path as written: `mixed.om` and `./mixed.om` started, one entry
+    // then failing as its sink opened, with no field named; under -o its advice (different paths) could not be taken.
+    const path = join(tmp, 'spelt.om');
+    const entry = (name: string, encoder: string, at: string) =>
+      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    encoder: { type: ${encoder} }\n    sink: { type: file, path: "${at}" }\n`;
+    const file = scenario(
+      'spelt.yaml',
+      `version: 2\nkind: runnable\nscenarios:\n${entry('cpu', 'openmetrics', path)}${entry('mem', 'json_lines', join(tmp, '.', 'x', '..', 'spelt.om'))}`,
+    );
+    const refusal = (advice: string) =>
+      `the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". ${advice}`;
+    const spelt = await svc(['run', file]);
+    expect(spelt).to.include({ code: 1, stdout: '' });
+    expect(spelt.stderr).to.equal(
+      `error: ${file}: cpu, mem: sink.path: cannot open ${path}: ${refusal('Give them different paths')}\n`,
+    );
+    const output = join(tmp, 'both.om');
+    const underO = await svc(['run', file, '-o', output]);
+    expect(underO).to.include({ code: 1, stdout: '' });
+    expect(underO.stderr).to.equal(
+      `error: ${file}: -o/--output: cannot open ${output}: ${refusal('Run them without -o, each to its own sink.path, or with one encoder')}\n`,
+    );
+    expect([existsSync(path), existsSync(output)]).to.deep.equal([false, false]);
+  });
+
   it('refuses before starting a symbolic link to nowhere that the open could not create, saying where it leads', async () => {
     const links = join(tmp, 'links');
     mkdirSync(links);

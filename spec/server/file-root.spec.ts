@@ -16,6 +16,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
+import { fileSink } from '../../lib/sinks/file.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { createSink } from '../../lib/sinks/index.js';
@@ -141,9 +142,42 @@ describe('file sinks on the server (design: server safety)', () => {
     expect(res.statusCode, res.body).to.equal(422);
     expect(res.json()).to.deep.equal({
       error: 'file_sink_cannot_open',
-      detail: `cpu, mem: sink.path: cannot open ${root}/mixed.om: the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`,
+      detail: `cpu, mem: sink.path: cannot open mixed.om: the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`,
     });
     expect(server.registry.list()).to.deep.equal([]);
+  });
+
+  it('refuse with 422 a scenario writing with json_lines a file another scenario writes now with openmetrics', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    // The running scenario's sink (the test server's scenarios write to memory).
+    const live = fileSink({ path: join(root, 'live.om'), realPath: true, encoder: 'openmetrics', trailer: '# EOF\n' });
+    try {
+      const body = {
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          {
+            signal_type: 'metrics',
+            name: 'mem',
+            rate: 1,
+            generator: { type: 'constant', value: 1 },
+            encoder: { type: 'json_lines' },
+            sink: { type: 'file', path: 'live.om' },
+          },
+        ],
+      };
+      const res = await server.request({ method: 'POST', url: '/scenarios', ...json(body) });
+      expect(res.statusCode, res.body).to.equal(422);
+      expect(res.json()).to.deep.equal({
+        error: 'file_sink_cannot_open',
+        detail:
+          'mem: sink.path: cannot open live.om: another sink of this process writes it now as openmetrics, and json_lines cannot share a file with it: a file of openmetrics holds nothing but its lines up to its "# EOF". Give this sink another path, or write into it once the other is done',
+      });
+      expect(server.registry.list()).to.deep.equal([]);
+    } finally {
+      await live.close();
+    }
   });
 
   it('refuse at the request a file sink that cannot open: 422 naming sink.path, not a 201 whose scenario then fails', async () => {

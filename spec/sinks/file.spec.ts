@@ -106,8 +106,8 @@ describe('fileSink', () => {
     // Two POST /events onto one openmetrics file, the first ending just as the second starts: before, the second
     // joined the closing stream and wrote its line after the first's `# EOF`. Opened at every turn of the event
     // loop through the first's close (its flush, its trailer's write, its file's close), one of them in its middle.
-    // A run's sink (not appending) opening then must not truncate what the closing one wrote either: it empties the
-    // file only once that is closed.
+    // A run's sink (not appending) opening then opens as it would a moment later, once the close is done: it
+    // empties the file then, not while the closing one still writes (a line of its after the emptying).
     const path = join(dir, 'out.om');
     for (const append of [true, false])
       for (let turns = 0; turns < 30; turns++) {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
@@ -198,20 +199,21 @@ async function refuseUnopenableFiles(
     import('../../encoders/kinds/index.js'),
     import('../../language/problems.js'),
   ]);
-  const writersOf = new Map<string, Map<string, { encoder: string; trailer?: string }>>();
+  // By the file, as its sinks share it (`x.om` and `./x.om` are one); named as the first entry writes it.
+  const writersOf = new Map<string, { path: string; writers: Map<string, { encoder: string; trailer?: string }> }>();
   for (const { id, sink, encoder } of scenarios)
     if (sink.type === 'file') {
-      const writers = writersOf.get(sink.path) ?? new Map();
-      writersOf.set(
-        sink.path,
-        writers.set(id, { encoder: encoder.type, trailer: encoderKindOf(encoder.type)?.trailer }),
-      );
+      const file = writersOf.get(resolve(sink.path)) ?? { path: sink.path, writers: new Map() };
+      writersOf.set(resolve(sink.path), file);
+      file.writers.set(id, { encoder: encoder.type, trailer: encoderKindOf(encoder.type)?.trailer });
     }
   const problems = [];
-  for (const [path, writers] of writersOf) {
+  for (const { path, writers } of writersOf.values()) {
     const ids = [...writers.keys()];
-    const why = (await cannotOpenFile(path, await statIfAny(path), inputs)) ?? mixedEncodingRefusal(writers);
     const flag = path === output ? '-o/--output' : undefined;
+    // Under -o every entry writes the one file: only without it can they have paths of their own.
+    const advice = flag ? 'Run them without -o, each to its own sink.path, or with one encoder' : undefined;
+    const why = (await cannotOpenFile(path, await statIfAny(path), inputs)) ?? mixedEncodingRefusal(writers, advice);
     if (why)
       problems.push({
         path: flag ?? 'sink.path',

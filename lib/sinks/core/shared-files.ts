@@ -46,11 +46,14 @@ const encoderName = ({ encoder }: Encoding): string => encoder ?? 'another encod
  * {@link sharedFileRefusal}, they end it otherwise. Asked before the run starts (`svc run`, svc-server at the POST),
  * so that the run is refused naming its entries rather than one of them failing as its sink opens.
  */
-export function mixedEncodingRefusal(writers: ReadonlyMap<string, Encoding>): string | undefined {
+export function mixedEncodingRefusal(
+  writers: ReadonlyMap<string, Encoding>,
+  advice = 'Give them different paths',
+): string | undefined {
   const [[, first], ...rest] = [...writers];
   const other = rest.find(([, encoding]) => encoding.trailer !== first!.trailer);
   if (!other) return undefined;
   const ended = first!.trailer === undefined ? other[1] : first!;
   const each = [...writers].map(([id, encoding]) => `${id} as ${encoderName(encoding)}`).join(', ');
-  return `the entries write it with encodings that cannot share a file (${each}): a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. Give them different paths`;
+  return `the entries write it with encodings that cannot share a file (${each}): a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. ${advice}`;
 }
