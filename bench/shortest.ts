@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { writeText } from '../lib/encoders/grow.js';
-import { writeShortest } from '../lib/encoders/shortest.js';
+import { writeShortestAt } from '../lib/encoders/shortest.js';
 
 const COUNT = 1 << 20;
 const out = Buffer.allocUnsafe(COUNT * 25);
@@ -33,7 +33,7 @@ function viaString(vs: Float64Array): number {
 
 function viaShortest(vs: Float64Array): number {
   let at = 0;
-  for (let i = 0; i < vs.length; i++) at = writeShortest(out, vs[i]!, at);
+  for (let i = 0; i < vs.length; i++) at = writeShortestAt(out, vs, i, at);
   return at;
 }
 

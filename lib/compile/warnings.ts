@@ -472,11 +472,6 @@ function incidentWarnings(entry: Entry): string[] {
   return found;
 }
 
-/**
- * A logs entry whose `trace_context` names a span on no record: `on` (error by default) leaves out every severity its
- * generator writes. An SDK's info logs carry their span too, so `trace_context: {from}` over info records was a
- * likely mistake that gave no record an id without a word.
- */
 /** The severities a log generator writes; undefined when not known before it runs (a csv_replay not read yet). */
 function writtenSeverities(generator: NonNullable<Entry['log_generator']>): readonly string[] | undefined {
   if (generator.type === 'csv_replay') return generator.table?.records.map((record) => record.severity);
@@ -485,6 +480,11 @@ function writtenSeverities(generator: NonNullable<Entry['log_generator']>): read
   return generator.templates.flatMap((template) => template.severity ?? drawn);
 }
 
+/**
+ * A logs entry whose `trace_context` names a span on no record: `on` (error by default) leaves out every severity its
+ * generator writes. An SDK's info logs carry their span too, so `trace_context: {from}` over info records was a
+ * likely mistake that gave no record an id without a word.
+ */
 function traceContextWarnings(entry: Entry): string[] {
   const context = entry.trace_context;
   const generator = entry.log_generator;

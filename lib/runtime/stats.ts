@@ -175,7 +175,7 @@ export class EntryStats {
     return span > 0 ? ((this.totalEvents - this.recent.oldestTotal) * 1000) / span : 0;
   }
 
-  /** The record at `now`, or at the entry's end once it ended ({@link asOf}). */
+  /** The record at `readAt`, or at the entry's end once it ended ({@link asOf}). */
   snapshot(readAt: number): StatsRecord {
     const now = this.asOf(readAt);
     return {

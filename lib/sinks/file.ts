@@ -55,7 +55,8 @@ const HIGH_WATER_MARK = 1 << 22;
  * File sinks open at the same time on one path (the entries of a run, a pack's metrics) share
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
  * `append`), and the last to close closes it. One opening while that last one closes the file waits for the
- * close (the trailer written), then appends (whatever its `append`; below the file root cutting the trailer).
+ * close (the trailer written), then opens as it would a moment later: appending (below the file root cutting the
+ * trailer), or emptying the file.
  */
 export function fileSink({
   path,
@@ -93,7 +94,7 @@ function share(
   let file = open.get(key);
   if (!file || file.closed) {
     // Its last sink is closing it (an event of POST /events ending as another begins): joined, the stream would
-    // take this sink's lines after the trailer; opened at once, truncated, it would lose what that sink wrote.
+    // take this sink's lines after the trailer; opened at once, it would race that close. Opened once it is done.
     const after = file?.closed?.catch(() => undefined);
     open.set(key, (file = { stream: openStream(path, append, realPath, trailer, after), encoding, users: 0 }));
   }

@@ -170,7 +170,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
       })
       .get('/:id/stats', (ctx) => {
         const started = find(ctx);
-        ctx.body = statsOf(started, started.run.stats.asOf(now()));
+        ctx.body = statsOf(started, now());
       })
       .get('/:id/series', (ctx) => {
         const { scrape } = find(ctx);
@@ -272,17 +272,18 @@ function identityOf(started: StartedEntry) {
 const silenced = perObject((entry: Entry) => silenceTest(entry.gaps, entry.gap_windows));
 
 /**
- * The statistics record, with gap and burst state, at `now`: this moment of the entry's clock, or its end once it
- * ended, as its stats' `asOf` gave it (which `snapshot` gives again, the same instant).
+ * The statistics record, with gap and burst state, at `now` on the entry's clock, or at its end once it ended (its
+ * stats' `asOf`): the record and the gap and burst state of one instant, whoever asks (GET, DELETE's last answer).
  */
 function statsOf(started: StartedEntry, now: number) {
   const { entry, stats } = started.run;
+  const at = stats.asOf(now);
   const since = started.tickingSince();
   // Windows count from the entry's own start: before it, neither applies.
-  const elapsed = since === undefined ? undefined : now - since;
+  const elapsed = since === undefined ? undefined : at - since;
   const inGap = elapsed !== undefined && silenced(entry)(elapsed);
   return {
-    ...stats.snapshot(now),
+    ...stats.snapshot(at),
     in_gap: inGap,
     in_burst: elapsed !== undefined && entry.bursts !== undefined && inHead(entry.bursts, elapsed) && !inGap,
   };

@@ -35,8 +35,13 @@ export const openFiles = new Map<string, SharedFile>();
 export function sharedFileRefusal(path: string, encoding: Encoding): string | undefined {
   const file = openFiles.get(resolve(path));
   if (!file || file.encoding.trailer === encoding.trailer) return undefined;
-  const ended = encoding.trailer === undefined ? file.encoding : encoding;
-  return `another sink of this process writes it now as ${encoderName(file.encoding)}, and ${encoderName(encoding)} cannot share a file with it: a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. Give this sink another path, or write into it once the other is done`;
+  return `another sink of this process writes it now as ${encoderName(file.encoding)}, and ${encoderName(encoding)} cannot share a file with it: ${endedBy(file.encoding, encoding)}. Give this sink another path, or write into it once the other is done`;
+}
+
+/** Why encodings `a` and `b`, one of them with a trailer, cannot share a file: the one that ends it holds only its lines. */
+function endedBy(a: Encoding, b: Encoding): string {
+  const ended = a.trailer === undefined ? b : a;
+  return `a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}`;
 }
 
 const encoderName = ({ encoder }: Encoding): string => encoder ?? 'another encoder';
@@ -53,7 +58,6 @@ export function mixedEncodingRefusal(
   const [[, first], ...rest] = [...writers];
   const other = rest.find(([, encoding]) => encoding.trailer !== first!.trailer);
   if (!other) return undefined;
-  const ended = first!.trailer === undefined ? other[1] : first!;
   const each = [...writers].map(([id, encoding]) => `${id} as ${encoderName(encoding)}`).join(', ');
-  return `the entries write it with encodings that cannot share a file (${each}): a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}. ${advice}`;
+  return `the entries write it with encodings that cannot share a file (${each}): ${endedBy(first!, other[1])}. ${advice}`;
 }
