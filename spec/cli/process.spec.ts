@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { scenarioDir, upScenario } from '../support/cli.js';
+import { scenarioDir, spawnSvc, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
 import { waitFor } from '../support/backends/ports.js';
 
@@ -17,20 +17,6 @@ scenarios:
     generator: { type: step, start: 0, step_size: 1 }
 `,
 );
-
-/**
- * Starts `svc argv` as a real process (standard input from `stdin`), collecting its stderr; `closed` resolves with how
- * it ended. A spec kills it in its `finally`, so that a failed assertion leaves no process running mocha waits for.
- */
-function spawnSvc(argv: readonly string[], stdin: 'ignore' | number = 'ignore') {
-  const child = spawn('bin/svc', argv, { stdio: [stdin, 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (part: string) => (stderr += part));
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stderr: () => stderr, closed };
-}
 
 /** Runs bin/svc as a real process, sends `signal` once output has started, collects everything. */
 function runUntil(signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -138,7 +138,7 @@ describe('file sinks on the server (design: server safety)', () => {
       sink: { type: 'file', path: 'mixed.om' },
     });
     const body = { version: 2, kind: 'runnable', scenarios: [entry('cpu', 'openmetrics'), entry('mem', 'json_lines')] };
-    const res = await server.request({ method: 'POST', url: '/scenarios', ...json(body) });
+    const res = await server.postJson('/scenarios', body);
     expect(res.statusCode, res.body).to.equal(422);
     expect(res.json()).to.deep.equal({
       error: 'file_sink_cannot_open',
@@ -167,7 +167,7 @@ describe('file sinks on the server (design: server safety)', () => {
           },
         ],
       };
-      const res = await server.request({ method: 'POST', url: '/scenarios', ...json(body) });
+      const res = await server.postJson('/scenarios', body);
       expect(res.statusCode, res.body).to.equal(422);
       expect(res.json()).to.deep.equal({
         error: 'file_sink_cannot_open',

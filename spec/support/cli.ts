@@ -75,28 +75,39 @@ export function unreadPipe(dir: string, name: string): string {
   return path;
 }
 
+/**
+ * Starts `svc argv` as a real process (standard input from `stdin`), collecting its stderr; `closed` resolves with how
+ * it ended. A spec kills it in its `finally`, so that a failed assertion leaves no process running mocha waits for.
+ */
+export function spawnSvc(argv: readonly string[], stdin: 'ignore' | number = 'ignore') {
+  const child = spawn('bin/svc', argv, { stdio: [stdin, 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, stderr: () => stderr, closed };
+}
+
 /** Runs bin/svc on `file` (with `flags`), sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
-export function runUntilTerm(
+export async function runUntilTerm(
   file: string,
   started: () => boolean,
   flags: readonly string[] = [],
 ): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bin/svc', ['run', file, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (part: string) => (stderr += part));
-    const poll = setInterval(() => {
-      if (started()) {
-        clearInterval(poll);
-        child.kill('SIGTERM');
-      }
-    }, 20);
-    child.on('error', reject);
-    child.on('close', (code) => {
+  const { child, stderr, closed } = spawnSvc(['run', file, ...flags]);
+  const poll = setInterval(() => {
+    if (started()) {
       clearInterval(poll);
-      resolve({ code, stderr });
-    });
-  });
+      child.kill('SIGTERM');
+    }
+  }, 20);
+  try {
+    return { code: (await closed).code, stderr: stderr() };
+  } finally {
+    clearInterval(poll);
+  }
 }
 
 /** Events and dropped events (0 when its line names none) of an entry's STOPPED line (default: the entry `beat`). */
