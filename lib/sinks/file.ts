@@ -132,10 +132,10 @@ const WRITE_AT_END = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND
 const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 
 /**
- * The file's write stream; a path Node refuses at once gives a stream that fails with that error, as an open would.
- * Appending to a path below the server's file root (`realPath`), the `trailer` the file ends with is cut first.
- * `after`: the close of the file's last stream, still under way: the stream opens once it is done, as it would
- * open then (appending keeps what was just written, below the file root its trailer cut; not appending empties it).
+ * The file's write stream, opened as {@link firstOpening} says; a path Node refuses at once gives a stream that fails
+ * with that error, as an open would. `after`: the close of the file's last stream, still under way: the stream opens
+ * once it is done, as it would open then (appending keeps what was just written, below the file root its trailer
+ * cut; not appending empties it).
  */
 function openStream(
   path: string,
@@ -144,27 +144,24 @@ function openStream(
   trailer: string | undefined,
   after?: Promise<unknown>,
 ): Writable {
+  const opening = firstOpening(path, append, realPath, trailer);
+  const first: Opening = after ? (done) => after.then(() => opening(done)) : opening;
   try {
-    const flags = WRITE_AT_END | (append ? 0 : constants.O_TRUNC);
-    if (after) {
-      // Once the close is done, opened as it would be then: appending, or emptying the file.
-      const opening: Opening = realPath
-        ? (done) => done(...tried(() => openRealForSink(path, append, trailer)))
-        : (done) => openWithoutWaiting(path, flags, done);
-      const fs = new PathFollower(path, reopening(path, realPath), (done) => after.then(() => opening(done)));
-      return createWriteStream(path, { highWaterMark: HIGH_WATER_MARK, fs });
-    }
-    if (!realPath) {
-      // Node's open takes numeric flags (there is no string for O_TRUNC with O_APPEND); @types/node says strings only.
-      const fs = new PathFollower(path, reopening(path, realPath));
-      return createWriteStream(path, { flags: flags as unknown as string, highWaterMark: HIGH_WATER_MARK, fs });
-    }
-    const fd = openRealForSink(path, append, trailer);
-    const fs = new PathFollower(path, reopening(path, realPath), fd);
-    return createWriteStream(path, { fd, highWaterMark: HIGH_WATER_MARK, fs });
+    const fs = new PathFollower(path, reopening(path, realPath), first);
+    return createWriteStream(path, { highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
   }
+}
+
+/**
+ * How a sink's stream first opens `path`: appended to, or emptied. Below the server's file root (`realPath`), only
+ * while it is the file checked there ({@link openRealFile}), and an appended file's `trailer` is cut first.
+ */
+function firstOpening(path: string, append: boolean, realPath: boolean, trailer: string | undefined): Opening {
+  if (realPath) return (done) => done(...tried(() => openRealForSink(path, append, trailer)));
+  const flags = WRITE_AT_END | (append ? 0 : constants.O_TRUNC);
+  return (done) => openWithoutWaiting(path, flags, done);
 }
 
 /** A sink's first open of `path` below the file root: appended to (its `trailer` cut), or emptied. */
@@ -286,28 +283,26 @@ export class PathFollower {
   private midWrite = false;
 
   private fd: number;
-  /** How the stream's own open opens the file, when it is not the usual open of its path and flags. */
+  /** How the stream's own open opens the file; none when the stream was given its descriptor. */
   private readonly opening: Opening | undefined;
 
   /** `first`: the descriptor open already, or how to open the file when the stream opens it. */
   constructor(
     private readonly path: string,
     private readonly reopen: Opening,
-    first: number | Opening = -1,
+    first: number | Opening,
     private readonly calls: WriteCalls = { write, writev },
   ) {
     this.fd = typeof first === 'number' ? first : -1;
     this.opening = typeof first === 'number' ? undefined : first;
   }
 
-  readonly open = (path: string, flags: number, _mode: number, done: Opened): void => {
-    const opened: Opened = (error, fd) => {
+  // Called by the stream only when it was not given a descriptor: `opening` is there.
+  readonly open = (_path: string, _flags: number, _mode: number, done: Opened): void =>
+    this.opening!((error, fd) => {
       if (!error) this.fd = fd!;
       done(error, fd);
-    };
-    if (this.opening) this.opening(opened);
-    else openWithoutWaiting(path, flags, opened);
-  };
+    });
 
   readonly write = (
     _fd: number,
