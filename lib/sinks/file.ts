@@ -16,7 +16,9 @@ import {
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { describeError, explainFile, fileError } from './core/errors.js';
+import { DEFAULT_FLUSH_TIMEOUT } from './core/sink-core.js';
 import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
@@ -34,6 +36,8 @@ export interface FileSinkOptions {
   readonly wholeChunks?: boolean;
   /** The encoder whose chunks the sink takes, as messages name it ({@link sharedFileRefusal}). */
   readonly encoder?: string;
+  /** Times the wait for the close of the file by its last sink ({@link afterClose}); `asyncScheduler` by default. */
+  readonly scheduler?: SchedulerLike;
 }
 
 /**
@@ -56,7 +60,7 @@ const HIGH_WATER_MARK = 1 << 22;
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
  * `append`), and the last to close closes it. One opening while that last one closes the file waits for the
  * close (the trailer written), then opens as it would a moment later: appending (below the file root cutting the
- * trailer), or emptying the file.
+ * trailer), or emptying the file; a close not done within {@link DEFAULT_FLUSH_TIMEOUT} fails it ({@link afterClose}).
  */
 export function fileSink({
   path,
@@ -65,8 +69,9 @@ export function fileSink({
   realPath = false,
   wholeChunks,
   encoder,
+  scheduler = asyncScheduler,
 }: FileSinkOptions): Sink {
-  const file = share(path, append, realPath, { trailer, encoder });
+  const file = share(path, append, realPath, { trailer, encoder }, scheduler);
   return streamSink({
     name: 'file',
     target: path,
@@ -86,6 +91,7 @@ function share(
   append: boolean,
   realPath: boolean,
   encoding: Encoding,
+  scheduler: SchedulerLike,
 ): { stream: Writable; release: () => Promise<void> } {
   const refusal = sharedFileRefusal(path, encoding);
   if (refusal) return { stream: new Writable().destroy(new Error(refusal)), release: async () => undefined };
@@ -95,8 +101,10 @@ function share(
   if (!file || file.closed) {
     // Its last sink is closing it (an event of POST /events ending as another begins): joined, the stream would
     // take this sink's lines after the trailer; opened at once, it would race that close. Opened once it is done.
-    const after = file?.closed?.catch(() => undefined);
-    open.set(key, (file = { stream: openStream(path, append, realPath, trailer, after), encoding, users: 0 }));
+    const opening = firstOpening(path, append, realPath, trailer);
+    const closing = file?.closed?.catch(() => undefined);
+    const stream = openStream(path, realPath, closing ? afterClose(closing, opening, scheduler) : opening);
+    open.set(key, (file = { stream, encoding, users: 0 }));
   }
   file.users++;
   const shared = file;
@@ -132,22 +140,12 @@ const WRITE_AT_END = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND
 const READ_WRITE_AT_END = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 
 /**
- * The file's write stream, opened as {@link firstOpening} says; a path Node refuses at once gives a stream that fails
- * with that error, as an open would. `after`: the close of the file's last stream, still under way: the stream opens
- * once it is done, as it would open then (appending keeps what was just written, below the file root its trailer
- * cut; not appending empties it).
+ * The file's write stream, opened by `opening` ({@link firstOpening}, or that {@link afterClose}); a path Node refuses
+ * at once gives a stream that fails with that error, as an open would.
  */
-function openStream(
-  path: string,
-  append: boolean,
-  realPath: boolean,
-  trailer: string | undefined,
-  after?: Promise<unknown>,
-): Writable {
-  const opening = firstOpening(path, append, realPath, trailer);
-  const first: Opening = after ? (done) => after.then(() => opening(done)) : opening;
+function openStream(path: string, realPath: boolean, opening: Opening): Writable {
   try {
-    const fs = new PathFollower(path, reopening(path, realPath), first);
+    const fs = new PathFollower(path, reopening(path, realPath), opening);
     return createWriteStream(path, { highWaterMark: HIGH_WATER_MARK, fs });
   } catch (cause) {
     return new Writable().destroy(cause as Error);
@@ -163,6 +161,29 @@ function firstOpening(path: string, append: boolean, realPath: boolean, trailer:
   const flags = WRITE_AT_END | (append ? 0 : constants.O_TRUNC);
   return (done) => openWithoutWaiting(path, flags, done);
 }
+
+/**
+ * `opening` once `closing`, the close of the file by its last sink, is done: the stream then opens as it would a
+ * moment later (appending keeps what was just written, below the file root its trailer cut; not appending empties
+ * it). A close not done within {@link DEFAULT_FLUSH_TIMEOUT}, as long as a flush waits for its destination (a hung
+ * file system: the descriptor's close never returns), fails the open instead of holding this sink for ever.
+ */
+function afterClose(closing: Promise<unknown>, opening: Opening, scheduler: SchedulerLike): Opening {
+  return (done) => {
+    let expired = false;
+    const deadline = scheduler.schedule(() => {
+      expired = true;
+      done(new Error(CLOSE_NOT_DONE));
+    }, DEFAULT_FLUSH_TIMEOUT);
+    void closing.then(() => {
+      if (expired) return;
+      deadline.unsubscribe();
+      opening(done);
+    });
+  };
+}
+
+const CLOSE_NOT_DONE = `the sink that wrote it before is closing it, and that close did not finish within ${DEFAULT_FLUSH_TIMEOUT / 1000} s (a hung file system, such as a network mount that stopped answering?). Try again once it is done`;
 
 /** A sink's first open of `path` below the file root: appended to (its `trailer` cut), or emptied. */
 function openRealForSink(path: string, append: boolean, trailer: string | undefined): number {

@@ -1,15 +1,17 @@
 import { expect } from 'chai';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, open as openFile, openSync, write, writev } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { chunk } from '../support/batches.js';
-import { settle } from '../support/clock.js';
+import { ManualScheduler, settle } from '../support/clock.js';
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOLLOW_PATH_EVERY, PathFollower, type WriteCalls, fileSink } from '../../lib/sinks/file.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
+import { DEFAULT_FLUSH_TIMEOUT } from '../../lib/sinks/core/sink-core.js';
 import { openFiles } from '../../lib/sinks/core/shared-files.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
@@ -134,6 +136,32 @@ describe('fileSink', () => {
       }
     // The opens during a close, the case of this spec, happened.
     expect(duringClose).to.be.greaterThan(0);
+  });
+
+  it("a sink opening a file whose last sink's close never finishes (a hung mount) fails after 10 s, saying so", async () => {
+    // Before, it waited for that close for ever, and its run or POST /events with it.
+    const path = join(dir, 'out.om');
+    const scheduler = new ManualScheduler();
+    // What a last sink leaves when its descriptor's close never calls back: the file closing, for ever.
+    const hung = new Promise<void>(() => {});
+    openFiles.set(path, { stream: new PassThrough(), encoding: { trailer: '# EOF\n' }, users: 0, closed: hung });
+    try {
+      const sink = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true, scheduler });
+      sink.write(chunk('b 2\n'));
+      let failure: unknown;
+      const closed = sink.close().catch((error: unknown) => (failure = error));
+      await scheduler.advance(DEFAULT_FLUSH_TIMEOUT - 1);
+      expect(failure, 'still waiting').to.equal(undefined);
+      await scheduler.advance(1);
+      await closed;
+      expect(failure).to.be.instanceOf(SinkError);
+      expect((failure as Error).message).to.equal(
+        `file sink: cannot open ${path}: the sink that wrote it before is closing it, and that close did not finish within 10 s (a hung file system, such as a network mount that stopped answering?). Try again once it is done`,
+      );
+      expect(existsSync(path), 'not opened').to.equal(false);
+    } finally {
+      openFiles.delete(path);
+    }
   });
 
   for (const [first, second] of [

@@ -18,6 +18,7 @@ export const fileKind = defineSink({
       realPath: deps.realPaths,
       wholeChunks: deps.wholeChunks,
       encoder: deps.encoder,
+      scheduler: deps.scheduler,
     }),
   carries: ['metrics', 'logs', 'traces'],
   address: { field: 'path', network: false },
