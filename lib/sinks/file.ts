@@ -58,9 +58,10 @@ const HIGH_WATER_MARK = 1 << 22;
  *
  * File sinks open at the same time on one path (the entries of a run, a pack's metrics) share
  * one write stream: the first opens (and truncates) the file, the others add to it (whatever their
- * `append`), and the last to close closes it. One opening while that last one closes the file waits for the
- * close (the trailer written), then opens as it would a moment later: appending (below the file root cutting the
- * trailer), or emptying the file; a close not done within {@link DEFAULT_FLUSH_TIMEOUT} fails it ({@link afterClose}).
+ * `append`), and the last to close closes it; a stream an error destroyed is not shared: the next sink opens the file
+ * afresh. One opening while that last one closes the file waits for the close (the trailer written), then opens as
+ * it would a moment later: appending (below the file root cutting the trailer), or emptying the file; a close not
+ * done within {@link DEFAULT_FLUSH_TIMEOUT} fails it ({@link afterClose}).
  */
 export function fileSink({
   path,
@@ -98,9 +99,10 @@ function share(
   const { trailer } = encoding;
   const key = resolve(path);
   let file = open.get(key);
-  if (!file || file.closed) {
+  if (!file || file.closed || file.stream.destroyed) {
     // Its last sink is closing it (an event of POST /events ending as another begins): joined, the stream would
     // take this sink's lines after the trailer; opened at once, it would race that close. Opened once it is done.
+    // Destroyed by an error (EIO, ENOSPC), it takes nothing more: the file is opened afresh.
     const opening = firstOpening(path, append, realPath, trailer);
     const closing = file?.closed?.catch(() => undefined);
     const stream = openStream(path, realPath, closing ? afterClose(closing, opening, scheduler) : opening);

@@ -164,6 +164,37 @@ describe('fileSink', () => {
     }
   });
 
+  it('a sink opening a file whose shared stream a write error destroyed opens it afresh: it fails with its own cause', async () => {
+    // Before, it joined the destroyed stream and failed with Node's "Cannot call write after a stream was destroyed".
+    const path = '/dev/full';
+    const full = fileSink({ path });
+    full.write(chunk('a 1\n'));
+    const failures = [await full.flush().catch((error: Error) => error.message)];
+    const next = fileSink({ path });
+    next.write(chunk('b 1\n'));
+    failures.push(await next.close().catch((error: Error) => error.message));
+    await full.close().catch(() => undefined);
+    expect(failures).to.deep.equal([
+      'file sink: cannot write /dev/full: the disk is full',
+      'file sink: cannot write /dev/full: the disk is full',
+    ]);
+  });
+
+  it('a sink opening a file whose shared stream an I/O error destroyed writes it afresh, whatever its encoding', async () => {
+    // Before, a sink of the same encoding joined the destroyed stream and failed; of another, it was refused as if the
+    // destroyed stream still wrote the file.
+    const path = join(dir, 'out.log');
+    const first = fileSink({ path, trailer: '# EOF\n', encoder: 'openmetrics' });
+    first.write(chunk('a 1\n'));
+    await first.flush();
+    openFiles.get(path)!.stream.destroy(Object.assign(new Error('i/o error'), { code: 'EIO', syscall: 'write' }));
+    const next = fileSink({ path, append: true, encoder: 'json_lines' });
+    next.write(chunk('{"b":1}\n'));
+    await next.close();
+    await first.close().catch(() => undefined);
+    expect(await readFile(path, 'utf8')).to.equal('a 1\n{"b":1}\n');
+  });
+
   for (const [first, second] of [
     ['openmetrics', 'json_lines'],
     ['json_lines', 'openmetrics'],

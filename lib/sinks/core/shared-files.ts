@@ -34,7 +34,8 @@ export const openFiles = new Map<string, SharedFile>();
  */
 export function sharedFileRefusal(path: string, encoding: Encoding): string | undefined {
   const file = openFiles.get(resolve(path));
-  if (!file || file.encoding.trailer === encoding.trailer) return undefined;
+  // A stream destroyed by an error writes nothing more: the next sink opens the file afresh (lib/sinks/file.ts).
+  if (!file || file.stream.destroyed || file.encoding.trailer === encoding.trailer) return undefined;
   return `another sink of this process writes it now as ${encoderName(file.encoding)}, and ${encoderName(encoding)} cannot share a file with it: ${endedBy(file.encoding, encoding)}. Give this sink another path, or write into it once the other is done`;
 }
 
