@@ -156,7 +156,9 @@ function openStream(path: string, realPath: boolean, opening: Opening): Writable
 
 /**
  * How a sink's stream first opens `path`: appended to, or emptied. Below the server's file root (`realPath`), only
- * while it is the file checked there ({@link openRealFile}), and an appended file's `trailer` is cut first.
+ * while it is the file checked there ({@link openRealFile}), and an appended file's end readied first
+ * ({@link endForAppending}). Outside it, only the workers of `svc run --workers` append, never with a trailer
+ * (openmetrics is refused there), and to one file together: a last line not ended may be another worker's write.
  */
 function firstOpening(path: string, append: boolean, realPath: boolean, trailer: string | undefined): Opening {
   if (realPath) return (done) => done(...tried(() => openRealForSink(path, append, trailer)));
