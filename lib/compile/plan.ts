@@ -22,9 +22,22 @@ export interface PlanOptions extends CompileOptions {
   readonly path?: string;
 }
 
+/**
+ * A file read to make a plan: `file` names it (`the csv_replay file /srv/load.csv`), `what` says so as the run's own,
+ * and svc-server names the scenarios running from it when a later one would write over it (lib/server/registry.ts).
+ */
+export interface Input extends ReadFile {
+  readonly file: string;
+}
+
 /** A runnable plan, and every file read to make it: a file sink must not write over one (lib/sinks/file.ts). */
 export interface PlannedScenario extends ScenarioPlan {
-  readonly inputs: readonly ReadFile[];
+  readonly inputs: readonly Input[];
+}
+
+/** The input `path`, named `file`, of the run being planned. */
+function inputOf(path: string, file: string): Input {
+  return { path, file, what: `${file} the scenario reads` };
 }
 
 /**
@@ -32,15 +45,16 @@ export interface PlannedScenario extends ScenarioPlan {
  * their origin, the plan's problems `options.origin`.
  */
 export async function planScenario(file: ScenarioFile, options: PlanOptions): Promise<PlannedScenario> {
-  const inputs: ReadFile[] =
-    options.path === undefined ? [] : [{ path: options.path, what: 'the scenario file being run' }];
+  const inputs: Input[] =
+    options.path === undefined
+      ? []
+      : [{ path: options.path, file: `the scenario file ${options.path}`, what: 'the scenario file being run' }];
   // Every file the scenario names is found by `locate`: kept here, where it is read from, as it is read.
   const locate: LocateFile = async (name, kind) => {
     const source = await options.locate(name, kind);
     const path = originOf(source);
     // A file several entries read is one input.
-    if (!inputs.some((input) => input.path === path))
-      inputs.push({ path, what: `the ${NAMED_FILES[kind]} ${path} the scenario reads` });
+    if (!inputs.some((input) => input.path === path)) inputs.push(inputOf(path, `the ${NAMED_FILES[kind]} ${path}`));
     return source;
   };
   const [replayed, packFiles] = await Promise.all([
@@ -51,6 +65,6 @@ export async function planScenario(file: ScenarioFile, options: PlanOptions): Pr
   // A catalog's pack, read with the catalog, is found by compiling: its file is one the scenario reads too.
   for (const { pack } of plan.plans)
     if (pack && pack.source !== BUILT_IN && !inputs.some(({ path }) => path === pack.source))
-      inputs.push({ path: pack.source, what: `the pack file ${pack.source} the scenario reads` });
+      inputs.push(inputOf(pack.source, `the pack file ${pack.source}`));
   return { ...plan, inputs };
 }

@@ -22,7 +22,7 @@ const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
  * before it (`--autostart`), and its clock.
  */
 export interface Neighbours {
-  readonly registry?: Pick<EntryRegistry, 'unended'>;
+  readonly registry?: Pick<EntryRegistry, 'unended' | 'reads'>;
   /** The writers of the files started before it, named for their file (`cpu (@web)`). */
   readonly before?: readonly SeriesWriter[];
   /** What they are, in a warning: `the entries running` unless said (--autostart's have not started). */
@@ -50,7 +50,7 @@ export interface EntryWarning {
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), a `file` sink onto a file it
- * reads (its `inputs`, lib/compile/plan.ts) or into the server's `own` directories refused (422
+ * or a running scenario reads (its `inputs`, lib/compile/plan.ts) or into the server's `own` directories refused (422
  * `file_sink_cannot_open`), every sink and entry
  * checked for advisory warnings, its entries' series compared with each other's and with
  * those of the entries running (lib/compile/duplicate-series.ts).
@@ -65,10 +65,11 @@ export async function prepareScenario(
     encoder: entry.encoder.type,
     trailer: encoderKindOf(entry.encoder.type)?.trailer,
   });
+  const reads = [...(file.inputs ?? []), ...(neighbours.registry?.reads() ?? [])];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, file.inputs, own, encodingOf(entry)),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, reads, own, encodingOf(entry)),
     })),
   );
   refuseMixedEncodings(file.scenarios, scenarios, encodingOf);

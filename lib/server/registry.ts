@@ -6,6 +6,8 @@ import type { Delivery } from '../../operators/deliver.js';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun, RunEntryOptions } from '../runtime/run-entry.js';
 import type { FileRunOptions } from '../runtime/file-run.js';
+import type { Input } from '../compile/plan.js';
+import type { ReadFile } from '../sinks/core/open-check.js';
 import { ScrapeBudget, ScrapeBuffer } from './scrape.js';
 import { afterNeverHeld, countOf, type WatchedEnd } from '../format.js';
 
@@ -27,6 +29,8 @@ export interface StartedEntry {
   readonly seq: number;
   /** When it began ticking, after its phase offset or `after` trigger; undefined until then. */
   readonly tickingSince: () => number | undefined;
+  /** The files its posted file read (a csv_replay file…), named as its own: see {@link EntryRegistry.reads}. */
+  readonly reads: readonly ReadFile[];
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
   outcome?: EntryOutcome;
 }
@@ -52,6 +56,15 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
  * on `POST /scenarios` grows the server until it is killed.
  */
 export const DEFAULT_MAX_ENTRIES = 10_000;
+
+/** A file's `inputs` as the files its started `scenarios` (`<scenario id> (<entry id>)`) read. */
+function readsOf(inputs: readonly Input[], scenarios: readonly string[]): ReadFile[] {
+  const readers =
+    scenarios.length === 1
+      ? `running scenario ${scenarios[0]} reads`
+      : `the running scenarios ${scenarios.join(', ')}, started together, read`;
+  return inputs.map(({ path, file }) => ({ path, what: `${file} that ${readers}` }));
+}
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
 export type Status = 'running' | 'stopped' | 'failed';
@@ -109,10 +122,10 @@ export class EntryRegistry {
    * and a {@link DrainingError} once the registry drains. The entries listed, running and ended, stay within
    * `maxEntries` too once the caller kept the start and called {@link makeRoom}. `ids` gives entries the ids they had
    * before a restart (`--state`), and then their `file` sinks append to their files; the others get a new UUID. `gone`: entries deleted before the restart,
-   * which others may still name (see {@link FileRunOptions.gone}).
+   * which others may still name (see {@link FileRunOptions.gone}). `inputs`: the files read to compile it.
    */
   start(
-    file: ScenarioFile,
+    file: ScenarioFile & { readonly inputs?: readonly Input[] },
     ids: ReadonlyMap<string, string> = new Map(),
     gone?: FileRunOptions['gone'],
   ): StartedEntry[] {
@@ -157,6 +170,10 @@ export class EntryRegistry {
     // The entries of the file that `after` entries wait for, by entry id: their end is what ends such a wait.
     const watchedIds = new Set(file.scenarios.flatMap(({ after }) => (after ? [after.ref] : [])));
     const watchedOf = new Map<string, StartedEntry>();
+    const reads = readsOf(
+      file.inputs ?? [],
+      fileRun.runs.map(({ entry }) => `${idOf.get(entry.id)} (${entry.id})`),
+    );
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -166,6 +183,7 @@ export class EntryRegistry {
         startedAt: run.stats.startedAt,
         seq: this.started++,
         tickingSince: () => fileRun.startedAt(run.entry.id),
+        reads,
       };
       this.running++;
       void run.done.then((outcome) => {
@@ -284,6 +302,17 @@ export class EntryRegistry {
   /** The entries that have not ended. */
   unended(): StartedEntry[] {
     return [...this.entries.values()].filter((started) => !started.outcome);
+  }
+
+  /**
+   * The files the scenarios running now read, each once: a sink writing over one would leave them without it when
+   * they are compiled again (`--state`, at the next start), or a catalog scenario without its CSV.
+   */
+  reads(): ReadFile[] {
+    const reads = new Map<string, ReadFile>();
+    for (const started of this.unended())
+      for (const read of started.reads) if (!reads.has(read.path)) reads.set(read.path, read);
+    return [...reads.values()];
   }
 
   /** Starts draining, stops every entry and waits until every sink flushed. */

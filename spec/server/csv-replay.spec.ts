@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testServer } from '../support/server.js';
@@ -147,5 +147,42 @@ describe('a file sink onto a file the posted scenario reads (below --file-root)'
       });
     }
     expect(server.registry.list()).to.deep.equal([]);
+  });
+});
+
+describe('a file sink onto a file a running scenario reads (below --file-root)', () => {
+  it('is refused with 422 file_sink_cannot_open naming the running scenario, until it is deleted', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const reader = await post(server, 'sub/load.csv');
+    expect(reader.statusCode, reader.body).to.equal(201);
+    const { id } = reader.json();
+    const writer = (path: string) => ({
+      name: 'out',
+      signal_type: 'metrics',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      sink: { type: 'file', path },
+    });
+    const event = {
+      signal_type: 'metrics',
+      labels: {},
+      metric: { name: 'deploys_total', value: 3 },
+      encoder: { type: 'metrics_text' },
+      sink: { type: 'file', path: 'sub/../sub/load.csv' },
+    };
+    const read = `the csv_replay file ${join(root, 'sub', 'load.csv')} that running scenario ${id} (load) reads`;
+    const refused = await server.postJson('/scenarios', writer('sub/load.csv'));
+    expect(refused.json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `out: sink.path: cannot open sub/load.csv: it is ${read}, which writing would overwrite`,
+    });
+    expect((await server.postJson('/events', event)).json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `sink.path: cannot open sub/../sub/load.csv: it is ${read}, which writing would overwrite`,
+    });
+    expect(readFileSync(join(root, 'sub', 'load.csv'), 'utf8')).to.equal('Time,load\n1,0.5\n2,0.75\n');
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+    expect((await server.postJson('/scenarios', writer('sub/load.csv'))).statusCode).to.equal(201);
   });
 });

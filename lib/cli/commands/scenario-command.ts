@@ -178,7 +178,11 @@ export abstract class ScenarioCommand extends ScenarioSourceCommand {
 }
 
 /** The file standard input reads, when it is one: found by device and inode, as the files a scenario names. */
-const STANDARD_INPUT = { path: '/dev/stdin', what: 'the scenario file given on standard input' };
+const STANDARD_INPUT = {
+  path: '/dev/stdin',
+  file: 'standard input',
+  what: 'the scenario file given on standard input',
+};
 
 /**
  * Refuses, as invalid configuration, a file whose `file` sinks cannot open their path (a missing directory, a

@@ -30,7 +30,8 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { trailer, ...encoder } = encoderSinkDeps(decoded.encoder.type);
     const encoding = decoded.sink.type === 'file' ? { ...encoder, trailer } : encoder;
     const own = serverDirectories(deps);
-    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', [], own, encoding) };
+    const reads = deps.registry.reads();
+    const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', reads, own, encoding) };
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
 
