@@ -43,7 +43,7 @@ export async function prepareAutostart(
   const prepared: PreparedScenario[] = [];
   const before: SeriesWriter[] = [];
   const now = Date.now();
-  const own = serverDirectories({ catalog, state });
+  const own = await serverDirectories({ catalog, state });
   for (const name of names) {
     const file = await prepareOne(name, catalog, fileRoot, own, {
       before: [...before],

@@ -66,7 +66,7 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
       'file_sink_outside_root',
       `${where}sink.path: ${sink.path} is not a file below the file root ${root}`,
     );
-  const dir = await directoryHolding(path, own);
+  const dir = directoryHolding(path, own);
   if (dir)
     throw new HttpError(
       422,
@@ -87,7 +87,10 @@ async function confineFileSink<S extends { type: 'file'; path: string }>(
   return { ...sink, path };
 }
 
-/** A directory the server reads its own files from; `reads`: which files below it (relative path), else every one. */
+/**
+ * A directory the server reads its own files from, by its real path; `reads`: which files below it (relative path),
+ * else every one.
+ */
 export interface OwnDirectory extends ReadFile {
   readonly reads?: (below: string) => boolean;
 }
@@ -97,12 +100,15 @@ export interface OwnDirectory extends ReadFile {
  * writing one would lose a kept scenario at the next start) and its `--catalog` files (those it would read: a sink
  * may write other files there, so a file root inside the catalog stays usable).
  */
-export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' | 'catalog'>): OwnDirectory[] {
+export async function serverDirectories({
+  state,
+  catalog,
+}: Pick<ServerDeps, 'state' | 'catalog'>): Promise<OwnDirectory[]> {
   return [
     ...(state
       ? [
           {
-            path: state.dir,
+            path: await realDirectory(state, state.dir),
             what: `the ${state.setting} directory, where the server keeps the scenarios it starts again`,
           },
         ]
@@ -110,7 +116,7 @@ export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' |
     ...(catalog
       ? [
           {
-            path: catalog.dir,
+            path: await realDirectory(catalog, catalog.dir),
             what: `the ${catalog.setting} directory, whose .yaml, .yml and .json files the server reads`,
             reads: catalogReads,
           },
@@ -119,15 +125,29 @@ export function serverDirectories({ state, catalog }: Pick<ServerDeps, 'state' |
   ];
 }
 
-/** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does (or none resolves). */
-async function directoryHolding(path: string, dirs: readonly OwnDirectory[]): Promise<OwnDirectory | undefined> {
-  for (const dir of dirs) {
-    const real = await realpath(dir.path).catch(() => undefined);
-    const below = real === undefined ? undefined : relative(real, path);
-    if (below === undefined || below === '' || below.startsWith('..') || isAbsolute(below)) continue;
-    if (dir.reads?.(below) ?? true) return dir;
+/** The real paths of the server's own directories, by what holds them (its --state store, its catalog). */
+const realDirectories = new WeakMap<object, Promise<string>>();
+
+/**
+ * The real path of `dir`, the directory of `owner`, resolved at its first use and kept: it is set when the server
+ * starts, as the file root is (a link on its path pointed elsewhere later is not followed, as the root's is not).
+ * A directory missing then is taken as its path stands, which a directory made again there has too.
+ */
+function realDirectory(owner: object, dir: string): Promise<string> {
+  let real = realDirectories.get(owner);
+  if (!real) {
+    real = realpath(dir).catch(() => resolve(dir));
+    realDirectories.set(owner, real);
   }
-  return undefined;
+  return real;
+}
+
+/** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does. */
+function directoryHolding(path: string, dirs: readonly OwnDirectory[]): OwnDirectory | undefined {
+  return dirs.find((dir) => {
+    const below = relative(dir.path, path);
+    return below !== '' && !below.startsWith('..') && !isAbsolute(below) && (dir.reads?.(below) ?? true);
+  });
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */

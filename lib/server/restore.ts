@@ -59,7 +59,7 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       const launched = { ...deps, logger: logger.child({ file: where }) };
       // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.
       const neighbours = { registry: deps.registry, now: nowOf(deps)() };
-      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, serverDirectories(deps));
+      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, await serverDirectories(deps));
       count += launchScenario(launched, prepared, stored.ids, gone).length;
     } catch (error) {
       if (error instanceof DrainingError) {

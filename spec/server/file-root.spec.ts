@@ -263,6 +263,32 @@ describe("file sinks into the server's own directories below the file root (--st
       expect((await postScenario(server, path)).statusCode, path).to.equal(201);
   });
 
+  it('are resolved once, not at every POST (they are set at start, as the file root is)', async () => {
+    const { root } = layout();
+    const [stateDir, catalogDir] = [join(root, 'state'), join(root, 'catalog')];
+    mkdirSync(catalogDir);
+    const state = await ScenarioStore.open(stateDir);
+    const catalog = await Catalog.open(catalogDir);
+    const server = testServer({ deps: { fileRoot: root, state, catalog } });
+    const realpath = fsPromises.realpath;
+    const resolved: string[] = [];
+    fsPromises.realpath = ((...args: Parameters<typeof realpath>) => {
+      if (args[0] === stateDir || args[0] === catalogDir) resolved.push(String(args[0]));
+      return realpath(...args);
+    }) as typeof realpath;
+    syncBuiltinESMExports();
+    try {
+      for (const path of ['sub/a.prom', 'sub/b.prom'])
+        expect((await postScenario(server, path)).statusCode).to.equal(201);
+      expect((await postEvent(server, 'sub/c.prom')).statusCode).to.equal(200);
+    } finally {
+      fsPromises.realpath = realpath;
+      syncBuiltinESMExports();
+    }
+    expect(resolved.sort()).to.deep.equal([catalogDir, stateDir]);
+    expect((await postScenario(server, 'state/x.json')).json().error).to.equal('file_sink_cannot_open');
+  });
+
   it('are refused to an --autostart scenario too, naming it', async () => {
     const { root } = layout();
     mkdirSync(join(root, 'catalog'));

@@ -29,7 +29,7 @@ export function eventRoutes(deps: ServerDeps): Router {
     // each event's would stay in the middle of the stream.
     const { trailer, ...encoder } = encoderSinkDeps(decoded.encoder.type);
     const encoding = decoded.sink.type === 'file' ? { ...encoder, trailer } : encoder;
-    const own = serverDirectories(deps);
+    const own = await serverDirectories(deps);
     const reads = deps.registry.reads();
     const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', reads, own, encoding) };
     const warnings = sinkWarnings('sink', event.sink);

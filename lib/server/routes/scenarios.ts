@@ -91,7 +91,7 @@ export function scenarioRoutes(deps: ServerDeps): Router {
           posted.file,
           deps.fileRoot,
           { registry, now: now() },
-          serverDirectories(deps),
+          await serverDirectories(deps),
         );
         let started: StartedEntry[];
         try {
