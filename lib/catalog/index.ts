@@ -3,16 +3,16 @@
  * by its top-level `name`, else by its file name without the extension. `svc run @name` and
  * `pack: <name>` resolve through it (packs: after the built-in ones).
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { catalogReads } from './files.js';
-import { statIfAny } from '../real-file.js';
+import { isBelow, realFileStream, statIfAny } from '../real-file.js';
 import type { CliOverrides } from '../config/overrides.js';
 import { decodePack, isPackDocument } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET, MAX_CATALOG_FILES } from '../language/limits.js';
 import { scenarioFromDocument } from '../config/load.js';
 import { formatOf, parseText } from '../config/parse.js';
-import { readTextFile } from '../config/read.js';
+import { readTextFile, type TextSource } from '../config/read.js';
 import type { Variables } from '../config/interpolate.js';
 import { ConfigError, isMapping } from '../language/problems.js';
 import type { PackFile, ScenarioFile } from '../config/types.js';
@@ -71,13 +71,19 @@ export class Catalog {
     /** How the directory was given (`--catalog`, or svc-server's `SVC_CATALOG`): the messages name the one set. */
     readonly setting: string,
     private readonly loaded: readonly Loaded[],
+    /**
+     * The directory (a real path) the catalog reads only below: svc-server's file root, when the catalog lies below
+     * it (lib/server/file-root.ts); undefined: it reads wherever its files lead.
+     */
+    readonly within?: string,
   ) {}
 
   /**
    * Reads and validates every scenario and pack file below `dir`; `setting` is how the directory was given, which
-   * the error of a missing one names (svc-server's `SVC_CATALOG`, when set by the variable).
+   * the error of a missing one names (svc-server's `SVC_CATALOG`, when set by the variable). `within`: see
+   * {@link Catalog.within}.
    */
-  static async open(dir: string, variables?: Variables, setting = '--catalog'): Promise<Catalog> {
+  static async open(dir: string, variables?: Variables, setting = '--catalog', within?: string): Promise<Catalog> {
     const found = await statIfAny(dir);
     if (!found?.isDirectory()) {
       throw new ConfigError('unreadable', dir, [
@@ -96,9 +102,9 @@ export class Catalog {
         },
       ]);
     }
-    const loaded = await Promise.all(files.map((path) => loadItem(path, variables)));
+    const loaded = await Promise.all(files.map((path) => loadItem(path, variables, within)));
     loaded.sort((a, b) => a.item.name.localeCompare(b.item.name) || a.item.path.localeCompare(b.item.path));
-    return new Catalog(dir, setting, loaded);
+    return new Catalog(dir, setting, loaded, within);
   }
 
   /** How to give another directory, in the words of the setting used: `give --catalog <dir> with`, `set SVC_CATALOG to`. */
@@ -206,12 +212,32 @@ async function listFiles(dir: string, found: string[] = []): Promise<string[]> {
   return found;
 }
 
-async function loadItem(path: string, variables: Variables | undefined): Promise<Loaded> {
+/**
+ * Where the catalog reads its file `path` from: the path; in a catalog read only `within` a directory, its real path
+ * when it lies there, opened only if it still is that file (lib/real-file.ts). Whoever writes below svc-server's
+ * file root could link any file into a catalog there, and its text would show in the catalog's answers.
+ */
+async function sourceOf(path: string, within: string | undefined): Promise<TextSource> {
+  if (within === undefined) return path;
+  // A link to nowhere is read as it is: the read says why it cannot be.
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) return path;
+  if (!isBelow(within, real))
+    throw new ConfigError('unreadable', path, [
+      {
+        path: '',
+        message: `not read: it leads out of the file root ${within} the catalog lies below (a symbolic link)`,
+      },
+    ]);
+  return { stream: realFileStream(real), origin: path };
+}
+
+async function loadItem(path: string, variables: Variables | undefined, within: string | undefined): Promise<Loaded> {
   const fileName = basename(path, extname(path));
   let text = '';
   let document: unknown;
   try {
-    text = await readTextFile(path, 'catalog file');
+    text = await readTextFile(await sourceOf(path, within), 'catalog file');
     document = parseText(text, formatOf(path), path, LOCAL_YAML_BUDGET, variables);
   } catch (error) {
     return invalid({ name: fileName, path }, text, error);

@@ -1,10 +1,9 @@
 import { catalogRef, type Catalog } from '../catalog/index.js';
 import { planScenario } from '../compile/plan.js';
-import { filesBeside } from '../config/csv-replay.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
 import type { ServerDeps } from './deps.js';
-import { serverDirectories, type OwnDirectory } from './file-root.js';
+import { catalogFiles, serverDirectories, type OwnDirectory } from './file-root.js';
 import { HttpError } from './http-error.js';
 import { prepareScenario, type Neighbours, type PreparedScenario } from './launch.js';
 import type { SeriesWriter } from '../compile/duplicate-series.js';
@@ -72,7 +71,7 @@ async function prepareOne(
         origin: path,
         path,
         catalog,
-        locate: filesBeside(path),
+        locate: catalogFiles(catalog, path),
         packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
       }),
       fileRoot,

@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
-import { NAMED_FILES, type NamedFile } from '../config/csv-replay.js';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { filesBeside, NAMED_FILES, type LocateFile, type NamedFile } from '../config/csv-replay.js';
 import type { TextSource } from '../config/read.js';
-import { realFileStream, statIfAny } from '../real-file.js';
+import { isBelow, realFileStream, statIfAny } from '../real-file.js';
+import type { Catalog } from '../catalog/index.js';
 import type { SinkConfig } from '../config/types.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
@@ -144,10 +145,7 @@ function realDirectory(owner: object, dir: string): Promise<string> {
 
 /** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does. */
 function directoryHolding(path: string, dirs: readonly OwnDirectory[]): OwnDirectory | undefined {
-  return dirs.find((dir) => {
-    const below = relative(dir.path, path);
-    return below !== '' && !below.startsWith('..') && !isAbsolute(below) && (dir.reads?.(below) ?? true);
-  });
+  return dirs.find((dir) => isBelow(dir.path, path) && (dir.reads?.(relative(dir.path, path)) ?? true));
 }
 
 /** The prefix of the error codes that refuse a file a request names, by what the file is for. */
@@ -200,8 +198,28 @@ function specialFile(stats: Stats | undefined): string | undefined {
 /** `path` (relative: below `root`) with symlinks and `..` resolved, when it is below `root`; else undefined. */
 async function pathBelow(root: string, path: string): Promise<string | undefined> {
   const real = await realPathOf(resolve(root, path));
-  const below = real === undefined ? undefined : relative(root, real);
-  return below === undefined || below === '' || below.startsWith('..') || isAbsolute(below) ? undefined : real;
+  return real !== undefined && isBelow(root, real) ? real : undefined;
+}
+
+/**
+ * `root` when the catalog directory `dir` is it or lies below it, where whoever writes below the root writes too: the
+ * catalog then reads only below the root (`Catalog.open`'s `within`, {@link catalogFiles}); else undefined.
+ */
+export async function rootHolding(dir: string, root: string | undefined): Promise<string | undefined> {
+  if (root === undefined) return undefined;
+  const real = await realpath(dir).catch(() => resolve(dir));
+  return real === root || isBelow(root, real) ? root : undefined;
+}
+
+/**
+ * Where the files the catalog scenario at `path` names (its CSVs, its pack files by path) are read: beside it; in a
+ * catalog below the file root, by the rules of a request's files ({@link confineReadFile}), so that a link there
+ * leads nowhere out of the root.
+ */
+export function catalogFiles(catalog: Pick<Catalog, 'within'>, path: string): LocateFile {
+  const { within } = catalog;
+  if (within === undefined) return filesBeside(path);
+  return (file, kind) => confineReadFile(resolve(dirname(path), file), kind, within);
 }
 
 /**

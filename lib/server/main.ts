@@ -8,7 +8,7 @@ import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { describeError } from '../sinks/core/errors.js';
 import { createLogger, logged } from './logger.js';
 import { createApp } from './app.js';
-import { realFileRoot } from './file-root.js';
+import { realFileRoot, rootHolding } from './file-root.js';
 import { isLoopback } from './loopback.js';
 import { servesLocalNamesOnly } from './middleware/host.js';
 import { apiKeyProblem } from './middleware/auth.js';
@@ -318,7 +318,9 @@ class ServeCommand extends Command {
       const fileRoot = fileRootDir && (await realFileRoot(fileRootDir.dir, fileRootDir.setting));
       const catalog =
         catalogDir &&
-        (await (await import('../catalog/index.js')).Catalog.open(catalogDir.dir, process.env, catalogDir.setting));
+        (await (
+          await import('../catalog/index.js')
+        ).Catalog.open(catalogDir.dir, process.env, catalogDir.setting, await rootHolding(catalogDir.dir, fileRoot)));
       const names =
         autostart === undefined || autostart.trim() === ''
           ? []

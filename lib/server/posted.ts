@@ -6,14 +6,14 @@ import { planScenario } from '../compile/plan.js';
 import type { ScenarioFile } from '../config/types.js';
 import type { PlannedScenario } from '../compile/plan.js';
 import type { Variables } from '../config/interpolate.js';
-import { filesBeside, type LocateFile } from '../config/csv-replay.js';
+import type { LocateFile } from '../config/csv-replay.js';
 import type { PackReadOptions } from '../config/pack.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { catalogRef, noCatalogError, type Catalog } from '../catalog/index.js';
 import type { ServerDeps } from './deps.js';
 import { HttpError } from './http-error.js';
 import { bodyText, JSON_TYPES, YAML_TYPES } from './body.js';
-import { confineReadFile } from './file-root.js';
+import { catalogFiles, confineReadFile } from './file-root.js';
 import type { BodyFormat } from './state.js';
 
 /*
@@ -117,7 +117,13 @@ function loadBody(
   }
   if (!catalog) throw noCatalogError(reference, 'SVC_CATALOG');
   const { file, path } = catalog.scenario(name);
-  return { file, origin: path, path, locate: filesBeside(path), packOptions: { yamlBudget: LOCAL_YAML_BUDGET } };
+  return {
+    file,
+    origin: path,
+    path,
+    locate: catalogFiles(catalog, path),
+    packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
+  };
 }
 
 /** The JSON document of a request: 415 for another media type, 400 when it is not JSON (or nests too deep). */

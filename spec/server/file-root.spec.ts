@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { fileSink } from '../../lib/sinks/file.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
+import { rootHolding } from '../../lib/server/file-root.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { selfSigned } from '../support/certificate.js';
@@ -298,6 +299,70 @@ describe("file sinks into the server's own directories below the file root (--st
     const error = await prepareAutostart(['own'], catalog, root, state).catch((e: unknown) => e);
     expect((error as Error).message).to.equal(
       '--autostart @own: own: sink.path: cannot open catalog/out.yaml: it is in the --catalog directory, whose .yaml, .yml and .json files the server reads',
+    );
+  });
+});
+
+describe('a catalog below the file root (design: server safety)', () => {
+  /** A catalog below the root holding links to files outside it, and scenarios reading CSVs beside them. */
+  async function linkedCatalog() {
+    const { root, outside } = layout();
+    const dir = join(root, 'catalog');
+    mkdirSync(dir);
+    const scenario = (name: string, more: object = {}) =>
+      JSON.stringify({ ...entry('sub/out.prom'), name, description: `${name}'s own words`, ...more });
+    writeFileSync(join(outside, 'secret.yaml'), scenario('secret'));
+    symlinkSync(join(outside, 'secret.yaml'), join(dir, 'secret.yaml'));
+    writeFileSync(join(root, 'sub', 'inner.yaml'), scenario('inner'));
+    symlinkSync(join(root, 'sub', 'inner.yaml'), join(dir, 'inner.yaml'));
+    const csv = 'Time,load\n1,0.5\n2,0.75\n';
+    writeFileSync(join(outside, 'secret.csv'), csv);
+    symlinkSync(join(outside, 'secret.csv'), join(dir, 'linked.csv'));
+    writeFileSync(join(dir, 'own.csv'), csv);
+    for (const name of ['linked', 'own'])
+      writeFileSync(
+        join(dir, `${name}.yaml`),
+        scenario(name, { generator: { type: 'csv_replay', file: `${name}.csv` } }),
+      );
+    return { root, dir, outside };
+  }
+
+  it('reads no catalog file through a link leading out of the root: it is listed invalid, saying why', async () => {
+    const { root, dir, outside } = await linkedCatalog();
+    expect(await rootHolding(dir, root)).to.equal(root);
+    expect(await rootHolding(outside, root)).to.equal(undefined);
+    const catalog = await Catalog.open(dir, undefined, '--catalog', await rootHolding(dir, root));
+    const server = testServer({ deps: { fileRoot: root, catalog } });
+    const items = (await server.request({ method: 'GET', url: '/catalog' })).json().items;
+    expect(items.map(({ name, kind, description }: Record<string, string>) => [name, kind, description])).to.deep.equal(
+      [
+        ['inner', 'runnable', "inner's own words"],
+        ['linked', 'runnable', "linked's own words"],
+        ['own', 'runnable', "own's own words"],
+        ['secret', 'invalid', null],
+      ],
+    );
+    expect(catalog.find('secret')?.problems).to.deep.equal([
+      `${join(dir, 'secret.yaml')}: not read: it leads out of the file root ${root} the catalog lies below (a symbolic link)`,
+    ]);
+    // The same directory as the CLI's catalog, below no file root, follows its links.
+    expect((await Catalog.open(dir)).find('secret')?.description).to.equal("secret's own words");
+  });
+
+  it("reads a catalog scenario's CSV beside it only below the root: a link out of it is 422 csv_replay_outside_root", async () => {
+    const { root, dir } = await linkedCatalog();
+    const catalog = await Catalog.open(dir, undefined, '--catalog', root);
+    const server = testServer({ deps: { fileRoot: root, catalog } });
+    const post = (name: string) =>
+      server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/plain' }, payload: name });
+    expect((await post('@linked')).json()).to.deep.equal({
+      error: 'csv_replay_outside_root',
+      detail: `csv_replay file ${join(dir, 'linked.csv')}: not a file below the file root ${root}`,
+    });
+    expect((await post('@own')).statusCode).to.equal(201);
+    const error = await prepareAutostart(['linked'], catalog, root).catch((e: unknown) => e);
+    expect((error as Error).message).to.equal(
+      `--autostart @linked: csv_replay file ${join(dir, 'linked.csv')}: not a file below the file root ${root}`,
     );
   });
 });
