@@ -65,7 +65,10 @@ export async function prepareScenario(
     encoder: entry.encoder.type,
     trailer: encoderKindOf(entry.encoder.type)?.trailer,
   });
-  const reads = [...(file.inputs ?? []), ...(neighbours.registry?.reads() ?? [])];
+  // The running scenarios' files are looked up only for a file sink, which alone could write over one.
+  const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
+  const running = writesFiles ? (neighbours.registry?.reads() ?? []) : [];
+  const reads = [...(file.inputs ?? []), ...running];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,

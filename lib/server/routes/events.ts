@@ -30,7 +30,8 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { trailer, ...encoder } = encoderSinkDeps(decoded.encoder.type);
     const encoding = decoded.sink.type === 'file' ? { ...encoder, trailer } : encoder;
     const own = await serverDirectories(deps);
-    const reads = deps.registry.reads();
+    // Only a file sink is checked against the files the running scenarios read: an event to any other costs no look.
+    const reads = decoded.sink.type === 'file' ? deps.registry.reads() : [];
     const event = { ...decoded, sink: await confineSink(decoded.sink, deps.fileRoot, '', reads, own, encoding) };
     const warnings = sinkWarnings('sink', event.sink);
     for (const warning of warnings) deps.logger.warn(warning);
