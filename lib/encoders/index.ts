@@ -22,9 +22,11 @@ export {
   ENCODER_TYPES,
   encoderCodec,
   encoderKindOf,
+  encoderSinkDeps,
   encodingRefusal,
   type EncoderConfig,
   type EncoderKind,
+  type EncoderSinkDeps,
   type EncoderType,
 } from './kinds/index.js';
 

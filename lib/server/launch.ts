@@ -3,7 +3,7 @@ import type { ServerDeps } from './deps.js';
 import { confineSink, type OwnDirectory } from './file-root.js';
 import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
-import { encoderKindOf } from '../encoders/kinds/index.js';
+import { encoderSinkDeps } from '../encoders/kinds/index.js';
 import { type Encoding, mixedEncodingRefusal } from '../sinks/core/shared-files.js';
 import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
@@ -61,10 +61,7 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
-  const encodingOf = (entry: Entry) => ({
-    encoder: entry.encoder.type,
-    trailer: encoderKindOf(entry.encoder.type)?.trailer,
-  });
+  const encodingOf = (entry: Entry) => encoderSinkDeps(entry.encoder.type);
   // The running scenarios' files are looked up only for a file sink, which alone could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
   const running = writesFiles ? (neighbours.registry?.reads() ?? []) : [];

@@ -60,6 +60,22 @@ export function encoderKindOf(type: unknown): EncoderKind<string, EncoderConfig>
   return typeof type === 'string' ? (byType.get(type) ?? byType.get(ENCODER_ALIASES[type] ?? '')) : undefined;
 }
 
+/** What a sink is told of the encoder whose chunks it takes ({@link encoderSinkDeps}). */
+export interface EncoderSinkDeps extends Pick<EncoderKind, 'trailer' | 'join' | 'wholeChunks'> {
+  readonly encoder: string;
+}
+
+/**
+ * What a sink is told of encoder `type`, whose chunks it takes: its type (the http_push body type), how its chunks
+ * join, the trailer a stream of it ends with (openmetrics `# EOF`), whether each chunk is one document (zipkin_json).
+ * Its type and trailer are also what a file's lines are, which the file sinks sharing it compare
+ * (lib/sinks/core/shared-files.ts).
+ */
+export function encoderSinkDeps(type: string): EncoderSinkDeps {
+  const kind = encoderKindOf(type);
+  return { encoder: type, trailer: kind?.trailer, join: kind?.join, wholeChunks: kind?.wholeChunks };
+}
+
 /** Why encoder `type` cannot write a native-only histogram, or undefined when it writes native histograms. */
 export function nativeRefusal(type: EncoderType): string | undefined {
   if (encoderKindOf(type)!.nativeHistograms) return undefined;

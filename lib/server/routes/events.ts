@@ -21,7 +21,8 @@ export function eventRoutes(deps: ServerDeps): Router {
     const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
     const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
-    const { encoderSinkDeps } = require('../../runtime/chain/sink.js') as typeof import('../../runtime/chain/sink.js');
+    const { encoderSinkDeps } =
+      require('../../encoders/kinds/index.js') as typeof import('../../encoders/kinds/index.js');
     const { createSink } = require('../../sinks/index.js') as typeof import('../../sinks/index.js');
     const started = performance.now();
     const decoded = decodeEvent(jsonBody(ctx));
