@@ -4,7 +4,7 @@ import { confineSink, type OwnDirectory } from './file-root.js';
 import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { encoderSinkDeps } from '../encoders/kinds/index.js';
-import { type Encoding, mixedEncodingRefusal } from '../sinks/core/shared-files.js';
+import { mixedEncodingRefusal, writtenFiles } from '../sinks/core/shared-files.js';
 import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
@@ -61,7 +61,6 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
-  const encodingOf = (entry: Entry) => encoderSinkDeps(entry.encoder.type);
   // The running scenarios' files are looked up only for a file sink, which alone could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
   const running = writesFiles ? (neighbours.registry?.reads() ?? []) : [];
@@ -69,10 +68,10 @@ export async function prepareScenario(
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
-      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, reads, own, encodingOf(entry)),
+      sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, reads, own, encoderSinkDeps(entry.encoder.type)),
     })),
   );
-  refuseMixedEncodings(file.scenarios, scenarios, encodingOf);
+  refuseMixedEncodings(file.scenarios, scenarios);
   const { now } = neighbours;
   const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
@@ -95,23 +94,16 @@ export async function prepareScenario(
  * ({@link mixedEncodingRefusal}): refused at the POST, naming them, rather than by one of them failing at its start.
  * Grouped by the `confined` paths (the files written), named by the `posted` ones, as the other refusals of a path.
  */
-function refuseMixedEncodings(
-  posted: readonly Entry[],
-  confined: readonly Entry[],
-  encodingOf: (entry: Entry) => Encoding,
-): void {
-  const writersOf = new Map<string, { path: string; writers: Map<string, Encoding> }>();
-  confined.forEach((entry, i) => {
-    if (entry.sink.type !== 'file') return;
-    const named = posted[i]!.sink;
-    const file = writersOf.get(entry.sink.path) ?? {
-      path: named.type === 'file' ? named.path : entry.sink.path,
-      writers: new Map<string, Encoding>(),
-    };
-    writersOf.set(entry.sink.path, file);
-    file.writers.set(entry.id, encodingOf(entry));
-  });
-  for (const { path, writers } of writersOf.values()) {
+function refuseMixedEncodings(posted: readonly Entry[], confined: readonly Entry[]): void {
+  const files = writtenFiles(
+    confined.flatMap((entry, i) => {
+      const named = posted[i]!.sink;
+      return entry.sink.type === 'file' && named.type === 'file'
+        ? [{ id: entry.id, path: named.path, file: entry.sink.path, encoding: encoderSinkDeps(entry.encoder.type) }]
+        : [];
+    }),
+  );
+  for (const { path, writers } of files) {
     const why = mixedEncodingRefusal(writers);
     if (why)
       throw new HttpError(

@@ -1,11 +1,9 @@
-import { resolve } from 'node:path';
 import { Option, UsageError } from 'clipanion';
 import { availableParallelism } from 'node:os';
 import { asyncScheduler } from 'rxjs';
 import { statIfAny } from '../../real-file.js';
 import type { PlannedScenario } from '../../compile/plan.js';
 import type { CliOverrides } from '../../config/overrides.js';
-import type { Encoding } from '../../sinks/core/shared-files.js';
 import { flagChoice, flagNumber, flagPairs, listFlag, outputFileOf, valueFlag } from '../flags.js';
 import { ScenarioSourceCommand, type LoadedScenario } from './scenario-source-command.js';
 
@@ -198,22 +196,20 @@ async function refuseUnopenableFiles(
   { origin }: LoadedScenario,
   output: string | undefined,
 ): Promise<void> {
-  const [{ cannotOpenFile }, { mixedEncodingRefusal }, { encoderSinkDeps }, { ConfigError }] = await Promise.all([
-    import('../../sinks/core/open-check.js'),
-    import('../../sinks/core/shared-files.js'),
-    import('../../encoders/kinds/index.js'),
-    import('../../language/problems.js'),
-  ]);
-  // By the file, as its sinks share it (`x.om` and `./x.om` are one); named as the first entry writes it.
-  const writersOf = new Map<string, { path: string; writers: Map<string, Encoding> }>();
-  for (const { id, sink, encoder } of scenarios)
-    if (sink.type === 'file') {
-      const file = writersOf.get(resolve(sink.path)) ?? { path: sink.path, writers: new Map() };
-      writersOf.set(resolve(sink.path), file);
-      file.writers.set(id, encoderSinkDeps(encoder.type));
-    }
+  const [{ cannotOpenFile }, { mixedEncodingRefusal, writtenFiles }, { encoderSinkDeps }, { ConfigError }] =
+    await Promise.all([
+      import('../../sinks/core/open-check.js'),
+      import('../../sinks/core/shared-files.js'),
+      import('../../encoders/kinds/index.js'),
+      import('../../language/problems.js'),
+    ]);
+  const files = writtenFiles(
+    scenarios.flatMap(({ id, sink, encoder }) =>
+      sink.type === 'file' ? [{ id, path: sink.path, encoding: encoderSinkDeps(encoder.type) }] : [],
+    ),
+  );
   const problems = [];
-  for (const { path, writers } of writersOf.values()) {
+  for (const { path, writers } of files) {
     const ids = [...writers.keys()];
     const flag = path === output ? '-o/--output' : undefined;
     // Under -o every entry writes the one file: only without it can they have paths of their own.

@@ -48,6 +48,33 @@ function endedBy(a: Encoding, b: Encoding): string {
 const encoderName = ({ encoder }: Encoding): string => encoder ?? 'another encoder';
 
 /**
+ * An entry's `file` sink: the `path` it names, the absolute `file` that is (default: `path` resolved), what the entry
+ * writes into it.
+ */
+export interface FileWriter {
+  readonly id: string;
+  readonly path: string;
+  readonly file?: string;
+  readonly encoding: Encoding;
+}
+
+/**
+ * The files the entries of one run write, each once (`x.om` and `./x.om` are one file): named by the path its first
+ * writer gives, with what each of its writers writes (by entry id), for {@link mixedEncodingRefusal}.
+ */
+export function writtenFiles(
+  writers: readonly FileWriter[],
+): { readonly path: string; readonly writers: ReadonlyMap<string, Encoding> }[] {
+  const files = new Map<string, { path: string; writers: Map<string, Encoding> }>();
+  for (const { id, path, file = resolve(path), encoding } of writers) {
+    const written = files.get(file) ?? { path, writers: new Map<string, Encoding>() };
+    files.set(file, written);
+    written.writers.set(id, encoding);
+  }
+  return [...files.values()];
+}
+
+/**
  * Why the entries of one run, writing one file with these encodings (by entry id), cannot, if they cannot: as
  * {@link sharedFileRefusal}, they end it otherwise. Asked before the run starts (`svc run`, svc-server at the POST),
  * so that the run is refused naming its entries rather than one of them failing as its sink opens.
