@@ -228,7 +228,8 @@ function lineSizeWarnings(entry: Entry): string[] {
   switch (generator.type) {
     case 'template': {
       const longestBytes = longestValues(Buffer.byteLength);
-      const longest = longestEscapedValues();
+      // The value longest once escaped (as JSON: the most an encoder escapes) fills the record encoded.
+      const longest = longestValues((value) => Buffer.byteLength(JSON.stringify(value)));
       const records = generator.templates.map((template, i) => {
         const pools = { ...generator.field_pools, ...template.field_pools };
         const { message, fields } = longestRecord(template.message, pools, Buffer.byteLength, longestBytes);
@@ -314,27 +315,6 @@ function encodedLineBytes(entry: Entry): (record: LineRecord) => number {
         0,
       ),
     );
-}
-
-/**
- * Each pool's value that is longest once escaped (as JSON: the most an encoder escapes), each pool measured once: the
- * templates of a generator share its pools, of up to 100 000 values each.
- */
-function longestEscapedValues(): (pool: readonly string[]) => string {
-  const found = new WeakMap<readonly string[], string>();
-  const escaped = (value: string) => Buffer.byteLength(JSON.stringify(value));
-  return (pool) => {
-    let longest = found.get(pool);
-    if (longest === undefined) {
-      let most = -1;
-      for (const value of pool) {
-        const bytes = escaped(value);
-        if (bytes > most) [most, longest] = [bytes, value];
-      }
-      found.set(pool, longest!);
-    }
-    return longest!;
-  };
 }
 
 /** Where an entry's label values are written, each with the label's name and the longest value it gives. */

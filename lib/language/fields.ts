@@ -645,21 +645,30 @@ const placeholderName = andThen<string, string>(placeholderText, (name, u, c) =>
 export const PLACEHOLDER = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /**
- * The length of the longest value of a pool by `measure` (UTF-16 characters, UTF-8 bytes), each pool measured once:
- * the templates of a generator share its pools, of up to 100 000 values each.
+ * The longest value of a pool by `measure` (UTF-16 characters, UTF-8 bytes, bytes once escaped), the first of those
+ * as long ('' for none), each pool measured once: the templates of a generator share its pools, of up to 100 000
+ * values each.
  */
-export function longestValues(measure: (text: string) => number): (pool: readonly string[]) => number {
-  const measured = new WeakMap<readonly string[], number>();
+export function longestValues(measure: (text: string) => number): (pool: readonly string[]) => string {
+  const found = new WeakMap<readonly string[], string>();
   return (pool) => {
-    let longest = measured.get(pool);
-    if (longest === undefined) measured.set(pool, (longest = pool.reduce((m, v) => Math.max(m, measure(v)), 0)));
+    let longest = found.get(pool);
+    if (longest === undefined) {
+      let most = -1;
+      longest = '';
+      for (const value of pool) {
+        const length = measure(value);
+        if (length > most) [most, longest] = [length, value];
+      }
+      found.set(pool, longest);
+    }
     return longest;
   };
 }
 
 /**
- * The longest record a template makes, by `measure` (default: UTF-16 characters) and `longest` (the same measure of a
- * pool's longest value): its message with each placeholder that has a pool given its longest value, and those values
+ * The longest record a template makes, by `measure` (default: UTF-16 characters) and `longest` (a pool's longest value
+ * by the same measure): its message with each placeholder that has a pool given its longest value, and those values
  * once more each, as the record's fields.
  */
 export function longestRecord(
@@ -674,7 +683,7 @@ export function longestRecord(
   for (const match of message.matchAll(PLACEHOLDER)) {
     const name = match[1]!;
     if (!Object.hasOwn(pools, name)) continue;
-    const value = longest(pools[name]!);
+    const value = measure(longest(pools[name]!));
     values.set(name, value);
     length += measure(message.slice(last, match.index)) + value;
     last = match.index + match[0].length;

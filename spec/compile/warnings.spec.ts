@@ -265,6 +265,15 @@ ${duration ? `    duration: ${duration}\n` : ''}    sink: {type: stdout}
       expect(warningsOf(template('{v}{v}', `v: ["${'x'.repeat(65_535)}"]`))).to.deep.equal([]);
     });
 
+    it('fills the record it encodes with the value longest once escaped, not the one of most bytes', () => {
+      // 45 000 quotes are 90 000 bytes escaped (\"), three times in the message and once as the field; the 50 000
+      // x's, more bytes as they are, make a line of about 200 000, within the limit.
+      const pools = `v: ['${'x'.repeat(50_000)}', '${'"'.repeat(45_000)}']`;
+      expect(warningsOf(template('{v}{v}{v}', pools))).to.deep.equal([
+        `log_generator.templates[1].message: records of 360113 ${tail}`,
+      ]);
+    });
+
     it('counts the field names of a template whose placeholders are longer than their values', () => {
       // 3 700 placeholders of 64-character names, each value `x`: the message is 3 700 bytes, but json_lines writes
       // each name as a field too: a line of 266 506 bytes. The names were left out of the bound, the line not encoded.
