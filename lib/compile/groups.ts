@@ -69,14 +69,15 @@ export interface GroupedEntries {
 export function assignClockGroups(entries: readonly Entry[], labels: readonly string[]): GroupedEntries {
   const issues: { index: number; issue: Issue }[] = [];
   const byId = new Map(entries.map((entry, i) => [entry.id, i]));
+  const links = entries.map(linksOf);
 
   // Linked sets: union-find over the links.
   const parent = entries.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
   const kindsOf = new Map<number, Set<LinkKind>>();
   const linked = new Set<number>();
-  entries.forEach((entry, i) => {
-    for (const { ref } of linksOf(entry)) {
+  links.forEach((entryLinks, i) => {
+    for (const { ref } of entryLinks) {
       linked.add(i);
       const target = byId.get(ref);
       if (target === undefined) continue;
@@ -85,20 +86,20 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     }
   });
   const sets = new Map<number, number[]>();
-  entries.forEach((entry, i) => {
+  links.forEach((entryLinks, i) => {
     if (!linked.has(i)) return;
     append(sets, root(i), i);
     const kinds = kindsOf.get(root(i)) ?? new Set<LinkKind>();
-    for (const { kind } of linksOf(entry)) kinds.add(kind);
+    for (const { kind } of entryLinks) kinds.add(kind);
     kindsOf.set(root(i), kinds);
   });
 
   /** The link through which entry i joined its set's group, as messages tell it. */
   const joinLink = (i: number): string => {
-    const own = linksOf(entries[i]!)[0];
+    const own = links[i]![0];
     if (own) return `its ${own.field} "${own.ref}"`;
-    const j = entries.findIndex((other) => linksOf(other).some((link) => link.ref === entries[i]!.id));
-    const link = linksOf(entries[j]!).find((candidate) => candidate.ref === entries[i]!.id)!;
+    const j = links.findIndex((other) => other.some((link) => link.ref === entries[i]!.id));
+    const link = links[j]!.find((candidate) => candidate.ref === entries[i]!.id)!;
     return `${link.field} of ${labels[j]}`;
   };
   const groupOf = entries.map((entry) => entry.clock_group);
@@ -113,7 +114,7 @@ export function assignClockGroups(entries: readonly Entry[], labels: readonly st
     const advice = 'name the same clock_group on both, or drop one';
     // A conflict is told once, on the entry whose link joins two groups, else on each member naming another group.
     const direct = members.flatMap((i) =>
-      linksOf(entries[i]!).flatMap((link) => {
+      links[i]!.flatMap((link) => {
         const target = byId.get(link.ref);
         const [own, theirs] = [
           entries[i]!.clock_group,

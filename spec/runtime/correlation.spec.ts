@@ -393,6 +393,12 @@ describe('one incident across signals (exemplars, trace_context)', () => {
       expected('scenarios[1] (checkout)', ''),
       expected('scenarios[2] (payment_logs)', ' (it joined "G" through its trace_context.from "checkout")'),
     ]);
+    // The traces entry naming no group joins it through the link of the entry naming its spans.
+    const named = { ...logs, clock_group: 'G' };
+    expect(compileProblems(unrelated, { ...traces, clock_group: undefined }, named)).to.deep.equal([
+      expected('scenarios[1] (checkout)', ' (it joined "G" through trace_context.from of scenarios[2] (payment_logs))'),
+      expected('scenarios[2] (payment_logs)', ''),
+    ]);
   });
 
   it('span metrics leave a traces entry out of any clock group, so its spans start where they would without them', async () => {
