@@ -1,12 +1,15 @@
 import { catalogRef, type Catalog } from '../catalog/index.js';
-import { planScenario } from '../compile/plan.js';
+import { planScenario, type PlannedScenario } from '../compile/plan.js';
 import { LOCAL_YAML_BUDGET } from '../language/limits.js';
 import { ConfigError } from '../config/index.js';
 import type { ServerDeps } from './deps.js';
-import { catalogFiles, serverDirectories, type OwnDirectory } from './file-root.js';
+import { catalogFiles, serverDirectories } from './file-root.js';
 import { HttpError } from './http-error.js';
-import { prepareScenario, type Neighbours, type PreparedScenario } from './launch.js';
+import { prepareScenario, type PreparedScenario } from './launch.js';
 import type { SeriesWriter } from '../compile/duplicate-series.js';
+
+/** A catalog scenario's file, and where it is. */
+type CatalogScenario = ReturnType<Catalog['scenario']>;
 
 /**
  * The catalog scenarios `--autostart @a,@b` (`SVC_AUTOSTART`) names, each once; an Error naming
@@ -30,8 +33,9 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
 /**
  * Each named catalog scenario compiled and prepared as a posted one would be (packs resolved in
  * the catalog, `file` sinks confined below the file root), its series compared with those of the
- * files named before it (`cpu (@web)`), as they will be running; an Error naming the scenario and
- * its problem when one cannot run.
+ * files named before it (`cpu (@web)`), as they will be running, and its `file` sinks refused onto a file
+ * another of them reads, as onto one a running scenario reads; an Error naming the scenario and its problem when
+ * one cannot run.
  */
 export async function prepareAutostart(
   names: readonly string[],
@@ -39,45 +43,48 @@ export async function prepareAutostart(
   fileRoot: string | undefined,
   state?: ServerDeps['state'],
 ): Promise<PreparedScenario[]> {
+  const planned: PlannedScenario[] = [];
+  for (const name of names) planned.push(await named(name, catalog, (scenario) => planOne(scenario, catalog)));
+  // They run together: whichever starts first, a sink writing over another's file leaves it without the file.
+  const reads = planned.flatMap((file, i) =>
+    file.inputs.map(({ path, file: what }) => ({ path, what: `${what} that --autostart @${names[i]} reads` })),
+  );
   const prepared: PreparedScenario[] = [];
   const before: SeriesWriter[] = [];
   const now = Date.now();
   const own = await serverDirectories({ catalog, state });
-  for (const name of names) {
-    const file = await prepareOne(name, catalog, fileRoot, own, {
-      before: [...before],
-      are: 'the --autostart scenarios named before this one',
-      now,
-    });
+  for (const [i, name] of names.entries()) {
+    const file = await named(name, catalog, () =>
+      prepareScenario(
+        planned[i]!,
+        fileRoot,
+        { before: [...before], are: 'the --autostart scenarios named before this one', reads, now },
+        own,
+      ),
+    );
     prepared.push(file);
     before.push(...file.writers.map((writer) => ({ ...writer, name: `${writer.name} (@${name})` })));
   }
   return prepared;
 }
 
-async function prepareOne(
-  name: string,
-  catalog: Catalog,
-  fileRoot: string | undefined,
-  own: readonly OwnDirectory[],
-  neighbours: Neighbours,
-): Promise<PreparedScenario> {
+function planOne({ file, path }: CatalogScenario, catalog: Catalog): Promise<PlannedScenario> {
+  return planScenario(file, {
+    origin: path,
+    path,
+    catalog,
+    locate: catalogFiles(catalog, path),
+    packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
+  });
+}
+
+/** `step` of the catalog scenario `name`, its error an Error naming `--autostart @name` and the problem. */
+async function named<T>(name: string, catalog: Catalog, step: (scenario: CatalogScenario) => Promise<T>): Promise<T> {
   let path: string | undefined;
   try {
     const scenario = catalog.scenario(name);
     path = scenario.path;
-    return await prepareScenario(
-      await planScenario(scenario.file, {
-        origin: path,
-        path,
-        catalog,
-        locate: catalogFiles(catalog, path),
-        packOptions: { yamlBudget: LOCAL_YAML_BUDGET },
-      }),
-      fileRoot,
-      neighbours,
-      own,
-    );
+    return await step(scenario);
   } catch (error) {
     // A CSV's problems need its path, the error's origin; the file's own, or the catalog's about @name, do not.
     const detail =

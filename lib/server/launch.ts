@@ -27,6 +27,8 @@ export interface Neighbours {
   readonly before?: readonly SeriesWriter[];
   /** What they are, in a warning: `the entries running` unless said (--autostart's have not started). */
   readonly are?: string;
+  /** The files read by the files starting with it (`--autostart`), which its `file` sinks may not write over. */
+  readonly reads?: readonly ReadFile[];
   readonly now: number;
 }
 
@@ -63,7 +65,7 @@ export async function prepareScenario(
 ): Promise<PreparedScenario> {
   // The running scenarios' files are looked up only for a file sink, which alone could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
-  const running = writesFiles ? (neighbours.registry?.reads() ?? []) : [];
+  const running = writesFiles ? [...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])] : [];
   const reads = [...(file.inputs ?? []), ...running];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({

@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Catalog } from '../../lib/catalog/index.js';
+import { prepareAutostart } from '../../lib/server/autostart.js';
 import { testServer } from '../support/server.js';
 
 const entry = (file: string) => ({
@@ -184,5 +186,32 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     expect(readFileSync(join(root, 'sub', 'load.csv'), 'utf8')).to.equal('Time,load\n1,0.5\n2,0.75\n');
     expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
     expect((await server.postJson('/scenarios', writer('sub/load.csv'))).statusCode).to.equal(201);
+  });
+
+  it('is refused to an --autostart scenario writing the file another --autostart scenario reads, in either order', async () => {
+    // Before, both started: the writer emptied the reader's CSV, and the reader did not start again at the next start.
+    const { root } = layout();
+    const dir = join(root, 'catalog');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'reader.yaml'), JSON.stringify({ ...entry('../sub/load.csv'), name: 'reader' }));
+    const writer = { name: 'writer', signal_type: 'metrics', rate: 1, generator: { type: 'constant', value: 1 } };
+    writeFileSync(
+      join(dir, 'writer.yaml'),
+      JSON.stringify({ ...writer, sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
+    const catalog = await Catalog.open(dir, undefined, '--catalog', root);
+    const refusals = await Promise.all(
+      [
+        ['reader', 'writer'],
+        ['writer', 'reader'],
+      ].map((names) =>
+        prepareAutostart(names, catalog, root).then(
+          () => 'started',
+          (error: Error) => error.message,
+        ),
+      ),
+    );
+    const refusal = `--autostart @writer: writer: sink.path: cannot open sub/load.csv: it is the csv_replay file ${join(root, 'sub', 'load.csv')} that --autostart @reader reads, which writing would overwrite`;
+    expect(refusals).to.deep.equal([refusal, refusal]);
   });
 });
