@@ -29,8 +29,8 @@ export interface StartedEntry {
   readonly seq: number;
   /** When it began ticking, after its phase offset or `after` trigger; undefined until then. */
   readonly tickingSince: () => number | undefined;
-  /** The files its posted file read (a csv_replay file…), named as its own: see {@link EntryRegistry.reads}. */
-  readonly reads: readonly ReadFile[];
+  /** The files its posted file read (a csv_replay file…), one array for the file's entries: see {@link EntryRegistry.reads}. */
+  readonly inputs: readonly Input[];
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
   outcome?: EntryOutcome;
 }
@@ -57,13 +57,14 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
  */
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
-/** A file's `inputs` as the files its started `scenarios` (`<scenario id> (<entry id>)`) read. */
-function readsOf(inputs: readonly Input[], scenarios: readonly string[]): ReadFile[] {
-  const readers =
-    scenarios.length === 1
-      ? `running scenario ${scenarios[0]} reads`
-      : `the running scenarios ${scenarios.join(', ')}, started together, read`;
-  return inputs.map(({ path, file }) => ({ path, what: `${file} that ${readers}` }));
+/** Most scenarios a refusal names as the readers of a file: a file of ten thousand entries would fill its detail. */
+const NAMED_READERS = 3;
+
+/** Who reads a file: the running `scenarios` (`<scenario id> (<entry id>)`) of the file that read it. */
+function readersOf(scenarios: readonly string[]): string {
+  if (scenarios.length === 1) return `running scenario ${scenarios[0]} reads`;
+  const more = scenarios.length > NAMED_READERS ? ` and ${scenarios.length - NAMED_READERS} more` : '';
+  return `the running scenarios ${scenarios.slice(0, NAMED_READERS).join(', ')}${more}, started together, read`;
 }
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
@@ -170,10 +171,7 @@ export class EntryRegistry {
     // The entries of the file that `after` entries wait for, by entry id: their end is what ends such a wait.
     const watchedIds = new Set(file.scenarios.flatMap(({ after }) => (after ? [after.ref] : [])));
     const watchedOf = new Map<string, StartedEntry>();
-    const reads = readsOf(
-      file.inputs ?? [],
-      fileRun.runs.map(({ entry }) => `${idOf.get(entry.id)} (${entry.id})`),
-    );
+    const inputs = file.inputs ?? [];
     return fileRun.runs.map((run) => {
       const started: StartedEntry = {
         id: idOf.get(run.entry.id)!,
@@ -183,7 +181,7 @@ export class EntryRegistry {
         startedAt: run.stats.startedAt,
         seq: this.started++,
         tickingSince: () => fileRun.startedAt(run.entry.id),
-        reads,
+        inputs,
       };
       this.running++;
       void run.done.then((outcome) => {
@@ -309,9 +307,18 @@ export class EntryRegistry {
    * they are compiled again (`--state`, at the next start), or a catalog scenario without its CSV.
    */
   reads(): ReadFile[] {
+    // The entries of a file share its inputs: those still running are named as its readers, not those ended.
+    const readers = new Map<readonly Input[], string[]>();
+    for (const started of this.unended()) {
+      if (started.inputs.length === 0) continue;
+      const scenarios = readers.get(started.inputs) ?? [];
+      scenarios.push(`${started.id} (${started.run.entry.id})`);
+      readers.set(started.inputs, scenarios);
+    }
     const reads = new Map<string, ReadFile>();
-    for (const started of this.unended())
-      for (const read of started.reads) if (!reads.has(read.path)) reads.set(read.path, read);
+    for (const [inputs, scenarios] of readers)
+      for (const { path, file } of inputs)
+        if (!reads.has(path)) reads.set(path, { path, what: `${file} that ${readersOf(scenarios)}` });
     return [...reads.values()];
   }
 

@@ -188,6 +188,34 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     expect((await server.postJson('/scenarios', writer('sub/load.csv'))).statusCode).to.equal(201);
   });
 
+  it('names only the scenarios of its file still running, a few of them, as the readers', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const others = Array.from({ length: 5 }, (_, i) => ({
+      name: `other${i}`,
+      signal_type: 'metrics',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+    }));
+    const scenarios = [{ ...entry('sub/load.csv'), sink: { type: 'stdout' } }, ...others];
+    const posted = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
+    expect(posted.statusCode, posted.body).to.equal(201);
+    const ids = (posted.json().scenarios as { id: string }[]).map(({ id }) => id);
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${ids[0]}` })).statusCode).to.equal(200);
+    const refused = await server.postJson('/scenarios', {
+      name: 'out',
+      signal_type: 'metrics',
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      sink: { type: 'file', path: 'sub/load.csv' },
+    });
+    const running = ids.slice(1, 4).map((id, i) => `${id} (other${i})`);
+    expect(refused.json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `out: sink.path: cannot open sub/load.csv: it is the csv_replay file ${join(root, 'sub', 'load.csv')} that the running scenarios ${running.join(', ')} and 2 more, started together, read, which writing would overwrite`,
+    });
+  });
+
   it('is refused to an --autostart scenario writing the file another --autostart scenario reads, in either order', async () => {
     // Before, both started: the writer emptied the reader's CSV, and the reader did not start again at the next start.
     const { root } = layout();
