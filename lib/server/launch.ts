@@ -9,6 +9,7 @@ import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
 import type { ReadFile } from '../sinks/core/open-check.js';
+import type { Input } from '../compile/plan.js';
 import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
 
 /**
@@ -37,7 +38,8 @@ export interface Neighbours {
  * warnings about its sinks and entries.
  */
 export interface PreparedScenario {
-  readonly file: ScenarioFile;
+  /** With the files read to compile it, which the registry keeps while it runs ({@link EntryRegistry.reads}). */
+  readonly file: ScenarioFile & { readonly inputs?: readonly Input[] };
   readonly warnings: readonly EntryWarning[];
   /** Its entries' series writers, to compare the files started after it with. */
   readonly writers: readonly SeriesWriter[];
@@ -58,7 +60,7 @@ export interface EntryWarning {
  * those of the entries running (lib/compile/duplicate-series.ts).
  */
 export async function prepareScenario(
-  file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly ReadFile[] },
+  file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly Input[] },
   fileRoot: string | undefined,
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
