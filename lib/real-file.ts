@@ -10,13 +10,14 @@ import {
   type Stats,
 } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 
 /** Whether the absolute `path` lies below the directory `dir` (`dir` itself does not). */
 export function isBelow(dir: string, path: string): boolean {
   const below = relative(dir, path);
-  return below !== '' && !below.startsWith('..') && !isAbsolute(below);
+  // `..` as a part of it, not as the start of a name (`..data.prom` is below `dir`).
+  return below !== '' && below !== '..' && !below.startsWith(`..${sep}`) && !isAbsolute(below);
 }
 
 /** What is at `path`, its links followed; undefined when nothing is (or it cannot be looked at). */

@@ -76,7 +76,8 @@ describe('file sinks on the server (design: server safety)', () => {
   it('write below the file root: relative paths land there, absolute ones and symlinks that stay inside are taken', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    for (const path of ['sub/a.prom', join(root, 'b.prom'), 'in-dir/c.prom', `${root}/sub/../d.prom`]) {
+    // A name beginning with two dots is a file like any other, not a way out (it was refused below the root itself).
+    for (const path of ['sub/a.prom', join(root, 'b.prom'), 'in-dir/c.prom', `${root}/sub/../d.prom`, '..e.prom']) {
       expect((await postScenario(server, path)).statusCode, path).to.equal(201);
     }
     const paths = server.registry.list().map((scenario) => (scenario.run.entry.sink as { path: string }).path);
@@ -85,6 +86,7 @@ describe('file sinks on the server (design: server safety)', () => {
       join(root, 'b.prom'),
       join(root, 'sub/c.prom'),
       join(root, 'd.prom'),
+      join(root, '..e.prom'),
     ]);
   });
 
