@@ -150,6 +150,28 @@ describe('file sinks on the server (design: server safety)', () => {
     expect(server.registry.list()).to.deep.equal([]);
   });
 
+  it('refuse with 422 entries writing one file by two paths (one through a symlink), named as the first entry names it', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    // `in-dir` links to `sub`: the paths differ, from the root as from the server's directory, the file written not.
+    const entry = (name: string, encoder: string, path: string) => ({
+      signal_type: 'metrics',
+      name,
+      rate: 1,
+      generator: { type: 'constant', value: 1 },
+      encoder: { type: encoder },
+      sink: { type: 'file', path },
+    });
+    const scenarios = [entry('cpu', 'openmetrics', 'sub/mixed.om'), entry('mem', 'json_lines', 'in-dir/mixed.om')];
+    const res = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
+    expect(res.statusCode, res.body).to.equal(422);
+    expect(res.json()).to.deep.equal({
+      error: 'file_sink_cannot_open',
+      detail: `cpu, mem: sink.path: cannot open sub/mixed.om: the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`,
+    });
+    expect(server.registry.list()).to.deep.equal([]);
+  });
+
   it('refuse with 422 a scenario writing with json_lines a file another scenario writes now with openmetrics', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
