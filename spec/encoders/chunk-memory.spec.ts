@@ -5,6 +5,7 @@ import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/
 import { seriesOf } from '../../operators/model/series.js';
 import { sampleBatch } from '../support/batches.js';
 import { collectGarbage } from '../support/memory.js';
+import { settle } from '../support/clock.js';
 
 /**
  * A batch of `rows` short rows (about 40 bytes of labels each), as a metric entry with a `pod` label writes them;
@@ -75,7 +76,7 @@ describe('remote_write encoder: what a chunk keeps of its batch', () => {
     const chunk = encoder.encode(batch);
     batch = undefined;
     // A WeakRef holds its target until the current job ends.
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     collectGarbage();
     expect(chunk.bytes).to.be.above(0);
     return { index: index.deref() !== undefined, value: value.deref() !== undefined };

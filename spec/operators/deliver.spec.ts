@@ -3,9 +3,8 @@ import { lastValueFrom, Subject, toArray } from 'rxjs';
 import { deliver, type Delivery, type Sink } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { chunk } from '../support/batches.js';
+import { settle } from '../support/clock.js';
 import { MemorySink, ReportingSink } from '../support/sinks.js';
-
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function harness(sink: MemorySink, onError: 'warn' | 'fail' = 'warn') {
   const source = new Subject<EncodedBatch>();

@@ -5,6 +5,7 @@ import type { Entry } from '../../lib/config/types.js';
 import { startEntries } from '../../lib/runtime/file-run.js';
 import { backfillEntries, unboundedEntries } from '../../lib/runtime/backfill.js';
 import { MemorySink } from '../support/sinks.js';
+import { settle } from '../support/clock.js';
 import { waitFor } from '../support/backends/ports.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 
@@ -112,7 +113,7 @@ describe('backfillEntries: a file on virtual time', () => {
       override write(chunk: EncodedBatch): Promise<void> {
         super.write(chunk);
         this.mostInWrite = Math.max(this.mostInWrite, ++this.inWrite);
-        return new Promise((resolve) => setImmediate(() => resolve(void this.inWrite--)));
+        return settle().then(() => void this.inWrite--);
       }
     }
     const sinks: SlowSink[] = [];

@@ -7,6 +7,7 @@ import { firstCrossing } from '../../lib/compile/crossing.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { MemorySink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
+import { settle } from '../support/clock.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -93,7 +94,7 @@ describe('startEntries: several entries together', () => {
       scheduler.maxFrames = 450;
       scheduler.flush();
       sinks.get('link')!.release();
-      await new Promise((resolve) => setImmediate(resolve));
+      await settle();
       scheduler.maxFrames = Infinity;
       scheduler.flush();
       await fileRun.done;

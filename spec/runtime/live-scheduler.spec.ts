@@ -3,6 +3,7 @@ import { stat } from 'node:fs';
 import type { SchedulerAction, Subscription } from 'rxjs';
 import { dateTimestampProvider } from 'rxjs/internal/scheduler/dateTimestampProvider';
 import { liveScheduler } from '../../lib/runtime/live-scheduler.js';
+import { settle } from '../support/clock.js';
 
 describe('liveScheduler', () => {
   it('runs work due now as an immediate, not a timer: scheduled from I/O, it runs before a zero-delay timer (Node clamps those to 1 ms)', async () => {
@@ -21,7 +22,7 @@ describe('liveScheduler', () => {
     const order: string[] = [];
     setImmediate(() => order.push('earlier immediate'));
     liveScheduler.schedule(() => order.push('work'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     expect(order).to.deep.equal(['earlier immediate', 'work']);
   });
 

@@ -6,6 +6,7 @@ import { streamSink } from '../../lib/sinks/core/stream-sink.js';
 import { MemorySink, ReportingSink } from '../support/sinks.js';
 import { metricEntry } from '../support/entries.js';
 import { stoppedLine } from '../../lib/cli/progress.js';
+import { settle } from '../support/clock.js';
 
 const JAN_1 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -225,7 +226,7 @@ describe('runEntry', () => {
     const stream = new PassThrough();
     const sink = streamSink({ name: 'file', target: '/tmp/out.prom', stream });
     stream.destroy(new Error('EIO: i/o error'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     const scheduler = new TestScheduler(() => undefined);
     scheduler.maxFrames = Infinity;
     const run = runEntry(metricEntry({ duration: 300 }), { scheduler, createSink: () => sink });
@@ -243,7 +244,7 @@ describe('runEntry', () => {
     const run = runEntry(metricEntry({ duration: 300 }), { scheduler, createSink: () => sink });
     scheduler.flush();
     stream.destroy(new Error('EIO: i/o error'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     scheduler.flush();
     await run.done;
     const { total_events, dropped_events } = run.stats.snapshot(scheduler.now());

@@ -11,6 +11,7 @@ import {
 } from '../support/backends/remote-write-v2-receiver.js';
 import { entryOf, metric } from '../support/scenarios.js';
 import { metricEntry } from '../support/entries.js';
+import { settle } from '../support/clock.js';
 
 const pods = (cardinality: number, fields: Partial<Entry> = {}): Entry =>
   metricEntry({ rate: 1e8, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality }], ...fields });
@@ -205,7 +206,7 @@ describe('startWorkers: the end of each entry', function () {
     expect(await shortRun!.done).to.deep.equal({});
     // Its final figures are in by then.
     expect(shortRun!.stats.totalEvents).to.equal(2);
-    await new Promise((resolve) => setImmediate(resolve));
+    await settle();
     expect(longEnded).to.equal(false);
     expect(await run.done).to.deep.equal([{}, {}]);
     expect(longRun!.stats.totalEvents).to.equal(20);

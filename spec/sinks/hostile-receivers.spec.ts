@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Sink } from '../../operators/deliver.js';
 import type { EncodedBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
@@ -9,6 +8,7 @@ import { httpPushSink } from '../../lib/sinks/http-push.js';
 import { otlpGrpcSink } from '../../lib/sinks/otlp-grpc.js';
 import { tcpSink } from '../../lib/sinks/tcp.js';
 import { sampleBatch } from '../support/batches.js';
+import { settle } from '../support/clock.js';
 import { startHostileReceiver, type Hostility, type HostileReceiver } from '../support/backends/hostile.js';
 
 const MiB = 1 << 20;
@@ -96,7 +96,7 @@ describe('sinks against receivers that never answer or answer one byte a second'
           if (wait) {
             heldBack = true;
             await Promise.race([wait, end]);
-          } else await nextTurn();
+          } else await settle();
         }
         await sink.close().catch(() => undefined);
         const bytesPerEvent = chunk.bytes / chunk.size;

@@ -8,6 +8,7 @@ import { startBlackHole } from '../support/backends/black-hole.js';
 import { startHttpReceiver, type HttpReceiver } from '../support/backends/http-receiver.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { VERSION } from '../../lib/version.js';
+import { settle } from '../support/clock.js';
 
 const QUICK_RETRY = { maxAttempts: 3, initialBackoff: 10, maxBackoff: 20 };
 
@@ -119,7 +120,7 @@ describe('http_push sink', () => {
     const line = 'cpu{host="web-1"} 0.5 1700000000000\n';
     for (let i = 0; i < 100; i++) {
       sink.write(chunk(line));
-      await new Promise((resolve) => setImmediate(resolve));
+      await settle();
     }
     await sink.close();
     const sizes = receiver.accepted.map((r) => r.body.length);

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { settle } from './clock.js';
 
 /** A Writable that takes `delayMs` per chunk and keeps what it received. */
 export function slowWritable(delayMs: number, highWaterMark: number): { stream: Writable; received: string[] } {
@@ -33,6 +34,6 @@ export async function isSettled(promise: Promise<unknown>): Promise<boolean> {
     () => (settled = true),
     () => (settled = true),
   );
-  await new Promise((resolve) => setImmediate(resolve));
+  await settle();
   return settled;
 }

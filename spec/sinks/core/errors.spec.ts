@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { certificateCodeOf, networkError, SinkError } from '../../../lib/sinks/core/errors.js';
 import { collectGarbage } from '../../support/memory.js';
+import { settle } from '../../support/clock.js';
 
 const failure = (code: string, message = code) => Object.assign(new Error(message), { code });
 
@@ -67,7 +68,7 @@ async function bodyHeldBy<E>(made: (body: Uint8Array) => E): Promise<{ held: boo
   const kept = made(body);
   body = undefined;
   // A WeakRef holds its target until the current job ends.
-  await new Promise((resolve) => setImmediate(resolve));
+  await settle();
   collectGarbage();
   return { held: bodyRef.deref() !== undefined, kept };
 }
