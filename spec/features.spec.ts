@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startServerProcess } from './support/server-process.js';
 import { waitFor } from './support/backends/ports.js';
-import { upScenario } from './support/cli.js';
+import { runSvc, upScenario } from './support/cli.js';
 
 const run = promisify(execFile);
 
@@ -50,11 +50,9 @@ scenarios:
   after(async () => dir && rm(dir, { recursive: true, force: true }));
 
   it('refuses a remote_write sink with exit 1, naming the feature and the packages to install', async () => {
-    const failure = await run('node', ['bin/svc', 'run', 'rw.yaml', '--dry-run'], { cwd: dir }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(failure).to.include({ code: 1 });
-    expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
+    const failure = await runSvc(['run', 'rw.yaml', '--dry-run'], { cwd: dir });
+    expect(failure.code).to.equal(1);
+    expect(failure.stderr.split('\n')[0]).to.equal(
       'error: rw.yaml: scenarios[0] (up): sink.type: remote_write needs the build feature "remote-write", whose packages this installation lacks ' +
         '(protobufjs, snappy; an install with --omit=optional leaves them out): run npm install protobufjs snappy',
     );
@@ -68,9 +66,7 @@ scenarios:
         '{ type: otlp_http, url: "http://127.0.0.1:9" }',
       ),
     );
-    const failure = (await run('node', ['bin/svc', 'run', 'otlp.yaml'], { cwd: dir }).catch(
-      (error: unknown) => error,
-    )) as { code: number; stderr: string };
+    const failure = await runSvc(['run', 'otlp.yaml'], { cwd: dir });
     expect(failure.code).to.equal(1);
     expect(failure.stderr).to.include(
       'sink.type: otlp_http needs the build feature "otlp", whose packages this installation lacks (protobufjs, @grpc/grpc-js;',
@@ -78,11 +74,9 @@ scenarios:
   });
 
   it('refuses a broker sink with exit 1, naming the feature and the package to install', async () => {
-    const failure = await run('node', ['bin/svc', 'run', 'kafka.yaml'], { cwd: dir }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
-    expect(failure).to.include({ code: 1 });
-    expect((failure as { stderr: string }).stderr.split('\n')[0]).to.equal(
+    const failure = await runSvc(['run', 'kafka.yaml'], { cwd: dir });
+    expect(failure.code).to.equal(1);
+    expect(failure.stderr.split('\n')[0]).to.equal(
       'error: kafka.yaml: scenarios[0] (app): sink.type: broker needs the build feature "kafka", whose packages this installation lacks ' +
         '(kafkajs; an install with --omit=optional leaves them out): run npm install kafkajs',
     );
@@ -130,11 +124,10 @@ scenarios:
   });
 
   it('still runs what needs no feature', async () => {
-    const { stdout } = await run(
-      'node',
-      ['bin/svc', 'metrics', '--name', 'up', '--rate', '10', '--duration', '200ms'],
-      { cwd: dir },
-    );
+    const { code, stdout, stderr } = await runSvc(['metrics', '--name', 'up', '--rate', '10', '--duration', '200ms'], {
+      cwd: dir,
+    });
+    expect(code, stderr).to.equal(0);
     expect(stdout).to.match(/^up 1 \d{13}\n/);
   });
 });

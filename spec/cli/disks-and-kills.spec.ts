@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/backends/ports.js';
-import { foreverScenario, scenarioDir, stoppedCounts } from '../support/cli.js';
+import { foreverScenario, scenarioDir, spawnSvc, stoppedCounts } from '../support/cli.js';
 
 const { dir, scenario } = scenarioDir('svc-disks-');
 
@@ -14,19 +14,10 @@ interface Ended {
   readonly stderr: string;
 }
 
-/** bin/svc as a real process (through `sh -c` when `shell` sets a limit first); its output and its end. */
+/** bin/svc as a real process (after `shell`, when it sets a limit first); its output and its end. */
 function start(args: readonly string[], shell?: string): { child: ChildProcess; ended: Promise<Ended> } {
-  const child = shell
-    ? spawn('sh', ['-c', `${shell}; exec bin/svc "$@"`, 'sh', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('bin/svc', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const ended = new Promise<Ended>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  const { child, stdout, stderr, closed } = spawnSvc(args, { stdout: true, shell });
+  const ended = closed.then(({ code, signal }) => ({ code, signal, stdout: stdout(), stderr: stderr() }));
   // A run that should have stopped by itself and did not fails its spec, and is not left behind.
   const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
   void ended.finally(() => clearTimeout(guard));

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { scenarioDir, spawnSvc, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
@@ -19,23 +18,19 @@ scenarios:
 );
 
 /** Runs bin/svc as a real process, sends `signal` once output has started, collects everything. */
-function runUntil(signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bin/svc', ['run', forever], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let sent = false;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (!sent && stdout.length > 100_000) {
-        sent = true;
-        child.kill(signal);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+async function runUntil(signal: NodeJS.Signals): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { child, stdout, stderr, closed } = spawnSvc(['run', forever], { stdout: true });
+  child.stdout!.on('data', function started() {
+    if (stdout().length <= 100_000) return;
+    // Once: a second signal would quit at once, without the flush this checks.
+    child.stdout!.off('data', started);
+    child.kill(signal);
   });
+  try {
+    return { code: (await closed).code, stdout: stdout(), stderr: stderr() };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 describe('bin/svc as a process', () => {
@@ -59,23 +54,19 @@ describe('bin/svc whose reader goes away (svc … | head -3)', () => {
     [['--workers', '2'], '100000'],
   ] as const) {
     it(`stops quietly and exits 0 once the reader of stdout is gone${flags.length ? `, also with ${flags.join(' ')} at ${rate}/s` : ''}`, async () => {
-      const child = spawn('bin/svc', ['metrics', '--name', 'up', '--rate', rate, ...flags], {
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const { child, stdout, stderr, closed } = spawnSvc(['metrics', '--name', 'up', '--rate', rate, ...flags], {
+        stdout: true,
       });
-      let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      let seen = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        seen += chunk;
-        // Like head -3: read three lines, then close the reading end.
-        if (seen.split('\n').length > 3) child.stdout.destroy();
+      // Like head -3: read three lines, then close the reading end.
+      child.stdout!.on('data', () => {
+        if (stdout().split('\n').length > 3) child.stdout!.destroy();
       });
-      const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      const exit = closed.then(({ code }) => code);
       const bound = new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 5000).unref());
       try {
-        expect(await Promise.race([exit, bound]), stderr).to.equal(0);
-        expect(stderr).to.not.match(/EPIPE|\[warn\]|error/i);
-        expect(stderr).to.match(/\[progress\] up {2}STOPPED \| events: \d+/);
+        expect(await Promise.race([exit, bound]), stderr()).to.equal(0);
+        expect(stderr()).to.not.match(/EPIPE|\[warn\]|error/i);
+        expect(stderr()).to.match(/\[progress\] up {2}STOPPED \| events: \d+/);
       } finally {
         child.kill('SIGKILL');
       }
@@ -147,7 +138,7 @@ describe('bin/svc stopped while its receiver does not answer', () => {
     const text = readFileSync(file, 'utf8');
     const input = openSync(file, 'r');
     try {
-      const { stderr, closed } = spawnSvc(['run', '-', '-o', file], input);
+      const { stderr, closed } = spawnSvc(['run', '-', '-o', file], { stdin: input });
       expect((await closed).code, stderr()).to.equal(1);
       expect(stderr()).to.equal(
         `error: standard input: -o/--output: cannot open ${file}: it is the scenario file given on standard input, which writing would overwrite\n`,

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import * as grpc from '@grpc/grpc-js';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -26,7 +25,7 @@ import {
 } from '../support/backends/otlp-receiver.js';
 import { histogramEntry, metricEntry } from '../support/entries.js';
 import { spansFromOtlp } from '../support/traces.js';
-import { runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
+import { runSvc, runUntilTerm, scenarioDir, stoppedEvents, svc, foreverScenario, upScenario } from '../support/cli.js';
 import { selfSigned } from '../support/certificate.js';
 import { VERSION } from '../../lib/version.js';
 
@@ -603,11 +602,8 @@ describe('OTLP sinks', function () {
       // every bin/ spec: CI builds before the specs; locally, npm run build after changing lib. GRPC_DEFAULT_SSL_ROOTS_FILE_PATH, when
       // set, would be the only CAs gRPC trusts.
       const run = (extraCa: string | undefined) =>
-        new Promise<{ code: number; stderr: string }>((resolve) => {
-          const env = { ...process.env, NODE_EXTRA_CA_CERTS: extraCa, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined };
-          execFile('node', ['bin/svc', 'run', file], { env }, (error, _stdout, stderr) =>
-            resolve({ code: error ? Number(error.code) : 0, stderr }),
-          );
+        runSvc(['run', file], {
+          env: { ...process.env, NODE_EXTRA_CA_CERTS: extraCa, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined },
         });
       expect((await run(undefined)).stderr).to.include(
         `otlp_grpc sink: the TLS certificate of 127.0.0.1:${grpcPort} is not signed by a CA this machine trusts: for a private CA, name its PEM file in the environment variable NODE_EXTRA_CA_CERTS)`,
@@ -642,21 +638,15 @@ describe('OTLP sinks', function () {
       return collector;
     };
     /** bin/svc sending one point to the collector, three tries; its stderr. */
-    const send = (collector: { cert: string; port: number }) => {
+    const send = async (collector: { cert: string; port: number }) => {
       const file = scenario(
         'tls-answer.yaml',
         'version: 2\nkind: runnable\nscenarios:\n' +
           '  - {name: a, signal_type: metrics, generator: {type: constant, value: 1}, rate: 1, duration: 1s,\n' +
           `     sink: {type: otlp_grpc, endpoint: "https://127.0.0.1:${collector.port}", retry: {max_attempts: 3, initial_backoff: 10ms, max_backoff: 20ms}}}\n`,
       );
-      return new Promise<string>((resolve) => {
-        const env = {
-          ...process.env,
-          NODE_EXTRA_CA_CERTS: collector.cert,
-          GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined,
-        };
-        execFile('node', ['bin/svc', 'run', file], { env }, (_error, _stdout, stderr) => resolve(stderr));
-      });
+      const env = { ...process.env, NODE_EXTRA_CA_CERTS: collector.cert, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: undefined };
+      return (await runSvc(['run', file], { env })).stderr;
     };
 
     it("a collector's UNAVAILABLE telling its own exporter's certificate failure is retried as a refusal, not made svc's certificate failure", async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, type StdioOptions } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,19 +75,50 @@ export function unreadPipe(dir: string, name: string): string {
   return path;
 }
 
+export interface SpawnOptions {
+  /** Standard input: a file descriptor (default: none). */
+  readonly stdin?: number;
+  /** Standard output piped and collected (`stdout()`); child.stdout is there for a spec to read or close too. Default: ignored. */
+  readonly stdout?: boolean;
+  /** Default: process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where bin/svc is run from (another installation of it). Default: this one. */
+  readonly cwd?: string;
+  /** Shell commands run first in the process that then becomes svc (a limit: `ulimit -f 64`). */
+  readonly shell?: string;
+}
+
 /**
- * Starts `svc argv` as a real process (standard input from `stdin`), collecting its stderr; `closed` resolves with how
+ * Starts `svc argv` as a real process, collecting its stderr (and its stdout when asked); `closed` resolves with how
  * it ended. A spec kills it in its `finally`, so that a failed assertion leaves no process running mocha waits for.
  */
-export function spawnSvc(argv: readonly string[], stdin: 'ignore' | number = 'ignore') {
-  const child = spawn('bin/svc', argv, { stdio: [stdin, 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (part: string) => (stderr += part));
+export function spawnSvc(argv: readonly string[], options: SpawnOptions = {}) {
+  const { stdin = 'ignore', env, cwd, shell } = options;
+  const stdio: StdioOptions = [stdin, options.stdout ? 'pipe' : 'ignore', 'pipe'];
+  const child: ChildProcess = shell
+    ? spawn('sh', ['-c', `${shell}; exec bin/svc "$@"`, 'sh', ...argv], { stdio, env, cwd })
+    : spawn('bin/svc', argv, { stdio, env, cwd });
+  const collect = (stream: Readable | null) => {
+    let text = '';
+    stream?.setEncoding('utf8').on('data', (part: string) => (text += part));
+    return () => text;
+  };
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
-  return { child, stderr: () => stderr, closed };
+  return { child, stdout, stderr, closed };
+}
+
+/** Runs `svc argv` as a real process to its end: its exit code (null when a signal ended it), stdout and stderr. */
+export async function runSvc(
+  argv: readonly string[],
+  options: SpawnOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { stdout, stderr, closed } = spawnSvc(argv, { ...options, stdout: true });
+  return { code: (await closed).code, stdout: stdout(), stderr: stderr() };
 }
 
 /** Runs bin/svc on `file` (with `flags`), sends SIGTERM once `started()` says data flows, returns exit code and stderr. */
