@@ -5,11 +5,15 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { colourDepth, mayReachTerminal } from '../../lib/cli/terminal.js';
 import { svc, lines, STOPPED, scenarioDir, unreadPipe } from '../support/cli.js';
-import { fakeTerminal } from '../support/terminal.js';
+import { settle } from '../support/clock.js';
+import { fakeTerminal, type Row } from '../support/terminal.js';
 
 const { dir, scenario } = scenarioDir('svc-tty-');
 /** A terminal that moves its cursor, whatever the TERM of the shell running the specs. */
 const CURSOR_TERM = { ...process.env, TERM: 'xterm-256color' };
+
+/** A frame's rows as text, a row continuing a wrapped one as `(wrapped)`. */
+const shown = (rows: readonly Row[]) => rows.map((row) => (row.wrapped ? '(wrapped)' : row.text));
 
 /** Sum of the `events:` figures of the STOPPED lines among `rows`. */
 const stoppedEvents = (rows: string[]) =>
@@ -48,15 +52,10 @@ scenarios:
     );
     // svc run two.yaml > out.prom
     const stdout = createWriteStream('', { fd: openSync(join(dir, 'out.prom'), 'w') });
-    const frames: string[][] = [];
-    const watching = setInterval(
-      () => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))),
-      100,
-    );
-    const result = await svc(['run', file], { stdout, stderr: terminal.stream, env: CURSOR_TERM }).finally(() =>
-      clearInterval(watching),
-    );
+    const recorded = terminal.recordFrames();
+    const result = await svc(['run', file], { stdout, stderr: terminal.stream, env: CURSOR_TERM });
     expect(result.code).to.equal(0);
+    const frames = (await recorded()).map(shown);
     await new Promise((resolve) => stdout.end(resolve));
     expect(lines(readFileSync(join(dir, 'out.prom'), 'utf8'))).to.have.length(6 + 50);
 
@@ -109,15 +108,10 @@ scenarios:
   - { signal_type: metrics, name: b, id: "数据库延迟数据库延迟数据库延迟数据库延迟#2" }
 `,
     );
-    const frames: string[][] = [];
-    const watching = setInterval(
-      () => void terminal.rows().then((rows) => frames.push(rows.map((row) => (row.wrapped ? '(wrapped)' : row.text)))),
-      100,
-    );
-    const result = await svc(['run', file], { stderr: terminal.stream, env: CURSOR_TERM }).finally(() =>
-      clearInterval(watching),
-    );
+    const recorded = terminal.recordFrames();
+    const result = await svc(['run', file], { stderr: terminal.stream, env: CURSOR_TERM });
     expect(result.code).to.equal(0);
+    const frames = (await recorded()).map(shown);
     // While an entry runs (a STOPPED line reads `STOPPED | events:`).
     const during = frames.filter((rows) => rows.some((row) => row.includes('  events: ')));
     expect(during).to.not.be.empty;
@@ -158,6 +152,29 @@ ${['a', 'b', 'c'].map((name) => `  - { signal_type: metrics, name: ${name} }`).j
     expect((await svc(['run', file], { stderr: terminal.stream })).code).to.equal(0);
     expect(terminal.raw()).to.not.include('\x1b[');
     expect(lines(terminal.raw()).filter((line) => STOPPED.test(line))).to.have.length(3);
+  });
+});
+
+describe('fakeTerminal (spec/support/terminal.ts)', () => {
+  it('shows what was written before rows() was called, not what was written after it in the same turn', async () => {
+    const terminal = fakeTerminal(40);
+    terminal.stream.write('first\n');
+    const rows = terminal.rows();
+    terminal.stream.write('second\n');
+    expect(shown(await rows)).to.deep.equal(['first']);
+  });
+
+  it('records a frame at the end of each turn that wrote: a redraw is seen whole, never half done', async () => {
+    const terminal = fakeTerminal(40);
+    const recorded = terminal.recordFrames();
+    terminal.stream.write('a\n');
+    terminal.stream.write('b\n');
+    await settle();
+    terminal.stream.write('c\n');
+    expect((await recorded()).map(shown)).to.deep.equal([
+      ['a', 'b'],
+      ['a', 'b', 'c'],
+    ]);
   });
 });
 
