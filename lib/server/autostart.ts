@@ -5,7 +5,7 @@ import { ConfigError } from '../config/index.js';
 import type { ServerDeps } from './deps.js';
 import { catalogFiles, serverDirectories } from './file-root.js';
 import { HttpError } from './http-error.js';
-import { prepareScenario, type PreparedScenario } from './launch.js';
+import { fileSinkWriters, mixedFileRefusal, prepareScenario, type PreparedScenario } from './launch.js';
 import type { SeriesWriter } from '../compile/duplicate-series.js';
 
 /** A catalog scenario's file, and where it is. */
@@ -34,8 +34,9 @@ export function autostartNames(list: string, catalog: Catalog | undefined): stri
  * Each named catalog scenario compiled and prepared as a posted one would be (packs resolved in
  * the catalog, `file` sinks confined below the file root), its series compared with those of the
  * files named before it (`cpu (@web)`), as they will be running, and its `file` sinks refused onto a file
- * another of them reads, as onto one a running scenario reads; an Error naming the scenario and its problem when
- * one cannot run.
+ * another of them reads, as onto one a running scenario reads, or onto one another of them writes with an encoding
+ * that cannot share it; an Error naming the scenario (the scenarios, for a shared file) and its problem when one
+ * cannot run.
  */
 export async function prepareAutostart(
   names: readonly string[],
@@ -65,6 +66,13 @@ export async function prepareAutostart(
     prepared.push(file);
     before.push(...file.writers.map((writer) => ({ ...writer, name: `${writer.name} (@${name})` })));
   }
+  // As the entries of one file: whichever opened its file first, the other's sink would fail as it opened.
+  const mixed = mixedFileRefusal(
+    prepared.flatMap(({ file }, i) =>
+      fileSinkWriters(planned[i]!.scenarios, file.scenarios, (id) => `${id} (@${names[i]})`),
+    ),
+  );
+  if (mixed) throw new Error(`--autostart: ${mixed}`);
   return prepared;
 }
 

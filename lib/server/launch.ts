@@ -4,7 +4,7 @@ import { confineSink, type OwnDirectory } from './file-root.js';
 import type { EntryRegistry, StartedEntry } from './registry.js';
 import { sinkWarnings } from './warnings.js';
 import { encoderSinkDeps } from '../encoders/kinds/index.js';
-import { mixedEncodingRefusal, writtenFiles } from '../sinks/core/shared-files.js';
+import { mixedEncodingRefusal, writtenFiles, type FileWriter } from '../sinks/core/shared-files.js';
 import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
@@ -75,7 +75,8 @@ export async function prepareScenario(
       sink: await confineSink(entry.sink, fileRoot, `${entry.id}: `, reads, own, encoderSinkDeps(entry.encoder.type)),
     })),
   );
-  refuseMixedEncodings(file.scenarios, scenarios);
+  const mixed = mixedFileRefusal(fileSinkWriters(file.scenarios, scenarios));
+  if (mixed) throw new HttpError(422, 'file_sink_cannot_open', mixed);
   const { now } = neighbours;
   const writers = fileWriters({ ...file, scenarios }, now);
   const duplicates = duplicateSeriesWarnings(writers, {
@@ -94,28 +95,34 @@ export async function prepareScenario(
 }
 
 /**
- * Refuses (422 `file_sink_cannot_open`) entries of one file writing one path with encodings that cannot share it
- * ({@link mixedEncodingRefusal}): refused at the POST, naming them, rather than by one of them failing at its start.
- * Grouped by the `confined` paths (the files written), named by the `posted` ones, as the other refusals of a path.
+ * The `file` sinks of a file's entries: the paths `posted` name, the files their `confined` sinks write, and what
+ * each entry writes, the entry named `name(id)`: its id unless said (`cpu (@web)` among --autostart's files).
  */
-function refuseMixedEncodings(posted: readonly Entry[], confined: readonly Entry[]): void {
-  const files = writtenFiles(
-    confined.flatMap((entry, i) => {
-      const named = posted[i]!.sink;
-      return entry.sink.type === 'file' && named.type === 'file'
-        ? [{ id: entry.id, path: named.path, file: entry.sink.path, encoding: encoderSinkDeps(entry.encoder.type) }]
-        : [];
-    }),
-  );
-  for (const { path, writers } of files) {
-    const why = mixedEncodingRefusal(writers);
-    if (why)
-      throw new HttpError(
-        422,
-        'file_sink_cannot_open',
-        `${[...writers.keys()].join(', ')}: sink.path: cannot open ${path}: ${why}`,
-      );
+export function fileSinkWriters(
+  posted: readonly Entry[],
+  confined: readonly Entry[],
+  name = (id: string) => id,
+): FileWriter[] {
+  return confined.flatMap((entry, i) => {
+    const named = posted[i]!.sink;
+    return entry.sink.type === 'file' && named.type === 'file'
+      ? [{ id: name(entry.id), path: named.path, file: entry.sink.path, encoding: encoderSinkDeps(entry.encoder.type) }]
+      : [];
+  });
+}
+
+/**
+ * Why entries starting together (one POST's, or --autostart's) cannot, if they cannot: some write one file with
+ * encodings that cannot share it ({@link mixedEncodingRefusal}), the detail of a 422 `file_sink_cannot_open`
+ * naming them; refused before they start rather than by one of them failing as its sink opens. Grouped by the files
+ * written, named by the path posted, as the other refusals of a path.
+ */
+export function mixedFileRefusal(writers: readonly FileWriter[]): string | undefined {
+  for (const { path, writers: encodings } of writtenFiles(writers)) {
+    const why = mixedEncodingRefusal(encodings);
+    if (why) return `${[...encodings.keys()].join(', ')}: sink.path: cannot open ${path}: ${why}`;
   }
+  return undefined;
 }
 
 /**

@@ -243,3 +243,52 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     expect(refusals).to.deep.equal([refusal, refusal]);
   });
 });
+
+describe('--autostart scenarios writing one file (below --file-root)', () => {
+  /** A catalog below a fresh file root, a file for each `encoders` entry: @name writing out.om as it says. */
+  async function writers(encoders: Record<string, string>) {
+    const { root } = layout();
+    const dir = join(root, 'catalog');
+    mkdirSync(dir);
+    for (const [name, type] of Object.entries(encoders))
+      writeFileSync(
+        join(dir, `${name}.yaml`),
+        JSON.stringify({
+          name: 'cpu',
+          signal_type: 'metrics',
+          rate: 1,
+          generator: { type: 'constant', value: 1 },
+          encoder: { type },
+          sink: { type: 'file', path: 'out.om' },
+        }),
+      );
+    return { root, catalog: await Catalog.open(dir, undefined, '--catalog', root) };
+  }
+
+  it('are refused with encodings that cannot share it, naming each entry and its scenario, in either order', async () => {
+    // Before, both were prepared: the one started second failed as its sink opened, the server running half of them.
+    const { root, catalog } = await writers({ om: 'openmetrics', json: 'json_lines' });
+    const refusals = await Promise.all(
+      [
+        ['om', 'json'],
+        ['json', 'om'],
+      ].map((names) =>
+        prepareAutostart(names, catalog, root).then(
+          () => 'started',
+          (error: Error) => error.message,
+        ),
+      ),
+    );
+    const refusal = (ids: string, each: string) =>
+      `--autostart: ${ids}: sink.path: cannot open out.om: the entries write it with encodings that cannot share a file (${each}): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`;
+    expect(refusals).to.deep.equal([
+      refusal('cpu (@om), cpu (@json)', 'cpu (@om) as openmetrics, cpu (@json) as json_lines'),
+      refusal('cpu (@json), cpu (@om)', 'cpu (@json) as json_lines, cpu (@om) as openmetrics'),
+    ]);
+  });
+
+  it('start with one encoding', async () => {
+    const { root, catalog } = await writers({ a: 'json_lines', b: 'json_lines' });
+    expect(await prepareAutostart(['a', 'b'], catalog, root)).to.have.length(2);
+  });
+});
