@@ -1,10 +1,10 @@
+/**
+ * The files the file sinks of this process write now, by absolute path, and which encodings can share one: apart
+ * from the sink itself (lib/sinks/file.ts), so that svc-server's checks at a POST ask {@link sharedFileRefusal}, and
+ * `svc run` and svc-server ask {@link mixedEncodingRefusal} before a run starts, without loading the stream machinery.
+ */
 import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-
-/**
- * The files the file sinks of this process write now, by absolute path: apart from the sink itself, so that
- * svc-server's checks at a POST ask {@link sharedFileRefusal} without loading the stream machinery.
- */
 
 /** What the lines of a file are: the trailer it ends with, and the encoder writing them (as messages name it). */
 export interface Encoding {
