@@ -130,8 +130,8 @@ export async function serverDirectories({
 const realDirectories = new WeakMap<object, Promise<string>>();
 
 /**
- * The real path of `dir`, the directory of `owner`, resolved at its first use and kept: it is set when the server
- * starts, as the file root is (a link on its path pointed elsewhere later is not followed, as the root's is not).
+ * The real path of `dir`, the directory of `owner`, resolved at its first use and kept, as the file root's is at start
+ * (a link on its path pointed elsewhere later is not followed, as the root's is not).
  * A directory missing then is taken as its path stands, which a directory made again there has too.
  */
 function realDirectory(owner: object, dir: string): Promise<string> {
