@@ -1,7 +1,7 @@
 import { Cli, type BaseContext, type CommandClass } from 'clipanion';
 import { withValues } from './flags.js';
 import { coloursAllowed } from './terminal.js';
-import { explainRefusal, type CommandShape } from './usage-errors.js';
+import { bindNegativeNumbers, explainRefusal, type CommandShape } from './usage-errors.js';
 
 import { VERSION } from '../version.js';
 
@@ -29,8 +29,19 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
    * when the mistake is not found.
    */
   refusal(argv: readonly string[], error: unknown): string {
-    // One shape per path: a command may have several (`svc catalog list` and `svc list`).
-    const shapes: CommandShape<CommandClass<C>>[] = [...this.registrations].flatMap(([command, { builder }]) =>
+    const refusal = explainRefusal(this.shapes(), argv, this.binaryName);
+    if (!refusal) return this.error(error);
+    return `${this.format().error('Usage Error')}: ${refusal.message}\n${refusal.command ? `\n${this.usage(refusal.command)}` : ''}`;
+  }
+
+  /** `argv` as clipanion is to read it: `--rate -3` is `--rate=-3` ({@link bindNegativeNumbers}). */
+  arguments(argv: readonly string[]): readonly string[] {
+    return bindNegativeNumbers(this.shapes(), argv);
+  }
+
+  /** What each command accepts, one shape per path: a command may have several (`svc catalog list` and `svc list`). */
+  private shapes(): CommandShape<CommandClass<C>>[] {
+    return [...this.registrations].flatMap(([command, { builder }]) =>
       pathsOf(builder).map((path) => ({
         command,
         path,
@@ -42,9 +53,6 @@ export class SvcCli<C extends BaseContext> extends Cli<C> {
         ],
       })),
     );
-    const refusal = explainRefusal(shapes, argv, this.binaryName);
-    if (!refusal) return this.error(error);
-    return `${this.format().error('Usage Error')}: ${refusal.message}\n${refusal.command ? `\n${this.usage(refusal.command)}` : ''}`;
   }
 
   /**
@@ -81,11 +89,12 @@ export async function runProgram<C extends BaseContext>(
   argv: readonly string[],
   context: C,
 ): Promise<number> {
+  const args = cli.arguments(argv);
   let command: ReturnType<typeof cli.process>;
   try {
-    command = cli.process([...argv], context);
+    command = cli.process([...args], context);
   } catch (error) {
-    context.stderr.write(cli.refusal(argv, error));
+    context.stderr.write(cli.refusal(args, error));
     return 2;
   }
   const code = await cli.run(command, context);

@@ -21,14 +21,58 @@ export interface Refusal<C = unknown> {
  * usage without naming the mistake once the candidates disagree (a flag after the file: "Command
  * not found; did you mean one of: 0. svc run … 1. svc run …"), so the mistake is found again here,
  * from the commands' definitions: an unknown command or flag (with the closest valid one), a flag
- * without its value (a negative number is written `--value=-3`), a value for a flag that takes
- * none, an argument too many or missing. Undefined when none of these is found.
+ * without its value, a value for a flag that takes none, an argument too many or missing. Undefined
+ * when none of these is found.
  */
 export function explainRefusal<C>(
   commands: readonly CommandShape<C>[],
   argv: readonly string[],
   binaryName: string,
 ): Refusal<C> | undefined {
+  const meant = commandMeant(commands, argv);
+  if (!meant)
+    return unknownCommand(
+      commands.filter(({ path }) => path.length > 0 && !path[0]!.startsWith('-')),
+      argv,
+      binaryName,
+    );
+  const { shape, args } = meant;
+  const message = explainArguments(shape, args, [binaryName, ...shape.path].join(' '));
+  return message === undefined ? undefined : { message, command: shape.command };
+}
+
+/**
+ * `argv` with each negative number that follows a flag taking a value bound to it (`--rate -3` is
+ * `--rate=-3`), so that the flag's own check names the mistake (`--rate: expected a number greater than
+ * 0, got -3`) at the first try: clipanion takes any word beginning with `-` for a flag, and refuses
+ * `--rate -3` as a flag without its value. No flag of svc's is a dash and a digit, so such a word is
+ * never a flag; after `--` every word is an argument and is left as it is.
+ */
+export function bindNegativeNumbers(commands: readonly CommandShape[], argv: readonly string[]): readonly string[] {
+  const shape = commandMeant(commands, argv)?.shape;
+  if (!shape) return argv;
+  const bound: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...bound, ...argv.slice(i)];
+    const value = argv[i + 1];
+    const takesValue = shape.options.some(({ names, arity }) => arity > 0 && names.includes(arg));
+    if (takesValue && value !== undefined && isNegativeNumber(value)) {
+      bound.push(`${arg}=${value}`);
+      i++;
+    } else bound.push(arg);
+  }
+  return bound;
+}
+
+/**
+ * The command `argv` is meant for (the one whose words it holds, the longest), and `argv` without
+ * those words; undefined when no command's words are there.
+ */
+function commandMeant<C>(
+  commands: readonly CommandShape<C>[],
+  argv: readonly string[],
+): { shape: CommandShape<C>; args: readonly string[] } | undefined {
   // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
   const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
   // Flags may stand before the command's words (`svc --dry-run run f.yaml`, as the reference tool
@@ -40,15 +84,7 @@ export function explainRefusal<C>(
   const shape = candidates
     .filter(({ path }) => path.every((word, i) => argv[lead + i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
-  if (!shape)
-    return unknownCommand(
-      candidates.filter(({ path }) => path.length > 0),
-      argv,
-      binaryName,
-    );
-  const args = [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)];
-  const message = explainArguments(shape, args, [binaryName, ...shape.path].join(' '));
-  return message === undefined ? undefined : { message, command: shape.command };
+  return shape && { shape, args: [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)] };
 }
 
 function unknownCommand<C>(
@@ -136,8 +172,6 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     }
     if (bound > 0) continue;
     const value = args[i + 1];
-    if (value !== undefined && /^-\.?\d/.test(value))
-      return `${name} needs a value; a negative number is written ${name}=${value}`;
     if (value === undefined || isFlag(value)) return `${name} needs a value: ${name} ${valueNameOf(name)}`;
     i++;
   }
@@ -150,6 +184,11 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
   if (positionals.length < required.length)
     return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
   return undefined;
+}
+
+/** `-3`, `-0.5`, `-.5`, `-1e3`; also a relative time (`-1h30m`), which a flag's own check reads. */
+function isNegativeNumber(arg: string): boolean {
+  return /^-\.?\d/.test(arg);
 }
 
 /** `-` alone is an argument (standard input), not a flag. */

@@ -53,9 +53,23 @@ describe('svc usage errors', () => {
     );
   });
 
-  it('tell how to write a negative value', async () => {
-    expect(await usageError(['metrics', '--name', 'x', '--rate', '1', '--value', '-3'])).to.equal(
-      'Usage Error: --value needs a value; a negative number is written --value=-3',
+  it('take a negative number after a flag as its value, at the first try, as --flag=-3', async () => {
+    const rate = await svc(['run', file, '--rate', '-3']);
+    expect(rate.code, rate.stderr).to.equal(1);
+    expect(rate.stderr).to.equal(`error: ${file}: --rate: expected a number greater than 0, got -3\n`);
+    expect(await svc(['run', file, '--rate=-3'])).to.deep.equal(rate);
+    expect(await usageError(['run', file, '--workers', '-2'])).to.equal(
+      'Usage Error: --workers: expected a whole number from 1 to 64, got "-2"',
+    );
+    const value = await svc(['metrics', '--name', 'x', '--rate', '1', '--value', '-3', '--dry-run']);
+    expect(value.code, value.stderr).to.equal(0);
+    expect(value.stderr).to.match(/generator: +constant value=-3\n/);
+  });
+
+  it('leave a negative number that follows no flag taking a value an argument', async () => {
+    expect(await usageError(['run', file, '--dry-run', '-3'])).to.match(/^Usage Error: unknown flag -3 for svc run\b/);
+    expect(await usageError(['run', file, '--', '-3'])).to.equal(
+      'Usage Error: unexpected argument "-3": svc run takes one [scenario-file]',
     );
   });
 

@@ -15,7 +15,7 @@ const GENERATOR_FLAGS = {
     field: 'value',
     modes: ['constant'],
     required: 1,
-    help: 'the value; a negative one is written --value=-3',
+    help: 'the value',
   },
   '--amplitude': { field: 'amplitude', modes: ['sine'], required: 1, help: 'half the swing' },
   '--period-secs': { field: 'period_secs', modes: ['sine', 'sawtooth'], required: 60, help: 'seconds a period' },
