@@ -211,11 +211,35 @@ function excerpt(body: string): string {
   return text ? `: "${text}"` : '';
 }
 
-/** A `Retry-After` header in ms: delay seconds or an HTTP date; undefined when absent or unreadable. */
-function retryAfterOf(header: string | undefined): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+/**
+ * Seconds read of a `Retry-After`, at most: RFC 9111's 2^31 for an HTTP cache's delta-seconds (§1.2.2). A wait
+ * past svc's longest backoff is cut to it where the next attempt is scheduled (sink-core.ts), not here: the
+ * stall message says the wait asked for; this bound keeps it a number (400 digits read as Infinity).
+ */
+const MAX_RETRY_AFTER_SECONDS = 2 ** 31;
+
+const DAY_NAME = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** RFC 9110's HTTP-date (§5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient reads too. */
+const HTTP_DATE = new RegExp(
+  `^(?:${DAY_NAME}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT` +
+    `|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT` +
+    `|${DAY_NAME} ${MONTH} [ \\d]\\d ${TIME} \\d{4})$`,
+);
+
+/**
+ * A `Retry-After` header in ms, as RFC 9110 writes it (§10.2.3): delay-seconds, digits only, or an HTTP-date (the
+ * time until then; none for one past); undefined when absent or anything else (`1e3`, `0x10`, `1.5`, `-1`,
+ * `Infinity`), which is ignored as the RFC says, the backoff applying: Number() and Date.parse() read all of those,
+ * and any text with a number in it as a date (`soon 5` is 2001-05-01). At most {@link MAX_RETRY_AFTER_SECONDS}.
+ */
+export function retryAfterOf(header: string | undefined, now = Date.now()): number | undefined {
+  if (header === undefined) return undefined;
+  // Node's parser strips the whitespace around a field's value (RFC 9110's OWS).
+  if (/^\d+$/.test(header)) return Math.min(Number(header), MAX_RETRY_AFTER_SECONDS) * 1000;
+  if (!HTTP_DATE.test(header)) return undefined;
+  // asctime names no zone, and is GMT; Date.parse would read it in the local one.
+  const at = Date.parse(header.endsWith('GMT') ? header : `${header} GMT`);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - now), MAX_RETRY_AFTER_SECONDS * 1000);
 }
