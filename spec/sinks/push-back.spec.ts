@@ -22,8 +22,8 @@ describe('sinks against receivers that push back', function () {
   interface Subject {
     entry(retry?: Record<string, unknown>): Entry;
     attempts(): number;
-    /** Answers attempt n (1-based): a wait (ms, or an HTTP date), a refusal, or acceptance. */
-    answer(next: (n: number) => 'accept' | { wait?: number | Date; status?: number; body?: string }): void;
+    /** Answers attempt n (1-based): a wait (ms, or an HTTP date), a refusal, acceptance, or never (HTTP only). */
+    answer(next: (n: number) => 'accept' | 'stall' | { wait?: number | Date; status?: number; body?: string }): void;
   }
 
   /** The entry (one tick, then a flush) run with its sink's timers on `clock`, every delivery recorded. */
@@ -63,6 +63,7 @@ describe('sinks against receivers that push back', function () {
               receiver.answer((): Answer => {
                 const said = next(receiver.requests.length);
                 if (said === 'accept') return { status: 204 };
+                if (said === 'stall') return 'stall';
                 const { wait, status = 503, body } = said;
                 const retryAfter = wait instanceof Date ? wait.toUTCString() : wait && String(wait / 1000);
                 return { status, body, headers: retryAfter ? { 'Retry-After': retryAfter } : {} };
@@ -94,6 +95,7 @@ describe('sinks against receivers that push back', function () {
           receiver.answer((): OtlpAnswer => {
             const said = next(receiver.calls);
             if (said === 'accept') return { accept: true };
+            if (said === 'stall') throw new Error('the OTLP receiver answers every call');
             const { wait, status = 503, body } = said;
             if (wait instanceof Date) throw new Error('gRPC has no dates: RetryInfo is a duration');
             return { grpc: codes[status]!, details: body, retryAfterMs: wait };
@@ -153,6 +155,24 @@ describe('sinks against receivers that push back', function () {
           expect(subject.attempts()).to.equal(1);
           const { last_sink_error } = run.stats.snapshot(clock.now());
           expect(last_sink_error).to.include('within 10 s of the flush').and.include('slow down').and.include(said);
+        });
+
+      if (kind !== 'otlp_grpc')
+        it('the attempt sent once the wait asked for ended, never answered: the give-up says it waits for its answer, not that svc sends nothing', async () => {
+          subject.answer((n) => (n === 1 ? { wait: 2000, status: 429, body: 'slow down' } : 'stall'));
+          const { run, deliveries } = start(subject.entry(), clock);
+          await waitFor('the first attempt refused', () => (retries(deliveries).length > 0 ? true : undefined));
+          await waitsExactly(2000, 1);
+          await clock.advance(8000);
+          await run.done;
+          const { last_sink_error } = run.stats.snapshot(clock.now());
+          expect(last_sink_error)
+            .to.include('within 10 s of the flush')
+            .and.include('slow down')
+            .and.include(
+              'it asked for a wait of 2s before the next attempt, which svc sent then and has had no answer to since',
+            )
+            .and.not.include('sends nothing');
         });
 
       if (kind !== 'otlp_grpc')

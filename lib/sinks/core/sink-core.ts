@@ -78,8 +78,11 @@ export class SinkCore implements Sink {
   readonly reports = new Subject<SinkReport>();
   /** The last failure seen since data was last settled, for the stall and give-up messages. */
   lastError: SinkError | undefined;
-  /** The wait (ms) the destination asked for before the attempt now awaited, when svc waits it; else undefined. */
-  private waitAsked: number | undefined;
+  /**
+   * The wait (ms) the destination asked for before the next attempt, when svc waits it, and when (its timers' time)
+   * that attempt is sent; undefined once an attempt is answered. Only the silence rule's messages say it.
+   */
+  private waitAsked: { readonly ms: number; readonly ends: number } | undefined;
   /** Bytes taken and not settled yet. */
   private held = 0;
   /** Events delivered since the sink began: an expired flush tells how many arrived since it began. */
@@ -181,7 +184,8 @@ export class SinkCore implements Sink {
     // A wait the destination asked for is honoured, up to the longest backoff svc allows.
     const asked = error.retryAfter ?? 0;
     const delay = Math.max(backoff(retry, attempt, random), Math.min(asked, MAX_BACKOFF_MS));
-    if (asked > 0 && delay <= asked) this.waitAsked = asked;
+    const silence = this.options.silence;
+    if (silence && asked > 0 && delay <= asked) this.waitAsked = { ms: asked, ends: silence.scheduler.now() + delay };
     this.reports.next({ kind: 'retrying', attempt, delay, error });
     return delay;
   }
@@ -276,14 +280,18 @@ export class SinkCore implements Sink {
   /**
    * The last error as the stall and give-up messages repeat it, with the wait its destination asked for when svc
    * waits it: a sink told to come back in an hour sends nothing meanwhile, even to a destination that recovered,
-   * where its stall message said only that new events are dropped "until it answers again".
+   * where its stall message said only that new events are dropped "until it answers again". Once the wait is over,
+   * the attempt after it is out and unanswered (an answer forgets the wait), and the message says so.
    */
   private lastErrorWords(error: SinkError): string {
-    const asked = this.waitAsked;
-    if (asked === undefined) return error.detail;
-    const waited =
-      asked > MAX_BACKOFF_MS ? `: svc waits ${formatMs(MAX_BACKOFF_MS)} (its longest backoff) and` : ', and svc';
-    return `${error.detail}; it asked for a wait of ${formatMs(asked)} before the next attempt${waited} sends nothing to it until then`;
+    const wait = this.waitAsked;
+    if (wait === undefined) return error.detail;
+    const asked = `${error.detail}; it asked for a wait of ${formatMs(wait.ms)} before the next attempt`;
+    const longest = `${formatMs(MAX_BACKOFF_MS)} (its longest backoff)`;
+    const capped = wait.ms > MAX_BACKOFF_MS;
+    if (this.options.silence!.scheduler.now() >= wait.ends)
+      return `${asked}, which svc sent ${capped ? `after ${longest}` : 'then'} and has had no answer to since`;
+    return `${asked}${capped ? `: svc waits ${longest} and` : ', and svc'} sends nothing to it until then`;
   }
 
   /** The failure of a chunk written while stalled, saying the last error seen. */

@@ -460,6 +460,28 @@ describe('batchingSink (the batching core of http_push and logstore)', () => {
     expect(fake.sent.join('')).to.match(/after\n$/);
   });
 
+  it("a stall's message says the wait asked for while svc waits it, then that the attempt after it is out and unanswered", async () => {
+    const { scheduler, fake, sink, reports } = setup({ batchSize: 1, flushTimeout: 10_000 });
+    const HOUR = 3_600_000;
+    const asked = new SinkError('http_push', 'answered 429', { retryable: true, retryAfter: 100 * HOUR });
+    fake.answerWith((_, attempt) => (attempt === 1 ? asked : 'hang'));
+    sink.write(chunk('a\n'));
+    await settle();
+    const stalled = async () => {
+      sink.write(chunk('dropped\n'));
+      return (reports.at(-1) as { error: Error }).error.message;
+    };
+    await scheduler.advance(10_000);
+    expect(await stalled()).to.equal(
+      'http_push sink: http://receiver/push acknowledged nothing for 10 s (last error: answered 429; it asked for a wait of 100h before the next attempt: svc waits 1h (its longest backoff) and sends nothing to it until then): new events are dropped until it answers again',
+    );
+    await scheduler.advance(HOUR - 10_000);
+    expect(fake.pending, 'the attempt after the wait').to.have.length(1);
+    expect(await stalled()).to.equal(
+      'http_push sink: http://receiver/push acknowledged nothing for 10 s (last error: answered 429; it asked for a wait of 100h before the next attempt, which svc sent after 1h (its longest backoff) and has had no answer to since): new events are dropped until it answers again',
+    );
+  });
+
   it('the catch-up after a stall is bounded: the timer is held back at most flush_timeout and what falls due while stalled is dropped and counted', async () => {
     const scheduler = new ManualScheduler();
     const fake = fakeTransport();
