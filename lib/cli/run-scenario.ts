@@ -1,10 +1,21 @@
-import { asyncScheduler, filter, fromEvent, interval, map, merge, take, type Observable } from 'rxjs';
+import {
+  asyncScheduler,
+  filter,
+  fromEvent,
+  interval,
+  map,
+  merge,
+  take,
+  type Observable,
+  type Subscription,
+} from 'rxjs';
 import { constants } from 'node:os';
 import type { Entry, ScenarioFile } from '../config/types.js';
 import type { EntryOutcome, EntryRun } from '../runtime/run-entry.js';
 import { startEntries } from '../runtime/file-run.js';
 import { AHEAD_MS, backfillEntries, type Backfill } from '../runtime/backfill.js';
 import { stopSignals } from '../runtime/stop-signals.js';
+import { endBySignal } from '../runtime/first-stop-signal.js';
 import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { startWorkers } from '../runtime/workers.js';
 import type { SvcContext } from './context.js';
@@ -21,7 +32,7 @@ import {
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
-import { afterNeverHeld, formatCondition, formatDuration, type WatchedEnd } from '../format.js';
+import { afterNeverHeld, countOf, formatCondition, formatDuration, type WatchedEnd } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -49,7 +60,9 @@ const WARNING_INTERVAL_MS = 5000;
  * exit code: 1 when an entry ended with an error or its sink never delivered anything because of
  * sink errors (each gets an `error:` line, last); a backfill cut short by a signal, the signal's code, and
  * one whose sinks dropped events, 1 (each gets an `error:` line too); else 0. A backfill's rows show the virtual time
- * covered and the speed-up; its STOPPED lines count elapsed time in virtual time.
+ * covered and the speed-up; its STOPPED lines count elapsed time in virtual time. A signal of the process during the
+ * stop's flush quits at once: an `error:` line per entry still flushing, with the events its sink still held, then
+ * the signal ends the process as its default action does.
  */
 export async function runScenario(
   file: ScenarioFile,
@@ -99,6 +112,8 @@ export async function runScenario(
     );
   };
   const ticker = interval(display.periodMs, scheduler).subscribe(report);
+  const write = (line: string): void => void stderr.write(`${line}\n`);
+  let quitting: Subscription | undefined;
   const stopping = merge(context.signals ?? stopSignals(), readerGone(context.stdout))
     .pipe(take(1))
     .subscribe((cause) => {
@@ -108,15 +123,24 @@ export async function runScenario(
         notices.push(stoppingLine(cause));
         report();
       }
+      // From here a signal of the process's own (not a stop a spec or `svc test` gives) quits without the flush.
+      quitting = stopSignals()
+        .pipe(take(1))
+        .subscribe((signal) => {
+          ticker.unsubscribe();
+          display.stop();
+          for (const run of runs) if (!ended.has(run)) write(`error: ${run.entry.id}: ${unflushed(run, signal)}`);
+          endBySignal(signal);
+        });
       void fileRun.stop();
     });
   const outcomes = await fileRun.done;
   ticker.unsubscribe();
   stopping.unsubscribe();
+  quitting?.unsubscribe();
   display.stop();
 
   const now = clock.now();
-  const write = (line: string): void => void stderr.write(`${line}\n`);
   // The STOPPED line names the entry's sink error; without it (--quiet) the error line may.
   const failures = runs.map((run, i) => failureOf(run, outcomes[i]!, !quiet));
   runs.forEach((run, i) => {
@@ -160,6 +184,16 @@ function cutShort(backfill: Backfill, runs: readonly EntryRun[]): string[] {
         ]
       : [];
   });
+}
+
+/** What a signal during the stop's flush left of an entry's flush: the events its sink still held are lost. */
+function unflushed({ stats }: EntryRun, signal: NodeJS.Signals): string {
+  const held = stats.heldEvents();
+  const lost =
+    held > 0
+      ? `: ${held} of its ${countOf(stats.totalEvents, 'event')}, still in its sink, ${held === 1 ? 'was' : 'were'} not delivered`
+      : '';
+  return `${signal} during the stop's flush quit at once${lost}`;
 }
 
 /** The shell's code for a process ended by `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM). */
@@ -229,7 +263,7 @@ function progressDisplay({ stdout, stderr, env }: SvcContext, file: ScenarioFile
 
 /**
  * What a stop signal does, said as it arrives: the run flushes before it ends (a receiver that does not answer is
- * waited for up to the sinks' flush timeout), and a second signal ends it at once (Node's default, docs/cli.md).
+ * waited for up to the sinks' flush timeout), and a second signal ends it at once (docs/cli.md).
  */
 function stoppingLine(signal: string): string {
   const again = signal === 'SIGINT' ? 'a second Ctrl-C' : `another ${signal}`;

@@ -2,6 +2,15 @@
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const satisfies readonly NodeJS.Signals[];
 
 /**
+ * Ends the process as `signal`'s default action does, its listeners removed: the shell reads 130 or 143, and a
+ * parent (a shell loop under Ctrl-C) sees that the signal ended it. What a second stop signal does.
+ */
+export function endBySignal(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+}
+
+/**
  * The first stop signal this process receives. Its listeners go once one arrived, as with an
  * unsubscribed stopSignals(): a second signal ends the process. Free of rxjs, so that
  * svc-server waits on it from its start without loading the pipeline's library.

@@ -51,6 +51,8 @@ export class EntryStats {
   consecutiveFailures = 0;
   totalSinkFailures = 0;
   droppedEvents = 0;
+  /** Events the sink acknowledged (written, for a sink that acknowledges nothing). */
+  deliveredEvents = 0;
   lastSinkError: string | undefined;
   lastSuccessfulWriteAt: number | undefined;
   sinkRetries = 0;
@@ -107,6 +109,7 @@ export class EntryStats {
         this.sample(now);
         return;
       case 'delivered':
+        this.deliveredEvents += delivery.size;
         this.consecutiveFailures = 0;
         this.lastSuccessfulWriteAt = now;
         if (delivery.written) this.addWritten(delivery.written);
@@ -154,6 +157,11 @@ export class EntryStats {
   degraded(now: number): boolean {
     const at = this.asOf(now);
     return this.totalSinkFailures > 0 && at - (this.lastSuccessfulWriteAt ?? this.startedAt) >= DEGRADED_AFTER_MS;
+  }
+
+  /** Events written to the sink that it has neither delivered nor given up: what a flush still has to settle. */
+  heldEvents(): number {
+    return Math.max(0, this.totalEvents - this.deliveredEvents - this.droppedEvents);
   }
 
   /**

@@ -89,6 +89,7 @@ function countersOf({ runs, startedAt, triggeredAt }: FileRun): WorkerCounters[]
     bytes: stats.bytes,
     failures: stats.totalSinkFailures,
     dropped: stats.droppedEvents,
+    delivered: stats.deliveredEvents,
     lastSinkError: stats.lastSinkError,
     rejected: stats.receiverRejected,
     refusals: stats.refusedRequests,

@@ -48,6 +48,7 @@ export interface WorkerCounters {
   /** Failures, partial refusals included, and the events they gave up. */
   readonly failures: number;
   readonly dropped: number;
+  readonly delivered: number;
   readonly lastSinkError?: string;
   /** Events a receiver refused in requests it took, such requests, streaks of them begun, the last streak's error. */
   readonly rejected: number;
@@ -107,6 +108,7 @@ const NO_COUNTERS: WorkerCounters = {
   bytes: 0,
   failures: 0,
   dropped: 0,
+  delivered: 0,
   rejected: 0,
   refusals: 0,
   streaks: 0,
@@ -341,8 +343,9 @@ function addCounters(stats: EntryStats, last: WorkerCounters, next: WorkerCounte
   const bytes = next.bytes - last.bytes;
   if (events > 0 || bytes > 0) stats.record({ kind: 'written', size: events, bytes }, now);
   const written = writtenSince(last.receiverWritten, next.receiverWritten);
-  if (next.lastWriteAt !== last.lastWriteAt || written)
-    stats.record({ kind: 'delivered', size: 0, bytes: 0, ...(written && { written }) }, now);
+  const delivered = next.delivered - last.delivered;
+  if (next.lastWriteAt !== last.lastWriteAt || delivered > 0 || written)
+    stats.record({ kind: 'delivered', size: delivered, bytes: 0, ...(written && { written }) }, now);
   // Each worker's sink warns once of the same thing: the entry shows it once.
   for (const message of next.warnings.slice(last.warnings.length))
     if (!stats.sinkWarnings.includes(message)) stats.record({ kind: 'warning', message }, now);

@@ -75,38 +75,50 @@ describe('bin/svc whose reader goes away (svc … | head -3)', () => {
 });
 
 describe('bin/svc stopped while its receiver does not answer', () => {
-  it('says at the signal that it flushes, for how long at most, and that a second Ctrl-C quits: and it does', async () => {
-    const receiver = await startHostileReceiver('silent');
-    let kill = () => {};
-    try {
-      const file = scenario(
-        'silent.yaml',
-        upScenario(`{ type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1 }`, ['rate: 20']),
-      );
-      const { child, stderr, closed } = spawnSvc(['run', file]);
-      kill = () => child.kill('SIGKILL');
-      await waitFor('the first request', () => (receiver.received() > 0 ? true : undefined));
-      child.kill('SIGINT');
-      // Before: nothing but `rate: 0/s` rows until the flush gave up, 10 s later.
-      await waitFor(
-        'the stopping line',
-        () => (stderr().includes('[info] SIGINT: stopping') ? true : undefined),
-        3_000,
-      );
-      expect(stderr()).to.include(
-        '[info] SIGINT: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after 10s); a second Ctrl-C quits at once, losing it\n',
-      );
-      // Its rows say what it does, not `rate: 0/s`.
-      expect(stderr()).to.match(/\n\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
-      const sent = Date.now();
-      child.kill('SIGINT');
-      expect((await closed).signal).to.equal('SIGINT');
-      expect(Date.now() - sent).to.be.below(2_000);
-    } finally {
-      kill();
-      await receiver.stop();
-    }
-  });
+  for (const [signal, again] of [
+    ['SIGINT', 'a second Ctrl-C'],
+    ['SIGTERM', 'another SIGTERM'],
+  ] as const)
+    it(`says at ${signal} that it flushes, for how long at most, and that ${again} quits: and it does, saying what it lost`, async () => {
+      const receiver = await startHostileReceiver('silent');
+      let kill = () => {};
+      try {
+        const file = scenario(
+          'silent.yaml',
+          upScenario(`{ type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1 }`, ['rate: 20']),
+        );
+        const { child, stderr, closed } = spawnSvc(['run', file]);
+        kill = () => child.kill('SIGKILL');
+        await waitFor('the first request', () => (receiver.received() > 0 ? true : undefined));
+        child.kill(signal);
+        // Before: nothing but `rate: 0/s` rows until the flush gave up, 10 s later.
+        await waitFor(
+          'the stopping line',
+          () => (stderr().includes(`[info] ${signal}: stopping`) ? true : undefined),
+          3_000,
+        );
+        expect(stderr()).to.include(
+          `[info] ${signal}: stopping: flushing what the sinks still hold (a receiver that does not answer is given up after 10s); ${again} quits at once, losing it\n`,
+        );
+        // Its rows say what it does, not `rate: 0/s`.
+        expect(stderr()).to.match(/\n\[progress\] up {2}flushing \| events: \d+ \| bytes: .+ \| elapsed: .+\n/);
+        const sent = Date.now();
+        child.kill(signal);
+        // Ended by the signal, as its default action ends a process: the shell reads 130 or 143.
+        expect((await closed).signal).to.equal(signal);
+        expect(Date.now() - sent).to.be.below(2_000);
+        // The receiver answered nothing: every event counted is lost, and said so (before, nothing was said).
+        const lost = new RegExp(
+          `\nerror: up: ${signal} during the stop's flush quit at once: (\\d+) of its (\\d+) events?, still in its sink, (?:was|were) not delivered\n$`,
+        ).exec(stderr());
+        expect(lost, stderr()).to.not.equal(null);
+        expect(lost![1]).to.equal(lost![2]);
+        expect(stderr()).to.not.include('STOPPED');
+      } finally {
+        kill();
+        await receiver.stop();
+      }
+    });
 
   it('an entry past its duration whose sink still flushes reads "flushing", not a rate of 0/s', async () => {
     const receiver = await startHostileReceiver('silent');

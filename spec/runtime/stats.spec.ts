@@ -13,6 +13,17 @@ describe('EntryStats: delivery health', () => {
     expect(stats.snapshot(T0 + 5).last_successful_write_at).to.equal(new Date(T0 + 5).toISOString());
   });
 
+  it('holds what was written and neither delivered nor given up: what a stop signal during the flush loses', () => {
+    const stats = new EntryStats(T0);
+    stats.record({ kind: 'written', size: 10, bytes: 100 }, T0 + 1);
+    expect(stats.heldEvents()).to.equal(10);
+    stats.record({ kind: 'delivered', size: 4, bytes: 40 }, T0 + 2);
+    stats.record({ kind: 'failed', size: 2, bytes: 20, error: down }, T0 + 3);
+    expect(stats.heldEvents()).to.equal(4);
+    stats.record({ kind: 'dropped', size: 4, bytes: 40 }, T0 + 4);
+    expect(stats.heldEvents()).to.equal(0);
+  });
+
   it('counts events dropped with no failure (the reader of stdout gone) in dropped_events only', () => {
     const stats = new EntryStats(T0);
     stats.record({ kind: 'written', size: 5, bytes: 50 }, T0 + 1);
