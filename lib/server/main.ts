@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Builtins, Cli, Command, UsageError, type BaseContext } from 'clipanion';
 import type { Logger } from 'pino';
 import { pino } from './packages.js';
-import { firstStopSignal } from '../runtime/first-stop-signal.js';
+import { endBySignal, firstStopSignal } from '../runtime/first-stop-signal.js';
 import { DEFAULT_FLUSH_TIMEOUT } from '../sinks/core/sink-core.js';
 import { describeError } from '../sinks/core/errors.js';
 import { createLogger, logged } from './logger.js';
@@ -13,7 +13,7 @@ import { isLoopback } from './loopback.js';
 import { servesLocalNamesOnly } from './middleware/host.js';
 import { apiKeyProblem } from './middleware/auth.js';
 import { logLevelOf } from './log-level.js';
-import { DEFAULT_MAX_ENTRIES, EntryRegistry, type StartedEntry, warnUndelivered } from './registry.js';
+import { DEFAULT_MAX_ENTRIES, EntryRegistry, type StartedEntry, warnUndelivered, warnUnflushed } from './registry.js';
 import type { PreparedScenario } from './launch.js';
 import type { Catalog } from '../catalog/index.js';
 import { parseShard } from './shard.js';
@@ -55,7 +55,7 @@ class ServeCommand extends Command {
   static override usage = Command.Usage({
     description: 'Serve the svc HTTP API: start, inspect, scrape and stop scenarios; emit single events',
     details:
-      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 while starting the --autostart and --state scenarios, and once draining). SIGTERM/SIGINT stop every scenario (and a start still under way), flush every sink, then exit 0 (1 when a flush is not done 15 s after).',
+      'Prints {"svc_server":{"port":N}} on stdout once listening, then starts the --autostart scenarios; logs (pino JSON) go to stderr. GET /health answers liveness, GET /health?ready readiness (503 while starting the --autostart and --state scenarios, and once draining). SIGTERM/SIGINT stop every scenario (and a start still under way), flush every sink, then exit 0 (1 when a flush is not done 15 s after); a second signal ends it at once, logging what the sinks still held.',
     examples: [
       ['Listen on a free port of 127.0.0.1, with a key', 'SVC_API_KEY=secret $0 --port 0'],
       [
@@ -228,7 +228,8 @@ class ServeCommand extends Command {
    * arrived are answered (within the grace), then logs what the scenarios did not deliver. A flush that has not ended {@link STOP_GRACE_MS}
    * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
    * the log says so and the process exits 1 once those lines are out, as a write pending on a pipe nobody reads holds one of node's
-   * threads, and the process with it, for ever.
+   * threads, and the process with it, for ever. A stop signal meanwhile ends the process at once, as the signal does,
+   * once the log says what the sinks still held.
    */
   private async shutDown(
     registry: EntryRegistry,
@@ -244,8 +245,15 @@ class ServeCommand extends Command {
       new Promise<false>((resolve) => {
         grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
       }),
+      firstStopSignal(),
     ]);
     clearTimeout(grace);
+    if (typeof flushed === 'string') {
+      logUnflushed(logger, running, flushed);
+      await logged(logger, LAST_LINES_MS);
+      endBySignal(flushed);
+      return;
+    }
     if (!flushed) {
       logUndelivered(logger, running);
       logger.error(
@@ -354,6 +362,19 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
     dropped
       ? `stopped: ${dropped} of the ${countOf(events, 'event')} of ${countOf(stopped.length, 'scenario')} ${dropped === 1 ? 'was' : 'were'} not delivered`
       : 'stopped',
+  );
+}
+
+/**
+ * Before a `signal` during the stop's flush ends the process: warns of each scenario of `stopping` still flushing with
+ * the events its sink still held, then says what they add up to.
+ */
+function logUnflushed(logger: Logger, stopping: readonly StartedEntry[], signal: NodeJS.Signals): void {
+  let held = 0;
+  for (const started of stopping) if (!started.outcome) held += warnUnflushed(logger, started);
+  logger.error(
+    { signal, held_events: held },
+    `${signal} during the stop's flush: quitting at once; ${countOf(held, 'event')} still in the sinks ${held === 1 ? 'is' : 'are'} lost`,
   );
 }
 

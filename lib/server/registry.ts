@@ -382,6 +382,20 @@ export function warnUndelivered(logger: Logger, started: StartedEntry, how: stri
   return true;
 }
 
+/**
+ * Warns that `started` was still flushing when a signal ended the process: the events its sink still held are lost.
+ * Returns how many.
+ */
+export function warnUnflushed(logger: Logger, started: StartedEntry): number {
+  const { stats, entry } = started.run;
+  const held = stats.heldEvents();
+  logger.warn(
+    { ...logFields(started.id, entry), total_events: stats.totalEvents, held_events: held },
+    `scenario not flushed: ${held} of its ${countOf(stats.totalEvents, 'event')}, still in its sink, ${held === 1 ? 'was' : 'were'} not delivered`,
+  );
+  return held;
+}
+
 /** What every log line about a started entry carries (`scenario` is its id, as the HTTP API names it). */
 function logFields(id: string, entry: Entry) {
   return { scenario: id, entry: entry.id, name: entry.name ?? entry.id };

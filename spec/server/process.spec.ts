@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
+import { startHostileReceiver } from '../support/backends/hostile.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { promtoolCheck } from '../support/promtool.js';
 import { countOf } from '../../lib/format.js';
@@ -324,6 +325,47 @@ describe('svc-server stopping with events its sinks did not deliver', function (
     } finally {
       server.kill();
       receiver.close();
+    }
+  });
+});
+
+describe('svc-server given a second signal during the stop', function () {
+  this.timeout(30_000);
+
+  it('logs what each scenario still flushing held, then ends by the signal at once (143), not after the flush', async () => {
+    const receiver = await startHostileReceiver('silent');
+    const server = await startServerProcess();
+    try {
+      const body = `name: up\nsignal_type: metrics\nrate: 20\ngenerator: {type: constant, value: 1}\nsink: {type: http_push, url: "http://${receiver.address}/ingest", batch_size: 1}\n`;
+      expect((await fetch(`${server.base}/scenarios`, { method: 'POST', body })).status).to.equal(201);
+      await waitFor('the first request', () => receiver.received() > 0 || undefined);
+      server.child.kill('SIGTERM');
+      await waitFor('the stop', () => server.stderr().includes('stopping: flushing every scenario') || undefined);
+      const sent = Date.now();
+      server.child.kill('SIGTERM');
+      // Ended by the signal, as its default action ends a process (the shell reads 143), within the second the log
+      // is given to write out: not after the flush's 10 s.
+      expect(await server.exited).to.equal(null);
+      expect(server.child.signalCode).to.equal('SIGTERM');
+      expect(Date.now() - sent).to.be.below(2_500);
+      const lines = logLines(server) as unknown as Record<string, unknown>[];
+      const unflushed = lines.find((line) => String(line.msg).startsWith('scenario not flushed:'))!;
+      expect(unflushed, server.stderr()).to.include({ name: 'up' });
+      // The receiver answered nothing: every event counted is lost.
+      expect(unflushed.held_events).to.be.above(0).and.equal(unflushed.total_events);
+      const held = unflushed.held_events as number;
+      expect(unflushed.msg).to.equal(
+        `scenario not flushed: ${held} of its ${countOf(unflushed.total_events as number, 'event')}, still in its sink, ${held === 1 ? 'was' : 'were'} not delivered`,
+      );
+      expect(lines.at(-1)).to.include({
+        level: 50,
+        signal: 'SIGTERM',
+        held_events: held,
+        msg: `SIGTERM during the stop's flush: quitting at once; ${countOf(held, 'event')} still in the sinks ${held === 1 ? 'is' : 'are'} lost`,
+      });
+    } finally {
+      server.kill();
+      await receiver.stop();
     }
   });
 });
