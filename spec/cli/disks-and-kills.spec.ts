@@ -86,10 +86,12 @@ describe('disks and kills (docs/reliability.md)', function () {
         '    trace_generator: { services: { web: {} }, root: { service: web, operation: "GET /", kind: server } }',
       ].join('\n'),
     );
-    const { code, stderr } = await start(['run', file], 'ulimit -f 64').ended;
+    // 512 KiB or 1 MiB (blocks of 512 bytes or 1 KiB), some 1500 spans at 2000/s: the chunks before the cut hold
+    // readable spans unless the first wake-up is most of a second late (at 64 blocks, 50 ms late left none).
+    const { code, stderr } = await start(['run', file], 'ulimit -f 1024').ended;
     expect(code, stderr).to.equal(1);
     // One JSON array per chunk, a line each: the cut last one is no JSON. Before, the spans of its whole lines
-    // counted delivered, though no reader can read them (events - dropped was 94, 93 spans readable).
+    // counted delivered, though no reader can read them (at 64 blocks, events - dropped was 94, 93 spans readable).
     const readable = readFileSync(path, 'utf8')
       .split('\n')
       .flatMap((line) => {
@@ -99,9 +101,7 @@ describe('disks and kills (docs/reliability.md)', function () {
           return [];
         }
       }).length;
-    // Some spans are readable: how many follows the wake-ups (one late on a loaded machine puts a second's spans in
-    // one chunk, which the 64 KiB cut), not svc.
-    expect(readable).to.be.greaterThan(0);
+    expect(readable).to.be.greaterThan(10);
     const { events, dropped } = stoppedCounts(stderr, 'spans');
     expect(events - dropped, stderr).to.equal(readable);
   });
