@@ -69,24 +69,28 @@ function rowsExpander<S extends SeriesTotals>({
 
   return (batch) => {
     check(operator, 'each value of its source', batch, OBSERVED);
-    const size = batch.size * perEvent;
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size: events, anchor, index: fromIndex, offset: fromOffset, series: fromSeries, observations } = batch;
+    const size = events * perEvent;
     const index = new Float64Array(size);
     const offset = new Float64Array(size);
     const value = new Float64Array(size);
     const series = new Array<Series>(size);
     const natives = nativeRow < 0 ? undefined : new Array<NativeHistogram | undefined>(size);
-    for (let i = 0; i < batch.size; i++) {
-      const { state, rowSeries } = stateOf(batch.series[i]!);
+    for (let i = 0; i < events; i++) {
+      const { state, rowSeries } = stateOf(fromSeries[i]!);
       const at = i * perEvent;
-      record(state, batch.observations[i]!, value, at);
+      record(state, observations[i]!, value, at);
       if (natives) natives[at + nativeRow] = native!(state);
+      const tickIndex = fromIndex[i]!;
+      const tickOffset = fromOffset[i]!;
       for (let r = 0; r < perEvent; r++) {
-        index[at + r] = batch.index[i]!;
-        offset[at + r] = batch.offset[i]!;
+        index[at + r] = tickIndex;
+        offset[at + r] = tickOffset;
         series[at + r] = rowSeries[r]!;
       }
     }
-    const rowBatch = { size, anchor: batch.anchor, index, offset, value, series, events: batch.size };
+    const rowBatch = { size, anchor, index, offset, value, series, events };
     return natives ? { ...rowBatch, native: natives } : rowBatch;
   };
 }
