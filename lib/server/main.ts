@@ -229,7 +229,7 @@ class ServeCommand extends Command {
    * after the stop is given up (the other sinks give up theirs after 10 s; a stdout nobody reads has no deadline):
    * the log says so and the process exits 1 once those lines are out, as a write pending on a pipe nobody reads holds one of node's
    * threads, and the process with it, for ever. A stop signal meanwhile ends the process at once, as the signal does,
-   * once the log says what the sinks still held.
+   * once the log says what the sinks still held; so does one while the requests left are answered.
    */
   private async shutDown(
     registry: EntryRegistry,
@@ -239,20 +239,20 @@ class ServeCommand extends Command {
     const start = Date.now();
     // Taken before the stop: the registry forgets each entry as its stop begins.
     const running = registry.unended();
+    // Until the process ends: a signal once the flush is over, while the requests left are answered, quits too.
+    const again = firstStopSignal();
     let grace: NodeJS.Timeout | undefined;
     const flushed = await Promise.race([
       registry.stopAll().then(() => true),
       new Promise<false>((resolve) => {
         grace = setTimeout(() => resolve(false), STOP_GRACE_MS);
       }),
-      firstStopSignal(),
+      again,
     ]);
     clearTimeout(grace);
     if (typeof flushed === 'string') {
       logUnflushed(logger, running, flushed);
-      await logged(logger, LAST_LINES_MS);
-      endBySignal(flushed);
-      return;
+      return quitBy(flushed, logger);
     }
     if (!flushed) {
       logUndelivered(logger, running);
@@ -263,7 +263,17 @@ class ServeCommand extends Command {
       process.exit(1);
     }
     // Every scenario is stopped: what is left is answering the requests that arrived (within the grace left).
-    await closeServer(Math.max(0, STOP_GRACE_MS - (Date.now() - start)));
+    const signal = await Promise.race([
+      closeServer(Math.max(0, STOP_GRACE_MS - (Date.now() - start))).then(() => undefined),
+      again,
+    ]);
+    if (signal) {
+      logger.error(
+        { signal },
+        `${signal} during the stop, its flush over: quitting at once; the requests left get no answer`,
+      );
+      return quitBy(signal, logger);
+    }
     logStopped(logger, running);
     logger.flush();
   }
@@ -363,6 +373,12 @@ function logStopped(logger: Logger, stopped: readonly StartedEntry[]): void {
       ? `stopped: ${dropped} of the ${countOf(events, 'event')} of ${countOf(stopped.length, 'scenario')} ${dropped === 1 ? 'was' : 'were'} not delivered`
       : 'stopped',
   );
+}
+
+/** Ends the process by `signal` once the lines just logged are out (within {@link LAST_LINES_MS}). */
+async function quitBy(signal: NodeJS.Signals, logger: Logger): Promise<void> {
+  await logged(logger, LAST_LINES_MS);
+  endBySignal(signal);
 }
 
 /**

@@ -368,6 +368,44 @@ describe('svc-server given a second signal during the stop', function () {
       await receiver.stop();
     }
   });
+
+  it('ends by the signal at once too once the flush is over, while a request is still being answered', async () => {
+    const receiver = await startHostileReceiver('silent');
+    const server = await startServerProcess();
+    try {
+      const event = {
+        signal_type: 'metrics',
+        labels: {},
+        metric: { name: 'x_total', value: 1 },
+        encoder: { type: 'metrics_text' },
+        sink: { type: 'http_push', url: `http://${receiver.address}/push` },
+      };
+      const answered = fetch(`${server.base}/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(event),
+      }).catch(() => undefined);
+      await waitFor('the event at the receiver', () => receiver.received() > 0 || undefined);
+      server.child.kill('SIGTERM');
+      // Listening no more: the scenarios are flushed, and the server waits for the event's answer (up to 15 s).
+      await waitFor('the server no longer listening', () => refused(Number(new URL(server.base).port)));
+      const sent = Date.now();
+      server.child.kill('SIGTERM');
+      // Before, the second signal was taken for nothing: the process exited 0 once the event was answered, 10 s later.
+      expect(await server.exited).to.equal(null);
+      expect(server.child.signalCode).to.equal('SIGTERM');
+      expect(Date.now() - sent).to.be.below(2_500);
+      expect(logLines(server).at(-1)).to.include({
+        level: 50,
+        signal: 'SIGTERM',
+        msg: 'SIGTERM during the stop, its flush over: quitting at once; the requests left get no answer',
+      });
+      await answered;
+    } finally {
+      server.kill();
+      await receiver.stop();
+    }
+  });
 });
 
 describe('svc-server stopping while a client still sends its request', function () {
