@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { closeSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { scenarioDir, spawnSvc, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
 import { waitFor } from '../support/backends/ports.js';
@@ -122,6 +124,53 @@ describe('bin/svc stopped while its receiver does not answer', () => {
         await receiver.stop();
       }
     });
+
+  it('a second signal under --workers counts as lost only what the sinks still held: not what they delivered', async () => {
+    // Answers the first 10 requests (one event each), then none.
+    let answered = 0;
+    let requests = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      requests++;
+      if (answered < 10) {
+        answered++;
+        res.writeHead(204).end();
+      }
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ingest`;
+    let kill = () => {};
+    try {
+      // Four series: each worker writes two, into a sink of its own.
+      const file = scenario(
+        'partly.yaml',
+        upScenario(`{ type: http_push, url: "${url}", batch_size: 1 }`, [
+          'rate: 20',
+          'dynamic_labels: [{ key: pod, prefix: p-, cardinality: 4 }]',
+        ]),
+      );
+      const { child, stderr, closed } = spawnSvc(['run', file, '--workers', '2']);
+      kill = () => child.kill('SIGKILL');
+      // Each worker's sink sends one request at a time: 12 means each has one unanswered.
+      await waitFor('a request unanswered from each worker', () => (requests >= 12 ? true : undefined));
+      // The first progress line, 5 s in: the workers reported their counts since (every 200 ms).
+      await waitFor('a progress line', () => (stderr().includes('[progress]') ? true : undefined), 10_000);
+      child.kill('SIGTERM');
+      await waitFor('the stopping line', () => (stderr().includes('[info] SIGTERM: stopping') ? true : undefined));
+      child.kill('SIGTERM');
+      expect((await closed).signal).to.equal('SIGTERM');
+      const lost =
+        /\nerror: up: SIGTERM during the stop's flush quit at once: (\d+) of its (\d+) events, still in its sink, were not delivered\n$/.exec(
+          stderr(),
+        );
+      expect(lost, stderr()).to.not.equal(null);
+      expect(Number(lost![1]), stderr()).to.equal(Number(lost![2]) - answered);
+    } finally {
+      kill();
+      receiver.closeAllConnections();
+      receiver.close();
+    }
+  });
 
   it('an entry past its duration whose sink still flushes reads "flushing", not a rate of 0/s', async () => {
     const receiver = await startHostileReceiver('silent');
