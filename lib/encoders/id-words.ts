@@ -5,10 +5,10 @@ import { putUInt32BE } from '../protocols/bytes.js';
  * text formats, as big-endian bytes for the protobuf ones.
  */
 
-/** The two lowercase hex digits of each byte value, as ASCII, the first digit in the high byte. */
+/** The two lowercase hex digits of each byte value, as ASCII in the order they are stored little-endian: the first digit in the low byte. */
 const PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
   const digits = byte.toString(16).padStart(2, '0');
-  return (digits.charCodeAt(0) << 8) | digits.charCodeAt(1);
+  return digits.charCodeAt(0) | (digits.charCodeAt(1) << 8);
 });
 
 /**
@@ -19,19 +19,34 @@ const PAIRS = Uint16Array.from({ length: 256 }, (_, byte) => {
 export function writeHexWords(out: Uint8Array, words: Uint32Array, from: number, count: number, at: number): number {
   for (let w = from; w < from + count; w++) {
     const word = words[w]!;
-    // Unrolled: a loop over the four bytes costs a third more.
+    // Unrolled: a loop over the four bytes costs a third more. A byte store keeps the low byte.
     let pair = PAIRS[word >>> 24]!;
-    out[at] = pair >> 8;
-    out[at + 1] = pair;
+    out[at] = pair;
+    out[at + 1] = pair >> 8;
     pair = PAIRS[(word >>> 16) & 0xff]!;
-    out[at + 2] = pair >> 8;
-    out[at + 3] = pair;
+    out[at + 2] = pair;
+    out[at + 3] = pair >> 8;
     pair = PAIRS[(word >>> 8) & 0xff]!;
-    out[at + 4] = pair >> 8;
-    out[at + 5] = pair;
+    out[at + 4] = pair;
+    out[at + 5] = pair >> 8;
     pair = PAIRS[word & 0xff]!;
-    out[at + 6] = pair >> 8;
-    out[at + 7] = pair;
+    out[at + 6] = pair;
+    out[at + 7] = pair >> 8;
+    at += 8;
+  }
+  return at;
+}
+
+/**
+ * {@link writeHexWords} through a view of the output, four digits a store: a quarter of the stores and their bounds
+ * checks. For a writer that keeps a buffer of its own, and so its view (a view of each output buffer would cost its
+ * making).
+ */
+export function putHexWords(view: DataView, words: Uint32Array, from: number, count: number, at: number): number {
+  for (let w = from; w < from + count; w++) {
+    const word = words[w]!;
+    view.setUint32(at, PAIRS[word >>> 24]! | (PAIRS[(word >>> 16) & 0xff]! << 16), true);
+    view.setUint32(at + 4, PAIRS[(word >>> 8) & 0xff]! | (PAIRS[word & 0xff]! << 16), true);
     at += 8;
   }
   return at;

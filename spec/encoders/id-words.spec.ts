@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { writeHexWords, writeIdBytes } from '../../lib/encoders/id-words.js';
+import { putHexWords, writeHexWords, writeIdBytes } from '../../lib/encoders/id-words.js';
 
 /** Up to 8 words, a position among them to write from (past the end: none), and a place in the output to write at. */
 const wordRun = fc
@@ -36,6 +36,21 @@ describe('writeHexWords', () => {
         const out = Buffer.alloc(32);
         writeHexWords(out, words, 0, 4, 0);
         expect(out.toString('latin1')).to.equal(id.toString(16).padStart(32, '0'));
+      }),
+    );
+  });
+});
+
+describe('putHexWords', () => {
+  it('writes the digits writeHexWords writes, through a view of the output at any place, touching nothing else', () => {
+    fc.assert(
+      fc.property(wordRun, ({ words, from, at, count }) => {
+        const bytes = Buffer.alloc(at + 8 * count + 3, '.');
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+        expect(putHexWords(view, words, from, count, at)).to.equal(at + 8 * count);
+        const expected = Buffer.alloc(at + 8 * count + 3, '.');
+        writeHexWords(expected, words, from, count, at);
+        expect(bytes.toString('latin1')).to.equal(expected.toString('latin1'));
       }),
     );
   });
