@@ -1,13 +1,12 @@
+/**
+ * Whether a file sink's path can be opened, asked before a run starts: apart from the sink itself, so that what asks
+ * (svc-server's file root at every POST, `svc run`) does not load the stream machinery to ask it.
+ */
 import { constants, type Stats } from 'node:fs';
 import { access, stat as statOf } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { statIfAny } from '../../real-file.js';
 import { createdAt, describeError, explainFile, throughLink } from './errors.js';
-
-/**
- * Whether a file sink's path can be opened, asked before a run starts: apart from the sink itself, so that what asks
- * (svc-server's file root at every POST, `svc run`) does not load the stream machinery to ask it.
- */
 
 /**
  * Why a file sink could not open `path` for sure, found without opening it (which would create or truncate it): it
