@@ -24,6 +24,22 @@ async function stop(server: ServerProcess): Promise<void> {
   await server.exited;
 }
 
+/** A `POST /events` to `server` of one counter sample, sent by an `http_push` sink to `url`. */
+function postEvent(server: ServerProcess, url: string): Promise<Response> {
+  const event = {
+    signal_type: 'metrics',
+    labels: {},
+    metric: { name: 'x_total', value: 1 },
+    encoder: { type: 'metrics_text' },
+    sink: { type: 'http_push', url },
+  };
+  return fetch(`${server.base}/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  });
+}
+
 const KEY = 'integration-key';
 const auth = { authorization: `Bearer ${KEY}` };
 
@@ -373,18 +389,7 @@ describe('svc-server given a second signal during the stop', function () {
     const receiver = await startHostileReceiver('silent');
     const server = await startServerProcess();
     try {
-      const event = {
-        signal_type: 'metrics',
-        labels: {},
-        metric: { name: 'x_total', value: 1 },
-        encoder: { type: 'metrics_text' },
-        sink: { type: 'http_push', url: `http://${receiver.address}/push` },
-      };
-      const answered = fetch(`${server.base}/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(event),
-      }).catch(() => undefined);
+      const answered = postEvent(server, `http://${receiver.address}/push`).catch(() => undefined);
       await waitFor('the event at the receiver', () => receiver.received() > 0 || undefined);
       server.child.kill('SIGTERM');
       // Listening no more: the scenarios are flushed, and the server waits for the event's answer (up to 15 s).
@@ -453,18 +458,7 @@ describe('svc-server stopping while it sends an event', function () {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/push`;
     const server = await startServerProcess();
     try {
-      const event = {
-        signal_type: 'metrics',
-        labels: {},
-        metric: { name: 'x_total', value: 1 },
-        encoder: { type: 'metrics_text' },
-        sink: { type: 'http_push', url },
-      };
-      const answered = fetch(`${server.base}/events`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(event),
-      }).then(
+      const answered = postEvent(server, url).then(
         async (response) => ({ status: response.status, body: await response.json() }),
         (error: Error & { cause?: { code?: string } }) => ({ error: error.cause?.code ?? error.message }),
       );
