@@ -35,6 +35,21 @@ function layout() {
   return { root, outside };
 }
 
+/** What `--autostart @a,@b` and `--autostart @b,@a` say of the catalog's scenarios: `started`, or the error. */
+function bothOrders(catalog: Catalog, root: string, a: string, b: string): Promise<string[]> {
+  return Promise.all(
+    [
+      [a, b],
+      [b, a],
+    ].map((names) =>
+      prepareAutostart(names, catalog, root).then(
+        () => 'started',
+        (error: Error) => error.message,
+      ),
+    ),
+  );
+}
+
 describe('csv_replay on the server (files read only below --file-root)', () => {
   it('is refused with 422 csv_replay_disabled, naming --file-root, when the server has no file root', async () => {
     const { root } = layout();
@@ -228,17 +243,7 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
       JSON.stringify({ ...writer, sink: { type: 'file', path: 'sub/load.csv' } }),
     );
     const catalog = await Catalog.open(dir, undefined, '--catalog', root);
-    const refusals = await Promise.all(
-      [
-        ['reader', 'writer'],
-        ['writer', 'reader'],
-      ].map((names) =>
-        prepareAutostart(names, catalog, root).then(
-          () => 'started',
-          (error: Error) => error.message,
-        ),
-      ),
-    );
+    const refusals = await bothOrders(catalog, root, 'reader', 'writer');
     const refusal = `--autostart @writer: writer: sink.path: cannot open sub/load.csv: it is the csv_replay file ${join(root, 'sub', 'load.csv')} that --autostart @reader reads, which writing would overwrite`;
     expect(refusals).to.deep.equal([refusal, refusal]);
   });
@@ -268,17 +273,7 @@ describe('--autostart scenarios writing one file (below --file-root)', () => {
   it('are refused with encodings that cannot share it, naming each entry and its scenario, in either order', async () => {
     // Before, both were prepared: the one started second failed as its sink opened, the server running half of them.
     const { root, catalog } = await writers({ om: 'openmetrics', json: 'json_lines' });
-    const refusals = await Promise.all(
-      [
-        ['om', 'json'],
-        ['json', 'om'],
-      ].map((names) =>
-        prepareAutostart(names, catalog, root).then(
-          () => 'started',
-          (error: Error) => error.message,
-        ),
-      ),
-    );
+    const refusals = await bothOrders(catalog, root, 'om', 'json');
     const refusal = (ids: string, each: string) =>
       `--autostart: ${ids}: sink.path: cannot open out.om: the entries write it with encodings that cannot share a file (${each}): a file of openmetrics holds nothing but its lines up to its "# EOF". Give them different paths`;
     expect(refusals).to.deep.equal([
