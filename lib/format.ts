@@ -127,6 +127,14 @@ export function afterNeverHeld(after: { ref: string; op: string; value: number }
 }
 
 /**
+ * The events an entry's sink still held when a signal during the stop's flush ended the process, as `svc run` and
+ * svc-server say them: `35 of its 35 events, still in its sink, were not delivered`.
+ */
+export function heldUndelivered(held: number, total: number): string {
+  return `${held} of its ${countOf(total, 'event')}, still in its sink, ${held === 1 ? 'was' : 'were'} not delivered`;
+}
+
+/**
  * A count and its noun, singular for one: `1 scenario`, `3 scenarios`, `1 entry`, `2 entries` (`plural` for
  * nouns that do not take an s).
  */
