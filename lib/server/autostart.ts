@@ -47,8 +47,8 @@ export async function prepareAutostart(
   const planned: PlannedScenario[] = [];
   for (const name of names) planned.push(await named(name, catalog, (scenario) => planOne(scenario, catalog)));
   // They run together: whichever starts first, a sink writing over another's file leaves it without the file.
-  const reads = planned.flatMap((file, i) =>
-    file.inputs.map(({ path, file: what }) => ({ path, what: `${what} that --autostart @${names[i]} reads` })),
+  const reads = planned.flatMap((plan, i) =>
+    plan.inputs.map(({ path, file }) => ({ path, what: `${file} that --autostart @${names[i]} reads` })),
   );
   const prepared: PreparedScenario[] = [];
   const before: SeriesWriter[] = [];

@@ -20,7 +20,7 @@ const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
 
 /**
  * What a file is compared with before it starts: the entries running on the server, the files starting with it
- * before it (`--autostart`), and its clock.
+ * (`--autostart`: the writers of those before it, the files all of them read), and its clock.
  */
 export interface Neighbours {
   readonly registry?: Pick<EntryRegistry, 'unended' | 'reads'>;
@@ -54,10 +54,11 @@ export interface EntryWarning {
 /**
  * Readies a compiled file, posted or autostarted, for this server: the files its sinks name (a `file` sink's
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), a `file` sink onto a file it
- * or a running scenario reads (its `inputs`, lib/compile/plan.ts) or into the server's `own` directories refused (422
- * `file_sink_cannot_open`), every sink and entry
- * checked for advisory warnings, its entries' series compared with each other's and with
- * those of the entries running (lib/compile/duplicate-series.ts).
+ * reads (its `inputs`, lib/compile/plan.ts), a running scenario reads or one starting with it reads, into the
+ * server's `own` directories, or onto a file another of its entries writes with an encoding that cannot share it
+ * ({@link mixedFileRefusal}) refused (422 `file_sink_cannot_open`), every sink and entry checked for advisory
+ * warnings, its entries' series compared with each other's and with those of the entries running
+ * (lib/compile/duplicate-series.ts).
  */
 export async function prepareScenario(
   file: ScenarioFile & { readonly plans?: readonly EntryPlan[]; readonly inputs?: readonly Input[] },
@@ -65,10 +66,11 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
-  // The running scenarios' files are looked up only for a file sink, which alone could write over one.
+  // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
+  // could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
-  const running = writesFiles ? [...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])] : [];
-  const reads = [...(file.inputs ?? []), ...running];
+  const others = writesFiles ? [...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])] : [];
+  const reads = [...(file.inputs ?? []), ...others];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,

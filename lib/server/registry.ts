@@ -29,7 +29,7 @@ export interface StartedEntry {
   readonly seq: number;
   /** When it began ticking, after its phase offset or `after` trigger; undefined until then. */
   readonly tickingSince: () => number | undefined;
-  /** The files its posted file read (a csv_replay file…), one array for the file's entries: see {@link EntryRegistry.reads}. */
+  /** The files read to compile its file (a csv_replay file…), one array for the file's entries: see {@link EntryRegistry.reads}. */
   readonly inputs: readonly Input[];
   /** Set once the entry ended (duration reached, or a sink error under `fail`). */
   outcome?: EntryOutcome;
@@ -123,7 +123,7 @@ export class EntryRegistry {
    * and a {@link DrainingError} once the registry drains. The entries listed, running and ended, stay within
    * `maxEntries` too once the caller kept the start and called {@link makeRoom}. `ids` gives entries the ids they had
    * before a restart (`--state`), and then their `file` sinks append to their files; the others get a new UUID. `gone`: entries deleted before the restart,
-   * which others may still name (see {@link FileRunOptions.gone}). `inputs`: the files read to compile it.
+   * which others may still name (see {@link FileRunOptions.gone}). `file.inputs`: the files read to compile it.
    */
   start(
     file: ScenarioFile & { readonly inputs?: readonly Input[] },
