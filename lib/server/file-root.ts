@@ -19,9 +19,9 @@ import { type Encoding, sharedFileRefusal } from '../sinks/core/shared-files.js'
  * whose read would stop the whole server. Returns the sink with the checked paths; other sinks pass unchanged.
  *
  * `root` is the root's real path ({@link realFileRoot}); undefined: such sinks are refused. `reads`: the files the
- * scenario and those running read, which a `file` sink may not write over; `own`: the server's own directories
- * ({@link serverDirectories}), which it may not write into; `encoding`: what the sink writes, refused onto a file
- * another sink of the server writes now as another encoding ({@link sharedFileRefusal}).
+ * scenario and the others running or starting with it read, which a `file` sink may not write over; `own`: the
+ * server's own directories ({@link serverDirectories}), which it may not write into; `encoding`: what the sink
+ * writes, refused onto a file another sink of the server writes now as another encoding ({@link sharedFileRefusal}).
  */
 export async function confineSink(
   sink: SinkConfig,
