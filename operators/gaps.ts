@@ -87,8 +87,10 @@ function silence<B extends TickBatch>(silent: (offset: number) => boolean): Mono
   return pipe(
     map((batch: B) => {
       let kept: number[] | undefined;
-      for (let i = 0; i < batch.size; i++) {
-        const dropped = silent(batch.offset[i]!);
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size, offset } = batch;
+      for (let i = 0; i < size; i++) {
+        const dropped = silent(offset[i]!);
         if (dropped && !kept) kept = Array.from({ length: i }, (_, j) => j);
         else if (!dropped && kept) kept.push(i);
       }

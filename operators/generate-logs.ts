@@ -29,12 +29,14 @@ export type LogRecordGenerator = (
 export function generateLogs<B extends TickBatch>(generator: LogRecordGenerator): OperatorFunction<B, B & LogBatch> {
   check('generateLogs', 'generator', generator, FUNCTION);
   return map((batch) => {
-    const severity = new Array<string>(batch.size);
-    const message = new Array<string>(batch.size);
-    const fields = new Array<Readonly<Record<string, string>>>(batch.size);
-    const template = new Array<LogTemplate | undefined>(batch.size);
-    for (let i = 0; i < batch.size; i++) {
-      const record = generator(batch.index[i]!, batch.offset[i]!);
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, index, offset } = batch;
+    const severity = new Array<string>(size);
+    const message = new Array<string>(size);
+    const fields = new Array<Readonly<Record<string, string>>>(size);
+    const template = new Array<LogTemplate | undefined>(size);
+    for (let i = 0; i < size; i++) {
+      const record = generator(index[i]!, offset[i]!);
       severity[i] = record.severity;
       message[i] = record.message;
       fields[i] = record.fields;

@@ -22,11 +22,13 @@ export function generateTraces<B extends TickBatch>(generator: TraceGenerator): 
       const writer = new SpanWriter(generator.nodes);
       return source.pipe(
         map((batch) => {
-          const firstSpan = new Float64Array(batch.size);
-          const spanCount = new Float64Array(batch.size);
-          for (let i = 0; i < batch.size; i++) {
+          // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+          const { size, anchor, index, offset } = batch;
+          const firstSpan = new Float64Array(size);
+          const spanCount = new Float64Array(size);
+          for (let i = 0; i < size; i++) {
             firstSpan[i] = writer.size;
-            generator.trace(batch.index[i]!, batch.offset[i]!, writer, batch.anchor);
+            generator.trace(index[i]!, offset[i]!, writer, anchor);
             spanCount[i] = writer.size - firstSpan[i]!;
           }
           return { ...batch, spans: writer.finish(), firstSpan, spanCount };

@@ -19,8 +19,10 @@ export function generate<B extends TickBatch>(
 ): OperatorFunction<B, B & { readonly value: Float64Array }> {
   check('generate', 'generator', generator, FUNCTION);
   return map((batch) => {
-    const value = new Float64Array(batch.size);
-    for (let i = 0; i < batch.size; i++) value[i] = generator(batch.index[i]!, batch.offset[i]!);
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, index, offset } = batch;
+    const value = new Float64Array(size);
+    for (let i = 0; i < size; i++) value[i] = generator(index[i]!, offset[i]!);
     return { ...batch, value };
   });
 }

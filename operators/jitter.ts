@@ -19,9 +19,11 @@ export function jitter<B extends SampleBatch>(amount: number, seed = 0): MonoTyp
   check('jitter', 'seed', seed, INTEGER);
   const random = new SplitMix64(seed);
   return map((batch) => {
-    const value = new Float64Array(batch.size);
-    for (let i = 0; i < batch.size; i++) {
-      value[i] = batch.value[i]! + (2 * random.unit(batch.index[i]!) - 1) * amount;
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, index, value: before } = batch;
+    const value = new Float64Array(size);
+    for (let i = 0; i < size; i++) {
+      value[i] = before[i]! + (2 * random.unit(index[i]!) - 1) * amount;
     }
     return { ...batch, value };
   });

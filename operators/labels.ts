@@ -214,10 +214,11 @@ export function labels<B extends TickBatch>(options: LabelOptions = {}): Operato
       const digits = new Array<number>(dimensions.length);
       return source.pipe(
         map((batch) => {
-          const series = new Array<Series>(batch.size);
           let kept: number[] | undefined;
-          const { index, offset } = batch;
-          for (let i = 0; i < batch.size; i++) {
+          // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+          const { size, index, offset } = batch;
+          const series = new Array<Series>(size);
+          for (let i = 0; i < size; i++) {
             const n = index[i]!;
             const at = offset[i]!;
             let code = 0;

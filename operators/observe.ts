@@ -29,13 +29,15 @@ export function observe<B extends TickBatch>(
   check('observe', 'sample', sample, FUNCTION);
   check('observe', 'perTick', perTick, PER_TICK);
   return map((batch) => {
-    const observations = new Array<Float64Array>(batch.size);
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, index, offset } = batch;
+    const observations = new Array<Float64Array>(size);
     // One buffer for the batch, a view of it per tick: a typed array of its own per tick would
     // be a separate allocation (and a buffer to sweep) each, past V8's 64 bytes held in the heap.
-    const all = new Float64Array(batch.size * perTick);
-    for (let i = 0; i < batch.size; i++) {
-      const first = batch.index[i]! * perTick;
-      const at = batch.offset[i]!;
+    const all = new Float64Array(size * perTick);
+    for (let i = 0; i < size; i++) {
+      const first = index[i]! * perTick;
+      const at = offset[i]!;
       const from = i * perTick;
       for (let j = 0; j < perTick; j++) all[from + j] = sample(first + j, at);
       observations[i] = all.subarray(from, from + perTick);

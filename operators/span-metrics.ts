@@ -13,7 +13,7 @@ import {
 import {
   carryingExemplars,
   ExemplarRowsBuilder,
-  timestampOf,
+  timestampAt,
   type Labelled,
   type SampleBatch,
   type TickBatch,
@@ -190,16 +190,17 @@ export function spanMetrics<B extends TickBatch>(
      */
     const countUntil = (time: number): void => {
       while (pending.length > 0) {
-        const batch = pending[0]!;
-        for (; next < batch.size && emittedBefore(batch.anchor + batch.offset[next]!, time); next++) {
-          const first = batch.firstSpan[next]!;
-          for (let s = first; s < first + batch.spanCount[next]!; s++) {
-            const end = endOf(batch, s);
-            if (end <= time) count(batch.spans, s, end);
-            else running.push({ spans: batch.spans, s, end });
+        // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+        const { size, anchor, offset, spans, firstSpan, spanCount } = pending[0]!;
+        for (; next < size && emittedBefore(anchor + offset[next]!, time); next++) {
+          const first = firstSpan[next]!;
+          for (let s = first; s < first + spanCount[next]!; s++) {
+            const end = endOf(anchor, spans, s);
+            if (end <= time) count(spans, s, end);
+            else running.push({ spans, s, end });
           }
         }
-        if (next < batch.size) break;
+        if (next < size) break;
         pending.shift();
         next = 0;
       }
@@ -210,21 +211,22 @@ export function spanMetrics<B extends TickBatch>(
     };
 
     const write = (batch: TickBatch): Labelled<SampleBatch> => {
-      if (batch.size > 0) countUntil(batch.anchor + batch.offset[batch.size - 1]!);
+      const { size: ticks, anchor, index: tickIndex, offset: tickOffset } = batch;
+      if (ticks > 0) countUntil(anchor + tickOffset[ticks - 1]!);
       const sets = seen.length;
-      const size = batch.size * sets * rowsPerSet;
+      const size = ticks * sets * rowsPerSet;
       const index = new Float64Array(size);
       const offset = new Float64Array(size);
       const value = new Float64Array(size);
       const series = new Array<Series>(size);
       const carried = new ExemplarRowsBuilder();
       let at = 0;
-      for (let i = 0; i < batch.size; i++) {
-        const timestamp = timestampOf(batch, i);
+      for (let i = 0; i < ticks; i++) {
+        const timestamp = timestampAt(anchor, tickOffset, i);
         for (const set of seen) {
           for (let r = 0; r < rowsPerSet; r++) {
-            index[at + r] = batch.index[i]!;
-            offset[at + r] = batch.offset[i]!;
+            index[at + r] = tickIndex[i]!;
+            offset[at + r] = tickOffset[i]!;
             series[at + r] = set.rows[r]!;
           }
           if (family === 'calls') value[at] = set.calls;
@@ -245,8 +247,8 @@ export function spanMetrics<B extends TickBatch>(
           at += rowsPerSet;
         }
       }
-      const events = family === 'calls' ? {} : { events: batch.size * sets };
-      const rows: Labelled<SampleBatch> = { size, anchor: batch.anchor, index, offset, value, series, ...events };
+      const events = family === 'calls' ? {} : { events: ticks * sets };
+      const rows: Labelled<SampleBatch> = { size, anchor, index, offset, value, series, ...events };
       const exemplars = carried.build();
       return exemplars ? carryingExemplars(rows, exemplars) : rows;
     };

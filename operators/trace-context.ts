@@ -1,5 +1,5 @@
 import { map, type MonoTypeOperatorFunction, type Observable } from 'rxjs';
-import { timestampOf, type LogBatch, type RecordSpan } from './model/batch.js';
+import { timestampAt, type LogBatch, type RecordSpan } from './model/batch.js';
 import { REQUEST_SPAN_KINDS, type SpanBatch } from './model/span.js';
 import { spanIdHex, traceIdHex } from './model/ids.js';
 import { checkChoice, spanFilter, withSpanPools, type SpanChoice } from './internal/span-pool.js';
@@ -69,12 +69,14 @@ export function traceContext<B extends LogBatch>(
   return withSpanPools<B, B>('traceContext', spans, filters, 'running', ([raised, seen, any]) =>
     map((batch) => {
       let context: (RecordSpan | undefined)[] | undefined;
-      for (let i = 0; i < batch.size; i++) {
-        const failing = FAILING_SEVERITIES.has(batch.severity[i]!);
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size, anchor, index, offset, severity } = batch;
+      for (let i = 0; i < size; i++) {
+        const failing = FAILING_SEVERITIES.has(severity[i]!);
         // A failing record names a failed span whatever `on` says; `on` chooses among the others.
-        if (!failing && (failingOnly || (on === 'probability' && draws.unit(batch.index[i]!) >= probability))) continue;
-        const now = timestampOf(batch, i);
-        const tick = batch.anchor + batch.offset[i]!;
+        if (!failing && (failingOnly || (on === 'probability' && draws.unit(index[i]!) >= probability))) continue;
+        const now = timestampAt(anchor, offset, i);
+        const tick = anchor + offset[i]!;
         // A span running at the record's time first, of those that raised an error before those that saw a call fail.
         const span = failing
           ? (raised!.takeRunning(now, tick) ??
@@ -83,7 +85,7 @@ export function traceContext<B extends LogBatch>(
             seen!.takeEndedBefore(now, tick))
           : (any!.takeRunning(now, tick) ?? any!.takeEndedBefore(now, tick));
         if (!span) continue;
-        context ??= new Array<RecordSpan | undefined>(batch.size);
+        context ??= new Array<RecordSpan | undefined>(size);
         const { spans: columns, s } = span;
         context[i] = { traceId: traceIdHex(columns, s), spanId: spanIdHex(columns, s), flags: columns.flags[s]! };
       }

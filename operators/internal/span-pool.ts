@@ -66,8 +66,8 @@ interface HeldSpan extends TimedSpan {
   readonly order: number;
 }
 
-/** When span `s` of `batch` ends, in epoch milliseconds. */
-export const endOf = (batch: SpanBatch, s: number): number => batch.anchor + batch.spans.end[s]! / 1e6;
+/** When span `s` of the span columns of the batch at `anchor` ends, in epoch milliseconds. */
+export const endOf = (anchor: number, spans: SpanColumns, s: number): number => anchor + spans.end[s]! / 1e6;
 
 const byEnd = (a: HeldSpan, b: HeldSpan): number => a.end - b.end || a.order - b.order;
 
@@ -113,18 +113,19 @@ export class SpanPool {
    * ms before a record nor one ended by then, their trace emitted in the record's wake.
    */
   add(batch: SpanBatch): void {
-    const { spans, anchor } = batch;
-    for (let i = 0; i < batch.size; i++) {
-      const emitted = wakeOf(anchor + batch.offset[i]!);
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, anchor, offset, spans, firstSpan, spanCount } = batch;
+    for (let i = 0; i < size; i++) {
+      const emitted = wakeOf(anchor + offset[i]!);
       // Every record to come is of this wake or a later one, so after its previous millisecond: what started or ended
       // before then has for it. (Not up to the tick: a record of this wake may be before it.)
       this.advance(emitted - 1, false);
-      const first = batch.firstSpan[i]!;
-      for (let s = first; s < first + batch.spanCount[i]!; s++) {
+      const first = firstSpan[i]!;
+      for (let s = first; s < first + spanCount[i]!; s++) {
         if (this.coming.length + this.unnamed.length + this.named.length >= RUNNING_CAPACITY) break;
         if (!this.keep(spans, s)) continue;
         const start = Math.max(anchor + spans.start[s]! / 1e6, emitted);
-        const end = endOf(batch, s);
+        const end = endOf(anchor, spans, s);
         // Held by its end alone only if that is after its trace's wake: an earlier end counts from the wake on.
         const queue = this.asked === 'running' || end <= emitted ? this.coming : this.unnamed;
         queue.push({ spans, s, start, end, order: this.arrived++ });

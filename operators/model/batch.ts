@@ -431,10 +431,10 @@ export function selectTicks<B extends TickBatch>(batch: B, keep: ArrayLike<numbe
 
 /** The batch without its native histogram rows: each event keeps its classic series set. */
 export function classicRows<B extends SampleBatch>(batch: B): B {
-  const { native } = batch;
+  const { size, native } = batch;
   if (!native) return batch;
   const keep: number[] = [];
-  for (let i = 0; i < batch.size; i++) if (!native[i]) keep.push(i);
+  for (let i = 0; i < size; i++) if (!native[i]) keep.push(i);
   const { native: _dropped, ...classic } = selectTicks(batch, keep);
   return classic as B;
 }

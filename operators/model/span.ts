@@ -100,8 +100,10 @@ export interface SpanBatch extends TickBatch {
 
 /** The spans of a batch's ticks (those a gap or gate kept). */
 export function spansIn(batch: SpanBatch): number {
+  // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+  const { size, spanCount } = batch;
   let spans = 0;
-  for (let i = 0; i < batch.size; i++) spans += batch.spanCount[i]!;
+  for (let i = 0; i < size; i++) spans += spanCount[i]!;
   return spans;
 }
 
