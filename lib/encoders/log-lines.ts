@@ -1,5 +1,5 @@
 import {
-  timestampOf,
+  timestampAt,
   type Labelled,
   type LogBatch,
   type LogTemplate,
@@ -141,9 +141,13 @@ class LineWriter implements LogLine {
   private pos = 0;
   private perRecord = FIRST_GUESS;
 
-  // The record being written: its batch and row, its template as prepared, and (templated) its values' bytes
-  // by name index.
-  private batch!: Labelled<LogBatch>;
+  // The record being written: its batch's columns and row, its template as prepared, and (templated) its values'
+  // bytes by name index. The columns are read from the batch once: a load from the batch, whose shape differs with
+  // the operators before, is megamorphic, and the parts below read them a record.
+  private severities: readonly string[] = [];
+  private messages: readonly string[] = [];
+  private fieldValues: readonly Readonly<Record<string, string>>[] = [];
+  private contexts: LogBatch['context'];
   private i = 0;
   private template: PreparedTemplate | undefined;
   private readonly valueBytes: ValueBytes[] = [];
@@ -161,25 +165,28 @@ class LineWriter implements LogLine {
   constructor(private readonly format: LogLineFormat) {}
 
   encode(batch: Labelled<LogBatch>) {
-    const { size, template: templates } = batch;
-    this.batch = batch;
+    const { size, template: templates, series, anchor, offset, fields } = batch;
+    this.severities = batch.severity;
+    this.messages = batch.message;
+    this.fieldValues = fields;
+    this.contexts = batch.context;
     this.out = Buffer.allocUnsafe(Math.ceil(size * this.perRecord * 1.25) + 64);
     this.pos = 0;
     const ends = new Array<number>(size);
     for (let i = 0; i < size; i++) {
       this.i = i;
-      const s = batch.series[i]!;
+      const s = series[i]!;
       if (s !== this.lastSeries) {
         this.lastSeries = s;
         this.seriesPart = this.seriesBytes(s);
       }
-      const ms = timestampOf(batch, i);
+      const ms = timestampAt(anchor, offset, i);
       if (ms !== this.lastMs) {
         this.lastMs = ms;
         this.heads = this.headsOf(ms);
       }
       const template = templates?.[i];
-      this.template = template && this.prepared(template, batch.fields[i]!);
+      this.template = template && this.prepared(template, fields[i]!);
       this.format.line(this);
       ends[i] = this.pos;
     }
@@ -192,7 +199,7 @@ class LineWriter implements LogLine {
   }
 
   head(): void {
-    this.put(this.heads.get(this.batch.severity[this.i]!));
+    this.put(this.heads.get(this.severities[this.i]!));
   }
 
   series(): void {
@@ -202,11 +209,11 @@ class LineWriter implements LogLine {
   message(): void {
     const pieces = this.template?.message;
     if (pieces && this.piecewise(pieces)) return;
-    this.text(this.format.message(this.batch.message[this.i]!));
+    this.text(this.format.message(this.messages[this.i]!));
   }
 
   context(): void {
-    const context = this.batch.context?.[this.i];
+    const context = this.contexts?.[this.i];
     if (context) this.text(this.format.context(context));
   }
 
@@ -221,7 +228,7 @@ class LineWriter implements LogLine {
       this.put(fields.after);
       return;
     }
-    const values = this.batch.fields[this.i]!;
+    const values = this.fieldValues[this.i]!;
     const { names, before, after } = this.layoutOf(values);
     for (let k = 0; k < names.length; k++) {
       this.put(before[k]!);

@@ -171,7 +171,8 @@ export function otlpTraces(): TraceEncoder {
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
-      const { spans } = batch;
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size: ticks, anchor, spans, firstSpan, spanCount } = batch;
       const size = spansIn(batch);
       if (rows.length < size)
         [rows, lengths, groupOfRow] = [new Int32Array(size), new Int32Array(size), new Int32Array(size)];
@@ -182,9 +183,9 @@ export function otlpTraces(): TraceEncoder {
       const groupSpans: number[] = [];
       const groupStart: number[] = [];
       let r = 0;
-      for (let i = 0; i < batch.size; i++) {
-        const last = batch.firstSpan[i]! + batch.spanCount[i]!;
-        for (let s = batch.firstSpan[i]!; s < last; s++, r++) {
+      for (let i = 0; i < ticks; i++) {
+        const last = firstSpan[i]! + spanCount[i]!;
+        for (let s = firstSpan[i]!; s < last; s++, r++) {
           const resource = spans.resource[s]!;
           const length = spanLength(spans, s, nodeOf(spans.nodes[spans.node[s]!]!));
           const field = 1 + varintBytes(length) + length;
@@ -233,7 +234,7 @@ export function otlpTraces(): TraceEncoder {
         at = ends[g]!;
       }
       // Pass 2: each span at its group's cursor.
-      const base = anchorNanos(batch.anchor);
+      const base = anchorNanos(anchor);
       for (let k = 0; k < size; k++) {
         const g = groupOfRow[k]!;
         cursors[g] = writeSpan(

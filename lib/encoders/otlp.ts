@@ -144,16 +144,17 @@ function numberMetrics({
 
   return {
     encode(batch): EncodedBatch<Uint8Array> {
-      const { size, value, series } = batch;
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size, anchor, offset, value, series } = batch;
       const exemplars = new ExemplarCursor(batch.exemplars);
       let out: Buffer = Buffer.allocUnsafe(size * recordGuess);
       let at = 0;
       const ends = new Array<number>(size);
-      const entryStart = nanoseconds(batch.anchor);
-      const headOf = headsAt(batch.anchor);
+      const entryStart = nanoseconds(anchor);
+      const headOf = headsAt(anchor);
       for (let i = 0; i < size; i++) {
         const head = headOf(series[i]!);
-        const time = timeOf(batch, i);
+        const time = timeOf(anchor, offset, i);
         let start = entryStart;
         let point = value[i]!;
         if (sum) {
@@ -328,6 +329,7 @@ function distributionMetrics({
   const previous = new Map<string, { time: bigint; state: { count: number } }>();
   return {
     encode(batch) {
+      const { anchor, offset: rowOffset, series: rowSeries } = batch;
       const events = batch.events ?? batch.size;
       const rows = events > 0 ? batch.size / events : 0;
       const writer = protobuf.Writer.create();
@@ -341,9 +343,9 @@ function distributionMetrics({
         const native = histogram ? nativeRow(batch, at, rows) : -1;
         const kind: PointKind<{ count: number }> = !histogram ? SUMMARY : native < 0 ? EXPLICIT : EXPONENTIAL;
         // The native row's label set, or the `_count` row's: the labels of the series without `le`.
-        series[e] = batch.series[native < 0 ? at + rows - 1 : native]!;
-        offset[e] = batch.offset[at]!;
-        const time = timeOf(batch, at);
+        series[e] = rowSeries[native < 0 ? at + rows - 1 : native]!;
+        offset[e] = rowOffset[at]!;
+        const time = timeOf(anchor, rowOffset, at);
         const state = kind.state(batch, at, rows);
         const last = delta ? previous.get(series[e]!.key) : undefined;
         if (delta) previous.set(series[e]!.key, { time, state });
@@ -354,7 +356,7 @@ function distributionMetrics({
           ...kind.fields(state, before),
           ...(noSum && { sum: undefined }),
           attributes: attributes(series[e]!.labels),
-          startTimeUnixNano: fixed64(last?.time ?? nanoseconds(batch.anchor)),
+          startTimeUnixNano: fixed64(last?.time ?? nanoseconds(anchor)),
           timeUnixNano: fixed64(time),
           ...(exemplars.length > 0 && { exemplars }),
         };
@@ -370,7 +372,7 @@ function distributionMetrics({
         ends[e] = writer.len;
       }
       const data = writer.finish();
-      return { size: events, data, bytes: data.byteLength, frames: recordFrames(ends, series, batch.anchor, offset) };
+      return { size: events, data, bytes: data.byteLength, frames: recordFrames(ends, series, anchor, offset) };
     },
   };
 }
@@ -478,21 +480,22 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
   const LogRecord = type('LogRecord');
   return {
     encode(batch) {
+      const { size, anchor, offset, severity: severities, message, series, fields, context } = batch;
       const writer = protobuf.Writer.create();
-      const ends = new Array<number>(batch.size);
+      const ends = new Array<number>(size);
       const observed = nanos(observedAt());
-      for (let i = 0; i < batch.size; i++) {
-        const severity = batch.severity[i] as Severity;
+      for (let i = 0; i < size; i++) {
+        const severity = severities[i] as Severity;
         writer.uint32(OTLP_TAG.second).fork();
         LogRecord.encode(
           {
-            timeUnixNano: fixed64(timeOf(batch, i)),
+            timeUnixNano: fixed64(timeOf(anchor, offset, i)),
             observedTimeUnixNano: observed,
             severityNumber: SEVERITY_NUMBER[severity],
             severityText: severity,
-            body: { stringValue: wellFormed(batch.message[i]!) },
-            attributes: attributes({ ...batch.series[i]!.labels, ...batch.fields[i] }),
-            ...spanOf(batch.context?.[i]),
+            body: { stringValue: wellFormed(message[i]!) },
+            attributes: attributes({ ...series[i]!.labels, ...fields[i] }),
+            ...spanOf(context?.[i]),
           },
           writer,
         );
@@ -500,12 +503,7 @@ export function otlpLogs({ observedAt = Date.now }: OtlpLogsOptions = {}): OtlpE
         ends[i] = writer.len;
       }
       const data = writer.finish();
-      return {
-        size: batch.size,
-        data,
-        bytes: data.byteLength,
-        frames: recordFrames(ends, batch.series, batch.anchor, batch.offset),
-      };
+      return { size, data, bytes: data.byteLength, frames: recordFrames(ends, series, anchor, offset) };
     },
   };
 }

@@ -1,7 +1,7 @@
 import {
   ExemplarCursor,
   exemplarLabels,
-  timestampOf,
+  timestampAt,
   type Exemplar,
   type Labelled,
   type SampleBatch,
@@ -109,13 +109,14 @@ export function remoteWrite({
    * `write`, else nothing (measured only: one code both sizes and writes them, so sizes and bytes agree).
    */
   const records = (batch: RemoteWriteColumns, from: number, to: number, write: boolean) => {
-    const { value, series, native } = batch;
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { anchor, offset, value, series, native } = batch;
     const exemplars = new ExemplarCursor(batch.exemplars);
     let out: Buffer = Buffer.allocUnsafe(write ? (to - from) * rowGuess : 0);
     let at = 0;
     const ends = new Array<number>(to - from);
     for (let i = from; i < to; i++) {
-      const ms = timestampOf(batch, i);
+      const ms = timestampAt(anchor, offset, i);
       if (ms !== lastMs) {
         lastMs = ms;
         stamp = protobuf.Writer.create().uint32(TAG.timestamp).int64(ms).finish();

@@ -367,7 +367,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         }
       }
       const ms = timestampAt(anchor, offset, i);
-      const nanos = exactTimes ? nanosecondsWithin(columns, i, ms) : 0;
+      const nanos = exactTimes ? nanosecondsWithin(anchor, offset, i, ms) : 0;
       // After 1970 the stamp is the millisecond's, the nanoseconds written over it below: one stamp a millisecond.
       const stampNanos = ms >= 0 ? 0 : nanos;
       if (ms !== lastMs || stampNanos !== lastNanos) {
@@ -420,7 +420,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
         for (let k = 1; k <= copies; k++) ends[i + k] = ends[i]! + k * line;
         if (exactTimes)
           for (let k = 1; k <= copies; k++)
-            putSixDigits(bytes, nanosecondsWithin(columns, i + k, ms), ends[i + k]! - NANOS_TAIL);
+            putSixDigits(bytes, nanosecondsWithin(anchor, offset, i + k, ms), ends[i + k]! - NANOS_TAIL);
         i = same - 1;
       }
     }
@@ -433,11 +433,14 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
    */
   const writeExemplar = (exemplars: ExemplarRows, k: number, at: number): number => {
     const row = exemplars.rows[k]!;
-    const ms = timestampAt(columns.anchor, columns.offset, row);
+    const { anchor, offset } = columns;
+    const ms = timestampAt(anchor, offset, row);
     const exemplarMs = exemplars.timestamp[k]!;
     // Its timestamp is most often its row's: the line's stamp, which ends with the line feed, then serves ('').
     const ownStamp =
-      exemplarMs !== ms || (exactTimes && nanosecondsWithin(columns, row, ms) !== 0) ? format.stamp(exemplarMs, 0) : '';
+      exemplarMs !== ms || (exactTimes && nanosecondsWithin(anchor, offset, row, ms) !== 0)
+        ? format.stamp(exemplarMs, 0)
+        : '';
     const value = exemplars.value[k]!;
     // Whatever the precision: rounded, a span's duration would be no span's, perhaps out of its bucket (a non-finite
     // value is the same text either way).

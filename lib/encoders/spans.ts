@@ -86,15 +86,16 @@ export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
   let spanGuess = SPAN_TEXT_BYTES;
   return {
     encode(batch): EncodedBatch<Buffer> {
-      const { spans } = batch;
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size: ticks, anchor, spans, firstSpan, spanCount } = batch;
       const records = spansIn(batch);
       const ends = new Array<number>(records);
       const series = new Array<Series>(records);
       const offset = new Float64Array(records);
       if (records === 0)
         return { size: 0, data: Buffer.alloc(0), bytes: 0, frames: spanFrames(batch, [], 0, [], offset) };
-      const anchorMs = Math.floor(batch.anchor);
-      const anchorNs = Math.round((batch.anchor - anchorMs) * 1e6);
+      const anchorMs = Math.floor(anchor);
+      const anchorNs = Math.round((anchor - anchorMs) * 1e6);
       const times: SpanTimes = {
         msOf: (ns) => anchorMs + Math.floor((ns + anchorNs) / 1e6),
         nsIn: (ns, ms) => ns + anchorNs - (ms - anchorMs) * 1e6,
@@ -107,9 +108,9 @@ export function spanTextEncoder<N, R>(format: SpanText<N, R>): TraceEncoder {
       let node: N | undefined;
       let lastResource: SpanResource | undefined;
       let resource: R | undefined;
-      for (let i = 0; i < batch.size; i++) {
-        const last = batch.firstSpan[i]! + batch.spanCount[i]!;
-        for (let s = batch.firstSpan[i]!; s < last; s++) {
+      for (let i = 0; i < ticks; i++) {
+        const last = firstSpan[i]! + spanCount[i]!;
+        for (let s = firstSpan[i]!; s < last; s++) {
           // Consecutive spans often share a node or resource: no lookup then.
           const spanNode = spans.nodes[spans.node[s]!]!;
           if (spanNode !== lastNode) node = nodeOf((lastNode = spanNode));

@@ -8,7 +8,7 @@
 import type * as Protobuf from 'protobufjs';
 import { featurePackage } from '../features.js';
 import { wellFormed } from './bytes.js';
-import { nanosecondsWithin, timestampOf, type TickBatch } from '../../operators/model/batch.js';
+import { nanosecondsWithin, timestampAt } from '../../operators/model/batch.js';
 
 const repeated = (type: string, id: number) => ({ rule: 'repeated', type, id });
 const field = (type: string, id: number) => ({ type, id });
@@ -396,17 +396,17 @@ export function nanoseconds(ms: number): bigint {
  * {@link nanoseconds}. The millisecond's nanoseconds are kept from the tick before (ticks come in time order), so a
  * tick costs one BigInt of its nanoseconds and a sum. Each encoder keeps its own.
  */
-export function tickNanoseconds(): (batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number) => bigint {
+export function tickNanoseconds(): (anchor: number, offset: Float64Array, i: number) => bigint {
   let lastMs = NaN;
   let msNanos = 0n;
-  return (batch, i) => {
-    const ms = timestampOf(batch, i);
+  return (anchor, offset, i) => {
+    const ms = timestampAt(anchor, offset, i);
     if (ms <= 0) return 0n;
     if (ms !== lastMs) {
       lastMs = ms;
       msNanos = BigInt(ms) * 1_000_000n;
     }
-    const nanos = nanosecondsWithin(batch, i, ms);
+    const nanos = nanosecondsWithin(anchor, offset, i, ms);
     return nanos === 0 ? msNanos : msNanos + BigInt(nanos);
   };
 }

@@ -404,14 +404,15 @@ export function timestampAt(anchor: number, offset: Float64Array, i: number): nu
 }
 
 /**
- * Nanoseconds past its millisecond `ms` ({@link timestampOf}) that tick `i` of a batch was scheduled at, 0 to 999 999:
- * above 1000 ticks a second several share a millisecond, for formats whose timestamps are finer.
+ * Nanoseconds past its millisecond `ms` ({@link timestampAt}) that tick `i` of the batch whose `anchor` and `offset`
+ * these are was scheduled at, 0 to 999 999: above 1000 ticks a second several share a millisecond, for formats whose
+ * timestamps are finer. Called a line, it takes the columns, not the batch, as {@link timestampAt} does.
  */
-export function nanosecondsWithin(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number, ms: number): number {
+export function nanosecondsWithin(anchor: number, offset: Float64Array, i: number, ms: number): number {
   // anchor - ms is small, and exact for doubles within a factor of two (any anchor after 1970 and its times): the sum
   // keeps the offset's precision, where anchor + offset has steps of a quarter of a microsecond around 2025. It is
   // below 0 or past 999 999 only by a rounding of the offset's own sum.
-  const nanos = Math.round((batch.anchor - ms + batch.offset[i]!) * 1e6);
+  const nanos = Math.round((anchor - ms + offset[i]!) * 1e6);
   return Math.min(999_999, Math.max(0, nanos));
 }
 

@@ -84,7 +84,7 @@ describe('sampleLines', () => {
               const lines = rows.map((r, i) => {
                 const e = exemplars[i];
                 const ms = timestampOf(plain, i);
-                const nanos = FORMATS[format].exactTimes ? nanosecondsWithin(plain, i, ms) : 0;
+                const nanos = FORMATS[format].exactTimes ? nanosecondsWithin(plain.anchor, plain.offset, i, ms) : 0;
                 const line = `m{${r.series.key}} ${r.value}${stamp(ms, nanos).slice(0, -1)}`;
                 if (!e) return `${line}\n`;
                 return `${line} # {t="${e.traceId}",s="${e.spanId}"} ${e.value}${stamp(e.timestamp, 0)}`;

@@ -1,4 +1,4 @@
-import { timestampOf, type EncodedBatch } from '../../../operators/model/batch.js';
+import { timestampAt, type EncodedBatch } from '../../../operators/model/batch.js';
 import type { Request } from '../core/batching-sink.js';
 
 /** A Kafka message as the producer takes it. */
@@ -82,19 +82,20 @@ export function produceRequests(options: MessageOptions): (chunks: readonly Enco
     let send = builder();
     for (const chunk of chunks) {
       const { data, frames } = chunk;
-      const { ends, perEvent: rows } = frames;
+      // Read once a chunk, not a row: frames differ in shape with the encoder that made them.
+      const { ends, perEvent: rows, series, anchor, offset } = frames;
       // Ends count UTF-16 code units of text: the chunk's bytes per unit turn them into bytes.
       const bytesPerUnit = typeof data === 'string' && data.length > 0 ? chunk.bytes / data.length : 1;
       for (let row = 0; row < ends.length; row += rows) {
         const start = row === 0 ? 0 : ends[row - 1]!;
         const end = ends[row + rows - 1]!;
         const bytes = (end - start) * bytesPerUnit;
-        const key = keyLabel === undefined ? null : (frames.series[row]?.labels[keyLabel] ?? null);
+        const key = keyLabel === undefined ? null : (series[row]?.labels[keyLabel] ?? null);
         if (send.events > 0 && (send.events >= batchSize || send.recordBytes + send.growth(key, bytes) > maxBytes)) {
           requests.push(send.close());
           send = builder();
         }
-        send.add({ chunk, start, end }, key, stamp(timestampOf(frames, row)), bytes);
+        send.add({ chunk, start, end }, key, stamp(timestampAt(anchor, offset, row)), bytes);
       }
     }
     if (send.events > 0) requests.push(send.close());

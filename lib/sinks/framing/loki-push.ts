@@ -1,10 +1,4 @@
-import {
-  nanosecondsWithin,
-  recordOf,
-  timestampOf,
-  type EncodedBatch,
-  type Frames,
-} from '../../../operators/model/batch.js';
+import { nanosecondsWithin, recordOf, timestampAt, type EncodedBatch } from '../../../operators/model/batch.js';
 import type { Series } from '../../../operators/model/series.js';
 import { perSeries } from '../../per-object.js';
 import { nanosecondsText } from '../../protocols/epoch-text.js';
@@ -49,9 +43,9 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
   let lastNs = '';
   // The tick's own time, below the millisecond too: Loki drops an entry with the time and line of one it has, so
   // identical records in one millisecond (above 1000 events/s) would be lost at millisecond precision.
-  const ns = (frames: Frames, i: number): string => {
-    const ms = timestampOf(frames, i);
-    const nanos = nanosecondsWithin(frames, i, ms);
+  const ns = (anchor: number, offset: Float64Array, i: number): string => {
+    const ms = timestampAt(anchor, offset, i);
+    const nanos = nanosecondsWithin(anchor, offset, i, ms);
     if (ms !== lastMs || nanos !== lastNanos) {
       lastMs = ms;
       lastNanos = nanos;
@@ -63,15 +57,16 @@ export function lokiPushes(maxStreams: number): (chunks: readonly EncodedBatch[]
   return (chunks) => {
     const streams = new Map<string, Stream>();
     for (const chunk of chunks) {
-      const { frames } = chunk;
-      const weight = 1 / frames.perEvent;
-      for (let i = 0; i < frames.ends.length; i++) {
-        const series = frames.series[i] ?? EMPTY_LABELS;
+      // Read once a chunk, not a record: frames differ in shape with the encoder that made them.
+      const { ends, perEvent, series: seriesOfRecord, context: contexts, anchor, offset } = chunk.frames;
+      const weight = 1 / perEvent;
+      for (let i = 0; i < ends.length; i++) {
+        const series = seriesOfRecord[i] ?? EMPTY_LABELS;
         let stream = streams.get(series.key);
         if (!stream) streams.set(series.key, (stream = { head: head(series), values: [], size: 0 }));
-        const context = frames.context?.[i];
+        const context = contexts?.[i];
         const metadata = context ? `,{"trace_id":"${context.traceId}","span_id":"${context.spanId}"}` : '';
-        stream.values.push(`["${ns(frames, i)}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`);
+        stream.values.push(`["${ns(anchor, offset, i)}",${JSON.stringify(text(recordOf(chunk, i)))}${metadata}]`);
         stream.size += weight;
       }
     }
