@@ -316,16 +316,19 @@ function holding(values: Observable<SampleBatch>, started: Observable<number>, g
     filter((batch) => batch.size > 0),
     withLatestFrom(started),
     map(([batch, start]) => {
-      let first = batch.size - 1;
-      const latest = holds(batch.value[first]!);
-      while (first > 0 && holds(batch.value[first - 1]!) === latest) first--;
-      return { holds: latest, since: start + batch.offset[first]! };
+      // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+      const { size, value, offset } = batch;
+      let first = size - 1;
+      const latest = holds(value[first]!);
+      while (first > 0 && holds(value[first - 1]!) === latest) first--;
+      return { holds: latest, since: start + offset[first]! };
     }),
   );
 }
 
 /** Scheduled offset of the first tick of `batch` whose value holds, if any. */
 function firstOffset(batch: SampleBatch, holds: (value: number) => boolean): number | undefined {
-  for (let i = 0; i < batch.size; i++) if (holds(batch.value[i]!)) return batch.offset[i];
+  const { size, value, offset } = batch;
+  for (let i = 0; i < size; i++) if (holds(value[i]!)) return offset[i];
   return undefined;
 }

@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import {
   classicRows,
   ExemplarCursor,
-  timestampOf,
+  timestampAt,
   type Exemplar,
   type Labelled,
   type SampleBatch,
@@ -229,20 +229,22 @@ export class ScrapeBuffer {
   record(samples: Labelled<SampleBatch>): void {
     if (samples.size === 0 || this.released) return;
     if (this.series.length === 0) this.created = samples.anchor;
-    const { series, value, native } = samples;
+    // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
+    const { size, series, value, native } = samples;
     const exemplars = new ExemplarCursor(samples.exemplars);
     // Every row counts as written at the batch's last event: a series leaves at most a batch late, never early.
-    this.events += samples.events ?? samples.size;
-    const spikes = this.spikesOf(series[samples.size - 1]!);
+    this.events += samples.events ?? size;
+    const spikes = this.spikesOf(series[size - 1]!);
     if (spikes !== this.latestSpikes) {
       this.latestSpikes = spikes;
       this.shapeSince = this.events;
     }
-    for (let row = 0; row < samples.size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
+    for (let row = 0; row < size; row++) this.seen(series[row]!, value[row]!, native?.[row], exemplars.at(row));
     const batch = classicRows(samples);
     // A native histogram alone has no row the text exposition shows: nothing for the ring to keep, and no share of
     // the budget to take (joining at every such batch shrank the other rings' shares without end).
     if (batch.size === 0) return;
+    const { anchor, offset, series: rowSeries, value: rowValue } = batch;
     const events = batch.events ?? batch.size;
     if (this.width === 0) this.allocate(batch.size / events);
     // Only the last MAX_SCRAPE_EVENTS events of a batch can survive in the ring.
@@ -250,14 +252,14 @@ export class ScrapeBuffer {
       let chars = 0;
       // Only a label set built for its tick is held by the ring alone; an interned one is shared.
       for (let r = 0; r < this.width; r++) {
-        const series = batch.series[e * this.width + r]!;
+        const series = rowSeries[e * this.width + r]!;
         if (series.transient) chars += series.key.length;
       }
       if (chars > this.eventChars) this.eventChars = chars;
-      const at = this.nextSlot(timestampOf(batch, e * this.width)) * this.width;
+      const at = this.nextSlot(timestampAt(anchor, offset, e * this.width)) * this.width;
       for (let r = 0; r < this.width; r++) {
-        this.rowSeries[at + r] = batch.series[e * this.width + r]!;
-        this.rowValues[at + r] = batch.value[e * this.width + r]!;
+        this.rowSeries[at + r] = rowSeries[e * this.width + r]!;
+        this.rowValues[at + r] = rowValue[e * this.width + r]!;
       }
     }
   }
