@@ -136,17 +136,21 @@ class FewKeys<K, V> {
   }
 }
 
+/** The columns and buffer of a {@link LineWriter} between batches. */
+const NONE: readonly never[] = [];
+const NO_BYTES = Buffer.alloc(0);
+
 class LineWriter implements LogLine {
-  private out: Buffer = Buffer.allocUnsafe(0);
+  private out: Buffer = NO_BYTES;
   private pos = 0;
   private perRecord = FIRST_GUESS;
 
   // The record being written: its batch's columns and row, its template as prepared, and (templated) its values'
   // bytes by name index. The columns are read from the batch once: a load from the batch, whose shape differs with
   // the operators before, is megamorphic, and the parts below read them a record.
-  private severities: readonly string[] = [];
-  private messages: readonly string[] = [];
-  private fieldValues: readonly Readonly<Record<string, string>>[] = [];
+  private severities: readonly string[] = NONE;
+  private messages: readonly string[] = NONE;
+  private fieldValues: readonly Readonly<Record<string, string>>[] = NONE;
   private contexts: LogBatch['context'];
   private i = 0;
   private template: PreparedTemplate | undefined;
@@ -173,25 +177,33 @@ class LineWriter implements LogLine {
     this.out = Buffer.allocUnsafe(Math.ceil(size * this.perRecord * 1.25) + 64);
     this.pos = 0;
     const ends = new Array<number>(size);
-    for (let i = 0; i < size; i++) {
-      this.i = i;
-      const s = series[i]!;
-      if (s !== this.lastSeries) {
-        this.lastSeries = s;
-        this.seriesPart = this.seriesBytes(s);
+    try {
+      for (let i = 0; i < size; i++) {
+        this.i = i;
+        const s = series[i]!;
+        if (s !== this.lastSeries) {
+          this.lastSeries = s;
+          this.seriesPart = this.seriesBytes(s);
+        }
+        const ms = timestampAt(anchor, offset, i);
+        if (ms !== this.lastMs) {
+          this.lastMs = ms;
+          this.heads = this.headsOf(ms);
+        }
+        const template = templates?.[i];
+        this.template = template && this.prepared(template, fields[i]!);
+        this.format.line(this);
+        ends[i] = this.pos;
       }
-      const ms = timestampAt(anchor, offset, i);
-      if (ms !== this.lastMs) {
-        this.lastMs = ms;
-        this.heads = this.headsOf(ms);
-      }
-      const template = templates?.[i];
-      this.template = template && this.prepared(template, fields[i]!);
-      this.format.line(this);
-      ends[i] = this.pos;
+      if (size > 0) this.perRecord = Math.ceil(this.pos / size);
+      return encodedLines(batch, this.out.subarray(0, this.pos), ends);
+    } finally {
+      // Not held past the batch, nor when a format's text throws: the chunk holds what it shares of them.
+      this.severities = this.messages = this.fieldValues = NONE;
+      this.contexts = undefined;
+      this.template = undefined;
+      this.out = NO_BYTES;
     }
-    if (size > 0) this.perRecord = Math.ceil(this.pos / size);
-    return encodedLines(batch, this.out.subarray(0, this.pos), ends);
   }
 
   get written(): number {

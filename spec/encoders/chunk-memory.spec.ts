@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
-import type { EncodedBatch, Labelled, SampleBatch } from '../../operators/model/batch.js';
+import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
+import { syslog } from '../../lib/encoders/syslog.js';
+import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
-import { sampleBatch } from '../support/batches.js';
+import { logBatch, sampleBatch } from '../support/batches.js';
 import { collectGarbage } from '../support/memory.js';
 import { settle } from '../support/clock.js';
 
@@ -91,4 +93,32 @@ describe('remote_write encoder: what a chunk keeps of its batch', () => {
   it('for a 2.0 sink, the columns its rows are written from, not the slot index', async () => {
     expect(await keptColumns('2.0')).to.deep.equal({ index: false, value: true });
   });
+});
+
+describe('log line encoders: what they keep of a batch once it is written', () => {
+  const encoders = { json_lines: () => jsonLinesLogs(), syslog: () => syslog({ hostname: 'h' }) };
+  for (const [name, make] of Object.entries(encoders))
+    it(`${name}: none of the columns its chunk does not share (severity, message, fields), not even until the next batch`, async () => {
+      const encoder = make();
+      let batch: Labelled<LogBatch> | undefined = logBatch(
+        Array.from({ length: 100 }, (_, i) => ({ severity: 'info', message: `m ${i}`, fields: { n: `${i}` } })),
+      );
+      const columns = {
+        severity: new WeakRef(batch.severity),
+        message: new WeakRef(batch.message),
+        fields: new WeakRef(batch.fields),
+      };
+      // Held, as a sink held back by its receiver holds it.
+      const chunk = encoder.encode(batch);
+      batch = undefined;
+      // A WeakRef holds its target until the current job ends.
+      await settle();
+      collectGarbage();
+      expect(chunk.bytes).to.be.above(0);
+      expect(
+        Object.entries(columns)
+          .filter(([, column]) => column.deref() !== undefined)
+          .map(([column]) => column),
+      ).to.deep.equal([]);
+    });
 });
