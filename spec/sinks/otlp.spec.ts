@@ -295,8 +295,10 @@ describe('OTLP sinks', function () {
         sink.write(otlpMetrics({ name: 'up' }).encode(sampleBatch({ values: [1, 2] })));
         await sink.close();
         expect(reports.map((r) => r.kind)).to.deep.equal(['retrying', 'retrying', 'delivered']);
-        // The backoff of random() = 0 is 0 ms: the wait is the collector's RetryInfo (grpc) or Retry-After (http).
-        expect(reports.slice(0, 2).map((r) => (r as { delay: number }).delay)).to.deep.equal([60, 60]);
+        // The backoff of random() = 0 is 0 ms: the wait is the collector's RetryInfo (grpc, in ms) or Retry-After
+        // (http, in whole seconds: 60 ms asked is 1 s).
+        const asked = via === 'grpc' ? 60 : 1000;
+        expect(reports.slice(0, 2).map((r) => (r as { delay: number }).delay)).to.deep.equal([asked, asked]);
         expect(metricsOf(receiver)).to.have.length(2);
       });
 

@@ -288,7 +288,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     if (!encoding) return res.writeHead(415).end('unsupported content type');
     const answer = decide(signal);
     if ('grpc' in answer) {
-      if (answer.retryAfterMs !== undefined) res.setHeader('Retry-After', String(answer.retryAfterMs / 1000));
+      // Whole seconds, as RFC 9110's delay-seconds and the collector write it (a wait shorter than one: 1).
+      if (answer.retryAfterMs !== undefined)
+        res.setHeader('Retry-After', String(Math.ceil(answer.retryAfterMs / 1000)));
       // As the collector: a failure's body is a google.rpc.Status in the request's encoding (OTLP/HTTP "MUST").
       const status = { code: answer.grpc, message: answer.details ?? '' };
       const { type } = otlpMessages();
