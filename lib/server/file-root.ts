@@ -109,7 +109,7 @@ export async function serverDirectories({
     ...(state
       ? [
           {
-            path: await realDirectory(state, state.dir),
+            path: await realDirectory(state),
             what: `the ${state.setting} directory, where the server keeps the scenarios it starts again`,
           },
         ]
@@ -117,7 +117,7 @@ export async function serverDirectories({
     ...(catalog
       ? [
           {
-            path: await realDirectory(catalog, catalog.dir),
+            path: await realDirectory(catalog),
             what: `the ${catalog.setting} directory, whose .yaml, .yml and .json files the server reads`,
             reads: catalogReads,
           },
@@ -130,17 +130,21 @@ export async function serverDirectories({
 const realDirectories = new WeakMap<object, Promise<string>>();
 
 /**
- * The real path of `dir`, the directory of `owner`, resolved at its first use and kept, as the file root's is at start
+ * The real path of the directory of `owner`, resolved at its first use and kept, as the file root's is at start
  * (a link on its path pointed elsewhere later is not followed, as the root's is not).
- * A directory missing then is taken as its path stands, which a directory made again there has too.
  */
-function realDirectory(owner: object, dir: string): Promise<string> {
+function realDirectory(owner: { readonly dir: string }): Promise<string> {
   let real = realDirectories.get(owner);
   if (!real) {
-    real = realpath(dir).catch(() => resolve(dir));
+    real = realOrAsItStands(owner.dir);
     realDirectories.set(owner, real);
   }
   return real;
+}
+
+/** The real path of `dir`; one missing is taken as its path stands, which a directory made again there has too. */
+function realOrAsItStands(dir: string): Promise<string> {
+  return realpath(dir).catch(() => resolve(dir));
 }
 
 /** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does. */
@@ -207,7 +211,7 @@ async function pathBelow(root: string, path: string): Promise<string | undefined
  */
 export async function rootHolding(dir: string, root: string | undefined): Promise<string | undefined> {
   if (root === undefined) return undefined;
-  const real = await realpath(dir).catch(() => resolve(dir));
+  const real = await realOrAsItStands(dir);
   return real === root || isBelow(root, real) ? root : undefined;
 }
 
