@@ -32,7 +32,7 @@ export function explainRefusal<C>(
   const meant = commandMeant(commands, argv);
   if (!meant)
     return unknownCommand(
-      commands.filter(({ path }) => path.length > 0 && !path[0]!.startsWith('-')),
+      byWords(commands).filter(({ path }) => path.length > 0),
       argv,
       binaryName,
     );
@@ -73,8 +73,7 @@ function commandMeant<C>(
   commands: readonly CommandShape<C>[],
   argv: readonly string[],
 ): { shape: CommandShape<C>; args: readonly string[] } | undefined {
-  // Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like.
-  const candidates = commands.filter(({ path }) => !path[0]?.startsWith('-'));
+  const candidates = byWords(commands);
   // Flags may stand before the command's words (`svc --dry-run run f.yaml`, as the reference tool
   // writes its global flags), which clipanion takes: they are the command's flags like the others.
   const lead = Math.max(
@@ -85,6 +84,11 @@ function commandMeant<C>(
     .filter(({ path }) => path.every((word, i) => argv[lead + i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
   return shape && { shape, args: [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)] };
+}
+
+/** Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like. */
+function byWords<C>(commands: readonly CommandShape<C>[]): CommandShape<C>[] {
+  return commands.filter(({ path }) => !path[0]?.startsWith('-'));
 }
 
 function unknownCommand<C>(
