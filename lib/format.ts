@@ -127,11 +127,13 @@ export function afterNeverHeld(after: { ref: string; op: string; value: number }
 }
 
 /**
- * The events an entry's sink still held when a signal during the stop's flush ended the process, as `svc run` and
- * svc-server say them: `35 of its 35 events, still in its sink, were not delivered`.
+ * Events of an entry's `total` not delivered, as `svc run` and svc-server say them: `3 of its 40 events were not
+ * delivered`; with `where` they were, `35 of its 35 events, still in its sink, were not delivered` (what a signal
+ * during the stop's flush left).
  */
-export function heldUndelivered(held: number, total: number): string {
-  return `${held} of its ${countOf(total, 'event')}, still in its sink, ${held === 1 ? 'was' : 'were'} not delivered`;
+export function undelivered(count: number, total: number, where?: string): string {
+  const at = where === undefined ? '' : `, ${where},`;
+  return `${count} of its ${countOf(total, 'event')}${at} ${count === 1 ? 'was' : 'were'} not delivered`;
 }
 
 /**

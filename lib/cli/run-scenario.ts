@@ -32,7 +32,7 @@ import {
 } from './progress.js';
 import { printedLines, redrawnRows, warningsOnly, type ProgressDisplay } from './progress-display.js';
 import { isTerminal, mayReachTerminal } from './terminal.js';
-import { afterNeverHeld, formatCondition, formatDuration, heldUndelivered, type WatchedEnd } from '../format.js';
+import { afterNeverHeld, formatCondition, formatDuration, undelivered, type WatchedEnd } from '../format.js';
 
 export interface RunOptions {
   /** `--quiet`: no progress, no STOPPED or `[info]` lines; warnings and errors only. */
@@ -189,7 +189,7 @@ function cutShort(backfill: Backfill, runs: readonly EntryRun[]): string[] {
 /** What a signal during the stop's flush left of an entry's flush: the events its sink still held are lost. */
 function unflushed({ stats }: EntryRun, signal: NodeJS.Signals): string {
   const held = stats.heldEvents();
-  const lost = held > 0 ? `: ${heldUndelivered(held, stats.totalEvents)}` : '';
+  const lost = held > 0 ? `: ${undelivered(held, stats.totalEvents, 'still in its sink')}` : '';
   return `${signal} during the stop's flush quit at once${lost}`;
 }
 

@@ -9,7 +9,7 @@ import type { FileRunOptions } from '../runtime/file-run.js';
 import type { Input } from '../compile/plan.js';
 import type { ReadFile } from '../sinks/core/open-check.js';
 import { ScrapeBudget, ScrapeBuffer } from './scrape.js';
-import { afterNeverHeld, countOf, heldUndelivered, type WatchedEnd } from '../format.js';
+import { afterNeverHeld, countOf, undelivered, type WatchedEnd } from '../format.js';
 
 // The runtime is loaded by the first start (docs/performance.md): an idle server does not carry the pipeline.
 const require = createRequire(import.meta.url);
@@ -377,7 +377,7 @@ export function warnUndelivered(logger: Logger, started: StartedEntry, how: stri
       dropped_events: droppedEvents,
       sink_error: lastSinkError,
     },
-    `scenario ${how}: ${droppedEvents} of its ${countOf(totalEvents, 'event')} ${droppedEvents === 1 ? 'was' : 'were'} not delivered (${lastSinkError === undefined ? NOBODY_READING : `last sink error: ${lastSinkError}`})`,
+    `scenario ${how}: ${undelivered(droppedEvents, totalEvents)} (${lastSinkError === undefined ? NOBODY_READING : `last sink error: ${lastSinkError}`})`,
   );
   return true;
 }
@@ -391,7 +391,7 @@ export function warnUnflushed(logger: Logger, started: StartedEntry): number {
   const held = stats.heldEvents();
   logger.warn(
     { ...logFields(started.id, entry), total_events: stats.totalEvents, held_events: held },
-    `scenario not flushed: ${heldUndelivered(held, stats.totalEvents)}`,
+    `scenario not flushed: ${undelivered(held, stats.totalEvents, 'still in its sink')}`,
   );
   return held;
 }
