@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
+import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
 
 const entry = (file: string) => ({
@@ -174,13 +175,7 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     const reader = await post(server, 'sub/load.csv');
     expect(reader.statusCode, reader.body).to.equal(201);
     const { id } = reader.json();
-    const writer = (path: string) => ({
-      name: 'out',
-      signal_type: 'metrics',
-      rate: 1,
-      generator: { type: 'constant', value: 1 },
-      sink: { type: 'file', path },
-    });
+    const writer = (path: string) => metric({ name: 'out', sink: { type: 'file', path } });
     const event = {
       signal_type: 'metrics',
       labels: {},
@@ -206,24 +201,16 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
   it('names only the scenarios of its file still running, a few of them, as the readers', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    const others = Array.from({ length: 5 }, (_, i) => ({
-      name: `other${i}`,
-      signal_type: 'metrics',
-      rate: 1,
-      generator: { type: 'constant', value: 1 },
-    }));
+    const others = Array.from({ length: 5 }, (_, i) => metric({ name: `other${i}` }));
     const scenarios = [{ ...entry('sub/load.csv'), sink: { type: 'stdout' } }, ...others];
     const posted = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
     expect(posted.statusCode, posted.body).to.equal(201);
     const ids = (posted.json().scenarios as { id: string }[]).map(({ id }) => id);
     expect((await server.request({ method: 'DELETE', url: `/scenarios/${ids[0]}` })).statusCode).to.equal(200);
-    const refused = await server.postJson('/scenarios', {
-      name: 'out',
-      signal_type: 'metrics',
-      rate: 1,
-      generator: { type: 'constant', value: 1 },
-      sink: { type: 'file', path: 'sub/load.csv' },
-    });
+    const refused = await server.postJson(
+      '/scenarios',
+      metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
     const running = ids.slice(1, 4).map((id, i) => `${id} (other${i})`);
     expect(refused.json()).to.deep.equal({
       error: 'file_sink_cannot_open',
@@ -237,10 +224,9 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     const dir = join(root, 'catalog');
     mkdirSync(dir);
     writeFileSync(join(dir, 'reader.yaml'), JSON.stringify({ ...entry('../sub/load.csv'), name: 'reader' }));
-    const writer = { name: 'writer', signal_type: 'metrics', rate: 1, generator: { type: 'constant', value: 1 } };
     writeFileSync(
       join(dir, 'writer.yaml'),
-      JSON.stringify({ ...writer, sink: { type: 'file', path: 'sub/load.csv' } }),
+      JSON.stringify(metric({ name: 'writer', sink: { type: 'file', path: 'sub/load.csv' } })),
     );
     const catalog = await Catalog.open(dir, undefined, '--catalog', root);
     const refusals = await bothOrders(catalog, root, 'reader', 'writer');
@@ -258,14 +244,7 @@ describe('--autostart scenarios writing one file (below --file-root)', () => {
     for (const [name, type] of Object.entries(encoders))
       writeFileSync(
         join(dir, `${name}.yaml`),
-        JSON.stringify({
-          name: 'cpu',
-          signal_type: 'metrics',
-          rate: 1,
-          generator: { type: 'constant', value: 1 },
-          encoder: { type },
-          sink: { type: 'file', path: 'out.om' },
-        }),
+        JSON.stringify(metric({ encoder: { type }, sink: { type: 'file', path: 'out.om' } })),
       );
     return { root, catalog: await Catalog.open(dir, undefined, '--catalog', root) };
   }

@@ -22,6 +22,7 @@ import { rootHolding } from '../../lib/server/file-root.js';
 import { ScenarioStore } from '../../lib/server/state.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { selfSigned } from '../support/certificate.js';
+import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
 
 const entry = (path: string) => ({
@@ -31,6 +32,9 @@ const entry = (path: string) => ({
   generator: { type: 'constant', value: 1 },
   sink: { type: 'file', path },
 });
+/** An entry `name` writing `path` with `encoder`. */
+const writer = (name: string, encoder: string, path: string) =>
+  metric({ name, encoder: { type: encoder }, sink: { type: 'file', path } });
 const event = (path: string) => ({
   signal_type: 'metrics',
   labels: {},
@@ -132,15 +136,8 @@ describe('file sinks on the server (design: server safety)', () => {
   it('refuse with 422 naming them the entries of a scenario writing one file with openmetrics and another encoder', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
-    const entry = (name: string, encoder: string) => ({
-      signal_type: 'metrics',
-      name,
-      rate: 1,
-      generator: { type: 'constant', value: 1 },
-      encoder: { type: encoder },
-      sink: { type: 'file', path: 'mixed.om' },
-    });
-    const body = { version: 2, kind: 'runnable', scenarios: [entry('cpu', 'openmetrics'), entry('mem', 'json_lines')] };
+    const scenarios = [writer('cpu', 'openmetrics', 'mixed.om'), writer('mem', 'json_lines', 'mixed.om')];
+    const body = { version: 2, kind: 'runnable', scenarios };
     const res = await server.postJson('/scenarios', body);
     expect(res.statusCode, res.body).to.equal(422);
     expect(res.json()).to.deep.equal({
@@ -154,15 +151,7 @@ describe('file sinks on the server (design: server safety)', () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });
     // `in-dir` links to `sub`: the paths differ, from the root as from the server's directory, the file written not.
-    const entry = (name: string, encoder: string, path: string) => ({
-      signal_type: 'metrics',
-      name,
-      rate: 1,
-      generator: { type: 'constant', value: 1 },
-      encoder: { type: encoder },
-      sink: { type: 'file', path },
-    });
-    const scenarios = [entry('cpu', 'openmetrics', 'sub/mixed.om'), entry('mem', 'json_lines', 'in-dir/mixed.om')];
+    const scenarios = [writer('cpu', 'openmetrics', 'sub/mixed.om'), writer('mem', 'json_lines', 'in-dir/mixed.om')];
     const res = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
     expect(res.statusCode, res.body).to.equal(422);
     expect(res.json()).to.deep.equal({
@@ -178,20 +167,7 @@ describe('file sinks on the server (design: server safety)', () => {
     // The running scenario's sink (the test server's scenarios write to memory).
     const live = fileSink({ path: join(root, 'live.om'), realPath: true, encoder: 'openmetrics', trailer: '# EOF\n' });
     try {
-      const body = {
-        version: 2,
-        kind: 'runnable',
-        scenarios: [
-          {
-            signal_type: 'metrics',
-            name: 'mem',
-            rate: 1,
-            generator: { type: 'constant', value: 1 },
-            encoder: { type: 'json_lines' },
-            sink: { type: 'file', path: 'live.om' },
-          },
-        ],
-      };
+      const body = { version: 2, kind: 'runnable', scenarios: [writer('mem', 'json_lines', 'live.om')] };
       const res = await server.postJson('/scenarios', body);
       expect(res.statusCode, res.body).to.equal(422);
       expect(res.json()).to.deep.equal({
