@@ -312,11 +312,16 @@ scenarios:
     expect(readdirSync(tmp)).to.not.include('missing');
   });
 
+  /** A scenario-file entry `name` writing `path` for 1 s (with `encoder`, when given), as YAML. */
+  const fileEntry = (name: string, path: string, encoder?: string) =>
+    `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n${encoder ? `    encoder: { type: ${encoder} }\n` : ''}    sink: { type: file, path: "${path}" }\n`;
+
   it('refuses a path several entries write once, naming them all', async () => {
     const path = join(tmp, 'missing', 'shared.prom');
-    const entry = (name: string) =>
-      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    sink: { type: file, path: "${path}" }\n`;
-    const file = scenario('shared.yaml', `version: 2\nkind: runnable\nscenarios:\n${entry('cpu')}${entry('mem')}`);
+    const file = scenario(
+      'shared.yaml',
+      `version: 2\nkind: runnable\nscenarios:\n${fileEntry('cpu', path)}${fileEntry('mem', path)}`,
+    );
     const result = await svc(['run', file]);
     expect(result).to.include({ code: 1, stdout: '' });
     expect(result.stderr).to.equal(
@@ -327,11 +332,9 @@ scenarios:
   it('refuses before starting entries writing one file with openmetrics and another encoder, naming them all', async () => {
     // Before, the run wrote json lines into the OpenMetrics exposition, then its `# EOF`: a file no reader takes.
     const path = join(tmp, 'mixed.om');
-    const entry = (name: string, encoder: string) =>
-      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    encoder: { type: ${encoder} }\n    sink: { type: file, path: "${path}" }\n`;
     const file = scenario(
       'mixed.yaml',
-      `version: 2\nkind: runnable\nscenarios:\n${entry('cpu', 'openmetrics')}${entry('mem', 'json_lines')}`,
+      `version: 2\nkind: runnable\nscenarios:\n${fileEntry('cpu', path, 'openmetrics')}${fileEntry('mem', path, 'json_lines')}`,
     );
     const result = await svc(['run', file]);
     expect(result).to.include({ code: 1, stdout: '' });
@@ -345,11 +348,9 @@ scenarios:
     // Before, the check grouped the entries by the path as written: `mixed.om` and `./mixed.om` started, one entry
     // then failing as its sink opened, with no field named; under -o its advice (different paths) could not be taken.
     const path = join(tmp, 'spelt.om');
-    const entry = (name: string, encoder: string, at: string) =>
-      `  - signal_type: metrics\n    name: ${name}\n    generator: { type: constant, value: 1 }\n    rate: 1\n    duration: 1s\n    encoder: { type: ${encoder} }\n    sink: { type: file, path: "${at}" }\n`;
     const file = scenario(
       'spelt.yaml',
-      `version: 2\nkind: runnable\nscenarios:\n${entry('cpu', 'openmetrics', path)}${entry('mem', 'json_lines', join(tmp, '.', 'x', '..', 'spelt.om'))}`,
+      `version: 2\nkind: runnable\nscenarios:\n${fileEntry('cpu', path, 'openmetrics')}${fileEntry('mem', join(tmp, '.', 'x', '..', 'spelt.om'), 'json_lines')}`,
     );
     const refusal = (advice: string) =>
       `the entries write it with encodings that cannot share a file (cpu as openmetrics, mem as json_lines): a file of openmetrics holds nothing but its lines up to its "# EOF". ${advice}`;
