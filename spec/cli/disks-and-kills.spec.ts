@@ -16,11 +16,8 @@ interface Ended {
 
 /** bin/svc as a real process (after `shell`, when it sets a limit first); its output and its end. */
 function start(args: readonly string[], shell?: string): { child: ChildProcess; ended: Promise<Ended> } {
-  const { child, stdout, stderr, closed } = spawnSvc(args, { stdout: true, shell });
+  const { child, stdout, stderr, closed } = spawnSvc(args, { stdout: true, shell, killAfterMs: 20_000 });
   const ended = closed.then(({ code, signal }) => ({ code, signal, stdout: stdout(), stderr: stderr() }));
-  // A run that should have stopped by itself and did not fails its spec, and is not left behind.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  void ended.finally(() => clearTimeout(guard));
   return { child, ended };
 }
 

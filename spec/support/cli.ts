@@ -86,6 +86,8 @@ export interface SpawnOptions {
   readonly cwd?: string;
   /** Shell commands run first in the process that then becomes svc (a limit: `ulimit -f 64`). */
   readonly shell?: string;
+  /** SIGKILL after this many ms: a run that should have ended and did not fails its spec, and is not left behind. */
+  readonly killAfterMs?: number;
 }
 
 /**
@@ -93,7 +95,7 @@ export interface SpawnOptions {
  * it ended. A spec kills it in its `finally`, so that a failed assertion leaves no process running mocha waits for.
  */
 export function spawnSvc(argv: readonly string[], options: SpawnOptions = {}) {
-  const { stdin = 'ignore', env, cwd, shell } = options;
+  const { stdin = 'ignore', env, cwd, shell, killAfterMs } = options;
   const stdio: StdioOptions = [stdin, options.stdout ? 'pipe' : 'ignore', 'pipe'];
   const child: ChildProcess = shell
     ? spawn('sh', ['-c', `${shell}; exec bin/svc "$@"`, 'sh', ...argv], { stdio, env, cwd })
@@ -109,6 +111,11 @@ export function spawnSvc(argv: readonly string[], options: SpawnOptions = {}) {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
+  if (killAfterMs !== undefined) {
+    const guard = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const clear = () => clearTimeout(guard);
+    closed.then(clear, clear);
+  }
   return { child, stdout, stderr, closed };
 }
 
