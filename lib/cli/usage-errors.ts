@@ -159,6 +159,9 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
       positionals.push(arg);
       continue;
     }
+    // Not a flag (none of svc's is a dash and a digit) but a value that no flag before it took:
+    // clipanion takes it for a flag, and the closest flag to `-3` is `-o`, which is no help.
+    if (isNegativeNumber(arg)) return strayNumber(shape, arg, args[i - 1], command);
     const bound = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = bound > 0 ? arg.slice(0, bound) : arg;
     const option = shape.options.find(({ names }) => names.includes(name));
@@ -188,6 +191,14 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
   if (positionals.length < required.length)
     return `missing ${required[positionals.length]}: ${command} ${shape.positionals.join(' ')}`;
   return undefined;
+}
+
+/** `-3` where no flag before it takes a value ({@link bindNegativeNumbers} binds it to one that does). */
+function strayNumber(shape: CommandShape, arg: string, before: string | undefined, command: string): string {
+  const boolean = shape.options.some(
+    ({ names, arity }) => arity === 0 && before !== undefined && names.includes(before),
+  );
+  return `unexpected argument "${arg}": ${boolean ? `${before} before it takes no value` : `${command} takes a negative number only as the value of a flag before it`}`;
 }
 
 /** `-3`, `-0.5`, `-.5`, `-1e3`; also a relative time (`-1h30m`), which a flag's own check reads. */

@@ -67,7 +67,21 @@ describe('svc usage errors', () => {
   });
 
   it('leave a negative number that follows no flag taking a value an argument', async () => {
-    expect(await usageError(['run', file, '--dry-run', '-3'])).to.match(/^Usage Error: unknown flag -3 for svc run\b/);
+    // Not an unknown flag with the closest one (-o) suggested: the number is what is out of place.
+    for (const argv of [
+      ['run', file, '--dry-run', '-3'],
+      ['run', '--dry-run', '-3', file],
+    ])
+      expect(await usageError(argv)).to.equal(
+        'Usage Error: unexpected argument "-3": --dry-run before it takes no value',
+      );
+    for (const argv of [
+      ['run', '-3', file],
+      ['run', file, '-3'],
+    ])
+      expect(await usageError(argv)).to.equal(
+        'Usage Error: unexpected argument "-3": svc run takes a negative number only as the value of a flag before it',
+      );
     expect(await usageError(['run', file, '--', '-3'])).to.equal(
       'Usage Error: unexpected argument "-3": svc run takes one [scenario-file]',
     );
