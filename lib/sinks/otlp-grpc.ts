@@ -17,7 +17,15 @@ import type { RecordRequest } from './framing/record-requests.js';
 import { DEFAULT_RETRY } from './core/retry.js';
 import type { Sink } from '../../operators/deliver.js';
 import { hostOf } from '../language/address.js';
-import { certificateCodeOf, firstLine, networkError, NO_ANSWER, PRIVATE_CA, SinkError } from './core/errors.js';
+import {
+  certificateCodeOf,
+  firstLine,
+  MAX_RETRY_AFTER_SECONDS,
+  networkError,
+  NO_ANSWER,
+  PRIVATE_CA,
+  SinkError,
+} from './core/errors.js';
 import { redactAnswer, sentSecrets } from '../redact.js';
 import { USER_AGENT } from './http/endpoint.js';
 
@@ -238,7 +246,7 @@ function metadataOf(
   return { metadata };
 }
 
-/** The wait a refusal's google.rpc.RetryInfo asks for, in ms. */
+/** The wait a refusal's google.rpc.RetryInfo asks for, in ms, at most {@link MAX_RETRY_AFTER_SECONDS} as a `Retry-After`. */
 function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
   const details = metadata?.get('grpc-status-details-bin')[0];
   if (!Buffer.isBuffer(details)) return undefined;
@@ -250,7 +258,8 @@ function retryDelayOf(metadata: Grpc.Metadata | undefined): number | undefined {
     const { retryDelay } = type('RetryInfo').toObject(type('RetryInfo').decode(info.value), { longs: Number }) as {
       retryDelay?: { seconds?: number; nanos?: number };
     };
-    return retryDelay ? (retryDelay.seconds ?? 0) * 1000 + (retryDelay.nanos ?? 0) / 1e6 : undefined;
+    if (!retryDelay) return undefined;
+    return Math.min((retryDelay.seconds ?? 0) * 1000 + (retryDelay.nanos ?? 0) / 1e6, MAX_RETRY_AFTER_SECONDS * 1000);
   } catch {
     return undefined;
   }

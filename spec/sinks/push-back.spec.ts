@@ -139,14 +139,21 @@ describe('sinks against receivers that push back', function () {
 
       // Asked to come back in an hour (or more: svc waits its longest backoff), the sink sends nothing meanwhile: its
       // give-up and stall messages say so, where they said only the 429 and "until it answers again".
-      for (const [asked, said] of [
-        [3_600_000, 'it asked for a wait of 1h before the next attempt, and svc sends nothing to it until then'],
+      for (const [asked, named, said] of [
+        [3_600_000, '1 h', 'it asked for a wait of 1h before the next attempt, and svc sends nothing to it until then'],
         [
           360_000_000,
+          '100 h',
           'it asked for a wait of 100h before the next attempt: svc waits 1h (its longest backoff) and sends nothing to it until then',
         ],
+        // Read as at most 2^31 s (RFC 9111's bound of a delta-seconds), by either protocol: not 10^15 hours.
+        [
+          2 ** 62 * 1000,
+          '2^62 s',
+          'it asked for a wait of 596523h14m8s before the next attempt: svc waits 1h (its longest backoff) and sends nothing to it until then',
+        ],
       ] as const)
-        it(`${busy} asking for ${asked / 3_600_000} h: the give-up 10 s after the flush says the wait asked for`, async () => {
+        it(`${busy} asking for ${named}: the give-up 10 s after the flush says the wait asked for`, async () => {
           subject.answer(() => ({ wait: asked, status: 429, body: 'slow down' }));
           const { run, deliveries } = start(subject.entry(), clock);
           await waitFor('the first attempt refused', () => (retries(deliveries).length > 0 ? true : undefined));

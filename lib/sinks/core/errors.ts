@@ -48,6 +48,14 @@ export class SinkError extends Error {
   }
 }
 
+/**
+ * Seconds read of a wait a destination asks for (HTTP `Retry-After`, gRPC `RetryInfo`), at most: RFC 9111's 2^31
+ * for an HTTP cache's delta-seconds (§1.2.2). A wait past svc's longest backoff is cut to it where the next attempt
+ * is scheduled (sink-core.ts), not here: the stall message says the wait asked for; this bound keeps it a number a
+ * person can read (400 digits of `Retry-After` read as Infinity, a RetryInfo's 2^62 s as 10^15 hours).
+ */
+export const MAX_RETRY_AFTER_SECONDS = 2 ** 31;
+
 /** How many causes deep a {@link SinkError} writes out their stacks: more than any sink wraps. */
 const CAUSES_WRITTEN = 8;
 

@@ -8,7 +8,7 @@ import {
   type IncomingMessage,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { firstLine, networkError, NO_ANSWER, SinkError } from '../core/errors.js';
+import { firstLine, MAX_RETRY_AFTER_SECONDS, networkError, NO_ANSWER, SinkError } from '../core/errors.js';
 import { redactAnswer, sentSecrets } from '../../redact.js';
 import { VERSION } from '../../version.js';
 
@@ -210,13 +210,6 @@ function excerpt(body: string): string {
   const text = firstLine(body, EXCERPT_CHARS);
   return text ? `: "${text}"` : '';
 }
-
-/**
- * Seconds read of a `Retry-After`, at most: RFC 9111's 2^31 for an HTTP cache's delta-seconds (§1.2.2). A wait
- * past svc's longest backoff is cut to it where the next attempt is scheduled (sink-core.ts), not here: the
- * stall message says the wait asked for; this bound keeps it a number (400 digits read as Infinity).
- */
-const MAX_RETRY_AFTER_SECONDS = 2 ** 31;
 
 const DAY_NAME = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
