@@ -8,7 +8,8 @@ import { mixedEncodingRefusal, writtenFiles, type FileWriter } from '../sinks/co
 import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
-import type { ReadFile } from '../sinks/core/open-check.js';
+import { sameFileIn, type ReadFile } from '../sinks/core/open-check.js';
+import { statIfAny } from '../real-file.js';
 import type { Input } from '../compile/plan.js';
 import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
 
@@ -23,7 +24,7 @@ const AGGREGATE_SCRAPE = 'svc-server GET /scenarios/metrics';
  * (`--autostart`: the writers of those before it, the files all of them read), and its clock.
  */
 export interface Neighbours {
-  readonly registry?: Pick<EntryRegistry, 'unended' | 'reads'>;
+  readonly registry?: Pick<EntryRegistry, 'unended' | 'reads' | 'writes'>;
   /** The writers of the files started before it, named for their file (`cpu (@web)`). */
   readonly before?: readonly SeriesWriter[];
   /** What they are, in a warning: `the entries running` unless said (--autostart's have not started). */
@@ -56,7 +57,8 @@ export interface EntryWarning {
  * path, a `broker` sink's `tls.ca_cert`) confined below the file root (422 otherwise), a `file` sink onto a file it
  * reads (its `inputs`, lib/compile/plan.ts), a running scenario reads or one starting with it reads, into the
  * server's `own` directories, or onto a file another of its entries writes with an encoding that cannot share it
- * ({@link mixedFileRefusal}) refused (422 `file_sink_cannot_open`), every sink and entry checked for advisory
+ * ({@link mixedFileRefusal}) refused (422 `file_sink_cannot_open`), as is, the other way, a file it reads that a
+ * running scenario's `file` sink writes (422 `file_being_written`), every sink and entry checked for advisory
  * warnings, its entries' series compared with each other's and with those of the entries running
  * (lib/compile/duplicate-series.ts).
  */
@@ -66,6 +68,8 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
+  const written = await writtenInput(file.inputs ?? [], neighbours.registry?.writes() ?? []);
+  if (written) throw new HttpError(422, 'file_being_written', written);
   // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
   // could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
@@ -94,6 +98,22 @@ export async function prepareScenario(
     ].map((text) => ({ entry: entry.id, text })),
   );
   return { file: { ...file, scenarios }, warnings, writers };
+}
+
+/**
+ * Why a scenario cannot read one of `inputs`, the files read to compile it, if it cannot: it is one of `written`, the
+ * files running scenarios' `file` sinks write (the other way of a sink onto a file read, {@link confineSink}). What
+ * it read was a file still growing, its last line perhaps cut, and compiled again (`--state`) it would read another.
+ */
+async function writtenInput(inputs: readonly Input[], written: readonly ReadFile[]): Promise<string | undefined> {
+  if (written.length === 0) return undefined;
+  for (const input of inputs) {
+    const read = await statIfAny(input.path);
+    const writer = read && (await sameFileIn(read, written));
+    if (writer)
+      return `${input.file}: cannot read it: it is ${writer.what}, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`;
+  }
+  return undefined;
 }
 
 /**

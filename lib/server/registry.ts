@@ -57,14 +57,29 @@ export interface RegistryOptions extends Pick<RunEntryOptions, 'createSink' | 's
  */
 export const DEFAULT_MAX_ENTRIES = 10_000;
 
-/** Most scenarios a refusal names as the readers of a file: a file of ten thousand entries would fill its detail. */
-const NAMED_READERS = 3;
+/**
+ * Most scenarios a refusal names as the readers or writers of a file: a file of ten thousand entries would fill its
+ * detail.
+ */
+const NAMED_SCENARIOS = 3;
 
 /** Who reads a file: the running `scenarios` (`<scenario id> (<entry id>)`) of the file that read it. */
 function readersOf(scenarios: readonly string[]): string {
-  if (scenarios.length === 1) return `running scenario ${scenarios[0]} reads`;
-  const more = scenarios.length > NAMED_READERS ? ` and ${scenarios.length - NAMED_READERS} more` : '';
-  return `the running scenarios ${scenarios.slice(0, NAMED_READERS).join(', ')}${more}, started together, read`;
+  return scenarios.length === 1
+    ? `${runningNamed(scenarios)} reads`
+    : `${runningNamed(scenarios)}, started together, read`;
+}
+
+/** Who writes a file: the running `scenarios` (`<scenario id> (<entry id>)`) whose `file` sinks write it. */
+function writersOf(scenarios: readonly string[]): string {
+  return `${runningNamed(scenarios)} ${scenarios.length === 1 ? 'writes' : 'write'}`;
+}
+
+/** The running `scenarios`, a few of them by name. */
+function runningNamed(scenarios: readonly string[]): string {
+  if (scenarios.length === 1) return `running scenario ${scenarios[0]}`;
+  const more = scenarios.length > NAMED_SCENARIOS ? ` and ${scenarios.length - NAMED_SCENARIOS} more` : '';
+  return `the running scenarios ${scenarios.slice(0, NAMED_SCENARIOS).join(', ')}${more}`;
 }
 
 /** An entry's lifecycle as answers show it: ticking, ended, or ended by its sink (see {@link statusOf}). */
@@ -320,6 +335,23 @@ export class EntryRegistry {
       for (const { path, file } of inputs)
         if (!reads.has(path)) reads.set(path, { path, what: `${file} that ${readersOf(scenarios)}` });
     return [...reads.values()];
+  }
+
+  /**
+   * The files the `file` sinks of the scenarios running now write, each once, by the real path they were confined to
+   * (launch.ts): a scenario reading one would read lines still being written, and lose them when it is compiled
+   * again.
+   */
+  writes(): ReadFile[] {
+    const writers = new Map<string, string[]>();
+    for (const started of this.unended()) {
+      const { sink, id } = started.run.entry;
+      if (sink.type !== 'file') continue;
+      const scenarios = writers.get(sink.path) ?? [];
+      scenarios.push(`${started.id} (${id})`);
+      writers.set(sink.path, scenarios);
+    }
+    return [...writers].map(([path, scenarios]) => ({ path, what: `the file that ${writersOf(scenarios)}` }));
   }
 
   /** Starts draining, stops every entry and waits until every sink flushed. */

@@ -235,6 +235,50 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
   });
 });
 
+describe('a scenario reading a file a running scenario writes (below --file-root)', () => {
+  it('is refused with 422 file_being_written naming the file and its writer, until the writer is deleted', async () => {
+    const { root } = layout();
+    writeFileSync(join(root, 'sub', 'app.log'), 'GET /a 200\n');
+    symlinkSync(join(root, 'sub', 'load.csv'), join(root, 'sub', 'link.csv'));
+    const server = testServer({ deps: { fileRoot: root } });
+    const writer = await server.postJson(
+      '/scenarios',
+      metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
+    expect(writer.statusCode, writer.body).to.equal(201);
+    const { id } = writer.json();
+    const writes = `it is the file that running scenario ${id} (out) writes, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`;
+    for (const [file, read] of [
+      ['sub/load.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
+      ['sub/link.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
+    ])
+      expect((await post(server, file)).json(), file).to.deep.equal({
+        error: 'file_being_written',
+        detail: `${read}: cannot read it: ${writes}`,
+      });
+    // Another file of the root is read as before.
+    const app = { name: 'app', signal_type: 'logs', rate: 1, log_generator: { type: 'replay', file: 'sub/app.log' } };
+    expect((await server.postJson('/scenarios', app)).statusCode).to.equal(201);
+    expect(server.registry.unended().map((started) => started.name)).to.deep.equal(['out', 'app']);
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+    expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
+  });
+
+  it('names the writers of a file written by several running scenarios', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const ids: string[] = [];
+    for (const name of ['a', 'b'])
+      ids.push(
+        (await server.postJson('/scenarios', metric({ name, sink: { type: 'file', path: 'sub/load.csv' } }))).json().id,
+      );
+    expect((await post(server, 'sub/load.csv')).json()).to.deep.equal({
+      error: 'file_being_written',
+      detail: `the csv_replay file ${join(root, 'sub', 'load.csv')}: cannot read it: it is the file that the running scenarios ${ids[0]} (a), ${ids[1]} (b) write, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
+    });
+  });
+});
+
 describe('--autostart scenarios writing one file (below --file-root)', () => {
   /** A catalog below a fresh file root, a file for each `encoders` entry: @name writing out.om as it says. */
   async function writers(encoders: Record<string, string>) {

@@ -28,7 +28,7 @@ export async function cannotOpenFile(
   if (target) {
     if (target.isDirectory()) return explainFile('EISDIR', path);
     // Opening truncates it, appending mixes the sink's lines into it: either way the user is left without the file.
-    const read = await readOne(target, reads);
+    const read = await sameFileIn(target, reads);
     if (read) return `it is ${read.what}, which writing would overwrite`;
     // An existing file, pipe or device (`-o /dev/null`) is opened as it is: only its own permission counts.
     return accessProblem(path, constants.W_OK);
@@ -60,13 +60,14 @@ export interface ReadFile {
 }
 
 /**
- * The one of `reads`, the files the run reads, that is the file `opened` describes: by device and inode, so that a
- * symbolic link, a hard link or another spelling of its path counts.
+ * The one of `files` that is the file `stats` describes: by device and inode, so that a symbolic link, a hard link or
+ * another spelling of its path counts. Whether a file written is one read, asked both ways: of a sink's file among the
+ * files read, and (svc-server) of a file read among those its running sinks write.
  */
-async function readOne(opened: Stats, reads: readonly ReadFile[]): Promise<ReadFile | undefined> {
-  for (const read of reads) {
-    const stats = await statIfAny(read.path);
-    if (stats && stats.dev === opened.dev && stats.ino === opened.ino) return read;
+export async function sameFileIn(stats: Stats, files: readonly ReadFile[]): Promise<ReadFile | undefined> {
+  for (const file of files) {
+    const other = await statIfAny(file.path);
+    if (other && other.dev === stats.dev && other.ino === stats.ino) return file;
   }
   return undefined;
 }
