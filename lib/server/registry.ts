@@ -121,6 +121,8 @@ export class EntryRegistry {
   private readonly scrapeBudget: ScrapeBudget;
   /** The entries {@link remove} stopped: an `after` entry that waited for one says so at its end. */
   private readonly deleted = new WeakSet<StartedEntry>();
+  /** The last start {@link inTurn} was given, which the next waits for. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: RegistryOptions = {}) {
     this.scrapeBudget = options.scrapeBudget ?? new ScrapeBudget();
@@ -352,6 +354,17 @@ export class EntryRegistry {
       writers.set(sink.path, scenarios);
     }
     return [...writers].map(([path, scenarios]) => ({ path, what: `the file that ${writersOf(scenarios)}` }));
+  }
+
+  /**
+   * Runs `start`, a file's checks against the scenarios running then its start, once those asked before it are done,
+   * and returns what it returns: checked while another was, each missed what the other started (a POST reading a file
+   * and one writing it both started).
+   */
+  inTurn<T>(start: () => Promise<T>): Promise<T> {
+    const started = this.turn.then(start);
+    this.turn = started.catch(() => undefined);
+    return started;
   }
 
   /** Starts draining, stops every entry and waits until every sink flushed. */

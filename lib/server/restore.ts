@@ -58,9 +58,13 @@ export async function restoreScenarios(store: ScenarioStore, deps: ServerDeps): 
       // Its start and warnings name the record, which the operator removes to keep a scenario from coming back.
       const launched = { ...deps, logger: logger.child({ file: where }) };
       // Compared with those started before it, the --autostart ones included, as a POST is with the running ones.
-      const neighbours = { registry: deps.registry, now: nowOf(deps)() };
-      const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, await serverDirectories(deps));
-      count += launchScenario(launched, prepared, stored.ids, gone).length;
+      const own = await serverDirectories(deps);
+      // In turn with the POSTs served meanwhile, as they are with each other.
+      count += await deps.registry.inTurn(async () => {
+        const neighbours = { registry: deps.registry, now: nowOf(deps)() };
+        const prepared = await prepareScenario(kept, deps.fileRoot, neighbours, own);
+        return launchScenario(launched, prepared, stored.ids, gone).length;
+      });
     } catch (error) {
       if (error instanceof DrainingError) {
         left = scenarios.length - index;

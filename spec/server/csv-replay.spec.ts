@@ -264,6 +264,34 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
   });
 
+  it('is answered 201 to one and 422 to the other of a reader and a writer posted at once, in either order', async () => {
+    // Before, each was checked against the scenarios running as its check began: both started.
+    for (const order of [
+      ['reader', 'writer'],
+      ['writer', 'reader'],
+    ]) {
+      const { root } = layout();
+      const server = testServer({ deps: { fileRoot: root } });
+      const writers = ['sub/load.csv', ...Array.from({ length: 20 }, (_, i) => `out${i}.prom`)].map((path, i) =>
+        metric({ name: `out${i}`, sink: { type: 'file', path } }),
+      );
+      const posted = {
+        reader: () => post(server, 'sub/load.csv'),
+        // Its other sinks' checks keep it preparing while the reader is.
+        writer: () => server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios: writers }),
+      };
+      const answers = await Promise.all(order.map((name) => posted[name as keyof typeof posted]()));
+      const statuses = answers.map((res) => res.statusCode);
+      expect(
+        [...statuses].sort(),
+        `${order}: ${answers.map((res) => res.json().error ?? res.statusCode)}`,
+      ).to.deep.equal([201, 422]);
+      const refused = answers.find((res) => res.statusCode === 422)!.json().error;
+      expect(refused).to.be.oneOf(['file_sink_cannot_open', 'file_being_written']);
+      expect(server.registry.unended()).to.have.length(refused === 'file_being_written' ? 21 : 1);
+    }
+  });
+
   it('names the writers of a file written by several running scenarios', async () => {
     const { root } = layout();
     const server = testServer({ deps: { fileRoot: root } });

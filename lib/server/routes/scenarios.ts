@@ -87,21 +87,19 @@ export function scenarioRoutes(deps: ServerDeps): Router {
         const { launchScenario, prepareScenario } = require('../launch.js') as typeof import('../launch.js');
         const posted = await parseScenario(ctx, deps);
         const { serverDirectories } = require('../file-root.js') as typeof import('../file-root.js');
-        const prepared = await prepareScenario(
-          posted.file,
-          deps.fileRoot,
-          { registry, now: now() },
-          await serverDirectories(deps),
-        );
-        let started: StartedEntry[];
-        try {
-          started = launchScenario(deps, prepared);
-        } catch (error) {
-          // A refusal (draining, too many entries) is answered as such; anything else is the server's failure.
-          if (asHttpError(error)) throw error;
-          logger.error({ err: error }, 'could not start scenario');
-          throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
-        }
+        const own = await serverDirectories(deps);
+        // Checked against the running scenarios and started before another POST is checked.
+        const { prepared, started } = await registry.inTurn(async () => {
+          const prepared = await prepareScenario(posted.file, deps.fileRoot, { registry, now: now() }, own);
+          try {
+            return { prepared, started: launchScenario(deps, prepared) };
+          } catch (error) {
+            // A refusal (draining, too many entries) is answered as such; anything else is the server's failure.
+            if (asHttpError(error)) throw error;
+            logger.error({ err: error }, 'could not start scenario');
+            throw new HttpError(500, 'worker_failed', `could not start the scenario: ${(error as Error).message}`);
+          }
+        });
         if (deps.state) await keep(deps.state, deps, posted, started);
         // Only now: a POST answered 500 (not kept) forgets no ended scenario.
         registry.makeRoom();
