@@ -109,7 +109,7 @@ export async function serverDirectories({
     ...(state
       ? [
           {
-            path: await realDirectory(state),
+            path: await realDirectory(state.dir),
             what: `the ${state.setting} directory, where the server keeps the scenarios it starts again`,
           },
         ]
@@ -117,7 +117,7 @@ export async function serverDirectories({
     ...(catalog
       ? [
           {
-            path: await realDirectory(catalog),
+            path: await realDirectory(catalog.dir),
             what: `the ${catalog.setting} directory, whose .yaml, .yml and .json files the server reads`,
             reads: catalogReads,
           },
@@ -126,18 +126,19 @@ export async function serverDirectories({
   ];
 }
 
-/** The real paths of the server's own directories, by what holds them (its --state store, its catalog). */
-const realDirectories = new WeakMap<object, Promise<string>>();
+/** The real paths of the server's own directories (its --state store's, its catalog's), by the path given. */
+const realDirectories = new Map<string, Promise<string>>();
 
 /**
- * The real path of the directory of `owner`, resolved at its first use and kept, as the file root's is at start
- * (a link on its path pointed elsewhere later is not followed, as the root's is not).
+ * The real path of the directory `dir`, resolved at its first use and kept, as the file root's is at start (a link
+ * on its path pointed elsewhere later is not followed, as the root's is not): the catalog's, resolved at start to
+ * tell whether it lies below the root ({@link rootHolding}), is not resolved again as an own directory.
  */
-function realDirectory(owner: { readonly dir: string }): Promise<string> {
-  let real = realDirectories.get(owner);
+function realDirectory(dir: string): Promise<string> {
+  let real = realDirectories.get(dir);
   if (!real) {
-    real = realOrAsItStands(owner.dir);
-    realDirectories.set(owner, real);
+    real = realOrAsItStands(dir);
+    realDirectories.set(dir, real);
   }
   return real;
 }
@@ -211,7 +212,7 @@ async function pathBelow(root: string, path: string): Promise<string | undefined
  */
 export async function rootHolding(dir: string, root: string | undefined): Promise<string | undefined> {
   if (root === undefined) return undefined;
-  const real = await realOrAsItStands(dir);
+  const real = await realDirectory(dir);
   return real === root || isBelow(root, real) ? root : undefined;
 }
 
