@@ -8,7 +8,7 @@ import { mixedEncodingRefusal, writtenFiles, type FileWriter } from '../sinks/co
 import { HttpError } from './http-error.js';
 import { entryWarnings } from '../compile/warnings.js';
 import type { EntryPlan } from '../compile/index.js';
-import { sameFileIn, type ReadFile } from '../sinks/core/open-check.js';
+import { sameFileIn, statedOnce, type ReadFile } from '../sinks/core/open-check.js';
 import { statIfAny } from '../real-file.js';
 import type { Input } from '../compile/plan.js';
 import { duplicateSeriesWarnings, fileWriters, seriesWriter, type SeriesWriter } from '../compile/duplicate-series.js';
@@ -73,8 +73,9 @@ export async function prepareScenario(
   // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
   // could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
-  const others = writesFiles ? [...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])] : [];
-  const reads = [...(file.inputs ?? []), ...others];
+  const reads = writesFiles
+    ? statedOnce([...(file.inputs ?? []), ...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])])
+    : [];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
       ...entry,
@@ -107,9 +108,10 @@ export async function prepareScenario(
  */
 async function writtenInput(inputs: readonly Input[], written: readonly ReadFile[]): Promise<string | undefined> {
   if (written.length === 0) return undefined;
+  const writes = statedOnce(written);
   for (const input of inputs) {
     const read = await statIfAny(input.path);
-    const writer = read && (await sameFileIn(read, written));
+    const writer = read && (await sameFileIn(read, writes));
     if (writer)
       return `${input.file}: cannot read it: it is ${writer.what}, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`;
   }

@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import fsPromises from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
@@ -216,6 +218,33 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
       error: 'file_sink_cannot_open',
       detail: `out: sink.path: cannot open sub/load.csv: it is the csv_replay file ${join(root, 'sub', 'load.csv')} that the running scenarios ${running.join(', ')} and 2 more, started together, read, which writing would overwrite`,
     });
+  });
+
+  it('looks at each file the running scenarios read once for a POST, not once for each of its file sinks', async () => {
+    const { root } = layout();
+    // Only a sink onto a file that exists is compared with them.
+    for (let i = 0; i < 5; i++) writeFileSync(join(root, `out${i}.prom`), '');
+    const server = testServer({ deps: { fileRoot: root } });
+    expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
+    const csv = join(root, 'sub', 'load.csv');
+    const stat = fsPromises.stat;
+    let looks = 0;
+    fsPromises.stat = ((...args: Parameters<typeof stat>) => {
+      if (args[0] === csv) looks++;
+      return stat(...args);
+    }) as typeof stat;
+    syncBuiltinESMExports();
+    try {
+      const scenarios = Array.from({ length: 5 }, (_, i) =>
+        metric({ name: `out${i}`, sink: { type: 'file', path: `out${i}.prom` } }),
+      );
+      const posted = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
+      expect(posted.statusCode, posted.body).to.equal(201);
+    } finally {
+      fsPromises.stat = stat;
+      syncBuiltinESMExports();
+    }
+    expect(looks).to.equal(1);
   });
 
   it('is refused to an --autostart scenario writing the file another --autostart scenario reads, in either order', async () => {

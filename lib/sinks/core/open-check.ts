@@ -57,6 +57,25 @@ export async function cannotOpenFile(
 export interface ReadFile {
   readonly path: string;
   readonly what: string;
+  /** What is at `path`, looked at once for several comparisons ({@link statedOnce}); else looked at by each. */
+  readonly stats?: Promise<Stats | undefined>;
+}
+
+/**
+ * `files`, each looked at once, when first compared ({@link sameFileIn}), for every file compared with them: a file
+ * of a hundred `file` sinks onto existing files looked at each file the running scenarios read a hundred times.
+ */
+export function statedOnce<F extends ReadFile>(files: readonly F[]): F[] {
+  return files.map((file) => {
+    let stats: Promise<Stats | undefined> | undefined;
+    return {
+      ...file,
+      get stats() {
+        stats ??= statIfAny(file.path);
+        return stats;
+      },
+    };
+  });
 }
 
 /**
@@ -66,7 +85,7 @@ export interface ReadFile {
  */
 export async function sameFileIn(stats: Stats, files: readonly ReadFile[]): Promise<ReadFile | undefined> {
   for (const file of files) {
-    const other = await statIfAny(file.path);
+    const other = await (file.stats ?? statIfAny(file.path));
     if (other && other.dev === stats.dev && other.ino === stats.ino) return file;
   }
   return undefined;
