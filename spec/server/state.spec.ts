@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -18,9 +19,13 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { Catalog } from '../../lib/catalog/index.js';
+import { prepareAutostart } from '../../lib/server/autostart.js';
+import { launchScenario } from '../../lib/server/launch.js';
 import { createLogger } from '../../lib/server/logger.js';
 import { restoreScenarios } from '../../lib/server/restore.js';
 import { ScenarioStore } from '../../lib/server/state.js';
+import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { waitFor } from '../support/backends/ports.js';
@@ -54,7 +59,10 @@ const goneLog = (dir: string, id: string) =>
   `--state ${dir} no longer exists (removed or moved while the server runs): nothing can be kept there; create it again, owner-only (mkdir -m 700), to keep new scenarios. Scenario ${id} is stopped; if the directory was moved rather than removed, its records were not updated: moved back, they start the scenarios they held again at the next start, this one included`;
 
 /** A server on `dir`, as svc-server wires it: the registry forgets in the store what ends by itself. */
-async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: number; setting?: string } = {}) {
+async function serverOn(
+  dir: string,
+  { maxEntries, setting, fileRoot }: { maxEntries?: number; setting?: string; fileRoot?: string } = {},
+) {
   const logs: { level: number; msg: string; file?: string; scenario?: string; entry?: string }[] = [];
   const logger = createLogger(
     'info',
@@ -67,10 +75,10 @@ async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: num
   );
   const state = await ScenarioStore.open(dir, logger, setting);
   const server = testServer({
-    deps: { state },
+    deps: { state, fileRoot },
     registry: { maxEntries, onEnded: (started) => void state.forget(started.id).catch(() => undefined) },
   });
-  const restore = () => restoreScenarios(state, { registry: server.registry, logger });
+  const restore = () => restoreScenarios(state, { registry: server.registry, logger, fileRoot });
   const post = (body: string) =>
     server.request({ method: 'POST', url: '/scenarios', headers: { 'content-type': 'text/yaml' }, payload: body });
   const running = () =>
@@ -78,7 +86,7 @@ async function serverOn(dir: string, { maxEntries, setting }: { maxEntries?: num
       .list()
       .map((s) => `${s.id} ${s.run.entry.id}`)
       .sort();
-  return { server, state, logs, restore, post, running };
+  return { server, state, logger, logs, restore, post, running };
 }
 
 describe('svc-server --state DIR', () => {
@@ -139,6 +147,35 @@ describe('svc-server --state DIR', () => {
       expect(warnings[0]).to.match(
         /^same_total: writes the same series as same_total \(scenario [\w-]+\): same_total /,
       );
+    });
+
+    it('leaves on disk, logged, a record reading a file that an --autostart scenario, started before it, writes', async () => {
+      const dir = stateDir();
+      const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-state-root-')));
+      writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
+      const first = await serverOn(dir, { fileRoot: root });
+      const reader = gauge('load').replace('{ type: constant, value: 1 }', '{ type: csv_replay, file: load.csv }');
+      expect((await first.post(reader)).statusCode).to.equal(201);
+      await first.state.idle();
+      const [record] = records(dir);
+
+      mkdirSync(join(root, 'catalog'));
+      writeFileSync(
+        join(root, 'catalog', 'writer.yaml'),
+        JSON.stringify(metric({ name: 'writer', sink: { type: 'file', path: 'load.csv' } })),
+      );
+      const catalog = await Catalog.open(join(root, 'catalog'), undefined, '--catalog', root);
+      const second = await serverOn(dir, { fileRoot: root });
+      // As svc-server starts them: the --autostart scenarios, then the kept ones.
+      for (const prepared of await prepareAutostart(['writer'], catalog, root))
+        launchScenario({ registry: second.server.registry, logger: second.logger }, prepared);
+      const [writer] = second.server.registry.unended();
+      expect(await second.restore()).to.equal(0);
+      const where = join(dir, record!);
+      expect(second.logs.filter((line) => line.level === 50).map((line) => line.msg)).to.deep.equal([
+        `--state: could not start ${where} again: the csv_replay file ${join(root, 'load.csv')}: cannot read it: it is the file that running scenario ${writer!.id} (writer) writes, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
+      ]);
+      expect(records(dir)).to.deep.equal([record]);
     });
 
     it('takes a deleted entry out of its file, and the file away with the last one', async () => {
