@@ -64,7 +64,7 @@ export function openMetrics({ name, metricType, help, precision, withoutSum }: O
   const lines = sampleLines({
     lead: (series) => `${sampleName(counter && series.suffix !== CREATED ? `${family}_total` : family, series)} `,
     middle: () => '',
-    // Whole milliseconds (timestampOf): their quotient prints as the exact decimal.
+    // Whole milliseconds (timestampAt): their quotient prints as the exact decimal.
     stamp: (ms) => ` ${ms / 1000}\n`,
     value,
     // `_created` is a time to the millisecond: `precision` is of sample values.

@@ -385,7 +385,10 @@ export function byteLength(data: string | Uint8Array): number {
   return typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
 }
 
-/** Epoch-millisecond timestamp of tick `i` of a batch (or of record `i` of its {@link Frames}). */
+/**
+ * Epoch-millisecond timestamp of tick `i` of a batch (or of record `i` of its {@link Frames}), for a row read alone (a
+ * spec's check): a loop over rows reads the columns once and calls {@link timestampAt}.
+ */
 export function timestampOf(batch: Pick<TickBatch, 'anchor' | 'offset'>, i: number): number {
   return timestampAt(batch.anchor, batch.offset, i);
 }

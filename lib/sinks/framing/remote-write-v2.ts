@@ -1,4 +1,4 @@
-import { ExemplarCursor, timestampOf, type Exemplar } from '../../../operators/model/batch.js';
+import { ExemplarCursor, timestampAt, type Exemplar } from '../../../operators/model/batch.js';
 import type { NativeHistogram, BucketSpan } from '../../../operators/model/native-histogram.js';
 import type { Series } from '../../../operators/model/series.js';
 import {
@@ -263,16 +263,18 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
     let at = 0;
     for (const { chunk, from, to } of runs) {
       const { batch, metric } = v2Rows(chunk);
-      const start = metric.startTimestamps ? batch.anchor : 0;
+      // Read once a run, as the encoders read their batch: no load from the columns a row.
+      const { anchor, offset, value, series, native: natives } = batch;
+      const start = metric.startTimestamps ? anchor : 0;
       const shared = metricRows(metric, start);
       const { metadata } = shared;
       loose.push(shared.helpRef, shared.unitRef);
       const exemplars = new ExemplarCursor(batch.exemplars);
       for (let i = from; i < to; i++) {
-        const own = rowOf(batch.series[i]!, metric.name);
+        const own = rowOf(series[i]!, metric.name);
         used.push(own.refs);
-        const ms = timestampOf(batch, i);
-        const native = batch.native?.[i];
+        const ms = timestampAt(anchor, offset, i);
+        const native = natives?.[i];
         const exemplar = exemplars.at(i);
         if (!native && !exemplar) {
           if (ms !== lastMs || shared.tail !== lastTail) {
@@ -284,7 +286,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
           const room = head.length + 8 + after.length;
           reserve(at, room, (to - i) * ROW_ESTIMATE);
           at = putBytes(out, head, at);
-          values.setFloat64(at, batch.value[i]!, true);
+          values.setFloat64(at, value[i]!, true);
           at = putBytes(out, after, at + 8);
           continue;
         }
@@ -310,7 +312,7 @@ export function remoteWriteV2Requests(compress: (data: Buffer) => Buffer): (runs
           at = writeHistogram(out, native, ms, start, writeVarint(out, point, at + 1));
         } else {
           out[at] = TIME_SERIES.samples;
-          at = writeSample(out, batch.value[i]!, ms, start, writeVarint(out, point, at + 1));
+          at = writeSample(out, value[i]!, ms, start, writeVarint(out, point, at + 1));
         }
         if (exemplar) at = writeExemplar(out, exemplar, exemplarRefs, exemplarLength, at);
         at = copied(metadata, out, at);
