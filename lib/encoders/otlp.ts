@@ -145,8 +145,8 @@ function numberMetrics({
   return {
     encode(batch): EncodedBatch<Uint8Array> {
       // Read once a batch: a load from the batch, whose shape differs with the operators before, is megamorphic.
-      const { size, anchor, offset, value, series } = batch;
-      const exemplars = new ExemplarCursor(batch.exemplars);
+      const { size, anchor, offset, value, series, exemplars: exemplarRows } = batch;
+      const exemplars = new ExemplarCursor(exemplarRows);
       let out: Buffer = Buffer.allocUnsafe(size * recordGuess);
       let at = 0;
       const ends = new Array<number>(size);
@@ -197,7 +197,7 @@ function numberMetrics({
           out[at] = OTLP_TAG.asDouble;
           at = putDoubleLE(out, point, at + 1);
         }
-        if (withExemplar) at = writeExemplar(out, at, batch.exemplars!, k);
+        if (withExemplar) at = writeExemplar(out, at, exemplarRows!, k);
         ends[i] = at;
       }
       if (size > 0) recordGuess = Math.ceil(at / size) + RECORD_MARGIN;
@@ -205,7 +205,7 @@ function numberMetrics({
         size,
         data: fitted(out, at, 2 * RECORD_MARGIN * size),
         bytes: at,
-        frames: recordFrames(ends, series, batch.anchor, batch.offset),
+        frames: recordFrames(ends, series, anchor, offset),
       };
     },
   };
@@ -276,9 +276,15 @@ function writeExemplar(out: Buffer, at: number, column: ExemplarRows, k: number)
 interface PointKind<S extends { readonly count: number }> {
   /** The Metric field of its OTLP type. */
   readonly field: 'histogram' | 'exponentialHistogram' | 'summary';
-  state(batch: Labelled<SampleBatch>, at: number, rows: number): S;
+  state(columns: PointColumns, at: number, rows: number): S;
   fields(state: S, before?: S): object;
 }
+
+/**
+ * The columns of a batch an event's point is read from, taken from the batch once a batch into an object of one shape:
+ * a load from the batch, whose shape differs with the operators before, is megamorphic.
+ */
+type PointColumns = Pick<Labelled<SampleBatch>, 'value' | 'series' | 'native'>;
 
 /** Histogram points: explicit bounds, counts per bucket. */
 const EXPLICIT: PointKind<ReturnType<typeof histogramPoint>> = {
@@ -298,7 +304,7 @@ const EXPLICIT: PointKind<ReturnType<typeof histogramPoint>> = {
 /** Exponential histogram points, from the event's native histogram. */
 const EXPONENTIAL: PointKind<NativeHistogram> = {
   field: 'exponentialHistogram',
-  state: (batch, at, rows) => batch.native![nativeRow(batch, at, rows)]!,
+  state: ({ native }, at, rows) => native![nativeRow(native, at, rows)]!,
   fields: (state, before) => {
     const { positive, negative, ...point } = exponentialPoint(state, before);
     return { ...point, positive: otlpBuckets(positive), negative: otlpBuckets(negative) };
@@ -329,24 +335,33 @@ function distributionMetrics({
   const previous = new Map<string, { time: bigint; state: { count: number } }>();
   return {
     encode(batch) {
-      const { anchor, offset: rowOffset, series: rowSeries } = batch;
-      const events = batch.events ?? batch.size;
-      const rows = events > 0 ? batch.size / events : 0;
+      const {
+        size,
+        anchor,
+        offset: rowOffset,
+        series: rowSeries,
+        value,
+        native: natives,
+        exemplars: exemplarRows,
+      } = batch;
+      const columns: PointColumns = { value, series: rowSeries, native: natives };
+      const events = batch.events ?? size;
+      const rows = events > 0 ? size / events : 0;
       const writer = protobuf.Writer.create();
       const ends = new Array<number>(events);
       const series = new Array<Series>(events);
       const offset = new Float64Array(events);
       // One cursor for the batch: the events' rows are read in order.
-      const cursor = histogram && batch.exemplars ? new ExemplarCursor(batch.exemplars) : undefined;
+      const cursor = histogram && exemplarRows ? new ExemplarCursor(exemplarRows) : undefined;
       for (let e = 0; e < events; e++) {
         const at = e * rows;
-        const native = histogram ? nativeRow(batch, at, rows) : -1;
+        const native = histogram ? nativeRow(natives, at, rows) : -1;
         const kind: PointKind<{ count: number }> = !histogram ? SUMMARY : native < 0 ? EXPLICIT : EXPONENTIAL;
         // The native row's label set, or the `_count` row's: the labels of the series without `le`.
         series[e] = rowSeries[native < 0 ? at + rows - 1 : native]!;
         offset[e] = rowOffset[at]!;
         const time = timeOf(anchor, rowOffset, at);
-        const state = kind.state(batch, at, rows);
+        const state = kind.state(columns, at, rows);
         const last = delta ? previous.get(series[e]!.key) : undefined;
         if (delta) previous.set(series[e]!.key, { time, state });
         // A count below the previous one: the series restarted, its point counts from zero again.
@@ -390,9 +405,9 @@ function described(
   };
 }
 
-/** The row of an event that holds its native histogram, or -1. */
-function nativeRow(batch: SampleBatch, at: number, rows: number): number {
-  if (batch.native) for (let r = at; r < at + rows; r++) if (batch.native[r]) return r;
+/** The row of an event that holds its native histogram (of the batch's `native` column), or -1. */
+function nativeRow(native: SampleBatch['native'], at: number, rows: number): number {
+  if (native) for (let r = at; r < at + rows; r++) if (native[r]) return r;
   return -1;
 }
 
@@ -428,25 +443,25 @@ function otlpBuckets({ offset, counts }: ExponentialBuckets): { offset: number; 
  * The fields of a histogram data point from the rows of one event: cumulative buckets (+Inf last), `_sum`,
  * `_count`.
  */
-function histogramPoint(batch: Labelled<SampleBatch>, at: number, rows: number) {
+function histogramPoint({ value, series }: PointColumns, at: number, rows: number) {
   const buckets = rows - 2;
   const explicitBounds: number[] = [];
   const bucketCounts: number[] = [];
   for (let b = 0, below = 0; b < buckets; b++) {
-    const cumulative = batch.value[at + b]!;
-    if (b < buckets - 1) explicitBounds.push(Number(batch.series[at + b]!.labels.le));
+    const cumulative = value[at + b]!;
+    if (b < buckets - 1) explicitBounds.push(Number(series[at + b]!.labels.le));
     bucketCounts.push(cumulative - below);
     below = cumulative;
   }
-  return { explicitBounds, bucketCounts, sum: batch.value[at + buckets]!, count: batch.value[at + buckets + 1]! };
+  return { explicitBounds, bucketCounts, sum: value[at + buckets]!, count: value[at + buckets + 1]! };
 }
 
 /** The fields of a summary data point from the rows of one event: quantiles, `_sum`, `_count`. */
-function summaryPoint(batch: Labelled<SampleBatch>, at: number, rows: number) {
+function summaryPoint({ value, series }: PointColumns, at: number, rows: number) {
   const quantileValues = [];
   for (let q = 0; q < rows - 2; q++)
-    quantileValues.push({ quantile: Number(batch.series[at + q]!.labels.quantile), value: batch.value[at + q]! });
-  return { quantileValues, sum: batch.value[at + rows - 2]!, count: batch.value[at + rows - 1]! };
+    quantileValues.push({ quantile: Number(series[at + q]!.labels.quantile), value: value[at + q]! });
+  return { quantileValues, sum: value[at + rows - 2]!, count: value[at + rows - 1]! };
 }
 
 /**
