@@ -351,17 +351,22 @@ function kindOf(entry: Entry): Pick<PreviewEntry, 'signal' | 'type' | 'unit'> {
   }
 }
 
+// The add functions read the batch's columns once a batch: they take the batches of every entry shown, whose shapes
+// differ with the operators before, so a load from the batch a row is polymorphic, and megamorphic past four shapes.
+
 function addSamples(lines: ValueLines, batch: Labelled<SampleBatch>, at: (offset: number) => number, points: number) {
-  for (let i = 0; i < batch.size; i++) {
-    const point = at(batch.offset[i]!);
-    if (point >= 0 && point < points) lines.add(point, batch.series[i]!.key, batch.value[i]!);
+  const { size, offset, series, value } = batch;
+  for (let i = 0; i < size; i++) {
+    const point = at(offset[i]!);
+    if (point >= 0 && point < points) lines.add(point, series[i]!.key, value[i]!);
   }
 }
 
 function addLogs(lines: RateLines, batch: Labelled<LogBatch>, at: (offset: number) => number, points: number) {
-  for (let i = 0; i < batch.size; i++) {
-    const point = at(batch.offset[i]!);
-    if (point >= 0 && point < points) lines.add(point, batch.severity[i]!);
+  const { size, offset, severity } = batch;
+  for (let i = 0; i < size; i++) {
+    const point = at(offset[i]!);
+    if (point >= 0 && point < points) lines.add(point, severity[i]!);
   }
 }
 
@@ -371,19 +376,21 @@ function addObservations(
   at: (offset: number) => number,
   points: number,
 ) {
-  for (let i = 0; i < batch.size; i++) {
-    const point = at(batch.offset[i]!);
-    if (point >= 0 && point < points) for (const value of batch.observations[i]!) band.add(point, value);
+  const { size, offset, observations } = batch;
+  for (let i = 0; i < size; i++) {
+    const point = at(offset[i]!);
+    if (point >= 0 && point < points) for (const value of observations[i]!) band.add(point, value);
   }
 }
 
 function addSpans(lines: SpanLines, batch: SpanBatch, at: (offset: number) => number, points: number) {
-  const { status } = batch.spans;
-  for (let i = 0; i < batch.size; i++) {
-    const point = at(batch.offset[i]!);
+  const { size, offset, firstSpan, spanCount, spans } = batch;
+  const { status } = spans;
+  for (let i = 0; i < size; i++) {
+    const point = at(offset[i]!);
     if (point < 0 || point >= points) continue;
-    const first = batch.firstSpan[i]!;
-    const count = batch.spanCount[i]!;
+    const first = firstSpan[i]!;
+    const count = spanCount[i]!;
     let errors = 0;
     for (let s = first; s < first + count; s++) if (status[s] !== SPAN_STATUS.unset) errors++;
     lines.add(point, count, errors);
@@ -398,11 +405,13 @@ function addDurations(
   points: number,
   nsPerUnit: number,
 ) {
-  const { start, end } = batch.spans;
-  for (let i = 0; i < batch.size; i++) {
-    const point = at(batch.offset[i]!);
+  const { size, offset, firstSpan, spanCount, spans } = batch;
+  const { start, end } = spans;
+  for (let i = 0; i < size; i++) {
+    const point = at(offset[i]!);
     if (point < 0 || point >= points) continue;
-    const first = batch.firstSpan[i]!;
-    for (let s = first; s < first + batch.spanCount[i]!; s++) band.add(point, (end[s]! - start[s]!) / nsPerUnit);
+    const first = firstSpan[i]!;
+    const last = first + spanCount[i]!;
+    for (let s = first; s < last; s++) band.add(point, (end[s]! - start[s]!) / nsPerUnit);
   }
 }
