@@ -36,8 +36,8 @@ export function explainRefusal<C>(
       argv,
       binaryName,
     );
-  const { shape, args } = meant;
-  const message = explainArguments(shape, args, [binaryName, ...shape.path].join(' '));
+  const { shape, args, words } = meant;
+  const message = explainArguments(shape, args, words, [binaryName, ...shape.path].join(' '));
   return message === undefined ? undefined : { message, command: shape.command };
 }
 
@@ -66,13 +66,14 @@ export function bindNegativeNumbers(commands: readonly CommandShape[], argv: rea
 }
 
 /**
- * The command `argv` is meant for (the one whose words it holds, the longest), and `argv` without
- * those words; undefined when no command's words are there.
+ * The command `argv` is meant for (the one whose words it holds, the longest), `argv` without
+ * those words, and where in that they stood (`args[words]` followed them); undefined when no
+ * command's words are there.
  */
 function commandMeant<C>(
   commands: readonly CommandShape<C>[],
   argv: readonly string[],
-): { shape: CommandShape<C>; args: readonly string[] } | undefined {
+): { shape: CommandShape<C>; args: readonly string[]; words: number } | undefined {
   const candidates = byWords(commands);
   // Flags may stand before the command's words (`svc --dry-run run f.yaml`, as the reference tool
   // writes its global flags), which clipanion takes: they are the command's flags like the others.
@@ -83,7 +84,7 @@ function commandMeant<C>(
   const shape = candidates
     .filter(({ path }) => path.every((word, i) => argv[lead + i] === word))
     .sort((a, b) => b.path.length - a.path.length)[0];
-  return shape && { shape, args: [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)] };
+  return shape && { shape, args: [...argv.slice(0, lead), ...argv.slice(lead + shape.path.length)], words: lead };
 }
 
 /** Commands reached by words (`run`, `catalog list`), or the default one (no words); not `-h` and the like. */
@@ -98,6 +99,7 @@ function unknownCommand<C>(
 ): Refusal<C> | undefined {
   const first = argv[0];
   if (first === undefined) return undefined;
+  if (isNegativeNumber(first)) return { message: strayNumberMessage(first, undefined, binaryName) };
   if (isFlag(first))
     return { message: `unknown flag ${first} (${binaryName} help lists the commands and their flags)` };
   // The words before the first flag: a command's words stand together (a flag's value is not a subcommand).
@@ -147,7 +149,12 @@ function subcommandsOf(
   return undefined;
 }
 
-function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], command: string): string | undefined {
+function explainArguments<C>(
+  shape: CommandShape<C>,
+  args: readonly string[],
+  words: number,
+  command: string,
+): string | undefined {
   const positionals: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -161,7 +168,8 @@ function explainArguments<C>(shape: CommandShape<C>, args: readonly string[], co
     }
     // Not a flag (none of svc's is a dash and a digit) but a value that no flag before it took:
     // clipanion takes it for a flag, and the closest flag to `-3` is `-o`, which is no help.
-    if (isNegativeNumber(arg)) return strayNumber(shape, arg, args[i - 1], command);
+    // The word before the first after the command's words is a command word (`svc --dry-run run -3`).
+    if (isNegativeNumber(arg)) return strayNumber(shape, arg, i === words ? undefined : args[i - 1], command);
     const bound = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = bound > 0 ? arg.slice(0, bound) : arg;
     const option = shape.options.find(({ names }) => names.includes(name));
@@ -198,7 +206,12 @@ function strayNumber(shape: CommandShape, arg: string, before: string | undefine
   const boolean = shape.options.some(
     ({ names, arity }) => arity === 0 && before !== undefined && names.includes(before),
   );
-  return `unexpected argument "${arg}": ${boolean ? `${before} before it takes no value` : `${command} takes a negative number only as the value of a flag before it`}`;
+  return strayNumberMessage(arg, boolean ? before : undefined, command);
+}
+
+/** `boolean`: the flag taking no value that stands before the number. */
+function strayNumberMessage(arg: string, boolean: string | undefined, command: string): string {
+  return `unexpected argument "${arg}": ${boolean ? `${boolean} before it takes no value` : `${command} takes a negative number only as the value of a flag before it`}`;
 }
 
 /** `-3`, `-0.5`, `-.5`, `-1e3`; also a relative time (`-1h30m`), which a flag's own check reads. */

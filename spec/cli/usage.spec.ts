@@ -75,13 +75,18 @@ describe('svc usage errors', () => {
       expect(await usageError(argv)).to.equal(
         'Usage Error: unexpected argument "-3": --dry-run before it takes no value',
       );
+    // Before -3 on the command line stands `run`, not the --dry-run written before the command.
     for (const argv of [
       ['run', '-3', file],
       ['run', file, '-3'],
+      ['--dry-run', 'run', '-3', file],
     ])
       expect(await usageError(argv)).to.equal(
         'Usage Error: unexpected argument "-3": svc run takes a negative number only as the value of a flag before it',
       );
+    expect(await usageError(['-3'])).to.equal(
+      'Usage Error: unexpected argument "-3": svc takes a negative number only as the value of a flag before it',
+    );
     expect(await usageError(['run', file, '--', '-3'])).to.equal(
       'Usage Error: unexpected argument "-3": svc run takes one [scenario-file]',
     );
