@@ -4,6 +4,7 @@ import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
 import { syslog } from '../../lib/encoders/syslog.js';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
+import type { NativeHistogram } from '../../operators/model/native-histogram.js';
 import { seriesOf } from '../../operators/model/series.js';
 import { logBatch, sampleBatch } from '../support/batches.js';
 import { collectGarbage } from '../support/memory.js';
@@ -115,6 +116,68 @@ describe('log line encoders: what they keep of a batch once it is written', () =
       await settle();
       collectGarbage();
       expect(chunk.bytes).to.be.above(0);
+      expect(
+        Object.entries(columns)
+          .filter(([, column]) => column.deref() !== undefined)
+          .map(([column]) => column),
+      ).to.deep.equal([]);
+    });
+});
+
+describe('OTLP histogram and summary encoders: what they keep of a batch once it is written', () => {
+  const le = (bound: string) => seriesOf({ le: bound }, '_bucket');
+  const native: NativeHistogram = {
+    schema: 0,
+    zeroThreshold: 0,
+    zeroCount: 0,
+    count: 2,
+    sum: 3,
+    positiveSpans: [{ offset: 0, length: 1 }],
+    positiveCounts: [2],
+    negativeSpans: [],
+    negativeCounts: [],
+  };
+  // The rows of one event of each; delta, whose previous point of a series outlives its batch. The encoder reads the
+  // columns into one object a batch (PointColumns): it must not outlive the batch either.
+  const kinds = {
+    'explicit histogram': {
+      metricType: 'histogram',
+      rows: [le('1'), le('+Inf'), seriesOf({}, '_sum'), seriesOf({}, '_count')],
+      values: [1, 2, 3, 2],
+    },
+    'exponential histogram': { metricType: 'histogram', rows: [seriesOf({})], values: [2], native },
+    summary: {
+      metricType: 'summary',
+      rows: [seriesOf({ quantile: '0.5' }), seriesOf({}, '_sum'), seriesOf({}, '_count')],
+      values: [1, 3, 2],
+    },
+  } as const;
+  for (const [name, kind] of Object.entries(kinds))
+    it(`${name}: none of the columns of the batch (its points are copied), not even until the next batch`, async () => {
+      const encoder = otlpMetrics({ name: 'm', metricType: kind.metricType, temporality: 'delta' });
+      const events = 100;
+      let batch: Labelled<SampleBatch> | undefined = {
+        ...sampleBatch({
+          values: Array.from({ length: events }, () => kind.values).flat(),
+          offsets: Array.from({ length: events }, (_, e) => kind.rows.map(() => e)).flat(),
+          series: Array.from({ length: events }, () => kind.rows).flat(),
+        }),
+        events,
+        ...('native' in kind && { native: new Array(events).fill(kind.native) }),
+      };
+      const columns = {
+        offset: new WeakRef(batch.offset),
+        value: new WeakRef(batch.value),
+        series: new WeakRef(batch.series),
+        ...(batch.native && { native: new WeakRef(batch.native) }),
+      };
+      // Held, as a sink held back by its receiver holds it.
+      const chunk = encoder.encode(batch);
+      batch = undefined;
+      // A WeakRef holds its target until the current job ends.
+      await settle();
+      collectGarbage();
+      expect(chunk.size).to.equal(events);
       expect(
         Object.entries(columns)
           .filter(([, column]) => column.deref() !== undefined)
