@@ -178,6 +178,38 @@ describe('svc-server --state DIR', () => {
       expect(records(dir)).to.deep.equal([record]);
     });
 
+    it('starts one of a record writing a file and a POST reading it served during the start, not both', async () => {
+      // Before the start in turn (EntryRegistry.inTurn), each was checked before the other started, and both started.
+      const dir = stateDir();
+      const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-state-root-')));
+      writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
+      const first = await serverOn(dir, { fileRoot: root });
+      // Its other sinks' checks keep it preparing while the POST is.
+      const writers = ['load.csv', ...Array.from({ length: 20 }, (_, i) => `out${i}.prom`)].map((path, i) =>
+        metric({ name: `out${i}`, sink: { type: 'file', path } }),
+      );
+      const kept = await first.post(JSON.stringify({ version: 2, kind: 'runnable', scenarios: writers }));
+      expect(kept.statusCode, kept.body).to.equal(201);
+      await first.state.idle();
+
+      const second = await serverOn(dir, { fileRoot: root });
+      // The reader's, of sinks of its own, too: each is then checked while the other is.
+      const reader = {
+        version: 2,
+        kind: 'runnable',
+        scenarios: [
+          metric({ name: 'load', generator: { type: 'csv_replay', file: 'load.csv' } }),
+          ...Array.from({ length: 20 }, (_, i) =>
+            metric({ name: `in${i}`, sink: { type: 'file', path: `in${i}.prom` } }),
+          ),
+        ],
+      };
+      const [restored, posted] = await Promise.all([second.restore(), second.post(JSON.stringify(reader))]);
+      const outcome = `restored ${restored}, posted ${posted.statusCode} ${posted.json().error ?? ''}`;
+      expect(outcome).to.be.oneOf(['restored 21, posted 422 file_being_written', 'restored 0, posted 201 ']);
+      expect(second.server.registry.unended()).to.have.length(21);
+    });
+
     it('takes a deleted entry out of its file, and the file away with the last one', async () => {
       const dir = stateDir();
       const first = await serverOn(dir);
