@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import fsPromises from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
@@ -269,6 +269,8 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     const { root } = layout();
     writeFileSync(join(root, 'sub', 'app.log'), 'GET /a 200\n');
     symlinkSync(join(root, 'sub', 'load.csv'), join(root, 'sub', 'link.csv'));
+    // Another path of the same file, which no path resolved leads to: found by device and inode.
+    linkSync(join(root, 'sub', 'load.csv'), join(root, 'sub', 'hard.csv'));
     const server = testServer({ deps: { fileRoot: root } });
     const writer = await server.postJson(
       '/scenarios',
@@ -280,6 +282,7 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     for (const [file, read] of [
       ['sub/load.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
       ['sub/link.csv', `the csv_replay file ${join(root, 'sub', 'load.csv')}`],
+      ['sub/hard.csv', `the csv_replay file ${join(root, 'sub', 'hard.csv')}`],
     ])
       expect((await post(server, file)).json(), file).to.deep.equal({
         error: 'file_being_written',
