@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { type ChildProcess, execFileSync, spawn, type StdioOptions } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Observable } from 'rxjs';
 import { main } from '../../lib/cli/main.js';
+import { temporaryDirectory } from './directories.js';
 
 export interface CliResult {
   code: number;
@@ -54,7 +54,7 @@ export const STOPPED = /^\[progress\] (\S+) {2}STOPPED( \(sink: .+\))? \| events
 
 /** A fresh temporary directory, and a function writing scenario files into it (returns their paths). */
 export function scenarioDir(prefix: string): { dir: string; scenario: (name: string, text: string) => string } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const dir = temporaryDirectory(prefix);
   return {
     dir,
     scenario: (name, text) => {

@@ -1,11 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { requireBinary } from './binaries.js';
+import { temporaryDirectory } from '../directories.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 const run = promisify(execFile);
@@ -62,8 +61,7 @@ let built: Promise<string> | undefined;
 function buildFixture(): Promise<string> {
   built ??= (async () => {
     const gcc = requireBinary('gcc', 'gcc libc6-dev librdkafka-dev');
-    const dir = mkdtempSync(join(tmpdir(), 'svc-kafka-mock-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const dir = temporaryDirectory('svc-kafka-mock-');
     const binary = join(dir, 'kafka-mock');
     const source = join(PACKAGE_ROOT, 'spec', 'support', 'backends', 'kafka-mock.c');
     await run(gcc, ['-O1', '-o', binary, source, '-lrdkafka']).catch((error: { stderr?: string }) => {

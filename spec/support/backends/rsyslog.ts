@@ -1,8 +1,8 @@
 import { createSocket } from 'node:dgram';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { temporaryDirectory } from '../directories.js';
 import { requireBinary } from './binaries.js';
 import { startBackend, type Backend } from './child.js';
 import { freeTcpPort, freeUdpPort, waitFor } from './ports.js';
@@ -68,7 +68,7 @@ input(type="imtcp" address="127.0.0.1" port="${tcpPort}" ruleset="svc")
  */
 export async function startRsyslog(): Promise<Rsyslog> {
   const binary = requireBinary('rsyslogd', 'rsyslog');
-  const dir = await mkdtemp(join(tmpdir(), 'svc-rsyslog-'));
+  const dir = temporaryDirectory('svc-rsyslog-');
   await mkdir(join(dir, 'work'));
   const [udpPort, tcpPort] = await Promise.all([freeUdpPort(), freeTcpPort()]);
   const conf = join(dir, 'rsyslog.conf');

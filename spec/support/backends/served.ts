@@ -1,6 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { temporaryDirectory } from '../directories.js';
 import { requireBinary } from './binaries.js';
 import { startBackend } from './child.js';
 import { freeTcpPort, waitFor } from './ports.js';
@@ -37,7 +36,7 @@ export async function startServedBackend({
   args,
 }: ServedBackendOptions): Promise<ServedBackend> {
   const command = requireBinary(binary, debianPackage);
-  const dir = await mkdtemp(join(tmpdir(), `svc-${name.toLowerCase()}-`));
+  const dir = temporaryDirectory(`svc-${name.toLowerCase()}-`);
   const port = await freeTcpPort();
   const url = `http://127.0.0.1:${port}`;
   const backend = startBackend(command, await args(dir, port));

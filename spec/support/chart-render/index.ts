@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
+import { temporaryDirectory } from '../directories.js';
 
 /**
  * Renders chart/ with render.go (Go text/template and sprig, as Helm renders), built once per test
@@ -51,7 +52,7 @@ let built: Promise<string> | undefined;
 /** Builds the renderer (once); rejects, saying what to install, when Go or the packages are missing. */
 export function buildRenderer(): Promise<string> {
   built ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-chart-render-'));
+    const dir = temporaryDirectory('svc-chart-render-');
     const binary = join(dir, 'render');
     const env = {
       ...process.env,
@@ -80,7 +81,7 @@ export async function renderChart(
   { release = 'demo', namespace = 'telemetry' }: RenderOptions = {},
 ): Promise<Rendered> {
   const binary = await buildRenderer();
-  const valuesFile = join(mkdtempSync(join(tmpdir(), 'svc-chart-values-')), 'values.yaml');
+  const valuesFile = join(temporaryDirectory('svc-chart-values-'), 'values.yaml');
   // JSON is YAML: the override reaches the renderer exactly as written here.
   writeFileSync(valuesFile, JSON.stringify(values));
   let stdout: string;
