@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { settle } from '../support/clock.js';
-import { mkdtempSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
@@ -9,6 +8,7 @@ import { ScrapeBudget } from '../../lib/server/scrape.js';
 import { testServer } from '../support/server.js';
 import { spansFromJsonLines, traceProblems } from '../support/traces.js';
 import { promtoolCheck } from '../support/promtool.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const gauge = (fields = '') => `signal_type: metrics
 name: temp_celsius
@@ -218,7 +218,7 @@ scenarios:
     });
 
     it('500 when a worker cannot start, and nothing of the file is left running', async () => {
-      const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-app-')));
+      const fileRoot = realpathSync(temporaryDirectory('svc-app-'));
       const server = testServer({ unbuildableSink: join(fileRoot, 'broken'), deps: { fileRoot } });
       const file = `version: 2\nkind: runnable\nscenarios:\n  - ${gauge().trimEnd().replace(/\n/g, '\n    ')}\n  - ${gauge('sink: { type: file, path: broken }').trimEnd().replace(/\n/g, '\n    ').replace('temp_celsius', 'other_celsius')}\n`;
       expectError(await post(server, file), 500, 'worker_failed', /cannot open .*\/broken/);

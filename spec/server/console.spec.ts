@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import inject from 'light-my-request';
@@ -11,10 +10,11 @@ import { errors } from '../../lib/server/middleware/errors.js';
 import { createLogger } from '../../lib/server/logger.js';
 import { Catalog } from '../../lib/catalog/index.js';
 import { testServer } from '../support/server.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** A console directory as console/build.ts writes one: the page, and an asset beside its gzip copy. */
 function builtConsole(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-console-'));
+  const dir = temporaryDirectory('svc-console-');
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), '<!doctype html><title>svc console</title>');
   writeFileSync(join(dir, 'assets', 'main-ABC123.js'), 'export {};\n'.repeat(100));

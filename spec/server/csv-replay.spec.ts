@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { Catalog } from '../../lib/catalog/index.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
 import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const entry = (file: string) => ({
   signal_type: 'metrics',
@@ -27,7 +27,7 @@ const post = (server: Server, file: string) =>
 
 /** A file root holding load.csv, a CSV outside it, and a symlink leading there. */
 function layout() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'svc-csv-root-')));
+  const base = realpathSync(temporaryDirectory('svc-csv-root-'));
   const [root, outside] = [join(base, 'root'), join(base, 'outside')];
   mkdirSync(join(root, 'sub'), { recursive: true });
   mkdirSync(outside);

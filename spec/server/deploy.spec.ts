@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
-import { directory } from '../support/directories.js';
+import { directory, temporaryDirectory } from '../support/directories.js';
 import { waitFor } from '../support/backends/ports.js';
 import { spawnServerProcess, startServerProcess } from '../support/server-process.js';
 import { testServer } from '../support/server.js';
@@ -188,7 +187,7 @@ describe('svc-server in a deployment', () => {
 
     /** A directory laid out as Kubernetes mounts a ConfigMap: each file a link into a hidden, timestamped directory. */
     function configMapDir(files: Record<string, string>): string {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-configmap-'));
+      const dir = temporaryDirectory('svc-configmap-');
       mkdirSync(join(dir, '..2024_01_01_00_00_00.1'));
       for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, '..2024_01_01_00_00_00.1', name), text);
       symlinkSync('..2024_01_01_00_00_00.1', join(dir, '..data'));
@@ -197,7 +196,7 @@ describe('svc-server in a deployment', () => {
     }
 
     it('starts the named scenarios at boot from a ConfigMap-shaped directory, file sinks below the file root', async () => {
-      const root = mkdtempSync(join(tmpdir(), 'svc-root-'));
+      const root = temporaryDirectory('svc-root-');
       const catalog = configMapDir({
         'checkout.yaml': gaugeFile('checkout', `    sink: { type: file, path: checkout.prom }\n`),
         'search.yaml': gaugeFile('search'),

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { uncompress } from 'snappyjs';
 import { writeRequestMessages } from '../../lib/protocols/remote-write.js';
@@ -9,6 +8,7 @@ import { startOtlpReceiver } from '../support/backends/otlp-receiver.js';
 import { testServer } from '../support/server.js';
 import { fileSink } from '../../lib/sinks/file.js';
 import { chunk } from '../support/batches.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** `POST /events` through the app with the sinks the route builds itself (no injected sink). */
 function post(
@@ -31,11 +31,10 @@ describe('POST /events with real sinks', () => {
   let dir: string;
   let server: ReturnType<typeof testServer>;
   beforeEach(async () => {
-    dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-events-route-')));
+    dir = await realpath(temporaryDirectory('svc-events-route-'));
     // File sinks of requests write only below the server's file root.
     server = testServer({ deps: { createSink: undefined, fileRoot: dir } });
   });
-  afterEach(async () => rm(dir, { recursive: true, force: true }));
 
   it('a file sink appends each event to the file, never emptying it', async () => {
     const path = join(dir, 'events.prom');

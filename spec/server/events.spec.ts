@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSink } from '../../lib/sinks/index.js';
 import { testServer } from '../support/server.js';
 import { startRemoteWriteV2Receiver } from '../support/backends/remote-write-v2-receiver.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const logEvent = (fields: Record<string, unknown> = {}) => ({
   signal_type: 'logs',
@@ -58,7 +58,7 @@ describe('POST /events', () => {
   });
 
   it('writes a metric sample in the wire shape of its encoder, into a real file sink', async () => {
-    const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-events-')));
+    const root = realpathSync(temporaryDirectory('svc-events-'));
     const path = join(root, 'out.prom');
     const server = testServer({ deps: { createSink: (config) => createSink(config), fileRoot: root } });
     const res = await send(metricEvent({ sink: { type: 'file', path }, labels: { env: 'prod' } }), server);

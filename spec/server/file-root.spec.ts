@@ -3,7 +3,6 @@ import { expect } from 'chai';
 import {
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -13,7 +12,6 @@ import {
 } from 'node:fs';
 import fsPromises from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { fileSink } from '../../lib/sinks/file.js';
@@ -24,6 +22,7 @@ import { createSink } from '../../lib/sinks/index.js';
 import { selfSigned } from '../support/certificate.js';
 import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const entry = (path: string) => ({
   signal_type: 'metrics',
@@ -52,7 +51,7 @@ const postEvent = (server: Server, path: string) =>
 
 /** A file root with a subdirectory, and next to it a directory outside the root. */
 function layout() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'svc-root-')));
+  const base = realpathSync(temporaryDirectory('svc-root-'));
   const root = join(base, 'root');
   const outside = join(base, 'outside');
   mkdirSync(join(root, 'sub'), { recursive: true });

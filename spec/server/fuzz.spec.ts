@@ -1,9 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { fuzzServer } from '../support/fuzz-run.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /**
  * Hostile bodies against a real svc-server process: none may crash it, freeze it or get a 500.
@@ -14,7 +12,7 @@ describe('svc-server under fuzzed request bodies', function () {
   let server: ServerProcess;
 
   before(async () => {
-    server = await startServerProcess({ args: ['--file-root', mkdtempSync(join(tmpdir(), 'svc-fuzz-'))], quiet: true });
+    server = await startServerProcess({ args: ['--file-root', temporaryDirectory('svc-fuzz-')], quiet: true });
   });
   after(() => server.kill());
 

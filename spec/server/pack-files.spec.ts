@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testServer } from '../support/server.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const PACK = `version: 2
 kind: composable
@@ -24,7 +24,7 @@ const post = (server: Server, pack: string) =>
 
 /** A file root holding packs/redis.yaml, and the same pack outside it. */
 function layout() {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'svc-pack-root-')));
+  const base = realpathSync(temporaryDirectory('svc-pack-root-'));
   const [root, outside] = [join(base, 'root'), join(base, 'outside')];
   mkdirSync(join(root, 'packs'), { recursive: true });
   mkdirSync(outside);

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, get as httpGet } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
@@ -10,6 +9,7 @@ import { startHostileReceiver } from '../support/backends/hostile.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { promtoolCheck } from '../support/promtool.js';
 import { countOf } from '../../lib/format.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** The complete pino lines a server wrote on stderr so far. */
 const logLines = (server: ServerProcess) =>
@@ -47,7 +47,7 @@ describe('svc-server as a process, scraped by a real Prometheus', function () {
   this.timeout(60_000);
   let server: ServerProcess;
   let prometheus: Prometheus | undefined;
-  const fileRoot = mkdtempSync(join(tmpdir(), 'svc-server-'));
+  const fileRoot = temporaryDirectory('svc-server-');
   const sinkFile = join(fileRoot, 'events.prom');
 
   before(async () => {
@@ -214,7 +214,7 @@ describe('svc-server start-up safety (design: server safety)', function () {
   });
 
   it('exits 2 naming the variable, not the flag, of a directory setting that is no directory', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'svc-dirs-')), 'file');
+    const file = join(temporaryDirectory('svc-dirs-'), 'file');
     writeFileSync(file, '');
     const missing = `${file}-missing`;
     const cases: { env: Record<string, string>; said: string }[] = [

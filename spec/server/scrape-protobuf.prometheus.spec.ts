@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { decodeFamilies } from '../support/metric-family.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const NAME = 'svc_scrape_latency_seconds';
 const PROTOBUF_ACCEPT = 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited';
@@ -21,7 +20,7 @@ describe('svc-server scraped by Prometheus 2.42 in the protobuf exposition: nati
   this.timeout(60_000);
   let server: ServerProcess;
   let prometheus: Prometheus | undefined;
-  const fileRoot = mkdtempSync(join(tmpdir(), 'svc-scrape-'));
+  const fileRoot = temporaryDirectory('svc-scrape-');
 
   before(async () => {
     server = await startServerProcess({ env: { SVC_FILE_ROOT: fileRoot } });

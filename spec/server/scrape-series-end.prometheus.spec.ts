@@ -1,17 +1,16 @@
 import { expect } from 'chai';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrometheus, type Prometheus } from '../support/backends/prometheus.js';
 import { waitFor } from '../support/backends/ports.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** Series that end, as a Prometheus scraping `GET /scenarios/metrics` sees them (docs/http-api.md, "Scraping"). */
 describe('svc-server scraped by Prometheus 2.42: a series the scenario no longer writes leaves the scrape', function () {
   this.timeout(90_000);
   let server: ServerProcess;
   let prometheus: Prometheus;
-  const fileRoot = mkdtempSync(join(tmpdir(), 'svc-scrape-end-'));
+  const fileRoot = temporaryDirectory('svc-scrape-end-');
 
   before(async () => {
     server = await startServerProcess({ env: { SVC_FILE_ROOT: fileRoot } });

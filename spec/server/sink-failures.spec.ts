@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { settle } from '../support/clock.js';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { asyncScheduler } from 'rxjs';
 import { createSink } from '../../lib/sinks/index.js';
 import { freeTcpPort, waitFor } from '../support/backends/ports.js';
 import { testServer } from '../support/server.js';
 import { ReportingSink } from '../support/sinks.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const REFUSED = 'tcp sink: connection refused by 127.0.0.1:9';
 const gauge = (fields: Record<string, unknown> = {}) => ({
@@ -235,7 +235,7 @@ describe('sink failures of server scenarios: status, list and log', () => {
   ] as const;
   for (const [what, sink, error, why] of realSinks) {
     it(`with ${what}: failed, and the log names the scenario and the error`, async () => {
-      const fileRoot = realpathSync(mkdtempSync(join(tmpdir(), 'svc-failing-')));
+      const fileRoot = realpathSync(temporaryDirectory('svc-failing-'));
       const server = testServer({
         deps: { scheduler: asyncScheduler, fileRoot },
         registry: {

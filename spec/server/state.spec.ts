@@ -5,7 +5,6 @@ import {
   chmodSync,
   chownSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -16,7 +15,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Catalog } from '../../lib/catalog/index.js';
@@ -30,6 +28,7 @@ import { testServer } from '../support/server.js';
 import { spawnServerProcess, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { waitFor } from '../support/backends/ports.js';
 import { collectGarbage } from '../support/memory.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /**
  * `--state DIR` (docs/reliability.md): scenarios started through the API are kept in DIR and started
@@ -51,7 +50,7 @@ scenarios:
   - { id: b, signal_type: metrics, name: b_total, rate: 10, generator: { type: constant, value: 1 }, sink: { type: stdout } }
 `;
 
-const stateDir = () => join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'state');
+const stateDir = () => join(temporaryDirectory('svc-state-'), 'state');
 const records = (dir: string) => readdirSync(dir).filter((name) => name.endsWith('.json'));
 
 /** What the log says when a DELETE finds `dir` gone: it cannot tell a removed directory from a moved one. */
@@ -151,7 +150,7 @@ describe('svc-server --state DIR', () => {
 
     it('leaves on disk, logged, a record reading a file that an --autostart scenario, started before it, writes', async () => {
       const dir = stateDir();
-      const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-state-root-')));
+      const root = realpathSync(temporaryDirectory('svc-state-root-'));
       writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
       const first = await serverOn(dir, { fileRoot: root });
       const reader = gauge('load').replace('{ type: constant, value: 1 }', '{ type: csv_replay, file: load.csv }');
@@ -181,7 +180,7 @@ describe('svc-server --state DIR', () => {
     it('starts one of a record writing a file and a POST reading it served during the start, not both', async () => {
       // Before the start in turn (EntryRegistry.inTurn), each was checked before the other started, and both started.
       const dir = stateDir();
-      const root = realpathSync(mkdtempSync(join(tmpdir(), 'svc-state-root-')));
+      const root = realpathSync(temporaryDirectory('svc-state-root-'));
       writeFileSync(join(root, 'load.csv'), 'Time,load\n1,0.5\n');
       const first = await serverOn(dir, { fileRoot: root });
       // Its other sinks' checks keep it preparing while the POST is.
@@ -717,7 +716,7 @@ scenarios:
     });
 
     it('refuses a state path that cannot be a directory, naming it', async () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
+      const file = join(temporaryDirectory('svc-state-'), 'file');
       writeFileSync(file, '');
       let error: Error | undefined;
       await ScenarioStore.open(file).catch((e: Error) => (error = e));
@@ -781,7 +780,7 @@ scenarios:
     it('appends to the file of a scenario it starts again: what it wrote before the restart stays', async () => {
       // Before, the restarted scenario opened its file as a new run does, emptying it: a rolled pod lost all its output.
       const dir = stateDir();
-      const root = mkdtempSync(join(tmpdir(), 'svc-root-'));
+      const root = temporaryDirectory('svc-root-');
       const out = join(root, 'out.jsonl');
       const args = ['--state', dir, '--file-root', root];
       server = await startServerProcess({ args, quiet: true });
@@ -859,7 +858,7 @@ scenarios:
     });
 
     it('refuses an unwritable --state with exit 2, naming it', async () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'svc-state-')), 'file');
+      const file = join(temporaryDirectory('svc-state-'), 'file');
       writeFileSync(file, '');
       const child = spawnServerProcess({ args: ['--state', file] });
       let err = '';
