@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startServerProcess } from './support/server-process.js';
 import { waitFor } from './support/backends/ports.js';
 import { runSvc, upScenario } from './support/cli.js';
+import { temporaryDirectory } from './support/directories.js';
 
 const run = promisify(execFile);
 
@@ -20,7 +20,7 @@ describe('an install without the optional packages (npm ci --omit=optional)', fu
   let dir: string;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-omit-optional-'));
+    dir = temporaryDirectory('svc-omit-optional-');
     // What the image holds (Dockerfile): the server reads its OpenAPI document.
     for (const item of ['package.json', 'package-lock.json', 'dist', 'bin', 'docs/openapi.json'])
       await cp(item, join(dir, item), { recursive: true });
@@ -47,7 +47,6 @@ scenarios:
 `,
     );
   });
-  after(async () => dir && rm(dir, { recursive: true, force: true }));
 
   it('refuses a remote_write sink with exit 1, naming the feature and the packages to install', async () => {
     const failure = await runSvc(['run', 'rw.yaml', '--dry-run'], { cwd: dir });

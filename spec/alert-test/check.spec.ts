@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   alertsNotInRules,
@@ -14,6 +13,7 @@ import {
 import { promtool, promtoolWords } from '../../lib/alert-test/promtool.js';
 import type { Sampling } from '../../lib/alert-test/sampling.js';
 import { unitTest } from '../../lib/alert-test/unit-test.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const MINUTE = 60_000;
 
@@ -34,7 +34,7 @@ const RULES = `groups:
 
 /** Runs the real promtool on each unit test; counts the runs. */
 function promtoolRuns(rules = RULES, of = sampling): { run: RunChecks; count: () => number } {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
+  const dir = temporaryDirectory('svc-check-');
   const rulesFile = join(dir, 'rules.yml');
   writeFileSync(rulesFile, rules);
   const testFile = join(dir, 'test.yml');
@@ -223,7 +223,7 @@ describe('ruleGroupOrder: the order promtool evaluates the rule groups in', () =
   it('makes every promtool run see a recorded series at the evaluation that recorded it', async () => {
     // Without group_eval_order promtool ran the groups in an order that changed from run to run: the alert on the
     // recorded series fired at step 4 in some probes of a test and at step 5 in others.
-    const dir = mkdtempSync(join(tmpdir(), 'svc-check-'));
+    const dir = temporaryDirectory('svc-check-');
     const texts = [
       [join(dir, 'rec.yml'), recording],
       [join(dir, 'alerts.yml'), 'groups:\n  - name: alerts\n    rules:\n      - {alert: High, expr: job:m:max > 5}\n'],

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPack } from '../../lib/config/index.js';
 import { load, problems } from '../support/scenarios.js';
 import { lines, svc } from '../support/cli.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const ENTRY = '  - { signal_type: metrics, name: up, rate: 1, generator: { type: constant, value: 1 } }';
 
@@ -60,7 +60,7 @@ ${ENTRY}
 });
 
 describe('svc catalog list --kind and --tag', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-meta-'));
+  const dir = temporaryDirectory('svc-meta-');
   writeFileSync(
     join(dir, 'flap.yaml'),
     `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`,

@@ -3,14 +3,14 @@ import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { scenarioFromDocument } from '../../lib/config/load.js';
 import { duplicateSeriesWarnings, fileWriters } from '../../lib/compile/duplicate-series.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { testServer } from '../support/server.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** A runnable file of `entries` (YAML flow mappings), each at rate 1 for 10s into one file unless it says. */
 const file = (...entries: string[]) => `version: 2
@@ -434,7 +434,7 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     });
 
     it('compares each --autostart file with the files named before it', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-dupes-catalog-'));
+      const dir = temporaryDirectory('svc-dupes-catalog-');
       writeFileSync(join(dir, 'web.yaml'), stdout(cpu('a')));
       writeFileSync(join(dir, 'api.yaml'), stdout(cpu('b')));
       const [web, api] = await prepareAutostart(['web', 'api'], await Catalog.open(dir), undefined);
@@ -445,7 +445,7 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     });
 
     it('names the --autostart files before it, not entries running, where a budget ran out comparing with them', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-dupes-catalog-'));
+      const dir = temporaryDirectory('svc-dupes-catalog-');
       // 400 entries of cpu each, each its own pods: more pairs across the two files than a budget compares.
       const many = (name: string) =>
         Array.from({ length: 400 }, (_, i) =>

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { filesIn, readReplays } from '../../lib/config/csv-replay.js';
@@ -10,8 +9,9 @@ import { logGenerator } from '../../lib/generators/log.js';
 import type { Entry } from '../../lib/config/types.js';
 import type { CliOverrides } from '../../lib/config/overrides.js';
 import { load, v2 } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+const dir = temporaryDirectory('svc-replay-');
 writeFileSync(
   join(dir, 'series.csv'),
   [
@@ -273,8 +273,8 @@ describe('csv_replay: values at known ticks', () => {
 
 describe('csv_replay: where a relative file is found', () => {
   const cwd = process.cwd();
-  const workDir = mkdtempSync(join(tmpdir(), 'svc-replay-cwd-'));
-  const scenarioDir = mkdtempSync(join(tmpdir(), 'svc-replay-scenario-'));
+  const workDir = temporaryDirectory('svc-replay-cwd-');
+  const scenarioDir = temporaryDirectory('svc-replay-scenario-');
   mkdirSync(join(workDir, 'data'));
   writeFileSync(join(workDir, 'data', 'load.csv'), 'Time,load\n0,7\n10,8\n');
   mkdirSync(join(scenarioDir, 'data'));

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../lib/config/index.js';
 import { filesIn, logLines, logTable, metricTable, readReplays } from '../../lib/config/csv-replay.js';
 import { MAX_CSV_CELL, MAX_CSV_COLUMNS, MAX_CSV_ROWS } from '../../lib/language/limits.js';
 import { load, v2 } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /** The messages (with the file named) of the ConfigError `run` throws. */
 function problems(run: () => unknown): string[] {
@@ -213,7 +213,7 @@ describe('csv_replay: log CSV files', () => {
 });
 
 describe('csv_replay: reading the files of a scenario', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-csv-'));
+  const dir = temporaryDirectory('svc-csv-');
   writeFileSync(join(dir, 'load.csv'), GRAFANA);
   const scenario = (file: string) =>
     load(v2([{ signal_type: 'metrics', name: 'load', rate: 1, generator: { type: 'csv_replay', file } }]), {
@@ -265,7 +265,7 @@ describe('replay: log files', () => {
   });
 
   it("reads a replay generator's file from the scenario file's directory, and names one it cannot read", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+    const dir = temporaryDirectory('svc-replay-');
     writeFileSync(join(dir, 'app.log'), 'one\ntwo\n');
     const scenario = (file: string) =>
       load(v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'replay', file } }]), {
@@ -279,7 +279,7 @@ describe('replay: log files', () => {
   });
 
   it('names a log file in another encoding (Latin-1) as text that is not UTF-8, with its first such line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-replay-'));
+    const dir = temporaryDirectory('svc-replay-');
     writeFileSync(join(dir, 'latin1.log'), Buffer.from('GET / 200\ncaf\xe9 ol\xe9\n', 'latin1'));
     const scenario = load(
       v2([{ signal_type: 'logs', name: 'app', rate: 1, log_generator: { type: 'replay', file: 'latin1.log' } }]),

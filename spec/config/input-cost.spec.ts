@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { mkdtempSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ConfigError, loadScenarioFile } from '../../lib/config/index.js';
 import { loadPackFile } from '../../lib/config/pack.js';
 import { readTextFile } from '../../lib/config/read.js';
 import { configError, entryProblems, logs, metric, problems, v2 } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const MiB = 1024 * 1024;
 
@@ -163,7 +163,7 @@ describe('input cost: documents are bounded before they cost time or memory', ()
   });
 
   describe('files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-input-cost-'));
+    const dir = temporaryDirectory('svc-input-cost-');
     const failure = async (load: Promise<unknown>): Promise<ConfigError> => {
       const error = await load.catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ConfigError);

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadScenario, loadScenarioFile } from '../../lib/config/index.js';
 import { configError, load, metric, problems, v2 } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 describe('loadScenario: the file', () => {
   it('loads a v2 YAML file into normalised entries', () => {
@@ -406,7 +406,7 @@ scenarios:
 });
 
 describe('loadScenarioFile', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+  const dir = temporaryDirectory('svc-config-');
 
   it('reads and loads a file, naming it in messages', async () => {
     const path = join(dir, 'ok.yaml');

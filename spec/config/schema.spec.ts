@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { scenarioSchema } from '../../lib/config/schema.js';
@@ -14,6 +13,7 @@ import { GENERATOR_ALIASES, GENERATOR_VARIANTS } from '../../lib/language/fields
 import { DURATION_PATTERN } from '../../lib/language/duration.js';
 import { schemaErrors } from '../support/json-schema.js';
 import { svc } from '../support/cli.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 type Schema = Record<string, any>;
 const schema = scenarioSchema() as Schema;
@@ -71,7 +71,7 @@ describe('the JSON Schema of scenario and pack files', () => {
     const printed = await svc(['schema']);
     expect(printed.code).to.equal(0);
     expect(JSON.parse(printed.stdout)).to.deep.equal(schema);
-    const file = join(mkdtempSync(join(tmpdir(), 'svc-schema-')), 'scenario.schema.json');
+    const file = join(temporaryDirectory('svc-schema-'), 'scenario.schema.json');
     expect((await svc(['schema', '-o', file])).code).to.equal(0);
     expect(readFileSync(file, 'utf8')).to.equal(printed.stdout);
   });

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError, loadScenario } from '../../lib/config/index.js';
@@ -19,6 +18,7 @@ import {
   type Recorded,
   type SampleOptions,
 } from '../support/recorded-series.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 interface WrittenEntry {
   name: string;
@@ -241,16 +241,14 @@ describe('new: scenarioFromCsv', () => {
     it('replays the very column it names: read and compiled beside the CSV, its series is the recorded one', async () => {
       const walk = randomWalk(300, 1000);
       const wave = sampled({ type: 'sine', amplitude: 1, period_secs: 60, offset: 0 }, 300, 1000);
-      const dir = mkdtempSync(join(tmpdir(), 'svc-new-'));
+      const dir = temporaryDirectory('svc-new-');
       const csv = grafanaCsv(walk.times, [
         { name: 'wave', values: wave.values },
         { name: 'walk', labels: { job: 'api' }, values: walk.values },
       ]);
       writeFileSync(join(dir, 'two.csv'), csv);
       const yaml = scenarioFromCsv(csv, 'two.csv', 'two.csv');
-      const read = await readReplays(loadScenario(yaml, { origin: join(dir, 'two.yaml') }), filesIn(dir)).finally(() =>
-        rmSync(dir, { recursive: true }),
-      );
+      const read = await readReplays(loadScenario(yaml, { origin: join(dir, 'two.yaml') }), filesIn(dir));
       const [, replayed] = compileScenario(read, { origin: 'two.yaml' }).scenarios;
       expect(replayed).to.deep.include({ name: 'walk', labels: { job: 'api' } });
       expect(replayed!.generator?.type === 'csv_replay' && replayed!.generator.series?.values).to.deep.equal(

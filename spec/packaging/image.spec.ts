@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/backends/ports.js';
 import {
@@ -13,6 +12,7 @@ import {
   which,
   type ReplayedImage,
 } from '../support/dockerfile.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /**
  * The Dockerfile, checked without a container engine (none runs here): its text against the
@@ -90,7 +90,7 @@ describe('Container image (Dockerfile)', () => {
     let image: ReplayedImage;
 
     before(() => {
-      image = replayDockerfile(DOCKERFILE, REPO, mkdtempSync(join(tmpdir(), 'svc-image-')), IGNORED);
+      image = replayDockerfile(DOCKERFILE, REPO, temporaryDirectory('svc-image-'), IGNORED);
     });
 
     it('leaves only package.json, bin, dist, the production node_modules, the OpenAPI document and the scenario schema', () => {

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import type { Entry } from '../../lib/config/types.js';
@@ -12,6 +11,7 @@ import {
 import { entryOf, metric } from '../support/scenarios.js';
 import { metricEntry } from '../support/entries.js';
 import { settle } from '../support/clock.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const pods = (cardinality: number, fields: Partial<Entry> = {}): Entry =>
   metricEntry({ rate: 1e8, dynamic_labels: [{ key: 'pod', form: 'counter', prefix: 'pod_', cardinality }], ...fields });
@@ -162,7 +162,7 @@ describe('startWorkers: one start for every worker', function () {
 
   it("starts the workers together, once all are ready: each writes its series on the run's timeline", async () => {
     // Tick n (every 50 ms) is pod n mod 2's, and pod i is worker i's.
-    const path = join(mkdtempSync(join(tmpdir(), 'svc-workers-')), 'out.prom');
+    const path = join(temporaryDirectory('svc-workers-'), 'out.prom');
     const entry = metricEntry({
       rate: 20,
       duration: 1000,

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { realpath, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -16,6 +15,7 @@ import { sampleBatch } from '../support/batches.js';
 import { selfSigned } from '../support/certificate.js';
 import { scenarioDir, svc, upScenario } from '../support/cli.js';
 import { entryOf, entryProblems, metric } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const T0 = Date.UTC(2024, 0, 1);
 const ONE_MB = 1_000_000;
@@ -201,7 +201,7 @@ describe('broker sink', () => {
 
     /** A self-signed certificate in a directory of its own. */
     const selfSignedIn = async () => {
-      const dir = await realpath(await mkdtemp(join(tmpdir(), 'svc-broker-ca-')));
+      const dir = await realpath(temporaryDirectory('svc-broker-ca-'));
       return { dir, ...selfSigned(dir) };
     };
 
@@ -209,51 +209,39 @@ describe('broker sink', () => {
       expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true } }).ssl).to.equal(true);
       expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: false, caCert: '/nowhere' } }).ssl).to.equal(false);
       const { dir, cert, pem } = await selfSignedIn();
-      try {
-        expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: cert } }).ssl).to.deep.equal({
-          ca: [pem],
-        });
-        expect(() =>
-          kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } }),
-        ).to.throw(`broker sink: cannot read tls.ca_cert ${join(dir, 'missing.pem')}: no such file or directory`);
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      expect(kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: cert } }).ssl).to.deep.equal({
+        ca: [pem],
+      });
+      expect(() =>
+        kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: join(dir, 'missing.pem') } }),
+      ).to.throw(`broker sink: cannot read tls.ca_cert ${join(dir, 'missing.pem')}: no such file or directory`);
     });
 
     it('a ca_cert without a certificate Node can read (a key, an empty file, a damaged one) is refused, naming the file', async () => {
       // Node's TLS would skip it without a word and trust nothing: every handshake would then fail.
       const { dir, key, pem } = await selfSignedIn();
-      try {
-        const damaged = join(dir, 'damaged.pem');
-        await writeFile(damaged, `${pem}-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n`);
-        const empty = join(dir, 'empty.pem');
-        await writeFile(empty, '');
-        const advice = "give the PEM file of the authority that signed the brokers' certificates";
-        for (const path of [key, empty])
-          expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: path } })).to.throw(
-            `broker sink: tls.ca_cert ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${advice}`,
-          );
-        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: damaged } })).to.throw(
-          `broker sink: tls.ca_cert ${damaged} holds a certificate that cannot be read (certificate 2 of 2: `,
+      const damaged = join(dir, 'damaged.pem');
+      await writeFile(damaged, `${pem}-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n`);
+      const empty = join(dir, 'empty.pem');
+      await writeFile(empty, '');
+      const advice = "give the PEM file of the authority that signed the brokers' certificates";
+      for (const path of [key, empty])
+        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: path } })).to.throw(
+          `broker sink: tls.ca_cert ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----): ${advice}`,
         );
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { enabled: true, caCert: damaged } })).to.throw(
+        `broker sink: tls.ca_cert ${damaged} holds a certificate that cannot be read (certificate 2 of 2: `,
+      );
     });
 
     it("the server's ca_cert (realPath) is read only if no link took its place since the server checked it", async () => {
       const { dir, cert, pem } = await selfSignedIn();
-      try {
-        await symlink(cert, join(dir, 'ca.pem'));
-        const tls = { enabled: true, caCert: join(dir, 'ca.pem') };
-        expect(kafkaConfig({ brokers: ['k:9093'], tls }).ssl).to.deep.equal({ ca: [pem] });
-        expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { ...tls, realPath: true } })).to.throw(
-          `cannot read tls.ca_cert ${join(dir, 'ca.pem')}: it is no longer the file checked below the file root`,
-        );
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      await symlink(cert, join(dir, 'ca.pem'));
+      const tls = { enabled: true, caCert: join(dir, 'ca.pem') };
+      expect(kafkaConfig({ brokers: ['k:9093'], tls }).ssl).to.deep.equal({ ca: [pem] });
+      expect(() => kafkaConfig({ brokers: ['k:9093'], tls: { ...tls, realPath: true } })).to.throw(
+        `cannot read tls.ca_cert ${join(dir, 'ca.pem')}: it is no longer the file checked below the file root`,
+      );
     });
 
     it("client_id (default svc), timeouts, no retries of its own (the sink's retry is the policy); no log level, which the producer sets with its log creator", () => {

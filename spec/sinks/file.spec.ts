@@ -5,9 +5,8 @@ import { PassThrough } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { chunk } from '../support/batches.js';
 import { ManualScheduler, settle } from '../support/clock.js';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, symlink, truncate, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FOLLOW_PATH_EVERY, PathFollower, type WriteCalls, fileSink } from '../../lib/sinks/file.js';
 import { SinkError } from '../../lib/sinks/core/errors.js';
@@ -16,6 +15,7 @@ import { openFiles } from '../../lib/sinks/core/shared-files.js';
 import type { SinkReport } from '../../operators/deliver.js';
 import { runEntry } from '../../lib/runtime/run-entry.js';
 import { metricEntry } from '../support/entries.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 /**
  * A named pipe made at `path`, read by `cat` once it is open: what cat has read when it ends (at the writer's
@@ -34,10 +34,7 @@ async function pipeWithReader(path: string): Promise<{ ended: Promise<string>; e
 describe('fileSink', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-file-sink-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+    dir = temporaryDirectory('svc-file-sink-');
   });
 
   it('writes the bytes to the file, in order', async () => {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { chunk } from '../support/batches.js';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SinkConfig } from '../../lib/config/types.js';
 import { createSink } from '../../lib/sinks/index.js';
 import { slowWritable } from '../support/streams.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 describe('createSink', () => {
   it('builds a stdout sink over the given stream', async () => {
@@ -17,16 +17,12 @@ describe('createSink', () => {
   });
 
   it('builds a file sink', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'svc-create-sink-'));
-    try {
-      const path = join(dir, 'out.txt');
-      const sink = createSink({ type: 'file', path });
-      sink.write(chunk('hello\n'));
-      await sink.close();
-      expect(await readFile(path, 'utf8')).to.equal('hello\n');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dir = temporaryDirectory('svc-create-sink-');
+    const path = join(dir, 'out.txt');
+    const sink = createSink({ type: 'file', path });
+    sink.write(chunk('hello\n'));
+    await sink.close();
+    expect(await readFile(path, 'utf8')).to.equal('hello\n');
   });
 
   const network: SinkConfig[] = [
