@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { of, Subject } from 'rxjs';
 import { svc, lines, STOPPED, scenarioDir } from '../support/cli.js';
+import { temporaryDirectory } from '../support/directories.js';
 
 const { scenario } = scenarioDir('svc-multi-');
 const CATALOG = 'examples/catalog';
@@ -347,7 +347,7 @@ describe('svc catalog', () => {
   });
 
   it('list marks invalid files and packs hidden by a built-in one', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-cat-'));
+    const dir = temporaryDirectory('svc-cat-');
     writeFileSync(join(dir, 'broken.yaml'), 'version: 2\nkind: runnable\nscenarios: []\n');
     writeFileSync(
       join(dir, 'mine.yaml'),

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { svc } from '../support/cli.js';
 import { fakeTerminal } from '../support/terminal.js';
 import { GUTTER } from '../../lib/cli/plot/terminal.js';
 import { SPIKE_AND_INCIDENT } from '../support/scenarios.js';
+import { temporaryDirectory } from '../support/directories.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-plot-'));
+const dir = temporaryDirectory('svc-plot-');
 const scenario = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Subject } from 'rxjs';
-import { lines, scenarioDir, svc } from '../support/cli.js';
+import { lines, scenarioDir, type SvcOptions, svc } from '../support/cli.js';
+import { removeAtExit } from '../support/directories.js';
 import { failingWritable } from '../support/streams.js';
 
 const example = (name: string) => [
@@ -14,9 +15,16 @@ const example = (name: string) => [
   `examples/alerts/${name}.rules.yml`,
 ];
 
+/** The promtool unit test `svc test --keep` says it kept; its directory is svc's, removed when the specs end. */
+function keptTest(stderr: string): string {
+  const kept = /^kept the promtool unit test: (\S+) /m.exec(stderr)![1]!;
+  removeAtExit(dirname(kept));
+  return kept;
+}
+
 /** Runs `svc` with `args` and expects exit 0 with exactly these result lines. */
-async function expectPasses(args: string[], results: string[]): Promise<void> {
-  const { code, stdout } = await svc(args);
+async function expectPasses(args: string[], results: string[], options?: SvcOptions): Promise<void> {
+  const { code, stdout } = await svc(args, options);
   expect(lines(stdout)).to.deep.equal(results);
   expect(code).to.equal(0);
 }
@@ -167,7 +175,7 @@ expect:
     ]);
     expect(lines(stdout)).to.deep.equal(['FAIL LinkFlapping{ifName="eth0"} firing after 6m30s (not within 5m)']);
     expect(code).to.equal(1);
-    const kept = /^kept the promtool unit test: (\S+) /.exec(stderr)![1]!;
+    const kept = keptTest(stderr);
     expect(existsSync(kept)).to.equal(true);
     expect(() => execFileSync('promtool', ['test', 'rules', kept], { stdio: 'pipe' })).to.throw();
   });
@@ -204,7 +212,7 @@ expect:
     );
     expect(code).to.equal(0);
     // No float series stands for the native histogram (its count, under the bare name).
-    const kept = readFileSync(/^kept the promtool unit test: (\S+) /m.exec(stderr)![1]!, 'utf8');
+    const kept = readFileSync(keptTest(stderr), 'utf8');
     expect([...kept.matchAll(/- series: (\S+)/g)].map(([, series]) => series)).to.deep.equal([
       'lat_bucket{le="0.5"}',
       'lat_bucket{le="+Inf"}',
@@ -404,6 +412,19 @@ expect:
     });
     expect(stderr).to.match(/^error: promtool not found \("\/nonexistent\/promtool"\): install Prometheus's promtool/);
     expect(code).to.equal(1);
+  });
+
+  it('removes the unit test, and the directory it made for it, once the verdict is in (without --keep)', async () => {
+    const { dir, scenario } = scenarioDir('svc-test-');
+    const seen = join(dir, 'unit-test-paths');
+    const promtool = scenario('promtool', `#!/bin/sh\necho "$3" >> ${seen}\nexec promtool "$@"\n`);
+    chmodSync(promtool, 0o755);
+    await expectPasses(example('link-flap'), ['PASS LinkFlapping{ifName="eth0"} firing after 6m30s (within 10m)'], {
+      env: { ...process.env, PROMTOOL: promtool },
+    });
+    const tests = lines(readFileSync(seen, 'utf8'));
+    expect(tests).to.not.be.empty;
+    expect(tests.map(dirname).filter(existsSync)).to.deep.equal([]);
   });
 
   it('on a stop signal, ends the promtool run and removes the unit test, exit 130', async () => {
