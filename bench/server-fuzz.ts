@@ -4,9 +4,7 @@
  * crashes, freezes, 500s, the slowest answer, /health latency and the count of each status.
  * Needs `npm run build` first.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { temporaryDirectory } from '../spec/support/directories.js';
 import { fuzzServer } from '../spec/support/fuzz-run.js';
 import { percentile } from '../spec/support/percentile.js';
 import { startServerProcess } from '../spec/support/server-process.js';
@@ -14,7 +12,7 @@ import { startServerProcess } from '../spec/support/server-process.js';
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const seed = Number(process.env.FUZZ_SEED ?? 42);
 const server = await startServerProcess({
-  args: ['--file-root', mkdtempSync(join(tmpdir(), 'svc-fuzz-'))],
+  args: ['--file-root', temporaryDirectory('svc-fuzz-')],
   quiet: true,
 });
 const started = performance.now();
