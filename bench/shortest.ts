@@ -5,10 +5,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { writeText } from '../lib/encoders/grow.js';
-import { writeShortestAt } from '../lib/encoders/shortest.js';
+import { viewOf, writeShortestAt } from '../lib/encoders/shortest.js';
 
 const COUNT = 1 << 20;
 const out = Buffer.allocUnsafe(COUNT * 25);
+const view = viewOf(out);
 
 function values(make: (i: number) => number): Float64Array {
   return Float64Array.from({ length: COUNT }, (_, i) => make(i));
@@ -33,7 +34,7 @@ function viaString(vs: Float64Array): number {
 
 function viaShortest(vs: Float64Array): number {
   let at = 0;
-  for (let i = 0; i < vs.length; i++) at = writeShortestAt(out, vs, i, at);
+  for (let i = 0; i < vs.length; i++) at = writeShortestAt(out, view, vs, i, at);
   return at;
 }
 

@@ -10,7 +10,7 @@ import { encodedLines, type TextMetricEncoder } from './encoder.js';
 import { grown, writeText } from './grow.js';
 import { putBytes, putSixDigits } from '../protocols/bytes.js';
 import { putHexWords } from './id-words.js';
-import { SHORTEST_MAX_BYTES, writeInteger, writeShortestAt } from './shortest.js';
+import { SHORTEST_MAX_BYTES, viewOf, writeInteger, writeShortestAt } from './shortest.js';
 import type { ValueFormat } from './number.js';
 
 /** How one sample line is put together: `lead(series) + value + middle(series) + stamp(ms)`. */
@@ -78,11 +78,13 @@ class ExemplarWriter {
   }
 
   /**
-   * Writes exemplar `k` of `column` into `out` at `at`, where the line's feed was (room assumed): its value straight,
-   * or `valueText` when given; then `stamp`, text or bytes. Returns where it ends.
+   * Writes exemplar `k` of `column` into `out` (`view` a view of all of it, for the value) at `at`, where the line's
+   * feed was (room assumed): its value straight, or `valueText` when given; then `stamp`, text or bytes. Returns where
+   * it ends.
    */
   write(
     out: Buffer,
+    view: DataView,
     column: ExemplarRows,
     k: number,
     at: number,
@@ -92,7 +94,7 @@ class ExemplarWriter {
     putHexWords(this.view, column.traceId, 4 * k, 4, this.traceAt);
     putHexWords(this.view, column.spanId, 2 * k, 2, this.spanAt);
     at = putBytes(out, this.text, at);
-    at = valueText === undefined ? writeShortestAt(out, column.value, k, at) : writeText(out, valueText, at);
+    at = valueText === undefined ? writeShortestAt(out, view, column.value, k, at) : writeText(out, valueText, at);
     return typeof stamp === 'string' ? writeText(out, stamp, at) : putBytes(out, stamp, at);
   }
 }
@@ -344,6 +346,12 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const exemplarWriter = format.exemplar && new ExemplarWriter(format.exemplar);
   // The buffer of the batch being encoded: grown by the writers below, as the lines need.
   let out: Buffer = NO_BYTES;
+  // A view of all of `out`, made with it: writeShortestAt writes a non-integer's digits through it.
+  let view: DataView = NO_VIEW;
+  const writeInto = (buffer: Buffer): Buffer => {
+    view = viewOf(buffer);
+    return (out = buffer);
+  };
   const columns = new BatchColumns();
 
   /**
@@ -355,6 +363,7 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
   const writeLines = (from: number, to: number, at: number, ends: number[]): number => {
     const { size, value, series, anchor, offset } = columns;
     let bytes = out;
+    let bytesView = view;
     for (let i = from; i < to; i++) {
       const s = series[i]!;
       if (s !== lastSeries) {
@@ -386,10 +395,13 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       }
       // Room for the line: a UTF-16 unit of text is at most 3 UTF-8 bytes.
       const length = head.room + (direct ? SHORTEST_MAX_BYTES : valueText.length * 3) + stamp.length * 3;
-      if (at + length > bytes.length) out = bytes = grown(bytes, at, length + (size - i) * lineGuess);
+      if (at + length > bytes.length) {
+        bytes = writeInto(grown(bytes, at, length + (size - i) * lineGuess));
+        bytesView = view;
+      }
       const lineStart = at;
       at = head.writeLead(bytes, at);
-      at = direct ? writeShortestAt(bytes, value, i, at) : writeText(bytes, valueText, at);
+      at = direct ? writeShortestAt(bytes, bytesView, value, i, at) : writeText(bytes, valueText, at);
       at = head.writeMiddle(bytes, at);
       at = stampBytes ? putBytes(bytes, stampBytes, at) : writeText(bytes, stamp, at);
       if (nanos !== stampNanos) putSixDigits(bytes, nanos, at - NANOS_TAIL);
@@ -409,8 +421,10 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       const copies = same - i - 1;
       if (copies > 0) {
         const line = at - lineStart;
-        if (at + copies * line > bytes.length)
-          out = bytes = grown(bytes, at, copies * line + (size - same) * lineGuess);
+        if (at + copies * line > bytes.length) {
+          bytes = writeInto(grown(bytes, at, copies * line + (size - same) * lineGuess));
+          bytesView = view;
+        }
         for (let done = 0; done < copies; ) {
           const block = Math.min(copies - done, done + 1);
           bytes.copyWithin(at, lineStart, lineStart + block * line);
@@ -446,16 +460,16 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
     // value is the same text either way).
     const valueText = Number.isFinite(value) ? undefined : format.value(value);
     const room = exemplarWriter!.room + (valueText?.length ?? 0) * 3 + (ownStamp || stamp).length * 3;
-    if (at + room > out.length) out = grown(out, at, room + (columns.size - row) * lineGuess);
+    if (at + room > out.length) writeInto(grown(out, at, room + (columns.size - row) * lineGuess));
     // In place of the line feed, which the exemplar's stamp ends with.
-    return exemplarWriter!.write(out, exemplars, k, at - 1, valueText, ownStamp || (stampBytes ?? stamp));
+    return exemplarWriter!.write(out, view, exemplars, k, at - 1, valueText, ownStamp || (stampBytes ?? stamp));
   };
 
   return {
     encode(batch: Labelled<SampleBatch>) {
       const { size } = columns.take(batch);
       const exemplars = format.exemplar && batch.exemplars;
-      out = Buffer.allocUnsafe(size * lineGuess);
+      writeInto(Buffer.allocUnsafe(size * lineGuess));
       const ends = new Array<number>(size);
       let at = 0;
       let from = 0;
@@ -477,11 +491,13 @@ export function sampleLines(format: SampleLineFormat): TextMetricEncoder {
       } finally {
         // Not held past the batch, nor when a format's text throws: the chunk holds them.
         out = NO_BYTES;
+        view = NO_VIEW;
         columns.release();
       }
     },
   };
 }
 
-/** The encoder's buffer between batches. */
+/** The encoder's buffer between batches, and its view. */
 const NO_BYTES = Buffer.alloc(0);
+const NO_VIEW = viewOf(NO_BYTES);

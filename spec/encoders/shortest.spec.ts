@@ -106,6 +106,12 @@ describe('writeShortest', () => {
     }
   });
 
+  it('writes the integers at and around every power of ten as String does, where the count of digits changes', () => {
+    for (let k = 0; k <= 15; k++)
+      for (const v of [10 ** k - 1, 10 ** k, 10 ** k + 1, -(10 ** k)])
+        expect(written(v), String(v)).to.equal(String(v));
+  });
+
   it('writes 0 for -0, and a sign for other negative values', () => {
     expect(written(-0)).to.equal('0');
     expect(written(-0.1)).to.equal('-0.1');
