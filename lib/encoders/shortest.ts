@@ -202,14 +202,14 @@ export function writeInteger(out: Buffer, n: number, at: number): number {
   return writeDigits(out, n - a * E8, 8, at);
 }
 
-/** 10^i, for i ≤ 9. */
-const POWERS_OF_TEN = Float64Array.from({ length: 10 }, (_, i) => 10 ** i);
-
-/** The number of digits of `n`, an integer below 10^9. */
+/**
+ * The number of digits of `n`, an integer below 10^9, by comparisons with constants: a loop over a table of powers of
+ * ten cost about an eighth of writing a seven-digit integer (docs/performance.md, "Session 42").
+ */
 function digitCount(n: number): number {
-  let digits = 1;
-  while (digits < 9 && n >= POWERS_OF_TEN[digits]!) digits++;
-  return digits;
+  if (n < 1e4) return n < 100 ? (n < 10 ? 1 : 2) : n < 1e3 ? 3 : 4;
+  if (n < 1e6) return n < 1e5 ? 5 : 6;
+  return n < 1e7 ? 7 : n < 1e8 ? 8 : 9;
 }
 
 /**
