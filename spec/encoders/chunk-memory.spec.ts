@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { otlpMetrics } from '../../lib/encoders/otlp.js';
 import { remoteWrite } from '../../lib/encoders/remote-write.js';
 import { jsonLinesLogs } from '../../lib/encoders/json-lines-logs.js';
+import { metricsText } from '../../lib/encoders/metrics-text.js';
 import { syslog } from '../../lib/encoders/syslog.js';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import type { NativeHistogram } from '../../operators/model/native-histogram.js';
@@ -93,6 +94,27 @@ describe('remote_write encoder: what a chunk keeps of its batch', () => {
 
   it('for a 2.0 sink, the columns its rows are written from, not the slot index', async () => {
     expect(await keptColumns('2.0')).to.deep.equal({ index: false, value: true });
+  });
+});
+
+describe('sample-line encoders: what they keep of a batch once it is written', () => {
+  it("none of the batch's buffer (nor the view its values were written through) once its chunk is dropped", async () => {
+    const encoder = metricsText({ name: 'm' });
+    // Values that are no integers: written through the view of the buffer (writeShortestAt). Rows many enough that the
+    // buffer is one of its own, not cut from Node's pool slab.
+    let chunk: EncodedBatch | undefined = encoder.encode(
+      sampleBatch({
+        values: Array.from({ length: 1000 }, (_, i) => i + 0.25),
+        series: Array.from({ length: 1000 }, () => seriesOf({ pod: 'p' })),
+      }),
+    );
+    expect(chunk.data).to.be.instanceOf(Uint8Array);
+    const buffer = new WeakRef((chunk.data as Uint8Array).buffer);
+    chunk = undefined;
+    // A WeakRef holds its target until the current job ends.
+    await settle();
+    collectGarbage();
+    expect(buffer.deref() === undefined, "the batch's buffer is collected").to.equal(true);
   });
 });
 
