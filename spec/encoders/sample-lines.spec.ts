@@ -115,6 +115,18 @@ describe('sampleLines', () => {
     expect(out.slice(501)).to.deep.equal([...new Array(499).fill(line), '']);
   });
 
+  it("writes the values after a run of identical lines into the buffer the run grew, through that buffer's view", () => {
+    // Lines longer than the first batch's guess (96 bytes): the run's copies grow the buffer, with room enough for the
+    // lines after it, whose values that are no integers go in through a view of the buffer (writeShortestAt).
+    const long = seriesOf({ pod: 'p'.repeat(200) });
+    const values = [...new Array(10).fill(1), 0.25, 0.5, 0.75, 1.5];
+    const offsets = [...new Array(10).fill(0), 1, 2, 3, 4];
+    const out = withExemplars()
+      .encode(sampleBatch({ anchor: T0, offsets, values, series: long }))
+      .data.toString();
+    expect(out).to.equal(values.map((v, i) => `m{${long.key}} ${v} ${T0 + offsets[i]!}\n`).join(''));
+  });
+
   it('leaves out an exemplar whose row is out of order, repeated or past the end, every line intact', () => {
     const plain = sampleBatch({ anchor: T0, values: [1, 2, 3, 4], series: A });
     const rows = Int32Array.from([2, 1, 2, 9]);
