@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 
 const removedAtExit = new Set<string>();
 // On the process's exit rather than in a root hook: it is the same whether mocha read .mocharc.json or ran with
-// --no-config, and it comes after every `after` hook, so the svc-server processes given a directory are killed by then.
+// --no-config. Without --exit, mocha's process ends only once every child process a spec started (svc-server, a
+// backend) has, so none still writes in these directories.
 process.once('exit', () => {
   for (const path of removedAtExit)
     try {
