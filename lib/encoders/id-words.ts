@@ -39,8 +39,9 @@ export function writeHexWords(out: Uint8Array, words: Uint32Array, from: number,
 
 /**
  * {@link writeHexWords} through a view of the output, four digits a store: a quarter of the stores and their bounds
- * checks. For a writer that keeps a buffer of its own, and so its view (a view of each output buffer would cost its
- * making).
+ * checks. For the exemplar writer, which writes the ids into its own copy of its fixed text and then copies that whole:
+ * written in place through the view of the output the line encoder now keeps, they took no less time (docs/performance.md,
+ * "Session 42").
  */
 export function putHexWords(view: DataView, words: Uint32Array, from: number, count: number, at: number): number {
   for (let w = from; w < from + count; w++) {

@@ -215,7 +215,7 @@ function digitCount(n: number): number {
 
 /**
  * Writes `n`, an integer below 10^9, as `digits` digits (zero-padded) from the last pair back, a byte at a time:
- * integers go where no view is at hand (every encoder's); returns where they end.
+ * {@link writeInteger} is also called by encoders that keep no view of their output. Returns where they end.
  */
 function writeDigits(out: Buffer, n: number, digits: number, at: number): number {
   const end = at + digits;
