@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadPack } from '../../lib/config/index.js';
 import { load, problems } from '../support/scenarios.js';
 import { lines, svc } from '../support/cli.js';
-import { temporaryDirectory } from '../support/directories.js';
+import { directory } from '../support/directories.js';
 
 const ENTRY = '  - { signal_type: metrics, name: up, rate: 1, generator: { type: constant, value: 1 } }';
 
@@ -60,23 +58,14 @@ ${ENTRY}
 });
 
 describe('svc catalog list --kind and --tag', () => {
-  const dir = temporaryDirectory('svc-meta-');
-  writeFileSync(
-    join(dir, 'flap.yaml'),
-    `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`,
-  );
-  writeFileSync(
-    join(dir, 'leak.yaml'),
-    `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`,
-  );
-  writeFileSync(
-    join(dir, 'spike.yaml'),
-    'scenario_name: cpu-spike\ncategory: infrastructure\ndescription: CPU spikes\nname: up\nrate: 1\ngenerator: { type: constant, value: 1 }\n',
-  );
-  writeFileSync(
-    join(dir, 'snmp.yaml'),
-    'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n',
-  );
+  const dir = directory({
+    'flap.yaml': `version: 2\nkind: runnable\nscenario_name: link-flap\ncategory: network\ntags: [snmp, flap]\nscenarios:\n${ENTRY}\n`,
+    'leak.yaml': `version: 2\nkind: runnable\ndescription: memory leak\ntags: [memory]\nscenarios:\n${ENTRY}\n`,
+    'spike.yaml':
+      'scenario_name: cpu-spike\ncategory: infrastructure\ndescription: CPU spikes\nname: up\nrate: 1\ngenerator: { type: constant, value: 1 }\n',
+    'snmp.yaml':
+      'version: 2\nkind: composable\nname: snmp_extra\ndescription: d\ncategory: network\ntags: [snmp]\nmetrics: [{ name: up }]\n',
+  });
 
   const names = async (...flags: string[]) => {
     const result = await svc(['catalog', 'list', '--catalog', dir, '--json', ...flags]);

@@ -3,14 +3,12 @@ import { loadScenario } from '../../lib/config/index.js';
 import { compileScenario } from '../../lib/compile/index.js';
 import { scenarioFromDocument } from '../../lib/config/load.js';
 import { duplicateSeriesWarnings, fileWriters } from '../../lib/compile/duplicate-series.js';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Catalog } from '../../lib/catalog/index.js';
 import { SplitMix64 } from '../../lib/random.js';
 import { prepareAutostart } from '../../lib/server/autostart.js';
 import { scenarioDir, svc } from '../support/cli.js';
 import { testServer } from '../support/server.js';
-import { temporaryDirectory } from '../support/directories.js';
+import { directory } from '../support/directories.js';
 
 /** A runnable file of `entries` (YAML flow mappings), each at rate 1 for 10s into one file unless it says. */
 const file = (...entries: string[]) => `version: 2
@@ -434,10 +432,8 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     });
 
     it('compares each --autostart file with the files named before it', async () => {
-      const dir = temporaryDirectory('svc-dupes-catalog-');
-      writeFileSync(join(dir, 'web.yaml'), stdout(cpu('a')));
-      writeFileSync(join(dir, 'api.yaml'), stdout(cpu('b')));
-      const [web, api] = await prepareAutostart(['web', 'api'], await Catalog.open(dir), undefined);
+      const catalog = await Catalog.open(directory({ 'web.yaml': stdout(cpu('a')), 'api.yaml': stdout(cpu('b')) }));
+      const [web, api] = await prepareAutostart(['web', 'api'], catalog, undefined);
       expect(web!.warnings).to.deep.equal([]);
       expect(api!.warnings).to.deep.equal([
         { entry: 'b', text: `b: writes the same series as a (@web): cpu{host="a"} into stdout${ADVICE}` },
@@ -445,15 +441,15 @@ describe('duplicateSeriesWarnings: two entries writing one series into one desti
     });
 
     it('names the --autostart files before it, not entries running, where a budget ran out comparing with them', async () => {
-      const dir = temporaryDirectory('svc-dupes-catalog-');
       // 400 entries of cpu each, each its own pods: more pairs across the two files than a budget compares.
       const many = (name: string) =>
         Array.from({ length: 400 }, (_, i) =>
           cpu(`${name}${i}`, `dynamic_labels: [{key: pod, prefix: ${name}${i}_, cardinality: 2}]`),
         );
-      writeFileSync(join(dir, 'web.yaml'), stdout(...many('w')));
-      writeFileSync(join(dir, 'api.yaml'), stdout(...many('a')));
-      const [, api] = await prepareAutostart(['web', 'api'], await Catalog.open(dir), undefined);
+      const catalog = await Catalog.open(
+        directory({ 'web.yaml': stdout(...many('w')), 'api.yaml': stdout(...many('a')) }),
+      );
+      const [, api] = await prepareAutostart(['web', 'api'], catalog, undefined);
       expect(api!.warnings).to.have.length(1);
       expect(api!.warnings[0]!.text).to.match(
         /^a\d+: the check for entries that write one series stopped here, after [\d,]+ pairs: this entry and those after it were not compared with the --autostart scenarios named before this one, /,

@@ -1,12 +1,11 @@
 import { expect } from 'chai';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { Catalog } from '../../lib/catalog/index.js';
 import { buildRenderer, renderChart, type Manifest } from '../support/chart-render/index.js';
 import { schemaErrors } from '../support/json-schema.js';
 import { testServer } from '../support/server.js';
-import { temporaryDirectory } from '../support/directories.js';
+import { directory } from '../support/directories.js';
 
 /**
  * chart/ rendered by Go's text/template and sprig, as Helm renders it (spec/support/chart-render):
@@ -520,9 +519,7 @@ describe('Helm chart (chart/)', function () {
         scenarios: { 'checkout.yaml': SCENARIO },
         server: { autostart: ['checkout'] },
       });
-      const dir = temporaryDirectory('svc-chart-catalog-');
-      for (const [file, text] of Object.entries(rendered.one('ConfigMap').data!)) writeFileSync(join(dir, file), text);
-      const catalog = await Catalog.open(dir);
+      const catalog = await Catalog.open(directory(rendered.one('ConfigMap').data!));
       expect(catalog.items.map((item) => `${item.name} ${item.kind}`)).to.deep.equal(['checkout runnable']);
       expect(catalog.scenario('checkout').file.scenarios).to.have.length(1);
     });
