@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { scenarioDir, spawnSvc, upScenario } from '../support/cli.js';
 import { startHostileReceiver } from '../support/backends/hostile.js';
+import { startHttpReceiver } from '../support/backends/http-receiver.js';
 import { waitFor } from '../support/backends/ports.js';
 
 const { scenario } = scenarioDir('svc-proc-');
@@ -121,19 +120,10 @@ describe('bin/svc stopped while its receiver does not answer', () => {
     });
 
   it('a second signal under --workers counts as lost only what the sinks still held: not what they delivered', async () => {
+    const receiver = await startHttpReceiver();
     // Answers the first 10 requests (one event each), then none.
-    let answered = 0;
-    let requests = 0;
-    const receiver = createServer((req, res) => {
-      req.resume();
-      requests++;
-      if (answered < 10) {
-        answered++;
-        res.writeHead(204).end();
-      }
-    }).listen(0, '127.0.0.1');
-    await new Promise((resolve) => receiver.once('listening', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ingest`;
+    receiver.answer(() => (receiver.requests.length <= 10 ? { status: 204 } : 'stall'));
+    const url = `${receiver.url}/ingest`;
     let kill = () => {};
     try {
       // Four series: each worker writes two, into a sink of its own.
@@ -147,7 +137,7 @@ describe('bin/svc stopped while its receiver does not answer', () => {
       const { child, stderr, closed } = spawnSvc(['run', file, '--workers', '2']);
       kill = () => child.kill('SIGKILL');
       // Each worker's sink sends one request at a time: 12 means each has one unanswered.
-      await waitFor('a request unanswered from each worker', () => (requests >= 12 ? true : undefined));
+      await waitFor('a request unanswered from each worker', () => (receiver.requests.length >= 12 ? true : undefined));
       // The first progress line, 5 s in: the workers reported their counts since (every 200 ms).
       await waitFor('a progress line', () => (stderr().includes('[progress]') ? true : undefined), 10_000);
       child.kill('SIGTERM');
@@ -159,11 +149,10 @@ describe('bin/svc stopped while its receiver does not answer', () => {
           stderr(),
         );
       expect(lost, stderr()).to.not.equal(null);
-      expect(Number(lost![1]), stderr()).to.equal(Number(lost![2]) - answered);
+      expect(Number(lost![1]), stderr()).to.equal(Number(lost![2]) - receiver.accepted.length);
     } finally {
       kill();
-      receiver.closeAllConnections();
-      receiver.close();
+      await receiver.stop();
     }
   });
 
