@@ -120,12 +120,13 @@ describe('sample-line encoders: what they keep of a batch once it is written', (
 
 describe('log line encoders: what they keep of a batch once it is written', () => {
   const encoders = { json_lines: () => jsonLinesLogs(), syslog: () => syslog({ hostname: 'h' }) };
-  for (const [name, make] of Object.entries(encoders))
+  // Records many enough that the buffer they are written into is one of its own, not cut from Node's pool slab.
+  const records = () =>
+    logBatch(Array.from({ length: 100 }, (_, i) => ({ severity: 'info', message: `m ${i}`, fields: { n: `${i}` } })));
+  for (const [name, make] of Object.entries(encoders)) {
     it(`${name}: none of the columns its chunk does not share (severity, message, fields), not even until the next batch`, async () => {
       const encoder = make();
-      let batch: Labelled<LogBatch> | undefined = logBatch(
-        Array.from({ length: 100 }, (_, i) => ({ severity: 'info', message: `m ${i}`, fields: { n: `${i}` } })),
-      );
+      let batch: Labelled<LogBatch> | undefined = records();
       const columns = {
         severity: new WeakRef(batch.severity),
         message: new WeakRef(batch.message),
@@ -144,6 +145,19 @@ describe('log line encoders: what they keep of a batch once it is written', () =
           .map(([column]) => column),
       ).to.deep.equal([]);
     });
+
+    it(`${name}: none of the buffer its lines were written into once its chunk is dropped, not even until the next batch`, async () => {
+      const encoder = make();
+      let chunk: EncodedBatch | undefined = encoder.encode(records());
+      expect(chunk.data).to.be.instanceOf(Uint8Array);
+      const buffer = new WeakRef((chunk.data as Uint8Array).buffer);
+      chunk = undefined;
+      // A WeakRef holds its target until the current job ends.
+      await settle();
+      collectGarbage();
+      expect(buffer.deref() === undefined, "the batch's buffer is collected").to.equal(true);
+    });
+  }
 });
 
 describe('OTLP histogram and summary encoders: what they keep of a batch once it is written', () => {
