@@ -68,13 +68,15 @@ export async function prepareScenario(
   neighbours: Neighbours,
   own: readonly OwnDirectory[] = [],
 ): Promise<PreparedScenario> {
-  const written = await writtenInput(file.inputs ?? [], neighbours.registry?.writes() ?? []);
+  // Looked at once, whether compared with the files running sinks write or with its own sinks' files.
+  const inputs = statedOnce(file.inputs ?? []);
+  const written = await writtenInput(inputs, neighbours.registry?.writes() ?? []);
   if (written) throw new HttpError(422, 'file_being_written', written);
   // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
   // could write over one.
   const writesFiles = file.scenarios.some(({ sink }) => sink.type === 'file');
   const reads = writesFiles
-    ? statedOnce([...(file.inputs ?? []), ...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])])
+    ? [...inputs, ...statedOnce([...(neighbours.registry?.reads() ?? []), ...(neighbours.reads ?? [])])]
     : [];
   const scenarios = await Promise.all(
     file.scenarios.map(async (entry) => ({
@@ -110,7 +112,7 @@ async function writtenInput(inputs: readonly Input[], written: readonly ReadFile
   if (written.length === 0) return undefined;
   const writes = statedOnce(written);
   for (const input of inputs) {
-    const read = await statIfAny(input.path);
+    const read = await (input.stats ?? statIfAny(input.path));
     const writer = read && (await sameFileIn(read, writes));
     if (writer)
       return `${input.file}: cannot read it: it is ${writer.what}, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`;

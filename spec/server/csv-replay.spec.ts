@@ -38,6 +38,24 @@ function layout() {
   return { root, outside };
 }
 
+/** How many times `path` is looked at (fs.promises.stat) while `run` runs. */
+async function looksAt(path: string, run: () => Promise<void>): Promise<number> {
+  const stat = fsPromises.stat;
+  let looks = 0;
+  fsPromises.stat = ((...args: Parameters<typeof stat>) => {
+    if (args[0] === path) looks++;
+    return stat(...args);
+  }) as typeof stat;
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    fsPromises.stat = stat;
+    syncBuiltinESMExports();
+  }
+  return looks;
+}
+
 /** What `--autostart @a,@b` and `--autostart @b,@a` say of the catalog's scenarios: `started`, or the error. */
 function bothOrders(catalog: Catalog, root: string, a: string, b: string): Promise<string[]> {
   return Promise.all(
@@ -226,24 +244,13 @@ describe('a file sink onto a file a running scenario reads (below --file-root)',
     for (let i = 0; i < 5; i++) writeFileSync(join(root, `out${i}.prom`), '');
     const server = testServer({ deps: { fileRoot: root } });
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
-    const csv = join(root, 'sub', 'load.csv');
-    const stat = fsPromises.stat;
-    let looks = 0;
-    fsPromises.stat = ((...args: Parameters<typeof stat>) => {
-      if (args[0] === csv) looks++;
-      return stat(...args);
-    }) as typeof stat;
-    syncBuiltinESMExports();
-    try {
-      const scenarios = Array.from({ length: 5 }, (_, i) =>
-        metric({ name: `out${i}`, sink: { type: 'file', path: `out${i}.prom` } }),
-      );
+    const scenarios = Array.from({ length: 5 }, (_, i) =>
+      metric({ name: `out${i}`, sink: { type: 'file', path: `out${i}.prom` } }),
+    );
+    const looks = await looksAt(join(root, 'sub', 'load.csv'), async () => {
       const posted = await server.postJson('/scenarios', { version: 2, kind: 'runnable', scenarios });
       expect(posted.statusCode, posted.body).to.equal(201);
-    } finally {
-      fsPromises.stat = stat;
-      syncBuiltinESMExports();
-    }
+    });
     expect(looks).to.equal(1);
   });
 
@@ -294,6 +301,26 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     expect(server.registry.unended().map((started) => started.name)).to.deep.equal(['out', 'app']);
     expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
+  });
+
+  it('looks at a file it reads no more often with a writer running than without, its own file sinks compared too', async () => {
+    /** How many times a POST reading load.csv and writing out.prom looks at load.csv, `writing` running or not. */
+    async function looks(writing: boolean): Promise<number> {
+      const { root } = layout();
+      writeFileSync(join(root, 'out.prom'), '');
+      const server = testServer({ deps: { fileRoot: root } });
+      if (writing) {
+        const writer = metric({ name: 'w', sink: { type: 'file', path: 'w.prom' } });
+        expect((await server.postJson('/scenarios', writer)).statusCode).to.equal(201);
+      }
+      const reader = { ...entry('sub/load.csv'), sink: { type: 'file', path: 'out.prom' } };
+      return looksAt(join(root, 'sub', 'load.csv'), async () => {
+        const posted = await server.postJson('/scenarios', reader);
+        expect(posted.statusCode, posted.body).to.equal(201);
+      });
+    }
+    // Before, compared with the files written, then with its sinks' files, it was looked at once more.
+    expect(await looks(true)).to.equal(await looks(false));
   });
 
   it('is answered 201 to one and 422 to the other of a reader and a writer posted at once, in either order', async () => {
