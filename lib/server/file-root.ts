@@ -133,19 +133,15 @@ const realDirectories = new Map<string, Promise<string>>();
  * The real path of the directory `dir`, resolved at its first use and kept, as the file root's is at start (a link
  * on its path pointed elsewhere later is not followed, as the root's is not): the catalog's, resolved at start to
  * tell whether it lies below the root ({@link rootHolding}), is not resolved again as an own directory.
+ * A directory missing then is taken as its path stands, which a directory made again there has too.
  */
 function realDirectory(dir: string): Promise<string> {
   let real = realDirectories.get(dir);
   if (!real) {
-    real = realOrAsItStands(dir);
+    real = realpath(dir).catch(() => resolve(dir));
     realDirectories.set(dir, real);
   }
   return real;
-}
-
-/** The real path of `dir`; one missing is taken as its path stands, which a directory made again there has too. */
-function realOrAsItStands(dir: string): Promise<string> {
-  return realpath(dir).catch(() => resolve(dir));
 }
 
 /** The one of `dirs` that holds `path` (a real path) as a file it reads; undefined when none does. */
