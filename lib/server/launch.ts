@@ -70,7 +70,8 @@ export async function prepareScenario(
 ): Promise<PreparedScenario> {
   // Looked at once, whether compared with the files running sinks write or with its own sinks' files.
   const inputs = statedOnce(file.inputs ?? []);
-  const written = await writtenInput(inputs, neighbours.registry?.writes() ?? []);
+  // The files running sinks write are looked up only for a scenario reading files, which alone could read one.
+  const written = inputs.length > 0 && (await writtenInput(inputs, neighbours.registry?.writes() ?? []));
   if (written) throw new HttpError(422, 'file_being_written', written);
   // The files other scenarios read (running, or starting with it) are looked up only for a file sink, which alone
   // could write over one.
