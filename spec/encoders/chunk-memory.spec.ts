@@ -102,21 +102,25 @@ describe('sample-line encoders: what they keep of a batch once it is written', (
     const encoder = metricsText({ name: 'm' });
     // Values that are no integers: written through the view of the buffer (writeShortestAt). Rows many enough that the
     // buffer is one of its own, not cut from Node's pool slab.
-    let chunk: EncodedBatch | undefined = encoder.encode(
-      sampleBatch({
-        values: Array.from({ length: 1000 }, (_, i) => i + 0.25),
-        series: Array.from({ length: 1000 }, () => seriesOf({ pod: 'p' })),
-      }),
-    );
-    expect(chunk.data).to.be.instanceOf(Uint8Array);
-    const buffer = new WeakRef((chunk.data as Uint8Array).buffer);
-    chunk = undefined;
-    // A WeakRef holds its target until the current job ends.
-    await settle();
-    collectGarbage();
-    expect(buffer.deref() === undefined, "the batch's buffer is collected").to.equal(true);
+    const batch = sampleBatch({
+      values: Array.from({ length: 1000 }, (_, i) => i + 0.25),
+      series: Array.from({ length: 1000 }, () => seriesOf({ pod: 'p' })),
+    });
+    expect(await bufferCollected(() => encoder.encode(batch)), "the batch's buffer is collected").to.equal(true);
   });
 });
+
+/** Whether the buffer of the chunk `encode` returns is collected once the chunk is dropped. */
+async function bufferCollected(encode: () => EncodedBatch): Promise<boolean> {
+  let chunk: EncodedBatch | undefined = encode();
+  expect(chunk.data).to.be.instanceOf(Uint8Array);
+  const buffer = new WeakRef((chunk.data as Uint8Array).buffer);
+  chunk = undefined;
+  // A WeakRef holds its target until the current job ends.
+  await settle();
+  collectGarbage();
+  return buffer.deref() === undefined;
+}
 
 describe('log line encoders: what they keep of a batch once it is written', () => {
   const encoders = { json_lines: () => jsonLinesLogs(), syslog: () => syslog({ hostname: 'h' }) };
@@ -148,14 +152,7 @@ describe('log line encoders: what they keep of a batch once it is written', () =
 
     it(`${name}: none of the buffer its lines were written into once its chunk is dropped, not even until the next batch`, async () => {
       const encoder = make();
-      let chunk: EncodedBatch | undefined = encoder.encode(records());
-      expect(chunk.data).to.be.instanceOf(Uint8Array);
-      const buffer = new WeakRef((chunk.data as Uint8Array).buffer);
-      chunk = undefined;
-      // A WeakRef holds its target until the current job ends.
-      await settle();
-      collectGarbage();
-      expect(buffer.deref() === undefined, "the batch's buffer is collected").to.equal(true);
+      expect(await bufferCollected(() => encoder.encode(records())), "the batch's buffer is collected").to.equal(true);
     });
   }
 });
