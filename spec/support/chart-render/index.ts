@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { temporaryDirectory } from '../directories.js';
+import { buildGoProgram } from '../go-build.js';
 
 /**
  * Renders chart/ with render.go (Go text/template and sprig, as Helm renders), built once per test
@@ -51,27 +51,7 @@ let built: Promise<string> | undefined;
 
 /** Builds the renderer (once); rejects, saying what to install, when Go or the packages are missing. */
 export function buildRenderer(): Promise<string> {
-  built ??= (async () => {
-    const dir = temporaryDirectory('svc-chart-render-');
-    const binary = join(dir, 'render');
-    const env = {
-      ...process.env,
-      GO111MODULE: 'off',
-      GOPATH: '/usr/share/gocode',
-      GOCACHE: process.env.GOCACHE ?? join(tmpdir(), 'svc-go-build-cache'),
-      GOFLAGS: '',
-    };
-    try {
-      await run('go', ['build', '-o', binary, SOURCE], { env });
-    } catch (error) {
-      const { stderr, code } = error as { stderr?: string; code?: string };
-      const why = code === 'ENOENT' ? 'go is not installed' : stderr;
-      throw new Error(
-        `cannot build the chart renderer (${why}): apt-get install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev, as .ci/run does`,
-      );
-    }
-    return binary;
-  })();
+  built ??= buildGoProgram(SOURCE, 'golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev', 'chart renderer');
   return built;
 }
 
