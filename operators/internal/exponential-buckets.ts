@@ -46,10 +46,46 @@ const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 const LOW = 1 - HIGH;
 const SUBNORMAL_SCALE = 2 ** 64;
 
-/** `bounds[s][j]` = 2^(j / 2^s − 1) for j in 0..2^s: the upper bounds within one power of two, as frexp's fraction. */
-const FRACTION_BOUNDS: readonly Float64Array[] = Array.from({ length: 9 }, (_, schema) =>
-  Float64Array.from({ length: (1 << schema) + 1 }, (_, j) => 2 ** (j / (1 << schema) - 1)),
-);
+/** Fractional bits of the fixed-point numbers the bounds are computed in: 200 more than a double's. */
+const PRECISION = 256n;
+
+/** The greatest integer whose square is at most `n` (Newton's method from above). */
+function floorSqrt(n: bigint): bigint {
+  let root = 1n << BigInt((n.toString(2).length >> 1) + 1);
+  for (;;) {
+    const next = (root + n / root) >> 1n;
+    if (next >= root) return root;
+    root = next;
+  }
+}
+
+/**
+ * 2^(k / 2^MAX_SCHEMA − 1) for k in 0..2^MAX_SCHEMA, each the greatest double not above it, so that `fraction <=
+ * bound` decides (base^(i−1), base^i] exactly. Not `2 ** x`, nor the nearest double: either is above the bound for
+ * about half of them, and the double above the bound then counts in the bucket below. Computed in fixed point:
+ * 2^(2^-m) by successive square roots of 2, multiplied as k's bits select them, every step rounded down, the
+ * result cut to 53 bits (its error, a few units of the 256th bit, is far below any double's distance to these
+ * irrational numbers; spec/operators/native-histogram.spec.ts checks every bound exactly).
+ */
+function finestBounds(): Float64Array {
+  const roots = [2n << PRECISION];
+  for (let m = 1; m <= MAX_SCHEMA; m++) roots.push(floorSqrt(roots[m - 1]! << PRECISION));
+  return Float64Array.from({ length: (1 << MAX_SCHEMA) + 1 }, (_, k) => {
+    let power = 1n << PRECISION;
+    for (let bit = 0; bit <= MAX_SCHEMA; bit++)
+      if (k & (1 << bit)) power = (power * roots[MAX_SCHEMA - bit]!) >> PRECISION;
+    // power / 2^PRECISION is in [1, 2]: its top 53 bits over 2^53 are the fraction in [0.5, 1], rounded down.
+    return Number(power >> (PRECISION - 52n)) / 2 ** 53;
+  });
+}
+
+/** `bounds[s][j]` = 2^(j / 2^s − 1) for j in 0..2^s, rounded down: the upper bounds within one power of two, as frexp's fraction. */
+const FRACTION_BOUNDS: readonly Float64Array[] = (() => {
+  const finest = finestBounds();
+  return Array.from({ length: MAX_SCHEMA + 1 }, (_, schema) =>
+    Float64Array.from({ length: (1 << schema) + 1 }, (_, j) => finest[j << (MAX_SCHEMA - schema)]!),
+  );
+})();
 
 /**
  * Index of the bucket of schema `schema` holding `value` (> 0): the `i` with `value` in (base^(i−1), base^i],

@@ -12,6 +12,7 @@ import { DEFAULT_NATIVE, histogram } from '../../operators/histogram.js';
 import { nativeHistogram } from '../../operators/native-histogram.js';
 import { bucketIndex, type NativeHistogramOptions } from '../../operators/internal/exponential-buckets.js';
 import { collect, virtualTime } from '../support/marbles.js';
+import { boundaryCases, bucketByDefinition } from '../support/native-buckets/index.js';
 
 const NO_LABELS = seriesOf({});
 
@@ -59,15 +60,6 @@ function recorded(ticksOfObservations: number[][], options: NativeHistogramOptio
   return last!;
 }
 
-/** The bucket of `value` by the definition: the least i with base^i ≥ value, base = 2^(2^-schema). */
-function bucketByDefinition(value: number, schema: number): number {
-  const bound = (i: number) => 2 ** (i * 2 ** -schema);
-  let i = Math.ceil(Math.log2(value) * 2 ** schema);
-  while (bound(i) < value) i++;
-  while (bound(i - 1) >= value) i--;
-  return i;
-}
-
 describe('nativeHistogram', () => {
   describe('bucketIndex', () => {
     it('puts a value in (base^(i-1), base^i], powers of two on their upper bound', () => {
@@ -82,11 +74,10 @@ describe('nativeHistogram', () => {
       expect(bucketIndex(Number.MAX_VALUE, 0)).to.equal(1024);
     });
 
-    it('agrees with the definition for any positive value and schema', () => {
+    it('agrees with the definition for any positive value and schema, subnormals and the greatest doubles too', () => {
       fc.assert(
         fc.property(
-          // Normal doubles: the definition's own bounds lose precision among subnormals.
-          fc.double({ min: 1e-300, max: 1e300, noNaN: true }),
+          fc.double({ min: Number.MIN_VALUE, max: Number.MAX_VALUE, noNaN: true }),
           fc.integer({ min: -4, max: 8 }),
           (value, schema) => {
             expect(bucketIndex(value, schema), `${value} at schema ${schema}`).to.equal(
@@ -96,6 +87,16 @@ describe('nativeHistogram', () => {
         ),
         { numRuns: 2000 },
       );
+    });
+
+    it('puts a value on a bound, or 1 to 3 ulps from it, where the definition does: the bounds are not 2 ** x', () => {
+      // 2 ** x gives a double an ulp above the bound for 248 of the 510 (schema, j) bounds within a power of two,
+      // the nearest double is above it for 250: 2^-0.25 = 0.84089641525371454…, between these two doubles.
+      const misplaced = boundaryCases()
+        .filter(({ value, schema }) => bucketIndex(value, schema) !== bucketByDefinition(value, schema))
+        .map(({ value, schema }) => `${value} at schema ${schema}: ${bucketIndex(value, schema)}`);
+      expect(misplaced.slice(0, 5), `${misplaced.length} misplaced`).to.deep.equal([]);
+      expect([0.8408964152537145, 0.8408964152537146].map((v) => bucketIndex(v, 2))).to.deep.equal([-1, 0]);
     });
   });
 

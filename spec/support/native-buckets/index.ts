@@ -1,0 +1,74 @@
+/**
+ * Native histogram bucket indexes by the definition, exactly, in integer arithmetic, and the values where a bucket
+ * index is easiest to get wrong, for the specs of operators/internal/exponential-buckets.ts.
+ */
+
+/** One value observed at one schema. */
+export interface Observation {
+  readonly schema: number;
+  readonly value: number;
+}
+
+const double = new Float64Array(1);
+const bits = new BigUint64Array(double.buffer);
+
+/** The double `ulps` representable steps from `value` (> 0) upwards, or downwards when negative. */
+export function stepUlps(value: number, ulps: number): number {
+  double[0] = value;
+  bits[0]! += BigInt(ulps);
+  return double[0]!;
+}
+
+/** `value` (> 0, finite) as mantissa × 2^exponent with both integers. */
+function integerParts(value: number): { mantissa: bigint; exponent: number } {
+  double[0] = value;
+  const biased = Number(bits[0]! >> 52n);
+  const fraction = bits[0]! & ((1n << 52n) - 1n);
+  return biased === 0
+    ? { mantissa: fraction, exponent: -1074 }
+    : { mantissa: fraction | (1n << 52n), exponent: biased - 1075 };
+}
+
+/** ⌈log2 n⌉ for a positive integer n. */
+const ceilLog2 = (n: bigint) => (n === 1n ? 0 : (n - 1n).toString(2).length);
+
+/**
+ * The bucket of `value` (> 0, finite) by the definition, exactly: the least i with value ≤ 2^(i·2^−schema). At a
+ * positive schema, value = m·2^e is at most 2^(i/2^schema) exactly when m^(2^schema)·2^(e·2^schema) ≤ 2^i, so the
+ * index is e·2^schema + ⌈log2 m^(2^schema)⌉; at another, it is ⌈⌈log2 value⌉ / 2^−schema⌉.
+ */
+export function bucketByDefinition(value: number, schema: number): number {
+  const { mantissa, exponent } = integerParts(value);
+  if (schema <= 0) return Math.ceil((exponent + ceilLog2(mantissa)) / 2 ** -schema);
+  let power = mantissa;
+  for (let s = 0; s < schema; s++) power *= power;
+  return exponent * 2 ** schema + ceilLog2(power);
+}
+
+/** Exponents that values are scaled by: subnormal, the least normals, around 1, the greatest doubles. */
+const EXPONENTS = [-1070, -1040, -1023, -1022, -1021, -64, -1, 0, 1, 2, 64, 1000, 1023, 1024];
+
+/**
+ * Values on every bucket bound of every schema −4 to 8 (as `2 ** x` gives it) and 1 to 3 ulps either side,
+ * scaled to subnormals and to the greatest doubles; powers of two at every exponent for schemas −4 to 0; spread
+ * subnormals; the greatest doubles.
+ */
+export function boundaryCases(): Observation[] {
+  const cases: Observation[] = [];
+  const around = (schema: number, value: number) => {
+    for (let ulps = -3; ulps <= 3; ulps++) {
+      const near = stepUlps(value, ulps);
+      if (near > 0 && Number.isFinite(near)) cases.push({ schema, value: near });
+    }
+  };
+  for (let schema = 1; schema <= 8; schema++)
+    for (let j = 0; j <= 1 << schema; j++)
+      for (const exponent of EXPONENTS) around(schema, 2 ** (j / (1 << schema) + exponent - 1));
+  for (let schema = -4; schema <= 0; schema++)
+    for (let exponent = -1074; exponent <= 1023; exponent++) around(schema, 2 ** exponent);
+  for (let schema = -4; schema <= 8; schema++) {
+    for (let k = 1; k < 2 ** 52; k *= 7) cases.push({ schema, value: stepUlps(0, k) });
+    for (let ulps = 0; ulps < 8; ulps++) cases.push({ schema, value: stepUlps(Number.MAX_VALUE, -ulps) });
+  }
+  return cases;
+}
