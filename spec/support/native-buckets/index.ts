@@ -1,6 +1,11 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { buildGoProgram } from '../go-build.js';
+
 /**
- * Native histogram bucket indexes by the definition, exactly, in integer arithmetic, and the values where a bucket
- * index is easiest to get wrong, for the specs of operators/internal/exponential-buckets.ts.
+ * Native histogram bucket indexes two independent ways, for the specs of operators/internal/exponential-buckets.ts:
+ * exactly, from the definition in integer arithmetic, and as Prometheus' client_golang records them (buckets.go,
+ * built once per test process against Debian's golang-github-prometheus-client-golang-dev).
  */
 
 /** One value observed at one schema. */
@@ -71,4 +76,30 @@ export function boundaryCases(): Observation[] {
     for (let ulps = 0; ulps < 8; ulps++) cases.push({ schema, value: stepUlps(Number.MAX_VALUE, -ulps) });
   }
   return cases;
+}
+
+const SOURCE = new URL('./buckets.go', import.meta.url).pathname;
+const PACKAGE = 'golang-github-prometheus-client-golang-dev';
+
+/** Whether Debian's client_golang package is installed (.ci/run installs it). */
+export const clientGolangInstalled = () => existsSync('/usr/share/gocode/src/github.com/prometheus/client_golang');
+
+let built: Promise<string> | undefined;
+
+/** The index of the bucket client_golang records each observation in. */
+export async function clientGolangBuckets(observations: readonly Observation[]): Promise<number[]> {
+  built ??= buildGoProgram(SOURCE, PACKAGE, 'client_golang bucket program');
+  const child = spawn(await built, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // String(value) is the shortest text that reads back as the same double, in JavaScript and in Go's ParseFloat.
+  child.stdin.end(observations.map(({ schema, value }) => `${schema} ${value}\n`).join(''));
+  const status = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  if (status !== 0) throw new Error(`client_golang bucket program: ${stderr.trim()}`);
+  return stdout.trim().split('\n').map(Number);
 }
