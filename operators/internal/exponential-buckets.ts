@@ -89,8 +89,9 @@ const FRACTION_BOUNDS: readonly Float64Array[] = (() => {
 
 /**
  * Index of the bucket of schema `schema` holding `value` (> 0): the `i` with `value` in (base^(i−1), base^i],
- * base = 2^(2^-schema), as Prometheus' client_golang computes it. The exponent comes from the double's bits; within
- * a power of two a logarithm gives the bucket, and one comparison on each side corrects its rounding.
+ * base = 2^(2^-schema), exactly (client_golang strays from it within a few ulps of a bound: docs/native-histograms.md).
+ * The exponent comes from the double's bits; within a power of two a logarithm gives the bucket, and one comparison
+ * on each side corrects its rounding.
  */
 export function bucketIndex(value: number, schema: number): number {
   double[0] = value;
