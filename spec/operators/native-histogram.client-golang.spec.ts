@@ -63,4 +63,12 @@ describe('nativeHistogram bucketIndex against client_golang', () => {
     });
     expect(unexplained.slice(0, 5)).to.deep.equal([]);
   });
+
+  it("rejects with the Go program's reason for an observation it refuses, though it leaves the rest unread", async () => {
+    const error = await clientGolangBuckets([{ schema: 9, value: 1 }, ...cases]).catch((e: Error) => e);
+    expect(error)
+      .to.be.an('error')
+      .with.property('message')
+      .that.matches(/line 1 \("9 1"\): schema: want a whole/);
+  });
 });

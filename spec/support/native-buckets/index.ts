@@ -94,6 +94,8 @@ export async function clientGolangBuckets(observations: readonly Observation[]):
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // A refused line ends the program with input unwritten: its status and stderr below say why, not the EPIPE.
+  child.stdin.on('error', () => {});
   // String(value) is the shortest text that reads back as the same double, in JavaScript and in Go's ParseFloat.
   child.stdin.end(observations.map(({ schema, value }) => `${schema} ${value}\n`).join(''));
   const status = await new Promise<number | null>((resolve, reject) => {
@@ -101,5 +103,8 @@ export async function clientGolangBuckets(observations: readonly Observation[]):
     child.on('close', resolve);
   });
   if (status !== 0) throw new Error(`client_golang bucket program: ${stderr.trim()}`);
-  return stdout.trim().split('\n').map(Number);
+  const indexes = stdout.trim().split('\n').map(Number);
+  if (indexes.length !== observations.length)
+    throw new Error(`client_golang bucket program: ${indexes.length} indexes for ${observations.length} observations`);
+  return indexes;
 }
