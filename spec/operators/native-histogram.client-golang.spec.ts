@@ -15,7 +15,9 @@ import {
  * every schema and 1 to 3 ulps around it, powers of two, subnormals and the greatest doubles. client_golang strays
  * from the definition in two known ways, and svc follows the definition there (docs/native-histograms.md).
  */
-describe('nativeHistogram bucketIndex against client_golang', () => {
+describe('nativeHistogram bucketIndex against client_golang', function () {
+  // The first run builds the program: Go compiles client_golang, protobuf and the standard library.
+  this.timeout(120_000);
   let cases: Observation[];
   let golang: number[];
   let exact: number[];
