@@ -23,6 +23,7 @@ import type { Sink } from '../../operators/deliver.js';
 import { streamSink } from './core/stream-sink.js';
 import { openRealFile } from '../real-file.js';
 import { type Encoding, openFiles as open, sharedFileRefusal } from './core/shared-files.js';
+import { LINE_FEED, trailerAt } from './core/file-tail.js';
 
 export interface FileSinkOptions {
   readonly path: string;
@@ -236,21 +237,6 @@ function endForAppending(fd: number, trailer: string | undefined): void {
 }
 
 /**
- * How many bytes at the end of `end` (the file's last bytes, as many as `trailer` has) are `trailer`: all of
- * them, or all but its line feed (`# EOF` as a hand or another tool ends a file, without one); 0 when it is not there.
- */
-function trailerAt(end: Buffer, trailer: Buffer): number {
-  if (trailer.length === 0) return 0;
-  if (end.equals(trailer)) return trailer.length;
-  if (trailer.at(-1) !== LINE_FEED) return 0;
-  const bare = trailer.subarray(0, -1);
-  // Only as a whole line: `x# EOF` is not the trailer.
-  const line = end.length === trailer.length ? end.subarray(1) : end;
-  const before = end.length === trailer.length ? end.at(0) : LINE_FEED;
-  return line.equals(bare) && before === LINE_FEED ? bare.length : 0;
-}
-
-/**
  * Cuts the file open at `fd` to `size`; false when the file may be appended to but not cut (append-only, `chattr
  * +a`: EPERM), which is then appended to with its trailer left where it is, rather than not at all.
  */
@@ -263,8 +249,6 @@ function cutTo(fd: number, size: number): boolean {
     throw error;
   }
 }
-
-const LINE_FEED = 0x0a;
 
 /** How often, at most, a file sink checks that its path still names the file it writes to (ms). */
 export const FOLLOW_PATH_EVERY = 1000;
