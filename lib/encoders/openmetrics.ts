@@ -1,4 +1,5 @@
 import { perSeries } from '../per-object.js';
+import { show } from '../language/problems.js';
 import type { MetricType } from '../language/types.js';
 import {
   carryingExemplars,
@@ -220,10 +221,51 @@ function familyHeader(family: string, metricType: MetricType = 'untyped', help: 
   );
 }
 
+/** A line of OpenMetrics text: a comment (`# TYPE`, `# HELP`…) or a sample, its metric name first. */
+const OPENMETRICS_LINE = /^(?:#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ ])/;
+
+/** The family a metadata line (`# TYPE <family> …`, `# HELP`, `# UNIT`) describes. */
+const METADATA_FAMILY = /^# (?:TYPE|HELP|UNIT) (\S+)/;
+
+/** The metric name a sample line begins with. */
+const SAMPLE_NAME = /^[^{ ]+/;
+
+/**
+ * An openmetrics `chunk` as it is appended to a file whose last line before its `# EOF` is `last` (the kind's
+ * `appended`): without its family's metadata when `last` is of that family (its metadata, or a sample with one of the
+ * chunk's sample names), as OpenMetrics wants the metadata once, before the family's samples; whole after another
+ * family's line, as the start of a new family. A line that is no OpenMetrics (another encoder's: `{"time":…}`) is
+ * refused: an OpenMetrics reader would stop there. The earlier lines of the file are not read: a family that is not
+ * the last but appears earlier gets its metadata again, which strict parsers refuse ("Clashing name").
+ */
+export function appendedAfter(chunk: EncodedBatch, last: string): EncodedBatch | string {
+  if (last === '') return chunk;
+  if (!OPENMETRICS_LINE.test(last))
+    return `its last line is not OpenMetrics (${show(last)}): the file holds another encoder's lines, where an OpenMetrics reader would stop. Give this event another path`;
+  // The encoder's chunks are Buffers (TextMetricEncoder); its metadata lines come first.
+  const data = chunk.data as Buffer;
+  const lines = data.toString().split('\n');
+  const samples = lines.findIndex((line) => !line.startsWith('#'));
+  const family = METADATA_FAMILY.exec(lines[0]!)?.[1];
+  if (samples <= 0 || family === undefined) return chunk;
+  const name = (line: string) => SAMPLE_NAME.exec(line)?.[0];
+  const sameFamily = last.startsWith('#')
+    ? METADATA_FAMILY.exec(last)?.[1] === family
+    : lines.slice(samples).some((line) => name(line) === name(last));
+  return sameFamily ? withoutPrefix(chunk, Buffer.byteLength(`${lines.slice(0, samples).join('\n')}\n`)) : chunk;
+}
+
 /** `chunk` with `text` before its first record. */
 function withPrefix(chunk: EncodedBatch<Buffer>, text: string): EncodedBatch<Buffer> {
   const data = Buffer.concat([Buffer.from(text), chunk.data]);
   const added = data.length - chunk.data.length;
   const ends = chunk.frames.ends.map((end) => end + added);
+  return { ...chunk, data, bytes: data.length, frames: { ...chunk.frames, ends } };
+}
+
+/** `chunk` without its first `length` bytes, the start of its first record ({@link withPrefix}'s `text`). */
+function withoutPrefix(chunk: EncodedBatch, length: number): EncodedBatch {
+  const data = (chunk.data as Buffer).subarray(length);
+  const ends = chunk.frames.ends.map((end) => end - length);
   return { ...chunk, data, bytes: data.length, frames: { ...chunk.frames, ends } };
 }

@@ -1,4 +1,5 @@
 import type * as t from 'io-ts';
+import { resolve } from 'node:path';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { EncodedBatch, Labelled, LogBatch, SampleBatch } from '../../operators/model/batch.js';
 import { seriesOf } from '../../operators/model/series.js';
@@ -8,9 +9,11 @@ import { formatPath, issuesOf, show } from '../language/problems.js';
 import { encoderLabelIssues, pairing, unbuiltRefusal, unlabelledStreamRefusal } from '../config/entry.js';
 import type { EncoderConfig, SinkConfig } from '../config/types.js';
 import { createLogEncoder, createMetricEncoder } from '../encoders/index.js';
-import { ENCODER_ALIASES, ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
+import { ENCODER_ALIASES, ENCODER_KINDS, ENCODER_TYPES, encoderCodec, encoderKindOf } from '../encoders/kinds/index.js';
 import { remoteWriteProtocolOf } from '../runtime/chain/encoder.js';
 import { SINK_ALIASES, SINK_TYPES, sinkCodec, sinkKindOf } from '../sinks/kinds/index.js';
+import { fileTail, lastLine, trailerAt } from '../sinks/core/file-tail.js';
+import { endedBy, openFiles } from '../sinks/core/shared-files.js';
 import { HttpError } from './http-error.js';
 
 /** The body of `POST /events`, validated. */
@@ -121,6 +124,34 @@ export function encodeEvent(event: SingleEvent, now: number): EncodedBatch {
   const batch: Labelled<SampleBatch> = { ...base, value: Float64Array.of(event.metric.value) };
   const remoteWriteProtocol = remoteWriteProtocolOf(event.sink);
   return createMetricEncoder(event.encoder, { name: event.metric.name, remoteWriteProtocol }).encode(batch);
+}
+
+/**
+ * The encoded event `chunk` of encoder `type` as it is appended to the file at `path` (a real path below the file
+ * root; `given`: as the request names it), from the file's last line ({@link fileTail} reads only its end): as its
+ * kind's `appended` says (openmetrics: without the metadata its family has there). Refused, 422 naming `sink.path`,
+ * when the file ends with another encoder's trailer (`# EOF`) or the kind refuses its last line. As it is when a sink
+ * of the server writes the file now (its last lines may not be there yet), or its end cannot be read.
+ */
+export function appendedEvent(chunk: EncodedBatch, type: string, path: string, given: string): EncodedBatch {
+  const tail = openFiles.has(resolve(path)) ? undefined : fileTail(path);
+  if (!tail) return chunk;
+  const { trailer, appended } = encoderKindOf(type)!;
+  const endedOtherwise = ENCODER_KINDS.find(
+    (other) =>
+      other.trailer !== undefined &&
+      other.trailer !== trailer &&
+      trailerAt(tail.bytes.subarray(-other.trailer.length), Buffer.from(other.trailer)) > 0,
+  );
+  const last = lastLine(tail, trailer);
+  const written = endedOtherwise
+    ? `its last line is ${JSON.stringify(endedOtherwise.trailer!.trimEnd())}: ${endedBy({ trailer: endedOtherwise.trailer, encoder: endedOtherwise.type }, { trailer, encoder: type })}. Give this event another path`
+    : appended && last !== undefined
+      ? appended(chunk, last)
+      : chunk;
+  if (typeof written === 'string')
+    throw new HttpError(422, 'file_sink_cannot_open', `sink.path: cannot open ${given}: ${written}`);
+  return written;
 }
 
 function valid<A>(field: string, codec: t.Type<A, unknown, unknown>, value: unknown): A {

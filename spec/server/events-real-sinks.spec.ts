@@ -55,7 +55,7 @@ describe('POST /events with real sinks', () => {
     const text = await readFile(path, 'utf8');
     expect(text.match(/# EOF\n/g), text).to.have.length(1);
     expect(text, text).to.match(
-      /^# TYPE jobs gauge\njobs 1 0\n(# TYPE deploys_total unknown\ndeploys_total\{env="ci"\} [23] 0\n){2}# EOF\n$/,
+      /^# TYPE jobs gauge\njobs 1 0\n# TYPE deploys_total unknown\n(deploys_total\{env="ci"\} [23] 0\n){2}# EOF\n$/,
     );
   });
 

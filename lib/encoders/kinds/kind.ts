@@ -1,3 +1,4 @@
+import type { EncodedBatch } from '../../../operators/model/batch.js';
 import type { Codec } from '../../language/combinators.js';
 import type { SignalFamily } from '../../language/types.js';
 import type { Feature } from '../../features.js';
@@ -48,6 +49,12 @@ export interface EncoderKind<Type extends string = string, Config extends { type
    * (`file`, `stdout`) write it when the last entry writing to the stream closes.
    */
   readonly trailer?: string;
+  /**
+   * A chunk of this encoding as it is appended to a file whose last line (before its trailer) is `last` (POST
+   * /events), or why it cannot be, as the end of a sentence: openmetrics leaves out its family's metadata after a
+   * line of that family, and refuses to follow a line that is not OpenMetrics. Absent: the chunk as it is.
+   */
+  readonly appended?: (chunk: EncodedBatch, last: string) => EncodedBatch | string;
   /**
    * Each chunk is one document (zipkin_json: one JSON array of its spans): a chunk cut short is read by no reader, so
    * a `file` sink whose write failed midway counts that chunk dropped whole, not the records of it that landed.

@@ -1,6 +1,6 @@
 import { oneOf, strict } from '../../language/combinators.js';
 import { precision } from '../../language/fields.js';
-import { OPENMETRICS_EOF, openMetrics } from '../openmetrics.js';
+import { OPENMETRICS_EOF, appendedAfter, openMetrics } from '../openmetrics.js';
 import { defineEncoder } from './kind.js';
 
 export const openMetricsKind = defineEncoder({
@@ -9,4 +9,5 @@ export const openMetricsKind = defineEncoder({
   carries: ['metrics'],
   metrics: (config, meta) => openMetrics({ ...meta, precision: config.precision }),
   trailer: OPENMETRICS_EOF,
+  appended: appendedAfter,
 });

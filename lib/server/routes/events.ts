@@ -19,7 +19,7 @@ export function eventRoutes(deps: ServerDeps): Router {
   return new Router().post('/events', async (ctx) => {
     if (deps.registry.draining) throw new DrainingError();
     const { jsonBody } = require('../posted.js') as typeof import('../posted.js');
-    const { decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
+    const { appendedEvent, decodeEvent, encodeEvent } = require('../event.js') as typeof import('../event.js');
     const { sinkWarnings } = require('../warnings.js') as typeof import('../warnings.js');
     const { encoderSinkDeps } =
       require('../../encoders/kinds/index.js') as typeof import('../../encoders/kinds/index.js');
@@ -44,6 +44,9 @@ export function eventRoutes(deps: ServerDeps): Router {
       deps.logger.error({ err: error }, 'encoder failed on a single event');
       throw new HttpError(500, 'encoder_failed', `encoder ${event.encoder.type} failed: ${(error as Error).message}`);
     }
+    // It follows the file's last line: openmetrics leaves out the metadata its family has there.
+    if (decoded.sink.type === 'file' && event.sink.type === 'file')
+      chunk = appendedEvent(chunk, event.encoder.type, event.sink.path, decoded.sink.path);
     // A single event adds to a file sink's file; only a run empties its files (once, at its start). Told its
     // encoder's trailer, it cuts the `# EOF` an openmetrics file ends with and writes it again after the event.
     const sink = deps.createSink

@@ -1,9 +1,18 @@
 /**
- * The end of a file appended to: the trailer it ends with, which lib/sinks/file.ts cuts before appending, apart from
- * the stream machinery of the file sink.
+ * The end of a file appended to: the trailer it ends with (lib/sinks/file.ts cuts it before appending) and the
+ * line before it, which svc-server's `POST /events` reads to know what an event follows (lib/server/event.ts),
+ * apart from the stream machinery of the file sink.
  */
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { openRealFile } from '../../real-file.js';
 
 export const LINE_FEED = 0x0a;
+
+/**
+ * The most of a file's end {@link fileTail} reads (64 KiB): a line of svc's is far shorter (a sample line with a
+ * few dozen labels: a few KiB), and an event reads no more of a big file than of a small one.
+ */
+export const TAIL_BYTES = 1 << 16;
 
 /**
  * How many bytes at the end of `end` (the file's last bytes, as many as `trailer` has) are `trailer`: all of
@@ -18,4 +27,46 @@ export function trailerAt(end: Buffer, trailer: Buffer): number {
   const line = end.length === trailer.length ? end.subarray(1) : end;
   const before = end.length === trailer.length ? end.at(0) : LINE_FEED;
   return line.equals(bare) && before === LINE_FEED ? bare.length : 0;
+}
+
+/** The last bytes of a file, at most {@link TAIL_BYTES}; `whole` when they are all of it. */
+export interface FileTail {
+  readonly bytes: Buffer;
+  readonly whole: boolean;
+}
+
+/**
+ * The last {@link TAIL_BYTES} at most of the file at `path`, a real path below the file root ({@link openRealFile}):
+ * none of a file not there yet; undefined when it cannot be read (write-only, replaced by a link), which the sink's
+ * own open then reports, or not.
+ */
+export function fileTail(path: string): FileTail | undefined {
+  let fd: number;
+  try {
+    fd = openRealFile(path, constants.O_RDONLY);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { bytes: Buffer.alloc(0), whole: true } : undefined;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    const bytes = Buffer.alloc(Math.min(size, TAIL_BYTES));
+    const read = readSync(fd, bytes, 0, bytes.length, size - bytes.length);
+    return { bytes: bytes.subarray(0, read), whole: size <= TAIL_BYTES };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The last line of `tail` before `trailer` (cut, with or without its line feed), without its line feed: '' for an
+ * empty file; undefined when the line began before the tail (longer than {@link TAIL_BYTES}).
+ */
+export function lastLine({ bytes, whole }: FileTail, trailer: string | undefined): string | undefined {
+  const end = bytes.length - trailerAt(bytes.subarray(-(trailer?.length ?? 0)), Buffer.from(trailer ?? ''));
+  const body = bytes.subarray(0, bytes.at(end - 1) === LINE_FEED ? end - 1 : end);
+  const start = body.lastIndexOf(LINE_FEED) + 1;
+  if (start === 0 && !whole) return undefined;
+  return body.subarray(start).toString();
 }

@@ -40,7 +40,7 @@ export function sharedFileRefusal(path: string, encoding: Encoding): string | un
 }
 
 /** Why encodings `a` and `b`, one of them with a trailer, cannot share a file: the one that ends it holds only its lines. */
-function endedBy(a: Encoding, b: Encoding): string {
+export function endedBy(a: Encoding, b: Encoding): string {
   const ended = a.trailer === undefined ? b : a;
   return `a file of ${encoderName(ended)} holds nothing but its lines up to its ${JSON.stringify(ended.trailer!.trimEnd())}`;
 }
