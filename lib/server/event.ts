@@ -139,9 +139,7 @@ export function appendedEvent(chunk: EncodedBatch, type: string, path: string, g
   const { trailer, appended } = encoderKindOf(type)!;
   const endedOtherwise = ENCODER_KINDS.find(
     (other) =>
-      other.trailer !== undefined &&
-      other.trailer !== trailer &&
-      trailerAt(tail.bytes.subarray(-other.trailer.length), Buffer.from(other.trailer)) > 0,
+      other.trailer !== undefined && other.trailer !== trailer && trailerAt(tail.bytes, Buffer.from(other.trailer)) > 0,
   );
   const last = lastLine(tail, trailer);
   const written = endedOtherwise

@@ -229,7 +229,8 @@ function endForAppending(fd: number, trailer: string | undefined): void {
   const { size } = fstatSync(fd);
   if (size === 0) return;
   const tail = Buffer.from(trailer ?? '');
-  const end = Buffer.alloc(Math.min(size, Math.max(tail.length, 1)));
+  // The trailer's bytes and the one before it, which says whether it is a line of its own (trailerAt).
+  const end = Buffer.alloc(Math.min(size, tail.length + 1));
   readSync(fd, end, 0, end.length, size - end.length);
   const cut = trailerAt(end, tail);
   if (cut > 0 && cutTo(fd, size - cut)) return;

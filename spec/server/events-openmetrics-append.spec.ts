@@ -144,6 +144,22 @@ describe('POST /events appending openmetrics to a file', () => {
     expect(await readFile(om, 'utf8')).to.equal(exposition);
   });
 
+  it('a line that ends with # EOF but is not it (a log message) refuses nothing: the next event goes after it', async () => {
+    const path = join(dir, 'app.log');
+    const logged = '<14>1 1970-01-01T00:00:00.000Z ci svc - - - done # EOF\n';
+    await writeFile(path, logged);
+    const res = await server.postJson('/events', {
+      signal_type: 'logs',
+      labels: {},
+      log: { severity: 'info', message: 'next' },
+      encoder: { type: 'syslog', hostname: 'ci' },
+      sink: { type: 'file', path },
+    });
+    // Before: 422, "its last line is "# EOF"".
+    expect(res.statusCode, res.body).to.equal(200);
+    expect(await readFile(path, 'utf8')).to.equal(`${logged}${logged.replace('done # EOF', 'next')}`);
+  });
+
   it('events of encoders whose lines are not recognised append as before: metrics_text after json_lines', async () => {
     const path = join(dir, 'mixed.log');
     await writeFile(path, '{"deploys":1}\n');

@@ -94,6 +94,8 @@ describe('fileSink', () => {
       ['# EOF', 'b 2\n# EOF\n'],
       // Not a line of its own: not the trailer, and the last line is ended first.
       ['a# EOF', 'a# EOF\nb 2\n# EOF\n'],
+      // Nor with its line feed: a log line whose message ends so (before, its `# EOF` was cut).
+      ['done # EOF\n', 'done # EOF\nb 2\n# EOF\n'],
     ]) {
       await writeFile(path, before!);
       const appending = fileSink({ path, append: true, trailer: '# EOF\n', realPath: true });

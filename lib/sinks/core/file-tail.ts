@@ -15,18 +15,20 @@ export const LINE_FEED = 0x0a;
 export const TAIL_BYTES = 1 << 16;
 
 /**
- * How many bytes at the end of `end` (the file's last bytes, as many as `trailer` has) are `trailer`: all of
- * them, or all but its line feed (`# EOF` as a hand or another tool ends a file, without one); 0 when it is not there.
+ * How many bytes at the end of `end` (the file's last bytes, one more than `trailer` has when the file has them) are
+ * `trailer`, as a line of its own: all of them, or all but its line feed (`# EOF` as a hand or another tool ends a
+ * file, without one); 0 when it is not there.
  */
 export function trailerAt(end: Buffer, trailer: Buffer): number {
   if (trailer.length === 0) return 0;
-  if (end.equals(trailer)) return trailer.length;
-  if (trailer.at(-1) !== LINE_FEED) return 0;
-  const bare = trailer.subarray(0, -1);
-  // Only as a whole line: `x# EOF` is not the trailer.
-  const line = end.length === trailer.length ? end.subarray(1) : end;
-  const before = end.length === trailer.length ? end.at(0) : LINE_FEED;
-  return line.equals(bare) && before === LINE_FEED ? bare.length : 0;
+  if (endsWithLine(end, trailer)) return trailer.length;
+  return trailer.at(-1) === LINE_FEED && endsWithLine(end, trailer.subarray(0, -1)) ? trailer.length - 1 : 0;
+}
+
+/** Whether `end` ends with `line` after a line feed or at its start: `x# EOF`, `done # EOF` are no `# EOF`. */
+function endsWithLine(end: Buffer, line: Buffer): boolean {
+  const start = end.length - line.length;
+  return start >= 0 && end.subarray(start).equals(line) && (start === 0 || end[start - 1] === LINE_FEED);
 }
 
 /** The last bytes of a file, at most {@link TAIL_BYTES}; `whole` when they are all of it. */
@@ -64,7 +66,7 @@ export function fileTail(path: string): FileTail | undefined {
  * empty file; undefined when the line began before the tail (longer than {@link TAIL_BYTES}).
  */
 export function lastLine({ bytes, whole }: FileTail, trailer: string | undefined): string | undefined {
-  const end = bytes.length - trailerAt(bytes.subarray(-(trailer?.length ?? 0)), Buffer.from(trailer ?? ''));
+  const end = bytes.length - trailerAt(bytes, Buffer.from(trailer ?? ''));
   const body = bytes.subarray(0, bytes.at(end - 1) === LINE_FEED ? end - 1 : end);
   const start = body.lastIndexOf(LINE_FEED) + 1;
   if (start === 0 && !whole) return undefined;
