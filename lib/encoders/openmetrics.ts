@@ -221,8 +221,11 @@ function familyHeader(family: string, metricType: MetricType = 'untyped', help: 
   );
 }
 
-/** A line of OpenMetrics text: a comment (`# TYPE`, `# HELP`…) or a sample, its metric name first. */
-const OPENMETRICS_LINE = /^(?:#|[a-zA-Z_:][a-zA-Z0-9_:]*[{ ])/;
+/**
+ * A line of OpenMetrics text: a comment (`# TYPE`, `# HELP`…) or a sample, its metric name first, then its labels or
+ * its value (a number, `+Inf`, `NaN`): an influx_lp line without tags (`deploys value=1 …`) is none.
+ */
+const OPENMETRICS_LINE = /^(?:#|[a-zA-Z_:][a-zA-Z0-9_:]*(?:\{| [-+]?(?:[0-9.]|inf|nan)))/i;
 
 /** The family a metadata line (`# TYPE <family> …`, `# HELP`, `# UNIT`) describes. */
 const METADATA_FAMILY = /^# (?:TYPE|HELP|UNIT) (\S+)/;

@@ -129,6 +129,12 @@ describe('POST /events appending openmetrics to a file', () => {
       detail: `sink.path: cannot open ${json}: its last line is not OpenMetrics (${JSON.stringify(jsonLines.trimEnd())}): the file holds another encoder's lines, where an OpenMetrics reader would stop. Give this event another path`,
     });
     expect(await readFile(json, 'utf8')).to.equal(jsonLines);
+    // An influx_lp line without tags begins as a sample does, its name and a space: its value is no number.
+    const influx = join(dir, 'events.lp');
+    await writeFile(influx, 'deploys value=1 0\n');
+    const notSample = await post(influx, 'deploys', 2);
+    expect(notSample.statusCode, notSample.body).to.equal(422);
+    expect(await readFile(influx, 'utf8')).to.equal('deploys value=1 0\n');
 
     const om = join(dir, 'events.om');
     const exposition = '# TYPE jobs gauge\njobs 1 0\n# EOF\n';
