@@ -121,6 +121,8 @@ export class EntryRegistry {
   private readonly scrapeBudget: ScrapeBudget;
   /** The entries {@link remove} stopped: an `after` entry that waited for one says so at its end. */
   private readonly deleted = new WeakSet<StartedEntry>();
+  /** Entries {@link remove} took out while they ran, until their stop's flush ended: their `file` sinks still write. */
+  private readonly flushing = new Set<StartedEntry>();
   /** The last start {@link inTurn} was given, which the next waits for. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -276,7 +278,9 @@ export class EntryRegistry {
     // Its series may be in an exposition built while it ran. An ended entry forgotten by makeRoom is not counted:
     // ending took its series out already (ScrapeBuffer.end), so what was built stays valid.
     this.removed++;
+    if (!started.outcome) this.flushing.add(started);
     started.outcome = await started.run.stop();
+    this.flushing.delete(started);
     started.scrape.release();
     return started;
   }
@@ -342,15 +346,15 @@ export class EntryRegistry {
   /**
    * The files the `file` sinks of the scenarios running now write, each once, by the real path they were confined to
    * (launch.ts): a scenario reading one would read lines still being written, and lose them when it is compiled
-   * again.
+   * again. A scenario being deleted writes until its stop's flush ended, its last bytes on disk.
    */
   writes(): ReadFile[] {
     const writers = new Map<string, string[]>();
-    for (const started of this.unended()) {
+    for (const started of [...this.unended(), ...this.flushing]) {
       const { sink, id } = started.run.entry;
       if (sink.type !== 'file') continue;
       const scenarios = writers.get(sink.path) ?? [];
-      scenarios.push(`${started.id} (${id})`);
+      scenarios.push(`${started.id} (${id})${this.flushing.has(started) ? ', being deleted,' : ''}`);
       writers.set(sink.path, scenarios);
     }
     return [...writers].map(([path, scenarios]) => ({ path, what: `the file that ${writersOf(scenarios)}` }));

@@ -9,6 +9,7 @@ import { prepareAutostart } from '../../lib/server/autostart.js';
 import { metric } from '../support/scenarios.js';
 import { testServer } from '../support/server.js';
 import { temporaryDirectory } from '../support/directories.js';
+import { MemorySink } from '../support/sinks.js';
 
 const entry = (file: string) => ({
   signal_type: 'metrics',
@@ -24,6 +25,24 @@ const post = (server: Server, file: string) =>
     headers: { 'content-type': 'application/json' },
     payload: JSON.stringify(entry(file)),
   });
+
+/** A sink whose close (a stop's last flush) waits for `finish()`; `closing` settles once the close began. */
+class HeldCloseSink extends MemorySink {
+  private began!: () => void;
+  readonly closing = new Promise<void>((resolve) => (this.began = resolve));
+  private finished!: () => void;
+  private readonly done = new Promise<void>((resolve) => (this.finished = resolve));
+
+  finish(): void {
+    this.finished();
+  }
+
+  override async close(): Promise<void> {
+    this.began();
+    await this.done;
+    await super.close();
+  }
+}
 
 /** A file root holding load.csv, a CSV outside it, and a symlink leading there. */
 function layout() {
@@ -300,6 +319,31 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     expect((await server.postJson('/scenarios', app)).statusCode).to.equal(201);
     expect(server.registry.unended().map((started) => started.name)).to.deep.equal(['out', 'app']);
     expect((await server.request({ method: 'DELETE', url: `/scenarios/${id}` })).statusCode).to.equal(200);
+    expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
+  });
+
+  it('is refused while a deleted writer flushes, and read once its DELETE is answered', async () => {
+    const { root } = layout();
+    const sink = new HeldCloseSink();
+    const server = testServer({
+      deps: { fileRoot: root },
+      registry: { createSink: (entry) => (entry.sink.type === 'file' ? sink : new MemorySink()) },
+    });
+    const writer = await server.postJson(
+      '/scenarios',
+      metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
+    expect(writer.statusCode, writer.body).to.equal(201);
+    const { id } = writer.json();
+    const deleting = server.request({ method: 'DELETE', url: `/scenarios/${id}` });
+    await sink.closing;
+    // Its last bytes are not written yet: before, it had left the writers as its flush began, and this was read.
+    expect((await post(server, 'sub/load.csv')).json()).to.deep.equal({
+      error: 'file_being_written',
+      detail: `the csv_replay file ${join(root, 'sub', 'load.csv')}: cannot read it: it is the file that running scenario ${id} (out), being deleted, writes, which reading would take still growing, its last line perhaps cut. Read a copy, or start this scenario once nothing writes it`,
+    });
+    sink.finish();
+    expect((await deleting).statusCode).to.equal(200);
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
   });
 
