@@ -347,6 +347,38 @@ describe('a scenario reading a file a running scenario writes (below --file-root
     expect((await post(server, 'sub/load.csv')).statusCode).to.equal(201);
   });
 
+  it('is read when its writer, running as it was compiled, was deleted before its turn', async () => {
+    const { root } = layout();
+    const server = testServer({ deps: { fileRoot: root } });
+    const writer = await server.postJson(
+      '/scenarios',
+      metric({ name: 'out', sink: { type: 'file', path: 'sub/load.csv' } }),
+    );
+    const { registry } = server;
+    // A turn held until the writer is gone, and the reader's ask for the next: compiled by then.
+    let open!: () => void;
+    const held = registry.inTurn(() => new Promise<void>((resolve) => (open = resolve)));
+    const inTurn = registry.inTurn.bind(registry);
+    const queued = new Promise<void>((resolve) => {
+      registry.inTurn = (start) => {
+        resolve();
+        return inTurn(start);
+      };
+    });
+    const reading = post(server, 'sub/load.csv');
+    // An answer before its turn (a check moved before it) is the failure this spec is for.
+    await Promise.race([queued, reading]);
+    expect((await server.request({ method: 'DELETE', url: `/scenarios/${writer.json().id}` })).statusCode).to.equal(
+      200,
+    );
+    open();
+    await held;
+    // Checked against the scenarios running at its turn, not those running as it was compiled.
+    const read = await reading;
+    expect(read.statusCode, read.body).to.equal(201);
+    expect(registry.unended().map((started) => started.name)).to.deep.equal(['load']);
+  });
+
   it('looks at a file it reads no more often with a writer running than without, its own file sinks compared too', async () => {
     /** How many times a POST reading load.csv and writing out.prom looks at load.csv, `writing` running or not. */
     async function looks(writing: boolean): Promise<number> {
